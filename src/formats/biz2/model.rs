@@ -1,0 +1,570 @@
+//! The model layer: objects, LODs, patches and triangulated primitives built from a
+//! [`ChunkTree`]. Every element keeps the index of the chunk it came from, so a pick in the
+//! 3D view can find its bytes.
+
+use super::raw::{Chunk, ChunkTree, MAGIC_MATERIALS};
+use super::tags::{self, VertexLayout};
+use crate::formats::{Diagnostic, ParseError};
+use crate::scene::{Mesh, MeshGroup};
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileKind {
+    Geometry,
+    Materials,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Header {
+    pub version: Option<String>,
+    pub date: Option<String>,
+    pub time: Option<String>,
+    pub scale: Option<f32>,
+    pub precision: Option<u8>,
+    pub filetype: Option<u8>,
+    /// The raw UNIT code. bgf-format.md reads 1 as metres, b2z-format.md as inches.
+    pub unit: Option<u8>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum MaterialRef {
+    None,
+    /// "lib:material", verbatim.
+    Named(String),
+    Default,
+    SameAsFront,
+    Other(u8),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum PrimitiveKind {
+    PMesh,
+    TriStrip,
+    Polygon,
+    PolyStrip,
+}
+
+/// One vertex block, decoded into separate attribute arrays.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct VertexBlock {
+    pub format: u16,
+    pub positions: Vec<[f32; 3]>,
+    pub normals: Option<Vec<[f32; 3]>>,
+    pub colors: Option<Vec<[f32; 4]>>,
+    /// Luminance and alpha.
+    pub lum: Option<Vec<[f32; 2]>>,
+    pub uvs: Option<Vec<[f32; 2]>>,
+    pub uvws: Option<Vec<[f32; 3]>>,
+}
+
+/// Index data of a PMESH exactly as stored.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum Connectivity {
+    /// CONNECTION_LIST: a flat triangle list.
+    Triangles(Vec<[i32; 3]>),
+    /// PCONN_LIST: faces of `points_per_face` indices each.
+    Faces { points_per_face: u8, indices: Vec<i32> },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Primitive {
+    pub kind: PrimitiveKind,
+    pub chunk: u32,
+    pub vertices: VertexBlock,
+    /// PMESH index lists in file order (CONNECTION_LIST and PCONN_LIST may both occur).
+    pub connectivity: Vec<Connectivity>,
+    /// Triangles after fan/strip triangulation, indices into `vertices`.
+    pub triangles: Vec<[u32; 3]>,
+    /// For each triangle, the chunk (CONNECTION_LIST, PCONN_LIST or the primitive itself)
+    /// whose indices produced it.
+    pub triangle_sources: Vec<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Patch {
+    pub chunk: u32,
+    pub name: Option<String>,
+    pub front: Option<MaterialRef>,
+    pub back: Option<MaterialRef>,
+    pub special: Option<String>,
+    pub faceted: Option<u8>,
+    pub decal: Option<u8>,
+    pub primitives: Vec<Primitive>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Lod {
+    /// None for the implicit LOD of a 1994 object with patches straight under it.
+    pub chunk: Option<u32>,
+    pub distance: Option<[f32; 2]>,
+    pub transition: Option<f32>,
+    pub patches: Vec<Patch>,
+}
+
+impl Lod {
+    pub fn vertex_count(&self) -> usize {
+        self.primitives().map(|p| p.vertices.positions.len()).sum()
+    }
+    pub fn triangle_count(&self) -> usize {
+        self.primitives().map(|p| p.triangles.len()).sum()
+    }
+    pub fn primitives(&self) -> impl Iterator<Item = &Primitive> {
+        self.patches.iter().flat_map(|p| p.primitives.iter())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Object {
+    pub chunk: u32,
+    pub name: Option<String>,
+    pub sv_vertex: Option<u32>,
+    pub lods: Vec<Lod>,
+    /// SPHERE light points.
+    pub points: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MaterialDef {
+    pub chunk: u32,
+    pub name: Option<String>,
+    pub diffuse: Option<[f32; 3]>,
+    pub ambient: Option<[f32; 3]>,
+    pub texture: Option<String>,
+}
+
+/// A parsed DIV-BIZ2 file: geometry, or a material library.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Biz2File {
+    pub kind: FileKind,
+    pub header: Header,
+    pub objects: Vec<Object>,
+    pub materials: Vec<MaterialDef>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Biz2File {
+    /// Parse and build in one go. A framing error is fatal; problems inside meshes are
+    /// diagnostics and the rest still loads.
+    pub fn parse(bytes: &[u8]) -> Result<(ChunkTree<'_>, Biz2File), ParseError> {
+        let tree = ChunkTree::parse(bytes);
+        if let Some(e) = &tree.error {
+            return Err(e.clone());
+        }
+        let file = Builder { tree: &tree, diagnostics: Vec::new() }.build();
+        Ok((tree, file))
+    }
+
+    pub fn triangle_count(&self) -> usize {
+        self.objects.iter().filter_map(|o| o.lods.first()).map(Lod::triangle_count).sum()
+    }
+    pub fn vertex_count(&self) -> usize {
+        self.objects.iter().filter_map(|o| o.lods.first()).map(Lod::vertex_count).sum()
+    }
+
+    /// The drawable mesh of one LOD of every object (LODs beyond an object's last are
+    /// skipped), de-indexed so that faces without normals shade flat.
+    pub fn mesh(&self, lod: usize) -> Mesh {
+        let mut mesh = Mesh::default();
+        for object in &self.objects {
+            let Some(lod) = object.lods.get(lod) else { continue };
+            for patch in &lod.patches {
+                for prim in &patch.primitives {
+                    let v = &prim.vertices;
+                    let first = mesh.triangle_count() as u32;
+                    for (t, &src) in prim.triangles.iter().zip(&prim.triangle_sources) {
+                        let p = t.map(|i| v.positions[i as usize]);
+                        let face = face_normal(p);
+                        for (k, &i) in t.iter().enumerate() {
+                            mesh.positions.push(p[k]);
+                            mesh.normals.push(v.normals.as_ref().map_or(face, |n| n[i as usize]));
+                            let c = v.colors.as_ref().map(|c| c[i as usize]).unwrap_or([0.72, 0.72, 0.70, 1.0]);
+                            mesh.colors.push(c.map(|x| (x.clamp(0.0, 1.0) * 255.0).round() as u8));
+                        }
+                        mesh.triangle_chunks.push(src);
+                    }
+                    mesh.groups.push(MeshGroup {
+                        chunk: prim.chunk,
+                        patch_chunk: patch.chunk,
+                        first_triangle: first,
+                        triangles: prim.triangles.len() as u32,
+                        material: match &patch.front {
+                            Some(MaterialRef::Named(n)) => Some(n.clone()),
+                            _ => None,
+                        },
+                    });
+                }
+            }
+        }
+        mesh
+    }
+}
+
+fn face_normal(p: [[f32; 3]; 3]) -> [f32; 3] {
+    let a = glam::Vec3::from(p[0]);
+    let n = (glam::Vec3::from(p[1]) - a).cross(glam::Vec3::from(p[2]) - a);
+    n.try_normalize().unwrap_or(glam::Vec3::Z).into()
+}
+
+fn cstr(bytes: &[u8]) -> String {
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    String::from_utf8_lossy(&bytes[..end]).into_owned()
+}
+
+fn f32s<const N: usize>(bytes: &[u8]) -> Option<[f32; N]> {
+    if bytes.len() < N * 4 {
+        return None;
+    }
+    let mut out = [0.0; N];
+    for (i, v) in out.iter_mut().enumerate() {
+        *v = f32::from_le_bytes(bytes[i * 4..i * 4 + 4].try_into().ok()?);
+    }
+    Some(out)
+}
+
+fn uint_le(bytes: &[u8]) -> Option<u32> {
+    match bytes.len() {
+        1 => Some(bytes[0] as u32),
+        2 => Some(u16::from_le_bytes([bytes[0], bytes[1]]) as u32),
+        4 => Some(u32::from_le_bytes(bytes.try_into().ok()?)),
+        _ => None,
+    }
+}
+
+fn material_ref(bytes: &[u8]) -> Option<MaterialRef> {
+    Some(match *bytes.first()? {
+        0 => MaterialRef::None,
+        1 => MaterialRef::Named(cstr(&bytes[1..])),
+        2 => MaterialRef::Default,
+        3 => MaterialRef::SameAsFront,
+        t => MaterialRef::Other(t),
+    })
+}
+
+struct Builder<'t, 'a> {
+    tree: &'t ChunkTree<'a>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Builder<'_, '_> {
+    fn chunk(&self, i: u32) -> &Chunk {
+        &self.tree.chunks[i as usize]
+    }
+
+    fn diag(&mut self, offset: usize, chunk: u32, message: impl Into<String>) {
+        let path = self.tree.path(chunk);
+        self.diagnostics.push(Diagnostic { offset, path, message: message.into() });
+    }
+
+    /// A leaf whose payload is too short for what its id needs.
+    fn short(&mut self, i: u32, need: &str) {
+        let c = self.chunk(i).clone();
+        self.diag(c.payload_offset, i, format!("{} expected {need}, payload has {} bytes", c.name(), c.len));
+    }
+
+    fn build(mut self) -> Biz2File {
+        let tree = self.tree;
+        let mut file = Biz2File {
+            kind: if &tree.magic == MAGIC_MATERIALS { FileKind::Materials } else { FileKind::Geometry },
+            header: Header::default(),
+            objects: Vec::new(),
+            materials: Vec::new(),
+            diagnostics: Vec::new(),
+        };
+        for i in tree.children(None) {
+            match self.chunk(i).id {
+                tags::HEADER => file.header = self.header(i),
+                tags::OBJECT => file.objects.push(self.object(i)),
+                tags::MATERIAL => file.materials.push(self.material(i)),
+                _ => {}
+            }
+        }
+        if file.header.filetype == Some(1) {
+            file.kind = FileKind::Materials;
+        }
+        file.diagnostics = self.diagnostics;
+        file
+    }
+
+    fn header(&mut self, at: u32) -> Header {
+        let mut h = Header::default();
+        for i in self.tree.children(Some(at)) {
+            let c = self.chunk(i).clone();
+            let p = self.tree.payload(&c);
+            match c.id {
+                tags::VERSION => h.version = Some(cstr(p)),
+                tags::DATE => h.date = Some(cstr(p)),
+                tags::TIME => h.time = Some(cstr(p)),
+                tags::SCALE => match f32s::<1>(p) {
+                    Some([s]) => h.scale = Some(s),
+                    None => self.short(i, "a 4-byte float"),
+                },
+                tags::PRECISION => h.precision = p.first().copied(),
+                tags::FILETYPE => h.filetype = p.first().copied(),
+                tags::UNIT => h.unit = p.first().copied(),
+                _ => {}
+            }
+        }
+        h
+    }
+
+    fn object(&mut self, at: u32) -> Object {
+        let mut o = Object { chunk: at, name: None, sv_vertex: None, lods: Vec::new(), points: 0 };
+        // 1994 files hang patches straight under OBJECT: they form one implicit LOD.
+        let mut flat = Lod { chunk: None, distance: None, transition: None, patches: Vec::new() };
+        for i in self.tree.children(Some(at)) {
+            let c = self.chunk(i).clone();
+            let p = self.tree.payload(&c);
+            match c.id {
+                tags::NAME => o.name = Some(cstr(p)),
+                tags::SV_VERTEX => match uint_le(p) {
+                    Some(v) => o.sv_vertex = Some(v),
+                    None => self.short(i, "a 1-, 2- or 4-byte value"),
+                },
+                tags::LOD => {
+                    let lod = self.lod(i, &mut o.points);
+                    // An empty LOD marker beside flat patches is ignored (DECISIONS.md).
+                    if !(lod.patches.is_empty() && lod.distance.is_none()) {
+                        o.lods.push(lod);
+                    }
+                }
+                tags::PATCH => flat.patches.push(self.patch(i, &mut o.points)),
+                tags::SPHERE_LIST => o.points += self.tree.children(Some(i)).count(),
+                _ => {}
+            }
+        }
+        if !flat.patches.is_empty() {
+            o.lods.insert(0, flat);
+        }
+        o
+    }
+
+    fn lod(&mut self, at: u32, points: &mut usize) -> Lod {
+        let mut lod = Lod { chunk: Some(at), distance: None, transition: None, patches: Vec::new() };
+        for i in self.tree.children(Some(at)) {
+            let c = self.chunk(i).clone();
+            let p = self.tree.payload(&c);
+            match c.id {
+                tags::LOD_DISTANCE => match f32s::<2>(p) {
+                    Some(d) => lod.distance = Some(d),
+                    None => self.short(i, "two 4-byte floats (in, out)"),
+                },
+                tags::LOD_TRANSITION => lod.transition = f32s::<1>(p).map(|[t]| t),
+                tags::PATCH => lod.patches.push(self.patch(i, points)),
+                tags::SPHERE_LIST => *points += self.tree.children(Some(i)).count(),
+                _ => {}
+            }
+        }
+        lod
+    }
+
+    fn patch(&mut self, at: u32, points: &mut usize) -> Patch {
+        let mut patch = Patch {
+            chunk: at,
+            name: None,
+            front: None,
+            back: None,
+            special: None,
+            faceted: None,
+            decal: None,
+            primitives: Vec::new(),
+        };
+        for i in self.tree.children(Some(at)) {
+            let c = self.chunk(i).clone();
+            let p = self.tree.payload(&c);
+            match c.id {
+                tags::NAME => patch.name = Some(cstr(p)),
+                tags::SV_F_MATERIAL => patch.front = material_ref(p),
+                tags::SV_B_MATERIAL => patch.back = material_ref(p),
+                tags::SV_SPECIAL => patch.special = Some(cstr(p)),
+                tags::SV_FACETED => patch.faceted = p.first().copied(),
+                tags::SV_DECAL => patch.decal = p.first().copied(),
+                tags::PMESH => patch.primitives.push(self.primitive(i, PrimitiveKind::PMesh)),
+                tags::TRISTRIP => patch.primitives.push(self.primitive(i, PrimitiveKind::TriStrip)),
+                tags::POLYGON => patch.primitives.push(self.primitive(i, PrimitiveKind::Polygon)),
+                tags::POLYSTRIP => patch.primitives.push(self.primitive(i, PrimitiveKind::PolyStrip)),
+                tags::SPHERE_LIST => *points += self.tree.children(Some(i)).count(),
+                _ => {}
+            }
+        }
+        patch
+    }
+
+    fn primitive(&mut self, at: u32, kind: PrimitiveKind) -> Primitive {
+        let mut prim = Primitive { kind, chunk: at, vertices: VertexBlock::default(), connectivity: Vec::new(), triangles: Vec::new(), triangle_sources: Vec::new() };
+        let children: Vec<u32> = self.tree.children(Some(at)).collect();
+        let mut have_vertices = false;
+        for &i in &children {
+            if let Some(layout) = tags::vertex_layout(self.chunk(i).id) {
+                if have_vertices {
+                    let off = self.chunk(i).offset;
+                    self.diag(off, i, "a second vertex block in one primitive is ignored");
+                    continue;
+                }
+                have_vertices = true;
+                prim.vertices = self.vertices(i, layout);
+            }
+        }
+        let n = prim.vertices.positions.len() as u32;
+        let bad_vertex: Vec<bool> = prim.vertices.positions.iter().map(|p| !p.iter().all(|x| x.is_finite())).collect();
+        match kind {
+            PrimitiveKind::PMesh => {
+                for &i in &children {
+                    match self.chunk(i).id {
+                        tags::CONNECTION_LIST => self.connection_list(i, n, &bad_vertex, &mut prim),
+                        tags::PCONN_LIST => self.pconn_list(i, n, &bad_vertex, &mut prim),
+                        _ => {}
+                    }
+                }
+            }
+            PrimitiveKind::TriStrip => {
+                for k in 0..n.saturating_sub(2) {
+                    let t = if k % 2 == 0 { [k, k + 1, k + 2] } else { [k + 1, k, k + 2] };
+                    push_triangle(&mut prim, t, at, &bad_vertex);
+                }
+            }
+            PrimitiveKind::Polygon | PrimitiveKind::PolyStrip => {
+                for k in 1..n.saturating_sub(1) {
+                    push_triangle(&mut prim, [0, k, k + 1], at, &bad_vertex);
+                }
+            }
+        }
+        prim
+    }
+
+    fn vertices(&mut self, at: u32, layout: &VertexLayout) -> VertexBlock {
+        let c = self.chunk(at).clone();
+        let p = self.tree.payload(&c);
+        let stride = layout.floats * 4;
+        if p.len() % stride != 0 {
+            self.diag(
+                c.payload_offset,
+                at,
+                format!("{} payload of {} bytes is not a multiple of its {stride}-byte stride; the last partial vertex is ignored", c.name(), p.len()),
+            );
+        }
+        let mut block = VertexBlock { format: layout.id, ..Default::default() };
+        let count = p.len() / stride;
+        let float = |v: usize, k: usize| -> f32 {
+            let o = v * stride + k * 4;
+            f32::from_le_bytes([p[o], p[o + 1], p[o + 2], p[o + 3]])
+        };
+        block.positions = (0..count).map(|v| [float(v, 0), float(v, 1), float(v, 2)]).collect();
+        if let Some(o) = layout.normal {
+            block.normals = Some((0..count).map(|v| [float(v, o), float(v, o + 1), float(v, o + 2)]).collect());
+        }
+        if let Some(o) = layout.rgba {
+            block.colors = Some((0..count).map(|v| [float(v, o), float(v, o + 1), float(v, o + 2), float(v, o + 3)]).collect());
+        }
+        if let Some(o) = layout.lum {
+            block.lum = Some((0..count).map(|v| [float(v, o), float(v, o + 1)]).collect());
+        }
+        if let Some(o) = layout.uv {
+            block.uvs = Some((0..count).map(|v| [float(v, o), float(v, o + 1)]).collect());
+        }
+        if let Some(o) = layout.uvw {
+            block.uvws = Some((0..count).map(|v| [float(v, o), float(v, o + 1), float(v, o + 2)]).collect());
+        }
+        if let Some(v) = block.positions.iter().position(|p| !p.iter().all(|x| x.is_finite())) {
+            let bad = block.positions.iter().filter(|p| !p.iter().all(|x| x.is_finite())).count();
+            self.diag(
+                c.payload_offset + v * stride,
+                at,
+                format!("{bad} vertex position(s) are NaN or infinite (first: vertex {v}); their triangles are skipped"),
+            );
+        }
+        block
+    }
+
+    fn connection_list(&mut self, at: u32, n: u32, bad: &[bool], prim: &mut Primitive) {
+        let c = self.chunk(at).clone();
+        let p = self.tree.payload(&c);
+        if p.len() % 12 != 0 {
+            self.diag(c.payload_offset, at, format!("CONNECTION_LIST of {} bytes is not a whole number of 12-byte triangles", p.len()));
+        }
+        let idx: Vec<i32> = indices(p).collect();
+        prim.connectivity.push(Connectivity::Triangles(idx.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect()));
+        for (t, tri) in idx.chunks_exact(3).enumerate() {
+            let at_byte = c.payload_offset + t * 12;
+            if let Some(t) = self.checked_face(tri, n, at_byte, at) {
+                push_triangle(prim, [t[0], t[1], t[2]], at, bad);
+            }
+        }
+    }
+
+    fn pconn_list(&mut self, at: u32, n: u32, bad: &[bool], prim: &mut Primitive) {
+        let c = self.chunk(at).clone();
+        let p = self.tree.payload(&c);
+        let Some(&ppf) = p.first() else {
+            self.diag(c.payload_offset, at, "PCONN_LIST is too short to hold its points-per-face byte");
+            return;
+        };
+        if ppf < 3 {
+            self.diag(c.payload_offset, at, format!("PCONN_LIST points-per-face is {ppf}, expected 3 or more"));
+            return;
+        }
+        let face_bytes = ppf as usize * 4;
+        if (p.len() - 1) % face_bytes != 0 {
+            self.diag(
+                c.payload_offset + 1,
+                at,
+                format!("PCONN_LIST index data of {} bytes is not a whole number of {ppf}-point faces", p.len() - 1),
+            );
+        }
+        let idx: Vec<i32> = indices(&p[1..]).collect();
+        let whole = idx.len() - idx.len() % ppf as usize;
+        prim.connectivity.push(Connectivity::Faces { points_per_face: ppf, indices: idx[..whole].to_vec() });
+        for (f, face) in idx.chunks_exact(ppf as usize).enumerate() {
+            let at_byte = c.payload_offset + 1 + f * face_bytes;
+            if let Some(face) = self.checked_face(face, n, at_byte, at) {
+                for k in 1..face.len() - 1 {
+                    push_triangle(prim, [face[0], face[k], face[k + 1]], at, bad);
+                }
+            }
+        }
+    }
+
+    /// The face's indices as u32, or a diagnostic at the first one out of range.
+    fn checked_face(&mut self, face: &[i32], n: u32, at_byte: usize, chunk: u32) -> Option<Vec<u32>> {
+        if let Some(k) = face.iter().position(|&i| i < 0 || i as u32 >= n) {
+            self.diag(at_byte + k * 4, chunk, format!("index {} out of range: the vertex block has {n} vertices; face skipped", face[k]));
+            return None;
+        }
+        Some(face.iter().map(|&i| i as u32).collect())
+    }
+
+    fn material(&mut self, at: u32) -> MaterialDef {
+        let mut m = MaterialDef { chunk: at, name: None, diffuse: None, ambient: None, texture: None };
+        for i in self.tree.children(Some(at)) {
+            let c = self.chunk(i).clone();
+            let p = self.tree.payload(&c);
+            match c.id {
+                tags::NAME => m.name = Some(cstr(p)),
+                tags::DIFFUSE => match f32s::<3>(p) {
+                    Some(d) => m.diffuse = Some(d),
+                    None => self.short(i, "three 4-byte floats"),
+                },
+                tags::AMBIENT => m.ambient = f32s::<3>(p),
+                tags::MATERIAL_TEXTURE => {
+                    if p.first() == Some(&2) {
+                        m.texture = Some(cstr(&p[1..]));
+                    }
+                }
+                _ => {}
+            }
+        }
+        m
+    }
+}
+
+fn indices(bytes: &[u8]) -> impl Iterator<Item = i32> + '_ {
+    bytes.chunks_exact(4).map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+fn push_triangle(prim: &mut Primitive, t: [u32; 3], source: u32, bad: &[bool]) {
+    if t.iter().any(|&i| bad[i as usize]) {
+        return;
+    }
+    prim.triangles.push(t);
+    prim.triangle_sources.push(source);
+}

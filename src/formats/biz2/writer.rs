@@ -1,0 +1,246 @@
+//! The DIV-BIZ2 writer: builds chunk trees and serialises them. Used for the demo archive,
+//! test fixtures and round-trip property tests.
+
+use super::model::{Biz2File, Connectivity, FileKind, Header, Lod, MaterialDef, MaterialRef, Object, Patch, Primitive, PrimitiveKind, VertexBlock};
+use super::raw::{MAGIC_GEOMETRY, MAGIC_MATERIALS};
+use super::tags;
+
+/// One chunk to write. `id` is the resolved id (0x2000 set for attributes); the writer
+/// always writes the namespace bit, as 1996 files do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Node {
+    Leaf { id: u16, payload: Vec<u8> },
+    Container { id: u16, children: Vec<Node> },
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// Write every length as 4 bytes (the width real files never use, but readers must take).
+    pub wide_lengths: bool,
+}
+
+impl Node {
+    pub fn leaf(id: u16, payload: impl Into<Vec<u8>>) -> Node {
+        Node::Leaf { id, payload: payload.into() }
+    }
+    pub fn container(id: u16, children: Vec<Node>) -> Node {
+        Node::Container { id, children }
+    }
+    /// A NUL-terminated string leaf.
+    pub fn string(id: u16, s: &str) -> Node {
+        let mut p = s.as_bytes().to_vec();
+        p.push(0);
+        Node::leaf(id, p)
+    }
+    pub fn floats(id: u16, v: &[f32]) -> Node {
+        Node::leaf(id, v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>())
+    }
+
+    fn write(&self, out: &mut Vec<u8>, opts: WriteOptions) {
+        let (id, payload) = match self {
+            Node::Leaf { id, payload } => (*id, payload.clone()),
+            Node::Container { id, children } => {
+                let mut p = Vec::new();
+                for c in children {
+                    c.write(&mut p, opts);
+                }
+                (*id, p)
+            }
+        };
+        let len = payload.len();
+        let (width_bits, len_bytes): (u16, Vec<u8>) = if opts.wide_lengths || len > u16::MAX as usize {
+            (0x8000, (len as u32).to_le_bytes().to_vec())
+        } else if len > u8::MAX as usize {
+            (0x4000, (len as u16).to_le_bytes().to_vec())
+        } else {
+            (0, vec![len as u8])
+        };
+        out.extend((id | width_bits).to_le_bytes());
+        out.extend(len_bytes);
+        out.extend(payload);
+    }
+}
+
+/// Magic, the given top-level chunks, then the BIZ_DONE trailer.
+pub fn write_nodes(magic: &[u8; 8], nodes: &[Node], opts: WriteOptions) -> Vec<u8> {
+    let mut out = magic.to_vec();
+    for n in nodes {
+        n.write(&mut out, opts);
+    }
+    // The trailer is always written narrow: it has no payload.
+    Node::leaf(tags::BIZ_DONE, Vec::new()).write(&mut out, WriteOptions::default());
+    out
+}
+
+/// Serialise a model. Reading the result gives back the same model (chunk indices aside).
+pub fn write_file(file: &Biz2File, opts: WriteOptions) -> Vec<u8> {
+    let magic = match file.kind {
+        FileKind::Geometry => MAGIC_GEOMETRY,
+        FileKind::Materials => MAGIC_MATERIALS,
+    };
+    let mut nodes = vec![header_node(&file.header)];
+    nodes.extend(file.materials.iter().map(material_node));
+    nodes.extend(file.objects.iter().map(object_node));
+    write_nodes(magic, &nodes, opts)
+}
+
+fn header_node(h: &Header) -> Node {
+    let mut c = Vec::new();
+    if let Some(v) = &h.version {
+        c.push(Node::string(tags::VERSION, v));
+    }
+    if let Some(v) = &h.date {
+        c.push(Node::string(tags::DATE, v));
+    }
+    if let Some(v) = &h.time {
+        c.push(Node::string(tags::TIME, v));
+    }
+    if let Some(s) = h.scale {
+        c.push(Node::floats(tags::SCALE, &[s]));
+    }
+    if let Some(p) = h.precision {
+        c.push(Node::leaf(tags::PRECISION, vec![p]));
+    }
+    if let Some(t) = h.filetype {
+        c.push(Node::leaf(tags::FILETYPE, vec![t]));
+    }
+    if let Some(u) = h.unit {
+        c.push(Node::leaf(tags::UNIT, vec![u]));
+    }
+    Node::container(tags::HEADER, c)
+}
+
+fn material_node(m: &MaterialDef) -> Node {
+    let mut c = Vec::new();
+    if let Some(n) = &m.name {
+        c.push(Node::string(tags::NAME, n));
+    }
+    if let Some(t) = &m.texture {
+        let mut p = vec![2u8];
+        p.extend(t.as_bytes());
+        p.push(0);
+        c.push(Node::leaf(tags::MATERIAL_TEXTURE, p));
+    }
+    if let Some(a) = m.ambient {
+        c.push(Node::floats(tags::AMBIENT, &a));
+    }
+    if let Some(d) = m.diffuse {
+        c.push(Node::floats(tags::DIFFUSE, &d));
+    }
+    Node::container(tags::MATERIAL, c)
+}
+
+fn object_node(o: &Object) -> Node {
+    let mut c = Vec::new();
+    if let Some(n) = &o.name {
+        c.push(Node::string(tags::NAME, n));
+    }
+    if let Some(v) = o.sv_vertex {
+        c.push(Node::leaf(tags::SV_VERTEX, v.to_le_bytes().to_vec()));
+    }
+    for lod in &o.lods {
+        match lod.chunk {
+            Some(_) => c.push(lod_node(lod)),
+            // The implicit LOD of a 1994 object: its patches sit straight under OBJECT.
+            None => c.extend(lod.patches.iter().map(patch_node)),
+        }
+    }
+    Node::container(tags::OBJECT, c)
+}
+
+fn lod_node(lod: &Lod) -> Node {
+    let mut c = Vec::new();
+    if let Some(d) = lod.distance {
+        c.push(Node::floats(tags::LOD_DISTANCE, &d));
+    }
+    if let Some(t) = lod.transition {
+        c.push(Node::floats(tags::LOD_TRANSITION, &[t]));
+    }
+    c.extend(lod.patches.iter().map(patch_node));
+    Node::container(tags::LOD, c)
+}
+
+fn material_ref_payload(m: &MaterialRef) -> Vec<u8> {
+    match m {
+        MaterialRef::None => vec![0],
+        MaterialRef::Named(n) => {
+            let mut p = vec![1];
+            p.extend(n.as_bytes());
+            p.push(0);
+            p
+        }
+        MaterialRef::Default => vec![2],
+        MaterialRef::SameAsFront => vec![3],
+        MaterialRef::Other(t) => vec![*t],
+    }
+}
+
+fn patch_node(p: &Patch) -> Node {
+    let mut c = Vec::new();
+    if let Some(n) = &p.name {
+        c.push(Node::string(tags::NAME, n));
+    }
+    if let Some(m) = &p.front {
+        c.push(Node::leaf(tags::SV_F_MATERIAL, material_ref_payload(m)));
+    }
+    if let Some(m) = &p.back {
+        c.push(Node::leaf(tags::SV_B_MATERIAL, material_ref_payload(m)));
+    }
+    if let Some(f) = p.faceted {
+        c.push(Node::leaf(tags::SV_FACETED, vec![f]));
+    }
+    if let Some(d) = p.decal {
+        c.push(Node::leaf(tags::SV_DECAL, vec![d]));
+    }
+    if let Some(s) = &p.special {
+        c.push(Node::string(tags::SV_SPECIAL, s));
+    }
+    c.extend(p.primitives.iter().map(primitive_node));
+    Node::container(tags::PATCH, c)
+}
+
+fn primitive_node(p: &Primitive) -> Node {
+    let id = match p.kind {
+        PrimitiveKind::PMesh => tags::PMESH,
+        PrimitiveKind::TriStrip => tags::TRISTRIP,
+        PrimitiveKind::Polygon => tags::POLYGON,
+        PrimitiveKind::PolyStrip => tags::POLYSTRIP,
+    };
+    let mut c = vec![vertex_node(&p.vertices)];
+    for conn in &p.connectivity {
+        c.push(match conn {
+            Connectivity::Triangles(t) => {
+                Node::leaf(tags::CONNECTION_LIST, t.iter().flatten().flat_map(|i| i.to_le_bytes()).collect::<Vec<u8>>())
+            }
+            Connectivity::Faces { points_per_face, indices } => {
+                let mut payload = vec![*points_per_face];
+                payload.extend(indices.iter().flat_map(|i| i.to_le_bytes()));
+                Node::leaf(tags::PCONN_LIST, payload)
+            }
+        });
+    }
+    Node::container(id, c)
+}
+
+/// Interleave a vertex block in its format's layout. Attributes the format has but the
+/// block lacks are written as zeros.
+pub fn vertex_node(v: &VertexBlock) -> Node {
+    let layout = tags::vertex_layout(v.format).unwrap_or(&tags::VERTEX_LAYOUTS[0]);
+    let mut floats = Vec::with_capacity(v.positions.len() * layout.floats);
+    for (i, p) in v.positions.iter().enumerate() {
+        let mut vertex = vec![0.0f32; layout.floats];
+        vertex[..3].copy_from_slice(p);
+        let mut put = |offset: Option<usize>, values: Option<&[f32]>| {
+            if let (Some(o), Some(vals)) = (offset, values) {
+                vertex[o..o + vals.len()].copy_from_slice(vals);
+            }
+        };
+        put(layout.normal, v.normals.as_ref().map(|n| &n[i][..]));
+        put(layout.rgba, v.colors.as_ref().map(|n| &n[i][..]));
+        put(layout.lum, v.lum.as_ref().map(|n| &n[i][..]));
+        put(layout.uv, v.uvs.as_ref().map(|n| &n[i][..]));
+        put(layout.uvw, v.uvws.as_ref().map(|n| &n[i][..]));
+        floats.extend(vertex);
+    }
+    Node::floats(layout.id, &floats)
+}

@@ -1,0 +1,117 @@
+//! The summary behind `relicview info --json` and the viewer's info panel. Its field names
+//! are a contract that scripts rely on: add fields, never rename.
+
+use crate::formats::biz2::{Biz2File, FileKind, MaterialRef};
+use crate::formats::{Diagnostic, ParseError};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LodInfo {
+    pub distance: Option<[f32; 2]>,
+    pub vertices: usize,
+    pub triangles: usize,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ObjectInfo {
+    pub name: Option<String>,
+    pub lods: Vec<LodInfo>,
+    pub points: usize,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct BoundsInfo {
+    pub min: [f32; 3],
+    pub max: [f32; 3],
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct MaterialInfo {
+    pub name: String,
+    pub diffuse: Option<[f32; 3]>,
+    pub texture: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Info {
+    pub format: &'static str,
+    pub kind: FileKind,
+    pub bytes: usize,
+    pub closes_exactly: bool,
+    pub chunks: usize,
+    pub length_widths: BTreeMap<&'static str, usize>,
+    pub unknown_tags: Vec<u16>,
+    pub unit: Option<u8>,
+    pub scale: Option<f32>,
+    pub objects: Vec<ObjectInfo>,
+    pub triangles: usize,
+    pub vertices: usize,
+    pub bounds: Option<BoundsInfo>,
+    pub materials: Vec<String>,
+    pub specials: Vec<String>,
+    pub material_defs: Vec<MaterialInfo>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Parse a DIV-BIZ2 file and summarise it.
+pub fn biz2_info(bytes: &[u8]) -> Result<Info, ParseError> {
+    let (tree, file) = Biz2File::parse(bytes)?;
+    let [w1, w2, w4] = tree.length_widths();
+    let lod0 = || file.objects.iter().filter_map(|o| o.lods.first());
+    let mut bounds: Option<BoundsInfo> = None;
+    for p in lod0().flat_map(|l| l.primitives()).flat_map(|p| p.vertices.positions.iter()) {
+        if !p.iter().all(|x| x.is_finite()) {
+            continue;
+        }
+        let b = bounds.get_or_insert(BoundsInfo { min: *p, max: *p });
+        for k in 0..3 {
+            b.min[k] = b.min[k].min(p[k]);
+            b.max[k] = b.max[k].max(p[k]);
+        }
+    }
+    let patches = || file.objects.iter().flat_map(|o| o.lods.iter()).flat_map(|l| l.patches.iter());
+    let mut materials: Vec<String> = patches()
+        .flat_map(|p| [&p.front, &p.back])
+        .filter_map(|m| match m {
+            Some(MaterialRef::Named(n)) => Some(n.clone()),
+            _ => None,
+        })
+        .collect();
+    materials.sort();
+    materials.dedup();
+    let mut specials: Vec<String> = patches().filter_map(|p| p.special.clone()).collect();
+    specials.sort();
+    specials.dedup();
+    Ok(Info {
+        format: "biz2",
+        kind: file.kind,
+        bytes: bytes.len(),
+        closes_exactly: tree.closes_exactly,
+        chunks: tree.chunks.len(),
+        length_widths: BTreeMap::from([("1", w1), ("2", w2), ("4", w4)]),
+        unknown_tags: tree.unknown_tags(),
+        unit: file.header.unit,
+        scale: file.header.scale,
+        objects: file
+            .objects
+            .iter()
+            .map(|o| ObjectInfo {
+                name: o.name.clone(),
+                lods: o.lods.iter().map(|l| LodInfo { distance: l.distance, vertices: l.vertex_count(), triangles: l.triangle_count() }).collect(),
+                points: o.points,
+            })
+            .collect(),
+        triangles: file.triangle_count(),
+        vertices: file.vertex_count(),
+        bounds,
+        materials,
+        specials,
+        material_defs: file
+            .materials
+            .iter()
+            .map(|m| MaterialInfo { name: m.name.clone().unwrap_or_default(), diffuse: m.diffuse, texture: m.texture.clone() })
+            .collect(),
+        diagnostics: file.diagnostics,
+    })
+}

@@ -1,0 +1,60 @@
+//! Neutral scene data: what the formats produce and the renderer draws. No GPU, no browser.
+
+use serde::Serialize;
+
+/// A run of triangles that came from one primitive chunk.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MeshGroup {
+    /// The primitive chunk (PMESH, TRISTRIP …).
+    pub chunk: u32,
+    /// The PATCH chunk that holds it.
+    pub patch_chunk: u32,
+    pub first_triangle: u32,
+    pub triangles: u32,
+    /// The front material reference, verbatim ("lib:name").
+    pub material: Option<String>,
+}
+
+/// A de-indexed triangle soup: three corners per triangle, in triangle order.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Mesh {
+    pub positions: Vec<[f32; 3]>,
+    pub normals: Vec<[f32; 3]>,
+    /// sRGB bytes.
+    pub colors: Vec<[u8; 4]>,
+    /// For each triangle, the chunk whose indices produced it (for picking).
+    pub triangle_chunks: Vec<u32>,
+    pub groups: Vec<MeshGroup>,
+}
+
+impl Mesh {
+    pub fn triangle_count(&self) -> usize {
+        self.positions.len() / 3
+    }
+
+    /// Axis-aligned bounds of all positions, or None for an empty mesh.
+    pub fn bounds(&self) -> Option<Bounds> {
+        let mut it = self.positions.iter();
+        let first = glam::Vec3::from(*it.next()?);
+        let (min, max) = it.fold((first, first), |(lo, hi), p| {
+            let p = glam::Vec3::from(*p);
+            (lo.min(p), hi.max(p))
+        });
+        Some(Bounds { min: min.into(), max: max.into() })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Bounds {
+    pub min: [f32; 3],
+    pub max: [f32; 3],
+}
+
+impl Bounds {
+    pub fn center(&self) -> glam::Vec3 {
+        (glam::Vec3::from(self.min) + glam::Vec3::from(self.max)) * 0.5
+    }
+    pub fn radius(&self) -> f32 {
+        (glam::Vec3::from(self.max) - glam::Vec3::from(self.min)).length() * 0.5
+    }
+}
