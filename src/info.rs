@@ -1,7 +1,7 @@
 //! The summary behind `relicview info --json` and the viewer's info panel. Its field names
 //! are a contract that scripts rely on: add fields, never rename.
 
-use crate::formats::biz2::{Biz2File, FileKind, MaterialRef};
+use crate::formats::biz2::{Biz2File, ChunkTree, FileKind, MaterialRef};
 use crate::formats::{Diagnostic, ParseError};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -57,6 +57,12 @@ pub struct Info {
 /// Parse a DIV-BIZ2 file and summarise it.
 pub fn biz2_info(bytes: &[u8]) -> Result<Info, ParseError> {
     let (tree, file) = Biz2File::parse(bytes)?;
+    Ok(summarize(&tree, file))
+}
+
+/// Summarise an already parsed file (its diagnostics move into the summary).
+pub fn summarize(tree: &ChunkTree<'_>, file: Biz2File) -> Info {
+    let bytes = tree.bytes;
     let [w1, w2, w4] = tree.length_widths();
     let lod0 = || file.objects.iter().filter_map(|o| o.lods.first());
     let mut bounds: Option<BoundsInfo> = None;
@@ -83,7 +89,7 @@ pub fn biz2_info(bytes: &[u8]) -> Result<Info, ParseError> {
     let mut specials: Vec<String> = patches().filter_map(|p| p.special.clone()).collect();
     specials.sort();
     specials.dedup();
-    Ok(Info {
+    Info {
         format: "biz2",
         kind: file.kind,
         bytes: bytes.len(),
@@ -113,5 +119,5 @@ pub fn biz2_info(bytes: &[u8]) -> Result<Info, ParseError> {
             .map(|m| MaterialInfo { name: m.name.clone().unwrap_or_default(), diffuse: m.diffuse, texture: m.texture.clone() })
             .collect(),
         diagnostics: file.diagnostics,
-    })
+    }
 }

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what a fresh machine lacks. Usage: scripts/setup.sh [--browser]
+#   always: the wasm32 target and the wasm-bindgen CLI pinned in Cargo.lock
+#   --browser: Debian's Chromium and the npm packages of the browser tests
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { echo "setup: $*" >&2; }
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  log "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+# The CLI must match the wasm-bindgen crate exactly, or it refuses the module.
+want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/"/, "", $3); print $3; exit }' Cargo.lock)
+if [ -z "$want" ]; then echo "setup: no wasm-bindgen version in Cargo.lock" >&2; exit 1; fi
+have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+if [ "$have" != "$want" ]; then
+  log "installing wasm-bindgen-cli $want (about 5 minutes, once)"
+  # Not --locked: its lockfile names a crate version this registry does not serve.
+  cargo install wasm-bindgen-cli --version "$want"
+fi
+
+if [ "${1:-}" = "--browser" ]; then
+  if [ ! -x /usr/bin/chromium ]; then
+    log "installing Debian's chromium"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq chromium >/dev/null
+  fi
+  if [ ! -d tests/e2e/node_modules/playwright-core ] || [ tests/e2e/package-lock.json -nt tests/e2e/node_modules/.package-lock.json ]; then
+    log "installing the browser tests' npm packages"
+    (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+fi

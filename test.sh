@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Runs every test: the Rust suite, the wasm build, and the browser tests in headless Chromium.
+set -euo pipefail
+cd "$(dirname "$0")"
+scripts/setup.sh --browser
+echo "== cargo test"
+cargo test --locked
+echo "== wasm build"
+scripts/build.sh
+echo "== browser tests"
+(cd tests/e2e && node --test --test-reporter=spec --test-concurrency=1 ./*.test.mjs)

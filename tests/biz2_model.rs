@@ -1,0 +1,206 @@
+//! Triangulation and diagnostics of the DIV-BIZ2 model layer, on files made by the writer.
+
+use proptest::prelude::*;
+use relicview::formats::biz2::writer::{write_file, write_nodes, Node, WriteOptions};
+use relicview::formats::biz2::{tags, Biz2File, Connectivity, FileKind, Header, Lod, Object, Patch, Primitive, PrimitiveKind, VertexBlock};
+
+fn prim(kind: PrimitiveKind, positions: Vec<[f32; 3]>, connectivity: Vec<Connectivity>) -> Primitive {
+    Primitive {
+        kind,
+        chunk: 0,
+        vertices: VertexBlock { format: 0x080, positions, ..Default::default() },
+        connectivity,
+        triangles: Vec::new(),
+        triangle_sources: Vec::new(),
+    }
+}
+
+fn file_with(prims: Vec<Primitive>) -> Biz2File {
+    let patch = Patch { chunk: 0, name: Some("p".into()), front: None, back: None, special: None, faceted: None, decal: None, primitives: prims };
+    let lod = Lod { chunk: Some(0), distance: Some([0.0, 10.0]), transition: None, patches: vec![patch] };
+    Biz2File {
+        kind: FileKind::Geometry,
+        header: Header::default(),
+        objects: vec![Object { chunk: 0, name: Some("o".into()), sv_vertex: None, lods: vec![lod], points: 0 }],
+        materials: Vec::new(),
+        diagnostics: Vec::new(),
+    }
+}
+
+fn grid(n: usize) -> Vec<[f32; 3]> {
+    (0..n).map(|i| [i as f32, (i * i % 7) as f32, 0.5]).collect()
+}
+
+fn parse(f: &Biz2File) -> Biz2File {
+    Biz2File::parse(&write_file(f, WriteOptions::default())).unwrap().1
+}
+
+#[test]
+fn pmesh_uses_both_conn_and_pconn_and_fans_hexagons() {
+    let f = file_with(vec![prim(
+        PrimitiveKind::PMesh,
+        grid(8),
+        vec![
+            Connectivity::Faces { points_per_face: 6, indices: vec![0, 1, 2, 3, 4, 5] },
+            Connectivity::Triangles(vec![[5, 6, 7]]),
+        ],
+    )]);
+    let p = &parse(&f).objects[0].lods[0].patches[0].primitives[0];
+    assert_eq!(p.triangles, vec![[0, 1, 2], [0, 2, 3], [0, 3, 4], [0, 4, 5], [5, 6, 7]]);
+    // Each triangle points at the index chunk that produced it: PCONN, then CONN.
+    assert_eq!(p.triangle_sources[0], p.triangle_sources[3]);
+    assert_ne!(p.triangle_sources[3], p.triangle_sources[4]);
+}
+
+#[test]
+fn tristrip_alternates_winding_and_polygon_fans() {
+    let f = file_with(vec![prim(PrimitiveKind::TriStrip, grid(5), vec![]), prim(PrimitiveKind::Polygon, grid(5), vec![])]);
+    let l = &parse(&f).objects[0].lods[0].patches[0];
+    assert_eq!(l.primitives[0].triangles, vec![[0, 1, 2], [2, 1, 3], [2, 3, 4]]);
+    assert_eq!(l.primitives[1].triangles, vec![[0, 1, 2], [0, 2, 3], [0, 3, 4]]);
+}
+
+#[test]
+fn index_out_of_range_is_a_diagnostic_with_offset_and_the_rest_draws() {
+    let f = file_with(vec![prim(PrimitiveKind::PMesh, grid(4), vec![Connectivity::Triangles(vec![[0, 1, 2], [1, 9, 3], [1, 2, 3]])])]);
+    let bytes = write_file(&f, WriteOptions::default());
+    let (tree, parsed) = Biz2File::parse(&bytes).unwrap();
+    let p = &parsed.objects[0].lods[0].patches[0].primitives[0];
+    assert_eq!(p.triangles, vec![[0, 1, 2], [1, 2, 3]]);
+    assert_eq!(parsed.diagnostics.len(), 1);
+    let d = &parsed.diagnostics[0];
+    let conn = tree.chunks.iter().find(|c| c.id == tags::CONNECTION_LIST).unwrap();
+    // Second triangle, second index.
+    assert_eq!(d.offset, conn.payload_offset + 12 + 4);
+    assert_eq!(i32::from_le_bytes(bytes[d.offset..d.offset + 4].try_into().unwrap()), 9);
+    assert!(d.path.starts_with("OBJECT[0]/LOD[0]/PATCH[0]/PMESH[0]/CONNECTION_LIST[0]"), "{}", d.path);
+    assert!(d.message.contains("out of range"));
+}
+
+#[test]
+fn nan_positions_and_bad_points_per_face_are_diagnostics() {
+    let mut pos = grid(4);
+    pos[3][1] = f32::NAN;
+    let f = file_with(vec![prim(
+        PrimitiveKind::PMesh,
+        pos,
+        vec![Connectivity::Triangles(vec![[0, 1, 2], [1, 2, 3]]), Connectivity::Faces { points_per_face: 2, indices: vec![0, 1] }],
+    )]);
+    let parsed = parse(&f);
+    assert_eq!(parsed.objects[0].lods[0].triangle_count(), 1);
+    let messages: Vec<_> = parsed.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    assert!(messages.iter().any(|m| m.contains("NaN")), "{messages:?}");
+    assert!(messages.iter().any(|m| m.contains("points-per-face is 2")), "{messages:?}");
+}
+
+#[test]
+fn vertex_block_not_a_multiple_of_stride_is_a_diagnostic() {
+    let mesh = Node::container(tags::PMESH, vec![Node::leaf(0x0080, vec![0u8; 12 * 3 + 5])]);
+    let patch = Node::container(tags::PATCH, vec![mesh]);
+    let bytes = write_nodes(b"DIV-BIZ2", &[Node::container(tags::OBJECT, vec![patch])], WriteOptions::default());
+    let (_, f) = Biz2File::parse(&bytes).unwrap();
+    assert_eq!(f.objects[0].lods[0].vertex_count(), 3);
+    assert!(f.diagnostics[0].message.contains("not a multiple of its 12-byte stride"));
+}
+
+#[test]
+fn files_without_namespace_bits_load_by_context() {
+    // The 1994 loader's view: every id bare. UNIT inside HEADER, NAME inside OBJECT,
+    // LOD_DISTANCE inside LOD all lack 0x2000.
+    let bare = |id: u16| id & !tags::ATTRIBUTE;
+    let tri = [0.0f32, 0., 0., 1., 0., 0., 0., 1., 0.].iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>();
+    let conn = [0i32, 1, 2].iter().flat_map(|i| i.to_le_bytes()).collect::<Vec<u8>>();
+    let pmesh = Node::container(tags::PMESH, vec![Node::leaf(0x0080, tri), Node::leaf(tags::CONNECTION_LIST, conn)]);
+    let lod = Node::container(
+        tags::LOD,
+        vec![Node::floats(bare(tags::LOD_DISTANCE), &[0.0, 50.0]), Node::container(tags::PATCH, vec![pmesh])],
+    );
+    let object = Node::container(tags::OBJECT, vec![Node::string(bare(tags::NAME), "old"), lod]);
+    let header = Node::container(tags::HEADER, vec![Node::leaf(bare(tags::UNIT), vec![1]), Node::floats(bare(tags::SCALE), &[2.0])]);
+    let bytes = write_nodes(b"DIV-BIZ2", &[header, object], WriteOptions::default());
+    let (tree, f) = Biz2File::parse(&bytes).unwrap();
+    assert_eq!(f.header.unit, Some(1));
+    assert_eq!(f.header.scale, Some(2.0));
+    assert_eq!(f.objects[0].name.as_deref(), Some("old"));
+    assert_eq!(f.objects[0].lods[0].distance, Some([0.0, 50.0]));
+    assert_eq!(f.triangle_count(), 1);
+    assert!(tree.chunks.iter().filter(|c| c.namespace_inferred).count() >= 4);
+}
+
+fn arb_vertex_block() -> impl Strategy<Value = VertexBlock> {
+    (prop::sample::select(tags::VERTEX_LAYOUTS.to_vec()), 3usize..12).prop_flat_map(|(layout, n)| {
+        let f = || -1000.0f32..1000.0;
+        let opt3 = move |on: bool| prop::collection::vec([f(), f(), f()], n).prop_map(move |v| on.then_some(v));
+        (
+            prop::collection::vec([f(), f(), f()], n),
+            opt3(layout.normal.is_some()),
+            prop::collection::vec([f(), f(), f(), f()], n).prop_map(move |v| layout.rgba.is_some().then_some(v)),
+            prop::collection::vec([f(), f()], n).prop_map(move |v| layout.lum.is_some().then_some(v)),
+            prop::collection::vec([f(), f()], n).prop_map(move |v| layout.uv.is_some().then_some(v)),
+            opt3(layout.uvw.is_some()),
+        )
+            .prop_map(move |(positions, normals, colors, lum, uvs, uvws)| VertexBlock { format: layout.id, positions, normals, colors, lum, uvs, uvws })
+    })
+}
+
+fn arb_primitive() -> impl Strategy<Value = Primitive> {
+    (arb_vertex_block(), prop::sample::select(vec![PrimitiveKind::PMesh, PrimitiveKind::TriStrip, PrimitiveKind::Polygon, PrimitiveKind::PolyStrip]))
+        .prop_flat_map(|(v, kind)| {
+            let n = v.positions.len() as i32;
+            let conn = prop::collection::vec(
+                prop_oneof![
+                    prop::collection::vec([0..n, 0..n, 0..n], 0..6).prop_map(Connectivity::Triangles),
+                    (3u8..7).prop_flat_map(move |ppf| prop::collection::vec(0..n, ppf as usize * 2)
+                        .prop_map(move |indices| Connectivity::Faces { points_per_face: ppf, indices })),
+                ],
+                if kind == PrimitiveKind::PMesh { 0..3 } else { 0..1 },
+            );
+            (Just(v), Just(kind), conn)
+        })
+        .prop_map(|(vertices, kind, connectivity)| Primitive { kind, chunk: 0, vertices, connectivity, triangles: Vec::new(), triangle_sources: Vec::new() })
+}
+
+/// What the file says, without what the reader derives (chunk indices, triangles).
+fn stored(mut f: Biz2File) -> Biz2File {
+    for o in &mut f.objects {
+        o.chunk = 0;
+        for l in &mut o.lods {
+            l.chunk = l.chunk.map(|_| 0);
+            for p in &mut l.patches {
+                p.chunk = 0;
+                for q in &mut p.primitives {
+                    q.chunk = 0;
+                    q.triangles.clear();
+                    q.triangle_sources.clear();
+                }
+            }
+        }
+    }
+    f
+}
+
+proptest! {
+    #[test]
+    fn read_of_write_is_identity(prims in prop::collection::vec(arb_primitive(), 1..4), wide in any::<bool>(), distance in prop::option::of([0.0f32..100.0, 100.0f32..1000.0])) {
+        let mut f = file_with(prims);
+        f.objects[0].lods[0].distance = distance;
+        f.header = Header { version: Some("2.8".into()), scale: Some(0.5), unit: Some(1), filetype: Some(0), ..Default::default() };
+        let bytes = write_file(&f, WriteOptions { wide_lengths: wide });
+        let (tree, back) = Biz2File::parse(&bytes).unwrap();
+        prop_assert!(tree.closes_exactly);
+        if wide {
+            prop_assert_eq!(tree.length_widths()[2], tree.chunks.len() - 1);
+        }
+        prop_assert!(back.diagnostics.is_empty(), "{:?}", back.diagnostics);
+        // Triangle count formula: CONN n/3, PCONN faces·(ppf−2), strips and fans n−2.
+        let expected: usize = f.objects[0].lods[0].primitives().map(|p| match p.kind {
+            PrimitiveKind::PMesh => p.connectivity.iter().map(|c| match c {
+                Connectivity::Triangles(t) => t.len(),
+                Connectivity::Faces { points_per_face, indices } => indices.len() / *points_per_face as usize * (*points_per_face as usize - 2),
+            }).sum(),
+            _ => p.vertices.positions.len() - 2,
+        }).sum();
+        prop_assert_eq!(back.triangle_count(), expected);
+        prop_assert_eq!(stored(back), stored(f));
+    }
+}

@@ -1,0 +1,101 @@
+// Shared set-up of the browser tests: a generated archive, `relicview serve` on a free port,
+// and headless Debian Chromium (SwiftShader WebGL2) driven by playwright-core.
+
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium } from 'playwright-core';
+import { PNG } from 'pngjs';
+
+export const repo = resolve(import.meta.dirname, '../..');
+export const bin = process.env.RELICVIEW_BIN || join(repo, 'target/release/relicview');
+
+export function relicview(...args) {
+  return execFileSync(bin, args, { encoding: 'utf8' });
+}
+
+// `relicview info --json`; on a bad file it exits 1 and still prints JSON.
+export function nativeInfo(path) {
+  try {
+    return JSON.parse(relicview('info', path, '--json'));
+  } catch (e) {
+    if (e.stdout) return JSON.parse(e.stdout);
+    throw e;
+  }
+}
+
+// The demo archive plus hostile extras, in a fresh temp folder.
+export function makeArchive() {
+  const root = mkdtempSync(join(tmpdir(), 'relicview-e2e-'));
+  const dir = join(root, 'GAME');
+  relicview('demo', dir);
+  // A model cut short in the middle of its OBJECT chunk.
+  const hexpod = readFileSync(join(dir, 'DEMO/VIDEO/HEXPOD.BGF'));
+  writeFileSync(join(dir, 'DEMO/VIDEO/BROKEN.BGF'), hexpod.subarray(0, hexpod.length - 40));
+  // A name that would run script if it ever reached the page as HTML.
+  writeFileSync(join(dir, 'DEMO/VIDEO/<img src=x onerror=alert(1)>.BGF'), readFileSync(join(dir, 'DEMO/VIDEO/CUBE.BGF')));
+  return dir;
+}
+
+export async function startServer(dir) {
+  const child = spawn(bin, ['serve', dir, '--port', '0', '--site', repo], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise((resolvePromise, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/at (http:\/\/[^\s]+)/);
+      if (m) resolvePromise(m[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`relicview serve exited with ${code}`)));
+  });
+  return { url, stop: () => child.kill() };
+}
+
+export async function launch() {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: [
+      '--no-sandbox', '--disable-gpu', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--no-first-run', '--disable-quic',
+    ],
+  });
+  return browser;
+}
+
+export async function newPage(browser, url) {
+  const page = await browser.newPage({ viewport: { width: 1000, height: 700 }, deviceScaleFactor: 1 });
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('dialog', (d) => { problems.push(`dialog: ${d.message()}`); d.dismiss(); });
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  await page.goto(url);
+  await page.evaluate(() => window.relicview.ready);
+  return { page, problems };
+}
+
+// Pixels of the canvas as the compositor shows them that differ from the background colour.
+// The overlays drawn over the canvas (info panel, HUD) are masked out.
+export async function canvasCoverage(page) {
+  const png = PNG.sync.read(await page.locator('#viewport').screenshot());
+  const { bg, masks } = await page.evaluate(() => {
+    const c = document.getElementById('viewport').getBoundingClientRect();
+    const masks = ['info-panel', 'hud'].map((id) => {
+      const r = document.getElementById(id).getBoundingClientRect();
+      return [r.left - c.left, r.top - c.top, r.right - c.left, r.bottom - c.top];
+    });
+    return { bg: window.relicview.pixelStats().background, masks };
+  });
+  let differing = 0;
+  let total = 0;
+  for (let y = 0; y < png.height; y++) {
+    for (let x = 0; x < png.width; x++) {
+      if (masks.some(([l, t, r, b]) => x >= l && x < r && y >= t && y < b)) continue;
+      total++;
+      const i = (y * png.width + x) * 4;
+      if (Math.abs(png.data[i] - bg[0]) + Math.abs(png.data[i + 1] - bg[1]) + Math.abs(png.data[i + 2] - bg[2]) > 12) differing++;
+    }
+  }
+  return { differing, total, png };
+}

@@ -1,0 +1,198 @@
+// End to end: a real headless Chromium loads a folder, opens models, and we check what it
+// drew and what it reports against the native core.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeArchive, startServer, launch, newPage, nativeInfo, canvasCoverage, repo } from './harness.mjs';
+
+let dir, server, browser;
+const MODELS = ['DEMO/VIDEO/CUBE.BGF', 'DEMO/VIDEO/HEXPOD.BGF', 'DEMO/VIDEO/TOWER.BGF'];
+
+function walk(d) {
+  return readdirSync(d).flatMap((n) => (statSync(join(d, n)).isDirectory() ? walk(join(d, n)) : [join(d, n)]));
+}
+
+before(async () => {
+  dir = makeArchive();
+  server = await startServer(dir);
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+// Files picked through the folder input are named by webkitRelativePath, which starts with
+// the picked folder's own name.
+const IN_FOLDER = 'GAME/';
+
+// Opens the page and loads the archive through the folder input, as a user picking it would.
+async function pageWithFolder() {
+  const { page, problems } = await newPage(browser, server.url);
+  await page.locator('#folder-input').setInputFiles(dir);
+  const expected = walk(dir).length;
+  await page.waitForFunction((n) => document.querySelectorAll('#file-list li').length === n && /local files/.test(document.getElementById('archive-summary').textContent), expected);
+  return { page, problems };
+}
+
+test('the page has a WebGL2 context on its canvas', async () => {
+  const { page } = await newPage(browser, server.url);
+  const renderer = await page.evaluate(() => {
+    const gl = document.getElementById('viewport').getContext('webgl2');
+    return gl ? gl.getParameter(gl.RENDERER) : null;
+  });
+  assert.ok(renderer, 'no WebGL2 context');
+  await page.close();
+});
+
+test('the served page lists the archive and shows a model without any action', async () => {
+  const { page, problems } = await newPage(browser, server.url);
+  await page.waitForFunction(() => document.getElementById('info-title').textContent.endsWith('.BGF'));
+  await page.waitForFunction(() => window.relicview.stats().triangles > 0);
+  const listed = await page.locator('#file-list li').count();
+  assert.equal(listed, walk(dir).length);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('loadFiles returns the count, and every demo model draws the triangles the native core counts', async () => {
+  const { page, problems } = await pageWithFolder();
+  const files = walk(dir).length;
+  for (const path of MODELS) {
+    const native = nativeInfo(join(dir, path));
+    assert.ok(native.triangles > 0, `${path}: native count`);
+    const result = await page.evaluate((p) => window.relicview.open(p), IN_FOLDER + path);
+    assert.equal(result.triangles, native.triangles, path);
+    assert.equal(result.drawCalls, 1, path);
+    const stats = await page.evaluate(() => window.relicview.stats());
+    assert.equal(stats.triangles, native.triangles);
+    assert.ok(stats.fps >= 1, 'a frame was drawn in the last second');
+    const pixels = await page.evaluate(() => window.relicview.pixelStats());
+    assert.ok(pixels.nonBackground > pixels.width * pixels.height * 0.02, `${path}: framebuffer shows the model (${pixels.nonBackground} px)`);
+    const shown = await canvasCoverage(page);
+    assert.ok(shown.differing > shown.total * 0.02, `${path}: screenshot shows the model (${shown.differing}/${shown.total} px)`);
+    const title = await page.locator('#info-title').textContent();
+    assert.equal(title, IN_FOLDER + path);
+  }
+  // loadFiles with File objects made in the page follows the drop path and returns the count.
+  const count = await page.evaluate(async () => {
+    const r = await fetch('archive/DEMO/VIDEO/CUBE.BGF');
+    const file = new File([await r.arrayBuffer()], 'CUBE.BGF');
+    return window.relicview.loadFiles([file]);
+  });
+  assert.deepEqual(count, { files: 1 });
+  assert.ok(files > 1);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('the hexagon/quad/triangle PMESH and its LODs are counted like the native core', async () => {
+  const native = nativeInfo(join(dir, 'DEMO/VIDEO/HEXPOD.BGF'));
+  assert.equal(native.closes_exactly, true);
+  assert.equal(native.objects[0].lods.length, 2);
+  // 2 hexagons × 4 + 6 quads × 2 + 6 CONN triangles in LOD 0.
+  assert.equal(native.objects[0].lods[0].triangles, 26);
+  assert.equal(native.triangles, 26);
+});
+
+test('a malformed file shows an error naming its byte offset, and the other files still open', async () => {
+  const { page, problems } = await pageWithFolder();
+  const native = nativeInfo(join(dir, 'DEMO/VIDEO/BROKEN.BGF'));
+  assert.ok(native.error, 'native core rejects the file too');
+  const offset = native.error.offset;
+  assert.equal(typeof offset, 'number');
+  const err = await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/BROKEN.BGF').then(() => null, (e) => ({ message: e.message, offset: e.offset })));
+  assert.ok(err, 'open() rejected');
+  assert.equal(err.offset, offset);
+  assert.match(err.message, new RegExp(`BROKEN\\.BGF: at byte ${offset}\\b`));
+  const shown = await page.locator('#info-error').textContent();
+  assert.match(shown, new RegExp(`at byte ${offset}\\b`));
+  assert.equal(await page.locator('#info-error').isVisible(), true);
+  assert.equal(await page.evaluate(() => window.relicview.stats().triangles), 0, 'the broken file draws nothing');
+  const failed = await page.locator('#file-list li.failed').count();
+  assert.equal(failed, 1);
+
+  const ok = await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/HEXPOD.BGF'));
+  assert.equal(ok.triangles, 26);
+  assert.equal(await page.locator('#info-error').isVisible(), false);
+  const pixels = await page.evaluate(() => window.relicview.pixelStats());
+  assert.ok(pixels.nonBackground > 1000);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('garbage bytes and non-BIZ2 files are errors, never crashes', async () => {
+  const junk = join(dir, 'JUNK');
+  mkdirSync(junk, { recursive: true });
+  writeFileSync(join(junk, 'README.TXT'), 'not a model');
+  writeFileSync(join(junk, 'EMPTY.BGF'), '');
+  const { page, problems } = await pageWithFolder();
+  for (const [path, expect] of [['GAME/JUNK/README.TXT', /at byte 0\b.*magic/], ['GAME/JUNK/EMPTY.BGF', /at byte 0\b/]]) {
+    const msg = await page.evaluate((p) => window.relicview.open(p).then(() => 'resolved', (e) => e.message), path);
+    assert.match(msg, expect, path);
+  }
+  const ok = await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/CUBE.BGF'));
+  assert.equal(ok.triangles, 12);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('file names from the archive are shown as text, never as HTML', async () => {
+  const { page, problems } = await pageWithFolder();
+  const name = IN_FOLDER + 'DEMO/VIDEO/<img src=x onerror=alert(1)>.BGF';
+  assert.equal(await page.locator('#file-list img, #info-panel img').count(), 0);
+  const listed = await page.locator('#file-list li').evaluateAll((lis) => lis.map((li) => li.textContent));
+  assert.ok(listed.some((t) => t.endsWith(name)), 'the name is listed verbatim');
+  const r = await page.evaluate((p) => window.relicview.open(p), name);
+  assert.equal(r.triangles, 12);
+  assert.equal(await page.locator('#info-title').textContent(), name);
+  assert.equal(await page.locator('img').count(), 0);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a permalink reopens the same file in a fresh page', async () => {
+  const { page } = await newPage(browser, server.url);
+  await page.waitForFunction(() => window.relicview.stats().triangles > 0);
+  await page.evaluate(() => window.relicview.open('DEMO/VIDEO/TOWER.BGF'));
+  const link = await page.evaluate(() => window.relicview.permalink());
+  assert.match(link, /#path=DEMO%2FVIDEO%2FTOWER\.BGF$/);
+  await page.close();
+
+  const fresh = await browser.newPage({ viewport: { width: 1000, height: 700 } });
+  await fresh.goto(link);
+  await fresh.waitForFunction(() => document.getElementById('info-title').textContent === 'DEMO/VIDEO/TOWER.BGF');
+  await fresh.waitForFunction(() => window.relicview.stats().triangles > 0);
+  const native = nativeInfo(join(dir, 'DEMO/VIDEO/TOWER.BGF'));
+  assert.equal(await fresh.evaluate(() => window.relicview.stats().triangles), native.triangles);
+  await fresh.close();
+});
+
+test('dragging orbits and the wheel zooms the view', async () => {
+  const { page } = await pageWithFolder();
+  await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/HEXPOD.BGF'));
+  const before = await canvasCoverage(page);
+  const box = await page.locator('#viewport').boundingBox();
+  const cx = box.x + box.width * 0.4;
+  const cy = box.y + box.height * 0.5;
+  await page.mouse.move(cx, cy);
+  await page.mouse.down();
+  await page.mouse.move(cx + 120, cy + 40, { steps: 4 });
+  await page.mouse.up();
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  const orbited = await canvasCoverage(page);
+  let changed = 0;
+  for (let i = 0; i < before.png.data.length; i += 4) if (before.png.data[i] !== orbited.png.data[i]) changed++;
+  assert.ok(changed > 500, `orbit changed ${changed} pixels`);
+
+  await page.mouse.move(cx, cy);
+  await page.mouse.wheel(0, 600);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  const zoomedOut = await canvasCoverage(page);
+  assert.ok(zoomedOut.differing < orbited.differing * 0.8, `zooming out shrinks the model (${orbited.differing} → ${zoomedOut.differing} px)`);
+  writeFileSync(join(repo, 'target', 'e2e-hexpod.png'), await page.locator('#stage').screenshot());
+  await page.close();
+});

@@ -1,0 +1,64 @@
+// Archive sources: dropped or picked local files, or a folder hosted by `relicview serve`.
+// Each entry is {path, size, read(): Promise<ArrayBuffer>}; bytes are read only on open.
+
+export function entriesFromFiles(files) {
+  return Array.from(files, (file) => ({
+    path: file.webkitRelativePath || file.relativePath || file.name,
+    size: file.size,
+    read: () => file.arrayBuffer(),
+  }));
+}
+
+// Walk a drop. webkitGetAsEntry() must be called synchronously inside the drop handler;
+// directory readers return partial batches, so readEntries is called until it returns none.
+export function collectDrop(dataTransfer) {
+  const roots = [];
+  for (const item of dataTransfer.items || []) {
+    const entry = item.kind === 'file' && item.webkitGetAsEntry ? item.webkitGetAsEntry() : null;
+    if (entry) roots.push(entry);
+  }
+  const plainFiles = Array.from(dataTransfer.files || []);
+  return (async () => {
+    if (roots.length === 0) return entriesFromFiles(plainFiles);
+    const out = [];
+    for (const root of roots) await walkEntry(root, out);
+    return out;
+  })();
+}
+
+async function walkEntry(entry, out) {
+  const stack = [entry];
+  while (stack.length) {
+    const e = stack.pop();
+    if (e.isFile) {
+      const file = await new Promise((resolve, reject) => e.file(resolve, reject));
+      const path = e.fullPath.replace(/^\//, '');
+      out.push({ path, size: file.size, read: () => file.arrayBuffer() });
+    } else if (e.isDirectory) {
+      const reader = e.createReader();
+      for (;;) {
+        const batch = await new Promise((resolve, reject) => reader.readEntries(resolve, reject));
+        if (batch.length === 0) break;
+        stack.push(...batch);
+      }
+    }
+  }
+}
+
+// The listing published by `relicview serve` at archive.json; files under archive/.
+export async function hostedEntries(base) {
+  const response = await fetch(new URL('archive.json', base));
+  if (!response.ok) return null;
+  const listing = await response.json();
+  if (!Array.isArray(listing.files)) return null;
+  return listing.files.map(({ path, size }) => ({
+    path: String(path),
+    size: Number(size) || 0,
+    read: async () => {
+      const url = new URL('archive/' + String(path).split('/').map(encodeURIComponent).join('/'), base);
+      const r = await fetch(url);
+      if (!r.ok) throw new Error(`${path}: HTTP ${r.status} from the archive server`);
+      return r.arrayBuffer();
+    },
+  }));
+}

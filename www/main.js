@@ -1,0 +1,229 @@
+// The page shell: file list, info panel, drag-and-drop, URL state and the automation API
+// `window.relicview`. Parsing, triangulation and drawing all happen in the wasm core.
+
+import init, { Viewer } from '../pkg/relicview.js';
+import { Viewport } from './viewport.js';
+import { collectDrop, entriesFromFiles, hostedEntries } from './files.js';
+
+const $ = (id) => document.getElementById(id);
+const state = {
+  entries: [],
+  byPath: new Map(), // lower-case path → entry: paths on these discs are case-insensitive
+  current: null,
+  viewport: null,
+  viewer: null,
+  queue: Promise.resolve(), // opens run one after another; the last one asked for wins
+};
+
+let readyResolve, readyReject;
+const ready = new Promise((resolve, reject) => { readyResolve = resolve; readyReject = reject; });
+
+function hashParams() {
+  return new URLSearchParams(location.hash.replace(/^#/, ''));
+}
+
+function formatSize(n) {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+function setEntries(entries, sourceLabel) {
+  state.entries = entries.slice().sort((a, b) => a.path.localeCompare(b.path, undefined, { sensitivity: 'base' }));
+  state.byPath = new Map(state.entries.map((e) => [e.path.toLowerCase(), e]));
+  const list = $('file-list');
+  list.replaceChildren();
+  for (const entry of state.entries) {
+    const li = document.createElement('li');
+    li.setAttribute('role', 'option');
+    li.dataset.path = entry.path;
+    li.title = entry.path;
+    const size = document.createElement('span');
+    size.className = 'size';
+    size.textContent = formatSize(entry.size);
+    li.append(size, document.createTextNode(entry.path));
+    entry.element = li;
+    list.append(li);
+  }
+  $('archive-summary').textContent = `${state.entries.length} files · ${sourceLabel}`;
+}
+
+function markSelected(path) {
+  for (const li of $('file-list').children) {
+    li.setAttribute('aria-selected', String(li.dataset.path === path));
+  }
+  const entry = state.byPath.get(path.toLowerCase());
+  if (entry && entry.element) entry.element.scrollIntoView({ block: 'nearest' });
+}
+
+function addRow(dl, label, value) {
+  const dt = document.createElement('dt');
+  dt.textContent = label;
+  const dd = document.createElement('dd');
+  dd.textContent = value;
+  dl.append(dt, dd);
+}
+
+function showInfo(path, info) {
+  $('info-title').textContent = path;
+  const error = $('info-error');
+  error.hidden = true;
+  error.textContent = '';
+  const dl = $('info-body');
+  dl.replaceChildren();
+  addRow(dl, 'format', `DIV-BIZ2 ${info.kind}`);
+  addRow(dl, 'bytes', `${info.bytes} · ${info.chunks} chunks · ${info.closes_exactly ? 'closes exactly' : 'does not close'}`);
+  const w = info.length_widths;
+  addRow(dl, 'lengths', `1-byte ${w['1']} · 2-byte ${w['2']} · 4-byte ${w['4']}`);
+  if (info.unit !== null && info.unit !== undefined) {
+    addRow(dl, 'unit', `${info.unit} (bgf notes: ${info.unit === 1 ? 'metres' : 'model units'}; b2z notes: ${info.unit === 1 ? 'inches' : 'model units'})`);
+  }
+  if (info.scale !== null && info.scale !== undefined) addRow(dl, 'scale', String(info.scale));
+  for (const o of info.objects) {
+    const lods = o.lods.map((l, i) => `LOD ${i}${l.distance ? ` [${l.distance.join('–')}]` : ''}: ${l.triangles} tris`).join(' · ');
+    addRow(dl, `object ${o.name ?? '(unnamed)'}`, lods || (o.points ? `${o.points} light points` : 'empty'));
+  }
+  addRow(dl, 'drawn (LOD 0)', `${info.triangles} triangles · ${info.vertices} vertices`);
+  if (info.bounds) {
+    const f = (v) => v.map((x) => x.toFixed(2)).join(', ');
+    addRow(dl, 'bounds', `min (${f(info.bounds.min)}) max (${f(info.bounds.max)})`);
+  }
+  if (info.materials.length) addRow(dl, 'materials', info.materials.join(', '));
+  for (const m of info.material_defs) {
+    addRow(dl, `material ${m.name}`, m.diffuse ? `diffuse ${m.diffuse.map((x) => x.toFixed(2)).join(', ')}` : '—');
+  }
+  if (info.unknown_tags.length) addRow(dl, 'unknown tags', info.unknown_tags.map((t) => '0x' + t.toString(16).padStart(4, '0')).join(', '));
+  for (const d of info.diagnostics) addRow(dl, `warning @${d.offset}`, `${d.path}: ${d.message}`);
+}
+
+function showError(path, err) {
+  $('info-title').textContent = path;
+  $('info-body').replaceChildren();
+  const error = $('info-error');
+  error.hidden = false;
+  error.textContent = err && err.message ? err.message : String(err);
+}
+
+function setHashPath(path) {
+  const params = hashParams();
+  if (params.get('path') === path) return;
+  params.set('path', path);
+  history.replaceState(null, '', '#' + params.toString());
+}
+
+async function doOpen(path) {
+  await ready;
+  const entry = state.byPath.get(String(path).toLowerCase());
+  if (!entry) throw new Error(`${path}: no such file in the archive`);
+  state.current = entry.path;
+  markSelected(entry.path);
+  setHashPath(entry.path);
+  let info;
+  try {
+    const bytes = new Uint8Array(await entry.read());
+    info = state.viewer.open(entry.path, bytes);
+  } catch (err) {
+    entry.element?.classList.add('failed');
+    showError(entry.path, err);
+    await state.viewport.requestFrame();
+    throw err;
+  }
+  entry.element?.classList.remove('failed');
+  showInfo(entry.path, info);
+  const stats = await state.viewport.requestFrame();
+  return { triangles: stats.triangles, drawCalls: stats.drawCalls };
+}
+
+function open(path) {
+  const run = state.queue.then(() => doOpen(path));
+  state.queue = run.catch(() => {});
+  return run;
+}
+
+// After a new file list: reopen the permalink's file if it is there, else the first model.
+function openInitial() {
+  const wanted = hashParams().get('path');
+  const target = (wanted && state.byPath.get(wanted.toLowerCase())) || state.entries.find((e) => /\.bgf$/i.test(e.path));
+  if (target) open(target.path).catch(() => {});
+}
+
+async function loadEntries(entries, label) {
+  await ready;
+  setEntries(entries, label);
+  openInitial();
+  return { files: entries.length };
+}
+
+function loadFiles(files) {
+  return loadEntries(entriesFromFiles(files), 'local files');
+}
+
+function stats() {
+  return state.viewer ? state.viewer.stats() : { triangles: 0, drawCalls: 0, fps: 0 };
+}
+
+function permalink() {
+  const params = hashParams();
+  if (state.current) params.set('path', state.current);
+  return `${location.origin}${location.pathname}#${params.toString()}`;
+}
+
+window.relicview = {
+  ready,
+  loadFiles,
+  open,
+  stats,
+  permalink,
+  // Reads the framebuffer back: {width, height, background, nonBackground}.
+  pixelStats: () => state.viewer.pixelStats(),
+};
+
+function bindShell() {
+  for (const id of ['folder-input', 'files-input']) {
+    $(id).addEventListener('change', (e) => {
+      if (e.target.files.length) loadFiles(e.target.files);
+    });
+  }
+  $('file-list').addEventListener('click', (e) => {
+    const li = e.target.closest('li');
+    if (li) open(li.dataset.path).catch(() => {});
+  });
+  $('file-list').tabIndex = 0;
+  $('file-list').addEventListener('keydown', (e) => {
+    if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
+    e.preventDefault();
+    const i = state.entries.findIndex((x) => x.path === state.current);
+    const next = state.entries[Math.min(state.entries.length - 1, Math.max(0, i + (e.key === 'ArrowDown' ? 1 : -1)))];
+    if (next) open(next.path).catch(() => {});
+  });
+  const overlay = $('drop-overlay');
+  window.addEventListener('dragover', (e) => { e.preventDefault(); overlay.hidden = false; });
+  window.addEventListener('dragleave', (e) => { if (!e.relatedTarget) overlay.hidden = true; });
+  window.addEventListener('drop', (e) => {
+    e.preventDefault();
+    overlay.hidden = true;
+    collectDrop(e.dataTransfer).then((entries) => loadEntries(entries, 'dropped'));
+  });
+  window.addEventListener('hashchange', () => {
+    const path = hashParams().get('path');
+    if (path && path !== state.current && state.byPath.has(path.toLowerCase())) open(path).catch(() => {});
+  });
+}
+
+async function boot() {
+  bindShell();
+  await init();
+  const canvas = $('viewport');
+  state.viewer = new Viewer(canvas);
+  state.viewport = new Viewport(canvas, state.viewer);
+  state.viewport.onFrame = (s) => { $('hud-stats').textContent = `${s.triangles} triangles · ${s.drawCalls} draw calls`; };
+  readyResolve();
+  state.viewport.requestFrame();
+  const hosted = await hostedEntries(location.href).catch(() => null);
+  if (hosted && state.entries.length === 0) await loadEntries(hosted, 'served by relicview');
+}
+
+boot().catch((err) => {
+  showError('relicview could not start', err);
+  readyReject(err);
+});
