@@ -49,8 +49,10 @@ export class Viewport {
     const c = this.canvas;
     c.addEventListener('contextmenu', (e) => e.preventDefault());
     c.addEventListener('pointerdown', (e) => {
-      c.setPointerCapture(e.pointerId);
       this.pointers.set(e.pointerId, { x: e.clientX, y: e.clientY, button: e.button });
+      // Capture keeps a drag alive outside the canvas; it throws for pointers the browser
+      // does not track (e.g. synthetic ones), which must not stop the gesture.
+      try { c.setPointerCapture(e.pointerId); } catch { /* gesture works without capture */ }
     });
     const release = (e) => this.pointers.delete(e.pointerId);
     c.addEventListener('pointerup', release);

@@ -196,3 +196,50 @@ test('dragging orbits and the wheel zooms the view', async () => {
   writeFileSync(join(repo, 'target', 'e2e-hexpod.png'), await page.locator('#stage').screenshot());
   await page.close();
 });
+
+test('dropping files on the window loads and opens them', async () => {
+  const { page, problems } = await newPage(browser, server.url);
+  await page.waitForFunction(() => window.relicview.stats().triangles > 0);
+  // A DataTransfer made in the page carries files but no folder entries (a browser limit
+  // of synthetic drops); folder recursion itself is covered by files.test.mjs.
+  await page.evaluate(async () => {
+    const bytes = await (await fetch('archive/DEMO/VIDEO/TOWER.BGF')).arrayBuffer();
+    const dt = new DataTransfer();
+    dt.items.add(new File([bytes], 'DROPPED.BGF'));
+    window.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, cancelable: true }));
+    window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, cancelable: true }));
+  });
+  await page.waitForFunction(() => document.getElementById('info-title').textContent === 'DROPPED.BGF');
+  await page.waitForFunction(() => window.relicview.stats().triangles > 0);
+  assert.equal(await page.locator('#file-list li').count(), 1);
+  assert.equal(await page.locator('#drop-overlay').isVisible(), false);
+  const native = nativeInfo(join(dir, 'DEMO/VIDEO/TOWER.BGF'));
+  assert.equal(await page.evaluate(() => window.relicview.stats().triangles), native.triangles);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a two-finger pinch zooms in', async () => {
+  const { page } = await pageWithFolder();
+  await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/CUBE.BGF'));
+  const before = await canvasCoverage(page);
+  await page.evaluate(async () => {
+    const c = document.getElementById('viewport');
+    const r = c.getBoundingClientRect();
+    const cx = r.left + r.width * 0.4;
+    const cy = r.top + r.height * 0.5;
+    const fire = (type, id, x) => c.dispatchEvent(new PointerEvent(type, { pointerId: id, pointerType: 'touch', clientX: x, clientY: cy, bubbles: true, isPrimary: id === 1 }));
+    fire('pointerdown', 1, cx - 20);
+    fire('pointerdown', 2, cx + 20);
+    for (let step = 1; step <= 8; step++) {
+      fire('pointermove', 1, cx - 20 - step * 2.5);
+      fire('pointermove', 2, cx + 20 + step * 2.5);
+    }
+    fire('pointerup', 1, cx - 40);
+    fire('pointerup', 2, cx + 40);
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  });
+  const after = await canvasCoverage(page);
+  assert.ok(after.differing > before.differing * 1.5, `pinch out enlarges the model (${before.differing} → ${after.differing} px)`);
+  await page.close();
+});

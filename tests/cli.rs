@@ -1,0 +1,182 @@
+//! The native command line as a user runs it: demo, info --json, serve over real HTTP.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_relicview"))
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("relicview-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d.canonicalize().unwrap()
+}
+
+fn demo(dir: &Path) {
+    let out = bin().arg("demo").arg(dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+fn info(path: &Path) -> (bool, serde_json::Value) {
+    let out = bin().args(["info", "--json"]).arg(path).output().unwrap();
+    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    (out.status.success(), json)
+}
+
+#[test]
+fn demo_writes_a_game_tree_that_info_reads() {
+    let dir = temp_dir("demo");
+    demo(&dir);
+    for f in ["DEMO/VIDEO/CUBE.BGF", "DEMO/VIDEO/HEXPOD.BGF", "DEMO/VIDEO/TOWER.BGF", "DEMO/MATERIAL/DEMO.BMF"] {
+        assert!(dir.join(f).is_file(), "{f}");
+    }
+    // Deterministic: a second run writes the same bytes.
+    let again = temp_dir("demo-again");
+    demo(&again);
+    assert_eq!(std::fs::read(dir.join("DEMO/VIDEO/HEXPOD.BGF")).unwrap(), std::fs::read(again.join("DEMO/VIDEO/HEXPOD.BGF")).unwrap());
+
+    let (ok, j) = info(&dir.join("DEMO/VIDEO/HEXPOD.BGF"));
+    assert!(ok);
+    assert_eq!(j["format"], "biz2");
+    assert_eq!(j["kind"], "geometry");
+    assert_eq!(j["closes_exactly"], true);
+    assert_eq!(j["triangles"], 26);
+    assert_eq!(j["vertices"], 13);
+    assert_eq!(j["objects"][0]["name"], "hexpod");
+    assert_eq!(j["objects"][0]["lods"][1]["distance"], serde_json::json!([60.0, 400.0]));
+    assert_eq!(j["materials"], serde_json::json!(["demo:hull_mtl"]));
+    assert_eq!(j["unit"], 1);
+    assert!((j["bounds"]["max"][1].as_f64().unwrap() - 1.8).abs() < 1e-6);
+    let widths = &j["length_widths"];
+    assert_eq!(widths["1"].as_u64().unwrap() + widths["2"].as_u64().unwrap() + widths["4"].as_u64().unwrap(), j["chunks"].as_u64().unwrap());
+
+    let (ok, j) = info(&dir.join("DEMO/MATERIAL/DEMO.BMF"));
+    assert!(ok);
+    assert_eq!(j["kind"], "materials");
+    assert_eq!(j["material_defs"][1]["name"], "hull_mtl");
+    let diffuse: Vec<f64> = j["material_defs"][1]["diffuse"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    assert!(diffuse.iter().zip([0.25, 0.55, 0.85]).all(|(a, b)| (a - b).abs() < 1e-6), "{diffuse:?}");
+}
+
+#[test]
+fn info_on_a_bad_file_exits_1_with_the_offset() {
+    let dir = temp_dir("bad");
+    demo(&dir);
+    let good = std::fs::read(dir.join("DEMO/VIDEO/CUBE.BGF")).unwrap();
+    let bad = dir.join("CUT.BGF");
+    std::fs::write(&bad, &good[..good.len() - 10]).unwrap();
+    let (ok, j) = info(&bad);
+    assert!(!ok);
+    let offset = j["error"]["offset"].as_u64().unwrap() as usize;
+    assert!(offset < good.len() - 10);
+    let message = j["error"]["message"].as_str().unwrap();
+    assert!(message.contains("CUT.BGF") && message.contains(&format!("at byte {offset}")), "{message}");
+
+    let (ok, j) = info(&dir.join("missing.bgf"));
+    assert!(!ok);
+    assert!(j["error"]["offset"].is_null());
+}
+
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(archive: &Path, site: &Path) -> Server {
+    let mut child = bin()
+        .arg("serve")
+        .arg(archive)
+        .args(["--port", "0", "--site"])
+        .arg(site)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let port = line.trim().trim_end_matches('/').rsplit(':').next().and_then(|p| p.parse().ok()).unwrap_or_else(|| panic!("no port in {line:?}"));
+    assert!(line.contains("http://127.0.0.1:"), "binds loopback by default: {line}");
+    Server { child, port }
+}
+
+/// A raw GET, so the path reaches the server exactly as written (no client normalisation).
+fn get(port: u16, path: &str) -> (u16, String, Vec<u8>) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(s, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    (status, head, raw[split + 4..].to_vec())
+}
+
+#[test]
+fn serve_publishes_site_archive_and_listing_and_nothing_else() {
+    let base = temp_dir("serve");
+    let archive = base.join("archive");
+    demo(&archive);
+    let site = base.join("site");
+    std::fs::create_dir_all(site.join("www")).unwrap();
+    std::fs::create_dir_all(site.join("pkg")).unwrap();
+    std::fs::write(site.join("index.html"), "<!doctype html>hi").unwrap();
+    std::fs::write(site.join("www/main.js"), "export {}").unwrap();
+    std::fs::write(site.join("pkg/relicview_bg.wasm"), b"\0asm").unwrap();
+    std::fs::write(base.join("secret.txt"), "do not serve").unwrap();
+    std::os::unix::fs::symlink(base.join("secret.txt"), archive.join("DEMO/escape.txt")).unwrap();
+    let server = serve(&archive, &site);
+    let port = server.port;
+
+    let (status, head, body) = get(port, "/");
+    assert_eq!(status, 200);
+    assert!(head.to_ascii_lowercase().contains("content-type: text/html"));
+    assert_eq!(body, b"<!doctype html>hi");
+    let (status, head, _) = get(port, "/www/main.js");
+    assert_eq!(status, 200);
+    assert!(head.contains("text/javascript"), "ES modules need a JS MIME type: {head}");
+    let (status, head, _) = get(port, "/pkg/relicview_bg.wasm");
+    assert_eq!(status, 200);
+    assert!(head.contains("application/wasm"));
+
+    let expected = std::fs::read(archive.join("DEMO/VIDEO/HEXPOD.BGF")).unwrap();
+    let (status, _, body) = get(port, "/archive/DEMO/VIDEO/HEXPOD.BGF");
+    assert_eq!((status, body), (200, expected.clone()));
+
+    let (status, _, body) = get(port, "/archive.json");
+    assert_eq!(status, 200);
+    let listing: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    let files: Vec<(String, u64)> = listing["files"].as_array().unwrap().iter().map(|f| (f["path"].as_str().unwrap().to_string(), f["size"].as_u64().unwrap())).collect();
+    assert_eq!(files.len(), 4, "{files:?}");
+    assert!(files.contains(&("DEMO/VIDEO/HEXPOD.BGF".to_string(), expected.len() as u64)));
+    assert!(!files.iter().any(|(p, _)| p.contains("escape")), "symlink out is not listed");
+
+    for path in [
+        "/archive/../secret.txt",
+        "/archive/DEMO/../../secret.txt",
+        "/archive/%2e%2e/secret.txt",
+        "/archive/%2E%2E%2Fsecret.txt",
+        "/archive/DEMO/%2e%2e/%2e%2e/secret.txt",
+        "/archive//etc/passwd",
+        "/archive/%2fetc%2fpasswd",
+        "/archive/DEMO/escape.txt",
+        "/www/../../secret.txt",
+        "/pkg/%2e%2e/index.html",
+        "/secret.txt",
+        "/archive/DEMO",
+        "/archive/nope.bgf",
+    ] {
+        let (status, _, body) = get(port, path);
+        assert_eq!(status, 404, "{path}");
+        assert!(!String::from_utf8_lossy(&body).contains("do not serve"), "{path}");
+    }
+}
