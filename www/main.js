@@ -216,7 +216,7 @@ async function boot() {
   const canvas = $('viewport');
   state.viewer = new Viewer(canvas);
   state.viewport = new Viewport(canvas, state.viewer);
-  state.viewport.onFrame = (s) => { $('hud-stats').textContent = `${s.triangles} triangles · ${s.drawCalls} draw calls`; };
+  state.viewport.onFrame = (s) => { $('hud-stats').textContent = `${s.triangles} triangles · ${s.drawCalls} draw call${s.drawCalls === 1 ? "" : "s"}`; };
   readyResolve();
   state.viewport.requestFrame();
   const hosted = await hostedEntries(location.href).catch(() => null);
