@@ -69,11 +69,11 @@ fn pmesh(format: u16, positions: Vec<[f32; 3]>, connectivity: Vec<Connectivity>)
 }
 
 fn object(name: &str, lods: Vec<Lod>) -> Object {
-    Object { chunk: 0, name: Some(name.into()), sv_vertex: Some(0x88), lods, points: 0 }
+    Object { chunk: 0, name: Some(name.into()), sv_vertex: Some(0x88), lods, points: Vec::new() }
 }
 
 fn geometry(objects: Vec<Object>) -> Biz2File {
-    Biz2File { kind: FileKind::Geometry, header: header(0), objects, materials: Vec::new(), diagnostics: Vec::new() }
+    Biz2File { objects, ..Biz2File::new(FileKind::Geometry, header(0)) }
 }
 
 /// A 1994-style object: one quad PMESH straight under OBJECT (no LOD container).
@@ -150,13 +150,10 @@ fn tower() -> Biz2File {
 }
 
 fn library() -> Biz2File {
-    let mat = |name: &str, diffuse: [f32; 3]| MaterialDef { chunk: 0, name: Some(name.into()), diffuse: Some(diffuse), ambient: Some([0.2, 0.2, 0.2]), texture: None };
+    let mat = |name: &str, diffuse: [f32; 3]| MaterialDef { diffuse: Some(diffuse), ambient: Some([0.2, 0.2, 0.2]), ..MaterialDef::new(name) };
     Biz2File {
-        kind: FileKind::Materials,
-        header: header(1),
-        objects: Vec::new(),
         materials: vec![mat("crate_mtl", [0.8, 0.55, 0.25]), mat("hull_mtl", [0.25, 0.55, 0.85]), mat("tower_mtl", [0.7, 0.7, 0.7])],
-        diagnostics: Vec::new(),
+        ..Biz2File::new(FileKind::Materials, header(1))
     }
 }
 

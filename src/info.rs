@@ -34,6 +34,14 @@ pub struct MaterialInfo {
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct TextureInfo {
+    pub name: String,
+    pub map: Option<String>,
+    /// [u0, v0, du, dv] from SPECIAL " SCROLL u0 v0 du dv ".
+    pub scroll: Option<[f32; 4]>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Info {
     pub format: &'static str,
     pub kind: FileKind,
@@ -51,6 +59,7 @@ pub struct Info {
     pub materials: Vec<String>,
     pub specials: Vec<String>,
     pub material_defs: Vec<MaterialInfo>,
+    pub textures: Vec<TextureInfo>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -105,7 +114,7 @@ pub fn summarize(tree: &ChunkTree<'_>, file: Biz2File) -> Info {
             .map(|o| ObjectInfo {
                 name: o.name.clone(),
                 lods: o.lods.iter().map(|l| LodInfo { distance: l.distance, vertices: l.vertex_count(), triangles: l.triangle_count() }).collect(),
-                points: o.points,
+                points: o.points.len(),
             })
             .collect(),
         triangles: file.triangle_count(),
@@ -116,7 +125,12 @@ pub fn summarize(tree: &ChunkTree<'_>, file: Biz2File) -> Info {
         material_defs: file
             .materials
             .iter()
-            .map(|m| MaterialInfo { name: m.name.clone().unwrap_or_default(), diffuse: m.diffuse, texture: m.texture.clone() })
+            .map(|m| MaterialInfo { name: m.name.clone().unwrap_or_default(), diffuse: m.diffuse, texture: m.texture_name().map(str::to_string) })
+            .collect(),
+        textures: file
+            .textures
+            .iter()
+            .map(|t| TextureInfo { name: t.name.clone().unwrap_or_default(), map: t.map.clone(), scroll: t.scroll() })
             .collect(),
         diagnostics: file.diagnostics,
     }

@@ -2,7 +2,7 @@
 
 use proptest::prelude::*;
 use relicview::formats::biz2::writer::{write_file, write_nodes, Node, WriteOptions};
-use relicview::formats::biz2::{tags, Biz2File, Connectivity, FileKind, Header, Lod, Object, Patch, Primitive, PrimitiveKind, VertexBlock};
+use relicview::formats::biz2::{tags, Biz2File, Connectivity, FileKind, Header, LightPoint, Lod, MaterialDef, MaterialRef, Object, Patch, Primitive, PrimitiveKind, RampDef, TextureDef, TextureRef, VertexBlock};
 
 fn prim(kind: PrimitiveKind, positions: Vec<[f32; 3]>, connectivity: Vec<Connectivity>) -> Primitive {
     Primitive {
@@ -19,11 +19,8 @@ fn file_with(prims: Vec<Primitive>) -> Biz2File {
     let patch = Patch { chunk: 0, name: Some("p".into()), front: None, back: None, special: None, faceted: None, decal: None, primitives: prims };
     let lod = Lod { chunk: Some(0), distance: Some([0.0, 10.0]), transition: None, patches: vec![patch] };
     Biz2File {
-        kind: FileKind::Geometry,
-        header: Header::default(),
-        objects: vec![Object { chunk: 0, name: Some("o".into()), sv_vertex: None, lods: vec![lod], points: 0 }],
-        materials: Vec::new(),
-        diagnostics: Vec::new(),
+        objects: vec![Object { chunk: 0, name: Some("o".into()), sv_vertex: None, lods: vec![lod], points: Vec::new() }],
+        ..Biz2File::new(FileKind::Geometry, Header::default())
     }
 }
 
@@ -160,10 +157,87 @@ fn arb_primitive() -> impl Strategy<Value = Primitive> {
         .prop_map(|(vertices, kind, connectivity)| Primitive { kind, chunk: 0, vertices, connectivity, triangles: Vec::new(), triangle_sources: Vec::new() })
 }
 
+fn arb_name() -> impl Strategy<Value = String> {
+    "[a-z][a-z0-9_:]{0,12}"
+}
+
+fn arb_f3() -> impl Strategy<Value = [f32; 3]> {
+    [0.0f32..1.0, 0.0f32..1.0, 0.0f32..1.0]
+}
+
+fn arb_material() -> impl Strategy<Value = MaterialDef> {
+    (
+        prop::option::of(arb_name()),
+        prop::option::of(any::<u8>()),
+        prop::option::of(prop_oneof![arb_name().prop_map(|n| TextureRef { mode: 2, name: Some(n) }), (0u8..2).prop_map(|mode| TextureRef { mode, name: None })]),
+        (prop::option::of(arb_f3()), prop::option::of(arb_f3()), prop::option::of([0.0f32..1.0, 0.0f32..1.0, 0.0f32..1.0, 0.0f32..128.0])),
+        (prop::option::of(arb_f3()), prop::option::of(arb_f3()), prop::option::of(arb_name())),
+    )
+        .prop_map(|(name, scope, texture, (ambient, diffuse, specular), (emissive, opacity, ramp))| MaterialDef {
+            chunk: 0,
+            name,
+            scope,
+            texture,
+            ambient,
+            diffuse,
+            specular,
+            emissive,
+            opacity,
+            ramp,
+        })
+}
+
+fn arb_texture() -> impl Strategy<Value = TextureDef> {
+    (
+        prop::option::of(arb_name()),
+        prop::option::of("[A-Z0-9_]{1,8}\\.(TGA|SVT|RGB)"),
+        prop::array::uniform8(prop::option::of(any::<u8>())),
+        prop::option::of(prop_oneof![Just(" SCROLL 0 0 0.25 -0.5 ".to_string()), "[A-Z ]{0,20}"]),
+    )
+        .prop_map(|(name, map, b, special)| TextureDef {
+            chunk: 0,
+            name,
+            scope: b[0],
+            map,
+            minify: b[1],
+            magnify: b[2],
+            alpha: b[3],
+            wrap_u: b[4],
+            wrap_v: b[5],
+            detail: b[6],
+            bitslice: b[7],
+            special,
+        })
+}
+
+fn arb_ramp() -> impl Strategy<Value = RampDef> {
+    (prop::option::of(arb_name()), prop::option::of(any::<u8>()), prop::option::of([arb_f3(), arb_f3()]))
+        .prop_map(|(name, scope, colors)| RampDef { chunk: 0, name, scope, colors })
+}
+
+fn arb_points() -> impl Strategy<Value = Vec<LightPoint>> {
+    prop::collection::vec(([-9.0f32..9.0, -9.0f32..9.0, -9.0f32..9.0], prop::option::of(0.0f32..2.0)), 0..4)
+        .prop_map(|v| v.into_iter().map(|(position, radius)| LightPoint { chunk: 0, position, radius }).collect())
+}
+
+fn arb_material_ref() -> impl Strategy<Value = Option<MaterialRef>> {
+    prop::option::of(prop_oneof![
+        Just(MaterialRef::None),
+        arb_name().prop_map(MaterialRef::Named),
+        Just(MaterialRef::Default),
+        Just(MaterialRef::SameAsFront),
+        (4u8..=255).prop_map(MaterialRef::Other),
+    ])
+}
+
 /// What the file says, without what the reader derives (chunk indices, triangles).
 fn stored(mut f: Biz2File) -> Biz2File {
+    f.materials.iter_mut().for_each(|m| m.chunk = 0);
+    f.textures.iter_mut().for_each(|t| t.chunk = 0);
+    f.ramps.iter_mut().for_each(|r| r.chunk = 0);
     for o in &mut f.objects {
         o.chunk = 0;
+        o.points.iter_mut().for_each(|p| p.chunk = 0);
         for l in &mut o.lods {
             l.chunk = l.chunk.map(|_| 0);
             for p in &mut l.patches {
@@ -181,9 +255,20 @@ fn stored(mut f: Biz2File) -> Biz2File {
 
 proptest! {
     #[test]
-    fn read_of_write_is_identity(prims in prop::collection::vec(arb_primitive(), 1..4), wide in any::<bool>(), distance in prop::option::of([0.0f32..100.0, 100.0f32..1000.0])) {
+    fn read_of_write_is_identity(
+        prims in prop::collection::vec(arb_primitive(), 1..4),
+        wide in any::<bool>(),
+        distance in prop::option::of([0.0f32..100.0, 100.0f32..1000.0]),
+        refs in (arb_material_ref(), arb_material_ref(), prop::option::of("[ a-z_0-9]{0,20}"), prop::option::of(any::<u8>()), prop::option::of(any::<u8>())),
+        points in arb_points(),
+        comments in prop::collection::vec("[ -~]{0,30}", 0..2),
+    ) {
         let mut f = file_with(prims);
         f.objects[0].lods[0].distance = distance;
+        f.objects[0].points = points;
+        f.comments = comments;
+        let patch = &mut f.objects[0].lods[0].patches[0];
+        (patch.front, patch.back, patch.special, patch.faceted, patch.decal) = refs;
         f.header = Header { version: Some("2.8".into()), scale: Some(0.5), unit: Some(1), filetype: Some(0), ..Default::default() };
         let bytes = write_file(&f, WriteOptions { wide_lengths: wide });
         let (tree, back) = Biz2File::parse(&bytes).unwrap();
@@ -203,4 +288,44 @@ proptest! {
         prop_assert_eq!(back.triangle_count(), expected);
         prop_assert_eq!(stored(back), stored(f));
     }
+}
+
+proptest! {
+    #[test]
+    fn material_libraries_round_trip(
+        materials in prop::collection::vec(arb_material(), 0..4),
+        textures in prop::collection::vec(arb_texture(), 0..4),
+        ramps in prop::collection::vec(arb_ramp(), 0..3),
+        wide in any::<bool>(),
+    ) {
+        let f = Biz2File { materials, textures, ramps, ..Biz2File::new(FileKind::Materials, Header { filetype: Some(1), ..Default::default() }) };
+        let bytes = write_file(&f, WriteOptions { wide_lengths: wide });
+        prop_assert_eq!(&bytes[..8], b"DIV-BMF2");
+        let (tree, back) = Biz2File::parse(&bytes).unwrap();
+        prop_assert!(tree.closes_exactly);
+        prop_assert!(back.diagnostics.is_empty(), "{:?}", back.diagnostics);
+        prop_assert_eq!(stored(back), stored(f));
+    }
+}
+
+#[test]
+fn scroll_is_parsed_from_special() {
+    let mut t = TextureDef::new("water");
+    t.special = Some(" SCROLL 0 0.5 0.25 -1.5 ".into());
+    assert_eq!(t.scroll(), Some([0.0, 0.5, 0.25, -1.5]));
+    t.special = Some("scroll 1 2".into());
+    assert_eq!(t.scroll(), None);
+    t.special = Some("ADDITIVE SCROLL 1 2 3 4 BLINK".into());
+    assert_eq!(t.scroll(), Some([1.0, 2.0, 3.0, 4.0]));
+}
+
+#[test]
+fn misplaced_structural_chunks_are_kept_with_a_diagnostic() {
+    let patch_at_top = Node::container(tags::PATCH, vec![Node::string(tags::NAME, "stray")]);
+    let bytes = write_nodes(b"DIV-BIZ2", &[patch_at_top], WriteOptions::default());
+    let (tree, f) = Biz2File::parse(&bytes).unwrap();
+    assert!(tree.chunks[0].misplaced);
+    assert_eq!(f.diagnostics.len(), 1);
+    assert_eq!(f.diagnostics[0].offset, 8);
+    assert!(f.diagnostics[0].message.contains("not expected inside the top level"), "{}", f.diagnostics[0].message);
 }

@@ -120,17 +120,121 @@ pub struct Object {
     pub name: Option<String>,
     pub sv_vertex: Option<u32>,
     pub lods: Vec<Lod>,
-    /// SPHERE light points.
-    pub points: usize,
+    /// SPHERE light points, wherever they sit in the object.
+    pub points: Vec<LightPoint>,
+}
+
+/// One SPHERE of a SPHERE_LIST. Its payload layout is unconfirmed (bgf-format.md §7.4): the
+/// first three floats are read as the centre and a fourth, when present, as the radius.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LightPoint {
+    pub chunk: u32,
+    pub position: [f32; 3],
+    pub radius: Option<f32>,
+}
+
+/// A MATERIAL's texture reference: the mode byte, and the texture's name when mode is 2.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TextureRef {
+    pub mode: u8,
+    pub name: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MaterialDef {
     pub chunk: u32,
     pub name: Option<String>,
-    pub diffuse: Option<[f32; 3]>,
+    pub scope: Option<u8>,
+    pub texture: Option<TextureRef>,
     pub ambient: Option<[f32; 3]>,
-    pub texture: Option<String>,
+    pub diffuse: Option<[f32; 3]>,
+    pub specular: Option<[f32; 4]>,
+    pub emissive: Option<[f32; 3]>,
+    pub opacity: Option<[f32; 3]>,
+    pub ramp: Option<String>,
+}
+
+impl MaterialDef {
+    pub fn new(name: &str) -> MaterialDef {
+        MaterialDef {
+            chunk: 0,
+            name: Some(name.into()),
+            scope: None,
+            texture: None,
+            ambient: None,
+            diffuse: None,
+            specular: None,
+            emissive: None,
+            opacity: None,
+            ramp: None,
+        }
+    }
+    pub fn texture_name(&self) -> Option<&str> {
+        self.texture.as_ref().and_then(|t| t.name.as_deref())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TextureDef {
+    pub chunk: u32,
+    pub name: Option<String>,
+    pub scope: Option<u8>,
+    /// The image file holding the pixels (TEXTURE_MAP).
+    pub map: Option<String>,
+    pub minify: Option<u8>,
+    pub magnify: Option<u8>,
+    pub alpha: Option<u8>,
+    pub wrap_u: Option<u8>,
+    pub wrap_v: Option<u8>,
+    pub detail: Option<u8>,
+    /// Plane index into a .BSL bit-slice pack; absent means slice 0.
+    pub bitslice: Option<u8>,
+    /// The SPECIAL string, verbatim.
+    pub special: Option<String>,
+}
+
+impl TextureDef {
+    pub fn new(name: &str) -> TextureDef {
+        TextureDef {
+            chunk: 0,
+            name: Some(name.into()),
+            scope: None,
+            map: None,
+            minify: None,
+            magnify: None,
+            alpha: None,
+            wrap_u: None,
+            wrap_v: None,
+            detail: None,
+            bitslice: None,
+            special: None,
+        }
+    }
+
+    /// " SCROLL u0 v0 du dv " from SPECIAL: UV offset (u0 + du·t, v0 + dv·t), t in seconds.
+    pub fn scroll(&self) -> Option<[f32; 4]> {
+        parse_scroll(self.special.as_deref()?)
+    }
+}
+
+/// Find `SCROLL u0 v0 du dv` (case-insensitive) among a SPECIAL string's words.
+pub fn parse_scroll(special: &str) -> Option<[f32; 4]> {
+    let words: Vec<&str> = special.split_whitespace().collect();
+    let at = words.iter().position(|w| w.eq_ignore_ascii_case("SCROLL"))?;
+    let mut out = [0.0f32; 4];
+    for (k, v) in out.iter_mut().enumerate() {
+        *v = words.get(at + 1 + k)?.parse().ok().filter(|x: &f32| x.is_finite())?;
+    }
+    Some(out)
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RampDef {
+    pub chunk: u32,
+    pub name: Option<String>,
+    pub scope: Option<u8>,
+    /// color0 and color1.
+    pub colors: Option<[[f32; 3]; 2]>,
 }
 
 /// A parsed DIV-BIZ2 file: geometry, or a material library.
@@ -140,10 +244,27 @@ pub struct Biz2File {
     pub header: Header,
     pub objects: Vec<Object>,
     pub materials: Vec<MaterialDef>,
+    pub textures: Vec<TextureDef>,
+    pub ramps: Vec<RampDef>,
+    /// COMMENT chunks, as text.
+    pub comments: Vec<String>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
 impl Biz2File {
+    pub fn new(kind: FileKind, header: Header) -> Biz2File {
+        Biz2File {
+            kind,
+            header,
+            objects: Vec::new(),
+            materials: Vec::new(),
+            textures: Vec::new(),
+            ramps: Vec::new(),
+            comments: Vec::new(),
+            diagnostics: Vec::new(),
+        }
+    }
+
     /// Parse and build in one go. A framing error is fatal; problems inside meshes are
     /// diagnostics and the rest still loads.
     pub fn parse(bytes: &[u8]) -> Result<(ChunkTree<'_>, Biz2File), ParseError> {
@@ -264,18 +385,24 @@ impl Builder<'_, '_> {
 
     fn build(mut self) -> Biz2File {
         let tree = self.tree;
-        let mut file = Biz2File {
-            kind: if &tree.magic == MAGIC_MATERIALS { FileKind::Materials } else { FileKind::Geometry },
-            header: Header::default(),
-            objects: Vec::new(),
-            materials: Vec::new(),
-            diagnostics: Vec::new(),
-        };
+        let kind = if &tree.magic == MAGIC_MATERIALS { FileKind::Materials } else { FileKind::Geometry };
+        let mut file = Biz2File::new(kind, Header::default());
+        for (i, c) in tree.chunks.iter().enumerate() {
+            if c.misplaced {
+                let parent = c.parent.map_or("the top level", |p| tree.chunks[p as usize].name());
+                self.diag(c.offset, i as u32, format!("{} ({:#06x}) is not expected inside {parent}; kept as an opaque chunk", c.name(), c.tag_word));
+            }
+            if c.id == tags::COMMENT {
+                file.comments.push(cstr(tree.payload(c)));
+            }
+        }
         for i in tree.children(None) {
             match self.chunk(i).id {
                 tags::HEADER => file.header = self.header(i),
                 tags::OBJECT => file.objects.push(self.object(i)),
                 tags::MATERIAL => file.materials.push(self.material(i)),
+                tags::TEXTURE => file.textures.push(self.texture(i)),
+                tags::RAMP => file.ramps.push(self.ramp(i)),
                 _ => {}
             }
         }
@@ -309,7 +436,7 @@ impl Builder<'_, '_> {
     }
 
     fn object(&mut self, at: u32) -> Object {
-        let mut o = Object { chunk: at, name: None, sv_vertex: None, lods: Vec::new(), points: 0 };
+        let mut o = Object { chunk: at, name: None, sv_vertex: None, lods: Vec::new(), points: Vec::new() };
         // 1994 files hang patches straight under OBJECT: they form one implicit LOD.
         let mut flat = Lod { chunk: None, distance: None, transition: None, patches: Vec::new() };
         for i in self.tree.children(Some(at)) {
@@ -329,7 +456,7 @@ impl Builder<'_, '_> {
                     }
                 }
                 tags::PATCH => flat.patches.push(self.patch(i, &mut o.points)),
-                tags::SPHERE_LIST => o.points += self.tree.children(Some(i)).count(),
+                tags::SPHERE_LIST => self.spheres(i, &mut o.points),
                 _ => {}
             }
         }
@@ -339,7 +466,7 @@ impl Builder<'_, '_> {
         o
     }
 
-    fn lod(&mut self, at: u32, points: &mut usize) -> Lod {
+    fn lod(&mut self, at: u32, points: &mut Vec<LightPoint>) -> Lod {
         let mut lod = Lod { chunk: Some(at), distance: None, transition: None, patches: Vec::new() };
         for i in self.tree.children(Some(at)) {
             let c = self.chunk(i).clone();
@@ -351,14 +478,14 @@ impl Builder<'_, '_> {
                 },
                 tags::LOD_TRANSITION => lod.transition = f32s::<1>(p).map(|[t]| t),
                 tags::PATCH => lod.patches.push(self.patch(i, points)),
-                tags::SPHERE_LIST => *points += self.tree.children(Some(i)).count(),
+                tags::SPHERE_LIST => self.spheres(i, points),
                 _ => {}
             }
         }
         lod
     }
 
-    fn patch(&mut self, at: u32, points: &mut usize) -> Patch {
+    fn patch(&mut self, at: u32, points: &mut Vec<LightPoint>) -> Patch {
         let mut patch = Patch {
             chunk: at,
             name: None,
@@ -383,7 +510,7 @@ impl Builder<'_, '_> {
                 tags::TRISTRIP => patch.primitives.push(self.primitive(i, PrimitiveKind::TriStrip)),
                 tags::POLYGON => patch.primitives.push(self.primitive(i, PrimitiveKind::Polygon)),
                 tags::POLYSTRIP => patch.primitives.push(self.primitive(i, PrimitiveKind::PolyStrip)),
-                tags::SPHERE_LIST => *points += self.tree.children(Some(i)).count(),
+                tags::SPHERE_LIST => self.spheres(i, points),
                 _ => {}
             }
         }
@@ -533,27 +660,91 @@ impl Builder<'_, '_> {
         Some(face.iter().map(|&i| i as u32).collect())
     }
 
+    fn spheres(&mut self, at: u32, points: &mut Vec<LightPoint>) {
+        for i in self.tree.children(Some(at)) {
+            let c = self.chunk(i).clone();
+            if c.id != tags::SPHERE {
+                continue;
+            }
+            let p = self.tree.payload(&c);
+            match f32s::<3>(p) {
+                Some(position) => points.push(LightPoint { chunk: i, position, radius: f32s::<4>(p).map(|v| v[3]) }),
+                None => self.short(i, "at least three 4-byte floats (the centre)"),
+            }
+        }
+    }
+
+    /// A leaf that must hold `N` floats: the values, or a diagnostic.
+    fn floats<const N: usize>(&mut self, i: u32, p: &[u8]) -> Option<[f32; N]> {
+        let v = f32s::<N>(p);
+        if v.is_none() {
+            self.short(i, &format!("{N} 4-byte floats"));
+        }
+        v
+    }
+
     fn material(&mut self, at: u32) -> MaterialDef {
-        let mut m = MaterialDef { chunk: at, name: None, diffuse: None, ambient: None, texture: None };
+        let mut m = MaterialDef { chunk: at, name: None, ..MaterialDef::new("") };
         for i in self.tree.children(Some(at)) {
             let c = self.chunk(i).clone();
             let p = self.tree.payload(&c);
             match c.id {
                 tags::NAME => m.name = Some(cstr(p)),
-                tags::DIFFUSE => match f32s::<3>(p) {
-                    Some(d) => m.diffuse = Some(d),
-                    None => self.short(i, "three 4-byte floats"),
+                tags::SCOPE => m.scope = p.first().copied(),
+                tags::MATERIAL_TEXTURE => match p.first() {
+                    Some(&mode) => m.texture = Some(TextureRef { mode, name: (mode == 2).then(|| cstr(&p[1..])) }),
+                    None => self.short(i, "a mode byte"),
                 },
-                tags::AMBIENT => m.ambient = f32s::<3>(p),
-                tags::MATERIAL_TEXTURE => {
-                    if p.first() == Some(&2) {
-                        m.texture = Some(cstr(&p[1..]));
-                    }
-                }
+                tags::AMBIENT => m.ambient = self.floats::<3>(i, p),
+                tags::DIFFUSE => m.diffuse = self.floats::<3>(i, p),
+                tags::SPECULAR => m.specular = self.floats::<4>(i, p),
+                tags::EMISSIVE => m.emissive = self.floats::<3>(i, p),
+                tags::OPACITY => m.opacity = self.floats::<3>(i, p),
+                tags::MATERIAL_RAMP => m.ramp = Some(cstr(p)),
                 _ => {}
             }
         }
         m
+    }
+
+    fn texture(&mut self, at: u32) -> TextureDef {
+        let mut t = TextureDef { chunk: at, name: None, ..TextureDef::new("") };
+        for i in self.tree.children(Some(at)) {
+            let c = self.chunk(i).clone();
+            let p = self.tree.payload(&c);
+            let byte = p.first().copied();
+            match c.id {
+                tags::NAME => t.name = Some(cstr(p)),
+                tags::SCOPE => t.scope = byte,
+                tags::TEXTURE_MAP => t.map = Some(cstr(p)),
+                tags::MINIFY => t.minify = byte,
+                tags::MAGNIFY => t.magnify = byte,
+                tags::ALPHA => t.alpha = byte,
+                tags::WRAP_U => t.wrap_u = byte,
+                tags::WRAP_V => t.wrap_v = byte,
+                tags::DETAIL => t.detail = byte,
+                tags::BITSLICE => t.bitslice = byte,
+                tags::SV_SPECIAL => t.special = Some(cstr(p)),
+                _ => {}
+            }
+        }
+        t
+    }
+
+    fn ramp(&mut self, at: u32) -> RampDef {
+        let mut r = RampDef { chunk: at, name: None, scope: None, colors: None };
+        for i in self.tree.children(Some(at)) {
+            let c = self.chunk(i).clone();
+            let p = self.tree.payload(&c);
+            match c.id {
+                tags::NAME => r.name = Some(cstr(p)),
+                tags::SCOPE => r.scope = p.first().copied(),
+                // Inside RAMP, 0x031 is the ramp data (color0, color1), not SV_B_MATERIAL.
+                tags::SV_B_MATERIAL => r.colors = self.floats::<6>(i, p).map(|v| [[v[0], v[1], v[2]], [v[3], v[4], v[5]]]),
+                _ => {}
+            }
+        }
+        r
     }
 }
 

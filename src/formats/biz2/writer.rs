@@ -1,7 +1,7 @@
 //! The DIV-BIZ2 writer: builds chunk trees and serialises them. Used for the demo archive,
 //! test fixtures and round-trip property tests.
 
-use super::model::{Biz2File, Connectivity, FileKind, Header, Lod, MaterialDef, MaterialRef, Object, Patch, Primitive, PrimitiveKind, VertexBlock};
+use super::model::{Biz2File, Connectivity, FileKind, Header, LightPoint, Lod, MaterialDef, MaterialRef, Object, Patch, Primitive, PrimitiveKind, RampDef, TextureDef, VertexBlock};
 use super::raw::{MAGIC_GEOMETRY, MAGIC_MATERIALS};
 use super::tags;
 
@@ -79,6 +79,9 @@ pub fn write_file(file: &Biz2File, opts: WriteOptions) -> Vec<u8> {
         FileKind::Materials => MAGIC_MATERIALS,
     };
     let mut nodes = vec![header_node(&file.header)];
+    nodes.extend(file.comments.iter().map(|c| Node::string(tags::COMMENT, c)));
+    nodes.extend(file.textures.iter().map(texture_node));
+    nodes.extend(file.ramps.iter().map(ramp_node));
     nodes.extend(file.materials.iter().map(material_node));
     nodes.extend(file.objects.iter().map(object_node));
     write_nodes(magic, &nodes, opts)
@@ -110,24 +113,82 @@ fn header_node(h: &Header) -> Node {
     Node::container(tags::HEADER, c)
 }
 
+fn byte_leaf(c: &mut Vec<Node>, id: u16, v: Option<u8>) {
+    if let Some(v) = v {
+        c.push(Node::leaf(id, vec![v]));
+    }
+}
+
+fn string_leaf(c: &mut Vec<Node>, id: u16, v: &Option<String>) {
+    if let Some(v) = v {
+        c.push(Node::string(id, v));
+    }
+}
+
+fn floats_leaf(c: &mut Vec<Node>, id: u16, v: Option<&[f32]>) {
+    if let Some(v) = v {
+        c.push(Node::floats(id, v));
+    }
+}
+
 fn material_node(m: &MaterialDef) -> Node {
     let mut c = Vec::new();
-    if let Some(n) = &m.name {
-        c.push(Node::string(tags::NAME, n));
-    }
+    string_leaf(&mut c, tags::NAME, &m.name);
+    byte_leaf(&mut c, tags::SCOPE, m.scope);
     if let Some(t) = &m.texture {
-        let mut p = vec![2u8];
-        p.extend(t.as_bytes());
-        p.push(0);
+        let mut p = vec![t.mode];
+        if let Some(name) = &t.name {
+            p.extend(name.as_bytes());
+            p.push(0);
+        }
         c.push(Node::leaf(tags::MATERIAL_TEXTURE, p));
     }
-    if let Some(a) = m.ambient {
-        c.push(Node::floats(tags::AMBIENT, &a));
-    }
-    if let Some(d) = m.diffuse {
-        c.push(Node::floats(tags::DIFFUSE, &d));
-    }
+    floats_leaf(&mut c, tags::AMBIENT, m.ambient.as_ref().map(|v| &v[..]));
+    floats_leaf(&mut c, tags::DIFFUSE, m.diffuse.as_ref().map(|v| &v[..]));
+    floats_leaf(&mut c, tags::SPECULAR, m.specular.as_ref().map(|v| &v[..]));
+    floats_leaf(&mut c, tags::EMISSIVE, m.emissive.as_ref().map(|v| &v[..]));
+    floats_leaf(&mut c, tags::OPACITY, m.opacity.as_ref().map(|v| &v[..]));
+    string_leaf(&mut c, tags::MATERIAL_RAMP, &m.ramp);
     Node::container(tags::MATERIAL, c)
+}
+
+fn texture_node(t: &TextureDef) -> Node {
+    let mut c = Vec::new();
+    string_leaf(&mut c, tags::NAME, &t.name);
+    byte_leaf(&mut c, tags::SCOPE, t.scope);
+    string_leaf(&mut c, tags::TEXTURE_MAP, &t.map);
+    byte_leaf(&mut c, tags::MINIFY, t.minify);
+    byte_leaf(&mut c, tags::MAGNIFY, t.magnify);
+    byte_leaf(&mut c, tags::ALPHA, t.alpha);
+    byte_leaf(&mut c, tags::WRAP_U, t.wrap_u);
+    byte_leaf(&mut c, tags::WRAP_V, t.wrap_v);
+    byte_leaf(&mut c, tags::DETAIL, t.detail);
+    byte_leaf(&mut c, tags::BITSLICE, t.bitslice);
+    string_leaf(&mut c, tags::SV_SPECIAL, &t.special);
+    Node::container(tags::TEXTURE, c)
+}
+
+fn ramp_node(r: &RampDef) -> Node {
+    let mut c = Vec::new();
+    string_leaf(&mut c, tags::NAME, &r.name);
+    byte_leaf(&mut c, tags::SCOPE, r.scope);
+    if let Some([a, b]) = r.colors {
+        // Inside RAMP the ramp data shares its id with SV_B_MATERIAL.
+        c.push(Node::floats(tags::SV_B_MATERIAL, &[a, b].concat()));
+    }
+    Node::container(tags::RAMP, c)
+}
+
+fn sphere_list_node(points: &[LightPoint]) -> Node {
+    let spheres = points
+        .iter()
+        .map(|p| {
+            let mut v = p.position.to_vec();
+            v.extend(p.radius);
+            Node::floats(tags::SPHERE, &v)
+        })
+        .collect();
+    Node::container(tags::SPHERE_LIST, spheres)
 }
 
 fn object_node(o: &Object) -> Node {
@@ -144,6 +205,9 @@ fn object_node(o: &Object) -> Node {
             // The implicit LOD of a 1994 object: its patches sit straight under OBJECT.
             None => c.extend(lod.patches.iter().map(patch_node)),
         }
+    }
+    if !o.points.is_empty() {
+        c.push(sphere_list_node(&o.points));
     }
     Node::container(tags::OBJECT, c)
 }
