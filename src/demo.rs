@@ -2,7 +2,7 @@
 //! DIV-BIZ2 writer. It is what a newcomer sees first and what the browser tests load.
 
 use crate::formats::biz2::writer::{write_file, WriteOptions};
-use crate::formats::biz2::{Biz2File, Connectivity, FileKind, Header, Lod, MaterialDef, MaterialRef, Object, Patch, Primitive, PrimitiveKind, VertexBlock};
+use crate::formats::biz2::{Biz2File, Connectivity, FileKind, Header, LightPoint, Lod, MaterialDef, MaterialRef, Object, Patch, Primitive, PrimitiveKind, VertexBlock};
 use std::f32::consts::TAU;
 
 /// Relative path and bytes of every file in the demo archive.
@@ -120,7 +120,13 @@ fn hexpod() -> Biz2File {
         Lod { chunk: Some(0), distance: Some([0.0, 60.0]), transition: Some(2.0), patches: vec![patch("hull", "hull_mtl", vec![fine])] },
         Lod { chunk: Some(0), distance: Some([60.0, 400.0]), transition: Some(2.0), patches: vec![patch("hull", "hull_mtl", vec![coarse])] },
     ];
-    geometry(vec![object("hexpod", lods)])
+    // Six running lights on the roof rim: a point-only FX object like the pods' *_LP models.
+    let lights = Object {
+        points: ring(6, 1.55, 1.05).enumerate().map(|(i, position)| LightPoint { chunk: 0, position, radius: Some(0.05 + 0.01 * i as f32) }).collect(),
+        lods: Vec::new(),
+        ..object("hexpod_lp", Vec::new())
+    };
+    geometry(vec![object("hexpod", lods), lights])
 }
 
 /// A vertex-coloured tower drawn as one TRISTRIP around a 12-sided tube.
@@ -184,6 +190,8 @@ mod tests {
         assert_eq!(o.lods[1].triangle_count(), 8 + 12);
         assert_eq!(o.lods[1].distance, Some([60.0, 400.0]));
         assert_eq!(file.triangle_count(), 26);
+        assert_eq!(file.objects[1].points.len(), 6);
+        assert!((file.objects[1].points[5].radius.unwrap() - 0.1).abs() < 1e-6);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The summary behind `relicview info --json` and the viewer's info panel. Its field names
 //! are a contract that scripts rely on: add fields, never rename.
 
+use crate::archive::{ArchiveIndex, Libraries, MaterialResolution};
 use crate::formats::biz2::{Biz2File, ChunkTree, FileKind, MaterialRef};
 use crate::formats::{Diagnostic, ParseError};
 use serde::Serialize;
@@ -60,6 +61,10 @@ pub struct Info {
     pub specials: Vec<String>,
     pub material_defs: Vec<MaterialInfo>,
     pub textures: Vec<TextureInfo>,
+    /// With an archive root: how each named material resolved (None without a root).
+    pub material_resolution: Option<Vec<MaterialResolution>>,
+    /// With an archive root: the named materials that could not be found.
+    pub missing_materials: Option<Vec<String>>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -132,6 +137,16 @@ pub fn summarize(tree: &ChunkTree<'_>, file: Biz2File) -> Info {
             .iter()
             .map(|t| TextureInfo { name: t.name.clone().unwrap_or_default(), map: t.map.clone(), scroll: t.scroll() })
             .collect(),
+        material_resolution: None,
+        missing_materials: None,
         diagnostics: file.diagnostics,
     }
+}
+
+/// Fill in how the model's named materials resolve in an archive whose libraries have been
+/// read into `libraries`.
+pub fn resolve_materials(info: &mut Info, index: &ArchiveIndex, libraries: &Libraries, model_path: &str) {
+    let resolved: Vec<MaterialResolution> = info.materials.iter().map(|r| libraries.resolve(index, model_path, r).0).collect();
+    info.missing_materials = Some(resolved.iter().filter(|r| !r.found).map(|r| r.reference.clone()).collect());
+    info.material_resolution = Some(resolved);
 }

@@ -4,6 +4,8 @@
 //! `scene` (neutral meshes, no GPU), `render` and `web` (browser only), and the native
 //! `serve`/`demo` modules behind the command line.
 
+pub mod archive;
+pub mod census;
 pub mod demo;
 pub mod formats;
 pub mod info;

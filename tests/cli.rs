@@ -63,6 +63,39 @@ fn demo_writes_a_game_tree_that_info_reads() {
 }
 
 #[test]
+fn info_with_root_resolves_libraries_nearest_first_and_census_counts_everything() {
+    let dir = temp_dir("root");
+    demo(&dir);
+    // A second game tree with its own DEMO.BMF that lacks hull_mtl.
+    std::fs::create_dir_all(dir.join("OTHER/MATERIAL")).unwrap();
+    std::fs::copy(dir.join("DEMO/MATERIAL/DEMO.BMF"), dir.join("OTHER/MATERIAL/demo.bmf")).unwrap();
+    std::fs::create_dir_all(dir.join("OTHER/VIDEO")).unwrap();
+    std::fs::copy(dir.join("DEMO/VIDEO/TOWER.BGF"), dir.join("OTHER/VIDEO/TOWER.BGF")).unwrap();
+    let out = bin().args(["info", "--json", "--root"]).arg(&dir).arg(dir.join("OTHER/VIDEO/TOWER.BGF")).output().unwrap();
+    assert!(out.status.success());
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["material_resolution"][0]["library"], "OTHER/MATERIAL/demo.bmf", "same game tree first, case ignored");
+    assert_eq!(j["material_resolution"][0]["also"], serde_json::json!(["DEMO/MATERIAL/DEMO.BMF"]));
+    assert_eq!(j["missing_materials"], serde_json::json!([]));
+    assert_eq!(j["objects"][1]["points"], serde_json::Value::Null, "TOWER has one object");
+
+    let (_, hex) = info(&dir.join("DEMO/VIDEO/HEXPOD.BGF"));
+    assert_eq!(hex["objects"][1]["points"], 6);
+    assert!(hex["material_resolution"].is_null(), "no root, no resolution");
+
+    std::fs::write(dir.join("OTHER/BROKEN.BGF"), b"DIV-BIZ2\x03\x00").unwrap();
+    let out = bin().args(["census", "--json"]).arg(&dir).output().unwrap();
+    assert!(out.status.success());
+    let c: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(c["files"], 7);
+    assert_eq!(c["kinds"]["biz2-geometry"], 5);
+    assert_eq!(c["closes_exactly"], 6);
+    assert_eq!(c["point_only_objects"], 1);
+    assert_eq!(c["failed"][0]["path"], "OTHER/BROKEN.BGF");
+    assert_eq!(c["failed"][0]["offset"], 10);
+}
+
+#[test]
 fn info_on_a_bad_file_exits_1_with_the_offset() {
     let dir = temp_dir("bad");
     demo(&dir);

@@ -20,7 +20,7 @@ fuzz_target!(|data: &[u8]| {
             }
         }
         if let Ok((tree, file)) = Biz2File::parse(input) {
-            let mesh = file.mesh(0);
+            let mesh = file.mesh(0, &|_| None);
             assert_eq!(mesh.positions.len(), mesh.triangle_chunks.len() * 3);
             let _ = mesh.bounds();
             let rewritten = write_file(&file, WriteOptions::default());

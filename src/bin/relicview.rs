@@ -1,9 +1,12 @@
 //! The native command line, on the same core as the browser viewer.
 
 use clap::{Parser, Subcommand};
+use relicview::archive::{ArchiveIndex, Libraries};
+use relicview::census::{self, Census};
+use relicview::formats::biz2::Biz2File;
 use relicview::{demo, info, serve};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -19,6 +22,15 @@ enum Command {
     Info {
         file: PathBuf,
         /// Print the summary as one JSON object.
+        #[arg(long)]
+        json: bool,
+        /// The archive the file belongs to: resolve its material libraries there.
+        #[arg(long)]
+        root: Option<PathBuf>,
+    },
+    /// Parse every file of an archive and report kinds, chunk statistics and failures.
+    Census {
+        dir: PathBuf,
         #[arg(long)]
         json: bool,
     },
@@ -42,7 +54,8 @@ enum Command {
 
 fn main() -> ExitCode {
     match Cli::parse().command {
-        Command::Info { file, json } => run_info(&file, json),
+        Command::Info { file, json, root } => run_info(&file, json, root.as_deref()),
+        Command::Census { dir, json } => run_census(&dir, json),
         Command::Serve { dir, port, bind, site } => {
             let site = site.unwrap_or_else(|| {
                 if PathBuf::from("index.html").is_file() {
@@ -80,13 +93,39 @@ fn main() -> ExitCode {
     }
 }
 
-fn run_info(file: &PathBuf, json: bool) -> ExitCode {
+/// The archive's listing, and the libraries a model at `model_path` needs, read from disk.
+fn archive_libraries(root: &Path, model_path: &str, references: &[String]) -> std::io::Result<(ArchiveIndex, Libraries)> {
+    let listing = serve::list_archive(root)?;
+    let index = ArchiveIndex::new(listing.files.into_iter().map(|f| f.path));
+    let mut libraries = Libraries::default();
+    for path in Libraries::wanted(&index, model_path, references) {
+        // A library that does not parse simply resolves nothing; `info` on it says why.
+        let Ok(bytes) = std::fs::read(root.join(&path)) else { continue };
+        if let Ok((_, lib)) = Biz2File::parse(&bytes) {
+            libraries.insert(&path, lib);
+        }
+    }
+    Ok((index, libraries))
+}
+
+fn run_info(file: &Path, json: bool, root: Option<&Path>) -> ExitCode {
     let bytes = match std::fs::read(file) {
         Ok(b) => b,
         Err(e) => return fail(json, &format!("{}: {e}", file.display()), None),
     };
     match info::biz2_info(&bytes) {
-        Ok(info) => {
+        Ok(mut info) => {
+            if let Some(root) = root {
+                // The model's path inside the archive decides which library is nearest.
+                let model_path = match (file.canonicalize(), root.canonicalize()) {
+                    (Ok(f), Ok(r)) => f.strip_prefix(&r).map(|p| p.to_string_lossy().replace('\\', "/")).unwrap_or_default(),
+                    _ => String::new(),
+                };
+                match archive_libraries(root, &model_path, &info.materials) {
+                    Ok((index, libraries)) => info::resolve_materials(&mut info, &index, &libraries, &model_path),
+                    Err(e) => return fail(json, &format!("{}: {e}", root.display()), None),
+                }
+            }
             if json {
                 println!("{}", serde_json::to_string(&info).expect("info serialises"));
             } else {
@@ -94,6 +133,9 @@ fn run_info(file: &PathBuf, json: bool) -> ExitCode {
                 println!("  {} objects, {} vertices, {} triangles (LOD 0)", info.objects.len(), info.vertices, info.triangles);
                 for d in &info.diagnostics {
                     println!("  warning at byte {} ({}): {}", d.offset, d.path, d.message);
+                }
+                for m in info.missing_materials.iter().flatten() {
+                    println!("  material not found: {m}");
                 }
             }
             if info.diagnostics.is_empty() {
@@ -104,6 +146,48 @@ fn run_info(file: &PathBuf, json: bool) -> ExitCode {
         }
         Err(e) => fail(json, &format!("{}: {e}", file.display()), Some(e.offset)),
     }
+}
+
+fn run_census(dir: &Path, json: bool) -> ExitCode {
+    let listing = match serve::list_archive(dir) {
+        Ok(l) => l,
+        Err(e) => return fail(json, &format!("{}: {e}", dir.display()), None),
+    };
+    let bar = indicatif::ProgressBar::new(listing.files.len() as u64);
+    bar.set_style(indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {msg}").expect("valid template"));
+    let mut census = Census::default();
+    for f in &listing.files {
+        bar.set_message(f.path.clone());
+        match std::fs::read(dir.join(&f.path)) {
+            Ok(bytes) => census.add(&f.path, &bytes),
+            Err(e) => census.failed.push(census::FailedFile { path: f.path.clone(), offset: 0, message: format!("cannot read: {e}") }),
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    if json {
+        println!("{}", serde_json::to_string(&census).expect("census serialises"));
+    } else {
+        println!("{} files, {} bytes", census.files, census.bytes);
+        for (k, n) in &census.kinds {
+            println!("  {k:16} {n}");
+        }
+        println!("DIV-BIZ2: {} files, {} close exactly, {} failed", census.biz2_files, census.closes_exactly, census.failed.len());
+        println!("  length widths: 1-byte {} · 2-byte {} · 4-byte {}", census.length_widths.get("1").unwrap_or(&0), census.length_widths.get("2").unwrap_or(&0), census.length_widths.get("4").unwrap_or(&0));
+        println!("  objects: {} meshes, {} light-point only; {} triangles (LOD 0)", census.mesh_objects, census.point_only_objects, census.triangles);
+        let mut tags: Vec<_> = census.tags.iter().collect();
+        tags.sort_by(|a, b| b.1.cmp(a.1));
+        for (t, n) in tags {
+            println!("  {t:28} {n}");
+        }
+        for (t, files) in &census.unknown_tags {
+            println!("  unknown tag {t} in {}", files.join(", "));
+        }
+        for f in &census.failed {
+            println!("  FAILED {}: {}", f.path, f.message);
+        }
+    }
+    ExitCode::SUCCESS
 }
 
 fn fail(json: bool, message: &str, offset: Option<usize>) -> ExitCode {

@@ -284,12 +284,20 @@ impl Biz2File {
     }
 
     /// The drawable mesh of one LOD of every object (LODs beyond an object's last are
-    /// skipped), de-indexed so that faces without normals shade flat.
-    pub fn mesh(&self, lod: usize) -> Mesh {
+    /// skipped), de-indexed so that faces without normals shade flat. `material` gives the
+    /// diffuse colour of a patch's front material where it can be resolved; vertex colours
+    /// win over it, luminance scales it, and anything unresolved is neutral grey.
+    pub fn mesh(&self, lod: usize, material: &dyn Fn(&MaterialRef) -> Option<[f32; 3]>) -> Mesh {
+        const GREY: [f32; 3] = [0.72, 0.72, 0.70];
         let mut mesh = Mesh::default();
         for object in &self.objects {
             let Some(lod) = object.lods.get(lod) else { continue };
             for patch in &lod.patches {
+                let base = match &patch.front {
+                    Some(MaterialRef::SameAsFront) | None => None,
+                    Some(r) => material(r),
+                }
+                .unwrap_or(GREY);
                 for prim in &patch.primitives {
                     let v = &prim.vertices;
                     let first = mesh.triangle_count() as u32;
@@ -297,9 +305,14 @@ impl Biz2File {
                         let p = t.map(|i| v.positions[i as usize]);
                         let face = face_normal(p);
                         for (k, &i) in t.iter().enumerate() {
+                            let i = i as usize;
                             mesh.positions.push(p[k]);
-                            mesh.normals.push(v.normals.as_ref().map_or(face, |n| n[i as usize]));
-                            let c = v.colors.as_ref().map(|c| c[i as usize]).unwrap_or([0.72, 0.72, 0.70, 1.0]);
+                            mesh.normals.push(v.normals.as_ref().map_or(face, |n| n[i]));
+                            let c = match (&v.colors, &v.lum) {
+                                (Some(c), _) => c[i],
+                                (None, Some(l)) => [base[0] * l[i][0], base[1] * l[i][0], base[2] * l[i][0], l[i][1]],
+                                (None, None) => [base[0], base[1], base[2], 1.0],
+                            };
                             mesh.colors.push(c.map(|x| (x.clamp(0.0, 1.0) * 255.0).round() as u8));
                         }
                         mesh.triangle_chunks.push(src);
@@ -318,6 +331,16 @@ impl Biz2File {
             }
         }
         mesh
+    }
+
+    /// Light points of one LOD's objects (points belong to the object, so every LOD shows them).
+    pub fn light_points(&self) -> Vec<[f32; 3]> {
+        self.objects.iter().flat_map(|o| o.points.iter().map(|p| p.position)).filter(|p| p.iter().all(|x| x.is_finite())).collect()
+    }
+
+    /// Most LODs of any object.
+    pub fn lod_count(&self) -> usize {
+        self.objects.iter().map(|o| o.lods.len()).max().unwrap_or(0)
     }
 }
 

@@ -1,0 +1,132 @@
+//! `relicview census`: what BT411's census reported over a whole archive, and more.
+
+use crate::formats::biz2::{raw, Biz2File, ChunkTree};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// What a file is, by its content first and its extension second.
+pub fn kind_of(path: &str, bytes: &[u8]) -> &'static str {
+    match bytes.get(..8) {
+        Some(m) if m == raw::MAGIC_GEOMETRY => "biz2-geometry",
+        Some(m) if m == raw::MAGIC_MATERIALS => "biz2-materials",
+        Some(b"DIV-VIZ2") => "viz2-text",
+        Some(b"DIV-VMF2") => "vmf2-text",
+        _ => {
+            let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+            match ext.as_str() {
+                "bgf" | "bmf" | "b2z" => "biz2-unreadable",
+                "map" => "map",
+                "mod" => "mod",
+                "sub" => "sub",
+                "bsx" => "bsx",
+                _ => "unknown",
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FailedFile {
+    pub path: String,
+    pub offset: usize,
+    pub message: String,
+}
+
+#[derive(Debug, Default, Serialize, PartialEq)]
+pub struct Census {
+    pub files: usize,
+    pub bytes: u64,
+    /// Files per kind (see [`kind_of`]).
+    pub kinds: BTreeMap<String, usize>,
+    pub biz2_files: usize,
+    pub closes_exactly: usize,
+    /// Chunks by width of their length field.
+    pub length_widths: BTreeMap<String, usize>,
+    /// Chunks per resolved tag id, as "0x0046 PMESH".
+    pub tags: BTreeMap<String, usize>,
+    /// Unknown tag ids with up to ten of the files they occur in.
+    pub unknown_tags: BTreeMap<String, Vec<String>>,
+    /// Objects with triangles, and objects with only light points.
+    pub mesh_objects: usize,
+    pub point_only_objects: usize,
+    pub triangles: usize,
+    /// Files with at least one diagnostic.
+    pub files_with_diagnostics: usize,
+    pub failed: Vec<FailedFile>,
+}
+
+impl Census {
+    pub fn add(&mut self, path: &str, bytes: &[u8]) {
+        self.files += 1;
+        self.bytes += bytes.len() as u64;
+        let kind = kind_of(path, bytes);
+        *self.kinds.entry(kind.to_string()).or_default() += 1;
+        if !kind.starts_with("biz2") {
+            return;
+        }
+        self.biz2_files += 1;
+        let tree = ChunkTree::parse(bytes);
+        let [w1, w2, w4] = tree.length_widths();
+        for (w, n) in [("1", w1), ("2", w2), ("4", w4)] {
+            *self.length_widths.entry(w.to_string()).or_default() += n;
+        }
+        for c in &tree.chunks {
+            *self.tags.entry(format!("{:#06x} {}", c.id, c.name())).or_default() += 1;
+            if !c.known {
+                let files = self.unknown_tags.entry(format!("{:#06x}", c.id)).or_default();
+                if files.len() < 10 && files.last().map(String::as_str) != Some(path) {
+                    files.push(path.to_string());
+                }
+            }
+        }
+        if tree.closes_exactly {
+            self.closes_exactly += 1;
+        }
+        match Biz2File::parse(bytes) {
+            Ok((_, file)) => {
+                for o in &file.objects {
+                    let tris: usize = o.lods.iter().map(|l| l.triangle_count()).sum();
+                    if tris > 0 {
+                        self.mesh_objects += 1;
+                    } else if !o.points.is_empty() {
+                        self.point_only_objects += 1;
+                    }
+                }
+                self.triangles += file.triangle_count();
+                if !file.diagnostics.is_empty() {
+                    self.files_with_diagnostics += 1;
+                }
+            }
+            Err(e) => self.failed.push(FailedFile { path: path.to_string(), offset: e.offset, message: e.to_string() }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn census_of_the_demo_archive_plus_a_broken_file() {
+        let mut c = Census::default();
+        let files = crate::demo::demo_files();
+        for (p, b) in &files {
+            c.add(p, b);
+        }
+        let cube = &files[0].1;
+        c.add("BAD.BGF", &cube[..cube.len() - 3]);
+        c.add("NOTES.TXT", b"hello");
+        assert_eq!(c.files, 6);
+        assert_eq!(c.kinds["biz2-geometry"], 4);
+        assert_eq!(c.kinds["biz2-materials"], 1);
+        assert_eq!(c.kinds["unknown"], 1);
+        assert_eq!(c.closes_exactly, 4);
+        assert_eq!(c.failed.len(), 1);
+        assert_eq!(c.failed[0].path, "BAD.BGF");
+        assert_eq!(c.mesh_objects, 3);
+        // CUBE 1, HEXPOD 2 (one per LOD), and the broken copy of CUBE, cut in its trailer.
+        assert_eq!(c.tags["0x0046 PMESH"], 1 + 2 + 1);
+        assert_eq!(c.tags["0x0044 TRISTRIP"], 1);
+        assert!(c.unknown_tags.is_empty());
+    }
+}
