@@ -71,11 +71,11 @@ pub struct Info {
 /// Parse a DIV-BIZ2 file and summarise it.
 pub fn biz2_info(bytes: &[u8]) -> Result<Info, ParseError> {
     let (tree, file) = Biz2File::parse(bytes)?;
-    Ok(summarize(&tree, file))
+    Ok(summarize(&tree, &file))
 }
 
-/// Summarise an already parsed file (its diagnostics move into the summary).
-pub fn summarize(tree: &ChunkTree<'_>, file: Biz2File) -> Info {
+/// Summarise an already parsed file.
+pub fn summarize(tree: &ChunkTree<'_>, file: &Biz2File) -> Info {
     let bytes = tree.bytes;
     let [w1, w2, w4] = tree.length_widths();
     let lod0 = || file.objects.iter().filter_map(|o| o.lods.first());
@@ -139,7 +139,7 @@ pub fn summarize(tree: &ChunkTree<'_>, file: Biz2File) -> Info {
             .collect(),
         material_resolution: None,
         missing_materials: None,
-        diagnostics: file.diagnostics,
+        diagnostics: file.diagnostics.clone(),
     }
 }
 

@@ -58,3 +58,18 @@ impl Bounds {
         (glam::Vec3::from(self.max) - glam::Vec3::from(self.min)).length() * 0.5
     }
 }
+
+/// One level of detail: its mesh and the camera distances [in, out] it is meant for.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SceneLod {
+    pub mesh: Mesh,
+    pub distance: Option<[f32; 2]>,
+}
+
+/// A whole model ready to draw: one mesh per LOD (LOD i of every object), and light points
+/// as (centre, radius).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SceneModel {
+    pub lods: Vec<SceneLod>,
+    pub points: Vec<([f32; 3], f32)>,
+}

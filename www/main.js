@@ -46,6 +46,7 @@ function setEntries(entries, sourceLabel) {
     list.append(li);
   }
   $('archive-summary').textContent = `${state.entries.length} files · ${sourceLabel}`;
+  state.viewer.setListing(state.entries.map((e) => e.path));
 }
 
 function markSelected(path) {
@@ -56,15 +57,16 @@ function markSelected(path) {
   if (entry && entry.element) entry.element.scrollIntoView({ block: 'nearest' });
 }
 
-function addRow(dl, label, value) {
+function addRow(dl, label, value, bad = false) {
   const dt = document.createElement('dt');
   dt.textContent = label;
   const dd = document.createElement('dd');
   dd.textContent = value;
+  if (bad) dd.className = 'bad';
   dl.append(dt, dd);
 }
 
-function showInfo(path, info) {
+function showInfo(path, info, libraryErrors) {
   $('info-title').textContent = path;
   const error = $('info-error');
   error.hidden = true;
@@ -81,14 +83,22 @@ function showInfo(path, info) {
   if (info.scale !== null && info.scale !== undefined) addRow(dl, 'scale', String(info.scale));
   for (const o of info.objects) {
     const lods = o.lods.map((l, i) => `LOD ${i}${l.distance ? ` [${l.distance.join('–')}]` : ''}: ${l.triangles} tris`).join(' · ');
-    addRow(dl, `object ${o.name ?? '(unnamed)'}`, lods || (o.points ? `${o.points} light points` : 'empty'));
+    const points = o.points ? `${o.points} light points` : '';
+    addRow(dl, `object ${o.name ?? '(unnamed)'}`, [lods, points].filter(Boolean).join(' · ') || 'empty');
   }
   addRow(dl, 'drawn (LOD 0)', `${info.triangles} triangles · ${info.vertices} vertices`);
   if (info.bounds) {
     const f = (v) => v.map((x) => x.toFixed(2)).join(', ');
     addRow(dl, 'bounds', `min (${f(info.bounds.min)}) max (${f(info.bounds.max)})`);
   }
-  if (info.materials.length) addRow(dl, 'materials', info.materials.join(', '));
+  for (const r of info.material_resolution || []) {
+    addRow(dl, `material ${r.reference}`, r.found ? `from ${r.library}` : r.library ? `not in ${r.library} (drawn grey)` : 'no library in the archive (drawn grey)', !r.found);
+  }
+  for (const e of libraryErrors) addRow(dl, 'library error', e, true);
+  if (info.specials.length) addRow(dl, 'specials', info.specials.join(' · '));
+  for (const t of info.textures) {
+    addRow(dl, `texture ${t.name}`, `${t.map ?? 'no map'}${t.scroll ? ` · scroll ${t.scroll.join(' ')}` : ''}`);
+  }
   for (const m of info.material_defs) {
     addRow(dl, `material ${m.name}`, m.diffuse ? `diffuse ${m.diffuse.map((x) => x.toFixed(2)).join(', ')}` : '—');
   }
@@ -119,9 +129,19 @@ async function doOpen(path) {
   markSelected(entry.path);
   setHashPath(entry.path);
   let info;
+  const libraryErrors = [];
   try {
     const bytes = new Uint8Array(await entry.read());
-    info = state.viewer.open(entry.path, bytes);
+    const libraries = state.viewer.load(entry.path, bytes);
+    for (const lib of libraries) {
+      const libEntry = state.byPath.get(lib.toLowerCase());
+      try {
+        state.viewer.addLibrary(lib, new Uint8Array(await libEntry.read()));
+      } catch (err) {
+        libraryErrors.push(err && err.message ? err.message : String(err));
+      }
+    }
+    info = state.viewer.show();
   } catch (err) {
     entry.element?.classList.add('failed');
     showError(entry.path, err);
@@ -129,9 +149,37 @@ async function doOpen(path) {
     throw err;
   }
   entry.element?.classList.remove('failed');
-  showInfo(entry.path, info);
+  showInfo(entry.path, info, libraryErrors);
+  syncToolbar();
   const stats = await state.viewport.requestFrame();
   return { triangles: stats.triangles, drawCalls: stats.drawCalls };
+}
+
+// The toolbar mirrors the viewer's options and the open file's LOD count.
+function syncToolbar() {
+  const o = state.viewer.options();
+  const count = state.viewer.stats().lodCount;
+  const select = $('lod-select');
+  select.replaceChildren(...Array.from({ length: Math.max(count, 1) }, (_, i) => {
+    const opt = document.createElement('option');
+    opt.value = String(i);
+    opt.textContent = String(i);
+    return opt;
+  }));
+  select.value = String(Math.min(o.lod, Math.max(count - 1, 0)));
+  select.disabled = count < 2 || o.autoLod;
+  $('opt-autolod').checked = o.autoLod;
+  $('opt-autolod').disabled = count < 2;
+  $('opt-wireframe').checked = o.wireframe;
+  $('opt-cullback').checked = o.cullBack;
+}
+
+async function setOptions(changes) {
+  await ready;
+  state.viewer.setOptions(changes);
+  syncToolbar();
+  const stats = await state.viewport.requestFrame();
+  return { triangles: stats.triangles, drawCalls: stats.drawCalls, lod: stats.lod };
 }
 
 function open(path) {
@@ -174,8 +222,13 @@ window.relicview = {
   open,
   stats,
   permalink,
+  // {wireframe, cullBack, autoLod, lod} → frame stats after the change is drawn.
+  setOptions,
+  setLod: (lod) => setOptions({ lod, autoLod: false }),
   // Reads the framebuffer back: {width, height, background, nonBackground}.
   pixelStats: () => state.viewer.pixelStats(),
+  // The frame as {width, height, data: RGBA bytes, top row first}.
+  readPixels: () => ({ width: $('viewport').width, height: $('viewport').height, data: state.viewer.readPixels() }),
 };
 
 function bindShell() {
@@ -196,6 +249,11 @@ function bindShell() {
     const next = state.entries[Math.min(state.entries.length - 1, Math.max(0, i + (e.key === 'ArrowDown' ? 1 : -1)))];
     if (next) open(next.path).catch(() => {});
   });
+  $('lod-select').addEventListener('change', (e) => setOptions({ lod: Number(e.target.value) }));
+  $('opt-autolod').addEventListener('change', (e) => setOptions({ autoLod: e.target.checked }));
+  $('opt-wireframe').addEventListener('change', (e) => setOptions({ wireframe: e.target.checked }));
+  $('opt-cullback').addEventListener('change', (e) => setOptions({ cullBack: e.target.checked }));
+  $('frame-button').addEventListener('click', () => { state.viewer.home(); state.viewport.requestFrame(); });
   const overlay = $('drop-overlay');
   window.addEventListener('dragover', (e) => { e.preventDefault(); overlay.hidden = false; });
   window.addEventListener('dragleave', (e) => { if (!e.relatedTarget) overlay.hidden = true; });
@@ -216,7 +274,12 @@ async function boot() {
   const canvas = $('viewport');
   state.viewer = new Viewer(canvas);
   state.viewport = new Viewport(canvas, state.viewer);
-  state.viewport.onFrame = (s) => { $('hud-stats').textContent = `${s.triangles} triangles · ${s.drawCalls} draw call${s.drawCalls === 1 ? "" : "s"}`; };
+  state.viewport.onFrame = (s) => {
+    const lod = s.lod === null || s.lod === undefined ? '' : ` · LOD ${s.lod}`;
+    $('hud-stats').textContent = `${s.triangles} triangles · ${s.drawCalls} draw call${s.drawCalls === 1 ? '' : 's'}${lod}`;
+    // With distance switching the LOD follows the camera: keep the picker in step.
+    if (s.lod !== null && s.lod !== undefined && $('lod-select').value !== String(s.lod)) $('lod-select').value = String(s.lod);
+  };
   readyResolve();
   state.viewport.requestFrame();
   const hosted = await hostedEntries(location.href).catch(() => null);

@@ -26,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
             let rewritten = write_file(&file, WriteOptions::default());
             let (_, again) = Biz2File::parse(&rewritten).expect("the writer's output parses");
             assert_eq!(again.triangle_count(), file.triangle_count());
-            let _ = relicview::info::summarize(&tree, file);
+            let _ = relicview::info::summarize(&tree, &file);
         }
     }
 });

@@ -1,24 +1,56 @@
 //! The only module that knows three-d: uploads `scene` meshes to the GPU, owns the camera
 //! and draws frames into the page's WebGL2 canvas.
 
-use crate::scene::{Bounds, Mesh};
+use crate::scene::{Bounds, Mesh, SceneModel};
 use std::sync::Arc;
 use three_d::{
-    degrees, vec3, Camera, ClearState, ColorMaterial, Context, CpuMesh, Gm, InnerSpace, Mesh as GpuMesh, Positions, RenderTarget, Srgba, Vec3, Viewport,
+    degrees, vec3, Camera, ClearState, ColorMaterial, Context, CpuMesh, Cull, Gm, InnerSpace, Mesh as GpuMesh, Positions, RenderStates, RenderTarget, Srgba, Vec3,
+    Viewport, Wireframe,
 };
 
 /// Background colour (sRGB bytes), also what pixel tests compare against.
 pub const BACKGROUND: [u8; 3] = [24, 26, 31];
 const FOV_DEGREES: f32 = 45.0;
+const WIRE_COLOR: Srgba = Srgba { r: 240, g: 240, b: 240, a: 255 };
+const POINT_COLOR: [u8; 4] = [255, 236, 150, 255];
+
+/// One level of detail as uploaded: what the file says about when to show it, and the
+/// wireframe made the first time it is asked for.
+struct GpuLod {
+    solid: Gm<GpuMesh, ColorMaterial>,
+    positions: Vec<Vec3>,
+    wire: Option<Wireframe>,
+    triangles: usize,
+    distance: Option<[f32; 2]>,
+}
+
+/// What the renderer is asked to show; the web glue owns these switches.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ViewOptions {
+    pub wireframe: bool,
+    /// Hide back faces. Off by default: winding is unconfirmed in these files.
+    pub cull_back: bool,
+    /// Pick the LOD by camera distance (LOD_DISTANCE in/out) instead of `lod`.
+    pub auto_lod: bool,
+    pub lod: usize,
+}
+
+impl Default for ViewOptions {
+    fn default() -> Self {
+        ViewOptions { wireframe: false, cull_back: false, auto_lod: false, lod: 0 }
+    }
+}
 
 pub struct Renderer {
     context: Context,
     camera: Camera,
-    model: Option<Gm<GpuMesh, ColorMaterial>>,
+    lods: Vec<GpuLod>,
+    points: Option<Gm<GpuMesh, ColorMaterial>>,
     bounds: Option<Bounds>,
-    triangles: usize,
+    pub options: ViewOptions,
     width: u32,
     height: u32,
+    shown_lod: Option<usize>,
 }
 
 impl Renderer {
@@ -26,7 +58,17 @@ impl Renderer {
         let context = Context::from_gl_context(Arc::new(gl)).map_err(|e| e.to_string())?;
         let viewport = Viewport::new_at_origo(width.max(1), height.max(1));
         let camera = Camera::new_perspective(viewport, vec3(3.0, 2.0, 4.0), vec3(0.0, 0.0, 0.0), vec3(0.0, 1.0, 0.0), degrees(FOV_DEGREES), 0.01, 1000.0);
-        Ok(Renderer { context, camera, model: None, bounds: None, triangles: 0, width: width.max(1), height: height.max(1) })
+        Ok(Renderer {
+            context,
+            camera,
+            lods: Vec::new(),
+            points: None,
+            bounds: None,
+            options: ViewOptions::default(),
+            width: width.max(1),
+            height: height.max(1),
+            shown_lod: None,
+        })
     }
 
     pub fn resize(&mut self, width: u32, height: u32) {
@@ -35,21 +77,27 @@ impl Renderer {
         self.camera.set_viewport(Viewport::new_at_origo(self.width, self.height));
     }
 
-    /// Replace the drawn model with `mesh` (None clears) and frame the camera on it.
-    pub fn set_mesh(&mut self, mesh: Option<&Mesh>) {
-        self.model = None;
-        self.triangles = 0;
+    /// Replace the drawn model (None clears) and frame the camera on its first LOD (or its
+    /// light points when it has no triangles).
+    pub fn set_model(&mut self, model: Option<&SceneModel>) {
+        self.lods.clear();
+        self.points = None;
         self.bounds = None;
-        let Some(mesh) = mesh.filter(|m| m.triangle_count() > 0) else { return };
-        let cpu = CpuMesh {
-            positions: Positions::F32(mesh.positions.iter().map(|p| vec3(p[0], p[1], p[2])).collect()),
-            colors: Some(lit_colors(mesh)),
-            ..Default::default()
-        };
-        let material = ColorMaterial { color: Srgba::WHITE, ..Default::default() };
-        self.model = Some(Gm::new(GpuMesh::new(&self.context, &cpu), material));
-        self.triangles = mesh.triangle_count();
-        self.bounds = mesh.bounds();
+        self.shown_lod = None;
+        let Some(model) = model else { return };
+        for (mesh, distance) in model.lods.iter().map(|l| (&l.mesh, &l.distance)) {
+            let positions: Vec<Vec3> = mesh.positions.iter().map(|p| vec3(p[0], p[1], p[2])).collect();
+            let cpu = CpuMesh { positions: Positions::F32(positions.clone()), colors: Some(lit_colors(mesh)), ..Default::default() };
+            let material = ColorMaterial { color: Srgba::WHITE, ..Default::default() };
+            self.lods.push(GpuLod { solid: Gm::new(GpuMesh::new(&self.context, &cpu), material), positions, wire: None, triangles: mesh.triangle_count(), distance: *distance });
+        }
+        let point_bounds = points_bounds(&model.points);
+        self.bounds = model.lods.iter().find_map(|l| l.mesh.bounds()).or(point_bounds);
+        if !model.points.is_empty() {
+            let size = self.bounds.map_or(0.05, |b| b.radius() * 0.015);
+            let cpu = point_markers(&model.points, size);
+            self.points = Some(Gm::new(GpuMesh::new(&self.context, &cpu), ColorMaterial { color: Srgba::WHITE, ..Default::default() }));
+        }
         self.frame();
     }
 
@@ -62,11 +110,20 @@ impl Renderer {
         let distance = radius / (FOV_DEGREES.to_radians() * 0.5).sin() * 1.15;
         let dir = vec3(0.55, 0.45, 0.7).normalize();
         self.camera.set_view(center + dir * distance, center, vec3(0.0, 1.0, 0.0));
-        self.camera.set_perspective_projection(degrees(FOV_DEGREES), distance * 0.01, distance * 10.0 + radius * 4.0);
+        self.update_projection();
     }
 
     fn radius(&self) -> f32 {
         self.bounds.map_or(1.0, |b| b.radius().max(1e-3))
+    }
+
+    fn distance(&self) -> f32 {
+        (self.camera.position() - self.camera.target()).magnitude()
+    }
+
+    fn update_projection(&mut self) {
+        let (d, r) = (self.distance(), self.radius());
+        self.camera.set_perspective_projection(degrees(FOV_DEGREES), (d * 0.01).min(r * 0.1), d * 10.0 + r * 4.0);
     }
 
     /// Orbit around the target by a drag of (dx, dy) CSS pixels.
@@ -77,38 +134,73 @@ impl Renderer {
 
     /// Move camera and target across the view by a drag of (dx, dy) CSS pixels.
     pub fn pan(&mut self, dx: f32, dy: f32) {
-        let distance = (self.camera.position() - self.camera.target()).magnitude();
         // World units per CSS pixel at the target's depth.
-        let scale = 2.0 * distance * (FOV_DEGREES.to_radians() * 0.5).tan() / self.height as f32;
+        let scale = 2.0 * self.distance() * (FOV_DEGREES.to_radians() * 0.5).tan() / self.height as f32;
         let right = self.camera.right_direction();
         let up = self.camera.up_orthogonal();
         let change: Vec3 = right * (-dx * scale) + up * (dy * scale);
         self.camera.translate(change);
     }
 
-    /// Zoom exponentially: positive `steps` move closer (one wheel notch is about 1).
+    /// Zoom exponentially: positive `steps` move closer (one wheel notch is about 1). The
+    /// far limit is generous so that distance-switched LODs can be seen to switch.
     pub fn zoom(&mut self, steps: f32) {
-        let distance = (self.camera.position() - self.camera.target()).magnitude();
+        let distance = self.distance();
         let factor = (-steps * 0.15).exp();
         let r = self.radius();
+        let far = self.lods.iter().filter_map(|l| l.distance.map(|d| d[1])).fold(r * 200.0, f32::max);
         let target = self.camera.target();
-        self.camera.zoom_towards(target, distance - distance * factor, r * 0.02, r * 200.0);
-        let d = (self.camera.position() - self.camera.target()).magnitude();
-        self.camera.set_perspective_projection(degrees(FOV_DEGREES), (d * 0.01).min(r * 0.1), d * 10.0 + r * 4.0);
+        self.camera.zoom_towards(target, distance - distance * factor, r * 0.02, far * 1.2);
+        self.update_projection();
+    }
+
+    /// The LOD the options select at the current camera distance.
+    pub fn current_lod(&self) -> Option<usize> {
+        if self.lods.is_empty() {
+            return None;
+        }
+        if !self.options.auto_lod {
+            return Some(self.options.lod.min(self.lods.len() - 1));
+        }
+        let d = self.bounds.map_or(self.distance(), |b| {
+            let c = b.center();
+            (self.camera.position() - vec3(c.x, c.y, c.z)).magnitude()
+        });
+        let within = |l: &GpuLod| l.distance.is_some_and(|[near, far]| d >= near && d < far);
+        let beyond = |l: &GpuLod| l.distance.is_some_and(|[near, _]| d >= near);
+        self.lods.iter().position(within).or_else(|| self.lods.iter().rposition(beyond)).or(Some(0))
     }
 
     /// Draw one frame; returns the number of draw calls issued.
     pub fn render(&mut self) -> u32 {
         let [r, g, b] = BACKGROUND.map(|c| c as f32 / 255.0);
+        let lod = self.current_lod();
+        self.shown_lod = lod;
+        let cull = if self.options.cull_back { Cull::Back } else { Cull::None };
+        if let Some(i) = lod {
+            let l = &mut self.lods[i];
+            l.solid.material.render_states = RenderStates { cull, ..Default::default() };
+            if self.options.wireframe && l.wire.is_none() {
+                l.wire = Some(Wireframe::new(&self.context, &l.positions, 1.0, WIRE_COLOR));
+            }
+        }
         let target = RenderTarget::screen(&self.context, self.width, self.height);
         target.clear(ClearState::color_and_depth(r, g, b, 1.0, 1.0));
-        match &self.model {
-            Some(model) => {
-                target.render(&self.camera, [model], &[]);
-                1
+        let mut calls = 0;
+        if let Some(i) = lod {
+            let l = &self.lods[i];
+            target.render(&self.camera, [&l.solid], &[]);
+            calls += 1;
+            if let (true, Some(wire)) = (self.options.wireframe, &l.wire) {
+                target.render(&self.camera, [wire], &[]);
+                calls += 1;
             }
-            None => 0,
         }
+        if let Some(points) = &self.points {
+            target.render(&self.camera, [points], &[]);
+            calls += 1;
+        }
+        calls
     }
 
     /// Read back the frame just drawn (bottom row first).
@@ -117,12 +209,49 @@ impl Renderer {
         target.read_color::<[u8; 4]>()
     }
 
+    /// Triangles of the LOD drawn in the last frame.
     pub fn triangles(&self) -> usize {
-        self.triangles
+        self.shown_lod.and_then(|i| self.lods.get(i)).map_or(0, |l| l.triangles)
+    }
+    pub fn shown_lod(&self) -> Option<usize> {
+        self.shown_lod
     }
     pub fn size(&self) -> (u32, u32) {
         (self.width, self.height)
     }
+}
+
+fn points_bounds(points: &[([f32; 3], f32)]) -> Option<Bounds> {
+    let mut it = points.iter();
+    let (first, _) = it.next()?;
+    let (mut min, mut max) = (*first, *first);
+    for (p, _) in it {
+        for k in 0..3 {
+            min[k] = min[k].min(p[k]);
+            max[k] = max[k].max(p[k]);
+        }
+    }
+    Some(Bounds { min, max })
+}
+
+/// A small octahedron at every light point, sized by its radius (or `size` when smaller).
+fn point_markers(points: &[([f32; 3], f32)], size: f32) -> CpuMesh {
+    let mut positions = Vec::with_capacity(points.len() * 24);
+    let mut colors = Vec::with_capacity(points.len() * 24);
+    let dirs = [vec3(1.0, 0.0, 0.0), vec3(0.0, 0.0, 1.0), vec3(-1.0, 0.0, 0.0), vec3(0.0, 0.0, -1.0)];
+    let [r, g, b, a] = POINT_COLOR;
+    for &(p, radius) in points {
+        let c = vec3(p[0], p[1], p[2]);
+        let s = radius.max(size);
+        for k in 0..4 {
+            let (d0, d1) = (dirs[k] * s, dirs[(k + 1) % 4] * s);
+            for pole in [vec3(0.0, s, 0.0), vec3(0.0, -s, 0.0)] {
+                positions.extend([c + d0, c + d1, c + pole]);
+                colors.extend([Srgba::new(r, g, b, a); 3]);
+            }
+        }
+    }
+    CpuMesh { positions: Positions::F32(positions), colors: Some(colors), ..Default::default() }
 }
 
 /// Vertex colours with a fixed key light and fill baked in, so the unlit ColorMaterial

@@ -1,10 +1,12 @@
 //! wasm-bindgen glue: the only module that knows the browser. It translates between the JS
 //! shell and the core; everything it calls is tested natively.
 
+use crate::archive::{ArchiveIndex, Libraries};
+use crate::formats::biz2::{Biz2File, MaterialRef};
 use crate::formats::ParseError;
-use crate::info;
-use crate::render::{Renderer, BACKGROUND};
-use serde::Serialize;
+use crate::info::{self, Info};
+use crate::render::{Renderer, ViewOptions, BACKGROUND};
+use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -18,7 +20,7 @@ fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
     Ok(value.serialize(&serde_wasm_bindgen::Serializer::json_compatible())?)
 }
 
-/// An Error whose message names the file and byte offset, with `offset` and `path`
+/// An Error whose message names the file and byte offset, with `offset` and `chunkPath`
 /// properties so scripts need not parse the text.
 fn parse_error(file: &str, e: &ParseError) -> JsValue {
     let err = js_sys::Error::new(&format!("{file}: {e}"));
@@ -27,12 +29,19 @@ fn parse_error(file: &str, e: &ParseError) -> JsValue {
     err.into()
 }
 
+fn js_error(message: &str) -> JsValue {
+    js_sys::Error::new(message).into()
+}
+
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct FrameStats {
     triangles: usize,
     draw_calls: u32,
     fps: f64,
+    /// The LOD drawn in the last frame (null when nothing is open).
+    lod: Option<usize>,
+    lod_count: usize,
 }
 
 #[derive(Serialize)]
@@ -44,10 +53,30 @@ struct PixelStats {
     non_background: usize,
 }
 
-/// One viewport on a page canvas.
+/// Switches the shell may set; missing fields keep their value.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct OptionChanges {
+    wireframe: Option<bool>,
+    cull_back: Option<bool>,
+    auto_lod: Option<bool>,
+    lod: Option<usize>,
+}
+
+/// A parsed file waiting for its libraries before it is shown.
+struct Loaded {
+    path: String,
+    file: Biz2File,
+    info: Info,
+}
+
+/// One viewport on a page canvas, and the archive it shows files from.
 #[wasm_bindgen]
 pub struct Viewer {
     renderer: Renderer,
+    index: ArchiveIndex,
+    libraries: Libraries,
+    loaded: Option<Loaded>,
     draw_calls: u32,
     /// Timestamps (ms) of recent frames, for the fps figure.
     frame_times: std::collections::VecDeque<f64>,
@@ -64,32 +93,99 @@ impl Viewer {
         attrs.set_alpha(false);
         let gl = canvas
             .get_context_with_context_options("webgl2", &attrs)?
-            .ok_or_else(|| JsValue::from(js_sys::Error::new("this browser has no WebGL2 context for the canvas")))?
+            .ok_or_else(|| js_error("this browser has no WebGL2 context for the canvas"))?
             .dyn_into::<web_sys::WebGl2RenderingContext>()?;
         let gl = three_d::context::Context::from_webgl2_context(gl);
-        let renderer = Renderer::new(gl, canvas.width(), canvas.height()).map_err(|e| JsValue::from(js_sys::Error::new(&e)))?;
-        Ok(Viewer { renderer, draw_calls: 0, frame_times: Default::default() })
+        let renderer = Renderer::new(gl, canvas.width(), canvas.height()).map_err(|e| js_error(&e))?;
+        Ok(Viewer {
+            renderer,
+            index: ArchiveIndex::default(),
+            libraries: Libraries::default(),
+            loaded: None,
+            draw_calls: 0,
+            frame_times: Default::default(),
+        })
     }
 
-    /// Parse a file, upload LOD 0 of its geometry and frame the camera. Returns the same
-    /// summary `relicview info --json` prints. A file that fails to parse clears the view
-    /// and throws an Error naming the byte offset.
-    pub fn open(&mut self, path: &str, bytes: &[u8]) -> Result<JsValue, JsValue> {
-        let parsed = crate::formats::biz2::Biz2File::parse(bytes);
-        let (tree, file) = match parsed {
+    /// The paths of the archive now open (names only; bytes are read on demand).
+    #[wasm_bindgen(js_name = setListing)]
+    pub fn set_listing(&mut self, paths: Vec<String>) {
+        self.index = ArchiveIndex::new(paths);
+        self.libraries = Libraries::default();
+    }
+
+    /// Parse a file. Returns the archive paths of the material libraries it needs that
+    /// have not been read yet; hand each to `addLibrary`, then call `show`. A file that
+    /// fails to parse clears the view and throws an Error naming the byte offset.
+    pub fn load(&mut self, path: &str, bytes: &[u8]) -> Result<Vec<String>, JsValue> {
+        self.loaded = None;
+        let (tree, file) = match Biz2File::parse(bytes) {
             Ok(p) => p,
             Err(e) => {
-                self.renderer.set_mesh(None);
+                self.renderer.set_model(None);
                 return Err(parse_error(path, &e));
             }
         };
-        let mesh = file.mesh(0);
-        self.renderer.set_mesh(Some(&mesh));
-        to_js(&info::summarize(&tree, file))
+        let info = info::summarize(&tree, &file);
+        let wanted = Libraries::wanted(&self.index, path, &info.materials);
+        self.loaded = Some(Loaded { path: path.to_string(), file, info });
+        Ok(wanted.into_iter().filter(|p| !self.libraries.contains(p)).collect())
+    }
+
+    /// Read a material library. A broken one throws (naming its offset) and resolves nothing.
+    #[wasm_bindgen(js_name = addLibrary)]
+    pub fn add_library(&mut self, path: &str, bytes: &[u8]) -> Result<(), JsValue> {
+        let (_, file) = Biz2File::parse(bytes).map_err(|e| parse_error(path, &e))?;
+        self.libraries.insert(path, file);
+        Ok(())
+    }
+
+    /// Upload the loaded file with its materials resolved, frame the camera, and return the
+    /// summary `relicview info --json --root` prints.
+    pub fn show(&mut self) -> Result<JsValue, JsValue> {
+        let loaded = self.loaded.as_mut().ok_or_else(|| js_error("show() without a loaded file"))?;
+        let (index, libraries, path) = (&self.index, &self.libraries, loaded.path.as_str());
+        let material = |r: &MaterialRef| match r {
+            MaterialRef::Named(n) => libraries.resolve(index, path, n).1.and_then(|m| m.diffuse),
+            _ => None,
+        };
+        let scene = loaded.file.scene(&material);
+        info::resolve_materials(&mut loaded.info, index, libraries, path);
+        self.renderer.options.lod = 0;
+        self.renderer.set_model(Some(&scene));
+        to_js(&loaded.info)
     }
 
     pub fn clear(&mut self) {
-        self.renderer.set_mesh(None);
+        self.loaded = None;
+        self.renderer.set_model(None);
+    }
+
+    /// Change view switches: {wireframe, cullBack, autoLod, lod}.
+    #[wasm_bindgen(js_name = setOptions)]
+    pub fn set_options(&mut self, changes: JsValue) -> Result<(), JsValue> {
+        let c: OptionChanges = serde_wasm_bindgen::from_value(changes)?;
+        let o = &mut self.renderer.options;
+        let ViewOptions { wireframe, cull_back, auto_lod, lod } = o;
+        *wireframe = c.wireframe.unwrap_or(*wireframe);
+        *cull_back = c.cull_back.unwrap_or(*cull_back);
+        *auto_lod = c.auto_lod.unwrap_or(*auto_lod);
+        *lod = c.lod.unwrap_or(*lod);
+        Ok(())
+    }
+
+    #[wasm_bindgen(js_name = options)]
+    pub fn options_js(&self) -> Result<JsValue, JsValue> {
+        let o = self.renderer.options;
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Out {
+            wireframe: bool,
+            cull_back: bool,
+            auto_lod: bool,
+            lod: usize,
+        }
+        to_js(&Out { wireframe: o.wireframe, cull_back: o.cull_back, auto_lod: o.auto_lod, lod: o.lod })
     }
 
     pub fn resize(&mut self, width: u32, height: u32) {
@@ -120,10 +216,16 @@ impl Viewer {
         self.stats()
     }
 
-    /// {triangles, drawCalls, fps}: fps counts the frames drawn in the last second (the
-    /// viewer draws only when something changes, so an idle view reports few).
+    /// {triangles, drawCalls, fps, lod, lodCount}: fps counts the frames drawn in the last
+    /// second (the viewer draws only when something changes, so an idle view reports few).
     pub fn stats(&self) -> Result<JsValue, JsValue> {
-        let stats = FrameStats { triangles: self.renderer.triangles(), draw_calls: self.draw_calls, fps: self.frame_times.len() as f64 };
+        let stats = FrameStats {
+            triangles: self.renderer.triangles(),
+            draw_calls: self.draw_calls,
+            fps: self.frame_times.len() as f64,
+            lod: self.renderer.shown_lod(),
+            lod_count: self.loaded.as_ref().map_or(0, |l| l.file.lod_count()),
+        };
         to_js(&stats)
     }
 
@@ -135,5 +237,15 @@ impl Viewer {
         let non_background = pixels.iter().filter(|p| p[..3].iter().zip(BACKGROUND).any(|(&a, b)| a.abs_diff(b) > 3)).count();
         let (width, height) = self.renderer.size();
         to_js(&PixelStats { width, height, background: BACKGROUND, non_background })
+    }
+
+    /// Redraw and return the frame as RGBA bytes, top row first (width × height × 4).
+    #[wasm_bindgen(js_name = readPixels)]
+    pub fn read_pixels(&mut self) -> Vec<u8> {
+        self.draw_calls = self.renderer.render();
+        let pixels = self.renderer.read_pixels();
+        let (w, _) = self.renderer.size();
+        // read_color returns the bottom row first.
+        pixels.chunks(w as usize).rev().flatten().flatten().copied().collect()
     }
 }

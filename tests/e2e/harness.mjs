@@ -81,7 +81,7 @@ export async function canvasCoverage(page) {
   const png = PNG.sync.read(await page.locator('#viewport').screenshot());
   const { bg, masks } = await page.evaluate(() => {
     const c = document.getElementById('viewport').getBoundingClientRect();
-    const masks = ['info-panel', 'hud'].map((id) => {
+    const masks = ['info-panel', 'hud', 'toolbar'].map((id) => {
       const r = document.getElementById(id).getBoundingClientRect();
       return [r.left - c.left, r.top - c.top, r.right - c.left, r.bottom - c.top];
     });

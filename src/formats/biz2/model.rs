@@ -5,7 +5,7 @@
 use super::raw::{Chunk, ChunkTree, MAGIC_MATERIALS};
 use super::tags::{self, VertexLayout};
 use crate::formats::{Diagnostic, ParseError};
-use crate::scene::{Mesh, MeshGroup};
+use crate::scene::{Mesh, MeshGroup, SceneLod, SceneModel};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -333,9 +333,21 @@ impl Biz2File {
         mesh
     }
 
-    /// Light points of one LOD's objects (points belong to the object, so every LOD shows them).
-    pub fn light_points(&self) -> Vec<[f32; 3]> {
-        self.objects.iter().flat_map(|o| o.points.iter().map(|p| p.position)).filter(|p| p.iter().all(|x| x.is_finite())).collect()
+    /// Every LOD as a mesh, and the light points (which belong to objects, not LODs).
+    /// An LOD's distances are those of the first object that has that LOD.
+    pub fn scene(&self, material: &dyn Fn(&MaterialRef) -> Option<[f32; 3]>) -> SceneModel {
+        SceneModel {
+            lods: (0..self.lod_count())
+                .map(|i| SceneLod { mesh: self.mesh(i, material), distance: self.objects.iter().find_map(|o| o.lods.get(i)).and_then(|l| l.distance) })
+                .collect(),
+            points: self
+                .objects
+                .iter()
+                .flat_map(|o| o.points.iter())
+                .filter(|p| p.position.iter().all(|x| x.is_finite()))
+                .map(|p| (p.position, p.radius.filter(|r| r.is_finite() && *r >= 0.0).unwrap_or(0.0)))
+                .collect(),
+        }
     }
 
     /// Most LODs of any object.
