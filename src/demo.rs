@@ -173,6 +173,10 @@ mod tests {
             let (tree, file) = Biz2File::parse(&bytes).unwrap_or_else(|e| panic!("{path}: {e}"));
             assert!(tree.closes_exactly, "{path}");
             assert!(file.diagnostics.is_empty(), "{path}: {:?}", file.diagnostics);
+            // The writer writes nothing the reader does not explain.
+            let cov = tree.coverage();
+            assert_eq!((cov.opaque, cov.unclaimed), (0, 0), "{path}: {cov:?}");
+            assert_eq!(cov.framing + cov.decoded, bytes.len(), "{path}");
         }
     }
 

@@ -2,6 +2,7 @@
 //! are a contract that scripts rely on: add fields, never rename.
 
 use crate::archive::{ArchiveIndex, Libraries, MaterialResolution};
+use crate::formats::biz2::raw::Coverage;
 use crate::formats::biz2::{Biz2File, ChunkTree, FileKind, MaterialRef};
 use crate::formats::{Diagnostic, ParseError};
 use serde::Serialize;
@@ -65,6 +66,8 @@ pub struct Info {
     pub material_resolution: Option<Vec<MaterialResolution>>,
     /// With an archive root: the named materials that could not be found.
     pub missing_materials: Option<Vec<String>>,
+    /// Bytes by how they were accounted for.
+    pub coverage: Coverage,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -139,6 +142,7 @@ pub fn summarize(tree: &ChunkTree<'_>, file: &Biz2File) -> Info {
             .collect(),
         material_resolution: None,
         missing_materials: None,
+        coverage: tree.coverage(),
         diagnostics: file.diagnostics.clone(),
     }
 }

@@ -329,3 +329,19 @@ fn misplaced_structural_chunks_are_kept_with_a_diagnostic() {
     assert_eq!(f.diagnostics[0].offset, 8);
     assert!(f.diagnostics[0].message.contains("not expected inside the top level"), "{}", f.diagnostics[0].message);
 }
+
+#[test]
+fn coverage_tells_decoded_opaque_and_unclaimed_bytes_apart() {
+    let mut name = b"box\0".to_vec();
+    name.extend([0xAA, 0xBB]); // two bytes after the NUL that nothing explains
+    let object = Node::container(tags::OBJECT, vec![Node::leaf(tags::NAME, name), Node::leaf(0x0777, vec![1, 2, 3])]);
+    let bytes = write_nodes(b"DIV-BIZ2", &[object], WriteOptions::default());
+    let (tree, _) = Biz2File::parse(&bytes).unwrap();
+    let cov = tree.coverage();
+    assert_eq!(cov.decoded, 4);
+    assert_eq!(cov.unclaimed, 2);
+    assert_eq!(cov.opaque, 3);
+    assert_eq!(cov.framing + cov.decoded + cov.unclaimed + cov.opaque, bytes.len());
+    let f = tree.fields.iter().find(|f| f.what == "string").unwrap();
+    assert_eq!((f.offset, f.len, f.value.as_str()), (8 + 2 + 1 + 2 + 1, 4, "\"box\""));
+}

@@ -2,7 +2,7 @@
 //! [`ChunkTree`]. Every element keeps the index of the chunk it came from, so a pick in the
 //! 3D view can find its bytes.
 
-use super::raw::{Chunk, ChunkTree, MAGIC_MATERIALS};
+use super::raw::{Chunk, ChunkTree, Field, MAGIC_MATERIALS};
 use super::tags::{self, VertexLayout};
 use crate::formats::{Diagnostic, ParseError};
 use crate::scene::{Mesh, MeshGroup, SceneLod, SceneModel};
@@ -272,7 +272,9 @@ impl Biz2File {
         if let Some(e) = &tree.error {
             return Err(e.clone());
         }
-        let file = Builder { tree: &tree, diagnostics: Vec::new() }.build();
+        let mut tree = tree;
+        let (file, fields) = Builder { tree: &tree, diagnostics: Vec::new(), fields: Vec::new() }.build();
+        tree.fields = fields;
         Ok((tree, file))
     }
 
@@ -387,19 +389,11 @@ fn uint_le(bytes: &[u8]) -> Option<u32> {
     }
 }
 
-fn material_ref(bytes: &[u8]) -> Option<MaterialRef> {
-    Some(match *bytes.first()? {
-        0 => MaterialRef::None,
-        1 => MaterialRef::Named(cstr(&bytes[1..])),
-        2 => MaterialRef::Default,
-        3 => MaterialRef::SameAsFront,
-        t => MaterialRef::Other(t),
-    })
-}
 
 struct Builder<'t, 'a> {
     tree: &'t ChunkTree<'a>,
     diagnostics: Vec<Diagnostic>,
+    fields: Vec<Field>,
 }
 
 impl Builder<'_, '_> {
@@ -418,7 +412,43 @@ impl Builder<'_, '_> {
         self.diag(c.payload_offset, i, format!("{} expected {need}, payload has {} bytes", c.name(), c.len));
     }
 
-    fn build(mut self) -> Biz2File {
+    /// Record what `len` payload bytes of chunk `i`, from `from`, were decoded as.
+    fn field(&mut self, i: u32, from: usize, len: usize, what: impl Into<String>, value: impl Into<String>) {
+        let offset = self.chunk(i).payload_offset + from;
+        self.fields.push(Field { chunk: i, offset, len, what: what.into(), value: value.into() });
+    }
+
+    /// A NUL-terminated string starting `from` bytes into the payload.
+    fn text(&mut self, i: u32, from: usize) -> String {
+        let p = self.tree.payload(self.chunk(i));
+        let rest = p.get(from..).unwrap_or_default();
+        let end = rest.iter().position(|&b| b == 0).map_or(rest.len(), |n| n + 1);
+        let s = cstr(rest);
+        self.field(i, from, end, "string", format!("{s:?}"));
+        s
+    }
+
+    fn byte(&mut self, i: u32) -> Option<u8> {
+        let b = self.tree.payload(self.chunk(i)).first().copied();
+        match b {
+            Some(b) => self.field(i, 0, 1, "u8", b.to_string()),
+            None => self.short(i, "a byte"),
+        }
+        b
+    }
+
+    /// u8 type (0 none, 1 named, 2 default, 3 same as front), then the name for type 1.
+    fn material_ref(&mut self, i: u32) -> Option<MaterialRef> {
+        Some(match self.byte(i)? {
+            0 => MaterialRef::None,
+            1 => MaterialRef::Named(self.text(i, 1)),
+            2 => MaterialRef::Default,
+            3 => MaterialRef::SameAsFront,
+            t => MaterialRef::Other(t),
+        })
+    }
+
+    fn build(mut self) -> (Biz2File, Vec<Field>) {
         let tree = self.tree;
         let kind = if &tree.magic == MAGIC_MATERIALS { FileKind::Materials } else { FileKind::Geometry };
         let mut file = Biz2File::new(kind, Header::default());
@@ -428,7 +458,7 @@ impl Builder<'_, '_> {
                 self.diag(c.offset, i as u32, format!("{} ({:#06x}) is not expected inside {parent}; kept as an opaque chunk", c.name(), c.tag_word));
             }
             if c.id == tags::COMMENT {
-                file.comments.push(cstr(tree.payload(c)));
+                file.comments.push(self.text(i as u32, 0));
             }
         }
         for i in tree.children(None) {
@@ -445,7 +475,8 @@ impl Builder<'_, '_> {
             file.kind = FileKind::Materials;
         }
         file.diagnostics = self.diagnostics;
-        file
+        self.fields.sort_by_key(|f| f.offset);
+        (file, self.fields)
     }
 
     fn header(&mut self, at: u32) -> Header {
@@ -454,16 +485,13 @@ impl Builder<'_, '_> {
             let c = self.chunk(i).clone();
             let p = self.tree.payload(&c);
             match c.id {
-                tags::VERSION => h.version = Some(cstr(p)),
-                tags::DATE => h.date = Some(cstr(p)),
-                tags::TIME => h.time = Some(cstr(p)),
-                tags::SCALE => match f32s::<1>(p) {
-                    Some([s]) => h.scale = Some(s),
-                    None => self.short(i, "a 4-byte float"),
-                },
-                tags::PRECISION => h.precision = p.first().copied(),
-                tags::FILETYPE => h.filetype = p.first().copied(),
-                tags::UNIT => h.unit = p.first().copied(),
+                tags::VERSION => h.version = Some(self.text(i, 0)),
+                tags::DATE => h.date = Some(self.text(i, 0)),
+                tags::TIME => h.time = Some(self.text(i, 0)),
+                tags::SCALE => h.scale = self.floats::<1>(i, p).map(|[s]| s),
+                tags::PRECISION => h.precision = self.byte(i),
+                tags::FILETYPE => h.filetype = self.byte(i),
+                tags::UNIT => h.unit = self.byte(i),
                 _ => {}
             }
         }
@@ -478,9 +506,12 @@ impl Builder<'_, '_> {
             let c = self.chunk(i).clone();
             let p = self.tree.payload(&c);
             match c.id {
-                tags::NAME => o.name = Some(cstr(p)),
+                tags::NAME => o.name = Some(self.text(i, 0)),
                 tags::SV_VERTEX => match uint_le(p) {
-                    Some(v) => o.sv_vertex = Some(v),
+                    Some(v) => {
+                        o.sv_vertex = Some(v);
+                        self.field(i, 0, p.len(), format!("u{}", p.len() * 8), format!("{v:#x}"));
+                    }
                     None => self.short(i, "a 1-, 2- or 4-byte value"),
                 },
                 tags::LOD => {
@@ -507,11 +538,8 @@ impl Builder<'_, '_> {
             let c = self.chunk(i).clone();
             let p = self.tree.payload(&c);
             match c.id {
-                tags::LOD_DISTANCE => match f32s::<2>(p) {
-                    Some(d) => lod.distance = Some(d),
-                    None => self.short(i, "two 4-byte floats (in, out)"),
-                },
-                tags::LOD_TRANSITION => lod.transition = f32s::<1>(p).map(|[t]| t),
+                tags::LOD_DISTANCE => lod.distance = self.floats::<2>(i, p),
+                tags::LOD_TRANSITION => lod.transition = self.floats::<1>(i, p).map(|[t]| t),
                 tags::PATCH => lod.patches.push(self.patch(i, points)),
                 tags::SPHERE_LIST => self.spheres(i, points),
                 _ => {}
@@ -532,15 +560,13 @@ impl Builder<'_, '_> {
             primitives: Vec::new(),
         };
         for i in self.tree.children(Some(at)) {
-            let c = self.chunk(i).clone();
-            let p = self.tree.payload(&c);
-            match c.id {
-                tags::NAME => patch.name = Some(cstr(p)),
-                tags::SV_F_MATERIAL => patch.front = material_ref(p),
-                tags::SV_B_MATERIAL => patch.back = material_ref(p),
-                tags::SV_SPECIAL => patch.special = Some(cstr(p)),
-                tags::SV_FACETED => patch.faceted = p.first().copied(),
-                tags::SV_DECAL => patch.decal = p.first().copied(),
+            match self.chunk(i).id {
+                tags::NAME => patch.name = Some(self.text(i, 0)),
+                tags::SV_F_MATERIAL => patch.front = self.material_ref(i),
+                tags::SV_B_MATERIAL => patch.back = self.material_ref(i),
+                tags::SV_SPECIAL => patch.special = Some(self.text(i, 0)),
+                tags::SV_FACETED => patch.faceted = self.byte(i),
+                tags::SV_DECAL => patch.decal = self.byte(i),
                 tags::PMESH => patch.primitives.push(self.primitive(i, PrimitiveKind::PMesh)),
                 tags::TRISTRIP => patch.primitives.push(self.primitive(i, PrimitiveKind::TriStrip)),
                 tags::POLYGON => patch.primitives.push(self.primitive(i, PrimitiveKind::Polygon)),
@@ -607,6 +633,7 @@ impl Builder<'_, '_> {
         }
         let mut block = VertexBlock { format: layout.id, ..Default::default() };
         let count = p.len() / stride;
+        self.field(at, 0, count * stride, format!("{count} vertices × {stride} B"), format!("{} floats per vertex", layout.floats));
         let float = |v: usize, k: usize| -> f32 {
             let o = v * stride + k * 4;
             f32::from_le_bytes([p[o], p[o + 1], p[o + 2], p[o + 3]])
@@ -645,6 +672,7 @@ impl Builder<'_, '_> {
             self.diag(c.payload_offset, at, format!("CONNECTION_LIST of {} bytes is not a whole number of 12-byte triangles", p.len()));
         }
         let idx: Vec<i32> = indices(p).collect();
+        self.field(at, 0, idx.len() / 3 * 12, format!("{} triangles × 3 × i32", idx.len() / 3), "");
         prim.connectivity.push(Connectivity::Triangles(idx.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect()));
         for (t, tri) in idx.chunks_exact(3).enumerate() {
             let at_byte = c.payload_offset + t * 12;
@@ -661,6 +689,7 @@ impl Builder<'_, '_> {
             self.diag(c.payload_offset, at, "PCONN_LIST is too short to hold its points-per-face byte");
             return;
         };
+        self.field(at, 0, 1, "u8 points per face", ppf.to_string());
         if ppf < 3 {
             self.diag(c.payload_offset, at, format!("PCONN_LIST points-per-face is {ppf}, expected 3 or more"));
             return;
@@ -675,6 +704,7 @@ impl Builder<'_, '_> {
         }
         let idx: Vec<i32> = indices(&p[1..]).collect();
         let whole = idx.len() - idx.len() % ppf as usize;
+        self.field(at, 1, whole * 4, format!("{} faces × {ppf} × i32", whole / ppf as usize), "");
         prim.connectivity.push(Connectivity::Faces { points_per_face: ppf, indices: idx[..whole].to_vec() });
         for (f, face) in idx.chunks_exact(ppf as usize).enumerate() {
             let at_byte = c.payload_offset + 1 + f * face_bytes;
@@ -703,7 +733,14 @@ impl Builder<'_, '_> {
             }
             let p = self.tree.payload(&c);
             match f32s::<3>(p) {
-                Some(position) => points.push(LightPoint { chunk: i, position, radius: f32s::<4>(p).map(|v| v[3]) }),
+                Some(position) => {
+                    let radius = f32s::<4>(p).map(|v| v[3]);
+                    self.field(i, 0, 12, "3 × f32 centre (unconfirmed layout)", format!("{position:?}"));
+                    if let Some(r) = radius {
+                        self.field(i, 12, 4, "f32 radius (unconfirmed)", r.to_string());
+                    }
+                    points.push(LightPoint { chunk: i, position, radius });
+                }
                 None => self.short(i, "at least three 4-byte floats (the centre)"),
             }
         }
@@ -712,8 +749,9 @@ impl Builder<'_, '_> {
     /// A leaf that must hold `N` floats: the values, or a diagnostic.
     fn floats<const N: usize>(&mut self, i: u32, p: &[u8]) -> Option<[f32; N]> {
         let v = f32s::<N>(p);
-        if v.is_none() {
-            self.short(i, &format!("{N} 4-byte floats"));
+        match v {
+            Some(v) => self.field(i, 0, N * 4, format!("{N} × f32"), format!("{v:?}")),
+            None => self.short(i, &format!("{N} 4-byte floats")),
         }
         v
     }
@@ -724,18 +762,19 @@ impl Builder<'_, '_> {
             let c = self.chunk(i).clone();
             let p = self.tree.payload(&c);
             match c.id {
-                tags::NAME => m.name = Some(cstr(p)),
-                tags::SCOPE => m.scope = p.first().copied(),
-                tags::MATERIAL_TEXTURE => match p.first() {
-                    Some(&mode) => m.texture = Some(TextureRef { mode, name: (mode == 2).then(|| cstr(&p[1..])) }),
-                    None => self.short(i, "a mode byte"),
-                },
+                tags::NAME => m.name = Some(self.text(i, 0)),
+                tags::SCOPE => m.scope = self.byte(i),
+                tags::MATERIAL_TEXTURE => {
+                    if let Some(mode) = self.byte(i) {
+                        m.texture = Some(TextureRef { mode, name: (mode == 2).then(|| self.text(i, 1)) });
+                    }
+                }
                 tags::AMBIENT => m.ambient = self.floats::<3>(i, p),
                 tags::DIFFUSE => m.diffuse = self.floats::<3>(i, p),
                 tags::SPECULAR => m.specular = self.floats::<4>(i, p),
                 tags::EMISSIVE => m.emissive = self.floats::<3>(i, p),
                 tags::OPACITY => m.opacity = self.floats::<3>(i, p),
-                tags::MATERIAL_RAMP => m.ramp = Some(cstr(p)),
+                tags::MATERIAL_RAMP => m.ramp = Some(self.text(i, 0)),
                 _ => {}
             }
         }
@@ -746,20 +785,18 @@ impl Builder<'_, '_> {
         let mut t = TextureDef { chunk: at, name: None, ..TextureDef::new("") };
         for i in self.tree.children(Some(at)) {
             let c = self.chunk(i).clone();
-            let p = self.tree.payload(&c);
-            let byte = p.first().copied();
             match c.id {
-                tags::NAME => t.name = Some(cstr(p)),
-                tags::SCOPE => t.scope = byte,
-                tags::TEXTURE_MAP => t.map = Some(cstr(p)),
-                tags::MINIFY => t.minify = byte,
-                tags::MAGNIFY => t.magnify = byte,
-                tags::ALPHA => t.alpha = byte,
-                tags::WRAP_U => t.wrap_u = byte,
-                tags::WRAP_V => t.wrap_v = byte,
-                tags::DETAIL => t.detail = byte,
-                tags::BITSLICE => t.bitslice = byte,
-                tags::SV_SPECIAL => t.special = Some(cstr(p)),
+                tags::NAME => t.name = Some(self.text(i, 0)),
+                tags::SCOPE => t.scope = self.byte(i),
+                tags::TEXTURE_MAP => t.map = Some(self.text(i, 0)),
+                tags::MINIFY => t.minify = self.byte(i),
+                tags::MAGNIFY => t.magnify = self.byte(i),
+                tags::ALPHA => t.alpha = self.byte(i),
+                tags::WRAP_U => t.wrap_u = self.byte(i),
+                tags::WRAP_V => t.wrap_v = self.byte(i),
+                tags::DETAIL => t.detail = self.byte(i),
+                tags::BITSLICE => t.bitslice = self.byte(i),
+                tags::SV_SPECIAL => t.special = Some(self.text(i, 0)),
                 _ => {}
             }
         }
@@ -772,8 +809,8 @@ impl Builder<'_, '_> {
             let c = self.chunk(i).clone();
             let p = self.tree.payload(&c);
             match c.id {
-                tags::NAME => r.name = Some(cstr(p)),
-                tags::SCOPE => r.scope = p.first().copied(),
+                tags::NAME => r.name = Some(self.text(i, 0)),
+                tags::SCOPE => r.scope = self.byte(i),
                 // Inside RAMP, 0x031 is the ramp data (color0, color1), not SV_B_MATERIAL.
                 tags::SV_B_MATERIAL => r.colors = self.floats::<6>(i, p).map(|v| [[v[0], v[1], v[2]], [v[3], v[4], v[5]]]),
                 _ => {}

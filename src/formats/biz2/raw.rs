@@ -49,6 +49,33 @@ impl Chunk {
     }
 }
 
+/// What a run of payload bytes was decoded as: the model layer records one for every value
+/// it reads, so the inspector can say what each byte means and shade what nothing read.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Field {
+    pub chunk: u32,
+    /// Absolute offset in the file.
+    pub offset: usize,
+    pub len: usize,
+    /// The type read ("string", "u8", "3 × f32", "13 vertices × 20 B" …).
+    pub what: String,
+    /// The value, as shown to a person.
+    pub value: String,
+}
+
+/// How the bytes of a file were accounted for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Coverage {
+    /// Magic, tag words and length fields.
+    pub framing: usize,
+    /// Payload bytes a field decoded.
+    pub decoded: usize,
+    /// Payloads of unknown or misplaced chunks, kept as they are.
+    pub opaque: usize,
+    /// Bytes of known leaves that no field read (trailing or unexplained bytes).
+    pub unclaimed: usize,
+}
+
 /// Every chunk of one file, in file order (parents before children).
 #[derive(Debug, Clone)]
 pub struct ChunkTree<'a> {
@@ -59,13 +86,16 @@ pub struct ChunkTree<'a> {
     pub closes_exactly: bool,
     /// The framing error that stopped the walk; the chunks before it are kept.
     pub error: Option<ParseError>,
+    /// What the model layer decoded each payload byte as, sorted by offset (empty until
+    /// the model is built).
+    pub fields: Vec<Field>,
 }
 
 impl<'a> ChunkTree<'a> {
     /// Walk the whole file. Never panics; a framing error ends the walk and is kept in
     /// `error` beside every chunk read before it.
     pub fn parse(bytes: &'a [u8]) -> ChunkTree<'a> {
-        let mut tree = ChunkTree { bytes, magic: [0; 8], chunks: Vec::new(), closes_exactly: false, error: None };
+        let mut tree = ChunkTree { bytes, magic: [0; 8], chunks: Vec::new(), closes_exactly: false, error: None, fields: Vec::new() };
         if bytes.len() < 8 {
             tree.error = Some(ParseError::new(0, "", format!("expected the 8-byte magic DIV-BIZ2, file has {} bytes", bytes.len())));
             return tree;
@@ -230,6 +260,36 @@ impl<'a> ChunkTree<'a> {
             }] += 1;
         }
         n
+    }
+
+    /// Account for every byte: framing, decoded by a field, opaque, or unclaimed. Bytes past
+    /// a framing error count as unclaimed.
+    pub fn coverage(&self) -> Coverage {
+        let mut cov = Coverage { framing: self.bytes.len().min(8), ..Default::default() };
+        let mut decoded_by_chunk = vec![0usize; self.chunks.len()];
+        for f in &self.fields {
+            if let Some(d) = decoded_by_chunk.get_mut(f.chunk as usize) {
+                *d += f.len;
+            }
+        }
+        let mut claimed = cov.framing;
+        for (i, c) in self.chunks.iter().enumerate() {
+            cov.framing += c.payload_offset - c.offset;
+            claimed += c.payload_offset - c.offset;
+            if c.container {
+                continue;
+            }
+            claimed += c.len as usize;
+            if !c.known || c.misplaced {
+                cov.opaque += c.len as usize;
+            } else {
+                let d = decoded_by_chunk[i].min(c.len as usize);
+                cov.decoded += d;
+                cov.unclaimed += c.len as usize - d;
+            }
+        }
+        cov.unclaimed += self.bytes.len().saturating_sub(claimed);
+        cov
     }
 
     /// Sorted unique ids of chunks that no table knows.
