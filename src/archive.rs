@@ -1,7 +1,9 @@
 //! The archive as a list of paths: case-insensitive look-up (the DOS-era discs ignore case)
 //! and "nearest first" resolution of names that files refer to, such as material libraries.
 
-use crate::formats::biz2::{Biz2File, MaterialDef};
+use crate::formats::biz2::{Biz2File, MaterialDef, MaterialRef, TextureDef};
+use crate::scene::{SceneModel, SceneTexture, Surface};
+use crate::texture::Texels;
 use std::collections::HashMap;
 
 /// Every path of an archive, indexed by lower-case path and lower-case file name.
@@ -177,5 +179,175 @@ mod tests {
         assert!(!r.found && r.library.is_some());
         let (r, _) = libs.resolve(&index, "G/VIDEO/A.BGF", "nolib:x");
         assert_eq!(r.library, None);
+    }
+}
+
+/// How a textured material's map resolved, for the inspector: decoded, or drawn as a tinted
+/// checker and why.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct TextureStatus {
+    pub material: String,
+    pub texture: String,
+    /// TEXTURE_MAP as written in the library.
+    pub map: Option<String>,
+    /// The archive file it resolved to.
+    pub file: Option<String>,
+    pub decoded: bool,
+    /// Why the checker stands in, when it does.
+    pub reason: Option<String>,
+    pub scroll: Option<[f32; 4]>,
+}
+
+/// Everything one model needs from the rest of the archive: its material libraries and
+/// their texture maps, read on demand. The browser asks `needs()`, reads those files and
+/// hands them to `provide()`; the CLI reads them from disk the same way.
+#[derive(Debug, Default)]
+pub struct AssetSet {
+    pub index: ArchiveIndex,
+    pub libraries: Libraries,
+    images: HashMap<String, Result<Texels, String>>,
+    /// Files that were provided but could not be used, with the reason.
+    failed: HashMap<String, String>,
+}
+
+fn is_library(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    lower.ends_with(".bmf") || lower.ends_with(".vmf")
+}
+
+impl AssetSet {
+    pub fn new(index: ArchiveIndex) -> AssetSet {
+        AssetSet { index, ..Default::default() }
+    }
+
+    fn known(&self, path: &str) -> bool {
+        let key = path.to_ascii_lowercase();
+        self.libraries.contains(path) || self.images.contains_key(&key) || self.failed.contains_key(&key)
+    }
+
+    /// The TEXTURE a material names, looked up in the material's own library.
+    fn texture_of(&self, library: &str, material: &MaterialDef) -> Option<&TextureDef> {
+        let name = material.texture_name()?;
+        let lib = self.libraries.files.get(&library.to_ascii_lowercase())?;
+        lib.textures.iter().find(|t| t.name.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(name)))
+    }
+
+    /// The archive path of a texture's map file, nearest to the model first.
+    fn map_file(&self, model_path: &str, texture: &TextureDef) -> Option<&str> {
+        let map = texture.map.as_deref()?;
+        let base = map.rsplit(['/', '\\', ':']).next().unwrap_or(map);
+        self.index.nearest(model_path, base).first().copied()
+    }
+
+    /// Files still to read for a model: its libraries first, then (once those are in) the
+    /// texture maps their materials name. Empty when everything available is in.
+    pub fn needs(&self, model_path: &str, references: &[String]) -> Vec<String> {
+        let libraries: Vec<String> = Libraries::wanted(&self.index, model_path, references).into_iter().filter(|p| !self.known(p)).collect();
+        if !libraries.is_empty() {
+            return libraries;
+        }
+        let mut maps: Vec<String> = Vec::new();
+        for r in references {
+            let (res, Some(def)) = self.libraries.resolve(&self.index, model_path, r) else { continue };
+            let Some(texture) = res.library.as_deref().and_then(|l| self.texture_of(l, def)) else { continue };
+            if let Some(file) = self.map_file(model_path, texture) {
+                if !self.known(file) && !maps.iter().any(|m| m.eq_ignore_ascii_case(file)) {
+                    maps.push(file.to_string());
+                }
+            }
+        }
+        maps
+    }
+
+    /// Take the bytes of a file `needs()` asked for. A library that does not parse or an
+    /// image that does not decode is remembered with the reason, and not asked for again.
+    pub fn provide(&mut self, path: &str, bytes: &[u8]) -> Result<(), String> {
+        let key = path.to_ascii_lowercase();
+        if is_library(path) {
+            match Biz2File::parse(bytes) {
+                Ok((_, file)) => {
+                    self.libraries.insert(path, file);
+                    Ok(())
+                }
+                Err(e) => {
+                    let why = format!("{path}: {e}");
+                    self.failed.insert(key, why.clone());
+                    Err(why)
+                }
+            }
+        } else {
+            let decoded = crate::texture::decode(path, bytes);
+            let result = decoded.as_ref().map(|_| ()).map_err(|e| format!("{path}: {e}"));
+            self.images.insert(key, decoded);
+            result
+        }
+    }
+
+    /// Record that a needed file could not be read at all.
+    pub fn unreadable(&mut self, path: &str, why: &str) {
+        self.failed.insert(path.to_ascii_lowercase(), format!("{path}: {why}"));
+    }
+
+    /// Build the drawable model with every material and texture resolved as far as the
+    /// archive allows, and say for each textured material what was drawn.
+    pub fn scene(&self, model_path: &str, file: &Biz2File) -> (SceneModel, Vec<TextureStatus>) {
+        let mut textures: Vec<SceneTexture> = Vec::new();
+        let mut statuses: Vec<TextureStatus> = Vec::new();
+        // Resolve each distinct reference once; the closure below only looks results up.
+        let mut surfaces: HashMap<String, Surface> = HashMap::new();
+        let references = file.objects.iter().flat_map(|o| &o.lods).flat_map(|l| &l.patches).filter_map(|p| match &p.front {
+            Some(MaterialRef::Named(n)) => Some(n.clone()),
+            _ => None,
+        });
+        for r in references {
+            if surfaces.contains_key(&r) {
+                continue;
+            }
+            let (res, def) = self.libraries.resolve(&self.index, model_path, &r);
+            let mut surface = Surface { diffuse: def.and_then(|d| d.diffuse), texture: None };
+            if let (Some(def), Some(library)) = (def, res.library.as_deref()) {
+                if let Some(name) = def.texture_name() {
+                    let tex = self.texture_of(library, def);
+                    let file_path = tex.and_then(|t| self.map_file(model_path, t));
+                    let decoded = file_path.and_then(|p| self.images.get(&p.to_ascii_lowercase()));
+                    let reason = match (tex, tex.and_then(|t| t.map.as_deref()), file_path, decoded) {
+                        (None, ..) => Some(format!("texture {name} is not in {library}")),
+                        (Some(_), None, ..) => Some(format!("texture {name} names no map file")),
+                        (Some(_), Some(map), None, _) => Some(format!("map file {map} is not in the archive")),
+                        (.., Some(p), None) => self.failed.get(&p.to_ascii_lowercase()).cloned().or(Some(format!("{p} was not read"))),
+                        (.., Some(Err(e))) => Some(e.clone()),
+                        (.., Some(Ok(_))) => None,
+                    };
+                    let texels = match decoded {
+                        Some(Ok(t)) => t.clone(),
+                        _ => crate::texture::checker(surface.diffuse.unwrap_or([0.72, 0.72, 0.70])),
+                    };
+                    let scroll = tex.and_then(|t| t.scroll());
+                    surface.texture = Some(textures.len() as u32);
+                    // The texels carry the colour; the diffuse tint would darken them twice.
+                    if reason.is_none() {
+                        surface.diffuse = Some([1.0, 1.0, 1.0]);
+                    }
+                    textures.push(SceneTexture { name: name.to_string(), texels, scroll });
+                    statuses.push(TextureStatus {
+                        material: r.clone(),
+                        texture: name.to_string(),
+                        map: tex.and_then(|t| t.map.clone()),
+                        file: file_path.map(str::to_string),
+                        decoded: reason.is_none(),
+                        reason,
+                        scroll,
+                    });
+                }
+            }
+            surfaces.insert(r, surface);
+        }
+        let material = |r: &MaterialRef| match r {
+            MaterialRef::Named(n) => surfaces.get(n).copied().unwrap_or_default(),
+            _ => Surface::default(),
+        };
+        let mut scene = file.scene(&material);
+        scene.textures = textures;
+        (scene, statuses)
     }
 }

@@ -2,7 +2,7 @@
 //! DIV-BIZ2 writer. It is what a newcomer sees first and what the browser tests load.
 
 use crate::formats::biz2::writer::{write_file, WriteOptions};
-use crate::formats::biz2::{Biz2File, Connectivity, FileKind, Header, LightPoint, Lod, MaterialDef, MaterialRef, Object, Patch, Primitive, PrimitiveKind, VertexBlock};
+use crate::formats::biz2::{Biz2File, Connectivity, FileKind, Header, LightPoint, Lod, MaterialDef, MaterialRef, Object, Patch, Primitive, PrimitiveKind, TextureDef, TextureRef, VertexBlock};
 use std::f32::consts::TAU;
 
 /// Relative path and bytes of every file in the demo archive.
@@ -12,7 +12,10 @@ pub fn demo_files() -> Vec<(String, Vec<u8>)> {
         ("DEMO/VIDEO/CUBE.BGF".into(), write_file(&cube(), opts)),
         ("DEMO/VIDEO/HEXPOD.BGF".into(), write_file(&hexpod(), opts)),
         ("DEMO/VIDEO/TOWER.BGF".into(), write_file(&tower(), opts)),
+        ("DEMO/VIDEO/POOL.BGF".into(), write_file(&pool(), opts)),
         ("DEMO/MATERIAL/DEMO.BMF".into(), write_file(&library(), opts)),
+        ("DEMO/TEXTURE/WATER.TGA".into(), water_tga()),
+        ("DEMO/TEXTURE/SIGN.RGB".into(), sign_sgi()),
     ]
 }
 
@@ -157,10 +160,110 @@ fn tower() -> Biz2File {
 
 fn library() -> Biz2File {
     let mat = |name: &str, diffuse: [f32; 3]| MaterialDef { diffuse: Some(diffuse), ambient: Some([0.2, 0.2, 0.2]), ..MaterialDef::new(name) };
+    let textured = |name: &str, diffuse: [f32; 3], texture: &str| MaterialDef {
+        texture: Some(TextureRef { mode: 2, name: Some(texture.into()) }),
+        ..mat(name, diffuse)
+    };
+    let texture = |name: &str, map: &str, special: Option<&str>| TextureDef {
+        map: Some(map.into()),
+        wrap_u: Some(1),
+        wrap_v: Some(1),
+        special: special.map(str::to_string),
+        ..TextureDef::new(name)
+    };
     Biz2File {
-        materials: vec![mat("crate_mtl", [0.8, 0.55, 0.25]), mat("hull_mtl", [0.25, 0.55, 0.85]), mat("tower_mtl", [0.7, 0.7, 0.7])],
+        materials: vec![
+            mat("crate_mtl", [0.8, 0.55, 0.25]),
+            mat("hull_mtl", [0.25, 0.55, 0.85]),
+            mat("tower_mtl", [0.7, 0.7, 0.7]),
+            textured("water_mtl", [0.3, 0.5, 0.8], "water_tex"),
+            textured("sign_mtl", [0.9, 0.9, 0.9], "sign_tex"),
+            textured("panel_mtl", [0.85, 0.75, 0.3], "panel_tex"),
+        ],
+        textures: vec![
+            texture("water_tex", "WATER.TGA", Some(" SCROLL 0 0 0.25 0.1 ")),
+            texture("sign_tex", "SIGN.RGB", None),
+            // Division's own texture format: not in the archive, so a tinted checker shows.
+            texture("panel_tex", "PANEL.SVT", None),
+        ],
         ..Biz2File::new(FileKind::Materials, header(1))
     }
+}
+
+fn quad(format: u16, corners: [[f32; 3]; 4], uv_scale: f32) -> Primitive {
+    let uvs = [[0.0, 0.0], [uv_scale, 0.0], [uv_scale, uv_scale], [0.0, uv_scale]];
+    Primitive {
+        kind: PrimitiveKind::PMesh,
+        chunk: 0,
+        vertices: VertexBlock { format, positions: corners.to_vec(), uvs: Some(uvs.to_vec()), ..Default::default() },
+        connectivity: vec![Connectivity::Faces { points_per_face: 4, indices: vec![0, 1, 2, 3] }],
+        triangles: Vec::new(),
+        triangle_sources: Vec::new(),
+    }
+}
+
+/// A scrolling-water pool with a rim of checker panels (their map is missing) and an SGI sign.
+fn pool() -> Biz2File {
+    let water = quad(0x088, [[-2.0, 0.0, -2.0], [2.0, 0.0, -2.0], [2.0, 0.0, 2.0], [-2.0, 0.0, 2.0]], 3.0);
+    let rim: Vec<Primitive> = (0..4)
+        .map(|side| {
+            let a = side as f32 * std::f32::consts::FRAC_PI_2;
+            let (c, s) = (a.cos(), a.sin());
+            let at = |x: f32, y: f32| [2.0 * c - x * s, y, 2.0 * s + x * c];
+            quad(0x088, [at(-2.0, -0.4), at(2.0, -0.4), at(2.0, 0.3), at(-2.0, 0.3)], 2.0)
+        })
+        .collect();
+    let sign = quad(0x088, [[-1.0, 0.6, -2.05], [1.0, 0.6, -2.05], [1.0, 1.6, -2.05], [-1.0, 1.6, -2.05]], 1.0);
+    let lod = Lod {
+        chunk: Some(0),
+        distance: Some([0.0, 300.0]),
+        transition: None,
+        patches: vec![patch("water", "water_mtl", vec![water]), patch("rim", "panel_mtl", rim), patch("sign", "sign_mtl", vec![sign])],
+    };
+    geometry(vec![object("pool", vec![lod])])
+}
+
+/// 32×32 TGA of soft diagonal waves.
+fn water_tga() -> Vec<u8> {
+    let img = image::RgbaImage::from_fn(32, 32, |x, y| {
+        let w = (((x + y) as f32 / 32.0 * std::f32::consts::TAU * 2.0).sin() * 0.5 + 0.5) * 0.6 + 0.4;
+        image::Rgba([(40.0 * w) as u8, (120.0 * w) as u8, (230.0 * w) as u8, 255])
+    });
+    let mut out = std::io::Cursor::new(Vec::new());
+    image::DynamicImage::ImageRgba8(img).write_to(&mut out, image::ImageFormat::Tga).expect("TGA encodes into memory");
+    out.into_inner()
+}
+
+/// 16×16 uncompressed SGI (IRIS .RGB) image: a red-and-white sign with a dark border.
+/// SGI is big-endian, planar, bottom row first.
+fn sign_sgi() -> Vec<u8> {
+    let (w, h) = (16u16, 16u16);
+    let mut b = vec![0u8; 512];
+    b[0..2].copy_from_slice(&474u16.to_be_bytes());
+    b[3] = 1;
+    b[4..6].copy_from_slice(&3u16.to_be_bytes());
+    b[6..8].copy_from_slice(&w.to_be_bytes());
+    b[8..10].copy_from_slice(&h.to_be_bytes());
+    b[10..12].copy_from_slice(&3u16.to_be_bytes());
+    b[16..20].copy_from_slice(&255u32.to_be_bytes());
+    b[24..28].copy_from_slice(b"SIGN");
+    let pixel = |x: u16, y: u16| -> [u8; 3] {
+        if x == 0 || y == 0 || x == w - 1 || y == h - 1 {
+            [30, 30, 30]
+        } else if (x / 4 + y / 4) % 2 == 0 {
+            [220, 40, 40]
+        } else {
+            [240, 240, 240]
+        }
+    };
+    for ch in 0..3 {
+        for y in 0..h {
+            for x in 0..w {
+                b.push(pixel(x, y)[ch]);
+            }
+        }
+    }
+    b
 }
 
 #[cfg(test)]
@@ -169,7 +272,7 @@ mod tests {
 
     #[test]
     fn every_demo_file_parses_cleanly_and_closes_exactly() {
-        for (path, bytes) in demo_files() {
+        for (path, bytes) in demo_files().into_iter().filter(|(p, _)| !p.contains("/TEXTURE/")) {
             let (tree, file) = Biz2File::parse(&bytes).unwrap_or_else(|e| panic!("{path}: {e}"));
             assert!(tree.closes_exactly, "{path}");
             assert!(file.diagnostics.is_empty(), "{path}: {:?}", file.diagnostics);
@@ -196,6 +299,46 @@ mod tests {
         assert_eq!(file.triangle_count(), 26);
         assert_eq!(file.objects[1].points.len(), 6);
         assert!((file.objects[1].points[5].radius.unwrap() - 0.1).abs() < 1e-6);
+    }
+
+    #[test]
+    fn pool_textures_resolve_decode_scroll_and_fall_back_to_a_checker() {
+        let files = demo_files();
+        let index = crate::archive::ArchiveIndex::new(files.iter().map(|(p, _)| p.clone()));
+        let mut assets = crate::archive::AssetSet::new(index);
+        let (_, pool) = Biz2File::parse(&files.iter().find(|(p, _)| p.ends_with("POOL.BGF")).unwrap().1).unwrap();
+        let refs = crate::info::biz2_info(&write_file(&pool, WriteOptions::default())).unwrap().materials;
+        let model = "DEMO/VIDEO/POOL.BGF";
+        let mut rounds = 0;
+        loop {
+            let needs = assets.needs(model, &refs);
+            if needs.is_empty() {
+                break;
+            }
+            rounds += 1;
+            for n in needs {
+                let bytes = &files.iter().find(|(p, _)| *p == n).unwrap().1;
+                assets.provide(&n, bytes).unwrap();
+            }
+        }
+        assert_eq!(rounds, 2, "libraries first, then the maps they name");
+        let (scene, statuses) = assets.scene(model, &pool);
+        assert_eq!(scene.textures.len(), 3);
+        let by = |t: &str| statuses.iter().find(|s| s.texture == t).unwrap();
+        assert!(by("water_tex").decoded);
+        assert_eq!(by("water_tex").scroll, Some([0.0, 0.0, 0.25, 0.1]));
+        assert_eq!(by("water_tex").file.as_deref(), Some("DEMO/TEXTURE/WATER.TGA"));
+        assert!(by("sign_tex").decoded);
+        let texels = |t: &str| &scene.textures.iter().find(|x| x.name == t).unwrap().texels;
+        assert_eq!((texels("sign_tex").width, texels("water_tex").width), (16, 32));
+        assert!(!by("panel_tex").decoded);
+        assert_eq!(by("panel_tex").reason.as_deref(), Some("map file PANEL.SVT is not in the archive"));
+        assert_eq!(texels("panel_tex"), &crate::texture::checker([0.85, 0.75, 0.3]));
+        // Every group of the mesh points at its texture.
+        let groups = &scene.lods[0].mesh.groups;
+        assert_eq!(groups.len(), 6);
+        assert!(groups.iter().all(|g| g.texture.is_some()));
+        assert_eq!(scene.lods[0].mesh.uvs.len(), scene.lods[0].mesh.positions.len());
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The summary behind `relicview info --json` and the viewer's info panel. Its field names
 //! are a contract that scripts rely on: add fields, never rename.
 
-use crate::archive::{ArchiveIndex, Libraries, MaterialResolution};
+use crate::archive::{ArchiveIndex, Libraries, MaterialResolution, TextureStatus};
 use crate::formats::biz2::raw::Coverage;
 use crate::formats::biz2::{Biz2File, ChunkTree, FileKind, MaterialRef};
 use crate::formats::{Diagnostic, ParseError};
@@ -66,6 +66,8 @@ pub struct Info {
     pub material_resolution: Option<Vec<MaterialResolution>>,
     /// With an archive root: the named materials that could not be found.
     pub missing_materials: Option<Vec<String>>,
+    /// With an archive root: each textured material's map, decoded or drawn as a checker.
+    pub texture_status: Option<Vec<TextureStatus>>,
     /// Bytes by how they were accounted for.
     pub coverage: Coverage,
     pub diagnostics: Vec<Diagnostic>,
@@ -142,6 +144,7 @@ pub fn summarize(tree: &ChunkTree<'_>, file: &Biz2File) -> Info {
             .collect(),
         material_resolution: None,
         missing_materials: None,
+        texture_status: None,
         coverage: tree.coverage(),
         diagnostics: file.diagnostics.clone(),
     }

@@ -10,6 +10,7 @@ pub mod demo;
 pub mod formats;
 pub mod info;
 pub mod scene;
+pub mod texture;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod serve;

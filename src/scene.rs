@@ -13,6 +13,8 @@ pub struct MeshGroup {
     pub triangles: u32,
     /// The front material reference, verbatim ("lib:name").
     pub material: Option<String>,
+    /// Index into [`SceneModel::textures`].
+    pub texture: Option<u32>,
 }
 
 /// A de-indexed triangle soup: three corners per triangle, in triangle order.
@@ -22,6 +24,8 @@ pub struct Mesh {
     pub normals: Vec<[f32; 3]>,
     /// sRGB bytes.
     pub colors: Vec<[u8; 4]>,
+    /// Texture coordinates per corner ((0, 0) where the vertex block has none).
+    pub uvs: Vec<[f32; 2]>,
     /// For each triangle, the chunk whose indices produced it (for picking).
     pub triangle_chunks: Vec<u32>,
     pub groups: Vec<MeshGroup>,
@@ -66,10 +70,28 @@ pub struct SceneLod {
     pub distance: Option<[f32; 2]>,
 }
 
-/// A whole model ready to draw: one mesh per LOD (LOD i of every object), and light points
-/// as (centre, radius).
+/// A texture as the renderer needs it: texels (decoded, or a tinted checker standing in),
+/// and its UV drift.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SceneTexture {
+    pub name: String,
+    pub texels: crate::texture::Texels,
+    /// [u0, v0, du, dv]: UV offset (u0 + du·t, v0 + dv·t), t in seconds.
+    pub scroll: Option<[f32; 4]>,
+}
+
+/// How a patch looks: what its material resolved to.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Surface {
+    pub diffuse: Option<[f32; 3]>,
+    pub texture: Option<u32>,
+}
+
+/// A whole model ready to draw: one mesh per LOD (LOD i of every object), light points as
+/// (centre, radius), and the textures the meshes' groups refer to.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct SceneModel {
     pub lods: Vec<SceneLod>,
     pub points: Vec<([f32; 3], f32)>,
+    pub textures: Vec<SceneTexture>,
 }

@@ -18,6 +18,13 @@ const state = {
 let readyResolve, readyReject;
 const ready = new Promise((resolve, reject) => { readyResolve = resolve; readyReject = reject; });
 
+// f32 values arrive widened to f64: show them as they were written.
+const num = (x) => String(Number(x.toPrecision(6)));
+
+function message(err) {
+  return err && err.message ? err.message : String(err);
+}
+
 function hashParams() {
   return new URLSearchParams(location.hash.replace(/^#/, ''));
 }
@@ -66,7 +73,7 @@ function addRow(dl, label, value, bad = false) {
   dl.append(dt, dd);
 }
 
-function showInfo(path, info, libraryErrors) {
+function showInfo(path, info, assetErrors) {
   $('info-title').textContent = path;
   const error = $('info-error');
   error.hidden = true;
@@ -80,9 +87,9 @@ function showInfo(path, info, libraryErrors) {
   if (info.unit !== null && info.unit !== undefined) {
     addRow(dl, 'unit', `${info.unit} (bgf notes: ${info.unit === 1 ? 'metres' : 'model units'}; b2z notes: ${info.unit === 1 ? 'inches' : 'model units'})`);
   }
-  if (info.scale !== null && info.scale !== undefined) addRow(dl, 'scale', String(info.scale));
+  if (info.scale !== null && info.scale !== undefined) addRow(dl, 'scale', num(info.scale));
   for (const o of info.objects) {
-    const lods = o.lods.map((l, i) => `LOD ${i}${l.distance ? ` [${l.distance.join('–')}]` : ''}: ${l.triangles} tris`).join(' · ');
+    const lods = o.lods.map((l, i) => `LOD ${i}${l.distance ? ` [${l.distance.map(num).join('–')}]` : ''}: ${l.triangles} tris`).join(' · ');
     const points = o.points ? `${o.points} light points` : '';
     addRow(dl, `object ${o.name ?? '(unnamed)'}`, [lods, points].filter(Boolean).join(' · ') || 'empty');
   }
@@ -94,10 +101,13 @@ function showInfo(path, info, libraryErrors) {
   for (const r of info.material_resolution || []) {
     addRow(dl, `material ${r.reference}`, r.found ? `from ${r.library}` : r.library ? `not in ${r.library} (drawn grey)` : 'no library in the archive (drawn grey)', !r.found);
   }
-  for (const e of libraryErrors) addRow(dl, 'library error', e, true);
+  for (const t of info.texture_status || []) {
+    addRow(dl, `texture ${t.texture}`, t.decoded ? `${t.file}${t.scroll ? ` · scrolls ${t.scroll.map(num).join(' ')}` : ''}` : `checker: ${t.reason}`, !t.decoded);
+  }
+  for (const e of assetErrors) addRow(dl, 'archive file error', e, true);
   if (info.specials.length) addRow(dl, 'specials', info.specials.join(' · '));
-  for (const t of info.textures) {
-    addRow(dl, `texture ${t.name}`, `${t.map ?? 'no map'}${t.scroll ? ` · scroll ${t.scroll.join(' ')}` : ''}`);
+  for (const t of info.textures) { // a library's own TEXTURE definitions
+    addRow(dl, `texture ${t.name}`, `${t.map ?? 'no map'}${t.scroll ? ` · scroll ${t.scroll.map(num).join(' ')}` : ''}`);
   }
   for (const m of info.material_defs) {
     addRow(dl, `material ${m.name}`, m.diffuse ? `diffuse ${m.diffuse.map((x) => x.toFixed(2)).join(', ')}` : '—');
@@ -111,7 +121,7 @@ function showError(path, err) {
   $('info-body').replaceChildren();
   const error = $('info-error');
   error.hidden = false;
-  error.textContent = err && err.message ? err.message : String(err);
+  error.textContent = message(err);
 }
 
 function setHashPath(path) {
@@ -129,16 +139,26 @@ async function doOpen(path) {
   markSelected(entry.path);
   setHashPath(entry.path);
   let info;
-  const libraryErrors = [];
+  const assetErrors = [];
   try {
     const bytes = new Uint8Array(await entry.read());
-    const libraries = state.viewer.load(entry.path, bytes);
-    for (const lib of libraries) {
-      const libEntry = state.byPath.get(lib.toLowerCase());
-      try {
-        state.viewer.addLibrary(lib, new Uint8Array(await libEntry.read()));
-      } catch (err) {
-        libraryErrors.push(err && err.message ? err.message : String(err));
+    state.viewer.load(entry.path, bytes);
+    // Libraries first, then the texture maps they name: each round may ask for more.
+    for (let needs = state.viewer.needs(); needs.length; needs = state.viewer.needs()) {
+      for (const path of needs) {
+        let depBytes;
+        try {
+          depBytes = new Uint8Array(await state.byPath.get(path.toLowerCase()).read());
+        } catch (err) {
+          state.viewer.unreadable(path, message(err)); // not asked for again
+          assetErrors.push(`${path}: ${message(err)}`);
+          continue;
+        }
+        try {
+          state.viewer.provide(path, depBytes);
+        } catch (err) {
+          assetErrors.push(message(err)); // the core keeps the reason and shows a checker
+        }
       }
     }
     info = state.viewer.show();
@@ -149,7 +169,7 @@ async function doOpen(path) {
     throw err;
   }
   entry.element?.classList.remove('failed');
-  showInfo(entry.path, info, libraryErrors);
+  showInfo(entry.path, info, assetErrors);
   syncToolbar();
   const stats = await state.viewport.requestFrame();
   return { triangles: stats.triangles, drawCalls: stats.drawCalls };

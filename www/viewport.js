@@ -38,6 +38,8 @@ export class Viewport {
           const stats = this.viewer.render(now);
           if (this.onFrame) this.onFrame(stats);
           waiting.forEach((p) => p.resolve(stats));
+          // Scrolling textures need a steady stream of frames; everything else draws on demand.
+          if (stats.animating && !document.hidden) this.requestFrame();
         } catch (e) {
           waiting.forEach((p) => p.reject(e));
         }

@@ -22,7 +22,7 @@ fuzz_target!(|data: &[u8]| {
         if let Ok((tree, file)) = Biz2File::parse(input) {
             let c = tree.coverage();
             assert_eq!(c.framing + c.decoded + c.opaque + c.unclaimed, input.len(), "every byte accounted for once");
-            let mesh = file.mesh(0, &|_| None);
+            let mesh = file.mesh(0, &|_| Default::default());
             assert_eq!(mesh.positions.len(), mesh.triangle_chunks.len() * 3);
             let _ = mesh.bounds();
             let rewritten = write_file(&file, WriteOptions::default());

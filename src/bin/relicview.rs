@@ -1,7 +1,7 @@
 //! The native command line, on the same core as the browser viewer.
 
 use clap::{Parser, Subcommand};
-use relicview::archive::{ArchiveIndex, Libraries};
+use relicview::archive::{ArchiveIndex, AssetSet};
 use relicview::census::{self, Census};
 use relicview::formats::biz2::Biz2File;
 use relicview::{demo, info, serve};
@@ -93,19 +93,24 @@ fn main() -> ExitCode {
     }
 }
 
-/// The archive's listing, and the libraries a model at `model_path` needs, read from disk.
-fn archive_libraries(root: &Path, model_path: &str, references: &[String]) -> std::io::Result<(ArchiveIndex, Libraries)> {
+/// The archive's listing, with the libraries and texture maps a model at `model_path`
+/// needs read from disk, round by round, as the viewer reads them.
+fn archive_assets(root: &Path, model_path: &str, references: &[String]) -> std::io::Result<AssetSet> {
     let listing = serve::list_archive(root)?;
-    let index = ArchiveIndex::new(listing.files.into_iter().map(|f| f.path));
-    let mut libraries = Libraries::default();
-    for path in Libraries::wanted(&index, model_path, references) {
-        // A library that does not parse simply resolves nothing; `info` on it says why.
-        let Ok(bytes) = std::fs::read(root.join(&path)) else { continue };
-        if let Ok((_, lib)) = Biz2File::parse(&bytes) {
-            libraries.insert(&path, lib);
+    let mut assets = AssetSet::new(ArchiveIndex::new(listing.files.into_iter().map(|f| f.path)));
+    loop {
+        let needs = assets.needs(model_path, references);
+        if needs.is_empty() {
+            return Ok(assets);
+        }
+        for path in needs {
+            match std::fs::read(root.join(&path)) {
+                // What does not parse or decode is kept with its reason for the report.
+                Ok(bytes) => drop(assets.provide(&path, &bytes)),
+                Err(e) => assets.unreadable(&path, &e.to_string()),
+            }
         }
     }
-    Ok((index, libraries))
 }
 
 fn run_info(file: &Path, json: bool, root: Option<&Path>) -> ExitCode {
@@ -113,16 +118,19 @@ fn run_info(file: &Path, json: bool, root: Option<&Path>) -> ExitCode {
         Ok(b) => b,
         Err(e) => return fail(json, &format!("{}: {e}", file.display()), None),
     };
-    match info::biz2_info(&bytes) {
-        Ok(mut info) => {
+    match Biz2File::parse(&bytes).map(|(tree, file)| (info::summarize(&tree, &file), file)) {
+        Ok((mut info, model)) => {
             if let Some(root) = root {
                 // The model's path inside the archive decides which library is nearest.
                 let model_path = match (file.canonicalize(), root.canonicalize()) {
                     (Ok(f), Ok(r)) => f.strip_prefix(&r).map(|p| p.to_string_lossy().replace('\\', "/")).unwrap_or_default(),
                     _ => String::new(),
                 };
-                match archive_libraries(root, &model_path, &info.materials) {
-                    Ok((index, libraries)) => info::resolve_materials(&mut info, &index, &libraries, &model_path),
+                match archive_assets(root, &model_path, &info.materials) {
+                    Ok(assets) => {
+                        info::resolve_materials(&mut info, &assets.index, &assets.libraries, &model_path);
+                        info.texture_status = Some(assets.scene(&model_path, &model).1);
+                    }
                     Err(e) => return fail(json, &format!("{}: {e}", root.display()), None),
                 }
             }
@@ -136,6 +144,12 @@ fn run_info(file: &Path, json: bool, root: Option<&Path>) -> ExitCode {
                 }
                 for m in info.missing_materials.iter().flatten() {
                     println!("  material not found: {m}");
+                }
+                for t in info.texture_status.iter().flatten() {
+                    match &t.reason {
+                        None => println!("  texture {} from {}", t.texture, t.file.as_deref().unwrap_or("?")),
+                        Some(why) => println!("  texture {} drawn as a checker: {why}", t.texture),
+                    }
                 }
             }
             if info.diagnostics.is_empty() {

@@ -4,8 +4,8 @@
 use crate::scene::{Bounds, Mesh, SceneModel};
 use std::sync::Arc;
 use three_d::{
-    degrees, vec3, Camera, ClearState, ColorMaterial, Context, CpuMesh, Cull, Gm, InnerSpace, Mesh as GpuMesh, Positions, RenderStates, RenderTarget, Srgba, Vec3,
-    Viewport, Wireframe,
+    degrees, vec2, vec3, Camera, ClearState, ColorMaterial, Context, CpuMesh, CpuTexture, Cull, Gm, InnerSpace, Interpolation, Mat3, Mesh as GpuMesh, Mipmap, Positions,
+    RenderStates, RenderTarget, Srgba, Texture2DRef, TextureData, Vec3, Viewport, Wireframe, Wrapping,
 };
 
 /// Background colour (sRGB bytes), also what pixel tests compare against.
@@ -14,10 +14,17 @@ const FOV_DEGREES: f32 = 45.0;
 const WIRE_COLOR: Srgba = Srgba { r: 240, g: 240, b: 240, a: 255 };
 const POINT_COLOR: [u8; 4] = [255, 236, 150, 255];
 
+/// One draw of an LOD: the triangles that share a texture (or have none), and how that
+/// texture drifts.
+struct GpuPart {
+    gm: Gm<GpuMesh, ColorMaterial>,
+    scroll: Option<[f32; 4]>,
+}
+
 /// One level of detail as uploaded: what the file says about when to show it, and the
 /// wireframe made the first time it is asked for.
 struct GpuLod {
-    solid: Gm<GpuMesh, ColorMaterial>,
+    parts: Vec<GpuPart>,
     positions: Vec<Vec3>,
     wire: Option<Wireframe>,
     triangles: usize,
@@ -85,11 +92,40 @@ impl Renderer {
         self.bounds = None;
         self.shown_lod = None;
         let Some(model) = model else { return };
+        let textures: Vec<Texture2DRef> = model.textures.iter().map(|t| upload_texture(&self.context, &t.texels)).collect();
         for (mesh, distance) in model.lods.iter().map(|l| (&l.mesh, &l.distance)) {
             let positions: Vec<Vec3> = mesh.positions.iter().map(|p| vec3(p[0], p[1], p[2])).collect();
-            let cpu = CpuMesh { positions: Positions::F32(positions.clone()), colors: Some(lit_colors(mesh)), ..Default::default() };
-            let material = ColorMaterial { color: Srgba::WHITE, ..Default::default() };
-            self.lods.push(GpuLod { solid: Gm::new(GpuMesh::new(&self.context, &cpu), material), positions, wire: None, triangles: mesh.triangle_count(), distance: *distance });
+            let colors = lit_colors(mesh);
+            let mut parts = Vec::new();
+            // One draw per texture, in the order the textures first appear.
+            let mut keys: Vec<Option<u32>> = Vec::new();
+            for g in &mesh.groups {
+                if !keys.contains(&g.texture) {
+                    keys.push(g.texture);
+                }
+            }
+            for key in keys {
+                let corners: Vec<usize> = mesh
+                    .groups
+                    .iter()
+                    .filter(|g| g.texture == key)
+                    .flat_map(|g| (g.first_triangle as usize * 3)..((g.first_triangle + g.triangles) as usize * 3))
+                    .collect();
+                if corners.is_empty() {
+                    continue;
+                }
+                let texture = key.and_then(|k| textures.get(k as usize).cloned());
+                let cpu = CpuMesh {
+                    positions: Positions::F32(corners.iter().map(|&c| positions[c]).collect()),
+                    colors: Some(corners.iter().map(|&c| colors[c]).collect()),
+                    uvs: texture.as_ref().map(|_| corners.iter().map(|&c| vec2(mesh.uvs[c][0], mesh.uvs[c][1])).collect()),
+                    ..Default::default()
+                };
+                let scroll = key.and_then(|k| model.textures.get(k as usize)).and_then(|t| t.scroll);
+                let material = ColorMaterial { color: Srgba::WHITE, texture, ..Default::default() };
+                parts.push(GpuPart { gm: Gm::new(GpuMesh::new(&self.context, &cpu), material), scroll });
+            }
+            self.lods.push(GpuLod { parts, positions, wire: None, triangles: mesh.triangle_count(), distance: *distance });
         }
         let point_bounds = points_bounds(&model.points);
         self.bounds = model.lods.iter().find_map(|l| l.mesh.bounds()).or(point_bounds);
@@ -171,15 +207,29 @@ impl Renderer {
         self.lods.iter().position(within).or_else(|| self.lods.iter().rposition(beyond)).or(Some(0))
     }
 
-    /// Draw one frame; returns the number of draw calls issued.
-    pub fn render(&mut self) -> u32 {
+    /// Whether the LOD on show has a scrolling texture, so frames must keep coming.
+    pub fn animating(&self) -> bool {
+        self.current_lod().and_then(|i| self.lods.get(i)).is_some_and(|l| l.parts.iter().any(|p| p.scroll.is_some()))
+    }
+
+    /// Draw one frame at `seconds` (the clock of texture scrolling); returns the number of
+    /// draw calls issued.
+    pub fn render(&mut self, seconds: f64) -> u32 {
         let [r, g, b] = BACKGROUND.map(|c| c as f32 / 255.0);
         let lod = self.current_lod();
         self.shown_lod = lod;
         let cull = if self.options.cull_back { Cull::Back } else { Cull::None };
         if let Some(i) = lod {
             let l = &mut self.lods[i];
-            l.solid.material.render_states = RenderStates { cull, ..Default::default() };
+            for part in &mut l.parts {
+                part.gm.material.render_states = RenderStates { cull, ..Default::default() };
+                if let (Some([u0, v0, du, dv]), Some(tex)) = (part.scroll, part.gm.material.texture.as_mut()) {
+                    // offset(t) = (u0 + du·t, v0 + dv·t), wrapped; f64 keeps long sessions smooth.
+                    let u = (u0 as f64 + du as f64 * seconds).rem_euclid(1.0) as f32;
+                    let v = (v0 as f64 + dv as f64 * seconds).rem_euclid(1.0) as f32;
+                    tex.transformation = Mat3::from_translation(vec2(u, v));
+                }
+            }
             if self.options.wireframe && l.wire.is_none() {
                 l.wire = Some(Wireframe::new(&self.context, &l.positions, 1.0, WIRE_COLOR));
             }
@@ -189,8 +239,10 @@ impl Renderer {
         let mut calls = 0;
         if let Some(i) = lod {
             let l = &self.lods[i];
-            target.render(&self.camera, [&l.solid], &[]);
-            calls += 1;
+            for part in &l.parts {
+                target.render(&self.camera, [&part.gm], &[]);
+                calls += 1;
+            }
             if let (true, Some(wire)) = (self.options.wireframe, &l.wire) {
                 target.render(&self.camera, [wire], &[]);
                 calls += 1;
@@ -219,6 +271,26 @@ impl Renderer {
     pub fn size(&self) -> (u32, u32) {
         (self.width, self.height)
     }
+}
+
+/// Upload texels as sRGB-decoded RGBA: three-d samples textures as linear and encodes the
+/// output as sRGB, so the file's colours come out as they are stored.
+fn upload_texture(context: &Context, texels: &crate::texture::Texels) -> Texture2DRef {
+    let mut data = TextureData::RgbaU8(texels.rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2], p[3]]).collect());
+    data.to_linear_srgb();
+    let cpu = CpuTexture {
+        name: String::new(),
+        data,
+        width: texels.width,
+        height: texels.height,
+        min_filter: Interpolation::Linear,
+        // Old games' texels are big on screen: keep them crisp.
+        mag_filter: Interpolation::Nearest,
+        mipmap: Some(Mipmap::default()),
+        wrap_s: Wrapping::Repeat,
+        wrap_t: Wrapping::Repeat,
+    };
+    Texture2DRef::from_cpu_texture(context, &cpu)
 }
 
 fn points_bounds(points: &[([f32; 3], f32)]) -> Option<Bounds> {

@@ -1,8 +1,8 @@
 //! wasm-bindgen glue: the only module that knows the browser. It translates between the JS
 //! shell and the core; everything it calls is tested natively.
 
-use crate::archive::{ArchiveIndex, Libraries};
-use crate::formats::biz2::{Biz2File, MaterialRef};
+use crate::archive::{ArchiveIndex, AssetSet};
+use crate::formats::biz2::Biz2File;
 use crate::formats::ParseError;
 use crate::info::{self, Info};
 use crate::render::{Renderer, ViewOptions, BACKGROUND};
@@ -33,6 +33,11 @@ fn js_error(message: &str) -> JsValue {
     js_sys::Error::new(message).into()
 }
 
+/// The page's clock, the one requestAnimationFrame timestamps use.
+fn clock_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+}
+
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct FrameStats {
@@ -42,6 +47,8 @@ struct FrameStats {
     /// The LOD drawn in the last frame (null when nothing is open).
     lod: Option<usize>,
     lod_count: usize,
+    /// A scrolling texture is on show: the shell keeps drawing frames.
+    animating: bool,
 }
 
 #[derive(Serialize)]
@@ -63,7 +70,7 @@ struct OptionChanges {
     lod: Option<usize>,
 }
 
-/// A parsed file waiting for its libraries before it is shown.
+/// A parsed file waiting for its libraries and texture maps before it is shown.
 struct Loaded {
     path: String,
     file: Biz2File,
@@ -74,10 +81,11 @@ struct Loaded {
 #[wasm_bindgen]
 pub struct Viewer {
     renderer: Renderer,
-    index: ArchiveIndex,
-    libraries: Libraries,
+    assets: AssetSet,
     loaded: Option<Loaded>,
     draw_calls: u32,
+    /// The last frame's time (ms), so read-backs redraw the same frame.
+    now: f64,
     /// Timestamps (ms) of recent frames, for the fps figure.
     frame_times: std::collections::VecDeque<f64>,
 }
@@ -99,10 +107,10 @@ impl Viewer {
         let renderer = Renderer::new(gl, canvas.width(), canvas.height()).map_err(|e| js_error(&e))?;
         Ok(Viewer {
             renderer,
-            index: ArchiveIndex::default(),
-            libraries: Libraries::default(),
+            assets: AssetSet::default(),
             loaded: None,
             draw_calls: 0,
+            now: 0.0,
             frame_times: Default::default(),
         })
     }
@@ -110,14 +118,12 @@ impl Viewer {
     /// The paths of the archive now open (names only; bytes are read on demand).
     #[wasm_bindgen(js_name = setListing)]
     pub fn set_listing(&mut self, paths: Vec<String>) {
-        self.index = ArchiveIndex::new(paths);
-        self.libraries = Libraries::default();
+        self.assets = AssetSet::new(ArchiveIndex::new(paths));
     }
 
-    /// Parse a file. Returns the archive paths of the material libraries it needs that
-    /// have not been read yet; hand each to `addLibrary`, then call `show`. A file that
-    /// fails to parse clears the view and throws an Error naming the byte offset.
-    pub fn load(&mut self, path: &str, bytes: &[u8]) -> Result<Vec<String>, JsValue> {
+    /// Parse a file and keep it for `show`. A file that fails to parse clears the view and
+    /// throws an Error naming the byte offset.
+    pub fn load(&mut self, path: &str, bytes: &[u8]) -> Result<(), JsValue> {
         self.loaded = None;
         let (tree, file) = match Biz2File::parse(bytes) {
             Ok(p) => p,
@@ -127,30 +133,34 @@ impl Viewer {
             }
         };
         let info = info::summarize(&tree, &file);
-        let wanted = Libraries::wanted(&self.index, path, &info.materials);
         self.loaded = Some(Loaded { path: path.to_string(), file, info });
-        Ok(wanted.into_iter().filter(|p| !self.libraries.contains(p)).collect())
+        Ok(())
     }
 
-    /// Read a material library. A broken one throws (naming its offset) and resolves nothing.
-    #[wasm_bindgen(js_name = addLibrary)]
-    pub fn add_library(&mut self, path: &str, bytes: &[u8]) -> Result<(), JsValue> {
-        let (_, file) = Biz2File::parse(bytes).map_err(|e| parse_error(path, &e))?;
-        self.libraries.insert(path, file);
-        Ok(())
+    /// Archive paths the loaded file still needs (material libraries, then the texture maps
+    /// they name). Read each and hand it to `provide`; ask again until this is empty.
+    pub fn needs(&self) -> Vec<String> {
+        self.loaded.as_ref().map_or(Vec::new(), |l| self.assets.needs(&l.path, &l.info.materials))
+    }
+
+    /// Take a needed file's bytes. One that does not parse or decode throws, saying why; it
+    /// is remembered and not asked for again.
+    pub fn provide(&mut self, path: &str, bytes: &[u8]) -> Result<(), JsValue> {
+        self.assets.provide(path, bytes).map_err(|e| js_error(&e))
+    }
+
+    /// A needed file could not be read.
+    pub fn unreadable(&mut self, path: &str, why: &str) {
+        self.assets.unreadable(path, why);
     }
 
     /// Upload the loaded file with its materials resolved, frame the camera, and return the
     /// summary `relicview info --json --root` prints.
     pub fn show(&mut self) -> Result<JsValue, JsValue> {
         let loaded = self.loaded.as_mut().ok_or_else(|| js_error("show() without a loaded file"))?;
-        let (index, libraries, path) = (&self.index, &self.libraries, loaded.path.as_str());
-        let material = |r: &MaterialRef| match r {
-            MaterialRef::Named(n) => libraries.resolve(index, path, n).1.and_then(|m| m.diffuse),
-            _ => None,
-        };
-        let scene = loaded.file.scene(&material);
-        info::resolve_materials(&mut loaded.info, index, libraries, path);
+        let (scene, textures) = self.assets.scene(&loaded.path, &loaded.file);
+        info::resolve_materials(&mut loaded.info, &self.assets.index, &self.assets.libraries, &loaded.path);
+        loaded.info.texture_status = Some(textures);
         self.renderer.options.lod = 0;
         self.renderer.set_model(Some(&scene));
         to_js(&loaded.info)
@@ -206,9 +216,10 @@ impl Viewer {
         self.renderer.frame();
     }
 
-    /// Draw a frame; `now` is the rAF timestamp in ms.
+    /// Draw a frame; `now` is the rAF timestamp in ms (also the texture-scrolling clock).
     pub fn render(&mut self, now: f64) -> Result<JsValue, JsValue> {
-        self.draw_calls = self.renderer.render();
+        self.now = now;
+        self.draw_calls = self.renderer.render(now / 1000.0);
         self.frame_times.push_back(now);
         while self.frame_times.front().is_some_and(|&t| now - t > 1000.0) {
             self.frame_times.pop_front();
@@ -222,9 +233,10 @@ impl Viewer {
         let stats = FrameStats {
             triangles: self.renderer.triangles(),
             draw_calls: self.draw_calls,
-            fps: self.frame_times.len() as f64,
+            fps: self.frame_times.iter().filter(|&&t| clock_ms() - t <= 1000.0).count() as f64,
             lod: self.renderer.shown_lod(),
             lod_count: self.loaded.as_ref().map_or(0, |l| l.file.lod_count()),
+            animating: self.renderer.animating(),
         };
         to_js(&stats)
     }
@@ -232,7 +244,7 @@ impl Viewer {
     /// Redraw and read the framebuffer back: how many pixels differ from the background.
     #[wasm_bindgen(js_name = pixelStats)]
     pub fn pixel_stats(&mut self) -> Result<JsValue, JsValue> {
-        self.draw_calls = self.renderer.render();
+        self.draw_calls = self.renderer.render(self.now / 1000.0);
         let pixels = self.renderer.read_pixels();
         let non_background = pixels.iter().filter(|p| p[..3].iter().zip(BACKGROUND).any(|(&a, b)| a.abs_diff(b) > 3)).count();
         let (width, height) = self.renderer.size();
@@ -242,7 +254,7 @@ impl Viewer {
     /// Redraw and return the frame as RGBA bytes, top row first (width × height × 4).
     #[wasm_bindgen(js_name = readPixels)]
     pub fn read_pixels(&mut self) -> Vec<u8> {
-        self.draw_calls = self.renderer.render();
+        self.draw_calls = self.renderer.render(self.now / 1000.0);
         let pixels = self.renderer.read_pixels();
         let (w, _) = self.renderer.size();
         // read_color returns the bottom row first.

@@ -336,3 +336,33 @@ test('light points are drawn as markers', async () => {
   assert.ok(withPoints.nonBackground > 0);
   await page.close();
 });
+
+test('textures decode from the archive, scroll over time, and missing maps show a checker with the reason', async () => {
+  const { page, problems } = await pageWithFolder();
+  const r = await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/POOL.BGF'));
+  // Water, rim panels and sign each have their own texture: one draw each.
+  assert.equal(r.drawCalls, 3);
+  const rows = await page.locator('#info-body').textContent();
+  assert.match(rows, /texture water_texGAME\/DEMO\/TEXTURE\/WATER\.TGA · scrolls 0 0 0\.25 0\.1(?!\d)/);
+  assert.match(rows, /texture sign_texGAME\/DEMO\/TEXTURE\/SIGN\.RGB/);
+  assert.match(rows, /texture panel_texchecker: map file PANEL\.SVT is not in the archive/);
+
+  await page.waitForFunction(() => window.relicview.stats().fps >= 5, null, { timeout: 10000 });
+  assert.equal((await page.evaluate(() => window.relicview.stats())).animating, true);
+  const moved = await page.evaluate(async () => {
+    const a = window.relicview.readPixels().data;
+    await new Promise((r) => setTimeout(r, 700));
+    const b = window.relicview.readPixels().data;
+    let n = 0;
+    for (let i = 0; i < a.length; i += 4) if (a[i + 2] !== b[i + 2]) n++;
+    return n;
+  });
+  assert.ok(moved > 500, `the water scrolls: ${moved} pixels changed in 0.7 s`);
+
+  // Opening a model without scrolling textures stops the frame stream.
+  await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/CUBE.BGF'));
+  assert.equal((await page.evaluate(() => window.relicview.stats())).animating, false);
+  await page.waitForFunction(() => window.relicview.stats().fps === 0, null, { timeout: 5000 });
+  assert.deepEqual(problems, []);
+  await page.close();
+});

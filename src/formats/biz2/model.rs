@@ -5,7 +5,7 @@
 use super::raw::{Chunk, ChunkTree, Field, MAGIC_MATERIALS};
 use super::tags::{self, VertexLayout};
 use crate::formats::{Diagnostic, ParseError};
-use crate::scene::{Mesh, MeshGroup, SceneLod, SceneModel};
+use crate::scene::{Mesh, MeshGroup, SceneLod, SceneModel, Surface};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -287,19 +287,19 @@ impl Biz2File {
 
     /// The drawable mesh of one LOD of every object (LODs beyond an object's last are
     /// skipped), de-indexed so that faces without normals shade flat. `material` gives the
-    /// diffuse colour of a patch's front material where it can be resolved; vertex colours
-    /// win over it, luminance scales it, and anything unresolved is neutral grey.
-    pub fn mesh(&self, lod: usize, material: &dyn Fn(&MaterialRef) -> Option<[f32; 3]>) -> Mesh {
+    /// look of a patch's front material where it can be resolved: vertex colours win over
+    /// its diffuse colour, luminance scales it, and anything unresolved is neutral grey.
+    pub fn mesh(&self, lod: usize, material: &dyn Fn(&MaterialRef) -> Surface) -> Mesh {
         const GREY: [f32; 3] = [0.72, 0.72, 0.70];
         let mut mesh = Mesh::default();
         for object in &self.objects {
             let Some(lod) = object.lods.get(lod) else { continue };
             for patch in &lod.patches {
-                let base = match &patch.front {
-                    Some(MaterialRef::SameAsFront) | None => None,
+                let surface = match &patch.front {
+                    Some(MaterialRef::SameAsFront) | None => Surface::default(),
                     Some(r) => material(r),
-                }
-                .unwrap_or(GREY);
+                };
+                let base = surface.diffuse.unwrap_or(GREY);
                 for prim in &patch.primitives {
                     let v = &prim.vertices;
                     let first = mesh.triangle_count() as u32;
@@ -310,6 +310,7 @@ impl Biz2File {
                             let i = i as usize;
                             mesh.positions.push(p[k]);
                             mesh.normals.push(v.normals.as_ref().map_or(face, |n| n[i]));
+                            mesh.uvs.push(v.uvs.as_ref().map_or([0.0, 0.0], |uv| uv[i]));
                             let c = match (&v.colors, &v.lum) {
                                 (Some(c), _) => c[i],
                                 (None, Some(l)) => [base[0] * l[i][0], base[1] * l[i][0], base[2] * l[i][0], l[i][1]],
@@ -328,6 +329,7 @@ impl Biz2File {
                             Some(MaterialRef::Named(n)) => Some(n.clone()),
                             _ => None,
                         },
+                        texture: surface.texture,
                     });
                 }
             }
@@ -337,8 +339,9 @@ impl Biz2File {
 
     /// Every LOD as a mesh, and the light points (which belong to objects, not LODs).
     /// An LOD's distances are those of the first object that has that LOD.
-    pub fn scene(&self, material: &dyn Fn(&MaterialRef) -> Option<[f32; 3]>) -> SceneModel {
+    pub fn scene(&self, material: &dyn Fn(&MaterialRef) -> Surface) -> SceneModel {
         SceneModel {
+            textures: Vec::new(),
             lods: (0..self.lod_count())
                 .map(|i| SceneLod { mesh: self.mesh(i, material), distance: self.objects.iter().find_map(|o| o.lods.get(i)).and_then(|l| l.distance) })
                 .collect(),
