@@ -19,6 +19,44 @@ pub fn demo_files() -> Vec<(String, Vec<u8>)> {
     ]
 }
 
+/// A large model for benchmarks: `patches` PATCHes, each a 32×32-quad height field
+/// (1,089 XYZ_N_UV vertices, 2,048 triangles) in one PMESH with a PCONN quad list, laid
+/// out side by side: about 51 KB a patch, so every PATCH fits a 2-byte length as in the
+/// pods' files (only OBJECT and LOD need 4-byte lengths at this size).
+pub fn large_model(patches: usize) -> Biz2File {
+    const N: usize = 32;
+    let side = (patches as f32).sqrt().ceil() as usize;
+    let patch_list = (0..patches)
+        .map(|k| {
+            let (ox, oz) = ((k % side * N) as f32, (k / side * N) as f32);
+            let mut positions = Vec::with_capacity((N + 1) * (N + 1));
+            let mut normals = Vec::with_capacity(positions.capacity());
+            let mut uvs = Vec::with_capacity(positions.capacity());
+            for z in 0..=N {
+                for x in 0..=N {
+                    let (wx, wz) = (ox + x as f32, oz + z as f32);
+                    positions.push([wx, (wx * 0.3).sin() * (wz * 0.2).cos() * 2.0, wz]);
+                    normals.push([0.0, 1.0, 0.0]);
+                    uvs.push([x as f32 / N as f32, z as f32 / N as f32]);
+                }
+            }
+            let at = |x: usize, z: usize| (z * (N + 1) + x) as i32;
+            let indices = (0..N).flat_map(|z| (0..N).flat_map(move |x| [at(x, z), at(x + 1, z), at(x + 1, z + 1), at(x, z + 1)])).collect();
+            let mesh = Primitive {
+                kind: PrimitiveKind::PMesh,
+                chunk: 0,
+                vertices: VertexBlock { format: 0x089, positions, normals: Some(normals), uvs: Some(uvs), ..Default::default() },
+                connectivity: vec![Connectivity::Faces { points_per_face: 4, indices }],
+                triangles: Vec::new(),
+                triangle_sources: Vec::new(),
+            };
+            patch(&format!("tile{k}"), "hull_mtl", vec![mesh])
+        })
+        .collect();
+    let lod = Lod { chunk: Some(0), distance: Some([0.0, 1.0e6]), transition: None, patches: patch_list };
+    geometry(vec![object("terrain", vec![lod])])
+}
+
 /// Write the demo archive under `dir`.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn write_demo(dir: &std::path::Path) -> std::io::Result<Vec<String>> {
@@ -339,6 +377,16 @@ mod tests {
         assert_eq!(groups.len(), 6);
         assert!(groups.iter().all(|g| g.texture.is_some()));
         assert_eq!(scene.lods[0].mesh.uvs.len(), scene.lods[0].mesh.positions.len());
+    }
+
+    #[test]
+    fn large_model_has_the_promised_size() {
+        let bytes = write_file(&large_model(3), WriteOptions::default());
+        let (tree, file) = Biz2File::parse(&bytes).unwrap();
+        assert_eq!(file.triangle_count(), 3 * 2048);
+        let wide: Vec<&str> = tree.chunks.iter().filter(|c| c.len_width == 4).map(|c| c.name()).collect();
+        assert_eq!(wide, vec!["OBJECT", "LOD"]);
+        assert!((48_000..54_000).contains(&(bytes.len() / 3)), "{} bytes a patch", bytes.len() / 3);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Neutral scene data: what the formats produce and the renderer draws. No GPU, no browser.
 
+use crate::formats::biz2::model::SourceRun;
 use serde::Serialize;
 
 /// A run of triangles that came from one primitive chunk.
@@ -17,31 +18,34 @@ pub struct MeshGroup {
     pub texture: Option<u32>,
 }
 
-/// A de-indexed triangle soup: three corners per triangle, in triangle order.
+/// An indexed triangle mesh: the vertices as the file stores them, one index triple per
+/// triangle.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Mesh {
     pub positions: Vec<[f32; 3]>,
-    pub normals: Vec<[f32; 3]>,
-    /// sRGB bytes.
+    /// Per vertex, only when every primitive has normals; otherwise faces shade flat.
+    pub normals: Option<Vec<[f32; 3]>>,
+    /// sRGB bytes per vertex.
     pub colors: Vec<[u8; 4]>,
-    /// Texture coordinates per corner ((0, 0) where the vertex block has none).
+    /// Texture coordinates per vertex ((0, 0) where the vertex block has none).
     pub uvs: Vec<[f32; 2]>,
-    /// For each triangle, the chunk whose indices produced it (for picking).
-    pub triangle_chunks: Vec<u32>,
+    pub indices: Vec<u32>,
+    /// Which chunk produced which triangles (for picking), as runs in triangle order.
+    pub triangle_sources: Vec<SourceRun>,
     pub groups: Vec<MeshGroup>,
 }
 
 impl Mesh {
     pub fn triangle_count(&self) -> usize {
-        self.positions.len() / 3
+        self.indices.len() / 3
     }
 
-    /// Axis-aligned bounds of all positions, or None for an empty mesh.
+    /// Axis-aligned bounds of the finite positions that triangles use, or None.
     pub fn bounds(&self) -> Option<Bounds> {
-        let mut it = self.positions.iter();
-        let first = glam::Vec3::from(*it.next()?);
+        let mut it = self.indices.iter().map(|&i| self.positions[i as usize]).filter(|p| p.iter().all(|x| x.is_finite()));
+        let first = glam::Vec3::from(it.next()?);
         let (min, max) = it.fold((first, first), |(lo, hi), p| {
-            let p = glam::Vec3::from(*p);
+            let p = glam::Vec3::from(p);
             (lo.min(p), hi.max(p))
         });
         Some(Bounds { min: min.into(), max: max.into() })

@@ -2,7 +2,7 @@
 
 use proptest::prelude::*;
 use relicview::formats::biz2::writer::{write_file, write_nodes, Node, WriteOptions};
-use relicview::formats::biz2::{tags, Biz2File, Connectivity, FileKind, Header, LightPoint, Lod, MaterialDef, MaterialRef, Object, Patch, Primitive, PrimitiveKind, RampDef, TextureDef, TextureRef, VertexBlock};
+use relicview::formats::biz2::{source_of, tags, Biz2File, Connectivity, FileKind, Header, LightPoint, Lod, MaterialDef, MaterialRef, Object, Patch, Primitive, PrimitiveKind, RampDef, TextureDef, TextureRef, VertexBlock};
 
 fn prim(kind: PrimitiveKind, positions: Vec<[f32; 3]>, connectivity: Vec<Connectivity>) -> Primitive {
     Primitive {
@@ -45,8 +45,10 @@ fn pmesh_uses_both_conn_and_pconn_and_fans_hexagons() {
     let p = &parse(&f).objects[0].lods[0].patches[0].primitives[0];
     assert_eq!(p.triangles, vec![[0, 1, 2], [0, 2, 3], [0, 3, 4], [0, 4, 5], [5, 6, 7]]);
     // Each triangle points at the index chunk that produced it: PCONN, then CONN.
-    assert_eq!(p.triangle_sources[0], p.triangle_sources[3]);
-    assert_ne!(p.triangle_sources[3], p.triangle_sources[4]);
+    assert_eq!(p.triangle_sources.len(), 2);
+    assert_eq!(source_of(&p.triangle_sources, 0), source_of(&p.triangle_sources, 3));
+    assert_ne!(source_of(&p.triangle_sources, 3), source_of(&p.triangle_sources, 4));
+    assert_eq!(p.triangle_sources[1].first, 4);
 }
 
 #[test]

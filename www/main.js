@@ -140,8 +140,12 @@ async function doOpen(path) {
   setHashPath(entry.path);
   let info;
   const assetErrors = [];
+  const t0 = performance.now();
+  let t1 = t0;
+  let t2 = t0;
   try {
     const bytes = new Uint8Array(await entry.read());
+    t1 = performance.now();
     state.viewer.load(entry.path, bytes);
     // Libraries first, then the texture maps they name: each round may ask for more.
     for (let needs = state.viewer.needs(); needs.length; needs = state.viewer.needs()) {
@@ -161,6 +165,7 @@ async function doOpen(path) {
         }
       }
     }
+    t2 = performance.now();
     info = state.viewer.show();
   } catch (err) {
     entry.element?.classList.add('failed');
@@ -171,7 +176,20 @@ async function doOpen(path) {
   entry.element?.classList.remove('failed');
   showInfo(entry.path, info, assetErrors);
   syncToolbar();
+  const t3 = performance.now();
   const stats = await state.viewport.requestFrame();
+  const core = state.viewer.timings();
+  state.lastOpen = {
+    path: entry.path,
+    readMs: t1 - t0,
+    parseMs: core.parseMs,
+    assetsMs: t2 - t1 - core.parseMs,
+    buildMs: core.buildMs,
+    uploadMs: core.uploadMs,
+    // From the request of the first frame until it was drawn (includes the wait for rAF).
+    drawMs: performance.now() - t3,
+    totalMs: performance.now() - t0,
+  };
   return { triangles: stats.triangles, drawCalls: stats.drawCalls };
 }
 
@@ -247,6 +265,8 @@ window.relicview = {
   setLod: (lod) => setOptions({ lod, autoLod: false }),
   // Reads the framebuffer back: {width, height, background, nonBackground}.
   pixelStats: () => state.viewer.pixelStats(),
+  // Where the last open() spent its time: {readMs, parseMs, assetsMs, buildMs, uploadMs, drawMs, totalMs}.
+  lastOpen: () => state.lastOpen ?? null,
   // The frame as {width, height, data: RGBA bytes, top row first}.
   readPixels: () => ({ width: $('viewport').width, height: $('viewport').height, data: state.viewer.readPixels() }),
 };

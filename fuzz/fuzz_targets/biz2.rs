@@ -23,7 +23,8 @@ fuzz_target!(|data: &[u8]| {
             let c = tree.coverage();
             assert_eq!(c.framing + c.decoded + c.opaque + c.unclaimed, input.len(), "every byte accounted for once");
             let mesh = file.mesh(0, &|_| Default::default());
-            assert_eq!(mesh.positions.len(), mesh.triangle_chunks.len() * 3);
+            assert!(mesh.indices.iter().all(|&i| (i as usize) < mesh.positions.len()));
+            assert_eq!(mesh.triangle_count(), file.triangle_count());
             let _ = mesh.bounds();
             let rewritten = write_file(&file, WriteOptions::default());
             let (_, again) = Biz2File::parse(&rewritten).expect("the writer's output parses");

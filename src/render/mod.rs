@@ -1,11 +1,14 @@
 //! The only module that knows three-d: uploads `scene` meshes to the GPU, owns the camera
 //! and draws frames into the page's WebGL2 canvas.
 
+mod material;
+
 use crate::scene::{Bounds, Mesh, SceneModel};
+use material::RetroMaterial;
 use std::sync::Arc;
 use three_d::{
-    degrees, vec2, vec3, Camera, ClearState, ColorMaterial, Context, CpuMesh, CpuTexture, Cull, Gm, InnerSpace, Interpolation, Mat3, Mesh as GpuMesh, Mipmap, Positions,
-    RenderStates, RenderTarget, Srgba, Texture2DRef, TextureData, Vec3, Viewport, Wireframe, Wrapping,
+    degrees, vec2, vec3, Camera, ClearState, ColorMaterial, Context, CpuMesh, CpuTexture, Cull, Gm, Indices, InnerSpace, Interpolation, Mat3, Mesh as GpuMesh, Mipmap,
+    Positions, RenderTarget, Srgba, Texture2DRef, TextureData, Vec3, Viewport, Wireframe, Wrapping,
 };
 
 /// Background colour (sRGB bytes), also what pixel tests compare against.
@@ -17,7 +20,7 @@ const POINT_COLOR: [u8; 4] = [255, 236, 150, 255];
 /// One draw of an LOD: the triangles that share a texture (or have none), and how that
 /// texture drifts.
 struct GpuPart {
-    gm: Gm<GpuMesh, ColorMaterial>,
+    gm: Gm<GpuMesh, RetroMaterial>,
     scroll: Option<[f32; 4]>,
 }
 
@@ -25,7 +28,9 @@ struct GpuPart {
 /// wireframe made the first time it is asked for.
 struct GpuLod {
     parts: Vec<GpuPart>,
-    positions: Vec<Vec3>,
+    /// The scene's vertices and indices, kept for a wireframe made on demand.
+    positions: Vec<[f32; 3]>,
+    indices: Vec<u32>,
     wire: Option<Wireframe>,
     triangles: usize,
     distance: Option<[f32; 2]>,
@@ -86,17 +91,18 @@ impl Renderer {
 
     /// Replace the drawn model (None clears) and frame the camera on its first LOD (or its
     /// light points when it has no triangles).
-    pub fn set_model(&mut self, model: Option<&SceneModel>) {
+    pub fn set_model(&mut self, model: Option<SceneModel>) {
         self.lods.clear();
         self.points = None;
         self.bounds = None;
         self.shown_lod = None;
         let Some(model) = model else { return };
         let textures: Vec<Texture2DRef> = model.textures.iter().map(|t| upload_texture(&self.context, &t.texels)).collect();
-        for (mesh, distance) in model.lods.iter().map(|l| (&l.mesh, &l.distance)) {
-            let positions: Vec<Vec3> = mesh.positions.iter().map(|p| vec3(p[0], p[1], p[2])).collect();
-            let colors = lit_colors(mesh);
-            let mut parts = Vec::new();
+        let point_bounds = points_bounds(&model.points);
+        self.bounds = model.lods.iter().find_map(|l| l.mesh.bounds()).or(point_bounds);
+        for lod in model.lods {
+            let (mesh, distance) = (lod.mesh, lod.distance);
+            let triangles = mesh.triangle_count();
             // One draw per texture, in the order the textures first appear.
             let mut keys: Vec<Option<u32>> = Vec::new();
             for g in &mesh.groups {
@@ -104,31 +110,18 @@ impl Renderer {
                     keys.push(g.texture);
                 }
             }
-            for key in keys {
-                let corners: Vec<usize> = mesh
-                    .groups
-                    .iter()
-                    .filter(|g| g.texture == key)
-                    .flat_map(|g| (g.first_triangle as usize * 3)..((g.first_triangle + g.triangles) as usize * 3))
-                    .collect();
-                if corners.is_empty() {
-                    continue;
-                }
-                let texture = key.and_then(|k| textures.get(k as usize).cloned());
-                let cpu = CpuMesh {
-                    positions: Positions::F32(corners.iter().map(|&c| positions[c]).collect()),
-                    colors: Some(corners.iter().map(|&c| colors[c]).collect()),
-                    uvs: texture.as_ref().map(|_| corners.iter().map(|&c| vec2(mesh.uvs[c][0], mesh.uvs[c][1])).collect()),
-                    ..Default::default()
-                };
-                let scroll = key.and_then(|k| model.textures.get(k as usize)).and_then(|t| t.scroll);
-                let material = ColorMaterial { color: Srgba::WHITE, texture, ..Default::default() };
-                parts.push(GpuPart { gm: Gm::new(GpuMesh::new(&self.context, &cpu), material), scroll });
-            }
-            self.lods.push(GpuLod { parts, positions, wire: None, triangles: mesh.triangle_count(), distance: *distance });
+            let parts = keys
+                .into_iter()
+                .filter_map(|key| {
+                    let cpu = part_mesh(&mesh, key, textures.len() > 0)?;
+                    let texture = key.and_then(|k| textures.get(k as usize).cloned());
+                    let scroll = key.and_then(|k| model.textures.get(k as usize)).and_then(|t| t.scroll);
+                    let material = RetroMaterial { texture, normals: cpu.normals.is_some(), cull: Cull::None };
+                    Some(GpuPart { gm: Gm::new(GpuMesh::new(&self.context, &cpu), material), scroll })
+                })
+                .collect();
+            self.lods.push(GpuLod { parts, positions: mesh.positions, indices: mesh.indices, wire: None, triangles, distance });
         }
-        let point_bounds = points_bounds(&model.points);
-        self.bounds = model.lods.iter().find_map(|l| l.mesh.bounds()).or(point_bounds);
         if !model.points.is_empty() {
             let size = self.bounds.map_or(0.05, |b| b.radius() * 0.015);
             let cpu = point_markers(&model.points, size);
@@ -222,7 +215,7 @@ impl Renderer {
         if let Some(i) = lod {
             let l = &mut self.lods[i];
             for part in &mut l.parts {
-                part.gm.material.render_states = RenderStates { cull, ..Default::default() };
+                part.gm.material.cull = cull;
                 if let (Some([u0, v0, du, dv]), Some(tex)) = (part.scroll, part.gm.material.texture.as_mut()) {
                     // offset(t) = (u0 + du·t, v0 + dv·t), wrapped; f64 keeps long sessions smooth.
                     let u = (u0 as f64 + du as f64 * seconds).rem_euclid(1.0) as f32;
@@ -231,7 +224,8 @@ impl Renderer {
                 }
             }
             if self.options.wireframe && l.wire.is_none() {
-                l.wire = Some(Wireframe::new(&self.context, &l.positions, 1.0, WIRE_COLOR));
+                let positions: Vec<Vec3> = l.indices.iter().map(|&i| Vec3::from(l.positions[i as usize])).collect();
+                l.wire = Some(Wireframe::new(&self.context, &positions, 1.0, WIRE_COLOR));
             }
         }
         let target = RenderTarget::screen(&self.context, self.width, self.height);
@@ -326,18 +320,48 @@ fn point_markers(points: &[([f32; 3], f32)], size: f32) -> CpuMesh {
     CpuMesh { positions: Positions::F32(positions), colors: Some(colors), ..Default::default() }
 }
 
-/// Vertex colours with a fixed key light and fill baked in, so the unlit ColorMaterial
-/// shows shape while keeping the file's colours exact (three-d's lit materials tone-map).
-fn lit_colors(mesh: &Mesh) -> Vec<Srgba> {
-    let light = glam::Vec3::new(0.45, 0.8, 0.35).normalize();
-    mesh.colors
-        .iter()
-        .zip(&mesh.normals)
-        .map(|(c, n)| {
-            // Double-sided: winding is unconfirmed in these files (DECISIONS.md).
-            let lambert = glam::Vec3::from(*n).dot(light).abs();
-            let k = 0.35 + 0.65 * lambert;
-            Srgba::new((c[0] as f32 * k) as u8, (c[1] as f32 * k) as u8, (c[2] as f32 * k) as u8, c[3])
-        })
-        .collect()
+/// The vertices and indices of the triangles whose group uses texture `key`, compacted so
+/// each draw uploads only its own vertices. The copy into three-d's vertex types is the one
+/// the GPU upload needs.
+fn part_mesh(mesh: &Mesh, key: Option<u32>, textured_model: bool) -> Option<CpuMesh> {
+    let groups: Vec<_> = mesh.groups.iter().filter(|g| g.texture == key).collect();
+    let whole = groups.len() == mesh.groups.len();
+    let corners = |g: &&crate::scene::MeshGroup| (g.first_triangle as usize * 3)..((g.first_triangle + g.triangles) as usize * 3);
+    // Which source vertex each of this part's vertices is (None: all of them, in order).
+    let (vertices, indices): (Option<Vec<u32>>, Vec<u32>) = if whole {
+        (None, mesh.indices.clone())
+    } else {
+        // Old index → new index, for the vertices this part uses.
+        let mut remap = vec![u32::MAX; mesh.positions.len()];
+        let mut vertices = Vec::new();
+        let mut indices = Vec::new();
+        for g in &groups {
+            for &i in &mesh.indices[corners(g)] {
+                let slot = &mut remap[i as usize];
+                if *slot == u32::MAX {
+                    *slot = vertices.len() as u32;
+                    vertices.push(i);
+                }
+                indices.push(*slot);
+            }
+        }
+        (Some(vertices), indices)
+    };
+    if indices.is_empty() {
+        return None;
+    }
+    fn gather<T: Copy, U>(all: &[T], which: &Option<Vec<u32>>, f: impl Fn(T) -> U) -> Vec<U> {
+        match which {
+            None => all.iter().map(|&x| f(x)).collect(),
+            Some(v) => v.iter().map(|&i| f(all[i as usize])).collect(),
+        }
+    }
+    Some(CpuMesh {
+        positions: Positions::F32(gather(&mesh.positions, &vertices, Vec3::from)),
+        indices: Indices::U32(indices),
+        normals: mesh.normals.as_ref().map(|n| gather(n, &vertices, Vec3::from)),
+        colors: Some(gather(&mesh.colors, &vertices, |[r, g, b, a]| Srgba::new(r, g, b, a))),
+        uvs: (key.is_some() && textured_model).then(|| gather(&mesh.uvs, &vertices, |[u, v]| vec2(u, v))),
+        ..Default::default()
+    })
 }

@@ -70,11 +70,32 @@ struct OptionChanges {
     lod: Option<usize>,
 }
 
+/// Where the time of the last open went, in ms.
+#[derive(Serialize, Default, Clone, Copy)]
+#[serde(rename_all = "camelCase")]
+struct OpenTimings {
+    /// Chunk walk, model and info summary.
+    parse_ms: f64,
+    /// Materials, textures and triangulation into meshes.
+    build_ms: f64,
+    /// GPU buffers and textures.
+    upload_ms: f64,
+}
+
 /// A parsed file waiting for its libraries and texture maps before it is shown.
 struct Loaded {
     path: String,
     file: Biz2File,
     info: Info,
+}
+
+/// Parse a DIV-BIZ2 file and triangulate its LOD 0 without drawing: the core alone, for
+/// scripts and for measuring the wasm build against the native one. Returns the triangle
+/// count, or throws the parse error.
+#[wasm_bindgen(js_name = countTriangles)]
+pub fn count_triangles(bytes: &[u8]) -> Result<u32, JsValue> {
+    let (_, file) = Biz2File::parse(bytes).map_err(|e| parse_error("input", &e))?;
+    Ok(file.mesh(0, &|_| Default::default()).triangle_count() as u32)
 }
 
 /// One viewport on a page canvas, and the archive it shows files from.
@@ -84,6 +105,7 @@ pub struct Viewer {
     assets: AssetSet,
     loaded: Option<Loaded>,
     draw_calls: u32,
+    timings: OpenTimings,
     /// The last frame's time (ms), so read-backs redraw the same frame.
     now: f64,
     /// Timestamps (ms) of recent frames, for the fps figure.
@@ -111,6 +133,7 @@ impl Viewer {
             loaded: None,
             draw_calls: 0,
             now: 0.0,
+            timings: OpenTimings::default(),
             frame_times: Default::default(),
         })
     }
@@ -125,6 +148,7 @@ impl Viewer {
     /// throws an Error naming the byte offset.
     pub fn load(&mut self, path: &str, bytes: &[u8]) -> Result<(), JsValue> {
         self.loaded = None;
+        let t0 = clock_ms();
         let (tree, file) = match Biz2File::parse(bytes) {
             Ok(p) => p,
             Err(e) => {
@@ -134,6 +158,7 @@ impl Viewer {
         };
         let info = info::summarize(&tree, &file);
         self.loaded = Some(Loaded { path: path.to_string(), file, info });
+        self.timings = OpenTimings { parse_ms: clock_ms() - t0, ..Default::default() };
         Ok(())
     }
 
@@ -158,12 +183,21 @@ impl Viewer {
     /// summary `relicview info --json --root` prints.
     pub fn show(&mut self) -> Result<JsValue, JsValue> {
         let loaded = self.loaded.as_mut().ok_or_else(|| js_error("show() without a loaded file"))?;
+        let t0 = clock_ms();
         let (scene, textures) = self.assets.scene(&loaded.path, &loaded.file);
+        let t1 = clock_ms();
         info::resolve_materials(&mut loaded.info, &self.assets.index, &self.assets.libraries, &loaded.path);
         loaded.info.texture_status = Some(textures);
         self.renderer.options.lod = 0;
-        self.renderer.set_model(Some(&scene));
+        self.renderer.set_model(Some(scene));
+        self.timings.build_ms = t1 - t0;
+        self.timings.upload_ms = clock_ms() - t1;
         to_js(&loaded.info)
+    }
+
+    /// Timings of the last load/show: {parseMs, buildMs, uploadMs}.
+    pub fn timings(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.timings)
     }
 
     pub fn clear(&mut self) {

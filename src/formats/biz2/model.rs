@@ -76,9 +76,22 @@ pub struct Primitive {
     pub connectivity: Vec<Connectivity>,
     /// Triangles after fan/strip triangulation, indices into `vertices`.
     pub triangles: Vec<[u32; 3]>,
-    /// For each triangle, the chunk (CONNECTION_LIST, PCONN_LIST or the primitive itself)
-    /// whose indices produced it.
-    pub triangle_sources: Vec<u32>,
+    /// Which chunk (CONNECTION_LIST, PCONN_LIST or the primitive itself) produced which
+    /// triangles, as runs in triangle order.
+    pub triangle_sources: Vec<SourceRun>,
+}
+
+/// Triangles `first..` (up to the next run) came from `chunk`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct SourceRun {
+    pub first: u32,
+    pub chunk: u32,
+}
+
+/// The chunk that produced triangle `t`, from runs sorted by `first`.
+pub fn source_of(runs: &[SourceRun], t: u32) -> Option<u32> {
+    let i = runs.partition_point(|r| r.first <= t);
+    i.checked_sub(1).map(|i| runs[i].chunk)
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -291,35 +304,48 @@ impl Biz2File {
     /// its diffuse colour, luminance scales it, and anything unresolved is neutral grey.
     pub fn mesh(&self, lod: usize, material: &dyn Fn(&MaterialRef) -> Surface) -> Mesh {
         const GREY: [f32; 3] = [0.72, 0.72, 0.70];
-        let mut mesh = Mesh::default();
-        for object in &self.objects {
-            let Some(lod) = object.lods.get(lod) else { continue };
+        let lods = || self.objects.iter().filter_map(|o| o.lods.get(lod));
+        let (vertices, triangles) = lods().flat_map(|l| l.primitives()).fold((0, 0), |(v, t), p| (v + p.vertices.positions.len(), t + p.triangles.len()));
+        // Normals are drawn only when every primitive has them; otherwise faces shade flat.
+        let all_normals = lods().flat_map(|l| l.primitives()).all(|p| p.vertices.normals.is_some());
+        let mut mesh = Mesh {
+            positions: Vec::with_capacity(vertices),
+            normals: all_normals.then(|| Vec::with_capacity(vertices)),
+            colors: Vec::with_capacity(vertices),
+            uvs: Vec::with_capacity(vertices),
+            indices: Vec::with_capacity(triangles * 3),
+            ..Default::default()
+        };
+        for lod in lods() {
             for patch in &lod.patches {
                 let surface = match &patch.front {
                     Some(MaterialRef::SameAsFront) | None => Surface::default(),
                     Some(r) => material(r),
                 };
                 let base = surface.diffuse.unwrap_or(GREY);
+                let to_u8 = |c: [f32; 4]| c.map(|x| (x.clamp(0.0, 1.0) * 255.0 + 0.5) as u8);
                 for prim in &patch.primitives {
                     let v = &prim.vertices;
+                    let first_vertex = mesh.positions.len() as u32;
                     let first = mesh.triangle_count() as u32;
-                    for (t, &src) in prim.triangles.iter().zip(&prim.triangle_sources) {
-                        let p = t.map(|i| v.positions[i as usize]);
-                        let face = face_normal(p);
-                        for (k, &i) in t.iter().enumerate() {
-                            let i = i as usize;
-                            mesh.positions.push(p[k]);
-                            mesh.normals.push(v.normals.as_ref().map_or(face, |n| n[i]));
-                            mesh.uvs.push(v.uvs.as_ref().map_or([0.0, 0.0], |uv| uv[i]));
-                            let c = match (&v.colors, &v.lum) {
-                                (Some(c), _) => c[i],
-                                (None, Some(l)) => [base[0] * l[i][0], base[1] * l[i][0], base[2] * l[i][0], l[i][1]],
-                                (None, None) => [base[0], base[1], base[2], 1.0],
-                            };
-                            mesh.colors.push(c.map(|x| (x.clamp(0.0, 1.0) * 255.0).round() as u8));
-                        }
-                        mesh.triangle_chunks.push(src);
+                    mesh.positions.extend_from_slice(&v.positions);
+                    if let (Some(out), Some(n)) = (mesh.normals.as_mut(), &v.normals) {
+                        out.extend_from_slice(n);
                     }
+                    match &v.uvs {
+                        Some(uv) => mesh.uvs.extend_from_slice(uv),
+                        None => mesh.uvs.resize(mesh.positions.len(), [0.0, 0.0]),
+                    }
+                    match (&v.colors, &v.lum) {
+                        (Some(c), _) => mesh.colors.extend(c.iter().map(|&c| to_u8(c))),
+                        (None, Some(l)) => mesh.colors.extend(l.iter().map(|l| to_u8([base[0] * l[0], base[1] * l[0], base[2] * l[0], l[1]]))),
+                        (None, None) => {
+                            let c = to_u8([base[0], base[1], base[2], 1.0]);
+                            mesh.colors.resize(mesh.positions.len(), c);
+                        }
+                    }
+                    mesh.indices.extend(prim.triangles.iter().flatten().map(|&i| i + first_vertex));
+                    mesh.triangle_sources.extend(prim.triangle_sources.iter().map(|r| SourceRun { first: r.first + first, chunk: r.chunk }));
                     mesh.groups.push(MeshGroup {
                         chunk: prim.chunk,
                         patch_chunk: patch.chunk,
@@ -359,12 +385,6 @@ impl Biz2File {
     pub fn lod_count(&self) -> usize {
         self.objects.iter().map(|o| o.lods.len()).max().unwrap_or(0)
     }
-}
-
-fn face_normal(p: [[f32; 3]; 3]) -> [f32; 3] {
-    let a = glam::Vec3::from(p[0]);
-    let n = (glam::Vec3::from(p[1]) - a).cross(glam::Vec3::from(p[2]) - a);
-    n.try_normalize().unwrap_or(glam::Vec3::Z).into()
 }
 
 fn cstr(bytes: &[u8]) -> String {
@@ -597,7 +617,12 @@ impl Builder<'_, '_> {
             }
         }
         let n = prim.vertices.positions.len() as u32;
-        let bad_vertex: Vec<bool> = prim.vertices.positions.iter().map(|p| !p.iter().all(|x| x.is_finite())).collect();
+        // Vertices with NaN/inf positions: their triangles are skipped (empty when none are).
+        let bad_vertex: Vec<bool> = if prim.vertices.positions.iter().flatten().all(|x| x.is_finite()) {
+            Vec::new()
+        } else {
+            prim.vertices.positions.iter().map(|p| !p.iter().all(|x| x.is_finite())).collect()
+        };
         match kind {
             PrimitiveKind::PMesh => {
                 for &i in &children {
@@ -634,28 +659,43 @@ impl Builder<'_, '_> {
                 format!("{} payload of {} bytes is not a multiple of its {stride}-byte stride; the last partial vertex is ignored", c.name(), p.len()),
             );
         }
-        let mut block = VertexBlock { format: layout.id, ..Default::default() };
         let count = p.len() / stride;
         self.field(at, 0, count * stride, format!("{count} vertices × {stride} B"), format!("{} floats per vertex", layout.floats));
-        let float = |v: usize, k: usize| -> f32 {
-            let o = v * stride + k * 4;
-            f32::from_le_bytes([p[o], p[o + 1], p[o + 2], p[o + 3]])
+        fn with<T>(on: Option<usize>, count: usize) -> Option<Vec<T>> {
+            on.map(|_| Vec::with_capacity(count))
+        }
+        let mut block = VertexBlock {
+            format: layout.id,
+            positions: Vec::with_capacity(count),
+            normals: with(layout.normal, count),
+            colors: with(layout.rgba, count),
+            lum: with(layout.lum, count),
+            uvs: with(layout.uv, count),
+            uvws: with(layout.uvw, count),
         };
-        block.positions = (0..count).map(|v| [float(v, 0), float(v, 1), float(v, 2)]).collect();
-        if let Some(o) = layout.normal {
-            block.normals = Some((0..count).map(|v| [float(v, o), float(v, o + 1), float(v, o + 2)]).collect());
-        }
-        if let Some(o) = layout.rgba {
-            block.colors = Some((0..count).map(|v| [float(v, o), float(v, o + 1), float(v, o + 2), float(v, o + 3)]).collect());
-        }
-        if let Some(o) = layout.lum {
-            block.lum = Some((0..count).map(|v| [float(v, o), float(v, o + 1)]).collect());
-        }
-        if let Some(o) = layout.uv {
-            block.uvs = Some((0..count).map(|v| [float(v, o), float(v, o + 1)]).collect());
-        }
-        if let Some(o) = layout.uvw {
-            block.uvws = Some((0..count).map(|v| [float(v, o), float(v, o + 1), float(v, o + 2)]).collect());
+        // One pass over the interleaved floats, each attribute into its own array.
+        let mut floats = [0f32; 10];
+        for vertex in p.chunks_exact(stride) {
+            for (f, b) in floats.iter_mut().zip(vertex.chunks_exact(4)) {
+                *f = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            }
+            let at = |o: usize| -> [f32; 3] { [floats[o], floats[o + 1], floats[o + 2]] };
+            block.positions.push(at(0));
+            if let (Some(o), Some(out)) = (layout.normal, block.normals.as_mut()) {
+                out.push(at(o));
+            }
+            if let (Some(o), Some(out)) = (layout.rgba, block.colors.as_mut()) {
+                out.push([floats[o], floats[o + 1], floats[o + 2], floats[o + 3]]);
+            }
+            if let (Some(o), Some(out)) = (layout.lum, block.lum.as_mut()) {
+                out.push([floats[o], floats[o + 1]]);
+            }
+            if let (Some(o), Some(out)) = (layout.uv, block.uvs.as_mut()) {
+                out.push([floats[o], floats[o + 1]]);
+            }
+            if let (Some(o), Some(out)) = (layout.uvw, block.uvws.as_mut()) {
+                out.push(at(o));
+            }
         }
         if let Some(v) = block.positions.iter().position(|p| !p.iter().all(|x| x.is_finite())) {
             let bad = block.positions.iter().filter(|p| !p.iter().all(|x| x.is_finite())).count();
@@ -674,15 +714,15 @@ impl Builder<'_, '_> {
         if p.len() % 12 != 0 {
             self.diag(c.payload_offset, at, format!("CONNECTION_LIST of {} bytes is not a whole number of 12-byte triangles", p.len()));
         }
-        let idx: Vec<i32> = indices(p).collect();
-        self.field(at, 0, idx.len() / 3 * 12, format!("{} triangles × 3 × i32", idx.len() / 3), "");
-        prim.connectivity.push(Connectivity::Triangles(idx.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect()));
-        for (t, tri) in idx.chunks_exact(3).enumerate() {
-            let at_byte = c.payload_offset + t * 12;
-            if let Some(t) = self.checked_face(tri, n, at_byte, at) {
-                push_triangle(prim, [t[0], t[1], t[2]], at, bad);
+        let triangles: Vec<[i32; 3]> = p.chunks_exact(12).map(|t| [0, 4, 8].map(|k| i32::from_le_bytes([t[k], t[k + 1], t[k + 2], t[k + 3]]))).collect();
+        self.field(at, 0, triangles.len() * 12, format!("{} triangles × 3 × i32", triangles.len()), "");
+        prim.triangles.reserve(triangles.len());
+        for (t, tri) in triangles.iter().enumerate() {
+            if self.face_in_range(tri, n, c.payload_offset + t * 12, at) {
+                push_triangle(prim, tri.map(|i| i as u32), at, bad);
             }
         }
+        prim.connectivity.push(Connectivity::Triangles(triangles));
     }
 
     fn pconn_list(&mut self, at: u32, n: u32, bad: &[bool], prim: &mut Primitive) {
@@ -705,27 +745,29 @@ impl Builder<'_, '_> {
                 format!("PCONN_LIST index data of {} bytes is not a whole number of {ppf}-point faces", p.len() - 1),
             );
         }
-        let idx: Vec<i32> = indices(&p[1..]).collect();
-        let whole = idx.len() - idx.len() % ppf as usize;
-        self.field(at, 1, whole * 4, format!("{} faces × {ppf} × i32", whole / ppf as usize), "");
-        prim.connectivity.push(Connectivity::Faces { points_per_face: ppf, indices: idx[..whole].to_vec() });
-        for (f, face) in idx.chunks_exact(ppf as usize).enumerate() {
-            let at_byte = c.payload_offset + 1 + f * face_bytes;
-            if let Some(face) = self.checked_face(face, n, at_byte, at) {
+        let faces = (p.len() - 1) / face_bytes;
+        let indices: Vec<i32> = indices(&p[1..1 + faces * face_bytes]).collect();
+        self.field(at, 1, faces * face_bytes, format!("{faces} faces × {ppf} × i32"), "");
+        prim.triangles.reserve(faces * (ppf as usize - 2));
+        for (f, face) in indices.chunks_exact(ppf as usize).enumerate() {
+            if self.face_in_range(face, n, c.payload_offset + 1 + f * face_bytes, at) {
                 for k in 1..face.len() - 1 {
-                    push_triangle(prim, [face[0], face[k], face[k + 1]], at, bad);
+                    push_triangle(prim, [face[0] as u32, face[k] as u32, face[k + 1] as u32], at, bad);
                 }
             }
         }
+        prim.connectivity.push(Connectivity::Faces { points_per_face: ppf, indices });
     }
 
-    /// The face's indices as u32, or a diagnostic at the first one out of range.
-    fn checked_face(&mut self, face: &[i32], n: u32, at_byte: usize, chunk: u32) -> Option<Vec<u32>> {
-        if let Some(k) = face.iter().position(|&i| i < 0 || i as u32 >= n) {
-            self.diag(at_byte + k * 4, chunk, format!("index {} out of range: the vertex block has {n} vertices; face skipped", face[k]));
-            return None;
+    /// Whether every index of a face is in range; a diagnostic at the first one that is not.
+    fn face_in_range(&mut self, face: &[i32], n: u32, at_byte: usize, chunk: u32) -> bool {
+        match face.iter().position(|&i| i < 0 || i as u32 >= n) {
+            None => true,
+            Some(k) => {
+                self.diag(at_byte + k * 4, chunk, format!("index {} out of range: the vertex block has {n} vertices; face skipped", face[k]));
+                false
+            }
         }
-        Some(face.iter().map(|&i| i as u32).collect())
     }
 
     fn spheres(&mut self, at: u32, points: &mut Vec<LightPoint>) {
@@ -827,10 +869,14 @@ fn indices(bytes: &[u8]) -> impl Iterator<Item = i32> + '_ {
     bytes.chunks_exact(4).map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
 }
 
+/// Add a triangle unless it touches a vertex marked bad (`bad` is empty when none is).
+#[inline]
 fn push_triangle(prim: &mut Primitive, t: [u32; 3], source: u32, bad: &[bool]) {
-    if t.iter().any(|&i| bad[i as usize]) {
+    if !bad.is_empty() && t.iter().any(|&i| bad[i as usize]) {
         return;
     }
+    if prim.triangle_sources.last().is_none_or(|r| r.chunk != source) {
+        prim.triangle_sources.push(SourceRun { first: prim.triangles.len() as u32, chunk: source });
+    }
     prim.triangles.push(t);
-    prim.triangle_sources.push(source);
 }

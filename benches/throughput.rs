@@ -1,0 +1,76 @@
+//! Parse and triangulation throughput on ~50 MB of generated DIV-BIZ2, reported beside a
+//! memcpy of the same bytes measured in the same run. Writes the data and the native
+//! figures to target/bench/ so scripts/bench.sh can run the same file through the wasm
+//! build (in Node) and compare.
+//!
+//! cargo bench --bench throughput [-- --mb N]
+
+use relicview::demo::large_model;
+use relicview::formats::biz2::writer::{write_file, WriteOptions};
+use relicview::formats::biz2::Biz2File;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// Best time of several runs, stopping after `budget` (at least 3 runs).
+fn best(budget: Duration, mut f: impl FnMut()) -> Duration {
+    let start = Instant::now();
+    let mut best = Duration::MAX;
+    let mut runs = 0;
+    while runs < 3 || start.elapsed() < budget {
+        let t = Instant::now();
+        f();
+        best = best.min(t.elapsed());
+        runs += 1;
+    }
+    best
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let mb: f64 = args.iter().position(|a| a == "--mb").and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(50.0);
+    let patches = (mb * 1e6 / 51_000.0).round().max(1.0) as usize;
+    let bytes = write_file(&large_model(patches), WriteOptions::default());
+    let size_mb = bytes.len() as f64 / 1e6;
+    let out_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench");
+    std::fs::create_dir_all(&out_dir).expect("target/bench");
+    std::fs::write(out_dir.join("big.bgf"), &bytes).expect("write bench data");
+    // A ~500k-triangle model for the in-browser open() timing (tests/bench/open-timing.mjs).
+    let open_dir = out_dir.join("open500k");
+    std::fs::create_dir_all(&open_dir).expect("target/bench/open500k");
+    std::fs::write(open_dir.join("TERRAIN.BGF"), write_file(&large_model(245), WriteOptions::default())).expect("write open500k");
+
+    let budget = Duration::from_secs(3);
+    let mut copy = vec![0u8; bytes.len()];
+    let memcpy = best(budget, || {
+        copy.copy_from_slice(black_box(&bytes));
+        black_box(&copy);
+    });
+    let mut triangles = 0;
+    let parse = best(budget, || {
+        let (tree, file) = Biz2File::parse(black_box(&bytes)).expect("bench data parses");
+        triangles = file.triangle_count();
+        black_box((tree, file));
+    });
+    let mut corners = 0; // index entries: three per triangle
+    let full = best(budget, || {
+        let (_, file) = Biz2File::parse(black_box(&bytes)).expect("bench data parses");
+        let mesh = file.mesh(0, &|_| Default::default());
+        corners = mesh.indices.len();
+        black_box(mesh);
+    });
+    assert_eq!(corners, triangles * 3);
+
+    let rate = |d: Duration| size_mb / d.as_secs_f64();
+    println!("DIV-BIZ2 throughput, {size_mb:.1} MB, {triangles} triangles, best of runs within {budget:?}");
+    println!("  memcpy                       {:8.1} MB/s", rate(memcpy));
+    println!("  parse (chunk tree + model)   {:8.1} MB/s   {:.3} of memcpy", rate(parse), rate(parse) / rate(memcpy));
+    println!("  parse + triangulate          {:8.1} MB/s   {:.3} of memcpy", rate(full), rate(full) / rate(memcpy));
+    let json = format!(
+        "{{\"bytes\":{},\"triangles\":{triangles},\"memcpy_mb_s\":{:.2},\"parse_mb_s\":{:.2},\"parse_triangulate_mb_s\":{:.2}}}",
+        bytes.len(),
+        rate(memcpy),
+        rate(parse),
+        rate(full)
+    );
+    std::fs::write(out_dir.join("native.json"), json).expect("write native figures");
+}

@@ -1,0 +1,82 @@
+//! The material every model is drawn with: vertex colour × texture (with its UV drift),
+//! lit by one fixed light from both sides (winding is unconfirmed in these files), with
+//! flat facets computed in the fragment shader where the file has no normals. Colours go
+//! through three-d's sRGB output mapping and no tone mapping, so texels and material
+//! colours come out as the file stores them.
+
+use three_d::{
+    Blend, ColorMapping, Cull, EffectMaterialId, Light, Material, MaterialType, Program, RenderStates, Texture2DRef, Vec3, Viewer,
+};
+
+pub struct RetroMaterial {
+    pub texture: Option<Texture2DRef>,
+    /// The mesh has per-vertex normals to shade with.
+    pub normals: bool,
+    pub cull: Cull,
+}
+
+/// World-space direction towards the light (normalised in the shader).
+const LIGHT: Vec3 = Vec3 { x: 0.45, y: 0.8, z: 0.35 };
+
+impl Material for RetroMaterial {
+    fn id(&self) -> EffectMaterialId {
+        // The public id range; one id per shader variant.
+        EffectMaterialId(0x0100 | self.texture.is_some() as u16 | (self.normals as u16) << 1)
+    }
+
+    fn fragment_shader_source(&self, _lights: &[&dyn Light]) -> String {
+        let mut shader = String::new();
+        if self.texture.is_some() {
+            shader.push_str("#define USE_TEXTURE\nin vec2 uvs;\n");
+        }
+        if self.normals {
+            shader.push_str("#define USE_NORMALS\nin vec3 nor;\n");
+        }
+        shader.push_str(ColorMapping::fragment_shader_source());
+        shader.push_str(
+            r#"
+uniform vec3 lightDirection;
+#ifdef USE_TEXTURE
+uniform sampler2D tex;
+uniform mat3 textureTransformation;
+#endif
+in vec3 pos;
+in vec4 col;
+layout (location = 0) out vec4 outColor;
+
+void main()
+{
+    vec3 n = normalize(cross(dFdx(pos), dFdy(pos)));
+#ifdef USE_NORMALS
+    if (dot(nor, nor) > 0.25) n = normalize(nor);
+#endif
+    float light = 0.2 + 0.8 * abs(dot(n, normalize(lightDirection)));
+    vec4 c = col;
+#ifdef USE_TEXTURE
+    c *= texture(tex, (textureTransformation * vec3(uvs, 1.0)).xy);
+#endif
+    outColor = vec4(c.rgb * light, c.a);
+    outColor.rgb = color_mapping(outColor.rgb);
+}
+"#,
+        );
+        shader
+    }
+
+    fn use_uniforms(&self, program: &Program, viewer: &dyn Viewer, _lights: &[&dyn Light]) {
+        viewer.color_mapping().use_uniforms(program);
+        program.use_uniform("lightDirection", LIGHT);
+        if let Some(tex) = &self.texture {
+            program.use_uniform("textureTransformation", tex.transformation);
+            program.use_texture("tex", tex);
+        }
+    }
+
+    fn render_states(&self) -> RenderStates {
+        RenderStates { cull: self.cull, blend: Blend::Disabled, ..Default::default() }
+    }
+
+    fn material_type(&self) -> MaterialType {
+        MaterialType::Opaque
+    }
+}
