@@ -116,18 +116,19 @@ mod tests {
         let cube = &files[0].1;
         c.add("BAD.BGF", &cube[..cube.len() - 3]);
         c.add("NOTES.TXT", b"hello");
-        // The demo: 4 models, 1 library, a TGA and an SGI image; plus BAD.BGF and NOTES.TXT.
-        assert_eq!(c.files, 9);
-        assert_eq!(c.kinds["biz2-geometry"], 5);
+        // The demo: 5 models, 1 library, a TGA and an SGI image; plus BAD.BGF and NOTES.TXT.
+        assert_eq!(c.files, 10);
+        assert_eq!(c.kinds["biz2-geometry"], 6);
         assert_eq!(c.kinds["biz2-materials"], 1);
         assert_eq!(c.kinds["unknown"], 3);
-        assert_eq!(c.closes_exactly, 5);
+        assert_eq!(c.closes_exactly, 6);
         assert_eq!(c.failed.len(), 1);
         assert_eq!(c.failed[0].path, "BAD.BGF");
-        assert_eq!(c.mesh_objects, 4);
+        assert_eq!(c.mesh_objects, 5);
         assert_eq!(c.point_only_objects, 1);
-        // CUBE 1, HEXPOD 2 (one per LOD), POOL 6, and the broken copy of CUBE, cut in its trailer.
-        assert_eq!(c.tags["0x0046 PMESH"], 1 + 2 + 6 + 1);
+        // CUBE 1, HEXPOD 2 (one per LOD), POOL 6, FORMATS 14, and the broken copy of CUBE,
+        // cut in its trailer.
+        assert_eq!(c.tags["0x0046 PMESH"], 1 + 2 + 6 + 14 + 1);
         assert_eq!(c.tags["0x0044 TRISTRIP"], 1);
         assert!(c.unknown_tags.is_empty());
     }

@@ -13,6 +13,7 @@ pub fn demo_files() -> Vec<(String, Vec<u8>)> {
         ("DEMO/VIDEO/HEXPOD.BGF".into(), write_file(&hexpod(), opts)),
         ("DEMO/VIDEO/TOWER.BGF".into(), write_file(&tower(), opts)),
         ("DEMO/VIDEO/POOL.BGF".into(), write_file(&pool(), opts)),
+        ("DEMO/VIDEO/FORMATS.BGF".into(), write_file(&formats(), opts)),
         ("DEMO/MATERIAL/DEMO.BMF".into(), write_file(&library(), opts)),
         ("DEMO/TEXTURE/WATER.TGA".into(), water_tga()),
         ("DEMO/TEXTURE/SIGN.RGB".into(), sign_sgi()),
@@ -240,6 +241,44 @@ fn quad(format: u16, corners: [[f32; 3]; 4], uv_scale: f32) -> Primitive {
     }
 }
 
+/// One quad tile per vertex format 0x080–0x094, in a 5-wide grid, each with the attributes
+/// its format carries: tilted normals, red/green/blue/yellow corners, a luminance ramp,
+/// UVs and UVWs. A tour of every layout the reader knows.
+fn formats() -> Biz2File {
+    let patches = crate::formats::biz2::tags::VERTEX_LAYOUTS
+        .iter()
+        .enumerate()
+        .map(|(k, layout)| {
+            let (x, y) = ((k % 5) as f32 * 1.3, -((k / 5) as f32) * 1.3);
+            let positions = vec![[x, y, 0.0], [x + 1.0, y, 0.0], [x + 1.0, y + 1.0, 0.0], [x, y + 1.0, 0.0]];
+            let n = |dx: f32, dy: f32| {
+                let l = (dx * dx + dy * dy + 1.0).sqrt();
+                [dx / l, dy / l, 1.0 / l]
+            };
+            let vertices = VertexBlock {
+                format: layout.id,
+                normals: layout.normal.map(|_| vec![n(-0.4, -0.4), n(0.4, -0.4), n(0.4, 0.4), n(-0.4, 0.4)]),
+                colors: layout.rgba.map(|_| vec![[0.9, 0.1, 0.1, 1.0], [0.1, 0.8, 0.1, 1.0], [0.1, 0.2, 0.9, 1.0], [0.9, 0.85, 0.1, 1.0]]),
+                lum: layout.lum.map(|_| vec![[0.25, 1.0], [0.5, 1.0], [0.75, 1.0], [1.0, 1.0]]),
+                uvs: layout.uv.map(|_| vec![[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]),
+                uvws: layout.uvw.map(|_| vec![[0.0, 0.0, 0.5], [1.0, 0.0, 0.5], [1.0, 1.0, 0.5], [0.0, 1.0, 0.5]]),
+                positions,
+            };
+            let quad = Primitive {
+                kind: PrimitiveKind::PMesh,
+                chunk: 0,
+                vertices,
+                connectivity: vec![Connectivity::Faces { points_per_face: 4, indices: vec![0, 1, 2, 3] }],
+                triangles: Vec::new(),
+                triangle_sources: Vec::new(),
+            };
+            patch(&format!("format_{:03x}", layout.id), "tower_mtl", vec![quad])
+        })
+        .collect();
+    let lod = Lod { chunk: None, distance: None, transition: None, patches };
+    geometry(vec![object("formats", vec![lod])])
+}
+
 /// A scrolling-water pool with a rim of checker panels (their map is missing) and an SGI sign.
 fn pool() -> Biz2File {
     let water = quad(0x088, [[-2.0, 0.0, -2.0], [2.0, 0.0, -2.0], [2.0, 0.0, 2.0], [-2.0, 0.0, 2.0]], 3.0);
@@ -387,6 +426,33 @@ mod tests {
         let wide: Vec<&str> = tree.chunks.iter().filter(|c| c.len_width == 4).map(|c| c.name()).collect();
         assert_eq!(wide, vec!["OBJECT", "LOD"]);
         assert!((48_000..54_000).contains(&(bytes.len() / 3)), "{} bytes a patch", bytes.len() / 3);
+    }
+
+    #[test]
+    fn every_vertex_format_reads_back_and_colours_the_mesh() {
+        let bytes = write_file(&formats(), WriteOptions::default());
+        let (tree, file) = Biz2File::parse(&bytes).unwrap();
+        assert!(file.diagnostics.is_empty());
+        let ids: Vec<u16> = tree.chunks.iter().filter(|c| crate::formats::biz2::tags::vertex_layout(c.id).is_some()).map(|c| c.id).collect();
+        assert_eq!(ids.len(), 14);
+        let prims: Vec<_> = file.objects[0].lods[0].primitives().collect();
+        for (p, layout) in prims.iter().zip(crate::formats::biz2::tags::VERTEX_LAYOUTS) {
+            let v = &p.vertices;
+            assert_eq!(v.format, layout.id);
+            assert_eq!((v.normals.is_some(), v.colors.is_some(), v.lum.is_some(), v.uvs.is_some(), v.uvws.is_some()),
+                (layout.normal.is_some(), layout.rgba.is_some(), layout.lum.is_some(), layout.uv.is_some(), layout.uvw.is_some()), "{:#x}", layout.id);
+            assert_eq!(p.triangles.len(), 2);
+        }
+        let grey = [0.7, 0.7, 0.7];
+        let mesh = file.mesh(0, &|_| crate::scene::Surface { diffuse: Some(grey), texture: None });
+        assert_eq!(mesh.triangle_count(), 28);
+        assert!(mesh.normals.is_none(), "formats without normals make the whole mesh shade flat");
+        // Tile 2 (0x082) has vertex colours: its first corner is red.
+        assert_eq!(mesh.colors[2 * 4], [230, 26, 26, 255]);
+        // Tile 4 (0x084) has luminance: 0.25 × the diffuse grey.
+        assert_eq!(mesh.colors[4 * 4], [45, 45, 45, 255]);
+        // Tile 0 (0x080) has neither: the material colour.
+        assert_eq!(mesh.colors[0], [179, 179, 179, 255]);
     }
 
     #[test]

@@ -31,7 +31,7 @@ fn info(path: &Path) -> (bool, serde_json::Value) {
 fn demo_writes_a_game_tree_that_info_reads() {
     let dir = temp_dir("demo");
     demo(&dir);
-    for f in ["DEMO/VIDEO/CUBE.BGF", "DEMO/VIDEO/HEXPOD.BGF", "DEMO/VIDEO/TOWER.BGF", "DEMO/VIDEO/POOL.BGF", "DEMO/MATERIAL/DEMO.BMF", "DEMO/TEXTURE/WATER.TGA", "DEMO/TEXTURE/SIGN.RGB"] {
+    for f in ["DEMO/VIDEO/CUBE.BGF", "DEMO/VIDEO/HEXPOD.BGF", "DEMO/VIDEO/TOWER.BGF", "DEMO/VIDEO/POOL.BGF", "DEMO/VIDEO/FORMATS.BGF", "DEMO/MATERIAL/DEMO.BMF", "DEMO/TEXTURE/WATER.TGA", "DEMO/TEXTURE/SIGN.RGB"] {
         assert!(dir.join(f).is_file(), "{f}");
     }
     // Deterministic: a second run writes the same bytes.
@@ -87,11 +87,11 @@ fn info_with_root_resolves_libraries_nearest_first_and_census_counts_everything(
     let out = bin().args(["census", "--json"]).arg(&dir).output().unwrap();
     assert!(out.status.success());
     let c: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    // The demo's 7 files, OTHER's library and tower, and the broken file.
-    assert_eq!(c["files"], 10);
-    assert_eq!(c["kinds"]["biz2-geometry"], 6);
+    // The demo's 8 files, OTHER's library and tower, and the broken file.
+    assert_eq!(c["files"], 11);
+    assert_eq!(c["kinds"]["biz2-geometry"], 7);
     assert_eq!(c["kinds"]["biz2-materials"], 2);
-    assert_eq!(c["closes_exactly"], 7);
+    assert_eq!(c["closes_exactly"], 8);
     assert_eq!(c["point_only_objects"], 1);
     assert_eq!(c["failed"][0]["path"], "OTHER/BROKEN.BGF");
     assert_eq!(c["failed"][0]["offset"], 10);
@@ -191,7 +191,7 @@ fn serve_publishes_site_archive_and_listing_and_nothing_else() {
     assert_eq!(status, 200);
     let listing: serde_json::Value = serde_json::from_slice(&body).unwrap();
     let files: Vec<(String, u64)> = listing["files"].as_array().unwrap().iter().map(|f| (f["path"].as_str().unwrap().to_string(), f["size"].as_u64().unwrap())).collect();
-    assert_eq!(files.len(), 7, "{files:?}");
+    assert_eq!(files.len(), 8, "{files:?}");
     assert!(files.contains(&("DEMO/VIDEO/HEXPOD.BGF".to_string(), expected.len() as u64)));
     assert!(!files.iter().any(|(p, _)| p.contains("escape")), "symlink out is not listed");
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { makeArchive, startServer, launch, newPage, nativeInfo, canvasCoverage, repo } from './harness.mjs';
 
 let dir, server, browser;
-const MODELS = ['DEMO/VIDEO/CUBE.BGF', 'DEMO/VIDEO/HEXPOD.BGF', 'DEMO/VIDEO/TOWER.BGF'];
+const MODELS = ['DEMO/VIDEO/CUBE.BGF', 'DEMO/VIDEO/HEXPOD.BGF', 'DEMO/VIDEO/TOWER.BGF', 'DEMO/VIDEO/POOL.BGF', 'DEMO/VIDEO/FORMATS.BGF'];
 
 function walk(d) {
   return readdirSync(d).flatMap((n) => (statSync(join(d, n)).isDirectory() ? walk(join(d, n)) : [join(d, n)]));
@@ -66,9 +66,10 @@ test('loadFiles returns the count, and every demo model draws the triangles the 
     assert.ok(native.triangles > 0, `${path}: native count`);
     const result = await page.evaluate((p) => window.relicview.open(p), IN_FOLDER + path);
     assert.equal(result.triangles, native.triangles, path);
-    // The mesh, plus one for the light points where the file has any.
+    // One draw per texture (or one untextured), plus one for light points where there are any.
     const points = native.objects.reduce((n, o) => n + o.points, 0);
-    assert.equal(result.drawCalls, points ? 2 : 1, path);
+    const textured = path.endsWith('POOL.BGF') ? 3 : 1;
+    assert.equal(result.drawCalls, textured + (points ? 1 : 0), path);
     const stats = await page.evaluate(() => window.relicview.stats());
     assert.equal(stats.triangles, native.triangles);
     assert.ok(stats.fps >= 1, 'a frame was drawn in the last second');
@@ -363,6 +364,29 @@ test('textures decode from the archive, scroll over time, and missing maps show 
   await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/CUBE.BGF'));
   assert.equal((await page.evaluate(() => window.relicview.stats())).animating, false);
   await page.waitForFunction(() => window.relicview.stats().fps === 0, null, { timeout: 5000 });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('every vertex format draws, with vertex colours where the format has them', async () => {
+  const { page, problems } = await pageWithFolder();
+  const native = nativeInfo(join(dir, 'DEMO/VIDEO/FORMATS.BGF'));
+  const r = await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/FORMATS.BGF'));
+  assert.equal(r.triangles, native.triangles);
+  assert.equal(native.triangles, 14 * 2);
+  const hues = await page.evaluate(() => {
+    const { data } = window.relicview.readPixels();
+    let red = 0, green = 0, blue = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      const [r, g, b] = [data[i], data[i + 1], data[i + 2]];
+      if (r > g + 60 && r > b + 60) red++;
+      if (g > r + 60 && g > b + 60) green++;
+      if (b > r + 60 && b > g + 40) blue++;
+    }
+    return { red, green, blue };
+  });
+  // Four tiles carry red/green/blue/yellow corners (0x082, 0x083, 0x08A, 0x092).
+  assert.ok(hues.red > 200 && hues.green > 200 && hues.blue > 200, JSON.stringify(hues));
   assert.deepEqual(problems, []);
   await page.close();
 });
