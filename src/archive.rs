@@ -92,6 +92,8 @@ pub struct MaterialResolution {
     /// Other files of the same name, farther away.
     pub also: Vec<String>,
     pub found: bool,
+    /// Why the library could not be used, when it was read and failed to parse.
+    pub library_error: Option<String>,
 }
 
 /// Material libraries that have been read, by archive path.
@@ -125,7 +127,7 @@ impl Libraries {
     /// Resolve "lib:name" for a model at `model_path`: the nearest LIB.BMF (or LIB.VMF),
     /// then the material by name without regard to case.
     pub fn resolve(&self, index: &ArchiveIndex, model_path: &str, reference: &str) -> (MaterialResolution, Option<&MaterialDef>) {
-        let mut res = MaterialResolution { reference: reference.to_string(), library: None, also: Vec::new(), found: false };
+        let mut res = MaterialResolution { reference: reference.to_string(), library: None, also: Vec::new(), found: false, library_error: None };
         let Some((lib, name)) = split_material_ref(reference) else { return (res, None) };
         let candidates: Vec<&str> = library_file_names(lib).iter().flat_map(|n| index.nearest(model_path, n)).collect();
         let Some((&chosen, rest)) = candidates.split_first() else { return (res, None) };
@@ -281,6 +283,11 @@ impl AssetSet {
             self.images.insert(key, decoded);
             result
         }
+    }
+
+    /// Why a file that was asked for could not be used, if it could not.
+    pub fn failure(&self, path: &str) -> Option<&str> {
+        self.failed.get(&path.to_ascii_lowercase()).map(String::as_str)
     }
 
     /// Record that a needed file could not be read at all.

@@ -1,7 +1,7 @@
 //! The summary behind `relicview info --json` and the viewer's info panel. Its field names
 //! are a contract that scripts rely on: add fields, never rename.
 
-use crate::archive::{ArchiveIndex, Libraries, MaterialResolution, TextureStatus};
+use crate::archive::{AssetSet, MaterialResolution, TextureStatus};
 use crate::formats::biz2::raw::Coverage;
 use crate::formats::biz2::{Biz2File, ChunkTree, FileKind, MaterialRef};
 use crate::formats::{Diagnostic, ParseError};
@@ -151,9 +151,17 @@ pub fn summarize(tree: &ChunkTree<'_>, file: &Biz2File) -> Info {
 }
 
 /// Fill in how the model's named materials resolve in an archive whose libraries have been
-/// read into `libraries`.
-pub fn resolve_materials(info: &mut Info, index: &ArchiveIndex, libraries: &Libraries, model_path: &str) {
-    let resolved: Vec<MaterialResolution> = info.materials.iter().map(|r| libraries.resolve(index, model_path, r).0).collect();
+/// read into `assets`.
+pub fn resolve_materials(info: &mut Info, assets: &AssetSet, model_path: &str) {
+    let resolved: Vec<MaterialResolution> = info
+        .materials
+        .iter()
+        .map(|r| {
+            let mut res = assets.libraries.resolve(&assets.index, model_path, r).0;
+            res.library_error = res.library.as_deref().and_then(|l| assets.failure(l)).map(str::to_string);
+            res
+        })
+        .collect();
     info.missing_materials = Some(resolved.iter().filter(|r| !r.found).map(|r| r.reference.clone()).collect());
     info.material_resolution = Some(resolved);
 }

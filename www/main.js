@@ -99,12 +99,13 @@ function showInfo(path, info, assetErrors) {
     addRow(dl, 'bounds', `min (${f(info.bounds.min)}) max (${f(info.bounds.max)})`);
   }
   for (const r of info.material_resolution || []) {
-    addRow(dl, `material ${r.reference}`, r.found ? `from ${r.library}` : r.library ? `not in ${r.library} (drawn grey)` : 'no library in the archive (drawn grey)', !r.found);
+    const missing = r.library_error ? `library unusable: ${r.library_error} (drawn grey)` : r.library ? `not in ${r.library} (drawn grey)` : 'no library in the archive (drawn grey)';
+    addRow(dl, `material ${r.reference}`, r.found ? `from ${r.library}` : missing, !r.found);
   }
   for (const t of info.texture_status || []) {
     addRow(dl, `texture ${t.texture}`, t.decoded ? `${t.file}${t.scroll ? ` · scrolls ${t.scroll.map(num).join(' ')}` : ''}` : `checker: ${t.reason}`, !t.decoded);
   }
-  for (const e of assetErrors) addRow(dl, 'archive file error', e, true);
+  for (const e of assetErrors) addRow(dl, 'unreadable file', e, true);
   if (info.specials.length) addRow(dl, 'specials', info.specials.join(' · '));
   for (const t of info.textures) { // a library's own TEXTURE definitions
     addRow(dl, `texture ${t.name}`, `${t.map ?? 'no map'}${t.scroll ? ` · scroll ${t.scroll.map(num).join(' ')}` : ''}`);
@@ -147,21 +148,22 @@ async function doOpen(path) {
     const bytes = new Uint8Array(await entry.read());
     t1 = performance.now();
     state.viewer.load(entry.path, bytes);
-    // Libraries first, then the texture maps they name: each round may ask for more.
-    for (let needs = state.viewer.needs(); needs.length; needs = state.viewer.needs()) {
-      for (const path of needs) {
+    // Libraries first, then the texture maps they name: each round may ask for more. Every
+    // path asked for is answered (bytes or "unreadable"), so the core never asks twice.
+    for (let needs = state.viewer.needs(), round = 0; needs.length && round < 8; needs = state.viewer.needs(), round++) {
+      for (const dep of needs) {
         let depBytes;
         try {
-          depBytes = new Uint8Array(await state.byPath.get(path.toLowerCase()).read());
+          depBytes = new Uint8Array(await state.byPath.get(dep.toLowerCase()).read());
         } catch (err) {
-          state.viewer.unreadable(path, message(err)); // not asked for again
-          assetErrors.push(`${path}: ${message(err)}`);
+          state.viewer.unreadable(dep, message(err));
+          assetErrors.push(`${dep}: ${message(err)}`);
           continue;
         }
         try {
-          state.viewer.provide(path, depBytes);
-        } catch (err) {
-          assetErrors.push(message(err)); // the core keeps the reason and shows a checker
+          state.viewer.provide(dep, depBytes);
+        } catch {
+          // The core keeps the reason: the info panel shows it beside the material or texture.
         }
       }
     }

@@ -186,7 +186,7 @@ impl Viewer {
         let t0 = clock_ms();
         let (scene, textures) = self.assets.scene(&loaded.path, &loaded.file);
         let t1 = clock_ms();
-        info::resolve_materials(&mut loaded.info, &self.assets.index, &self.assets.libraries, &loaded.path);
+        info::resolve_materials(&mut loaded.info, &self.assets, &loaded.path);
         loaded.info.texture_status = Some(textures);
         self.renderer.options.lod = 0;
         self.renderer.set_model(Some(scene));

@@ -2,7 +2,7 @@
 // and headless Debian Chromium (SwiftShader WebGL2) driven by playwright-core.
 
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -33,6 +33,12 @@ export function makeArchive() {
   // A model cut short in the middle of its OBJECT chunk.
   const hexpod = readFileSync(join(dir, 'DEMO/VIDEO/HEXPOD.BGF'));
   writeFileSync(join(dir, 'DEMO/VIDEO/BROKEN.BGF'), hexpod.subarray(0, hexpod.length - 40));
+  // A second game tree whose own material library is cut short: its models must still draw.
+  mkdirSync(join(dir, 'BROKENTREE/MATERIAL'), { recursive: true });
+  mkdirSync(join(dir, 'BROKENTREE/VIDEO'), { recursive: true });
+  const lib = readFileSync(join(dir, 'DEMO/MATERIAL/DEMO.BMF'));
+  writeFileSync(join(dir, 'BROKENTREE/MATERIAL/DEMO.BMF'), lib.subarray(0, 100));
+  writeFileSync(join(dir, 'BROKENTREE/VIDEO/CUBE.BGF'), readFileSync(join(dir, 'DEMO/VIDEO/CUBE.BGF')));
   // A name that would run script if it ever reached the page as HTML.
   writeFileSync(join(dir, 'DEMO/VIDEO/<img src=x onerror=alert(1)>.BGF'), readFileSync(join(dir, 'DEMO/VIDEO/CUBE.BGF')));
   return dir;

@@ -390,3 +390,17 @@ test('every vertex format draws, with vertex colours where the format has them',
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('a broken material library is reported with its offset and the model still draws', async () => {
+  const { page, problems } = await pageWithFolder();
+  const native = nativeInfo(join(dir, 'BROKENTREE/MATERIAL/DEMO.BMF'));
+  const r = await page.evaluate(() => window.relicview.open('GAME/BROKENTREE/VIDEO/CUBE.BGF'));
+  assert.equal(r.triangles, 12);
+  const rows = await page.locator('#info-body').textContent();
+  // The page opened this model (the first in the list) once already: the reason is kept.
+  assert.match(rows, new RegExp(`material demo:crate_mtllibrary unusable: GAME/BROKENTREE/MATERIAL/DEMO\\.BMF: at byte ${native.error.offset}\\b.*\\(drawn grey\\)`));
+  const pixels = await page.evaluate(() => window.relicview.pixelStats());
+  assert.ok(pixels.nonBackground > 1000);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
