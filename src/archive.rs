@@ -302,10 +302,15 @@ impl AssetSet {
         let mut statuses: Vec<TextureStatus> = Vec::new();
         // Resolve each distinct reference once; the closure below only looks results up.
         let mut surfaces: HashMap<String, Surface> = HashMap::new();
-        let references = file.objects.iter().flat_map(|o| &o.lods).flat_map(|l| &l.patches).filter_map(|p| match &p.front {
-            Some(MaterialRef::Named(n)) => Some(n.clone()),
-            _ => None,
-        });
+        // Front materials as drawn: the patch's own, else its object's.
+        let references = file
+            .objects
+            .iter()
+            .flat_map(|o| o.lods.iter().flat_map(|l| &l.patches).map(move |p| p.front.as_ref().or(o.front.as_ref())))
+            .filter_map(|m| match m {
+                Some(MaterialRef::Named(n)) => Some(n.clone()),
+                _ => None,
+            });
         for r in references {
             if surfaces.contains_key(&r) {
                 continue;

@@ -2,7 +2,7 @@
 //! DIV-BIZ2 writer. It is what a newcomer sees first and what the browser tests load.
 
 use crate::formats::biz2::writer::{write_file, WriteOptions};
-use crate::formats::biz2::{Biz2File, Connectivity, FileKind, Header, LightPoint, Lod, MaterialDef, MaterialRef, Object, Patch, Primitive, PrimitiveKind, TextureDef, TextureRef, VertexBlock};
+use crate::formats::biz2::{Biz2File, Connectivity, DeclaredBounds, FileKind, Header, LightPoint, Lod, MaterialDef, MaterialRef, Object, Patch, Primitive, PrimitiveKind, TextureDef, TextureRef, VertexBlock};
 use std::f32::consts::TAU;
 
 /// Relative path and bytes of every file in the demo archive.
@@ -111,11 +111,28 @@ fn pmesh(format: u16, positions: Vec<[f32; 3]>, connectivity: Vec<Connectivity>)
 }
 
 fn object(name: &str, lods: Vec<Lod>) -> Object {
-    Object { chunk: 0, name: Some(name.into()), sv_vertex: Some(0x88), lods, points: Vec::new() }
+    Object { chunk: 0, name: Some(name.into()), front: None, back: None, sv_vertex: Some(0x88), lods, points: Vec::new() }
 }
 
+/// A geometry file with a BOUND block declaring the box and sphere around its objects.
 fn geometry(objects: Vec<Object>) -> Biz2File {
-    Biz2File { objects, ..Biz2File::new(FileKind::Geometry, header(0)) }
+    let mut file = Biz2File { objects, ..Biz2File::new(FileKind::Geometry, header(0)) };
+    let mesh = file.mesh(0, &|_| Default::default());
+    let points = file.objects.iter().flat_map(|o| o.points.iter().map(|p| p.position));
+    let all: Vec<[f32; 3]> = mesh.positions.iter().copied().chain(points).collect();
+    if let Some(first) = all.first() {
+        let (mut min, mut max) = (*first, *first);
+        for p in &all {
+            for k in 0..3 {
+                min[k] = min[k].min(p[k]);
+                max[k] = max[k].max(p[k]);
+            }
+        }
+        let centre = [0, 1, 2].map(|k| (min[k] + max[k]) * 0.5);
+        let radius = all.iter().map(|p| (0..3).map(|k| (p[k] - centre[k]).powi(2)).sum::<f32>().sqrt()).fold(0.0, f32::max);
+        file.bounds = Some(DeclaredBounds { bbox: Some([min, max]), bsphere: Some((centre, radius)) });
+    }
+    file
 }
 
 /// A 1994-style object: one quad PMESH straight under OBJECT (no LOD container).

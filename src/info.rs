@@ -3,7 +3,7 @@
 
 use crate::archive::{AssetSet, MaterialResolution, TextureStatus};
 use crate::formats::biz2::raw::Coverage;
-use crate::formats::biz2::{Biz2File, ChunkTree, FileKind, MaterialRef};
+use crate::formats::biz2::{Biz2File, ChunkTree, DeclaredBounds, FileKind, MaterialRef};
 use crate::formats::{Diagnostic, ParseError};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -58,6 +58,8 @@ pub struct Info {
     pub triangles: usize,
     pub vertices: usize,
     pub bounds: Option<BoundsInfo>,
+    /// The BOUND block's BBOX and BSPHERE, as the file declares them.
+    pub declared_bounds: Option<DeclaredBounds>,
     pub materials: Vec<String>,
     pub specials: Vec<String>,
     pub material_defs: Vec<MaterialInfo>,
@@ -96,8 +98,10 @@ pub fn summarize(tree: &ChunkTree<'_>, file: &Biz2File) -> Info {
         }
     }
     let patches = || file.objects.iter().flat_map(|o| o.lods.iter()).flat_map(|l| l.patches.iter());
+    let object_refs = file.objects.iter().flat_map(|o| [&o.front, &o.back]);
     let mut materials: Vec<String> = patches()
         .flat_map(|p| [&p.front, &p.back])
+        .chain(object_refs)
         .filter_map(|m| match m {
             Some(MaterialRef::Named(n)) => Some(n.clone()),
             _ => None,
@@ -130,6 +134,7 @@ pub fn summarize(tree: &ChunkTree<'_>, file: &Biz2File) -> Info {
         triangles: file.triangle_count(),
         vertices: file.vertex_count(),
         bounds,
+        declared_bounds: file.bounds.clone(),
         materials,
         specials,
         material_defs: file

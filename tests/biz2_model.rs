@@ -2,7 +2,7 @@
 
 use proptest::prelude::*;
 use relicview::formats::biz2::writer::{write_file, write_nodes, Node, WriteOptions};
-use relicview::formats::biz2::{source_of, tags, Biz2File, Connectivity, FileKind, Header, LightPoint, Lod, MaterialDef, MaterialRef, Object, Patch, Primitive, PrimitiveKind, RampDef, TextureDef, TextureRef, VertexBlock};
+use relicview::formats::biz2::{source_of, tags, Biz2File, Connectivity, DeclaredBounds, FileKind, Header, LightPoint, Lod, MaterialDef, MaterialRef, Object, Patch, Primitive, PrimitiveKind, RampDef, TextureDef, TextureRef, VertexBlock};
 
 fn prim(kind: PrimitiveKind, positions: Vec<[f32; 3]>, connectivity: Vec<Connectivity>) -> Primitive {
     Primitive {
@@ -19,7 +19,7 @@ fn file_with(prims: Vec<Primitive>) -> Biz2File {
     let patch = Patch { chunk: 0, name: Some("p".into()), front: None, back: None, special: None, faceted: None, decal: None, primitives: prims };
     let lod = Lod { chunk: Some(0), distance: Some([0.0, 10.0]), transition: None, patches: vec![patch] };
     Biz2File {
-        objects: vec![Object { chunk: 0, name: Some("o".into()), sv_vertex: None, lods: vec![lod], points: Vec::new() }],
+        objects: vec![Object { chunk: 0, name: Some("o".into()), front: None, back: None, sv_vertex: None, lods: vec![lod], points: Vec::new() }],
         ..Biz2File::new(FileKind::Geometry, Header::default())
     }
 }
@@ -264,10 +264,14 @@ proptest! {
         refs in (arb_material_ref(), arb_material_ref(), prop::option::of("[ a-z_0-9]{0,20}"), prop::option::of(any::<u8>()), prop::option::of(any::<u8>())),
         points in arb_points(),
         comments in prop::collection::vec("[ -~]{0,30}", 0..2),
+        object_refs in (arb_material_ref(), arb_material_ref()),
+        bounds in prop::option::of((prop::option::of([arb_f3(), arb_f3()]), prop::option::of((arb_f3(), 0.0f32..10.0)))),
     ) {
         let mut f = file_with(prims);
         f.objects[0].lods[0].distance = distance;
         f.objects[0].points = points;
+        (f.objects[0].front, f.objects[0].back) = object_refs;
+        f.bounds = bounds.map(|(bbox, bsphere)| DeclaredBounds { bbox, bsphere });
         f.comments = comments;
         let patch = &mut f.objects[0].lods[0].patches[0];
         (patch.front, patch.back, patch.special, patch.faceted, patch.decal) = refs;
@@ -346,4 +350,16 @@ fn coverage_tells_decoded_opaque_and_unclaimed_bytes_apart() {
     assert_eq!(cov.framing + cov.decoded + cov.unclaimed + cov.opaque, bytes.len());
     let f = tree.fields.iter().find(|f| f.what == "string").unwrap();
     assert_eq!((f.offset, f.len, f.value.as_str()), (8 + 2 + 1 + 2 + 1, 4, "\"box\""));
+}
+
+#[test]
+fn patches_inherit_the_object_material() {
+    let mut f = file_with(vec![prim(PrimitiveKind::TriStrip, grid(3), vec![])]);
+    f.objects[0].front = Some(MaterialRef::Named("lib:object_mtl".into()));
+    let parsed = parse(&f);
+    assert_eq!(parsed.objects[0].front, Some(MaterialRef::Named("lib:object_mtl".into())));
+    let red = relicview::scene::Surface { diffuse: Some([1.0, 0.0, 0.0]), texture: None };
+    let mesh = parsed.mesh(0, &|r| if *r == MaterialRef::Named("lib:object_mtl".into()) { red } else { Default::default() });
+    assert_eq!(mesh.colors[0], [255, 0, 0, 255]);
+    assert_eq!(mesh.groups[0].material.as_deref(), Some("lib:object_mtl"));
 }

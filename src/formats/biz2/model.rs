@@ -131,6 +131,9 @@ impl Lod {
 pub struct Object {
     pub chunk: u32,
     pub name: Option<String>,
+    /// Object-level material references; a patch without its own inherits them.
+    pub front: Option<MaterialRef>,
+    pub back: Option<MaterialRef>,
     pub sv_vertex: Option<u32>,
     pub lods: Vec<Lod>,
     /// SPHERE light points, wherever they sit in the object.
@@ -250,11 +253,21 @@ pub struct RampDef {
     pub colors: Option<[[f32; 3]; 2]>,
 }
 
+/// The BOUND block: the bounds the file declares (not computed from its vertices).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct DeclaredBounds {
+    /// BBOX: min, max.
+    pub bbox: Option<[[f32; 3]; 2]>,
+    /// BSPHERE: centre, radius.
+    pub bsphere: Option<([f32; 3], f32)>,
+}
+
 /// A parsed DIV-BIZ2 file: geometry, or a material library.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Biz2File {
     pub kind: FileKind,
     pub header: Header,
+    pub bounds: Option<DeclaredBounds>,
     pub objects: Vec<Object>,
     pub materials: Vec<MaterialDef>,
     pub textures: Vec<TextureDef>,
@@ -269,6 +282,7 @@ impl Biz2File {
         Biz2File {
             kind,
             header,
+            bounds: None,
             objects: Vec::new(),
             materials: Vec::new(),
             textures: Vec::new(),
@@ -316,9 +330,10 @@ impl Biz2File {
             indices: Vec::with_capacity(triangles * 3),
             ..Default::default()
         };
-        for lod in lods() {
+        for (object, lod) in self.objects.iter().filter_map(|o| o.lods.get(lod).map(|l| (o, l))) {
             for patch in &lod.patches {
-                let surface = match &patch.front {
+                let front = patch.front.as_ref().or(object.front.as_ref());
+                let surface = match front {
                     Some(MaterialRef::SameAsFront) | None => Surface::default(),
                     Some(r) => material(r),
                 };
@@ -351,7 +366,7 @@ impl Biz2File {
                         patch_chunk: patch.chunk,
                         first_triangle: first,
                         triangles: prim.triangles.len() as u32,
-                        material: match &patch.front {
+                        material: match front {
                             Some(MaterialRef::Named(n)) => Some(n.clone()),
                             _ => None,
                         },
@@ -488,6 +503,7 @@ impl Builder<'_, '_> {
             match self.chunk(i).id {
                 tags::HEADER => file.header = self.header(i),
                 tags::OBJECT => file.objects.push(self.object(i)),
+                tags::BOUND => file.bounds = Some(self.bound(i)),
                 tags::MATERIAL => file.materials.push(self.material(i)),
                 tags::TEXTURE => file.textures.push(self.texture(i)),
                 tags::RAMP => file.ramps.push(self.ramp(i)),
@@ -522,7 +538,7 @@ impl Builder<'_, '_> {
     }
 
     fn object(&mut self, at: u32) -> Object {
-        let mut o = Object { chunk: at, name: None, sv_vertex: None, lods: Vec::new(), points: Vec::new() };
+        let mut o = Object { chunk: at, name: None, front: None, back: None, sv_vertex: None, lods: Vec::new(), points: Vec::new() };
         // 1994 files hang patches straight under OBJECT: they form one implicit LOD.
         let mut flat = Lod { chunk: None, distance: None, transition: None, patches: Vec::new() };
         for i in self.tree.children(Some(at)) {
@@ -530,6 +546,8 @@ impl Builder<'_, '_> {
             let p = self.tree.payload(&c);
             match c.id {
                 tags::NAME => o.name = Some(self.text(i, 0)),
+                tags::SV_F_MATERIAL => o.front = self.material_ref(i),
+                tags::SV_B_MATERIAL => o.back = self.material_ref(i),
                 tags::SV_VERTEX => match uint_le(p) {
                     Some(v) => {
                         o.sv_vertex = Some(v);
@@ -768,6 +786,20 @@ impl Builder<'_, '_> {
                 false
             }
         }
+    }
+
+    fn bound(&mut self, at: u32) -> DeclaredBounds {
+        let mut b = DeclaredBounds::default();
+        for i in self.tree.children(Some(at)) {
+            let c = self.chunk(i).clone();
+            let p = self.tree.payload(&c);
+            match c.id {
+                tags::BBOX => b.bbox = self.floats::<6>(i, p).map(|v| [[v[0], v[1], v[2]], [v[3], v[4], v[5]]]),
+                tags::BSPHERE => b.bsphere = self.floats::<4>(i, p).map(|v| ([v[0], v[1], v[2]], v[3])),
+                _ => {}
+            }
+        }
+        b
     }
 
     fn spheres(&mut self, at: u32, points: &mut Vec<LightPoint>) {

@@ -79,6 +79,16 @@ pub fn write_file(file: &Biz2File, opts: WriteOptions) -> Vec<u8> {
         FileKind::Materials => MAGIC_MATERIALS,
     };
     let mut nodes = vec![header_node(&file.header)];
+    if let Some(b) = &file.bounds {
+        let mut c = Vec::new();
+        if let Some([min, max]) = b.bbox {
+            c.push(Node::floats(tags::BBOX, &[min, max].concat()));
+        }
+        if let Some((centre, radius)) = b.bsphere {
+            c.push(Node::floats(tags::BSPHERE, &[centre[0], centre[1], centre[2], radius]));
+        }
+        nodes.push(Node::container(tags::BOUND, c));
+    }
     nodes.extend(file.comments.iter().map(|c| Node::string(tags::COMMENT, c)));
     nodes.extend(file.textures.iter().map(texture_node));
     nodes.extend(file.ramps.iter().map(ramp_node));
@@ -195,6 +205,12 @@ fn object_node(o: &Object) -> Node {
     let mut c = Vec::new();
     if let Some(n) = &o.name {
         c.push(Node::string(tags::NAME, n));
+    }
+    if let Some(m) = &o.front {
+        c.push(Node::leaf(tags::SV_F_MATERIAL, material_ref_payload(m)));
+    }
+    if let Some(m) = &o.back {
+        c.push(Node::leaf(tags::SV_B_MATERIAL, material_ref_payload(m)));
     }
     if let Some(v) = o.sv_vertex {
         c.push(Node::leaf(tags::SV_VERTEX, v.to_le_bytes().to_vec()));
