@@ -53,10 +53,11 @@ fn main() {
     });
     let mut corners = 0; // index entries: three per triangle
     let full = best(budget, || {
+        // What the viewer does: parse, then move the arrays into drawable meshes.
         let (_, file) = Biz2File::parse(black_box(&bytes)).expect("bench data parses");
-        let mesh = file.mesh(0, &|_| Default::default());
-        corners = mesh.indices.len();
-        black_box(mesh);
+        let scene = file.into_scene(&|_| Default::default());
+        corners = scene.lods[0].mesh.parts.iter().map(|p| p.indices.len()).sum();
+        black_box(scene);
     });
     assert_eq!(corners, triangles * 3);
 

@@ -297,7 +297,7 @@ impl AssetSet {
 
     /// Build the drawable model with every material and texture resolved as far as the
     /// archive allows, and say for each textured material what was drawn.
-    pub fn scene(&self, model_path: &str, file: &Biz2File) -> (SceneModel, Vec<TextureStatus>) {
+    pub fn scene(&self, model_path: &str, file: Biz2File) -> (SceneModel, Vec<TextureStatus>) {
         let mut textures: Vec<SceneTexture> = Vec::new();
         let mut statuses: Vec<TextureStatus> = Vec::new();
         // Resolve each distinct reference once; the closure below only looks results up.
@@ -358,7 +358,7 @@ impl AssetSet {
             MaterialRef::Named(n) => surfaces.get(n).copied().unwrap_or_default(),
             _ => Surface::default(),
         };
-        let mut scene = file.scene(&material);
+        let mut scene = file.into_scene(&material);
         scene.textures = textures;
         (scene, statuses)
     }

@@ -117,9 +117,9 @@ fn object(name: &str, lods: Vec<Lod>) -> Object {
 /// A geometry file with a BOUND block declaring the box and sphere around its objects.
 fn geometry(objects: Vec<Object>) -> Biz2File {
     let mut file = Biz2File { objects, ..Biz2File::new(FileKind::Geometry, header(0)) };
-    let mesh = file.mesh(0, &|_| Default::default());
+    let vertices = file.objects.iter().flat_map(|o| o.lods.iter().take(1)).flat_map(|l| l.primitives()).flat_map(|p| p.vertices.positions.iter().copied());
     let points = file.objects.iter().flat_map(|o| o.points.iter().map(|p| p.position));
-    let all: Vec<[f32; 3]> = mesh.positions.iter().copied().chain(points).collect();
+    let all: Vec<[f32; 3]> = vertices.chain(points).collect();
     if let Some(first) = all.first() {
         let (mut min, mut max) = (*first, *first);
         for p in &all {
@@ -416,7 +416,7 @@ mod tests {
             }
         }
         assert_eq!(rounds, 2, "libraries first, then the maps they name");
-        let (scene, statuses) = assets.scene(model, &pool);
+        let (scene, statuses) = assets.scene(model, pool);
         assert_eq!(scene.textures.len(), 3);
         let by = |t: &str| statuses.iter().find(|s| s.texture == t).unwrap();
         assert!(by("water_tex").decoded);
@@ -429,10 +429,10 @@ mod tests {
         assert_eq!(by("panel_tex").reason.as_deref(), Some("map file PANEL.SVT is not in the archive"));
         assert_eq!(texels("panel_tex"), &crate::texture::checker([0.85, 0.75, 0.3]));
         // Every group of the mesh points at its texture.
-        let groups = &scene.lods[0].mesh.groups;
-        assert_eq!(groups.len(), 6);
-        assert!(groups.iter().all(|g| g.texture.is_some()));
-        assert_eq!(scene.lods[0].mesh.uvs.len(), scene.lods[0].mesh.positions.len());
+        let parts = &scene.lods[0].mesh.parts;
+        assert_eq!(parts.len(), 6);
+        assert!(parts.iter().all(|p| p.texture.is_some()));
+        assert!(parts.iter().all(|p| p.uvs.as_ref().map(Vec::len) == Some(p.positions.len())));
     }
 
     #[test]
@@ -463,13 +463,16 @@ mod tests {
         let grey = [0.7, 0.7, 0.7];
         let mesh = file.mesh(0, &|_| crate::scene::Surface { diffuse: Some(grey), texture: None });
         assert_eq!(mesh.triangle_count(), 28);
-        assert!(mesh.normals.is_none(), "formats without normals make the whole mesh shade flat");
+        let part = |k: usize| &mesh.parts[k];
+        // Tile 1 (0x081) has normals; tile 0 (0x080) shades flat.
+        assert!(part(1).normals.is_some() && part(0).normals.is_none());
         // Tile 2 (0x082) has vertex colours: its first corner is red.
-        assert_eq!(mesh.colors[2 * 4], [230, 26, 26, 255]);
+        assert_eq!(part(2).colors[0], [230, 26, 26, 255]);
         // Tile 4 (0x084) has luminance: 0.25 × the diffuse grey.
-        assert_eq!(mesh.colors[4 * 4], [45, 45, 45, 255]);
+        assert_eq!(part(4).colors[0], [45, 45, 45, 255]);
         // Tile 0 (0x080) has neither: the material colour.
-        assert_eq!(mesh.colors[0], [179, 179, 179, 255]);
+        assert_eq!(part(0).colors[0], [179, 179, 179, 255]);
+        assert_eq!(part(6).uvs.as_ref().unwrap()[2], [1.0, 1.0]);
     }
 
     #[test]

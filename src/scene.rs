@@ -3,46 +3,53 @@
 use crate::formats::biz2::model::SourceRun;
 use serde::Serialize;
 
-/// A run of triangles that came from one primitive chunk.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct MeshGroup {
-    /// The primitive chunk (PMESH, TRISTRIP …).
+/// The triangles of one primitive chunk (PMESH, TRISTRIP …), with its vertices as the file
+/// stores them: the arrays are moved out of the model, not copied.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct MeshPart {
+    pub positions: Vec<[f32; 3]>,
+    /// Per vertex, when the vertex format has normals; otherwise faces shade flat.
+    pub normals: Option<Vec<[f32; 3]>>,
+    /// sRGB bytes per vertex: vertex colours, or the material's colour (× luminance).
+    pub colors: Vec<[u8; 4]>,
+    pub uvs: Option<Vec<[f32; 2]>>,
+    /// Three per triangle, into this part's vertices.
+    pub indices: Vec<u32>,
+    /// Which chunk produced which triangles (for picking), as runs in triangle order.
+    pub triangle_sources: Vec<SourceRun>,
+    /// The primitive chunk and the PATCH chunk that holds it.
     pub chunk: u32,
-    /// The PATCH chunk that holds it.
     pub patch_chunk: u32,
-    pub first_triangle: u32,
-    pub triangles: u32,
     /// The front material reference, verbatim ("lib:name").
     pub material: Option<String>,
     /// Index into [`SceneModel::textures`].
     pub texture: Option<u32>,
 }
 
-/// An indexed triangle mesh: the vertices as the file stores them, one index triple per
-/// triangle.
+impl MeshPart {
+    pub fn triangle_count(&self) -> usize {
+        self.indices.len() / 3
+    }
+}
+
+/// One LOD's triangles: a part per primitive.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Mesh {
-    pub positions: Vec<[f32; 3]>,
-    /// Per vertex, only when every primitive has normals; otherwise faces shade flat.
-    pub normals: Option<Vec<[f32; 3]>>,
-    /// sRGB bytes per vertex.
-    pub colors: Vec<[u8; 4]>,
-    /// Texture coordinates per vertex ((0, 0) where the vertex block has none).
-    pub uvs: Vec<[f32; 2]>,
-    pub indices: Vec<u32>,
-    /// Which chunk produced which triangles (for picking), as runs in triangle order.
-    pub triangle_sources: Vec<SourceRun>,
-    pub groups: Vec<MeshGroup>,
+    pub parts: Vec<MeshPart>,
 }
 
 impl Mesh {
     pub fn triangle_count(&self) -> usize {
-        self.indices.len() / 3
+        self.parts.iter().map(MeshPart::triangle_count).sum()
     }
 
     /// Axis-aligned bounds of the finite positions that triangles use, or None.
     pub fn bounds(&self) -> Option<Bounds> {
-        let mut it = self.indices.iter().map(|&i| self.positions[i as usize]).filter(|p| p.iter().all(|x| x.is_finite()));
+        let mut it = self
+            .parts
+            .iter()
+            .flat_map(|p| p.indices.iter().map(|&i| p.positions[i as usize]))
+            .filter(|p| p.iter().all(|x| x.is_finite()));
         let first = glam::Vec3::from(it.next()?);
         let (min, max) = it.fold((first, first), |(lo, hi), p| {
             let p = glam::Vec3::from(p);

@@ -360,6 +360,6 @@ fn patches_inherit_the_object_material() {
     assert_eq!(parsed.objects[0].front, Some(MaterialRef::Named("lib:object_mtl".into())));
     let red = relicview::scene::Surface { diffuse: Some([1.0, 0.0, 0.0]), texture: None };
     let mesh = parsed.mesh(0, &|r| if *r == MaterialRef::Named("lib:object_mtl".into()) { red } else { Default::default() });
-    assert_eq!(mesh.colors[0], [255, 0, 0, 255]);
-    assert_eq!(mesh.groups[0].material.as_deref(), Some("lib:object_mtl"));
+    assert_eq!(mesh.parts[0].colors[0], [255, 0, 0, 255]);
+    assert_eq!(mesh.parts[0].material.as_deref(), Some("lib:object_mtl"));
 }

@@ -23,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
             let c = tree.coverage();
             assert_eq!(c.framing + c.decoded + c.opaque + c.unclaimed, input.len(), "every byte accounted for once");
             let mesh = file.mesh(0, &|_| Default::default());
-            assert!(mesh.indices.iter().all(|&i| (i as usize) < mesh.positions.len()));
+            assert!(mesh.parts.iter().all(|p| p.indices.iter().all(|&i| (i as usize) < p.positions.len()) && p.colors.len() == p.positions.len()));
             assert_eq!(mesh.triangle_count(), file.triangle_count());
             let _ = mesh.bounds();
             let rewritten = write_file(&file, WriteOptions::default());

@@ -129,7 +129,7 @@ fn run_info(file: &Path, json: bool, root: Option<&Path>) -> ExitCode {
                 match archive_assets(root, &model_path, &info.materials) {
                     Ok(assets) => {
                         info::resolve_materials(&mut info, &assets, &model_path);
-                        info.texture_status = Some(assets.scene(&model_path, &model).1);
+                        info.texture_status = Some(assets.scene(&model_path, model).1);
                     }
                     Err(e) => return fail(json, &format!("{}: {e}", root.display()), None),
                 }

@@ -3,7 +3,7 @@
 
 mod material;
 
-use crate::scene::{Bounds, Mesh, SceneModel};
+use crate::scene::{Bounds, Mesh, MeshPart, SceneModel};
 use material::RetroMaterial;
 use std::sync::Arc;
 use three_d::{
@@ -28,9 +28,8 @@ struct GpuPart {
 /// wireframe made the first time it is asked for.
 struct GpuLod {
     parts: Vec<GpuPart>,
-    /// The scene's vertices and indices, kept for a wireframe made on demand.
-    positions: Vec<[f32; 3]>,
-    indices: Vec<u32>,
+    /// The scene's mesh, kept for a wireframe made on demand.
+    mesh: Mesh,
     wire: Option<Wireframe>,
     triangles: usize,
     distance: Option<[f32; 2]>,
@@ -105,22 +104,22 @@ impl Renderer {
             let triangles = mesh.triangle_count();
             // One draw per texture, in the order the textures first appear.
             let mut keys: Vec<Option<u32>> = Vec::new();
-            for g in &mesh.groups {
-                if !keys.contains(&g.texture) {
-                    keys.push(g.texture);
+            for p in &mesh.parts {
+                if !keys.contains(&p.texture) {
+                    keys.push(p.texture);
                 }
             }
             let parts = keys
                 .into_iter()
                 .filter_map(|key| {
-                    let cpu = part_mesh(&mesh, key, textures.len() > 0)?;
+                    let cpu = draw_mesh(mesh.parts.iter().filter(|p| p.texture == key), key.is_some())?;
                     let texture = key.and_then(|k| textures.get(k as usize).cloned());
                     let scroll = key.and_then(|k| model.textures.get(k as usize)).and_then(|t| t.scroll);
                     let material = RetroMaterial { texture, normals: cpu.normals.is_some(), cull: Cull::None };
                     Some(GpuPart { gm: Gm::new(GpuMesh::new(&self.context, &cpu), material), scroll })
                 })
                 .collect();
-            self.lods.push(GpuLod { parts, positions: mesh.positions, indices: mesh.indices, wire: None, triangles, distance });
+            self.lods.push(GpuLod { parts, mesh, wire: None, triangles, distance });
         }
         if !model.points.is_empty() {
             let size = self.bounds.map_or(0.05, |b| b.radius() * 0.015);
@@ -224,7 +223,7 @@ impl Renderer {
                 }
             }
             if self.options.wireframe && l.wire.is_none() {
-                let positions: Vec<Vec3> = l.indices.iter().map(|&i| Vec3::from(l.positions[i as usize])).collect();
+                let positions: Vec<Vec3> = l.mesh.parts.iter().flat_map(|p| p.indices.iter().map(|&i| Vec3::from(p.positions[i as usize]))).collect();
                 l.wire = Some(Wireframe::new(&self.context, &positions, 1.0, WIRE_COLOR));
             }
         }
@@ -320,48 +319,41 @@ fn point_markers(points: &[([f32; 3], f32)], size: f32) -> CpuMesh {
     CpuMesh { positions: Positions::F32(positions), colors: Some(colors), ..Default::default() }
 }
 
-/// The vertices and indices of the triangles whose group uses texture `key`, compacted so
-/// each draw uploads only its own vertices. The copy into three-d's vertex types is the one
-/// the GPU upload needs.
-fn part_mesh(mesh: &Mesh, key: Option<u32>, textured_model: bool) -> Option<CpuMesh> {
-    let groups: Vec<_> = mesh.groups.iter().filter(|g| g.texture == key).collect();
-    let whole = groups.len() == mesh.groups.len();
-    let corners = |g: &&crate::scene::MeshGroup| (g.first_triangle as usize * 3)..((g.first_triangle + g.triangles) as usize * 3);
-    // Which source vertex each of this part's vertices is (None: all of them, in order).
-    let (vertices, indices): (Option<Vec<u32>>, Vec<u32>) = if whole {
-        (None, mesh.indices.clone())
-    } else {
-        // Old index → new index, for the vertices this part uses.
-        let mut remap = vec![u32::MAX; mesh.positions.len()];
-        let mut vertices = Vec::new();
-        let mut indices = Vec::new();
-        for g in &groups {
-            for &i in &mesh.indices[corners(g)] {
-                let slot = &mut remap[i as usize];
-                if *slot == u32::MAX {
-                    *slot = vertices.len() as u32;
-                    vertices.push(i);
-                }
-                indices.push(*slot);
-            }
-        }
-        (Some(vertices), indices)
-    };
-    if indices.is_empty() {
+/// One draw's vertex and index buffers: the parts that share a texture, concatenated into
+/// three-d's vertex types. This is the one copy of the vertices the GPU upload needs.
+fn draw_mesh<'a>(parts: impl Iterator<Item = &'a MeshPart> + Clone, textured: bool) -> Option<CpuMesh> {
+    let vertices: usize = parts.clone().map(|p| p.positions.len()).sum();
+    let indices: usize = parts.clone().map(|p| p.indices.len()).sum();
+    if indices == 0 {
         return None;
     }
-    fn gather<T: Copy, U>(all: &[T], which: &Option<Vec<u32>>, f: impl Fn(T) -> U) -> Vec<U> {
-        match which {
-            None => all.iter().map(|&x| f(x)).collect(),
-            Some(v) => v.iter().map(|&i| f(all[i as usize])).collect(),
+    // Smooth normals only where every part has them; the shader makes flat facets otherwise.
+    let normals = parts.clone().all(|p| p.normals.is_some());
+    let mut cpu = CpuMesh {
+        positions: Positions::F32(Vec::with_capacity(vertices)),
+        indices: Indices::U32(Vec::with_capacity(indices)),
+        normals: normals.then(|| Vec::with_capacity(vertices)),
+        colors: Some(Vec::with_capacity(vertices)),
+        uvs: textured.then(|| Vec::with_capacity(vertices)),
+        ..Default::default()
+    };
+    for part in parts {
+        let (Positions::F32(positions), Indices::U32(out_indices)) = (&mut cpu.positions, &mut cpu.indices) else { unreachable!("built as F32/U32 above") };
+        let base = positions.len() as u32;
+        positions.extend(part.positions.iter().map(|&p| Vec3::from(p)));
+        out_indices.extend(part.indices.iter().map(|&i| i + base));
+        if let (Some(out), Some(n)) = (cpu.normals.as_mut(), &part.normals) {
+            out.extend(n.iter().map(|&n| Vec3::from(n)));
+        }
+        if let Some(out) = cpu.colors.as_mut() {
+            out.extend(part.colors.iter().map(|&[r, g, b, a]| Srgba::new(r, g, b, a)));
+        }
+        if let Some(out) = cpu.uvs.as_mut() {
+            match &part.uvs {
+                Some(uv) => out.extend(uv.iter().map(|&[u, v]| vec2(u, v))),
+                None => out.extend(std::iter::repeat_n(vec2(0.0, 0.0), part.positions.len())),
+            }
         }
     }
-    Some(CpuMesh {
-        positions: Positions::F32(gather(&mesh.positions, &vertices, Vec3::from)),
-        indices: Indices::U32(indices),
-        normals: mesh.normals.as_ref().map(|n| gather(n, &vertices, Vec3::from)),
-        colors: Some(gather(&mesh.colors, &vertices, |[r, g, b, a]| Srgba::new(r, g, b, a))),
-        uvs: (key.is_some() && textured_model).then(|| gather(&mesh.uvs, &vertices, |[u, v]| vec2(u, v))),
-        ..Default::default()
-    })
+    Some(cpu)
 }

@@ -85,7 +85,9 @@ struct OpenTimings {
 /// A parsed file waiting for its libraries and texture maps before it is shown.
 struct Loaded {
     path: String,
-    file: Biz2File,
+    /// Taken (moved into the scene) by `show`.
+    file: Option<Biz2File>,
+    lod_count: usize,
     info: Info,
 }
 
@@ -95,7 +97,8 @@ struct Loaded {
 #[wasm_bindgen(js_name = countTriangles)]
 pub fn count_triangles(bytes: &[u8]) -> Result<u32, JsValue> {
     let (_, file) = Biz2File::parse(bytes).map_err(|e| parse_error("input", &e))?;
-    Ok(file.mesh(0, &|_| Default::default()).triangle_count() as u32)
+    let scene = file.into_scene(&|_| Default::default());
+    Ok(scene.lods.first().map_or(0, |l| l.mesh.triangle_count()) as u32)
 }
 
 /// One viewport on a page canvas, and the archive it shows files from.
@@ -157,7 +160,7 @@ impl Viewer {
             }
         };
         let info = info::summarize(&tree, &file);
-        self.loaded = Some(Loaded { path: path.to_string(), file, info });
+        self.loaded = Some(Loaded { path: path.to_string(), lod_count: file.lod_count(), file: Some(file), info });
         self.timings = OpenTimings { parse_ms: clock_ms() - t0, ..Default::default() };
         Ok(())
     }
@@ -184,7 +187,8 @@ impl Viewer {
     pub fn show(&mut self) -> Result<JsValue, JsValue> {
         let loaded = self.loaded.as_mut().ok_or_else(|| js_error("show() without a loaded file"))?;
         let t0 = clock_ms();
-        let (scene, textures) = self.assets.scene(&loaded.path, &loaded.file);
+        let file = loaded.file.take().ok_or_else(|| js_error("show() twice for one load()"))?;
+        let (scene, textures) = self.assets.scene(&loaded.path, file);
         let t1 = clock_ms();
         info::resolve_materials(&mut loaded.info, &self.assets, &loaded.path);
         loaded.info.texture_status = Some(textures);
@@ -269,7 +273,7 @@ impl Viewer {
             draw_calls: self.draw_calls,
             fps: self.frame_times.iter().filter(|&&t| clock_ms() - t <= 1000.0).count() as f64,
             lod: self.renderer.shown_lod(),
-            lod_count: self.loaded.as_ref().map_or(0, |l| l.file.lod_count()),
+            lod_count: self.loaded.as_ref().map_or(0, |l| l.lod_count),
             animating: self.renderer.animating(),
         };
         to_js(&stats)

@@ -5,7 +5,7 @@
 use super::raw::{Chunk, ChunkTree, Field, MAGIC_MATERIALS};
 use super::tags::{self, VertexLayout};
 use crate::formats::{Diagnostic, ParseError};
-use crate::scene::{Mesh, MeshGroup, SceneLod, SceneModel, Surface};
+use crate::scene::{Mesh, MeshPart, SceneLod, SceneModel, Surface};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -313,92 +313,96 @@ impl Biz2File {
     }
 
     /// The drawable mesh of one LOD of every object (LODs beyond an object's last are
-    /// skipped), de-indexed so that faces without normals shade flat. `material` gives the
-    /// look of a patch's front material where it can be resolved: vertex colours win over
-    /// its diffuse colour, luminance scales it, and anything unresolved is neutral grey.
+    /// skipped). `material` gives the look of a patch's front material (its own, else its
+    /// object's): vertex colours win over its diffuse colour, luminance scales it, and
+    /// anything unresolved is neutral grey. Copies the vertex arrays; [`Self::into_scene`]
+    /// moves them.
     pub fn mesh(&self, lod: usize, material: &dyn Fn(&MaterialRef) -> Surface) -> Mesh {
-        const GREY: [f32; 3] = [0.72, 0.72, 0.70];
-        let lods = || self.objects.iter().filter_map(|o| o.lods.get(lod));
-        let (vertices, triangles) = lods().flat_map(|l| l.primitives()).fold((0, 0), |(v, t), p| (v + p.vertices.positions.len(), t + p.triangles.len()));
-        // Normals are drawn only when every primitive has them; otherwise faces shade flat.
-        let all_normals = lods().flat_map(|l| l.primitives()).all(|p| p.vertices.normals.is_some());
-        let mut mesh = Mesh {
-            positions: Vec::with_capacity(vertices),
-            normals: all_normals.then(|| Vec::with_capacity(vertices)),
-            colors: Vec::with_capacity(vertices),
-            uvs: Vec::with_capacity(vertices),
-            indices: Vec::with_capacity(triangles * 3),
-            ..Default::default()
-        };
-        for (object, lod) in self.objects.iter().filter_map(|o| o.lods.get(lod).map(|l| (o, l))) {
-            for patch in &lod.patches {
-                let front = patch.front.as_ref().or(object.front.as_ref());
-                let surface = match front {
-                    Some(MaterialRef::SameAsFront) | None => Surface::default(),
-                    Some(r) => material(r),
-                };
-                let base = surface.diffuse.unwrap_or(GREY);
-                let to_u8 = |c: [f32; 4]| c.map(|x| (x.clamp(0.0, 1.0) * 255.0 + 0.5) as u8);
-                for prim in &patch.primitives {
-                    let v = &prim.vertices;
-                    let first_vertex = mesh.positions.len() as u32;
-                    let first = mesh.triangle_count() as u32;
-                    mesh.positions.extend_from_slice(&v.positions);
-                    if let (Some(out), Some(n)) = (mesh.normals.as_mut(), &v.normals) {
-                        out.extend_from_slice(n);
+        let mut parts = Vec::new();
+        for object in &self.objects {
+            if let Some(l) = object.lods.get(lod) {
+                for patch in &l.patches {
+                    for prim in &patch.primitives {
+                        parts.push(mesh_part(prim.clone(), patch, object.front.as_ref(), material));
                     }
-                    match &v.uvs {
-                        Some(uv) => mesh.uvs.extend_from_slice(uv),
-                        None => mesh.uvs.resize(mesh.positions.len(), [0.0, 0.0]),
-                    }
-                    match (&v.colors, &v.lum) {
-                        (Some(c), _) => mesh.colors.extend(c.iter().map(|&c| to_u8(c))),
-                        (None, Some(l)) => mesh.colors.extend(l.iter().map(|l| to_u8([base[0] * l[0], base[1] * l[0], base[2] * l[0], l[1]]))),
-                        (None, None) => {
-                            let c = to_u8([base[0], base[1], base[2], 1.0]);
-                            mesh.colors.resize(mesh.positions.len(), c);
-                        }
-                    }
-                    mesh.indices.extend(prim.triangles.iter().flatten().map(|&i| i + first_vertex));
-                    mesh.triangle_sources.extend(prim.triangle_sources.iter().map(|r| SourceRun { first: r.first + first, chunk: r.chunk }));
-                    mesh.groups.push(MeshGroup {
-                        chunk: prim.chunk,
-                        patch_chunk: patch.chunk,
-                        first_triangle: first,
-                        triangles: prim.triangles.len() as u32,
-                        material: match front {
-                            Some(MaterialRef::Named(n)) => Some(n.clone()),
-                            _ => None,
-                        },
-                        texture: surface.texture,
-                    });
                 }
             }
         }
-        mesh
+        Mesh { parts }
     }
 
-    /// Every LOD as a mesh, and the light points (which belong to objects, not LODs).
+    /// Every LOD as a mesh, and the light points (which belong to objects, not LODs),
+    /// consuming the model so that vertex and index arrays move into the scene uncopied.
     /// An LOD's distances are those of the first object that has that LOD.
-    pub fn scene(&self, material: &dyn Fn(&MaterialRef) -> Surface) -> SceneModel {
-        SceneModel {
-            textures: Vec::new(),
-            lods: (0..self.lod_count())
-                .map(|i| SceneLod { mesh: self.mesh(i, material), distance: self.objects.iter().find_map(|o| o.lods.get(i)).and_then(|l| l.distance) })
-                .collect(),
-            points: self
-                .objects
-                .iter()
-                .flat_map(|o| o.points.iter())
-                .filter(|p| p.position.iter().all(|x| x.is_finite()))
-                .map(|p| (p.position, p.radius.filter(|r| r.is_finite() && *r >= 0.0).unwrap_or(0.0)))
-                .collect(),
+    pub fn into_scene(self, material: &dyn Fn(&MaterialRef) -> Surface) -> SceneModel {
+        let count = self.lod_count();
+        let mut lods: Vec<SceneLod> = (0..count).map(|_| SceneLod::default()).collect();
+        let mut points = Vec::new();
+        for object in self.objects {
+            let object_front = object.front.clone();
+            points.extend(
+                object
+                    .points
+                    .iter()
+                    .filter(|p| p.position.iter().all(|x| x.is_finite()))
+                    .map(|p| (p.position, p.radius.filter(|r| r.is_finite() && *r >= 0.0).unwrap_or(0.0))),
+            );
+            for (i, mut lod) in object.lods.into_iter().enumerate() {
+                let out = &mut lods[i];
+                if out.distance.is_none() {
+                    out.distance = lod.distance;
+                }
+                for mut patch in std::mem::take(&mut lod.patches) {
+                    for prim in std::mem::take(&mut patch.primitives) {
+                        out.mesh.parts.push(mesh_part(prim, &patch, object_front.as_ref(), material));
+                    }
+                }
+            }
         }
+        SceneModel { lods, points, textures: Vec::new() }
+    }
+
+    /// [`Self::into_scene`] of a copy.
+    pub fn scene(&self, material: &dyn Fn(&MaterialRef) -> Surface) -> SceneModel {
+        self.clone().into_scene(material)
     }
 
     /// Most LODs of any object.
     pub fn lod_count(&self) -> usize {
         self.objects.iter().map(|o| o.lods.len()).max().unwrap_or(0)
+    }
+}
+
+/// One primitive as a drawable part, its arrays moved out of the model.
+fn mesh_part(prim: Primitive, patch: &Patch, object_front: Option<&MaterialRef>, material: &dyn Fn(&MaterialRef) -> Surface) -> MeshPart {
+    const GREY: [f32; 3] = [0.72, 0.72, 0.70];
+    let front = patch.front.as_ref().or(object_front);
+    let surface = match front {
+        Some(MaterialRef::SameAsFront) | None => Surface::default(),
+        Some(r) => material(r),
+    };
+    let base = surface.diffuse.unwrap_or(GREY);
+    let to_u8 = |c: [f32; 4]| c.map(|x| (x.clamp(0.0, 1.0) * 255.0 + 0.5) as u8);
+    let v = prim.vertices;
+    let colors = match (&v.colors, &v.lum) {
+        (Some(c), _) => c.iter().map(|&c| to_u8(c)).collect(),
+        (None, Some(l)) => l.iter().map(|l| to_u8([base[0] * l[0], base[1] * l[0], base[2] * l[0], l[1]])).collect(),
+        (None, None) => vec![to_u8([base[0], base[1], base[2], 1.0]); v.positions.len()],
+    };
+    MeshPart {
+        positions: v.positions,
+        normals: v.normals,
+        colors,
+        uvs: v.uvs,
+        indices: prim.triangles.into_flattened(),
+        triangle_sources: prim.triangle_sources,
+        chunk: prim.chunk,
+        patch_chunk: patch.chunk,
+        material: match front {
+            Some(MaterialRef::Named(n)) => Some(n.clone()),
+            _ => None,
+        },
+        texture: surface.texture,
     }
 }
 
@@ -679,42 +683,24 @@ impl Builder<'_, '_> {
         }
         let count = p.len() / stride;
         self.field(at, 0, count * stride, format!("{count} vertices × {stride} B"), format!("{} floats per vertex", layout.floats));
-        fn with<T>(on: Option<usize>, count: usize) -> Option<Vec<T>> {
-            on.map(|_| Vec::with_capacity(count))
+        // One streaming pass per attribute: simple loops the compiler vectorises.
+        fn column<const N: usize>(p: &[u8], stride: usize, offset: Option<usize>) -> Option<Vec<[f32; N]>> {
+            let at = offset? * 4;
+            Some(
+                p.chunks_exact(stride)
+                    .map(|v| std::array::from_fn(|k| f32::from_le_bytes([v[at + k * 4], v[at + k * 4 + 1], v[at + k * 4 + 2], v[at + k * 4 + 3]])))
+                    .collect(),
+            )
         }
-        let mut block = VertexBlock {
+        let block = VertexBlock {
             format: layout.id,
-            positions: Vec::with_capacity(count),
-            normals: with(layout.normal, count),
-            colors: with(layout.rgba, count),
-            lum: with(layout.lum, count),
-            uvs: with(layout.uv, count),
-            uvws: with(layout.uvw, count),
+            positions: column::<3>(p, stride, Some(0)).unwrap_or_default(),
+            normals: column::<3>(p, stride, layout.normal),
+            colors: column::<4>(p, stride, layout.rgba),
+            lum: column::<2>(p, stride, layout.lum),
+            uvs: column::<2>(p, stride, layout.uv),
+            uvws: column::<3>(p, stride, layout.uvw),
         };
-        // One pass over the interleaved floats, each attribute into its own array.
-        let mut floats = [0f32; 10];
-        for vertex in p.chunks_exact(stride) {
-            for (f, b) in floats.iter_mut().zip(vertex.chunks_exact(4)) {
-                *f = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-            }
-            let at = |o: usize| -> [f32; 3] { [floats[o], floats[o + 1], floats[o + 2]] };
-            block.positions.push(at(0));
-            if let (Some(o), Some(out)) = (layout.normal, block.normals.as_mut()) {
-                out.push(at(o));
-            }
-            if let (Some(o), Some(out)) = (layout.rgba, block.colors.as_mut()) {
-                out.push([floats[o], floats[o + 1], floats[o + 2], floats[o + 3]]);
-            }
-            if let (Some(o), Some(out)) = (layout.lum, block.lum.as_mut()) {
-                out.push([floats[o], floats[o + 1]]);
-            }
-            if let (Some(o), Some(out)) = (layout.uv, block.uvs.as_mut()) {
-                out.push([floats[o], floats[o + 1]]);
-            }
-            if let (Some(o), Some(out)) = (layout.uvw, block.uvws.as_mut()) {
-                out.push(at(o));
-            }
-        }
         if let Some(v) = block.positions.iter().position(|p| !p.iter().all(|x| x.is_finite())) {
             let bad = block.positions.iter().filter(|p| !p.iter().all(|x| x.is_finite())).count();
             self.diag(
@@ -767,6 +753,17 @@ impl Builder<'_, '_> {
         let indices: Vec<i32> = indices(&p[1..1 + faces * face_bytes]).collect();
         self.field(at, 1, faces * face_bytes, format!("{faces} faces × {ppf} × i32"), "");
         prim.triangles.reserve(faces * (ppf as usize - 2));
+        if bad.is_empty() && indices.iter().all(|&i| i >= 0 && (i as u32) < n) {
+            // Every index valid and every vertex finite, the usual case: fan without checks.
+            if !indices.is_empty() {
+                prim.triangle_sources.push(SourceRun { first: prim.triangles.len() as u32, chunk: at });
+            }
+            for face in indices.chunks_exact(ppf as usize) {
+                prim.triangles.extend((1..face.len() - 1).map(|k| [face[0] as u32, face[k] as u32, face[k + 1] as u32]));
+            }
+            prim.connectivity.push(Connectivity::Faces { points_per_face: ppf, indices });
+            return;
+        }
         for (f, face) in indices.chunks_exact(ppf as usize).enumerate() {
             if self.face_in_range(face, n, c.payload_offset + 1 + f * face_bytes, at) {
                 for k in 1..face.len() - 1 {
