@@ -292,6 +292,17 @@ proptest! {
             _ => p.vertices.positions.len() - 2,
         }).sum();
         prop_assert_eq!(back.triangle_count(), expected);
+        // The triangles themselves: CONN as listed, PCONN faces fanned (f0, fk, fk+1).
+        for p in back.objects[0].lods[0].primitives().filter(|p| p.kind == PrimitiveKind::PMesh) {
+            let fanned: Vec<[u32; 3]> = p.connectivity.iter().flat_map(|c| match c {
+                Connectivity::Triangles(t) => t.iter().map(|t| t.map(|i| i as u32)).collect::<Vec<_>>(),
+                Connectivity::Faces { points_per_face, indices } => indices
+                    .chunks_exact(*points_per_face as usize)
+                    .flat_map(|f| (1..f.len() - 1).map(move |k| [f[0] as u32, f[k] as u32, f[k + 1] as u32]))
+                    .collect(),
+            }).collect();
+            prop_assert_eq!(&p.triangles, &fanned);
+        }
         prop_assert_eq!(stored(back), stored(f));
     }
 }

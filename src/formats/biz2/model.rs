@@ -686,11 +686,12 @@ impl Builder<'_, '_> {
         // One streaming pass per attribute: simple loops the compiler vectorises.
         fn column<const N: usize>(p: &[u8], stride: usize, offset: Option<usize>) -> Option<Vec<[f32; N]>> {
             let at = offset? * 4;
-            Some(
-                p.chunks_exact(stride)
-                    .map(|v| std::array::from_fn(|k| f32::from_le_bytes([v[at + k * 4], v[at + k * 4 + 1], v[at + k * 4 + 2], v[at + k * 4 + 3]])))
-                    .collect(),
-            )
+            let read = |v: &[u8]| -> [f32; N] {
+                let raw: [u32; N] = bytemuck::pod_read_unaligned(&v[at..at + N * 4]);
+                // The file is little-endian; on a little-endian host this is a plain load.
+                raw.map(|w| f32::from_bits(u32::from_le(w)))
+            };
+            Some(p.chunks_exact(stride).map(read).collect())
         }
         let block = VertexBlock {
             format: layout.id,
@@ -718,7 +719,8 @@ impl Builder<'_, '_> {
         if p.len() % 12 != 0 {
             self.diag(c.payload_offset, at, format!("CONNECTION_LIST of {} bytes is not a whole number of 12-byte triangles", p.len()));
         }
-        let triangles: Vec<[i32; 3]> = p.chunks_exact(12).map(|t| [0, 4, 8].map(|k| i32::from_le_bytes([t[k], t[k + 1], t[k + 2], t[k + 3]]))).collect();
+        let mut triangles: Vec<[i32; 3]> = bytemuck::pod_collect_to_vec(&p[..p.len() / 12 * 12]);
+        from_le(bytemuck::cast_slice_mut(&mut triangles));
         self.field(at, 0, triangles.len() * 12, format!("{} triangles × 3 × i32", triangles.len()), "");
         prim.triangles.reserve(triangles.len());
         for (t, tri) in triangles.iter().enumerate() {
@@ -750,7 +752,8 @@ impl Builder<'_, '_> {
             );
         }
         let faces = (p.len() - 1) / face_bytes;
-        let indices: Vec<i32> = indices(&p[1..1 + faces * face_bytes]).collect();
+        let mut indices: Vec<i32> = bytemuck::pod_collect_to_vec(&p[1..1 + faces * face_bytes]);
+        from_le(&mut indices);
         self.field(at, 1, faces * face_bytes, format!("{faces} faces × {ppf} × i32"), "");
         prim.triangles.reserve(faces * (ppf as usize - 2));
         if bad.is_empty() && indices.iter().all(|&i| i >= 0 && (i as u32) < n) {
@@ -758,8 +761,16 @@ impl Builder<'_, '_> {
             if !indices.is_empty() {
                 prim.triangle_sources.push(SourceRun { first: prim.triangles.len() as u32, chunk: at });
             }
-            for face in indices.chunks_exact(ppf as usize) {
-                prim.triangles.extend((1..face.len() - 1).map(|k| [face[0] as u32, face[k] as u32, face[k + 1] as u32]));
+            if ppf == 4 {
+                // Quads, by far the most common face: two triangles each.
+                prim.triangles.extend(indices.chunks_exact(4).flat_map(|q| {
+                    let q = [q[0] as u32, q[1] as u32, q[2] as u32, q[3] as u32];
+                    [[q[0], q[1], q[2]], [q[0], q[2], q[3]]]
+                }));
+            } else {
+                for face in indices.chunks_exact(ppf as usize) {
+                    prim.triangles.extend((1..face.len() - 1).map(|k| [face[0] as u32, face[k] as u32, face[k + 1] as u32]));
+                }
             }
             prim.connectivity.push(Connectivity::Faces { points_per_face: ppf, indices });
             return;
@@ -894,8 +905,11 @@ impl Builder<'_, '_> {
     }
 }
 
-fn indices(bytes: &[u8]) -> impl Iterator<Item = i32> + '_ {
-    bytes.chunks_exact(4).map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+/// Little-endian file values, copied in host order: a no-op on little-endian hosts.
+fn from_le(values: &mut [i32]) {
+    if cfg!(target_endian = "big") {
+        values.iter_mut().for_each(|v| *v = i32::from_le(*v));
+    }
 }
 
 /// Add a triangle unless it touches a vertex marked bad (`bad` is empty when none is).
