@@ -9,6 +9,7 @@ pub mod census;
 pub mod demo;
 pub mod formats;
 pub mod info;
+pub mod inspect;
 pub mod scene;
 pub mod texture;
 

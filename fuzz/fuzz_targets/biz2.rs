@@ -12,6 +12,9 @@ fuzz_target!(|data: &[u8]| {
     let mut bytes = b"DIV-BIZ2".to_vec();
     bytes.extend_from_slice(data);
     for input in [data, &bytes[..]] {
+        // The inspector works on broken files too: its runs must tile the input.
+        let view = relicview::inspect::inspect_biz2(input);
+        assert_eq!(view.runs.iter().map(|r| r.len).sum::<usize>(), input.len());
         let tree = ChunkTree::parse(input);
         for (i, c) in tree.chunks.iter().enumerate() {
             assert!(c.payload_end() <= input.len());

@@ -2,7 +2,8 @@
 //! shell and the core; everything it calls is tested natively.
 
 use crate::archive::{ArchiveIndex, AssetSet};
-use crate::formats::biz2::Biz2File;
+use crate::formats::biz2::{Biz2File, ChunkTree};
+use crate::inspect::{self, InspectorView};
 use crate::formats::ParseError;
 use crate::info::{self, Info};
 use crate::render::{Renderer, ViewOptions, BACKGROUND};
@@ -109,6 +110,8 @@ pub struct Viewer {
     loaded: Option<Loaded>,
     draw_calls: u32,
     timings: OpenTimings,
+    /// The inspector's view of the last file loaded (kept when it failed to parse).
+    inspector: Option<InspectorView>,
     /// The last frame's time (ms), so read-backs redraw the same frame.
     now: f64,
     /// Timestamps (ms) of recent frames, for the fps figure.
@@ -137,6 +140,7 @@ impl Viewer {
             draw_calls: 0,
             now: 0.0,
             timings: OpenTimings::default(),
+            inspector: None,
             frame_times: Default::default(),
         })
     }
@@ -152,13 +156,14 @@ impl Viewer {
     pub fn load(&mut self, path: &str, bytes: &[u8]) -> Result<(), JsValue> {
         self.loaded = None;
         let t0 = clock_ms();
-        let (tree, file) = match Biz2File::parse(bytes) {
-            Ok(p) => p,
-            Err(e) => {
-                self.renderer.set_model(None);
-                return Err(parse_error(path, &e));
-            }
-        };
+        let mut tree = ChunkTree::parse(bytes);
+        let file = Biz2File::build(&mut tree);
+        // The inspector shows every file, a broken one up to its error.
+        self.inspector = Some(inspect::view(&tree, &file));
+        if let Some(e) = &tree.error {
+            self.renderer.set_model(None);
+            return Err(parse_error(path, e));
+        }
         let info = info::summarize(&tree, &file);
         self.loaded = Some(Loaded { path: path.to_string(), lod_count: file.lod_count(), file: Some(file), info });
         self.timings = OpenTimings { parse_ms: clock_ms() - t0, ..Default::default() };
@@ -197,6 +202,12 @@ impl Viewer {
         self.timings.build_ms = t1 - t0;
         self.timings.upload_ms = clock_ms() - t1;
         to_js(&loaded.info)
+    }
+
+    /// The last loaded file's chunks, fields, coverage runs and diagnostics (see
+    /// `inspect::InspectorView`), or null.
+    pub fn inspect(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.inspector)
     }
 
     /// Timings of the last load/show: {parseMs, buildMs, uploadMs}.

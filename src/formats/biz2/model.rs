@@ -295,14 +295,20 @@ impl Biz2File {
     /// Parse and build in one go. A framing error is fatal; problems inside meshes are
     /// diagnostics and the rest still loads.
     pub fn parse(bytes: &[u8]) -> Result<(ChunkTree<'_>, Biz2File), ParseError> {
-        let tree = ChunkTree::parse(bytes);
+        let mut tree = ChunkTree::parse(bytes);
         if let Some(e) = &tree.error {
             return Err(e.clone());
         }
-        let mut tree = tree;
-        let (file, fields) = Builder { tree: &tree, diagnostics: Vec::new(), fields: Vec::new() }.build();
-        tree.fields = fields;
+        let file = Biz2File::build(&mut tree);
         Ok((tree, file))
+    }
+
+    /// Build the model from a walked tree, also one that stopped at a framing error (the
+    /// inspector shows what came before it), and record the decoded fields in the tree.
+    pub fn build(tree: &mut ChunkTree<'_>) -> Biz2File {
+        let (file, fields) = Builder { tree, diagnostics: Vec::new(), fields: Vec::new() }.build();
+        tree.fields = fields;
+        file
     }
 
     pub fn triangle_count(&self) -> usize {
