@@ -4,6 +4,7 @@
 import init, { Viewer } from '../pkg/relicview.js';
 import { Viewport } from './viewport.js';
 import { collectDrop, entriesFromFiles, hostedEntries } from './files.js';
+import { Inspector } from './inspector.js';
 
 const $ = (id) => document.getElementById(id);
 const state = {
@@ -144,10 +145,16 @@ async function doOpen(path) {
   const t0 = performance.now();
   let t1 = t0;
   let t2 = t0;
+  let bytes = new Uint8Array(0);
   try {
-    const bytes = new Uint8Array(await entry.read());
+    bytes = new Uint8Array(await entry.read());
     t1 = performance.now();
-    state.viewer.load(entry.path, bytes);
+    try {
+      state.viewer.load(entry.path, bytes);
+    } finally {
+      // A broken file is inspected too: everything up to its error.
+      state.inspector.show(state.viewer.inspect(), bytes);
+    }
     // Libraries first, then the texture maps they name: each round may ask for more. Every
     // path asked for is answered (bytes or "unreadable"), so the core never asks twice.
     for (let needs = state.viewer.needs(), round = 0; needs.length && round < 8; needs = state.viewer.needs(), round++) {
@@ -269,6 +276,13 @@ window.relicview = {
   pixelStats: () => state.viewer.pixelStats(),
   // Where the last open() spent its time: {readMs, parseMs, assetsMs, buildMs, uploadMs, drawMs, totalMs}.
   lastOpen: () => state.lastOpen ?? null,
+  // The chunk tree and hex view: selectChunk(i), selectByte(offset), selection().
+  inspector: {
+    selectChunk: (i) => state.inspector.selectChunk(i),
+    selectByte: (offset) => state.inspector.selectByte(offset),
+    selection: () => state.inspector.selection,
+    view: () => state.inspector.view,
+  },
   // The frame as {width, height, data: RGBA bytes, top row first}.
   readPixels: () => ({ width: $('viewport').width, height: $('viewport').height, data: state.viewer.readPixels() }),
 };
@@ -316,6 +330,7 @@ async function boot() {
   const canvas = $('viewport');
   state.viewer = new Viewer(canvas);
   state.viewport = new Viewport(canvas, state.viewer);
+  state.inspector = new Inspector($('inspector'));
   state.viewport.onFrame = (s) => {
     const lod = s.lod === null || s.lod === undefined ? '' : ` · LOD ${s.lod}`;
     $('hud-stats').textContent = `${s.triangles} triangles · ${s.drawCalls} draw call${s.drawCalls === 1 ? '' : 's'}${lod}`;

@@ -71,7 +71,7 @@ export async function launch() {
 }
 
 export async function newPage(browser, url) {
-  const page = await browser.newPage({ viewport: { width: 1000, height: 700 }, deviceScaleFactor: 1 });
+  const page = await browser.newPage({ viewport: { width: 1000, height: 900 }, deviceScaleFactor: 1 });
   const problems = [];
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('dialog', (d) => { problems.push(`dialog: ${d.message()}`); d.dismiss(); });

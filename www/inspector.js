@@ -1,0 +1,238 @@
+// The inspector: the file's chunk tree beside a hex view, linked both ways, with bytes
+// shaded by what the core decoded them as, and the diagnostics as links into the bytes.
+// Everything from the file reaches the page as text.
+
+const ROW_BYTES = 16;
+const ROW_HEIGHT = 18; // px, matches .hexrow in style.css
+const hex = (n, width) => n.toString(16).toUpperCase().padStart(width, '0');
+
+export class Inspector {
+  constructor(root) {
+    this.root = root;
+    this.tree = root.querySelector('#chunk-tree');
+    this.hexBox = root.querySelector('#hex');
+    this.hexSpacer = root.querySelector('#hex-spacer');
+    this.hexRows = root.querySelector('#hex-rows');
+    this.detail = root.querySelector('#inspector-detail');
+    this.diagnostics = root.querySelector('#diagnostics');
+    this.legend = root.querySelector('#coverage-legend');
+    this.view = null;
+    this.bytes = new Uint8Array(0);
+    this.selection = null; // {chunk, start, end}
+    this.hexBox.addEventListener('scroll', () => this.renderHex());
+    this.hexRows.addEventListener('click', (e) => {
+      const b = e.target.closest('[data-o]');
+      if (b) this.selectByte(Number(b.dataset.o));
+    });
+    this.tree.addEventListener('click', (e) => {
+      const row = e.target.closest('[data-chunk]');
+      if (!row) return;
+      if (e.target.classList.contains('twisty')) this.toggle(Number(row.dataset.chunk));
+      else this.selectChunk(Number(row.dataset.chunk));
+    });
+    this.diagnostics.addEventListener('click', (e) => {
+      const item = e.target.closest('[data-offset]');
+      if (item) this.selectByte(Number(item.dataset.offset));
+    });
+  }
+
+  // Show a file: the core's view (chunks, fields, runs, diagnostics, error) and its bytes.
+  show(view, bytes) {
+    this.view = view;
+    this.bytes = bytes;
+    this.selection = null;
+    this.collapsed = new Set();
+    this.renderLegend();
+    this.renderDiagnostics();
+    this.renderTree();
+    this.hexSpacer.style.height = `${Math.ceil(bytes.length / ROW_BYTES) * ROW_HEIGHT}px`;
+    this.hexBox.scrollTop = 0;
+    this.detail.textContent = view ? `${view.chunks.length} chunks · click a chunk or a byte` : '';
+    this.renderHex();
+  }
+
+  renderLegend() {
+    this.legend.replaceChildren();
+    if (!this.view) return;
+    for (const [cls, label] of [['framing', 'framing'], ['decoded', 'decoded'], ['opaque', 'opaque'], ['unclaimed', 'unclaimed']]) {
+      const n = this.view.runs.filter((r) => r.class === cls).reduce((s, r) => s + r.len, 0);
+      const item = document.createElement('span');
+      item.className = `legend cov-${cls}`;
+      item.dataset.class = cls;
+      item.dataset.bytes = String(n);
+      item.textContent = `${label} ${n}`;
+      this.legend.append(item);
+    }
+  }
+
+  renderDiagnostics() {
+    this.diagnostics.replaceChildren();
+    if (!this.view) return;
+    const items = [];
+    if (this.view.error) items.push({ ...this.view.error, error: true });
+    items.push(...this.view.diagnostics);
+    for (const d of items) {
+      const li = document.createElement('li');
+      li.dataset.offset = String(d.offset);
+      li.className = d.error ? 'error' : 'warning';
+      li.textContent = `@${d.offset} ${d.path ? d.path + ': ' : ''}${d.message}`;
+      this.diagnostics.append(li);
+    }
+    this.diagnostics.hidden = items.length === 0;
+  }
+
+  renderTree() {
+    this.tree.replaceChildren();
+    if (!this.view) return;
+    const frag = document.createDocumentFragment();
+    for (const c of this.view.chunks) {
+      const row = document.createElement('div');
+      row.className = 'chunk' + (c.known ? '' : ' unknown') + (c.misplaced ? ' misplaced' : '');
+      row.dataset.chunk = String(c.index);
+      row.style.paddingLeft = `${c.depth * 14 + 4}px`;
+      const twisty = document.createElement('span');
+      twisty.className = 'twisty';
+      twisty.textContent = c.container ? '▾' : ' ';
+      const head = document.createElement('span');
+      head.className = 'chunk-head';
+      const flags = [c.namespace_inferred ? 'id by context' : '', c.bit_0x1000 ? 'bit 0x1000' : ''].filter(Boolean).join(', ');
+      head.textContent = `${hex(c.offset, 6)} ${hex(c.tag_word, 4)} ${c.name} w${c.len_width} ${c.len}${flags ? ` (${flags})` : ''}`;
+      const summary = document.createElement('span');
+      summary.className = 'chunk-summary';
+      summary.textContent = c.summary;
+      row.append(twisty, head, summary);
+      frag.append(row);
+    }
+    this.tree.append(frag);
+  }
+
+  toggle(index) {
+    const c = this.view.chunks[index];
+    if (!c.container) return;
+    if (this.collapsed.has(index)) this.collapsed.delete(index);
+    else this.collapsed.add(index);
+    // A row is hidden when any ancestor is collapsed.
+    for (const row of this.tree.children) {
+      let p = this.view.chunks[Number(row.dataset.chunk)].parent;
+      let hidden = false;
+      while (p !== null && p !== undefined) {
+        if (this.collapsed.has(p)) { hidden = true; break; }
+        p = this.view.chunks[p].parent;
+      }
+      row.hidden = hidden;
+      const twisty = row.querySelector('.twisty');
+      if (this.view.chunks[Number(row.dataset.chunk)].container) twisty.textContent = this.collapsed.has(Number(row.dataset.chunk)) ? '▸' : '▾';
+    }
+  }
+
+  // The byte class at an offset, from the core's runs (sorted, tiling the file).
+  classAt(offset) {
+    const runs = this.view ? this.view.runs : [];
+    let lo = 0;
+    let hi = runs.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const r = runs[mid];
+      if (offset < r.start) hi = mid - 1;
+      else if (offset >= r.start + r.len) lo = mid + 1;
+      else return r.class;
+    }
+    return 'unclaimed';
+  }
+
+  // The deepest chunk holding `offset`, or null (the magic belongs to no chunk).
+  chunkAt(offset) {
+    const chunks = this.view ? this.view.chunks : [];
+    let lo = 0;
+    let hi = chunks.length - 1;
+    let last = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (chunks[mid].offset <= offset) { last = mid; lo = mid + 1; } else hi = mid - 1;
+    }
+    // The last chunk starting at or before `offset` holds it, or one of its ancestors does.
+    for (let i = last; i !== null && i !== undefined && i >= 0; i = chunks[i].parent) {
+      if (offset < chunks[i].end) return chunks[i];
+    }
+    return null;
+  }
+
+  fieldAt(offset) {
+    return this.view ? this.view.fields.find((f) => offset >= f.offset && offset < f.offset + f.len) : null;
+  }
+
+  selectChunk(index, scrollHex = true) {
+    const c = this.view && this.view.chunks[index];
+    if (!c) return;
+    this.selection = { chunk: index, start: c.offset, end: c.end };
+    for (const row of this.tree.querySelectorAll('[aria-selected="true"]')) row.removeAttribute('aria-selected');
+    const row = this.tree.querySelector(`[data-chunk="${index}"]`);
+    if (row) {
+      row.setAttribute('aria-selected', 'true');
+      row.scrollIntoView({ block: 'nearest' });
+    }
+    this.detail.textContent = `${c.name} at ${c.offset} (0x${hex(c.offset, 1)}): tag word 0x${hex(c.tag_word, 4)}, ${c.len_width}-byte length ${c.len}, payload ${c.payload_offset}–${c.end}${c.summary ? ' · ' + c.summary : ''}`;
+    if (scrollHex) this.scrollHexTo(c.offset);
+    this.renderHex();
+    if (this.onSelect) this.onSelect(c);
+  }
+
+  selectByte(offset) {
+    const c = this.chunkAt(offset);
+    if (c) this.selectChunk(c.index, false);
+    else this.selection = { chunk: null, start: offset, end: offset + 1 };
+    this.scrollHexTo(offset);
+    const f = this.fieldAt(offset);
+    const what = f ? ` · byte ${offset} is ${f.what}${f.value ? ' = ' + f.value : ''}` : ` · byte ${offset} is ${this.classAt(offset)}`;
+    this.detail.textContent = (c ? this.detail.textContent : 'magic') + what;
+    this.renderHex();
+  }
+
+  scrollHexTo(offset) {
+    const row = Math.floor(offset / ROW_BYTES);
+    const top = row * ROW_HEIGHT;
+    if (top < this.hexBox.scrollTop || top > this.hexBox.scrollTop + this.hexBox.clientHeight - ROW_HEIGHT) {
+      this.hexBox.scrollTop = Math.max(0, top - ROW_HEIGHT * 2);
+    }
+  }
+
+  // Only the rows in sight exist in the DOM: files run to megabytes.
+  renderHex() {
+    const first = Math.floor(this.hexBox.scrollTop / ROW_HEIGHT);
+    const count = Math.ceil(this.hexBox.clientHeight / ROW_HEIGHT) + 2;
+    const last = Math.min(Math.ceil(this.bytes.length / ROW_BYTES), first + count);
+    this.hexRows.style.top = `${first * ROW_HEIGHT}px`;
+    const sel = this.selection;
+    const frag = document.createDocumentFragment();
+    for (let row = first; row < last; row++) {
+      const div = document.createElement('div');
+      div.className = 'hexrow';
+      const off = document.createElement('span');
+      off.className = 'off';
+      off.textContent = hex(row * ROW_BYTES, 8);
+      div.append(off);
+      let ascii = '';
+      for (let k = 0; k < ROW_BYTES; k++) {
+        const o = row * ROW_BYTES + k;
+        const b = document.createElement('span');
+        if (o < this.bytes.length) {
+          const v = this.bytes[o];
+          b.textContent = hex(v, 2);
+          b.dataset.o = String(o);
+          b.className = `b cov-${this.classAt(o)}` + (sel && o >= sel.start && o < sel.end ? ' sel' : '');
+          ascii += v >= 0x20 && v < 0x7f ? String.fromCharCode(v) : '.';
+        } else {
+          b.className = 'b';
+          b.textContent = '  ';
+        }
+        div.append(b);
+      }
+      const text = document.createElement('span');
+      text.className = 'ascii';
+      text.textContent = ascii;
+      div.append(text);
+      frag.append(div);
+    }
+    this.hexRows.replaceChildren(frag);
+  }
+}
