@@ -4,13 +4,16 @@
 //! the site and archive roots is ever served: `..`, encoded dots, absolute paths and
 //! symlinks that lead out all get 404.
 
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{header, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
 use percent_encoding::percent_decode_str;
 use serde::Serialize;
 use std::collections::HashSet;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tiny_http::{Header, Method, Request, Response, Server};
 
 pub struct ServeConfig {
     /// Folder holding index.html, www/ and pkg/.
@@ -28,60 +31,55 @@ pub struct ListedFile {
     pub size: u64,
 }
 
+/// An archive's file list as the viewer reads it (`#archive=<url of this JSON>`).
 #[derive(Debug, Serialize)]
 pub struct Listing {
     pub root: String,
+    /// Where the files are, relative to the listing's own URL.
+    pub base: String,
     pub files: Vec<ListedFile>,
 }
 
-/// A running server; dropping it does not stop the worker threads, `stop` does.
+/// A running server on its own thread; `stop` shuts it down.
 pub struct RunningServer {
-    server: Arc<Server>,
     pub addr: std::net::SocketAddr,
-    workers: Vec<std::thread::JoinHandle<()>>,
+    shutdown: tokio::sync::oneshot::Sender<()>,
+    thread: std::thread::JoinHandle<io::Result<()>>,
 }
 
 impl RunningServer {
     pub fn stop(self) {
-        // Each unblock releases one worker from recv().
-        for _ in &self.workers {
-            self.server.unblock();
-        }
-        for w in self.workers {
-            let _ = w.join();
-        }
+        let _ = self.shutdown.send(());
+        let _ = self.thread.join();
     }
     pub fn wait(self) {
-        for w in self.workers {
-            let _ = w.join();
-        }
+        let _ = self.thread.join();
     }
 }
 
-/// Bind and start serving on worker threads.
-pub fn start(config: ServeConfig) -> io::Result<RunningServer> {
-    let site = config.site.canonicalize()?;
-    let archive = config.archive.canonicalize()?;
-    let server = Server::http((config.bind.as_str(), config.port)).map_err(|e| io::Error::other(e.to_string()))?;
-    let addr = server.server_addr().to_ip().ok_or_else(|| io::Error::other("server has no IP address"))?;
-    let server = Arc::new(server);
-    let roots = Arc::new((site, archive));
-    let workers = (0..4)
-        .map(|_| {
-            let server = Arc::clone(&server);
-            let roots = Arc::clone(&roots);
-            std::thread::spawn(move || {
-                while let Ok(request) = server.recv() {
-                    handle(request, &roots.0, &roots.1);
-                }
-            })
-        })
-        .collect();
-    Ok(RunningServer { server, addr, workers })
+struct Roots {
+    site: PathBuf,
+    archive: PathBuf,
 }
 
-fn header(name: &str, value: &str) -> Header {
-    Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("static header is valid")
+/// Bind and start serving on a thread of its own.
+pub fn start(config: ServeConfig) -> io::Result<RunningServer> {
+    let roots = Arc::new(Roots { site: config.site.canonicalize()?, archive: config.archive.canonicalize()? });
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let listener = runtime.block_on(tokio::net::TcpListener::bind((config.bind.as_str(), config.port)))?;
+    let addr = listener.local_addr()?;
+    let (shutdown, stopped) = tokio::sync::oneshot::channel::<()>();
+    let app = axum::Router::new().fallback(handle).with_state(roots);
+    let thread = std::thread::spawn(move || {
+        runtime.block_on(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(async {
+                    let _ = stopped.await;
+                })
+                .await
+        })
+    });
+    Ok(RunningServer { addr, shutdown, thread })
 }
 
 fn content_type(path: &Path) -> &'static str {
@@ -97,40 +95,45 @@ fn content_type(path: &Path) -> &'static str {
     }
 }
 
-fn handle(request: Request, site: &Path, archive: &Path) {
-    let url = request.url().to_string();
-    let path = url.split(['?', '#']).next().unwrap_or("");
-    let response = if *request.method() != Method::Get && *request.method() != Method::Head {
-        Response::from_string("method not allowed").with_status_code(405).boxed()
-    } else if path == "/archive.json" {
-        match list_archive(archive) {
-            Ok(listing) => Response::from_string(serde_json::to_string(&listing).unwrap_or_default())
-                .with_header(header("Content-Type", "application/json"))
-                .boxed(),
-            Err(e) => Response::from_string(format!("cannot list archive: {e}")).with_status_code(500).boxed(),
-        }
-    } else {
-        let target = if path == "/" || path == "/index.html" {
-            resolve(site, "index.html")
-        } else if let Some(rest) = path.strip_prefix("/archive/") {
-            resolve(archive, rest)
-        } else if let Some(rest) = path.strip_prefix("/www/") {
-            resolve(&site.join("www"), rest)
-        } else if let Some(rest) = path.strip_prefix("/pkg/") {
-            resolve(&site.join("pkg"), rest)
-        } else {
-            None
+fn not_found() -> Response {
+    (StatusCode::NOT_FOUND, "not found").into_response()
+}
+
+async fn handle(State(roots): State<Arc<Roots>>, method: Method, uri: Uri) -> Response {
+    if method != Method::GET && method != Method::HEAD {
+        return (StatusCode::METHOD_NOT_ALLOWED, "method not allowed").into_response();
+    }
+    let path = uri.path();
+    if path == "/archive.json" {
+        let archive = roots.archive.clone();
+        return match tokio::task::spawn_blocking(move || list_archive(&archive)).await {
+            Ok(Ok(listing)) => {
+                let listing = Listing { base: "archive/".into(), ..listing };
+                ([(header::CONTENT_TYPE, "application/json")], serde_json::to_string(&listing).unwrap_or_default()).into_response()
+            }
+            _ => (StatusCode::INTERNAL_SERVER_ERROR, "cannot list the archive").into_response(),
         };
-        match target.and_then(|p| std::fs::File::open(&p).ok().map(|f| (p, f))) {
-            Some((p, file)) => Response::from_file(file)
-                .with_header(header("Content-Type", content_type(&p)))
-                .with_header(header("Cache-Control", "no-cache"))
-                .with_header(header("X-Content-Type-Options", "nosniff"))
-                .boxed(),
-            None => Response::from_string("not found").with_status_code(404).boxed(),
-        }
+    }
+    let target = if path == "/" || path == "/index.html" {
+        resolve(&roots.site, "index.html")
+    } else if let Some(rest) = path.strip_prefix("/archive/") {
+        resolve(&roots.archive, rest)
+    } else if let Some(rest) = path.strip_prefix("/www/") {
+        resolve(&roots.site.join("www"), rest)
+    } else if let Some(rest) = path.strip_prefix("/pkg/") {
+        resolve(&roots.site.join("pkg"), rest)
+    } else {
+        None
     };
-    let _ = request.respond(response);
+    let Some(file) = target else { return not_found() };
+    match tokio::fs::read(&file).await {
+        Ok(bytes) => (
+            [(header::CONTENT_TYPE, content_type(&file)), (header::CACHE_CONTROL, "no-cache"), (header::X_CONTENT_TYPE_OPTIONS, "nosniff")],
+            Body::from(bytes),
+        )
+            .into_response(),
+        Err(_) => not_found(),
+    }
 }
 
 /// Map a URL path (still percent-encoded) below `root` to a regular file inside `root`,
@@ -180,7 +183,17 @@ pub fn list_archive(root: &Path) -> io::Result<Listing> {
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    Ok(Listing { root: name, files })
+    Ok(Listing { root: name, base: String::new(), files })
+}
+
+/// Write `DIR/index.json`: the listing that lets any static web host serve the archive
+/// (open the viewer with `#archive=<url of index.json>`). The index does not list itself.
+pub fn write_index(dir: &Path) -> io::Result<usize> {
+    let mut listing = list_archive(dir)?;
+    listing.files.retain(|f| f.path != "index.json");
+    let n = listing.files.len();
+    std::fs::write(dir.join("index.json"), serde_json::to_string(&listing).map_err(io::Error::other)?)?;
+    Ok(n)
 }
 
 #[cfg(test)]

@@ -190,6 +190,7 @@ fn serve_publishes_site_archive_and_listing_and_nothing_else() {
     let (status, _, body) = get(port, "/archive.json");
     assert_eq!(status, 200);
     let listing: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(listing["base"], "archive/");
     let files: Vec<(String, u64)> = listing["files"].as_array().unwrap().iter().map(|f| (f["path"].as_str().unwrap().to_string(), f["size"].as_u64().unwrap())).collect();
     assert_eq!(files.len(), 8, "{files:?}");
     assert!(files.contains(&("DEMO/VIDEO/HEXPOD.BGF".to_string(), expected.len() as u64)));
@@ -214,4 +215,20 @@ fn serve_publishes_site_archive_and_listing_and_nothing_else() {
         assert_eq!(status, 404, "{path}");
         assert!(!String::from_utf8_lossy(&body).contains("do not serve"), "{path}");
     }
+}
+
+#[test]
+fn index_writes_a_static_listing_that_does_not_list_itself() {
+    let dir = temp_dir("index");
+    demo(&dir);
+    let out = bin().arg("index").arg(&dir).output().unwrap();
+    assert!(out.status.success());
+    let again = bin().arg("index").arg(&dir).output().unwrap();
+    assert!(again.status.success());
+    let j: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("index.json")).unwrap()).unwrap();
+    assert_eq!(j["base"], "");
+    let paths: Vec<&str> = j["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert_eq!(paths.len(), 8);
+    assert!(!paths.contains(&"index.json"));
+    assert!(paths.contains(&"DEMO/VIDEO/HEXPOD.BGF"));
 }

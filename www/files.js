@@ -45,17 +45,20 @@ async function walkEntry(entry, out) {
   }
 }
 
-// The listing published by `relicview serve` at archive.json; files under archive/.
-export async function hostedEntries(base) {
-  const response = await fetch(new URL('archive.json', base));
+// A hosted archive: a listing {files: [{path, size}], base} at `listingUrl` (archive.json
+// from `relicview serve`, or index.json from `relicview index`); files are fetched from
+// `base` relative to the listing. Nothing else is read.
+export async function hostedEntries(listingUrl) {
+  const response = await fetch(listingUrl);
   if (!response.ok) return null;
   const listing = await response.json();
   if (!Array.isArray(listing.files)) return null;
+  const base = new URL(typeof listing.base === 'string' ? listing.base : '', listingUrl);
   return listing.files.map(({ path, size }) => ({
     path: String(path),
     size: Number(size) || 0,
     read: async () => {
-      const url = new URL('archive/' + String(path).split('/').map(encodeURIComponent).join('/'), base);
+      const url = new URL(String(path).split('/').map(encodeURIComponent).join('/'), base);
       const r = await fetch(url);
       if (!r.ok) throw new Error(`${path}: HTTP ${r.status} from the archive server`);
       return r.arrayBuffer();

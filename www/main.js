@@ -5,6 +5,7 @@ import init, { Viewer } from '../pkg/relicview.js';
 import { Viewport } from './viewport.js';
 import { collectDrop, entriesFromFiles, hostedEntries } from './files.js';
 import { Inspector } from './inspector.js';
+import { fingerprint, hashOf, readHash, throttle } from './urlstate.js';
 
 const $ = (id) => document.getElementById(id);
 const state = {
@@ -14,6 +15,10 @@ const state = {
   viewport: null,
   viewer: null,
   queue: Promise.resolve(), // opens run one after another; the last one asked for wins
+  // Where the archive came from, for links: {archive: listing URL} or {folder: fingerprint}.
+  source: {},
+  // While a file is being opened the hash keeps describing the file on show.
+  opening: 0,
 };
 
 let readyResolve, readyReject;
@@ -26,17 +31,14 @@ function message(err) {
   return err && err.message ? err.message : String(err);
 }
 
-function hashParams() {
-  return new URLSearchParams(location.hash.replace(/^#/, ''));
-}
-
 function formatSize(n) {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
 
-function setEntries(entries, sourceLabel) {
+function setEntries(entries, sourceLabel, source) {
+  state.source = source;
   state.entries = entries.slice().sort((a, b) => a.path.localeCompare(b.path, undefined, { sensitivity: 'base' }));
   state.byPath = new Map(state.entries.map((e) => [e.path.toLowerCase(), e]));
   const list = $('file-list');
@@ -126,20 +128,48 @@ function showError(path, err) {
   error.textContent = message(err);
 }
 
-function setHashPath(path) {
-  const params = hashParams();
-  if (params.get('path') === path) return;
-  params.set('path', path);
-  history.replaceState(null, '', '#' + params.toString());
+// The view as a link describes it.
+function currentView() {
+  const o = state.viewer.options();
+  const sel = state.inspector.selection;
+  return {
+    ...state.source,
+    path: state.current,
+    cam: state.current ? state.viewer.camera() : null,
+    lod: o.autoLod || o.lod === 0 ? null : o.lod,
+    chunk: sel && sel.chunk !== null ? sel.chunk : null,
+  };
 }
 
-async function doOpen(path) {
+// A new file is a new history entry (back returns to the previous file); camera moves and
+// selections only replace the current one, at most a few times a second.
+function writeHash({ push, opened = false }) {
+  // Only the open that just finished may write while an open is under way.
+  if (state.opening && !opened) return;
+  const hash = hashOf(currentView());
+  if (hash === location.hash) return;
+  if (push) history.pushState(null, '', hash);
+  else history.replaceState(null, '', hash);
+}
+const followView = throttle(() => writeHash({ push: false }), 250);
+
+// Open a file; `restore` is a link's view ({cam, lod, chunk}) to put back once it shows.
+async function doOpen(path, restore = null) {
   await ready;
+  state.opening++;
+  try {
+    return await openNow(path, restore);
+  } finally {
+    state.opening--;
+  }
+}
+
+async function openNow(path, restore) {
   const entry = state.byPath.get(String(path).toLowerCase());
   if (!entry) throw new Error(`${path}: no such file in the archive`);
+  const newFile = state.current !== entry.path;
   state.current = entry.path;
   markSelected(entry.path);
-  setHashPath(entry.path);
   let info;
   const assetErrors = [];
   const t0 = performance.now();
@@ -184,7 +214,13 @@ async function doOpen(path) {
   }
   entry.element?.classList.remove('failed');
   showInfo(entry.path, info, assetErrors);
+  if (restore) {
+    if (restore.lod !== null) state.viewer.setOptions({ lod: restore.lod, autoLod: false });
+    if (restore.cam) state.viewer.setCamera(restore.cam);
+    if (restore.chunk !== null) state.inspector.selectChunk(restore.chunk);
+  }
   syncToolbar();
+  writeHash({ push: newFile && !restore, opened: true });
   const t3 = performance.now();
   const stats = await state.viewport.requestFrame();
   const core = state.viewer.timings();
@@ -229,28 +265,53 @@ async function setOptions(changes) {
   return { triangles: stats.triangles, drawCalls: stats.drawCalls, lod: stats.lod };
 }
 
-function open(path) {
-  const run = state.queue.then(() => doOpen(path));
+function open(path, restore = null) {
+  const run = state.queue.then(() => doOpen(path, restore));
   state.queue = run.catch(() => {});
   return run;
 }
 
-// After a new file list: reopen the permalink's file if it is there, else the first model.
-function openInitial() {
-  const wanted = hashParams().get('path');
-  const target = (wanted && state.byPath.get(wanted.toLowerCase())) || state.entries.find((e) => /\.bgf$/i.test(e.path));
-  if (target) open(target.path).catch(() => {});
+// Restore the view a link describes: its file (with camera, LOD and chunk).
+function applyLink(link) {
+  const target = link.path && state.byPath.get(link.path.toLowerCase());
+  if (!target) return false;
+  if (target.path === state.current) {
+    if (link.lod !== null) state.viewer.setOptions({ lod: link.lod, autoLod: false });
+    if (link.cam) state.viewer.setCamera(link.cam);
+    if (link.chunk !== null) state.inspector.selectChunk(link.chunk);
+    syncToolbar();
+    state.viewport.requestFrame();
+  } else {
+    open(target.path, link).catch(() => {});
+  }
+  return true;
 }
 
-async function loadEntries(entries, label) {
+// After a new file list: restore the link's view if it is for this archive, else show the
+// first model.
+function openInitial() {
+  const link = readHash();
+  const linkFolder = link.folder && !link.archive ? link.folder : null;
+  if (linkFolder && state.source.folder && linkFolder !== state.source.folder) {
+    showError('This folder does not match the link', new Error(
+      `The link was made for a folder with fingerprint ${linkFolder}; this one is ${state.source.folder} (number of files, then a hash of names and sizes). Its view is not restored.`));
+  } else if (applyLink(link)) {
+    return;
+  }
+  const first = state.entries.find((e) => /\.bgf$/i.test(e.path));
+  if (first && !linkFolder) open(first.path).catch(() => {});
+}
+
+async function loadEntries(entries, label, source) {
   await ready;
-  setEntries(entries, label);
+  setEntries(entries, label, source);
   openInitial();
   return { files: entries.length };
 }
 
 function loadFiles(files) {
-  return loadEntries(entriesFromFiles(files), 'local files');
+  const entries = entriesFromFiles(files);
+  return loadEntries(entries, 'local files', { folder: fingerprint(entries) });
 }
 
 function stats() {
@@ -258,9 +319,7 @@ function stats() {
 }
 
 function permalink() {
-  const params = hashParams();
-  if (state.current) params.set('path', state.current);
-  return `${location.origin}${location.pathname}#${params.toString()}`;
+  return `${location.origin}${location.pathname}${hashOf(currentView())}`;
 }
 
 window.relicview = {
@@ -276,6 +335,8 @@ window.relicview = {
   pixelStats: () => state.viewer.pixelStats(),
   // Where the last open() spent its time: {readMs, parseMs, assetsMs, buildMs, uploadMs, drawMs, totalMs}.
   lastOpen: () => state.lastOpen ?? null,
+  // {position, target, fov} of the camera.
+  camera: () => state.viewer.camera(),
   // The chunk tree and hex view: selectChunk(i), selectByte(offset), selection().
   inspector: {
     selectChunk: (i) => state.inspector.selectChunk(i),
@@ -316,12 +377,12 @@ function bindShell() {
   window.addEventListener('drop', (e) => {
     e.preventDefault();
     overlay.hidden = true;
-    collectDrop(e.dataTransfer).then((entries) => loadEntries(entries, 'dropped'));
+    collectDrop(e.dataTransfer).then((entries) => loadEntries(entries, 'dropped', { folder: fingerprint(entries) }));
   });
-  window.addEventListener('hashchange', () => {
-    const path = hashParams().get('path');
-    if (path && path !== state.current && state.byPath.has(path.toLowerCase())) open(path).catch(() => {});
-  });
+  // Back/forward, and links pasted into the address bar of an open page.
+  const follow = () => applyLink(readHash());
+  window.addEventListener('popstate', follow);
+  window.addEventListener('hashchange', follow);
 }
 
 async function boot() {
@@ -336,11 +397,23 @@ async function boot() {
     $('hud-stats').textContent = `${s.triangles} triangles · ${s.drawCalls} draw call${s.drawCalls === 1 ? '' : 's'}${lod}`;
     // With distance switching the LOD follows the camera: keep the picker in step.
     if (s.lod !== null && s.lod !== undefined && $('lod-select').value !== String(s.lod)) $('lod-select').value = String(s.lod);
+    if (state.current) followView();
   };
+  state.inspector.onSelect = () => followView();
   readyResolve();
   state.viewport.requestFrame();
-  const hosted = await hostedEntries(location.href).catch(() => null);
-  if (hosted && state.entries.length === 0) await loadEntries(hosted, 'served by relicview');
+  const link = readHash();
+  if (link.folder && !link.archive) {
+    // A link to someone's local folder: only that folder can restore it.
+    showError('Open the folder this link was made for', new Error(
+      `This link shows ${link.path || 'a file'} in a local folder (fingerprint ${link.folder}). Drop that folder here or use "Open folder…" and the view comes back.`));
+    return;
+  }
+  // A hosted archive: the listing named by the link, else the one `relicview serve` publishes.
+  const listing = link.archive || 'archive.json';
+  const hosted = await hostedEntries(new URL(listing, location.href).href).catch(() => null);
+  if (hosted && state.entries.length === 0) await loadEntries(hosted, `hosted at ${listing}`, { archive: listing });
+  else if (link.archive && !hosted) showError('Archive not found', new Error(`No file listing could be read from ${link.archive}`));
 }
 
 boot().catch((err) => {

@@ -48,6 +48,8 @@ enum Command {
         #[arg(long)]
         site: Option<PathBuf>,
     },
+    /// Write DIR/index.json, so that a static web host can serve DIR as an archive.
+    Index { dir: PathBuf },
     /// Write the demo archive (a small game tree of DIV-BIZ2 files) into OUT_DIR.
     Demo { out_dir: PathBuf },
 }
@@ -78,6 +80,16 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::Index { dir } => match serve::write_index(&dir) {
+            Ok(n) => {
+                println!("{}: {n} files", dir.join("index.json").display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("relicview index: {}: {e}", dir.display());
+                ExitCode::FAILURE
+            }
+        },
         Command::Demo { out_dir } => match demo::write_demo(&out_dir) {
             Ok(files) => {
                 for f in files {

@@ -14,6 +14,14 @@ use three_d::{
 /// Background colour (sRGB bytes), also what pixel tests compare against.
 pub const BACKGROUND: [u8; 3] = [24, 26, 31];
 const FOV_DEGREES: f32 = 45.0;
+
+/// Where the camera is, for permalinks: position, target, vertical field of view (degrees).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CameraState {
+    pub position: [f32; 3],
+    pub target: [f32; 3],
+    pub fov: f32,
+}
 const WIRE_COLOR: Srgba = Srgba { r: 240, g: 240, b: 240, a: 255 };
 const POINT_COLOR: [u8; 4] = [255, 236, 150, 255];
 
@@ -80,6 +88,23 @@ impl Renderer {
             height: height.max(1),
             shown_lod: None,
         })
+    }
+
+    pub fn camera_state(&self) -> CameraState {
+        let (p, t) = (self.camera.position(), self.camera.target());
+        CameraState { position: [p.x, p.y, p.z], target: [t.x, t.y, t.z], fov: FOV_DEGREES }
+    }
+
+    /// Put the camera where a permalink says (a degenerate or non-finite view is ignored).
+    pub fn set_camera_state(&mut self, state: CameraState) -> bool {
+        let (p, t) = (Vec3::from(state.position), Vec3::from(state.target));
+        let finite = state.position.iter().chain(&state.target).all(|x| x.is_finite());
+        if !finite || (p - t).magnitude() < 1e-6 {
+            return false;
+        }
+        self.camera.set_view(p, t, vec3(0.0, 1.0, 0.0));
+        self.update_projection();
+        true
     }
 
     pub fn resize(&mut self, width: u32, height: u32) {

@@ -6,7 +6,7 @@ use crate::formats::biz2::{Biz2File, ChunkTree};
 use crate::inspect::{self, InspectorView};
 use crate::formats::ParseError;
 use crate::info::{self, Info};
-use crate::render::{Renderer, ViewOptions, BACKGROUND};
+use crate::render::{CameraState, Renderer, ViewOptions, BACKGROUND};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -263,6 +263,18 @@ impl Viewer {
     /// Frame the camera on the model again.
     pub fn home(&mut self) {
         self.renderer.frame();
+    }
+
+    /// {position, target, fov} of the camera.
+    pub fn camera(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.renderer.camera_state())
+    }
+
+    /// Move the camera to {position, target, fov}; false when the view is unusable.
+    #[wasm_bindgen(js_name = setCamera)]
+    pub fn set_camera(&mut self, state: JsValue) -> Result<bool, JsValue> {
+        let state: CameraState = serde_wasm_bindgen::from_value(state)?;
+        Ok(self.renderer.set_camera_state(state))
     }
 
     /// Draw a frame; `now` is the rAF timestamp in ms (also the texture-scrolling clock).

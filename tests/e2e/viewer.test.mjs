@@ -157,21 +157,88 @@ test('file names from the archive are shown as text, never as HTML', async () =>
   await page.close();
 });
 
-test('a permalink reopens the same file in a fresh page', async () => {
+const close = (a, b, eps = 1e-3) => a.every((x, i) => Math.abs(x - b[i]) <= eps * Math.max(1, Math.abs(b[i])));
+
+test('a permalink reopens the same file, LOD and camera in a fresh page', async () => {
   const { page } = await newPage(browser, server.url);
   await page.waitForFunction(() => window.relicview.stats().triangles > 0);
-  await page.evaluate(() => window.relicview.open('DEMO/VIDEO/TOWER.BGF'));
+  await page.evaluate(() => window.relicview.open('DEMO/VIDEO/HEXPOD.BGF'));
+  await page.evaluate(() => window.relicview.setLod(1));
+  const box = await page.locator('#viewport').boundingBox();
+  await page.mouse.move(box.x + 200, box.y + 150);
+  await page.mouse.down();
+  await page.mouse.move(box.x + 260, box.y + 190, { steps: 3 });
+  await page.mouse.up();
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   const link = await page.evaluate(() => window.relicview.permalink());
-  assert.match(link, /#path=DEMO%2FVIDEO%2FTOWER\.BGF$/);
+  const cam = await page.evaluate(() => window.relicview.camera());
+  assert.match(link, /#archive=archive\.json&path=DEMO%2FVIDEO%2FHEXPOD\.BGF&cam=[-\d.%C]+&lod=1$/);
+  // The address bar follows the view too.
+  await page.waitForFunction((l) => location.href === l, link);
   await page.close();
 
   const fresh = await browser.newPage({ viewport: { width: 1000, height: 900 } });
   await fresh.goto(link);
-  await fresh.waitForFunction(() => document.getElementById('info-title').textContent === 'DEMO/VIDEO/TOWER.BGF');
-  await fresh.waitForFunction(() => window.relicview.stats().triangles > 0);
-  const native = nativeInfo(join(dir, 'DEMO/VIDEO/TOWER.BGF'));
-  assert.equal(await fresh.evaluate(() => window.relicview.stats().triangles), native.triangles);
+  await fresh.waitForFunction(() => document.getElementById('info-title').textContent === 'DEMO/VIDEO/HEXPOD.BGF');
+  await fresh.waitForFunction(() => window.relicview.stats().lod === 1);
+  const native = nativeInfo(join(dir, 'DEMO/VIDEO/HEXPOD.BGF'));
+  assert.equal(await fresh.evaluate(() => window.relicview.stats().triangles), native.objects[0].lods[1].triangles);
+  const restored = await fresh.evaluate(() => window.relicview.camera());
+  assert.ok(close(restored.position, cam.position) && close(restored.target, cam.target), `${JSON.stringify(restored)} vs ${JSON.stringify(cam)}`);
+  assert.equal(restored.fov, cam.fov);
   await fresh.close();
+});
+
+test('a link to a local folder asks for the folder, restores the view once it matches, and says when it does not', async () => {
+  const { page } = await pageWithFolder();
+  await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/TOWER.BGF'));
+  await page.evaluate(() => window.relicview.inspector.selectChunk(3));
+  await page.mouse.move(500, 200);
+  await page.mouse.wheel(0, -300);
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 400)));
+  const link = await page.evaluate(() => window.relicview.permalink());
+  const cam = await page.evaluate(() => window.relicview.camera());
+  assert.match(link, /#folder=\d+-[0-9a-f]{8}&path=GAME%2FDEMO%2FVIDEO%2FTOWER\.BGF&cam=.*&chunk=3$/);
+  await page.close();
+
+  const fresh = await browser.newPage({ viewport: { width: 1000, height: 900 } });
+  await fresh.goto(link);
+  await fresh.evaluate(() => window.relicview.ready);
+  await fresh.waitForFunction(() => /Open the folder this link was made for/.test(document.getElementById('info-title').textContent));
+  assert.equal(await fresh.locator('#file-list li').count(), 0, 'the served archive is not loaded in its place');
+  // Another folder: the page says it does not match.
+  const other = join(dir, 'DEMO');
+  await fresh.locator('#folder-input').setInputFiles(other);
+  await fresh.waitForFunction(() => /does not match the link/.test(document.getElementById('info-title').textContent));
+  // The right folder: file, camera and selected chunk come back.
+  await fresh.locator('#folder-input').setInputFiles(dir);
+  await fresh.waitForFunction(() => document.getElementById('info-title').textContent === 'GAME/DEMO/VIDEO/TOWER.BGF');
+  await fresh.waitForFunction(() => window.relicview.inspector.selection()?.chunk === 3);
+  const restored = await fresh.evaluate(() => window.relicview.camera());
+  assert.ok(close(restored.position, cam.position) && close(restored.target, cam.target), `${JSON.stringify(restored)} vs ${JSON.stringify(cam)}`);
+  await fresh.close();
+});
+
+test('back and forward move between opened files', async () => {
+  const { page } = await pageWithFolder();
+  await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/CUBE.BGF'));
+  await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/TOWER.BGF'));
+  await page.goBack();
+  await page.waitForFunction(() => document.getElementById('info-title').textContent === 'GAME/DEMO/VIDEO/CUBE.BGF');
+  await page.goForward();
+  await page.waitForFunction(() => document.getElementById('info-title').textContent === 'GAME/DEMO/VIDEO/TOWER.BGF');
+  await page.close();
+});
+
+test('a static index.json lets the page open an archive from any URL', async () => {
+  const { relicview: run } = await import('./harness.mjs');
+  run('index', dir);
+  const { page, problems } = await newPage(browser, `${server.url}#archive=${encodeURIComponent('archive/index.json')}&path=DEMO%2FVIDEO%2FCUBE.BGF`);
+  await page.waitForFunction(() => document.getElementById('info-title').textContent === 'DEMO/VIDEO/CUBE.BGF');
+  assert.match(await page.locator('#archive-summary').textContent(), /hosted at archive\/index\.json/);
+  assert.equal(await page.evaluate(() => window.relicview.stats().triangles), 12);
+  assert.deepEqual(problems, []);
+  await page.close();
 });
 
 test('dragging orbits and the wheel zooms the view', async () => {

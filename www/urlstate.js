@@ -1,0 +1,53 @@
+// The view in the URL hash, so a link reopens it: where the archive comes from (a hosted
+// listing URL, or the fingerprint of a local folder), the file, the camera, the LOD and
+// the selected chunk.
+//   #archive=<listing url>&path=<file>&cam=px,py,pz,tx,ty,tz,fov&lod=1&chunk=12
+//   #folder=<fingerprint>&path=…
+
+const round = (x) => Number(x.toFixed(4));
+
+export function readHash(hash = location.hash) {
+  const p = new URLSearchParams(hash.replace(/^#/, ''));
+  const numbers = (p.get('cam') || '').split(',').map(Number);
+  const cam = numbers.length === 7 && numbers.every(Number.isFinite)
+    ? { position: numbers.slice(0, 3), target: numbers.slice(3, 6), fov: numbers[6] }
+    : null;
+  const int = (name) => (p.has(name) && /^\d+$/.test(p.get(name)) ? Number(p.get(name)) : null);
+  return { archive: p.get('archive'), folder: p.get('folder'), path: p.get('path'), cam, lod: int('lod'), chunk: int('chunk') };
+}
+
+export function hashOf(view) {
+  const p = new URLSearchParams();
+  if (view.archive) p.set('archive', view.archive);
+  if (view.folder) p.set('folder', view.folder);
+  if (view.path) p.set('path', view.path);
+  if (view.cam) p.set('cam', [...view.cam.position, ...view.cam.target, view.cam.fov].map(round).join(','));
+  if (view.lod !== null && view.lod !== undefined) p.set('lod', String(view.lod));
+  if (view.chunk !== null && view.chunk !== undefined) p.set('chunk', String(view.chunk));
+  return '#' + p.toString();
+}
+
+// A short fingerprint of a folder's listing (paths and sizes, in path order): FNV-1a 32.
+export function fingerprint(entries) {
+  const text = entries.map((e) => `${e.path}\t${e.size}`).sort().join('\n');
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return `${entries.length}-${h.toString(16).padStart(8, '0')}`;
+}
+
+// Calls `write` at most every `ms` milliseconds, always with the latest arguments.
+export function throttle(write, ms) {
+  let timer = null;
+  let last = null;
+  return (...args) => {
+    last = args;
+    if (timer) return;
+    timer = setTimeout(() => {
+      timer = null;
+      write(...last);
+    }, ms);
+  };
+}
