@@ -322,12 +322,51 @@ function permalink() {
   return `${location.origin}${location.pathname}${hashOf(currentView())}`;
 }
 
+// Copy the link; where the clipboard is refused, show it selected so it can be copied.
+async function share() {
+  const link = permalink();
+  const field = $('share-link');
+  try {
+    await navigator.clipboard.writeText(link);
+    field.hidden = true;
+  } catch {
+    field.value = link;
+    field.hidden = false;
+    field.select();
+  }
+  return link;
+}
+
+// The view as a PNG Blob: drawn and captured in one task, so the drawing buffer is intact.
+function screenshotBlob() {
+  const canvas = $('viewport');
+  state.viewer.render(performance.now());
+  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('the canvas gave no image'))), 'image/png'));
+}
+
+async function saveScreenshot() {
+  const blob = await screenshotBlob();
+  const base = (state.current || 'relicview').split('/').pop().replace(/\.[^.]*$/, '') || 'relicview';
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = `${base}.png`;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+  return a.download;
+}
+
 window.relicview = {
   ready,
   loadFiles,
   open,
   stats,
   permalink,
+  // Copies the permalink (or shows it where the clipboard is refused); → the link.
+  share,
+  // Saves a PNG named after the open file; → the file name.
+  screenshot: saveScreenshot,
   // {wireframe, cullBack, autoLod, lod} → frame stats after the change is drawn.
   setOptions,
   setLod: (lod) => setOptions({ lod, autoLod: false }),
@@ -371,6 +410,8 @@ function bindShell() {
   $('opt-wireframe').addEventListener('change', (e) => setOptions({ wireframe: e.target.checked }));
   $('opt-cullback').addEventListener('change', (e) => setOptions({ cullBack: e.target.checked }));
   $('frame-button').addEventListener('click', () => { state.viewer.home(); state.viewport.requestFrame(); });
+  $('share-button').addEventListener('click', () => share());
+  $('screenshot-button').addEventListener('click', () => saveScreenshot());
   const overlay = $('drop-overlay');
   window.addEventListener('dragover', (e) => { e.preventDefault(); overlay.hidden = false; });
   window.addEventListener('dragleave', (e) => { if (!e.relatedTarget) overlay.hidden = true; });

@@ -3,7 +3,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeArchive, startServer, launch, newPage, nativeInfo, canvasCoverage, repo } from './harness.mjs';
 
@@ -526,4 +526,26 @@ test('inspector: a broken file shows its chunks up to the error, and the error l
   assert.equal(await page.locator('#diagnostics li').count(), 0);
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+test('share copies the permalink and screenshot saves a PNG named after the file', async () => {
+  const context = await browser.newContext({ viewport: { width: 1000, height: 900 }, acceptDownloads: true });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url.replace(/\/$/, '') });
+  const page = await context.newPage();
+  await page.goto(server.url + '#archive=archive.json&path=DEMO%2FVIDEO%2FHEXPOD.BGF');
+  await page.waitForFunction(() => document.getElementById('info-title').textContent === 'DEMO/VIDEO/HEXPOD.BGF');
+  await page.locator('#share-button').click();
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  assert.equal(copied, await page.evaluate(() => window.relicview.permalink()));
+  assert.match(copied, /path=DEMO%2FVIDEO%2FHEXPOD\.BGF&cam=/);
+
+  const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#screenshot-button').click()]);
+  assert.equal(download.suggestedFilename(), 'HEXPOD.png');
+  const { PNG } = await import('pngjs');
+  const png = PNG.sync.read(readFileSync(await download.path()));
+  const bg = await page.evaluate(() => window.relicview.pixelStats().background);
+  let model = 0;
+  for (let i = 0; i < png.data.length; i += 4) if (Math.abs(png.data[i] - bg[0]) + Math.abs(png.data[i + 2] - bg[2]) > 20) model++;
+  assert.ok(model > png.width * png.height * 0.02, `${model} model pixels in the saved PNG`);
+  await context.close();
 });
