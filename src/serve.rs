@@ -29,6 +29,9 @@ pub struct ListedFile {
     /// Relative path with `/` separators, as on the disc.
     pub path: String,
     pub size: u64,
+    /// What the file is by its content (see `census::kind_of`), so a viewer need not fetch
+    /// every file to type it.
+    pub kind: &'static str,
 }
 
 /// An archive's file list as the viewer reads it (`#archive=<url of this JSON>`).
@@ -154,6 +157,16 @@ pub fn resolve(root: &Path, url_path: &str) -> Option<PathBuf> {
     (real.starts_with(root) && real.is_file()).then_some(real)
 }
 
+/// The first 16 bytes of a file (fewer if it is shorter or unreadable).
+fn read_head(path: &Path) -> Vec<u8> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(16);
+    if let Ok(f) = std::fs::File::open(path) {
+        let _ = f.take(16).read_to_end(&mut head);
+    }
+    head
+}
+
 /// Every regular file under `root` (symlinks followed only while they stay inside it),
 /// sorted by path.
 pub fn list_archive(root: &Path) -> io::Result<Listing> {
@@ -177,7 +190,8 @@ pub fn list_archive(root: &Path) -> io::Result<Listing> {
             if meta.is_dir() {
                 stack.push((real, rel));
             } else if meta.is_file() {
-                files.push(ListedFile { path: rel, size: meta.len() });
+                let kind = crate::census::kind_of(&rel, &read_head(&real));
+                files.push(ListedFile { path: rel, size: meta.len(), kind });
             }
         }
     }
@@ -237,7 +251,7 @@ mod tests {
         let l = list_archive(&root).unwrap();
         assert_eq!(
             l.files,
-            vec![ListedFile { path: "DEMO/VIDEO/A.BGF".into(), size: 3 }, ListedFile { path: "top.txt".into(), size: 1 }]
+            vec![ListedFile { path: "DEMO/VIDEO/A.BGF".into(), size: 3, kind: "biz2-unreadable" }, ListedFile { path: "top.txt".into(), size: 1, kind: "unknown" }]
         );
     }
 }

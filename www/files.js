@@ -6,6 +6,7 @@ export function entriesFromFiles(files) {
     path: file.webkitRelativePath || file.relativePath || file.name,
     size: file.size,
     read: () => file.arrayBuffer(),
+    head: () => file.slice(0, 16).arrayBuffer(),
   }));
 }
 
@@ -33,7 +34,7 @@ async function walkEntry(entry, out) {
     if (e.isFile) {
       const file = await new Promise((resolve, reject) => e.file(resolve, reject));
       const path = e.fullPath.replace(/^\//, '');
-      out.push({ path, size: file.size, read: () => file.arrayBuffer() });
+      out.push({ path, size: file.size, read: () => file.arrayBuffer(), head: () => file.slice(0, 16).arrayBuffer() });
     } else if (e.isDirectory) {
       const reader = e.createReader();
       for (;;) {
@@ -54,9 +55,12 @@ export async function hostedEntries(listingUrl) {
   const listing = await response.json();
   if (!Array.isArray(listing.files)) return null;
   const base = new URL(typeof listing.base === 'string' ? listing.base : '', listingUrl);
-  return listing.files.map(({ path, size }) => ({
+  return listing.files.map(({ path, size, kind }) => ({
     path: String(path),
     size: Number(size) || 0,
+    // The server typed the file by content; nothing needs fetching to know it.
+    kind: typeof kind === 'string' ? kind : null,
+    head: async () => new ArrayBuffer(0),
     read: async () => {
       const url = new URL(String(path).split('/').map(encodeURIComponent).join('/'), base);
       const r = await fetch(url);

@@ -1,7 +1,8 @@
 // The page shell: file list, info panel, drag-and-drop, URL state and the automation API
 // `window.relicview`. Parsing, triangulation and drawing all happen in the wasm core.
 
-import init, { Viewer } from '../pkg/relicview.js';
+import init, { Viewer, kindOf } from '../pkg/relicview.js';
+import { FileList } from './filelist.js';
 import { Viewport } from './viewport.js';
 import { collectDrop, entriesFromFiles, hostedEntries } from './files.js';
 import { Inspector } from './inspector.js';
@@ -31,40 +32,38 @@ function message(err) {
   return err && err.message ? err.message : String(err);
 }
 
-function formatSize(n) {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MB`;
-}
-
 function setEntries(entries, sourceLabel, source) {
   state.source = source;
   state.entries = entries.slice().sort((a, b) => a.path.localeCompare(b.path, undefined, { sensitivity: 'base' }));
   state.byPath = new Map(state.entries.map((e) => [e.path.toLowerCase(), e]));
-  const list = $('file-list');
-  list.replaceChildren();
-  for (const entry of state.entries) {
-    const li = document.createElement('li');
-    li.setAttribute('role', 'option');
-    li.dataset.path = entry.path;
-    li.title = entry.path;
-    const size = document.createElement('span');
-    size.className = 'size';
-    size.textContent = formatSize(entry.size);
-    li.append(size, document.createTextNode(entry.path));
-    entry.element = li;
-    list.append(li);
-  }
+  state.files.set(state.entries);
   $('archive-summary').textContent = `${state.entries.length} files · ${sourceLabel}`;
   state.viewer.setListing(state.entries.map((e) => e.path));
 }
 
 function markSelected(path) {
-  for (const li of $('file-list').children) {
-    li.setAttribute('aria-selected', String(li.dataset.path === path));
+  state.files.mark(path);
+}
+
+// Type every file by its content: the first 16 bytes (magic), then its extension. Files
+// are read in batches, with a progress bar, since an archive can hold thousands.
+async function typeEntries(entries) {
+  const bar = $('index-progress');
+  bar.max = entries.length;
+  bar.value = 0;
+  bar.hidden = entries.length < 200;
+  for (let i = 0; i < entries.length; i += 128) {
+    await Promise.all(entries.slice(i, i + 128).map(async (e) => {
+      if (e.kind) return;
+      try {
+        e.kind = kindOf(e.path, new Uint8Array(await e.head()));
+      } catch {
+        e.kind = 'unknown';
+      }
+    }));
+    bar.value = Math.min(entries.length, i + 128);
   }
-  const entry = state.byPath.get(path.toLowerCase());
-  if (entry && entry.element) entry.element.scrollIntoView({ block: 'nearest' });
+  bar.hidden = true;
 }
 
 function addRow(dl, label, value, bad = false) {
@@ -304,7 +303,10 @@ function openInitial() {
 
 async function loadEntries(entries, label, source) {
   await ready;
+  const t0 = performance.now();
+  await typeEntries(entries);
   setEntries(entries, label, source);
+  state.lastIndexMs = performance.now() - t0;
   openInitial();
   return { files: entries.length };
 }
@@ -374,6 +376,8 @@ window.relicview = {
   pixelStats: () => state.viewer.pixelStats(),
   // Where the last open() spent its time: {readMs, parseMs, assetsMs, buildMs, uploadMs, drawMs, totalMs}.
   lastOpen: () => state.lastOpen ?? null,
+  // How long the last folder took to index (type by content and list), in ms.
+  lastIndexMs: () => state.lastIndexMs ?? null,
   // {position, target, fov} of the camera.
   camera: () => state.viewer.camera(),
   // The chunk tree and hex view: selectChunk(i), selectByte(offset), selection().
@@ -393,18 +397,6 @@ function bindShell() {
       if (e.target.files.length) loadFiles(e.target.files);
     });
   }
-  $('file-list').addEventListener('click', (e) => {
-    const li = e.target.closest('li');
-    if (li) open(li.dataset.path).catch(() => {});
-  });
-  $('file-list').tabIndex = 0;
-  $('file-list').addEventListener('keydown', (e) => {
-    if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
-    e.preventDefault();
-    const i = state.entries.findIndex((x) => x.path === state.current);
-    const next = state.entries[Math.min(state.entries.length - 1, Math.max(0, i + (e.key === 'ArrowDown' ? 1 : -1)))];
-    if (next) open(next.path).catch(() => {});
-  });
   $('lod-select').addEventListener('change', (e) => setOptions({ lod: Number(e.target.value) }));
   $('opt-autolod').addEventListener('change', (e) => setOptions({ autoLod: e.target.checked }));
   $('opt-wireframe').addEventListener('change', (e) => setOptions({ wireframe: e.target.checked }));
@@ -433,6 +425,7 @@ async function boot() {
   state.viewer = new Viewer(canvas);
   state.viewport = new Viewport(canvas, state.viewer);
   state.inspector = new Inspector($('inspector'));
+  state.files = new FileList({ list: $('file-list'), search: $('search'), kinds: $('kinds'), onOpen: (path) => open(path).catch(() => {}) });
   state.viewport.onFrame = (s) => {
     const lod = s.lod === null || s.lod === undefined ? '' : ` · LOD ${s.lod}`;
     $('hud-stats').textContent = `${s.triangles} triangles · ${s.drawCalls} draw call${s.drawCalls === 1 ? '' : 's'}${lod}`;

@@ -102,6 +102,12 @@ pub fn count_triangles(bytes: &[u8]) -> Result<u32, JsValue> {
     Ok(scene.lods.first().map_or(0, |l| l.mesh.triangle_count()) as u32)
 }
 
+/// What a file is, from its first bytes (magic) and then its name (see `census::kind_of`).
+#[wasm_bindgen(js_name = kindOf)]
+pub fn kind_of(path: &str, head: &[u8]) -> String {
+    crate::census::kind_of(path, head).to_string()
+}
+
 /// One viewport on a page canvas, and the archive it shows files from.
 #[wasm_bindgen]
 pub struct Viewer {

@@ -10,7 +10,7 @@ const server = await startServer(dir);
 const browser = await launch();
 try {
   const { page } = await newPage(browser, server.url + '#path=NONE');
-  await page.waitForFunction(() => document.querySelectorAll('#file-list li').length === 1);
+  await page.waitForFunction(() => document.querySelectorAll('#file-list li[data-path]').length === 1);
   for (const run of ['first', 'second']) {
     const r = await page.evaluate(() => window.relicview.open('TERRAIN.BGF'));
     const t = await page.evaluate(() => window.relicview.lastOpen());

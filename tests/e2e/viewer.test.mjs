@@ -34,7 +34,7 @@ async function pageWithFolder() {
   const { page, problems } = await newPage(browser, server.url);
   await page.locator('#folder-input').setInputFiles(dir);
   const expected = walk(dir).length;
-  await page.waitForFunction((n) => document.querySelectorAll('#file-list li').length === n && /local files/.test(document.getElementById('archive-summary').textContent), expected);
+  await page.waitForFunction((n) => document.querySelectorAll('#file-list li[data-path]').length === n && /local files/.test(document.getElementById('archive-summary').textContent), expected);
   return { page, problems };
 }
 
@@ -52,7 +52,7 @@ test('the served page lists the archive and shows a model without any action', a
   const { page, problems } = await newPage(browser, server.url);
   await page.waitForFunction(() => document.getElementById('info-title').textContent.endsWith('.BGF'));
   await page.waitForFunction(() => window.relicview.stats().triangles > 0);
-  const listed = await page.locator('#file-list li').count();
+  const listed = await page.locator('#file-list li[data-path]').count();
   assert.equal(listed, walk(dir).length);
   assert.deepEqual(problems, []);
   await page.close();
@@ -147,8 +147,8 @@ test('file names from the archive are shown as text, never as HTML', async () =>
   const { page, problems } = await pageWithFolder();
   const name = IN_FOLDER + 'DEMO/VIDEO/<img src=x onerror=alert(1)>.BGF';
   assert.equal(await page.locator('#file-list img, #info-panel img').count(), 0);
-  const listed = await page.locator('#file-list li').evaluateAll((lis) => lis.map((li) => li.textContent));
-  assert.ok(listed.some((t) => t.endsWith(name)), 'the name is listed verbatim');
+  const listed = await page.locator('#file-list li[data-path]').evaluateAll((lis) => lis.map((li) => [li.dataset.path, li.textContent]));
+  assert.ok(listed.some(([path, text]) => path === name && text.endsWith('<img src=x onerror=alert(1)>.BGF')), 'the name is listed verbatim');
   const r = await page.evaluate((p) => window.relicview.open(p), name);
   assert.equal(r.triangles, 12);
   assert.equal(await page.locator('#info-title').textContent(), name);
@@ -205,7 +205,7 @@ test('a link to a local folder asks for the folder, restores the view once it ma
   await fresh.goto(link);
   await fresh.evaluate(() => window.relicview.ready);
   await fresh.waitForFunction(() => /Open the folder this link was made for/.test(document.getElementById('info-title').textContent));
-  assert.equal(await fresh.locator('#file-list li').count(), 0, 'the served archive is not loaded in its place');
+  assert.equal(await fresh.locator('#file-list li[data-path]').count(), 0, 'the served archive is not loaded in its place');
   // Another folder: the page says it does not match.
   const other = join(dir, 'DEMO');
   await fresh.locator('#folder-input').setInputFiles(other);
@@ -281,7 +281,7 @@ test('dropping files on the window loads and opens them', async () => {
   });
   await page.waitForFunction(() => document.getElementById('info-title').textContent === 'DROPPED.BGF');
   await page.waitForFunction(() => window.relicview.stats().triangles > 0);
-  assert.equal(await page.locator('#file-list li').count(), 1);
+  assert.equal(await page.locator('#file-list li[data-path]').count(), 1);
   assert.equal(await page.locator('#drop-overlay').isVisible(), false);
   const native = nativeInfo(join(dir, 'DEMO/VIDEO/TOWER.BGF'));
   assert.equal(await page.evaluate(() => window.relicview.stats().triangles), native.triangles);
@@ -548,4 +548,49 @@ test('share copies the permalink and screenshot saves a PNG named after the file
   for (let i = 0; i < png.data.length; i += 4) if (Math.abs(png.data[i] - bg[0]) + Math.abs(png.data[i + 2] - bg[2]) > 20) model++;
   assert.ok(model > png.width * png.height * 0.02, `${model} model pixels in the saved PNG`);
   await context.close();
+});
+
+test('a folder of 2,000+ files indexes with kinds per file, and search and the keyboard find their way', async () => {
+  // 250 copies of the demo tree in nested folders.
+  const big = join(dir, '..', 'BIG');
+  for (let k = 0; k < 250; k++) {
+    for (const f of walk(join(dir, 'DEMO'))) {
+      const rel = f.slice(join(dir, 'DEMO').length + 1);
+      const out = join(big, `TREE${String(k).padStart(3, '0')}`, rel);
+      mkdirSync(join(out, '..'), { recursive: true });
+      writeFileSync(out, readFileSync(f));
+    }
+  }
+  const total = walk(big).length;
+  assert.ok(total >= 2000, `${total} files`);
+  const { page, problems } = await newPage(browser, server.url + '#folder=none');
+  const t0 = Date.now();
+  await page.locator('#folder-input').setInputFiles(big);
+  await page.waitForFunction((n) => document.querySelectorAll('#file-list li[data-path]').length === n, total, { timeout: 120000 });
+  const indexMs = await page.evaluate(() => window.relicview.lastIndexMs());
+  console.log(`# indexed ${total} files in ${indexMs.toFixed(0)} ms in the page (${Date.now() - t0} ms from setInputFiles to the list)`);
+  const chips = await page.locator('#kinds .chip').evaluateAll((els) => Object.fromEntries(els.map((e) => [e.dataset.kind, Number(e.dataset.count)])));
+  const perTree = walk(join(dir, 'DEMO'));
+  const geometry = perTree.filter((f) => f.endsWith('.BGF')).length * 250;
+  assert.equal(chips['biz2-geometry'], geometry);
+  assert.equal(chips['biz2-materials'], 250);
+  assert.equal(chips.unknown, total - geometry - 250, 'TGA and RGB images are typed unknown until their formats get a view');
+  assert.equal(await page.locator('#file-list li.folder').count(), 250 * 3);
+
+  // Search: every HEXPOD, and only those.
+  await page.locator('#search').fill('hexpod');
+  assert.equal(await page.locator('#file-list li[data-path]:visible').count(), 250);
+  // Keyboard: into the list, down twice, each step previews the file.
+  await page.locator('#search').press('ArrowDown');
+  await page.waitForFunction(() => /TREE000\/VIDEO\/HEXPOD\.BGF$/.test(document.getElementById('info-title').textContent));
+  await page.keyboard.press('ArrowDown');
+  await page.waitForFunction(() => /TREE001\/VIDEO\/HEXPOD\.BGF$/.test(document.getElementById('info-title').textContent));
+  await page.keyboard.press('End');
+  await page.waitForFunction(() => /TREE249\/VIDEO\/HEXPOD\.BGF$/.test(document.getElementById('info-title').textContent));
+  // A kind chip filters too: only the material libraries.
+  await page.locator('#search').fill('');
+  await page.locator('#kinds .chip[data-kind="biz2-materials"]').click();
+  assert.equal(await page.locator('#file-list li[data-path]:visible').count(), 250);
+  assert.deepEqual(problems, []);
+  await page.close();
 });
