@@ -43,6 +43,40 @@ impl Mesh {
         self.parts.iter().map(MeshPart::triangle_count).sum()
     }
 
+    /// The nearest triangle a ray hits (both faces count: winding is unconfirmed):
+    /// (part, triangle within the part, distance along `dir`).
+    pub fn pick(&self, origin: [f32; 3], dir: [f32; 3]) -> Option<(usize, u32, f32)> {
+        let (o, d) = (glam::Vec3::from(origin), glam::Vec3::from(dir));
+        let mut best: Option<(usize, u32, f32)> = None;
+        for (k, part) in self.parts.iter().enumerate() {
+            for (t, tri) in part.indices.chunks_exact(3).enumerate() {
+                let [a, b, c] = [tri[0], tri[1], tri[2]].map(|i| glam::Vec3::from(part.positions[i as usize]));
+                // Möller–Trumbore.
+                let (e1, e2) = (b - a, c - a);
+                let p = d.cross(e2);
+                let det = e1.dot(p);
+                if det.abs() < 1e-12 {
+                    continue;
+                }
+                let s = o - a;
+                let u = s.dot(p) / det;
+                if !(0.0..=1.0).contains(&u) {
+                    continue;
+                }
+                let q = s.cross(e1);
+                let v = d.dot(q) / det;
+                if v < 0.0 || u + v > 1.0 {
+                    continue;
+                }
+                let dist = e2.dot(q) / det;
+                if dist > 0.0 && dist.is_finite() && best.is_none_or(|b| dist < b.2) {
+                    best = Some((k, t as u32, dist));
+                }
+            }
+        }
+        best
+    }
+
     /// Axis-aligned bounds of the finite positions that triangles use, or None.
     pub fn bounds(&self) -> Option<Bounds> {
         let mut it = self
@@ -105,4 +139,32 @@ pub struct SceneModel {
     pub lods: Vec<SceneLod>,
     pub points: Vec<([f32; 3], f32)>,
     pub textures: Vec<SceneTexture>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quad(z: f32, chunk: u32) -> MeshPart {
+        MeshPart {
+            positions: vec![[-1.0, -1.0, z], [1.0, -1.0, z], [1.0, 1.0, z], [-1.0, 1.0, z]],
+            colors: vec![[255; 4]; 4],
+            indices: vec![0, 1, 2, 0, 2, 3],
+            chunk,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn pick_finds_the_nearest_triangle_from_either_side() {
+        let mesh = Mesh { parts: vec![quad(0.0, 10), quad(-2.0, 20)] };
+        // From +z looking down -z: the quad at z=0 is nearer.
+        assert_eq!(mesh.pick([0.5, -0.5, 5.0], [0.0, 0.0, -1.0]), Some((0, 0, 5.0)));
+        assert_eq!(mesh.pick([-0.5, 0.5, 5.0], [0.0, 0.0, -1.0]).map(|p| (p.0, p.1)), Some((0, 1)));
+        // From -z: the other quad, back faces included.
+        assert_eq!(mesh.pick([0.5, -0.5, -5.0], [0.0, 0.0, 1.0]).map(|p| p.0), Some(1));
+        // Beside both, or looking away: nothing.
+        assert_eq!(mesh.pick([3.0, 0.0, 5.0], [0.0, 0.0, -1.0]), None);
+        assert_eq!(mesh.pick([0.0, 0.0, 5.0], [0.0, 0.0, 1.0]), None);
+    }
 }

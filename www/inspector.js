@@ -177,6 +177,16 @@ export class Inspector {
     if (this.onSelect) this.onSelect(c);
   }
 
+  // Select a run of bytes inside a chunk (a picked face): the chunk in the tree, the bytes
+  // in the hex view.
+  selectRange(index, start, end, note) {
+    this.selectChunk(index, false);
+    this.selection = { chunk: index, start, end };
+    this.scrollHexTo(start);
+    if (note) this.detail.textContent = `${note} · bytes ${start}–${end} of ${this.detail.textContent}`;
+    this.renderHex();
+  }
+
   selectByte(offset) {
     const c = this.chunkAt(offset);
     if (c) this.selectChunk(c.index, false);

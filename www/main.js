@@ -380,6 +380,8 @@ window.relicview = {
   lastIndexMs: () => state.lastIndexMs ?? null,
   // {position, target, fov} of the camera.
   camera: () => state.viewer.camera(),
+  // What is under canvas pixel (x, y): {primitive, patch, source, triangleInSource, start, end} or null.
+  pick: (x, y) => state.viewer.pick(x, y),
   // The chunk tree and hex view: selectChunk(i), selectByte(offset), selection().
   inspector: {
     selectChunk: (i) => state.inspector.selectChunk(i),
@@ -433,7 +435,18 @@ async function boot() {
     if (s.lod !== null && s.lod !== undefined && $('lod-select').value !== String(s.lod)) $('lod-select').value = String(s.lod);
     if (state.current) followView();
   };
-  state.inspector.onSelect = () => followView();
+  // Tree → 3D: outline the geometry of the chosen chunk.
+  state.inspector.onSelect = (c) => {
+    state.viewer.setHighlight(c.index);
+    state.viewport.requestFrame();
+    followView();
+  };
+  // 3D → tree and bytes: the face under a click.
+  state.viewport.onPick = (x, y) => {
+    const hit = state.viewer.pick(x, y);
+    if (!hit) return;
+    state.inspector.selectRange(hit.source, hit.start, hit.end, `picked triangle ${hit.triangleInSource}`);
+  };
   readyResolve();
   state.viewport.requestFrame();
   const link = readHash();

@@ -51,13 +51,22 @@ export class Viewport {
     const c = this.canvas;
     c.addEventListener('contextmenu', (e) => e.preventDefault());
     c.addEventListener('pointerdown', (e) => {
-      this.pointers.set(e.pointerId, { x: e.clientX, y: e.clientY, button: e.button });
+      this.pointers.set(e.pointerId, { x: e.clientX, y: e.clientY, button: e.button, startX: e.clientX, startY: e.clientY });
       // Capture keeps a drag alive outside the canvas; it throws for pointers the browser
       // does not track (e.g. synthetic ones), which must not stop the gesture.
       try { c.setPointerCapture(e.pointerId); } catch { /* gesture works without capture */ }
     });
     const release = (e) => this.pointers.delete(e.pointerId);
-    c.addEventListener('pointerup', release);
+    c.addEventListener('pointerup', (e) => {
+      const p = this.pointers.get(e.pointerId);
+      release(e);
+      // A click (not a drag) with the primary button picks what is under it.
+      if (p && p.button === 0 && Math.hypot(e.clientX - p.startX, e.clientY - p.startY) < 4 && this.onPick) {
+        const r = c.getBoundingClientRect();
+        const dpr = c.width / Math.max(1, r.width);
+        this.onPick((e.clientX - r.left) * dpr, (e.clientY - r.top) * dpr);
+      }
+    });
     c.addEventListener('pointercancel', release);
     c.addEventListener('pointermove', (e) => {
       const p = this.pointers.get(e.pointerId);

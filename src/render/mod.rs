@@ -24,6 +24,7 @@ pub struct CameraState {
 }
 const WIRE_COLOR: Srgba = Srgba { r: 240, g: 240, b: 240, a: 255 };
 const POINT_COLOR: [u8; 4] = [255, 236, 150, 255];
+const HIGHLIGHT_COLOR: Srgba = Srgba { r: 255, g: 200, b: 40, a: 255 };
 
 /// One draw of an LOD: the triangles that share a texture (or have none), and how that
 /// texture drifts.
@@ -60,7 +61,22 @@ impl Default for ViewOptions {
     }
 }
 
+/// What a click in the view hit.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Hit {
+    /// The primitive chunk (PMESH …) and its PATCH.
+    pub primitive: u32,
+    pub patch: u32,
+    /// The chunk whose indices made the triangle (CONNECTION_LIST, PCONN_LIST, or the
+    /// primitive for strips and fans), and the triangle's number within that chunk's run.
+    pub source: u32,
+    pub triangle_in_source: u32,
+    pub distance: f32,
+}
+
 pub struct Renderer {
+    highlight: Option<Wireframe>,
+    highlight_chunk: Option<u32>,
     context: Context,
     camera: Camera,
     lods: Vec<GpuLod>,
@@ -78,6 +94,8 @@ impl Renderer {
         let viewport = Viewport::new_at_origo(width.max(1), height.max(1));
         let camera = Camera::new_perspective(viewport, vec3(3.0, 2.0, 4.0), vec3(0.0, 0.0, 0.0), vec3(0.0, 1.0, 0.0), degrees(FOV_DEGREES), 0.01, 1000.0);
         Ok(Renderer {
+            highlight: None,
+            highlight_chunk: None,
             context,
             camera,
             lods: Vec::new(),
@@ -117,6 +135,8 @@ impl Renderer {
     /// light points when it has no triangles).
     pub fn set_model(&mut self, model: Option<SceneModel>) {
         self.lods.clear();
+        self.highlight = None;
+        self.highlight_chunk = None;
         self.points = None;
         self.bounds = None;
         self.shown_lod = None;
@@ -224,6 +244,41 @@ impl Renderer {
         self.lods.iter().position(within).or_else(|| self.lods.iter().rposition(beyond)).or(Some(0))
     }
 
+    /// What is under the pixel (x, y) of the canvas, top-left origin, in canvas pixels.
+    pub fn pick(&self, x: f32, y: f32) -> Option<Hit> {
+        let lod = &self.lods[self.current_lod()?];
+        let pixel = (x, self.height as f32 - y);
+        let o = self.camera.position_at_pixel(pixel);
+        let d = self.camera.view_direction_at_pixel(pixel);
+        let (k, t, distance) = lod.mesh.pick([o.x, o.y, o.z], [d.x, d.y, d.z])?;
+        let part = &lod.mesh.parts[k];
+        let run = part.triangle_sources.iter().rev().find(|r| r.first <= t)?;
+        Some(Hit { primitive: part.chunk, patch: part.patch_chunk, source: run.chunk, triangle_in_source: t - run.first, distance })
+    }
+
+    /// Outline the geometry that came from `chunk` (a PATCH, a primitive or an index list)
+    /// in the LOD on show; None clears. Returns how many triangles are outlined.
+    pub fn set_highlight(&mut self, chunk: Option<u32>) -> usize {
+        self.highlight = None;
+        self.highlight_chunk = chunk;
+        let (Some(chunk), Some(lod)) = (chunk, self.current_lod().and_then(|i| self.lods.get(i))) else { return 0 };
+        let mut positions: Vec<Vec3> = Vec::new();
+        for part in &lod.mesh.parts {
+            let whole = part.chunk == chunk || part.patch_chunk == chunk;
+            for (t, tri) in part.indices.chunks_exact(3).enumerate() {
+                let source = part.triangle_sources.iter().rev().find(|r| r.first as usize <= t).map(|r| r.chunk);
+                if whole || source == Some(chunk) {
+                    positions.extend(tri.iter().map(|&i| Vec3::from(part.positions[i as usize])));
+                }
+            }
+        }
+        let triangles = positions.len() / 3;
+        if triangles > 0 {
+            self.highlight = Some(Wireframe::new(&self.context, &positions, 2.0, HIGHLIGHT_COLOR));
+        }
+        triangles
+    }
+
     /// Whether the LOD on show has a scrolling texture, so frames must keep coming.
     pub fn animating(&self) -> bool {
         self.current_lod().and_then(|i| self.lods.get(i)).is_some_and(|l| l.parts.iter().any(|p| p.scroll.is_some()))
@@ -268,6 +323,10 @@ impl Renderer {
         }
         if let Some(points) = &self.points {
             target.render(&self.camera, [points], &[]);
+            calls += 1;
+        }
+        if let Some(h) = &self.highlight {
+            target.render(&self.camera, [h], &[]);
             calls += 1;
         }
         calls

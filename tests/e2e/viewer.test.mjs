@@ -594,3 +594,46 @@ test('a folder of 2,000+ files indexes with kinds per file, and search and the k
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('a click on the model selects the face it hit, in the tree and in the bytes; a tree pick outlines its geometry', async () => {
+  const { page, problems } = await pageWithFolder();
+  await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/HEXPOD.BGF'));
+  const view = await page.evaluate(() => window.relicview.inspector.view());
+  const canvas = await page.locator('#viewport').boundingBox();
+  // The roof's apex is at the centre of the framed view: look for the model under the centre.
+  const cx = canvas.x + canvas.width / 2;
+  const cy = canvas.y + canvas.height / 2;
+  const hit = await page.evaluate(([x, y]) => {
+    const c = document.getElementById('viewport');
+    const r = c.getBoundingClientRect();
+    return window.relicview.pick((x - r.left) * c.width / r.width, (y - r.top) * c.height / r.height);
+  }, [cx, cy]);
+  assert.ok(hit, 'the centre of the view is on the model');
+  await page.mouse.click(cx, cy);
+  const sel = await page.evaluate(() => window.relicview.inspector.selection());
+  const source = view.chunks[hit.source];
+  assert.equal(sel.chunk, hit.source);
+  assert.ok(['PCONN_LIST', 'CONNECTION_LIST'].includes(source.name), source.name);
+  // The selection is one face: 12 bytes of a CONN triangle, or ppf × 4 bytes of a PCONN face.
+  assert.ok(sel.start >= source.payload_offset && sel.end <= source.end);
+  assert.ok([12, 16, 24].includes(sel.end - sel.start), `${sel.end - sel.start} bytes`);
+  assert.equal(await page.locator('#chunk-tree [aria-selected="true"]').getAttribute('data-chunk'), String(hit.source));
+  assert.equal(view.chunks[view.chunks[hit.source].parent].name, 'PMESH');
+  assert.equal(view.chunks[hit.patch].name, 'PATCH');
+  assert.equal(await page.locator('#hex .b.sel').count(), sel.end - sel.start);
+
+  // Tree → 3D: a chunk without geometry (HEADER) outlines nothing; the PATCH outlines its
+  // triangles: one more draw, and the outline changes pixels.
+  await page.locator('#chunk-tree [data-chunk="0"] .chunk-head').click();
+  const plain = await page.evaluate(() => window.relicview.setOptions({}));
+  const plainPixels = await page.evaluate(() => Array.from(window.relicview.readPixels().data.filter((_, i) => i % 4 === 0)));
+  await page.locator(`#chunk-tree [data-chunk="${hit.patch}"] .chunk-head`).click();
+  const outlined = await page.evaluate(() => window.relicview.setOptions({}));
+  assert.equal(outlined.drawCalls, plain.drawCalls + 1);
+  const outlinedPixels = await page.evaluate(() => Array.from(window.relicview.readPixels().data.filter((_, i) => i % 4 === 0)));
+  let changed = 0;
+  for (let i = 0; i < plainPixels.length; i++) if (plainPixels[i] !== outlinedPixels[i]) changed++;
+  assert.ok(changed > 200, `outline changed ${changed} pixels`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
