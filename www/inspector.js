@@ -54,7 +54,9 @@ export class Inspector {
   renderLegend() {
     this.legend.replaceChildren();
     if (!this.view) return;
-    for (const [cls, label] of [['framing', 'framing'], ['decoded', 'decoded'], ['opaque', 'opaque'], ['unclaimed', 'unclaimed']]) {
+    const classes = [['framing', 'framing'], ['decoded', 'decoded'], ['opaque', 'opaque'], ['unclaimed', 'unclaimed']];
+    if (this.view.runs.some((r) => r.class === 'text')) classes.push(['text', 'text']);
+    for (const [cls, label] of classes) {
       const n = this.view.runs.filter((r) => r.class === cls).reduce((s, r) => s + r.len, 0);
       const item = document.createElement('span');
       item.className = `legend cov-${cls}`;

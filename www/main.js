@@ -1,7 +1,7 @@
 // The page shell: file list, info panel, drag-and-drop, URL state and the automation API
 // `window.relicview`. Parsing, triangulation and drawing all happen in the wasm core.
 
-import init, { Viewer, kindOf } from '../pkg/relicview.js';
+import init, { Viewer, kindOf, materialRefs } from '../pkg/relicview.js';
 import { FileList } from './filelist.js';
 import { Viewport } from './viewport.js';
 import { collectDrop, entriesFromFiles, hostedEntries } from './files.js';
@@ -175,6 +175,9 @@ async function openNow(path, restore) {
   let t1 = t0;
   let t2 = t0;
   let bytes = new Uint8Array(0);
+  if (entry.kind === 'viz2-text' || entry.kind === 'vmf2-text') {
+    return showText(entry, new Uint8Array(await entry.read()));
+  }
   try {
     bytes = new Uint8Array(await entry.read());
     t1 = performance.now();
@@ -213,6 +216,14 @@ async function openNow(path, restore) {
   }
   entry.element?.classList.remove('failed');
   showInfo(entry.path, info, assetErrors);
+  if (info.kind === 'materials') {
+    const button = document.createElement('button');
+    button.className = 'button';
+    button.id = 'used-by-button';
+    button.textContent = 'Which models use these materials?';
+    button.addEventListener('click', () => { button.disabled = true; showUsedBy(entry.path, info); });
+    $('info-body').append(button);
+  }
   if (restore) {
     if (restore.lod !== null) state.viewer.setOptions({ lod: restore.lod, autoLod: false });
     if (restore.cam) state.viewer.setCamera(restore.cam);
@@ -235,6 +246,59 @@ async function openNow(path, restore) {
     totalMs: performance.now() - t0,
   };
   return { triangles: stats.triangles, drawCalls: stats.drawCalls };
+}
+
+// DIV-VIZ2 / DIV-VMF2, the text twins of the binary formats: shown as text.
+async function showText(entry, bytes) {
+  state.viewer.clear();
+  $('info-title').textContent = entry.path;
+  $('info-error').hidden = true;
+  const dl = $('info-body');
+  dl.replaceChildren();
+  addRow(dl, 'format', `${entry.kind === 'viz2-text' ? 'DIV-VIZ2' : 'DIV-VMF2'}: the text twin of DIV-BIZ2 (not parsed yet), ${bytes.length} bytes`);
+  const pre = document.createElement('pre');
+  pre.className = 'text-view';
+  pre.textContent = new TextDecoder('latin1').decode(bytes.subarray(0, 256 * 1024));
+  dl.append(pre);
+  state.inspector.show({ chunks: [], fields: [], runs: [{ start: 0, len: bytes.length, class: 'text' }], diagnostics: [], error: null, coverage: null }, bytes);
+  writeHash({ push: true, opened: true });
+  const stats = await state.viewport.requestFrame();
+  return { triangles: stats.triangles, drawCalls: stats.drawCalls };
+}
+
+// "Used by" for a material library: every model in the archive that takes a material
+// from this very file (nearest library first, as when drawing), per material.
+async function usedBy(libraryPath) {
+  const lib = libraryPath.split('/').pop().replace(/\.[^.]*$/, '').toLowerCase();
+  const uses = new Map();
+  for (const e of state.entries) {
+    if (e.kind !== 'biz2-geometry') continue;
+    let refs;
+    try {
+      refs = materialRefs(new Uint8Array(await e.read()));
+    } catch {
+      continue; // broken models are reported when opened
+    }
+    for (const r of refs) {
+      const [name, mat] = r.split(/:(.*)/s);
+      if (name.toLowerCase() !== lib || !mat) continue;
+      if ((state.viewer.libraryFor(e.path, r) || '').toLowerCase() !== libraryPath.toLowerCase()) continue;
+      const key = mat.toLowerCase();
+      if (!uses.has(key)) uses.set(key, []);
+      uses.get(key).push(e.path);
+    }
+  }
+  return uses;
+}
+
+async function showUsedBy(libraryPath, info) {
+  const dl = $('info-body');
+  const uses = await usedBy(libraryPath);
+  if (state.current !== libraryPath) return;
+  for (const m of info.material_defs) {
+    const models = uses.get(m.name.toLowerCase()) || [];
+    addRow(dl, `used: ${m.name}`, models.length ? models.join(', ') : 'no model in this archive', !models.length);
+  }
 }
 
 // The toolbar mirrors the viewer's options and the open file's LOD count.

@@ -126,6 +126,14 @@ impl Viewer {
     }
 }
 
+/// The named material references ("lib:name") a DIV-BIZ2 model uses, for "used by"
+/// scans over an archive. Throws the parse error for a broken file.
+#[wasm_bindgen(js_name = materialRefs)]
+pub fn material_refs(bytes: &[u8]) -> Result<Vec<String>, JsValue> {
+    let (tree, file) = Biz2File::parse(bytes).map_err(|e| parse_error("input", &e))?;
+    Ok(info::summarize(&tree, &file).materials)
+}
+
 /// What a file is, from its first bytes (magic) and then its name (see `census::kind_of`).
 #[wasm_bindgen(js_name = kindOf)]
 pub fn kind_of(path: &str, head: &[u8]) -> String {
@@ -320,6 +328,13 @@ impl Viewer {
     #[wasm_bindgen(js_name = setHighlight)]
     pub fn set_highlight(&mut self, chunk: Option<u32>) -> usize {
         self.renderer.set_highlight(chunk)
+    }
+
+    /// The library file a model at `model_path` takes `reference` ("lib:name") from, if
+    /// the archive has one (nearest first, as when drawing).
+    #[wasm_bindgen(js_name = libraryFor)]
+    pub fn library_for(&self, model_path: &str, reference: &str) -> Option<String> {
+        crate::archive::Libraries::wanted(&self.assets.index, model_path, &[reference.to_string()]).into_iter().next()
     }
 
     /// {position, target, fov} of the camera.

@@ -39,6 +39,9 @@ export function makeArchive() {
   const lib = readFileSync(join(dir, 'DEMO/MATERIAL/DEMO.BMF'));
   writeFileSync(join(dir, 'BROKENTREE/MATERIAL/DEMO.BMF'), lib.subarray(0, 100));
   writeFileSync(join(dir, 'BROKENTREE/VIDEO/CUBE.BGF'), readFileSync(join(dir, 'DEMO/VIDEO/CUBE.BGF')));
+  // The text twin of the format, which is shown as text.
+  mkdirSync(join(dir, 'TEXTS'), { recursive: true });
+  writeFileSync(join(dir, 'TEXTS/BOX.VGF'), 'DIV-VIZ2\nHEADER {\n  VERSION 2.8\n}\nOBJECT "box" {\n  <script>alert(1)</script>\n}\n');
   // A name that would run script if it ever reached the page as HTML.
   writeFileSync(join(dir, 'DEMO/VIDEO/<img src=x onerror=alert(1)>.BGF'), readFileSync(join(dir, 'DEMO/VIDEO/CUBE.BGF')));
   return dir;

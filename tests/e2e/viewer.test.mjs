@@ -637,3 +637,31 @@ test('a click on the model selects the face it hit, in the tree and in the bytes
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('text twins (DIV-VIZ2) are typed by content and shown as text', async () => {
+  const { page, problems } = await pageWithFolder();
+  assert.equal(await page.locator('#file-list li[data-path="GAME/TEXTS/BOX.VGF"]').getAttribute('data-kind'), 'viz2-text');
+  await page.evaluate(() => window.relicview.open('GAME/TEXTS/BOX.VGF'));
+  const text = await page.locator('#info-body pre.text-view').textContent();
+  assert.match(text, /^DIV-VIZ2\nHEADER \{/);
+  assert.match(text, /<script>alert\(1\)<\/script>/, 'markup in the file stays text');
+  assert.equal(await page.locator('#info-body script').count(), 0);
+  assert.equal(await page.locator('#coverage-legend .legend[data-class="text"]').getAttribute('data-bytes'), String(readFileSync(join(dir, 'TEXTS/BOX.VGF')).length));
+  assert.equal(await page.locator('#info-error').isVisible(), false);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a material library lists the models that take each of its materials from it', async () => {
+  const { page, problems } = await pageWithFolder();
+  await page.evaluate(() => window.relicview.open('GAME/DEMO/MATERIAL/DEMO.BMF'));
+  await page.locator('#used-by-button').click();
+  await page.waitForFunction(() => /used: hull_mtl/.test(document.getElementById('info-body').textContent));
+  const rows = await page.locator('#info-body dt').evaluateAll((dts) => Object.fromEntries(dts.filter((d) => d.textContent.startsWith('used: ')).map((d) => [d.textContent.slice(6), d.nextElementSibling.textContent])));
+  assert.equal(rows.hull_mtl, 'GAME/DEMO/VIDEO/HEXPOD.BGF');
+  // BROKENTREE's cube takes crate_mtl from its own (broken) library, not from this one.
+  assert.equal(rows.crate_mtl, 'GAME/DEMO/VIDEO/<img src=x onerror=alert(1)>.BGF, GAME/DEMO/VIDEO/CUBE.BGF');
+  assert.equal(rows.tower_mtl.split(', ').length, 2, 'TOWER and the FORMATS tiles');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
