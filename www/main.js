@@ -137,6 +137,7 @@ function currentView() {
     cam: state.current ? state.viewer.camera() : null,
     lod: o.autoLod || o.lod === 0 ? null : o.lod,
     chunk: sel && sel.chunk !== null ? sel.chunk : null,
+    t: state.viewer.stats().animating ? state.viewer.animationTime() : null,
   };
 }
 
@@ -228,6 +229,7 @@ async function openNow(path, restore) {
     if (restore.lod !== null) state.viewer.setOptions({ lod: restore.lod, autoLod: false });
     if (restore.cam) state.viewer.setCamera(restore.cam);
     if (restore.chunk !== null) state.inspector.selectChunk(restore.chunk);
+    if (restore.t !== null && restore.t !== undefined) state.viewer.setAnimationTime(restore.t);
   }
   syncToolbar();
   writeHash({ push: newFile && !restore, opened: true });
@@ -342,6 +344,7 @@ function applyLink(link) {
     if (link.lod !== null) state.viewer.setOptions({ lod: link.lod, autoLod: false });
     if (link.cam) state.viewer.setCamera(link.cam);
     if (link.chunk !== null) state.inspector.selectChunk(link.chunk);
+    if (link.t !== null) state.viewer.setAnimationTime(link.t);
     syncToolbar();
     state.viewport.requestFrame();
   } else {
@@ -444,6 +447,8 @@ window.relicview = {
   lastIndexMs: () => state.lastIndexMs ?? null,
   // {position, target, fov} of the camera.
   camera: () => state.viewer.camera(),
+  // The animation clock in seconds (texture scrolling follows it).
+  animationTime: () => state.viewer.animationTime(),
   // What is under canvas pixel (x, y): {primitive, patch, source, triangleInSource, start, end} or null.
   pick: (x, y) => state.viewer.pick(x, y),
   // The chunk tree and hex view: selectChunk(i), selectByte(offset), selection().

@@ -1,7 +1,8 @@
 // The view in the URL hash, so a link reopens it: where the archive comes from (a hosted
 // listing URL, or the fingerprint of a local folder), the file, the camera, the LOD and
 // the selected chunk.
-//   #archive=<listing url>&path=<file>&cam=px,py,pz,tx,ty,tz,fov&lod=1&chunk=12
+//   #archive=<listing url>&path=<file>&cam=px,py,pz,tx,ty,tz,fov&lod=1&chunk=12&t=3.25
+//   (t: the animation clock in seconds, when something scrolls)
 //   #folder=<fingerprint>&path=…
 
 const round = (x) => Number(x.toFixed(4));
@@ -13,7 +14,8 @@ export function readHash(hash = location.hash) {
     ? { position: numbers.slice(0, 3), target: numbers.slice(3, 6), fov: numbers[6] }
     : null;
   const int = (name) => (p.has(name) && /^\d+$/.test(p.get(name)) ? Number(p.get(name)) : null);
-  return { archive: p.get('archive'), folder: p.get('folder'), path: p.get('path'), cam, lod: int('lod'), chunk: int('chunk') };
+  const t = p.has('t') && Number.isFinite(Number(p.get('t'))) ? Number(p.get('t')) : null;
+  return { archive: p.get('archive'), folder: p.get('folder'), path: p.get('path'), cam, lod: int('lod'), chunk: int('chunk'), t };
 }
 
 export function hashOf(view) {
@@ -24,6 +26,7 @@ export function hashOf(view) {
   if (view.cam) p.set('cam', [...view.cam.position, ...view.cam.target, view.cam.fov].map(round).join(','));
   if (view.lod !== null && view.lod !== undefined) p.set('lod', String(view.lod));
   if (view.chunk !== null && view.chunk !== undefined) p.set('chunk', String(view.chunk));
+  if (view.t !== null && view.t !== undefined) p.set('t', view.t.toFixed(2));
   return '#' + p.toString();
 }
 

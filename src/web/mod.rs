@@ -150,6 +150,8 @@ pub struct Viewer {
     timings: OpenTimings,
     /// The inspector's view of the last file loaded (kept when it failed to parse).
     inspector: Option<InspectorView>,
+    /// Added to frame times for the animation clock (permalinks set it).
+    clock_offset_ms: f64,
     /// The last frame's time (ms), so read-backs redraw the same frame.
     now: f64,
     /// Timestamps (ms) of recent frames, for the fps figure.
@@ -177,6 +179,7 @@ impl Viewer {
             loaded: None,
             draw_calls: 0,
             now: 0.0,
+            clock_offset_ms: 0.0,
             timings: OpenTimings::default(),
             inspector: None,
             frame_times: Default::default(),
@@ -337,6 +340,20 @@ impl Viewer {
         crate::archive::Libraries::wanted(&self.assets.index, model_path, &[reference.to_string()]).into_iter().next()
     }
 
+    /// The animation clock (seconds) that texture scrolling follows.
+    #[wasm_bindgen(js_name = animationTime)]
+    pub fn animation_time(&self) -> f64 {
+        (self.now + self.clock_offset_ms) / 1000.0
+    }
+
+    /// Set the animation clock, e.g. from a permalink, so scrolling resumes in phase.
+    #[wasm_bindgen(js_name = setAnimationTime)]
+    pub fn set_animation_time(&mut self, seconds: f64) {
+        if seconds.is_finite() {
+            self.clock_offset_ms = seconds * 1000.0 - self.now;
+        }
+    }
+
     /// {position, target, fov} of the camera.
     pub fn camera(&self) -> Result<JsValue, JsValue> {
         to_js(&self.renderer.camera_state())
@@ -352,7 +369,7 @@ impl Viewer {
     /// Draw a frame; `now` is the rAF timestamp in ms (also the texture-scrolling clock).
     pub fn render(&mut self, now: f64) -> Result<JsValue, JsValue> {
         self.now = now;
-        self.draw_calls = self.renderer.render(now / 1000.0);
+        self.draw_calls = self.renderer.render(self.animation_time());
         self.frame_times.push_back(now);
         while self.frame_times.front().is_some_and(|&t| now - t > 1000.0) {
             self.frame_times.pop_front();
@@ -377,7 +394,7 @@ impl Viewer {
     /// Redraw and read the framebuffer back: how many pixels differ from the background.
     #[wasm_bindgen(js_name = pixelStats)]
     pub fn pixel_stats(&mut self) -> Result<JsValue, JsValue> {
-        self.draw_calls = self.renderer.render(self.now / 1000.0);
+        self.draw_calls = self.renderer.render(self.animation_time());
         let pixels = self.renderer.read_pixels();
         let non_background = pixels.iter().filter(|p| p[..3].iter().zip(BACKGROUND).any(|(&a, b)| a.abs_diff(b) > 3)).count();
         let (width, height) = self.renderer.size();
@@ -387,7 +404,7 @@ impl Viewer {
     /// Redraw and return the frame as RGBA bytes, top row first (width × height × 4).
     #[wasm_bindgen(js_name = readPixels)]
     pub fn read_pixels(&mut self) -> Vec<u8> {
-        self.draw_calls = self.renderer.render(self.now / 1000.0);
+        self.draw_calls = self.renderer.render(self.animation_time());
         let pixels = self.renderer.read_pixels();
         let (w, _) = self.renderer.size();
         // read_color returns the bottom row first.

@@ -665,3 +665,20 @@ test('a material library lists the models that take each of its materials from i
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('a permalink carries the animation clock of scrolling textures', async () => {
+  const { page } = await newPage(browser, server.url + '#archive=archive.json&path=DEMO%2FVIDEO%2FPOOL.BGF');
+  await page.waitForFunction(() => window.relicview.stats().animating);
+  const link = await page.evaluate(() => window.relicview.permalink());
+  const m = link.match(/&t=([\d.]+)$/);
+  assert.ok(m, link);
+  await page.close();
+  // A link made 100 s into the animation resumes at that phase.
+  const later = link.replace(/&t=[\d.]+$/, '&t=100.00');
+  const fresh = await browser.newPage({ viewport: { width: 1000, height: 900 } });
+  await fresh.goto(later);
+  await fresh.waitForFunction(() => window.relicview.stats().animating);
+  const t = await fresh.evaluate(() => window.relicview.animationTime());
+  assert.ok(t >= 100 && t < 110, `animation clock ${t}`);
+  await fresh.close();
+});
