@@ -17,9 +17,11 @@ pub struct MeshPart {
     pub indices: Vec<u32>,
     /// Which chunk produced which triangles (for picking), as runs in triangle order.
     pub triangle_sources: Vec<SourceRun>,
-    /// The primitive chunk and the PATCH chunk that holds it.
+    /// The primitive chunk, and the PATCH, LOD (if any) and OBJECT chunks that hold it.
     pub chunk: u32,
     pub patch_chunk: u32,
+    pub lod_chunk: Option<u32>,
+    pub object_chunk: u32,
     /// The front material reference, verbatim ("lib:name").
     pub material: Option<String>,
     /// Index into [`SceneModel::textures`].
@@ -29,6 +31,11 @@ pub struct MeshPart {
 impl MeshPart {
     pub fn triangle_count(&self) -> usize {
         self.indices.len() / 3
+    }
+
+    /// Whether the whole part came from `chunk` or lies inside it.
+    pub fn within(&self, chunk: u32) -> bool {
+        self.chunk == chunk || self.patch_chunk == chunk || self.lod_chunk == Some(chunk) || self.object_chunk == chunk
     }
 }
 

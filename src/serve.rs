@@ -190,7 +190,7 @@ pub fn list_archive(root: &Path) -> io::Result<Listing> {
             if meta.is_dir() {
                 stack.push((real, rel));
             } else if meta.is_file() {
-                let kind = crate::census::kind_of(&rel, &read_head(&real));
+                let kind = crate::census::kind_of(&rel, &read_head(&real), meta.len());
                 files.push(ListedFile { path: rel, size: meta.len(), kind });
             }
         }

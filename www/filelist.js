@@ -5,7 +5,7 @@
 
 const KIND_LABEL = {
   'biz2-geometry': 'BGF', 'biz2-materials': 'BMF', 'viz2-text': 'VIZ2', 'vmf2-text': 'VMF2',
-  'biz2-unreadable': 'BIZ?', map: 'MAP', mod: 'MOD', sub: 'SUB', bsx: 'BSX', unknown: '?',
+  'biz2-unreadable': 'BIZ?', map: 'MAP', mod: 'MOD', sub: 'SUB', bsx: 'BSX', lzs: 'LZS', image: 'IMG', unknown: '?',
 };
 
 export class FileList {

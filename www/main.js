@@ -56,7 +56,7 @@ async function typeEntries(entries) {
     await Promise.all(entries.slice(i, i + 128).map(async (e) => {
       if (e.kind) return;
       try {
-        e.kind = kindOf(e.path, new Uint8Array(await e.head()));
+        e.kind = kindOf(e.path, new Uint8Array(await e.head()), e.size);
       } catch {
         e.kind = 'unknown';
       }
@@ -474,6 +474,8 @@ function bindShell() {
   $('opt-cullback').addEventListener('change', (e) => setOptions({ cullBack: e.target.checked }));
   $('frame-button').addEventListener('click', () => { state.viewer.home(); state.viewport.requestFrame(); });
   $('share-button').addEventListener('click', () => share());
+  // The info panel folds to its title, to uncover the view behind it.
+  $('info-title').addEventListener('click', () => $('info-panel').classList.toggle('folded'));
   $('screenshot-button').addEventListener('click', () => saveScreenshot());
   const overlay = $('drop-overlay');
   window.addEventListener('dragover', (e) => { e.preventDefault(); overlay.hidden = false; });
@@ -506,6 +508,12 @@ async function boot() {
   };
   // Tree → 3D: outline the geometry of the chosen chunk.
   state.inspector.onSelect = (c) => {
+    if (c.name === 'LOD') {
+      // Show the LOD picked in the tree: its number among its object's LODs.
+      const lods = state.inspector.view.chunks.filter((x) => x.parent === c.parent && x.name === 'LOD');
+      state.viewer.setOptions({ lod: lods.findIndex((x) => x.index === c.index), autoLod: false });
+      syncToolbar();
+    }
     state.viewer.setHighlight(c.index);
     state.viewport.requestFrame();
     followView();

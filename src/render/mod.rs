@@ -256,7 +256,8 @@ impl Renderer {
         Some(Hit { primitive: part.chunk, patch: part.patch_chunk, source: run.chunk, triangle_in_source: t - run.first, distance })
     }
 
-    /// Outline the geometry that came from `chunk` (a PATCH, a primitive or an index list)
+    /// Outline the geometry that came from `chunk` (an OBJECT, LOD, PATCH, primitive or
+    /// index list)
     /// in the LOD on show; None clears. Returns how many triangles are outlined.
     pub fn set_highlight(&mut self, chunk: Option<u32>) -> usize {
         self.highlight = None;
@@ -264,7 +265,7 @@ impl Renderer {
         let (Some(chunk), Some(lod)) = (chunk, self.current_lod().and_then(|i| self.lods.get(i))) else { return 0 };
         let mut positions: Vec<Vec3> = Vec::new();
         for part in &lod.mesh.parts {
-            let whole = part.chunk == chunk || part.patch_chunk == chunk;
+            let whole = part.within(chunk);
             for (t, tri) in part.indices.chunks_exact(3).enumerate() {
                 let source = part.triangle_sources.iter().rev().find(|r| r.first as usize <= t).map(|r| r.chunk);
                 if whole || source == Some(chunk) {

@@ -136,8 +136,8 @@ pub fn material_refs(bytes: &[u8]) -> Result<Vec<String>, JsValue> {
 
 /// What a file is, from its first bytes (magic) and then its name (see `census::kind_of`).
 #[wasm_bindgen(js_name = kindOf)]
-pub fn kind_of(path: &str, head: &[u8]) -> String {
-    crate::census::kind_of(path, head).to_string()
+pub fn kind_of(path: &str, head: &[u8], size: f64) -> String {
+    crate::census::kind_of(path, head, size as u64).to_string()
 }
 
 /// One viewport on a page canvas, and the archive it shows files from.

@@ -574,7 +574,9 @@ test('a folder of 2,000+ files indexes with kinds per file, and search and the k
   const geometry = perTree.filter((f) => f.endsWith('.BGF')).length * 250;
   assert.equal(chips['biz2-geometry'], geometry);
   assert.equal(chips['biz2-materials'], 250);
-  assert.equal(chips.unknown, total - geometry - 250, 'TGA and RGB images are typed unknown until their formats get a view');
+  assert.equal(chips.image, 2 * 250, 'the TGA and the SGI image of every tree');
+  assert.equal(chips.unknown, undefined, 'every file has a known kind');
+  assert.equal(geometry + 250 + 500, total);
   assert.equal(await page.locator('#file-list li.folder').count(), 250 * 3);
 
   // Search: every HEXPOD, and only those.
@@ -681,4 +683,59 @@ test('a permalink carries the animation clock of scrolling textures', async () =
   const t = await fresh.evaluate(() => window.relicview.animationTime());
   assert.ok(t >= 100 && t < 110, `animation clock ${t}`);
   await fresh.close();
+});
+
+test('picking tells the patches of a model apart, and an LOD picked in the tree is shown and outlined', async () => {
+  const { page, problems } = await pageWithFolder();
+  await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/POOL.BGF'));
+  const view = await page.evaluate(() => window.relicview.inspector.view());
+  const patchName = (patch) => view.chunks.find((c) => c.parent === patch && c.name === 'NAME').summary;
+  // Project the centre of the water, and a point on the sign, to the canvas, and click.
+  const at = (x, y, z) => page.evaluate(([x, y, z]) => {
+    const c = window.relicview.camera();
+    const sub = (a, b) => a.map((v, i) => v - b[i]);
+    const cross = (a, b) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+    const dot = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    const norm = (a) => a.map((v) => v / Math.hypot(...a));
+    const f = norm(sub(c.target, c.position));
+    const r = norm(cross(f, [0, 1, 0]));
+    const u = cross(r, f);
+    const d = sub([x, y, z], c.position);
+    const k = 1 / Math.tan((c.fov * Math.PI) / 360);
+    const canvas = document.getElementById('viewport');
+    const aspect = canvas.width / canvas.height;
+    const px = ((dot(d, r) / dot(d, f)) * k / aspect + 1) / 2 * canvas.width;
+    const py = (1 - (dot(d, u) / dot(d, f)) * k) / 2 * canvas.height;
+    const box = canvas.getBoundingClientRect();
+    return [box.left + px * box.width / canvas.width, box.top + py * box.height / canvas.height];
+  }, [x, y, z]);
+  const [wx, wy] = await at(0.3, 0.0, 0.7);
+  await page.mouse.click(wx, wy);
+  let sel = await page.evaluate(() => window.relicview.inspector.selection());
+  const waterPatch = view.chunks[view.chunks[view.chunks[sel.chunk].parent].parent];
+  assert.equal(patchName(waterPatch.index), 'string = "water"');
+  // Fold the info panel away from the sign.
+  await page.locator('#info-title').click();
+  const [sx, sy] = await at(0.0, 0.8, -2.05);
+  const covering = await page.evaluate(([x, y]) => document.elementFromPoint(x, y).id, [sx, sy]);
+  assert.equal(covering, 'viewport', `the sign's point (${sx.toFixed(0)}, ${sy.toFixed(0)}) is on the canvas`);
+  await page.mouse.click(sx, sy);
+  sel = await page.evaluate(() => window.relicview.inspector.selection());
+  const signPatch = view.chunks[view.chunks[view.chunks[sel.chunk].parent].parent];
+  assert.equal(patchName(signPatch.index), 'string = "sign"');
+
+  // HEXPOD's second LOD, picked in the tree: drawn (20 triangles) and outlined (+1 draw).
+  await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/HEXPOD.BGF'));
+  const hex = await page.evaluate(() => window.relicview.inspector.view());
+  const lods = hex.chunks.filter((c) => c.name === 'LOD');
+  await page.locator('#chunk-tree [data-chunk="0"] .chunk-head').click();
+  const plain = await page.evaluate(() => window.relicview.setOptions({}));
+  await page.locator(`#chunk-tree [data-chunk="${lods[1].index}"] .chunk-head`).click();
+  const shown = await page.evaluate(() => window.relicview.setOptions({}));
+  assert.equal(shown.lod, 1);
+  assert.equal(shown.triangles, 20);
+  assert.equal(shown.drawCalls, plain.drawCalls + 1);
+  assert.equal(await page.locator('#lod-select').inputValue(), '1');
+  assert.deepEqual(problems, []);
+  await page.close();
 });

@@ -329,7 +329,7 @@ impl Biz2File {
             if let Some(l) = object.lods.get(lod) {
                 for patch in &l.patches {
                     for prim in &patch.primitives {
-                        parts.push(mesh_part(prim.clone(), patch, object.front.as_ref(), material));
+                        parts.push(mesh_part(prim.clone(), patch, object.front.as_ref(), material).within_chunks(l.chunk, object.chunk));
                     }
                 }
             }
@@ -360,7 +360,7 @@ impl Biz2File {
                 }
                 for mut patch in std::mem::take(&mut lod.patches) {
                     for prim in std::mem::take(&mut patch.primitives) {
-                        out.mesh.parts.push(mesh_part(prim, &patch, object_front.as_ref(), material));
+                        out.mesh.parts.push(mesh_part(prim, &patch, object_front.as_ref(), material).within_chunks(lod.chunk, object.chunk));
                     }
                 }
             }
@@ -376,6 +376,14 @@ impl Biz2File {
     /// Most LODs of any object.
     pub fn lod_count(&self) -> usize {
         self.objects.iter().map(|o| o.lods.len()).max().unwrap_or(0)
+    }
+}
+
+impl MeshPart {
+    fn within_chunks(mut self, lod: Option<u32>, object: u32) -> MeshPart {
+        self.lod_chunk = lod;
+        self.object_chunk = object;
+        self
     }
 }
 
@@ -404,6 +412,8 @@ fn mesh_part(prim: Primitive, patch: &Patch, object_front: Option<&MaterialRef>,
         triangle_sources: prim.triangle_sources,
         chunk: prim.chunk,
         patch_chunk: patch.chunk,
+        lod_chunk: None,
+        object_chunk: 0,
         material: match front {
             Some(MaterialRef::Named(n)) => Some(n.clone()),
             _ => None,
