@@ -148,8 +148,10 @@ mod tests {
         let cube = &files[0].1;
         c.add("BAD.BGF", &cube[..cube.len() - 3]);
         c.add("NOTES.TXT", b"hello");
-        // The demo: 5 models, 1 library, a TGA and an SGI image; plus BAD.BGF and NOTES.TXT.
-        assert_eq!(c.files, 10);
+        // The demo: 5 models, 1 library, a TGA and an SGI image, a MOD and a MAP; plus
+        // BAD.BGF and NOTES.TXT.
+        assert_eq!(c.files, 12);
+        assert_eq!((c.kinds["mod"], c.kinds["map"]), (1, 1));
         assert_eq!(c.kinds["biz2-geometry"], 6);
         assert_eq!(c.kinds["biz2-materials"], 1);
         assert_eq!(c.kinds["image"], 2);

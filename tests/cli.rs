@@ -87,8 +87,8 @@ fn info_with_root_resolves_libraries_nearest_first_and_census_counts_everything(
     let out = bin().args(["census", "--json"]).arg(&dir).output().unwrap();
     assert!(out.status.success());
     let c: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    // The demo's 8 files, OTHER's library and tower, and the broken file.
-    assert_eq!(c["files"], 11);
+    // The demo's 10 files, OTHER's library and tower, and the broken file.
+    assert_eq!(c["files"], 13);
     assert_eq!(c["kinds"]["biz2-geometry"], 7);
     assert_eq!(c["kinds"]["biz2-materials"], 2);
     assert_eq!(c["closes_exactly"], 8);
@@ -192,7 +192,7 @@ fn serve_publishes_site_archive_and_listing_and_nothing_else() {
     let listing: serde_json::Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(listing["base"], "archive/");
     let files: Vec<(String, u64)> = listing["files"].as_array().unwrap().iter().map(|f| (f["path"].as_str().unwrap().to_string(), f["size"].as_u64().unwrap())).collect();
-    assert_eq!(files.len(), 8, "{files:?}");
+    assert_eq!(files.len(), 10, "{files:?}");
     assert!(files.contains(&("DEMO/VIDEO/HEXPOD.BGF".to_string(), expected.len() as u64)));
     assert!(!files.iter().any(|(p, _)| p.contains("escape")), "symlink out is not listed");
 
@@ -228,7 +228,7 @@ fn index_writes_a_static_listing_that_does_not_list_itself() {
     let j: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("index.json")).unwrap()).unwrap();
     assert_eq!(j["base"], "");
     let paths: Vec<&str> = j["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
-    assert_eq!(paths.len(), 8);
+    assert_eq!(paths.len(), 10);
     assert!(!paths.contains(&"index.json"));
     assert!(paths.contains(&"DEMO/VIDEO/HEXPOD.BGF"));
 }

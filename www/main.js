@@ -1,7 +1,7 @@
 // The page shell: file list, info panel, drag-and-drop, URL state and the automation API
 // `window.relicview`. Parsing, triangulation and drawing all happen in the wasm core.
 
-import init, { Viewer, kindOf, materialRefs } from '../pkg/relicview.js';
+import init, { Viewer, kindOf, materialRefs, modObjects, mapModelFiles } from '../pkg/relicview.js';
 import { FileList } from './filelist.js';
 import { Viewport } from './viewport.js';
 import { collectDrop, entriesFromFiles, hostedEntries } from './files.js';
@@ -217,6 +217,14 @@ async function openNow(path, restore) {
   }
   entry.element?.classList.remove('failed');
   showInfo(entry.path, info, assetErrors);
+  if (info.kind === 'geometry') {
+    const button = document.createElement('button');
+    button.className = 'button';
+    button.id = 'used-by-button';
+    button.textContent = 'Which MODs and MAPs use this model?';
+    button.addEventListener('click', () => { button.disabled = true; showModelUsedBy(entry.path); });
+    $('info-body').append(button);
+  }
   if (info.kind === 'materials') {
     const button = document.createElement('button');
     button.className = 'button';
@@ -301,6 +309,36 @@ async function showUsedBy(libraryPath, info) {
     const models = uses.get(m.name.toLowerCase()) || [];
     addRow(dl, `used: ${m.name}`, models.length ? models.join(', ') : 'no model in this archive', !models.length);
   }
+}
+
+// "Used by" for a model: the MODs whose [video] object= names it, and the MAPs that declare
+// those MODs. Names match without case and by file name, as the pods resolve them.
+async function modelUsedBy(modelPath) {
+  const base = (p) => p.split(/[\\/:]/).pop().toLowerCase();
+  const model = base(modelPath);
+  const mods = [];
+  for (const e of state.entries.filter((x) => x.kind === 'mod')) {
+    try {
+      if (modObjects(new Uint8Array(await e.read())).some((o) => base(o) === model)) mods.push(e.path);
+    } catch { /* unreadable text: not a user */ }
+  }
+  const modNames = new Set(mods.map(base));
+  const maps = [];
+  for (const e of state.entries.filter((x) => x.kind === 'map')) {
+    try {
+      const via = mapModelFiles(new Uint8Array(await e.read())).filter((m) => modNames.has(base(m)));
+      if (via.length) maps.push(`${e.path} (via ${[...new Set(via)].join(', ')})`);
+    } catch { /* unreadable text: not a user */ }
+  }
+  return { mods, maps };
+}
+
+async function showModelUsedBy(modelPath) {
+  const { mods, maps } = await modelUsedBy(modelPath);
+  if (state.current !== modelPath) return;
+  const dl = $('info-body');
+  addRow(dl, 'used by MODs', mods.length ? mods.join(', ') : 'none in this archive', !mods.length);
+  addRow(dl, 'used by MAPs', maps.length ? maps.join(', ') : 'none in this archive', !maps.length);
 }
 
 // The toolbar mirrors the viewer's options and the open file's LOD count.

@@ -2,6 +2,7 @@
 //! chunk with its offset, and a model layer built from it.
 
 pub mod biz2;
+pub mod ini;
 
 use serde::Serialize;
 

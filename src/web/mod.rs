@@ -134,6 +134,20 @@ pub fn material_refs(bytes: &[u8]) -> Result<Vec<String>, JsValue> {
     Ok(info::summarize(&tree, &file).materials)
 }
 
+/// The `.bgf` files a MOD draws (`[video] object=`).
+#[wasm_bindgen(js_name = modObjects)]
+pub fn mod_objects(bytes: &[u8]) -> Result<Vec<String>, JsValue> {
+    let ini = crate::formats::ini::IniFile::parse(bytes).map_err(|e| js_error(&e))?;
+    Ok(ini.mod_video_objects().into_iter().map(|(name, _)| name).collect())
+}
+
+/// The `.mod` files a MAP declares (`type=model` sections' `modelfile=`).
+#[wasm_bindgen(js_name = mapModelFiles)]
+pub fn map_model_files(bytes: &[u8]) -> Result<Vec<String>, JsValue> {
+    let ini = crate::formats::ini::IniFile::parse(bytes).map_err(|e| js_error(&e))?;
+    Ok(ini.map_model_files().into_iter().map(|(name, _)| name).collect())
+}
+
 /// What a file is, from its first bytes (magic) and then its name (see `census::kind_of`).
 #[wasm_bindgen(js_name = kindOf)]
 pub fn kind_of(path: &str, head: &[u8], size: f64) -> String {

@@ -575,12 +575,14 @@ test('a folder of 2,000+ files indexes with kinds per file, and search and the k
   assert.equal(chips['biz2-geometry'], geometry);
   assert.equal(chips['biz2-materials'], 250);
   assert.equal(chips.image, 2 * 250, 'the TGA and the SGI image of every tree');
+  assert.equal(chips.mod, 250);
+  assert.equal(chips.map, 250);
   assert.equal(chips.unknown, undefined, 'every file has a known kind');
-  assert.equal(geometry + 250 + 500, total);
-  assert.equal(await page.locator('#file-list li.folder').count(), 250 * 3);
+  assert.equal(geometry + 250 + 500 + 500, total);
+  assert.equal(await page.locator('#file-list li.folder').count(), 250 * 5);
 
-  // Search: every HEXPOD, and only those.
-  await page.locator('#search').fill('hexpod');
+  // Search: every HEXPOD model, and only those.
+  await page.locator('#search').fill('hexpod.bgf');
   assert.equal(await page.locator('#file-list li[data-path]:visible').count(), 250);
   // Keyboard: into the list, down twice, each step previews the file.
   await page.locator('#search').press('ArrowDown');
@@ -736,6 +738,22 @@ test('picking tells the patches of a model apart, and an LOD picked in the tree 
   assert.equal(shown.triangles, 20);
   assert.equal(shown.drawCalls, plain.drawCalls + 1);
   assert.equal(await page.locator('#lod-select').inputValue(), '1');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a model lists the MODs that draw it and the MAPs that place those MODs', async () => {
+  const { page, problems } = await pageWithFolder();
+  await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/HEXPOD.BGF'));
+  await page.locator('#used-by-button').click();
+  await page.waitForFunction(() => /used by MAPs/.test(document.getElementById('info-body').textContent));
+  const rows = await page.locator('#info-body dt').evaluateAll((dts) => Object.fromEntries(dts.filter((d) => d.textContent.startsWith('used by')).map((d) => [d.textContent, d.nextElementSibling.textContent])));
+  assert.equal(rows['used by MODs'], 'GAME/DEMO/MODELS/HEXPOD.MOD');
+  assert.equal(rows['used by MAPs'], 'GAME/DEMO/MAPS/DEMO.MAP (via hexpod.mod)');
+  await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/CUBE.BGF'));
+  await page.locator('#used-by-button').click();
+  await page.waitForFunction(() => /used by MAPs/.test(document.getElementById('info-body').textContent));
+  assert.match(await page.locator('#info-body').textContent(), /used by MODsnone in this archive/);
   assert.deepEqual(problems, []);
   await page.close();
 });
