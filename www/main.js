@@ -546,10 +546,10 @@ async function boot() {
   };
   // Tree → 3D: outline the geometry of the chosen chunk.
   state.inspector.onSelect = (c) => {
-    if (c.name === 'LOD') {
-      // Show the LOD picked in the tree: its number among its object's LODs.
-      const lods = state.inspector.view.chunks.filter((x) => x.parent === c.parent && x.name === 'LOD');
-      state.viewer.setOptions({ lod: lods.findIndex((x) => x.index === c.index), autoLod: false });
+    const lod = c.name === 'LOD' ? state.viewer.lodOf(c.index) : undefined;
+    if (lod !== undefined && lod !== null) {
+      // Show the LOD picked in the tree.
+      state.viewer.setOptions({ lod, autoLod: false });
       syncToolbar();
     }
     state.viewer.setHighlight(c.index);

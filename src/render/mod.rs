@@ -280,6 +280,11 @@ impl Renderer {
         triangles
     }
 
+    /// Which LOD (as drawn) holds the geometry of LOD chunk `chunk`.
+    pub fn lod_index_of(&self, chunk: u32) -> Option<usize> {
+        self.lods.iter().position(|l| l.mesh.parts.iter().any(|p| p.lod_chunk == Some(chunk)))
+    }
+
     /// Whether the LOD on show has a scrolling texture, so frames must keep coming.
     pub fn animating(&self) -> bool {
         self.current_lod().and_then(|i| self.lods.get(i)).is_some_and(|l| l.parts.iter().any(|p| p.scroll.is_some()))

@@ -340,6 +340,14 @@ impl Viewer {
         to_js(&Picked { primitive: hit.primitive, patch: hit.patch, source: hit.source, triangle_in_source: hit.triangle_in_source, distance: hit.distance, start, end })
     }
 
+    /// The LOD number (as in `setOptions({lod})`) that draws LOD chunk `chunk`, if any: an
+    /// object's implicit 1994 LOD and ignored empty LOD markers make it differ from the
+    /// chunk's position among its siblings.
+    #[wasm_bindgen(js_name = lodOf)]
+    pub fn lod_of(&self, chunk: u32) -> Option<usize> {
+        self.renderer.lod_index_of(chunk)
+    }
+
     /// Outline the geometry of a chunk (PATCH, primitive or index list); null clears.
     /// Returns the number of triangles outlined.
     #[wasm_bindgen(js_name = setHighlight)]
