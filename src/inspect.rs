@@ -80,7 +80,11 @@ fn summary(tree: &ChunkTree<'_>, index: usize, fields: &[Field]) -> String {
     if !c.known || c.misplaced {
         return format!("opaque, {} bytes", c.len);
     }
-    let mine: Vec<&Field> = fields.iter().filter(|f| f.chunk == index as u32).collect();
+    // Fields are sorted by offset and lie inside their chunk's payload: find them by search,
+    // not by a scan per chunk (files have tens of thousands of both).
+    let from = fields.partition_point(|f| f.offset < c.payload_offset);
+    let to = fields.partition_point(|f| f.offset < c.payload_end());
+    let mine: Vec<&Field> = fields[from..to].iter().filter(|f| f.chunk == index as u32).collect();
     if mine.is_empty() {
         return if c.len == 0 { String::new() } else { format!("{} bytes not decoded", c.len) };
     }

@@ -176,6 +176,7 @@ async function openNow(path, restore) {
   let t1 = t0;
   let t2 = t0;
   let bytes = new Uint8Array(0);
+  let inspectMs = 0;
   if (entry.kind === 'viz2-text' || entry.kind === 'vmf2-text') {
     return showText(entry, new Uint8Array(await entry.read()));
   }
@@ -186,7 +187,9 @@ async function openNow(path, restore) {
       state.viewer.load(entry.path, bytes);
     } finally {
       // A broken file is inspected too: everything up to its error.
+      const ti = performance.now();
       state.inspector.show(state.viewer.inspect(), bytes);
+      inspectMs = performance.now() - ti;
     }
     // Libraries first, then the texture maps they name: each round may ask for more. Every
     // path asked for is answered (bytes or "unreadable"), so the core never asks twice.
@@ -248,7 +251,8 @@ async function openNow(path, restore) {
     path: entry.path,
     readMs: t1 - t0,
     parseMs: core.parseMs,
-    assetsMs: t2 - t1 - core.parseMs,
+    inspectMs,
+    assetsMs: t2 - t1 - core.parseMs - inspectMs,
     buildMs: core.buildMs,
     uploadMs: core.uploadMs,
     // From the request of the first frame until it was drawn (includes the wait for rAF).
@@ -479,7 +483,7 @@ window.relicview = {
   setLod: (lod) => setOptions({ lod, autoLod: false }),
   // Reads the framebuffer back: {width, height, background, nonBackground}.
   pixelStats: () => state.viewer.pixelStats(),
-  // Where the last open() spent its time: {readMs, parseMs, assetsMs, buildMs, uploadMs, drawMs, totalMs}.
+  // Where the last open() spent its time: {readMs, parseMs, inspectMs, assetsMs, buildMs, uploadMs, drawMs, totalMs}.
   lastOpen: () => state.lastOpen ?? null,
   // How long the last folder took to index (type by content and list), in ms.
   lastIndexMs: () => state.lastIndexMs ?? null,

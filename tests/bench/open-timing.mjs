@@ -16,7 +16,7 @@ try {
     const t = await page.evaluate(() => window.relicview.lastOpen());
     const f = (x) => x.toFixed(1).padStart(7);
     console.log(`open() ${run}: ${r.triangles} triangles, ${r.drawCalls} draw call(s), total ${f(t.totalMs)} ms`);
-    console.log(`  read ${f(t.readMs)} · parse ${f(t.parseMs)} · assets ${f(t.assetsMs)} · build ${f(t.buildMs)} · upload ${f(t.uploadMs)} · first frame ${f(t.drawMs)}`);
+    console.log(`  read ${f(t.readMs)} · parse ${f(t.parseMs)} · inspector ${f(t.inspectMs)} · assets ${f(t.assetsMs)} · build ${f(t.buildMs)} · upload ${f(t.uploadMs)} · first frame ${f(t.drawMs)}`);
   }
 } finally {
   await browser.close();

@@ -368,11 +368,6 @@ impl Biz2File {
         SceneModel { lods, points, textures: Vec::new() }
     }
 
-    /// [`Self::into_scene`] of a copy.
-    pub fn scene(&self, material: &dyn Fn(&MaterialRef) -> Surface) -> SceneModel {
-        self.clone().into_scene(material)
-    }
-
     /// Most LODs of any object.
     pub fn lod_count(&self) -> usize {
         self.objects.iter().map(|o| o.lods.len()).max().unwrap_or(0)
