@@ -64,6 +64,31 @@ pub struct InspectorView {
     pub error: Option<ParseError>,
 }
 
+impl InspectorView {
+    /// The bytes of the face that made triangle `t` of index-list chunk `source`: a
+    /// CONNECTION_LIST entry (12 bytes) or a PCONN_LIST face; the whole chunk otherwise
+    /// (strips and fans). Assumes no earlier face of the list was skipped as invalid, which
+    /// holds for every file that loads without diagnostics.
+    pub fn face_bytes(&self, source: u32, t: u32) -> (usize, usize) {
+        let Some(c) = self.chunks.get(source as usize) else { return (0, 0) };
+        let t = t as usize;
+        match c.name {
+            "CONNECTION_LIST" => (c.payload_offset + t * 12, (c.payload_offset + t * 12 + 12).min(c.end)),
+            "PCONN_LIST" => {
+                let ppf = self.fields.iter().find(|f| f.chunk == source && f.offset == c.payload_offset).and_then(|f| f.value.parse::<usize>().ok());
+                match ppf {
+                    Some(ppf) if ppf >= 3 => {
+                        let start = c.payload_offset + 1 + t / (ppf - 2) * ppf * 4;
+                        (start.min(c.end), (start + ppf * 4).min(c.end))
+                    }
+                    _ => (c.offset, c.end),
+                }
+            }
+            _ => (c.offset, c.end),
+        }
+    }
+}
+
 fn summary(tree: &ChunkTree<'_>, index: usize, fields: &[Field]) -> String {
     let c = &tree.chunks[index];
     if c.container {
@@ -223,6 +248,27 @@ mod tests {
         assert_eq!(class_at(view.chunks[2].payload_offset), ByteClass::Opaque);
         assert_eq!(class_at(view.chunks[1].payload_offset), ByteClass::Decoded);
         assert_eq!(class_at(0), ByteClass::Framing);
+    }
+
+    #[test]
+    fn face_bytes_point_at_the_index_entries_of_a_triangle() {
+        let (_, hexpod) = crate::demo::demo_files().into_iter().find(|(p, _)| p.ends_with("HEXPOD.BGF")).unwrap();
+        let view = inspect_biz2(&hexpod);
+        let i32_at = |o: usize| i32::from_le_bytes(hexpod[o..o + 4].try_into().unwrap());
+        // LOD 0's PMESH: hexagons (ppf 6), quads (ppf 4), then the roof triangles (CONN).
+        let lists: Vec<&ChunkRow> = view.chunks.iter().filter(|c| c.name == "PCONN_LIST" || c.name == "CONNECTION_LIST").take(3).collect();
+        // Triangle 5 of the hexagon list is the second hexagon's second triangle (4 per face).
+        let (s, e) = view.face_bytes(lists[0].index, 5);
+        assert_eq!((s, e - s), (lists[0].payload_offset + 1 + 24, 24));
+        assert_eq!(i32_at(s), 6, "the top hexagon starts at vertex 6");
+        // Triangle 3 of the quad list is the second quad.
+        let (s, e) = view.face_bytes(lists[1].index, 3);
+        assert_eq!((s, e - s), (lists[1].payload_offset + 1 + 16, 16));
+        assert_eq!(i32_at(s), 1);
+        // Roof triangle 2 is the third 12-byte entry: (8, 12, 9).
+        let (s, e) = view.face_bytes(lists[2].index, 2);
+        assert_eq!((s, e - s), (lists[2].payload_offset + 24, 12));
+        assert_eq!([i32_at(s), i32_at(s + 4), i32_at(s + 8)], [8, 12, 9]);
     }
 
     #[test]

@@ -102,30 +102,6 @@ pub fn count_triangles(bytes: &[u8]) -> Result<u32, JsValue> {
     Ok(scene.lods.first().map_or(0, |l| l.mesh.triangle_count()) as u32)
 }
 
-impl Viewer {
-    /// The bytes of the face that made triangle `t` of index-list chunk `source`: a
-    /// CONNECTION_LIST entry (12 bytes) or a PCONN_LIST face; the whole chunk otherwise.
-    /// (Assumes no face before it was skipped as invalid; a broken file may be off.)
-    fn face_bytes(&self, source: u32, t: u32) -> (usize, usize) {
-        let Some(c) = self.inspector.as_ref().and_then(|v| v.chunks.get(source as usize)) else { return (0, 0) };
-        let t = t as usize;
-        match c.name {
-            "CONNECTION_LIST" => (c.payload_offset + t * 12, c.payload_offset + t * 12 + 12),
-            "PCONN_LIST" => {
-                let ppf = self.inspector.as_ref().and_then(|v| v.fields.iter().find(|f| f.chunk == source && f.offset == c.payload_offset)).and_then(|f| f.value.parse::<usize>().ok());
-                match ppf {
-                    Some(ppf) if ppf >= 3 => {
-                        let start = c.payload_offset + 1 + t / (ppf - 2) * ppf * 4;
-                        (start, (start + ppf * 4).min(c.end))
-                    }
-                    _ => (c.offset, c.end),
-                }
-            }
-            _ => (c.offset, c.end),
-        }
-    }
-}
-
 /// The named material references ("lib:name") a DIV-BIZ2 model uses, for "used by"
 /// scans over an archive. Throws the parse error for a broken file.
 #[wasm_bindgen(js_name = materialRefs)]
@@ -325,7 +301,7 @@ impl Viewer {
     /// in the file (the index-list entries that made the triangle), or null.
     pub fn pick(&self, x: f32, y: f32) -> Result<JsValue, JsValue> {
         let Some(hit) = self.renderer.pick(x, y) else { return Ok(JsValue::NULL) };
-        let (start, end) = self.face_bytes(hit.source, hit.triangle_in_source);
+        let (start, end) = self.inspector.as_ref().map_or((0, 0), |v| v.face_bytes(hit.source, hit.triangle_in_source));
         #[derive(Serialize)]
         #[serde(rename_all = "camelCase")]
         struct Picked {
