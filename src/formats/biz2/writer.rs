@@ -99,27 +99,13 @@ pub fn write_file(file: &Biz2File, opts: WriteOptions) -> Vec<u8> {
 
 fn header_node(h: &Header) -> Node {
     let mut c = Vec::new();
-    if let Some(v) = &h.version {
-        c.push(Node::string(tags::VERSION, v));
-    }
-    if let Some(v) = &h.date {
-        c.push(Node::string(tags::DATE, v));
-    }
-    if let Some(v) = &h.time {
-        c.push(Node::string(tags::TIME, v));
-    }
-    if let Some(s) = h.scale {
-        c.push(Node::floats(tags::SCALE, &[s]));
-    }
-    if let Some(p) = h.precision {
-        c.push(Node::leaf(tags::PRECISION, vec![p]));
-    }
-    if let Some(t) = h.filetype {
-        c.push(Node::leaf(tags::FILETYPE, vec![t]));
-    }
-    if let Some(u) = h.unit {
-        c.push(Node::leaf(tags::UNIT, vec![u]));
-    }
+    string_leaf(&mut c, tags::VERSION, &h.version);
+    string_leaf(&mut c, tags::DATE, &h.date);
+    string_leaf(&mut c, tags::TIME, &h.time);
+    floats_leaf(&mut c, tags::SCALE, h.scale.as_ref().map(std::slice::from_ref));
+    byte_leaf(&mut c, tags::PRECISION, h.precision);
+    byte_leaf(&mut c, tags::FILETYPE, h.filetype);
+    byte_leaf(&mut c, tags::UNIT, h.unit);
     Node::container(tags::HEADER, c)
 }
 
@@ -203,15 +189,8 @@ fn sphere_list_node(points: &[LightPoint]) -> Node {
 
 fn object_node(o: &Object) -> Node {
     let mut c = Vec::new();
-    if let Some(n) = &o.name {
-        c.push(Node::string(tags::NAME, n));
-    }
-    if let Some(m) = &o.front {
-        c.push(Node::leaf(tags::SV_F_MATERIAL, material_ref_payload(m)));
-    }
-    if let Some(m) = &o.back {
-        c.push(Node::leaf(tags::SV_B_MATERIAL, material_ref_payload(m)));
-    }
+    string_leaf(&mut c, tags::NAME, &o.name);
+    material_leaves(&mut c, &o.front, &o.back);
     if let Some(v) = o.sv_vertex {
         c.push(Node::leaf(tags::SV_VERTEX, v.to_le_bytes().to_vec()));
     }
@@ -230,12 +209,8 @@ fn object_node(o: &Object) -> Node {
 
 fn lod_node(lod: &Lod) -> Node {
     let mut c = Vec::new();
-    if let Some(d) = lod.distance {
-        c.push(Node::floats(tags::LOD_DISTANCE, &d));
-    }
-    if let Some(t) = lod.transition {
-        c.push(Node::floats(tags::LOD_TRANSITION, &[t]));
-    }
+    floats_leaf(&mut c, tags::LOD_DISTANCE, lod.distance.as_ref().map(|d| &d[..]));
+    floats_leaf(&mut c, tags::LOD_TRANSITION, lod.transition.as_ref().map(std::slice::from_ref));
     c.extend(lod.patches.iter().map(patch_node));
     Node::container(tags::LOD, c)
 }
@@ -255,26 +230,22 @@ fn material_ref_payload(m: &MaterialRef) -> Vec<u8> {
     }
 }
 
+/// SV_F_MATERIAL and SV_B_MATERIAL, where set (objects and patches carry both).
+fn material_leaves(c: &mut Vec<Node>, front: &Option<MaterialRef>, back: &Option<MaterialRef>) {
+    for (id, m) in [(tags::SV_F_MATERIAL, front), (tags::SV_B_MATERIAL, back)] {
+        if let Some(m) = m {
+            c.push(Node::leaf(id, material_ref_payload(m)));
+        }
+    }
+}
+
 fn patch_node(p: &Patch) -> Node {
     let mut c = Vec::new();
-    if let Some(n) = &p.name {
-        c.push(Node::string(tags::NAME, n));
-    }
-    if let Some(m) = &p.front {
-        c.push(Node::leaf(tags::SV_F_MATERIAL, material_ref_payload(m)));
-    }
-    if let Some(m) = &p.back {
-        c.push(Node::leaf(tags::SV_B_MATERIAL, material_ref_payload(m)));
-    }
-    if let Some(f) = p.faceted {
-        c.push(Node::leaf(tags::SV_FACETED, vec![f]));
-    }
-    if let Some(d) = p.decal {
-        c.push(Node::leaf(tags::SV_DECAL, vec![d]));
-    }
-    if let Some(s) = &p.special {
-        c.push(Node::string(tags::SV_SPECIAL, s));
-    }
+    string_leaf(&mut c, tags::NAME, &p.name);
+    material_leaves(&mut c, &p.front, &p.back);
+    byte_leaf(&mut c, tags::SV_FACETED, p.faceted);
+    byte_leaf(&mut c, tags::SV_DECAL, p.decal);
+    string_leaf(&mut c, tags::SV_SPECIAL, &p.special);
     c.extend(p.primitives.iter().map(primitive_node));
     Node::container(tags::PATCH, c)
 }
