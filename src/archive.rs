@@ -1,20 +1,27 @@
-//! The archive as a list of paths: case-insensitive look-up (the DOS-era discs ignore case)
-//! and "nearest first" resolution of names that files refer to, such as material libraries.
+//! The archive: its paths (case-insensitive, as the DOS-era discs were), "nearest first"
+//! resolution of the names files refer to, the files read as other files' assets, the
+//! reference graph ("uses" / "used by"), and the one open sequence every front end uses:
+//! read → parse → read what it refers to → build the scene.
 
-use crate::formats::biz2::{Biz2File, MaterialDef, MaterialRef, TextureDef};
-use crate::scene::{SceneModel, SceneTexture, Surface};
-use crate::texture::Texels;
-use std::collections::HashMap;
+use crate::formats::registry::{self, Kind, Purpose};
+use crate::formats::{Document, InfoRow, Reference};
+use crate::scene::Scene;
+use serde::Serialize;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 
 /// Every path of an archive, indexed by lower-case path and lower-case file name.
 #[derive(Debug, Clone, Default)]
 pub struct ArchiveIndex {
     paths: Vec<String>,
+    /// What each file is, where the front end typed it (by its first bytes).
+    kinds: Vec<Option<Kind>>,
     by_path: HashMap<String, usize>,
     by_name: HashMap<String, Vec<usize>>,
 }
 
-fn file_name(path: &str) -> &str {
+pub fn file_name(path: &str) -> &str {
     path.rsplit(['/', '\\']).next().unwrap_or(path)
 }
 
@@ -26,13 +33,18 @@ fn dir_parts(path: &str) -> Vec<String> {
 
 impl ArchiveIndex {
     pub fn new<S: Into<String>>(paths: impl IntoIterator<Item = S>) -> ArchiveIndex {
+        ArchiveIndex::with_kinds(paths.into_iter().map(|p| (p, None)))
+    }
+
+    pub fn with_kinds<S: Into<String>>(files: impl IntoIterator<Item = (S, Option<Kind>)>) -> ArchiveIndex {
         let mut index = ArchiveIndex::default();
-        for p in paths {
+        for (p, kind) in files {
             let p: String = p.into();
             let i = index.paths.len();
             index.by_path.entry(p.to_ascii_lowercase()).or_insert(i);
             index.by_name.entry(file_name(&p).to_ascii_lowercase()).or_default().push(i);
             index.paths.push(p);
+            index.kinds.push(kind);
         }
         index
     }
@@ -49,16 +61,25 @@ impl ArchiveIndex {
 
     /// The archive's spelling of `path`, matched without regard to case.
     pub fn find(&self, path: &str) -> Option<&str> {
-        self.by_path.get(&path.to_ascii_lowercase()).map(|&i| self.paths[i].as_str())
+        self.position(path).map(|i| self.paths[i].as_str())
     }
 
-    /// Every file called `name` (any case), nearest to `from` first: the file sharing the
-    /// most leading folders with `from` is in the same game tree; ties are ordered by path.
+    fn position(&self, path: &str) -> Option<usize> {
+        self.by_path.get(&path.to_ascii_lowercase()).copied()
+    }
+
+    pub fn kind(&self, path: &str) -> Option<Kind> {
+        self.position(path).and_then(|i| self.kinds[i])
+    }
+
+    /// Every file called `name` (any case, folders in `name` ignored), nearest to `from`
+    /// first: the file sharing the most leading folders with `from` is in the same game
+    /// tree; ties are ordered by path.
     pub fn nearest(&self, from: &str, name: &str) -> Vec<&str> {
         let from = dir_parts(from);
         let mut found: Vec<(usize, &str)> = self
             .by_name
-            .get(&name.to_ascii_lowercase())
+            .get(&file_name(name).to_ascii_lowercase())
             .into_iter()
             .flatten()
             .map(|&i| {
@@ -70,76 +91,337 @@ impl ArchiveIndex {
         found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
         found.into_iter().map(|(_, p)| p).collect()
     }
+
+    /// Resolve a reference made by the file at `from`: the first of `names` that the archive
+    /// has, nearest first; the other files of that name are listed as farther candidates.
+    pub fn resolve(&self, from: &str, names: &[String]) -> Resolution {
+        for n in names {
+            let found = self.nearest(from, n);
+            if let Some((first, rest)) = found.split_first() {
+                return Resolution { file: Some(first.to_string()), also: rest.iter().map(|s| s.to_string()).collect() };
+            }
+        }
+        Resolution::default()
+    }
 }
 
-/// Split "lib:material" at its first colon.
-pub fn split_material_ref(r: &str) -> Option<(&str, &str)> {
-    r.split_once(':')
-}
-
-/// The library files a "lib:…" reference may live in, in order of preference.
-pub fn library_file_names(lib: &str) -> [String; 2] {
-    [format!("{lib}.BMF"), format!("{lib}.VMF")]
-}
-
-/// How one material reference of a model resolved.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct MaterialResolution {
-    /// The reference, verbatim ("lib:name").
-    pub reference: String,
-    /// The library file chosen (nearest to the model), if any exists.
-    pub library: Option<String>,
-    /// Other files of the same name, farther away.
+/// Which file a reference leads to.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Resolution {
+    /// The nearest file of the first name the archive has.
+    pub file: Option<String>,
+    /// Other files of that name, farther away.
     pub also: Vec<String>,
-    pub found: bool,
-    /// Why the library could not be used, when it was read and failed to parse.
-    pub library_error: Option<String>,
 }
 
-/// Material libraries that have been read, by archive path.
+/// A file read as another file's asset: its document, or why it could not be used.
+type Asset = Result<Rc<dyn Document>, String>;
+
+/// One reference of one file, resolved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Use {
+    pub reference: Reference,
+    pub resolution: Resolution,
+}
+
+/// The archive's reference graph, built once from every file's references and added to as
+/// files are opened: "uses" and "used by" are look-ups, not rescans.
 #[derive(Debug, Default)]
-pub struct Libraries {
-    files: HashMap<String, Biz2File>,
+pub struct RefGraph {
+    /// File index → its resolved references (present once the file has been read).
+    uses: HashMap<usize, Vec<Use>>,
+    /// Target file index → (user file index, position in the user's references).
+    users: HashMap<usize, Vec<(usize, usize)>>,
 }
 
-impl Libraries {
-    pub fn insert(&mut self, path: &str, file: Biz2File) {
-        self.files.insert(path.to_ascii_lowercase(), file);
+/// The open archive.
+#[derive(Default)]
+pub struct Archive {
+    pub index: ArchiveIndex,
+    assets: HashMap<String, Asset>,
+    refs: RefGraph,
+    /// False for a file opened on its own (`info` without `--root`): nothing is resolved.
+    pub resolves: bool,
+}
+
+/// Where the open sequence gets bytes: the disk for the CLI, the page's files (or a server)
+/// in the browser, memory in tests.
+#[allow(async_fn_in_trait)]
+pub trait FileSource {
+    /// The bytes of an archive path, or why they cannot be read.
+    async fn read(&self, path: &str) -> Result<Vec<u8>, String>;
+    /// A clock in milliseconds, for the open's timings.
+    fn now_ms(&self) -> f64 {
+        0.0
     }
-    pub fn contains(&self, path: &str) -> bool {
-        self.files.contains_key(&path.to_ascii_lowercase())
+}
+
+/// An archive held in memory (tests, the demo, benches).
+#[derive(Debug, Default, Clone)]
+pub struct MemorySource {
+    /// Bytes by lower-case path.
+    pub files: BTreeMap<String, Vec<u8>>,
+    /// The paths as spelled.
+    pub paths: Vec<String>,
+}
+
+impl MemorySource {
+    pub fn new(files: impl IntoIterator<Item = (String, Vec<u8>)>) -> MemorySource {
+        let mut source = MemorySource::default();
+        for (p, b) in files {
+            source.files.insert(p.to_ascii_lowercase(), b);
+            source.paths.push(p);
+        }
+        source
+    }
+    pub fn archive(&self) -> Archive {
+        Archive::new(ArchiveIndex::new(self.paths.iter().cloned()))
+    }
+}
+
+impl FileSource for MemorySource {
+    async fn read(&self, path: &str) -> Result<Vec<u8>, String> {
+        self.files.get(&path.to_ascii_lowercase()).cloned().ok_or_else(|| "no such file".to_string())
+    }
+}
+
+/// Where the time of one open went, in ms (zero where the source has no clock).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenTimings {
+    pub read_ms: f64,
+    /// Parse: records, model, inspector view and info.
+    pub parse_ms: f64,
+    /// Reading and parsing what the file refers to.
+    pub assets_ms: f64,
+    /// Resolving materials and textures, triangulating into the scene.
+    pub build_ms: f64,
+}
+
+/// A file opened by [`open_file`]: its document and, when it draws one, its scene.
+pub struct Opened {
+    pub path: String,
+    pub document: Box<dyn Document>,
+    pub scene: Option<Scene>,
+    /// Assets that could not be read at all ("path: why").
+    pub unreadable: Vec<String>,
+    pub timings: OpenTimings,
+}
+
+impl Archive {
+    pub fn new(index: ArchiveIndex) -> Archive {
+        Archive { index, assets: HashMap::new(), refs: RefGraph::default(), resolves: true }
     }
 
-    /// The library paths a model at `model_path` needs for `references`, nearest first.
-    pub fn wanted(index: &ArchiveIndex, model_path: &str, references: &[String]) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for r in references {
-            let Some((lib, _)) = split_material_ref(r) else { continue };
-            if let Some(p) = library_file_names(lib).iter().find_map(|n| index.nearest(model_path, n).first().copied()) {
-                if !out.iter().any(|o| o.eq_ignore_ascii_case(p)) {
-                    out.push(p.to_string());
+    /// An archive of one file: references resolve nowhere.
+    pub fn detached() -> Archive {
+        Archive { resolves: false, ..Default::default() }
+    }
+
+    /// Whether `path` has been read as an asset (successfully or not).
+    pub fn known(&self, path: &str) -> bool {
+        self.assets.contains_key(&path.to_ascii_lowercase())
+    }
+
+    /// The document of an asset that was read and parsed.
+    pub fn get(&self, path: &str) -> Option<&dyn Document> {
+        match self.assets.get(&path.to_ascii_lowercase()) {
+            Some(Ok(d)) => Some(&**d),
+            _ => None,
+        }
+    }
+
+    /// Why an asset could not be used, if it could not.
+    pub fn failure(&self, path: &str) -> Option<&str> {
+        match self.assets.get(&path.to_ascii_lowercase()) {
+            Some(Err(e)) => Some(e),
+            _ => None,
+        }
+    }
+
+    pub fn resolve(&self, from: &str, names: &[String]) -> Resolution {
+        if !self.resolves {
+            return Resolution::default();
+        }
+        self.index.resolve(from, names)
+    }
+
+    /// Take an asset's bytes (or why they could not be read). A file that does not parse
+    /// is remembered with the reason and not asked for again.
+    pub fn provide(&mut self, path: &str, bytes: Result<Vec<u8>, String>) {
+        let asset = match bytes {
+            Ok(bytes) => {
+                let doc = registry::open(path, bytes, Purpose::Asset);
+                self.record_references(path, &*doc);
+                match doc.error() {
+                    Some(e) => Err(format!("{path}: {e}")),
+                    None => Ok(Rc::from(doc)),
+                }
+            }
+            Err(why) => Err(format!("{path}: {why}")),
+        };
+        self.assets.insert(path.to_ascii_lowercase(), asset);
+    }
+
+    /// Add a file's references to the graph (replacing what it had).
+    pub fn record_references(&mut self, path: &str, doc: &dyn Document) {
+        let Some(user) = self.index.position(path) else { return };
+        // Now that the content has been read, the kind is known for sure.
+        self.index.kinds[user] = Some(doc.kind());
+        let refs = if doc.error().is_some() { Vec::new() } else { doc.references() };
+        let uses: Vec<Use> = refs.into_iter().map(|r| Use { resolution: self.resolve(path, &r.names), reference: r }).collect();
+        if let Some(old) = self.refs.uses.remove(&user) {
+            for u in old {
+                if let Some(t) = u.resolution.file.as_deref().and_then(|f| self.index.position(f)) {
+                    if let Some(list) = self.refs.users.get_mut(&t) {
+                        list.retain(|&(by, _)| by != user);
+                    }
                 }
             }
         }
+        for (k, u) in uses.iter().enumerate() {
+            if let Some(t) = u.resolution.file.as_deref().and_then(|f| self.index.position(f)) {
+                self.refs.users.entry(t).or_default().push((user, k));
+            }
+        }
+        self.refs.uses.insert(user, uses);
+    }
+
+    /// Files whose references are not in the graph yet and may have some.
+    pub fn unscanned(&self) -> Vec<String> {
+        (0..self.index.len())
+            .filter(|i| !self.refs.uses.contains_key(i))
+            .filter(|&i| self.index.kinds[i].is_none_or(|k| !k.refers_to().is_empty()))
+            .map(|i| self.index.paths[i].clone())
+            .collect()
+    }
+
+    /// What the file at `path` refers to, resolved (None until it has been read).
+    pub fn uses(&self, path: &str) -> Option<&[Use]> {
+        self.index.position(path).and_then(|i| self.refs.uses.get(&i)).map(Vec::as_slice)
+    }
+
+    /// The files whose references lead to `path`, with the reference each made.
+    pub fn used_by(&self, path: &str) -> Vec<(&str, &Use)> {
+        let Some(t) = self.index.position(path) else { return Vec::new() };
+        let mut out: Vec<(&str, &Use)> =
+            self.refs.users.get(&t).into_iter().flatten().filter_map(|&(u, k)| Some((self.index.paths[u].as_str(), self.refs.uses.get(&u)?.get(k)?))).collect();
+        out.sort_by(|a, b| a.0.cmp(b.0));
         out
     }
 
-    /// Resolve "lib:name" for a model at `model_path`: the nearest LIB.BMF (or LIB.VMF),
-    /// then the material by name without regard to case.
-    pub fn resolve(&self, index: &ArchiveIndex, model_path: &str, reference: &str) -> (MaterialResolution, Option<&MaterialDef>) {
-        let mut res = MaterialResolution { reference: reference.to_string(), library: None, also: Vec::new(), found: false, library_error: None };
-        let Some((lib, name)) = split_material_ref(reference) else { return (res, None) };
-        let candidates: Vec<&str> = library_file_names(lib).iter().flat_map(|n| index.nearest(model_path, n)).collect();
-        let Some((&chosen, rest)) = candidates.split_first() else { return (res, None) };
-        res.library = Some(chosen.to_string());
-        res.also = rest.iter().map(|s| s.to_string()).collect();
-        let def = self
-            .files
-            .get(&chosen.to_ascii_lowercase())
-            .and_then(|f| f.materials.iter().find(|m| m.name.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(name))));
-        res.found = def.is_some();
-        (res, def)
+    /// "Used by" as info rows. For a file that exports named items (a library's materials),
+    /// one row per item with the files that take it from this very file; otherwise the
+    /// users per kind, then their users ("via" the reference that leads on). Call after
+    /// [`scan_references`].
+    pub fn used_by_rows(&self, path: &str, exports: &[String]) -> Vec<InfoRow> {
+        let users = self.used_by(path);
+        if !exports.is_empty() {
+            return exports
+                .iter()
+                .map(|item| {
+                    let mut files: Vec<&str> = users.iter().filter(|(_, u)| u.reference.item.as_deref().is_some_and(|i| i.eq_ignore_ascii_case(item))).map(|(f, _)| *f).collect();
+                    files.dedup();
+                    match files.is_empty() {
+                        true => InfoRow::warning(format!("used: {item}"), "nothing in this archive"),
+                        false => InfoRow::new(format!("used: {item}"), files.join(", ")),
+                    }
+                })
+                .collect();
+        }
+        let kind_of = |p: &str| self.index.kind(p).unwrap_or_else(|| Kind::sniff(p, &[], 0));
+        let kind = kind_of(path);
+        let mut rows = Vec::new();
+        let row = |label: String, mut entries: Vec<String>| {
+            entries.sort();
+            entries.dedup();
+            match entries.is_empty() {
+                true => InfoRow::warning(label, "none in this archive"),
+                false => InfoRow::new(label, entries.join(", ")),
+            }
+        };
+        for k in kind.referred_by() {
+            let direct: Vec<&str> = users.iter().map(|(f, _)| *f).filter(|f| kind_of(f) == k).collect();
+            rows.push(row(format!("used by {}s", k.label()), direct.iter().map(|s| s.to_string()).collect()));
+            for k2 in k.referred_by().filter(|k2| *k2 != k) {
+                let mut via: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+                for d in &direct {
+                    for (f, u) in self.used_by(d) {
+                        if kind_of(f) == k2 {
+                            via.entry(f).or_default().push(&u.reference.written);
+                        }
+                    }
+                }
+                let entries = via
+                    .into_iter()
+                    .map(|(f, mut names)| {
+                        names.sort();
+                        names.dedup();
+                        format!("{f} (via {})", names.join(", "))
+                    })
+                    .collect();
+                rows.push(row(format!("used by {}s", k2.label()), entries));
+            }
+        }
+        rows
     }
+}
+
+/// Read every file that may refer to others and is not in the reference graph yet, so
+/// that "used by" can be answered. Unreadable files are skipped (they use nothing).
+pub async fn scan_references(archive: &RefCell<Archive>, source: &impl FileSource) -> usize {
+    let todo = archive.borrow().unscanned();
+    for path in &todo {
+        let refs_doc = match source.read(path).await {
+            Ok(bytes) => registry::open(path, bytes, Purpose::Asset),
+            Err(_) => crate::formats::bytes::open(path, Vec::new(), Kind::Unknown, Purpose::Asset),
+        };
+        archive.borrow_mut().record_references(path, &*refs_doc);
+    }
+    todo.len()
+}
+
+/// The one open sequence: read the file, parse it, read the files it needs (round by
+/// round: libraries, then the maps they name), and build its scene.
+pub async fn open_file(archive: &RefCell<Archive>, source: &impl FileSource, path: &str) -> Result<Opened, String> {
+    let t0 = source.now_ms();
+    let bytes = source.read(path).await.map_err(|e| format!("{path}: {e}"))?;
+    let read_ms = source.now_ms() - t0;
+    let mut opened = open_bytes(archive, source, path, bytes).await;
+    opened.timings.read_ms = read_ms;
+    Ok(opened)
+}
+
+/// [`open_file`] for bytes already read.
+pub async fn open_bytes(archive: &RefCell<Archive>, source: &impl FileSource, path: &str, bytes: Vec<u8>) -> Opened {
+    let path = archive.borrow().index.find(path).unwrap_or(path).to_string();
+    let t0 = source.now_ms();
+    let mut document = registry::open(&path, bytes, Purpose::Show);
+    archive.borrow_mut().record_references(&path, &*document);
+    let t1 = source.now_ms();
+    let mut unreadable = Vec::new();
+    let mut scene = None;
+    let mut t2 = t1;
+    if document.error().is_none() {
+        // Each round reads what the previous one made known; a path is never asked twice.
+        for _round in 0..8 {
+            let needs = document.needs(&archive.borrow());
+            if needs.is_empty() {
+                break;
+            }
+            for dep in needs {
+                let bytes = source.read(&dep).await;
+                if let Err(why) = &bytes {
+                    unreadable.push(format!("{dep}: {why}"));
+                }
+                archive.borrow_mut().provide(&dep, bytes);
+            }
+        }
+        t2 = source.now_ms();
+        scene = document.build_scene(&archive.borrow());
+    }
+    let t3 = source.now_ms();
+    Opened { path, document, scene, unreadable, timings: OpenTimings { read_ms: 0.0, parse_ms: t1 - t0, assets_ms: t2 - t1, build_ms: t3 - t2 } }
 }
 
 #[cfg(test)]
@@ -162,204 +444,37 @@ mod tests {
         // From elsewhere every candidate is equally far: ordered by path.
         assert_eq!(index.nearest("X/Y.BGF", "basev.bmf")[0], "CONTENT/BTDAVE/MATERIAL/basev.bmf");
         assert!(index.nearest("X/Y.BGF", "none.bmf").is_empty());
+        // Names with folders in them resolve by their file name.
+        assert_eq!(index.nearest("X/Y.BGF", "c:\\art\\OTHER\\basev.bmf".rsplit('\\').next().unwrap()).len(), 3);
+        let r = index.resolve("OTHER/A.BGF", &["NONE.BMF".into(), "BASEV.BMF".into()]);
+        assert_eq!(r.file.as_deref(), Some("OTHER/BASEV.BMF"));
+        assert_eq!(r.also.len(), 2);
     }
 
     #[test]
-    fn materials_resolve_by_library_then_name_without_case() {
-        let index = ArchiveIndex::new(["G/MATERIAL/DEMO.BMF", "G/VIDEO/A.BGF"]);
-        let mut lib = Biz2File::new(crate::formats::biz2::FileKind::Materials, Default::default());
-        lib.materials.push(MaterialDef { diffuse: Some([1.0, 0.0, 0.0]), ..MaterialDef::new("Red_Mtl") });
-        let mut libs = Libraries::default();
-        assert_eq!(Libraries::wanted(&index, "G/VIDEO/A.BGF", &["demo:red_mtl".into(), "nolib:x".into()]), vec!["G/MATERIAL/DEMO.BMF"]);
-        let (r, def) = libs.resolve(&index, "G/VIDEO/A.BGF", "demo:red_mtl");
-        assert_eq!((r.library.as_deref(), r.found, def), (Some("G/MATERIAL/DEMO.BMF"), false, None));
-        libs.insert("g/material/demo.bmf", lib);
-        let (r, def) = libs.resolve(&index, "G/VIDEO/A.BGF", "DEMO:RED_MTL");
-        assert!(r.found);
-        assert_eq!(def.unwrap().diffuse, Some([1.0, 0.0, 0.0]));
-        let (r, _) = libs.resolve(&index, "G/VIDEO/A.BGF", "demo:blue_mtl");
-        assert!(!r.found && r.library.is_some());
-        let (r, _) = libs.resolve(&index, "G/VIDEO/A.BGF", "nolib:x");
-        assert_eq!(r.library, None);
-    }
-}
-
-/// How a textured material's map resolved, for the inspector: decoded, or drawn as a tinted
-/// checker and why.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct TextureStatus {
-    pub material: String,
-    pub texture: String,
-    /// TEXTURE_MAP as written in the library.
-    pub map: Option<String>,
-    /// The archive file it resolved to.
-    pub file: Option<String>,
-    pub decoded: bool,
-    /// Why the checker stands in, when it does.
-    pub reason: Option<String>,
-    pub scroll: Option<[f32; 4]>,
-}
-
-/// Everything one model needs from the rest of the archive: its material libraries and
-/// their texture maps, read on demand. The browser asks `needs()`, reads those files and
-/// hands them to `provide()`; the CLI reads them from disk the same way.
-#[derive(Debug, Default)]
-pub struct AssetSet {
-    pub index: ArchiveIndex,
-    pub libraries: Libraries,
-    images: HashMap<String, Result<Texels, String>>,
-    /// Files that were provided but could not be used, with the reason.
-    failed: HashMap<String, String>,
-}
-
-fn is_library(path: &str) -> bool {
-    let lower = path.to_ascii_lowercase();
-    lower.ends_with(".bmf") || lower.ends_with(".vmf")
-}
-
-impl AssetSet {
-    pub fn new(index: ArchiveIndex) -> AssetSet {
-        AssetSet { index, ..Default::default() }
-    }
-
-    fn known(&self, path: &str) -> bool {
-        let key = path.to_ascii_lowercase();
-        self.libraries.contains(path) || self.images.contains_key(&key) || self.failed.contains_key(&key)
-    }
-
-    /// The TEXTURE a material names, looked up in the material's own library.
-    fn texture_of(&self, library: &str, material: &MaterialDef) -> Option<&TextureDef> {
-        let name = material.texture_name()?;
-        let lib = self.libraries.files.get(&library.to_ascii_lowercase())?;
-        lib.textures.iter().find(|t| t.name.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(name)))
-    }
-
-    /// The archive path of a texture's map file, nearest to the model first.
-    fn map_file(&self, model_path: &str, texture: &TextureDef) -> Option<&str> {
-        let map = texture.map.as_deref()?;
-        let base = map.rsplit(['/', '\\', ':']).next().unwrap_or(map);
-        self.index.nearest(model_path, base).first().copied()
-    }
-
-    /// Files still to read for a model: its libraries first, then (once those are in) the
-    /// texture maps their materials name. Empty when everything available is in.
-    pub fn needs(&self, model_path: &str, references: &[String]) -> Vec<String> {
-        let libraries: Vec<String> = Libraries::wanted(&self.index, model_path, references).into_iter().filter(|p| !self.known(p)).collect();
-        if !libraries.is_empty() {
-            return libraries;
-        }
-        let mut maps: Vec<String> = Vec::new();
-        for r in references {
-            let (res, Some(def)) = self.libraries.resolve(&self.index, model_path, r) else { continue };
-            let Some(texture) = res.library.as_deref().and_then(|l| self.texture_of(l, def)) else { continue };
-            if let Some(file) = self.map_file(model_path, texture) {
-                if !self.known(file) && !maps.iter().any(|m| m.eq_ignore_ascii_case(file)) {
-                    maps.push(file.to_string());
-                }
-            }
-        }
-        maps
-    }
-
-    /// Take the bytes of a file `needs()` asked for. A library that does not parse or an
-    /// image that does not decode is remembered with the reason, and not asked for again.
-    pub fn provide(&mut self, path: &str, bytes: &[u8]) -> Result<(), String> {
-        let key = path.to_ascii_lowercase();
-        if is_library(path) {
-            match Biz2File::parse(bytes) {
-                Ok((_, file)) => {
-                    self.libraries.insert(path, file);
-                    Ok(())
-                }
-                Err(e) => {
-                    let why = format!("{path}: {e}");
-                    self.failed.insert(key, why.clone());
-                    Err(why)
-                }
-            }
-        } else {
-            let decoded = crate::texture::decode(path, bytes);
-            let result = decoded.as_ref().map(|_| ()).map_err(|e| format!("{path}: {e}"));
-            self.images.insert(key, decoded);
-            result
-        }
-    }
-
-    /// Why a file that was asked for could not be used, if it could not.
-    pub fn failure(&self, path: &str) -> Option<&str> {
-        self.failed.get(&path.to_ascii_lowercase()).map(String::as_str)
-    }
-
-    /// Record that a needed file could not be read at all.
-    pub fn unreadable(&mut self, path: &str, why: &str) {
-        self.failed.insert(path.to_ascii_lowercase(), format!("{path}: {why}"));
-    }
-
-    /// Build the drawable model with every material and texture resolved as far as the
-    /// archive allows, and say for each textured material what was drawn.
-    pub fn scene(&self, model_path: &str, file: Biz2File) -> (SceneModel, Vec<TextureStatus>) {
-        let mut textures: Vec<SceneTexture> = Vec::new();
-        let mut statuses: Vec<TextureStatus> = Vec::new();
-        // Resolve each distinct reference once; the closure below only looks results up.
-        let mut surfaces: HashMap<String, Surface> = HashMap::new();
-        // Front materials as drawn: the patch's own, else its object's.
-        let references = file
-            .objects
-            .iter()
-            .flat_map(|o| o.lods.iter().flat_map(|l| &l.patches).map(move |p| p.front.as_ref().or(o.front.as_ref())))
-            .filter_map(|m| match m {
-                Some(MaterialRef::Named(n)) => Some(n.clone()),
-                _ => None,
-            });
-        for r in references {
-            if surfaces.contains_key(&r) {
-                continue;
-            }
-            let (res, def) = self.libraries.resolve(&self.index, model_path, &r);
-            let mut surface = Surface { diffuse: def.and_then(|d| d.diffuse), texture: None };
-            if let (Some(def), Some(library)) = (def, res.library.as_deref()) {
-                if let Some(name) = def.texture_name() {
-                    let tex = self.texture_of(library, def);
-                    let file_path = tex.and_then(|t| self.map_file(model_path, t));
-                    let decoded = file_path.and_then(|p| self.images.get(&p.to_ascii_lowercase()));
-                    let reason = match (tex, tex.and_then(|t| t.map.as_deref()), file_path, decoded) {
-                        (None, ..) => Some(format!("texture {name} is not in {library}")),
-                        (Some(_), None, ..) => Some(format!("texture {name} names no map file")),
-                        (Some(_), Some(map), None, _) => Some(format!("map file {map} is not in the archive")),
-                        (.., Some(p), None) => self.failed.get(&p.to_ascii_lowercase()).cloned().or(Some(format!("{p} was not read"))),
-                        (.., Some(Err(e))) => Some(e.clone()),
-                        (.., Some(Ok(_))) => None,
-                    };
-                    let texels = match decoded {
-                        Some(Ok(t)) => t.clone(),
-                        _ => crate::texture::checker(surface.diffuse.unwrap_or([0.72, 0.72, 0.70])),
-                    };
-                    let scroll = tex.and_then(|t| t.scroll());
-                    surface.texture = Some(textures.len() as u32);
-                    // The texels carry the colour; the diffuse tint would darken them twice.
-                    if reason.is_none() {
-                        surface.diffuse = Some([1.0, 1.0, 1.0]);
-                    }
-                    textures.push(SceneTexture { name: name.to_string(), texels, scroll });
-                    statuses.push(TextureStatus {
-                        material: r.clone(),
-                        texture: name.to_string(),
-                        map: tex.and_then(|t| t.map.clone()),
-                        file: file_path.map(str::to_string),
-                        decoded: reason.is_none(),
-                        reason,
-                        scroll,
-                    });
-                }
-            }
-            surfaces.insert(r, surface);
-        }
-        let material = |r: &MaterialRef| match r {
-            MaterialRef::Named(n) => surfaces.get(n).copied().unwrap_or_default(),
-            _ => Surface::default(),
-        };
-        let mut scene = file.into_scene(&material);
-        scene.textures = textures;
-        (scene, statuses)
+    fn the_reference_graph_answers_both_ways_and_follows_updates() {
+        let files = crate::demo::demo_files();
+        let source = MemorySource::new(files.clone());
+        let archive = RefCell::new(Archive::new(ArchiveIndex::new(files.iter().map(|(p, _)| p.clone()))));
+        let scanned = pollster::block_on(scan_references(&archive, &source));
+        assert_eq!(scanned, files.len());
+        assert!(archive.borrow().unscanned().is_empty(), "a second scan reads nothing");
+        let a = archive.borrow();
+        let users: Vec<&str> = a.used_by("DEMO/MATERIAL/DEMO.BMF").iter().map(|(f, _)| *f).collect();
+        assert!(users.contains(&"DEMO/VIDEO/HEXPOD.BGF") && users.contains(&"DEMO/VIDEO/POOL.BGF"), "{users:?}");
+        let uses = a.uses("DEMO/MODELS/HEXPOD.MOD").unwrap();
+        assert_eq!(uses[0].resolution.file.as_deref(), Some("DEMO/VIDEO/HEXPOD.BGF"));
+        let rows = a.used_by_rows("DEMO/VIDEO/HEXPOD.BGF", &[]);
+        assert_eq!(rows[0], InfoRow::new("used by MODs", "DEMO/MODELS/HEXPOD.MOD"));
+        assert_eq!(rows[1], InfoRow::new("used by MAPs", "DEMO/MAPS/DEMO.MAP (via hexpod.mod)"));
+        let cube = a.used_by_rows("DEMO/VIDEO/CUBE.BGF", &[]);
+        assert_eq!(cube[0].value, "none in this archive");
+        drop(a);
+        // The MOD is rewritten to draw the cube instead: one file's update, no rescan.
+        let doc = registry::open("DEMO/MODELS/HEXPOD.MOD", b"[video]\r\nobject=cube.bgf\r\n".to_vec(), Purpose::Asset);
+        archive.borrow_mut().record_references("DEMO/MODELS/HEXPOD.MOD", &*doc);
+        let a = archive.borrow();
+        assert_eq!(a.used_by_rows("DEMO/VIDEO/CUBE.BGF", &[])[0].value, "DEMO/MODELS/HEXPOD.MOD");
+        assert_eq!(a.used_by_rows("DEMO/VIDEO/HEXPOD.BGF", &[])[0].value, "none in this archive");
     }
 }

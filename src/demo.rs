@@ -97,7 +97,7 @@ fn patch(name: &str, material: &str, primitives: Vec<Primitive>) -> Patch {
         name: Some(name.into()),
         front: Some(MaterialRef::Named(format!("demo:{material}"))),
         back: Some(MaterialRef::SameAsFront),
-        special: None,
+        specials: Vec::new(),
         faceted: Some(1),
         decal: None,
         primitives,
@@ -117,7 +117,7 @@ fn pmesh(format: u16, positions: Vec<[f32; 3]>, connectivity: Vec<Connectivity>)
 }
 
 fn object(name: &str, lods: Vec<Lod>) -> Object {
-    Object { chunk: 0, name: Some(name.into()), front: None, back: None, sv_vertex: Some(0x88), lods, points: Vec::new() }
+    Object { chunk: 0, name: Some(name.into()), front: None, back: None, sv_vertex: Some(0x88), specials: Vec::new(), lods, points: Vec::new() }
 }
 
 /// A geometry file with a BOUND block declaring the box and sphere around its objects.
@@ -230,7 +230,7 @@ fn library() -> Biz2File {
         map: Some(map.into()),
         wrap_u: Some(1),
         wrap_v: Some(1),
-        special: special.map(str::to_string),
+        specials: special.map(str::to_string).into_iter().collect(),
         ..TextureDef::new(name)
     };
     Biz2File {
@@ -401,44 +401,51 @@ mod tests {
         assert!((file.objects[1].points[5].radius.unwrap() - 0.1).abs() < 1e-6);
     }
 
+    /// Open a demo file through the one open sequence, in the demo archive.
+    fn open(path: &str) -> crate::archive::Opened {
+        let source = crate::archive::MemorySource::new(demo_files());
+        let archive = std::cell::RefCell::new(source.archive());
+        pollster::block_on(crate::archive::open_file(&archive, &source, path)).unwrap()
+    }
+
     #[test]
     fn pool_textures_resolve_decode_scroll_and_fall_back_to_a_checker() {
-        let files = demo_files();
-        let index = crate::archive::ArchiveIndex::new(files.iter().map(|(p, _)| p.clone()));
-        let mut assets = crate::archive::AssetSet::new(index);
-        let (_, pool) = Biz2File::parse(&files.iter().find(|(p, _)| p.ends_with("POOL.BGF")).unwrap().1).unwrap();
-        let refs = crate::info::biz2_info(&write_file(&pool, WriteOptions::default())).unwrap().materials;
-        let model = "DEMO/VIDEO/POOL.BGF";
-        let mut rounds = 0;
-        loop {
-            let needs = assets.needs(model, &refs);
-            if needs.is_empty() {
-                break;
-            }
-            rounds += 1;
-            for n in needs {
-                let bytes = &files.iter().find(|(p, _)| *p == n).unwrap().1;
-                assets.provide(&n, bytes).unwrap();
+        struct Counting(crate::archive::MemorySource, std::cell::RefCell<Vec<String>>);
+        impl crate::archive::FileSource for Counting {
+            async fn read(&self, path: &str) -> Result<Vec<u8>, String> {
+                self.1.borrow_mut().push(path.to_string());
+                self.0.read(path).await
             }
         }
-        assert_eq!(rounds, 2, "libraries first, then the maps they name");
-        let (scene, statuses) = assets.scene(model, pool);
+        let source = Counting(crate::archive::MemorySource::new(demo_files()), Default::default());
+        let archive = std::cell::RefCell::new(source.0.archive());
+        let opened = pollster::block_on(crate::archive::open_file(&archive, &source, "DEMO/VIDEO/POOL.BGF")).unwrap();
+        assert_eq!(*source.1.borrow(), vec!["DEMO/VIDEO/POOL.BGF", "DEMO/MATERIAL/DEMO.BMF", "DEMO/TEXTURE/WATER.TGA", "DEMO/TEXTURE/SIGN.RGB"], "the model, its library, then the maps it names");
+        let scene = opened.scene.unwrap();
+        let info = opened.document.info_json();
+        let statuses = info["texture_status"].as_array().unwrap();
+        let by = |t: &str| statuses.iter().find(|s| s["texture"] == t).unwrap();
+        assert_eq!(by("water_tex")["decoded"], true);
+        assert_eq!(by("water_tex")["scroll"], serde_json::json!([0.0, 0.0, 0.25, 0.1f32 as f64]));
+        assert_eq!(by("water_tex")["file"], "DEMO/TEXTURE/WATER.TGA");
+        assert_eq!(by("sign_tex")["decoded"], true);
+        assert_eq!(by("panel_tex")["decoded"], false);
+        assert_eq!(by("panel_tex")["reason"], "map file PANEL.SVT is not in the archive");
         assert_eq!(scene.textures.len(), 3);
-        let by = |t: &str| statuses.iter().find(|s| s.texture == t).unwrap();
-        assert!(by("water_tex").decoded);
-        assert_eq!(by("water_tex").scroll, Some([0.0, 0.0, 0.25, 0.1]));
-        assert_eq!(by("water_tex").file.as_deref(), Some("DEMO/TEXTURE/WATER.TGA"));
-        assert!(by("sign_tex").decoded);
-        let texels = |t: &str| &scene.textures.iter().find(|x| x.name == t).unwrap().texels;
+        let texels = |t: &str| &scene.textures.iter().find(|x| x.name.as_deref() == Some(t)).unwrap().texels;
         assert_eq!((texels("sign_tex").width, texels("water_tex").width), (16, 32));
-        assert!(!by("panel_tex").decoded);
-        assert_eq!(by("panel_tex").reason.as_deref(), Some("map file PANEL.SVT is not in the archive"));
         assert_eq!(texels("panel_tex"), &crate::texture::checker([0.85, 0.75, 0.3]));
-        // Every group of the mesh points at its texture.
-        let parts = &scene.lods[0].mesh.parts;
-        assert_eq!(parts.len(), 6);
-        assert!(parts.iter().all(|p| p.texture.is_some()));
-        assert!(parts.iter().all(|p| p.uvs.as_ref().map(Vec::len) == Some(p.positions.len())));
+        // Every primitive has a textured material and UVs; the water scrolls.
+        let prims: Vec<_> = scene.meshes.iter().flat_map(|m| &m.primitives).collect();
+        assert_eq!(prims.len(), 6);
+        assert!(prims.iter().all(|p| p.material.is_some_and(|m| scene.materials[m as usize].texture.is_some())));
+        assert!(prims.iter().all(|p| p.uvs.as_ref().map(Vec::len) == Some(p.positions.len())));
+        assert_eq!(scene.scrolling_materials().len(), 1);
+        assert_eq!(scene.draw_plan(0).draw_calls(), 3, "one draw per texture");
+        // A second model using the same library reads nothing more.
+        source.1.borrow_mut().clear();
+        pollster::block_on(crate::archive::open_file(&archive, &source, "DEMO/VIDEO/HEXPOD.BGF")).unwrap();
+        assert_eq!(*source.1.borrow(), vec!["DEMO/VIDEO/HEXPOD.BGF"], "libraries and maps are read once per archive");
     }
 
     #[test]
@@ -466,19 +473,35 @@ mod tests {
                 (layout.normal.is_some(), layout.rgba.is_some(), layout.lum.is_some(), layout.uv.is_some(), layout.uvw.is_some()), "{:#x}", layout.id);
             assert_eq!(p.triangles.len(), 2);
         }
-        let grey = [0.7, 0.7, 0.7];
-        let mesh = file.mesh(0, &|_| crate::scene::Surface { diffuse: Some(grey), texture: None });
-        assert_eq!(mesh.triangle_count(), 28);
-        let part = |k: usize| &mesh.parts[k];
+        // Drawn without a library: every patch is the neutral grey.
+        let source = crate::archive::MemorySource::new([("FORMATS.BGF".to_string(), bytes)]);
+        let archive = std::cell::RefCell::new(source.archive());
+        let scene = pollster::block_on(crate::archive::open_file(&archive, &source, "FORMATS.BGF")).unwrap().scene.unwrap();
+        assert_eq!(scene.triangle_count(0), 28);
+        let prims: Vec<_> = scene.meshes.iter().flat_map(|m| &m.primitives).collect();
+        let base = |k: usize| scene.materials[prims[k].material.unwrap() as usize].base_color;
         // Tile 1 (0x081) has normals; tile 0 (0x080) shades flat.
-        assert!(part(1).normals.is_some() && part(0).normals.is_none());
-        // Tile 2 (0x082) has vertex colours: its first corner is red.
-        assert_eq!(part(2).colors[0], [230, 26, 26, 255]);
-        // Tile 4 (0x084) has luminance: 0.25 × the diffuse grey.
-        assert_eq!(part(4).colors[0], [45, 45, 45, 255]);
-        // Tile 0 (0x080) has neither: the material colour.
-        assert_eq!(part(0).colors[0], [179, 179, 179, 255]);
-        assert_eq!(part(6).uvs.as_ref().unwrap()[2], [1.0, 1.0]);
+        assert!(prims[1].normals.is_some() && prims[0].normals.is_none());
+        // Tile 2 (0x082) has vertex colours: its first corner is red, drawn as they are.
+        assert_eq!(prims[2].colors.as_ref().unwrap()[0], [230, 26, 26, 255]);
+        assert_eq!(base(2), [1.0; 4]);
+        // Tile 4 (0x084) has luminance 0.25, which scales the material colour.
+        assert_eq!(prims[4].colors.as_ref().unwrap()[0], [64, 64, 64, 255]);
+        assert_eq!(base(4), [0.72, 0.72, 0.70, 1.0]);
+        // Tile 0 (0x080) has neither: the material colour alone.
+        assert!(prims[0].colors.is_none());
+        assert_eq!(prims[6].uvs.as_ref().unwrap()[2], [1.0, 1.0]);
+    }
+
+    #[test]
+    fn every_demo_file_opens_through_the_open_sequence() {
+        for (path, _) in demo_files() {
+            let o = open(&path);
+            assert!(o.document.error().is_none(), "{path}");
+            assert!(o.unreadable.is_empty(), "{path}: {:?}", o.unreadable);
+            let caps = o.document.kind().capabilities();
+            assert_eq!(o.scene.is_some(), caps.scene, "{path}");
+        }
     }
 
     #[test]

@@ -1,14 +1,21 @@
 //! relicview: identifies, parses and triangulates the files of old 3D game archives.
 //!
-//! Layers (each uses only those below): `formats` (bytes → raw chunk tree → model),
-//! `scene` (neutral meshes, no GPU), `render` and `web` (browser only), and the native
-//! `serve`/`demo` modules behind the command line.
+//! Layers, each using only those below it:
+//!
+//! ```text
+//!  web (wasm glue) · bin (CLI: info, census, export, serve, index, demo)
+//!  render (three-d, wasm only) · gltf (export) · census · serve · demo
+//!  archive      paths, nearest-first resolution, assets, reference graph, the open sequence
+//!  formats      registry of kinds · Document interface · biz2, text, image, bytes, ini
+//!  inspect      neutral inspector view (rows, fields, coverage runs)
+//!  scene        neutral scene graph (meshes, materials, nodes, instances, clips)
+//! ```
 
 pub mod archive;
 pub mod census;
 pub mod demo;
 pub mod formats;
-pub mod info;
+pub mod gltf;
 pub mod inspect;
 pub mod scene;
 pub mod texture;

@@ -1,103 +1,275 @@
-//! Neutral scene data: what the formats produce and the renderer draws. No GPU, no browser.
+//! The neutral scene graph: what every format builds and what the renderer and the glTF
+//! exporter read. It knows no format, no GPU and no browser.
+//!
+//! - **Meshes** hold indexed triangle primitives (positions; optional normals, sRGB vertex
+//!   colours and UVs) with a material each. Every triangle keeps the bytes it came from
+//!   ([`SourceRun`]), so a pick in 3D finds its record in the inspector.
+//! - **Nodes** form a tree (parents before children) with a local TRS transform, an optional
+//!   mesh, an optional marker (a light point), the inspector record they came from, and an
+//!   optional level of detail: a node with `lod: Some(i)` and everything under it is shown
+//!   only while LOD `i` is on show.
+//! - **Instances**: a mesh referenced by many nodes is one mesh drawn at many transforms; the
+//!   renderer issues one draw per (mesh, material) for all of them.
+//! - **Clips** animate node translation/rotation/scale and material UV offsets over time.
+//!
+//! How the formats map onto it:
+//! - *DIV-BIZ2 models*: file → OBJECT nodes → LOD nodes (`lod: Some(i)`) → PATCH nodes, each
+//!   with a mesh whose primitives are the patch's PMESH/TRISTRIP/… chunks. Light points are
+//!   marker nodes under their object. A scrolling texture is a clip with one UV-offset track
+//!   on its material that extrapolates linearly (`Repeat::Extrapolate`).
+//! - *Pod worlds (MAP/MOD/SUB)*: a node per placement (translation and rotation from the
+//!   instance line, composed child · parent for nested maps), pointing at one mesh per unique
+//!   BGF object: placements become instances. A sliding door is a looping clip with a
+//!   translation track on its node (slide over TravelTime, dwell DeadTime, slide back);
+//!   drifting smoke is a UV-offset track like any BIZ2 scroll.
+//! - *FF7 BSX field models*: a node per bone (parent bone, translation along the parent's
+//!   +Z by the bone length), the rigid parts as meshes on their bone's node, and each
+//!   animation as a looping clip with a rotation track per bone.
 
-use crate::formats::biz2::model::SourceRun;
+use crate::texture::Texels;
+use glam::{Mat4, Quat, Vec3};
 use serde::Serialize;
 
-/// The triangles of one primitive chunk (PMESH, TRISTRIP …), with its vertices as the file
-/// stores them: the arrays are moved out of the model, not copied.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct MeshPart {
-    pub positions: Vec<[f32; 3]>,
-    /// Per vertex, when the vertex format has normals; otherwise faces shade flat.
-    pub normals: Option<Vec<[f32; 3]>>,
-    /// sRGB bytes per vertex: vertex colours, or the material's colour (× luminance).
-    pub colors: Vec<[u8; 4]>,
-    pub uvs: Option<Vec<[f32; 2]>>,
-    /// Three per triangle, into this part's vertices.
-    pub indices: Vec<u32>,
-    /// Which chunk produced which triangles (for picking), as runs in triangle order.
-    pub triangle_sources: Vec<SourceRun>,
-    /// The primitive chunk, and the PATCH, LOD (if any) and OBJECT chunks that hold it.
-    pub chunk: u32,
-    pub patch_chunk: u32,
-    pub lod_chunk: Option<u32>,
-    pub object_chunk: u32,
-    /// The front material reference, verbatim ("lib:name").
-    pub material: Option<String>,
-    /// Index into [`SceneModel::textures`].
-    pub texture: Option<u32>,
+pub type NodeId = u32;
+pub type MeshId = u32;
+pub type MaterialId = u32;
+pub type TextureId = u32;
+
+/// Triangles `first..` (up to the next run) came from inspector record `record`. Face `k`
+/// of the run (`tris_per_face` triangles each) is the bytes `start + k·face_len ..` of
+/// length `face_len`; `tris_per_face == 0` means every triangle of the run came from the
+/// whole record (strips and fans).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct SourceRun {
+    pub first: u32,
+    pub record: u32,
+    pub start: usize,
+    pub face_len: u32,
+    pub tris_per_face: u32,
 }
 
-impl MeshPart {
+impl SourceRun {
+    /// The bytes of triangle `t` (an index into the primitive), given the record's own range
+    /// for runs that have no faces.
+    pub fn face_bytes(&self, t: u32, record_range: (usize, usize)) -> (usize, usize) {
+        if self.tris_per_face == 0 {
+            return record_range;
+        }
+        let face = ((t - self.first) / self.tris_per_face) as usize;
+        let start = self.start + face * self.face_len as usize;
+        (start, start + self.face_len as usize)
+    }
+}
+
+/// The run that holds triangle `t`, from runs sorted by `first`.
+pub fn source_of(runs: &[SourceRun], t: u32) -> Option<&SourceRun> {
+    let i = runs.partition_point(|r| r.first <= t);
+    i.checked_sub(1).map(|i| &runs[i])
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Primitive {
+    pub positions: Vec<[f32; 3]>,
+    /// Per vertex, when the file has them; otherwise faces shade flat.
+    pub normals: Option<Vec<[f32; 3]>>,
+    /// sRGB bytes per vertex, multiplied with the material's base colour.
+    pub colors: Option<Vec<[u8; 4]>>,
+    pub uvs: Option<Vec<[f32; 2]>>,
+    /// Three per triangle.
+    pub indices: Vec<u32>,
+    pub material: Option<MaterialId>,
+    /// The inspector record (chunk) the primitive came from.
+    pub record: Option<u32>,
+    pub sources: Vec<SourceRun>,
+}
+
+impl Primitive {
     pub fn triangle_count(&self) -> usize {
         self.indices.len() / 3
     }
-
-    /// Whether the whole part came from `chunk` or lies inside it.
-    pub fn within(&self, chunk: u32) -> bool {
-        self.chunk == chunk || self.patch_chunk == chunk || self.lod_chunk == Some(chunk) || self.object_chunk == chunk
-    }
 }
 
-/// One LOD's triangles: a part per primitive.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Mesh {
-    pub parts: Vec<MeshPart>,
+    pub name: Option<String>,
+    pub primitives: Vec<Primitive>,
 }
 
 impl Mesh {
     pub fn triangle_count(&self) -> usize {
-        self.parts.iter().map(MeshPart::triangle_count).sum()
+        self.primitives.iter().map(Primitive::triangle_count).sum()
     }
+}
 
-    /// The nearest triangle a ray hits (both faces count: winding is unconfirmed):
-    /// (part, triangle within the part, distance along `dir`).
-    pub fn pick(&self, origin: [f32; 3], dir: [f32; 3]) -> Option<(usize, u32, f32)> {
-        let (o, d) = (glam::Vec3::from(origin), glam::Vec3::from(dir));
-        let mut best: Option<(usize, u32, f32)> = None;
-        for (k, part) in self.parts.iter().enumerate() {
-            for (t, tri) in part.indices.chunks_exact(3).enumerate() {
-                let [a, b, c] = [tri[0], tri[1], tri[2]].map(|i| glam::Vec3::from(part.positions[i as usize]));
-                // Möller–Trumbore.
-                let (e1, e2) = (b - a, c - a);
-                let p = d.cross(e2);
-                let det = e1.dot(p);
-                if det.abs() < 1e-12 {
-                    continue;
-                }
-                let s = o - a;
-                let u = s.dot(p) / det;
-                if !(0.0..=1.0).contains(&u) {
-                    continue;
-                }
-                let q = s.cross(e1);
-                let v = d.dot(q) / det;
-                if v < 0.0 || u + v > 1.0 {
-                    continue;
-                }
-                let dist = e2.dot(q) / det;
-                if dist > 0.0 && dist.is_finite() && best.is_none_or(|b| dist < b.2) {
-                    best = Some((k, t as u32, dist));
-                }
-            }
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Transform {
+    pub translation: [f32; 3],
+    /// A unit quaternion (x, y, z, w).
+    pub rotation: [f32; 4],
+    pub scale: [f32; 3],
+}
+
+impl Default for Transform {
+    fn default() -> Self {
+        Transform { translation: [0.0; 3], rotation: [0.0, 0.0, 0.0, 1.0], scale: [1.0; 3] }
+    }
+}
+
+impl Transform {
+    pub fn matrix(&self) -> Mat4 {
+        Mat4::from_scale_rotation_translation(Vec3::from(self.scale), Quat::from_array(self.rotation).normalize(), Vec3::from(self.translation))
+    }
+    pub fn is_identity(&self) -> bool {
+        *self == Transform::default()
+    }
+}
+
+/// Something shown at a node that is not a mesh.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub enum Marker {
+    /// A light point (a running light): drawn as a small marker of at least this radius.
+    Light { radius: f32 },
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Node {
+    pub name: Option<String>,
+    pub parent: Option<NodeId>,
+    pub children: Vec<NodeId>,
+    pub transform: Transform,
+    pub mesh: Option<MeshId>,
+    pub marker: Option<Marker>,
+    /// Shown only while this level of detail is on show (with everything below it).
+    pub lod: Option<u32>,
+    /// The inspector record (chunk) the node came from.
+    pub record: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Material {
+    pub name: Option<String>,
+    /// sRGB factor (and alpha) that vertex colours and texels are multiplied with.
+    pub base_color: [f32; 4],
+    pub texture: Option<TextureId>,
+    /// Winding is unconfirmed in the pods' files: both sides are drawn unless culling is on.
+    pub double_sided: bool,
+}
+
+impl Default for Material {
+    fn default() -> Self {
+        Material { name: None, base_color: [1.0; 4], texture: None, double_sided: true }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Texture {
+    pub name: Option<String>,
+    pub texels: Texels,
+    /// The archive file the texels came from, when they were decoded from one.
+    pub file: Option<String>,
+}
+
+/// A level of detail and the camera distances [in, out] it is meant for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct LodLevel {
+    pub distance: Option<[f32; 2]>,
+}
+
+/// What a track animates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Target {
+    Translation(NodeId),
+    /// Quaternions (x, y, z, w), interpolated with slerp.
+    Rotation(NodeId),
+    Scale(NodeId),
+    /// The UV offset of a material's texture (u, v), wrapped into [0, 1) when drawn.
+    UvOffset(MaterialId),
+}
+
+impl Target {
+    pub fn width(&self) -> usize {
+        match self {
+            Target::Rotation(_) => 4,
+            Target::UvOffset(_) => 2,
+            _ => 3,
         }
-        best
     }
+}
 
-    /// Axis-aligned bounds of the finite positions that triangles use, or None.
-    pub fn bounds(&self) -> Option<Bounds> {
-        let mut it = self
-            .parts
-            .iter()
-            .flat_map(|p| p.indices.iter().map(|&i| p.positions[i as usize]))
-            .filter(|p| p.iter().all(|x| x.is_finite()));
-        let first = glam::Vec3::from(it.next()?);
-        let (min, max) = it.fold((first, first), |(lo, hi), p| {
-            let p = glam::Vec3::from(p);
-            (lo.min(p), hi.max(p))
-        });
-        Some(Bounds { min: min.into(), max: max.into() })
+/// Keyframes, linearly interpolated: `values` holds `target.width()` numbers per time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Track {
+    pub target: Target,
+    pub times: Vec<f32>,
+    pub values: Vec<f32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Repeat {
+    /// Time wraps at the clip's duration.
+    Loop,
+    /// Past the last key the last segment's slope goes on forever (a steady drift).
+    Extrapolate,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Clip {
+    pub name: String,
+    pub duration: f32,
+    pub repeat: Repeat,
+    pub tracks: Vec<Track>,
+}
+
+impl Track {
+    /// The value at `t` seconds into the clip (already wrapped for looping clips).
+    pub fn sample(&self, t: f64, repeat: Repeat) -> Vec<f32> {
+        let w = self.target.width();
+        let n = self.times.len().min(self.values.len() / w);
+        if n == 0 {
+            return vec![0.0; w];
+        }
+        let key = |i: usize| &self.values[i * w..i * w + w];
+        if n == 1 {
+            return key(0).to_vec();
+        }
+        // The segment holding t (or the last one, to extrapolate past it).
+        let i = self.times[..n].partition_point(|&k| (k as f64) <= t).clamp(1, n - 1) - 1;
+        let (t0, t1) = (self.times[i] as f64, self.times[i + 1] as f64);
+        let span = (t1 - t0).max(1e-9);
+        let mut s = (t - t0) / span;
+        if repeat == Repeat::Loop || t < t0 {
+            s = s.clamp(0.0, 1.0);
+        }
+        let (a, b) = (key(i), key(i + 1));
+        if let Target::Rotation(_) = self.target {
+            let q = Quat::from_slice(a).normalize().slerp(Quat::from_slice(b).normalize(), s.clamp(0.0, 1.0) as f32);
+            return q.to_array().to_vec();
+        }
+        a.iter().zip(b).map(|(&x, &y)| (x as f64 + (y as f64 - x as f64) * s) as f32).collect()
     }
+}
+
+impl Clip {
+    /// Clip time for the animation clock `seconds`.
+    pub fn local_time(&self, seconds: f64) -> f64 {
+        match self.repeat {
+            Repeat::Loop if self.duration > 0.0 => seconds.rem_euclid(self.duration as f64),
+            _ => seconds,
+        }
+    }
+}
+
+/// A whole scene ready to draw or export.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Scene {
+    pub name: String,
+    pub nodes: Vec<Node>,
+    pub meshes: Vec<Mesh>,
+    pub materials: Vec<Material>,
+    pub textures: Vec<Texture>,
+    pub clips: Vec<Clip>,
+    /// The levels of detail the scene switches between (empty or one: no switching).
+    pub lods: Vec<LodLevel>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -107,71 +279,476 @@ pub struct Bounds {
 }
 
 impl Bounds {
-    pub fn center(&self) -> glam::Vec3 {
-        (glam::Vec3::from(self.min) + glam::Vec3::from(self.max)) * 0.5
+    pub fn center(&self) -> Vec3 {
+        (Vec3::from(self.min) + Vec3::from(self.max)) * 0.5
     }
     pub fn radius(&self) -> f32 {
-        (glam::Vec3::from(self.max) - glam::Vec3::from(self.min)).length() * 0.5
+        (Vec3::from(self.max) - Vec3::from(self.min)).length() * 0.5
+    }
+    fn grow(b: &mut Option<Bounds>, p: Vec3) {
+        if !p.is_finite() {
+            return;
+        }
+        match b {
+            None => *b = Some(Bounds { min: p.into(), max: p.into() }),
+            Some(b) => {
+                b.min = Vec3::from(b.min).min(p).into();
+                b.max = Vec3::from(b.max).max(p).into();
+            }
+        }
     }
 }
 
-/// One level of detail: its mesh and the camera distances [in, out] it is meant for.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct SceneLod {
-    pub mesh: Mesh,
-    pub distance: Option<[f32; 2]>,
+/// The nearest triangle a ray hits.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SceneHit {
+    pub node: NodeId,
+    pub mesh: MeshId,
+    pub primitive: u32,
+    pub triangle: u32,
+    pub distance: f32,
 }
 
-/// A texture as the renderer needs it: texels (decoded, or a tinted checker standing in),
-/// and its UV drift.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SceneTexture {
-    pub name: String,
-    pub texels: crate::texture::Texels,
-    /// [u0, v0, du, dv]: UV offset (u0 + du·t, v0 + dv·t), t in seconds.
-    pub scroll: Option<[f32; 4]>,
+impl Scene {
+    /// Add a node under `parent` (nodes stay in parents-before-children order).
+    pub fn add_node(&mut self, parent: Option<NodeId>, node: Node) -> NodeId {
+        let id = self.nodes.len() as NodeId;
+        self.nodes.push(Node { parent, ..node });
+        if let Some(p) = parent {
+            self.nodes[p as usize].children.push(id);
+        }
+        id
+    }
+
+    pub fn add_mesh(&mut self, mesh: Mesh) -> MeshId {
+        self.meshes.push(mesh);
+        (self.meshes.len() - 1) as MeshId
+    }
+
+    pub fn roots(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.nodes.iter().enumerate().filter(|(_, n)| n.parent.is_none()).map(|(i, _)| i as NodeId)
+    }
+
+    /// How many levels of detail can be chosen (at least one).
+    pub fn lod_count(&self) -> usize {
+        self.lods.len().max(1)
+    }
+
+    /// The transforms of nodes as animated at `seconds`, for nodes that clips move.
+    pub fn pose(&self, seconds: f64) -> Vec<Transform> {
+        let mut pose: Vec<Transform> = self.nodes.iter().map(|n| n.transform).collect();
+        for clip in &self.clips {
+            let t = clip.local_time(seconds);
+            for track in &clip.tracks {
+                let v = track.sample(t, clip.repeat);
+                match track.target {
+                    Target::Translation(n) => pose[n as usize].translation = [v[0], v[1], v[2]],
+                    Target::Rotation(n) => pose[n as usize].rotation = [v[0], v[1], v[2], v[3]],
+                    Target::Scale(n) => pose[n as usize].scale = [v[0], v[1], v[2]],
+                    Target::UvOffset(_) => {}
+                }
+            }
+        }
+        pose
+    }
+
+    /// The UV offset of every material at `seconds` (wrapped into [0, 1)).
+    pub fn uv_offsets(&self, seconds: f64) -> Vec<[f32; 2]> {
+        let mut out = vec![[0.0f32; 2]; self.materials.len()];
+        for clip in &self.clips {
+            let t = clip.local_time(seconds);
+            for track in &clip.tracks {
+                if let Target::UvOffset(m) = track.target {
+                    let v = track.sample(t, clip.repeat);
+                    if let Some(o) = out.get_mut(m as usize) {
+                        *o = [v[0].rem_euclid(1.0), v[1].rem_euclid(1.0)];
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// World matrices of every node for local transforms `pose` (see [`Self::pose`]).
+    pub fn world(&self, pose: &[Transform]) -> Vec<Mat4> {
+        let mut world: Vec<Mat4> = Vec::with_capacity(self.nodes.len());
+        for (i, n) in self.nodes.iter().enumerate() {
+            let local = pose.get(i).unwrap_or(&n.transform).matrix();
+            let m = match n.parent {
+                Some(p) if (p as usize) < i => world[p as usize] * local,
+                _ => local,
+            };
+            world.push(m);
+        }
+        world
+    }
+
+    /// Whether each node is shown at LOD `lod`: its own `lod` and every ancestor's allow it.
+    pub fn visible(&self, lod: usize) -> Vec<bool> {
+        let mut out: Vec<bool> = Vec::with_capacity(self.nodes.len());
+        for (i, n) in self.nodes.iter().enumerate() {
+            let parent = n.parent.filter(|&p| (p as usize) < i).is_none_or(|p| out[p as usize]);
+            out.push(parent && n.lod.is_none_or(|l| l as usize == lod));
+        }
+        out
+    }
+
+    /// Nodes whose transform some clip changes, or that sit under one.
+    pub fn animated_nodes(&self) -> Vec<bool> {
+        let mut moved = vec![false; self.nodes.len()];
+        for t in self.clips.iter().flat_map(|c| &c.tracks) {
+            match t.target {
+                Target::Translation(n) | Target::Rotation(n) | Target::Scale(n) => {
+                    if let Some(m) = moved.get_mut(n as usize) {
+                        *m = true;
+                    }
+                }
+                Target::UvOffset(_) => {}
+            }
+        }
+        for i in 0..self.nodes.len() {
+            if let Some(p) = self.nodes[i].parent {
+                if (p as usize) < i && moved[p as usize] {
+                    moved[i] = true;
+                }
+            }
+        }
+        moved
+    }
+
+    /// Materials whose UV offset a clip animates.
+    pub fn scrolling_materials(&self) -> Vec<MaterialId> {
+        let mut out: Vec<MaterialId> = self.clips.iter().flat_map(|c| &c.tracks).filter_map(|t| if let Target::UvOffset(m) = t.target { Some(m) } else { None }).collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Triangles drawn at LOD `lod`, counting every instance.
+    pub fn triangle_count(&self, lod: usize) -> usize {
+        let visible = self.visible(lod);
+        self.nodes.iter().zip(&visible).filter(|(_, &v)| v).filter_map(|(n, _)| n.mesh).map(|m| self.meshes[m as usize].triangle_count()).sum()
+    }
+
+    /// Nodes at LOD `lod` that draw a mesh.
+    pub fn instance_count(&self, lod: usize) -> usize {
+        let visible = self.visible(lod);
+        self.nodes.iter().zip(&visible).filter(|(n, &v)| v && n.mesh.is_some()).count()
+    }
+
+    /// Bounds of what is shown at LOD `lod` in its rest pose: the triangles' vertices, or the
+    /// markers where there are no triangles.
+    pub fn bounds(&self, lod: usize) -> Option<Bounds> {
+        let world = self.world(&self.pose(0.0));
+        let visible = self.visible(lod);
+        let mut b = None;
+        for (i, n) in self.nodes.iter().enumerate() {
+            let Some(m) = n.mesh.filter(|_| visible[i]) else { continue };
+            for p in &self.meshes[m as usize].primitives {
+                for &k in &p.indices {
+                    if let Some(v) = p.positions.get(k as usize) {
+                        Bounds::grow(&mut b, world[i].transform_point3(Vec3::from(*v)));
+                    }
+                }
+            }
+        }
+        if b.is_none() {
+            for (i, n) in self.nodes.iter().enumerate() {
+                if n.marker.is_some() && visible[i] {
+                    Bounds::grow(&mut b, world[i].transform_point3(Vec3::ZERO));
+                }
+            }
+        }
+        b
+    }
+
+    /// The nearest triangle (either face: winding is unconfirmed) that the ray from `origin`
+    /// along `dir` hits among the nodes shown at `lod`, with nodes placed by `world`.
+    pub fn pick(&self, origin: Vec3, dir: Vec3, lod: usize, world: &[Mat4]) -> Option<SceneHit> {
+        let visible = self.visible(lod);
+        let mut best: Option<SceneHit> = None;
+        for (i, n) in self.nodes.iter().enumerate() {
+            let Some(m) = n.mesh.filter(|_| visible[i]) else { continue };
+            let inv = world[i].inverse();
+            if !inv.is_finite() {
+                continue;
+            }
+            // Intersect in the node's own space; distances along `dir` are kept by scaling
+            // the direction, not normalising it.
+            let (o, d) = (inv.transform_point3(origin), inv.transform_vector3(dir));
+            for (k, prim) in self.meshes[m as usize].primitives.iter().enumerate() {
+                for (t, tri) in prim.indices.chunks_exact(3).enumerate() {
+                    let v = |j: usize| prim.positions.get(tri[j] as usize).map(|p| Vec3::from(*p));
+                    let (Some(a), Some(b), Some(c)) = (v(0), v(1), v(2)) else { continue };
+                    if let Some(dist) = ray_triangle(o, d, a, b, c) {
+                        if best.is_none_or(|h| dist < h.distance) {
+                            best = Some(SceneHit { node: i as NodeId, mesh: m, primitive: k as u32, triangle: t as u32, distance: dist });
+                        }
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    /// The node that came from inspector record `record`.
+    pub fn node_of_record(&self, record: u32) -> Option<NodeId> {
+        self.nodes.iter().position(|n| n.record == Some(record)).map(|i| i as NodeId)
+    }
+
+    /// The LOD that shows the node from inspector record `record`, if that node is a LOD.
+    pub fn lod_of_record(&self, record: u32) -> Option<usize> {
+        let mut n = self.node_of_record(record);
+        while let Some(i) = n {
+            if let Some(l) = self.nodes[i as usize].lod {
+                return Some(l as usize);
+            }
+            n = self.nodes[i as usize].parent;
+        }
+        None
+    }
+
+    /// World-space corners of the triangles shown at `lod` that came from `record`: a node
+    /// (everything under it), a primitive, or the record a run of triangles came from.
+    pub fn triangles_of_record(&self, record: u32, lod: usize, world: &[Mat4]) -> Vec<[f32; 3]> {
+        let visible = self.visible(lod);
+        let mut under = vec![false; self.nodes.len()];
+        for (i, n) in self.nodes.iter().enumerate() {
+            under[i] = n.record == Some(record) || n.parent.is_some_and(|p| (p as usize) < i && under[p as usize]);
+        }
+        let mut out = Vec::new();
+        for (i, n) in self.nodes.iter().enumerate() {
+            let Some(m) = n.mesh.filter(|_| visible[i]) else { continue };
+            for prim in &self.meshes[m as usize].primitives {
+                let whole = under[i] || prim.record == Some(record);
+                for (t, tri) in prim.indices.chunks_exact(3).enumerate() {
+                    if whole || source_of(&prim.sources, t as u32).is_some_and(|r| r.record == record) {
+                        out.extend(tri.iter().filter_map(|&k| prim.positions.get(k as usize)).map(|p| world[i].transform_point3(Vec3::from(*p)).to_array()));
+                    }
+                }
+            }
+        }
+        out
+    }
 }
 
-/// How a patch looks: what its material resolved to.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Surface {
-    pub diffuse: Option<[f32; 3]>,
-    pub texture: Option<u32>,
+/// Möller–Trumbore; the distance along `d` (in units of |d|), both faces.
+fn ray_triangle(o: Vec3, d: Vec3, a: Vec3, b: Vec3, c: Vec3) -> Option<f32> {
+    let (e1, e2) = (b - a, c - a);
+    let p = d.cross(e2);
+    let det = e1.dot(p);
+    if det.abs() < 1e-12 {
+        return None;
+    }
+    let s = o - a;
+    let u = s.dot(p) / det;
+    if !(0.0..=1.0).contains(&u) {
+        return None;
+    }
+    let q = s.cross(e1);
+    let v = d.dot(q) / det;
+    if v < 0.0 || u + v > 1.0 {
+        return None;
+    }
+    let dist = e2.dot(q) / det;
+    (dist > 0.0 && dist.is_finite()).then_some(dist)
 }
 
-/// A whole model ready to draw: one mesh per LOD (LOD i of every object), light points as
-/// (centre, radius), and the textures the meshes' groups refer to.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct SceneModel {
-    pub lods: Vec<SceneLod>,
-    pub points: Vec<([f32; 3], f32)>,
-    pub textures: Vec<SceneTexture>,
+/// How the renderer draws a scene at one LOD: merged static batches (single-use meshes,
+/// baked into world space, one draw per texture) and instanced batches (a mesh drawn by
+/// several nodes, or moved by a clip: one draw per (mesh, primitive) for all its nodes).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DrawPlan {
+    pub merged: Vec<MergedBatch>,
+    pub instanced: Vec<InstancedBatch>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct MergedBatch {
+    pub texture: Option<TextureId>,
+    /// The material whose UV offset animates this batch, if one does.
+    pub scrolling: Option<MaterialId>,
+    /// (node, mesh, primitive) in draw order.
+    pub items: Vec<(NodeId, MeshId, u32)>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct InstancedBatch {
+    pub mesh: MeshId,
+    pub primitive: u32,
+    pub nodes: Vec<NodeId>,
+}
+
+impl DrawPlan {
+    pub fn draw_calls(&self) -> usize {
+        self.merged.len() + self.instanced.len()
+    }
+}
+
+impl Scene {
+    pub fn draw_plan(&self, lod: usize) -> DrawPlan {
+        let visible = self.visible(lod);
+        let animated = self.animated_nodes();
+        let scrolling = self.scrolling_materials();
+        let mut users = vec![0usize; self.meshes.len()];
+        for (i, n) in self.nodes.iter().enumerate() {
+            if let Some(m) = n.mesh.filter(|_| visible[i]) {
+                users[m as usize] += 1;
+            }
+        }
+        let mut plan = DrawPlan::default();
+        for (i, n) in self.nodes.iter().enumerate() {
+            let Some(m) = n.mesh.filter(|_| visible[i]) else { continue };
+            let mesh = &self.meshes[m as usize];
+            for (k, prim) in mesh.primitives.iter().enumerate() {
+                if prim.indices.is_empty() {
+                    continue;
+                }
+                if users[m as usize] > 1 || animated[i] {
+                    match plan.instanced.iter_mut().find(|b| b.mesh == m && b.primitive == k as u32) {
+                        Some(b) => b.nodes.push(i as NodeId),
+                        None => plan.instanced.push(InstancedBatch { mesh: m, primitive: k as u32, nodes: vec![i as NodeId] }),
+                    }
+                    continue;
+                }
+                let material = prim.material.and_then(|id| self.materials.get(id as usize).map(|mat| (id, mat)));
+                let texture = material.and_then(|(_, mat)| mat.texture);
+                let scroll = material.map(|(id, _)| id).filter(|id| scrolling.contains(id));
+                match plan.merged.iter_mut().find(|b| b.texture == texture && b.scrolling == scroll) {
+                    Some(b) => b.items.push((i as NodeId, m, k as u32)),
+                    None => plan.merged.push(MergedBatch { texture, scrolling: scroll, items: vec![(i as NodeId, m, k as u32)] }),
+                }
+            }
+        }
+        plan
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn quad(z: f32, chunk: u32) -> MeshPart {
-        MeshPart {
+    fn quad(z: f32, record: u32) -> Primitive {
+        Primitive {
             positions: vec![[-1.0, -1.0, z], [1.0, -1.0, z], [1.0, 1.0, z], [-1.0, 1.0, z]],
-            colors: vec![[255; 4]; 4],
             indices: vec![0, 1, 2, 0, 2, 3],
-            chunk,
+            record: Some(record),
+            sources: vec![SourceRun { first: 0, record, start: 100, face_len: 16, tris_per_face: 2 }],
             ..Default::default()
         }
     }
 
+    fn two_quads() -> Scene {
+        let mut s = Scene::default();
+        let m = s.add_mesh(Mesh { name: None, primitives: vec![quad(0.0, 10), quad(-2.0, 20)] });
+        s.add_node(None, Node { mesh: Some(m), record: Some(5), ..Default::default() });
+        s
+    }
+
     #[test]
     fn pick_finds_the_nearest_triangle_from_either_side() {
-        let mesh = Mesh { parts: vec![quad(0.0, 10), quad(-2.0, 20)] };
-        // From +z looking down -z: the quad at z=0 is nearer.
-        assert_eq!(mesh.pick([0.5, -0.5, 5.0], [0.0, 0.0, -1.0]), Some((0, 0, 5.0)));
-        assert_eq!(mesh.pick([-0.5, 0.5, 5.0], [0.0, 0.0, -1.0]).map(|p| (p.0, p.1)), Some((0, 1)));
-        // From -z: the other quad, back faces included.
-        assert_eq!(mesh.pick([0.5, -0.5, -5.0], [0.0, 0.0, 1.0]).map(|p| p.0), Some(1));
-        // Beside both, or looking away: nothing.
-        assert_eq!(mesh.pick([3.0, 0.0, 5.0], [0.0, 0.0, -1.0]), None);
-        assert_eq!(mesh.pick([0.0, 0.0, 5.0], [0.0, 0.0, 1.0]), None);
+        let s = two_quads();
+        let w = s.world(&s.pose(0.0));
+        let hit = s.pick(Vec3::new(0.5, -0.5, 5.0), Vec3::NEG_Z, 0, &w).unwrap();
+        assert_eq!((hit.primitive, hit.triangle, hit.distance), (0, 0, 5.0));
+        assert_eq!(s.pick(Vec3::new(-0.5, 0.5, 5.0), Vec3::NEG_Z, 0, &w).map(|h| (h.primitive, h.triangle)), Some((0, 1)));
+        assert_eq!(s.pick(Vec3::new(0.5, -0.5, -5.0), Vec3::Z, 0, &w).map(|h| h.primitive), Some(1));
+        assert_eq!(s.pick(Vec3::new(3.0, 0.0, 5.0), Vec3::NEG_Z, 0, &w), None);
+        assert_eq!(s.pick(Vec3::new(0.0, 0.0, 5.0), Vec3::Z, 0, &w), None);
+    }
+
+    #[test]
+    fn picking_and_bounds_follow_node_transforms() {
+        let mut s = two_quads();
+        s.nodes[0].transform.translation = [10.0, 0.0, 0.0];
+        let w = s.world(&s.pose(0.0));
+        assert!(s.pick(Vec3::new(0.5, -0.5, 5.0), Vec3::NEG_Z, 0, &w).is_none());
+        assert!(s.pick(Vec3::new(10.5, -0.5, 5.0), Vec3::NEG_Z, 0, &w).is_some());
+        let b = s.bounds(0).unwrap();
+        assert_eq!((b.min, b.max), ([9.0, -1.0, -2.0], [11.0, 1.0, 0.0]));
+    }
+
+    #[test]
+    fn face_bytes_come_from_the_recorded_run() {
+        let q = quad(0.0, 10);
+        let run = source_of(&q.sources, 1).unwrap();
+        assert_eq!(run.face_bytes(1, (0, 0)), (100, 116));
+        let strip = SourceRun { first: 0, record: 3, start: 0, face_len: 0, tris_per_face: 0 };
+        assert_eq!(strip.face_bytes(7, (40, 90)), (40, 90));
+    }
+
+    #[test]
+    fn lods_hide_their_subtrees() {
+        let mut s = Scene::default();
+        let m = s.add_mesh(Mesh { name: None, primitives: vec![quad(0.0, 1)] });
+        let root = s.add_node(None, Node::default());
+        let l0 = s.add_node(Some(root), Node { lod: Some(0), record: Some(40), ..Default::default() });
+        let l1 = s.add_node(Some(root), Node { lod: Some(1), record: Some(41), ..Default::default() });
+        s.add_node(Some(l0), Node { mesh: Some(m), ..Default::default() });
+        s.add_node(Some(l1), Node { mesh: Some(m), ..Default::default() });
+        s.add_node(Some(l1), Node { mesh: Some(m), ..Default::default() });
+        assert_eq!((s.triangle_count(0), s.triangle_count(1)), (2, 4));
+        assert_eq!(s.lod_of_record(41), Some(1));
+        assert_eq!(s.visible(1), vec![true, false, true, false, true, true]);
+    }
+
+    #[test]
+    fn draw_calls_grow_with_unique_meshes_not_placements() {
+        // One mesh placed 1,000 times plus two single-use meshes sharing no texture.
+        let mut s = Scene::default();
+        let shared = s.add_mesh(Mesh { name: None, primitives: vec![quad(0.0, 1)] });
+        for k in 0..1000 {
+            let t = Transform { translation: [k as f32 * 3.0, 0.0, 0.0], ..Default::default() };
+            s.add_node(None, Node { mesh: Some(shared), transform: t, ..Default::default() });
+        }
+        for _ in 0..2 {
+            let m = s.add_mesh(Mesh { name: None, primitives: vec![quad(1.0, 2)] });
+            s.add_node(None, Node { mesh: Some(m), ..Default::default() });
+        }
+        let plan = s.draw_plan(0);
+        assert_eq!(plan.instanced.len(), 1);
+        assert_eq!(plan.instanced[0].nodes.len(), 1000);
+        assert_eq!(plan.merged.len(), 1, "single-use untextured meshes merge into one draw");
+        assert_eq!(plan.draw_calls(), 2);
+        assert_eq!(s.instance_count(0), 1002);
+        assert_eq!(s.triangle_count(0), 2004);
+    }
+
+    #[test]
+    fn clips_move_nodes_and_scroll_uvs() {
+        let mut s = Scene::default();
+        let door = s.add_node(None, Node::default());
+        s.materials.push(Material::default());
+        s.clips.push(Clip {
+            name: "door".into(),
+            duration: 4.0,
+            repeat: Repeat::Loop,
+            tracks: vec![Track { target: Target::Translation(door), times: vec![0.0, 1.0, 2.0, 3.0, 4.0], values: vec![0., 0., 0., 2., 0., 0., 2., 0., 0., 0., 0., 0., 0., 0., 0.] }],
+        });
+        s.clips.push(Clip {
+            name: "scroll".into(),
+            duration: 1.0,
+            repeat: Repeat::Extrapolate,
+            tracks: vec![Track { target: Target::UvOffset(0), times: vec![0.0, 1.0], values: vec![0.1, 0.0, 0.35, 0.5] }],
+        });
+        assert_eq!(s.pose(0.5)[0].translation, [1.0, 0.0, 0.0]);
+        assert_eq!(s.pose(1.5)[0].translation, [2.0, 0.0, 0.0]);
+        assert_eq!(s.pose(6.5)[0].translation, [1.0, 0.0, 0.0], "loops every 4 s");
+        let uv = s.uv_offsets(10.0);
+        assert!((uv[0][0] - (0.1f32 + 2.5).rem_euclid(1.0)).abs() < 1e-5 && (uv[0][1] - 0.0).abs() < 1e-5, "{uv:?}");
+        assert_eq!(s.animated_nodes(), vec![true]);
+        // A moving node is drawn on its own instanced batch, not baked.
+        let m = s.add_mesh(Mesh { name: None, primitives: vec![quad(0.0, 1)] });
+        s.nodes[0].mesh = Some(m);
+        assert_eq!(s.draw_plan(0).instanced.len(), 1);
+    }
+
+    #[test]
+    fn rotation_tracks_slerp() {
+        let half = std::f32::consts::FRAC_1_SQRT_2;
+        let t = Track { target: Target::Rotation(0), times: vec![0.0, 1.0], values: vec![0.0, 0.0, 0.0, 1.0, 0.0, half, 0.0, half] };
+        let q = Quat::from_slice(&t.sample(0.5, Repeat::Loop));
+        let (axis, angle) = q.to_axis_angle();
+        assert!((angle - std::f32::consts::FRAC_PI_4).abs() < 1e-4 && (axis - Vec3::Y).length() < 1e-4);
     }
 }

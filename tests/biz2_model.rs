@@ -2,7 +2,8 @@
 
 use proptest::prelude::*;
 use relicview::formats::biz2::writer::{write_file, write_nodes, Node, WriteOptions};
-use relicview::formats::biz2::{source_of, tags, Biz2File, Connectivity, DeclaredBounds, FileKind, Header, LightPoint, Lod, MaterialDef, MaterialRef, Object, Patch, Primitive, PrimitiveKind, RampDef, TextureDef, TextureRef, VertexBlock};
+use relicview::scene::source_of;
+use relicview::formats::biz2::{tags, Biz2File, Connectivity, DeclaredBounds, FileKind, Header, LightPoint, Lod, MaterialDef, MaterialRef, Object, Patch, Primitive, PrimitiveKind, RampDef, TextureDef, TextureRef, VertexBlock};
 
 fn prim(kind: PrimitiveKind, positions: Vec<[f32; 3]>, connectivity: Vec<Connectivity>) -> Primitive {
     Primitive {
@@ -16,10 +17,10 @@ fn prim(kind: PrimitiveKind, positions: Vec<[f32; 3]>, connectivity: Vec<Connect
 }
 
 fn file_with(prims: Vec<Primitive>) -> Biz2File {
-    let patch = Patch { chunk: 0, name: Some("p".into()), front: None, back: None, special: None, faceted: None, decal: None, primitives: prims };
+    let patch = Patch { chunk: 0, name: Some("p".into()), front: None, back: None, specials: Vec::new(), faceted: None, decal: None, primitives: prims };
     let lod = Lod { chunk: Some(0), distance: Some([0.0, 10.0]), transition: None, patches: vec![patch] };
     Biz2File {
-        objects: vec![Object { chunk: 0, name: Some("o".into()), front: None, back: None, sv_vertex: None, lods: vec![lod], points: Vec::new() }],
+        objects: vec![Object { chunk: 0, name: Some("o".into()), front: None, back: None, sv_vertex: None, specials: Vec::new(), lods: vec![lod], points: Vec::new() }],
         ..Biz2File::new(FileKind::Geometry, Header::default())
     }
 }
@@ -46,8 +47,9 @@ fn pmesh_uses_both_conn_and_pconn_and_fans_hexagons() {
     assert_eq!(p.triangles, vec![[0, 1, 2], [0, 2, 3], [0, 3, 4], [0, 4, 5], [5, 6, 7]]);
     // Each triangle points at the index chunk that produced it: PCONN, then CONN.
     assert_eq!(p.triangle_sources.len(), 2);
-    assert_eq!(source_of(&p.triangle_sources, 0), source_of(&p.triangle_sources, 3));
-    assert_ne!(source_of(&p.triangle_sources, 3), source_of(&p.triangle_sources, 4));
+    let record = |t| source_of(&p.triangle_sources, t).map(|r| r.record);
+    assert_eq!(record(0), record(3));
+    assert_ne!(record(3), record(4));
     assert_eq!(p.triangle_sources[1].first, 4);
 }
 
@@ -194,9 +196,9 @@ fn arb_texture() -> impl Strategy<Value = TextureDef> {
         prop::option::of(arb_name()),
         prop::option::of("[A-Z0-9_]{1,8}\\.(TGA|SVT|RGB)"),
         prop::array::uniform8(prop::option::of(any::<u8>())),
-        prop::option::of(prop_oneof![Just(" SCROLL 0 0 0.25 -0.5 ".to_string()), "[A-Z ]{0,20}"]),
+        prop::collection::vec(prop_oneof![Just(" SCROLL 0 0 0.25 -0.5 ".to_string()), "[A-Z ]{0,20}"], 0..3),
     )
-        .prop_map(|(name, map, b, special)| TextureDef {
+        .prop_map(|(name, map, b, specials)| TextureDef {
             chunk: 0,
             name,
             scope: b[0],
@@ -208,7 +210,7 @@ fn arb_texture() -> impl Strategy<Value = TextureDef> {
             wrap_v: b[5],
             detail: b[6],
             bitslice: b[7],
-            special,
+            specials,
         })
 }
 
@@ -261,7 +263,8 @@ proptest! {
         prims in prop::collection::vec(arb_primitive(), 1..4),
         wide in any::<bool>(),
         distance in prop::option::of([0.0f32..100.0, 100.0f32..1000.0]),
-        refs in (arb_material_ref(), arb_material_ref(), prop::option::of("[ a-z_0-9]{0,20}"), prop::option::of(any::<u8>()), prop::option::of(any::<u8>())),
+        refs in (arb_material_ref(), arb_material_ref(), prop::collection::vec("[ a-z_0-9]{0,20}", 0..3), prop::option::of(any::<u8>()), prop::option::of(any::<u8>())),
+        object_specials in prop::collection::vec("[ A-Z]{0,12}", 0..3),
         points in arb_points(),
         comments in prop::collection::vec("[ -~]{0,30}", 0..2),
         object_refs in (arb_material_ref(), arb_material_ref()),
@@ -274,7 +277,8 @@ proptest! {
         f.bounds = bounds.map(|(bbox, bsphere)| DeclaredBounds { bbox, bsphere });
         f.comments = comments;
         let patch = &mut f.objects[0].lods[0].patches[0];
-        (patch.front, patch.back, patch.special, patch.faceted, patch.decal) = refs;
+        (patch.front, patch.back, patch.specials, patch.faceted, patch.decal) = refs;
+        f.objects[0].specials = object_specials;
         f.header = Header { version: Some("2.8".into()), scale: Some(0.5), unit: Some(1), filetype: Some(0), ..Default::default() };
         let bytes = write_file(&f, WriteOptions { wide_lengths: wide });
         let (tree, back) = Biz2File::parse(&bytes).unwrap();
@@ -328,12 +332,12 @@ proptest! {
 #[test]
 fn scroll_is_parsed_from_special() {
     let mut t = TextureDef::new("water");
-    t.special = Some(" SCROLL 0 0.5 0.25 -1.5 ".into());
+    t.specials = vec![" SCROLL 0 0.5 0.25 -1.5 ".into()];
     assert_eq!(t.scroll(), Some([0.0, 0.5, 0.25, -1.5]));
-    t.special = Some("scroll 1 2".into());
+    t.specials = vec!["scroll 1 2".into()];
     assert_eq!(t.scroll(), None);
-    t.special = Some("ADDITIVE SCROLL 1 2 3 4 BLINK".into());
-    assert_eq!(t.scroll(), Some([1.0, 2.0, 3.0, 4.0]));
+    t.specials = vec!["ADDITIVE".into(), "ADDITIVE SCROLL 1 2 3 4 BLINK".into()];
+    assert_eq!(t.scroll(), Some([1.0, 2.0, 3.0, 4.0]), "the first SPECIAL that scrolls");
 }
 
 #[test]
@@ -369,8 +373,15 @@ fn patches_inherit_the_object_material() {
     f.objects[0].front = Some(MaterialRef::Named("lib:object_mtl".into()));
     let parsed = parse(&f);
     assert_eq!(parsed.objects[0].front, Some(MaterialRef::Named("lib:object_mtl".into())));
-    let red = relicview::scene::Surface { diffuse: Some([1.0, 0.0, 0.0]), texture: None };
-    let mesh = parsed.mesh(0, &|r| if *r == MaterialRef::Named("lib:object_mtl".into()) { red } else { Default::default() });
-    assert_eq!(mesh.parts[0].colors[0], [255, 0, 0, 255]);
-    assert_eq!(mesh.parts[0].material.as_deref(), Some("lib:object_mtl"));
+    let mut lib = Biz2File::new(FileKind::Materials, Header::default());
+    lib.materials.push(MaterialDef { diffuse: Some([1.0, 0.0, 0.0]), ..MaterialDef::new("OBJECT_MTL") });
+    let source = relicview::archive::MemorySource::new([
+        ("G/VIDEO/A.BGF".to_string(), write_file(&f, WriteOptions::default())),
+        ("G/MATERIAL/LIB.BMF".to_string(), write_file(&lib, WriteOptions::default())),
+    ]);
+    let archive = std::cell::RefCell::new(source.archive());
+    let scene = pollster::block_on(relicview::archive::open_file(&archive, &source, "G/VIDEO/A.BGF")).unwrap().scene.unwrap();
+    let material = &scene.materials[scene.meshes[0].primitives[0].material.unwrap() as usize];
+    assert_eq!(material.base_color, [1.0, 0.0, 0.0, 1.0]);
+    assert_eq!(material.name.as_deref(), Some("lib:object_mtl"));
 }

@@ -1,10 +1,11 @@
 //! The native command line, on the same core as the browser viewer.
 
 use clap::{Parser, Subcommand};
-use relicview::archive::{ArchiveIndex, AssetSet};
+use relicview::archive::{self, Archive, ArchiveIndex, FileSource, Opened};
 use relicview::census::{self, Census};
-use relicview::formats::biz2::Biz2File;
-use relicview::{demo, info, serve};
+use relicview::formats::registry::Kind;
+use relicview::{demo, gltf, serve};
+use std::cell::RefCell;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -27,6 +28,19 @@ enum Command {
         /// The archive the file belongs to: resolve its material libraries there.
         #[arg(long)]
         root: Option<PathBuf>,
+    },
+    /// Export a file's scene, as drawn, to a binary glTF (.glb).
+    Export {
+        file: PathBuf,
+        /// The archive the file belongs to: resolve its materials and textures there.
+        #[arg(long)]
+        root: Option<PathBuf>,
+        /// Where to write the .glb.
+        #[arg(short, long)]
+        out: PathBuf,
+        /// The LOD the glTF's default scene shows (every LOD is a scene of its own).
+        #[arg(long, default_value_t = 0)]
+        lod: usize,
     },
     /// Parse every file of an archive and report kinds, chunk statistics and failures.
     Census {
@@ -57,6 +71,7 @@ enum Command {
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Info { file, json, root } => run_info(&file, json, root.as_deref()),
+        Command::Export { file, root, out, lod } => run_export(&file, root.as_deref(), &out, lod),
         Command::Census { dir, json } => run_census(&dir, json),
         Command::Serve { dir, port, bind, site } => {
             let site = site.unwrap_or_else(|| {
@@ -105,72 +120,87 @@ fn main() -> ExitCode {
     }
 }
 
-/// The archive's listing, with the libraries and texture maps a model at `model_path`
-/// needs read from disk, round by round, as the viewer reads them.
-fn archive_assets(root: &Path, model_path: &str, references: &[String]) -> std::io::Result<AssetSet> {
-    let listing = serve::list_archive(root)?;
-    let mut assets = AssetSet::new(ArchiveIndex::new(listing.files.into_iter().map(|f| f.path)));
-    loop {
-        let needs = assets.needs(model_path, references);
-        if needs.is_empty() {
-            return Ok(assets);
-        }
-        for path in needs {
-            match std::fs::read(root.join(&path)) {
-                // What does not parse or decode is kept with its reason for the report.
-                Ok(bytes) => drop(assets.provide(&path, &bytes)),
-                Err(e) => assets.unreadable(&path, &e.to_string()),
-            }
-        }
+/// Archive paths on disk: under the root, or the file itself for a file opened alone.
+struct DiskSource {
+    root: PathBuf,
+}
+
+impl FileSource for DiskSource {
+    async fn read(&self, path: &str) -> Result<Vec<u8>, String> {
+        std::fs::read(self.root.join(path)).map_err(|e| e.to_string())
+    }
+    fn now_ms(&self) -> f64 {
+        use std::sync::OnceLock;
+        static START: OnceLock<std::time::Instant> = OnceLock::new();
+        START.get_or_init(std::time::Instant::now).elapsed().as_secs_f64() * 1000.0
     }
 }
 
-fn run_info(file: &Path, json: bool, root: Option<&Path>) -> ExitCode {
-    let bytes = match std::fs::read(file) {
-        Ok(b) => b,
-        Err(e) => return fail(json, &format!("{}: {e}", file.display()), None),
-    };
-    match Biz2File::parse(&bytes).map(|(tree, file)| (info::summarize(&tree, &file), file)) {
-        Ok((mut info, model)) => {
-            if let Some(root) = root {
-                // The model's path inside the archive decides which library is nearest.
-                let model_path = match (file.canonicalize(), root.canonicalize()) {
-                    (Ok(f), Ok(r)) => f.strip_prefix(&r).map(|p| p.to_string_lossy().replace('\\', "/")).unwrap_or_default(),
-                    _ => String::new(),
-                };
-                match archive_assets(root, &model_path, &info.materials) {
-                    Ok(assets) => {
-                        info::resolve_materials(&mut info, &assets, &model_path);
-                        info.texture_status = Some(assets.scene(&model_path, model).1);
-                    }
-                    Err(e) => return fail(json, &format!("{}: {e}", root.display()), None),
-                }
-            }
-            if json {
-                println!("{}", serde_json::to_string(&info).expect("info serialises"));
-            } else {
-                println!("{}: DIV-BIZ2 {:?}, {} bytes, {} chunks, closes exactly: {}", file.display(), info.kind, info.bytes, info.chunks, info.closes_exactly);
-                println!("  {} objects, {} vertices, {} triangles (LOD 0)", info.objects.len(), info.vertices, info.triangles);
-                for d in &info.diagnostics {
-                    println!("  warning at byte {} ({}): {}", d.offset, d.path, d.message);
-                }
-                for m in info.missing_materials.iter().flatten() {
-                    println!("  material not found: {m}");
-                }
-                for t in info.texture_status.iter().flatten() {
-                    match &t.reason {
-                        None => println!("  texture {} from {}", t.texture, t.file.as_deref().unwrap_or("?")),
-                        Some(why) => println!("  texture {} drawn as a checker: {why}", t.texture),
-                    }
-                }
-            }
-            if info.diagnostics.is_empty() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
+/// Open `file` through the one open sequence: inside the archive at `root` (its references
+/// resolved there, nearest first) or on its own.
+fn open(file: &Path, root: Option<&Path>) -> Result<Opened, String> {
+    let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let (archive, path, source) = match root {
+        Some(root) => {
+            let listing = serve::list_archive(root).map_err(|e| format!("{}: {e}", root.display()))?;
+            let index = ArchiveIndex::with_kinds(listing.files.into_iter().map(|f| (f.path, Kind::parse(f.kind))));
+            // The file's path inside the archive decides which library is nearest.
+            let path = match (file.canonicalize(), root.canonicalize()) {
+                (Ok(f), Ok(r)) => f.strip_prefix(&r).map(|p| p.to_string_lossy().replace('\\', "/")).unwrap_or_default(),
+                _ => String::new(),
+            };
+            (Archive::new(index), path, DiskSource { root: root.to_path_buf() })
         }
-        Err(e) => fail(json, &format!("{}: {e}", file.display()), Some(e.offset)),
+        None => (Archive::detached(), file.display().to_string(), DiskSource { root: PathBuf::new() }),
+    };
+    let archive = RefCell::new(archive);
+    Ok(pollster::block_on(archive::open_bytes(&archive, &source, &path, bytes)))
+}
+
+fn run_info(file: &Path, json: bool, root: Option<&Path>) -> ExitCode {
+    let opened = match open(file, root) {
+        Ok(o) => o,
+        Err(e) => return fail(json, &e, None),
+    };
+    let doc = &opened.document;
+    if let Some(e) = doc.error() {
+        return fail(json, &format!("{}: {e}", file.display()), Some(e.offset));
+    }
+    if json {
+        println!("{}", doc.info_json());
+    } else {
+        println!("{}: {}", file.display(), doc.kind().title());
+        for row in doc.info_rows() {
+            println!("  {}: {}", row.label, row.value);
+        }
+        for u in &opened.unreadable {
+            println!("  unreadable: {u}");
+        }
+    }
+    if doc.diagnostics().is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn run_export(file: &Path, root: Option<&Path>, out: &Path, lod: usize) -> ExitCode {
+    let opened = match open(file, root) {
+        Ok(o) => o,
+        Err(e) => return fail(false, &e, None),
+    };
+    if let Some(e) = opened.document.error() {
+        return fail(false, &format!("{}: {e}", file.display()), Some(e.offset));
+    }
+    let Some(scene) = &opened.scene else {
+        return fail(false, &format!("{}: a {} has no 3D scene to export", file.display(), opened.document.kind().title()), None);
+    };
+    match gltf::export_glb(scene, gltf::ExportOptions { lod }).and_then(|glb| std::fs::write(out, &glb).map(|_| glb.len()).map_err(|e| format!("{}: {e}", out.display()))) {
+        Ok(n) => {
+            println!("{}: {n} bytes, {} triangles at LOD {lod}", out.display(), scene.triangle_count(lod));
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(false, &e, None),
     }
 }
 
@@ -185,7 +215,7 @@ fn run_census(dir: &Path, json: bool) -> ExitCode {
     for f in &listing.files {
         bar.set_message(f.path.clone());
         match std::fs::read(dir.join(&f.path)) {
-            Ok(bytes) => census.add(&f.path, &bytes),
+            Ok(bytes) => census.add(&f.path, bytes),
             Err(e) => census.failed.push(census::FailedFile { path: f.path.clone(), offset: 0, message: format!("cannot read: {e}") }),
         }
         bar.inc(1);
@@ -198,7 +228,7 @@ fn run_census(dir: &Path, json: bool) -> ExitCode {
         for (k, n) in &census.kinds {
             println!("  {k:16} {n}");
         }
-        println!("DIV-BIZ2: {} files, {} close exactly, {} failed", census.biz2_files, census.closes_exactly, census.failed.len());
+        println!("records: {} files read, {} close exactly, {} failed", census.parsed_files, census.closes_exactly, census.failed.len());
         println!("  length widths: 1-byte {} · 2-byte {} · 4-byte {}", census.length_widths.get("1").unwrap_or(&0), census.length_widths.get("2").unwrap_or(&0), census.length_widths.get("4").unwrap_or(&0));
         println!("  objects: {} meshes, {} light-point only; {} triangles (LOD 0)", census.mesh_objects, census.point_only_objects, census.triangles);
         let mut tags: Vec<_> = census.tags.iter().collect();

@@ -1,10 +1,22 @@
-//! One module per file format. Each has a raw layer that borrows the bytes and records every
-//! chunk with its offset, and a model layer built from it.
+//! One module per file format, and the seam every format plugs into: the [`registry`] of
+//! kinds and the [`Document`] interface. The page, the web glue, `info`, `census` and the
+//! renderer only ever talk to these; adding a format is a folder here, a row in the
+//! registry, and its tests (see docs/adding-a-format.md).
 
 pub mod biz2;
+pub mod bytes;
+pub mod image;
 pub mod ini;
+pub mod registry;
+pub mod text;
 
+use crate::archive::Archive;
+use crate::inspect::InspectorView;
+use crate::scene::Scene;
+use crate::texture::Texels;
+pub use registry::{Capabilities, Kind};
 use serde::Serialize;
+use std::any::Any;
 
 /// A fatal error in a file: where it happened and what was expected there.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
@@ -12,7 +24,7 @@ use serde::Serialize;
 pub struct ParseError {
     /// Byte offset in the file.
     pub offset: usize,
-    /// Chunk path such as `OBJECT[0]/LOD[1]/PATCH[3]/PMESH[0]`; empty at the top level.
+    /// Record path such as `OBJECT[0]/LOD[1]/PATCH[3]/PMESH[0]`; empty at the top level.
     pub path: String,
     pub message: String,
 }
@@ -29,4 +41,115 @@ pub struct Diagnostic {
     pub offset: usize,
     pub path: String,
     pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Normal,
+    /// Something is missing or drawn as a stand-in.
+    Warning,
+}
+
+/// One line of the info panel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InfoRow {
+    pub label: String,
+    pub value: String,
+    pub severity: Severity,
+}
+
+impl InfoRow {
+    pub fn new(label: impl Into<String>, value: impl Into<String>) -> InfoRow {
+        InfoRow { label: label.into(), value: value.into(), severity: Severity::Normal }
+    }
+    pub fn warning(label: impl Into<String>, value: impl Into<String>) -> InfoRow {
+        InfoRow { label: label.into(), value: value.into(), severity: Severity::Warning }
+    }
+}
+
+/// Another file a document refers to, as written in it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Reference {
+    /// What the reference is, for people: "material", "model", "texture map".
+    pub role: &'static str,
+    /// The reference as written ("demo:hull_mtl", "hexpod.bgf").
+    pub written: String,
+    /// File names that would satisfy it, in order of preference, matched without case.
+    pub names: Vec<String>,
+    /// The item inside the target file it names (a material), if any.
+    pub item: Option<String>,
+}
+
+/// What `census` counts of a file, in neutral terms.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct DocStats {
+    /// Records by name ("0x0046 PMESH").
+    pub records: Vec<(String, usize)>,
+    /// Names of records no table knows.
+    pub unknown_records: Vec<String>,
+    /// Records by the width of their length field ("1", "2", "4").
+    pub length_widths: Vec<(&'static str, usize)>,
+    /// The file ends exactly where its trailer says it does.
+    pub closes_exactly: bool,
+    pub mesh_objects: usize,
+    pub point_only_objects: usize,
+    /// Triangles drawn by default.
+    pub triangles: usize,
+    pub diagnostics: usize,
+}
+
+/// An opened file. Every format implements this; nothing outside `formats/` needs to know
+/// which format a document is.
+pub trait Document: Any {
+    fn kind(&self) -> Kind;
+    fn as_any(&self) -> &dyn Any;
+
+    /// The error that keeps the file from being shown as what it claims to be.
+    fn error(&self) -> Option<&ParseError> {
+        None
+    }
+    /// Non-fatal findings.
+    fn diagnostics(&self) -> &[Diagnostic] {
+        &[]
+    }
+    /// The inspector's view (absent for files opened only as another file's asset).
+    fn inspector(&self) -> Option<&InspectorView>;
+    /// The bytes of byte view `view` (see [`InspectorView::views`]): 0 is what the rows
+    /// refer to (decoded bytes for a container); the last is the file as stored.
+    fn bytes(&self, view: usize) -> Option<&[u8]>;
+    /// The info panel.
+    fn info_rows(&self) -> Vec<InfoRow>;
+    /// The summary `relicview info --json` prints.
+    fn info_json(&self) -> serde_json::Value;
+    /// Files this one refers to.
+    fn references(&self) -> Vec<Reference> {
+        Vec::new()
+    }
+    /// Named items other files can refer to (a library's materials).
+    fn exports(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// Archive paths still to read before [`Self::build_scene`] (libraries, then the maps
+    /// they name …); empty when everything available is in.
+    fn needs(&self, archive: &Archive) -> Vec<String> {
+        let _ = archive;
+        Vec::new()
+    }
+    /// The scene to draw, with references resolved as far as `archive` allows. Called once.
+    fn build_scene(&mut self, archive: &Archive) -> Option<Scene> {
+        let _ = archive;
+        None
+    }
+    /// The file as text, for files shown as text.
+    fn text(&self) -> Option<&str> {
+        None
+    }
+    /// The picture, for files shown as pictures.
+    fn image(&self) -> Option<&Texels> {
+        None
+    }
+    fn stats(&self) -> DocStats {
+        DocStats::default()
+    }
 }

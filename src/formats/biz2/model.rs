@@ -1,11 +1,13 @@
 //! The model layer: objects, LODs, patches and triangulated primitives built from a
-//! [`ChunkTree`]. Every element keeps the index of the chunk it came from, so a pick in the
-//! 3D view can find its bytes.
+//! [`ChunkTree`]. Every element keeps the index of the chunk it came from, and every
+//! triangle the bytes of the face that made it, so a pick in the 3D view finds its bytes.
+//! The layout is described in docs/formats/biz2.md.
 
 use super::raw::{Chunk, ChunkTree, Field, MAGIC_MATERIALS};
 use super::tags::{self, VertexLayout};
 use crate::formats::{Diagnostic, ParseError};
-use crate::scene::{Mesh, MeshPart, SceneLod, SceneModel, Surface};
+use crate::inspect::Diagnostics;
+pub use crate::scene::SourceRun;
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -76,22 +78,9 @@ pub struct Primitive {
     pub connectivity: Vec<Connectivity>,
     /// Triangles after fan/strip triangulation, indices into `vertices`.
     pub triangles: Vec<[u32; 3]>,
-    /// Which chunk (CONNECTION_LIST, PCONN_LIST or the primitive itself) produced which
-    /// triangles, as runs in triangle order.
+    /// Which chunk (CONNECTION_LIST, PCONN_LIST or the primitive itself) and which face's
+    /// bytes produced which triangles, as runs in triangle order.
     pub triangle_sources: Vec<SourceRun>,
-}
-
-/// Triangles `first..` (up to the next run) came from `chunk`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct SourceRun {
-    pub first: u32,
-    pub chunk: u32,
-}
-
-/// The chunk that produced triangle `t`, from runs sorted by `first`.
-pub fn source_of(runs: &[SourceRun], t: u32) -> Option<u32> {
-    let i = runs.partition_point(|r| r.first <= t);
-    i.checked_sub(1).map(|i| runs[i].chunk)
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -100,7 +89,8 @@ pub struct Patch {
     pub name: Option<String>,
     pub front: Option<MaterialRef>,
     pub back: Option<MaterialRef>,
-    pub special: Option<String>,
+    /// Every SV_SPECIAL, in file order.
+    pub specials: Vec<String>,
     pub faceted: Option<u8>,
     pub decal: Option<u8>,
     pub primitives: Vec<Primitive>,
@@ -135,6 +125,8 @@ pub struct Object {
     pub front: Option<MaterialRef>,
     pub back: Option<MaterialRef>,
     pub sv_vertex: Option<u32>,
+    /// Every SV_SPECIAL, in file order.
+    pub specials: Vec<String>,
     pub lods: Vec<Lod>,
     /// SPHERE light points, wherever they sit in the object.
     pub points: Vec<LightPoint>,
@@ -205,8 +197,8 @@ pub struct TextureDef {
     pub detail: Option<u8>,
     /// Plane index into a .BSL bit-slice pack; absent means slice 0.
     pub bitslice: Option<u8>,
-    /// The SPECIAL string, verbatim.
-    pub special: Option<String>,
+    /// Every SV_SPECIAL string, verbatim, in file order.
+    pub specials: Vec<String>,
 }
 
 impl TextureDef {
@@ -223,13 +215,14 @@ impl TextureDef {
             wrap_v: None,
             detail: None,
             bitslice: None,
-            special: None,
+            specials: Vec::new(),
         }
     }
 
-    /// " SCROLL u0 v0 du dv " from SPECIAL: UV offset (u0 + du·t, v0 + dv·t), t in seconds.
+    /// " SCROLL u0 v0 du dv " from the first SPECIAL that has one: UV offset
+    /// (u0 + du·t, v0 + dv·t), t in seconds.
     pub fn scroll(&self) -> Option<[f32; 4]> {
-        parse_scroll(self.special.as_deref()?)
+        self.specials.iter().find_map(|s| parse_scroll(s))
     }
 }
 
@@ -274,7 +267,10 @@ pub struct Biz2File {
     pub ramps: Vec<RampDef>,
     /// COMMENT chunks, as text.
     pub comments: Vec<String>,
+    /// The first [`crate::inspect::MAX_DIAGNOSTICS`] findings.
     pub diagnostics: Vec<Diagnostic>,
+    /// Findings beyond those, counted.
+    pub diagnostics_dropped: usize,
 }
 
 impl Biz2File {
@@ -289,6 +285,7 @@ impl Biz2File {
             ramps: Vec::new(),
             comments: Vec::new(),
             diagnostics: Vec::new(),
+            diagnostics_dropped: 0,
         }
     }
 
@@ -306,7 +303,7 @@ impl Biz2File {
     /// Build the model from a walked tree, also one that stopped at a framing error (the
     /// inspector shows what came before it), and record the decoded fields in the tree.
     pub fn build(tree: &mut ChunkTree<'_>) -> Biz2File {
-        let (file, fields) = Builder { tree, diagnostics: Vec::new(), fields: Vec::new() }.build();
+        let (file, fields) = Builder { tree, diagnostics: Diagnostics::default(), fields: Vec::new() }.build();
         tree.fields = fields;
         file
     }
@@ -318,102 +315,9 @@ impl Biz2File {
         self.objects.iter().filter_map(|o| o.lods.first()).map(Lod::vertex_count).sum()
     }
 
-    /// The drawable mesh of one LOD of every object (LODs beyond an object's last are
-    /// skipped). `material` gives the look of a patch's front material (its own, else its
-    /// object's): vertex colours win over its diffuse colour, luminance scales it, and
-    /// anything unresolved is neutral grey. Copies the vertex arrays; [`Self::into_scene`]
-    /// moves them.
-    pub fn mesh(&self, lod: usize, material: &dyn Fn(&MaterialRef) -> Surface) -> Mesh {
-        let mut parts = Vec::new();
-        for object in &self.objects {
-            if let Some(l) = object.lods.get(lod) {
-                for patch in &l.patches {
-                    for prim in &patch.primitives {
-                        parts.push(mesh_part(prim.clone(), patch, object.front.as_ref(), material).within_chunks(l.chunk, object.chunk));
-                    }
-                }
-            }
-        }
-        Mesh { parts }
-    }
-
-    /// Every LOD as a mesh, and the light points (which belong to objects, not LODs),
-    /// consuming the model so that vertex and index arrays move into the scene uncopied.
-    /// An LOD's distances are those of the first object that has that LOD.
-    pub fn into_scene(self, material: &dyn Fn(&MaterialRef) -> Surface) -> SceneModel {
-        let count = self.lod_count();
-        let mut lods: Vec<SceneLod> = (0..count).map(|_| SceneLod::default()).collect();
-        let mut points = Vec::new();
-        for object in self.objects {
-            let object_front = object.front.clone();
-            points.extend(
-                object
-                    .points
-                    .iter()
-                    .filter(|p| p.position.iter().all(|x| x.is_finite()))
-                    .map(|p| (p.position, p.radius.filter(|r| r.is_finite() && *r >= 0.0).unwrap_or(0.0))),
-            );
-            for (i, mut lod) in object.lods.into_iter().enumerate() {
-                let out = &mut lods[i];
-                if out.distance.is_none() {
-                    out.distance = lod.distance;
-                }
-                for mut patch in std::mem::take(&mut lod.patches) {
-                    for prim in std::mem::take(&mut patch.primitives) {
-                        out.mesh.parts.push(mesh_part(prim, &patch, object_front.as_ref(), material).within_chunks(lod.chunk, object.chunk));
-                    }
-                }
-            }
-        }
-        SceneModel { lods, points, textures: Vec::new() }
-    }
-
     /// Most LODs of any object.
     pub fn lod_count(&self) -> usize {
         self.objects.iter().map(|o| o.lods.len()).max().unwrap_or(0)
-    }
-}
-
-impl MeshPart {
-    fn within_chunks(mut self, lod: Option<u32>, object: u32) -> MeshPart {
-        self.lod_chunk = lod;
-        self.object_chunk = object;
-        self
-    }
-}
-
-/// One primitive as a drawable part, its arrays moved out of the model.
-fn mesh_part(prim: Primitive, patch: &Patch, object_front: Option<&MaterialRef>, material: &dyn Fn(&MaterialRef) -> Surface) -> MeshPart {
-    const GREY: [f32; 3] = [0.72, 0.72, 0.70];
-    let front = patch.front.as_ref().or(object_front);
-    let surface = match front {
-        Some(MaterialRef::SameAsFront) | None => Surface::default(),
-        Some(r) => material(r),
-    };
-    let base = surface.diffuse.unwrap_or(GREY);
-    let to_u8 = |c: [f32; 4]| c.map(|x| (x.clamp(0.0, 1.0) * 255.0 + 0.5) as u8);
-    let v = prim.vertices;
-    let colors = match (&v.colors, &v.lum) {
-        (Some(c), _) => c.iter().map(|&c| to_u8(c)).collect(),
-        (None, Some(l)) => l.iter().map(|l| to_u8([base[0] * l[0], base[1] * l[0], base[2] * l[0], l[1]])).collect(),
-        (None, None) => vec![to_u8([base[0], base[1], base[2], 1.0]); v.positions.len()],
-    };
-    MeshPart {
-        positions: v.positions,
-        normals: v.normals,
-        colors,
-        uvs: v.uvs,
-        indices: prim.triangles.into_flattened(),
-        triangle_sources: prim.triangle_sources,
-        chunk: prim.chunk,
-        patch_chunk: patch.chunk,
-        lod_chunk: None,
-        object_chunk: 0,
-        material: match front {
-            Some(MaterialRef::Named(n)) => Some(n.clone()),
-            _ => None,
-        },
-        texture: surface.texture,
     }
 }
 
@@ -445,7 +349,7 @@ fn uint_le(bytes: &[u8]) -> Option<u32> {
 
 struct Builder<'t, 'a> {
     tree: &'t ChunkTree<'a>,
-    diagnostics: Vec<Diagnostic>,
+    diagnostics: Diagnostics,
     fields: Vec<Field>,
 }
 
@@ -455,8 +359,24 @@ impl Builder<'_, '_> {
     }
 
     fn diag(&mut self, offset: usize, chunk: u32, message: impl Into<String>) {
-        let path = self.tree.path(chunk);
+        // Past the cap only the count grows: no path, no message.
+        let path = if self.diagnostics.has_room() { self.tree.path(chunk) } else { String::new() };
         self.diagnostics.push(Diagnostic { offset, path, message: message.into() });
+    }
+
+    /// Keep the first value of an attribute the model holds one of; a repeat is reported
+    /// with its offset, never silently dropped.
+    fn once<T>(&mut self, slot: &mut Option<T>, value: Option<T>, i: u32) {
+        if value.is_none() {
+            return;
+        }
+        if slot.is_some() {
+            let c = self.chunk(i).clone();
+            let parent = c.parent.map_or("the file", |p| self.chunk(p).name());
+            self.diag(c.offset, i, format!("a second {} in {parent} is ignored; the first one is kept", c.name()));
+        } else {
+            *slot = value;
+        }
     }
 
     /// A leaf whose payload is too short for what its id needs.
@@ -507,6 +427,10 @@ impl Builder<'_, '_> {
         let mut file = Biz2File::new(kind, Header::default());
         for (i, c) in tree.chunks.iter().enumerate() {
             if c.misplaced {
+                if !self.diagnostics.has_room() {
+                    self.diagnostics.dropped += 1;
+                    continue;
+                }
                 let parent = c.parent.map_or("the top level", |p| tree.chunks[p as usize].name());
                 self.diag(c.offset, i as u32, format!("{} ({:#06x}) is not expected inside {parent}; kept as an opaque chunk", c.name(), c.tag_word));
             }
@@ -528,7 +452,8 @@ impl Builder<'_, '_> {
         if file.header.filetype == Some(1) {
             file.kind = FileKind::Materials;
         }
-        file.diagnostics = self.diagnostics;
+        file.diagnostics = self.diagnostics.kept;
+        file.diagnostics_dropped = self.diagnostics.dropped;
         self.fields.sort_by_key(|f| f.offset);
         (file, self.fields)
     }
@@ -539,13 +464,34 @@ impl Builder<'_, '_> {
             let c = self.chunk(i).clone();
             let p = self.tree.payload(&c);
             match c.id {
-                tags::VERSION => h.version = Some(self.text(i, 0)),
-                tags::DATE => h.date = Some(self.text(i, 0)),
-                tags::TIME => h.time = Some(self.text(i, 0)),
-                tags::SCALE => h.scale = self.floats::<1>(i, p).map(|[s]| s),
-                tags::PRECISION => h.precision = self.byte(i),
-                tags::FILETYPE => h.filetype = self.byte(i),
-                tags::UNIT => h.unit = self.byte(i),
+                tags::VERSION => {
+                    let v = Some(self.text(i, 0));
+                    self.once(&mut h.version, v, i)
+                }
+                tags::DATE => {
+                    let v = Some(self.text(i, 0));
+                    self.once(&mut h.date, v, i)
+                }
+                tags::TIME => {
+                    let v = Some(self.text(i, 0));
+                    self.once(&mut h.time, v, i)
+                }
+                tags::SCALE => {
+                    let v = self.floats::<1>(i, p).map(|[s]| s);
+                    self.once(&mut h.scale, v, i)
+                }
+                tags::PRECISION => {
+                    let v = self.byte(i);
+                    self.once(&mut h.precision, v, i)
+                }
+                tags::FILETYPE => {
+                    let v = self.byte(i);
+                    self.once(&mut h.filetype, v, i)
+                }
+                tags::UNIT => {
+                    let v = self.byte(i);
+                    self.once(&mut h.unit, v, i)
+                }
                 _ => {}
             }
         }
@@ -553,20 +499,30 @@ impl Builder<'_, '_> {
     }
 
     fn object(&mut self, at: u32) -> Object {
-        let mut o = Object { chunk: at, name: None, front: None, back: None, sv_vertex: None, lods: Vec::new(), points: Vec::new() };
+        let mut o = Object { chunk: at, name: None, front: None, back: None, sv_vertex: None, specials: Vec::new(), lods: Vec::new(), points: Vec::new() };
         // 1994 files hang patches straight under OBJECT: they form one implicit LOD.
         let mut flat = Lod { chunk: None, distance: None, transition: None, patches: Vec::new() };
         for i in self.tree.children(Some(at)) {
             let c = self.chunk(i).clone();
             let p = self.tree.payload(&c);
             match c.id {
-                tags::NAME => o.name = Some(self.text(i, 0)),
-                tags::SV_F_MATERIAL => o.front = self.material_ref(i),
-                tags::SV_B_MATERIAL => o.back = self.material_ref(i),
+                tags::NAME => {
+                    let v = Some(self.text(i, 0));
+                    self.once(&mut o.name, v, i)
+                }
+                tags::SV_F_MATERIAL => {
+                    let v = self.material_ref(i);
+                    self.once(&mut o.front, v, i)
+                }
+                tags::SV_B_MATERIAL => {
+                    let v = self.material_ref(i);
+                    self.once(&mut o.back, v, i)
+                }
+                tags::SV_SPECIAL => o.specials.push(self.text(i, 0)),
                 tags::SV_VERTEX => match uint_le(p) {
                     Some(v) => {
-                        o.sv_vertex = Some(v);
                         self.field(i, 0, p.len(), format!("u{}", p.len() * 8), format!("{v:#x}"));
+                        self.once(&mut o.sv_vertex, Some(v), i);
                     }
                     None => self.short(i, "a 1-, 2- or 4-byte value"),
                 },
@@ -594,8 +550,14 @@ impl Builder<'_, '_> {
             let c = self.chunk(i).clone();
             let p = self.tree.payload(&c);
             match c.id {
-                tags::LOD_DISTANCE => lod.distance = self.floats::<2>(i, p),
-                tags::LOD_TRANSITION => lod.transition = self.floats::<1>(i, p).map(|[t]| t),
+                tags::LOD_DISTANCE => {
+                    let v = self.floats::<2>(i, p);
+                    self.once(&mut lod.distance, v, i)
+                }
+                tags::LOD_TRANSITION => {
+                    let v = self.floats::<1>(i, p).map(|[t]| t);
+                    self.once(&mut lod.transition, v, i)
+                }
                 tags::PATCH => lod.patches.push(self.patch(i, points)),
                 tags::SPHERE_LIST => self.spheres(i, points),
                 _ => {}
@@ -610,19 +572,34 @@ impl Builder<'_, '_> {
             name: None,
             front: None,
             back: None,
-            special: None,
+            specials: Vec::new(),
             faceted: None,
             decal: None,
             primitives: Vec::new(),
         };
         for i in self.tree.children(Some(at)) {
             match self.chunk(i).id {
-                tags::NAME => patch.name = Some(self.text(i, 0)),
-                tags::SV_F_MATERIAL => patch.front = self.material_ref(i),
-                tags::SV_B_MATERIAL => patch.back = self.material_ref(i),
-                tags::SV_SPECIAL => patch.special = Some(self.text(i, 0)),
-                tags::SV_FACETED => patch.faceted = self.byte(i),
-                tags::SV_DECAL => patch.decal = self.byte(i),
+                tags::NAME => {
+                    let v = Some(self.text(i, 0));
+                    self.once(&mut patch.name, v, i)
+                }
+                tags::SV_F_MATERIAL => {
+                    let v = self.material_ref(i);
+                    self.once(&mut patch.front, v, i)
+                }
+                tags::SV_B_MATERIAL => {
+                    let v = self.material_ref(i);
+                    self.once(&mut patch.back, v, i)
+                }
+                tags::SV_SPECIAL => patch.specials.push(self.text(i, 0)),
+                tags::SV_FACETED => {
+                    let v = self.byte(i);
+                    self.once(&mut patch.faceted, v, i)
+                }
+                tags::SV_DECAL => {
+                    let v = self.byte(i);
+                    self.once(&mut patch.decal, v, i)
+                }
                 tags::PMESH => patch.primitives.push(self.primitive(i, PrimitiveKind::PMesh)),
                 tags::TRISTRIP => patch.primitives.push(self.primitive(i, PrimitiveKind::TriStrip)),
                 tags::POLYGON => patch.primitives.push(self.primitive(i, PrimitiveKind::Polygon)),
@@ -667,14 +644,16 @@ impl Builder<'_, '_> {
                 }
             }
             PrimitiveKind::TriStrip => {
+                let whole = SourceRun { first: 0, record: at, start: 0, face_len: 0, tris_per_face: 0 };
                 for k in 0..n.saturating_sub(2) {
                     let t = if k % 2 == 0 { [k, k + 1, k + 2] } else { [k + 1, k, k + 2] };
-                    push_triangle(&mut prim, t, at, &bad_vertex);
+                    push_face(&mut prim, &[t], whole, &bad_vertex);
                 }
             }
             PrimitiveKind::Polygon | PrimitiveKind::PolyStrip => {
+                let whole = SourceRun { first: 0, record: at, start: 0, face_len: 0, tris_per_face: 0 };
                 for k in 1..n.saturating_sub(1) {
-                    push_triangle(&mut prim, [0, k, k + 1], at, &bad_vertex);
+                    push_face(&mut prim, &[[0, k, k + 1]], whole, &bad_vertex);
                 }
             }
         }
@@ -735,8 +714,9 @@ impl Builder<'_, '_> {
         self.field(at, 0, triangles.len() * 12, format!("{} triangles × 3 × i32", triangles.len()), "");
         prim.triangles.reserve(triangles.len());
         for (t, tri) in triangles.iter().enumerate() {
-            if self.face_in_range(tri, n, c.payload_offset + t * 12, at) {
-                push_triangle(prim, tri.map(|i| i as u32), at, bad);
+            let start = c.payload_offset + t * 12;
+            if self.face_in_range(tri, n, start, at) {
+                push_face(prim, &[tri.map(|i| i as u32)], SourceRun { first: 0, record: at, start, face_len: 12, tris_per_face: 1 }, bad);
             }
         }
         prim.connectivity.push(Connectivity::Triangles(triangles));
@@ -770,7 +750,8 @@ impl Builder<'_, '_> {
         if bad.is_empty() && indices.iter().all(|&i| i >= 0 && (i as u32) < n) {
             // Every index valid and every vertex finite, the usual case: fan without checks.
             if !indices.is_empty() {
-                prim.triangle_sources.push(SourceRun { first: prim.triangles.len() as u32, chunk: at });
+                let first = prim.triangles.len() as u32;
+                prim.triangle_sources.push(SourceRun { first, record: at, start: c.payload_offset + 1, face_len: face_bytes as u32, tris_per_face: ppf as u32 - 2 });
             }
             if ppf == 4 {
                 // Quads, by far the most common face: two triangles each.
@@ -786,11 +767,13 @@ impl Builder<'_, '_> {
             prim.connectivity.push(Connectivity::Faces { points_per_face: ppf, indices });
             return;
         }
+        let mut fan: Vec<[u32; 3]> = Vec::with_capacity(ppf as usize - 2);
         for (f, face) in indices.chunks_exact(ppf as usize).enumerate() {
-            if self.face_in_range(face, n, c.payload_offset + 1 + f * face_bytes, at) {
-                for k in 1..face.len() - 1 {
-                    push_triangle(prim, [face[0] as u32, face[k] as u32, face[k + 1] as u32], at, bad);
-                }
+            let start = c.payload_offset + 1 + f * face_bytes;
+            if self.face_in_range(face, n, start, at) {
+                fan.clear();
+                fan.extend((1..face.len() - 1).map(|k| [face[0] as u32, face[k] as u32, face[k + 1] as u32]));
+                push_face(prim, &fan, SourceRun { first: 0, record: at, start, face_len: face_bytes as u32, tris_per_face: 0 }, bad);
             }
         }
         prim.connectivity.push(Connectivity::Faces { points_per_face: ppf, indices });
@@ -813,8 +796,14 @@ impl Builder<'_, '_> {
             let c = self.chunk(i).clone();
             let p = self.tree.payload(&c);
             match c.id {
-                tags::BBOX => b.bbox = self.floats::<6>(i, p).map(|v| [[v[0], v[1], v[2]], [v[3], v[4], v[5]]]),
-                tags::BSPHERE => b.bsphere = self.floats::<4>(i, p).map(|v| ([v[0], v[1], v[2]], v[3])),
+                tags::BBOX => {
+                    let v = self.floats::<6>(i, p).map(|v| [[v[0], v[1], v[2]], [v[3], v[4], v[5]]]);
+                    self.once(&mut b.bbox, v, i)
+                }
+                tags::BSPHERE => {
+                    let v = self.floats::<4>(i, p).map(|v| ([v[0], v[1], v[2]], v[3]));
+                    self.once(&mut b.bsphere, v, i)
+                }
                 _ => {}
             }
         }
@@ -858,19 +847,42 @@ impl Builder<'_, '_> {
             let c = self.chunk(i).clone();
             let p = self.tree.payload(&c);
             match c.id {
-                tags::NAME => m.name = Some(self.text(i, 0)),
-                tags::SCOPE => m.scope = self.byte(i),
-                tags::MATERIAL_TEXTURE => {
-                    if let Some(mode) = self.byte(i) {
-                        m.texture = Some(TextureRef { mode, name: (mode == 2).then(|| self.text(i, 1)) });
-                    }
+                tags::NAME => {
+                    let v = Some(self.text(i, 0));
+                    self.once(&mut m.name, v, i)
                 }
-                tags::AMBIENT => m.ambient = self.floats::<3>(i, p),
-                tags::DIFFUSE => m.diffuse = self.floats::<3>(i, p),
-                tags::SPECULAR => m.specular = self.floats::<4>(i, p),
-                tags::EMISSIVE => m.emissive = self.floats::<3>(i, p),
-                tags::OPACITY => m.opacity = self.floats::<3>(i, p),
-                tags::MATERIAL_RAMP => m.ramp = Some(self.text(i, 0)),
+                tags::SCOPE => {
+                    let v = self.byte(i);
+                    self.once(&mut m.scope, v, i)
+                }
+                tags::MATERIAL_TEXTURE => {
+                    let v = self.byte(i).map(|mode| TextureRef { mode, name: (mode == 2).then(|| self.text(i, 1)) });
+                    self.once(&mut m.texture, v, i)
+                }
+                tags::AMBIENT => {
+                    let v = self.floats::<3>(i, p);
+                    self.once(&mut m.ambient, v, i)
+                }
+                tags::DIFFUSE => {
+                    let v = self.floats::<3>(i, p);
+                    self.once(&mut m.diffuse, v, i)
+                }
+                tags::SPECULAR => {
+                    let v = self.floats::<4>(i, p);
+                    self.once(&mut m.specular, v, i)
+                }
+                tags::EMISSIVE => {
+                    let v = self.floats::<3>(i, p);
+                    self.once(&mut m.emissive, v, i)
+                }
+                tags::OPACITY => {
+                    let v = self.floats::<3>(i, p);
+                    self.once(&mut m.opacity, v, i)
+                }
+                tags::MATERIAL_RAMP => {
+                    let v = Some(self.text(i, 0));
+                    self.once(&mut m.ramp, v, i)
+                }
                 _ => {}
             }
         }
@@ -882,18 +894,30 @@ impl Builder<'_, '_> {
         for i in self.tree.children(Some(at)) {
             let c = self.chunk(i).clone();
             match c.id {
-                tags::NAME => t.name = Some(self.text(i, 0)),
-                tags::SCOPE => t.scope = self.byte(i),
-                tags::TEXTURE_MAP => t.map = Some(self.text(i, 0)),
-                tags::MINIFY => t.minify = self.byte(i),
-                tags::MAGNIFY => t.magnify = self.byte(i),
-                tags::ALPHA => t.alpha = self.byte(i),
-                tags::WRAP_U => t.wrap_u = self.byte(i),
-                tags::WRAP_V => t.wrap_v = self.byte(i),
-                tags::DETAIL => t.detail = self.byte(i),
-                tags::BITSLICE => t.bitslice = self.byte(i),
-                tags::SV_SPECIAL => t.special = Some(self.text(i, 0)),
-                _ => {}
+                tags::NAME => {
+                    let v = Some(self.text(i, 0));
+                    self.once(&mut t.name, v, i)
+                }
+                tags::TEXTURE_MAP => {
+                    let v = Some(self.text(i, 0));
+                    self.once(&mut t.map, v, i)
+                }
+                tags::SV_SPECIAL => t.specials.push(self.text(i, 0)),
+                id => {
+                    let slot = match id {
+                        tags::SCOPE => &mut t.scope,
+                        tags::MINIFY => &mut t.minify,
+                        tags::MAGNIFY => &mut t.magnify,
+                        tags::ALPHA => &mut t.alpha,
+                        tags::WRAP_U => &mut t.wrap_u,
+                        tags::WRAP_V => &mut t.wrap_v,
+                        tags::DETAIL => &mut t.detail,
+                        tags::BITSLICE => &mut t.bitslice,
+                        _ => continue,
+                    };
+                    let v = self.byte(i);
+                    self.once(slot, v, i)
+                }
             }
         }
         t
@@ -905,10 +929,19 @@ impl Builder<'_, '_> {
             let c = self.chunk(i).clone();
             let p = self.tree.payload(&c);
             match c.id {
-                tags::NAME => r.name = Some(self.text(i, 0)),
-                tags::SCOPE => r.scope = self.byte(i),
+                tags::NAME => {
+                    let v = Some(self.text(i, 0));
+                    self.once(&mut r.name, v, i)
+                }
+                tags::SCOPE => {
+                    let v = self.byte(i);
+                    self.once(&mut r.scope, v, i)
+                }
                 // Inside RAMP, 0x031 is the ramp data (color0, color1), not SV_B_MATERIAL.
-                tags::SV_B_MATERIAL => r.colors = self.floats::<6>(i, p).map(|v| [[v[0], v[1], v[2]], [v[3], v[4], v[5]]]),
+                tags::SV_B_MATERIAL => {
+                    let v = self.floats::<6>(i, p).map(|v| [[v[0], v[1], v[2]], [v[3], v[4], v[5]]]);
+                    self.once(&mut r.colors, v, i)
+                }
                 _ => {}
             }
         }
@@ -923,14 +956,29 @@ fn from_le(values: &mut [i32]) {
     }
 }
 
-/// Add a triangle unless it touches a vertex marked bad (`bad` is empty when none is).
+/// Add the triangles of one face unless they touch a vertex marked bad (`bad` is empty when
+/// none is), and record where they came from. `source` gives the record and the face's
+/// bytes (`face_len` 0: the whole record, as for strips); a run goes on while faces follow
+/// each other in the file with the same number of triangles, so a skipped face, or one that
+/// lost triangles to a bad vertex, starts a new run and every face keeps its own bytes.
 #[inline]
-fn push_triangle(prim: &mut Primitive, t: [u32; 3], source: u32, bad: &[bool]) {
-    if !bad.is_empty() && t.iter().any(|&i| bad[i as usize]) {
+fn push_face(prim: &mut Primitive, triangles: &[[u32; 3]], source: SourceRun, bad: &[bool]) {
+    let keep = |t: &&[u32; 3]| bad.is_empty() || !t.iter().any(|&i| bad[i as usize]);
+    let n = triangles.iter().filter(keep).count() as u32;
+    if n == 0 {
         return;
     }
-    if prim.triangle_sources.last().is_none_or(|r| r.chunk != source) {
-        prim.triangle_sources.push(SourceRun { first: prim.triangles.len() as u32, chunk: source });
+    let at = prim.triangles.len() as u32;
+    let whole = source.face_len == 0;
+    let tris_per_face = if whole { 0 } else { n };
+    let continues = prim.triangle_sources.last().is_some_and(|r| {
+        r.record == source.record
+            && r.tris_per_face == tris_per_face
+            && r.face_len == source.face_len
+            && (whole || r.start + ((at - r.first) / n) as usize * source.face_len as usize == source.start)
+    });
+    if !continues {
+        prim.triangle_sources.push(SourceRun { first: at, tris_per_face, ..source });
     }
-    prim.triangles.push(t);
+    prim.triangles.extend(triangles.iter().filter(keep));
 }

@@ -3,7 +3,9 @@
 
 use super::tags::{self, Classified};
 use crate::formats::ParseError;
+pub use crate::inspect::{Coverage, Field};
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// Magic strings of the binary family. (The text twins DIV-VIZ2 / DIV-VMF2 are not BIZ2.)
 pub const MAGIC_GEOMETRY: &[u8; 8] = b"DIV-BIZ2";
@@ -28,6 +30,8 @@ pub struct Chunk {
     pub payload_offset: usize,
     pub depth: u16,
     pub parent: Option<u32>,
+    /// Position among the earlier siblings with the same id (the `[n]` of its path).
+    pub ordinal: u32,
     pub container: bool,
     pub known: bool,
     /// The word lacked the 0x2000 namespace bit and context made it an attribute.
@@ -47,33 +51,6 @@ impl Chunk {
     pub fn bit_0x1000(&self) -> bool {
         self.tag_word & tags::UNKNOWN_BIT != 0
     }
-}
-
-/// What a run of payload bytes was decoded as: the model layer records one for every value
-/// it reads, so the inspector can say what each byte means and shade what nothing read.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Field {
-    pub chunk: u32,
-    /// Absolute offset in the file.
-    pub offset: usize,
-    pub len: usize,
-    /// The type read ("string", "u8", "3 × f32", "13 vertices × 20 B" …).
-    pub what: String,
-    /// The value, as shown to a person.
-    pub value: String,
-}
-
-/// How the bytes of a file were accounted for.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Coverage {
-    /// Magic, tag words and length fields.
-    pub framing: usize,
-    /// Payload bytes a field decoded.
-    pub decoded: usize,
-    /// Payloads of unknown or misplaced chunks, kept as they are.
-    pub opaque: usize,
-    /// Bytes of known leaves that no field read (trailing or unexplained bytes).
-    pub unclaimed: usize,
 }
 
 /// Every chunk of one file, in file order (parents before children).
@@ -117,13 +94,16 @@ impl<'a> ChunkTree<'a> {
 
     fn walk(&mut self) -> Result<(), ParseError> {
         let bytes = self.bytes;
-        // Open containers: (chunk index, end offset of its payload).
+        // Open containers: (chunk index, end offset of its payload), and per open level the
+        // number of children seen per id, so every chunk knows its ordinal without a scan.
         let mut open: Vec<(u32, usize)> = Vec::new();
+        let mut ordinals: Vec<HashMap<u16, u32>> = vec![HashMap::new()];
         let mut pos = 8usize;
         loop {
             while let Some(&(_, end)) = open.last() {
                 if pos == end {
                     open.pop();
+                    ordinals.pop();
                 } else {
                     break;
                 }
@@ -176,6 +156,9 @@ impl<'a> ChunkTree<'a> {
                 return Err(ParseError::new(pos, &path(), format!("chunks nest deeper than {MAX_DEPTH} levels")));
             }
             let index = self.chunks.len() as u32;
+            let counter = ordinals.last_mut().expect("one level per open container, plus the top").entry(id).or_insert(0);
+            let ordinal = *counter;
+            *counter += 1;
             self.chunks.push(Chunk {
                 offset: pos,
                 tag_word: word,
@@ -185,6 +168,7 @@ impl<'a> ChunkTree<'a> {
                 payload_offset,
                 depth: open.len() as u16,
                 parent,
+                ordinal,
                 container,
                 known,
                 namespace_inferred,
@@ -207,6 +191,7 @@ impl<'a> ChunkTree<'a> {
             }
             if container {
                 open.push((index, end));
+                ordinals.push(HashMap::new());
                 pos = payload_offset;
             } else {
                 pos = end;
@@ -232,74 +217,94 @@ impl<'a> ChunkTree<'a> {
     }
 
     /// `OBJECT[0]/LOD[1]/PATCH[3]/PMESH[0]`: names with the index among same-id siblings.
+    /// Costs the chunk's depth, whatever comes before it.
     pub fn path(&self, index: u32) -> String {
-        let mut parts = Vec::new();
-        let mut cur = Some(index);
-        while let Some(i) = cur {
-            let c = &self.chunks[i as usize];
-            let ordinal = self.children(c.parent).take_while(|&j| j != i).filter(|&j| self.chunks[j as usize].id == c.id).count();
-            parts.push(format!("{}[{}]", c.name(), ordinal));
-            cur = c.parent;
-        }
-        parts.reverse();
-        parts.join("/")
+        path_of(&self.chunks, index)
     }
-
     fn path_of_new(&self, parent: Option<u32>) -> String {
         parent.map(|p| self.path(p)).unwrap_or_default()
     }
 
     /// Count of chunks by length width: [1-byte, 2-byte, 4-byte].
     pub fn length_widths(&self) -> [usize; 3] {
-        let mut n = [0; 3];
-        for c in &self.chunks {
-            n[match c.len_width {
-                1 => 0,
-                2 => 1,
-                _ => 2,
-            }] += 1;
-        }
-        n
+        length_widths(&self.chunks)
     }
 
     /// Account for every byte: framing, decoded by a field, opaque, or unclaimed. Bytes past
     /// a framing error count as unclaimed.
     pub fn coverage(&self) -> Coverage {
-        let mut cov = Coverage { framing: self.bytes.len().min(8), ..Default::default() };
-        let mut decoded_by_chunk = vec![0usize; self.chunks.len()];
-        for f in &self.fields {
-            if let Some(d) = decoded_by_chunk.get_mut(f.chunk as usize) {
-                *d += f.len;
-            }
-        }
-        let mut claimed = cov.framing;
-        for (i, c) in self.chunks.iter().enumerate() {
-            cov.framing += c.payload_offset - c.offset;
-            claimed += c.payload_offset - c.offset;
-            if c.container {
-                continue;
-            }
-            claimed += c.len as usize;
-            if !c.known || c.misplaced {
-                cov.opaque += c.len as usize;
-            } else {
-                let d = decoded_by_chunk[i].min(c.len as usize);
-                cov.decoded += d;
-                cov.unclaimed += c.len as usize - d;
-            }
-        }
-        cov.unclaimed += self.bytes.len().saturating_sub(claimed);
-        cov
+        coverage(self.bytes.len(), &self.chunks, &self.fields)
     }
 
     /// Sorted unique ids of chunks that no table knows.
     pub fn unknown_tags(&self) -> Vec<u16> {
-        let mut ids: Vec<u16> = self.chunks.iter().filter(|c| !c.known).map(|c| c.id).collect();
-        ids.sort_unstable();
-        ids.dedup();
-        ids
+        unknown_tags(&self.chunks)
     }
 }
+
+/// The path of chunk `index` (see [`ChunkTree::path`]).
+pub fn path_of(chunks: &[Chunk], index: u32) -> String {
+    let mut parts = Vec::new();
+    let mut cur = Some(index);
+    while let Some(i) = cur {
+        let c = &chunks[i as usize];
+        parts.push(format!("{}[{}]", c.name(), c.ordinal));
+        cur = c.parent;
+    }
+    parts.reverse();
+    parts.join("/")
+}
+
+/// Sorted unique ids of chunks that no table knows.
+pub fn unknown_tags(chunks: &[Chunk]) -> Vec<u16> {
+    let mut ids: Vec<u16> = chunks.iter().filter(|c| !c.known).map(|c| c.id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+/// Count of chunks by length width: [1-byte, 2-byte, 4-byte].
+pub fn length_widths(chunks: &[Chunk]) -> [usize; 3] {
+    let mut n = [0; 3];
+    for c in chunks {
+        n[match c.len_width {
+            1 => 0,
+            2 => 1,
+            _ => 2,
+        }] += 1;
+    }
+    n
+}
+
+/// See [`ChunkTree::coverage`].
+pub fn coverage(file_len: usize, chunks: &[Chunk], fields: &[Field]) -> Coverage {
+    let mut cov = Coverage { framing: file_len.min(8), ..Default::default() };
+    let mut decoded_by_chunk = vec![0usize; chunks.len()];
+    for f in fields {
+        if let Some(d) = decoded_by_chunk.get_mut(f.chunk as usize) {
+            *d += f.len;
+        }
+    }
+    let mut claimed = cov.framing;
+    for (i, c) in chunks.iter().enumerate() {
+        cov.framing += c.payload_offset - c.offset;
+        claimed += c.payload_offset - c.offset;
+        if c.container {
+            continue;
+        }
+        claimed += c.len as usize;
+        if !c.known || c.misplaced {
+            cov.opaque += c.len as usize;
+        } else {
+            let d = decoded_by_chunk[i].min(c.len as usize);
+            cov.decoded += d;
+            cov.unclaimed += c.len as usize - d;
+        }
+    }
+    cov.unclaimed += file_len.saturating_sub(claimed);
+    cov
+}
+
 
 #[cfg(test)]
 mod tests {

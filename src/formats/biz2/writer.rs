@@ -160,7 +160,7 @@ fn texture_node(t: &TextureDef) -> Node {
     byte_leaf(&mut c, tags::WRAP_V, t.wrap_v);
     byte_leaf(&mut c, tags::DETAIL, t.detail);
     byte_leaf(&mut c, tags::BITSLICE, t.bitslice);
-    string_leaf(&mut c, tags::SV_SPECIAL, &t.special);
+    c.extend(t.specials.iter().map(|v| Node::string(tags::SV_SPECIAL, v)));
     Node::container(tags::TEXTURE, c)
 }
 
@@ -194,6 +194,7 @@ fn object_node(o: &Object) -> Node {
     if let Some(v) = o.sv_vertex {
         c.push(Node::leaf(tags::SV_VERTEX, v.to_le_bytes().to_vec()));
     }
+    c.extend(o.specials.iter().map(|v| Node::string(tags::SV_SPECIAL, v)));
     for lod in &o.lods {
         match lod.chunk {
             Some(_) => c.push(lod_node(lod)),
@@ -245,7 +246,7 @@ fn patch_node(p: &Patch) -> Node {
     material_leaves(&mut c, &p.front, &p.back);
     byte_leaf(&mut c, tags::SV_FACETED, p.faceted);
     byte_leaf(&mut c, tags::SV_DECAL, p.decal);
-    string_leaf(&mut c, tags::SV_SPECIAL, &p.special);
+    c.extend(p.specials.iter().map(|v| Node::string(tags::SV_SPECIAL, v)));
     c.extend(p.primitives.iter().map(primitive_node));
     Node::container(tags::PATCH, c)
 }

@@ -1,0 +1,248 @@
+//! The summary of a DIV-BIZ2 file behind `relicview info --json`, and the info panel's rows
+//! made from it. Its field names are a contract that scripts rely on: add fields, never
+//! rename.
+
+use super::scene::{MaterialResolution, TextureStatus};
+use super::{Biz2File, ChunkTree, DeclaredBounds, FileKind, MaterialRef};
+use crate::formats::{Diagnostic, InfoRow, ParseError};
+use crate::inspect::Coverage;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LodInfo {
+    pub distance: Option<[f32; 2]>,
+    pub vertices: usize,
+    pub triangles: usize,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ObjectInfo {
+    pub name: Option<String>,
+    pub lods: Vec<LodInfo>,
+    pub points: usize,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct BoundsInfo {
+    pub min: [f32; 3],
+    pub max: [f32; 3],
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct MaterialInfo {
+    pub name: String,
+    pub diffuse: Option<[f32; 3]>,
+    pub texture: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct TextureInfo {
+    pub name: String,
+    pub map: Option<String>,
+    /// [u0, v0, du, dv] from SPECIAL " SCROLL u0 v0 du dv ".
+    pub scroll: Option<[f32; 4]>,
+    /// Every SPECIAL of the texture.
+    pub specials: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Info {
+    pub format: &'static str,
+    pub kind: FileKind,
+    pub bytes: usize,
+    pub closes_exactly: bool,
+    pub chunks: usize,
+    pub length_widths: BTreeMap<&'static str, usize>,
+    pub unknown_tags: Vec<u16>,
+    pub unit: Option<u8>,
+    pub scale: Option<f32>,
+    pub objects: Vec<ObjectInfo>,
+    pub triangles: usize,
+    pub vertices: usize,
+    pub bounds: Option<BoundsInfo>,
+    /// The BOUND block's BBOX and BSPHERE, as the file declares them.
+    pub declared_bounds: Option<DeclaredBounds>,
+    pub materials: Vec<String>,
+    pub specials: Vec<String>,
+    pub material_defs: Vec<MaterialInfo>,
+    pub textures: Vec<TextureInfo>,
+    /// With an archive root: how each named material resolved (None without a root).
+    pub material_resolution: Option<Vec<MaterialResolution>>,
+    /// With an archive root: the named materials that could not be found.
+    pub missing_materials: Option<Vec<String>>,
+    /// With an archive root: each textured material's map, decoded or drawn as a checker.
+    pub texture_status: Option<Vec<TextureStatus>>,
+    /// Bytes by how they were accounted for.
+    pub coverage: Coverage,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Diagnostics beyond the first few hundred, counted but not listed.
+    pub diagnostics_dropped: usize,
+}
+
+/// Parse a DIV-BIZ2 file and summarise it.
+pub fn biz2_info(bytes: &[u8]) -> Result<Info, ParseError> {
+    let (tree, file) = Biz2File::parse(bytes)?;
+    Ok(summarize(&tree, &file))
+}
+
+/// Summarise an already parsed file.
+pub fn summarize(tree: &ChunkTree<'_>, file: &Biz2File) -> Info {
+    let bytes = tree.bytes;
+    let [w1, w2, w4] = tree.length_widths();
+    let lod0 = || file.objects.iter().filter_map(|o| o.lods.first());
+    let mut bounds: Option<BoundsInfo> = None;
+    for p in lod0().flat_map(|l| l.primitives()).flat_map(|p| p.vertices.positions.iter()) {
+        if !p.iter().all(|x| x.is_finite()) {
+            continue;
+        }
+        let b = bounds.get_or_insert(BoundsInfo { min: *p, max: *p });
+        for k in 0..3 {
+            b.min[k] = b.min[k].min(p[k]);
+            b.max[k] = b.max[k].max(p[k]);
+        }
+    }
+    let patches = || file.objects.iter().flat_map(|o| o.lods.iter()).flat_map(|l| l.patches.iter());
+    let object_refs = file.objects.iter().flat_map(|o| [&o.front, &o.back]);
+    let mut materials: Vec<String> = patches()
+        .flat_map(|p| [&p.front, &p.back])
+        .chain(object_refs)
+        .filter_map(|m| match m {
+            Some(MaterialRef::Named(n)) => Some(n.clone()),
+            _ => None,
+        })
+        .collect();
+    materials.sort();
+    materials.dedup();
+    let mut specials: Vec<String> = patches().flat_map(|p| p.specials.iter().cloned()).chain(file.objects.iter().flat_map(|o| o.specials.iter().cloned())).collect();
+    specials.sort();
+    specials.dedup();
+    Info {
+        format: "biz2",
+        kind: file.kind,
+        bytes: bytes.len(),
+        closes_exactly: tree.closes_exactly,
+        chunks: tree.chunks.len(),
+        length_widths: BTreeMap::from([("1", w1), ("2", w2), ("4", w4)]),
+        unknown_tags: tree.unknown_tags(),
+        unit: file.header.unit,
+        scale: file.header.scale,
+        objects: file
+            .objects
+            .iter()
+            .map(|o| ObjectInfo {
+                name: o.name.clone(),
+                lods: o.lods.iter().map(|l| LodInfo { distance: l.distance, vertices: l.vertex_count(), triangles: l.triangle_count() }).collect(),
+                points: o.points.len(),
+            })
+            .collect(),
+        triangles: file.triangle_count(),
+        vertices: file.vertex_count(),
+        bounds,
+        declared_bounds: file.bounds.clone(),
+        materials,
+        specials,
+        material_defs: file
+            .materials
+            .iter()
+            .map(|m| MaterialInfo { name: m.name.clone().unwrap_or_default(), diffuse: m.diffuse, texture: m.texture_name().map(str::to_string) })
+            .collect(),
+        textures: file
+            .textures
+            .iter()
+            .map(|t| TextureInfo { name: t.name.clone().unwrap_or_default(), map: t.map.clone(), scroll: t.scroll(), specials: t.specials.clone() })
+            .collect(),
+        material_resolution: None,
+        missing_materials: None,
+        texture_status: None,
+        coverage: tree.coverage(),
+        diagnostics: file.diagnostics.clone(),
+        diagnostics_dropped: file.diagnostics_dropped,
+    }
+}
+
+/// A float as it was written: f32 values print in their shortest round-trip form.
+fn num(x: f32) -> String {
+    x.to_string()
+}
+
+fn join(values: &[f32], sep: &str, f: impl Fn(f32) -> String) -> String {
+    values.iter().map(|&v| f(v)).collect::<Vec<_>>().join(sep)
+}
+
+impl Info {
+    /// The info panel's rows.
+    pub fn rows(&self) -> Vec<InfoRow> {
+        let mut rows = vec![
+            InfoRow::new("format", format!("DIV-BIZ2 {}", if self.kind == FileKind::Geometry { "geometry" } else { "materials" })),
+            InfoRow::new("bytes", format!("{} · {} chunks · {}", self.bytes, self.chunks, if self.closes_exactly { "closes exactly" } else { "does not close" })),
+        ];
+        let w = |k: &str| self.length_widths.get(k).copied().unwrap_or(0);
+        rows.push(InfoRow::new("lengths", format!("1-byte {} · 2-byte {} · 4-byte {}", w("1"), w("2"), w("4"))));
+        if let Some(u) = self.unit {
+            let (bgf, b2z) = if u == 1 { ("metres", "inches") } else { ("model units", "model units") };
+            rows.push(InfoRow::new("unit", format!("{u} (bgf notes: {bgf}; b2z notes: {b2z})")));
+        }
+        if let Some(s) = self.scale {
+            rows.push(InfoRow::new("scale", num(s)));
+        }
+        for o in &self.objects {
+            let lods: Vec<String> = o
+                .lods
+                .iter()
+                .enumerate()
+                .map(|(i, l)| format!("LOD {i}{}: {} tris", l.distance.map_or(String::new(), |d| format!(" [{}]", join(&d, "–", num))), l.triangles))
+                .collect();
+            let mut parts = vec![lods.join(" · ")];
+            if o.points > 0 {
+                parts.push(format!("{} light points", o.points));
+            }
+            parts.retain(|p| !p.is_empty());
+            let value = if parts.is_empty() { "empty".to_string() } else { parts.join(" · ") };
+            rows.push(InfoRow::new(format!("object {}", o.name.as_deref().unwrap_or("(unnamed)")), value));
+        }
+        if self.kind == FileKind::Geometry {
+            rows.push(InfoRow::new("drawn (LOD 0)", format!("{} triangles · {} vertices", self.triangles, self.vertices)));
+        }
+        if let Some(b) = &self.bounds {
+            let f = |v: &[f32; 3]| join(v, ", ", |x| format!("{x:.2}"));
+            rows.push(InfoRow::new("bounds", format!("min ({}) max ({})", f(&b.min), f(&b.max))));
+        }
+        for r in self.material_resolution.iter().flatten() {
+            let label = format!("material {}", r.reference);
+            rows.push(match (&r.library, r.found, &r.library_error) {
+                (Some(l), true, _) => InfoRow::new(label, format!("from {l}")),
+                (_, _, Some(e)) => InfoRow::warning(label, format!("library unusable: {e} (drawn grey)")),
+                (Some(l), false, None) => InfoRow::warning(label, format!("not in {l} (drawn grey)")),
+                (None, ..) => InfoRow::warning(label, "no library in the archive (drawn grey)"),
+            });
+        }
+        for t in self.texture_status.iter().flatten() {
+            let label = format!("texture {}", t.texture);
+            rows.push(match &t.reason {
+                None => InfoRow::new(label, format!("{}{}", t.file.as_deref().unwrap_or(""), t.scroll.map_or(String::new(), |s| format!(" · scrolls {}", join(&s, " ", num))))),
+                Some(why) => InfoRow::warning(label, format!("checker: {why}")),
+            });
+        }
+        if !self.specials.is_empty() {
+            rows.push(InfoRow::new("specials", self.specials.join(" · ")));
+        }
+        for t in &self.textures {
+            let scroll = t.scroll.map_or(String::new(), |s| format!(" · scroll {}", join(&s, " ", num)));
+            rows.push(InfoRow::new(format!("texture {}", t.name), format!("{}{scroll}", t.map.as_deref().unwrap_or("no map"))));
+        }
+        for m in &self.material_defs {
+            rows.push(InfoRow::new(format!("material {}", m.name), m.diffuse.map_or("—".to_string(), |d| format!("diffuse {}", join(&d, ", ", |x| format!("{x:.2}"))))));
+        }
+        if !self.unknown_tags.is_empty() {
+            rows.push(InfoRow::new("unknown tags", self.unknown_tags.iter().map(|t| format!("0x{t:04x}")).collect::<Vec<_>>().join(", ")));
+        }
+        for d in &self.diagnostics {
+            rows.push(InfoRow::warning(format!("warning @{}", d.offset), format!("{}: {}", d.path, d.message)));
+        }
+        if self.diagnostics_dropped > 0 {
+            rows.push(InfoRow::warning("more warnings", format!("{} not listed", self.diagnostics_dropped)));
+        }
+        rows
+    }
+}

@@ -1,0 +1,190 @@
+//! The registry of kinds: what a file is (by content first, then by name), what it can do,
+//! and which format opens it. Sniffing lives here and nowhere else.
+
+use super::{biz2, bytes, image, text, Document};
+use serde::{Deserialize, Serialize};
+
+/// What a file is. Serialised as the words the listing, `census` and the page use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    Biz2Geometry,
+    Biz2Materials,
+    /// A .BGF/.BMF/.B2Z without the magic: opened as DIV-BIZ2 to say why it fails.
+    Biz2Unreadable,
+    Viz2Text,
+    Vmf2Text,
+    Map,
+    Mod,
+    Sub,
+    Bsx,
+    Lzs,
+    Image,
+    Unknown,
+}
+
+/// What the page can do with a file of a kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Capabilities {
+    /// Draws a scene in 3D (and exports it as glTF).
+    pub scene: bool,
+    /// Is shown as text with line numbers.
+    pub text: bool,
+    /// Is shown as a picture.
+    pub image: bool,
+    /// Other files refer to it: "used by" has answers.
+    pub used_by: bool,
+    /// Opened first when an archive is loaded (a model, not an asset).
+    pub primary: bool,
+}
+
+const fn caps(scene: bool, text: bool, image: bool, used_by: bool, primary: bool) -> Capabilities {
+    Capabilities { scene, text, image, used_by, primary }
+}
+
+const NONE: &[Kind] = &[];
+
+/// One row per kind: its words, what it can do, and the format that opens it.
+struct Format {
+    kind: Kind,
+    label: &'static str,
+    title: &'static str,
+    caps: Capabilities,
+    /// Does the file's head (first bytes), name and size say it is this kind?
+    sniff: fn(&Head) -> bool,
+    /// The kinds its references lead to (for "used by" and the reference scan).
+    refers_to: &'static [Kind],
+    open: fn(&str, Vec<u8>, Kind, Purpose) -> Box<dyn Document>,
+}
+
+/// The first bytes of a file (16 are enough), its name and its size.
+pub struct Head<'a> {
+    pub path: &'a str,
+    pub ext: String,
+    pub bytes: &'a [u8],
+    pub size: u64,
+}
+
+/// Why a file is opened: to be shown (with its inspector view), or as an asset of another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    Show,
+    Asset,
+}
+
+// In sniffing order: magic numbers first, then structure, then names.
+const FORMATS: &[Format] = &[
+    Format { kind: Kind::Biz2Geometry, label: "BGF", title: "DIV-BIZ2 geometry", caps: caps(true, false, false, true, true), sniff: biz2::sniff_geometry, refers_to: &[Kind::Biz2Materials], open: biz2::open },
+    Format { kind: Kind::Biz2Materials, label: "BMF", title: "DIV-BIZ2 material library", caps: caps(false, false, false, true, false), sniff: biz2::sniff_materials, refers_to: &[Kind::Image], open: biz2::open },
+    Format { kind: Kind::Viz2Text, label: "VIZ2", title: "DIV-VIZ2 text geometry", caps: caps(false, true, false, false, false), sniff: text::sniff_viz2, refers_to: NONE, open: text::open },
+    Format { kind: Kind::Vmf2Text, label: "VMF2", title: "DIV-VMF2 text materials", caps: caps(false, true, false, false, false), sniff: text::sniff_vmf2, refers_to: NONE, open: text::open },
+    Format { kind: Kind::Bsx, label: "BSX", title: "FF7 field model (LZS)", caps: caps(false, false, false, false, false), sniff: bytes::sniff_bsx, refers_to: NONE, open: bytes::open },
+    Format { kind: Kind::Lzs, label: "LZS", title: "LZS-compressed file", caps: caps(false, false, false, false, false), sniff: bytes::sniff_lzs, refers_to: NONE, open: bytes::open },
+    Format { kind: Kind::Image, label: "IMG", title: "image (TGA, SGI, PNG, BMP)", caps: caps(true, false, true, true, false), sniff: image::sniff, refers_to: NONE, open: image::open },
+    Format { kind: Kind::Map, label: "MAP", title: "pod world", caps: caps(false, true, false, false, false), sniff: text::sniff_map, refers_to: &[Kind::Mod, Kind::Map], open: text::open },
+    Format { kind: Kind::Mod, label: "MOD", title: "pod game object", caps: caps(false, true, false, true, false), sniff: text::sniff_mod, refers_to: &[Kind::Biz2Geometry], open: text::open },
+    Format { kind: Kind::Sub, label: "SUB", title: "pod subsystem", caps: caps(false, true, false, false, false), sniff: text::sniff_sub, refers_to: NONE, open: text::open },
+    Format { kind: Kind::Biz2Unreadable, label: "BIZ?", title: "DIV-BIZ2 name without its magic", caps: caps(false, false, false, false, false), sniff: biz2::sniff_unreadable, refers_to: NONE, open: biz2::open },
+    Format { kind: Kind::Unknown, label: "?", title: "unknown", caps: caps(false, false, false, false, false), sniff: |_| true, refers_to: NONE, open: bytes::open },
+];
+
+fn format(kind: Kind) -> &'static Format {
+    FORMATS.iter().find(|f| f.kind == kind).expect("every kind has a row")
+}
+
+impl Kind {
+    /// What a file is, by its content first and its name second, from its first bytes (16
+    /// are enough) and its size.
+    pub fn sniff(path: &str, head: &[u8], size: u64) -> Kind {
+        let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+        let head = Head { path, ext, bytes: head, size };
+        FORMATS.iter().find(|f| (f.sniff)(&head)).map_or(Kind::Unknown, |f| f.kind)
+    }
+
+    pub fn all() -> impl Iterator<Item = Kind> {
+        FORMATS.iter().map(|f| f.kind)
+    }
+
+    /// The word the listing and `census` use ("biz2-geometry").
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Biz2Geometry => "biz2-geometry",
+            Kind::Biz2Materials => "biz2-materials",
+            Kind::Biz2Unreadable => "biz2-unreadable",
+            Kind::Viz2Text => "viz2-text",
+            Kind::Vmf2Text => "vmf2-text",
+            Kind::Map => "map",
+            Kind::Mod => "mod",
+            Kind::Sub => "sub",
+            Kind::Bsx => "bsx",
+            Kind::Lzs => "lzs",
+            Kind::Image => "image",
+            Kind::Unknown => "unknown",
+        }
+    }
+
+    pub fn parse(word: &str) -> Option<Kind> {
+        Kind::all().find(|k| k.as_str() == word)
+    }
+
+    /// A short badge ("BGF").
+    pub fn label(self) -> &'static str {
+        format(self).label
+    }
+    pub fn title(self) -> &'static str {
+        format(self).title
+    }
+    pub fn capabilities(self) -> Capabilities {
+        format(self).caps
+    }
+    /// The kinds this kind's references lead to.
+    pub fn refers_to(self) -> &'static [Kind] {
+        format(self).refers_to
+    }
+    /// The kinds whose references lead to this kind.
+    pub fn referred_by(self) -> impl Iterator<Item = Kind> {
+        Kind::all().filter(move |k| k.refers_to().contains(&self))
+    }
+}
+
+/// Open a file as the kind its content says it is.
+pub fn open(path: &str, bytes: Vec<u8>, purpose: Purpose) -> Box<dyn Document> {
+    let kind = Kind::sniff(path, &bytes[..bytes.len().min(16)], bytes.len() as u64);
+    (format(kind).open)(path, bytes, kind, purpose)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_are_typed_by_content_then_extension() {
+        let kind = |p: &str, h: &[u8], s: u64| Kind::sniff(p, h, s).as_str();
+        assert_eq!(kind("A.BGF", b"DIV-BIZ2\x03\x40", 100), "biz2-geometry");
+        assert_eq!(kind("a.txt", b"DIV-BMF2", 8), "biz2-materials");
+        assert_eq!(kind("A.VGF", b"DIV-VIZ2\nHEADER", 50), "viz2-text");
+        // LZS: the first u32 is the length of the rest of the file.
+        assert_eq!(kind("CLOUD.BSX", &[96, 0, 0, 0, 1, 2], 100), "bsx");
+        assert_eq!(kind("X.LZS", &[96, 0, 0, 0, 1, 2], 100), "lzs");
+        assert_eq!(kind("CLOUD.BSX", &[95, 0, 0, 0, 1, 2], 100), "unknown");
+        assert_eq!(kind("ARENA1.MAP", b"[arena1]\ntype=m", 300), "map");
+        assert_eq!(kind("MECH.MOD", b"; a mech\n[video]", 300), "mod");
+        assert_eq!(kind("DOOR.SUB", b"[door]\r\nTravel", 300), "sub");
+        assert_eq!(kind("BIN.MAP", &[0, 1, 2, 3, 200], 300), "unknown");
+        assert_eq!(kind("BROKEN.BGF", b"DIV-BIZ", 7), "biz2-unreadable");
+        assert_eq!(kind("WATER.TGA", &[0, 0, 2, 0], 300), "image");
+        assert_eq!(kind("x.bin", &[0x89, b'P', b'N', b'G'], 300), "image");
+    }
+
+    #[test]
+    fn every_kind_has_one_row_and_round_trips_its_word() {
+        let kinds: Vec<Kind> = Kind::all().collect();
+        for k in &kinds {
+            assert_eq!(kinds.iter().filter(|x| *x == k).count(), 1);
+            assert_eq!(Kind::parse(k.as_str()), Some(*k));
+            assert_eq!(serde_json::to_value(k).unwrap(), serde_json::Value::String(k.as_str().into()));
+        }
+        assert_eq!(*kinds.last().unwrap(), Kind::Unknown, "the catch-all sniffs last");
+    }
+}

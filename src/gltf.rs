@@ -1,0 +1,382 @@
+//! glTF 2.0 export of a neutral [`Scene`], as one binary .glb: meshes with positions,
+//! normals, vertex colours and UVs; materials as a base colour factor with the texture
+//! embedded as PNG (a scroll's start as a `KHR_texture_transform` offset); the node tree with
+//! its names; light points as empty nodes; node TRS clips as animations.
+//!
+//! Levels of detail: glTF has no switch node, so each LOD is its own glTF scene holding the
+//! node tree as drawn at that LOD (the LOD's own node included); the default scene is the
+//! LOD chosen for export. Viewers show the default scene and list the others.
+//!
+//! Colours: glTF's vertex colours and factors are linear, the files' are sRGB bytes, so both
+//! are converted; PNG texels stay sRGB as glTF expects.
+
+use crate::scene::{Scene, Target, Transform};
+use gltf_json as json;
+use json::validation::{Checked::Valid, USize64};
+use json::Index;
+use std::collections::BTreeMap;
+
+/// Which LOD the default glTF scene shows.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ExportOptions {
+    pub lod: usize,
+}
+
+fn srgb_to_linear(c: f32) -> f32 {
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+/// The binary chunk and the JSON that points into it.
+struct Builder {
+    root: json::Root,
+    bin: Vec<u8>,
+}
+
+impl Builder {
+    fn view(&mut self, bytes: &[u8], target: Option<json::buffer::Target>, stride: Option<usize>) -> Index<json::buffer::View> {
+        while self.bin.len() % 4 != 0 {
+            self.bin.push(0);
+        }
+        let offset = self.bin.len();
+        self.bin.extend_from_slice(bytes);
+        self.root.push(json::buffer::View {
+            buffer: Index::new(0),
+            byte_length: USize64::from(bytes.len()),
+            byte_offset: Some(USize64::from(offset)),
+            byte_stride: stride.map(json::buffer::Stride),
+            name: None,
+            target: target.map(Valid),
+            extensions: None,
+            extras: Default::default(),
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn accessor(
+        &mut self,
+        bytes: &[u8],
+        count: usize,
+        component: json::accessor::ComponentType,
+        type_: json::accessor::Type,
+        target: Option<json::buffer::Target>,
+        bounds: Option<(Vec<f32>, Vec<f32>)>,
+        normalized: bool,
+    ) -> Index<json::Accessor> {
+        let view = self.view(bytes, target, None);
+        self.root.push(json::Accessor {
+            buffer_view: Some(view),
+            byte_offset: None,
+            count: USize64::from(count),
+            component_type: Valid(json::accessor::GenericComponentType(component)),
+            extensions: None,
+            extras: Default::default(),
+            type_: Valid(type_),
+            min: bounds.as_ref().map(|(lo, _)| serde_json::json!(lo)),
+            max: bounds.as_ref().map(|(_, hi)| serde_json::json!(hi)),
+            name: None,
+            normalized,
+            sparse: None,
+        })
+    }
+
+    fn floats<const N: usize>(&mut self, values: &[[f32; N]], target: Option<json::buffer::Target>, with_bounds: bool) -> Index<json::Accessor> {
+        use json::accessor::Type;
+        let type_ = match N {
+            1 => Type::Scalar,
+            2 => Type::Vec2,
+            3 => Type::Vec3,
+            _ => Type::Vec4,
+        };
+        let bounds = with_bounds.then(|| {
+            let mut lo = [f32::INFINITY; N];
+            let mut hi = [f32::NEG_INFINITY; N];
+            for v in values {
+                for k in 0..N {
+                    lo[k] = lo[k].min(v[k]);
+                    hi[k] = hi[k].max(v[k]);
+                }
+            }
+            (lo.to_vec(), hi.to_vec())
+        });
+        self.accessor(bytemuck::cast_slice(values), values.len(), json::accessor::ComponentType::F32, type_, target, bounds, false)
+    }
+}
+
+/// The scene as a .glb file.
+pub fn export_glb(scene: &Scene, options: ExportOptions) -> Result<Vec<u8>, String> {
+    use json::buffer::Target as T;
+    let mut b = Builder { root: json::Root::default(), bin: Vec::new() };
+    b.root.asset = json::Asset { generator: Some(format!("relicview {}", env!("CARGO_PKG_VERSION"))), ..Default::default() };
+
+    // Textures, embedded as PNG.
+    let sampler = b.root.push(json::texture::Sampler {
+        mag_filter: Some(Valid(json::texture::MagFilter::Nearest)),
+        min_filter: Some(Valid(json::texture::MinFilter::LinearMipmapLinear)),
+        name: None,
+        wrap_s: Valid(json::texture::WrappingMode::Repeat),
+        wrap_t: Valid(json::texture::WrappingMode::Repeat),
+        extensions: None,
+        extras: Default::default(),
+    });
+    let mut textures = Vec::new();
+    for t in &scene.textures {
+        let mut png = Vec::new();
+        image::codecs::png::PngEncoder::new(&mut png)
+            .write_image(&t.texels.rgba, t.texels.width, t.texels.height, image::ExtendedColorType::Rgba8)
+            .map_err(|e| format!("texture {}: {e}", t.name.as_deref().unwrap_or("")))?;
+        let view = b.view(&png, None, None);
+        let image = b.root.push(json::Image { buffer_view: Some(view), mime_type: Some(json::image::MimeType("image/png".into())), name: t.name.clone(), uri: None, extensions: None, extras: Default::default() });
+        textures.push(b.root.push(json::Texture { name: t.name.clone(), sampler: Some(sampler), source: image, extensions: None, extras: Default::default() }));
+    }
+
+    // Materials; a scrolling texture starts at its clip's offset at t = 0.
+    let offsets = scene.uv_offsets(0.0);
+    let scrolling = scene.scrolling_materials();
+    let mut materials = Vec::new();
+    for (i, m) in scene.materials.iter().enumerate() {
+        let [r, g, bl, a] = m.base_color;
+        let base_color_texture = m.texture.and_then(|t| textures.get(t as usize)).map(|&index| {
+            let transform = scrolling.contains(&(i as u32)).then(|| json::extensions::texture::TextureTransform {
+                offset: json::extensions::texture::TextureTransformOffset(offsets[i]),
+                ..Default::default()
+            });
+            json::texture::Info { index, tex_coord: 0, extensions: transform.map(|t| json::extensions::texture::Info { texture_transform: Some(t) }), extras: Default::default() }
+        });
+        materials.push(b.root.push(json::Material {
+            name: m.name.clone(),
+            double_sided: m.double_sided,
+            pbr_metallic_roughness: json::material::PbrMetallicRoughness {
+                base_color_factor: json::material::PbrBaseColorFactor([srgb_to_linear(r), srgb_to_linear(g), srgb_to_linear(bl), a.clamp(0.0, 1.0)]),
+                base_color_texture,
+                metallic_factor: json::material::StrengthFactor(0.0),
+                roughness_factor: json::material::StrengthFactor(1.0),
+                ..Default::default()
+            },
+            ..Default::default()
+        }));
+    }
+    if !scrolling.is_empty() && scene.materials.iter().enumerate().any(|(i, m)| m.texture.is_some() && scrolling.contains(&(i as u32))) {
+        b.root.extensions_used.push("KHR_texture_transform".into());
+    }
+
+    // Meshes: one glTF primitive per scene primitive that has triangles.
+    let mut meshes: Vec<Option<Index<json::Mesh>>> = Vec::new();
+    for mesh in &scene.meshes {
+        let mut primitives = Vec::new();
+        for p in mesh.primitives.iter().filter(|p| !p.indices.is_empty()) {
+            let n = p.positions.len();
+            // Vertices no triangle uses may hold NaN (the file's own): glTF allows no NaN.
+            let positions: Vec<[f32; 3]> = p.positions.iter().map(|v| if v.iter().all(|x| x.is_finite()) { *v } else { [0.0; 3] }).collect();
+            let mut attributes = BTreeMap::new();
+            attributes.insert(Valid(json::mesh::Semantic::Positions), b.floats(&positions, Some(T::ArrayBuffer), true));
+            if let Some(normals) = p.normals.as_ref().filter(|v| v.len() == n) {
+                let unit: Vec<[f32; 3]> = normals.iter().map(|v| glam::Vec3::from(*v).try_normalize().unwrap_or(glam::Vec3::Z).to_array()).collect();
+                attributes.insert(Valid(json::mesh::Semantic::Normals), b.floats(&unit, Some(T::ArrayBuffer), false));
+            }
+            if let Some(colors) = p.colors.as_ref().filter(|v| v.len() == n) {
+                let linear: Vec<[f32; 4]> = colors.iter().map(|c| [srgb_to_linear(c[0] as f32 / 255.0), srgb_to_linear(c[1] as f32 / 255.0), srgb_to_linear(c[2] as f32 / 255.0), c[3] as f32 / 255.0]).collect();
+                attributes.insert(Valid(json::mesh::Semantic::Colors(0)), b.floats(&linear, Some(T::ArrayBuffer), false));
+            }
+            if let Some(uvs) = p.uvs.as_ref().filter(|v| v.len() == n) {
+                let finite: Vec<[f32; 2]> = uvs.iter().map(|v| if v.iter().all(|x| x.is_finite()) { *v } else { [0.0; 2] }).collect();
+                attributes.insert(Valid(json::mesh::Semantic::TexCoords(0)), b.floats(&finite, Some(T::ArrayBuffer), false));
+            }
+            let count = p.indices.len();
+            let indices = if n <= u16::MAX as usize {
+                let short: Vec<u16> = p.indices.iter().map(|&i| i as u16).collect();
+                b.accessor(bytemuck::cast_slice(&short), count, json::accessor::ComponentType::U16, json::accessor::Type::Scalar, Some(T::ElementArrayBuffer), None, false)
+            } else {
+                b.accessor(bytemuck::cast_slice(&p.indices), count, json::accessor::ComponentType::U32, json::accessor::Type::Scalar, Some(T::ElementArrayBuffer), None, false)
+            };
+            primitives.push(json::mesh::Primitive {
+                attributes,
+                extensions: None,
+                extras: Default::default(),
+                indices: Some(indices),
+                material: p.material.and_then(|m| materials.get(m as usize).copied()),
+                mode: Valid(json::mesh::Mode::Triangles),
+                targets: None,
+            });
+        }
+        meshes.push((!primitives.is_empty()).then(|| b.root.push(json::Mesh { extensions: None, extras: Default::default(), name: mesh.name.clone(), primitives, weights: None })));
+    }
+
+    // One glTF scene per LOD: the node tree as drawn at that LOD.
+    let lods = scene.lod_count();
+    let mut copies: Vec<Vec<Option<Index<json::Node>>>> = Vec::new();
+    for lod in 0..lods {
+        let visible = scene.visible(lod);
+        let mut index: Vec<Option<Index<json::Node>>> = vec![None; scene.nodes.len()];
+        // Children before parents, so each parent can list them.
+        for i in (0..scene.nodes.len()).rev() {
+            if !visible[i] {
+                continue;
+            }
+            let n = &scene.nodes[i];
+            let children: Vec<Index<json::Node>> = n.children.iter().filter_map(|&c| index.get(c as usize).copied().flatten()).collect();
+            let t: &Transform = &n.transform;
+            let d = Transform::default();
+            index[i] = Some(b.root.push(json::Node {
+                name: n.name.clone(),
+                mesh: n.mesh.and_then(|m| meshes.get(m as usize).copied().flatten()),
+                children: (!children.is_empty()).then_some(children),
+                translation: (t.translation != d.translation).then_some(t.translation),
+                rotation: (t.rotation != d.rotation).then(|| json::scene::UnitQuaternion(glam::Quat::from_array(t.rotation).normalize().to_array())),
+                scale: (t.scale != d.scale).then_some(t.scale),
+                ..Default::default()
+            }));
+        }
+        let roots: Vec<Index<json::Node>> = scene.roots().filter_map(|r| index[r as usize]).collect();
+        let name = if lods > 1 { format!("{} (LOD {lod})", scene.name) } else { scene.name.clone() };
+        b.root.push(json::Scene { extensions: None, extras: Default::default(), name: Some(name), nodes: roots });
+        copies.push(index);
+    }
+    b.root.scene = Some(Index::new(options.lod.min(lods - 1) as u32));
+
+    // Node TRS clips as animations (UV offset tracks have no core glTF target).
+    for clip in &scene.clips {
+        let mut channels = Vec::new();
+        let mut samplers = Vec::new();
+        for track in &clip.tracks {
+            let (node, path) = match track.target {
+                Target::Translation(n) => (n, json::animation::Property::Translation),
+                Target::Rotation(n) => (n, json::animation::Property::Rotation),
+                Target::Scale(n) => (n, json::animation::Property::Scale),
+                Target::UvOffset(_) => continue,
+            };
+            let w = track.target.width();
+            let keys = track.times.len().min(track.values.len() / w);
+            if keys == 0 {
+                continue;
+            }
+            let times: Vec<[f32; 1]> = track.times[..keys].iter().map(|&t| [t]).collect();
+            let input = b.floats(&times, None, true);
+            let output = if w == 4 {
+                let q: Vec<[f32; 4]> = track.values[..keys * 4].chunks_exact(4).map(|v| glam::Quat::from_slice(v).normalize().to_array()).collect();
+                b.floats(&q, None, false)
+            } else {
+                let v: Vec<[f32; 3]> = track.values[..keys * 3].chunks_exact(3).map(|v| [v[0], v[1], v[2]]).collect();
+                b.floats(&v, None, false)
+            };
+            let sampler = Index::new(samplers.len() as u32);
+            samplers.push(json::animation::Sampler { extensions: None, extras: Default::default(), input, interpolation: Valid(json::animation::Interpolation::Linear), output });
+            for copy in &copies {
+                if let Some(target) = copy.get(node as usize).copied().flatten() {
+                    channels.push(json::animation::Channel {
+                        sampler,
+                        target: json::animation::Target { extensions: None, extras: Default::default(), node: target, path: Valid(path) },
+                        extensions: None,
+                        extras: Default::default(),
+                    });
+                }
+            }
+        }
+        if !channels.is_empty() {
+            b.root.push(json::Animation { extensions: None, extras: Default::default(), channels, name: Some(clip.name.clone()), samplers });
+        }
+    }
+
+    while b.bin.len() % 4 != 0 {
+        b.bin.push(0);
+    }
+    if !b.bin.is_empty() {
+        b.root.push(json::Buffer { byte_length: USize64::from(b.bin.len()), name: None, uri: None, extensions: None, extras: Default::default() });
+    }
+    let mut text = b.root.to_vec().map_err(|e| e.to_string())?;
+    while text.len() % 4 != 0 {
+        text.push(b' ');
+    }
+    let total = 12 + 8 + text.len() + if b.bin.is_empty() { 0 } else { 8 + b.bin.len() };
+    let mut out = Vec::with_capacity(total);
+    out.extend(b"glTF");
+    out.extend(2u32.to_le_bytes());
+    out.extend((total as u32).to_le_bytes());
+    out.extend((text.len() as u32).to_le_bytes());
+    out.extend(b"JSON");
+    out.extend(&text);
+    if !b.bin.is_empty() {
+        out.extend((b.bin.len() as u32).to_le_bytes());
+        out.extend(b"BIN\0");
+        out.extend(&b.bin);
+    }
+    Ok(out)
+}
+
+use image::ImageEncoder;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::{Clip, Mesh, Node, Primitive, Repeat, Track};
+
+    /// The JSON chunk of a .glb.
+    fn json_of(glb: &[u8]) -> serde_json::Value {
+        assert_eq!(&glb[..4], b"glTF");
+        assert_eq!(u32::from_le_bytes(glb[8..12].try_into().unwrap()) as usize, glb.len());
+        let len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+        assert_eq!(&glb[16..20], b"JSON");
+        serde_json::from_slice(&glb[20..20 + len]).unwrap()
+    }
+
+    #[test]
+    fn node_trs_clips_become_animations() {
+        let mut s = Scene { name: "door".into(), ..Default::default() };
+        let m = s.add_mesh(Mesh {
+            name: Some("slab".into()),
+            primitives: vec![Primitive { positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], indices: vec![0, 1, 2], ..Default::default() }],
+        });
+        let door = s.add_node(None, Node { name: Some("dr1".into()), mesh: Some(m), ..Default::default() });
+        s.clips.push(Clip {
+            name: "slide".into(),
+            duration: 4.0,
+            repeat: Repeat::Loop,
+            tracks: vec![
+                Track { target: Target::Translation(door), times: vec![0.0, 2.0, 4.0], values: vec![0., 0., 0., 3., 0., 0., 0., 0., 0.] },
+                Track { target: Target::Rotation(door), times: vec![0.0, 4.0], values: vec![0., 0., 0., 1., 0., 1., 0., 0.] },
+            ],
+        });
+        let j = json_of(&export_glb(&s, ExportOptions::default()).unwrap());
+        let a = &j["animations"][0];
+        assert_eq!(a["name"], "slide");
+        assert_eq!(a["channels"].as_array().unwrap().len(), 2);
+        assert_eq!(a["channels"][0]["target"]["path"], "translation");
+        assert_eq!(a["channels"][1]["target"]["path"], "rotation");
+        let input = a["samplers"][0]["input"].as_u64().unwrap() as usize;
+        assert_eq!(j["accessors"][input]["count"], 3);
+        assert_eq!(j["accessors"][input]["max"], serde_json::json!([4.0]));
+        assert_eq!(j["nodes"][0]["name"], "dr1");
+    }
+
+    #[test]
+    fn each_lod_is_a_scene_and_the_chosen_one_is_the_default() {
+        let mut s = Scene { name: "pod".into(), ..Default::default() };
+        let tri = |z| Mesh { name: None, primitives: vec![Primitive { positions: vec![[0.0, 0.0, z], [1.0, 0.0, z], [0.0, 1.0, z]], indices: vec![0, 1, 2], ..Default::default() }] };
+        let (m0, m1) = (s.add_mesh(tri(0.0)), s.add_mesh(tri(1.0)));
+        let root = s.add_node(None, Node { name: Some("pod".into()), ..Default::default() });
+        let l0 = s.add_node(Some(root), Node { name: Some("LOD 0".into()), lod: Some(0), ..Default::default() });
+        let l1 = s.add_node(Some(root), Node { name: Some("LOD 1".into()), lod: Some(1), ..Default::default() });
+        s.add_node(Some(l0), Node { mesh: Some(m0), ..Default::default() });
+        s.add_node(Some(l1), Node { mesh: Some(m1), ..Default::default() });
+        s.add_node(Some(root), Node { name: Some("light point 0".into()), transform: Transform { translation: [0.0, 2.0, 0.0], ..Default::default() }, ..Default::default() });
+        s.lods = vec![Default::default(); 2];
+        let j = json_of(&export_glb(&s, ExportOptions { lod: 1 }).unwrap());
+        assert_eq!(j["scenes"].as_array().unwrap().len(), 2);
+        assert_eq!(j["scene"], 1);
+        let names = |scene: usize| -> Vec<String> {
+            let mut out = Vec::new();
+            let mut stack: Vec<usize> = j["scenes"][scene]["nodes"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as usize).collect();
+            while let Some(n) = stack.pop() {
+                out.push(j["nodes"][n]["name"].as_str().unwrap_or("").to_string());
+                stack.extend(j["nodes"][n]["children"].as_array().into_iter().flatten().map(|v| v.as_u64().unwrap() as usize));
+            }
+            out.sort();
+            out
+        };
+        assert_eq!(names(0), vec!["", "LOD 0", "light point 0", "pod"]);
+        assert_eq!(names(1), vec!["", "LOD 1", "light point 0", "pod"]);
+    }
+}
