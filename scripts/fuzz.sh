@@ -8,11 +8,19 @@ seconds=${1:-300}
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz
 for target in $(cargo fuzz list); do
   mkdir -p "corpus/$target"
-  if [ "$target" = biz2 ] && [ -z "$(ls -A corpus/biz2)" ]; then
-    # Seed with the demo archive, magic stripped (the target prepends it).
+  if [ -z "$(ls -A "corpus/$target")" ] && { [ "$target" = biz2 ] || [ "$target" = open ]; }; then
+    # Seed with the demo archive: for biz2 the magic stripped (the target prepends it), for
+    # open with a leading byte that picks the file name by kind.
     seeds=$(mktemp -d)
     cargo run -q --manifest-path ../Cargo.toml -- demo "$seeds" >/dev/null
-    i=0; for f in $(find "$seeds" -type f); do tail -c +9 "$f" > "corpus/biz2/demo$i"; i=$((i+1)); done
+    i=0
+    for f in $(find "$seeds" -type f); do
+      i=$((i+1))
+      if [ "$target" = biz2 ]; then tail -c +9 "$f" > "corpus/biz2/demo$i"; continue; fi
+      case "${f##*.}" in BGF) k=0 ;; BMF) k=1 ;; MAP) k=3 ;; MOD) k=4 ;; TGA) k=6 ;; RGB) k=7 ;; *) k=9 ;; esac
+      { printf "\\$(printf '%03o' $k)"; cat "$f"; } > "corpus/open/demo$i"
+    done
   fi
-  cargo fuzz run --sanitizer none "$target" -- -max_total_time="$seconds" -max_len=4096 -timeout=5 -rss_limit_mb=1024 2>&1 | tail -n 3
+  # Inputs up to 64 KB: large enough for deep trees and long index lists.
+  cargo fuzz run --sanitizer none "$target" -- -max_total_time="$seconds" -max_len=65536 -timeout=5 -rss_limit_mb=1024 2>&1 | tail -n 3
 done

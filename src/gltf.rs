@@ -142,6 +142,8 @@ pub fn export_glb(scene: &Scene, options: ExportOptions) -> Result<Vec<u8>, Stri
         let base_color_texture = m.texture.and_then(|t| textures.get(t as usize)).map(|&index| {
             let transform = scrolling.contains(&(i as u32)).then(|| json::extensions::texture::TextureTransform {
                 offset: json::extensions::texture::TextureTransformOffset(offsets[i]),
+                // Written out: left empty, gltf-json writes `null`, which validators reject.
+                tex_coord: Some(0),
                 ..Default::default()
             });
             json::texture::Info { index, tex_coord: 0, extensions: transform.map(|t| json::extensions::texture::Info { texture_transform: Some(t) }), extras: Default::default() }

@@ -385,3 +385,39 @@ fn patches_inherit_the_object_material() {
     assert_eq!(material.base_color, [1.0, 0.0, 0.0, 1.0]);
     assert_eq!(material.name.as_deref(), Some("lib:object_mtl"));
 }
+
+/// A file of `n` zero-length PATCH chunks at the top level, where no PATCH belongs.
+fn misplaced(n: usize) -> Vec<u8> {
+    let mut bytes = b"DIV-BIZ2".to_vec();
+    for _ in 0..n {
+        bytes.extend([0x42, 0x00, 0x00]);
+    }
+    bytes.extend([0x05, 0x00, 0x00]);
+    bytes
+}
+
+#[test]
+fn a_hundred_thousand_misplaced_chunks_cost_linear_time_and_capped_diagnostics() {
+    let time = |bytes: &[u8]| {
+        (0..3)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                let mut tree = relicview::formats::biz2::ChunkTree::parse(bytes);
+                let file = Biz2File::build(&mut tree);
+                std::hint::black_box((&tree, &file));
+                t.elapsed().as_secs_f64()
+            })
+            .fold(f64::MAX, f64::min)
+    };
+    let (small, large) = (misplaced(10_000), misplaced(100_000));
+    let (ts, tl) = (time(&small), time(&large));
+    let ratio = tl / ts;
+    // Ten times the chunks: about ten times the time when linear, a hundred when quadratic.
+    assert!(ratio < 30.0, "100,000 chunks took {ratio:.1}× the time of 10,000 ({tl:.3} s vs {ts:.3} s)");
+    let (tree, file) = Biz2File::parse(&large).unwrap();
+    assert_eq!(tree.chunks.len(), 100_001);
+    assert_eq!(file.diagnostics.len(), relicview::inspect::MAX_DIAGNOSTICS);
+    assert_eq!(file.diagnostics.len() + file.diagnostics_dropped, 100_000, "every misplaced chunk is counted");
+    assert_eq!(file.diagnostics[499].path, "PATCH[499]");
+    assert_eq!(tree.path(99_999), "PATCH[99999]", "paths know each chunk's ordinal");
+}

@@ -3,13 +3,10 @@
 // moves: ↑/↓ (and Home/End) open the next visible file, ←/→ fold and unfold its folder,
 // typing in the list goes to the search box. Names reach the page as text only.
 
-const KIND_LABEL = {
-  'biz2-geometry': 'BGF', 'biz2-materials': 'BMF', 'viz2-text': 'VIZ2', 'vmf2-text': 'VMF2',
-  'biz2-unreadable': 'BIZ?', map: 'MAP', mod: 'MOD', sub: 'SUB', bsx: 'BSX', lzs: 'LZS', image: 'IMG', unknown: '?',
-};
-
 export class FileList {
-  constructor({ list, search, kinds, onOpen }) {
+  // `label(kind)` is the core's badge for a kind.
+  constructor({ list, search, kinds, label, onOpen }) {
+    this.label = label;
     this.list = list;
     this.search = search;
     this.kindsBox = kinds;
@@ -66,7 +63,7 @@ export class FileList {
       li.title = entry.path;
       const badge = document.createElement('span');
       badge.className = `kind kind-${li.dataset.kind}`;
-      badge.textContent = KIND_LABEL[li.dataset.kind] || li.dataset.kind;
+      badge.textContent = this.label(li.dataset.kind);
       const size = document.createElement('span');
       size.className = 'size';
       size.textContent = formatSize(entry.size);
@@ -87,7 +84,7 @@ export class FileList {
       chip.className = 'chip' + (this.kindFilter === kind ? ' on' : '');
       chip.dataset.kind = kind;
       chip.dataset.count = String(n);
-      chip.textContent = `${KIND_LABEL[kind] || kind} ${n}`;
+      chip.textContent = `${this.label(kind)} ${n}`;
       chip.title = `${kind}: show only these (click again for all)`;
       return chip;
     }));

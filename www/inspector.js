@@ -80,6 +80,12 @@ export class Inspector {
       li.textContent = `@${d.offset} ${d.path ? d.path + ': ' : ''}${d.message}`;
       this.diagnostics.append(li);
     }
+    if (this.view.diagnostics_dropped) {
+      const li = document.createElement('li');
+      li.className = 'warning';
+      li.textContent = `… and ${this.view.diagnostics_dropped} more, not listed`;
+      this.diagnostics.append(li);
+    }
     this.diagnostics.hidden = items.length === 0;
   }
 
@@ -89,7 +95,7 @@ export class Inspector {
     const frag = document.createDocumentFragment();
     for (const c of this.view.chunks) {
       const row = document.createElement('div');
-      row.className = 'chunk' + (c.known ? '' : ' unknown') + (c.misplaced ? ' misplaced' : '');
+      row.className = ['chunk', ...c.flags].join(' ');
       row.dataset.chunk = String(c.index);
       row.style.paddingLeft = `${c.depth * 14 + 4}px`;
       const twisty = document.createElement('span');
@@ -97,8 +103,7 @@ export class Inspector {
       twisty.textContent = c.container ? '▾' : ' ';
       const head = document.createElement('span');
       head.className = 'chunk-head';
-      const flags = [c.namespace_inferred ? 'id by context' : '', c.bit_0x1000 ? 'bit 0x1000' : ''].filter(Boolean).join(', ');
-      head.textContent = `${hex(c.offset, 6)} ${hex(c.tag_word, 4)} ${c.name} w${c.len_width} ${c.len}${flags ? ` (${flags})` : ''}`;
+      head.textContent = `${hex(c.offset, 6)} ${c.label}`;
       const summary = document.createElement('span');
       summary.className = 'chunk-summary';
       summary.textContent = c.summary;
@@ -173,7 +178,7 @@ export class Inspector {
       row.setAttribute('aria-selected', 'true');
       row.scrollIntoView({ block: 'nearest' });
     }
-    this.detail.textContent = `${c.name} at ${c.offset} (0x${hex(c.offset, 1)}): tag word 0x${hex(c.tag_word, 4)}, ${c.len_width}-byte length ${c.len}, payload ${c.payload_offset}–${c.end}${c.summary ? ' · ' + c.summary : ''}`;
+    this.detail.textContent = `${c.name} at ${c.offset} (0x${hex(c.offset, 1)}): ${c.detail}${c.summary ? ' · ' + c.summary : ''}`;
     if (scrollHex) this.scrollHexTo(c.offset);
     this.renderHex();
     if (this.onSelect) this.onSelect(c);

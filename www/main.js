@@ -1,7 +1,7 @@
 // The page shell: file list, info panel, drag-and-drop, URL state and the automation API
 // `window.relicview`. Parsing, triangulation and drawing all happen in the wasm core.
 
-import init, { Viewer, kindOf, materialRefs, modObjects, mapModelFiles } from '../pkg/relicview.js';
+import init, { Viewer, Session, kindOf, kindInfo } from '../pkg/relicview.js';
 import { FileList } from './filelist.js';
 import { Viewport } from './viewport.js';
 import { collectDrop, entriesFromFiles, hostedEntries } from './files.js';
@@ -11,6 +11,7 @@ import { fingerprint, hashOf, readHash, throttle } from './urlstate.js';
 const $ = (id) => document.getElementById(id);
 const state = {
   entries: [],
+  session: null, // the core's archive: listing, assets read, reference graph
   byPath: new Map(), // lower-case path → entry: paths on these discs are case-insensitive
   current: null,
   viewport: null,
@@ -25,8 +26,13 @@ const state = {
 let readyResolve, readyReject;
 const ready = new Promise((resolve, reject) => { readyResolve = resolve; readyReject = reject; });
 
-// f32 values arrive widened to f64: show them as they were written.
-const num = (x) => String(Number(x.toPrecision(6)));
+// What the core says of a kind (badge, title, what its files can do), asked once per kind.
+const kinds = new Map();
+function kindOfEntry(entry) {
+  const kind = entry.kind || 'unknown';
+  if (!kinds.has(kind)) kinds.set(kind, kindInfo(kind));
+  return kinds.get(kind);
+}
 
 function message(err) {
   return err && err.message ? err.message : String(err);
@@ -38,7 +44,7 @@ function setEntries(entries, sourceLabel, source) {
   state.byPath = new Map(state.entries.map((e) => [e.path.toLowerCase(), e]));
   state.files.set(state.entries);
   $('archive-summary').textContent = `${state.entries.length} files · ${sourceLabel}`;
-  state.viewer.setListing(state.entries.map((e) => e.path));
+  state.session.setListing(state.entries.map((e) => e.path), state.entries.map((e) => e.kind || 'unknown'));
 }
 
 function markSelected(path) {
@@ -75,48 +81,75 @@ function addRow(dl, label, value, bad = false) {
   dl.append(dt, dd);
 }
 
-function showInfo(path, info, assetErrors) {
-  $('info-title').textContent = path;
+function addRows(dl, rows) {
+  for (const r of rows) addRow(dl, r.label, r.value, r.severity === 'warning');
+}
+
+function button(id, label, onClick) {
+  const b = document.createElement('button');
+  b.className = 'button';
+  b.id = id;
+  b.textContent = label;
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+// Text with line numbers in a gutter; the text itself stays one text node.
+const MAX_TEXT = 256 * 1024;
+function textView(text) {
+  const wrap = document.createElement('div');
+  wrap.className = 'text-wrap';
+  const shown = text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text;
+  const lines = shown.split('\n').length;
+  const gutter = document.createElement('pre');
+  gutter.className = 'line-numbers';
+  gutter.setAttribute('aria-hidden', 'true');
+  gutter.textContent = Array.from({ length: lines }, (_, i) => i + 1).join('\n');
+  const pre = document.createElement('pre');
+  pre.className = 'text-view';
+  pre.textContent = shown;
+  wrap.append(gutter, pre);
+  if (shown.length < text.length) {
+    const more = document.createElement('p');
+    more.className = 'muted';
+    more.textContent = `First ${MAX_TEXT} characters of ${text.length}; the hex view has every byte.`;
+    wrap.append(more);
+  }
+  return wrap;
+}
+
+function pictureView(image) {
+  const canvas = document.createElement('canvas');
+  canvas.className = 'picture';
+  canvas.width = image.width;
+  canvas.height = image.height;
+  canvas.getContext('2d').putImageData(new ImageData(image.rgba, image.width, image.height), 0, 0);
+  return canvas;
+}
+
+// The info panel for an opened file: the core's rows, then what the file can show.
+function showDocument(file) {
+  $('info-title').textContent = file.path;
   const error = $('info-error');
   error.hidden = true;
   error.textContent = '';
   const dl = $('info-body');
   dl.replaceChildren();
-  addRow(dl, 'format', `DIV-BIZ2 ${info.kind}`);
-  addRow(dl, 'bytes', `${info.bytes} · ${info.chunks} chunks · ${info.closes_exactly ? 'closes exactly' : 'does not close'}`);
-  const w = info.length_widths;
-  addRow(dl, 'lengths', `1-byte ${w['1']} · 2-byte ${w['2']} · 4-byte ${w['4']}`);
-  if (info.unit !== null && info.unit !== undefined) {
-    addRow(dl, 'unit', `${info.unit} (bgf notes: ${info.unit === 1 ? 'metres' : 'model units'}; b2z notes: ${info.unit === 1 ? 'inches' : 'model units'})`);
+  addRows(dl, file.infoRows());
+  const can = file.capabilities();
+  if (can.image) dl.append(pictureView(file.image()));
+  if (can.text) dl.append(textView(file.text()));
+  if (can.usedBy) {
+    const path = file.path;
+    const exports = file.exports();
+    const b = button('used-by-button', 'Which files use this?', async () => {
+      b.disabled = true;
+      const rows = await state.session.usedBy(path, exports);
+      if (state.current === path) addRows(dl, rows);
+    });
+    dl.append(b);
   }
-  if (info.scale !== null && info.scale !== undefined) addRow(dl, 'scale', num(info.scale));
-  for (const o of info.objects) {
-    const lods = o.lods.map((l, i) => `LOD ${i}${l.distance ? ` [${l.distance.map(num).join('–')}]` : ''}: ${l.triangles} tris`).join(' · ');
-    const points = o.points ? `${o.points} light points` : '';
-    addRow(dl, `object ${o.name ?? '(unnamed)'}`, [lods, points].filter(Boolean).join(' · ') || 'empty');
-  }
-  addRow(dl, 'drawn (LOD 0)', `${info.triangles} triangles · ${info.vertices} vertices`);
-  if (info.bounds) {
-    const f = (v) => v.map((x) => x.toFixed(2)).join(', ');
-    addRow(dl, 'bounds', `min (${f(info.bounds.min)}) max (${f(info.bounds.max)})`);
-  }
-  for (const r of info.material_resolution || []) {
-    const missing = r.library_error ? `library unusable: ${r.library_error} (drawn grey)` : r.library ? `not in ${r.library} (drawn grey)` : 'no library in the archive (drawn grey)';
-    addRow(dl, `material ${r.reference}`, r.found ? `from ${r.library}` : missing, !r.found);
-  }
-  for (const t of info.texture_status || []) {
-    addRow(dl, `texture ${t.texture}`, t.decoded ? `${t.file}${t.scroll ? ` · scrolls ${t.scroll.map(num).join(' ')}` : ''}` : `checker: ${t.reason}`, !t.decoded);
-  }
-  for (const e of assetErrors) addRow(dl, 'unreadable file', e, true);
-  if (info.specials.length) addRow(dl, 'specials', info.specials.join(' · '));
-  for (const t of info.textures) { // a library's own TEXTURE definitions
-    addRow(dl, `texture ${t.name}`, `${t.map ?? 'no map'}${t.scroll ? ` · scroll ${t.scroll.map(num).join(' ')}` : ''}`);
-  }
-  for (const m of info.material_defs) {
-    addRow(dl, `material ${m.name}`, m.diffuse ? `diffuse ${m.diffuse.map((x) => x.toFixed(2)).join(', ')}` : '—');
-  }
-  if (info.unknown_tags.length) addRow(dl, 'unknown tags', info.unknown_tags.map((t) => '0x' + t.toString(16).padStart(4, '0')).join(', '));
-  for (const d of info.diagnostics) addRow(dl, `warning @${d.offset}`, `${d.path}: ${d.message}`);
+  $('export-button').disabled = !can.export;
 }
 
 function showError(path, err) {
@@ -170,72 +203,26 @@ async function openNow(path, restore) {
   const newFile = state.current !== entry.path;
   state.current = entry.path;
   markSelected(entry.path);
-  let info;
-  const assetErrors = [];
   const t0 = performance.now();
-  let t1 = t0;
-  let t2 = t0;
-  let bytes = new Uint8Array(0);
-  let inspectMs = 0;
-  if (entry.kind === 'viz2-text' || entry.kind === 'vmf2-text') {
-    return showText(entry, new Uint8Array(await entry.read()));
-  }
+  let file;
   try {
-    bytes = new Uint8Array(await entry.read());
-    t1 = performance.now();
-    try {
-      state.viewer.load(entry.path, bytes);
-    } finally {
-      // A broken file is inspected too: everything up to its error.
-      const ti = performance.now();
-      state.inspector.show(state.viewer.inspect(), bytes);
-      inspectMs = performance.now() - ti;
-    }
-    // Libraries first, then the texture maps they name: each round may ask for more. Every
-    // path asked for is answered (bytes or "unreadable"), so the core never asks twice.
-    for (let needs = state.viewer.needs(), round = 0; needs.length && round < 8; needs = state.viewer.needs(), round++) {
-      for (const dep of needs) {
-        let depBytes;
-        try {
-          depBytes = new Uint8Array(await state.byPath.get(dep.toLowerCase()).read());
-        } catch (err) {
-          state.viewer.unreadable(dep, message(err));
-          assetErrors.push(`${dep}: ${message(err)}`);
-          continue;
-        }
-        try {
-          state.viewer.provide(dep, depBytes);
-        } catch {
-          // The core keeps the reason: the info panel shows it beside the material or texture.
-        }
-      }
-    }
-    t2 = performance.now();
-    info = state.viewer.show();
+    // The core reads the file and everything it refers to through state.session's reader.
+    file = await state.session.open(entry.path);
   } catch (err) {
-    entry.element?.classList.add('failed');
-    showError(entry.path, err);
-    await state.viewport.requestFrame();
-    throw err;
+    return failed(entry, err);
   }
+  const ti = performance.now();
+  // Every file is inspected, a broken one up to its error.
+  state.inspector.show(file.inspect(), file.bytes(0) || new Uint8Array(0));
+  const inspectMs = performance.now() - ti;
+  const error = file.error();
+  if (error) {
+    file.free();
+    return failed(entry, error);
+  }
+  state.viewer.show(file);
   entry.element?.classList.remove('failed');
-  showInfo(entry.path, info, assetErrors);
-  if (info.kind === 'geometry') {
-    const button = document.createElement('button');
-    button.className = 'button';
-    button.id = 'used-by-button';
-    button.textContent = 'Which MODs and MAPs use this model?';
-    button.addEventListener('click', () => { button.disabled = true; showModelUsedBy(entry.path); });
-    $('info-body').append(button);
-  }
-  if (info.kind === 'materials') {
-    const button = document.createElement('button');
-    button.className = 'button';
-    button.id = 'used-by-button';
-    button.textContent = 'Which models use these materials?';
-    button.addEventListener('click', () => { button.disabled = true; showUsedBy(entry.path, info); });
-    $('info-body').append(button);
-  }
+  showDocument(file);
   if (restore) {
     if (restore.lod !== null) state.viewer.setOptions({ lod: restore.lod, autoLod: false });
     if (restore.cam) state.viewer.setCamera(restore.cam);
@@ -246,103 +233,32 @@ async function openNow(path, restore) {
   writeHash({ push: newFile && !restore, opened: true });
   const t3 = performance.now();
   const stats = await state.viewport.requestFrame();
-  const core = state.viewer.timings();
+  const core = file.timings();
   state.lastOpen = {
     path: entry.path,
-    readMs: t1 - t0,
+    readMs: core.readMs,
     parseMs: core.parseMs,
     inspectMs,
-    assetsMs: t2 - t1 - core.parseMs - inspectMs,
+    assetsMs: core.assetsMs,
     buildMs: core.buildMs,
-    uploadMs: core.uploadMs,
+    uploadMs: state.viewer.uploadMs(),
     // From the request of the first frame until it was drawn (includes the wait for rAF).
     drawMs: performance.now() - t3,
     totalMs: performance.now() - t0,
   };
+  file.free();
   return { triangles: stats.triangles, drawCalls: stats.drawCalls };
 }
 
-// DIV-VIZ2 / DIV-VMF2, the text twins of the binary formats: shown as text.
-async function showText(entry, bytes) {
+// A file that cannot be read or parsed: marked in the list, its error in the panel, the view
+// cleared; the rest of the archive stays usable.
+async function failed(entry, err) {
   state.viewer.clear();
-  $('info-title').textContent = entry.path;
-  $('info-error').hidden = true;
-  const dl = $('info-body');
-  dl.replaceChildren();
-  addRow(dl, 'format', `${entry.kind === 'viz2-text' ? 'DIV-VIZ2' : 'DIV-VMF2'}: the text twin of DIV-BIZ2 (not parsed yet), ${bytes.length} bytes`);
-  const pre = document.createElement('pre');
-  pre.className = 'text-view';
-  pre.textContent = new TextDecoder('latin1').decode(bytes.subarray(0, 256 * 1024));
-  dl.append(pre);
-  state.inspector.show({ chunks: [], fields: [], runs: [{ start: 0, len: bytes.length, class: 'text' }], diagnostics: [], error: null, coverage: null }, bytes);
-  writeHash({ push: true, opened: true });
-  const stats = await state.viewport.requestFrame();
-  return { triangles: stats.triangles, drawCalls: stats.drawCalls };
-}
-
-// "Used by" for a material library: every model in the archive that takes a material
-// from this very file (nearest library first, as when drawing), per material.
-async function usedBy(libraryPath) {
-  const lib = libraryPath.split('/').pop().replace(/\.[^.]*$/, '').toLowerCase();
-  const uses = new Map();
-  for (const e of state.entries) {
-    if (e.kind !== 'biz2-geometry') continue;
-    let refs;
-    try {
-      refs = materialRefs(new Uint8Array(await e.read()));
-    } catch {
-      continue; // broken models are reported when opened
-    }
-    for (const r of refs) {
-      const [name, mat] = r.split(/:(.*)/s);
-      if (name.toLowerCase() !== lib || !mat) continue;
-      if ((state.viewer.libraryFor(e.path, r) || '').toLowerCase() !== libraryPath.toLowerCase()) continue;
-      const key = mat.toLowerCase();
-      if (!uses.has(key)) uses.set(key, []);
-      uses.get(key).push(e.path);
-    }
-  }
-  return uses;
-}
-
-async function showUsedBy(libraryPath, info) {
-  const dl = $('info-body');
-  const uses = await usedBy(libraryPath);
-  if (state.current !== libraryPath) return;
-  for (const m of info.material_defs) {
-    const models = uses.get(m.name.toLowerCase()) || [];
-    addRow(dl, `used: ${m.name}`, models.length ? models.join(', ') : 'no model in this archive', !models.length);
-  }
-}
-
-// "Used by" for a model: the MODs whose [video] object= names it, and the MAPs that declare
-// those MODs. Names match without case and by file name, as the pods resolve them.
-async function modelUsedBy(modelPath) {
-  const base = (p) => p.split(/[\\/:]/).pop().toLowerCase();
-  const model = base(modelPath);
-  const mods = [];
-  for (const e of state.entries.filter((x) => x.kind === 'mod')) {
-    try {
-      if (modObjects(new Uint8Array(await e.read())).some((o) => base(o) === model)) mods.push(e.path);
-    } catch { /* unreadable text: not a user */ }
-  }
-  const modNames = new Set(mods.map(base));
-  const maps = [];
-  for (const e of state.entries.filter((x) => x.kind === 'map')) {
-    try {
-      const via = mapModelFiles(new Uint8Array(await e.read())).filter((m) => modNames.has(base(m)));
-      if (via.length) maps.push(`${e.path} (via ${[...new Set(via)].join(', ')})`);
-    } catch { /* unreadable text: not a user */ }
-  }
-  return { mods, maps };
-}
-
-async function showModelUsedBy(modelPath) {
-  const { mods, maps } = await modelUsedBy(modelPath);
-  if (state.current !== modelPath) return;
-  const dl = $('info-body');
-  addRow(dl, 'used by MODs', mods.length ? mods.join(', ') : 'none in this archive', !mods.length);
-  addRow(dl, 'used by MAPs', maps.length ? maps.join(', ') : 'none in this archive', !maps.length);
+  entry.element?.classList.add('failed');
+  showError(entry.path, err);
+  $('export-button').disabled = true;
+  await state.viewport.requestFrame();
+  throw err;
 }
 
 // The toolbar mirrors the viewer's options and the open file's LOD count.
@@ -406,7 +322,7 @@ function openInitial() {
   } else if (applyLink(link)) {
     return;
   }
-  const first = state.entries.find((e) => /\.bgf$/i.test(e.path));
+  const first = state.entries.find((e) => kindOfEntry(e).capabilities.primary);
   if (first && !linkFolder) open(first.path).catch(() => {});
 }
 
@@ -427,6 +343,24 @@ function loadFiles(files) {
 
 function stats() {
   return state.viewer ? state.viewer.stats() : { triangles: 0, drawCalls: 0, fps: 0 };
+}
+
+// The scene on show as a .glb named after the file, downloaded.
+function saveExport() {
+  const glb = state.viewer.exportGlb();
+  const name = `${(state.current || 'relicview').split('/').pop().replace(/\.[^.]*$/, '') || 'relicview'}.glb`;
+  download(new Blob([glb], { type: 'model/gltf-binary' }), name);
+  return name;
+}
+
+function download(blob, name) {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
 }
 
 function permalink() {
@@ -458,14 +392,8 @@ function screenshotBlob() {
 async function saveScreenshot() {
   const blob = await screenshotBlob();
   const base = (state.current || 'relicview').split('/').pop().replace(/\.[^.]*$/, '') || 'relicview';
-  const a = document.createElement('a');
-  a.href = URL.createObjectURL(blob);
-  a.download = `${base}.png`;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
-  return a.download;
+  download(blob, `${base}.png`);
+  return `${base}.png`;
 }
 
 window.relicview = {
@@ -478,6 +406,10 @@ window.relicview = {
   share,
   // Saves a PNG named after the open file; → the file name.
   screenshot: saveScreenshot,
+  // Downloads the scene on show as <file>.glb; → the file name.
+  export: saveExport,
+  // The scene on show as binary glTF bytes (Uint8Array), the LOD on show as its default scene.
+  exportGlb: () => state.viewer.exportGlb(),
   // {wireframe, cullBack, autoLod, lod} → frame stats after the change is drawn.
   setOptions,
   setLod: (lod) => setOptions({ lod, autoLod: false }),
@@ -519,6 +451,7 @@ function bindShell() {
   // The info panel folds to its title, to uncover the view behind it.
   $('info-title').addEventListener('click', () => $('info-panel').classList.toggle('folded'));
   $('screenshot-button').addEventListener('click', () => saveScreenshot());
+  $('export-button').addEventListener('click', () => saveExport());
   const overlay = $('drop-overlay');
   window.addEventListener('dragover', (e) => { e.preventDefault(); overlay.hidden = false; });
   window.addEventListener('dragleave', (e) => { if (!e.relatedTarget) overlay.hidden = true; });
@@ -538,9 +471,13 @@ async function boot() {
   await init();
   const canvas = $('viewport');
   state.viewer = new Viewer(canvas);
+  state.session = new Session((path) => {
+    const entry = state.byPath.get(path.toLowerCase());
+    return entry ? entry.read() : Promise.reject(new Error('not in the archive'));
+  });
   state.viewport = new Viewport(canvas, state.viewer);
   state.inspector = new Inspector($('inspector'));
-  state.files = new FileList({ list: $('file-list'), search: $('search'), kinds: $('kinds'), onOpen: (path) => open(path).catch(() => {}) });
+  state.files = new FileList({ list: $('file-list'), search: $('search'), kinds: $('kinds'), label: (kind) => kindOfEntry({ kind }).label, onOpen: (path) => open(path).catch(() => {}) });
   state.viewport.onFrame = (s) => {
     const lod = s.lod === null || s.lod === undefined ? '' : ` · LOD ${s.lod}`;
     $('hud-stats').textContent = `${s.triangles} triangles · ${s.drawCalls} draw call${s.drawCalls === 1 ? '' : 's'}${lod}`;
@@ -550,7 +487,7 @@ async function boot() {
   };
   // Tree → 3D: outline the geometry of the chosen chunk.
   state.inspector.onSelect = (c) => {
-    const lod = c.name === 'LOD' ? state.viewer.lodOf(c.index) : undefined;
+    const lod = state.viewer.lodOf(c.index);
     if (lod !== undefined && lod !== null) {
       // Show the LOD picked in the tree.
       state.viewer.setOptions({ lod, autoLod: false });

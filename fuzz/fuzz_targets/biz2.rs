@@ -1,11 +1,11 @@
-//! The DIV-BIZ2 chunk walker, the model/mesh builder and the info summary on arbitrary
-//! bytes: nothing may panic, hang or allocate beyond the input's size. Whatever parses must
-//! survive a write and a second read.
+//! The DIV-BIZ2 chunk walker, the model and scene builders, the inspector and the info
+//! summary on arbitrary bytes: nothing may panic, hang or allocate beyond the input's size.
+//! Whatever parses must survive a write and a second read.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use relicview::formats::biz2::writer::{write_file, WriteOptions};
-use relicview::formats::biz2::{Biz2File, ChunkTree};
+use relicview::formats::biz2::{inspect, Biz2File, ChunkTree};
 
 fuzz_target!(|data: &[u8]| {
     // Let the fuzzer skip the magic: most inputs then reach the walker.
@@ -13,8 +13,9 @@ fuzz_target!(|data: &[u8]| {
     bytes.extend_from_slice(data);
     for input in [data, &bytes[..]] {
         // The inspector works on broken files too: its runs must tile the input.
-        let view = relicview::inspect::inspect_biz2(input);
+        let view = inspect::inspect(input);
         assert_eq!(view.runs.iter().map(|r| r.len).sum::<usize>(), input.len());
+        assert!(view.diagnostics.len() <= relicview::inspect::MAX_DIAGNOSTICS);
         let tree = ChunkTree::parse(input);
         for (i, c) in tree.chunks.iter().enumerate() {
             assert!(c.payload_end() <= input.len());
@@ -25,14 +26,10 @@ fuzz_target!(|data: &[u8]| {
         if let Ok((tree, file)) = Biz2File::parse(input) {
             let c = tree.coverage();
             assert_eq!(c.framing + c.decoded + c.opaque + c.unclaimed, input.len(), "every byte accounted for once");
-            let mesh = file.mesh(0, &|_| Default::default());
-            assert!(mesh.parts.iter().all(|p| p.indices.iter().all(|&i| (i as usize) < p.positions.len()) && p.colors.len() == p.positions.len()));
-            assert_eq!(mesh.triangle_count(), file.triangle_count());
-            let _ = mesh.bounds();
             let rewritten = write_file(&file, WriteOptions::default());
             let (_, again) = Biz2File::parse(&rewritten).expect("the writer's output parses");
             assert_eq!(again.triangle_count(), file.triangle_count());
-            let _ = relicview::info::summarize(&tree, &file);
+            let _ = relicview::formats::biz2::summary::summarize(&tree, &file);
         }
     }
 });

@@ -1,14 +1,20 @@
-//! The only module that knows three-d: uploads `scene` meshes to the GPU, owns the camera
-//! and draws frames into the page's WebGL2 canvas.
+//! The only module that knows three-d: draws a neutral [`Scene`] into the page's WebGL2
+//! canvas, owns the camera, and evaluates the scene's clips at the animation clock.
+//!
+//! Draw plan (see `Scene::draw_plan`): meshes used once and not moved by a clip are baked
+//! into world space and merged, one draw per texture; a mesh placed by several nodes (or
+//! moved by a clip) is one instanced draw per primitive for all its nodes. Draw calls grow
+//! with unique meshes, not with placements. LODs are uploaded the first time they show.
 
 mod material;
 
-use crate::scene::{Bounds, Mesh, MeshPart, SceneModel};
+use crate::scene::{source_of, Bounds, Marker, Scene, SourceRun};
+use glam::Vec3 as GVec3;
 use material::RetroMaterial;
 use std::sync::Arc;
 use three_d::{
-    degrees, vec2, vec3, Camera, ClearState, ColorMaterial, Context, CpuMesh, CpuTexture, Cull, Gm, Indices, InnerSpace, Interpolation, Mat3, Mesh as GpuMesh, Mipmap,
-    Positions, RenderTarget, Srgba, Texture2DRef, TextureData, Vec3, Viewport, Wireframe, Wrapping,
+    degrees, vec2, vec3, Camera, ClearState, ColorMaterial, Context, CpuMesh, CpuTexture, Cull, Gm, Indices, InnerSpace, InstancedMesh, Instances, Interpolation, Mat3, Mat4, Mesh as GpuMesh,
+    Mipmap, Positions, RenderTarget, Srgba, Texture2DRef, TextureData, Vec3, Viewport, Wireframe, Wrapping,
 };
 
 /// Background colour (sRGB bytes), also what pixel tests compare against.
@@ -26,66 +32,74 @@ const WIRE_COLOR: Srgba = Srgba { r: 240, g: 240, b: 240, a: 255 };
 const POINT_COLOR: [u8; 4] = [255, 236, 150, 255];
 const HIGHLIGHT_COLOR: Srgba = Srgba { r: 255, g: 200, b: 40, a: 255 };
 
-/// One draw of an LOD: the triangles that share a texture (or have none), and how that
-/// texture drifts.
-struct GpuPart {
+/// Meshes baked into world space and merged: one draw per texture.
+struct MergedDraw {
     gm: Gm<GpuMesh, RetroMaterial>,
-    scroll: Option<[f32; 4]>,
+    /// The material whose UV offset animates this draw.
+    scrolling: Option<u32>,
 }
 
-/// One level of detail as uploaded: what the file says about when to show it, and the
-/// wireframe made the first time it is asked for.
+/// One mesh primitive drawn at every node that places it.
+struct InstancedDraw {
+    gm: Gm<InstancedMesh, RetroMaterial>,
+    nodes: Vec<u32>,
+    /// A clip moves some of the nodes: instances are updated every frame.
+    animated: bool,
+    scrolling: Option<u32>,
+}
+
+/// One LOD as uploaded.
 struct GpuLod {
-    parts: Vec<GpuPart>,
-    /// The scene's mesh, kept for a wireframe made on demand.
-    mesh: Mesh,
+    merged: Vec<MergedDraw>,
+    instanced: Vec<InstancedDraw>,
+    markers: Option<Gm<GpuMesh, ColorMaterial>>,
     wire: Option<Wireframe>,
     triangles: usize,
-    distance: Option<[f32; 2]>,
+    instances: usize,
 }
 
 /// What the renderer is asked to show; the web glue owns these switches.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct ViewOptions {
     pub wireframe: bool,
     /// Hide back faces. Off by default: winding is unconfirmed in these files.
     pub cull_back: bool,
-    /// Pick the LOD by camera distance (LOD_DISTANCE in/out) instead of `lod`.
+    /// Pick the LOD by camera distance (LOD in/out distances) instead of `lod`.
     pub auto_lod: bool,
     pub lod: usize,
 }
 
-impl Default for ViewOptions {
-    fn default() -> Self {
-        ViewOptions { wireframe: false, cull_back: false, auto_lod: false, lod: 0 }
-    }
-}
-
 /// What a click in the view hit.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Hit {
-    /// The primitive chunk (PMESH …) and its PATCH.
-    pub primitive: u32,
-    pub patch: u32,
-    /// The chunk whose indices made the triangle (CONNECTION_LIST, PCONN_LIST, or the
-    /// primitive for strips and fans), and the triangle's number within that chunk's run.
-    pub source: u32,
-    pub triangle_in_source: u32,
+    /// The record of the primitive, and of the node that drew it.
+    pub primitive: Option<u32>,
+    pub node: Option<u32>,
+    /// The run of triangles (record and face bytes) the triangle belongs to.
+    pub source: Option<SourceRun>,
+    pub triangle: u32,
     pub distance: f32,
 }
 
 pub struct Renderer {
-    highlight: Option<Wireframe>,
-    highlight_chunk: Option<u32>,
     context: Context,
     camera: Camera,
-    lods: Vec<GpuLod>,
-    points: Option<Gm<GpuMesh, ColorMaterial>>,
+    scene: Option<Scene>,
+    textures: Vec<Texture2DRef>,
+    /// Per LOD, uploaded on first use.
+    lods: Vec<Option<GpuLod>>,
+    highlight: Option<Wireframe>,
     bounds: Option<Bounds>,
     pub options: ViewOptions,
     width: u32,
     height: u32,
     shown_lod: Option<usize>,
+    /// Draw calls of the last frame.
+    draw_calls: u32,
+}
+
+fn to_mat4(m: glam::Mat4) -> Mat4 {
+    Mat4::from(m.to_cols_array_2d())
 }
 
 impl Renderer {
@@ -94,17 +108,18 @@ impl Renderer {
         let viewport = Viewport::new_at_origo(width.max(1), height.max(1));
         let camera = Camera::new_perspective(viewport, vec3(3.0, 2.0, 4.0), vec3(0.0, 0.0, 0.0), vec3(0.0, 1.0, 0.0), degrees(FOV_DEGREES), 0.01, 1000.0);
         Ok(Renderer {
-            highlight: None,
-            highlight_chunk: None,
             context,
             camera,
+            scene: None,
+            textures: Vec::new(),
             lods: Vec::new(),
-            points: None,
+            highlight: None,
             bounds: None,
             options: ViewOptions::default(),
             width: width.max(1),
             height: height.max(1),
             shown_lod: None,
+            draw_calls: 0,
         })
     }
 
@@ -131,50 +146,26 @@ impl Renderer {
         self.camera.set_viewport(Viewport::new_at_origo(self.width, self.height));
     }
 
-    /// Replace the drawn model (None clears) and frame the camera on its first LOD (or its
-    /// light points when it has no triangles).
-    pub fn set_model(&mut self, model: Option<SceneModel>) {
+    /// Replace the drawn scene (None clears) and frame the camera on its first LOD.
+    pub fn set_scene(&mut self, scene: Option<Scene>) {
         self.lods.clear();
+        self.textures.clear();
         self.highlight = None;
-        self.highlight_chunk = None;
-        self.points = None;
         self.bounds = None;
         self.shown_lod = None;
-        let Some(model) = model else { return };
-        let textures: Vec<Texture2DRef> = model.textures.iter().map(|t| upload_texture(&self.context, &t.texels)).collect();
-        let point_bounds = points_bounds(&model.points);
-        self.bounds = model.lods.iter().find_map(|l| l.mesh.bounds()).or(point_bounds);
-        for lod in model.lods {
-            let (mesh, distance) = (lod.mesh, lod.distance);
-            let triangles = mesh.triangle_count();
-            // One draw per texture, in the order the textures first appear.
-            let mut keys: Vec<Option<u32>> = Vec::new();
-            for p in &mesh.parts {
-                if !keys.contains(&p.texture) {
-                    keys.push(p.texture);
-                }
-            }
-            let parts = keys
-                .into_iter()
-                .filter_map(|key| {
-                    let cpu = draw_mesh(mesh.parts.iter().filter(|p| p.texture == key), key.is_some())?;
-                    let texture = key.and_then(|k| textures.get(k as usize).cloned());
-                    let scroll = key.and_then(|k| model.textures.get(k as usize)).and_then(|t| t.scroll);
-                    let material = RetroMaterial { texture, normals: cpu.normals.is_some(), cull: Cull::None };
-                    Some(GpuPart { gm: Gm::new(GpuMesh::new(&self.context, &cpu), material), scroll })
-                })
-                .collect();
-            self.lods.push(GpuLod { parts, mesh, wire: None, triangles, distance });
-        }
-        if !model.points.is_empty() {
-            let size = self.bounds.map_or(0.05, |b| b.radius() * 0.015);
-            let cpu = point_markers(&model.points, size);
-            self.points = Some(Gm::new(GpuMesh::new(&self.context, &cpu), ColorMaterial { color: Srgba::WHITE, ..Default::default() }));
-        }
+        self.scene = scene;
+        let Some(scene) = &self.scene else { return };
+        self.textures = scene.textures.iter().map(|t| upload_texture(&self.context, &t.texels)).collect();
+        self.lods = (0..scene.lod_count()).map(|_| None).collect();
+        self.bounds = scene.bounds(0);
         self.frame();
     }
 
-    /// Look at the model's bounds from above and in front, far enough to see all of it.
+    pub fn scene(&self) -> Option<&Scene> {
+        self.scene.as_ref()
+    }
+
+    /// Look at the scene's bounds from above and in front, far enough to see all of it.
     pub fn frame(&mut self) {
         let Some(b) = self.bounds else { return };
         let c = b.center();
@@ -221,58 +212,109 @@ impl Renderer {
         let distance = self.distance();
         let factor = (-steps * 0.15).exp();
         let r = self.radius();
-        let far = self.lods.iter().filter_map(|l| l.distance.map(|d| d[1])).fold(r * 200.0, f32::max);
+        let lod_far = self.scene.iter().flat_map(|s| &s.lods).filter_map(|l| l.distance.map(|d| d[1])).fold(r * 200.0, f32::max);
         let target = self.camera.target();
-        self.camera.zoom_towards(target, distance - distance * factor, r * 0.02, far * 1.2);
+        self.camera.zoom_towards(target, distance - distance * factor, r * 0.02, lod_far * 1.2);
         self.update_projection();
+    }
+
+    /// How many LODs the scene has (0 with nothing open).
+    pub fn lod_count(&self) -> usize {
+        self.scene.as_ref().map_or(0, |s| if s.lods.is_empty() { 1 } else { s.lods.len() })
     }
 
     /// The LOD the options select at the current camera distance.
     pub fn current_lod(&self) -> Option<usize> {
-        if self.lods.is_empty() {
-            return None;
-        }
+        let scene = self.scene.as_ref()?;
+        let count = self.lod_count();
         if !self.options.auto_lod {
-            return Some(self.options.lod.min(self.lods.len() - 1));
+            return Some(self.options.lod.min(count - 1));
         }
         let d = self.bounds.map_or(self.distance(), |b| {
             let c = b.center();
             (self.camera.position() - vec3(c.x, c.y, c.z)).magnitude()
         });
-        let within = |l: &GpuLod| l.distance.is_some_and(|[near, far]| d >= near && d < far);
-        let beyond = |l: &GpuLod| l.distance.is_some_and(|[near, _]| d >= near);
-        self.lods.iter().position(within).or_else(|| self.lods.iter().rposition(beyond)).or(Some(0))
+        let within = |l: &crate::scene::LodLevel| l.distance.is_some_and(|[near, far]| d >= near && d < far);
+        let beyond = |l: &crate::scene::LodLevel| l.distance.is_some_and(|[near, _]| d >= near);
+        scene.lods.iter().position(within).or_else(|| scene.lods.iter().rposition(beyond)).or(Some(0))
+    }
+
+    /// World matrices at the animation clock.
+    fn world(&self, seconds: f64) -> Vec<glam::Mat4> {
+        self.scene.as_ref().map_or(Vec::new(), |s| s.world(&s.pose(seconds)))
+    }
+
+    /// Upload LOD `lod` if it has not been yet.
+    fn ensure_lod(&mut self, lod: usize) {
+        if self.lods.get(lod).is_none_or(Option::is_some) {
+            return;
+        }
+        let Some(scene) = &self.scene else { return };
+        let plan = scene.draw_plan(lod);
+        let world = scene.world(&scene.pose(0.0));
+        let visible = scene.visible(lod);
+        let texture_of = |material: Option<u32>| material.and_then(|m| scene.materials.get(m as usize)).and_then(|m| m.texture).and_then(|t| self.textures.get(t as usize).cloned());
+        let mut merged = Vec::new();
+        for batch in &plan.merged {
+            let items: Vec<_> = batch.items.iter().map(|&(n, m, k)| (&scene.meshes[m as usize].primitives[k as usize], world[n as usize])).collect();
+            if let Some(cpu) = cpu_mesh(scene, &items, batch.texture.is_some()) {
+                let texture = batch.texture.and_then(|t| self.textures.get(t as usize).cloned());
+                let material = RetroMaterial { texture, normals: cpu.normals.is_some(), cull: Cull::None };
+                merged.push(MergedDraw { gm: Gm::new(GpuMesh::new(&self.context, &cpu), material), scrolling: batch.scrolling });
+            }
+        }
+        let animated = scene.animated_nodes();
+        let scrolling = scene.scrolling_materials();
+        let mut instanced = Vec::new();
+        for batch in &plan.instanced {
+            let prim = &scene.meshes[batch.mesh as usize].primitives[batch.primitive as usize];
+            let Some(cpu) = cpu_mesh(scene, &[(prim, glam::Mat4::IDENTITY)], prim.uvs.is_some() && texture_of(prim.material).is_some()) else { continue };
+            let instances = Instances { transformations: batch.nodes.iter().map(|&n| to_mat4(world[n as usize])).collect(), ..Default::default() };
+            let material = RetroMaterial { texture: texture_of(prim.material), normals: cpu.normals.is_some(), cull: Cull::None };
+            instanced.push(InstancedDraw {
+                gm: Gm::new(InstancedMesh::new(&self.context, &instances, &cpu), material),
+                animated: batch.nodes.iter().any(|&n| animated[n as usize]),
+                nodes: batch.nodes.clone(),
+                scrolling: prim.material.filter(|m| scrolling.contains(m)),
+            });
+        }
+        let points: Vec<([f32; 3], f32)> = scene
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| visible[*i])
+            .filter_map(|(i, n)| match n.marker {
+                Some(Marker::Light { radius }) => Some((world[i].transform_point3(GVec3::ZERO).to_array(), radius)),
+                None => None,
+            })
+            .collect();
+        let markers = (!points.is_empty()).then(|| {
+            let size = self.bounds.map_or(0.05, |b| b.radius() * 0.015);
+            Gm::new(GpuMesh::new(&self.context, &point_markers(&points, size)), ColorMaterial { color: Srgba::WHITE, ..Default::default() })
+        });
+        self.lods[lod] = Some(GpuLod { merged, instanced, markers, wire: None, triangles: scene.triangle_count(lod), instances: scene.instance_count(lod) });
     }
 
     /// What is under the pixel (x, y) of the canvas, top-left origin, in canvas pixels.
-    pub fn pick(&self, x: f32, y: f32) -> Option<Hit> {
-        let lod = &self.lods[self.current_lod()?];
+    pub fn pick(&self, x: f32, y: f32, seconds: f64) -> Option<Hit> {
+        let scene = self.scene.as_ref()?;
+        let lod = self.current_lod()?;
         let pixel = (x, self.height as f32 - y);
         let o = self.camera.position_at_pixel(pixel);
         let d = self.camera.view_direction_at_pixel(pixel);
-        let (k, t, distance) = lod.mesh.pick([o.x, o.y, o.z], [d.x, d.y, d.z])?;
-        let part = &lod.mesh.parts[k];
-        let run = part.triangle_sources.iter().rev().find(|r| r.first <= t)?;
-        Some(Hit { primitive: part.chunk, patch: part.patch_chunk, source: run.chunk, triangle_in_source: t - run.first, distance })
+        let world = self.world(seconds);
+        let hit = scene.pick(GVec3::new(o.x, o.y, o.z), GVec3::new(d.x, d.y, d.z), lod, &world)?;
+        let prim = &scene.meshes[hit.mesh as usize].primitives[hit.primitive as usize];
+        Some(Hit { primitive: prim.record, node: scene.nodes[hit.node as usize].record, source: source_of(&prim.sources, hit.triangle).copied(), triangle: hit.triangle, distance: hit.distance })
     }
 
-    /// Outline the geometry that came from `chunk` (an OBJECT, LOD, PATCH, primitive or
-    /// index list)
-    /// in the LOD on show; None clears. Returns how many triangles are outlined.
-    pub fn set_highlight(&mut self, chunk: Option<u32>) -> usize {
+    /// Outline what came from inspector record `record` in the LOD on show; None clears.
+    /// Returns how many triangles are outlined.
+    pub fn set_highlight(&mut self, record: Option<u32>, seconds: f64) -> usize {
         self.highlight = None;
-        self.highlight_chunk = chunk;
-        let (Some(chunk), Some(lod)) = (chunk, self.current_lod().and_then(|i| self.lods.get(i))) else { return 0 };
-        let mut positions: Vec<Vec3> = Vec::new();
-        for part in &lod.mesh.parts {
-            let whole = part.within(chunk);
-            for (t, tri) in part.indices.chunks_exact(3).enumerate() {
-                let source = part.triangle_sources.iter().rev().find(|r| r.first as usize <= t).map(|r| r.chunk);
-                if whole || source == Some(chunk) {
-                    positions.extend(tri.iter().map(|&i| Vec3::from(part.positions[i as usize])));
-                }
-            }
-        }
+        let (Some(record), Some(lod), Some(scene)) = (record, self.current_lod(), self.scene.as_ref()) else { return 0 };
+        let corners = scene.triangles_of_record(record, lod, &self.world(seconds));
+        let positions: Vec<Vec3> = corners.iter().map(|&p| Vec3::from(p)).collect();
         let triangles = positions.len() / 3;
         if triangles > 0 {
             self.highlight = Some(Wireframe::new(&self.context, &positions, 2.0, HIGHLIGHT_COLOR));
@@ -280,61 +322,83 @@ impl Renderer {
         triangles
     }
 
-    /// Which LOD (as drawn) holds the geometry of LOD chunk `chunk`.
-    pub fn lod_index_of(&self, chunk: u32) -> Option<usize> {
-        self.lods.iter().position(|l| l.mesh.parts.iter().any(|p| p.lod_chunk == Some(chunk)))
+    /// Which LOD shows the node that came from inspector record `record`.
+    pub fn lod_index_of(&self, record: u32) -> Option<usize> {
+        self.scene.as_ref()?.lod_of_record(record)
     }
 
-    /// Whether the LOD on show has a scrolling texture, so frames must keep coming.
+    /// Whether something on show moves with the clock, so frames must keep coming.
     pub fn animating(&self) -> bool {
-        self.current_lod().and_then(|i| self.lods.get(i)).is_some_and(|l| l.parts.iter().any(|p| p.scroll.is_some()))
+        self.scene.as_ref().is_some_and(|s| s.clips.iter().any(|c| !c.tracks.is_empty()))
     }
 
-    /// Draw one frame at `seconds` (the clock of texture scrolling); returns the number of
-    /// draw calls issued.
+    /// Draw one frame at `seconds` (the animation clock); returns the number of draw calls.
     pub fn render(&mut self, seconds: f64) -> u32 {
         let [r, g, b] = BACKGROUND.map(|c| c as f32 / 255.0);
         let lod = self.current_lod();
         self.shown_lod = lod;
         let cull = if self.options.cull_back { Cull::Back } else { Cull::None };
         if let Some(i) = lod {
-            let l = &mut self.lods[i];
-            for part in &mut l.parts {
-                part.gm.material.cull = cull;
-                if let (Some([u0, v0, du, dv]), Some(tex)) = (part.scroll, part.gm.material.texture.as_mut()) {
-                    // offset(t) = (u0 + du·t, v0 + dv·t), wrapped; f64 keeps long sessions smooth.
-                    let u = (u0 as f64 + du as f64 * seconds).rem_euclid(1.0) as f32;
-                    let v = (v0 as f64 + dv as f64 * seconds).rem_euclid(1.0) as f32;
-                    tex.transformation = Mat3::from_translation(vec2(u, v));
+            self.ensure_lod(i);
+            let scene = self.scene.as_ref().expect("a LOD implies a scene");
+            let offsets = scene.uv_offsets(seconds);
+            let world = if self.animating() { scene.world(&scene.pose(seconds)) } else { Vec::new() };
+            let l = self.lods[i].as_mut().expect("uploaded above");
+            let uv = |m: Option<u32>| m.and_then(|m| offsets.get(m as usize)).map(|&[u, v]| Mat3::from_translation(vec2(u, v)));
+            for d in &mut l.merged {
+                d.gm.material.cull = cull;
+                if let (Some(t), Some(tex)) = (uv(d.scrolling), d.gm.material.texture.as_mut()) {
+                    tex.transformation = t;
+                }
+            }
+            for d in &mut l.instanced {
+                d.gm.material.cull = cull;
+                if let (Some(t), Some(tex)) = (uv(d.scrolling), d.gm.material.texture.as_mut()) {
+                    tex.transformation = t;
+                }
+                if d.animated && !world.is_empty() {
+                    let transformations = d.nodes.iter().map(|&n| to_mat4(world[n as usize])).collect();
+                    d.gm.geometry.set_instances(&Instances { transformations, ..Default::default() });
                 }
             }
             if self.options.wireframe && l.wire.is_none() {
-                let positions: Vec<Vec3> = l.mesh.parts.iter().flat_map(|p| p.indices.iter().map(|&i| Vec3::from(p.positions[i as usize]))).collect();
+                let w = if world.is_empty() { scene.world(&scene.pose(seconds)) } else { world };
+                let visible = scene.visible(i);
+                let mut positions: Vec<Vec3> = Vec::new();
+                for (n, node) in scene.nodes.iter().enumerate().filter(|(n, _)| visible[*n]) {
+                    for p in node.mesh.iter().flat_map(|&m| &scene.meshes[m as usize].primitives) {
+                        positions.extend(p.indices.iter().filter_map(|&k| p.positions.get(k as usize)).map(|v| Vec3::from(w[n].transform_point3(GVec3::from(*v)).to_array())));
+                    }
+                }
                 l.wire = Some(Wireframe::new(&self.context, &positions, 1.0, WIRE_COLOR));
             }
         }
         let target = RenderTarget::screen(&self.context, self.width, self.height);
         target.clear(ClearState::color_and_depth(r, g, b, 1.0, 1.0));
         let mut calls = 0;
-        if let Some(i) = lod {
-            let l = &self.lods[i];
-            for part in &l.parts {
-                target.render(&self.camera, [&part.gm], &[]);
+        if let Some(l) = lod.and_then(|i| self.lods[i].as_ref()) {
+            for d in &l.merged {
+                target.render(&self.camera, [&d.gm], &[]);
+                calls += 1;
+            }
+            for d in &l.instanced {
+                target.render(&self.camera, [&d.gm], &[]);
                 calls += 1;
             }
             if let (true, Some(wire)) = (self.options.wireframe, &l.wire) {
                 target.render(&self.camera, [wire], &[]);
                 calls += 1;
             }
-        }
-        if let Some(points) = &self.points {
-            target.render(&self.camera, [points], &[]);
-            calls += 1;
+            if let Some(m) = &l.markers {
+                target.render(&self.camera, [m], &[]);
+                calls += 1;
+            }
         }
         if let Some(h) = &self.highlight {
             target.render(&self.camera, [h], &[]);
             calls += 1;
         }
+        self.draw_calls = calls;
         calls
     }
 
@@ -344,12 +408,22 @@ impl Renderer {
         target.read_color::<[u8; 4]>()
     }
 
-    /// Triangles of the LOD drawn in the last frame.
+    /// Triangles of the LOD drawn in the last frame, every instance counted.
     pub fn triangles(&self) -> usize {
-        self.shown_lod.and_then(|i| self.lods.get(i)).map_or(0, |l| l.triangles)
+        self.shown().map_or(0, |l| l.triangles)
+    }
+    /// Mesh placements drawn in the last frame.
+    pub fn instances(&self) -> usize {
+        self.shown().map_or(0, |l| l.instances)
+    }
+    fn shown(&self) -> Option<&GpuLod> {
+        self.shown_lod.and_then(|i| self.lods.get(i)).and_then(Option::as_ref)
     }
     pub fn shown_lod(&self) -> Option<usize> {
         self.shown_lod
+    }
+    pub fn draw_calls(&self) -> u32 {
+        self.draw_calls
     }
     pub fn size(&self) -> (u32, u32) {
         (self.width, self.height)
@@ -376,19 +450,6 @@ fn upload_texture(context: &Context, texels: &crate::texture::Texels) -> Texture
     Texture2DRef::from_cpu_texture(context, &cpu)
 }
 
-fn points_bounds(points: &[([f32; 3], f32)]) -> Option<Bounds> {
-    let mut it = points.iter();
-    let (first, _) = it.next()?;
-    let (mut min, mut max) = (*first, *first);
-    for (p, _) in it {
-        for k in 0..3 {
-            min[k] = min[k].min(p[k]);
-            max[k] = max[k].max(p[k]);
-        }
-    }
-    Some(Bounds { min, max })
-}
-
 /// A small octahedron at every light point, sized by its radius (or `size` when smaller).
 fn point_markers(points: &[([f32; 3], f32)], size: f32) -> CpuMesh {
     let mut positions = Vec::with_capacity(points.len() * 24);
@@ -409,41 +470,53 @@ fn point_markers(points: &[([f32; 3], f32)], size: f32) -> CpuMesh {
     CpuMesh { positions: Positions::F32(positions), colors: Some(colors), ..Default::default() }
 }
 
-/// One draw's vertex and index buffers: the parts that share a texture, concatenated into
-/// three-d's vertex types. This is the one copy of the vertices the GPU upload needs.
-fn draw_mesh<'a>(parts: impl Iterator<Item = &'a MeshPart> + Clone, textured: bool) -> Option<CpuMesh> {
-    let vertices: usize = parts.clone().map(|p| p.positions.len()).sum();
-    let indices: usize = parts.clone().map(|p| p.indices.len()).sum();
+/// One draw's vertex and index buffers: primitives placed by `world` matrices, their
+/// vertex colours multiplied by their material's base colour, concatenated into three-d's
+/// vertex types. This is the one copy of the vertices the GPU upload needs.
+fn cpu_mesh(scene: &Scene, items: &[(&crate::scene::Primitive, glam::Mat4)], textured: bool) -> Option<CpuMesh> {
+    let vertices: usize = items.iter().map(|(p, _)| p.positions.len()).sum();
+    let indices: usize = items.iter().map(|(p, _)| p.indices.len()).sum();
     if indices == 0 {
         return None;
     }
-    // Smooth normals only where every part has them; the shader makes flat facets otherwise.
-    let normals = parts.clone().all(|p| p.normals.is_some());
-    let mut cpu = CpuMesh {
-        positions: Positions::F32(Vec::with_capacity(vertices)),
-        indices: Indices::U32(Vec::with_capacity(indices)),
-        normals: normals.then(|| Vec::with_capacity(vertices)),
-        colors: Some(Vec::with_capacity(vertices)),
-        uvs: textured.then(|| Vec::with_capacity(vertices)),
-        ..Default::default()
-    };
-    for part in parts {
-        let (Positions::F32(positions), Indices::U32(out_indices)) = (&mut cpu.positions, &mut cpu.indices) else { unreachable!("built as F32/U32 above") };
-        let base = positions.len() as u32;
-        positions.extend(part.positions.iter().map(|&p| Vec3::from(p)));
-        out_indices.extend(part.indices.iter().map(|&i| i + base));
-        if let (Some(out), Some(n)) = (cpu.normals.as_mut(), &part.normals) {
-            out.extend(n.iter().map(|&n| Vec3::from(n)));
+    // Smooth normals only where every primitive has them; the shader makes flat facets otherwise.
+    let normals = items.iter().all(|(p, _)| p.normals.is_some());
+    let mut positions: Vec<Vec3> = Vec::with_capacity(vertices);
+    let mut out_indices: Vec<u32> = Vec::with_capacity(indices);
+    let mut out_normals: Vec<Vec3> = Vec::with_capacity(if normals { vertices } else { 0 });
+    let mut colors: Vec<Srgba> = Vec::with_capacity(vertices);
+    let mut uvs: Vec<three_d::Vec2> = Vec::with_capacity(if textured { vertices } else { 0 });
+    for &(p, m) in items {
+        let base = p.material.and_then(|id| scene.materials.get(id as usize)).map_or([1.0; 4], |m| m.base_color);
+        let identity = m == glam::Mat4::IDENTITY;
+        let first = positions.len() as u32;
+        positions.extend(p.positions.iter().map(|&v| if identity { Vec3::from(v) } else { Vec3::from(m.transform_point3(GVec3::from(v)).to_array()) }));
+        out_indices.extend(p.indices.iter().map(|&i| i + first));
+        if let (true, Some(n)) = (normals, &p.normals) {
+            let nm = glam::Mat3::from_mat4(m).inverse().transpose();
+            out_normals.extend(n.iter().map(|&v| if identity { Vec3::from(v) } else { Vec3::from((nm * GVec3::from(v)).to_array()) }));
         }
-        if let Some(out) = cpu.colors.as_mut() {
-            out.extend(part.colors.iter().map(|&[r, g, b, a]| Srgba::new(r, g, b, a)));
+        let tint = |c: [u8; 4]| {
+            let f = |k: usize| (c[k] as f32 * base[k].clamp(0.0, 1.0) + 0.5) as u8;
+            Srgba::new(f(0), f(1), f(2), f(3))
+        };
+        match &p.colors {
+            Some(c) => colors.extend(c.iter().map(|&c| tint(c))),
+            None => colors.extend(std::iter::repeat_n(tint([255; 4]), p.positions.len())),
         }
-        if let Some(out) = cpu.uvs.as_mut() {
-            match &part.uvs {
-                Some(uv) => out.extend(uv.iter().map(|&[u, v]| vec2(u, v))),
-                None => out.extend(std::iter::repeat_n(vec2(0.0, 0.0), part.positions.len())),
+        if textured {
+            match &p.uvs {
+                Some(uv) => uvs.extend(uv.iter().map(|&[u, v]| vec2(u, v))),
+                None => uvs.extend(std::iter::repeat_n(vec2(0.0, 0.0), p.positions.len())),
             }
         }
     }
-    Some(cpu)
+    Some(CpuMesh {
+        positions: Positions::F32(positions),
+        indices: Indices::U32(out_indices),
+        normals: normals.then_some(out_normals),
+        colors: Some(colors),
+        uvs: textured.then_some(uvs),
+        ..Default::default()
+    })
 }

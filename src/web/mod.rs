@@ -1,13 +1,15 @@
 //! wasm-bindgen glue: the only module that knows the browser. It translates between the JS
-//! shell and the core; everything it calls is tested natively.
+//! shell and the core, and names no format: files are opened through the core's one open
+//! sequence and shown through the document interface.
 
-use crate::archive::{ArchiveIndex, AssetSet};
-use crate::formats::biz2::{Biz2File, ChunkTree};
-use crate::inspect::{self, InspectorView};
-use crate::formats::ParseError;
-use crate::info::{self, Info};
+use crate::archive::{self, Archive, ArchiveIndex, FileSource};
+use crate::formats::registry::{self, Kind, Purpose};
+use crate::formats::{Document, InfoRow, ParseError};
 use crate::render::{CameraState, Renderer, ViewOptions, BACKGROUND};
+use crate::scene::Scene;
 use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -39,16 +41,207 @@ fn clock_ms() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
+/// What a file is, from its first bytes (magic) and then its name.
+#[wasm_bindgen(js_name = kindOf)]
+pub fn kind_of(path: &str, head: &[u8], size: f64) -> String {
+    Kind::sniff(path, head, size as u64).as_str().to_string()
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct KindInfo {
+    kind: Kind,
+    label: &'static str,
+    title: &'static str,
+    capabilities: registry::Capabilities,
+}
+
+/// A kind's badge, title and what files of it can do: {kind, label, title, capabilities}.
+#[wasm_bindgen(js_name = kindInfo)]
+pub fn kind_info(kind: &str) -> Result<JsValue, JsValue> {
+    let k = Kind::parse(kind).unwrap_or(Kind::Unknown);
+    to_js(&KindInfo { kind: k, label: k.label(), title: k.title(), capabilities: k.capabilities() })
+}
+
+/// Parse a file and build its scene without drawing: the core alone, for scripts and for
+/// measuring the wasm build against the native one. Returns the triangle count at LOD 0.
+#[wasm_bindgen(js_name = countTriangles)]
+pub fn count_triangles(bytes: &[u8]) -> Result<u32, JsValue> {
+    let mut doc = registry::open("input", bytes.to_vec(), Purpose::Asset);
+    if let Some(e) = doc.error() {
+        return Err(parse_error("input", e));
+    }
+    Ok(doc.build_scene(&Archive::detached()).map_or(0, |s| s.triangle_count(0)) as u32)
+}
+
+/// Reads archive files through the page: `read(path)` returns a Promise of an ArrayBuffer.
+struct JsSource {
+    read: js_sys::Function,
+}
+
+impl FileSource for JsSource {
+    async fn read(&self, path: &str) -> Result<Vec<u8>, String> {
+        let message = |e: JsValue| e.dyn_ref::<js_sys::Error>().map_or_else(|| format!("{e:?}"), |e| String::from(e.message()));
+        let promise: js_sys::Promise = self.read.call1(&JsValue::NULL, &JsValue::from_str(path)).map_err(message)?.dyn_into().map_err(|_| "read() did not return a Promise".to_string())?;
+        let buffer = wasm_bindgen_futures::JsFuture::from(promise).await.map_err(message)?;
+        Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+    }
+    fn now_ms(&self) -> f64 {
+        clock_ms()
+    }
+}
+
+/// The open archive: its listing, the assets read so far, the reference graph, and the way
+/// to read its files.
+#[wasm_bindgen]
+pub struct Session {
+    archive: Rc<RefCell<Archive>>,
+    source: Rc<JsSource>,
+}
+
+#[wasm_bindgen]
+impl Session {
+    /// `read(path)` → Promise<ArrayBuffer> of an archive file.
+    #[wasm_bindgen(constructor)]
+    pub fn new(read: js_sys::Function) -> Session {
+        Session { archive: Rc::new(RefCell::new(Archive::new(ArchiveIndex::default()))), source: Rc::new(JsSource { read }) }
+    }
+
+    /// The archive's paths and the kind each was typed as (bytes are read on demand).
+    #[wasm_bindgen(js_name = setListing)]
+    pub fn set_listing(&self, paths: Vec<String>, kinds: Vec<String>) {
+        let index = ArchiveIndex::with_kinds(paths.into_iter().zip(kinds.into_iter().map(|k| Kind::parse(&k)).chain(std::iter::repeat(None))));
+        *self.archive.borrow_mut() = Archive::new(index);
+    }
+
+    /// Open a file through the core's open sequence (read, parse, read what it refers to,
+    /// build its scene) → Promise<OpenedFile>. Rejects only when the file cannot be read; a
+    /// file that does not parse resolves, with its error in `error()`.
+    pub fn open(&self, path: String) -> js_sys::Promise {
+        let (archive, source) = (self.archive.clone(), self.source.clone());
+        wasm_bindgen_futures::future_to_promise(async move {
+            let opened = archive::open_file(&archive, &*source, &path).await.map_err(|e| js_error(&e))?;
+            let has_scene = opened.scene.is_some();
+            Ok(OpenedFile { path: opened.path, document: opened.document, scene: opened.scene, has_scene, unreadable: opened.unreadable, timings: opened.timings }.into())
+        })
+    }
+
+    /// "Used by" rows for the file at `path` ({label, value, severity}), reading the files
+    /// the reference graph does not hold yet (once per archive). `exports` are the named
+    /// items the file offers (see `OpenedFile.exports`).
+    #[wasm_bindgen(js_name = usedBy)]
+    pub fn used_by(&self, path: String, exports: Vec<String>) -> js_sys::Promise {
+        let (archive, source) = (self.archive.clone(), self.source.clone());
+        wasm_bindgen_futures::future_to_promise(async move {
+            archive::scan_references(&archive, &*source).await;
+            let rows = archive.borrow().used_by_rows(&path, &exports);
+            to_js(&rows)
+        })
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FileCapabilities {
+    scene: bool,
+    text: bool,
+    image: bool,
+    used_by: bool,
+    export: bool,
+}
+
+/// A file opened by `Session.open`: its document (inspector, info, text or picture) and the
+/// scene `Viewer.show` takes.
+#[wasm_bindgen]
+pub struct OpenedFile {
+    path: String,
+    document: Box<dyn Document>,
+    /// Taken by `Viewer.show`.
+    scene: Option<Scene>,
+    has_scene: bool,
+    unreadable: Vec<String>,
+    timings: archive::OpenTimings,
+}
+
+#[wasm_bindgen]
+impl OpenedFile {
+    /// The archive's spelling of the path.
+    #[wasm_bindgen(getter)]
+    pub fn path(&self) -> String {
+        self.path.clone()
+    }
+    pub fn kind(&self) -> String {
+        self.document.kind().as_str().to_string()
+    }
+    /// What the page can do with it: {scene, text, image, usedBy, export}.
+    pub fn capabilities(&self) -> Result<JsValue, JsValue> {
+        to_js(&FileCapabilities {
+            scene: self.has_scene,
+            text: self.document.text().is_some(),
+            image: self.document.image().is_some(),
+            used_by: self.document.kind().capabilities().used_by,
+            export: self.has_scene,
+        })
+    }
+    /// The parse error as an Error to throw (message naming file and byte offset, with
+    /// `offset` and `chunkPath`), or null.
+    pub fn error(&self) -> JsValue {
+        self.document.error().map_or(JsValue::NULL, |e| parse_error(&self.path, e))
+    }
+    /// The inspector's view: rows, fields, coverage runs, diagnostics, byte views.
+    pub fn inspect(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.document.inspector())
+    }
+    /// The bytes of byte view `view` (0: what the rows refer to).
+    pub fn bytes(&self, view: usize) -> Option<js_sys::Uint8Array> {
+        self.document.bytes(view).map(js_sys::Uint8Array::from)
+    }
+    /// The info panel: [{label, value, severity}], with assets that could not be read.
+    #[wasm_bindgen(js_name = infoRows)]
+    pub fn info_rows(&self) -> Result<JsValue, JsValue> {
+        let mut rows = self.document.info_rows();
+        rows.extend(self.unreadable.iter().map(|u| InfoRow::warning("unreadable file", u.clone())));
+        to_js(&rows)
+    }
+    /// The summary `relicview info --json` prints for this file.
+    pub fn info(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.document.info_json())
+    }
+    /// The file as text, for files shown as text.
+    pub fn text(&self) -> Option<String> {
+        self.document.text().map(str::to_string)
+    }
+    /// The picture: {width, height, rgba} (top row first), for files shown as pictures.
+    pub fn image(&self) -> Result<JsValue, JsValue> {
+        let Some(t) = self.document.image() else { return Ok(JsValue::NULL) };
+        let out = js_sys::Object::new();
+        js_sys::Reflect::set(&out, &"width".into(), &t.width.into())?;
+        js_sys::Reflect::set(&out, &"height".into(), &t.height.into())?;
+        js_sys::Reflect::set(&out, &"rgba".into(), &js_sys::Uint8ClampedArray::from(&t.rgba[..]).into())?;
+        Ok(out.into())
+    }
+    /// Named items other files take from this one (a library's materials).
+    pub fn exports(&self) -> Vec<String> {
+        self.document.exports()
+    }
+    /// {readMs, parseMs, assetsMs, buildMs} of the open.
+    pub fn timings(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.timings)
+    }
+}
+
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct FrameStats {
     triangles: usize,
     draw_calls: u32,
+    /// Mesh placements drawn.
+    instances: usize,
     fps: f64,
     /// The LOD drawn in the last frame (null when nothing is open).
     lod: Option<usize>,
     lod_count: usize,
-    /// A scrolling texture is on show: the shell keeps drawing frames.
+    /// Something moves with the clock (a scrolling texture, a clip): frames keep coming.
     animating: bool,
 }
 
@@ -71,75 +264,14 @@ struct OptionChanges {
     lod: Option<usize>,
 }
 
-/// Where the time of the last open went, in ms.
-#[derive(Serialize, Default, Clone, Copy)]
-#[serde(rename_all = "camelCase")]
-struct OpenTimings {
-    /// Chunk walk, model and info summary.
-    parse_ms: f64,
-    /// Materials, textures and triangulation into meshes.
-    build_ms: f64,
-    /// GPU buffers and textures.
-    upload_ms: f64,
-}
-
-/// A parsed file waiting for its libraries and texture maps before it is shown.
-struct Loaded {
-    path: String,
-    /// Taken (moved into the scene) by `show`.
-    file: Option<Biz2File>,
-    lod_count: usize,
-    info: Info,
-}
-
-/// Parse a DIV-BIZ2 file and triangulate its LOD 0 without drawing: the core alone, for
-/// scripts and for measuring the wasm build against the native one. Returns the triangle
-/// count, or throws the parse error.
-#[wasm_bindgen(js_name = countTriangles)]
-pub fn count_triangles(bytes: &[u8]) -> Result<u32, JsValue> {
-    let (_, file) = Biz2File::parse(bytes).map_err(|e| parse_error("input", &e))?;
-    let scene = file.into_scene(&|_| Default::default());
-    Ok(scene.lods.first().map_or(0, |l| l.mesh.triangle_count()) as u32)
-}
-
-/// The named material references ("lib:name") a DIV-BIZ2 model uses, for "used by"
-/// scans over an archive. Throws the parse error for a broken file.
-#[wasm_bindgen(js_name = materialRefs)]
-pub fn material_refs(bytes: &[u8]) -> Result<Vec<String>, JsValue> {
-    let (tree, file) = Biz2File::parse(bytes).map_err(|e| parse_error("input", &e))?;
-    Ok(info::summarize(&tree, &file).materials)
-}
-
-/// The `.bgf` files a MOD draws (`[video] object=`).
-#[wasm_bindgen(js_name = modObjects)]
-pub fn mod_objects(bytes: &[u8]) -> Result<Vec<String>, JsValue> {
-    let ini = crate::formats::ini::IniFile::parse(bytes).map_err(|e| js_error(&e))?;
-    Ok(ini.mod_video_objects().into_iter().map(|(name, _)| name).collect())
-}
-
-/// The `.mod` files a MAP declares (`type=model` sections' `modelfile=`).
-#[wasm_bindgen(js_name = mapModelFiles)]
-pub fn map_model_files(bytes: &[u8]) -> Result<Vec<String>, JsValue> {
-    let ini = crate::formats::ini::IniFile::parse(bytes).map_err(|e| js_error(&e))?;
-    Ok(ini.map_model_files().into_iter().map(|(name, _)| name).collect())
-}
-
-/// What a file is, from its first bytes (magic) and then its name (see `census::kind_of`).
-#[wasm_bindgen(js_name = kindOf)]
-pub fn kind_of(path: &str, head: &[u8], size: f64) -> String {
-    crate::census::kind_of(path, head, size as u64).to_string()
-}
-
-/// One viewport on a page canvas, and the archive it shows files from.
+/// One viewport on a page canvas.
 #[wasm_bindgen]
 pub struct Viewer {
     renderer: Renderer,
-    assets: AssetSet,
-    loaded: Option<Loaded>,
-    draw_calls: u32,
-    timings: OpenTimings,
-    /// The inspector's view of the last file loaded (kept when it failed to parse).
-    inspector: Option<InspectorView>,
+    /// Byte range of every inspector record of the file on show, for picks on strips.
+    records: Vec<(usize, usize)>,
+    /// Time spent uploading the last scene (ms).
+    upload_ms: f64,
     /// Added to frame times for the animation clock (permalinks set it).
     clock_offset_ms: f64,
     /// The last frame's time (ms), so read-backs redraw the same frame.
@@ -163,92 +295,36 @@ impl Viewer {
             .dyn_into::<web_sys::WebGl2RenderingContext>()?;
         let gl = three_d::context::Context::from_webgl2_context(gl);
         let renderer = Renderer::new(gl, canvas.width(), canvas.height()).map_err(|e| js_error(&e))?;
-        Ok(Viewer {
-            renderer,
-            assets: AssetSet::default(),
-            loaded: None,
-            draw_calls: 0,
-            now: 0.0,
-            clock_offset_ms: 0.0,
-            timings: OpenTimings::default(),
-            inspector: None,
-            frame_times: Default::default(),
-        })
+        Ok(Viewer { renderer, records: Vec::new(), upload_ms: 0.0, now: 0.0, clock_offset_ms: 0.0, frame_times: Default::default() })
     }
 
-    /// The paths of the archive now open (names only; bytes are read on demand).
-    #[wasm_bindgen(js_name = setListing)]
-    pub fn set_listing(&mut self, paths: Vec<String>) {
-        self.assets = AssetSet::new(ArchiveIndex::new(paths));
-    }
-
-    /// Parse a file and keep it for `show`. A file that fails to parse clears the view and
-    /// throws an Error naming the byte offset.
-    pub fn load(&mut self, path: &str, bytes: &[u8]) -> Result<(), JsValue> {
-        self.loaded = None;
+    /// Show an opened file's scene (taken from it), or clear the view when it has none.
+    pub fn show(&mut self, file: &mut OpenedFile) {
         let t0 = clock_ms();
-        let mut tree = ChunkTree::parse(bytes);
-        let file = Biz2File::build(&mut tree);
-        // The inspector shows every file, a broken one up to its error.
-        self.inspector = Some(inspect::view(&tree, &file));
-        if let Some(e) = &tree.error {
-            self.renderer.set_model(None);
-            return Err(parse_error(path, e));
-        }
-        let info = info::summarize(&tree, &file);
-        self.loaded = Some(Loaded { path: path.to_string(), lod_count: file.lod_count(), file: Some(file), info });
-        self.timings = OpenTimings { parse_ms: clock_ms() - t0, ..Default::default() };
-        Ok(())
-    }
-
-    /// Archive paths the loaded file still needs (material libraries, then the texture maps
-    /// they name). Read each and hand it to `provide`; ask again until this is empty.
-    pub fn needs(&self) -> Vec<String> {
-        self.loaded.as_ref().map_or(Vec::new(), |l| self.assets.needs(&l.path, &l.info.materials))
-    }
-
-    /// Take a needed file's bytes. One that does not parse or decode throws, saying why; it
-    /// is remembered and not asked for again.
-    pub fn provide(&mut self, path: &str, bytes: &[u8]) -> Result<(), JsValue> {
-        self.assets.provide(path, bytes).map_err(|e| js_error(&e))
-    }
-
-    /// A needed file could not be read.
-    pub fn unreadable(&mut self, path: &str, why: &str) {
-        self.assets.unreadable(path, why);
-    }
-
-    /// Upload the loaded file with its materials resolved, frame the camera, and return the
-    /// summary `relicview info --json --root` prints.
-    pub fn show(&mut self) -> Result<JsValue, JsValue> {
-        let loaded = self.loaded.as_mut().ok_or_else(|| js_error("show() without a loaded file"))?;
-        let t0 = clock_ms();
-        let file = loaded.file.take().ok_or_else(|| js_error("show() twice for one load()"))?;
-        let (scene, textures) = self.assets.scene(&loaded.path, file);
-        let t1 = clock_ms();
-        info::resolve_materials(&mut loaded.info, &self.assets, &loaded.path);
-        loaded.info.texture_status = Some(textures);
+        self.records = file.document.inspector().map_or(Vec::new(), |v| v.chunks.iter().map(|r| (r.offset, r.end)).collect());
         self.renderer.options.lod = 0;
-        self.renderer.set_model(Some(scene));
-        self.timings.build_ms = t1 - t0;
-        self.timings.upload_ms = clock_ms() - t1;
-        to_js(&loaded.info)
+        self.renderer.set_scene(file.scene.take());
+        self.upload_ms = clock_ms() - t0;
     }
 
-    /// The last loaded file's chunks, fields, coverage runs and diagnostics (see
-    /// `inspect::InspectorView`), or null.
-    pub fn inspect(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.inspector)
-    }
-
-    /// Timings of the last load/show: {parseMs, buildMs, uploadMs}.
-    pub fn timings(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.timings)
+    /// Time spent in the last `show` (ms): GPU buffers and textures.
+    #[wasm_bindgen(js_name = uploadMs)]
+    pub fn upload_ms(&self) -> f64 {
+        self.upload_ms
     }
 
     pub fn clear(&mut self) {
-        self.loaded = None;
-        self.renderer.set_model(None);
+        self.records.clear();
+        self.renderer.set_scene(None);
+    }
+
+    /// The scene on show as a binary glTF, its default scene the LOD on show.
+    #[wasm_bindgen(js_name = exportGlb)]
+    pub fn export_glb(&self) -> Result<js_sys::Uint8Array, JsValue> {
+        let scene = self.renderer.scene().ok_or_else(|| js_error("nothing to export: no scene is on show"))?;
+        let lod = self.renderer.current_lod().unwrap_or(0);
+        let glb = crate::gltf::export_glb(scene, crate::gltf::ExportOptions { lod }).map_err(|e| js_error(&e))?;
+        Ok(js_sys::Uint8Array::from(&glb[..]))
     }
 
     /// Change view switches: {wireframe, cullBack, autoLod, lod}.
@@ -291,60 +367,59 @@ impl Viewer {
     pub fn zoom(&mut self, steps: f32) {
         self.renderer.zoom(steps);
     }
-    /// Frame the camera on the model again.
+    /// Frame the camera on the scene again.
     pub fn home(&mut self) {
         self.renderer.frame();
     }
 
     /// What is under canvas pixel (x, y) (top-left origin): {primitive, patch, source,
-    /// triangleInSource, distance, start, end} where start..end are the bytes of the face
-    /// in the file (the index-list entries that made the triangle), or null.
+    /// triangleInSource, distance, start, end}: the records of the primitive, of the node
+    /// that drew it and of the run its triangle came from, and start..end the bytes of the
+    /// face that made the triangle; or null.
     pub fn pick(&self, x: f32, y: f32) -> Result<JsValue, JsValue> {
-        let Some(hit) = self.renderer.pick(x, y) else { return Ok(JsValue::NULL) };
-        let (start, end) = self.inspector.as_ref().map_or((0, 0), |v| v.face_bytes(hit.source, hit.triangle_in_source));
+        let Some(hit) = self.renderer.pick(x, y, self.animation_time()) else { return Ok(JsValue::NULL) };
+        let source = hit.source.map(|s| s.record).or(hit.primitive);
+        let range = |r: Option<u32>| r.and_then(|r| self.records.get(r as usize)).copied().unwrap_or((0, 0));
+        let (start, end) = match hit.source {
+            Some(run) => run.face_bytes(hit.triangle, range(Some(run.record))),
+            None => range(hit.primitive),
+        };
         #[derive(Serialize)]
         #[serde(rename_all = "camelCase")]
         struct Picked {
-            primitive: u32,
-            patch: u32,
-            source: u32,
+            primitive: Option<u32>,
+            patch: Option<u32>,
+            source: Option<u32>,
             triangle_in_source: u32,
             distance: f32,
             start: usize,
             end: usize,
         }
-        to_js(&Picked { primitive: hit.primitive, patch: hit.patch, source: hit.source, triangle_in_source: hit.triangle_in_source, distance: hit.distance, start, end })
+        let triangle_in_source = hit.source.map_or(hit.triangle, |s| hit.triangle - s.first);
+        to_js(&Picked { primitive: hit.primitive, patch: hit.node, source, triangle_in_source, distance: hit.distance, start, end })
     }
 
-    /// The LOD number (as in `setOptions({lod})`) that draws LOD chunk `chunk`, if any: an
-    /// object's implicit 1994 LOD and ignored empty LOD markers make it differ from the
-    /// chunk's position among its siblings.
+    /// The LOD number (as in `setOptions({lod})`) that shows the node of inspector record
+    /// `record`, if that record is a level of detail.
     #[wasm_bindgen(js_name = lodOf)]
-    pub fn lod_of(&self, chunk: u32) -> Option<usize> {
-        self.renderer.lod_index_of(chunk)
+    pub fn lod_of(&self, record: u32) -> Option<usize> {
+        self.renderer.lod_index_of(record)
     }
 
-    /// Outline the geometry of a chunk (PATCH, primitive or index list); null clears.
-    /// Returns the number of triangles outlined.
+    /// Outline the geometry of an inspector record (a node, primitive or index list); null
+    /// clears. Returns the number of triangles outlined.
     #[wasm_bindgen(js_name = setHighlight)]
-    pub fn set_highlight(&mut self, chunk: Option<u32>) -> usize {
-        self.renderer.set_highlight(chunk)
+    pub fn set_highlight(&mut self, record: Option<u32>) -> usize {
+        self.renderer.set_highlight(record, self.animation_time())
     }
 
-    /// The library file a model at `model_path` takes `reference` ("lib:name") from, if
-    /// the archive has one (nearest first, as when drawing).
-    #[wasm_bindgen(js_name = libraryFor)]
-    pub fn library_for(&self, model_path: &str, reference: &str) -> Option<String> {
-        crate::archive::Libraries::wanted(&self.assets.index, model_path, &[reference.to_string()]).into_iter().next()
-    }
-
-    /// The animation clock (seconds) that texture scrolling follows.
+    /// The animation clock (seconds) that clips and texture scrolling follow.
     #[wasm_bindgen(js_name = animationTime)]
     pub fn animation_time(&self) -> f64 {
         (self.now + self.clock_offset_ms) / 1000.0
     }
 
-    /// Set the animation clock, e.g. from a permalink, so scrolling resumes in phase.
+    /// Set the animation clock, e.g. from a permalink, so animation resumes in phase.
     #[wasm_bindgen(js_name = setAnimationTime)]
     pub fn set_animation_time(&mut self, seconds: f64) {
         if seconds.is_finite() {
@@ -364,10 +439,10 @@ impl Viewer {
         Ok(self.renderer.set_camera_state(state))
     }
 
-    /// Draw a frame; `now` is the rAF timestamp in ms (also the texture-scrolling clock).
+    /// Draw a frame; `now` is the rAF timestamp in ms (also the animation clock).
     pub fn render(&mut self, now: f64) -> Result<JsValue, JsValue> {
         self.now = now;
-        self.draw_calls = self.renderer.render(self.animation_time());
+        self.renderer.render(self.animation_time());
         self.frame_times.push_back(now);
         while self.frame_times.front().is_some_and(|&t| now - t > 1000.0) {
             self.frame_times.pop_front();
@@ -375,15 +450,16 @@ impl Viewer {
         self.stats()
     }
 
-    /// {triangles, drawCalls, fps, lod, lodCount}: fps counts the frames drawn in the last
-    /// second (the viewer draws only when something changes, so an idle view reports few).
+    /// {triangles, drawCalls, instances, fps, lod, lodCount, animating}: fps counts the
+    /// frames drawn in the last second (the viewer draws only when something changes).
     pub fn stats(&self) -> Result<JsValue, JsValue> {
         let stats = FrameStats {
             triangles: self.renderer.triangles(),
-            draw_calls: self.draw_calls,
+            draw_calls: self.renderer.draw_calls(),
+            instances: self.renderer.instances(),
             fps: self.frame_times.iter().filter(|&&t| clock_ms() - t <= 1000.0).count() as f64,
             lod: self.renderer.shown_lod(),
-            lod_count: self.loaded.as_ref().map_or(0, |l| l.lod_count),
+            lod_count: self.renderer.lod_count(),
             animating: self.renderer.animating(),
         };
         to_js(&stats)
@@ -392,7 +468,7 @@ impl Viewer {
     /// Redraw and read the framebuffer back: how many pixels differ from the background.
     #[wasm_bindgen(js_name = pixelStats)]
     pub fn pixel_stats(&mut self) -> Result<JsValue, JsValue> {
-        self.draw_calls = self.renderer.render(self.animation_time());
+        self.renderer.render(self.animation_time());
         let pixels = self.renderer.read_pixels();
         let non_background = pixels.iter().filter(|p| p[..3].iter().zip(BACKGROUND).any(|(&a, b)| a.abs_diff(b) > 3)).count();
         let (width, height) = self.renderer.size();
@@ -402,7 +478,7 @@ impl Viewer {
     /// Redraw and return the frame as RGBA bytes, top row first (width × height × 4).
     #[wasm_bindgen(js_name = readPixels)]
     pub fn read_pixels(&mut self) -> Vec<u8> {
-        self.draw_calls = self.renderer.render(self.animation_time());
+        self.renderer.render(self.animation_time());
         let pixels = self.renderer.read_pixels();
         let (w, _) = self.renderer.size();
         // read_color returns the bottom row first.

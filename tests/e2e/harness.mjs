@@ -2,7 +2,7 @@
 // and headless Debian Chromium (SwiftShader WebGL2) driven by playwright-core.
 
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync, readFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -10,6 +10,11 @@ import { PNG } from 'pngjs';
 
 export const repo = resolve(import.meta.dirname, '../..');
 export const bin = process.env.RELICVIEW_BIN || join(repo, 'target/release/relicview');
+
+// Every file under `d`, recursively.
+export function walk(d) {
+  return readdirSync(d).flatMap((n) => (statSync(join(d, n)).isDirectory() ? walk(join(d, n)) : [join(d, n)]));
+}
 
 export function relicview(...args) {
   return execFileSync(bin, args, { encoding: 'utf8' });

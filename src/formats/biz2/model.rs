@@ -25,7 +25,7 @@ pub struct Header {
     pub scale: Option<f32>,
     pub precision: Option<u8>,
     pub filetype: Option<u8>,
-    /// The raw UNIT code. bgf-format.md reads 1 as metres, b2z-format.md as inches.
+    /// The raw UNIT code: read as metres by one source, inches by the other (docs/formats/biz2.md).
     pub unit: Option<u8>,
 }
 
@@ -132,7 +132,7 @@ pub struct Object {
     pub points: Vec<LightPoint>,
 }
 
-/// One SPHERE of a SPHERE_LIST. Its payload layout is unconfirmed (bgf-format.md §7.4): the
+/// One SPHERE of a SPHERE_LIST. Its payload layout is unconfirmed (docs/formats/biz2.md): the
 /// first three floats are read as the centre and a fourth, when present, as the radius.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LightPoint {
@@ -528,7 +528,7 @@ impl Builder<'_, '_> {
                 },
                 tags::LOD => {
                     let lod = self.lod(i, &mut o.points);
-                    // An empty LOD marker beside flat patches is ignored (DECISIONS.md).
+                    // An empty LOD marker beside flat patches is ignored (docs/formats/biz2.md).
                     if !(lod.patches.is_empty() && lod.distance.is_none()) {
                         o.lods.push(lod);
                     }

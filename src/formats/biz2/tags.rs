@@ -1,6 +1,6 @@
 //! DIV-BIZ2 tag ids and the context rules that tell them apart.
 //!
-//! Ids are `tagword & 0x2FFF` (DECISIONS.md). Bit 0x2000 is the attribute namespace: such
+//! Ids are `tagword & 0x2FFF` (docs/formats/biz2.md). Bit 0x2000 is the attribute namespace: such
 //! chunks are always leaves. Files that never set it are decoded by context: the parent
 //! decides whether a bare id is a structural child or an attribute (inside HEADER 0x005 is
 //! SCALE, inside LOD 0x046 is LOD_DISTANCE, inside PATCH 0x046 is a PMESH).
@@ -70,7 +70,7 @@ pub const SV_SPECIAL: u16 = 0x2037;
 pub const LOD_DISTANCE: u16 = 0x2046;
 pub const LOD_TRANSITION: u16 = 0x2048;
 
-/// Layout of one vertex block format (b2z-format.md §9): floats per vertex and the float
+/// Layout of one vertex block format (docs/formats/biz2.md, "Vertex blocks"): floats per vertex and the float
 /// offset of each optional component.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VertexLayout {

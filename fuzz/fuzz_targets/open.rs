@@ -1,0 +1,36 @@
+//! Every format through the registry, as the page and the CLI open files: the document, its
+//! inspector view, info, references, scene and glTF export on arbitrary bytes under every
+//! kind of name. Nothing may panic, hang or allocate beyond the input's size.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use relicview::archive::Archive;
+use relicview::formats::registry::{self, Purpose};
+
+const NAMES: [&str; 10] = ["A.BGF", "A.BMF", "A.VGF", "A.MAP", "A.MOD", "A.SUB", "A.TGA", "A.RGB", "A.BSX", "A.BIN"];
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&pick, rest)) = data.split_first() else { return };
+    let name = NAMES[pick as usize % NAMES.len()];
+    let mut doc = registry::open(name, rest.to_vec(), Purpose::Show);
+    let view = doc.inspector().expect("shown files have a view");
+    assert_eq!(view.runs.iter().map(|r| r.len).sum::<usize>(), rest.len(), "runs tile the bytes");
+    assert!(view.chunks.iter().all(|r| r.offset <= r.end && r.end <= rest.len()));
+    assert!(view.fields.iter().all(|f| f.offset + f.len <= rest.len()));
+    let _ = (doc.info_rows(), doc.info_json(), doc.references(), doc.stats(), doc.text(), doc.image());
+    if doc.error().is_some() {
+        return;
+    }
+    if let Some(scene) = doc.build_scene(&Archive::detached()) {
+        for m in &scene.meshes {
+            for p in &m.primitives {
+                assert!(p.indices.iter().all(|&i| (i as usize) < p.positions.len()));
+                assert_eq!(p.indices.len() % 3, 0);
+            }
+        }
+        let _ = scene.bounds(0);
+        let _ = scene.draw_plan(0);
+        let glb = relicview::gltf::export_glb(&scene, Default::default()).expect("every scene exports");
+        assert_eq!(&glb[..4], b"glTF");
+    }
+});
