@@ -16,8 +16,13 @@ export class Inspector {
     this.detail = root.querySelector('#inspector-detail');
     this.diagnostics = root.querySelector('#diagnostics');
     this.legend = root.querySelector('#coverage-legend');
+    this.viewSelect = root.querySelector('#byte-view');
     this.view = null;
     this.bytes = new Uint8Array(0);
+    // Every byte view of the file (the decoded bytes first for a container), and the one shown.
+    this.byteSets = [];
+    this.shownView = 0;
+    this.viewSelect.addEventListener('change', () => this.setByteView(Number(this.viewSelect.value)));
     this.selection = null; // {chunk, start, end}
     this.hexBox.addEventListener('scroll', () => this.renderHex());
     this.hexRows.addEventListener('click', (e) => {
@@ -36,16 +41,26 @@ export class Inspector {
     });
   }
 
-  // Show a file: the core's view (chunks, fields, runs, diagnostics, error) and its bytes.
-  show(view, bytes) {
+  // Show a file: the core's view (chunks, fields, runs, diagnostics, error, byte views) and
+  // the bytes of each byte view; the rows and shading refer to the first.
+  show(view, byteSets) {
     this.view = view;
-    this.bytes = bytes;
+    this.byteSets = byteSets;
+    this.shownView = 0;
+    this.bytes = byteSets[0] || new Uint8Array(0);
+    this.viewSelect.replaceChildren(...(view ? view.views : []).map((v, i) => {
+      const o = document.createElement('option');
+      o.value = String(i);
+      o.textContent = `${v.label} (${v.len} bytes)`;
+      return o;
+    }));
+    this.viewSelect.hidden = !view || view.views.length < 2;
     this.selection = null;
     this.collapsed = new Set();
     this.renderLegend();
     this.renderDiagnostics();
     this.renderTree();
-    this.hexSpacer.style.height = `${Math.ceil(bytes.length / ROW_BYTES) * ROW_HEIGHT}px`;
+    this.hexSpacer.style.height = `${Math.ceil(this.bytes.length / ROW_BYTES) * ROW_HEIGHT}px`;
     this.hexBox.scrollTop = 0;
     this.detail.textContent = view ? `${view.chunks.length} chunks · click a chunk or a byte` : '';
     this.renderHex();
@@ -132,8 +147,23 @@ export class Inspector {
     }
   }
 
+  // Show byte view `i` in the hex view: the rows and their shading belong to view 0, so other
+  // views (a container's own bytes) are shown plain.
+  setByteView(i) {
+    if (!this.byteSets[i]) return;
+    this.shownView = i;
+    this.viewSelect.value = String(i);
+    this.bytes = this.byteSets[i];
+    this.selection = null;
+    this.hexSpacer.style.height = `${Math.ceil(this.bytes.length / ROW_BYTES) * ROW_HEIGHT}px`;
+    this.hexBox.scrollTop = 0;
+    this.detail.textContent = `${this.view.views[i].label}: ${this.bytes.length} bytes`;
+    this.renderHex();
+  }
+
   // The byte class at an offset, from the core's runs (sorted, tiling the file).
   classAt(offset) {
+    if (this.shownView !== 0) return 'container';
     const runs = this.view ? this.view.runs : [];
     let lo = 0;
     let hi = runs.length - 1;
@@ -171,6 +201,7 @@ export class Inspector {
   selectChunk(index, scrollHex = true) {
     const c = this.view && this.view.chunks[index];
     if (!c) return;
+    if (this.shownView !== 0) this.setByteView(0);
     this.selection = { chunk: index, start: c.offset, end: c.end };
     for (const row of this.tree.querySelectorAll('[aria-selected="true"]')) row.removeAttribute('aria-selected');
     const row = this.tree.querySelector(`[data-chunk="${index}"]`);
@@ -195,6 +226,12 @@ export class Inspector {
   }
 
   selectByte(offset) {
+    if (this.shownView !== 0) {
+      this.selection = { chunk: null, start: offset, end: offset + 1 };
+      this.detail.textContent = `${this.view.views[this.shownView].label} byte ${offset}`;
+      this.renderHex();
+      return;
+    }
     const c = this.chunkAt(offset);
     if (c) this.selectChunk(c.index, false);
     else this.selection = { chunk: null, start: offset, end: offset + 1 };

@@ -213,7 +213,8 @@ async function openNow(path, restore) {
   }
   const ti = performance.now();
   // Every file is inspected, a broken one up to its error.
-  state.inspector.show(file.inspect(), file.bytes(0) || new Uint8Array(0));
+  const view = file.inspect();
+  state.inspector.show(view, (view ? view.views : []).map((_, i) => file.bytes(i) || new Uint8Array(0)));
   const inspectMs = performance.now() - ti;
   const error = file.error();
   if (error) {
@@ -431,6 +432,9 @@ window.relicview = {
     selectByte: (offset) => state.inspector.selectByte(offset),
     selection: () => state.inspector.selection,
     view: () => state.inspector.view,
+    // Which byte view the hex view shows (0: what the rows refer to), and switching it.
+    byteView: () => state.inspector.shownView,
+    setByteView: (i) => state.inspector.setByteView(i),
   },
   // The frame as {width, height, data: RGBA bytes, top row first}.
   readPixels: () => ({ width: $('viewport').width, height: $('viewport').height, data: state.viewer.readPixels() }),

@@ -7,7 +7,7 @@ use libfuzzer_sys::fuzz_target;
 use relicview::archive::Archive;
 use relicview::formats::registry::{self, Purpose};
 
-const NAMES: [&str; 10] = ["A.BGF", "A.BMF", "A.VGF", "A.MAP", "A.MOD", "A.SUB", "A.TGA", "A.RGB", "A.BSX", "A.BIN"];
+const NAMES: [&str; 11] = ["A.BGF", "A.BMF", "A.VGF", "A.MAP", "A.MOD", "A.SUB", "A.TGA", "A.RGB", "A.BSX", "A.BIN", "A.LZS"];
 
 fuzz_target!(|data: &[u8]| {
     let Some((&pick, rest)) = data.split_first() else { return };

@@ -1,22 +1,11 @@
 //! Files relicview has no reader for (yet): shown as bytes, or as text when they are text.
 //! Never an error: a file that is not a model is simply not a model.
 
-use super::registry::{Head, Kind, Purpose};
+use super::registry::{Kind, Purpose};
 use super::text::{decode, looks_like_text};
 use super::{Document, InfoRow};
 use crate::inspect::{ByteClass, InspectorView};
 use std::any::Any;
-
-/// An LZS container: a u32 compressed length that is exactly the rest of the file.
-fn lzs_wrapped(h: &Head) -> bool {
-    h.size >= 8 && h.bytes.get(..4).is_some_and(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64 == h.size - 4)
-}
-pub fn sniff_bsx(h: &Head) -> bool {
-    lzs_wrapped(h) && h.ext == "bsx"
-}
-pub fn sniff_lzs(h: &Head) -> bool {
-    lzs_wrapped(h)
-}
 
 /// Larger files are shown as bytes only, never decoded into text for the page.
 const MAX_TEXT: usize = 16 << 20;

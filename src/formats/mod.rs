@@ -7,6 +7,7 @@ pub mod biz2;
 pub mod bytes;
 pub mod image;
 pub mod ini;
+pub mod lzs;
 pub mod registry;
 pub mod text;
 

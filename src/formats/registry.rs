@@ -1,7 +1,7 @@
 //! The registry of kinds: what a file is (by content first, then by name), what it can do,
 //! and which format opens it. Sniffing lives here and nowhere else.
 
-use super::{biz2, bytes, image, text, Document};
+use super::{biz2, bytes, image, lzs, text, Document};
 use serde::{Deserialize, Serialize};
 
 /// What a file is. Serialised as the words the listing, `census` and the page use.
@@ -79,8 +79,8 @@ const FORMATS: &[Format] = &[
     Format { kind: Kind::Biz2Materials, label: "BMF", title: "DIV-BIZ2 material library", caps: caps(false, false, false, true, false), sniff: biz2::sniff_materials, refers_to: &[Kind::Image], open: biz2::open },
     Format { kind: Kind::Viz2Text, label: "VIZ2", title: "DIV-VIZ2 text geometry", caps: caps(false, true, false, false, false), sniff: text::sniff_viz2, refers_to: NONE, open: text::open },
     Format { kind: Kind::Vmf2Text, label: "VMF2", title: "DIV-VMF2 text materials", caps: caps(false, true, false, false, false), sniff: text::sniff_vmf2, refers_to: NONE, open: text::open },
-    Format { kind: Kind::Bsx, label: "BSX", title: "FF7 field model (LZS)", caps: caps(false, false, false, false, false), sniff: bytes::sniff_bsx, refers_to: NONE, open: bytes::open },
-    Format { kind: Kind::Lzs, label: "LZS", title: "LZS-compressed file", caps: caps(false, false, false, false, false), sniff: bytes::sniff_lzs, refers_to: NONE, open: bytes::open },
+    Format { kind: Kind::Bsx, label: "BSX", title: "FF7 field model (LZS)", caps: caps(false, false, false, false, false), sniff: lzs::sniff_bsx, refers_to: NONE, open: lzs::open },
+    Format { kind: Kind::Lzs, label: "LZS", title: "LZS-compressed file", caps: caps(false, false, false, false, false), sniff: lzs::sniff_lzs, refers_to: NONE, open: lzs::open },
     Format { kind: Kind::Image, label: "IMG", title: "image (TGA, SGI, PNG, BMP)", caps: caps(true, false, true, true, false), sniff: image::sniff, refers_to: NONE, open: image::open },
     Format { kind: Kind::Map, label: "MAP", title: "pod world", caps: caps(false, true, false, false, false), sniff: text::sniff_map, refers_to: &[Kind::Mod, Kind::Map], open: text::open },
     Format { kind: Kind::Mod, label: "MOD", title: "pod game object", caps: caps(false, true, false, true, false), sniff: text::sniff_mod, refers_to: &[Kind::Biz2Geometry], open: text::open },

@@ -806,3 +806,52 @@ test('a model lists the MODs that draw it and the MAPs that place those MODs', a
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+// An LZS container of literals only: every group is a control byte of ones and its bytes.
+function lzsLiterals(data) {
+  const out = [];
+  for (let i = 0; i < data.length; i += 8) {
+    const n = Math.min(8, data.length - i);
+    out.push((1 << n) - 1, ...data.subarray(i, i + n));
+  }
+  const head = Buffer.alloc(4);
+  head.writeUInt32LE(out.length);
+  return Buffer.concat([head, Buffer.from(out)]);
+}
+
+test('a compressed container shows its decompressed bytes, and its own bytes one view away', async () => {
+  const own = makeArchive();
+  mkdirSync(join(own, 'FF7'), { recursive: true });
+  const text = Buffer.from('FIELD NOTES\r\nline two\r\n');
+  writeFileSync(join(own, 'FF7/NOTES.LZS'), lzsLiterals(text));
+  const startmap = readFileSync(join(repo, '../shared/testdata/ff7/STARTMAP_u.BSX'));
+  writeFileSync(join(own, 'FF7/STARTMAP.BSX'), lzsLiterals(startmap));
+  const { page, problems } = await newPage(browser, server.url + '#folder=none');
+  await page.locator('#folder-input').setInputFiles(own);
+  await page.waitForFunction((n) => document.querySelectorAll('#file-list li[data-path]').length === n, walk(own).length);
+  assert.equal(await page.locator('#file-list li[data-path="GAME/FF7/NOTES.LZS"]').getAttribute('data-kind'), 'lzs');
+  await page.evaluate(() => window.relicview.open('GAME/FF7/NOTES.LZS'));
+  assert.equal(await page.locator('#info-error').isVisible(), false);
+  const views = await page.evaluate(() => window.relicview.inspector.view().views);
+  const container = text.length + Math.ceil(text.length / 8) + 4;
+  assert.deepEqual(views, [{ label: 'decompressed', len: text.length }, { label: 'container', len: container }]);
+  const hexText = () => page.locator('#hex .b[data-o]').evaluateAll((els) => els.map((e) => parseInt(e.textContent, 16)));
+  assert.deepEqual(await hexText(), [...text], 'the hex view shows the decompressed bytes');
+  await page.locator('#byte-view').selectOption('1');
+  const stored = await hexText();
+  assert.equal(stored.length, container);
+  assert.deepEqual(stored.slice(0, 4), [container - 4, 0, 0, 0], 'the container starts with its compressed length');
+  assert.equal(await page.evaluate(() => window.relicview.inspector.byteView()), 1);
+  // Picking a record goes back to the bytes it refers to.
+  await page.evaluate(() => window.relicview.inspector.setByteView(0));
+  assert.equal((await hexText()).length, text.length);
+
+  // A real field model's bytes, wrapped: its size_file agrees with what was decompressed.
+  await page.evaluate(() => window.relicview.open('GAME/FF7/STARTMAP.BSX'));
+  assert.equal(await page.locator('#info-error').isVisible(), false);
+  assert.match(await page.locator('#info-body').textContent(), new RegExp(`${startmap.length} decompressed`));
+  assert.doesNotMatch(await page.locator('#info-body').textContent(), /warning/);
+  assert.match(await page.locator('#hex .b[data-o="0"]').getAttribute('class'), /cov-decoded/, 'size_file is decoded');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
