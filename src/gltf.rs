@@ -112,17 +112,20 @@ pub fn export_glb(scene: &Scene, options: ExportOptions) -> Result<Vec<u8>, Stri
     let mut b = Builder { root: json::Root::default(), bin: Vec::new() };
     b.root.asset = json::Asset { generator: Some(format!("relicview {}", env!("CARGO_PKG_VERSION"))), ..Default::default() };
 
-    // Textures, embedded as PNG.
-    let sampler = b.root.push(json::texture::Sampler {
-        mag_filter: Some(Valid(json::texture::MagFilter::Nearest)),
-        min_filter: Some(Valid(json::texture::MinFilter::LinearMipmapLinear)),
-        name: None,
-        wrap_s: Valid(json::texture::WrappingMode::Repeat),
-        wrap_t: Valid(json::texture::WrappingMode::Repeat),
-        extensions: None,
-        extras: Default::default(),
-    });
+    // Textures, embedded as PNG; texels are big on screen in these games, so kept crisp.
     let mut textures = Vec::new();
+    // One sampler for every texture (written only when there are textures).
+    let sampler = (!scene.textures.is_empty()).then(|| {
+        b.root.push(json::texture::Sampler {
+            mag_filter: Some(Valid(json::texture::MagFilter::Nearest)),
+            min_filter: Some(Valid(json::texture::MinFilter::LinearMipmapLinear)),
+            name: None,
+            wrap_s: Valid(json::texture::WrappingMode::Repeat),
+            wrap_t: Valid(json::texture::WrappingMode::Repeat),
+            extensions: None,
+            extras: Default::default(),
+        })
+    });
     for t in &scene.textures {
         let mut png = Vec::new();
         image::codecs::png::PngEncoder::new(&mut png)
@@ -130,7 +133,7 @@ pub fn export_glb(scene: &Scene, options: ExportOptions) -> Result<Vec<u8>, Stri
             .map_err(|e| format!("texture {}: {e}", t.name.as_deref().unwrap_or("")))?;
         let view = b.view(&png, None, None);
         let image = b.root.push(json::Image { buffer_view: Some(view), mime_type: Some(json::image::MimeType("image/png".into())), name: t.name.clone(), uri: None, extensions: None, extras: Default::default() });
-        textures.push(b.root.push(json::Texture { name: t.name.clone(), sampler: Some(sampler), source: image, extensions: None, extras: Default::default() }));
+        textures.push(b.root.push(json::Texture { name: t.name.clone(), sampler, source: image, extensions: None, extras: Default::default() }));
     }
 
     // Materials; a scrolling texture starts at its clip's offset at t = 0.

@@ -232,3 +232,40 @@ fn index_writes_a_static_listing_that_does_not_list_itself() {
     assert!(!paths.contains(&"index.json"));
     assert!(paths.contains(&"DEMO/VIDEO/HEXPOD.BGF"));
 }
+
+#[test]
+fn info_opens_every_kind_and_only_broken_files_fail() {
+    let dir = temp_dir("kinds");
+    demo(&dir);
+    std::fs::write(dir.join("NOTES.TXT"), b"just text\n").unwrap();
+    for (path, format) in [("DEMO/MAPS/DEMO.MAP", "text"), ("DEMO/MODELS/HEXPOD.MOD", "text"), ("DEMO/TEXTURE/WATER.TGA", "image"), ("NOTES.TXT", "bytes")] {
+        let (ok, j) = info(&dir.join(path));
+        assert!(ok, "{path}: {j}");
+        assert_eq!(j["format"], format, "{path}");
+    }
+    let (_, tga) = info(&dir.join("DEMO/TEXTURE/WATER.TGA"));
+    assert_eq!((tga["width"].as_u64(), tga["height"].as_u64()), (Some(32), Some(32)));
+    let (_, m) = info(&dir.join("DEMO/MODELS/HEXPOD.MOD"));
+    assert_eq!(m["references"][0]["written"], "hexpod.bgf");
+    // Text output: the info panel's rows.
+    let out = bin().arg("info").arg(dir.join("DEMO/MAPS/DEMO.MAP")).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("pod world") && text.contains("sections: pod, demo"), "{text}");
+}
+
+#[test]
+fn export_writes_a_glb_of_the_scene_and_refuses_files_without_one() {
+    let dir = temp_dir("export");
+    demo(&dir);
+    let out_file = dir.join("HEXPOD.glb");
+    let out = bin().args(["export", "--root"]).arg(&dir).arg(dir.join("DEMO/VIDEO/HEXPOD.BGF")).arg("-o").arg(&out_file).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let glb = std::fs::read(&out_file).unwrap();
+    assert_eq!(&glb[..4], b"glTF");
+    assert_eq!(u32::from_le_bytes(glb[8..12].try_into().unwrap()) as usize, glb.len());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("26 triangles at LOD 0"));
+    let out = bin().arg("export").arg(dir.join("DEMO/MATERIAL/DEMO.BMF")).arg("-o").arg(dir.join("x.glb")).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("has no 3D scene"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!dir.join("x.glb").exists());
+}

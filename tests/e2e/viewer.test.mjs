@@ -76,6 +76,16 @@ test('loadFiles returns the count, and every demo model draws the triangles the 
     const stats = await page.evaluate(() => window.relicview.stats());
     assert.equal(stats.triangles, native.triangles);
     assert.ok(stats.fps >= 1, 'a frame was drawn in the last second');
+    // Every patch of LOD 0 (or of an object without LODs) is one placed mesh.
+    const patches = await page.evaluate(() => {
+      const rows = window.relicview.inspector.view().chunks;
+      const lodOf = (r) => { for (let p = r.parent; p !== null; p = rows[p].parent) if (rows[p].name === 'LOD') return rows[p]; return null; };
+      return rows.filter((r) => r.name === 'PATCH').filter((r) => {
+        const lod = lodOf(r);
+        return !lod || rows.find((x) => x.name === 'LOD' && x.parent === lod.parent) === lod;
+      }).length;
+    });
+    assert.equal(stats.instances, patches, `${path}: instances`);
     const pixels = await page.evaluate(() => window.relicview.pixelStats());
     assert.ok(pixels.nonBackground > pixels.width * pixels.height * 0.02, `${path}: framebuffer shows the model (${pixels.nonBackground} px)`);
     const shown = await canvasCoverage(page);
