@@ -14,9 +14,13 @@ fuzz_target!(|data: &[u8]| {
     let name = NAMES[pick as usize % NAMES.len()];
     let mut doc = registry::open(name, rest.to_vec(), Purpose::Show);
     let view = doc.inspector().expect("shown files have a view");
-    assert_eq!(view.runs.iter().map(|r| r.len).sum::<usize>(), rest.len(), "runs tile the bytes");
-    assert!(view.chunks.iter().all(|r| r.offset <= r.end && r.end <= rest.len()));
-    assert!(view.fields.iter().all(|f| f.offset + f.len <= rest.len()));
+    // Rows, fields and runs refer to byte view 0: the file, or what a container decoded.
+    let shown = doc.bytes(0).expect("byte view 0 exists").len();
+    assert_eq!(view.views[0].len, shown);
+    assert_eq!(view.views.last().map(|v| v.len), doc.bytes(view.views.len() - 1).map(<[u8]>::len));
+    assert_eq!(view.runs.iter().map(|r| r.len).sum::<usize>(), shown, "runs tile the bytes");
+    assert!(view.chunks.iter().all(|r| r.offset <= r.end && r.end <= shown));
+    assert!(view.fields.iter().all(|f| f.offset + f.len <= shown));
     let _ = (doc.info_rows(), doc.info_json(), doc.references(), doc.stats(), doc.text(), doc.image());
     if doc.error().is_some() {
         return;
