@@ -100,7 +100,8 @@ function textView(text) {
   const wrap = document.createElement('div');
   wrap.className = 'text-wrap';
   const shown = text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text;
-  const lines = shown.split('\n').length;
+  // A final line break ends the last line; it does not start another.
+  const lines = shown.split('\n').length - (shown.endsWith('\n') ? 1 : 0);
   const gutter = document.createElement('pre');
   gutter.className = 'line-numbers';
   gutter.setAttribute('aria-hidden', 'true');
