@@ -5,7 +5,7 @@
 use super::raw::{self, ChunkTree, MAGIC_GEOMETRY, MAGIC_MATERIALS};
 use super::scene::{self, split_material_ref};
 use super::summary::{self, Info};
-use super::{inspect, Biz2File, MaterialRef};
+use super::{inspect, Biz2File, FileKind, MaterialRef};
 use crate::archive::Archive;
 use crate::formats::registry::{Head, Kind, Purpose};
 use crate::formats::{Diagnostic, DocStats, Document, InfoRow, ParseError, Reference};
@@ -171,6 +171,8 @@ impl Document for Biz2Document {
     }
     fn build_scene(&mut self, archive: &Archive) -> Option<Scene> {
         let model = self.model.take()?;
+        // A library (by magic or by FILETYPE) draws nothing unless it holds triangles.
+        let geometry = model.kind == FileKind::Geometry;
         let (scene, statuses) = scene::build(&self.path, model, archive);
         if let Some(info) = self.info.as_mut().filter(|_| archive.resolves) {
             // Every named reference, back faces' and objects' included (sorted, as listed).
@@ -179,7 +181,7 @@ impl Document for Biz2Document {
             info.material_resolution = Some(resolved);
             info.texture_status = Some(statuses);
         }
-        (self.kind == Kind::Biz2Geometry || scene.meshes.iter().any(|m| m.triangle_count() > 0)).then_some(scene)
+        (geometry || scene.meshes.iter().any(|m| m.triangle_count() > 0)).then_some(scene)
     }
     fn stats(&self) -> DocStats {
         self.stats.clone()
