@@ -26,12 +26,16 @@ pub struct ServeConfig {
 
 #[derive(Debug, Serialize, PartialEq, Eq)]
 pub struct ListedFile {
-    /// Relative path with `/` separators, as on the disc.
+    /// Relative path with `/` separators, as on the disc; bytes of a name that are not UTF-8
+    /// are written `\xNN` (and a backslash `\\`), so two such names never become one.
     pub path: String,
     pub size: u64,
     /// What the file is by its content (see `census::kind_of`), so a viewer need not fetch
     /// every file to type it.
     pub kind: &'static str,
+    /// Where the file is on disk.
+    #[serde(skip)]
+    pub real: PathBuf,
 }
 
 /// An archive's file list as the viewer reads it (`#archive=<url of this JSON>`).
@@ -41,6 +45,28 @@ pub struct Listing {
     /// Where the files are, relative to the listing's own URL.
     pub base: String,
     pub files: Vec<ListedFile>,
+    /// Entries the walk could not read (vanished, dangling links, unreadable folders), with
+    /// the reason: listed, never fatal.
+    #[serde(skip)]
+    pub skipped: Vec<(String, String)>,
+}
+
+/// A file name as listed: UTF-8 as it is, other bytes as `\xNN`, a backslash doubled.
+pub fn listed_name(name: &std::ffi::OsStr) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    match name.to_str() {
+        Some(s) if !s.contains('\\') => s.to_string(),
+        _ => {
+            let mut out = String::new();
+            for chunk in name.as_bytes().utf8_chunks() {
+                out.push_str(&chunk.valid().replace('\\', "\\\\"));
+                for b in chunk.invalid() {
+                    out.push_str(&format!("\\x{b:02X}"));
+                }
+            }
+            out
+        }
+    }
 }
 
 /// A running server on its own thread; `stop` shuts it down.
@@ -67,7 +93,15 @@ struct Roots {
 
 /// Bind and start serving on a thread of its own.
 pub fn start(config: ServeConfig) -> io::Result<RunningServer> {
-    let roots = Arc::new(Roots { site: config.site.canonicalize()?, archive: config.archive.canonicalize()? });
+    // Both roots must be folders, and every error names the path it is about.
+    let folder = |p: &Path, what: &str| -> io::Result<PathBuf> {
+        let real = p.canonicalize().map_err(|e| io::Error::new(e.kind(), format!("{what} {}: {e}", p.display())))?;
+        if !real.is_dir() {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{what} {}: not a folder", p.display())));
+        }
+        Ok(real)
+    };
+    let roots = Arc::new(Roots { site: folder(&config.site, "site")?, archive: folder(&config.archive, "archive")? });
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let listener = runtime.block_on(tokio::net::TcpListener::bind((config.bind.as_str(), config.port)))?;
     let addr = listener.local_addr()?;
@@ -168,36 +202,64 @@ fn read_head(path: &Path) -> Vec<u8> {
 }
 
 /// Every regular file under `root` (symlinks followed only while they stay inside it),
-/// sorted by path.
+/// sorted by path. Entries that vanish or cannot be read while the walk runs are recorded
+/// in `skipped` and the walk goes on; only a root that is not a readable folder fails.
 pub fn list_archive(root: &Path) -> io::Result<Listing> {
-    let root = root.canonicalize()?;
+    let root = root.canonicalize().map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", root.display())))?;
+    if !root.is_dir() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{}: not a folder", root.display())));
+    }
     let mut files = Vec::new();
+    let mut skipped = Vec::new();
     let mut seen = HashSet::new();
     let mut stack = vec![(root.clone(), String::new())];
     while let Some((dir, prefix)) = stack.pop() {
         if !seen.insert(dir.clone()) {
             continue;
         }
-        for entry in std::fs::read_dir(&dir)? {
-            let entry = entry?;
-            let Ok(real) = entry.path().canonicalize() else { continue };
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if dir == root => return Err(io::Error::new(e.kind(), format!("{}: {e}", root.display()))),
+            Err(e) => {
+                skipped.push((prefix.clone(), e.to_string()));
+                continue;
+            }
+        };
+        for entry in entries {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    skipped.push((prefix.clone(), e.to_string()));
+                    continue;
+                }
+            };
+            let name = listed_name(&entry.file_name());
+            let rel = if prefix.is_empty() { name } else { format!("{prefix}/{name}") };
+            let (real, meta) = match entry.path().canonicalize().and_then(|r| std::fs::metadata(&r).map(|m| (r, m))) {
+                Ok(found) => found,
+                // Gone since the folder was read, or a link to nothing.
+                Err(e) => {
+                    skipped.push((rel, e.to_string()));
+                    continue;
+                }
+            };
             if !real.starts_with(&root) {
                 continue;
             }
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let rel = if prefix.is_empty() { name } else { format!("{prefix}/{name}") };
-            let meta = std::fs::metadata(&real)?;
             if meta.is_dir() {
                 stack.push((real, rel));
             } else if meta.is_file() {
                 let kind = crate::census::kind_of(&rel, &read_head(&real), meta.len());
-                files.push(ListedFile { path: rel, size: meta.len(), kind });
+                files.push(ListedFile { path: rel, size: meta.len(), kind, real });
+            } else {
+                skipped.push((rel, "not a regular file".into()));
             }
         }
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
+    skipped.sort();
     let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    Ok(Listing { root: name, base: String::new(), files })
+    Ok(Listing { root: name, base: String::new(), files, skipped })
 }
 
 /// Write `DIR/index.json`: the listing that lets any static web host serve the archive
@@ -206,7 +268,25 @@ pub fn write_index(dir: &Path) -> io::Result<usize> {
     let mut listing = list_archive(dir)?;
     listing.files.retain(|f| f.path != "index.json");
     let n = listing.files.len();
-    std::fs::write(dir.join("index.json"), serde_json::to_string(&listing).map_err(io::Error::other)?)?;
+    let target = dir.join("index.json");
+    // Never write through a link: the index belongs in DIR itself.
+    if let Ok(meta) = std::fs::symlink_metadata(&target) {
+        if !meta.is_file() {
+            return Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{}: exists and is not a regular file (a link or a folder); not overwritten", target.display())));
+        }
+    }
+    // A temporary file in DIR, then a rename: readers see the old index or the new one.
+    let temp = dir.join(format!(".index.json.{}.tmp", std::process::id()));
+    let write = || -> io::Result<()> {
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&temp)?;
+        io::Write::write_all(&mut f, serde_json::to_string(&listing).map_err(io::Error::other)?.as_bytes())?;
+        f.sync_all()?;
+        std::fs::rename(&temp, &target)
+    };
+    write().map_err(|e| {
+        let _ = std::fs::remove_file(&temp);
+        io::Error::new(e.kind(), format!("{}: {e}", target.display()))
+    })?;
     Ok(n)
 }
 
@@ -251,7 +331,47 @@ mod tests {
         let l = list_archive(&root).unwrap();
         assert_eq!(
             l.files,
-            vec![ListedFile { path: "DEMO/VIDEO/A.BGF".into(), size: 3, kind: "biz2-unreadable" }, ListedFile { path: "top.txt".into(), size: 1, kind: "unknown" }]
+            vec![
+                ListedFile { path: "DEMO/VIDEO/A.BGF".into(), size: 3, kind: "biz2-unreadable", real: root.join("DEMO/VIDEO/A.BGF") },
+                ListedFile { path: "top.txt".into(), size: 1, kind: "unknown", real: root.join("top.txt") }
+            ]
         );
+    }
+
+    #[test]
+    fn vanished_entries_are_skipped_with_a_reason_and_odd_names_stay_apart() {
+        use std::os::unix::ffi::OsStrExt;
+        let root = tmp("odd").join("root");
+        std::fs::create_dir_all(&root).unwrap();
+        std::os::unix::fs::symlink(root.join("gone"), root.join("dangling")).unwrap();
+        // Two names that are not UTF-8 and would read the same with replacement characters.
+        for name in [&b"a\xff.bgf"[..], &b"a\xfe.bgf"[..], &b"back\\slash"[..]] {
+            std::fs::write(root.join(std::ffi::OsStr::from_bytes(name)), b"x").unwrap();
+        }
+        let l = list_archive(&root).unwrap();
+        let paths: Vec<&str> = l.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, vec!["a\\xFE.bgf", "a\\xFF.bgf", "back\\\\slash"]);
+        assert!(l.files.iter().all(|f| std::fs::read(&f.real).unwrap() == b"x"), "each entry keeps its own file");
+        assert_eq!(l.skipped.len(), 1);
+        assert_eq!(l.skipped[0].0, "dangling");
+        // A file is not an archive: the error names it.
+        let e = list_archive(&root.join("back\\slash")).unwrap_err().to_string();
+        assert!(e.contains("back\\slash: not a folder"), "{e}");
+    }
+
+    #[test]
+    fn index_is_written_atomically_and_never_through_a_link() {
+        let base = tmp("index");
+        let root = base.join("root");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(root.join("A.BGF"), b"x").unwrap();
+        assert_eq!(write_index(&root).unwrap(), 1);
+        assert_eq!(std::fs::read_dir(&root).unwrap().count(), 2, "no temporary file is left");
+        std::fs::remove_file(root.join("index.json")).unwrap();
+        std::fs::write(base.join("outside.txt"), b"keep me").unwrap();
+        std::os::unix::fs::symlink(base.join("outside.txt"), root.join("index.json")).unwrap();
+        let e = write_index(&root).unwrap_err().to_string();
+        assert!(e.contains("index.json") && e.contains("not a regular file"), "{e}");
+        assert_eq!(std::fs::read(base.join("outside.txt")).unwrap(), b"keep me");
     }
 }

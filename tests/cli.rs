@@ -269,3 +269,104 @@ fn export_writes_a_glb_of_the_scene_and_refuses_files_without_one() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("has no 3D scene"), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!dir.join("x.glb").exists());
 }
+
+/// Run to completion within `secs`, or kill and fail: a hang is a failure, never a stuck run.
+fn within(mut cmd: Command, secs: u64) -> std::process::Output {
+    let child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let id = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(child.wait_with_output()).ok());
+    match rx.recv_timeout(std::time::Duration::from_secs(secs)) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            let _ = Command::new("kill").arg("-9").arg(id.to_string()).status();
+            panic!("still running after {secs} s");
+        }
+    }
+}
+
+#[test]
+fn the_cli_reads_only_regular_files_up_to_a_limit() {
+    let dir = temp_dir("regular");
+    let fifo = dir.join("pipe.bgf");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    for (path, what) in [(fifo.as_path(), "is a FIFO"), (Path::new("/dev/zero"), "is a device"), (dir.as_path(), "is a folder")] {
+        let mut cmd = bin();
+        cmd.arg("info").arg(path);
+        let out = within(cmd, 20);
+        assert!(!out.status.success(), "{}", path.display());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&path.display().to_string()) && err.contains(what), "{err}");
+    }
+    std::fs::write(dir.join("BIG.BGF"), vec![0u8; 2000]).unwrap();
+    let out = bin().args(["info", "--max-bytes", "1000"]).arg(dir.join("BIG.BGF")).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("BIG.BGF: 2000 bytes is more than the limit of 1000"), "{err}");
+    // Census lists what it may not read as failures and goes on.
+    std::fs::write(dir.join("SMALL.TXT"), b"hi").unwrap();
+    let mut cmd = bin();
+    cmd.args(["census", "--json", "--max-bytes", "1000"]).arg(&dir);
+    let out = within(cmd, 20);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let c: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let failed: Vec<String> = c["failed"].as_array().unwrap().iter().map(|f| format!("{} {}", f["path"], f["message"])).collect();
+    assert!(failed.iter().any(|f| f.contains("BIG.BGF") && f.contains("limit")), "{failed:?}");
+    assert!(failed.iter().any(|f| f.contains("pipe.bgf") && f.contains("not a regular file")), "{failed:?}");
+    assert_eq!(c["files"], 1, "SMALL.TXT was read");
+}
+
+#[test]
+fn vanished_entries_and_odd_names_never_stop_a_census() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = temp_dir("vanished");
+    demo(&dir);
+    std::os::unix::fs::symlink(dir.join("gone.bgf"), dir.join("DEMO/dangling.bgf")).unwrap();
+    for name in [&b"x\xff.txt"[..], &b"x\xfe.txt"[..]] {
+        std::fs::write(dir.join(std::ffi::OsStr::from_bytes(name)), b"text").unwrap();
+    }
+    let out = bin().args(["census", "--json"]).arg(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let c: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(c["files"], 12, "the demo's 10 files and both odd names, each on its own");
+    let failed = c["failed"].as_array().unwrap();
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(failed[0]["path"], "DEMO/dangling.bgf");
+    // The listing names them apart.
+    let out = bin().arg("index").arg(&dir).output().unwrap();
+    assert!(out.status.success());
+    let listing: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("index.json")).unwrap()).unwrap();
+    let paths: Vec<&str> = listing["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert!(paths.contains(&"x\\xFF.txt") && paths.contains(&"x\\xFE.txt"), "{paths:?}");
+}
+
+#[test]
+fn a_closed_or_full_stdout_ends_the_command_without_a_panic() {
+    let dir = temp_dir("pipes");
+    demo(&dir);
+    // The reader goes away before the census writes: a quiet success.
+    let mut child = bin().args(["census"]).arg(&dir).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{:?}", out.status);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    // A full device: a failure that says so, still no panic.
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let out = bin().args(["info", "--json"]).arg(dir.join("DEMO/VIDEO/HEXPOD.BGF")).stdout(full).stderr(Stdio::piped()).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot write the output") && !err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn serve_refuses_an_archive_that_is_not_a_folder_and_names_it() {
+    let dir = temp_dir("servefile");
+    std::fs::write(dir.join("A.BGF"), b"x").unwrap();
+    for (archive, what) in [(dir.join("A.BGF"), "not a folder"), (dir.join("missing"), "No such file")] {
+        let mut cmd = bin();
+        cmd.args(["serve", "--port", "0"]).arg(&archive).arg("--site").arg(env!("CARGO_MANIFEST_DIR"));
+        let out = within(cmd, 20);
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&archive.display().to_string()) && err.contains(what), "{err}");
+    }
+}

@@ -28,6 +28,9 @@ enum Command {
         /// The archive the file belongs to: resolve its material libraries there.
         #[arg(long)]
         root: Option<PathBuf>,
+        /// Refuse files larger than this many bytes.
+        #[arg(long, default_value_t = DEFAULT_MAX_BYTES)]
+        max_bytes: u64,
     },
     /// Export a file's scene, as drawn, to a binary glTF (.glb).
     Export {
@@ -41,12 +44,18 @@ enum Command {
         /// The LOD the glTF's default scene shows (every LOD is a scene of its own).
         #[arg(long, default_value_t = 0)]
         lod: usize,
+        /// Refuse files larger than this many bytes.
+        #[arg(long, default_value_t = DEFAULT_MAX_BYTES)]
+        max_bytes: u64,
     },
     /// Parse every file of an archive and report kinds, chunk statistics and failures.
     Census {
         dir: PathBuf,
         #[arg(long)]
         json: bool,
+        /// Files larger than this many bytes are listed as failures, not read.
+        #[arg(long, default_value_t = DEFAULT_MAX_BYTES)]
+        max_bytes: u64,
     },
     /// Serve the viewer and an archive folder over HTTP.
     Serve {
@@ -68,11 +77,71 @@ enum Command {
     Demo { out_dir: PathBuf },
 }
 
+/// The largest file the CLI reads unless told otherwise: the pods' and FF7's files are far
+/// smaller, and a device or a runaway file must not be read until memory runs out.
+const DEFAULT_MAX_BYTES: u64 = 512 << 20;
+
+/// Write a command's whole output to stdout. A reader that went away (`| head`) ends the
+/// command quietly with success; any other write error (a full disk) is reported and fails.
+fn emit(text: &str) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("relicview: cannot write the output: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A command's output, then its own verdict: the output's failure wins.
+fn finish(text: &str, code: ExitCode) -> ExitCode {
+    match emit(text) {
+        ExitCode::SUCCESS => code,
+        failed => failed,
+    }
+}
+
+/// The bytes of a regular file, at most `max` of them. FIFOs, devices, sockets and folders
+/// are refused by name (reading them could hang or never end), and so is a file that is
+/// larger than the limit — or grows past it while it is read.
+fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if !meta.is_file() {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        let what = if t.is_dir() {
+            "a folder"
+        } else if t.is_fifo() {
+            "a FIFO"
+        } else if t.is_char_device() || t.is_block_device() {
+            "a device"
+        } else if t.is_socket() {
+            "a socket"
+        } else {
+            "not a regular file"
+        };
+        return Err(format!("{}: is {what}, not a regular file; only files are read", path.display()));
+    }
+    if meta.len() > max {
+        return Err(format!("{}: {} bytes is more than the limit of {max} (raise it with --max-bytes)", path.display(), meta.len()));
+    }
+    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(max + 1).read_to_end(&mut bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    if bytes.len() as u64 > max {
+        return Err(format!("{}: grew past the limit of {max} bytes while it was read", path.display()));
+    }
+    Ok(bytes)
+}
+
 fn main() -> ExitCode {
     match Cli::parse().command {
-        Command::Info { file, json, root } => run_info(&file, json, root.as_deref()),
-        Command::Export { file, root, out, lod } => run_export(&file, root.as_deref(), &out, lod),
-        Command::Census { dir, json } => run_census(&dir, json),
+        Command::Info { file, json, root, max_bytes } => run_info(&file, json, root.as_deref(), max_bytes),
+        Command::Export { file, root, out, lod, max_bytes } => run_export(&file, root.as_deref(), &out, lod, max_bytes),
+        Command::Census { dir, json, max_bytes } => run_census(&dir, json, max_bytes),
         Command::Serve { dir, port, bind, site } => {
             let site = site.unwrap_or_else(|| {
                 if PathBuf::from("index.html").is_file() {
@@ -84,8 +153,8 @@ fn main() -> ExitCode {
             let archive = dir.unwrap_or_else(|| PathBuf::from("."));
             match serve::start(serve::ServeConfig { site, archive: archive.clone(), bind, port }) {
                 Ok(server) => {
-                    println!("relicview: serving {} at http://{}/", archive.display(), server.addr);
-                    let _ = std::io::stdout().flush();
+                    // The URL is the one line a script waits for; a closed stdout is no reason to stop serving.
+                    let _ = emit(&format!("relicview: serving {} at http://{}/\n", archive.display(), server.addr));
                     server.wait();
                     ExitCode::SUCCESS
                 }
@@ -96,22 +165,14 @@ fn main() -> ExitCode {
             }
         }
         Command::Index { dir } => match serve::write_index(&dir) {
-            Ok(n) => {
-                println!("{}: {n} files", dir.join("index.json").display());
-                ExitCode::SUCCESS
-            }
+            Ok(n) => emit(&format!("{}: {n} files\n", dir.join("index.json").display())),
             Err(e) => {
-                eprintln!("relicview index: {}: {e}", dir.display());
+                eprintln!("relicview index: {e}");
                 ExitCode::FAILURE
             }
         },
         Command::Demo { out_dir } => match demo::write_demo(&out_dir) {
-            Ok(files) => {
-                for f in files {
-                    println!("{}", out_dir.join(f).display());
-                }
-                ExitCode::SUCCESS
-            }
+            Ok(files) => emit(&files.iter().map(|f| format!("{}\n", out_dir.join(f).display())).collect::<String>()),
             Err(e) => {
                 eprintln!("relicview demo: cannot write {}: {e}", out_dir.display());
                 ExitCode::FAILURE
@@ -120,14 +181,17 @@ fn main() -> ExitCode {
     }
 }
 
-/// Archive paths on disk: under the root, or the file itself for a file opened alone.
+/// Archive paths on disk: the files the listing found (names that are not UTF-8 included),
+/// read as regular files up to the size limit.
 struct DiskSource {
-    root: PathBuf,
+    real: std::collections::HashMap<String, PathBuf>,
+    max_bytes: u64,
 }
 
 impl FileSource for DiskSource {
     async fn read(&self, path: &str) -> Result<Vec<u8>, String> {
-        std::fs::read(self.root.join(path)).map_err(|e| e.to_string())
+        let real = self.real.get(path).ok_or_else(|| "not in the archive".to_string())?;
+        read_regular(real, self.max_bytes)
     }
     fn now_ms(&self) -> f64 {
         use std::sync::OnceLock;
@@ -138,27 +202,29 @@ impl FileSource for DiskSource {
 
 /// Open `file` through the one open sequence: inside the archive at `root` (its references
 /// resolved there, nearest first) or on its own.
-fn open(file: &Path, root: Option<&Path>) -> Result<Opened, String> {
-    let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+fn open(file: &Path, root: Option<&Path>, max_bytes: u64) -> Result<Opened, String> {
+    let bytes = read_regular(file, max_bytes)?;
     let (archive, path, source) = match root {
         Some(root) => {
-            let listing = serve::list_archive(root).map_err(|e| format!("{}: {e}", root.display()))?;
+            let listing = serve::list_archive(root).map_err(|e| e.to_string())?;
+            let real = listing.files.iter().map(|f| (f.path.clone(), f.real.clone())).collect();
             let index = ArchiveIndex::with_kinds(listing.files.into_iter().map(|f| (f.path, Kind::parse(f.kind))));
             // The file's path inside the archive decides which library is nearest.
             let path = match (file.canonicalize(), root.canonicalize()) {
                 (Ok(f), Ok(r)) => f.strip_prefix(&r).map(|p| p.to_string_lossy().replace('\\', "/")).unwrap_or_default(),
                 _ => String::new(),
             };
-            (Archive::new(index), path, DiskSource { root: root.to_path_buf() })
+            (Archive::new(index), path, DiskSource { real, max_bytes })
         }
-        None => (Archive::detached(), file.display().to_string(), DiskSource { root: PathBuf::new() }),
+        None => (Archive::detached(), file.display().to_string(), DiskSource { real: Default::default(), max_bytes }),
     };
     let archive = RefCell::new(archive);
     Ok(pollster::block_on(archive::open_bytes(&archive, &source, &path, bytes)))
 }
 
-fn run_info(file: &Path, json: bool, root: Option<&Path>) -> ExitCode {
-    let opened = match open(file, root) {
+fn run_info(file: &Path, json: bool, root: Option<&Path>, max_bytes: u64) -> ExitCode {
+    use std::fmt::Write as _;
+    let opened = match open(file, root, max_bytes) {
         Ok(o) => o,
         Err(e) => return fail(json, &e, None),
     };
@@ -166,26 +232,23 @@ fn run_info(file: &Path, json: bool, root: Option<&Path>) -> ExitCode {
     if let Some(e) = doc.error() {
         return fail(json, &format!("{}: {e}", file.display()), Some(e.offset));
     }
+    let mut out = String::new();
     if json {
-        println!("{}", doc.info_json());
+        let _ = writeln!(out, "{}", doc.info_json());
     } else {
-        println!("{}: {}", file.display(), doc.kind().title());
+        let _ = writeln!(out, "{}: {}", file.display(), doc.kind().title());
         for row in doc.info_rows() {
-            println!("  {}: {}", row.label, row.value);
+            let _ = writeln!(out, "  {}: {}", row.label, row.value);
         }
         for u in &opened.unreadable {
-            println!("  unreadable: {u}");
+            let _ = writeln!(out, "  unreadable: {u}");
         }
     }
-    if doc.diagnostics().is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    finish(&out, if doc.diagnostics().is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
-fn run_export(file: &Path, root: Option<&Path>, out: &Path, lod: usize) -> ExitCode {
-    let opened = match open(file, root) {
+fn run_export(file: &Path, root: Option<&Path>, out: &Path, lod: usize, max_bytes: u64) -> ExitCode {
+    let opened = match open(file, root, max_bytes) {
         Ok(o) => o,
         Err(e) => return fail(false, &e, None),
     };
@@ -196,59 +259,63 @@ fn run_export(file: &Path, root: Option<&Path>, out: &Path, lod: usize) -> ExitC
         return fail(false, &format!("{}: a {} has no 3D scene to export", file.display(), opened.document.kind().title()), None);
     };
     match gltf::export_glb(scene, gltf::ExportOptions { lod }).and_then(|glb| std::fs::write(out, &glb).map(|_| glb.len()).map_err(|e| format!("{}: {e}", out.display()))) {
-        Ok(n) => {
-            println!("{}: {n} bytes, {} triangles at LOD {lod}", out.display(), scene.triangle_count(lod));
-            ExitCode::SUCCESS
-        }
+        Ok(n) => emit(&format!("{}: {n} bytes, {} triangles at LOD {lod}\n", out.display(), scene.triangle_count(lod))),
         Err(e) => fail(false, &e, None),
     }
 }
 
-fn run_census(dir: &Path, json: bool) -> ExitCode {
+fn run_census(dir: &Path, json: bool, max_bytes: u64) -> ExitCode {
+    use std::fmt::Write as _;
     let listing = match serve::list_archive(dir) {
         Ok(l) => l,
-        Err(e) => return fail(json, &format!("{}: {e}", dir.display()), None),
+        Err(e) => return fail(json, &e.to_string(), None),
     };
     let bar = indicatif::ProgressBar::new(listing.files.len() as u64);
     bar.set_style(indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {msg}").expect("valid template"));
     let mut census = Census::default();
+    // What the walk could not read is a failure of that entry, not of the census.
+    for (path, why) in &listing.skipped {
+        census.failed.push(census::FailedFile { path: path.clone(), offset: 0, message: format!("cannot read: {why}") });
+    }
     for f in &listing.files {
         bar.set_message(f.path.clone());
-        match std::fs::read(dir.join(&f.path)) {
+        match read_regular(&f.real, max_bytes) {
             Ok(bytes) => census.add(&f.path, bytes),
             Err(e) => census.failed.push(census::FailedFile { path: f.path.clone(), offset: 0, message: format!("cannot read: {e}") }),
         }
         bar.inc(1);
     }
     bar.finish_and_clear();
+    let mut out = String::new();
     if json {
-        println!("{}", serde_json::to_string(&census).expect("census serialises"));
+        let _ = writeln!(out, "{}", serde_json::to_string(&census).expect("census serialises"));
     } else {
-        println!("{} files, {} bytes", census.files, census.bytes);
+        let _ = writeln!(out, "{} files, {} bytes", census.files, census.bytes);
         for (k, n) in &census.kinds {
-            println!("  {k:16} {n}");
+            let _ = writeln!(out, "  {k:16} {n}");
         }
-        println!("records: {} files read, {} close exactly, {} failed", census.parsed_files, census.closes_exactly, census.failed.len());
-        println!("  length widths: 1-byte {} · 2-byte {} · 4-byte {}", census.length_widths.get("1").unwrap_or(&0), census.length_widths.get("2").unwrap_or(&0), census.length_widths.get("4").unwrap_or(&0));
-        println!("  objects: {} meshes, {} light-point only; {} triangles (LOD 0)", census.mesh_objects, census.point_only_objects, census.triangles);
+        let _ = writeln!(out, "records: {} files read, {} close exactly, {} failed", census.parsed_files, census.closes_exactly, census.failed.len());
+        let w = |k: &str| census.length_widths.get(k).copied().unwrap_or(0);
+        let _ = writeln!(out, "  length widths: 1-byte {} · 2-byte {} · 4-byte {}", w("1"), w("2"), w("4"));
+        let _ = writeln!(out, "  objects: {} meshes, {} light-point only; {} triangles (LOD 0)", census.mesh_objects, census.point_only_objects, census.triangles);
         let mut tags: Vec<_> = census.tags.iter().collect();
         tags.sort_by(|a, b| b.1.cmp(a.1));
         for (t, n) in tags {
-            println!("  {t:28} {n}");
+            let _ = writeln!(out, "  {t:28} {n}");
         }
         for (t, files) in &census.unknown_tags {
-            println!("  unknown tag {t} in {}", files.join(", "));
+            let _ = writeln!(out, "  unknown tag {t} in {}", files.join(", "));
         }
         for f in &census.failed {
-            println!("  FAILED {}: {}", f.path, f.message);
+            let _ = writeln!(out, "  FAILED {}: {}", f.path, f.message);
         }
     }
-    ExitCode::SUCCESS
+    emit(&out)
 }
 
 fn fail(json: bool, message: &str, offset: Option<usize>) -> ExitCode {
     if json {
-        println!("{}", serde_json::json!({"error": {"message": message, "offset": offset}}));
+        let _ = emit(&format!("{}\n", serde_json::json!({"error": {"message": message, "offset": offset}})));
     } else {
         eprintln!("relicview: {message}");
     }

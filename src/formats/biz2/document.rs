@@ -290,3 +290,40 @@ mod tests {
         assert_eq!(o.scene.unwrap().triangle_count(0), 12, "the model still draws");
     }
 }
+
+#[cfg(test)]
+mod shared_textures {
+    use crate::archive::{open_file, MemorySource};
+    use crate::formats::biz2::writer::{write_file, WriteOptions};
+    use crate::formats::biz2::{Biz2File, FileKind, Header, MaterialDef, MaterialRef, TextureDef, TextureRef};
+    use std::cell::RefCell;
+
+    /// Thirty materials on one map file: the map is read and decoded once, and the scene
+    /// holds its texels once.
+    #[test]
+    fn one_map_file_is_one_texture_however_many_materials_use_it() {
+        let files = crate::demo::demo_files();
+        let mut lib = Biz2File::new(FileKind::Materials, Header::default());
+        lib.textures.push(TextureDef { map: Some("WATER.TGA".into()), ..TextureDef::new("water") });
+        let mut model = Biz2File::parse(&files.iter().find(|(p, _)| p.ends_with("CUBE.BGF")).unwrap().1).unwrap().1;
+        let patch = model.objects[0].lods[0].patches[0].clone();
+        model.objects[0].lods[0].patches.clear();
+        for k in 0..30 {
+            lib.materials.push(MaterialDef { diffuse: Some([0.5, 0.5, 0.5]), texture: Some(TextureRef { mode: 2, name: Some("water".into()) }), ..MaterialDef::new(&format!("m{k}")) });
+            let mut p = patch.clone();
+            p.front = Some(MaterialRef::Named(format!("lib:m{k}")));
+            model.objects[0].lods[0].patches.push(p);
+        }
+        let water = files.iter().find(|(p, _)| p.ends_with("WATER.TGA")).unwrap().1.clone();
+        let source = MemorySource::new([
+            ("G/VIDEO/M.BGF".to_string(), write_file(&model, WriteOptions::default())),
+            ("G/MATERIAL/LIB.BMF".to_string(), write_file(&lib, WriteOptions::default())),
+            ("G/TEXTURE/WATER.TGA".to_string(), water),
+        ]);
+        let archive = RefCell::new(source.archive());
+        let scene = pollster::block_on(open_file(&archive, &source, "G/VIDEO/M.BGF")).unwrap().scene.unwrap();
+        assert_eq!(scene.materials.len(), 30);
+        assert_eq!(scene.textures.len(), 1);
+        assert!(scene.materials.iter().all(|m| m.texture == Some(0)));
+    }
+}

@@ -132,6 +132,7 @@ pub fn build(model: &str, file: Biz2File, archive: &Archive) -> (Scene, Vec<Text
     let mut scene = Scene { name: crate::archive::file_name(model).to_string(), ..Default::default() };
     let mut statuses: Vec<TextureStatus> = Vec::new();
     let mut surfaces: HashMap<String, Surface> = HashMap::new();
+    let mut shared_maps: HashMap<String, u32> = HashMap::new();
     // Every distinct front reference as drawn (the patch's own, else its object's): resolved once.
     let drawn = file.objects.iter().flat_map(|o| o.lods.iter().flat_map(|l| &l.patches).map(move |p| p.front.as_ref().or(o.front.as_ref())));
     for r in drawn.filter_map(|m| if let Some(MaterialRef::Named(n)) = m { Some(n.clone()) } else { None }) {
@@ -153,14 +154,23 @@ pub fn build(model: &str, file: Biz2File, archive: &Archive) -> (Scene, Vec<Text
                     (.., Some(p), None) => Some(archive.failure(p).map_or(format!("{p} was not read"), str::to_string)),
                     (.., Some(_)) => None,
                 };
-                let texels = image.cloned().unwrap_or_else(|| crate::texture::checker(surface.diffuse.unwrap_or(GREY)));
                 surface.scroll = tex.and_then(|t| t.scroll());
-                surface.texture = Some(scene.textures.len() as u32);
+                // One scene texture per decoded map file, however many materials use it (their
+                // drift lives on the material); a checker is the material's own colour.
+                let shared = file_path.as_deref().filter(|_| reason.is_none()).and_then(|p| shared_maps.get(p).copied());
+                surface.texture = Some(shared.unwrap_or_else(|| {
+                    let index = scene.textures.len() as u32;
+                    let texels = image.cloned().unwrap_or_else(|| crate::texture::checker(surface.diffuse.unwrap_or(GREY)));
+                    scene.textures.push(Texture { name: Some(name.to_string()), texels, file: file_path.clone().filter(|_| reason.is_none()) });
+                    if let Some(p) = file_path.as_deref().filter(|_| reason.is_none()) {
+                        shared_maps.insert(p.to_string(), index);
+                    }
+                    index
+                }));
                 // The texels carry the colour; the diffuse tint would darken them twice.
                 if reason.is_none() {
                     surface.diffuse = Some([1.0, 1.0, 1.0]);
                 }
-                scene.textures.push(Texture { name: Some(name.to_string()), texels, file: file_path.clone().filter(|_| reason.is_none()) });
                 statuses.push(TextureStatus {
                     material: r.clone(),
                     texture: name.to_string(),
