@@ -3,11 +3,18 @@
 //! The archive is served under `/archive/` and listed at `/archive.json`. Nothing outside
 //! the site and archive roots is ever served: `..`, encoded dots, absolute paths and
 //! symlinks that lead out all get 404.
+//!
+//! Files are streamed by tower-http's `ServeFile` (Range → 206, HEAD without the body,
+//! Last-Modified and conditional requests), so memory does not grow with file size. Each
+//! connection must send its request head within a timeout, idle keep-alive connections are
+//! closed, and only so many connections are served at once: stalled clients cannot pin the
+//! server.
 
 use axum::body::Body;
-use axum::extract::State;
-use axum::http::{header, Method, StatusCode, Uri};
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
+use std::time::Duration;
 use percent_encoding::percent_decode_str;
 use serde::Serialize;
 use std::collections::HashSet;
@@ -22,6 +29,22 @@ pub struct ServeConfig {
     pub archive: PathBuf,
     pub bind: String,
     pub port: u16,
+    pub limits: Limits,
+}
+
+/// What one client may hold of the server.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Time to send a request's head (also the longest a keep-alive connection idles).
+    pub header_timeout: Duration,
+    /// Connections served at once; more are closed as they arrive.
+    pub max_connections: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { header_timeout: Duration::from_secs(15), max_connections: 256 }
+    }
 }
 
 #[derive(Debug, Serialize, PartialEq, Eq)]
@@ -107,18 +130,42 @@ pub fn start(config: ServeConfig) -> io::Result<RunningServer> {
     let addr = listener.local_addr()?;
     let (shutdown, stopped) = tokio::sync::oneshot::channel::<()>();
     let app = axum::Router::new().fallback(handle).with_state(roots);
-    let thread = std::thread::spawn(move || {
-        runtime.block_on(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(async {
-                    let _ = stopped.await;
-                })
-                .await
-        })
-    });
+    let limits = config.limits;
+    let thread = std::thread::spawn(move || runtime.block_on(accept(listener, app, limits, stopped)));
     Ok(RunningServer { addr, shutdown, thread })
 }
 
+/// Accept connections until shut down, each served by hyper with the header-read timeout,
+/// at most `max_connections` at a time.
+async fn accept(listener: tokio::net::TcpListener, app: axum::Router, limits: Limits, mut stopped: tokio::sync::oneshot::Receiver<()>) -> io::Result<()> {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
+    loop {
+        let stream = tokio::select! {
+            _ = &mut stopped => return Ok(()),
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                // Out of descriptors or a client gone before accept: keep serving the others.
+                Err(_) => continue,
+            },
+        };
+        // Full: the newcomer is closed at once rather than queued without bound.
+        let Ok(slot) = slots.clone().try_acquire_owned() else { continue };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            let _ = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(limits.header_timeout)
+                .keep_alive(true)
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+            drop(slot);
+        });
+    }
+}
+
+/// The viewer's own files need exact types (ES modules, `application/wasm` for streaming
+/// compilation); archive files are bytes.
 fn content_type(path: &Path) -> &'static str {
     match path.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase()).as_deref() {
         Some("html") => "text/html; charset=utf-8",
@@ -136,11 +183,13 @@ fn not_found() -> Response {
     (StatusCode::NOT_FOUND, "not found").into_response()
 }
 
-async fn handle(State(roots): State<Arc<Roots>>, method: Method, uri: Uri) -> Response {
+async fn handle(State(roots): State<Arc<Roots>>, request: Request) -> Response {
+    let method = request.method().clone();
     if method != Method::GET && method != Method::HEAD {
         return (StatusCode::METHOD_NOT_ALLOWED, "method not allowed").into_response();
     }
-    let path = uri.path();
+    let path = request.uri().path().to_string();
+    let path = path.as_str();
     if path == "/archive.json" {
         let archive = roots.archive.clone();
         return match tokio::task::spawn_blocking(move || list_archive(&archive)).await {
@@ -163,13 +212,17 @@ async fn handle(State(roots): State<Arc<Roots>>, method: Method, uri: Uri) -> Re
         None
     };
     let Some(file) = target else { return not_found() };
-    match tokio::fs::read(&file).await {
-        Ok(bytes) => (
-            [(header::CONTENT_TYPE, content_type(&file)), (header::CACHE_CONTROL, "no-cache"), (header::X_CONTENT_TYPE_OPTIONS, "nosniff")],
-            Body::from(bytes),
-        )
-            .into_response(),
-        Err(_) => not_found(),
+    // Streamed in chunks: Range, HEAD and If-Modified-Since are ServeFile's.
+    let served = tower::ServiceExt::oneshot(tower_http::services::ServeFile::new_with_mime(&file, &content_type(&file).parse().expect("a valid MIME type")), request).await;
+    match served {
+        Ok(response) if response.status() != StatusCode::NOT_FOUND => {
+            let mut response = response.map(Body::new);
+            let headers = response.headers_mut();
+            headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+            headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+            response
+        }
+        _ => not_found(),
     }
 }
 
@@ -373,5 +426,113 @@ mod tests {
         let e = write_index(&root).unwrap_err().to_string();
         assert!(e.contains("index.json") && e.contains("not a regular file"), "{e}");
         assert_eq!(std::fs::read(base.join("outside.txt")).unwrap(), b"keep me");
+    }
+}
+
+#[cfg(test)]
+mod limits {
+    use super::*;
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+
+    /// A server over a folder holding one 1 MB file, with the given limits.
+    fn server(name: &str, limits: Limits) -> (RunningServer, Vec<u8>) {
+        let dir = std::env::temp_dir().join(format!("relicview-limits-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("site")).unwrap();
+        std::fs::create_dir_all(dir.join("archive")).unwrap();
+        std::fs::write(dir.join("site/index.html"), b"<!doctype html>").unwrap();
+        let data: Vec<u8> = (0..1 << 20).map(|i: u32| (i % 251) as u8).collect();
+        std::fs::write(dir.join("archive/BIG.BGF"), &data).unwrap();
+        let s = start(ServeConfig { site: dir.join("site"), archive: dir.join("archive"), bind: "127.0.0.1".into(), port: 0, limits }).unwrap();
+        (s, data)
+    }
+
+    /// Send `request` and read the whole answer (the server closes after it): the head in
+    /// lower case, and the body.
+    fn ask(addr: std::net::SocketAddr, request: &str) -> (String, Vec<u8>) {
+        let (head, body) = ask_raw(addr, request);
+        (head.to_ascii_lowercase(), body)
+    }
+
+    fn ask_raw(addr: std::net::SocketAddr, request: &str) -> (String, Vec<u8>) {
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        s.write_all(request.as_bytes()).unwrap();
+        let mut raw = Vec::new();
+        s.read_to_end(&mut raw).unwrap();
+        let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("a response head") + 4;
+        (String::from_utf8_lossy(&raw[..split]).to_string(), raw[split..].to_vec())
+    }
+
+    /// Whether the server closes `s` within `secs` (reads return end of file).
+    fn closed_within(s: &mut TcpStream, secs: u64) -> bool {
+        s.set_read_timeout(Some(Duration::from_secs(secs))).unwrap();
+        let mut buf = [0u8; 256];
+        loop {
+            match s.read(&mut buf) {
+                Ok(0) => return true,
+                Ok(_) => continue,
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return true,
+                Err(_) => return false,
+            }
+        }
+    }
+
+    #[test]
+    fn ranges_head_and_conditional_requests_are_answered_without_the_whole_file() {
+        let (server, data) = server("range", Limits::default());
+        let (head, body) = ask(server.addr, "GET /archive/BIG.BGF HTTP/1.1\r\nHost: x\r\nRange: bytes=100-199\r\nConnection: close\r\n\r\n");
+        assert!(head.starts_with("http/1.1 206"), "{head}");
+        assert!(head.contains(&format!("content-range: bytes 100-199/{}", data.len())), "{head}");
+        assert_eq!(body, &data[100..200]);
+        let (head, body) = ask(server.addr, "HEAD /archive/BIG.BGF HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assert!(head.starts_with("http/1.1 200") && head.contains(&format!("content-length: {}", data.len())), "{head}");
+        assert!(head.contains("accept-ranges: bytes"), "{head}");
+        assert!(body.is_empty(), "HEAD sends no body");
+        let (raw, _) = ask_raw(server.addr, "HEAD /archive/BIG.BGF HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        let header = |name: &str| raw.lines().find_map(|l| l.split_once(": ").filter(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.trim().to_string()));
+        let (modified, etag) = (header("last-modified").expect("Last-Modified"), header("etag").expect("ETag"));
+        for condition in [format!("If-Modified-Since: {modified}"), format!("If-None-Match: {etag}")] {
+            let (head, body) = ask(server.addr, &format!("GET /archive/BIG.BGF HTTP/1.1\r\nHost: x\r\n{condition}\r\nConnection: close\r\n\r\n"));
+            assert!(head.starts_with("http/1.1 304") && body.is_empty(), "{condition}: {head}");
+        }
+        let (head, body) = ask(server.addr, "GET /archive/BIG.BGF HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assert!(head.starts_with("http/1.1 200") && head.contains("application/octet-stream"), "{head}");
+        assert_eq!(body, data);
+        server.stop();
+    }
+
+    #[test]
+    fn idle_and_half_sent_requests_are_closed_after_the_timeout() {
+        let (server, _) = server("timeout", Limits { header_timeout: Duration::from_millis(300), max_connections: 16 });
+        // Nothing sent; half a request head; a finished keep-alive request left idle.
+        let mut silent = TcpStream::connect(server.addr).unwrap();
+        let mut half = TcpStream::connect(server.addr).unwrap();
+        half.write_all(b"GET /archive/BIG.BGF HTTP/1.1\r\nHost:").unwrap();
+        let mut idle = TcpStream::connect(server.addr).unwrap();
+        idle.write_all(b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        for (what, s) in [("silent", &mut silent), ("half-sent", &mut half), ("idle keep-alive", &mut idle)] {
+            assert!(closed_within(s, 10), "{what} connection still open");
+        }
+        server.stop();
+    }
+
+    #[test]
+    fn connections_beyond_the_cap_are_closed_and_the_rest_stay_served() {
+        let (server, _) = server("cap", Limits { header_timeout: Duration::from_secs(30), max_connections: 3 });
+        let mut held: Vec<TcpStream> = (0..3).map(|_| TcpStream::connect(server.addr).unwrap()).collect();
+        let mut extra = TcpStream::connect(server.addr).unwrap();
+        assert!(closed_within(&mut extra, 10), "the fourth connection is turned away");
+        for s in &mut held {
+            assert!(!closed_within(s, 1), "the first three stay open");
+        }
+        // One of them still gets an answer.
+        held[0].set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        held[0].write_all(b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        let mut buf = [0u8; 12];
+        held[0].read_exact(&mut buf).unwrap();
+        assert_eq!(&buf, b"HTTP/1.1 200");
+        server.stop();
     }
 }

@@ -370,3 +370,43 @@ fn serve_refuses_an_archive_that_is_not_a_folder_and_names_it() {
         assert!(err.contains(&archive.display().to_string()) && err.contains(what), "{err}");
     }
 }
+
+/// Resident memory of a process, in bytes.
+fn rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let kb: u64 = status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok()).unwrap();
+    kb * 1024
+}
+
+#[test]
+fn stalled_clients_of_a_large_file_cannot_pin_the_server_memory() {
+    let dir = temp_dir("stalled");
+    std::fs::create_dir_all(dir.join("archive")).unwrap();
+    let size: u64 = 50 << 20;
+    std::fs::File::create(dir.join("archive/BIG.BIN")).unwrap().set_len(size).unwrap();
+    let server = serve(&dir.join("archive"), Path::new(env!("CARGO_MANIFEST_DIR")));
+    let pid = server.child.id();
+    let before = rss(pid);
+    // Forty clients ask for the file and never read a byte.
+    let clients: Vec<TcpStream> = (0..40)
+        .map(|_| {
+            let mut s = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+            write!(s, "GET /archive/BIG.BIN HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").unwrap();
+            s
+        })
+        .collect();
+    // The server writes what the sockets take, then waits: watch its memory for a while.
+    let mut peak = before;
+    for _ in 0..30 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        peak = peak.max(rss(pid));
+    }
+    let per_client = peak.saturating_sub(before) / clients.len() as u64;
+    eprintln!("# serve: {} MB resident before, {} MB at peak with 40 stalled clients: {per_client} bytes each", before >> 20, peak >> 20);
+    assert!(per_client < size / 16, "{per_client} bytes held per stalled client of a {size}-byte file");
+    // Meanwhile another client is served in full.
+    let (status, _, body) = get(server.port, "/index.html");
+    assert_eq!(status, 200);
+    assert!(!body.is_empty());
+    drop(clients);
+}

@@ -151,7 +151,7 @@ fn main() -> ExitCode {
                 }
             });
             let archive = dir.unwrap_or_else(|| PathBuf::from("."));
-            match serve::start(serve::ServeConfig { site, archive: archive.clone(), bind, port }) {
+            match serve::start(serve::ServeConfig { site, archive: archive.clone(), bind, port, limits: Default::default() }) {
                 Ok(server) => {
                     // The URL is the one line a script waits for; a closed stdout is no reason to stop serving.
                     let _ = emit(&format!("relicview: serving {} at http://{}/\n", archive.display(), server.addr));
