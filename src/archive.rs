@@ -387,16 +387,17 @@ pub async fn open_file(archive: &RefCell<Archive>, source: &impl FileSource, pat
     let t0 = source.now_ms();
     let bytes = source.read(path).await.map_err(|e| format!("{path}: {e}"))?;
     let read_ms = source.now_ms() - t0;
-    let mut opened = open_bytes(archive, source, path, bytes).await;
+    let mut opened = open_bytes(archive, source, path, bytes, Purpose::Show).await;
     opened.timings.read_ms = read_ms;
     Ok(opened)
 }
 
-/// [`open_file`] for bytes already read.
-pub async fn open_bytes(archive: &RefCell<Archive>, source: &impl FileSource, path: &str, bytes: Vec<u8>) -> Opened {
+/// [`open_file`] for bytes already read; `Purpose::Asset` skips the inspector view (the CLI
+/// prints summaries, and the view costs memory per record).
+pub async fn open_bytes(archive: &RefCell<Archive>, source: &impl FileSource, path: &str, bytes: Vec<u8>, purpose: Purpose) -> Opened {
     let path = archive.borrow().index.find(path).unwrap_or(path).to_string();
     let t0 = source.now_ms();
-    let mut document = registry::open(&path, bytes, Purpose::Show);
+    let mut document = registry::open(&path, bytes, purpose);
     archive.borrow_mut().record_references(&path, &*document);
     let t1 = source.now_ms();
     let mut unreadable = Vec::new();

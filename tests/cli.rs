@@ -410,3 +410,94 @@ fn stalled_clients_of_a_large_file_cannot_pin_the_server_memory() {
     assert!(!body.is_empty());
     drop(clients);
 }
+
+/// Peak resident memory of a command, sampled from /proc until it exits (VmHWM only grows).
+fn peak_rss(mut cmd: Command) -> (std::process::ExitStatus, u64) {
+    let mut child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let mut peak = 0;
+    loop {
+        if let Ok(status) = std::fs::read_to_string(format!("/proc/{}/status", child.id())) {
+            if let Some(kb) = status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok()) {
+                peak = peak.max(kb * 1024);
+            }
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            return (status, peak);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn one_large_texture_used_by_thirty_materials_is_decoded_once() {
+    use relicview::formats::biz2::writer::{write_file, WriteOptions};
+    use relicview::formats::biz2::{Biz2File, FileKind, Header, MaterialDef, MaterialRef, TextureDef, TextureRef};
+    let dir = temp_dir("bigtexture");
+    demo(&dir);
+    // A 4096 × 4096 map: 64 MB of texels once decoded.
+    let side = 4096u32;
+    let png = {
+        let img = image::RgbaImage::from_fn(side, side, |x, y| image::Rgba([x as u8, y as u8, (x ^ y) as u8, 255]));
+        let mut out = std::io::Cursor::new(Vec::new());
+        img.write_to(&mut out, image::ImageFormat::Png).unwrap();
+        out.into_inner()
+    };
+    std::fs::write(dir.join("DEMO/TEXTURE/BIG.PNG"), png).unwrap();
+    let mut lib = Biz2File::new(FileKind::Materials, Header::default());
+    lib.textures.push(TextureDef { map: Some("BIG.PNG".into()), ..TextureDef::new("big") });
+    let cube = Biz2File::parse(&std::fs::read(dir.join("DEMO/VIDEO/CUBE.BGF")).unwrap()).unwrap().1;
+    let mut model = cube.clone();
+    let patch = model.objects[0].lods[0].patches[0].clone();
+    model.objects[0].lods[0].patches.clear();
+    for k in 0..30 {
+        lib.materials.push(MaterialDef { texture: Some(TextureRef { mode: 2, name: Some("big".into()) }), ..MaterialDef::new(&format!("m{k}")) });
+        let mut p = patch.clone();
+        p.front = Some(MaterialRef::Named(format!("big:m{k}")));
+        model.objects[0].lods[0].patches.push(p);
+    }
+    std::fs::write(dir.join("DEMO/MATERIAL/BIG.BMF"), write_file(&lib, WriteOptions::default())).unwrap();
+    std::fs::write(dir.join("DEMO/VIDEO/THIRTY.BGF"), write_file(&model, WriteOptions::default())).unwrap();
+    let mut cmd = bin();
+    cmd.args(["info", "--json", "--root"]).arg(&dir).arg(dir.join("DEMO/VIDEO/THIRTY.BGF"));
+    let (status, peak) = peak_rss(cmd);
+    assert!(status.success());
+    let texels = (side * side * 4) as u64;
+    eprintln!("# info --root with one {side}² map used by 30 materials: peak {} MB, {:.2}× the decoded map", peak >> 20, peak as f64 / texels as f64);
+    // Decoded per material it would be 30 × 64 MB; once, with the scene's copy, about 2×.
+    assert!(peak < 4 * texels, "peak {peak} bytes for {texels} bytes of texels");
+}
+
+#[test]
+fn files_vanishing_during_a_listing_never_fail_it() {
+    let dir = temp_dir("churn");
+    demo(&dir);
+    let churn_dir = dir.join("CHURN");
+    std::fs::create_dir_all(&churn_dir).unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let churn = {
+        let (stop, churn_dir) = (stop.clone(), churn_dir.clone());
+        std::thread::spawn(move || {
+            let mut k = 0u64;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) && k < 2_000_000 {
+                let p = churn_dir.join(format!("F{}.BGF", k % 200));
+                if k % 2 == 0 {
+                    let _ = std::fs::write(&p, b"DIV-BIZ2");
+                } else {
+                    let _ = std::fs::remove_file(&p);
+                }
+                let sub = churn_dir.join(format!("D{}", k % 7));
+                let _ = if k % 3 == 0 { std::fs::create_dir_all(sub.join("X")) } else { std::fs::remove_dir_all(&sub) };
+                k += 1;
+            }
+        })
+    };
+    let server = serve(&dir, Path::new(env!("CARGO_MANIFEST_DIR")));
+    for _ in 0..20 {
+        let (status, _, body) = get(server.port, "/archive.json");
+        assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+        let out = bin().args(["census", "--json"]).arg(&dir).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    churn.join().unwrap();
+}

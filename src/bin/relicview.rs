@@ -219,7 +219,8 @@ fn open(file: &Path, root: Option<&Path>, max_bytes: u64) -> Result<Opened, Stri
         None => (Archive::detached(), file.display().to_string(), DiskSource { real: Default::default(), max_bytes }),
     };
     let archive = RefCell::new(archive);
-    Ok(pollster::block_on(archive::open_bytes(&archive, &source, &path, bytes)))
+    // The CLI prints summaries: no inspector view.
+    Ok(pollster::block_on(archive::open_bytes(&archive, &source, &path, bytes, relicview::formats::registry::Purpose::Asset)))
 }
 
 fn run_info(file: &Path, json: bool, root: Option<&Path>, max_bytes: u64) -> ExitCode {

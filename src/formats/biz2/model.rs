@@ -371,6 +371,10 @@ impl Builder<'_, '_> {
             return;
         }
         if slot.is_some() {
+            if !self.diagnostics.has_room() {
+                self.diagnostics.dropped += 1;
+                return;
+            }
             let c = self.chunk(i).clone();
             let parent = c.parent.map_or("the file", |p| self.chunk(p).name());
             self.diag(c.offset, i, format!("a second {} in {parent} is ignored; the first one is kept", c.name()));
