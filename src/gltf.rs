@@ -129,7 +129,7 @@ pub fn export_glb(scene: &Scene, options: ExportOptions) -> Result<Vec<u8>, Stri
     for t in &scene.textures {
         let mut png = Vec::new();
         image::codecs::png::PngEncoder::new(&mut png)
-            .write_image(&t.texels.rgba, t.texels.width, t.texels.height, image::ExtendedColorType::Rgba8)
+            .write_image(&t.texels.rgba[..], t.texels.width, t.texels.height, image::ExtendedColorType::Rgba8)
             .map_err(|e| format!("texture {}: {e}", t.name.as_deref().unwrap_or("")))?;
         let view = b.view(&png, None, None);
         let image = b.root.push(json::Image { buffer_view: Some(view), mime_type: Some(json::image::MimeType("image/png".into())), name: t.name.clone(), uri: None, extensions: None, extras: Default::default() });

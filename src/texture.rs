@@ -16,7 +16,8 @@ pub struct Texels {
     pub width: u32,
     pub height: u32,
     #[serde(skip)]
-    pub rgba: Vec<u8>,
+    /// Shared: a map used by many materials (and its scene texture) is one allocation.
+    pub rgba: std::sync::Arc<Vec<u8>>,
 }
 
 /// Which decoder a map file needs, by content first, then by extension (TGA has no magic).
@@ -62,8 +63,9 @@ pub fn decode(name: &str, bytes: &[u8]) -> Result<Texels, String> {
             reader.decode().map_err(|e| format!("{}: {e}", f.to_ascii_uppercase()))?
         }
     };
-    let rgba = image.to_rgba8();
-    Ok(Texels { width: rgba.width(), height: rgba.height(), rgba: rgba.into_raw() })
+    // Into, not to: an RGBA image keeps its buffer instead of being copied.
+    let rgba = image.into_rgba8();
+    Ok(Texels { width: rgba.width(), height: rgba.height(), rgba: std::sync::Arc::new(rgba.into_raw()) })
 }
 
 /// An 8×8 checker of the diffuse colour and a darker shade, so a missing map still shows
@@ -78,7 +80,7 @@ pub fn checker(diffuse: [f32; 3]) -> Texels {
             rgba.extend([c[0], c[1], c[2], 255]);
         }
     }
-    Texels { width: 8, height: 8, rgba }
+    Texels { width: 8, height: 8, rgba: std::sync::Arc::new(rgba) }
 }
 
 #[cfg(test)]
