@@ -41,7 +41,8 @@ pub struct Biz2Document {
 
 pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
     let mut tree = ChunkTree::parse(&bytes);
-    let model = Biz2File::build(&mut tree);
+    // Described fields only for the inspector; a summary needs their byte counts alone.
+    let model = Biz2File::build_with(&mut tree, purpose == Purpose::Show);
     let inspector = (purpose == Purpose::Show).then(|| inspect::view(&tree, &model));
     let error = tree.error.clone();
     let info = error.is_none().then(|| summary::summarize(&tree, &model));

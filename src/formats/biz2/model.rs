@@ -303,8 +303,17 @@ impl Biz2File {
     /// Build the model from a walked tree, also one that stopped at a framing error (the
     /// inspector shows what came before it), and record the decoded fields in the tree.
     pub fn build(tree: &mut ChunkTree<'_>) -> Biz2File {
-        let (file, fields) = Builder { tree, diagnostics: Diagnostics::default(), fields: Vec::new() }.build();
+        Biz2File::build_with(tree, true)
+    }
+
+    /// [`Self::build`]; without `record_fields` only the number of bytes each chunk had
+    /// decoded is kept (what coverage needs), not a described field per value: a summary of a
+    /// file of millions of small chunks then costs no strings per chunk.
+    pub fn build_with(tree: &mut ChunkTree<'_>, record_fields: bool) -> Biz2File {
+        let decoded = vec![0u32; tree.chunks.len()];
+        let (file, fields, decoded) = Builder { tree, diagnostics: Diagnostics::default(), fields: Vec::new(), record_fields, decoded }.build();
         tree.fields = fields;
+        tree.decoded = decoded;
         file
     }
 
@@ -351,6 +360,9 @@ struct Builder<'t, 'a> {
     tree: &'t ChunkTree<'a>,
     diagnostics: Diagnostics,
     fields: Vec<Field>,
+    record_fields: bool,
+    /// Payload bytes decoded per chunk.
+    decoded: Vec<u32>,
 }
 
 impl Builder<'_, '_> {
@@ -391,8 +403,13 @@ impl Builder<'_, '_> {
 
     /// Record what `len` payload bytes of chunk `i`, from `from`, were decoded as.
     fn field(&mut self, i: u32, from: usize, len: usize, what: impl Into<String>, value: impl Into<String>) {
-        let offset = self.chunk(i).payload_offset + from;
-        self.fields.push(Field { chunk: i, offset, len, what: what.into(), value: value.into() });
+        if let Some(d) = self.decoded.get_mut(i as usize) {
+            *d = d.saturating_add(len as u32);
+        }
+        if self.record_fields {
+            let offset = self.chunk(i).payload_offset + from;
+            self.fields.push(Field { chunk: i, offset, len, what: what.into(), value: value.into() });
+        }
     }
 
     /// A NUL-terminated string starting `from` bytes into the payload.
@@ -425,7 +442,7 @@ impl Builder<'_, '_> {
         })
     }
 
-    fn build(mut self) -> (Biz2File, Vec<Field>) {
+    fn build(mut self) -> (Biz2File, Vec<Field>, Vec<u32>) {
         let tree = self.tree;
         let kind = if &tree.magic == MAGIC_MATERIALS { FileKind::Materials } else { FileKind::Geometry };
         let mut file = Biz2File::new(kind, Header::default());
@@ -459,7 +476,7 @@ impl Builder<'_, '_> {
         file.diagnostics = self.diagnostics.kept;
         file.diagnostics_dropped = self.diagnostics.dropped;
         self.fields.sort_by_key(|f| f.offset);
-        (file, self.fields)
+        (file, self.fields, self.decoded)
     }
 
     fn header(&mut self, at: u32) -> Header {

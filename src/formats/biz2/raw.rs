@@ -66,13 +66,15 @@ pub struct ChunkTree<'a> {
     /// What the model layer decoded each payload byte as, sorted by offset (empty until
     /// the model is built).
     pub fields: Vec<Field>,
+    /// Payload bytes the model layer decoded, per chunk (empty until the model is built).
+    pub decoded: Vec<u32>,
 }
 
 impl<'a> ChunkTree<'a> {
     /// Walk the whole file. Never panics; a framing error ends the walk and is kept in
     /// `error` beside every chunk read before it.
     pub fn parse(bytes: &'a [u8]) -> ChunkTree<'a> {
-        let mut tree = ChunkTree { bytes, magic: [0; 8], chunks: Vec::new(), closes_exactly: false, error: None, fields: Vec::new() };
+        let mut tree = ChunkTree { bytes, magic: [0; 8], chunks: Vec::new(), closes_exactly: false, error: None, fields: Vec::new(), decoded: Vec::new() };
         if bytes.len() < 8 {
             tree.error = Some(ParseError::new(0, "", format!("expected the 8-byte magic DIV-BIZ2, file has {} bytes", bytes.len())));
             return tree;
@@ -233,7 +235,7 @@ impl<'a> ChunkTree<'a> {
     /// Account for every byte: framing, decoded by a field, opaque, or unclaimed. Bytes past
     /// a framing error count as unclaimed.
     pub fn coverage(&self) -> Coverage {
-        coverage(self.bytes.len(), &self.chunks, &self.fields)
+        coverage(self.bytes.len(), &self.chunks, &self.decoded)
     }
 
     /// Sorted unique ids of chunks that no table knows.
@@ -277,14 +279,9 @@ pub fn length_widths(chunks: &[Chunk]) -> [usize; 3] {
 }
 
 /// See [`ChunkTree::coverage`].
-pub fn coverage(file_len: usize, chunks: &[Chunk], fields: &[Field]) -> Coverage {
+pub fn coverage(file_len: usize, chunks: &[Chunk], decoded: &[u32]) -> Coverage {
     let mut cov = Coverage { framing: file_len.min(8), ..Default::default() };
-    let mut decoded_by_chunk = vec![0usize; chunks.len()];
-    for f in fields {
-        if let Some(d) = decoded_by_chunk.get_mut(f.chunk as usize) {
-            *d += f.len;
-        }
-    }
+    let decoded_by_chunk = |i: usize| decoded.get(i).copied().unwrap_or(0) as usize;
     let mut claimed = cov.framing;
     for (i, c) in chunks.iter().enumerate() {
         cov.framing += c.payload_offset - c.offset;
@@ -296,7 +293,7 @@ pub fn coverage(file_len: usize, chunks: &[Chunk], fields: &[Field]) -> Coverage
         if !c.known || c.misplaced {
             cov.opaque += c.len as usize;
         } else {
-            let d = decoded_by_chunk[i].min(c.len as usize);
+            let d = decoded_by_chunk(i).min(c.len as usize);
             cov.decoded += d;
             cov.unclaimed += c.len as usize - d;
         }
