@@ -145,8 +145,12 @@ async fn accept(listener: tokio::net::TcpListener, app: axum::Router, limits: Li
             _ = &mut stopped => return Ok(()),
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => stream,
-                // Out of descriptors or a client gone before accept: keep serving the others.
-                Err(_) => continue,
+                // Out of descriptors or a client gone before accept: keep serving the others,
+                // after a breath so that a lasting error does not spin.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    continue;
+                }
             },
         };
         // Full: the newcomer is closed at once rather than queued without bound.
