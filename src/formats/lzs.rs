@@ -7,7 +7,6 @@ use super::registry::{Head, Kind, Purpose};
 use super::text::{decode as decode_text, looks_like_text};
 use super::{Diagnostic, Document, InfoRow, ParseError};
 use crate::inspect::{coverage_of, runs_from_spans, ByteClass, ByteView, Field, InspectorView};
-use std::any::Any;
 
 const N: usize = 4096;
 /// Where the ring's write cursor starts (N − 18).
@@ -195,21 +194,7 @@ pub fn open(_path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
 }
 
 impl Document for LzsDocument {
-    fn kind(&self) -> Kind {
-        self.kind
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-    fn error(&self) -> Option<&ParseError> {
-        self.error.as_ref()
-    }
-    fn diagnostics(&self) -> &[Diagnostic] {
-        &self.diagnostics
-    }
-    fn inspector(&self) -> Option<&InspectorView> {
-        self.inspector.as_ref()
-    }
+    crate::formats::common_accessors!();
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         match view {
             0 => Some(&self.decoded),

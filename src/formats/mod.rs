@@ -100,6 +100,29 @@ pub struct DocStats {
     pub diagnostics: usize,
 }
 
+/// The accessors of a document that keeps `kind`, `error`, `diagnostics` and `inspector`
+/// fields: written once here rather than in every format.
+macro_rules! common_accessors {
+    () => {
+        fn kind(&self) -> $crate::formats::Kind {
+            self.kind
+        }
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
+        fn error(&self) -> Option<&$crate::formats::ParseError> {
+            self.error.as_ref()
+        }
+        fn diagnostics(&self) -> &[$crate::formats::Diagnostic] {
+            &self.diagnostics
+        }
+        fn inspector(&self) -> Option<&$crate::inspect::InspectorView> {
+            self.inspector.as_ref()
+        }
+    };
+}
+pub(crate) use common_accessors;
+
 /// An opened file. Every format implements this; nothing outside `formats/` needs to know
 /// which format a document is.
 pub trait Document: Any {

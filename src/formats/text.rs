@@ -7,7 +7,6 @@ use super::ini::IniFile;
 use super::registry::{Head, Kind, Purpose};
 use super::{Diagnostic, Document, InfoRow, ParseError, Reference};
 use crate::inspect::{ByteClass, Field, InspectorView, Row};
-use std::any::Any;
 
 pub fn sniff_viz2(h: &Head) -> bool {
     h.bytes.starts_with(b"DIV-VIZ2")
@@ -133,21 +132,7 @@ fn base(token: &str) -> String {
 }
 
 impl Document for TextDocument {
-    fn kind(&self) -> Kind {
-        self.kind
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-    fn error(&self) -> Option<&ParseError> {
-        self.error.as_ref()
-    }
-    fn diagnostics(&self) -> &[Diagnostic] {
-        &self.diagnostics
-    }
-    fn inspector(&self) -> Option<&InspectorView> {
-        self.inspector.as_ref()
-    }
+    crate::formats::common_accessors!();
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         (view == 0).then_some(&self.bytes[..])
     }

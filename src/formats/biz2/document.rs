@@ -11,7 +11,6 @@ use crate::formats::registry::{Head, Kind, Purpose};
 use crate::formats::{Diagnostic, DocStats, Document, InfoRow, ParseError, Reference};
 use crate::inspect::InspectorView;
 use crate::scene::Scene;
-use std::any::Any;
 
 pub fn sniff_geometry(h: &Head) -> bool {
     h.bytes.starts_with(MAGIC_GEOMETRY)
@@ -133,21 +132,7 @@ impl Biz2Document {
 }
 
 impl Document for Biz2Document {
-    fn kind(&self) -> Kind {
-        self.kind
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-    fn error(&self) -> Option<&ParseError> {
-        self.error.as_ref()
-    }
-    fn diagnostics(&self) -> &[Diagnostic] {
-        &self.diagnostics
-    }
-    fn inspector(&self) -> Option<&InspectorView> {
-        self.inspector.as_ref()
-    }
+    crate::formats::common_accessors!();
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         (view == 0).then_some(&self.bytes[..])
     }
