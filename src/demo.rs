@@ -387,8 +387,8 @@ mod tests {
     fn hexpod_mixes_pconn_hexagons_quads_and_conn_triangles_in_one_pmesh() {
         let bytes = write_file(&hexpod(), WriteOptions::default());
         let (tree, file) = Biz2File::parse(&bytes).unwrap();
-        let pmesh = tree.chunks.iter().position(|c| c.id == 0x0046).unwrap() as u32;
-        let kids: Vec<u16> = tree.children(Some(pmesh)).map(|i| tree.chunks[i as usize].id).collect();
+        let pmesh = tree.iter().find(|c| c.id == 0x0046).unwrap().index;
+        let kids: Vec<u16> = tree.children(Some(pmesh)).map(|c| c.id).collect();
         assert_eq!(kids, vec![0x0088, 0x004D, 0x004D, 0x0047]);
         let o = &file.objects[0];
         assert_eq!(o.lods.len(), 2);
@@ -422,11 +422,11 @@ mod tests {
         let opened = pollster::block_on(crate::archive::open_file(&archive, &source, "DEMO/VIDEO/POOL.BGF")).unwrap();
         assert_eq!(*source.1.borrow(), vec!["DEMO/VIDEO/POOL.BGF", "DEMO/MATERIAL/DEMO.BMF", "DEMO/TEXTURE/WATER.TGA", "DEMO/TEXTURE/SIGN.RGB"], "the model, its library, then the maps it names");
         let scene = opened.scene.unwrap();
-        let info = opened.document.info_json();
+        let info: serde_json::Value = serde_json::from_str(&opened.document.info_json()).unwrap();
         let statuses = info["texture_status"].as_array().unwrap();
         let by = |t: &str| statuses.iter().find(|s| s["texture"] == t).unwrap();
         assert_eq!(by("water_tex")["decoded"], true);
-        assert_eq!(by("water_tex")["scroll"], serde_json::json!([0.0, 0.0, 0.25, 0.1f32 as f64]));
+        assert_eq!(by("water_tex")["scroll"], serde_json::json!([0.0, 0.0, 0.25, 0.1]));
         assert_eq!(by("water_tex")["file"], "DEMO/TEXTURE/WATER.TGA");
         assert_eq!(by("sign_tex")["decoded"], true);
         assert_eq!(by("panel_tex")["decoded"], false);
@@ -453,7 +453,7 @@ mod tests {
         let bytes = write_file(&large_model(3), WriteOptions::default());
         let (tree, file) = Biz2File::parse(&bytes).unwrap();
         assert_eq!(file.triangle_count(), 3 * 2048);
-        let wide: Vec<&str> = tree.chunks.iter().filter(|c| c.len_width == 4).map(|c| c.name()).collect();
+        let wide: Vec<&str> = tree.iter().filter(|c| c.len_width == 4).map(|c| c.name()).collect();
         assert_eq!(wide, vec!["OBJECT", "LOD"]);
         assert!((48_000..54_000).contains(&(bytes.len() / 3)), "{} bytes a patch", bytes.len() / 3);
     }
@@ -463,7 +463,7 @@ mod tests {
         let bytes = write_file(&formats(), WriteOptions::default());
         let (tree, file) = Biz2File::parse(&bytes).unwrap();
         assert!(file.diagnostics.is_empty());
-        let ids: Vec<u16> = tree.chunks.iter().filter(|c| crate::formats::biz2::tags::vertex_layout(c.id).is_some()).map(|c| c.id).collect();
+        let ids: Vec<u16> = tree.iter().filter(|c| crate::formats::biz2::tags::vertex_layout(c.id).is_some()).map(|c| c.id).collect();
         assert_eq!(ids.len(), 14);
         let prims: Vec<_> = file.objects[0].lods[0].primitives().collect();
         for (p, layout) in prims.iter().zip(crate::formats::biz2::tags::VERTEX_LAYOUTS) {

@@ -30,24 +30,81 @@ fn srgb_to_linear(c: f32) -> f32 {
     }
 }
 
-/// The binary chunk and the JSON that points into it.
-struct Builder {
-    root: json::Root,
-    bin: Vec<u8>,
+/// What goes into the binary chunk: derived from the scene's own arrays as it is written,
+/// so a large model's data is never held twice.
+enum Data<'a> {
+    Bytes(Vec<u8>),
+    /// Positions, with NaN and infinities (allowed in the files, not in glTF) as zero.
+    FinitePositions(&'a [[f32; 3]]),
+    /// Normals scaled to unit length (+Z where they have none).
+    UnitNormals(&'a [[f32; 3]]),
+    /// sRGB bytes as linear floats.
+    LinearColors(&'a [[u8; 4]]),
+    /// UVs, with NaN and infinities as zero.
+    FiniteUvs(&'a [[f32; 2]]),
+    ShortIndices(&'a [u32]),
+    Indices(&'a [u32]),
 }
 
-impl Builder {
-    fn view(&mut self, bytes: &[u8], target: Option<json::buffer::Target>, stride: Option<usize>) -> Index<json::buffer::View> {
-        while self.bin.len() % 4 != 0 {
-            self.bin.push(0);
+impl Data<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Data::Bytes(b) => b.len(),
+            Data::FinitePositions(v) | Data::UnitNormals(v) => v.len() * 12,
+            Data::LinearColors(v) => v.len() * 16,
+            Data::FiniteUvs(v) => v.len() * 8,
+            Data::ShortIndices(v) => v.len() * 2,
+            Data::Indices(v) => v.len() * 4,
         }
-        let offset = self.bin.len();
-        self.bin.extend_from_slice(bytes);
+    }
+
+    fn write(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
+        fn finite<const N: usize>(v: &[f32; N]) -> [f32; N] {
+            if v.iter().all(|x| x.is_finite()) {
+                *v
+            } else {
+                [0.0; N]
+            }
+        }
+        fn floats<const N: usize>(w: &mut impl std::io::Write, values: impl Iterator<Item = [f32; N]>) -> std::io::Result<()> {
+            for v in values {
+                w.write_all(bytemuck::cast_slice(&v.map(f32::to_le_bytes)))?;
+            }
+            Ok(())
+        }
+        match self {
+            Data::Bytes(b) => w.write_all(b),
+            Data::FinitePositions(v) => floats(w, v.iter().map(finite)),
+            Data::UnitNormals(v) => floats(w, v.iter().map(|n| glam::Vec3::from(*n).try_normalize().unwrap_or(glam::Vec3::Z).to_array())),
+            Data::LinearColors(v) => floats(w, v.iter().map(|c| [srgb_to_linear(c[0] as f32 / 255.0), srgb_to_linear(c[1] as f32 / 255.0), srgb_to_linear(c[2] as f32 / 255.0), c[3] as f32 / 255.0])),
+            Data::FiniteUvs(v) => floats(w, v.iter().map(finite)),
+            Data::ShortIndices(v) => v.iter().try_for_each(|&i| w.write_all(&(i as u16).to_le_bytes())),
+            Data::Indices(v) => v.iter().try_for_each(|&i| w.write_all(&i.to_le_bytes())),
+        }
+    }
+}
+
+/// The JSON, and the views of the binary chunk it points into.
+struct Builder<'a> {
+    root: json::Root,
+    data: Vec<Data<'a>>,
+    bin_len: usize,
+}
+
+fn aligned(n: usize) -> usize {
+    n.div_ceil(4) * 4
+}
+
+impl<'a> Builder<'a> {
+    fn view(&mut self, data: Data<'a>, target: Option<json::buffer::Target>) -> Index<json::buffer::View> {
+        let (offset, len) = (self.bin_len, data.len());
+        self.bin_len = aligned(offset + len);
+        self.data.push(data);
         self.root.push(json::buffer::View {
             buffer: Index::new(0),
-            byte_length: USize64::from(bytes.len()),
+            byte_length: USize64::from(len),
             byte_offset: Some(USize64::from(offset)),
-            byte_stride: stride.map(json::buffer::Stride),
+            byte_stride: None,
             name: None,
             target: target.map(Valid),
             extensions: None,
@@ -55,18 +112,8 @@ impl Builder {
         })
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn accessor(
-        &mut self,
-        bytes: &[u8],
-        count: usize,
-        component: json::accessor::ComponentType,
-        type_: json::accessor::Type,
-        target: Option<json::buffer::Target>,
-        bounds: Option<(Vec<f32>, Vec<f32>)>,
-        normalized: bool,
-    ) -> Index<json::Accessor> {
-        let view = self.view(bytes, target, None);
+    fn accessor(&mut self, data: Data<'a>, count: usize, component: json::accessor::ComponentType, type_: json::accessor::Type, target: Option<json::buffer::Target>, bounds: Option<(Vec<f32>, Vec<f32>)>) -> Index<json::Accessor> {
+        let view = self.view(data, target);
         self.root.push(json::Accessor {
             buffer_view: Some(view),
             byte_offset: None,
@@ -78,12 +125,14 @@ impl Builder {
             min: bounds.as_ref().map(|(lo, _)| serde_json::json!(lo)),
             max: bounds.as_ref().map(|(_, hi)| serde_json::json!(hi)),
             name: None,
-            normalized,
+            normalized: false,
             sparse: None,
         })
     }
 
-    fn floats<const N: usize>(&mut self, values: &[[f32; N]], target: Option<json::buffer::Target>, with_bounds: bool) -> Index<json::Accessor> {
+    /// `count` float vectors of width `N` (with their bounds, which glTF asks of
+    /// positions and animation inputs, when given).
+    fn floats<const N: usize>(&mut self, data: Data<'a>, count: usize, target: Option<json::buffer::Target>, bounds: Option<([f32; N], [f32; N])>) -> Index<json::Accessor> {
         use json::accessor::Type;
         let type_ = match N {
             1 => Type::Scalar,
@@ -91,25 +140,40 @@ impl Builder {
             3 => Type::Vec3,
             _ => Type::Vec4,
         };
-        let bounds = with_bounds.then(|| {
-            let mut lo = [f32::INFINITY; N];
-            let mut hi = [f32::NEG_INFINITY; N];
-            for v in values {
-                for k in 0..N {
-                    lo[k] = lo[k].min(v[k]);
-                    hi[k] = hi[k].max(v[k]);
-                }
-            }
-            (lo.to_vec(), hi.to_vec())
-        });
-        self.accessor(bytemuck::cast_slice(values), values.len(), json::accessor::ComponentType::F32, type_, target, bounds, false)
+        self.accessor(data, count, json::accessor::ComponentType::F32, type_, target, bounds.map(|(lo, hi)| (lo.to_vec(), hi.to_vec())))
     }
+}
+
+/// Per-component bounds of vectors.
+fn bounds<const N: usize>(values: impl Iterator<Item = [f32; N]>) -> ([f32; N], [f32; N]) {
+    let mut lo = [f32::INFINITY; N];
+    let mut hi = [f32::NEG_INFINITY; N];
+    for v in values {
+        for k in 0..N {
+            lo[k] = lo[k].min(v[k]);
+            hi[k] = hi[k].max(v[k]);
+        }
+    }
+    (lo, hi)
+}
+
+fn float_bytes<const N: usize>(values: &[[f32; N]]) -> Data<'static> {
+    Data::Bytes(values.iter().flat_map(|v| v.iter().flat_map(|x| x.to_le_bytes())).collect())
 }
 
 /// The scene as a .glb file.
 pub fn export_glb(scene: &Scene, options: ExportOptions) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    write_glb(scene, options, &mut out).map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+/// Write the scene as a .glb to `out`: the JSON first, then the binary chunk straight from
+/// the scene's arrays (a large model's data is held once, not twice). Returns the bytes
+/// written.
+pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::Write) -> std::io::Result<usize> {
     use json::buffer::Target as T;
-    let mut b = Builder { root: json::Root::default(), bin: Vec::new() };
+    let mut b = Builder { root: json::Root::default(), data: Vec::new(), bin_len: 0 };
     b.root.asset = json::Asset { generator: Some(format!("relicview {}", env!("CARGO_PKG_VERSION"))), ..Default::default() };
 
     // Textures, embedded as PNG; texels are big on screen in these games, so kept crisp.
@@ -130,8 +194,8 @@ pub fn export_glb(scene: &Scene, options: ExportOptions) -> Result<Vec<u8>, Stri
         let mut png = Vec::new();
         image::codecs::png::PngEncoder::new(&mut png)
             .write_image(&t.texels.rgba[..], t.texels.width, t.texels.height, image::ExtendedColorType::Rgba8)
-            .map_err(|e| format!("texture {}: {e}", t.name.as_deref().unwrap_or("")))?;
-        let view = b.view(&png, None, None);
+            .map_err(|e| std::io::Error::other(format!("texture {}: {e}", t.name.as_deref().unwrap_or(""))))?;
+        let view = b.view(Data::Bytes(png), None);
         let image = b.root.push(json::Image { buffer_view: Some(view), mime_type: Some(json::image::MimeType("image/png".into())), name: t.name.clone(), uri: None, extensions: None, extras: Default::default() });
         textures.push(b.root.push(json::Texture { name: t.name.clone(), sampler, source: image, extensions: None, extras: Default::default() }));
     }
@@ -175,28 +239,25 @@ pub fn export_glb(scene: &Scene, options: ExportOptions) -> Result<Vec<u8>, Stri
         for p in mesh.primitives.iter().filter(|p| !p.indices.is_empty()) {
             let n = p.positions.len();
             // Vertices no triangle uses may hold NaN (the file's own): glTF allows no NaN.
-            let positions: Vec<[f32; 3]> = p.positions.iter().map(|v| if v.iter().all(|x| x.is_finite()) { *v } else { [0.0; 3] }).collect();
+            let finite = p.positions.iter().map(|v| if v.iter().all(|x| x.is_finite()) { *v } else { [0.0; 3] });
             let mut attributes = BTreeMap::new();
-            attributes.insert(Valid(json::mesh::Semantic::Positions), b.floats(&positions, Some(T::ArrayBuffer), true));
+            attributes.insert(Valid(json::mesh::Semantic::Positions), b.floats(Data::FinitePositions(&p.positions), n, Some(T::ArrayBuffer), Some(bounds(finite))));
             if let Some(normals) = p.normals.as_ref().filter(|v| v.len() == n) {
-                let unit: Vec<[f32; 3]> = normals.iter().map(|v| glam::Vec3::from(*v).try_normalize().unwrap_or(glam::Vec3::Z).to_array()).collect();
-                attributes.insert(Valid(json::mesh::Semantic::Normals), b.floats(&unit, Some(T::ArrayBuffer), false));
+                attributes.insert(Valid(json::mesh::Semantic::Normals), b.floats::<3>(Data::UnitNormals(normals), n, Some(T::ArrayBuffer), None));
             }
             if let Some(colors) = p.colors.as_ref().filter(|v| v.len() == n) {
-                let linear: Vec<[f32; 4]> = colors.iter().map(|c| [srgb_to_linear(c[0] as f32 / 255.0), srgb_to_linear(c[1] as f32 / 255.0), srgb_to_linear(c[2] as f32 / 255.0), c[3] as f32 / 255.0]).collect();
-                attributes.insert(Valid(json::mesh::Semantic::Colors(0)), b.floats(&linear, Some(T::ArrayBuffer), false));
+                attributes.insert(Valid(json::mesh::Semantic::Colors(0)), b.floats::<4>(Data::LinearColors(colors), n, Some(T::ArrayBuffer), None));
             }
             if let Some(uvs) = p.uvs.as_ref().filter(|v| v.len() == n) {
-                let finite: Vec<[f32; 2]> = uvs.iter().map(|v| if v.iter().all(|x| x.is_finite()) { *v } else { [0.0; 2] }).collect();
-                attributes.insert(Valid(json::mesh::Semantic::TexCoords(0)), b.floats(&finite, Some(T::ArrayBuffer), false));
+                attributes.insert(Valid(json::mesh::Semantic::TexCoords(0)), b.floats::<2>(Data::FiniteUvs(uvs), n, Some(T::ArrayBuffer), None));
             }
             let count = p.indices.len();
-            let indices = if n <= u16::MAX as usize {
-                let short: Vec<u16> = p.indices.iter().map(|&i| i as u16).collect();
-                b.accessor(bytemuck::cast_slice(&short), count, json::accessor::ComponentType::U16, json::accessor::Type::Scalar, Some(T::ElementArrayBuffer), None, false)
+            let (data, component) = if n <= u16::MAX as usize {
+                (Data::ShortIndices(&p.indices), json::accessor::ComponentType::U16)
             } else {
-                b.accessor(bytemuck::cast_slice(&p.indices), count, json::accessor::ComponentType::U32, json::accessor::Type::Scalar, Some(T::ElementArrayBuffer), None, false)
+                (Data::Indices(&p.indices), json::accessor::ComponentType::U32)
             };
+            let indices = b.accessor(data, count, component, json::accessor::Type::Scalar, Some(T::ElementArrayBuffer), None);
             primitives.push(json::mesh::Primitive {
                 attributes,
                 extensions: None,
@@ -259,13 +320,13 @@ pub fn export_glb(scene: &Scene, options: ExportOptions) -> Result<Vec<u8>, Stri
                 continue;
             }
             let times: Vec<[f32; 1]> = track.times[..keys].iter().map(|&t| [t]).collect();
-            let input = b.floats(&times, None, true);
+            let input = b.floats(float_bytes(&times), keys, None, Some(bounds(times.iter().copied())));
             let output = if w == 4 {
                 let q: Vec<[f32; 4]> = track.values[..keys * 4].chunks_exact(4).map(|v| glam::Quat::from_slice(v).normalize().to_array()).collect();
-                b.floats(&q, None, false)
+                b.floats::<4>(float_bytes(&q), keys, None, None)
             } else {
                 let v: Vec<[f32; 3]> = track.values[..keys * 3].chunks_exact(3).map(|v| [v[0], v[1], v[2]]).collect();
-                b.floats(&v, None, false)
+                b.floats::<3>(float_bytes(&v), keys, None, None)
             };
             let sampler = Index::new(samplers.len() as u32);
             samplers.push(json::animation::Sampler { extensions: None, extras: Default::default(), input, interpolation: Valid(json::animation::Interpolation::Linear), output });
@@ -285,30 +346,35 @@ pub fn export_glb(scene: &Scene, options: ExportOptions) -> Result<Vec<u8>, Stri
         }
     }
 
-    while b.bin.len() % 4 != 0 {
-        b.bin.push(0);
+    if b.bin_len > 0 {
+        b.root.push(json::Buffer { byte_length: USize64::from(b.bin_len), name: None, uri: None, extensions: None, extras: Default::default() });
     }
-    if !b.bin.is_empty() {
-        b.root.push(json::Buffer { byte_length: USize64::from(b.bin.len()), name: None, uri: None, extensions: None, extras: Default::default() });
-    }
-    let mut text = b.root.to_vec().map_err(|e| e.to_string())?;
+    let mut text = b.root.to_vec().map_err(std::io::Error::other)?;
     while text.len() % 4 != 0 {
         text.push(b' ');
     }
-    let total = 12 + 8 + text.len() + if b.bin.is_empty() { 0 } else { 8 + b.bin.len() };
-    let mut out = Vec::with_capacity(total);
-    out.extend(b"glTF");
-    out.extend(2u32.to_le_bytes());
-    out.extend((total as u32).to_le_bytes());
-    out.extend((text.len() as u32).to_le_bytes());
-    out.extend(b"JSON");
-    out.extend(&text);
-    if !b.bin.is_empty() {
-        out.extend((b.bin.len() as u32).to_le_bytes());
-        out.extend(b"BIN\0");
-        out.extend(&b.bin);
+    let total = 12 + 8 + text.len() + if b.bin_len == 0 { 0 } else { 8 + b.bin_len };
+    let too_big = || std::io::Error::other(format!("a .glb holds at most 4 GiB; this scene needs {total} bytes"));
+    out.write_all(b"glTF")?;
+    out.write_all(&2u32.to_le_bytes())?;
+    out.write_all(&u32::try_from(total).map_err(|_| too_big())?.to_le_bytes())?;
+    out.write_all(&(text.len() as u32).to_le_bytes())?;
+    out.write_all(b"JSON")?;
+    out.write_all(&text)?;
+    if b.bin_len > 0 {
+        out.write_all(&(b.bin_len as u32).to_le_bytes())?;
+        out.write_all(b"BIN\0")?;
+        let mut written = 0;
+        for d in &b.data {
+            d.write(out)?;
+            written += d.len();
+            let pad = aligned(written) - written;
+            out.write_all(&[0; 3][..pad])?;
+            written += pad;
+        }
+        debug_assert_eq!(written, b.bin_len);
     }
-    Ok(out)
+    Ok(total)
 }
 
 use image::ImageEncoder;

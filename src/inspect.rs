@@ -19,6 +19,9 @@ pub enum ByteClass {
     Unclaimed,
     /// Text, shown as text.
     Text,
+    /// Past the last record the view lists ([`MAX_ROWS`]): counted in the totals, not
+    /// classified byte by byte.
+    Unlisted,
 }
 
 /// `len` bytes from `start` share one class.
@@ -86,13 +89,21 @@ pub struct ByteView {
 /// Most diagnostics a file keeps; the rest are counted.
 pub const MAX_DIAGNOSTICS: usize = 500;
 
+/// Most records a view lists (with their fields and byte classes); a file of millions of
+/// tiny records lists the first ones and says how many there are, so that the view costs a
+/// bounded amount whatever the file holds.
+pub const MAX_ROWS: usize = 50_000;
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct InspectorView {
     /// The format family that built the view ("biz2", "text", "image", "bytes").
     pub format: &'static str,
     /// Length of the bytes the rows, fields and runs refer to (byte view 0).
     pub bytes: usize,
+    /// The first [`MAX_ROWS`] records, in file order (row `i` is record `i`).
     pub chunks: Vec<Row>,
+    /// Records in all, listed or not.
+    pub rows_total: usize,
     pub fields: Vec<Field>,
     pub coverage: Coverage,
     pub runs: Vec<CoverageRun>,
@@ -113,6 +124,7 @@ impl InspectorView {
             format,
             bytes: len,
             chunks: Vec::new(),
+            rows_total: 0,
             fields: Vec::new(),
             coverage: coverage_of(&runs),
             runs,
@@ -124,7 +136,7 @@ impl InspectorView {
     }
 }
 
-/// Byte totals of runs (text counts as decoded).
+/// Byte totals of runs (text counts as decoded, unlisted bytes not at all).
 pub fn coverage_of(runs: &[CoverageRun]) -> Coverage {
     let mut c = Coverage::default();
     for r in runs {
@@ -133,6 +145,7 @@ pub fn coverage_of(runs: &[CoverageRun]) -> Coverage {
             ByteClass::Decoded | ByteClass::Text => c.decoded += r.len,
             ByteClass::Opaque => c.opaque += r.len,
             ByteClass::Unclaimed => c.unclaimed += r.len,
+            ByteClass::Unlisted => {}
         }
     }
     c

@@ -70,7 +70,7 @@ fn index_out_of_range_is_a_diagnostic_with_offset_and_the_rest_draws() {
     assert_eq!(p.triangles, vec![[0, 1, 2], [1, 2, 3]]);
     assert_eq!(parsed.diagnostics.len(), 1);
     let d = &parsed.diagnostics[0];
-    let conn = tree.chunks.iter().find(|c| c.id == tags::CONNECTION_LIST).unwrap();
+    let conn = tree.iter().find(|c| c.id == tags::CONNECTION_LIST).unwrap();
     // Second triangle, second index.
     assert_eq!(d.offset, conn.payload_offset + 12 + 4);
     assert_eq!(i32::from_le_bytes(bytes[d.offset..d.offset + 4].try_into().unwrap()), 9);
@@ -125,7 +125,7 @@ fn files_without_namespace_bits_load_by_context() {
     assert_eq!(f.objects[0].name.as_deref(), Some("old"));
     assert_eq!(f.objects[0].lods[0].distance, Some([0.0, 50.0]));
     assert_eq!(f.triangle_count(), 1);
-    assert!(tree.chunks.iter().filter(|c| c.namespace_inferred).count() >= 4);
+    assert!(tree.iter().filter(|c| c.namespace_inferred).count() >= 4);
 }
 
 fn arb_vertex_block() -> impl Strategy<Value = VertexBlock> {
@@ -284,7 +284,7 @@ proptest! {
         let (tree, back) = Biz2File::parse(&bytes).unwrap();
         prop_assert!(tree.closes_exactly);
         if wide {
-            prop_assert_eq!(tree.length_widths()[2], tree.chunks.len() - 1);
+            prop_assert_eq!(tree.length_widths()[2], tree.len() - 1);
         }
         prop_assert!(back.diagnostics.is_empty(), "{:?}", back.diagnostics);
         // Triangle count formula: CONN n/3, PCONN faces·(ppf−2), strips and fans n−2.
@@ -345,7 +345,7 @@ fn misplaced_structural_chunks_are_kept_with_a_diagnostic() {
     let patch_at_top = Node::container(tags::PATCH, vec![Node::string(tags::NAME, "stray")]);
     let bytes = write_nodes(b"DIV-BIZ2", &[patch_at_top], WriteOptions::default());
     let (tree, f) = Biz2File::parse(&bytes).unwrap();
-    assert!(tree.chunks[0].misplaced);
+    assert!(tree.chunk(0).unwrap().misplaced);
     assert_eq!(f.diagnostics.len(), 1);
     assert_eq!(f.diagnostics[0].offset, 8);
     assert!(f.diagnostics[0].message.contains("not expected inside the top level"), "{}", f.diagnostics[0].message);
@@ -396,28 +396,97 @@ fn misplaced(n: usize) -> Vec<u8> {
     bytes
 }
 
+/// One OBJECT of `n` empty PATCHes.
+fn empty_patches(n: usize) -> Vec<u8> {
+    let mut bytes = b"DIV-BIZ2".to_vec();
+    bytes.extend(0x8040u16.to_le_bytes());
+    bytes.extend((n as u32 * 3).to_le_bytes());
+    for _ in 0..n {
+        bytes.extend([0x42, 0x00, 0x00]);
+    }
+    bytes.extend([0x05, 0x00, 0x00]);
+    bytes
+}
+
+/// One OBJECT/PATCH holding `n` unknown 4-byte leaves, every 1,000th of them a LOD (which
+/// a PATCH cannot hold): diagnostics spread over a million siblings.
+fn spread_misplaced(n: usize) -> Vec<u8> {
+    let mut leaves = Vec::with_capacity(n * 4);
+    for k in 0..n {
+        leaves.extend(if k % 1000 == 999 { [0x41, 0x00, 0x01, 0x00] } else { [0x77, 0x07, 0x01, 0x00] });
+    }
+    let mut patch = 0x8042u16.to_le_bytes().to_vec();
+    patch.extend((leaves.len() as u32).to_le_bytes());
+    patch.extend(leaves);
+    let mut bytes = b"DIV-BIZ2".to_vec();
+    bytes.extend(0x8040u16.to_le_bytes());
+    bytes.extend((patch.len() as u32).to_le_bytes());
+    bytes.extend(patch);
+    bytes.extend([0x05, 0x00, 0x00]);
+    bytes
+}
+
+/// Best of three parse + model builds, in seconds.
+fn parse_and_build_time(bytes: &[u8]) -> f64 {
+    (0..3)
+        .map(|_| {
+            let t = std::time::Instant::now();
+            let mut tree = relicview::formats::biz2::ChunkTree::parse(bytes);
+            let file = Biz2File::build(&mut tree);
+            std::hint::black_box((&tree, &file));
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::MAX, f64::min)
+}
+
 #[test]
 fn a_hundred_thousand_misplaced_chunks_cost_linear_time_and_capped_diagnostics() {
-    let time = |bytes: &[u8]| {
-        (0..3)
-            .map(|_| {
-                let t = std::time::Instant::now();
-                let mut tree = relicview::formats::biz2::ChunkTree::parse(bytes);
-                let file = Biz2File::build(&mut tree);
-                std::hint::black_box((&tree, &file));
-                t.elapsed().as_secs_f64()
-            })
-            .fold(f64::MAX, f64::min)
-    };
     let (small, large) = (misplaced(10_000), misplaced(100_000));
-    let (ts, tl) = (time(&small), time(&large));
+    let (ts, tl) = (parse_and_build_time(&small), parse_and_build_time(&large));
     let ratio = tl / ts;
     // Ten times the chunks: about ten times the time when linear, a hundred when quadratic.
     assert!(ratio < 30.0, "100,000 chunks took {ratio:.1}× the time of 10,000 ({tl:.3} s vs {ts:.3} s)");
     let (tree, file) = Biz2File::parse(&large).unwrap();
-    assert_eq!(tree.chunks.len(), 100_001);
+    assert_eq!(tree.len(), 100_001);
     assert_eq!(file.diagnostics.len(), relicview::inspect::MAX_DIAGNOSTICS);
     assert_eq!(file.diagnostics.len() + file.diagnostics_dropped, 100_000, "every misplaced chunk is counted");
     assert_eq!(file.diagnostics[499].path, "PATCH[499]");
     assert_eq!(tree.path(99_999), "PATCH[99999]", "paths know each chunk's ordinal");
+}
+
+#[test]
+fn floods_of_empty_containers_and_spread_out_findings_cost_linear_time() {
+    for (what, make) in [("empty PATCHes", empty_patches as fn(usize) -> Vec<u8>), ("leaves with a misplaced LOD every 1,000", spread_misplaced)] {
+        let (small, large) = (make(100_000), make(1_000_000));
+        let (ts, tl) = (parse_and_build_time(&small), parse_and_build_time(&large));
+        let ratio = tl / ts;
+        eprintln!("# {what}: 1,000,000 in {tl:.3} s, 100,000 in {ts:.3} s ({ratio:.1}×)");
+        assert!(ratio < 30.0, "{what}: 1,000,000 took {ratio:.1}× the time of 100,000 ({tl:.3} s vs {ts:.3} s)");
+    }
+    // Paths of findings far apart among a million siblings are right, and counted once.
+    let (_, file) = Biz2File::parse(&spread_misplaced(1_000_000)).unwrap();
+    assert_eq!(file.diagnostics.len(), relicview::inspect::MAX_DIAGNOSTICS);
+    assert_eq!(file.diagnostics_dropped, 500);
+    assert_eq!(file.diagnostics[499].path, "OBJECT[0]/PATCH[0]/LOD[499]");
+    assert_eq!(file.diagnostics[499].offset, 8 + 6 + 6 + 4 * 499_999);
+}
+
+#[test]
+fn a_model_stops_growing_at_twice_its_file_and_says_where() {
+    // 2,000,000 empty PATCHes: 6 MB of file, a quarter of a gigabyte of model if all were built.
+    let bytes = empty_patches(2_000_000);
+    let (_, file) = Biz2File::parse(&bytes).unwrap();
+    let built = file.objects[0].lods[0].patches.len();
+    let budget = relicview::formats::biz2::model::model_budget(bytes.len());
+    assert!(built * std::mem::size_of::<relicview::formats::biz2::Patch>() <= budget, "{built} patches built");
+    assert!(built > 10_000, "small files still get their elements: {built}");
+    let d = file.diagnostics.iter().find(|d| d.message.contains("not built")).expect("the stop is a diagnostic");
+    assert_eq!(d.offset, 8 + 6 + 3 * built, "at the first PATCH not built");
+    assert!(d.message.contains(&format!("{} elements in all were not built", 2_000_000 - built)), "{}", d.message);
+    assert_eq!(d.path, format!("OBJECT[0]/PATCH[{built}]"));
+    // A real model of the same size is built whole.
+    let real = write_file(&relicview::demo::large_model(120), WriteOptions::default());
+    let (_, model) = Biz2File::parse(&real).unwrap();
+    assert!(model.diagnostics.is_empty(), "{:?}", model.diagnostics);
+    assert_eq!(model.objects[0].lods[0].patches.len(), 120);
 }

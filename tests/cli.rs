@@ -501,3 +501,85 @@ fn files_vanishing_during_a_listing_never_fail_it() {
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     churn.join().unwrap();
 }
+
+/// Peak resident memory of `relicview ARGS… PATH` beyond what the same command takes on a
+/// tiny file (the program itself), as a multiple of `bytes`.
+fn peak_ratio(args: &[&str], path: &Path, bytes: u64) -> (bool, f64) {
+    let run = |p: &Path| {
+        let mut cmd = bin();
+        cmd.args(args).arg(p);
+        peak_rss(cmd)
+    };
+    let tiny = temp_dir("tiny");
+    std::fs::write(tiny.join("T.BGF"), b"DIV-BIZ2\x05\x00\x00").unwrap();
+    let (_, baseline) = run(&if path.is_dir() { tiny.clone() } else { tiny.join("T.BGF") });
+    let _ = std::fs::remove_dir_all(&tiny);
+    let (status, peak) = run(path);
+    (status.success(), peak.saturating_sub(baseline) as f64 / bytes as f64)
+}
+
+fn write_big(path: &Path, parts: impl IntoIterator<Item = Vec<u8>>) -> u64 {
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    for p in parts {
+        f.write_all(&p).unwrap();
+    }
+    f.flush().unwrap();
+    std::fs::metadata(path).unwrap().len()
+}
+
+/// A container chunk's header with a 4-byte length.
+fn container(word: u16, payload_len: usize) -> Vec<u8> {
+    let mut c = (word | 0x8000).to_le_bytes().to_vec();
+    c.extend((payload_len as u32).to_le_bytes());
+    c
+}
+
+#[test]
+fn parse_memory_stays_within_three_times_the_file() {
+    use relicview::formats::biz2::writer::{write_file, WriteOptions};
+    let dir = temp_dir("memory");
+    let mut report = Vec::new();
+    // 24 MB of 4-byte leaves (SV_FACETED, repeated) in one PATCH: a record each would cost
+    // tens of times the file.
+    let n = (24 << 20) / 4;
+    let leaves = dir.join("LEAVES.BGF");
+    let size = write_big(&leaves, [b"DIV-BIZ2".to_vec(), container(0x0040, 6 + 4 * n), container(0x0042, 4 * n), [0x35, 0x20, 1, 1].repeat(n), vec![5, 0, 0]]);
+    let (_, ratio) = peak_ratio(&["info", "--json"], &leaves, size);
+    report.push(("info, 24 MB of 4-byte leaves", ratio, 3.0));
+    // A real model: 983,040 triangles in 24 MB.
+    let mesh = dir.join("TERRAIN.BGF");
+    let size = write_big(&mesh, [write_file(&relicview::demo::large_model(480), WriteOptions::default())]);
+    let (ok, ratio) = peak_ratio(&["info", "--json"], &mesh, size);
+    assert!(ok);
+    report.push(("info, a 24 MB model of 1 M triangles", ratio, 3.0));
+    let glb = dir.join("T.glb");
+    let (ok, ratio) = peak_ratio(&["export", "-o", glb.to_str().unwrap()], &mesh, size);
+    assert!(ok && std::fs::metadata(&glb).unwrap().len() > size / 2);
+    report.push(("export of that model to .glb", ratio, 3.0));
+    // 48 MB of zeros after the magic: 16 million empty chunks of an unknown id, and no end.
+    let zeros = dir.join("ZEROS");
+    std::fs::create_dir_all(&zeros).unwrap();
+    let size = write_big(&zeros.join("Z.BGF"), [b"DIV-BIZ2".to_vec(), vec![0; 48 << 20]]);
+    let (ok, ratio) = peak_ratio(&["census", "--json"], &zeros, size);
+    assert!(ok, "census lists the file as a failure and succeeds");
+    report.push(("census, 48 MB of zeros", ratio, 3.0));
+    // Floods of empty containers: each would be a model element of over a hundred bytes; the
+    // model stops at twice the file (a diagnostic says where), so memory stays bounded.
+    let n = (12 << 20) / 3;
+    let patches = dir.join("PATCHES.BGF");
+    let size = write_big(&patches, [b"DIV-BIZ2".to_vec(), container(0x0040, 3 * n), [0x42, 0, 0].repeat(n), vec![5, 0, 0]]);
+    let (ok, ratio) = peak_ratio(&["info", "--json"], &patches, size);
+    assert!(!ok, "the elements not built are a diagnostic");
+    report.push(("info, 12 MB of empty PATCHes", ratio, 8.0));
+    let objects = dir.join("OBJECTS.BGF");
+    let size = write_big(&objects, [b"DIV-BIZ2".to_vec(), [0x40, 0, 0].repeat(n), vec![5, 0, 0]]);
+    let (_, ratio) = peak_ratio(&["info", "--json"], &objects, size);
+    report.push(("info, 12 MB of empty OBJECTs", ratio, 8.0));
+    for (what, ratio, _) in &report {
+        eprintln!("# {what}: peak RSS {ratio:.2}× the file");
+    }
+    for (what, ratio, limit) in report {
+        assert!(ratio <= limit, "{what}: peak RSS {ratio:.2}× the file (at most {limit}×)");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

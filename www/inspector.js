@@ -62,7 +62,8 @@ export class Inspector {
     this.renderTree();
     this.hexSpacer.style.height = `${Math.ceil(this.bytes.length / ROW_BYTES) * ROW_HEIGHT}px`;
     this.hexBox.scrollTop = 0;
-    this.detail.textContent = view ? `${view.chunks.length} chunks · click a chunk or a byte` : '';
+    const listed = !view ? '' : view.rows_total > view.chunks.length ? `the first ${view.chunks.length} of ${view.rows_total} records listed` : `${view.chunks.length} chunks`;
+    this.detail.textContent = view ? `${listed} · click a chunk or a byte` : '';
     this.renderHex();
   }
 
@@ -71,6 +72,7 @@ export class Inspector {
     if (!this.view) return;
     const classes = [['framing', 'framing'], ['decoded', 'decoded'], ['opaque', 'opaque'], ['unclaimed', 'unclaimed']];
     if (this.view.runs.some((r) => r.class === 'text')) classes.push(['text', 'text']);
+    if (this.view.runs.some((r) => r.class === 'unlisted')) classes.push(['unlisted', 'past the listed records']);
     for (const [cls, label] of classes) {
       const n = this.view.runs.filter((r) => r.class === cls).reduce((s, r) => s + r.len, 0);
       const item = document.createElement('span');

@@ -17,12 +17,17 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(view.runs.iter().map(|r| r.len).sum::<usize>(), input.len());
         assert!(view.diagnostics.len() <= relicview::inspect::MAX_DIAGNOSTICS);
         let tree = ChunkTree::parse(input);
-        for (i, c) in tree.chunks.iter().enumerate() {
+        // Leaves are read again from the bytes: found from a mark, a parent's children and a
+        // walk must agree.
+        for (i, c) in tree.iter().enumerate() {
             assert!(c.payload_end() <= input.len());
-            if i < 64 {
+            assert_eq!(c.index, i as u32);
+            if i < 64 || i % 97 == 0 {
+                assert_eq!(tree.chunk(i as u32), Some(c));
                 let _ = tree.path(i as u32);
             }
         }
+        assert_eq!(tree.iter().filter(|c| c.parent.is_none()).count(), tree.children(None).count());
         if let Ok((tree, file)) = Biz2File::parse(input) {
             let c = tree.coverage();
             assert_eq!(c.framing + c.decoded + c.opaque + c.unclaimed, input.len(), "every byte accounted for once");

@@ -256,12 +256,20 @@ fn run_export(file: &Path, root: Option<&Path>, out: &Path, lod: usize, max_byte
     if let Some(e) = opened.document.error() {
         return fail(false, &format!("{}: {e}", file.display()), Some(e.offset));
     }
-    let Some(scene) = &opened.scene else {
+    let Some(scene) = opened.scene else {
         return fail(false, &format!("{}: a {} has no 3D scene to export", file.display(), opened.document.kind().title()), None);
     };
-    match gltf::export_glb(scene, gltf::ExportOptions { lod }).and_then(|glb| std::fs::write(out, &glb).map(|_| glb.len()).map_err(|e| format!("{}: {e}", out.display()))) {
+    // The file's bytes and its model are no longer needed once the scene is built.
+    drop(opened.document);
+    let write = || -> std::io::Result<usize> {
+        let mut w = std::io::BufWriter::new(std::fs::File::create(out)?);
+        let n = gltf::write_glb(&scene, gltf::ExportOptions { lod }, &mut w)?;
+        w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        Ok(n)
+    };
+    match write() {
         Ok(n) => emit(&format!("{}: {n} bytes, {} triangles at LOD {lod}\n", out.display(), scene.triangle_count(lod))),
-        Err(e) => fail(false, &e, None),
+        Err(e) => fail(false, &format!("{}: {e}", out.display()), None),
     }
 }
 

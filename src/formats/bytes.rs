@@ -48,7 +48,7 @@ impl Document for BytesDocument {
         };
         vec![InfoRow::new("format", what), InfoRow::new("bytes", self.bytes.len().to_string())]
     }
-    fn info_json(&self) -> serde_json::Value {
-        serde_json::json!({ "format": "bytes", "kind": self.kind, "bytes": self.bytes.len(), "text": self.text.is_some() })
+    fn info_json(&self) -> String {
+        serde_json::json!({ "format": "bytes", "kind": self.kind, "bytes": self.bytes.len(), "text": self.text.is_some() }).to_string()
     }
 }

@@ -44,6 +44,7 @@ pub fn open(path: &str, bytes: Vec<u8>, _kind: Kind, purpose: Purpose) -> Box<dy
             summary,
             flags: Vec::new(),
         });
+        view.rows_total = 1;
         view.error = error.clone();
         view
     });
@@ -76,7 +77,7 @@ impl Document for ImageDocument {
         }
         rows
     }
-    fn info_json(&self) -> serde_json::Value {
+    fn info_json(&self) -> String {
         serde_json::json!({
             "format": "image",
             "kind": Kind::Image,
@@ -85,7 +86,7 @@ impl Document for ImageDocument {
             "width": self.texels.as_ref().map(|t| t.width),
             "height": self.texels.as_ref().map(|t| t.height),
             "error": self.error,
-        })
+        }).to_string()
     }
     /// The picture on a quad one unit high, its top row at the top.
     fn build_scene(&mut self, _archive: &crate::archive::Archive) -> Option<Scene> {

@@ -219,7 +219,7 @@ impl Document for LzsDocument {
         rows.extend(self.diagnostics.iter().map(|d| InfoRow::warning(format!("warning @{}", d.offset), d.message.clone())));
         rows
     }
-    fn info_json(&self) -> serde_json::Value {
+    fn info_json(&self) -> String {
         serde_json::json!({
             "format": "lzs",
             "kind": self.kind,
@@ -227,7 +227,7 @@ impl Document for LzsDocument {
             "decompressed_bytes": self.decoded.len(),
             "diagnostics": self.diagnostics,
             "error": self.error,
-        })
+        }).to_string()
     }
 }
 

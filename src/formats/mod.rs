@@ -144,8 +144,8 @@ pub trait Document: Any {
     fn bytes(&self, view: usize) -> Option<&[u8]>;
     /// The info panel.
     fn info_rows(&self) -> Vec<InfoRow>;
-    /// The summary `relicview info --json` prints.
-    fn info_json(&self) -> serde_json::Value;
+    /// The summary `relicview info --json` prints, as JSON text.
+    fn info_json(&self) -> String;
     /// Files this one refers to.
     fn references(&self) -> Vec<Reference> {
         Vec::new()

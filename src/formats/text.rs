@@ -6,7 +6,7 @@
 use super::ini::IniFile;
 use super::registry::{Head, Kind, Purpose};
 use super::{Diagnostic, Document, InfoRow, ParseError, Reference};
-use crate::inspect::{ByteClass, Field, InspectorView, Row};
+use crate::inspect::{ByteClass, Field, InspectorView, Row, MAX_ROWS};
 
 pub fn sniff_viz2(h: &Head) -> bool {
     h.bytes.starts_with(b"DIV-VIZ2")
@@ -74,7 +74,11 @@ pub fn open(_path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dy
         let mut view = InspectorView::flat("text", bytes.len(), ByteClass::Text);
         if let Some(f) = &ini {
             let line_end = |line: usize| starts.get(line).copied().unwrap_or(bytes.len());
+            view.rows_total = f.sections.iter().map(|s| 1 + s.entries.len()).sum();
             for (k, s) in f.sections.iter().enumerate() {
+                if view.chunks.len() >= MAX_ROWS {
+                    break;
+                }
                 let section = view.chunks.len() as u32;
                 let start = offset_of_line(s.line);
                 let end = f.sections.get(k + 1).map_or(bytes.len(), |n| offset_of_line(n.line));
@@ -92,7 +96,7 @@ pub fn open(_path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dy
                     summary: format!("{} keys", s.entries.len()),
                     flags: Vec::new(),
                 });
-                for e in &s.entries {
+                for e in s.entries.iter().take(MAX_ROWS - view.chunks.len()) {
                     let row = view.chunks.len() as u32;
                     let (start, end) = (offset_of_line(e.line), line_end(e.line));
                     let line = &bytes[start..end];
@@ -170,7 +174,7 @@ impl Document for TextDocument {
         }
         rows
     }
-    fn info_json(&self) -> serde_json::Value {
+    fn info_json(&self) -> String {
         serde_json::json!({
             "format": "text",
             "kind": self.kind,
@@ -180,7 +184,7 @@ impl Document for TextDocument {
             "references": self.references(),
             "diagnostics": self.diagnostics,
             "error": self.error,
-        })
+        }).to_string()
     }
 }
 

@@ -205,7 +205,7 @@ impl OpenedFile {
     }
     /// The summary `relicview info --json` prints for this file.
     pub fn info(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.document.info_json())
+        js_sys::JSON::parse(&self.document.info_json())
     }
     /// The file as text, for files shown as text.
     pub fn text(&self) -> Option<String> {

@@ -2,7 +2,7 @@
 //! the inspector view and the info summary; the scene is built from the model once the
 //! libraries and texture maps it names have been read.
 
-use super::raw::{self, ChunkTree, MAGIC_GEOMETRY, MAGIC_MATERIALS};
+use super::raw::{ChunkTree, MAGIC_GEOMETRY, MAGIC_MATERIALS};
 use super::scene::{self, split_material_ref};
 use super::summary::{self, Info};
 use super::{inspect, Biz2File, FileKind, MaterialRef};
@@ -87,18 +87,11 @@ fn references(model: &Biz2File) -> Vec<Reference> {
 }
 
 fn stats(tree: &ChunkTree<'_>, model: &Biz2File) -> DocStats {
-    let mut records: Vec<(String, usize)> = Vec::new();
-    let mut by_id = std::collections::BTreeMap::<u16, usize>::new();
-    for c in &tree.chunks {
-        *by_id.entry(c.id).or_default() += 1;
-    }
-    for (id, n) in by_id {
-        records.push((format!("{id:#06x} {}", super::tags::name(id).unwrap_or("UNKNOWN")), n));
-    }
+    let records = tree.stats.ids().map(|(id, n)| (format!("{id:#06x} {}", super::tags::name(id).unwrap_or("UNKNOWN")), n)).collect();
     let [w1, w2, w4] = tree.length_widths();
     let mut s = DocStats {
         records,
-        unknown_records: raw::unknown_tags(&tree.chunks).iter().map(|id| format!("{id:#06x}")).collect(),
+        unknown_records: tree.unknown_tags().iter().map(|id| format!("{id:#06x}")).collect(),
         length_widths: vec![("1", w1), ("2", w2), ("4", w4)],
         closes_exactly: tree.closes_exactly,
         diagnostics: model.diagnostics.len() + model.diagnostics_dropped,
@@ -139,11 +132,13 @@ impl Document for Biz2Document {
     fn info_rows(&self) -> Vec<InfoRow> {
         self.info.as_ref().map(Info::rows).unwrap_or_default()
     }
-    fn info_json(&self) -> serde_json::Value {
+    fn info_json(&self) -> String {
         match (&self.info, &self.error) {
-            (Some(info), _) => serde_json::to_value(info).expect("info serialises"),
-            (None, Some(e)) => serde_json::json!({ "format": "biz2", "error": { "message": e.to_string(), "offset": e.offset, "path": e.path } }),
-            (None, None) => serde_json::Value::Null,
+            // Written straight from the summary: a value tree of a large file's summary
+            // would cost several times the file.
+            (Some(info), _) => serde_json::to_string(info).expect("info serialises"),
+            (None, Some(e)) => serde_json::json!({ "format": "biz2", "error": { "message": e.to_string(), "offset": e.offset, "path": e.path } }).to_string(),
+            (None, None) => "null".into(),
         }
     }
     fn references(&self) -> Vec<Reference> {
@@ -245,7 +240,7 @@ mod tests {
         let texture = Node::container(tags::TEXTURE, vec![Node::string(tags::NAME, "t"), special("ADDITIVE"), special(" SCROLL 0 0 1 2 ")]);
         let bytes = write_nodes(b"DIV-BIZ2", &[texture, object], WriteOptions::default());
         let doc = open("X.BGF", bytes, Kind::Biz2Geometry, Purpose::Show);
-        let json = doc.info_json();
+        let json: serde_json::Value = serde_json::from_str(&doc.info_json()).unwrap();
         assert_eq!(json["specials"], serde_json::json!([" A ", " B ", "obj1", "obj2"]));
         assert_eq!(json["textures"][0]["specials"], serde_json::json!(["ADDITIVE", " SCROLL 0 0 1 2 "]));
         assert_eq!(json["textures"][0]["scroll"], serde_json::json!([0.0, 0.0, 1.0, 2.0]));
@@ -268,7 +263,7 @@ mod tests {
         let archive = RefCell::new(source.archive());
         let o = pollster::block_on(open_file(&archive, &source, "other/video/cube.bgf")).unwrap();
         assert_eq!(o.path, "OTHER/VIDEO/CUBE.BGF", "the archive's spelling");
-        let info = o.document.info_json();
+        let info: serde_json::Value = serde_json::from_str(&o.document.info_json()).unwrap();
         let res = &info["material_resolution"][0];
         assert_eq!(res["library"], "OTHER/MATERIAL/DEMO.BMF");
         assert_eq!(res["found"], false);

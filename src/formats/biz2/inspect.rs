@@ -3,14 +3,15 @@
 
 use super::raw::{Chunk, ChunkTree, Field};
 use super::Biz2File;
-use crate::inspect::{coverage_of, runs_from_spans, ByteClass, ByteView, CoverageRun, InspectorView, Row};
+use crate::inspect::{runs_from_spans, ByteClass, ByteView, CoverageRun, InspectorView, Row, MAX_ROWS};
+#[cfg(test)]
+use crate::inspect::coverage_of;
 
-fn summary(tree: &ChunkTree<'_>, index: usize, fields: &[Field]) -> String {
-    let c = &tree.chunks[index];
+fn summary(tree: &ChunkTree<'_>, c: &Chunk, fields: &[Field]) -> String {
     if c.container {
         let mut counts: Vec<(&'static str, usize)> = Vec::new();
-        for k in tree.children(Some(index as u32)) {
-            let name = tree.chunks[k as usize].name();
+        for k in tree.children(Some(c.index)) {
+            let name = k.name();
             match counts.iter_mut().find(|(n, _)| *n == name) {
                 Some((_, n)) => *n += 1,
                 None => counts.push((name, 1)),
@@ -25,18 +26,22 @@ fn summary(tree: &ChunkTree<'_>, index: usize, fields: &[Field]) -> String {
     // not by a scan per chunk (files have tens of thousands of both).
     let from = fields.partition_point(|f| f.offset < c.payload_offset);
     let to = fields.partition_point(|f| f.offset < c.payload_end());
-    let mine: Vec<&Field> = fields[from..to].iter().filter(|f| f.chunk == index as u32).collect();
+    let mine: Vec<&Field> = fields[from..to].iter().filter(|f| f.chunk == c.index).collect();
     if mine.is_empty() {
         return if c.len == 0 { String::new() } else { format!("{} bytes not decoded", c.len) };
     }
     mine.iter().map(|f| if f.value.is_empty() { f.what.clone() } else { format!("{} = {}", f.what, f.value) }).collect::<Vec<_>>().join(" · ")
 }
 
-/// Classify every byte of the file, as runs in file order.
+/// Classify every byte of the file up to the first record past [`MAX_ROWS`], as runs in
+/// file order; the rest is one unlisted run.
 pub fn coverage_runs(tree: &ChunkTree<'_>) -> Vec<CoverageRun> {
     let mut spans: Vec<(usize, usize, ByteClass)> = vec![(0, tree.bytes.len().min(8), ByteClass::Framing)];
+    if let Some(first_unlisted) = tree.chunk(MAX_ROWS as u32) {
+        spans.push((first_unlisted.offset, tree.bytes.len(), ByteClass::Unlisted));
+    }
     let mut field_at = 0;
-    for (i, c) in tree.chunks.iter().enumerate() {
+    for c in tree.iter().take(MAX_ROWS) {
         spans.push((c.offset, c.payload_offset, ByteClass::Framing));
         if c.container {
             continue;
@@ -51,7 +56,7 @@ pub fn coverage_runs(tree: &ChunkTree<'_>) -> Vec<CoverageRun> {
         }
         while field_at < tree.fields.len() && tree.fields[field_at].offset < c.payload_end() {
             let f = &tree.fields[field_at];
-            if f.chunk == i as u32 {
+            if f.chunk == c.index {
                 spans.push((f.offset, (f.offset + f.len).min(c.payload_end()), ByteClass::Decoded));
             }
             field_at += 1;
@@ -60,8 +65,7 @@ pub fn coverage_runs(tree: &ChunkTree<'_>) -> Vec<CoverageRun> {
     runs_from_spans(tree.bytes.len(), spans)
 }
 
-fn row(tree: &ChunkTree<'_>, i: usize) -> Row {
-    let c: &Chunk = &tree.chunks[i];
+fn row(tree: &ChunkTree<'_>, c: &Chunk) -> Row {
     let mut flags = Vec::new();
     if !c.known {
         flags.push("unknown");
@@ -72,7 +76,7 @@ fn row(tree: &ChunkTree<'_>, i: usize) -> Row {
     let notes = [c.namespace_inferred.then_some("id by context"), c.bit_0x1000().then_some("bit 0x1000")].into_iter().flatten().collect::<Vec<_>>().join(", ");
     let notes = if notes.is_empty() { notes } else { format!(" ({notes})") };
     Row {
-        index: i as u32,
+        index: c.index,
         offset: c.offset,
         payload_offset: c.payload_offset,
         end: c.payload_end(),
@@ -82,7 +86,7 @@ fn row(tree: &ChunkTree<'_>, i: usize) -> Row {
         name: c.name().to_string(),
         label: format!("{:04X} {} w{} {}{notes}", c.tag_word, c.name(), c.len_width, c.len),
         detail: format!("tag word 0x{:04X}, {}-byte length {}, payload {}–{}", c.tag_word, c.len_width, c.len, c.payload_offset, c.payload_end()),
-        summary: summary(tree, i, &tree.fields),
+        summary: summary(tree, c, &tree.fields),
         flags,
     }
 }
@@ -94,8 +98,9 @@ pub fn view(tree: &ChunkTree<'_>, file: &Biz2File) -> InspectorView {
     InspectorView {
         format: "biz2",
         bytes: tree.bytes.len(),
-        chunks: (0..tree.chunks.len()).map(|i| row(tree, i)).collect(),
-        coverage: coverage_of(&runs),
+        chunks: tree.iter().take(MAX_ROWS).map(|c| row(tree, &c)).collect(),
+        rows_total: tree.len(),
+        coverage: tree.coverage(),
         runs,
         fields: tree.fields.clone(),
         diagnostics: file.diagnostics.clone(),
@@ -137,7 +142,8 @@ mod tests {
                 Biz2File::build(&mut t);
                 t.coverage()
             };
-            assert_eq!(view.coverage, tree, "{path}: runs and the tree's own totals agree");
+            assert_eq!(coverage_of(&view.runs), tree, "{path}: runs and the tree's own totals agree");
+            assert_eq!(view.coverage, tree);
             assert_eq!(view.coverage.unclaimed, 0, "{path}");
         }
     }
@@ -160,6 +166,26 @@ mod tests {
         assert_eq!(class_at(view.chunks[2].payload_offset), ByteClass::Opaque);
         assert_eq!(class_at(view.chunks[1].payload_offset), ByteClass::Decoded);
         assert_eq!(class_at(0), ByteClass::Framing);
+    }
+
+    #[test]
+    fn a_file_of_more_records_than_a_view_lists_lists_the_first_and_counts_all() {
+        let n = MAX_ROWS + 1000;
+        let leaves: Vec<Node> = (0..n).map(|k| Node::leaf(tags::SV_FACETED, vec![(k % 2) as u8])).collect();
+        let bytes = write_nodes(b"DIV-BIZ2", &[Node::container(tags::OBJECT, vec![Node::container(tags::PATCH, leaves)])], WriteOptions::default());
+        let view = inspect(&bytes);
+        assert_eq!(view.chunks.len(), MAX_ROWS);
+        assert_eq!(view.rows_total, n + 3, "OBJECT, PATCH, the leaves and BIZ_DONE");
+        assert!(view.chunks.iter().enumerate().all(|(i, r)| r.index as usize == i));
+        assert!(view.fields.iter().all(|f| (f.chunk as usize) < MAX_ROWS));
+        assert_eq!(view.runs.iter().map(|r| r.len).sum::<usize>(), bytes.len(), "runs still tile the file");
+        let last = view.runs.last().unwrap();
+        assert_eq!(last.class, ByteClass::Unlisted);
+        assert_eq!(last.start, view.chunks[MAX_ROWS - 1].end, "unlisted from the first record not listed");
+        // The totals count every byte, listed or not.
+        let c = view.coverage;
+        assert_eq!(c.framing + c.decoded + c.opaque + c.unclaimed, bytes.len());
+        assert_eq!(c.decoded, n);
     }
 
     #[test]

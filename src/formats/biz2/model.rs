@@ -3,7 +3,7 @@
 //! triangle the bytes of the face that made it, so a pick in the 3D view finds its bytes.
 //! The layout is described in docs/formats/biz2.md.
 
-use super::raw::{Chunk, ChunkTree, Field, MAGIC_MATERIALS};
+use super::raw::{Chunk, ChunkTree, Field, Ordinals, MAGIC_MATERIALS};
 use super::tags::{self, VertexLayout};
 use crate::formats::{Diagnostic, ParseError};
 use crate::inspect::Diagnostics;
@@ -103,6 +103,26 @@ pub struct Lod {
     pub distance: Option<[f32; 2]>,
     pub transition: Option<f32>,
     pub patches: Vec<Patch>,
+}
+
+impl Primitive {
+    /// Bytes its arrays hold.
+    pub fn heap_bytes(&self) -> usize {
+        fn bytes<T>(v: &[T]) -> usize {
+            std::mem::size_of_val(v)
+        }
+        let v = &self.vertices;
+        let vertices = bytes(&v.positions) + v.normals.as_deref().map_or(0, bytes) + v.colors.as_deref().map_or(0, bytes) + v.lum.as_deref().map_or(0, bytes) + v.uvs.as_deref().map_or(0, bytes) + v.uvws.as_deref().map_or(0, bytes);
+        let lists: usize = self
+            .connectivity
+            .iter()
+            .map(|c| match c {
+                Connectivity::Triangles(t) => bytes(t),
+                Connectivity::Faces { indices, .. } => bytes(indices),
+            } + std::mem::size_of::<Connectivity>())
+            .sum();
+        vertices + lists + bytes(&self.triangles) + bytes(&self.triangle_sources)
+    }
 }
 
 impl Lod {
@@ -310,10 +330,11 @@ impl Biz2File {
     /// decoded is kept (what coverage needs), not a described field per value: a summary of a
     /// file of millions of small chunks then costs no strings per chunk.
     pub fn build_with(tree: &mut ChunkTree<'_>, record_fields: bool) -> Biz2File {
-        let decoded = vec![0u32; tree.chunks.len()];
-        let (file, fields, decoded) = Builder { tree, diagnostics: Diagnostics::default(), fields: Vec::new(), record_fields, decoded }.build();
+        let budget = model_budget(tree.bytes.len());
+        let builder = Builder { tree, diagnostics: Diagnostics::default(), ordinals: Ordinals::default(), fields: Vec::new(), record_fields, decoded: 0, budget, refused: 0, budget_diagnostic: None };
+        let (file, fields, decoded) = builder.build();
         tree.fields = fields;
-        tree.decoded = decoded;
+        tree.decoded_bytes = decoded;
         file
     }
 
@@ -359,26 +380,54 @@ fn uint_le(bytes: &[u8]) -> Option<u32> {
 struct Builder<'t, 'a> {
     tree: &'t ChunkTree<'a>,
     diagnostics: Diagnostics,
+    /// Leaf ordinals counted so far, for the paths of diagnostics.
+    ordinals: Ordinals,
     fields: Vec<Field>,
     record_fields: bool,
-    /// Payload bytes decoded per chunk.
-    decoded: Vec<u32>,
+    /// Payload bytes decoded.
+    decoded: usize,
+    /// Bytes the model may still allocate (see [`model_budget`]).
+    budget: usize,
+    /// Elements not built for want of budget, and the diagnostic that says so.
+    refused: usize,
+    budget_diagnostic: Option<usize>,
+}
+
+/// What a model may allocate: twice its file, plus room for small files. Real geometry
+/// takes about 1.5× its bytes (vertex arrays as stored, triangles beside the index lists
+/// they came from); only elements that hold next to nothing (millions of empty OBJECTs or
+/// PATCHes) reach the bound, and past it the builder stops adding elements rather than let
+/// a hostile file cost a hundred times its size (docs/formats/biz2.md, "Memory").
+pub fn model_budget(file_len: usize) -> usize {
+    file_len.saturating_mul(2).saturating_add(1 << 20)
 }
 
 impl Builder<'_, '_> {
-    fn chunk(&self, i: u32) -> &Chunk {
-        &self.tree.chunks[i as usize]
-    }
-
     fn diag(&mut self, offset: usize, chunk: u32, message: impl Into<String>) {
         // Past the cap only the count grows: no path, no message.
-        let path = if self.diagnostics.has_room() { self.tree.path(chunk) } else { String::new() };
+        let path = if self.diagnostics.has_room() { self.tree.path_with(&mut self.ordinals, chunk) } else { String::new() };
         self.diagnostics.push(Diagnostic { offset, path, message: message.into() });
+    }
+
+    /// Whether an element of `bytes` at chunk `c` still fits the model's budget; the first
+    /// refusal is a diagnostic, the later ones are counted in it.
+    fn afford(&mut self, c: &Chunk, bytes: usize) -> bool {
+        if let Some(left) = self.budget.checked_sub(bytes) {
+            self.budget = left;
+            return true;
+        }
+        self.refused += 1;
+        if self.refused == 1 {
+            let limit = model_budget(self.tree.bytes.len());
+            self.budget_diagnostic = self.diagnostics.has_room().then_some(self.diagnostics.kept.len());
+            self.diag(c.offset, c.index, format!("the model would take more than {limit} bytes of memory (twice the file, plus 1 MiB): {} and what follows it are not built", c.name()));
+        }
+        false
     }
 
     /// Keep the first value of an attribute the model holds one of; a repeat is reported
     /// with its offset, never silently dropped.
-    fn once<T>(&mut self, slot: &mut Option<T>, value: Option<T>, i: u32) {
+    fn once<T>(&mut self, slot: &mut Option<T>, value: Option<T>, c: &Chunk) {
         if value.is_none() {
             return;
         }
@@ -387,87 +436,91 @@ impl Builder<'_, '_> {
                 self.diagnostics.dropped += 1;
                 return;
             }
-            let c = self.chunk(i).clone();
-            let parent = c.parent.map_or("the file", |p| self.chunk(p).name());
-            self.diag(c.offset, i, format!("a second {} in {parent} is ignored; the first one is kept", c.name()));
+            let parent = c.parent.and_then(|p| self.tree.chunk(p)).map_or("the file", |p| p.name());
+            self.diag(c.offset, c.index, format!("a second {} in {parent} is ignored; the first one is kept", c.name()));
         } else {
             *slot = value;
         }
     }
 
     /// A leaf whose payload is too short for what its id needs.
-    fn short(&mut self, i: u32, need: &str) {
-        let c = self.chunk(i).clone();
-        self.diag(c.payload_offset, i, format!("{} expected {need}, payload has {} bytes", c.name(), c.len));
+    fn short(&mut self, c: &Chunk, need: &str) {
+        self.diag(c.payload_offset, c.index, format!("{} expected {need}, payload has {} bytes", c.name(), c.len));
     }
 
     /// Record what `len` payload bytes of chunk `i`, from `from`, were decoded as.
-    fn field(&mut self, i: u32, from: usize, len: usize, what: impl Into<String>, value: impl Into<String>) {
-        if let Some(d) = self.decoded.get_mut(i as usize) {
-            *d = d.saturating_add(len as u32);
-        }
-        if self.record_fields {
-            let offset = self.chunk(i).payload_offset + from;
-            self.fields.push(Field { chunk: i, offset, len, what: what.into(), value: value.into() });
+    /// Every payload byte is decoded at most once, so the sum is the decoded total.
+    fn field(&mut self, c: &Chunk, from: usize, len: usize, what: impl Into<String>, value: impl Into<String>) {
+        self.decoded += len.min((c.len as usize).saturating_sub(from));
+        // Fields describe the records the inspector lists.
+        if self.record_fields && (c.index as usize) < crate::inspect::MAX_ROWS {
+            self.fields.push(Field { chunk: c.index, offset: c.payload_offset + from, len, what: what.into(), value: value.into() });
         }
     }
 
     /// A NUL-terminated string starting `from` bytes into the payload.
-    fn text(&mut self, i: u32, from: usize) -> String {
-        let p = self.tree.payload(self.chunk(i));
+    fn text(&mut self, c: &Chunk, from: usize) -> String {
+        let p = self.tree.payload(c);
         let rest = p.get(from..).unwrap_or_default();
         let end = rest.iter().position(|&b| b == 0).map_or(rest.len(), |n| n + 1);
         let s = cstr(rest);
-        self.field(i, from, end, "string", format!("{s:?}"));
+        // Strings are counted but never refused: each is at most its own payload.
+        self.budget = self.budget.saturating_sub(s.len());
+        self.field(c, from, end, "string", format!("{s:?}"));
         s
     }
 
-    fn byte(&mut self, i: u32) -> Option<u8> {
-        let b = self.tree.payload(self.chunk(i)).first().copied();
+    fn byte(&mut self, c: &Chunk) -> Option<u8> {
+        let b = self.tree.payload(c).first().copied();
         match b {
-            Some(b) => self.field(i, 0, 1, "u8", b.to_string()),
-            None => self.short(i, "a byte"),
+            Some(b) => self.field(c, 0, 1, "u8", b.to_string()),
+            None => self.short(c, "a byte"),
         }
         b
     }
 
     /// u8 type (0 none, 1 named, 2 default, 3 same as front), then the name for type 1.
-    fn material_ref(&mut self, i: u32) -> Option<MaterialRef> {
-        Some(match self.byte(i)? {
+    fn material_ref(&mut self, c: &Chunk) -> Option<MaterialRef> {
+        Some(match self.byte(c)? {
             0 => MaterialRef::None,
-            1 => MaterialRef::Named(self.text(i, 1)),
+            1 => MaterialRef::Named(self.text(c, 1)),
             2 => MaterialRef::Default,
             3 => MaterialRef::SameAsFront,
             t => MaterialRef::Other(t),
         })
     }
 
-    fn build(mut self) -> (Biz2File, Vec<Field>, Vec<u32>) {
+    fn build(mut self) -> (Biz2File, Vec<Field>, usize) {
         let tree = self.tree;
         let kind = if &tree.magic == MAGIC_MATERIALS { FileKind::Materials } else { FileKind::Geometry };
         let mut file = Biz2File::new(kind, Header::default());
-        for (i, c) in tree.chunks.iter().enumerate() {
+        for c in tree.iter() {
             if c.misplaced {
                 if !self.diagnostics.has_room() {
                     self.diagnostics.dropped += 1;
                     continue;
                 }
-                let parent = c.parent.map_or("the top level", |p| tree.chunks[p as usize].name());
-                self.diag(c.offset, i as u32, format!("{} ({:#06x}) is not expected inside {parent}; kept as an opaque chunk", c.name(), c.tag_word));
+                let parent = c.parent.and_then(|p| tree.chunk(p)).map_or("the top level", |p| p.name());
+                self.diag(c.offset, c.index, format!("{} ({:#06x}) is not expected inside {parent}; kept as an opaque chunk", c.name(), c.tag_word));
             }
-            if c.id == tags::COMMENT {
-                file.comments.push(self.text(i as u32, 0));
+            if c.id == tags::COMMENT && self.afford(&c, std::mem::size_of::<String>()) {
+                file.comments.push(self.text(&c, 0));
             }
         }
-        for i in tree.children(None) {
-            match self.chunk(i).id {
-                tags::HEADER => file.header = self.header(i),
-                tags::OBJECT => file.objects.push(self.object(i)),
-                tags::BOUND => file.bounds = Some(self.bound(i)),
-                tags::MATERIAL => file.materials.push(self.material(i)),
-                tags::TEXTURE => file.textures.push(self.texture(i)),
-                tags::RAMP => file.ramps.push(self.ramp(i)),
+        for c in tree.children(None) {
+            match c.id {
+                tags::HEADER => file.header = self.header(&c),
+                tags::OBJECT => file.objects.extend(self.object(&c)),
+                tags::BOUND => file.bounds = Some(self.bound(&c)),
+                tags::MATERIAL => file.materials.extend(self.material(&c)),
+                tags::TEXTURE => file.textures.extend(self.texture(&c)),
+                tags::RAMP => file.ramps.extend(self.ramp(&c)),
                 _ => {}
+            }
+        }
+        if self.refused > 0 {
+            if let Some(d) = self.budget_diagnostic.and_then(|k| self.diagnostics.kept.get_mut(k)) {
+                d.message = format!("{}; {} elements in all were not built", d.message, self.refused);
             }
         }
         if file.header.filetype == Some(1) {
@@ -479,39 +532,38 @@ impl Builder<'_, '_> {
         (file, self.fields, self.decoded)
     }
 
-    fn header(&mut self, at: u32) -> Header {
+    fn header(&mut self, at: &Chunk) -> Header {
         let mut h = Header::default();
-        for i in self.tree.children(Some(at)) {
-            let c = self.chunk(i).clone();
+        for c in self.tree.children_of(at) {
             let p = self.tree.payload(&c);
             match c.id {
                 tags::VERSION => {
-                    let v = Some(self.text(i, 0));
-                    self.once(&mut h.version, v, i)
+                    let v = Some(self.text(&c, 0));
+                    self.once(&mut h.version, v, &c)
                 }
                 tags::DATE => {
-                    let v = Some(self.text(i, 0));
-                    self.once(&mut h.date, v, i)
+                    let v = Some(self.text(&c, 0));
+                    self.once(&mut h.date, v, &c)
                 }
                 tags::TIME => {
-                    let v = Some(self.text(i, 0));
-                    self.once(&mut h.time, v, i)
+                    let v = Some(self.text(&c, 0));
+                    self.once(&mut h.time, v, &c)
                 }
                 tags::SCALE => {
-                    let v = self.floats::<1>(i, p).map(|[s]| s);
-                    self.once(&mut h.scale, v, i)
+                    let v = self.floats::<1>(&c, p).map(|[s]| s);
+                    self.once(&mut h.scale, v, &c)
                 }
                 tags::PRECISION => {
-                    let v = self.byte(i);
-                    self.once(&mut h.precision, v, i)
+                    let v = self.byte(&c);
+                    self.once(&mut h.precision, v, &c)
                 }
                 tags::FILETYPE => {
-                    let v = self.byte(i);
-                    self.once(&mut h.filetype, v, i)
+                    let v = self.byte(&c);
+                    self.once(&mut h.filetype, v, &c)
                 }
                 tags::UNIT => {
-                    let v = self.byte(i);
-                    self.once(&mut h.unit, v, i)
+                    let v = self.byte(&c);
+                    self.once(&mut h.unit, v, &c)
                 }
                 _ => {}
             }
@@ -519,77 +571,84 @@ impl Builder<'_, '_> {
         h
     }
 
-    fn object(&mut self, at: u32) -> Object {
-        let mut o = Object { chunk: at, name: None, front: None, back: None, sv_vertex: None, specials: Vec::new(), lods: Vec::new(), points: Vec::new() };
+    fn object(&mut self, at: &Chunk) -> Option<Object> {
+        if !self.afford(at, std::mem::size_of::<Object>()) {
+            return None;
+        }
+        let mut o = Object { chunk: at.index, name: None, front: None, back: None, sv_vertex: None, specials: Vec::new(), lods: Vec::new(), points: Vec::new() };
         // 1994 files hang patches straight under OBJECT: they form one implicit LOD.
         let mut flat = Lod { chunk: None, distance: None, transition: None, patches: Vec::new() };
-        for i in self.tree.children(Some(at)) {
-            let c = self.chunk(i).clone();
+        for c in self.tree.children_of(at) {
             let p = self.tree.payload(&c);
             match c.id {
                 tags::NAME => {
-                    let v = Some(self.text(i, 0));
-                    self.once(&mut o.name, v, i)
+                    let v = Some(self.text(&c, 0));
+                    self.once(&mut o.name, v, &c)
                 }
                 tags::SV_F_MATERIAL => {
-                    let v = self.material_ref(i);
-                    self.once(&mut o.front, v, i)
+                    let v = self.material_ref(&c);
+                    self.once(&mut o.front, v, &c)
                 }
                 tags::SV_B_MATERIAL => {
-                    let v = self.material_ref(i);
-                    self.once(&mut o.back, v, i)
+                    let v = self.material_ref(&c);
+                    self.once(&mut o.back, v, &c)
                 }
-                tags::SV_SPECIAL => o.specials.push(self.text(i, 0)),
+                tags::SV_SPECIAL if self.afford(&c, std::mem::size_of::<String>()) => o.specials.push(self.text(&c, 0)),
                 tags::SV_VERTEX => match uint_le(p) {
                     Some(v) => {
-                        self.field(i, 0, p.len(), format!("u{}", p.len() * 8), format!("{v:#x}"));
-                        self.once(&mut o.sv_vertex, Some(v), i);
+                        self.field(&c, 0, p.len(), format!("u{}", p.len() * 8), format!("{v:#x}"));
+                        self.once(&mut o.sv_vertex, Some(v), &c);
                     }
-                    None => self.short(i, "a 1-, 2- or 4-byte value"),
+                    None => self.short(&c, "a 1-, 2- or 4-byte value"),
                 },
                 tags::LOD => {
-                    let lod = self.lod(i, &mut o.points);
+                    let Some(lod) = self.lod(&c, &mut o.points) else { continue };
                     // An empty LOD marker beside flat patches is ignored (docs/formats/biz2.md).
                     if !(lod.patches.is_empty() && lod.distance.is_none()) {
                         o.lods.push(lod);
                     }
                 }
-                tags::PATCH => flat.patches.push(self.patch(i, &mut o.points)),
-                tags::SPHERE_LIST => self.spheres(i, &mut o.points),
+                tags::PATCH => flat.patches.extend(self.patch(&c, &mut o.points)),
+                tags::SPHERE_LIST => self.spheres(&c, &mut o.points),
                 _ => {}
             }
         }
         if !flat.patches.is_empty() {
             o.lods.insert(0, flat);
         }
-        o
+        Some(o)
     }
 
-    fn lod(&mut self, at: u32, points: &mut Vec<LightPoint>) -> Lod {
-        let mut lod = Lod { chunk: Some(at), distance: None, transition: None, patches: Vec::new() };
-        for i in self.tree.children(Some(at)) {
-            let c = self.chunk(i).clone();
+    fn lod(&mut self, at: &Chunk, points: &mut Vec<LightPoint>) -> Option<Lod> {
+        if !self.afford(at, std::mem::size_of::<Lod>()) {
+            return None;
+        }
+        let mut lod = Lod { chunk: Some(at.index), distance: None, transition: None, patches: Vec::new() };
+        for c in self.tree.children_of(at) {
             let p = self.tree.payload(&c);
             match c.id {
                 tags::LOD_DISTANCE => {
-                    let v = self.floats::<2>(i, p);
-                    self.once(&mut lod.distance, v, i)
+                    let v = self.floats::<2>(&c, p);
+                    self.once(&mut lod.distance, v, &c)
                 }
                 tags::LOD_TRANSITION => {
-                    let v = self.floats::<1>(i, p).map(|[t]| t);
-                    self.once(&mut lod.transition, v, i)
+                    let v = self.floats::<1>(&c, p).map(|[t]| t);
+                    self.once(&mut lod.transition, v, &c)
                 }
-                tags::PATCH => lod.patches.push(self.patch(i, points)),
-                tags::SPHERE_LIST => self.spheres(i, points),
+                tags::PATCH => lod.patches.extend(self.patch(&c, points)),
+                tags::SPHERE_LIST => self.spheres(&c, points),
                 _ => {}
             }
         }
-        lod
+        Some(lod)
     }
 
-    fn patch(&mut self, at: u32, points: &mut Vec<LightPoint>) -> Patch {
+    fn patch(&mut self, at: &Chunk, points: &mut Vec<LightPoint>) -> Option<Patch> {
+        if !self.afford(at, std::mem::size_of::<Patch>()) {
+            return None;
+        }
         let mut patch = Patch {
-            chunk: at,
+            chunk: at.index,
             name: None,
             front: None,
             back: None,
@@ -598,53 +657,55 @@ impl Builder<'_, '_> {
             decal: None,
             primitives: Vec::new(),
         };
-        for i in self.tree.children(Some(at)) {
-            match self.chunk(i).id {
+        for c in self.tree.children_of(at) {
+            match c.id {
                 tags::NAME => {
-                    let v = Some(self.text(i, 0));
-                    self.once(&mut patch.name, v, i)
+                    let v = Some(self.text(&c, 0));
+                    self.once(&mut patch.name, v, &c)
                 }
                 tags::SV_F_MATERIAL => {
-                    let v = self.material_ref(i);
-                    self.once(&mut patch.front, v, i)
+                    let v = self.material_ref(&c);
+                    self.once(&mut patch.front, v, &c)
                 }
                 tags::SV_B_MATERIAL => {
-                    let v = self.material_ref(i);
-                    self.once(&mut patch.back, v, i)
+                    let v = self.material_ref(&c);
+                    self.once(&mut patch.back, v, &c)
                 }
-                tags::SV_SPECIAL => patch.specials.push(self.text(i, 0)),
+                tags::SV_SPECIAL if self.afford(&c, std::mem::size_of::<String>()) => patch.specials.push(self.text(&c, 0)),
                 tags::SV_FACETED => {
-                    let v = self.byte(i);
-                    self.once(&mut patch.faceted, v, i)
+                    let v = self.byte(&c);
+                    self.once(&mut patch.faceted, v, &c)
                 }
                 tags::SV_DECAL => {
-                    let v = self.byte(i);
-                    self.once(&mut patch.decal, v, i)
+                    let v = self.byte(&c);
+                    self.once(&mut patch.decal, v, &c)
                 }
-                tags::PMESH => patch.primitives.push(self.primitive(i, PrimitiveKind::PMesh)),
-                tags::TRISTRIP => patch.primitives.push(self.primitive(i, PrimitiveKind::TriStrip)),
-                tags::POLYGON => patch.primitives.push(self.primitive(i, PrimitiveKind::Polygon)),
-                tags::POLYSTRIP => patch.primitives.push(self.primitive(i, PrimitiveKind::PolyStrip)),
-                tags::SPHERE_LIST => self.spheres(i, points),
+                tags::PMESH => patch.primitives.extend(self.primitive(&c, PrimitiveKind::PMesh)),
+                tags::TRISTRIP => patch.primitives.extend(self.primitive(&c, PrimitiveKind::TriStrip)),
+                tags::POLYGON => patch.primitives.extend(self.primitive(&c, PrimitiveKind::Polygon)),
+                tags::POLYSTRIP => patch.primitives.extend(self.primitive(&c, PrimitiveKind::PolyStrip)),
+                tags::SPHERE_LIST => self.spheres(&c, points),
                 _ => {}
             }
         }
-        patch
+        Some(patch)
     }
 
-    fn primitive(&mut self, at: u32, kind: PrimitiveKind) -> Primitive {
-        let mut prim = Primitive { kind, chunk: at, vertices: VertexBlock::default(), connectivity: Vec::new(), triangles: Vec::new(), triangle_sources: Vec::new() };
-        let children: Vec<u32> = self.tree.children(Some(at)).collect();
+    fn primitive(&mut self, at: &Chunk, kind: PrimitiveKind) -> Option<Primitive> {
+        if !self.afford(at, std::mem::size_of::<Primitive>()) {
+            return None;
+        }
+        let mut prim = Primitive { kind, chunk: at.index, vertices: VertexBlock::default(), connectivity: Vec::new(), triangles: Vec::new(), triangle_sources: Vec::new() };
+        let children: Vec<Chunk> = self.tree.children_of(at).collect();
         let mut have_vertices = false;
-        for &i in &children {
-            if let Some(layout) = tags::vertex_layout(self.chunk(i).id) {
+        for c in &children {
+            if let Some(layout) = tags::vertex_layout(c.id) {
                 if have_vertices {
-                    let off = self.chunk(i).offset;
-                    self.diag(off, i, "a second vertex block in one primitive is ignored");
+                    self.diag(c.offset, c.index, "a second vertex block in one primitive is ignored");
                     continue;
                 }
                 have_vertices = true;
-                prim.vertices = self.vertices(i, layout);
+                prim.vertices = self.vertices(c, layout);
             }
         }
         let n = prim.vertices.positions.len() as u32;
@@ -656,34 +717,38 @@ impl Builder<'_, '_> {
         };
         match kind {
             PrimitiveKind::PMesh => {
-                for &i in &children {
-                    match self.chunk(i).id {
-                        tags::CONNECTION_LIST => self.connection_list(i, n, &bad_vertex, &mut prim),
-                        tags::PCONN_LIST => self.pconn_list(i, n, &bad_vertex, &mut prim),
+                for c in &children {
+                    match c.id {
+                        tags::CONNECTION_LIST => self.connection_list(c, n, &bad_vertex, &mut prim),
+                        tags::PCONN_LIST => self.pconn_list(c, n, &bad_vertex, &mut prim),
                         _ => {}
                     }
                 }
             }
             PrimitiveKind::TriStrip => {
-                let whole = SourceRun { first: 0, record: at, start: 0, face_len: 0, tris_per_face: 0 };
+                let whole = SourceRun { first: 0, record: at.index, start: 0, face_len: 0, tris_per_face: 0 };
                 for k in 0..n.saturating_sub(2) {
                     let t = if k % 2 == 0 { [k, k + 1, k + 2] } else { [k + 1, k, k + 2] };
                     push_face(&mut prim, &[t], whole, &bad_vertex);
                 }
             }
             PrimitiveKind::Polygon | PrimitiveKind::PolyStrip => {
-                let whole = SourceRun { first: 0, record: at, start: 0, face_len: 0, tris_per_face: 0 };
+                let whole = SourceRun { first: 0, record: at.index, start: 0, face_len: 0, tris_per_face: 0 };
                 for k in 1..n.saturating_sub(1) {
                     push_face(&mut prim, &[[0, k, k + 1]], whole, &bad_vertex);
                 }
             }
         }
-        prim
+        // The arrays are counted once they exist: a primitive is never larger than a few times
+        // its own payload, so the overshoot is bounded.
+        if !self.afford(at, prim.heap_bytes()) {
+            return None;
+        }
+        Some(prim)
     }
 
-    fn vertices(&mut self, at: u32, layout: &VertexLayout) -> VertexBlock {
-        let c = self.chunk(at).clone();
-        let p = self.tree.payload(&c);
+    fn vertices(&mut self, c: &Chunk, layout: &VertexLayout) -> VertexBlock {
+        let (at, p) = (c.index, self.tree.payload(c));
         let stride = layout.floats * 4;
         if p.len() % stride != 0 {
             self.diag(
@@ -693,7 +758,7 @@ impl Builder<'_, '_> {
             );
         }
         let count = p.len() / stride;
-        self.field(at, 0, count * stride, format!("{count} vertices × {stride} B"), format!("{} floats per vertex", layout.floats));
+        self.field(c, 0, count * stride, format!("{count} vertices × {stride} B"), format!("{} floats per vertex", layout.floats));
         // One streaming pass per attribute: simple loops the compiler vectorises.
         fn column<const N: usize>(p: &[u8], stride: usize, offset: Option<usize>) -> Option<Vec<[f32; N]>> {
             let at = offset? * 4;
@@ -724,15 +789,14 @@ impl Builder<'_, '_> {
         block
     }
 
-    fn connection_list(&mut self, at: u32, n: u32, bad: &[bool], prim: &mut Primitive) {
-        let c = self.chunk(at).clone();
-        let p = self.tree.payload(&c);
+    fn connection_list(&mut self, c: &Chunk, n: u32, bad: &[bool], prim: &mut Primitive) {
+        let (at, p) = (c.index, self.tree.payload(c));
         if p.len() % 12 != 0 {
             self.diag(c.payload_offset, at, format!("CONNECTION_LIST of {} bytes is not a whole number of 12-byte triangles", p.len()));
         }
         let mut triangles: Vec<[i32; 3]> = bytemuck::pod_collect_to_vec(&p[..p.len() / 12 * 12]);
         from_le(bytemuck::cast_slice_mut(&mut triangles));
-        self.field(at, 0, triangles.len() * 12, format!("{} triangles × 3 × i32", triangles.len()), "");
+        self.field(c, 0, triangles.len() * 12, format!("{} triangles × 3 × i32", triangles.len()), "");
         prim.triangles.reserve(triangles.len());
         for (t, tri) in triangles.iter().enumerate() {
             let start = c.payload_offset + t * 12;
@@ -743,14 +807,13 @@ impl Builder<'_, '_> {
         prim.connectivity.push(Connectivity::Triangles(triangles));
     }
 
-    fn pconn_list(&mut self, at: u32, n: u32, bad: &[bool], prim: &mut Primitive) {
-        let c = self.chunk(at).clone();
-        let p = self.tree.payload(&c);
+    fn pconn_list(&mut self, c: &Chunk, n: u32, bad: &[bool], prim: &mut Primitive) {
+        let (at, p) = (c.index, self.tree.payload(c));
         let Some(&ppf) = p.first() else {
             self.diag(c.payload_offset, at, "PCONN_LIST is too short to hold its points-per-face byte");
             return;
         };
-        self.field(at, 0, 1, "u8 points per face", ppf.to_string());
+        self.field(c, 0, 1, "u8 points per face", ppf.to_string());
         if ppf < 3 {
             self.diag(c.payload_offset, at, format!("PCONN_LIST points-per-face is {ppf}, expected 3 or more"));
             return;
@@ -766,7 +829,7 @@ impl Builder<'_, '_> {
         let faces = (p.len() - 1) / face_bytes;
         let mut indices: Vec<i32> = bytemuck::pod_collect_to_vec(&p[1..1 + faces * face_bytes]);
         from_le(&mut indices);
-        self.field(at, 1, faces * face_bytes, format!("{faces} faces × {ppf} × i32"), "");
+        self.field(c, 1, faces * face_bytes, format!("{faces} faces × {ppf} × i32"), "");
         prim.triangles.reserve(faces * (ppf as usize - 2));
         if bad.is_empty() && indices.iter().all(|&i| i >= 0 && (i as u32) < n) {
             // Every index valid and every vertex finite, the usual case: fan without checks.
@@ -811,19 +874,18 @@ impl Builder<'_, '_> {
         }
     }
 
-    fn bound(&mut self, at: u32) -> DeclaredBounds {
+    fn bound(&mut self, at: &Chunk) -> DeclaredBounds {
         let mut b = DeclaredBounds::default();
-        for i in self.tree.children(Some(at)) {
-            let c = self.chunk(i).clone();
+        for c in self.tree.children_of(at) {
             let p = self.tree.payload(&c);
             match c.id {
                 tags::BBOX => {
-                    let v = self.floats::<6>(i, p).map(|v| [[v[0], v[1], v[2]], [v[3], v[4], v[5]]]);
-                    self.once(&mut b.bbox, v, i)
+                    let v = self.floats::<6>(&c, p).map(|v| [[v[0], v[1], v[2]], [v[3], v[4], v[5]]]);
+                    self.once(&mut b.bbox, v, &c)
                 }
                 tags::BSPHERE => {
-                    let v = self.floats::<4>(i, p).map(|v| ([v[0], v[1], v[2]], v[3]));
-                    self.once(&mut b.bsphere, v, i)
+                    let v = self.floats::<4>(&c, p).map(|v| ([v[0], v[1], v[2]], v[3]));
+                    self.once(&mut b.bsphere, v, &c)
                 }
                 _ => {}
             }
@@ -831,99 +893,103 @@ impl Builder<'_, '_> {
         b
     }
 
-    fn spheres(&mut self, at: u32, points: &mut Vec<LightPoint>) {
-        for i in self.tree.children(Some(at)) {
-            let c = self.chunk(i).clone();
+    fn spheres(&mut self, at: &Chunk, points: &mut Vec<LightPoint>) {
+        for c in self.tree.children_of(at) {
             if c.id != tags::SPHERE {
                 continue;
             }
             let p = self.tree.payload(&c);
             match f32s::<3>(p) {
+                Some(_) if !self.afford(&c, std::mem::size_of::<LightPoint>()) => {}
                 Some(position) => {
                     let radius = f32s::<4>(p).map(|v| v[3]);
-                    self.field(i, 0, 12, "3 × f32 centre (unconfirmed layout)", format!("{position:?}"));
+                    self.field(&c, 0, 12, "3 × f32 centre (unconfirmed layout)", format!("{position:?}"));
                     if let Some(r) = radius {
-                        self.field(i, 12, 4, "f32 radius (unconfirmed)", r.to_string());
+                        self.field(&c, 12, 4, "f32 radius (unconfirmed)", r.to_string());
                     }
-                    points.push(LightPoint { chunk: i, position, radius });
+                    points.push(LightPoint { chunk: c.index, position, radius });
                 }
-                None => self.short(i, "at least three 4-byte floats (the centre)"),
+                None => self.short(&c, "at least three 4-byte floats (the centre)"),
             }
         }
     }
 
     /// A leaf that must hold `N` floats: the values, or a diagnostic.
-    fn floats<const N: usize>(&mut self, i: u32, p: &[u8]) -> Option<[f32; N]> {
+    fn floats<const N: usize>(&mut self, c: &Chunk, p: &[u8]) -> Option<[f32; N]> {
         let v = f32s::<N>(p);
         match v {
-            Some(v) => self.field(i, 0, N * 4, format!("{N} × f32"), format!("{v:?}")),
-            None => self.short(i, &format!("{N} 4-byte floats")),
+            Some(v) => self.field(c, 0, N * 4, format!("{N} × f32"), format!("{v:?}")),
+            None => self.short(c, &format!("{N} 4-byte floats")),
         }
         v
     }
 
-    fn material(&mut self, at: u32) -> MaterialDef {
-        let mut m = MaterialDef { chunk: at, name: None, ..MaterialDef::new("") };
-        for i in self.tree.children(Some(at)) {
-            let c = self.chunk(i).clone();
+    fn material(&mut self, at: &Chunk) -> Option<MaterialDef> {
+        if !self.afford(at, std::mem::size_of::<MaterialDef>()) {
+            return None;
+        }
+        let mut m = MaterialDef { chunk: at.index, name: None, ..MaterialDef::new("") };
+        for c in self.tree.children_of(at) {
             let p = self.tree.payload(&c);
             match c.id {
                 tags::NAME => {
-                    let v = Some(self.text(i, 0));
-                    self.once(&mut m.name, v, i)
+                    let v = Some(self.text(&c, 0));
+                    self.once(&mut m.name, v, &c)
                 }
                 tags::SCOPE => {
-                    let v = self.byte(i);
-                    self.once(&mut m.scope, v, i)
+                    let v = self.byte(&c);
+                    self.once(&mut m.scope, v, &c)
                 }
                 tags::MATERIAL_TEXTURE => {
-                    let v = self.byte(i).map(|mode| TextureRef { mode, name: (mode == 2).then(|| self.text(i, 1)) });
-                    self.once(&mut m.texture, v, i)
+                    let v = self.byte(&c).map(|mode| TextureRef { mode, name: (mode == 2).then(|| self.text(&c, 1)) });
+                    self.once(&mut m.texture, v, &c)
                 }
                 tags::AMBIENT => {
-                    let v = self.floats::<3>(i, p);
-                    self.once(&mut m.ambient, v, i)
+                    let v = self.floats::<3>(&c, p);
+                    self.once(&mut m.ambient, v, &c)
                 }
                 tags::DIFFUSE => {
-                    let v = self.floats::<3>(i, p);
-                    self.once(&mut m.diffuse, v, i)
+                    let v = self.floats::<3>(&c, p);
+                    self.once(&mut m.diffuse, v, &c)
                 }
                 tags::SPECULAR => {
-                    let v = self.floats::<4>(i, p);
-                    self.once(&mut m.specular, v, i)
+                    let v = self.floats::<4>(&c, p);
+                    self.once(&mut m.specular, v, &c)
                 }
                 tags::EMISSIVE => {
-                    let v = self.floats::<3>(i, p);
-                    self.once(&mut m.emissive, v, i)
+                    let v = self.floats::<3>(&c, p);
+                    self.once(&mut m.emissive, v, &c)
                 }
                 tags::OPACITY => {
-                    let v = self.floats::<3>(i, p);
-                    self.once(&mut m.opacity, v, i)
+                    let v = self.floats::<3>(&c, p);
+                    self.once(&mut m.opacity, v, &c)
                 }
                 tags::MATERIAL_RAMP => {
-                    let v = Some(self.text(i, 0));
-                    self.once(&mut m.ramp, v, i)
+                    let v = Some(self.text(&c, 0));
+                    self.once(&mut m.ramp, v, &c)
                 }
                 _ => {}
             }
         }
-        m
+        Some(m)
     }
 
-    fn texture(&mut self, at: u32) -> TextureDef {
-        let mut t = TextureDef { chunk: at, name: None, ..TextureDef::new("") };
-        for i in self.tree.children(Some(at)) {
-            let c = self.chunk(i).clone();
+    fn texture(&mut self, at: &Chunk) -> Option<TextureDef> {
+        if !self.afford(at, std::mem::size_of::<TextureDef>()) {
+            return None;
+        }
+        let mut t = TextureDef { chunk: at.index, name: None, ..TextureDef::new("") };
+        for c in self.tree.children_of(at) {
             match c.id {
                 tags::NAME => {
-                    let v = Some(self.text(i, 0));
-                    self.once(&mut t.name, v, i)
+                    let v = Some(self.text(&c, 0));
+                    self.once(&mut t.name, v, &c)
                 }
                 tags::TEXTURE_MAP => {
-                    let v = Some(self.text(i, 0));
-                    self.once(&mut t.map, v, i)
+                    let v = Some(self.text(&c, 0));
+                    self.once(&mut t.map, v, &c)
                 }
-                tags::SV_SPECIAL => t.specials.push(self.text(i, 0)),
+                tags::SV_SPECIAL if self.afford(&c, std::mem::size_of::<String>()) => t.specials.push(self.text(&c, 0)),
                 id => {
                     let slot = match id {
                         tags::SCOPE => &mut t.scope,
@@ -936,37 +1002,39 @@ impl Builder<'_, '_> {
                         tags::BITSLICE => &mut t.bitslice,
                         _ => continue,
                     };
-                    let v = self.byte(i);
-                    self.once(slot, v, i)
+                    let v = self.byte(&c);
+                    self.once(slot, v, &c)
                 }
             }
         }
-        t
+        Some(t)
     }
 
-    fn ramp(&mut self, at: u32) -> RampDef {
-        let mut r = RampDef { chunk: at, name: None, scope: None, colors: None };
-        for i in self.tree.children(Some(at)) {
-            let c = self.chunk(i).clone();
+    fn ramp(&mut self, at: &Chunk) -> Option<RampDef> {
+        if !self.afford(at, std::mem::size_of::<RampDef>()) {
+            return None;
+        }
+        let mut r = RampDef { chunk: at.index, name: None, scope: None, colors: None };
+        for c in self.tree.children_of(at) {
             let p = self.tree.payload(&c);
             match c.id {
                 tags::NAME => {
-                    let v = Some(self.text(i, 0));
-                    self.once(&mut r.name, v, i)
+                    let v = Some(self.text(&c, 0));
+                    self.once(&mut r.name, v, &c)
                 }
                 tags::SCOPE => {
-                    let v = self.byte(i);
-                    self.once(&mut r.scope, v, i)
+                    let v = self.byte(&c);
+                    self.once(&mut r.scope, v, &c)
                 }
                 // Inside RAMP, 0x031 is the ramp data (color0, color1), not SV_B_MATERIAL.
                 tags::SV_B_MATERIAL => {
-                    let v = self.floats::<6>(i, p).map(|v| [[v[0], v[1], v[2]], [v[3], v[4], v[5]]]);
-                    self.once(&mut r.colors, v, i)
+                    let v = self.floats::<6>(&c, p).map(|v| [[v[0], v[1], v[2]], [v[3], v[4], v[5]]]);
+                    self.once(&mut r.colors, v, &c)
                 }
                 _ => {}
             }
         }
-        r
+        Some(r)
     }
 }
 

@@ -122,7 +122,7 @@ pub fn summarize(tree: &ChunkTree<'_>, file: &Biz2File) -> Info {
         kind: file.kind,
         bytes: bytes.len(),
         closes_exactly: tree.closes_exactly,
-        chunks: tree.chunks.len(),
+        chunks: tree.len(),
         length_widths: BTreeMap::from([("1", w1), ("2", w2), ("4", w4)]),
         unknown_tags: tree.unknown_tags(),
         unit: file.header.unit,
