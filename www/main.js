@@ -437,6 +437,8 @@ window.relicview = {
     byteView: () => state.inspector.shownView,
     setByteView: (i) => state.inspector.setByteView(i),
   },
+  // Bytes of the wasm core's linear memory (it only grows; the peak of everything opened).
+  memoryBytes: () => state.wasm.memory.buffer.byteLength,
   // The frame as {width, height, data: RGBA bytes, top row first}.
   readPixels: () => ({ width: $('viewport').width, height: $('viewport').height, data: state.viewer.readPixels() }),
 };
@@ -473,7 +475,7 @@ function bindShell() {
 
 async function boot() {
   bindShell();
-  await init();
+  state.wasm = await init();
   const canvas = $('viewport');
   state.viewer = new Viewer(canvas);
   state.session = new Session((path) => {

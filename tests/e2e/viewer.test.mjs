@@ -871,3 +871,45 @@ test('a compressed container shows its decompressed bytes, and its own bytes one
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+// A container chunk's header with a 4-byte length.
+const container = (word, len) => { const b = Buffer.alloc(6); b.writeUInt16LE(word | 0x8000, 0); b.writeUInt32LE(len, 2); return b; };
+
+test('a file of a million tiny chunks opens with a bounded inspector and model, and the rest of the archive stays usable', async () => {
+  const own = makeArchive();
+  const n = 1_000_000;
+  // One PATCH of a million 4-byte SV_FACETED leaves, and one OBJECT of a million empty PATCHes.
+  const leaves = Buffer.alloc(4 * n);
+  for (let k = 0; k < n; k++) leaves.set([0x35, 0x20, 1, k & 1], 4 * k);
+  writeFileSync(join(own, 'DEMO/VIDEO/LEAVES.BGF'), Buffer.concat([Buffer.from('DIV-BIZ2'), container(0x40, 6 + 4 * n), container(0x42, 4 * n), leaves, Buffer.from([5, 0, 0])]));
+  writeFileSync(join(own, 'DEMO/VIDEO/FLOOD.BGF'), Buffer.concat([Buffer.from('DIV-BIZ2'), container(0x40, 3 * n), Buffer.alloc(3 * n).fill(Buffer.from([0x42, 0, 0])), Buffer.from([5, 0, 0])]));
+  const { page, problems } = await newPage(browser, server.url + '#folder=none');
+  await page.locator('#folder-input').setInputFiles(own);
+  await page.waitForFunction((k) => document.querySelectorAll('#file-list li[data-path]').length === k, walk(own).length);
+  const before = await page.evaluate(() => window.relicview.memoryBytes());
+
+  const opened = await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/LEAVES.BGF'));
+  assert.equal(opened.triangles, 0);
+  const view = await page.evaluate(() => { const v = window.relicview.inspector.view(); return { rows: v.chunks.length, total: v.rows_total, last: v.runs[v.runs.length - 1], dropped: v.diagnostics_dropped }; });
+  assert.equal(view.rows, 50000, 'the inspector lists the first records');
+  assert.equal(view.total, n + 3, 'and counts them all');
+  assert.equal(view.last.class, 'unlisted');
+  assert.equal(view.dropped, n - 1 - 500, 'every repeated SV_FACETED counted, 500 listed');
+  assert.match(await page.locator('#inspector-detail').textContent(), /the first 50000 of 1000003 records listed/);
+  assert.equal(await page.locator('#coverage-legend [data-class="unlisted"]').count(), 1);
+  assert.ok(await page.locator('#chunk-tree .chunk').count() <= 50000);
+
+  await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/FLOOD.BGF'));
+  const info = await page.locator('#info-body').textContent();
+  assert.match(info, /not built/, 'the model stopped, and says so');
+  const grown = (await page.evaluate(() => window.relicview.memoryBytes())) - before;
+  const files = 4 * n + 3 * n;
+  console.log(`# wasm memory grew by ${(grown / 2 ** 20).toFixed(1)} MB for ${(files / 2 ** 20).toFixed(1)} MB of such files (${(grown / files).toFixed(2)}×)`);
+  assert.ok(grown < 12 * files, `wasm memory grew by ${grown} bytes`);
+
+  const cube = await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/CUBE.BGF'));
+  assert.equal(cube.triangles, 12, 'the next file opens');
+  assert.ok((await page.evaluate(() => window.relicview.pixelStats())).nonBackground > 1000);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
