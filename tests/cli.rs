@@ -411,6 +411,50 @@ fn stalled_clients_of_a_large_file_cannot_pin_the_server_memory() {
     drop(clients);
 }
 
+#[test]
+fn two_hundred_downloads_fifty_at_a_time_are_all_served_in_bounded_memory() {
+    let dir = temp_dir("downloads");
+    std::fs::create_dir_all(dir.join("archive")).unwrap();
+    let size: usize = 8 << 20;
+    let content: std::sync::Arc<Vec<u8>> = std::sync::Arc::new((0..size).map(|i| (i * 7 % 251) as u8).collect());
+    std::fs::write(dir.join("archive/BIG.BIN"), &content[..]).unwrap();
+    let server = serve(&dir.join("archive"), Path::new(env!("CARGO_MANIFEST_DIR")));
+    let (pid, port) = (server.child.id(), server.port);
+    let before = rss(pid);
+    let watching = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let watcher = {
+        let watching = watching.clone();
+        std::thread::spawn(move || {
+            let mut peak = 0;
+            while watching.load(std::sync::atomic::Ordering::Relaxed) {
+                peak = peak.max(rss(pid));
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            peak
+        })
+    };
+    for _round in 0..4 {
+        let clients: Vec<_> = (0..50)
+            .map(|_| {
+                let content = content.clone();
+                std::thread::spawn(move || {
+                    let (status, _, body) = get(port, "/archive/BIG.BIN");
+                    (status, body.len(), body == *content)
+                })
+            })
+            .collect();
+        for c in clients {
+            assert_eq!(c.join().unwrap(), (200, size, true), "every download gets every byte");
+        }
+    }
+    watching.store(false, std::sync::atomic::Ordering::Relaxed);
+    let peak = watcher.join().unwrap();
+    let per_client = peak.saturating_sub(before) / 50;
+    eprintln!("# serve: 200 downloads of a {} MB file, 50 at a time: {} MB resident before, {} MB at peak ({} KB per client)", size >> 20, before >> 20, peak >> 20, per_client >> 10);
+    // Streamed: each connection holds a buffer, not the file.
+    assert!(per_client < size as u64 / 8, "{per_client} bytes per concurrent download of a {size}-byte file");
+}
+
 /// Peak resident memory of a command, sampled from /proc until it exits (VmHWM only grows).
 fn peak_rss(mut cmd: Command) -> (std::process::ExitStatus, u64) {
     let mut child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
