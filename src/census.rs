@@ -40,9 +40,31 @@ pub struct Census {
     /// Files with at least one diagnostic.
     pub files_with_diagnostics: usize,
     pub failed: Vec<FailedFile>,
+    /// Worlds assembled from other files (see [`Census::add_world`]): how many, their
+    /// placements, and each asset they could not find with up to ten of the worlds that
+    /// name it.
+    pub worlds: usize,
+    pub placements: usize,
+    pub missing_assets: BTreeMap<String, Vec<String>>,
+    /// Names that several files of the archive answer to (the nearest is taken).
+    pub ambiguous_assets: usize,
 }
 
 impl Census {
+    /// Count a world once it has been assembled in the archive (the open sequence ran):
+    /// its placements and what it could not find.
+    pub fn add_world(&mut self, path: &str, stats: &crate::formats::DocStats) {
+        self.worlds += 1;
+        self.placements += stats.placements;
+        self.ambiguous_assets += stats.ambiguous;
+        for m in &stats.missing {
+            let maps = self.missing_assets.entry(m.clone()).or_default();
+            if maps.len() < 10 {
+                maps.push(path.to_string());
+            }
+        }
+    }
+
     pub fn add(&mut self, path: &str, bytes: Vec<u8>) {
         self.files += 1;
         self.bytes += bytes.len() as u64;
@@ -93,23 +115,24 @@ mod tests {
         let cube = &files[0].1;
         c.add("BAD.BGF", cube[..cube.len() - 3].to_vec());
         c.add("NOTES.TXT", b"hello".to_vec());
-        // The demo: 5 models, 1 library, a TGA and an SGI image, a MOD and a MAP; plus
-        // BAD.BGF and NOTES.TXT.
-        assert_eq!(c.files, 12);
-        assert_eq!((c.kinds["mod"], c.kinds["map"]), (1, 1));
-        assert_eq!(c.kinds["biz2-geometry"], 6);
-        assert_eq!(c.kinds["biz2-materials"], 1);
-        assert_eq!(c.kinds["image"], 2);
+        // The demo: 5 models and the arena's 11, 2 libraries, 3 images, 7 MODs, a SUB and 4
+        // MAPs; plus BAD.BGF and NOTES.TXT.
+        assert_eq!(c.files, 35);
+        assert_eq!((c.kinds["mod"], c.kinds["sub"], c.kinds["map"]), (7, 1, 4));
+        assert_eq!(c.kinds["biz2-geometry"], 17);
+        assert_eq!(c.kinds["biz2-materials"], 2);
+        assert_eq!(c.kinds["image"], 3);
         assert_eq!(c.kinds["unknown"], 1);
-        assert_eq!(c.parsed_files, 7);
-        assert_eq!(c.closes_exactly, 6);
+        assert_eq!(c.parsed_files, 19);
+        assert_eq!(c.closes_exactly, 18);
         assert_eq!(c.failed.len(), 1);
         assert_eq!(c.failed[0].path, "BAD.BGF");
-        assert_eq!(c.mesh_objects, 5);
+        assert_eq!(c.mesh_objects, 16);
         assert_eq!(c.point_only_objects, 1);
-        // CUBE 1, HEXPOD 2 (one per LOD), POOL 6, FORMATS 14, and the broken copy of CUBE,
-        // cut in its trailer.
-        assert_eq!(c.tags["0x0046 PMESH"], 1 + 2 + 6 + 14 + 1);
+        // CUBE 1, HEXPOD 2 (one per LOD), POOL 6, FORMATS 14, the arena's 21 (hall 5,
+        // building 2, two crates, door frame 3 and its twin 1, leaves 2, stack 3, wellhead
+        // 2, laser 1) and the broken copy of CUBE, cut in its trailer.
+        assert_eq!(c.tags["0x0046 PMESH"], 1 + 2 + 6 + 14 + 21 + 1);
         assert_eq!(c.tags["0x0044 TRISTRIP"], 1);
         assert!(c.unknown_tags.is_empty());
     }

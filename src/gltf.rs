@@ -312,7 +312,7 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
                 Target::Translation(n) => (n, json::animation::Property::Translation),
                 Target::Rotation(n) => (n, json::animation::Property::Rotation),
                 Target::Scale(n) => (n, json::animation::Property::Scale),
-                Target::UvOffset(_) => continue,
+                Target::UvOffset(_) | Target::Glow(_) => continue,
             };
             let w = track.target.width();
             let keys = track.times.len().min(track.values.len() / w);

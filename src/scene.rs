@@ -10,7 +10,10 @@
 //!   only while LOD `i` is on show.
 //! - **Instances**: a mesh referenced by many nodes is one mesh drawn at many transforms; the
 //!   renderer issues one draw per (mesh, material) for all of them.
-//! - **Clips** animate node translation/rotation/scale and material UV offsets over time.
+//! - **Clips** animate node translation/rotation/scale, material UV offsets and a material
+//!   glow over time.
+//! - **Layers** name groups of nodes a viewer can hide (dropzones, doors, effects …); a node
+//!   on a layer hides with everything under it. **Viewpoints** are nodes to look from.
 //!
 //! How the formats map onto it:
 //! - *DIV-BIZ2 models*: file → OBJECT nodes → LOD nodes (`lod: Some(i)`) → PATCH nodes, each
@@ -129,6 +132,8 @@ impl Transform {
 pub enum Marker {
     /// A light point (a running light): drawn as a small marker of at least this radius.
     Light { radius: f32 },
+    /// Where a pod drops in: drawn as a small red pyramid pointing along the node's +Z.
+    Dropzone,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -143,6 +148,15 @@ pub struct Node {
     pub lod: Option<u32>,
     /// The inspector record (chunk) the node came from.
     pub record: Option<u32>,
+    /// The layer (index into [`Scene::layers`]) it and everything under it belong to.
+    pub layer: Option<u32>,
+}
+
+/// A node to look from: the eye at its origin, looking along its +Z, its +Y up.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Viewpoint {
+    pub name: String,
+    pub node: NodeId,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -184,6 +198,8 @@ pub enum Target {
     Scale(NodeId),
     /// The UV offset of a material's texture (u, v), wrapped into [0, 1) when drawn.
     UvOffset(MaterialId),
+    /// How much light a material gives off on its own, 0 (none) to 1 (its full colour added).
+    Glow(MaterialId),
 }
 
 impl Target {
@@ -191,6 +207,7 @@ impl Target {
         match self {
             Target::Rotation(_) => 4,
             Target::UvOffset(_) => 2,
+            Target::Glow(_) => 1,
             _ => 3,
         }
     }
@@ -270,6 +287,9 @@ pub struct Scene {
     pub clips: Vec<Clip>,
     /// The levels of detail the scene switches between (empty or one: no switching).
     pub lods: Vec<LodLevel>,
+    /// Names of the layers nodes can be on.
+    pub layers: Vec<String>,
+    pub viewpoints: Vec<Viewpoint>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -345,7 +365,7 @@ impl Scene {
                     Target::Translation(n) => pose[n as usize].translation = [v[0], v[1], v[2]],
                     Target::Rotation(n) => pose[n as usize].rotation = [v[0], v[1], v[2], v[3]],
                     Target::Scale(n) => pose[n as usize].scale = [v[0], v[1], v[2]],
-                    Target::UvOffset(_) => {}
+                    Target::UvOffset(_) | Target::Glow(_) => {}
                 }
             }
         }
@@ -369,6 +389,49 @@ impl Scene {
         out
     }
 
+    /// The glow of every material at `seconds` (0 where nothing animates it).
+    pub fn glows(&self, seconds: f64) -> Vec<f32> {
+        let mut out = vec![0.0f32; self.materials.len()];
+        for clip in &self.clips {
+            let t = clip.local_time(seconds);
+            for track in &clip.tracks {
+                if let Target::Glow(m) = track.target {
+                    if let Some(g) = out.get_mut(m as usize) {
+                        *g = track.sample(t, clip.repeat)[0].clamp(0.0, 1.0);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Materials a clip changes the look of: a UV drift or a glow.
+    pub fn animated_materials(&self) -> Vec<MaterialId> {
+        let mut out: Vec<MaterialId> = self
+            .clips
+            .iter()
+            .flat_map(|c| &c.tracks)
+            .filter_map(|t| match t.target {
+                Target::UvOffset(m) | Target::Glow(m) => Some(m),
+                _ => None,
+            })
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The index of layer `name`, added if it is new.
+    pub fn layer(&mut self, name: &str) -> u32 {
+        match self.layers.iter().position(|l| l == name) {
+            Some(i) => i as u32,
+            None => {
+                self.layers.push(name.to_string());
+                (self.layers.len() - 1) as u32
+            }
+        }
+    }
+
     /// World matrices of every node for local transforms `pose` (see [`Self::pose`]).
     pub fn world(&self, pose: &[Transform]) -> Vec<Mat4> {
         let mut world: Vec<Mat4> = Vec::with_capacity(self.nodes.len());
@@ -385,12 +448,30 @@ impl Scene {
 
     /// Whether each node is shown at LOD `lod`: its own `lod` and every ancestor's allow it.
     pub fn visible(&self, lod: usize) -> Vec<bool> {
+        self.visible_in(lod, &[])
+    }
+
+    /// [`Self::visible`] with the layers in `hidden` hidden.
+    pub fn visible_in(&self, lod: usize, hidden: &[u32]) -> Vec<bool> {
         let mut out: Vec<bool> = Vec::with_capacity(self.nodes.len());
         for (i, n) in self.nodes.iter().enumerate() {
             let parent = n.parent.filter(|&p| (p as usize) < i).is_none_or(|p| out[p as usize]);
-            out.push(parent && n.lod.is_none_or(|l| l as usize == lod));
+            out.push(parent && n.lod.is_none_or(|l| l as usize == lod) && n.layer.is_none_or(|l| !hidden.contains(&l)));
         }
         out
+    }
+
+    /// The nearest node at or above `node` that came from an inspector record.
+    pub fn record_of(&self, node: NodeId) -> Option<u32> {
+        let mut n = Some(node);
+        while let Some(i) = n {
+            let node = self.nodes.get(i as usize)?;
+            if node.record.is_some() {
+                return node.record;
+            }
+            n = node.parent.filter(|&p| p < i);
+        }
+        None
     }
 
     /// Nodes whose transform some clip changes, or that sit under one.
@@ -403,7 +484,7 @@ impl Scene {
                         *m = true;
                     }
                 }
-                Target::UvOffset(_) => {}
+                Target::UvOffset(_) | Target::Glow(_) => {}
             }
         }
         for i in 0..self.nodes.len() {
@@ -532,6 +613,134 @@ impl Scene {
     }
 }
 
+/// How a scene appended into another ([`Scene::absorb`]) maps onto it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Absorbed {
+    pub meshes: Vec<MeshId>,
+    pub materials: Vec<MaterialId>,
+}
+
+impl Scene {
+    /// Take in `other`'s meshes, materials, textures and material clips, so that its node
+    /// tree can then be placed any number of times ([`Self::instantiate`]) with its meshes
+    /// shared. Textures of the same file are merged, and so are equal materials unless
+    /// `own_materials` (a model whose materials a clip will animate on their own). The
+    /// meshes' inspector records are dropped: they belong to the other file. The meshes are
+    /// moved, not copied: `other` keeps its nodes and clips (a template) and no meshes.
+    pub fn absorb(&mut self, other: &mut Scene, own_materials: bool) -> Absorbed {
+        let textures: Vec<TextureId> = other
+            .textures
+            .iter()
+            .map(|t| {
+                let same = |u: &Texture| match (&u.file, &t.file) {
+                    (Some(a), Some(b)) => a.eq_ignore_ascii_case(b),
+                    _ => std::sync::Arc::ptr_eq(&u.texels.rgba, &t.texels.rgba),
+                };
+                match self.textures.iter().position(same) {
+                    Some(i) => i as TextureId,
+                    None => {
+                        self.textures.push(t.clone());
+                        (self.textures.len() - 1) as TextureId
+                    }
+                }
+            })
+            .collect();
+        let materials: Vec<MaterialId> = other
+            .materials
+            .iter()
+            .map(|m| {
+                let m = Material { texture: m.texture.and_then(|t| textures.get(t as usize).copied()), ..m.clone() };
+                match self.materials.iter().position(|x| !own_materials && *x == m) {
+                    Some(i) => i as MaterialId,
+                    None => {
+                        self.materials.push(m);
+                        (self.materials.len() - 1) as MaterialId
+                    }
+                }
+            })
+            .collect();
+        let meshes = std::mem::take(&mut other.meshes)
+            .into_iter()
+            .map(|mesh| {
+                let primitives = mesh
+                    .primitives
+                    .into_iter()
+                    .map(|p| Primitive { material: p.material.and_then(|m| materials.get(m as usize).copied()), record: None, sources: Vec::new(), ..p })
+                    .collect();
+                self.add_mesh(Mesh { name: mesh.name, primitives })
+            })
+            .collect();
+        // Material clips (a texture's drift) once per material.
+        let have: Vec<Target> = self.clips.iter().flat_map(|c| &c.tracks).map(|t| t.target).collect();
+        for clip in &other.clips {
+            let tracks: Vec<Track> = clip
+                .tracks
+                .iter()
+                .filter_map(|t| {
+                    let target = match t.target {
+                        Target::UvOffset(m) => Target::UvOffset(*materials.get(m as usize)?),
+                        Target::Glow(m) => Target::Glow(*materials.get(m as usize)?),
+                        _ => return None,
+                    };
+                    (!have.contains(&target)).then(|| Track { target, ..t.clone() })
+                })
+                .collect();
+            if !tracks.is_empty() {
+                self.clips.push(Clip { tracks, ..clip.clone() });
+            }
+        }
+        for (i, l) in other.lods.iter().enumerate() {
+            if self.lods.len() <= i {
+                self.lods.push(*l);
+            }
+        }
+        Absorbed { meshes, materials }
+    }
+
+    /// Place a copy of `template`'s node tree under `parent`, its meshes as `absorbed` maps
+    /// them; node clips come along, retargeted. Returns the new id of every template node.
+    pub fn instantiate(&mut self, parent: Option<NodeId>, template: &Scene, absorbed: &Absorbed) -> Vec<NodeId> {
+        let mut ids: Vec<NodeId> = Vec::with_capacity(template.nodes.len());
+        for n in &template.nodes {
+            let up = match n.parent {
+                Some(p) => ids.get(p as usize).copied(),
+                None => parent,
+            };
+            let node = Node {
+                name: n.name.clone(),
+                parent: None,
+                children: Vec::new(),
+                transform: n.transform,
+                mesh: n.mesh.and_then(|m| absorbed.meshes.get(m as usize).copied()),
+                marker: n.marker,
+                lod: n.lod,
+                record: None,
+                layer: None,
+            };
+            ids.push(self.add_node(up, node));
+        }
+        for clip in &template.clips {
+            let tracks: Vec<Track> = clip
+                .tracks
+                .iter()
+                .filter_map(|t| {
+                    let target = match t.target {
+                        Target::Translation(n) => Target::Translation(*ids.get(n as usize)?),
+                        Target::Rotation(n) => Target::Rotation(*ids.get(n as usize)?),
+                        Target::Scale(n) => Target::Scale(*ids.get(n as usize)?),
+                        _ => return None,
+                    };
+                    Some(Track { target, ..t.clone() })
+                })
+                .collect();
+            if !tracks.is_empty() {
+                self.clips.push(Clip { tracks, ..clip.clone() });
+            }
+        }
+        ids
+    }
+}
+
 /// Möller–Trumbore; the distance along `d` (in units of |d|), both faces.
 fn ray_triangle(o: Vec3, d: Vec3, a: Vec3, b: Vec3, c: Vec3) -> Option<f32> {
     let (e1, e2) = (b - a, c - a);
@@ -566,8 +775,9 @@ pub struct DrawPlan {
 #[derive(Debug, Clone, PartialEq)]
 pub struct MergedBatch {
     pub texture: Option<TextureId>,
-    /// The material whose UV offset animates this batch, if one does.
-    pub scrolling: Option<MaterialId>,
+    /// The material a clip animates (UV drift, glow) when this batch has one: such a
+    /// material gets a batch of its own.
+    pub animated_material: Option<MaterialId>,
     /// (node, mesh, primitive) in draw order.
     pub items: Vec<(NodeId, MeshId, u32)>,
 }
@@ -587,9 +797,14 @@ impl DrawPlan {
 
 impl Scene {
     pub fn draw_plan(&self, lod: usize) -> DrawPlan {
-        let visible = self.visible(lod);
+        self.draw_plan_in(lod, &[])
+    }
+
+    /// [`Self::draw_plan`] with the layers in `hidden` hidden.
+    pub fn draw_plan_in(&self, lod: usize, hidden: &[u32]) -> DrawPlan {
+        let visible = self.visible_in(lod, hidden);
         let animated = self.animated_nodes();
-        let scrolling = self.scrolling_materials();
+        let animated_materials = self.animated_materials();
         let mut users = vec![0usize; self.meshes.len()];
         for (i, n) in self.nodes.iter().enumerate() {
             if let Some(m) = n.mesh.filter(|_| visible[i]) {
@@ -613,10 +828,10 @@ impl Scene {
                 }
                 let material = prim.material.and_then(|id| self.materials.get(id as usize).map(|mat| (id, mat)));
                 let texture = material.and_then(|(_, mat)| mat.texture);
-                let scroll = material.map(|(id, _)| id).filter(|id| scrolling.contains(id));
-                match plan.merged.iter_mut().find(|b| b.texture == texture && b.scrolling == scroll) {
+                let own = material.map(|(id, _)| id).filter(|id| animated_materials.contains(id));
+                match plan.merged.iter_mut().find(|b| b.texture == texture && b.animated_material == own) {
                     Some(b) => b.items.push((i as NodeId, m, k as u32)),
-                    None => plan.merged.push(MergedBatch { texture, scrolling: scroll, items: vec![(i as NodeId, m, k as u32)] }),
+                    None => plan.merged.push(MergedBatch { texture, animated_material: own, items: vec![(i as NodeId, m, k as u32)] }),
                 }
             }
         }

@@ -238,7 +238,7 @@ fn info_opens_every_kind_and_only_broken_files_fail() {
     let dir = temp_dir("kinds");
     demo(&dir);
     std::fs::write(dir.join("NOTES.TXT"), b"just text\n").unwrap();
-    for (path, format) in [("DEMO/MAPS/DEMO.MAP", "text"), ("DEMO/MODELS/HEXPOD.MOD", "text"), ("DEMO/TEXTURE/WATER.TGA", "image"), ("NOTES.TXT", "bytes")] {
+    for (path, format) in [("DEMO/MAPS/DEMO.MAP", "map"), ("DEMO/MODELS/HEXPOD.MOD", "mod"), ("DEMO/TEXTURE/WATER.TGA", "image"), ("NOTES.TXT", "bytes")] {
         let (ok, j) = info(&dir.join(path));
         assert!(ok, "{path}: {j}");
         assert_eq!(j["format"], format, "{path}");
@@ -246,11 +246,13 @@ fn info_opens_every_kind_and_only_broken_files_fail() {
     let (_, tga) = info(&dir.join("DEMO/TEXTURE/WATER.TGA"));
     assert_eq!((tga["width"].as_u64(), tga["height"].as_u64()), (Some(32), Some(32)));
     let (_, m) = info(&dir.join("DEMO/MODELS/HEXPOD.MOD"));
-    assert_eq!(m["references"][0]["written"], "hexpod.bgf");
+    assert_eq!(m["written"][0], "hexpod.bgf");
+    assert_eq!(m["objects"], serde_json::json!([]), "without --root nothing is resolved");
+    assert_eq!(m["resolved"], false);
     // Text output: the info panel's rows.
     let out = bin().arg("info").arg(dir.join("DEMO/MAPS/DEMO.MAP")).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("pod world") && text.contains("sections: pod, demo"), "{text}");
+    assert!(text.contains("pod world") && text.contains("placements: 2 models"), "{text}");
 }
 
 #[test]

@@ -286,10 +286,24 @@ fn run_census(dir: &Path, json: bool, max_bytes: u64) -> ExitCode {
     for (path, why) in &listing.skipped {
         census.failed.push(census::FailedFile { path: path.clone(), offset: 0, message: format!("cannot read: {why}") });
     }
+    let real = listing.files.iter().map(|f| (f.path.clone(), f.real.clone())).collect();
+    let source = DiskSource { real, max_bytes };
+    let index = ArchiveIndex::with_kinds(listing.files.iter().map(|f| (f.path.clone(), Kind::parse(f.kind))));
     for f in &listing.files {
         bar.set_message(f.path.clone());
         match read_regular(&f.real, max_bytes) {
-            Ok(bytes) => census.add(&f.path, bytes),
+            Ok(bytes) => {
+                let kind = Kind::sniff(&f.path, &bytes[..bytes.len().min(16)], bytes.len() as u64);
+                let world = kind.capabilities().assembles.then(|| bytes.clone());
+                census.add(&f.path, bytes);
+                if let Some(bytes) = world {
+                    // Assembled in an archive of its own, so that the assets one world reads
+                    // are let go before the next.
+                    let archive = RefCell::new(Archive::new(index.clone()));
+                    let opened = pollster::block_on(archive::open_bytes(&archive, &source, &f.path, bytes, relicview::formats::registry::Purpose::Asset));
+                    census.add_world(&f.path, &opened.document.stats());
+                }
+            }
             Err(e) => census.failed.push(census::FailedFile { path: f.path.clone(), offset: 0, message: format!("cannot read: {e}") }),
         }
         bar.inc(1);
@@ -314,6 +328,12 @@ fn run_census(dir: &Path, json: bool, max_bytes: u64) -> ExitCode {
         }
         for (t, files) in &census.unknown_tags {
             let _ = writeln!(out, "  unknown tag {t} in {}", files.join(", "));
+        }
+        if census.worlds > 0 {
+            let _ = writeln!(out, "worlds: {} · {} placements · {} ambiguous names", census.worlds, census.placements, census.ambiguous_assets);
+            for (asset, maps) in &census.missing_assets {
+                let _ = writeln!(out, "  missing {asset} (in {})", maps.join(", "));
+            }
         }
         for f in &census.failed {
             let _ = writeln!(out, "  FAILED {}: {}", f.path, f.message);

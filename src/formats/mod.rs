@@ -6,10 +6,10 @@
 pub mod biz2;
 pub mod bytes;
 pub mod image;
-pub mod ini;
 pub mod lzs;
 pub mod registry;
 pub mod text;
+pub mod world;
 
 use crate::archive::Archive;
 use crate::inspect::InspectorView;
@@ -98,6 +98,11 @@ pub struct DocStats {
     /// Triangles drawn by default.
     pub triangles: usize,
     pub diagnostics: usize,
+    /// Worlds: model placements, and the assets that could not be found or were found
+    /// more than once.
+    pub placements: usize,
+    pub missing: Vec<String>,
+    pub ambiguous: usize,
 }
 
 /// The accessors of a document that keeps `kind`, `error`, `diagnostics` and `inspector`
@@ -162,6 +167,12 @@ pub trait Document: Any {
     }
     /// The scene to draw, with references resolved as far as `archive` allows. Called once.
     fn build_scene(&mut self, archive: &Archive) -> Option<Scene> {
+        let _ = archive;
+        None
+    }
+    /// The scene of this file placed inside another's (a model in a world), built without
+    /// consuming the document (it may be placed by several).
+    fn scene_as_asset(&self, archive: &Archive) -> Option<Scene> {
         let _ = archive;
         None
     }

@@ -1,7 +1,7 @@
 //! The registry of kinds: what a file is (by content first, then by name), what it can do,
 //! and which format opens it. Sniffing lives here and nowhere else.
 
-use super::{biz2, bytes, image, lzs, text, Document};
+use super::{biz2, bytes, image, lzs, text, world, Document};
 use serde::{Deserialize, Serialize};
 
 /// What a file is. Serialised as the words the listing, `census` and the page use.
@@ -37,10 +37,13 @@ pub struct Capabilities {
     pub used_by: bool,
     /// Opened first when an archive is loaded (a model, not an asset).
     pub primary: bool,
+    /// Assembled from other files of the archive (a world): `census` assembles it to count
+    /// what it places and what it cannot find.
+    pub assembles: bool,
 }
 
 const fn caps(scene: bool, text: bool, image: bool, used_by: bool, primary: bool) -> Capabilities {
-    Capabilities { scene, text, image, used_by, primary }
+    Capabilities { scene, text, image, used_by, primary, assembles: false }
 }
 
 const NONE: &[Kind] = &[];
@@ -82,9 +85,9 @@ const FORMATS: &[Format] = &[
     Format { kind: Kind::Bsx, label: "BSX", title: "FF7 field model (LZS)", caps: caps(false, false, false, false, false), sniff: lzs::sniff_bsx, refers_to: NONE, open: lzs::open },
     Format { kind: Kind::Lzs, label: "LZS", title: "LZS-compressed file", caps: caps(false, false, false, false, false), sniff: lzs::sniff_lzs, refers_to: NONE, open: lzs::open },
     Format { kind: Kind::Image, label: "IMG", title: "image (TGA, SGI, PNG, BMP)", caps: caps(true, false, true, true, false), sniff: image::sniff, refers_to: NONE, open: image::open },
-    Format { kind: Kind::Map, label: "MAP", title: "pod world", caps: caps(false, true, false, false, false), sniff: text::sniff_map, refers_to: &[Kind::Mod, Kind::Map], open: text::open },
-    Format { kind: Kind::Mod, label: "MOD", title: "pod game object", caps: caps(false, true, false, true, false), sniff: text::sniff_mod, refers_to: &[Kind::Biz2Geometry], open: text::open },
-    Format { kind: Kind::Sub, label: "SUB", title: "pod subsystem", caps: caps(false, true, false, false, false), sniff: text::sniff_sub, refers_to: NONE, open: text::open },
+    Format { kind: Kind::Map, label: "MAP", title: "pod world", caps: Capabilities { assembles: true, ..caps(true, true, false, true, true) }, sniff: world::sniff_map, refers_to: &[Kind::Mod, Kind::Map], open: world::open },
+    Format { kind: Kind::Mod, label: "MOD", title: "pod game object", caps: caps(true, true, false, true, false), sniff: world::sniff_mod, refers_to: &[Kind::Biz2Geometry, Kind::Sub], open: world::open },
+    Format { kind: Kind::Sub, label: "SUB", title: "pod subsystems", caps: caps(false, true, false, true, false), sniff: world::sniff_sub, refers_to: NONE, open: world::open },
     Format { kind: Kind::Biz2Unreadable, label: "BIZ?", title: "DIV-BIZ2 name without its magic", caps: caps(false, false, false, false, false), sniff: biz2::sniff_unreadable, refers_to: NONE, open: biz2::open },
     Format { kind: Kind::Unknown, label: "?", title: "unknown", caps: caps(false, false, false, false, false), sniff: |_| true, refers_to: NONE, open: bytes::open },
 ];

@@ -260,7 +260,7 @@ impl Renderer {
             if let Some(cpu) = cpu_mesh(scene, &items, batch.texture.is_some()) {
                 let texture = batch.texture.and_then(|t| self.textures.get(t as usize).cloned());
                 let material = RetroMaterial { texture, normals: cpu.normals.is_some(), cull: Cull::None };
-                merged.push(MergedDraw { gm: Gm::new(GpuMesh::new(&self.context, &cpu), material), scrolling: batch.scrolling });
+                merged.push(MergedDraw { gm: Gm::new(GpuMesh::new(&self.context, &cpu), material), scrolling: batch.animated_material });
             }
         }
         let animated = scene.animated_nodes();
@@ -285,7 +285,7 @@ impl Renderer {
             .filter(|(i, _)| visible[*i])
             .filter_map(|(i, n)| match n.marker {
                 Some(Marker::Light { radius }) => Some((world[i].transform_point3(GVec3::ZERO).to_array(), radius)),
-                None => None,
+                Some(Marker::Dropzone) | None => None,
             })
             .collect();
         let markers = (!points.is_empty()).then(|| {

@@ -164,6 +164,10 @@ impl Document for Biz2Document {
         }
         (geometry || scene.meshes.iter().any(|m| m.triangle_count() > 0)).then_some(scene)
     }
+    fn scene_as_asset(&self, archive: &Archive) -> Option<Scene> {
+        let model = self.model.as_ref().filter(|m| m.kind == FileKind::Geometry)?;
+        Some(scene::build(&self.path, model.clone(), archive).0)
+    }
     fn stats(&self) -> DocStats {
         self.stats.clone()
     }

@@ -5,8 +5,18 @@ use crate::formats::biz2::writer::{write_file, WriteOptions};
 use crate::formats::biz2::{Biz2File, Connectivity, DeclaredBounds, FileKind, Header, LightPoint, Lod, MaterialDef, MaterialRef, Object, Patch, Primitive, PrimitiveKind, TextureDef, TextureRef, VertexBlock};
 use std::f32::consts::TAU;
 
+mod arena;
+pub use arena::city_map;
+
 /// Relative path and bytes of every file in the demo archive.
 pub fn demo_files() -> Vec<(String, Vec<u8>)> {
+    let mut files = models();
+    files.extend(arena::arena_files());
+    files
+}
+
+/// The models, their library and textures, and the small world that uses the pod.
+fn models() -> Vec<(String, Vec<u8>)> {
     let opts = WriteOptions::default();
     vec![
         ("DEMO/VIDEO/CUBE.BGF".into(), write_file(&cube(), opts)),

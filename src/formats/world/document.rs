@@ -1,0 +1,578 @@
+//! .MAP, .MOD and .SUB files through the document interface: the text with every section
+//! and key as an inspector row linked to its bytes, what each file refers to, what it needs
+//! read before it can be drawn, and the assembled world (or game object) as a scene.
+
+use super::assemble::{self, Assets, WorldReport};
+use super::ini::IniFile;
+use super::map::MapFile;
+use super::objects::{GameObject, SubsystemFile};
+use crate::archive::{file_name, Archive, Resolution};
+use crate::formats::registry::{Kind, Purpose};
+use crate::formats::text::looks_like_text;
+use crate::formats::{Diagnostic, DocStats, Document, InfoRow, ParseError, Reference};
+use crate::inspect::{ByteClass, Field, InspectorView, Row, MAX_ROWS};
+use crate::scene::{Bounds, Scene};
+use serde::Serialize;
+
+pub fn sniff_map(h: &crate::formats::registry::Head) -> bool {
+    h.ext == "map" && looks_like_text(h.bytes)
+}
+pub fn sniff_mod(h: &crate::formats::registry::Head) -> bool {
+    h.ext == "mod" && looks_like_text(h.bytes)
+}
+pub fn sniff_sub(h: &crate::formats::registry::Head) -> bool {
+    h.ext == "sub" && looks_like_text(h.bytes)
+}
+
+/// What the file is read as.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Parsed {
+    Map(MapFile),
+    Mod(GameObject),
+    Sub(SubsystemFile),
+}
+
+/// What assembling the scene found, kept for the info panel and `info --json`.
+#[derive(Debug, Clone, Default)]
+struct Assembled {
+    report: WorldReport,
+    placements: usize,
+    dropzones: usize,
+    lab_only: usize,
+    left_out: usize,
+    triangles: usize,
+    bounds: Option<Bounds>,
+    includes: Vec<String>,
+    root_section: Option<String>,
+    /// The .BGF files a game object draws, as resolved.
+    objects: Vec<String>,
+    /// References were looked up in an archive (not a file opened on its own).
+    resolved: bool,
+}
+
+pub struct WorldDocument {
+    kind: Kind,
+    path: String,
+    bytes: Vec<u8>,
+    text: String,
+    parsed: Parsed,
+    /// Inspector row of every entry (its section's row, then one per entry before it).
+    entry_rows: Vec<u32>,
+    section_rows: Vec<u32>,
+    error: Option<ParseError>,
+    diagnostics: Vec<Diagnostic>,
+    inspector: Option<InspectorView>,
+    lines: u32,
+    assembled: Option<Assembled>,
+}
+
+pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
+    let text = crate::formats::text::decode(&bytes);
+    let (parsed, rows, view, error, diagnostics, lines) = match IniFile::parse(&bytes) {
+        Err(e) => (Parsed::Map(MapFile::default()), (Vec::new(), Vec::new()), None, Some(ParseError::new(0, "", e)), Vec::new(), 0),
+        Ok(ini) => {
+            let mut diagnostics: Vec<Diagnostic> = ini
+                .stray
+                .iter()
+                .map(|l| Diagnostic {
+                    offset: l.start as usize,
+                    path: format!("line {}", l.line),
+                    message: if l.before_sections { "a key=value line before any [section] belongs to nothing".into() } else { "expected a [section], a key=value line or a comment".into() },
+                })
+                .collect();
+            let parsed = match kind {
+                Kind::Mod => Parsed::Mod(GameObject::read(&ini)),
+                Kind::Sub => {
+                    let f = SubsystemFile::read(&ini);
+                    diagnostics.extend(f.diagnostics.iter().cloned());
+                    Parsed::Sub(f)
+                }
+                _ => {
+                    let f = MapFile::read(&ini);
+                    diagnostics.extend(f.diagnostics.iter().cloned());
+                    Parsed::Map(f)
+                }
+            };
+            diagnostics.truncate(crate::inspect::MAX_DIAGNOSTICS);
+            let rows = rows_of(&ini);
+            let view = (purpose == Purpose::Show).then(|| view_of(&ini, &rows, &diagnostics));
+            (parsed, rows, view, None, diagnostics, ini.lines)
+        }
+    };
+    let (section_rows, entry_rows) = rows;
+    Box::new(WorldDocument { kind, path: path.to_string(), bytes, text, parsed, entry_rows, section_rows, error, diagnostics, inspector: view, lines, assembled: None })
+}
+
+/// The row of every section and of every entry: a section's row, then its entries'.
+fn rows_of(ini: &IniFile<'_>) -> (Vec<u32>, Vec<u32>) {
+    let mut sections = Vec::with_capacity(ini.sections.len());
+    let mut entries = Vec::with_capacity(ini.entries.len());
+    let mut row = 0u32;
+    for s in &ini.sections {
+        sections.push(row);
+        row += 1;
+        for _ in s.entries.clone() {
+            entries.push(row);
+            row += 1;
+        }
+    }
+    (sections, entries)
+}
+
+fn view_of(ini: &IniFile<'_>, (section_rows, _): &(Vec<u32>, Vec<u32>), diagnostics: &[Diagnostic]) -> InspectorView {
+    let bytes = ini.bytes;
+    let mut view = InspectorView::flat("text", bytes.len(), ByteClass::Text);
+    view.rows_total = ini.sections.len() + ini.entries.len();
+    'sections: for (k, s) in ini.sections.iter().enumerate() {
+        let section = section_rows[k];
+        let keys = s.entries.len();
+        let lab = if s.lab_only { " (LAB_ONLY)" } else { "" };
+        let name = ini.name(s);
+        view.chunks.push(Row {
+            index: section,
+            offset: s.start as usize,
+            payload_offset: s.header_end as usize,
+            end: s.end as usize,
+            depth: 0,
+            parent: None,
+            container: true,
+            name: format!("[{name}]"),
+            label: format!("[{name}] line {}{lab}", s.line),
+            detail: format!("section {name} on line {}, {keys} keys", s.line),
+            summary: format!("{keys} keys"),
+            flags: if s.lab_only { vec!["lab-only"] } else { Vec::new() },
+        });
+        for e in ini.entries_of(s) {
+            if view.chunks.len() >= MAX_ROWS {
+                break 'sections;
+            }
+            let row = view.chunks.len() as u32;
+            let (key, value) = (ini.text(e.key), ini.text(e.value));
+            view.fields.push(Field { chunk: row, offset: e.value.start as usize, len: e.value.len as usize, what: format!("value of {key}"), value: format!("{value:?}") });
+            view.chunks.push(Row {
+                index: row,
+                offset: e.start as usize,
+                payload_offset: e.value.start as usize,
+                end: e.end as usize,
+                depth: 1,
+                parent: Some(section),
+                container: false,
+                name: key.to_string(),
+                label: format!("{key} line {}", e.line),
+                detail: format!("{key} = {value} (line {})", e.line),
+                summary: value.to_string(),
+                flags: if e.lab_only { vec!["lab-only"] } else { Vec::new() },
+            });
+        }
+    }
+    view.diagnostics = diagnostics.to_vec();
+    view
+}
+
+/// The file name a reference names (the files write bare names, or DOS paths).
+fn base(token: &str) -> String {
+    token.rsplit(['/', '\\', ':']).next().unwrap_or(token).to_string()
+}
+
+/// The archive, seen from the root file of what is assembled.
+struct ArchiveAssets<'a> {
+    archive: &'a Archive,
+    from: &'a str,
+}
+
+fn world_doc<'a>(archive: &'a Archive, path: &str) -> Option<&'a WorldDocument> {
+    archive.get(path)?.as_any().downcast_ref::<WorldDocument>()
+}
+
+impl Assets for ArchiveAssets<'_> {
+    fn resolve(&self, name: &str) -> Resolution {
+        self.archive.resolve(self.from, &[base(name)])
+    }
+    fn map(&self, path: &str) -> Option<&MapFile> {
+        match &world_doc(self.archive, path)?.parsed {
+            Parsed::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+    fn game_object(&self, path: &str) -> Option<&GameObject> {
+        match &world_doc(self.archive, path)?.parsed {
+            Parsed::Mod(m) => Some(m),
+            _ => None,
+        }
+    }
+    fn subsystems(&self, path: &str) -> Option<&SubsystemFile> {
+        match &world_doc(self.archive, path)?.parsed {
+            Parsed::Sub(s) => Some(s),
+            _ => None,
+        }
+    }
+    fn model_scene(&self, path: &str) -> Option<Scene> {
+        self.archive.get(path)?.scene_as_asset(self.archive)
+    }
+    fn known(&self, path: &str) -> bool {
+        self.archive.known(path)
+    }
+}
+
+impl WorldDocument {
+    pub fn parsed(&self) -> &Parsed {
+        &self.parsed
+    }
+
+    fn stem(&self) -> String {
+        let name = file_name(&self.path);
+        name.rsplit_once('.').map_or(name, |(s, _)| s).to_string()
+    }
+
+    /// The paths still to read for a game object: its BGFs and SUB, then what they need.
+    fn object_needs(assets: &ArchiveAssets<'_>, object: &GameObject, out: &mut Vec<String>) {
+        let add = |p: Option<String>, out: &mut Vec<String>| {
+            if let Some(p) = p.filter(|p| !assets.known(p) && !out.iter().any(|o| o.eq_ignore_ascii_case(p))) {
+                out.push(p);
+            }
+        };
+        for v in &object.video {
+            let bgf = assets.resolve(&v.file).file;
+            match bgf.as_deref().filter(|b| assets.known(b)).and_then(|b| assets.archive.get(b)) {
+                Some(doc) => doc.needs(assets.archive).into_iter().for_each(|p| add(Some(p), out)),
+                None => add(bgf, out),
+            }
+        }
+        if let Some(s) = &object.subsystems {
+            add(assets.resolve(&s.value).file, out);
+        }
+    }
+}
+
+impl Document for WorldDocument {
+    crate::formats::common_accessors!();
+    fn bytes(&self, view: usize) -> Option<&[u8]> {
+        (view == 0).then_some(&self.bytes[..])
+    }
+    fn text(&self) -> Option<&str> {
+        Some(&self.text)
+    }
+    fn references(&self) -> Vec<Reference> {
+        let mut out: Vec<Reference> = Vec::new();
+        let mut push = |role: &'static str, written: &str| {
+            if !out.iter().any(|r| r.written.eq_ignore_ascii_case(written)) {
+                out.push(Reference { role, names: vec![base(written)], written: written.to_string(), item: None });
+            }
+        };
+        match &self.parsed {
+            Parsed::Map(m) => {
+                m.model_files().for_each(|f| push("game object", &f.value));
+                m.include_files().for_each(|f| push("included map", &f.value));
+            }
+            Parsed::Mod(o) => {
+                o.video.iter().for_each(|v| push("model", &v.file));
+                if let Some(s) = &o.subsystems {
+                    push("subsystems", &s.value);
+                }
+            }
+            Parsed::Sub(_) => {}
+        }
+        out
+    }
+
+    fn needs(&self, archive: &Archive) -> Vec<String> {
+        let assets = ArchiveAssets { archive, from: &self.path };
+        let mut out: Vec<String> = Vec::new();
+        match &self.parsed {
+            Parsed::Mod(o) => Self::object_needs(&assets, o, &mut out),
+            Parsed::Sub(_) => {}
+            Parsed::Map(map) => {
+                let Ok(sections) = assemble::gather(&self.path, map, &assets) else { return out };
+                for (_, path) in &sections.unread {
+                    if let Some(p) = path.as_ref().filter(|p| !assets.known(p)) {
+                        out.push(p.clone());
+                    }
+                }
+                let Some(root) = sections.files[0].1.root_section(&self.stem()) else { return out };
+                let Ok(expanded) = assemble::expand(&sections, root) else { return out };
+                let mut mods: Vec<&str> = Vec::new();
+                fn walk<'p>(p: &'p [assemble::Placed], mods: &mut Vec<&'p str>) {
+                    for x in p {
+                        if let assemble::PlacedKind::Model { modelfile: Some(m) } = &x.kind {
+                            if !mods.iter().any(|y| y.eq_ignore_ascii_case(m)) {
+                                mods.push(m);
+                            }
+                        }
+                        walk(&x.children, mods);
+                    }
+                }
+                walk(&expanded.placed, &mut mods);
+                for m in mods {
+                    let Some(path) = assets.resolve(m).file else { continue };
+                    match assets.game_object(&path) {
+                        Some(o) => Self::object_needs(&assets, o, &mut out),
+                        None if !assets.known(&path) && !out.iter().any(|o| o.eq_ignore_ascii_case(&path)) => out.push(path),
+                        None => {}
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn build_scene(&mut self, archive: &Archive) -> Option<Scene> {
+        let assets = ArchiveAssets { archive, from: &self.path };
+        let name = file_name(&self.path).to_string();
+        let (scene, mut assembled) = match &self.parsed {
+            Parsed::Sub(_) => return None,
+            Parsed::Mod(_) => {
+                let (scene, report) = assemble::object_scene(&name, &self.path, &assets);
+                let objects = report.resolved.iter().filter(|(n, _)| n.ends_with(".bgf")).map(|(_, p)| p.clone()).collect();
+                (scene, Assembled { report, objects, ..Default::default() })
+            }
+            Parsed::Map(map) => {
+                let result = assemble::gather(&self.path, map, &assets).and_then(|sections| {
+                    let root = sections.files[0].1.root_section(&self.stem()).ok_or_else(|| ParseError::new(0, "", "expected a section with type=map to show; the file has none"))?;
+                    let expanded = assemble::expand(&sections, root)?;
+                    let includes = sections.files[1..].iter().map(|(p, _)| p.clone()).collect();
+                    let extra: Vec<Diagnostic> = sections.diagnostics.kept.clone();
+                    Ok((expanded, includes, extra, root.index))
+                });
+                let (expanded, includes, extra, root_index) = match result {
+                    Ok(x) => x,
+                    Err(e) => {
+                        self.error = Some(e);
+                        return None;
+                    }
+                };
+                self.diagnostics.extend(extra);
+                if expanded.left_out > 0 {
+                    self.diagnostics.push(Diagnostic { offset: 0, path: String::new(), message: format!("the map expands to more than {} placements; {} are left out", assemble::MAX_PLACEMENTS, expanded.left_out) });
+                }
+                let rows = &self.entry_rows;
+                let root_row = self.section_rows.get(root_index as usize).copied().unwrap_or(0);
+                let (scene, report) = assemble::build_scene(&name, &expanded, &assets, &|e| rows.get(e as usize).copied().unwrap_or(0), root_row);
+                let a = Assembled {
+                    report,
+                    placements: expanded.models,
+                    dropzones: expanded.dropzones,
+                    lab_only: expanded.lab_only,
+                    left_out: expanded.left_out,
+                    includes,
+                    root_section: Some(expanded.root_section.clone()),
+                    ..Default::default()
+                };
+                (scene, a)
+            }
+        };
+        assembled.triangles = scene.triangle_count(0);
+        assembled.bounds = scene.bounds(0);
+        assembled.resolved = archive.resolves;
+        if !archive.resolves {
+            // Opened on its own: nothing was looked for, so nothing is missing.
+            assembled.report.missing.clear();
+            assembled.report.ambiguous.clear();
+        }
+        for m in &assembled.report.missing {
+            if self.diagnostics.len() < crate::inspect::MAX_DIAGNOSTICS {
+                self.diagnostics.push(Diagnostic { offset: 0, path: String::new(), message: format!("{m} is not in the archive: not drawn") });
+            }
+        }
+        if let Some(view) = self.inspector.as_mut() {
+            view.diagnostics = self.diagnostics.clone();
+        }
+        self.assembled = Some(assembled);
+        Some(scene)
+    }
+
+    fn info_rows(&self) -> Vec<InfoRow> {
+        let mut rows = vec![InfoRow::new("format", self.kind.title()), InfoRow::new("bytes", format!("{} · {} lines", self.bytes.len(), self.lines))];
+        match &self.parsed {
+            Parsed::Map(m) => {
+                rows.push(InfoRow::new("sections", m.sections.len().to_string()));
+                if let Some(a) = &self.assembled {
+                    if let Some(r) = &a.root_section {
+                        rows.push(InfoRow::new("map", format!("[{r}]")));
+                    }
+                    rows.push(InfoRow::new("placements", format!("{} models · {} dropzones · {} doors{}", a.placements, a.dropzones, a.report.doors, if a.lab_only > 0 { format!(" · {} LAB_ONLY", a.lab_only) } else { String::new() })));
+                    if !a.includes.is_empty() {
+                        rows.push(InfoRow::new("includes", a.includes.join(", ")));
+                    }
+                }
+            }
+            Parsed::Mod(o) => {
+                rows.push(InfoRow::new("draws", o.video.iter().map(|v| v.file.as_str()).collect::<Vec<_>>().join(", ")));
+                if !o.twins.is_empty() {
+                    rows.push(InfoRow::new("low-poly twins (not drawn)", o.twins.iter().map(|v| v.file.as_str()).collect::<Vec<_>>().join(", ")));
+                }
+                if let Some(s) = &o.subsystems {
+                    rows.push(InfoRow::new("subsystems", s.value.clone()));
+                }
+                if let Some(c) = &o.class {
+                    rows.push(InfoRow::new("class", c.clone()));
+                }
+            }
+            Parsed::Sub(f) => {
+                for s in &f.subsystems {
+                    let what = match s.door() {
+                        Some(d) => format!("door: slides {:?} over {} s, waits {} s", d.extent, d.travel, d.dead),
+                        None => s.kind.clone().unwrap_or_else(|| "no Type".into()),
+                    };
+                    rows.push(InfoRow::new(format!("[{}]", s.name), what));
+                }
+            }
+        }
+        if let Some(a) = &self.assembled {
+            rows.push(InfoRow::new("triangles", a.triangles.to_string()));
+            if a.report.glowing > 0 {
+                rows.push(InfoRow::warning("laser glow", "an approximate pulse: the game drives the beam, the files hold no data for it"));
+            }
+            if !a.report.missing.is_empty() {
+                rows.push(InfoRow::warning("missing", a.report.missing.iter().cloned().collect::<Vec<_>>().join(", ")));
+            }
+            for amb in &a.report.ambiguous {
+                rows.push(InfoRow::warning(format!("several {}", amb.name), format!("took {}; also {}", amb.taken, amb.candidates.join(", "))));
+            }
+        }
+        for d in &self.diagnostics {
+            rows.push(InfoRow::warning(format!("warning @{}", d.offset), format!("{}{}{}", d.path, if d.path.is_empty() { "" } else { ": " }, d.message)));
+        }
+        rows
+    }
+
+    fn info_json(&self) -> String {
+        #[derive(Serialize)]
+        struct BoundsJson {
+            min: [f32; 3],
+            max: [f32; 3],
+        }
+        #[derive(Serialize)]
+        struct SubJson<'a> {
+            name: &'a str,
+            #[serde(rename = "type")]
+            kind: Option<&'a str>,
+            video_object: Option<&'a str>,
+            travel_time: Option<f32>,
+            dead_time: Option<f32>,
+            motion_extent: Option<[f32; 3]>,
+        }
+        let a = self.assembled.clone().unwrap_or_default();
+        let error = self.error.as_ref().map(|e| serde_json::json!({ "message": e.to_string(), "offset": e.offset, "path": e.path }));
+        let bounds = a.bounds.map(|b| BoundsJson { min: b.min, max: b.max });
+        let missing: Vec<&String> = a.report.missing.iter().collect();
+        let v = match &self.parsed {
+            Parsed::Map(m) => serde_json::json!({
+                "format": "map",
+                "root_section": a.root_section,
+                "placements": a.placements,
+                "dropzones": a.dropzones,
+                "missing": missing,
+                "triangles": a.triangles,
+                "bounds": bounds,
+                "lab_only": a.lab_only,
+                "doors": a.report.doors,
+                "ambiguous": a.report.ambiguous,
+                "includes": a.includes,
+                "sections": m.sections.len(),
+                "left_out": a.left_out,
+                "resolved": a.resolved,
+                "diagnostics": self.diagnostics,
+                "error": error,
+            }),
+            Parsed::Mod(o) => serde_json::json!({
+                "format": "mod",
+                "objects": a.objects,
+                "triangles": a.triangles,
+                "written": o.video.iter().map(|v| &v.file).collect::<Vec<_>>(),
+                "twins": o.twins.iter().map(|v| &v.file).collect::<Vec<_>>(),
+                "subsystems": o.subsystems.as_ref().map(|s| &s.value),
+                "missing": missing,
+                "bounds": bounds,
+                "doors": a.report.doors,
+                "resolved": a.resolved,
+                "diagnostics": self.diagnostics,
+                "error": error,
+            }),
+            Parsed::Sub(f) => serde_json::json!({
+                "format": "sub",
+                "subsystems": f.subsystems.iter().map(|s| SubJson { name: &s.name, kind: s.kind.as_deref(), video_object: s.video_object.as_deref(), travel_time: s.travel_time, dead_time: s.dead_time, motion_extent: s.motion_extent }).collect::<Vec<_>>(),
+                "diagnostics": self.diagnostics,
+                "error": error,
+            }),
+        };
+        v.to_string()
+    }
+
+    fn stats(&self) -> DocStats {
+        let mut s = DocStats { diagnostics: self.diagnostics.len(), ..Default::default() };
+        if let Some(a) = &self.assembled {
+            s.triangles = a.triangles;
+            s.placements = a.placements;
+            s.missing = a.report.missing.iter().cloned().collect();
+            s.ambiguous = a.report.ambiguous.len();
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::archive::{open_file, MemorySource};
+    use std::cell::RefCell;
+
+    fn open_in(files: Vec<(String, Vec<u8>)>, path: &str) -> crate::archive::Opened {
+        let source = MemorySource::new(files);
+        let archive = RefCell::new(source.archive());
+        pollster::block_on(open_file(&archive, &source, path)).unwrap()
+    }
+
+    fn cube() -> Vec<u8> {
+        crate::demo::demo_files().into_iter().find(|(p, _)| p.ends_with("CUBE.BGF")).unwrap().1
+    }
+
+    #[test]
+    fn include_cycles_and_self_nesting_are_errors_with_the_line_and_offset() {
+        let a = b"[a]\ntype=map\ninstance=box 0 0 0 0 0 0\n[inc]\ntype=include\nfile=b.map\n".to_vec();
+        let b = b"[inc2]\ntype=include\nfile=a.map\n".to_vec();
+        let o = open_in(vec![("W/A.MAP".into(), a.clone()), ("W/B.MAP".into(), b)], "W/A.MAP");
+        let e = o.document.error().expect("a cycle is an error");
+        assert_eq!(e.offset, a.windows(10).position(|w| w == b"file=b.map").unwrap() - 0, "{e}");
+        assert!(e.message.contains("include cycle") && e.message.contains("B.MAP line 3 includes a.map"), "{e}");
+        assert_eq!(e.path, "line 6");
+
+        let nest = b"[outer]\ntype=map\ninstance=inner 1 0 0 0 0 0\n[inner]\ntype=map\ninstance=outer 0 0 0 0 0 0\n".to_vec();
+        let o = open_in(vec![("W/OUTER.MAP".into(), nest.clone())], "W/OUTER.MAP");
+        let e = o.document.error().expect("nesting into itself is an error");
+        assert_eq!(e.offset, 17, "the root line that starts the chain");
+        assert_eq!(e.path, "line 3");
+        assert!(e.message.contains("[outer] places a map that places it"), "{e}");
+        let own = b"[me]\ntype=map\ninstance=me 0 0 0 0 0 0\n".to_vec();
+        let o = open_in(vec![("W/ME.MAP".into(), own)], "W/ME.MAP");
+        assert!(o.document.error().unwrap().message.contains("[me] places itself"));
+    }
+
+    #[test]
+    fn a_map_places_its_models_through_nested_maps_and_finds_them_in_its_own_tree_first() {
+        let map = b"[box]\ntype=model\nmodelfile=box.mod\n[row]\ntype=map\ninstance=box 0 0 0 0 0 0\ninstance=box 10 0 0 0 0 0\n[w]\ntype=map\ninstance=row 0 0 100 0 0 0\ninstance=row 0 0 200 0 0 0\ninstance=ghost 0 0 0 0 0 0\n".to_vec();
+        let modfile = b"[video]\nobject=cube.bgf\n".to_vec();
+        let files = vec![
+            ("A/MAPS/W.MAP".to_string(), map),
+            ("A/MODELS/BOX.MOD".to_string(), modfile.clone()),
+            ("A/VIDEO/CUBE.BGF".to_string(), cube()),
+            ("B/VIDEO/CUBE.BGF".to_string(), cube()),
+        ];
+        let o = open_in(files, "A/MAPS/W.MAP");
+        assert!(o.document.error().is_none(), "{:?}", o.document.error());
+        let scene = o.scene.unwrap();
+        let j: serde_json::Value = serde_json::from_str(&o.document.info_json()).unwrap();
+        assert_eq!(j["format"], "map");
+        assert_eq!(j["root_section"], "w");
+        assert_eq!(j["placements"], 4);
+        assert_eq!(j["triangles"], 4 * 12);
+        assert_eq!(j["missing"], serde_json::json!(["ghost"]));
+        assert_eq!(j["ambiguous"][0]["taken"], "A/VIDEO/CUBE.BGF", "the map's own tree first");
+        assert_eq!(j["ambiguous"][0]["candidates"], serde_json::json!(["B/VIDEO/CUBE.BGF"]));
+        // The cube spans ±1; the farthest box sits at x 10, z 200.
+        let b = &j["bounds"];
+        assert_eq!((b["min"][0].as_f64(), b["max"][0].as_f64(), b["max"][2].as_f64()), (Some(-1.0), Some(11.0), Some(201.0)));
+        // One mesh set for the cube, drawn by four placements.
+        assert_eq!(scene.meshes.len(), 1);
+        assert_eq!(scene.instance_count(0), 4);
+        assert_eq!(scene.draw_plan(0).draw_calls(), 1);
+    }
+}
