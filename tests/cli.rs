@@ -16,6 +16,11 @@ fn temp_dir(name: &str) -> PathBuf {
     d.canonicalize().unwrap()
 }
 
+/// How many files `relicview demo` writes.
+fn demo_files() -> usize {
+    relicview::demo::demo_files().len()
+}
+
 fn demo(dir: &Path) {
     let out = bin().arg("demo").arg(dir).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -87,11 +92,12 @@ fn info_with_root_resolves_libraries_nearest_first_and_census_counts_everything(
     let out = bin().args(["census", "--json"]).arg(&dir).output().unwrap();
     assert!(out.status.success());
     let c: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    // The demo's 10 files, OTHER's library and tower, and the broken file.
-    assert_eq!(c["files"], 13);
-    assert_eq!(c["kinds"]["biz2-geometry"], 7);
-    assert_eq!(c["kinds"]["biz2-materials"], 2);
-    assert_eq!(c["closes_exactly"], 8);
+    // The demo's 33 files (16 models, 2 libraries), OTHER's library and tower, and the
+    // broken file.
+    assert_eq!(c["files"], demo_files() + 3);
+    assert_eq!(c["kinds"]["biz2-geometry"], 16 + 2);
+    assert_eq!(c["kinds"]["biz2-materials"], 2 + 1);
+    assert_eq!(c["closes_exactly"], 18 + 2);
     assert_eq!(c["point_only_objects"], 1);
     assert_eq!(c["failed"][0]["path"], "OTHER/BROKEN.BGF");
     assert_eq!(c["failed"][0]["offset"], 10);
@@ -192,7 +198,7 @@ fn serve_publishes_site_archive_and_listing_and_nothing_else() {
     let listing: serde_json::Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(listing["base"], "archive/");
     let files: Vec<(String, u64)> = listing["files"].as_array().unwrap().iter().map(|f| (f["path"].as_str().unwrap().to_string(), f["size"].as_u64().unwrap())).collect();
-    assert_eq!(files.len(), 10, "{files:?}");
+    assert_eq!(files.len(), demo_files(), "{files:?}");
     assert!(files.contains(&("DEMO/VIDEO/HEXPOD.BGF".to_string(), expected.len() as u64)));
     assert!(!files.iter().any(|(p, _)| p.contains("escape")), "symlink out is not listed");
 
@@ -228,7 +234,7 @@ fn index_writes_a_static_listing_that_does_not_list_itself() {
     let j: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("index.json")).unwrap()).unwrap();
     assert_eq!(j["base"], "");
     let paths: Vec<&str> = j["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
-    assert_eq!(paths.len(), 10);
+    assert_eq!(paths.len(), demo_files());
     assert!(!paths.contains(&"index.json"));
     assert!(paths.contains(&"DEMO/VIDEO/HEXPOD.BGF"));
 }
@@ -329,7 +335,7 @@ fn vanished_entries_and_odd_names_never_stop_a_census() {
     let out = bin().args(["census", "--json"]).arg(&dir).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let c: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(c["files"], 12, "the demo's 10 files and both odd names, each on its own");
+    assert_eq!(c["files"], demo_files() + 2, "the demo's files and both odd names, each on its own");
     let failed = c["failed"].as_array().unwrap();
     assert_eq!(failed.len(), 1, "{failed:?}");
     assert_eq!(failed[0]["path"], "DEMO/dangling.bgf");
@@ -628,4 +634,65 @@ fn parse_memory_stays_within_three_times_the_file() {
         assert!(ratio <= limit, "{what}: peak RSS {ratio:.2}× the file (at most {limit}×)");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn info_on_worlds_game_objects_and_subsystems_keeps_its_contract() {
+    let dir = temp_dir("worlds");
+    demo(&dir);
+    let info_root = |path: &str| {
+        let out = bin().args(["info", "--json", "--root"]).arg(&dir).arg(dir.join(path)).output().unwrap();
+        (out.status.success(), serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap())
+    };
+    let (ok, j) = info_root("DEMO/MAPS/ARENA1.MAP");
+    assert!(ok, "{j}");
+    assert_eq!(j["format"], "map");
+    assert_eq!(j["root_section"], "arena1");
+    // Hall, 4 blocks of 3 buildings, 2 crates, the door, the stack, the wellhead, and the
+    // LAB_ONLY crate.
+    assert_eq!(j["placements"], 19);
+    assert_eq!(j["dropzones"], 4);
+    assert_eq!(j["missing"], serde_json::json!([]));
+    assert_eq!((j["lab_only"].as_u64(), j["doors"].as_u64()), (Some(1), Some(2)));
+    assert_eq!(j["includes"], serde_json::json!(["DEMO/MAPS/BLOCKS.MAP"]));
+    assert_eq!(j["ambiguous"], serde_json::json!([{"name": "crate.bgf", "taken": "DEMO/VIDEO/CRATE.BGF", "candidates": ["OTHER/VIDEO/CRATE.BGF"]}]));
+    // Triangles: LOD 0 of every placed model, twins dropped (the door frame's drwl.bgf).
+    let tri = |p: &str| -> u64 { info(&dir.join(p)).1["triangles"].as_u64().unwrap() };
+    let expected = tri("DEMO/VIDEO/HALL.BGF") + 12 * tri("DEMO/VIDEO/BLDG.BGF") + 3 * tri("DEMO/VIDEO/CRATE.BGF") + tri("DEMO/VIDEO/DRW.BGF") + tri("DEMO/VIDEO/DR1.BGF") + tri("DEMO/VIDEO/DR2.BGF") + tri("DEMO/VIDEO/STACK.BGF") + tri("DEMO/VIDEO/WH1.BGF") + tri("DEMO/VIDEO/LAZDRIL.BGF");
+    assert_eq!(j["triangles"].as_u64(), Some(expected));
+    assert_eq!(j["bounds"]["min"], serde_json::json!([-30.5, 0.0, -30.5]), "the hall's walls bound the arena");
+
+    let (ok, m) = info_root("DEMO/MODELS/DRW.MOD");
+    assert!(ok, "{m}");
+    assert_eq!(m["format"], "mod");
+    assert_eq!(m["objects"], serde_json::json!(["DEMO/VIDEO/DRW.BGF", "DEMO/VIDEO/DR1.BGF", "DEMO/VIDEO/DR2.BGF"]));
+    assert_eq!(m["triangles"].as_u64(), Some(tri("DEMO/VIDEO/DRW.BGF") + tri("DEMO/VIDEO/DR1.BGF") + tri("DEMO/VIDEO/DR2.BGF")));
+    assert_eq!(m["twins"], serde_json::json!(["drwl.bgf"]));
+
+    let (ok, s) = info_root("DEMO/MODELS/DRW.SUB");
+    assert!(ok);
+    assert_eq!(s["format"], "sub");
+    assert_eq!(s["subsystems"][0]["name"], "door1");
+    assert_eq!(s["subsystems"][0]["type"], "DoorClassID");
+    assert_eq!(s["subsystems"][1]["motion_extent"], serde_json::json!([3.0, 0.0, 0.0]));
+
+    // A map whose model exists nowhere lists it and shows the rest; info exits 1.
+    std::fs::write(dir.join("DEMO/MAPS/GAPS.MAP"), b"[hall]\r\ntype=model\r\nmodelfile=hall.mod\r\n[ghost]\r\ntype=model\r\nmodelfile=ghost.mod\r\n[gaps]\r\ntype=map\r\ninstance=hall 0 0 0 0 0 0\r\ninstance=ghost 0 0 0 0 0 0\r\n").unwrap();
+    let (ok, g) = info_root("DEMO/MAPS/GAPS.MAP");
+    assert!(!ok, "a missing asset is a diagnostic");
+    assert_eq!(g["missing"], serde_json::json!(["ghost.mod"]));
+    assert_eq!(g["triangles"].as_u64(), Some(tri("DEMO/VIDEO/HALL.BGF")));
+    // An include cycle: exit 1, the error at the offending line's byte offset.
+    let cycle = b"[a]\r\ntype=map\r\ninstance=hall 0 0 0 0 0 0\r\n[me]\r\ntype=include\r\nfile=loop.map\r\n";
+    std::fs::write(dir.join("DEMO/MAPS/LOOP.MAP"), cycle).unwrap();
+    let (ok, e) = info_root("DEMO/MAPS/LOOP.MAP");
+    assert!(!ok);
+    let offset = e["error"]["offset"].as_u64().unwrap() as usize;
+    assert_eq!(&cycle[offset..offset + 13], b"file=loop.map");
+    assert!(e["error"]["message"].as_str().unwrap().contains("include cycle"), "{e}");
+    // Census counts the worlds.
+    let out = bin().args(["census", "--json"]).arg(&dir).output().unwrap();
+    let c: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(c["worlds"], 6);
+    assert_eq!(c["missing_assets"]["ghost.mod"], serde_json::json!(["DEMO/MAPS/GAPS.MAP"]));
 }

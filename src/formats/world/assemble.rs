@@ -346,21 +346,22 @@ impl Builder<'_> {
                     }
                     return;
                 };
-                self.place_object(node, &mod_path);
+                let assets = self.assets;
+                match assets.game_object(&mod_path) {
+                    Some(object) => self.place_object(node, object),
+                    None if assets.known(&mod_path) => {
+                        self.report.missing.insert(crate::archive::file_name(&mod_path).to_ascii_lowercase());
+                    }
+                    None => {}
+                }
             }
             PlacedKind::Unknown => {}
         }
     }
 
     /// A game object's video objects under `node`, with their doors moving.
-    fn place_object(&mut self, node: u32, mod_path: &str) {
+    fn place_object(&mut self, node: u32, object: &GameObject) {
         let assets = self.assets;
-        let Some(object) = assets.game_object(mod_path) else {
-            if assets.known(mod_path) {
-                self.report.missing.insert(crate::archive::file_name(mod_path).to_ascii_lowercase());
-            }
-            return;
-        };
         let subs = object.subsystems.as_ref().and_then(|s| self.resolve(&s.value)).and_then(|p| assets.subsystems(&p));
         let mut is_door = false;
         for v in &object.video {
@@ -429,11 +430,11 @@ pub fn build_scene(name: &str, expanded: &Expanded, assets: &dyn Assets, entry_r
 }
 
 /// A game object alone (a .MOD opened by itself) as a scene.
-pub fn object_scene(name: &str, mod_path: &str, assets: &dyn Assets) -> (Scene, WorldReport) {
+pub fn object_scene(name: &str, object: &GameObject, assets: &dyn Assets) -> (Scene, WorldReport) {
     let mut scene = Scene { name: name.to_string(), ..Default::default() };
     let layers = [LAYER_DROPZONES, LAYER_DOORS, LAYER_FX, LAYER_LAB_ONLY].map(|l| scene.layer(l));
     let root = scene.add_node(None, Node { name: Some(name.to_string()), ..Default::default() });
     let mut b = Builder { assets, scene, report: WorldReport::default(), templates: HashMap::new(), entry_row: &|e| e, layers };
-    b.place_object(root, mod_path);
+    b.place_object(root, object);
     (b.scene, b.report)
 }

@@ -320,8 +320,8 @@ impl Document for WorldDocument {
         let name = file_name(&self.path).to_string();
         let (scene, mut assembled) = match &self.parsed {
             Parsed::Sub(_) => return None,
-            Parsed::Mod(_) => {
-                let (scene, report) = assemble::object_scene(&name, &self.path, &assets);
+            Parsed::Mod(object) => {
+                let (scene, report) = assemble::object_scene(&name, object, &assets);
                 let objects = report.resolved.iter().filter(|(n, _)| n.ends_with(".bgf")).map(|(_, p)| p.clone()).collect();
                 (scene, Assembled { report, objects, ..Default::default() })
             }
