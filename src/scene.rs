@@ -544,9 +544,10 @@ impl Scene {
     }
 
     /// The nearest triangle (either face: winding is unconfirmed) that the ray from `origin`
-    /// along `dir` hits among the nodes shown at `lod`, with nodes placed by `world`.
-    pub fn pick(&self, origin: Vec3, dir: Vec3, lod: usize, world: &[Mat4]) -> Option<SceneHit> {
-        let visible = self.visible(lod);
+    /// along `dir` hits among the nodes shown at `lod` (layers in `hidden` hidden), with
+    /// nodes placed by `world`.
+    pub fn pick(&self, origin: Vec3, dir: Vec3, lod: usize, hidden: &[u32], world: &[Mat4]) -> Option<SceneHit> {
+        let visible = self.visible_in(lod, hidden);
         let mut best: Option<SceneHit> = None;
         for (i, n) in self.nodes.iter().enumerate() {
             let Some(m) = n.mesh.filter(|_| visible[i]) else { continue };
@@ -864,12 +865,12 @@ mod tests {
     fn pick_finds_the_nearest_triangle_from_either_side() {
         let s = two_quads();
         let w = s.world(&s.pose(0.0));
-        let hit = s.pick(Vec3::new(0.5, -0.5, 5.0), Vec3::NEG_Z, 0, &w).unwrap();
+        let hit = s.pick(Vec3::new(0.5, -0.5, 5.0), Vec3::NEG_Z, 0, &[], &w).unwrap();
         assert_eq!((hit.primitive, hit.triangle, hit.distance), (0, 0, 5.0));
-        assert_eq!(s.pick(Vec3::new(-0.5, 0.5, 5.0), Vec3::NEG_Z, 0, &w).map(|h| (h.primitive, h.triangle)), Some((0, 1)));
-        assert_eq!(s.pick(Vec3::new(0.5, -0.5, -5.0), Vec3::Z, 0, &w).map(|h| h.primitive), Some(1));
-        assert_eq!(s.pick(Vec3::new(3.0, 0.0, 5.0), Vec3::NEG_Z, 0, &w), None);
-        assert_eq!(s.pick(Vec3::new(0.0, 0.0, 5.0), Vec3::Z, 0, &w), None);
+        assert_eq!(s.pick(Vec3::new(-0.5, 0.5, 5.0), Vec3::NEG_Z, 0, &[], &w).map(|h| (h.primitive, h.triangle)), Some((0, 1)));
+        assert_eq!(s.pick(Vec3::new(0.5, -0.5, -5.0), Vec3::Z, 0, &[], &w).map(|h| h.primitive), Some(1));
+        assert_eq!(s.pick(Vec3::new(3.0, 0.0, 5.0), Vec3::NEG_Z, 0, &[], &w), None);
+        assert_eq!(s.pick(Vec3::new(0.0, 0.0, 5.0), Vec3::Z, 0, &[], &w), None);
     }
 
     #[test]
@@ -877,8 +878,8 @@ mod tests {
         let mut s = two_quads();
         s.nodes[0].transform.translation = [10.0, 0.0, 0.0];
         let w = s.world(&s.pose(0.0));
-        assert!(s.pick(Vec3::new(0.5, -0.5, 5.0), Vec3::NEG_Z, 0, &w).is_none());
-        assert!(s.pick(Vec3::new(10.5, -0.5, 5.0), Vec3::NEG_Z, 0, &w).is_some());
+        assert!(s.pick(Vec3::new(0.5, -0.5, 5.0), Vec3::NEG_Z, 0, &[], &w).is_none());
+        assert!(s.pick(Vec3::new(10.5, -0.5, 5.0), Vec3::NEG_Z, 0, &[], &w).is_some());
         let b = s.bounds(0).unwrap();
         assert_eq!((b.min, b.max), ([9.0, -1.0, -2.0], [11.0, 1.0, 0.0]));
     }

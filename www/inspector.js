@@ -3,13 +3,23 @@
 // Everything from the file reaches the page as text.
 
 const ROW_BYTES = 16;
-const ROW_HEIGHT = 18; // px, matches .hexrow in style.css
+const ROW_HEIGHT = 18; // px, matches .hexrow and .chunk in style.css
+// Tree rows kept in the DOM beyond those in sight, above and below: a small file's tree is
+// whole, a file of thousands of records costs a few hundred rows.
+const TREE_OVERSCAN = 200;
 const hex = (n, width) => n.toString(16).toUpperCase().padStart(width, '0');
 
 export class Inspector {
   constructor(root) {
     this.root = root;
     this.tree = root.querySelector('#chunk-tree');
+    this.treeSpacer = root.querySelector('#tree-spacer');
+    this.treeRows = root.querySelector('#tree-rows');
+    // The records the tree shows (not under a collapsed one), in order, and the window of
+    // them in the DOM.
+    this.shownRows = [];
+    this.window = [0, 0];
+    this.tree.addEventListener('scroll', () => this.renderTreeWindow());
     this.hexBox = root.querySelector('#hex');
     this.hexSpacer = root.querySelector('#hex-spacer');
     this.hexRows = root.querySelector('#hex-rows');
@@ -57,6 +67,7 @@ export class Inspector {
     this.viewSelect.hidden = !view || view.views.length < 2;
     this.selection = null;
     this.collapsed = new Set();
+    this.tree.scrollTop = 0;
     this.renderLegend();
     this.renderDiagnostics();
     this.renderTree();
@@ -107,27 +118,60 @@ export class Inspector {
   }
 
   renderTree() {
-    this.tree.replaceChildren();
-    if (!this.view) return;
-    const frag = document.createDocumentFragment();
-    for (const c of this.view.chunks) {
-      const row = document.createElement('div');
-      row.className = ['chunk', ...c.flags].join(' ');
-      row.dataset.chunk = String(c.index);
-      row.style.paddingLeft = `${c.depth * 14 + 4}px`;
-      const twisty = document.createElement('span');
-      twisty.className = 'twisty';
-      twisty.textContent = c.container ? '▾' : ' ';
-      const head = document.createElement('span');
-      head.className = 'chunk-head';
-      head.textContent = `${hex(c.offset, 6)} ${c.label}`;
-      const summary = document.createElement('span');
-      summary.className = 'chunk-summary';
-      summary.textContent = c.summary;
-      row.append(twisty, head, summary);
-      frag.append(row);
+    this.window = [0, 0];
+    this.treeRows.replaceChildren();
+    this.shownRows = [];
+    if (!this.view) {
+      this.treeSpacer.style.height = '0px';
+      return;
     }
-    this.tree.append(frag);
+    // A row is shown when no ancestor is collapsed; rows come parents first.
+    const chunks = this.view.chunks;
+    const hidden = new Uint8Array(chunks.length);
+    for (const c of chunks) {
+      const p = c.parent;
+      if (p !== null && p !== undefined && p < chunks.length && (hidden[p] || this.collapsed.has(p))) hidden[c.index] = 1;
+      else this.shownRows.push(c.index);
+    }
+    this.treeSpacer.style.height = `${this.shownRows.length * ROW_HEIGHT}px`;
+    this.renderTreeWindow(true);
+  }
+
+  // Only the rows near those in sight exist in the DOM.
+  renderTreeWindow(force = false) {
+    if (!this.view) return;
+    const inSight = Math.ceil((this.tree.clientHeight || 300) / ROW_HEIGHT);
+    const top = Math.floor(this.tree.scrollTop / ROW_HEIGHT);
+    const first = Math.max(0, top - TREE_OVERSCAN);
+    const last = Math.min(this.shownRows.length, top + inSight + TREE_OVERSCAN);
+    // Re-render only when the sight nears the edge of what is in the DOM.
+    const [a, b] = this.window;
+    if (!force && first >= a && last <= b && (top - a > TREE_OVERSCAN / 4 || a === 0) && (b - top - inSight > TREE_OVERSCAN / 4 || b === this.shownRows.length)) return;
+    this.window = [first, last];
+    this.treeRows.style.top = `${first * ROW_HEIGHT}px`;
+    const frag = document.createDocumentFragment();
+    const selected = this.selection ? this.selection.chunk : null;
+    for (let i = first; i < last; i++) frag.append(this.treeRow(this.view.chunks[this.shownRows[i]], selected));
+    this.treeRows.replaceChildren(frag);
+  }
+
+  treeRow(c, selected) {
+    const row = document.createElement('div');
+    row.className = ['chunk', ...c.flags].join(' ');
+    row.dataset.chunk = String(c.index);
+    row.style.paddingLeft = `${c.depth * 14 + 4}px`;
+    if (c.index === selected) row.setAttribute('aria-selected', 'true');
+    const twisty = document.createElement('span');
+    twisty.className = 'twisty';
+    twisty.textContent = c.container ? (this.collapsed.has(c.index) ? '▸' : '▾') : ' ';
+    const head = document.createElement('span');
+    head.className = 'chunk-head';
+    head.textContent = `${hex(c.offset, 6)} ${c.label}`;
+    const summary = document.createElement('span');
+    summary.className = 'chunk-summary';
+    summary.textContent = c.summary;
+    row.append(twisty, head, summary);
+    return row;
   }
 
   toggle(index) {
@@ -135,18 +179,27 @@ export class Inspector {
     if (!c.container) return;
     if (this.collapsed.has(index)) this.collapsed.delete(index);
     else this.collapsed.add(index);
-    // A row is hidden when any ancestor is collapsed.
-    for (const row of this.tree.children) {
-      let p = this.view.chunks[Number(row.dataset.chunk)].parent;
-      let hidden = false;
-      while (p !== null && p !== undefined) {
-        if (this.collapsed.has(p)) { hidden = true; break; }
-        p = this.view.chunks[p].parent;
-      }
-      row.hidden = hidden;
-      const twisty = row.querySelector('.twisty');
-      if (this.view.chunks[Number(row.dataset.chunk)].container) twisty.textContent = this.collapsed.has(Number(row.dataset.chunk)) ? '▸' : '▾';
+    const scroll = this.tree.scrollTop;
+    this.renderTree();
+    this.tree.scrollTop = scroll;
+    this.renderTreeWindow(true);
+  }
+
+  // Bring record `index` into the tree's sight: its collapsed ancestors opened, the tree
+  // scrolled to it.
+  revealRow(index) {
+    const chunks = this.view.chunks;
+    let opened = false;
+    for (let p = chunks[index].parent; p !== null && p !== undefined; p = chunks[p].parent) {
+      if (this.collapsed.delete(p)) opened = true;
     }
+    if (opened) this.renderTree();
+    const at = this.shownRows.indexOf(index);
+    if (at < 0) return;
+    const top = at * ROW_HEIGHT;
+    const h = this.tree.clientHeight || 300;
+    if (top < this.tree.scrollTop || top > this.tree.scrollTop + h - ROW_HEIGHT) this.tree.scrollTop = Math.max(0, top - ROW_HEIGHT * 2);
+    this.renderTreeWindow(true);
   }
 
   // Show byte view `i` in the hex view: the rows and their shading belong to view 0, so other
@@ -205,12 +258,10 @@ export class Inspector {
     if (!c) return;
     if (this.shownView !== 0) this.setByteView(0);
     this.selection = { chunk: index, start: c.offset, end: c.end };
+    this.revealRow(index);
     for (const row of this.tree.querySelectorAll('[aria-selected="true"]')) row.removeAttribute('aria-selected');
     const row = this.tree.querySelector(`[data-chunk="${index}"]`);
-    if (row) {
-      row.setAttribute('aria-selected', 'true');
-      row.scrollIntoView({ block: 'nearest' });
-    }
+    if (row) row.setAttribute('aria-selected', 'true');
     this.detail.textContent = `${c.name} at ${c.offset} (0x${hex(c.offset, 1)}): ${c.detail}${c.summary ? ' · ' + c.summary : ''}`;
     if (scrollHex) this.scrollHexTo(c.offset);
     this.renderHex();

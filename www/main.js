@@ -21,6 +21,8 @@ const state = {
   source: {},
   // While a file is being opened the hash keeps describing the file on show.
   opening: 0,
+  // The viewpoint the camera is at (its index), while it has not moved away.
+  viewpoint: null,
 };
 
 let readyResolve, readyReject;
@@ -94,28 +96,52 @@ function button(id, label, onClick) {
   return b;
 }
 
-// Text with line numbers in a gutter; the text itself stays one text node.
-const MAX_TEXT = 256 * 1024;
+// Text with line numbers in a gutter; the text itself stays one text node. A long text
+// keeps only the lines near those in sight in the DOM (its layout would hold the page).
+const TEXT_LINE_PX = 14; // matches .text-wrap in style.css
+const TEXT_WINDOW = 400; // lines in the DOM at once, at most
 function textView(text) {
   const wrap = document.createElement('div');
   wrap.className = 'text-wrap';
-  const shown = text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text;
   // A final line break ends the last line; it does not start another.
-  const lines = shown.split('\n').length - (shown.endsWith('\n') ? 1 : 0);
+  const lines = text.split('\n');
+  if (text.endsWith('\n')) lines.pop();
   const gutter = document.createElement('pre');
   gutter.className = 'line-numbers';
   gutter.setAttribute('aria-hidden', 'true');
-  gutter.textContent = Array.from({ length: lines }, (_, i) => i + 1).join('\n');
   const pre = document.createElement('pre');
   pre.className = 'text-view';
-  pre.textContent = shown;
-  wrap.append(gutter, pre);
-  if (shown.length < text.length) {
-    const more = document.createElement('p');
-    more.className = 'muted';
-    more.textContent = `First ${MAX_TEXT} characters of ${text.length}; the hex view has every byte.`;
-    wrap.append(more);
+  const show = (first, last) => {
+    gutter.textContent = Array.from({ length: last - first }, (_, i) => first + i + 1).join('\n');
+    pre.textContent = lines.slice(first, last).join('\n') + (last === lines.length && text.endsWith('\n') ? '\n' : '');
+  };
+  if (lines.length <= TEXT_WINDOW) {
+    show(0, lines.length);
+    wrap.append(gutter, pre);
+    return wrap;
   }
+  wrap.classList.add('windowed');
+  const spacer = document.createElement('div');
+  spacer.className = 'text-spacer';
+  spacer.style.height = `${lines.length * TEXT_LINE_PX}px`;
+  const inner = document.createElement('div');
+  inner.className = 'text-lines';
+  inner.append(gutter, pre);
+  wrap.append(spacer, inner);
+  let shown = -1;
+  const render = () => {
+    const top = Math.floor(wrap.scrollTop / TEXT_LINE_PX);
+    const first = Math.max(0, Math.min(top - TEXT_WINDOW / 4, lines.length - TEXT_WINDOW));
+    if (first === shown) return;
+    shown = first;
+    inner.style.top = `${first * TEXT_LINE_PX}px`;
+    show(first, Math.min(lines.length, first + TEXT_WINDOW));
+  };
+  wrap.addEventListener('scroll', () => {
+    const top = Math.floor(wrap.scrollTop / TEXT_LINE_PX);
+    if (top < shown || top > shown + TEXT_WINDOW / 2) render();
+  });
+  render();
   return wrap;
 }
 
@@ -172,6 +198,10 @@ function currentView() {
     lod: o.autoLod || o.lod === 0 ? null : o.lod,
     chunk: sel && sel.chunk !== null ? sel.chunk : null,
     t: state.viewer.stats().animating ? state.viewer.animationTime() : null,
+    mode: state.current && state.viewer.cameraMode() === 'fly' ? 'fly' : null,
+    view: state.viewpoint,
+    hide: state.current ? state.viewer.layers().filter((l) => !l.shown).map((l) => l.name) : [],
+    paused: state.current && state.viewer.stats().animating && !state.viewer.clockState().playing,
   };
 }
 
@@ -198,6 +228,11 @@ async function doOpen(path, restore = null) {
   }
 }
 
+// Resolves in a task of its own, after whatever the browser has waiting (input, frames).
+function nextTask() {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 async function openNow(path, restore) {
   const entry = state.byPath.get(String(path).toLowerCase());
   if (!entry) throw new Error(`${path}: no such file in the archive`);
@@ -212,29 +247,31 @@ async function openNow(path, restore) {
   } catch (err) {
     return failed(entry, err);
   }
+  // The steps of an open are tasks of their own, so that input and frames get in between.
+  await nextTask();
   const ti = performance.now();
   // Every file is inspected, a broken one up to its error.
   const view = file.inspect();
   state.inspector.show(view, (view ? view.views : []).map((_, i) => file.bytes(i) || new Uint8Array(0)));
   const inspectMs = performance.now() - ti;
+  await nextTask();
   const error = file.error();
   if (error) {
     file.free();
     return failed(entry, error);
   }
   state.viewer.show(file);
+  state.viewpoint = null;
   entry.element?.classList.remove('failed');
   showDocument(file);
-  if (restore) {
-    if (restore.lod !== null) state.viewer.setOptions({ lod: restore.lod, autoLod: false });
-    if (restore.cam) state.viewer.setCamera(restore.cam);
-    if (restore.chunk !== null) state.inspector.selectChunk(restore.chunk);
-    if (restore.t !== null && restore.t !== undefined) state.viewer.setAnimationTime(restore.t);
-  }
+  if (restore) restoreView(restore);
   syncToolbar();
   writeHash({ push: newFile && !restore, opened: true });
   const t3 = performance.now();
-  const stats = await state.viewport.requestFrame();
+  // A large world goes up batch by batch, a frame each: done once the last is drawn.
+  let stats = await state.viewport.requestFrame();
+  while (stats.uploading && state.current === entry.path) stats = await state.viewport.requestFrame();
+  $('open-progress').hidden = true;
   const core = file.timings();
   state.lastOpen = {
     path: entry.path,
@@ -252,9 +289,26 @@ async function openNow(path, restore) {
   return { triangles: stats.triangles, drawCalls: stats.drawCalls };
 }
 
+// Put back what a link says of the view: LOD, camera (a viewpoint, or a position and a
+// mode), selected chunk, clock and hidden layers.
+function restoreView(link) {
+  if (link.lod !== null) state.viewer.setOptions({ lod: link.lod, autoLod: false });
+  if (link.hide) state.viewer.setHiddenLayers(link.hide);
+  if (link.view !== null && link.view !== undefined && state.viewer.lookFrom(link.view)) {
+    state.viewpoint = link.view;
+  } else {
+    if (link.cam) state.viewer.setCamera(link.cam);
+    state.viewer.setCameraMode(link.mode === 'fly' ? 'fly' : 'orbit');
+  }
+  if (link.chunk !== null) state.inspector.selectChunk(link.chunk);
+  if (link.t !== null && link.t !== undefined) state.viewer.setAnimationTime(link.t);
+  if (link.paused) state.viewer.setPlaying(false);
+}
+
 // A file that cannot be read or parsed: marked in the list, its error in the panel, the view
 // cleared; the rest of the archive stays usable.
 async function failed(entry, err) {
+  $('open-progress').hidden = true;
   state.viewer.clear();
   entry.element?.classList.add('failed');
   showError(entry.path, err);
@@ -280,6 +334,95 @@ function syncToolbar() {
   $('opt-autolod').disabled = count < 2;
   $('opt-wireframe').checked = o.wireframe;
   $('opt-cullback').checked = o.cullBack;
+  syncWorldControls();
+}
+
+// The camera picker (orbit, fly, the scene's viewpoints), the layer switches and the
+// timeline follow the scene on show.
+function syncWorldControls() {
+  const camera = $('camera-select');
+  const points = state.current ? state.viewer.viewpoints() : [];
+  const options = [['orbit', 'orbit'], ['fly', 'fly (WASD)'], ...points.map((v, i) => [`view:${i}`, v.name])];
+  if (camera.options.length !== options.length || [...camera.options].some((o, i) => o.value !== options[i][0])) {
+    camera.replaceChildren(...options.map(([value, label]) => {
+      const o = document.createElement('option');
+      o.value = value;
+      o.textContent = label;
+      return o;
+    }));
+  }
+  camera.value = state.viewpoint !== null && state.viewpoint !== undefined ? `view:${state.viewpoint}` : state.current ? state.viewer.cameraMode() : 'orbit';
+  const layers = $('layers');
+  const shown = state.current ? state.viewer.layers().filter((l) => l.nodes > 0) : [];
+  layers.replaceChildren(...shown.map((l) => {
+    const label = document.createElement('label');
+    label.title = `Show or hide the ${l.name} (${l.nodes})`;
+    const box = document.createElement('input');
+    box.type = 'checkbox';
+    box.checked = l.shown;
+    box.dataset.layer = l.name;
+    box.addEventListener('change', () => setLayers({ [l.name]: box.checked }));
+    label.append(box, document.createTextNode(` ${l.name}`));
+    return label;
+  }));
+  layers.hidden = shown.length === 0;
+  const stats = state.viewer.stats();
+  const timeline = $('timeline');
+  timeline.hidden = !(state.current && stats.animating);
+  if (!timeline.hidden) {
+    const clock = state.viewer.clockState();
+    $('play-button').textContent = clock.playing ? 'pause' : 'play';
+    $('speed-select').value = String(clock.speed);
+    const period = state.viewer.clipDuration();
+    $('scrub').max = String(period > 0 ? period : 60);
+  }
+}
+
+// Hide or show layers by name ({doors: false}); resolves once the change is drawn.
+async function setLayers(changes) {
+  await ready;
+  const hidden = new Set(state.viewer.layers().filter((l) => !l.shown).map((l) => l.name));
+  for (const [name, shown] of Object.entries(changes)) {
+    if (shown) hidden.delete(name);
+    else hidden.add(name);
+  }
+  state.viewer.setHiddenLayers([...hidden]);
+  syncWorldControls();
+  let stats = await state.viewport.requestFrame();
+  while (stats.uploading) stats = await state.viewport.requestFrame();
+  followView();
+  return state.viewer.layers();
+}
+
+// Camera: 'orbit', 'fly', or a viewpoint's index; resolves once drawn.
+async function setCamera(choice) {
+  await ready;
+  if (typeof choice === 'number') {
+    if (!state.viewer.lookFrom(choice)) throw new Error(`no viewpoint ${choice}`);
+    state.viewpoint = choice;
+  } else {
+    state.viewer.setCameraMode(choice === 'fly' ? 'fly' : 'orbit');
+    state.viewpoint = null;
+  }
+  syncWorldControls();
+  await state.viewport.requestFrame();
+  followView();
+  return state.viewer.camera();
+}
+
+// The clock: {time, playing, speed}; changes resolve once drawn.
+function clock() {
+  return { time: state.viewer.animationTime(), ...state.viewer.clockState() };
+}
+async function setClock({ time, playing, speed } = {}) {
+  await ready;
+  if (speed !== undefined) state.viewer.setSpeed(speed);
+  if (playing !== undefined) state.viewer.setPlaying(playing);
+  if (time !== undefined) state.viewer.setAnimationTime(time);
+  syncWorldControls();
+  await state.viewport.requestFrame();
+  followView();
+  return clock();
 }
 
 async function setOptions(changes) {
@@ -301,10 +444,7 @@ function applyLink(link) {
   const target = link.path && state.byPath.get(link.path.toLowerCase());
   if (!target) return false;
   if (target.path === state.current) {
-    if (link.lod !== null) state.viewer.setOptions({ lod: link.lod, autoLod: false });
-    if (link.cam) state.viewer.setCamera(link.cam);
-    if (link.chunk !== null) state.inspector.selectChunk(link.chunk);
-    if (link.t !== null) state.viewer.setAnimationTime(link.t);
+    restoreView(link);
     syncToolbar();
     state.viewport.requestFrame();
   } else {
@@ -437,6 +577,24 @@ window.relicview = {
     byteView: () => state.inspector.shownView,
     setByteView: (i) => state.inspector.setByteView(i),
   },
+  // Viewpoints of the scene on show (a world's dropzones): [{name, position, forward, up}].
+  viewpoints: () => state.viewer.viewpoints(),
+  // 'orbit', 'fly', or a viewpoint's index (the eye above it, looking along it) → camera.
+  setCamera,
+  cameraMode: () => state.viewer.cameraMode(),
+  // Look along an axis: 'front', 'side', 'top' → camera.
+  axisView: async (axis) => { state.viewer.axisView(axis); state.viewpoint = null; syncWorldControls(); await state.viewport.requestFrame(); return state.viewer.camera(); },
+  // The scene's layers [{name, shown, nodes}], and hiding/showing them by name.
+  layers: () => state.viewer.layers(),
+  setLayers,
+  // The animation clock {time, playing, speed}; setClock({time, playing, speed}).
+  clock,
+  setClock,
+  // Where a node (by name) is in the world at the clock, and a material's UV offset.
+  nodePosition: (name) => state.viewer.nodePosition(name) ?? null,
+  uvOffset: (name) => state.viewer.uvOffset(name) ?? null,
+  // {done, total} batches of the scene on show uploaded.
+  uploadProgress: () => state.viewer.uploadProgress(),
   // Bytes of the wasm core's linear memory (it only grows; the peak of everything opened).
   memoryBytes: () => state.wasm.memory.buffer.byteLength,
   // The frame as {width, height, data: RGBA bytes, top row first}.
@@ -453,7 +611,20 @@ function bindShell() {
   $('opt-autolod').addEventListener('change', (e) => setOptions({ autoLod: e.target.checked }));
   $('opt-wireframe').addEventListener('change', (e) => setOptions({ wireframe: e.target.checked }));
   $('opt-cullback').addEventListener('change', (e) => setOptions({ cullBack: e.target.checked }));
-  $('frame-button').addEventListener('click', () => { state.viewer.home(); state.viewport.requestFrame(); });
+  $('frame-button').addEventListener('click', () => { state.viewer.home(); state.viewpoint = null; state.viewport.requestFrame(); });
+  $('camera-select').addEventListener('change', (e) => {
+    const v = e.target.value;
+    setCamera(v.startsWith('view:') ? Number(v.slice(5)) : v).catch(() => {});
+  });
+  for (const b of document.querySelectorAll('#axis-views [data-axis]')) {
+    b.addEventListener('click', () => window.relicview.axisView(b.dataset.axis));
+  }
+  $('play-button').addEventListener('click', () => setClock({ playing: !state.viewer.clockState().playing }));
+  $('speed-select').addEventListener('change', (e) => setClock({ speed: Number(e.target.value) }));
+  $('scrub').addEventListener('input', (e) => setClock({ time: Number(e.target.value), playing: false }));
+  const step = (dt) => setClock({ time: Math.max(0, state.viewer.animationTime() + dt), playing: false });
+  $('step-back').addEventListener('click', () => step(-0.1));
+  $('step-forward').addEventListener('click', () => step(0.1));
   $('share-button').addEventListener('click', () => share());
   // The info panel folds to its title, to uncover the view behind it.
   $('info-title').addEventListener('click', () => $('info-panel').classList.toggle('folded'));
@@ -480,14 +651,39 @@ async function boot() {
   state.viewer = new Viewer(canvas);
   state.session = new Session((path) => {
     const entry = state.byPath.get(path.toLowerCase());
+    // Each file read while opening shows: a world reads its models one after another.
+    if (state.opening) {
+      const bar = $('open-progress');
+      bar.removeAttribute('value');
+      bar.hidden = false;
+    }
     return entry ? entry.read() : Promise.reject(new Error('not in the archive'));
   });
   state.viewport = new Viewport(canvas, state.viewer);
+  // Moving the camera leaves the viewpoint it was at.
+  const leave = () => { if (state.viewpoint !== null && state.viewpoint !== undefined) { state.viewpoint = null; syncWorldControls(); } };
+  state.viewport.onFly = leave;
+  canvas.addEventListener('pointermove', (e) => { if (e.buttons) leave(); });
+  canvas.addEventListener('wheel', leave);
   state.inspector = new Inspector($('inspector'));
   state.files = new FileList({ list: $('file-list'), search: $('search'), kinds: $('kinds'), label: (kind) => kindOfEntry({ kind }).label, onOpen: (path) => open(path).catch(() => {}) });
   state.viewport.onFrame = (s) => {
     const lod = s.lod === null || s.lod === undefined ? '' : ` · LOD ${s.lod}`;
-    $('hud-stats').textContent = `${s.triangles} triangles · ${s.drawCalls} draw call${s.drawCalls === 1 ? '' : 's'}${lod}`;
+    const placed = s.placements ? ` · ${s.placements} placements` : '';
+    $('hud-stats').textContent = `${s.triangles} triangles · ${s.drawCalls} draw call${s.drawCalls === 1 ? '' : 's'}${placed}${lod}`;
+    const bar = $('open-progress');
+    if (s.uploading) {
+      const p = state.viewer.uploadProgress();
+      bar.max = p.total;
+      bar.value = p.done;
+      bar.hidden = false;
+    }
+    if (s.animating) {
+      const t = state.viewer.animationTime();
+      $('clock-label').textContent = `${t.toFixed(2)} s`;
+      const period = Number($('scrub').max);
+      $('scrub').value = String(period > 0 ? t % period : t);
+    }
     // With distance switching the LOD follows the camera: keep the picker in step.
     if (s.lod !== null && s.lod !== undefined && $('lod-select').value !== String(s.lod)) $('lod-select').value = String(s.lod);
     if (state.current) followView();

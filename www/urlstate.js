@@ -2,7 +2,9 @@
 // listing URL, or the fingerprint of a local folder), the file, the camera, the LOD and
 // the selected chunk.
 //   #archive=<listing url>&path=<file>&cam=px,py,pz,tx,ty,tz,fov&lod=1&chunk=12&t=3.25
-//   (t: the animation clock in seconds, when something scrolls)
+//   (t: the animation clock in seconds, when something moves; paused=1 when stopped)
+//   &mode=fly (the camera flies) &view=2 (looking from viewpoint 2, a world's dropzone)
+//   &hide=doors,fx (layers not shown)
 //   #folder=<fingerprint>&path=…
 
 const round = (x) => Number(x.toFixed(4));
@@ -15,7 +17,8 @@ export function readHash(hash = location.hash) {
     : null;
   const int = (name) => (p.has(name) && /^\d+$/.test(p.get(name)) ? Number(p.get(name)) : null);
   const t = p.has('t') && Number.isFinite(Number(p.get('t'))) ? Number(p.get('t')) : null;
-  return { archive: p.get('archive'), folder: p.get('folder'), path: p.get('path'), cam, lod: int('lod'), chunk: int('chunk'), t };
+  const hide = p.has('hide') ? p.get('hide').split(',').filter(Boolean) : null;
+  return { archive: p.get('archive'), folder: p.get('folder'), path: p.get('path'), cam, lod: int('lod'), chunk: int('chunk'), t, mode: p.get('mode') === 'fly' ? 'fly' : null, view: int('view'), hide, paused: p.get('paused') === '1' };
 }
 
 export function hashOf(view) {
@@ -27,6 +30,10 @@ export function hashOf(view) {
   if (view.lod !== null && view.lod !== undefined) p.set('lod', String(view.lod));
   if (view.chunk !== null && view.chunk !== undefined) p.set('chunk', String(view.chunk));
   if (view.t !== null && view.t !== undefined) p.set('t', view.t.toFixed(2));
+  if (view.paused) p.set('paused', '1');
+  if (view.mode) p.set('mode', view.mode);
+  if (view.view !== null && view.view !== undefined) p.set('view', String(view.view));
+  if (view.hide && view.hide.length) p.set('hide', view.hide.join(','));
   return '#' + p.toString();
 }
 

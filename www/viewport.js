@@ -1,6 +1,9 @@
 // The canvas: sizing, pointer/wheel/touch input and an on-demand render loop. The camera
 // maths lives in Rust (Viewer.orbit/pan/zoom); this only turns DOM events into calls.
 
+// Keys that fly the camera: [forward, right, up] per second, at the viewer's fly speed.
+const FLY_KEYS = { KeyW: [1, 0, 0], KeyS: [-1, 0, 0], KeyD: [0, 1, 0], KeyA: [0, -1, 0], KeyE: [0, 0, 1], KeyQ: [0, 0, -1] };
+
 export class Viewport {
   constructor(canvas, viewer) {
     this.canvas = canvas;
@@ -8,6 +11,9 @@ export class Viewport {
     this.pending = [];
     this.scheduled = false;
     this.pointers = new Map();
+    // Fly keys held down, and the time of the last frame that moved by them.
+    this.keys = new Set();
+    this.lastFly = null;
     this.resize();
     new ResizeObserver(() => { this.resize(); this.requestFrame(); }).observe(canvas);
     this.bindInput();
@@ -35,11 +41,14 @@ export class Viewport {
         const waiting = this.pending.splice(0);
         try {
           this.resize();
+          this.flyStep(now);
           const stats = this.viewer.render(now);
           if (this.onFrame) this.onFrame(stats);
           waiting.forEach((p) => p.resolve(stats));
-          // Scrolling textures need a steady stream of frames; everything else draws on demand.
-          if (stats.animating && !document.hidden) this.requestFrame();
+          // Moving things, an upload under way and held fly keys need a steady stream of
+          // frames; everything else draws on demand.
+          const moving = (stats.animating && stats.playing) || stats.uploading || this.keys.size > 0;
+          if (moving && !document.hidden) this.requestFrame();
         } catch (e) {
           waiting.forEach((p) => p.reject(e));
         }
@@ -47,10 +56,38 @@ export class Viewport {
     });
   }
 
+  // Move the camera by the fly keys held, for the time since the last frame.
+  flyStep(now) {
+    if (this.keys.size === 0) {
+      this.lastFly = null;
+      return;
+    }
+    const dt = this.lastFly === null ? 1 / 60 : Math.min(0.1, (now - this.lastFly) / 1000);
+    this.lastFly = now;
+    const speed = this.viewer.flySpeed() * (this.keys.has('ShiftLeft') || this.keys.has('ShiftRight') ? 4 : 1) * dt;
+    const m = [0, 0, 0];
+    for (const k of this.keys) (FLY_KEYS[k] || [0, 0, 0]).forEach((v, i) => { m[i] += v; });
+    if (m.some((v) => v !== 0)) {
+      if (this.viewer.cameraMode() !== 'fly') this.viewer.setCameraMode('fly');
+      this.viewer.fly(m[0] * speed, m[1] * speed, m[2] * speed);
+      if (this.onFly) this.onFly();
+    }
+  }
+
   bindInput() {
     const c = this.canvas;
+    // The canvas takes the keyboard once clicked (or tabbed to): W A S D Q E fly.
+    c.addEventListener('keydown', (e) => {
+      if (!(e.code in FLY_KEYS) && !e.code.startsWith('Shift')) return;
+      e.preventDefault();
+      this.keys.add(e.code);
+      this.requestFrame();
+    });
+    c.addEventListener('keyup', (e) => this.keys.delete(e.code));
+    c.addEventListener('blur', () => this.keys.clear());
     c.addEventListener('contextmenu', (e) => e.preventDefault());
     c.addEventListener('pointerdown', (e) => {
+      c.focus({ preventScroll: true });
       this.pointers.set(e.pointerId, { x: e.clientX, y: e.clientY, button: e.button, startX: e.clientX, startY: e.clientY });
       // Capture keeps a drag alive outside the canvas; it throws for pointers the browser
       // does not track (e.g. synthetic ones), which must not stop the gesture.

@@ -13,6 +13,8 @@ pub struct RetroMaterial {
     /// The mesh has per-vertex normals to shade with.
     pub normals: bool,
     pub cull: Cull,
+    /// Light the surface gives off on its own: 0 none, 1 its full colour added.
+    pub glow: f32,
 }
 
 /// World-space direction towards the light (normalised in the shader).
@@ -36,6 +38,7 @@ impl Material for RetroMaterial {
         shader.push_str(
             r#"
 uniform vec3 lightDirection;
+uniform float glow;
 #ifdef USE_TEXTURE
 uniform sampler2D tex;
 uniform mat3 textureTransformation;
@@ -55,7 +58,7 @@ void main()
 #ifdef USE_TEXTURE
     c *= texture(tex, (textureTransformation * vec3(uvs, 1.0)).xy);
 #endif
-    outColor = vec4(c.rgb * light, c.a);
+    outColor = vec4(c.rgb * (light + glow), c.a);
     outColor.rgb = color_mapping(outColor.rgb);
 }
 "#,
@@ -66,6 +69,7 @@ void main()
     fn use_uniforms(&self, program: &Program, viewer: &dyn Viewer, _lights: &[&dyn Light]) {
         viewer.color_mapping().use_uniforms(program);
         program.use_uniform("lightDirection", LIGHT);
+        program.use_uniform("glow", self.glow);
         if let Some(tex) = &self.texture {
             program.use_uniform("textureTransformation", tex.transformation);
             program.use_texture("tex", tex);

@@ -8,7 +8,7 @@
 
 mod material;
 
-use crate::scene::{source_of, Bounds, Marker, Scene, SourceRun};
+use crate::scene::{source_of, Bounds, DrawPlan, Marker, Scene, SourceRun};
 use glam::Vec3 as GVec3;
 use material::RetroMaterial;
 use std::sync::Arc;
@@ -30,13 +30,19 @@ pub struct CameraState {
 }
 const WIRE_COLOR: Srgba = Srgba { r: 240, g: 240, b: 240, a: 255 };
 const POINT_COLOR: [u8; 4] = [255, 236, 150, 255];
+const DROPZONE_COLOR: [u8; 4] = [230, 40, 40, 255];
+/// Vertices uploaded per frame at most (but always one batch): a large world appears batch
+/// by batch, one mesh after another, and no frame waits for the whole upload.
+const UPLOAD_BUDGET: usize = 150_000;
+/// How high above a viewpoint's node the eye is (a pod's cockpit over its dropzone).
+pub const EYE_HEIGHT: f32 = 2.0;
 const HIGHLIGHT_COLOR: Srgba = Srgba { r: 255, g: 200, b: 40, a: 255 };
 
 /// Meshes baked into world space and merged: one draw per texture.
 struct MergedDraw {
     gm: Gm<GpuMesh, RetroMaterial>,
-    /// The material whose UV offset animates this draw.
-    scrolling: Option<u32>,
+    /// The material a clip animates in this draw (its UV drift, its glow).
+    animated_material: Option<u32>,
 }
 
 /// One mesh primitive drawn at every node that places it.
@@ -45,17 +51,44 @@ struct InstancedDraw {
     nodes: Vec<u32>,
     /// A clip moves some of the nodes: instances are updated every frame.
     animated: bool,
-    scrolling: Option<u32>,
+    animated_material: Option<u32>,
 }
 
-/// One LOD as uploaded.
+/// One LOD as uploaded so far: its draw plan, and the batches of it already on the GPU.
 struct GpuLod {
+    plan: DrawPlan,
     merged: Vec<MergedDraw>,
     instanced: Vec<InstancedDraw>,
+    /// Batches of the plan uploaded (merged first, then instanced).
+    uploaded: usize,
     markers: Option<Gm<GpuMesh, ColorMaterial>>,
     wire: Option<Wireframe>,
     triangles: usize,
     instances: usize,
+}
+
+impl GpuLod {
+    fn batches(&self) -> usize {
+        self.plan.merged.len() + self.plan.instanced.len()
+    }
+}
+
+/// How the camera moves: around a target, or flying (looking where it goes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CameraMode {
+    #[default]
+    Orbit,
+    Fly,
+}
+
+/// A viewpoint of the scene on show, in world space.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ViewpointAt {
+    pub name: String,
+    pub position: [f32; 3],
+    pub forward: [f32; 3],
+    pub up: [f32; 3],
 }
 
 /// What the renderer is asked to show; the web glue owns these switches.
@@ -96,6 +129,9 @@ pub struct Renderer {
     shown_lod: Option<usize>,
     /// Draw calls of the last frame.
     draw_calls: u32,
+    /// Layers of the scene not drawn.
+    hidden_layers: Vec<u32>,
+    pub camera_mode: CameraMode,
 }
 
 fn to_mat4(m: glam::Mat4) -> Mat4 {
@@ -120,6 +156,8 @@ impl Renderer {
             height: height.max(1),
             shown_lod: None,
             draw_calls: 0,
+            hidden_layers: Vec::new(),
+            camera_mode: CameraMode::Orbit,
         })
     }
 
@@ -153,6 +191,8 @@ impl Renderer {
         self.highlight = None;
         self.bounds = None;
         self.shown_lod = None;
+        self.hidden_layers.clear();
+        self.camera_mode = CameraMode::Orbit;
         self.scene = scene;
         let Some(scene) = &self.scene else { return };
         self.textures = scene.textures.iter().map(|t| upload_texture(&self.context, &t.texels)).collect();
@@ -190,10 +230,114 @@ impl Renderer {
         self.camera.set_perspective_projection(degrees(FOV_DEGREES), (d * 0.01).min(r * 0.1), d * 10.0 + r * 4.0);
     }
 
-    /// Orbit around the target by a drag of (dx, dy) CSS pixels.
+    /// Orbit around the target by a drag of (dx, dy) CSS pixels; flying, look around.
     pub fn orbit(&mut self, dx: f32, dy: f32) {
+        if self.camera_mode == CameraMode::Fly {
+            self.look(-dx * 0.004, -dy * 0.004);
+            return;
+        }
         let target = self.camera.target();
         self.camera.rotate_around_with_fixed_up(target, -dx * 0.01, dy * 0.01);
+    }
+
+    /// Turn the view by `yaw` about the world's up and `pitch` about the view's right
+    /// (radians), the eye staying where it is; the pitch stops short of straight up or down.
+    pub fn look(&mut self, yaw: f32, pitch: f32) {
+        let p = self.camera.position();
+        let eye = GVec3::new(p.x, p.y, p.z);
+        let dir = self.camera.view_direction();
+        let dir = GVec3::new(dir.x, dir.y, dir.z).normalize_or(GVec3::NEG_Z);
+        let horizontal = dir.with_y(0.0).length();
+        let (mut heading, mut elevation) = (dir.x.atan2(dir.z), dir.y.atan2(horizontal));
+        heading += yaw;
+        elevation = (elevation + pitch).clamp(-1.5, 1.5);
+        let d = GVec3::new(elevation.cos() * heading.sin(), elevation.sin(), elevation.cos() * heading.cos());
+        // The target sits at the old focus distance, so switching back to orbiting feels right.
+        let t = eye + d * self.distance().max(1e-3);
+        self.camera.set_view(p, vec3(t.x, t.y, t.z), vec3(0.0, 1.0, 0.0));
+        self.update_projection();
+    }
+
+    /// Fly by (forward, right, up) world units along the view, its right and the world's up.
+    pub fn fly(&mut self, forward: f32, right: f32, up: f32) {
+        let d = self.camera.view_direction();
+        let r = self.camera.right_direction();
+        let change = d.normalize() * forward + r.normalize() * right + vec3(0.0, up, 0.0);
+        self.camera.translate(change);
+    }
+
+    /// How far flying goes in a second at normal speed: a tenth of the scene's size.
+    pub fn fly_speed(&self) -> f32 {
+        self.radius() * 0.2
+    }
+
+    /// Look from a viewpoint: the eye [`EYE_HEIGHT`] above it, looking along its +Z.
+    pub fn look_from(&mut self, v: &ViewpointAt) {
+        let (p, f, u) = (GVec3::from(v.position), GVec3::from(v.forward), GVec3::from(v.up));
+        let eye = p + u * EYE_HEIGHT;
+        let target = eye + f * self.radius().max(1.0) * 0.5;
+        self.camera.set_view(vec3(eye.x, eye.y, eye.z), vec3(target.x, target.y, target.z), vec3(0.0, 1.0, 0.0));
+        self.update_projection();
+    }
+
+    /// The scene's viewpoints where they stand at `seconds`.
+    pub fn viewpoints(&self, seconds: f64) -> Vec<ViewpointAt> {
+        let Some(scene) = &self.scene else { return Vec::new() };
+        let world = scene.world(&scene.pose(seconds));
+        scene
+            .viewpoints
+            .iter()
+            .filter_map(|v| {
+                let m = world.get(v.node as usize)?;
+                Some(ViewpointAt {
+                    name: v.name.clone(),
+                    position: m.transform_point3(GVec3::ZERO).to_array(),
+                    forward: m.transform_vector3(GVec3::Z).normalize_or(GVec3::Z).to_array(),
+                    up: m.transform_vector3(GVec3::Y).normalize_or(GVec3::Y).to_array(),
+                })
+            })
+            .collect()
+    }
+
+    /// Look at the scene straight along an axis: "front" (from +Z), "side" (from +X) or
+    /// "top" (from +Y), framed on its bounds.
+    pub fn axis_view(&mut self, axis: &str) -> bool {
+        let Some(b) = self.bounds else { return false };
+        let dir = match axis {
+            "front" => vec3(0.0, 0.0, 1.0),
+            "side" => vec3(1.0, 0.0, 0.0),
+            "top" => vec3(0.0, 1.0, 0.0),
+            _ => return false,
+        };
+        let c = b.center();
+        let center = vec3(c.x, c.y, c.z);
+        let distance = b.radius().max(1e-3) / (FOV_DEGREES.to_radians() * 0.5).sin() * 1.1;
+        // Looking down, "up" on screen is -Z (the model's back).
+        let up = if axis == "top" { vec3(0.0, 0.0, -1.0) } else { vec3(0.0, 1.0, 0.0) };
+        self.camera.set_view(center + dir * distance, center, up);
+        self.camera_mode = CameraMode::Orbit;
+        self.update_projection();
+        true
+    }
+
+    /// Hide the scene's layers in `hidden` (indices into its layer list), show the rest.
+    pub fn set_hidden_layers(&mut self, mut hidden: Vec<u32>) {
+        hidden.sort_unstable();
+        hidden.dedup();
+        if hidden != self.hidden_layers {
+            self.hidden_layers = hidden;
+            // What is drawn changes: plan and upload again (on the next frame).
+            self.lods.iter_mut().for_each(|l| *l = None);
+            self.highlight = None;
+        }
+    }
+    pub fn hidden_layers(&self) -> &[u32] {
+        &self.hidden_layers
+    }
+
+    /// Batches of the LOD on show uploaded, and in all.
+    pub fn upload_progress(&self) -> (usize, usize) {
+        self.shown().map_or((0, 0), |l| (l.uploaded, l.batches()))
     }
 
     /// Move camera and target across the view by a drag of (dx, dy) CSS pixels.
@@ -244,55 +388,81 @@ impl Renderer {
         self.scene.as_ref().map_or(Vec::new(), |s| s.world(&s.pose(seconds)))
     }
 
-    /// Upload LOD `lod` if it has not been yet.
+    /// Plan LOD `lod` if it has not been yet: its markers now, its batches as frames allow.
     fn ensure_lod(&mut self, lod: usize) {
         if self.lods.get(lod).is_none_or(Option::is_some) {
             return;
         }
         let Some(scene) = &self.scene else { return };
-        let plan = scene.draw_plan(lod);
+        let plan = scene.draw_plan_in(lod, &self.hidden_layers);
         let world = scene.world(&scene.pose(0.0));
-        let visible = scene.visible(lod);
-        let texture_of = |material: Option<u32>| material.and_then(|m| scene.materials.get(m as usize)).and_then(|m| m.texture).and_then(|t| self.textures.get(t as usize).cloned());
-        let mut merged = Vec::new();
-        for batch in &plan.merged {
-            let items: Vec<_> = batch.items.iter().map(|&(n, m, k)| (&scene.meshes[m as usize].primitives[k as usize], world[n as usize])).collect();
-            if let Some(cpu) = cpu_mesh(scene, &items, batch.texture.is_some()) {
-                let texture = batch.texture.and_then(|t| self.textures.get(t as usize).cloned());
-                let material = RetroMaterial { texture, normals: cpu.normals.is_some(), cull: Cull::None };
-                merged.push(MergedDraw { gm: Gm::new(GpuMesh::new(&self.context, &cpu), material), scrolling: batch.animated_material });
+        let visible = scene.visible_in(lod, &self.hidden_layers);
+        let mut points: Vec<([f32; 3], f32)> = Vec::new();
+        let mut dropzones: Vec<glam::Mat4> = Vec::new();
+        for (i, n) in scene.nodes.iter().enumerate().filter(|(i, _)| visible[*i]) {
+            match n.marker {
+                Some(Marker::Light { radius }) => points.push((world[i].transform_point3(GVec3::ZERO).to_array(), radius)),
+                Some(Marker::Dropzone) => dropzones.push(world[i]),
+                None => {}
             }
         }
+        let size = self.bounds.map_or(0.05, |b| b.radius() * 0.015);
+        let markers = (!points.is_empty() || !dropzones.is_empty()).then(|| {
+            let mut cpu = point_markers(&points, size);
+            add_pyramids(&mut cpu, &dropzones, (size * 1.5).max(0.3));
+            Gm::new(GpuMesh::new(&self.context, &cpu), ColorMaterial { color: Srgba::WHITE, ..Default::default() })
+        });
+        let triangles = scene.nodes.iter().zip(&visible).filter(|(_, &v)| v).filter_map(|(n, _)| n.mesh).map(|m| scene.meshes[m as usize].triangle_count()).sum();
+        let instances = scene.nodes.iter().zip(&visible).filter(|(n, &v)| v && n.mesh.is_some()).count();
+        self.lods[lod] = Some(GpuLod { plan, merged: Vec::new(), instanced: Vec::new(), uploaded: 0, markers, wire: None, triangles, instances });
+    }
+
+    /// Upload batches of LOD `lod` until `budget` vertices have gone up this frame (one batch
+    /// at least). Returns whether every batch is up.
+    fn upload_some(&mut self, lod: usize, budget: usize) -> bool {
+        let (Some(scene), Some(Some(l))) = (&self.scene, self.lods.get_mut(lod)) else { return true };
+        if l.uploaded >= l.batches() {
+            return true;
+        }
+        let world = scene.world(&scene.pose(0.0));
         let animated = scene.animated_nodes();
-        let scrolling = scene.scrolling_materials();
-        let mut instanced = Vec::new();
-        for batch in &plan.instanced {
+        let animated_materials = scene.animated_materials();
+        let textures = &self.textures;
+        let texture_of = |material: Option<u32>| material.and_then(|m| scene.materials.get(m as usize)).and_then(|m| m.texture).and_then(|t| textures.get(t as usize).cloned());
+        let mut sent = 0usize;
+        while l.uploaded < l.batches() && (sent == 0 || sent < budget) {
+            let k = l.uploaded;
+            l.uploaded += 1;
+            if let Some(batch) = l.plan.merged.get(k) {
+                let items: Vec<_> = batch.items.iter().map(|&(n, m, k)| (&scene.meshes[m as usize].primitives[k as usize], world[n as usize])).collect();
+                sent += items.iter().map(|(p, _)| p.positions.len()).sum::<usize>();
+                if let Some(cpu) = cpu_mesh(scene, &items, batch.texture.is_some()) {
+                    let texture = batch.texture.and_then(|t| textures.get(t as usize).cloned());
+                    let material = RetroMaterial { texture, normals: cpu.normals.is_some(), cull: Cull::None, glow: 0.0 };
+                    l.merged.push(MergedDraw { gm: Gm::new(GpuMesh::new(&self.context, &cpu), material), animated_material: batch.animated_material });
+                }
+                continue;
+            }
+            let batch = &l.plan.instanced[k - l.plan.merged.len()];
             let prim = &scene.meshes[batch.mesh as usize].primitives[batch.primitive as usize];
+            sent += prim.positions.len();
             let Some(cpu) = cpu_mesh(scene, &[(prim, glam::Mat4::IDENTITY)], prim.uvs.is_some() && texture_of(prim.material).is_some()) else { continue };
             let instances = Instances { transformations: batch.nodes.iter().map(|&n| to_mat4(world[n as usize])).collect(), ..Default::default() };
-            let material = RetroMaterial { texture: texture_of(prim.material), normals: cpu.normals.is_some(), cull: Cull::None };
-            instanced.push(InstancedDraw {
+            let material = RetroMaterial { texture: texture_of(prim.material), normals: cpu.normals.is_some(), cull: Cull::None, glow: 0.0 };
+            l.instanced.push(InstancedDraw {
                 gm: Gm::new(InstancedMesh::new(&self.context, &instances, &cpu), material),
                 animated: batch.nodes.iter().any(|&n| animated[n as usize]),
                 nodes: batch.nodes.clone(),
-                scrolling: prim.material.filter(|m| scrolling.contains(m)),
+                animated_material: prim.material.filter(|m| animated_materials.contains(m)),
             });
         }
-        let points: Vec<([f32; 3], f32)> = scene
-            .nodes
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| visible[*i])
-            .filter_map(|(i, n)| match n.marker {
-                Some(Marker::Light { radius }) => Some((world[i].transform_point3(GVec3::ZERO).to_array(), radius)),
-                Some(Marker::Dropzone) | None => None,
-            })
-            .collect();
-        let markers = (!points.is_empty()).then(|| {
-            let size = self.bounds.map_or(0.05, |b| b.radius() * 0.015);
-            Gm::new(GpuMesh::new(&self.context, &point_markers(&points, size)), ColorMaterial { color: Srgba::WHITE, ..Default::default() })
-        });
-        self.lods[lod] = Some(GpuLod { merged, instanced, markers, wire: None, triangles: scene.triangle_count(lod), instances: scene.instance_count(lod) });
+        l.uploaded >= l.batches()
+    }
+
+    /// Whether the LOD on show still has batches to upload (frames must keep coming).
+    pub fn uploading(&self) -> bool {
+        let (done, total) = self.upload_progress();
+        done < total
     }
 
     /// What is under the pixel (x, y) of the canvas, top-left origin, in canvas pixels.
@@ -303,9 +473,11 @@ impl Renderer {
         let o = self.camera.position_at_pixel(pixel);
         let d = self.camera.view_direction_at_pixel(pixel);
         let world = self.world(seconds);
-        let hit = scene.pick(GVec3::new(o.x, o.y, o.z), GVec3::new(d.x, d.y, d.z), lod, &world)?;
+        let hit = scene.pick(GVec3::new(o.x, o.y, o.z), GVec3::new(d.x, d.y, d.z), lod, &self.hidden_layers, &world)?;
         let prim = &scene.meshes[hit.mesh as usize].primitives[hit.primitive as usize];
-        Some(Hit { primitive: prim.record, node: scene.nodes[hit.node as usize].record, source: source_of(&prim.sources, hit.triangle).copied(), triangle: hit.triangle, distance: hit.distance })
+        // A node copied from another file (a model placed in a world) has no record of its
+        // own: the placement above it stands for it.
+        Some(Hit { primitive: prim.record, node: scene.record_of(hit.node), source: source_of(&prim.sources, hit.triangle).copied(), triangle: hit.triangle, distance: hit.distance })
     }
 
     /// Outline what came from inspector record `record` in the LOD on show; None clears.
@@ -340,20 +512,25 @@ impl Renderer {
         let cull = if self.options.cull_back { Cull::Back } else { Cull::None };
         if let Some(i) = lod {
             self.ensure_lod(i);
+            self.upload_some(i, UPLOAD_BUDGET);
             let scene = self.scene.as_ref().expect("a LOD implies a scene");
             let offsets = scene.uv_offsets(seconds);
+            let glows = scene.glows(seconds);
             let world = if self.animating() { scene.world(&scene.pose(seconds)) } else { Vec::new() };
-            let l = self.lods[i].as_mut().expect("uploaded above");
+            let l = self.lods[i].as_mut().expect("planned above");
             let uv = |m: Option<u32>| m.and_then(|m| offsets.get(m as usize)).map(|&[u, v]| Mat3::from_translation(vec2(u, v)));
+            let glow = |m: Option<u32>| m.and_then(|m| glows.get(m as usize)).copied().unwrap_or(0.0);
             for d in &mut l.merged {
                 d.gm.material.cull = cull;
-                if let (Some(t), Some(tex)) = (uv(d.scrolling), d.gm.material.texture.as_mut()) {
+                d.gm.material.glow = glow(d.animated_material);
+                if let (Some(t), Some(tex)) = (uv(d.animated_material), d.gm.material.texture.as_mut()) {
                     tex.transformation = t;
                 }
             }
             for d in &mut l.instanced {
                 d.gm.material.cull = cull;
-                if let (Some(t), Some(tex)) = (uv(d.scrolling), d.gm.material.texture.as_mut()) {
+                d.gm.material.glow = glow(d.animated_material);
+                if let (Some(t), Some(tex)) = (uv(d.animated_material), d.gm.material.texture.as_mut()) {
                     tex.transformation = t;
                 }
                 if d.animated && !world.is_empty() {
@@ -363,7 +540,7 @@ impl Renderer {
             }
             if self.options.wireframe && l.wire.is_none() {
                 let w = if world.is_empty() { scene.world(&scene.pose(seconds)) } else { world };
-                let visible = scene.visible(i);
+                let visible = scene.visible_in(i, &self.hidden_layers);
                 let mut positions: Vec<Vec3> = Vec::new();
                 for (n, node) in scene.nodes.iter().enumerate().filter(|(n, _)| visible[*n]) {
                     for p in node.mesh.iter().flat_map(|&m| &scene.meshes[m as usize].primitives) {
@@ -468,6 +645,27 @@ fn point_markers(points: &[([f32; 3], f32)], size: f32) -> CpuMesh {
         }
     }
     CpuMesh { positions: Positions::F32(positions), colors: Some(colors), ..Default::default() }
+}
+
+/// A red pyramid at every dropzone, its apex along the dropzone's +Z.
+fn add_pyramids(cpu: &mut CpuMesh, at: &[glam::Mat4], size: f32) {
+    let Positions::F32(positions) = &mut cpu.positions else { return };
+    let colors = cpu.colors.get_or_insert_with(Vec::new);
+    let [r, g, b, a] = DROPZONE_COLOR;
+    let (s, h) = (size, size * 2.0);
+    let base = [GVec3::new(-s, -s, 0.0), GVec3::new(s, -s, 0.0), GVec3::new(s, s, 0.0), GVec3::new(-s, s, 0.0)].map(|v| v + GVec3::Y * s);
+    let apex = GVec3::new(0.0, s, h);
+    for m in at {
+        let p = |v: GVec3| {
+            let w = m.transform_point3(v);
+            vec3(w.x, w.y, w.z)
+        };
+        for k in 0..4 {
+            positions.extend([p(base[k]), p(base[(k + 1) % 4]), p(apex)]);
+        }
+        positions.extend([p(base[0]), p(base[2]), p(base[1]), p(base[0]), p(base[3]), p(base[2])]);
+        colors.extend(std::iter::repeat_n(Srgba::new(r, g, b, a), 18));
+    }
 }
 
 /// One draw's vertex and index buffers: primitives placed by `world` matrices, their

@@ -5,7 +5,7 @@
 use crate::archive::{self, Archive, ArchiveIndex, FileSource};
 use crate::formats::registry::{self, Kind, Purpose};
 use crate::formats::{Document, InfoRow, ParseError};
-use crate::render::{CameraState, Renderer, ViewOptions, BACKGROUND};
+use crate::render::{CameraMode, CameraState, Renderer, ViewOptions, BACKGROUND};
 use crate::scene::Scene;
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
@@ -241,8 +241,37 @@ struct FrameStats {
     /// The LOD drawn in the last frame (null when nothing is open).
     lod: Option<usize>,
     lod_count: usize,
-    /// Something moves with the clock (a scrolling texture, a clip): frames keep coming.
+    /// Something moves with the clock (a scrolling texture, a clip).
     animating: bool,
+    /// The clock runs (frames keep coming while something moves).
+    playing: bool,
+    /// Batches of the scene still going up to the GPU (frames keep coming).
+    uploading: bool,
+    /// Model placements of the file on show (a world's), 0 for a single model.
+    placements: usize,
+}
+
+/// The animation clock: seconds = `base` + (frame time − `since`) · `speed` while playing.
+#[derive(Debug, Clone, Copy)]
+struct Clock {
+    playing: bool,
+    speed: f64,
+    base: f64,
+    since_ms: f64,
+}
+
+impl Clock {
+    fn at(&self, now_ms: f64) -> f64 {
+        if self.playing {
+            self.base + (now_ms - self.since_ms) * self.speed / 1000.0
+        } else {
+            self.base
+        }
+    }
+    fn set(&mut self, seconds: f64, now_ms: f64) {
+        self.base = seconds;
+        self.since_ms = now_ms;
+    }
 }
 
 #[derive(Serialize)]
@@ -272,8 +301,8 @@ pub struct Viewer {
     records: Vec<(usize, usize)>,
     /// Time spent uploading the last scene (ms).
     upload_ms: f64,
-    /// Added to frame times for the animation clock (permalinks set it).
-    clock_offset_ms: f64,
+    clock: Clock,
+    placements: usize,
     /// The last frame's time (ms), so read-backs redraw the same frame.
     now: f64,
     /// Timestamps (ms) of recent frames, for the fps figure.
@@ -295,7 +324,8 @@ impl Viewer {
             .dyn_into::<web_sys::WebGl2RenderingContext>()?;
         let gl = three_d::context::Context::from_webgl2_context(gl);
         let renderer = Renderer::new(gl, canvas.width(), canvas.height()).map_err(|e| js_error(&e))?;
-        Ok(Viewer { renderer, records: Vec::new(), upload_ms: 0.0, now: 0.0, clock_offset_ms: 0.0, frame_times: Default::default() })
+        let clock = Clock { playing: true, speed: 1.0, base: 0.0, since_ms: 0.0 };
+        Ok(Viewer { renderer, records: Vec::new(), upload_ms: 0.0, now: 0.0, clock, placements: 0, frame_times: Default::default() })
     }
 
     /// Show an opened file's scene (taken from it), or clear the view when it has none.
@@ -303,6 +333,7 @@ impl Viewer {
         let t0 = clock_ms();
         self.records = file.document.inspector().map_or(Vec::new(), |v| v.chunks.iter().map(|r| (r.offset, r.end)).collect());
         self.renderer.options.lod = 0;
+        self.placements = file.document.stats().placements;
         self.renderer.set_scene(file.scene.take());
         self.upload_ms = clock_ms() - t0;
     }
@@ -315,7 +346,136 @@ impl Viewer {
 
     pub fn clear(&mut self) {
         self.records.clear();
+        self.placements = 0;
         self.renderer.set_scene(None);
+    }
+
+    /// {done, total}: batches of the scene on show uploaded to the GPU so far.
+    #[wasm_bindgen(js_name = uploadProgress)]
+    pub fn upload_progress(&self) -> Result<JsValue, JsValue> {
+        let (done, total) = self.renderer.upload_progress();
+        #[derive(Serialize)]
+        struct Out {
+            done: usize,
+            total: usize,
+        }
+        to_js(&Out { done, total })
+    }
+
+    /// "orbit" or "fly".
+    #[wasm_bindgen(js_name = cameraMode)]
+    pub fn camera_mode(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.renderer.camera_mode)
+    }
+    #[wasm_bindgen(js_name = setCameraMode)]
+    pub fn set_camera_mode(&mut self, mode: JsValue) -> Result<(), JsValue> {
+        self.renderer.camera_mode = serde_wasm_bindgen::from_value::<CameraMode>(mode)?;
+        Ok(())
+    }
+    /// Turn the view (radians about the up axis, then about the view's right).
+    pub fn look(&mut self, yaw: f32, pitch: f32) {
+        self.renderer.look(yaw, pitch);
+    }
+    /// Fly by (forward, right, up) world units.
+    pub fn fly(&mut self, forward: f32, right: f32, up: f32) {
+        self.renderer.fly(forward, right, up);
+    }
+    /// World units a second of flying covers at normal speed.
+    #[wasm_bindgen(js_name = flySpeed)]
+    pub fn fly_speed(&self) -> f32 {
+        self.renderer.fly_speed()
+    }
+    /// The scene's viewpoints (a world's dropzones): [{name, position, forward, up}].
+    pub fn viewpoints(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.renderer.viewpoints(self.animation_time()))
+    }
+    /// Look from viewpoint `i` (the eye above it, along its forward axis), flying from there.
+    #[wasm_bindgen(js_name = lookFrom)]
+    pub fn look_from(&mut self, i: usize) -> bool {
+        let Some(v) = self.renderer.viewpoints(self.animation_time()).into_iter().nth(i) else { return false };
+        self.renderer.look_from(&v);
+        self.renderer.camera_mode = CameraMode::Fly;
+        true
+    }
+    /// Look along an axis: "front", "side" or "top".
+    #[wasm_bindgen(js_name = axisView)]
+    pub fn axis_view(&mut self, axis: &str) -> bool {
+        self.renderer.axis_view(axis)
+    }
+
+    /// The scene's layers: [{name, shown, nodes}] (nodes on the layer).
+    pub fn layers(&self) -> Result<JsValue, JsValue> {
+        #[derive(Serialize)]
+        struct Layer<'a> {
+            name: &'a str,
+            shown: bool,
+            nodes: usize,
+        }
+        let Some(scene) = self.renderer.scene() else { return to_js(&Vec::<Layer>::new()) };
+        let hidden = self.renderer.hidden_layers();
+        let layers: Vec<Layer> = scene
+            .layers
+            .iter()
+            .enumerate()
+            .map(|(i, name)| Layer { name, shown: !hidden.contains(&(i as u32)), nodes: scene.nodes.iter().filter(|n| n.layer == Some(i as u32)).count() })
+            .collect();
+        to_js(&layers)
+    }
+    /// Hide the layers named in `names`, show the others.
+    #[wasm_bindgen(js_name = setHiddenLayers)]
+    pub fn set_hidden_layers(&mut self, names: Vec<String>) {
+        let Some(scene) = self.renderer.scene() else { return };
+        let hidden = names.iter().filter_map(|n| scene.layers.iter().position(|l| l == n)).map(|i| i as u32).collect();
+        self.renderer.set_hidden_layers(hidden);
+    }
+
+    /// Where the first node called `name` is in the world at the animation clock (null when
+    /// there is none): what a test checks a clip against.
+    #[wasm_bindgen(js_name = nodePosition)]
+    pub fn node_position(&self, name: &str) -> Option<Vec<f32>> {
+        let scene = self.renderer.scene()?;
+        let i = scene.nodes.iter().position(|n| n.name.as_deref() == Some(name))?;
+        let world = scene.world(&scene.pose(self.animation_time()));
+        Some(world[i].transform_point3(glam::Vec3::ZERO).to_array().to_vec())
+    }
+    /// The UV offset of the first material called `name` at the animation clock.
+    #[wasm_bindgen(js_name = uvOffset)]
+    pub fn uv_offset(&self, name: &str) -> Option<Vec<f32>> {
+        let scene = self.renderer.scene()?;
+        let m = scene.materials.iter().position(|m| m.name.as_deref() == Some(name))?;
+        scene.uv_offsets(self.animation_time()).get(m).map(|o| o.to_vec())
+    }
+    /// The longest looping clip (seconds): one period of everything that repeats (0: none).
+    #[wasm_bindgen(js_name = clipDuration)]
+    pub fn clip_duration(&self) -> f32 {
+        self.renderer.scene().map_or(0.0, |s| s.clips.iter().filter(|c| c.repeat == crate::scene::Repeat::Loop).map(|c| c.duration).fold(0.0, f32::max))
+    }
+
+    /// Run or stop the animation clock.
+    #[wasm_bindgen(js_name = setPlaying)]
+    pub fn set_playing(&mut self, playing: bool) {
+        let t = self.animation_time();
+        self.clock.playing = playing;
+        self.clock.set(t, self.now);
+    }
+    /// How fast the clock runs (¼ to 4).
+    #[wasm_bindgen(js_name = setSpeed)]
+    pub fn set_speed(&mut self, speed: f64) {
+        if speed.is_finite() && speed > 0.0 {
+            let t = self.animation_time();
+            self.clock.speed = speed.clamp(0.25, 4.0);
+            self.clock.set(t, self.now);
+        }
+    }
+    /// {playing, speed} of the clock.
+    #[wasm_bindgen(js_name = clockState)]
+    pub fn clock_state(&self) -> Result<JsValue, JsValue> {
+        #[derive(Serialize)]
+        struct Out {
+            playing: bool,
+            speed: f64,
+        }
+        to_js(&Out { playing: self.clock.playing, speed: self.clock.speed })
     }
 
     /// The scene on show as a binary glTF, its default scene the LOD on show.
@@ -416,14 +576,15 @@ impl Viewer {
     /// The animation clock (seconds) that clips and texture scrolling follow.
     #[wasm_bindgen(js_name = animationTime)]
     pub fn animation_time(&self) -> f64 {
-        (self.now + self.clock_offset_ms) / 1000.0
+        self.clock.at(self.now)
     }
 
-    /// Set the animation clock, e.g. from a permalink, so animation resumes in phase.
+    /// Set the animation clock, e.g. from a permalink or the timeline, so animation goes on
+    /// from there.
     #[wasm_bindgen(js_name = setAnimationTime)]
     pub fn set_animation_time(&mut self, seconds: f64) {
         if seconds.is_finite() {
-            self.clock_offset_ms = seconds * 1000.0 - self.now;
+            self.clock.set(seconds.max(0.0), self.now);
         }
     }
 
@@ -461,6 +622,9 @@ impl Viewer {
             lod: self.renderer.shown_lod(),
             lod_count: self.renderer.lod_count(),
             animating: self.renderer.animating(),
+            playing: self.clock.playing,
+            uploading: self.renderer.uploading(),
+            placements: self.placements,
         };
         to_js(&stats)
     }

@@ -186,7 +186,7 @@ test('an image is shown as a picture and on a quad in 3D; a MOD as text with its
   const pixels = await page.evaluate(() => window.relicview.pixelStats());
   assert.ok(pixels.nonBackground > pixels.width * pixels.height * 0.05, `the quad shows (${pixels.nonBackground} px)`);
   await page.evaluate(() => window.relicview.open('GAME/DEMO/MODELS/HEXPOD.MOD'));
-  assert.match(await page.locator('#info-body').textContent(), /refers to modelhexpod\.bgf/);
+  assert.match(await page.locator('#info-body').textContent(), /drawshexpod\.bgf.*triangles26/s);
   assert.match(await page.locator('#info-body pre.text-view').textContent(), /\[video\]\r\nobject=hexpod\.bgf/);
   const rows = await page.evaluate(() => window.relicview.inspector.view().chunks.map((c) => c.name));
   assert.deepEqual(rows, ['[video]', 'object', '[gamedata]', 'class']);
@@ -616,10 +616,12 @@ test('share copies the permalink and screenshot saves a PNG named after the file
 });
 
 test('a folder of 2,000+ files indexes with kinds per file, and search and the keyboard find their way', async () => {
-  // 250 copies of the demo tree in nested folders.
+  // 70 copies of the demo tree in nested folders.
+  const TREES = 70;
   const big = join(dir, '..', 'BIG');
-  for (let k = 0; k < 250; k++) {
-    for (const f of walk(join(dir, 'DEMO'))) {
+  const perTree = walk(join(dir, 'DEMO'));
+  for (let k = 0; k < TREES; k++) {
+    for (const f of perTree) {
       const rel = f.slice(join(dir, 'DEMO').length + 1);
       const out = join(big, `TREE${String(k).padStart(3, '0')}`, rel);
       mkdirSync(join(out, '..'), { recursive: true });
@@ -635,31 +637,31 @@ test('a folder of 2,000+ files indexes with kinds per file, and search and the k
   const indexMs = await page.evaluate(() => window.relicview.lastIndexMs());
   console.log(`# indexed ${total} files in ${indexMs.toFixed(0)} ms in the page (${Date.now() - t0} ms from setInputFiles to the list)`);
   const chips = await page.locator('#kinds .chip').evaluateAll((els) => Object.fromEntries(els.map((e) => [e.dataset.kind, Number(e.dataset.count)])));
-  const perTree = walk(join(dir, 'DEMO'));
-  const geometry = perTree.filter((f) => f.endsWith('.BGF')).length * 250;
-  assert.equal(chips['biz2-geometry'], geometry);
-  assert.equal(chips['biz2-materials'], 250);
-  assert.equal(chips.image, 2 * 250, 'the TGA and the SGI image of every tree');
-  assert.equal(chips.mod, 250);
-  assert.equal(chips.map, 250);
+  const per = (ext) => perTree.filter((f) => f.endsWith(ext)).length * TREES;
+  assert.equal(chips['biz2-geometry'], per('.BGF'));
+  assert.equal(chips['biz2-materials'], per('.BMF'));
+  assert.equal(chips.image, per('.TGA') + per('.RGB'), 'the TGAs and the SGI image of every tree');
+  assert.equal(chips.mod, per('.MOD'));
+  assert.equal(chips.map, per('.MAP'));
+  assert.equal(chips.sub, per('.SUB'));
   assert.equal(chips.unknown, undefined, 'every file has a known kind');
-  assert.equal(geometry + 250 + 500 + 500, total);
-  assert.equal(await page.locator('#file-list li.folder').count(), 250 * 5);
+  assert.equal(per('.BGF') + per('.BMF') + per('.TGA') + per('.RGB') + per('.MOD') + per('.MAP') + per('.SUB'), total);
+  assert.equal(await page.locator('#file-list li.folder').count(), TREES * 5);
 
   // Search: every HEXPOD model, and only those.
   await page.locator('#search').fill('hexpod.bgf');
-  assert.equal(await page.locator('#file-list li[data-path]:visible').count(), 250);
+  assert.equal(await page.locator('#file-list li[data-path]:visible').count(), TREES);
   // Keyboard: into the list, down twice, each step previews the file.
   await page.locator('#search').press('ArrowDown');
   await page.waitForFunction(() => /TREE000\/VIDEO\/HEXPOD\.BGF$/.test(document.getElementById('info-title').textContent));
   await page.keyboard.press('ArrowDown');
   await page.waitForFunction(() => /TREE001\/VIDEO\/HEXPOD\.BGF$/.test(document.getElementById('info-title').textContent));
   await page.keyboard.press('End');
-  await page.waitForFunction(() => /TREE249\/VIDEO\/HEXPOD\.BGF$/.test(document.getElementById('info-title').textContent));
+  await page.waitForFunction(() => /TREE069\/VIDEO\/HEXPOD\.BGF$/.test(document.getElementById('info-title').textContent));
   // A kind chip filters too: only the material libraries.
   await page.locator('#search').fill('');
   await page.locator('#kinds .chip[data-kind="biz2-materials"]').click();
-  assert.equal(await page.locator('#file-list li[data-path]:visible').count(), 250);
+  assert.equal(await page.locator('#file-list li[data-path]:visible').count(), per('.BMF'));
   assert.deepEqual(problems, []);
   await page.close();
 });
