@@ -547,6 +547,19 @@ mod tests {
     }
 
     #[test]
+    fn nested_placements_compose_child_under_parent() {
+        // [outer] turns [inner] 90° about Y and moves it to z 100; [inner] puts the box at x 5.
+        let map = format!("[box]\ntype=model\nmodelfile=box.mod\n[inner]\ntype=map\ninstance=box 5 0 0 0 0 0\n[outer]\ntype=map\ninstance=inner 0 0 100 0 {} 0\n", std::f32::consts::FRAC_PI_2);
+        let files = vec![("A/MAPS/OUTER.MAP".to_string(), map.into_bytes()), ("A/MODELS/BOX.MOD".to_string(), b"[video]\nobject=cube.bgf\n".to_vec()), ("A/VIDEO/CUBE.BGF".to_string(), cube())];
+        let scene = open_in(files, "A/MAPS/OUTER.MAP").scene.unwrap();
+        let world = scene.world(&scene.pose(0.0));
+        let at = |name: &str| world[scene.nodes.iter().position(|n| n.name.as_deref() == Some(name)).unwrap()].transform_point3(glam::Vec3::ZERO);
+        // Worked by hand: Ry(90°) takes (5, 0, 0) to (0, 0, -5); then + (0, 0, 100).
+        assert!((at("box") - glam::Vec3::new(0.0, 0.0, 95.0)).length() < 1e-4, "{}", at("box"));
+        assert!((at("inner") - glam::Vec3::new(0.0, 0.0, 100.0)).length() < 1e-4);
+    }
+
+    #[test]
     fn a_map_places_its_models_through_nested_maps_and_finds_them_in_its_own_tree_first() {
         let map = b"[box]\ntype=model\nmodelfile=box.mod\n[row]\ntype=map\ninstance=box 0 0 0 0 0 0\ninstance=box 10 0 0 0 0 0\n[w]\ntype=map\ninstance=row 0 0 100 0 0 0\ninstance=row 0 0 200 0 0 0\ninstance=ghost 0 0 0 0 0 0\n".to_vec();
         let modfile = b"[video]\nobject=cube.bgf\n".to_vec();
