@@ -263,6 +263,10 @@ pub struct WorldReport {
     pub resolved: Vec<(String, String)>,
     pub doors: usize,
     pub glowing: usize,
+    /// What each instance line of the root map led to, by entry (the first time it was
+    /// placed), for the inspector.
+    #[serde(skip)]
+    pub outcomes: HashMap<u32, String>,
 }
 
 /// The layers a world puts nodes on.
@@ -327,35 +331,50 @@ impl Builder<'_> {
         let transform = Transform { translation: p.pose.translation, rotation: p.pose.quat().to_array(), scale: [1.0; 3] };
         let layer = p.lab_only.then_some(self.layers[3]);
         let node = self.scene.add_node(Some(parent), Node { name: Some(p.target.clone()), transform, record, layer, ..Default::default() });
-        match &p.kind {
+        let first = p.file == 0 && !self.report.outcomes.contains_key(&p.entry);
+        let outcome = match &p.kind {
             PlacedKind::Map => {
                 for c in &p.children {
                     self.place(node, c);
                 }
+                format!("→ map [{}], {} placements", p.target, p.children.len())
             }
             PlacedKind::Dropzone { pose } => {
                 let own = Transform { translation: pose.translation, rotation: pose.quat().to_array(), scale: [1.0; 3] };
                 let dz = self.scene.add_node(Some(node), Node { name: Some(p.target.clone()), transform: own, marker: Some(Marker::Dropzone), layer: Some(self.layers[0]), ..Default::default() });
                 let n = self.scene.viewpoints.len() + 1;
                 self.scene.viewpoints.push(Viewpoint { name: format!("dropzone {n}: {}", p.target), node: dz });
+                format!("→ dropzone {n}")
             }
             PlacedKind::Model { modelfile } => {
-                let Some(mod_path) = modelfile.as_deref().and_then(|m| self.resolve(m)) else {
-                    if modelfile.is_none() {
+                match modelfile.as_deref().map(|m| (m, self.resolve(m))) {
+                    None => {
                         self.report.missing.insert(p.target.to_ascii_lowercase());
+                        format!("→ [{}] names no modelfile", p.target)
                     }
-                    return;
-                };
-                let assets = self.assets;
-                match assets.game_object(&mod_path) {
-                    Some(object) => self.place_object(node, object),
-                    None if assets.known(&mod_path) => {
-                        self.report.missing.insert(crate::archive::file_name(&mod_path).to_ascii_lowercase());
+                    Some((m, None)) => format!("→ {m} is not in the archive"),
+                    Some((_, Some(mod_path))) => {
+                        let assets = self.assets;
+                        match assets.game_object(&mod_path) {
+                            Some(object) => {
+                                let files: Vec<&str> = object.video.iter().map(|v| v.file.as_str()).collect();
+                                self.place_object(node, object);
+                                format!("→ {mod_path}: {}", files.join(", "))
+                            }
+                            None => {
+                                if assets.known(&mod_path) {
+                                    self.report.missing.insert(crate::archive::file_name(&mod_path).to_ascii_lowercase());
+                                }
+                                format!("→ {mod_path} could not be read")
+                            }
+                        }
                     }
-                    None => {}
                 }
             }
-            PlacedKind::Unknown => {}
+            PlacedKind::Unknown => format!("→ no section [{}] in the map or its includes", p.target),
+        };
+        if first {
+            self.report.outcomes.insert(p.entry, outcome);
         }
     }
 

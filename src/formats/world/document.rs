@@ -375,6 +375,12 @@ impl Document for WorldDocument {
         }
         if let Some(view) = self.inspector.as_mut() {
             view.diagnostics = self.diagnostics.clone();
+            // Each instance line says what it led to.
+            for (&entry, outcome) in &assembled.report.outcomes {
+                let Some(row) = self.entry_rows.get(entry as usize).and_then(|&r| view.chunks.get_mut(r as usize)) else { continue };
+                row.summary = format!("{} {outcome}", row.summary);
+                row.detail = format!("{} {outcome}", row.detail);
+            }
         }
         self.assembled = Some(assembled);
         Some(scene)
@@ -392,6 +398,12 @@ impl Document for WorldDocument {
                     rows.push(InfoRow::new("placements", format!("{} models · {} dropzones · {} doors{}", a.placements, a.dropzones, a.report.doors, if a.lab_only > 0 { format!(" · {} LAB_ONLY", a.lab_only) } else { String::new() })));
                     if !a.includes.is_empty() {
                         rows.push(InfoRow::new("includes", a.includes.join(", ")));
+                    }
+                    // What it uses, as resolved (a long list is cut short: the inspector has all).
+                    let uses: Vec<&str> = a.report.resolved.iter().map(|(_, p)| p.as_str()).collect();
+                    if !uses.is_empty() {
+                        let more = if uses.len() > 24 { format!(" … and {} more", uses.len() - 24) } else { String::new() };
+                        rows.push(InfoRow::new("uses", format!("{}{more}", uses[..uses.len().min(24)].join(", "))));
                     }
                 }
             }
@@ -583,6 +595,13 @@ mod tests {
         // The cube spans ±1; the farthest box sits at x 10, z 200.
         let b = &j["bounds"];
         assert_eq!((b["min"][0].as_f64(), b["max"][0].as_f64(), b["max"][2].as_f64()), (Some(-1.0), Some(11.0), Some(201.0)));
+        // Each instance line of the map says what it led to.
+        let view = o.document.inspector().unwrap();
+        let row = |k: usize| view.chunks.iter().filter(|r| r.name == "instance").nth(k).unwrap().summary.clone();
+        assert_eq!(row(0), "box 0 0 0 0 0 0 → A/MODELS/BOX.MOD: cube.bgf");
+        assert_eq!(row(2), "row 0 0 100 0 0 0 → map [row], 2 placements");
+        assert_eq!(row(4), "ghost 0 0 0 0 0 0 → no section [ghost] in the map or its includes");
+        assert!(o.document.info_rows().iter().any(|r| r.label == "uses" && r.value == "A/MODELS/BOX.MOD, A/VIDEO/CUBE.BGF"));
         // One mesh set for the cube, drawn by four placements.
         assert_eq!(scene.meshes.len(), 1);
         assert_eq!(scene.instance_count(0), 4);
