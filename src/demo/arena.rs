@@ -6,20 +6,11 @@
 //! buildings and crates, for streaming and draw calls.
 
 use super::{geometry, object, write_file, WriteOptions};
-use crate::formats::biz2::{Biz2File, Connectivity, FileKind, Lod, MaterialDef, MaterialRef, Patch, Primitive, PrimitiveKind, TextureDef, TextureRef, VertexBlock};
+use crate::formats::biz2::{Biz2File, Connectivity, FileKind, Lod, MaterialDef, Patch, Primitive, PrimitiveKind, TextureDef, TextureRef, VertexBlock};
 use std::f32::consts::{FRAC_PI_2, TAU};
 
 fn patch(name: &str, material: &str, primitives: Vec<Primitive>) -> Patch {
-    Patch {
-        chunk: 0,
-        name: Some(name.into()),
-        front: Some(MaterialRef::Named(format!("arena:{material}"))),
-        back: Some(MaterialRef::SameAsFront),
-        specials: Vec::new(),
-        faceted: Some(1),
-        decal: None,
-        primitives,
-    }
+    super::patch_in("arena", name, material, primitives)
 }
 
 fn mesh(positions: Vec<[f32; 3]>, uvs: Option<Vec<[f32; 2]>>, quads: Vec<i32>) -> Primitive {

@@ -102,10 +102,15 @@ fn header(filetype: u8) -> Header {
 }
 
 fn patch(name: &str, material: &str, primitives: Vec<Primitive>) -> Patch {
+    patch_in("demo", name, material, primitives)
+}
+
+/// A patch whose material is `material` in library `lib`.
+fn patch_in(lib: &str, name: &str, material: &str, primitives: Vec<Primitive>) -> Patch {
     Patch {
         chunk: 0,
         name: Some(name.into()),
-        front: Some(MaterialRef::Named(format!("demo:{material}"))),
+        front: Some(MaterialRef::Named(format!("{lib}:{material}"))),
         back: Some(MaterialRef::SameAsFront),
         specials: Vec::new(),
         faceted: Some(1),

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import validator from 'gltf-validator';
-import { makeArchive, startServer, launch, newPage, nativeInfo, bin, walk } from './harness.mjs';
+import { makeArchive, startServer, launch, newPage, nativeInfo, bin, walk, withThree } from './harness.mjs';
 
 let dir, server, browser;
 
@@ -109,16 +109,6 @@ test('the export keeps the node names, LODs as scenes, light points, vertex colo
   assert.equal(pool.images.length, 3, 'the decoded textures and the checker, embedded');
   assert.ok(pool.images.every((i) => i.mimeType === 'image/png'));
 });
-
-// three.js from tests/e2e/node_modules, served to the page under /__three/.
-async function withThree(page) {
-  const root = join(import.meta.dirname, 'node_modules/three');
-  await page.route('**/__three/**', (route) => {
-    const path = new URL(route.request().url()).pathname.replace(/^\/__three\//, '');
-    const body = readFileSync(join(root, path), 'utf8').replaceAll(/from 'three'/g, "from '/__three/build/three.module.js'");
-    route.fulfill({ status: 200, contentType: 'text/javascript', body });
-  });
-}
 
 test('the page exports each model as a .glb that GLTFLoader loads with the triangles the viewer draws', async () => {
   const { page, problems } = await newPage(browser, server.url);

@@ -89,6 +89,16 @@ export async function newPage(browser, url) {
   return { page, problems };
 }
 
+// three.js from tests/e2e/node_modules, served to the page under /__three/ (for GLTFLoader).
+export async function withThree(page) {
+  const root = join(import.meta.dirname, 'node_modules/three');
+  await page.route('**/__three/**', (route) => {
+    const path = new URL(route.request().url()).pathname.replace(/^\/__three\//, '');
+    const body = readFileSync(join(root, path), 'utf8').replaceAll(/from 'three'/g, "from '/__three/build/three.module.js'");
+    route.fulfill({ status: 200, contentType: 'text/javascript', body });
+  });
+}
+
 // Pixels of the canvas as the compositor shows them that differ from the background colour.
 // The overlays drawn over the canvas (info panel, HUD) are masked out.
 export async function canvasCoverage(page) {

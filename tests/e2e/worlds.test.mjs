@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import validator from 'gltf-validator';
-import { makeArchive, startServer, launch, newPage, bin, walk } from './harness.mjs';
+import { makeArchive, startServer, launch, newPage, bin, walk, withThree } from './harness.mjs';
 
 let dir, server, browser;
 
@@ -250,11 +250,7 @@ test('a world exports as one .glb: a mesh per unique model, a node per placement
   assert.deepEqual(floats(sampler.output), [0, 0, 0, -3, 0, 0, -3, 0, 0, 0, 0, 0, 0, 0, 0], 'the leaf slides by MotionExtent');
   // The page's export loads in GLTFLoader with the triangles the viewer draws.
   const { page, problems } = await served();
-  await page.route('**/__three/**', (route) => {
-    const path = new URL(route.request().url()).pathname.replace(/^\/__three\//, '');
-    const body = readFileSync(join(import.meta.dirname, 'node_modules/three', path), 'utf8').replaceAll(/from 'three'/g, "from '/__three/build/three.module.js'");
-    route.fulfill({ status: 200, contentType: 'text/javascript', body });
-  });
+  await withThree(page);
   const drawn = await page.evaluate((p) => window.relicview.open(p), ARENA);
   const loaded = await page.evaluate(async () => {
     const { GLTFLoader } = await import('/__three/examples/jsm/loaders/GLTFLoader.js');
