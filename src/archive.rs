@@ -405,7 +405,9 @@ pub async fn open_bytes(archive: &RefCell<Archive>, source: &impl FileSource, pa
     let mut t2 = t1;
     if document.error().is_none() {
         // Each round reads what the previous one made known; a path is never asked twice.
-        for _round in 0..8 {
+        // The deepest chain: a world's includes (at most 8 deep), its game objects, their
+        // models and subsystems, the models' libraries, the libraries' texture maps.
+        for _round in 0..16 {
             let needs = document.needs(&archive.borrow());
             if needs.is_empty() {
                 break;

@@ -559,6 +559,19 @@ mod tests {
     }
 
     #[test]
+    fn includes_seven_deep_are_all_read_before_the_world_is_built() {
+        let mut files: Vec<(String, Vec<u8>)> = (0..7).map(|k| (format!("A/MAPS/M{k}.MAP"), format!("[inc{k}]\ntype=include\nfile=m{}.map\n", k + 1).into_bytes())).collect();
+        files[0].1.extend(b"[m0]\ntype=map\ninstance=box 0 0 0 0 0 0\n");
+        files.push(("A/MAPS/M7.MAP".into(), b"[box]\ntype=model\nmodelfile=box.mod\n".to_vec()));
+        files.push(("A/MODELS/BOX.MOD".into(), b"[video]\nobject=cube.bgf\n".to_vec()));
+        files.push(("A/VIDEO/CUBE.BGF".into(), cube()));
+        let o = open_in(files, "A/MAPS/M0.MAP");
+        let j: serde_json::Value = serde_json::from_str(&o.document.info_json()).unwrap();
+        assert_eq!(j["includes"].as_array().unwrap().len(), 7);
+        assert_eq!((j["placements"].as_u64(), j["triangles"].as_u64()), (Some(1), Some(12)), "{j}");
+    }
+
+    #[test]
     fn nested_placements_compose_child_under_parent() {
         // [outer] turns [inner] 90° about Y and moves it to z 100; [inner] puts the box at x 5.
         let map = format!("[box]\ntype=model\nmodelfile=box.mod\n[inner]\ntype=map\ninstance=box 5 0 0 0 0 0\n[outer]\ntype=map\ninstance=inner 0 0 100 0 {} 0\n", std::f32::consts::FRAC_PI_2);
