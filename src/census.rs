@@ -115,10 +115,10 @@ mod tests {
         let cube = &files[0].1;
         c.add("BAD.BGF", cube[..cube.len() - 3].to_vec());
         c.add("NOTES.TXT", b"hello".to_vec());
-        // The demo: 5 models and the arena's 11, 2 libraries, 3 images, 7 MODs, a SUB and 4
-        // MAPs; plus BAD.BGF and NOTES.TXT.
-        assert_eq!(c.files, 35);
-        assert_eq!((c.kinds["mod"], c.kinds["sub"], c.kinds["map"]), (7, 1, 4));
+        // The demo: 5 models and the arena's 11, 2 libraries, 3 images, 7 MODs, a SUB, 4 MAPs
+        // and a field model; plus BAD.BGF and NOTES.TXT.
+        assert_eq!(c.files, 36);
+        assert_eq!((c.kinds["mod"], c.kinds["sub"], c.kinds["map"], c.kinds["bsx"]), (7, 1, 4, 1));
         assert_eq!(c.kinds["biz2-geometry"], 17);
         assert_eq!(c.kinds["biz2-materials"], 2);
         assert_eq!(c.kinds["image"], 3);

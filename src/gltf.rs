@@ -16,10 +16,12 @@ use json::validation::{Checked::Valid, USize64};
 use json::Index;
 use std::collections::BTreeMap;
 
-/// Which LOD the default glTF scene shows.
-#[derive(Debug, Clone, Copy, Default)]
+/// Which LOD the default glTF scene shows, and which layers are left out (what the viewer
+/// hides: a file's other models, say).
+#[derive(Debug, Clone, Default)]
 pub struct ExportOptions {
     pub lod: usize,
+    pub hidden_layers: Vec<u32>,
 }
 
 fn srgb_to_linear(c: f32) -> f32 {
@@ -178,19 +180,22 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
 
     // Textures, embedded as PNG; texels are big on screen in these games, so kept crisp.
     let mut textures = Vec::new();
-    // One sampler for every texture (written only when there are textures).
-    let sampler = (!scene.textures.is_empty()).then(|| {
-        b.root.push(json::texture::Sampler {
-            mag_filter: Some(Valid(json::texture::MagFilter::Nearest)),
-            min_filter: Some(Valid(json::texture::MinFilter::LinearMipmapLinear)),
-            name: None,
-            wrap_s: Valid(json::texture::WrappingMode::Repeat),
-            wrap_t: Valid(json::texture::WrappingMode::Repeat),
-            extensions: None,
-            extras: Default::default(),
-        })
-    });
+    // A sampler for the textures that smooth far away and one for those sampled texel by
+    // texel (emulated console VRAM), each written only when some texture uses it.
+    let mut samplers: [Option<Index<json::texture::Sampler>>; 2] = [None, None];
     for t in &scene.textures {
+        let sampler = *samplers[t.nearest as usize].get_or_insert_with(|| {
+            b.root.push(json::texture::Sampler {
+                mag_filter: Some(Valid(json::texture::MagFilter::Nearest)),
+                min_filter: Some(Valid(if t.nearest { json::texture::MinFilter::Nearest } else { json::texture::MinFilter::LinearMipmapLinear })),
+                name: None,
+                wrap_s: Valid(json::texture::WrappingMode::Repeat),
+                wrap_t: Valid(json::texture::WrappingMode::Repeat),
+                extensions: None,
+                extras: Default::default(),
+            })
+        });
+        let sampler = Some(sampler);
         let mut png = Vec::new();
         image::codecs::png::PngEncoder::new(&mut png)
             .write_image(&t.texels.rgba[..], t.texels.width, t.texels.height, image::ExtendedColorType::Rgba8)
@@ -225,6 +230,8 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
                 roughness_factor: json::material::StrengthFactor(1.0),
                 ..Default::default()
             },
+            alpha_mode: Valid(if m.alpha_cutoff.is_some() { json::material::AlphaMode::Mask } else { json::material::AlphaMode::Opaque }),
+            alpha_cutoff: m.alpha_cutoff.map(json::material::AlphaCutoff),
             ..Default::default()
         }));
     }
@@ -275,7 +282,7 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
     let lods = scene.lod_count();
     let mut copies: Vec<Vec<Option<Index<json::Node>>>> = Vec::new();
     for lod in 0..lods {
-        let visible = scene.visible(lod);
+        let visible = scene.visible_in(lod, &options.hidden_layers);
         let mut index: Vec<Option<Index<json::Node>>> = vec![None; scene.nodes.len()];
         // Children before parents, so each parent can list them.
         for i in (0..scene.nodes.len()).rev() {
@@ -434,7 +441,7 @@ mod tests {
         s.add_node(Some(l1), Node { mesh: Some(m1), ..Default::default() });
         s.add_node(Some(root), Node { name: Some("light point 0".into()), transform: Transform { translation: [0.0, 2.0, 0.0], ..Default::default() }, ..Default::default() });
         s.lods = vec![Default::default(); 2];
-        let j = json_of(&export_glb(&s, ExportOptions { lod: 1 }).unwrap());
+        let j = json_of(&export_glb(&s, ExportOptions { lod: 1, ..Default::default() }).unwrap());
         assert_eq!(j["scenes"].as_array().unwrap().len(), 2);
         assert_eq!(j["scene"], 1);
         let names = |scene: usize| -> Vec<String> {

@@ -167,11 +167,13 @@ pub struct Material {
     pub texture: Option<TextureId>,
     /// Winding is unconfirmed in the pods' files: both sides are drawn unless culling is on.
     pub double_sided: bool,
+    /// Texels with less alpha than this are not drawn (a cut-out: PSX texel 0x0000).
+    pub alpha_cutoff: Option<f32>,
 }
 
 impl Default for Material {
     fn default() -> Self {
-        Material { name: None, base_color: [1.0; 4], texture: None, double_sided: true }
+        Material { name: None, base_color: [1.0; 4], texture: None, double_sided: true, alpha_cutoff: None }
     }
 }
 
@@ -181,6 +183,8 @@ pub struct Texture {
     pub texels: Texels,
     /// The archive file the texels came from, when they were decoded from one.
     pub file: Option<String>,
+    /// Sampled texel by texel, near and far (emulated console VRAM), not smoothed.
+    pub nearest: bool,
 }
 
 /// A level of detail and the camera distances [in, out] it is meant for.
@@ -290,6 +294,50 @@ pub struct Scene {
     /// Names of the layers nodes can be on.
     pub layers: Vec<String>,
     pub viewpoints: Vec<Viewpoint>,
+    /// What the viewer lets a person pick among (one model of a file, one of its animations).
+    pub choice: Option<Choice>,
+    /// Bones to draw as an overlay: (parent joint, joint) node pairs.
+    pub skeleton: Vec<(NodeId, NodeId)>,
+    /// Clips that do not play now (the options of [`Self::choice`] not on show).
+    pub stopped: Vec<u32>,
+    /// When the clips run in whole frames: the time of one (the timeline steps by it).
+    pub frame_time: Option<f32>,
+}
+
+/// Alternatives a scene holds, of which one is on show: each shows some layers (the others
+/// of the choice hidden) and plays at most one of the choice's clips (the others stopped).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Choice {
+    pub name: String,
+    pub options: Vec<ChoiceOption>,
+    /// The option on show when the scene opens.
+    pub default: usize,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ChoiceOption {
+    pub label: String,
+    pub layers: Vec<u32>,
+    pub clip: Option<u32>,
+}
+
+impl Choice {
+    /// Layers of the choice that option `k` hides.
+    pub fn hidden_layers(&self, k: usize) -> Vec<u32> {
+        let shown = self.options.get(k).map(|o| o.layers.as_slice()).unwrap_or_default();
+        let mut out: Vec<u32> = self.options.iter().flat_map(|o| o.layers.iter().copied()).filter(|l| !shown.contains(l)).collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+    /// Clips of the choice that option `k` stops.
+    pub fn stopped_clips(&self, k: usize) -> Vec<u32> {
+        let playing = self.options.get(k).and_then(|o| o.clip);
+        let mut out: Vec<u32> = self.options.iter().filter_map(|o| o.clip).filter(|&c| Some(c) != playing).collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -354,10 +402,23 @@ impl Scene {
         self.lods.len().max(1)
     }
 
+    /// The clips that play (not [`Self::stopped`]).
+    pub fn playing(&self) -> impl Iterator<Item = &Clip> + '_ {
+        self.clips.iter().enumerate().filter(|(i, _)| !self.stopped.contains(&(*i as u32))).map(|(_, c)| c)
+    }
+
+    /// Show option `k` of the scene's choice: its layers (the returned hidden layers are the
+    /// choice's others) and its clip (the choice's other clips stop).
+    pub fn choose(&mut self, k: usize) -> Vec<u32> {
+        let Some(c) = &self.choice else { return Vec::new() };
+        self.stopped = c.stopped_clips(k);
+        c.hidden_layers(k)
+    }
+
     /// The transforms of nodes as animated at `seconds`, for nodes that clips move.
     pub fn pose(&self, seconds: f64) -> Vec<Transform> {
         let mut pose: Vec<Transform> = self.nodes.iter().map(|n| n.transform).collect();
-        for clip in &self.clips {
+        for clip in self.playing() {
             let t = clip.local_time(seconds);
             for track in &clip.tracks {
                 let v = track.sample(t, clip.repeat);
@@ -375,7 +436,7 @@ impl Scene {
     /// The UV offset of every material at `seconds` (wrapped into [0, 1)).
     pub fn uv_offsets(&self, seconds: f64) -> Vec<[f32; 2]> {
         let mut out = vec![[0.0f32; 2]; self.materials.len()];
-        for clip in &self.clips {
+        for clip in self.playing() {
             let t = clip.local_time(seconds);
             for track in &clip.tracks {
                 if let Target::UvOffset(m) = track.target {
@@ -392,7 +453,7 @@ impl Scene {
     /// The glow of every material at `seconds` (0 where nothing animates it).
     pub fn glows(&self, seconds: f64) -> Vec<f32> {
         let mut out = vec![0.0f32; self.materials.len()];
-        for clip in &self.clips {
+        for clip in self.playing() {
             let t = clip.local_time(seconds);
             for track in &clip.tracks {
                 if let Target::Glow(m) = track.target {
@@ -507,7 +568,12 @@ impl Scene {
 
     /// Triangles drawn at LOD `lod`, counting every instance.
     pub fn triangle_count(&self, lod: usize) -> usize {
-        let visible = self.visible(lod);
+        self.triangle_count_in(lod, &[])
+    }
+
+    /// [`Self::triangle_count`] with the layers in `hidden` hidden.
+    pub fn triangle_count_in(&self, lod: usize, hidden: &[u32]) -> usize {
+        let visible = self.visible_in(lod, hidden);
         self.nodes.iter().zip(&visible).filter(|(_, &v)| v).filter_map(|(n, _)| n.mesh).map(|m| self.meshes[m as usize].triangle_count()).sum()
     }
 
@@ -520,8 +586,13 @@ impl Scene {
     /// Bounds of what is shown at LOD `lod` in its rest pose: the triangles' vertices, or the
     /// markers where there are no triangles.
     pub fn bounds(&self, lod: usize) -> Option<Bounds> {
+        self.bounds_in(lod, &[])
+    }
+
+    /// [`Self::bounds`] with the layers in `hidden` hidden.
+    pub fn bounds_in(&self, lod: usize, hidden: &[u32]) -> Option<Bounds> {
         let world = self.world(&self.pose(0.0));
-        let visible = self.visible(lod);
+        let visible = self.visible_in(lod, hidden);
         let mut b = None;
         for (i, n) in self.nodes.iter().enumerate() {
             let Some(m) = n.mesh.filter(|_| visible[i]) else { continue };

@@ -200,8 +200,10 @@ function currentView() {
     t: state.viewer.stats().animating ? state.viewer.animationTime() : null,
     mode: state.current && state.viewer.cameraMode() === 'fly' ? 'fly' : null,
     view: state.viewpoint,
-    hide: state.current ? state.viewer.layers().filter((l) => !l.shown).map((l) => l.name) : [],
+    hide: state.current ? state.viewer.layers().filter((l) => !l.shown && !l.chosen).map((l) => l.name) : [],
     paused: state.current && state.viewer.stats().animating && !state.viewer.clockState().playing,
+    choice: state.current && state.viewer.choice() ? state.viewer.stats().choice : null,
+    skeleton: state.current && state.viewer.options().skeleton,
   };
 }
 
@@ -292,8 +294,11 @@ async function openNow(path, restore) {
 // Put back what a link says of the view: LOD, camera (a viewpoint, or a position and a
 // mode), selected chunk, clock and hidden layers.
 function restoreView(link) {
-  if (link.lod !== null) state.viewer.setOptions({ lod: link.lod, autoLod: false });
   if (link.hide) state.viewer.setHiddenLayers(link.hide);
+  // After the hidden layers: the choice hides the layers of its other options.
+  if (link.choice !== null && link.choice !== undefined) state.viewer.choose(link.choice);
+  if (link.skeleton) state.viewer.setOptions({ skeleton: true });
+  if (link.lod !== null) state.viewer.setOptions({ lod: link.lod, autoLod: false });
   if (link.view !== null && link.view !== undefined && state.viewer.lookFrom(link.view)) {
     state.viewpoint = link.view;
   } else {
@@ -352,8 +357,26 @@ function syncWorldControls() {
     }));
   }
   camera.value = state.viewpoint !== null && state.viewpoint !== undefined ? `view:${state.viewpoint}` : state.current ? state.viewer.cameraMode() : 'orbit';
+  // The scene's choice (a file's models and their animations) and its skeleton switch.
+  const choice = state.current ? state.viewer.choice() : null;
+  $('choice-label').hidden = !choice;
+  if (choice) {
+    $('choice-name').textContent = choice.name;
+    const select = $('choice-select');
+    if (select.options.length !== choice.options.length || [...select.options].some((o, i) => o.textContent !== choice.options[i])) {
+      select.replaceChildren(...choice.options.map((label, i) => {
+        const o = document.createElement('option');
+        o.value = String(i);
+        o.textContent = label;
+        return o;
+      }));
+    }
+    select.value = String(choice.selected ?? 0);
+  }
+  $('skeleton-label').hidden = !(state.current && state.viewer.hasSkeleton());
+  $('opt-skeleton').checked = state.viewer.options().skeleton;
   const layers = $('layers');
-  const shown = state.current ? state.viewer.layers().filter((l) => l.nodes > 0) : [];
+  const shown = state.current ? state.viewer.layers().filter((l) => l.nodes > 0 && !l.chosen) : [];
   layers.replaceChildren(...shown.map((l) => {
     const label = document.createElement('label');
     label.title = `Show or hide the ${l.name} (${l.nodes})`;
@@ -392,6 +415,18 @@ async function setLayers(changes) {
   while (stats.uploading) stats = await state.viewport.requestFrame();
   followView();
   return state.viewer.layers();
+}
+
+// Show option `k` of the scene's choice (a model, an animation); resolves once drawn.
+async function choose(k) {
+  await ready;
+  if (!state.viewer.choose(k)) throw new Error(`no option ${k} to choose`);
+  state.viewer.home();
+  syncWorldControls();
+  let stats = await state.viewport.requestFrame();
+  while (stats.uploading) stats = await state.viewport.requestFrame();
+  followView();
+  return { triangles: stats.triangles, drawCalls: stats.drawCalls, choice: stats.choice };
 }
 
 // Camera: 'orbit', 'fly', or a viewpoint's index; resolves once drawn.
@@ -584,7 +619,10 @@ window.relicview = {
   cameraMode: () => state.viewer.cameraMode(),
   // Look along an axis: 'front', 'side', 'top' → camera.
   axisView: async (axis) => { state.viewer.axisView(axis); state.viewpoint = null; syncWorldControls(); await state.viewport.requestFrame(); return state.viewer.camera(); },
-  // The scene's layers [{name, shown, nodes}], and hiding/showing them by name.
+  // The scene's choice {name, options, selected} (a file's models and animations), and choosing.
+  choice: () => state.viewer.choice(),
+  choose,
+  // The scene's layers [{name, shown, nodes, chosen}], and hiding/showing them by name.
   layers: () => state.viewer.layers(),
   setLayers,
   // The animation clock {time, playing, speed}; setClock({time, playing, speed}).
@@ -622,9 +660,12 @@ function bindShell() {
   $('play-button').addEventListener('click', () => setClock({ playing: !state.viewer.clockState().playing }));
   $('speed-select').addEventListener('change', (e) => setClock({ speed: Number(e.target.value) }));
   $('scrub').addEventListener('input', (e) => setClock({ time: Number(e.target.value), playing: false }));
-  const step = (dt) => setClock({ time: Math.max(0, state.viewer.animationTime() + dt), playing: false });
-  $('step-back').addEventListener('click', () => step(-0.1));
-  $('step-forward').addEventListener('click', () => step(0.1));
+  // One frame of a clip that runs in frames (an FF7 animation), else a tenth of a second.
+  const step = (k) => setClock({ time: Math.max(0, state.viewer.animationTime() + k * state.viewer.frameTime()), playing: false });
+  $('step-back').addEventListener('click', () => step(-1));
+  $('step-forward').addEventListener('click', () => step(1));
+  $('choice-select').addEventListener('change', (e) => choose(Number(e.target.value)));
+  $('opt-skeleton').addEventListener('change', (e) => setOptions({ skeleton: e.target.checked }));
   $('share-button').addEventListener('click', () => share());
   // The info panel folds to its title, to uncover the view behind it.
   $('info-title').addEventListener('click', () => $('info-panel').classList.toggle('folded'));

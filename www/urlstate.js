@@ -4,7 +4,8 @@
 //   #archive=<listing url>&path=<file>&cam=px,py,pz,tx,ty,tz,fov&lod=1&chunk=12&t=3.25
 //   (t: the animation clock in seconds, when something moves; paused=1 when stopped)
 //   &mode=fly (the camera flies) &view=2 (looking from viewpoint 2, a world's dropzone)
-//   &hide=doors,fx (layers not shown)
+//   &hide=doors,fx (layers not shown) &choice=2 (the option of a file's choice: a model and
+//   its animation) &skeleton=1 (the bones drawn over it)
 //   #folder=<fingerprint>&path=…
 
 const round = (x) => Number(x.toFixed(4));
@@ -18,7 +19,7 @@ export function readHash(hash = location.hash) {
   const int = (name) => (p.has(name) && /^\d+$/.test(p.get(name)) ? Number(p.get(name)) : null);
   const t = p.has('t') && Number.isFinite(Number(p.get('t'))) ? Number(p.get('t')) : null;
   const hide = p.has('hide') ? p.get('hide').split(',').filter(Boolean) : null;
-  return { archive: p.get('archive'), folder: p.get('folder'), path: p.get('path'), cam, lod: int('lod'), chunk: int('chunk'), t, mode: p.get('mode') === 'fly' ? 'fly' : null, view: int('view'), hide, paused: p.get('paused') === '1' };
+  return { archive: p.get('archive'), folder: p.get('folder'), path: p.get('path'), cam, lod: int('lod'), chunk: int('chunk'), t, mode: p.get('mode') === 'fly' ? 'fly' : null, view: int('view'), hide, paused: p.get('paused') === '1', choice: int('choice'), skeleton: p.get('skeleton') === '1' };
 }
 
 export function hashOf(view) {
@@ -34,6 +35,8 @@ export function hashOf(view) {
   if (view.mode) p.set('mode', view.mode);
   if (view.view !== null && view.view !== undefined) p.set('view', String(view.view));
   if (view.hide && view.hide.length) p.set('hide', view.hide.join(','));
+  if (view.choice !== null && view.choice !== undefined) p.set('choice', String(view.choice));
+  if (view.skeleton) p.set('skeleton', '1');
   return '#' + p.toString();
 }
 

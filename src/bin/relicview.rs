@@ -44,6 +44,10 @@ enum Command {
         /// The LOD the glTF's default scene shows (every LOD is a scene of its own).
         #[arg(long, default_value_t = 0)]
         lod: usize,
+        /// For a file of several models (an FF7 field file), the one to export; else the one
+        /// the viewer shows first. Its animations come along.
+        #[arg(long)]
+        model: Option<usize>,
         /// Refuse files larger than this many bytes.
         #[arg(long, default_value_t = DEFAULT_MAX_BYTES)]
         max_bytes: u64,
@@ -140,7 +144,7 @@ fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, String> {
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Info { file, json, root, max_bytes } => run_info(&file, json, root.as_deref(), max_bytes),
-        Command::Export { file, root, out, lod, max_bytes } => run_export(&file, root.as_deref(), &out, lod, max_bytes),
+        Command::Export { file, root, out, lod, model, max_bytes } => run_export(&file, root.as_deref(), &out, lod, model, max_bytes),
         Command::Census { dir, json, max_bytes } => run_census(&dir, json, max_bytes),
         Command::Serve { dir, port, bind, site } => {
             let site = site.unwrap_or_else(|| {
@@ -248,7 +252,7 @@ fn run_info(file: &Path, json: bool, root: Option<&Path>, max_bytes: u64) -> Exi
     finish(&out, if doc.diagnostics().is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
-fn run_export(file: &Path, root: Option<&Path>, out: &Path, lod: usize, max_bytes: u64) -> ExitCode {
+fn run_export(file: &Path, root: Option<&Path>, out: &Path, lod: usize, model: Option<usize>, max_bytes: u64) -> ExitCode {
     let opened = match open(file, root, max_bytes) {
         Ok(o) => o,
         Err(e) => return fail(false, &e, None),
@@ -256,19 +260,30 @@ fn run_export(file: &Path, root: Option<&Path>, out: &Path, lod: usize, max_byte
     if let Some(e) = opened.document.error() {
         return fail(false, &format!("{}: {e}", file.display()), Some(e.offset));
     }
-    let Some(scene) = opened.scene else {
+    let Some(mut scene) = opened.scene else {
         return fail(false, &format!("{}: a {} has no 3D scene to export", file.display(), opened.document.kind().title()), None);
     };
     // The file's bytes and its model are no longer needed once the scene is built.
     drop(opened.document);
+    // A file of several models: the one asked for (its layer `model N`), else the viewer's first.
+    let option = match (model, &scene.choice) {
+        (None, c) => c.as_ref().map(|c| c.default),
+        (Some(n), Some(c)) => match scene.layers.iter().position(|l| *l == format!("model {n}")).and_then(|layer| c.options.iter().position(|o| o.layers.contains(&(layer as u32)))) {
+            Some(k) => Some(k),
+            None => return fail(false, &format!("{}: there is no model {n} (the file has {})", file.display(), c.options.iter().filter(|o| o.clip.is_none()).count()), None),
+        },
+        (Some(_), None) => return fail(false, &format!("{}: --model is for files of several models", file.display()), None),
+    };
+    let hidden_layers = option.map_or(Vec::new(), |k| scene.choose(k));
+    let options = gltf::ExportOptions { lod, hidden_layers };
     let write = || -> std::io::Result<usize> {
         let mut w = std::io::BufWriter::new(std::fs::File::create(out)?);
-        let n = gltf::write_glb(&scene, gltf::ExportOptions { lod }, &mut w)?;
+        let n = gltf::write_glb(&scene, options.clone(), &mut w)?;
         w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
         Ok(n)
     };
     match write() {
-        Ok(n) => emit(&format!("{}: {n} bytes, {} triangles at LOD {lod}\n", out.display(), scene.triangle_count(lod))),
+        Ok(n) => emit(&format!("{}: {n} bytes, {} triangles at LOD {lod}\n", out.display(), scene.triangle_count_in(lod, &options.hidden_layers))),
         Err(e) => fail(false, &format!("{}: {e}", out.display()), None),
     }
 }

@@ -6,12 +6,15 @@ use crate::formats::biz2::{Biz2File, Connectivity, DeclaredBounds, FileKind, Hea
 use std::f32::consts::TAU;
 
 mod arena;
+mod field;
 pub use arena::city_map;
+pub use field::{robot_bsx, robot_spec};
 
 /// Relative path and bytes of every file in the demo archive.
 pub fn demo_files() -> Vec<(String, Vec<u8>)> {
     let mut files = models();
     files.extend(arena::arena_files());
+    files.push(("DEMO/FIELD/ROBOT.BSX".into(), field::robot_bsx()));
     files
 }
 

@@ -6,7 +6,7 @@
 use super::registry::{Head, Kind, Purpose};
 use super::text::{decode as decode_text, looks_like_text};
 use super::{Diagnostic, Document, InfoRow, ParseError};
-use crate::inspect::{coverage_of, runs_from_spans, ByteClass, ByteView, Field, InspectorView};
+use crate::inspect::{ByteClass, ByteView, InspectorView};
 
 const N: usize = 4096;
 /// Where the ring's write cursor starts (N − 18).
@@ -22,9 +22,6 @@ pub const MAX_OUTPUT: usize = 64 << 20;
 /// A container: `u32` compressed length equal to the rest of the file.
 pub fn wrapped(h: &Head) -> bool {
     h.size >= 8 && h.bytes.get(..4).is_some_and(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64 == h.size - 4)
-}
-pub fn sniff_bsx(h: &Head) -> bool {
-    wrapped(h) && h.ext == "bsx"
 }
 pub fn sniff_lzs(h: &Head) -> bool {
     wrapped(h)
@@ -151,7 +148,7 @@ fn longest_match(data: &[u8], pos: usize, seen: &std::collections::HashMap<[u8; 
     best
 }
 
-/// An LZS container (or a BSX until its own reader lands): the hex view shows the
+/// An LZS container of no format we read further (a BCX, FIELD.TDB): the hex view shows the
 /// decompressed bytes, with the container's bytes as the second byte view.
 pub struct LzsDocument {
     kind: Kind,
@@ -167,24 +164,10 @@ pub fn open(_path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
         Ok(d) => (d, None),
         Err(e) => (Vec::new(), Some(e)),
     };
-    let mut diagnostics = Vec::new();
-    // A BSX starts with its own size (size_file): a check on the decompression.
-    if kind == Kind::Bsx && error.is_none() {
-        match decoded.get(..4).map(|b| u32::from_le_bytes(b.try_into().expect("four bytes")) as usize) {
-            Some(size) if size == decoded.len() => {}
-            Some(size) => diagnostics.push(Diagnostic { offset: 0, path: String::new(), message: format!("the BSX header says {size} bytes, {} were decompressed", decoded.len()) }),
-            None => diagnostics.push(Diagnostic { offset: 0, path: String::new(), message: "the decompressed BSX is shorter than its 4-byte size".into() }),
-        }
-    }
+    let diagnostics = Vec::new();
     let inspector = (purpose == Purpose::Show).then(|| {
         let text = !decoded.is_empty() && looks_like_text(&decoded[..decoded.len().min(4096)]);
         let mut view = InspectorView::flat("lzs", decoded.len(), if text { ByteClass::Text } else { ByteClass::Unclaimed });
-        if kind == Kind::Bsx && decoded.len() >= 4 {
-            let size = u32::from_le_bytes(decoded[..4].try_into().expect("four bytes"));
-            view.fields.push(Field { chunk: 0, offset: 0, len: 4, what: "u32 size_file".into(), value: size.to_string() });
-            view.runs = runs_from_spans(decoded.len(), vec![(0, 4, ByteClass::Decoded)]);
-            view.coverage = coverage_of(&view.runs);
-        }
         view.views = vec![ByteView { label: "decompressed".into(), len: decoded.len() }, ByteView { label: "container".into(), len: file.len() }];
         view.diagnostics = diagnostics.clone();
         view.error = error.clone();
@@ -210,9 +193,6 @@ impl Document for LzsDocument {
             InfoRow::new("format", self.kind.title()),
             InfoRow::new("bytes", format!("{} compressed · {} decompressed ({:.2}×)", self.file.len(), self.decoded.len(), self.decoded.len() as f64 / self.file.len().max(1) as f64)),
         ];
-        if self.kind == Kind::Bsx {
-            rows.push(InfoRow::new("reader", "the BSX model reader is not written yet: the hex view shows the decompressed bytes"));
-        }
         if !self.decoded.is_empty() && looks_like_text(&self.decoded[..self.decoded.len().min(4096)]) {
             rows.push(InfoRow::new("decompressed text", decode_text(&self.decoded[..self.decoded.len().min(200)])));
         }
@@ -284,9 +264,10 @@ mod tests {
             if path.to_string_lossy().ends_with("_u.BSX") {
                 // size_file: the first u32 of a BSX is its own size.
                 assert_eq!(u32::from_le_bytes(data[..4].try_into().unwrap()) as usize, data.len(), "{}", path.display());
-                let doc = open("X.BSX", packed, Kind::Bsx, Purpose::Show);
-                assert!(doc.error().is_none() && doc.diagnostics().is_empty());
+                let doc = crate::formats::bsx::open("X.BSX", packed, Kind::Bsx, Purpose::Show);
+                assert!(doc.error().is_none() && doc.diagnostics().is_empty(), "{:?}", doc.error());
                 assert_eq!(doc.bytes(0).unwrap(), &data[..]);
+                assert_eq!(doc.bytes(1).unwrap().len(), doc.inspector().unwrap().views[1].len, "the container one view away");
             }
             seen += 1;
         }

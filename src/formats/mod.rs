@@ -4,6 +4,7 @@
 //! registry, and its tests (see docs/adding-a-format.md).
 
 pub mod biz2;
+pub mod bsx;
 pub mod bytes;
 pub mod image;
 pub mod lzs;

@@ -1,7 +1,7 @@
 //! The registry of kinds: what a file is (by content first, then by name), what it can do,
 //! and which format opens it. Sniffing lives here and nowhere else.
 
-use super::{biz2, bytes, image, lzs, text, world, Document};
+use super::{biz2, bsx, bytes, image, lzs, text, world, Document};
 use serde::{Deserialize, Serialize};
 
 /// What a file is. Serialised as the words the listing, `census` and the page use.
@@ -82,7 +82,7 @@ const FORMATS: &[Format] = &[
     Format { kind: Kind::Biz2Materials, label: "BMF", title: "DIV-BIZ2 material library", caps: caps(false, false, false, true, false), sniff: biz2::sniff_materials, refers_to: &[Kind::Image], open: biz2::open },
     Format { kind: Kind::Viz2Text, label: "VIZ2", title: "DIV-VIZ2 text geometry", caps: caps(false, true, false, false, false), sniff: text::sniff_viz2, refers_to: NONE, open: text::open },
     Format { kind: Kind::Vmf2Text, label: "VMF2", title: "DIV-VMF2 text materials", caps: caps(false, true, false, false, false), sniff: text::sniff_vmf2, refers_to: NONE, open: text::open },
-    Format { kind: Kind::Bsx, label: "BSX", title: "FF7 field model (LZS)", caps: caps(false, false, false, false, false), sniff: lzs::sniff_bsx, refers_to: NONE, open: lzs::open },
+    Format { kind: Kind::Bsx, label: "BSX", title: "FF7 field model", caps: caps(true, false, false, false, true), sniff: bsx::sniff, refers_to: NONE, open: bsx::open },
     Format { kind: Kind::Lzs, label: "LZS", title: "LZS-compressed file", caps: caps(false, false, false, false, false), sniff: lzs::sniff_lzs, refers_to: NONE, open: lzs::open },
     Format { kind: Kind::Image, label: "IMG", title: "image (TGA, SGI, PNG, BMP)", caps: caps(true, false, true, true, false), sniff: image::sniff, refers_to: NONE, open: image::open },
     Format { kind: Kind::Map, label: "MAP", title: "pod world", caps: Capabilities { assembles: true, ..caps(true, true, false, true, true) }, sniff: world::sniff_map, refers_to: &[Kind::Mod, Kind::Map], open: world::open },
@@ -170,7 +170,9 @@ mod tests {
         // LZS: the first u32 is the length of the rest of the file.
         assert_eq!(kind("CLOUD.BSX", &[96, 0, 0, 0, 1, 2], 100), "bsx");
         assert_eq!(kind("X.LZS", &[96, 0, 0, 0, 1, 2], 100), "lzs");
-        assert_eq!(kind("CLOUD.BSX", &[95, 0, 0, 0, 1, 2], 100), "unknown");
+        // Under its name a BSX is opened as one whatever it holds, to say what is wrong.
+        assert_eq!(kind("CLOUD.BSX", &[95, 0, 0, 0, 1, 2], 100), "bsx");
+        assert!(open("CLOUD.BSX", vec![95, 0, 0, 0, 1, 2], Purpose::Asset).error().is_some());
         assert_eq!(kind("ARENA1.MAP", b"[arena1]\ntype=m", 300), "map");
         assert_eq!(kind("MECH.MOD", b"; a mech\n[video]", 300), "mod");
         assert_eq!(kind("DOOR.SUB", b"[door]\r\nTravel", 300), "sub");

@@ -15,6 +15,8 @@ pub struct RetroMaterial {
     pub cull: Cull,
     /// Light the surface gives off on its own: 0 none, 1 its full colour added.
     pub glow: f32,
+    /// Texels with less alpha than this are not drawn (0: all are).
+    pub alpha_cutoff: f32,
 }
 
 /// World-space direction towards the light (normalised in the shader).
@@ -39,6 +41,7 @@ impl Material for RetroMaterial {
             r#"
 uniform vec3 lightDirection;
 uniform float glow;
+uniform float alphaCutoff;
 #ifdef USE_TEXTURE
 uniform sampler2D tex;
 uniform mat3 textureTransformation;
@@ -57,6 +60,7 @@ void main()
     vec4 c = col;
 #ifdef USE_TEXTURE
     c *= texture(tex, (textureTransformation * vec3(uvs, 1.0)).xy);
+    if (c.a < alphaCutoff) discard;
 #endif
     outColor = vec4(c.rgb * (light + glow), c.a);
     outColor.rgb = color_mapping(outColor.rgb);
@@ -70,6 +74,7 @@ void main()
         viewer.color_mapping().use_uniforms(program);
         program.use_uniform("lightDirection", LIGHT);
         program.use_uniform("glow", self.glow);
+        program.use_uniform_if_required("alphaCutoff", self.alpha_cutoff);
         if let Some(tex) = &self.texture {
             program.use_uniform("textureTransformation", tex.transformation);
             program.use_texture("tex", tex);

@@ -14,7 +14,7 @@ use material::RetroMaterial;
 use std::sync::Arc;
 use three_d::{
     degrees, vec2, vec3, Camera, ClearState, ColorMaterial, Context, CpuMesh, CpuTexture, Cull, Gm, Indices, InnerSpace, InstancedMesh, Instances, Interpolation, Mat3, Mat4, Mesh as GpuMesh,
-    Mipmap, Positions, RenderTarget, Srgba, Texture2DRef, TextureData, Vec3, Viewport, Wireframe, Wrapping,
+    Mipmap, Positions, RenderTarget, ScissorBox, Srgba, Texture2DRef, TextureData, Vec3, Viewport, Wireframe, Wrapping,
 };
 
 /// Background colour (sRGB bytes), also what pixel tests compare against.
@@ -37,6 +37,7 @@ const UPLOAD_BUDGET: usize = 150_000;
 /// How high above a viewpoint's node the eye is (a pod's cockpit over its dropzone).
 pub const EYE_HEIGHT: f32 = 2.0;
 const HIGHLIGHT_COLOR: Srgba = Srgba { r: 255, g: 200, b: 40, a: 255 };
+const SKELETON_COLOR: Srgba = Srgba { r: 80, g: 255, b: 140, a: 255 };
 
 /// Meshes baked into world space and merged: one draw per texture.
 struct MergedDraw {
@@ -100,6 +101,8 @@ pub struct ViewOptions {
     /// Pick the LOD by camera distance (LOD in/out distances) instead of `lod`.
     pub auto_lod: bool,
     pub lod: usize,
+    /// Draw the scene's skeleton over it.
+    pub skeleton: bool,
 }
 
 /// What a click in the view hit.
@@ -132,6 +135,8 @@ pub struct Renderer {
     /// Layers of the scene not drawn.
     hidden_layers: Vec<u32>,
     pub camera_mode: CameraMode,
+    /// The option of the scene's choice on show.
+    choice: Option<usize>,
 }
 
 fn to_mat4(m: glam::Mat4) -> Mat4 {
@@ -158,6 +163,7 @@ impl Renderer {
             draw_calls: 0,
             hidden_layers: Vec::new(),
             camera_mode: CameraMode::Orbit,
+            choice: None,
         })
     }
 
@@ -193,11 +199,15 @@ impl Renderer {
         self.shown_lod = None;
         self.hidden_layers.clear();
         self.camera_mode = CameraMode::Orbit;
+        self.choice = None;
         self.scene = scene;
+        if let Some(k) = self.scene.as_ref().and_then(|s| s.choice.as_ref()).map(|c| c.default) {
+            self.choose(k);
+        }
         let Some(scene) = &self.scene else { return };
-        self.textures = scene.textures.iter().map(|t| upload_texture(&self.context, &t.texels)).collect();
+        self.textures = scene.textures.iter().map(|t| upload_texture(&self.context, t)).collect();
         self.lods = (0..scene.lod_count()).map(|_| None).collect();
-        self.bounds = scene.bounds(0);
+        self.bounds = scene.bounds_in(0, &self.hidden_layers);
         self.frame();
     }
 
@@ -320,6 +330,32 @@ impl Renderer {
         true
     }
 
+    /// Show option `k` of the scene's choice (its layers, its clip); false when there is none.
+    pub fn choose(&mut self, k: usize) -> bool {
+        let Some(scene) = self.scene.as_mut() else { return false };
+        let Some(choice) = &scene.choice else { return false };
+        if k >= choice.options.len() {
+            return false;
+        }
+        let all: Vec<u32> = choice.options.iter().flat_map(|o| o.layers.iter().copied()).collect();
+        let hidden = scene.choose(k);
+        // The person's own hidden layers stay; the choice's are the option's.
+        let mut layers: Vec<u32> = self.hidden_layers.iter().copied().filter(|l| !all.contains(l)).collect();
+        layers.extend(hidden);
+        self.choice = Some(k);
+        // Clips that play changed: what is animated is planned again.
+        self.lods.iter_mut().for_each(|l| *l = None);
+        self.set_hidden_layers(layers);
+        if let Some(scene) = &self.scene {
+            let lod = self.current_lod().unwrap_or(0);
+            self.bounds = scene.bounds_in(lod, &self.hidden_layers).or(self.bounds);
+        }
+        true
+    }
+    pub fn choice(&self) -> Option<usize> {
+        self.choice
+    }
+
     /// Hide the scene's layers in `hidden` (indices into its layer list), show the rest.
     pub fn set_hidden_layers(&mut self, mut hidden: Vec<u32>) {
         hidden.sort_unstable();
@@ -438,7 +474,8 @@ impl Renderer {
                 sent += items.iter().map(|(p, _)| p.positions.len()).sum::<usize>();
                 if let Some(cpu) = cpu_mesh(scene, &items, batch.texture.is_some()) {
                     let texture = batch.texture.and_then(|t| textures.get(t as usize).cloned());
-                    let material = RetroMaterial { texture, normals: cpu.normals.is_some(), cull: Cull::None, glow: 0.0 };
+                    let cutoff = batch.items.first().and_then(|&(_, m, k)| scene.meshes[m as usize].primitives[k as usize].material).and_then(|m| scene.materials.get(m as usize)).and_then(|m| m.alpha_cutoff);
+                    let material = RetroMaterial { texture, normals: cpu.normals.is_some(), cull: Cull::None, glow: 0.0, alpha_cutoff: cutoff.unwrap_or(0.0) };
                     l.merged.push(MergedDraw { gm: Gm::new(GpuMesh::new(&self.context, &cpu), material), animated_material: batch.animated_material });
                 }
                 continue;
@@ -448,7 +485,8 @@ impl Renderer {
             sent += prim.positions.len();
             let Some(cpu) = cpu_mesh(scene, &[(prim, glam::Mat4::IDENTITY)], prim.uvs.is_some() && texture_of(prim.material).is_some()) else { continue };
             let instances = Instances { transformations: batch.nodes.iter().map(|&n| to_mat4(world[n as usize])).collect(), ..Default::default() };
-            let material = RetroMaterial { texture: texture_of(prim.material), normals: cpu.normals.is_some(), cull: Cull::None, glow: 0.0 };
+            let cutoff = prim.material.and_then(|m| scene.materials.get(m as usize)).and_then(|m| m.alpha_cutoff);
+            let material = RetroMaterial { texture: texture_of(prim.material), normals: cpu.normals.is_some(), cull: Cull::None, glow: 0.0, alpha_cutoff: cutoff.unwrap_or(0.0) };
             l.instanced.push(InstancedDraw {
                 gm: Gm::new(InstancedMesh::new(&self.context, &instances, &cpu), material),
                 animated: batch.nodes.iter().any(|&n| animated[n as usize]),
@@ -497,6 +535,19 @@ impl Renderer {
     /// Which LOD shows the node that came from inspector record `record`.
     pub fn lod_index_of(&self, record: u32) -> Option<usize> {
         self.scene.as_ref()?.lod_of_record(record)
+    }
+
+    /// The bones of the scene's skeleton as drawn at `seconds`, when the overlay is on.
+    fn skeleton_wire(&self, seconds: f64, lod: Option<usize>) -> Option<Wireframe> {
+        let scene = self.scene.as_ref().filter(|s| self.options.skeleton && !s.skeleton.is_empty())?;
+        let world = scene.world(&scene.pose(seconds));
+        let visible = scene.visible_in(lod.unwrap_or(0), &self.hidden_layers);
+        let at = |n: u32| {
+            let p = world[n as usize].transform_point3(GVec3::ZERO);
+            vec3(p.x, p.y, p.z)
+        };
+        let positions: Vec<Vec3> = scene.skeleton.iter().filter(|&&(_, b)| visible[b as usize]).flat_map(|&(a, b)| [at(a), at(b), at(b)]).collect();
+        (!positions.is_empty()).then(|| Wireframe::new(&self.context, &positions, self.radius() * 0.006, SKELETON_COLOR))
     }
 
     /// Whether something on show moves with the clock, so frames must keep coming.
@@ -575,6 +626,12 @@ impl Renderer {
             target.render(&self.camera, [h], &[]);
             calls += 1;
         }
+        if let Some(wire) = self.skeleton_wire(seconds, lod) {
+            // Over everything: the bones run inside the model.
+            target.clear_partially(ScissorBox::new_at_origo(self.width, self.height), ClearState::depth(1.0));
+            target.render(&self.camera, [&wire], &[]);
+            calls += 1;
+        }
         self.draw_calls = calls;
         calls
     }
@@ -609,7 +666,8 @@ impl Renderer {
 
 /// Upload texels as sRGB-decoded RGBA: three-d samples textures as linear and encodes the
 /// output as sRGB, so the file's colours come out as they are stored.
-fn upload_texture(context: &Context, texels: &crate::texture::Texels) -> Texture2DRef {
+fn upload_texture(context: &Context, t: &crate::scene::Texture) -> Texture2DRef {
+    let texels = &t.texels;
     let mut data = TextureData::RgbaU8(texels.rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2], p[3]]).collect());
     data.to_linear_srgb();
     let cpu = CpuTexture {
@@ -617,10 +675,11 @@ fn upload_texture(context: &Context, texels: &crate::texture::Texels) -> Texture
         data,
         width: texels.width,
         height: texels.height,
-        min_filter: Interpolation::Linear,
-        // Old games' texels are big on screen: keep them crisp.
+        // Old games' texels are big on screen: keep them crisp. Emulated console VRAM is
+        // sampled texel by texel far away too (its cut-out texels would smear in mipmaps).
+        min_filter: if t.nearest { Interpolation::Nearest } else { Interpolation::Linear },
         mag_filter: Interpolation::Nearest,
-        mipmap: Some(Mipmap::default()),
+        mipmap: (!t.nearest).then(Mipmap::default),
         wrap_s: Wrapping::Repeat,
         wrap_t: Wrapping::Repeat,
     };

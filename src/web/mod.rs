@@ -249,6 +249,8 @@ struct FrameStats {
     uploading: bool,
     /// Model placements of the file on show (a world's), 0 for a single model.
     placements: usize,
+    /// The option of the scene's choice on show.
+    choice: Option<usize>,
 }
 
 /// The animation clock: seconds = `base` + (frame time − `since`) · `speed` while playing.
@@ -291,6 +293,7 @@ struct OptionChanges {
     cull_back: Option<bool>,
     auto_lod: Option<bool>,
     lod: Option<usize>,
+    skeleton: Option<bool>,
 }
 
 /// One viewport on a page canvas.
@@ -403,23 +406,48 @@ impl Viewer {
         self.renderer.axis_view(axis)
     }
 
-    /// The scene's layers: [{name, shown, nodes}] (nodes on the layer).
+    /// The scene's layers: [{name, shown, nodes, chosen}] (nodes on the layer; chosen: the
+    /// scene's choice shows and hides it).
     pub fn layers(&self) -> Result<JsValue, JsValue> {
         #[derive(Serialize)]
         struct Layer<'a> {
             name: &'a str,
             shown: bool,
             nodes: usize,
+            chosen: bool,
         }
         let Some(scene) = self.renderer.scene() else { return to_js(&Vec::<Layer>::new()) };
         let hidden = self.renderer.hidden_layers();
+        let chosen: Vec<u32> = scene.choice.iter().flat_map(|c| &c.options).flat_map(|o| o.layers.iter().copied()).collect();
         let layers: Vec<Layer> = scene
             .layers
             .iter()
             .enumerate()
-            .map(|(i, name)| Layer { name, shown: !hidden.contains(&(i as u32)), nodes: scene.nodes.iter().filter(|n| n.layer == Some(i as u32)).count() })
+            .map(|(i, name)| Layer { name, shown: !hidden.contains(&(i as u32)), nodes: scene.nodes.iter().filter(|n| n.layer == Some(i as u32)).count(), chosen: chosen.contains(&(i as u32)) })
             .collect();
         to_js(&layers)
+    }
+
+    /// The scene's choice (one model of a file, one of its animations): {name, options:
+    /// [label], selected}, or null.
+    pub fn choice(&self) -> Result<JsValue, JsValue> {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            name: &'a str,
+            options: Vec<&'a str>,
+            selected: Option<usize>,
+        }
+        let Some(c) = self.renderer.scene().and_then(|s| s.choice.as_ref()) else { return Ok(JsValue::NULL) };
+        to_js(&Out { name: &c.name, options: c.options.iter().map(|o| o.label.as_str()).collect(), selected: self.renderer.choice() })
+    }
+    /// Show option `k` of the scene's choice; false when there is no such option.
+    pub fn choose(&mut self, k: usize) -> bool {
+        self.renderer.choose(k)
+    }
+    /// Whether the scene has a skeleton to draw over it.
+    #[wasm_bindgen(js_name = hasSkeleton)]
+    pub fn has_skeleton(&self) -> bool {
+        self.renderer.scene().is_some_and(|s| !s.skeleton.is_empty())
     }
     /// Hide the layers named in `names`, show the others.
     #[wasm_bindgen(js_name = setHiddenLayers)]
@@ -445,10 +473,16 @@ impl Viewer {
         let m = scene.materials.iter().position(|m| m.name.as_deref() == Some(name))?;
         scene.uv_offsets(self.animation_time()).get(m).map(|o| o.to_vec())
     }
-    /// The longest looping clip (seconds): one period of everything that repeats (0: none).
+    /// The longest looping clip that plays (seconds): one period of everything that repeats
+    /// (0: none).
     #[wasm_bindgen(js_name = clipDuration)]
     pub fn clip_duration(&self) -> f32 {
-        self.renderer.scene().map_or(0.0, |s| s.clips.iter().filter(|c| c.repeat == crate::scene::Repeat::Loop).map(|c| c.duration).fold(0.0, f32::max))
+        self.renderer.scene().map_or(0.0, |s| s.playing().filter(|c| c.repeat == crate::scene::Repeat::Loop).map(|c| c.duration).fold(0.0, f32::max))
+    }
+    /// The step of the clips that play, when they run in frames (seconds), else 0.1.
+    #[wasm_bindgen(js_name = frameTime)]
+    pub fn frame_time(&self) -> f32 {
+        self.renderer.scene().and_then(|s| s.frame_time).unwrap_or(0.1)
     }
 
     /// Run or stop the animation clock.
@@ -483,7 +517,9 @@ impl Viewer {
     pub fn export_glb(&self) -> Result<js_sys::Uint8Array, JsValue> {
         let scene = self.renderer.scene().ok_or_else(|| js_error("nothing to export: no scene is on show"))?;
         let lod = self.renderer.current_lod().unwrap_or(0);
-        let glb = crate::gltf::export_glb(scene, crate::gltf::ExportOptions { lod }).map_err(|e| js_error(&e))?;
+        // What is on show: the layers hidden (a file's other models) stay out.
+        let options = crate::gltf::ExportOptions { lod, hidden_layers: self.renderer.hidden_layers().to_vec() };
+        let glb = crate::gltf::export_glb(scene, options).map_err(|e| js_error(&e))?;
         Ok(js_sys::Uint8Array::from(&glb[..]))
     }
 
@@ -492,7 +528,8 @@ impl Viewer {
     pub fn set_options(&mut self, changes: JsValue) -> Result<(), JsValue> {
         let c: OptionChanges = serde_wasm_bindgen::from_value(changes)?;
         let o = &mut self.renderer.options;
-        let ViewOptions { wireframe, cull_back, auto_lod, lod } = o;
+        let ViewOptions { wireframe, cull_back, auto_lod, lod, skeleton } = o;
+        *skeleton = c.skeleton.unwrap_or(*skeleton);
         *wireframe = c.wireframe.unwrap_or(*wireframe);
         *cull_back = c.cull_back.unwrap_or(*cull_back);
         *auto_lod = c.auto_lod.unwrap_or(*auto_lod);
@@ -510,8 +547,9 @@ impl Viewer {
             cull_back: bool,
             auto_lod: bool,
             lod: usize,
+            skeleton: bool,
         }
-        to_js(&Out { wireframe: o.wireframe, cull_back: o.cull_back, auto_lod: o.auto_lod, lod: o.lod })
+        to_js(&Out { wireframe: o.wireframe, cull_back: o.cull_back, auto_lod: o.auto_lod, lod: o.lod, skeleton: o.skeleton })
     }
 
     pub fn resize(&mut self, width: u32, height: u32) {
@@ -625,6 +663,7 @@ impl Viewer {
             playing: self.clock.playing,
             uploading: self.renderer.uploading(),
             placements: self.placements,
+            choice: self.renderer.choice(),
         };
         to_js(&stats)
     }

@@ -161,7 +161,7 @@ pub fn build(model: &str, file: Biz2File, archive: &Archive) -> (Scene, Vec<Text
                 surface.texture = Some(shared.unwrap_or_else(|| {
                     let index = scene.textures.len() as u32;
                     let texels = image.cloned().unwrap_or_else(|| crate::texture::checker(surface.diffuse.unwrap_or(GREY)));
-                    scene.textures.push(Texture { name: Some(name.to_string()), texels, file: file_path.clone().filter(|_| reason.is_none()) });
+                    scene.textures.push(Texture { name: Some(name.to_string()), texels, file: file_path.clone().filter(|_| reason.is_none()), nearest: false });
                     if let Some(p) = file_path.as_deref().filter(|_| reason.is_none()) {
                         shared_maps.insert(p.to_string(), index);
                     }
@@ -192,7 +192,7 @@ pub fn build(model: &str, file: Biz2File, archive: &Archive) -> (Scene, Vec<Text
             let s = reference.and_then(|r| surfaces.get(r)).copied().unwrap_or_default();
             let [r, g, b] = if own_colours { [1.0; 3] } else { s.diffuse.unwrap_or(GREY) };
             let id = scene.materials.len() as u32;
-            scene.materials.push(Material { name: reference.cloned(), base_color: [r, g, b, 1.0], texture: s.texture, double_sided: true });
+            scene.materials.push(Material { name: reference.cloned(), base_color: [r, g, b, 1.0], texture: s.texture, double_sided: true, alpha_cutoff: None });
             if let Some([u0, v0, du, dv]) = s.scroll {
                 scene.clips.push(Clip {
                     name: format!("scroll {}", reference.map_or("", |r| r.as_str())),

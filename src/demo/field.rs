@@ -1,0 +1,121 @@
+//! The demo's FF7-style field model, written with the project's own BSX writer and wrapped in
+//! LZS as on the disc: a five-bone figure (hips, spine, head, two arms) with a polygon of
+//! each of the eight kinds, a 4-bit texture with its CLUT, two animations (a wave, a nod),
+//! and a one-bone crate as a second model.
+
+use crate::formats::bsx::raw::{Channel, PolyKind};
+use crate::formats::bsx::writer::{write, AnimSpec, BsxSpec, ModelSpec, PartSpec, PolySpec, RectSpec};
+
+/// A box from `a` to `b` (bone-local units) as quads of `kind` (and the rest of its faces).
+fn box_part(bone: u8, a: [i16; 3], b: [i16; 3], color: [u8; 3], kinds: &[PolyKind]) -> PartSpec {
+    let vertices: Vec<[i16; 3]> = (0..8).map(|i| [if i & 1 == 0 { a[0] } else { b[0] }, if i & 2 == 0 { a[1] } else { b[1] }, if i & 4 == 0 { a[2] } else { b[2] }]).collect();
+    // Faces in the console's Z order (v0 v1 / v2 v3).
+    let faces: [[u8; 4]; 6] = [[0, 1, 2, 3], [4, 5, 6, 7], [0, 1, 4, 5], [2, 3, 6, 7], [0, 2, 4, 6], [1, 3, 5, 7]];
+    let shade = |k: usize| {
+        let f = 0.7 + 0.05 * k as f32;
+        [(color[0] as f32 * f) as u8, (color[1] as f32 * f) as u8, (color[2] as f32 * f) as u8, 0]
+    };
+    let mut polygons = Vec::new();
+    for (k, face) in faces.iter().enumerate() {
+        let kind = kinds.get(k).copied().unwrap_or(PolyKind::QuadMono);
+        let c = shade(k);
+        let colors = [c, shade(k + 1), shade(k + 2), shade(k + 3)];
+        if kind.corners() == 3 {
+            // A face as two triangles of this kind.
+            for tri in [[face[0], face[1], face[2], 0], [face[1], face[3], face[2], 0]] {
+                polygons.push(PolySpec { kind: Some(kind), vertices: tri, colors, texcoords: [0, 1, 2, 0], control: 0 });
+            }
+        } else {
+            polygons.push(PolySpec { kind: Some(kind), vertices: *face, colors, texcoords: [0, 1, 2, 3], control: 0 });
+        }
+    }
+    let textured = polygons.iter().any(|p| p.kind.is_some_and(PolyKind::textured));
+    PartSpec {
+        bone,
+        vertices,
+        polygons,
+        // Type 2 (the model's own), 4 bpp, page (640, 256), CLUT (0, 500).
+        flags: if textured { vec![0x7D00_1A02] } else { Vec::new() },
+        texcoords: if textured { vec![[0, 0], [15, 0], [0, 15], [15, 15]] } else { Vec::new() },
+    }
+}
+
+/// A 16 × 16 face at 4 bits a texel: a border, two eyes and a smile (CLUT indices).
+fn face_texels() -> RectSpec {
+    let index = |u: usize, v: usize| -> u16 {
+        if u == 0 || v == 0 || u == 15 || v == 15 {
+            1
+        } else if (v == 5 || v == 6) && (u == 4 || u == 5 || u == 10 || u == 11) {
+            2
+        } else if v == 11 && (4..12).contains(&u) || v == 10 && (u == 3 || u == 12) {
+            3
+        } else {
+            4
+        }
+    };
+    let halfwords = (0..16).flat_map(|v| (0..4).map(move |h| (0..4).map(|k| index(4 * h + k, v) << (4 * k)).sum::<u16>())).collect();
+    RectSpec { x: 640, y: 256, width: 4, height: 16, halfwords }
+}
+
+/// The palette: 0 transparent, then dark, eye blue, mouth red, skin.
+fn clut() -> RectSpec {
+    let c = |r: u16, g: u16, b: u16| r | g << 5 | b << 10;
+    let mut halfwords = vec![0, c(4, 4, 6), c(6, 12, 28), c(26, 6, 6), c(28, 22, 17)];
+    halfwords.resize(16, c(31, 0, 31));
+    RectSpec { x: 0, y: 500, width: 16, height: 1, halfwords }
+}
+
+/// Rotation channel values: a channel's frames.
+fn wave(frames: usize, center: u8, swing: f32) -> Vec<u8> {
+    (0..frames).map(|f| (center as f32 + swing * (f as f32 / frames as f32 * std::f32::consts::TAU).sin()).rem_euclid(256.0) as u8).collect()
+}
+
+fn figure() -> ModelSpec {
+    use PolyKind::*;
+    let skin = [200, 160, 130];
+    let parts = vec![
+        // Torso: gouraud quads and gouraud triangles.
+        box_part(1, [-30, -18, 0], [30, 18, 110], [60, 90, 170], &[QuadColor, QuadColor, TriColor, TriColor, QuadColor, QuadColor]),
+        // Head: the face is a gouraud textured quad; flat textured quad and triangles beside it.
+        box_part(2, [-22, -22, 0], [22, 22, 44], skin, &[QuadColorTex, QuadMonoTex, TriColorTex, TriMonoTex, QuadMono, TriMono]),
+        // Arms: flat quads, flat triangles.
+        box_part(3, [-8, -8, 0], [8, 8, 70], skin, &[QuadMono, QuadMono, TriMono, TriMono, QuadMono, QuadMono]),
+        box_part(4, [-8, -8, 0], [8, 8, 70], skin, &[QuadMono, QuadMono, TriMono, TriMono, QuadMono, QuadMono]),
+    ];
+    // Bone 0 turns Z to the console's up (−Y); bones hang off it along +Z.
+    let bones = vec![(0, -1), (0, 0), (116, 1), (100, 1), (100, 1)];
+    let channel = |mask: u8, rotation: [u8; 3]| Channel { mask, rotation, translation: [0xFF; 3] };
+    let frames = 24usize;
+    // The wave: the right arm swings about its X (rotation channel 0), the left about Y.
+    let waving = AnimSpec {
+        frames: frames as u16,
+        channels: vec![channel(0, [64, 0, 0]), channel(0, [0, 0, 0]), channel(0, [0, 0, 0]), channel(1, [0, 64, 0]), channel(2, [0, 1, 0])],
+        rotations: [wave(frames, 96, 40.0), wave(frames, 192, 16.0)].concat(),
+        ..Default::default()
+    };
+    // The nod: the head tips about X; the root bobs on a static Y translation.
+    let nodding = AnimSpec {
+        frames: 16,
+        channels: vec![Channel { mask: 0, rotation: [64, 0, 0], translation: [0xFF, 0, 0xFF] }, channel(0, [0, 0, 0]), channel(1, [0, 0, 0]), channel(0, [0, 64, 0]), channel(0, [0, 192, 0])],
+        statics: vec![-10],
+        rotations: wave(16, 0, 20.0),
+        ..Default::default()
+    };
+    ModelSpec { face_id: 0x21, global_id: 0, scale: 4096, ambient: [64, 64, 64], bones, parts, animations: vec![waving, nodding] }
+}
+
+fn crate_model() -> ModelSpec {
+    use PolyKind::*;
+    let part = box_part(0, [-40, -40, -40], [40, 40, 40], [170, 120, 60], &[QuadColor, QuadColor, QuadMono, QuadMono, TriColor, TriMono]);
+    let still = AnimSpec { frames: 1, channels: vec![Channel { mask: 0, rotation: [0; 3], translation: [0xFF; 3] }], ..Default::default() };
+    ModelSpec { face_id: 0x21, global_id: 0, scale: 2048, ambient: [64, 64, 64], bones: vec![(0, -1)], parts: vec![part], animations: vec![still] }
+}
+
+pub fn robot_spec() -> BsxSpec {
+    BsxSpec { models: vec![figure(), crate_model()], rects: vec![face_texels(), clut()] }
+}
+
+/// ROBOT.BSX as the disc would hold it: LZS-wrapped.
+pub fn robot_bsx() -> Vec<u8> {
+    crate::formats::lzs::encode(&write(&robot_spec()))
+}

@@ -1,0 +1,31 @@
+//! Final Fantasy VII PlayStation field models (.BSX, LZS-wrapped on the disc): a skeleton
+//! of bones, rigid parts of eight polygon kinds on them, VRAM textures and animations
+//! (docs/formats/bsx.md).
+
+pub mod document;
+pub mod inspect;
+pub mod raw;
+pub mod scene;
+pub mod vram;
+pub mod writer;
+
+pub use document::{open, sniff, BsxDocument};
+
+#[cfg(test)]
+mod tests {
+    use super::raw::*;
+
+    pub fn shared(name: &str) -> Vec<u8> {
+        std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/ff7").join(name)).expect("the shared FF7 test data sits beside the repo")
+    }
+
+    #[test]
+    fn every_real_file_parses_with_every_invariant_holding() {
+        for name in ["ELEVTR1_u.BSX", "MD1_1_u.BSX", "NMKIN_1_u.BSX", "STARTMAP_u.BSX"] {
+            let bytes = shared(name);
+            let f = BsxFile::parse(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(f.warnings.is_empty(), "{name}: {:?}", f.warnings);
+            eprintln!("{name}: {} models, {} part blocks, {} animation blocks, {} rects", f.models.len(), f.parts.len(), f.anims.len(), f.textures.as_ref().map_or(0, |t| t.rects.len()));
+        }
+    }
+}

@@ -1,0 +1,623 @@
+//! The raw layer of a BSX (decompressed): the header, the models section (48-byte model
+//! records, then per model its bones, part headers and animation headers), the part and
+//! animation data blocks they point at (blocks may be shared between models: they are read
+//! once, by offset), and the texture section's VRAM rectangles. Every structure keeps its
+//! byte range; every read is checked against the file (docs/formats/bsx.md).
+
+use crate::formats::ParseError;
+use std::collections::BTreeMap;
+
+/// The PSX RAM tag on block pointers.
+const RAM: u32 = 0x8000_0000;
+
+/// Reads with bounds checks: a read past the end is an error naming what was expected.
+#[derive(Clone, Copy)]
+pub struct Reader<'a> {
+    pub bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    pub fn slice(&self, at: usize, len: usize, path: &str, what: &str) -> Result<&'a [u8], ParseError> {
+        at.checked_add(len).filter(|&end| end <= self.bytes.len()).map(|end| &self.bytes[at..end]).ok_or_else(|| {
+            ParseError::new(at.min(self.bytes.len()), path, format!("expected {what} ({len} bytes at byte {at}), the file has {} bytes", self.bytes.len()))
+        })
+    }
+    pub fn u8(&self, at: usize, path: &str, what: &str) -> Result<u8, ParseError> {
+        Ok(self.slice(at, 1, path, what)?[0])
+    }
+    pub fn u16(&self, at: usize, path: &str, what: &str) -> Result<u16, ParseError> {
+        let b = self.slice(at, 2, path, what)?;
+        Ok(u16::from_le_bytes([b[0], b[1]]))
+    }
+    pub fn i16(&self, at: usize, path: &str, what: &str) -> Result<i16, ParseError> {
+        Ok(self.u16(at, path, what)? as i16)
+    }
+    pub fn u32(&self, at: usize, path: &str, what: &str) -> Result<u32, ParseError> {
+        let b = self.slice(at, 4, path, what)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+}
+
+/// A count and where it starts in the model's (or the BCX character's) lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Range {
+    pub start: u8,
+    pub end: u8,
+    pub count: u8,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Light {
+    /// A 4.12 unit vector.
+    pub direction: [i16; 3],
+    pub color: [u8; 3],
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bone {
+    pub offset: usize,
+    /// Raw units before the model's scale; an offset along the parent's +Z.
+    pub length: i16,
+    /// −1 for the root.
+    pub parent: i8,
+    pub has_mesh: u8,
+}
+
+/// The eight polygon record kinds, in the order the part data stores them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PolyKind {
+    QuadColorTex,
+    TriColorTex,
+    QuadMonoTex,
+    TriMonoTex,
+    TriMono,
+    QuadMono,
+    TriColor,
+    QuadColor,
+}
+
+impl PolyKind {
+    pub const ALL: [PolyKind; 8] = [PolyKind::QuadColorTex, PolyKind::TriColorTex, PolyKind::QuadMonoTex, PolyKind::TriMonoTex, PolyKind::TriMono, PolyKind::QuadMono, PolyKind::TriColor, PolyKind::QuadColor];
+    /// Bytes per record.
+    pub fn size(self) -> usize {
+        match self {
+            PolyKind::QuadColorTex => 0x18,
+            PolyKind::TriColorTex => 0x14,
+            PolyKind::QuadMonoTex | PolyKind::TriMonoTex => 0x0C,
+            PolyKind::TriMono | PolyKind::QuadMono => 0x08,
+            PolyKind::TriColor => 0x10,
+            PolyKind::QuadColor => 0x14,
+        }
+    }
+    pub fn corners(self) -> usize {
+        match self {
+            PolyKind::QuadColorTex | PolyKind::QuadMonoTex | PolyKind::QuadMono | PolyKind::QuadColor => 4,
+            _ => 3,
+        }
+    }
+    pub fn textured(self) -> bool {
+        matches!(self, PolyKind::QuadColorTex | PolyKind::TriColorTex | PolyKind::QuadMonoTex | PolyKind::TriMonoTex)
+    }
+    /// One colour per corner (gouraud) or one for the polygon (flat).
+    pub fn gouraud(self) -> bool {
+        matches!(self, PolyKind::QuadColorTex | PolyKind::TriColorTex | PolyKind::TriColor | PolyKind::QuadColor)
+    }
+    /// The libgpu packet size the engine builds for one polygon (POLY_GT4 …).
+    pub fn gpu_size(self) -> usize {
+        match self {
+            PolyKind::QuadColorTex => 52,
+            PolyKind::TriColorTex => 40,
+            PolyKind::QuadMonoTex => 40,
+            PolyKind::TriMonoTex => 32,
+            PolyKind::TriMono => 20,
+            PolyKind::QuadMono => 24,
+            PolyKind::TriColor => 28,
+            PolyKind::QuadColor => 36,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            PolyKind::QuadColorTex => "gouraud textured quads",
+            PolyKind::TriColorTex => "gouraud textured triangles",
+            PolyKind::QuadMonoTex => "flat textured quads",
+            PolyKind::TriMonoTex => "flat textured triangles",
+            PolyKind::TriMono => "flat triangles",
+            PolyKind::QuadMono => "flat quads",
+            PolyKind::TriColor => "gouraud triangles",
+            PolyKind::QuadColor => "gouraud quads",
+        }
+    }
+    /// Byte offsets in the record of the first colour and of the first texcoord index.
+    fn layout(self) -> (usize, Option<usize>) {
+        match self {
+            PolyKind::QuadColorTex => (4, Some(0x14)),
+            PolyKind::TriColorTex => (4, Some(0x10)),
+            PolyKind::QuadMonoTex | PolyKind::TriMonoTex => (4, Some(8)),
+            _ => (4, None),
+        }
+    }
+}
+
+/// One polygon record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Polygon {
+    pub kind: PolyKind,
+    pub offset: usize,
+    pub vertices: [u8; 4],
+    /// R, G, B, normal index; one per corner for gouraud kinds, else the first only.
+    pub colors: [[u8; 4]; 4],
+    pub texcoords: [u8; 4],
+    /// Index into the part's control bytes (textured kinds).
+    pub control: Option<u16>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PartCounts {
+    pub vertices: u8,
+    pub texcoords: u8,
+    /// Per kind, in [`PolyKind::ALL`] order.
+    pub polygons: [u8; 8],
+    pub flags: u8,
+    pub control: u8,
+}
+
+/// A part header and the data block it points at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    pub header: usize,
+    pub lighting: u8,
+    pub bone: u8,
+    pub counts: PartCounts,
+    pub offset_poly: u16,
+    pub offset_texcoord: u16,
+    pub offset_flags: u16,
+    pub offset_control: u16,
+    pub buffer_size: u16,
+    /// Absolute offset of the data block.
+    pub block: usize,
+    pub offset_prec: u32,
+}
+
+/// A part data block, read once however many parts point at it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PartData {
+    pub offset: usize,
+    pub end: usize,
+    pub vertex_flag: u32,
+    pub vertices: Vec<[i16; 4]>,
+    pub polygons: Vec<Polygon>,
+    pub flags: Vec<u32>,
+    pub texcoords: Vec<[u8; 2]>,
+    pub control: Vec<u8>,
+}
+
+/// One bone's channels in an animation: which axes are animated, and indices into the
+/// frame tables (or the values themselves, for unanimated rotations).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Channel {
+    pub mask: u8,
+    pub rotation: [u8; 3],
+    pub translation: [u8; 3],
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Animation {
+    pub header: usize,
+    pub frames: u16,
+    pub bones: u8,
+    pub n_trans: u8,
+    pub n_static: u8,
+    pub n_rot: u8,
+    pub off_trans: u16,
+    pub off_static: u16,
+    pub off_rot: u16,
+    pub block: usize,
+}
+
+/// An animation data block.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AnimationData {
+    pub offset: usize,
+    pub end: usize,
+    pub flag: u32,
+    pub channels: Vec<Channel>,
+    pub translations: Vec<i16>,
+    pub statics: Vec<i16>,
+    pub rotations: Vec<u8>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelRecord {
+    pub offset: usize,
+    pub face_id: u8,
+    /// 1..9: a playable character whose skeleton is in its BCX; 0: none.
+    pub global_id: u8,
+    /// 4.12 fixed point.
+    pub scale: u16,
+    pub offset_skeleton: u32,
+    pub ambient: [u8; 3],
+    pub lights: [Light; 3],
+    pub bones_range: Range,
+    pub parts_range: Range,
+    pub anims_range: Range,
+    pub bones: Vec<Bone>,
+    pub parts: Vec<Part>,
+    pub animations: Vec<Animation>,
+    /// Where the bones, part headers and animation headers sit.
+    pub skeleton: usize,
+}
+
+/// A rectangle of PSX VRAM: `width × height` halfwords at (x, y).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VramRect {
+    pub entry: usize,
+    pub width: u16,
+    pub height: u16,
+    pub x: u16,
+    pub y: u16,
+    /// Absolute offset of the halfwords.
+    pub data: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TextureSection {
+    pub offset: usize,
+    pub size: u32,
+    pub count: u8,
+    /// Bytes 5..7 of the header: a TDB patch offset when not zero (not read).
+    pub patch: [u8; 3],
+    pub rects: Vec<VramRect>,
+}
+
+/// A finding that does not stop the file from showing: a layout equality that does not hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    pub offset: usize,
+    pub path: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BsxFile {
+    pub size_file: u32,
+    pub offset_models: u32,
+    pub psx_memory: u32,
+    pub texture_pointer: u32,
+    pub buffer_size: u32,
+    pub models: Vec<ModelRecord>,
+    /// Part and animation data blocks by offset.
+    pub parts: BTreeMap<usize, PartData>,
+    pub anims: BTreeMap<usize, AnimationData>,
+    pub textures: Option<TextureSection>,
+    pub warnings: Vec<Warning>,
+}
+
+/// Most models, bones, parts … a file may declare: the counts are bytes, so these only bound
+/// the models count (a u32 in the file).
+pub const MAX_MODELS: u32 = 256;
+
+fn range(r: Reader<'_>, at: usize, count_at: usize, path: &str, what: &str) -> Result<Range, ParseError> {
+    Ok(Range { start: r.u8(at, path, what)?, end: r.u8(at + 1, path, what)?, count: r.u8(count_at, path, what)? })
+}
+
+impl BsxFile {
+    /// Read a decompressed BSX. A read outside the file, an index out of range or a header
+    /// size that disagrees with the bytes is an error; the other layout equalities of the
+    /// format are warnings.
+    pub fn parse(bytes: &[u8]) -> Result<BsxFile, ParseError> {
+        let r = Reader { bytes };
+        let mut f = BsxFile { size_file: r.u32(0, "header", "u32 size_file")?, offset_models: r.u32(4, "header", "u32 offset_models")?, ..Default::default() };
+        if f.size_file as usize != bytes.len() {
+            return Err(ParseError::new(0, "header", format!("size_file says {} bytes, the file has {}", f.size_file, bytes.len())));
+        }
+        let om = f.offset_models as usize;
+        f.psx_memory = r.u32(om, "models", "the models header")?;
+        let num_models = r.u32(om + 4, "models", "u32 num_models")?;
+        f.texture_pointer = r.u32(om + 8, "models", "u32 texture_pointer")?;
+        f.buffer_size = r.u32(om + 12, "models", "u32 buffer_size")?;
+        if f.psx_memory != f.offset_models | RAM {
+            f.warn(om, "models", format!("psx_memory is {:#010x}, expected offset_models | 0x80000000 = {:#010x}", f.psx_memory, f.offset_models | RAM));
+        }
+        if num_models > MAX_MODELS {
+            return Err(ParseError::new(om + 4, "models", format!("{num_models} models: expected at most {MAX_MODELS}")));
+        }
+        for i in 0..num_models as usize {
+            let m = f.model(r, om + 16 + i * 48, i)?;
+            f.models.push(m);
+        }
+        f.texture_section(r)?;
+        Ok(f)
+    }
+
+    fn warn(&mut self, offset: usize, path: &str, message: String) {
+        if self.warnings.len() < crate::inspect::MAX_DIAGNOSTICS {
+            self.warnings.push(Warning { offset, path: path.to_string(), message });
+        }
+    }
+
+    fn model(&mut self, r: Reader<'_>, at: usize, i: usize) -> Result<ModelRecord, ParseError> {
+        let path = format!("model[{i}]");
+        let p = path.as_str();
+        let b = r.slice(at, 48, p, "a 48-byte model record")?;
+        let light = |k: usize| Light { direction: [0, 2, 4].map(|o| i16::from_le_bytes([b[k + o], b[k + o + 1]])), color: [b[k + 8], b[k + 9], b[k + 10]] };
+        let mut m = ModelRecord {
+            offset: at,
+            face_id: b[0],
+            global_id: b[1],
+            scale: u16::from_le_bytes([b[2], b[3]]),
+            offset_skeleton: u32::from_le_bytes([b[4], b[5], b[6], b[7]]),
+            ambient: [b[8], b[9], b[10]],
+            lights: [light(0x0C), light(0x18), light(0x24)],
+            bones_range: range(r, at + 0x12, at + 0x17, p, "the bones range")?,
+            parts_range: range(r, at + 0x1E, at + 0x23, p, "the parts range")?,
+            anims_range: range(r, at + 0x2A, at + 0x2F, p, "the animations range")?,
+            bones: Vec::new(),
+            parts: Vec::new(),
+            animations: Vec::new(),
+            skeleton: 0,
+        };
+        for (what, rg) in [("bones", m.bones_range), ("parts", m.parts_range), ("animations", m.anims_range)] {
+            let ok = if rg.count > 0 { rg.end as usize == rg.start as usize + rg.count as usize - 1 } else { rg.start == 0xFF && rg.end == 0xFF };
+            if !ok {
+                self.warn(at, p, format!("{what} range {}..{} does not fit its count {}", rg.start, rg.end, rg.count));
+            }
+        }
+        let (nb, np, na) = (m.bones_range.count as usize, m.parts_range.count as usize, m.anims_range.count as usize);
+        if nb + np + na == 0 {
+            // A character from its BCX with nothing of its own: offset_skeleton means nothing.
+            return Ok(m);
+        }
+        let skeleton = at.checked_add(m.offset_skeleton as usize).ok_or_else(|| ParseError::new(at + 4, p, "offset_skeleton overflows"))?;
+        m.skeleton = skeleton;
+        for k in 0..nb {
+            let o = skeleton + 4 * k;
+            let b = r.slice(o, 4, &format!("{p}/bone[{k}]"), "a 4-byte bone")?;
+            let bone = Bone { offset: o, length: i16::from_le_bytes([b[0], b[1]]), parent: b[2] as i8, has_mesh: b[3] };
+            // Parents come first: the root alone has none. A character's extra bones may
+            // hang from its BCX skeleton, which this file does not hold.
+            let own = m.global_id == 0;
+            if own && (bone.parent as i32 >= k as i32 || bone.parent < -1) {
+                return Err(ParseError::new(o + 2, &format!("{p}/bone[{k}]"), format!("parent {} of bone {k}: expected −1 for the root or an earlier bone", bone.parent)));
+            }
+            if own && bone.parent == -1 && k > 0 {
+                self.warn(o + 2, p, format!("bone {k} is a second root"));
+            }
+            m.bones.push(bone);
+        }
+        let parts_at = skeleton + 4 * nb;
+        for k in 0..np {
+            let part = self.part(r, parts_at + 32 * k, &format!("{p}/part[{k}]"), &m)?;
+            m.parts.push(part);
+        }
+        for (k, bone) in m.bones.iter().enumerate() {
+            let used = m.parts.iter().any(|q| q.bone as usize == k);
+            if (bone.has_mesh != 0) != used {
+                let message = format!("bone {k}: has_mesh is {} but {} part uses it", bone.has_mesh, if used { "a" } else { "no" });
+                self.warn(bone.offset + 3, p, message);
+            }
+        }
+        let anims_at = parts_at + 32 * np;
+        for k in 0..na {
+            let a = self.animation(r, anims_at + 16 * k, &format!("{p}/animation[{k}]"))?;
+            m.animations.push(a);
+        }
+        Ok(m)
+    }
+
+    fn part(&mut self, r: Reader<'_>, at: usize, p: &str, m: &ModelRecord) -> Result<Part, ParseError> {
+        let b = r.slice(at, 32, p, "a 32-byte part header")?;
+        let u16_at = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
+        let mut polygons = [0u8; 8];
+        polygons.copy_from_slice(&b[4..12]);
+        let part = Part {
+            header: at,
+            lighting: b[0],
+            bone: b[1],
+            counts: PartCounts { vertices: b[2], texcoords: b[3], polygons, flags: b[0x0C], control: b[0x0D] },
+            offset_poly: u16_at(0x0E),
+            offset_texcoord: u16_at(0x10),
+            offset_flags: u16_at(0x12),
+            offset_control: u16_at(0x14),
+            buffer_size: u16_at(0x16),
+            block: (u32::from_le_bytes([b[0x18], b[0x19], b[0x1A], b[0x1B]]) & !RAM) as usize,
+            offset_prec: u32::from_le_bytes([b[0x1C], b[0x1D], b[0x1E], b[0x1F]]),
+        };
+        // Bones: the model's own, or (a character's extra parts) its BCX skeleton's.
+        if m.global_id == 0 && part.bone as usize >= m.bones.len() {
+            return Err(ParseError::new(at + 1, p, format!("bone_index {} out of range: the model has {} bones", part.bone, m.bones.len())));
+        }
+        let c = &part.counts;
+        let textured: usize = c.polygons[..4].iter().map(|&n| n as usize).sum();
+        if c.control as usize != textured {
+            self.warn(at + 0x0D, p, format!("num_control is {}, the part has {textured} textured polygons", c.control));
+        }
+        let gpu: usize = PolyKind::ALL.iter().zip(&c.polygons).map(|(k, &n)| k.gpu_size() * n as usize).sum();
+        if part.buffer_size as usize != gpu {
+            self.warn(at + 0x16, p, format!("buffer_size is {}, the polygons need {gpu} bytes of GPU packets", part.buffer_size));
+        }
+        if part.offset_prec != 0 {
+            self.warn(at + 0x1C, p, format!("offset_prec is {:#x}, expected 0 in a file", part.offset_prec));
+        }
+        if !self.parts.contains_key(&part.block) {
+            let data = self.part_data(r, &part, p)?;
+            self.parts.insert(part.block, data);
+        } else if self.parts[&part.block].vertices.len() != c.vertices as usize {
+            return Err(ParseError::new(at + 0x18, p, format!("part data at byte {} is shared with a part of another size", part.block)));
+        }
+        Ok(part)
+    }
+
+    fn part_data(&mut self, r: Reader<'_>, part: &Part, p: &str) -> Result<PartData, ParseError> {
+        let base = part.block;
+        let c = &part.counts;
+        let mut d = PartData { offset: base, vertex_flag: r.u32(base, p, "the part data's first u32")?, ..Default::default() };
+        if d.vertex_flag != 0 {
+            self.warn(base, p, format!("the part data starts with {:#x}, expected 0 in a file", d.vertex_flag));
+        }
+        let nv = c.vertices as usize;
+        let vb = r.slice(base + 4, 8 * nv, p, "the vertices")?;
+        d.vertices = vb.chunks_exact(8).map(|v| [0, 2, 4, 6].map(|o| i16::from_le_bytes([v[o], v[o + 1]]))).collect();
+        if d.vertices.iter().any(|v| v[3] != 0) {
+            self.warn(base + 4, p, "a vertex's pad halfword is not 0".into());
+        }
+        if part.offset_poly as usize != 4 + 8 * nv {
+            self.warn(part.header + 0x0E, p, format!("offset_poly is {}, expected 4 + 8 × {nv} vertices = {}", part.offset_poly, 4 + 8 * nv));
+        }
+        let mut at = base + part.offset_poly as usize;
+        let mut control = 0u16;
+        for (kind, &n) in PolyKind::ALL.iter().zip(&c.polygons) {
+            let block = r.slice(at, kind.size() * n as usize, p, kind.name())?;
+            for (k, rec) in block.chunks_exact(kind.size()).enumerate() {
+                let offset = at + k * kind.size();
+                let corners = kind.corners();
+                let mut poly = Polygon { kind: *kind, offset, vertices: [0; 4], colors: [[0; 4]; 4], texcoords: [0; 4], control: None };
+                poly.vertices[..corners].copy_from_slice(&rec[..corners]);
+                if let Some(v) = poly.vertices[..corners].iter().position(|&v| v as usize >= nv) {
+                    return Err(ParseError::new(offset + v, p, format!("vertex index {} out of range: the part has {nv} vertices", poly.vertices[v])));
+                }
+                let (col, tc) = kind.layout();
+                let colours = if kind.gouraud() { corners } else { 1 };
+                for j in 0..colours {
+                    poly.colors[j].copy_from_slice(&rec[col + 4 * j..col + 4 * j + 4]);
+                }
+                if let Some(tc) = tc {
+                    poly.texcoords[..corners].copy_from_slice(&rec[tc..tc + corners]);
+                    if let Some(t) = poly.texcoords[..corners].iter().position(|&t| t >= c.texcoords) {
+                        return Err(ParseError::new(offset + tc + t, p, format!("texcoord index {} out of range: the part has {} texcoords", poly.texcoords[t], c.texcoords)));
+                    }
+                    poly.control = Some(control);
+                    control += 1;
+                }
+                d.polygons.push(poly);
+            }
+            at += block.len();
+        }
+        let rel = |o: usize| o - base;
+        if part.offset_flags as usize != rel(at) {
+            self.warn(part.header + 0x12, p, format!("offset_flags is {}, the polygons end at {}", part.offset_flags, rel(at)));
+        }
+        let nf = c.flags as usize;
+        let fb = r.slice(base + part.offset_flags as usize, 4 * nf, p, "the texture flag words")?;
+        d.flags = fb.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
+        let nt = c.texcoords as usize;
+        if part.offset_texcoord as usize != part.offset_flags as usize + 4 * nf {
+            self.warn(part.header + 0x10, p, format!("offset_texcoord is {}, expected offset_flags + 4 × {nf} = {}", part.offset_texcoord, part.offset_flags as usize + 4 * nf));
+        }
+        let tb = r.slice(base + part.offset_texcoord as usize, 2 * nt, p, "the texcoords")?;
+        d.texcoords = tb.chunks_exact(2).map(|t| [t[0], t[1]]).collect();
+        if part.offset_control as usize != part.offset_texcoord as usize + 2 * nt {
+            self.warn(part.header + 0x14, p, format!("offset_control is {}, expected offset_texcoord + 2 × {nt} = {}", part.offset_control, part.offset_texcoord as usize + 2 * nt));
+        }
+        let nc = c.control as usize;
+        let control_at = base + part.offset_control as usize;
+        d.control = r.slice(control_at, nc, p, "the control bytes")?.to_vec();
+        for poly in &d.polygons {
+            if let Some(k) = poly.control {
+                let Some(&byte) = d.control.get(k as usize) else {
+                    return Err(ParseError::new(control_at, p, format!("textured polygon {k} has no control byte: the part has {nc}")));
+                };
+                if (byte & 0x0F) as usize >= nf {
+                    return Err(ParseError::new(control_at + k as usize, p, format!("control byte {byte:#04x} names texture flag {}, the part has {nf}", byte & 0x0F)));
+                }
+            }
+        }
+        d.end = [base + 4 + 8 * nv, at, base + part.offset_flags as usize + 4 * nf, base + part.offset_texcoord as usize + 2 * nt, control_at + nc].into_iter().max().unwrap_or(base);
+        Ok(d)
+    }
+
+    fn animation(&mut self, r: Reader<'_>, at: usize, p: &str) -> Result<Animation, ParseError> {
+        let b = r.slice(at, 16, p, "a 16-byte animation header")?;
+        let a = Animation {
+            header: at,
+            frames: u16::from_le_bytes([b[0], b[1]]),
+            bones: b[2],
+            n_trans: b[3],
+            n_static: b[4],
+            n_rot: b[5],
+            off_trans: u16::from_le_bytes([b[6], b[7]]),
+            off_static: u16::from_le_bytes([b[8], b[9]]),
+            off_rot: u16::from_le_bytes([b[10], b[11]]),
+            block: (u32::from_le_bytes([b[12], b[13], b[14], b[15]]) & !RAM) as usize,
+        };
+        if !self.anims.contains_key(&a.block) {
+            let data = self.animation_data(r, &a, p)?;
+            self.anims.insert(a.block, data);
+        }
+        Ok(a)
+    }
+
+    fn animation_data(&mut self, r: Reader<'_>, a: &Animation, p: &str) -> Result<AnimationData, ParseError> {
+        let base = a.block;
+        let (nb, nf) = (a.bones as usize, a.frames as usize);
+        let mut d = AnimationData { offset: base, flag: r.u32(base, p, "the animation data's first u32")?, ..Default::default() };
+        let cb = r.slice(base + 4, 8 * nb, p, "the bone channels")?;
+        d.channels = cb.chunks_exact(8).map(|c| Channel { mask: c[0], rotation: [c[1], c[2], c[3]], translation: [c[4], c[5], c[6]] }).collect();
+        let expect = [(a.off_trans as usize, 4 + 8 * nb, "off_trans_frames"), (a.off_static as usize, a.off_trans as usize + 2 * a.n_trans as usize * nf, "off_static_trans"), (a.off_rot as usize, a.off_static as usize + 2 * a.n_static as usize, "off_rot_frames")];
+        for (got, want, name) in expect {
+            if got != want {
+                self.warn(a.header, p, format!("{name} is {got}, expected {want}"));
+            }
+        }
+        let tb = r.slice(base + a.off_trans as usize, 2 * a.n_trans as usize * nf, p, "the translation frames")?;
+        d.translations = tb.chunks_exact(2).map(|v| i16::from_le_bytes([v[0], v[1]])).collect();
+        let sb = r.slice(base + a.off_static as usize, 2 * a.n_static as usize, p, "the static translations")?;
+        d.statics = sb.chunks_exact(2).map(|v| i16::from_le_bytes([v[0], v[1]])).collect();
+        d.rotations = r.slice(base + a.off_rot as usize, a.n_rot as usize * nf, p, "the rotation frames")?.to_vec();
+        for (k, ch) in d.channels.iter().enumerate() {
+            for axis in 0..3 {
+                let (rot_animated, tr_animated) = (ch.mask >> axis & 1 == 1, ch.mask >> (axis + 4) & 1 == 1);
+                if rot_animated && ch.rotation[axis] >= a.n_rot {
+                    return Err(ParseError::new(base + 4 + 8 * k + 1 + axis, p, format!("bone {k} rotation channel {} out of range: {} animated rotations", ch.rotation[axis], a.n_rot)));
+                }
+                let t = ch.translation[axis];
+                if tr_animated && t >= a.n_trans {
+                    return Err(ParseError::new(base + 4 + 8 * k + 4 + axis, p, format!("bone {k} translation channel {t} out of range: {} animated translations", a.n_trans)));
+                }
+                if !tr_animated && t != 0xFF && t >= a.n_static {
+                    return Err(ParseError::new(base + 4 + 8 * k + 4 + axis, p, format!("bone {k} static translation {t} out of range: {} static values", a.n_static)));
+                }
+            }
+        }
+        d.end = [base + 4 + 8 * nb, base + a.off_trans as usize + tb.len(), base + a.off_static as usize + sb.len(), base + a.off_rot as usize + d.rotations.len()].into_iter().max().unwrap_or(base);
+        Ok(d)
+    }
+
+    fn texture_section(&mut self, r: Reader<'_>) -> Result<(), ParseError> {
+        let at = self.offset_models as usize + self.texture_pointer as usize;
+        if at >= r.bytes.len() {
+            self.warn(self.offset_models as usize + 8, "textures", "texture_pointer leads past the end of the file: no texture section".into());
+            return Ok(());
+        }
+        let p = "textures";
+        let mut t = TextureSection { offset: at, size: r.u32(at, p, "u32 size_section")?, count: r.u8(at + 4, p, "the texture count")?, ..Default::default() };
+        t.patch.copy_from_slice(r.slice(at + 5, 3, p, "the TDB patch offset")?);
+        if t.size as usize != r.bytes.len() - at {
+            self.warn(at, p, format!("size_section is {}, {} bytes remain", t.size, r.bytes.len() - at));
+        }
+        if t.patch != [0; 3] {
+            self.warn(at + 5, p, "a TDB patch block is named; it is not read".into());
+        }
+        for k in 0..t.count as usize {
+            let e = at + 8 + 12 * k;
+            let path = format!("textures/rect[{k}]");
+            let b = r.slice(e, 12, &path, "a 12-byte rectangle entry")?;
+            let v = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
+            let rect = VramRect { entry: e, width: v(0), height: v(2), x: v(4), y: v(6), data: at + u32::from_le_bytes([b[8], b[9], b[10], b[11]]) as usize };
+            r.slice(rect.data, rect.width as usize * rect.height as usize * 2, &path, "the rectangle's halfwords")?;
+            if rect.x as usize + rect.width as usize > 1024 || rect.y as usize + rect.height as usize > 512 {
+                return Err(ParseError::new(e + 4, &path, format!("rectangle {}×{} at ({}, {}) runs outside the 1024×512 VRAM", rect.width, rect.height, rect.x, rect.y)));
+            }
+            t.rects.push(rect);
+        }
+        self.textures = Some(t);
+        Ok(())
+    }
+
+    /// Triangles the model's own parts draw (quads count as two).
+    pub fn triangles(&self, m: &ModelRecord) -> usize {
+        m.parts.iter().filter_map(|p| self.parts.get(&p.block)).flat_map(|d| &d.polygons).map(|p| p.kind.corners() - 2).sum()
+    }
+    pub fn vertices(&self, m: &ModelRecord) -> usize {
+        m.parts.iter().map(|p| p.counts.vertices as usize).sum()
+    }
+}

@@ -1,0 +1,158 @@
+//! PSX VRAM, emulated: the texture section's rectangles uploaded into a 1024 × 512 array of
+//! 16-bit pixels, and 256 × 256 texture pages decoded from it per (page, CLUT, depth) the way
+//! the GPU samples them (docs/formats/bsx.md, "Textures").
+
+use super::raw::{BsxFile, Reader};
+use crate::texture::Texels;
+
+pub const WIDTH: usize = 1024;
+pub const HEIGHT: usize = 512;
+
+/// Alpha of a texel with its semi-transparency (STP) bit set: blended when its polygon is
+/// semi-transparent, opaque otherwise. Fully transparent texels (0x0000) have alpha 0.
+pub const STP_ALPHA: u8 = 254;
+
+pub struct Vram {
+    pub pixels: Vec<u16>,
+}
+
+/// Colour depth of a texture page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Depth {
+    Four,
+    Eight,
+    Fifteen,
+}
+
+/// What a textured polygon samples: a texture page, a CLUT, a depth. Decoded once per
+/// distinct key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PageKey {
+    pub page_x: u16,
+    pub page_y: u16,
+    pub clut_x: u16,
+    pub clut_y: u16,
+    pub depth: Depth,
+}
+
+/// What a flag word says: the texture's type (0 eye, 1 mouth, 2 the model's own), and where
+/// it samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextureFlag {
+    pub kind: u8,
+    pub key: PageKey,
+}
+
+impl TextureFlag {
+    pub fn of(word: u32) -> TextureFlag {
+        let depth = match (word >> 6) & 3 {
+            0 => Depth::Four,
+            1 => Depth::Eight,
+            _ => Depth::Fifteen,
+        };
+        TextureFlag {
+            kind: (word & 0x3F) as u8,
+            key: PageKey { page_x: ((word >> 8) & 0xF) as u16 * 64, page_y: ((word >> 12) & 1) as u16 * 256, clut_x: ((word >> 16) & 0x3F) as u16 * 16, clut_y: ((word >> 22) & 0x1FF) as u16, depth },
+        }
+    }
+}
+
+/// RGBA of a 16-bit PSX colour: 5 bits a channel, bit 15 the STP bit; 0x0000 is transparent.
+pub fn rgba(c: u16) -> [u8; 4] {
+    if c == 0 {
+        return [0, 0, 0, 0];
+    }
+    let ch = |s: u16| {
+        let v = ((c >> s) & 31) as u8;
+        (v << 3) | (v >> 2)
+    };
+    [ch(0), ch(5), ch(10), if c & 0x8000 != 0 { STP_ALPHA } else { 255 }]
+}
+
+impl Vram {
+    pub fn new() -> Vram {
+        Vram { pixels: vec![0; WIDTH * HEIGHT] }
+    }
+
+    /// Upload every rectangle of the file's texture section.
+    pub fn load(file: &BsxFile, bytes: &[u8]) -> Vram {
+        let mut v = Vram::new();
+        let r = Reader { bytes };
+        for rect in file.textures.iter().flat_map(|t| &t.rects) {
+            let Ok(data) = r.slice(rect.data, rect.width as usize * rect.height as usize * 2, "", "") else { continue };
+            v.upload(rect.x as usize, rect.y as usize, rect.width as usize, data);
+        }
+        v
+    }
+
+    /// Write halfwords (little-endian) into the rectangle at (x, y), `width` wide.
+    pub fn upload(&mut self, x: usize, y: usize, width: usize, data: &[u8]) {
+        for (k, h) in data.chunks_exact(2).enumerate() {
+            let (px, py) = (x + k % width.max(1), y + k / width.max(1));
+            if px < WIDTH && py < HEIGHT {
+                self.pixels[py * WIDTH + px] = u16::from_le_bytes([h[0], h[1]]);
+            }
+        }
+    }
+
+    fn at(&self, x: usize, y: usize) -> u16 {
+        self.pixels[(y % HEIGHT) * WIDTH + x % WIDTH]
+    }
+
+    /// The 256 × 256 texels a polygon with this key sees, as the GPU samples them.
+    pub fn page(&self, key: PageKey) -> Texels {
+        let (px, py, cx, cy) = (key.page_x as usize, key.page_y as usize, key.clut_x as usize, key.clut_y as usize);
+        let mut rgba_out = Vec::with_capacity(256 * 256 * 4);
+        for v in 0..256 {
+            for u in 0..256 {
+                let c = match key.depth {
+                    Depth::Four => {
+                        let h = self.at(px + u / 4, py + v);
+                        self.at(cx + ((h >> (4 * (u % 4))) & 0xF) as usize, cy)
+                    }
+                    Depth::Eight => {
+                        let h = self.at(px + u / 2, py + v);
+                        self.at(cx + ((h >> (8 * (u % 2))) & 0xFF) as usize, cy)
+                    }
+                    Depth::Fifteen => self.at(px + u, py + v),
+                };
+                rgba_out.extend(rgba(c));
+            }
+        }
+        Texels { width: 256, height: 256, rgba: std::sync::Arc::new(rgba_out) }
+    }
+}
+
+impl Default for Vram {
+    fn default() -> Self {
+        Vram::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flag_words_name_page_clut_and_depth() {
+        // The dossier's fixture: type 2, 4 bpp, page (640, 256), CLUT (0, 500).
+        let f = TextureFlag::of(0x7D00_1A02);
+        assert_eq!(f.kind, 2);
+        assert_eq!(f.key, PageKey { page_x: 640, page_y: 256, clut_x: 0, clut_y: 500, depth: Depth::Four });
+    }
+
+    #[test]
+    fn four_bit_texels_read_low_nibble_first_through_the_clut() {
+        let mut v = Vram::new();
+        // CLUT at (0, 500): entry 1 red, entry 2 green (with STP), entry 0 is 0x0000.
+        v.upload(0, 500, 16, &[0, 0, 0x1F, 0, 0xE0, 0x83].iter().chain([0u8; 26].iter()).copied().collect::<Vec<_>>());
+        // Page (640, 256): first halfword holds nibbles 1, 2, 0, 1 (low first).
+        v.upload(640, 256, 1, &0x1021u16.to_le_bytes());
+        let t = v.page(TextureFlag::of(0x7D00_1A02).key);
+        let px = |u: usize| t.rgba[u * 4..u * 4 + 4].to_vec();
+        assert_eq!(px(0), [255, 0, 0, 255]);
+        assert_eq!(px(1), [0, 255, 0, STP_ALPHA]);
+        assert_eq!(px(2), [0, 0, 0, 0], "0x0000 is transparent");
+        assert_eq!(px(3), [255, 0, 0, 255]);
+    }
+}

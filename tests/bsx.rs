@@ -1,0 +1,281 @@
+//! FF7 field models: the `info` contract against counts read straight from the bytes, the
+//! writer → reader round trip, the pose the dossier describes worked by hand, and clear
+//! errors for malformed files.
+
+use proptest::prelude::*;
+use relicview::archive::Archive;
+use relicview::formats::bsx::raw::{BsxFile, Channel, PolyKind};
+use relicview::formats::bsx::writer::{write, AnimSpec, BsxSpec, ModelSpec, PartSpec, PolySpec, RectSpec};
+use relicview::formats::lzs;
+use relicview::formats::registry::{self, Purpose};
+
+fn shared(name: &str) -> Vec<u8> {
+    std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/ff7").join(name)).expect("the shared FF7 test data sits beside the repo")
+}
+
+const REAL: [&str; 4] = ["ELEVTR1_u.BSX", "MD1_1_u.BSX", "NMKIN_1_u.BSX", "STARTMAP_u.BSX"];
+
+fn u32_at(b: &[u8], at: usize) -> usize {
+    u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize
+}
+
+/// Per model record, from the bytes alone: (bones, parts, animations, triangles, vertices).
+fn counts_from_bytes(b: &[u8]) -> Vec<[usize; 5]> {
+    let om = u32_at(b, 4);
+    (0..u32_at(b, om + 4))
+        .map(|i| {
+            let rec = om + 16 + 48 * i;
+            let (nb, np, na) = (b[rec + 0x17] as usize, b[rec + 0x23] as usize, b[rec + 0x2F] as usize);
+            let parts_at = rec + u32_at(b, rec + 4) + 4 * nb;
+            let (mut triangles, mut vertices) = (0, 0);
+            for j in 0..np {
+                let h = &b[parts_at + 32 * j..parts_at + 32 * j + 32];
+                vertices += h[2] as usize;
+                // Counts in the file's kind order: quads at 4, 6, 9, 11 count twice.
+                triangles += [2, 1, 2, 1, 1, 2, 1, 2].iter().zip(&h[4..12]).map(|(w, &n)| w * n as usize).sum::<usize>();
+            }
+            [nb, np, na, triangles, vertices]
+        })
+        .collect()
+}
+
+fn info_of(name: &str, bytes: Vec<u8>) -> serde_json::Value {
+    let doc = registry::open(name, bytes, Purpose::Asset);
+    assert!(doc.error().is_none(), "{name}: {:?}", doc.error());
+    serde_json::from_str(&doc.info_json()).unwrap()
+}
+
+#[test]
+fn info_reports_every_model_as_its_bytes_say_compressed_or_not() {
+    for name in REAL {
+        let bytes = shared(name);
+        let expected = counts_from_bytes(&bytes);
+        for (compressed, file) in [(false, bytes.clone()), (true, lzs::encode(&bytes))] {
+            let j = info_of(name, file);
+            assert_eq!(j["format"], "bsx");
+            assert_eq!(j["compressed"], compressed, "{name}");
+            let models = j["models"].as_array().unwrap();
+            assert_eq!(models.len(), expected.len(), "{name}");
+            for (m, e) in models.iter().zip(&expected) {
+                let got = ["bones", "parts", "animations", "triangles", "vertices"].map(|k| m[k].as_u64().unwrap() as usize);
+                assert_eq!(&got, e, "{name}");
+            }
+            assert_eq!(j["triangles"].as_u64().unwrap() as usize, expected.iter().map(|e| e[3]).sum::<usize>(), "{name}");
+            assert_eq!(j["diagnostics"], serde_json::json!([]), "{name}: every layout equality holds");
+        }
+    }
+}
+
+/// The pose of the demo's figure, worked by hand: bone 0 turns +Z to the console's up (−Y),
+/// the head sits 116 along the spine's +Z, and the model turns half about X to Y-up.
+#[test]
+fn bones_pose_as_the_engine_poses_them() {
+    let spec = relicview::demo::robot_spec();
+    let mut doc = registry::open("ROBOT.BSX", lzs::encode(&write(&spec)), Purpose::Show);
+    let scene = doc.build_scene(&Archive::detached()).unwrap();
+    let world = scene.world(&scene.pose(0.0));
+    let at = |name: &str| world[scene.nodes.iter().position(|n| n.name.as_deref() == Some(name)).unwrap()].transform_point3(glam::Vec3::ZERO);
+    assert!((at("bone 2") - glam::Vec3::new(0.0, 116.0, 0.0)).length() < 1e-3, "{}", at("bone 2"));
+    assert!((at("bone 1") - glam::Vec3::ZERO).length() < 1e-3);
+    // Two models, each with its animations to choose from; the first is on show.
+    let choice = scene.choice.as_ref().unwrap();
+    let labels: Vec<&str> = choice.options.iter().map(|o| o.label.as_str()).collect();
+    assert_eq!(labels, ["model 0", "model 0: animation 0 (24 frames)", "model 0: animation 1 (16 frames)", "model 1", "model 1: animation 0 (1 frames)"]);
+    assert_eq!(choice.default, 1, "the first model, playing its first animation");
+    // The wave moves the right arm: its hand (the end of bone 3's box) is elsewhere later on.
+    let t = |s: f64| scene.world(&scene.pose(s));
+    let arm = scene.nodes.iter().position(|n| n.name.as_deref() == Some("bone 3")).unwrap();
+    let hand = |w: &[glam::Mat4]| w[arm].transform_point3(glam::Vec3::new(0.0, 0.0, 70.0));
+    assert!((hand(&t(0.0)) - hand(&t(0.2))).length() > 5.0, "the arm swings");
+    // Every polygon kind is drawn: 48 + 12 triangles, quads as (0,1,2) + (1,3,2).
+    assert_eq!(scene.triangle_count(0), 60);
+    let textured: usize = scene.meshes.iter().flat_map(|m| &m.primitives).filter(|p| p.uvs.is_some()).map(|p| p.indices.len() / 3).sum();
+    assert_eq!(textured, 2 + 2 + 2 + 2, "the head's four textured faces");
+    assert_eq!(scene.textures.len(), 1, "one texture page, CLUT and depth");
+    let face = &scene.textures[0].texels;
+    let px = |u: usize, v: usize| &face.rgba[(v * 256 + u) * 4..(v * 256 + u) * 4 + 4];
+    assert_eq!(px(0, 0), [33, 33, 49, 255], "the border, through the CLUT");
+    assert_eq!(px(4, 5), [49, 99, 231, 255], "an eye");
+    assert_eq!(px(20, 20)[3], 0, "outside the image: index 0, transparent");
+}
+
+fn arb_poly(nv: u8, nt: u8, nf: u8) -> impl Strategy<Value = PolySpec> {
+    (0..8usize, prop::array::uniform4(0..nv.max(1)), prop::array::uniform4(prop::array::uniform4(any::<u8>())), prop::array::uniform4(0..nt.max(1)), 0..nf.max(1)).prop_map(move |(k, vertices, mut colors, texcoords, flag)| {
+        let kind = PolyKind::ALL[k];
+        let kind = if kind.textured() && (nt == 0 || nf == 0) { PolyKind::QuadMono } else { kind };
+        if !kind.gouraud() {
+            colors = [colors[0], [0; 4], [0; 4], [0; 4]];
+        }
+        let n = kind.corners();
+        let mut v = [0u8; 4];
+        v[..n].copy_from_slice(&vertices[..n]);
+        let mut t = [0u8; 4];
+        if kind.textured() {
+            t[..n].copy_from_slice(&texcoords[..n]);
+        }
+        let mut c = [[0u8; 4]; 4];
+        c[..if kind.gouraud() { n } else { 1 }].copy_from_slice(&colors[..if kind.gouraud() { n } else { 1 }]);
+        PolySpec { kind: Some(kind), vertices: v, colors: c, texcoords: t, control: if kind.textured() { flag | 0x20 } else { 0 } }
+    })
+}
+
+fn arb_part(bones: usize) -> impl Strategy<Value = PartSpec> {
+    (1u8..20, 0u8..6, 0u8..3, 0..bones as u8).prop_flat_map(|(nv, nt, nf, bone)| {
+        (prop::collection::vec(prop::array::uniform3(any::<i16>()), nv as usize), prop::collection::vec(arb_poly(nv, nt, nf), 0..12), prop::collection::vec(any::<u32>(), nf as usize), prop::collection::vec(prop::array::uniform2(any::<u8>()), nt as usize))
+            .prop_map(move |(vertices, polygons, flags, texcoords)| PartSpec { bone, vertices, polygons, flags, texcoords })
+    })
+}
+
+fn arb_anim(bones: usize) -> impl Strategy<Value = AnimSpec> {
+    (1u16..6, 0usize..3, 0usize..3, 0usize..3).prop_flat_map(move |(frames, nt, ns, nr)| {
+        let f = frames as usize;
+        let channel = (any::<u8>(), prop::array::uniform3(any::<u8>()), prop::array::uniform3(any::<u8>())).prop_map(move |(mask, rot, tr)| {
+            let mut c = Channel { mask: mask & 0x77, rotation: rot, translation: tr };
+            for a in 0..3 {
+                if c.mask >> a & 1 == 1 {
+                    if nr == 0 { c.mask &= !(1 << a) } else { c.rotation[a] %= nr as u8 }
+                }
+                if c.mask >> (a + 4) & 1 == 1 {
+                    if nt == 0 { c.mask &= !(1 << (a + 4)) } else { c.translation[a] %= nt as u8 }
+                }
+                if c.mask >> (a + 4) & 1 == 0 {
+                    c.translation[a] = if ns == 0 || c.translation[a] % 2 == 0 { 0xFF } else { c.translation[a] % ns as u8 };
+                }
+            }
+            c
+        });
+        (prop::collection::vec(channel, bones), prop::collection::vec(any::<i16>(), nt * f), prop::collection::vec(any::<i16>(), ns), prop::collection::vec(any::<u8>(), nr * f))
+            .prop_map(move |(channels, translations, statics, rotations)| AnimSpec { frames, channels, translations, statics, rotations })
+    })
+}
+
+fn arb_model() -> impl Strategy<Value = ModelSpec> {
+    (1usize..6).prop_flat_map(|nb| {
+        let bones = prop::collection::vec(any::<i16>(), nb).prop_map(|lengths| lengths.iter().enumerate().map(|(i, &l)| (if i == 0 { 0 } else { l }, i as i8 - 1)).collect::<Vec<_>>());
+        (bones, prop::collection::vec(arb_part(nb), 0..4), prop::collection::vec(arb_anim(nb), 0..3), 1u16..8192).prop_map(|(bones, parts, animations, scale)| ModelSpec { face_id: 0x21, global_id: 0, scale, ambient: [1, 2, 3], bones, parts, animations })
+    })
+}
+
+fn arb_spec() -> impl Strategy<Value = BsxSpec> {
+    let rect = (0u16..900, 0u16..500, 1u16..8, 1u16..8).prop_flat_map(|(x, y, w, h)| prop::collection::vec(any::<u16>(), (w * h) as usize).prop_map(move |halfwords| RectSpec { x, y, width: w, height: h, halfwords }));
+    (prop::collection::vec(arb_model(), 1..4), prop::collection::vec(rect, 0..3)).prop_map(|(models, rects)| BsxSpec { models, rects })
+}
+
+/// What a parsed file says, in the writer's terms.
+fn spec_of(f: &BsxFile) -> BsxSpec {
+    let models = f
+        .models
+        .iter()
+        .map(|m| ModelSpec {
+            face_id: m.face_id,
+            global_id: m.global_id,
+            scale: m.scale,
+            ambient: m.ambient,
+            bones: m.bones.iter().map(|b| (b.length, b.parent)).collect(),
+            parts: m
+                .parts
+                .iter()
+                .map(|p| {
+                    let d = &f.parts[&p.block];
+                    PartSpec {
+                        bone: p.bone,
+                        vertices: d.vertices.iter().map(|v| [v[0], v[1], v[2]]).collect(),
+                        polygons: d.polygons.iter().map(|q| PolySpec { kind: Some(q.kind), vertices: q.vertices, colors: q.colors, texcoords: q.texcoords, control: q.control.map_or(0, |c| d.control[c as usize]) }).collect(),
+                        flags: d.flags.clone(),
+                        texcoords: d.texcoords.clone(),
+                    }
+                })
+                .collect(),
+            animations: m
+                .animations
+                .iter()
+                .map(|a| {
+                    let d = &f.anims[&a.block];
+                    AnimSpec { frames: a.frames, channels: d.channels.clone(), translations: d.translations.clone(), statics: d.statics.clone(), rotations: d.rotations.clone() }
+                })
+                .collect(),
+        })
+        .collect();
+    let rects = f.textures.iter().flat_map(|t| &t.rects).map(|r| RectSpec { x: r.x, y: r.y, width: r.width, height: r.height, halfwords: Vec::new() }).collect();
+    BsxSpec { models, rects }
+}
+
+/// The writer groups polygons by kind: compare them in the file's order.
+fn normalised(mut s: BsxSpec) -> BsxSpec {
+    for m in &mut s.models {
+        for p in &mut m.parts {
+            p.polygons.sort_by_key(|q| q.kind.map(|k| PolyKind::ALL.iter().position(|x| *x == k)));
+        }
+    }
+    for r in &mut s.rects {
+        r.halfwords.clear();
+    }
+    s
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn read_of_write_is_identity(spec in arb_spec()) {
+        let bytes = write(&spec);
+        let f = BsxFile::parse(&bytes).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+        prop_assert!(f.warnings.is_empty(), "{:?}", f.warnings);
+        prop_assert_eq!(normalised(spec_of(&f)), normalised(spec));
+        // And wrapped in LZS, through the registry.
+        let doc = registry::open("X.BSX", lzs::encode(&bytes), Purpose::Asset);
+        prop_assert!(doc.error().is_none());
+    }
+}
+
+#[test]
+fn malformed_files_are_errors_with_their_offset() {
+    let good = write(&relicview::demo::robot_spec());
+    let error = |bytes: Vec<u8>| {
+        let doc = registry::open("BAD.BSX", bytes, Purpose::Show);
+        doc.error().cloned().expect("a malformed file is an error")
+    };
+    // Cut short: size_file disagrees.
+    let e = error(good[..good.len() - 10].iter().copied().chain([0u8; 0]).collect::<Vec<_>>().into_iter().enumerate().map(|(i, b)| if i < 4 { ((good.len() as u32 - 10).to_le_bytes())[i] } else { b }).collect());
+    assert!(e.message.contains("expected") && e.offset <= good.len(), "{e}");
+    // A vertex index out of range in the first polygon of the first part.
+    let f = BsxFile::parse(&good).unwrap();
+    let first = f.parts.values().next().unwrap();
+    let poly = first.polygons[0].offset;
+    let mut bad = good.clone();
+    bad[poly] = 200;
+    let e = error(bad);
+    assert_eq!(e.offset, poly);
+    assert!(e.message.contains("vertex index 200 out of range"), "{e}");
+    // A part whose data block lies past the end.
+    let mut bad = good.clone();
+    let header = f.models[0].parts[0].header;
+    bad[header + 0x18..header + 0x1C].copy_from_slice(&(0x8000_0000u32 | 0x00FF_0000).to_le_bytes());
+    let e = error(bad);
+    assert!(e.message.contains("the file has"), "{e}");
+    // A wrong size_file.
+    let mut bad = good.clone();
+    bad[0] ^= 1;
+    assert!(error(bad).message.contains("size_file"));
+    // An LZS bomb: references that would decompress far past the bound stop with an error.
+    let mut bomb = Vec::new();
+    for _ in 0..(1 << 20) / 17 {
+        bomb.push(0u8);
+        for _ in 0..8 {
+            bomb.extend([0xEE, 0xFF]);
+        }
+    }
+    let mut file = (bomb.len() as u32).to_le_bytes().to_vec();
+    file.extend(&bomb);
+    let out = lzs::decode(&file, 1 << 20);
+    assert!(out.is_err_and(|e| e.message.contains("at most")), "a small bound holds");
+    // The real files, truncated anywhere, never panic and fail with an offset inside.
+    for name in REAL {
+        let bytes = shared(name);
+        for cut in (0..bytes.len()).step_by(97) {
+            let doc = registry::open(name, bytes[..cut].to_vec(), Purpose::Show);
+            if let Some(e) = doc.error() {
+                assert!(e.offset <= cut, "{name} cut at {cut}: {e}");
+            }
+        }
+    }
+}
