@@ -279,3 +279,62 @@ fn malformed_files_are_errors_with_their_offset() {
         }
     }
 }
+
+/// Bytes a scene holds in its arrays: what the budget is about.
+fn scene_bytes(scene: &relicview::scene::Scene) -> usize {
+    let prims = scene.meshes.iter().flat_map(|m| &m.primitives);
+    let geometry: usize = prims.map(|p| p.positions.len() * 12 + p.colors.as_ref().map_or(0, |c| c.len() * 4) + p.uvs.as_ref().map_or(0, |u| u.len() * 8) + p.indices.len() * 4).sum();
+    let textures: usize = scene.textures.iter().map(|t| t.texels.rgba.len()).sum();
+    let clips: usize = scene.clips.iter().flat_map(|c| &c.tracks).map(|t| (t.times.len() + t.values.len()) * 4).sum();
+    geometry + textures + clips
+}
+
+#[test]
+fn a_file_whose_models_all_reuse_one_skeleton_is_built_within_its_budget() {
+    // One model with 40 parts of 200 quads; 255 more records copy its record and point at
+    // its skeleton: 256 × 40 parts' worth of geometry from a file of one model's.
+    let quad = PolySpec { kind: Some(PolyKind::QuadMono), vertices: [0, 1, 2, 3], colors: [[200, 100, 50, 0], [0; 4], [0; 4], [0; 4]], texcoords: [0; 4], control: 0 };
+    let part = PartSpec { bone: 0, vertices: vec![[0, 0, 0], [100, 0, 0], [0, 100, 0], [100, 100, 0]], polygons: vec![quad; 200], flags: vec![], texcoords: vec![] };
+    let model = ModelSpec { face_id: 0, global_id: 0, scale: 4096, ambient: [0; 3], bones: vec![(0, -1)], parts: vec![part; 40], animations: vec![] };
+    let spare = ModelSpec { parts: vec![], bones: vec![], ..model.clone() };
+    let mut bytes = write(&BsxSpec { models: std::iter::once(model).chain(std::iter::repeat_n(spare, 255)).collect(), rects: vec![] });
+    let om = u32_at(&bytes, 4);
+    let first = om + 16;
+    let skeleton = first + u32_at(&bytes, first + 4);
+    let record: Vec<u8> = bytes[first..first + 48].to_vec();
+    for k in 1..256 {
+        let at = first + 48 * k;
+        bytes[at..at + 48].copy_from_slice(&record);
+        bytes[at + 4..at + 8].copy_from_slice(&((skeleton - at) as u32).to_le_bytes());
+    }
+    let info = info_of("SHARED.BSX", bytes.clone());
+    assert_eq!(info["models"].as_array().unwrap().len(), 256);
+    assert_eq!(info["triangles"], 256 * 40 * 400, "the file claims 4 million triangles");
+    let mut doc = registry::open("SHARED.BSX", bytes.clone(), Purpose::Show);
+    let scene = doc.build_scene(&Archive::detached()).unwrap();
+    let budget = relicview::formats::bsx::scene::scene_budget(bytes.len());
+    assert!(scene_bytes(&scene) <= budget, "{} bytes for a budget of {budget}", scene_bytes(&scene));
+    assert!(scene.triangle_count_in(0, &[]) >= 400 * 40, "the first model is drawn whole");
+    let warning = doc.diagnostics().iter().find(|d| d.message.contains("not built")).expect("a warning says what was left out");
+    assert!(warning.message.contains("parts"), "{}", warning.message);
+    assert!(doc.inspector().unwrap().diagnostics.iter().any(|d| d.message == warning.message), "the inspector lists it too");
+}
+
+#[test]
+fn an_animation_of_65535_frames_of_nothing_is_not_built_past_the_budget() {
+    // 255 bones, an animation that claims 65,535 frames but animates nothing: no tables, a
+    // few hundred bytes, and a clip of 17 million keys if built.
+    let channel = Channel { mask: 0, rotation: [1, 2, 3], translation: [0xFF; 3] };
+    let anim = AnimSpec { frames: u16::MAX, channels: vec![channel; 255], translations: vec![], statics: vec![], rotations: vec![] };
+    let short = AnimSpec { frames: 2, ..anim.clone() };
+    // Parents are s8: bones past 128 hang from the first 128.
+    let bones: Vec<(i16, i8)> = (0..255i32).map(|i| (10, if i == 0 { -1 } else { ((i - 1) % 128) as i8 })).collect();
+    let model = ModelSpec { face_id: 0, global_id: 0, scale: 4096, ambient: [0; 3], bones, parts: vec![], animations: vec![short, anim] };
+    let bytes = write(&BsxSpec { models: vec![model], rects: vec![] });
+    let mut doc = registry::open("LONG.BSX", bytes.clone(), Purpose::Show);
+    assert!(doc.error().is_none(), "{:?}", doc.error());
+    let scene = doc.build_scene(&Archive::detached()).unwrap();
+    assert!(scene_bytes(&scene) <= relicview::formats::bsx::scene::scene_budget(bytes.len()));
+    assert_eq!(scene.clips.len(), 1, "the short animation is built, the long one is not");
+    assert!(doc.diagnostics().iter().any(|d| d.message.contains("1 animations are not built")), "{:?}", doc.diagnostics());
+}

@@ -30,7 +30,7 @@ export function hashOf(view) {
   if (view.cam) p.set('cam', [...view.cam.position, ...view.cam.target, view.cam.fov].map(round).join(','));
   if (view.lod !== null && view.lod !== undefined) p.set('lod', String(view.lod));
   if (view.chunk !== null && view.chunk !== undefined) p.set('chunk', String(view.chunk));
-  if (view.t !== null && view.t !== undefined) p.set('t', view.t.toFixed(2));
+  if (view.t !== null && view.t !== undefined) p.set('t', String(round(view.t)));
   if (view.paused) p.set('paused', '1');
   if (view.mode) p.set('mode', view.mode);
   if (view.view !== null && view.view !== undefined) p.set('view', String(view.view));

@@ -89,6 +89,18 @@ export async function newPage(browser, url) {
   return { page, problems };
 }
 
+// An LZS container of literals only: every group is a control byte of ones and its bytes.
+export function lzsLiterals(data) {
+  const out = [];
+  for (let i = 0; i < data.length; i += 8) {
+    const n = Math.min(8, data.length - i);
+    out.push((1 << n) - 1, ...data.subarray(i, i + n));
+  }
+  const head = Buffer.alloc(4);
+  head.writeUInt32LE(out.length);
+  return Buffer.concat([head, Buffer.from(out)]);
+}
+
 // three.js from tests/e2e/node_modules, served to the page under /__three/ (for GLTFLoader).
 export async function withThree(page) {
   const root = join(import.meta.dirname, 'node_modules/three');

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeArchive, startServer, launch, newPage, nativeInfo, canvasCoverage, repo, walk } from './harness.mjs';
+import { makeArchive, startServer, launch, newPage, nativeInfo, canvasCoverage, repo, walk, lzsLiterals } from './harness.mjs';
 
 let dir, server, browser;
 const MODELS = ['DEMO/VIDEO/CUBE.BGF', 'DEMO/VIDEO/HEXPOD.BGF', 'DEMO/VIDEO/TOWER.BGF', 'DEMO/VIDEO/POOL.BGF', 'DEMO/VIDEO/FORMATS.BGF'];
@@ -644,9 +644,11 @@ test('a folder of 2,000+ files indexes with kinds per file, and search and the k
   assert.equal(chips.mod, per('.MOD'));
   assert.equal(chips.map, per('.MAP'));
   assert.equal(chips.sub, per('.SUB'));
+  assert.equal(chips.bsx, per('.BSX'), 'the field model of every tree');
   assert.equal(chips.unknown, undefined, 'every file has a known kind');
-  assert.equal(per('.BGF') + per('.BMF') + per('.TGA') + per('.RGB') + per('.MOD') + per('.MAP') + per('.SUB'), total);
-  assert.equal(await page.locator('#file-list li.folder').count(), TREES * 5);
+  assert.equal(per('.BGF') + per('.BMF') + per('.TGA') + per('.RGB') + per('.MOD') + per('.MAP') + per('.SUB') + per('.BSX'), total);
+  const folders = new Set(perTree.map((f) => f.slice(join(dir, 'DEMO').length + 1).split('/').slice(0, -1).join('/'))).size;
+  assert.equal(await page.locator('#file-list li.folder').count(), TREES * folders, 'the folders of every tree');
 
   // Search: every HEXPOD model, and only those.
   await page.locator('#search').fill('hexpod.bgf');
@@ -824,18 +826,6 @@ test('a model lists the MODs that draw it and the MAPs that place those MODs', a
   assert.deepEqual(problems, []);
   await page.close();
 });
-
-// An LZS container of literals only: every group is a control byte of ones and its bytes.
-function lzsLiterals(data) {
-  const out = [];
-  for (let i = 0; i < data.length; i += 8) {
-    const n = Math.min(8, data.length - i);
-    out.push((1 << n) - 1, ...data.subarray(i, i + n));
-  }
-  const head = Buffer.alloc(4);
-  head.writeUInt32LE(out.length);
-  return Buffer.concat([head, Buffer.from(out)]);
-}
 
 test('a compressed container shows its decompressed bytes, and its own bytes one view away', async () => {
   const own = makeArchive();

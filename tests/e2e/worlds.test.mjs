@@ -169,7 +169,7 @@ test('layers hide doors and LAB_ONLY content, and a world view survives a permal
   const link = await page.evaluate(() => window.relicview.permalink());
   assert.match(link, /view=2/);
   assert.match(link, /hide=doors%2Clab\+only|hide=doors,lab\+only|hide=doors%2Clab%20only/);
-  assert.match(link, /t=3\.00/);
+  assert.match(link, /[#&]t=3(&|$)/);
   const cam = await page.evaluate(() => window.relicview.camera());
   const fresh = await browser.newPage({ viewport: { width: 1000, height: 900 } });
   await fresh.goto(link);

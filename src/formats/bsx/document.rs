@@ -148,7 +148,15 @@ impl Document for BsxDocument {
     }
     fn build_scene(&mut self, _archive: &Archive) -> Option<Scene> {
         let f = self.parsed.as_ref()?;
-        Some(scene::build(file_name(&self.path), f, self.decompressed(), &self.records))
+        let built = scene::build(file_name(&self.path), f, self.decompressed(), &self.records);
+        if let Some(message) = built.refused {
+            let d = Diagnostic { offset: f.offset_models as usize, path: "models".into(), message };
+            if let Some(view) = self.inspector.as_mut() {
+                view.diagnostics.push(d.clone());
+            }
+            self.diagnostics.push(d);
+        }
+        Some(built.scene)
     }
     fn stats(&self) -> DocStats {
         let Some(f) = &self.parsed else { return DocStats::default() };

@@ -72,7 +72,58 @@ enum Look {
     Face(u8),
 }
 
-pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records) -> Scene {
+/// What a file's scene may allocate: twice its decompressed bytes plus 4 MiB, room for
+/// sixteen 256×256 texture pages. A real model's scene takes a fraction of that; a hostile
+/// one, whose 48-byte model records all reuse the same parts or whose animations claim
+/// 65,535 frames of nothing, would take thousands of times its size (docs/formats/bsx.md,
+/// "Memory").
+pub fn scene_budget(decoded_len: usize) -> usize {
+    decoded_len.saturating_mul(2).saturating_add(4 << 20)
+}
+
+/// Bytes of the scene left to allocate, and what was not built for want of them.
+struct Budget {
+    left: usize,
+    refused: [usize; 3],
+}
+
+/// What the budget pays for.
+#[derive(Clone, Copy)]
+enum Cost {
+    Part = 0,
+    Texture = 1,
+    Animation = 2,
+}
+
+impl Budget {
+    fn afford(&mut self, what: Cost, bytes: usize) -> bool {
+        match self.left.checked_sub(bytes) {
+            Some(left) => {
+                self.left = left;
+                true
+            }
+            None => {
+                self.refused[what as usize] += 1;
+                false
+            }
+        }
+    }
+}
+
+/// Bytes a part's mesh takes: per corner a position, a colour and a texcoord, per
+/// triangle three indices.
+fn part_cost(data: &super::raw::PartData) -> usize {
+    data.polygons.iter().map(|p| p.kind.corners() * 24 + (p.kind.corners() - 2) * 12 + 16).sum::<usize>() + 64
+}
+
+/// A scene, and the warning that says what the budget left out (if it left anything out).
+pub struct Built {
+    pub scene: Scene,
+    pub refused: Option<String>,
+}
+
+pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records) -> Built {
+    let mut budget = Budget { left: scene_budget(bytes.len()), refused: [0; 3] };
     let mut scene = Scene { name: name.to_string(), frame_time: Some(1.0 / FPS), ..Default::default() };
     let vram = Vram::load(file, bytes);
     let mut looks: HashMap<Look, u32> = HashMap::new();
@@ -91,7 +142,10 @@ pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records) -> Sce
             let Some(data) = file.parts.get(&part.block) else { continue };
             // A character's extra part hangs from its BCX skeleton: without the BCX, at the model.
             let parent = bones.get(part.bone as usize).copied().unwrap_or(model);
-            let mesh = part_mesh(&mut scene, &mut looks, &vram, data, records);
+            if !budget.afford(Cost::Part, part_cost(data)) {
+                continue;
+            }
+            let mesh = part_mesh(&mut scene, &mut looks, &mut budget, &vram, data, records);
             let node = Node { name: Some(format!("part {j}")), mesh: Some(mesh), record: records.parts.get(&part.header).copied(), ..Default::default() };
             scene.add_node(Some(parent), node);
         }
@@ -105,6 +159,11 @@ pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records) -> Sce
         }
         for (a, anim) in m.animations.iter().enumerate() {
             let Some(data) = file.anims.get(&anim.block) else { continue };
+            // Per bone a key a frame: a time, a rotation and perhaps a translation.
+            let keys = (anim.frames as usize + 1) * m.bones.len().min(anim.bones as usize);
+            if !budget.afford(Cost::Animation, keys * 36 + 64) {
+                continue;
+            }
             let clip = scene.clips.len() as u32;
             scene.clips.push(animation_clip(&format!("model {k} animation {a}"), anim, data, m, &bones));
             options.push(ChoiceOption { label: format!("model {k}: animation {a} ({} frames)", anim.frames), layers: vec![layer], clip: Some(clip) });
@@ -115,7 +174,12 @@ pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records) -> Sce
         scene.choice = Some(Choice { name: "model".into(), options, default });
         scene.choose(default);
     }
-    scene
+    let [parts, textures, animations] = budget.refused;
+    let refused = (budget.refused != [0; 3]).then(|| {
+        let limit = scene_budget(bytes.len());
+        format!("the scene would take more than {limit} bytes of memory (twice the file, plus 4 MiB): {parts} parts, {textures} texture pages (drawn untextured) and {animations} animations are not built")
+    });
+    Built { scene, refused }
 }
 
 /// Nodes of a model's own bones, posed at its first animation's first frame (or at rest),
@@ -156,7 +220,7 @@ fn animation_clip(name: &str, a: &Animation, d: &AnimationData, m: &ModelRecord,
 }
 
 /// A part's polygons as a mesh: a primitive per look (untextured, or a texture page).
-fn part_mesh(scene: &mut Scene, looks: &mut HashMap<Look, u32>, vram: &Vram, data: &super::raw::PartData, records: &Records) -> u32 {
+fn part_mesh(scene: &mut Scene, looks: &mut HashMap<Look, u32>, budget: &mut Budget, vram: &Vram, data: &super::raw::PartData, records: &Records) -> u32 {
     let mut groups: Vec<(Look, Primitive)> = Vec::new();
     for poly in &data.polygons {
         let corners = poly.kind.corners();
@@ -170,7 +234,7 @@ fn part_mesh(scene: &mut Scene, looks: &mut HashMap<Look, u32>, vram: &Vram, dat
         let at = match groups.iter().position(|(l, _)| *l == look) {
             Some(i) => i,
             None => {
-                let material = material_for(scene, looks, vram, look);
+                let material = material_for(scene, looks, budget, vram, look);
                 groups.push((look, Primitive { material: Some(material), positions: Vec::new(), colors: Some(Vec::new()), uvs: (look != Look::Plain).then(Vec::new), ..Default::default() }));
                 groups.len() - 1
             }
@@ -207,10 +271,19 @@ fn part_mesh(scene: &mut Scene, looks: &mut HashMap<Look, u32>, vram: &Vram, dat
     scene.add_mesh(Mesh { name: None, primitives: groups.into_iter().map(|(_, p)| p).collect() })
 }
 
-fn material_for(scene: &mut Scene, looks: &mut HashMap<Look, u32>, vram: &Vram, look: Look) -> u32 {
+fn material_for(scene: &mut Scene, looks: &mut HashMap<Look, u32>, budget: &mut Budget, vram: &Vram, look: Look) -> u32 {
     if let Some(&m) = looks.get(&look) {
         return m;
     }
+    // A page past the budget: its polygons keep their colours, untextured.
+    let look = match look {
+        Look::Page(_) if !budget.afford(Cost::Texture, 256 * 256 * 4) => {
+            let plain = material_for(scene, looks, budget, vram, Look::Plain);
+            looks.insert(look, plain);
+            return plain;
+        }
+        other => other,
+    };
     let (name, texture) = match look {
         Look::Plain => ("vertex colours".to_string(), None),
         Look::Page(key) => {

@@ -1,0 +1,169 @@
+// FF7 field models in the page: a real model, LZS-wrapped as on the disc, from a dropped
+// folder: drawn, animated (the pose changes with the clock), its models and animations to
+// choose from, the container's bytes one view away, and an export GLTFLoader plays with the
+// viewer's bone positions.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeArchive, startServer, launch, newPage, nativeInfo, repo, walk, withThree, lzsLiterals } from './harness.mjs';
+
+let dir, server, browser;
+
+before(async () => {
+  dir = makeArchive();
+  mkdirSync(join(dir, 'FF7'), { recursive: true });
+  // MD1_1: seven models, four with skeletons of their own, animations, two VRAM rectangles.
+  writeFileSync(join(dir, 'FF7/MD1_1.BSX'), lzsLiterals(readFileSync(join(repo, '../shared/testdata/ff7/MD1_1_u.BSX'))));
+  server = await startServer(dir);
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+async function withFolder() {
+  const { page, problems } = await newPage(browser, server.url + '#folder=none');
+  await page.locator('#folder-input').setInputFiles(dir);
+  await page.waitForFunction((n) => document.querySelectorAll('#file-list li[data-path]').length === n, walk(dir).length);
+  return { page, problems };
+}
+
+test('a real field model, LZS-wrapped, draws its models and plays their animations', async () => {
+  const { page, problems } = await withFolder();
+  const native = nativeInfo(join(dir, 'FF7/MD1_1.BSX'));
+  assert.equal(native.compressed, true);
+  assert.equal(await page.locator('#file-list li[data-path="GAME/FF7/MD1_1.BSX"]').getAttribute('data-kind'), 'bsx');
+  const opened = await page.evaluate(() => window.relicview.open('GAME/FF7/MD1_1.BSX'));
+  // The first model with parts of its own is on show, playing its first animation.
+  const first = native.models.findIndex((m) => m.parts > 0);
+  assert.equal(opened.triangles, native.models[first].triangles);
+  const choice = await page.evaluate(() => window.relicview.choice());
+  assert.match(choice.options[choice.selected], new RegExp(`^model ${first}: animation 0 \\(\\d+ frames\\)$`));
+  assert.ok((await page.evaluate(() => window.relicview.pixelStats())).nonBackground > 500, 'the figure is drawn');
+  // Animation 0 is a one-frame standing pose; animation 1 walks. Its pose changes with the
+  // clock: a bone is elsewhere half a second later.
+  const walk1 = choice.options.indexOf(`model ${first}: animation 1 (30 frames)`);
+  assert.ok(walk1 > 0, choice.options.join(' | '));
+  await page.evaluate((k) => window.relicview.choose(k), walk1);
+  const bone = async (t) => {
+    await page.evaluate((s) => window.relicview.setClock({ time: s, playing: false }), t);
+    return page.evaluate(() => window.relicview.nodePosition('bone 5'));
+  };
+  const a = await bone(0);
+  const b = await bone(0.5);
+  assert.ok(Math.hypot(...a.map((x, i) => x - b[i])) > 1e-3, `bone 5 moves: ${a} → ${b}`);
+  const p0 = await page.evaluate(() => window.relicview.readPixels().data);
+  await bone(1.0);
+  const p1 = await page.evaluate(() => window.relicview.readPixels().data);
+  let changed = 0;
+  for (let i = 0; i < p0.length; i += 4) if (Math.abs(p0[i] - p1[i]) > 8) changed++;
+  assert.ok(changed > 20, `${changed} pixels change as it moves`);
+  // Another model, chosen from the picker: its own triangles.
+  const other = native.models.findIndex((m, k) => k > first && m.parts > 0);
+  const label = (await page.evaluate(() => window.relicview.choice())).options.indexOf(`model ${other}`);
+  const chosen = await page.evaluate((k) => window.relicview.choose(k), label);
+  assert.equal(chosen.triangles, native.models[other].triangles);
+  assert.equal(await page.locator('#choice-select').inputValue(), String(label));
+  // The hex view shows the decompressed bytes; the container is one view away.
+  const views = await page.evaluate(() => window.relicview.inspector.view().views);
+  assert.deepEqual(views.map((v) => v.label), ['decompressed', 'container']);
+  assert.equal(views[0].len, native.decompressed_bytes);
+  // The inspector names the structures, picking a polygon in 3D finds its record.
+  const names = await page.evaluate(() => [...new Set(window.relicview.inspector.view().chunks.map((c) => c.name))]);
+  for (const n of ['header', 'part data', 'vertices', 'polygons', 'animation data', 'models', 'model', 'bones', 'part', 'textures', 'vram']) assert.ok(names.includes(n), `${n} in ${names}`);
+  // A click on the figure selects the polygon it hit: its group in the tree, its bytes
+  // (one record of the group's kind) in the hex view.
+  await page.evaluate(() => window.relicview.setClock({ time: 0, playing: false }));
+  const canvas = await page.locator('#viewport').boundingBox();
+  let spot = null;
+  for (let dy = 0; dy < 0.3 && !spot; dy += 0.05) {
+    const [x, y] = [canvas.x + canvas.width / 2, canvas.y + canvas.height * (0.5 - dy)];
+    const hit = await page.evaluate(([x, y]) => {
+      const c = document.getElementById('viewport');
+      const r = c.getBoundingClientRect();
+      return window.relicview.pick((x - r.left) * c.width / r.width, (y - r.top) * c.height / r.height);
+    }, [x, y]);
+    if (hit) spot = { x, y, hit };
+  }
+  assert.ok(spot, 'the figure is under the middle of the view');
+  await page.mouse.click(spot.x, spot.y);
+  const sel = await page.evaluate(() => window.relicview.inspector.selection());
+  const view = await page.evaluate(() => window.relicview.inspector.view());
+  const group = view.chunks[sel.chunk];
+  assert.equal(group.name, 'polygons');
+  assert.ok(sel.start >= group.offset && sel.end <= group.end, JSON.stringify({ sel, group }));
+  assert.equal((sel.start - group.offset) % (sel.end - sel.start), 0, 'the selection starts on a record');
+  assert.equal(await page.locator('#hex .b.sel').count(), sel.end - sel.start);
+  assert.equal(await page.locator('#chunk-tree [aria-selected="true"]').getAttribute('data-chunk'), String(sel.chunk));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('the demo robot shows its textured face, a skeleton overlay, and survives a permalink', async () => {
+  const { page, problems } = await withFolder();
+  await page.evaluate(() => window.relicview.open('GAME/DEMO/FIELD/ROBOT.BSX'));
+  await page.evaluate(() => window.relicview.setOptions({ skeleton: true }));
+  assert.equal(await page.locator('#opt-skeleton').isChecked(), true);
+  const stats = await page.evaluate(() => window.relicview.stats());
+  // The timeline steps by the animation's frames.
+  await page.evaluate(() => window.relicview.setClock({ time: 0, playing: false }));
+  await page.locator('#step-forward').click();
+  const t = await page.evaluate(() => window.relicview.clock().time);
+  assert.ok(Math.abs(t - 1 / 30) < 1e-6, `one frame is 1/30 s: ${t}`);
+  // The nod (option 2), paused at frame 5, skeleton on: a link brings it back.
+  await page.evaluate(() => window.relicview.choose(2));
+  await page.evaluate(() => window.relicview.setClock({ time: 5 / 30, playing: false }));
+  const link = await page.evaluate(() => window.relicview.permalink());
+  assert.match(link, /choice=2/);
+  assert.match(link, /skeleton=1/);
+  const head = await page.evaluate(() => window.relicview.nodePosition('bone 2'));
+  // The link names the local folder: a fresh page asks for it and restores the view once
+  // the same folder is picked.
+  const fresh = await browser.newPage({ viewport: { width: 1000, height: 900 } });
+  await fresh.goto(link);
+  await fresh.evaluate(() => window.relicview.ready);
+  await fresh.locator('#folder-input').setInputFiles(dir);
+  await fresh.waitForFunction(() => window.relicview.stats().choice === 2 && !window.relicview.clock().playing);
+  const clock = await fresh.evaluate(() => window.relicview.clock());
+  assert.ok(Math.abs(clock.time - 5 / 30) < 1e-4, JSON.stringify(clock));
+  assert.equal(await fresh.locator('#opt-skeleton').isChecked(), true);
+  const again = await fresh.evaluate(() => window.relicview.nodePosition('bone 2'));
+  assert.ok(Math.hypot(...head.map((x, i) => x - again[i])) < 1e-4, `${head} vs ${again}`);
+  await fresh.close();
+  assert.ok(stats.triangles > 0);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a field model exports with its textures and animations: GLTFLoader plays the clip where the viewer poses it', async () => {
+  const { page, problems } = await withFolder();
+  await withThree(page);
+  await page.evaluate(() => window.relicview.open('GAME/DEMO/FIELD/ROBOT.BSX'));
+  await page.evaluate(() => window.relicview.setClock({ time: 6 / 30, playing: false }));
+  const viewer = await page.evaluate(() => window.relicview.nodePosition('bone 3'));
+  const hand = await page.evaluate(async () => {
+    const THREE = await import('/__three/build/three.module.js');
+    const { GLTFLoader } = await import('/__three/examples/jsm/loaders/GLTFLoader.js');
+    const glb = window.relicview.exportGlb();
+    const gltf = await new GLTFLoader().parseAsync(glb.buffer.slice(glb.byteOffset, glb.byteOffset + glb.byteLength), '');
+    const mixer = new THREE.AnimationMixer(gltf.scene);
+    const clip = gltf.animations.find((a) => a.name === 'model 0 animation 0');
+    mixer.clipAction(clip).play();
+    mixer.setTime(6 / 30);
+    gltf.scene.updateMatrixWorld(true);
+    const p = new THREE.Vector3();
+    gltf.scene.getObjectByName(THREE.PropertyBinding.sanitizeNodeName('bone 3')).getWorldPosition(p);
+    let textured = 0;
+    gltf.scene.traverse((o) => { if (o.isMesh && o.material.map) textured++; });
+    return { p: [p.x, p.y, p.z], animations: gltf.animations.map((a) => a.name), textured, filter: gltf.scene.getObjectByProperty('isMesh', true) && true };
+  });
+  assert.ok(hand.animations.includes('model 0 animation 1'), hand.animations.join(', '));
+  assert.ok(hand.textured > 0, 'the face texture comes along');
+  assert.ok(Math.hypot(...viewer.map((x, i) => x - hand.p[i])) < 1e-3, `viewer ${viewer} vs GLTFLoader ${hand.p}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
