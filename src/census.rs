@@ -115,10 +115,11 @@ mod tests {
         let cube = &files[0].1;
         c.add("BAD.BGF", cube[..cube.len() - 3].to_vec());
         c.add("NOTES.TXT", b"hello".to_vec());
-        // The demo: 5 models and the arena's 11, 2 libraries, 3 images, 7 MODs, a SUB, 4 MAPs
-        // and a field model; plus BAD.BGF and NOTES.TXT.
-        assert_eq!(c.files, 36);
-        assert_eq!((c.kinds["mod"], c.kinds["sub"], c.kinds["map"], c.kinds["bsx"]), (7, 1, 4, 1));
+        // The demo: 5 models and the arena's 11, 2 libraries, 3 images, 7 MODs, a SUB, 4 MAPs,
+        // two field models, a character and the field's eyes and mouths; plus BAD.BGF and
+        // NOTES.TXT.
+        assert_eq!(c.files, 39);
+        assert_eq!((c.kinds["mod"], c.kinds["sub"], c.kinds["map"], c.kinds["bsx"], c.kinds["bcx"], c.kinds["tdb"]), (7, 1, 4, 2, 1, 1));
         assert_eq!(c.kinds["biz2-geometry"], 17);
         assert_eq!(c.kinds["biz2-materials"], 2);
         assert_eq!(c.kinds["image"], 3);

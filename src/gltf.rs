@@ -230,8 +230,15 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
                 roughness_factor: json::material::StrengthFactor(1.0),
                 ..Default::default()
             },
-            alpha_mode: Valid(if m.alpha_cutoff.is_some() { json::material::AlphaMode::Mask } else { json::material::AlphaMode::Opaque }),
-            alpha_cutoff: m.alpha_cutoff.map(json::material::AlphaCutoff),
+            // glTF blends one way, "over": a semi-transparent material's half-transparent
+            // texels come out right for the average rule and as half-transparent for the
+            // additive and subtractive ones (docs/formats/bsx.md, "Semi-transparency").
+            alpha_mode: Valid(match (m.blend, m.alpha_cutoff) {
+                (Some(_), _) => json::material::AlphaMode::Blend,
+                (None, Some(_)) => json::material::AlphaMode::Mask,
+                (None, None) => json::material::AlphaMode::Opaque,
+            }),
+            alpha_cutoff: m.alpha_cutoff.filter(|_| m.blend.is_none()).map(json::material::AlphaCutoff),
             ..Default::default()
         }));
     }

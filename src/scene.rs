@@ -169,11 +169,28 @@ pub struct Material {
     pub double_sided: bool,
     /// Texels with less alpha than this are not drawn (a cut-out: PSX texel 0x0000).
     pub alpha_cutoff: Option<f32>,
+    /// How the texels that are neither cut out nor fully opaque (alpha below 1) mix with
+    /// what is behind them; without a rule every drawn texel is opaque.
+    pub blend: Option<Blend>,
+}
+
+/// The PlayStation's four semi-transparency rules, B what is behind and F the texel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Blend {
+    /// B/2 + F/2: plain alpha blending at one half.
+    Average,
+    /// B + F.
+    Add,
+    /// B − F.
+    Subtract,
+    /// B + F/4.
+    AddQuarter,
 }
 
 impl Default for Material {
     fn default() -> Self {
-        Material { name: None, base_color: [1.0; 4], texture: None, double_sided: true, alpha_cutoff: None }
+        Material { name: None, base_color: [1.0; 4], texture: None, double_sided: true, alpha_cutoff: None, blend: None }
     }
 }
 

@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use relicview::archive::Archive;
 use relicview::formats::bsx::raw::{BsxFile, Channel, PolyKind};
-use relicview::formats::bsx::writer::{write, AnimSpec, BsxSpec, ModelSpec, PartSpec, PolySpec, RectSpec};
+use relicview::formats::bsx::writer::{write, write_bcx, AnimSpec, BsxSpec, ModelSpec, PartSpec, PolySpec, RectSpec};
 use relicview::formats::lzs;
 use relicview::formats::registry::{self, Purpose};
 
@@ -152,7 +152,7 @@ fn arb_anim(bones: usize) -> impl Strategy<Value = AnimSpec> {
 fn arb_model() -> impl Strategy<Value = ModelSpec> {
     (1usize..6).prop_flat_map(|nb| {
         let bones = prop::collection::vec(any::<i16>(), nb).prop_map(|lengths| lengths.iter().enumerate().map(|(i, &l)| (if i == 0 { 0 } else { l }, i as i8 - 1)).collect::<Vec<_>>());
-        (bones, prop::collection::vec(arb_part(nb), 0..4), prop::collection::vec(arb_anim(nb), 0..3), 1u16..8192).prop_map(|(bones, parts, animations, scale)| ModelSpec { face_id: 0x21, global_id: 0, scale, ambient: [1, 2, 3], bones, parts, animations })
+        (bones, prop::collection::vec(arb_part(nb), 0..4), prop::collection::vec(arb_anim(nb), 0..3), 1u16..8192).prop_map(|(bones, parts, animations, scale)| ModelSpec { face_id: 0x21, global_id: 0, scale, ambient: [1, 2, 3], bones, parts, animations, starts: [0; 3] })
     })
 }
 
@@ -194,6 +194,7 @@ fn spec_of(f: &BsxFile) -> BsxSpec {
                     AnimSpec { frames: a.frames, channels: d.channels.clone(), translations: d.translations.clone(), statics: d.statics.clone(), rotations: d.rotations.clone() }
                 })
                 .collect(),
+            starts: [m.bones_range, m.parts_range, m.anims_range].map(|r| if r.count > 0 { r.start } else { 0 }),
         })
         .collect();
     let rects = f.textures.iter().flat_map(|t| &t.rects).map(|r| RectSpec { x: r.x, y: r.y, width: r.width, height: r.height, halfwords: Vec::new() }).collect();
@@ -224,6 +225,20 @@ proptest! {
         // And wrapped in LZS, through the registry.
         let doc = registry::open("X.BSX", lzs::encode(&bytes), Purpose::Asset);
         prop_assert!(doc.error().is_none());
+    }
+
+    #[test]
+    fn a_character_reads_back_as_written(model in arb_model()) {
+        let bytes = write_bcx(&model);
+        let f = BsxFile::parse_bcx(&bytes).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+        prop_assert!(f.warnings.is_empty(), "{:?}", f.warnings);
+        prop_assert!(f.textures.is_none());
+        // A BCX has no face, colours or lights of its own: the BSX record brings them.
+        let own = ModelSpec { face_id: 0x21, ambient: [0; 3], ..model };
+        prop_assert_eq!(normalised(spec_of(&f)), normalised(BsxSpec { models: vec![own], rects: vec![] }));
+        let doc = registry::open("CLOUD.BCX", lzs::encode(&bytes), Purpose::Asset);
+        prop_assert_eq!(doc.kind(), registry::Kind::Bcx);
+        prop_assert!(doc.error().is_none(), "{:?}", doc.error());
     }
 }
 
@@ -295,7 +310,7 @@ fn a_file_whose_models_all_reuse_one_skeleton_is_built_within_its_budget() {
     // its skeleton: 256 × 40 parts' worth of geometry from a file of one model's.
     let quad = PolySpec { kind: Some(PolyKind::QuadMono), vertices: [0, 1, 2, 3], colors: [[200, 100, 50, 0], [0; 4], [0; 4], [0; 4]], texcoords: [0; 4], control: 0 };
     let part = PartSpec { bone: 0, vertices: vec![[0, 0, 0], [100, 0, 0], [0, 100, 0], [100, 100, 0]], polygons: vec![quad; 200], flags: vec![], texcoords: vec![] };
-    let model = ModelSpec { face_id: 0, global_id: 0, scale: 4096, ambient: [0; 3], bones: vec![(0, -1)], parts: vec![part; 40], animations: vec![] };
+    let model = ModelSpec { face_id: 0, global_id: 0, scale: 4096, ambient: [0; 3], bones: vec![(0, -1)], parts: vec![part; 40], animations: vec![], starts: [0; 3] };
     let spare = ModelSpec { parts: vec![], bones: vec![], ..model.clone() };
     let mut bytes = write(&BsxSpec { models: std::iter::once(model).chain(std::iter::repeat_n(spare, 255)).collect(), rects: vec![] });
     let om = u32_at(&bytes, 4);
@@ -329,7 +344,7 @@ fn an_animation_of_65535_frames_of_nothing_is_not_built_past_the_budget() {
     let short = AnimSpec { frames: 2, ..anim.clone() };
     // Parents are s8: bones past 128 hang from the first 128.
     let bones: Vec<(i16, i8)> = (0..255i32).map(|i| (10, if i == 0 { -1 } else { ((i - 1) % 128) as i8 })).collect();
-    let model = ModelSpec { face_id: 0, global_id: 0, scale: 4096, ambient: [0; 3], bones, parts: vec![], animations: vec![short, anim] };
+    let model = ModelSpec { face_id: 0, global_id: 0, scale: 4096, ambient: [0; 3], bones, parts: vec![], animations: vec![short, anim], starts: [0; 3] };
     let bytes = write(&BsxSpec { models: vec![model], rects: vec![] });
     let mut doc = registry::open("LONG.BSX", bytes.clone(), Purpose::Show);
     assert!(doc.error().is_none(), "{:?}", doc.error());
@@ -337,4 +352,119 @@ fn an_animation_of_65535_frames_of_nothing_is_not_built_past_the_budget() {
     assert!(scene_bytes(&scene) <= relicview::formats::bsx::scene::scene_budget(bytes.len()));
     assert_eq!(scene.clips.len(), 1, "the short animation is built, the long one is not");
     assert!(doc.diagnostics().iter().any(|d| d.message.contains("1 animations are not built")), "{:?}", doc.diagnostics());
+}
+
+/// Open `path` among `files` as the viewer does: its assets read from the same folder.
+fn open_among(files: Vec<(&str, Vec<u8>)>, path: &str) -> relicview::archive::Opened {
+    let source = relicview::archive::MemorySource::new(files.into_iter().map(|(p, b)| (p.to_string(), b)));
+    let archive = std::cell::RefCell::new(source.archive());
+    pollster::block_on(relicview::archive::open_file(&archive, &source, path)).unwrap()
+}
+
+fn node(scene: &relicview::scene::Scene, name: &str, under: &str) -> usize {
+    let top = scene.nodes.iter().position(|n| n.name.as_deref() == Some(under)).unwrap();
+    let mut within = |mut i: usize| loop {
+        if i == top {
+            return true;
+        }
+        match scene.nodes[i].parent {
+            Some(p) => i = p as usize,
+            None => return false,
+        }
+    };
+    (0..scene.nodes.len()).find(|&i| scene.nodes[i].name.as_deref() == Some(name) && within(i)).unwrap_or_else(|| panic!("{name} under {under}"))
+}
+
+/// The texels of an image of a TDB (`images` at `image_offset`), through a palette, read
+/// straight from the bytes.
+fn tdb_texel(tdb: &[u8], image: usize, face: usize, x: usize, y: usize) -> [u8; 4] {
+    let (io, po) = (u32_at(tdb, 8), u32_at(tdb, 12));
+    let byte = tdb[io + 512 * image + 16 * y + x / 2];
+    let index = if x % 2 == 0 { byte & 15 } else { byte >> 4 } as usize;
+    let c = u16::from_le_bytes([tdb[po + 32 * face + 2 * index], tdb[po + 32 * face + 2 * index + 1]]);
+    if c == 0 {
+        return [0; 4];
+    }
+    let ch = |s: u16| (((c >> s) & 31) as u8) << 3 | (((c >> s) & 31) as u8) >> 2;
+    [ch(0), ch(5), ch(10), 255]
+}
+
+/// The texel at texcoord (u, v) of the texture a primitive samples, and its UV there.
+fn texel_of(scene: &relicview::scene::Scene, material_name: &str, u: usize, v: usize) -> [u8; 4] {
+    let m = scene.materials.iter().find(|m| m.name.as_deref() == Some(material_name)).unwrap_or_else(|| panic!("{material_name} in {:?}", scene.materials.iter().map(|m| m.name.clone()).collect::<Vec<_>>()));
+    let t = &scene.textures[m.texture.expect("textured") as usize].texels;
+    t.rgba[(v * 256 + u) * 4..(v * 256 + u) * 4 + 4].try_into().unwrap()
+}
+
+#[test]
+fn a_characters_record_adds_to_its_bcx_and_its_eyes_come_from_field_tdb() {
+    let files: Vec<(&str, Vec<u8>)> = relicview::demo::demo_files().into_iter().filter(|(p, _)| p.starts_with("DEMO/FIELD/")).map(|(p, b)| (if p.ends_with("PARTY.BSX") { "F/PARTY.BSX" } else if p.ends_with("CLOUD.BCX") { "F/CLOUD.BCX" } else if p.ends_with("FIELD.TDB") { "F/FIELD.TDB" } else { "F/OTHER" }, b)).collect();
+    let tdb = lzs::decode(&files.iter().find(|f| f.0 == "F/FIELD.TDB").unwrap().1, 1 << 20).unwrap();
+    let opened = open_among(files.clone(), "F/PARTY.BSX");
+    let scene = opened.scene.expect("a scene");
+    // The hero's five parts from the BCX, then the record's sword: six parts under model 0.
+    let hero = relicview::demo::hero();
+    let parts: Vec<usize> = (0..6).map(|j| node(&scene, &format!("part {j}"), "model 0")).collect();
+    let sword = parts[5];
+    assert_eq!(scene.nodes[sword].parent.map(|p| scene.nodes[p as usize].name.clone().unwrap()), Some("bone 3".into()), "the sword is on the right arm");
+    let bcx_triangles: usize = hero.parts.iter().flat_map(|p| &p.polygons).map(|p| p.kind.unwrap().corners() - 2).sum();
+    let model0 = scene.layers.iter().position(|l| l == "model 0").unwrap() as u32;
+    let others: Vec<u32> = (0..scene.layers.len() as u32).filter(|&l| l != model0).collect();
+    assert_eq!(scene.triangle_count_in(0, &others), bcx_triangles + 12, "the BCX's triangles and the sword's 12");
+    // The BCX's three animations, then the record's at slot 3.
+    let labels: Vec<&str> = scene.choice.as_ref().unwrap().options.iter().map(|o| o.label.as_str()).collect();
+    assert_eq!(&labels[..5], ["model 0 (CLOUD.BCX)", "model 0: animation 0 (1 frames)", "model 0: animation 1 (16 frames)", "model 0: animation 2 (8 frames)", "model 0: animation 3 (12 frames)"]);
+    let info = opened.document.info_rows();
+    assert!(info.iter().any(|r| r.value.contains("merged from F/CLOUD.BCX")), "{info:?}");
+    assert!(info.iter().any(|r| r.label == "eyes and mouths" && r.value == "from F/FIELD.TDB"), "{info:?}");
+    // Slot 0, face 0: the eye image (0) at u 0..31, v 0..31 and again at u 32..63; the mouth (5) at v 160.
+    let page = "page (768, 256) clut (320, 480) Four";
+    for (x, y) in [(15, 15), (3, 16), (20, 10)] {
+        assert_eq!(texel_of(&scene, page, x, y), tdb_texel(&tdb, 0, 0, x, y), "left eye at ({x}, {y})");
+        assert_eq!(texel_of(&scene, page, 32 + x, y), tdb_texel(&tdb, 0, 0, x, y), "right eye at ({x}, {y})");
+        assert_eq!(texel_of(&scene, page, x, 160 + y), tdb_texel(&tdb, 5, 0, x, y), "mouth at ({x}, {y})");
+    }
+    assert_ne!(tdb_texel(&tdb, 0, 0, 15, 15), [0; 4], "the iris is drawn");
+    // The lamp's glow: semi-transparent, adding to what is behind; its STP texels half transparent.
+    let glow = scene.materials.iter().find(|m| m.name.as_deref().is_some_and(|n| n.contains("(704, 256)"))).expect("the glow's page");
+    assert_eq!(glow.blend, Some(relicview::scene::Blend::Add));
+    let t = &scene.textures[glow.texture.unwrap() as usize].texels;
+    assert_eq!(t.rgba[(8 * 256 + 8) * 4 + 3], 128, "an STP texel of a semi-transparent polygon blends");
+    // Exported: the glow blends, the cut-outs are masks.
+    let glb = relicview::gltf::export_glb(&scene, Default::default()).unwrap();
+    let json = String::from_utf8_lossy(&glb[20..20 + u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize]).to_string();
+    assert!(json.contains("\"alphaMode\":\"BLEND\"") && json.contains("\"alphaMode\":\"MASK\""));
+
+    // Without the BCX and the TDB: the record's sword alone, hung at the model; eyes grey.
+    let alone: Vec<(&str, Vec<u8>)> = files.into_iter().filter(|f| f.0 == "F/PARTY.BSX").collect();
+    let opened = open_among(alone, "F/PARTY.BSX");
+    let scene = opened.scene.unwrap();
+    let sword = node(&scene, "part 5", "model 0");
+    assert_eq!(scene.nodes[sword].parent.map(|p| scene.nodes[p as usize].name.clone().unwrap()), Some("model 0".into()));
+    assert_eq!(scene.choice.as_ref().unwrap().options[0].label, "model 0");
+    let info = opened.document.info_rows();
+    assert!(info.iter().any(|r| r.value.contains("CLOUD.BCX is not in the archive")), "{info:?}");
+}
+
+#[test]
+fn real_npcs_get_their_eyes_and_mouths_from_the_real_field_tdb() {
+    let tdb = shared("FIELD.TDB_u");
+    let opened = open_among(vec![("FF7/MD1_1.BSX", shared("MD1_1_u.BSX")), ("FF7/FIELD.TDB", lzs::encode(&tdb))], "FF7/MD1_1.BSX");
+    let scene = opened.scene.unwrap();
+    // Model 2 (slot 2) has face 13: its palette is row 480 + 2 of the face CLUTs, its eye is
+    // image 80 + 2·3 = 86 at u + 2·64, its mouth image 87 at u + 2·32.
+    let page = "page (768, 256) clut (320, 482) Four";
+    let mut drawn = 0;
+    for (x, y) in [(16, 16), (10, 12), (22, 20), (5, 8)] {
+        let eye = tdb_texel(&tdb, 86, 13, x, y);
+        assert_eq!(texel_of(&scene, page, 128 + x, y), eye, "eye texel ({x}, {y})");
+        assert_eq!(texel_of(&scene, page, 64 + x, 160 + y), tdb_texel(&tdb, 87, 13, x, y), "mouth texel ({x}, {y})");
+        drawn += (eye[3] > 0) as usize;
+    }
+    assert!(drawn > 0, "the eye has colour");
+    // Models 3 and 4 (faces 12 and 18) have their own palette rows.
+    for clut in [483, 484] {
+        assert!(scene.materials.iter().any(|m| m.name.as_deref() == Some(&format!("page (768, 256) clut (320, {clut}) Four"))), "row {clut}");
+    }
+    assert!(!scene.materials.iter().any(|m| m.name.as_deref().is_some_and(|n| n.contains("FIELD.TDB"))), "no grey stand-ins left");
 }

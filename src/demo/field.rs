@@ -4,7 +4,7 @@
 //! and a one-bone crate as a second model.
 
 use crate::formats::bsx::raw::{Channel, PolyKind};
-use crate::formats::bsx::writer::{write, AnimSpec, BsxSpec, ModelSpec, PartSpec, PolySpec, RectSpec};
+use crate::formats::bsx::writer::{write, write_bcx, write_tdb, AnimSpec, BsxSpec, ModelSpec, PartSpec, PolySpec, RectSpec};
 
 /// A box from `a` to `b` (bone-local units) as quads of `kind` (and the rest of its faces).
 fn box_part(bone: u8, a: [i16; 3], b: [i16; 3], color: [u8; 3], kinds: &[PolyKind]) -> PartSpec {
@@ -101,14 +101,14 @@ fn figure() -> ModelSpec {
         rotations: wave(16, 0, 20.0),
         ..Default::default()
     };
-    ModelSpec { face_id: 0x21, global_id: 0, scale: 4096, ambient: [64, 64, 64], bones, parts, animations: vec![waving, nodding] }
+    ModelSpec { face_id: 0x21, global_id: 0, scale: 4096, ambient: [64, 64, 64], bones, parts, animations: vec![waving, nodding], starts: [0; 3] }
 }
 
 fn crate_model() -> ModelSpec {
     use PolyKind::*;
     let part = box_part(0, [-40, -40, -40], [40, 40, 40], [170, 120, 60], &[QuadColor, QuadColor, QuadMono, QuadMono, TriColor, TriMono]);
     let still = AnimSpec { frames: 1, channels: vec![Channel { mask: 0, rotation: [0; 3], translation: [0xFF; 3] }], ..Default::default() };
-    ModelSpec { face_id: 0x21, global_id: 0, scale: 2048, ambient: [64, 64, 64], bones: vec![(0, -1)], parts: vec![part], animations: vec![still] }
+    ModelSpec { face_id: 0x21, global_id: 0, scale: 2048, ambient: [64, 64, 64], bones: vec![(0, -1)], parts: vec![part], animations: vec![still], starts: [0; 3] }
 }
 
 pub fn robot_spec() -> BsxSpec {
@@ -118,4 +118,115 @@ pub fn robot_spec() -> BsxSpec {
 /// ROBOT.BSX as the disc would hold it: LZS-wrapped.
 pub fn robot_bsx() -> Vec<u8> {
     crate::formats::lzs::encode(&write(&robot_spec()))
+}
+
+/// Flag words of eye and mouth polygons: page (768, 256), 4 bpp, CLUT (320, 480), as a
+/// file stores them (slot 0's); the engine moves them to the model's slot.
+const EYE: u32 = 0x7814_1C00;
+const MOUTH: u32 = 0x7814_1C01;
+
+/// The channels of a figure's five bones: hips turned upright, the arms swinging about X
+/// from `a` (right) and `b` (left) rotation tables, the rest still.
+fn limbs(frames: u16, swing: f32) -> AnimSpec {
+    let n = frames as usize;
+    let still = |r: [u8; 3]| Channel { mask: 0, rotation: r, translation: [0xFF; 3] };
+    let animated = |table: u8| Channel { mask: 1, rotation: [table, 0, 0], translation: [0xFF; 3] };
+    let (channels, rotations) = if n > 1 {
+        (vec![still([64, 0, 0]), still([0; 3]), still([0; 3]), animated(0), animated(1)], [wave(n, 128, swing), wave(n, 128, -swing)].concat())
+    } else {
+        (vec![still([64, 0, 0]), still([0; 3]), still([0; 3]), still([128, 0, 0]), still([128, 0, 0])], Vec::new())
+    };
+    AnimSpec { frames, channels, rotations, ..Default::default() }
+}
+
+/// A stand-in for character 1's BCX (the game calls it CLOUD.BCX): a figure whose head has
+/// two eyes and a mouth from FIELD.TDB, and the three animations every character has
+/// (stand, walk, run).
+pub fn hero() -> ModelSpec {
+    use PolyKind::*;
+    let skin = [210, 170, 140];
+    // Eyes and mouth just in front of the head's −Y side, texcoords of slot 0.
+    let y = -23;
+    let features = PartSpec {
+        bone: 2,
+        vertices: vec![[-16, y, 36], [-4, y, 36], [-16, y, 26], [-4, y, 26], [4, y, 36], [16, y, 36], [4, y, 26], [16, y, 26], [-8, y, 16], [8, y, 16], [0, y, 10]],
+        polygons: vec![
+            PolySpec { kind: Some(QuadMonoTex), vertices: [0, 1, 2, 3], colors: [[128, 128, 128, 0], [0; 4], [0; 4], [0; 4]], texcoords: [0, 1, 2, 3], control: 0 },
+            PolySpec { kind: Some(QuadMonoTex), vertices: [4, 5, 6, 7], colors: [[128, 128, 128, 0], [0; 4], [0; 4], [0; 4]], texcoords: [4, 5, 6, 7], control: 0 },
+            PolySpec { kind: Some(TriMonoTex), vertices: [8, 9, 10, 0], colors: [[128, 128, 128, 0], [0; 4], [0; 4], [0; 4]], texcoords: [8, 9, 10, 0], control: 1 },
+        ],
+        flags: vec![EYE, MOUTH],
+        texcoords: vec![[0, 0], [31, 0], [0, 31], [31, 31], [32, 0], [63, 0], [32, 31], [63, 31], [0, 160], [31, 160], [15, 191]],
+    };
+    let parts = vec![
+        box_part(1, [-30, -18, 0], [30, 18, 110], [90, 60, 140], &[QuadColor, QuadColor, QuadColor, QuadColor, QuadColor, QuadColor]),
+        box_part(2, [-22, -22, 0], [22, 22, 44], skin, &[QuadMono; 6]),
+        features,
+        box_part(3, [-8, -8, 0], [8, 8, 70], skin, &[QuadMono; 6]),
+        box_part(4, [-8, -8, 0], [8, 8, 70], skin, &[QuadMono; 6]),
+    ];
+    let bones = vec![(0, -1), (0, 0), (116, 1), (100, 1), (100, 1)];
+    ModelSpec { face_id: 0x21, global_id: 0, scale: 4096, ambient: [0; 3], bones, parts, animations: vec![limbs(1, 0.0), limbs(16, 24.0), limbs(8, 48.0)], starts: [0; 3] }
+}
+
+/// The demo's FIELD.TDB: the eyes and mouths of faces 0 (the hero's) and 10, in the layout
+/// the game stores them (eight images for each of faces 0–9, two for later faces).
+pub fn faces_tdb() -> Vec<u8> {
+    // An eye: white with a blue iris (indices 1, 2, 3), transparent around it (0).
+    let eye: [u8; 512] = std::array::from_fn(|k| {
+        let (y, x) = (k / 16, 2 * (k % 16));
+        let texel = |x: usize| -> u8 {
+            let (dx, dy) = (x as f32 - 15.5, y as f32 - 15.5);
+            if dx * dx / 196.0 + dy * dy / 64.0 > 1.0 { 0 } else if dx * dx + dy * dy < 30.0 { 3 } else if dx * dx + dy * dy < 50.0 { 2 } else { 1 }
+        };
+        texel(x) | texel(x + 1) << 4
+    });
+    // A mouth: a red band.
+    let mouth: [u8; 512] = std::array::from_fn(|k| if (12..20).contains(&(k / 16)) { 0x44 } else { 0 });
+    let mut images = vec![[0u8; 512]; 82];
+    for face in [0usize, 10] {
+        let (e, m) = if face < 10 { (8 * face, 8 * face + 5) } else { (80 + 2 * (face - 10), 81 + 2 * (face - 10)) };
+        images[e] = eye;
+        images[m] = mouth;
+    }
+    let c = |r: u16, g: u16, b: u16| r | g << 5 | b << 10;
+    let palette: [u16; 16] = std::array::from_fn(|i| [0, c(31, 31, 30), c(4, 10, 28), c(1, 2, 6), c(28, 4, 4)].get(i).copied().unwrap_or(c(31, 0, 31)));
+    crate::formats::lzs::encode(&write_tdb(&images, &[palette; 11]))
+}
+
+/// A field with the hero in it: its record adds a sword on the right arm (after the BCX's
+/// parts) and a fourth animation (after the BCX's three); beside it a lamp whose glow is
+/// semi-transparent and adds to what is behind it.
+pub fn party_spec() -> BsxSpec {
+    use PolyKind::*;
+    let hero = hero();
+    let sword = box_part(3, [-3, -3, 60], [3, 3, 150], [200, 200, 220], &[QuadMono; 6]);
+    let mut swing = limbs(12, 60.0);
+    swing.channels[4] = Channel { mask: 0, rotation: [128, 0, 0], translation: [0xFF; 3] };
+    let record = ModelSpec { face_id: 0, global_id: 1, scale: 4096, ambient: [64, 64, 64], bones: Vec::new(), parts: vec![sword], animations: vec![swing], starts: [0, hero.parts.len() as u8, hero.animations.len() as u8] };
+    // The lamp: a post and a glowing box; the glow's texels all have their STP bit set.
+    let mut glow = box_part(0, [-20, -20, 90], [20, 20, 130], [128, 128, 128], &[QuadMonoTex; 6]);
+    // Type 2, 4 bpp, page (704, 256), CLUT (0, 501); control: semi on (bit 4), rule 1 (B + F).
+    glow.flags = vec![2 | 11 << 8 | 1 << 12 | 501 << 22];
+    for p in &mut glow.polygons {
+        p.colors[0] = [128, 128, 128, 0];
+        p.control = 0x10 | 1 << 5;
+    }
+    let post = box_part(0, [-5, -5, 0], [5, 5, 90], [90, 90, 90], &[QuadMono; 6]);
+    let lamp = ModelSpec { face_id: 0x21, global_id: 0, scale: 4096, ambient: [64, 64, 64], bones: vec![(0, -1)], parts: vec![post, glow], animations: vec![], starts: [0; 3] };
+    let c = |r: u16, g: u16, b: u16| 0x8000 | r | g << 5 | b << 10;
+    let mut clut = vec![0, c(12, 9, 2), c(24, 20, 8)];
+    clut.resize(16, c(31, 0, 31));
+    let glow_texels = (0..16).flat_map(|v: u16| (0..4).map(move |h: u16| (0..4).map(|k| (if (4..12).contains(&(4 * h + k)) && (4..12).contains(&v) { 2u16 } else { 1 }) << (4 * k)).sum::<u16>())).collect();
+    BsxSpec { models: vec![record, lamp], rects: vec![RectSpec { x: 704, y: 256, width: 4, height: 16, halfwords: glow_texels }, RectSpec { x: 0, y: 501, width: 16, height: 1, halfwords: clut }] }
+}
+
+/// PARTY.BSX, CLOUD.BCX and FIELD.TDB as the disc holds them: LZS-wrapped.
+pub fn party_files() -> Vec<(String, Vec<u8>)> {
+    let lzs = crate::formats::lzs::encode;
+    vec![
+        ("DEMO/FIELD/PARTY.BSX".into(), lzs(&write(&party_spec()))),
+        ("DEMO/FIELD/CLOUD.BCX".into(), lzs(&write_bcx(&hero()))),
+        ("DEMO/FIELD/FIELD.TDB".into(), faces_tdb()),
+    ]
 }

@@ -8,13 +8,14 @@ use std::f32::consts::TAU;
 mod arena;
 mod field;
 pub use arena::city_map;
-pub use field::{robot_bsx, robot_spec};
+pub use field::{faces_tdb, hero, party_spec, robot_bsx, robot_spec};
 
 /// Relative path and bytes of every file in the demo archive.
 pub fn demo_files() -> Vec<(String, Vec<u8>)> {
     let mut files = models();
     files.extend(arena::arena_files());
     files.push(("DEMO/FIELD/ROBOT.BSX".into(), field::robot_bsx()));
+    files.extend(field::party_files());
     files
 }
 

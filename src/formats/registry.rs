@@ -18,6 +18,8 @@ pub enum Kind {
     Mod,
     Sub,
     Bsx,
+    Bcx,
+    Tdb,
     Lzs,
     Image,
     Unknown,
@@ -82,7 +84,9 @@ const FORMATS: &[Format] = &[
     Format { kind: Kind::Biz2Materials, label: "BMF", title: "DIV-BIZ2 material library", caps: caps(false, false, false, true, false), sniff: biz2::sniff_materials, refers_to: &[Kind::Image], open: biz2::open },
     Format { kind: Kind::Viz2Text, label: "VIZ2", title: "DIV-VIZ2 text geometry", caps: caps(false, true, false, false, false), sniff: text::sniff_viz2, refers_to: NONE, open: text::open },
     Format { kind: Kind::Vmf2Text, label: "VMF2", title: "DIV-VMF2 text materials", caps: caps(false, true, false, false, false), sniff: text::sniff_vmf2, refers_to: NONE, open: text::open },
-    Format { kind: Kind::Bsx, label: "BSX", title: "FF7 field model", caps: caps(true, false, false, false, true), sniff: bsx::sniff, refers_to: NONE, open: bsx::open },
+    Format { kind: Kind::Bsx, label: "BSX", title: "FF7 field model", caps: caps(true, false, false, false, true), sniff: bsx::sniff, refers_to: &[Kind::Bcx, Kind::Tdb], open: bsx::open },
+    Format { kind: Kind::Bcx, label: "BCX", title: "FF7 field character", caps: caps(true, false, false, true, false), sniff: bsx::sniff_bcx, refers_to: &[Kind::Tdb], open: bsx::open },
+    Format { kind: Kind::Tdb, label: "TDB", title: "FF7 field eyes and mouths", caps: caps(false, false, true, true, false), sniff: bsx::sniff_tdb, refers_to: NONE, open: bsx::open_tdb },
     Format { kind: Kind::Lzs, label: "LZS", title: "LZS-compressed file", caps: caps(false, false, false, false, false), sniff: lzs::sniff_lzs, refers_to: NONE, open: lzs::open },
     Format { kind: Kind::Image, label: "IMG", title: "image (TGA, SGI, PNG, BMP)", caps: caps(true, false, true, true, false), sniff: image::sniff, refers_to: NONE, open: image::open },
     Format { kind: Kind::Map, label: "MAP", title: "pod world", caps: Capabilities { assembles: true, ..caps(true, true, false, true, true) }, sniff: world::sniff_map, refers_to: &[Kind::Mod, Kind::Map], open: world::open },
@@ -121,6 +125,8 @@ impl Kind {
             Kind::Mod => "mod",
             Kind::Sub => "sub",
             Kind::Bsx => "bsx",
+            Kind::Bcx => "bcx",
+            Kind::Tdb => "tdb",
             Kind::Lzs => "lzs",
             Kind::Image => "image",
             Kind::Unknown => "unknown",
@@ -173,6 +179,8 @@ mod tests {
         // Under its name a BSX is opened as one whatever it holds, to say what is wrong.
         assert_eq!(kind("CLOUD.BSX", &[95, 0, 0, 0, 1, 2], 100), "bsx");
         assert!(open("CLOUD.BSX", vec![95, 0, 0, 0, 1, 2], Purpose::Asset).error().is_some());
+        assert_eq!(kind("CLOUD.BCX", &[96, 0, 0, 0, 1, 2], 100), "bcx");
+        assert_eq!(kind("FIELD.TDB", &[96, 0, 0, 0, 1, 2], 100), "tdb");
         assert_eq!(kind("ARENA1.MAP", b"[arena1]\ntype=m", 300), "map");
         assert_eq!(kind("MECH.MOD", b"; a mech\n[video]", 300), "mod");
         assert_eq!(kind("DOOR.SUB", b"[door]\r\nTravel", 300), "sub");

@@ -5,7 +5,7 @@
 //! colours come out as the file stores them.
 
 use three_d::{
-    Blend, ColorMapping, Cull, EffectMaterialId, Light, Material, MaterialType, Program, RenderStates, Texture2DRef, Vec3, Viewer,
+    Blend, BlendEquationType, BlendMultiplierType, WriteMask, ColorMapping, Cull, EffectMaterialId, Light, Material, MaterialType, Program, RenderStates, Texture2DRef, Vec3, Viewer,
 };
 
 pub struct RetroMaterial {
@@ -17,6 +17,29 @@ pub struct RetroMaterial {
     pub glow: f32,
     /// Texels with less alpha than this are not drawn (0: all are).
     pub alpha_cutoff: f32,
+    pub pass: Pass,
+}
+
+/// Which texels a draw puts down. A semi-transparent material is drawn twice: its opaque
+/// texels with the opaque models, then its semi-transparent ones (alpha below 1) blended
+/// by its rule over everything opaque.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum Pass {
+    All,
+    OpaqueTexels,
+    SemiTexels(crate::scene::Blend),
+}
+
+impl Pass {
+    /// The shader's `pass` uniform and the factor the texel's colour is scaled by.
+    fn uniforms(self) -> (i32, f32) {
+        match self {
+            Pass::All => (0, 1.0),
+            Pass::OpaqueTexels => (1, 1.0),
+            Pass::SemiTexels(crate::scene::Blend::AddQuarter) => (2, 0.25),
+            Pass::SemiTexels(_) => (2, 1.0),
+        }
+    }
 }
 
 /// World-space direction towards the light (normalised in the shader).
@@ -42,6 +65,8 @@ impl Material for RetroMaterial {
 uniform vec3 lightDirection;
 uniform float glow;
 uniform float alphaCutoff;
+uniform int texelPass;
+uniform float semiScale;
 #ifdef USE_TEXTURE
 uniform sampler2D tex;
 uniform mat3 textureTransformation;
@@ -59,11 +84,15 @@ void main()
     float light = 0.2 + 0.8 * abs(dot(n, normalize(lightDirection)));
     vec4 c = col;
 #ifdef USE_TEXTURE
-    c *= texture(tex, (textureTransformation * vec3(uvs, 1.0)).xy);
-    if (c.a < alphaCutoff) discard;
+    vec4 t = texture(tex, (textureTransformation * vec3(uvs, 1.0)).xy);
+    if (t.a < alphaCutoff) discard;
+    bool semi = t.a < 0.99;
+    if ((texelPass == 1 && semi) || (texelPass == 2 && !semi)) discard;
+    c *= t;
 #endif
     outColor = vec4(c.rgb * (light + glow), c.a);
-    outColor.rgb = color_mapping(outColor.rgb);
+    // The console blends in its own (gamma) space: scale after the output mapping.
+    outColor.rgb = color_mapping(outColor.rgb) * semiScale;
 }
 "#,
         );
@@ -75,6 +104,9 @@ void main()
         program.use_uniform("lightDirection", LIGHT);
         program.use_uniform("glow", self.glow);
         program.use_uniform_if_required("alphaCutoff", self.alpha_cutoff);
+        let (pass, scale) = self.pass.uniforms();
+        program.use_uniform_if_required("texelPass", pass);
+        program.use_uniform("semiScale", scale);
         if let Some(tex) = &self.texture {
             program.use_uniform("textureTransformation", tex.transformation);
             program.use_texture("tex", tex);
@@ -82,10 +114,26 @@ void main()
     }
 
     fn render_states(&self) -> RenderStates {
-        RenderStates { cull: self.cull, blend: Blend::Disabled, ..Default::default() }
+        let Pass::SemiTexels(rule) = self.pass else { return RenderStates { cull: self.cull, blend: Blend::Disabled, ..Default::default() } };
+        let (source, equation) = match rule {
+            crate::scene::Blend::Average => (BlendMultiplierType::SrcAlpha, BlendEquationType::Add),
+            crate::scene::Blend::Subtract => (BlendMultiplierType::One, BlendEquationType::ReverseSubtract),
+            crate::scene::Blend::Add | crate::scene::Blend::AddQuarter => (BlendMultiplierType::One, BlendEquationType::Add),
+        };
+        let destination = if rule == crate::scene::Blend::Average { BlendMultiplierType::OneMinusSrcAlpha } else { BlendMultiplierType::One };
+        let blend = Blend::Enabled {
+            source_rgb_multiplier: source,
+            source_alpha_multiplier: BlendMultiplierType::Zero,
+            destination_rgb_multiplier: destination,
+            destination_alpha_multiplier: BlendMultiplierType::One,
+            rgb_equation: equation,
+            alpha_equation: BlendEquationType::Add,
+        };
+        // Tested against the opaque depth, not written: what is behind stays visible.
+        RenderStates { cull: self.cull, blend, write_mask: WriteMask::COLOR, ..Default::default() }
     }
 
     fn material_type(&self) -> MaterialType {
-        MaterialType::Opaque
+        if matches!(self.pass, Pass::SemiTexels(_)) { MaterialType::Transparent } else { MaterialType::Opaque }
     }
 }

@@ -10,10 +10,10 @@ mod material;
 
 use crate::scene::{source_of, Bounds, DrawPlan, Marker, Scene, SourceRun};
 use glam::Vec3 as GVec3;
-use material::RetroMaterial;
+use material::{Pass, RetroMaterial};
 use std::sync::Arc;
 use three_d::{
-    degrees, vec2, vec3, Camera, ClearState, ColorMaterial, Context, CpuMesh, CpuTexture, Cull, Gm, Indices, InnerSpace, InstancedMesh, Instances, Interpolation, Mat3, Mat4, Mesh as GpuMesh,
+    degrees, vec2, vec3, Camera, ClearState, ColorMaterial, Context, CpuMesh, CpuTexture, Cull, Geometry, Gm, Indices, InnerSpace, InstancedMesh, Instances, Interpolation, Mat3, Mat4, Mesh as GpuMesh,
     Mipmap, Positions, RenderTarget, ScissorBox, Srgba, Texture2DRef, TextureData, Vec3, Viewport, Wireframe, Wrapping,
 };
 
@@ -42,6 +42,8 @@ const SKELETON_COLOR: Srgba = Srgba { r: 80, g: 255, b: 140, a: 255 };
 /// Meshes baked into world space and merged: one draw per texture.
 struct MergedDraw {
     gm: Gm<GpuMesh, RetroMaterial>,
+    /// A semi-transparent material's second pass: its blended texels.
+    semi: Option<RetroMaterial>,
     /// The material a clip animates in this draw (its UV drift, its glow).
     animated_material: Option<u32>,
 }
@@ -49,6 +51,7 @@ struct MergedDraw {
 /// One mesh primitive drawn at every node that places it.
 struct InstancedDraw {
     gm: Gm<InstancedMesh, RetroMaterial>,
+    semi: Option<RetroMaterial>,
     nodes: Vec<u32>,
     /// A clip moves some of the nodes: instances are updated every frame.
     animated: bool,
@@ -474,9 +477,9 @@ impl Renderer {
                 sent += items.iter().map(|(p, _)| p.positions.len()).sum::<usize>();
                 if let Some(cpu) = cpu_mesh(scene, &items, batch.texture.is_some()) {
                     let texture = batch.texture.and_then(|t| textures.get(t as usize).cloned());
-                    let cutoff = batch.items.first().and_then(|&(_, m, k)| scene.meshes[m as usize].primitives[k as usize].material).and_then(|m| scene.materials.get(m as usize)).and_then(|m| m.alpha_cutoff);
-                    let material = RetroMaterial { texture, normals: cpu.normals.is_some(), cull: Cull::None, glow: 0.0, alpha_cutoff: cutoff.unwrap_or(0.0) };
-                    l.merged.push(MergedDraw { gm: Gm::new(GpuMesh::new(&self.context, &cpu), material), animated_material: batch.animated_material });
+                    let material = batch.items.first().and_then(|&(_, m, k)| scene.meshes[m as usize].primitives[k as usize].material).and_then(|m| scene.materials.get(m as usize));
+                    let (material, semi) = retro_materials(material, texture, cpu.normals.is_some());
+                    l.merged.push(MergedDraw { gm: Gm::new(GpuMesh::new(&self.context, &cpu), material), semi, animated_material: batch.animated_material });
                 }
                 continue;
             }
@@ -485,10 +488,10 @@ impl Renderer {
             sent += prim.positions.len();
             let Some(cpu) = cpu_mesh(scene, &[(prim, glam::Mat4::IDENTITY)], prim.uvs.is_some() && texture_of(prim.material).is_some()) else { continue };
             let instances = Instances { transformations: batch.nodes.iter().map(|&n| to_mat4(world[n as usize])).collect(), ..Default::default() };
-            let cutoff = prim.material.and_then(|m| scene.materials.get(m as usize)).and_then(|m| m.alpha_cutoff);
-            let material = RetroMaterial { texture: texture_of(prim.material), normals: cpu.normals.is_some(), cull: Cull::None, glow: 0.0, alpha_cutoff: cutoff.unwrap_or(0.0) };
+            let (material, semi) = retro_materials(prim.material.and_then(|m| scene.materials.get(m as usize)), texture_of(prim.material), cpu.normals.is_some());
             l.instanced.push(InstancedDraw {
                 gm: Gm::new(InstancedMesh::new(&self.context, &instances, &cpu), material),
+                semi,
                 animated: batch.nodes.iter().any(|&n| animated[n as usize]),
                 nodes: batch.nodes.clone(),
                 animated_material: prim.material.filter(|m| animated_materials.contains(m)),
@@ -571,18 +574,23 @@ impl Renderer {
             let l = self.lods[i].as_mut().expect("planned above");
             let uv = |m: Option<u32>| m.and_then(|m| offsets.get(m as usize)).map(|&[u, v]| Mat3::from_translation(vec2(u, v)));
             let glow = |m: Option<u32>| m.and_then(|m| glows.get(m as usize)).copied().unwrap_or(0.0);
-            for d in &mut l.merged {
-                d.gm.material.cull = cull;
-                d.gm.material.glow = glow(d.animated_material);
-                if let (Some(t), Some(tex)) = (uv(d.animated_material), d.gm.material.texture.as_mut()) {
+            let update = |m: &mut RetroMaterial, animated: Option<u32>| {
+                m.cull = cull;
+                m.glow = glow(animated);
+                if let (Some(t), Some(tex)) = (uv(animated), m.texture.as_mut()) {
                     tex.transformation = t;
+                }
+            };
+            for d in &mut l.merged {
+                update(&mut d.gm.material, d.animated_material);
+                if let Some(m) = d.semi.as_mut() {
+                    update(m, d.animated_material);
                 }
             }
             for d in &mut l.instanced {
-                d.gm.material.cull = cull;
-                d.gm.material.glow = glow(d.animated_material);
-                if let (Some(t), Some(tex)) = (uv(d.animated_material), d.gm.material.texture.as_mut()) {
-                    tex.transformation = t;
+                update(&mut d.gm.material, d.animated_material);
+                if let Some(m) = d.semi.as_mut() {
+                    update(m, d.animated_material);
                 }
                 if d.animated && !world.is_empty() {
                     let transformations = d.nodes.iter().map(|&n| to_mat4(world[n as usize])).collect();
@@ -611,6 +619,11 @@ impl Renderer {
             }
             for d in &l.instanced {
                 target.render(&self.camera, [&d.gm], &[]);
+                calls += 1;
+            }
+            // Semi-transparent texels over everything opaque.
+            for (semi, geometry) in l.merged.iter().filter_map(|d| Some((d.semi.as_ref()?, &d.gm.geometry as &dyn Geometry))).chain(l.instanced.iter().filter_map(|d| Some((d.semi.as_ref()?, &d.gm.geometry as &dyn Geometry)))) {
+                target.render_with_material(semi, &self.camera, [geometry], &[]);
                 calls += 1;
             }
             if let (true, Some(wire)) = (self.options.wireframe, &l.wire) {
@@ -661,6 +674,18 @@ impl Renderer {
     }
     pub fn size(&self) -> (u32, u32) {
         (self.width, self.height)
+    }
+}
+
+/// The material a primitive is drawn with and, for a semi-transparent one, the material of
+/// its second (blending) pass.
+fn retro_materials(material: Option<&crate::scene::Material>, texture: Option<Texture2DRef>, normals: bool) -> (RetroMaterial, Option<RetroMaterial>) {
+    let cutoff = material.and_then(|m| m.alpha_cutoff).unwrap_or(0.0);
+    let blend = material.and_then(|m| m.blend).filter(|_| texture.is_some());
+    let make = |pass| RetroMaterial { texture: texture.clone(), normals, cull: Cull::None, glow: 0.0, alpha_cutoff: cutoff, pass };
+    match blend {
+        Some(rule) => (make(Pass::OpaqueTexels), Some(make(Pass::SemiTexels(rule)))),
+        None => (make(Pass::All), None),
     }
 }
 

@@ -192,7 +192,7 @@ pub fn build(model: &str, file: Biz2File, archive: &Archive) -> (Scene, Vec<Text
             let s = reference.and_then(|r| surfaces.get(r)).copied().unwrap_or_default();
             let [r, g, b] = if own_colours { [1.0; 3] } else { s.diffuse.unwrap_or(GREY) };
             let id = scene.materials.len() as u32;
-            scene.materials.push(Material { name: reference.cloned(), base_color: [r, g, b, 1.0], texture: s.texture, double_sided: true, alpha_cutoff: None });
+            scene.materials.push(Material { name: reference.cloned(), base_color: [r, g, b, 1.0], texture: s.texture, double_sided: true, alpha_cutoff: None, blend: None });
             if let Some([u0, v0, du, dv]) = s.scroll {
                 scene.clips.push(Clip {
                     name: format!("scroll {}", reference.map_or("", |r| r.as_str())),

@@ -4,11 +4,12 @@
 
 use super::inspect;
 use super::raw::BsxFile;
-use super::scene::{self, Records};
+use super::scene::{self, Extras, Records};
+use super::tdb::TdbDocument;
 use crate::archive::{file_name, Archive};
 use crate::formats::lzs;
 use crate::formats::registry::{Head, Kind, Purpose};
-use crate::formats::{Diagnostic, DocStats, Document, InfoRow, ParseError};
+use crate::formats::{Diagnostic, DocStats, Document, InfoRow, ParseError, Reference};
 use crate::inspect::{ByteClass, ByteView, InspectorView};
 use crate::scene::Scene;
 use serde::Serialize;
@@ -18,62 +19,128 @@ use serde::Serialize;
 pub fn sniff(h: &Head) -> bool {
     h.ext == "bsx"
 }
+pub fn sniff_bcx(h: &Head) -> bool {
+    h.ext == "bcx"
+}
+
+/// A file of the field family as stored: LZS-wrapped (as on the disc) or not.
+pub struct Stored {
+    pub file: Vec<u8>,
+    /// What the container decompresses to.
+    pub decoded: Option<Vec<u8>>,
+    pub compressed: bool,
+    /// Why the container could not be decompressed.
+    pub error: Option<ParseError>,
+}
+
+impl Stored {
+    pub fn read(path: &str, ext: &str, file: Vec<u8>) -> Stored {
+        let head = Head { path, ext: ext.into(), bytes: &file[..file.len().min(16)], size: file.len() as u64 };
+        let compressed = lzs::wrapped(&head);
+        let (decoded, error) = match compressed.then(|| lzs::decode(&file, lzs::MAX_OUTPUT)) {
+            Some(Ok(d)) => (Some(d), None),
+            Some(Err(e)) => (None, Some(ParseError { path: "LZS".into(), ..e })),
+            None => (None, None),
+        };
+        Stored { file, decoded, compressed, error }
+    }
+    /// The bytes the format's offsets refer to.
+    pub fn bytes(&self) -> &[u8] {
+        self.decoded.as_deref().unwrap_or(&self.file)
+    }
+    /// The container's length, when there is one.
+    pub fn container(&self) -> Option<usize> {
+        self.compressed.then_some(self.file.len())
+    }
+    /// Byte view 0 the format's bytes, 1 the container's.
+    pub fn view(&self, view: usize) -> Option<&[u8]> {
+        match (view, &self.decoded) {
+            (0, _) => Some(self.bytes()),
+            (1, Some(_)) => Some(&self.file),
+            _ => None,
+        }
+    }
+    pub fn bytes_row(&self) -> InfoRow {
+        InfoRow::new("bytes", match &self.decoded {
+            Some(d) => format!("{} compressed (LZS) · {} decompressed", self.file.len(), d.len()),
+            None if self.compressed => format!("{} (LZS, not decompressed)", self.file.len()),
+            None => format!("{} (not compressed)", self.file.len()),
+        })
+    }
+    /// The inspector of a file that did not parse: its bytes, unclaimed, and the error.
+    pub fn failed_view(&self, format: &'static str, error: Option<ParseError>) -> InspectorView {
+        let mut view = InspectorView::flat(format, self.bytes().len(), ByteClass::Unclaimed);
+        view.views = vec![ByteView { label: if self.compressed { "decompressed".into() } else { "file".into() }, len: self.bytes().len() }];
+        if let Some(n) = self.container() {
+            view.views.push(ByteView { label: "container".into(), len: n });
+        }
+        view.error = error;
+        view
+    }
+}
 
 pub struct BsxDocument {
     kind: Kind,
     path: String,
-    /// The file as stored, and (when it is an LZS container) what it decompresses to.
-    file: Vec<u8>,
-    decoded: Option<Vec<u8>>,
+    stored: Stored,
     parsed: Option<BsxFile>,
     records: Records,
     error: Option<ParseError>,
     diagnostics: Vec<Diagnostic>,
     inspector: Option<InspectorView>,
+    /// What the scene took from other files (or looked for and did not find).
+    links: Vec<InfoRow>,
+}
+
+impl BsxDocument {
+    /// The parsed file (a BCX reads as a file of one model).
+    pub fn file(&self) -> Option<&BsxFile> {
+        self.parsed.as_ref()
+    }
+
+    /// The character a BCX holds, by its name (1 for CLOUD.BCX …), if it is one.
+    fn character(&self) -> Option<u8> {
+        let name = file_name(&self.path);
+        (self.kind == Kind::Bcx).then(|| super::CHARACTERS.iter().position(|c| c.eq_ignore_ascii_case(name)).map(|i| i as u8 + 1)).flatten()
+    }
+
+    /// The characters whose BCX the scene merges in, and whether any polygon shows an eye
+    /// or a mouth (which FIELD.TDB supplies).
+    fn wants(&self) -> (Vec<u8>, bool) {
+        let Some(f) = &self.parsed else { return (Vec::new(), false) };
+        let mut characters: Vec<u8> = f.models.iter().map(|m| m.global_id).filter(|g| super::character_file(*g).is_some()).collect();
+        characters.sort_unstable();
+        characters.dedup();
+        // A character's eyes and mouth are in its BCX parts: a character needs faces too.
+        let faces = !characters.is_empty() || f.parts.values().flat_map(|d| &d.flags).any(|&w| w & 0x3F < 2);
+        (characters, faces)
+    }
 }
 
 pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
-    let head = Head { path, ext: "bsx".into(), bytes: &file[..file.len().min(16)], size: file.len() as u64 };
-    let compressed = lzs::wrapped(&head);
-    let (decoded, mut error) = if compressed {
-        match lzs::decode(&file, lzs::MAX_OUTPUT) {
-            Ok(d) => (Some(d), None),
-            Err(e) => (None, Some(ParseError { path: "LZS".into(), ..e })),
-        }
-    } else {
-        (None, None)
-    };
-    let bytes: &[u8] = decoded.as_deref().unwrap_or(&file);
+    let bcx = kind == Kind::Bcx;
+    let stored = Stored::read(path, if bcx { "bcx" } else { "bsx" }, file);
+    let mut error = stored.error.clone();
     let parsed = match error {
         Some(_) => None,
-        None => match BsxFile::parse(bytes) {
-            Ok(f) => Some(f),
-            Err(e) => {
-                error = Some(e);
-                None
-            }
-        },
+        None => if bcx { BsxFile::parse_bcx(stored.bytes()) } else { BsxFile::parse(stored.bytes()) }.map_err(|e| error = Some(e)).ok(),
     };
     let diagnostics: Vec<Diagnostic> = parsed.iter().flat_map(|f| &f.warnings).map(|w| Diagnostic { offset: w.offset, path: w.path.clone(), message: w.message.clone() }).collect();
-    let container = compressed.then_some(file.len());
     let (inspector, records) = match (&parsed, purpose) {
         (Some(f), _) => {
-            let (mut view, records) = inspect::view(f, bytes, bytes.len(), container);
+            let (mut view, records) = inspect::view(f, stored.bytes(), stored.bytes().len(), stored.container());
             view.diagnostics = diagnostics.clone();
             ((purpose == Purpose::Show).then_some(view), records)
         }
-        (None, Purpose::Show) => {
-            let mut view = InspectorView::flat("bsx", bytes.len(), ByteClass::Unclaimed);
-            view.views = vec![ByteView { label: if compressed { "decompressed".into() } else { "file".into() }, len: bytes.len() }];
-            if let Some(n) = container {
-                view.views.push(ByteView { label: "container".into(), len: n });
-            }
-            view.error = error.clone();
-            (Some(view), Records::default())
-        }
+        (None, Purpose::Show) => (Some(stored.failed_view("bsx", error.clone())), Records::default()),
         (None, Purpose::Asset) => (None, Records::default()),
     };
-    Box::new(BsxDocument { kind, path: path.to_string(), file, decoded, parsed, records, error, diagnostics, inspector })
+    let mut doc = BsxDocument { kind, path: path.to_string(), stored, parsed, records, error, diagnostics, inspector, links: Vec::new() };
+    // A BCX alone draws its character with the face its name implies.
+    if let (Some(g), Some(f)) = (doc.character(), doc.parsed.as_mut()) {
+        f.models[0].face_id = g - 1;
+    }
+    Box::new(doc)
 }
 
 #[derive(Serialize)]
@@ -88,40 +155,27 @@ struct ModelJson {
     character: u8,
 }
 
-impl BsxDocument {
-    fn decompressed(&self) -> &[u8] {
-        self.decoded.as_deref().unwrap_or(&self.file)
-    }
-}
-
 impl Document for BsxDocument {
     crate::formats::common_accessors!();
     fn bytes(&self, view: usize) -> Option<&[u8]> {
-        match (view, &self.decoded) {
-            (0, _) => Some(self.decompressed()),
-            (1, Some(_)) => Some(&self.file),
-            _ => None,
-        }
+        self.stored.view(view)
     }
     fn info_rows(&self) -> Vec<InfoRow> {
-        let mut rows = vec![InfoRow::new("format", self.kind.title())];
-        rows.push(InfoRow::new("bytes", match &self.decoded {
-            Some(d) => format!("{} compressed (LZS) · {} decompressed", self.file.len(), d.len()),
-            None => format!("{} (not compressed)", self.file.len()),
-        }));
+        let mut rows = vec![InfoRow::new("format", self.kind.title()), self.stored.bytes_row()];
         if let Some(f) = &self.parsed {
             for (k, m) in f.models.iter().enumerate() {
                 let own = format!("{} bones · {} parts · {} animations · {} triangles", m.bones.len(), m.parts.len(), m.animations.len(), f.triangles(m));
-                let value = if m.global_id > 0 { format!("character {} (its skeleton and parts are in its BCX, not read) · {own}", m.global_id) } else { own };
-                rows.push(InfoRow::new(format!("model {k}"), value));
+                let value = match super::character_file(m.global_id) {
+                    Some(bcx) => format!("character {} ({bcx} brings its skeleton, parts and first animations) · this record adds {own}", m.global_id),
+                    None => own,
+                };
+                rows.push(InfoRow::new(if f.bcx.is_some() { "character".to_string() } else { format!("model {k}") }, value));
             }
             if let Some(t) = &f.textures {
                 rows.push(InfoRow::new("textures", format!("{} VRAM rectangles", t.rects.len())));
             }
-            if f.models.iter().flat_map(|m| &m.parts).filter_map(|p| f.parts.get(&p.block)).flat_map(|d| &d.flags).any(|&w| w & 0x3F < 2) {
-                rows.push(InfoRow::warning("eyes and mouths", "they come from FIELD.TDB, not read yet: drawn grey"));
-            }
         }
+        rows.extend(self.links.iter().cloned());
         rows.extend(self.diagnostics.iter().map(|d| InfoRow::warning(format!("warning @{}", d.offset), format!("{}: {}", d.path, d.message))));
         rows
     }
@@ -134,21 +188,58 @@ impl Document for BsxDocument {
         let triangles: usize = models.iter().map(|m| m.triangles).sum();
         let error = self.error.as_ref().map(|e| serde_json::json!({ "message": e.to_string(), "offset": e.offset, "path": e.path }));
         serde_json::json!({
-            "format": "bsx",
-            "compressed": self.decoded.is_some(),
+            "format": if self.kind == Kind::Bcx { "bcx" } else { "bsx" },
+            "compressed": self.stored.compressed,
             "models": models,
             "triangles": triangles,
-            "bytes": self.file.len(),
-            "decompressed_bytes": self.decompressed().len(),
+            "bytes": self.stored.file.len(),
+            "decompressed_bytes": self.stored.bytes().len(),
             "textures": self.parsed.as_ref().and_then(|f| f.textures.as_ref()).map_or(0, |t| t.rects.len()),
             "diagnostics": self.diagnostics,
             "error": error,
         })
         .to_string()
     }
-    fn build_scene(&mut self, _archive: &Archive) -> Option<Scene> {
+    fn references(&self) -> Vec<Reference> {
+        let (characters, faces) = self.wants();
+        let mut refs: Vec<Reference> = characters.iter().filter_map(|&g| super::character_file(g)).map(|bcx| Reference { role: "character", written: bcx.to_string(), names: vec![bcx.to_string()], item: None }).collect();
+        if faces {
+            refs.push(Reference { role: "eyes and mouths", written: FACES.to_string(), names: vec![FACES.to_string()], item: None });
+        }
+        refs
+    }
+    fn needs(&self, archive: &Archive) -> Vec<String> {
+        self.references().iter().filter_map(|r| archive.resolve(&self.path, &r.names).file).filter(|p| !archive.known(p)).collect()
+    }
+    fn build_scene(&mut self, archive: &Archive) -> Option<Scene> {
+        let (characters, faces) = self.wants();
+        let mut extras = Extras::default();
+        let mut links = Vec::new();
+        let found = |name: &str| archive.resolve(&self.path, &[name.to_string()]).file;
+        for g in characters {
+            let bcx = super::character_file(g).expect("wants() keeps known characters");
+            let doc = found(bcx).and_then(|p| archive.get(&p).map(|d| (p, d)));
+            match doc.as_ref().and_then(|(p, d)| Some((p, d.as_any().downcast_ref::<BsxDocument>()?.file()?))) {
+                Some((p, f)) => {
+                    extras.characters[g as usize - 1] = Some(f);
+                    links.push(InfoRow::new(format!("character {g}"), format!("skeleton, parts and animations merged from {p}")));
+                }
+                None => links.push(InfoRow::warning(format!("character {g}"), why_not(archive, found(bcx), bcx, "its records are drawn alone"))),
+            }
+        }
+        if faces {
+            let doc = found(FACES).and_then(|p| archive.get(&p).map(|d| (p, d)));
+            match doc.as_ref().and_then(|(p, d)| d.as_any().downcast_ref::<TdbDocument>().and_then(|t| Some((p, t.parsed.as_ref()?, t.bytes())))) {
+                Some((p, t, bytes)) => {
+                    extras.faces = Some((t, bytes));
+                    links.push(InfoRow::new("eyes and mouths", format!("from {p}")));
+                }
+                None => links.push(InfoRow::warning("eyes and mouths", why_not(archive, found(FACES), FACES, "drawn grey"))),
+            }
+        }
         let f = self.parsed.as_ref()?;
-        let built = scene::build(file_name(&self.path), f, self.decompressed(), &self.records);
+        let built = scene::build(file_name(&self.path), f, self.stored.bytes(), &self.records, &extras);
+        self.links = links;
         if let Some(message) = built.refused {
             let d = Diagnostic { offset: f.offset_models as usize, path: "models".into(), message };
             if let Some(view) = self.inspector.as_mut() {
@@ -161,5 +252,19 @@ impl Document for BsxDocument {
     fn stats(&self) -> DocStats {
         let Some(f) = &self.parsed else { return DocStats::default() };
         DocStats { triangles: f.models.iter().map(|m| f.triangles(m)).sum(), diagnostics: self.diagnostics.len(), ..Default::default() }
+    }
+}
+
+/// The file that holds every model's eyes and mouths.
+const FACES: &str = "FIELD.TDB";
+
+/// Why a file the scene wanted is not in it.
+fn why_not(archive: &Archive, path: Option<String>, name: &str, then: &str) -> String {
+    match path {
+        None => format!("{name} is not in the archive: {then}"),
+        Some(p) => match archive.failure(&p) {
+            Some(why) => format!("{why}: {then}"),
+            None => format!("{p} could not be read as {name}: {then}"),
+        },
     }
 }

@@ -8,13 +8,13 @@ use super::scene::Records;
 use crate::inspect::{runs_from_spans, ByteClass, ByteView, Field, InspectorView, Row, MAX_ROWS};
 
 /// A row before it is placed in the tree.
-struct Pending {
+pub(super) struct Pending {
     start: usize,
     end: usize,
     name: String,
     label: String,
     summary: String,
-    fields: Vec<(usize, usize, String, String)>,
+    pub(super) fields: Vec<(usize, usize, String, String)>,
     /// What the scene keeps of this row's index.
     key: Key,
 }
@@ -28,14 +28,15 @@ enum Key {
     PartHeader(usize),
 }
 
-fn row(start: usize, end: usize, name: &str, label: String, summary: String) -> Pending {
+pub(super) fn row(start: usize, end: usize, name: &str, label: String, summary: String) -> Pending {
     Pending { start, end, name: name.to_string(), label, summary, fields: Vec::new(), key: Key::None }
 }
 
 /// The view and the records of the scene's nodes and triangles.
 pub fn view(file: &BsxFile, bytes: &[u8], decoded_len: usize, container_len: Option<usize>) -> (InspectorView, Records) {
     let mut rows: Vec<Pending> = Vec::new();
-    let mut header = row(0, 8, "header", "BSX header".into(), format!("size_file {}, offset_models {:#x}", file.size_file, file.offset_models));
+    let title = if file.bcx.is_some() { "BCX header" } else { "BSX header" };
+    let mut header = row(0, 8, "header", title.into(), format!("size_file {}, offset_models {:#x}", file.size_file, file.offset_models));
     header.fields = vec![(0, 4, "u32 size_file".into(), file.size_file.to_string()), (4, 4, "u32 offset_models".into(), format!("{:#x}", file.offset_models))];
     rows.push(header);
     // Part data blocks, once each, with what uses them.
@@ -85,16 +86,35 @@ pub fn view(file: &BsxFile, bytes: &[u8], decoded_len: usize, container_len: Opt
         rows.push(c);
     }
     let om = file.offset_models as usize;
-    let tex = file.textures.as_ref().map_or(bytes.len(), |t| t.offset);
-    rows.push(row(om, tex.max(om + 16), "models", format!("models section: {} models", file.models.len()), String::new()));
-    let mut mh = row(om, om + 16, "models header", "models header".into(), format!("{} models, texture_pointer {:#x}", file.models.len(), file.texture_pointer));
-    mh.fields = vec![(om, 4, "u32 psx_memory".into(), format!("{:#010x}", file.psx_memory)), (om + 4, 4, "u32 num_models".into(), file.models.len().to_string()), (om + 8, 4, "u32 texture_pointer".into(), format!("{:#x}", file.texture_pointer)), (om + 12, 4, "u32 buffer_size".into(), file.buffer_size.to_string())];
-    rows.push(mh);
-    for (k, m) in file.models.iter().enumerate() {
-        let mut r = row(m.offset, m.offset + 48, "model", format!("model {k}"), format!("scale {}, {} bones, {} parts, {} animations{}", m.scale, m.bones.len(), m.parts.len(), m.animations.len(), if m.global_id > 0 { format!(", character {} (BCX)", m.global_id) } else { String::new() }));
-        r.key = Key::Model(k);
-        r.fields = vec![(m.offset, 1, "u8 face id".into(), m.face_id.to_string()), (m.offset + 1, 1, "u8 global model id".into(), m.global_id.to_string()), (m.offset + 2, 2, "u16 scale (4.12)".into(), m.scale.to_string()), (m.offset + 4, 4, "u32 offset_skeleton".into(), format!("{:#x}", m.offset_skeleton))];
+    if let Some(h) = &file.bcx {
+        let mut r = row(om, om + 36, "character header", "character header".into(), format!("{} bones, {} parts, {} animations", h.bones, h.parts, h.animations));
+        r.key = Key::Model(0);
+        r.fields = vec![
+            (om, 2, "u16 magic".into(), format!("{:#06x}", h.magic)),
+            (om + 2, 1, "u8 num_bones".into(), h.bones.to_string()),
+            (om + 3, 1, "u8 num_parts".into(), h.parts.to_string()),
+            (om + 4, 1, "u8 num_animations".into(), h.animations.to_string()),
+            (om + 0x16, 2, "u16 scale (not used)".into(), h.scale.to_string()),
+            (om + 0x18, 2, "u16 offset_parts".into(), h.offset_parts.to_string()),
+            (om + 0x1A, 2, "u16 offset_anims".into(), h.offset_anims.to_string()),
+            (om + 0x1C, 4, "u32 offset_skeleton".into(), format!("{:#010x}", h.offset_skeleton)),
+        ];
         rows.push(r);
+    } else {
+        let tex = file.textures.as_ref().map_or(bytes.len(), |t| t.offset);
+        rows.push(row(om, tex.max(om + 16), "models", format!("models section: {} models", file.models.len()), String::new()));
+        let mut mh = row(om, om + 16, "models header", "models header".into(), format!("{} models, texture_pointer {:#x}", file.models.len(), file.texture_pointer));
+        mh.fields = vec![(om, 4, "u32 psx_memory".into(), format!("{:#010x}", file.psx_memory)), (om + 4, 4, "u32 num_models".into(), file.models.len().to_string()), (om + 8, 4, "u32 texture_pointer".into(), format!("{:#x}", file.texture_pointer)), (om + 12, 4, "u32 buffer_size".into(), file.buffer_size.to_string())];
+        rows.push(mh);
+    }
+    for (k, m) in file.models.iter().enumerate() {
+        if file.bcx.is_none() {
+            let character = if m.global_id > 0 { format!(", character {} ({})", m.global_id, super::character_file(m.global_id).unwrap_or("no BCX")) } else { String::new() };
+            let mut r = row(m.offset, m.offset + 48, "model", format!("model {k}"), format!("scale {}, {} bones, {} parts, {} animations{character}", m.scale, m.bones.len(), m.parts.len(), m.animations.len()));
+            r.key = Key::Model(k);
+            r.fields = vec![(m.offset, 1, "u8 face id".into(), m.face_id.to_string()), (m.offset + 1, 1, "u8 global model id".into(), m.global_id.to_string()), (m.offset + 2, 2, "u16 scale (4.12)".into(), m.scale.to_string()), (m.offset + 4, 4, "u32 offset_skeleton".into(), format!("{:#x}", m.offset_skeleton))];
+            rows.push(r);
+        }
         if m.bones.is_empty() && m.parts.is_empty() && m.animations.is_empty() {
             continue;
         }
@@ -126,7 +146,7 @@ pub fn view(file: &BsxFile, bytes: &[u8], decoded_len: usize, container_len: Opt
 }
 
 /// Place rows in file order, each under the nearest row that holds it.
-fn tree(mut pending: Vec<Pending>, file_len: usize, decoded_len: usize, container_len: Option<usize>) -> (InspectorView, Records) {
+pub(super) fn tree(mut pending: Vec<Pending>, file_len: usize, decoded_len: usize, container_len: Option<usize>) -> (InspectorView, Records) {
     pending.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
     pending.dedup_by(|b, a| a.start == b.start && a.end == b.end && a.name == b.name);
     let mut view = InspectorView::flat("bsx", decoded_len, ByteClass::Unclaimed);

@@ -6,10 +6,20 @@ pub mod document;
 pub mod inspect;
 pub mod raw;
 pub mod scene;
+pub mod tdb;
 pub mod vram;
 pub mod writer;
 
-pub use document::{open, sniff, BsxDocument};
+pub use document::{open, sniff, sniff_bcx, BsxDocument};
+pub use tdb::{open_tdb, sniff_tdb};
+
+/// The BCX files of the playable characters, by global model id 1..9.
+pub const CHARACTERS: [&str; 9] = ["CLOUD.BCX", "EARITH.BCX", "BALLET.BCX", "TIFA.BCX", "RED.BCX", "CID.BCX", "YUFI.BCX", "KETCY.BCX", "VINCENT.BCX"];
+
+/// The BCX that holds character `global_id`'s skeleton, parts and first animations.
+pub fn character_file(global_id: u8) -> Option<&'static str> {
+    CHARACTERS.get((global_id as usize).checked_sub(1)?).copied()
+}
 
 #[cfg(test)]
 mod tests {

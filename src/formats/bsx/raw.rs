@@ -290,6 +290,23 @@ pub struct BsxFile {
     pub anims: BTreeMap<usize, AnimationData>,
     pub textures: Option<TextureSection>,
     pub warnings: Vec<Warning>,
+    /// A BCX's character header (its one model record is made from it).
+    pub bcx: Option<BcxHeader>,
+}
+
+/// The 36-byte header of a BCX, at offset_models.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BcxHeader {
+    pub offset: usize,
+    pub magic: u16,
+    pub bones: u8,
+    pub parts: u8,
+    pub animations: u8,
+    /// Not used by the engine: the BSX record's scale wins.
+    pub scale: u16,
+    pub offset_parts: u16,
+    pub offset_anims: u16,
+    pub offset_skeleton: u32,
 }
 
 /// Most models, bones, parts … a file may declare: the counts are bytes, so these only bound
@@ -368,6 +385,14 @@ impl BsxFile {
             return Ok(m);
         }
         let skeleton = at.checked_add(m.offset_skeleton as usize).ok_or_else(|| ParseError::new(at + 4, p, "offset_skeleton overflows"))?;
+        self.skeleton(r, &mut m, skeleton, p)?;
+        Ok(m)
+    }
+
+    /// A model's bones, part headers and animation headers, one after the other from
+    /// `skeleton`, as many as its ranges count (and the data blocks they point at).
+    fn skeleton(&mut self, r: Reader<'_>, m: &mut ModelRecord, skeleton: usize, p: &str) -> Result<(), ParseError> {
+        let (nb, np, na) = (m.bones_range.count as usize, m.parts_range.count as usize, m.anims_range.count as usize);
         m.skeleton = skeleton;
         for k in 0..nb {
             let o = skeleton + 4 * k;
@@ -386,7 +411,7 @@ impl BsxFile {
         }
         let parts_at = skeleton + 4 * nb;
         for k in 0..np {
-            let part = self.part(r, parts_at + 32 * k, &format!("{p}/part[{k}]"), &m)?;
+            let part = self.part(r, parts_at + 32 * k, &format!("{p}/part[{k}]"), m)?;
             m.parts.push(part);
         }
         for (k, bone) in m.bones.iter().enumerate() {
@@ -401,7 +426,69 @@ impl BsxFile {
             let a = self.animation(r, anims_at + 16 * k, &format!("{p}/animation[{k}]"))?;
             m.animations.push(a);
         }
-        Ok(m)
+        Ok(())
+    }
+
+    /// Read a decompressed BCX: a playable character's skeleton, parts and animations in
+    /// the BSX layouts, after one 36-byte header at offset_models; no texture section. It
+    /// reads as a file of one model record with the character's own bones.
+    pub fn parse_bcx(bytes: &[u8]) -> Result<BsxFile, ParseError> {
+        let r = Reader { bytes };
+        let mut f = BsxFile { size_file: r.u32(0, "header", "u32 size_file")?, offset_models: r.u32(4, "header", "u32 offset_models")?, ..Default::default() };
+        if f.size_file as usize != bytes.len() {
+            return Err(ParseError::new(0, "header", format!("size_file says {} bytes, the file has {}", f.size_file, bytes.len())));
+        }
+        let at = f.offset_models as usize;
+        let p = "character";
+        let b = r.slice(at, 36, p, "the 36-byte character header")?;
+        let u16_at = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
+        let h = BcxHeader {
+            offset: at,
+            magic: u16_at(0),
+            bones: b[2],
+            parts: b[3],
+            animations: b[4],
+            scale: u16_at(0x16),
+            offset_parts: u16_at(0x18),
+            offset_anims: u16_at(0x1A),
+            offset_skeleton: u32::from_le_bytes([b[0x1C], b[0x1D], b[0x1E], b[0x1F]]),
+        };
+        if h.magic != 0xFF01 {
+            f.warn(at, p, format!("the header starts with {:#06x}, expected 0xff01", h.magic));
+        }
+        let skeleton = (h.offset_skeleton & !RAM) as usize;
+        if skeleton != at + 36 {
+            f.warn(at + 0x1C, p, format!("offset_skeleton is {:#x}, expected offset_models + 36 = {:#x}", h.offset_skeleton, (at + 36) as u32 | RAM));
+        }
+        let (nb, np) = (h.bones as usize, h.parts as usize);
+        if h.offset_parts as usize != 4 * nb {
+            f.warn(at + 0x18, p, format!("offset_parts is {}, expected 4 × {nb} bones = {}", h.offset_parts, 4 * nb));
+        }
+        if h.offset_anims as usize != 4 * nb + 32 * np {
+            f.warn(at + 0x1A, p, format!("offset_anims is {}, expected 4 × {nb} bones + 32 × {np} parts = {}", h.offset_anims, 4 * nb + 32 * np));
+        }
+        let full = |n: u8| if n == 0 { Range { start: 0xFF, end: 0xFF, count: 0 } } else { Range { start: 0, end: n - 1, count: n } };
+        let mut m = ModelRecord {
+            offset: at,
+            face_id: 0x21,
+            global_id: 0,
+            scale: h.scale,
+            offset_skeleton: h.offset_skeleton,
+            ambient: [0; 3],
+            lights: [Light::default(); 3],
+            bones_range: full(h.bones),
+            parts_range: full(h.parts),
+            anims_range: full(h.animations),
+            bones: Vec::new(),
+            parts: Vec::new(),
+            animations: Vec::new(),
+            skeleton: 0,
+        };
+        // The skeleton follows the header; offset_skeleton only says so (a warning above).
+        f.skeleton(r, &mut m, at + 36, p)?;
+        f.models.push(m);
+        f.bcx = Some(h);
+        Ok(f)
     }
 
     fn part(&mut self, r: Reader<'_>, at: usize, p: &str, m: &ModelRecord) -> Result<Part, ParseError> {

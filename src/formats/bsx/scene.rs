@@ -3,9 +3,10 @@
 //! meshes on their bones, textures sampled from the emulated VRAM, and every animation a
 //! looping clip of rotation (and translation) tracks (docs/formats/bsx.md, "Pose").
 
-use super::raw::{Animation, AnimationData, BsxFile, ModelRecord, PolyKind};
-use super::vram::{PageKey, TextureFlag, Vram};
-use crate::scene::{Choice, ChoiceOption, Clip, Material, Mesh, Node, Primitive, Repeat, Scene, SourceRun, Target, Texture, Track, Transform};
+use super::raw::{Animation, AnimationData, Bone, BsxFile, ModelRecord, Part, PartData, PolyKind};
+use super::tdb::TdbFile;
+use super::vram::{PageKey, TextureFlag, Vram, MAX_FACE_SLOTS};
+use crate::scene::{Blend, Choice, ChoiceOption, Clip, Material, Mesh, Node, Primitive, Repeat, Scene, SourceRun, Target, Texture, Track, Transform};
 use glam::{EulerRot, Quat};
 use std::collections::HashMap;
 
@@ -54,22 +55,6 @@ pub struct Records {
     pub models: Vec<u32>,
     pub bones: HashMap<usize, u32>,
     pub parts: HashMap<usize, u32>,
-}
-
-/// One vertex of a polygon as drawn.
-struct Corner {
-    position: [f32; 3],
-    color: [u8; 4],
-    uv: [f32; 2],
-}
-
-/// A material key: untextured, or a texture page as sampled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Look {
-    Plain,
-    Page(PageKey),
-    /// An eye or mouth from FIELD.TDB, which this file does not hold.
-    Face(u8),
 }
 
 /// What a file's scene may allocate: twice its decompressed bytes plus 4 MiB, room for
@@ -122,50 +107,137 @@ pub struct Built {
     pub refused: Option<String>,
 }
 
-pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records) -> Built {
+/// What a file's scene takes from the rest of the archive.
+#[derive(Default)]
+pub struct Extras<'a> {
+    /// FIELD.TDB and its bytes: the eyes and mouths.
+    pub faces: Option<(&'a TdbFile, &'a [u8])>,
+    /// The BCX of each character (global model id − 1) the archive has.
+    pub characters: [Option<&'a BsxFile>; 9],
+}
+
+/// A material key: untextured, a texture page as sampled (semi-transparent or not), or an
+/// eye or mouth that FIELD.TDB would supply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Look {
+    Plain,
+    Page(PageKey, Option<Blend>),
+    Face(u8),
+}
+
+/// A model's bones, parts and animations as the engine assembles them: a character's from
+/// its BCX in the first slots, then the record's own at its ranges' start indices; slots
+/// that neither fills stay empty (docs/formats/bsx.md, "Characters"). `true` marks what
+/// this file holds (its inspector has rows for it).
+#[derive(Default)]
+struct Rig<'a> {
+    bones: Vec<Option<(Bone, bool)>>,
+    parts: Vec<Option<(&'a Part, &'a PartData, bool)>>,
+    animations: Vec<Option<(&'a Animation, &'a AnimationData)>>,
+    /// Where the character's skeleton came from, if it has one.
+    character: Option<&'static str>,
+}
+
+fn place<T>(slots: &mut Vec<Option<T>>, at: usize, item: T) {
+    if slots.len() <= at {
+        slots.resize_with(at + 1, || None);
+    }
+    slots[at] = Some(item);
+}
+
+fn rig<'a>(m: &'a ModelRecord, file: &'a BsxFile, extras: &Extras<'a>) -> Rig<'a> {
+    let mut r = Rig::default();
+    // A model of its own lists its items from slot 0; a character's record adds to its BCX's.
+    let mut starts = [0usize; 3];
+    if let Some(bcx) = super::character_file(m.global_id) {
+        starts = [m.bones_range.start, m.parts_range.start, m.anims_range.start].map(usize::from);
+        if let Some(c) = extras.characters[m.global_id as usize - 1] {
+            let cm = &c.models[0];
+            r.character = Some(bcx);
+            r.bones = cm.bones.iter().map(|b| Some((*b, false))).collect();
+            r.parts = cm.parts.iter().map(|p| c.parts.get(&p.block).map(|d| (p, d, false))).collect();
+            r.animations = cm.animations.iter().map(|a| c.anims.get(&a.block).map(|d| (a, d))).collect();
+        }
+    }
+    for (k, b) in m.bones.iter().enumerate() {
+        place(&mut r.bones, starts[0] + k, (*b, true));
+    }
+    for (k, p) in m.parts.iter().enumerate() {
+        if let Some(d) = file.parts.get(&p.block) {
+            place(&mut r.parts, starts[1] + k, (p, d, true));
+        }
+    }
+    for (k, a) in m.animations.iter().enumerate() {
+        if let Some(d) = file.anims.get(&a.block) {
+            place(&mut r.animations, starts[2] + k, (a, d));
+        }
+    }
+    r
+}
+
+/// What the part meshes of one file share: the VRAM they sample, the materials made so
+/// far, the budget.
+struct Painter<'a> {
+    vram: Vram,
+    looks: HashMap<Look, u32>,
+    budget: &'a mut Budget,
+    /// Per model: its eyes and mouth are in VRAM (FIELD.TDB is in, its face and slot fit).
+    faced: Vec<bool>,
+}
+
+pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras: &Extras) -> Built {
     let mut budget = Budget { left: scene_budget(bytes.len()), refused: [0; 3] };
     let mut scene = Scene { name: name.to_string(), frame_time: Some(1.0 / FPS), ..Default::default() };
-    let vram = Vram::load(file, bytes);
-    let mut looks: HashMap<Look, u32> = HashMap::new();
+    let mut vram = Vram::load(file, bytes);
+    // The engine copies each model's eyes and mouth to VRAM beside the textures, by slot.
+    let faced: Vec<bool> = file.models.iter().enumerate().map(|(k, m)| extras.faces.is_some_and(|(t, b)| k < MAX_FACE_SLOTS && vram.load_face(t, b, k, m.face_id))).collect();
+    let mut painter = Painter { vram, looks: HashMap::new(), budget: &mut budget, faced };
     let root = scene.add_node(None, Node { name: Some(name.to_string()), ..Default::default() });
     let mut options: Vec<ChoiceOption> = Vec::new();
     let mut first_drawn = None;
     for (k, m) in file.models.iter().enumerate() {
+        let rig = rig(m, file, extras);
         let layer = scene.layer(&format!("model {k}"));
         // The console's +Y is down: half a turn about X, and the model's own scale.
         let s = m.scale as f32 / 4096.0;
         let turn = Quat::from_rotation_x(std::f32::consts::PI);
         let transform = Transform { rotation: turn.to_array(), scale: [s; 3], ..Default::default() };
         let model = scene.add_node(Some(root), Node { name: Some(format!("model {k}")), transform, layer: Some(layer), record: records.models.get(k).copied(), ..Default::default() });
-        let bones = bone_nodes(&mut scene, model, m, file, records);
-        for (j, part) in m.parts.iter().enumerate() {
-            let Some(data) = file.parts.get(&part.block) else { continue };
-            // A character's extra part hangs from its BCX skeleton: without the BCX, at the model.
-            let parent = bones.get(part.bone as usize).copied().unwrap_or(model);
-            if !budget.afford(Cost::Part, part_cost(data)) {
+        let bones = bone_nodes(&mut scene, model, &rig, records);
+        let mut drawn = false;
+        for (j, slot) in rig.parts.iter().enumerate() {
+            let Some((part, data, own)) = *slot else { continue };
+            // A part on a bone that is not here (a character's, without its BCX) hangs at the model.
+            let parent = bones.get(part.bone as usize).copied().flatten().unwrap_or(model);
+            if !painter.budget.afford(Cost::Part, part_cost(data)) {
                 continue;
             }
-            let mesh = part_mesh(&mut scene, &mut looks, &mut budget, &vram, data, records);
-            let node = Node { name: Some(format!("part {j}")), mesh: Some(mesh), record: records.parts.get(&part.header).copied(), ..Default::default() };
-            scene.add_node(Some(parent), node);
+            let mesh = part_mesh(&mut scene, &mut painter, data, own.then_some(records), k);
+            let record = if own { records.parts.get(&part.header).copied() } else { None };
+            scene.add_node(Some(parent), Node { name: Some(format!("part {j}")), mesh: Some(mesh), record, ..Default::default() });
+            drawn = true;
         }
-        if !m.parts.is_empty() && first_drawn.is_none() {
+        if drawn && first_drawn.is_none() {
             first_drawn = Some(options.len());
         }
-        options.push(ChoiceOption { label: format!("model {k}{}", if m.parts.is_empty() { " (from its BCX: nothing of its own)" } else { "" }), layers: vec![layer], clip: None });
-        // Animations play on the model's own skeleton; a character's play on its BCX one.
-        if bones.is_empty() {
+        let label = match (super::character_file(m.global_id), rig.character) {
+            (Some(_), Some(bcx)) => format!("model {k} ({bcx})"),
+            (Some(bcx), None) if !drawn => format!("model {k} ({bcx} is not here: nothing of its own)"),
+            _ => format!("model {k}"),
+        };
+        options.push(ChoiceOption { label, layers: vec![layer], clip: None });
+        if bones.iter().all(Option::is_none) {
             continue;
         }
-        for (a, anim) in m.animations.iter().enumerate() {
-            let Some(data) = file.anims.get(&anim.block) else { continue };
+        for (a, slot) in rig.animations.iter().enumerate() {
+            let Some((anim, data)) = *slot else { continue };
             // Per bone a key a frame: a time, a rotation and perhaps a translation.
-            let keys = (anim.frames as usize + 1) * m.bones.len().min(anim.bones as usize);
-            if !budget.afford(Cost::Animation, keys * 36 + 64) {
+            let keys = (anim.frames as usize + 1) * rig.bones.len().min(anim.bones as usize);
+            if !painter.budget.afford(Cost::Animation, keys * 36 + 64) {
                 continue;
             }
             let clip = scene.clips.len() as u32;
-            scene.clips.push(animation_clip(&format!("model {k} animation {a}"), anim, data, m, &bones));
+            scene.clips.push(animation_clip(&format!("model {k} animation {a}"), anim, data, &rig, &bones));
             options.push(ChoiceOption { label: format!("model {k}: animation {a} ({} frames)", anim.frames), layers: vec![layer], clip: Some(clip) });
         }
     }
@@ -182,59 +254,93 @@ pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records) -> Bui
     Built { scene, refused }
 }
 
-/// Nodes of a model's own bones, posed at its first animation's first frame (or at rest),
-/// and the bone pairs of the skeleton overlay.
-fn bone_nodes(scene: &mut Scene, model: u32, m: &ModelRecord, file: &BsxFile, records: &Records) -> Vec<u32> {
-    let first = m.animations.first().and_then(|a| Some((a, file.anims.get(&a.block)?)));
-    let mut nodes: Vec<u32> = Vec::with_capacity(m.bones.len());
-    for (b, bone) in m.bones.iter().enumerate() {
+/// Nodes of a model's bones (None for an empty slot), posed at its first animation's first
+/// frame (or at rest), and the bone pairs of the skeleton overlay. A bone whose parent is
+/// not an earlier bone hangs at the model: parents stay before children.
+fn bone_nodes(scene: &mut Scene, model: u32, rig: &Rig, records: &Records) -> Vec<Option<u32>> {
+    let first = rig.animations.first().copied().flatten();
+    let mut nodes: Vec<Option<u32>> = Vec::with_capacity(rig.bones.len());
+    for (b, slot) in rig.bones.iter().enumerate() {
+        let Some((bone, own)) = *slot else {
+            nodes.push(None);
+            continue;
+        };
         let (rot, tr) = first.map_or(([0; 3], [0; 3]), |(a, d)| frame(a, d, b, 0));
-        let parent = usize::try_from(bone.parent).ok().and_then(|p| nodes.get(p).copied());
-        let node = Node { name: Some(format!("bone {b}")), transform: bone_transform(rot, tr, bone.length), record: records.bones.get(&bone.offset).copied(), ..Default::default() };
+        let parent = usize::try_from(bone.parent).ok().and_then(|p| nodes.get(p).copied().flatten());
+        let record = if own { records.bones.get(&bone.offset).copied() } else { None };
+        let node = Node { name: Some(format!("bone {b}")), transform: bone_transform(rot, tr, bone.length), record, ..Default::default() };
         let id = scene.add_node(Some(parent.unwrap_or(model)), node);
         if let Some(p) = parent {
             scene.skeleton.push((p, id));
         }
-        nodes.push(id);
+        nodes.push(Some(id));
     }
     nodes
 }
 
-fn animation_clip(name: &str, a: &Animation, d: &AnimationData, m: &ModelRecord, bones: &[u32]) -> Clip {
+fn animation_clip(name: &str, a: &Animation, d: &AnimationData, rig: &Rig, bones: &[Option<u32>]) -> Clip {
     let frames = a.frames.max(1) as usize;
     // One more key than frames, back at the first, so the loop closes.
     let times: Vec<f32> = (0..=frames).map(|f| f as f32 / FPS).collect();
     let mut tracks = Vec::new();
-    for (b, bone) in m.bones.iter().enumerate().take(a.bones as usize) {
-        let Some(&node) = bones.get(b) else { continue };
+    for (b, slot) in rig.bones.iter().enumerate().take(a.bones as usize) {
+        let (Some((bone, _)), Some(Some(node))) = (slot, bones.get(b)) else { continue };
         let poses: Vec<Transform> = (0..=frames).map(|f| {
             let (rot, tr) = frame(a, d, b, f % frames);
             bone_transform(rot, tr, bone.length)
         }).collect();
-        tracks.push(Track { target: Target::Rotation(node), times: times.clone(), values: poses.iter().flat_map(|p| p.rotation).collect() });
+        tracks.push(Track { target: Target::Rotation(*node), times: times.clone(), values: poses.iter().flat_map(|p| p.rotation).collect() });
         if poses.iter().any(|p| p.translation != poses[0].translation) {
-            tracks.push(Track { target: Target::Translation(node), times: times.clone(), values: poses.iter().flat_map(|p| p.translation).collect() });
+            tracks.push(Track { target: Target::Translation(*node), times: times.clone(), values: poses.iter().flat_map(|p| p.translation).collect() });
         }
     }
     Clip { name: name.to_string(), duration: frames as f32 / FPS, repeat: Repeat::Loop, tracks }
 }
 
-/// A part's polygons as a mesh: a primitive per look (untextured, or a texture page).
-fn part_mesh(scene: &mut Scene, looks: &mut HashMap<Look, u32>, budget: &mut Budget, vram: &Vram, data: &super::raw::PartData, records: &Records) -> u32 {
+/// The PlayStation's blend rule of a semi-transparent polygon (control byte bit 4 on,
+/// bits 5–6 the rule).
+fn blend_of(control: u8) -> Option<Blend> {
+    (control & 0x10 != 0).then(|| match (control >> 5) & 3 {
+        0 => Blend::Average,
+        1 => Blend::Add,
+        2 => Blend::Subtract,
+        _ => Blend::AddQuarter,
+    })
+}
+
+/// Where a model slot's eye or mouth sits in the face page, in texels: the stored texcoords
+/// are slot 0's.
+fn face_offset(kind: u8, slot: usize) -> [u16; 2] {
+    if kind == 0 { [(slot % 4) as u16 * 64, (slot / 4) as u16 * 32] } else { [(slot % 8) as u16 * 32, (slot / 8) as u16 * 32] }
+}
+
+/// A part's polygons as a mesh: a primitive per look. `records` is None for a part from
+/// another file (a character's BCX): nothing in this file's inspector stands for it.
+fn part_mesh(scene: &mut Scene, painter: &mut Painter, data: &PartData, records: Option<&Records>, slot: usize) -> u32 {
     let mut groups: Vec<(Look, Primitive)> = Vec::new();
     for poly in &data.polygons {
         let corners = poly.kind.corners();
-        let look = match poly.control.and_then(|c| data.control.get(c as usize)).and_then(|&c| data.flags.get((c & 0xF) as usize)) {
+        let control = poly.control.and_then(|c| data.control.get(c as usize)).copied();
+        let (look, offset) = match control.and_then(|c| data.flags.get((c & 0xF) as usize)) {
             Some(&word) => {
                 let flag = TextureFlag::of(word);
-                if flag.kind == 2 { Look::Page(flag.key) } else { Look::Face(flag.kind) }
+                let blend = control.and_then(blend_of);
+                match flag.kind {
+                    2 => (Look::Page(flag.key, blend), [0, 0]),
+                    kind if painter.faced.get(slot).copied().unwrap_or(false) => {
+                        // The engine adds the slot to the face CLUT's row, and samples the slot's images.
+                        let key = PageKey { clut_y: flag.key.clut_y + slot as u16, ..flag.key };
+                        (Look::Page(key, blend), face_offset(kind, slot))
+                    }
+                    kind => (Look::Face(kind), [0, 0]),
+                }
             }
-            None => Look::Plain,
+            None => (Look::Plain, [0, 0]),
         };
         let at = match groups.iter().position(|(l, _)| *l == look) {
             Some(i) => i,
             None => {
-                let material = material_for(scene, looks, budget, vram, look);
+                let material = material_for(scene, painter, look);
                 groups.push((look, Primitive { material: Some(material), positions: Vec::new(), colors: Some(Vec::new()), uvs: (look != Look::Plain).then(Vec::new), ..Default::default() }));
                 groups.len() - 1
             }
@@ -248,11 +354,10 @@ fn part_mesh(scene: &mut Scene, looks: &mut HashMap<Look, u32>, budget: &mut Bud
             // Textured polygons modulate texels by colour / 128 (0x80 leaves them as they are).
             let scale = |x: u8| if textured { (x as u16 * 2).min(255) as u8 } else { x };
             let tc = data.texcoords.get(poly.texcoords[c] as usize).copied().unwrap_or([0, 0]);
-            let corner = Corner { position: [v[0] as f32, v[1] as f32, v[2] as f32], color: [scale(col[0]), scale(col[1]), scale(col[2]), 255], uv: [tc[0] as f32 / 256.0, tc[1] as f32 / 256.0] };
-            prim.positions.push(corner.position);
-            prim.colors.as_mut().expect("made with colours").push(corner.color);
+            prim.positions.push([v[0] as f32, v[1] as f32, v[2] as f32]);
+            prim.colors.as_mut().expect("made with colours").push([scale(col[0]), scale(col[1]), scale(col[2]), 255]);
             if let Some(uvs) = prim.uvs.as_mut() {
-                uvs.push(corner.uv);
+                uvs.push([(tc[0] as u16 + offset[0]) as f32 / 256.0, (tc[1] as u16 + offset[1]) as f32 / 256.0]);
             }
         }
         let tri = prim.indices.len() as u32 / 3;
@@ -261,6 +366,7 @@ fn part_mesh(scene: &mut Scene, looks: &mut HashMap<Look, u32>, budget: &mut Bud
         if corners == 4 {
             prim.indices.extend([first + 1, first + 3, first + 2]);
         }
+        let Some(records) = records else { continue };
         let record = records.polygons.get(&(data.offset, poly.kind)).copied().unwrap_or(0);
         let tris = corners as u32 - 2;
         let continues = prim.sources.last().is_some_and(|r| r.record == record && r.start + ((tri - r.first) / tris) as usize * poly.kind.size() == poly.offset);
@@ -271,33 +377,31 @@ fn part_mesh(scene: &mut Scene, looks: &mut HashMap<Look, u32>, budget: &mut Bud
     scene.add_mesh(Mesh { name: None, primitives: groups.into_iter().map(|(_, p)| p).collect() })
 }
 
-fn material_for(scene: &mut Scene, looks: &mut HashMap<Look, u32>, budget: &mut Budget, vram: &Vram, look: Look) -> u32 {
-    if let Some(&m) = looks.get(&look) {
+fn material_for(scene: &mut Scene, painter: &mut Painter, look: Look) -> u32 {
+    if let Some(&m) = painter.looks.get(&look) {
         return m;
     }
     // A page past the budget: its polygons keep their colours, untextured.
-    let look = match look {
-        Look::Page(_) if !budget.afford(Cost::Texture, 256 * 256 * 4) => {
-            let plain = material_for(scene, looks, budget, vram, Look::Plain);
-            looks.insert(look, plain);
-            return plain;
-        }
-        other => other,
-    };
-    let (name, texture) = match look {
-        Look::Plain => ("vertex colours".to_string(), None),
-        Look::Page(key) => {
+    if matches!(look, Look::Page(..)) && !painter.budget.afford(Cost::Texture, 256 * 256 * 4) {
+        let plain = material_for(scene, painter, Look::Plain);
+        painter.looks.insert(look, plain);
+        return plain;
+    }
+    let (name, texture, blend) = match look {
+        Look::Plain => ("vertex colours".to_string(), None, None),
+        Look::Page(key, blend) => {
             let t = scene.textures.len() as u32;
-            let name = format!("page ({}, {}) clut ({}, {}) {:?}", key.page_x, key.page_y, key.clut_x, key.clut_y, key.depth);
-            scene.textures.push(Texture { name: Some(name.clone()), texels: vram.page(key), file: None, nearest: true });
-            (name, Some(t))
+            let semi = if blend.is_some() { ", semi-transparent" } else { "" };
+            let name = format!("page ({}, {}) clut ({}, {}) {:?}{semi}", key.page_x, key.page_y, key.clut_x, key.clut_y, key.depth);
+            scene.textures.push(Texture { name: Some(name.clone()), texels: painter.vram.page(key, blend.is_some()), file: None, nearest: true });
+            (name, Some(t), blend)
         }
         // Eyes and mouths come from FIELD.TDB: without it, a grey stand-in.
-        Look::Face(kind) => (if kind == 0 { "eye (FIELD.TDB)".to_string() } else { "mouth (FIELD.TDB)".to_string() }, None),
+        Look::Face(kind) => (if kind == 0 { "eye (FIELD.TDB)".to_string() } else { "mouth (FIELD.TDB)".to_string() }, None, None),
     };
     let base = if matches!(look, Look::Face(_)) { [0.6, 0.6, 0.6, 1.0] } else { [1.0; 4] };
     let id = scene.materials.len() as u32;
-    scene.materials.push(Material { name: Some(name), base_color: base, texture, double_sided: true, alpha_cutoff: texture.map(|_| 0.5) });
-    looks.insert(look, id);
+    scene.materials.push(Material { name: Some(name), base_color: base, texture, double_sided: true, alpha_cutoff: texture.map(|_| if blend.is_some() { 0.25 } else { 0.5 }), blend });
+    painter.looks.insert(look, id);
     id
 }

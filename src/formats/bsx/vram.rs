@@ -3,14 +3,19 @@
 //! the GPU samples them (docs/formats/bsx.md, "Textures").
 
 use super::raw::{BsxFile, Reader};
+use super::tdb::{Feature, TdbFile};
 use crate::texture::Texels;
 
 pub const WIDTH: usize = 1024;
 pub const HEIGHT: usize = 512;
 
-/// Alpha of a texel with its semi-transparency (STP) bit set: blended when its polygon is
-/// semi-transparent, opaque otherwise. Fully transparent texels (0x0000) have alpha 0.
-pub const STP_ALPHA: u8 = 254;
+/// Alpha of a texel with its semi-transparency (STP) bit set, in a page sampled by a
+/// semi-transparent polygon: such texels blend (at one half, for the average rule).
+pub const SEMI_ALPHA: u8 = 128;
+
+/// Model slots whose eyes and mouths fit the face area of VRAM: eyes fill four columns of
+/// 32-line rows from y 256 up to the mouths' rows at y 416.
+pub const MAX_FACE_SLOTS: usize = 20;
 
 pub struct Vram {
     pub pixels: Vec<u16>,
@@ -57,7 +62,8 @@ impl TextureFlag {
     }
 }
 
-/// RGBA of a 16-bit PSX colour: 5 bits a channel, bit 15 the STP bit; 0x0000 is transparent.
+/// RGBA of a 16-bit PSX colour: 5 bits a channel, bit 15 the STP bit (opaque here, see
+/// [`Vram::page`]); 0x0000 is transparent.
 pub fn rgba(c: u16) -> [u8; 4] {
     if c == 0 {
         return [0, 0, 0, 0];
@@ -66,7 +72,7 @@ pub fn rgba(c: u16) -> [u8; 4] {
         let v = ((c >> s) & 31) as u8;
         (v << 3) | (v >> 2)
     };
-    [ch(0), ch(5), ch(10), if c & 0x8000 != 0 { STP_ALPHA } else { 255 }]
+    [ch(0), ch(5), ch(10), 255]
 }
 
 impl Vram {
@@ -99,8 +105,29 @@ impl Vram {
         self.pixels[(y % HEIGHT) * WIDTH + x % WIDTH]
     }
 
-    /// The 256 × 256 texels a polygon with this key sees, as the GPU samples them.
-    pub fn page(&self, key: PageKey) -> Texels {
+    /// Copy a model slot's eyes, mouth and palette from FIELD.TDB where the engine puts
+    /// them: the palette at (320, 480 + slot), the eye image twice (both eyes) at
+    /// (768 + (slot % 4)·16, 256 + (slot / 4)·32), the mouth at (768 + (slot % 8)·8,
+    /// 416 + (slot / 8)·32). False when the face has no images (0x21: none) or the slot
+    /// does not fit.
+    pub fn load_face(&mut self, tdb: &TdbFile, bytes: &[u8], slot: usize, face: u8) -> bool {
+        let (Some(eye), Some(mouth)) = (tdb.image_of(face, Feature::Eye), tdb.image_of(face, Feature::Mouth)) else { return false };
+        if face >= 0x21 || slot >= MAX_FACE_SLOTS {
+            return false;
+        }
+        let (Some(eye), Some(mouth)) = (tdb.image(bytes, eye), tdb.image(bytes, mouth)) else { return false };
+        self.upload(320, 480 + slot, 16, tdb.palette(bytes, face));
+        let (ex, ey) = (768 + (slot % 4) * 16, 256 + (slot / 4) * 32);
+        // 32 texels at 4 bits: 8 halfwords a row.
+        self.upload(ex, ey, 8, eye);
+        self.upload(ex + 8, ey, 8, eye);
+        self.upload(768 + (slot % 8) * 8, 416 + (slot / 8) * 32, 8, mouth);
+        true
+    }
+
+    /// The 256 × 256 texels a polygon with this key sees, as the GPU samples them. For a
+    /// semi-transparent polygon the texels with their STP bit set are half transparent.
+    pub fn page(&self, key: PageKey, semi: bool) -> Texels {
         let (px, py, cx, cy) = (key.page_x as usize, key.page_y as usize, key.clut_x as usize, key.clut_y as usize);
         let mut rgba_out = Vec::with_capacity(256 * 256 * 4);
         for v in 0..256 {
@@ -116,7 +143,11 @@ impl Vram {
                     }
                     Depth::Fifteen => self.at(px + u, py + v),
                 };
-                rgba_out.extend(rgba(c));
+                let mut texel = rgba(c);
+                if semi && c & 0x8000 != 0 {
+                    texel[3] = SEMI_ALPHA;
+                }
+                rgba_out.extend(texel);
             }
         }
         Texels { width: 256, height: 256, rgba: std::sync::Arc::new(rgba_out) }
@@ -148,11 +179,15 @@ mod tests {
         v.upload(0, 500, 16, &[0, 0, 0x1F, 0, 0xE0, 0x83].iter().chain([0u8; 26].iter()).copied().collect::<Vec<_>>());
         // Page (640, 256): first halfword holds nibbles 1, 2, 0, 1 (low first).
         v.upload(640, 256, 1, &0x1021u16.to_le_bytes());
-        let t = v.page(TextureFlag::of(0x7D00_1A02).key);
+        let t = v.page(TextureFlag::of(0x7D00_1A02).key, false);
         let px = |u: usize| t.rgba[u * 4..u * 4 + 4].to_vec();
         assert_eq!(px(0), [255, 0, 0, 255]);
-        assert_eq!(px(1), [0, 255, 0, STP_ALPHA]);
+        assert_eq!(px(1), [0, 255, 0, 255], "STP texels are opaque on an opaque polygon");
         assert_eq!(px(2), [0, 0, 0, 0], "0x0000 is transparent");
         assert_eq!(px(3), [255, 0, 0, 255]);
+        // On a semi-transparent polygon only the STP texel blends.
+        let semi = v.page(TextureFlag::of(0x7D00_1A02).key, true);
+        assert_eq!(semi.rgba[4..8], [0, 255, 0, SEMI_ALPHA]);
+        assert_eq!(semi.rgba[0..4], [255, 0, 0, 255]);
     }
 }

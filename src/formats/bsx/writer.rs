@@ -45,6 +45,9 @@ pub struct ModelSpec {
     pub bones: Vec<(i16, i8)>,
     pub parts: Vec<PartSpec>,
     pub animations: Vec<AnimSpec>,
+    /// Where the record's bones, parts and animations go in a character's lists (after
+    /// its BCX's); 0 for a model of its own.
+    pub starts: [u8; 3],
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -176,6 +179,35 @@ fn range(start: usize, n: usize) -> [u8; 2] {
     }
 }
 
+/// A model's bones, part headers and animation headers (its skeleton block).
+fn write_skeleton(out: &mut Vec<u8>, m: &ModelSpec, parts: &[PartBlock], anims: &[AnimBlock]) {
+    for (b, &(length, parent)) in m.bones.iter().enumerate() {
+        put16(out, length as u16);
+        out.push(parent as u8);
+        out.push(m.parts.iter().any(|p| p.bone as usize == b) as u8);
+    }
+    for (p, block) in m.parts.iter().zip(parts) {
+        out.extend([1, p.bone, p.vertices.len() as u8, p.texcoords.len() as u8]);
+        out.extend(block.counts);
+        out.extend([p.flags.len() as u8, block.control]);
+        for v in [block.offset_poly, block.offset_texcoord, block.offset_flags, block.offset_control] {
+            put16(out, v);
+        }
+        let gpu: usize = PolyKind::ALL.iter().zip(&block.counts).map(|(k, &n)| k.gpu_size() * n as usize).sum();
+        put16(out, gpu as u16);
+        put32(out, block.offset as u32 | 0x8000_0000);
+        put32(out, 0);
+    }
+    for (a, block) in m.animations.iter().zip(anims) {
+        put16(out, a.frames);
+        out.extend([a.channels.len() as u8, block.n_trans, block.n_static, block.n_rot]);
+        for v in [block.off_trans, block.off_static, block.off_rot] {
+            put16(out, v);
+        }
+        put32(out, block.offset as u32 | 0x8000_0000);
+    }
+}
+
 /// The file, decompressed.
 pub fn write(spec: &BsxSpec) -> Vec<u8> {
     let mut out = vec![0u8; 8];
@@ -212,38 +244,15 @@ pub fn write(spec: &BsxSpec) -> Vec<u8> {
         };
         out.extend(m.ambient);
         out.push(0);
-        light(&mut out, range(0, m.bones.len()), m.bones.len());
-        light(&mut out, range(0, m.parts.len()), m.parts.len());
-        light(&mut out, range(0, m.animations.len()), m.animations.len());
+        let [b, p, a] = m.starts.map(usize::from);
+        light(&mut out, range(b, m.bones.len()), m.bones.len());
+        light(&mut out, range(p, m.parts.len()), m.parts.len());
+        light(&mut out, range(a, m.animations.len()), m.animations.len());
         debug_assert_eq!(out.len() - at, 48);
     }
     for (k, m) in spec.models.iter().enumerate() {
         debug_assert_eq!(out.len(), skeletons[k]);
-        for (b, &(length, parent)) in m.bones.iter().enumerate() {
-            put16(&mut out, length as u16);
-            out.push(parent as u8);
-            out.push(m.parts.iter().any(|p| p.bone as usize == b) as u8);
-        }
-        for (p, block) in m.parts.iter().zip(&parts[k]) {
-            out.extend([1, p.bone, p.vertices.len() as u8, p.texcoords.len() as u8]);
-            out.extend(block.counts);
-            out.extend([p.flags.len() as u8, block.control]);
-            for v in [block.offset_poly, block.offset_texcoord, block.offset_flags, block.offset_control] {
-                put16(&mut out, v);
-            }
-            let gpu: usize = PolyKind::ALL.iter().zip(&block.counts).map(|(k, &n)| k.gpu_size() * n as usize).sum();
-            put16(&mut out, gpu as u16);
-            put32(&mut out, block.offset as u32 | 0x8000_0000);
-            put32(&mut out, 0);
-        }
-        for (a, block) in m.animations.iter().zip(&anims[k]) {
-            put16(&mut out, a.frames);
-            out.extend([a.channels.len() as u8, block.n_trans, block.n_static, block.n_rot]);
-            for v in [block.off_trans, block.off_static, block.off_rot] {
-                put16(&mut out, v);
-            }
-            put32(&mut out, block.offset as u32 | 0x8000_0000);
-        }
+        write_skeleton(&mut out, m, &parts[k], &anims[k]);
     }
     // The texture section: header, entries, then each rectangle's halfwords.
     let section = out.len();
@@ -275,5 +284,49 @@ pub fn write(spec: &BsxSpec) -> Vec<u8> {
     let size = out.len() as u32;
     out[0..4].copy_from_slice(&size.to_le_bytes());
     out[4..8].copy_from_slice(&(om as u32).to_le_bytes());
+    out
+}
+
+/// A BCX (decompressed) of one character: its data blocks from byte 8, then the 36-byte
+/// header at offset_models and the skeleton block right after it; no texture section.
+pub fn write_bcx(m: &ModelSpec) -> Vec<u8> {
+    let mut out = vec![0u8; 8];
+    let parts: Vec<PartBlock> = m.parts.iter().map(|p| write_part(&mut out, p)).collect();
+    let anims: Vec<AnimBlock> = m.animations.iter().map(|a| write_anim(&mut out, a)).collect();
+    let om = out.len();
+    put16(&mut out, 0xFF01);
+    out.extend([m.bones.len() as u8, m.parts.len() as u8, m.animations.len() as u8]);
+    out.extend([0u8; 17]);
+    put16(&mut out, m.scale);
+    put16(&mut out, (4 * m.bones.len()) as u16);
+    put16(&mut out, (4 * m.bones.len() + 32 * m.parts.len()) as u16);
+    put32(&mut out, (om + 36) as u32 | 0x8000_0000);
+    put32(&mut out, 0);
+    write_skeleton(&mut out, m, &parts, &anims);
+    let size = out.len() as u32;
+    out[0..4].copy_from_slice(&size.to_le_bytes());
+    out[4..8].copy_from_slice(&(om as u32).to_le_bytes());
+    out
+}
+
+/// A FIELD.TDB (decompressed): the 16-byte header, the images (512 bytes each: 32 rows of
+/// 16 bytes, the low nibble first), then the palettes (16 colours each).
+pub fn write_tdb(images: &[[u8; 512]], palettes: &[[u16; 16]]) -> Vec<u8> {
+    let image_offset = 16usize;
+    let palette_offset = image_offset + 512 * images.len();
+    let mut out = Vec::with_capacity(palette_offset + 32 * palettes.len());
+    put32(&mut out, (palette_offset + 32 * palettes.len()) as u32);
+    put16(&mut out, images.len() as u16);
+    put16(&mut out, palettes.len() as u16);
+    put32(&mut out, image_offset as u32);
+    put32(&mut out, palette_offset as u32);
+    for i in images {
+        out.extend(i);
+    }
+    for p in palettes {
+        for c in p {
+            put16(&mut out, *c);
+        }
+    }
     out
 }

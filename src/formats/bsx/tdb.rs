@@ -1,0 +1,247 @@
+//! FIELD.TDB, the field engine's eyes and mouths: 32 × 32 four-bit images and 16-colour
+//! palettes, a palette per face id. The engine copies a model's eye and mouth images and its
+//! palette into VRAM beside the models' own textures; eye and mouth polygons sample them
+//! there (docs/formats/bsx.md, "Eyes and mouths").
+
+use super::document::Stored;
+use super::inspect::{row, tree};
+use super::raw::Reader;
+use super::vram::rgba;
+use crate::formats::registry::{Head, Kind, Purpose};
+use crate::formats::{Diagnostic, Document, InfoRow, ParseError};
+use crate::inspect::InspectorView;
+use crate::texture::Texels;
+
+/// Bytes of one image: 32 rows of 16 bytes, two texels a byte, the low nibble first.
+pub const IMAGE_BYTES: usize = 512;
+/// Bytes of one palette: 16 PSX colours.
+pub const PALETTE_BYTES: usize = 32;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TdbFile {
+    pub size: u32,
+    pub image_count: u16,
+    pub palette_count: u16,
+    pub image_offset: u32,
+    pub palette_offset: u32,
+}
+
+/// Which of a face's images a polygon shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Feature {
+    Eye,
+    Mouth,
+}
+
+impl TdbFile {
+    /// The header, with the image and palette blocks checked to lie inside the file.
+    pub fn parse(bytes: &[u8]) -> Result<TdbFile, ParseError> {
+        let r = Reader { bytes };
+        let p = "header";
+        let t = TdbFile {
+            size: r.u32(0, p, "u32 size")?,
+            image_count: r.u16(4, p, "u16 image_count")?,
+            palette_count: r.u16(6, p, "u16 palette_count")?,
+            image_offset: r.u32(8, p, "u32 image_offset")?,
+            palette_offset: r.u32(12, p, "u32 palette_offset")?,
+        };
+        if t.size as usize != bytes.len() {
+            return Err(ParseError::new(0, p, format!("size says {} bytes, the file has {}", t.size, bytes.len())));
+        }
+        r.slice(t.image_offset as usize, t.image_count as usize * IMAGE_BYTES, "images", &format!("{} images of {IMAGE_BYTES} bytes", t.image_count))?;
+        r.slice(t.palette_offset as usize, t.palette_count as usize * PALETTE_BYTES, "palettes", &format!("{} palettes of {PALETTE_BYTES} bytes", t.palette_count))?;
+        if t.palette_count == 0 {
+            return Err(ParseError::new(6, p, "palette_count is 0: expected a palette per face"));
+        }
+        Ok(t)
+    }
+
+    pub fn image<'a>(&self, bytes: &'a [u8], i: usize) -> Option<&'a [u8]> {
+        (i < self.image_count as usize).then(|| &bytes[self.image_offset as usize + i * IMAGE_BYTES..][..IMAGE_BYTES])
+    }
+
+    /// A face's palette (faces past the last palette take the last one).
+    pub fn palette<'a>(&self, bytes: &'a [u8], face: u8) -> &'a [u8] {
+        let k = (face as usize).min(self.palette_count as usize - 1);
+        &bytes[self.palette_offset as usize + k * PALETTE_BYTES..][..PALETTE_BYTES]
+    }
+
+    /// The image a face shows for an eye or its mouth. The engine takes this from tables
+    /// in FIELD.BIN, which is not read; the images are stored so that faces 0–9 (the
+    /// playable characters) have eight each, the open eye first and the closed mouth sixth,
+    /// and later faces two (eye, mouth).
+    pub fn image_of(&self, face: u8, feature: Feature) -> Option<usize> {
+        let f = face as usize;
+        let i = match (f < 10, feature) {
+            (true, Feature::Eye) => 8 * f,
+            (true, Feature::Mouth) => 8 * f + 5,
+            (false, Feature::Eye) => 80 + 2 * (f - 10),
+            (false, Feature::Mouth) => 80 + 2 * (f - 10) + 1,
+        };
+        (i < self.image_count as usize).then_some(i)
+    }
+
+    /// The face whose palette an image is drawn with in the overview: the inverse of
+    /// [`Self::image_of`]'s layout.
+    fn face_of_image(i: usize) -> u8 {
+        if i < 80 { (i / 8) as u8 } else { (10 + (i - 80) / 2).min(255) as u8 }
+    }
+
+    /// Every image in a grid of 16 columns, each in its face's palette: what the file holds,
+    /// at a glance.
+    pub fn overview(&self, bytes: &[u8]) -> Texels {
+        const COLUMNS: usize = 16;
+        let rows = (self.image_count as usize).div_ceil(COLUMNS).max(1);
+        let (w, h) = (COLUMNS * 32, rows * 32);
+        let mut rgba_out = vec![0u8; w * h * 4];
+        for i in 0..self.image_count as usize {
+            let (Some(image), palette) = (self.image(bytes, i), self.palette(bytes, Self::face_of_image(i))) else { continue };
+            let (x0, y0) = ((i % COLUMNS) * 32, (i / COLUMNS) * 32);
+            for y in 0..32 {
+                for x in 0..32 {
+                    let byte = image[y * 16 + x / 2];
+                    let index = if x % 2 == 0 { byte & 0xF } else { byte >> 4 } as usize;
+                    let c = u16::from_le_bytes([palette[2 * index], palette[2 * index + 1]]);
+                    let at = ((y0 + y) * w + x0 + x) * 4;
+                    rgba_out[at..at + 4].copy_from_slice(&rgba(c));
+                }
+            }
+        }
+        Texels { width: w as u32, height: h as u32, rgba: std::sync::Arc::new(rgba_out) }
+    }
+}
+
+pub fn sniff_tdb(h: &Head) -> bool {
+    h.ext == "tdb"
+}
+
+pub struct TdbDocument {
+    kind: Kind,
+    stored: Stored,
+    pub parsed: Option<TdbFile>,
+    error: Option<ParseError>,
+    diagnostics: Vec<Diagnostic>,
+    inspector: Option<InspectorView>,
+    overview: Option<Texels>,
+}
+
+impl TdbDocument {
+    /// The decompressed bytes the header's offsets refer to.
+    pub fn bytes(&self) -> &[u8] {
+        self.stored.bytes()
+    }
+}
+
+pub fn open_tdb(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
+    let stored = Stored::read(path, "tdb", file);
+    let mut error = stored.error.clone();
+    let parsed = match error {
+        Some(_) => None,
+        None => TdbFile::parse(stored.bytes()).map_err(|e| error = Some(e)).ok(),
+    };
+    let inspector = (purpose == Purpose::Show).then(|| match &parsed {
+        Some(t) => view(t, &stored),
+        None => stored.failed_view("tdb", error.clone()),
+    });
+    let overview = parsed.as_ref().filter(|_| purpose == Purpose::Show).map(|t| t.overview(stored.bytes()));
+    Box::new(TdbDocument { kind, stored, parsed, error, diagnostics: Vec::new(), inspector, overview })
+}
+
+fn view(t: &TdbFile, stored: &Stored) -> InspectorView {
+    let (io, po) = (t.image_offset as usize, t.palette_offset as usize);
+    let mut header = row(0, 16, "header", "FIELD.TDB header".into(), format!("{} images, {} palettes", t.image_count, t.palette_count));
+    header.fields = vec![
+        (0, 4, "u32 size".into(), t.size.to_string()),
+        (4, 2, "u16 image_count".into(), t.image_count.to_string()),
+        (6, 2, "u16 palette_count".into(), t.palette_count.to_string()),
+        (8, 4, "u32 image_offset".into(), io.to_string()),
+        (12, 4, "u32 palette_offset".into(), po.to_string()),
+    ];
+    let mut rows = vec![header];
+    rows.push(row(io, io + t.image_count as usize * IMAGE_BYTES, "images", format!("{} images, 32 × 32 at 4 bits", t.image_count), String::new()));
+    for i in 0..t.image_count as usize {
+        rows.push(row(io + i * IMAGE_BYTES, io + (i + 1) * IMAGE_BYTES, "image", format!("image {i}"), format!("drawn with face {}'s palette in the overview", TdbFile::face_of_image(i))));
+    }
+    rows.push(row(po, po + t.palette_count as usize * PALETTE_BYTES, "palettes", format!("{} palettes of 16 colours", t.palette_count), String::new()));
+    for k in 0..t.palette_count as usize {
+        let mut p = row(po + k * PALETTE_BYTES, po + (k + 1) * PALETTE_BYTES, "palette", format!("palette {k}"), format!("face {k}"));
+        let bytes = stored.bytes();
+        p.fields = (0..16).map(|c| {
+            let at = po + k * PALETTE_BYTES + 2 * c;
+            (at, 2, format!("colour {c}"), format!("{:#06x}", u16::from_le_bytes([bytes[at], bytes[at + 1]])))
+        }).collect();
+        rows.push(p);
+    }
+    let mut v = tree(rows, stored.bytes().len(), stored.bytes().len(), stored.container()).0;
+    v.format = "tdb";
+    v
+}
+
+impl Document for TdbDocument {
+    crate::formats::common_accessors!();
+    fn bytes(&self, view: usize) -> Option<&[u8]> {
+        self.stored.view(view)
+    }
+    fn image(&self) -> Option<&Texels> {
+        self.overview.as_ref()
+    }
+    fn info_rows(&self) -> Vec<InfoRow> {
+        let mut rows = vec![InfoRow::new("format", self.kind.title()), self.stored.bytes_row()];
+        if let Some(t) = &self.parsed {
+            rows.push(InfoRow::new("images", format!("{} eyes and mouths, 32 × 32 at 4 bits", t.image_count)));
+            rows.push(InfoRow::new("palettes", format!("{}, one per face", t.palette_count)));
+        }
+        rows
+    }
+    fn info_json(&self) -> String {
+        let error = self.error.as_ref().map(|e| serde_json::json!({ "message": e.to_string(), "offset": e.offset, "path": e.path }));
+        serde_json::json!({
+            "format": "tdb",
+            "compressed": self.stored.compressed,
+            "images": self.parsed.as_ref().map_or(0, |t| t.image_count),
+            "palettes": self.parsed.as_ref().map_or(0, |t| t.palette_count),
+            "bytes": self.stored.file.len(),
+            "decompressed_bytes": self.stored.bytes().len(),
+            "error": error,
+        })
+        .to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_real_field_tdb_holds_127_images_and_34_palettes() {
+        let bytes = crate::formats::bsx::tests::shared("FIELD.TDB_u");
+        let t = TdbFile::parse(&bytes).unwrap();
+        assert_eq!((t.image_count, t.palette_count), (127, 34));
+        // Images then palettes, back to back, to the end of the file.
+        assert_eq!(t.image_offset as usize + 127 * IMAGE_BYTES, t.palette_offset as usize);
+        assert_eq!(t.palette_offset as usize + 34 * PALETTE_BYTES, bytes.len());
+        assert_eq!(t.image_of(13, Feature::Eye), Some(86));
+        assert_eq!(t.image_of(13, Feature::Mouth), Some(87));
+        assert_eq!(t.image_of(0, Feature::Mouth), Some(5));
+        assert_eq!(t.image_of(60, Feature::Eye), None, "past the last image");
+        // An eye has colour: most texels are not transparent.
+        let eye = t.overview(&bytes);
+        let (x0, y0) = ((86 % 16) * 32, (86 / 16) * 32);
+        let opaque = (0..32 * 32).filter(|k| eye.rgba[(((y0 + k / 32) * 512 + x0 + k % 32) * 4) + 3] > 0).count();
+        assert!(opaque > 200, "{opaque} texels of the eye are drawn");
+    }
+
+    #[test]
+    fn a_short_or_inconsistent_tdb_is_an_error_with_its_offset() {
+        let bytes = crate::formats::bsx::tests::shared("FIELD.TDB_u");
+        assert!(TdbFile::parse(&bytes[..10]).unwrap_err().message.contains("expected"));
+        let mut bad = bytes.clone();
+        bad[4] = 200; // 200 images do not fit
+        let e = TdbFile::parse(&bad).unwrap_err();
+        assert_eq!(e.path, "images");
+        assert!(e.message.contains("200 images"), "{e}");
+        let mut bad = bytes;
+        bad[0] ^= 1;
+        assert_eq!(TdbFile::parse(&bad).unwrap_err().offset, 0);
+    }
+}
