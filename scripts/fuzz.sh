@@ -21,6 +21,15 @@ for target in $(cargo fuzz list); do
       { printf "\\$(printf '%03o' $k)"; cat "$f"; } > "corpus/open/demo$i"
     done
   fi
+  if [ -z "$(ls -A "corpus/$target")" ] && [ "$target" = bsx ]; then
+    # Seed with the demo's field: u16 BSX length, u16 BCX length, PARTY.BSX, CLOUD.BCX, FIELD.TDB.
+    seeds=$(mktemp -d)
+    cargo run -q --manifest-path ../Cargo.toml -- demo "$seeds" >/dev/null
+    field="$seeds/DEMO/FIELD"
+    le16() { printf "\\$(printf '%03o' $(($1 & 255)))\\$(printf '%03o' $(($1 >> 8)))"; }
+    { le16 "$(stat -c %s "$field/PARTY.BSX")"; le16 "$(stat -c %s "$field/CLOUD.BCX")"; cat "$field/PARTY.BSX" "$field/CLOUD.BCX" "$field/FIELD.TDB"; } > corpus/bsx/party
+    { le16 "$(stat -c %s "$field/ROBOT.BSX")"; le16 0; cat "$field/ROBOT.BSX"; } > corpus/bsx/robot
+  fi
   # Inputs up to 64 KB: large enough for deep trees and long index lists.
   cargo fuzz run --sanitizer none "$target" -- -max_total_time="$seconds" -max_len=65536 -timeout=5 -rss_limit_mb=1024 2>&1 | tail -n 3
 done

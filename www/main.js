@@ -744,7 +744,7 @@ async function boot() {
   // 3D → tree and bytes: the face under a click.
   state.viewport.onPick = (x, y) => {
     const hit = state.viewer.pick(x, y);
-    if (!hit) return;
+    if (!hit || hit.source === null || hit.source === undefined) return;
     state.inspector.selectRange(hit.source, hit.start, hit.end, `picked triangle ${hit.triangleInSource}`);
   };
   readyResolve();

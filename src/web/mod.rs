@@ -576,11 +576,13 @@ impl Viewer {
     /// face that made the triangle; or null.
     pub fn pick(&self, x: f32, y: f32) -> Result<JsValue, JsValue> {
         let Some(hit) = self.renderer.pick(x, y, self.animation_time()) else { return Ok(JsValue::NULL) };
-        let source = hit.source.map(|s| s.record).or(hit.primitive);
+        // The face's own record, else its primitive's, else the node's nearest (geometry
+        // brought from another file is stood for by what brought it).
+        let source = hit.source.map(|s| s.record).or(hit.primitive).or(hit.node);
         let range = |r: Option<u32>| r.and_then(|r| self.records.get(r as usize)).copied().unwrap_or((0, 0));
         let (start, end) = match hit.source {
             Some(run) => run.face_bytes(hit.triangle, range(Some(run.record))),
-            None => range(hit.primitive),
+            None => range(hit.primitive.or(hit.node)),
         };
         #[derive(Serialize)]
         #[serde(rename_all = "camelCase")]

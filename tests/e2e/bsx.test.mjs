@@ -5,7 +5,8 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeArchive, startServer, launch, newPage, nativeInfo, repo, walk, withThree, lzsLiterals } from './harness.mjs';
 
@@ -38,11 +39,20 @@ test('a real field model, LZS-wrapped, draws its models and plays their animatio
   assert.equal(native.compressed, true);
   assert.equal(await page.locator('#file-list li[data-path="GAME/FF7/MD1_1.BSX"]').getAttribute('data-kind'), 'bsx');
   const opened = await page.evaluate(() => window.relicview.open('GAME/FF7/MD1_1.BSX'));
-  // The first model with parts of its own is on show, playing its first animation.
-  const first = native.models.findIndex((m) => m.parts > 0);
-  assert.equal(opened.triangles, native.models[first].triangles);
+  // Model 0 is Cloud: this field's record adds nothing, the folder's CLOUD.BCX (the demo's
+  // stand-in, the only one) brings the figure. It is the first model drawn, on show.
+  const bcx = nativeInfo(join(dir, 'DEMO/FIELD/CLOUD.BCX'));
+  assert.deepEqual([native.models[0].character, native.models[0].triangles], [1, 0]);
+  assert.equal(opened.triangles, bcx.models[0].triangles);
   const choice = await page.evaluate(() => window.relicview.choice());
-  assert.match(choice.options[choice.selected], new RegExp(`^model ${first}: animation 0 \\(\\d+ frames\\)$`));
+  assert.equal(choice.options[choice.selected], 'model 0: animation 0 (1 frames)');
+  assert.equal(choice.options[0], 'model 0 (CLOUD.BCX)');
+  // Model 1 is Barret, whose BALLET.BCX is not here: nothing to draw.
+  assert.equal(choice.options.find((o) => o.startsWith('model 1')), 'model 1 (BALLET.BCX is not here: nothing of its own)');
+  // The first model with parts of its own, standing.
+  const first = native.models.findIndex((m) => m.parts > 0);
+  const standing = await page.evaluate((k) => window.relicview.choose(k), choice.options.indexOf(`model ${first}: animation 0 (1 frames)`));
+  assert.equal(standing.triangles, native.models[first].triangles);
   assert.ok((await page.evaluate(() => window.relicview.pixelStats())).nonBackground > 500, 'the figure is drawn');
   // Animation 0 is a one-frame standing pose; animation 1 walks. Its pose changes with the
   // clock: a bone is elsewhere half a second later.
@@ -164,6 +174,91 @@ test('a field model exports with its textures and animations: GLTFLoader plays t
   assert.ok(hand.animations.includes('model 0 animation 1'), hand.animations.join(', '));
   assert.ok(hand.textured > 0, 'the face texture comes along');
   assert.ok(Math.hypot(...viewer.map((x, i) => x - hand.p[i])) < 1e-3, `viewer ${viewer} vs GLTFLoader ${hand.p}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+/// A folder of its own: FF7/MD1_1.BSX, and FIELD.TDB beside it when `faces`.
+function fieldFolder(faces) {
+  const own = mkdtempSync(join(tmpdir(), 'relicview-ff7-'));
+  mkdirSync(join(own, 'FIELD'));
+  writeFileSync(join(own, 'FIELD/MD1_1.BSX'), lzsLiterals(readFileSync(join(repo, '../shared/testdata/ff7/MD1_1_u.BSX'))));
+  if (faces) writeFileSync(join(own, 'FIELD/FIELD.TDB'), lzsLiterals(readFileSync(join(repo, '../shared/testdata/ff7/FIELD.TDB_u'))));
+  return own;
+}
+
+test('with FIELD.TDB in the folder a real NPC gets its eyes and mouth; without it they are grey and the panel says why', async () => {
+  const frames = {};
+  for (const faces of [false, true]) {
+    const own = fieldFolder(faces);
+    const { page, problems } = await newPage(browser, server.url + '#folder=none');
+    await page.locator('#folder-input').setInputFiles(own);
+    await page.waitForFunction((n) => document.querySelectorAll('#file-list li[data-path]').length === n, faces ? 2 : 1);
+    const root = (await page.locator('#file-list li[data-path]').first().getAttribute('data-path')).split('/')[0];
+    await page.evaluate((p) => window.relicview.open(p), `${root}/FIELD/MD1_1.BSX`);
+    await page.evaluate(() => window.relicview.setClock({ time: 0, playing: false }));
+    await page.evaluate(() => window.relicview.axisView('front'));
+    frames[faces] = (await page.evaluate(() => window.relicview.readPixels())).data;
+    const info = await page.locator('#info-body').textContent();
+    if (faces) assert.match(info, new RegExp(`eyes and mouths\\s*from ${root}/FIELD/FIELD\\.TDB`));
+    else assert.match(info, /FIELD\.TDB is not in the archive: drawn grey/);
+    if (faces) {
+      assert.equal(await page.locator(`#file-list li[data-path="${root}/FIELD/FIELD.TDB"]`).getAttribute('data-kind'), 'tdb');
+      // FIELD.TDB opened alone: its 127 images in a grid of 16 columns, as a picture.
+      await page.locator(`#file-list li[data-path="${root}/FIELD/FIELD.TDB"]`).click();
+      const picture = await page.locator('#info-body canvas.picture').evaluate((c) => {
+        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        let drawn = 0;
+        for (let i = 3; i < d.length; i += 4) if (d[i] > 0) drawn++;
+        return { size: [c.width, c.height], drawn };
+      });
+      assert.deepEqual(picture.size, [512, 256]);
+      assert.ok(picture.drawn > 10000, `${picture.drawn} texels of eyes and mouths`);
+    }
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
+  let changed = 0;
+  for (let i = 0; i < frames.true.length; i += 4) if (Math.abs(frames.true[i] - frames.false[i]) + Math.abs(frames.true[i + 2] - frames.false[i + 2]) > 30) changed++;
+  console.log(`# MD1_1 from the front: ${changed} pixels change when FIELD.TDB supplies the eyes and mouths`);
+  assert.ok(changed > 15, `${changed} pixels of eyes and mouth differ from the grey stand-ins`);
+});
+
+test('a character from its BCX with what the field adds, and a glow that adds light to what is behind it', async () => {
+  const { page, problems } = await withFolder();
+  const bcx = nativeInfo(join(dir, 'DEMO/FIELD/CLOUD.BCX'));
+  const party = nativeInfo(join(dir, 'DEMO/FIELD/PARTY.BSX'));
+  assert.equal(bcx.format, 'bcx');
+  assert.equal(party.models[0].character, 1);
+  const opened = await page.evaluate(() => window.relicview.open('GAME/DEMO/FIELD/PARTY.BSX'));
+  assert.equal(opened.triangles, bcx.models[0].triangles + party.models[0].triangles, "the BCX's parts and the field's sword");
+  const choice = await page.evaluate(() => window.relicview.choice());
+  assert.equal(choice.options[0], 'model 0 (CLOUD.BCX)');
+  assert.ok(choice.options.includes('model 0: animation 3 (12 frames)'), 'the field adds a fourth animation after the BCX\'s three');
+  const info = await page.locator('#info-body').textContent();
+  assert.match(info, /merged from GAME\/DEMO\/FIELD\/CLOUD\.BCX/);
+  assert.match(info, /eyes and mouths\s*from GAME\/DEMO\/FIELD\/FIELD\.TDB/);
+  // A click on the character selects what stands for it in this file: the record that
+  // brought it (its parts are in the BCX), or the sword's polygons.
+  const canvas = await page.locator('#viewport').boundingBox();
+  await page.mouse.click(canvas.x + canvas.width / 2, canvas.y + canvas.height / 2);
+  const sel = await page.evaluate(() => window.relicview.inspector.selection());
+  const rows = (await page.evaluate(() => window.relicview.inspector.view())).chunks;
+  assert.ok(['model', 'polygons'].includes(rows[sel.chunk]?.name), JSON.stringify(sel));
+  assert.ok(sel.end > sel.start, 'its bytes are selected');
+  // The skeleton overlay adds one draw.
+  const plain = await page.evaluate(() => window.relicview.setOptions({ skeleton: false }));
+  const bones = await page.evaluate(() => window.relicview.setOptions({ skeleton: true }));
+  assert.equal(bones.drawCalls, plain.drawCalls + 1);
+  await page.evaluate(() => window.relicview.setOptions({ skeleton: false }));
+  // The lamp: its glow's texels all blend by B + F, warm light over the background.
+  const lamp = await page.evaluate(() => window.relicview.choose(window.relicview.choice().options.indexOf('model 1')));
+  assert.equal(lamp.triangles, party.models[1].triangles);
+  const bg = (await page.evaluate(() => window.relicview.pixelStats())).background;
+  const { data } = await page.evaluate(() => window.relicview.readPixels());
+  let warm = 0;
+  for (let i = 0; i < data.length; i += 4) if (data[i] > bg[0] + 40 && data[i] > data[i + 2] + 40) warm++;
+  assert.ok(warm > 500, `${warm} pixels of glow`);
   assert.deepEqual(problems, []);
   await page.close();
 });

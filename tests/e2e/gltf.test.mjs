@@ -80,6 +80,7 @@ test('every model and fixture exports a .glb the Khronos validator finds no erro
   assert.ok(exported.includes('BROKENTREE/VIDEO/CUBE.BGF'), 'a model whose library is broken still exports');
   assert.ok(exported.includes('DEMO/TEXTURE/WATER.TGA') && exported.includes('DEMO/TEXTURE/SIGN.RGB'), 'images export as a textured quad');
   assert.ok(!exported.includes('DEMO/VIDEO/BROKEN.BGF') && !exported.includes('DEMO/MATERIAL/DEMO.BMF'));
+  for (const f of ['ROBOT.BSX', 'PARTY.BSX', 'CLOUD.BCX']) assert.ok(exported.includes(`DEMO/FIELD/${f}`), `${f}: FF7 models with skeletons, animations, cut-outs and blending`);
 });
 
 test('the export keeps the node names, LODs as scenes, light points, vertex colours and the scroll start', async () => {

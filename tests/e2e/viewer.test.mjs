@@ -644,9 +644,11 @@ test('a folder of 2,000+ files indexes with kinds per file, and search and the k
   assert.equal(chips.mod, per('.MOD'));
   assert.equal(chips.map, per('.MAP'));
   assert.equal(chips.sub, per('.SUB'));
-  assert.equal(chips.bsx, per('.BSX'), 'the field model of every tree');
+  assert.equal(chips.bsx, per('.BSX'), 'the field models of every tree');
+  assert.equal(chips.bcx, per('.BCX'));
+  assert.equal(chips.tdb, per('.TDB'));
   assert.equal(chips.unknown, undefined, 'every file has a known kind');
-  assert.equal(per('.BGF') + per('.BMF') + per('.TGA') + per('.RGB') + per('.MOD') + per('.MAP') + per('.SUB') + per('.BSX'), total);
+  assert.equal(per('.BGF') + per('.BMF') + per('.TGA') + per('.RGB') + per('.MOD') + per('.MAP') + per('.SUB') + per('.BSX') + per('.BCX') + per('.TDB'), total);
   const folders = new Set(perTree.map((f) => f.slice(join(dir, 'DEMO').length + 1).split('/').slice(0, -1).join('/'))).size;
   assert.equal(await page.locator('#file-list li.folder').count(), TREES * folders, 'the folders of every tree');
 

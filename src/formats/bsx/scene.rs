@@ -327,7 +327,7 @@ fn part_mesh(scene: &mut Scene, painter: &mut Painter, data: &PartData, records:
                 let blend = control.and_then(blend_of);
                 match flag.kind {
                     2 => (Look::Page(flag.key, blend), [0, 0]),
-                    kind if painter.faced.get(slot).copied().unwrap_or(false) => {
+                    kind @ (0 | 1) if painter.faced.get(slot).copied().unwrap_or(false) => {
                         // The engine adds the slot to the face CLUT's row, and samples the slot's images.
                         let key = PageKey { clut_y: flag.key.clut_y + slot as u16, ..flag.key };
                         (Look::Page(key, blend), face_offset(kind, slot))
@@ -396,8 +396,12 @@ fn material_for(scene: &mut Scene, painter: &mut Painter, look: Look) -> u32 {
             scene.textures.push(Texture { name: Some(name.clone()), texels: painter.vram.page(key, blend.is_some()), file: None, nearest: true });
             (name, Some(t), blend)
         }
-        // Eyes and mouths come from FIELD.TDB: without it, a grey stand-in.
-        Look::Face(kind) => (if kind == 0 { "eye (FIELD.TDB)".to_string() } else { "mouth (FIELD.TDB)".to_string() }, None, None),
+        // Eyes and mouths come from FIELD.TDB: without it (or for a type no file uses), grey.
+        Look::Face(kind) => (match kind {
+            0 => "eye (FIELD.TDB)".to_string(),
+            1 => "mouth (FIELD.TDB)".to_string(),
+            k => format!("texture type {k} (not known)"),
+        }, None, None),
     };
     let base = if matches!(look, Look::Face(_)) { [0.6, 0.6, 0.6, 1.0] } else { [1.0; 4] };
     let id = scene.materials.len() as u32;
