@@ -468,3 +468,33 @@ fn real_npcs_get_their_eyes_and_mouths_from_the_real_field_tdb() {
     }
     assert!(!scene.materials.iter().any(|m| m.name.as_deref().is_some_and(|n| n.contains("FIELD.TDB"))), "no grey stand-ins left");
 }
+
+#[test]
+fn the_dossiers_fixture_recipe_comes_out_where_it_says() {
+    // One model, 2 bones, 1 part with one gouraud-textured quad, 1 animation, one 4-bit
+    // image and one CLUT: the offsets the format notes give for it.
+    let quad = PolySpec { kind: Some(PolyKind::QuadColorTex), vertices: [0, 1, 2, 3], colors: [[128; 4]; 4], texcoords: [0, 1, 2, 3], control: 0 };
+    let part = PartSpec { bone: 1, vertices: vec![[0, 0, 0], [10, 0, 0], [0, 10, 0], [10, 10, 0]], polygons: vec![quad], flags: vec![0x7D00_1A02], texcoords: vec![[0, 0], [15, 0], [0, 15], [15, 15]] };
+    let anim = AnimSpec { frames: 1, channels: vec![Channel { mask: 0, rotation: [0; 3], translation: [0xFF, 0, 0xFF] }, Channel { mask: 0, rotation: [0x40, 0, 0], translation: [0xFF; 3] }], statics: vec![0], ..Default::default() };
+    let model = ModelSpec { face_id: 0, global_id: 0, scale: 0x1000, ambient: [0; 3], bones: vec![(0, -1), (-100, 0)], parts: vec![part], animations: vec![anim], starts: [0; 3] };
+    let rects = vec![RectSpec { x: 640, y: 256, width: 16, height: 16, halfwords: vec![0x1111; 256] }, RectSpec { x: 0, y: 500, width: 16, height: 1, halfwords: vec![0x7FFF; 16] }];
+    let b = write(&BsxSpec { models: vec![model], rects });
+    assert_eq!((u32_at(&b, 0), u32_at(&b, 4)), (0x324, 0x6C), "size_file, offset_models");
+    assert_eq!(b.len(), 0x324);
+    assert_eq!([u32_at(&b, 0x6C), u32_at(&b, 0x70), u32_at(&b, 0x74)], [0x8000_006C, 1, 0x78], "models header");
+    assert_eq!(u32_at(&b, 0x7C + 4), 0x30, "offset_skeleton");
+    assert_eq!(&b[0xB4..0xC2], [1, 1, 4, 4, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1], "part header counts");
+    let u16_at = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
+    assert_eq!([u16_at(0xC2), u16_at(0xC4), u16_at(0xC6), u16_at(0xC8), u16_at(0xCA)], [0x24, 0x40, 0x3C, 0x48, 52], "part offsets and buffer size");
+    assert_eq!(u32_at(&b, 0xCC), 0x8000_0008, "the part block's pointer");
+    assert_eq!([u16_at(0xD4), b[0xD6] as u16, u16_at(0xDA), u16_at(0xDC), u16_at(0xDE)], [1, 2, 0x14, 0x14, 0x16], "animation header");
+    assert_eq!(u32_at(&b, 0xE0), 0x8000_0054);
+    assert_eq!([u32_at(&b, 0xE4), b[0xE8] as usize], [0x240, 2], "texture section header");
+    assert_eq!(u32_at(&b, 0xE4 + 8 + 8), 0x20);
+    assert_eq!(u32_at(&b, 0xE4 + 8 + 12 + 8), 0x220);
+    assert_eq!(u32_at(&b, 0x08 + 0x3C), 0x7D00_1A02, "the flag word");
+    let f = BsxFile::parse(&b).unwrap();
+    assert!(f.warnings.is_empty(), "{:?}", f.warnings);
+    // Wrapped in LZS and back: the same bytes.
+    assert_eq!(lzs::decode(&lzs::encode(&b), 1 << 20).unwrap(), b);
+}

@@ -265,9 +265,9 @@ fn run_export(file: &Path, root: Option<&Path>, out: &Path, lod: usize, model: O
     };
     // The file's bytes and its model are no longer needed once the scene is built.
     drop(opened.document);
-    // A file of several models: the one asked for (its layer `model N`), else the viewer's first.
+    // A file of several models: the one asked for (its layer `model N`), else all of them.
     let option = match (model, &scene.choice) {
-        (None, c) => c.as_ref().map(|c| c.default),
+        (None, _) => None,
         (Some(n), Some(c)) => match scene.layers.iter().position(|l| *l == format!("model {n}")).and_then(|layer| c.options.iter().position(|o| o.layers.contains(&(layer as u32)))) {
             Some(k) => Some(k),
             None => return fail(false, &format!("{}: there is no model {n} (the file has {})", file.display(), c.options.iter().filter(|o| o.clip.is_none()).count()), None),

@@ -259,6 +259,12 @@ test('a character from its BCX with what the field adds, and a glow that adds li
   let warm = 0;
   for (let i = 0; i < data.length; i += 4) if (data[i] > bg[0] + 40 && data[i] > data[i + 2] + 40) warm++;
   assert.ok(warm > 500, `${warm} pixels of glow`);
+  // The BCX alone: the character with its own face, its header and skeleton in the inspector.
+  const alone = await page.evaluate(() => window.relicview.open('GAME/DEMO/FIELD/CLOUD.BCX'));
+  assert.equal(alone.triangles, bcx.models[0].triangles);
+  const names = await page.evaluate(() => [...new Set(window.relicview.inspector.view().chunks.map((c) => c.name))]);
+  for (const n of ['header', 'character header', 'bones', 'part', 'animation', 'part data', 'animation data']) assert.ok(names.includes(n), `${n} in ${names}`);
+  assert.match(await page.locator('#info-body').textContent(), /eyes and mouths\s*from GAME\/DEMO\/FIELD\/FIELD\.TDB/);
   assert.deepEqual(problems, []);
   await page.close();
 });

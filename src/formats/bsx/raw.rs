@@ -696,6 +696,12 @@ impl BsxFile {
             }
             t.rects.push(rect);
         }
+        // The blocks end the file (each padded to 4 bytes).
+        if let Some(end) = t.rects.iter().map(|r| r.data + 2 * r.width as usize * r.height as usize).max() {
+            if end.div_ceil(4) * 4 != r.bytes.len() && end != r.bytes.len() {
+                self.warn(at, p, format!("the rectangles end at byte {end}, the file at {}", r.bytes.len()));
+            }
+        }
         self.textures = Some(t);
         Ok(())
     }
