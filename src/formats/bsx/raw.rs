@@ -318,15 +318,21 @@ fn range(r: Reader<'_>, at: usize, count_at: usize, path: &str, what: &str) -> R
 }
 
 impl BsxFile {
+    /// The 8-byte header BSX and BCX share; a size_file that is not the file's is an error.
+    fn header(r: Reader<'_>) -> Result<BsxFile, ParseError> {
+        let f = BsxFile { size_file: r.u32(0, "header", "u32 size_file")?, offset_models: r.u32(4, "header", "u32 offset_models")?, ..Default::default() };
+        if f.size_file as usize != r.bytes.len() {
+            return Err(ParseError::new(0, "header", format!("size_file says {} bytes, the file has {}", f.size_file, r.bytes.len())));
+        }
+        Ok(f)
+    }
+
     /// Read a decompressed BSX. A read outside the file, an index out of range or a header
     /// size that disagrees with the bytes is an error; the other layout equalities of the
     /// format are warnings.
     pub fn parse(bytes: &[u8]) -> Result<BsxFile, ParseError> {
         let r = Reader { bytes };
-        let mut f = BsxFile { size_file: r.u32(0, "header", "u32 size_file")?, offset_models: r.u32(4, "header", "u32 offset_models")?, ..Default::default() };
-        if f.size_file as usize != bytes.len() {
-            return Err(ParseError::new(0, "header", format!("size_file says {} bytes, the file has {}", f.size_file, bytes.len())));
-        }
+        let mut f = BsxFile::header(r)?;
         let om = f.offset_models as usize;
         f.psx_memory = r.u32(om, "models", "the models header")?;
         let num_models = r.u32(om + 4, "models", "u32 num_models")?;
@@ -434,10 +440,7 @@ impl BsxFile {
     /// reads as a file of one model record with the character's own bones.
     pub fn parse_bcx(bytes: &[u8]) -> Result<BsxFile, ParseError> {
         let r = Reader { bytes };
-        let mut f = BsxFile { size_file: r.u32(0, "header", "u32 size_file")?, offset_models: r.u32(4, "header", "u32 offset_models")?, ..Default::default() };
-        if f.size_file as usize != bytes.len() {
-            return Err(ParseError::new(0, "header", format!("size_file says {} bytes, the file has {}", f.size_file, bytes.len())));
-        }
+        let mut f = BsxFile::header(r)?;
         let at = f.offset_models as usize;
         let p = "character";
         let b = r.slice(at, 36, p, "the 36-byte character header")?;
