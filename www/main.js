@@ -235,6 +235,14 @@ function nextTask() {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
+// Fill the inspector with an opened file's records and bytes; → ms it took.
+function showInspector(file) {
+  const t0 = performance.now();
+  const view = file.inspect();
+  state.inspector.show(view, (view ? view.views : []).map((_, i) => file.bytes(i) || new Uint8Array(0)));
+  return performance.now() - t0;
+}
+
 async function openNow(path, restore) {
   const entry = state.byPath.get(String(path).toLowerCase());
   if (!entry) throw new Error(`${path}: no such file in the archive`);
@@ -251,27 +259,34 @@ async function openNow(path, restore) {
   }
   // The steps of an open are tasks of their own, so that input and frames get in between.
   await nextTask();
-  const ti = performance.now();
-  // Every file is inspected, a broken one up to its error.
-  const view = file.inspect();
-  state.inspector.show(view, (view ? view.views : []).map((_, i) => file.bytes(i) || new Uint8Array(0)));
-  const inspectMs = performance.now() - ti;
-  await nextTask();
   const error = file.error();
   if (error) {
+    // A broken file is inspected up to its error.
+    showInspector(file);
     file.free();
     return failed(entry, error);
   }
+  // The previous file's records and selection go; this file's come after its first frame.
+  state.inspector.show(null, []);
   state.viewer.show(file);
   state.viewpoint = null;
   entry.element?.classList.remove('failed');
   showDocument(file);
-  if (restore) restoreView(restore);
+  if (restore) restoreView(restore, { chunk: false });
   syncToolbar();
   writeHash({ push: newFile && !restore, opened: true });
   const t3 = performance.now();
+  // The first frame goes to the GPU first; the inspector is filled while it is rasterised
+  // (in the frame's own task: the page waits for the rasteriser once that task ends).
+  let stats = state.viewport.drawNow();
+  const drawMs = performance.now() - t3;
+  $('viewport').getContext('webgl2').flush();
+  const inspectMs = showInspector(file);
+  if (restore && restore.chunk !== null && state.current === entry.path) {
+    state.inspector.selectChunk(restore.chunk);
+    writeHash({ push: false, opened: true });
+  }
   // A large world goes up batch by batch, a frame each: done once the last is drawn.
-  let stats = await state.viewport.requestFrame();
   while (stats.uploading && state.current === entry.path) stats = await state.viewport.requestFrame();
   $('open-progress').hidden = true;
   const core = file.timings();
@@ -282,9 +297,12 @@ async function openNow(path, restore) {
     inspectMs,
     assetsMs: core.assetsMs,
     buildMs: core.buildMs,
+    showMs: state.viewer.showMs(),
     uploadMs: state.viewer.uploadMs(),
-    // From the request of the first frame until it was drawn (includes the wait for rAF).
-    drawMs: performance.now() - t3,
+    uploadBytes: state.viewer.uploadBytes(),
+    // From the request of the first frame until its draw calls were made (includes the
+    // wait for rAF); the GPU may still be rasterising it.
+    drawMs,
     totalMs: performance.now() - t0,
   };
   file.free();
@@ -293,7 +311,7 @@ async function openNow(path, restore) {
 
 // Put back what a link says of the view: LOD, camera (a viewpoint, or a position and a
 // mode), selected chunk, clock and hidden layers.
-function restoreView(link) {
+function restoreView(link, { chunk = true } = {}) {
   if (link.hide) state.viewer.setHiddenLayers(link.hide);
   // After the hidden layers: the choice hides the layers of its other options.
   if (link.choice !== null && link.choice !== undefined) state.viewer.choose(link.choice);
@@ -305,7 +323,7 @@ function restoreView(link) {
     if (link.cam) state.viewer.setCamera(link.cam);
     state.viewer.setCameraMode(link.mode === 'fly' ? 'fly' : 'orbit');
   }
-  if (link.chunk !== null) state.inspector.selectChunk(link.chunk);
+  if (chunk && link.chunk !== null) state.inspector.selectChunk(link.chunk);
   if (link.t !== null && link.t !== undefined) state.viewer.setAnimationTime(link.t);
   if (link.paused) state.viewer.setPlaying(false);
 }
@@ -592,8 +610,19 @@ window.relicview = {
   setLod: (lod) => setOptions({ lod, autoLod: false }),
   // Reads the framebuffer back: {width, height, background, nonBackground}.
   pixelStats: () => state.viewer.pixelStats(),
+  // Draws one frame and waits until it is rasterised (one pixel read back); → ms.
+  rasterMs: () => {
+    const canvas = $('viewport');
+    const gl = canvas.getContext('webgl2');
+    const t = performance.now();
+    state.viewer.render(t);
+    gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
+    return performance.now() - t;
+  },
   // Where the last open() spent its time: {readMs, parseMs, inspectMs, assetsMs, buildMs, uploadMs, drawMs, totalMs}.
   lastOpen: () => state.lastOpen ?? null,
+  // How long compiling the shader programs took at start (ms).
+  warmUpMs: () => state.warmUpMs ?? null,
   // How long the last folder took to index (type by content and list), in ms.
   lastIndexMs: () => state.lastIndexMs ?? null,
   // {position, target, fov} of the camera.
@@ -690,6 +719,7 @@ async function boot() {
   state.wasm = await init();
   const canvas = $('viewport');
   state.viewer = new Viewer(canvas);
+  state.warmUpMs = state.viewer.warmUp();
   state.session = new Session((path) => {
     const entry = state.byPath.get(path.toLowerCase());
     // Each file read while opening shows: a world reads its models one after another.

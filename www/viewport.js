@@ -56,6 +56,16 @@ export class Viewport {
     });
   }
 
+  // Draw now, in this task, instead of at the next animation frame (the first frame of a
+  // file: its rasterising starts without waiting for the display); → the frame's stats.
+  drawNow() {
+    this.resize();
+    const stats = this.viewer.render(performance.now());
+    if (this.onFrame) this.onFrame(stats);
+    if ((stats.animating && stats.playing) || stats.uploading) this.requestFrame();
+    return stats;
+  }
+
   // Move the camera by the fly keys held, for the time since the last frame.
   flyStep(now) {
     if (this.keys.size === 0) {

@@ -77,9 +77,13 @@ layout (location = 0) out vec4 outColor;
 
 void main()
 {
-    vec3 n = normalize(cross(dFdx(pos), dFdy(pos)));
 #ifdef USE_NORMALS
-    if (dot(nor, nor) > 0.25) n = normalize(nor);
+    // Vertex normals where the file has them (a zero normal means none: flat facets).
+    // (Derivatives outside the branch: they are only defined in uniform control flow.)
+    vec3 dx = dFdx(pos), dy = dFdy(pos);
+    vec3 n = dot(nor, nor) > 0.25 ? normalize(nor) : normalize(cross(dx, dy));
+#else
+    vec3 n = normalize(cross(dFdx(pos), dFdy(pos)));
 #endif
     float light = 0.2 + 0.8 * abs(dot(n, normalize(lightDirection)));
     vec4 c = col;

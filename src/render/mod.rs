@@ -6,14 +6,16 @@
 //! moved by a clip) is one instanced draw per primitive for all its nodes. Draw calls grow
 //! with unique meshes, not with placements. LODs are uploaded the first time they show.
 
+mod geometry;
 mod material;
 
 use crate::scene::{source_of, Bounds, DrawPlan, Marker, Scene, SourceRun};
 use glam::Vec3 as GVec3;
+use geometry::{upload_bytes, SceneGeometry, VertexArrays};
 use material::{Pass, RetroMaterial};
 use std::sync::Arc;
 use three_d::{
-    degrees, vec2, vec3, Camera, ClearState, ColorMaterial, Context, CpuMesh, CpuTexture, Cull, Geometry, Gm, Indices, InnerSpace, InstancedMesh, Instances, Interpolation, Mat3, Mat4, Mesh as GpuMesh,
+    degrees, vec2, vec3, Camera, ClearState, ColorMaterial, Context, CpuMesh, CpuTexture, Cull, Geometry, Gm, InnerSpace, Interpolation, Mat3, Mat4, Mesh as GpuMesh,
     Mipmap, Positions, RenderTarget, ScissorBox, Srgba, Texture2DRef, TextureData, Vec3, Viewport, Wireframe, Wrapping,
 };
 
@@ -41,7 +43,7 @@ const SKELETON_COLOR: Srgba = Srgba { r: 80, g: 255, b: 140, a: 255 };
 
 /// Meshes baked into world space and merged: one draw per texture.
 struct MergedDraw {
-    gm: Gm<GpuMesh, RetroMaterial>,
+    gm: Gm<SceneGeometry, RetroMaterial>,
     /// A semi-transparent material's second pass: its blended texels.
     semi: Option<RetroMaterial>,
     /// The material a clip animates in this draw (its UV drift, its glow).
@@ -50,7 +52,7 @@ struct MergedDraw {
 
 /// One mesh primitive drawn at every node that places it.
 struct InstancedDraw {
-    gm: Gm<InstancedMesh, RetroMaterial>,
+    gm: Gm<SceneGeometry, RetroMaterial>,
     semi: Option<RetroMaterial>,
     nodes: Vec<u32>,
     /// A clip moves some of the nodes: instances are updated every frame.
@@ -140,6 +142,11 @@ pub struct Renderer {
     pub camera_mode: CameraMode,
     /// The option of the scene's choice on show.
     choice: Option<usize>,
+    /// Bytes of vertex and index data sent to the GPU for the scene on show, and the time
+    /// the uploads took (building the buffers and handing them to GL).
+    upload_bytes: usize,
+    upload_ms: f64,
+    clock: fn() -> f64,
 }
 
 fn to_mat4(m: glam::Mat4) -> Mat4 {
@@ -147,7 +154,8 @@ fn to_mat4(m: glam::Mat4) -> Mat4 {
 }
 
 impl Renderer {
-    pub fn new(gl: three_d::context::Context, width: u32, height: u32) -> Result<Renderer, String> {
+    /// `clock` gives milliseconds (the page's clock), for the upload timing.
+    pub fn new(gl: three_d::context::Context, width: u32, height: u32, clock: fn() -> f64) -> Result<Renderer, String> {
         let context = Context::from_gl_context(Arc::new(gl)).map_err(|e| e.to_string())?;
         let viewport = Viewport::new_at_origo(width.max(1), height.max(1));
         let camera = Camera::new_perspective(viewport, vec3(3.0, 2.0, 4.0), vec3(0.0, 0.0, 0.0), vec3(0.0, 1.0, 0.0), degrees(FOV_DEGREES), 0.01, 1000.0);
@@ -167,6 +175,9 @@ impl Renderer {
             hidden_layers: Vec::new(),
             camera_mode: CameraMode::Orbit,
             choice: None,
+            upload_bytes: 0,
+            upload_ms: 0.0,
+            clock,
         })
     }
 
@@ -196,6 +207,8 @@ impl Renderer {
     /// Replace the drawn scene (None clears) and frame the camera on its first LOD.
     pub fn set_scene(&mut self, scene: Option<Scene>) {
         self.lods.clear();
+        self.upload_bytes = 0;
+        self.upload_ms = 0.0;
         self.textures.clear();
         self.highlight = None;
         self.bounds = None;
@@ -475,22 +488,23 @@ impl Renderer {
             if let Some(batch) = l.plan.merged.get(k) {
                 let items: Vec<_> = batch.items.iter().map(|&(n, m, k)| (&scene.meshes[m as usize].primitives[k as usize], world[n as usize])).collect();
                 sent += items.iter().map(|(p, _)| p.positions.len()).sum::<usize>();
-                if let Some(cpu) = cpu_mesh(scene, &items, batch.texture.is_some()) {
-                    let texture = batch.texture.and_then(|t| textures.get(t as usize).cloned());
-                    let material = batch.items.first().and_then(|&(_, m, k)| scene.meshes[m as usize].primitives[k as usize].material).and_then(|m| scene.materials.get(m as usize));
-                    let (material, semi) = retro_materials(material, texture, cpu.normals.is_some());
-                    l.merged.push(MergedDraw { gm: Gm::new(GpuMesh::new(&self.context, &cpu), material), semi, animated_material: batch.animated_material });
-                }
+                let Some(geometry) = batch_geometry(&self.context, scene, &items, batch.texture.is_some()) else { continue };
+                self.upload_bytes += geometry.1;
+                let texture = batch.texture.and_then(|t| textures.get(t as usize).cloned());
+                let material = batch.items.first().and_then(|&(_, m, k)| scene.meshes[m as usize].primitives[k as usize].material).and_then(|m| scene.materials.get(m as usize));
+                let (material, semi) = retro_materials(material, texture, geometry.0.has_normals());
+                l.merged.push(MergedDraw { gm: Gm::new(geometry.0, material), semi, animated_material: batch.animated_material });
                 continue;
             }
             let batch = &l.plan.instanced[k - l.plan.merged.len()];
             let prim = &scene.meshes[batch.mesh as usize].primitives[batch.primitive as usize];
             sent += prim.positions.len();
-            let Some(cpu) = cpu_mesh(scene, &[(prim, glam::Mat4::IDENTITY)], prim.uvs.is_some() && texture_of(prim.material).is_some()) else { continue };
-            let instances = Instances { transformations: batch.nodes.iter().map(|&n| to_mat4(world[n as usize])).collect(), ..Default::default() };
-            let (material, semi) = retro_materials(prim.material.and_then(|m| scene.materials.get(m as usize)), texture_of(prim.material), cpu.normals.is_some());
+            let Some((mut geometry, bytes)) = batch_geometry(&self.context, scene, &[(prim, glam::Mat4::IDENTITY)], prim.uvs.is_some() && texture_of(prim.material).is_some()) else { continue };
+            self.upload_bytes += bytes;
+            geometry.set_instances(&batch.nodes.iter().map(|&n| to_mat4(world[n as usize])).collect::<Vec<_>>());
+            let (material, semi) = retro_materials(prim.material.and_then(|m| scene.materials.get(m as usize)), texture_of(prim.material), geometry.has_normals());
             l.instanced.push(InstancedDraw {
-                gm: Gm::new(InstancedMesh::new(&self.context, &instances, &cpu), material),
+                gm: Gm::new(geometry, material),
                 semi,
                 animated: batch.nodes.iter().any(|&n| animated[n as usize]),
                 nodes: batch.nodes.clone(),
@@ -498,6 +512,41 @@ impl Renderer {
             });
         }
         l.uploaded >= l.batches()
+    }
+
+    /// Compile the shader programs of `variants` (normals, colours, textured) by drawing one
+    /// triangle of each outside the view, so that the first frame of a file does not wait
+    /// for them. Leaves the frame cleared to the background.
+    pub fn warm_up(&mut self, variants: &[(bool, bool, bool)]) {
+        let texture = upload_texture(&self.context, &crate::scene::Texture { name: None, texels: crate::texture::Texels { width: 1, height: 1, rgba: std::sync::Arc::new(vec![255; 4]) }, file: None, nearest: true });
+        let target = RenderTarget::screen(&self.context, self.width, self.height);
+        let (positions, normals, colors, uvs) = ([[0.0f32; 3]; 3], [[0.0f32, 1.0, 0.0]; 3], [[255u8; 4]; 3], [[0.0f32; 2]; 3]);
+        for &(with_normals, with_colors, textured) in variants {
+            let arrays = VertexArrays {
+                positions: &positions,
+                normals: with_normals.then_some(&normals[..]),
+                colors: with_colors.then_some(&colors[..]),
+                uvs: textured.then_some(&uvs[..]),
+                indices: &[0, 1, 2],
+            };
+            // Behind the camera: every stage is set up, nothing is drawn.
+            let behind = Mat4::from_translation(self.camera.position() - self.camera.view_direction() * 10.0);
+            let geometry = SceneGeometry::new(&self.context, &arrays, behind, [1.0; 4]);
+            let (material, _) = retro_materials(None, textured.then(|| texture.clone()), with_normals);
+            target.render(&self.camera, [&Gm::new(geometry, material)], &[]);
+        }
+        let [r, g, b] = BACKGROUND.map(|c| c as f32 / 255.0);
+        target.clear(ClearState::color_and_depth(r, g, b, 1.0, 1.0));
+    }
+
+    /// Bytes of vertex and index data sent to the GPU for the scene on show so far.
+    pub fn upload_bytes(&self) -> usize {
+        self.upload_bytes
+    }
+
+    /// Milliseconds spent uploading batches of the scene on show so far.
+    pub fn upload_ms(&self) -> f64 {
+        self.upload_ms
     }
 
     /// Whether the LOD on show still has batches to upload (frames must keep coming).
@@ -566,7 +615,11 @@ impl Renderer {
         let cull = if self.options.cull_back { Cull::Back } else { Cull::None };
         if let Some(i) = lod {
             self.ensure_lod(i);
+            let (t0, before) = ((self.clock)(), self.upload_bytes);
             self.upload_some(i, UPLOAD_BUDGET);
+            if self.upload_bytes != before {
+                self.upload_ms += (self.clock)() - t0;
+            }
             let scene = self.scene.as_ref().expect("a LOD implies a scene");
             let offsets = scene.uv_offsets(seconds);
             let glows = scene.glows(seconds);
@@ -593,8 +646,8 @@ impl Renderer {
                     update(m, d.animated_material);
                 }
                 if d.animated && !world.is_empty() {
-                    let transformations = d.nodes.iter().map(|&n| to_mat4(world[n as usize])).collect();
-                    d.gm.geometry.set_instances(&Instances { transformations, ..Default::default() });
+                    let transformations: Vec<Mat4> = d.nodes.iter().map(|&n| to_mat4(world[n as usize])).collect();
+                    d.gm.geometry.set_instances(&transformations);
                 }
             }
             if self.options.wireframe && l.wire.is_none() {
@@ -752,10 +805,47 @@ fn add_pyramids(cpu: &mut CpuMesh, at: &[glam::Mat4], size: f32) {
     }
 }
 
-/// One draw's vertex and index buffers: primitives placed by `world` matrices, their
-/// vertex colours multiplied by their material's base colour, concatenated into three-d's
-/// vertex types. This is the one copy of the vertices the GPU upload needs.
-fn cpu_mesh(scene: &Scene, items: &[(&crate::scene::Primitive, glam::Mat4)], textured: bool) -> Option<CpuMesh> {
+/// One draw's GPU buffers and the bytes they took. A batch of one primitive goes up from
+/// the scene's own arrays (placed and tinted by uniforms); several primitives are baked
+/// into world space and concatenated first — the copy that merging them into one draw costs.
+fn batch_geometry(context: &Context, scene: &Scene, items: &[(&crate::scene::Primitive, glam::Mat4)], textured: bool) -> Option<(SceneGeometry, usize)> {
+    let tint_of = |p: &crate::scene::Primitive| p.material.and_then(|id| scene.materials.get(id as usize)).map_or([1.0; 4], |m| m.base_color.map(|c| c.clamp(0.0, 1.0)));
+    if let [(p, m)] = items {
+        if textured == p.uvs.is_some() || !textured {
+            if p.indices.is_empty() {
+                return None;
+            }
+            let arrays = VertexArrays {
+                positions: &p.positions,
+                normals: p.normals.as_deref(),
+                colors: p.colors.as_deref(),
+                uvs: if textured { p.uvs.as_deref() } else { None },
+                indices: &p.indices,
+            };
+            return Some((SceneGeometry::new(context, &arrays, to_mat4(*m), tint_of(p)), upload_bytes(&arrays)));
+        }
+    }
+    let merged = merge_primitives(items, textured, tint_of)?;
+    let arrays = merged.arrays();
+    Some((SceneGeometry::new(context, &arrays, Mat4::from_scale(1.0), [1.0; 4]), upload_bytes(&arrays)))
+}
+
+/// Primitives baked into world space and concatenated, their colours tinted.
+struct MergedArrays {
+    positions: Vec<[f32; 3]>,
+    normals: Option<Vec<[f32; 3]>>,
+    colors: Vec<[u8; 4]>,
+    uvs: Option<Vec<[f32; 2]>>,
+    indices: Vec<u32>,
+}
+
+impl MergedArrays {
+    fn arrays(&self) -> VertexArrays<'_> {
+        VertexArrays { positions: &self.positions, normals: self.normals.as_deref(), colors: Some(&self.colors), uvs: self.uvs.as_deref(), indices: &self.indices }
+    }
+}
+
+fn merge_primitives(items: &[(&crate::scene::Primitive, glam::Mat4)], textured: bool, tint_of: impl Fn(&crate::scene::Primitive) -> [f32; 4]) -> Option<MergedArrays> {
     let vertices: usize = items.iter().map(|(p, _)| p.positions.len()).sum();
     let indices: usize = items.iter().map(|(p, _)| p.indices.len()).sum();
     if indices == 0 {
@@ -763,42 +853,34 @@ fn cpu_mesh(scene: &Scene, items: &[(&crate::scene::Primitive, glam::Mat4)], tex
     }
     // Smooth normals only where every primitive has them; the shader makes flat facets otherwise.
     let normals = items.iter().all(|(p, _)| p.normals.is_some());
-    let mut positions: Vec<Vec3> = Vec::with_capacity(vertices);
-    let mut out_indices: Vec<u32> = Vec::with_capacity(indices);
-    let mut out_normals: Vec<Vec3> = Vec::with_capacity(if normals { vertices } else { 0 });
-    let mut colors: Vec<Srgba> = Vec::with_capacity(vertices);
-    let mut uvs: Vec<three_d::Vec2> = Vec::with_capacity(if textured { vertices } else { 0 });
+    let mut out = MergedArrays {
+        positions: Vec::with_capacity(vertices),
+        normals: normals.then(|| Vec::with_capacity(vertices)),
+        colors: Vec::with_capacity(vertices),
+        uvs: textured.then(|| Vec::with_capacity(vertices)),
+        indices: Vec::with_capacity(indices),
+    };
     for &(p, m) in items {
-        let base = p.material.and_then(|id| scene.materials.get(id as usize)).map_or([1.0; 4], |m| m.base_color);
+        let base = tint_of(p);
         let identity = m == glam::Mat4::IDENTITY;
-        let first = positions.len() as u32;
-        positions.extend(p.positions.iter().map(|&v| if identity { Vec3::from(v) } else { Vec3::from(m.transform_point3(GVec3::from(v)).to_array()) }));
-        out_indices.extend(p.indices.iter().map(|&i| i + first));
-        if let (true, Some(n)) = (normals, &p.normals) {
+        let first = out.positions.len() as u32;
+        out.positions.extend(p.positions.iter().map(|&v| if identity { v } else { m.transform_point3(GVec3::from(v)).to_array() }));
+        out.indices.extend(p.indices.iter().map(|&i| i + first));
+        if let (Some(out_normals), Some(n)) = (&mut out.normals, &p.normals) {
             let nm = glam::Mat3::from_mat4(m).inverse().transpose();
-            out_normals.extend(n.iter().map(|&v| if identity { Vec3::from(v) } else { Vec3::from((nm * GVec3::from(v)).to_array()) }));
+            out_normals.extend(n.iter().map(|&v| if identity { v } else { (nm * GVec3::from(v)).to_array() }));
         }
-        let tint = |c: [u8; 4]| {
-            let f = |k: usize| (c[k] as f32 * base[k].clamp(0.0, 1.0) + 0.5) as u8;
-            Srgba::new(f(0), f(1), f(2), f(3))
-        };
+        let tint = |c: [u8; 4]| std::array::from_fn(|k| (c[k] as f32 * base[k] + 0.5) as u8);
         match &p.colors {
-            Some(c) => colors.extend(c.iter().map(|&c| tint(c))),
-            None => colors.extend(std::iter::repeat_n(tint([255; 4]), p.positions.len())),
+            Some(c) => out.colors.extend(c.iter().map(|&c| tint(c))),
+            None => out.colors.extend(std::iter::repeat_n(tint([255; 4]), p.positions.len())),
         }
-        if textured {
+        if let Some(uvs) = &mut out.uvs {
             match &p.uvs {
-                Some(uv) => uvs.extend(uv.iter().map(|&[u, v]| vec2(u, v))),
-                None => uvs.extend(std::iter::repeat_n(vec2(0.0, 0.0), p.positions.len())),
+                Some(uv) => uvs.extend_from_slice(uv),
+                None => uvs.extend(std::iter::repeat_n([0.0, 0.0], p.positions.len())),
             }
         }
     }
-    Some(CpuMesh {
-        positions: Positions::F32(positions),
-        indices: Indices::U32(out_indices),
-        normals: normals.then_some(out_normals),
-        colors: Some(colors),
-        uvs: textured.then_some(uvs),
-        ..Default::default()
-    })
+    Some(out)
 }

@@ -326,9 +326,19 @@ impl Viewer {
             .ok_or_else(|| js_error("this browser has no WebGL2 context for the canvas"))?
             .dyn_into::<web_sys::WebGl2RenderingContext>()?;
         let gl = three_d::context::Context::from_webgl2_context(gl);
-        let renderer = Renderer::new(gl, canvas.width(), canvas.height()).map_err(|e| js_error(&e))?;
+        let renderer = Renderer::new(gl, canvas.width(), canvas.height(), clock_ms).map_err(|e| js_error(&e))?;
         let clock = Clock { playing: true, speed: 1.0, base: 0.0, since_ms: 0.0 };
         Ok(Viewer { renderer, records: Vec::new(), upload_ms: 0.0, now: 0.0, clock, placements: 0, frame_times: Default::default() })
+    }
+
+    /// Compile the shader programs models are drawn with before any file opens (see
+    /// `Renderer::warm_up`); → ms it took.
+    #[wasm_bindgen(js_name = warmUp)]
+    pub fn warm_up(&mut self) -> f64 {
+        let t0 = clock_ms();
+        let variants: Vec<(bool, bool, bool)> = (0..8).map(|k| (k & 1 != 0, k & 2 != 0, k & 4 != 0)).collect();
+        self.renderer.warm_up(&variants);
+        clock_ms() - t0
     }
 
     /// Show an opened file's scene (taken from it), or clear the view when it has none.
@@ -341,10 +351,23 @@ impl Viewer {
         self.upload_ms = clock_ms() - t0;
     }
 
-    /// Time spent in the last `show` (ms): GPU buffers and textures.
+    /// Time spent in the last `show` (ms): textures, and the scene handed to the renderer.
+    #[wasm_bindgen(js_name = showMs)]
+    pub fn show_ms(&self) -> f64 {
+        self.upload_ms
+    }
+
+    /// Time spent putting the scene's vertex data on the GPU so far (ms): the buffers of the
+    /// batches drawn, built and handed to GL as the frames drew them.
     #[wasm_bindgen(js_name = uploadMs)]
     pub fn upload_ms(&self) -> f64 {
-        self.upload_ms
+        self.renderer.upload_ms()
+    }
+
+    /// Bytes of vertex and index data the GPU has received for the scene on show.
+    #[wasm_bindgen(js_name = uploadBytes)]
+    pub fn upload_bytes(&self) -> usize {
+        self.renderer.upload_bytes()
     }
 
     pub fn clear(&mut self) {

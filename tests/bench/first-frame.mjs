@@ -1,0 +1,143 @@
+// What the user waits for: from "open this model" until its first frame has been rasterised,
+// relicview against the glTF path (the same triangles exported with relicview's own exporter,
+// loaded by three.js + GLTFLoader). Both sides run in fresh pages of the same headless
+// Chromium, alternating, on canvases of the same size with antialiasing on, and both stop the
+// clock only after reading one pixel back (gl.readPixels forces the frame to be rasterised;
+// a returned draw call proves nothing). Prints medians and ratios; asserts nothing about time.
+//
+// node tests/bench/first-frame.mjs [REPETITIONS]   (scripts/bench.sh prepares the model)
+
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repo, relicview, startServer, launch, newPage, withThree } from '../e2e/harness.mjs';
+
+const reps = Math.max(5, Number(process.argv[2]) || 7);
+const source = join(repo, 'target/bench/open500k/TERRAIN.BGF');
+if (!existsSync(source)) throw new Error(`${source} is missing: run cargo bench --bench throughput first`);
+// The archive served: the model, its .glb, and a small model listed first, which the page
+// opens on its own at start (the clock starts once that open is over).
+const dir = join(repo, 'target/bench/first-frame');
+const model = 'TERRAIN.BGF';
+const glb = 'TERRAIN.glb';
+mkdirSync(dir, { recursive: true });
+copyFileSync(source, join(dir, model));
+const demo = mkdtempSync(join(tmpdir(), 'relicview-bench-'));
+relicview('demo', demo);
+copyFileSync(join(demo, 'DEMO/VIDEO/CUBE.BGF'), join(dir, 'A_CUBE.BGF'));
+rmSync(demo, { recursive: true });
+relicview('export', join(dir, model), '-o', join(dir, glb));
+
+const median = (xs) => { const s = xs.slice().sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+const f = (x) => x.toFixed(1).padStart(7);
+
+// The three.js page: three-gltf-viewer's set-up (a PBR material lit by an ambient and a
+// directional light), the renderer made before the clock starts, as relicview's context is.
+const threePage = (width, height) => `<!doctype html><meta charset="utf-8">
+<style>html,body{margin:0;background:#000}canvas{display:block;width:${width}px;height:${height}px}</style>
+<canvas id="c" width="${width}" height="${height}"></canvas>
+<script type="module">
+import * as THREE from '/__three/build/three.module.js';
+import { GLTFLoader } from '/__three/examples/jsm/loaders/GLTFLoader.js';
+const canvas = document.getElementById('c');
+const renderer = new THREE.WebGLRenderer({ canvas, antialias: true });
+renderer.setPixelRatio(1);
+renderer.setSize(${width}, ${height}, false);
+const gl = renderer.getContext();
+const pixel = new Uint8Array(4);
+const sync = () => gl.readPixels(${width >> 1}, ${height >> 1}, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel);
+window.openGlb = async (url) => {
+  const t0 = performance.now();
+  const gltf = await new GLTFLoader().loadAsync(url);
+  const tl = performance.now();
+  const scene = new THREE.Scene();
+  scene.background = new THREE.Color(0x1a1d24);
+  scene.add(new THREE.AmbientLight(0xffffff, 0.6));
+  const sun = new THREE.DirectionalLight(0xffffff, 2.5);
+  sun.position.set(0.5, 0, 0.866);
+  scene.add(sun);
+  scene.add(gltf.scene);
+  const box = new THREE.Box3().setFromObject(gltf.scene);
+  const size = box.getSize(new THREE.Vector3()).length();
+  const centre = box.getCenter(new THREE.Vector3());
+  const camera = new THREE.PerspectiveCamera(45, ${width} / ${height}, size / 100, size * 100);
+  camera.position.copy(centre).add(new THREE.Vector3(size / 2, size / 5, size / 2));
+  camera.lookAt(centre);
+  renderer.render(scene, camera);
+  sync();
+  const t1 = performance.now();
+  window.again = () => { const t = performance.now(); renderer.render(scene, camera); sync(); return performance.now() - t; };
+  let triangles = 0;
+  gltf.scene.traverse((o) => { if (o.isMesh) triangles += o.geometry.index ? o.geometry.index.count / 3 : o.geometry.attributes.position.count / 3; });
+  return { totalMs: t1 - t0, loadMs: tl - t0, firstFrameMs: t1 - tl, triangles, pixel: [...pixel] };
+};
+window.ready = true;
+</script>`;
+
+const server = await startServer(dir);
+const browser = await launch();
+try {
+  const rv = { total: [], open: [], raster: [], parts: [] };
+  const three = { total: [], raster: [], load: [] };
+  let size = null;
+  let triangles = {};
+  for (let i = 0; i < reps; i++) {
+    // relicview: the archive is listed and the core ready before the clock starts.
+    {
+      const { page } = await newPage(browser, server.url + '#path=NONE');
+      await page.waitForFunction(() => window.relicview.lastOpen()?.path === 'A_CUBE.BGF');
+      const r = await page.evaluate(async (m) => {
+        const canvas = document.getElementById('viewport');
+        const gl = canvas.getContext('webgl2');
+        const pixel = new Uint8Array(4);
+        const t0 = performance.now();
+        const opened = await window.relicview.open(m);
+        const t1 = performance.now();
+        gl.readPixels(canvas.width >> 1, canvas.height >> 1, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel);
+        const totalMs = performance.now() - t0;
+        return { totalMs, openMs: t1 - t0, opened, width: canvas.width, height: canvas.height, pixel: [...pixel], parts: window.relicview.lastOpen(), rasterMs: window.relicview.rasterMs() };
+      }, model);
+      size = [r.width, r.height];
+      triangles.relicview = r.opened.triangles;
+      rv.total.push(r.totalMs);
+      rv.open.push(r.openMs);
+      rv.raster.push(r.rasterMs);
+      rv.parts.push(r.parts);
+      await page.close();
+    }
+    // three.js + GLTFLoader on a canvas of the same size.
+    {
+      const page = await browser.newPage({ viewport: { width: 1000, height: 900 }, deviceScaleFactor: 1 });
+      await withThree(page);
+      await page.route('**/__bench/three.html', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: threePage(size[0], size[1]) }));
+      await page.goto(server.url + '/__bench/three.html');
+      await page.waitForFunction(() => window.ready === true);
+      const r = await page.evaluate(async (url) => {
+        const out = await window.openGlb(url);
+        return { ...out, rasterMs: window.again() };
+      }, '/archive/' + glb);
+      triangles.three = r.triangles;
+      three.total.push(r.totalMs);
+      three.raster.push(r.rasterMs);
+      three.load.push(r.loadMs);
+      await page.close();
+    }
+  }
+  const part = (k) => median(rv.parts.map((p) => p[k]));
+  const glbBytes = readFileSync(join(dir, glb)).length;
+  const bgfBytes = readFileSync(join(dir, model)).length;
+  console.log(`first rasterised frame, ${reps} alternating fresh pages, canvas ${size[0]}×${size[1]}, antialias on, 1-pixel read-back`);
+  console.log(`  model: ${model} ${(bgfBytes / 1e6).toFixed(1)} MB, ${triangles.relicview} triangles; ${glb} ${(glbBytes / 1e6).toFixed(1)} MB, ${triangles.three} triangles in three.js`);
+  console.log(`  relicview            median ${f(median(rv.total))} ms   (runs: ${rv.total.map((x) => x.toFixed(0)).join(' ')})`);
+  console.log(`  three.js+GLTFLoader  median ${f(median(three.total))} ms   (runs: ${three.total.map((x) => x.toFixed(0)).join(' ')})`);
+  console.log(`  ratio relicview / three.js: ${(median(rv.total) / median(three.total)).toFixed(2)}`);
+  console.log(`  relicview parts (medians): read ${f(part('readMs'))} · parse ${f(part('parseMs'))} · inspector ${f(part('inspectMs'))} · build ${f(part('buildMs'))} · upload ${f(part('uploadMs'))} · first frame ${f(part('drawMs'))}`);
+  console.log(`  relicview open() resolved after ${f(median(rv.open))} ms; the read-back then waited ${f(median(rv.total.map((t, i) => t - rv.open[i])))} ms for the rasteriser`);
+  console.log(`  rasteriser alone (a second frame, read back): relicview ${f(median(rv.raster))} ms, three.js ${f(median(three.raster))} ms`);
+  const floor = part('readMs') + part('parseMs') + median(rv.raster);
+  console.log(`  relicview total is ${f(median(rv.total) - floor)} ms (${(median(rv.total) / floor).toFixed(2)}×) above read + parse + rasteriser (${floor.toFixed(1)} ms)`);
+  console.log(`  three.js load (fetch + GLTFLoader) ${f(median(three.load))} ms`);
+} finally {
+  await browser.close();
+  server.stop();
+}
