@@ -37,7 +37,7 @@ fn main() {
     let out_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench");
     std::fs::create_dir_all(&out_dir).expect("target/bench");
     std::fs::write(out_dir.join("big.bgf"), &bytes).expect("write bench data");
-    // A ~500k-triangle model for the in-browser open() timing (tests/bench/open-timing.mjs).
+    // A ~500k-triangle model for the first-frame comparison (tests/bench/first-frame.mjs).
     let open_dir = out_dir.join("open500k");
     std::fs::create_dir_all(&open_dir).expect("target/bench/open500k");
     std::fs::write(open_dir.join("TERRAIN.BGF"), write_file(&large_model(245), WriteOptions::default())).expect("write open500k");

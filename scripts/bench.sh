@@ -1,10 +1,19 @@
 #!/usr/bin/env bash
-# Benchmarks (not tests): native vs wasm throughput, and open() of a large model in headless
-# Chromium split into read / parse / build / upload / draw. Prints ratios measured in one run.
+# Benchmarks (not tests), each reported as ratios measured in one run:
+# - native parse / triangulate throughput against memcpy of the same bytes, and the wasm
+#   build against the native one;
+# - the first rasterised frame of a 500k-triangle model against three.js + GLTFLoader on the
+#   same triangles (relicview's own .glb export), with the parts of relicview's open;
+# - a 50 MB model: peak wasm memory against the file, reuse, main-thread long tasks;
+# - a dropped folder of 2,000 and 20,000 files: listed by name, then typed by content.
+# scripts/bench.sh [REPETITIONS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --browser
 scripts/build.sh
-cargo bench --bench throughput -- "$@"
+echo "# $(date -u +%Y-%m-%d) on $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), headless Chromium $(/usr/bin/chromium --version 2>/dev/null | awk '{print $2}') + SwiftShader"
+cargo bench --bench throughput
 node tests/bench/wasm-throughput.mjs
-node tests/bench/open-timing.mjs
+node tests/bench/first-frame.mjs "${1:-9}"
+node tests/bench/big-model.mjs
+node tests/bench/listing.mjs 2000 20000

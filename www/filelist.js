@@ -60,6 +60,8 @@ export class FileList {
       li.setAttribute('role', 'option');
       li.dataset.path = entry.path;
       li.dataset.kind = entry.kind || 'unknown';
+      // Typed by its name so far; its content is read after the whole list shows.
+      if (entry.pending) li.classList.add('pending');
       li.title = entry.path;
       const badge = document.createElement('span');
       badge.className = `kind kind-${li.dataset.kind}`;
@@ -74,6 +76,19 @@ export class FileList {
     this.list.replaceChildren(frag);
     this.renderKinds();
     this.applyFilter();
+  }
+
+  // The kind an entry was typed as by its content.
+  setKind(entry, kind) {
+    const li = entry.element;
+    entry.kind = kind;
+    if (!li) return;
+    li.classList.remove('pending');
+    if (li.dataset.kind === kind) return;
+    li.dataset.kind = kind;
+    const badge = li.querySelector('.kind');
+    badge.className = `kind kind-${kind}`;
+    badge.textContent = this.label(kind);
   }
 
   renderKinds() {

@@ -5,6 +5,7 @@ export function entriesFromFiles(files) {
   return Array.from(files, (file) => ({
     path: file.webkitRelativePath || file.relativePath || file.name,
     size: file.size,
+    file,
     read: () => file.arrayBuffer(),
     head: () => file.slice(0, 16).arrayBuffer(),
   }));
@@ -34,7 +35,7 @@ async function walkEntry(entry, out) {
     if (e.isFile) {
       const file = await new Promise((resolve, reject) => e.file(resolve, reject));
       const path = e.fullPath.replace(/^\//, '');
-      out.push({ path, size: file.size, read: () => file.arrayBuffer(), head: () => file.slice(0, 16).arrayBuffer() });
+      out.push({ path, size: file.size, file, read: () => file.arrayBuffer(), head: () => file.slice(0, 16).arrayBuffer() });
     } else if (e.isDirectory) {
       const reader = e.createReader();
       for (;;) {
@@ -68,4 +69,23 @@ export async function hostedEntries(listingUrl) {
       return r.arrayBuffer();
     },
   }));
+}
+
+// The first 16 bytes of many local files, read by a worker: each read's completion costs
+// the thread that asked for it about a millisecond, which on the page's thread would stall
+// input while thousands of files are typed. → Promise of ArrayBuffers (null: unreadable).
+let headWorker = null;
+let headJobs = 0;
+export function readHeads(files) {
+  headWorker ||= new Worker(new URL('./head-worker.js', import.meta.url));
+  const job = ++headJobs;
+  return new Promise((resolve) => {
+    const answer = (e) => {
+      if (e.data.job !== job) return;
+      headWorker.removeEventListener('message', answer);
+      resolve(e.data.heads);
+    };
+    headWorker.addEventListener('message', answer);
+    headWorker.postMessage({ job, files });
+  });
 }

@@ -4,7 +4,7 @@
 import init, { Viewer, Session, kindOf, kindInfo } from '../pkg/relicview.js';
 import { FileList } from './filelist.js';
 import { Viewport } from './viewport.js';
-import { collectDrop, entriesFromFiles, hostedEntries } from './files.js';
+import { collectDrop, entriesFromFiles, hostedEntries, readHeads } from './files.js';
 import { Inspector } from './inspector.js';
 import { fingerprint, hashOf, readHash, throttle } from './urlstate.js';
 
@@ -23,6 +23,10 @@ const state = {
   opening: 0,
   // The viewpoint the camera is at (its index), while it has not moved away.
   viewpoint: null,
+  // Counts archives loaded: a folder's typing stops when another one comes.
+  generation: 0,
+  // Counts opens asked for: an open replaced by a later one is abandoned.
+  requests: 0,
 };
 
 let readyResolve, readyReject;
@@ -54,24 +58,41 @@ function markSelected(path) {
 }
 
 // Type every file by its content: the first 16 bytes (magic), then its extension. Files
-// are read in batches, with a progress bar, since an archive can hold thousands.
-async function typeEntries(entries) {
+// are read in batches, with a progress bar, since an archive can hold thousands; the list
+// is already on show and each batch corrects the kinds its names suggested. Stops when
+// another archive is loaded (`generation` changes).
+const BATCH = 256;
+async function typeEntries(entries, generation) {
   const bar = $('index-progress');
-  bar.max = entries.length;
+  const pending = entries.filter((e) => e.pending);
+  bar.max = pending.length;
   bar.value = 0;
-  bar.hidden = entries.length < 200;
-  for (let i = 0; i < entries.length; i += 128) {
-    await Promise.all(entries.slice(i, i + 128).map(async (e) => {
-      if (e.kind) return;
-      try {
-        e.kind = kindOf(e.path, new Uint8Array(await e.head()), e.size);
-      } catch {
-        e.kind = 'unknown';
-      }
-    }));
-    bar.value = Math.min(entries.length, i + 128);
+  bar.hidden = pending.length < 200;
+  $('file-list').dataset.typing = String(pending.length > 0);
+  let lastChips = performance.now();
+  for (let i = 0; i < pending.length; i += BATCH) {
+    const batch = pending.slice(i, i + BATCH);
+    // Local files are read by a worker; others (a drop's entries, a listing) here.
+    const heads = batch.every((e) => e.file) ? await readHeads(batch.map((e) => e.file)) : await Promise.all(batch.map((e) => e.head().catch(() => null)));
+    const kinds = batch.map((e, k) => (heads[k] ? kindOf(e.path, new Uint8Array(heads[k]), e.size) : 'unknown'));
+    if (generation !== state.generation) return false;
+    batch.forEach((e, k) => {
+      e.pending = false;
+      state.files.setKind(e, kinds[k]);
+    });
+    bar.value = Math.min(pending.length, i + BATCH);
+    // The chips' counts follow a few times a second.
+    if (performance.now() - lastChips > 250) {
+      state.files.renderKinds();
+      lastChips = performance.now();
+    }
+    await nextTask();
   }
   bar.hidden = true;
+  $('file-list').dataset.typing = 'false';
+  state.files.renderKinds();
+  state.files.applyFilter();
+  return true;
 }
 
 function addRow(dl, label, value, bad = false) {
@@ -220,11 +241,11 @@ function writeHash({ push, opened = false }) {
 const followView = throttle(() => writeHash({ push: false }), 250);
 
 // Open a file; `restore` is a link's view ({cam, lod, chunk}) to put back once it shows.
-async function doOpen(path, restore = null) {
+async function doOpen(path, restore, request) {
   await ready;
   state.opening++;
   try {
-    return await openNow(path, restore);
+    return await openNow(path, restore, request);
   } finally {
     state.opening--;
   }
@@ -243,7 +264,9 @@ function showInspector(file) {
   return performance.now() - t0;
 }
 
-async function openNow(path, restore) {
+async function openNow(path, restore, request) {
+  const abandoned = () => request !== state.requests;
+  if (abandoned()) return { abandoned: true };
   const entry = state.byPath.get(String(path).toLowerCase());
   if (!entry) throw new Error(`${path}: no such file in the archive`);
   const newFile = state.current !== entry.path;
@@ -255,7 +278,12 @@ async function openNow(path, restore) {
     // The core reads the file and everything it refers to through state.session's reader.
     file = await state.session.open(entry.path);
   } catch (err) {
+    if (abandoned()) return { abandoned: true };
     return failed(entry, err);
+  }
+  if (abandoned()) {
+    file.free();
+    return { abandoned: true };
   }
   // The steps of an open are tasks of their own, so that input and frames get in between.
   await nextTask();
@@ -486,8 +514,12 @@ async function setOptions(changes) {
   return { triangles: stats.triangles, drawCalls: stats.drawCalls, lod: stats.lod };
 }
 
+// An open asked for while another is under way runs after it; an open that a later one
+// replaced before it could show is abandoned (→ {abandoned: true}): stepping through a
+// list with the keyboard shows where it stops, not every file on the way.
 function open(path, restore = null) {
-  const run = state.queue.then(() => doOpen(path, restore));
+  const request = ++state.requests;
+  const run = state.queue.then(() => doOpen(path, restore, request));
   state.queue = run.catch(() => {});
   return run;
 }
@@ -523,11 +555,24 @@ function openInitial() {
 
 async function loadEntries(entries, label, source) {
   await ready;
+  const generation = ++state.generation;
   const t0 = performance.now();
-  await typeEntries(entries);
+  // Listed by name at once, with the kinds their names suggest; typed by content after.
+  for (const e of entries) {
+    if (e.kind) continue;
+    e.kind = kindOf(e.path, new Uint8Array(0), e.size);
+    e.pending = true;
+  }
   setEntries(entries, label, source);
+  const requestsAtList = state.requests;
+  state.lastListMs = performance.now() - t0;
+  state.indexTimeline = { start: t0, listed: performance.now(), typed: null };
+  if (!(await typeEntries(state.entries, generation))) return { files: entries.length };
+  state.session.setListing(state.entries.map((e) => e.path), state.entries.map((e) => e.kind || 'unknown'));
   state.lastIndexMs = performance.now() - t0;
-  openInitial();
+  state.indexTimeline.typed = performance.now();
+  // Unless a file was opened from the list meanwhile: the user's choice stands.
+  if (state.requests === requestsAtList) openInitial();
   return { files: entries.length };
 }
 
@@ -623,8 +668,12 @@ window.relicview = {
   lastOpen: () => state.lastOpen ?? null,
   // How long compiling the shader programs took at start (ms).
   warmUpMs: () => state.warmUpMs ?? null,
-  // How long the last folder took to index (type by content and list), in ms.
+  // How long the last folder took to index (listed, then typed by content), in ms.
   lastIndexMs: () => state.lastIndexMs ?? null,
+  // How long the last folder took to be listed by name (before its files were typed), in ms.
+  lastListMs: () => state.lastListMs ?? null,
+  // When the last folder's indexing started, was listed, was typed (performance.now() ms).
+  indexTimeline: () => state.indexTimeline ?? null,
   // {position, target, fov} of the camera.
   camera: () => state.viewer.camera(),
   // The animation clock in seconds (texture scrolling follows it).

@@ -32,6 +32,8 @@ async function pageWithFolder() {
   await page.locator('#folder-input').setInputFiles(dir);
   const expected = walk(dir).length;
   await page.waitForFunction((n) => document.querySelectorAll('#file-list li[data-path]').length === n && /local files/.test(document.getElementById('archive-summary').textContent), expected);
+  // Typed by content, too (the list shows first).
+  await page.waitForFunction(() => window.relicview.indexTimeline()?.typed);
   return { page, problems };
 }
 
@@ -631,11 +633,34 @@ test('a folder of 2,000+ files indexes with kinds per file, and search and the k
   const total = walk(big).length;
   assert.ok(total >= 2000, `${total} files`);
   const { page, problems } = await newPage(browser, server.url + '#folder=none');
+  await page.evaluate(() => {
+    window.longTasks = [];
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.longTasks.push({ start: e.startTime, end: e.startTime + e.duration }); }).observe({ type: 'longtask' });
+    // The first time the list holds rows: how many, and how many are still to be typed.
+    const list = document.getElementById('file-list');
+    new MutationObserver((_, observer) => {
+      const rows = list.querySelectorAll('li[data-path]').length;
+      if (rows === 0) return;
+      window.firstList = { rows, pending: list.querySelectorAll('li.pending').length };
+      observer.disconnect();
+    }).observe(list, { childList: true });
+  });
   const t0 = Date.now();
   await page.locator('#folder-input').setInputFiles(big);
+  // Listed by name before the files are typed by content: every row shows while typing goes on.
   await page.waitForFunction((n) => document.querySelectorAll('#file-list li[data-path]').length === n, total, { timeout: 120000 });
-  const indexMs = await page.evaluate(() => window.relicview.lastIndexMs());
-  console.log(`# indexed ${total} files in ${indexMs.toFixed(0)} ms in the page (${Date.now() - t0} ms from setInputFiles to the list)`);
+  const atList = await page.evaluate(() => window.firstList);
+  assert.equal(atList.rows, total, 'the whole list shows at once');
+  assert.equal(atList.pending, total, 'before any file is typed by its content');
+  await page.waitForFunction(() => window.relicview.indexTimeline()?.typed, null, { timeout: 120000 });
+  const line = await page.evaluate(() => window.relicview.indexTimeline());
+  assert.ok(line.listed < line.typed, 'listed before typed');
+  assert.equal(await page.locator('#file-list li.pending').count(), 0, 'every file typed in the end');
+  assert.equal(await page.evaluate(() => document.getElementById('file-list').dataset.typing), 'false');
+  // No freeze while typing: the page takes input between batches.
+  const long = await page.evaluate(([from, to]) => window.longTasks.filter((t) => t.start >= from && t.start < to).map((t) => t.end - t.start), [line.listed, line.typed]);
+  console.log(`# ${total} files listed in ${(line.listed - line.start).toFixed(0)} ms, typed by content ${(line.typed - line.listed).toFixed(0)} ms later (${Date.now() - t0} ms from setInputFiles); long tasks while typing: ${long.length} (longest ${Math.max(0, ...long).toFixed(0)} ms)`);
+  assert.ok(long.every((d) => d < 200), `no task of the typing longer than 200 ms: ${long.map((d) => d.toFixed(0)).join(', ')}`);
   const chips = await page.locator('#kinds .chip').evaluateAll((els) => Object.fromEntries(els.map((e) => [e.dataset.kind, Number(e.dataset.count)])));
   const per = (ext) => perTree.filter((f) => f.endsWith(ext)).length * TREES;
   assert.equal(chips['biz2-geometry'], per('.BGF'));
@@ -904,6 +929,26 @@ test('a file of a million tiny chunks opens with a bounded inspector and model, 
   const cube = await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/CUBE.BGF'));
   assert.equal(cube.triangles, 12, 'the next file opens');
   assert.ok((await page.evaluate(() => window.relicview.pixelStats())).nonBackground > 1000);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('an open replaced by a later one before it shows is abandoned: the last file asked for is the one shown', async () => {
+  const { page, problems } = await pageWithFolder();
+  const [first, second, third] = await page.evaluate(() => Promise.all([
+    window.relicview.open('GAME/DEMO/VIDEO/HEXPOD.BGF'),
+    window.relicview.open('GAME/DEMO/MATERIAL/DEMO.BMF'),
+    window.relicview.open('GAME/DEMO/VIDEO/CUBE.BGF'),
+  ]));
+  assert.deepEqual(first, { abandoned: true });
+  assert.deepEqual(second, { abandoned: true });
+  assert.equal(third.triangles, nativeInfo(join(dir, 'DEMO/VIDEO/CUBE.BGF')).triangles);
+  assert.equal(await page.locator('#info-title').textContent(), 'GAME/DEMO/VIDEO/CUBE.BGF');
+  assert.equal(await page.evaluate(() => window.relicview.lastOpen().path), 'GAME/DEMO/VIDEO/CUBE.BGF');
+  assert.equal(await page.evaluate(() => window.relicview.stats().triangles), third.triangles);
+  // An open after one that finished is not abandoned.
+  const again = await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/HEXPOD.BGF'));
+  assert.equal(again.triangles, nativeInfo(join(dir, 'DEMO/VIDEO/HEXPOD.BGF')).triangles);
   assert.deepEqual(problems, []);
   await page.close();
 });

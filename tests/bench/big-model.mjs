@@ -1,0 +1,58 @@
+// A ~50 MB model in the page: peak wasm memory as a multiple of the file, whether that memory
+// is reused when other files are opened after it, and the main thread's long tasks (> 50 ms,
+// PerformanceObserver) while it opens. Asserts nothing about time.
+//
+// node tests/bench/big-model.mjs   (cargo bench --bench throughput writes target/bench/big.bgf)
+
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repo, relicview, startServer, launch, newPage } from '../e2e/harness.mjs';
+
+const source = join(repo, 'target/bench/big.bgf');
+if (!existsSync(source)) throw new Error(`${source} is missing: run cargo bench --bench throughput first`);
+const dir = join(repo, 'target/bench/big-model');
+mkdirSync(dir, { recursive: true });
+copyFileSync(source, join(dir, 'BIG.BGF'));
+const demo = mkdtempSync(join(tmpdir(), 'relicview-big-'));
+relicview('demo', demo);
+copyFileSync(join(demo, 'DEMO/VIDEO/CUBE.BGF'), join(dir, 'A_CUBE.BGF'));
+rmSync(demo, { recursive: true });
+const size = statSync(join(dir, 'BIG.BGF')).size;
+
+const server = await startServer(dir);
+const browser = await launch();
+try {
+  const { page } = await newPage(browser, server.url + '#path=NONE');
+  await page.waitForFunction(() => window.relicview.lastOpen()?.path === 'A_CUBE.BGF');
+  const r = await page.evaluate(async () => {
+    const long = [];
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) long.push(e.duration); }).observe({ type: 'longtask' });
+    const before = window.relicview.memoryBytes();
+    const t0 = performance.now();
+    const opened = await window.relicview.open('BIG.BGF');
+    const canvas = document.getElementById('viewport');
+    const gl = canvas.getContext('webgl2');
+    gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
+    const ms = performance.now() - t0;
+    // Let the observer deliver the last entries.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const afterFirst = window.relicview.memoryBytes();
+    const parts = window.relicview.lastOpen();
+    const longFirst = long.splice(0);
+    await window.relicview.open('A_CUBE.BGF');
+    await window.relicview.open('BIG.BGF');
+    await window.relicview.open('A_CUBE.BGF');
+    await window.relicview.open('BIG.BGF');
+    return { before, afterFirst, afterMore: window.relicview.memoryBytes(), ms, opened, parts, longFirst };
+  });
+  const mb = (b) => `${(b / 1e6).toFixed(1)} MB`;
+  const sum = r.longFirst.reduce((a, b) => a + b, 0);
+  console.log(`BIG.BGF ${mb(size)}, ${r.opened.triangles} triangles: first frame rasterised ${r.ms.toFixed(0)} ms after open()`);
+  console.log(`  parts: read ${r.parts.readMs.toFixed(0)} · parse ${r.parts.parseMs.toFixed(0)} · upload ${r.parts.uploadMs.toFixed(0)} ms (${mb(r.parts.uploadBytes)} to the GPU) · inspector ${r.parts.inspectMs.toFixed(0)}`);
+  console.log(`  wasm memory: ${mb(r.before)} before, ${mb(r.afterFirst)} after (peak ${(r.afterFirst / size).toFixed(2)}× the file); after opening it twice more with other files between: ${mb(r.afterMore)} (${r.afterMore === r.afterFirst ? 'reused, no growth' : `grew by ${mb(r.afterMore - r.afterFirst)}`})`);
+  console.log(`  main-thread long tasks while it opened: ${r.longFirst.length}, longest ${Math.max(0, ...r.longFirst).toFixed(0)} ms, ${sum.toFixed(0)} ms in all (${r.longFirst.map((d) => d.toFixed(0)).join(' ')})`);
+} finally {
+  await browser.close();
+  server.stop();
+}
