@@ -73,19 +73,30 @@ export async function hostedEntries(listingUrl) {
 
 // The first 16 bytes of many local files, read by a worker: each read's completion costs
 // the thread that asked for it about a millisecond, which on the page's thread would stall
-// input while thousands of files are typed. → Promise of ArrayBuffers (null: unreadable).
+// input while thousands of files are typed. → Promise of ArrayBuffers (null: unreadable),
+// or of null when no worker can run here (the caller then reads them itself).
 let headWorker = null;
 let headJobs = 0;
 export function readHeads(files) {
-  headWorker ||= new Worker(new URL('./head-worker.js', import.meta.url));
+  if (headWorker === false) return Promise.resolve(null);
+  try {
+    headWorker ||= new Worker(new URL('./head-worker.js', import.meta.url));
+  } catch {
+    headWorker = false;
+    return Promise.resolve(null);
+  }
+  const worker = headWorker;
   const job = ++headJobs;
   return new Promise((resolve) => {
-    const answer = (e) => {
-      if (e.data.job !== job) return;
-      headWorker.removeEventListener('message', answer);
-      resolve(e.data.heads);
+    const done = (heads) => {
+      worker.removeEventListener('message', answer);
+      worker.removeEventListener('error', failed);
+      resolve(heads);
     };
-    headWorker.addEventListener('message', answer);
-    headWorker.postMessage({ job, files });
+    const answer = (e) => { if (e.data.job === job) done(e.data.heads); };
+    const failed = () => { headWorker = false; done(null); };
+    worker.addEventListener('message', answer);
+    worker.addEventListener('error', failed);
+    worker.postMessage({ job, files });
   });
 }

@@ -72,8 +72,8 @@ async function typeEntries(entries, generation) {
   let lastChips = performance.now();
   for (let i = 0; i < pending.length; i += BATCH) {
     const batch = pending.slice(i, i + BATCH);
-    // Local files are read by a worker; others (a drop's entries, a listing) here.
-    const heads = batch.every((e) => e.file) ? await readHeads(batch.map((e) => e.file)) : await Promise.all(batch.map((e) => e.head().catch(() => null)));
+    // Local files are read by a worker where one can run; anything else here.
+    const heads = (batch.every((e) => e.file) && await readHeads(batch.map((e) => e.file))) || await Promise.all(batch.map((e) => e.head().catch(() => null)));
     const kinds = batch.map((e, k) => (heads[k] ? kindOf(e.path, new Uint8Array(heads[k]), e.size) : 'unknown'));
     if (generation !== state.generation) return false;
     batch.forEach((e, k) => {
@@ -328,8 +328,8 @@ async function openNow(path, restore, request) {
     showMs: state.viewer.showMs(),
     uploadMs: state.viewer.uploadMs(),
     uploadBytes: state.viewer.uploadBytes(),
-    // From the request of the first frame until its draw calls were made (includes the
-    // wait for rAF); the GPU may still be rasterising it.
+    // Uploading the scene and making the first frame's draw calls; the GPU may still be
+    // rasterising it when open() resolves.
     drawMs,
     totalMs: performance.now() - t0,
   };
@@ -664,9 +664,9 @@ window.relicview = {
     gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
     return performance.now() - t;
   },
-  // Where the last open() spent its time: {readMs, parseMs, inspectMs, assetsMs, buildMs, uploadMs, drawMs, totalMs}.
+  // Where the last open() spent its time: {readMs, parseMs, inspectMs, assetsMs, buildMs, showMs, uploadMs, uploadBytes, drawMs, totalMs}.
   lastOpen: () => state.lastOpen ?? null,
-  // How long compiling the shader programs took at start (ms).
+  // The page's share of compiling the model shaders at start (ms); the GPU's runs on after.
   warmUpMs: () => state.warmUpMs ?? null,
   // How long the last folder took to index (listed, then typed by content), in ms.
   lastIndexMs: () => state.lastIndexMs ?? null,

@@ -810,8 +810,9 @@ fn add_pyramids(cpu: &mut CpuMesh, at: &[glam::Mat4], size: f32) {
 /// into world space and concatenated first — the copy that merging them into one draw costs.
 fn batch_geometry(context: &Context, scene: &Scene, items: &[(&crate::scene::Primitive, glam::Mat4)], textured: bool) -> Option<(SceneGeometry, usize)> {
     let tint_of = |p: &crate::scene::Primitive| p.material.and_then(|id| scene.materials.get(id as usize)).map_or([1.0; 4], |m| m.base_color.map(|c| c.clamp(0.0, 1.0)));
+    // (A textured batch whose one primitive lacks UVs is merged: the merge gives it zeros.)
     if let [(p, m)] = items {
-        if textured == p.uvs.is_some() || !textured {
+        if !textured || p.uvs.is_some() {
             if p.indices.is_empty() {
                 return None;
             }
