@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeArchive, startServer, launch, newPage, nativeInfo, repo, walk, withThree, lzsLiterals } from './harness.mjs';
+import { makeArchive, startServer, launch, newPage, nativeInfo, repo, walk, withThree, lzsLiterals, loadFolder } from './harness.mjs';
 
 let dir, server, browser;
 
@@ -28,8 +28,7 @@ after(async () => {
 
 async function withFolder() {
   const { page, problems } = await newPage(browser, server.url + '#folder=none');
-  await page.locator('#folder-input').setInputFiles(dir);
-  await page.waitForFunction((n) => document.querySelectorAll('#file-list li[data-path]').length === n, walk(dir).length);
+  await loadFolder(page, dir, walk(dir).length);
   return { page, problems };
 }
 
@@ -192,8 +191,7 @@ test('with FIELD.TDB in the folder a real NPC gets its eyes and mouth; without i
   for (const faces of [false, true]) {
     const own = fieldFolder(faces);
     const { page, problems } = await newPage(browser, server.url + '#folder=none');
-    await page.locator('#folder-input').setInputFiles(own);
-    await page.waitForFunction((n) => document.querySelectorAll('#file-list li[data-path]').length === n, faces ? 2 : 1);
+    await loadFolder(page, own, faces ? 2 : 1);
     const root = (await page.locator('#file-list li[data-path]').first().getAttribute('data-path')).split('/')[0];
     await page.evaluate((p) => window.relicview.open(p), `${root}/FIELD/MD1_1.BSX`);
     await page.evaluate(() => window.relicview.setClock({ time: 0, playing: false }));

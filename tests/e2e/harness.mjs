@@ -89,6 +89,14 @@ export async function newPage(browser, url) {
   return { page, problems };
 }
 
+// Give the page a folder through its folder input; resolves once its `count` files are
+// listed and typed by content (the list shows first, the kinds follow).
+export async function loadFolder(page, dir, count) {
+  await page.locator('#folder-input').setInputFiles(dir);
+  await page.waitForFunction((n) => document.querySelectorAll('#file-list li[data-path]').length === n, count);
+  await page.waitForFunction(() => window.relicview.indexTimeline()?.typed);
+}
+
 // An LZS container of literals only: every group is a control byte of ones and its bytes.
 export function lzsLiterals(data) {
   const out = [];

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeArchive, startServer, launch, newPage, nativeInfo, canvasCoverage, repo, walk, lzsLiterals } from './harness.mjs';
+import { makeArchive, startServer, launch, newPage, nativeInfo, canvasCoverage, repo, walk, lzsLiterals, loadFolder } from './harness.mjs';
 
 let dir, server, browser;
 const MODELS = ['DEMO/VIDEO/CUBE.BGF', 'DEMO/VIDEO/HEXPOD.BGF', 'DEMO/VIDEO/TOWER.BGF', 'DEMO/VIDEO/POOL.BGF', 'DEMO/VIDEO/FORMATS.BGF'];
@@ -151,8 +151,7 @@ test('garbage is an error naming its offset; a file that is not a model is shown
   writeFileSync(join(junk, 'EMPTY.BGF'), '');
   writeFileSync(join(junk, 'NOISE.BIN'), Buffer.from([0, 1, 2, 3, 200, 255]));
   const { page, problems } = await newPage(browser, server.url + '#folder=none');
-  await page.locator('#folder-input').setInputFiles(own);
-  await page.waitForFunction((n) => document.querySelectorAll('#file-list li[data-path]').length === n, walk(own).length);
+  await loadFolder(page, own, walk(own).length);
   const msg = await page.evaluate(() => window.relicview.open('GAME/JUNK/EMPTY.BGF').then(() => 'resolved', (e) => e.message));
   assert.match(msg, /EMPTY\.BGF: at byte 0\b.*magic/);
   assert.equal(await page.locator('#file-list li[data-path="GAME/JUNK/EMPTY.BGF"]').getAttribute('class'), 'failed');
@@ -862,8 +861,7 @@ test('a compressed container shows its decompressed bytes, and its own bytes one
   const startmap = readFileSync(join(repo, '../shared/testdata/ff7/STARTMAP_u.BSX'));
   writeFileSync(join(own, 'FF7/STARTMAP.BSX'), lzsLiterals(startmap));
   const { page, problems } = await newPage(browser, server.url + '#folder=none');
-  await page.locator('#folder-input').setInputFiles(own);
-  await page.waitForFunction((n) => document.querySelectorAll('#file-list li[data-path]').length === n, walk(own).length);
+  await loadFolder(page, own, walk(own).length);
   assert.equal(await page.locator('#file-list li[data-path="GAME/FF7/NOTES.LZS"]').getAttribute('data-kind'), 'lzs');
   await page.evaluate(() => window.relicview.open('GAME/FF7/NOTES.LZS'));
   assert.equal(await page.locator('#info-error').isVisible(), false);
@@ -903,8 +901,7 @@ test('a file of a million tiny chunks opens with a bounded inspector and model, 
   writeFileSync(join(own, 'DEMO/VIDEO/LEAVES.BGF'), Buffer.concat([Buffer.from('DIV-BIZ2'), container(0x40, 6 + 4 * n), container(0x42, 4 * n), leaves, Buffer.from([5, 0, 0])]));
   writeFileSync(join(own, 'DEMO/VIDEO/FLOOD.BGF'), Buffer.concat([Buffer.from('DIV-BIZ2'), container(0x40, 3 * n), Buffer.alloc(3 * n).fill(Buffer.from([0x42, 0, 0])), Buffer.from([5, 0, 0])]));
   const { page, problems } = await newPage(browser, server.url + '#folder=none');
-  await page.locator('#folder-input').setInputFiles(own);
-  await page.waitForFunction((k) => document.querySelectorAll('#file-list li[data-path]').length === k, walk(own).length);
+  await loadFolder(page, own, walk(own).length);
   const before = await page.evaluate(() => window.relicview.memoryBytes());
 
   const opened = await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/LEAVES.BGF'));

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import validator from 'gltf-validator';
-import { makeArchive, startServer, launch, newPage, bin, walk, withThree } from './harness.mjs';
+import { makeArchive, startServer, launch, newPage, bin, walk, withThree, loadFolder } from './harness.mjs';
 
 let dir, server, browser;
 
@@ -272,8 +272,7 @@ test('a map whose models are missing or that includes itself shows what it can, 
   mkdirSync(join(own, 'LOOPS'), { recursive: true });
   writeFileSync(join(own, 'LOOPS/LOOP.MAP'), '[loop]\r\ntype=map\r\ninstance=loop 0 0 0 0 0 0\r\n');
   const { page, problems } = await newPage(browser, server.url + '#folder=none');
-  await page.locator('#folder-input').setInputFiles(own);
-  await page.waitForFunction((n) => document.querySelectorAll('#file-list li[data-path]').length === n, walk(own).length);
+  await loadFolder(page, own, walk(own).length);
   const gaps = await page.evaluate(() => window.relicview.open('GAME/DEMO/MAPS/GAPS.MAP'));
   assert.ok(gaps.triangles > 0, 'the hall is drawn');
   assert.match(await page.locator('#info-body').textContent(), /missing.*ghost\.mod/s);
