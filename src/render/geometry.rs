@@ -1,122 +1,277 @@
 //! Vertex data on the GPU with one copy: buffers are filled straight from the scene's arrays
-//! (on the web, `bufferData` reads a view of wasm memory), in the scene's own types — f32
+//! (on the web, `bufferSubData` reads a view of wasm memory), in the scene's own types — f32
 //! positions, normals and UVs, sRGB colour bytes — and the vertex shader does what three-d's
-//! `Mesh` does on the CPU (sRGB → linear, the UV flip, the material tint). Indices go up as
-//! 16-bit where every vertex number fits.
+//! `Mesh` does on the CPU (sRGB → linear, the UV flip, the material tint). A draw merged from
+//! several primitives gets one buffer per attribute, each primitive's array written at its
+//! place; only the index list is rewritten (each primitive's numbers move by the vertices
+//! before it), 16-bit wherever every vertex number fits. Each geometry keeps its attribute
+//! bindings in a vertex array object of its own, with fixed attribute locations.
 
+use super::to_mat4;
+use three_d::context::HasContext;
 use three_d::{
-    AxisAlignedBoundingBox, ColorTexture, Context, DepthTexture, Effect, ElementBuffer, Geometry, GeometryId, InstanceBuffer, Light, Mat4, Material, Matrix, Program, RenderStates, SquareMatrix, Vec3, Vec4,
-    VertexBuffer, Viewer,
+    AxisAlignedBoundingBox, ColorTexture, Context, DepthTexture, Effect, Geometry, GeometryId, Light, Mat4, Material, Matrix, Program, RenderStates, SquareMatrix, Vec3, Vec4, Viewer,
 };
 
-/// The one vertex layout every primitive is drawn with; each part present or not.
+/// One primitive's arrays, placed by `model`, its colour bytes multiplied by `tint`.
+#[derive(Clone, Copy)]
 pub struct VertexArrays<'a> {
     pub positions: &'a [[f32; 3]],
     pub normals: Option<&'a [[f32; 3]]>,
     pub colors: Option<&'a [[u8; 4]]>,
     pub uvs: Option<&'a [[f32; 2]]>,
     pub indices: &'a [u32],
+    pub model: glam::Mat4,
+    pub tint: [f32; 4],
 }
 
-enum Indices {
-    U16(ElementBuffer<u16>),
-    U32(ElementBuffer<u32>),
-}
-
-/// Instance placements: the rows of each instance's 3×4 transform.
-struct Placements {
-    rows: [InstanceBuffer<Vec4>; 3],
-    count: u32,
-    aabb: AxisAlignedBoundingBox,
-}
+/// Attribute locations, fixed in the vertex shader.
+const POSITION: u32 = 0;
+const NORMAL: u32 = 1;
+const COLOR: u32 = 2;
+const UV: u32 = 3;
+const ROWS: u32 = 4; // 4, 5, 6: an instance's transform rows
 
 pub struct SceneGeometry {
     context: Context,
-    positions: VertexBuffer<[f32; 3]>,
-    normals: Option<VertexBuffer<[f32; 3]>>,
-    colors: Option<VertexBuffer<[u8; 4]>>,
-    uvs: Option<VertexBuffer<[f32; 2]>>,
-    indices: Indices,
-    /// Placement of the vertices in the world (identity for baked, merged vertices).
+    vao: three_d::context::VertexArray,
+    buffers: Vec<three_d::context::Buffer>,
+    normals: bool,
+    colors: bool,
+    uvs: bool,
+    /// Index type (UNSIGNED_SHORT or UNSIGNED_INT) and count.
+    index_type: u32,
+    index_count: i32,
+    /// Placement of the vertices in the world (identity for a merged draw).
     model: Mat4,
     /// The material's base colour, multiplied with the vertex colour bytes (as sRGB bytes).
     tint: [f32; 4],
     /// Bounds of the vertices in their own space.
     local: AxisAlignedBoundingBox,
-    placements: Option<Placements>,
+    /// Instanced: the buffer of transform rows, the instance count and their bounds.
+    instances: Option<(three_d::context::Buffer, i32, AxisAlignedBoundingBox)>,
 }
 
-/// Bytes the GPU buffers of `a` take (what one upload copies).
-pub fn upload_bytes(a: &VertexArrays) -> usize {
-    let index = if fits_u16(a) { 2 } else { 4 };
-    a.positions.len() * 12 + a.normals.map_or(0, |n| n.len() * 12) + a.colors.map_or(0, |c| c.len() * 4) + a.uvs.map_or(0, |u| u.len() * 8) + a.indices.len() * index
-}
-
-fn fits_u16(a: &VertexArrays) -> bool {
-    a.positions.len() <= u16::MAX as usize + 1
-}
-
-fn bounds(positions: &[[f32; 3]]) -> AxisAlignedBoundingBox {
+fn bounds(parts: &[VertexArrays]) -> AxisAlignedBoundingBox {
     let (mut min, mut max) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
-    for p in positions {
-        for k in 0..3 {
-            min[k] = min[k].min(p[k]);
-            max[k] = max[k].max(p[k]);
+    let mut any = false;
+    for a in parts {
+        let identity = a.model == glam::Mat4::IDENTITY;
+        for p in a.positions {
+            let p = if identity { *p } else { a.model.transform_point3(glam::Vec3::from(*p)).to_array() };
+            for k in 0..3 {
+                min[k] = min[k].min(p[k]);
+                max[k] = max[k].max(p[k]);
+            }
+            any = true;
         }
     }
-    if positions.is_empty() {
+    if !any {
         return AxisAlignedBoundingBox::EMPTY;
     }
     AxisAlignedBoundingBox::new_with_positions(&[Vec3::from(min), Vec3::from(max)])
 }
 
+/// Bytes a merged draw of `parts` sends to the GPU.
+pub fn upload_bytes(parts: &[VertexArrays]) -> usize {
+    let vertices: usize = parts.iter().map(|a| a.positions.len()).sum();
+    let indices: usize = parts.iter().map(|a| a.indices.len()).sum();
+    let normals = parts.iter().all(|a| a.normals.is_some());
+    let colors = colours_needed(parts);
+    let uvs = parts.iter().any(|a| a.uvs.is_some());
+    let index = if vertices <= u16::MAX as usize + 1 { 2 } else { 4 };
+    vertices * (12 + if normals { 12 } else { 0 } + if colors { 4 } else { 0 } + if uvs { 8 } else { 0 }) + indices * index
+}
+
+/// A colour attribute is needed when a part has colours or the parts' tints differ; a tint
+/// they all share is a uniform.
+fn colours_needed(parts: &[VertexArrays]) -> bool {
+    parts.iter().any(|a| a.colors.is_some() || a.tint != parts[0].tint)
+}
+
 impl SceneGeometry {
-    /// Upload `a` placed by `model`, its colours multiplied by `tint`.
-    pub fn new(context: &Context, a: &VertexArrays, model: Mat4, tint: [f32; 4]) -> SceneGeometry {
-        let indices = if fits_u16(a) {
-            // The one conversion: half the bytes to send and to fetch per corner.
-            let short: Vec<u16> = a.indices.iter().map(|&i| i as u16).collect();
-            Indices::U16(ElementBuffer::new_with_data(context, &short))
-        } else {
-            Indices::U32(ElementBuffer::new_with_data(context, a.indices))
-        };
-        SceneGeometry {
-            context: context.clone(),
-            positions: VertexBuffer::new_with_data(context, a.positions),
-            normals: a.normals.map(|n| VertexBuffer::new_with_data(context, n)),
-            colors: a.colors.map(|c| VertexBuffer::new_with_data(context, c)),
-            uvs: a.uvs.map(|u| VertexBuffer::new_with_data(context, u)),
-            indices,
-            model,
-            tint,
-            local: bounds(a.positions),
-            placements: None,
+    /// Upload `parts` as one draw. A part's positions and normals go up as they are unless its
+    /// model matrix moves them (then they are baked first, that part alone); colour bytes go
+    /// up as they are unless the parts' tints differ (then each part is tinted first).
+    pub fn new(context: &Context, parts: &[VertexArrays]) -> Option<SceneGeometry> {
+        let vertices: usize = parts.iter().map(|a| a.positions.len()).sum();
+        let indices: usize = parts.iter().map(|a| a.indices.len()).sum();
+        if indices == 0 || vertices == 0 {
+            return None;
+        }
+        // Smooth normals only where every part has them; the shader makes flat facets otherwise.
+        let normals = parts.iter().all(|a| a.normals.is_some());
+        let uvs = parts.iter().any(|a| a.uvs.is_some());
+        let colors = colours_needed(parts);
+        let one_tint = parts.iter().all(|a| a.tint == parts[0].tint);
+        let single = parts.len() == 1;
+        // A single part keeps its placement as a uniform; merged parts are placed in the buffers.
+        let (model, tint) = if single { (to_mat4(parts[0].model), parts[0].tint) } else { (Mat4::identity(), if one_tint { parts[0].tint } else { [1.0; 4] }) };
+        let gl = &**context;
+        unsafe {
+            let vao = gl.create_vertex_array().ok()?;
+            gl.bind_vertex_array(Some(vao));
+            let mut buffers = Vec::new();
+            let mut attribute = |location: u32, size: i32, kind: u32, stride: usize, fill: &mut dyn FnMut(&mut dyn FnMut(usize, &[u8]))| {
+                let Ok(buffer) = gl.create_buffer() else { return };
+                gl.bind_buffer(three_d::context::ARRAY_BUFFER, Some(buffer));
+                gl.buffer_data_size(three_d::context::ARRAY_BUFFER, (vertices * stride) as i32, three_d::context::STATIC_DRAW);
+                fill(&mut |at, bytes| gl.buffer_sub_data_u8_slice(three_d::context::ARRAY_BUFFER, (at * stride) as i32, bytes));
+                gl.enable_vertex_attrib_array(location);
+                if kind == three_d::context::FLOAT {
+                    gl.vertex_attrib_pointer_f32(location, size, kind, false, 0, 0);
+                } else {
+                    gl.vertex_attrib_pointer_i32(location, size, kind, 0, 0);
+                }
+                buffers.push(buffer);
+            };
+            let placed = |a: &VertexArrays| !single && a.model != glam::Mat4::IDENTITY;
+            attribute(POSITION, 3, three_d::context::FLOAT, 12, &mut |put| {
+                let mut at = 0;
+                for a in parts {
+                    if placed(a) {
+                        let baked: Vec<[f32; 3]> = a.positions.iter().map(|&v| a.model.transform_point3(glam::Vec3::from(v)).to_array()).collect();
+                        put(at, bytemuck::cast_slice(&baked));
+                    } else {
+                        put(at, bytemuck::cast_slice(a.positions));
+                    }
+                    at += a.positions.len();
+                }
+            });
+            if normals {
+                attribute(NORMAL, 3, three_d::context::FLOAT, 12, &mut |put| {
+                    let mut at = 0;
+                    for a in parts {
+                        let n = a.normals.unwrap_or_default();
+                        if placed(a) {
+                            let m = glam::Mat3::from_mat4(a.model).inverse().transpose();
+                            let baked: Vec<[f32; 3]> = n.iter().map(|&v| (m * glam::Vec3::from(v)).to_array()).collect();
+                            put(at, bytemuck::cast_slice(&baked));
+                        } else {
+                            put(at, bytemuck::cast_slice(n));
+                        }
+                        at += a.positions.len();
+                    }
+                });
+            }
+            if colors {
+                attribute(COLOR, 4, three_d::context::UNSIGNED_BYTE, 4, &mut |put| {
+                    let mut at = 0;
+                    for a in parts {
+                        match (a.colors, one_tint) {
+                            (Some(c), true) => put(at, bytemuck::cast_slice(c)),
+                            (c, _) => {
+                                // Each part's tint baked into its bytes (the shader's tint is 1 then,
+                                // or the shared tint over white where a part has no colours).
+                                let t = if one_tint { [1.0; 4] } else { a.tint };
+                                let tinted: Vec<[u8; 4]> = match c {
+                                    Some(c) => c.iter().map(|c| std::array::from_fn(|k| (c[k] as f32 * t[k] + 0.5) as u8)).collect(),
+                                    None => vec![std::array::from_fn(|k| (255.0 * t[k] + 0.5) as u8); a.positions.len()],
+                                };
+                                put(at, bytemuck::cast_slice(&tinted));
+                            }
+                        }
+                        at += a.positions.len();
+                    }
+                });
+            }
+            if uvs {
+                attribute(UV, 2, three_d::context::FLOAT, 8, &mut |put| {
+                    let mut at = 0;
+                    for a in parts {
+                        match a.uvs {
+                            Some(uv) => put(at, bytemuck::cast_slice(uv)),
+                            None => put(at, bytemuck::cast_slice(&vec![[0.0f32; 2]; a.positions.len()])),
+                        }
+                        at += a.positions.len();
+                    }
+                });
+            }
+            // The index list: each part's numbers moved past the vertices before it.
+            let short = vertices <= u16::MAX as usize + 1;
+            let Ok(elements) = gl.create_buffer() else { return None };
+            gl.bind_buffer(three_d::context::ELEMENT_ARRAY_BUFFER, Some(elements));
+            let bytes = if short { 2 } else { 4 };
+            gl.buffer_data_size(three_d::context::ELEMENT_ARRAY_BUFFER, (indices * bytes) as i32, three_d::context::STATIC_DRAW);
+            let (mut first, mut at) = (0u32, 0usize);
+            for a in parts {
+                let data: Vec<u8> = if short {
+                    bytemuck::cast_slice(&a.indices.iter().map(|&i| (i + first) as u16).collect::<Vec<u16>>()).to_vec()
+                } else if first == 0 {
+                    bytemuck::cast_slice(a.indices).to_vec()
+                } else {
+                    bytemuck::cast_slice(&a.indices.iter().map(|&i| i + first).collect::<Vec<u32>>()).to_vec()
+                };
+                gl.buffer_sub_data_u8_slice(three_d::context::ELEMENT_ARRAY_BUFFER, (at * bytes) as i32, &data);
+                first += a.positions.len() as u32;
+                at += a.indices.len();
+            }
+            buffers.push(elements);
+            gl.bind_vertex_array(None);
+            gl.bind_buffer(three_d::context::ARRAY_BUFFER, None);
+            let local = if single { bounds(&[VertexArrays { model: glam::Mat4::IDENTITY, ..parts[0] }]) } else { bounds(parts) };
+            Some(SceneGeometry {
+                context: context.clone(),
+                vao,
+                buffers,
+                normals,
+                colors,
+                uvs,
+                index_type: if short { three_d::context::UNSIGNED_SHORT } else { three_d::context::UNSIGNED_INT },
+                index_count: indices as i32,
+                model,
+                tint,
+                local,
+                instances: None,
+            })
         }
     }
 
     /// Draw once per transform in `at` (an instanced draw) instead of once at `model`.
     pub fn set_instances(&mut self, at: &[Mat4]) {
-        let row = |k: usize| at.iter().map(|m| Vec4::new(m[0][k], m[1][k], m[2][k], m[3][k])).collect::<Vec<_>>();
+        let rows: Vec<[f32; 12]> = at.iter().map(|m| std::array::from_fn(|i| m[i % 4][i / 4])).collect();
         let mut aabb = AxisAlignedBoundingBox::EMPTY;
         for m in at {
             aabb.expand_with_aabb(self.local.transformed(*m));
         }
-        match &mut self.placements {
-            Some(p) if p.count as usize == at.len() => {
-                for (k, buffer) in p.rows.iter_mut().enumerate() {
-                    buffer.fill(&row(k));
+        let gl = &**self.context;
+        unsafe {
+            let buffer = match self.instances {
+                Some((b, _, _)) => b,
+                None => {
+                    let Ok(b) = gl.create_buffer() else { return };
+                    gl.bind_vertex_array(Some(self.vao));
+                    gl.bind_buffer(three_d::context::ARRAY_BUFFER, Some(b));
+                    for k in 0..3 {
+                        gl.enable_vertex_attrib_array(ROWS + k);
+                        gl.vertex_attrib_pointer_f32(ROWS + k, 4, three_d::context::FLOAT, false, 48, 16 * k as i32);
+                        gl.vertex_attrib_divisor(ROWS + k, 1);
+                    }
+                    gl.bind_vertex_array(None);
+                    b
                 }
-                p.aabb = aabb;
-            }
-            _ => {
-                let rows = [0, 1, 2].map(|k| InstanceBuffer::new_with_data(&self.context, &row(k)));
-                self.placements = Some(Placements { rows, count: at.len() as u32, aabb });
-            }
+            };
+            gl.bind_buffer(three_d::context::ARRAY_BUFFER, Some(buffer));
+            gl.buffer_data_u8_slice(three_d::context::ARRAY_BUFFER, bytemuck::cast_slice(&rows), three_d::context::DYNAMIC_DRAW);
+            gl.bind_buffer(three_d::context::ARRAY_BUFFER, None);
+            self.instances = Some((buffer, at.len() as i32, aabb));
         }
     }
 
     pub fn has_normals(&self) -> bool {
-        self.normals.is_some()
+        self.normals
+    }
+}
+
+impl Drop for SceneGeometry {
+    fn drop(&mut self) {
+        let gl = &**self.context;
+        unsafe {
+            gl.delete_vertex_array(self.vao);
+            for &b in self.buffers.iter().chain(self.instances.as_ref().map(|(b, _, _)| b)) {
+                gl.delete_buffer(b);
+            }
+        }
     }
 }
 
@@ -129,42 +284,24 @@ impl Geometry for SceneGeometry {
             program.use_uniform("normalMatrix", inverse.transpose());
         }
         program.use_uniform_if_required("tint", Vec4::from(self.tint));
-        program.use_vertex_attribute("position", &self.positions);
-        let attribute = |name: &str| program.requires_attribute(name);
-        if let (true, Some(b)) = (attribute("normal"), &self.normals) {
-            program.use_vertex_attribute("normal", b);
-        }
-        if let (true, Some(b)) = (attribute("color"), &self.colors) {
-            program.use_vertex_attribute("color", b);
-        }
-        if let (true, Some(b)) = (attribute("uv_coordinates"), &self.uvs) {
-            program.use_vertex_attribute("uv_coordinates", b);
-        }
-        let viewport = viewer.viewport();
-        match &self.placements {
-            Some(p) => {
-                for (k, buffer) in p.rows.iter().enumerate() {
-                    program.use_instance_attribute(["row1", "row2", "row3"][k], buffer);
-                }
-                match &self.indices {
-                    Indices::U16(b) => program.draw_elements_instanced(render_states, viewport, b, p.count),
-                    Indices::U32(b) => program.draw_elements_instanced(render_states, viewport, b, p.count),
-                }
+        let gl = &**self.context;
+        program.draw_with(render_states, viewer.viewport(), || unsafe {
+            gl.bind_vertex_array(Some(self.vao));
+            match self.instances {
+                Some((_, count, _)) => gl.draw_elements_instanced(three_d::context::TRIANGLES, self.index_count, self.index_type, 0, count),
+                None => gl.draw_elements(three_d::context::TRIANGLES, self.index_count, self.index_type, 0),
             }
-            None => match &self.indices {
-                Indices::U16(b) => program.draw_elements(render_states, viewport, b),
-                Indices::U32(b) => program.draw_elements(render_states, viewport, b),
-            },
-        }
+            gl.bind_vertex_array(None);
+        });
     }
 
     fn vertex_shader_source(&self) -> String {
         let mut s = String::new();
         for (on, define) in [
-            (self.normals.is_some(), "USE_NORMALS"),
-            (self.colors.is_some(), "USE_VERTEX_COLORS"),
-            (self.uvs.is_some(), "USE_UVS"),
-            (self.placements.is_some(), "USE_INSTANCE_TRANSFORMS"),
+            (self.normals, "USE_NORMALS"),
+            (self.colors, "USE_VERTEX_COLORS"),
+            (self.uvs, "USE_UVS"),
+            (self.instances.is_some(), "USE_INSTANCE_TRANSFORMS"),
         ] {
             if on {
                 s.push_str(&format!("#define {define}\n"));
@@ -176,7 +313,7 @@ impl Geometry for SceneGeometry {
 
     fn id(&self) -> GeometryId {
         // The public id range, one id per shader variant.
-        GeometryId(0x0200 | self.normals.is_some() as u16 | (self.colors.is_some() as u16) << 1 | (self.uvs.is_some() as u16) << 2 | (self.placements.is_some() as u16) << 3)
+        GeometryId(0x0200 | self.normals as u16 | (self.colors as u16) << 1 | (self.uvs as u16) << 2 | (self.instances.is_some() as u16) << 3)
     }
 
     fn render_with_material(&self, material: &dyn Material, viewer: &dyn Viewer, lights: &[&dyn Light]) {
@@ -192,8 +329,8 @@ impl Geometry for SceneGeometry {
     }
 
     fn aabb(&self) -> AxisAlignedBoundingBox {
-        match &self.placements {
-            Some(p) => p.aabb,
+        match &self.instances {
+            Some((_, _, aabb)) => *aabb,
             None => self.local.transformed(self.model),
         }
     }
@@ -204,24 +341,24 @@ const VERTEX_SHADER: &str = r#"
 uniform mat4 viewProjection;
 uniform mat4 modelMatrix;
 uniform vec4 tint;
-in vec3 position;
+layout(location = 0) in vec3 position;
 out vec3 pos;
 #ifdef USE_INSTANCE_TRANSFORMS
-in vec4 row1;
-in vec4 row2;
-in vec4 row3;
+layout(location = 4) in vec4 row1;
+layout(location = 5) in vec4 row2;
+layout(location = 6) in vec4 row3;
 #endif
 #ifdef USE_NORMALS
 uniform mat4 normalMatrix;
-in vec3 normal;
+layout(location = 1) in vec3 normal;
 out vec3 nor;
 #endif
 #ifdef USE_UVS
-in vec2 uv_coordinates;
+layout(location = 3) in vec2 uv_coordinates;
 out vec2 uvs;
 #endif
 #ifdef USE_VERTEX_COLORS
-in uvec4 color;
+layout(location = 2) in uvec4 color;
 #endif
 out vec4 col;
 flat out int instance_id;

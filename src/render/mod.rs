@@ -522,16 +522,18 @@ impl Renderer {
         let target = RenderTarget::screen(&self.context, self.width, self.height);
         let (positions, normals, colors, uvs) = ([[0.0f32; 3]; 3], [[0.0f32, 1.0, 0.0]; 3], [[255u8; 4]; 3], [[0.0f32; 2]; 3]);
         for &(with_normals, with_colors, textured) in variants {
+            // Behind the camera: every stage is set up, nothing is drawn.
+            let behind = self.camera.position() - self.camera.view_direction() * 10.0;
             let arrays = VertexArrays {
                 positions: &positions,
                 normals: with_normals.then_some(&normals[..]),
                 colors: with_colors.then_some(&colors[..]),
                 uvs: textured.then_some(&uvs[..]),
                 indices: &[0, 1, 2],
+                model: glam::Mat4::from_translation(glam::Vec3::new(behind.x, behind.y, behind.z)),
+                tint: [1.0; 4],
             };
-            // Behind the camera: every stage is set up, nothing is drawn.
-            let behind = Mat4::from_translation(self.camera.position() - self.camera.view_direction() * 10.0);
-            let geometry = SceneGeometry::new(&self.context, &arrays, behind, [1.0; 4]);
+            let Some(geometry) = SceneGeometry::new(&self.context, &[arrays]) else { continue };
             let (material, _) = retro_materials(None, textured.then(|| texture.clone()), with_normals);
             target.render(&self.camera, [&Gm::new(geometry, material)], &[]);
         }
@@ -805,83 +807,21 @@ fn add_pyramids(cpu: &mut CpuMesh, at: &[glam::Mat4], size: f32) {
     }
 }
 
-/// One draw's GPU buffers and the bytes they took. A batch of one primitive goes up from
-/// the scene's own arrays (placed and tinted by uniforms); several primitives are baked
-/// into world space and concatenated first — the copy that merging them into one draw costs.
+/// One draw's GPU buffers and the bytes they took: the primitives placed by their world
+/// matrices, tinted by their materials' base colours (see `SceneGeometry::new`).
 fn batch_geometry(context: &Context, scene: &Scene, items: &[(&crate::scene::Primitive, glam::Mat4)], textured: bool) -> Option<(SceneGeometry, usize)> {
     let tint_of = |p: &crate::scene::Primitive| p.material.and_then(|id| scene.materials.get(id as usize)).map_or([1.0; 4], |m| m.base_color.map(|c| c.clamp(0.0, 1.0)));
-    // (A textured batch whose one primitive lacks UVs is merged: the merge gives it zeros.)
-    if let [(p, m)] = items {
-        if !textured || p.uvs.is_some() {
-            if p.indices.is_empty() {
-                return None;
-            }
-            let arrays = VertexArrays {
-                positions: &p.positions,
-                normals: p.normals.as_deref(),
-                colors: p.colors.as_deref(),
-                uvs: if textured { p.uvs.as_deref() } else { None },
-                indices: &p.indices,
-            };
-            return Some((SceneGeometry::new(context, &arrays, to_mat4(*m), tint_of(p)), upload_bytes(&arrays)));
-        }
-    }
-    let merged = merge_primitives(items, textured, tint_of)?;
-    let arrays = merged.arrays();
-    Some((SceneGeometry::new(context, &arrays, Mat4::from_scale(1.0), [1.0; 4]), upload_bytes(&arrays)))
-}
-
-/// Primitives baked into world space and concatenated, their colours tinted.
-struct MergedArrays {
-    positions: Vec<[f32; 3]>,
-    normals: Option<Vec<[f32; 3]>>,
-    colors: Vec<[u8; 4]>,
-    uvs: Option<Vec<[f32; 2]>>,
-    indices: Vec<u32>,
-}
-
-impl MergedArrays {
-    fn arrays(&self) -> VertexArrays<'_> {
-        VertexArrays { positions: &self.positions, normals: self.normals.as_deref(), colors: Some(&self.colors), uvs: self.uvs.as_deref(), indices: &self.indices }
-    }
-}
-
-fn merge_primitives(items: &[(&crate::scene::Primitive, glam::Mat4)], textured: bool, tint_of: impl Fn(&crate::scene::Primitive) -> [f32; 4]) -> Option<MergedArrays> {
-    let vertices: usize = items.iter().map(|(p, _)| p.positions.len()).sum();
-    let indices: usize = items.iter().map(|(p, _)| p.indices.len()).sum();
-    if indices == 0 {
-        return None;
-    }
-    // Smooth normals only where every primitive has them; the shader makes flat facets otherwise.
-    let normals = items.iter().all(|(p, _)| p.normals.is_some());
-    let mut out = MergedArrays {
-        positions: Vec::with_capacity(vertices),
-        normals: normals.then(|| Vec::with_capacity(vertices)),
-        colors: Vec::with_capacity(vertices),
-        uvs: textured.then(|| Vec::with_capacity(vertices)),
-        indices: Vec::with_capacity(indices),
-    };
-    for &(p, m) in items {
-        let base = tint_of(p);
-        let identity = m == glam::Mat4::IDENTITY;
-        let first = out.positions.len() as u32;
-        out.positions.extend(p.positions.iter().map(|&v| if identity { v } else { m.transform_point3(GVec3::from(v)).to_array() }));
-        out.indices.extend(p.indices.iter().map(|&i| i + first));
-        if let (Some(out_normals), Some(n)) = (&mut out.normals, &p.normals) {
-            let nm = glam::Mat3::from_mat4(m).inverse().transpose();
-            out_normals.extend(n.iter().map(|&v| if identity { v } else { (nm * GVec3::from(v)).to_array() }));
-        }
-        let tint = |c: [u8; 4]| std::array::from_fn(|k| (c[k] as f32 * base[k] + 0.5) as u8);
-        match &p.colors {
-            Some(c) => out.colors.extend(c.iter().map(|&c| tint(c))),
-            None => out.colors.extend(std::iter::repeat_n(tint([255; 4]), p.positions.len())),
-        }
-        if let Some(uvs) = &mut out.uvs {
-            match &p.uvs {
-                Some(uv) => uvs.extend_from_slice(uv),
-                None => uvs.extend(std::iter::repeat_n([0.0, 0.0], p.positions.len())),
-            }
-        }
-    }
-    Some(out)
+    let parts: Vec<VertexArrays> = items
+        .iter()
+        .map(|&(p, model)| VertexArrays {
+            positions: &p.positions,
+            normals: p.normals.as_deref(),
+            colors: p.colors.as_deref(),
+            uvs: if textured { Some(p.uvs.as_deref().unwrap_or(&[])) } else { None },
+            indices: &p.indices,
+            model,
+            tint: tint_of(p),
+        })
+        .collect();
+    Some((SceneGeometry::new(context, &parts)?, upload_bytes(&parts)))
 }
