@@ -25,6 +25,9 @@ pub struct VertexArrays<'a> {
     pub tint: [f32; 4],
 }
 
+/// Writes bytes at a vertex number of the buffer being filled.
+type Put<'a> = dyn FnMut(usize, &[u8]) + 'a;
+
 /// Attribute locations, fixed in the vertex shader.
 const POSITION: u32 = 0;
 const NORMAL: u32 = 1;
@@ -96,7 +99,9 @@ impl SceneGeometry {
     pub fn new(context: &Context, parts: &[VertexArrays]) -> Option<SceneGeometry> {
         let vertices: usize = parts.iter().map(|a| a.positions.len()).sum();
         let indices: usize = parts.iter().map(|a| a.indices.len()).sum();
-        if indices == 0 || vertices == 0 {
+        // (GL sizes are i32: a draw past 2 GiB is not made; the scene's budget keeps real
+        // files far below it.)
+        if indices == 0 || vertices == 0 || upload_bytes(parts) > i32::MAX as usize {
             return None;
         }
         // Smooth normals only where every part has them; the shader makes flat facets otherwise.
@@ -112,7 +117,7 @@ impl SceneGeometry {
             let vao = gl.create_vertex_array().ok()?;
             gl.bind_vertex_array(Some(vao));
             let mut buffers = Vec::new();
-            let mut attribute = |location: u32, size: i32, kind: u32, stride: usize, fill: &mut dyn FnMut(&mut dyn FnMut(usize, &[u8]))| {
+            let mut attribute = |location: u32, size: i32, kind: u32, stride: usize, fill: &mut dyn FnMut(&mut Put)| {
                 let Ok(buffer) = gl.create_buffer() else { return };
                 gl.bind_buffer(three_d::context::ARRAY_BUFFER, Some(buffer));
                 gl.buffer_data_size(three_d::context::ARRAY_BUFFER, (vertices * stride) as i32, three_d::context::STATIC_DRAW);
