@@ -166,8 +166,9 @@ impl SceneGeometry {
                         match (a.colors, one_tint) {
                             (Some(c), true) => put(at, bytemuck::cast_slice(c)),
                             (c, _) => {
-                                // Each part's tint baked into its bytes (the shader's tint is 1 then,
-                                // or the shared tint over white where a part has no colours).
+                                // Written tinted: by the part's own tint where tints differ (the
+                                // shader's is 1 then); white under the shared tint where a part
+                                // has no colours.
                                 let t = if one_tint { [1.0; 4] } else { a.tint };
                                 let tinted: Vec<[u8; 4]> = match c {
                                     Some(c) => c.iter().map(|c| std::array::from_fn(|k| (c[k] as f32 * t[k] + 0.5) as u8)).collect(),
@@ -200,14 +201,14 @@ impl SceneGeometry {
             gl.buffer_data_size(three_d::context::ELEMENT_ARRAY_BUFFER, (indices * bytes) as i32, three_d::context::STATIC_DRAW);
             let (mut first, mut at) = (0u32, 0usize);
             for a in parts {
-                let data: Vec<u8> = if short {
-                    bytemuck::cast_slice(&a.indices.iter().map(|&i| (i + first) as u16).collect::<Vec<u16>>()).to_vec()
+                let put = |data: &[u8]| gl.buffer_sub_data_u8_slice(three_d::context::ELEMENT_ARRAY_BUFFER, (at * bytes) as i32, data);
+                if short {
+                    put(bytemuck::cast_slice(&a.indices.iter().map(|&i| (i + first) as u16).collect::<Vec<u16>>()));
                 } else if first == 0 {
-                    bytemuck::cast_slice(a.indices).to_vec()
+                    put(bytemuck::cast_slice(a.indices));
                 } else {
-                    bytemuck::cast_slice(&a.indices.iter().map(|&i| i + first).collect::<Vec<u32>>()).to_vec()
-                };
-                gl.buffer_sub_data_u8_slice(three_d::context::ELEMENT_ARRAY_BUFFER, (at * bytes) as i32, &data);
+                    put(bytemuck::cast_slice(&a.indices.iter().map(|&i| i + first).collect::<Vec<u32>>()));
+                }
                 first += a.positions.len() as u32;
                 at += a.indices.len();
             }
