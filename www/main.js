@@ -48,6 +48,10 @@ function setEntries(entries, sourceLabel, source) {
   state.source = source;
   state.entries = entries.slice().sort((a, b) => a.path.localeCompare(b.path, undefined, { sensitivity: 'base' }));
   state.byPath = new Map(state.entries.map((e) => [e.path.toLowerCase(), e]));
+  // A file on show from the previous archive is not this one's: links must not name it,
+  // and an open of it still under way is abandoned.
+  if (state.current && !state.byPath.has(state.current.toLowerCase())) state.current = null;
+  state.requests++;
   state.files.set(state.entries);
   $('archive-summary').textContent = `${state.entries.length} files · ${sourceLabel}`;
   state.session.setListing(state.entries.map((e) => e.path), state.entries.map((e) => e.kind || 'unknown'));
@@ -550,7 +554,9 @@ function openInitial() {
     return;
   }
   const first = state.entries.find((e) => kindOfEntry(e).capabilities.primary);
-  if (first && !linkFolder) open(first.path).catch(() => {});
+  // (A link to another folder waits for that folder; one to this folder whose file is gone
+  // shows the first model.)
+  if (first && (!linkFolder || linkFolder === state.source.folder)) open(first.path).catch(() => {});
 }
 
 async function loadEntries(entries, label, source) {

@@ -342,6 +342,24 @@ test('dropping files on the window loads and opens them', async () => {
   await page.close();
 });
 
+test('a folder dropped while the served archive is still opening its first model replaces it', async () => {
+  const { page, problems } = await newPage(browser, server.url);
+  // No wait: the served archive is listing, or opening its first model, when the drop comes.
+  await page.evaluate(async () => {
+    const bytes = await (await fetch('archive/DEMO/VIDEO/TOWER.BGF')).arrayBuffer();
+    const dt = new DataTransfer();
+    dt.items.add(new File([bytes], 'DROPPED.BGF'));
+    window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, cancelable: true }));
+  });
+  await page.waitForFunction(() => document.getElementById('info-title').textContent === 'DROPPED.BGF');
+  await page.waitForFunction(() => window.relicview.lastOpen()?.path === 'DROPPED.BGF');
+  assert.equal(await page.locator('#file-list li[data-path]').count(), 1);
+  const link = new URL(await page.evaluate(() => window.relicview.permalink()));
+  assert.equal(new URLSearchParams(link.hash.slice(1)).get('path'), 'DROPPED.BGF', 'the link names the dropped file, never one of the served archive');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('a two-finger pinch zooms in', async () => {
   const { page } = await pageWithFolder();
   await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/CUBE.BGF'));
