@@ -40,15 +40,8 @@ export class Viewport {
         this.scheduled = false;
         const waiting = this.pending.splice(0);
         try {
-          this.resize();
-          this.flyStep(now);
-          const stats = this.viewer.render(now);
-          if (this.onFrame) this.onFrame(stats);
+          const stats = this.drawFrame(now);
           waiting.forEach((p) => p.resolve(stats));
-          // Moving things, an upload under way and held fly keys need a steady stream of
-          // frames; everything else draws on demand.
-          const moving = (stats.animating && stats.playing) || stats.uploading || this.keys.size > 0;
-          if (moving && !document.hidden) this.requestFrame();
         } catch (e) {
           waiting.forEach((p) => p.reject(e));
         }
@@ -59,10 +52,18 @@ export class Viewport {
   // Draw now, in this task, instead of at the next animation frame (the first frame of a
   // file: its rasterising starts without waiting for the display); → the frame's stats.
   drawNow() {
+    return this.drawFrame(performance.now());
+  }
+
+  drawFrame(now) {
     this.resize();
-    const stats = this.viewer.render(performance.now());
+    this.flyStep(now);
+    const stats = this.viewer.render(now);
     if (this.onFrame) this.onFrame(stats);
-    if ((stats.animating && stats.playing) || stats.uploading) this.requestFrame();
+    // Moving things, an upload under way and held fly keys need a steady stream of
+    // frames; everything else draws on demand.
+    const moving = (stats.animating && stats.playing) || stats.uploading || this.keys.size > 0;
+    if (moving && !document.hidden) this.requestFrame();
     return stats;
   }
 

@@ -51,6 +51,8 @@ pub struct SceneGeometry {
     tint: [f32; 4],
     /// Bounds of the vertices in their own space.
     local: AxisAlignedBoundingBox,
+    /// Bytes of vertex and index data sent at creation.
+    bytes: usize,
     /// Instanced: the buffer of transform rows, the instance count and their bounds.
     instances: Option<(three_d::context::Buffer, i32, AxisAlignedBoundingBox)>,
 }
@@ -75,8 +77,8 @@ fn bounds(parts: &[VertexArrays]) -> AxisAlignedBoundingBox {
     AxisAlignedBoundingBox::new_with_positions(&[Vec3::from(min), Vec3::from(max)])
 }
 
-/// Bytes a merged draw of `parts` sends to the GPU.
-pub fn upload_bytes(parts: &[VertexArrays]) -> usize {
+/// Bytes a draw of `parts` sends to the GPU.
+fn upload_bytes(parts: &[VertexArrays]) -> usize {
     let vertices: usize = parts.iter().map(|a| a.positions.len()).sum();
     let indices: usize = parts.iter().map(|a| a.indices.len()).sum();
     let normals = parts.iter().all(|a| a.normals.is_some());
@@ -101,7 +103,8 @@ impl SceneGeometry {
         let indices: usize = parts.iter().map(|a| a.indices.len()).sum();
         // (GL sizes are i32: a draw past 2 GiB is not made; the scene's budget keeps real
         // files far below it.)
-        if indices == 0 || vertices == 0 || upload_bytes(parts) > i32::MAX as usize {
+        let bytes = upload_bytes(parts);
+        if indices == 0 || vertices == 0 || bytes > i32::MAX as usize {
             return None;
         }
         // Smooth normals only where every part has them; the shader makes flat facets otherwise.
@@ -197,11 +200,11 @@ impl SceneGeometry {
             let short = vertices <= u16::MAX as usize + 1;
             let Ok(elements) = gl.create_buffer() else { return None };
             gl.bind_buffer(three_d::context::ELEMENT_ARRAY_BUFFER, Some(elements));
-            let bytes = if short { 2 } else { 4 };
-            gl.buffer_data_size(three_d::context::ELEMENT_ARRAY_BUFFER, (indices * bytes) as i32, three_d::context::STATIC_DRAW);
+            let index_bytes = if short { 2 } else { 4 };
+            gl.buffer_data_size(three_d::context::ELEMENT_ARRAY_BUFFER, (indices * index_bytes) as i32, three_d::context::STATIC_DRAW);
             let (mut first, mut at) = (0u32, 0usize);
             for a in parts {
-                let put = |data: &[u8]| gl.buffer_sub_data_u8_slice(three_d::context::ELEMENT_ARRAY_BUFFER, (at * bytes) as i32, data);
+                let put = |data: &[u8]| gl.buffer_sub_data_u8_slice(three_d::context::ELEMENT_ARRAY_BUFFER, (at * index_bytes) as i32, data);
                 if short {
                     put(bytemuck::cast_slice(&a.indices.iter().map(|&i| (i + first) as u16).collect::<Vec<u16>>()));
                 } else if first == 0 {
@@ -228,6 +231,7 @@ impl SceneGeometry {
                 model,
                 tint,
                 local,
+                bytes,
                 instances: None,
             })
         }
@@ -262,6 +266,11 @@ impl SceneGeometry {
             gl.bind_buffer(three_d::context::ARRAY_BUFFER, None);
             self.instances = Some((buffer, at.len() as i32, aabb));
         }
+    }
+
+    /// Bytes of vertex and index data this geometry sent to the GPU.
+    pub fn bytes(&self) -> usize {
+        self.bytes
     }
 
     pub fn has_normals(&self) -> bool {

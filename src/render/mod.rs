@@ -11,7 +11,7 @@ mod material;
 
 use crate::scene::{source_of, Bounds, DrawPlan, Marker, Scene, SourceRun};
 use glam::Vec3 as GVec3;
-use geometry::{upload_bytes, SceneGeometry, VertexArrays};
+use geometry::{SceneGeometry, VertexArrays};
 use material::{Pass, RetroMaterial};
 use std::sync::Arc;
 use three_d::{
@@ -489,18 +489,18 @@ impl Renderer {
                 let items: Vec<_> = batch.items.iter().map(|&(n, m, k)| (&scene.meshes[m as usize].primitives[k as usize], world[n as usize])).collect();
                 sent += items.iter().map(|(p, _)| p.positions.len()).sum::<usize>();
                 let Some(geometry) = batch_geometry(&self.context, scene, &items, batch.texture.is_some()) else { continue };
-                self.upload_bytes += geometry.1;
+                self.upload_bytes += geometry.bytes();
                 let texture = batch.texture.and_then(|t| textures.get(t as usize).cloned());
                 let material = batch.items.first().and_then(|&(_, m, k)| scene.meshes[m as usize].primitives[k as usize].material).and_then(|m| scene.materials.get(m as usize));
-                let (material, semi) = retro_materials(material, texture, geometry.0.has_normals());
-                l.merged.push(MergedDraw { gm: Gm::new(geometry.0, material), semi, animated_material: batch.animated_material });
+                let (material, semi) = retro_materials(material, texture, geometry.has_normals());
+                l.merged.push(MergedDraw { gm: Gm::new(geometry, material), semi, animated_material: batch.animated_material });
                 continue;
             }
             let batch = &l.plan.instanced[k - l.plan.merged.len()];
             let prim = &scene.meshes[batch.mesh as usize].primitives[batch.primitive as usize];
             sent += prim.positions.len();
-            let Some((mut geometry, bytes)) = batch_geometry(&self.context, scene, &[(prim, glam::Mat4::IDENTITY)], prim.uvs.is_some() && texture_of(prim.material).is_some()) else { continue };
-            self.upload_bytes += bytes;
+            let Some(mut geometry) = batch_geometry(&self.context, scene, &[(prim, glam::Mat4::IDENTITY)], prim.uvs.is_some() && texture_of(prim.material).is_some()) else { continue };
+            self.upload_bytes += geometry.bytes();
             geometry.set_instances(&batch.nodes.iter().map(|&n| to_mat4(world[n as usize])).collect::<Vec<_>>());
             let (material, semi) = retro_materials(prim.material.and_then(|m| scene.materials.get(m as usize)), texture_of(prim.material), geometry.has_normals());
             l.instanced.push(InstancedDraw {
@@ -807,9 +807,9 @@ fn add_pyramids(cpu: &mut CpuMesh, at: &[glam::Mat4], size: f32) {
     }
 }
 
-/// One draw's GPU buffers and the bytes they took: the primitives placed by their world
-/// matrices, tinted by their materials' base colours (see `SceneGeometry::new`).
-fn batch_geometry(context: &Context, scene: &Scene, items: &[(&crate::scene::Primitive, glam::Mat4)], textured: bool) -> Option<(SceneGeometry, usize)> {
+/// One draw's GPU buffers: the primitives placed by their world matrices, tinted by their
+/// materials' base colours (see `SceneGeometry::new`).
+fn batch_geometry(context: &Context, scene: &Scene, items: &[(&crate::scene::Primitive, glam::Mat4)], textured: bool) -> Option<SceneGeometry> {
     let tint_of = |p: &crate::scene::Primitive| p.material.and_then(|id| scene.materials.get(id as usize)).map_or([1.0; 4], |m| m.base_color.map(|c| c.clamp(0.0, 1.0)));
     let parts: Vec<VertexArrays> = items
         .iter()
@@ -823,5 +823,5 @@ fn batch_geometry(context: &Context, scene: &Scene, items: &[(&crate::scene::Pri
             tint: tint_of(p),
         })
         .collect();
-    Some((SceneGeometry::new(context, &parts)?, upload_bytes(&parts)))
+    SceneGeometry::new(context, &parts)
 }

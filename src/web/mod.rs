@@ -302,8 +302,8 @@ pub struct Viewer {
     renderer: Renderer,
     /// Byte range of every inspector record of the file on show, for picks on strips.
     records: Vec<(usize, usize)>,
-    /// Time spent uploading the last scene (ms).
-    upload_ms: f64,
+    /// Time the last `show` took (ms).
+    show_ms: f64,
     clock: Clock,
     placements: usize,
     /// The last frame's time (ms), so read-backs redraw the same frame.
@@ -328,7 +328,7 @@ impl Viewer {
         let gl = three_d::context::Context::from_webgl2_context(gl);
         let renderer = Renderer::new(gl, canvas.width(), canvas.height(), clock_ms).map_err(|e| js_error(&e))?;
         let clock = Clock { playing: true, speed: 1.0, base: 0.0, since_ms: 0.0 };
-        Ok(Viewer { renderer, records: Vec::new(), upload_ms: 0.0, now: 0.0, clock, placements: 0, frame_times: Default::default() })
+        Ok(Viewer { renderer, records: Vec::new(), show_ms: 0.0, now: 0.0, clock, placements: 0, frame_times: Default::default() })
     }
 
     /// Compile the shader programs models are drawn with before any file opens (see
@@ -348,13 +348,13 @@ impl Viewer {
         self.renderer.options.lod = 0;
         self.placements = file.document.stats().placements;
         self.renderer.set_scene(file.scene.take());
-        self.upload_ms = clock_ms() - t0;
+        self.show_ms = clock_ms() - t0;
     }
 
     /// Time spent in the last `show` (ms): textures, and the scene handed to the renderer.
     #[wasm_bindgen(js_name = showMs)]
     pub fn show_ms(&self) -> f64 {
-        self.upload_ms
+        self.show_ms
     }
 
     /// Time spent putting the scene's vertex data on the GPU so far (ms): the buffers of the

@@ -29,11 +29,8 @@ const IN_FOLDER = 'GAME/';
 // Opens the page and loads the archive through the folder input, as a user picking it would.
 async function pageWithFolder() {
   const { page, problems } = await newPage(browser, server.url);
-  await page.locator('#folder-input').setInputFiles(dir);
-  const expected = walk(dir).length;
-  await page.waitForFunction((n) => document.querySelectorAll('#file-list li[data-path]').length === n && /local files/.test(document.getElementById('archive-summary').textContent), expected);
-  // Typed by content, too (the list shows first).
-  await page.waitForFunction(() => window.relicview.indexTimeline()?.typed);
+  await loadFolder(page, dir, walk(dir).length);
+  await page.waitForFunction(() => /local files/.test(document.getElementById('archive-summary').textContent));
   return { page, problems };
 }
 
