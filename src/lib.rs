@@ -19,6 +19,7 @@ pub mod gltf;
 pub mod inspect;
 pub mod scene;
 pub mod texture;
+pub mod wire;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod serve;

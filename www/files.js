@@ -8,6 +8,8 @@ export function entriesFromFiles(files) {
     file,
     read: () => file.arrayBuffer(),
     head: () => file.slice(0, 16).arrayBuffer(),
+    // Where a worker can read it itself (opener.js).
+    source: () => ({ file }),
   }));
 }
 
@@ -35,7 +37,7 @@ async function walkEntry(entry, out) {
     if (e.isFile) {
       const file = await new Promise((resolve, reject) => e.file(resolve, reject));
       const path = e.fullPath.replace(/^\//, '');
-      out.push({ path, size: file.size, file, read: () => file.arrayBuffer(), head: () => file.slice(0, 16).arrayBuffer() });
+      out.push({ path, size: file.size, file, read: () => file.arrayBuffer(), head: () => file.slice(0, 16).arrayBuffer(), source: () => ({ file }) });
     } else if (e.isDirectory) {
       const reader = e.createReader();
       for (;;) {
@@ -56,19 +58,22 @@ export async function hostedEntries(listingUrl) {
   const listing = await response.json();
   if (!Array.isArray(listing.files)) return null;
   const base = new URL(typeof listing.base === 'string' ? listing.base : '', listingUrl);
-  return listing.files.map(({ path, size, kind }) => ({
-    path: String(path),
-    size: Number(size) || 0,
-    // The server typed the file by content; nothing needs fetching to know it.
-    kind: typeof kind === 'string' ? kind : null,
-    head: async () => new ArrayBuffer(0),
-    read: async () => {
-      const url = new URL(String(path).split('/').map(encodeURIComponent).join('/'), base);
-      const r = await fetch(url);
-      if (!r.ok) throw new Error(`${path}: HTTP ${r.status} from the archive server`);
-      return r.arrayBuffer();
-    },
-  }));
+  return listing.files.map(({ path, size, kind }) => {
+    const url = new URL(String(path).split('/').map(encodeURIComponent).join('/'), base);
+    return {
+      path: String(path),
+      size: Number(size) || 0,
+      // The server typed the file by content; nothing needs fetching to know it.
+      kind: typeof kind === 'string' ? kind : null,
+      head: async () => new ArrayBuffer(0),
+      read: async () => {
+        const r = await fetch(url);
+        if (!r.ok) throw new Error(`${path}: HTTP ${r.status} from the archive server`);
+        return r.arrayBuffer();
+      },
+      source: () => ({ url: url.href }),
+    };
+  });
 }
 
 // The first 16 bytes of many local files, read by a worker: each read's completion costs

@@ -6,6 +6,7 @@ import { FileList } from './filelist.js';
 import { Viewport } from './viewport.js';
 import { collectDrop, entriesFromFiles, hostedEntries, readHeads } from './files.js';
 import { Inspector } from './inspector.js';
+import { WorkerOpener } from './opener.js';
 import { fingerprint, hashOf, readHash, throttle } from './urlstate.js';
 
 const $ = (id) => document.getElementById(id);
@@ -27,6 +28,9 @@ const state = {
   generation: 0,
   // Counts opens asked for: an open replaced by a later one is abandoned.
   requests: 0,
+  // Files from this size (bytes) on are opened by a worker (opener.js), not on this thread.
+  workerThreshold: 8 << 20,
+  opener: null,
 };
 
 let readyResolve, readyReject;
@@ -52,9 +56,18 @@ function setEntries(entries, sourceLabel, source) {
   // and an open of it still under way is abandoned.
   if (state.current && !state.byPath.has(state.current.toLowerCase())) state.current = null;
   state.requests++;
+  state.opener?.abandon();
   state.files.set(state.entries);
   $('archive-summary').textContent = `${state.entries.length} files · ${sourceLabel}`;
-  state.session.setListing(state.entries.map((e) => e.path), state.entries.map((e) => e.kind || 'unknown'));
+  setListing();
+}
+
+// The core's archives (this thread's and the worker's) learn the listing and its kinds.
+function setListing() {
+  const paths = state.entries.map((e) => e.path);
+  const kinds = state.entries.map((e) => e.kind || 'unknown');
+  state.session.setListing(paths, kinds);
+  state.opener?.setListing(paths, kinds, state.entries.some((e) => e.size >= state.workerThreshold));
 }
 
 function markSelected(path) {
@@ -260,6 +273,22 @@ function nextTask() {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
+// The core opens the file and everything it refers to: a big one in the worker, others here
+// through state.session's reader. → {file, viaWorker}
+async function openFile(entry) {
+  if (state.opener.usable && entry.size >= state.workerThreshold && entry.source) {
+    $('open-progress').removeAttribute('value');
+    $('open-progress').hidden = false;
+    try {
+      return { file: await state.opener.open(entry.path), viaWorker: true };
+    } catch (err) {
+      // Where no worker can start, files open here as small ones do.
+      if (!err.workerBroken) throw err;
+    }
+  }
+  return { file: await state.session.open(entry.path), viaWorker: false };
+}
+
 // Fill the inspector with an opened file's records and bytes; → ms it took.
 function showInspector(file) {
   const t0 = performance.now();
@@ -278,11 +307,11 @@ async function openNow(path, restore, request) {
   markSelected(entry.path);
   const t0 = performance.now();
   let file;
+  let viaWorker = false;
   try {
-    // The core reads the file and everything it refers to through state.session's reader.
-    file = await state.session.open(entry.path);
+    ({ file, viaWorker } = await openFile(entry));
   } catch (err) {
-    if (abandoned()) return { abandoned: true };
+    if (err.abandoned || abandoned()) return { abandoned: true };
     return failed(entry, err);
   }
   if (abandoned()) {
@@ -300,7 +329,13 @@ async function openNow(path, restore, request) {
   }
   // The previous file's records and selection go; this file's come after its first frame.
   state.inspector.show(null, []);
-  state.viewer.show(file);
+  // Scripts tell the upload-and-draw task from the parse before it by this mark.
+  performance.mark('relicview:show', { detail: entry.path });
+  if (!viaWorker) state.viewer.show(file);
+  else if (file.sceneBytes) {
+    state.viewer.showSceneBytes(file.sceneBytes);
+    file.sceneBytes = null;
+  } else state.viewer.clear();
   state.viewpoint = null;
   entry.element?.classList.remove('failed');
   showDocument(file);
@@ -332,6 +367,11 @@ async function openNow(path, restore, request) {
     showMs: state.viewer.showMs(),
     uploadMs: state.viewer.uploadMs(),
     uploadBytes: state.viewer.uploadBytes(),
+    // Opened by the worker (read, parse and inspector off this thread), and its memory.
+    worker: viaWorker,
+    workerMemoryBytes: viaWorker ? file.workerMemoryBytes : null,
+    packMs: viaWorker ? file.packMs : null,
+    deliverMs: viaWorker ? file.deliverMs : null,
     // Uploading the scene and making the first frame's draw calls; the GPU may still be
     // rasterising it when open() resolves.
     drawMs,
@@ -523,6 +563,8 @@ async function setOptions(changes) {
 // list with the keyboard shows where it stops, not every file on the way.
 function open(path, restore = null) {
   const request = ++state.requests;
+  // A big file still parsing in the worker is not waited for.
+  state.opener?.abandon();
   const run = state.queue.then(() => doOpen(path, restore, request));
   state.queue = run.catch(() => {});
   return run;
@@ -574,7 +616,7 @@ async function loadEntries(entries, label, source) {
   state.lastListMs = performance.now() - t0;
   state.indexTimeline = { start: t0, listed: performance.now(), typed: null };
   if (!(await typeEntries(state.entries, generation))) return { files: entries.length };
-  state.session.setListing(state.entries.map((e) => e.path), state.entries.map((e) => e.kind || 'unknown'));
+  setListing();
   state.lastIndexMs = performance.now() - t0;
   state.indexTimeline.typed = performance.now();
   // Unless a file was opened from the list meanwhile: the user's choice stands.
@@ -717,6 +759,13 @@ window.relicview = {
   uvOffset: (name) => state.viewer.uvOffset(name) ?? null,
   // {done, total} batches of the scene on show uploaded.
   uploadProgress: () => state.viewer.uploadProgress(),
+  // Files from this size (bytes) on open in a worker; setWorkerThreshold(Infinity) keeps
+  // every open on the page's thread.
+  workerThreshold: () => state.workerThreshold,
+  setWorkerThreshold: (bytes) => { state.workerThreshold = Number(bytes); },
+  // {started, abandoned, busy}: workers started so far, opens ended with their worker
+  // because another file was asked for, and whether one is opening a file now.
+  workers: () => ({ started: state.opener.started, abandoned: state.opener.abandoned, busy: Boolean(state.opener.job) }),
   // Bytes of the wasm core's linear memory (it only grows; the peak of everything opened).
   memoryBytes: () => state.wasm.memory.buffer.byteLength,
   // The frame as {width, height, data: RGBA bytes, top row first}.
@@ -769,9 +818,25 @@ function bindShell() {
   window.addEventListener('hashchange', follow);
 }
 
+async function compileCore() {
+  const url = new URL('../pkg/relicview_bg.wasm', import.meta.url);
+  try {
+    return await WebAssembly.compileStreaming(fetch(url));
+  } catch {
+    // A server that does not say application/wasm.
+    return WebAssembly.compile(await (await fetch(url)).arrayBuffer());
+  }
+}
+
 async function boot() {
   bindShell();
-  state.wasm = await init();
+  // Compiled once: the worker that opens big files instantiates the same module.
+  const module = await compileCore();
+  state.wasm = await init({ module_or_path: module });
+  state.opener = new WorkerOpener(module, (path) => {
+    const entry = state.byPath.get(path.toLowerCase());
+    return entry ? (entry.source ? entry.source() : { read: entry.read }) : null;
+  });
   const canvas = $('viewport');
   state.viewer = new Viewer(canvas);
   state.warmUpMs = state.viewer.warmUp();

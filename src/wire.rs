@@ -1,0 +1,249 @@
+//! A scene as bytes, for its trip from the worker thread that parsed a file to the page's
+//! thread that draws it (docs/architecture.md, "Parsing off the page's thread").
+//!
+//! The bytes are postcard (compact serde) with every vertex, index and texel array written
+//! as one raw little-endian block, so encoding and decoding them is a copy, not a loop over
+//! numbers. Both ends are the same wasm build; a tag and version at the start catch a page
+//! and a worker of different builds. Decoding never trusts a length: postcard checks each
+//! against the bytes left, and a block whose length is not a whole number of elements is an
+//! error.
+
+use crate::scene::Scene;
+use bytemuck::Pod;
+use serde::de::{self, Deserializer, Visitor};
+use serde::ser::Serializer;
+use serde::{Deserialize, Serialize};
+use std::marker::PhantomData;
+
+const TAG: &[u8; 8] = b"RVSCENE1";
+
+/// What the page needs to draw a file opened elsewhere: its scene, the byte range of each
+/// inspector record (picks on strips find their record by offset) and how many model
+/// placements it has.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShownScene {
+    pub scene: Scene,
+    pub records: Vec<(u64, u64)>,
+    pub placements: u64,
+}
+
+pub fn encode(shown: &ShownScene) -> Vec<u8> {
+    // Sized for the arrays up front: growing by doubling would copy them again and could
+    // hold twice their size at once.
+    let mut out = Vec::with_capacity(TAG.len() + array_bytes(&shown.scene) + (64 << 10));
+    out.extend_from_slice(TAG);
+    // Serialising into a Vec cannot fail: every scene type serialises.
+    postcard::to_extend(shown, out).expect("a scene always serialises")
+}
+
+/// The bytes of the scene's vertex, index and texel arrays.
+fn array_bytes(scene: &Scene) -> usize {
+    let primitives = scene.meshes.iter().flat_map(|m| &m.primitives);
+    let vertices: usize = primitives
+        .map(|p| {
+            std::mem::size_of_val(p.positions.as_slice())
+                + p.normals.as_deref().map_or(0, std::mem::size_of_val)
+                + p.colors.as_deref().map_or(0, std::mem::size_of_val)
+                + p.uvs.as_deref().map_or(0, std::mem::size_of_val)
+                + std::mem::size_of_val(p.indices.as_slice())
+                + p.sources.len() * std::mem::size_of::<crate::scene::SourceRun>()
+        })
+        .sum();
+    vertices
+        + scene
+            .textures
+            .iter()
+            .map(|t| t.texels.rgba.len())
+            .sum::<usize>()
+}
+
+pub fn decode(bytes: &[u8]) -> Result<ShownScene, String> {
+    let body = bytes
+        .strip_prefix(TAG.as_slice())
+        .ok_or("the scene bytes do not start with RVSCENE1 (a worker of another build?)")?;
+    let (shown, rest) = postcard::take_from_bytes::<ShownScene>(body)
+        .map_err(|e| format!("damaged scene bytes: {e}"))?;
+    if !rest.is_empty() {
+        return Err(format!(
+            "damaged scene bytes: {} bytes after the scene",
+            rest.len()
+        ));
+    }
+    Ok(shown)
+}
+
+/// The bytes of a Pod array, or the array itself for human-readable formats.
+struct PodRef<'a, T>(&'a [T]);
+
+impl<T: Pod + Serialize> Serialize for PodRef<'_, T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if s.is_human_readable() {
+            self.0.serialize(s)
+        } else {
+            s.serialize_bytes(bytemuck::cast_slice(self.0))
+        }
+    }
+}
+
+struct PodVec<T>(Vec<T>);
+
+impl<'de, T: Pod + Deserialize<'de>> Deserialize<'de> for PodVec<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        if d.is_human_readable() {
+            return Vec::<T>::deserialize(d).map(PodVec);
+        }
+        struct Bytes<T>(PhantomData<T>);
+        impl<T: Pod> Visitor<'_> for Bytes<T> {
+            type Value = Vec<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                write!(f, "a block of {}-byte elements", std::mem::size_of::<T>())
+            }
+            fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Vec<T>, E> {
+                let size = std::mem::size_of::<T>();
+                if size == 0 || v.len() % size != 0 {
+                    return Err(E::invalid_length(v.len(), &self));
+                }
+                let n = v.len() / size;
+                let mut out = Vec::<T>::with_capacity(n);
+                // SAFETY: the capacity holds n elements = v.len() bytes; T is Pod, so any bytes
+                // are a valid T; copying bytewise needs no alignment of `v`. (bytemuck's
+                // pod_collect_to_vec would zero the memory first: a second pass over
+                // tens of megabytes on the page's thread.)
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        v.as_ptr(),
+                        out.as_mut_ptr().cast::<u8>(),
+                        v.len(),
+                    );
+                    out.set_len(n);
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_bytes(Bytes(PhantomData)).map(PodVec)
+    }
+}
+
+/// `#[serde(with = "crate::wire::pod_vec")]` for `Vec<T>` of plain numbers.
+pub mod pod_vec {
+    use super::*;
+    pub fn serialize<T: Pod + Serialize, S: Serializer>(v: &[T], s: S) -> Result<S::Ok, S::Error> {
+        PodRef(v).serialize(s)
+    }
+    pub fn deserialize<'de, T: Pod + Deserialize<'de>, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Vec<T>, D::Error> {
+        PodVec::deserialize(d).map(|v| v.0)
+    }
+}
+
+/// `#[serde(with = "crate::wire::pod_vec_option")]` for `Option<Vec<T>>` of plain numbers.
+pub mod pod_vec_option {
+    use super::*;
+    pub fn serialize<T: Pod + Serialize, S: Serializer>(
+        v: &Option<Vec<T>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        v.as_deref().map(PodRef).serialize(s)
+    }
+    pub fn deserialize<'de, T: Pod + Deserialize<'de>, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Vec<T>>, D::Error> {
+        Ok(Option::<PodVec<T>>::deserialize(d)?.map(|v| v.0))
+    }
+}
+
+/// `#[serde(with = "crate::wire::shared_bytes")]` for texels shared behind an `Arc`.
+pub mod shared_bytes {
+    use super::*;
+    use std::sync::Arc;
+    pub fn serialize<S: Serializer>(v: &Arc<Vec<u8>>, s: S) -> Result<S::Ok, S::Error> {
+        PodRef(v.as_slice()).serialize(s)
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<Vec<u8>>, D::Error> {
+        PodVec::deserialize(d).map(|v| Arc::new(v.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::{Mesh, Primitive};
+    use crate::texture::Texels;
+
+    fn shown() -> ShownScene {
+        let primitive = Primitive {
+            positions: vec![[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [-1.5, f32::MAX, 1e-30]],
+            normals: Some(vec![[0.0, 0.0, 1.0]; 3]),
+            colors: None,
+            uvs: Some(vec![[0.5, 0.25]; 3]),
+            indices: vec![0, 1, 2],
+            material: Some(0),
+            record: Some(7),
+            sources: Vec::new(),
+        };
+        let mut scene = Scene {
+            name: "T".into(),
+            ..Scene::default()
+        };
+        scene.meshes.push(Mesh {
+            name: Some("m".into()),
+            primitives: vec![primitive],
+        });
+        scene.textures.push(crate::scene::Texture {
+            name: None,
+            texels: Texels {
+                width: 1,
+                height: 2,
+                rgba: std::sync::Arc::new(vec![1, 2, 3, 4, 5, 6, 7, 8]),
+            },
+            file: Some("A.TGA".into()),
+            nearest: true,
+        });
+        ShownScene {
+            scene,
+            records: vec![(0, 12), (12, 40)],
+            placements: 3,
+        }
+    }
+
+    #[test]
+    fn round_trip_keeps_everything() {
+        let s = shown();
+        let bytes = encode(&s);
+        assert_eq!(decode(&bytes).unwrap(), s);
+        // Raw blocks: the three positions are 36 bytes of the encoding as they are in memory.
+        let raw: &[u8] = bytemuck::cast_slice(&s.scene.meshes[0].primitives[0].positions);
+        assert!(bytes.windows(raw.len()).any(|w| w == raw));
+    }
+
+    #[test]
+    fn damaged_bytes_are_errors_not_panics() {
+        let s = shown();
+        let bytes = encode(&s);
+        assert!(decode(&bytes[1..]).unwrap_err().contains("RVSCENE1"));
+        for cut in 8..bytes.len() {
+            assert!(decode(&bytes[..cut]).is_err(), "cut at {cut}");
+        }
+        let mut extra = bytes.clone();
+        extra.push(0);
+        assert!(decode(&extra).unwrap_err().contains("after the scene"));
+        // A block length that is no whole number of elements: the first primitive's positions
+        // claim 35 bytes.
+        let raw: &[u8] = bytemuck::cast_slice(&s.scene.meshes[0].primitives[0].positions);
+        let at = bytes.windows(raw.len()).position(|w| w == raw).unwrap();
+        assert_eq!(bytes[at - 1], 36);
+        let mut odd = bytes.clone();
+        odd[at - 1] = 35;
+        assert!(decode(&odd).is_err());
+    }
+
+    #[test]
+    fn huge_claimed_lengths_do_not_allocate() {
+        // A varint claiming 2^62 nodes after the tag and name must fail on the missing bytes.
+        let mut bytes = TAG.to_vec();
+        bytes.extend([1, b'T']);
+        bytes.extend([0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x3F]);
+        assert!(decode(&bytes).is_err());
+    }
+}

@@ -1,0 +1,98 @@
+// Opens large files off the page's thread (see opener.js): the same wasm core with a Session
+// of its own. Files are read here — a local File or a served archive's URL, which the page
+// names on request — so neither their bytes nor their parse pass through the page's thread.
+// What the page shows of the file goes back as plain data: the inspector view, the byte
+// views, the info rows, and the scene as bytes (transferred, not copied).
+import init, { Session } from '../pkg/relicview.js';
+
+let session = null;
+let booted = null; // the init message's work: everything else waits for it
+const sources = new Map(); // request id → {resolve, reject}
+let lastSource = 0;
+
+async function read(path) {
+  const id = ++lastSource;
+  const where = await new Promise((resolve, reject) => {
+    sources.set(id, { resolve, reject });
+    self.postMessage({ type: 'source', id, path });
+  });
+  if (where.file) return where.file.arrayBuffer();
+  if (where.url) {
+    const r = await fetch(where.url);
+    if (!r.ok) throw new Error(`${path}: HTTP ${r.status} from the archive server`);
+    return r.arrayBuffer();
+  }
+  return where.buffer;
+}
+
+function plainError(err) {
+  if (!err) return null;
+  return { message: err.message || String(err), offset: err.offset ?? null, chunkPath: err.chunkPath ?? null };
+}
+
+async function open(job, path) {
+  const file = await session.open(path);
+  const t0 = performance.now();
+  try {
+    const can = file.capabilities();
+    const inspect = file.inspectJson();
+    const bytes = Array.from({ length: file.byteViewCount() }, (_, i) => file.bytes(i) || new Uint8Array(0));
+    const image = can.image ? file.image() : null;
+    const scene = file.takeSceneBytes();
+    const result = {
+      type: 'opened',
+      job,
+      path: file.path,
+      kind: file.kind(),
+      capabilities: can,
+      error: plainError(file.error()),
+      inspect,
+      bytes,
+      infoRows: file.infoRows(),
+      info: file.info(),
+      text: can.text ? file.text() : null,
+      image,
+      exports: file.exports(),
+      timings: file.timings(),
+      scene,
+      memoryBytes: self.wasmMemory.buffer.byteLength,
+      // Putting the results into messages (ms), and when it was posted (ms since the epoch:
+      // the page's clock starts elsewhere).
+      packMs: performance.now() - t0,
+      postedAt: performance.timeOrigin + performance.now(),
+    };
+    const transfer = bytes.map((b) => b.buffer);
+    if (scene) transfer.push(scene.buffer);
+    if (image) transfer.push(image.rgba.buffer);
+    self.postMessage(result, transfer);
+  } finally {
+    file.free();
+  }
+}
+
+self.onmessage = async (e) => {
+  const m = e.data;
+  if (m.type === 'init') {
+    booted = (async () => {
+      self.wasmMemory = (await init({ module_or_path: m.module })).memory;
+      session = new Session(read);
+    })();
+    booted.then(() => self.postMessage({ type: 'ready' }), (err) => self.postMessage({ type: 'broken', message: String((err && err.message) || err) }));
+    return;
+  }
+  if (m.type === 'source') {
+    const waiting = sources.get(m.id);
+    sources.delete(m.id);
+    if (!waiting) return;
+    if (m.error) waiting.reject(new Error(m.error));
+    else waiting.resolve(m);
+    return;
+  }
+  try {
+    await booted;
+    if (m.type === 'listing') session.setListing(m.paths, m.kinds);
+    else if (m.type === 'open') await open(m.job, m.path);
+  } catch (err) {
+    if (m.type === 'open') self.postMessage({ type: 'failed', job: m.job, error: plainError(err) });
+  }
+};

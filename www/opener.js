@@ -1,0 +1,144 @@
+// Opening large files in a worker (open-worker.js) so that reading, parsing, triangulating
+// and building the inspector never freeze the page: the page's thread only uploads and draws.
+// A `RemoteFile` answers what the page asks of an opened file (the same methods as the core's
+// OpenedFile) from what the worker sent; its scene goes to `Viewer.showSceneBytes`.
+
+export class Abandoned extends Error {
+  constructor() {
+    super('abandoned: another file was asked for');
+    this.abandoned = true;
+  }
+}
+
+export class WorkerOpener {
+  // `module`: the compiled wasm core (shared, not compiled again); `locate(path)` → {file}
+  // (a local File), {url} (a served archive's file) or null.
+  constructor(module, locate) {
+    this.module = module;
+    this.locate = locate;
+    this.worker = null;
+    this.listing = null;
+    this.job = null; // {id, resolve, reject} of the open under way
+    this.jobs = 0;
+    this.broken = false;
+    // Workers started and opens abandoned (ended with their worker), for scripts.
+    this.started = 0;
+    this.abandoned = 0;
+  }
+
+  // `warm`: a file of the listing will open here, so a worker starts now rather than then.
+  setListing(paths, kinds, warm) {
+    this.listing = { paths, kinds };
+    if (this.worker) this.worker.postMessage({ type: 'listing', paths, kinds });
+    else if (warm && !this.broken) this.spawn();
+  }
+
+  // Whether a worker can run here at all (false after one failed to start).
+  get usable() {
+    return !this.broken;
+  }
+
+  spawn() {
+    const worker = new Worker(new URL('./open-worker.js', import.meta.url), { type: 'module' });
+    worker.onmessage = (e) => this.answer(worker, e.data);
+    worker.onerror = (e) => {
+      e.preventDefault();
+      this.fail(worker, new Error(`the parsing worker stopped: ${e.message || 'script error'}`));
+    };
+    worker.postMessage({ type: 'init', module: this.module });
+    this.started++;
+    if (this.listing) worker.postMessage({ type: 'listing', ...this.listing });
+    this.worker = worker;
+  }
+
+  fail(worker, err) {
+    if (worker !== this.worker) return;
+    this.worker.terminate();
+    this.worker = null;
+    const job = this.job;
+    this.job = null;
+    job?.reject(err);
+  }
+
+  async answer(worker, m) {
+    if (worker !== this.worker) return;
+    if (m.type === 'broken') {
+      this.broken = true;
+      this.fail(worker, Object.assign(new Error(`the parsing worker cannot start: ${m.message}`), { workerBroken: true }));
+    } else if (m.type === 'source') {
+      const where = this.locate(m.path);
+      if (!where) worker.postMessage({ type: 'source', id: m.id, error: 'not in the archive' });
+      else if (where.read) {
+        // Neither a File nor a URL: the page reads it and hands the bytes over.
+        try {
+          const buffer = await where.read();
+          worker.postMessage({ type: 'source', id: m.id, buffer }, [buffer]);
+        } catch (err) {
+          worker.postMessage({ type: 'source', id: m.id, error: String((err && err.message) || err) });
+        }
+      } else worker.postMessage({ type: 'source', id: m.id, ...where });
+    } else if (this.job && m.job === this.job.id) {
+      const job = this.job;
+      this.job = null;
+      // The worker's memory grew to hold the file several times over: it is ended, which
+      // gives that memory back, and a fresh one waits for the next file.
+      this.worker.terminate();
+      this.spawn();
+      if (m.type === 'opened') job.resolve(new RemoteFile(m));
+      else job.reject(Object.assign(new Error(m.error.message), m.error));
+    }
+  }
+
+  // → Promise<RemoteFile>; rejects when the file cannot be read, or with `Abandoned`.
+  open(path) {
+    if (this.job) this.abandon();
+    if (!this.worker) this.spawn();
+    const id = ++this.jobs;
+    return new Promise((resolve, reject) => {
+      this.job = { id, resolve, reject };
+      this.worker.postMessage({ type: 'open', job: id, path });
+    });
+  }
+
+  // Stop the open under way, if any: the worker is ended (its parse with it) and a fresh
+  // one starts with the next open.
+  abandon() {
+    if (!this.job) return;
+    const job = this.job;
+    this.job = null;
+    this.worker.terminate();
+    this.worker = null;
+    this.abandoned++;
+    job.reject(new Abandoned());
+  }
+}
+
+// A file the worker opened, answering as the core's OpenedFile does.
+export class RemoteFile {
+  constructor(m) {
+    this.m = m;
+    this.path = m.path;
+    // The scene's bytes for Viewer.showSceneBytes (null without a scene).
+    this.sceneBytes = m.scene;
+    // The worker's wasm memory after the open (bytes).
+    this.workerMemoryBytes = m.memoryBytes;
+    this.packMs = m.packMs;
+    // From the worker's post to this thread's message event (the structured clone).
+    this.deliverMs = performance.timeOrigin + performance.now() - m.postedAt;
+  }
+  kind() { return this.m.kind; }
+  capabilities() { return this.m.capabilities; }
+  error() {
+    const e = this.m.error;
+    return e ? Object.assign(new Error(e.message), { offset: e.offset, chunkPath: e.chunkPath }) : null;
+  }
+  inspect() { return JSON.parse(this.m.inspect); }
+  bytes(view) { return this.m.bytes[view] || null; }
+  infoRows() { return this.m.infoRows; }
+  info() { return this.m.info; }
+  text() { return this.m.text; }
+  image() { return this.m.image; }
+  exports() { return this.m.exports; }
+  timings() { return this.m.timings; }
+  free() { this.m = null; this.sceneBytes = null; }
+}
