@@ -28,8 +28,10 @@ const state = {
   generation: 0,
   // Counts opens asked for: an open replaced by a later one is abandoned.
   requests: 0,
-  // Files from this size (bytes) on are opened by a worker (opener.js), not on this thread.
-  workerThreshold: 8 << 20,
+  // Files from this size (bytes) on are opened by a worker (opener.js), not on this thread:
+  // below it the parse takes under ~100 ms here (wasm parses ~150-200 MB/s on a 2-core
+  // EPYC), and the worker's packing and unpacking would cost more than they spare.
+  workerThreshold: 16 << 20,
   opener: null,
 };
 

@@ -13,6 +13,8 @@ import { join } from 'node:path';
 import { repo, relicview, startServer, launch, newPage, withThree } from '../e2e/harness.mjs';
 
 const reps = Math.max(5, Number(process.argv[2]) || 7);
+// Optional: the size from which the page opens files in its worker (default: the page's own).
+const workerThreshold = process.argv[3] === undefined ? null : Number(process.argv[3]);
 const source = join(repo, 'target/bench/open500k/TERRAIN.BGF');
 if (!existsSync(source)) throw new Error(`${source} is missing: run cargo bench --bench throughput first`);
 // The archive served: the model, its .glb, and a small model listed first, which the page
@@ -86,7 +88,8 @@ try {
     {
       const { page } = await newPage(browser, server.url + '#path=NONE');
       await page.waitForFunction(() => window.relicview.lastOpen()?.path === 'A_CUBE.BGF');
-      const r = await page.evaluate(async (m) => {
+      const r = await page.evaluate(async ([m, threshold]) => {
+        if (threshold !== null) window.relicview.setWorkerThreshold(threshold);
         const canvas = document.getElementById('viewport');
         const gl = canvas.getContext('webgl2');
         const pixel = new Uint8Array(4);
@@ -96,7 +99,7 @@ try {
         gl.readPixels(canvas.width >> 1, canvas.height >> 1, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel);
         const totalMs = performance.now() - t0;
         return { totalMs, openMs: t1 - t0, opened, width: canvas.width, height: canvas.height, pixel: [...pixel], parts: window.relicview.lastOpen(), rasterMs: window.relicview.rasterMs() };
-      }, model);
+      }, [model, workerThreshold]);
       size = [r.width, r.height];
       triangles.relicview = r.opened.triangles;
       rv.total.push(r.totalMs);
@@ -131,6 +134,8 @@ try {
   console.log(`  relicview            median ${f(median(rv.total))} ms   (runs: ${rv.total.map((x) => x.toFixed(0)).join(' ')})`);
   console.log(`  three.js+GLTFLoader  median ${f(median(three.total))} ms   (runs: ${three.total.map((x) => x.toFixed(0)).join(' ')})`);
   console.log(`  ratio relicview / three.js: ${(median(rv.total) / median(three.total)).toFixed(2)}`);
+  const worker = rv.parts.filter((p) => p.worker).length;
+  console.log(`  relicview opened it ${worker === reps ? 'in its worker' : worker === 0 ? 'on the page\'s thread' : `in its worker ${worker} times of ${reps}`}${worker ? ` (packing ${f(part('packMs'))} · delivery ${f(part('deliverMs'))} · unpacking and bounds ${f(part('showMs'))})` : ''}`);
   console.log(`  relicview parts (medians): read ${f(part('readMs'))} · parse ${f(part('parseMs'))} · inspector ${f(part('inspectMs'))} · build ${f(part('buildMs'))} · upload ${f(part('uploadMs'))} · first frame ${f(part('drawMs'))}`);
   console.log(`  relicview open() resolved after ${f(median(rv.open))} ms; the read-back then waited ${f(median(rv.total.map((t, i) => t - rv.open[i])))} ms for the rasteriser`);
   console.log(`  rasteriser alone (a second frame, read back): relicview ${f(median(rv.raster))} ms, three.js ${f(median(three.raster))} ms`);
