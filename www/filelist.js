@@ -3,6 +3,12 @@
 // moves: ↑/↓ (and Home/End) open the next visible file, ←/→ fold and unfold its folder,
 // typing in the list goes to the search box. Names reach the page as text only.
 
+// Only the rows in sight (and a few either side) are in the DOM, between two spacers, so a
+// folder of 20,000 files costs the page what a few dozen rows cost: typing a file by its
+// content, or a search, re-renders a window, never the whole list.
+const ROW_HEIGHT = 18; // px, matches #file-list li in style.css
+const OVERSCAN = 20; // rows rendered beyond each edge of the visible ones
+
 export class FileList {
   // `label(kind)` is the core's badge for a kind.
   constructor({ list, search, kinds, label, onOpen }) {
@@ -12,10 +18,16 @@ export class FileList {
     this.kindsBox = kinds;
     this.onOpen = onOpen;
     this.entries = [];
+    // What the list shows, in order: {folder, dir} heads and {entry} files.
+    this.rows = [];
+    this.window = null; // [first, last) rows in the DOM
     this.current = null;
     this.kindFilter = null;
     this.collapsed = new Set();
     this.list.tabIndex = 0;
+    this.top = spacer();
+    this.bottom = spacer();
+    this.list.replaceChildren(this.top, this.bottom);
     search.addEventListener('input', () => this.applyFilter());
     search.addEventListener('keydown', (e) => {
       if (e.key === 'ArrowDown' || e.key === 'Enter') {
@@ -32,63 +44,42 @@ export class FileList {
     });
     list.addEventListener('click', (e) => {
       const li = e.target.closest('li');
-      if (!li) return;
+      if (!li || li.classList.contains('spacer')) return;
       if (li.dataset.folder !== undefined) this.toggleFolder(li.dataset.folder);
       else this.onOpen(li.dataset.path);
     });
     list.addEventListener('keydown', (e) => this.key(e));
+    list.addEventListener('scroll', () => this.render());
+    if (typeof ResizeObserver === 'function') new ResizeObserver(() => this.render()).observe(list);
   }
 
   set(entries) {
     this.entries = entries;
     this.collapsed.clear();
     this.kindFilter = null;
-    const frag = document.createDocumentFragment();
-    let folder = null;
-    for (const entry of entries) {
-      const slash = entry.path.lastIndexOf('/');
-      const dir = slash < 0 ? '' : entry.path.slice(0, slash);
-      if (dir !== folder) {
-        folder = dir;
-        const head = document.createElement('li');
-        head.className = 'folder';
-        head.dataset.folder = dir;
-        head.textContent = dir === '' ? '/' : `${dir}/`;
-        frag.append(head);
-      }
-      const li = document.createElement('li');
-      li.setAttribute('role', 'option');
-      li.dataset.path = entry.path;
-      li.dataset.kind = entry.kind || 'unknown';
-      // Typed by its name so far; its content is read after the whole list shows.
-      if (entry.pending) li.classList.add('pending');
-      li.title = entry.path;
-      const badge = document.createElement('span');
-      badge.className = `kind kind-${li.dataset.kind}`;
-      badge.textContent = this.label(li.dataset.kind);
-      const size = document.createElement('span');
-      size.className = 'size';
-      size.textContent = formatSize(entry.size);
-      li.append(size, badge, document.createTextNode(slash < 0 ? entry.path : entry.path.slice(slash + 1)));
-      entry.element = li;
-      frag.append(li);
-    }
-    this.list.replaceChildren(frag);
+    this.list.scrollTop = 0;
     this.renderKinds();
     this.applyFilter();
   }
 
-  // The kind an entry was typed as by its content.
+  // The kind an entry was typed as by its content (its row follows at the next render).
   setKind(entry, kind) {
-    const li = entry.element;
     entry.kind = kind;
-    if (!li) return;
-    li.classList.remove('pending');
-    if (li.dataset.kind === kind) return;
-    li.dataset.kind = kind;
-    const badge = li.querySelector('.kind');
-    badge.className = `kind kind-${kind}`;
-    badge.textContent = this.label(kind);
+    entry.pending = false;
+    this.stale = true;
+  }
+
+  // A file that failed to open is marked red; one that opened is not.
+  setFailed(entry, failed) {
+    entry.failed = failed;
+    this.stale = true;
+    this.render();
+  }
+
+  // After kinds changed: the rows a kind filter shows may have changed too.
+  refresh() {
+    if (this.kindFilter) this.applyFilter();
+    else this.render();
   }
 
   renderKinds() {
@@ -107,20 +98,72 @@ export class FileList {
 
   applyFilter() {
     const q = this.search.value.trim().toLowerCase();
-    const shownFolders = new Set();
-    for (const li of this.list.children) {
-      if (li.dataset.folder !== undefined) continue;
-      const match = (!q || li.dataset.path.toLowerCase().includes(q)) && (!this.kindFilter || li.dataset.kind === this.kindFilter);
-      const dir = li.dataset.path.includes('/') ? li.dataset.path.slice(0, li.dataset.path.lastIndexOf('/')) : '';
-      li.hidden = !match || this.collapsed.has(dir);
-      if (match) shownFolders.add(dir);
+    const rows = [];
+    // Entries are sorted by path, so each folder's files are together.
+    let i = 0;
+    while (i < this.entries.length) {
+      const dir = dirOf(this.entries[i].path);
+      let j = i;
+      const files = [];
+      for (; j < this.entries.length && dirOf(this.entries[j].path) === dir; j++) {
+        const e = this.entries[j];
+        if ((!q || e.path.toLowerCase().includes(q)) && (!this.kindFilter || (e.kind || 'unknown') === this.kindFilter)) files.push({ entry: e });
+      }
+      if (files.length) {
+        const collapsed = this.collapsed.has(dir);
+        rows.push({ folder: true, dir, collapsed });
+        if (!collapsed) rows.push(...files);
+      }
+      i = j;
     }
-    for (const li of this.list.children) {
-      if (li.dataset.folder === undefined) continue;
-      li.hidden = !shownFolders.has(li.dataset.folder);
-      li.classList.toggle('collapsed', this.collapsed.has(li.dataset.folder));
-    }
+    this.rows = rows;
     for (const chip of this.kindsBox.children) chip.classList.toggle('on', chip.dataset.kind === this.kindFilter);
+    this.stale = true;
+    this.render();
+  }
+
+  // Put the rows in sight into the DOM (when the window moved or rows changed).
+  render() {
+    const height = this.list.clientHeight || 600;
+    const top = this.list.scrollTop;
+    const first = Math.max(0, Math.floor(top / ROW_HEIGHT) - OVERSCAN);
+    const last = Math.min(this.rows.length, Math.ceil((top + height) / ROW_HEIGHT) + OVERSCAN);
+    if (!this.stale && this.window && this.window[0] === first && this.window[1] === last) return;
+    this.stale = false;
+    this.window = [first, last];
+    this.top.style.height = `${first * ROW_HEIGHT}px`;
+    this.bottom.style.height = `${(this.rows.length - last) * ROW_HEIGHT}px`;
+    const lis = [];
+    for (let k = first; k < last; k++) lis.push(this.rowElement(this.rows[k]));
+    this.list.replaceChildren(this.top, ...lis, this.bottom);
+  }
+
+  rowElement(row) {
+    const li = document.createElement('li');
+    if (row.folder) {
+      li.className = row.collapsed ? 'folder collapsed' : 'folder';
+      li.dataset.folder = row.dir;
+      li.textContent = row.dir === '' ? '/' : `${row.dir}/`;
+      return li;
+    }
+    const entry = row.entry;
+    const slash = entry.path.lastIndexOf('/');
+    li.setAttribute('role', 'option');
+    li.dataset.path = entry.path;
+    li.dataset.kind = entry.kind || 'unknown';
+    // Typed by its name so far; its content is read after the whole list shows.
+    if (entry.pending) li.classList.add('pending');
+    if (entry.failed) li.classList.add('failed');
+    if (entry.path === this.current) li.setAttribute('aria-selected', 'true');
+    li.title = entry.path;
+    const badge = document.createElement('span');
+    badge.className = `kind kind-${li.dataset.kind}`;
+    badge.textContent = this.label(li.dataset.kind);
+    const size = document.createElement('span');
+    size.className = 'size';
+    size.textContent = formatSize(entry.size);
+    li.append(size, badge, document.createTextNode(slash < 0 ? entry.path : entry.path.slice(slash + 1)));
+    return li;
   }
 
   toggleFolder(dir) {
@@ -129,32 +172,53 @@ export class FileList {
     this.applyFilter();
   }
 
+  // Paths of the files the list shows (search, kind filter and folded folders applied).
   visibleFiles() {
-    return [...this.list.children].filter((li) => li.dataset.path !== undefined && !li.hidden);
+    const out = [];
+    for (const r of this.rows) if (r.entry) out.push(r.entry.path);
+    return out;
+  }
+
+  // {files, folders, pending, failed, shown, shownFolders}: counts for scripts and tests.
+  counts() {
+    let pending = 0;
+    let failed = 0;
+    const folders = new Set();
+    for (const e of this.entries) {
+      if (e.pending) pending++;
+      if (e.failed) failed++;
+      folders.add(dirOf(e.path));
+    }
+    const shown = this.rows.filter((r) => r.entry).length;
+    return { files: this.entries.length, folders: folders.size, pending, failed, shown, shownFolders: this.rows.length - shown };
   }
 
   mark(path) {
     this.current = path;
-    for (const li of this.list.querySelectorAll('[aria-selected="true"]')) li.removeAttribute('aria-selected');
-    const li = [...this.list.children].find((x) => x.dataset.path === path);
-    if (li) {
-      li.setAttribute('aria-selected', 'true');
-      li.scrollIntoView({ block: 'nearest' });
+    const i = this.rows.findIndex((r) => r.entry && r.entry.path === path);
+    if (i >= 0) {
+      // Scrolled into sight, as the browser would for a row in the DOM.
+      const height = this.list.clientHeight || 600;
+      const y = i * ROW_HEIGHT;
+      if (y < this.list.scrollTop) this.list.scrollTop = y;
+      else if (y + ROW_HEIGHT > this.list.scrollTop + height) this.list.scrollTop = y + ROW_HEIGHT - height;
     }
+    this.stale = true;
+    this.render();
   }
 
   // Open the visible file `step` places from the current one (0: the current or first).
   move(step, absolute = null) {
     const files = this.visibleFiles();
     if (!files.length) return;
-    let i = files.findIndex((li) => li.dataset.path === this.current);
+    let i = files.indexOf(this.current);
     if (absolute !== null) i = absolute < 0 ? files.length - 1 : absolute;
     else i = i < 0 ? 0 : Math.min(files.length - 1, Math.max(0, i + step));
-    this.onOpen(files[i].dataset.path);
+    this.onOpen(files[i]);
   }
 
   key(e) {
-    const dir = this.current && this.current.includes('/') ? this.current.slice(0, this.current.lastIndexOf('/')) : '';
+    const dir = this.current ? dirOf(this.current) : '';
     if (e.key === 'ArrowDown') this.move(1);
     else if (e.key === 'ArrowUp') this.move(-1);
     else if (e.key === 'Home') this.move(0, 0);
@@ -169,6 +233,19 @@ export class FileList {
     } else return;
     e.preventDefault();
   }
+}
+
+function dirOf(path) {
+  const slash = path.lastIndexOf('/');
+  return slash < 0 ? '' : path.slice(0, slash);
+}
+
+function spacer() {
+  const li = document.createElement('li');
+  li.className = 'spacer';
+  li.setAttribute('role', 'presentation');
+  li.setAttribute('aria-hidden', 'true');
+  return li;
 }
 
 export function formatSize(n) {

@@ -95,10 +95,8 @@ async function typeEntries(entries, generation) {
     const heads = (batch.every((e) => e.file) && await readHeads(batch.map((e) => e.file))) || await Promise.all(batch.map((e) => e.head().catch(() => null)));
     const kinds = batch.map((e, k) => (heads[k] ? kindOf(e.path, new Uint8Array(heads[k]), e.size) : 'unknown'));
     if (generation !== state.generation) return false;
-    batch.forEach((e, k) => {
-      e.pending = false;
-      state.files.setKind(e, kinds[k]);
-    });
+    batch.forEach((e, k) => state.files.setKind(e, kinds[k]));
+    state.files.refresh();
     bar.value = Math.min(pending.length, i + BATCH);
     // The chips' counts follow a few times a second.
     if (performance.now() - lastChips > 250) {
@@ -339,7 +337,7 @@ async function openNow(path, restore, request) {
     file.sceneBytes = null;
   } else state.viewer.clear();
   state.viewpoint = null;
-  entry.element?.classList.remove('failed');
+  if (entry.failed) state.files.setFailed(entry, false);
   showDocument(file);
   if (restore) restoreView(restore, { chunk: false });
   syncToolbar();
@@ -407,7 +405,7 @@ function restoreView(link, { chunk = true } = {}) {
 async function failed(entry, err) {
   $('open-progress').hidden = true;
   state.viewer.clear();
-  entry.element?.classList.add('failed');
+  state.files.setFailed(entry, true);
   showError(entry.path, err);
   $('export-button').disabled = true;
   await state.viewport.requestFrame();
@@ -730,6 +728,16 @@ window.relicview = {
   animationTime: () => state.viewer.animationTime(),
   // What is under canvas pixel (x, y): {primitive, patch, source, triangleInSource, start, end} or null.
   pick: (x, y) => state.viewer.pick(x, y),
+  // The file list: {files, folders, pending, failed, shown, shownFolders} (shown: files the
+  // search, kind filter and folded folders leave in the list).
+  listing: () => state.files.counts(),
+  // One listed file: {path, size, kind, pending, failed}, or null.
+  entry: (path) => {
+    const e = state.byPath.get(String(path).toLowerCase());
+    return e ? { path: e.path, size: e.size, kind: e.kind || 'unknown', pending: Boolean(e.pending), failed: Boolean(e.failed) } : null;
+  },
+  // The paths the list shows, in order (at most `limit`, default 1,000).
+  shownFiles: (limit = 1000) => state.files.visibleFiles().slice(0, limit),
   // The chunk tree and hex view: selectChunk(i), selectByte(offset), selection().
   inspector: {
     selectChunk: (i) => state.inspector.selectChunk(i),

@@ -36,7 +36,7 @@ test('a real field model, LZS-wrapped, draws its models and plays their animatio
   const { page, problems } = await withFolder();
   const native = nativeInfo(join(dir, 'FF7/MD1_1.BSX'));
   assert.equal(native.compressed, true);
-  assert.equal(await page.locator('#file-list li[data-path="GAME/FF7/MD1_1.BSX"]').getAttribute('data-kind'), 'bsx');
+  assert.equal(await page.evaluate(() => window.relicview.entry('GAME/FF7/MD1_1.BSX').kind), 'bsx');
   const opened = await page.evaluate(() => window.relicview.open('GAME/FF7/MD1_1.BSX'));
   // Model 0 is Cloud: this field's record adds nothing, the folder's CLOUD.BCX (the demo's
   // stand-in, the only one) brings the figure. It is the first model drawn, on show.
@@ -192,7 +192,7 @@ test('with FIELD.TDB in the folder a real NPC gets its eyes and mouth; without i
     const own = fieldFolder(faces);
     const { page, problems } = await newPage(browser, server.url + '#folder=none');
     await loadFolder(page, own, faces ? 2 : 1);
-    const root = (await page.locator('#file-list li[data-path]').first().getAttribute('data-path')).split('/')[0];
+    const root = (await page.evaluate(() => window.relicview.shownFiles(1)[0])).split('/')[0];
     await page.evaluate((p) => window.relicview.open(p), `${root}/FIELD/MD1_1.BSX`);
     await page.evaluate(() => window.relicview.setClock({ time: 0, playing: false }));
     await page.evaluate(() => window.relicview.axisView('front'));
@@ -201,7 +201,7 @@ test('with FIELD.TDB in the folder a real NPC gets its eyes and mouth; without i
     if (faces) assert.match(info, new RegExp(`eyes and mouths\\s*from ${root}/FIELD/FIELD\\.TDB`));
     else assert.match(info, /FIELD\.TDB is not in the archive: drawn grey/);
     if (faces) {
-      assert.equal(await page.locator(`#file-list li[data-path="${root}/FIELD/FIELD.TDB"]`).getAttribute('data-kind'), 'tdb');
+      assert.equal(await page.evaluate((p) => window.relicview.entry(p).kind, `${root}/FIELD/FIELD.TDB`), 'tdb');
       // FIELD.TDB opened alone: its 127 images in a grid of 16 columns, as a picture.
       await page.locator(`#file-list li[data-path="${root}/FIELD/FIELD.TDB"]`).click();
       const picture = await page.locator('#info-body canvas.picture').evaluate((c) => {

@@ -93,7 +93,7 @@ export async function newPage(browser, url) {
 // listed and typed by content (the list shows first, the kinds follow).
 export async function loadFolder(page, dir, count) {
   await page.locator('#folder-input').setInputFiles(dir);
-  await page.waitForFunction((n) => document.querySelectorAll('#file-list li[data-path]').length === n, count);
+  await page.waitForFunction((n) => window.relicview.listing().files === n, count);
   await page.waitForFunction(() => window.relicview.indexTimeline()?.typed);
 }
 

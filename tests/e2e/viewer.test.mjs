@@ -54,7 +54,7 @@ test('the served page lists the archive and shows a model without any action', a
   const { page, problems } = await newPage(browser, server.url);
   await page.waitForFunction(() => document.getElementById('info-title').textContent.endsWith('.BGF'));
   await page.waitForFunction(() => window.relicview.stats().triangles > 0);
-  const listed = await page.locator('#file-list li[data-path]').count();
+  const listed = await page.evaluate(() => window.relicview.listing().files);
   assert.equal(listed, walk(dir).length);
   assert.deepEqual(problems, []);
   await page.close();
@@ -127,8 +127,8 @@ test('a malformed file shows an error naming its byte offset, and the other file
   assert.match(shown, new RegExp(`at byte ${offset}\\b`));
   assert.equal(await page.locator('#info-error').isVisible(), true);
   assert.equal(await page.evaluate(() => window.relicview.stats().triangles), 0, 'the broken file draws nothing');
-  const failed = await page.locator('#file-list li.failed').count();
-  assert.equal(failed, 1);
+  assert.equal(await page.locator('#file-list li.failed').count(), 1, 'its row is red');
+  assert.equal(await page.evaluate(() => window.relicview.listing().failed), 1);
 
   const ok = await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/HEXPOD.BGF'));
   assert.equal(ok.triangles, 26);
@@ -151,7 +151,7 @@ test('garbage is an error naming its offset; a file that is not a model is shown
   await loadFolder(page, own, walk(own).length);
   const msg = await page.evaluate(() => window.relicview.open('GAME/JUNK/EMPTY.BGF').then(() => 'resolved', (e) => e.message));
   assert.match(msg, /EMPTY\.BGF: at byte 0\b.*magic/);
-  assert.equal(await page.locator('#file-list li[data-path="GAME/JUNK/EMPTY.BGF"]').getAttribute('class'), 'failed');
+  assert.equal(await page.evaluate(() => window.relicview.entry('GAME/JUNK/EMPTY.BGF').failed), true);
   // Plain text: shown as text with line numbers, no error.
   const text = await page.evaluate(() => window.relicview.open('GAME/JUNK/README.TXT'));
   assert.deepEqual(text, { triangles: 0, drawCalls: 0 });
@@ -168,7 +168,7 @@ test('garbage is an error naming its offset; a file that is not a model is shown
     await page.evaluate((p) => window.relicview.open(p), path);
     assert.equal(await page.locator('#info-error').isVisible(), false, path);
   }
-  assert.equal(await page.locator('#file-list li.failed').count(), 1, 'only the empty BGF is marked as failed');
+  assert.equal(await page.evaluate(() => window.relicview.listing().failed), 1, 'only the empty BGF is marked as failed');
   const ok = await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/CUBE.BGF'));
   assert.equal(ok.triangles, 12);
   assert.deepEqual(problems, []);
@@ -196,6 +196,7 @@ test('file names from the archive are shown as text, never as HTML', async () =>
   const { page, problems } = await pageWithFolder();
   const name = IN_FOLDER + 'DEMO/VIDEO/<img src=x onerror=alert(1)>.BGF';
   assert.equal(await page.locator('#file-list img, #info-panel img').count(), 0);
+  await page.locator('#search').fill('onerror');
   const listed = await page.locator('#file-list li[data-path]').evaluateAll((lis) => lis.map((li) => [li.dataset.path, li.textContent]));
   assert.ok(listed.some(([path, text]) => path === name && text.endsWith('<img src=x onerror=alert(1)>.BGF')), 'the name is listed verbatim');
   const r = await page.evaluate((p) => window.relicview.open(p), name);
@@ -255,7 +256,7 @@ test('a link to a local folder asks for the folder, restores the view once it ma
   await fresh.goto(link);
   await fresh.evaluate(() => window.relicview.ready);
   await fresh.waitForFunction(() => /Open the folder this link was made for/.test(document.getElementById('info-title').textContent));
-  assert.equal(await fresh.locator('#file-list li[data-path]').count(), 0, 'the served archive is not loaded in its place');
+  assert.equal(await fresh.evaluate(() => window.relicview.listing().files), 0, 'the served archive is not loaded in its place');
   // Another folder: the page says it does not match.
   const other = join(dir, 'DEMO');
   await fresh.locator('#folder-input').setInputFiles(other);
@@ -331,7 +332,7 @@ test('dropping files on the window loads and opens them', async () => {
   });
   await page.waitForFunction(() => document.getElementById('info-title').textContent === 'DROPPED.BGF');
   await page.waitForFunction(() => window.relicview.stats().triangles > 0);
-  assert.equal(await page.locator('#file-list li[data-path]').count(), 1);
+  assert.equal(await page.evaluate(() => window.relicview.listing().files), 1);
   assert.equal(await page.locator('#drop-overlay').isVisible(), false);
   const native = nativeInfo(join(dir, 'DEMO/VIDEO/TOWER.BGF'));
   assert.equal(await page.evaluate(() => window.relicview.stats().triangles), native.triangles);
@@ -350,7 +351,7 @@ test('a folder dropped while the served archive is still opening its first model
   });
   await page.waitForFunction(() => document.getElementById('info-title').textContent === 'DROPPED.BGF');
   await page.waitForFunction(() => window.relicview.lastOpen()?.path === 'DROPPED.BGF');
-  assert.equal(await page.locator('#file-list li[data-path]').count(), 1);
+  assert.equal(await page.evaluate(() => window.relicview.listing().files), 1);
   const link = new URL(await page.evaluate(() => window.relicview.permalink()));
   assert.equal(new URLSearchParams(link.hash.slice(1)).get('path'), 'DROPPED.BGF', 'the link names the dropped file, never one of the served archive');
   assert.deepEqual(problems, []);
@@ -650,26 +651,31 @@ test('a folder of 2,000+ files indexes with kinds per file, and search and the k
   await page.evaluate(() => {
     window.longTasks = [];
     new PerformanceObserver((l) => { for (const e of l.getEntries()) window.longTasks.push({ start: e.startTime, end: e.startTime + e.duration }); }).observe({ type: 'longtask' });
-    // The first time the list holds rows: how many, and how many are still to be typed.
+    // The first time the list holds rows: how many files it lists, how many are still to be
+    // typed, and whether the rows in sight say so.
     const list = document.getElementById('file-list');
     new MutationObserver((_, observer) => {
       const rows = list.querySelectorAll('li[data-path]').length;
       if (rows === 0) return;
-      window.firstList = { rows, pending: list.querySelectorAll('li.pending').length };
+      window.firstList = { ...window.relicview.listing(), rows, pendingRows: list.querySelectorAll('li.pending').length };
       observer.disconnect();
     }).observe(list, { childList: true });
   });
   const t0 = Date.now();
   await page.locator('#folder-input').setInputFiles(big);
   // Listed by name before the files are typed by content: every row shows while typing goes on.
-  await page.waitForFunction((n) => document.querySelectorAll('#file-list li[data-path]').length === n, total, { timeout: 120000 });
+  await page.waitForFunction((n) => window.relicview.listing().files === n, total, { timeout: 120000 });
   const atList = await page.evaluate(() => window.firstList);
-  assert.equal(atList.rows, total, 'the whole list shows at once');
+  assert.equal(atList.files, total, 'the whole list shows at once');
   assert.equal(atList.pending, total, 'before any file is typed by its content');
+  assert.equal(atList.pendingRows, atList.rows, 'and its rows show they are untyped');
+  // Only the rows in sight are in the page.
+  assert.ok(atList.rows > 20 && atList.rows < 200, `${atList.rows} rows in the DOM`);
   await page.waitForFunction(() => window.relicview.indexTimeline()?.typed, null, { timeout: 120000 });
   const line = await page.evaluate(() => window.relicview.indexTimeline());
   assert.ok(line.listed < line.typed, 'listed before typed');
-  assert.equal(await page.locator('#file-list li.pending').count(), 0, 'every file typed in the end');
+  assert.equal(await page.evaluate(() => window.relicview.listing().pending), 0, 'every file typed in the end');
+  assert.equal(await page.locator('#file-list li.pending').count(), 0, 'and its rows say so');
   assert.equal(await page.evaluate(() => document.getElementById('file-list').dataset.typing), 'false');
   // No freeze while typing: the page takes input between batches.
   const long = await page.evaluate(([from, to]) => window.longTasks.filter((t) => t.start >= from && t.start < to).map((t) => t.end - t.start), [line.listed, line.typed]);
@@ -689,11 +695,15 @@ test('a folder of 2,000+ files indexes with kinds per file, and search and the k
   assert.equal(chips.unknown, undefined, 'every file has a known kind');
   assert.equal(per('.BGF') + per('.BMF') + per('.TGA') + per('.RGB') + per('.MOD') + per('.MAP') + per('.SUB') + per('.BSX') + per('.BCX') + per('.TDB'), total);
   const folders = new Set(perTree.map((f) => f.slice(join(dir, 'DEMO').length + 1).split('/').slice(0, -1).join('/'))).size;
-  assert.equal(await page.locator('#file-list li.folder').count(), TREES * folders, 'the folders of every tree');
+  assert.equal((await page.evaluate(() => window.relicview.listing())).folders, TREES * folders, 'the folders of every tree');
+  // Scrolled to the end, the last file's row is there.
+  await page.locator('#file-list').evaluate((list) => { list.scrollTop = list.scrollHeight; });
+  await page.waitForFunction(() => document.querySelector('#file-list li[data-path$="TREE069/VIDEO/WH1.BGF"]'));
 
   // Search: every HEXPOD model, and only those.
   await page.locator('#search').fill('hexpod.bgf');
-  assert.equal(await page.locator('#file-list li[data-path]:visible').count(), TREES);
+  assert.equal(await page.evaluate(() => window.relicview.listing().shown), TREES);
+  assert.ok((await page.evaluate(() => window.relicview.shownFiles())).every((p) => /HEXPOD\.BGF$/.test(p)));
   // Keyboard: into the list, down twice, each step previews the file.
   await page.locator('#search').press('ArrowDown');
   await page.waitForFunction(() => /TREE000\/VIDEO\/HEXPOD\.BGF$/.test(document.getElementById('info-title').textContent));
@@ -704,7 +714,9 @@ test('a folder of 2,000+ files indexes with kinds per file, and search and the k
   // A kind chip filters too: only the material libraries.
   await page.locator('#search').fill('');
   await page.locator('#kinds .chip[data-kind="biz2-materials"]').click();
-  assert.equal(await page.locator('#file-list li[data-path]:visible').count(), per('.BMF'));
+  assert.equal(await page.evaluate(() => window.relicview.listing().shown), per('.BMF'));
+  const kindsInSight = await page.locator('#file-list li[data-path]').evaluateAll((lis) => [...new Set(lis.map((li) => li.dataset.kind))]);
+  assert.deepEqual(kindsInSight, ['biz2-materials'], 'the rows in sight are libraries');
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -754,7 +766,7 @@ test('a click on the model selects the face it hit, in the tree and in the bytes
 
 test('text twins (DIV-VIZ2) are typed by content and shown as text', async () => {
   const { page, problems } = await pageWithFolder();
-  assert.equal(await page.locator('#file-list li[data-path="GAME/TEXTS/BOX.VGF"]').getAttribute('data-kind'), 'viz2-text');
+  assert.equal(await page.evaluate(() => window.relicview.entry('GAME/TEXTS/BOX.VGF').kind), 'viz2-text');
   await page.evaluate(() => window.relicview.open('GAME/TEXTS/BOX.VGF'));
   const text = await page.locator('#info-body pre.text-view').textContent();
   assert.match(text, /^DIV-VIZ2\nHEADER \{/);
@@ -877,7 +889,7 @@ test('a compressed container shows its decompressed bytes, and its own bytes one
   writeFileSync(join(own, 'FF7/STARTMAP.BSX'), lzsLiterals(startmap));
   const { page, problems } = await newPage(browser, server.url + '#folder=none');
   await loadFolder(page, own, walk(own).length);
-  assert.equal(await page.locator('#file-list li[data-path="GAME/FF7/NOTES.LZS"]').getAttribute('data-kind'), 'lzs');
+  assert.equal(await page.evaluate(() => window.relicview.entry('GAME/FF7/NOTES.LZS').kind), 'lzs');
   await page.evaluate(() => window.relicview.open('GAME/FF7/NOTES.LZS'));
   assert.equal(await page.locator('#info-error').isVisible(), false);
   const views = await page.evaluate(() => window.relicview.inspector.view().views);
