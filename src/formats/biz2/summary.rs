@@ -91,20 +91,22 @@ pub fn summarize(tree: &ChunkTree<'_>, file: &Biz2File) -> Info {
     let bytes = tree.bytes;
     let [w1, w2, w4] = tree.length_widths();
     let lod0 = || file.objects.iter().filter_map(|o| o.lods.first());
-    let mut bounds: Option<BoundsInfo> = None;
+    // A million vertices in a big model: the box is kept in registers, not in the Option.
+    let (mut lo, mut hi) = (glam::Vec3::INFINITY, glam::Vec3::NEG_INFINITY);
     for p in lod0()
         .flat_map(|l| l.primitives())
         .flat_map(|p| p.vertices.positions.iter())
     {
-        if !p.iter().all(|x| x.is_finite()) {
-            continue;
-        }
-        let b = bounds.get_or_insert(BoundsInfo { min: *p, max: *p });
-        for k in 0..3 {
-            b.min[k] = b.min[k].min(p[k]);
-            b.max[k] = b.max[k].max(p[k]);
+        let v = glam::Vec3::from(*p);
+        if v.is_finite() {
+            lo = lo.min(v);
+            hi = hi.max(v);
         }
     }
+    let bounds = lo.cmple(hi).all().then(|| BoundsInfo {
+        min: lo.into(),
+        max: hi.into(),
+    });
     let patches = || {
         file.objects
             .iter()
