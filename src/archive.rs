@@ -26,10 +26,7 @@ pub fn file_name(path: &str) -> &str {
 }
 
 fn dir_parts(path: &str) -> Vec<String> {
-    let mut parts: Vec<String> = path
-        .split(['/', '\\'])
-        .map(str::to_ascii_lowercase)
-        .collect();
+    let mut parts: Vec<String> = path.split(['/', '\\']).map(str::to_ascii_lowercase).collect();
     parts.pop();
     parts
 }
@@ -39,19 +36,13 @@ impl ArchiveIndex {
         ArchiveIndex::with_kinds(paths.into_iter().map(|p| (p, None)))
     }
 
-    pub fn with_kinds<S: Into<String>>(
-        files: impl IntoIterator<Item = (S, Option<Kind>)>,
-    ) -> ArchiveIndex {
+    pub fn with_kinds<S: Into<String>>(files: impl IntoIterator<Item = (S, Option<Kind>)>) -> ArchiveIndex {
         let mut index = ArchiveIndex::default();
         for (p, kind) in files {
             let p: String = p.into();
             let i = index.paths.len();
             index.by_path.entry(p.to_ascii_lowercase()).or_insert(i);
-            index
-                .by_name
-                .entry(file_name(&p).to_ascii_lowercase())
-                .or_default()
-                .push(i);
+            index.by_name.entry(file_name(&p).to_ascii_lowercase()).or_default().push(i);
             index.paths.push(p);
             index.kinds.push(kind);
         }
@@ -107,10 +98,7 @@ impl ArchiveIndex {
         for n in names {
             let found = self.nearest(from, n);
             if let Some((first, rest)) = found.split_first() {
-                return Resolution {
-                    file: Some(first.to_string()),
-                    also: rest.iter().map(|s| s.to_string()).collect(),
-                };
+                return Resolution { file: Some(first.to_string()), also: rest.iter().map(|s| s.to_string()).collect() };
             }
         }
         Resolution::default()
@@ -193,10 +181,7 @@ impl MemorySource {
 
 impl FileSource for MemorySource {
     async fn read(&self, path: &str) -> Result<Vec<u8>, String> {
-        self.files
-            .get(&path.to_ascii_lowercase())
-            .cloned()
-            .ok_or_else(|| "no such file".to_string())
+        self.files.get(&path.to_ascii_lowercase()).cloned().ok_or_else(|| "no such file".to_string())
     }
 }
 
@@ -225,20 +210,12 @@ pub struct Opened {
 
 impl Archive {
     pub fn new(index: ArchiveIndex) -> Archive {
-        Archive {
-            index,
-            assets: HashMap::new(),
-            refs: RefGraph::default(),
-            resolves: true,
-        }
+        Archive { index, assets: HashMap::new(), refs: RefGraph::default(), resolves: true }
     }
 
     /// An archive of one file: references resolve nowhere.
     pub fn detached() -> Archive {
-        Archive {
-            resolves: false,
-            ..Default::default()
-        }
+        Archive { resolves: false, ..Default::default() }
     }
 
     /// Whether `path` has been read as an asset (successfully or not).
@@ -288,31 +265,14 @@ impl Archive {
 
     /// Add a file's references to the graph (replacing what it had).
     pub fn record_references(&mut self, path: &str, doc: &dyn Document) {
-        let Some(user) = self.index.position(path) else {
-            return;
-        };
+        let Some(user) = self.index.position(path) else { return };
         // Now that the content has been read, the kind is known for sure.
         self.index.kinds[user] = Some(doc.kind());
-        let refs = if doc.error().is_some() {
-            Vec::new()
-        } else {
-            doc.references()
-        };
-        let uses: Vec<Use> = refs
-            .into_iter()
-            .map(|r| Use {
-                resolution: self.resolve(path, &r.names),
-                reference: r,
-            })
-            .collect();
+        let refs = if doc.error().is_some() { Vec::new() } else { doc.references() };
+        let uses: Vec<Use> = refs.into_iter().map(|r| Use { resolution: self.resolve(path, &r.names), reference: r }).collect();
         if let Some(old) = self.refs.uses.remove(&user) {
             for u in old {
-                if let Some(t) = u
-                    .resolution
-                    .file
-                    .as_deref()
-                    .and_then(|f| self.index.position(f))
-                {
+                if let Some(t) = u.resolution.file.as_deref().and_then(|f| self.index.position(f)) {
                     if let Some(list) = self.refs.users.get_mut(&t) {
                         list.retain(|&(by, _)| by != user);
                     }
@@ -320,12 +280,7 @@ impl Archive {
             }
         }
         for (k, u) in uses.iter().enumerate() {
-            if let Some(t) = u
-                .resolution
-                .file
-                .as_deref()
-                .and_then(|f| self.index.position(f))
-            {
+            if let Some(t) = u.resolution.file.as_deref().and_then(|f| self.index.position(f)) {
                 self.refs.users.entry(t).or_default().push((user, k));
             }
         }
@@ -343,30 +298,14 @@ impl Archive {
 
     /// What the file at `path` refers to, resolved (None until it has been read).
     pub fn uses(&self, path: &str) -> Option<&[Use]> {
-        self.index
-            .position(path)
-            .and_then(|i| self.refs.uses.get(&i))
-            .map(Vec::as_slice)
+        self.index.position(path).and_then(|i| self.refs.uses.get(&i)).map(Vec::as_slice)
     }
 
     /// The files whose references lead to `path`, with the reference each made.
     pub fn used_by(&self, path: &str) -> Vec<(&str, &Use)> {
-        let Some(t) = self.index.position(path) else {
-            return Vec::new();
-        };
-        let mut out: Vec<(&str, &Use)> = self
-            .refs
-            .users
-            .get(&t)
-            .into_iter()
-            .flatten()
-            .filter_map(|&(u, k)| {
-                Some((
-                    self.index.paths[u].as_str(),
-                    self.refs.uses.get(&u)?.get(k)?,
-                ))
-            })
-            .collect();
+        let Some(t) = self.index.position(path) else { return Vec::new() };
+        let mut out: Vec<(&str, &Use)> =
+            self.refs.users.get(&t).into_iter().flatten().filter_map(|&(u, k)| Some((self.index.paths[u].as_str(), self.refs.uses.get(&u)?.get(k)?))).collect();
         out.sort_by(|a, b| a.0.cmp(b.0));
         out
     }
@@ -381,21 +320,10 @@ impl Archive {
             return exports
                 .iter()
                 .map(|item| {
-                    let mut files: Vec<&str> = users
-                        .iter()
-                        .filter(|(_, u)| {
-                            u.reference
-                                .item
-                                .as_deref()
-                                .is_some_and(|i| i.eq_ignore_ascii_case(item))
-                        })
-                        .map(|(f, _)| *f)
-                        .collect();
+                    let mut files: Vec<&str> = users.iter().filter(|(_, u)| u.reference.item.as_deref().is_some_and(|i| i.eq_ignore_ascii_case(item))).map(|(f, _)| *f).collect();
                     files.dedup();
                     match files.is_empty() {
-                        true => {
-                            InfoRow::warning(format!("used: {item}"), "nothing in this archive")
-                        }
+                        true => InfoRow::warning(format!("used: {item}"), "nothing in this archive"),
                         false => InfoRow::new(format!("used: {item}"), files.join(", ")),
                     }
                 })
@@ -413,15 +341,8 @@ impl Archive {
             }
         };
         for k in kind.referred_by() {
-            let direct: Vec<&str> = users
-                .iter()
-                .map(|(f, _)| *f)
-                .filter(|f| kind_of(f) == k)
-                .collect();
-            rows.push(row(
-                format!("used by {}s", k.label()),
-                direct.iter().map(|s| s.to_string()).collect(),
-            ));
+            let direct: Vec<&str> = users.iter().map(|(f, _)| *f).filter(|f| kind_of(f) == k).collect();
+            rows.push(row(format!("used by {}s", k.label()), direct.iter().map(|s| s.to_string()).collect()));
             for k2 in k.referred_by().filter(|k2| *k2 != k) {
                 let mut via: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
                 for d in &direct {
@@ -462,16 +383,9 @@ pub async fn scan_references(archive: &RefCell<Archive>, source: &impl FileSourc
 
 /// The one open sequence: read the file, parse it, read the files it needs (round by
 /// round: libraries, then the maps they name), and build its scene.
-pub async fn open_file(
-    archive: &RefCell<Archive>,
-    source: &impl FileSource,
-    path: &str,
-) -> Result<Opened, String> {
+pub async fn open_file(archive: &RefCell<Archive>, source: &impl FileSource, path: &str) -> Result<Opened, String> {
     let t0 = source.now_ms();
-    let bytes = source
-        .read(path)
-        .await
-        .map_err(|e| format!("{path}: {e}"))?;
+    let bytes = source.read(path).await.map_err(|e| format!("{path}: {e}"))?;
     let read_ms = source.now_ms() - t0;
     let mut opened = open_bytes(archive, source, path, bytes, Purpose::Show).await;
     opened.timings.read_ms = read_ms;
@@ -480,19 +394,8 @@ pub async fn open_file(
 
 /// [`open_file`] for bytes already read; `Purpose::Asset` skips the inspector view (the CLI
 /// prints summaries, and the view costs memory per record).
-pub async fn open_bytes(
-    archive: &RefCell<Archive>,
-    source: &impl FileSource,
-    path: &str,
-    bytes: Vec<u8>,
-    purpose: Purpose,
-) -> Opened {
-    let path = archive
-        .borrow()
-        .index
-        .find(path)
-        .unwrap_or(path)
-        .to_string();
+pub async fn open_bytes(archive: &RefCell<Archive>, source: &impl FileSource, path: &str, bytes: Vec<u8>, purpose: Purpose) -> Opened {
+    let path = archive.borrow().index.find(path).unwrap_or(path).to_string();
     let t0 = source.now_ms();
     let mut document = registry::open(&path, bytes, purpose);
     archive.borrow_mut().record_references(&path, &*document);
@@ -521,18 +424,7 @@ pub async fn open_bytes(
         scene = document.build_scene(&archive.borrow());
     }
     let t3 = source.now_ms();
-    Opened {
-        path,
-        document,
-        scene,
-        unreadable,
-        timings: OpenTimings {
-            read_ms: 0.0,
-            parse_ms: t1 - t0,
-            assets_ms: t2 - t1,
-            build_ms: t3 - t2,
-        },
-    }
+    Opened { path, document, scene, unreadable, timings: OpenTimings { read_ms: 0.0, parse_ms: t1 - t0, assets_ms: t2 - t1, build_ms: t3 - t2 } }
 }
 
 #[cfg(test)]
@@ -547,34 +439,16 @@ mod tests {
             "CONTENT/BTDAVE/VIDEO/MECH/MAD.BGF",
             "OTHER/BASEV.BMF",
         ]);
-        assert_eq!(
-            index.find("content/btdave/video/mech/mad.bgf"),
-            Some("CONTENT/BTDAVE/VIDEO/MECH/MAD.BGF")
-        );
+        assert_eq!(index.find("content/btdave/video/mech/mad.bgf"), Some("CONTENT/BTDAVE/VIDEO/MECH/MAD.BGF"));
         assert_eq!(
             index.nearest("CONTENT/BTDAVE/VIDEO/MECH/MAD.BGF", "BASEV.BMF"),
-            vec![
-                "CONTENT/BTDAVE/MATERIAL/basev.bmf",
-                "CONTENT/BTLIVE/MATERIAL/BASEV.BMF",
-                "OTHER/BASEV.BMF"
-            ]
+            vec!["CONTENT/BTDAVE/MATERIAL/basev.bmf", "CONTENT/BTLIVE/MATERIAL/BASEV.BMF", "OTHER/BASEV.BMF"]
         );
         // From elsewhere every candidate is equally far: ordered by path.
-        assert_eq!(
-            index.nearest("X/Y.BGF", "basev.bmf")[0],
-            "CONTENT/BTDAVE/MATERIAL/basev.bmf"
-        );
+        assert_eq!(index.nearest("X/Y.BGF", "basev.bmf")[0], "CONTENT/BTDAVE/MATERIAL/basev.bmf");
         assert!(index.nearest("X/Y.BGF", "none.bmf").is_empty());
         // Names with folders in them resolve by their file name.
-        assert_eq!(
-            index
-                .nearest(
-                    "X/Y.BGF",
-                    "c:\\art\\OTHER\\basev.bmf".rsplit('\\').next().unwrap()
-                )
-                .len(),
-            3
-        );
+        assert_eq!(index.nearest("X/Y.BGF", "c:\\art\\OTHER\\basev.bmf".rsplit('\\').next().unwrap()).len(), 3);
         let r = index.resolve("OTHER/A.BGF", &["NONE.BMF".into(), "BASEV.BMF".into()]);
         assert_eq!(r.file.as_deref(), Some("OTHER/BASEV.BMF"));
         assert_eq!(r.also.len(), 2);
@@ -584,59 +458,26 @@ mod tests {
     fn the_reference_graph_answers_both_ways_and_follows_updates() {
         let files = crate::demo::demo_files();
         let source = MemorySource::new(files.clone());
-        let archive = RefCell::new(Archive::new(ArchiveIndex::new(
-            files.iter().map(|(p, _)| p.clone()),
-        )));
+        let archive = RefCell::new(Archive::new(ArchiveIndex::new(files.iter().map(|(p, _)| p.clone()))));
         let scanned = pollster::block_on(scan_references(&archive, &source));
         assert_eq!(scanned, files.len());
-        assert!(
-            archive.borrow().unscanned().is_empty(),
-            "a second scan reads nothing"
-        );
+        assert!(archive.borrow().unscanned().is_empty(), "a second scan reads nothing");
         let a = archive.borrow();
-        let users: Vec<&str> = a
-            .used_by("DEMO/MATERIAL/DEMO.BMF")
-            .iter()
-            .map(|(f, _)| *f)
-            .collect();
-        assert!(
-            users.contains(&"DEMO/VIDEO/HEXPOD.BGF") && users.contains(&"DEMO/VIDEO/POOL.BGF"),
-            "{users:?}"
-        );
+        let users: Vec<&str> = a.used_by("DEMO/MATERIAL/DEMO.BMF").iter().map(|(f, _)| *f).collect();
+        assert!(users.contains(&"DEMO/VIDEO/HEXPOD.BGF") && users.contains(&"DEMO/VIDEO/POOL.BGF"), "{users:?}");
         let uses = a.uses("DEMO/MODELS/HEXPOD.MOD").unwrap();
-        assert_eq!(
-            uses[0].resolution.file.as_deref(),
-            Some("DEMO/VIDEO/HEXPOD.BGF")
-        );
+        assert_eq!(uses[0].resolution.file.as_deref(), Some("DEMO/VIDEO/HEXPOD.BGF"));
         let rows = a.used_by_rows("DEMO/VIDEO/HEXPOD.BGF", &[]);
-        assert_eq!(
-            rows[0],
-            InfoRow::new("used by MODs", "DEMO/MODELS/HEXPOD.MOD")
-        );
-        assert_eq!(
-            rows[1],
-            InfoRow::new("used by MAPs", "DEMO/MAPS/DEMO.MAP (via hexpod.mod)")
-        );
+        assert_eq!(rows[0], InfoRow::new("used by MODs", "DEMO/MODELS/HEXPOD.MOD"));
+        assert_eq!(rows[1], InfoRow::new("used by MAPs", "DEMO/MAPS/DEMO.MAP (via hexpod.mod)"));
         let cube = a.used_by_rows("DEMO/VIDEO/CUBE.BGF", &[]);
         assert_eq!(cube[0].value, "none in this archive");
         drop(a);
         // The MOD is rewritten to draw the cube instead: one file's update, no rescan.
-        let doc = registry::open(
-            "DEMO/MODELS/HEXPOD.MOD",
-            b"[video]\r\nobject=cube.bgf\r\n".to_vec(),
-            Purpose::Asset,
-        );
-        archive
-            .borrow_mut()
-            .record_references("DEMO/MODELS/HEXPOD.MOD", &*doc);
+        let doc = registry::open("DEMO/MODELS/HEXPOD.MOD", b"[video]\r\nobject=cube.bgf\r\n".to_vec(), Purpose::Asset);
+        archive.borrow_mut().record_references("DEMO/MODELS/HEXPOD.MOD", &*doc);
         let a = archive.borrow();
-        assert_eq!(
-            a.used_by_rows("DEMO/VIDEO/CUBE.BGF", &[])[0].value,
-            "DEMO/MODELS/HEXPOD.MOD"
-        );
-        assert_eq!(
-            a.used_by_rows("DEMO/VIDEO/HEXPOD.BGF", &[])[0].value,
-            "none in this archive"
-        );
+        assert_eq!(a.used_by_rows("DEMO/VIDEO/CUBE.BGF", &[])[0].value, "DEMO/MODELS/HEXPOD.MOD");
+        assert_eq!(a.used_by_rows("DEMO/VIDEO/HEXPOD.BGF", &[])[0].value, "none in this archive");
     }
 }

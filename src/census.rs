@@ -69,10 +69,7 @@ impl Census {
         self.files += 1;
         self.bytes += bytes.len() as u64;
         let doc = registry::open(path, bytes, Purpose::Asset);
-        *self
-            .kinds
-            .entry(doc.kind().as_str().to_string())
-            .or_default() += 1;
+        *self.kinds.entry(doc.kind().as_str().to_string()).or_default() += 1;
         let stats = doc.stats();
         if !stats.length_widths.is_empty() {
             self.parsed_files += 1;
@@ -91,11 +88,7 @@ impl Census {
         }
         self.closes_exactly += stats.closes_exactly as usize;
         match doc.error() {
-            Some(e) => self.failed.push(FailedFile {
-                path: path.to_string(),
-                offset: e.offset,
-                message: e.to_string(),
-            }),
+            Some(e) => self.failed.push(FailedFile { path: path.to_string(), offset: e.offset, message: e.to_string() }),
             None => {
                 self.mesh_objects += stats.mesh_objects;
                 self.point_only_objects += stats.point_only_objects;
@@ -126,17 +119,7 @@ mod tests {
         // two field models, a character and the field's eyes and mouths; plus BAD.BGF and
         // NOTES.TXT.
         assert_eq!(c.files, 39);
-        assert_eq!(
-            (
-                c.kinds["mod"],
-                c.kinds["sub"],
-                c.kinds["map"],
-                c.kinds["bsx"],
-                c.kinds["bcx"],
-                c.kinds["tdb"]
-            ),
-            (7, 1, 4, 2, 1, 1)
-        );
+        assert_eq!((c.kinds["mod"], c.kinds["sub"], c.kinds["map"], c.kinds["bsx"], c.kinds["bcx"], c.kinds["tdb"]), (7, 1, 4, 2, 1, 1));
         assert_eq!(c.kinds["biz2-geometry"], 17);
         assert_eq!(c.kinds["biz2-materials"], 2);
         assert_eq!(c.kinds["image"], 3);

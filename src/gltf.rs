@@ -68,10 +68,7 @@ impl Data<'_> {
                 [0.0; N]
             }
         }
-        fn floats<const N: usize>(
-            w: &mut impl std::io::Write,
-            values: impl Iterator<Item = [f32; N]>,
-        ) -> std::io::Result<()> {
+        fn floats<const N: usize>(w: &mut impl std::io::Write, values: impl Iterator<Item = [f32; N]>) -> std::io::Result<()> {
             for v in values {
                 w.write_all(bytemuck::cast_slice(&v.map(f32::to_le_bytes)))?;
             }
@@ -80,30 +77,10 @@ impl Data<'_> {
         match self {
             Data::Bytes(b) => w.write_all(b),
             Data::FinitePositions(v) => floats(w, v.iter().map(finite)),
-            Data::UnitNormals(v) => floats(
-                w,
-                v.iter().map(|n| {
-                    glam::Vec3::from(*n)
-                        .try_normalize()
-                        .unwrap_or(glam::Vec3::Z)
-                        .to_array()
-                }),
-            ),
-            Data::LinearColors(v) => floats(
-                w,
-                v.iter().map(|c| {
-                    [
-                        srgb_to_linear(c[0] as f32 / 255.0),
-                        srgb_to_linear(c[1] as f32 / 255.0),
-                        srgb_to_linear(c[2] as f32 / 255.0),
-                        c[3] as f32 / 255.0,
-                    ]
-                }),
-            ),
+            Data::UnitNormals(v) => floats(w, v.iter().map(|n| glam::Vec3::from(*n).try_normalize().unwrap_or(glam::Vec3::Z).to_array())),
+            Data::LinearColors(v) => floats(w, v.iter().map(|c| [srgb_to_linear(c[0] as f32 / 255.0), srgb_to_linear(c[1] as f32 / 255.0), srgb_to_linear(c[2] as f32 / 255.0), c[3] as f32 / 255.0])),
             Data::FiniteUvs(v) => floats(w, v.iter().map(finite)),
-            Data::ShortIndices(v) => v
-                .iter()
-                .try_for_each(|&i| w.write_all(&(i as u16).to_le_bytes())),
+            Data::ShortIndices(v) => v.iter().try_for_each(|&i| w.write_all(&(i as u16).to_le_bytes())),
             Data::Indices(v) => v.iter().try_for_each(|&i| w.write_all(&i.to_le_bytes())),
         }
     }
@@ -121,11 +98,7 @@ fn aligned(n: usize) -> usize {
 }
 
 impl<'a> Builder<'a> {
-    fn view(
-        &mut self,
-        data: Data<'a>,
-        target: Option<json::buffer::Target>,
-    ) -> Index<json::buffer::View> {
+    fn view(&mut self, data: Data<'a>, target: Option<json::buffer::Target>) -> Index<json::buffer::View> {
         let (offset, len) = (self.bin_len, data.len());
         self.bin_len = aligned(offset + len);
         self.data.push(data);
@@ -141,15 +114,7 @@ impl<'a> Builder<'a> {
         })
     }
 
-    fn accessor(
-        &mut self,
-        data: Data<'a>,
-        count: usize,
-        component: json::accessor::ComponentType,
-        type_: json::accessor::Type,
-        target: Option<json::buffer::Target>,
-        bounds: Option<(Vec<f32>, Vec<f32>)>,
-    ) -> Index<json::Accessor> {
+    fn accessor(&mut self, data: Data<'a>, count: usize, component: json::accessor::ComponentType, type_: json::accessor::Type, target: Option<json::buffer::Target>, bounds: Option<(Vec<f32>, Vec<f32>)>) -> Index<json::Accessor> {
         let view = self.view(data, target);
         self.root.push(json::Accessor {
             buffer_view: Some(view),
@@ -169,13 +134,7 @@ impl<'a> Builder<'a> {
 
     /// `count` float vectors of width `N` (with their bounds, which glTF asks of
     /// positions and animation inputs, when given).
-    fn floats<const N: usize>(
-        &mut self,
-        data: Data<'a>,
-        count: usize,
-        target: Option<json::buffer::Target>,
-        bounds: Option<([f32; N], [f32; N])>,
-    ) -> Index<json::Accessor> {
+    fn floats<const N: usize>(&mut self, data: Data<'a>, count: usize, target: Option<json::buffer::Target>, bounds: Option<([f32; N], [f32; N])>) -> Index<json::Accessor> {
         use json::accessor::Type;
         let type_ = match N {
             1 => Type::Scalar,
@@ -183,14 +142,7 @@ impl<'a> Builder<'a> {
             3 => Type::Vec3,
             _ => Type::Vec4,
         };
-        self.accessor(
-            data,
-            count,
-            json::accessor::ComponentType::F32,
-            type_,
-            target,
-            bounds.map(|(lo, hi)| (lo.to_vec(), hi.to_vec())),
-        )
+        self.accessor(data, count, json::accessor::ComponentType::F32, type_, target, bounds.map(|(lo, hi)| (lo.to_vec(), hi.to_vec())))
     }
 }
 
@@ -208,12 +160,7 @@ fn bounds<const N: usize>(values: impl Iterator<Item = [f32; N]>) -> ([f32; N], 
 }
 
 fn float_bytes<const N: usize>(values: &[[f32; N]]) -> Data<'static> {
-    Data::Bytes(
-        values
-            .iter()
-            .flat_map(|v| v.iter().flat_map(|x| x.to_le_bytes()))
-            .collect(),
-    )
+    Data::Bytes(values.iter().flat_map(|v| v.iter().flat_map(|x| x.to_le_bytes())).collect())
 }
 
 /// The scene as a .glb file.
@@ -226,21 +173,10 @@ pub fn export_glb(scene: &Scene, options: ExportOptions) -> Result<Vec<u8>, Stri
 /// Write the scene as a .glb to `out`: the JSON first, then the binary chunk straight from
 /// the scene's arrays (a large model's data is held once, not twice). Returns the bytes
 /// written.
-pub fn write_glb(
-    scene: &Scene,
-    options: ExportOptions,
-    out: &mut impl std::io::Write,
-) -> std::io::Result<usize> {
+pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::Write) -> std::io::Result<usize> {
     use json::buffer::Target as T;
-    let mut b = Builder {
-        root: json::Root::default(),
-        data: Vec::new(),
-        bin_len: 0,
-    };
-    b.root.asset = json::Asset {
-        generator: Some(format!("relicview {}", env!("CARGO_PKG_VERSION"))),
-        ..Default::default()
-    };
+    let mut b = Builder { root: json::Root::default(), data: Vec::new(), bin_len: 0 };
+    b.root.asset = json::Asset { generator: Some(format!("relicview {}", env!("CARGO_PKG_VERSION"))), ..Default::default() };
 
     // Textures, embedded as PNG; texels are big on screen in these games, so kept crisp.
     let mut textures = Vec::new();
@@ -251,11 +187,7 @@ pub fn write_glb(
         let sampler = *samplers[t.nearest as usize].get_or_insert_with(|| {
             b.root.push(json::texture::Sampler {
                 mag_filter: Some(Valid(json::texture::MagFilter::Nearest)),
-                min_filter: Some(Valid(if t.nearest {
-                    json::texture::MinFilter::Nearest
-                } else {
-                    json::texture::MinFilter::LinearMipmapLinear
-                })),
+                min_filter: Some(Valid(if t.nearest { json::texture::MinFilter::Nearest } else { json::texture::MinFilter::LinearMipmapLinear })),
                 name: None,
                 wrap_s: Valid(json::texture::WrappingMode::Repeat),
                 wrap_t: Valid(json::texture::WrappingMode::Repeat),
@@ -266,31 +198,11 @@ pub fn write_glb(
         let sampler = Some(sampler);
         let mut png = Vec::new();
         image::codecs::png::PngEncoder::new(&mut png)
-            .write_image(
-                &t.texels.rgba[..],
-                t.texels.width,
-                t.texels.height,
-                image::ExtendedColorType::Rgba8,
-            )
-            .map_err(|e| {
-                std::io::Error::other(format!("texture {}: {e}", t.name.as_deref().unwrap_or("")))
-            })?;
+            .write_image(&t.texels.rgba[..], t.texels.width, t.texels.height, image::ExtendedColorType::Rgba8)
+            .map_err(|e| std::io::Error::other(format!("texture {}: {e}", t.name.as_deref().unwrap_or(""))))?;
         let view = b.view(Data::Bytes(png), None);
-        let image = b.root.push(json::Image {
-            buffer_view: Some(view),
-            mime_type: Some(json::image::MimeType("image/png".into())),
-            name: t.name.clone(),
-            uri: None,
-            extensions: None,
-            extras: Default::default(),
-        });
-        textures.push(b.root.push(json::Texture {
-            name: t.name.clone(),
-            sampler,
-            source: image,
-            extensions: None,
-            extras: Default::default(),
-        }));
+        let image = b.root.push(json::Image { buffer_view: Some(view), mime_type: Some(json::image::MimeType("image/png".into())), name: t.name.clone(), uri: None, extensions: None, extras: Default::default() });
+        textures.push(b.root.push(json::Texture { name: t.name.clone(), sampler, source: image, extensions: None, extras: Default::default() }));
     }
 
     // Materials; a scrolling texture starts at its clip's offset at t = 0.
@@ -299,66 +211,38 @@ pub fn write_glb(
     let mut materials = Vec::new();
     for (i, m) in scene.materials.iter().enumerate() {
         let [r, g, bl, a] = m.base_color;
-        let base_color_texture = m
-            .texture
-            .and_then(|t| textures.get(t as usize))
-            .map(|&index| {
-                let transform = scrolling.contains(&(i as u32)).then(|| {
-                    json::extensions::texture::TextureTransform {
-                        offset: json::extensions::texture::TextureTransformOffset(offsets[i]),
-                        // Written out: left empty, gltf-json writes `null`, which validators reject.
-                        tex_coord: Some(0),
-                        ..Default::default()
-                    }
-                });
-                json::texture::Info {
-                    index,
-                    tex_coord: 0,
-                    extensions: transform.map(|t| json::extensions::texture::Info {
-                        texture_transform: Some(t),
-                    }),
-                    extras: Default::default(),
-                }
-            });
-        materials.push(
-            b.root.push(json::Material {
-                name: m.name.clone(),
-                double_sided: m.double_sided,
-                pbr_metallic_roughness: json::material::PbrMetallicRoughness {
-                    base_color_factor: json::material::PbrBaseColorFactor([
-                        srgb_to_linear(r),
-                        srgb_to_linear(g),
-                        srgb_to_linear(bl),
-                        a.clamp(0.0, 1.0),
-                    ]),
-                    base_color_texture,
-                    metallic_factor: json::material::StrengthFactor(0.0),
-                    roughness_factor: json::material::StrengthFactor(1.0),
-                    ..Default::default()
-                },
-                // glTF blends one way, "over": a semi-transparent material's half-transparent
-                // texels come out right for the average rule and as half-transparent for the
-                // additive and subtractive ones (docs/formats/bsx.md, "Semi-transparency").
-                alpha_mode: Valid(match (m.blend, m.alpha_cutoff) {
-                    (Some(_), _) => json::material::AlphaMode::Blend,
-                    (None, Some(_)) => json::material::AlphaMode::Mask,
-                    (None, None) => json::material::AlphaMode::Opaque,
-                }),
-                alpha_cutoff: m
-                    .alpha_cutoff
-                    .filter(|_| m.blend.is_none())
-                    .map(json::material::AlphaCutoff),
+        let base_color_texture = m.texture.and_then(|t| textures.get(t as usize)).map(|&index| {
+            let transform = scrolling.contains(&(i as u32)).then(|| json::extensions::texture::TextureTransform {
+                offset: json::extensions::texture::TextureTransformOffset(offsets[i]),
+                // Written out: left empty, gltf-json writes `null`, which validators reject.
+                tex_coord: Some(0),
                 ..Default::default()
+            });
+            json::texture::Info { index, tex_coord: 0, extensions: transform.map(|t| json::extensions::texture::Info { texture_transform: Some(t) }), extras: Default::default() }
+        });
+        materials.push(b.root.push(json::Material {
+            name: m.name.clone(),
+            double_sided: m.double_sided,
+            pbr_metallic_roughness: json::material::PbrMetallicRoughness {
+                base_color_factor: json::material::PbrBaseColorFactor([srgb_to_linear(r), srgb_to_linear(g), srgb_to_linear(bl), a.clamp(0.0, 1.0)]),
+                base_color_texture,
+                metallic_factor: json::material::StrengthFactor(0.0),
+                roughness_factor: json::material::StrengthFactor(1.0),
+                ..Default::default()
+            },
+            // glTF blends one way, "over": a semi-transparent material's half-transparent
+            // texels come out right for the average rule and as half-transparent for the
+            // additive and subtractive ones (docs/formats/bsx.md, "Semi-transparency").
+            alpha_mode: Valid(match (m.blend, m.alpha_cutoff) {
+                (Some(_), _) => json::material::AlphaMode::Blend,
+                (None, Some(_)) => json::material::AlphaMode::Mask,
+                (None, None) => json::material::AlphaMode::Opaque,
             }),
-        );
+            alpha_cutoff: m.alpha_cutoff.filter(|_| m.blend.is_none()).map(json::material::AlphaCutoff),
+            ..Default::default()
+        }));
     }
-    if !scrolling.is_empty()
-        && scene
-            .materials
-            .iter()
-            .enumerate()
-            .any(|(i, m)| m.texture.is_some() && scrolling.contains(&(i as u32)))
-    {
+    if !scrolling.is_empty() && scene.materials.iter().enumerate().any(|(i, m)| m.texture.is_some() && scrolling.contains(&(i as u32))) {
         b.root.extensions_used.push("KHR_texture_transform".into());
     }
 
@@ -369,61 +253,25 @@ pub fn write_glb(
         for p in mesh.primitives.iter().filter(|p| !p.indices.is_empty()) {
             let n = p.positions.len();
             // Vertices no triangle uses may hold NaN (the file's own): glTF allows no NaN.
-            let finite = p.positions.iter().map(|v| {
-                if v.iter().all(|x| x.is_finite()) {
-                    *v
-                } else {
-                    [0.0; 3]
-                }
-            });
+            let finite = p.positions.iter().map(|v| if v.iter().all(|x| x.is_finite()) { *v } else { [0.0; 3] });
             let mut attributes = BTreeMap::new();
-            attributes.insert(
-                Valid(json::mesh::Semantic::Positions),
-                b.floats(
-                    Data::FinitePositions(&p.positions),
-                    n,
-                    Some(T::ArrayBuffer),
-                    Some(bounds(finite)),
-                ),
-            );
+            attributes.insert(Valid(json::mesh::Semantic::Positions), b.floats(Data::FinitePositions(&p.positions), n, Some(T::ArrayBuffer), Some(bounds(finite))));
             if let Some(normals) = p.normals.as_ref().filter(|v| v.len() == n) {
-                attributes.insert(
-                    Valid(json::mesh::Semantic::Normals),
-                    b.floats::<3>(Data::UnitNormals(normals), n, Some(T::ArrayBuffer), None),
-                );
+                attributes.insert(Valid(json::mesh::Semantic::Normals), b.floats::<3>(Data::UnitNormals(normals), n, Some(T::ArrayBuffer), None));
             }
             if let Some(colors) = p.colors.as_ref().filter(|v| v.len() == n) {
-                attributes.insert(
-                    Valid(json::mesh::Semantic::Colors(0)),
-                    b.floats::<4>(Data::LinearColors(colors), n, Some(T::ArrayBuffer), None),
-                );
+                attributes.insert(Valid(json::mesh::Semantic::Colors(0)), b.floats::<4>(Data::LinearColors(colors), n, Some(T::ArrayBuffer), None));
             }
             if let Some(uvs) = p.uvs.as_ref().filter(|v| v.len() == n) {
-                attributes.insert(
-                    Valid(json::mesh::Semantic::TexCoords(0)),
-                    b.floats::<2>(Data::FiniteUvs(uvs), n, Some(T::ArrayBuffer), None),
-                );
+                attributes.insert(Valid(json::mesh::Semantic::TexCoords(0)), b.floats::<2>(Data::FiniteUvs(uvs), n, Some(T::ArrayBuffer), None));
             }
             let count = p.indices.len();
             let (data, component) = if n <= u16::MAX as usize {
-                (
-                    Data::ShortIndices(&p.indices),
-                    json::accessor::ComponentType::U16,
-                )
+                (Data::ShortIndices(&p.indices), json::accessor::ComponentType::U16)
             } else {
-                (
-                    Data::Indices(&p.indices),
-                    json::accessor::ComponentType::U32,
-                )
+                (Data::Indices(&p.indices), json::accessor::ComponentType::U32)
             };
-            let indices = b.accessor(
-                data,
-                count,
-                component,
-                json::accessor::Type::Scalar,
-                Some(T::ElementArrayBuffer),
-                None,
-            );
+            let indices = b.accessor(data, count, component, json::accessor::Type::Scalar, Some(T::ElementArrayBuffer), None);
             primitives.push(json::mesh::Primitive {
                 attributes,
                 extensions: None,
@@ -434,15 +282,7 @@ pub fn write_glb(
                 targets: None,
             });
         }
-        meshes.push((!primitives.is_empty()).then(|| {
-            b.root.push(json::Mesh {
-                extensions: None,
-                extras: Default::default(),
-                name: mesh.name.clone(),
-                primitives,
-                weights: None,
-            })
-        }));
+        meshes.push((!primitives.is_empty()).then(|| b.root.push(json::Mesh { extensions: None, extras: Default::default(), name: mesh.name.clone(), primitives, weights: None })));
     }
 
     // One glTF scene per LOD: the node tree as drawn at that LOD.
@@ -457,44 +297,22 @@ pub fn write_glb(
                 continue;
             }
             let n = &scene.nodes[i];
-            let children: Vec<Index<json::Node>> = n
-                .children
-                .iter()
-                .filter_map(|&c| index.get(c as usize).copied().flatten())
-                .collect();
+            let children: Vec<Index<json::Node>> = n.children.iter().filter_map(|&c| index.get(c as usize).copied().flatten()).collect();
             let t: &Transform = &n.transform;
             let d = Transform::default();
-            index[i] = Some(
-                b.root.push(json::Node {
-                    name: n.name.clone(),
-                    mesh: n
-                        .mesh
-                        .and_then(|m| meshes.get(m as usize).copied().flatten()),
-                    children: (!children.is_empty()).then_some(children),
-                    translation: (t.translation != d.translation).then_some(t.translation),
-                    rotation: (t.rotation != d.rotation).then(|| {
-                        json::scene::UnitQuaternion(
-                            glam::Quat::from_array(t.rotation).normalize().to_array(),
-                        )
-                    }),
-                    scale: (t.scale != d.scale).then_some(t.scale),
-                    ..Default::default()
-                }),
-            );
+            index[i] = Some(b.root.push(json::Node {
+                name: n.name.clone(),
+                mesh: n.mesh.and_then(|m| meshes.get(m as usize).copied().flatten()),
+                children: (!children.is_empty()).then_some(children),
+                translation: (t.translation != d.translation).then_some(t.translation),
+                rotation: (t.rotation != d.rotation).then(|| json::scene::UnitQuaternion(glam::Quat::from_array(t.rotation).normalize().to_array())),
+                scale: (t.scale != d.scale).then_some(t.scale),
+                ..Default::default()
+            }));
         }
-        let roots: Vec<Index<json::Node>> =
-            scene.roots().filter_map(|r| index[r as usize]).collect();
-        let name = if lods > 1 {
-            format!("{} (LOD {lod})", scene.name)
-        } else {
-            scene.name.clone()
-        };
-        b.root.push(json::Scene {
-            extensions: None,
-            extras: Default::default(),
-            name: Some(name),
-            nodes: roots,
-        });
+        let roots: Vec<Index<json::Node>> = scene.roots().filter_map(|r| index[r as usize]).collect();
+        let name = if lods > 1 { format!("{} (LOD {lod})", scene.name) } else { scene.name.clone() };
+        b.root.push(json::Scene { extensions: None, extras: Default::default(), name: Some(name), nodes: roots });
         copies.push(index);
     }
     b.root.scene = Some(Index::new(options.lod.min(lods - 1) as u32));
@@ -516,43 +334,21 @@ pub fn write_glb(
                 continue;
             }
             let times: Vec<[f32; 1]> = track.times[..keys].iter().map(|&t| [t]).collect();
-            let input = b.floats(
-                float_bytes(&times),
-                keys,
-                None,
-                Some(bounds(times.iter().copied())),
-            );
+            let input = b.floats(float_bytes(&times), keys, None, Some(bounds(times.iter().copied())));
             let output = if w == 4 {
-                let q: Vec<[f32; 4]> = track.values[..keys * 4]
-                    .chunks_exact(4)
-                    .map(|v| glam::Quat::from_slice(v).normalize().to_array())
-                    .collect();
+                let q: Vec<[f32; 4]> = track.values[..keys * 4].chunks_exact(4).map(|v| glam::Quat::from_slice(v).normalize().to_array()).collect();
                 b.floats::<4>(float_bytes(&q), keys, None, None)
             } else {
-                let v: Vec<[f32; 3]> = track.values[..keys * 3]
-                    .chunks_exact(3)
-                    .map(|v| [v[0], v[1], v[2]])
-                    .collect();
+                let v: Vec<[f32; 3]> = track.values[..keys * 3].chunks_exact(3).map(|v| [v[0], v[1], v[2]]).collect();
                 b.floats::<3>(float_bytes(&v), keys, None, None)
             };
             let sampler = Index::new(samplers.len() as u32);
-            samplers.push(json::animation::Sampler {
-                extensions: None,
-                extras: Default::default(),
-                input,
-                interpolation: Valid(json::animation::Interpolation::Linear),
-                output,
-            });
+            samplers.push(json::animation::Sampler { extensions: None, extras: Default::default(), input, interpolation: Valid(json::animation::Interpolation::Linear), output });
             for copy in &copies {
                 if let Some(target) = copy.get(node as usize).copied().flatten() {
                     channels.push(json::animation::Channel {
                         sampler,
-                        target: json::animation::Target {
-                            extensions: None,
-                            extras: Default::default(),
-                            node: target,
-                            path: Valid(path),
-                        },
+                        target: json::animation::Target { extensions: None, extras: Default::default(), node: target, path: Valid(path) },
                         extensions: None,
                         extras: Default::default(),
                     });
@@ -560,35 +356,19 @@ pub fn write_glb(
             }
         }
         if !channels.is_empty() {
-            b.root.push(json::Animation {
-                extensions: None,
-                extras: Default::default(),
-                channels,
-                name: Some(clip.name.clone()),
-                samplers,
-            });
+            b.root.push(json::Animation { extensions: None, extras: Default::default(), channels, name: Some(clip.name.clone()), samplers });
         }
     }
 
     if b.bin_len > 0 {
-        b.root.push(json::Buffer {
-            byte_length: USize64::from(b.bin_len),
-            name: None,
-            uri: None,
-            extensions: None,
-            extras: Default::default(),
-        });
+        b.root.push(json::Buffer { byte_length: USize64::from(b.bin_len), name: None, uri: None, extensions: None, extras: Default::default() });
     }
     let mut text = b.root.to_vec().map_err(std::io::Error::other)?;
     while text.len() % 4 != 0 {
         text.push(b' ');
     }
     let total = 12 + 8 + text.len() + if b.bin_len == 0 { 0 } else { 8 + b.bin_len };
-    let too_big = || {
-        std::io::Error::other(format!(
-            "a .glb holds at most 4 GiB; this scene needs {total} bytes"
-        ))
-    };
+    let too_big = || std::io::Error::other(format!("a .glb holds at most 4 GiB; this scene needs {total} bytes"));
     out.write_all(b"glTF")?;
     out.write_all(&2u32.to_le_bytes())?;
     out.write_all(&u32::try_from(total).map_err(|_| too_big())?.to_le_bytes())?;
@@ -621,10 +401,7 @@ mod tests {
     /// The JSON chunk of a .glb.
     fn json_of(glb: &[u8]) -> serde_json::Value {
         assert_eq!(&glb[..4], b"glTF");
-        assert_eq!(
-            u32::from_le_bytes(glb[8..12].try_into().unwrap()) as usize,
-            glb.len()
-        );
+        assert_eq!(u32::from_le_bytes(glb[8..12].try_into().unwrap()) as usize, glb.len());
         let len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
         assert_eq!(&glb[16..20], b"JSON");
         serde_json::from_slice(&glb[20..20 + len]).unwrap()
@@ -632,41 +409,19 @@ mod tests {
 
     #[test]
     fn node_trs_clips_become_animations() {
-        let mut s = Scene {
-            name: "door".into(),
-            ..Default::default()
-        };
+        let mut s = Scene { name: "door".into(), ..Default::default() };
         let m = s.add_mesh(Mesh {
             name: Some("slab".into()),
-            primitives: vec![Primitive {
-                positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
-                indices: vec![0, 1, 2],
-                ..Default::default()
-            }],
+            primitives: vec![Primitive { positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], indices: vec![0, 1, 2], ..Default::default() }],
         });
-        let door = s.add_node(
-            None,
-            Node {
-                name: Some("dr1".into()),
-                mesh: Some(m),
-                ..Default::default()
-            },
-        );
+        let door = s.add_node(None, Node { name: Some("dr1".into()), mesh: Some(m), ..Default::default() });
         s.clips.push(Clip {
             name: "slide".into(),
             duration: 4.0,
             repeat: Repeat::Loop,
             tracks: vec![
-                Track {
-                    target: Target::Translation(door),
-                    times: vec![0.0, 2.0, 4.0],
-                    values: vec![0., 0., 0., 3., 0., 0., 0., 0., 0.],
-                },
-                Track {
-                    target: Target::Rotation(door),
-                    times: vec![0.0, 4.0],
-                    values: vec![0., 0., 0., 1., 0., 1., 0., 0.],
-                },
+                Track { target: Target::Translation(door), times: vec![0.0, 2.0, 4.0], values: vec![0., 0., 0., 3., 0., 0., 0., 0., 0.] },
+                Track { target: Target::Rotation(door), times: vec![0.0, 4.0], values: vec![0., 0., 0., 1., 0., 1., 0., 0.] },
             ],
         });
         let j = json_of(&export_glb(&s, ExportOptions::default()).unwrap());
@@ -683,97 +438,25 @@ mod tests {
 
     #[test]
     fn each_lod_is_a_scene_and_the_chosen_one_is_the_default() {
-        let mut s = Scene {
-            name: "pod".into(),
-            ..Default::default()
-        };
-        let tri = |z| Mesh {
-            name: None,
-            primitives: vec![Primitive {
-                positions: vec![[0.0, 0.0, z], [1.0, 0.0, z], [0.0, 1.0, z]],
-                indices: vec![0, 1, 2],
-                ..Default::default()
-            }],
-        };
+        let mut s = Scene { name: "pod".into(), ..Default::default() };
+        let tri = |z| Mesh { name: None, primitives: vec![Primitive { positions: vec![[0.0, 0.0, z], [1.0, 0.0, z], [0.0, 1.0, z]], indices: vec![0, 1, 2], ..Default::default() }] };
         let (m0, m1) = (s.add_mesh(tri(0.0)), s.add_mesh(tri(1.0)));
-        let root = s.add_node(
-            None,
-            Node {
-                name: Some("pod".into()),
-                ..Default::default()
-            },
-        );
-        let l0 = s.add_node(
-            Some(root),
-            Node {
-                name: Some("LOD 0".into()),
-                lod: Some(0),
-                ..Default::default()
-            },
-        );
-        let l1 = s.add_node(
-            Some(root),
-            Node {
-                name: Some("LOD 1".into()),
-                lod: Some(1),
-                ..Default::default()
-            },
-        );
-        s.add_node(
-            Some(l0),
-            Node {
-                mesh: Some(m0),
-                ..Default::default()
-            },
-        );
-        s.add_node(
-            Some(l1),
-            Node {
-                mesh: Some(m1),
-                ..Default::default()
-            },
-        );
-        s.add_node(
-            Some(root),
-            Node {
-                name: Some("light point 0".into()),
-                transform: Transform {
-                    translation: [0.0, 2.0, 0.0],
-                    ..Default::default()
-                },
-                ..Default::default()
-            },
-        );
+        let root = s.add_node(None, Node { name: Some("pod".into()), ..Default::default() });
+        let l0 = s.add_node(Some(root), Node { name: Some("LOD 0".into()), lod: Some(0), ..Default::default() });
+        let l1 = s.add_node(Some(root), Node { name: Some("LOD 1".into()), lod: Some(1), ..Default::default() });
+        s.add_node(Some(l0), Node { mesh: Some(m0), ..Default::default() });
+        s.add_node(Some(l1), Node { mesh: Some(m1), ..Default::default() });
+        s.add_node(Some(root), Node { name: Some("light point 0".into()), transform: Transform { translation: [0.0, 2.0, 0.0], ..Default::default() }, ..Default::default() });
         s.lods = vec![Default::default(); 2];
-        let j = json_of(
-            &export_glb(
-                &s,
-                ExportOptions {
-                    lod: 1,
-                    ..Default::default()
-                },
-            )
-            .unwrap(),
-        );
+        let j = json_of(&export_glb(&s, ExportOptions { lod: 1, ..Default::default() }).unwrap());
         assert_eq!(j["scenes"].as_array().unwrap().len(), 2);
         assert_eq!(j["scene"], 1);
         let names = |scene: usize| -> Vec<String> {
             let mut out = Vec::new();
-            let mut stack: Vec<usize> = j["scenes"][scene]["nodes"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|v| v.as_u64().unwrap() as usize)
-                .collect();
+            let mut stack: Vec<usize> = j["scenes"][scene]["nodes"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as usize).collect();
             while let Some(n) = stack.pop() {
                 out.push(j["nodes"][n]["name"].as_str().unwrap_or("").to_string());
-                stack.extend(
-                    j["nodes"][n]["children"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .map(|v| v.as_u64().unwrap() as usize),
-                );
+                stack.extend(j["nodes"][n]["children"].as_array().into_iter().flatten().map(|v| v.as_u64().unwrap() as usize));
             }
             out.sort();
             out

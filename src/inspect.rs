@@ -119,15 +119,7 @@ pub struct InspectorView {
 impl InspectorView {
     /// A view with no records: the bytes in one run of `class`.
     pub fn flat(format: &'static str, len: usize, class: ByteClass) -> InspectorView {
-        let runs = if len == 0 {
-            Vec::new()
-        } else {
-            vec![CoverageRun {
-                start: 0,
-                len,
-                class,
-            }]
-        };
+        let runs = if len == 0 { Vec::new() } else { vec![CoverageRun { start: 0, len, class }] };
         InspectorView {
             format,
             bytes: len,
@@ -139,10 +131,7 @@ impl InspectorView {
             diagnostics: Vec::new(),
             diagnostics_dropped: 0,
             error: None,
-            views: vec![ByteView {
-                label: "file".into(),
-                len,
-            }],
+            views: vec![ByteView { label: "file".into(), len }],
         }
     }
 }
@@ -173,14 +162,8 @@ pub fn runs_from_spans(len: usize, mut spans: Vec<(usize, usize, ByteClass)>) ->
             return;
         }
         match runs.last_mut() {
-            Some(last) if last.class == class && last.start + last.len == start => {
-                last.len += end - start
-            }
-            _ => runs.push(CoverageRun {
-                start,
-                len: end - start,
-                class,
-            }),
+            Some(last) if last.class == class && last.start + last.len == start => last.len += end - start,
+            _ => runs.push(CoverageRun { start, len: end - start, class }),
         }
     };
     let mut pos = 0;
@@ -225,64 +208,25 @@ mod tests {
 
     #[test]
     fn spans_become_runs_that_tile_the_bytes() {
-        let runs = runs_from_spans(
-            20,
-            vec![
-                (10, 14, ByteClass::Decoded),
-                (0, 4, ByteClass::Framing),
-                (4, 6, ByteClass::Framing),
-                (12, 30, ByteClass::Opaque),
-            ],
-        );
+        let runs = runs_from_spans(20, vec![(10, 14, ByteClass::Decoded), (0, 4, ByteClass::Framing), (4, 6, ByteClass::Framing), (12, 30, ByteClass::Opaque)]);
         assert_eq!(
             runs,
             vec![
-                CoverageRun {
-                    start: 0,
-                    len: 6,
-                    class: ByteClass::Framing
-                },
-                CoverageRun {
-                    start: 6,
-                    len: 4,
-                    class: ByteClass::Unclaimed
-                },
-                CoverageRun {
-                    start: 10,
-                    len: 4,
-                    class: ByteClass::Decoded
-                },
-                CoverageRun {
-                    start: 14,
-                    len: 6,
-                    class: ByteClass::Opaque
-                },
+                CoverageRun { start: 0, len: 6, class: ByteClass::Framing },
+                CoverageRun { start: 6, len: 4, class: ByteClass::Unclaimed },
+                CoverageRun { start: 10, len: 4, class: ByteClass::Decoded },
+                CoverageRun { start: 14, len: 6, class: ByteClass::Opaque },
             ]
         );
-        assert_eq!(
-            coverage_of(&runs),
-            Coverage {
-                framing: 6,
-                decoded: 4,
-                opaque: 6,
-                unclaimed: 4
-            }
-        );
+        assert_eq!(coverage_of(&runs), Coverage { framing: 6, decoded: 4, opaque: 6, unclaimed: 4 });
     }
 
     #[test]
     fn diagnostics_are_capped_and_counted() {
         let mut d = Diagnostics::default();
         for k in 0..(MAX_DIAGNOSTICS + 7) {
-            d.push(Diagnostic {
-                offset: k,
-                path: String::new(),
-                message: "x".into(),
-            });
+            d.push(Diagnostic { offset: k, path: String::new(), message: "x".into() });
         }
-        assert_eq!(
-            (d.kept.len(), d.dropped, d.total()),
-            (MAX_DIAGNOSTICS, 7, MAX_DIAGNOSTICS + 7)
-        );
+        assert_eq!((d.kept.len(), d.dropped, d.total()), (MAX_DIAGNOSTICS, 7, MAX_DIAGNOSTICS + 7));
     }
 }

@@ -120,21 +120,13 @@ pub struct Transform {
 
 impl Default for Transform {
     fn default() -> Self {
-        Transform {
-            translation: [0.0; 3],
-            rotation: [0.0, 0.0, 0.0, 1.0],
-            scale: [1.0; 3],
-        }
+        Transform { translation: [0.0; 3], rotation: [0.0, 0.0, 0.0, 1.0], scale: [1.0; 3] }
     }
 }
 
 impl Transform {
     pub fn matrix(&self) -> Mat4 {
-        Mat4::from_scale_rotation_translation(
-            Vec3::from(self.scale),
-            Quat::from_array(self.rotation).normalize(),
-            Vec3::from(self.translation),
-        )
+        Mat4::from_scale_rotation_translation(Vec3::from(self.scale), Quat::from_array(self.rotation).normalize(), Vec3::from(self.translation))
     }
     pub fn is_identity(&self) -> bool {
         *self == Transform::default()
@@ -204,14 +196,7 @@ pub enum Blend {
 
 impl Default for Material {
     fn default() -> Self {
-        Material {
-            name: None,
-            base_color: [1.0; 4],
-            texture: None,
-            double_sided: true,
-            alpha_cutoff: None,
-            blend: None,
-        }
+        Material { name: None, base_color: [1.0; 4], texture: None, double_sided: true, alpha_cutoff: None, blend: None }
     }
 }
 
@@ -292,10 +277,7 @@ impl Track {
             return key(0).to_vec();
         }
         // The segment holding t (or the last one, to extrapolate past it).
-        let i = self.times[..n]
-            .partition_point(|&k| (k as f64) <= t)
-            .clamp(1, n - 1)
-            - 1;
+        let i = self.times[..n].partition_point(|&k| (k as f64) <= t).clamp(1, n - 1) - 1;
         let (t0, t1) = (self.times[i] as f64, self.times[i + 1] as f64);
         let span = (t1 - t0).max(1e-9);
         let mut s = (t - t0) / span;
@@ -304,15 +286,10 @@ impl Track {
         }
         let (a, b) = (key(i), key(i + 1));
         if let Target::Rotation(_) = self.target {
-            let q = Quat::from_slice(a)
-                .normalize()
-                .slerp(Quat::from_slice(b).normalize(), s.clamp(0.0, 1.0) as f32);
+            let q = Quat::from_slice(a).normalize().slerp(Quat::from_slice(b).normalize(), s.clamp(0.0, 1.0) as f32);
             return q.to_array().to_vec();
         }
-        a.iter()
-            .zip(b)
-            .map(|(&x, &y)| (x as f64 + (y as f64 - x as f64) * s) as f32)
-            .collect()
+        a.iter().zip(b).map(|(&x, &y)| (x as f64 + (y as f64 - x as f64) * s) as f32).collect()
     }
 }
 
@@ -370,17 +347,8 @@ pub struct ChoiceOption {
 impl Choice {
     /// Layers of the choice that option `k` hides.
     pub fn hidden_layers(&self, k: usize) -> Vec<u32> {
-        let shown = self
-            .options
-            .get(k)
-            .map(|o| o.layers.as_slice())
-            .unwrap_or_default();
-        let mut out: Vec<u32> = self
-            .options
-            .iter()
-            .flat_map(|o| o.layers.iter().copied())
-            .filter(|l| !shown.contains(l))
-            .collect();
+        let shown = self.options.get(k).map(|o| o.layers.as_slice()).unwrap_or_default();
+        let mut out: Vec<u32> = self.options.iter().flat_map(|o| o.layers.iter().copied()).filter(|l| !shown.contains(l)).collect();
         out.sort_unstable();
         out.dedup();
         out
@@ -388,12 +356,7 @@ impl Choice {
     /// Clips of the choice that option `k` stops.
     pub fn stopped_clips(&self, k: usize) -> Vec<u32> {
         let playing = self.options.get(k).and_then(|o| o.clip);
-        let mut out: Vec<u32> = self
-            .options
-            .iter()
-            .filter_map(|o| o.clip)
-            .filter(|&c| Some(c) != playing)
-            .collect();
+        let mut out: Vec<u32> = self.options.iter().filter_map(|o| o.clip).filter(|&c| Some(c) != playing).collect();
         out.sort_unstable();
         out.dedup();
         out
@@ -418,12 +381,7 @@ impl Bounds {
             return;
         }
         match b {
-            None => {
-                *b = Some(Bounds {
-                    min: p.into(),
-                    max: p.into(),
-                })
-            }
+            None => *b = Some(Bounds { min: p.into(), max: p.into() }),
             Some(b) => {
                 b.min = Vec3::from(b.min).min(p).into();
                 b.max = Vec3::from(b.max).max(p).into();
@@ -459,11 +417,7 @@ impl Scene {
     }
 
     pub fn roots(&self) -> impl Iterator<Item = NodeId> + '_ {
-        self.nodes
-            .iter()
-            .enumerate()
-            .filter(|(_, n)| n.parent.is_none())
-            .map(|(i, _)| i as NodeId)
+        self.nodes.iter().enumerate().filter(|(_, n)| n.parent.is_none()).map(|(i, _)| i as NodeId)
     }
 
     /// How many levels of detail can be chosen (at least one).
@@ -473,19 +427,13 @@ impl Scene {
 
     /// The clips that play (not [`Self::stopped`]).
     pub fn playing(&self) -> impl Iterator<Item = &Clip> + '_ {
-        self.clips
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| !self.stopped.contains(&(*i as u32)))
-            .map(|(_, c)| c)
+        self.clips.iter().enumerate().filter(|(i, _)| !self.stopped.contains(&(*i as u32))).map(|(_, c)| c)
     }
 
     /// Show option `k` of the scene's choice: its layers (the returned hidden layers are the
     /// choice's others) and its clip (the choice's other clips stop).
     pub fn choose(&mut self, k: usize) -> Vec<u32> {
-        let Some(c) = &self.choice else {
-            return Vec::new();
-        };
+        let Some(c) = &self.choice else { return Vec::new() };
         self.stopped = c.stopped_clips(k);
         c.hidden_layers(k)
     }
@@ -591,15 +539,8 @@ impl Scene {
     pub fn visible_in(&self, lod: usize, hidden: &[u32]) -> Vec<bool> {
         let mut out: Vec<bool> = Vec::with_capacity(self.nodes.len());
         for (i, n) in self.nodes.iter().enumerate() {
-            let parent = n
-                .parent
-                .filter(|&p| (p as usize) < i)
-                .is_none_or(|p| out[p as usize]);
-            out.push(
-                parent
-                    && n.lod.is_none_or(|l| l as usize == lod)
-                    && n.layer.is_none_or(|l| !hidden.contains(&l)),
-            );
+            let parent = n.parent.filter(|&p| (p as usize) < i).is_none_or(|p| out[p as usize]);
+            out.push(parent && n.lod.is_none_or(|l| l as usize == lod) && n.layer.is_none_or(|l| !hidden.contains(&l)));
         }
         out
     }
@@ -642,18 +583,7 @@ impl Scene {
 
     /// Materials whose UV offset a clip animates.
     pub fn scrolling_materials(&self) -> Vec<MaterialId> {
-        let mut out: Vec<MaterialId> = self
-            .clips
-            .iter()
-            .flat_map(|c| &c.tracks)
-            .filter_map(|t| {
-                if let Target::UvOffset(m) = t.target {
-                    Some(m)
-                } else {
-                    None
-                }
-            })
-            .collect();
+        let mut out: Vec<MaterialId> = self.clips.iter().flat_map(|c| &c.tracks).filter_map(|t| if let Target::UvOffset(m) = t.target { Some(m) } else { None }).collect();
         out.sort_unstable();
         out.dedup();
         out
@@ -667,23 +597,13 @@ impl Scene {
     /// [`Self::triangle_count`] with the layers in `hidden` hidden.
     pub fn triangle_count_in(&self, lod: usize, hidden: &[u32]) -> usize {
         let visible = self.visible_in(lod, hidden);
-        self.nodes
-            .iter()
-            .zip(&visible)
-            .filter(|(_, &v)| v)
-            .filter_map(|(n, _)| n.mesh)
-            .map(|m| self.meshes[m as usize].triangle_count())
-            .sum()
+        self.nodes.iter().zip(&visible).filter(|(_, &v)| v).filter_map(|(n, _)| n.mesh).map(|m| self.meshes[m as usize].triangle_count()).sum()
     }
 
     /// Nodes at LOD `lod` that draw a mesh.
     pub fn instance_count(&self, lod: usize) -> usize {
         let visible = self.visible(lod);
-        self.nodes
-            .iter()
-            .zip(&visible)
-            .filter(|(n, &v)| v && n.mesh.is_some())
-            .count()
+        self.nodes.iter().zip(&visible).filter(|(n, &v)| v && n.mesh.is_some()).count()
     }
 
     /// Bounds of what is shown at LOD `lod` in its rest pose: the triangles' vertices, or the
@@ -698,9 +618,7 @@ impl Scene {
         let visible = self.visible_in(lod, hidden);
         let mut b = None;
         for (i, n) in self.nodes.iter().enumerate() {
-            let Some(m) = n.mesh.filter(|_| visible[i]) else {
-                continue;
-            };
+            let Some(m) = n.mesh.filter(|_| visible[i]) else { continue };
             for p in &self.meshes[m as usize].primitives {
                 for &k in &p.indices {
                     if let Some(v) = p.positions.get(k as usize) {
@@ -722,20 +640,11 @@ impl Scene {
     /// The nearest triangle (either face: winding is unconfirmed) that the ray from `origin`
     /// along `dir` hits among the nodes shown at `lod` (layers in `hidden` hidden), with
     /// nodes placed by `world`.
-    pub fn pick(
-        &self,
-        origin: Vec3,
-        dir: Vec3,
-        lod: usize,
-        hidden: &[u32],
-        world: &[Mat4],
-    ) -> Option<SceneHit> {
+    pub fn pick(&self, origin: Vec3, dir: Vec3, lod: usize, hidden: &[u32], world: &[Mat4]) -> Option<SceneHit> {
         let visible = self.visible_in(lod, hidden);
         let mut best: Option<SceneHit> = None;
         for (i, n) in self.nodes.iter().enumerate() {
-            let Some(m) = n.mesh.filter(|_| visible[i]) else {
-                continue;
-            };
+            let Some(m) = n.mesh.filter(|_| visible[i]) else { continue };
             let inv = world[i].inverse();
             if !inv.is_finite() {
                 continue;
@@ -746,18 +655,10 @@ impl Scene {
             for (k, prim) in self.meshes[m as usize].primitives.iter().enumerate() {
                 for (t, tri) in prim.indices.chunks_exact(3).enumerate() {
                     let v = |j: usize| prim.positions.get(tri[j] as usize).map(|p| Vec3::from(*p));
-                    let (Some(a), Some(b), Some(c)) = (v(0), v(1), v(2)) else {
-                        continue;
-                    };
+                    let (Some(a), Some(b), Some(c)) = (v(0), v(1), v(2)) else { continue };
                     if let Some(dist) = ray_triangle(o, d, a, b, c) {
                         if best.is_none_or(|h| dist < h.distance) {
-                            best = Some(SceneHit {
-                                node: i as NodeId,
-                                mesh: m,
-                                primitive: k as u32,
-                                triangle: t as u32,
-                                distance: dist,
-                            });
+                            best = Some(SceneHit { node: i as NodeId, mesh: m, primitive: k as u32, triangle: t as u32, distance: dist });
                         }
                     }
                 }
@@ -768,10 +669,7 @@ impl Scene {
 
     /// The node that came from inspector record `record`.
     pub fn node_of_record(&self, record: u32) -> Option<NodeId> {
-        self.nodes
-            .iter()
-            .position(|n| n.record == Some(record))
-            .map(|i| i as NodeId)
+        self.nodes.iter().position(|n| n.record == Some(record)).map(|i| i as NodeId)
     }
 
     /// The LOD that shows the node from inspector record `record`, if that node is a LOD.
@@ -792,26 +690,16 @@ impl Scene {
         let visible = self.visible(lod);
         let mut under = vec![false; self.nodes.len()];
         for (i, n) in self.nodes.iter().enumerate() {
-            under[i] = n.record == Some(record)
-                || n.parent
-                    .is_some_and(|p| (p as usize) < i && under[p as usize]);
+            under[i] = n.record == Some(record) || n.parent.is_some_and(|p| (p as usize) < i && under[p as usize]);
         }
         let mut out = Vec::new();
         for (i, n) in self.nodes.iter().enumerate() {
-            let Some(m) = n.mesh.filter(|_| visible[i]) else {
-                continue;
-            };
+            let Some(m) = n.mesh.filter(|_| visible[i]) else { continue };
             for prim in &self.meshes[m as usize].primitives {
                 let whole = under[i] || prim.record == Some(record);
                 for (t, tri) in prim.indices.chunks_exact(3).enumerate() {
-                    if whole
-                        || source_of(&prim.sources, t as u32).is_some_and(|r| r.record == record)
-                    {
-                        out.extend(
-                            tri.iter()
-                                .filter_map(|&k| prim.positions.get(k as usize))
-                                .map(|p| world[i].transform_point3(Vec3::from(*p)).to_array()),
-                        );
+                    if whole || source_of(&prim.sources, t as u32).is_some_and(|r| r.record == record) {
+                        out.extend(tri.iter().filter_map(|&k| prim.positions.get(k as usize)).map(|p| world[i].transform_point3(Vec3::from(*p)).to_array()));
                     }
                 }
             }
@@ -856,15 +744,8 @@ impl Scene {
             .materials
             .iter()
             .map(|m| {
-                let m = Material {
-                    texture: m.texture.and_then(|t| textures.get(t as usize).copied()),
-                    ..m.clone()
-                };
-                match self
-                    .materials
-                    .iter()
-                    .position(|x| !own_materials && *x == m)
-                {
+                let m = Material { texture: m.texture.and_then(|t| textures.get(t as usize).copied()), ..m.clone() };
+                match self.materials.iter().position(|x| !own_materials && *x == m) {
                     Some(i) => i as MaterialId,
                     None => {
                         self.materials.push(m);
@@ -879,26 +760,13 @@ impl Scene {
                 let primitives = mesh
                     .primitives
                     .into_iter()
-                    .map(|p| Primitive {
-                        material: p.material.and_then(|m| materials.get(m as usize).copied()),
-                        record: None,
-                        sources: Vec::new(),
-                        ..p
-                    })
+                    .map(|p| Primitive { material: p.material.and_then(|m| materials.get(m as usize).copied()), record: None, sources: Vec::new(), ..p })
                     .collect();
-                self.add_mesh(Mesh {
-                    name: mesh.name,
-                    primitives,
-                })
+                self.add_mesh(Mesh { name: mesh.name, primitives })
             })
             .collect();
         // Material clips (a texture's drift) once per material.
-        let have: Vec<Target> = self
-            .clips
-            .iter()
-            .flat_map(|c| &c.tracks)
-            .map(|t| t.target)
-            .collect();
+        let have: Vec<Target> = self.clips.iter().flat_map(|c| &c.tracks).map(|t| t.target).collect();
         for clip in &other.clips {
             let tracks: Vec<Track> = clip
                 .tracks
@@ -909,17 +777,11 @@ impl Scene {
                         Target::Glow(m) => Target::Glow(*materials.get(m as usize)?),
                         _ => return None,
                     };
-                    (!have.contains(&target)).then(|| Track {
-                        target,
-                        ..t.clone()
-                    })
+                    (!have.contains(&target)).then(|| Track { target, ..t.clone() })
                 })
                 .collect();
             if !tracks.is_empty() {
-                self.clips.push(Clip {
-                    tracks,
-                    ..clip.clone()
-                });
+                self.clips.push(Clip { tracks, ..clip.clone() });
             }
         }
         for (i, l) in other.lods.iter().enumerate() {
@@ -932,12 +794,7 @@ impl Scene {
 
     /// Place a copy of `template`'s node tree under `parent`, its meshes as `absorbed` maps
     /// them; node clips come along, retargeted. Returns the new id of every template node.
-    pub fn instantiate(
-        &mut self,
-        parent: Option<NodeId>,
-        template: &Scene,
-        absorbed: &Absorbed,
-    ) -> Vec<NodeId> {
+    pub fn instantiate(&mut self, parent: Option<NodeId>, template: &Scene, absorbed: &Absorbed) -> Vec<NodeId> {
         let mut ids: Vec<NodeId> = Vec::with_capacity(template.nodes.len());
         for n in &template.nodes {
             let up = match n.parent {
@@ -949,9 +806,7 @@ impl Scene {
                 parent: None,
                 children: Vec::new(),
                 transform: n.transform,
-                mesh: n
-                    .mesh
-                    .and_then(|m| absorbed.meshes.get(m as usize).copied()),
+                mesh: n.mesh.and_then(|m| absorbed.meshes.get(m as usize).copied()),
                 marker: n.marker,
                 lod: n.lod,
                 record: None,
@@ -970,17 +825,11 @@ impl Scene {
                         Target::Scale(n) => Target::Scale(*ids.get(n as usize)?),
                         _ => return None,
                     };
-                    Some(Track {
-                        target,
-                        ..t.clone()
-                    })
+                    Some(Track { target, ..t.clone() })
                 })
                 .collect();
             if !tracks.is_empty() {
-                self.clips.push(Clip {
-                    tracks,
-                    ..clip.clone()
-                });
+                self.clips.push(Clip { tracks, ..clip.clone() });
             }
         }
         ids
@@ -1059,47 +908,25 @@ impl Scene {
         }
         let mut plan = DrawPlan::default();
         for (i, n) in self.nodes.iter().enumerate() {
-            let Some(m) = n.mesh.filter(|_| visible[i]) else {
-                continue;
-            };
+            let Some(m) = n.mesh.filter(|_| visible[i]) else { continue };
             let mesh = &self.meshes[m as usize];
             for (k, prim) in mesh.primitives.iter().enumerate() {
                 if prim.indices.is_empty() {
                     continue;
                 }
                 if users[m as usize] > 1 || animated[i] {
-                    match plan
-                        .instanced
-                        .iter_mut()
-                        .find(|b| b.mesh == m && b.primitive == k as u32)
-                    {
+                    match plan.instanced.iter_mut().find(|b| b.mesh == m && b.primitive == k as u32) {
                         Some(b) => b.nodes.push(i as NodeId),
-                        None => plan.instanced.push(InstancedBatch {
-                            mesh: m,
-                            primitive: k as u32,
-                            nodes: vec![i as NodeId],
-                        }),
+                        None => plan.instanced.push(InstancedBatch { mesh: m, primitive: k as u32, nodes: vec![i as NodeId] }),
                     }
                     continue;
                 }
-                let material = prim
-                    .material
-                    .and_then(|id| self.materials.get(id as usize).map(|mat| (id, mat)));
+                let material = prim.material.and_then(|id| self.materials.get(id as usize).map(|mat| (id, mat)));
                 let texture = material.and_then(|(_, mat)| mat.texture);
-                let own = material
-                    .map(|(id, _)| id)
-                    .filter(|id| animated_materials.contains(id));
-                match plan
-                    .merged
-                    .iter_mut()
-                    .find(|b| b.texture == texture && b.animated_material == own)
-                {
+                let own = material.map(|(id, _)| id).filter(|id| animated_materials.contains(id));
+                match plan.merged.iter_mut().find(|b| b.texture == texture && b.animated_material == own) {
                     Some(b) => b.items.push((i as NodeId, m, k as u32)),
-                    None => plan.merged.push(MergedBatch {
-                        texture,
-                        animated_material: own,
-                        items: vec![(i as NodeId, m, k as u32)],
-                    }),
+                    None => plan.merged.push(MergedBatch { texture, animated_material: own, items: vec![(i as NodeId, m, k as u32)] }),
                 }
             }
         }
@@ -1113,39 +940,18 @@ mod tests {
 
     fn quad(z: f32, record: u32) -> Primitive {
         Primitive {
-            positions: vec![
-                [-1.0, -1.0, z],
-                [1.0, -1.0, z],
-                [1.0, 1.0, z],
-                [-1.0, 1.0, z],
-            ],
+            positions: vec![[-1.0, -1.0, z], [1.0, -1.0, z], [1.0, 1.0, z], [-1.0, 1.0, z]],
             indices: vec![0, 1, 2, 0, 2, 3],
             record: Some(record),
-            sources: vec![SourceRun {
-                first: 0,
-                record,
-                start: 100,
-                face_len: 16,
-                tris_per_face: 2,
-            }],
+            sources: vec![SourceRun { first: 0, record, start: 100, face_len: 16, tris_per_face: 2 }],
             ..Default::default()
         }
     }
 
     fn two_quads() -> Scene {
         let mut s = Scene::default();
-        let m = s.add_mesh(Mesh {
-            name: None,
-            primitives: vec![quad(0.0, 10), quad(-2.0, 20)],
-        });
-        s.add_node(
-            None,
-            Node {
-                mesh: Some(m),
-                record: Some(5),
-                ..Default::default()
-            },
-        );
+        let m = s.add_mesh(Mesh { name: None, primitives: vec![quad(0.0, 10), quad(-2.0, 20)] });
+        s.add_node(None, Node { mesh: Some(m), record: Some(5), ..Default::default() });
         s
     }
 
@@ -1153,24 +959,11 @@ mod tests {
     fn pick_finds_the_nearest_triangle_from_either_side() {
         let s = two_quads();
         let w = s.world(&s.pose(0.0));
-        let hit = s
-            .pick(Vec3::new(0.5, -0.5, 5.0), Vec3::NEG_Z, 0, &[], &w)
-            .unwrap();
+        let hit = s.pick(Vec3::new(0.5, -0.5, 5.0), Vec3::NEG_Z, 0, &[], &w).unwrap();
         assert_eq!((hit.primitive, hit.triangle, hit.distance), (0, 0, 5.0));
-        assert_eq!(
-            s.pick(Vec3::new(-0.5, 0.5, 5.0), Vec3::NEG_Z, 0, &[], &w)
-                .map(|h| (h.primitive, h.triangle)),
-            Some((0, 1))
-        );
-        assert_eq!(
-            s.pick(Vec3::new(0.5, -0.5, -5.0), Vec3::Z, 0, &[], &w)
-                .map(|h| h.primitive),
-            Some(1)
-        );
-        assert_eq!(
-            s.pick(Vec3::new(3.0, 0.0, 5.0), Vec3::NEG_Z, 0, &[], &w),
-            None
-        );
+        assert_eq!(s.pick(Vec3::new(-0.5, 0.5, 5.0), Vec3::NEG_Z, 0, &[], &w).map(|h| (h.primitive, h.triangle)), Some((0, 1)));
+        assert_eq!(s.pick(Vec3::new(0.5, -0.5, -5.0), Vec3::Z, 0, &[], &w).map(|h| h.primitive), Some(1));
+        assert_eq!(s.pick(Vec3::new(3.0, 0.0, 5.0), Vec3::NEG_Z, 0, &[], &w), None);
         assert_eq!(s.pick(Vec3::new(0.0, 0.0, 5.0), Vec3::Z, 0, &[], &w), None);
     }
 
@@ -1179,12 +972,8 @@ mod tests {
         let mut s = two_quads();
         s.nodes[0].transform.translation = [10.0, 0.0, 0.0];
         let w = s.world(&s.pose(0.0));
-        assert!(s
-            .pick(Vec3::new(0.5, -0.5, 5.0), Vec3::NEG_Z, 0, &[], &w)
-            .is_none());
-        assert!(s
-            .pick(Vec3::new(10.5, -0.5, 5.0), Vec3::NEG_Z, 0, &[], &w)
-            .is_some());
+        assert!(s.pick(Vec3::new(0.5, -0.5, 5.0), Vec3::NEG_Z, 0, &[], &w).is_none());
+        assert!(s.pick(Vec3::new(10.5, -0.5, 5.0), Vec3::NEG_Z, 0, &[], &w).is_some());
         let b = s.bounds(0).unwrap();
         assert_eq!((b.min, b.max), ([9.0, -1.0, -2.0], [11.0, 1.0, 0.0]));
     }
@@ -1194,61 +983,20 @@ mod tests {
         let q = quad(0.0, 10);
         let run = source_of(&q.sources, 1).unwrap();
         assert_eq!(run.face_bytes(1, (0, 0)), (100, 116));
-        let strip = SourceRun {
-            first: 0,
-            record: 3,
-            start: 0,
-            face_len: 0,
-            tris_per_face: 0,
-        };
+        let strip = SourceRun { first: 0, record: 3, start: 0, face_len: 0, tris_per_face: 0 };
         assert_eq!(strip.face_bytes(7, (40, 90)), (40, 90));
     }
 
     #[test]
     fn lods_hide_their_subtrees() {
         let mut s = Scene::default();
-        let m = s.add_mesh(Mesh {
-            name: None,
-            primitives: vec![quad(0.0, 1)],
-        });
+        let m = s.add_mesh(Mesh { name: None, primitives: vec![quad(0.0, 1)] });
         let root = s.add_node(None, Node::default());
-        let l0 = s.add_node(
-            Some(root),
-            Node {
-                lod: Some(0),
-                record: Some(40),
-                ..Default::default()
-            },
-        );
-        let l1 = s.add_node(
-            Some(root),
-            Node {
-                lod: Some(1),
-                record: Some(41),
-                ..Default::default()
-            },
-        );
-        s.add_node(
-            Some(l0),
-            Node {
-                mesh: Some(m),
-                ..Default::default()
-            },
-        );
-        s.add_node(
-            Some(l1),
-            Node {
-                mesh: Some(m),
-                ..Default::default()
-            },
-        );
-        s.add_node(
-            Some(l1),
-            Node {
-                mesh: Some(m),
-                ..Default::default()
-            },
-        );
+        let l0 = s.add_node(Some(root), Node { lod: Some(0), record: Some(40), ..Default::default() });
+        let l1 = s.add_node(Some(root), Node { lod: Some(1), record: Some(41), ..Default::default() });
+        s.add_node(Some(l0), Node { mesh: Some(m), ..Default::default() });
+        s.add_node(Some(l1), Node { mesh: Some(m), ..Default::default() });
+        s.add_node(Some(l1), Node { mesh: Some(m), ..Default::default() });
         assert_eq!((s.triangle_count(0), s.triangle_count(1)), (2, 4));
         assert_eq!(s.lod_of_record(41), Some(1));
         assert_eq!(s.visible(1), vec![true, false, true, false, true, true]);
@@ -1258,45 +1006,19 @@ mod tests {
     fn draw_calls_grow_with_unique_meshes_not_placements() {
         // One mesh placed 1,000 times plus two single-use meshes sharing no texture.
         let mut s = Scene::default();
-        let shared = s.add_mesh(Mesh {
-            name: None,
-            primitives: vec![quad(0.0, 1)],
-        });
+        let shared = s.add_mesh(Mesh { name: None, primitives: vec![quad(0.0, 1)] });
         for k in 0..1000 {
-            let t = Transform {
-                translation: [k as f32 * 3.0, 0.0, 0.0],
-                ..Default::default()
-            };
-            s.add_node(
-                None,
-                Node {
-                    mesh: Some(shared),
-                    transform: t,
-                    ..Default::default()
-                },
-            );
+            let t = Transform { translation: [k as f32 * 3.0, 0.0, 0.0], ..Default::default() };
+            s.add_node(None, Node { mesh: Some(shared), transform: t, ..Default::default() });
         }
         for _ in 0..2 {
-            let m = s.add_mesh(Mesh {
-                name: None,
-                primitives: vec![quad(1.0, 2)],
-            });
-            s.add_node(
-                None,
-                Node {
-                    mesh: Some(m),
-                    ..Default::default()
-                },
-            );
+            let m = s.add_mesh(Mesh { name: None, primitives: vec![quad(1.0, 2)] });
+            s.add_node(None, Node { mesh: Some(m), ..Default::default() });
         }
         let plan = s.draw_plan(0);
         assert_eq!(plan.instanced.len(), 1);
         assert_eq!(plan.instanced[0].nodes.len(), 1000);
-        assert_eq!(
-            plan.merged.len(),
-            1,
-            "single-use untextured meshes merge into one draw"
-        );
+        assert_eq!(plan.merged.len(), 1, "single-use untextured meshes merge into one draw");
         assert_eq!(plan.draw_calls(), 2);
         assert_eq!(s.instance_count(0), 1002);
         assert_eq!(s.triangle_count(0), 2004);
@@ -1311,41 +1033,22 @@ mod tests {
             name: "door".into(),
             duration: 4.0,
             repeat: Repeat::Loop,
-            tracks: vec![Track {
-                target: Target::Translation(door),
-                times: vec![0.0, 1.0, 2.0, 3.0, 4.0],
-                values: vec![0., 0., 0., 2., 0., 0., 2., 0., 0., 0., 0., 0., 0., 0., 0.],
-            }],
+            tracks: vec![Track { target: Target::Translation(door), times: vec![0.0, 1.0, 2.0, 3.0, 4.0], values: vec![0., 0., 0., 2., 0., 0., 2., 0., 0., 0., 0., 0., 0., 0., 0.] }],
         });
         s.clips.push(Clip {
             name: "scroll".into(),
             duration: 1.0,
             repeat: Repeat::Extrapolate,
-            tracks: vec![Track {
-                target: Target::UvOffset(0),
-                times: vec![0.0, 1.0],
-                values: vec![0.1, 0.0, 0.35, 0.5],
-            }],
+            tracks: vec![Track { target: Target::UvOffset(0), times: vec![0.0, 1.0], values: vec![0.1, 0.0, 0.35, 0.5] }],
         });
         assert_eq!(s.pose(0.5)[0].translation, [1.0, 0.0, 0.0]);
         assert_eq!(s.pose(1.5)[0].translation, [2.0, 0.0, 0.0]);
-        assert_eq!(
-            s.pose(6.5)[0].translation,
-            [1.0, 0.0, 0.0],
-            "loops every 4 s"
-        );
+        assert_eq!(s.pose(6.5)[0].translation, [1.0, 0.0, 0.0], "loops every 4 s");
         let uv = s.uv_offsets(10.0);
-        assert!(
-            (uv[0][0] - (0.1f32 + 2.5).rem_euclid(1.0)).abs() < 1e-5
-                && (uv[0][1] - 0.0).abs() < 1e-5,
-            "{uv:?}"
-        );
+        assert!((uv[0][0] - (0.1f32 + 2.5).rem_euclid(1.0)).abs() < 1e-5 && (uv[0][1] - 0.0).abs() < 1e-5, "{uv:?}");
         assert_eq!(s.animated_nodes(), vec![true]);
         // A moving node is drawn on its own instanced batch, not baked.
-        let m = s.add_mesh(Mesh {
-            name: None,
-            primitives: vec![quad(0.0, 1)],
-        });
+        let m = s.add_mesh(Mesh { name: None, primitives: vec![quad(0.0, 1)] });
         s.nodes[0].mesh = Some(m);
         assert_eq!(s.draw_plan(0).instanced.len(), 1);
     }
@@ -1353,15 +1056,9 @@ mod tests {
     #[test]
     fn rotation_tracks_slerp() {
         let half = std::f32::consts::FRAC_1_SQRT_2;
-        let t = Track {
-            target: Target::Rotation(0),
-            times: vec![0.0, 1.0],
-            values: vec![0.0, 0.0, 0.0, 1.0, 0.0, half, 0.0, half],
-        };
+        let t = Track { target: Target::Rotation(0), times: vec![0.0, 1.0], values: vec![0.0, 0.0, 0.0, 1.0, 0.0, half, 0.0, half] };
         let q = Quat::from_slice(&t.sample(0.5, Repeat::Loop));
         let (axis, angle) = q.to_axis_angle();
-        assert!(
-            (angle - std::f32::consts::FRAC_PI_4).abs() < 1e-4 && (axis - Vec3::Y).length() < 1e-4
-        );
+        assert!((angle - std::f32::consts::FRAC_PI_4).abs() < 1e-4 && (axis - Vec3::Y).length() < 1e-4);
     }
 }

@@ -14,13 +14,13 @@ use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
+use std::time::Duration;
 use percent_encoding::percent_decode_str;
 use serde::Serialize;
 use std::collections::HashSet;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 pub struct ServeConfig {
     /// Folder holding index.html, www/ and pkg/.
@@ -43,10 +43,7 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits {
-            header_timeout: Duration::from_secs(15),
-            max_connections: 256,
-        }
+        Limits { header_timeout: Duration::from_secs(15), max_connections: 256 }
     }
 }
 
@@ -121,50 +118,26 @@ struct Roots {
 pub fn start(config: ServeConfig) -> io::Result<RunningServer> {
     // Both roots must be folders, and every error names the path it is about.
     let folder = |p: &Path, what: &str| -> io::Result<PathBuf> {
-        let real = p
-            .canonicalize()
-            .map_err(|e| io::Error::new(e.kind(), format!("{what} {}: {e}", p.display())))?;
+        let real = p.canonicalize().map_err(|e| io::Error::new(e.kind(), format!("{what} {}: {e}", p.display())))?;
         if !real.is_dir() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("{what} {}: not a folder", p.display()),
-            ));
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{what} {}: not a folder", p.display())));
         }
         Ok(real)
     };
-    let roots = Arc::new(Roots {
-        site: folder(&config.site, "site")?,
-        archive: folder(&config.archive, "archive")?,
-    });
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
-    let listener = runtime.block_on(tokio::net::TcpListener::bind((
-        config.bind.as_str(),
-        config.port,
-    )))?;
+    let roots = Arc::new(Roots { site: folder(&config.site, "site")?, archive: folder(&config.archive, "archive")? });
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let listener = runtime.block_on(tokio::net::TcpListener::bind((config.bind.as_str(), config.port)))?;
     let addr = listener.local_addr()?;
     let (shutdown, stopped) = tokio::sync::oneshot::channel::<()>();
     let app = axum::Router::new().fallback(handle).with_state(roots);
     let limits = config.limits;
-    let thread =
-        std::thread::spawn(move || runtime.block_on(accept(listener, app, limits, stopped)));
-    Ok(RunningServer {
-        addr,
-        shutdown,
-        thread,
-    })
+    let thread = std::thread::spawn(move || runtime.block_on(accept(listener, app, limits, stopped)));
+    Ok(RunningServer { addr, shutdown, thread })
 }
 
 /// Accept connections until shut down, each served by hyper with the header-read timeout,
 /// at most `max_connections` at a time.
-async fn accept(
-    listener: tokio::net::TcpListener,
-    app: axum::Router,
-    limits: Limits,
-    mut stopped: tokio::sync::oneshot::Receiver<()>,
-) -> io::Result<()> {
+async fn accept(listener: tokio::net::TcpListener, app: axum::Router, limits: Limits, mut stopped: tokio::sync::oneshot::Receiver<()>) -> io::Result<()> {
     use hyper_util::rt::{TokioIo, TokioTimer};
     let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
     loop {
@@ -181,9 +154,7 @@ async fn accept(
             },
         };
         // Full: the newcomer is closed at once rather than queued without bound.
-        let Ok(slot) = slots.clone().try_acquire_owned() else {
-            continue;
-        };
+        let Ok(slot) = slots.clone().try_acquire_owned() else { continue };
         let service = hyper_util::service::TowerToHyperService::new(app.clone());
         tokio::spawn(async move {
             let _ = hyper::server::conn::http1::Builder::new()
@@ -200,12 +171,7 @@ async fn accept(
 /// The viewer's own files need exact types (ES modules, `application/wasm` for streaming
 /// compilation); archive files are bytes.
 fn content_type(path: &Path) -> &'static str {
-    match path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(|e| e.to_ascii_lowercase())
-        .as_deref()
-    {
+    match path.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase()).as_deref() {
         Some("html") => "text/html; charset=utf-8",
         Some("js") | Some("mjs") => "text/javascript; charset=utf-8",
         Some("wasm") => "application/wasm",
@@ -232,15 +198,8 @@ async fn handle(State(roots): State<Arc<Roots>>, request: Request) -> Response {
         let archive = roots.archive.clone();
         return match tokio::task::spawn_blocking(move || list_archive(&archive)).await {
             Ok(Ok(listing)) => {
-                let listing = Listing {
-                    base: "archive/".into(),
-                    ..listing
-                };
-                (
-                    [(header::CONTENT_TYPE, "application/json")],
-                    serde_json::to_string(&listing).unwrap_or_default(),
-                )
-                    .into_response()
+                let listing = Listing { base: "archive/".into(), ..listing };
+                ([(header::CONTENT_TYPE, "application/json")], serde_json::to_string(&listing).unwrap_or_default()).into_response()
             }
             _ => (StatusCode::INTERNAL_SERVER_ERROR, "cannot list the archive").into_response(),
         };
@@ -256,27 +215,15 @@ async fn handle(State(roots): State<Arc<Roots>>, request: Request) -> Response {
     } else {
         None
     };
-    let Some(file) = target else {
-        return not_found();
-    };
+    let Some(file) = target else { return not_found() };
     // Streamed in chunks: Range, HEAD and If-Modified-Since are ServeFile's.
-    let served = tower::ServiceExt::oneshot(
-        tower_http::services::ServeFile::new_with_mime(
-            &file,
-            &content_type(&file).parse().expect("a valid MIME type"),
-        ),
-        request,
-    )
-    .await;
+    let served = tower::ServiceExt::oneshot(tower_http::services::ServeFile::new_with_mime(&file, &content_type(&file).parse().expect("a valid MIME type")), request).await;
     match served {
         Ok(response) if response.status() != StatusCode::NOT_FOUND => {
             let mut response = response.map(Body::new);
             let headers = response.headers_mut();
             headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-            headers.insert(
-                header::X_CONTENT_TYPE_OPTIONS,
-                HeaderValue::from_static("nosniff"),
-            );
+            headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
             response
         }
         _ => not_found(),
@@ -315,14 +262,9 @@ fn read_head(path: &Path) -> Vec<u8> {
 /// sorted by path. Entries that vanish or cannot be read while the walk runs are recorded
 /// in `skipped` and the walk goes on; only a root that is not a readable folder fails.
 pub fn list_archive(root: &Path) -> io::Result<Listing> {
-    let root = root
-        .canonicalize()
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", root.display())))?;
+    let root = root.canonicalize().map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", root.display())))?;
     if !root.is_dir() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("{}: not a folder", root.display()),
-        ));
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{}: not a folder", root.display())));
     }
     let mut files = Vec::new();
     let mut skipped = Vec::new();
@@ -334,9 +276,7 @@ pub fn list_archive(root: &Path) -> io::Result<Listing> {
         }
         let entries = match std::fs::read_dir(&dir) {
             Ok(e) => e,
-            Err(e) if dir == root => {
-                return Err(io::Error::new(e.kind(), format!("{}: {e}", root.display())))
-            }
+            Err(e) if dir == root => return Err(io::Error::new(e.kind(), format!("{}: {e}", root.display()))),
             Err(e) => {
                 skipped.push((prefix.clone(), e.to_string()));
                 continue;
@@ -351,16 +291,8 @@ pub fn list_archive(root: &Path) -> io::Result<Listing> {
                 }
             };
             let name = listed_name(&entry.file_name());
-            let rel = if prefix.is_empty() {
-                name
-            } else {
-                format!("{prefix}/{name}")
-            };
-            let (real, meta) = match entry
-                .path()
-                .canonicalize()
-                .and_then(|r| std::fs::metadata(&r).map(|m| (r, m)))
-            {
+            let rel = if prefix.is_empty() { name } else { format!("{prefix}/{name}") };
+            let (real, meta) = match entry.path().canonicalize().and_then(|r| std::fs::metadata(&r).map(|m| (r, m))) {
                 Ok(found) => found,
                 // Gone since the folder was read, or a link to nothing.
                 Err(e) => {
@@ -375,12 +307,7 @@ pub fn list_archive(root: &Path) -> io::Result<Listing> {
                 stack.push((real, rel));
             } else if meta.is_file() {
                 let kind = crate::census::kind_of(&rel, &read_head(&real), meta.len());
-                files.push(ListedFile {
-                    path: rel,
-                    size: meta.len(),
-                    kind,
-                    real,
-                });
+                files.push(ListedFile { path: rel, size: meta.len(), kind, real });
             } else {
                 skipped.push((rel, "not a regular file".into()));
             }
@@ -388,16 +315,8 @@ pub fn list_archive(root: &Path) -> io::Result<Listing> {
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     skipped.sort();
-    let name = root
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    Ok(Listing {
-        root: name,
-        base: String::new(),
-        files,
-        skipped,
-    })
+    let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    Ok(Listing { root: name, base: String::new(), files, skipped })
 }
 
 /// Write `DIR/index.json`: the listing that lets any static web host serve the archive
@@ -410,28 +329,14 @@ pub fn write_index(dir: &Path) -> io::Result<usize> {
     // Never write through a link: the index belongs in DIR itself.
     if let Ok(meta) = std::fs::symlink_metadata(&target) {
         if !meta.is_file() {
-            return Err(io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                format!(
-                    "{}: exists and is not a regular file (a link or a folder); not overwritten",
-                    target.display()
-                ),
-            ));
+            return Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{}: exists and is not a regular file (a link or a folder); not overwritten", target.display())));
         }
     }
     // A temporary file in DIR, then a rename: readers see the old index or the new one.
     let temp = dir.join(format!(".index.json.{}.tmp", std::process::id()));
     let write = || -> io::Result<()> {
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temp)?;
-        io::Write::write_all(
-            &mut f,
-            serde_json::to_string(&listing)
-                .map_err(io::Error::other)?
-                .as_bytes(),
-        )?;
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&temp)?;
+        io::Write::write_all(&mut f, serde_json::to_string(&listing).map_err(io::Error::other)?.as_bytes())?;
         f.sync_all()?;
         std::fs::rename(&temp, &target)
     };
@@ -465,18 +370,7 @@ mod tests {
         assert_eq!(resolve(&root, "A/B.BGF"), Some(root.join("A/B.BGF")));
         assert_eq!(resolve(&root, "A/%42.BGF"), Some(root.join("A/B.BGF")));
         assert_eq!(resolve(&root, "inside"), Some(root.join("A/B.BGF")));
-        for bad in [
-            "../secret",
-            "A/../../secret",
-            "%2e%2e/secret",
-            "%2E%2E%2Fsecret",
-            "A/link",
-            "/etc/passwd",
-            "A",
-            "A/",
-            "A\\..\\..\\secret",
-            "%00",
-        ] {
+        for bad in ["../secret", "A/../../secret", "%2e%2e/secret", "%2E%2E%2Fsecret", "A/link", "/etc/passwd", "A", "A/", "A\\..\\..\\secret", "%00"] {
             assert_eq!(resolve(&root, bad), None, "{bad}");
         }
     }
@@ -495,18 +389,8 @@ mod tests {
         assert_eq!(
             l.files,
             vec![
-                ListedFile {
-                    path: "DEMO/VIDEO/A.BGF".into(),
-                    size: 3,
-                    kind: "biz2-unreadable",
-                    real: root.join("DEMO/VIDEO/A.BGF")
-                },
-                ListedFile {
-                    path: "top.txt".into(),
-                    size: 1,
-                    kind: "unknown",
-                    real: root.join("top.txt")
-                }
+                ListedFile { path: "DEMO/VIDEO/A.BGF".into(), size: 3, kind: "biz2-unreadable", real: root.join("DEMO/VIDEO/A.BGF") },
+                ListedFile { path: "top.txt".into(), size: 1, kind: "unknown", real: root.join("top.txt") }
             ]
         );
     }
@@ -524,18 +408,11 @@ mod tests {
         let l = list_archive(&root).unwrap();
         let paths: Vec<&str> = l.files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, vec!["a\\xFE.bgf", "a\\xFF.bgf", "back\\\\slash"]);
-        assert!(
-            l.files
-                .iter()
-                .all(|f| std::fs::read(&f.real).unwrap() == b"x"),
-            "each entry keeps its own file"
-        );
+        assert!(l.files.iter().all(|f| std::fs::read(&f.real).unwrap() == b"x"), "each entry keeps its own file");
         assert_eq!(l.skipped.len(), 1);
         assert_eq!(l.skipped[0].0, "dangling");
         // A file is not an archive: the error names it.
-        let e = list_archive(&root.join("back\\slash"))
-            .unwrap_err()
-            .to_string();
+        let e = list_archive(&root.join("back\\slash")).unwrap_err().to_string();
         assert!(e.contains("back\\slash: not a folder"), "{e}");
     }
 
@@ -546,19 +423,12 @@ mod tests {
         std::fs::create_dir_all(&root).unwrap();
         std::fs::write(root.join("A.BGF"), b"x").unwrap();
         assert_eq!(write_index(&root).unwrap(), 1);
-        assert_eq!(
-            std::fs::read_dir(&root).unwrap().count(),
-            2,
-            "no temporary file is left"
-        );
+        assert_eq!(std::fs::read_dir(&root).unwrap().count(), 2, "no temporary file is left");
         std::fs::remove_file(root.join("index.json")).unwrap();
         std::fs::write(base.join("outside.txt"), b"keep me").unwrap();
         std::os::unix::fs::symlink(base.join("outside.txt"), root.join("index.json")).unwrap();
         let e = write_index(&root).unwrap_err().to_string();
-        assert!(
-            e.contains("index.json") && e.contains("not a regular file"),
-            "{e}"
-        );
+        assert!(e.contains("index.json") && e.contains("not a regular file"), "{e}");
         assert_eq!(std::fs::read(base.join("outside.txt")).unwrap(), b"keep me");
     }
 }
@@ -571,22 +441,14 @@ mod limits {
 
     /// A server over a folder holding one 1 MB file, with the given limits.
     fn server(name: &str, limits: Limits) -> (RunningServer, Vec<u8>) {
-        let dir =
-            std::env::temp_dir().join(format!("relicview-limits-{name}-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("relicview-limits-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("site")).unwrap();
         std::fs::create_dir_all(dir.join("archive")).unwrap();
         std::fs::write(dir.join("site/index.html"), b"<!doctype html>").unwrap();
         let data: Vec<u8> = (0..1 << 20).map(|i: u32| (i % 251) as u8).collect();
         std::fs::write(dir.join("archive/BIG.BGF"), &data).unwrap();
-        let s = start(ServeConfig {
-            site: dir.join("site"),
-            archive: dir.join("archive"),
-            bind: "127.0.0.1".into(),
-            port: 0,
-            limits,
-        })
-        .unwrap();
+        let s = start(ServeConfig { site: dir.join("site"), archive: dir.join("archive"), bind: "127.0.0.1".into(), port: 0, limits }).unwrap();
         (s, data)
     }
 
@@ -603,15 +465,8 @@ mod limits {
         s.write_all(request.as_bytes()).unwrap();
         let mut raw = Vec::new();
         s.read_to_end(&mut raw).unwrap();
-        let split = raw
-            .windows(4)
-            .position(|w| w == b"\r\n\r\n")
-            .expect("a response head")
-            + 4;
-        (
-            String::from_utf8_lossy(&raw[..split]).to_string(),
-            raw[split..].to_vec(),
-        )
+        let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("a response head") + 4;
+        (String::from_utf8_lossy(&raw[..split]).to_string(), raw[split..].to_vec())
     }
 
     /// Whether the server closes `s` within `secs` (reads return end of file).
@@ -633,81 +488,35 @@ mod limits {
         let (server, data) = server("range", Limits::default());
         let (head, body) = ask(server.addr, "GET /archive/BIG.BGF HTTP/1.1\r\nHost: x\r\nRange: bytes=100-199\r\nConnection: close\r\n\r\n");
         assert!(head.starts_with("http/1.1 206"), "{head}");
-        assert!(
-            head.contains(&format!("content-range: bytes 100-199/{}", data.len())),
-            "{head}"
-        );
+        assert!(head.contains(&format!("content-range: bytes 100-199/{}", data.len())), "{head}");
         assert_eq!(body, &data[100..200]);
-        let (head, body) = ask(
-            server.addr,
-            "HEAD /archive/BIG.BGF HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
-        );
-        assert!(
-            head.starts_with("http/1.1 200")
-                && head.contains(&format!("content-length: {}", data.len())),
-            "{head}"
-        );
+        let (head, body) = ask(server.addr, "HEAD /archive/BIG.BGF HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assert!(head.starts_with("http/1.1 200") && head.contains(&format!("content-length: {}", data.len())), "{head}");
         assert!(head.contains("accept-ranges: bytes"), "{head}");
         assert!(body.is_empty(), "HEAD sends no body");
-        let (raw, _) = ask_raw(
-            server.addr,
-            "HEAD /archive/BIG.BGF HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
-        );
-        let header = |name: &str| {
-            raw.lines().find_map(|l| {
-                l.split_once(": ")
-                    .filter(|(k, _)| k.eq_ignore_ascii_case(name))
-                    .map(|(_, v)| v.trim().to_string())
-            })
-        };
-        let (modified, etag) = (
-            header("last-modified").expect("Last-Modified"),
-            header("etag").expect("ETag"),
-        );
-        for condition in [
-            format!("If-Modified-Since: {modified}"),
-            format!("If-None-Match: {etag}"),
-        ] {
+        let (raw, _) = ask_raw(server.addr, "HEAD /archive/BIG.BGF HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        let header = |name: &str| raw.lines().find_map(|l| l.split_once(": ").filter(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.trim().to_string()));
+        let (modified, etag) = (header("last-modified").expect("Last-Modified"), header("etag").expect("ETag"));
+        for condition in [format!("If-Modified-Since: {modified}"), format!("If-None-Match: {etag}")] {
             let (head, body) = ask(server.addr, &format!("GET /archive/BIG.BGF HTTP/1.1\r\nHost: x\r\n{condition}\r\nConnection: close\r\n\r\n"));
-            assert!(
-                head.starts_with("http/1.1 304") && body.is_empty(),
-                "{condition}: {head}"
-            );
+            assert!(head.starts_with("http/1.1 304") && body.is_empty(), "{condition}: {head}");
         }
-        let (head, body) = ask(
-            server.addr,
-            "GET /archive/BIG.BGF HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
-        );
-        assert!(
-            head.starts_with("http/1.1 200") && head.contains("application/octet-stream"),
-            "{head}"
-        );
+        let (head, body) = ask(server.addr, "GET /archive/BIG.BGF HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assert!(head.starts_with("http/1.1 200") && head.contains("application/octet-stream"), "{head}");
         assert_eq!(body, data);
         server.stop();
     }
 
     #[test]
     fn idle_and_half_sent_requests_are_closed_after_the_timeout() {
-        let (server, _) = server(
-            "timeout",
-            Limits {
-                header_timeout: Duration::from_millis(300),
-                max_connections: 16,
-            },
-        );
+        let (server, _) = server("timeout", Limits { header_timeout: Duration::from_millis(300), max_connections: 16 });
         // Nothing sent; half a request head; a finished keep-alive request left idle.
         let mut silent = TcpStream::connect(server.addr).unwrap();
         let mut half = TcpStream::connect(server.addr).unwrap();
-        half.write_all(b"GET /archive/BIG.BGF HTTP/1.1\r\nHost:")
-            .unwrap();
+        half.write_all(b"GET /archive/BIG.BGF HTTP/1.1\r\nHost:").unwrap();
         let mut idle = TcpStream::connect(server.addr).unwrap();
-        idle.write_all(b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n")
-            .unwrap();
-        for (what, s) in [
-            ("silent", &mut silent),
-            ("half-sent", &mut half),
-            ("idle keep-alive", &mut idle),
-        ] {
+        idle.write_all(b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        for (what, s) in [("silent", &mut silent), ("half-sent", &mut half), ("idle keep-alive", &mut idle)] {
             assert!(closed_within(s, 10), "{what} connection still open");
         }
         server.stop();
@@ -715,31 +524,16 @@ mod limits {
 
     #[test]
     fn connections_beyond_the_cap_are_closed_and_the_rest_stay_served() {
-        let (server, _) = server(
-            "cap",
-            Limits {
-                header_timeout: Duration::from_secs(30),
-                max_connections: 3,
-            },
-        );
-        let mut held: Vec<TcpStream> = (0..3)
-            .map(|_| TcpStream::connect(server.addr).unwrap())
-            .collect();
+        let (server, _) = server("cap", Limits { header_timeout: Duration::from_secs(30), max_connections: 3 });
+        let mut held: Vec<TcpStream> = (0..3).map(|_| TcpStream::connect(server.addr).unwrap()).collect();
         let mut extra = TcpStream::connect(server.addr).unwrap();
-        assert!(
-            closed_within(&mut extra, 10),
-            "the fourth connection is turned away"
-        );
+        assert!(closed_within(&mut extra, 10), "the fourth connection is turned away");
         for s in &mut held {
             assert!(!closed_within(s, 1), "the first three stay open");
         }
         // One of them still gets an answer.
-        held[0]
-            .set_read_timeout(Some(Duration::from_secs(10)))
-            .unwrap();
-        held[0]
-            .write_all(b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n")
-            .unwrap();
+        held[0].set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        held[0].write_all(b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
         let mut buf = [0u8; 12];
         held[0].read_exact(&mut buf).unwrap();
         assert_eq!(&buf, b"HTTP/1.1 200");

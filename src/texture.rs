@@ -22,19 +22,14 @@ pub struct Texels {
 
 /// Which decoder a map file needs, by content first, then by extension (TGA has no magic).
 pub fn format_of(name: &str, bytes: &[u8]) -> Result<&'static str, String> {
-    let ext = name
-        .rsplit_once('.')
-        .map(|(_, e)| e.to_ascii_lowercase())
-        .unwrap_or_default();
+    let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
     Ok(match bytes {
         [0x89, b'P', b'N', b'G', ..] => "png",
         [b'B', b'M', ..] => "bmp",
         [0x01, 0xDA, ..] => "sgi",
         _ if ext == "tga" => "tga",
         _ if matches!(ext.as_str(), "svt" | "vtx" | "bsl") => {
-            return Err(format!(
-                ".{ext} is a Division texture format with no decoder yet"
-            ));
+            return Err(format!(".{ext} is a Division texture format with no decoder yet"));
         }
         _ => return Err(format!("not a TGA, SGI/RGB, PNG or BMP image (.{ext})")),
     })
@@ -53,11 +48,8 @@ pub fn decode(name: &str, bytes: &[u8]) -> Result<Texels, String> {
     let format = format_of(name, bytes)?;
     let image = match format {
         "sgi" => {
-            let mut decoder = image_extras::sgi::SgiDecoder::new(Cursor::new(bytes))
-                .map_err(|e| format!("SGI: {e}"))?;
-            decoder
-                .set_limits(limits())
-                .map_err(|e| format!("SGI: {e}"))?;
+            let mut decoder = image_extras::sgi::SgiDecoder::new(Cursor::new(bytes)).map_err(|e| format!("SGI: {e}"))?;
+            decoder.set_limits(limits()).map_err(|e| format!("SGI: {e}"))?;
             DynamicImage::from_decoder(decoder).map_err(|e| format!("SGI: {e}"))?
         }
         f => {
@@ -68,18 +60,12 @@ pub fn decode(name: &str, bytes: &[u8]) -> Result<Texels, String> {
             };
             let mut reader = image::ImageReader::with_format(Cursor::new(bytes), fmt);
             reader.limits(limits());
-            reader
-                .decode()
-                .map_err(|e| format!("{}: {e}", f.to_ascii_uppercase()))?
+            reader.decode().map_err(|e| format!("{}: {e}", f.to_ascii_uppercase()))?
         }
     };
     // Into, not to: an RGBA image keeps its buffer instead of being copied.
     let rgba = image.into_rgba8();
-    Ok(Texels {
-        width: rgba.width(),
-        height: rgba.height(),
-        rgba: std::sync::Arc::new(rgba.into_raw()),
-    })
+    Ok(Texels { width: rgba.width(), height: rgba.height(), rgba: std::sync::Arc::new(rgba.into_raw()) })
 }
 
 /// An 8×8 checker of the diffuse colour and a darker shade, so a missing map still shows
@@ -94,11 +80,7 @@ pub fn checker(diffuse: [f32; 3]) -> Texels {
             rgba.extend([c[0], c[1], c[2], 255]);
         }
     }
-    Texels {
-        width: 8,
-        height: 8,
-        rgba: std::sync::Arc::new(rgba),
-    }
+    Texels { width: 8, height: 8, rgba: std::sync::Arc::new(rgba) }
 }
 
 #[cfg(test)]
@@ -110,19 +92,13 @@ mod tests {
         img.put_pixel(0, 0, image::Rgba([255, 0, 0, 255]));
         img.put_pixel(3, 1, image::Rgba([0, 0, 255, 255]));
         let mut out = Cursor::new(Vec::new());
-        DynamicImage::ImageRgba8(img)
-            .write_to(&mut out, format)
-            .unwrap();
+        DynamicImage::ImageRgba8(img).write_to(&mut out, format).unwrap();
         out.into_inner()
     }
 
     #[test]
     fn png_bmp_and_tga_decode_top_row_first() {
-        for (name, format) in [
-            ("A.PNG", ImageFormat::Png),
-            ("A.BMP", ImageFormat::Bmp),
-            ("A.TGA", ImageFormat::Tga),
-        ] {
+        for (name, format) in [("A.PNG", ImageFormat::Png), ("A.BMP", ImageFormat::Bmp), ("A.TGA", ImageFormat::Tga)] {
             let t = decode(name, &encode(format)).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!((t.width, t.height), (4, 2), "{name}");
             assert_eq!(&t.rgba[..4], &[255, 0, 0, 255], "{name}");
@@ -162,9 +138,7 @@ mod tests {
 
     #[test]
     fn undecodable_maps_say_why_and_never_panic() {
-        assert!(decode("PANEL.SVT", b"whatever")
-            .unwrap_err()
-            .contains("Division texture format"));
+        assert!(decode("PANEL.SVT", b"whatever").unwrap_err().contains("Division texture format"));
         assert!(decode("X.TGA", &[0u8; 5]).unwrap_err().starts_with("TGA"));
         assert!(decode("X.PNG", b"\x89PNG\r\n\x1a\n").is_err());
         let mut huge = sgi_fixture();

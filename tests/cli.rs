@@ -23,17 +23,12 @@ fn demo_files() -> usize {
 
 fn demo(dir: &Path) {
     let out = bin().arg("demo").arg(dir).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
 fn info(path: &Path) -> (bool, serde_json::Value) {
     let out = bin().args(["info", "--json"]).arg(path).output().unwrap();
-    let json = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
     (out.status.success(), json)
 }
 
@@ -41,25 +36,13 @@ fn info(path: &Path) -> (bool, serde_json::Value) {
 fn demo_writes_a_game_tree_that_info_reads() {
     let dir = temp_dir("demo");
     demo(&dir);
-    for f in [
-        "DEMO/VIDEO/CUBE.BGF",
-        "DEMO/VIDEO/HEXPOD.BGF",
-        "DEMO/VIDEO/TOWER.BGF",
-        "DEMO/VIDEO/POOL.BGF",
-        "DEMO/VIDEO/FORMATS.BGF",
-        "DEMO/MATERIAL/DEMO.BMF",
-        "DEMO/TEXTURE/WATER.TGA",
-        "DEMO/TEXTURE/SIGN.RGB",
-    ] {
+    for f in ["DEMO/VIDEO/CUBE.BGF", "DEMO/VIDEO/HEXPOD.BGF", "DEMO/VIDEO/TOWER.BGF", "DEMO/VIDEO/POOL.BGF", "DEMO/VIDEO/FORMATS.BGF", "DEMO/MATERIAL/DEMO.BMF", "DEMO/TEXTURE/WATER.TGA", "DEMO/TEXTURE/SIGN.RGB"] {
         assert!(dir.join(f).is_file(), "{f}");
     }
     // Deterministic: a second run writes the same bytes.
     let again = temp_dir("demo-again");
     demo(&again);
-    assert_eq!(
-        std::fs::read(dir.join("DEMO/VIDEO/HEXPOD.BGF")).unwrap(),
-        std::fs::read(again.join("DEMO/VIDEO/HEXPOD.BGF")).unwrap()
-    );
+    assert_eq!(std::fs::read(dir.join("DEMO/VIDEO/HEXPOD.BGF")).unwrap(), std::fs::read(again.join("DEMO/VIDEO/HEXPOD.BGF")).unwrap());
 
     let (ok, j) = info(&dir.join("DEMO/VIDEO/HEXPOD.BGF"));
     assert!(ok);
@@ -69,38 +52,19 @@ fn demo_writes_a_game_tree_that_info_reads() {
     assert_eq!(j["triangles"], 26);
     assert_eq!(j["vertices"], 13);
     assert_eq!(j["objects"][0]["name"], "hexpod");
-    assert_eq!(
-        j["objects"][0]["lods"][1]["distance"],
-        serde_json::json!([60.0, 400.0])
-    );
+    assert_eq!(j["objects"][0]["lods"][1]["distance"], serde_json::json!([60.0, 400.0]));
     assert_eq!(j["materials"], serde_json::json!(["demo:hull_mtl"]));
     assert_eq!(j["unit"], 1);
     assert!((j["bounds"]["max"][1].as_f64().unwrap() - 1.8).abs() < 1e-6);
     let widths = &j["length_widths"];
-    assert_eq!(
-        widths["1"].as_u64().unwrap()
-            + widths["2"].as_u64().unwrap()
-            + widths["4"].as_u64().unwrap(),
-        j["chunks"].as_u64().unwrap()
-    );
+    assert_eq!(widths["1"].as_u64().unwrap() + widths["2"].as_u64().unwrap() + widths["4"].as_u64().unwrap(), j["chunks"].as_u64().unwrap());
 
     let (ok, j) = info(&dir.join("DEMO/MATERIAL/DEMO.BMF"));
     assert!(ok);
     assert_eq!(j["kind"], "materials");
     assert_eq!(j["material_defs"][1]["name"], "hull_mtl");
-    let diffuse: Vec<f64> = j["material_defs"][1]["diffuse"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_f64().unwrap())
-        .collect();
-    assert!(
-        diffuse
-            .iter()
-            .zip([0.25, 0.55, 0.85])
-            .all(|(a, b)| (a - b).abs() < 1e-6),
-        "{diffuse:?}"
-    );
+    let diffuse: Vec<f64> = j["material_defs"][1]["diffuse"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    assert!(diffuse.iter().zip([0.25, 0.55, 0.85]).all(|(a, b)| (a - b).abs() < 1e-6), "{diffuse:?}");
 }
 
 #[test]
@@ -109,46 +73,20 @@ fn info_with_root_resolves_libraries_nearest_first_and_census_counts_everything(
     demo(&dir);
     // A second game tree with its own DEMO.BMF that lacks hull_mtl.
     std::fs::create_dir_all(dir.join("OTHER/MATERIAL")).unwrap();
-    std::fs::copy(
-        dir.join("DEMO/MATERIAL/DEMO.BMF"),
-        dir.join("OTHER/MATERIAL/demo.bmf"),
-    )
-    .unwrap();
+    std::fs::copy(dir.join("DEMO/MATERIAL/DEMO.BMF"), dir.join("OTHER/MATERIAL/demo.bmf")).unwrap();
     std::fs::create_dir_all(dir.join("OTHER/VIDEO")).unwrap();
-    std::fs::copy(
-        dir.join("DEMO/VIDEO/TOWER.BGF"),
-        dir.join("OTHER/VIDEO/TOWER.BGF"),
-    )
-    .unwrap();
-    let out = bin()
-        .args(["info", "--json", "--root"])
-        .arg(&dir)
-        .arg(dir.join("OTHER/VIDEO/TOWER.BGF"))
-        .output()
-        .unwrap();
+    std::fs::copy(dir.join("DEMO/VIDEO/TOWER.BGF"), dir.join("OTHER/VIDEO/TOWER.BGF")).unwrap();
+    let out = bin().args(["info", "--json", "--root"]).arg(&dir).arg(dir.join("OTHER/VIDEO/TOWER.BGF")).output().unwrap();
     assert!(out.status.success());
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(
-        j["material_resolution"][0]["library"], "OTHER/MATERIAL/demo.bmf",
-        "same game tree first, case ignored"
-    );
-    assert_eq!(
-        j["material_resolution"][0]["also"],
-        serde_json::json!(["DEMO/MATERIAL/DEMO.BMF"])
-    );
+    assert_eq!(j["material_resolution"][0]["library"], "OTHER/MATERIAL/demo.bmf", "same game tree first, case ignored");
+    assert_eq!(j["material_resolution"][0]["also"], serde_json::json!(["DEMO/MATERIAL/DEMO.BMF"]));
     assert_eq!(j["missing_materials"], serde_json::json!([]));
-    assert_eq!(
-        j["objects"][1]["points"],
-        serde_json::Value::Null,
-        "TOWER has one object"
-    );
+    assert_eq!(j["objects"][1]["points"], serde_json::Value::Null, "TOWER has one object");
 
     let (_, hex) = info(&dir.join("DEMO/VIDEO/HEXPOD.BGF"));
     assert_eq!(hex["objects"][1]["points"], 6);
-    assert!(
-        hex["material_resolution"].is_null(),
-        "no root, no resolution"
-    );
+    assert!(hex["material_resolution"].is_null(), "no root, no resolution");
 
     std::fs::write(dir.join("OTHER/BROKEN.BGF"), b"DIV-BIZ2\x03\x00").unwrap();
     let out = bin().args(["census", "--json"]).arg(&dir).output().unwrap();
@@ -177,10 +115,7 @@ fn info_on_a_bad_file_exits_1_with_the_offset() {
     let offset = j["error"]["offset"].as_u64().unwrap() as usize;
     assert!(offset < good.len() - 10);
     let message = j["error"]["message"].as_str().unwrap();
-    assert!(
-        message.contains("CUT.BGF") && message.contains(&format!("at byte {offset}")),
-        "{message}"
-    );
+    assert!(message.contains("CUT.BGF") && message.contains(&format!("at byte {offset}")), "{message}");
 
     let (ok, j) = info(&dir.join("missing.bgf"));
     assert!(!ok);
@@ -209,31 +144,16 @@ fn serve(archive: &Path, site: &Path) -> Server {
         .spawn()
         .unwrap();
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let port = line
-        .trim()
-        .trim_end_matches('/')
-        .rsplit(':')
-        .next()
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("no port in {line:?}"));
-    assert!(
-        line.contains("http://127.0.0.1:"),
-        "binds loopback by default: {line}"
-    );
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let port = line.trim().trim_end_matches('/').rsplit(':').next().and_then(|p| p.parse().ok()).unwrap_or_else(|| panic!("no port in {line:?}"));
+    assert!(line.contains("http://127.0.0.1:"), "binds loopback by default: {line}");
     Server { child, port }
 }
 
 /// A raw GET, so the path reaches the server exactly as written (no client normalisation).
 fn get(port: u16, path: &str) -> (u16, String, Vec<u8>) {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
+    write!(s, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").unwrap();
     let mut raw = Vec::new();
     s.read_to_end(&mut raw).unwrap();
     let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
@@ -260,16 +180,11 @@ fn serve_publishes_site_archive_and_listing_and_nothing_else() {
 
     let (status, head, body) = get(port, "/");
     assert_eq!(status, 200);
-    assert!(head
-        .to_ascii_lowercase()
-        .contains("content-type: text/html"));
+    assert!(head.to_ascii_lowercase().contains("content-type: text/html"));
     assert_eq!(body, b"<!doctype html>hi");
     let (status, head, _) = get(port, "/www/main.js");
     assert_eq!(status, 200);
-    assert!(
-        head.contains("text/javascript"),
-        "ES modules need a JS MIME type: {head}"
-    );
+    assert!(head.contains("text/javascript"), "ES modules need a JS MIME type: {head}");
     let (status, head, _) = get(port, "/pkg/relicview_bg.wasm");
     assert_eq!(status, 200);
     assert!(head.contains("application/wasm"));
@@ -282,23 +197,10 @@ fn serve_publishes_site_archive_and_listing_and_nothing_else() {
     assert_eq!(status, 200);
     let listing: serde_json::Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(listing["base"], "archive/");
-    let files: Vec<(String, u64)> = listing["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["path"].as_str().unwrap().to_string(),
-                f["size"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let files: Vec<(String, u64)> = listing["files"].as_array().unwrap().iter().map(|f| (f["path"].as_str().unwrap().to_string(), f["size"].as_u64().unwrap())).collect();
     assert_eq!(files.len(), demo_files(), "{files:?}");
     assert!(files.contains(&("DEMO/VIDEO/HEXPOD.BGF".to_string(), expected.len() as u64)));
-    assert!(
-        !files.iter().any(|(p, _)| p.contains("escape")),
-        "symlink out is not listed"
-    );
+    assert!(!files.iter().any(|(p, _)| p.contains("escape")), "symlink out is not listed");
 
     for path in [
         "/archive/../secret.txt",
@@ -317,10 +219,7 @@ fn serve_publishes_site_archive_and_listing_and_nothing_else() {
     ] {
         let (status, _, body) = get(port, path);
         assert_eq!(status, 404, "{path}");
-        assert!(
-            !String::from_utf8_lossy(&body).contains("do not serve"),
-            "{path}"
-        );
+        assert!(!String::from_utf8_lossy(&body).contains("do not serve"), "{path}");
     }
 }
 
@@ -332,15 +231,9 @@ fn index_writes_a_static_listing_that_does_not_list_itself() {
     assert!(out.status.success());
     let again = bin().arg("index").arg(&dir).output().unwrap();
     assert!(again.status.success());
-    let j: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.join("index.json")).unwrap()).unwrap();
+    let j: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("index.json")).unwrap()).unwrap();
     assert_eq!(j["base"], "");
-    let paths: Vec<&str> = j["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap())
-        .collect();
+    let paths: Vec<&str> = j["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
     assert_eq!(paths.len(), demo_files());
     assert!(!paths.contains(&"index.json"));
     assert!(paths.contains(&"DEMO/VIDEO/HEXPOD.BGF"));
@@ -351,40 +244,21 @@ fn info_opens_every_kind_and_only_broken_files_fail() {
     let dir = temp_dir("kinds");
     demo(&dir);
     std::fs::write(dir.join("NOTES.TXT"), b"just text\n").unwrap();
-    for (path, format) in [
-        ("DEMO/MAPS/DEMO.MAP", "map"),
-        ("DEMO/MODELS/HEXPOD.MOD", "mod"),
-        ("DEMO/TEXTURE/WATER.TGA", "image"),
-        ("NOTES.TXT", "bytes"),
-    ] {
+    for (path, format) in [("DEMO/MAPS/DEMO.MAP", "map"), ("DEMO/MODELS/HEXPOD.MOD", "mod"), ("DEMO/TEXTURE/WATER.TGA", "image"), ("NOTES.TXT", "bytes")] {
         let (ok, j) = info(&dir.join(path));
         assert!(ok, "{path}: {j}");
         assert_eq!(j["format"], format, "{path}");
     }
     let (_, tga) = info(&dir.join("DEMO/TEXTURE/WATER.TGA"));
-    assert_eq!(
-        (tga["width"].as_u64(), tga["height"].as_u64()),
-        (Some(32), Some(32))
-    );
+    assert_eq!((tga["width"].as_u64(), tga["height"].as_u64()), (Some(32), Some(32)));
     let (_, m) = info(&dir.join("DEMO/MODELS/HEXPOD.MOD"));
     assert_eq!(m["written"][0], "hexpod.bgf");
-    assert_eq!(
-        m["objects"],
-        serde_json::json!([]),
-        "without --root nothing is resolved"
-    );
+    assert_eq!(m["objects"], serde_json::json!([]), "without --root nothing is resolved");
     assert_eq!(m["resolved"], false);
     // Text output: the info panel's rows.
-    let out = bin()
-        .arg("info")
-        .arg(dir.join("DEMO/MAPS/DEMO.MAP"))
-        .output()
-        .unwrap();
+    let out = bin().arg("info").arg(dir.join("DEMO/MAPS/DEMO.MAP")).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        text.contains("pod world") && text.contains("placements: 2 models"),
-        "{text}"
-    );
+    assert!(text.contains("pod world") && text.contains("placements: 2 models"), "{text}");
 }
 
 #[test]
@@ -392,39 +266,15 @@ fn export_writes_a_glb_of_the_scene_and_refuses_files_without_one() {
     let dir = temp_dir("export");
     demo(&dir);
     let out_file = dir.join("HEXPOD.glb");
-    let out = bin()
-        .args(["export", "--root"])
-        .arg(&dir)
-        .arg(dir.join("DEMO/VIDEO/HEXPOD.BGF"))
-        .arg("-o")
-        .arg(&out_file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = bin().args(["export", "--root"]).arg(&dir).arg(dir.join("DEMO/VIDEO/HEXPOD.BGF")).arg("-o").arg(&out_file).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let glb = std::fs::read(&out_file).unwrap();
     assert_eq!(&glb[..4], b"glTF");
-    assert_eq!(
-        u32::from_le_bytes(glb[8..12].try_into().unwrap()) as usize,
-        glb.len()
-    );
+    assert_eq!(u32::from_le_bytes(glb[8..12].try_into().unwrap()) as usize, glb.len());
     assert!(String::from_utf8_lossy(&out.stdout).contains("26 triangles at LOD 0"));
-    let out = bin()
-        .arg("export")
-        .arg(dir.join("DEMO/MATERIAL/DEMO.BMF"))
-        .arg("-o")
-        .arg(dir.join("x.glb"))
-        .output()
-        .unwrap();
+    let out = bin().arg("export").arg(dir.join("DEMO/MATERIAL/DEMO.BMF")).arg("-o").arg(dir.join("x.glb")).output().unwrap();
     assert!(!out.status.success());
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("has no 3D scene"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("has no 3D scene"), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!dir.join("x.glb").exists());
     // An FF7 field file: every model, or the one --model names (with the character its
     // BCX brings, found under --root).
@@ -433,11 +283,7 @@ fn export_writes_a_glb_of_the_scene_and_refuses_files_without_one() {
     let (_, hero) = info(&dir.join("DEMO/FIELD/CLOUD.BCX"));
     let export = |model: Option<&str>| {
         let mut cmd = bin();
-        cmd.args(["export", "--root"])
-            .arg(&dir)
-            .arg(&field)
-            .arg("-o")
-            .arg(dir.join("party.glb"));
+        cmd.args(["export", "--root"]).arg(&dir).arg(&field).arg("-o").arg(dir.join("party.glb"));
         if let Some(m) = model {
             cmd.args(["--model", m]);
         }
@@ -445,40 +291,19 @@ fn export_writes_a_glb_of_the_scene_and_refuses_files_without_one() {
     };
     let triangles = |j: &serde_json::Value, k: usize| j["models"][k]["triangles"].as_u64().unwrap();
     let all = export(None);
-    assert!(
-        all.status.success(),
-        "{}",
-        String::from_utf8_lossy(&all.stderr)
-    );
+    assert!(all.status.success(), "{}", String::from_utf8_lossy(&all.stderr));
     let total = triangles(&hero, 0) + triangles(&party, 0) + triangles(&party, 1);
-    assert!(
-        String::from_utf8_lossy(&all.stdout).contains(&format!(" {total} triangles")),
-        "{}",
-        String::from_utf8_lossy(&all.stdout)
-    );
+    assert!(String::from_utf8_lossy(&all.stdout).contains(&format!(" {total} triangles")), "{}", String::from_utf8_lossy(&all.stdout));
     let lamp = export(Some("1"));
-    assert!(
-        String::from_utf8_lossy(&lamp.stdout)
-            .contains(&format!(" {} triangles", triangles(&party, 1))),
-        "{}",
-        String::from_utf8_lossy(&lamp.stdout)
-    );
+    assert!(String::from_utf8_lossy(&lamp.stdout).contains(&format!(" {} triangles", triangles(&party, 1))), "{}", String::from_utf8_lossy(&lamp.stdout));
     let none = export(Some("5"));
     assert!(!none.status.success());
-    assert!(
-        String::from_utf8_lossy(&none.stderr).contains("there is no model 5 (the file has 2)"),
-        "{}",
-        String::from_utf8_lossy(&none.stderr)
-    );
+    assert!(String::from_utf8_lossy(&none.stderr).contains("there is no model 5 (the file has 2)"), "{}", String::from_utf8_lossy(&none.stderr));
 }
 
 /// Run to completion within `secs`, or kill and fail: a hang is a failure, never a stuck run.
 fn within(mut cmd: Command, secs: u64) -> std::process::Output {
-    let child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let id = child.id();
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || tx.send(child.wait_with_output()).ok());
@@ -495,67 +320,29 @@ fn within(mut cmd: Command, secs: u64) -> std::process::Output {
 fn the_cli_reads_only_regular_files_up_to_a_limit() {
     let dir = temp_dir("regular");
     let fifo = dir.join("pipe.bgf");
-    assert!(Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success());
-    for (path, what) in [
-        (fifo.as_path(), "is a FIFO"),
-        (Path::new("/dev/zero"), "is a device"),
-        (dir.as_path(), "is a folder"),
-    ] {
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    for (path, what) in [(fifo.as_path(), "is a FIFO"), (Path::new("/dev/zero"), "is a device"), (dir.as_path(), "is a folder")] {
         let mut cmd = bin();
         cmd.arg("info").arg(path);
         let out = within(cmd, 20);
         assert!(!out.status.success(), "{}", path.display());
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            err.contains(&path.display().to_string()) && err.contains(what),
-            "{err}"
-        );
+        assert!(err.contains(&path.display().to_string()) && err.contains(what), "{err}");
     }
     std::fs::write(dir.join("BIG.BGF"), vec![0u8; 2000]).unwrap();
-    let out = bin()
-        .args(["info", "--max-bytes", "1000"])
-        .arg(dir.join("BIG.BGF"))
-        .output()
-        .unwrap();
+    let out = bin().args(["info", "--max-bytes", "1000"]).arg(dir.join("BIG.BGF")).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success() && err.contains("BIG.BGF: 2000 bytes is more than the limit of 1000"),
-        "{err}"
-    );
+    assert!(!out.status.success() && err.contains("BIG.BGF: 2000 bytes is more than the limit of 1000"), "{err}");
     // Census lists what it may not read as failures and goes on.
     std::fs::write(dir.join("SMALL.TXT"), b"hi").unwrap();
     let mut cmd = bin();
-    cmd.args(["census", "--json", "--max-bytes", "1000"])
-        .arg(&dir);
+    cmd.args(["census", "--json", "--max-bytes", "1000"]).arg(&dir);
     let out = within(cmd, 20);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let c: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let failed: Vec<String> = c["failed"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| format!("{} {}", f["path"], f["message"]))
-        .collect();
-    assert!(
-        failed
-            .iter()
-            .any(|f| f.contains("BIG.BGF") && f.contains("limit")),
-        "{failed:?}"
-    );
-    assert!(
-        failed
-            .iter()
-            .any(|f| f.contains("pipe.bgf") && f.contains("not a regular file")),
-        "{failed:?}"
-    );
+    let failed: Vec<String> = c["failed"].as_array().unwrap().iter().map(|f| format!("{} {}", f["path"], f["message"])).collect();
+    assert!(failed.iter().any(|f| f.contains("BIG.BGF") && f.contains("limit")), "{failed:?}");
+    assert!(failed.iter().any(|f| f.contains("pipe.bgf") && f.contains("not a regular file")), "{failed:?}");
     assert_eq!(c["files"], 1, "SMALL.TXT was read");
 }
 
@@ -569,35 +356,18 @@ fn vanished_entries_and_odd_names_never_stop_a_census() {
         std::fs::write(dir.join(std::ffi::OsStr::from_bytes(name)), b"text").unwrap();
     }
     let out = bin().args(["census", "--json"]).arg(&dir).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let c: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(
-        c["files"],
-        demo_files() + 2,
-        "the demo's files and both odd names, each on its own"
-    );
+    assert_eq!(c["files"], demo_files() + 2, "the demo's files and both odd names, each on its own");
     let failed = c["failed"].as_array().unwrap();
     assert_eq!(failed.len(), 1, "{failed:?}");
     assert_eq!(failed[0]["path"], "DEMO/dangling.bgf");
     // The listing names them apart.
     let out = bin().arg("index").arg(&dir).output().unwrap();
     assert!(out.status.success());
-    let listing: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.join("index.json")).unwrap()).unwrap();
-    let paths: Vec<&str> = listing["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap())
-        .collect();
-    assert!(
-        paths.contains(&"x\\xFF.txt") && paths.contains(&"x\\xFE.txt"),
-        "{paths:?}"
-    );
+    let listing: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("index.json")).unwrap()).unwrap();
+    let paths: Vec<&str> = listing["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert!(paths.contains(&"x\\xFF.txt") && paths.contains(&"x\\xFE.txt"), "{paths:?}");
 }
 
 #[test]
@@ -605,68 +375,37 @@ fn a_closed_or_full_stdout_ends_the_command_without_a_panic() {
     let dir = temp_dir("pipes");
     demo(&dir);
     // The reader goes away before the census writes: a quiet success.
-    let mut child = bin()
-        .args(["census"])
-        .arg(&dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = bin().args(["census"]).arg(&dir).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     drop(child.stdout.take());
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{:?}", out.status);
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
     // A full device: a failure that says so, still no panic.
-    let full = std::fs::OpenOptions::new()
-        .write(true)
-        .open("/dev/full")
-        .unwrap();
-    let out = bin()
-        .args(["info", "--json"])
-        .arg(dir.join("DEMO/VIDEO/HEXPOD.BGF"))
-        .stdout(full)
-        .stderr(Stdio::piped())
-        .output()
-        .unwrap();
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let out = bin().args(["info", "--json"]).arg(dir.join("DEMO/VIDEO/HEXPOD.BGF")).stdout(full).stderr(Stdio::piped()).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("cannot write the output") && !err.contains("panicked"),
-        "{err}"
-    );
+    assert!(err.contains("cannot write the output") && !err.contains("panicked"), "{err}");
 }
 
 #[test]
 fn serve_refuses_an_archive_that_is_not_a_folder_and_names_it() {
     let dir = temp_dir("servefile");
     std::fs::write(dir.join("A.BGF"), b"x").unwrap();
-    for (archive, what) in [
-        (dir.join("A.BGF"), "not a folder"),
-        (dir.join("missing"), "No such file"),
-    ] {
+    for (archive, what) in [(dir.join("A.BGF"), "not a folder"), (dir.join("missing"), "No such file")] {
         let mut cmd = bin();
-        cmd.args(["serve", "--port", "0"])
-            .arg(&archive)
-            .arg("--site")
-            .arg(env!("CARGO_MANIFEST_DIR"));
+        cmd.args(["serve", "--port", "0"]).arg(&archive).arg("--site").arg(env!("CARGO_MANIFEST_DIR"));
         let out = within(cmd, 20);
         assert!(!out.status.success());
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            err.contains(&archive.display().to_string()) && err.contains(what),
-            "{err}"
-        );
+        assert!(err.contains(&archive.display().to_string()) && err.contains(what), "{err}");
     }
 }
 
 /// Resident memory of a process, in bytes.
 fn rss(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let kb: u64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap();
+    let kb: u64 = status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok()).unwrap();
     kb * 1024
 }
 
@@ -675,10 +414,7 @@ fn stalled_clients_of_a_large_file_cannot_pin_the_server_memory() {
     let dir = temp_dir("stalled");
     std::fs::create_dir_all(dir.join("archive")).unwrap();
     let size: u64 = 50 << 20;
-    std::fs::File::create(dir.join("archive/BIG.BIN"))
-        .unwrap()
-        .set_len(size)
-        .unwrap();
+    std::fs::File::create(dir.join("archive/BIG.BIN")).unwrap().set_len(size).unwrap();
     let server = serve(&dir.join("archive"), Path::new(env!("CARGO_MANIFEST_DIR")));
     let pid = server.child.id();
     let before = rss(pid);
@@ -686,11 +422,7 @@ fn stalled_clients_of_a_large_file_cannot_pin_the_server_memory() {
     let clients: Vec<TcpStream> = (0..40)
         .map(|_| {
             let mut s = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
-            write!(
-                s,
-                "GET /archive/BIG.BIN HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-            )
-            .unwrap();
+            write!(s, "GET /archive/BIG.BIN HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").unwrap();
             s
         })
         .collect();
@@ -702,10 +434,7 @@ fn stalled_clients_of_a_large_file_cannot_pin_the_server_memory() {
     }
     let per_client = peak.saturating_sub(before) / clients.len() as u64;
     eprintln!("# serve: {} MB resident before, {} MB at peak with 40 stalled clients: {per_client} bytes each", before >> 20, peak >> 20);
-    assert!(
-        per_client < size / 16,
-        "{per_client} bytes held per stalled client of a {size}-byte file"
-    );
+    assert!(per_client < size / 16, "{per_client} bytes held per stalled client of a {size}-byte file");
     // Meanwhile another client is served in full.
     let (status, _, body) = get(server.port, "/index.html");
     assert_eq!(status, 200);
@@ -718,8 +447,7 @@ fn two_hundred_downloads_fifty_at_a_time_are_all_served_in_bounded_memory() {
     let dir = temp_dir("downloads");
     std::fs::create_dir_all(dir.join("archive")).unwrap();
     let size: usize = 8 << 20;
-    let content: std::sync::Arc<Vec<u8>> =
-        std::sync::Arc::new((0..size).map(|i| (i * 7 % 251) as u8).collect());
+    let content: std::sync::Arc<Vec<u8>> = std::sync::Arc::new((0..size).map(|i| (i * 7 % 251) as u8).collect());
     std::fs::write(dir.join("archive/BIG.BIN"), &content[..]).unwrap();
     let server = serve(&dir.join("archive"), Path::new(env!("CARGO_MANIFEST_DIR")));
     let (pid, port) = (server.child.id(), server.port);
@@ -747,11 +475,7 @@ fn two_hundred_downloads_fifty_at_a_time_are_all_served_in_bounded_memory() {
             })
             .collect();
         for c in clients {
-            assert_eq!(
-                c.join().unwrap(),
-                (200, size, true),
-                "every download gets every byte"
-            );
+            assert_eq!(c.join().unwrap(), (200, size, true), "every download gets every byte");
         }
     }
     watching.store(false, std::sync::atomic::Ordering::Relaxed);
@@ -759,27 +483,16 @@ fn two_hundred_downloads_fifty_at_a_time_are_all_served_in_bounded_memory() {
     let per_client = peak.saturating_sub(before) / 50;
     eprintln!("# serve: 200 downloads of a {} MB file, 50 at a time: {} MB resident before, {} MB at peak ({} KB per client)", size >> 20, before >> 20, peak >> 20, per_client >> 10);
     // Streamed: each connection holds a buffer, not the file.
-    assert!(
-        per_client < size as u64 / 8,
-        "{per_client} bytes per concurrent download of a {size}-byte file"
-    );
+    assert!(per_client < size as u64 / 8, "{per_client} bytes per concurrent download of a {size}-byte file");
 }
 
 /// Peak resident memory of a command, sampled from /proc until it exits (VmHWM only grows).
 fn peak_rss(mut cmd: Command) -> (std::process::ExitStatus, u64) {
-    let mut child = cmd
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
     let mut peak = 0;
     loop {
         if let Ok(status) = std::fs::read_to_string(format!("/proc/{}/status", child.id())) {
-            if let Some(kb) = status
-                .lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            {
+            if let Some(kb) = status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok()) {
                 peak = peak.max(kb * 1024);
             }
         }
@@ -793,68 +506,40 @@ fn peak_rss(mut cmd: Command) -> (std::process::ExitStatus, u64) {
 #[test]
 fn one_large_texture_used_by_thirty_materials_is_decoded_once() {
     use relicview::formats::biz2::writer::{write_file, WriteOptions};
-    use relicview::formats::biz2::{
-        Biz2File, FileKind, Header, MaterialDef, MaterialRef, TextureDef, TextureRef,
-    };
+    use relicview::formats::biz2::{Biz2File, FileKind, Header, MaterialDef, MaterialRef, TextureDef, TextureRef};
     let dir = temp_dir("bigtexture");
     demo(&dir);
     // A 4096 × 4096 map: 64 MB of texels once decoded.
     let side = 4096u32;
     let png = {
-        let img = image::RgbaImage::from_fn(side, side, |x, y| {
-            image::Rgba([x as u8, y as u8, (x ^ y) as u8, 255])
-        });
+        let img = image::RgbaImage::from_fn(side, side, |x, y| image::Rgba([x as u8, y as u8, (x ^ y) as u8, 255]));
         let mut out = std::io::Cursor::new(Vec::new());
         img.write_to(&mut out, image::ImageFormat::Png).unwrap();
         out.into_inner()
     };
     std::fs::write(dir.join("DEMO/TEXTURE/BIG.PNG"), png).unwrap();
     let mut lib = Biz2File::new(FileKind::Materials, Header::default());
-    lib.textures.push(TextureDef {
-        map: Some("BIG.PNG".into()),
-        ..TextureDef::new("big")
-    });
-    let cube = Biz2File::parse(&std::fs::read(dir.join("DEMO/VIDEO/CUBE.BGF")).unwrap())
-        .unwrap()
-        .1;
+    lib.textures.push(TextureDef { map: Some("BIG.PNG".into()), ..TextureDef::new("big") });
+    let cube = Biz2File::parse(&std::fs::read(dir.join("DEMO/VIDEO/CUBE.BGF")).unwrap()).unwrap().1;
     let mut model = cube.clone();
     let patch = model.objects[0].lods[0].patches[0].clone();
     model.objects[0].lods[0].patches.clear();
     for k in 0..30 {
-        lib.materials.push(MaterialDef {
-            texture: Some(TextureRef {
-                mode: 2,
-                name: Some("big".into()),
-            }),
-            ..MaterialDef::new(&format!("m{k}"))
-        });
+        lib.materials.push(MaterialDef { texture: Some(TextureRef { mode: 2, name: Some("big".into()) }), ..MaterialDef::new(&format!("m{k}")) });
         let mut p = patch.clone();
         p.front = Some(MaterialRef::Named(format!("big:m{k}")));
         model.objects[0].lods[0].patches.push(p);
     }
-    std::fs::write(
-        dir.join("DEMO/MATERIAL/BIG.BMF"),
-        write_file(&lib, WriteOptions::default()),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("DEMO/VIDEO/THIRTY.BGF"),
-        write_file(&model, WriteOptions::default()),
-    )
-    .unwrap();
+    std::fs::write(dir.join("DEMO/MATERIAL/BIG.BMF"), write_file(&lib, WriteOptions::default())).unwrap();
+    std::fs::write(dir.join("DEMO/VIDEO/THIRTY.BGF"), write_file(&model, WriteOptions::default())).unwrap();
     let mut cmd = bin();
-    cmd.args(["info", "--json", "--root"])
-        .arg(&dir)
-        .arg(dir.join("DEMO/VIDEO/THIRTY.BGF"));
+    cmd.args(["info", "--json", "--root"]).arg(&dir).arg(dir.join("DEMO/VIDEO/THIRTY.BGF"));
     let (status, peak) = peak_rss(cmd);
     assert!(status.success());
     let texels = (side * side * 4) as u64;
     eprintln!("# info --root with one {side}² map used by 30 materials: peak {} MB, {:.2}× the decoded map", peak >> 20, peak as f64 / texels as f64);
     // Decoded per material it would be 30 × 64 MB; decoded once and shared, under 2×.
-    assert!(
-        peak < 2 * texels,
-        "peak {peak} bytes for {texels} bytes of texels"
-    );
+    assert!(peak < 2 * texels, "peak {peak} bytes for {texels} bytes of texels");
 }
 
 #[test]
@@ -876,11 +561,7 @@ fn files_vanishing_during_a_listing_never_fail_it() {
                     let _ = std::fs::remove_file(&p);
                 }
                 let sub = churn_dir.join(format!("D{}", k % 7));
-                let _ = if k % 3 == 0 {
-                    std::fs::create_dir_all(sub.join("X"))
-                } else {
-                    std::fs::remove_dir_all(&sub)
-                };
+                let _ = if k % 3 == 0 { std::fs::create_dir_all(sub.join("X")) } else { std::fs::remove_dir_all(&sub) };
                 k += 1;
             }
         })
@@ -890,11 +571,7 @@ fn files_vanishing_during_a_listing_never_fail_it() {
         let (status, _, body) = get(server.port, "/archive.json");
         assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
         let out = bin().args(["census", "--json"]).arg(&dir).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     churn.join().unwrap();
@@ -910,17 +587,10 @@ fn peak_ratio(args: &[&str], path: &Path, bytes: u64) -> (bool, f64) {
     };
     let tiny = temp_dir("tiny");
     std::fs::write(tiny.join("T.BGF"), b"DIV-BIZ2\x05\x00\x00").unwrap();
-    let (_, baseline) = run(&if path.is_dir() {
-        tiny.clone()
-    } else {
-        tiny.join("T.BGF")
-    });
+    let (_, baseline) = run(&if path.is_dir() { tiny.clone() } else { tiny.join("T.BGF") });
     let _ = std::fs::remove_dir_all(&tiny);
     let (status, peak) = run(path);
-    (
-        status.success(),
-        peak.saturating_sub(baseline) as f64 / bytes as f64,
-    )
+    (status.success(), peak.saturating_sub(baseline) as f64 / bytes as f64)
 }
 
 fn write_big(path: &Path, parts: impl IntoIterator<Item = Vec<u8>>) -> u64 {
@@ -948,27 +618,12 @@ fn parse_memory_stays_within_three_times_the_file() {
     // tens of times the file.
     let n = (24 << 20) / 4;
     let leaves = dir.join("LEAVES.BGF");
-    let size = write_big(
-        &leaves,
-        [
-            b"DIV-BIZ2".to_vec(),
-            container(0x0040, 6 + 4 * n),
-            container(0x0042, 4 * n),
-            [0x35, 0x20, 1, 1].repeat(n),
-            vec![5, 0, 0],
-        ],
-    );
+    let size = write_big(&leaves, [b"DIV-BIZ2".to_vec(), container(0x0040, 6 + 4 * n), container(0x0042, 4 * n), [0x35, 0x20, 1, 1].repeat(n), vec![5, 0, 0]]);
     let (_, ratio) = peak_ratio(&["info", "--json"], &leaves, size);
     report.push(("info, 24 MB of 4-byte leaves", ratio, 3.0));
     // A real model: 983,040 triangles in 24 MB.
     let mesh = dir.join("TERRAIN.BGF");
-    let size = write_big(
-        &mesh,
-        [write_file(
-            &relicview::demo::large_model(480),
-            WriteOptions::default(),
-        )],
-    );
+    let size = write_big(&mesh, [write_file(&relicview::demo::large_model(480), WriteOptions::default())]);
     let (ok, ratio) = peak_ratio(&["info", "--json"], &mesh, size);
     assert!(ok);
     report.push(("info, a 24 MB model of 1 M triangles", ratio, 3.0));
@@ -979,10 +634,7 @@ fn parse_memory_stays_within_three_times_the_file() {
     // 48 MB of zeros after the magic: 16 million empty chunks of an unknown id, and no end.
     let zeros = dir.join("ZEROS");
     std::fs::create_dir_all(&zeros).unwrap();
-    let size = write_big(
-        &zeros.join("Z.BGF"),
-        [b"DIV-BIZ2".to_vec(), vec![0; 48 << 20]],
-    );
+    let size = write_big(&zeros.join("Z.BGF"), [b"DIV-BIZ2".to_vec(), vec![0; 48 << 20]]);
     let (ok, ratio) = peak_ratio(&["census", "--json"], &zeros, size);
     assert!(ok, "census lists the file as a failure and succeeds");
     report.push(("census, 48 MB of zeros", ratio, 3.0));
@@ -990,33 +642,19 @@ fn parse_memory_stays_within_three_times_the_file() {
     // model stops at twice the file (a diagnostic says where), so memory stays bounded.
     let n = (12 << 20) / 3;
     let patches = dir.join("PATCHES.BGF");
-    let size = write_big(
-        &patches,
-        [
-            b"DIV-BIZ2".to_vec(),
-            container(0x0040, 3 * n),
-            [0x42, 0, 0].repeat(n),
-            vec![5, 0, 0],
-        ],
-    );
+    let size = write_big(&patches, [b"DIV-BIZ2".to_vec(), container(0x0040, 3 * n), [0x42, 0, 0].repeat(n), vec![5, 0, 0]]);
     let (ok, ratio) = peak_ratio(&["info", "--json"], &patches, size);
     assert!(!ok, "the elements not built are a diagnostic");
     report.push(("info, 12 MB of empty PATCHes", ratio, 8.0));
     let objects = dir.join("OBJECTS.BGF");
-    let size = write_big(
-        &objects,
-        [b"DIV-BIZ2".to_vec(), [0x40, 0, 0].repeat(n), vec![5, 0, 0]],
-    );
+    let size = write_big(&objects, [b"DIV-BIZ2".to_vec(), [0x40, 0, 0].repeat(n), vec![5, 0, 0]]);
     let (_, ratio) = peak_ratio(&["info", "--json"], &objects, size);
     report.push(("info, 12 MB of empty OBJECTs", ratio, 8.0));
     for (what, ratio, _) in &report {
         eprintln!("# {what}: peak RSS {ratio:.2}× the file");
     }
     for (what, ratio, limit) in report {
-        assert!(
-            ratio <= limit,
-            "{what}: peak RSS {ratio:.2}× the file (at most {limit}×)"
-        );
+        assert!(ratio <= limit, "{what}: peak RSS {ratio:.2}× the file (at most {limit}×)");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -1026,16 +664,8 @@ fn info_on_worlds_game_objects_and_subsystems_keeps_its_contract() {
     let dir = temp_dir("worlds");
     demo(&dir);
     let info_root = |path: &str| {
-        let out = bin()
-            .args(["info", "--json", "--root"])
-            .arg(&dir)
-            .arg(dir.join(path))
-            .output()
-            .unwrap();
-        (
-            out.status.success(),
-            serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap(),
-        )
+        let out = bin().args(["info", "--json", "--root"]).arg(&dir).arg(dir.join(path)).output().unwrap();
+        (out.status.success(), serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap())
     };
     let (ok, j) = info_root("DEMO/MAPS/ARENA1.MAP");
     assert!(ok, "{j}");
@@ -1046,48 +676,20 @@ fn info_on_worlds_game_objects_and_subsystems_keeps_its_contract() {
     assert_eq!(j["placements"], 19);
     assert_eq!(j["dropzones"], 4);
     assert_eq!(j["missing"], serde_json::json!([]));
-    assert_eq!(
-        (j["lab_only"].as_u64(), j["doors"].as_u64()),
-        (Some(1), Some(2))
-    );
+    assert_eq!((j["lab_only"].as_u64(), j["doors"].as_u64()), (Some(1), Some(2)));
     assert_eq!(j["includes"], serde_json::json!(["DEMO/MAPS/BLOCKS.MAP"]));
-    assert_eq!(
-        j["ambiguous"],
-        serde_json::json!([{"name": "crate.bgf", "taken": "DEMO/VIDEO/CRATE.BGF", "candidates": ["OTHER/VIDEO/CRATE.BGF"]}])
-    );
+    assert_eq!(j["ambiguous"], serde_json::json!([{"name": "crate.bgf", "taken": "DEMO/VIDEO/CRATE.BGF", "candidates": ["OTHER/VIDEO/CRATE.BGF"]}]));
     // Triangles: LOD 0 of every placed model, twins dropped (the door frame's drwl.bgf).
     let tri = |p: &str| -> u64 { info(&dir.join(p)).1["triangles"].as_u64().unwrap() };
-    let expected = tri("DEMO/VIDEO/HALL.BGF")
-        + 12 * tri("DEMO/VIDEO/BLDG.BGF")
-        + 3 * tri("DEMO/VIDEO/CRATE.BGF")
-        + tri("DEMO/VIDEO/DRW.BGF")
-        + tri("DEMO/VIDEO/DR1.BGF")
-        + tri("DEMO/VIDEO/DR2.BGF")
-        + tri("DEMO/VIDEO/STACK.BGF")
-        + tri("DEMO/VIDEO/WH1.BGF")
-        + tri("DEMO/VIDEO/LAZDRIL.BGF");
+    let expected = tri("DEMO/VIDEO/HALL.BGF") + 12 * tri("DEMO/VIDEO/BLDG.BGF") + 3 * tri("DEMO/VIDEO/CRATE.BGF") + tri("DEMO/VIDEO/DRW.BGF") + tri("DEMO/VIDEO/DR1.BGF") + tri("DEMO/VIDEO/DR2.BGF") + tri("DEMO/VIDEO/STACK.BGF") + tri("DEMO/VIDEO/WH1.BGF") + tri("DEMO/VIDEO/LAZDRIL.BGF");
     assert_eq!(j["triangles"].as_u64(), Some(expected));
-    assert_eq!(
-        j["bounds"]["min"],
-        serde_json::json!([-30.5, 0.0, -30.5]),
-        "the hall's walls bound the arena"
-    );
+    assert_eq!(j["bounds"]["min"], serde_json::json!([-30.5, 0.0, -30.5]), "the hall's walls bound the arena");
 
     let (ok, m) = info_root("DEMO/MODELS/DRW.MOD");
     assert!(ok, "{m}");
     assert_eq!(m["format"], "mod");
-    assert_eq!(
-        m["objects"],
-        serde_json::json!([
-            "DEMO/VIDEO/DRW.BGF",
-            "DEMO/VIDEO/DR1.BGF",
-            "DEMO/VIDEO/DR2.BGF"
-        ])
-    );
-    assert_eq!(
-        m["triangles"].as_u64(),
-        Some(tri("DEMO/VIDEO/DRW.BGF") + tri("DEMO/VIDEO/DR1.BGF") + tri("DEMO/VIDEO/DR2.BGF"))
-    );
+    assert_eq!(m["objects"], serde_json::json!(["DEMO/VIDEO/DRW.BGF", "DEMO/VIDEO/DR1.BGF", "DEMO/VIDEO/DR2.BGF"]));
+    assert_eq!(m["triangles"].as_u64(), Some(tri("DEMO/VIDEO/DRW.BGF") + tri("DEMO/VIDEO/DR1.BGF") + tri("DEMO/VIDEO/DR2.BGF")));
     assert_eq!(m["twins"], serde_json::json!(["drwl.bgf"]));
 
     let (ok, s) = info_root("DEMO/MODELS/DRW.SUB");
@@ -1095,10 +697,7 @@ fn info_on_worlds_game_objects_and_subsystems_keeps_its_contract() {
     assert_eq!(s["format"], "sub");
     assert_eq!(s["subsystems"][0]["name"], "door1");
     assert_eq!(s["subsystems"][0]["type"], "DoorClassID");
-    assert_eq!(
-        s["subsystems"][1]["motion_extent"],
-        serde_json::json!([3.0, 0.0, 0.0])
-    );
+    assert_eq!(s["subsystems"][1]["motion_extent"], serde_json::json!([3.0, 0.0, 0.0]));
 
     // A map whose model exists nowhere lists it and shows the rest; info exits 1.
     std::fs::write(dir.join("DEMO/MAPS/GAPS.MAP"), b"[hall]\r\ntype=model\r\nmodelfile=hall.mod\r\n[ghost]\r\ntype=model\r\nmodelfile=ghost.mod\r\n[gaps]\r\ntype=map\r\ninstance=hall 0 0 0 0 0 0\r\ninstance=ghost 0 0 0 0 0 0\r\n").unwrap();
@@ -1113,19 +712,10 @@ fn info_on_worlds_game_objects_and_subsystems_keeps_its_contract() {
     assert!(!ok);
     let offset = e["error"]["offset"].as_u64().unwrap() as usize;
     assert_eq!(&cycle[offset..offset + 13], b"file=loop.map");
-    assert!(
-        e["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("include cycle"),
-        "{e}"
-    );
+    assert!(e["error"]["message"].as_str().unwrap().contains("include cycle"), "{e}");
     // Census counts the worlds.
     let out = bin().args(["census", "--json"]).arg(&dir).output().unwrap();
     let c: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(c["worlds"], 6);
-    assert_eq!(
-        c["missing_assets"]["ghost.mod"],
-        serde_json::json!(["DEMO/MAPS/GAPS.MAP"])
-    );
+    assert_eq!(c["missing_assets"]["ghost.mod"], serde_json::json!(["DEMO/MAPS/GAPS.MAP"]));
 }

@@ -11,11 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(
-    name = "relicview",
-    version,
-    about = "Look inside old 3D game archives"
-)]
+#[command(name = "relicview", version, about = "Look inside old 3D game archives")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -137,59 +133,26 @@ fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, String> {
         } else {
             "not a regular file"
         };
-        return Err(format!(
-            "{}: is {what}, not a regular file; only files are read",
-            path.display()
-        ));
+        return Err(format!("{}: is {what}, not a regular file; only files are read", path.display()));
     }
     if meta.len() > max {
-        return Err(format!(
-            "{}: {} bytes is more than the limit of {max} (raise it with --max-bytes)",
-            path.display(),
-            meta.len()
-        ));
+        return Err(format!("{}: {} bytes is more than the limit of {max} (raise it with --max-bytes)", path.display(), meta.len()));
     }
     let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(max + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    file.take(max + 1).read_to_end(&mut bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     if bytes.len() as u64 > max {
-        return Err(format!(
-            "{}: grew past the limit of {max} bytes while it was read",
-            path.display()
-        ));
+        return Err(format!("{}: grew past the limit of {max} bytes while it was read", path.display()));
     }
     Ok(bytes)
 }
 
 fn main() -> ExitCode {
     match Cli::parse().command {
-        Command::Info {
-            file,
-            json,
-            root,
-            max_bytes,
-        } => run_info(&file, json, root.as_deref(), max_bytes),
-        Command::Export {
-            file,
-            root,
-            out,
-            lod,
-            model,
-            max_bytes,
-        } => run_export(&file, root.as_deref(), &out, lod, model, max_bytes),
-        Command::Census {
-            dir,
-            json,
-            max_bytes,
-        } => run_census(&dir, json, max_bytes),
-        Command::Serve {
-            dir,
-            port,
-            bind,
-            site,
-        } => {
+        Command::Info { file, json, root, max_bytes } => run_info(&file, json, root.as_deref(), max_bytes),
+        Command::Export { file, root, out, lod, model, max_bytes } => run_export(&file, root.as_deref(), &out, lod, model, max_bytes),
+        Command::Census { dir, json, max_bytes } => run_census(&dir, json, max_bytes),
+        Command::Serve { dir, port, bind, site } => {
             let site = site.unwrap_or_else(|| {
                 if PathBuf::from("index.html").is_file() {
                     PathBuf::from(".")
@@ -198,20 +161,10 @@ fn main() -> ExitCode {
                 }
             });
             let archive = dir.unwrap_or_else(|| PathBuf::from("."));
-            match serve::start(serve::ServeConfig {
-                site,
-                archive: archive.clone(),
-                bind,
-                port,
-                limits: Default::default(),
-            }) {
+            match serve::start(serve::ServeConfig { site, archive: archive.clone(), bind, port, limits: Default::default() }) {
                 Ok(server) => {
                     // The URL is the one line a script waits for; a closed stdout is no reason to stop serving.
-                    let _ = emit(&format!(
-                        "relicview: serving {} at http://{}/\n",
-                        archive.display(),
-                        server.addr
-                    ));
+                    let _ = emit(&format!("relicview: serving {} at http://{}/\n", archive.display(), server.addr));
                     server.wait();
                     ExitCode::SUCCESS
                 }
@@ -222,46 +175,30 @@ fn main() -> ExitCode {
             }
         }
         Command::Index { dir } => match serve::write_index(&dir) {
-            Ok(n) => emit(&format!(
-                "{}: {n} files\n",
-                dir.join("index.json").display()
-            )),
+            Ok(n) => emit(&format!("{}: {n} files\n", dir.join("index.json").display())),
             Err(e) => {
                 eprintln!("relicview index: {e}");
                 ExitCode::FAILURE
             }
         },
-        Command::Demo { out_dir, large } => {
-            match demo::write_demo(&out_dir).and_then(|mut files| {
-                if let Some(mb) = large {
-                    if !(mb > 0.0 && mb <= 4096.0) {
-                        return Err(std::io::Error::new(
-                            std::io::ErrorKind::InvalidInput,
-                            format!("--large {mb}: expected megabytes between 0 and 4096"),
-                        ));
-                    }
-                    let patches = (mb * 1e6 / 51_000.0).round().max(1.0) as usize;
-                    let bytes = relicview::formats::biz2::writer::write_file(
-                        &demo::large_model(patches),
-                        Default::default(),
-                    );
-                    std::fs::write(out_dir.join("LARGE.BGF"), bytes)?;
-                    files.push("LARGE.BGF".into());
+        Command::Demo { out_dir, large } => match demo::write_demo(&out_dir).and_then(|mut files| {
+            if let Some(mb) = large {
+                if !(mb > 0.0 && mb <= 4096.0) {
+                    return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("--large {mb}: expected megabytes between 0 and 4096")));
                 }
-                Ok(files)
-            }) {
-                Ok(files) => emit(
-                    &files
-                        .iter()
-                        .map(|f| format!("{}\n", out_dir.join(f).display()))
-                        .collect::<String>(),
-                ),
-                Err(e) => {
-                    eprintln!("relicview demo: cannot write {}: {e}", out_dir.display());
-                    ExitCode::FAILURE
-                }
+                let patches = (mb * 1e6 / 51_000.0).round().max(1.0) as usize;
+                let bytes = relicview::formats::biz2::writer::write_file(&demo::large_model(patches), Default::default());
+                std::fs::write(out_dir.join("LARGE.BGF"), bytes)?;
+                files.push("LARGE.BGF".into());
             }
-        }
+            Ok(files)
+        }) {
+            Ok(files) => emit(&files.iter().map(|f| format!("{}\n", out_dir.join(f).display())).collect::<String>()),
+            Err(e) => {
+                eprintln!("relicview demo: cannot write {}: {e}", out_dir.display());
+                ExitCode::FAILURE
+            }
+        },
     }
 }
 
@@ -274,20 +211,13 @@ struct DiskSource {
 
 impl FileSource for DiskSource {
     async fn read(&self, path: &str) -> Result<Vec<u8>, String> {
-        let real = self
-            .real
-            .get(path)
-            .ok_or_else(|| "not in the archive".to_string())?;
+        let real = self.real.get(path).ok_or_else(|| "not in the archive".to_string())?;
         read_regular(real, self.max_bytes)
     }
     fn now_ms(&self) -> f64 {
         use std::sync::OnceLock;
         static START: OnceLock<std::time::Instant> = OnceLock::new();
-        START
-            .get_or_init(std::time::Instant::now)
-            .elapsed()
-            .as_secs_f64()
-            * 1000.0
+        START.get_or_init(std::time::Instant::now).elapsed().as_secs_f64() * 1000.0
     }
 }
 
@@ -298,45 +228,20 @@ fn open(file: &Path, root: Option<&Path>, max_bytes: u64) -> Result<Opened, Stri
     let (archive, path, source) = match root {
         Some(root) => {
             let listing = serve::list_archive(root).map_err(|e| e.to_string())?;
-            let real = listing
-                .files
-                .iter()
-                .map(|f| (f.path.clone(), f.real.clone()))
-                .collect();
-            let index = ArchiveIndex::with_kinds(
-                listing
-                    .files
-                    .into_iter()
-                    .map(|f| (f.path, Kind::parse(f.kind))),
-            );
+            let real = listing.files.iter().map(|f| (f.path.clone(), f.real.clone())).collect();
+            let index = ArchiveIndex::with_kinds(listing.files.into_iter().map(|f| (f.path, Kind::parse(f.kind))));
             // The file's path inside the archive decides which library is nearest.
             let path = match (file.canonicalize(), root.canonicalize()) {
-                (Ok(f), Ok(r)) => f
-                    .strip_prefix(&r)
-                    .map(|p| p.to_string_lossy().replace('\\', "/"))
-                    .unwrap_or_default(),
+                (Ok(f), Ok(r)) => f.strip_prefix(&r).map(|p| p.to_string_lossy().replace('\\', "/")).unwrap_or_default(),
                 _ => String::new(),
             };
             (Archive::new(index), path, DiskSource { real, max_bytes })
         }
-        None => (
-            Archive::detached(),
-            file.display().to_string(),
-            DiskSource {
-                real: Default::default(),
-                max_bytes,
-            },
-        ),
+        None => (Archive::detached(), file.display().to_string(), DiskSource { real: Default::default(), max_bytes }),
     };
     let archive = RefCell::new(archive);
     // The CLI prints summaries: no inspector view.
-    Ok(pollster::block_on(archive::open_bytes(
-        &archive,
-        &source,
-        &path,
-        bytes,
-        relicview::formats::registry::Purpose::Asset,
-    )))
+    Ok(pollster::block_on(archive::open_bytes(&archive, &source, &path, bytes, relicview::formats::registry::Purpose::Asset)))
 }
 
 fn run_info(file: &Path, json: bool, root: Option<&Path>, max_bytes: u64) -> ExitCode {
@@ -361,24 +266,10 @@ fn run_info(file: &Path, json: bool, root: Option<&Path>, max_bytes: u64) -> Exi
             let _ = writeln!(out, "  unreadable: {u}");
         }
     }
-    finish(
-        &out,
-        if doc.diagnostics().is_empty() {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::FAILURE
-        },
-    )
+    finish(&out, if doc.diagnostics().is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
-fn run_export(
-    file: &Path,
-    root: Option<&Path>,
-    out: &Path,
-    lod: usize,
-    model: Option<usize>,
-    max_bytes: u64,
-) -> ExitCode {
+fn run_export(file: &Path, root: Option<&Path>, out: &Path, lod: usize, model: Option<usize>, max_bytes: u64) -> ExitCode {
     let opened = match open(file, root, max_bytes) {
         Ok(o) => o,
         Err(e) => return fail(false, &e, None),
@@ -387,50 +278,18 @@ fn run_export(
         return fail(false, &format!("{}: {e}", file.display()), Some(e.offset));
     }
     let Some(mut scene) = opened.scene else {
-        return fail(
-            false,
-            &format!(
-                "{}: a {} has no 3D scene to export",
-                file.display(),
-                opened.document.kind().title()
-            ),
-            None,
-        );
+        return fail(false, &format!("{}: a {} has no 3D scene to export", file.display(), opened.document.kind().title()), None);
     };
     // The file's bytes and its model are no longer needed once the scene is built.
     drop(opened.document);
     // A file of several models: the one asked for (its layer `model N`), else all of them.
     let option = match (model, &scene.choice) {
         (None, _) => None,
-        (Some(n), Some(c)) => match scene
-            .layers
-            .iter()
-            .position(|l| *l == format!("model {n}"))
-            .and_then(|layer| {
-                c.options
-                    .iter()
-                    .position(|o| o.layers.contains(&(layer as u32)))
-            }) {
+        (Some(n), Some(c)) => match scene.layers.iter().position(|l| *l == format!("model {n}")).and_then(|layer| c.options.iter().position(|o| o.layers.contains(&(layer as u32)))) {
             Some(k) => Some(k),
-            None => {
-                return fail(
-                    false,
-                    &format!(
-                        "{}: there is no model {n} (the file has {})",
-                        file.display(),
-                        c.options.iter().filter(|o| o.clip.is_none()).count()
-                    ),
-                    None,
-                )
-            }
+            None => return fail(false, &format!("{}: there is no model {n} (the file has {})", file.display(), c.options.iter().filter(|o| o.clip.is_none()).count()), None),
         },
-        (Some(_), None) => {
-            return fail(
-                false,
-                &format!("{}: --model is for files of several models", file.display()),
-                None,
-            )
-        }
+        (Some(_), None) => return fail(false, &format!("{}: --model is for files of several models", file.display()), None),
     };
     let hidden_layers = option.map_or(Vec::new(), |k| scene.choose(k));
     let options = gltf::ExportOptions { lod, hidden_layers };
@@ -441,11 +300,7 @@ fn run_export(
         Ok(n)
     };
     match write() {
-        Ok(n) => emit(&format!(
-            "{}: {n} bytes, {} triangles at LOD {lod}\n",
-            out.display(),
-            scene.triangle_count_in(lod, &options.hidden_layers)
-        )),
+        Ok(n) => emit(&format!("{}: {n} bytes, {} triangles at LOD {lod}\n", out.display(), scene.triangle_count_in(lod, &options.hidden_layers))),
         Err(e) => fail(false, &format!("{}: {e}", out.display()), None),
     }
 }
@@ -457,31 +312,15 @@ fn run_census(dir: &Path, json: bool, max_bytes: u64) -> ExitCode {
         Err(e) => return fail(json, &e.to_string(), None),
     };
     let bar = indicatif::ProgressBar::new(listing.files.len() as u64);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {msg}")
-            .expect("valid template"),
-    );
+    bar.set_style(indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {msg}").expect("valid template"));
     let mut census = Census::default();
     // What the walk could not read is a failure of that entry, not of the census.
     for (path, why) in &listing.skipped {
-        census.failed.push(census::FailedFile {
-            path: path.clone(),
-            offset: 0,
-            message: format!("cannot read: {why}"),
-        });
+        census.failed.push(census::FailedFile { path: path.clone(), offset: 0, message: format!("cannot read: {why}") });
     }
-    let real = listing
-        .files
-        .iter()
-        .map(|f| (f.path.clone(), f.real.clone()))
-        .collect();
+    let real = listing.files.iter().map(|f| (f.path.clone(), f.real.clone())).collect();
     let source = DiskSource { real, max_bytes };
-    let index = ArchiveIndex::with_kinds(
-        listing
-            .files
-            .iter()
-            .map(|f| (f.path.clone(), Kind::parse(f.kind))),
-    );
+    let index = ArchiveIndex::with_kinds(listing.files.iter().map(|f| (f.path.clone(), Kind::parse(f.kind))));
     for f in &listing.files {
         bar.set_message(f.path.clone());
         match read_regular(&f.real, max_bytes) {
@@ -493,57 +332,27 @@ fn run_census(dir: &Path, json: bool, max_bytes: u64) -> ExitCode {
                     // Assembled in an archive of its own, so that the assets one world reads
                     // are let go before the next.
                     let archive = RefCell::new(Archive::new(index.clone()));
-                    let opened = pollster::block_on(archive::open_bytes(
-                        &archive,
-                        &source,
-                        &f.path,
-                        bytes,
-                        relicview::formats::registry::Purpose::Asset,
-                    ));
+                    let opened = pollster::block_on(archive::open_bytes(&archive, &source, &f.path, bytes, relicview::formats::registry::Purpose::Asset));
                     census.add_world(&f.path, &opened.document.stats());
                 }
             }
-            Err(e) => census.failed.push(census::FailedFile {
-                path: f.path.clone(),
-                offset: 0,
-                message: format!("cannot read: {e}"),
-            }),
+            Err(e) => census.failed.push(census::FailedFile { path: f.path.clone(), offset: 0, message: format!("cannot read: {e}") }),
         }
         bar.inc(1);
     }
     bar.finish_and_clear();
     let mut out = String::new();
     if json {
-        let _ = writeln!(
-            out,
-            "{}",
-            serde_json::to_string(&census).expect("census serialises")
-        );
+        let _ = writeln!(out, "{}", serde_json::to_string(&census).expect("census serialises"));
     } else {
         let _ = writeln!(out, "{} files, {} bytes", census.files, census.bytes);
         for (k, n) in &census.kinds {
             let _ = writeln!(out, "  {k:16} {n}");
         }
-        let _ = writeln!(
-            out,
-            "records: {} files read, {} close exactly, {} failed",
-            census.parsed_files,
-            census.closes_exactly,
-            census.failed.len()
-        );
+        let _ = writeln!(out, "records: {} files read, {} close exactly, {} failed", census.parsed_files, census.closes_exactly, census.failed.len());
         let w = |k: &str| census.length_widths.get(k).copied().unwrap_or(0);
-        let _ = writeln!(
-            out,
-            "  length widths: 1-byte {} · 2-byte {} · 4-byte {}",
-            w("1"),
-            w("2"),
-            w("4")
-        );
-        let _ = writeln!(
-            out,
-            "  objects: {} meshes, {} light-point only; {} triangles (LOD 0)",
-            census.mesh_objects, census.point_only_objects, census.triangles
-        );
+        let _ = writeln!(out, "  length widths: 1-byte {} · 2-byte {} · 4-byte {}", w("1"), w("2"), w("4"));
+        let _ = writeln!(out, "  objects: {} meshes, {} light-point only; {} triangles (LOD 0)", census.mesh_objects, census.point_only_objects, census.triangles);
         let mut tags: Vec<_> = census.tags.iter().collect();
         tags.sort_by(|a, b| b.1.cmp(a.1));
         for (t, n) in tags {
@@ -553,11 +362,7 @@ fn run_census(dir: &Path, json: bool, max_bytes: u64) -> ExitCode {
             let _ = writeln!(out, "  unknown tag {t} in {}", files.join(", "));
         }
         if census.worlds > 0 {
-            let _ = writeln!(
-                out,
-                "worlds: {} · {} placements · {} ambiguous names",
-                census.worlds, census.placements, census.ambiguous_assets
-            );
+            let _ = writeln!(out, "worlds: {} · {} placements · {} ambiguous names", census.worlds, census.placements, census.ambiguous_assets);
             for (asset, maps) in &census.missing_assets {
                 let _ = writeln!(out, "  missing {asset} (in {})", maps.join(", "));
             }
@@ -571,10 +376,7 @@ fn run_census(dir: &Path, json: bool, max_bytes: u64) -> ExitCode {
 
 fn fail(json: bool, message: &str, offset: Option<usize>) -> ExitCode {
     if json {
-        let _ = emit(&format!(
-            "{}\n",
-            serde_json::json!({"error": {"message": message, "offset": offset}})
-        ));
+        let _ = emit(&format!("{}\n", serde_json::json!({"error": {"message": message, "offset": offset}})));
     } else {
         eprintln!("relicview: {message}");
     }

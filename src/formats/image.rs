@@ -28,18 +28,8 @@ pub fn open(path: &str, bytes: Vec<u8>, _kind: Kind, purpose: Purpose) -> Box<dy
         Err(e) => (None, Some(ParseError::new(0, "", e))),
     };
     let inspector = (purpose == Purpose::Show).then(|| {
-        let mut view = InspectorView::flat(
-            "image",
-            bytes.len(),
-            if texels.is_some() {
-                ByteClass::Decoded
-            } else {
-                ByteClass::Unclaimed
-            },
-        );
-        let summary = texels.as_ref().map_or("not decoded".to_string(), |t| {
-            format!("{} × {} texels", t.width, t.height)
-        });
+        let mut view = InspectorView::flat("image", bytes.len(), if texels.is_some() { ByteClass::Decoded } else { ByteClass::Unclaimed });
+        let summary = texels.as_ref().map_or("not decoded".to_string(), |t| format!("{} × {} texels", t.width, t.height));
         view.chunks.push(Row {
             index: 0,
             offset: 0,
@@ -49,11 +39,7 @@ pub fn open(path: &str, bytes: Vec<u8>, _kind: Kind, purpose: Purpose) -> Box<dy
             parent: None,
             container: false,
             name: decoder.to_ascii_uppercase(),
-            label: format!(
-                "{} image, {} bytes",
-                decoder.to_ascii_uppercase(),
-                bytes.len()
-            ),
+            label: format!("{} image, {} bytes", decoder.to_ascii_uppercase(), bytes.len()),
             detail: format!("read whole by the {decoder} decoder"),
             summary,
             flags: Vec::new(),
@@ -62,14 +48,7 @@ pub fn open(path: &str, bytes: Vec<u8>, _kind: Kind, purpose: Purpose) -> Box<dy
         view.error = error.clone();
         view
     });
-    Box::new(ImageDocument {
-        path: path.to_string(),
-        bytes,
-        decoder,
-        texels,
-        error,
-        inspector,
-    })
+    Box::new(ImageDocument { path: path.to_string(), bytes, decoder, texels, error, inspector })
 }
 
 impl Document for ImageDocument {
@@ -92,18 +71,9 @@ impl Document for ImageDocument {
         self.texels.as_ref()
     }
     fn info_rows(&self) -> Vec<InfoRow> {
-        let mut rows = vec![
-            InfoRow::new(
-                "format",
-                format!("{} image", self.decoder.to_ascii_uppercase()),
-            ),
-            InfoRow::new("bytes", self.bytes.len().to_string()),
-        ];
+        let mut rows = vec![InfoRow::new("format", format!("{} image", self.decoder.to_ascii_uppercase())), InfoRow::new("bytes", self.bytes.len().to_string())];
         if let Some(t) = &self.texels {
-            rows.push(InfoRow::new(
-                "size",
-                format!("{} × {} texels", t.width, t.height),
-            ));
+            rows.push(InfoRow::new("size", format!("{} × {} texels", t.width, t.height)));
         }
         rows
     }
@@ -116,28 +86,15 @@ impl Document for ImageDocument {
             "width": self.texels.as_ref().map(|t| t.width),
             "height": self.texels.as_ref().map(|t| t.height),
             "error": self.error,
-        })
-        .to_string()
+        }).to_string()
     }
     /// The picture on a quad one unit high, its top row at the top.
     fn build_scene(&mut self, _archive: &crate::archive::Archive) -> Option<Scene> {
         let t = self.texels.clone()?;
         let (w, h) = (t.width as f32 / t.height.max(1) as f32 * 0.5, 0.5);
-        let mut scene = Scene {
-            name: crate::archive::file_name(&self.path).to_string(),
-            ..Default::default()
-        };
-        scene.textures.push(Texture {
-            name: Some(scene.name.clone()),
-            texels: t,
-            file: Some(self.path.clone()),
-            nearest: false,
-        });
-        scene.materials.push(Material {
-            name: Some(scene.name.clone()),
-            texture: Some(0),
-            ..Default::default()
-        });
+        let mut scene = Scene { name: crate::archive::file_name(&self.path).to_string(), ..Default::default() };
+        scene.textures.push(Texture { name: Some(scene.name.clone()), texels: t, file: Some(self.path.clone()), nearest: false });
+        scene.materials.push(Material { name: Some(scene.name.clone()), texture: Some(0), ..Default::default() });
         let quad = Primitive {
             positions: vec![[-w, h, 0.0], [w, h, 0.0], [w, -h, 0.0], [-w, -h, 0.0]],
             normals: Some(vec![[0.0, 0.0, 1.0]; 4]),
@@ -147,19 +104,8 @@ impl Document for ImageDocument {
             record: Some(0),
             ..Default::default()
         };
-        let mesh = scene.add_mesh(Mesh {
-            name: Some(scene.name.clone()),
-            primitives: vec![quad],
-        });
-        scene.add_node(
-            None,
-            Node {
-                name: Some(scene.name.clone()),
-                mesh: Some(mesh),
-                record: Some(0),
-                ..Default::default()
-            },
-        );
+        let mesh = scene.add_mesh(Mesh { name: Some(scene.name.clone()), primitives: vec![quad] });
+        scene.add_node(None, Node { name: Some(scene.name.clone()), mesh: Some(mesh), record: Some(0), ..Default::default() });
         Some(scene)
     }
 }

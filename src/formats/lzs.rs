@@ -21,10 +21,7 @@ pub const MAX_OUTPUT: usize = 64 << 20;
 
 /// A container: `u32` compressed length equal to the rest of the file.
 pub fn wrapped(h: &Head) -> bool {
-    h.size >= 8
-        && h.bytes
-            .get(..4)
-            .is_some_and(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64 == h.size - 4)
+    h.size >= 8 && h.bytes.get(..4).is_some_and(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64 == h.size - 4)
 }
 pub fn sniff_lzs(h: &Head) -> bool {
     wrapped(h)
@@ -44,25 +41,14 @@ pub fn decode_stream(stream: &[u8], max_out: usize) -> Result<Vec<u8>, ParseErro
             }
             if control >> bit & 1 == 1 {
                 if out.len() >= max_out {
-                    return Err(ParseError::new(
-                        i,
-                        "",
-                        format!(
-                            "expected at most {max_out} decompressed bytes; the stream goes on"
-                        ),
-                    ));
+                    return Err(ParseError::new(i, "", format!("expected at most {max_out} decompressed bytes; the stream goes on")));
                 }
                 out.push(stream[i]);
                 i += 1;
                 continue;
             }
             // A reference needs two bytes; a lone trailing byte is ignored like spare bits.
-            let Some(&[b0, b1]) = stream
-                .get(i..i + 2)
-                .map(|s| <&[u8; 2]>::try_from(s).expect("two bytes"))
-            else {
-                break;
-            };
+            let Some(&[b0, b1]) = stream.get(i..i + 2).map(|s| <&[u8; 2]>::try_from(s).expect("two bytes")) else { break };
             let raw = b0 as usize | ((b1 as usize & 0xF0) << 4);
             let len = (b1 as usize & 0x0F) + 3;
             if out.len() + len > max_out {
@@ -85,30 +71,13 @@ pub fn decode_stream(stream: &[u8], max_out: usize) -> Result<Vec<u8>, ParseErro
 /// Decode a whole container: the `u32` length must be the rest of the file.
 pub fn decode(file: &[u8], max_out: usize) -> Result<Vec<u8>, ParseError> {
     let Some(head) = file.get(..4) else {
-        return Err(ParseError::new(
-            0,
-            "",
-            format!(
-                "expected a 4-byte compressed length, the file has {} bytes",
-                file.len()
-            ),
-        ));
+        return Err(ParseError::new(0, "", format!("expected a 4-byte compressed length, the file has {} bytes", file.len())));
     };
     let len = u32::from_le_bytes(head.try_into().expect("four bytes")) as usize;
     if len != file.len() - 4 {
-        return Err(ParseError::new(
-            0,
-            "",
-            format!(
-                "the compressed length says {len} bytes, the file holds {} after it",
-                file.len() - 4
-            ),
-        ));
+        return Err(ParseError::new(0, "", format!("the compressed length says {len} bytes, the file holds {} after it", file.len() - 4)));
     }
-    decode_stream(&file[4..], max_out).map_err(|e| ParseError {
-        offset: e.offset + 4,
-        ..e
-    })
+    decode_stream(&file[4..], max_out).map_err(|e| ParseError { offset: e.offset + 4, ..e })
 }
 
 /// Compress greedily (the longest match within the window, zero prefill included) and wrap
@@ -128,9 +97,7 @@ pub fn encode(data: &[u8]) -> Vec<u8> {
             }
             while indexed < pos {
                 if let Some(key) = data.get(indexed..indexed + 3) {
-                    seen.entry([key[0], key[1], key[2]])
-                        .or_default()
-                        .push(indexed);
+                    seen.entry([key[0], key[1], key[2]]).or_default().push(indexed);
                 }
                 indexed += 1;
             }
@@ -155,19 +122,11 @@ pub fn encode(data: &[u8]) -> Vec<u8> {
 /// The longest earlier run (distance 1..4095) that matches `data[pos..]`, among the last
 /// 64 positions that start with the same three bytes, or in the zero prefill before the
 /// first byte: (length, source position, negative in the prefill).
-fn longest_match(
-    data: &[u8],
-    pos: usize,
-    seen: &std::collections::HashMap<[u8; 3], Vec<usize>>,
-) -> (usize, isize) {
+fn longest_match(data: &[u8], pos: usize, seen: &std::collections::HashMap<[u8; 3], Vec<usize>>) -> (usize, isize) {
     let want = (data.len() - pos).min(MAX_MATCH);
     let at = |s: isize| if s < 0 { 0 } else { data[s as usize] };
     // Overlapping runs repeat the pattern, as the decoder copies byte by byte.
-    let run = |src: isize| {
-        (0..want)
-            .take_while(|&k| at(src + k as isize) == data[pos + k])
-            .count()
-    };
+    let run = |src: isize| (0..want).take_while(|&k| at(src + k as isize) == data[pos + k]).count();
     let mut best = (0, 0);
     let mut consider = |src: isize| {
         let len = run(src);
@@ -179,11 +138,7 @@ fn longest_match(
         consider(pos as isize - (N as isize - 1));
     }
     if let Some(key) = data.get(pos..pos + 3) {
-        for &src in seen
-            .get(&[key[0], key[1], key[2]])
-            .into_iter()
-            .flat_map(|v| v.iter().rev().take(64))
-        {
+        for &src in seen.get(&[key[0], key[1], key[2]]).into_iter().flat_map(|v| v.iter().rev().take(64)) {
             if pos - src >= N {
                 break;
             }
@@ -212,37 +167,13 @@ pub fn open(_path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
     let diagnostics = Vec::new();
     let inspector = (purpose == Purpose::Show).then(|| {
         let text = !decoded.is_empty() && looks_like_text(&decoded[..decoded.len().min(4096)]);
-        let mut view = InspectorView::flat(
-            "lzs",
-            decoded.len(),
-            if text {
-                ByteClass::Text
-            } else {
-                ByteClass::Unclaimed
-            },
-        );
-        view.views = vec![
-            ByteView {
-                label: "decompressed".into(),
-                len: decoded.len(),
-            },
-            ByteView {
-                label: "container".into(),
-                len: file.len(),
-            },
-        ];
+        let mut view = InspectorView::flat("lzs", decoded.len(), if text { ByteClass::Text } else { ByteClass::Unclaimed });
+        view.views = vec![ByteView { label: "decompressed".into(), len: decoded.len() }, ByteView { label: "container".into(), len: file.len() }];
         view.diagnostics = diagnostics.clone();
         view.error = error.clone();
         view
     });
-    Box::new(LzsDocument {
-        kind,
-        file,
-        decoded,
-        error,
-        diagnostics,
-        inspector,
-    })
+    Box::new(LzsDocument { kind, file, decoded, error, diagnostics, inspector })
 }
 
 impl Document for LzsDocument {
@@ -260,29 +191,12 @@ impl Document for LzsDocument {
     fn info_rows(&self) -> Vec<InfoRow> {
         let mut rows = vec![
             InfoRow::new("format", self.kind.title()),
-            InfoRow::new(
-                "bytes",
-                format!(
-                    "{} compressed · {} decompressed ({:.2}×)",
-                    self.file.len(),
-                    self.decoded.len(),
-                    self.decoded.len() as f64 / self.file.len().max(1) as f64
-                ),
-            ),
+            InfoRow::new("bytes", format!("{} compressed · {} decompressed ({:.2}×)", self.file.len(), self.decoded.len(), self.decoded.len() as f64 / self.file.len().max(1) as f64)),
         ];
-        if !self.decoded.is_empty()
-            && looks_like_text(&self.decoded[..self.decoded.len().min(4096)])
-        {
-            rows.push(InfoRow::new(
-                "decompressed text",
-                decode_text(&self.decoded[..self.decoded.len().min(200)]),
-            ));
+        if !self.decoded.is_empty() && looks_like_text(&self.decoded[..self.decoded.len().min(4096)]) {
+            rows.push(InfoRow::new("decompressed text", decode_text(&self.decoded[..self.decoded.len().min(200)])));
         }
-        rows.extend(
-            self.diagnostics
-                .iter()
-                .map(|d| InfoRow::warning(format!("warning @{}", d.offset), d.message.clone())),
-        );
+        rows.extend(self.diagnostics.iter().map(|d| InfoRow::warning(format!("warning @{}", d.offset), d.message.clone())));
         rows
     }
     fn info_json(&self) -> String {
@@ -293,8 +207,7 @@ impl Document for LzsDocument {
             "decompressed_bytes": self.decoded.len(),
             "diagnostics": self.diagnostics,
             "error": self.error,
-        })
-        .to_string()
+        }).to_string()
     }
 }
 
@@ -304,14 +217,8 @@ mod tests {
 
     #[test]
     fn the_dossier_vectors_decode() {
-        assert_eq!(
-            decode(&[4, 0, 0, 0, 0x01, 0x41, 0xEE, 0xFF], MAX_OUTPUT).unwrap(),
-            vec![b'A'; 19]
-        );
-        assert_eq!(
-            decode(&[3, 0, 0, 0, 0, 0, 0], MAX_OUTPUT).unwrap(),
-            vec![0, 0, 0]
-        );
+        assert_eq!(decode(&[4, 0, 0, 0, 0x01, 0x41, 0xEE, 0xFF], MAX_OUTPUT).unwrap(), vec![b'A'; 19]);
+        assert_eq!(decode(&[3, 0, 0, 0, 0, 0, 0], MAX_OUTPUT).unwrap(), vec![0, 0, 0]);
         let mut v = vec![10, 0, 0, 0, 0xFF];
         v.extend(b"ABCDEFGH");
         v.push(0x01);
@@ -348,44 +255,19 @@ mod tests {
     fn real_field_files_round_trip_through_the_encoder() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/ff7");
         let mut seen = 0;
-        for entry in std::fs::read_dir(&dir).expect("the shared FF7 test data sits beside the repo")
-        {
+        for entry in std::fs::read_dir(&dir).expect("the shared FF7 test data sits beside the repo") {
             let path = entry.unwrap().path();
             let data = std::fs::read(&path).unwrap();
             let packed = encode(&data);
-            assert!(
-                packed.len() < data.len(),
-                "{}: {} → {}",
-                path.display(),
-                data.len(),
-                packed.len()
-            );
-            assert_eq!(
-                decode(&packed, MAX_OUTPUT).unwrap(),
-                data,
-                "{}",
-                path.display()
-            );
+            assert!(packed.len() < data.len(), "{}: {} → {}", path.display(), data.len(), packed.len());
+            assert_eq!(decode(&packed, MAX_OUTPUT).unwrap(), data, "{}", path.display());
             if path.to_string_lossy().ends_with("_u.BSX") {
                 // size_file: the first u32 of a BSX is its own size.
-                assert_eq!(
-                    u32::from_le_bytes(data[..4].try_into().unwrap()) as usize,
-                    data.len(),
-                    "{}",
-                    path.display()
-                );
+                assert_eq!(u32::from_le_bytes(data[..4].try_into().unwrap()) as usize, data.len(), "{}", path.display());
                 let doc = crate::formats::bsx::open("X.BSX", packed, Kind::Bsx, Purpose::Show);
-                assert!(
-                    doc.error().is_none() && doc.diagnostics().is_empty(),
-                    "{:?}",
-                    doc.error()
-                );
+                assert!(doc.error().is_none() && doc.diagnostics().is_empty(), "{:?}", doc.error());
                 assert_eq!(doc.bytes(0).unwrap(), &data[..]);
-                assert_eq!(
-                    doc.bytes(1).unwrap().len(),
-                    doc.inspector().unwrap().views[1].len,
-                    "the container one view away"
-                );
+                assert_eq!(doc.bytes(1).unwrap().len(), doc.inspector().unwrap().views[1].len, "the container one view away");
             }
             seen += 1;
         }

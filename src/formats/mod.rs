@@ -33,11 +33,7 @@ pub struct ParseError {
 
 impl ParseError {
     pub fn new(offset: usize, path: &str, message: impl Into<String>) -> Self {
-        ParseError {
-            offset,
-            path: path.to_string(),
-            message: message.into(),
-        }
+        ParseError { offset, path: path.to_string(), message: message.into() }
     }
 }
 
@@ -67,18 +63,10 @@ pub struct InfoRow {
 
 impl InfoRow {
     pub fn new(label: impl Into<String>, value: impl Into<String>) -> InfoRow {
-        InfoRow {
-            label: label.into(),
-            value: value.into(),
-            severity: Severity::Normal,
-        }
+        InfoRow { label: label.into(), value: value.into(), severity: Severity::Normal }
     }
     pub fn warning(label: impl Into<String>, value: impl Into<String>) -> InfoRow {
-        InfoRow {
-            label: label.into(),
-            value: value.into(),
-            severity: Severity::Warning,
-        }
+        InfoRow { label: label.into(), value: value.into(), severity: Severity::Warning }
     }
 }
 

@@ -45,14 +45,7 @@ pub struct Capabilities {
 }
 
 const fn caps(scene: bool, text: bool, image: bool, used_by: bool, primary: bool) -> Capabilities {
-    Capabilities {
-        scene,
-        text,
-        image,
-        used_by,
-        primary,
-        assembles: false,
-    }
+    Capabilities { scene, text, image, used_by, primary, assembles: false }
 }
 
 const NONE: &[Kind] = &[];
@@ -87,162 +80,33 @@ pub enum Purpose {
 
 // In sniffing order: magic numbers first, then structure, then names.
 const FORMATS: &[Format] = &[
-    Format {
-        kind: Kind::Biz2Geometry,
-        label: "BGF",
-        title: "DIV-BIZ2 geometry",
-        caps: caps(true, false, false, true, true),
-        sniff: biz2::sniff_geometry,
-        refers_to: &[Kind::Biz2Materials],
-        open: biz2::open,
-    },
-    Format {
-        kind: Kind::Biz2Materials,
-        label: "BMF",
-        title: "DIV-BIZ2 material library",
-        caps: caps(false, false, false, true, false),
-        sniff: biz2::sniff_materials,
-        refers_to: &[Kind::Image],
-        open: biz2::open,
-    },
-    Format {
-        kind: Kind::Viz2Text,
-        label: "VIZ2",
-        title: "DIV-VIZ2 text geometry",
-        caps: caps(false, true, false, false, false),
-        sniff: text::sniff_viz2,
-        refers_to: NONE,
-        open: text::open,
-    },
-    Format {
-        kind: Kind::Vmf2Text,
-        label: "VMF2",
-        title: "DIV-VMF2 text materials",
-        caps: caps(false, true, false, false, false),
-        sniff: text::sniff_vmf2,
-        refers_to: NONE,
-        open: text::open,
-    },
-    Format {
-        kind: Kind::Bsx,
-        label: "BSX",
-        title: "FF7 field model",
-        caps: caps(true, false, false, false, true),
-        sniff: bsx::sniff,
-        refers_to: &[Kind::Bcx, Kind::Tdb],
-        open: bsx::open,
-    },
-    Format {
-        kind: Kind::Bcx,
-        label: "BCX",
-        title: "FF7 field character",
-        caps: caps(true, false, false, true, false),
-        sniff: bsx::sniff_bcx,
-        refers_to: &[Kind::Tdb],
-        open: bsx::open,
-    },
-    Format {
-        kind: Kind::Tdb,
-        label: "TDB",
-        title: "FF7 field eyes and mouths",
-        caps: caps(false, false, true, true, false),
-        sniff: bsx::sniff_tdb,
-        refers_to: NONE,
-        open: bsx::open_tdb,
-    },
-    Format {
-        kind: Kind::Lzs,
-        label: "LZS",
-        title: "LZS-compressed file",
-        caps: caps(false, false, false, false, false),
-        sniff: lzs::sniff_lzs,
-        refers_to: NONE,
-        open: lzs::open,
-    },
-    Format {
-        kind: Kind::Image,
-        label: "IMG",
-        title: "image (TGA, SGI, PNG, BMP)",
-        caps: caps(true, false, true, true, false),
-        sniff: image::sniff,
-        refers_to: NONE,
-        open: image::open,
-    },
-    Format {
-        kind: Kind::Map,
-        label: "MAP",
-        title: "pod world",
-        caps: Capabilities {
-            assembles: true,
-            ..caps(true, true, false, true, true)
-        },
-        sniff: world::sniff_map,
-        refers_to: &[Kind::Mod, Kind::Map],
-        open: world::open,
-    },
-    Format {
-        kind: Kind::Mod,
-        label: "MOD",
-        title: "pod game object",
-        caps: caps(true, true, false, true, false),
-        sniff: world::sniff_mod,
-        refers_to: &[Kind::Biz2Geometry, Kind::Sub],
-        open: world::open,
-    },
-    Format {
-        kind: Kind::Sub,
-        label: "SUB",
-        title: "pod subsystems",
-        caps: caps(false, true, false, true, false),
-        sniff: world::sniff_sub,
-        refers_to: NONE,
-        open: world::open,
-    },
-    Format {
-        kind: Kind::Biz2Unreadable,
-        label: "BIZ?",
-        title: "DIV-BIZ2 name without its magic",
-        caps: caps(false, false, false, false, false),
-        sniff: biz2::sniff_unreadable,
-        refers_to: NONE,
-        open: biz2::open,
-    },
-    Format {
-        kind: Kind::Unknown,
-        label: "?",
-        title: "unknown",
-        caps: caps(false, false, false, false, false),
-        sniff: |_| true,
-        refers_to: NONE,
-        open: bytes::open,
-    },
+    Format { kind: Kind::Biz2Geometry, label: "BGF", title: "DIV-BIZ2 geometry", caps: caps(true, false, false, true, true), sniff: biz2::sniff_geometry, refers_to: &[Kind::Biz2Materials], open: biz2::open },
+    Format { kind: Kind::Biz2Materials, label: "BMF", title: "DIV-BIZ2 material library", caps: caps(false, false, false, true, false), sniff: biz2::sniff_materials, refers_to: &[Kind::Image], open: biz2::open },
+    Format { kind: Kind::Viz2Text, label: "VIZ2", title: "DIV-VIZ2 text geometry", caps: caps(false, true, false, false, false), sniff: text::sniff_viz2, refers_to: NONE, open: text::open },
+    Format { kind: Kind::Vmf2Text, label: "VMF2", title: "DIV-VMF2 text materials", caps: caps(false, true, false, false, false), sniff: text::sniff_vmf2, refers_to: NONE, open: text::open },
+    Format { kind: Kind::Bsx, label: "BSX", title: "FF7 field model", caps: caps(true, false, false, false, true), sniff: bsx::sniff, refers_to: &[Kind::Bcx, Kind::Tdb], open: bsx::open },
+    Format { kind: Kind::Bcx, label: "BCX", title: "FF7 field character", caps: caps(true, false, false, true, false), sniff: bsx::sniff_bcx, refers_to: &[Kind::Tdb], open: bsx::open },
+    Format { kind: Kind::Tdb, label: "TDB", title: "FF7 field eyes and mouths", caps: caps(false, false, true, true, false), sniff: bsx::sniff_tdb, refers_to: NONE, open: bsx::open_tdb },
+    Format { kind: Kind::Lzs, label: "LZS", title: "LZS-compressed file", caps: caps(false, false, false, false, false), sniff: lzs::sniff_lzs, refers_to: NONE, open: lzs::open },
+    Format { kind: Kind::Image, label: "IMG", title: "image (TGA, SGI, PNG, BMP)", caps: caps(true, false, true, true, false), sniff: image::sniff, refers_to: NONE, open: image::open },
+    Format { kind: Kind::Map, label: "MAP", title: "pod world", caps: Capabilities { assembles: true, ..caps(true, true, false, true, true) }, sniff: world::sniff_map, refers_to: &[Kind::Mod, Kind::Map], open: world::open },
+    Format { kind: Kind::Mod, label: "MOD", title: "pod game object", caps: caps(true, true, false, true, false), sniff: world::sniff_mod, refers_to: &[Kind::Biz2Geometry, Kind::Sub], open: world::open },
+    Format { kind: Kind::Sub, label: "SUB", title: "pod subsystems", caps: caps(false, true, false, true, false), sniff: world::sniff_sub, refers_to: NONE, open: world::open },
+    Format { kind: Kind::Biz2Unreadable, label: "BIZ?", title: "DIV-BIZ2 name without its magic", caps: caps(false, false, false, false, false), sniff: biz2::sniff_unreadable, refers_to: NONE, open: biz2::open },
+    Format { kind: Kind::Unknown, label: "?", title: "unknown", caps: caps(false, false, false, false, false), sniff: |_| true, refers_to: NONE, open: bytes::open },
 ];
 
 fn format(kind: Kind) -> &'static Format {
-    FORMATS
-        .iter()
-        .find(|f| f.kind == kind)
-        .expect("every kind has a row")
+    FORMATS.iter().find(|f| f.kind == kind).expect("every kind has a row")
 }
 
 impl Kind {
     /// What a file is, by its content first and its name second, from its first bytes (16
     /// are enough) and its size.
     pub fn sniff(path: &str, head: &[u8], size: u64) -> Kind {
-        let ext = path
-            .rsplit_once('.')
-            .map(|(_, e)| e.to_ascii_lowercase())
-            .unwrap_or_default();
-        let head = Head {
-            path,
-            ext,
-            bytes: head,
-            size,
-        };
-        FORMATS
-            .iter()
-            .find(|f| (f.sniff)(&head))
-            .map_or(Kind::Unknown, |f| f.kind)
+        let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+        let head = Head { path, ext, bytes: head, size };
+        FORMATS.iter().find(|f| (f.sniff)(&head)).map_or(Kind::Unknown, |f| f.kind)
     }
 
     pub fn all() -> impl Iterator<Item = Kind> {
@@ -314,9 +178,7 @@ mod tests {
         assert_eq!(kind("X.LZS", &[96, 0, 0, 0, 1, 2], 100), "lzs");
         // Under its name a BSX is opened as one whatever it holds, to say what is wrong.
         assert_eq!(kind("CLOUD.BSX", &[95, 0, 0, 0, 1, 2], 100), "bsx");
-        assert!(open("CLOUD.BSX", vec![95, 0, 0, 0, 1, 2], Purpose::Asset)
-            .error()
-            .is_some());
+        assert!(open("CLOUD.BSX", vec![95, 0, 0, 0, 1, 2], Purpose::Asset).error().is_some());
         assert_eq!(kind("CLOUD.BCX", &[96, 0, 0, 0, 1, 2], 100), "bcx");
         assert_eq!(kind("FIELD.TDB", &[96, 0, 0, 0, 1, 2], 100), "tdb");
         assert_eq!(kind("ARENA1.MAP", b"[arena1]\ntype=m", 300), "map");
@@ -334,15 +196,8 @@ mod tests {
         for k in &kinds {
             assert_eq!(kinds.iter().filter(|x| *x == k).count(), 1);
             assert_eq!(Kind::parse(k.as_str()), Some(*k));
-            assert_eq!(
-                serde_json::to_value(k).unwrap(),
-                serde_json::Value::String(k.as_str().into())
-            );
+            assert_eq!(serde_json::to_value(k).unwrap(), serde_json::Value::String(k.as_str().into()));
         }
-        assert_eq!(
-            *kinds.last().unwrap(),
-            Kind::Unknown,
-            "the catch-all sniffs last"
-        );
+        assert_eq!(*kinds.last().unwrap(), Kind::Unknown, "the catch-all sniffs last");
     }
 }

@@ -15,10 +15,7 @@ pub fn sniff_vmf2(h: &Head) -> bool {
 
 /// Whether the first bytes look like DOS-era text: printable ASCII, tabs and line breaks.
 pub fn looks_like_text(head: &[u8]) -> bool {
-    !head.is_empty()
-        && head
-            .iter()
-            .all(|&b| b == b'\t' || b == b'\r' || b == b'\n' || (0x20..0x7f).contains(&b))
+    !head.is_empty() && head.iter().all(|&b| b == b'\t' || b == b'\r' || b == b'\n' || (0x20..0x7f).contains(&b))
 }
 
 /// Text as the page shows it: UTF-8 when it is, else Latin-1 (DOS-era files).
@@ -41,18 +38,9 @@ pub struct TextDocument {
 
 pub fn open(_path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
     let text = decode(&bytes);
-    let inspector = (purpose == Purpose::Show)
-        .then(|| InspectorView::flat("text", bytes.len(), ByteClass::Text));
+    let inspector = (purpose == Purpose::Show).then(|| InspectorView::flat("text", bytes.len(), ByteClass::Text));
     let lines = text.lines().count();
-    Box::new(TextDocument {
-        kind,
-        bytes,
-        text,
-        error: None,
-        diagnostics: Vec::new(),
-        inspector,
-        lines,
-    })
+    Box::new(TextDocument { kind, bytes, text, error: None, diagnostics: Vec::new(), inspector, lines })
 }
 
 impl Document for TextDocument {
@@ -64,18 +52,9 @@ impl Document for TextDocument {
         self.error.is_none().then_some(&self.text[..])
     }
     fn info_rows(&self) -> Vec<InfoRow> {
-        let mut rows = vec![
-            InfoRow::new("format", self.kind.title()),
-            InfoRow::new(
-                "bytes",
-                format!("{} · {} lines", self.bytes.len(), self.lines),
-            ),
-        ];
+        let mut rows = vec![InfoRow::new("format", self.kind.title()), InfoRow::new("bytes", format!("{} · {} lines", self.bytes.len(), self.lines))];
         if self.kind == Kind::Viz2Text || self.kind == Kind::Vmf2Text {
-            rows.push(InfoRow::new(
-                "reader",
-                "the text twin of DIV-BIZ2: shown as text, not parsed into a model yet",
-            ));
+            rows.push(InfoRow::new("reader", "the text twin of DIV-BIZ2: shown as text, not parsed into a model yet"));
         }
         rows
     }
@@ -97,12 +76,7 @@ mod tests {
 
     #[test]
     fn a_text_twin_is_text_and_never_an_error() {
-        let doc = open(
-            "BOX.VGF",
-            b"DIV-VIZ2\nHEADER {\n}\n".to_vec(),
-            Kind::Viz2Text,
-            Purpose::Show,
-        );
+        let doc = open("BOX.VGF", b"DIV-VIZ2\nHEADER {\n}\n".to_vec(), Kind::Viz2Text, Purpose::Show);
         assert!(doc.error().is_none());
         assert_eq!(doc.text().unwrap().lines().count(), 3);
         assert_eq!(doc.inspector().unwrap().runs[0].class, ByteClass::Text);

@@ -10,8 +10,7 @@
 use super::to_mat4;
 use three_d::context::HasContext;
 use three_d::{
-    AxisAlignedBoundingBox, ColorTexture, Context, DepthTexture, Effect, Geometry, GeometryId,
-    Light, Mat4, Material, Matrix, Program, RenderStates, SquareMatrix, Vec3, Vec4, Viewer,
+    AxisAlignedBoundingBox, ColorTexture, Context, DepthTexture, Effect, Geometry, GeometryId, Light, Mat4, Material, Matrix, Program, RenderStates, SquareMatrix, Vec3, Vec4, Viewer,
 };
 
 /// One primitive's arrays, placed by `model`, its colour bytes multiplied by `tint`.
@@ -64,11 +63,7 @@ fn bounds(parts: &[VertexArrays]) -> AxisAlignedBoundingBox {
     for a in parts {
         let identity = a.model == glam::Mat4::IDENTITY;
         for p in a.positions {
-            let p = if identity {
-                *p
-            } else {
-                a.model.transform_point3(glam::Vec3::from(*p)).to_array()
-            };
+            let p = if identity { *p } else { a.model.transform_point3(glam::Vec3::from(*p)).to_array() };
             for k in 0..3 {
                 min[k] = min[k].min(p[k]);
                 max[k] = max[k].max(p[k]);
@@ -89,22 +84,14 @@ fn upload_bytes(parts: &[VertexArrays]) -> usize {
     let normals = parts.iter().all(|a| a.normals.is_some());
     let colors = colours_needed(parts);
     let uvs = parts.iter().any(|a| a.uvs.is_some());
-    let index = if vertices <= u16::MAX as usize + 1 {
-        2
-    } else {
-        4
-    };
-    vertices
-        * (12 + if normals { 12 } else { 0 } + if colors { 4 } else { 0 } + if uvs { 8 } else { 0 })
-        + indices * index
+    let index = if vertices <= u16::MAX as usize + 1 { 2 } else { 4 };
+    vertices * (12 + if normals { 12 } else { 0 } + if colors { 4 } else { 0 } + if uvs { 8 } else { 0 }) + indices * index
 }
 
 /// A colour attribute is needed when a part has colours or the parts' tints differ; a tint
 /// they all share is a uniform.
 fn colours_needed(parts: &[VertexArrays]) -> bool {
-    parts
-        .iter()
-        .any(|a| a.colors.is_some() || a.tint != parts[0].tint)
+    parts.iter().any(|a| a.colors.is_some() || a.tint != parts[0].tint)
 }
 
 impl SceneGeometry {
@@ -127,40 +114,17 @@ impl SceneGeometry {
         let one_tint = parts.iter().all(|a| a.tint == parts[0].tint);
         let single = parts.len() == 1;
         // A single part keeps its placement as a uniform; merged parts are placed in the buffers.
-        let (model, tint) = if single {
-            (to_mat4(parts[0].model), parts[0].tint)
-        } else {
-            (
-                Mat4::identity(),
-                if one_tint { parts[0].tint } else { [1.0; 4] },
-            )
-        };
+        let (model, tint) = if single { (to_mat4(parts[0].model), parts[0].tint) } else { (Mat4::identity(), if one_tint { parts[0].tint } else { [1.0; 4] }) };
         let gl = &**context;
         unsafe {
             let vao = gl.create_vertex_array().ok()?;
             gl.bind_vertex_array(Some(vao));
             let mut buffers = Vec::new();
-            let mut attribute = |location: u32,
-                                 size: i32,
-                                 kind: u32,
-                                 stride: usize,
-                                 fill: &mut dyn FnMut(&mut Put)| {
-                let Ok(buffer) = gl.create_buffer() else {
-                    return;
-                };
+            let mut attribute = |location: u32, size: i32, kind: u32, stride: usize, fill: &mut dyn FnMut(&mut Put)| {
+                let Ok(buffer) = gl.create_buffer() else { return };
                 gl.bind_buffer(three_d::context::ARRAY_BUFFER, Some(buffer));
-                gl.buffer_data_size(
-                    three_d::context::ARRAY_BUFFER,
-                    (vertices * stride) as i32,
-                    three_d::context::STATIC_DRAW,
-                );
-                fill(&mut |at, bytes| {
-                    gl.buffer_sub_data_u8_slice(
-                        three_d::context::ARRAY_BUFFER,
-                        (at * stride) as i32,
-                        bytes,
-                    )
-                });
+                gl.buffer_data_size(three_d::context::ARRAY_BUFFER, (vertices * stride) as i32, three_d::context::STATIC_DRAW);
+                fill(&mut |at, bytes| gl.buffer_sub_data_u8_slice(three_d::context::ARRAY_BUFFER, (at * stride) as i32, bytes));
                 gl.enable_vertex_attrib_array(location);
                 if kind == three_d::context::FLOAT {
                     gl.vertex_attrib_pointer_f32(location, size, kind, false, 0, 0);
@@ -174,11 +138,7 @@ impl SceneGeometry {
                 let mut at = 0;
                 for a in parts {
                     if placed(a) {
-                        let baked: Vec<[f32; 3]> = a
-                            .positions
-                            .iter()
-                            .map(|&v| a.model.transform_point3(glam::Vec3::from(v)).to_array())
-                            .collect();
+                        let baked: Vec<[f32; 3]> = a.positions.iter().map(|&v| a.model.transform_point3(glam::Vec3::from(v)).to_array()).collect();
                         put(at, bytemuck::cast_slice(&baked));
                     } else {
                         put(at, bytemuck::cast_slice(a.positions));
@@ -193,10 +153,7 @@ impl SceneGeometry {
                         let n = a.normals.unwrap_or_default();
                         if placed(a) {
                             let m = glam::Mat3::from_mat4(a.model).inverse().transpose();
-                            let baked: Vec<[f32; 3]> = n
-                                .iter()
-                                .map(|&v| (m * glam::Vec3::from(v)).to_array())
-                                .collect();
+                            let baked: Vec<[f32; 3]> = n.iter().map(|&v| (m * glam::Vec3::from(v)).to_array()).collect();
                             put(at, bytemuck::cast_slice(&baked));
                         } else {
                             put(at, bytemuck::cast_slice(n));
@@ -217,18 +174,8 @@ impl SceneGeometry {
                                 // has no colours.
                                 let t = if one_tint { [1.0; 4] } else { a.tint };
                                 let tinted: Vec<[u8; 4]> = match c {
-                                    Some(c) => c
-                                        .iter()
-                                        .map(|c| {
-                                            std::array::from_fn(|k| {
-                                                (c[k] as f32 * t[k] + 0.5) as u8
-                                            })
-                                        })
-                                        .collect(),
-                                    None => vec![
-                                        std::array::from_fn(|k| (255.0 * t[k] + 0.5) as u8);
-                                        a.positions.len()
-                                    ],
+                                    Some(c) => c.iter().map(|c| std::array::from_fn(|k| (c[k] as f32 * t[k] + 0.5) as u8)).collect(),
+                                    None => vec![std::array::from_fn(|k| (255.0 * t[k] + 0.5) as u8); a.positions.len()],
                                 };
                                 put(at, bytemuck::cast_slice(&tinted));
                             }
@@ -243,10 +190,7 @@ impl SceneGeometry {
                     for a in parts {
                         match a.uvs {
                             Some(uv) => put(at, bytemuck::cast_slice(uv)),
-                            None => put(
-                                at,
-                                bytemuck::cast_slice(&vec![[0.0f32; 2]; a.positions.len()]),
-                            ),
+                            None => put(at, bytemuck::cast_slice(&vec![[0.0f32; 2]; a.positions.len()])),
                         }
                         at += a.positions.len();
                     }
@@ -254,38 +198,19 @@ impl SceneGeometry {
             }
             // The index list: each part's numbers moved past the vertices before it.
             let short = vertices <= u16::MAX as usize + 1;
-            let Ok(elements) = gl.create_buffer() else {
-                return None;
-            };
+            let Ok(elements) = gl.create_buffer() else { return None };
             gl.bind_buffer(three_d::context::ELEMENT_ARRAY_BUFFER, Some(elements));
             let index_bytes = if short { 2 } else { 4 };
-            gl.buffer_data_size(
-                three_d::context::ELEMENT_ARRAY_BUFFER,
-                (indices * index_bytes) as i32,
-                three_d::context::STATIC_DRAW,
-            );
+            gl.buffer_data_size(three_d::context::ELEMENT_ARRAY_BUFFER, (indices * index_bytes) as i32, three_d::context::STATIC_DRAW);
             let (mut first, mut at) = (0u32, 0usize);
             for a in parts {
-                let put = |data: &[u8]| {
-                    gl.buffer_sub_data_u8_slice(
-                        three_d::context::ELEMENT_ARRAY_BUFFER,
-                        (at * index_bytes) as i32,
-                        data,
-                    )
-                };
+                let put = |data: &[u8]| gl.buffer_sub_data_u8_slice(three_d::context::ELEMENT_ARRAY_BUFFER, (at * index_bytes) as i32, data);
                 if short {
-                    put(bytemuck::cast_slice(
-                        &a.indices
-                            .iter()
-                            .map(|&i| (i + first) as u16)
-                            .collect::<Vec<u16>>(),
-                    ));
+                    put(bytemuck::cast_slice(&a.indices.iter().map(|&i| (i + first) as u16).collect::<Vec<u16>>()));
                 } else if first == 0 {
                     put(bytemuck::cast_slice(a.indices));
                 } else {
-                    put(bytemuck::cast_slice(
-                        &a.indices.iter().map(|&i| i + first).collect::<Vec<u32>>(),
-                    ));
+                    put(bytemuck::cast_slice(&a.indices.iter().map(|&i| i + first).collect::<Vec<u32>>()));
                 }
                 first += a.positions.len() as u32;
                 at += a.indices.len();
@@ -293,14 +218,7 @@ impl SceneGeometry {
             buffers.push(elements);
             gl.bind_vertex_array(None);
             gl.bind_buffer(three_d::context::ARRAY_BUFFER, None);
-            let local = if single {
-                bounds(&[VertexArrays {
-                    model: glam::Mat4::IDENTITY,
-                    ..parts[0]
-                }])
-            } else {
-                bounds(parts)
-            };
+            let local = if single { bounds(&[VertexArrays { model: glam::Mat4::IDENTITY, ..parts[0] }]) } else { bounds(parts) };
             Some(SceneGeometry {
                 context: context.clone(),
                 vao,
@@ -308,11 +226,7 @@ impl SceneGeometry {
                 normals,
                 colors,
                 uvs,
-                index_type: if short {
-                    three_d::context::UNSIGNED_SHORT
-                } else {
-                    three_d::context::UNSIGNED_INT
-                },
+                index_type: if short { three_d::context::UNSIGNED_SHORT } else { three_d::context::UNSIGNED_INT },
                 index_count: indices as i32,
                 model,
                 tint,
@@ -325,10 +239,7 @@ impl SceneGeometry {
 
     /// Draw once per transform in `at` (an instanced draw) instead of once at `model`.
     pub fn set_instances(&mut self, at: &[Mat4]) {
-        let rows: Vec<[f32; 12]> = at
-            .iter()
-            .map(|m| std::array::from_fn(|i| m[i % 4][i / 4]))
-            .collect();
+        let rows: Vec<[f32; 12]> = at.iter().map(|m| std::array::from_fn(|i| m[i % 4][i / 4])).collect();
         let mut aabb = AxisAlignedBoundingBox::EMPTY;
         for m in at {
             aabb.expand_with_aabb(self.local.transformed(*m));
@@ -343,14 +254,7 @@ impl SceneGeometry {
                     gl.bind_buffer(three_d::context::ARRAY_BUFFER, Some(b));
                     for k in 0..3 {
                         gl.enable_vertex_attrib_array(ROWS + k);
-                        gl.vertex_attrib_pointer_f32(
-                            ROWS + k,
-                            4,
-                            three_d::context::FLOAT,
-                            false,
-                            48,
-                            16 * k as i32,
-                        );
+                        gl.vertex_attrib_pointer_f32(ROWS + k, 4, three_d::context::FLOAT, false, 48, 16 * k as i32);
                         gl.vertex_attrib_divisor(ROWS + k, 1);
                     }
                     gl.bind_vertex_array(None);
@@ -358,11 +262,7 @@ impl SceneGeometry {
                 }
             };
             gl.bind_buffer(three_d::context::ARRAY_BUFFER, Some(buffer));
-            gl.buffer_data_u8_slice(
-                three_d::context::ARRAY_BUFFER,
-                bytemuck::cast_slice(&rows),
-                three_d::context::DYNAMIC_DRAW,
-            );
+            gl.buffer_data_u8_slice(three_d::context::ARRAY_BUFFER, bytemuck::cast_slice(&rows), three_d::context::DYNAMIC_DRAW);
             gl.bind_buffer(three_d::context::ARRAY_BUFFER, None);
             self.instances = Some((buffer, at.len() as i32, aabb));
         }
@@ -383,11 +283,7 @@ impl Drop for SceneGeometry {
         let gl = &**self.context;
         unsafe {
             gl.delete_vertex_array(self.vao);
-            for &b in self
-                .buffers
-                .iter()
-                .chain(self.instances.as_ref().map(|(b, _, _)| b))
-            {
+            for &b in self.buffers.iter().chain(self.instances.as_ref().map(|(b, _, _)| b)) {
                 gl.delete_buffer(b);
             }
         }
@@ -399,9 +295,7 @@ impl Geometry for SceneGeometry {
         program.use_uniform("viewProjection", viewer.projection() * viewer.view());
         program.use_uniform("modelMatrix", self.model);
         if program.requires_uniform("normalMatrix") {
-            let Some(inverse) = self.model.invert() else {
-                return;
-            };
+            let Some(inverse) = self.model.invert() else { return };
             program.use_uniform("normalMatrix", inverse.transpose());
         }
         program.use_uniform_if_required("tint", Vec4::from(self.tint));
@@ -409,19 +303,8 @@ impl Geometry for SceneGeometry {
         program.draw_with(render_states, viewer.viewport(), || unsafe {
             gl.bind_vertex_array(Some(self.vao));
             match self.instances {
-                Some((_, count, _)) => gl.draw_elements_instanced(
-                    three_d::context::TRIANGLES,
-                    self.index_count,
-                    self.index_type,
-                    0,
-                    count,
-                ),
-                None => gl.draw_elements(
-                    three_d::context::TRIANGLES,
-                    self.index_count,
-                    self.index_type,
-                    0,
-                ),
+                Some((_, count, _)) => gl.draw_elements_instanced(three_d::context::TRIANGLES, self.index_count, self.index_type, 0, count),
+                None => gl.draw_elements(three_d::context::TRIANGLES, self.index_count, self.index_type, 0),
             }
             gl.bind_vertex_array(None);
         });
@@ -445,44 +328,17 @@ impl Geometry for SceneGeometry {
 
     fn id(&self) -> GeometryId {
         // The public id range, one id per shader variant.
-        GeometryId(
-            0x0200
-                | self.normals as u16
-                | (self.colors as u16) << 1
-                | (self.uvs as u16) << 2
-                | (self.instances.is_some() as u16) << 3,
-        )
+        GeometryId(0x0200 | self.normals as u16 | (self.colors as u16) << 1 | (self.uvs as u16) << 2 | (self.instances.is_some() as u16) << 3)
     }
 
-    fn render_with_material(
-        &self,
-        material: &dyn Material,
-        viewer: &dyn Viewer,
-        lights: &[&dyn Light],
-    ) {
-        if let Err(e) = three_d::render_with_material(&self.context, viewer, self, material, lights)
-        {
+    fn render_with_material(&self, material: &dyn Material, viewer: &dyn Viewer, lights: &[&dyn Light]) {
+        if let Err(e) = three_d::render_with_material(&self.context, viewer, self, material, lights) {
             panic!("{e}");
         }
     }
 
-    fn render_with_effect(
-        &self,
-        effect: &dyn Effect,
-        viewer: &dyn Viewer,
-        lights: &[&dyn Light],
-        color_texture: Option<ColorTexture>,
-        depth_texture: Option<DepthTexture>,
-    ) {
-        if let Err(e) = three_d::render_with_effect(
-            &self.context,
-            viewer,
-            self,
-            effect,
-            lights,
-            color_texture,
-            depth_texture,
-        ) {
+    fn render_with_effect(&self, effect: &dyn Effect, viewer: &dyn Viewer, lights: &[&dyn Light], color_texture: Option<ColorTexture>, depth_texture: Option<DepthTexture>) {
+        if let Err(e) = three_d::render_with_effect(&self.context, viewer, self, effect, lights, color_texture, depth_texture) {
             panic!("{e}");
         }
     }

@@ -5,8 +5,7 @@
 //! colours come out as the file stores them.
 
 use three_d::{
-    Blend, BlendEquationType, BlendMultiplierType, ColorMapping, Cull, EffectMaterialId, Light,
-    Material, MaterialType, Program, RenderStates, Texture2DRef, Vec3, Viewer, WriteMask,
+    Blend, BlendEquationType, BlendMultiplierType, WriteMask, ColorMapping, Cull, EffectMaterialId, Light, Material, MaterialType, Program, RenderStates, Texture2DRef, Vec3, Viewer,
 };
 
 pub struct RetroMaterial {
@@ -44,11 +43,7 @@ impl Pass {
 }
 
 /// World-space direction towards the light (normalised in the shader).
-const LIGHT: Vec3 = Vec3 {
-    x: 0.45,
-    y: 0.8,
-    z: 0.35,
-};
+const LIGHT: Vec3 = Vec3 { x: 0.45, y: 0.8, z: 0.35 };
 
 impl Material for RetroMaterial {
     fn id(&self) -> EffectMaterialId {
@@ -123,27 +118,13 @@ void main()
     }
 
     fn render_states(&self) -> RenderStates {
-        let Pass::SemiTexels(rule) = self.pass else {
-            return RenderStates {
-                cull: self.cull,
-                blend: Blend::Disabled,
-                ..Default::default()
-            };
-        };
+        let Pass::SemiTexels(rule) = self.pass else { return RenderStates { cull: self.cull, blend: Blend::Disabled, ..Default::default() } };
         let (source, equation) = match rule {
             crate::scene::Blend::Average => (BlendMultiplierType::SrcAlpha, BlendEquationType::Add),
-            crate::scene::Blend::Subtract => {
-                (BlendMultiplierType::One, BlendEquationType::ReverseSubtract)
-            }
-            crate::scene::Blend::Add | crate::scene::Blend::AddQuarter => {
-                (BlendMultiplierType::One, BlendEquationType::Add)
-            }
+            crate::scene::Blend::Subtract => (BlendMultiplierType::One, BlendEquationType::ReverseSubtract),
+            crate::scene::Blend::Add | crate::scene::Blend::AddQuarter => (BlendMultiplierType::One, BlendEquationType::Add),
         };
-        let destination = if rule == crate::scene::Blend::Average {
-            BlendMultiplierType::OneMinusSrcAlpha
-        } else {
-            BlendMultiplierType::One
-        };
+        let destination = if rule == crate::scene::Blend::Average { BlendMultiplierType::OneMinusSrcAlpha } else { BlendMultiplierType::One };
         let blend = Blend::Enabled {
             source_rgb_multiplier: source,
             source_alpha_multiplier: BlendMultiplierType::Zero,
@@ -153,19 +134,10 @@ void main()
             alpha_equation: BlendEquationType::Add,
         };
         // Tested against the opaque depth, not written: what is behind stays visible.
-        RenderStates {
-            cull: self.cull,
-            blend,
-            write_mask: WriteMask::COLOR,
-            ..Default::default()
-        }
+        RenderStates { cull: self.cull, blend, write_mask: WriteMask::COLOR, ..Default::default() }
     }
 
     fn material_type(&self) -> MaterialType {
-        if matches!(self.pass, Pass::SemiTexels(_)) {
-            MaterialType::Transparent
-        } else {
-            MaterialType::Opaque
-        }
+        if matches!(self.pass, Pass::SemiTexels(_)) { MaterialType::Transparent } else { MaterialType::Opaque }
     }
 }

@@ -10,15 +10,13 @@ mod geometry;
 mod material;
 
 use crate::scene::{source_of, Bounds, DrawPlan, Marker, Scene, SourceRun};
-use geometry::{SceneGeometry, VertexArrays};
 use glam::Vec3 as GVec3;
+use geometry::{SceneGeometry, VertexArrays};
 use material::{Pass, RetroMaterial};
 use std::sync::Arc;
 use three_d::{
-    degrees, vec2, vec3, Camera, ClearState, ColorMaterial, Context, CpuMesh, CpuTexture, Cull,
-    Geometry, Gm, InnerSpace, Interpolation, Mat3, Mat4, Mesh as GpuMesh, Mipmap, Positions,
-    RenderTarget, ScissorBox, Srgba, Texture2DRef, TextureData, Vec3, Viewport, Wireframe,
-    Wrapping,
+    degrees, vec2, vec3, Camera, ClearState, ColorMaterial, Context, CpuMesh, CpuTexture, Cull, Geometry, Gm, InnerSpace, Interpolation, Mat3, Mat4, Mesh as GpuMesh,
+    Mipmap, Positions, RenderTarget, ScissorBox, Srgba, Texture2DRef, TextureData, Vec3, Viewport, Wireframe, Wrapping,
 };
 
 /// Background colour (sRGB bytes), also what pixel tests compare against.
@@ -32,12 +30,7 @@ pub struct CameraState {
     pub target: [f32; 3],
     pub fov: f32,
 }
-const WIRE_COLOR: Srgba = Srgba {
-    r: 240,
-    g: 240,
-    b: 240,
-    a: 255,
-};
+const WIRE_COLOR: Srgba = Srgba { r: 240, g: 240, b: 240, a: 255 };
 const POINT_COLOR: [u8; 4] = [255, 236, 150, 255];
 const DROPZONE_COLOR: [u8; 4] = [230, 40, 40, 255];
 /// Vertices uploaded per frame at most (but always one batch): a large world appears batch
@@ -45,18 +38,8 @@ const DROPZONE_COLOR: [u8; 4] = [230, 40, 40, 255];
 const UPLOAD_BUDGET: usize = 150_000;
 /// How high above a viewpoint's node the eye is (a pod's cockpit over its dropzone).
 pub const EYE_HEIGHT: f32 = 2.0;
-const HIGHLIGHT_COLOR: Srgba = Srgba {
-    r: 255,
-    g: 200,
-    b: 40,
-    a: 255,
-};
-const SKELETON_COLOR: Srgba = Srgba {
-    r: 80,
-    g: 255,
-    b: 140,
-    a: 255,
-};
+const HIGHLIGHT_COLOR: Srgba = Srgba { r: 255, g: 200, b: 40, a: 255 };
+const SKELETON_COLOR: Srgba = Srgba { r: 80, g: 255, b: 140, a: 255 };
 
 /// Meshes baked into world space and merged: one draw per texture.
 struct MergedDraw {
@@ -172,23 +155,10 @@ fn to_mat4(m: glam::Mat4) -> Mat4 {
 
 impl Renderer {
     /// `clock` gives milliseconds (the page's clock), for the upload timing.
-    pub fn new(
-        gl: three_d::context::Context,
-        width: u32,
-        height: u32,
-        clock: fn() -> f64,
-    ) -> Result<Renderer, String> {
+    pub fn new(gl: three_d::context::Context, width: u32, height: u32, clock: fn() -> f64) -> Result<Renderer, String> {
         let context = Context::from_gl_context(Arc::new(gl)).map_err(|e| e.to_string())?;
         let viewport = Viewport::new_at_origo(width.max(1), height.max(1));
-        let camera = Camera::new_perspective(
-            viewport,
-            vec3(3.0, 2.0, 4.0),
-            vec3(0.0, 0.0, 0.0),
-            vec3(0.0, 1.0, 0.0),
-            degrees(FOV_DEGREES),
-            0.01,
-            1000.0,
-        );
+        let camera = Camera::new_perspective(viewport, vec3(3.0, 2.0, 4.0), vec3(0.0, 0.0, 0.0), vec3(0.0, 1.0, 0.0), degrees(FOV_DEGREES), 0.01, 1000.0);
         Ok(Renderer {
             context,
             camera,
@@ -213,21 +183,13 @@ impl Renderer {
 
     pub fn camera_state(&self) -> CameraState {
         let (p, t) = (self.camera.position(), self.camera.target());
-        CameraState {
-            position: [p.x, p.y, p.z],
-            target: [t.x, t.y, t.z],
-            fov: FOV_DEGREES,
-        }
+        CameraState { position: [p.x, p.y, p.z], target: [t.x, t.y, t.z], fov: FOV_DEGREES }
     }
 
     /// Put the camera where a permalink says (a degenerate or non-finite view is ignored).
     pub fn set_camera_state(&mut self, state: CameraState) -> bool {
         let (p, t) = (Vec3::from(state.position), Vec3::from(state.target));
-        let finite = state
-            .position
-            .iter()
-            .chain(&state.target)
-            .all(|x| x.is_finite());
+        let finite = state.position.iter().chain(&state.target).all(|x| x.is_finite());
         if !finite || (p - t).magnitude() < 1e-6 {
             return false;
         }
@@ -239,8 +201,7 @@ impl Renderer {
     pub fn resize(&mut self, width: u32, height: u32) {
         self.width = width.max(1);
         self.height = height.max(1);
-        self.camera
-            .set_viewport(Viewport::new_at_origo(self.width, self.height));
+        self.camera.set_viewport(Viewport::new_at_origo(self.width, self.height));
     }
 
     /// Replace the drawn scene (None clears) and frame the camera on its first LOD.
@@ -256,20 +217,11 @@ impl Renderer {
         self.camera_mode = CameraMode::Orbit;
         self.choice = None;
         self.scene = scene;
-        if let Some(k) = self
-            .scene
-            .as_ref()
-            .and_then(|s| s.choice.as_ref())
-            .map(|c| c.default)
-        {
+        if let Some(k) = self.scene.as_ref().and_then(|s| s.choice.as_ref()).map(|c| c.default) {
             self.choose(k);
         }
         let Some(scene) = &self.scene else { return };
-        self.textures = scene
-            .textures
-            .iter()
-            .map(|t| upload_texture(&self.context, t))
-            .collect();
+        self.textures = scene.textures.iter().map(|t| upload_texture(&self.context, t)).collect();
         self.lods = (0..scene.lod_count()).map(|_| None).collect();
         self.bounds = scene.bounds_in(0, &self.hidden_layers);
         self.frame();
@@ -287,8 +239,7 @@ impl Renderer {
         let radius = b.radius().max(1e-3);
         let distance = radius / (FOV_DEGREES.to_radians() * 0.5).sin() * 1.15;
         let dir = vec3(0.55, 0.45, 0.7).normalize();
-        self.camera
-            .set_view(center + dir * distance, center, vec3(0.0, 1.0, 0.0));
+        self.camera.set_view(center + dir * distance, center, vec3(0.0, 1.0, 0.0));
         self.update_projection();
     }
 
@@ -302,11 +253,7 @@ impl Renderer {
 
     fn update_projection(&mut self) {
         let (d, r) = (self.distance(), self.radius());
-        self.camera.set_perspective_projection(
-            degrees(FOV_DEGREES),
-            (d * 0.01).min(r * 0.1),
-            d * 10.0 + r * 4.0,
-        );
+        self.camera.set_perspective_projection(degrees(FOV_DEGREES), (d * 0.01).min(r * 0.1), d * 10.0 + r * 4.0);
     }
 
     /// Orbit around the target by a drag of (dx, dy) CSS pixels; flying, look around.
@@ -316,8 +263,7 @@ impl Renderer {
             return;
         }
         let target = self.camera.target();
-        self.camera
-            .rotate_around_with_fixed_up(target, -dx * 0.01, dy * 0.01);
+        self.camera.rotate_around_with_fixed_up(target, -dx * 0.01, dy * 0.01);
     }
 
     /// Turn the view by `yaw` about the world's up and `pitch` about the view's right
@@ -331,15 +277,10 @@ impl Renderer {
         let (mut heading, mut elevation) = (dir.x.atan2(dir.z), dir.y.atan2(horizontal));
         heading += yaw;
         elevation = (elevation + pitch).clamp(-1.5, 1.5);
-        let d = GVec3::new(
-            elevation.cos() * heading.sin(),
-            elevation.sin(),
-            elevation.cos() * heading.cos(),
-        );
+        let d = GVec3::new(elevation.cos() * heading.sin(), elevation.sin(), elevation.cos() * heading.cos());
         // The target sits at the old focus distance, so switching back to orbiting feels right.
         let t = eye + d * self.distance().max(1e-3);
-        self.camera
-            .set_view(p, vec3(t.x, t.y, t.z), vec3(0.0, 1.0, 0.0));
+        self.camera.set_view(p, vec3(t.x, t.y, t.z), vec3(0.0, 1.0, 0.0));
         self.update_projection();
     }
 
@@ -358,26 +299,16 @@ impl Renderer {
 
     /// Look from a viewpoint: the eye [`EYE_HEIGHT`] above it, looking along its +Z.
     pub fn look_from(&mut self, v: &ViewpointAt) {
-        let (p, f, u) = (
-            GVec3::from(v.position),
-            GVec3::from(v.forward),
-            GVec3::from(v.up),
-        );
+        let (p, f, u) = (GVec3::from(v.position), GVec3::from(v.forward), GVec3::from(v.up));
         let eye = p + u * EYE_HEIGHT;
         let target = eye + f * self.radius().max(1.0) * 0.5;
-        self.camera.set_view(
-            vec3(eye.x, eye.y, eye.z),
-            vec3(target.x, target.y, target.z),
-            vec3(0.0, 1.0, 0.0),
-        );
+        self.camera.set_view(vec3(eye.x, eye.y, eye.z), vec3(target.x, target.y, target.z), vec3(0.0, 1.0, 0.0));
         self.update_projection();
     }
 
     /// The scene's viewpoints where they stand at `seconds`.
     pub fn viewpoints(&self, seconds: f64) -> Vec<ViewpointAt> {
-        let Some(scene) = &self.scene else {
-            return Vec::new();
-        };
+        let Some(scene) = &self.scene else { return Vec::new() };
         let world = scene.world(&scene.pose(seconds));
         scene
             .viewpoints
@@ -387,14 +318,8 @@ impl Renderer {
                 Some(ViewpointAt {
                     name: v.name.clone(),
                     position: m.transform_point3(GVec3::ZERO).to_array(),
-                    forward: m
-                        .transform_vector3(GVec3::Z)
-                        .normalize_or(GVec3::Z)
-                        .to_array(),
-                    up: m
-                        .transform_vector3(GVec3::Y)
-                        .normalize_or(GVec3::Y)
-                        .to_array(),
+                    forward: m.transform_vector3(GVec3::Z).normalize_or(GVec3::Z).to_array(),
+                    up: m.transform_vector3(GVec3::Y).normalize_or(GVec3::Y).to_array(),
                 })
             })
             .collect()
@@ -414,11 +339,7 @@ impl Renderer {
         let center = vec3(c.x, c.y, c.z);
         let distance = b.radius().max(1e-3) / (FOV_DEGREES.to_radians() * 0.5).sin() * 1.1;
         // Looking down, "up" on screen is -Z (the model's back).
-        let up = if axis == "top" {
-            vec3(0.0, 0.0, -1.0)
-        } else {
-            vec3(0.0, 1.0, 0.0)
-        };
+        let up = if axis == "top" { vec3(0.0, 0.0, -1.0) } else { vec3(0.0, 1.0, 0.0) };
         self.camera.set_view(center + dir * distance, center, up);
         self.camera_mode = CameraMode::Orbit;
         self.update_projection();
@@ -427,28 +348,15 @@ impl Renderer {
 
     /// Show option `k` of the scene's choice (its layers, its clip); false when there is none.
     pub fn choose(&mut self, k: usize) -> bool {
-        let Some(scene) = self.scene.as_mut() else {
-            return false;
-        };
-        let Some(choice) = &scene.choice else {
-            return false;
-        };
+        let Some(scene) = self.scene.as_mut() else { return false };
+        let Some(choice) = &scene.choice else { return false };
         if k >= choice.options.len() {
             return false;
         }
-        let all: Vec<u32> = choice
-            .options
-            .iter()
-            .flat_map(|o| o.layers.iter().copied())
-            .collect();
+        let all: Vec<u32> = choice.options.iter().flat_map(|o| o.layers.iter().copied()).collect();
         let hidden = scene.choose(k);
         // The person's own hidden layers stay; the choice's are the option's.
-        let mut layers: Vec<u32> = self
-            .hidden_layers
-            .iter()
-            .copied()
-            .filter(|l| !all.contains(l))
-            .collect();
+        let mut layers: Vec<u32> = self.hidden_layers.iter().copied().filter(|l| !all.contains(l)).collect();
         layers.extend(hidden);
         self.choice = Some(k);
         // Clips that play changed: what is animated is planned again.
@@ -487,8 +395,7 @@ impl Renderer {
     /// Move camera and target across the view by a drag of (dx, dy) CSS pixels.
     pub fn pan(&mut self, dx: f32, dy: f32) {
         // World units per CSS pixel at the target's depth.
-        let scale =
-            2.0 * self.distance() * (FOV_DEGREES.to_radians() * 0.5).tan() / self.height as f32;
+        let scale = 2.0 * self.distance() * (FOV_DEGREES.to_radians() * 0.5).tan() / self.height as f32;
         let right = self.camera.right_direction();
         let up = self.camera.up_orthogonal();
         let change: Vec3 = right * (-dx * scale) + up * (dy * scale);
@@ -501,27 +408,15 @@ impl Renderer {
         let distance = self.distance();
         let factor = (-steps * 0.15).exp();
         let r = self.radius();
-        let lod_far = self
-            .scene
-            .iter()
-            .flat_map(|s| &s.lods)
-            .filter_map(|l| l.distance.map(|d| d[1]))
-            .fold(r * 200.0, f32::max);
+        let lod_far = self.scene.iter().flat_map(|s| &s.lods).filter_map(|l| l.distance.map(|d| d[1])).fold(r * 200.0, f32::max);
         let target = self.camera.target();
-        self.camera.zoom_towards(
-            target,
-            distance - distance * factor,
-            r * 0.02,
-            lod_far * 1.2,
-        );
+        self.camera.zoom_towards(target, distance - distance * factor, r * 0.02, lod_far * 1.2);
         self.update_projection();
     }
 
     /// How many LODs the scene has (0 with nothing open).
     pub fn lod_count(&self) -> usize {
-        self.scene
-            .as_ref()
-            .map_or(0, |s| if s.lods.is_empty() { 1 } else { s.lods.len() })
+        self.scene.as_ref().map_or(0, |s| if s.lods.is_empty() { 1 } else { s.lods.len() })
     }
 
     /// The LOD the options select at the current camera distance.
@@ -535,22 +430,14 @@ impl Renderer {
             let c = b.center();
             (self.camera.position() - vec3(c.x, c.y, c.z)).magnitude()
         });
-        let within =
-            |l: &crate::scene::LodLevel| l.distance.is_some_and(|[near, far]| d >= near && d < far);
+        let within = |l: &crate::scene::LodLevel| l.distance.is_some_and(|[near, far]| d >= near && d < far);
         let beyond = |l: &crate::scene::LodLevel| l.distance.is_some_and(|[near, _]| d >= near);
-        scene
-            .lods
-            .iter()
-            .position(within)
-            .or_else(|| scene.lods.iter().rposition(beyond))
-            .or(Some(0))
+        scene.lods.iter().position(within).or_else(|| scene.lods.iter().rposition(beyond)).or(Some(0))
     }
 
     /// World matrices at the animation clock.
     fn world(&self, seconds: f64) -> Vec<glam::Mat4> {
-        self.scene
-            .as_ref()
-            .map_or(Vec::new(), |s| s.world(&s.pose(seconds)))
+        self.scene.as_ref().map_or(Vec::new(), |s| s.world(&s.pose(seconds)))
     }
 
     /// Plan LOD `lod` if it has not been yet: its markers now, its batches as frames allow.
@@ -566,9 +453,7 @@ impl Renderer {
         let mut dropzones: Vec<glam::Mat4> = Vec::new();
         for (i, n) in scene.nodes.iter().enumerate().filter(|(i, _)| visible[*i]) {
             match n.marker {
-                Some(Marker::Light { radius }) => {
-                    points.push((world[i].transform_point3(GVec3::ZERO).to_array(), radius))
-                }
+                Some(Marker::Light { radius }) => points.push((world[i].transform_point3(GVec3::ZERO).to_array(), radius)),
                 Some(Marker::Dropzone) => dropzones.push(world[i]),
                 None => {}
             }
@@ -577,46 +462,17 @@ impl Renderer {
         let markers = (!points.is_empty() || !dropzones.is_empty()).then(|| {
             let mut cpu = point_markers(&points, size);
             add_pyramids(&mut cpu, &dropzones, (size * 1.5).max(0.3));
-            Gm::new(
-                GpuMesh::new(&self.context, &cpu),
-                ColorMaterial {
-                    color: Srgba::WHITE,
-                    ..Default::default()
-                },
-            )
+            Gm::new(GpuMesh::new(&self.context, &cpu), ColorMaterial { color: Srgba::WHITE, ..Default::default() })
         });
-        let triangles = scene
-            .nodes
-            .iter()
-            .zip(&visible)
-            .filter(|(_, &v)| v)
-            .filter_map(|(n, _)| n.mesh)
-            .map(|m| scene.meshes[m as usize].triangle_count())
-            .sum();
-        let instances = scene
-            .nodes
-            .iter()
-            .zip(&visible)
-            .filter(|(n, &v)| v && n.mesh.is_some())
-            .count();
-        self.lods[lod] = Some(GpuLod {
-            plan,
-            merged: Vec::new(),
-            instanced: Vec::new(),
-            uploaded: 0,
-            markers,
-            wire: None,
-            triangles,
-            instances,
-        });
+        let triangles = scene.nodes.iter().zip(&visible).filter(|(_, &v)| v).filter_map(|(n, _)| n.mesh).map(|m| scene.meshes[m as usize].triangle_count()).sum();
+        let instances = scene.nodes.iter().zip(&visible).filter(|(n, &v)| v && n.mesh.is_some()).count();
+        self.lods[lod] = Some(GpuLod { plan, merged: Vec::new(), instanced: Vec::new(), uploaded: 0, markers, wire: None, triangles, instances });
     }
 
     /// Upload batches of LOD `lod` until `budget` vertices have gone up this frame (one batch
     /// at least). Returns whether every batch is up.
     fn upload_some(&mut self, lod: usize, budget: usize) -> bool {
-        let (Some(scene), Some(Some(l))) = (&self.scene, self.lods.get_mut(lod)) else {
-            return true;
-        };
+        let (Some(scene), Some(Some(l))) = (&self.scene, self.lods.get_mut(lod)) else { return true };
         if l.uploaded >= l.batches() {
             return true;
         }
@@ -624,74 +480,29 @@ impl Renderer {
         let animated = scene.animated_nodes();
         let animated_materials = scene.animated_materials();
         let textures = &self.textures;
-        let texture_of = |material: Option<u32>| {
-            material
-                .and_then(|m| scene.materials.get(m as usize))
-                .and_then(|m| m.texture)
-                .and_then(|t| textures.get(t as usize).cloned())
-        };
+        let texture_of = |material: Option<u32>| material.and_then(|m| scene.materials.get(m as usize)).and_then(|m| m.texture).and_then(|t| textures.get(t as usize).cloned());
         let mut sent = 0usize;
         while l.uploaded < l.batches() && (sent == 0 || sent < budget) {
             let k = l.uploaded;
             l.uploaded += 1;
             if let Some(batch) = l.plan.merged.get(k) {
-                let items: Vec<_> = batch
-                    .items
-                    .iter()
-                    .map(|&(n, m, k)| {
-                        (
-                            &scene.meshes[m as usize].primitives[k as usize],
-                            world[n as usize],
-                        )
-                    })
-                    .collect();
+                let items: Vec<_> = batch.items.iter().map(|&(n, m, k)| (&scene.meshes[m as usize].primitives[k as usize], world[n as usize])).collect();
                 sent += items.iter().map(|(p, _)| p.positions.len()).sum::<usize>();
-                let Some(geometry) =
-                    batch_geometry(&self.context, scene, &items, batch.texture.is_some())
-                else {
-                    continue;
-                };
+                let Some(geometry) = batch_geometry(&self.context, scene, &items, batch.texture.is_some()) else { continue };
                 self.upload_bytes += geometry.bytes();
-                let texture = batch
-                    .texture
-                    .and_then(|t| textures.get(t as usize).cloned());
-                let material = batch
-                    .items
-                    .first()
-                    .and_then(|&(_, m, k)| scene.meshes[m as usize].primitives[k as usize].material)
-                    .and_then(|m| scene.materials.get(m as usize));
+                let texture = batch.texture.and_then(|t| textures.get(t as usize).cloned());
+                let material = batch.items.first().and_then(|&(_, m, k)| scene.meshes[m as usize].primitives[k as usize].material).and_then(|m| scene.materials.get(m as usize));
                 let (material, semi) = retro_materials(material, texture, geometry.has_normals());
-                l.merged.push(MergedDraw {
-                    gm: Gm::new(geometry, material),
-                    semi,
-                    animated_material: batch.animated_material,
-                });
+                l.merged.push(MergedDraw { gm: Gm::new(geometry, material), semi, animated_material: batch.animated_material });
                 continue;
             }
             let batch = &l.plan.instanced[k - l.plan.merged.len()];
             let prim = &scene.meshes[batch.mesh as usize].primitives[batch.primitive as usize];
             sent += prim.positions.len();
-            let Some(mut geometry) = batch_geometry(
-                &self.context,
-                scene,
-                &[(prim, glam::Mat4::IDENTITY)],
-                prim.uvs.is_some() && texture_of(prim.material).is_some(),
-            ) else {
-                continue;
-            };
+            let Some(mut geometry) = batch_geometry(&self.context, scene, &[(prim, glam::Mat4::IDENTITY)], prim.uvs.is_some() && texture_of(prim.material).is_some()) else { continue };
             self.upload_bytes += geometry.bytes();
-            geometry.set_instances(
-                &batch
-                    .nodes
-                    .iter()
-                    .map(|&n| to_mat4(world[n as usize]))
-                    .collect::<Vec<_>>(),
-            );
-            let (material, semi) = retro_materials(
-                prim.material.and_then(|m| scene.materials.get(m as usize)),
-                texture_of(prim.material),
-                geometry.has_normals(),
-            );
+            geometry.set_instances(&batch.nodes.iter().map(|&n| to_mat4(world[n as usize])).collect::<Vec<_>>());
+            let (material, semi) = retro_materials(prim.material.and_then(|m| scene.materials.get(m as usize)), texture_of(prim.material), geometry.has_normals());
             l.instanced.push(InstancedDraw {
                 gm: Gm::new(geometry, material),
                 semi,
@@ -707,26 +518,9 @@ impl Renderer {
     /// triangle of each outside the view, so that the first frame of a file does not wait
     /// for them. Leaves the frame cleared to the background.
     pub fn warm_up(&mut self, variants: &[(bool, bool, bool)]) {
-        let texture = upload_texture(
-            &self.context,
-            &crate::scene::Texture {
-                name: None,
-                texels: crate::texture::Texels {
-                    width: 1,
-                    height: 1,
-                    rgba: std::sync::Arc::new(vec![255; 4]),
-                },
-                file: None,
-                nearest: true,
-            },
-        );
+        let texture = upload_texture(&self.context, &crate::scene::Texture { name: None, texels: crate::texture::Texels { width: 1, height: 1, rgba: std::sync::Arc::new(vec![255; 4]) }, file: None, nearest: true });
         let target = RenderTarget::screen(&self.context, self.width, self.height);
-        let (positions, normals, colors, uvs) = (
-            [[0.0f32; 3]; 3],
-            [[0.0f32, 1.0, 0.0]; 3],
-            [[255u8; 4]; 3],
-            [[0.0f32; 2]; 3],
-        );
+        let (positions, normals, colors, uvs) = ([[0.0f32; 3]; 3], [[0.0f32, 1.0, 0.0]; 3], [[255u8; 4]; 3], [[0.0f32; 2]; 3]);
         for &(with_normals, with_colors, textured) in variants {
             // Behind the camera: every stage is set up, nothing is drawn.
             let behind = self.camera.position() - self.camera.view_direction() * 10.0;
@@ -739,11 +533,8 @@ impl Renderer {
                 model: glam::Mat4::from_translation(glam::Vec3::new(behind.x, behind.y, behind.z)),
                 tint: [1.0; 4],
             };
-            let Some(geometry) = SceneGeometry::new(&self.context, &[arrays]) else {
-                continue;
-            };
-            let (material, _) =
-                retro_materials(None, textured.then(|| texture.clone()), with_normals);
+            let Some(geometry) = SceneGeometry::new(&self.context, &[arrays]) else { continue };
+            let (material, _) = retro_materials(None, textured.then(|| texture.clone()), with_normals);
             target.render(&self.camera, [&Gm::new(geometry, material)], &[]);
         }
         let [r, g, b] = BACKGROUND.map(|c| c as f32 / 255.0);
@@ -774,44 +565,23 @@ impl Renderer {
         let o = self.camera.position_at_pixel(pixel);
         let d = self.camera.view_direction_at_pixel(pixel);
         let world = self.world(seconds);
-        let hit = scene.pick(
-            GVec3::new(o.x, o.y, o.z),
-            GVec3::new(d.x, d.y, d.z),
-            lod,
-            &self.hidden_layers,
-            &world,
-        )?;
+        let hit = scene.pick(GVec3::new(o.x, o.y, o.z), GVec3::new(d.x, d.y, d.z), lod, &self.hidden_layers, &world)?;
         let prim = &scene.meshes[hit.mesh as usize].primitives[hit.primitive as usize];
         // A node copied from another file (a model placed in a world) has no record of its
         // own: the placement above it stands for it.
-        Some(Hit {
-            primitive: prim.record,
-            node: scene.record_of(hit.node),
-            source: source_of(&prim.sources, hit.triangle).copied(),
-            triangle: hit.triangle,
-            distance: hit.distance,
-        })
+        Some(Hit { primitive: prim.record, node: scene.record_of(hit.node), source: source_of(&prim.sources, hit.triangle).copied(), triangle: hit.triangle, distance: hit.distance })
     }
 
     /// Outline what came from inspector record `record` in the LOD on show; None clears.
     /// Returns how many triangles are outlined.
     pub fn set_highlight(&mut self, record: Option<u32>, seconds: f64) -> usize {
         self.highlight = None;
-        let (Some(record), Some(lod), Some(scene)) =
-            (record, self.current_lod(), self.scene.as_ref())
-        else {
-            return 0;
-        };
+        let (Some(record), Some(lod), Some(scene)) = (record, self.current_lod(), self.scene.as_ref()) else { return 0 };
         let corners = scene.triangles_of_record(record, lod, &self.world(seconds));
         let positions: Vec<Vec3> = corners.iter().map(|&p| Vec3::from(p)).collect();
         let triangles = positions.len() / 3;
         if triangles > 0 {
-            self.highlight = Some(Wireframe::new(
-                &self.context,
-                &positions,
-                2.0,
-                HIGHLIGHT_COLOR,
-            ));
+            self.highlight = Some(Wireframe::new(&self.context, &positions, 2.0, HIGHLIGHT_COLOR));
         }
         triangles
     }
@@ -823,37 +593,20 @@ impl Renderer {
 
     /// The bones of the scene's skeleton as drawn at `seconds`, when the overlay is on.
     fn skeleton_wire(&self, seconds: f64, lod: Option<usize>) -> Option<Wireframe> {
-        let scene = self
-            .scene
-            .as_ref()
-            .filter(|s| self.options.skeleton && !s.skeleton.is_empty())?;
+        let scene = self.scene.as_ref().filter(|s| self.options.skeleton && !s.skeleton.is_empty())?;
         let world = scene.world(&scene.pose(seconds));
         let visible = scene.visible_in(lod.unwrap_or(0), &self.hidden_layers);
         let at = |n: u32| {
             let p = world[n as usize].transform_point3(GVec3::ZERO);
             vec3(p.x, p.y, p.z)
         };
-        let positions: Vec<Vec3> = scene
-            .skeleton
-            .iter()
-            .filter(|&&(_, b)| visible[b as usize])
-            .flat_map(|&(a, b)| [at(a), at(b), at(b)])
-            .collect();
-        (!positions.is_empty()).then(|| {
-            Wireframe::new(
-                &self.context,
-                &positions,
-                self.radius() * 0.006,
-                SKELETON_COLOR,
-            )
-        })
+        let positions: Vec<Vec3> = scene.skeleton.iter().filter(|&&(_, b)| visible[b as usize]).flat_map(|&(a, b)| [at(a), at(b), at(b)]).collect();
+        (!positions.is_empty()).then(|| Wireframe::new(&self.context, &positions, self.radius() * 0.006, SKELETON_COLOR))
     }
 
     /// Whether something on show moves with the clock, so frames must keep coming.
     pub fn animating(&self) -> bool {
-        self.scene
-            .as_ref()
-            .is_some_and(|s| s.clips.iter().any(|c| !c.tracks.is_empty()))
+        self.scene.as_ref().is_some_and(|s| s.clips.iter().any(|c| !c.tracks.is_empty()))
     }
 
     /// Draw one frame at `seconds` (the animation clock); returns the number of draw calls.
@@ -861,11 +614,7 @@ impl Renderer {
         let [r, g, b] = BACKGROUND.map(|c| c as f32 / 255.0);
         let lod = self.current_lod();
         self.shown_lod = lod;
-        let cull = if self.options.cull_back {
-            Cull::Back
-        } else {
-            Cull::None
-        };
+        let cull = if self.options.cull_back { Cull::Back } else { Cull::None };
         if let Some(i) = lod {
             self.ensure_lod(i);
             let (t0, before) = ((self.clock)(), self.upload_bytes);
@@ -876,21 +625,10 @@ impl Renderer {
             let scene = self.scene.as_ref().expect("a LOD implies a scene");
             let offsets = scene.uv_offsets(seconds);
             let glows = scene.glows(seconds);
-            let world = if self.animating() {
-                scene.world(&scene.pose(seconds))
-            } else {
-                Vec::new()
-            };
+            let world = if self.animating() { scene.world(&scene.pose(seconds)) } else { Vec::new() };
             let l = self.lods[i].as_mut().expect("planned above");
-            let uv = |m: Option<u32>| {
-                m.and_then(|m| offsets.get(m as usize))
-                    .map(|&[u, v]| Mat3::from_translation(vec2(u, v)))
-            };
-            let glow = |m: Option<u32>| {
-                m.and_then(|m| glows.get(m as usize))
-                    .copied()
-                    .unwrap_or(0.0)
-            };
+            let uv = |m: Option<u32>| m.and_then(|m| offsets.get(m as usize)).map(|&[u, v]| Mat3::from_translation(vec2(u, v)));
+            let glow = |m: Option<u32>| m.and_then(|m| glows.get(m as usize)).copied().unwrap_or(0.0);
             let update = |m: &mut RetroMaterial, animated: Option<u32>| {
                 m.cull = cull;
                 m.glow = glow(animated);
@@ -910,36 +648,17 @@ impl Renderer {
                     update(m, d.animated_material);
                 }
                 if d.animated && !world.is_empty() {
-                    let transformations: Vec<Mat4> = d
-                        .nodes
-                        .iter()
-                        .map(|&n| to_mat4(world[n as usize]))
-                        .collect();
+                    let transformations: Vec<Mat4> = d.nodes.iter().map(|&n| to_mat4(world[n as usize])).collect();
                     d.gm.geometry.set_instances(&transformations);
                 }
             }
             if self.options.wireframe && l.wire.is_none() {
-                let w = if world.is_empty() {
-                    scene.world(&scene.pose(seconds))
-                } else {
-                    world
-                };
+                let w = if world.is_empty() { scene.world(&scene.pose(seconds)) } else { world };
                 let visible = scene.visible_in(i, &self.hidden_layers);
                 let mut positions: Vec<Vec3> = Vec::new();
                 for (n, node) in scene.nodes.iter().enumerate().filter(|(n, _)| visible[*n]) {
-                    for p in node
-                        .mesh
-                        .iter()
-                        .flat_map(|&m| &scene.meshes[m as usize].primitives)
-                    {
-                        positions.extend(
-                            p.indices
-                                .iter()
-                                .filter_map(|&k| p.positions.get(k as usize))
-                                .map(|v| {
-                                    Vec3::from(w[n].transform_point3(GVec3::from(*v)).to_array())
-                                }),
-                        );
+                    for p in node.mesh.iter().flat_map(|&m| &scene.meshes[m as usize].primitives) {
+                        positions.extend(p.indices.iter().filter_map(|&k| p.positions.get(k as usize)).map(|v| Vec3::from(w[n].transform_point3(GVec3::from(*v)).to_array())));
                     }
                 }
                 l.wire = Some(Wireframe::new(&self.context, &positions, 1.0, WIRE_COLOR));
@@ -958,16 +677,7 @@ impl Renderer {
                 calls += 1;
             }
             // Semi-transparent texels over everything opaque.
-            for (semi, geometry) in l
-                .merged
-                .iter()
-                .filter_map(|d| Some((d.semi.as_ref()?, &d.gm.geometry as &dyn Geometry)))
-                .chain(
-                    l.instanced
-                        .iter()
-                        .filter_map(|d| Some((d.semi.as_ref()?, &d.gm.geometry as &dyn Geometry))),
-                )
-            {
+            for (semi, geometry) in l.merged.iter().filter_map(|d| Some((d.semi.as_ref()?, &d.gm.geometry as &dyn Geometry))).chain(l.instanced.iter().filter_map(|d| Some((d.semi.as_ref()?, &d.gm.geometry as &dyn Geometry)))) {
                 target.render_with_material(semi, &self.camera, [geometry], &[]);
                 calls += 1;
             }
@@ -986,10 +696,7 @@ impl Renderer {
         }
         if let Some(wire) = self.skeleton_wire(seconds, lod) {
             // Over everything: the bones run inside the model.
-            target.clear_partially(
-                ScissorBox::new_at_origo(self.width, self.height),
-                ClearState::depth(1.0),
-            );
+            target.clear_partially(ScissorBox::new_at_origo(self.width, self.height), ClearState::depth(1.0));
             target.render(&self.camera, [&wire], &[]);
             calls += 1;
         }
@@ -1012,9 +719,7 @@ impl Renderer {
         self.shown().map_or(0, |l| l.instances)
     }
     fn shown(&self) -> Option<&GpuLod> {
-        self.shown_lod
-            .and_then(|i| self.lods.get(i))
-            .and_then(Option::as_ref)
+        self.shown_lod.and_then(|i| self.lods.get(i)).and_then(Option::as_ref)
     }
     pub fn shown_lod(&self) -> Option<usize> {
         self.shown_lod
@@ -1029,21 +734,10 @@ impl Renderer {
 
 /// The material a primitive is drawn with and, for a semi-transparent one, the material of
 /// its second (blending) pass.
-fn retro_materials(
-    material: Option<&crate::scene::Material>,
-    texture: Option<Texture2DRef>,
-    normals: bool,
-) -> (RetroMaterial, Option<RetroMaterial>) {
+fn retro_materials(material: Option<&crate::scene::Material>, texture: Option<Texture2DRef>, normals: bool) -> (RetroMaterial, Option<RetroMaterial>) {
     let cutoff = material.and_then(|m| m.alpha_cutoff).unwrap_or(0.0);
     let blend = material.and_then(|m| m.blend).filter(|_| texture.is_some());
-    let make = |pass| RetroMaterial {
-        texture: texture.clone(),
-        normals,
-        cull: Cull::None,
-        glow: 0.0,
-        alpha_cutoff: cutoff,
-        pass,
-    };
+    let make = |pass| RetroMaterial { texture: texture.clone(), normals, cull: Cull::None, glow: 0.0, alpha_cutoff: cutoff, pass };
     match blend {
         Some(rule) => (make(Pass::OpaqueTexels), Some(make(Pass::SemiTexels(rule)))),
         None => (make(Pass::All), None),
@@ -1054,13 +748,7 @@ fn retro_materials(
 /// output as sRGB, so the file's colours come out as they are stored.
 fn upload_texture(context: &Context, t: &crate::scene::Texture) -> Texture2DRef {
     let texels = &t.texels;
-    let mut data = TextureData::RgbaU8(
-        texels
-            .rgba
-            .chunks_exact(4)
-            .map(|p| [p[0], p[1], p[2], p[3]])
-            .collect(),
-    );
+    let mut data = TextureData::RgbaU8(texels.rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2], p[3]]).collect());
     data.to_linear_srgb();
     let cpu = CpuTexture {
         name: String::new(),
@@ -1069,11 +757,7 @@ fn upload_texture(context: &Context, t: &crate::scene::Texture) -> Texture2DRef 
         height: texels.height,
         // Old games' texels are big on screen: keep them crisp. Emulated console VRAM is
         // sampled texel by texel far away too (its cut-out texels would smear in mipmaps).
-        min_filter: if t.nearest {
-            Interpolation::Nearest
-        } else {
-            Interpolation::Linear
-        },
+        min_filter: if t.nearest { Interpolation::Nearest } else { Interpolation::Linear },
         mag_filter: Interpolation::Nearest,
         mipmap: (!t.nearest).then(Mipmap::default),
         wrap_s: Wrapping::Repeat,
@@ -1086,12 +770,7 @@ fn upload_texture(context: &Context, t: &crate::scene::Texture) -> Texture2DRef 
 fn point_markers(points: &[([f32; 3], f32)], size: f32) -> CpuMesh {
     let mut positions = Vec::with_capacity(points.len() * 24);
     let mut colors = Vec::with_capacity(points.len() * 24);
-    let dirs = [
-        vec3(1.0, 0.0, 0.0),
-        vec3(0.0, 0.0, 1.0),
-        vec3(-1.0, 0.0, 0.0),
-        vec3(0.0, 0.0, -1.0),
-    ];
+    let dirs = [vec3(1.0, 0.0, 0.0), vec3(0.0, 0.0, 1.0), vec3(-1.0, 0.0, 0.0), vec3(0.0, 0.0, -1.0)];
     let [r, g, b, a] = POINT_COLOR;
     for &(p, radius) in points {
         let c = vec3(p[0], p[1], p[2]);
@@ -1104,28 +783,16 @@ fn point_markers(points: &[([f32; 3], f32)], size: f32) -> CpuMesh {
             }
         }
     }
-    CpuMesh {
-        positions: Positions::F32(positions),
-        colors: Some(colors),
-        ..Default::default()
-    }
+    CpuMesh { positions: Positions::F32(positions), colors: Some(colors), ..Default::default() }
 }
 
 /// A red pyramid at every dropzone, its apex along the dropzone's +Z.
 fn add_pyramids(cpu: &mut CpuMesh, at: &[glam::Mat4], size: f32) {
-    let Positions::F32(positions) = &mut cpu.positions else {
-        return;
-    };
+    let Positions::F32(positions) = &mut cpu.positions else { return };
     let colors = cpu.colors.get_or_insert_with(Vec::new);
     let [r, g, b, a] = DROPZONE_COLOR;
     let (s, h) = (size, size * 2.0);
-    let base = [
-        GVec3::new(-s, -s, 0.0),
-        GVec3::new(s, -s, 0.0),
-        GVec3::new(s, s, 0.0),
-        GVec3::new(-s, s, 0.0),
-    ]
-    .map(|v| v + GVec3::Y * s);
+    let base = [GVec3::new(-s, -s, 0.0), GVec3::new(s, -s, 0.0), GVec3::new(s, s, 0.0), GVec3::new(-s, s, 0.0)].map(|v| v + GVec3::Y * s);
     let apex = GVec3::new(0.0, s, h);
     for m in at {
         let p = |v: GVec3| {
@@ -1135,42 +802,22 @@ fn add_pyramids(cpu: &mut CpuMesh, at: &[glam::Mat4], size: f32) {
         for k in 0..4 {
             positions.extend([p(base[k]), p(base[(k + 1) % 4]), p(apex)]);
         }
-        positions.extend([
-            p(base[0]),
-            p(base[2]),
-            p(base[1]),
-            p(base[0]),
-            p(base[3]),
-            p(base[2]),
-        ]);
+        positions.extend([p(base[0]), p(base[2]), p(base[1]), p(base[0]), p(base[3]), p(base[2])]);
         colors.extend(std::iter::repeat_n(Srgba::new(r, g, b, a), 18));
     }
 }
 
 /// One draw's GPU buffers: the primitives placed by their world matrices, tinted by their
 /// materials' base colours (see `SceneGeometry::new`).
-fn batch_geometry(
-    context: &Context,
-    scene: &Scene,
-    items: &[(&crate::scene::Primitive, glam::Mat4)],
-    textured: bool,
-) -> Option<SceneGeometry> {
-    let tint_of = |p: &crate::scene::Primitive| {
-        p.material
-            .and_then(|id| scene.materials.get(id as usize))
-            .map_or([1.0; 4], |m| m.base_color.map(|c| c.clamp(0.0, 1.0)))
-    };
+fn batch_geometry(context: &Context, scene: &Scene, items: &[(&crate::scene::Primitive, glam::Mat4)], textured: bool) -> Option<SceneGeometry> {
+    let tint_of = |p: &crate::scene::Primitive| p.material.and_then(|id| scene.materials.get(id as usize)).map_or([1.0; 4], |m| m.base_color.map(|c| c.clamp(0.0, 1.0)));
     let parts: Vec<VertexArrays> = items
         .iter()
         .map(|&(p, model)| VertexArrays {
             positions: &p.positions,
             normals: p.normals.as_deref(),
             colors: p.colors.as_deref(),
-            uvs: if textured {
-                Some(p.uvs.as_deref().unwrap_or(&[]))
-            } else {
-                None
-            },
+            uvs: if textured { Some(p.uvs.as_deref().unwrap_or(&[])) } else { None },
             indices: &p.indices,
             model,
             tint: tint_of(p),

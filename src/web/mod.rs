@@ -65,12 +65,7 @@ struct KindInfo {
 #[wasm_bindgen(js_name = kindInfo)]
 pub fn kind_info(kind: &str) -> Result<JsValue, JsValue> {
     let k = Kind::parse(kind).unwrap_or(Kind::Unknown);
-    to_js(&KindInfo {
-        kind: k,
-        label: k.label(),
-        title: k.title(),
-        capabilities: k.capabilities(),
-    })
+    to_js(&KindInfo { kind: k, label: k.label(), title: k.title(), capabilities: k.capabilities() })
 }
 
 /// Parse a file and build its scene without drawing: the core alone, for scripts and for
@@ -81,9 +76,7 @@ pub fn count_triangles(bytes: &[u8]) -> Result<u32, JsValue> {
     if let Some(e) = doc.error() {
         return Err(parse_error("input", e));
     }
-    Ok(doc
-        .build_scene(&Archive::detached())
-        .map_or(0, |s| s.triangle_count(0)) as u32)
+    Ok(doc.build_scene(&Archive::detached()).map_or(0, |s| s.triangle_count(0)) as u32)
 }
 
 /// Reads archive files through the page: `read(path)` returns a Promise of an ArrayBuffer.
@@ -93,19 +86,9 @@ struct JsSource {
 
 impl FileSource for JsSource {
     async fn read(&self, path: &str) -> Result<Vec<u8>, String> {
-        let message = |e: JsValue| {
-            e.dyn_ref::<js_sys::Error>()
-                .map_or_else(|| format!("{e:?}"), |e| String::from(e.message()))
-        };
-        let promise: js_sys::Promise = self
-            .read
-            .call1(&JsValue::NULL, &JsValue::from_str(path))
-            .map_err(message)?
-            .dyn_into()
-            .map_err(|_| "read() did not return a Promise".to_string())?;
-        let buffer = wasm_bindgen_futures::JsFuture::from(promise)
-            .await
-            .map_err(message)?;
+        let message = |e: JsValue| e.dyn_ref::<js_sys::Error>().map_or_else(|| format!("{e:?}"), |e| String::from(e.message()));
+        let promise: js_sys::Promise = self.read.call1(&JsValue::NULL, &JsValue::from_str(path)).map_err(message)?.dyn_into().map_err(|_| "read() did not return a Promise".to_string())?;
+        let buffer = wasm_bindgen_futures::JsFuture::from(promise).await.map_err(message)?;
         Ok(js_sys::Uint8Array::new(&buffer).to_vec())
     }
     fn now_ms(&self) -> f64 {
@@ -126,23 +109,13 @@ impl Session {
     /// `read(path)` → Promise<ArrayBuffer> of an archive file.
     #[wasm_bindgen(constructor)]
     pub fn new(read: js_sys::Function) -> Session {
-        Session {
-            archive: Rc::new(RefCell::new(Archive::new(ArchiveIndex::default()))),
-            source: Rc::new(JsSource { read }),
-        }
+        Session { archive: Rc::new(RefCell::new(Archive::new(ArchiveIndex::default()))), source: Rc::new(JsSource { read }) }
     }
 
     /// The archive's paths and the kind each was typed as (bytes are read on demand).
     #[wasm_bindgen(js_name = setListing)]
     pub fn set_listing(&self, paths: Vec<String>, kinds: Vec<String>) {
-        let index = ArchiveIndex::with_kinds(
-            paths.into_iter().zip(
-                kinds
-                    .into_iter()
-                    .map(|k| Kind::parse(&k))
-                    .chain(std::iter::repeat(None)),
-            ),
-        );
+        let index = ArchiveIndex::with_kinds(paths.into_iter().zip(kinds.into_iter().map(|k| Kind::parse(&k)).chain(std::iter::repeat(None))));
         *self.archive.borrow_mut() = Archive::new(index);
     }
 
@@ -152,19 +125,9 @@ impl Session {
     pub fn open(&self, path: String) -> js_sys::Promise {
         let (archive, source) = (self.archive.clone(), self.source.clone());
         wasm_bindgen_futures::future_to_promise(async move {
-            let opened = archive::open_file(&archive, &*source, &path)
-                .await
-                .map_err(|e| js_error(&e))?;
+            let opened = archive::open_file(&archive, &*source, &path).await.map_err(|e| js_error(&e))?;
             let has_scene = opened.scene.is_some();
-            Ok(OpenedFile {
-                path: opened.path,
-                document: opened.document,
-                scene: opened.scene,
-                has_scene,
-                unreadable: opened.unreadable,
-                timings: opened.timings,
-            }
-            .into())
+            Ok(OpenedFile { path: opened.path, document: opened.document, scene: opened.scene, has_scene, unreadable: opened.unreadable, timings: opened.timings }.into())
         })
     }
 
@@ -228,9 +191,7 @@ impl OpenedFile {
     /// The parse error as an Error to throw (message naming file and byte offset, with
     /// `offset` and `chunkPath`), or null.
     pub fn error(&self) -> JsValue {
-        self.document
-            .error()
-            .map_or(JsValue::NULL, |e| parse_error(&self.path, e))
+        self.document.error().map_or(JsValue::NULL, |e| parse_error(&self.path, e))
     }
     /// The inspector's view: rows, fields, coverage runs, diagnostics, byte views.
     pub fn inspect(&self) -> Result<JsValue, JsValue> {
@@ -255,11 +216,7 @@ impl OpenedFile {
     #[wasm_bindgen(js_name = infoRows)]
     pub fn info_rows(&self) -> Result<JsValue, JsValue> {
         let mut rows = self.document.info_rows();
-        rows.extend(
-            self.unreadable
-                .iter()
-                .map(|u| InfoRow::warning("unreadable file", u.clone())),
-        );
+        rows.extend(self.unreadable.iter().map(|u| InfoRow::warning("unreadable file", u.clone())));
         to_js(&rows)
     }
     /// The summary `relicview info --json` prints for this file.
@@ -272,17 +229,11 @@ impl OpenedFile {
     }
     /// The picture: {width, height, rgba} (top row first), for files shown as pictures.
     pub fn image(&self) -> Result<JsValue, JsValue> {
-        let Some(t) = self.document.image() else {
-            return Ok(JsValue::NULL);
-        };
+        let Some(t) = self.document.image() else { return Ok(JsValue::NULL) };
         let out = js_sys::Object::new();
         js_sys::Reflect::set(&out, &"width".into(), &t.width.into())?;
         js_sys::Reflect::set(&out, &"height".into(), &t.height.into())?;
-        js_sys::Reflect::set(
-            &out,
-            &"rgba".into(),
-            &js_sys::Uint8ClampedArray::from(&t.rgba[..]).into(),
-        )?;
+        js_sys::Reflect::set(&out, &"rgba".into(), &js_sys::Uint8ClampedArray::from(&t.rgba[..]).into())?;
         Ok(out.into())
     }
     /// Named items other files take from this one (a library's materials).
@@ -298,23 +249,15 @@ impl OpenedFile {
     #[wasm_bindgen(js_name = takeSceneBytes)]
     pub fn take_scene_bytes(&mut self) -> Option<js_sys::Uint8Array> {
         let scene = self.scene.take()?;
-        let shown = crate::wire::ShownScene {
-            scene,
-            records: records_of(&*self.document)
-                .into_iter()
-                .map(|(a, b)| (a as u64, b as u64))
-                .collect(),
-            placements: self.document.stats().placements as u64,
-        };
+        let records = records_of(&*self.document).into_iter().map(|(a, b)| (a as u64, b as u64)).collect();
+        let shown = crate::wire::ShownScene { scene, records, placements: self.document.stats().placements as u64 };
         Some(js_sys::Uint8Array::from(&crate::wire::encode(&shown)[..]))
     }
 }
 
 /// The byte range of every inspector record, for picks on strips.
 fn records_of(document: &dyn Document) -> Vec<(usize, usize)> {
-    document.inspector().map_or(Vec::new(), |v| {
-        v.chunks.iter().map(|r| (r.offset, r.end)).collect()
-    })
+    document.inspector().map_or(Vec::new(), |v| v.chunks.iter().map(|r| (r.offset, r.end)).collect())
 }
 
 #[derive(Serialize)]
@@ -413,23 +356,9 @@ impl Viewer {
             .ok_or_else(|| js_error("this browser has no WebGL2 context for the canvas"))?
             .dyn_into::<web_sys::WebGl2RenderingContext>()?;
         let gl = three_d::context::Context::from_webgl2_context(gl);
-        let renderer = Renderer::new(gl, canvas.width(), canvas.height(), clock_ms)
-            .map_err(|e| js_error(&e))?;
-        let clock = Clock {
-            playing: true,
-            speed: 1.0,
-            base: 0.0,
-            since_ms: 0.0,
-        };
-        Ok(Viewer {
-            renderer,
-            records: Vec::new(),
-            show_ms: 0.0,
-            now: 0.0,
-            clock,
-            placements: 0,
-            frame_times: Default::default(),
-        })
+        let renderer = Renderer::new(gl, canvas.width(), canvas.height(), clock_ms).map_err(|e| js_error(&e))?;
+        let clock = Clock { playing: true, speed: 1.0, base: 0.0, since_ms: 0.0 };
+        Ok(Viewer { renderer, records: Vec::new(), show_ms: 0.0, now: 0.0, clock, placements: 0, frame_times: Default::default() })
     }
 
     /// Compile the shader programs models are drawn with before any file opens (see
@@ -437,9 +366,7 @@ impl Viewer {
     #[wasm_bindgen(js_name = warmUp)]
     pub fn warm_up(&mut self) -> f64 {
         let t0 = clock_ms();
-        let variants: Vec<(bool, bool, bool)> = (0..8)
-            .map(|k| (k & 1 != 0, k & 2 != 0, k & 4 != 0))
-            .collect();
+        let variants: Vec<(bool, bool, bool)> = (0..8).map(|k| (k & 1 != 0, k & 2 != 0, k & 4 != 0)).collect();
         self.renderer.warm_up(&variants);
         clock_ms() - t0
     }
@@ -458,11 +385,7 @@ impl Viewer {
         let t0 = clock_ms();
         let shown = crate::wire::decode(bytes).map_err(|e| js_error(&e))?;
         let offset = |o: u64| usize::try_from(o).unwrap_or(usize::MAX);
-        self.records = shown
-            .records
-            .into_iter()
-            .map(|(a, b)| (offset(a), offset(b)))
-            .collect();
+        self.records = shown.records.into_iter().map(|(a, b)| (offset(a), offset(b))).collect();
         self.placements = shown.placements as usize;
         self.show_scene(Some(shown.scene), t0);
         Ok(())
@@ -541,14 +464,7 @@ impl Viewer {
     /// Look from viewpoint `i` (the eye above it, along its forward axis), flying from there.
     #[wasm_bindgen(js_name = lookFrom)]
     pub fn look_from(&mut self, i: usize) -> bool {
-        let Some(v) = self
-            .renderer
-            .viewpoints(self.animation_time())
-            .into_iter()
-            .nth(i)
-        else {
-            return false;
-        };
+        let Some(v) = self.renderer.viewpoints(self.animation_time()).into_iter().nth(i) else { return false };
         self.renderer.look_from(&v);
         self.renderer.camera_mode = CameraMode::Fly;
         true
@@ -569,30 +485,14 @@ impl Viewer {
             nodes: usize,
             chosen: bool,
         }
-        let Some(scene) = self.renderer.scene() else {
-            return to_js(&Vec::<Layer>::new());
-        };
+        let Some(scene) = self.renderer.scene() else { return to_js(&Vec::<Layer>::new()) };
         let hidden = self.renderer.hidden_layers();
-        let chosen: Vec<u32> = scene
-            .choice
-            .iter()
-            .flat_map(|c| &c.options)
-            .flat_map(|o| o.layers.iter().copied())
-            .collect();
+        let chosen: Vec<u32> = scene.choice.iter().flat_map(|c| &c.options).flat_map(|o| o.layers.iter().copied()).collect();
         let layers: Vec<Layer> = scene
             .layers
             .iter()
             .enumerate()
-            .map(|(i, name)| Layer {
-                name,
-                shown: !hidden.contains(&(i as u32)),
-                nodes: scene
-                    .nodes
-                    .iter()
-                    .filter(|n| n.layer == Some(i as u32))
-                    .count(),
-                chosen: chosen.contains(&(i as u32)),
-            })
+            .map(|(i, name)| Layer { name, shown: !hidden.contains(&(i as u32)), nodes: scene.nodes.iter().filter(|n| n.layer == Some(i as u32)).count(), chosen: chosen.contains(&(i as u32)) })
             .collect();
         to_js(&layers)
     }
@@ -606,14 +506,8 @@ impl Viewer {
             options: Vec<&'a str>,
             selected: Option<usize>,
         }
-        let Some(c) = self.renderer.scene().and_then(|s| s.choice.as_ref()) else {
-            return Ok(JsValue::NULL);
-        };
-        to_js(&Out {
-            name: &c.name,
-            options: c.options.iter().map(|o| o.label.as_str()).collect(),
-            selected: self.renderer.choice(),
-        })
+        let Some(c) = self.renderer.scene().and_then(|s| s.choice.as_ref()) else { return Ok(JsValue::NULL) };
+        to_js(&Out { name: &c.name, options: c.options.iter().map(|o| o.label.as_str()).collect(), selected: self.renderer.choice() })
     }
     /// Show option `k` of the scene's choice; false when there is no such option.
     pub fn choose(&mut self, k: usize) -> bool {
@@ -622,21 +516,13 @@ impl Viewer {
     /// Whether the scene has a skeleton to draw over it.
     #[wasm_bindgen(js_name = hasSkeleton)]
     pub fn has_skeleton(&self) -> bool {
-        self.renderer
-            .scene()
-            .is_some_and(|s| !s.skeleton.is_empty())
+        self.renderer.scene().is_some_and(|s| !s.skeleton.is_empty())
     }
     /// Hide the layers named in `names`, show the others.
     #[wasm_bindgen(js_name = setHiddenLayers)]
     pub fn set_hidden_layers(&mut self, names: Vec<String>) {
-        let Some(scene) = self.renderer.scene() else {
-            return;
-        };
-        let hidden = names
-            .iter()
-            .filter_map(|n| scene.layers.iter().position(|l| l == n))
-            .map(|i| i as u32)
-            .collect();
+        let Some(scene) = self.renderer.scene() else { return };
+        let hidden = names.iter().filter_map(|n| scene.layers.iter().position(|l| l == n)).map(|i| i as u32).collect();
         self.renderer.set_hidden_layers(hidden);
     }
 
@@ -645,49 +531,27 @@ impl Viewer {
     #[wasm_bindgen(js_name = nodePosition)]
     pub fn node_position(&self, name: &str) -> Option<Vec<f32>> {
         let scene = self.renderer.scene()?;
-        let i = scene
-            .nodes
-            .iter()
-            .position(|n| n.name.as_deref() == Some(name))?;
+        let i = scene.nodes.iter().position(|n| n.name.as_deref() == Some(name))?;
         let world = scene.world(&scene.pose(self.animation_time()));
-        Some(
-            world[i]
-                .transform_point3(glam::Vec3::ZERO)
-                .to_array()
-                .to_vec(),
-        )
+        Some(world[i].transform_point3(glam::Vec3::ZERO).to_array().to_vec())
     }
     /// The UV offset of the first material called `name` at the animation clock.
     #[wasm_bindgen(js_name = uvOffset)]
     pub fn uv_offset(&self, name: &str) -> Option<Vec<f32>> {
         let scene = self.renderer.scene()?;
-        let m = scene
-            .materials
-            .iter()
-            .position(|m| m.name.as_deref() == Some(name))?;
-        scene
-            .uv_offsets(self.animation_time())
-            .get(m)
-            .map(|o| o.to_vec())
+        let m = scene.materials.iter().position(|m| m.name.as_deref() == Some(name))?;
+        scene.uv_offsets(self.animation_time()).get(m).map(|o| o.to_vec())
     }
     /// The longest looping clip that plays (seconds): one period of everything that repeats
     /// (0: none).
     #[wasm_bindgen(js_name = clipDuration)]
     pub fn clip_duration(&self) -> f32 {
-        self.renderer.scene().map_or(0.0, |s| {
-            s.playing()
-                .filter(|c| c.repeat == crate::scene::Repeat::Loop)
-                .map(|c| c.duration)
-                .fold(0.0, f32::max)
-        })
+        self.renderer.scene().map_or(0.0, |s| s.playing().filter(|c| c.repeat == crate::scene::Repeat::Loop).map(|c| c.duration).fold(0.0, f32::max))
     }
     /// The step of the clips that play, when they run in frames (seconds), else 0.1.
     #[wasm_bindgen(js_name = frameTime)]
     pub fn frame_time(&self) -> f32 {
-        self.renderer
-            .scene()
-            .and_then(|s| s.frame_time)
-            .unwrap_or(0.1)
+        self.renderer.scene().and_then(|s| s.frame_time).unwrap_or(0.1)
     }
 
     /// Run or stop the animation clock.
@@ -714,25 +578,16 @@ impl Viewer {
             playing: bool,
             speed: f64,
         }
-        to_js(&Out {
-            playing: self.clock.playing,
-            speed: self.clock.speed,
-        })
+        to_js(&Out { playing: self.clock.playing, speed: self.clock.speed })
     }
 
     /// The scene on show as a binary glTF, its default scene the LOD on show.
     #[wasm_bindgen(js_name = exportGlb)]
     pub fn export_glb(&self) -> Result<js_sys::Uint8Array, JsValue> {
-        let scene = self
-            .renderer
-            .scene()
-            .ok_or_else(|| js_error("nothing to export: no scene is on show"))?;
+        let scene = self.renderer.scene().ok_or_else(|| js_error("nothing to export: no scene is on show"))?;
         let lod = self.renderer.current_lod().unwrap_or(0);
         // What is on show: the layers hidden (a file's other models) stay out.
-        let options = crate::gltf::ExportOptions {
-            lod,
-            hidden_layers: self.renderer.hidden_layers().to_vec(),
-        };
+        let options = crate::gltf::ExportOptions { lod, hidden_layers: self.renderer.hidden_layers().to_vec() };
         let glb = crate::gltf::export_glb(scene, options).map_err(|e| js_error(&e))?;
         Ok(js_sys::Uint8Array::from(&glb[..]))
     }
@@ -742,13 +597,7 @@ impl Viewer {
     pub fn set_options(&mut self, changes: JsValue) -> Result<(), JsValue> {
         let c: OptionChanges = serde_wasm_bindgen::from_value(changes)?;
         let o = &mut self.renderer.options;
-        let ViewOptions {
-            wireframe,
-            cull_back,
-            auto_lod,
-            lod,
-            skeleton,
-        } = o;
+        let ViewOptions { wireframe, cull_back, auto_lod, lod, skeleton } = o;
         *skeleton = c.skeleton.unwrap_or(*skeleton);
         *wireframe = c.wireframe.unwrap_or(*wireframe);
         *cull_back = c.cull_back.unwrap_or(*cull_back);
@@ -769,13 +618,7 @@ impl Viewer {
             lod: usize,
             skeleton: bool,
         }
-        to_js(&Out {
-            wireframe: o.wireframe,
-            cull_back: o.cull_back,
-            auto_lod: o.auto_lod,
-            lod: o.lod,
-            skeleton: o.skeleton,
-        })
+        to_js(&Out { wireframe: o.wireframe, cull_back: o.cull_back, auto_lod: o.auto_lod, lod: o.lod, skeleton: o.skeleton })
     }
 
     pub fn resize(&mut self, width: u32, height: u32) {
@@ -801,17 +644,11 @@ impl Viewer {
     /// that drew it and of the run its triangle came from, and start..end the bytes of the
     /// face that made the triangle; or null.
     pub fn pick(&self, x: f32, y: f32) -> Result<JsValue, JsValue> {
-        let Some(hit) = self.renderer.pick(x, y, self.animation_time()) else {
-            return Ok(JsValue::NULL);
-        };
+        let Some(hit) = self.renderer.pick(x, y, self.animation_time()) else { return Ok(JsValue::NULL) };
         // The face's own record, else its primitive's, else the node's nearest (geometry
         // brought from another file is stood for by what brought it).
         let source = hit.source.map(|s| s.record).or(hit.primitive).or(hit.node);
-        let range = |r: Option<u32>| {
-            r.and_then(|r| self.records.get(r as usize))
-                .copied()
-                .unwrap_or((0, 0))
-        };
+        let range = |r: Option<u32>| r.and_then(|r| self.records.get(r as usize)).copied().unwrap_or((0, 0));
         let (start, end) = match hit.source {
             Some(run) => run.face_bytes(hit.triangle, range(Some(run.record))),
             None => range(hit.primitive.or(hit.node)),
@@ -828,15 +665,7 @@ impl Viewer {
             end: usize,
         }
         let triangle_in_source = hit.source.map_or(hit.triangle, |s| hit.triangle - s.first);
-        to_js(&Picked {
-            primitive: hit.primitive,
-            patch: hit.node,
-            source,
-            triangle_in_source,
-            distance: hit.distance,
-            start,
-            end,
-        })
+        to_js(&Picked { primitive: hit.primitive, patch: hit.node, source, triangle_in_source, distance: hit.distance, start, end })
     }
 
     /// The LOD number (as in `setOptions({lod})`) that shows the node of inspector record
@@ -898,11 +727,7 @@ impl Viewer {
             triangles: self.renderer.triangles(),
             draw_calls: self.renderer.draw_calls(),
             instances: self.renderer.instances(),
-            fps: self
-                .frame_times
-                .iter()
-                .filter(|&&t| clock_ms() - t <= 1000.0)
-                .count() as f64,
+            fps: self.frame_times.iter().filter(|&&t| clock_ms() - t <= 1000.0).count() as f64,
             lod: self.renderer.shown_lod(),
             lod_count: self.renderer.lod_count(),
             animating: self.renderer.animating(),
@@ -919,22 +744,9 @@ impl Viewer {
     pub fn pixel_stats(&mut self) -> Result<JsValue, JsValue> {
         self.renderer.render(self.animation_time());
         let pixels = self.renderer.read_pixels();
-        let non_background = pixels
-            .iter()
-            .filter(|p| {
-                p[..3]
-                    .iter()
-                    .zip(BACKGROUND)
-                    .any(|(&a, b)| a.abs_diff(b) > 3)
-            })
-            .count();
+        let non_background = pixels.iter().filter(|p| p[..3].iter().zip(BACKGROUND).any(|(&a, b)| a.abs_diff(b) > 3)).count();
         let (width, height) = self.renderer.size();
-        to_js(&PixelStats {
-            width,
-            height,
-            background: BACKGROUND,
-            non_background,
-        })
+        to_js(&PixelStats { width, height, background: BACKGROUND, non_background })
     }
 
     /// Redraw and return the frame as RGBA bytes, top row first (width × height × 4).
@@ -944,12 +756,6 @@ impl Viewer {
         let pixels = self.renderer.read_pixels();
         let (w, _) = self.renderer.size();
         // read_color returns the bottom row first.
-        pixels
-            .chunks(w as usize)
-            .rev()
-            .flatten()
-            .flatten()
-            .copied()
-            .collect()
+        pixels.chunks(w as usize).rev().flatten().flatten().copied().collect()
     }
 }

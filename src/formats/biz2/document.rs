@@ -50,11 +50,7 @@ pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
     drop(tree);
     Box::new(Biz2Document {
         kind,
-        materials: model
-            .materials
-            .iter()
-            .filter_map(|m| m.name.clone())
-            .collect(),
+        materials: model.materials.iter().filter_map(|m| m.name.clone()).collect(),
         diagnostics: model.diagnostics.clone(),
         model: Some(model),
         references,
@@ -70,43 +66,20 @@ pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
 fn references(model: &Biz2File) -> Vec<Reference> {
     let mut out: Vec<Reference> = Vec::new();
     let object_refs = model.objects.iter().flat_map(|o| [&o.front, &o.back]);
-    let patch_refs = model
-        .objects
-        .iter()
-        .flat_map(|o| o.lods.iter())
-        .flat_map(|l| l.patches.iter())
-        .flat_map(|p| [&p.front, &p.back]);
+    let patch_refs = model.objects.iter().flat_map(|o| o.lods.iter()).flat_map(|l| l.patches.iter()).flat_map(|p| [&p.front, &p.back]);
     for r in patch_refs.chain(object_refs) {
-        let Some(MaterialRef::Named(written)) = r else {
-            continue;
-        };
+        let Some(MaterialRef::Named(written)) = r else { continue };
         if out.iter().any(|o| o.written == *written) {
             continue;
         }
-        let Some((lib, item)) = split_material_ref(written) else {
-            continue;
-        };
-        out.push(Reference {
-            role: "material",
-            written: written.clone(),
-            names: scene::library_file_names(lib),
-            item: Some(item.to_string()),
-        });
+        let Some((lib, item)) = split_material_ref(written) else { continue };
+        out.push(Reference { role: "material", written: written.clone(), names: scene::library_file_names(lib), item: Some(item.to_string()) });
     }
     for t in &model.textures {
         if let Some(map) = &t.map {
-            let base = map
-                .rsplit(['/', '\\', ':'])
-                .next()
-                .unwrap_or(map)
-                .to_string();
+            let base = map.rsplit(['/', '\\', ':']).next().unwrap_or(map).to_string();
             if !out.iter().any(|o| o.names == [base.clone()]) {
-                out.push(Reference {
-                    role: "texture map",
-                    written: map.clone(),
-                    names: vec![base],
-                    item: None,
-                });
+                out.push(Reference { role: "texture map", written: map.clone(), names: vec![base], item: None });
             }
         }
     }
@@ -114,24 +87,11 @@ fn references(model: &Biz2File) -> Vec<Reference> {
 }
 
 fn stats(tree: &ChunkTree<'_>, model: &Biz2File) -> DocStats {
-    let records = tree
-        .stats
-        .ids()
-        .map(|(id, n)| {
-            (
-                format!("{id:#06x} {}", super::tags::name(id).unwrap_or("UNKNOWN")),
-                n,
-            )
-        })
-        .collect();
+    let records = tree.stats.ids().map(|(id, n)| (format!("{id:#06x} {}", super::tags::name(id).unwrap_or("UNKNOWN")), n)).collect();
     let [w1, w2, w4] = tree.length_widths();
     let mut s = DocStats {
         records,
-        unknown_records: tree
-            .unknown_tags()
-            .iter()
-            .map(|id| format!("{id:#06x}"))
-            .collect(),
+        unknown_records: tree.unknown_tags().iter().map(|id| format!("{id:#06x}")).collect(),
         length_widths: vec![("1", w1), ("2", w2), ("4", w4)],
         closes_exactly: tree.closes_exactly,
         diagnostics: model.diagnostics.len() + model.diagnostics_dropped,
@@ -160,11 +120,7 @@ impl Biz2Document {
         self.info.as_ref()
     }
     fn material_refs(&self) -> Vec<String> {
-        self.references
-            .iter()
-            .filter(|r| r.role == "material")
-            .map(|r| r.written.clone())
-            .collect()
+        self.references.iter().filter(|r| r.role == "material").map(|r| r.written.clone()).collect()
     }
 }
 
@@ -201,28 +157,15 @@ impl Document for Biz2Document {
         let (scene, statuses) = scene::build(&self.path, model, archive);
         if let Some(info) = self.info.as_mut().filter(|_| archive.resolves) {
             // Every named reference, back faces' and objects' included (sorted, as listed).
-            let resolved: Vec<_> = info
-                .materials
-                .iter()
-                .map(|m| scene::resolution(archive, &self.path, m))
-                .collect();
-            info.missing_materials = Some(
-                resolved
-                    .iter()
-                    .filter(|r| !r.found)
-                    .map(|r| r.reference.clone())
-                    .collect(),
-            );
+            let resolved: Vec<_> = info.materials.iter().map(|m| scene::resolution(archive, &self.path, m)).collect();
+            info.missing_materials = Some(resolved.iter().filter(|r| !r.found).map(|r| r.reference.clone()).collect());
             info.material_resolution = Some(resolved);
             info.texture_status = Some(statuses);
         }
         (geometry || scene.meshes.iter().any(|m| m.triangle_count() > 0)).then_some(scene)
     }
     fn scene_as_asset(&self, archive: &Archive) -> Option<Scene> {
-        let model = self
-            .model
-            .as_ref()
-            .filter(|m| m.kind == FileKind::Geometry)?;
+        let model = self.model.as_ref().filter(|m| m.kind == FileKind::Geometry)?;
         Some(scene::build(&self.path, model.clone(), archive).0)
     }
     fn stats(&self) -> DocStats {
@@ -234,8 +177,8 @@ impl Document for Biz2Document {
 mod tests {
     use super::*;
     use crate::archive::{open_file, MemorySource};
-    use crate::formats::biz2::tags;
     use crate::formats::biz2::writer::{write_nodes, Node, WriteOptions};
+    use crate::formats::biz2::tags;
     use crate::scene::source_of;
     use std::cell::RefCell;
 
@@ -254,34 +197,13 @@ mod tests {
         let i32_at = |o: usize| i32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
         // LOD 0's PMESH: hexagons (ppf 6), quads (ppf 4), then the roof triangles (CONN).
         let prim = &scene.meshes[0].primitives[0];
-        let lists: Vec<_> = view
-            .chunks
-            .iter()
-            .filter(|c| c.name == "PCONN_LIST" || c.name == "CONNECTION_LIST")
-            .take(3)
-            .collect();
+        let lists: Vec<_> = view.chunks.iter().filter(|c| c.name == "PCONN_LIST" || c.name == "CONNECTION_LIST").take(3).collect();
         let bytes_of = |t: u32| source_of(&prim.sources, t).unwrap().face_bytes(t, (0, 0));
         // Triangle 5 is the second hexagon's second triangle (4 per face).
-        assert_eq!(
-            bytes_of(5),
-            (
-                lists[0].payload_offset + 1 + 24,
-                lists[0].payload_offset + 1 + 48
-            )
-        );
-        assert_eq!(
-            i32_at(bytes_of(5).0),
-            6,
-            "the top hexagon starts at vertex 6"
-        );
+        assert_eq!(bytes_of(5), (lists[0].payload_offset + 1 + 24, lists[0].payload_offset + 1 + 48));
+        assert_eq!(i32_at(bytes_of(5).0), 6, "the top hexagon starts at vertex 6");
         // Triangle 8 + 3 is the second quad.
-        assert_eq!(
-            bytes_of(11),
-            (
-                lists[1].payload_offset + 1 + 16,
-                lists[1].payload_offset + 1 + 32
-            )
-        );
+        assert_eq!(bytes_of(11), (lists[1].payload_offset + 1 + 16, lists[1].payload_offset + 1 + 32));
         assert_eq!(i32_at(bytes_of(11).0), 1);
         // Roof triangle 2 (after 8 + 12) is the third 12-byte entry: (8, 12, 9).
         let (s, e) = bytes_of(22);
@@ -292,52 +214,24 @@ mod tests {
     #[test]
     fn face_bytes_stay_right_after_skipped_faces() {
         // Four quads; the second indexes a vertex that does not exist and is skipped.
-        let positions: Vec<f32> = (0..8)
-            .flat_map(|i| [i as f32, (i % 2) as f32, 0.0])
-            .collect();
+        let positions: Vec<f32> = (0..8).flat_map(|i| [i as f32, (i % 2) as f32, 0.0]).collect();
         let quads: Vec<i32> = vec![0, 1, 3, 2, 2, 3, 99, 4, 4, 5, 7, 6, 0, 2, 4, 6];
         let mut pconn = vec![4u8];
         pconn.extend(quads.iter().flat_map(|i| i.to_le_bytes()));
-        let pmesh = Node::container(
-            tags::PMESH,
-            vec![
-                Node::floats(0x0080, &positions),
-                Node::leaf(tags::PCONN_LIST, pconn),
-            ],
-        );
+        let pmesh = Node::container(tags::PMESH, vec![Node::floats(0x0080, &positions), Node::leaf(tags::PCONN_LIST, pconn)]);
         let patch = Node::container(tags::PATCH, vec![pmesh]);
-        let bytes = write_nodes(
-            b"DIV-BIZ2",
-            &[Node::container(tags::OBJECT, vec![patch])],
-            WriteOptions::default(),
-        );
+        let bytes = write_nodes(b"DIV-BIZ2", &[Node::container(tags::OBJECT, vec![patch])], WriteOptions::default());
         let source = MemorySource::new([("A.BGF".to_string(), bytes.clone())]);
         let archive = RefCell::new(source.archive());
         let o = pollster::block_on(open_file(&archive, &source, "A.BGF")).unwrap();
-        assert_eq!(
-            o.document.diagnostics().len(),
-            1,
-            "the bad face is reported"
-        );
+        assert_eq!(o.document.diagnostics().len(), 1, "the bad face is reported");
         let prim = &o.scene.as_ref().unwrap().meshes[0].primitives[0];
         assert_eq!(prim.triangle_count(), 6);
-        let list = o
-            .document
-            .inspector()
-            .unwrap()
-            .chunks
-            .iter()
-            .find(|c| c.name == "PCONN_LIST")
-            .unwrap()
-            .clone();
+        let list = o.document.inspector().unwrap().chunks.iter().find(|c| c.name == "PCONN_LIST").unwrap().clone();
         // Triangles 2 and 3 are the third quad (the second was skipped): bytes of face 2.
         for t in [2, 3] {
             let (s, e) = source_of(&prim.sources, t).unwrap().face_bytes(t, (0, 0));
-            assert_eq!(
-                (s, e),
-                (list.payload_offset + 1 + 32, list.payload_offset + 1 + 48),
-                "triangle {t}"
-            );
+            assert_eq!((s, e), (list.payload_offset + 1 + 32, list.payload_offset + 1 + 48), "triangle {t}");
             assert_eq!(i32::from_le_bytes(bytes[s..s + 4].try_into().unwrap()), 4);
         }
     }
@@ -345,74 +239,28 @@ mod tests {
     #[test]
     fn repeated_attributes_keep_every_special_and_report_what_is_ignored() {
         let special = |s: &str| Node::string(tags::SV_SPECIAL, s);
-        let patch = Node::container(
-            tags::PATCH,
-            vec![
-                Node::string(tags::NAME, "first"),
-                Node::string(tags::NAME, "second"),
-                special(" A "),
-                special(" B "),
-            ],
-        );
+        let patch = Node::container(tags::PATCH, vec![Node::string(tags::NAME, "first"), Node::string(tags::NAME, "second"), special(" A "), special(" B ")]);
         let object = Node::container(tags::OBJECT, vec![special("obj1"), special("obj2"), patch]);
-        let texture = Node::container(
-            tags::TEXTURE,
-            vec![
-                Node::string(tags::NAME, "t"),
-                special("ADDITIVE"),
-                special(" SCROLL 0 0 1 2 "),
-            ],
-        );
+        let texture = Node::container(tags::TEXTURE, vec![Node::string(tags::NAME, "t"), special("ADDITIVE"), special(" SCROLL 0 0 1 2 ")]);
         let bytes = write_nodes(b"DIV-BIZ2", &[texture, object], WriteOptions::default());
         let doc = open("X.BGF", bytes, Kind::Biz2Geometry, Purpose::Show);
         let json: serde_json::Value = serde_json::from_str(&doc.info_json()).unwrap();
-        assert_eq!(
-            json["specials"],
-            serde_json::json!([" A ", " B ", "obj1", "obj2"])
-        );
-        assert_eq!(
-            json["textures"][0]["specials"],
-            serde_json::json!(["ADDITIVE", " SCROLL 0 0 1 2 "])
-        );
-        assert_eq!(
-            json["textures"][0]["scroll"],
-            serde_json::json!([0.0, 0.0, 1.0, 2.0])
-        );
+        assert_eq!(json["specials"], serde_json::json!([" A ", " B ", "obj1", "obj2"]));
+        assert_eq!(json["textures"][0]["specials"], serde_json::json!(["ADDITIVE", " SCROLL 0 0 1 2 "]));
+        assert_eq!(json["textures"][0]["scroll"], serde_json::json!([0.0, 0.0, 1.0, 2.0]));
         let d = doc.diagnostics();
         assert_eq!(d.len(), 1, "{d:?}");
-        assert!(
-            d[0].message.contains("a second NAME in PATCH is ignored"),
-            "{}",
-            d[0].message
-        );
+        assert!(d[0].message.contains("a second NAME in PATCH is ignored"), "{}", d[0].message);
         assert_eq!(d[0].path, "OBJECT[0]/PATCH[0]/NAME[1]");
-        let model = doc
-            .as_any()
-            .downcast_ref::<Biz2Document>()
-            .unwrap()
-            .model()
-            .unwrap();
-        assert_eq!(
-            model.objects[0].lods[0].patches[0].name.as_deref(),
-            Some("first")
-        );
+        let model = doc.as_any().downcast_ref::<Biz2Document>().unwrap().model().unwrap();
+        assert_eq!(model.objects[0].lods[0].patches[0].name.as_deref(), Some("first"));
     }
 
     #[test]
     fn a_library_is_found_nearest_first_and_its_failure_is_kept() {
         let mut files = crate::demo::demo_files();
-        let lib = files
-            .iter()
-            .find(|(p, _)| p.ends_with("DEMO.BMF"))
-            .unwrap()
-            .1
-            .clone();
-        let cube = files
-            .iter()
-            .find(|(p, _)| p.ends_with("CUBE.BGF"))
-            .unwrap()
-            .1
-            .clone();
+        let lib = files.iter().find(|(p, _)| p.ends_with("DEMO.BMF")).unwrap().1.clone();
+        let cube = files.iter().find(|(p, _)| p.ends_with("CUBE.BGF")).unwrap().1.clone();
         files.push(("OTHER/MATERIAL/DEMO.BMF".into(), lib[..100].to_vec()));
         files.push(("OTHER/VIDEO/CUBE.BGF".into(), cube));
         let source = MemorySource::new(files);
@@ -423,15 +271,8 @@ mod tests {
         let res = &info["material_resolution"][0];
         assert_eq!(res["library"], "OTHER/MATERIAL/DEMO.BMF");
         assert_eq!(res["found"], false);
-        assert!(
-            res["library_error"].as_str().unwrap().contains("at byte"),
-            "{res}"
-        );
-        assert_eq!(
-            o.scene.unwrap().triangle_count(0),
-            12,
-            "the model still draws"
-        );
+        assert!(res["library_error"].as_str().unwrap().contains("at byte"), "{res}");
+        assert_eq!(o.scene.unwrap().triangle_count(0), 12, "the model still draws");
     }
 }
 
@@ -439,9 +280,7 @@ mod tests {
 mod shared_textures {
     use crate::archive::{open_file, MemorySource};
     use crate::formats::biz2::writer::{write_file, WriteOptions};
-    use crate::formats::biz2::{
-        Biz2File, FileKind, Header, MaterialDef, MaterialRef, TextureDef, TextureRef,
-    };
+    use crate::formats::biz2::{Biz2File, FileKind, Header, MaterialDef, MaterialRef, TextureDef, TextureRef};
     use std::cell::RefCell;
 
     /// Thirty materials on one map file: the map is read and decoded once, and the scene
@@ -450,56 +289,24 @@ mod shared_textures {
     fn one_map_file_is_one_texture_however_many_materials_use_it() {
         let files = crate::demo::demo_files();
         let mut lib = Biz2File::new(FileKind::Materials, Header::default());
-        lib.textures.push(TextureDef {
-            map: Some("WATER.TGA".into()),
-            ..TextureDef::new("water")
-        });
-        let mut model = Biz2File::parse(
-            &files
-                .iter()
-                .find(|(p, _)| p.ends_with("CUBE.BGF"))
-                .unwrap()
-                .1,
-        )
-        .unwrap()
-        .1;
+        lib.textures.push(TextureDef { map: Some("WATER.TGA".into()), ..TextureDef::new("water") });
+        let mut model = Biz2File::parse(&files.iter().find(|(p, _)| p.ends_with("CUBE.BGF")).unwrap().1).unwrap().1;
         let patch = model.objects[0].lods[0].patches[0].clone();
         model.objects[0].lods[0].patches.clear();
         for k in 0..30 {
-            lib.materials.push(MaterialDef {
-                diffuse: Some([0.5, 0.5, 0.5]),
-                texture: Some(TextureRef {
-                    mode: 2,
-                    name: Some("water".into()),
-                }),
-                ..MaterialDef::new(&format!("m{k}"))
-            });
+            lib.materials.push(MaterialDef { diffuse: Some([0.5, 0.5, 0.5]), texture: Some(TextureRef { mode: 2, name: Some("water".into()) }), ..MaterialDef::new(&format!("m{k}")) });
             let mut p = patch.clone();
             p.front = Some(MaterialRef::Named(format!("lib:m{k}")));
             model.objects[0].lods[0].patches.push(p);
         }
-        let water = files
-            .iter()
-            .find(|(p, _)| p.ends_with("WATER.TGA"))
-            .unwrap()
-            .1
-            .clone();
+        let water = files.iter().find(|(p, _)| p.ends_with("WATER.TGA")).unwrap().1.clone();
         let source = MemorySource::new([
-            (
-                "G/VIDEO/M.BGF".to_string(),
-                write_file(&model, WriteOptions::default()),
-            ),
-            (
-                "G/MATERIAL/LIB.BMF".to_string(),
-                write_file(&lib, WriteOptions::default()),
-            ),
+            ("G/VIDEO/M.BGF".to_string(), write_file(&model, WriteOptions::default())),
+            ("G/MATERIAL/LIB.BMF".to_string(), write_file(&lib, WriteOptions::default())),
             ("G/TEXTURE/WATER.TGA".to_string(), water),
         ]);
         let archive = RefCell::new(source.archive());
-        let scene = pollster::block_on(open_file(&archive, &source, "G/VIDEO/M.BGF"))
-            .unwrap()
-            .scene
-            .unwrap();
+        let scene = pollster::block_on(open_file(&archive, &source, "G/VIDEO/M.BGF")).unwrap().scene.unwrap();
         assert_eq!(scene.materials.len(), 30);
         assert_eq!(scene.textures.len(), 1);
         assert!(scene.materials.iter().all(|m| m.texture == Some(0)));

@@ -11,9 +11,5 @@ pub mod tags;
 pub mod writer;
 
 pub use document::{open, sniff_geometry, sniff_materials, sniff_unreadable, Biz2Document};
-pub use model::{
-    parse_scroll, Biz2File, Connectivity, DeclaredBounds, FileKind, Header, LightPoint, Lod,
-    MaterialDef, MaterialRef, Object, Patch, Primitive, PrimitiveKind, RampDef, SourceRun,
-    TextureDef, TextureRef, VertexBlock,
-};
+pub use model::{parse_scroll, Biz2File, Connectivity, DeclaredBounds, FileKind, Header, LightPoint, Lod, MaterialDef, MaterialRef, Object, Patch, Primitive, PrimitiveKind, RampDef, SourceRun, TextureDef, TextureRef, VertexBlock};
 pub use raw::{Chunk, ChunkTree};

@@ -7,9 +7,7 @@
 use super::document::Biz2Document;
 use super::{Biz2File, MaterialDef, MaterialRef, Primitive, TextureDef};
 use crate::archive::Archive;
-use crate::scene::{
-    Clip, LodLevel, Marker, Material, Mesh, Node, Repeat, Scene, Target, Texture, Track, Transform,
-};
+use crate::scene::{Clip, LodLevel, Marker, Material, Mesh, Node, Repeat, Scene, Target, Texture, Track, Transform};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -57,10 +55,7 @@ pub fn library_file_names(lib: &str) -> Vec<String> {
 
 /// The texture map's file name without the folders or drive a library may put before it.
 fn map_base(map: &str) -> String {
-    map.rsplit(['/', '\\', ':'])
-        .next()
-        .unwrap_or(map)
-        .to_string()
+    map.rsplit(['/', '\\', ':']).next().unwrap_or(map).to_string()
 }
 
 /// What a model at `model` finds for "lib:name" in `archive`.
@@ -71,77 +66,36 @@ struct Found<'a> {
 }
 
 fn find<'a>(archive: &'a Archive, model: &str, reference: &str) -> Found<'a> {
-    let mut resolution = MaterialResolution {
-        reference: reference.to_string(),
-        library: None,
-        also: Vec::new(),
-        found: false,
-        library_error: None,
-    };
-    let Some((lib, name)) = split_material_ref(reference) else {
-        return Found {
-            resolution,
-            library: None,
-            def: None,
-        };
-    };
+    let mut resolution = MaterialResolution { reference: reference.to_string(), library: None, also: Vec::new(), found: false, library_error: None };
+    let Some((lib, name)) = split_material_ref(reference) else { return Found { resolution, library: None, def: None } };
     let r = archive.resolve(model, &library_file_names(lib));
     resolution.library = r.file.clone();
     resolution.also = r.also;
-    let library = r
-        .file
-        .as_deref()
-        .and_then(|f| archive.get(f))
-        .and_then(|d| d.as_any().downcast_ref::<Biz2Document>())
-        .and_then(Biz2Document::model);
-    resolution.library_error = r
-        .file
-        .as_deref()
-        .and_then(|f| archive.failure(f))
-        .map(str::to_string);
-    let def = library.and_then(|l| {
-        l.materials.iter().find(|m| {
-            m.name
-                .as_deref()
-                .is_some_and(|n| n.eq_ignore_ascii_case(name))
-        })
-    });
+    let library = r.file.as_deref().and_then(|f| archive.get(f)).and_then(|d| d.as_any().downcast_ref::<Biz2Document>()).and_then(Biz2Document::model);
+    resolution.library_error = r.file.as_deref().and_then(|f| archive.failure(f)).map(str::to_string);
+    let def = library.and_then(|l| l.materials.iter().find(|m| m.name.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(name))));
     resolution.found = def.is_some();
-    Found {
-        resolution,
-        library,
-        def,
-    }
+    Found { resolution, library, def }
 }
 
 /// The TEXTURE a material names, in the material's own library.
 fn texture_of<'a>(library: &'a Biz2File, material: &MaterialDef) -> Option<&'a TextureDef> {
     let name = material.texture_name()?;
-    library.textures.iter().find(|t| {
-        t.name
-            .as_deref()
-            .is_some_and(|n| n.eq_ignore_ascii_case(name))
-    })
+    library.textures.iter().find(|t| t.name.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(name)))
 }
 
 /// Files still to read for a model: its libraries first, then (once those are in) the
 /// texture maps their materials name.
 pub fn needs(archive: &Archive, model: &str, references: &[String]) -> Vec<String> {
     fn add(out: &mut Vec<String>, archive: &Archive, p: Option<String>) {
-        if let Some(p) =
-            p.filter(|p| !archive.known(p) && !out.iter().any(|o| o.eq_ignore_ascii_case(p)))
-        {
+        if let Some(p) = p.filter(|p| !archive.known(p) && !out.iter().any(|o| o.eq_ignore_ascii_case(p))) {
             out.push(p);
         }
     }
     let mut out: Vec<String> = Vec::new();
     for r in references {
         if let Some((lib, _)) = split_material_ref(r) {
-            add(
-                &mut out,
-                archive,
-                archive.resolve(model, &library_file_names(lib)).file,
-            );
+            add(&mut out, archive, archive.resolve(model, &library_file_names(lib)).file);
         }
     }
     if !out.is_empty() {
@@ -151,11 +105,7 @@ pub fn needs(archive: &Archive, model: &str, references: &[String]) -> Vec<Strin
         let found = find(archive, model, r);
         if let (Some(lib), Some(def)) = (found.library, found.def) {
             if let Some(map) = texture_of(lib, def).and_then(|t| t.map.as_deref()) {
-                add(
-                    &mut out,
-                    archive,
-                    archive.resolve(model, &[map_base(map)]).file,
-                );
+                add(&mut out, archive, archive.resolve(model, &[map_base(map)]).file);
             }
         }
     }
@@ -179,79 +129,39 @@ pub fn resolution(archive: &Archive, model: &str, reference: &str) -> MaterialRe
 /// The model as a scene, with every material resolved as far as `archive` allows, and what
 /// each textured material's map resolved to (for the info panel).
 pub fn build(model: &str, file: Biz2File, archive: &Archive) -> (Scene, Vec<TextureStatus>) {
-    let mut scene = Scene {
-        name: crate::archive::file_name(model).to_string(),
-        ..Default::default()
-    };
+    let mut scene = Scene { name: crate::archive::file_name(model).to_string(), ..Default::default() };
     let mut statuses: Vec<TextureStatus> = Vec::new();
     let mut surfaces: HashMap<String, Surface> = HashMap::new();
     let mut shared_maps: HashMap<String, u32> = HashMap::new();
     // Every distinct front reference as drawn (the patch's own, else its object's): resolved once.
-    let drawn = file.objects.iter().flat_map(|o| {
-        o.lods
-            .iter()
-            .flat_map(|l| &l.patches)
-            .map(move |p| p.front.as_ref().or(o.front.as_ref()))
-    });
-    for r in drawn.filter_map(|m| {
-        if let Some(MaterialRef::Named(n)) = m {
-            Some(n.clone())
-        } else {
-            None
-        }
-    }) {
+    let drawn = file.objects.iter().flat_map(|o| o.lods.iter().flat_map(|l| &l.patches).map(move |p| p.front.as_ref().or(o.front.as_ref())));
+    for r in drawn.filter_map(|m| if let Some(MaterialRef::Named(n)) = m { Some(n.clone()) } else { None }) {
         if surfaces.contains_key(&r) {
             continue;
         }
         let found = find(archive, model, &r);
-        let mut surface = Surface {
-            diffuse: found.def.and_then(|d| d.diffuse),
-            ..Default::default()
-        };
-        if let (Some(def), Some(library), Some(lib_path)) = (
-            found.def,
-            found.library,
-            found.resolution.library.as_deref(),
-        ) {
+        let mut surface = Surface { diffuse: found.def.and_then(|d| d.diffuse), ..Default::default() };
+        if let (Some(def), Some(library), Some(lib_path)) = (found.def, found.library, found.resolution.library.as_deref()) {
             if let Some(name) = def.texture_name() {
                 let tex = texture_of(library, def);
                 let map = tex.and_then(|t| t.map.as_deref());
                 let file_path = map.and_then(|m| archive.resolve(model, &[map_base(m)]).file);
-                let image = file_path
-                    .as_deref()
-                    .and_then(|p| archive.get(p))
-                    .and_then(|d| d.image());
+                let image = file_path.as_deref().and_then(|p| archive.get(p)).and_then(|d| d.image());
                 let reason = match (tex, map, file_path.as_deref(), image) {
                     (None, ..) => Some(format!("texture {name} is not in {lib_path}")),
                     (Some(_), None, ..) => Some(format!("texture {name} names no map file")),
-                    (Some(_), Some(map), None, _) => {
-                        Some(format!("map file {map} is not in the archive"))
-                    }
-                    (.., Some(p), None) => Some(
-                        archive
-                            .failure(p)
-                            .map_or(format!("{p} was not read"), str::to_string),
-                    ),
+                    (Some(_), Some(map), None, _) => Some(format!("map file {map} is not in the archive")),
+                    (.., Some(p), None) => Some(archive.failure(p).map_or(format!("{p} was not read"), str::to_string)),
                     (.., Some(_)) => None,
                 };
                 surface.scroll = tex.and_then(|t| t.scroll());
                 // One scene texture per decoded map file, however many materials use it (their
                 // drift lives on the material); a checker is the material's own colour.
-                let shared = file_path
-                    .as_deref()
-                    .filter(|_| reason.is_none())
-                    .and_then(|p| shared_maps.get(p).copied());
+                let shared = file_path.as_deref().filter(|_| reason.is_none()).and_then(|p| shared_maps.get(p).copied());
                 surface.texture = Some(shared.unwrap_or_else(|| {
                     let index = scene.textures.len() as u32;
-                    let texels = image.cloned().unwrap_or_else(|| {
-                        crate::texture::checker(surface.diffuse.unwrap_or(GREY))
-                    });
-                    scene.textures.push(Texture {
-                        name: Some(name.to_string()),
-                        texels,
-                        file: file_path.clone().filter(|_| reason.is_none()),
-                        nearest: false,
-                    });
+                    let texels = image.cloned().unwrap_or_else(|| crate::texture::checker(surface.diffuse.unwrap_or(GREY)));
+                    scene.textures.push(Texture { name: Some(name.to_string()), texels, file: file_path.clone().filter(|_| reason.is_none()), nearest: false });
                     if let Some(p) = file_path.as_deref().filter(|_| reason.is_none()) {
                         shared_maps.insert(p.to_string(), index);
                     }
@@ -277,85 +187,31 @@ pub fn build(model: &str, file: Biz2File, archive: &Archive) -> (Scene, Vec<Text
 
     // One scene material per (reference, whether the primitive brings its own colours).
     let mut materials: HashMap<(Option<String>, bool), u32> = HashMap::new();
-    let mut material_for =
-        |scene: &mut Scene, reference: Option<&String>, own_colours: bool| -> u32 {
-            *materials
-                .entry((reference.cloned(), own_colours))
-                .or_insert_with(|| {
-                    let s = reference
-                        .and_then(|r| surfaces.get(r))
-                        .copied()
-                        .unwrap_or_default();
-                    let [r, g, b] = if own_colours {
-                        [1.0; 3]
-                    } else {
-                        s.diffuse.unwrap_or(GREY)
-                    };
-                    let id = scene.materials.len() as u32;
-                    scene.materials.push(Material {
-                        name: reference.cloned(),
-                        base_color: [r, g, b, 1.0],
-                        texture: s.texture,
-                        double_sided: true,
-                        alpha_cutoff: None,
-                        blend: None,
-                    });
-                    if let Some([u0, v0, du, dv]) = s.scroll {
-                        scene.clips.push(Clip {
-                            name: format!("scroll {}", reference.map_or("", |r| r.as_str())),
-                            duration: 1.0,
-                            repeat: Repeat::Extrapolate,
-                            tracks: vec![Track {
-                                target: Target::UvOffset(id),
-                                times: vec![0.0, 1.0],
-                                values: vec![u0, v0, u0 + du, v0 + dv],
-                            }],
-                        });
-                    }
-                    id
-                })
-        };
+    let mut material_for = |scene: &mut Scene, reference: Option<&String>, own_colours: bool| -> u32 {
+        *materials.entry((reference.cloned(), own_colours)).or_insert_with(|| {
+            let s = reference.and_then(|r| surfaces.get(r)).copied().unwrap_or_default();
+            let [r, g, b] = if own_colours { [1.0; 3] } else { s.diffuse.unwrap_or(GREY) };
+            let id = scene.materials.len() as u32;
+            scene.materials.push(Material { name: reference.cloned(), base_color: [r, g, b, 1.0], texture: s.texture, double_sided: true, alpha_cutoff: None, blend: None });
+            if let Some([u0, v0, du, dv]) = s.scroll {
+                scene.clips.push(Clip {
+                    name: format!("scroll {}", reference.map_or("", |r| r.as_str())),
+                    duration: 1.0,
+                    repeat: Repeat::Extrapolate,
+                    tracks: vec![Track { target: Target::UvOffset(id), times: vec![0.0, 1.0], values: vec![u0, v0, u0 + du, v0 + dv] }],
+                });
+            }
+            id
+        })
+    };
 
-    let root = scene.add_node(
-        None,
-        Node {
-            name: Some(scene.name.clone()),
-            ..Default::default()
-        },
-    );
+    let root = scene.add_node(None, Node { name: Some(scene.name.clone()), ..Default::default() });
     for object in file.objects {
-        let object_node = scene.add_node(
-            Some(root),
-            Node {
-                name: object.name.clone(),
-                record: Some(object.chunk),
-                ..Default::default()
-            },
-        );
-        for (k, p) in object
-            .points
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.position.iter().all(|x| x.is_finite()))
-        {
-            let radius = p
-                .radius
-                .filter(|r| r.is_finite() && *r >= 0.0)
-                .unwrap_or(0.0);
-            let transform = Transform {
-                translation: p.position,
-                ..Default::default()
-            };
-            scene.add_node(
-                Some(object_node),
-                Node {
-                    name: Some(format!("light point {k}")),
-                    transform,
-                    marker: Some(Marker::Light { radius }),
-                    record: Some(p.chunk),
-                    ..Default::default()
-                },
-            );
+        let object_node = scene.add_node(Some(root), Node { name: object.name.clone(), record: Some(object.chunk), ..Default::default() });
+        for (k, p) in object.points.iter().enumerate().filter(|(_, p)| p.position.iter().all(|x| x.is_finite())) {
+            let radius = p.radius.filter(|r| r.is_finite() && *r >= 0.0).unwrap_or(0.0);
+            let transform = Transform { translation: p.position, ..Default::default() };
+            scene.add_node(Some(object_node), Node { name: Some(format!("light point {k}")), transform, marker: Some(Marker::Light { radius }), record: Some(p.chunk), ..Default::default() });
         }
         for (i, lod) in object.lods.into_iter().enumerate() {
             if scene.lods.len() <= i {
@@ -364,43 +220,17 @@ pub fn build(model: &str, file: Biz2File, archive: &Archive) -> (Scene, Vec<Text
             if scene.lods[i].distance.is_none() {
                 scene.lods[i].distance = lod.distance;
             }
-            let name = if lod.chunk.is_some() {
-                format!("LOD {i}")
-            } else {
-                format!("LOD {i} (patches straight under OBJECT)")
-            };
-            let lod_node = scene.add_node(
-                Some(object_node),
-                Node {
-                    name: Some(name),
-                    lod: Some(i as u32),
-                    record: lod.chunk,
-                    ..Default::default()
-                },
-            );
+            let name = if lod.chunk.is_some() { format!("LOD {i}") } else { format!("LOD {i} (patches straight under OBJECT)") };
+            let lod_node = scene.add_node(Some(object_node), Node { name: Some(name), lod: Some(i as u32), record: lod.chunk, ..Default::default() });
             for mut patch in lod.patches {
                 let prims = std::mem::take(&mut patch.primitives);
                 let front = match patch.front.as_ref().or(object.front.as_ref()) {
                     Some(MaterialRef::Named(n)) => Some(n.clone()),
                     _ => None,
                 };
-                let primitives = prims
-                    .into_iter()
-                    .map(|p| primitive(p, &mut |own| material_for(&mut scene, front.as_ref(), own)))
-                    .collect();
-                let mesh = scene.add_mesh(Mesh {
-                    name: patch.name.clone(),
-                    primitives,
-                });
-                scene.add_node(
-                    Some(lod_node),
-                    Node {
-                        name: patch.name.clone(),
-                        mesh: Some(mesh),
-                        record: Some(patch.chunk),
-                        ..Default::default()
-                    },
-                );
+                let primitives = prims.into_iter().map(|p| primitive(p, &mut |own| material_for(&mut scene, front.as_ref(), own))).collect();
+                let mesh = scene.add_mesh(Mesh { name: patch.name.clone(), primitives });
+                scene.add_node(Some(lod_node), Node { name: patch.name.clone(), mesh: Some(mesh), record: Some(patch.chunk), ..Default::default() });
             }
         }
     }

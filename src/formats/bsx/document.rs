@@ -35,30 +35,14 @@ pub struct Stored {
 
 impl Stored {
     pub fn read(path: &str, ext: &str, file: Vec<u8>) -> Stored {
-        let head = Head {
-            path,
-            ext: ext.into(),
-            bytes: &file[..file.len().min(16)],
-            size: file.len() as u64,
-        };
+        let head = Head { path, ext: ext.into(), bytes: &file[..file.len().min(16)], size: file.len() as u64 };
         let compressed = lzs::wrapped(&head);
         let (decoded, error) = match compressed.then(|| lzs::decode(&file, lzs::MAX_OUTPUT)) {
             Some(Ok(d)) => (Some(d), None),
-            Some(Err(e)) => (
-                None,
-                Some(ParseError {
-                    path: "LZS".into(),
-                    ..e
-                }),
-            ),
+            Some(Err(e)) => (None, Some(ParseError { path: "LZS".into(), ..e })),
             None => (None, None),
         };
-        Stored {
-            file,
-            decoded,
-            compressed,
-            error,
-        }
+        Stored { file, decoded, compressed, error }
     }
     /// The bytes the format's offsets refer to.
     pub fn bytes(&self) -> &[u8] {
@@ -77,35 +61,18 @@ impl Stored {
         }
     }
     pub fn bytes_row(&self) -> InfoRow {
-        InfoRow::new(
-            "bytes",
-            match &self.decoded {
-                Some(d) => format!(
-                    "{} compressed (LZS) · {} decompressed",
-                    self.file.len(),
-                    d.len()
-                ),
-                None if self.compressed => format!("{} (LZS, not decompressed)", self.file.len()),
-                None => format!("{} (not compressed)", self.file.len()),
-            },
-        )
+        InfoRow::new("bytes", match &self.decoded {
+            Some(d) => format!("{} compressed (LZS) · {} decompressed", self.file.len(), d.len()),
+            None if self.compressed => format!("{} (LZS, not decompressed)", self.file.len()),
+            None => format!("{} (not compressed)", self.file.len()),
+        })
     }
     /// The inspector of a file that did not parse: its bytes, unclaimed, and the error.
     pub fn failed_view(&self, format: &'static str, error: Option<ParseError>) -> InspectorView {
         let mut view = InspectorView::flat(format, self.bytes().len(), ByteClass::Unclaimed);
-        view.views = vec![ByteView {
-            label: if self.compressed {
-                "decompressed".into()
-            } else {
-                "file".into()
-            },
-            len: self.bytes().len(),
-        }];
+        view.views = vec![ByteView { label: if self.compressed { "decompressed".into() } else { "file".into() }, len: self.bytes().len() }];
         if let Some(n) = self.container() {
-            view.views.push(ByteView {
-                label: "container".into(),
-                len: n,
-            });
+            view.views.push(ByteView { label: "container".into(), len: n });
         }
         view.error = error;
         view
@@ -134,36 +101,18 @@ impl BsxDocument {
     /// The character a BCX holds, by its name (1 for CLOUD.BCX …), if it is one.
     fn character(&self) -> Option<u8> {
         let name = file_name(&self.path);
-        (self.kind == Kind::Bcx)
-            .then(|| {
-                super::CHARACTERS
-                    .iter()
-                    .position(|c| c.eq_ignore_ascii_case(name))
-                    .map(|i| i as u8 + 1)
-            })
-            .flatten()
+        (self.kind == Kind::Bcx).then(|| super::CHARACTERS.iter().position(|c| c.eq_ignore_ascii_case(name)).map(|i| i as u8 + 1)).flatten()
     }
 
     /// The characters whose BCX the scene merges in, and whether any polygon shows an eye
     /// or a mouth (which FIELD.TDB supplies).
     fn wants(&self) -> (Vec<u8>, bool) {
-        let Some(f) = &self.parsed else {
-            return (Vec::new(), false);
-        };
-        let mut characters: Vec<u8> = f
-            .models
-            .iter()
-            .map(|m| m.global_id)
-            .filter(|g| super::character_file(*g).is_some())
-            .collect();
+        let Some(f) = &self.parsed else { return (Vec::new(), false) };
+        let mut characters: Vec<u8> = f.models.iter().map(|m| m.global_id).filter(|g| super::character_file(*g).is_some()).collect();
         characters.sort_unstable();
         characters.dedup();
         // A character's eyes and mouth are in its BCX parts: a character needs faces too.
-        let faces = !characters.is_empty()
-            || f.parts
-                .values()
-                .flat_map(|d| &d.flags)
-                .any(|&w| w & 0x3F < 2);
+        let faces = !characters.is_empty() || f.parts.values().flat_map(|d| &d.flags).any(|&w| w & 0x3F < 2);
         (characters, faces)
     }
 }
@@ -174,47 +123,19 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
     let mut error = stored.error.clone();
     let parsed = match error {
         Some(_) => None,
-        None => if bcx {
-            BsxFile::parse_bcx(stored.bytes())
-        } else {
-            BsxFile::parse(stored.bytes())
-        }
-        .map_err(|e| error = Some(e))
-        .ok(),
+        None => if bcx { BsxFile::parse_bcx(stored.bytes()) } else { BsxFile::parse(stored.bytes()) }.map_err(|e| error = Some(e)).ok(),
     };
-    let diagnostics: Vec<Diagnostic> = parsed
-        .iter()
-        .flat_map(|f| &f.warnings)
-        .map(|w| Diagnostic {
-            offset: w.offset,
-            path: w.path.clone(),
-            message: w.message.clone(),
-        })
-        .collect();
+    let diagnostics: Vec<Diagnostic> = parsed.iter().flat_map(|f| &f.warnings).map(|w| Diagnostic { offset: w.offset, path: w.path.clone(), message: w.message.clone() }).collect();
     let (inspector, records) = match (&parsed, purpose) {
         (Some(f), _) => {
-            let (mut view, records) =
-                inspect::view(f, stored.bytes(), stored.bytes().len(), stored.container());
+            let (mut view, records) = inspect::view(f, stored.bytes(), stored.bytes().len(), stored.container());
             view.diagnostics = diagnostics.clone();
             ((purpose == Purpose::Show).then_some(view), records)
         }
-        (None, Purpose::Show) => (
-            Some(stored.failed_view("bsx", error.clone())),
-            Records::default(),
-        ),
+        (None, Purpose::Show) => (Some(stored.failed_view("bsx", error.clone())), Records::default()),
         (None, Purpose::Asset) => (None, Records::default()),
     };
-    let mut doc = BsxDocument {
-        kind,
-        path: path.to_string(),
-        stored,
-        parsed,
-        records,
-        error,
-        diagnostics,
-        inspector,
-        links: Vec::new(),
-    };
+    let mut doc = BsxDocument { kind, path: path.to_string(), stored, parsed, records, error, diagnostics, inspector, links: Vec::new() };
     // A BCX alone draws its character with the face its name implies.
     if let (Some(g), Some(f)) = (doc.character(), doc.parsed.as_mut()) {
         f.models[0].face_id = g - 1;
@@ -240,68 +161,32 @@ impl Document for BsxDocument {
         self.stored.view(view)
     }
     fn info_rows(&self) -> Vec<InfoRow> {
-        let mut rows = vec![
-            InfoRow::new("format", self.kind.title()),
-            self.stored.bytes_row(),
-        ];
+        let mut rows = vec![InfoRow::new("format", self.kind.title()), self.stored.bytes_row()];
         if let Some(f) = &self.parsed {
             for (k, m) in f.models.iter().enumerate() {
-                let own = format!(
-                    "{} bones · {} parts · {} animations · {} triangles",
-                    m.bones.len(),
-                    m.parts.len(),
-                    m.animations.len(),
-                    f.triangles(m)
-                );
+                let own = format!("{} bones · {} parts · {} animations · {} triangles", m.bones.len(), m.parts.len(), m.animations.len(), f.triangles(m));
                 let value = match super::character_file(m.global_id) {
                     Some(bcx) => format!("character {} ({bcx} brings its skeleton, parts and first animations) · this record adds {own}", m.global_id),
                     None => own,
                 };
-                rows.push(InfoRow::new(
-                    if f.bcx.is_some() {
-                        "character".to_string()
-                    } else {
-                        format!("model {k}")
-                    },
-                    value,
-                ));
+                rows.push(InfoRow::new(if f.bcx.is_some() { "character".to_string() } else { format!("model {k}") }, value));
             }
             if let Some(t) = &f.textures {
-                rows.push(InfoRow::new(
-                    "textures",
-                    format!("{} VRAM rectangles", t.rects.len()),
-                ));
+                rows.push(InfoRow::new("textures", format!("{} VRAM rectangles", t.rects.len())));
             }
         }
         rows.extend(self.links.iter().cloned());
-        rows.extend(self.diagnostics.iter().map(|d| {
-            InfoRow::warning(
-                format!("warning @{}", d.offset),
-                format!("{}: {}", d.path, d.message),
-            )
-        }));
+        rows.extend(self.diagnostics.iter().map(|d| InfoRow::warning(format!("warning @{}", d.offset), format!("{}: {}", d.path, d.message))));
         rows
     }
     fn info_json(&self) -> String {
         let models: Vec<ModelJson> = self
             .parsed
             .iter()
-            .flat_map(|f| {
-                f.models.iter().map(move |m| ModelJson {
-                    bones: m.bones.len(),
-                    parts: m.parts.len(),
-                    animations: m.animations.len(),
-                    triangles: f.triangles(m),
-                    vertices: f.vertices(m),
-                    scale: m.scale,
-                    character: m.global_id,
-                })
-            })
+            .flat_map(|f| f.models.iter().map(move |m| ModelJson { bones: m.bones.len(), parts: m.parts.len(), animations: m.animations.len(), triangles: f.triangles(m), vertices: f.vertices(m), scale: m.scale, character: m.global_id }))
             .collect();
         let triangles: usize = models.iter().map(|m| m.triangles).sum();
-        let error = self.error.as_ref().map(
-            |e| serde_json::json!({ "message": e.to_string(), "offset": e.offset, "path": e.path }),
-        );
+        let error = self.error.as_ref().map(|e| serde_json::json!({ "message": e.to_string(), "offset": e.offset, "path": e.path }));
         serde_json::json!({
             "format": if self.kind == Kind::Bcx { "bcx" } else { "bsx" },
             "compressed": self.stored.compressed,
@@ -317,32 +202,14 @@ impl Document for BsxDocument {
     }
     fn references(&self) -> Vec<Reference> {
         let (characters, faces) = self.wants();
-        let mut refs: Vec<Reference> = characters
-            .iter()
-            .filter_map(|&g| super::character_file(g))
-            .map(|bcx| Reference {
-                role: "character",
-                written: bcx.to_string(),
-                names: vec![bcx.to_string()],
-                item: None,
-            })
-            .collect();
+        let mut refs: Vec<Reference> = characters.iter().filter_map(|&g| super::character_file(g)).map(|bcx| Reference { role: "character", written: bcx.to_string(), names: vec![bcx.to_string()], item: None }).collect();
         if faces {
-            refs.push(Reference {
-                role: "eyes and mouths",
-                written: FACES.to_string(),
-                names: vec![FACES.to_string()],
-                item: None,
-            });
+            refs.push(Reference { role: "eyes and mouths", written: FACES.to_string(), names: vec![FACES.to_string()], item: None });
         }
         refs
     }
     fn needs(&self, archive: &Archive) -> Vec<String> {
-        self.references()
-            .iter()
-            .filter_map(|r| archive.resolve(&self.path, &r.names).file)
-            .filter(|p| !archive.known(p))
-            .collect()
+        self.references().iter().filter_map(|r| archive.resolve(&self.path, &r.names).file).filter(|p| !archive.known(p)).collect()
     }
     fn build_scene(&mut self, archive: &Archive) -> Option<Scene> {
         let (characters, faces) = self.wants();
@@ -352,55 +219,29 @@ impl Document for BsxDocument {
         for g in characters {
             let bcx = super::character_file(g).expect("wants() keeps known characters");
             let doc = found(bcx).and_then(|p| archive.get(&p).map(|d| (p, d)));
-            match doc
-                .as_ref()
-                .and_then(|(p, d)| Some((p, d.as_any().downcast_ref::<BsxDocument>()?.file()?)))
-            {
+            match doc.as_ref().and_then(|(p, d)| Some((p, d.as_any().downcast_ref::<BsxDocument>()?.file()?))) {
                 Some((p, f)) => {
                     extras.characters[g as usize - 1] = Some(f);
-                    links.push(InfoRow::new(
-                        format!("character {g}"),
-                        format!("skeleton, parts and animations merged from {p}"),
-                    ));
+                    links.push(InfoRow::new(format!("character {g}"), format!("skeleton, parts and animations merged from {p}")));
                 }
-                None => links.push(InfoRow::warning(
-                    format!("character {g}"),
-                    why_not(archive, found(bcx), bcx, "its records are drawn alone"),
-                )),
+                None => links.push(InfoRow::warning(format!("character {g}"), why_not(archive, found(bcx), bcx, "its records are drawn alone"))),
             }
         }
         if faces {
             let doc = found(FACES).and_then(|p| archive.get(&p).map(|d| (p, d)));
-            match doc.as_ref().and_then(|(p, d)| {
-                d.as_any()
-                    .downcast_ref::<TdbDocument>()
-                    .and_then(|t| Some((p, t.parsed.as_ref()?, t.bytes())))
-            }) {
+            match doc.as_ref().and_then(|(p, d)| d.as_any().downcast_ref::<TdbDocument>().and_then(|t| Some((p, t.parsed.as_ref()?, t.bytes())))) {
                 Some((p, t, bytes)) => {
                     extras.faces = Some((t, bytes));
                     links.push(InfoRow::new("eyes and mouths", format!("from {p}")));
                 }
-                None => links.push(InfoRow::warning(
-                    "eyes and mouths",
-                    why_not(archive, found(FACES), FACES, "drawn grey"),
-                )),
+                None => links.push(InfoRow::warning("eyes and mouths", why_not(archive, found(FACES), FACES, "drawn grey"))),
             }
         }
         let f = self.parsed.as_ref()?;
-        let built = scene::build(
-            file_name(&self.path),
-            f,
-            self.stored.bytes(),
-            &self.records,
-            &extras,
-        );
+        let built = scene::build(file_name(&self.path), f, self.stored.bytes(), &self.records, &extras);
         self.links = links;
         if let Some(message) = built.refused {
-            let d = Diagnostic {
-                offset: f.offset_models as usize,
-                path: "models".into(),
-                message,
-            };
+            let d = Diagnostic { offset: f.offset_models as usize, path: "models".into(), message };
             if let Some(view) = self.inspector.as_mut() {
                 view.diagnostics.push(d.clone());
             }
@@ -409,14 +250,8 @@ impl Document for BsxDocument {
         Some(built.scene)
     }
     fn stats(&self) -> DocStats {
-        let Some(f) = &self.parsed else {
-            return DocStats::default();
-        };
-        DocStats {
-            triangles: f.models.iter().map(|m| f.triangles(m)).sum(),
-            diagnostics: self.diagnostics.len(),
-            ..Default::default()
-        }
+        let Some(f) = &self.parsed else { return DocStats::default() };
+        DocStats { triangles: f.models.iter().map(|m| f.triangles(m)).sum(), diagnostics: self.diagnostics.len(), ..Default::default() }
     }
 }
 

@@ -29,484 +29,124 @@ enum Key {
 }
 
 pub(super) fn row(start: usize, end: usize, name: &str, label: String, summary: String) -> Pending {
-    Pending {
-        start,
-        end,
-        name: name.to_string(),
-        label,
-        summary,
-        fields: Vec::new(),
-        key: Key::None,
-    }
+    Pending { start, end, name: name.to_string(), label, summary, fields: Vec::new(), key: Key::None }
 }
 
 /// The view and the records of the scene's nodes and triangles.
-pub fn view(
-    file: &BsxFile,
-    bytes: &[u8],
-    decoded_len: usize,
-    container_len: Option<usize>,
-) -> (InspectorView, Records) {
+pub fn view(file: &BsxFile, bytes: &[u8], decoded_len: usize, container_len: Option<usize>) -> (InspectorView, Records) {
     let mut rows: Vec<Pending> = Vec::new();
-    let title = if file.bcx.is_some() {
-        "BCX header"
-    } else {
-        "BSX header"
-    };
-    let mut header = row(
-        0,
-        8,
-        "header",
-        title.into(),
-        format!(
-            "size_file {}, offset_models {:#x}",
-            file.size_file, file.offset_models
-        ),
-    );
-    header.fields = vec![
-        (0, 4, "u32 size_file".into(), file.size_file.to_string()),
-        (
-            4,
-            4,
-            "u32 offset_models".into(),
-            format!("{:#x}", file.offset_models),
-        ),
-    ];
+    let title = if file.bcx.is_some() { "BCX header" } else { "BSX header" };
+    let mut header = row(0, 8, "header", title.into(), format!("size_file {}, offset_models {:#x}", file.size_file, file.offset_models));
+    header.fields = vec![(0, 4, "u32 size_file".into(), file.size_file.to_string()), (4, 4, "u32 offset_models".into(), format!("{:#x}", file.offset_models))];
     rows.push(header);
     // Part data blocks, once each, with what uses them.
     for (&at, d) in &file.parts {
-        let users: Vec<String> = file
-            .models
-            .iter()
-            .enumerate()
-            .flat_map(|(k, m)| {
-                m.parts
-                    .iter()
-                    .enumerate()
-                    .filter(move |(_, p)| p.block == at)
-                    .map(move |(j, _)| format!("model {k} part {j}"))
-            })
-            .collect();
-        rows.push(row(
-            at,
-            d.end,
-            "part data",
-            format!("part data · {}", users.join(", ")),
-            format!(
-                "{} vertices, {} polygons, {} flags, {} texcoords",
-                d.vertices.len(),
-                d.polygons.len(),
-                d.flags.len(),
-                d.texcoords.len()
-            ),
-        ));
-        let mut v = row(
-            at + 4,
-            at + 4 + 8 * d.vertices.len(),
-            "vertices",
-            format!("{} vertices", d.vertices.len()),
-            "s16 x, y, z, pad".into(),
-        );
-        v.fields = d
-            .vertices
-            .iter()
-            .enumerate()
-            .map(|(k, p)| {
-                (
-                    at + 4 + 8 * k,
-                    8,
-                    format!("vertex {k}"),
-                    format!("({}, {}, {})", p[0], p[1], p[2]),
-                )
-            })
-            .collect();
+        let users: Vec<String> = file.models.iter().enumerate().flat_map(|(k, m)| m.parts.iter().enumerate().filter(move |(_, p)| p.block == at).map(move |(j, _)| format!("model {k} part {j}"))).collect();
+        rows.push(row(at, d.end, "part data", format!("part data · {}", users.join(", ")), format!("{} vertices, {} polygons, {} flags, {} texcoords", d.vertices.len(), d.polygons.len(), d.flags.len(), d.texcoords.len())));
+        let mut v = row(at + 4, at + 4 + 8 * d.vertices.len(), "vertices", format!("{} vertices", d.vertices.len()), "s16 x, y, z, pad".into());
+        v.fields = d.vertices.iter().enumerate().map(|(k, p)| (at + 4 + 8 * k, 8, format!("vertex {k}"), format!("({}, {}, {})", p[0], p[1], p[2]))).collect();
         rows.push(v);
         for kind in PolyKind::ALL {
             let polys: Vec<_> = d.polygons.iter().filter(|p| p.kind == kind).collect();
-            let (Some(first), Some(last)) = (polys.first(), polys.last()) else {
-                continue;
-            };
-            let mut g = row(
-                first.offset,
-                last.offset + kind.size(),
-                "polygons",
-                format!("{} × {}", polys.len(), kind.name()),
-                format!("{} bytes each", kind.size()),
-            );
+            let (Some(first), Some(last)) = (polys.first(), polys.last()) else { continue };
+            let mut g = row(first.offset, last.offset + kind.size(), "polygons", format!("{} × {}", polys.len(), kind.name()), format!("{} bytes each", kind.size()));
             g.key = Key::Polygons(at, kind);
             g.fields = polys
                 .iter()
                 .map(|p| {
                     let n = kind.corners();
-                    let tc = if kind.textured() {
-                        format!(", texcoords {:?}", &p.texcoords[..n])
-                    } else {
-                        String::new()
-                    };
-                    (
-                        p.offset,
-                        kind.size(),
-                        format!("{}-corner polygon", n),
-                        format!(
-                            "vertices {:?}, colour {:?}{tc}",
-                            &p.vertices[..n],
-                            &p.colors[0][..3]
-                        ),
-                    )
+                    let tc = if kind.textured() { format!(", texcoords {:?}", &p.texcoords[..n]) } else { String::new() };
+                    (p.offset, kind.size(), format!("{}-corner polygon", n), format!("vertices {:?}, colour {:?}{tc}", &p.vertices[..n], &p.colors[0][..3]))
                 })
                 .collect();
             rows.push(g);
         }
-        let flags_at = d
-            .polygons
-            .last()
-            .map_or(at + 4 + 8 * d.vertices.len(), |p| p.offset + p.kind.size());
+        let flags_at = d.polygons.last().map_or(at + 4 + 8 * d.vertices.len(), |p| p.offset + p.kind.size());
         if !d.flags.is_empty() {
-            let mut f = row(
-                flags_at,
-                flags_at + 4 * d.flags.len(),
-                "flags",
-                format!("{} texture flag words", d.flags.len()),
-                String::new(),
-            );
-            f.fields = d
-                .flags
-                .iter()
-                .enumerate()
-                .map(|(k, w)| {
-                    let t = super::vram::TextureFlag::of(*w);
-                    (
-                        flags_at + 4 * k,
-                        4,
-                        format!("flag {k}"),
-                        format!(
-                            "{w:#010x}: type {}, page ({}, {}), CLUT ({}, {}), {:?}",
-                            t.kind,
-                            t.key.page_x,
-                            t.key.page_y,
-                            t.key.clut_x,
-                            t.key.clut_y,
-                            t.key.depth
-                        ),
-                    )
-                })
-                .collect();
+            let mut f = row(flags_at, flags_at + 4 * d.flags.len(), "flags", format!("{} texture flag words", d.flags.len()), String::new());
+            f.fields = d.flags.iter().enumerate().map(|(k, w)| {
+                let t = super::vram::TextureFlag::of(*w);
+                (flags_at + 4 * k, 4, format!("flag {k}"), format!("{w:#010x}: type {}, page ({}, {}), CLUT ({}, {}), {:?}", t.kind, t.key.page_x, t.key.page_y, t.key.clut_x, t.key.clut_y, t.key.depth))
+            }).collect();
             rows.push(f);
         }
         if !d.texcoords.is_empty() {
             let tc_at = flags_at + 4 * d.flags.len();
-            rows.push(row(
-                tc_at,
-                tc_at + 2 * d.texcoords.len(),
-                "texcoords",
-                format!("{} texcoords", d.texcoords.len()),
-                "u8 u, v".into(),
-            ));
+            rows.push(row(tc_at, tc_at + 2 * d.texcoords.len(), "texcoords", format!("{} texcoords", d.texcoords.len()), "u8 u, v".into()));
         }
         if !d.control.is_empty() {
             let c_at = d.end - d.control.len();
-            rows.push(row(
-                c_at,
-                d.end,
-                "control",
-                format!("{} control bytes", d.control.len()),
-                format!("{:02x?}", &d.control[..d.control.len().min(8)]),
-            ));
+            rows.push(row(c_at, d.end, "control", format!("{} control bytes", d.control.len()), format!("{:02x?}", &d.control[..d.control.len().min(8)])));
         }
     }
     for (&at, d) in &file.anims {
-        rows.push(row(
-            at,
-            d.end,
-            "animation data",
-            "animation data".into(),
-            format!(
-                "{} bone channels, {} translation, {} static, {} rotation values",
-                d.channels.len(),
-                d.translations.len(),
-                d.statics.len(),
-                d.rotations.len()
-            ),
-        ));
-        let mut c = row(
-            at + 4,
-            at + 4 + 8 * d.channels.len(),
-            "channels",
-            format!("{} bone channels", d.channels.len()),
-            "mask, rx ry rz, tx ty tz".into(),
-        );
-        c.fields = d
-            .channels
-            .iter()
-            .enumerate()
-            .map(|(k, ch)| {
-                (
-                    at + 4 + 8 * k,
-                    8,
-                    format!("bone {k}"),
-                    format!(
-                        "mask {:#04x}, rotation {:?}, translation {:?}",
-                        ch.mask, ch.rotation, ch.translation
-                    ),
-                )
-            })
-            .collect();
+        rows.push(row(at, d.end, "animation data", "animation data".into(), format!("{} bone channels, {} translation, {} static, {} rotation values", d.channels.len(), d.translations.len(), d.statics.len(), d.rotations.len())));
+        let mut c = row(at + 4, at + 4 + 8 * d.channels.len(), "channels", format!("{} bone channels", d.channels.len()), "mask, rx ry rz, tx ty tz".into());
+        c.fields = d.channels.iter().enumerate().map(|(k, ch)| (at + 4 + 8 * k, 8, format!("bone {k}"), format!("mask {:#04x}, rotation {:?}, translation {:?}", ch.mask, ch.rotation, ch.translation))).collect();
         rows.push(c);
     }
     let om = file.offset_models as usize;
     if let Some(h) = &file.bcx {
-        let mut r = row(
-            om,
-            om + 36,
-            "character header",
-            "character header".into(),
-            format!(
-                "{} bones, {} parts, {} animations",
-                h.bones, h.parts, h.animations
-            ),
-        );
+        let mut r = row(om, om + 36, "character header", "character header".into(), format!("{} bones, {} parts, {} animations", h.bones, h.parts, h.animations));
         r.key = Key::Model(0);
         r.fields = vec![
             (om, 2, "u16 magic".into(), format!("{:#06x}", h.magic)),
             (om + 2, 1, "u8 num_bones".into(), h.bones.to_string()),
             (om + 3, 1, "u8 num_parts".into(), h.parts.to_string()),
-            (
-                om + 4,
-                1,
-                "u8 num_animations".into(),
-                h.animations.to_string(),
-            ),
-            (
-                om + 0x16,
-                2,
-                "u16 scale (not used)".into(),
-                h.scale.to_string(),
-            ),
-            (
-                om + 0x18,
-                2,
-                "u16 offset_parts".into(),
-                h.offset_parts.to_string(),
-            ),
-            (
-                om + 0x1A,
-                2,
-                "u16 offset_anims".into(),
-                h.offset_anims.to_string(),
-            ),
-            (
-                om + 0x1C,
-                4,
-                "u32 offset_skeleton".into(),
-                format!("{:#010x}", h.offset_skeleton),
-            ),
+            (om + 4, 1, "u8 num_animations".into(), h.animations.to_string()),
+            (om + 0x16, 2, "u16 scale (not used)".into(), h.scale.to_string()),
+            (om + 0x18, 2, "u16 offset_parts".into(), h.offset_parts.to_string()),
+            (om + 0x1A, 2, "u16 offset_anims".into(), h.offset_anims.to_string()),
+            (om + 0x1C, 4, "u32 offset_skeleton".into(), format!("{:#010x}", h.offset_skeleton)),
         ];
         rows.push(r);
     } else {
         let tex = file.textures.as_ref().map_or(bytes.len(), |t| t.offset);
-        rows.push(row(
-            om,
-            tex.max(om + 16),
-            "models",
-            format!("models section: {} models", file.models.len()),
-            String::new(),
-        ));
-        let mut mh = row(
-            om,
-            om + 16,
-            "models header",
-            "models header".into(),
-            format!(
-                "{} models, texture_pointer {:#x}",
-                file.models.len(),
-                file.texture_pointer
-            ),
-        );
-        mh.fields = vec![
-            (
-                om,
-                4,
-                "u32 psx_memory".into(),
-                format!("{:#010x}", file.psx_memory),
-            ),
-            (
-                om + 4,
-                4,
-                "u32 num_models".into(),
-                file.models.len().to_string(),
-            ),
-            (
-                om + 8,
-                4,
-                "u32 texture_pointer".into(),
-                format!("{:#x}", file.texture_pointer),
-            ),
-            (
-                om + 12,
-                4,
-                "u32 buffer_size".into(),
-                file.buffer_size.to_string(),
-            ),
-        ];
+        rows.push(row(om, tex.max(om + 16), "models", format!("models section: {} models", file.models.len()), String::new()));
+        let mut mh = row(om, om + 16, "models header", "models header".into(), format!("{} models, texture_pointer {:#x}", file.models.len(), file.texture_pointer));
+        mh.fields = vec![(om, 4, "u32 psx_memory".into(), format!("{:#010x}", file.psx_memory)), (om + 4, 4, "u32 num_models".into(), file.models.len().to_string()), (om + 8, 4, "u32 texture_pointer".into(), format!("{:#x}", file.texture_pointer)), (om + 12, 4, "u32 buffer_size".into(), file.buffer_size.to_string())];
         rows.push(mh);
     }
     for (k, m) in file.models.iter().enumerate() {
         if file.bcx.is_none() {
-            let character = if m.global_id > 0 {
-                format!(
-                    ", character {} ({})",
-                    m.global_id,
-                    super::character_file(m.global_id).unwrap_or("no BCX")
-                )
-            } else {
-                String::new()
-            };
-            let mut r = row(
-                m.offset,
-                m.offset + 48,
-                "model",
-                format!("model {k}"),
-                format!(
-                    "scale {}, {} bones, {} parts, {} animations{character}",
-                    m.scale,
-                    m.bones.len(),
-                    m.parts.len(),
-                    m.animations.len()
-                ),
-            );
+            let character = if m.global_id > 0 { format!(", character {} ({})", m.global_id, super::character_file(m.global_id).unwrap_or("no BCX")) } else { String::new() };
+            let mut r = row(m.offset, m.offset + 48, "model", format!("model {k}"), format!("scale {}, {} bones, {} parts, {} animations{character}", m.scale, m.bones.len(), m.parts.len(), m.animations.len()));
             r.key = Key::Model(k);
-            r.fields = vec![
-                (m.offset, 1, "u8 face id".into(), m.face_id.to_string()),
-                (
-                    m.offset + 1,
-                    1,
-                    "u8 global model id".into(),
-                    m.global_id.to_string(),
-                ),
-                (
-                    m.offset + 2,
-                    2,
-                    "u16 scale (4.12)".into(),
-                    m.scale.to_string(),
-                ),
-                (
-                    m.offset + 4,
-                    4,
-                    "u32 offset_skeleton".into(),
-                    format!("{:#x}", m.offset_skeleton),
-                ),
-            ];
+            r.fields = vec![(m.offset, 1, "u8 face id".into(), m.face_id.to_string()), (m.offset + 1, 1, "u8 global model id".into(), m.global_id.to_string()), (m.offset + 2, 2, "u16 scale (4.12)".into(), m.scale.to_string()), (m.offset + 4, 4, "u32 offset_skeleton".into(), format!("{:#x}", m.offset_skeleton))];
             rows.push(r);
         }
         if m.bones.is_empty() && m.parts.is_empty() && m.animations.is_empty() {
             continue;
         }
         let end = m.skeleton + 4 * m.bones.len() + 32 * m.parts.len() + 16 * m.animations.len();
-        rows.push(row(
-            m.skeleton,
-            end,
-            "skeleton",
-            format!("model {k}: bones, parts, animations"),
-            String::new(),
-        ));
+        rows.push(row(m.skeleton, end, "skeleton", format!("model {k}: bones, parts, animations"), String::new()));
         if !m.bones.is_empty() {
-            let mut b = row(
-                m.skeleton,
-                m.skeleton + 4 * m.bones.len(),
-                "bones",
-                format!("{} bones", m.bones.len()),
-                "s16 length, s8 parent, u8 has_mesh".into(),
-            );
-            b.fields = m
-                .bones
-                .iter()
-                .enumerate()
-                .map(|(j, bone)| {
-                    (
-                        bone.offset,
-                        4,
-                        format!("bone {j}"),
-                        format!(
-                            "length {}, parent {}, has_mesh {}",
-                            bone.length, bone.parent, bone.has_mesh
-                        ),
-                    )
-                })
-                .collect();
+            let mut b = row(m.skeleton, m.skeleton + 4 * m.bones.len(), "bones", format!("{} bones", m.bones.len()), "s16 length, s8 parent, u8 has_mesh".into());
+            b.fields = m.bones.iter().enumerate().map(|(j, bone)| (bone.offset, 4, format!("bone {j}"), format!("length {}, parent {}, has_mesh {}", bone.length, bone.parent, bone.has_mesh))).collect();
             b.key = Key::Bone(m.bones[0].offset);
             rows.push(b);
         }
         for (j, p) in m.parts.iter().enumerate() {
-            let mut r = row(
-                p.header,
-                p.header + 32,
-                "part",
-                format!("part {j} on bone {}", p.bone),
-                format!(
-                    "{} vertices, {} polygons, data at {:#x}",
-                    p.counts.vertices,
-                    p.counts.polygons.iter().map(|&n| n as usize).sum::<usize>(),
-                    p.block
-                ),
-            );
+            let mut r = row(p.header, p.header + 32, "part", format!("part {j} on bone {}", p.bone), format!("{} vertices, {} polygons, data at {:#x}", p.counts.vertices, p.counts.polygons.iter().map(|&n| n as usize).sum::<usize>(), p.block));
             r.key = Key::PartHeader(p.header);
             rows.push(r);
         }
         for (j, a) in m.animations.iter().enumerate() {
-            rows.push(row(
-                a.header,
-                a.header + 16,
-                "animation",
-                format!("animation {j}"),
-                format!(
-                    "{} frames, {} bones, data at {:#x}",
-                    a.frames, a.bones, a.block
-                ),
-            ));
+            rows.push(row(a.header, a.header + 16, "animation", format!("animation {j}"), format!("{} frames, {} bones, data at {:#x}", a.frames, a.bones, a.block)));
         }
     }
     if let Some(t) = &file.textures {
-        rows.push(row(
-            t.offset,
-            bytes.len(),
-            "textures",
-            format!("texture section: {} rectangles", t.rects.len()),
-            format!("size {}", t.size),
-        ));
-        rows.push(row(
-            t.offset,
-            t.offset + 8 + 12 * t.rects.len(),
-            "texture header",
-            "texture header and entries".into(),
-            String::new(),
-        ));
+        rows.push(row(t.offset, bytes.len(), "textures", format!("texture section: {} rectangles", t.rects.len()), format!("size {}", t.size)));
+        rows.push(row(t.offset, t.offset + 8 + 12 * t.rects.len(), "texture header", "texture header and entries".into(), String::new()));
         for (k, r) in t.rects.iter().enumerate() {
-            rows.push(row(
-                r.data,
-                r.data + 2 * r.width as usize * r.height as usize,
-                "vram",
-                format!(
-                    "rectangle {k}: {}×{} at ({}, {})",
-                    r.width, r.height, r.x, r.y
-                ),
-                if r.height == 1 {
-                    "a CLUT (palette)".into()
-                } else {
-                    "texel indices".into()
-                },
-            ));
+            rows.push(row(r.data, r.data + 2 * r.width as usize * r.height as usize, "vram", format!("rectangle {k}: {}×{} at ({}, {})", r.width, r.height, r.x, r.y), if r.height == 1 { "a CLUT (palette)".into() } else { "texel indices".into() }));
         }
     }
     tree(rows, bytes.len(), decoded_len, container_len)
 }
 
 /// Place rows in file order, each under the nearest row that holds it.
-pub(super) fn tree(
-    mut pending: Vec<Pending>,
-    file_len: usize,
-    decoded_len: usize,
-    container_len: Option<usize>,
-) -> (InspectorView, Records) {
+pub(super) fn tree(mut pending: Vec<Pending>, file_len: usize, decoded_len: usize, container_len: Option<usize>) -> (InspectorView, Records) {
     pending.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
     pending.dedup_by(|b, a| a.start == b.start && a.end == b.end && a.name == b.name);
     let mut view = InspectorView::flat("bsx", decoded_len, ByteClass::Unclaimed);
@@ -517,10 +157,7 @@ pub(super) fn tree(
     // Rows read whole, with no field of their own.
     let mut bare: Vec<bool> = Vec::new();
     for p in pending.into_iter().take(MAX_ROWS) {
-        while open
-            .last()
-            .is_some_and(|&(_, end)| p.start >= end || p.end > end)
-        {
+        while open.last().is_some_and(|&(_, end)| p.start >= end || p.end > end) {
             open.pop();
         }
         let index = view.chunks.len() as u32;
@@ -541,13 +178,7 @@ pub(super) fn tree(
         bare.push(p.fields.is_empty());
         for (offset, len, what, value) in p.fields {
             spans.push((offset, offset + len, ByteClass::Decoded));
-            view.fields.push(Field {
-                chunk: index,
-                offset,
-                len,
-                what,
-                value,
-            });
+            view.fields.push(Field { chunk: index, offset, len, what, value });
         }
         view.chunks.push(Row {
             index,
@@ -579,19 +210,9 @@ pub(super) fn tree(
     view.fields.sort_by_key(|f| f.offset);
     view.runs = runs_from_spans(file_len, spans);
     view.coverage = crate::inspect::coverage_of(&view.runs);
-    view.views = vec![ByteView {
-        label: if container_len.is_some() {
-            "decompressed".into()
-        } else {
-            "file".into()
-        },
-        len: decoded_len,
-    }];
+    view.views = vec![ByteView { label: if container_len.is_some() { "decompressed".into() } else { "file".into() }, len: decoded_len }];
     if let Some(n) = container_len {
-        view.views.push(ByteView {
-            label: "container".into(),
-            len: n,
-        });
+        view.views.push(ByteView { label: "container".into(), len: n });
     }
     (view, records)
 }

@@ -14,23 +14,11 @@ pub use document::{open, sniff, sniff_bcx, BsxDocument};
 pub use tdb::{open_tdb, sniff_tdb};
 
 /// The BCX files of the playable characters, by global model id 1..9.
-pub const CHARACTERS: [&str; 9] = [
-    "CLOUD.BCX",
-    "EARITH.BCX",
-    "BALLET.BCX",
-    "TIFA.BCX",
-    "RED.BCX",
-    "CID.BCX",
-    "YUFI.BCX",
-    "KETCY.BCX",
-    "VINCENT.BCX",
-];
+pub const CHARACTERS: [&str; 9] = ["CLOUD.BCX", "EARITH.BCX", "BALLET.BCX", "TIFA.BCX", "RED.BCX", "CID.BCX", "YUFI.BCX", "KETCY.BCX", "VINCENT.BCX"];
 
 /// The BCX that holds character `global_id`'s skeleton, parts and first animations.
 pub fn character_file(global_id: u8) -> Option<&'static str> {
-    CHARACTERS
-        .get((global_id as usize).checked_sub(1)?)
-        .copied()
+    CHARACTERS.get((global_id as usize).checked_sub(1)?).copied()
 }
 
 #[cfg(test)]
@@ -38,32 +26,16 @@ mod tests {
     use super::raw::*;
 
     pub fn shared(name: &str) -> Vec<u8> {
-        std::fs::read(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../shared/testdata/ff7")
-                .join(name),
-        )
-        .expect("the shared FF7 test data sits beside the repo")
+        std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/ff7").join(name)).expect("the shared FF7 test data sits beside the repo")
     }
 
     #[test]
     fn every_real_file_parses_with_every_invariant_holding() {
-        for name in [
-            "ELEVTR1_u.BSX",
-            "MD1_1_u.BSX",
-            "NMKIN_1_u.BSX",
-            "STARTMAP_u.BSX",
-        ] {
+        for name in ["ELEVTR1_u.BSX", "MD1_1_u.BSX", "NMKIN_1_u.BSX", "STARTMAP_u.BSX"] {
             let bytes = shared(name);
             let f = BsxFile::parse(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(f.warnings.is_empty(), "{name}: {:?}", f.warnings);
-            eprintln!(
-                "{name}: {} models, {} part blocks, {} animation blocks, {} rects",
-                f.models.len(),
-                f.parts.len(),
-                f.anims.len(),
-                f.textures.as_ref().map_or(0, |t| t.rects.len())
-            );
+            eprintln!("{name}: {} models, {} part blocks, {} animation blocks, {} rects", f.models.len(), f.parts.len(), f.anims.len(), f.textures.as_ref().map_or(0, |t| t.rects.len()));
         }
     }
 }

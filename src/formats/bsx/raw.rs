@@ -17,26 +17,10 @@ pub struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    pub fn slice(
-        &self,
-        at: usize,
-        len: usize,
-        path: &str,
-        what: &str,
-    ) -> Result<&'a [u8], ParseError> {
-        at.checked_add(len)
-            .filter(|&end| end <= self.bytes.len())
-            .map(|end| &self.bytes[at..end])
-            .ok_or_else(|| {
-                ParseError::new(
-                    at.min(self.bytes.len()),
-                    path,
-                    format!(
-                        "expected {what} ({len} bytes at byte {at}), the file has {} bytes",
-                        self.bytes.len()
-                    ),
-                )
-            })
+    pub fn slice(&self, at: usize, len: usize, path: &str, what: &str) -> Result<&'a [u8], ParseError> {
+        at.checked_add(len).filter(|&end| end <= self.bytes.len()).map(|end| &self.bytes[at..end]).ok_or_else(|| {
+            ParseError::new(at.min(self.bytes.len()), path, format!("expected {what} ({len} bytes at byte {at}), the file has {} bytes", self.bytes.len()))
+        })
     }
     pub fn u8(&self, at: usize, path: &str, what: &str) -> Result<u8, ParseError> {
         Ok(self.slice(at, 1, path, what)?[0])
@@ -93,16 +77,7 @@ pub enum PolyKind {
 }
 
 impl PolyKind {
-    pub const ALL: [PolyKind; 8] = [
-        PolyKind::QuadColorTex,
-        PolyKind::TriColorTex,
-        PolyKind::QuadMonoTex,
-        PolyKind::TriMonoTex,
-        PolyKind::TriMono,
-        PolyKind::QuadMono,
-        PolyKind::TriColor,
-        PolyKind::QuadColor,
-    ];
+    pub const ALL: [PolyKind; 8] = [PolyKind::QuadColorTex, PolyKind::TriColorTex, PolyKind::QuadMonoTex, PolyKind::TriMonoTex, PolyKind::TriMono, PolyKind::QuadMono, PolyKind::TriColor, PolyKind::QuadColor];
     /// Bytes per record.
     pub fn size(self) -> usize {
         match self {
@@ -116,31 +91,16 @@ impl PolyKind {
     }
     pub fn corners(self) -> usize {
         match self {
-            PolyKind::QuadColorTex
-            | PolyKind::QuadMonoTex
-            | PolyKind::QuadMono
-            | PolyKind::QuadColor => 4,
+            PolyKind::QuadColorTex | PolyKind::QuadMonoTex | PolyKind::QuadMono | PolyKind::QuadColor => 4,
             _ => 3,
         }
     }
     pub fn textured(self) -> bool {
-        matches!(
-            self,
-            PolyKind::QuadColorTex
-                | PolyKind::TriColorTex
-                | PolyKind::QuadMonoTex
-                | PolyKind::TriMonoTex
-        )
+        matches!(self, PolyKind::QuadColorTex | PolyKind::TriColorTex | PolyKind::QuadMonoTex | PolyKind::TriMonoTex)
     }
     /// One colour per corner (gouraud) or one for the polygon (flat).
     pub fn gouraud(self) -> bool {
-        matches!(
-            self,
-            PolyKind::QuadColorTex
-                | PolyKind::TriColorTex
-                | PolyKind::TriColor
-                | PolyKind::QuadColor
-        )
+        matches!(self, PolyKind::QuadColorTex | PolyKind::TriColorTex | PolyKind::TriColor | PolyKind::QuadColor)
     }
     /// The libgpu packet size the engine builds for one polygon (POLY_GT4 …).
     pub fn gpu_size(self) -> usize {
@@ -353,38 +313,16 @@ pub struct BcxHeader {
 /// the models count (a u32 in the file).
 pub const MAX_MODELS: u32 = 256;
 
-fn range(
-    r: Reader<'_>,
-    at: usize,
-    count_at: usize,
-    path: &str,
-    what: &str,
-) -> Result<Range, ParseError> {
-    Ok(Range {
-        start: r.u8(at, path, what)?,
-        end: r.u8(at + 1, path, what)?,
-        count: r.u8(count_at, path, what)?,
-    })
+fn range(r: Reader<'_>, at: usize, count_at: usize, path: &str, what: &str) -> Result<Range, ParseError> {
+    Ok(Range { start: r.u8(at, path, what)?, end: r.u8(at + 1, path, what)?, count: r.u8(count_at, path, what)? })
 }
 
 impl BsxFile {
     /// The 8-byte header BSX and BCX share; a size_file that is not the file's is an error.
     fn header(r: Reader<'_>) -> Result<BsxFile, ParseError> {
-        let f = BsxFile {
-            size_file: r.u32(0, "header", "u32 size_file")?,
-            offset_models: r.u32(4, "header", "u32 offset_models")?,
-            ..Default::default()
-        };
+        let f = BsxFile { size_file: r.u32(0, "header", "u32 size_file")?, offset_models: r.u32(4, "header", "u32 offset_models")?, ..Default::default() };
         if f.size_file as usize != r.bytes.len() {
-            return Err(ParseError::new(
-                0,
-                "header",
-                format!(
-                    "size_file says {} bytes, the file has {}",
-                    f.size_file,
-                    r.bytes.len()
-                ),
-            ));
+            return Err(ParseError::new(0, "header", format!("size_file says {} bytes, the file has {}", f.size_file, r.bytes.len())));
         }
         Ok(f)
     }
@@ -401,22 +339,10 @@ impl BsxFile {
         f.texture_pointer = r.u32(om + 8, "models", "u32 texture_pointer")?;
         f.buffer_size = r.u32(om + 12, "models", "u32 buffer_size")?;
         if f.psx_memory != f.offset_models | RAM {
-            f.warn(
-                om,
-                "models",
-                format!(
-                    "psx_memory is {:#010x}, expected offset_models | 0x80000000 = {:#010x}",
-                    f.psx_memory,
-                    f.offset_models | RAM
-                ),
-            );
+            f.warn(om, "models", format!("psx_memory is {:#010x}, expected offset_models | 0x80000000 = {:#010x}", f.psx_memory, f.offset_models | RAM));
         }
         if num_models > MAX_MODELS {
-            return Err(ParseError::new(
-                om + 4,
-                "models",
-                format!("{num_models} models: expected at most {MAX_MODELS}"),
-            ));
+            return Err(ParseError::new(om + 4, "models", format!("{num_models} models: expected at most {MAX_MODELS}")));
         }
         for i in 0..num_models as usize {
             let m = f.model(r, om + 16 + i * 48, i)?;
@@ -428,11 +354,7 @@ impl BsxFile {
 
     fn warn(&mut self, offset: usize, path: &str, message: String) {
         if self.warnings.len() < crate::inspect::MAX_DIAGNOSTICS {
-            self.warnings.push(Warning {
-                offset,
-                path: path.to_string(),
-                message,
-            });
+            self.warnings.push(Warning { offset, path: path.to_string(), message });
         }
     }
 
@@ -440,10 +362,7 @@ impl BsxFile {
         let path = format!("model[{i}]");
         let p = path.as_str();
         let b = r.slice(at, 48, p, "a 48-byte model record")?;
-        let light = |k: usize| Light {
-            direction: [0, 2, 4].map(|o| i16::from_le_bytes([b[k + o], b[k + o + 1]])),
-            color: [b[k + 8], b[k + 9], b[k + 10]],
-        };
+        let light = |k: usize| Light { direction: [0, 2, 4].map(|o| i16::from_le_bytes([b[k + o], b[k + o + 1]])), color: [b[k + 8], b[k + 9], b[k + 10]] };
         let mut m = ModelRecord {
             offset: at,
             face_id: b[0],
@@ -460,79 +379,36 @@ impl BsxFile {
             animations: Vec::new(),
             skeleton: 0,
         };
-        for (what, rg) in [
-            ("bones", m.bones_range),
-            ("parts", m.parts_range),
-            ("animations", m.anims_range),
-        ] {
-            let ok = if rg.count > 0 {
-                rg.end as usize == rg.start as usize + rg.count as usize - 1
-            } else {
-                rg.start == 0xFF && rg.end == 0xFF
-            };
+        for (what, rg) in [("bones", m.bones_range), ("parts", m.parts_range), ("animations", m.anims_range)] {
+            let ok = if rg.count > 0 { rg.end as usize == rg.start as usize + rg.count as usize - 1 } else { rg.start == 0xFF && rg.end == 0xFF };
             if !ok {
-                self.warn(
-                    at,
-                    p,
-                    format!(
-                        "{what} range {}..{} does not fit its count {}",
-                        rg.start, rg.end, rg.count
-                    ),
-                );
+                self.warn(at, p, format!("{what} range {}..{} does not fit its count {}", rg.start, rg.end, rg.count));
             }
         }
-        let (nb, np, na) = (
-            m.bones_range.count as usize,
-            m.parts_range.count as usize,
-            m.anims_range.count as usize,
-        );
+        let (nb, np, na) = (m.bones_range.count as usize, m.parts_range.count as usize, m.anims_range.count as usize);
         if nb + np + na == 0 {
             // A character from its BCX with nothing of its own: offset_skeleton means nothing.
             return Ok(m);
         }
-        let skeleton = at
-            .checked_add(m.offset_skeleton as usize)
-            .ok_or_else(|| ParseError::new(at + 4, p, "offset_skeleton overflows"))?;
+        let skeleton = at.checked_add(m.offset_skeleton as usize).ok_or_else(|| ParseError::new(at + 4, p, "offset_skeleton overflows"))?;
         self.skeleton(r, &mut m, skeleton, p)?;
         Ok(m)
     }
 
     /// A model's bones, part headers and animation headers, one after the other from
     /// `skeleton`, as many as its ranges count (and the data blocks they point at).
-    fn skeleton(
-        &mut self,
-        r: Reader<'_>,
-        m: &mut ModelRecord,
-        skeleton: usize,
-        p: &str,
-    ) -> Result<(), ParseError> {
-        let (nb, np, na) = (
-            m.bones_range.count as usize,
-            m.parts_range.count as usize,
-            m.anims_range.count as usize,
-        );
+    fn skeleton(&mut self, r: Reader<'_>, m: &mut ModelRecord, skeleton: usize, p: &str) -> Result<(), ParseError> {
+        let (nb, np, na) = (m.bones_range.count as usize, m.parts_range.count as usize, m.anims_range.count as usize);
         m.skeleton = skeleton;
         for k in 0..nb {
             let o = skeleton + 4 * k;
             let b = r.slice(o, 4, &format!("{p}/bone[{k}]"), "a 4-byte bone")?;
-            let bone = Bone {
-                offset: o,
-                length: i16::from_le_bytes([b[0], b[1]]),
-                parent: b[2] as i8,
-                has_mesh: b[3],
-            };
+            let bone = Bone { offset: o, length: i16::from_le_bytes([b[0], b[1]]), parent: b[2] as i8, has_mesh: b[3] };
             // Parents come first: the root alone has none. A character's extra bones may
             // hang from its BCX skeleton, which this file does not hold.
             let own = m.global_id == 0;
             if own && (bone.parent as i32 >= k as i32 || bone.parent < -1) {
-                return Err(ParseError::new(
-                    o + 2,
-                    &format!("{p}/bone[{k}]"),
-                    format!(
-                        "parent {} of bone {k}: expected −1 for the root or an earlier bone",
-                        bone.parent
-                    ),
-                ));
+                return Err(ParseError::new(o + 2, &format!("{p}/bone[{k}]"), format!("parent {} of bone {k}: expected −1 for the root or an earlier bone", bone.parent)));
             }
             if own && bone.parent == -1 && k > 0 {
                 self.warn(o + 2, p, format!("bone {k} is a second root"));
@@ -547,11 +423,7 @@ impl BsxFile {
         for (k, bone) in m.bones.iter().enumerate() {
             let used = m.parts.iter().any(|q| q.bone as usize == k);
             if (bone.has_mesh != 0) != used {
-                let message = format!(
-                    "bone {k}: has_mesh is {} but {} part uses it",
-                    bone.has_mesh,
-                    if used { "a" } else { "no" }
-                );
+                let message = format!("bone {k}: has_mesh is {} but {} part uses it", bone.has_mesh, if used { "a" } else { "no" });
                 self.warn(bone.offset + 3, p, message);
             }
         }
@@ -585,62 +457,20 @@ impl BsxFile {
             offset_skeleton: u32::from_le_bytes([b[0x1C], b[0x1D], b[0x1E], b[0x1F]]),
         };
         if h.magic != 0xFF01 {
-            f.warn(
-                at,
-                p,
-                format!("the header starts with {:#06x}, expected 0xff01", h.magic),
-            );
+            f.warn(at, p, format!("the header starts with {:#06x}, expected 0xff01", h.magic));
         }
         let skeleton = (h.offset_skeleton & !RAM) as usize;
         if skeleton != at + 36 {
-            f.warn(
-                at + 0x1C,
-                p,
-                format!(
-                    "offset_skeleton is {:#x}, expected offset_models + 36 = {:#x}",
-                    h.offset_skeleton,
-                    (at + 36) as u32 | RAM
-                ),
-            );
+            f.warn(at + 0x1C, p, format!("offset_skeleton is {:#x}, expected offset_models + 36 = {:#x}", h.offset_skeleton, (at + 36) as u32 | RAM));
         }
         let (nb, np) = (h.bones as usize, h.parts as usize);
         if h.offset_parts as usize != 4 * nb {
-            f.warn(
-                at + 0x18,
-                p,
-                format!(
-                    "offset_parts is {}, expected 4 × {nb} bones = {}",
-                    h.offset_parts,
-                    4 * nb
-                ),
-            );
+            f.warn(at + 0x18, p, format!("offset_parts is {}, expected 4 × {nb} bones = {}", h.offset_parts, 4 * nb));
         }
         if h.offset_anims as usize != 4 * nb + 32 * np {
-            f.warn(
-                at + 0x1A,
-                p,
-                format!(
-                    "offset_anims is {}, expected 4 × {nb} bones + 32 × {np} parts = {}",
-                    h.offset_anims,
-                    4 * nb + 32 * np
-                ),
-            );
+            f.warn(at + 0x1A, p, format!("offset_anims is {}, expected 4 × {nb} bones + 32 × {np} parts = {}", h.offset_anims, 4 * nb + 32 * np));
         }
-        let full = |n: u8| {
-            if n == 0 {
-                Range {
-                    start: 0xFF,
-                    end: 0xFF,
-                    count: 0,
-                }
-            } else {
-                Range {
-                    start: 0,
-                    end: n - 1,
-                    count: n,
-                }
-            }
-        };
+        let full = |n: u8| if n == 0 { Range { start: 0xFF, end: 0xFF, count: 0 } } else { Range { start: 0, end: n - 1, count: n } };
         let mut m = ModelRecord {
             offset: at,
             face_id: 0x21,
@@ -664,13 +494,7 @@ impl BsxFile {
         Ok(f)
     }
 
-    fn part(
-        &mut self,
-        r: Reader<'_>,
-        at: usize,
-        p: &str,
-        m: &ModelRecord,
-    ) -> Result<Part, ParseError> {
+    fn part(&mut self, r: Reader<'_>, at: usize, p: &str, m: &ModelRecord) -> Result<Part, ParseError> {
         let b = r.slice(at, 32, p, "a 32-byte part header")?;
         let u16_at = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
         let mut polygons = [0u8; 8];
@@ -679,13 +503,7 @@ impl BsxFile {
             header: at,
             lighting: b[0],
             bone: b[1],
-            counts: PartCounts {
-                vertices: b[2],
-                texcoords: b[3],
-                polygons,
-                flags: b[0x0C],
-                control: b[0x0D],
-            },
+            counts: PartCounts { vertices: b[2], texcoords: b[3], polygons, flags: b[0x0C], control: b[0x0D] },
             offset_poly: u16_at(0x0E),
             offset_texcoord: u16_at(0x10),
             offset_flags: u16_at(0x12),
@@ -696,65 +514,25 @@ impl BsxFile {
         };
         // Bones: the model's own, or (a character's extra parts) its BCX skeleton's.
         if m.global_id == 0 && part.bone as usize >= m.bones.len() {
-            return Err(ParseError::new(
-                at + 1,
-                p,
-                format!(
-                    "bone_index {} out of range: the model has {} bones",
-                    part.bone,
-                    m.bones.len()
-                ),
-            ));
+            return Err(ParseError::new(at + 1, p, format!("bone_index {} out of range: the model has {} bones", part.bone, m.bones.len())));
         }
         let c = &part.counts;
         let textured: usize = c.polygons[..4].iter().map(|&n| n as usize).sum();
         if c.control as usize != textured {
-            self.warn(
-                at + 0x0D,
-                p,
-                format!(
-                    "num_control is {}, the part has {textured} textured polygons",
-                    c.control
-                ),
-            );
+            self.warn(at + 0x0D, p, format!("num_control is {}, the part has {textured} textured polygons", c.control));
         }
-        let gpu: usize = PolyKind::ALL
-            .iter()
-            .zip(&c.polygons)
-            .map(|(k, &n)| k.gpu_size() * n as usize)
-            .sum();
+        let gpu: usize = PolyKind::ALL.iter().zip(&c.polygons).map(|(k, &n)| k.gpu_size() * n as usize).sum();
         if part.buffer_size as usize != gpu {
-            self.warn(
-                at + 0x16,
-                p,
-                format!(
-                    "buffer_size is {}, the polygons need {gpu} bytes of GPU packets",
-                    part.buffer_size
-                ),
-            );
+            self.warn(at + 0x16, p, format!("buffer_size is {}, the polygons need {gpu} bytes of GPU packets", part.buffer_size));
         }
         if part.offset_prec != 0 {
-            self.warn(
-                at + 0x1C,
-                p,
-                format!(
-                    "offset_prec is {:#x}, expected 0 in a file",
-                    part.offset_prec
-                ),
-            );
+            self.warn(at + 0x1C, p, format!("offset_prec is {:#x}, expected 0 in a file", part.offset_prec));
         }
         if !self.parts.contains_key(&part.block) {
             let data = self.part_data(r, &part, p)?;
             self.parts.insert(part.block, data);
         } else if self.parts[&part.block].vertices.len() != c.vertices as usize {
-            return Err(ParseError::new(
-                at + 0x18,
-                p,
-                format!(
-                    "part data at byte {} is shared with a part of another size",
-                    part.block
-                ),
-            ));
+            return Err(ParseError::new(at + 0x18, p, format!("part data at byte {} is shared with a part of another size", part.block)));
         }
         Ok(part)
     }
@@ -762,40 +540,18 @@ impl BsxFile {
     fn part_data(&mut self, r: Reader<'_>, part: &Part, p: &str) -> Result<PartData, ParseError> {
         let base = part.block;
         let c = &part.counts;
-        let mut d = PartData {
-            offset: base,
-            vertex_flag: r.u32(base, p, "the part data's first u32")?,
-            ..Default::default()
-        };
+        let mut d = PartData { offset: base, vertex_flag: r.u32(base, p, "the part data's first u32")?, ..Default::default() };
         if d.vertex_flag != 0 {
-            self.warn(
-                base,
-                p,
-                format!(
-                    "the part data starts with {:#x}, expected 0 in a file",
-                    d.vertex_flag
-                ),
-            );
+            self.warn(base, p, format!("the part data starts with {:#x}, expected 0 in a file", d.vertex_flag));
         }
         let nv = c.vertices as usize;
         let vb = r.slice(base + 4, 8 * nv, p, "the vertices")?;
-        d.vertices = vb
-            .chunks_exact(8)
-            .map(|v| [0, 2, 4, 6].map(|o| i16::from_le_bytes([v[o], v[o + 1]])))
-            .collect();
+        d.vertices = vb.chunks_exact(8).map(|v| [0, 2, 4, 6].map(|o| i16::from_le_bytes([v[o], v[o + 1]]))).collect();
         if d.vertices.iter().any(|v| v[3] != 0) {
             self.warn(base + 4, p, "a vertex's pad halfword is not 0".into());
         }
         if part.offset_poly as usize != 4 + 8 * nv {
-            self.warn(
-                part.header + 0x0E,
-                p,
-                format!(
-                    "offset_poly is {}, expected 4 + 8 × {nv} vertices = {}",
-                    part.offset_poly,
-                    4 + 8 * nv
-                ),
-            );
+            self.warn(part.header + 0x0E, p, format!("offset_poly is {}, expected 4 + 8 × {nv} vertices = {}", part.offset_poly, 4 + 8 * nv));
         }
         let mut at = base + part.offset_poly as usize;
         let mut control = 0u16;
@@ -804,27 +560,10 @@ impl BsxFile {
             for (k, rec) in block.chunks_exact(kind.size()).enumerate() {
                 let offset = at + k * kind.size();
                 let corners = kind.corners();
-                let mut poly = Polygon {
-                    kind: *kind,
-                    offset,
-                    vertices: [0; 4],
-                    colors: [[0; 4]; 4],
-                    texcoords: [0; 4],
-                    control: None,
-                };
+                let mut poly = Polygon { kind: *kind, offset, vertices: [0; 4], colors: [[0; 4]; 4], texcoords: [0; 4], control: None };
                 poly.vertices[..corners].copy_from_slice(&rec[..corners]);
-                if let Some(v) = poly.vertices[..corners]
-                    .iter()
-                    .position(|&v| v as usize >= nv)
-                {
-                    return Err(ParseError::new(
-                        offset + v,
-                        p,
-                        format!(
-                            "vertex index {} out of range: the part has {nv} vertices",
-                            poly.vertices[v]
-                        ),
-                    ));
+                if let Some(v) = poly.vertices[..corners].iter().position(|&v| v as usize >= nv) {
+                    return Err(ParseError::new(offset + v, p, format!("vertex index {} out of range: the part has {nv} vertices", poly.vertices[v])));
                 }
                 let (col, tc) = kind.layout();
                 let colours = if kind.gouraud() { corners } else { 1 };
@@ -833,18 +572,8 @@ impl BsxFile {
                 }
                 if let Some(tc) = tc {
                     poly.texcoords[..corners].copy_from_slice(&rec[tc..tc + corners]);
-                    if let Some(t) = poly.texcoords[..corners]
-                        .iter()
-                        .position(|&t| t >= c.texcoords)
-                    {
-                        return Err(ParseError::new(
-                            offset + tc + t,
-                            p,
-                            format!(
-                                "texcoord index {} out of range: the part has {} texcoords",
-                                poly.texcoords[t], c.texcoords
-                            ),
-                        ));
+                    if let Some(t) = poly.texcoords[..corners].iter().position(|&t| t >= c.texcoords) {
+                        return Err(ParseError::new(offset + tc + t, p, format!("texcoord index {} out of range: the part has {} texcoords", poly.texcoords[t], c.texcoords)));
                     }
                     poly.control = Some(control);
                     control += 1;
@@ -855,56 +584,19 @@ impl BsxFile {
         }
         let rel = |o: usize| o - base;
         if part.offset_flags as usize != rel(at) {
-            self.warn(
-                part.header + 0x12,
-                p,
-                format!(
-                    "offset_flags is {}, the polygons end at {}",
-                    part.offset_flags,
-                    rel(at)
-                ),
-            );
+            self.warn(part.header + 0x12, p, format!("offset_flags is {}, the polygons end at {}", part.offset_flags, rel(at)));
         }
         let nf = c.flags as usize;
-        let fb = r.slice(
-            base + part.offset_flags as usize,
-            4 * nf,
-            p,
-            "the texture flag words",
-        )?;
-        d.flags = fb
-            .chunks_exact(4)
-            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-            .collect();
+        let fb = r.slice(base + part.offset_flags as usize, 4 * nf, p, "the texture flag words")?;
+        d.flags = fb.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
         let nt = c.texcoords as usize;
         if part.offset_texcoord as usize != part.offset_flags as usize + 4 * nf {
-            self.warn(
-                part.header + 0x10,
-                p,
-                format!(
-                    "offset_texcoord is {}, expected offset_flags + 4 × {nf} = {}",
-                    part.offset_texcoord,
-                    part.offset_flags as usize + 4 * nf
-                ),
-            );
+            self.warn(part.header + 0x10, p, format!("offset_texcoord is {}, expected offset_flags + 4 × {nf} = {}", part.offset_texcoord, part.offset_flags as usize + 4 * nf));
         }
-        let tb = r.slice(
-            base + part.offset_texcoord as usize,
-            2 * nt,
-            p,
-            "the texcoords",
-        )?;
+        let tb = r.slice(base + part.offset_texcoord as usize, 2 * nt, p, "the texcoords")?;
         d.texcoords = tb.chunks_exact(2).map(|t| [t[0], t[1]]).collect();
         if part.offset_control as usize != part.offset_texcoord as usize + 2 * nt {
-            self.warn(
-                part.header + 0x14,
-                p,
-                format!(
-                    "offset_control is {}, expected offset_texcoord + 2 × {nt} = {}",
-                    part.offset_control,
-                    part.offset_texcoord as usize + 2 * nt
-                ),
-            );
+            self.warn(part.header + 0x14, p, format!("offset_control is {}, expected offset_texcoord + 2 × {nt} = {}", part.offset_control, part.offset_texcoord as usize + 2 * nt));
         }
         let nc = c.control as usize;
         let control_at = base + part.offset_control as usize;
@@ -912,34 +604,14 @@ impl BsxFile {
         for poly in &d.polygons {
             if let Some(k) = poly.control {
                 let Some(&byte) = d.control.get(k as usize) else {
-                    return Err(ParseError::new(
-                        control_at,
-                        p,
-                        format!("textured polygon {k} has no control byte: the part has {nc}"),
-                    ));
+                    return Err(ParseError::new(control_at, p, format!("textured polygon {k} has no control byte: the part has {nc}")));
                 };
                 if (byte & 0x0F) as usize >= nf {
-                    return Err(ParseError::new(
-                        control_at + k as usize,
-                        p,
-                        format!(
-                            "control byte {byte:#04x} names texture flag {}, the part has {nf}",
-                            byte & 0x0F
-                        ),
-                    ));
+                    return Err(ParseError::new(control_at + k as usize, p, format!("control byte {byte:#04x} names texture flag {}, the part has {nf}", byte & 0x0F)));
                 }
             }
         }
-        d.end = [
-            base + 4 + 8 * nv,
-            at,
-            base + part.offset_flags as usize + 4 * nf,
-            base + part.offset_texcoord as usize + 2 * nt,
-            control_at + nc,
-        ]
-        .into_iter()
-        .max()
-        .unwrap_or(base);
+        d.end = [base + 4 + 8 * nv, at, base + part.offset_flags as usize + 4 * nf, base + part.offset_texcoord as usize + 2 * nt, control_at + nc].into_iter().max().unwrap_or(base);
         Ok(d)
     }
 
@@ -964,202 +636,73 @@ impl BsxFile {
         Ok(a)
     }
 
-    fn animation_data(
-        &mut self,
-        r: Reader<'_>,
-        a: &Animation,
-        p: &str,
-    ) -> Result<AnimationData, ParseError> {
+    fn animation_data(&mut self, r: Reader<'_>, a: &Animation, p: &str) -> Result<AnimationData, ParseError> {
         let base = a.block;
         let (nb, nf) = (a.bones as usize, a.frames as usize);
-        let mut d = AnimationData {
-            offset: base,
-            flag: r.u32(base, p, "the animation data's first u32")?,
-            ..Default::default()
-        };
+        let mut d = AnimationData { offset: base, flag: r.u32(base, p, "the animation data's first u32")?, ..Default::default() };
         let cb = r.slice(base + 4, 8 * nb, p, "the bone channels")?;
-        d.channels = cb
-            .chunks_exact(8)
-            .map(|c| Channel {
-                mask: c[0],
-                rotation: [c[1], c[2], c[3]],
-                translation: [c[4], c[5], c[6]],
-            })
-            .collect();
-        let expect = [
-            (a.off_trans as usize, 4 + 8 * nb, "off_trans_frames"),
-            (
-                a.off_static as usize,
-                a.off_trans as usize + 2 * a.n_trans as usize * nf,
-                "off_static_trans",
-            ),
-            (
-                a.off_rot as usize,
-                a.off_static as usize + 2 * a.n_static as usize,
-                "off_rot_frames",
-            ),
-        ];
+        d.channels = cb.chunks_exact(8).map(|c| Channel { mask: c[0], rotation: [c[1], c[2], c[3]], translation: [c[4], c[5], c[6]] }).collect();
+        let expect = [(a.off_trans as usize, 4 + 8 * nb, "off_trans_frames"), (a.off_static as usize, a.off_trans as usize + 2 * a.n_trans as usize * nf, "off_static_trans"), (a.off_rot as usize, a.off_static as usize + 2 * a.n_static as usize, "off_rot_frames")];
         for (got, want, name) in expect {
             if got != want {
                 self.warn(a.header, p, format!("{name} is {got}, expected {want}"));
             }
         }
-        let tb = r.slice(
-            base + a.off_trans as usize,
-            2 * a.n_trans as usize * nf,
-            p,
-            "the translation frames",
-        )?;
-        d.translations = tb
-            .chunks_exact(2)
-            .map(|v| i16::from_le_bytes([v[0], v[1]]))
-            .collect();
-        let sb = r.slice(
-            base + a.off_static as usize,
-            2 * a.n_static as usize,
-            p,
-            "the static translations",
-        )?;
-        d.statics = sb
-            .chunks_exact(2)
-            .map(|v| i16::from_le_bytes([v[0], v[1]]))
-            .collect();
-        d.rotations = r
-            .slice(
-                base + a.off_rot as usize,
-                a.n_rot as usize * nf,
-                p,
-                "the rotation frames",
-            )?
-            .to_vec();
+        let tb = r.slice(base + a.off_trans as usize, 2 * a.n_trans as usize * nf, p, "the translation frames")?;
+        d.translations = tb.chunks_exact(2).map(|v| i16::from_le_bytes([v[0], v[1]])).collect();
+        let sb = r.slice(base + a.off_static as usize, 2 * a.n_static as usize, p, "the static translations")?;
+        d.statics = sb.chunks_exact(2).map(|v| i16::from_le_bytes([v[0], v[1]])).collect();
+        d.rotations = r.slice(base + a.off_rot as usize, a.n_rot as usize * nf, p, "the rotation frames")?.to_vec();
         for (k, ch) in d.channels.iter().enumerate() {
             for axis in 0..3 {
-                let (rot_animated, tr_animated) =
-                    (ch.mask >> axis & 1 == 1, ch.mask >> (axis + 4) & 1 == 1);
+                let (rot_animated, tr_animated) = (ch.mask >> axis & 1 == 1, ch.mask >> (axis + 4) & 1 == 1);
                 if rot_animated && ch.rotation[axis] >= a.n_rot {
-                    return Err(ParseError::new(
-                        base + 4 + 8 * k + 1 + axis,
-                        p,
-                        format!(
-                            "bone {k} rotation channel {} out of range: {} animated rotations",
-                            ch.rotation[axis], a.n_rot
-                        ),
-                    ));
+                    return Err(ParseError::new(base + 4 + 8 * k + 1 + axis, p, format!("bone {k} rotation channel {} out of range: {} animated rotations", ch.rotation[axis], a.n_rot)));
                 }
                 let t = ch.translation[axis];
                 if tr_animated && t >= a.n_trans {
                     return Err(ParseError::new(base + 4 + 8 * k + 4 + axis, p, format!("bone {k} translation channel {t} out of range: {} animated translations", a.n_trans)));
                 }
                 if !tr_animated && t != 0xFF && t >= a.n_static {
-                    return Err(ParseError::new(
-                        base + 4 + 8 * k + 4 + axis,
-                        p,
-                        format!(
-                            "bone {k} static translation {t} out of range: {} static values",
-                            a.n_static
-                        ),
-                    ));
+                    return Err(ParseError::new(base + 4 + 8 * k + 4 + axis, p, format!("bone {k} static translation {t} out of range: {} static values", a.n_static)));
                 }
             }
         }
-        d.end = [
-            base + 4 + 8 * nb,
-            base + a.off_trans as usize + tb.len(),
-            base + a.off_static as usize + sb.len(),
-            base + a.off_rot as usize + d.rotations.len(),
-        ]
-        .into_iter()
-        .max()
-        .unwrap_or(base);
+        d.end = [base + 4 + 8 * nb, base + a.off_trans as usize + tb.len(), base + a.off_static as usize + sb.len(), base + a.off_rot as usize + d.rotations.len()].into_iter().max().unwrap_or(base);
         Ok(d)
     }
 
     fn texture_section(&mut self, r: Reader<'_>) -> Result<(), ParseError> {
         let at = self.offset_models as usize + self.texture_pointer as usize;
         if at >= r.bytes.len() {
-            self.warn(
-                self.offset_models as usize + 8,
-                "textures",
-                "texture_pointer leads past the end of the file: no texture section".into(),
-            );
+            self.warn(self.offset_models as usize + 8, "textures", "texture_pointer leads past the end of the file: no texture section".into());
             return Ok(());
         }
         let p = "textures";
-        let mut t = TextureSection {
-            offset: at,
-            size: r.u32(at, p, "u32 size_section")?,
-            count: r.u8(at + 4, p, "the texture count")?,
-            ..Default::default()
-        };
-        t.patch
-            .copy_from_slice(r.slice(at + 5, 3, p, "the TDB patch offset")?);
+        let mut t = TextureSection { offset: at, size: r.u32(at, p, "u32 size_section")?, count: r.u8(at + 4, p, "the texture count")?, ..Default::default() };
+        t.patch.copy_from_slice(r.slice(at + 5, 3, p, "the TDB patch offset")?);
         if t.size as usize != r.bytes.len() - at {
-            self.warn(
-                at,
-                p,
-                format!(
-                    "size_section is {}, {} bytes remain",
-                    t.size,
-                    r.bytes.len() - at
-                ),
-            );
+            self.warn(at, p, format!("size_section is {}, {} bytes remain", t.size, r.bytes.len() - at));
         }
         if t.patch != [0; 3] {
-            self.warn(
-                at + 5,
-                p,
-                "a TDB patch block is named; it is not read".into(),
-            );
+            self.warn(at + 5, p, "a TDB patch block is named; it is not read".into());
         }
         for k in 0..t.count as usize {
             let e = at + 8 + 12 * k;
             let path = format!("textures/rect[{k}]");
             let b = r.slice(e, 12, &path, "a 12-byte rectangle entry")?;
             let v = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
-            let rect = VramRect {
-                entry: e,
-                width: v(0),
-                height: v(2),
-                x: v(4),
-                y: v(6),
-                data: at + u32::from_le_bytes([b[8], b[9], b[10], b[11]]) as usize,
-            };
-            r.slice(
-                rect.data,
-                rect.width as usize * rect.height as usize * 2,
-                &path,
-                "the rectangle's halfwords",
-            )?;
-            if rect.x as usize + rect.width as usize > 1024
-                || rect.y as usize + rect.height as usize > 512
-            {
-                return Err(ParseError::new(
-                    e + 4,
-                    &path,
-                    format!(
-                        "rectangle {}×{} at ({}, {}) runs outside the 1024×512 VRAM",
-                        rect.width, rect.height, rect.x, rect.y
-                    ),
-                ));
+            let rect = VramRect { entry: e, width: v(0), height: v(2), x: v(4), y: v(6), data: at + u32::from_le_bytes([b[8], b[9], b[10], b[11]]) as usize };
+            r.slice(rect.data, rect.width as usize * rect.height as usize * 2, &path, "the rectangle's halfwords")?;
+            if rect.x as usize + rect.width as usize > 1024 || rect.y as usize + rect.height as usize > 512 {
+                return Err(ParseError::new(e + 4, &path, format!("rectangle {}×{} at ({}, {}) runs outside the 1024×512 VRAM", rect.width, rect.height, rect.x, rect.y)));
             }
             t.rects.push(rect);
         }
         // The blocks end the file (each padded to 4 bytes).
-        if let Some(end) = t
-            .rects
-            .iter()
-            .map(|r| r.data + 2 * r.width as usize * r.height as usize)
-            .max()
-        {
+        if let Some(end) = t.rects.iter().map(|r| r.data + 2 * r.width as usize * r.height as usize).max() {
             if end.div_ceil(4) * 4 != r.bytes.len() && end != r.bytes.len() {
-                self.warn(
-                    at,
-                    p,
-                    format!(
-                        "the rectangles end at byte {end}, the file at {}",
-                        r.bytes.len()
-                    ),
-                );
+                self.warn(at, p, format!("the rectangles end at byte {end}, the file at {}", r.bytes.len()));
             }
         }
         self.textures = Some(t);
@@ -1168,12 +711,7 @@ impl BsxFile {
 
     /// Triangles the model's own parts draw (quads count as two).
     pub fn triangles(&self, m: &ModelRecord) -> usize {
-        m.parts
-            .iter()
-            .filter_map(|p| self.parts.get(&p.block))
-            .flat_map(|d| &d.polygons)
-            .map(|p| p.kind.corners() - 2)
-            .sum()
+        m.parts.iter().filter_map(|p| self.parts.get(&p.block)).flat_map(|d| &d.polygons).map(|p| p.kind.corners() - 2).sum()
     }
     pub fn vertices(&self, m: &ModelRecord) -> usize {
         m.parts.iter().map(|p| p.counts.vertices as usize).sum()

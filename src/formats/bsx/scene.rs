@@ -6,10 +6,7 @@
 use super::raw::{Animation, AnimationData, Bone, BsxFile, ModelRecord, Part, PartData, PolyKind};
 use super::tdb::TdbFile;
 use super::vram::{PageKey, TextureFlag, Vram, MAX_FACE_SLOTS};
-use crate::scene::{
-    Blend, Choice, ChoiceOption, Clip, Material, Mesh, Node, Primitive, Repeat, Scene, SourceRun,
-    Target, Texture, Track, Transform,
-};
+use crate::scene::{Blend, Choice, ChoiceOption, Clip, Material, Mesh, Node, Primitive, Repeat, Scene, SourceRun, Target, Texture, Track, Transform};
 use glam::{EulerRot, Quat};
 use std::collections::HashMap;
 
@@ -26,34 +23,17 @@ pub fn angle(a: u8) -> f32 {
 pub fn bone_transform(rotation: [u8; 3], translation: [i16; 3], length: i16) -> Transform {
     let [rx, ry, rz] = rotation.map(angle);
     let q = Quat::from_euler(EulerRot::YXZ, ry, rx, rz);
-    Transform {
-        translation: [
-            translation[0] as f32,
-            translation[1] as f32,
-            length as f32 + translation[2] as f32,
-        ],
-        rotation: q.to_array(),
-        scale: [1.0; 3],
-    }
+    Transform { translation: [translation[0] as f32, translation[1] as f32, length as f32 + translation[2] as f32], rotation: q.to_array(), scale: [1.0; 3] }
 }
 
 /// Rotation and translation of bone `b` at frame `f` of an animation.
 pub fn frame(a: &Animation, d: &AnimationData, b: usize, f: usize) -> ([u8; 3], [i16; 3]) {
-    let Some(ch) = d.channels.get(b) else {
-        return ([0; 3], [0; 3]);
-    };
+    let Some(ch) = d.channels.get(b) else { return ([0; 3], [0; 3]) };
     let n = a.frames as usize;
     let mut rot = [0u8; 3];
     let mut tr = [0i16; 3];
     for axis in 0..3 {
-        rot[axis] = if ch.mask >> axis & 1 == 1 {
-            d.rotations
-                .get(ch.rotation[axis] as usize * n + f)
-                .copied()
-                .unwrap_or(0)
-        } else {
-            ch.rotation[axis]
-        };
+        rot[axis] = if ch.mask >> axis & 1 == 1 { d.rotations.get(ch.rotation[axis] as usize * n + f).copied().unwrap_or(0) } else { ch.rotation[axis] };
         let t = ch.translation[axis];
         tr[axis] = if ch.mask >> (axis + 4) & 1 == 1 {
             d.translations.get(t as usize * n + f).copied().unwrap_or(0)
@@ -118,11 +98,7 @@ impl Budget {
 /// Bytes a part's mesh takes: per corner a position, a colour and a texcoord, per
 /// triangle three indices.
 fn part_cost(data: &super::raw::PartData) -> usize {
-    data.polygons
-        .iter()
-        .map(|p| p.kind.corners() * 24 + (p.kind.corners() - 2) * 12 + 16)
-        .sum::<usize>()
-        + 64
+    data.polygons.iter().map(|p| p.kind.corners() * 24 + (p.kind.corners() - 2) * 12 + 16).sum::<usize>() + 64
 }
 
 /// A scene, and the warning that says what the budget left out (if it left anything out).
@@ -174,26 +150,13 @@ fn rig<'a>(m: &'a ModelRecord, file: &'a BsxFile, extras: &Extras<'a>) -> Rig<'a
     // A model of its own lists its items from slot 0; a character's record adds to its BCX's.
     let mut starts = [0usize; 3];
     if let Some(bcx) = super::character_file(m.global_id) {
-        starts = [
-            m.bones_range.start,
-            m.parts_range.start,
-            m.anims_range.start,
-        ]
-        .map(usize::from);
+        starts = [m.bones_range.start, m.parts_range.start, m.anims_range.start].map(usize::from);
         if let Some(c) = extras.characters[m.global_id as usize - 1] {
             let cm = &c.models[0];
             r.character = Some(bcx);
             r.bones = cm.bones.iter().map(|b| Some((*b, false))).collect();
-            r.parts = cm
-                .parts
-                .iter()
-                .map(|p| c.parts.get(&p.block).map(|d| (p, d, false)))
-                .collect();
-            r.animations = cm
-                .animations
-                .iter()
-                .map(|a| c.anims.get(&a.block).map(|d| (a, d)))
-                .collect();
+            r.parts = cm.parts.iter().map(|p| c.parts.get(&p.block).map(|d| (p, d, false))).collect();
+            r.animations = cm.animations.iter().map(|a| c.anims.get(&a.block).map(|d| (a, d))).collect();
         }
     }
     for (k, b) in m.bones.iter().enumerate() {
@@ -222,47 +185,14 @@ struct Painter<'a> {
     faced: Vec<bool>,
 }
 
-pub fn build(
-    name: &str,
-    file: &BsxFile,
-    bytes: &[u8],
-    records: &Records,
-    extras: &Extras,
-) -> Built {
-    let mut budget = Budget {
-        left: scene_budget(bytes.len()),
-        refused: [0; 3],
-    };
-    let mut scene = Scene {
-        name: name.to_string(),
-        frame_time: Some(1.0 / FPS),
-        ..Default::default()
-    };
+pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras: &Extras) -> Built {
+    let mut budget = Budget { left: scene_budget(bytes.len()), refused: [0; 3] };
+    let mut scene = Scene { name: name.to_string(), frame_time: Some(1.0 / FPS), ..Default::default() };
     let mut vram = Vram::load(file, bytes);
     // The engine copies each model's eyes and mouth to VRAM beside the textures, by slot.
-    let faced: Vec<bool> = file
-        .models
-        .iter()
-        .enumerate()
-        .map(|(k, m)| {
-            extras
-                .faces
-                .is_some_and(|(t, b)| k < MAX_FACE_SLOTS && vram.load_face(t, b, k, m.face_id))
-        })
-        .collect();
-    let mut painter = Painter {
-        vram,
-        looks: HashMap::new(),
-        budget: &mut budget,
-        faced,
-    };
-    let root = scene.add_node(
-        None,
-        Node {
-            name: Some(name.to_string()),
-            ..Default::default()
-        },
-    );
+    let faced: Vec<bool> = file.models.iter().enumerate().map(|(k, m)| extras.faces.is_some_and(|(t, b)| k < MAX_FACE_SLOTS && vram.load_face(t, b, k, m.face_id))).collect();
+    let mut painter = Painter { vram, looks: HashMap::new(), budget: &mut budget, faced };
+    let root = scene.add_node(None, Node { name: Some(name.to_string()), ..Default::default() });
     let mut options: Vec<ChoiceOption> = Vec::new();
     let mut first_drawn = None;
     for (k, m) in file.models.iter().enumerate() {
@@ -271,51 +201,20 @@ pub fn build(
         // The console's +Y is down: half a turn about X, and the model's own scale.
         let s = m.scale as f32 / 4096.0;
         let turn = Quat::from_rotation_x(std::f32::consts::PI);
-        let transform = Transform {
-            rotation: turn.to_array(),
-            scale: [s; 3],
-            ..Default::default()
-        };
-        let model = scene.add_node(
-            Some(root),
-            Node {
-                name: Some(format!("model {k}")),
-                transform,
-                layer: Some(layer),
-                record: records.models.get(k).copied(),
-                ..Default::default()
-            },
-        );
+        let transform = Transform { rotation: turn.to_array(), scale: [s; 3], ..Default::default() };
+        let model = scene.add_node(Some(root), Node { name: Some(format!("model {k}")), transform, layer: Some(layer), record: records.models.get(k).copied(), ..Default::default() });
         let bones = bone_nodes(&mut scene, model, &rig, records);
         let mut drawn = false;
         for (j, slot) in rig.parts.iter().enumerate() {
-            let Some((part, data, own)) = *slot else {
-                continue;
-            };
+            let Some((part, data, own)) = *slot else { continue };
             // A part on a bone that is not here (a character's, without its BCX) hangs at the model.
-            let parent = bones
-                .get(part.bone as usize)
-                .copied()
-                .flatten()
-                .unwrap_or(model);
+            let parent = bones.get(part.bone as usize).copied().flatten().unwrap_or(model);
             if !painter.budget.afford(Cost::Part, part_cost(data)) {
                 continue;
             }
             let mesh = part_mesh(&mut scene, &mut painter, data, own.then_some(records), k);
-            let record = if own {
-                records.parts.get(&part.header).copied()
-            } else {
-                None
-            };
-            scene.add_node(
-                Some(parent),
-                Node {
-                    name: Some(format!("part {j}")),
-                    mesh: Some(mesh),
-                    record,
-                    ..Default::default()
-                },
-            );
+            let record = if own { records.parts.get(&part.header).copied() } else { None };
+            scene.add_node(Some(parent), Node { name: Some(format!("part {j}")), mesh: Some(mesh), record, ..Default::default() });
             drawn = true;
         }
         if drawn && first_drawn.is_none() {
@@ -323,16 +222,10 @@ pub fn build(
         }
         let label = match (super::character_file(m.global_id), rig.character) {
             (Some(_), Some(bcx)) => format!("model {k} ({bcx})"),
-            (Some(bcx), None) if !drawn => {
-                format!("model {k} ({bcx} is not here: nothing of its own)")
-            }
+            (Some(bcx), None) if !drawn => format!("model {k} ({bcx} is not here: nothing of its own)"),
             _ => format!("model {k}"),
         };
-        options.push(ChoiceOption {
-            label,
-            layers: vec![layer],
-            clip: None,
-        });
+        options.push(ChoiceOption { label, layers: vec![layer], clip: None });
         if bones.iter().all(Option::is_none) {
             continue;
         }
@@ -344,36 +237,13 @@ pub fn build(
                 continue;
             }
             let clip = scene.clips.len() as u32;
-            scene.clips.push(animation_clip(
-                &format!("model {k} animation {a}"),
-                anim,
-                data,
-                &rig,
-                &bones,
-            ));
-            options.push(ChoiceOption {
-                label: format!("model {k}: animation {a} ({} frames)", anim.frames),
-                layers: vec![layer],
-                clip: Some(clip),
-            });
+            scene.clips.push(animation_clip(&format!("model {k} animation {a}"), anim, data, &rig, &bones));
+            options.push(ChoiceOption { label: format!("model {k}: animation {a} ({} frames)", anim.frames), layers: vec![layer], clip: Some(clip) });
         }
     }
     if !options.is_empty() {
-        let default = first_drawn.map_or(0, |i| {
-            if options
-                .get(i + 1)
-                .is_some_and(|o| o.clip.is_some() && o.layers == options[i].layers)
-            {
-                i + 1
-            } else {
-                i
-            }
-        });
-        scene.choice = Some(Choice {
-            name: "model".into(),
-            options,
-            default,
-        });
+        let default = first_drawn.map_or(0, |i| if options.get(i + 1).is_some_and(|o| o.clip.is_some() && o.layers == options[i].layers) { i + 1 } else { i });
+        scene.choice = Some(Choice { name: "model".into(), options, default });
         scene.choose(default);
     }
     let [parts, textures, animations] = budget.refused;
@@ -396,20 +266,9 @@ fn bone_nodes(scene: &mut Scene, model: u32, rig: &Rig, records: &Records) -> Ve
             continue;
         };
         let (rot, tr) = first.map_or(([0; 3], [0; 3]), |(a, d)| frame(a, d, b, 0));
-        let parent = usize::try_from(bone.parent)
-            .ok()
-            .and_then(|p| nodes.get(p).copied().flatten());
-        let record = if own {
-            records.bones.get(&bone.offset).copied()
-        } else {
-            None
-        };
-        let node = Node {
-            name: Some(format!("bone {b}")),
-            transform: bone_transform(rot, tr, bone.length),
-            record,
-            ..Default::default()
-        };
+        let parent = usize::try_from(bone.parent).ok().and_then(|p| nodes.get(p).copied().flatten());
+        let record = if own { records.bones.get(&bone.offset).copied() } else { None };
+        let node = Node { name: Some(format!("bone {b}")), transform: bone_transform(rot, tr, bone.length), record, ..Default::default() };
         let id = scene.add_node(Some(parent.unwrap_or(model)), node);
         if let Some(p) = parent {
             scene.skeleton.push((p, id));
@@ -419,46 +278,23 @@ fn bone_nodes(scene: &mut Scene, model: u32, rig: &Rig, records: &Records) -> Ve
     nodes
 }
 
-fn animation_clip(
-    name: &str,
-    a: &Animation,
-    d: &AnimationData,
-    rig: &Rig,
-    bones: &[Option<u32>],
-) -> Clip {
+fn animation_clip(name: &str, a: &Animation, d: &AnimationData, rig: &Rig, bones: &[Option<u32>]) -> Clip {
     let frames = a.frames.max(1) as usize;
     // One more key than frames, back at the first, so the loop closes.
     let times: Vec<f32> = (0..=frames).map(|f| f as f32 / FPS).collect();
     let mut tracks = Vec::new();
     for (b, slot) in rig.bones.iter().enumerate().take(a.bones as usize) {
-        let (Some((bone, _)), Some(Some(node))) = (slot, bones.get(b)) else {
-            continue;
-        };
-        let poses: Vec<Transform> = (0..=frames)
-            .map(|f| {
-                let (rot, tr) = frame(a, d, b, f % frames);
-                bone_transform(rot, tr, bone.length)
-            })
-            .collect();
-        tracks.push(Track {
-            target: Target::Rotation(*node),
-            times: times.clone(),
-            values: poses.iter().flat_map(|p| p.rotation).collect(),
-        });
+        let (Some((bone, _)), Some(Some(node))) = (slot, bones.get(b)) else { continue };
+        let poses: Vec<Transform> = (0..=frames).map(|f| {
+            let (rot, tr) = frame(a, d, b, f % frames);
+            bone_transform(rot, tr, bone.length)
+        }).collect();
+        tracks.push(Track { target: Target::Rotation(*node), times: times.clone(), values: poses.iter().flat_map(|p| p.rotation).collect() });
         if poses.iter().any(|p| p.translation != poses[0].translation) {
-            tracks.push(Track {
-                target: Target::Translation(*node),
-                times: times.clone(),
-                values: poses.iter().flat_map(|p| p.translation).collect(),
-            });
+            tracks.push(Track { target: Target::Translation(*node), times: times.clone(), values: poses.iter().flat_map(|p| p.translation).collect() });
         }
     }
-    Clip {
-        name: name.to_string(),
-        duration: frames as f32 / FPS,
-        repeat: Repeat::Loop,
-        tracks,
-    }
+    Clip { name: name.to_string(), duration: frames as f32 / FPS, repeat: Repeat::Loop, tracks }
 }
 
 /// The PlayStation's blend rule of a semi-transparent polygon (control byte bit 4 on,
@@ -475,29 +311,16 @@ fn blend_of(control: u8) -> Option<Blend> {
 /// Where a model slot's eye or mouth sits in the face page, in texels: the stored texcoords
 /// are slot 0's.
 fn face_offset(kind: u8, slot: usize) -> [u16; 2] {
-    if kind == 0 {
-        [(slot % 4) as u16 * 64, (slot / 4) as u16 * 32]
-    } else {
-        [(slot % 8) as u16 * 32, (slot / 8) as u16 * 32]
-    }
+    if kind == 0 { [(slot % 4) as u16 * 64, (slot / 4) as u16 * 32] } else { [(slot % 8) as u16 * 32, (slot / 8) as u16 * 32] }
 }
 
 /// A part's polygons as a mesh: a primitive per look. `records` is None for a part from
 /// another file (a character's BCX): nothing in this file's inspector stands for it.
-fn part_mesh(
-    scene: &mut Scene,
-    painter: &mut Painter,
-    data: &PartData,
-    records: Option<&Records>,
-    slot: usize,
-) -> u32 {
+fn part_mesh(scene: &mut Scene, painter: &mut Painter, data: &PartData, records: Option<&Records>, slot: usize) -> u32 {
     let mut groups: Vec<(Look, Primitive)> = Vec::new();
     for poly in &data.polygons {
         let corners = poly.kind.corners();
-        let control = poly
-            .control
-            .and_then(|c| data.control.get(c as usize))
-            .copied();
+        let control = poly.control.and_then(|c| data.control.get(c as usize)).copied();
         let (look, offset) = match control.and_then(|c| data.flags.get((c & 0xF) as usize)) {
             Some(&word) => {
                 let flag = TextureFlag::of(word);
@@ -506,10 +329,7 @@ fn part_mesh(
                     2 => (Look::Page(flag.key, blend), [0, 0]),
                     kind @ (0 | 1) if painter.faced.get(slot).copied().unwrap_or(false) => {
                         // The engine adds the slot to the face CLUT's row, and samples the slot's images.
-                        let key = PageKey {
-                            clut_y: flag.key.clut_y + slot as u16,
-                            ..flag.key
-                        };
+                        let key = PageKey { clut_y: flag.key.clut_y + slot as u16, ..flag.key };
                         (Look::Page(key, blend), face_offset(kind, slot))
                     }
                     kind => (Look::Face(kind), [0, 0]),
@@ -521,16 +341,7 @@ fn part_mesh(
             Some(i) => i,
             None => {
                 let material = material_for(scene, painter, look);
-                groups.push((
-                    look,
-                    Primitive {
-                        material: Some(material),
-                        positions: Vec::new(),
-                        colors: Some(Vec::new()),
-                        uvs: (look != Look::Plain).then(Vec::new),
-                        ..Default::default()
-                    },
-                ));
+                groups.push((look, Primitive { material: Some(material), positions: Vec::new(), colors: Some(Vec::new()), uvs: (look != Look::Plain).then(Vec::new), ..Default::default() }));
                 groups.len() - 1
             }
         };
@@ -541,30 +352,12 @@ fn part_mesh(
             let v = data.vertices[poly.vertices[c] as usize];
             let col = poly.colors[if poly.kind.gouraud() { c } else { 0 }];
             // Textured polygons modulate texels by colour / 128 (0x80 leaves them as they are).
-            let scale = |x: u8| {
-                if textured {
-                    (x as u16 * 2).min(255) as u8
-                } else {
-                    x
-                }
-            };
-            let tc = data
-                .texcoords
-                .get(poly.texcoords[c] as usize)
-                .copied()
-                .unwrap_or([0, 0]);
+            let scale = |x: u8| if textured { (x as u16 * 2).min(255) as u8 } else { x };
+            let tc = data.texcoords.get(poly.texcoords[c] as usize).copied().unwrap_or([0, 0]);
             prim.positions.push([v[0] as f32, v[1] as f32, v[2] as f32]);
-            prim.colors.as_mut().expect("made with colours").push([
-                scale(col[0]),
-                scale(col[1]),
-                scale(col[2]),
-                255,
-            ]);
+            prim.colors.as_mut().expect("made with colours").push([scale(col[0]), scale(col[1]), scale(col[2]), 255]);
             if let Some(uvs) = prim.uvs.as_mut() {
-                uvs.push([
-                    (tc[0] as u16 + offset[0]) as f32 / 256.0,
-                    (tc[1] as u16 + offset[1]) as f32 / 256.0,
-                ]);
+                uvs.push([(tc[0] as u16 + offset[0]) as f32 / 256.0, (tc[1] as u16 + offset[1]) as f32 / 256.0]);
             }
         }
         let tri = prim.indices.len() as u32 / 3;
@@ -574,30 +367,14 @@ fn part_mesh(
             prim.indices.extend([first + 1, first + 3, first + 2]);
         }
         let Some(records) = records else { continue };
-        let record = records
-            .polygons
-            .get(&(data.offset, poly.kind))
-            .copied()
-            .unwrap_or(0);
+        let record = records.polygons.get(&(data.offset, poly.kind)).copied().unwrap_or(0);
         let tris = corners as u32 - 2;
-        let continues = prim.sources.last().is_some_and(|r| {
-            r.record == record
-                && r.start + ((tri - r.first) / tris) as usize * poly.kind.size() == poly.offset
-        });
+        let continues = prim.sources.last().is_some_and(|r| r.record == record && r.start + ((tri - r.first) / tris) as usize * poly.kind.size() == poly.offset);
         if !continues {
-            prim.sources.push(SourceRun {
-                first: tri,
-                record,
-                start: poly.offset,
-                face_len: poly.kind.size() as u32,
-                tris_per_face: tris,
-            });
+            prim.sources.push(SourceRun { first: tri, record, start: poly.offset, face_len: poly.kind.size() as u32, tris_per_face: tris });
         }
     }
-    scene.add_mesh(Mesh {
-        name: None,
-        primitives: groups.into_iter().map(|(_, p)| p).collect(),
-    })
+    scene.add_mesh(Mesh { name: None, primitives: groups.into_iter().map(|(_, p)| p).collect() })
 }
 
 fn material_for(scene: &mut Scene, painter: &mut Painter, look: Look) -> u32 {
@@ -614,48 +391,21 @@ fn material_for(scene: &mut Scene, painter: &mut Painter, look: Look) -> u32 {
         Look::Plain => ("vertex colours".to_string(), None, None),
         Look::Page(key, blend) => {
             let t = scene.textures.len() as u32;
-            let semi = if blend.is_some() {
-                ", semi-transparent"
-            } else {
-                ""
-            };
-            let name = format!(
-                "page ({}, {}) clut ({}, {}) {:?}{semi}",
-                key.page_x, key.page_y, key.clut_x, key.clut_y, key.depth
-            );
-            scene.textures.push(Texture {
-                name: Some(name.clone()),
-                texels: painter.vram.page(key, blend.is_some()),
-                file: None,
-                nearest: true,
-            });
+            let semi = if blend.is_some() { ", semi-transparent" } else { "" };
+            let name = format!("page ({}, {}) clut ({}, {}) {:?}{semi}", key.page_x, key.page_y, key.clut_x, key.clut_y, key.depth);
+            scene.textures.push(Texture { name: Some(name.clone()), texels: painter.vram.page(key, blend.is_some()), file: None, nearest: true });
             (name, Some(t), blend)
         }
         // Eyes and mouths come from FIELD.TDB: without it (or for a type no file uses), grey.
-        Look::Face(kind) => (
-            match kind {
-                0 => "eye (FIELD.TDB)".to_string(),
-                1 => "mouth (FIELD.TDB)".to_string(),
-                k => format!("texture type {k} (not known)"),
-            },
-            None,
-            None,
-        ),
+        Look::Face(kind) => (match kind {
+            0 => "eye (FIELD.TDB)".to_string(),
+            1 => "mouth (FIELD.TDB)".to_string(),
+            k => format!("texture type {k} (not known)"),
+        }, None, None),
     };
-    let base = if matches!(look, Look::Face(_)) {
-        [0.6, 0.6, 0.6, 1.0]
-    } else {
-        [1.0; 4]
-    };
+    let base = if matches!(look, Look::Face(_)) { [0.6, 0.6, 0.6, 1.0] } else { [1.0; 4] };
     let id = scene.materials.len() as u32;
-    scene.materials.push(Material {
-        name: Some(name),
-        base_color: base,
-        texture,
-        double_sided: true,
-        alpha_cutoff: texture.map(|_| if blend.is_some() { 0.25 } else { 0.5 }),
-        blend,
-    });
+    scene.materials.push(Material { name: Some(name), base_color: base, texture, double_sided: true, alpha_cutoff: texture.map(|_| if blend.is_some() { 0.25 } else { 0.5 }), blend });
     painter.looks.insert(look, id);
     id
 }

@@ -46,37 +46,18 @@ impl TdbFile {
             palette_offset: r.u32(12, p, "u32 palette_offset")?,
         };
         if t.size as usize != bytes.len() {
-            return Err(ParseError::new(
-                0,
-                p,
-                format!("size says {} bytes, the file has {}", t.size, bytes.len()),
-            ));
+            return Err(ParseError::new(0, p, format!("size says {} bytes, the file has {}", t.size, bytes.len())));
         }
-        r.slice(
-            t.image_offset as usize,
-            t.image_count as usize * IMAGE_BYTES,
-            "images",
-            &format!("{} images of {IMAGE_BYTES} bytes", t.image_count),
-        )?;
-        r.slice(
-            t.palette_offset as usize,
-            t.palette_count as usize * PALETTE_BYTES,
-            "palettes",
-            &format!("{} palettes of {PALETTE_BYTES} bytes", t.palette_count),
-        )?;
+        r.slice(t.image_offset as usize, t.image_count as usize * IMAGE_BYTES, "images", &format!("{} images of {IMAGE_BYTES} bytes", t.image_count))?;
+        r.slice(t.palette_offset as usize, t.palette_count as usize * PALETTE_BYTES, "palettes", &format!("{} palettes of {PALETTE_BYTES} bytes", t.palette_count))?;
         if t.palette_count == 0 {
-            return Err(ParseError::new(
-                6,
-                p,
-                "palette_count is 0: expected a palette per face",
-            ));
+            return Err(ParseError::new(6, p, "palette_count is 0: expected a palette per face"));
         }
         Ok(t)
     }
 
     pub fn image<'a>(&self, bytes: &'a [u8], i: usize) -> Option<&'a [u8]> {
-        (i < self.image_count as usize)
-            .then(|| &bytes[self.image_offset as usize + i * IMAGE_BYTES..][..IMAGE_BYTES])
+        (i < self.image_count as usize).then(|| &bytes[self.image_offset as usize + i * IMAGE_BYTES..][..IMAGE_BYTES])
     }
 
     /// A face's palette (faces past the last palette take the last one).
@@ -103,11 +84,7 @@ impl TdbFile {
     /// The face whose palette an image is drawn with in the overview: the inverse of
     /// [`Self::image_of`]'s layout.
     fn face_of_image(i: usize) -> u8 {
-        if i < 80 {
-            (i / 8) as u8
-        } else {
-            (10 + (i - 80) / 2).min(255) as u8
-        }
+        if i < 80 { (i / 8) as u8 } else { (10 + (i - 80) / 2).min(255) as u8 }
     }
 
     /// Every image in a grid of 16 columns, each in its face's palette: what the file holds,
@@ -118,12 +95,7 @@ impl TdbFile {
         let (w, h) = (COLUMNS * 32, rows * 32);
         let mut rgba_out = vec![0u8; w * h * 4];
         for i in 0..self.image_count as usize {
-            let (Some(image), palette) = (
-                self.image(bytes, i),
-                self.palette(bytes, Self::face_of_image(i)),
-            ) else {
-                continue;
-            };
+            let (Some(image), palette) = (self.image(bytes, i), self.palette(bytes, Self::face_of_image(i))) else { continue };
             let (x0, y0) = ((i % COLUMNS) * 32, (i / COLUMNS) * 32);
             for y in 0..32 {
                 for x in 0..32 {
@@ -135,11 +107,7 @@ impl TdbFile {
                 }
             }
         }
-        Texels {
-            width: w as u32,
-            height: h as u32,
-            rgba: std::sync::Arc::new(rgba_out),
-        }
+        Texels { width: w as u32, height: h as u32, rgba: std::sync::Arc::new(rgba_out) }
     }
 }
 
@@ -169,106 +137,42 @@ pub fn open_tdb(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<
     let mut error = stored.error.clone();
     let parsed = match error {
         Some(_) => None,
-        None => TdbFile::parse(stored.bytes())
-            .map_err(|e| error = Some(e))
-            .ok(),
+        None => TdbFile::parse(stored.bytes()).map_err(|e| error = Some(e)).ok(),
     };
     let inspector = (purpose == Purpose::Show).then(|| match &parsed {
         Some(t) => view(t, &stored),
         None => stored.failed_view("tdb", error.clone()),
     });
-    let overview = parsed
-        .as_ref()
-        .filter(|_| purpose == Purpose::Show)
-        .map(|t| t.overview(stored.bytes()));
-    Box::new(TdbDocument {
-        kind,
-        stored,
-        parsed,
-        error,
-        diagnostics: Vec::new(),
-        inspector,
-        overview,
-    })
+    let overview = parsed.as_ref().filter(|_| purpose == Purpose::Show).map(|t| t.overview(stored.bytes()));
+    Box::new(TdbDocument { kind, stored, parsed, error, diagnostics: Vec::new(), inspector, overview })
 }
 
 fn view(t: &TdbFile, stored: &Stored) -> InspectorView {
     let (io, po) = (t.image_offset as usize, t.palette_offset as usize);
-    let mut header = row(
-        0,
-        16,
-        "header",
-        "FIELD.TDB header".into(),
-        format!("{} images, {} palettes", t.image_count, t.palette_count),
-    );
+    let mut header = row(0, 16, "header", "FIELD.TDB header".into(), format!("{} images, {} palettes", t.image_count, t.palette_count));
     header.fields = vec![
         (0, 4, "u32 size".into(), t.size.to_string()),
         (4, 2, "u16 image_count".into(), t.image_count.to_string()),
-        (
-            6,
-            2,
-            "u16 palette_count".into(),
-            t.palette_count.to_string(),
-        ),
+        (6, 2, "u16 palette_count".into(), t.palette_count.to_string()),
         (8, 4, "u32 image_offset".into(), io.to_string()),
         (12, 4, "u32 palette_offset".into(), po.to_string()),
     ];
     let mut rows = vec![header];
-    rows.push(row(
-        io,
-        io + t.image_count as usize * IMAGE_BYTES,
-        "images",
-        format!("{} images, 32 × 32 at 4 bits", t.image_count),
-        String::new(),
-    ));
+    rows.push(row(io, io + t.image_count as usize * IMAGE_BYTES, "images", format!("{} images, 32 × 32 at 4 bits", t.image_count), String::new()));
     for i in 0..t.image_count as usize {
-        rows.push(row(
-            io + i * IMAGE_BYTES,
-            io + (i + 1) * IMAGE_BYTES,
-            "image",
-            format!("image {i}"),
-            format!(
-                "drawn with face {}'s palette in the overview",
-                TdbFile::face_of_image(i)
-            ),
-        ));
+        rows.push(row(io + i * IMAGE_BYTES, io + (i + 1) * IMAGE_BYTES, "image", format!("image {i}"), format!("drawn with face {}'s palette in the overview", TdbFile::face_of_image(i))));
     }
-    rows.push(row(
-        po,
-        po + t.palette_count as usize * PALETTE_BYTES,
-        "palettes",
-        format!("{} palettes of 16 colours", t.palette_count),
-        String::new(),
-    ));
+    rows.push(row(po, po + t.palette_count as usize * PALETTE_BYTES, "palettes", format!("{} palettes of 16 colours", t.palette_count), String::new()));
     for k in 0..t.palette_count as usize {
-        let mut p = row(
-            po + k * PALETTE_BYTES,
-            po + (k + 1) * PALETTE_BYTES,
-            "palette",
-            format!("palette {k}"),
-            format!("face {k}"),
-        );
+        let mut p = row(po + k * PALETTE_BYTES, po + (k + 1) * PALETTE_BYTES, "palette", format!("palette {k}"), format!("face {k}"));
         let bytes = stored.bytes();
-        p.fields = (0..16)
-            .map(|c| {
-                let at = po + k * PALETTE_BYTES + 2 * c;
-                (
-                    at,
-                    2,
-                    format!("colour {c}"),
-                    format!("{:#06x}", u16::from_le_bytes([bytes[at], bytes[at + 1]])),
-                )
-            })
-            .collect();
+        p.fields = (0..16).map(|c| {
+            let at = po + k * PALETTE_BYTES + 2 * c;
+            (at, 2, format!("colour {c}"), format!("{:#06x}", u16::from_le_bytes([bytes[at], bytes[at + 1]])))
+        }).collect();
         rows.push(p);
     }
-    let mut v = tree(
-        rows,
-        stored.bytes().len(),
-        stored.bytes().len(),
-        stored.container(),
-    )
-    .0;
+    let mut v = tree(rows, stored.bytes().len(), stored.bytes().len(), stored.container()).0;
     v.format = "tdb";
     v
 }
@@ -282,26 +186,15 @@ impl Document for TdbDocument {
         self.overview.as_ref()
     }
     fn info_rows(&self) -> Vec<InfoRow> {
-        let mut rows = vec![
-            InfoRow::new("format", self.kind.title()),
-            self.stored.bytes_row(),
-        ];
+        let mut rows = vec![InfoRow::new("format", self.kind.title()), self.stored.bytes_row()];
         if let Some(t) = &self.parsed {
-            rows.push(InfoRow::new(
-                "images",
-                format!("{} eyes and mouths, 32 × 32 at 4 bits", t.image_count),
-            ));
-            rows.push(InfoRow::new(
-                "palettes",
-                format!("{}, one per face", t.palette_count),
-            ));
+            rows.push(InfoRow::new("images", format!("{} eyes and mouths, 32 × 32 at 4 bits", t.image_count)));
+            rows.push(InfoRow::new("palettes", format!("{}, one per face", t.palette_count)));
         }
         rows
     }
     fn info_json(&self) -> String {
-        let error = self.error.as_ref().map(
-            |e| serde_json::json!({ "message": e.to_string(), "offset": e.offset, "path": e.path }),
-        );
+        let error = self.error.as_ref().map(|e| serde_json::json!({ "message": e.to_string(), "offset": e.offset, "path": e.path }));
         serde_json::json!({
             "format": "tdb",
             "compressed": self.stored.compressed,
@@ -325,10 +218,7 @@ mod tests {
         let t = TdbFile::parse(&bytes).unwrap();
         assert_eq!((t.image_count, t.palette_count), (127, 34));
         // Images then palettes, back to back, to the end of the file.
-        assert_eq!(
-            t.image_offset as usize + 127 * IMAGE_BYTES,
-            t.palette_offset as usize
-        );
+        assert_eq!(t.image_offset as usize + 127 * IMAGE_BYTES, t.palette_offset as usize);
         assert_eq!(t.palette_offset as usize + 34 * PALETTE_BYTES, bytes.len());
         assert_eq!(t.image_of(13, Feature::Eye), Some(86));
         assert_eq!(t.image_of(13, Feature::Mouth), Some(87));
@@ -337,19 +227,14 @@ mod tests {
         // An eye has colour: most texels are not transparent.
         let eye = t.overview(&bytes);
         let (x0, y0) = ((86 % 16) * 32, (86 / 16) * 32);
-        let opaque = (0..32 * 32)
-            .filter(|k| eye.rgba[(((y0 + k / 32) * 512 + x0 + k % 32) * 4) + 3] > 0)
-            .count();
+        let opaque = (0..32 * 32).filter(|k| eye.rgba[(((y0 + k / 32) * 512 + x0 + k % 32) * 4) + 3] > 0).count();
         assert!(opaque > 200, "{opaque} texels of the eye are drawn");
     }
 
     #[test]
     fn a_short_or_inconsistent_tdb_is_an_error_with_its_offset() {
         let bytes = crate::formats::bsx::tests::shared("FIELD.TDB_u");
-        assert!(TdbFile::parse(&bytes[..10])
-            .unwrap_err()
-            .message
-            .contains("expected"));
+        assert!(TdbFile::parse(&bytes[..10]).unwrap_err().message.contains("expected"));
         let mut bad = bytes.clone();
         bad[4] = 200; // 200 images do not fit
         let e = TdbFile::parse(&bad).unwrap_err();

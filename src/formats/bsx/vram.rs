@@ -57,13 +57,7 @@ impl TextureFlag {
         };
         TextureFlag {
             kind: (word & 0x3F) as u8,
-            key: PageKey {
-                page_x: ((word >> 8) & 0xF) as u16 * 64,
-                page_y: ((word >> 12) & 1) as u16 * 256,
-                clut_x: ((word >> 16) & 0x3F) as u16 * 16,
-                clut_y: ((word >> 22) & 0x1FF) as u16,
-                depth,
-            },
+            key: PageKey { page_x: ((word >> 8) & 0xF) as u16 * 64, page_y: ((word >> 12) & 1) as u16 * 256, clut_x: ((word >> 16) & 0x3F) as u16 * 16, clut_y: ((word >> 22) & 0x1FF) as u16, depth },
         }
     }
 }
@@ -83,9 +77,7 @@ pub fn rgba(c: u16) -> [u8; 4] {
 
 impl Vram {
     pub fn new() -> Vram {
-        Vram {
-            pixels: vec![0; WIDTH * HEIGHT],
-        }
+        Vram { pixels: vec![0; WIDTH * HEIGHT] }
     }
 
     /// Upload every rectangle of the file's texture section.
@@ -93,14 +85,7 @@ impl Vram {
         let mut v = Vram::new();
         let r = Reader { bytes };
         for rect in file.textures.iter().flat_map(|t| &t.rects) {
-            let Ok(data) = r.slice(
-                rect.data,
-                rect.width as usize * rect.height as usize * 2,
-                "",
-                "",
-            ) else {
-                continue;
-            };
+            let Ok(data) = r.slice(rect.data, rect.width as usize * rect.height as usize * 2, "", "") else { continue };
             v.upload(rect.x as usize, rect.y as usize, rect.width as usize, data);
         }
         v
@@ -126,18 +111,11 @@ impl Vram {
     /// 416 + (slot / 8)·32). False when the face has no images (0x21: none) or the slot
     /// does not fit.
     pub fn load_face(&mut self, tdb: &TdbFile, bytes: &[u8], slot: usize, face: u8) -> bool {
-        let (Some(eye), Some(mouth)) = (
-            tdb.image_of(face, Feature::Eye),
-            tdb.image_of(face, Feature::Mouth),
-        ) else {
-            return false;
-        };
+        let (Some(eye), Some(mouth)) = (tdb.image_of(face, Feature::Eye), tdb.image_of(face, Feature::Mouth)) else { return false };
         if face >= 0x21 || slot >= MAX_FACE_SLOTS {
             return false;
         }
-        let (Some(eye), Some(mouth)) = (tdb.image(bytes, eye), tdb.image(bytes, mouth)) else {
-            return false;
-        };
+        let (Some(eye), Some(mouth)) = (tdb.image(bytes, eye), tdb.image(bytes, mouth)) else { return false };
         self.upload(320, 480 + slot, 16, tdb.palette(bytes, face));
         let (ex, ey) = (768 + (slot % 4) * 16, 256 + (slot / 4) * 32);
         // 32 texels at 4 bits: 8 halfwords a row.
@@ -150,12 +128,7 @@ impl Vram {
     /// The 256 × 256 texels a polygon with this key sees, as the GPU samples them. For a
     /// semi-transparent polygon the texels with their STP bit set are half transparent.
     pub fn page(&self, key: PageKey, semi: bool) -> Texels {
-        let (px, py, cx, cy) = (
-            key.page_x as usize,
-            key.page_y as usize,
-            key.clut_x as usize,
-            key.clut_y as usize,
-        );
+        let (px, py, cx, cy) = (key.page_x as usize, key.page_y as usize, key.clut_x as usize, key.clut_y as usize);
         let mut rgba_out = Vec::with_capacity(256 * 256 * 4);
         for v in 0..256 {
             for u in 0..256 {
@@ -177,11 +150,7 @@ impl Vram {
                 rgba_out.extend(texel);
             }
         }
-        Texels {
-            width: 256,
-            height: 256,
-            rgba: std::sync::Arc::new(rgba_out),
-        }
+        Texels { width: 256, height: 256, rgba: std::sync::Arc::new(rgba_out) }
     }
 }
 
@@ -200,42 +169,20 @@ mod tests {
         // The dossier's fixture: type 2, 4 bpp, page (640, 256), CLUT (0, 500).
         let f = TextureFlag::of(0x7D00_1A02);
         assert_eq!(f.kind, 2);
-        assert_eq!(
-            f.key,
-            PageKey {
-                page_x: 640,
-                page_y: 256,
-                clut_x: 0,
-                clut_y: 500,
-                depth: Depth::Four
-            }
-        );
+        assert_eq!(f.key, PageKey { page_x: 640, page_y: 256, clut_x: 0, clut_y: 500, depth: Depth::Four });
     }
 
     #[test]
     fn four_bit_texels_read_low_nibble_first_through_the_clut() {
         let mut v = Vram::new();
         // CLUT at (0, 500): entry 1 red, entry 2 green (with STP), entry 0 is 0x0000.
-        v.upload(
-            0,
-            500,
-            16,
-            &[0, 0, 0x1F, 0, 0xE0, 0x83]
-                .iter()
-                .chain([0u8; 26].iter())
-                .copied()
-                .collect::<Vec<_>>(),
-        );
+        v.upload(0, 500, 16, &[0, 0, 0x1F, 0, 0xE0, 0x83].iter().chain([0u8; 26].iter()).copied().collect::<Vec<_>>());
         // Page (640, 256): first halfword holds nibbles 1, 2, 0, 1 (low first).
         v.upload(640, 256, 1, &0x1021u16.to_le_bytes());
         let t = v.page(TextureFlag::of(0x7D00_1A02).key, false);
         let px = |u: usize| t.rgba[u * 4..u * 4 + 4].to_vec();
         assert_eq!(px(0), [255, 0, 0, 255]);
-        assert_eq!(
-            px(1),
-            [0, 255, 0, 255],
-            "STP texels are opaque on an opaque polygon"
-        );
+        assert_eq!(px(1), [0, 255, 0, 255], "STP texels are opaque on an opaque polygon");
         assert_eq!(px(2), [0, 0, 0, 0], "0x0000 is transparent");
         assert_eq!(px(3), [255, 0, 0, 255]);
         // On a semi-transparent polygon only the STP texel blends.

@@ -8,9 +8,7 @@ use super::objects::{GameObject, SubsystemFile};
 use crate::archive::Resolution;
 use crate::formats::{Diagnostic, ParseError};
 use crate::inspect::Diagnostics;
-use crate::scene::{
-    Absorbed, Clip, Marker, Node, Repeat, Scene, Target, Track, Transform, Viewpoint,
-};
+use crate::scene::{Absorbed, Clip, Marker, Node, Repeat, Scene, Target, Track, Transform, Viewpoint};
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
@@ -65,28 +63,14 @@ impl<'m> Sections<'m> {
 /// Gather the sections of `root` and of the maps it includes (depth first, in order). The
 /// first definition of a name wins; a later one is reported. An include cycle is an error
 /// at the root's include line that leads into it.
-pub fn gather<'m>(
-    root_path: &str,
-    root: &'m MapFile,
-    assets: &'m dyn Assets,
-) -> Result<Sections<'m>, ParseError> {
-    let mut out = Sections {
-        files: vec![(root_path.to_string(), root)],
-        ..Default::default()
-    };
+pub fn gather<'m>(root_path: &str, root: &'m MapFile, assets: &'m dyn Assets) -> Result<Sections<'m>, ParseError> {
+    let mut out = Sections { files: vec![(root_path.to_string(), root)], ..Default::default() };
     let mut stack: Vec<String> = vec![root_path.to_ascii_lowercase()];
     visit(&mut out, 0, root, assets, &mut stack, None)?;
     Ok(out)
 }
 
-fn visit<'m>(
-    out: &mut Sections<'m>,
-    file: usize,
-    map: &'m MapFile,
-    assets: &'m dyn Assets,
-    stack: &mut Vec<String>,
-    via: Option<(u32, &str)>,
-) -> Result<(), ParseError> {
+fn visit<'m>(out: &mut Sections<'m>, file: usize, map: &'m MapFile, assets: &'m dyn Assets, stack: &mut Vec<String>, via: Option<(u32, &str)>) -> Result<(), ParseError> {
     for s in &map.sections {
         match out.by_name.get(&s.key()) {
             Some(first) => {
@@ -103,35 +87,20 @@ fn visit<'m>(
         }
     }
     for s in &map.sections {
-        let SectionKind::Include { file: Some(inc) } = &s.kind else {
-            continue;
-        };
+        let SectionKind::Include { file: Some(inc) } = &s.kind else { continue };
         // The error offset is always in the root map: its own line, or the include that led here.
         let (at, chain) = via.map_or((inc.offset, String::new()), |(o, c)| (o, c.to_string()));
         let here = &out.files[file].0.clone();
-        let step = format!(
-            "{chain}{}{here} line {} includes {}",
-            if chain.is_empty() { "" } else { ", " },
-            inc.line,
-            inc.value
-        );
+        let step = format!("{chain}{}{here} line {} includes {}", if chain.is_empty() { "" } else { ", " }, inc.line, inc.value);
         let Some(path) = assets.resolve(&inc.value).file else {
             out.unread.push((inc.value.clone(), None));
             continue;
         };
         if stack.contains(&path.to_ascii_lowercase()) {
-            return Err(ParseError::new(
-                at as usize,
-                &format!("line {}", line_at(out.files[0].1, at)),
-                format!("include cycle: {step}, which is already being read"),
-            ));
+            return Err(ParseError::new(at as usize, &format!("line {}", line_at(out.files[0].1, at)), format!("include cycle: {step}, which is already being read")));
         }
         if stack.len() > MAX_INCLUDE_DEPTH {
-            return Err(ParseError::new(
-                at as usize,
-                &format!("line {}", line_at(out.files[0].1, at)),
-                format!("includes nest deeper than {MAX_INCLUDE_DEPTH}: {step}"),
-            ));
+            return Err(ParseError::new(at as usize, &format!("line {}", line_at(out.files[0].1, at)), format!("includes nest deeper than {MAX_INCLUDE_DEPTH}: {step}")));
         }
         if out.files.iter().any(|(p, _)| p.eq_ignore_ascii_case(&path)) {
             continue;
@@ -189,12 +158,8 @@ pub struct Placed {
 #[derive(Debug, Clone, PartialEq)]
 pub enum PlacedKind {
     /// A game object: its section, and the .MOD written in it.
-    Model {
-        modelfile: Option<String>,
-    },
-    Dropzone {
-        pose: Pose,
-    },
+    Model { modelfile: Option<String> },
+    Dropzone { pose: Pose },
     /// A nested map: its placements are the children.
     Map,
     /// No section of that name.
@@ -220,29 +185,15 @@ pub struct Expanded {
 /// places itself, directly or through others, is an error at the root line that starts the
 /// chain; so is nesting past [`MAX_NESTING`].
 pub fn expand(sections: &Sections<'_>, root: &MapSection) -> Result<Expanded, ParseError> {
-    let mut out = Expanded {
-        root_section: root.name.clone(),
-        ..Default::default()
-    };
+    let mut out = Expanded { root_section: root.name.clone(), ..Default::default() };
     let mut count = 0usize;
     let mut stack = vec![root.key()];
-    out.placed = expand_map(
-        sections, root, 0, &mut stack, &mut out, &mut count, None, false,
-    )?;
+    out.placed = expand_map(sections, root, 0, &mut stack, &mut out, &mut count, None, false)?;
     Ok(out)
 }
 
 #[allow(clippy::too_many_arguments)]
-fn expand_map(
-    sections: &Sections<'_>,
-    map: &MapSection,
-    file: usize,
-    stack: &mut Vec<String>,
-    out: &mut Expanded,
-    count: &mut usize,
-    chain: Option<(&Instance, String)>,
-    lab: bool,
-) -> Result<Vec<Placed>, ParseError> {
+fn expand_map(sections: &Sections<'_>, map: &MapSection, file: usize, stack: &mut Vec<String>, out: &mut Expanded, count: &mut usize, chain: Option<(&Instance, String)>, lab: bool) -> Result<Vec<Placed>, ParseError> {
     let mut placed = Vec::new();
     let path = &sections.files[file].0;
     for inst in map.instances() {
@@ -253,26 +204,12 @@ fn expand_map(
         *count += 1;
         let lab_only = lab || inst.lab_only || map.lab_only;
         let (root_inst, route) = match &chain {
-            Some((first, route)) => (
-                *first,
-                format!(
-                    "{route}, [{}] in {path} line {} places {}",
-                    map.name, inst.at.line, inst.target
-                ),
-            ),
-            None => (
-                inst,
-                format!(
-                    "[{}] line {} places {}",
-                    map.name, inst.at.line, inst.target
-                ),
-            ),
+            Some((first, route)) => (*first, format!("{route}, [{}] in {path} line {} places {}", map.name, inst.at.line, inst.target)),
+            None => (inst, format!("[{}] line {} places {}", map.name, inst.at.line, inst.target)),
         };
         let found = sections.get(&inst.target);
         let kind = match found.map(|f| &f.section.kind) {
-            Some(SectionKind::Model { modelfile }) => PlacedKind::Model {
-                modelfile: modelfile.as_ref().map(|m| m.value.clone()),
-            },
+            Some(SectionKind::Model { modelfile }) => PlacedKind::Model { modelfile: modelfile.as_ref().map(|m| m.value.clone()) },
             Some(SectionKind::Dropzone { pose }) => PlacedKind::Dropzone { pose: *pose },
             Some(SectionKind::Map { .. }) => PlacedKind::Map,
             _ => {
@@ -280,50 +217,19 @@ fn expand_map(
                 PlacedKind::Unknown
             }
         };
-        let mut p = Placed {
-            target: inst.target.clone(),
-            pose: inst.pose,
-            kind,
-            file,
-            entry: inst.at.entry,
-            line: inst.at.line,
-            offset: inst.at.offset,
-            lab_only,
-            children: Vec::new(),
-        };
+        let mut p = Placed { target: inst.target.clone(), pose: inst.pose, kind, file, entry: inst.at.entry, line: inst.at.line, offset: inst.at.offset, lab_only, children: Vec::new() };
         match (&p.kind, found) {
             (PlacedKind::Map, Some(f)) => {
                 let key = f.section.key();
                 if stack.contains(&key) {
-                    let what = if stack.len() == 1 && key == stack[0] {
-                        "places itself"
-                    } else {
-                        "places a map that places it"
-                    };
-                    return Err(ParseError::new(
-                        root_inst.at.offset as usize,
-                        &format!("line {}", root_inst.at.line),
-                        format!("[{}] {what}: {route}", stack[0]),
-                    ));
+                    let what = if stack.len() == 1 && key == stack[0] { "places itself" } else { "places a map that places it" };
+                    return Err(ParseError::new(root_inst.at.offset as usize, &format!("line {}", root_inst.at.line), format!("[{}] {what}: {route}", stack[0])));
                 }
                 if stack.len() >= MAX_NESTING {
-                    return Err(ParseError::new(
-                        root_inst.at.offset as usize,
-                        &format!("line {}", root_inst.at.line),
-                        format!("maps nest deeper than {MAX_NESTING}: {route}"),
-                    ));
+                    return Err(ParseError::new(root_inst.at.offset as usize, &format!("line {}", root_inst.at.line), format!("maps nest deeper than {MAX_NESTING}: {route}")));
                 }
                 stack.push(key);
-                p.children = expand_map(
-                    sections,
-                    f.section,
-                    f.file,
-                    stack,
-                    out,
-                    count,
-                    Some((root_inst, route)),
-                    lab_only,
-                )?;
+                p.children = expand_map(sections, f.section, f.file, stack, out, count, Some((root_inst, route)), lab_only)?;
                 stack.pop();
             }
             (PlacedKind::Model { .. }, _) => out.models += 1,
@@ -394,21 +300,10 @@ impl Builder<'_> {
             }
             Some(file) => {
                 if !r.also.is_empty() {
-                    self.report.ambiguous.insert(Ambiguity {
-                        name: name.to_ascii_lowercase(),
-                        taken: file.clone(),
-                        candidates: r.also.clone(),
-                    });
+                    self.report.ambiguous.insert(Ambiguity { name: name.to_ascii_lowercase(), taken: file.clone(), candidates: r.also.clone() });
                 }
-                if !self
-                    .report
-                    .resolved
-                    .iter()
-                    .any(|(n, _)| n.eq_ignore_ascii_case(name))
-                {
-                    self.report
-                        .resolved
-                        .push((name.to_ascii_lowercase(), file.clone()));
+                if !self.report.resolved.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)) {
+                    self.report.resolved.push((name.to_ascii_lowercase(), file.clone()));
                 }
             }
         }
@@ -424,9 +319,7 @@ impl Builder<'_> {
                 Rc::new(ModelTemplate { scene, absorbed })
             });
             if t.is_none() {
-                self.report
-                    .missing
-                    .insert(crate::archive::file_name(path).to_ascii_lowercase());
+                self.report.missing.insert(crate::archive::file_name(path).to_ascii_lowercase());
             }
             self.templates.insert(key.clone(), t);
         }
@@ -435,22 +328,9 @@ impl Builder<'_> {
 
     fn place(&mut self, parent: u32, p: &Placed) {
         let record = (p.file == 0).then(|| (self.entry_row)(p.entry));
-        let transform = Transform {
-            translation: p.pose.translation,
-            rotation: p.pose.quat().to_array(),
-            scale: [1.0; 3],
-        };
+        let transform = Transform { translation: p.pose.translation, rotation: p.pose.quat().to_array(), scale: [1.0; 3] };
         let layer = p.lab_only.then_some(self.layers[3]);
-        let node = self.scene.add_node(
-            Some(parent),
-            Node {
-                name: Some(p.target.clone()),
-                transform,
-                record,
-                layer,
-                ..Default::default()
-            },
-        );
+        let node = self.scene.add_node(Some(parent), Node { name: Some(p.target.clone()), transform, record, layer, ..Default::default() });
         let first = p.file == 0 && !self.report.outcomes.contains_key(&p.entry);
         let outcome = match &p.kind {
             PlacedKind::Map => {
@@ -460,26 +340,10 @@ impl Builder<'_> {
                 format!("→ map [{}], {} placements", p.target, p.children.len())
             }
             PlacedKind::Dropzone { pose } => {
-                let own = Transform {
-                    translation: pose.translation,
-                    rotation: pose.quat().to_array(),
-                    scale: [1.0; 3],
-                };
-                let dz = self.scene.add_node(
-                    Some(node),
-                    Node {
-                        name: Some(p.target.clone()),
-                        transform: own,
-                        marker: Some(Marker::Dropzone),
-                        layer: Some(self.layers[0]),
-                        ..Default::default()
-                    },
-                );
+                let own = Transform { translation: pose.translation, rotation: pose.quat().to_array(), scale: [1.0; 3] };
+                let dz = self.scene.add_node(Some(node), Node { name: Some(p.target.clone()), transform: own, marker: Some(Marker::Dropzone), layer: Some(self.layers[0]), ..Default::default() });
                 let n = self.scene.viewpoints.len() + 1;
-                self.scene.viewpoints.push(Viewpoint {
-                    name: format!("dropzone {n}: {}", p.target),
-                    node: dz,
-                });
+                self.scene.viewpoints.push(Viewpoint { name: format!("dropzone {n}: {}", p.target), node: dz });
                 format!("→ dropzone {n}")
             }
             PlacedKind::Model { modelfile } => {
@@ -493,16 +357,13 @@ impl Builder<'_> {
                         let assets = self.assets;
                         match assets.game_object(&mod_path) {
                             Some(object) => {
-                                let files: Vec<&str> =
-                                    object.video.iter().map(|v| v.file.as_str()).collect();
+                                let files: Vec<&str> = object.video.iter().map(|v| v.file.as_str()).collect();
                                 self.place_object(node, object);
                                 format!("→ {mod_path}: {}", files.join(", "))
                             }
                             None => {
                                 if assets.known(&mod_path) {
-                                    self.report.missing.insert(
-                                        crate::archive::file_name(&mod_path).to_ascii_lowercase(),
-                                    );
+                                    self.report.missing.insert(crate::archive::file_name(&mod_path).to_ascii_lowercase());
                                 }
                                 format!("→ {mod_path} could not be read")
                             }
@@ -510,9 +371,7 @@ impl Builder<'_> {
                     }
                 }
             }
-            PlacedKind::Unknown => {
-                format!("→ no section [{}] in the map or its includes", p.target)
-            }
+            PlacedKind::Unknown => format!("→ no section [{}] in the map or its includes", p.target),
         };
         if first {
             self.report.outcomes.insert(p.entry, outcome);
@@ -522,49 +381,28 @@ impl Builder<'_> {
     /// A game object's video objects under `node`, with their doors moving.
     fn place_object(&mut self, node: u32, object: &GameObject) {
         let assets = self.assets;
-        let subs = object
-            .subsystems
-            .as_ref()
-            .and_then(|s| self.resolve(&s.value))
-            .and_then(|p| assets.subsystems(&p));
+        let subs = object.subsystems.as_ref().and_then(|s| self.resolve(&s.value)).and_then(|p| assets.subsystems(&p));
         let mut is_door = false;
         for v in &object.video {
             let glow = v.stem.starts_with("laz");
-            let Some(bgf) = self.resolve(&v.file) else {
-                continue;
-            };
+            let Some(bgf) = self.resolve(&v.file) else { continue };
             let layer = glow.then_some(self.layers[2]);
             let name = v.node.clone().unwrap_or_else(|| v.stem.clone());
-            let leaf = self.scene.add_node(
-                Some(node),
-                Node {
-                    name: Some(name),
-                    layer,
-                    ..Default::default()
-                },
-            );
+            let leaf = self.scene.add_node(Some(node), Node { name: Some(name), layer, ..Default::default() });
             if let Some(t) = self.template(&bgf, glow) {
                 self.scene.instantiate(Some(leaf), &t.scene, &t.absorbed);
                 if glow {
                     self.glow(&t.absorbed);
                 }
             }
-            for door in subs
-                .iter()
-                .flat_map(|s| s.doors())
-                .filter(|d| d.video_object.as_deref() == Some(v.stem.as_str()))
-            {
+            for door in subs.iter().flat_map(|s| s.doors()).filter(|d| d.video_object.as_deref() == Some(v.stem.as_str())) {
                 if let Some(m) = door.door() {
                     let keys = m.keys();
                     self.scene.clips.push(Clip {
                         name: format!("door {} ({})", door.name, v.stem),
                         duration: m.period(),
                         repeat: Repeat::Loop,
-                        tracks: vec![Track {
-                            target: Target::Translation(leaf),
-                            times: keys.iter().map(|k| k.0).collect(),
-                            values: keys.iter().flat_map(|k| k.1).collect(),
-                        }],
+                        tracks: vec![Track { target: Target::Translation(leaf), times: keys.iter().map(|k| k.0).collect(), values: keys.iter().flat_map(|k| k.1).collect() }],
                     });
                     is_door = true;
                     self.report.doors += 1;
@@ -572,9 +410,7 @@ impl Builder<'_> {
             }
         }
         if is_door {
-            self.scene.nodes[node as usize]
-                .layer
-                .get_or_insert(self.layers[1]);
+            self.scene.nodes[node as usize].layer.get_or_insert(self.layers[1]);
         }
     }
 
@@ -584,13 +420,7 @@ impl Builder<'_> {
         materials.sort_unstable();
         materials.dedup();
         for m in materials {
-            if self
-                .scene
-                .clips
-                .iter()
-                .flat_map(|c| &c.tracks)
-                .any(|t| t.target == Target::Glow(m))
-            {
+            if self.scene.clips.iter().flat_map(|c| &c.tracks).any(|t| t.target == Target::Glow(m)) {
                 continue;
             }
             self.report.glowing += 1;
@@ -598,11 +428,7 @@ impl Builder<'_> {
                 name: "laser glow (approximation)".into(),
                 duration: 1.2,
                 repeat: Repeat::Loop,
-                tracks: vec![Track {
-                    target: Target::Glow(m),
-                    times: vec![0.0, 0.6, 1.2],
-                    values: vec![0.1, 0.9, 0.1],
-                }],
+                tracks: vec![Track { target: Target::Glow(m), times: vec![0.0, 0.6, 1.2], values: vec![0.1, 0.9, 0.1] }],
             });
         }
     }
@@ -610,34 +436,11 @@ impl Builder<'_> {
 
 /// The expanded world as a scene. `entry_row` gives the inspector row of an entry of the
 /// root map, so that a placement picked in 3D finds its line.
-pub fn build_scene(
-    name: &str,
-    expanded: &Expanded,
-    assets: &dyn Assets,
-    entry_row: &dyn Fn(u32) -> u32,
-    root_row: u32,
-) -> (Scene, WorldReport) {
-    let mut scene = Scene {
-        name: name.to_string(),
-        ..Default::default()
-    };
+pub fn build_scene(name: &str, expanded: &Expanded, assets: &dyn Assets, entry_row: &dyn Fn(u32) -> u32, root_row: u32) -> (Scene, WorldReport) {
+    let mut scene = Scene { name: name.to_string(), ..Default::default() };
     let layers = [LAYER_DROPZONES, LAYER_DOORS, LAYER_FX, LAYER_LAB_ONLY].map(|l| scene.layer(l));
-    let root = scene.add_node(
-        None,
-        Node {
-            name: Some(format!("[{}]", expanded.root_section)),
-            record: Some(root_row),
-            ..Default::default()
-        },
-    );
-    let mut b = Builder {
-        assets,
-        scene,
-        report: WorldReport::default(),
-        templates: HashMap::new(),
-        entry_row,
-        layers,
-    };
+    let root = scene.add_node(None, Node { name: Some(format!("[{}]", expanded.root_section)), record: Some(root_row), ..Default::default() });
+    let mut b = Builder { assets, scene, report: WorldReport::default(), templates: HashMap::new(), entry_row, layers };
     for p in &expanded.placed {
         b.place(root, p);
     }
@@ -647,26 +450,10 @@ pub fn build_scene(
 
 /// A game object alone (a .MOD opened by itself) as a scene.
 pub fn object_scene(name: &str, object: &GameObject, assets: &dyn Assets) -> (Scene, WorldReport) {
-    let mut scene = Scene {
-        name: name.to_string(),
-        ..Default::default()
-    };
+    let mut scene = Scene { name: name.to_string(), ..Default::default() };
     let layers = [LAYER_DROPZONES, LAYER_DOORS, LAYER_FX, LAYER_LAB_ONLY].map(|l| scene.layer(l));
-    let root = scene.add_node(
-        None,
-        Node {
-            name: Some(name.to_string()),
-            ..Default::default()
-        },
-    );
-    let mut b = Builder {
-        assets,
-        scene,
-        report: WorldReport::default(),
-        templates: HashMap::new(),
-        entry_row: &|e| e,
-        layers,
-    };
+    let root = scene.add_node(None, Node { name: Some(name.to_string()), ..Default::default() });
+    let mut b = Builder { assets, scene, report: WorldReport::default(), templates: HashMap::new(), entry_row: &|e| e, layers };
     b.place_object(root, object);
     (b.scene, b.report)
 }

@@ -69,14 +69,7 @@ pub struct WorldDocument {
 pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
     let text = crate::formats::text::decode(&bytes);
     let (parsed, rows, view, error, diagnostics, lines) = match IniFile::parse(&bytes) {
-        Err(e) => (
-            Parsed::Map(MapFile::default()),
-            (Vec::new(), Vec::new()),
-            None,
-            Some(ParseError::new(0, "", e)),
-            Vec::new(),
-            0,
-        ),
+        Err(e) => (Parsed::Map(MapFile::default()), (Vec::new(), Vec::new()), None, Some(ParseError::new(0, "", e)), Vec::new(), 0),
         Ok(ini) => {
             let mut diagnostics: Vec<Diagnostic> = ini
                 .stray
@@ -84,11 +77,7 @@ pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
                 .map(|l| Diagnostic {
                     offset: l.start as usize,
                     path: format!("line {}", l.line),
-                    message: if l.before_sections {
-                        "a key=value line before any [section] belongs to nothing".into()
-                    } else {
-                        "expected a [section], a key=value line or a comment".into()
-                    },
+                    message: if l.before_sections { "a key=value line before any [section] belongs to nothing".into() } else { "expected a [section], a key=value line or a comment".into() },
                 })
                 .collect();
             let parsed = match kind {
@@ -111,20 +100,7 @@ pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
         }
     };
     let (section_rows, entry_rows) = rows;
-    Box::new(WorldDocument {
-        kind,
-        path: path.to_string(),
-        bytes,
-        text,
-        parsed,
-        entry_rows,
-        section_rows,
-        error,
-        diagnostics,
-        inspector: view,
-        lines,
-        assembled: None,
-    })
+    Box::new(WorldDocument { kind, path: path.to_string(), bytes, text, parsed, entry_rows, section_rows, error, diagnostics, inspector: view, lines, assembled: None })
 }
 
 /// The row of every section and of every entry: a section's row, then its entries'.
@@ -143,11 +119,7 @@ fn rows_of(ini: &IniFile<'_>) -> (Vec<u32>, Vec<u32>) {
     (sections, entries)
 }
 
-fn view_of(
-    ini: &IniFile<'_>,
-    (section_rows, _): &(Vec<u32>, Vec<u32>),
-    diagnostics: &[Diagnostic],
-) -> InspectorView {
+fn view_of(ini: &IniFile<'_>, (section_rows, _): &(Vec<u32>, Vec<u32>), diagnostics: &[Diagnostic]) -> InspectorView {
     let bytes = ini.bytes;
     let mut view = InspectorView::flat("text", bytes.len(), ByteClass::Text);
     view.rows_total = ini.sections.len() + ini.entries.len();
@@ -168,11 +140,7 @@ fn view_of(
             label: format!("[{name}] line {}{lab}", s.line),
             detail: format!("section {name} on line {}, {keys} keys", s.line),
             summary: format!("{keys} keys"),
-            flags: if s.lab_only {
-                vec!["lab-only"]
-            } else {
-                Vec::new()
-            },
+            flags: if s.lab_only { vec!["lab-only"] } else { Vec::new() },
         });
         for e in ini.entries_of(s) {
             if view.chunks.len() >= MAX_ROWS {
@@ -180,13 +148,7 @@ fn view_of(
             }
             let row = view.chunks.len() as u32;
             let (key, value) = (ini.text(e.key), ini.text(e.value));
-            view.fields.push(Field {
-                chunk: row,
-                offset: e.value.start as usize,
-                len: e.value.len as usize,
-                what: format!("value of {key}"),
-                value: format!("{value:?}"),
-            });
+            view.fields.push(Field { chunk: row, offset: e.value.start as usize, len: e.value.len as usize, what: format!("value of {key}"), value: format!("{value:?}") });
             view.chunks.push(Row {
                 index: row,
                 offset: e.start as usize,
@@ -199,11 +161,7 @@ fn view_of(
                 label: format!("{key} line {}", e.line),
                 detail: format!("{key} = {value} (line {})", e.line),
                 summary: value.to_string(),
-                flags: if e.lab_only {
-                    vec!["lab-only"]
-                } else {
-                    Vec::new()
-                },
+                flags: if e.lab_only { vec!["lab-only"] } else { Vec::new() },
             });
         }
     }
@@ -213,11 +171,7 @@ fn view_of(
 
 /// The file name a reference names (the files write bare names, or DOS paths).
 fn base(token: &str) -> String {
-    token
-        .rsplit(['/', '\\', ':'])
-        .next()
-        .unwrap_or(token)
-        .to_string()
+    token.rsplit(['/', '\\', ':']).next().unwrap_or(token).to_string()
 }
 
 /// The archive, seen from the root file of what is assembled.
@@ -273,23 +227,14 @@ impl WorldDocument {
     /// The paths still to read for a game object: its BGFs and SUB, then what they need.
     fn object_needs(assets: &ArchiveAssets<'_>, object: &GameObject, out: &mut Vec<String>) {
         let add = |p: Option<String>, out: &mut Vec<String>| {
-            if let Some(p) =
-                p.filter(|p| !assets.known(p) && !out.iter().any(|o| o.eq_ignore_ascii_case(p)))
-            {
+            if let Some(p) = p.filter(|p| !assets.known(p) && !out.iter().any(|o| o.eq_ignore_ascii_case(p))) {
                 out.push(p);
             }
         };
         for v in &object.video {
             let bgf = assets.resolve(&v.file).file;
-            match bgf
-                .as_deref()
-                .filter(|b| assets.known(b))
-                .and_then(|b| assets.archive.get(b))
-            {
-                Some(doc) => doc
-                    .needs(assets.archive)
-                    .into_iter()
-                    .for_each(|p| add(Some(p), out)),
+            match bgf.as_deref().filter(|b| assets.known(b)).and_then(|b| assets.archive.get(b)) {
+                Some(doc) => doc.needs(assets.archive).into_iter().for_each(|p| add(Some(p), out)),
                 None => add(bgf, out),
             }
         }
@@ -311,19 +256,13 @@ impl Document for WorldDocument {
         let mut out: Vec<Reference> = Vec::new();
         let mut push = |role: &'static str, written: &str| {
             if !out.iter().any(|r| r.written.eq_ignore_ascii_case(written)) {
-                out.push(Reference {
-                    role,
-                    names: vec![base(written)],
-                    written: written.to_string(),
-                    item: None,
-                });
+                out.push(Reference { role, names: vec![base(written)], written: written.to_string(), item: None });
             }
         };
         match &self.parsed {
             Parsed::Map(m) => {
                 m.model_files().for_each(|f| push("game object", &f.value));
-                m.include_files()
-                    .for_each(|f| push("included map", &f.value));
+                m.include_files().for_each(|f| push("included map", &f.value));
             }
             Parsed::Mod(o) => {
                 o.video.iter().for_each(|v| push("model", &v.file));
@@ -337,29 +276,20 @@ impl Document for WorldDocument {
     }
 
     fn needs(&self, archive: &Archive) -> Vec<String> {
-        let assets = ArchiveAssets {
-            archive,
-            from: &self.path,
-        };
+        let assets = ArchiveAssets { archive, from: &self.path };
         let mut out: Vec<String> = Vec::new();
         match &self.parsed {
             Parsed::Mod(o) => Self::object_needs(&assets, o, &mut out),
             Parsed::Sub(_) => {}
             Parsed::Map(map) => {
-                let Ok(sections) = assemble::gather(&self.path, map, &assets) else {
-                    return out;
-                };
+                let Ok(sections) = assemble::gather(&self.path, map, &assets) else { return out };
                 for (_, path) in &sections.unread {
                     if let Some(p) = path.as_ref().filter(|p| !assets.known(p)) {
                         out.push(p.clone());
                     }
                 }
-                let Some(root) = sections.files[0].1.root_section(&self.stem()) else {
-                    return out;
-                };
-                let Ok(expanded) = assemble::expand(&sections, root) else {
-                    return out;
-                };
+                let Some(root) = sections.files[0].1.root_section(&self.stem()) else { return out };
+                let Ok(expanded) = assemble::expand(&sections, root) else { return out };
                 let mut mods: Vec<&str> = Vec::new();
                 fn walk<'p>(p: &'p [assemble::Placed], mods: &mut Vec<&'p str>) {
                     for x in p {
@@ -373,16 +303,10 @@ impl Document for WorldDocument {
                 }
                 walk(&expanded.placed, &mut mods);
                 for m in mods {
-                    let Some(path) = assets.resolve(m).file else {
-                        continue;
-                    };
+                    let Some(path) = assets.resolve(m).file else { continue };
                     match assets.game_object(&path) {
                         Some(o) => Self::object_needs(&assets, o, &mut out),
-                        None if !assets.known(&path)
-                            && !out.iter().any(|o| o.eq_ignore_ascii_case(&path)) =>
-                        {
-                            out.push(path)
-                        }
+                        None if !assets.known(&path) && !out.iter().any(|o| o.eq_ignore_ascii_case(&path)) => out.push(path),
                         None => {}
                     }
                 }
@@ -392,42 +316,18 @@ impl Document for WorldDocument {
     }
 
     fn build_scene(&mut self, archive: &Archive) -> Option<Scene> {
-        let assets = ArchiveAssets {
-            archive,
-            from: &self.path,
-        };
+        let assets = ArchiveAssets { archive, from: &self.path };
         let name = file_name(&self.path).to_string();
         let (scene, mut assembled) = match &self.parsed {
             Parsed::Sub(_) => return None,
             Parsed::Mod(object) => {
                 let (scene, report) = assemble::object_scene(&name, object, &assets);
-                let objects = report
-                    .resolved
-                    .iter()
-                    .filter(|(n, _)| n.ends_with(".bgf"))
-                    .map(|(_, p)| p.clone())
-                    .collect();
-                (
-                    scene,
-                    Assembled {
-                        report,
-                        objects,
-                        ..Default::default()
-                    },
-                )
+                let objects = report.resolved.iter().filter(|(n, _)| n.ends_with(".bgf")).map(|(_, p)| p.clone()).collect();
+                (scene, Assembled { report, objects, ..Default::default() })
             }
             Parsed::Map(map) => {
                 let result = assemble::gather(&self.path, map, &assets).and_then(|sections| {
-                    let root = sections.files[0]
-                        .1
-                        .root_section(&self.stem())
-                        .ok_or_else(|| {
-                            ParseError::new(
-                                0,
-                                "",
-                                "expected a section with type=map to show; the file has none",
-                            )
-                        })?;
+                    let root = sections.files[0].1.root_section(&self.stem()).ok_or_else(|| ParseError::new(0, "", "expected a section with type=map to show; the file has none"))?;
                     let expanded = assemble::expand(&sections, root)?;
                     let includes = sections.files[1..].iter().map(|(p, _)| p.clone()).collect();
                     let extra: Vec<Diagnostic> = sections.diagnostics.kept.clone();
@@ -442,29 +342,11 @@ impl Document for WorldDocument {
                 };
                 self.diagnostics.extend(extra);
                 if expanded.left_out > 0 {
-                    self.diagnostics.push(Diagnostic {
-                        offset: 0,
-                        path: String::new(),
-                        message: format!(
-                            "the map expands to more than {} placements; {} are left out",
-                            assemble::MAX_PLACEMENTS,
-                            expanded.left_out
-                        ),
-                    });
+                    self.diagnostics.push(Diagnostic { offset: 0, path: String::new(), message: format!("the map expands to more than {} placements; {} are left out", assemble::MAX_PLACEMENTS, expanded.left_out) });
                 }
                 let rows = &self.entry_rows;
-                let root_row = self
-                    .section_rows
-                    .get(root_index as usize)
-                    .copied()
-                    .unwrap_or(0);
-                let (scene, report) = assemble::build_scene(
-                    &name,
-                    &expanded,
-                    &assets,
-                    &|e| rows.get(e as usize).copied().unwrap_or(0),
-                    root_row,
-                );
+                let root_row = self.section_rows.get(root_index as usize).copied().unwrap_or(0);
+                let (scene, report) = assemble::build_scene(&name, &expanded, &assets, &|e| rows.get(e as usize).copied().unwrap_or(0), root_row);
                 let a = Assembled {
                     report,
                     placements: expanded.models,
@@ -488,24 +370,14 @@ impl Document for WorldDocument {
         }
         for m in &assembled.report.missing {
             if self.diagnostics.len() < crate::inspect::MAX_DIAGNOSTICS {
-                self.diagnostics.push(Diagnostic {
-                    offset: 0,
-                    path: String::new(),
-                    message: format!("{m} is not in the archive: not drawn"),
-                });
+                self.diagnostics.push(Diagnostic { offset: 0, path: String::new(), message: format!("{m} is not in the archive: not drawn") });
             }
         }
         if let Some(view) = self.inspector.as_mut() {
             view.diagnostics = self.diagnostics.clone();
             // Each instance line says what it led to.
             for (&entry, outcome) in &assembled.report.outcomes {
-                let Some(row) = self
-                    .entry_rows
-                    .get(entry as usize)
-                    .and_then(|&r| view.chunks.get_mut(r as usize))
-                else {
-                    continue;
-                };
+                let Some(row) = self.entry_rows.get(entry as usize).and_then(|&r| view.chunks.get_mut(r as usize)) else { continue };
                 row.summary = format!("{} {outcome}", row.summary);
                 row.detail = format!("{} {outcome}", row.detail);
             }
@@ -515,13 +387,7 @@ impl Document for WorldDocument {
     }
 
     fn info_rows(&self) -> Vec<InfoRow> {
-        let mut rows = vec![
-            InfoRow::new("format", self.kind.title()),
-            InfoRow::new(
-                "bytes",
-                format!("{} · {} lines", self.bytes.len(), self.lines),
-            ),
-        ];
+        let mut rows = vec![InfoRow::new("format", self.kind.title()), InfoRow::new("bytes", format!("{} · {} lines", self.bytes.len(), self.lines))];
         match &self.parsed {
             Parsed::Map(m) => {
                 rows.push(InfoRow::new("sections", m.sections.len().to_string()));
@@ -529,57 +395,22 @@ impl Document for WorldDocument {
                     if let Some(r) = &a.root_section {
                         rows.push(InfoRow::new("map", format!("[{r}]")));
                     }
-                    rows.push(InfoRow::new(
-                        "placements",
-                        format!(
-                            "{} models · {} dropzones · {} doors{}",
-                            a.placements,
-                            a.dropzones,
-                            a.report.doors,
-                            if a.lab_only > 0 {
-                                format!(" · {} LAB_ONLY", a.lab_only)
-                            } else {
-                                String::new()
-                            }
-                        ),
-                    ));
+                    rows.push(InfoRow::new("placements", format!("{} models · {} dropzones · {} doors{}", a.placements, a.dropzones, a.report.doors, if a.lab_only > 0 { format!(" · {} LAB_ONLY", a.lab_only) } else { String::new() })));
                     if !a.includes.is_empty() {
                         rows.push(InfoRow::new("includes", a.includes.join(", ")));
                     }
                     // What it uses, as resolved (a long list is cut short: the inspector has all).
-                    let uses: Vec<&str> =
-                        a.report.resolved.iter().map(|(_, p)| p.as_str()).collect();
+                    let uses: Vec<&str> = a.report.resolved.iter().map(|(_, p)| p.as_str()).collect();
                     if !uses.is_empty() {
-                        let more = if uses.len() > 24 {
-                            format!(" … and {} more", uses.len() - 24)
-                        } else {
-                            String::new()
-                        };
-                        rows.push(InfoRow::new(
-                            "uses",
-                            format!("{}{more}", uses[..uses.len().min(24)].join(", ")),
-                        ));
+                        let more = if uses.len() > 24 { format!(" … and {} more", uses.len() - 24) } else { String::new() };
+                        rows.push(InfoRow::new("uses", format!("{}{more}", uses[..uses.len().min(24)].join(", "))));
                     }
                 }
             }
             Parsed::Mod(o) => {
-                rows.push(InfoRow::new(
-                    "draws",
-                    o.video
-                        .iter()
-                        .map(|v| v.file.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                ));
+                rows.push(InfoRow::new("draws", o.video.iter().map(|v| v.file.as_str()).collect::<Vec<_>>().join(", ")));
                 if !o.twins.is_empty() {
-                    rows.push(InfoRow::new(
-                        "low-poly twins (not drawn)",
-                        o.twins
-                            .iter()
-                            .map(|v| v.file.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                    ));
+                    rows.push(InfoRow::new("low-poly twins (not drawn)", o.twins.iter().map(|v| v.file.as_str()).collect::<Vec<_>>().join(", ")));
                 }
                 if let Some(s) = &o.subsystems {
                     rows.push(InfoRow::new("subsystems", s.value.clone()));
@@ -591,10 +422,7 @@ impl Document for WorldDocument {
             Parsed::Sub(f) => {
                 for s in &f.subsystems {
                     let what = match s.door() {
-                        Some(d) => format!(
-                            "door: slides {:?} over {} s, waits {} s",
-                            d.extent, d.travel, d.dead
-                        ),
+                        Some(d) => format!("door: slides {:?} over {} s, waits {} s", d.extent, d.travel, d.dead),
                         None => s.kind.clone().unwrap_or_else(|| "no Type".into()),
                     };
                     rows.push(InfoRow::new(format!("[{}]", s.name), what));
@@ -604,39 +432,17 @@ impl Document for WorldDocument {
         if let Some(a) = &self.assembled {
             rows.push(InfoRow::new("triangles", a.triangles.to_string()));
             if a.report.glowing > 0 {
-                rows.push(InfoRow::warning(
-                    "laser glow",
-                    "an approximate pulse: the game drives the beam, the files hold no data for it",
-                ));
+                rows.push(InfoRow::warning("laser glow", "an approximate pulse: the game drives the beam, the files hold no data for it"));
             }
             if !a.report.missing.is_empty() {
-                rows.push(InfoRow::warning(
-                    "missing",
-                    a.report
-                        .missing
-                        .iter()
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                ));
+                rows.push(InfoRow::warning("missing", a.report.missing.iter().cloned().collect::<Vec<_>>().join(", ")));
             }
             for amb in &a.report.ambiguous {
-                rows.push(InfoRow::warning(
-                    format!("several {}", amb.name),
-                    format!("took {}; also {}", amb.taken, amb.candidates.join(", ")),
-                ));
+                rows.push(InfoRow::warning(format!("several {}", amb.name), format!("took {}; also {}", amb.taken, amb.candidates.join(", "))));
             }
         }
         for d in &self.diagnostics {
-            rows.push(InfoRow::warning(
-                format!("warning @{}", d.offset),
-                format!(
-                    "{}{}{}",
-                    d.path,
-                    if d.path.is_empty() { "" } else { ": " },
-                    d.message
-                ),
-            ));
+            rows.push(InfoRow::warning(format!("warning @{}", d.offset), format!("{}{}{}", d.path, if d.path.is_empty() { "" } else { ": " }, d.message)));
         }
         rows
     }
@@ -658,13 +464,8 @@ impl Document for WorldDocument {
             motion_extent: Option<[f32; 3]>,
         }
         let a = self.assembled.clone().unwrap_or_default();
-        let error = self.error.as_ref().map(
-            |e| serde_json::json!({ "message": e.to_string(), "offset": e.offset, "path": e.path }),
-        );
-        let bounds = a.bounds.map(|b| BoundsJson {
-            min: b.min,
-            max: b.max,
-        });
+        let error = self.error.as_ref().map(|e| serde_json::json!({ "message": e.to_string(), "offset": e.offset, "path": e.path }));
+        let bounds = a.bounds.map(|b| BoundsJson { min: b.min, max: b.max });
         let missing: Vec<&String> = a.report.missing.iter().collect();
         let v = match &self.parsed {
             Parsed::Map(m) => serde_json::json!({
@@ -710,10 +511,7 @@ impl Document for WorldDocument {
     }
 
     fn stats(&self) -> DocStats {
-        let mut s = DocStats {
-            diagnostics: self.diagnostics.len(),
-            ..Default::default()
-        };
+        let mut s = DocStats { diagnostics: self.diagnostics.len(), ..Default::default() };
         if let Some(a) = &self.assembled {
             s.triangles = a.triangles;
             s.placements = a.placements;
@@ -736,33 +534,17 @@ mod tests {
     }
 
     fn cube() -> Vec<u8> {
-        crate::demo::demo_files()
-            .into_iter()
-            .find(|(p, _)| p.ends_with("CUBE.BGF"))
-            .unwrap()
-            .1
+        crate::demo::demo_files().into_iter().find(|(p, _)| p.ends_with("CUBE.BGF")).unwrap().1
     }
 
     #[test]
     fn include_cycles_and_self_nesting_are_errors_with_the_line_and_offset() {
-        let a =
-            b"[a]\ntype=map\ninstance=box 0 0 0 0 0 0\n[inc]\ntype=include\nfile=b.map\n".to_vec();
+        let a = b"[a]\ntype=map\ninstance=box 0 0 0 0 0 0\n[inc]\ntype=include\nfile=b.map\n".to_vec();
         let b = b"[inc2]\ntype=include\nfile=a.map\n".to_vec();
-        let o = open_in(
-            vec![("W/A.MAP".into(), a.clone()), ("W/B.MAP".into(), b)],
-            "W/A.MAP",
-        );
+        let o = open_in(vec![("W/A.MAP".into(), a.clone()), ("W/B.MAP".into(), b)], "W/A.MAP");
         let e = o.document.error().expect("a cycle is an error");
-        assert_eq!(
-            e.offset,
-            a.windows(10).position(|w| w == b"file=b.map").unwrap() - 0,
-            "{e}"
-        );
-        assert!(
-            e.message.contains("include cycle")
-                && e.message.contains("B.MAP line 3 includes a.map"),
-            "{e}"
-        );
+        assert_eq!(e.offset, a.windows(10).position(|w| w == b"file=b.map").unwrap() - 0, "{e}");
+        assert!(e.message.contains("include cycle") && e.message.contains("B.MAP line 3 includes a.map"), "{e}");
         assert_eq!(e.path, "line 6");
 
         let nest = b"[outer]\ntype=map\ninstance=inner 1 0 0 0 0 0\n[inner]\ntype=map\ninstance=outer 0 0 0 0 0 0\n".to_vec();
@@ -770,80 +552,35 @@ mod tests {
         let e = o.document.error().expect("nesting into itself is an error");
         assert_eq!(e.offset, 17, "the root line that starts the chain");
         assert_eq!(e.path, "line 3");
-        assert!(
-            e.message.contains("[outer] places a map that places it"),
-            "{e}"
-        );
+        assert!(e.message.contains("[outer] places a map that places it"), "{e}");
         let own = b"[me]\ntype=map\ninstance=me 0 0 0 0 0 0\n".to_vec();
         let o = open_in(vec![("W/ME.MAP".into(), own)], "W/ME.MAP");
-        assert!(o
-            .document
-            .error()
-            .unwrap()
-            .message
-            .contains("[me] places itself"));
+        assert!(o.document.error().unwrap().message.contains("[me] places itself"));
     }
 
     #[test]
     fn includes_seven_deep_are_all_read_before_the_world_is_built() {
-        let mut files: Vec<(String, Vec<u8>)> = (0..7)
-            .map(|k| {
-                (
-                    format!("A/MAPS/M{k}.MAP"),
-                    format!("[inc{k}]\ntype=include\nfile=m{}.map\n", k + 1).into_bytes(),
-                )
-            })
-            .collect();
-        files[0]
-            .1
-            .extend(b"[m0]\ntype=map\ninstance=box 0 0 0 0 0 0\n");
-        files.push((
-            "A/MAPS/M7.MAP".into(),
-            b"[box]\ntype=model\nmodelfile=box.mod\n".to_vec(),
-        ));
-        files.push((
-            "A/MODELS/BOX.MOD".into(),
-            b"[video]\nobject=cube.bgf\n".to_vec(),
-        ));
+        let mut files: Vec<(String, Vec<u8>)> = (0..7).map(|k| (format!("A/MAPS/M{k}.MAP"), format!("[inc{k}]\ntype=include\nfile=m{}.map\n", k + 1).into_bytes())).collect();
+        files[0].1.extend(b"[m0]\ntype=map\ninstance=box 0 0 0 0 0 0\n");
+        files.push(("A/MAPS/M7.MAP".into(), b"[box]\ntype=model\nmodelfile=box.mod\n".to_vec()));
+        files.push(("A/MODELS/BOX.MOD".into(), b"[video]\nobject=cube.bgf\n".to_vec()));
         files.push(("A/VIDEO/CUBE.BGF".into(), cube()));
         let o = open_in(files, "A/MAPS/M0.MAP");
         let j: serde_json::Value = serde_json::from_str(&o.document.info_json()).unwrap();
         assert_eq!(j["includes"].as_array().unwrap().len(), 7);
-        assert_eq!(
-            (j["placements"].as_u64(), j["triangles"].as_u64()),
-            (Some(1), Some(12)),
-            "{j}"
-        );
+        assert_eq!((j["placements"].as_u64(), j["triangles"].as_u64()), (Some(1), Some(12)), "{j}");
     }
 
     #[test]
     fn nested_placements_compose_child_under_parent() {
         // [outer] turns [inner] 90° about Y and moves it to z 100; [inner] puts the box at x 5.
         let map = format!("[box]\ntype=model\nmodelfile=box.mod\n[inner]\ntype=map\ninstance=box 5 0 0 0 0 0\n[outer]\ntype=map\ninstance=inner 0 0 100 0 {} 0\n", std::f32::consts::FRAC_PI_2);
-        let files = vec![
-            ("A/MAPS/OUTER.MAP".to_string(), map.into_bytes()),
-            (
-                "A/MODELS/BOX.MOD".to_string(),
-                b"[video]\nobject=cube.bgf\n".to_vec(),
-            ),
-            ("A/VIDEO/CUBE.BGF".to_string(), cube()),
-        ];
+        let files = vec![("A/MAPS/OUTER.MAP".to_string(), map.into_bytes()), ("A/MODELS/BOX.MOD".to_string(), b"[video]\nobject=cube.bgf\n".to_vec()), ("A/VIDEO/CUBE.BGF".to_string(), cube())];
         let scene = open_in(files, "A/MAPS/OUTER.MAP").scene.unwrap();
         let world = scene.world(&scene.pose(0.0));
-        let at = |name: &str| {
-            world[scene
-                .nodes
-                .iter()
-                .position(|n| n.name.as_deref() == Some(name))
-                .unwrap()]
-            .transform_point3(glam::Vec3::ZERO)
-        };
+        let at = |name: &str| world[scene.nodes.iter().position(|n| n.name.as_deref() == Some(name)).unwrap()].transform_point3(glam::Vec3::ZERO);
         // Worked by hand: Ry(90°) takes (5, 0, 0) to (0, 0, -5); then + (0, 0, 100).
-        assert!(
-            (at("box") - glam::Vec3::new(0.0, 0.0, 95.0)).length() < 1e-4,
-            "{}",
-            at("box")
-        );
+        assert!((at("box") - glam::Vec3::new(0.0, 0.0, 95.0)).length() < 1e-4, "{}", at("box"));
         assert!((at("inner") - glam::Vec3::new(0.0, 0.0, 100.0)).length() < 1e-4);
     }
 
@@ -866,46 +603,18 @@ mod tests {
         assert_eq!(j["placements"], 4);
         assert_eq!(j["triangles"], 4 * 12);
         assert_eq!(j["missing"], serde_json::json!(["ghost"]));
-        assert_eq!(
-            j["ambiguous"][0]["taken"], "A/VIDEO/CUBE.BGF",
-            "the map's own tree first"
-        );
-        assert_eq!(
-            j["ambiguous"][0]["candidates"],
-            serde_json::json!(["B/VIDEO/CUBE.BGF"])
-        );
+        assert_eq!(j["ambiguous"][0]["taken"], "A/VIDEO/CUBE.BGF", "the map's own tree first");
+        assert_eq!(j["ambiguous"][0]["candidates"], serde_json::json!(["B/VIDEO/CUBE.BGF"]));
         // The cube spans ±1; the farthest box sits at x 10, z 200.
         let b = &j["bounds"];
-        assert_eq!(
-            (
-                b["min"][0].as_f64(),
-                b["max"][0].as_f64(),
-                b["max"][2].as_f64()
-            ),
-            (Some(-1.0), Some(11.0), Some(201.0))
-        );
+        assert_eq!((b["min"][0].as_f64(), b["max"][0].as_f64(), b["max"][2].as_f64()), (Some(-1.0), Some(11.0), Some(201.0)));
         // Each instance line of the map says what it led to.
         let view = o.document.inspector().unwrap();
-        let row = |k: usize| {
-            view.chunks
-                .iter()
-                .filter(|r| r.name == "instance")
-                .nth(k)
-                .unwrap()
-                .summary
-                .clone()
-        };
+        let row = |k: usize| view.chunks.iter().filter(|r| r.name == "instance").nth(k).unwrap().summary.clone();
         assert_eq!(row(0), "box 0 0 0 0 0 0 → A/MODELS/BOX.MOD: cube.bgf");
         assert_eq!(row(2), "row 0 0 100 0 0 0 → map [row], 2 placements");
-        assert_eq!(
-            row(4),
-            "ghost 0 0 0 0 0 0 → no section [ghost] in the map or its includes"
-        );
-        assert!(o
-            .document
-            .info_rows()
-            .iter()
-            .any(|r| r.label == "uses" && r.value == "A/MODELS/BOX.MOD, A/VIDEO/CUBE.BGF"));
+        assert_eq!(row(4), "ghost 0 0 0 0 0 0 → no section [ghost] in the map or its includes");
+        assert!(o.document.info_rows().iter().any(|r| r.label == "uses" && r.value == "A/MODELS/BOX.MOD, A/VIDEO/CUBE.BGF"));
         // One mesh set for the cube, drawn by four placements.
         assert_eq!(scene.meshes.len(), 1);
         assert_eq!(scene.instance_count(0), 4);
