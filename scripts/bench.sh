@@ -4,7 +4,8 @@
 #   build against the native one;
 # - the first rasterised frame of a 500k-triangle model against three.js + GLTFLoader on the
 #   same triangles (relicview's own .glb export), with the parts of relicview's open;
-# - a 50 MB model: peak wasm memory against the file, reuse, main-thread long tasks;
+# - a 50 MB model opened in the worker and on the page's thread: peak wasm memory against
+#   the file, reuse, main-thread long tasks before and from the upload;
 # - a dropped folder of 2,000 and 20,000 files: listed by name, then typed by content.
 # scripts/bench.sh [REPETITIONS]
 set -euo pipefail
