@@ -520,17 +520,23 @@ impl Renderer {
     pub fn warm_up(&mut self, variants: &[(bool, bool, bool)]) {
         let texture = upload_texture(&self.context, &crate::scene::Texture { name: None, texels: crate::texture::Texels { width: 1, height: 1, rgba: std::sync::Arc::new(vec![255; 4]) }, file: None, nearest: true });
         let target = RenderTarget::screen(&self.context, self.width, self.height);
-        let (positions, normals, colors, uvs) = ([[0.0f32; 3]; 3], [[0.0f32, 1.0, 0.0]; 3], [[255u8; 4]; 3], [[0.0f32; 2]; 3]);
+        // A small triangle in front of the camera, cleared away after: a software rasteriser
+        // (SwiftShader) builds its setup and pixel routines only for triangles that reach the
+        // screen, so one behind the camera would leave that work to the first file's frame.
+        let (centre, eye) = (self.camera.target(), self.camera.position());
+        let size = (centre - eye).magnitude() * 0.02;
+        let (right, up) = (self.camera.right_direction() * size, self.camera.up_orthogonal() * size);
+        let corner = |v: Vec3| [v.x, v.y, v.z];
+        let positions = [corner(centre - right - up), corner(centre + right - up), corner(centre + up)];
+        let (normals, colors, uvs) = ([[0.0f32, 1.0, 0.0]; 3], [[255u8; 4]; 3], [[0.0f32; 2], [1.0, 0.0], [0.5, 1.0]]);
         for &(with_normals, with_colors, textured) in variants {
-            // Behind the camera: every stage is set up, nothing is drawn.
-            let behind = self.camera.position() - self.camera.view_direction() * 10.0;
             let arrays = VertexArrays {
                 positions: &positions,
                 normals: with_normals.then_some(&normals[..]),
                 colors: with_colors.then_some(&colors[..]),
                 uvs: textured.then_some(&uvs[..]),
                 indices: &[0, 1, 2],
-                model: glam::Mat4::from_translation(glam::Vec3::new(behind.x, behind.y, behind.z)),
+                model: glam::Mat4::IDENTITY,
                 tint: [1.0; 4],
             };
             let Some(geometry) = SceneGeometry::new(&self.context, &[arrays]) else { continue };
