@@ -28,33 +28,75 @@ pub struct ShownScene {
 }
 
 pub fn encode(shown: &ShownScene) -> Vec<u8> {
-    // Sized for the arrays up front: growing by doubling would copy them again and could
-    // hold twice their size at once.
-    let mut out = Vec::with_capacity(TAG.len() + array_bytes(&shown.scene) + (64 << 10));
+    // Sized exactly up front (a counting pass, which copies nothing): growing by doubling
+    // would copy the arrays again and, for a big scene, hold twice their size at once.
+    let size = postcard::serialize_with_flavor(shown, postcard::ser_flavors::Size::default()).expect("a scene always serialises");
+    let mut out = Vec::with_capacity(TAG.len() + size);
     out.extend_from_slice(TAG);
     // Serialising into a Vec cannot fail: every scene type serialises.
     postcard::to_extend(shown, out).expect("a scene always serialises")
 }
 
-/// The bytes of the scene's vertex, index and texel arrays.
-fn array_bytes(scene: &Scene) -> usize {
-    let primitives = scene.meshes.iter().flat_map(|m| &m.primitives);
-    let vertices: usize = primitives
-        .map(|p| {
-            std::mem::size_of_val(p.positions.as_slice())
-                + p.normals.as_deref().map_or(0, std::mem::size_of_val)
-                + p.colors.as_deref().map_or(0, std::mem::size_of_val)
-                + p.uvs.as_deref().map_or(0, std::mem::size_of_val)
-                + std::mem::size_of_val(p.indices.as_slice())
-                + p.sources.len() * std::mem::size_of::<crate::scene::SourceRun>()
-        })
-        .sum();
-    vertices
-        + scene
-            .textures
-            .iter()
-            .map(|t| t.texels.rgba.len())
-            .sum::<usize>()
+/// The length of [`encode`]'s bytes, counted without writing them.
+pub fn encoded_len(shown: &ShownScene) -> usize {
+    TAG.len() + postcard::serialize_with_flavor(shown, postcard::ser_flavors::Size::default()).expect("a scene always serialises")
+}
+
+/// [`encode`] as `write(offset, bytes)` calls, the arrays passed straight from the scene:
+/// the worker writes into a JS buffer of [`encoded_len`] bytes and never holds a second copy
+/// of the scene in its own memory.
+pub fn encode_into(shown: &ShownScene, write: impl FnMut(usize, &[u8])) {
+    let mut sink = Chunked { staged: Vec::with_capacity(STAGE), at: 0, write };
+    sink.put(TAG);
+    postcard::serialize_with_flavor(shown, sink).expect("a scene always serialises");
+}
+
+/// Small writes (lengths, names, numbers) are gathered; blocks go through as they are.
+const STAGE: usize = 64 << 10;
+
+struct Chunked<F: FnMut(usize, &[u8])> {
+    staged: Vec<u8>,
+    /// Offset of `staged[0]`.
+    at: usize,
+    write: F,
+}
+
+impl<F: FnMut(usize, &[u8])> Chunked<F> {
+    fn flush(&mut self) {
+        if !self.staged.is_empty() {
+            (self.write)(self.at, &self.staged);
+            self.at += self.staged.len();
+            self.staged.clear();
+        }
+    }
+    fn put(&mut self, data: &[u8]) {
+        if data.len() >= 4096 {
+            self.flush();
+            (self.write)(self.at, data);
+            self.at += data.len();
+        } else {
+            self.staged.extend_from_slice(data);
+            if self.staged.len() >= STAGE {
+                self.flush();
+            }
+        }
+    }
+}
+
+impl<F: FnMut(usize, &[u8])> postcard::ser_flavors::Flavor for Chunked<F> {
+    type Output = ();
+    fn try_push(&mut self, data: u8) -> postcard::Result<()> {
+        self.put(&[data]);
+        Ok(())
+    }
+    fn try_extend(&mut self, data: &[u8]) -> postcard::Result<()> {
+        self.put(data);
+        Ok(())
+    }
+    fn finalize(mut self) -> postcard::Result<()> {
+        self.flush();
+        Ok(())
+    }
 }
 
 pub fn decode(bytes: &[u8]) -> Result<ShownScene, String> {
@@ -215,6 +257,25 @@ mod tests {
         // Raw blocks: the three positions are 36 bytes of the encoding as they are in memory.
         let raw: &[u8] = bytemuck::cast_slice(&s.scene.meshes[0].primitives[0].positions);
         assert!(bytes.windows(raw.len()).any(|w| w == raw));
+    }
+
+    #[test]
+    fn written_in_pieces_it_is_the_same_bytes() {
+        // A scene with blocks above and below the pass-through size.
+        let mut s = shown();
+        let big = s.scene.meshes[0].primitives[0].clone();
+        s.scene.meshes[0].primitives.push(Primitive { positions: vec![[1.5, 2.5, 3.5]; 5000], indices: (0..15000).map(|i| i % 5000).collect(), ..big });
+        let whole = encode(&s);
+        assert_eq!(encoded_len(&s), whole.len());
+        let mut pieces = vec![0xAA; whole.len()];
+        let mut writes = 0;
+        encode_into(&s, |at, bytes| {
+            pieces[at..at + bytes.len()].copy_from_slice(bytes);
+            writes += 1;
+        });
+        assert_eq!(pieces, whole);
+        assert!(writes >= 3, "the big blocks went through on their own ({writes} writes)");
+        assert_eq!(decode(&pieces).unwrap(), s);
     }
 
     #[test]

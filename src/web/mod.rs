@@ -251,7 +251,14 @@ impl OpenedFile {
         let scene = self.scene.take()?;
         let records = records_of(&*self.document).into_iter().map(|(a, b)| (a as u64, b as u64)).collect();
         let shown = crate::wire::ShownScene { scene, records, placements: self.document.stats().placements as u64 };
-        Some(js_sys::Uint8Array::from(&crate::wire::encode(&shown)[..]))
+        let out = js_sys::Uint8Array::new_with_length(u32::try_from(crate::wire::encoded_len(&shown)).ok()?);
+        crate::wire::encode_into(&shown, |at, bytes| {
+            // SAFETY: the view is read by `set` at once, before anything can allocate and move
+            // wasm memory.
+            let view = unsafe { js_sys::Uint8Array::view(bytes) };
+            out.set(&view, at as u32);
+        });
+        Some(out)
     }
 }
 
