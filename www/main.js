@@ -33,6 +33,8 @@ const state = {
   // EPYC), and the worker's packing and unpacking would cost more than they spare.
   workerThreshold: 16 << 20,
   opener: null,
+  // The file an open on this thread is reading, and its bytes once read.
+  reading: { path: null, buffer: null },
 };
 
 let readyResolve, readyReject;
@@ -286,6 +288,7 @@ async function openFile(entry) {
       if (!err.workerBroken) throw err;
     }
   }
+  state.reading = { path: entry.path, buffer: null };
   return { file: await state.session.open(entry.path), viaWorker: false };
 }
 
@@ -293,7 +296,12 @@ async function openFile(entry) {
 function showInspector(file) {
   const t0 = performance.now();
   const view = file.inspect();
-  state.inspector.show(view, (view ? view.views : []).map((_, i) => file.bytes(i) || new Uint8Array(0)));
+  const views = view ? view.views : [];
+  const stored = state.reading.path === file.path ? state.reading.buffer : null;
+  state.reading = { path: null, buffer: null };
+  // The last view is the file as stored: the bytes this page read, where it read them.
+  const bytes = views.map((v, i) => (i === views.length - 1 && stored && stored.byteLength === v.len ? new Uint8Array(stored) : file.bytes(i) || new Uint8Array(0)));
+  state.inspector.show(view, bytes);
   return performance.now() - t0;
 }
 
@@ -858,7 +866,13 @@ async function boot() {
       bar.removeAttribute('value');
       bar.hidden = false;
     }
-    return entry ? entry.read() : Promise.reject(new Error('not in the archive'));
+    if (!entry) return Promise.reject(new Error('not in the archive'));
+    // The file being opened is kept as read: the hex view shows it as stored from this
+    // buffer rather than from a copy of the core's.
+    return entry.read().then((buffer) => {
+      if (entry.path === state.reading.path) state.reading.buffer = buffer;
+      return buffer;
+    });
   });
   state.viewport = new Viewport(canvas, state.viewer);
   // Moving the camera leaves the viewpoint it was at.
