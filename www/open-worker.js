@@ -9,6 +9,8 @@ let session = null;
 let booted = null; // the init message's work: everything else waits for it
 const sources = new Map(); // request id → {resolve, reject}
 let lastSource = 0;
+// The file being opened as read: sent as its "as stored" bytes instead of a copy of the core's.
+let reading = { path: null, buffer: null };
 
 async function read(path) {
   const id = ++lastSource;
@@ -16,13 +18,15 @@ async function read(path) {
     sources.set(id, { resolve, reject });
     self.postMessage({ type: 'source', id, path });
   });
-  if (where.file) return where.file.arrayBuffer();
-  if (where.url) {
+  let buffer = where.buffer;
+  if (where.file) buffer = await where.file.arrayBuffer();
+  else if (where.url) {
     const r = await fetch(where.url);
     if (!r.ok) throw new Error(`${path}: HTTP ${r.status} from the archive server`);
-    return r.arrayBuffer();
+    buffer = await r.arrayBuffer();
   }
-  return where.buffer;
+  if (path === reading.path) reading.buffer = buffer;
+  return buffer;
 }
 
 function plainError(err) {
@@ -31,12 +35,17 @@ function plainError(err) {
 }
 
 async function open(job, path) {
+  reading = { path, buffer: null };
   const file = await session.open(path);
+  const stored = reading.buffer;
+  reading = { path: null, buffer: null };
   const t0 = performance.now();
   try {
     const can = file.capabilities();
     const inspect = file.inspectJson();
-    const bytes = Array.from({ length: file.byteViewCount() }, (_, i) => file.bytes(i) || new Uint8Array(0));
+    const views = file.byteViewCount();
+    // The last view is the file as stored: the bytes read here, where their length agrees.
+    const bytes = Array.from({ length: views }, (_, i) => (i === views - 1 && stored && stored.byteLength === file.byteViewLength(i) ? new Uint8Array(stored) : file.bytes(i) || new Uint8Array(0)));
     const image = can.image ? file.image() : null;
     const scene = file.takeSceneBytes();
     const result = {

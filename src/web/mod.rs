@@ -203,6 +203,11 @@ impl OpenedFile {
     pub fn inspect_json(&self) -> Result<String, JsValue> {
         serde_json::to_string(&self.document.inspector()).map_err(|e| js_error(&e.to_string()))
     }
+    /// The length of byte view `view` (0 when there is none).
+    #[wasm_bindgen(js_name = byteViewLength)]
+    pub fn byte_view_length(&self, view: usize) -> usize {
+        self.document.inspector().and_then(|v| v.views.get(view)).map_or(0, |v| v.len)
+    }
     /// How many byte views `bytes(view)` has.
     #[wasm_bindgen(js_name = byteViewCount)]
     pub fn byte_view_count(&self) -> usize {
