@@ -13,6 +13,7 @@ fn prim(kind: PrimitiveKind, positions: Vec<[f32; 3]>, connectivity: Vec<Connect
         connectivity,
         triangles: Vec::new(),
         triangle_sources: Vec::new(),
+        bounds: None,
     }
 }
 
@@ -158,7 +159,7 @@ fn arb_primitive() -> impl Strategy<Value = Primitive> {
             );
             (Just(v), Just(kind), conn)
         })
-        .prop_map(|(vertices, kind, connectivity)| Primitive { kind, chunk: 0, vertices, connectivity, triangles: Vec::new(), triangle_sources: Vec::new() })
+        .prop_map(|(vertices, kind, connectivity)| Primitive { kind, chunk: 0, vertices, connectivity, triangles: Vec::new(), triangle_sources: Vec::new(), bounds: None })
 }
 
 fn arb_name() -> impl Strategy<Value = String> {
@@ -250,6 +251,7 @@ fn stored(mut f: Biz2File) -> Biz2File {
                     q.chunk = 0;
                     q.triangles.clear();
                     q.triangle_sources.clear();
+                    q.bounds = None;
                 }
             }
         }
@@ -306,6 +308,24 @@ proptest! {
                     .collect(),
             }).collect();
             prop_assert_eq!(&p.triangles, &fanned);
+            // Every triangle names the bytes of the face it came from: its indices read back
+            // from those bytes, in the fan's order.
+            for (t, tri) in p.triangles.iter().enumerate() {
+                let run = source_of(&p.triangle_sources, t as u32).expect("every triangle has a source");
+                let (from, to) = run.face_bytes(t as u32, (0, 0));
+                let face: Vec<u32> = bytes[from..to].chunks_exact(4).map(|b| u32::from_le_bytes(b.try_into().unwrap())).collect();
+                let k = (t as u32 - run.first) % run.tris_per_face.max(1) + 1;
+                prop_assert_eq!([face[0], face[k as usize], face[k as usize + 1]], *tri, "triangle {}", t);
+            }
+        }
+        // Each primitive's box is the box of its finite positions.
+        for p in back.objects[0].lods[0].primitives() {
+            let finite: Vec<&[f32; 3]> = p.vertices.positions.iter().filter(|v| v.iter().all(|x| x.is_finite())).collect();
+            let naive = (!finite.is_empty()).then(|| {
+                let fold = |f: fn(f32, f32) -> f32, start: f32| [0, 1, 2].map(|a| finite.iter().map(|v| v[a]).fold(start, f));
+                [fold(f32::min, f32::INFINITY), fold(f32::max, f32::NEG_INFINITY)]
+            });
+            prop_assert_eq!(p.bounds, naive);
         }
         prop_assert_eq!(stored(back), stored(f));
     }

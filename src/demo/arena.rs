@@ -21,6 +21,7 @@ fn mesh(positions: Vec<[f32; 3]>, uvs: Option<Vec<[f32; 2]>>, quads: Vec<i32>) -
         connectivity: vec![Connectivity::Faces { points_per_face: 4, indices: quads }],
         triangles: Vec::new(),
         triangle_sources: Vec::new(),
+        bounds: None,
     }
 }
 

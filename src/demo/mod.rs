@@ -70,6 +70,7 @@ pub fn large_model(patches: usize) -> Biz2File {
                 connectivity: vec![Connectivity::Faces { points_per_face: 4, indices }],
                 triangles: Vec::new(),
                 triangle_sources: Vec::new(),
+                bounds: None,
             };
             patch(&format!("tile{k}"), "hull_mtl", vec![mesh])
         })
@@ -132,6 +133,7 @@ fn pmesh(format: u16, positions: Vec<[f32; 3]>, connectivity: Vec<Connectivity>)
         connectivity,
         triangles: Vec::new(),
         triangle_sources: Vec::new(),
+        bounds: None,
     }
 }
 
@@ -234,6 +236,7 @@ fn tower() -> Biz2File {
         connectivity: Vec::new(),
         triangles: Vec::new(),
         triangle_sources: Vec::new(),
+        bounds: None,
     };
     let lod = Lod { chunk: Some(0), distance: Some([0.0, 200.0]), transition: None, patches: vec![patch("shaft", "tower_mtl", vec![strip])] };
     geometry(vec![object("tower", vec![lod])])
@@ -280,6 +283,7 @@ fn quad(format: u16, corners: [[f32; 3]; 4], uv_scale: f32) -> Primitive {
         connectivity: vec![Connectivity::Faces { points_per_face: 4, indices: vec![0, 1, 2, 3] }],
         triangles: Vec::new(),
         triangle_sources: Vec::new(),
+        bounds: None,
     }
 }
 
@@ -313,6 +317,7 @@ fn formats() -> Biz2File {
                 connectivity: vec![Connectivity::Faces { points_per_face: 4, indices: vec![0, 1, 2, 3] }],
                 triangles: Vec::new(),
                 triangle_sources: Vec::new(),
+                bounds: None,
             };
             patch(&format!("format_{:03x}", layout.id), "tower_mtl", vec![quad])
         })

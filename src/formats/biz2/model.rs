@@ -81,6 +81,10 @@ pub struct Primitive {
     /// Which chunk (CONNECTION_LIST, PCONN_LIST or the primitive itself) and which face's
     /// bytes produced which triangles, as runs in triangle order.
     pub triangle_sources: Vec<SourceRun>,
+    /// The box around the finite positions (min, max), None when there are none. Taken while
+    /// the decoded positions are still in cache: a summary of a model with millions of
+    /// vertices would otherwise read them all again from memory.
+    pub bounds: Option<[[f32; 3]; 2]>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -695,9 +699,9 @@ impl Builder<'_, '_> {
         if !self.afford(at, std::mem::size_of::<Primitive>()) {
             return None;
         }
-        let mut prim = Primitive { kind, chunk: at.index, vertices: VertexBlock::default(), connectivity: Vec::new(), triangles: Vec::new(), triangle_sources: Vec::new() };
+        let mut prim = Primitive { kind, chunk: at.index, vertices: VertexBlock::default(), connectivity: Vec::new(), triangles: Vec::new(), triangle_sources: Vec::new(), bounds: None };
         let children: Vec<Chunk> = self.tree.children_of(at).collect();
-        let mut have_vertices = false;
+        let (mut have_vertices, mut finite_count) = (false, 0);
         for c in &children {
             if let Some(layout) = tags::vertex_layout(c.id) {
                 if have_vertices {
@@ -705,12 +709,12 @@ impl Builder<'_, '_> {
                     continue;
                 }
                 have_vertices = true;
-                prim.vertices = self.vertices(c, layout);
+                (prim.vertices, prim.bounds, finite_count) = self.vertices(c, layout);
             }
         }
         let n = prim.vertices.positions.len() as u32;
         // Vertices with NaN/inf positions: their triangles are skipped (empty when none are).
-        let bad_vertex: Vec<bool> = if prim.vertices.positions.iter().flatten().all(|x| x.is_finite()) {
+        let bad_vertex: Vec<bool> = if finite_count == n as usize {
             Vec::new()
         } else {
             prim.vertices.positions.iter().map(|p| !p.iter().all(|x| x.is_finite())).collect()
@@ -747,7 +751,8 @@ impl Builder<'_, '_> {
         Some(prim)
     }
 
-    fn vertices(&mut self, c: &Chunk, layout: &VertexLayout) -> VertexBlock {
+    /// The block, the box around its finite positions and how many positions are finite.
+    fn vertices(&mut self, c: &Chunk, layout: &VertexLayout) -> (VertexBlock, Option<[[f32; 3]; 2]>, usize) {
         let (at, p) = (c.index, self.tree.payload(c));
         let stride = layout.floats * 4;
         if p.len() % stride != 0 {
@@ -778,15 +783,16 @@ impl Builder<'_, '_> {
             uvs: column::<2>(p, stride, layout.uv),
             uvws: column::<3>(p, stride, layout.uvw),
         };
-        if let Some(v) = block.positions.iter().position(|p| !p.iter().all(|x| x.is_finite())) {
-            let bad = block.positions.iter().filter(|p| !p.iter().all(|x| x.is_finite())).count();
+        let (bounds, finite) = finite_bounds(&block.positions);
+        if finite < count {
+            let v = block.positions.iter().position(|p| !p.iter().all(|x| x.is_finite())).unwrap_or(0);
             self.diag(
                 c.payload_offset + v * stride,
                 at,
-                format!("{bad} vertex position(s) are NaN or infinite (first: vertex {v}); their triangles are skipped"),
+                format!("{} vertex position(s) are NaN or infinite (first: vertex {v}); their triangles are skipped", count - finite),
             );
         }
-        block
+        (block, bounds, finite)
     }
 
     fn connection_list(&mut self, c: &Chunk, n: u32, bad: &[bool], prim: &mut Primitive) {
@@ -798,6 +804,17 @@ impl Builder<'_, '_> {
         from_le(bytemuck::cast_slice_mut(&mut triangles));
         self.field(c, 0, triangles.len() * 12, format!("{} triangles × 3 × i32", triangles.len()), "");
         prim.triangles.reserve(triangles.len());
+        let largest = triangles.iter().flatten().fold(0u32, |m, &i| m.max(i as u32));
+        if bad.is_empty() && largest < n && n <= i32::MAX as u32 {
+            // Every index valid and every vertex finite (see pconn_list): one run, no checks.
+            if !triangles.is_empty() {
+                let first = prim.triangles.len() as u32;
+                prim.triangle_sources.push(SourceRun { first, record: at, start: c.payload_offset, face_len: 12, tris_per_face: 1 });
+            }
+            prim.triangles.extend(triangles.iter().map(|t| t.map(|i| i as u32)));
+            prim.connectivity.push(Connectivity::Triangles(triangles));
+            return;
+        }
         for (t, tri) in triangles.iter().enumerate() {
             let start = c.payload_offset + t * 12;
             if self.face_in_range(tri, n, start, at) {
@@ -831,7 +848,10 @@ impl Builder<'_, '_> {
         from_le(&mut indices);
         self.field(c, 1, faces * face_bytes, format!("{faces} faces × {ppf} × i32"), "");
         prim.triangles.reserve(faces * (ppf as usize - 2));
-        if bad.is_empty() && indices.iter().all(|&i| i >= 0 && (i as u32) < n) {
+        // A negative index read as u32 is at least 2^31, above any vertex count a file can
+        // hold; the maximum without a short-circuit is one vectorised pass.
+        let largest = indices.iter().fold(0u32, |m, &i| m.max(i as u32));
+        if bad.is_empty() && largest < n && n <= i32::MAX as u32 {
             // Every index valid and every vertex finite, the usual case: fan without checks.
             if !indices.is_empty() {
                 let first = prim.triangles.len() as u32;
@@ -1036,6 +1056,20 @@ impl Builder<'_, '_> {
         }
         Some(r)
     }
+}
+
+/// The box around the finite points and how many are finite: one pass, kept in registers.
+pub fn finite_bounds(points: &[[f32; 3]]) -> (Option<[[f32; 3]; 2]>, usize) {
+    let (mut lo, mut hi, mut finite) = (glam::Vec3::INFINITY, glam::Vec3::NEG_INFINITY, 0);
+    for p in points {
+        let v = glam::Vec3::from(*p);
+        let ok = v.is_finite();
+        finite += ok as usize;
+        // Branch-free: a non-finite point contributes the empty box's corners.
+        lo = lo.min(if ok { v } else { glam::Vec3::INFINITY });
+        hi = hi.max(if ok { v } else { glam::Vec3::NEG_INFINITY });
+    }
+    (lo.cmple(hi).all().then(|| [lo.into(), hi.into()]), finite)
 }
 
 /// Little-endian file values, copied in host order: a no-op on little-endian hosts.

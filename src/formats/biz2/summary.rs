@@ -91,16 +91,13 @@ pub fn summarize(tree: &ChunkTree<'_>, file: &Biz2File) -> Info {
     let bytes = tree.bytes;
     let [w1, w2, w4] = tree.length_widths();
     let lod0 = || file.objects.iter().filter_map(|o| o.lods.first());
-    // A million vertices in a big model: the box is kept in registers, not in the Option.
-    let (mut lo, mut hi) = (glam::Vec3::INFINITY, glam::Vec3::NEG_INFINITY);
-    for p in lod0().flat_map(|l| l.primitives()).flat_map(|p| p.vertices.positions.iter()) {
-        let v = glam::Vec3::from(*p);
-        if v.is_finite() {
-            lo = lo.min(v);
-            hi = hi.max(v);
-        }
-    }
-    let bounds = lo.cmple(hi).all().then(|| BoundsInfo { min: lo.into(), max: hi.into() });
+    // Each primitive's box was taken while it was decoded (a big model's positions would
+    // otherwise all be read again).
+    let bounds = lod0().flat_map(|l| l.primitives()).filter_map(|p| p.bounds).reduce(|a, b| {
+        let (lo, hi) = (glam::Vec3::from(a[0]).min(b[0].into()), glam::Vec3::from(a[1]).max(b[1].into()));
+        [lo.into(), hi.into()]
+    });
+    let bounds = bounds.map(|[min, max]| BoundsInfo { min, max });
     let patches = || file.objects.iter().flat_map(|o| o.lods.iter()).flat_map(|l| l.patches.iter());
     let object_refs = file.objects.iter().flat_map(|o| [&o.front, &o.back]);
     let mut materials: Vec<String> = patches()
