@@ -376,6 +376,15 @@ impl Bounds {
     pub fn radius(&self) -> f32 {
         (Vec3::from(self.max) - Vec3::from(self.min)).length() * 0.5
     }
+    /// The box around the finite points, None when there are none.
+    pub fn of(points: impl IntoIterator<Item = [f32; 3]>) -> Option<Bounds> {
+        let mut b = None;
+        for p in points {
+            Bounds::grow(&mut b, Vec3::from(p));
+        }
+        b
+    }
+
     fn grow(b: &mut Option<Bounds>, p: Vec3) {
         if !p.is_finite() {
             return;
@@ -686,7 +695,10 @@ impl Scene {
 
     /// World-space corners of the triangles shown at `lod` that came from `record`: a node
     /// (everything under it), a primitive, or the record a run of triangles came from.
-    pub fn triangles_of_record(&self, record: u32, lod: usize, world: &[Mat4]) -> Vec<[f32; 3]> {
+    /// With `face` (the bytes start..end of one face of index record `record`), only the
+    /// triangles made from that face; a run whose triangles all come from the whole record
+    /// (a strip) counts as one face.
+    pub fn triangles_of_record(&self, record: u32, face: Option<(usize, usize)>, lod: usize, world: &[Mat4]) -> Vec<[f32; 3]> {
         let visible = self.visible(lod);
         let mut under = vec![false; self.nodes.len()];
         for (i, n) in self.nodes.iter().enumerate() {
@@ -696,9 +708,12 @@ impl Scene {
         for (i, n) in self.nodes.iter().enumerate() {
             let Some(m) = n.mesh.filter(|_| visible[i]) else { continue };
             for prim in &self.meshes[m as usize].primitives {
-                let whole = under[i] || prim.record == Some(record);
+                let whole = face.is_none() && (under[i] || prim.record == Some(record));
+                let ours = |t: u32| {
+                    source_of(&prim.sources, t).is_some_and(|r| r.record == record && face.is_none_or(|f| r.tris_per_face == 0 || r.face_bytes(t, (0, 0)) == f))
+                };
                 for (t, tri) in prim.indices.chunks_exact(3).enumerate() {
-                    if whole || source_of(&prim.sources, t as u32).is_some_and(|r| r.record == record) {
+                    if whole || ours(t as u32) {
                         out.extend(tri.iter().filter_map(|&k| prim.positions.get(k as usize)).map(|p| world[i].transform_point3(Vec3::from(*p)).to_array()));
                     }
                 }

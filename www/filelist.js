@@ -11,8 +11,9 @@ const OVERSCAN = 20; // rows rendered beyond each edge of the visible ones
 
 export class FileList {
   // `label(kind)` is the core's badge for a kind.
-  constructor({ list, search, kinds, label, onOpen }) {
+  constructor({ list, search, kinds, noMatches, label, onOpen }) {
     this.label = label;
+    this.noMatches = noMatches;
     this.list = list;
     this.search = search;
     this.kindsBox = kinds;
@@ -24,11 +25,14 @@ export class FileList {
     this.current = null;
     this.kindFilter = null;
     this.collapsed = new Set();
+    this.rowIds = new WeakMap();
+    this.nextRowId = 0;
     this.list.tabIndex = 0;
     this.top = spacer();
     this.bottom = spacer();
     this.list.replaceChildren(this.top, this.bottom);
-    search.addEventListener('input', () => this.applyFilter());
+    // The chips count what the search leaves, so they follow it.
+    search.addEventListener('input', () => { this.applyFilter(); this.renderKinds(); });
     search.addEventListener('keydown', (e) => {
       if (e.key === 'ArrowDown' || e.key === 'Enter') {
         e.preventDefault();
@@ -82,22 +86,37 @@ export class FileList {
     else this.render();
   }
 
+  // A chip per kind in the archive, counting the files of that kind the search leaves (a
+  // kind the search leaves none of keeps its chip, at 0, so the row does not jump).
   renderKinds() {
+    const q = this.query();
     const counts = new Map();
-    for (const e of this.entries) counts.set(e.kind || 'unknown', (counts.get(e.kind || 'unknown') || 0) + 1);
-    this.kindsBox.replaceChildren(...[...counts].sort((a, b) => b[1] - a[1]).map(([kind, n]) => {
+    const all = new Map();
+    for (const e of this.entries) {
+      const kind = e.kind || 'unknown';
+      all.set(kind, (all.get(kind) || 0) + 1);
+      if (!q || e.path.toLowerCase().includes(q)) counts.set(kind, (counts.get(kind) || 0) + 1);
+    }
+    this.kindsBox.replaceChildren(...[...all].sort((a, b) => b[1] - a[1]).map(([kind]) => {
+      const n = counts.get(kind) || 0;
       const chip = document.createElement('button');
-      chip.className = 'chip' + (this.kindFilter === kind ? ' on' : '');
+      chip.type = 'button';
+      chip.className = 'chip' + (n === 0 ? ' none' : '');
       chip.dataset.kind = kind;
       chip.dataset.count = String(n);
+      chip.setAttribute('aria-pressed', String(this.kindFilter === kind));
       chip.textContent = `${this.label(kind)} ${n}`;
       chip.title = `${kind}: show only these (click again for all)`;
       return chip;
     }));
   }
 
+  query() {
+    return this.search.value.trim().toLowerCase();
+  }
+
   applyFilter() {
-    const q = this.search.value.trim().toLowerCase();
+    const q = this.query();
     const rows = [];
     // Entries are sorted by path, so each folder's files are together.
     let i = 0;
@@ -117,7 +136,16 @@ export class FileList {
       i = j;
     }
     this.rows = rows;
-    for (const chip of this.kindsBox.children) chip.classList.toggle('on', chip.dataset.kind === this.kindFilter);
+    for (const chip of this.kindsBox.children) chip.setAttribute('aria-pressed', String(chip.dataset.kind === this.kindFilter));
+    // Nothing left to show: say so, and what hid it.
+    if (this.noMatches) {
+      const none = this.entries.length > 0 && rows.length === 0;
+      this.noMatches.hidden = !none;
+      if (none) {
+        const what = [q && `“${this.search.value.trim()}”`, this.kindFilter && `of kind ${this.label(this.kindFilter)}`].filter(Boolean).join(' ');
+        this.noMatches.textContent = `No files match ${what}.`;
+      }
+    }
     this.stale = true;
     this.render();
   }
@@ -136,25 +164,32 @@ export class FileList {
     const lis = [];
     for (let k = first; k < last; k++) lis.push(this.rowElement(this.rows[k]));
     this.list.replaceChildren(this.top, ...lis, this.bottom);
+    const active = lis.find((li) => li.getAttribute('aria-selected') === 'true');
+    if (active) this.list.setAttribute('aria-activedescendant', active.id);
+    else this.list.removeAttribute('aria-activedescendant');
   }
 
   rowElement(row) {
     const li = document.createElement('li');
+    li.setAttribute('role', 'treeitem');
     if (row.folder) {
       li.className = row.collapsed ? 'folder collapsed' : 'folder';
       li.dataset.folder = row.dir;
+      li.setAttribute('aria-level', '1');
+      li.setAttribute('aria-expanded', String(!row.collapsed));
       li.textContent = row.dir === '' ? '/' : `${row.dir}/`;
       return li;
     }
     const entry = row.entry;
     const slash = entry.path.lastIndexOf('/');
-    li.setAttribute('role', 'option');
+    li.setAttribute('aria-level', '2');
+    li.id = `file-row-${this.rowIds.get(entry) ?? this.rowId(entry)}`;
     li.dataset.path = entry.path;
     li.dataset.kind = entry.kind || 'unknown';
     // Typed by its name so far; its content is read after the whole list shows.
     if (entry.pending) li.classList.add('pending');
     if (entry.failed) li.classList.add('failed');
-    if (entry.path === this.current) li.setAttribute('aria-selected', 'true');
+    li.setAttribute('aria-selected', String(entry.path === this.current));
     li.title = entry.path;
     const badge = document.createElement('span');
     badge.className = `kind kind-${li.dataset.kind}`;
@@ -207,13 +242,30 @@ export class FileList {
     this.render();
   }
 
+  // A stable id per entry, for aria-activedescendant.
+  rowId(entry) {
+    const id = this.nextRowId++;
+    this.rowIds.set(entry, id);
+    return id;
+  }
+
   // Open the visible file `step` places from the current one (0: the current or first).
+  // The current file hidden (its folder folded, or the search left it out): the step starts
+  // from where it would be, so ↓ goes to the file after its folder and ↑ to the one before.
   move(step, absolute = null) {
     const files = this.visibleFiles();
     if (!files.length) return;
     let i = files.indexOf(this.current);
     if (absolute !== null) i = absolute < 0 ? files.length - 1 : absolute;
-    else i = i < 0 ? 0 : Math.min(files.length - 1, Math.max(0, i + step));
+    else if (i >= 0) i = Math.min(files.length - 1, Math.max(0, i + step));
+    else if (this.current === null) i = 0;
+    else {
+      const cmp = (a, b) => a.localeCompare(b, undefined, { sensitivity: 'base' });
+      const after = files.findIndex((p) => cmp(p, this.current) > 0);
+      if (step > 0) i = after < 0 ? files.length - 1 : after;
+      else if (step < 0) i = after < 0 ? files.length - 1 : Math.max(0, after - 1);
+      else i = after < 0 ? files.length - 1 : after;
+    }
     this.onOpen(files[i]);
   }
 

@@ -1,6 +1,8 @@
 // The inspector: the file's chunk tree beside a hex view, linked both ways, with bytes
 // shaded by what the core decoded them as, and the diagnostics as links into the bytes.
-// Everything from the file reaches the page as text.
+// Everything from the file reaches the page as text. Both panes work from the keyboard: the
+// tree's arrows walk and select records, the hex view's move a byte cursor whose values
+// (u8 … f32) are shown under it; an offset can be gone to and bytes or text searched for.
 
 const ROW_BYTES = 16;
 const ROW_HEIGHT = 18; // px, matches .hexrow and .chunk in style.css
@@ -47,8 +49,222 @@ export class Inspector {
     });
     this.diagnostics.addEventListener('click', (e) => {
       const item = e.target.closest('[data-offset]');
-      if (item) this.selectByte(Number(item.dataset.offset));
+      if (item) this.goToProblem(item);
     });
+    this.diagnostics.addEventListener('keydown', (e) => {
+      const item = e.target.closest('[data-offset]');
+      if (item && (e.key === 'Enter' || e.key === ' ')) {
+        e.preventDefault();
+        this.goToProblem(item);
+      }
+    });
+    this.values = root.querySelector('#value-inspector');
+    this.cursor = null; // the hex view's byte cursor (an offset), or null
+    this.tree.addEventListener('keydown', (e) => this.treeKey(e));
+    this.hexBox.addEventListener('keydown', (e) => this.hexKey(e));
+    const gotoField = root.querySelector('#goto-offset');
+    const findField = root.querySelector('#find-bytes');
+    this.status = root.querySelector('#find-status');
+    root.querySelector('#hex-tools').addEventListener('submit', (e) => e.preventDefault());
+    gotoField.addEventListener('keydown', (e) => {
+      if (e.key !== 'Enter') return;
+      e.preventDefault();
+      this.goTo(gotoField.value);
+    });
+    findField.addEventListener('keydown', (e) => {
+      if (e.key !== 'Enter') return;
+      e.preventDefault();
+      this.find(findField.value, e.shiftKey ? -1 : 1);
+    });
+  }
+
+  // A problem's link lands on the record it names: the chunk at its offset (an error at a
+  // chunk's first byte names that chunk, not the bytes before it).
+  goToProblem(item) {
+    const offset = Number(item.dataset.offset);
+    const c = this.chunkStartingAt(offset);
+    if (c) {
+      this.selectChunk(c.index);
+      this.setCursor(offset);
+    } else this.selectByte(offset);
+  }
+
+  chunkStartingAt(offset) {
+    const chunks = this.view ? this.view.chunks : [];
+    let found = null;
+    for (const c of chunks) if (c.offset === offset) found = c; // the deepest comes last
+    return found;
+  }
+
+  // Put back a selection taken from `selection` earlier (null: none).
+  restore(sel) {
+    if (!sel) {
+      this.selection = null;
+      for (const row of this.tree.querySelectorAll('[aria-selected="true"]')) row.setAttribute('aria-selected', 'false');
+      this.renderHex();
+      if (this.onClear) this.onClear();
+      return;
+    }
+    if (sel.chunk === null || sel.chunk === undefined) this.selectByte(sel.start);
+    else {
+      const c = this.view && this.view.chunks[sel.chunk];
+      if (c && c.offset === sel.start && c.end === sel.end) this.selectChunk(sel.chunk);
+      else this.selectRange(sel.chunk, sel.start, sel.end);
+    }
+  }
+
+  // Tree keys: ↑/↓ (Page Up/Down, Home/End) select the previous/next record, ← collapses or
+  // goes to the parent, → expands or goes to the first child, Enter folds, * / - all.
+  treeKey(e) {
+    if (!this.view || !this.shownRows.length) return;
+    const at = this.selection && this.selection.chunk !== null ? this.shownRows.indexOf(this.selection.chunk) : -1;
+    const page = Math.max(1, Math.floor((this.tree.clientHeight || 300) / ROW_HEIGHT) - 1);
+    const go = (i) => this.selectChunk(this.shownRows[Math.max(0, Math.min(this.shownRows.length - 1, i))]);
+    const c = at >= 0 ? this.view.chunks[this.shownRows[at]] : null;
+    switch (e.key) {
+      case 'ArrowDown': go(at + 1); break;
+      case 'ArrowUp': go(at < 0 ? 0 : at - 1); break;
+      case 'PageDown': go(at + page); break;
+      case 'PageUp': go(at - page); break;
+      case 'Home': go(0); break;
+      case 'End': go(this.shownRows.length - 1); break;
+      case 'ArrowLeft':
+        if (c && c.container && !this.collapsed.has(c.index)) this.toggle(c.index);
+        else if (c && c.parent !== null && c.parent !== undefined) this.selectChunk(c.parent);
+        break;
+      case 'ArrowRight':
+        if (c && c.container && this.collapsed.has(c.index)) this.toggle(c.index);
+        else if (c && c.container && at + 1 < this.shownRows.length) go(at + 1);
+        break;
+      case 'Enter': if (c) this.toggle(c.index); else go(0); break;
+      case '*': this.setAllCollapsed(false); break;
+      case '-': this.setAllCollapsed(true); break;
+      default: return;
+    }
+    e.preventDefault();
+  }
+
+  setAllCollapsed(collapsed) {
+    this.collapsed = new Set(collapsed ? this.view.chunks.filter((c) => c.container).map((c) => c.index) : []);
+    this.renderTree();
+    if (this.selection && this.selection.chunk !== null && !collapsed) this.revealRow(this.selection.chunk);
+  }
+
+  // Hex keys move the byte cursor; Enter selects the record that holds it.
+  hexKey(e) {
+    const n = this.bytes.length;
+    if (!n) return;
+    const at = this.cursor ?? (this.selection ? this.selection.start : 0);
+    const page = ROW_BYTES * Math.max(1, Math.floor(this.hexBox.clientHeight / ROW_HEIGHT) - 1);
+    let to = null;
+    switch (e.key) {
+      case 'ArrowRight': to = at + 1; break;
+      case 'ArrowLeft': to = at - 1; break;
+      case 'ArrowDown': to = at + ROW_BYTES; break;
+      case 'ArrowUp': to = at - ROW_BYTES; break;
+      case 'PageDown': to = at + page; break;
+      case 'PageUp': to = at - page; break;
+      case 'Home': to = e.ctrlKey ? 0 : at - (at % ROW_BYTES); break;
+      case 'End': to = e.ctrlKey ? n - 1 : at - (at % ROW_BYTES) + ROW_BYTES - 1; break;
+      case 'Enter': this.selectByte(at); e.preventDefault(); return;
+      default: return;
+    }
+    e.preventDefault();
+    this.setCursor(Math.max(0, Math.min(n - 1, to)));
+  }
+
+  // The byte cursor: scrolled to, outlined, its values shown and described.
+  setCursor(offset) {
+    this.cursor = offset;
+    this.scrollHexTo(offset);
+    this.renderHex();
+    this.renderValues();
+  }
+
+  renderValues() {
+    const o = this.cursor;
+    if (o === null || o >= this.bytes.length) {
+      this.values.replaceChildren();
+      return;
+    }
+    const b = this.bytes;
+    const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+    const fits = (k) => o + k <= b.length;
+    const f32 = fits(4) ? view.getFloat32(o, true) : null;
+    const rows = [
+      ['offset', `${o} (0x${hex(o, 1)})`],
+      ['u8', `${b[o]} (0x${hex(b[o], 2)})`],
+      ['i8', String(view.getInt8(o))],
+      ['u16', fits(2) ? String(view.getUint16(o, true)) : '—'],
+      ['i16', fits(2) ? String(view.getInt16(o, true)) : '—'],
+      ['u32', fits(4) ? `${view.getUint32(o, true)} (0x${hex(view.getUint32(o, true), 8)})` : '—'],
+      ['i32', fits(4) ? String(view.getInt32(o, true)) : '—'],
+      ['f32', f32 === null ? '—' : Number.isFinite(f32) && Math.abs(f32) < 1e7 && (Math.abs(f32) > 1e-5 || f32 === 0) ? String(Number(f32.toPrecision(7))) : f32.toExponential(4)],
+    ];
+    this.values.replaceChildren(...rows.map(([k, v]) => {
+      const div = document.createElement('div');
+      const dt = document.createElement('dt');
+      dt.textContent = k;
+      const dd = document.createElement('dd');
+      dd.textContent = v;
+      dd.title = `${k} at byte ${o}, little-endian: ${v}`;
+      div.append(dt, dd);
+      return div;
+    }));
+    this.values.dataset.offset = String(o);
+  }
+
+  // Go to an offset typed by the reader: decimal, or hex with 0x (or a trailing h).
+  goTo(text) {
+    const t = String(text).trim();
+    const m = /^(?:0x([0-9a-f]+)|([0-9a-f]+)h|(\d+))$/i.exec(t);
+    if (!m) {
+      this.status.textContent = `“${t}” is not an offset (decimal, or hex as 0x1F)`;
+      return null;
+    }
+    const offset = m[3] !== undefined ? Number(m[3]) : parseInt(m[1] ?? m[2], 16);
+    if (offset >= this.bytes.length) {
+      this.status.textContent = `offset ${offset} is past the end (${this.bytes.length} bytes)`;
+      return null;
+    }
+    this.status.textContent = '';
+    this.selectByte(offset);
+    this.setCursor(offset);
+    return offset;
+  }
+
+  // Find bytes from the cursor on (direction -1: backwards), wrapping at the ends. The
+  // needle is hex bytes ("de ad 00") when it reads as such, else text.
+  find(text, direction = 1) {
+    const needle = parseNeedle(text);
+    if (!needle.length) {
+      this.status.textContent = '';
+      return null;
+    }
+    const b = this.bytes;
+    const from = this.cursor ?? -1;
+    const matchAt = (i) => {
+      for (let k = 0; k < needle.length; k++) if (b[i + k] !== needle[k]) return false;
+      return true;
+    };
+    const last = b.length - needle.length;
+    let found = -1;
+    if (direction > 0) {
+      for (let i = from + 1; i <= last && found < 0; i++) if (b[i] === needle[0] && matchAt(i)) found = i;
+      for (let i = 0; i <= Math.min(from, last) && found < 0; i++) if (b[i] === needle[0] && matchAt(i)) found = i;
+    } else {
+      for (let i = Math.min(from - 1, last); i >= 0 && found < 0; i--) if (b[i] === needle[0] && matchAt(i)) found = i;
+      for (let i = last; i > from && found < 0; i--) if (b[i] === needle[0] && matchAt(i)) found = i;
+    }
+    if (found < 0) {
+      this.status.textContent = 'not found';
+      return null;
+    }
+    this.status.textContent = `at ${found} (0x${hex(found, 1)})`;
+    this.selectByte(found);
+    this.selection = { chunk: this.selection ? this.selection.chunk : null, start: found, end: found + needle.length };
+    this.setCursor(found);
+    return found;
   }
 
   // Show a file: the core's view (chunks, fields, runs, diagnostics, error, byte views) and
@@ -66,8 +282,12 @@ export class Inspector {
     }));
     this.viewSelect.hidden = !view || view.views.length < 2;
     this.selection = null;
+    this.cursor = null;
     this.collapsed = new Set();
     this.tree.scrollTop = 0;
+    this.tree.removeAttribute('aria-activedescendant');
+    if (this.values) this.values.replaceChildren();
+    if (this.status) this.status.textContent = '';
     this.renderLegend();
     this.renderDiagnostics();
     this.renderTree();
@@ -103,6 +323,7 @@ export class Inspector {
     items.push(...this.view.diagnostics);
     for (const d of items) {
       const li = document.createElement('li');
+      li.tabIndex = 0;
       li.dataset.offset = String(d.offset);
       li.className = d.error ? 'error' : 'warning';
       li.textContent = `@${d.offset} ${d.path ? d.path + ': ' : ''}${d.message}`;
@@ -159,8 +380,14 @@ export class Inspector {
     const row = document.createElement('div');
     row.className = ['chunk', ...c.flags].join(' ');
     row.dataset.chunk = String(c.index);
+    row.id = `chunk-row-${c.index}`;
     row.style.paddingLeft = `${c.depth * 14 + 4}px`;
-    if (c.index === selected) row.setAttribute('aria-selected', 'true');
+    row.setAttribute('role', 'treeitem');
+    row.setAttribute('aria-level', String(c.depth + 1));
+    if (c.container) row.setAttribute('aria-expanded', String(!this.collapsed.has(c.index)));
+    row.setAttribute('aria-selected', String(c.index === selected));
+    // The whole text where the columns cut it short.
+    row.title = `${hex(c.offset, 6)} ${c.label}${c.summary ? ' — ' + c.summary : ''}${c.detail ? '\n' + c.detail : ''}`;
     const twisty = document.createElement('span');
     twisty.className = 'twisty';
     twisty.textContent = c.container ? (this.collapsed.has(c.index) ? '▸' : '▾') : ' ';
@@ -259,9 +486,10 @@ export class Inspector {
     if (this.shownView !== 0) this.setByteView(0);
     this.selection = { chunk: index, start: c.offset, end: c.end };
     this.revealRow(index);
-    for (const row of this.tree.querySelectorAll('[aria-selected="true"]')) row.removeAttribute('aria-selected');
+    for (const row of this.tree.querySelectorAll('[aria-selected="true"]')) row.setAttribute('aria-selected', 'false');
     const row = this.tree.querySelector(`[data-chunk="${index}"]`);
     if (row) row.setAttribute('aria-selected', 'true');
+    this.tree.setAttribute('aria-activedescendant', `chunk-row-${index}`);
     this.detail.textContent = `${c.name} at ${c.offset} (0x${hex(c.offset, 1)}): ${c.detail}${c.summary ? ' · ' + c.summary : ''}`;
     if (scrollHex) this.scrollHexTo(c.offset);
     this.renderHex();
@@ -279,6 +507,7 @@ export class Inspector {
   }
 
   selectByte(offset) {
+    this.cursor = offset;
     if (this.shownView !== 0) {
       this.selection = { chunk: null, start: offset, end: offset + 1 };
       this.detail.textContent = `${this.view.views[this.shownView].label} byte ${offset}`;
@@ -293,6 +522,7 @@ export class Inspector {
     const what = f ? ` · byte ${offset} is ${f.what}${f.value ? ' = ' + f.value : ''}` : ` · byte ${offset} is ${this.classAt(offset)}`;
     this.detail.textContent = (c ? this.detail.textContent : 'magic') + what;
     this.renderHex();
+    this.renderValues();
   }
 
   scrollHexTo(offset) {
@@ -326,7 +556,7 @@ export class Inspector {
           const v = this.bytes[o];
           b.textContent = hex(v, 2);
           b.dataset.o = String(o);
-          b.className = `b cov-${this.classAt(o)}` + (sel && o >= sel.start && o < sel.end ? ' sel' : '');
+          b.className = `b cov-${this.classAt(o)}` + (sel && o >= sel.start && o < sel.end ? ' sel' : '') + (o === this.cursor ? ' cursor' : '');
           ascii += v >= 0x20 && v < 0x7f ? String.fromCharCode(v) : '.';
         } else {
           b.className = 'b';
@@ -342,4 +572,19 @@ export class Inspector {
     }
     this.hexRows.replaceChildren(frag);
   }
+}
+
+// Hex bytes ("DE AD 00", "dead00") when the text reads as such, else the text's bytes.
+function parseNeedle(text) {
+  const t = String(text).trim();
+  if (!t) return [];
+  // "quoted" is always text.
+  if (t.length >= 2 && t.startsWith('"') && t.endsWith('"')) return [...new TextEncoder().encode(t.slice(1, -1))];
+  const compact = t.replace(/\s+/g, '');
+  if (/^(?:[0-9a-f]{2})+$/i.test(compact) && (/\s/.test(t) || /^0x/i.test(t) === false && compact.length >= 2 && /[0-9]/.test(compact))) {
+    const out = [];
+    for (let i = 0; i < compact.length; i += 2) out.push(parseInt(compact.slice(i, i + 2), 16));
+    return out;
+  }
+  return [...new TextEncoder().encode(t)];
 }

@@ -8,6 +8,8 @@ import { collectDrop, entriesFromFiles, hostedEntries, readHeads } from './files
 import { Inspector } from './inspector.js';
 import { WorkerOpener } from './opener.js';
 import { fingerprint, hashOf, readHash, throttle } from './urlstate.js';
+import { Panes } from './panes.js';
+import { Help, viewKeys } from './help.js';
 
 const $ = (id) => document.getElementById(id);
 const state = {
@@ -62,7 +64,9 @@ function setEntries(entries, sourceLabel, source) {
   state.requests++;
   state.opener?.abandon();
   state.files.set(state.entries);
+  document.body.classList.toggle('empty', state.entries.length === 0);
   $('archive-summary').textContent = `${state.entries.length} files · ${sourceLabel}`;
+  if (!state.current) viewMessage('Choose a file in the list, or type in the search box to find one.', { note: true });
   setListing();
 }
 
@@ -196,6 +200,7 @@ function pictureView(image) {
 
 // The info panel for an opened file: the core's rows, then what the file can show.
 function showDocument(file) {
+  viewMessage(null);
   $('info-title').textContent = file.path;
   const error = $('info-error');
   error.hidden = true;
@@ -219,12 +224,33 @@ function showDocument(file) {
   $('export-button').disabled = !can.export;
 }
 
-function showError(path, err) {
+function showError(path, err, actions = []) {
   $('info-title').textContent = path;
   $('info-body').replaceChildren();
   const error = $('info-error');
   error.hidden = false;
   error.textContent = message(err);
+  // Over the view too: a blank view says why.
+  viewMessage(`${path}\n${message(err)}`, { actions });
+}
+
+// A message over the view (null: none): an error, or a note such as "choose a file".
+// `actions`: [[label, onClick]] buttons under it.
+function viewMessage(text, { note = false, actions = [] } = {}) {
+  const box = $('view-message');
+  box.hidden = text === null;
+  if (text === null) return;
+  box.classList.toggle('note', note);
+  box.setAttribute('role', note ? 'status' : 'alert');
+  $('view-message-text').textContent = text;
+  $('view-message-actions').replaceChildren(...actions.map(([label, onClick]) => {
+    const b = document.createElement('button');
+    b.className = 'button';
+    b.type = 'button';
+    b.textContent = label;
+    b.addEventListener('click', onClick);
+    return b;
+  }));
 }
 
 // The view as a link describes it.
@@ -244,6 +270,10 @@ function currentView() {
     paused: state.current && state.viewer.stats().animating && !state.viewer.clockState().playing,
     choice: state.current && state.viewer.choice() ? state.viewer.stats().choice : null,
     skeleton: state.current && state.viewer.options().skeleton,
+    wire: state.current && o.wireframe,
+    cull: state.current && o.cullBack,
+    bg: o.background === 'dark' ? null : o.background,
+    light: o.lighting === 'sun' ? null : o.lighting,
   };
 }
 
@@ -396,6 +426,12 @@ function restoreView(link, { chunk = true } = {}) {
   // After the hidden layers: the choice hides the layers of its other options.
   if (link.choice !== null && link.choice !== undefined) state.viewer.choose(link.choice);
   if (link.skeleton) state.viewer.setOptions({ skeleton: true });
+  // The display switches a link carries; a link without them leaves the reader's own.
+  if (link.wire) state.viewer.setOptions({ wireframe: true });
+  if (link.cull) state.viewer.setOptions({ cullBack: true });
+  if (link.bg) state.viewer.setOptions({ background: link.bg });
+  if (link.light) state.viewer.setOptions({ lighting: link.light });
+  syncBackground();
   if (link.lod !== null) state.viewer.setOptions({ lod: link.lod, autoLod: false });
   if (link.view !== null && link.view !== undefined && state.viewer.lookFrom(link.view)) {
     state.viewpoint = link.view;
@@ -437,6 +473,9 @@ function syncToolbar() {
   $('opt-autolod').disabled = count < 2;
   $('opt-wireframe').checked = o.wireframe;
   $('opt-cullback').checked = o.cullBack;
+  $('background-select').value = o.background;
+  $('lighting-select').value = o.lighting;
+  syncBackground();
   syncWorldControls();
 }
 
@@ -563,7 +602,95 @@ async function setOptions(changes) {
   state.viewer.setOptions(changes);
   syncToolbar();
   const stats = await state.viewport.requestFrame();
+  followView();
   return { triangles: stats.triangles, drawCalls: stats.drawCalls, lod: stats.lod };
+}
+
+// The page around the canvas follows its background (the HUD's colours).
+function syncBackground() {
+  const bg = state.viewer.options().background;
+  $('view').classList.toggle('bg-light', bg !== 'dark');
+}
+
+const BACKGROUNDS = ['dark', 'light', 'checker'];
+const LIGHTINGS = ['sun', 'camera', 'none'];
+const next = (list, now) => list[(list.indexOf(now) + 1) % list.length];
+
+// The orientation gizmo: the world axes as the camera sees them, X red, Y green, Z blue.
+function drawGizmo() {
+  const c = state.viewer.camera();
+  const f = norm(c.target.map((t, i) => t - c.position[i]));
+  const r = norm(cross(f, [0, 1, 0]).some((v) => Math.abs(v) > 1e-6) ? cross(f, [0, 1, 0]) : [1, 0, 0]);
+  const u = cross(r, f);
+  const axes = [['X', [1, 0, 0], '#f07c6c'], ['Y', [0, 1, 0], '#7cd67c'], ['Z', [0, 0, 1], '#7cb0f0']]
+    .map(([name, a, color]) => ({ name, color, x: dot(a, r) * 20, y: -dot(a, u) * 20, z: dot(a, f) }))
+    .sort((a, b) => b.z - a.z);
+  const svg = $('gizmo');
+  const ns = 'http://www.w3.org/2000/svg';
+  const parts = [];
+  for (const a of axes) {
+    const line = document.createElementNS(ns, 'line');
+    Object.entries({ x1: 0, y1: 0, x2: a.x.toFixed(1), y2: a.y.toFixed(1), stroke: a.color, 'stroke-width': 2, opacity: a.z > 0 ? 0.45 : 1 }).forEach(([k, v]) => line.setAttribute(k, v));
+    const text = document.createElementNS(ns, 'text');
+    text.setAttribute('x', (a.x * 1.3).toFixed(1));
+    text.setAttribute('y', (a.y * 1.3).toFixed(1));
+    text.setAttribute('fill', a.color);
+    text.textContent = a.name;
+    parts.push(line, text);
+  }
+  svg.replaceChildren(...parts);
+  svg.dataset.axes = axes.map((a) => `${a.name}:${a.x.toFixed(0)},${a.y.toFixed(0)}`).join(' ');
+}
+const dot = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+const cross = (a, b) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+const norm = (a) => { const l = Math.hypot(...a) || 1; return a.map((v) => v / l); };
+
+// The view's keys (help.js lists them); → whether the key was one of them.
+function viewKey(e) {
+  if (e.ctrlKey || e.metaKey || e.altKey) return false;
+  const v = state.viewer;
+  const step = 24;
+  const orbitOrPan = (dx, dy) => { if (e.shiftKey) v.pan(dx, dy); else v.orbit(dx, dy); leaveViewpoint(); };
+  switch (e.key) {
+    case 'ArrowLeft': orbitOrPan(-step, 0); break;
+    case 'ArrowRight': orbitOrPan(step, 0); break;
+    case 'ArrowUp': orbitOrPan(0, -step); break;
+    case 'ArrowDown': orbitOrPan(0, step); break;
+    case '+': case '=': v.zoom(1); break;
+    case '-': case '_': v.zoom(-1); break;
+    case 'f': case 'F': frame(); break;
+    case 'w': case 'W': setOptions({ wireframe: !v.options().wireframe }); break;
+    case 'b': case 'B': setOptions({ cullBack: !v.options().cullBack }); break;
+    case 'l': case 'L': {
+      const count = v.stats().lodCount;
+      if (count > 1) setOptions({ lod: (v.stats().lod + 1) % count, autoLod: false });
+      break;
+    }
+    case 'g': case 'G': setOptions({ background: next(BACKGROUNDS, v.options().background) }); break;
+    case 'i': case 'I': setOptions({ lighting: next(LIGHTINGS, v.options().lighting) }); break;
+    case '1': window.relicview.axisView('front'); break;
+    case '3': window.relicview.axisView('side'); break;
+    case '7': window.relicview.axisView('top'); break;
+    case 'v': case 'V': setCamera(v.cameraMode() === 'fly' ? 'orbit' : 'fly'); break;
+    case ' ': if (v.stats().animating) setClock({ playing: !v.clockState().playing }); else return false; break;
+    default: return false;
+  }
+  return true;
+}
+
+// Frame the selected chunk's geometry where one is selected and drawn, else the model.
+function frame() {
+  if (!state.viewer.frameHighlight()) state.viewer.home();
+  state.viewpoint = null;
+  syncWorldControls();
+  state.viewport.requestFrame();
+}
+
+function leaveViewpoint() {
+  if (state.viewpoint !== null && state.viewpoint !== undefined) {
+    state.viewpoint = null;
+    syncWorldControls();
+  }
 }
 
 // An open asked for while another is under way runs after it; an open that a later one
@@ -581,6 +708,13 @@ function open(path, restore = null) {
 // Restore the view a link describes: its file (with camera, LOD and chunk).
 function applyLink(link) {
   const target = link.path && state.byPath.get(link.path.toLowerCase());
+  if (link.path && !target) {
+    // The URL stays as it is: the reader may have the wrong archive, or a typo to fix.
+    showError(link.path, new Error(`This link's file is not in this archive (${state.entries.length} files). The link is kept as it is.`), [
+      ['Show the first model instead', () => openFirstValid().catch(() => {})],
+    ]);
+    return true;
+  }
   if (!target) return false;
   if (target.path === state.current) {
     restoreView(link);
@@ -600,13 +734,31 @@ function openInitial() {
   if (linkFolder && state.source.folder && linkFolder !== state.source.folder) {
     showError('This folder does not match the link', new Error(
       `The link was made for a folder with fingerprint ${linkFolder}; this one is ${state.source.folder} (number of files, then a hash of names and sizes). Its view is not restored.`));
-  } else if (applyLink(link)) {
+  } else if (!(link.archive && link.archive !== state.source.archive) && applyLink(link)) {
+    // (A link to a hosted archive says nothing of a folder dropped in its place.)
     return;
   }
-  const first = state.entries.find((e) => kindOfEntry(e).capabilities.primary);
-  // (A link to another folder waits for that folder; one to this folder whose file is gone
-  // shows the first model.)
-  if (first && (!linkFolder || linkFolder === state.source.folder)) open(first.path).catch(() => {});
+  // (A link to another folder waits for that folder.)
+  if (!linkFolder || linkFolder === state.source.folder) openFirstValid().catch(() => {});
+}
+
+// Open the archive's first model that opens without an error: a broken file is marked in
+// the list and passed over (at most FIRST_TRIES of them), never left on show as the first
+// thing a reader sees.
+const FIRST_TRIES = 40;
+async function openFirstValid() {
+  const candidates = state.entries.filter((e) => kindOfEntry(e).capabilities.primary && !e.failed).slice(0, FIRST_TRIES);
+  for (const e of candidates) {
+    const before = state.requests;
+    try {
+      const shown = await open(e.path);
+      return shown && !shown.abandoned ? e.path : null;
+    } catch {
+      // Another file asked for meanwhile: the reader's choice stands.
+      if (state.requests !== before + 1) return null;
+    }
+  }
+  return null;
 }
 
 async function loadEntries(entries, label, source) {
@@ -667,14 +819,19 @@ function permalink() {
 async function share() {
   const link = permalink();
   const field = $('share-link');
+  const status = $('share-status');
   try {
     await navigator.clipboard.writeText(link);
     field.hidden = true;
+    status.textContent = 'link copied';
   } catch {
     field.value = link;
     field.hidden = false;
     field.select();
+    status.textContent = 'copy the link (Ctrl+C)';
   }
+  clearTimeout(state.shareTimer);
+  state.shareTimer = setTimeout(() => { status.textContent = ''; }, 4000);
   return link;
 }
 
@@ -791,6 +948,21 @@ window.relicview = {
 };
 
 function bindShell() {
+  // Real buttons (in the Tab order) for the hidden file inputs.
+  for (const [button, input] of [['folder-button', 'folder-input'], ['files-button', 'files-input'], ['landing-folder', 'folder-input'], ['landing-files', 'files-input']]) {
+    $(button).addEventListener('click', () => $(input).click());
+  }
+  $('background-select').addEventListener('change', (e) => setOptions({ background: e.target.value }));
+  $('lighting-select').addEventListener('change', (e) => setOptions({ lighting: e.target.value }));
+  state.help = new Help($('help'), $('help-keys'), $('help-button'), $('help-close'));
+  // ? anywhere but in a text field.
+  document.addEventListener('keydown', (e) => {
+    if (e.key !== '?' || e.ctrlKey || e.metaKey || e.altKey || state.help.open) return;
+    if (e.target.closest && e.target.closest('input, select, textarea')) return;
+    e.preventDefault();
+    state.help.show();
+  });
+  state.panes = new Panes({ onChange: () => state.viewport?.requestFrame() });
   for (const id of ['folder-input', 'files-input']) {
     $(id).addEventListener('change', (e) => {
       if (e.target.files.length) loadFiles(e.target.files);
@@ -800,7 +972,7 @@ function bindShell() {
   $('opt-autolod').addEventListener('change', (e) => setOptions({ autoLod: e.target.checked }));
   $('opt-wireframe').addEventListener('change', (e) => setOptions({ wireframe: e.target.checked }));
   $('opt-cullback').addEventListener('change', (e) => setOptions({ cullBack: e.target.checked }));
-  $('frame-button').addEventListener('click', () => { state.viewer.home(); state.viewpoint = null; state.viewport.requestFrame(); });
+  $('frame-button').addEventListener('click', () => frame());
   $('camera-select').addEventListener('change', (e) => {
     const v = e.target.value;
     setCamera(v.startsWith('view:') ? Number(v.slice(5)) : v).catch(() => {});
@@ -876,12 +1048,14 @@ async function boot() {
   });
   state.viewport = new Viewport(canvas, state.viewer);
   // Moving the camera leaves the viewpoint it was at.
-  const leave = () => { if (state.viewpoint !== null && state.viewpoint !== undefined) { state.viewpoint = null; syncWorldControls(); } };
-  state.viewport.onFly = leave;
-  canvas.addEventListener('pointermove', (e) => { if (e.buttons) leave(); });
-  canvas.addEventListener('wheel', leave);
+  state.viewport.onFly = leaveViewpoint;
+  canvas.addEventListener('pointermove', (e) => { if (e.buttons) leaveViewpoint(); });
+  canvas.addEventListener('wheel', leaveViewpoint);
+  // W A S D fly in fly mode and at a viewpoint; in orbit mode W is the wireframe key.
+  state.viewport.flyAllowed = () => state.viewer.cameraMode() === 'fly' || (state.viewpoint !== null && state.viewpoint !== undefined);
+  state.viewport.onKey = (e) => (state.current ? viewKey(e) : false);
   state.inspector = new Inspector($('inspector'));
-  state.files = new FileList({ list: $('file-list'), search: $('search'), kinds: $('kinds'), label: (kind) => kindOfEntry({ kind }).label, onOpen: (path) => open(path).catch(() => {}) });
+  state.files = new FileList({ list: $('file-list'), search: $('search'), kinds: $('kinds'), noMatches: $('no-matches'), label: (kind) => kindOfEntry({ kind }).label, onOpen: (path) => open(path).catch(() => {}) });
   state.viewport.onFrame = (s) => {
     const lod = s.lod === null || s.lod === undefined ? '' : ` · LOD ${s.lod}`;
     const placed = s.placements ? ` · ${s.placements} placements` : '';
@@ -902,7 +1076,9 @@ async function boot() {
     // With distance switching the LOD follows the camera: keep the picker in step.
     if (s.lod !== null && s.lod !== undefined && $('lod-select').value !== String(s.lod)) $('lod-select').value = String(s.lod);
     if (state.current) followView();
+    drawGizmo();
   };
+  state.inspector.onClear = () => { state.viewer.setHighlight(null); state.viewport.requestFrame(); followView(); };
   // Tree → 3D: outline the geometry of the chosen chunk.
   state.inspector.onSelect = (c) => {
     const lod = state.viewer.lodOf(c.index);
@@ -917,9 +1093,21 @@ async function boot() {
   };
   // 3D → tree and bytes: the face under a click.
   state.viewport.onPick = (x, y) => {
+    // Kept for a double-click, whose first click must not leave a pick behind.
+    state.beforePick = state.inspector.selection ? { ...state.inspector.selection } : null;
     const hit = state.viewer.pick(x, y);
     if (!hit || hit.source === null || hit.source === undefined) return;
     state.inspector.selectRange(hit.source, hit.start, hit.end, `picked triangle ${hit.triangleInSource}`);
+    // Exactly the picked face's triangles are outlined, not the whole index list.
+    state.viewer.setHighlightBytes(hit.source, hit.start, hit.end);
+    state.viewport.requestFrame();
+  };
+  state.viewport.onDoubleClick = () => {
+    if (state.beforePick !== undefined) state.inspector.restore(state.beforePick);
+    state.beforePick = undefined;
+    state.viewer.home();
+    state.viewpoint = null;
+    syncWorldControls();
   };
   readyResolve();
   state.viewport.requestFrame();

@@ -87,12 +87,21 @@ export class Viewport {
 
   bindInput() {
     const c = this.canvas;
-    // The canvas takes the keyboard once clicked (or tabbed to): W A S D Q E fly.
+    // The canvas takes the keyboard once clicked (or tabbed to): W A S D Q E fly where
+    // flying is on (`flyAllowed`), every other key goes to `onKey` (true: it was used).
     c.addEventListener('keydown', (e) => {
-      if (!(e.code in FLY_KEYS) && !e.code.startsWith('Shift')) return;
-      e.preventDefault();
-      this.keys.add(e.code);
-      this.requestFrame();
+      const plain = !e.ctrlKey && !e.metaKey && !e.altKey;
+      const flying = plain && (this.flyAllowed ? this.flyAllowed() : true);
+      if (flying && (e.code in FLY_KEYS || e.code.startsWith('Shift'))) {
+        e.preventDefault();
+        this.keys.add(e.code);
+        this.requestFrame();
+        return;
+      }
+      if (this.onKey && this.onKey(e)) {
+        e.preventDefault();
+        this.requestFrame();
+      }
     });
     c.addEventListener('keyup', (e) => this.keys.delete(e.code));
     c.addEventListener('blur', () => this.keys.clear());
@@ -108,12 +117,16 @@ export class Viewport {
     c.addEventListener('pointerup', (e) => {
       const p = this.pointers.get(e.pointerId);
       release(e);
-      // A click (not a drag) with the primary button picks what is under it.
-      if (p && p.button === 0 && Math.hypot(e.clientX - p.startX, e.clientY - p.startY) < 4 && this.onPick) {
-        const r = c.getBoundingClientRect();
-        const dpr = c.width / Math.max(1, r.width);
-        this.onPick((e.clientX - r.left) * dpr, (e.clientY - r.top) * dpr);
-      }
+      // A click (not a drag) with the primary button picks what is under it; the second
+      // click of a double-click does not (it frames, and `onDoubleClick` undoes the first
+      // click's pick).
+      this.lastClick = p && p.button === 0 && Math.hypot(e.clientX - p.startX, e.clientY - p.startY) < 4;
+    });
+    c.addEventListener('click', (e) => {
+      if (!this.lastClick || e.detail > 1 || !this.onPick) return;
+      const r = c.getBoundingClientRect();
+      const dpr = c.width / Math.max(1, r.width);
+      this.onPick((e.clientX - r.left) * dpr, (e.clientY - r.top) * dpr);
     });
     c.addEventListener('pointercancel', release);
     c.addEventListener('pointermove', (e) => {
@@ -140,9 +153,16 @@ export class Viewport {
       e.preventDefault();
       // Pixel, line and page deltas all become "notches" of about 100 px.
       const scale = e.deltaMode === 1 ? 33 : e.deltaMode === 2 ? 400 : 1;
-      this.viewer.zoom(-(e.deltaY * scale) / 100);
+      // Towards the point under the cursor (the viewer stops short of the surface there).
+      const r = c.getBoundingClientRect();
+      const dpr = c.width / Math.max(1, r.width);
+      this.viewer.zoomAt(-(e.deltaY * scale) / 100, (e.clientX - r.left) * dpr, (e.clientY - r.top) * dpr);
       this.requestFrame();
     }, { passive: false });
-    c.addEventListener('dblclick', () => { this.viewer.home(); this.requestFrame(); });
+    c.addEventListener('dblclick', () => {
+      if (this.onDoubleClick) this.onDoubleClick();
+      else this.viewer.home();
+      this.requestFrame();
+    });
   }
 }

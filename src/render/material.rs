@@ -18,6 +18,10 @@ pub struct RetroMaterial {
     /// Texels with less alpha than this are not drawn (0: all are).
     pub alpha_cutoff: f32,
     pub pass: Pass,
+    /// World-space direction towards the light, and the share of the colour a surface has
+    /// facing away from it (1: unlit, the colour as stored).
+    pub light: Vec3,
+    pub ambient: f32,
 }
 
 /// Which texels a draw puts down. A semi-transparent material is drawn twice: its opaque
@@ -43,7 +47,7 @@ impl Pass {
 }
 
 /// World-space direction towards the light (normalised in the shader).
-const LIGHT: Vec3 = Vec3 { x: 0.45, y: 0.8, z: 0.35 };
+pub const LIGHT: Vec3 = Vec3 { x: 0.45, y: 0.8, z: 0.35 };
 
 impl Material for RetroMaterial {
     fn id(&self) -> EffectMaterialId {
@@ -63,6 +67,7 @@ impl Material for RetroMaterial {
         shader.push_str(
             r#"
 uniform vec3 lightDirection;
+uniform float ambient;
 uniform float glow;
 uniform float alphaCutoff;
 uniform int texelPass;
@@ -85,7 +90,7 @@ void main()
 #else
     vec3 n = normalize(cross(dFdx(pos), dFdy(pos)));
 #endif
-    float light = 0.2 + 0.8 * abs(dot(n, normalize(lightDirection)));
+    float light = ambient + (1.0 - ambient) * abs(dot(n, normalize(lightDirection)));
     vec4 c = col;
 #ifdef USE_TEXTURE
     vec4 t = texture(tex, (textureTransformation * vec3(uvs, 1.0)).xy);
@@ -105,7 +110,8 @@ void main()
 
     fn use_uniforms(&self, program: &Program, viewer: &dyn Viewer, _lights: &[&dyn Light]) {
         viewer.color_mapping().use_uniforms(program);
-        program.use_uniform("lightDirection", LIGHT);
+        program.use_uniform("lightDirection", self.light);
+        program.use_uniform("ambient", self.ambient);
         program.use_uniform("glow", self.glow);
         program.use_uniform_if_required("alphaCutoff", self.alpha_cutoff);
         let (pass, scale) = self.pass.uniforms();

@@ -108,6 +108,54 @@ pub struct ViewOptions {
     pub lod: usize,
     /// Draw the scene's skeleton over it.
     pub skeleton: bool,
+    pub background: Background,
+    pub lighting: Lighting,
+}
+
+/// What is behind the model: dark models show on the light one, cut-outs on the checker.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Background {
+    #[default]
+    Dark,
+    Light,
+    Checker,
+}
+
+/// How surfaces are shaded: a fixed light from above, a light at the eye (every face the
+/// camera sees is lit), or none (the colours exactly as the file stores them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lighting {
+    #[default]
+    Sun,
+    Camera,
+    None,
+}
+
+pub const LIGHT_BACKGROUND: [u8; 3] = [200, 204, 210];
+/// The checker's two squares.
+pub const CHECKER: [[u8; 3]; 2] = [[58, 61, 68], [86, 90, 99]];
+const CHECKER_PX: f32 = 16.0;
+
+impl Background {
+    /// The colours a pixel of the background can have.
+    pub fn colors(self) -> &'static [[u8; 3]] {
+        match self {
+            Background::Dark => &[BACKGROUND],
+            Background::Light => &[LIGHT_BACKGROUND],
+            Background::Checker => &CHECKER,
+        }
+    }
+}
+
+/// What the outline shows: a record's geometry, or one face of it (the bytes start..end).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct HighlightTarget {
+    record: u32,
+    face: Option<(usize, usize)>,
+    /// The LOD it was outlined in; another LOD on show outlines it again (or nothing).
+    lod: Option<usize>,
 }
 
 /// What a click in the view hit.
@@ -130,6 +178,12 @@ pub struct Renderer {
     /// Per LOD, uploaded on first use.
     lods: Vec<Option<GpuLod>>,
     highlight: Option<Wireframe>,
+    highlight_target: Option<HighlightTarget>,
+    /// The box around the outlined triangles, for framing the selection.
+    highlight_bounds: Option<Bounds>,
+    highlight_count: usize,
+    /// A full-view square textured with the checker, drawn first when it is the background.
+    checker: Option<Gm<GpuMesh, ColorMaterial>>,
     bounds: Option<Bounds>,
     pub options: ViewOptions,
     width: u32,
@@ -166,6 +220,10 @@ impl Renderer {
             textures: Vec::new(),
             lods: Vec::new(),
             highlight: None,
+            highlight_target: None,
+            highlight_bounds: None,
+            highlight_count: 0,
+            checker: None,
             bounds: None,
             options: ViewOptions::default(),
             width: width.max(1),
@@ -211,6 +269,8 @@ impl Renderer {
         self.upload_ms = 0.0;
         self.textures.clear();
         self.highlight = None;
+        self.highlight_target = None;
+        self.highlight_bounds = None;
         self.bounds = None;
         self.shown_lod = None;
         self.hidden_layers.clear();
@@ -234,13 +294,34 @@ impl Renderer {
     /// Look at the scene's bounds from above and in front, far enough to see all of it.
     pub fn frame(&mut self) {
         let Some(b) = self.bounds else { return };
+        self.frame_bounds(b, vec3(0.55, 0.45, 0.7).normalize());
+    }
+
+    /// Look at `b` along `dir` (from the eye towards it, reversed), from far enough that its
+    /// sphere fits the narrower of the view's two angles: a tall, narrow view (a phone held
+    /// upright) fits the model across its width.
+    fn frame_bounds(&mut self, b: Bounds, dir: Vec3) {
         let c = b.center();
         let center = vec3(c.x, c.y, c.z);
         let radius = b.radius().max(1e-3);
-        let distance = radius / (FOV_DEGREES.to_radians() * 0.5).sin() * 1.15;
-        let dir = vec3(0.55, 0.45, 0.7).normalize();
+        let half_v = (FOV_DEGREES.to_radians() * 0.5).tan();
+        let aspect = self.width as f32 / self.height as f32;
+        let half = half_v.min(half_v * aspect).atan();
+        let distance = radius / half.sin() * 1.15;
         self.camera.set_view(center + dir * distance, center, vec3(0.0, 1.0, 0.0));
         self.update_projection();
+    }
+
+    /// Frame the outlined geometry (the selection), looking from where the camera is;
+    /// false when nothing is outlined.
+    pub fn frame_highlight(&mut self) -> bool {
+        let Some(b) = self.highlight_bounds else { return false };
+        let back = self.camera.position() - self.camera.target();
+        let dir = if back.magnitude() > 1e-6 { back.normalize() } else { vec3(0.55, 0.45, 0.7).normalize() };
+        let mode = self.camera_mode;
+        self.frame_bounds(b, dir);
+        self.camera_mode = mode;
+        true
     }
 
     fn radius(&self) -> f32 {
@@ -408,9 +489,35 @@ impl Renderer {
         let distance = self.distance();
         let factor = (-steps * 0.15).exp();
         let r = self.radius();
-        let lod_far = self.scene.iter().flat_map(|s| &s.lods).filter_map(|l| l.distance.map(|d| d[1])).fold(r * 200.0, f32::max);
+        let (target, far) = (self.camera.target(), self.far_limit());
+        self.camera.zoom_towards(target, distance - distance * factor, r * 0.02, far);
+        self.update_projection();
+    }
+
+    /// How far the camera may back away: generous, so that distance-switched LODs can be
+    /// seen to switch.
+    fn far_limit(&self) -> f32 {
+        let r = self.radius();
+        self.scene.iter().flat_map(|s| &s.lods).filter_map(|l| l.distance.map(|d| d[1])).fold(r * 200.0, f32::max) * 1.2
+    }
+
+    /// Zoom towards the point of the surface under canvas pixel (x, y) (top-left origin):
+    /// camera and target both move towards it, so it stays under the cursor, and the eye
+    /// only ever covers part of the way there, so it never passes the surface. With nothing
+    /// under the cursor (or flying) this is [`Self::zoom`].
+    pub fn zoom_at(&mut self, steps: f32, x: f32, y: f32, seconds: f64) {
+        let hit = (self.camera_mode == CameraMode::Orbit).then(|| self.pick(x, y, seconds)).flatten();
+        let Some(hit) = hit.filter(|h| h.distance.is_finite() && h.distance > 0.0) else { return self.zoom(steps) };
+        let pixel = (x, self.height as f32 - y);
+        let (eye, ray) = (self.camera.position(), self.camera.view_direction_at_pixel(pixel));
+        let point = eye + ray * hit.distance;
+        let factor = (-steps * 0.15).exp();
+        // Not nearer the surface than a thousandth of the model, nor further than the limit.
+        let near = self.radius() * 1e-3;
+        let factor = factor.max(near / hit.distance).min(self.far_limit() / self.distance().max(1e-6));
         let target = self.camera.target();
-        self.camera.zoom_towards(target, distance - distance * factor, r * 0.02, lod_far * 1.2);
+        let (eye2, target2) = (point + (eye - point) * factor, point + (target - point) * factor);
+        self.camera.set_view(eye2, target2, vec3(0.0, 1.0, 0.0));
         self.update_projection();
     }
 
@@ -581,15 +688,35 @@ impl Renderer {
     /// Outline what came from inspector record `record` in the LOD on show; None clears.
     /// Returns how many triangles are outlined.
     pub fn set_highlight(&mut self, record: Option<u32>, seconds: f64) -> usize {
+        self.set_highlight_target(record.map(|record| HighlightTarget { record, face: None, lod: None }), seconds)
+    }
+
+    /// Outline one face: the triangles made from the bytes start..end of index record
+    /// `record` (a picked face), not the rest of its list.
+    pub fn set_highlight_face(&mut self, record: u32, start: usize, end: usize, seconds: f64) -> usize {
+        self.set_highlight_target(Some(HighlightTarget { record, face: Some((start, end)), lod: None }), seconds)
+    }
+
+    fn set_highlight_target(&mut self, target: Option<HighlightTarget>, seconds: f64) -> usize {
         self.highlight = None;
-        let (Some(record), Some(lod), Some(scene)) = (record, self.current_lod(), self.scene.as_ref()) else { return 0 };
-        let corners = scene.triangles_of_record(record, lod, &self.world(seconds));
+        self.highlight_bounds = None;
+        let lod = self.current_lod();
+        self.highlight_target = target.map(|t| HighlightTarget { lod, ..t });
+        let (Some(t), Some(lod), Some(scene)) = (target, lod, self.scene.as_ref()) else { return 0 };
+        let corners = scene.triangles_of_record(t.record, t.face, lod, &self.world(seconds));
+        self.highlight_bounds = Bounds::of(corners.iter().copied());
         let positions: Vec<Vec3> = corners.iter().map(|&p| Vec3::from(p)).collect();
         let triangles = positions.len() / 3;
+        self.highlight_count = triangles;
         if triangles > 0 {
             self.highlight = Some(Wireframe::new(&self.context, &positions, 2.0, HIGHLIGHT_COLOR));
         }
         triangles
+    }
+
+    /// Triangles outlined now (0: none, or the outlined record is not in the LOD on show).
+    pub fn highlighted_triangles(&self) -> usize {
+        if self.highlight.is_some() { self.highlight_count } else { 0 }
     }
 
     /// Which LOD shows the node that came from inspector record `record`.
@@ -617,9 +744,19 @@ impl Renderer {
 
     /// Draw one frame at `seconds` (the animation clock); returns the number of draw calls.
     pub fn render(&mut self, seconds: f64) -> u32 {
-        let [r, g, b] = BACKGROUND.map(|c| c as f32 / 255.0);
+        let [r, g, b] = self.options.background.colors()[0].map(|c| c as f32 / 255.0);
         let lod = self.current_lod();
         self.shown_lod = lod;
+        // The outline follows the LOD on show: made again for it (empty when the outlined
+        // record is in another LOD).
+        if let Some(t) = self.highlight_target.filter(|t| t.lod != lod) {
+            self.set_highlight_target(Some(t), seconds);
+        }
+        let (light, ambient) = match self.options.lighting {
+            Lighting::Sun => (material::LIGHT, 0.2),
+            Lighting::Camera => (self.camera.position() - self.camera.target(), 0.3),
+            Lighting::None => (material::LIGHT, 1.0),
+        };
         let cull = if self.options.cull_back { Cull::Back } else { Cull::None };
         if let Some(i) = lod {
             self.ensure_lod(i);
@@ -637,6 +774,8 @@ impl Renderer {
             let glow = |m: Option<u32>| m.and_then(|m| glows.get(m as usize)).copied().unwrap_or(0.0);
             let update = |m: &mut RetroMaterial, animated: Option<u32>| {
                 m.cull = cull;
+                m.light = light;
+                m.ambient = ambient;
                 m.glow = glow(animated);
                 if let (Some(t), Some(tex)) = (uv(animated), m.texture.as_mut()) {
                     tex.transformation = t;
@@ -673,6 +812,17 @@ impl Renderer {
         let target = RenderTarget::screen(&self.context, self.width, self.height);
         target.clear(ClearState::color_and_depth(r, g, b, 1.0, 1.0));
         let mut calls = 0;
+        if self.options.background == Background::Checker {
+            let (w, h) = (self.width, self.height);
+            let checker = self.checker.get_or_insert_with(|| checker_square(&self.context));
+            // Squares of CHECKER_PX device pixels whatever the view's size.
+            checker.material.texture.as_mut().expect("the checker is textured").transformation = Mat3::from_nonuniform_scale(w as f32 / (2.0 * CHECKER_PX), h as f32 / (2.0 * CHECKER_PX));
+            let flat = Camera::new_orthographic(Viewport::new_at_origo(w, h), vec3(0.0, 0.0, 1.0), vec3(0.0, 0.0, 0.0), vec3(0.0, 1.0, 0.0), 2.0, 0.1, 10.0);
+            checker.set_transformation(Mat4::from_nonuniform_scale(w as f32 / h as f32, 1.0, 1.0));
+            target.render(&flat, [&*checker], &[]);
+            target.clear(ClearState::depth(1.0));
+            calls += 1;
+        }
         if let Some(l) = lod.and_then(|i| self.lods[i].as_ref()) {
             for d in &l.merged {
                 target.render(&self.camera, [&d.gm], &[]);
@@ -743,11 +893,32 @@ impl Renderer {
 fn retro_materials(material: Option<&crate::scene::Material>, texture: Option<Texture2DRef>, normals: bool) -> (RetroMaterial, Option<RetroMaterial>) {
     let cutoff = material.and_then(|m| m.alpha_cutoff).unwrap_or(0.0);
     let blend = material.and_then(|m| m.blend).filter(|_| texture.is_some());
-    let make = |pass| RetroMaterial { texture: texture.clone(), normals, cull: Cull::None, glow: 0.0, alpha_cutoff: cutoff, pass };
+    let make = |pass| RetroMaterial { texture: texture.clone(), normals, cull: Cull::None, glow: 0.0, alpha_cutoff: cutoff, pass, light: material::LIGHT, ambient: 0.2 };
     match blend {
         Some(rule) => (make(Pass::OpaqueTexels), Some(make(Pass::SemiTexels(rule)))),
         None => (make(Pass::All), None),
     }
+}
+
+/// A square over the whole view (under an orthographic camera of height 2, scaled to the
+/// aspect) with the 2 × 2 checker texture repeated across it.
+fn checker_square(context: &Context) -> Gm<GpuMesh, ColorMaterial> {
+    let [a, b] = CHECKER.map(|[r, g, b]| [r, g, b, 255]);
+    let mut data = TextureData::RgbaU8(vec![a, b, b, a]);
+    data.to_linear_srgb();
+    let cpu = CpuTexture {
+        name: String::new(),
+        data,
+        width: 2,
+        height: 2,
+        min_filter: Interpolation::Nearest,
+        mag_filter: Interpolation::Nearest,
+        mipmap: None,
+        wrap_s: Wrapping::Repeat,
+        wrap_t: Wrapping::Repeat,
+    };
+    let material = ColorMaterial { texture: Some(Texture2DRef::from_cpu_texture(context, &cpu)), ..Default::default() };
+    Gm::new(GpuMesh::new(context, &CpuMesh::square()), material)
 }
 
 /// Upload texels as sRGB-decoded RGBA: three-d samples textures as linear and encodes the

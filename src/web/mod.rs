@@ -5,7 +5,7 @@
 use crate::archive::{self, Archive, ArchiveIndex, FileSource};
 use crate::formats::registry::{self, Kind, Purpose};
 use crate::formats::{Document, InfoRow, ParseError};
-use crate::render::{CameraMode, CameraState, Renderer, ViewOptions, BACKGROUND};
+use crate::render::{Background, CameraMode, CameraState, Lighting, Renderer, ViewOptions};
 use crate::scene::Scene;
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
@@ -336,6 +336,8 @@ struct OptionChanges {
     auto_lod: Option<bool>,
     lod: Option<usize>,
     skeleton: Option<bool>,
+    background: Option<Background>,
+    lighting: Option<Lighting>,
 }
 
 /// One viewport on a page canvas.
@@ -609,7 +611,9 @@ impl Viewer {
     pub fn set_options(&mut self, changes: JsValue) -> Result<(), JsValue> {
         let c: OptionChanges = serde_wasm_bindgen::from_value(changes)?;
         let o = &mut self.renderer.options;
-        let ViewOptions { wireframe, cull_back, auto_lod, lod, skeleton } = o;
+        let ViewOptions { wireframe, cull_back, auto_lod, lod, skeleton, background, lighting } = o;
+        *background = c.background.unwrap_or(*background);
+        *lighting = c.lighting.unwrap_or(*lighting);
         *skeleton = c.skeleton.unwrap_or(*skeleton);
         *wireframe = c.wireframe.unwrap_or(*wireframe);
         *cull_back = c.cull_back.unwrap_or(*cull_back);
@@ -629,8 +633,10 @@ impl Viewer {
             auto_lod: bool,
             lod: usize,
             skeleton: bool,
+            background: Background,
+            lighting: Lighting,
         }
-        to_js(&Out { wireframe: o.wireframe, cull_back: o.cull_back, auto_lod: o.auto_lod, lod: o.lod, skeleton: o.skeleton })
+        to_js(&Out { wireframe: o.wireframe, cull_back: o.cull_back, auto_lod: o.auto_lod, lod: o.lod, skeleton: o.skeleton, background: o.background, lighting: o.lighting })
     }
 
     pub fn resize(&mut self, width: u32, height: u32) {
@@ -645,6 +651,16 @@ impl Viewer {
     }
     pub fn zoom(&mut self, steps: f32) {
         self.renderer.zoom(steps);
+    }
+    /// Zoom towards the surface under canvas pixel (x, y), never through it.
+    #[wasm_bindgen(js_name = zoomAt)]
+    pub fn zoom_at(&mut self, steps: f32, x: f32, y: f32) {
+        self.renderer.zoom_at(steps, x, y, self.animation_time());
+    }
+    /// Frame the outlined selection; false (nothing moved) when nothing is outlined.
+    #[wasm_bindgen(js_name = frameHighlight)]
+    pub fn frame_highlight(&mut self) -> bool {
+        self.renderer.frame_highlight()
     }
     /// Frame the camera on the scene again.
     pub fn home(&mut self) {
@@ -692,6 +708,19 @@ impl Viewer {
     #[wasm_bindgen(js_name = setHighlight)]
     pub fn set_highlight(&mut self, record: Option<u32>) -> usize {
         self.renderer.set_highlight(record, self.animation_time())
+    }
+
+    /// Outline the triangles of one face: those made from the bytes start..end of index
+    /// record `record` (what `pick` returned). Returns the number outlined.
+    #[wasm_bindgen(js_name = setHighlightBytes)]
+    pub fn set_highlight_bytes(&mut self, record: u32, start: usize, end: usize) -> usize {
+        self.renderer.set_highlight_face(record, start, end, self.animation_time())
+    }
+
+    /// Triangles outlined in the LOD on show.
+    #[wasm_bindgen(js_name = highlightedTriangles)]
+    pub fn highlighted_triangles(&self) -> usize {
+        self.renderer.highlighted_triangles()
     }
 
     /// The animation clock (seconds) that clips and texture scrolling follow.
@@ -756,9 +785,12 @@ impl Viewer {
     pub fn pixel_stats(&mut self) -> Result<JsValue, JsValue> {
         self.renderer.render(self.animation_time());
         let pixels = self.renderer.read_pixels();
-        let non_background = pixels.iter().filter(|p| p[..3].iter().zip(BACKGROUND).any(|(&a, b)| a.abs_diff(b) > 3)).count();
+        // Behind a checker a pixel is background when it is either square's colour.
+        let colors = self.renderer.options.background.colors();
+        let near = |p: &[u8; 4], c: &[u8; 3]| p[..3].iter().zip(c).all(|(&a, &b)| a.abs_diff(b) <= 3);
+        let non_background = pixels.iter().filter(|p| !colors.iter().any(|c| near(p, c))).count();
         let (width, height) = self.renderer.size();
-        to_js(&PixelStats { width, height, background: BACKGROUND, non_background })
+        to_js(&PixelStats { width, height, background: colors[0], non_background })
     }
 
     /// Redraw and return the frame as RGBA bytes, top row first (width × height × 4).

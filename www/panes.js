@@ -1,0 +1,133 @@
+// The panes around the view: each can be hidden (its button in the top bar says whether it
+// shows, aria-expanded) and resized with the splitter beside it, by pointer or by keyboard
+// (arrows move it, Home/End to its limits, Enter hides or shows the pane). Sizes and which
+// panes show are remembered in localStorage, per browser.
+
+const STORE = 'relicview.panes';
+const KEY_STEP = 16; // px per arrow press (Shift: 4×)
+
+export class Panes {
+  constructor({ onChange } = {}) {
+    this.onChange = onChange || (() => {});
+    this.saved = load();
+    for (const toggle of document.querySelectorAll('.pane-toggle')) {
+      const pane = document.getElementById(toggle.dataset.pane);
+      toggle.addEventListener('click', () => this.setShown(pane.id, pane.hidden));
+      if (this.saved.hidden?.includes(pane.id)) this.setShown(pane.id, false, false);
+    }
+    for (const splitter of document.querySelectorAll('.splitter')) this.bindSplitter(splitter);
+    for (const [id, px] of Object.entries(this.saved.sizes || {})) {
+      const pane = document.getElementById(id);
+      if (pane) this.setSize(pane, px, false);
+    }
+    new ResizeObserver(() => this.updateValues()).observe(document.body);
+  }
+
+  // Show or hide a pane with its splitter; → whether it shows.
+  setShown(id, shown, remember = true) {
+    const pane = document.getElementById(id);
+    if (!pane) return false;
+    pane.hidden = !shown;
+    for (const s of document.querySelectorAll(`.splitter[data-pane="${id}"]`)) s.hidden = !shown;
+    const toggle = document.querySelector(`.pane-toggle[data-pane="${id}"]`);
+    if (toggle) toggle.setAttribute('aria-expanded', String(shown));
+    if (remember) this.save();
+    this.onChange();
+    return shown;
+  }
+
+  shown(id) {
+    const pane = document.getElementById(id);
+    return Boolean(pane && !pane.hidden);
+  }
+
+  bindSplitter(splitter) {
+    const pane = document.getElementById(splitter.dataset.pane);
+    const edge = splitter.dataset.edge;
+    const vertical = edge === 'top';
+    splitter.addEventListener('pointerdown', (e) => {
+      e.preventDefault();
+      splitter.classList.add('dragging');
+      try { splitter.setPointerCapture(e.pointerId); } catch { /* drags without capture too */ }
+      const move = (m) => {
+        const r = pane.getBoundingClientRect();
+        const px = edge === 'right' ? m.clientX - r.left : edge === 'left' ? r.right - m.clientX : r.bottom - m.clientY;
+        this.setSize(pane, px);
+      };
+      const up = () => {
+        splitter.classList.remove('dragging');
+        splitter.removeEventListener('pointermove', move);
+        splitter.removeEventListener('pointerup', up);
+        splitter.removeEventListener('pointercancel', up);
+        this.save();
+      };
+      splitter.addEventListener('pointermove', move);
+      splitter.addEventListener('pointerup', up);
+      splitter.addEventListener('pointercancel', up);
+    });
+    splitter.addEventListener('keydown', (e) => {
+      const r = pane.getBoundingClientRect();
+      const now = vertical ? r.height : r.width;
+      const step = KEY_STEP * (e.shiftKey ? 4 : 1);
+      // Arrows move the splitter itself: towards the pane shrinks it.
+      const grow = { right: ['ArrowRight', 'ArrowLeft'], left: ['ArrowLeft', 'ArrowRight'], top: ['ArrowUp', 'ArrowDown'] }[edge];
+      let px = null;
+      if (e.key === grow[0]) px = now + step;
+      else if (e.key === grow[1]) px = now - step;
+      else if (e.key === 'Home') px = 0;
+      else if (e.key === 'End') px = 1e6;
+      else if (e.key === 'Enter') {
+        e.preventDefault();
+        const toggle = document.querySelector(`.pane-toggle[data-pane="${pane.id}"]`);
+        this.setShown(pane.id, false);
+        toggle?.focus();
+        return;
+      } else return;
+      e.preventDefault();
+      this.setSize(pane, px);
+      this.save();
+    });
+  }
+
+  // Size a pane in CSS px, within its CSS min/max (the browser clamps; the value shown to
+  // assistive technology is what it got, as a share of the window).
+  setSize(pane, px, notify = true) {
+    const prop = pane.id === 'inspector' ? 'height' : 'width';
+    pane.style[prop] = `${Math.max(0, Math.round(px))}px`;
+    this.updateValues();
+    if (notify) this.onChange();
+  }
+
+  updateValues() {
+    for (const s of document.querySelectorAll('.splitter')) {
+      const pane = document.getElementById(s.dataset.pane);
+      if (!pane) continue;
+      const r = pane.getBoundingClientRect();
+      const share = s.dataset.edge === 'top' ? r.height / Math.max(1, window.innerHeight) : r.width / Math.max(1, window.innerWidth);
+      s.setAttribute('aria-valuemin', '0');
+      s.setAttribute('aria-valuemax', '100');
+      s.setAttribute('aria-valuenow', String(Math.round(share * 100)));
+    }
+  }
+
+  save() {
+    const sizes = {};
+    for (const s of document.querySelectorAll('.splitter')) {
+      const pane = document.getElementById(s.dataset.pane);
+      const prop = pane?.id === 'inspector' ? 'height' : 'width';
+      if (pane && pane.style[prop]) sizes[pane.id] = parseFloat(pane.style[prop]);
+    }
+    const hidden = [...document.querySelectorAll('.pane-toggle')].map((t) => t.dataset.pane).filter((id) => document.getElementById(id)?.hidden);
+    this.saved = { sizes, hidden };
+    try { localStorage.setItem(STORE, JSON.stringify(this.saved)); } catch { /* private mode: not remembered */ }
+  }
+}
+
+function load() {
+  try {
+    const v = JSON.parse(localStorage.getItem(STORE) || '{}');
+    return v && typeof v === 'object' ? v : {};
+  } catch {
+    return {};
+  }
+}
