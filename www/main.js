@@ -208,9 +208,12 @@ function showDocument(file) {
   const dl = $('info-body');
   dl.replaceChildren();
   addRows(dl, file.infoRows());
+  // What is not a label and its value goes under the list.
+  const more = $('info-more');
+  more.replaceChildren();
   const can = file.capabilities();
-  if (can.image) dl.append(pictureView(file.image()));
-  if (can.text) dl.append(textView(file.text()));
+  if (can.image) more.append(pictureView(file.image()));
+  if (can.text) more.append(textView(file.text()));
   if (can.usedBy) {
     const path = file.path;
     const exports = file.exports();
@@ -219,7 +222,7 @@ function showDocument(file) {
       const rows = await state.session.usedBy(path, exports);
       if (state.current === path) addRows(dl, rows);
     });
-    dl.append(b);
+    more.append(b);
   }
   $('export-button').disabled = !can.export;
 }
@@ -227,6 +230,7 @@ function showDocument(file) {
 function showError(path, err, actions = []) {
   $('info-title').textContent = path;
   $('info-body').replaceChildren();
+  $('info-more').replaceChildren();
   const error = $('info-error');
   error.hidden = false;
   error.textContent = message(err);
@@ -943,6 +947,10 @@ window.relicview = {
   workers: () => ({ started: state.opener.started, abandoned: state.opener.abandoned, busy: Boolean(state.opener.job) }),
   // Bytes of the wasm core's linear memory (it only grows; the peak of everything opened).
   memoryBytes: () => state.wasm.memory.buffer.byteLength,
+  // Triangles outlined in the view (a picked face, a record chosen in the tree) in the LOD on show.
+  highlightedTriangles: () => state.viewer.highlightedTriangles(),
+  // Frame the selection (or, with none, the model) → camera.
+  frame: async () => { frame(); await state.viewport.requestFrame(); return state.viewer.camera(); },
   // The frame as {width, height, data: RGBA bytes, top row first}.
   readPixels: () => ({ width: $('viewport').width, height: $('viewport').height, data: state.viewer.readPixels() }),
 };

@@ -49,11 +49,14 @@ export class Panes {
       e.preventDefault();
       splitter.classList.add('dragging');
       try { splitter.setPointerCapture(e.pointerId); } catch { /* drags without capture too */ }
-      const move = (m) => {
+      // Where the pointer holds the splitter stays under it as it moves.
+      const reach = (m) => {
         const r = pane.getBoundingClientRect();
-        const px = edge === 'right' ? m.clientX - r.left : edge === 'left' ? r.right - m.clientX : r.bottom - m.clientY;
-        this.setSize(pane, px);
+        return edge === 'right' ? m.clientX - r.left : edge === 'left' ? r.right - m.clientX : r.bottom - m.clientY;
       };
+      const r0 = pane.getBoundingClientRect();
+      const grab = reach(e) - (vertical ? r0.height : r0.width);
+      const move = (m) => this.setSize(pane, reach(m) - grab);
       const up = () => {
         splitter.classList.remove('dragging');
         splitter.removeEventListener('pointermove', move);

@@ -6,6 +6,7 @@
 //   &mode=fly (the camera flies) &view=2 (looking from viewpoint 2, a world's dropzone)
 //   &hide=doors,fx (layers not shown) &choice=2 (the option of a file's choice: a model and
 //   its animation) &skeleton=1 (the bones drawn over it)
+//   &wire=1 &cull=1 (wireframe, back faces hidden) &bg=light|checker &light=camera|none
 //   #folder=<fingerprint>&path=…
 
 const round = (x) => Number(x.toFixed(4));
@@ -19,7 +20,11 @@ export function readHash(hash = location.hash) {
   const int = (name) => (p.has(name) && /^\d+$/.test(p.get(name)) ? Number(p.get(name)) : null);
   const t = p.has('t') && Number.isFinite(Number(p.get('t'))) ? Number(p.get('t')) : null;
   const hide = p.has('hide') ? p.get('hide').split(',').filter(Boolean) : null;
-  return { archive: p.get('archive'), folder: p.get('folder'), path: p.get('path'), cam, lod: int('lod'), chunk: int('chunk'), t, mode: p.get('mode') === 'fly' ? 'fly' : null, view: int('view'), hide, paused: p.get('paused') === '1', choice: int('choice'), skeleton: p.get('skeleton') === '1' };
+  return { archive: p.get('archive'), folder: p.get('folder'), path: p.get('path'), cam, lod: int('lod'), chunk: int('chunk'), t, mode: p.get('mode') === 'fly' ? 'fly' : null, view: int('view'), hide, paused: p.get('paused') === '1', choice: int('choice'), skeleton: p.get('skeleton') === '1', wire: p.get('wire') === '1', cull: p.get('cull') === '1', bg: oneOf(p.get('bg'), ['light', 'checker']), light: oneOf(p.get('light'), ['camera', 'none']) };
+}
+
+function oneOf(value, allowed) {
+  return allowed.includes(value) ? value : null;
 }
 
 export function hashOf(view) {
@@ -37,6 +42,10 @@ export function hashOf(view) {
   if (view.hide && view.hide.length) p.set('hide', view.hide.join(','));
   if (view.choice !== null && view.choice !== undefined) p.set('choice', String(view.choice));
   if (view.skeleton) p.set('skeleton', '1');
+  if (view.wire) p.set('wire', '1');
+  if (view.cull) p.set('cull', '1');
+  if (view.bg) p.set('bg', view.bg);
+  if (view.light) p.set('light', view.light);
   return '#' + p.toString();
 }
 

@@ -204,7 +204,7 @@ test('with FIELD.TDB in the folder a real NPC gets its eyes and mouth; without i
       assert.equal(await page.evaluate((p) => window.relicview.entry(p).kind, `${root}/FIELD/FIELD.TDB`), 'tdb');
       // FIELD.TDB opened alone: its 127 images in a grid of 16 columns, as a picture.
       await page.locator(`#file-list li[data-path="${root}/FIELD/FIELD.TDB"]`).click();
-      const picture = await page.locator('#info-body canvas.picture').evaluate((c) => {
+      const picture = await page.locator('#info-more canvas.picture').evaluate((c) => {
         const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
         let drawn = 0;
         for (let i = 3; i < d.length; i += 4) if (d[i] > 0) drawn++;

@@ -156,8 +156,8 @@ test('garbage is an error naming its offset; a file that is not a model is shown
   const text = await page.evaluate(() => window.relicview.open('GAME/JUNK/README.TXT'));
   assert.deepEqual(text, { triangles: 0, drawCalls: 0 });
   assert.equal(await page.locator('#info-error').isVisible(), false);
-  assert.equal(await page.locator('#info-body pre.text-view').textContent(), 'not a model\r\nsecond line\r\n');
-  assert.equal(await page.locator('#info-body pre.line-numbers').textContent(), '1\n2');
+  assert.equal(await page.locator('#info-more pre.text-view').textContent(), 'not a model\r\nsecond line\r\n');
+  assert.equal(await page.locator('#info-more pre.line-numbers').textContent(), '1\n2');
   // Bytes: shown in the hex view, no error.
   await page.evaluate(() => window.relicview.open('GAME/JUNK/NOISE.BIN'));
   assert.equal(await page.locator('#info-error').isVisible(), false);
@@ -179,13 +179,13 @@ test('an image is shown as a picture and on a quad in 3D; a MOD as text with its
   const { page, problems } = await pageWithFolder();
   const r = await page.evaluate(() => window.relicview.open('GAME/DEMO/TEXTURE/WATER.TGA'));
   assert.deepEqual(r, { triangles: 2, drawCalls: 1 });
-  const picture = await page.locator('#info-body canvas.picture').evaluate((c) => [c.width, c.height]);
+  const picture = await page.locator('#info-more canvas.picture').evaluate((c) => [c.width, c.height]);
   assert.deepEqual(picture, [32, 32]);
   const pixels = await page.evaluate(() => window.relicview.pixelStats());
   assert.ok(pixels.nonBackground > pixels.width * pixels.height * 0.05, `the quad shows (${pixels.nonBackground} px)`);
   await page.evaluate(() => window.relicview.open('GAME/DEMO/MODELS/HEXPOD.MOD'));
   assert.match(await page.locator('#info-body').textContent(), /drawshexpod\.bgf.*triangles26/s);
-  assert.match(await page.locator('#info-body pre.text-view').textContent(), /\[video\]\r\nobject=hexpod\.bgf/);
+  assert.match(await page.locator('#info-more pre.text-view').textContent(), /\[video\]\r\nobject=hexpod\.bgf/);
   const rows = await page.evaluate(() => window.relicview.inspector.view().chunks.map((c) => c.name));
   assert.deepEqual(rows, ['[video]', 'object', '[gamedata]', 'class']);
   assert.deepEqual(problems, []);
@@ -768,10 +768,10 @@ test('text twins (DIV-VIZ2) are typed by content and shown as text', async () =>
   const { page, problems } = await pageWithFolder();
   assert.equal(await page.evaluate(() => window.relicview.entry('GAME/TEXTS/BOX.VGF').kind), 'viz2-text');
   await page.evaluate(() => window.relicview.open('GAME/TEXTS/BOX.VGF'));
-  const text = await page.locator('#info-body pre.text-view').textContent();
+  const text = await page.locator('#info-more pre.text-view').textContent();
   assert.match(text, /^DIV-VIZ2\nHEADER \{/);
   assert.match(text, /<script>alert\(1\)<\/script>/, 'markup in the file stays text');
-  assert.equal(await page.locator('#info-body script').count(), 0);
+  assert.equal(await page.locator('#info-panel script').count(), 0);
   assert.equal(await page.locator('#coverage-legend .legend[data-class="text"]').getAttribute('data-bytes'), String(readFileSync(join(dir, 'TEXTS/BOX.VGF')).length));
   assert.equal(await page.locator('#info-error').isVisible(), false);
   assert.deepEqual(problems, []);
