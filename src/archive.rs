@@ -403,7 +403,8 @@ pub async fn open_bytes(archive: &RefCell<Archive>, source: &impl FileSource, pa
     let mut unreadable = Vec::new();
     let mut scene = None;
     let mut t2 = t1;
-    if document.error().is_none() {
+    // A damaged file (cut short) shows what comes before the damage.
+    if document.error().is_none() || document.damaged() {
         // Each round reads what the previous one made known; a path is never asked twice.
         // The deepest chain: a world's includes (at most 8 deep), its game objects, their
         // models and subsystems, the models' libraries, the libraries' texture maps.

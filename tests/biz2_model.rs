@@ -510,3 +510,58 @@ fn a_model_stops_growing_at_twice_its_file_and_says_where() {
     assert!(model.diagnostics.is_empty(), "{:?}", model.diagnostics);
     assert_eq!(model.objects[0].lods[0].patches.len(), 120);
 }
+
+/// A file damaged where it ends shows everything before the damage: cut short by a byte
+/// (the trailer), with junk after its trailer, or cut inside its last vertex block.
+#[test]
+fn damaged_files_draw_what_comes_before_the_damage() {
+    use relicview::archive::Archive;
+    use relicview::formats::registry::{self, Purpose};
+    let grid = large_model_like(4);
+    let whole = write_file(&grid, WriteOptions::default());
+    let triangles = |bytes: Vec<u8>| {
+        let mut doc = registry::open("T.BGF", bytes, Purpose::Show);
+        let damaged = doc.damaged();
+        let error = doc.error().cloned();
+        let n = doc.build_scene(&Archive::detached()).map_or(0, |s| s.triangle_count(0));
+        (n, damaged, error, doc.diagnostics().to_vec(), doc.info_rows())
+    };
+    let (all, damaged, error, _, _) = triangles(whole.clone());
+    assert!(!damaged && error.is_none() && all == 4 * 2);
+    let (n, damaged, error, _, rows) = triangles(whole[..whole.len() - 1].to_vec());
+    assert!(damaged && error.is_some());
+    assert_eq!(n, all, "cut by one byte: every triangle drawn");
+    assert!(rows.iter().any(|r| r.label == "damaged"), "the info says so");
+    let mut junk = whole.clone();
+    junk.extend([0xAB; 6]);
+    let (n, damaged, error, _, _) = triangles(junk);
+    assert!(damaged && error.unwrap().offset == whole.len());
+    assert_eq!(n, all);
+    // Cut in the middle of the last patch's vertices: the patches before it draw.
+    let tree = Biz2File::parse(&whole).unwrap().0;
+    let last_vertices = tree.iter().filter(|c| tags::vertex_layout(c.id).is_some()).last().unwrap();
+    let cut = last_vertices.payload_offset + 20;
+    let (n, damaged, error, _, _) = triangles(whole[..cut].to_vec());
+    assert!(damaged);
+    assert_eq!(n, all - 2, "three of four patches");
+    assert!(error.as_ref().unwrap().message.contains("cut short"), "{error:?}");
+    // Garbage straight after the magic is not damage: nothing was read.
+    let mut garbage = whole[..8].to_vec();
+    garbage.extend([0xFF; 40]);
+    let (n, damaged, error, _, _) = triangles(garbage);
+    assert!(!damaged && error.is_some() && n == 0);
+}
+
+/// Four patches of one quad each, side by side.
+fn large_model_like(patches: usize) -> Biz2File {
+    let prims = (0..patches)
+        .map(|k| {
+            let x = k as f32 * 2.0;
+            prim(PrimitiveKind::PMesh, vec![[x, 0.0, 0.0], [x + 1.0, 0.0, 0.0], [x + 1.0, 1.0, 0.0], [x, 1.0, 0.0]], vec![Connectivity::Faces { points_per_face: 4, indices: vec![0, 1, 2, 3] }])
+        })
+        .collect::<Vec<_>>();
+    let mut f = file_with(Vec::new());
+    let patch = f.objects[0].lods[0].patches.remove(0);
+    f.objects[0].lods[0].patches = prims.into_iter().enumerate().map(|(k, p)| Patch { name: Some(format!("p{k}")), primitives: vec![p], ..patch.clone() }).collect();
+    f
+}

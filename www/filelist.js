@@ -80,6 +80,14 @@ export class FileList {
     this.render();
   }
 
+  // A file shown despite damage at its end is marked as such.
+  setDamaged(entry, damaged) {
+    if (Boolean(entry.damaged) === damaged) return;
+    entry.damaged = damaged;
+    this.stale = true;
+    this.render();
+  }
+
   // After kinds changed: the rows a kind filter shows may have changed too.
   refresh() {
     if (this.kindFilter) this.applyFilter();
@@ -189,6 +197,7 @@ export class FileList {
     // Typed by its name so far; its content is read after the whole list shows.
     if (entry.pending) li.classList.add('pending');
     if (entry.failed) li.classList.add('failed');
+    if (entry.damaged) li.classList.add('damaged');
     li.setAttribute('aria-selected', String(entry.path === this.current));
     li.title = entry.path;
     const badge = document.createElement('span');

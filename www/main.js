@@ -240,11 +240,12 @@ function showError(path, err, actions = []) {
 
 // A message over the view (null: none): an error, or a note such as "choose a file".
 // `actions`: [[label, onClick]] buttons under it.
-function viewMessage(text, { note = false, actions = [] } = {}) {
+function viewMessage(text, { note = false, warning = false, actions = [] } = {}) {
   const box = $('view-message');
   box.hidden = text === null;
   if (text === null) return;
   box.classList.toggle('note', note);
+  box.classList.toggle('warning', warning);
   box.setAttribute('role', note ? 'status' : 'alert');
   $('view-message-text').textContent = text;
   $('view-message-actions').replaceChildren(...actions.map(([label, onClick]) => {
@@ -381,6 +382,10 @@ async function openNow(path, restore, request) {
   state.viewpoint = null;
   if (entry.failed) state.files.setFailed(entry, false);
   showDocument(file);
+  // Damaged where it ends: what came before is on show, and the view says what is missing.
+  const damage = file.damage();
+  state.files.setDamaged(entry, Boolean(damage));
+  if (damage) viewMessage(`${entry.path} is damaged: ${message(damage)}\nEverything before that point is shown.`, { note: true, warning: true });
   if (restore) restoreView(restore, { chunk: false });
   syncToolbar();
   writeHash({ push: newFile && !restore, opened: true });
@@ -746,9 +751,9 @@ function openInitial() {
   if (!linkFolder || linkFolder === state.source.folder) openFirstValid().catch(() => {});
 }
 
-// Open the archive's first model that opens without an error: a broken file is marked in
-// the list and passed over (at most FIRST_TRIES of them), never left on show as the first
-// thing a reader sees.
+// Open the archive's first model that opens without an error or damage: a broken file is
+// marked in the list and passed over (at most FIRST_TRIES of them), never left on show as
+// the first thing a reader sees.
 const FIRST_TRIES = 40;
 async function openFirstValid() {
   const candidates = state.entries.filter((e) => kindOfEntry(e).capabilities.primary && !e.failed).slice(0, FIRST_TRIES);
@@ -756,7 +761,10 @@ async function openFirstValid() {
     const before = state.requests;
     try {
       const shown = await open(e.path);
-      return shown && !shown.abandoned ? e.path : null;
+      if (!shown || shown.abandoned) return null;
+      // Drawn despite damage: shown only if nothing after it opens whole.
+      if (!e.damaged || e === candidates[candidates.length - 1]) return e.path;
+      if (state.requests !== before + 1) return null;
     } catch {
       // Another file asked for meanwhile: the reader's choice stands.
       if (state.requests !== before + 1) return null;
@@ -903,7 +911,7 @@ window.relicview = {
   // One listed file: {path, size, kind, pending, failed}, or null.
   entry: (path) => {
     const e = state.byPath.get(String(path).toLowerCase());
-    return e ? { path: e.path, size: e.size, kind: e.kind || 'unknown', pending: Boolean(e.pending), failed: Boolean(e.failed) } : null;
+    return e ? { path: e.path, size: e.size, kind: e.kind || "unknown", pending: Boolean(e.pending), failed: Boolean(e.failed), damaged: Boolean(e.damaged) } : null;
   },
   // The paths the list shows, in order (at most `limit`, default 1,000).
   shownFiles: (limit = 1000) => state.files.visibleFiles().slice(0, limit),

@@ -55,6 +55,7 @@ async function open(job, path) {
       kind: file.kind(),
       capabilities: can,
       error: plainError(file.error()),
+      damage: plainError(file.damage()),
       inspect,
       bytes,
       infoRows: file.infoRows(),

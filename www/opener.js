@@ -128,10 +128,8 @@ export class RemoteFile {
   }
   kind() { return this.m.kind; }
   capabilities() { return this.m.capabilities; }
-  error() {
-    const e = this.m.error;
-    return e ? Object.assign(new Error(e.message), { offset: e.offset, chunkPath: e.chunkPath }) : null;
-  }
+  error() { return asError(this.m.error); }
+  damage() { return asError(this.m.damage); }
   inspect() { return JSON.parse(this.m.inspect); }
   bytes(view) { return this.m.bytes[view] || null; }
   infoRows() { return this.m.infoRows; }
@@ -141,4 +139,8 @@ export class RemoteFile {
   exports() { return this.m.exports; }
   timings() { return this.m.timings; }
   free() { this.m = null; this.sceneBytes = null; }
+}
+
+function asError(e) {
+  return e ? Object.assign(new Error(e.message), { offset: e.offset, chunkPath: e.chunkPath }) : null;
 }

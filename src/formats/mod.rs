@@ -139,6 +139,12 @@ pub trait Document: Any {
     fn error(&self) -> Option<&ParseError> {
         None
     }
+    /// The error is damage where the file ends (cut short, or bytes after its end): what
+    /// comes before it was read and is shown, with the error as a warning. The CLI still
+    /// reports the error.
+    fn damaged(&self) -> bool {
+        false
+    }
     /// Non-fatal findings.
     fn diagnostics(&self) -> &[Diagnostic] {
         &[]

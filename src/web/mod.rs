@@ -191,7 +191,12 @@ impl OpenedFile {
     /// The parse error as an Error to throw (message naming file and byte offset, with
     /// `offset` and `chunkPath`), or null.
     pub fn error(&self) -> JsValue {
-        self.document.error().map_or(JsValue::NULL, |e| parse_error(&self.path, e))
+        self.document.error().filter(|_| !self.document.damaged()).map_or(JsValue::NULL, |e| parse_error(&self.path, e))
+    }
+    /// Damage where the file ends (cut short, or bytes after its end) as an Error, or null:
+    /// the file is shown up to it, and the page says so.
+    pub fn damage(&self) -> JsValue {
+        self.document.error().filter(|_| self.document.damaged()).map_or(JsValue::NULL, |e| parse_error(&self.path, e))
     }
     /// The inspector's view: rows, fields, coverage runs, diagnostics, byte views.
     pub fn inspect(&self) -> Result<JsValue, JsValue> {

@@ -35,9 +35,11 @@ export function makeArchive() {
   const root = mkdtempSync(join(tmpdir(), 'relicview-e2e-'));
   const dir = join(root, 'GAME');
   relicview('demo', dir);
-  // A model cut short in the middle of its OBJECT chunk.
+  // A malformed model: the first chunk inside its OBJECT has an invalid tag word.
   const hexpod = readFileSync(join(dir, 'DEMO/VIDEO/HEXPOD.BGF'));
-  writeFileSync(join(dir, 'DEMO/VIDEO/BROKEN.BGF'), hexpod.subarray(0, hexpod.length - 40));
+  writeFileSync(join(dir, 'DEMO/VIDEO/BROKEN.BGF'), malformed(hexpod));
+  // A model cut short in the middle of its OBJECT chunk: damaged where it ends.
+  writeFileSync(join(dir, 'DEMO/VIDEO/CUT.BGF'), hexpod.subarray(0, hexpod.length - 40));
   // A second game tree whose own material library is cut short: its models must still draw.
   mkdirSync(join(dir, 'BROKENTREE/MATERIAL'), { recursive: true });
   mkdirSync(join(dir, 'BROKENTREE/VIDEO'), { recursive: true });
@@ -50,6 +52,18 @@ export function makeArchive() {
   // A name that would run script if it ever reached the page as HTML.
   writeFileSync(join(dir, 'DEMO/VIDEO/<img src=x onerror=alert(1)>.BGF'), readFileSync(join(dir, 'DEMO/VIDEO/CUBE.BGF')));
   return dir;
+}
+
+// A copy of a DIV-BIZ2 file whose second top-level chunk's first child has a tag word of
+// length width 3 (invalid): an error in the middle of the file, not at its end.
+export function malformed(bytes) {
+  const out = Buffer.from(bytes);
+  const width = (at) => [1, 2, 4][out.readUInt16LE(at) >> 14];
+  const length = (at) => ({ 1: () => out[at + 2], 2: () => out.readUInt16LE(at + 2), 4: () => out.readUInt32LE(at + 2) })[width(at)]();
+  const second = 8 + 2 + width(8) + length(8);
+  const child = second + 2 + width(second);
+  out[child + 1] |= 0xc0;
+  return out;
 }
 
 export async function startServer(dir) {

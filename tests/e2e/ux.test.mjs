@@ -7,7 +7,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeArchive, startServer, launch, walk, repo } from './harness.mjs';
+import { execFileSync } from 'node:child_process';
+import { makeArchive, startServer, launch, walk, repo, malformed, bin } from './harness.mjs';
 
 let dir, server, browser;
 const SIZES = [[1400, 850], [1024, 640], [430, 900]];
@@ -17,7 +18,9 @@ before(async () => {
   dir = makeArchive();
   // The alphabetically first model is broken: the first screen must pass over it.
   mkdirSync(join(dir, 'AAA'), { recursive: true });
-  writeFileSync(join(dir, 'AAA/AAA.BGF'), readFileSync(join(dir, 'DEMO/VIDEO/CUBE.BGF')).subarray(0, 60));
+  writeFileSync(join(dir, 'AAA/AAA.BGF'), malformed(readFileSync(join(dir, 'DEMO/VIDEO/CUBE.BGF'))));
+  // And the next one is damaged where it ends: drawn, but not the first thing shown.
+  writeFileSync(join(dir, 'AAA/AAB.BGF'), readFileSync(join(dir, 'DEMO/VIDEO/CUBE.BGF')).subarray(0, 100));
   server = await startServer(dir);
   browser = await launch();
 });
@@ -518,6 +521,39 @@ test('inspector: column headings, full text in tooltips, go to offset, find byte
   const named = v2.chunks.filter((c) => c.offset === offset).pop();
   if (named) assert.equal(s.chunk, named.index, 'the chunk the error names');
   else assert.ok(s.start <= offset && offset < s.end);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('a file damaged where it ends draws what it has, says so over the view, and is marked; the CLI still fails on it', async () => {
+  const { page, problems, close } = await served();
+  await shown(page);
+  const cut = await page.evaluate(() => window.relicview.open('DEMO/VIDEO/CUT.BGF'));
+  const whole = await page.evaluate(() => window.relicview.open('DEMO/VIDEO/HEXPOD.BGF'));
+  await page.evaluate(() => window.relicview.open('DEMO/VIDEO/CUT.BGF'));
+  assert.ok(cut.triangles > 0 && cut.triangles <= whole.triangles, `drawn: ${cut.triangles} of ${whole.triangles}`);
+  assert.ok((await page.evaluate(() => window.relicview.pixelStats())).nonBackground > 500, 'pixels on screen');
+  const note = await page.locator('#view-message').textContent();
+  assert.match(note, /CUT\.BGF is damaged: .*at byte \d+.*cut short/s);
+  assert.equal(await page.locator('#view-message').isVisible(), true);
+  assert.equal(await page.evaluate(() => window.relicview.entry('DEMO/VIDEO/CUT.BGF').damaged), true);
+  assert.equal(await page.locator('#file-list li[data-path="DEMO/VIDEO/CUT.BGF"]').getAttribute('class'), 'damaged');
+  assert.match(await page.locator('#info-body').textContent(), /damaged/);
+  // Its error in the inspector lands on the chunk the cut went through.
+  const li = page.locator('#diagnostics li.error');
+  const offset = Number(await li.getAttribute('data-offset'));
+  await li.click();
+  const sel = await page.evaluate(() => window.relicview.inspector.selection());
+  const view = await page.evaluate(() => window.relicview.inspector.view());
+  assert.equal(view.chunks[sel.chunk].offset, offset, 'the chunk the error names');
+  assert.ok(view.chunks[sel.chunk].flags.includes('truncated'));
+  // The CLI keeps its exit 1 and the diagnostic.
+  let failed = false;
+  try { execFileSync(bin, ['info', join(dir, 'DEMO/VIDEO/CUT.BGF')], { stdio: 'pipe' }); } catch (e) { failed = e.status === 1 && /cut short/.test(String(e.stderr) + String(e.stdout)); }
+  assert.ok(failed, 'relicview info exits 1 naming the cut');
+  // Opening a whole file clears the note.
+  await page.evaluate(() => window.relicview.open('DEMO/VIDEO/HEXPOD.BGF'));
+  assert.equal(await page.locator('#view-message').isVisible(), false);
   assert.deepEqual(problems, []);
   await close();
 });

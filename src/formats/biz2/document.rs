@@ -31,6 +31,8 @@ pub struct Biz2Document {
     references: Vec<Reference>,
     materials: Vec<String>,
     error: Option<ParseError>,
+    /// `error` is damage at the file's end: the rest is shown.
+    damaged: bool,
     diagnostics: Vec<Diagnostic>,
     inspector: Option<InspectorView>,
     info: Option<Info>,
@@ -44,14 +46,17 @@ pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
     let model = Biz2File::build_with(&mut tree, purpose == Purpose::Show);
     let inspector = (purpose == Purpose::Show).then(|| inspect::view(&tree, &model));
     let error = tree.error.clone();
-    let info = error.is_none().then(|| summary::summarize(&tree, &model));
+    let damaged = error.is_some() && tree.damaged_tail;
+    let info = (error.is_none() || damaged).then(|| summary::summarize(&tree, &model));
+    let diagnostics = model.diagnostics.clone();
     let stats = stats(&tree, &model);
     let references = references(&model);
     drop(tree);
     Box::new(Biz2Document {
         kind,
         materials: model.materials.iter().filter_map(|m| m.name.clone()).collect(),
-        diagnostics: model.diagnostics.clone(),
+        diagnostics,
+        damaged,
         model: Some(model),
         references,
         error,
@@ -130,7 +135,14 @@ impl Document for Biz2Document {
         (view == 0).then_some(&self.bytes[..])
     }
     fn info_rows(&self) -> Vec<InfoRow> {
-        self.info.as_ref().map(Info::rows).unwrap_or_default()
+        let mut rows = self.info.as_ref().map(Info::rows).unwrap_or_default();
+        if let (true, Some(e)) = (self.damaged, &self.error) {
+            rows.insert(0, InfoRow::warning("damaged", format!("{e}; what comes before it is shown")));
+        }
+        rows
+    }
+    fn damaged(&self) -> bool {
+        self.damaged
     }
     fn info_json(&self) -> String {
         match (&self.info, &self.error) {

@@ -20,7 +20,7 @@ fn summary(tree: &ChunkTree<'_>, c: &Chunk, fields: &[Field]) -> String {
         return counts.iter().map(|(n, k)| if *k == 1 { n.to_string() } else { format!("{k} × {n}") }).collect::<Vec<_>>().join(", ");
     }
     if !c.known || c.misplaced {
-        return format!("opaque, {} bytes", c.len);
+        return format!("opaque, {} bytes", c.payload_len());
     }
     // Fields are sorted by offset and lie inside their chunk's payload: find them by search,
     // not by a scan per chunk (files have tens of thousands of both).
@@ -28,7 +28,7 @@ fn summary(tree: &ChunkTree<'_>, c: &Chunk, fields: &[Field]) -> String {
     let to = fields.partition_point(|f| f.offset < c.payload_end());
     let mine: Vec<&Field> = fields[from..to].iter().filter(|f| f.chunk == c.index).collect();
     if mine.is_empty() {
-        return if c.len == 0 { String::new() } else { format!("{} bytes not decoded", c.len) };
+        return if c.payload_len() == 0 { String::new() } else { format!("{} bytes not decoded", c.payload_len()) };
     }
     mine.iter().map(|f| if f.value.is_empty() { f.what.clone() } else { format!("{} = {}", f.what, f.value) }).collect::<Vec<_>>().join(" · ")
 }
@@ -73,7 +73,11 @@ fn row(tree: &ChunkTree<'_>, c: &Chunk) -> Row {
     if c.misplaced {
         flags.push("misplaced");
     }
-    let notes = [c.namespace_inferred.then_some("id by context"), c.bit_0x1000().then_some("bit 0x1000")].into_iter().flatten().collect::<Vec<_>>().join(", ");
+    if c.truncated {
+        flags.push("truncated");
+    }
+    let cut = c.truncated.then(|| format!("cut short: {} of {} bytes", c.payload_len(), c.len));
+    let notes = [c.namespace_inferred.then_some("id by context"), c.bit_0x1000().then_some("bit 0x1000"), cut.as_deref()].into_iter().flatten().collect::<Vec<_>>().join(", ");
     let notes = if notes.is_empty() { notes } else { format!(" ({notes})") };
     Row {
         index: c.index,

@@ -449,13 +449,13 @@ impl Builder<'_, '_> {
 
     /// A leaf whose payload is too short for what its id needs.
     fn short(&mut self, c: &Chunk, need: &str) {
-        self.diag(c.payload_offset, c.index, format!("{} expected {need}, payload has {} bytes", c.name(), c.len));
+        self.diag(c.payload_offset, c.index, format!("{} expected {need}, payload has {} bytes", c.name(), c.payload_len()));
     }
 
     /// Record what `len` payload bytes of chunk `i`, from `from`, were decoded as.
     /// Every payload byte is decoded at most once, so the sum is the decoded total.
     fn field(&mut self, c: &Chunk, from: usize, len: usize, what: impl Into<String>, value: impl Into<String>) {
-        self.decoded += len.min((c.len as usize).saturating_sub(from));
+        self.decoded += len.min(c.payload_len().saturating_sub(from));
         // Fields describe the records the inspector lists.
         if self.record_fields && (c.index as usize) < crate::inspect::MAX_ROWS {
             self.fields.push(Field { chunk: c.index, offset: c.payload_offset + from, len, what: what.into(), value: value.into() });

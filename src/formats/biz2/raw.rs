@@ -53,11 +53,20 @@ pub struct Chunk {
     pub namespace_inferred: bool,
     /// A structural id its parent cannot hold, kept as an opaque leaf.
     pub misplaced: bool,
+    /// Its declared payload runs past the end of the file (a file cut short): the payload
+    /// is what the file still has.
+    pub truncated: bool,
+    /// Declared payload bytes the file does not have (0 unless truncated).
+    pub missing: u32,
 }
 
 impl Chunk {
     pub fn payload_end(&self) -> usize {
-        self.payload_offset + self.len as usize
+        self.payload_offset + self.payload_len()
+    }
+    /// Payload bytes the file has: the declared length, or less for a truncated chunk.
+    pub fn payload_len(&self) -> usize {
+        self.len as usize - self.missing as usize
     }
     pub fn name(&self) -> &'static str {
         tags::name(self.id).unwrap_or("UNKNOWN")
@@ -160,6 +169,11 @@ pub struct ChunkTree<'a> {
     pub closes_exactly: bool,
     /// The framing error that stopped the walk; the chunks before it are kept.
     pub error: Option<ParseError>,
+    /// The error is the file's end coming too soon (chunks cut short, the trailer missing or
+    /// cut) or bytes after its trailer: everything before it was read, and stands.
+    pub damaged_tail: bool,
+    /// The first chunk cut short by the end of the file: the error, when there is one.
+    truncation: Option<ParseError>,
     /// What the model layer decoded each payload byte as, sorted by offset (empty until
     /// the model is built, and when it was built without them).
     pub fields: Vec<Field>,
@@ -197,6 +211,8 @@ impl<'a> ChunkTree<'a> {
             stats: WalkStats::default(),
             closes_exactly: false,
             error: None,
+            damaged_tail: false,
+            truncation: None,
             fields: Vec::new(),
             decoded_bytes: 0,
         };
@@ -218,13 +234,19 @@ impl<'a> ChunkTree<'a> {
             tree.error = Some(ParseError::new(MAX_FILE_BYTES, "", format!("files over {MAX_FILE_BYTES} bytes are not supported (this one has {})", bytes.len())));
             return tree;
         }
-        if let Err(e) = tree.walk() {
-            tree.error = Some(e);
+        if let Err((e, end)) = tree.walk() {
+            // Damage at the end only when something before it was read. A file cut short
+            // is reported at the first chunk the cut went through (the walk itself ends
+            // later, at the missing trailer).
+            tree.damaged_tail = end && tree.count > 0;
+            tree.error = Some(tree.truncation.take().unwrap_or(e));
         }
         tree
     }
 
-    fn walk(&mut self) -> Result<(), ParseError> {
+    /// Err: the error, and whether it is the file ending too soon (or junk after the
+    /// trailer) rather than a malformed chunk.
+    fn walk(&mut self) -> Result<(), (ParseError, bool)> {
         let bytes = self.bytes;
         let mut w = Walk { pos: 8, index: 0, stack: Stack::EMPTY };
         // For error paths: per open level, the ordinal of its container and the number of
@@ -239,43 +261,53 @@ impl<'a> ChunkTree<'a> {
             let parent = w.stack.top().copied();
             let limit = parent.map_or(bytes.len(), |o| o.end as usize);
             if pos == bytes.len() && parent.is_none() {
-                return Err(ParseError::new(pos, "", "expected the BIZ_DONE trailer (0x0005), the file ends here"));
+                return Err((ParseError::new(pos, "", "expected the BIZ_DONE trailer (0x0005), the file ends here"), true));
             }
+            // The region being read runs to the end of the file: running out here is the file
+            // being cut short, not a chunk that contradicts its parent.
+            let at_end = limit == bytes.len();
             let path = || {
                 let names = w.stack.as_slice().iter().zip(&ordinals[1..]);
                 names.map(|(o, (n, _))| format!("{}[{n}]", tags::name(o.id).unwrap_or("UNKNOWN"))).collect::<Vec<_>>().join("/")
             };
             if limit - pos < 2 {
-                return Err(ParseError::new(pos, &path(), format!("expected a 2-byte tag word, only {} bytes remain in the parent", limit - pos)));
+                return Err((ParseError::new(pos, &path(), format!("expected a 2-byte tag word, only {} bytes remain in the parent", limit - pos)), at_end));
             }
             let word = u16::from_le_bytes([bytes[pos], bytes[pos + 1]]);
             let Some(len_width) = width_of(word) else {
-                return Err(ParseError::new(pos, &path(), format!("tag word {word:#06x} has length width 3, which is invalid (expected 1, 2 or 4 bytes)")));
+                return Err((ParseError::new(pos, &path(), format!("tag word {word:#06x} has length width 3, which is invalid (expected 1, 2 or 4 bytes)")), false));
             };
             let len_at = pos + 2;
             if limit - len_at < len_width as usize {
-                return Err(ParseError::new(
-                    len_at,
-                    &path(),
-                    format!("expected a {len_width}-byte length after tag word {word:#06x}, only {} bytes remain", limit - len_at),
+                return Err((
+                    ParseError::new(len_at, &path(), format!("expected a {len_width}-byte length after tag word {word:#06x}, only {} bytes remain", limit - len_at)),
+                    at_end,
                 ));
             }
             let len = read_len(bytes, len_at, len_width);
             let payload_offset = len_at + len_width as usize;
             let remaining = limit - payload_offset;
             let Classified { id, container, known, misplaced, .. } = tags::classify(parent.map(|o| o.id), word);
-            if len as usize > remaining {
-                let what = if parent.is_some() { "its parent" } else { "the file" };
-                let name = tags::name(id).unwrap_or("UNKNOWN");
-                return Err(ParseError::new(
-                    pos,
-                    &path(),
-                    format!("{name} ({word:#06x}) declares {len} payload bytes but {what} has only {remaining} left"),
-                ));
+            let name = tags::name(id).unwrap_or("UNKNOWN");
+            if len as usize > remaining && !at_end {
+                return Err((ParseError::new(pos, &path(), format!("{name} ({word:#06x}) declares {len} payload bytes but its parent has only {remaining} left")), false));
             }
             if w.stack.len >= MAX_DEPTH && container {
-                return Err(ParseError::new(pos, &path(), format!("chunks nest deeper than {MAX_DEPTH} levels")));
+                return Err((ParseError::new(pos, &path(), format!("chunks nest deeper than {MAX_DEPTH} levels")), false));
             }
+            // Cut short by the end of the file: read as far as it goes (its children too).
+            let len_in_file = if len as usize > remaining {
+                if self.truncation.is_none() {
+                    self.truncation = Some(ParseError::new(
+                        pos,
+                        &path(),
+                        format!("{name} ({word:#06x}) declares {len} payload bytes but the file has only {remaining} left: the file is cut short, read as far as it goes"),
+                    ));
+                }
+                remaining as u32
+            } else {
+                len
+            };
             if self.count % MARK_EVERY == 0 {
                 let stack_at = self.mark_stack.len() as u32;
                 self.mark_stack.extend(w.stack.as_slice().iter().map(|o| [o.index, o.offset]));
@@ -293,21 +325,20 @@ impl<'a> ChunkTree<'a> {
             s.framing += payload_offset - pos;
             if !container {
                 if known && !misplaced {
-                    s.known_payload += len as usize;
+                    s.known_payload += len_in_file as usize;
                 } else {
-                    s.opaque_payload += len as usize;
+                    s.opaque_payload += len_in_file as usize;
                 }
             }
-            let end = payload_offset + len as usize;
+            let end = payload_offset + len_in_file as usize;
             if parent.is_none() && id == tags::BIZ_DONE {
                 if len != 0 {
-                    return Err(ParseError::new(pos, "BIZ_DONE", format!("expected an empty BIZ_DONE trailer, it declares {len} payload bytes")));
+                    return Err((ParseError::new(pos, "BIZ_DONE", format!("expected an empty BIZ_DONE trailer, it declares {len} payload bytes")), true));
                 }
                 if end != bytes.len() {
-                    return Err(ParseError::new(
-                        end,
-                        "BIZ_DONE",
-                        format!("expected the file to end after BIZ_DONE, {} more bytes follow", bytes.len() - end),
+                    return Err((
+                        ParseError::new(end, "BIZ_DONE", format!("expected the file to end after BIZ_DONE, {} more bytes follow", bytes.len() - end)),
+                        true,
                     ));
                 }
                 self.closes_exactly = true;
@@ -362,6 +393,10 @@ impl<'a> ChunkTree<'a> {
         let len = read_len(bytes, pos + 2, len_width);
         let parent = stack.top();
         let c = tags::classify(parent.map(|p| p.id), word);
+        // The walk only let a chunk run past its parent where the parent runs to the file's
+        // end: then it is cut at the end of the file.
+        let payload_offset = pos + 2 + len_width as usize;
+        let missing = (payload_offset as u64 + len as u64).saturating_sub(bytes.len() as u64) as u32;
         Chunk {
             index,
             offset: pos,
@@ -369,13 +404,15 @@ impl<'a> ChunkTree<'a> {
             id: c.id,
             len_width,
             len,
-            payload_offset: pos + 2 + len_width as usize,
+            payload_offset,
             depth: stack.len as u16,
             parent: parent.map(|p| p.index),
             container: c.container,
             known: c.known,
             namespace_inferred: c.namespace_inferred,
             misplaced: c.misplaced,
+            truncated: missing > 0,
+            missing,
         }
     }
 
@@ -654,6 +691,56 @@ mod tests {
         assert!(e.message.contains("declares 10"), "{}", e.message);
         // What came before the error is kept for the inspector.
         assert_eq!(tree.len(), 1);
+    }
+
+    #[test]
+    fn a_file_cut_short_keeps_what_it_has_and_says_so() {
+        // HEADER, then an OBJECT whose NAME is cut after 2 of its 4 bytes.
+        let header = chunk(0x4003, &chunk(0x2005, &1.0f32.to_le_bytes()));
+        let object = chunk(0x0040, &chunk(0x2008, b"box\0"));
+        let whole = file(&[header, object]);
+        // Every cut after the HEADER: damage at the end, never a malformed file.
+        for cut in 20..whole.len() {
+            let tree = ChunkTree::parse(&whole[..cut]);
+            assert!(tree.error.is_some(), "cut at {cut}");
+            assert!(tree.damaged_tail, "cut at {cut}: {:?}", tree.error);
+            assert!(tree.iter().all(|c| c.payload_end() <= cut), "cut at {cut}: a chunk past the end");
+        }
+        let cut = whole.len() - 3 - 2; // the trailer (3 bytes) and two bytes of the name
+        let tree = ChunkTree::parse(&whole[..cut]);
+        let name = tree.iter().find(|c| c.id == 0x2008).expect("the cut chunk is recorded");
+        assert!(name.truncated);
+        assert_eq!((name.len, name.payload_len(), name.missing), (4, 2, 2));
+        assert_eq!(tree.payload(&name), b"bo");
+        let object = tree.iter().find(|c| c.id == 0x0040).unwrap();
+        assert!(object.truncated, "its container is cut too");
+        let e = tree.error.clone().expect("a cut is an error");
+        assert_eq!(e.offset, object.offset, "at the first chunk the cut went through");
+        assert!(e.message.contains("cut short"), "{}", e.message);
+        // Bytes after the trailer: damage too, every chunk whole.
+        let mut junk = whole.clone();
+        junk.extend([1, 2, 3, 4, 5, 6]);
+        let tree = ChunkTree::parse(&junk);
+        assert!(tree.damaged_tail);
+        assert_eq!(tree.error.unwrap().offset, whole.len());
+    }
+
+    #[test]
+    fn malformed_chunks_and_empty_files_are_not_damage_at_the_end() {
+        // A width-3 tag word after a good chunk.
+        let bytes = file(&[chunk(0x4003, &[]), vec![0x40, 0xC0, 0]]);
+        let tree = ChunkTree::parse(&bytes);
+        assert!(tree.error.is_some() && !tree.damaged_tail);
+        // A child that runs past its parent (which ends before the file does).
+        let mut object = 0x0040u16.to_le_bytes().to_vec();
+        object.push(6);
+        object.extend([0x08, 0x20, 10, b'a', b'b', b'c']);
+        let bytes = file(&[object]);
+        let tree = ChunkTree::parse(&bytes);
+        assert!(tree.error.is_some() && !tree.damaged_tail);
+        // Nothing read before the end.
+        let tree = ChunkTree::parse(MAGIC_GEOMETRY);
+        assert!(tree.error.is_some() && !tree.damaged_tail);
     }
 
     #[test]
