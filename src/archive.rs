@@ -324,7 +324,7 @@ impl Archive {
                     files.dedup();
                     match files.is_empty() {
                         true => InfoRow::warning(format!("used: {item}"), "nothing in this archive"),
-                        false => InfoRow::new(format!("used: {item}"), files.join(", ")),
+                        false => InfoRow::new(format!("used: {item}"), files.join(", ")).with_links(files.iter().map(|f| f.to_string()).collect()),
                     }
                 })
                 .collect();
@@ -332,17 +332,21 @@ impl Archive {
         let kind_of = |p: &str| self.index.kind(p).unwrap_or_else(|| Kind::sniff(p, &[], 0));
         let kind = kind_of(path);
         let mut rows = Vec::new();
-        let row = |label: String, mut entries: Vec<String>| {
+        // Entries are (path, what follows it); the paths become links.
+        let row = |label: String, mut entries: Vec<(String, String)>| {
             entries.sort();
             entries.dedup();
             match entries.is_empty() {
                 true => InfoRow::warning(label, "none in this archive"),
-                false => InfoRow::new(label, entries.join(", ")),
+                false => {
+                    let text = entries.iter().map(|(f, rest)| format!("{f}{rest}")).collect::<Vec<_>>().join(", ");
+                    InfoRow::new(label, text).with_links(entries.into_iter().map(|(f, _)| f).collect())
+                }
             }
         };
         for k in kind.referred_by() {
             let direct: Vec<&str> = users.iter().map(|(f, _)| *f).filter(|f| kind_of(f) == k).collect();
-            rows.push(row(format!("used by {}s", k.label()), direct.iter().map(|s| s.to_string()).collect()));
+            rows.push(row(format!("used by {}s", k.label()), direct.iter().map(|s| (s.to_string(), String::new())).collect()));
             for k2 in k.referred_by().filter(|k2| *k2 != k) {
                 let mut via: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
                 for d in &direct {
@@ -357,7 +361,7 @@ impl Archive {
                     .map(|(f, mut names)| {
                         names.sort();
                         names.dedup();
-                        format!("{f} (via {})", names.join(", "))
+                        (f.to_string(), format!(" (via {})", names.join(", ")))
                     })
                     .collect();
                 rows.push(row(format!("used by {}s", k2.label()), entries));

@@ -118,17 +118,59 @@ async function typeEntries(entries, generation) {
   return true;
 }
 
-function addRow(dl, label, value, bad = false) {
+function addRow(dl, label, value, bad = false, { swatch = null, links = [] } = {}) {
   const dt = document.createElement('dt');
   dt.textContent = label;
   const dd = document.createElement('dd');
-  dd.textContent = value;
+  if (swatch) {
+    const chip = document.createElement('span');
+    chip.className = 'swatch';
+    chip.style.background = swatch;
+    chip.title = swatch;
+    chip.setAttribute('aria-hidden', 'true');
+    dd.append(chip);
+  }
+  // The archive paths the value names are links that open them; the text around them stays
+  // text, and paths break at their slashes, not mid-name.
+  let at = 0;
+  for (const path of links) {
+    const k = value.indexOf(path, at);
+    if (k < 0) continue;
+    dd.append(breakable(value.slice(at, k)), fileLink(path));
+    at = k + path.length;
+  }
+  dd.append(breakable(value.slice(at)));
   if (bad) dd.className = 'bad';
   dl.append(dt, dd);
 }
 
+// Text that may wrap after each slash.
+function breakable(text) {
+  const frag = document.createDocumentFragment();
+  text.split('/').forEach((part, i, all) => {
+    frag.append(document.createTextNode(part + (i < all.length - 1 ? '/' : '')));
+    if (i < all.length - 1) frag.append(document.createElement('wbr'));
+  });
+  return frag;
+}
+
+// A link that opens an archive file (and is a permalink to it).
+function fileLink(path) {
+  const a = document.createElement('a');
+  a.href = hashOf({ ...state.source, path });
+  a.className = 'file-link';
+  a.dataset.path = path;
+  a.append(breakable(path));
+  a.addEventListener('click', (e) => {
+    if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    e.preventDefault();
+    open(path).catch(() => {});
+  });
+  return a;
+}
+
 function addRows(dl, rows) {
-  for (const r of rows) addRow(dl, r.label, r.value, r.severity === 'warning');
+  for (const r of rows) addRow(dl, r.label, r.value, r.severity === 'warning', { swatch: r.swatch, links: r.links || [] });
 }
 
 function button(id, label, onClick) {
@@ -805,6 +847,56 @@ function stats() {
   return state.viewer ? state.viewer.stats() : { triangles: 0, drawCalls: 0, fps: 0 };
 }
 
+// The archive check: every file parsed on its own (as `relicview census` does), failures
+// and damage marked in the list as they are found, then a report in the info pane with a
+// link to each file that fails. Stops when another archive is loaded. → {checked, failed,
+// damaged}, each entry {path, message, offset}.
+async function checkArchive() {
+  await ready;
+  const generation = state.generation;
+  const entries = state.entries.slice();
+  const status = $('check-status');
+  const button = $('check-button');
+  button.disabled = true;
+  const report = { checked: 0, failed: [], damaged: [] };
+  try {
+    for (const e of entries) {
+      const r = await state.session.check(e.path);
+      if (generation !== state.generation) return null;
+      report.checked++;
+      if (r.error && !r.damaged) report.failed.push({ path: e.path, ...r.error });
+      if (r.damaged) report.damaged.push({ path: e.path, ...r.error });
+      state.files.setFailed(e, Boolean(r.error && !r.damaged));
+      state.files.setDamaged(e, r.damaged);
+      if (report.checked % 50 === 0) {
+        status.textContent = `${report.checked} of ${entries.length}…`;
+        await nextTask();
+      }
+    }
+  } finally {
+    button.disabled = false;
+  }
+  status.textContent = `${report.checked} checked · ${report.failed.length} failing · ${report.damaged.length} damaged`;
+  showReport(report);
+  return report;
+}
+
+function showReport(report) {
+  $('info-title').textContent = 'Archive check';
+  $('info-error').hidden = true;
+  $('info-more').replaceChildren();
+  const dl = $('info-body');
+  dl.replaceChildren();
+  addRow(dl, 'checked', `${report.checked} files`);
+  addRow(dl, 'failing', String(report.failed.length), report.failed.length > 0);
+  addRow(dl, 'damaged', String(report.damaged.length), report.damaged.length > 0);
+  for (const [what, list] of [['fails', report.failed], ['damaged', report.damaged]]) {
+    for (const f of list.slice(0, 500)) addRow(dl, what, `${f.path} — ${f.message.slice(f.path.length + 2)}`, true, { links: [f.path] });
+    if (list.length > 500) addRow(dl, what, `… and ${list.length - 500} more`);
+  }
+  if (!report.failed.length && !report.damaged.length) addRow(dl, 'result', 'every file parses');
+}
+
 // The scene on show as a .glb named after the file, downloaded.
 function saveExport() {
   const glb = state.viewer.exportGlb();
@@ -955,6 +1047,8 @@ window.relicview = {
   workers: () => ({ started: state.opener.started, abandoned: state.opener.abandoned, busy: Boolean(state.opener.job) }),
   // Bytes of the wasm core's linear memory (it only grows; the peak of everything opened).
   memoryBytes: () => state.wasm.memory.buffer.byteLength,
+  // Parse every file (as census does) and report the failing ones → {checked, failed, damaged}.
+  checkArchive,
   // Triangles outlined in the view (a picked face, a record chosen in the tree) in the LOD on show.
   highlightedTriangles: () => state.viewer.highlightedTriangles(),
   // Frame the selection (or, with none, the model) → camera.
@@ -1006,8 +1100,15 @@ function bindShell() {
   $('choice-select').addEventListener('change', (e) => choose(Number(e.target.value)));
   $('opt-skeleton').addEventListener('change', (e) => setOptions({ skeleton: e.target.checked }));
   $('share-button').addEventListener('click', () => share());
+  $('check-button').addEventListener('click', () => checkArchive().catch(() => {}));
   // The info panel folds to its title, to uncover the view behind it.
-  $('info-title').addEventListener('click', () => $('info-panel').classList.toggle('folded'));
+  const fold = () => {
+    const folded = $('info-panel').classList.toggle('folded');
+    $('info-fold').setAttribute('aria-expanded', String(!folded));
+    $('info-fold').textContent = folded ? '▸' : '▾';
+  };
+  $('info-fold').addEventListener('click', fold);
+  $('info-title').addEventListener('click', fold);
   $('screenshot-button').addEventListener('click', () => saveScreenshot());
   $('export-button').addEventListener('click', () => saveExport());
   const overlay = $('drop-overlay');

@@ -59,14 +59,30 @@ pub struct InfoRow {
     pub label: String,
     pub value: String,
     pub severity: Severity,
+    /// A colour the value describes, as CSS `#rrggbb` (the page shows a swatch).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub swatch: Option<String>,
+    /// Archive paths named in the value, in order (the page makes each a link that opens it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<String>,
 }
 
 impl InfoRow {
     pub fn new(label: impl Into<String>, value: impl Into<String>) -> InfoRow {
-        InfoRow { label: label.into(), value: value.into(), severity: Severity::Normal }
+        InfoRow { label: label.into(), value: value.into(), severity: Severity::Normal, swatch: None, links: Vec::new() }
     }
     pub fn warning(label: impl Into<String>, value: impl Into<String>) -> InfoRow {
-        InfoRow { label: label.into(), value: value.into(), severity: Severity::Warning }
+        InfoRow { severity: Severity::Warning, ..InfoRow::new(label, value) }
+    }
+    /// With a swatch of an RGB colour (0–1 each, as the file stores it; clamped).
+    pub fn with_swatch(mut self, rgb: [f32; 3]) -> InfoRow {
+        let [r, g, b] = rgb.map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8);
+        self.swatch = Some(format!("#{r:02x}{g:02x}{b:02x}"));
+        self
+    }
+    pub fn with_links(mut self, links: Vec<String>) -> InfoRow {
+        self.links = links;
+        self
     }
 }
 

@@ -172,6 +172,9 @@ mod tests {
         let kind = |p: &str, h: &[u8], s: u64| Kind::sniff(p, h, s).as_str();
         assert_eq!(kind("A.BGF", b"DIV-BIZ2\x03\x40", 100), "biz2-geometry");
         assert_eq!(kind("a.txt", b"DIV-BMF2", 8), "biz2-materials");
+        // A library written with the geometry magic is a library by its name.
+        assert_eq!(kind("LIB.BMF", b"DIV-BIZ2\x03\x40", 100), "biz2-materials");
+        assert_eq!(kind("lib.bgf", b"DIV-BIZ2\x03\x40", 100), "biz2-geometry");
         assert_eq!(kind("A.VGF", b"DIV-VIZ2\nHEADER", 50), "viz2-text");
         // LZS: the first u32 is the length of the rest of the file.
         assert_eq!(kind("CLOUD.BSX", &[96, 0, 0, 0, 1, 2], 100), "bsx");

@@ -131,6 +131,35 @@ impl Session {
         })
     }
 
+    /// Parse the file at `path` on its own, as `census` does, and drop it: → {kind, error:
+    /// {message, offset} or null, damaged, warnings}. For the page's archive check.
+    pub fn check(&self, path: String) -> js_sys::Promise {
+        let source = self.source.clone();
+        wasm_bindgen_futures::future_to_promise(async move {
+            #[derive(Serialize)]
+            struct Problem {
+                message: String,
+                offset: Option<usize>,
+            }
+            #[derive(Serialize)]
+            struct Checked {
+                kind: Kind,
+                error: Option<Problem>,
+                damaged: bool,
+                warnings: usize,
+            }
+            let checked = match source.read(&path).await {
+                Err(why) => Checked { kind: Kind::sniff(&path, &[], 0), error: Some(Problem { message: format!("{path}: {why}"), offset: None }), damaged: false, warnings: 0 },
+                Ok(bytes) => {
+                    let doc = registry::open(&path, bytes, Purpose::Asset);
+                    let error = doc.error().map(|e| Problem { message: format!("{path}: {e}"), offset: Some(e.offset) });
+                    Checked { kind: doc.kind(), error, damaged: doc.damaged(), warnings: doc.diagnostics().len() }
+                }
+            };
+            to_js(&checked)
+        })
+    }
+
     /// "Used by" rows for the file at `path` ({label, value, severity}), reading the files
     /// the reference graph does not hold yet (once per archive). `exports` are the named
     /// items the file offers (see `OpenedFile.exports`).

@@ -21,6 +21,11 @@ before(async () => {
   writeFileSync(join(dir, 'AAA/AAA.BGF'), malformed(readFileSync(join(dir, 'DEMO/VIDEO/CUBE.BGF'))));
   // And the next one is damaged where it ends: drawn, but not the first thing shown.
   writeFileSync(join(dir, 'AAA/AAB.BGF'), readFileSync(join(dir, 'DEMO/VIDEO/CUBE.BGF')).subarray(0, 100));
+  // A material library written with the geometry magic.
+  mkdirSync(join(dir, 'LIBS'), { recursive: true });
+  const lib = Buffer.from(readFileSync(join(dir, 'DEMO/MATERIAL/DEMO.BMF')));
+  lib.write('DIV-BIZ2', 0, 'latin1');
+  writeFileSync(join(dir, 'LIBS/OLD.BMF'), lib);
   server = await startServer(dir);
   browser = await launch();
 });
@@ -554,6 +559,56 @@ test('a file damaged where it ends draws what it has, says so over the view, and
   // Opening a whole file clears the note.
   await page.evaluate(() => window.relicview.open('DEMO/VIDEO/HEXPOD.BGF'));
   assert.equal(await page.locator('#view-message').isVisible(), false);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('libraries: colour swatches beside colours, "used by" entries are links that open the file, a BIZ2-magic library counts as BMF', async () => {
+  const { page, problems, close } = await served();
+  await shown(page);
+  await page.evaluate(() => window.relicview.open('DEMO/MATERIAL/DEMO.BMF'));
+  const swatch = await page.evaluate(() => {
+    const dt = [...document.querySelectorAll('#info-body dt')].find((d) => d.textContent === 'material crate_mtl');
+    const chip = dt.nextElementSibling.querySelector('.swatch');
+    return chip ? getComputedStyle(chip).backgroundColor : null;
+  });
+  assert.equal(swatch, 'rgb(204, 140, 64)', 'crate_mtl diffuse 0.80, 0.55, 0.25');
+  await page.locator('#used-by-button').click();
+  await page.waitForFunction(() => document.querySelectorAll('#info-body a.file-link').length > 0);
+  const link = page.locator('#info-body a.file-link').first();
+  const target = await link.getAttribute('data-path');
+  assert.equal(new URLSearchParams((await link.getAttribute('href')).slice(1)).get('path'), target, 'the link is a permalink to the file');
+  await link.click();
+  await page.waitForFunction((t) => window.relicview.lastOpen()?.path === t, target);
+  // The library with the geometry magic is typed a library.
+  assert.equal(await page.evaluate(() => window.relicview.entry('LIBS/OLD.BMF').kind), 'biz2-materials');
+  const bmf = await page.locator('#kinds [data-kind="biz2-materials"]').getAttribute('data-count');
+  assert.equal(Number(bmf), walk(dir).filter((p) => /\.BMF$/i.test(p)).length);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('the archive check parses every file and lists the failing ones with links; they are marked in the list before being opened', async () => {
+  const { page, problems, close } = await served();
+  await shown(page);
+  const report = await page.evaluate(() => window.relicview.checkArchive());
+  assert.equal(report.checked, walk(dir).length);
+  const failing = report.failed.map((f) => f.path).sort();
+  for (const p of ['AAA/AAA.BGF', 'DEMO/VIDEO/BROKEN.BGF', 'BROKENTREE/MATERIAL/DEMO.BMF']) assert.ok(failing.includes(p) || report.damaged.some((d) => d.path === p), `${p} reported: ${failing}`);
+  assert.ok(report.damaged.some((d) => d.path === 'DEMO/VIDEO/CUT.BGF'));
+  // The same verdicts as the native census.
+  const census = JSON.parse(execFileSync(bin, ['census', dir, '--json'], { encoding: 'utf8' }));
+  assert.deepEqual(failing.concat(report.damaged.map((d) => d.path)).sort(), census.failed.map((f) => f.path).sort());
+  assert.equal(await page.locator('#info-title').textContent(), 'Archive check');
+  assert.equal(await page.evaluate(() => window.relicview.entry('DEMO/VIDEO/BROKEN.BGF').failed), true);
+  assert.match(await page.locator('#check-status').textContent(), new RegExp(`${report.failed.length} failing`));
+  await page.locator('#info-body a.file-link[data-path="DEMO/VIDEO/CUT.BGF"]').click();
+  await page.waitForFunction(() => window.relicview.lastOpen()?.path === 'DEMO/VIDEO/CUT.BGF');
+  // The info pane folds from the keyboard.
+  await page.locator('#info-fold').focus();
+  await page.keyboard.press('Enter');
+  assert.equal(await page.locator('#info-fold').getAttribute('aria-expanded'), 'false');
+  assert.equal(await page.locator('#info-body').isVisible(), false);
   assert.deepEqual(problems, []);
   await close();
 });

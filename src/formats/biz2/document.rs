@@ -12,11 +12,13 @@ use crate::formats::{Diagnostic, DocStats, Document, InfoRow, ParseError, Refere
 use crate::inspect::InspectorView;
 use crate::scene::Scene;
 
+/// DIV-BIZ2 is also the magic of some material libraries (their FILETYPE says so): a .BMF
+/// with it is a library, as its name says, not a model.
 pub fn sniff_geometry(h: &Head) -> bool {
-    h.bytes.starts_with(MAGIC_GEOMETRY)
+    h.bytes.starts_with(MAGIC_GEOMETRY) && h.ext != "bmf"
 }
 pub fn sniff_materials(h: &Head) -> bool {
-    h.bytes.starts_with(MAGIC_MATERIALS)
+    h.bytes.starts_with(MAGIC_MATERIALS) || (h.bytes.starts_with(MAGIC_GEOMETRY) && h.ext == "bmf")
 }
 /// A name of the family without its magic: opened as DIV-BIZ2 to say what is wrong.
 pub fn sniff_unreadable(h: &Head) -> bool {

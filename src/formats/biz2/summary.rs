@@ -228,7 +228,11 @@ impl Info {
             rows.push(InfoRow::new(format!("texture {}", t.name), format!("{}{scroll}", t.map.as_deref().unwrap_or("no map"))));
         }
         for m in &self.material_defs {
-            rows.push(InfoRow::new(format!("material {}", m.name), m.diffuse.map_or("—".to_string(), |d| format!("diffuse {}", join(&d, ", ", |x| format!("{x:.2}"))))));
+            let row = InfoRow::new(format!("material {}", m.name), m.diffuse.map_or("—".to_string(), |d| format!("diffuse {}", join(&d, ", ", |x| format!("{x:.2}")))));
+            rows.push(match m.diffuse.filter(|d| d.iter().all(|x| x.is_finite())) {
+                Some(d) => row.with_swatch(d),
+                None => row,
+            });
         }
         if !self.unknown_tags.is_empty() {
             rows.push(InfoRow::new("unknown tags", self.unknown_tags.iter().map(|t| format!("0x{t:04x}")).collect::<Vec<_>>().join(", ")));
