@@ -473,8 +473,9 @@ mod tests {
         let uses = a.uses("DEMO/MODELS/HEXPOD.MOD").unwrap();
         assert_eq!(uses[0].resolution.file.as_deref(), Some("DEMO/VIDEO/HEXPOD.BGF"));
         let rows = a.used_by_rows("DEMO/VIDEO/HEXPOD.BGF", &[]);
-        assert_eq!(rows[0], InfoRow::new("used by MODs", "DEMO/MODELS/HEXPOD.MOD"));
-        assert_eq!(rows[1], InfoRow::new("used by MAPs", "DEMO/MAPS/DEMO.MAP (via hexpod.mod)"));
+        assert_eq!(rows[0], InfoRow::new("used by MODs", "DEMO/MODELS/HEXPOD.MOD").with_links(vec!["DEMO/MODELS/HEXPOD.MOD".into()]));
+        // The paths are links; what follows them is text.
+        assert_eq!(rows[1], InfoRow::new("used by MAPs", "DEMO/MAPS/DEMO.MAP (via hexpod.mod)").with_links(vec!["DEMO/MAPS/DEMO.MAP".into()]));
         let cube = a.used_by_rows("DEMO/VIDEO/CUBE.BGF", &[]);
         assert_eq!(cube[0].value, "none in this archive");
         drop(a);
