@@ -280,6 +280,16 @@ function showError(path, err, actions = []) {
   viewMessage(`${path}\n${message(err)}`, { actions });
 }
 
+// Something the reader is asked to do, in the panel and over the view (not as an error).
+function showNote(title, text, actions = []) {
+  $('info-title').textContent = title;
+  $('info-body').replaceChildren();
+  $('info-more').replaceChildren();
+  $('info-error').hidden = true;
+  addRow($('info-body'), 'to do', text);
+  viewMessage(`${title}\n${text}`, { note: true, actions });
+}
+
 // A message over the view (null: none): an error, or a note such as "choose a file".
 // `actions`: [[label, onClick]] buttons under it.
 function viewMessage(text, { note = false, warning = false, actions = [] } = {}) {
@@ -1230,9 +1240,11 @@ async function boot() {
   state.viewport.requestFrame();
   const link = readHash();
   if (link.folder && !link.archive) {
-    // A link to someone's local folder: only that folder can restore it.
-    showError('Open the folder this link was made for', new Error(
-      `This link shows ${link.path || 'a file'} in a local folder (fingerprint ${link.folder}). Drop that folder here or use "Open folder…" and the view comes back.`));
+    // A link to someone's local folder: only that folder can restore it. A request, not
+    // an error.
+    showNote('Open the folder this link was made for',
+      `This link shows ${link.path || 'a file'} in a local folder (fingerprint ${link.folder}). Drop that folder here or open it, and the view comes back.`,
+      [['Open folder…', () => $('folder-input').click()]]);
     return;
   }
   // A hosted archive: the listing named by the link, else the one `relicview serve` publishes.

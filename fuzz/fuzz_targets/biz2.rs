@@ -21,6 +21,8 @@ fuzz_target!(|data: &[u8]| {
         // walk must agree.
         for (i, c) in tree.iter().enumerate() {
             assert!(c.payload_end() <= input.len());
+            // Only the end of the file cuts a chunk short, and only a file that errs.
+            assert!(!c.truncated || (c.payload_end() == input.len() && tree.error.is_some()));
             assert_eq!(c.index, i as u32);
             if i < 64 || i % 97 == 0 {
                 assert_eq!(tree.chunk(i as u32), Some(c));

@@ -294,13 +294,13 @@ impl Renderer {
     /// Look at the scene's bounds from above and in front, far enough to see all of it.
     pub fn frame(&mut self) {
         let Some(b) = self.bounds else { return };
-        self.frame_bounds(b, vec3(0.55, 0.45, 0.7).normalize());
+        self.frame_bounds(b, vec3(0.55, 0.45, 0.7).normalize(), vec3(0.0, 1.0, 0.0));
     }
 
-    /// Look at `b` along `dir` (from the eye towards it, reversed), from far enough that its
-    /// sphere fits the narrower of the view's two angles: a tall, narrow view (a phone held
+    /// Look at `b` with the eye in direction `dir` from it, from far enough that its sphere
+    /// fits the narrower of the view's two angles: a tall, narrow view (a phone held
     /// upright) fits the model across its width.
-    fn frame_bounds(&mut self, b: Bounds, dir: Vec3) {
+    fn frame_bounds(&mut self, b: Bounds, dir: Vec3, up: Vec3) {
         let c = b.center();
         let center = vec3(c.x, c.y, c.z);
         let radius = b.radius().max(1e-3);
@@ -308,7 +308,7 @@ impl Renderer {
         let aspect = self.width as f32 / self.height as f32;
         let half = half_v.min(half_v * aspect).atan();
         let distance = radius / half.sin() * 1.15;
-        self.camera.set_view(center + dir * distance, center, vec3(0.0, 1.0, 0.0));
+        self.camera.set_view(center + dir * distance, center, up);
         self.update_projection();
     }
 
@@ -318,9 +318,9 @@ impl Renderer {
         let Some(b) = self.highlight_bounds else { return false };
         let back = self.camera.position() - self.camera.target();
         let dir = if back.magnitude() > 1e-6 { back.normalize() } else { vec3(0.55, 0.45, 0.7).normalize() };
-        let mode = self.camera_mode;
-        self.frame_bounds(b, dir);
-        self.camera_mode = mode;
+        // The screen's up stays (looking straight down, world up would be degenerate).
+        let up = self.camera.up();
+        self.frame_bounds(b, dir, up);
         true
     }
 
@@ -416,14 +416,10 @@ impl Renderer {
             "top" => vec3(0.0, 1.0, 0.0),
             _ => return false,
         };
-        let c = b.center();
-        let center = vec3(c.x, c.y, c.z);
-        let distance = b.radius().max(1e-3) / (FOV_DEGREES.to_radians() * 0.5).sin() * 1.1;
         // Looking down, "up" on screen is -Z (the model's back).
         let up = if axis == "top" { vec3(0.0, 0.0, -1.0) } else { vec3(0.0, 1.0, 0.0) };
-        self.camera.set_view(center + dir * distance, center, up);
+        self.frame_bounds(b, dir, up);
         self.camera_mode = CameraMode::Orbit;
-        self.update_projection();
         true
     }
 
@@ -517,7 +513,8 @@ impl Renderer {
         let factor = factor.max(near / hit.distance).min(self.far_limit() / self.distance().max(1e-6));
         let target = self.camera.target();
         let (eye2, target2) = (point + (eye - point) * factor, point + (target - point) * factor);
-        self.camera.set_view(eye2, target2, vec3(0.0, 1.0, 0.0));
+        let up = self.camera.up();
+        self.camera.set_view(eye2, target2, up);
         self.update_projection();
     }
 

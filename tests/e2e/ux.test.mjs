@@ -135,8 +135,8 @@ for (const size of SIZES) {
   });
 }
 
-test('panes fold away from the top bar, resize by pointer and keyboard, and come back the same after a reload', async () => {
-  const { page, problems, close } = await served([1400, 850]);
+for (const size of SIZES.slice(0, 2)) test(`panes fold away from the top bar, resize by pointer and keyboard, and come back the same after a reload (${size.join('×')})`, async () => {
+  const { page, problems, close } = await served(size);
   await shown(page);
   const width = () => page.locator('#viewport').evaluate((c) => c.getBoundingClientRect().width);
   const before = await width();
@@ -165,6 +165,16 @@ test('panes fold away from the top bar, resize by pointer and keyboard, and come
   const info1 = (await page.locator('#info-panel').boundingBox()).width;
   assert.ok(Math.abs(info1 - info0 - 32) < 2, `info ${info0} → ${info1}`);
   assert.ok(Number(await page.locator('#split-info').getAttribute('aria-valuenow')) > 0);
+  // The splitter between the tree and the hex view.
+  const hex0 = (await page.locator('#hex-pane').boundingBox()).width;
+  await page.locator('#split-hex').focus();
+  await page.keyboard.press('ArrowLeft');
+  const hex1 = (await page.locator('#hex-pane').boundingBox()).width;
+  assert.ok(Math.abs(hex1 - hex0 - 16) < 2, `hex ${hex0} → ${hex1}`);
+  // A long detail line wraps instead of losing its end.
+  await page.evaluate(() => window.relicview.inspector.selectByte(20));
+  const detail = await page.locator('#inspector-detail').evaluate((d) => ({ scroll: d.scrollWidth, client: d.clientWidth }));
+  assert.ok(detail.scroll <= detail.client + 1, 'nothing cut off sideways');
   // The inspector hidden; after a reload the sizes and the hidden pane are as they were.
   await page.locator('.pane-toggle[data-pane="inspector"]').click();
   await page.reload();
@@ -208,9 +218,9 @@ test('the first screen invites: a drop target with real buttons; a served archiv
   await close();
 });
 
-test('a link to a file the archive does not have says so over the view and keeps the URL', async () => {
+for (const size of SIZES) test(`a link to a file the archive does not have says so over the view and keeps the URL (${size.join('×')})`, async () => {
   const url = `${server.url.replace(/\/$/, '')}/index.html#archive=archive.json&path=NOPE/GONE.BGF&lod=1`;
-  const { page, problems, close } = await open(url);
+  const { page, problems, close } = await open(url, size);
   await page.waitForFunction(() => !document.getElementById('view-message').hidden);
   assert.match(await page.locator('#view-message').textContent(), /NOPE\/GONE\.BGF[\s\S]*not in this archive/);
   await page.waitForTimeout(300);
@@ -224,8 +234,8 @@ test('a link to a file the archive does not have says so over the view and keeps
   await close();
 });
 
-test('keyboard only: Tab to the folder button, open a file, orbit, zoom and switch with keys, help, walk the tree and the bytes', async () => {
-  const { page, problems, close } = await landing([1400, 850]);
+for (const size of SIZES) test(`keyboard only: Tab to the folder button, open a file, orbit, zoom and switch with keys, help, walk the tree and the bytes (${size.join('×')})`, async () => {
+  const { page, problems, close } = await landing(size);
   // Tab from the start of the page reaches the folder button first.
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'folder-button');
@@ -322,8 +332,8 @@ test('axe-core finds no serious or critical problem on the landing page, an open
   await close();
 });
 
-test('viewing comforts: light and checker backgrounds, lighting switches, a gizmo that turns with the camera', async () => {
-  const { page, problems, close } = await served();
+for (const size of SIZES) test(`viewing comforts: light and checker backgrounds, lighting switches, a gizmo that turns with the camera (${size.join('×')})`, async () => {
+  const { page, problems, close } = await served(size);
   await shown(page);
   await page.evaluate(() => window.relicview.open('DEMO/VIDEO/CUBE.BGF'));
   const dark = await page.evaluate(() => window.relicview.pixelStats());
@@ -375,7 +385,7 @@ test('viewing comforts: light and checker backgrounds, lighting switches, a gizm
   const link = new URLSearchParams(new URL(await page.evaluate(() => window.relicview.permalink())).hash.slice(1));
   assert.equal(link.get('wire'), '1');
   assert.equal(link.get('light'), 'camera');
-  const fresh = await open(await page.evaluate(() => window.relicview.permalink()));
+  const fresh = await open(await page.evaluate(() => window.relicview.permalink()), size);
   await shown(fresh.page);
   const o = await fresh.page.evaluate(() => ({ wire: document.getElementById('opt-wireframe').checked, light: document.getElementById('lighting-select').value }));
   assert.deepEqual(o, { wire: true, light: 'camera' });
@@ -384,8 +394,8 @@ test('viewing comforts: light and checker backgrounds, lighting switches, a gizm
   await close();
 });
 
-test('the wheel zooms towards the surface under the cursor and never passes it', async () => {
-  const { page, problems, close } = await served();
+for (const size of SIZES) test(`the wheel zooms towards the surface under the cursor and never passes it (${size.join('×')})`, async () => {
+  const { page, problems, close } = await served(size);
   await shown(page);
   await page.evaluate(() => window.relicview.open('DEMO/VIDEO/CUBE.BGF'));
   const box = await page.locator('#viewport').boundingBox();
@@ -406,8 +416,8 @@ test('the wheel zooms towards the surface under the cursor and never passes it',
   await close();
 });
 
-test('selection: a pick outlines exactly its face, the outline follows the LOD, a double-click frames without picking, F frames the selection', async () => {
-  const { page, problems, close } = await served();
+for (const size of SIZES) test(`selection: a pick outlines exactly its face, the outline follows the LOD, a double-click frames without picking, F frames the selection (${size.join('×')})`, async () => {
+  const { page, problems, close } = await served(size);
   await shown(page);
   await page.evaluate(() => window.relicview.open('DEMO/VIDEO/HEXPOD.BGF'));
   await page.evaluate(() => window.relicview.setLod(0));
@@ -447,8 +457,8 @@ test('selection: a pick outlines exactly its face, the outline follows the LOD, 
   await close();
 });
 
-test('lists: no matches is said, chip counts follow the search, ↑/↓ after folding the current folder stay in place', async () => {
-  const { page, problems, close } = await served();
+for (const size of SIZES) test(`lists: no matches is said, chip counts follow the search, ↑/↓ after folding the current folder stay in place (${size.join('×')})`, async () => {
+  const { page, problems, close } = await served(size);
   await shown(page);
   await page.locator('#search').fill('zzzz-nothing');
   assert.equal(await page.locator('#no-matches').isVisible(), true);
@@ -476,8 +486,8 @@ test('lists: no matches is said, chip counts follow the search, ↑/↓ after fo
   await close();
 });
 
-test('inspector: column headings, full text in tooltips, go to offset, find bytes and text, values at the cursor, problems land on their chunk', async () => {
-  const { page, problems, close } = await served();
+for (const size of SIZES) test(`inspector: column headings, full text in tooltips, go to offset, find bytes and text, values at the cursor, problems land on their chunk (${size.join('×')})`, async () => {
+  const { page, problems, close } = await served(size);
   await shown(page);
   await page.evaluate(() => window.relicview.open('DEMO/VIDEO/CUBE.BGF'));
   assert.match(await page.locator('#tree-pane .column-heads').textContent(), /record/);
@@ -530,8 +540,8 @@ test('inspector: column headings, full text in tooltips, go to offset, find byte
   await close();
 });
 
-test('a file damaged where it ends draws what it has, says so over the view, and is marked; the CLI still fails on it', async () => {
-  const { page, problems, close } = await served();
+for (const size of SIZES) test(`a file damaged where it ends draws what it has, says so over the view, and is marked; the CLI still fails on it (${size.join('×')})`, async () => {
+  const { page, problems, close } = await served(size);
   await shown(page);
   const cut = await page.evaluate(() => window.relicview.open('DEMO/VIDEO/CUT.BGF'));
   const whole = await page.evaluate(() => window.relicview.open('DEMO/VIDEO/HEXPOD.BGF'));
@@ -563,8 +573,8 @@ test('a file damaged where it ends draws what it has, says so over the view, and
   await close();
 });
 
-test('libraries: colour swatches beside colours, "used by" entries are links that open the file, a BIZ2-magic library counts as BMF', async () => {
-  const { page, problems, close } = await served();
+for (const size of SIZES) test(`libraries: colour swatches beside colours, "used by" entries are links that open the file, a BIZ2-magic library counts as BMF (${size.join('×')})`, async () => {
+  const { page, problems, close } = await served(size);
   await shown(page);
   await page.evaluate(() => window.relicview.open('DEMO/MATERIAL/DEMO.BMF'));
   const swatch = await page.evaluate(() => {
@@ -588,8 +598,8 @@ test('libraries: colour swatches beside colours, "used by" entries are links tha
   await close();
 });
 
-test('the archive check parses every file and lists the failing ones with links; they are marked in the list before being opened', async () => {
-  const { page, problems, close } = await served();
+for (const size of SIZES) test(`the archive check parses every file and lists the failing ones with links; they are marked in the list before being opened (${size.join('×')})`, async () => {
+  const { page, problems, close } = await served(size);
   await shown(page);
   const report = await page.evaluate(() => window.relicview.checkArchive());
   assert.equal(report.checked, walk(dir).length);

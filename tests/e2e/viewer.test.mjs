@@ -256,6 +256,10 @@ test('a link to a local folder asks for the folder, restores the view once it ma
   await fresh.goto(link);
   await fresh.evaluate(() => window.relicview.ready);
   await fresh.waitForFunction(() => /Open the folder this link was made for/.test(document.getElementById('info-title').textContent));
+  // A request, not an error: said over the view as a note, with the folder button at hand.
+  assert.equal(await fresh.locator('#view-message').getAttribute('role'), 'status');
+  assert.equal(await fresh.locator('#view-message').getAttribute('class'), 'note');
+  assert.equal(await fresh.locator('#info-error').isVisible(), false);
   assert.equal(await fresh.evaluate(() => window.relicview.listing().files), 0, 'the served archive is not loaded in its place');
   // Another folder: the page says it does not match.
   const other = join(dir, 'DEMO');
@@ -620,6 +624,7 @@ test('share copies the permalink and screenshot saves a PNG named after the file
   const copied = await page.evaluate(() => navigator.clipboard.readText());
   assert.equal(copied, await page.evaluate(() => window.relicview.permalink()));
   assert.match(copied, /path=DEMO%2FVIDEO%2FHEXPOD\.BGF&cam=/);
+  assert.equal(await page.locator('#share-status').textContent(), 'link copied', 'share says so');
 
   const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#screenshot-button').click()]);
   assert.equal(download.suggestedFilename(), 'HEXPOD.png');

@@ -239,7 +239,8 @@ impl<'a> ChunkTree<'a> {
             // is reported at the first chunk the cut went through (the walk itself ends
             // later, at the missing trailer).
             tree.damaged_tail = end && tree.count > 0;
-            tree.error = Some(tree.truncation.take().unwrap_or(e));
+            // (A malformed chunk inside a cut one is the error: the file is not only cut.)
+            tree.error = Some(if end { tree.truncation.take().unwrap_or(e) } else { e });
         }
         tree
     }
@@ -738,6 +739,14 @@ mod tests {
         let bytes = file(&[object]);
         let tree = ChunkTree::parse(&bytes);
         assert!(tree.error.is_some() && !tree.damaged_tail);
+        // A cut chunk with a malformed one inside: malformed, reported as such.
+        let mut cut = file(&[chunk(0x4003, &[])]);
+        cut.truncate(cut.len() - 3);
+        cut.extend([0x40, 0x00, 200, 0x40, 0xC0, 0]);
+        let tree = ChunkTree::parse(&cut);
+        assert!(!tree.damaged_tail);
+        assert!(tree.iter().any(|c| c.truncated));
+        assert!(tree.error.unwrap().message.contains("width 3"));
         // Nothing read before the end.
         let tree = ChunkTree::parse(MAGIC_GEOMETRY);
         assert!(tree.error.is_some() && !tree.damaged_tail);
