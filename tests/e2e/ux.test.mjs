@@ -502,6 +502,15 @@ for (const size of SIZES) test(`inspector: column headings, full text in tooltip
   await page.evaluate(() => window.relicview.open('DEMO/VIDEO/CUBE.BGF'));
   assert.match(await page.locator('#tree-pane .column-heads').textContent(), /record/);
   assert.match(await page.locator('#hex-pane .column-heads').textContent(), /offset.*text/);
+  // The text column is whole: rows hold 16 bytes where they fit, else 8.
+  const fits = await page.evaluate(() => {
+    const box = document.getElementById('hex').getBoundingClientRect();
+    const rows = [...document.querySelectorAll('#hex-rows .hexrow')];
+    const ascii = rows[0].querySelector('.ascii').getBoundingClientRect();
+    return { right: ascii.right, box: box.right, bytes: rows[0].querySelectorAll('.b').length };
+  });
+  assert.ok(fits.right <= fits.box + 0.5, `the text column ends at ${fits.right}, the hex view at ${fits.box}`);
+  assert.ok([8, 16].includes(fits.bytes));
   const row = page.locator('#chunk-tree [data-chunk="1"]');
   const title = await row.getAttribute('title');
   const view = await page.evaluate(() => window.relicview.inspector.view());
