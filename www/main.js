@@ -9,7 +9,7 @@ import { Inspector } from './inspector.js';
 import { WorkerOpener } from './opener.js';
 import { fingerprint, hashOf, readHash, throttle } from './urlstate.js';
 import { Panes } from './panes.js';
-import { Help, viewKeys } from './help.js';
+import { Help } from './help.js';
 
 const $ = (id) => document.getElementById(id);
 const state = {

@@ -574,7 +574,8 @@ test('inspector: a chunk picked in the tree highlights its bytes, a byte clicked
 
   // The object's NAME sits near the top: click its second payload byte in the hex view.
   const name = view.chunks.find((c) => c.name === 'NAME' && view.chunks[c.parent].name === 'OBJECT');
-  await page.locator('#chunk-tree [data-chunk="0"] .chunk-head').click();
+  // (Picking the OBJECT in the tree brings its bytes into the hex view's sight.)
+  await page.locator(`#chunk-tree [data-chunk="${name.parent}"] .chunk-head`).click();
   await page.locator(`#hex [data-o="${name.payload_offset + 1}"]`).click();
   assert.equal(await page.locator('#chunk-tree [aria-selected="true"]').getAttribute('data-chunk'), String(name.index));
   assert.match(await page.locator('#inspector-detail').textContent(), /is string = "hexpod"/);
