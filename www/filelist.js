@@ -80,6 +80,15 @@ export class FileList {
     this.render();
   }
 
+  // What a check of the whole archive found for one file; the rows follow at the next
+  // refresh (a check of thousands of files renders once per batch, not once per file).
+  setVerdict(entry, { failed, damaged }) {
+    if (Boolean(entry.failed) === failed && Boolean(entry.damaged) === damaged) return;
+    entry.failed = failed;
+    entry.damaged = damaged;
+    this.stale = true;
+  }
+
   // A file shown despite damage at its end is marked as such.
   setDamaged(entry, damaged) {
     if (Boolean(entry.damaged) === damaged) return;

@@ -876,15 +876,16 @@ async function checkArchive() {
       report.checked++;
       if (r.error && !r.damaged) report.failed.push({ path: e.path, ...r.error });
       if (r.damaged) report.damaged.push({ path: e.path, ...r.error });
-      state.files.setFailed(e, Boolean(r.error && !r.damaged));
-      state.files.setDamaged(e, r.damaged);
+      state.files.setVerdict(e, { failed: Boolean(r.error && !r.damaged), damaged: r.damaged });
       if (report.checked % 50 === 0) {
+        state.files.refresh();
         status.textContent = `${report.checked} of ${entries.length}…`;
         await nextTask();
       }
     }
   } finally {
     button.disabled = false;
+    state.files.refresh();
   }
   status.textContent = `${report.checked} checked · ${report.failed.length} failing · ${report.damaged.length} damaged`;
   showReport(report);
