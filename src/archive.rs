@@ -205,6 +205,9 @@ pub struct Opened {
     pub scene: Option<Scene>,
     /// Assets that could not be read at all ("path: why").
     pub unreadable: Vec<String>,
+    /// What the scene shows differently from what the file asks, and why (a textured
+    /// material on a vertex format without UVs), for the info panel.
+    pub notes: Vec<String>,
     pub timings: OpenTimings,
 }
 
@@ -429,7 +432,8 @@ pub async fn open_bytes(archive: &RefCell<Archive>, source: &impl FileSource, pa
         scene = document.build_scene(&archive.borrow());
     }
     let t3 = source.now_ms();
-    Opened { path, document, scene, unreadable, timings: OpenTimings { read_ms: 0.0, parse_ms: t1 - t0, assets_ms: t2 - t1, build_ms: t3 - t2 } }
+    let notes = scene.as_ref().map_or(Vec::new(), Scene::untextured_notes);
+    Opened { path, document, scene, unreadable, notes, timings: OpenTimings { read_ms: 0.0, parse_ms: t1 - t0, assets_ms: t2 - t1, build_ms: t3 - t2 } }
 }
 
 #[cfg(test)]

@@ -205,22 +205,32 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
         textures.push(b.root.push(json::Texture { name: t.name.clone(), sampler, source: image, extensions: None, extras: Default::default() }));
     }
 
-    // Materials; a scrolling texture starts at its clip's offset at t = 0.
+    // Materials, made as primitives ask for them: a material as the file has it, and its
+    // untextured twin for primitives that cannot sample its texture (no UVs; see
+    // `Scene::texture_of`: glTF forbids a base colour texture without TEXCOORD_0). A
+    // scrolling texture starts at its clip's offset at t = 0.
     let offsets = scene.uv_offsets(0.0);
     let scrolling = scene.scrolling_materials();
-    let mut materials = Vec::new();
-    for (i, m) in scene.materials.iter().enumerate() {
+    let mut materials: BTreeMap<(u32, bool), Index<json::Material>> = BTreeMap::new();
+    let mut material_of = |b: &mut Builder, id: u32, textured: bool| -> Option<Index<json::Material>> {
+        let m = scene.materials.get(id as usize)?;
+        if let Some(&index) = materials.get(&(id, textured)) {
+            return Some(index);
+        }
         let [r, g, bl, a] = m.base_color;
-        let base_color_texture = m.texture.and_then(|t| textures.get(t as usize)).map(|&index| {
-            let transform = scrolling.contains(&(i as u32)).then(|| json::extensions::texture::TextureTransform {
-                offset: json::extensions::texture::TextureTransformOffset(offsets[i]),
+        let base_color_texture = m.texture.filter(|_| textured).and_then(|t| textures.get(t as usize)).map(|&index| {
+            let transform = scrolling.contains(&id).then(|| json::extensions::texture::TextureTransform {
+                offset: json::extensions::texture::TextureTransformOffset(offsets[id as usize]),
                 // Written out: left empty, gltf-json writes `null`, which validators reject.
                 tex_coord: Some(0),
                 ..Default::default()
             });
             json::texture::Info { index, tex_coord: 0, extensions: transform.map(|t| json::extensions::texture::Info { texture_transform: Some(t) }), extras: Default::default() }
         });
-        materials.push(b.root.push(json::Material {
+        if base_color_texture.as_ref().is_some_and(|t| t.extensions.is_some()) && !b.root.extensions_used.iter().any(|e| e == "KHR_texture_transform") {
+            b.root.extensions_used.push("KHR_texture_transform".into());
+        }
+        let index = b.root.push(json::Material {
             name: m.name.clone(),
             double_sided: m.double_sided,
             pbr_metallic_roughness: json::material::PbrMetallicRoughness {
@@ -240,11 +250,10 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
             }),
             alpha_cutoff: m.alpha_cutoff.filter(|_| m.blend.is_none()).map(json::material::AlphaCutoff),
             ..Default::default()
-        }));
-    }
-    if !scrolling.is_empty() && scene.materials.iter().enumerate().any(|(i, m)| m.texture.is_some() && scrolling.contains(&(i as u32))) {
-        b.root.extensions_used.push("KHR_texture_transform".into());
-    }
+        });
+        materials.insert((id, textured), index);
+        Some(index)
+    };
 
     // Meshes: one glTF primitive per scene primitive that has triangles.
     let mut meshes: Vec<Option<Index<json::Mesh>>> = Vec::new();
@@ -277,7 +286,7 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
                 extensions: None,
                 extras: Default::default(),
                 indices: Some(indices),
-                material: p.material.and_then(|m| materials.get(m as usize).copied()),
+                material: p.material.and_then(|m| material_of(&mut b, m, scene.texture_of(p).is_some())),
                 mode: Valid(json::mesh::Mode::Triangles),
                 targets: None,
             });

@@ -32,6 +32,7 @@
 use crate::texture::Texels;
 use glam::{Mat4, Quat, Vec3};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 pub type NodeId = u32;
 pub type MeshId = u32;
@@ -95,6 +96,10 @@ pub struct Primitive {
 impl Primitive {
     pub fn triangle_count(&self) -> usize {
         self.indices.len() / 3
+    }
+    /// A UV for every vertex: what sampling a texture takes.
+    pub fn has_uvs(&self) -> bool {
+        self.uvs.as_ref().is_some_and(|uv| uv.len() == self.positions.len())
     }
 }
 
@@ -590,6 +595,37 @@ impl Scene {
         moved
     }
 
+    /// The texture primitive `p` is drawn and exported with: its material's, when the
+    /// primitive has a UV per vertex to sample it by; none otherwise, and it shows its
+    /// material's colour. Files put textured materials on vertex formats without UVs
+    /// (XYZ_N, XYZ_RGBA …): this is the one place that decides, and the renderer's shader
+    /// variant, its draw batches and the glTF material all follow it.
+    pub fn texture_of(&self, p: &Primitive) -> Option<TextureId> {
+        let material = self.materials.get(p.material? as usize)?;
+        material.texture.filter(|&t| (t as usize) < self.textures.len() && p.has_uvs())
+    }
+
+    /// Why some primitives show no texture although their material has one: a sentence
+    /// per material, for the info pane (empty when every textured material is sampled).
+    pub fn untextured_notes(&self) -> Vec<String> {
+        let mut by_material: BTreeMap<MaterialId, usize> = BTreeMap::new();
+        for p in self.meshes.iter().flat_map(|m| &m.primitives) {
+            let Some(id) = p.material else { continue };
+            let textured = self.materials.get(id as usize).and_then(|m| m.texture).is_some_and(|t| (t as usize) < self.textures.len());
+            if textured && !p.has_uvs() && !p.indices.is_empty() {
+                *by_material.entry(id).or_default() += 1;
+            }
+        }
+        by_material
+            .into_iter()
+            .map(|(id, n)| {
+                let name = self.materials[id as usize].name.as_deref().unwrap_or("a material");
+                let (count, verb) = if n == 1 { ("1 primitive".to_string(), "has") } else { (format!("{n} primitives"), "have") };
+                format!("{name} has a texture, but {count} using it {verb} no UVs (its vertex format has none): drawn and exported in the material's colour")
+            })
+            .collect()
+    }
+
     /// Materials whose UV offset a clip animates.
     pub fn scrolling_materials(&self) -> Vec<MaterialId> {
         let mut out: Vec<MaterialId> = self.clips.iter().flat_map(|c| &c.tracks).filter_map(|t| if let Target::UvOffset(m) = t.target { Some(m) } else { None }).collect();
@@ -936,9 +972,8 @@ impl Scene {
                     }
                     continue;
                 }
-                let material = prim.material.and_then(|id| self.materials.get(id as usize).map(|mat| (id, mat)));
-                let texture = material.and_then(|(_, mat)| mat.texture);
-                let own = material.map(|(id, _)| id).filter(|id| animated_materials.contains(id));
+                let texture = self.texture_of(prim);
+                let own = prim.material.filter(|&id| (id as usize) < self.materials.len() && animated_materials.contains(&id));
                 match plan.merged.iter_mut().find(|b| b.texture == texture && b.animated_material == own) {
                     Some(b) => b.items.push((i as NodeId, m, k as u32)),
                     None => plan.merged.push(MergedBatch { texture, animated_material: own, items: vec![(i as NodeId, m, k as u32)] }),

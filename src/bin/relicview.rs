@@ -228,13 +228,20 @@ fn open(file: &Path, root: Option<&Path>, max_bytes: u64) -> Result<Opened, Stri
     let (archive, path, source) = match root {
         Some(root) => {
             let listing = serve::list_archive(root).map_err(|e| e.to_string())?;
-            let real = listing.files.iter().map(|f| (f.path.clone(), f.real.clone())).collect();
-            let index = ArchiveIndex::with_kinds(listing.files.into_iter().map(|f| (f.path, Kind::parse(f.kind))));
-            // The file's path inside the archive decides which library is nearest.
-            let path = match (file.canonicalize(), root.canonicalize()) {
-                (Ok(f), Ok(r)) => f.strip_prefix(&r).map(|p| p.to_string_lossy().replace('\\', "/")).unwrap_or_default(),
-                _ => String::new(),
+            let mut files: Vec<(String, Option<Kind>, PathBuf)> = listing.files.into_iter().map(|f| (f.path, Kind::parse(f.kind), f.real)).collect();
+            // The file's path inside the archive decides which library is nearest. A file
+            // outside the archive keeps its own name (its kind depends on it) and its folder
+            // comes along, so that what lies beside it is found first, as inside.
+            let (file, root) = (file.canonicalize().map_err(|e| format!("{}: {e}", file.display()))?, root.canonicalize().map_err(|e| format!("{}: {e}", root.display()))?);
+            let path = match file.strip_prefix(&root) {
+                Ok(inside) => inside.to_string_lossy().replace('\\', "/"),
+                Err(_) => {
+                    files.extend(beside(&file));
+                    file.to_string_lossy().into_owned()
+                }
             };
+            let real = files.iter().map(|(p, _, r)| (p.clone(), r.clone())).collect();
+            let index = ArchiveIndex::with_kinds(files.into_iter().map(|(p, k, _)| (p, k)));
             (Archive::new(index), path, DiskSource { real, max_bytes })
         }
         None => (Archive::detached(), file.display().to_string(), DiskSource { real: Default::default(), max_bytes }),
@@ -243,6 +250,20 @@ fn open(file: &Path, root: Option<&Path>, max_bytes: u64) -> Result<Opened, Stri
     // The CLI prints summaries: no inspector view.
     Ok(pollster::block_on(archive::open_bytes(&archive, &source, &path, bytes, relicview::formats::registry::Purpose::Asset)))
 }
+
+/// The regular files in the folder of `file` (an absolute path), named by their absolute
+/// paths: the nearest neighbours of a file opened from outside `--root`. At most
+/// [`BESIDE_MAX`] are listed (a file dropped in a huge temp folder lists that many names).
+fn beside(file: &Path) -> Vec<(String, Option<Kind>, PathBuf)> {
+    let Some(Ok(entries)) = file.parent().map(std::fs::read_dir) else { return Vec::new() };
+    entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .take(BESIDE_MAX)
+        .map(|e| (e.path().to_string_lossy().into_owned(), None, e.path()))
+        .collect()
+}
+const BESIDE_MAX: usize = 10_000;
 
 fn run_info(file: &Path, json: bool, root: Option<&Path>, max_bytes: u64) -> ExitCode {
     use std::fmt::Write as _;
@@ -264,6 +285,9 @@ fn run_info(file: &Path, json: bool, root: Option<&Path>, max_bytes: u64) -> Exi
         }
         for u in &opened.unreadable {
             let _ = writeln!(out, "  unreadable: {u}");
+        }
+        for n in &opened.notes {
+            let _ = writeln!(out, "  untextured: {n}");
         }
     }
     finish(&out, if doc.diagnostics().is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })

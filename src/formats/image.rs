@@ -78,15 +78,15 @@ impl Document for ImageDocument {
         rows
     }
     fn info_json(&self) -> String {
-        serde_json::json!({
+        let fields = serde_json::json!({
             "format": "image",
             "kind": Kind::Image,
             "decoder": self.decoder,
             "bytes": self.bytes.len(),
             "width": self.texels.as_ref().map(|t| t.width),
             "height": self.texels.as_ref().map(|t| t.height),
-            "error": self.error,
-        }).to_string()
+        });
+        crate::formats::summary_json(fields, self.error.as_ref())
     }
     /// The picture on a quad one unit high, its top row at the top.
     fn build_scene(&mut self, _archive: &crate::archive::Archive) -> Option<Scene> {

@@ -200,14 +200,14 @@ impl Document for LzsDocument {
         rows
     }
     fn info_json(&self) -> String {
-        serde_json::json!({
+        let fields = serde_json::json!({
             "format": "lzs",
             "kind": self.kind,
             "bytes": self.file.len(),
             "decompressed_bytes": self.decoded.len(),
             "diagnostics": self.diagnostics,
-            "error": self.error,
-        }).to_string()
+        });
+        crate::formats::summary_json(fields, self.error.as_ref())
     }
 }
 

@@ -37,6 +37,15 @@ impl ParseError {
     }
 }
 
+/// The summary `relicview info --json` prints: `fields`, with `"error"` added only when
+/// there is one (scripts test `"error" in result`; a successful file has no such key).
+pub(crate) fn summary_json(mut fields: serde_json::Value, error: Option<&ParseError>) -> String {
+    if let (Some(e), Some(map)) = (error, fields.as_object_mut()) {
+        map.insert("error".into(), serde_json::json!({ "message": e.to_string(), "offset": e.offset, "path": e.path }));
+    }
+    fields.to_string()
+}
+
 /// A non-fatal finding: the file still loads, but this part was skipped or suspicious.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {

@@ -59,14 +59,13 @@ impl Document for TextDocument {
         rows
     }
     fn info_json(&self) -> String {
-        serde_json::json!({
+        let fields = serde_json::json!({
             "format": "text",
             "kind": self.kind,
             "bytes": self.bytes.len(),
             "lines": self.lines,
-            "error": self.error,
-        })
-        .to_string()
+        });
+        crate::formats::summary_json(fields, self.error.as_ref())
     }
 }
 

@@ -331,15 +331,17 @@ impl Geometry for SceneGeometry {
         GeometryId(0x0200 | self.normals as u16 | (self.colors as u16) << 1 | (self.uvs as u16) << 2 | (self.instances.is_some() as u16) << 3)
     }
 
+    // three-d's trait returns nothing: a draw that fails (a shader that does not build) is
+    // skipped and its reason kept for the renderer, which fails that file's view alone.
     fn render_with_material(&self, material: &dyn Material, viewer: &dyn Viewer, lights: &[&dyn Light]) {
         if let Err(e) = three_d::render_with_material(&self.context, viewer, self, material, lights) {
-            panic!("{e}");
+            record_fault(e.to_string());
         }
     }
 
     fn render_with_effect(&self, effect: &dyn Effect, viewer: &dyn Viewer, lights: &[&dyn Light], color_texture: Option<ColorTexture>, depth_texture: Option<DepthTexture>) {
         if let Err(e) = three_d::render_with_effect(&self.context, viewer, self, effect, lights, color_texture, depth_texture) {
-            panic!("{e}");
+            record_fault(e.to_string());
         }
     }
 
@@ -349,6 +351,25 @@ impl Geometry for SceneGeometry {
             None => self.local.transformed(self.model),
         }
     }
+}
+
+thread_local! {
+    /// Why draws failed since the renderer last asked (a few are enough to say why).
+    static FAULTS: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn record_fault(why: String) {
+    FAULTS.with(|f| {
+        let mut f = f.borrow_mut();
+        if f.len() < 4 && !f.contains(&why) {
+            f.push(why);
+        }
+    });
+}
+
+/// The reasons draws failed since the last call, and forget them.
+pub fn take_faults() -> Vec<String> {
+    FAULTS.with(|f| std::mem::take(&mut *f.borrow_mut()))
 }
 
 /// The outputs three-d's fragment shaders read (pos, nor, uvs, col, instance_id).

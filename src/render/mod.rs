@@ -584,7 +584,9 @@ impl Renderer {
         let animated = scene.animated_nodes();
         let animated_materials = scene.animated_materials();
         let textures = &self.textures;
-        let texture_of = |material: Option<u32>| material.and_then(|m| scene.materials.get(m as usize)).and_then(|m| m.texture).and_then(|t| textures.get(t as usize).cloned());
+        // The shader samples a texture exactly when the geometry has UVs for it: both follow
+        // the scene's one decision (`Scene::texture_of`).
+        let texture_of = |p: &crate::scene::Primitive| scene.texture_of(p).and_then(|t| textures.get(t as usize).cloned());
         let mut sent = 0usize;
         while l.uploaded < l.batches() && (sent == 0 || sent < budget) {
             let k = l.uploaded;
@@ -592,9 +594,9 @@ impl Renderer {
             if let Some(batch) = l.plan.merged.get(k) {
                 let items: Vec<_> = batch.items.iter().map(|&(n, m, k)| (&scene.meshes[m as usize].primitives[k as usize], world[n as usize])).collect();
                 sent += items.iter().map(|(p, _)| p.positions.len()).sum::<usize>();
-                let Some(geometry) = batch_geometry(&self.context, scene, &items, batch.texture.is_some()) else { continue };
-                self.upload_bytes += geometry.bytes();
                 let texture = batch.texture.and_then(|t| textures.get(t as usize).cloned());
+                let Some(geometry) = batch_geometry(&self.context, scene, &items, texture.is_some()) else { continue };
+                self.upload_bytes += geometry.bytes();
                 let material = batch.items.first().and_then(|&(_, m, k)| scene.meshes[m as usize].primitives[k as usize].material).and_then(|m| scene.materials.get(m as usize));
                 let (material, semi) = retro_materials(material, texture, geometry.has_normals());
                 l.merged.push(MergedDraw { gm: Gm::new(geometry, material), semi, animated_material: batch.animated_material });
@@ -603,10 +605,11 @@ impl Renderer {
             let batch = &l.plan.instanced[k - l.plan.merged.len()];
             let prim = &scene.meshes[batch.mesh as usize].primitives[batch.primitive as usize];
             sent += prim.positions.len();
-            let Some(mut geometry) = batch_geometry(&self.context, scene, &[(prim, glam::Mat4::IDENTITY)], prim.uvs.is_some() && texture_of(prim.material).is_some()) else { continue };
+            let texture = texture_of(prim);
+            let Some(mut geometry) = batch_geometry(&self.context, scene, &[(prim, glam::Mat4::IDENTITY)], texture.is_some()) else { continue };
             self.upload_bytes += geometry.bytes();
             geometry.set_instances(&batch.nodes.iter().map(|&n| to_mat4(world[n as usize])).collect::<Vec<_>>());
-            let (material, semi) = retro_materials(prim.material.and_then(|m| scene.materials.get(m as usize)), texture_of(prim.material), geometry.has_normals());
+            let (material, semi) = retro_materials(prim.material.and_then(|m| scene.materials.get(m as usize)), texture, geometry.has_normals());
             l.instanced.push(InstancedDraw {
                 gm: Gm::new(geometry, material),
                 semi,
@@ -739,8 +742,21 @@ impl Renderer {
         self.scene.as_ref().is_some_and(|s| s.clips.iter().any(|c| !c.tracks.is_empty()))
     }
 
-    /// Draw one frame at `seconds` (the animation clock); returns the number of draw calls.
-    pub fn render(&mut self, seconds: f64) -> u32 {
+    /// Draw one frame at `seconds` (the animation clock); returns the number of draw calls,
+    /// or why some draws of the scene failed (they were skipped; the caller decides what
+    /// becomes of the scene).
+    pub fn render(&mut self, seconds: f64) -> Result<u32, String> {
+        geometry::take_faults();
+        let calls = self.draw(seconds);
+        let faults = geometry::take_faults();
+        if faults.is_empty() {
+            Ok(calls)
+        } else {
+            Err(faults.join("; "))
+        }
+    }
+
+    fn draw(&mut self, seconds: f64) -> u32 {
         let [r, g, b] = self.options.background.colors()[0].map(|c| c as f32 / 255.0);
         let lod = self.current_lod();
         self.shown_lod = lod;
@@ -920,8 +936,14 @@ fn checker_square(context: &Context) -> Gm<GpuMesh, ColorMaterial> {
 
 /// Upload texels as sRGB-decoded RGBA: three-d samples textures as linear and encodes the
 /// output as sRGB, so the file's colours come out as they are stored.
+/// The largest texture side uploaded; WebGL2 promises 2,048 and SwiftShader takes 8,192.
+const MAX_TEXTURE_SIDE: u32 = 8192;
+
 fn upload_texture(context: &Context, t: &crate::scene::Texture) -> Texture2DRef {
-    let texels = &t.texels;
+    let blank = crate::texture::Texels { width: 1, height: 1, rgba: Arc::new(vec![255; 4]) };
+    let fits = |x: &crate::texture::Texels| x.width > 0 && x.height > 0 && x.width <= MAX_TEXTURE_SIDE && x.height <= MAX_TEXTURE_SIDE && x.rgba.len() == x.width as usize * x.height as usize * 4;
+    // A picture the GPU cannot take is drawn white (times the material's colour), not failed.
+    let texels = if fits(&t.texels) { &t.texels } else { &blank };
     let mut data = TextureData::RgbaU8(texels.rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2], p[3]]).collect());
     data.to_linear_srgb();
     let cpu = CpuTexture {
@@ -991,7 +1013,8 @@ fn batch_geometry(context: &Context, scene: &Scene, items: &[(&crate::scene::Pri
             positions: &p.positions,
             normals: p.normals.as_deref(),
             colors: p.colors.as_deref(),
-            uvs: if textured { Some(p.uvs.as_deref().unwrap_or(&[])) } else { None },
+            // Textured batches hold only primitives with a UV per vertex (`Scene::texture_of`).
+            uvs: if textured { p.uvs.as_deref() } else { None },
             indices: &p.indices,
             model,
             tint: tint_of(p),

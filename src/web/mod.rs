@@ -126,8 +126,13 @@ impl Session {
         let (archive, source) = (self.archive.clone(), self.source.clone());
         wasm_bindgen_futures::future_to_promise(async move {
             let opened = archive::open_file(&archive, &*source, &path).await.map_err(|e| js_error(&e))?;
+            // Inside the open, after the read, where a real fault in a parser would be.
+            #[cfg(feature = "test-trap")]
+            if path.to_ascii_uppercase().ends_with(".TRAP") {
+                panic!("{path}: the test build's trap");
+            }
             let has_scene = opened.scene.is_some();
-            Ok(OpenedFile { path: opened.path, document: opened.document, scene: opened.scene, has_scene, unreadable: opened.unreadable, timings: opened.timings }.into())
+            Ok(OpenedFile { path: opened.path, document: opened.document, scene: opened.scene, has_scene, unreadable: opened.unreadable, notes: opened.notes, timings: opened.timings }.into())
         })
     }
 
@@ -194,6 +199,7 @@ pub struct OpenedFile {
     scene: Option<Scene>,
     has_scene: bool,
     unreadable: Vec<String>,
+    notes: Vec<String>,
     timings: archive::OpenTimings,
 }
 
@@ -256,6 +262,7 @@ impl OpenedFile {
     pub fn info_rows(&self) -> Result<JsValue, JsValue> {
         let mut rows = self.document.info_rows();
         rows.extend(self.unreadable.iter().map(|u| InfoRow::warning("unreadable file", u.clone())));
+        rows.extend(self.notes.iter().map(|n| InfoRow::warning("untextured", n.clone())));
         to_js(&rows)
     }
     /// The summary `relicview info --json` prints for this file.
@@ -785,9 +792,10 @@ impl Viewer {
     }
 
     /// Draw a frame; `now` is the rAF timestamp in ms (also the animation clock).
+    /// A scene that cannot be drawn is taken off the view, and the frame throws why.
     pub fn render(&mut self, now: f64) -> Result<JsValue, JsValue> {
         self.now = now;
-        self.renderer.render(self.animation_time());
+        self.draw()?;
         self.frame_times.push_back(now);
         while self.frame_times.front().is_some_and(|&t| now - t > 1000.0) {
             self.frame_times.pop_front();
@@ -817,7 +825,7 @@ impl Viewer {
     /// Redraw and read the framebuffer back: how many pixels differ from the background.
     #[wasm_bindgen(js_name = pixelStats)]
     pub fn pixel_stats(&mut self) -> Result<JsValue, JsValue> {
-        self.renderer.render(self.animation_time());
+        self.draw()?;
         let pixels = self.renderer.read_pixels();
         // Behind a checker a pixel is background when it is either square's colour.
         let colors = self.renderer.options.background.colors();
@@ -829,11 +837,27 @@ impl Viewer {
 
     /// Redraw and return the frame as RGBA bytes, top row first (width × height × 4).
     #[wasm_bindgen(js_name = readPixels)]
-    pub fn read_pixels(&mut self) -> Vec<u8> {
-        self.renderer.render(self.animation_time());
+    pub fn read_pixels(&mut self) -> Result<Vec<u8>, JsValue> {
+        self.draw()?;
         let pixels = self.renderer.read_pixels();
         let (w, _) = self.renderer.size();
         // read_color returns the bottom row first.
-        pixels.chunks(w as usize).rev().flatten().flatten().copied().collect()
+        Ok(pixels.chunks(w as usize).rev().flatten().flatten().copied().collect())
+    }
+}
+
+impl Viewer {
+    /// Draw a frame at the clock; a scene some of whose draws fail is cleared (the next
+    /// frames draw nothing) and the error says why.
+    fn draw(&mut self) -> Result<(), JsValue> {
+        let seconds = self.animation_time();
+        match self.renderer.render(seconds) {
+            Ok(_) => Ok(()),
+            Err(why) => {
+                let name = self.renderer.scene().map(|s| s.name.clone()).unwrap_or_default();
+                self.clear();
+                Err(js_error(&format!("{name}: the scene could not be drawn: {why}")))
+            }
+        }
     }
 }

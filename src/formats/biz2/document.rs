@@ -47,7 +47,7 @@ pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
     // Described fields only for the inspector; a summary needs their byte counts alone.
     let model = Biz2File::build_with(&mut tree, purpose == Purpose::Show);
     let inspector = (purpose == Purpose::Show).then(|| inspect::view(&tree, &model));
-    let error = tree.error.clone();
+    let error = tree.error.clone().map(|e| if kind == Kind::Biz2Unreadable { named_but_not(path, &bytes, e) } else { e });
     let damaged = error.is_some() && tree.damaged_tail;
     let info = (error.is_none() || damaged).then(|| summary::summarize(&tree, &model));
     let diagnostics = model.diagnostics.clone();
@@ -68,6 +68,18 @@ pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
         path: path.to_string(),
         bytes,
     })
+}
+
+/// A file whose name claims the family but whose content does not: the error says both, so
+/// that it never reads as a broken chunk of a real DIV-BIZ2 file.
+fn named_but_not(path: &str, bytes: &[u8], e: ParseError) -> ParseError {
+    let ext = path.rsplit_once('.').map_or(String::new(), |(_, x)| x.to_ascii_uppercase());
+    let magic = if ext == "BMF" { "DIV-BMF2 or DIV-BIZ2" } else { "DIV-BIZ2" };
+    let found = match bytes.get(..8) {
+        Some(head) => format!("its first 8 bytes are {:?}", String::from_utf8_lossy(head)),
+        None => format!("the file has {} bytes", bytes.len()),
+    };
+    ParseError { message: format!("named .{ext}, but it does not start with {magic}: {found}"), ..e }
 }
 
 fn references(model: &Biz2File) -> Vec<Reference> {

@@ -252,7 +252,9 @@ fn primitive(prim: Primitive, material: &mut dyn FnMut(bool) -> u32) -> crate::s
         positions: v.positions,
         normals: v.normals,
         colors,
-        uvs: v.uvs,
+        // A 3D texture coordinate samples the library's 2D maps by its u and v (the w stays
+        // in the inspector): docs/formats/biz2.md, "Vertex blocks".
+        uvs: v.uvs.or_else(|| v.uvws.map(|uvw| uvw.into_iter().map(|[u, v, _]| [u, v]).collect())),
         indices: prim.triangles.into_flattened(),
         material: Some(material(own_colours)),
         record: Some(prim.chunk),

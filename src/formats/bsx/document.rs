@@ -186,8 +186,7 @@ impl Document for BsxDocument {
             .flat_map(|f| f.models.iter().map(move |m| ModelJson { bones: m.bones.len(), parts: m.parts.len(), animations: m.animations.len(), triangles: f.triangles(m), vertices: f.vertices(m), scale: m.scale, character: m.global_id }))
             .collect();
         let triangles: usize = models.iter().map(|m| m.triangles).sum();
-        let error = self.error.as_ref().map(|e| serde_json::json!({ "message": e.to_string(), "offset": e.offset, "path": e.path }));
-        serde_json::json!({
+        let fields = serde_json::json!({
             "format": if self.kind == Kind::Bcx { "bcx" } else { "bsx" },
             "compressed": self.stored.compressed,
             "models": models,
@@ -196,9 +195,8 @@ impl Document for BsxDocument {
             "decompressed_bytes": self.stored.bytes().len(),
             "textures": self.parsed.as_ref().and_then(|f| f.textures.as_ref()).map_or(0, |t| t.rects.len()),
             "diagnostics": self.diagnostics,
-            "error": error,
-        })
-        .to_string()
+        });
+        crate::formats::summary_json(fields, self.error.as_ref())
     }
     fn references(&self) -> Vec<Reference> {
         let (characters, faces) = self.wants();

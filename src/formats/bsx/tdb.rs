@@ -194,17 +194,15 @@ impl Document for TdbDocument {
         rows
     }
     fn info_json(&self) -> String {
-        let error = self.error.as_ref().map(|e| serde_json::json!({ "message": e.to_string(), "offset": e.offset, "path": e.path }));
-        serde_json::json!({
+        let fields = serde_json::json!({
             "format": "tdb",
             "compressed": self.stored.compressed,
             "images": self.parsed.as_ref().map_or(0, |t| t.image_count),
             "palettes": self.parsed.as_ref().map_or(0, |t| t.palette_count),
             "bytes": self.stored.file.len(),
             "decompressed_bytes": self.stored.bytes().len(),
-            "error": error,
-        })
-        .to_string()
+        });
+        crate::formats::summary_json(fields, self.error.as_ref())
     }
 }
 

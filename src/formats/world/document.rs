@@ -464,7 +464,6 @@ impl Document for WorldDocument {
             motion_extent: Option<[f32; 3]>,
         }
         let a = self.assembled.clone().unwrap_or_default();
-        let error = self.error.as_ref().map(|e| serde_json::json!({ "message": e.to_string(), "offset": e.offset, "path": e.path }));
         let bounds = a.bounds.map(|b| BoundsJson { min: b.min, max: b.max });
         let missing: Vec<&String> = a.report.missing.iter().collect();
         let v = match &self.parsed {
@@ -484,7 +483,6 @@ impl Document for WorldDocument {
                 "left_out": a.left_out,
                 "resolved": a.resolved,
                 "diagnostics": self.diagnostics,
-                "error": error,
             }),
             Parsed::Mod(o) => serde_json::json!({
                 "format": "mod",
@@ -498,16 +496,14 @@ impl Document for WorldDocument {
                 "doors": a.report.doors,
                 "resolved": a.resolved,
                 "diagnostics": self.diagnostics,
-                "error": error,
             }),
             Parsed::Sub(f) => serde_json::json!({
                 "format": "sub",
                 "subsystems": f.subsystems.iter().map(|s| SubJson { name: &s.name, kind: s.kind.as_deref(), video_object: s.video_object.as_deref(), travel_time: s.travel_time, dead_time: s.dead_time, motion_extent: s.motion_extent }).collect::<Vec<_>>(),
                 "diagnostics": self.diagnostics,
-                "error": error,
             }),
         };
-        v.to_string()
+        crate::formats::summary_json(v, self.error.as_ref())
     }
 
     fn stats(&self) -> DocStats {
