@@ -719,3 +719,84 @@ fn info_on_worlds_game_objects_and_subsystems_keeps_its_contract() {
     assert_eq!(c["worlds"], 6);
     assert_eq!(c["missing_assets"]["ghost.mod"], serde_json::json!(["DEMO/MAPS/GAPS.MAP"]));
 }
+
+/// `info` with `--root`: (exit code, JSON).
+fn info_in(root: &Path, file: &Path) -> (i32, serde_json::Value) {
+    let out = bin().args(["info", "--json", "--root"]).arg(root).arg(file).output().unwrap();
+    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    (out.status.code().unwrap_or(-1), json)
+}
+
+#[test]
+fn a_file_gets_the_same_answer_wherever_it_lies_and_its_name_is_part_of_its_kind() {
+    let root = temp_dir("where-root");
+    demo(&root);
+    let outside = temp_dir("where-outside");
+    let inside = root.join("DEMO/VIDEO");
+    let cube = std::fs::read(root.join("DEMO/VIDEO/CUBE.BGF")).unwrap();
+    // Named .BGF, content not DIV-BIZ2: bad magic, empty, 5 bytes.
+    let bad: [(&str, &[u8], &str); 3] = [("BADMAGIC.BGF", b"NOTBIZ2-and-more-bytes", "its first 8 bytes are \"NOTBIZ2-\""), ("EMPTY.BGF", b"", "the file has 0 bytes"), ("FIVE.BGF", b"DIV-B", "the file has 5 bytes")];
+    // A map that includes itself, and a game object whose model is nowhere.
+    let cycle = b"[me]\r\ntype=include\r\nfile=selfinc.map\r\n[selfinc]\r\ntype=map\r\ninstance=x 0 0 0 0 0 0\r\n";
+    let ghost = b"[video]\r\nobject=nowhere.bgf\r\n";
+    for dir in [&outside, &inside] {
+        for (name, bytes, why) in bad {
+            std::fs::write(dir.join(name), bytes).unwrap();
+            let (code, j) = info_in(&root, &dir.join(name));
+            assert_eq!(code, 1, "{name} in {}: {j}", dir.display());
+            let message = j["error"]["message"].as_str().unwrap_or_else(|| panic!("{name}: {j}"));
+            assert!(message.contains(&format!("named .BGF, but it does not start with DIV-BIZ2: {why}")), "{message}");
+            assert_eq!(j["error"]["offset"], 0);
+            // The same answer without --root.
+            let (ok, alone) = info(&dir.join(name));
+            assert!(!ok);
+            assert_eq!(alone["error"]["message"], j["error"]["message"]);
+        }
+        std::fs::write(dir.join("SELFINC.MAP"), cycle).unwrap();
+        let (code, j) = info_in(&root, &dir.join("SELFINC.MAP"));
+        assert_eq!(code, 1, "{j}");
+        assert!(j["error"]["message"].as_str().unwrap().contains("include cycle"), "{j}");
+        assert_eq!(&cycle[j["error"]["offset"].as_u64().unwrap() as usize..][..16], b"file=selfinc.map");
+        std::fs::write(dir.join("GHOST.MOD"), ghost).unwrap();
+        let (code, j) = info_in(&root, &dir.join("GHOST.MOD"));
+        assert_eq!((code, &j["format"], &j["missing"]), (1, &serde_json::json!("mod"), &serde_json::json!(["nowhere.bgf"])), "{j}");
+        // A good model outside the archive finds its library in it.
+        std::fs::write(dir.join("MYCUBE.BGF"), &cube).unwrap();
+        let (code, j) = info_in(&root, &dir.join("MYCUBE.BGF"));
+        assert_eq!((code, &j["kind"]), (0, &serde_json::json!("geometry")), "{j}");
+    }
+    // Beside it first: an include next to a map outside the archive wins over the archive's.
+    std::fs::write(outside.join("NEAR.MAP"), b"[inc]\r\ntype=include\r\nfile=blocks.map\r\n[near]\r\ntype=map\r\ninstance=block 0 0 0 0 0 0\r\n").unwrap();
+    std::fs::write(outside.join("BLOCKS.MAP"), b"[bldg]\r\ntype=model\r\nmodelfile=bldg.mod\r\n[block]\r\ntype=map\r\ninstance=bldg 0 0 0 0 0 0\r\n").unwrap();
+    let (code, j) = info_in(&root, &outside.join("NEAR.MAP"));
+    assert_eq!(code, 0, "{j}");
+    assert_eq!(j["includes"], serde_json::json!([outside.join("BLOCKS.MAP").to_string_lossy()]));
+    assert_eq!(j["placements"], 1, "the building of the block beside it, not the archive's three");
+}
+
+#[test]
+fn the_summary_has_an_error_key_only_when_there_is_an_error() {
+    let dir = temp_dir("error-key");
+    demo(&dir);
+    let mut seen = std::collections::BTreeSet::new();
+    for entry in relicview::demo::demo_files() {
+        let (ok, j) = info(&dir.join(&entry.0));
+        let format = j["format"].as_str().unwrap_or("?").to_string();
+        if ok {
+            assert!(j.get("error").is_none(), "{}: {j}", entry.0);
+        } else {
+            assert!(j["error"].is_object() || j["diagnostics"].as_array().is_some_and(|d| !d.is_empty()), "{}: {j}", entry.0);
+        }
+        seen.insert(format);
+    }
+    // Real FF7 files too.
+    for f in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/ff7")).unwrap() {
+        let path = f.unwrap().path();
+        let (ok, j) = info(&path);
+        assert!(ok && j.get("error").is_none(), "{}: {j}", path.display());
+        seen.insert(j["format"].as_str().unwrap().to_string());
+    }
+    for format in ["biz2", "map", "mod", "sub", "image", "bsx", "tdb"] {
+        assert!(seen.contains(format), "{format} not among {seen:?}");
+    }
+}
