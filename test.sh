@@ -6,6 +6,6 @@ scripts/setup.sh --browser
 echo "== cargo test"
 cargo test --locked
 echo "== wasm build"
-scripts/build.sh
+scripts/build.sh --test-build
 echo "== browser tests"
 (cd tests/e2e && node --test --test-reporter=spec --test-concurrency=1 ./*.test.mjs)

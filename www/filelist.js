@@ -73,9 +73,10 @@ export class FileList {
     this.stale = true;
   }
 
-  // A file that failed to open is marked red; one that opened is not.
-  setFailed(entry, failed) {
+  // A file that failed to open is marked red, with why as its tooltip; one that opened is not.
+  setFailed(entry, failed, why = null) {
     entry.failed = failed;
+    entry.failure = failed ? why : null;
     this.stale = true;
     this.render();
   }
@@ -208,7 +209,7 @@ export class FileList {
     if (entry.failed) li.classList.add('failed');
     if (entry.damaged) li.classList.add('damaged');
     li.setAttribute('aria-selected', String(entry.path === this.current));
-    li.title = entry.path;
+    li.title = entry.failed && entry.failure ? `${entry.path}\n${entry.failure}` : entry.path;
     const badge = document.createElement('span');
     badge.className = `kind kind-${li.dataset.kind}`;
     badge.textContent = this.label(li.dataset.kind);

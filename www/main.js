@@ -1,7 +1,7 @@
 // The page shell: file list, info panel, drag-and-drop, URL state and the automation API
 // `window.relicview`. Parsing, triangulation and drawing all happen in the wasm core.
 
-import init, { Viewer, Session, kindOf, kindInfo } from '../pkg/relicview.js';
+import { compileCore, instantiate, isTrap } from './core.js';
 import { FileList } from './filelist.js';
 import { Viewport } from './viewport.js';
 import { collectDrop, entriesFromFiles, hostedEntries, readHeads } from './files.js';
@@ -12,6 +12,9 @@ import { Panes } from './panes.js';
 import { Help } from './help.js';
 
 const $ = (id) => document.getElementById(id);
+// The glue of the wasm instance in use (Viewer, Session, kindOf, kindInfo): replaced when an
+// instance traps (core.js).
+let core = null;
 const state = {
   entries: [],
   session: null, // the core's archive: listing, assets read, reference graph
@@ -37,6 +40,13 @@ const state = {
   opener: null,
   // The file an open on this thread is reading, and its bytes once read.
   reading: { path: null, buffer: null },
+  // The compiled core, and the traps it recovered from: [{path, message}].
+  module: null,
+  traps: [],
+  // Rejects when the instance in use traps: opens waiting on it give up.
+  coreLost: null,
+  loseCore: null,
+  recovering: null,
 };
 
 let readyResolve, readyReject;
@@ -46,7 +56,7 @@ const ready = new Promise((resolve, reject) => { readyResolve = resolve; readyRe
 const kinds = new Map();
 function kindOfEntry(entry) {
   const kind = entry.kind || 'unknown';
-  if (!kinds.has(kind)) kinds.set(kind, kindInfo(kind));
+  if (!kinds.has(kind)) kinds.set(kind, core.kindInfo(kind));
   return kinds.get(kind);
 }
 
@@ -99,7 +109,7 @@ async function typeEntries(entries, generation) {
     const batch = pending.slice(i, i + BATCH);
     // Local files are read by a worker where one can run; anything else here.
     const heads = (batch.every((e) => e.file) && await readHeads(batch.map((e) => e.file))) || await Promise.all(batch.map((e) => e.head().catch(() => null)));
-    const kinds = batch.map((e, k) => (heads[k] ? kindOf(e.path, new Uint8Array(heads[k]), e.size) : 'unknown'));
+    const kinds = batch.map((e, k) => (heads[k] ? core.kindOf(e.path, new Uint8Array(heads[k]), e.size) : 'unknown'));
     if (generation !== state.generation) return false;
     batch.forEach((e, k) => state.files.setKind(e, kinds[k]));
     state.files.refresh();
@@ -349,11 +359,17 @@ const followView = throttle(() => writeHash({ push: false }), 250);
 // Open a file; `restore` is a link's view ({cam, lod, chunk}) to put back once it shows.
 async function doOpen(path, restore, request) {
   await ready;
+  const lost = state.coreLost;
   state.opening++;
   try {
-    return await openNow(path, restore, request);
+    // An open whose core traps never settles on its own: the trap ends it.
+    return await Promise.race([openNow(path, restore, request), lost]);
+  } catch (err) {
+    if (!isTrap(err)) throw err;
+    await recoverFromTrap(err);
+    throw new Error(`${path}: ${state.traps.at(-1).message} (the viewer's core was restarted)`);
   } finally {
-    state.opening--;
+    state.opening = Math.max(0, state.opening - 1);
   }
 }
 
@@ -444,7 +460,15 @@ async function openNow(path, restore, request) {
   const t3 = performance.now();
   // The first frame goes to the GPU first; the inspector is filled while it is rasterised
   // (in the frame's own task: the page waits for the rasteriser once that task ends).
-  let stats = state.viewport.drawNow();
+  let stats;
+  try {
+    stats = state.viewport.drawNow();
+  } catch (err) {
+    // A scene that cannot be drawn (the core took it off the view) fails this file alone.
+    if (isTrap(err)) throw err;
+    file.free();
+    return failed(entry, err);
+  }
   const drawMs = performance.now() - t3;
   $('viewport').getContext('webgl2').flush();
   const inspectMs = showInspector(file);
@@ -453,7 +477,13 @@ async function openNow(path, restore, request) {
     writeHash({ push: false, opened: true });
   }
   // A large world goes up batch by batch, a frame each: done once the last is drawn.
-  while (stats.uploading && state.current === entry.path) stats = await state.viewport.requestFrame();
+  try {
+    while (stats.uploading && state.current === entry.path) stats = await state.viewport.requestFrame();
+  } catch (err) {
+    if (isTrap(err)) throw err;
+    file.free();
+    return failed(entry, err);
+  }
   $('open-progress').hidden = true;
   const core = file.timings();
   state.lastOpen = {
@@ -510,7 +540,7 @@ function restoreView(link, { chunk = true } = {}) {
 async function failed(entry, err) {
   $('open-progress').hidden = true;
   state.viewer.clear();
-  state.files.setFailed(entry, true);
+  state.files.setFailed(entry, true, message(err));
   showError(entry.path, err);
   $('export-button').disabled = true;
   await state.viewport.requestFrame();
@@ -832,7 +862,7 @@ async function loadEntries(entries, label, source) {
   // Listed by name at once, with the kinds their names suggest; typed by content after.
   for (const e of entries) {
     if (e.kind) continue;
-    e.kind = kindOf(e.path, new Uint8Array(0), e.size);
+    e.kind = core.kindOf(e.path, new Uint8Array(0), e.size);
     e.pending = true;
   }
   setEntries(entries, label, source);
@@ -1011,10 +1041,10 @@ window.relicview = {
   // The file list: {files, folders, pending, failed, shown, shownFolders} (shown: files the
   // search, kind filter and folded folders leave in the list).
   listing: () => state.files.counts(),
-  // One listed file: {path, size, kind, pending, failed}, or null.
+  // One listed file: {path, size, kind, pending, failed, failure (why it failed), damaged}, or null.
   entry: (path) => {
     const e = state.byPath.get(String(path).toLowerCase());
-    return e ? { path: e.path, size: e.size, kind: e.kind || "unknown", pending: Boolean(e.pending), failed: Boolean(e.failed), damaged: Boolean(e.damaged) } : null;
+    return e ? { path: e.path, size: e.size, kind: e.kind || "unknown", pending: Boolean(e.pending), failed: Boolean(e.failed), failure: e.failure ?? null, damaged: Boolean(e.damaged) } : null;
   },
   // The paths the list shows, in order (at most `limit`, default 1,000).
   shownFiles: (limit = 1000) => state.files.visibleFiles().slice(0, limit),
@@ -1058,6 +1088,8 @@ window.relicview = {
   workers: () => ({ started: state.opener.started, abandoned: state.opener.abandoned, busy: Boolean(state.opener.job) }),
   // Bytes of the wasm core's linear memory (it only grows; the peak of everything opened).
   memoryBytes: () => state.wasm.memory.buffer.byteLength,
+  // The traps the core recovered from, oldest first: [{path, message}].
+  traps: () => state.traps.slice(),
   // Parse every file (as census does) and report the failing ones → {checked, failed, damaged}.
   checkArchive,
   // Triangles outlined in the view (a picked face, a record chosen in the tree) in the LOD on show.
@@ -1136,44 +1168,73 @@ function bindShell() {
   window.addEventListener('hashchange', follow);
 }
 
-async function compileCore() {
-  const url = new URL('../pkg/relicview_bg.wasm', import.meta.url);
-  try {
-    return await WebAssembly.compileStreaming(fetch(url));
-  } catch {
-    // A server that does not say application/wasm.
-    return WebAssembly.compile(await (await fetch(url)).arrayBuffer());
+// How the core reads an archive file: → Promise<ArrayBuffer>.
+function readForCore(path) {
+  const entry = state.byPath.get(path.toLowerCase());
+  // Each file read while opening shows: a world reads its models one after another.
+  if (state.opening) {
+    const bar = $('open-progress');
+    bar.removeAttribute('value');
+    bar.hidden = false;
   }
+  if (!entry) return Promise.reject(new Error('not in the archive'));
+  // The file being opened is kept as read: the hex view shows it as stored from this
+  // buffer rather than from a copy of the core's.
+  return entry.read().then((buffer) => {
+    if (entry.path === state.reading.path) state.reading.buffer = buffer;
+    return buffer;
+  });
+}
+
+// Instance `generation` of the core, with the viewer and the archive session on it.
+async function startCore(generation) {
+  const { glue, exports } = await instantiate(state.module, generation);
+  core = glue;
+  state.wasm = exports;
+  state.viewer = new core.Viewer($('viewport'));
+  state.warmUpMs = state.viewer.warmUp();
+  state.session = new core.Session(readForCore);
+  if (state.viewport) state.viewport.viewer = state.viewer;
+  state.coreLost = new Promise((_, reject) => { state.loseCore = reject; });
+  state.coreLost.catch(() => {});
+}
+
+// The core trapped: start a new instance, give it the archive's listing, mark the file that
+// was on show or opening, and say what happened over the view. The next open works.
+function recoverFromTrap(err) {
+  state.recovering ||= (async () => {
+    const path = state.current;
+    // The panic's own words where the core left them, else the trap's.
+    const said = globalThis.relicviewPanic;
+    delete globalThis.relicviewPanic;
+    state.traps.push({ path, message: said || message(err) });
+    state.loseCore(err);
+    state.requests++;
+    state.queue = Promise.resolve();
+    state.current = null;
+    await startCore(state.traps.length);
+    setListing();
+    const entry = path && state.byPath.get(path.toLowerCase());
+    const why = `The viewer's core stopped${path ? ' on this file' : ''} (${state.traps.at(-1).message}). It has been restarted: the archive is still open, and other files open as before.`;
+    if (entry) state.files.setFailed(entry, true, why);
+    $('export-button').disabled = true;
+    showError(path || 'relicview', new Error(why));
+    state.viewport.requestFrame().catch(() => {});
+    state.recovering = null;
+  })();
+  return state.recovering;
 }
 
 async function boot() {
   bindShell();
   // Compiled once: the worker that opens big files instantiates the same module.
-  const module = await compileCore();
-  state.wasm = await init({ module_or_path: module });
-  state.opener = new WorkerOpener(module, (path) => {
+  state.module = await compileCore();
+  await startCore(0);
+  state.opener = new WorkerOpener(state.module, (path) => {
     const entry = state.byPath.get(path.toLowerCase());
     return entry ? (entry.source ? entry.source() : { read: entry.read }) : null;
   });
   const canvas = $('viewport');
-  state.viewer = new Viewer(canvas);
-  state.warmUpMs = state.viewer.warmUp();
-  state.session = new Session((path) => {
-    const entry = state.byPath.get(path.toLowerCase());
-    // Each file read while opening shows: a world reads its models one after another.
-    if (state.opening) {
-      const bar = $('open-progress');
-      bar.removeAttribute('value');
-      bar.hidden = false;
-    }
-    if (!entry) return Promise.reject(new Error('not in the archive'));
-    // The file being opened is kept as read: the hex view shows it as stored from this
-    // buffer rather than from a copy of the core's.
-    return entry.read().then((buffer) => {
-      if (entry.path === state.reading.path) state.reading.buffer = buffer;
-      return buffer;
-    });
-  });
   state.viewport = new Viewport(canvas, state.viewer);
   // Moving the camera leaves the viewpoint it was at.
   state.viewport.onFly = leaveViewpoint;
@@ -1236,6 +1297,18 @@ async function boot() {
     state.viewer.home();
     state.viewpoint = null;
     syncWorldControls();
+  };
+  // A trap outside an open (a frame, a pick, a task the core left running) recovers too;
+  // a frame that cannot draw its scene says so for the file on show.
+  window.addEventListener('error', (e) => { if (isTrap(e.error)) recoverFromTrap(e.error); });
+  window.addEventListener('unhandledrejection', (e) => { if (isTrap(e.reason)) recoverFromTrap(e.reason); });
+  state.viewport.onError = (err) => {
+    if (isTrap(err)) recoverFromTrap(err);
+    else if (state.current && !state.opening) {
+      const entry = state.byPath.get(state.current.toLowerCase());
+      if (entry) state.files.setFailed(entry, true, message(err));
+      showError(state.current, err);
+    }
   };
   readyResolve();
   state.viewport.requestFrame();

@@ -44,6 +44,7 @@ export class Viewport {
           waiting.forEach((p) => p.resolve(stats));
         } catch (e) {
           waiting.forEach((p) => p.reject(e));
+          if (this.onError) this.onError(e);
         }
       });
     });

@@ -15,7 +15,13 @@ use wasm_bindgen::JsCast;
 
 #[wasm_bindgen(start)]
 pub fn start() {
-    console_error_panic_hook::set_once();
+    // A panic traps the instance; the page starts another and says why, from the message
+    // left here (globalThis.relicviewPanic) beside the console's report.
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        let text = info.to_string().replace('\n', " ");
+        let _ = js_sys::Reflect::set(&js_sys::global(), &"relicviewPanic".into(), &text.into());
+    }));
 }
 
 /// Plain JS objects (not Maps) for every map, so the shell reads fields as properties.

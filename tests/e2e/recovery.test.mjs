@@ -1,0 +1,95 @@
+// A fault in one file never takes the page down: every file of the test archive opened one
+// after another in one page (only the intended bad ones fail), a file whose name and content
+// disagree shown as the error it is, and a core that traps (the test build's trigger: a
+// file named *.TRAP) replaced by a new instance while the archive stays open.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { makeArchive, startServer, launch, newPage, walk } from './harness.mjs';
+
+let dir, server, browser;
+
+before(async () => {
+  dir = makeArchive();
+  // Named as DIV-BIZ2, holding something else.
+  writeFileSync(join(dir, 'DEMO/VIDEO/NOTBIZ.BGF'), 'this is not a model\n');
+  // The test build's trap: the core panics while opening it.
+  writeFileSync(join(dir, 'DEMO/VIDEO/BOOM.TRAP'), 'boom');
+  server = await startServer(dir);
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+// relicview.open(path) → {ok, message}.
+function openIn(page, path) {
+  return page.evaluate((p) => window.relicview.open(p).then(() => ({ ok: true }), (e) => ({ ok: false, message: e.message })), path);
+}
+
+async function openCubeAndLook(page) {
+  assert.deepEqual(await openIn(page, 'DEMO/VIDEO/CUBE.BGF'), { ok: true });
+  const pixels = await page.evaluate(() => window.relicview.pixelStats());
+  assert.ok(pixels.nonBackground > 1000, `the cube is drawn: ${JSON.stringify(pixels)}`);
+}
+
+test('every file of the archive opens one after another in one page; only the bad ones fail', async () => {
+  const { page, problems } = await newPage(browser, server.url);
+  await page.waitForFunction((n) => window.relicview.listing().files === n && !window.relicview.listing().pending, walk(dir).length);
+  const intended = new Set(['DEMO/VIDEO/BROKEN.BGF', 'DEMO/VIDEO/NOTBIZ.BGF', 'DEMO/VIDEO/BOOM.TRAP']);
+  const files = walk(dir).map((f) => relative(dir, f).split('\\').join('/')).sort();
+  const failures = new Map();
+  for (const path of files) {
+    const r = await openIn(page, path);
+    if (!r.ok) failures.set(path, r.message);
+  }
+  assert.deepEqual([...failures.keys()].sort(), [...intended].sort(), JSON.stringify(Object.fromEntries(failures)));
+  // What each says: where and what was expected.
+  assert.match(failures.get('DEMO/VIDEO/NOTBIZ.BGF'), /NOTBIZ\.BGF: at byte 0: named \.BGF, but it does not start with DIV-BIZ2: its first 8 bytes are "this is "/);
+  assert.match(failures.get('DEMO/VIDEO/BROKEN.BGF'), /at byte \d+/);
+  assert.match(failures.get('DEMO/VIDEO/BOOM.TRAP'), /core was restarted/);
+  // The list still holds the whole archive; the bad files are red with their reasons.
+  assert.equal((await page.evaluate(() => window.relicview.listing())).files, files.length);
+  for (const path of intended) {
+    const e = await page.evaluate((p) => window.relicview.entry(p), path);
+    assert.ok(e.failed, path);
+    assert.ok(e.failure && e.failure.length > 20, `${path}: ${e.failure}`);
+  }
+  const traps = await page.evaluate(() => window.relicview.traps());
+  assert.deepEqual(traps.map((t) => t.path), ['DEMO/VIDEO/BOOM.TRAP']);
+  // The page keeps working: a model opens and draws after all of it.
+  await openCubeAndLook(page);
+  // Nothing went wrong but the trap itself (the panic's report and the RuntimeError).
+  const unexpected = problems.filter((p) => !/test build's trap|unreachable|RuntimeError|BROKEN\.BGF|NOTBIZ\.BGF/.test(p));
+  assert.deepEqual(unexpected, []);
+  await page.close();
+});
+
+test('a trapped core is replaced: the file is marked, the view says so, the next open works', async () => {
+  const { page } = await newPage(browser, server.url);
+  await page.waitForFunction(() => window.relicview.stats().triangles > 0);
+  const memoryBefore = await page.evaluate(() => window.relicview.memoryBytes());
+  assert.ok(memoryBefore > 0);
+  const trapped = await openIn(page, 'DEMO/VIDEO/BOOM.TRAP');
+  assert.equal(trapped.ok, false);
+  assert.match(trapped.message, /BOOM\.TRAP: .*test build's trap.* \(the viewer's core was restarted\)/);
+  const view = await page.evaluate(() => ({ shown: !document.getElementById('view-message').hidden, text: document.getElementById('view-message-text').textContent, row: document.querySelector('[data-path="DEMO/VIDEO/BOOM.TRAP"]')?.className }));
+  assert.ok(view.shown, 'a message over the view');
+  assert.match(view.text, /BOOM\.TRAP\nThe viewer's core stopped on this file .* It has been restarted: the archive is still open/);
+  assert.match(view.row, /failed/);
+  // The new instance has the listing: a model resolves its library and draws.
+  await openCubeAndLook(page);
+  assert.deepEqual(await openIn(page, 'DEMO/MAPS/ARENA1.MAP'), { ok: true });
+  assert.ok((await page.evaluate(() => window.relicview.stats())).triangles > 100, 'a world assembles from the listing');
+  // "Used by" reads the archive through the new session.
+  assert.deepEqual(await openIn(page, 'DEMO/MATERIAL/DEMO.BMF'), { ok: true });
+  // A second trap is recovered from as well.
+  assert.equal((await openIn(page, 'DEMO/VIDEO/BOOM.TRAP')).ok, false);
+  await openCubeAndLook(page);
+  assert.equal((await page.evaluate(() => window.relicview.traps())).length, 2);
+  await page.close();
+});
