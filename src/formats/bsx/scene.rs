@@ -57,13 +57,29 @@ pub struct Records {
     pub parts: HashMap<usize, u32>,
 }
 
-/// What a file's scene may allocate: twice its decompressed bytes plus 4 MiB, room for
-/// sixteen 256×256 texture pages. A real model's scene takes a fraction of that; a hostile
-/// one, whose 48-byte model records all reuse the same parts or whose animations claim
-/// 65,535 frames of nothing, would take thousands of times its size (docs/formats/bsx.md,
-/// "Memory").
+/// What a file's scene may allocate: 64 times its decompressed bytes plus 8 MiB (32
+/// texture pages of 256×256). What a legitimate file builds grows with its bytes by less
+/// than that: a moving bone's key a frame is paid for by its bytes of that frame, a texture
+/// page by its flag word, a part by its polygons. A hostile file, whose 48-byte model
+/// records all reuse the same parts or whose animations claim 65,535 frames of data it does
+/// not have, would take thousands of times its size (docs/formats/bsx.md, "Memory").
 pub fn scene_budget(decoded_len: usize) -> usize {
-    decoded_len.saturating_mul(2).saturating_add(4 << 20)
+    decoded_len.saturating_mul(64).saturating_add(8 << 20)
+}
+
+/// Whether bone `b` moves in the animation: some channel of it changes per frame, from data
+/// the file has for every frame. A bone that does not is one key, however long the clip.
+fn moves(a: &Animation, d: &AnimationData, b: usize) -> bool {
+    let Some(ch) = d.channels.get(b) else { return false };
+    let n = a.frames as usize;
+    let backed = |index: u8, len: usize| (index as usize + 1).saturating_mul(n) <= len;
+    (0..3).any(|axis| (ch.mask >> axis & 1 == 1 && backed(ch.rotation[axis], d.rotations.len())) || (ch.mask >> (axis + 4) & 1 == 1 && backed(ch.translation[axis], d.translations.len())))
+}
+
+/// Keys the clip of an animation holds: a key a frame (and one to close the loop) for each
+/// bone that moves, one for each that does not.
+fn animation_keys(a: &Animation, d: &AnimationData, bones: usize) -> usize {
+    (0..bones.min(a.bones as usize)).map(|b| if moves(a, d, b) { a.frames.max(1) as usize + 1 } else { 1 }).sum()
 }
 
 /// Bytes of the scene left to allocate, and what was not built for want of them.
@@ -231,8 +247,8 @@ pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras
         }
         for (a, slot) in rig.animations.iter().enumerate() {
             let Some((anim, data)) = *slot else { continue };
-            // Per bone a key a frame: a time, a rotation and perhaps a translation.
-            let keys = (anim.frames as usize + 1) * rig.bones.len().min(anim.bones as usize);
+            // Per key a time, a rotation and perhaps a translation.
+            let keys = animation_keys(anim, data, rig.bones.len());
             if !painter.budget.afford(Cost::Animation, keys * 36 + 64) {
                 continue;
             }
@@ -249,7 +265,7 @@ pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras
     let [parts, textures, animations] = budget.refused;
     let refused = (budget.refused != [0; 3]).then(|| {
         let limit = scene_budget(bytes.len());
-        format!("the scene would take more than {limit} bytes of memory (twice the file, plus 4 MiB): {parts} parts, {textures} texture pages (drawn untextured) and {animations} animations are not built")
+        format!("the scene would take more than {limit} bytes of memory (64 times the file, plus 8 MiB): {parts} parts, {textures} texture pages (drawn untextured) and {animations} animations are not built")
     });
     Built { scene, refused }
 }
@@ -285,6 +301,12 @@ fn animation_clip(name: &str, a: &Animation, d: &AnimationData, rig: &Rig, bones
     let mut tracks = Vec::new();
     for (b, slot) in rig.bones.iter().enumerate().take(a.bones as usize) {
         let (Some((bone, _)), Some(Some(node))) = (slot, bones.get(b)) else { continue };
+        if !moves(a, d, b) {
+            let (rot, tr) = frame(a, d, b, 0);
+            let pose = bone_transform(rot, tr, bone.length);
+            tracks.push(Track { target: Target::Rotation(*node), times: vec![0.0], values: pose.rotation.to_vec() });
+            continue;
+        }
         let poses: Vec<Transform> = (0..=frames).map(|f| {
             let (rot, tr) = frame(a, d, b, f % frames);
             bone_transform(rot, tr, bone.length)
