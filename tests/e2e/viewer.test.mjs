@@ -150,8 +150,12 @@ test('garbage is an error naming its offset; a file that is not a model is shown
   const { page, problems } = await newPage(browser, server.url + '#folder=none');
   await loadFolder(page, own, walk(own).length);
   const msg = await page.evaluate(() => window.relicview.open('GAME/JUNK/EMPTY.BGF').then(() => 'resolved', (e) => e.message));
-  assert.match(msg, /EMPTY\.BGF: at byte 0\b.*magic/);
-  assert.equal(await page.evaluate(() => window.relicview.entry('GAME/JUNK/EMPTY.BGF').failed), true);
+  assert.match(msg, /EMPTY\.BGF: at byte 0: named \.BGF, but it does not start with DIV-BIZ2: the file has 0 bytes/);
+  // A red row whose tooltip says why.
+  const row = await page.evaluate(() => ({ entry: window.relicview.entry('GAME/JUNK/EMPTY.BGF'), title: document.querySelector('[data-path="GAME/JUNK/EMPTY.BGF"]')?.title }));
+  assert.equal(row.entry.failed, true);
+  assert.equal(row.entry.failure, msg);
+  assert.equal(row.title, `GAME/JUNK/EMPTY.BGF\n${msg}`);
   // Plain text: shown as text with line numbers, no error.
   const text = await page.evaluate(() => window.relicview.open('GAME/JUNK/README.TXT'));
   assert.deepEqual(text, { triangles: 0, drawCalls: 0 });
