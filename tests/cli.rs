@@ -800,3 +800,29 @@ fn the_summary_has_an_error_key_only_when_there_is_an_error() {
         assert!(seen.contains(format), "{format} not among {seen:?}");
     }
 }
+
+#[test]
+fn exit_codes_are_0_fine_1_error_or_diagnostics_2_usage() {
+    let dir = temp_dir("exit-codes");
+    demo(&dir);
+    let code = |args: &[&str]| bin().args(args).output().unwrap().status.code();
+    let path = |p: &str| dir.join(p).to_string_lossy().into_owned();
+    assert_eq!(code(&["info", &path("DEMO/VIDEO/CUBE.BGF")]), Some(0));
+    assert_eq!(code(&["info", &path("DEMO/FIELD/ROBOT.BSX")]), Some(0));
+    assert_eq!(code(&["info", &path("DEMO/MAPS/ARENA1.MAP"), "--root", &path("")]), Some(0));
+    std::fs::write(dir.join("BAD.MAP"), b"[a]\r\ntype=map\r\ninstance=nothing 0 0 0 0 0 0\r\n").unwrap();
+    std::fs::write(dir.join("BAD.BSX"), b"\x10\x00\x00\x00\xff\xff\xff\xff").unwrap();
+    // A diagnostic (a placement of nothing), an error, a file that is not there.
+    for bad in ["BAD.MAP", "BAD.BSX", "no-such-file.bgf"] {
+        assert_eq!(code(&["info", &path(bad), "--root", &path("")]), Some(1), "{bad}");
+    }
+    // export: 1 when nothing could be written; a world with a gap is written (exit 0).
+    for bad in ["BAD.BSX", "no-such-file.bgf", "DEMO/MATERIAL/DEMO.BMF"] {
+        assert_eq!(code(&["export", &path(bad), "-o", &path("out.glb")]), Some(1), "{bad}");
+    }
+    assert_eq!(code(&["export", &path("BAD.MAP"), "-o", &path("out.glb")]), Some(0));
+    assert_eq!(code(&["info"]), Some(2), "a missing argument");
+    assert_eq!(code(&["info", "--no-such-option", &path("DEMO/VIDEO/CUBE.BGF")]), Some(2));
+    assert_eq!(code(&["frobnicate"]), Some(2));
+    assert_eq!(code(&["census", &path("")]), Some(0));
+}
