@@ -217,7 +217,7 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
         if let Some(&index) = materials.get(&(id, textured)) {
             return Some(index);
         }
-        let [r, g, bl, a] = m.base_color;
+        let [r, g, bl, a] = if textured { m.base_color } else { m.untextured_color.unwrap_or(m.base_color) };
         let base_color_texture = m.texture.filter(|_| textured).and_then(|t| textures.get(t as usize)).map(|&index| {
             let transform = scrolling.contains(&id).then(|| json::extensions::texture::TextureTransform {
                 offset: json::extensions::texture::TextureTransformOffset(offsets[id as usize]),
@@ -443,6 +443,25 @@ mod tests {
         assert_eq!(j["accessors"][input]["count"], 3);
         assert_eq!(j["accessors"][input]["max"], serde_json::json!([4.0]));
         assert_eq!(j["nodes"][0]["name"], "dr1");
+    }
+
+    #[test]
+    fn a_primitive_without_uvs_gets_the_materials_untextured_twin() {
+        let mut s = Scene { name: "tile".into(), ..Default::default() };
+        s.textures.push(crate::scene::Texture { name: None, texels: crate::texture::checker([1.0; 3]), file: None, nearest: false });
+        s.materials.push(crate::scene::Material { name: Some("tex".into()), texture: Some(0), untextured_color: Some([1.0, 0.0, 0.0, 1.0]), ..Default::default() });
+        let tri = |uvs: Option<Vec<[f32; 2]>>| Primitive { positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], uvs, indices: vec![0, 1, 2], material: Some(0), ..Default::default() };
+        let m = s.add_mesh(Mesh { name: None, primitives: vec![tri(None), tri(Some(vec![[0.0; 2]; 3])), tri(None)] });
+        s.add_node(None, Node { mesh: Some(m), ..Default::default() });
+        let j = json_of(&export_glb(&s, ExportOptions::default()).unwrap());
+        assert_eq!(j["materials"].as_array().unwrap().len(), 2, "the material and its twin, each once");
+        for p in j["meshes"][0]["primitives"].as_array().unwrap() {
+            let m = &j["materials"][p["material"].as_u64().unwrap() as usize];
+            let textured = !m["pbrMetallicRoughness"]["baseColorTexture"].is_null();
+            assert_eq!(textured, p["attributes"]["TEXCOORD_0"].is_u64());
+            let factor = &m["pbrMetallicRoughness"]["baseColorFactor"];
+            assert_eq!(factor[1].as_f64(), Some(if textured { 1.0 } else { 0.0 }), "the twin is in the untextured colour");
+        }
     }
 
     #[test]

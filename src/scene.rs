@@ -176,6 +176,9 @@ pub struct Material {
     /// sRGB factor (and alpha) that vertex colours and texels are multiplied with.
     pub base_color: [f32; 4],
     pub texture: Option<TextureId>,
+    /// The colour a primitive that cannot sample the texture (no UVs) shows instead, where
+    /// it is not `base_color` (texels that carry the colour leave the factor white).
+    pub untextured_color: Option<[f32; 4]>,
     /// Winding is unconfirmed in the pods' files: both sides are drawn unless culling is on.
     pub double_sided: bool,
     /// Texels with less alpha than this are not drawn (a cut-out: PSX texel 0x0000).
@@ -201,7 +204,7 @@ pub enum Blend {
 
 impl Default for Material {
     fn default() -> Self {
-        Material { name: None, base_color: [1.0; 4], texture: None, double_sided: true, alpha_cutoff: None, blend: None }
+        Material { name: None, base_color: [1.0; 4], texture: None, untextured_color: None, double_sided: true, alpha_cutoff: None, blend: None }
     }
 }
 
@@ -306,6 +309,14 @@ impl Clip {
             _ => seconds,
         }
     }
+}
+
+/// What a primitive is drawn with: the texture it samples, and the sRGB factor its vertex
+/// colours (and texels) are multiplied by.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Shading {
+    pub texture: Option<TextureId>,
+    pub base_color: [f32; 4],
 }
 
 /// A whole scene ready to draw or export.
@@ -595,14 +606,22 @@ impl Scene {
         moved
     }
 
-    /// The texture primitive `p` is drawn and exported with: its material's, when the
-    /// primitive has a UV per vertex to sample it by; none otherwise, and it shows its
-    /// material's colour. Files put textured materials on vertex formats without UVs
-    /// (XYZ_N, XYZ_RGBA …): this is the one place that decides, and the renderer's shader
-    /// variant, its draw batches and the glTF material all follow it.
+    /// How primitive `p` is drawn and exported. Files put textured materials on vertex
+    /// formats without UVs (XYZ_N, XYZ_RGBA …): such a primitive samples no texture and
+    /// shows its material's colour. This is the one place that decides; the renderer's
+    /// shader variant, its draw batches, its tint and the glTF material all follow it.
+    pub fn shading(&self, p: &Primitive) -> Shading {
+        let Some(material) = p.material.and_then(|m| self.materials.get(m as usize)) else { return Shading { texture: None, base_color: [1.0; 4] } };
+        match material.texture.filter(|&t| (t as usize) < self.textures.len()) {
+            Some(t) if p.has_uvs() => Shading { texture: Some(t), base_color: material.base_color },
+            Some(_) => Shading { texture: None, base_color: material.untextured_color.unwrap_or(material.base_color) },
+            None => Shading { texture: None, base_color: material.base_color },
+        }
+    }
+
+    /// The texture primitive `p` samples ([`Self::shading`]).
     pub fn texture_of(&self, p: &Primitive) -> Option<TextureId> {
-        let material = self.materials.get(p.material? as usize)?;
-        material.texture.filter(|&t| (t as usize) < self.textures.len() && p.has_uvs())
+        self.shading(p).texture
     }
 
     /// Why some primitives show no texture although their material has one: a sentence
@@ -1026,6 +1045,27 @@ mod tests {
         assert!(s.pick(Vec3::new(10.5, -0.5, 5.0), Vec3::NEG_Z, 0, &[], &w).is_some());
         let b = s.bounds(0).unwrap();
         assert_eq!((b.min, b.max), ([9.0, -1.0, -2.0], [11.0, 1.0, 0.0]));
+    }
+
+    #[test]
+    fn a_primitive_samples_its_texture_only_with_a_uv_per_vertex() {
+        let mut s = two_quads();
+        s.textures.push(Texture { name: None, texels: crate::texture::checker([1.0; 3]), file: None, nearest: false });
+        s.materials.push(Material { name: Some("tex".into()), texture: Some(0), untextured_color: Some([0.5, 0.25, 0.125, 1.0]), ..Default::default() });
+        let mut p = quad(0.0, 1);
+        p.material = Some(0);
+        assert_eq!(s.shading(&p), Shading { texture: None, base_color: [0.5, 0.25, 0.125, 1.0] }, "no UVs: the material's colour");
+        p.uvs = Some(vec![[0.0; 2]; 3]);
+        assert_eq!(s.texture_of(&p), None, "a UV short is none");
+        p.uvs = Some(vec![[0.0; 2]; 4]);
+        assert_eq!(s.shading(&p), Shading { texture: Some(0), base_color: [1.0; 4] });
+        s.materials[0].texture = Some(7);
+        assert_eq!(s.texture_of(&p), None, "a texture the scene does not have");
+        let m = s.add_mesh(Mesh { name: None, primitives: vec![Primitive { uvs: None, ..p.clone() }] });
+        s.materials[0].texture = Some(0);
+        s.add_node(None, Node { mesh: Some(m), ..Default::default() });
+        assert_eq!(s.untextured_notes().len(), 1);
+        assert!(s.untextured_notes()[0].starts_with("tex has a texture, but 1 primitive using it has no UVs"), "{:?}", s.untextured_notes());
     }
 
     #[test]

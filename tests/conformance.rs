@@ -501,6 +501,15 @@ fn check_shading(c: &Combination, scene: &Scene, name: &str) {
         }
         assert_eq!(p.normals.is_some(), c.fmt.normal, "{name}: normals");
     }
+    // The colour it is drawn in: white under texels that carry the colour, the material's
+    // diffuse where it samples none; vertex colours win over both.
+    const DIFFUSE: [f32; 4] = [0.8, 0.5, 0.25, 1.0];
+    if !c.fmt.rgba && matches!(c.mat, Mat::Plain | Mat::Textured | Mat::Scroll | Mat::BackSameAsFront) {
+        let sampled = c.mat.wants_texture() && c.fmt.samples_textures();
+        for p in scene.meshes.iter().flat_map(|m| &m.primitives) {
+            assert_eq!(scene.shading(p).base_color, if sampled { [1.0; 4] } else { DIFFUSE }, "{name}: the colour drawn");
+        }
+    }
     let notes = scene.untextured_notes();
     assert_eq!(!notes.is_empty(), c.mat.wants_texture() && !c.fmt.samples_textures(), "{name}: {notes:?}");
     let drifts = scene.clips.iter().flat_map(|k| &k.tracks).any(|t| matches!(t.target, Target::UvOffset(_)));

@@ -1006,7 +1006,7 @@ fn add_pyramids(cpu: &mut CpuMesh, at: &[glam::Mat4], size: f32) {
 /// One draw's GPU buffers: the primitives placed by their world matrices, tinted by their
 /// materials' base colours (see `SceneGeometry::new`).
 fn batch_geometry(context: &Context, scene: &Scene, items: &[(&crate::scene::Primitive, glam::Mat4)], textured: bool) -> Option<SceneGeometry> {
-    let tint_of = |p: &crate::scene::Primitive| p.material.and_then(|id| scene.materials.get(id as usize)).map_or([1.0; 4], |m| m.base_color.map(|c| c.clamp(0.0, 1.0)));
+    let tint_of = |p: &crate::scene::Primitive| scene.shading(p).base_color.map(|c| c.clamp(0.0, 1.0));
     let parts: Vec<VertexArrays> = items
         .iter()
         .map(|&(p, model)| VertexArrays {

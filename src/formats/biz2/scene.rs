@@ -116,6 +116,8 @@ pub fn needs(archive: &Archive, model: &str, references: &[String]) -> Vec<Strin
 #[derive(Clone, Copy, Default)]
 struct Surface {
     diffuse: Option<[f32; 3]>,
+    /// The material's own diffuse, where `diffuse` is white for texels that carry the colour.
+    untextured: Option<[f32; 3]>,
     texture: Option<u32>,
     /// The scroll clip's material needs the texture's drift.
     scroll: Option<[f32; 4]>,
@@ -169,6 +171,7 @@ pub fn build(model: &str, file: Biz2File, archive: &Archive) -> (Scene, Vec<Text
                 }));
                 // The texels carry the colour; the diffuse tint would darken them twice.
                 if reason.is_none() {
+                    surface.untextured = Some(surface.diffuse.unwrap_or(GREY));
                     surface.diffuse = Some([1.0, 1.0, 1.0]);
                 }
                 statuses.push(TextureStatus {
@@ -191,8 +194,10 @@ pub fn build(model: &str, file: Biz2File, archive: &Archive) -> (Scene, Vec<Text
         *materials.entry((reference.cloned(), own_colours)).or_insert_with(|| {
             let s = reference.and_then(|r| surfaces.get(r)).copied().unwrap_or_default();
             let [r, g, b] = if own_colours { [1.0; 3] } else { s.diffuse.unwrap_or(GREY) };
+            // Vertex colours win over the material's colour, with a texture or without.
+            let untextured_color = s.untextured.filter(|_| !own_colours).map(|[r, g, b]| [r, g, b, 1.0]);
             let id = scene.materials.len() as u32;
-            scene.materials.push(Material { name: reference.cloned(), base_color: [r, g, b, 1.0], texture: s.texture, double_sided: true, alpha_cutoff: None, blend: None });
+            scene.materials.push(Material { name: reference.cloned(), base_color: [r, g, b, 1.0], texture: s.texture, untextured_color, double_sided: true, alpha_cutoff: None, blend: None });
             if let Some([u0, v0, du, dv]) = s.scroll {
                 scene.clips.push(Clip {
                     name: format!("scroll {}", reference.map_or("", |r| r.as_str())),
