@@ -523,6 +523,10 @@ fn damaged_files_draw_what_comes_before_the_damage() {
         let mut doc = registry::open("T.BGF", bytes, Purpose::Show);
         let damaged = doc.damaged();
         let error = doc.error().cloned();
+        // The summary carries the damage as its error (and only then an error key).
+        let info: serde_json::Value = serde_json::from_str(&doc.info_json()).unwrap();
+        assert_eq!(info["error"]["offset"].as_u64(), error.as_ref().map(|e| e.offset as u64), "{info}");
+        assert_eq!(info.get("error").is_some(), error.is_some());
         let n = doc.build_scene(&Archive::detached()).map_or(0, |s| s.triangle_count(0));
         (n, damaged, error, doc.diagnostics().to_vec(), doc.info_rows())
     };

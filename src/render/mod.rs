@@ -778,11 +778,11 @@ impl Renderer {
             if self.upload_bytes != before {
                 self.upload_ms += (self.clock)() - t0;
             }
-            let scene = self.scene.as_ref().expect("a LOD implies a scene");
+            let animating = self.animating();
+            let (Some(scene), Some(Some(l))) = (self.scene.as_ref(), self.lods.get_mut(i)) else { return 0 };
             let offsets = scene.uv_offsets(seconds);
             let glows = scene.glows(seconds);
-            let world = if self.animating() { scene.world(&scene.pose(seconds)) } else { Vec::new() };
-            let l = self.lods[i].as_mut().expect("planned above");
+            let world = if animating { scene.world(&scene.pose(seconds)) } else { Vec::new() };
             let uv = |m: Option<u32>| m.and_then(|m| offsets.get(m as usize)).map(|&[u, v]| Mat3::from_translation(vec2(u, v)));
             let glow = |m: Option<u32>| m.and_then(|m| glows.get(m as usize)).copied().unwrap_or(0.0);
             let update = |m: &mut RetroMaterial, animated: Option<u32>| {
@@ -829,7 +829,9 @@ impl Renderer {
             let (w, h) = (self.width, self.height);
             let checker = self.checker.get_or_insert_with(|| checker_square(&self.context));
             // Squares of CHECKER_PX device pixels whatever the view's size.
-            checker.material.texture.as_mut().expect("the checker is textured").transformation = Mat3::from_nonuniform_scale(w as f32 / (2.0 * CHECKER_PX), h as f32 / (2.0 * CHECKER_PX));
+            if let Some(t) = checker.material.texture.as_mut() {
+                t.transformation = Mat3::from_nonuniform_scale(w as f32 / (2.0 * CHECKER_PX), h as f32 / (2.0 * CHECKER_PX));
+            }
             let flat = Camera::new_orthographic(Viewport::new_at_origo(w, h), vec3(0.0, 0.0, 1.0), vec3(0.0, 0.0, 0.0), vec3(0.0, 1.0, 0.0), 2.0, 0.1, 10.0);
             checker.set_transformation(Mat4::from_nonuniform_scale(w as f32 / h as f32, 1.0, 1.0));
             target.render(&flat, [&*checker], &[]);

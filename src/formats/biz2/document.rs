@@ -162,9 +162,10 @@ impl Document for Biz2Document {
         match (&self.info, &self.error) {
             // Written straight from the summary: a value tree of a large file's summary
             // would cost several times the file.
-            (Some(info), _) => serde_json::to_string(info).expect("info serialises"),
-            (None, Some(e)) => serde_json::json!({ "format": "biz2", "error": { "message": e.to_string(), "offset": e.offset, "path": e.path } }).to_string(),
-            (None, None) => "null".into(),
+            (Some(info), None) => serde_json::to_string(info).unwrap_or_else(|e| crate::formats::summary_json(serde_json::json!({ "format": "biz2" }), Some(&ParseError::new(0, "", e.to_string())))),
+            // Damaged: what was read, and the damage as its error.
+            (Some(info), Some(e)) => crate::formats::summary_json(serde_json::to_value(info).unwrap_or_else(|_| serde_json::json!({ "format": "biz2" })), Some(e)),
+            (None, e) => crate::formats::summary_json(serde_json::json!({ "format": "biz2" }), e.as_ref()),
         }
     }
     fn references(&self) -> Vec<Reference> {

@@ -377,7 +377,9 @@ fn part_mesh(scene: &mut Scene, painter: &mut Painter, data: &PartData, records:
             let scale = |x: u8| if textured { (x as u16 * 2).min(255) as u8 } else { x };
             let tc = data.texcoords.get(poly.texcoords[c] as usize).copied().unwrap_or([0, 0]);
             prim.positions.push([v[0] as f32, v[1] as f32, v[2] as f32]);
-            prim.colors.as_mut().expect("made with colours").push([scale(col[0]), scale(col[1]), scale(col[2]), 255]);
+            if let Some(colors) = prim.colors.as_mut() {
+                colors.push([scale(col[0]), scale(col[1]), scale(col[2]), 255]);
+            }
             if let Some(uvs) = prim.uvs.as_mut() {
                 uvs.push([(tc[0] as u16 + offset[0]) as f32 / 256.0, (tc[1] as u16 + offset[1]) as f32 / 256.0]);
             }
