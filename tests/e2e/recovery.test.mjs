@@ -5,9 +5,20 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { makeArchive, startServer, launch, newPage, walk } from './harness.mjs';
+import { execFileSync } from 'node:child_process';
+import { makeArchive, startServer, launch, newPage, walk, bin } from './harness.mjs';
+
+// `relicview info --json --root DIR FILE` (it exits 1 on a bad file and still prints JSON).
+function nativeInfoIn(root, file) {
+  try {
+    return JSON.parse(execFileSync(bin, ['info', '--json', '--root', root, file], { encoding: 'utf8' }));
+  } catch (e) {
+    return JSON.parse(e.stdout);
+  }
+}
 
 let dir, server, browser;
 
@@ -91,5 +102,33 @@ test('a trapped core is replaced: the file is marked, the view says so, the next
   assert.equal((await openIn(page, 'DEMO/VIDEO/BOOM.TRAP')).ok, false);
   await openCubeAndLook(page);
   assert.equal((await page.evaluate(() => window.relicview.traps())).length, 2);
+  await page.close();
+});
+
+test('loose files, in no game tree, get the answers the command line gives them', async () => {
+  // Picked with "Open files…": named by their names alone, beside each other.
+  const loose = mkdtempSync(join(tmpdir(), 'relicview-loose-'));
+  const files = {
+    'BAD.BGF': 'NOTBIZ2-and-more-bytes',
+    'EMPTY.BGF': '',
+    'SELFINC.MAP': '[me]\r\ntype=include\r\nfile=selfinc.map\r\n[selfinc]\r\ntype=map\r\ninstance=x 0 0 0 0 0 0\r\n',
+    'GHOST.MOD': '[video]\r\nobject=nowhere.bgf\r\n',
+  };
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(loose, name), text);
+  const { page } = await newPage(browser, `${server.url}#folder=none`);
+  await page.locator('#files-input').setInputFiles(Object.keys(files).map((n) => join(loose, n)));
+  await page.waitForFunction(() => window.relicview.listing().files === 4 && !window.relicview.listing().pending);
+  for (const name of ['BAD.BGF', 'EMPTY.BGF', 'SELFINC.MAP']) {
+    const r = await openIn(page, name);
+    assert.equal(r.ok, false, name);
+    // The command line's message, for the same file lying alone (--root its folder).
+    const cli = nativeInfoIn(loose, join(loose, name));
+    assert.equal(r.message, cli.error.message.replace(join(loose, name), name), name);
+    assert.equal((await page.evaluate((p) => window.relicview.entry(p), name)).kind, name.endsWith('.MAP') ? 'map' : 'biz2-unreadable');
+  }
+  // A game object whose model is nowhere opens, saying what is missing.
+  assert.deepEqual(await openIn(page, 'GHOST.MOD'), { ok: true });
+  const info = await page.evaluate(() => document.getElementById('info-panel').textContent);
+  assert.match(info, /nowhere\.bgf/);
   await page.close();
 });
