@@ -1217,6 +1217,9 @@ function recoverFromTrap(err) {
     const entry = path && state.byPath.get(path.toLowerCase());
     const why = `The viewer's core stopped${path ? ' on this file' : ''} (${state.traps.at(-1).message}). It has been restarted: the archive is still open, and other files open as before.`;
     if (entry) state.files.setFailed(entry, true, why);
+    // Nothing of the lost instance's stays on show: its records, its progress.
+    state.inspector.show(null, []);
+    $('open-progress').hidden = true;
     $('export-button').disabled = true;
     showError(path || 'relicview', new Error(why));
     state.viewport.requestFrame().catch(() => {});

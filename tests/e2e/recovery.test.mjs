@@ -92,6 +92,9 @@ test('a trapped core is replaced: the file is marked, the view says so, the next
   assert.ok(view.shown, 'a message over the view');
   assert.match(view.text, /BOOM\.TRAP\nThe viewer's core stopped on this file .* It has been restarted: the archive is still open/);
   assert.match(view.row, /failed/);
+  // Nothing of the file before it stays in the inspector, and no progress bar runs on.
+  assert.equal(await page.evaluate(() => window.relicview.inspector.view()), null);
+  assert.equal(await page.locator('#open-progress').isVisible(), false);
   // The new instance has the listing: a model resolves its library and draws.
   await openCubeAndLook(page);
   assert.deepEqual(await openIn(page, 'DEMO/MAPS/ARENA1.MAP'), { ok: true });
