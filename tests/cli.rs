@@ -752,6 +752,14 @@ fn a_file_gets_the_same_answer_wherever_it_lies_and_its_name_is_part_of_its_kind
             assert!(!ok);
             assert_eq!(alone["error"]["message"], j["error"]["message"]);
         }
+        // Other names that claim a format: an image without its signature, a world that is
+        // not text.
+        for (name, bytes, says) in [("SKY.PNG", &b"GIF89a-not-a-png"[..], "named .PNG, a PNG image, but it does not start with the PNG signature 89 50 4E 47"), ("BIN.MAP", &b"[a]\x00\x01\x02"[..], "named .MAP, a pod world (INI-style text), but it is not text: byte 3 is 0x00")] {
+            std::fs::write(dir.join(name), bytes).unwrap();
+            let (code, j) = info_in(&root, &dir.join(name));
+            assert_eq!(code, 1, "{name}: {j}");
+            assert!(j["error"]["message"].as_str().unwrap().contains(says), "{j}");
+        }
         std::fs::write(dir.join("SELFINC.MAP"), cycle).unwrap();
         let (code, j) = info_in(&root, &dir.join("SELFINC.MAP"));
         assert_eq!(code, 1, "{j}");

@@ -8,6 +8,7 @@ pub mod bsx;
 pub mod bytes;
 pub mod image;
 pub mod lzs;
+pub mod misnamed;
 pub mod registry;
 pub mod text;
 pub mod world;

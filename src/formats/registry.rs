@@ -1,7 +1,7 @@
 //! The registry of kinds: what a file is (by content first, then by name), what it can do,
 //! and which format opens it. Sniffing lives here and nowhere else.
 
-use super::{biz2, bsx, bytes, image, lzs, text, world, Document};
+use super::{biz2, bsx, bytes, image, lzs, misnamed, text, world, Document};
 use serde::{Deserialize, Serialize};
 
 /// What a file is. Serialised as the words the listing, `census` and the page use.
@@ -22,6 +22,8 @@ pub enum Kind {
     Tdb,
     Lzs,
     Image,
+    /// Named as a format (.PNG, .MAP …) its content is not: an error that says both.
+    Misnamed,
     Unknown,
 }
 
@@ -93,6 +95,7 @@ const FORMATS: &[Format] = &[
     Format { kind: Kind::Mod, label: "MOD", title: "pod game object", caps: caps(true, true, false, true, false), sniff: world::sniff_mod, refers_to: &[Kind::Biz2Geometry, Kind::Sub], open: world::open },
     Format { kind: Kind::Sub, label: "SUB", title: "pod subsystems", caps: caps(false, true, false, true, false), sniff: world::sniff_sub, refers_to: NONE, open: world::open },
     Format { kind: Kind::Biz2Unreadable, label: "BIZ?", title: "DIV-BIZ2 name without its magic", caps: caps(false, false, false, false, false), sniff: biz2::sniff_unreadable, refers_to: NONE, open: biz2::open },
+    Format { kind: Kind::Misnamed, label: "?!", title: "named as a format its content is not", caps: caps(false, false, false, false, false), sniff: misnamed::sniff, refers_to: NONE, open: misnamed::open },
     Format { kind: Kind::Unknown, label: "?", title: "unknown", caps: caps(false, false, false, false, false), sniff: |_| true, refers_to: NONE, open: bytes::open },
 ];
 
@@ -129,6 +132,7 @@ impl Kind {
             Kind::Tdb => "tdb",
             Kind::Lzs => "lzs",
             Kind::Image => "image",
+            Kind::Misnamed => "misnamed",
             Kind::Unknown => "unknown",
         }
     }
@@ -187,7 +191,8 @@ mod tests {
         assert_eq!(kind("ARENA1.MAP", b"[arena1]\ntype=m", 300), "map");
         assert_eq!(kind("MECH.MOD", b"; a mech\n[video]", 300), "mod");
         assert_eq!(kind("DOOR.SUB", b"[door]\r\nTravel", 300), "sub");
-        assert_eq!(kind("BIN.MAP", &[0, 1, 2, 3, 200], 300), "unknown");
+        assert_eq!(kind("BIN.MAP", &[0, 1, 2, 3, 200], 300), "misnamed");
+        assert_eq!(kind("BIN.DAT", &[0, 1, 2, 3, 200], 300), "unknown");
         assert_eq!(kind("BROKEN.BGF", b"DIV-BIZ", 7), "biz2-unreadable");
         assert_eq!(kind("WATER.TGA", &[0, 0, 2, 0], 300), "image");
         assert_eq!(kind("x.bin", &[0x89, b'P', b'N', b'G'], 300), "image");

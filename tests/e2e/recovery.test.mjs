@@ -116,18 +116,19 @@ test('loose files, in no game tree, get the answers the command line gives them'
     'EMPTY.BGF': '',
     'SELFINC.MAP': '[me]\r\ntype=include\r\nfile=selfinc.map\r\n[selfinc]\r\ntype=map\r\ninstance=x 0 0 0 0 0 0\r\n',
     'GHOST.MOD': '[video]\r\nobject=nowhere.bgf\r\n',
+    'SKY.PNG': 'GIF89a-not-a-png',
   };
   for (const [name, text] of Object.entries(files)) writeFileSync(join(loose, name), text);
   const { page } = await newPage(browser, `${server.url}#folder=none`);
   await page.locator('#files-input').setInputFiles(Object.keys(files).map((n) => join(loose, n)));
-  await page.waitForFunction(() => window.relicview.listing().files === 4 && !window.relicview.listing().pending);
-  for (const name of ['BAD.BGF', 'EMPTY.BGF', 'SELFINC.MAP']) {
+  await page.waitForFunction(() => window.relicview.listing().files === 5 && !window.relicview.listing().pending);
+  for (const name of ['BAD.BGF', 'EMPTY.BGF', 'SELFINC.MAP', 'SKY.PNG']) {
     const r = await openIn(page, name);
     assert.equal(r.ok, false, name);
     // The command line's message, for the same file lying alone (--root its folder).
     const cli = nativeInfoIn(loose, join(loose, name));
     assert.equal(r.message, cli.error.message.replace(join(loose, name), name), name);
-    assert.equal((await page.evaluate((p) => window.relicview.entry(p), name)).kind, name.endsWith('.MAP') ? 'map' : 'biz2-unreadable');
+    assert.equal((await page.evaluate((p) => window.relicview.entry(p), name)).kind, ({ MAP: 'map', PNG: 'misnamed', BGF: 'biz2-unreadable' })[name.slice(-3)]);
   }
   // A game object whose model is nowhere opens, saying what is missing.
   assert.deepEqual(await openIn(page, 'GHOST.MOD'), { ok: true });

@@ -8,20 +8,20 @@ use super::map::MapFile;
 use super::objects::{GameObject, SubsystemFile};
 use crate::archive::{file_name, Archive, Resolution};
 use crate::formats::registry::{Kind, Purpose};
-use crate::formats::text::looks_like_text;
+use crate::formats::text::looks_like_dos_text;
 use crate::formats::{Diagnostic, DocStats, Document, InfoRow, ParseError, Reference};
 use crate::inspect::{ByteClass, Field, InspectorView, Row, MAX_ROWS};
 use crate::scene::{Bounds, Scene};
 use serde::Serialize;
 
 pub fn sniff_map(h: &crate::formats::registry::Head) -> bool {
-    h.ext == "map" && looks_like_text(h.bytes)
+    h.ext == "map" && looks_like_dos_text(h.bytes)
 }
 pub fn sniff_mod(h: &crate::formats::registry::Head) -> bool {
-    h.ext == "mod" && looks_like_text(h.bytes)
+    h.ext == "mod" && looks_like_dos_text(h.bytes)
 }
 pub fn sniff_sub(h: &crate::formats::registry::Head) -> bool {
-    h.ext == "sub" && looks_like_text(h.bytes)
+    h.ext == "sub" && looks_like_dos_text(h.bytes)
 }
 
 /// What the file is read as.
