@@ -3,6 +3,8 @@
 //! reference graph ("uses" / "used by"), and the one open sequence every front end uses:
 //! read → parse → read what it refers to → build the scene.
 
+pub use crate::formats::assets::{file_name, Resolution};
+use crate::formats::assets::Assets;
 use crate::formats::registry::{self, Kind, Purpose};
 use crate::formats::{Document, InfoRow, Reference};
 use crate::scene::Scene;
@@ -21,9 +23,6 @@ pub struct ArchiveIndex {
     by_name: HashMap<String, Vec<usize>>,
 }
 
-pub fn file_name(path: &str) -> &str {
-    path.rsplit(['/', '\\']).next().unwrap_or(path)
-}
 
 fn dir_parts(path: &str) -> Vec<String> {
     let mut parts: Vec<String> = path.split(['/', '\\']).map(str::to_ascii_lowercase).collect();
@@ -105,14 +104,6 @@ impl ArchiveIndex {
     }
 }
 
-/// Which file a reference leads to.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Resolution {
-    /// The nearest file of the first name the archive has.
-    pub file: Option<String>,
-    /// Other files of that name, farther away.
-    pub also: Vec<String>,
-}
 
 /// A file read as another file's asset: its document, or why it could not be used.
 type Asset = Result<Rc<dyn Document>, String>;
@@ -374,6 +365,25 @@ impl Archive {
     }
 }
 
+/// What documents ask of the archive (formats::Assets): the archive's own answers.
+impl Assets for Archive {
+    fn resolves(&self) -> bool {
+        self.resolves
+    }
+    fn resolve(&self, from: &str, names: &[String]) -> Resolution {
+        Archive::resolve(self, from, names)
+    }
+    fn get(&self, path: &str) -> Option<&dyn Document> {
+        Archive::get(self, path)
+    }
+    fn failure(&self, path: &str) -> Option<&str> {
+        Archive::failure(self, path)
+    }
+    fn known(&self, path: &str) -> bool {
+        Archive::known(self, path)
+    }
+}
+
 /// Read every file that may refer to others and is not in the reference graph yet, so
 /// that "used by" can be answered. Unreadable files are skipped (they use nothing).
 pub async fn scan_references(archive: &RefCell<Archive>, source: &impl FileSource) -> usize {
@@ -416,7 +426,7 @@ pub async fn open_bytes(archive: &RefCell<Archive>, source: &impl FileSource, pa
         // The deepest chain: a world's includes (at most 8 deep), its game objects, their
         // models and subsystems, the models' libraries, the libraries' texture maps.
         for _round in 0..16 {
-            let needs = document.needs(&archive.borrow());
+            let needs = document.needs(&*archive.borrow());
             if needs.is_empty() {
                 break;
             }
@@ -429,7 +439,7 @@ pub async fn open_bytes(archive: &RefCell<Archive>, source: &impl FileSource, pa
             }
         }
         t2 = source.now_ms();
-        scene = document.build_scene(&archive.borrow());
+        scene = document.build_scene(&*archive.borrow());
     }
     let t3 = source.now_ms();
     let notes = scene.as_ref().map_or(Vec::new(), Scene::untextured_notes);

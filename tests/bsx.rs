@@ -368,7 +368,7 @@ fn open_among(files: Vec<(&str, Vec<u8>)>, path: &str) -> relicview::archive::Op
 
 fn node(scene: &relicview::scene::Scene, name: &str, under: &str) -> usize {
     let top = scene.nodes.iter().position(|n| n.name.as_deref() == Some(under)).unwrap();
-    let mut within = |mut i: usize| loop {
+    let within = |mut i: usize| loop {
         if i == top {
             return true;
         }

@@ -89,10 +89,10 @@ impl Document for ImageDocument {
         crate::formats::summary_json(fields, self.error.as_ref())
     }
     /// The picture on a quad one unit high, its top row at the top.
-    fn build_scene(&mut self, _archive: &crate::archive::Archive) -> Option<Scene> {
+    fn build_scene(&mut self, _archive: &dyn crate::formats::Assets) -> Option<Scene> {
         let t = self.texels.clone()?;
         let (w, h) = (t.width as f32 / t.height.max(1) as f32 * 0.5, 0.5);
-        let mut scene = Scene { name: crate::archive::file_name(&self.path).to_string(), ..Default::default() };
+        let mut scene = Scene { name: crate::formats::file_name(&self.path).to_string(), ..Default::default() };
         scene.textures.push(Texture { name: Some(scene.name.clone()), texels: t, file: Some(self.path.clone()), nearest: false });
         scene.materials.push(Material { name: Some(scene.name.clone()), texture: Some(0), ..Default::default() });
         let quad = Primitive {

@@ -3,6 +3,7 @@
 //! renderer only ever talk to these; adding a format is a folder here, a row in the
 //! registry, and its tests (see docs/adding-a-format.md).
 
+pub mod assets;
 pub mod biz2;
 pub mod bsx;
 pub mod bytes;
@@ -13,7 +14,7 @@ pub mod registry;
 pub mod text;
 pub mod world;
 
-use crate::archive::Archive;
+pub use assets::{file_name, Assets, NoAssets, Resolution};
 use crate::inspect::InspectorView;
 use crate::scene::Scene;
 use crate::texture::Texels;
@@ -194,19 +195,19 @@ pub trait Document: Any {
     }
     /// Archive paths still to read before [`Self::build_scene`] (libraries, then the maps
     /// they name …); empty when everything available is in.
-    fn needs(&self, archive: &Archive) -> Vec<String> {
-        let _ = archive;
+    fn needs(&self, assets: &dyn Assets) -> Vec<String> {
+        let _ = assets;
         Vec::new()
     }
-    /// The scene to draw, with references resolved as far as `archive` allows. Called once.
-    fn build_scene(&mut self, archive: &Archive) -> Option<Scene> {
-        let _ = archive;
+    /// The scene to draw, with references resolved as far as `assets` allows. Called once.
+    fn build_scene(&mut self, assets: &dyn Assets) -> Option<Scene> {
+        let _ = assets;
         None
     }
     /// The scene of this file placed inside another's (a model in a world), built without
     /// consuming the document (it may be placed by several).
-    fn scene_as_asset(&self, archive: &Archive) -> Option<Scene> {
-        let _ = archive;
+    fn scene_as_asset(&self, assets: &dyn Assets) -> Option<Scene> {
+        let _ = assets;
         None
     }
     /// The file as text, for files shown as text.

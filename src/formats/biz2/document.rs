@@ -6,7 +6,7 @@ use super::raw::{ChunkTree, MAGIC_GEOMETRY, MAGIC_MATERIALS};
 use super::scene::{self, split_material_ref};
 use super::summary::{self, Info};
 use super::{inspect, Biz2File, FileKind, MaterialRef};
-use crate::archive::Archive;
+use crate::formats::Assets;
 use crate::formats::registry::{Head, Kind, Purpose};
 use crate::formats::{Diagnostic, DocStats, Document, InfoRow, ParseError, Reference};
 use crate::inspect::InspectorView;
@@ -174,15 +174,15 @@ impl Document for Biz2Document {
     fn exports(&self) -> Vec<String> {
         self.materials.clone()
     }
-    fn needs(&self, archive: &Archive) -> Vec<String> {
+    fn needs(&self, archive: &dyn Assets) -> Vec<String> {
         scene::needs(archive, &self.path, &self.material_refs())
     }
-    fn build_scene(&mut self, archive: &Archive) -> Option<Scene> {
+    fn build_scene(&mut self, archive: &dyn Assets) -> Option<Scene> {
         let model = self.model.take()?;
         // A library (by magic or by FILETYPE) draws nothing unless it holds triangles.
         let geometry = model.kind == FileKind::Geometry;
         let (scene, statuses) = scene::build(&self.path, model, archive);
-        if let Some(info) = self.info.as_mut().filter(|_| archive.resolves) {
+        if let Some(info) = self.info.as_mut().filter(|_| archive.resolves()) {
             // Every named reference, back faces' and objects' included (sorted, as listed).
             let resolved: Vec<_> = info.materials.iter().map(|m| scene::resolution(archive, &self.path, m)).collect();
             info.missing_materials = Some(resolved.iter().filter(|r| !r.found).map(|r| r.reference.clone()).collect());
@@ -191,7 +191,7 @@ impl Document for Biz2Document {
         }
         (geometry || scene.meshes.iter().any(|m| m.triangle_count() > 0)).then_some(scene)
     }
-    fn scene_as_asset(&self, archive: &Archive) -> Option<Scene> {
+    fn scene_as_asset(&self, archive: &dyn Assets) -> Option<Scene> {
         let model = self.model.as_ref().filter(|m| m.kind == FileKind::Geometry)?;
         Some(scene::build(&self.path, model.clone(), archive).0)
     }

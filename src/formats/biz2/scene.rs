@@ -6,7 +6,7 @@
 
 use super::document::Biz2Document;
 use super::{Biz2File, MaterialDef, MaterialRef, Primitive, TextureDef};
-use crate::archive::Archive;
+use crate::formats::Assets;
 use crate::scene::{Clip, LodLevel, Marker, Material, Mesh, Node, Repeat, Scene, Target, Texture, Track, Transform};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -65,7 +65,7 @@ struct Found<'a> {
     def: Option<&'a MaterialDef>,
 }
 
-fn find<'a>(archive: &'a Archive, model: &str, reference: &str) -> Found<'a> {
+fn find<'a>(archive: &'a dyn Assets, model: &str, reference: &str) -> Found<'a> {
     let mut resolution = MaterialResolution { reference: reference.to_string(), library: None, also: Vec::new(), found: false, library_error: None };
     let Some((lib, name)) = split_material_ref(reference) else { return Found { resolution, library: None, def: None } };
     let r = archive.resolve(model, &library_file_names(lib));
@@ -86,8 +86,8 @@ fn texture_of<'a>(library: &'a Biz2File, material: &MaterialDef) -> Option<&'a T
 
 /// Files still to read for a model: its libraries first, then (once those are in) the
 /// texture maps their materials name.
-pub fn needs(archive: &Archive, model: &str, references: &[String]) -> Vec<String> {
-    fn add(out: &mut Vec<String>, archive: &Archive, p: Option<String>) {
+pub fn needs(archive: &dyn Assets, model: &str, references: &[String]) -> Vec<String> {
+    fn add(out: &mut Vec<String>, archive: &dyn Assets, p: Option<String>) {
         if let Some(p) = p.filter(|p| !archive.known(p) && !out.iter().any(|o| o.eq_ignore_ascii_case(p))) {
             out.push(p);
         }
@@ -124,14 +124,14 @@ struct Surface {
 }
 
 /// How "lib:name" resolves for a model at `model`.
-pub fn resolution(archive: &Archive, model: &str, reference: &str) -> MaterialResolution {
+pub fn resolution(archive: &dyn Assets, model: &str, reference: &str) -> MaterialResolution {
     find(archive, model, reference).resolution
 }
 
 /// The model as a scene, with every material resolved as far as `archive` allows, and what
 /// each textured material's map resolved to (for the info panel).
-pub fn build(model: &str, file: Biz2File, archive: &Archive) -> (Scene, Vec<TextureStatus>) {
-    let mut scene = Scene { name: crate::archive::file_name(model).to_string(), ..Default::default() };
+pub fn build(model: &str, file: Biz2File, archive: &dyn Assets) -> (Scene, Vec<TextureStatus>) {
+    let mut scene = Scene { name: crate::formats::file_name(model).to_string(), ..Default::default() };
     let mut statuses: Vec<TextureStatus> = Vec::new();
     let mut surfaces: HashMap<String, Surface> = HashMap::new();
     let mut shared_maps: HashMap<String, u32> = HashMap::new();

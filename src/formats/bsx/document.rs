@@ -6,7 +6,7 @@ use super::inspect;
 use super::raw::BsxFile;
 use super::scene::{self, Extras, Records};
 use super::tdb::TdbDocument;
-use crate::archive::{file_name, Archive};
+use crate::formats::{file_name, Assets};
 use crate::formats::lzs;
 use crate::formats::registry::{Head, Kind, Purpose};
 use crate::formats::{Diagnostic, DocStats, Document, InfoRow, ParseError, Reference};
@@ -206,10 +206,10 @@ impl Document for BsxDocument {
         }
         refs
     }
-    fn needs(&self, archive: &Archive) -> Vec<String> {
+    fn needs(&self, archive: &dyn Assets) -> Vec<String> {
         self.references().iter().filter_map(|r| archive.resolve(&self.path, &r.names).file).filter(|p| !archive.known(p)).collect()
     }
-    fn build_scene(&mut self, archive: &Archive) -> Option<Scene> {
+    fn build_scene(&mut self, archive: &dyn Assets) -> Option<Scene> {
         let (characters, faces) = self.wants();
         let mut extras = Extras::default();
         let mut links = Vec::new();
@@ -257,7 +257,7 @@ impl Document for BsxDocument {
 const FACES: &str = "FIELD.TDB";
 
 /// Why a file the scene wanted is not in it.
-fn why_not(archive: &Archive, path: Option<String>, name: &str, then: &str) -> String {
+fn why_not(archive: &dyn Assets, path: Option<String>, name: &str, then: &str) -> String {
     match path {
         None => format!("{name} is not in the archive: {then}"),
         Some(p) => match archive.failure(&p) {

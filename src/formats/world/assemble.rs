@@ -5,7 +5,7 @@
 
 use super::map::{Instance, MapFile, MapSection, Pose, SectionKind};
 use super::objects::{GameObject, SubsystemFile};
-use crate::archive::Resolution;
+use crate::formats::Resolution;
 use crate::formats::{Diagnostic, ParseError};
 use crate::inspect::Diagnostics;
 use crate::scene::{Absorbed, Clip, Marker, Node, Repeat, Scene, Target, Track, Transform, Viewpoint};
@@ -22,7 +22,7 @@ pub const MAX_PLACEMENTS: usize = 100_000;
 
 /// What the assembler asks of the archive. Every name resolves from the root map's own game
 /// tree first (the archive's nearest-first rule).
-pub trait Assets {
+pub trait WorldAssets {
     /// The file a name written in the world leads to.
     fn resolve(&self, name: &str) -> Resolution;
     /// A .MAP that was read, parsed.
@@ -63,14 +63,14 @@ impl<'m> Sections<'m> {
 /// Gather the sections of `root` and of the maps it includes (depth first, in order). The
 /// first definition of a name wins; a later one is reported. An include cycle is an error
 /// at the root's include line that leads into it.
-pub fn gather<'m>(root_path: &str, root: &'m MapFile, assets: &'m dyn Assets) -> Result<Sections<'m>, ParseError> {
+pub fn gather<'m>(root_path: &str, root: &'m MapFile, assets: &'m dyn WorldAssets) -> Result<Sections<'m>, ParseError> {
     let mut out = Sections { files: vec![(root_path.to_string(), root)], ..Default::default() };
     let mut stack: Vec<String> = vec![root_path.to_ascii_lowercase()];
     visit(&mut out, 0, root, assets, &mut stack, None)?;
     Ok(out)
 }
 
-fn visit<'m>(out: &mut Sections<'m>, file: usize, map: &'m MapFile, assets: &'m dyn Assets, stack: &mut Vec<String>, via: Option<(u32, &str)>) -> Result<(), ParseError> {
+fn visit<'m>(out: &mut Sections<'m>, file: usize, map: &'m MapFile, assets: &'m dyn WorldAssets, stack: &mut Vec<String>, via: Option<(u32, &str)>) -> Result<(), ParseError> {
     for s in &map.sections {
         match out.by_name.get(&s.key()) {
             Some(first) => {
@@ -282,7 +282,7 @@ struct ModelTemplate {
 }
 
 struct Builder<'a> {
-    assets: &'a dyn Assets,
+    assets: &'a dyn WorldAssets,
     scene: Scene,
     report: WorldReport,
     templates: HashMap<String, Option<Rc<ModelTemplate>>>,
@@ -319,7 +319,7 @@ impl Builder<'_> {
                 Rc::new(ModelTemplate { scene, absorbed })
             });
             if t.is_none() {
-                self.report.missing.insert(crate::archive::file_name(path).to_ascii_lowercase());
+                self.report.missing.insert(crate::formats::file_name(path).to_ascii_lowercase());
             }
             self.templates.insert(key.clone(), t);
         }
@@ -363,7 +363,7 @@ impl Builder<'_> {
                             }
                             None => {
                                 if assets.known(&mod_path) {
-                                    self.report.missing.insert(crate::archive::file_name(&mod_path).to_ascii_lowercase());
+                                    self.report.missing.insert(crate::formats::file_name(&mod_path).to_ascii_lowercase());
                                 }
                                 format!("→ {mod_path} could not be read")
                             }
@@ -436,7 +436,7 @@ impl Builder<'_> {
 
 /// The expanded world as a scene. `entry_row` gives the inspector row of an entry of the
 /// root map, so that a placement picked in 3D finds its line.
-pub fn build_scene(name: &str, expanded: &Expanded, assets: &dyn Assets, entry_row: &dyn Fn(u32) -> u32, root_row: u32) -> (Scene, WorldReport) {
+pub fn build_scene(name: &str, expanded: &Expanded, assets: &dyn WorldAssets, entry_row: &dyn Fn(u32) -> u32, root_row: u32) -> (Scene, WorldReport) {
     let mut scene = Scene { name: name.to_string(), ..Default::default() };
     let layers = [LAYER_DROPZONES, LAYER_DOORS, LAYER_FX, LAYER_LAB_ONLY].map(|l| scene.layer(l));
     let root = scene.add_node(None, Node { name: Some(format!("[{}]", expanded.root_section)), record: Some(root_row), ..Default::default() });
@@ -449,7 +449,7 @@ pub fn build_scene(name: &str, expanded: &Expanded, assets: &dyn Assets, entry_r
 }
 
 /// A game object alone (a .MOD opened by itself) as a scene.
-pub fn object_scene(name: &str, object: &GameObject, assets: &dyn Assets) -> (Scene, WorldReport) {
+pub fn object_scene(name: &str, object: &GameObject, assets: &dyn WorldAssets) -> (Scene, WorldReport) {
     let mut scene = Scene { name: name.to_string(), ..Default::default() };
     let layers = [LAYER_DROPZONES, LAYER_DOORS, LAYER_FX, LAYER_LAB_ONLY].map(|l| scene.layer(l));
     let root = scene.add_node(None, Node { name: Some(name.to_string()), ..Default::default() });

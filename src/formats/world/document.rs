@@ -2,11 +2,11 @@
 //! and key as an inspector row linked to its bytes, what each file refers to, what it needs
 //! read before it can be drawn, and the assembled world (or game object) as a scene.
 
-use super::assemble::{self, Assets, WorldReport};
+use super::assemble::{self, WorldAssets, WorldReport};
 use super::ini::IniFile;
 use super::map::MapFile;
 use super::objects::{GameObject, SubsystemFile};
-use crate::archive::{file_name, Archive, Resolution};
+use crate::formats::{file_name, Assets, Resolution};
 use crate::formats::registry::{Kind, Purpose};
 use crate::formats::text::looks_like_dos_text;
 use crate::formats::{Diagnostic, DocStats, Document, InfoRow, ParseError, Reference};
@@ -176,15 +176,15 @@ fn base(token: &str) -> String {
 
 /// The archive, seen from the root file of what is assembled.
 struct ArchiveAssets<'a> {
-    archive: &'a Archive,
+    archive: &'a dyn Assets,
     from: &'a str,
 }
 
-fn world_doc<'a>(archive: &'a Archive, path: &str) -> Option<&'a WorldDocument> {
+fn world_doc<'a>(archive: &'a dyn Assets, path: &str) -> Option<&'a WorldDocument> {
     archive.get(path)?.as_any().downcast_ref::<WorldDocument>()
 }
 
-impl Assets for ArchiveAssets<'_> {
+impl WorldAssets for ArchiveAssets<'_> {
     fn resolve(&self, name: &str) -> Resolution {
         self.archive.resolve(self.from, &[base(name)])
     }
@@ -275,7 +275,7 @@ impl Document for WorldDocument {
         out
     }
 
-    fn needs(&self, archive: &Archive) -> Vec<String> {
+    fn needs(&self, archive: &dyn Assets) -> Vec<String> {
         let assets = ArchiveAssets { archive, from: &self.path };
         let mut out: Vec<String> = Vec::new();
         match &self.parsed {
@@ -315,7 +315,7 @@ impl Document for WorldDocument {
         out
     }
 
-    fn build_scene(&mut self, archive: &Archive) -> Option<Scene> {
+    fn build_scene(&mut self, archive: &dyn Assets) -> Option<Scene> {
         let assets = ArchiveAssets { archive, from: &self.path };
         let name = file_name(&self.path).to_string();
         let (scene, mut assembled) = match &self.parsed {
@@ -362,8 +362,8 @@ impl Document for WorldDocument {
         };
         assembled.triangles = scene.triangle_count(0);
         assembled.bounds = scene.bounds(0);
-        assembled.resolved = archive.resolves;
-        if !archive.resolves {
+        assembled.resolved = archive.resolves();
+        if !archive.resolves() {
             // Opened on its own: nothing was looked for, so nothing is missing.
             assembled.report.missing.clear();
             assembled.report.ambiguous.clear();

@@ -34,7 +34,7 @@ fn words(bytes: &[u8], span: Span) -> impl Iterator<Item = Span> + '_ {
 }
 
 fn stem(file: &str) -> String {
-    let base = crate::archive::file_name(file);
+    let base = crate::formats::file_name(file);
     base.rsplit_once('.').map_or(base, |(s, _)| s).to_ascii_lowercase()
 }
 
