@@ -3,7 +3,8 @@
 //! classified for coverage shading, the diagnostics, and the bytes the hex view shows. Each
 //! format builds its view from the same parse that builds its scene.
 
-use crate::formats::{Diagnostic, ParseError};
+pub use crate::findings::{Diagnostics, MAX_DIAGNOSTICS};
+use crate::findings::{Diagnostic, ParseError};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -85,9 +86,6 @@ pub struct ByteView {
     pub label: String,
     pub len: usize,
 }
-
-/// Most diagnostics a file keeps; the rest are counted.
-pub const MAX_DIAGNOSTICS: usize = 500;
 
 /// Most records a view lists (with their fields and byte classes); a file of millions of
 /// tiny records lists the first ones and says how many there are, so that the view costs a
@@ -175,31 +173,6 @@ pub fn runs_from_spans(len: usize, mut spans: Vec<(usize, usize, ByteClass)>) ->
     }
     push(pos, len, ByteClass::Unclaimed);
     runs
-}
-
-/// Collects diagnostics up to [`MAX_DIAGNOSTICS`] and counts the rest, so a hostile file of
-/// a million bad records costs a counter, not a million messages.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Diagnostics {
-    pub kept: Vec<Diagnostic>,
-    pub dropped: usize,
-}
-
-impl Diagnostics {
-    pub fn push(&mut self, d: Diagnostic) {
-        if self.kept.len() < MAX_DIAGNOSTICS {
-            self.kept.push(d);
-        } else {
-            self.dropped += 1;
-        }
-    }
-    /// Whether another diagnostic would still be kept (callers skip building its message).
-    pub fn has_room(&self) -> bool {
-        self.kept.len() < MAX_DIAGNOSTICS
-    }
-    pub fn total(&self) -> usize {
-        self.kept.len() + self.dropped
-    }
 }
 
 #[cfg(test)]

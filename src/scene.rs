@@ -73,19 +73,19 @@ pub fn source_of(runs: &[SourceRun], t: u32) -> Option<&SourceRun> {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Primitive {
-    // The vertex arrays go into the wire form (crate::wire) as raw bytes.
-    #[serde(with = "crate::wire::pod_vec")]
+    // The vertex arrays go into the wire form (crate::wire) as raw bytes (crate::pod_serde).
+    #[serde(with = "crate::pod_serde::pod_vec")]
     pub positions: Vec<[f32; 3]>,
     /// Per vertex, when the file has them; otherwise faces shade flat.
-    #[serde(with = "crate::wire::pod_vec_option")]
+    #[serde(with = "crate::pod_serde::pod_vec_option")]
     pub normals: Option<Vec<[f32; 3]>>,
     /// sRGB bytes per vertex, multiplied with the material's base colour.
-    #[serde(with = "crate::wire::pod_vec_option")]
+    #[serde(with = "crate::pod_serde::pod_vec_option")]
     pub colors: Option<Vec<[u8; 4]>>,
-    #[serde(with = "crate::wire::pod_vec_option")]
+    #[serde(with = "crate::pod_serde::pod_vec_option")]
     pub uvs: Option<Vec<[f32; 2]>>,
     /// Three per triangle.
-    #[serde(with = "crate::wire::pod_vec")]
+    #[serde(with = "crate::pod_serde::pod_vec")]
     pub indices: Vec<u32>,
     pub material: Option<MaterialId>,
     /// The inspector record (chunk) the primitive came from.
@@ -132,9 +132,6 @@ impl Default for Transform {
 impl Transform {
     pub fn matrix(&self) -> Mat4 {
         Mat4::from_scale_rotation_translation(Vec3::from(self.scale), Quat::from_array(self.rotation).normalize(), Vec3::from(self.translation))
-    }
-    pub fn is_identity(&self) -> bool {
-        *self == Transform::default()
     }
 }
 

@@ -16,7 +16,7 @@ pub struct Texels {
     pub width: u32,
     pub height: u32,
     /// Shared: a map used by many materials (and its scene texture) is one allocation.
-    #[serde(with = "crate::wire::shared_bytes")]
+    #[serde(with = "crate::pod_serde::shared_bytes")]
     pub rgba: std::sync::Arc<Vec<u8>>,
 }
 

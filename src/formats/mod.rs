@@ -15,29 +15,13 @@ pub mod text;
 pub mod world;
 
 pub use assets::{file_name, Assets, NoAssets, Resolution};
+pub use crate::findings::{Diagnostic, ParseError, Severity};
 use crate::inspect::InspectorView;
 use crate::scene::Scene;
 use crate::texture::Texels;
 pub use registry::{Capabilities, Kind};
 use serde::Serialize;
 use std::any::Any;
-
-/// A fatal error in a file: where it happened and what was expected there.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
-#[error("at byte {offset}{}: {message}", if path.is_empty() { String::new() } else { format!(" ({path})") })]
-pub struct ParseError {
-    /// Byte offset in the file.
-    pub offset: usize,
-    /// Record path such as `OBJECT[0]/LOD[1]/PATCH[3]/PMESH[0]`; empty at the top level.
-    pub path: String,
-    pub message: String,
-}
-
-impl ParseError {
-    pub fn new(offset: usize, path: &str, message: impl Into<String>) -> Self {
-        ParseError { offset, path: path.to_string(), message: message.into() }
-    }
-}
 
 /// The summary `relicview info --json` prints: `fields`, with `"error"` added only when
 /// there is one (scripts test `"error" in result`; a successful file has no such key).
@@ -46,22 +30,6 @@ pub(crate) fn summary_json(mut fields: serde_json::Value, error: Option<&ParseEr
         map.insert("error".into(), serde_json::json!({ "message": e.to_string(), "offset": e.offset, "path": e.path }));
     }
     fields.to_string()
-}
-
-/// A non-fatal finding: the file still loads, but this part was skipped or suspicious.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Diagnostic {
-    pub offset: usize,
-    pub path: String,
-    pub message: String,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Normal,
-    /// Something is missing or drawn as a stand-in.
-    Warning,
 }
 
 /// One line of the info panel.

@@ -4,7 +4,7 @@
 
 use super::scene::{MaterialResolution, TextureStatus};
 use super::{Biz2File, ChunkTree, DeclaredBounds, FileKind, MaterialRef};
-use crate::formats::{Diagnostic, InfoRow, ParseError};
+use crate::formats::{Diagnostic, InfoRow};
 use crate::inspect::Coverage;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -78,12 +78,6 @@ pub struct Info {
     pub diagnostics: Vec<Diagnostic>,
     /// Diagnostics beyond the first few hundred, counted but not listed.
     pub diagnostics_dropped: usize,
-}
-
-/// Parse a DIV-BIZ2 file and summarise it.
-pub fn biz2_info(bytes: &[u8]) -> Result<Info, ParseError> {
-    let (tree, file) = Biz2File::parse(bytes)?;
-    Ok(summarize(&tree, &file))
 }
 
 /// Summarise an already parsed file.
