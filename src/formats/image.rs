@@ -89,7 +89,7 @@ impl Document for ImageDocument {
         crate::formats::summary_json(fields, self.error.as_ref())
     }
     /// The picture on a quad one unit high, its top row at the top.
-    fn build_scene(&mut self, _archive: &dyn crate::formats::Assets) -> Option<Scene> {
+    fn build_scene(&mut self, _assets: &dyn crate::formats::Assets) -> Option<Scene> {
         let t = self.texels.clone()?;
         let (w, h) = (t.width as f32 / t.height.max(1) as f32 * 0.5, 0.5);
         let mut scene = Scene { name: crate::formats::file_name(&self.path).to_string(), ..Default::default() };

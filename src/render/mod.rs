@@ -936,11 +936,11 @@ fn checker_square(context: &Context) -> Gm<GpuMesh, ColorMaterial> {
     Gm::new(GpuMesh::new(context, &CpuMesh::square()), material)
 }
 
-/// Upload texels as sRGB-decoded RGBA: three-d samples textures as linear and encodes the
-/// output as sRGB, so the file's colours come out as they are stored.
 /// The largest texture side uploaded; WebGL2 promises 2,048 and SwiftShader takes 8,192.
 const MAX_TEXTURE_SIDE: u32 = 8192;
 
+/// Upload texels as sRGB-decoded RGBA: three-d samples textures as linear and encodes the
+/// output as sRGB, so the file's colours come out as they are stored.
 fn upload_texture(context: &Context, t: &crate::scene::Texture) -> Texture2DRef {
     let blank = crate::texture::Texels { width: 1, height: 1, rgba: Arc::new(vec![255; 4]) };
     let fits = |x: &crate::texture::Texels| x.width > 0 && x.height > 0 && x.width <= MAX_TEXTURE_SIDE && x.height <= MAX_TEXTURE_SIDE && x.rgba.len() == x.width as usize * x.height as usize * 4;

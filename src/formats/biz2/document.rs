@@ -174,26 +174,26 @@ impl Document for Biz2Document {
     fn exports(&self) -> Vec<String> {
         self.materials.clone()
     }
-    fn needs(&self, archive: &dyn Assets) -> Vec<String> {
-        scene::needs(archive, &self.path, &self.material_refs())
+    fn needs(&self, assets: &dyn Assets) -> Vec<String> {
+        scene::needs(assets, &self.path, &self.material_refs())
     }
-    fn build_scene(&mut self, archive: &dyn Assets) -> Option<Scene> {
+    fn build_scene(&mut self, assets: &dyn Assets) -> Option<Scene> {
         let model = self.model.take()?;
         // A library (by magic or by FILETYPE) draws nothing unless it holds triangles.
         let geometry = model.kind == FileKind::Geometry;
-        let (scene, statuses) = scene::build(&self.path, model, archive);
-        if let Some(info) = self.info.as_mut().filter(|_| archive.resolves()) {
+        let (scene, statuses) = scene::build(&self.path, model, assets);
+        if let Some(info) = self.info.as_mut().filter(|_| assets.resolves()) {
             // Every named reference, back faces' and objects' included (sorted, as listed).
-            let resolved: Vec<_> = info.materials.iter().map(|m| scene::resolution(archive, &self.path, m)).collect();
+            let resolved: Vec<_> = info.materials.iter().map(|m| scene::resolution(assets, &self.path, m)).collect();
             info.missing_materials = Some(resolved.iter().filter(|r| !r.found).map(|r| r.reference.clone()).collect());
             info.material_resolution = Some(resolved);
             info.texture_status = Some(statuses);
         }
         (geometry || scene.meshes.iter().any(|m| m.triangle_count() > 0)).then_some(scene)
     }
-    fn scene_as_asset(&self, archive: &dyn Assets) -> Option<Scene> {
+    fn scene_as_asset(&self, assets: &dyn Assets) -> Option<Scene> {
         let model = self.model.as_ref().filter(|m| m.kind == FileKind::Geometry)?;
-        Some(scene::build(&self.path, model.clone(), archive).0)
+        Some(scene::build(&self.path, model.clone(), assets).0)
     }
     fn stats(&self) -> DocStats {
         self.stats.clone()

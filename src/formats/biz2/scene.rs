@@ -58,21 +58,21 @@ fn map_base(map: &str) -> String {
     map.rsplit(['/', '\\', ':']).next().unwrap_or(map).to_string()
 }
 
-/// What a model at `model` finds for "lib:name" in `archive`.
+/// What a model at `model` finds for "lib:name" in `assets`.
 struct Found<'a> {
     resolution: MaterialResolution,
     library: Option<&'a Biz2File>,
     def: Option<&'a MaterialDef>,
 }
 
-fn find<'a>(archive: &'a dyn Assets, model: &str, reference: &str) -> Found<'a> {
+fn find<'a>(assets: &'a dyn Assets, model: &str, reference: &str) -> Found<'a> {
     let mut resolution = MaterialResolution { reference: reference.to_string(), library: None, also: Vec::new(), found: false, library_error: None };
     let Some((lib, name)) = split_material_ref(reference) else { return Found { resolution, library: None, def: None } };
-    let r = archive.resolve(model, &library_file_names(lib));
+    let r = assets.resolve(model, &library_file_names(lib));
     resolution.library = r.file.clone();
     resolution.also = r.also;
-    let library = r.file.as_deref().and_then(|f| archive.get(f)).and_then(|d| d.as_any().downcast_ref::<Biz2Document>()).and_then(Biz2Document::model);
-    resolution.library_error = r.file.as_deref().and_then(|f| archive.failure(f)).map(str::to_string);
+    let library = r.file.as_deref().and_then(|f| assets.get(f)).and_then(|d| d.as_any().downcast_ref::<Biz2Document>()).and_then(Biz2Document::model);
+    resolution.library_error = r.file.as_deref().and_then(|f| assets.failure(f)).map(str::to_string);
     let def = library.and_then(|l| l.materials.iter().find(|m| m.name.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(name))));
     resolution.found = def.is_some();
     Found { resolution, library, def }
@@ -86,26 +86,26 @@ fn texture_of<'a>(library: &'a Biz2File, material: &MaterialDef) -> Option<&'a T
 
 /// Files still to read for a model: its libraries first, then (once those are in) the
 /// texture maps their materials name.
-pub fn needs(archive: &dyn Assets, model: &str, references: &[String]) -> Vec<String> {
-    fn add(out: &mut Vec<String>, archive: &dyn Assets, p: Option<String>) {
-        if let Some(p) = p.filter(|p| !archive.known(p) && !out.iter().any(|o| o.eq_ignore_ascii_case(p))) {
+pub fn needs(assets: &dyn Assets, model: &str, references: &[String]) -> Vec<String> {
+    fn add(out: &mut Vec<String>, assets: &dyn Assets, p: Option<String>) {
+        if let Some(p) = p.filter(|p| !assets.known(p) && !out.iter().any(|o| o.eq_ignore_ascii_case(p))) {
             out.push(p);
         }
     }
     let mut out: Vec<String> = Vec::new();
     for r in references {
         if let Some((lib, _)) = split_material_ref(r) {
-            add(&mut out, archive, archive.resolve(model, &library_file_names(lib)).file);
+            add(&mut out, assets, assets.resolve(model, &library_file_names(lib)).file);
         }
     }
     if !out.is_empty() {
         return out;
     }
     for r in references {
-        let found = find(archive, model, r);
+        let found = find(assets, model, r);
         if let (Some(lib), Some(def)) = (found.library, found.def) {
             if let Some(map) = texture_of(lib, def).and_then(|t| t.map.as_deref()) {
-                add(&mut out, archive, archive.resolve(model, &[map_base(map)]).file);
+                add(&mut out, assets, assets.resolve(model, &[map_base(map)]).file);
             }
         }
     }
@@ -124,13 +124,13 @@ struct Surface {
 }
 
 /// How "lib:name" resolves for a model at `model`.
-pub fn resolution(archive: &dyn Assets, model: &str, reference: &str) -> MaterialResolution {
-    find(archive, model, reference).resolution
+pub fn resolution(assets: &dyn Assets, model: &str, reference: &str) -> MaterialResolution {
+    find(assets, model, reference).resolution
 }
 
-/// The model as a scene, with every material resolved as far as `archive` allows, and what
+/// The model as a scene, with every material resolved as far as `assets` allows, and what
 /// each textured material's map resolved to (for the info panel).
-pub fn build(model: &str, file: Biz2File, archive: &dyn Assets) -> (Scene, Vec<TextureStatus>) {
+pub fn build(model: &str, file: Biz2File, assets: &dyn Assets) -> (Scene, Vec<TextureStatus>) {
     let mut scene = Scene { name: crate::formats::file_name(model).to_string(), ..Default::default() };
     let mut statuses: Vec<TextureStatus> = Vec::new();
     let mut surfaces: HashMap<String, Surface> = HashMap::new();
@@ -141,19 +141,19 @@ pub fn build(model: &str, file: Biz2File, archive: &dyn Assets) -> (Scene, Vec<T
         if surfaces.contains_key(&r) {
             continue;
         }
-        let found = find(archive, model, &r);
+        let found = find(assets, model, &r);
         let mut surface = Surface { diffuse: found.def.and_then(|d| d.diffuse), ..Default::default() };
         if let (Some(def), Some(library), Some(lib_path)) = (found.def, found.library, found.resolution.library.as_deref()) {
             if let Some(name) = def.texture_name() {
                 let tex = texture_of(library, def);
                 let map = tex.and_then(|t| t.map.as_deref());
-                let file_path = map.and_then(|m| archive.resolve(model, &[map_base(m)]).file);
-                let image = file_path.as_deref().and_then(|p| archive.get(p)).and_then(|d| d.image());
+                let file_path = map.and_then(|m| assets.resolve(model, &[map_base(m)]).file);
+                let image = file_path.as_deref().and_then(|p| assets.get(p)).and_then(|d| d.image());
                 let reason = match (tex, map, file_path.as_deref(), image) {
                     (None, ..) => Some(format!("texture {name} is not in {lib_path}")),
                     (Some(_), None, ..) => Some(format!("texture {name} names no map file")),
                     (Some(_), Some(map), None, _) => Some(format!("map file {map} is not in the archive")),
-                    (.., Some(p), None) => Some(archive.failure(p).map_or(format!("{p} was not read"), str::to_string)),
+                    (.., Some(p), None) => Some(assets.failure(p).map_or(format!("{p} was not read"), str::to_string)),
                     (.., Some(_)) => None,
                 };
                 surface.scroll = tex.and_then(|t| t.scroll());

@@ -206,33 +206,33 @@ impl Document for BsxDocument {
         }
         refs
     }
-    fn needs(&self, archive: &dyn Assets) -> Vec<String> {
-        self.references().iter().filter_map(|r| archive.resolve(&self.path, &r.names).file).filter(|p| !archive.known(p)).collect()
+    fn needs(&self, assets: &dyn Assets) -> Vec<String> {
+        self.references().iter().filter_map(|r| assets.resolve(&self.path, &r.names).file).filter(|p| !assets.known(p)).collect()
     }
-    fn build_scene(&mut self, archive: &dyn Assets) -> Option<Scene> {
+    fn build_scene(&mut self, assets: &dyn Assets) -> Option<Scene> {
         let (characters, faces) = self.wants();
         let mut extras = Extras::default();
         let mut links = Vec::new();
-        let found = |name: &str| archive.resolve(&self.path, &[name.to_string()]).file;
+        let found = |name: &str| assets.resolve(&self.path, &[name.to_string()]).file;
         for g in characters {
             let bcx = super::character_file(g).expect("wants() keeps known characters");
-            let doc = found(bcx).and_then(|p| archive.get(&p).map(|d| (p, d)));
+            let doc = found(bcx).and_then(|p| assets.get(&p).map(|d| (p, d)));
             match doc.as_ref().and_then(|(p, d)| Some((p, d.as_any().downcast_ref::<BsxDocument>()?.file()?))) {
                 Some((p, f)) => {
                     extras.characters[g as usize - 1] = Some(f);
                     links.push(InfoRow::new(format!("character {g}"), format!("skeleton, parts and animations merged from {p}")));
                 }
-                None => links.push(InfoRow::warning(format!("character {g}"), why_not(archive, found(bcx), bcx, "its records are drawn alone"))),
+                None => links.push(InfoRow::warning(format!("character {g}"), why_not(assets, found(bcx), bcx, "its records are drawn alone"))),
             }
         }
         if faces {
-            let doc = found(FACES).and_then(|p| archive.get(&p).map(|d| (p, d)));
+            let doc = found(FACES).and_then(|p| assets.get(&p).map(|d| (p, d)));
             match doc.as_ref().and_then(|(p, d)| d.as_any().downcast_ref::<TdbDocument>().and_then(|t| Some((p, t.parsed.as_ref()?, t.bytes())))) {
                 Some((p, t, bytes)) => {
                     extras.faces = Some((t, bytes));
                     links.push(InfoRow::new("eyes and mouths", format!("from {p}")));
                 }
-                None => links.push(InfoRow::warning("eyes and mouths", why_not(archive, found(FACES), FACES, "drawn grey"))),
+                None => links.push(InfoRow::warning("eyes and mouths", why_not(assets, found(FACES), FACES, "drawn grey"))),
             }
         }
         let f = self.parsed.as_ref()?;
@@ -257,10 +257,10 @@ impl Document for BsxDocument {
 const FACES: &str = "FIELD.TDB";
 
 /// Why a file the scene wanted is not in it.
-fn why_not(archive: &dyn Assets, path: Option<String>, name: &str, then: &str) -> String {
+fn why_not(assets: &dyn Assets, path: Option<String>, name: &str, then: &str) -> String {
     match path {
         None => format!("{name} is not in the archive: {then}"),
-        Some(p) => match archive.failure(&p) {
+        Some(p) => match assets.failure(&p) {
             Some(why) => format!("{why}: {then}"),
             None => format!("{p} could not be read as {name}: {then}"),
         },

@@ -175,7 +175,7 @@ fn base(token: &str) -> String {
 }
 
 /// The archive, seen from the root file of what is assembled.
-struct ArchiveAssets<'a> {
+struct RootAssets<'a> {
     archive: &'a dyn Assets,
     from: &'a str,
 }
@@ -184,7 +184,7 @@ fn world_doc<'a>(archive: &'a dyn Assets, path: &str) -> Option<&'a WorldDocumen
     archive.get(path)?.as_any().downcast_ref::<WorldDocument>()
 }
 
-impl WorldAssets for ArchiveAssets<'_> {
+impl WorldAssets for RootAssets<'_> {
     fn resolve(&self, name: &str) -> Resolution {
         self.archive.resolve(self.from, &[base(name)])
     }
@@ -225,7 +225,7 @@ impl WorldDocument {
     }
 
     /// The paths still to read for a game object: its BGFs and SUB, then what they need.
-    fn object_needs(assets: &ArchiveAssets<'_>, object: &GameObject, out: &mut Vec<String>) {
+    fn object_needs(assets: &RootAssets<'_>, object: &GameObject, out: &mut Vec<String>) {
         let add = |p: Option<String>, out: &mut Vec<String>| {
             if let Some(p) = p.filter(|p| !assets.known(p) && !out.iter().any(|o| o.eq_ignore_ascii_case(p))) {
                 out.push(p);
@@ -276,7 +276,7 @@ impl Document for WorldDocument {
     }
 
     fn needs(&self, archive: &dyn Assets) -> Vec<String> {
-        let assets = ArchiveAssets { archive, from: &self.path };
+        let assets = RootAssets { archive, from: &self.path };
         let mut out: Vec<String> = Vec::new();
         match &self.parsed {
             Parsed::Mod(o) => Self::object_needs(&assets, o, &mut out),
@@ -316,7 +316,7 @@ impl Document for WorldDocument {
     }
 
     fn build_scene(&mut self, archive: &dyn Assets) -> Option<Scene> {
-        let assets = ArchiveAssets { archive, from: &self.path };
+        let assets = RootAssets { archive, from: &self.path };
         let name = file_name(&self.path).to_string();
         let (scene, mut assembled) = match &self.parsed {
             Parsed::Sub(_) => return None,
