@@ -1,5 +1,5 @@
 //! FF7 field models: the `info` contract against counts read straight from the bytes, the
-//! writer → reader round trip, the pose the dossier describes worked by hand, and clear
+//! writer → reader round trip, the pose docs/formats/bsx.md describes worked by hand, and clear
 //! errors for malformed files.
 
 use proptest::prelude::*;
@@ -475,7 +475,7 @@ fn real_npcs_get_their_eyes_and_mouths_from_the_real_field_tdb() {
 }
 
 #[test]
-fn the_dossiers_fixture_recipe_comes_out_where_it_says() {
+fn the_format_notes_fixture_recipe_comes_out_where_it_says() {
     // One model, 2 bones, 1 part with one gouraud-textured quad, 1 animation, one 4-bit
     // image and one CLUT: the offsets the format notes give for it.
     let quad = PolySpec { kind: Some(PolyKind::QuadColorTex), vertices: [0, 1, 2, 3], colors: [[128; 4]; 4], texcoords: [0, 1, 2, 3], control: 0 };

@@ -216,7 +216,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_dossier_vectors_decode() {
+    fn the_format_notes_vectors_decode() {
         assert_eq!(decode(&[4, 0, 0, 0, 0x01, 0x41, 0xEE, 0xFF], MAX_OUTPUT).unwrap(), vec![b'A'; 19]);
         assert_eq!(decode(&[3, 0, 0, 0, 0, 0, 0], MAX_OUTPUT).unwrap(), vec![0, 0, 0]);
         let mut v = vec![10, 0, 0, 0, 0xFF];

@@ -46,9 +46,8 @@ pub struct Capabilities {
     pub assembles: bool,
 }
 
-const fn caps(scene: bool, text: bool, image: bool, used_by: bool, primary: bool) -> Capabilities {
-    Capabilities { scene, text, image, used_by, primary, assembles: false }
-}
+/// What a kind can do: nothing, to be built up by name (`Capabilities { scene: true, ..NOTHING }`).
+const NOTHING: Capabilities = Capabilities { scene: false, text: false, image: false, used_by: false, primary: false, assembles: false };
 
 const NONE: &[Kind] = &[];
 
@@ -82,21 +81,21 @@ pub enum Purpose {
 
 // In sniffing order: magic numbers first, then structure, then names.
 const FORMATS: &[Format] = &[
-    Format { kind: Kind::Biz2Geometry, label: "BGF", title: "DIV-BIZ2 geometry", caps: caps(true, false, false, true, true), sniff: biz2::sniff_geometry, refers_to: &[Kind::Biz2Materials], open: biz2::open },
-    Format { kind: Kind::Biz2Materials, label: "BMF", title: "DIV-BIZ2 material library", caps: caps(false, false, false, true, false), sniff: biz2::sniff_materials, refers_to: &[Kind::Image], open: biz2::open },
-    Format { kind: Kind::Viz2Text, label: "VIZ2", title: "DIV-VIZ2 text geometry", caps: caps(false, true, false, false, false), sniff: text::sniff_viz2, refers_to: NONE, open: text::open },
-    Format { kind: Kind::Vmf2Text, label: "VMF2", title: "DIV-VMF2 text materials", caps: caps(false, true, false, false, false), sniff: text::sniff_vmf2, refers_to: NONE, open: text::open },
-    Format { kind: Kind::Bsx, label: "BSX", title: "FF7 field model", caps: caps(true, false, false, false, true), sniff: bsx::sniff, refers_to: &[Kind::Bcx, Kind::Tdb], open: bsx::open },
-    Format { kind: Kind::Bcx, label: "BCX", title: "FF7 field character", caps: caps(true, false, false, true, false), sniff: bsx::sniff_bcx, refers_to: &[Kind::Tdb], open: bsx::open },
-    Format { kind: Kind::Tdb, label: "TDB", title: "FF7 field eyes and mouths", caps: caps(false, false, true, true, false), sniff: bsx::sniff_tdb, refers_to: NONE, open: bsx::open_tdb },
-    Format { kind: Kind::Lzs, label: "LZS", title: "LZS-compressed file", caps: caps(false, false, false, false, false), sniff: lzs::sniff_lzs, refers_to: NONE, open: lzs::open },
-    Format { kind: Kind::Image, label: "IMG", title: "image (TGA, SGI, PNG, BMP)", caps: caps(true, false, true, true, false), sniff: image::sniff, refers_to: NONE, open: image::open },
-    Format { kind: Kind::Map, label: "MAP", title: "pod world", caps: Capabilities { assembles: true, ..caps(true, true, false, true, true) }, sniff: world::sniff_map, refers_to: &[Kind::Mod, Kind::Map], open: world::open },
-    Format { kind: Kind::Mod, label: "MOD", title: "pod game object", caps: caps(true, true, false, true, false), sniff: world::sniff_mod, refers_to: &[Kind::Biz2Geometry, Kind::Sub], open: world::open },
-    Format { kind: Kind::Sub, label: "SUB", title: "pod subsystems", caps: caps(false, true, false, true, false), sniff: world::sniff_sub, refers_to: NONE, open: world::open },
-    Format { kind: Kind::Biz2Unreadable, label: "BIZ?", title: "DIV-BIZ2 name without its magic", caps: caps(false, false, false, false, false), sniff: biz2::sniff_unreadable, refers_to: NONE, open: biz2::open },
-    Format { kind: Kind::Misnamed, label: "?!", title: "named as a format its content is not", caps: caps(false, false, false, false, false), sniff: misnamed::sniff, refers_to: NONE, open: misnamed::open },
-    Format { kind: Kind::Unknown, label: "?", title: "unknown", caps: caps(false, false, false, false, false), sniff: |_| true, refers_to: NONE, open: bytes::open },
+    Format { kind: Kind::Biz2Geometry, label: "BGF", title: "DIV-BIZ2 geometry", caps: Capabilities { scene: true, used_by: true, primary: true, ..NOTHING }, sniff: biz2::sniff_geometry, refers_to: &[Kind::Biz2Materials], open: biz2::open },
+    Format { kind: Kind::Biz2Materials, label: "BMF", title: "DIV-BIZ2 material library", caps: Capabilities { used_by: true, ..NOTHING }, sniff: biz2::sniff_materials, refers_to: &[Kind::Image], open: biz2::open },
+    Format { kind: Kind::Viz2Text, label: "VIZ2", title: "DIV-VIZ2 text geometry", caps: Capabilities { text: true, ..NOTHING }, sniff: text::sniff_viz2, refers_to: NONE, open: text::open },
+    Format { kind: Kind::Vmf2Text, label: "VMF2", title: "DIV-VMF2 text materials", caps: Capabilities { text: true, ..NOTHING }, sniff: text::sniff_vmf2, refers_to: NONE, open: text::open },
+    Format { kind: Kind::Bsx, label: "BSX", title: "FF7 field model", caps: Capabilities { scene: true, primary: true, ..NOTHING }, sniff: bsx::sniff, refers_to: &[Kind::Bcx, Kind::Tdb], open: bsx::open },
+    Format { kind: Kind::Bcx, label: "BCX", title: "FF7 field character", caps: Capabilities { scene: true, used_by: true, ..NOTHING }, sniff: bsx::sniff_bcx, refers_to: &[Kind::Tdb], open: bsx::open },
+    Format { kind: Kind::Tdb, label: "TDB", title: "FF7 field eyes and mouths", caps: Capabilities { image: true, used_by: true, ..NOTHING }, sniff: bsx::sniff_tdb, refers_to: NONE, open: bsx::open_tdb },
+    Format { kind: Kind::Lzs, label: "LZS", title: "LZS-compressed file", caps: NOTHING, sniff: lzs::sniff_lzs, refers_to: NONE, open: lzs::open },
+    Format { kind: Kind::Image, label: "IMG", title: "image (TGA, SGI, PNG, BMP)", caps: Capabilities { scene: true, image: true, used_by: true, ..NOTHING }, sniff: image::sniff, refers_to: NONE, open: image::open },
+    Format { kind: Kind::Map, label: "MAP", title: "pod world", caps: Capabilities { assembles: true, scene: true, text: true, used_by: true, primary: true, ..NOTHING }, sniff: world::sniff_map, refers_to: &[Kind::Mod, Kind::Map], open: world::open },
+    Format { kind: Kind::Mod, label: "MOD", title: "pod game object", caps: Capabilities { scene: true, text: true, used_by: true, ..NOTHING }, sniff: world::sniff_mod, refers_to: &[Kind::Biz2Geometry, Kind::Sub], open: world::open },
+    Format { kind: Kind::Sub, label: "SUB", title: "pod subsystems", caps: Capabilities { text: true, used_by: true, ..NOTHING }, sniff: world::sniff_sub, refers_to: NONE, open: world::open },
+    Format { kind: Kind::Biz2Unreadable, label: "BIZ?", title: "DIV-BIZ2 name without its magic", caps: NOTHING, sniff: biz2::sniff_unreadable, refers_to: NONE, open: biz2::open },
+    Format { kind: Kind::Misnamed, label: "?!", title: "named as a format its content is not", caps: NOTHING, sniff: misnamed::sniff, refers_to: NONE, open: misnamed::open },
+    Format { kind: Kind::Unknown, label: "?", title: "unknown", caps: NOTHING, sniff: |_| true, refers_to: NONE, open: bytes::open },
 ];
 
 fn format(kind: Kind) -> &'static Format {

@@ -166,7 +166,7 @@ mod tests {
 
     #[test]
     fn flag_words_name_page_clut_and_depth() {
-        // The dossier's fixture: type 2, 4 bpp, page (640, 256), CLUT (0, 500).
+        // By the bit table of docs/formats/bsx.md, "Textures": type 2, 4 bpp, page (640, 256), CLUT (0, 500).
         let f = TextureFlag::of(0x7D00_1A02);
         assert_eq!(f.kind, 2);
         assert_eq!(f.key, PageKey { page_x: 640, page_y: 256, clut_x: 0, clut_y: 500, depth: Depth::Four });
