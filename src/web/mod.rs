@@ -132,7 +132,8 @@ impl Session {
         let (archive, source) = (self.archive.clone(), self.source.clone());
         wasm_bindgen_futures::future_to_promise(async move {
             let opened = archive::open_file(&archive, &*source, &path).await.map_err(|e| js_error(&e))?;
-            // Inside the open, after the read, where a real fault in a parser would be.
+            // The deliberate trap of test builds (feature test-trap, never in ./run.sh's build):
+            // inside the open, after the read, where a real fault in a parser would be.
             #[cfg(feature = "test-trap")]
             if path.to_ascii_uppercase().ends_with(".TRAP") {
                 panic!("{path}: the test build's trap");

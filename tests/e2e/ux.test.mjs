@@ -202,7 +202,8 @@ test('the first screen invites: a drop target with real buttons; a served archiv
     assert.equal(await page.locator('#inspector').isVisible(), false);
     // The landing's button opens the folder picker.
     const choosing = page.waitForEvent('filechooser');
-    await page.waitForTimeout(200);
+    // A round trip after the listener: the browser intercepts the chooser before the click.
+    await page.evaluate(() => true);
     await page.locator('#landing-folder').click();
     const chooser = await choosing;
     assert.ok(chooser.isMultiple());
@@ -223,7 +224,8 @@ for (const size of SIZES) test(`a link to a file the archive does not have says 
   const { page, problems, close } = await open(url, size);
   await page.waitForFunction(() => !document.getElementById('view-message').hidden);
   assert.match(await page.locator('#view-message').textContent(), /NOPE\/GONE\.BGF[\s\S]*not in this archive/);
-  await page.waitForTimeout(300);
+  // After a frame has been drawn and read back (the frame is where the view writes the hash).
+  await page.evaluate(() => window.relicview.rasterMs());
   assert.equal(new URL(page.url()).hash, '#archive=archive.json&path=NOPE/GONE.BGF&lod=1');
   assert.equal(await page.evaluate(() => window.relicview.lastOpen()), null, 'nothing opened in its place');
   // Its button shows the first model instead.
@@ -243,7 +245,8 @@ for (const size of SIZES) test(`keyboard only: Tab to the folder button, open a 
   assert.notEqual(focusRing, 'none', 'the focus is visible');
   // (The chooser is intercepted once the listener is in place in the browser.)
   const choosing = page.waitForEvent('filechooser');
-  await page.waitForTimeout(200);
+  // A round trip after the listener: the browser intercepts the chooser before the key.
+  await page.evaluate(() => true);
   await page.keyboard.press('Enter');
   const chooser = await choosing;
   await chooser.setFiles(dir);
@@ -459,7 +462,8 @@ for (const size of SIZES) test(`selection: a pick outlines exactly its face, the
   // A double-click elsewhere frames the model and leaves the selection as it was.
   await page.evaluate(() => window.relicview.inspector.selectChunk(0));
   await page.mouse.dblclick(box.x + spot[0], box.y + spot[1]);
-  await page.waitForTimeout(100);
+  // Once the double-click has framed the model again.
+  await page.waitForFunction((d) => { const c = window.relicview.camera(); return Math.hypot(...c.position.map((p, i) => p - c.target[i])) > d; }, dist(near));
   assert.equal(await page.evaluate(() => window.relicview.inspector.selection().chunk), 0, 'no pick left behind');
   const home = await page.evaluate(() => window.relicview.camera());
   assert.ok(dist(home) > dist(near), 'the model framed again');
