@@ -42,7 +42,7 @@ pub const MAX_DIAGNOSTICS: usize = 500;
 
 /// Collects diagnostics up to [`MAX_DIAGNOSTICS`] and counts the rest, so a hostile file of
 /// a million bad records costs a counter, not a million messages.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Diagnostics {
     pub kept: Vec<Diagnostic>,
     pub dropped: usize,
@@ -56,11 +56,63 @@ impl Diagnostics {
             self.dropped += 1;
         }
     }
-    /// Whether another diagnostic would still be kept (callers skip building its message).
+    /// A finding at `offset`, its message built only when it will be kept (it is counted
+    /// either way).
+    pub fn add(&mut self, offset: usize, path: impl FnOnce() -> String, message: impl FnOnce() -> String) {
+        if self.has_room() {
+            self.kept.push(Diagnostic { offset, path: path(), message: message() });
+        } else {
+            self.dropped += 1;
+        }
+    }
+    /// Another collector's findings after these, its dropped ones counted.
+    pub fn merge(&mut self, kept: impl IntoIterator<Item = Diagnostic>, dropped: usize) {
+        for d in kept {
+            self.push(d);
+        }
+        self.dropped += dropped;
+    }
+    /// Whether another diagnostic would still be kept (callers skip building its message,
+    /// and count it in `dropped` when there is none).
     pub fn has_room(&self) -> bool {
         self.kept.len() < MAX_DIAGNOSTICS
     }
     pub fn total(&self) -> usize {
         self.kept.len() + self.dropped
+    }
+    pub fn is_empty(&self) -> bool {
+        self.total() == 0
+    }
+}
+
+/// The kept findings, as a list.
+impl std::ops::Deref for Diagnostics {
+    type Target = [Diagnostic];
+    fn deref(&self) -> &[Diagnostic] {
+        &self.kept
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diagnostics_are_capped_and_counted_however_they_arrive() {
+        let mut d = Diagnostics::default();
+        for k in 0..(MAX_DIAGNOSTICS + 7) {
+            d.push(Diagnostic { offset: k, path: String::new(), message: "x".into() });
+        }
+        assert_eq!((d.kept.len(), d.dropped, d.total()), (MAX_DIAGNOSTICS, 7, MAX_DIAGNOSTICS + 7));
+        let mut built = 0;
+        d.add(1, String::new, || {
+            built += 1;
+            "y".into()
+        });
+        assert_eq!((built, d.dropped), (0, 8), "a message past the cap is counted, not built");
+        let mut merged = Diagnostics::default();
+        merged.merge(d.kept.iter().take(3).cloned(), 10);
+        merged.merge(d.kept.clone(), d.dropped);
+        assert_eq!((merged.kept.len(), merged.total()), (MAX_DIAGNOSTICS, 3 + 10 + MAX_DIAGNOSTICS + 8));
     }
 }

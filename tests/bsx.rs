@@ -220,7 +220,7 @@ proptest! {
     fn read_of_write_is_identity(spec in arb_spec()) {
         let bytes = write(&spec);
         let f = BsxFile::parse(&bytes).map_err(|e| TestCaseError::fail(format!("{e}")))?;
-        prop_assert!(f.warnings.is_empty(), "{:?}", f.warnings);
+        prop_assert!(f.diagnostics.is_empty(), "{:?}", f.diagnostics);
         prop_assert_eq!(normalised(spec_of(&f)), normalised(spec));
         // And wrapped in LZS, through the registry.
         let doc = registry::open("X.BSX", lzs::encode(&bytes), Purpose::Asset);
@@ -231,7 +231,7 @@ proptest! {
     fn a_character_reads_back_as_written(model in arb_model()) {
         let bytes = write_bcx(&model);
         let f = BsxFile::parse_bcx(&bytes).map_err(|e| TestCaseError::fail(format!("{e}")))?;
-        prop_assert!(f.warnings.is_empty(), "{:?}", f.warnings);
+        prop_assert!(f.diagnostics.is_empty(), "{:?}", f.diagnostics);
         prop_assert!(f.textures.is_none());
         // A BCX has no face, colours or lights of its own: the BSX record brings them.
         let own = ModelSpec { face_id: 0x21, ambient: [0; 3], ..model };
@@ -499,7 +499,7 @@ fn the_format_notes_fixture_recipe_comes_out_where_it_says() {
     assert_eq!(u32_at(&b, 0xE4 + 8 + 12 + 8), 0x220);
     assert_eq!(u32_at(&b, 0x08 + 0x3C), 0x7D00_1A02, "the flag word");
     let f = BsxFile::parse(&b).unwrap();
-    assert!(f.warnings.is_empty(), "{:?}", f.warnings);
+    assert!(f.diagnostics.is_empty(), "{:?}", f.diagnostics);
     // Wrapped in LZS and back: the same bytes.
     assert_eq!(lzs::decode(&lzs::encode(&b), 1 << 20).unwrap(), b);
 }

@@ -55,9 +55,38 @@ pub fn file_name(path: &str) -> &str {
     path.rsplit(['/', '\\']).next().unwrap_or(path)
 }
 
+/// The extension of an archive path's file name, lower case ("" when it has none: a dot in a
+/// folder's name is not one).
+pub fn extension(path: &str) -> String {
+    file_name(path).rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default()
+}
+
+/// An archive path's file name without its extension.
+pub fn stem(path: &str) -> &str {
+    let name = file_name(path);
+    name.rsplit_once('.').map_or(name, |(s, _)| s)
+}
+
+/// The file name a reference written inside a file names: a library may put folders or a
+/// DOS drive before it ("C:\\ART\\WATER.TGA" is WATER.TGA).
+pub fn base_name(reference: &str) -> &str {
+    reference.rsplit(['/', '\\', ':']).next().unwrap_or(reference)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn path_helpers_read_the_file_name_only() {
+        assert_eq!(file_name("A/B\\C.BGF"), "C.BGF");
+        assert_eq!(extension("GAME.V2/README"), "");
+        assert_eq!(extension("x/MECH.Bgf"), "bgf");
+        assert_eq!(stem("WORLD/ARENA.MAP"), "ARENA");
+        assert_eq!(stem("v1.0/NOTES"), "NOTES");
+        assert_eq!(base_name("C:\\ART\\WATER.TGA"), "WATER.TGA");
+        assert_eq!(base_name("C:WATER.TGA"), "WATER.TGA");
+    }
     use crate::formats::registry::{self, Purpose};
     use std::collections::HashMap;
 

@@ -1,7 +1,7 @@
 //! Files relicview has no reader for (yet): shown as bytes, or as text when they are text.
 //! Never an error: a file that is not a model is simply not a model.
 
-use super::registry::{Kind, Purpose};
+use super::kind::{Kind, Purpose};
 use super::text::{decode, looks_like_text};
 use super::{Document, InfoRow};
 use crate::inspect::{ByteClass, InspectorView};

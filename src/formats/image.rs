@@ -1,7 +1,7 @@
 //! Image files (TGA, SGI/RGB, PNG, BMP), decoded by the image crates: shown as a picture,
 //! on a quad in 3D, and used as texture maps by material libraries.
 
-use super::registry::{Head, Kind, Purpose};
+use super::kind::{Head, Kind, Purpose};
 use super::{Document, InfoRow, ParseError};
 use crate::inspect::{ByteClass, InspectorView, Row};
 use crate::scene::{Material, Mesh, Node, Primitive, Scene, Texture};

@@ -3,7 +3,7 @@
 //! 18 bytes). A decoder with a hard output bound, an encoder for fixtures, and the document
 //! that shows a container's decompressed bytes with its own bytes one view away.
 
-use super::registry::{Head, Kind, Purpose};
+use super::kind::{Head, Kind, Purpose};
 use super::text::{decode as decode_text, looks_like_text};
 use super::{Diagnostic, Document, InfoRow, ParseError};
 use crate::inspect::{ByteClass, ByteView, InspectorView};
@@ -157,6 +157,63 @@ pub struct LzsDocument {
     error: Option<ParseError>,
     diagnostics: Vec<Diagnostic>,
     inspector: Option<InspectorView>,
+}
+
+/// A file of the field family as stored: LZS-wrapped (as on the disc) or not. Its formats'
+/// offsets refer to the decompressed bytes; the container is a second byte view.
+pub struct Stored {
+    pub file: Vec<u8>,
+    /// What the container decompresses to.
+    pub decoded: Option<Vec<u8>>,
+    pub compressed: bool,
+    /// Why the container could not be decompressed.
+    pub error: Option<ParseError>,
+}
+
+impl Stored {
+    pub fn read(path: &str, ext: &str, file: Vec<u8>) -> Stored {
+        let head = Head { path, ext: ext.into(), bytes: &file[..file.len().min(16)], size: file.len() as u64 };
+        let compressed = wrapped(&head);
+        let (decoded, error) = match compressed.then(|| decode(&file, MAX_OUTPUT)) {
+            Some(Ok(d)) => (Some(d), None),
+            Some(Err(e)) => (None, Some(ParseError { path: "LZS".into(), ..e })),
+            None => (None, None),
+        };
+        Stored { file, decoded, compressed, error }
+    }
+    /// The bytes the format's offsets refer to.
+    pub fn bytes(&self) -> &[u8] {
+        self.decoded.as_deref().unwrap_or(&self.file)
+    }
+    /// The container's length, when there is one.
+    pub fn container(&self) -> Option<usize> {
+        self.compressed.then_some(self.file.len())
+    }
+    /// Byte view 0 the format's bytes, 1 the container's.
+    pub fn view(&self, view: usize) -> Option<&[u8]> {
+        match (view, &self.decoded) {
+            (0, _) => Some(self.bytes()),
+            (1, Some(_)) => Some(&self.file),
+            _ => None,
+        }
+    }
+    pub fn bytes_row(&self) -> InfoRow {
+        InfoRow::new("bytes", match &self.decoded {
+            Some(d) => format!("{} compressed (LZS) · {} decompressed", self.file.len(), d.len()),
+            None if self.compressed => format!("{} (LZS, not decompressed)", self.file.len()),
+            None => format!("{} (not compressed)", self.file.len()),
+        })
+    }
+    /// The inspector of a file that did not parse: its bytes, unclaimed, and the error.
+    pub fn failed_view(&self, format: &'static str, error: Option<ParseError>) -> InspectorView {
+        let mut view = InspectorView::flat(format, self.bytes().len(), ByteClass::Unclaimed);
+        view.views = vec![ByteView { label: if self.compressed { "decompressed".into() } else { "file".into() }, len: self.bytes().len() }];
+        if let Some(n) = self.container() {
+            view.views.push(ByteView { label: "container".into(), len: n });
+        }
+        view.error = error;
+        view
+    }
 }
 
 pub fn open(_path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {

@@ -4,7 +4,7 @@
 //! (docs/formats/bytes.md). The DIV-BIZ2 names (.BGF, .BMF, .B2Z) say so through their own
 //! reader, which names the magic it wanted; BSX, BCX and TDB likewise.
 
-use super::registry::{Head, Kind, Purpose};
+use super::kind::{Head, Kind, Purpose};
 use super::text::looks_like_dos_text;
 use super::{Document, InfoRow, ParseError};
 use crate::inspect::{ByteClass, InspectorView};
@@ -34,7 +34,7 @@ pub fn sniff(h: &Head) -> bool {
 const TEXT_PROBE: usize = 4096;
 
 fn why(path: &str, bytes: &[u8]) -> ParseError {
-    let ext = path.rsplit_once('.').map_or(String::new(), |(_, x)| x.to_ascii_lowercase());
+    let ext = crate::formats::extension(path);
     let (what, magic) = claim(&ext).unwrap_or(("a known format", None));
     let named = format!("named .{}, {what}", ext.to_ascii_uppercase());
     match magic {

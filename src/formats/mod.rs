@@ -8,18 +8,19 @@ pub mod biz2;
 pub mod bsx;
 pub mod bytes;
 pub mod image;
+pub mod kind;
 pub mod lzs;
 pub mod misnamed;
 pub mod registry;
 pub mod text;
 pub mod world;
 
-pub use assets::{file_name, Assets, NoAssets, Resolution};
+pub use assets::{base_name, extension, file_name, stem, Assets, NoAssets, Resolution};
 pub use crate::findings::{Diagnostic, ParseError, Severity};
 use crate::inspect::InspectorView;
 use crate::scene::Scene;
 use crate::texture::Texels;
-pub use registry::{Capabilities, Kind};
+pub use kind::{Capabilities, Kind};
 use serde::Serialize;
 use std::any::Any;
 

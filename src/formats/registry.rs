@@ -1,50 +1,10 @@
-//! The registry of kinds: what a file is (by content first, then by name), what it can do,
-//! and which format opens it. Sniffing lives here and nowhere else.
+//! The registry of kinds: one row per kind with its words, what it can do, its sniffer and
+//! the format that opens it. `Kind::sniff` asks the rows in order (content first, then
+//! name); each format's module says what its content looks like, this table says in which
+//! order they are asked.
 
+pub use super::kind::{Capabilities, Head, Kind, Purpose};
 use super::{biz2, bsx, bytes, image, lzs, misnamed, text, world, Document};
-use serde::{Deserialize, Serialize};
-
-/// What a file is. Serialised as the words the listing, `census` and the page use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Kind {
-    Biz2Geometry,
-    Biz2Materials,
-    /// A .BGF/.BMF/.B2Z without the magic: opened as DIV-BIZ2 to say why it fails.
-    Biz2Unreadable,
-    Viz2Text,
-    Vmf2Text,
-    Map,
-    Mod,
-    Sub,
-    Bsx,
-    Bcx,
-    Tdb,
-    Lzs,
-    Image,
-    /// Named as a format (.PNG, .MAP …) its content is not: an error that says both.
-    Misnamed,
-    Unknown,
-}
-
-/// What the page can do with a file of a kind.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Capabilities {
-    /// Draws a scene in 3D (and exports it as glTF).
-    pub scene: bool,
-    /// Is shown as text with line numbers.
-    pub text: bool,
-    /// Is shown as a picture.
-    pub image: bool,
-    /// Other files refer to it: "used by" has answers.
-    pub used_by: bool,
-    /// Opened first when an archive is loaded (a model, not an asset).
-    pub primary: bool,
-    /// Assembled from other files of the archive (a world): `census` assembles it to count
-    /// what it places and what it cannot find.
-    pub assembles: bool,
-}
 
 /// What a kind can do: nothing, to be built up by name (`Capabilities { scene: true, ..NOTHING }`).
 const NOTHING: Capabilities = Capabilities { scene: false, text: false, image: false, used_by: false, primary: false, assembles: false };
@@ -54,8 +14,6 @@ const NONE: &[Kind] = &[];
 /// One row per kind: its words, what it can do, and the format that opens it.
 struct Format {
     kind: Kind,
-    label: &'static str,
-    title: &'static str,
     caps: Capabilities,
     /// Does the file's head (first bytes), name and size say it is this kind?
     sniff: fn(&Head) -> bool,
@@ -64,38 +22,24 @@ struct Format {
     open: fn(&str, Vec<u8>, Kind, Purpose) -> Box<dyn Document>,
 }
 
-/// The first bytes of a file (16 are enough), its name and its size.
-pub struct Head<'a> {
-    pub path: &'a str,
-    pub ext: String,
-    pub bytes: &'a [u8],
-    pub size: u64,
-}
-
-/// Why a file is opened: to be shown (with its inspector view), or as an asset of another.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Purpose {
-    Show,
-    Asset,
-}
 
 // In sniffing order: magic numbers first, then structure, then names.
 const FORMATS: &[Format] = &[
-    Format { kind: Kind::Biz2Geometry, label: "BGF", title: "DIV-BIZ2 geometry", caps: Capabilities { scene: true, used_by: true, primary: true, ..NOTHING }, sniff: biz2::sniff_geometry, refers_to: &[Kind::Biz2Materials], open: biz2::open },
-    Format { kind: Kind::Biz2Materials, label: "BMF", title: "DIV-BIZ2 material library", caps: Capabilities { used_by: true, ..NOTHING }, sniff: biz2::sniff_materials, refers_to: &[Kind::Image], open: biz2::open },
-    Format { kind: Kind::Viz2Text, label: "VIZ2", title: "DIV-VIZ2 text geometry", caps: Capabilities { text: true, ..NOTHING }, sniff: text::sniff_viz2, refers_to: NONE, open: text::open },
-    Format { kind: Kind::Vmf2Text, label: "VMF2", title: "DIV-VMF2 text materials", caps: Capabilities { text: true, ..NOTHING }, sniff: text::sniff_vmf2, refers_to: NONE, open: text::open },
-    Format { kind: Kind::Bsx, label: "BSX", title: "FF7 field model", caps: Capabilities { scene: true, primary: true, ..NOTHING }, sniff: bsx::sniff, refers_to: &[Kind::Bcx, Kind::Tdb], open: bsx::open },
-    Format { kind: Kind::Bcx, label: "BCX", title: "FF7 field character", caps: Capabilities { scene: true, used_by: true, ..NOTHING }, sniff: bsx::sniff_bcx, refers_to: &[Kind::Tdb], open: bsx::open },
-    Format { kind: Kind::Tdb, label: "TDB", title: "FF7 field eyes and mouths", caps: Capabilities { image: true, used_by: true, ..NOTHING }, sniff: bsx::sniff_tdb, refers_to: NONE, open: bsx::open_tdb },
-    Format { kind: Kind::Lzs, label: "LZS", title: "LZS-compressed file", caps: NOTHING, sniff: lzs::sniff_lzs, refers_to: NONE, open: lzs::open },
-    Format { kind: Kind::Image, label: "IMG", title: "image (TGA, SGI, PNG, BMP)", caps: Capabilities { scene: true, image: true, used_by: true, ..NOTHING }, sniff: image::sniff, refers_to: NONE, open: image::open },
-    Format { kind: Kind::Map, label: "MAP", title: "pod world", caps: Capabilities { assembles: true, scene: true, text: true, used_by: true, primary: true, ..NOTHING }, sniff: world::sniff_map, refers_to: &[Kind::Mod, Kind::Map], open: world::open },
-    Format { kind: Kind::Mod, label: "MOD", title: "pod game object", caps: Capabilities { scene: true, text: true, used_by: true, ..NOTHING }, sniff: world::sniff_mod, refers_to: &[Kind::Biz2Geometry, Kind::Sub], open: world::open },
-    Format { kind: Kind::Sub, label: "SUB", title: "pod subsystems", caps: Capabilities { text: true, used_by: true, ..NOTHING }, sniff: world::sniff_sub, refers_to: NONE, open: world::open },
-    Format { kind: Kind::Biz2Unreadable, label: "BIZ?", title: "DIV-BIZ2 name without its magic", caps: NOTHING, sniff: biz2::sniff_unreadable, refers_to: NONE, open: biz2::open },
-    Format { kind: Kind::Misnamed, label: "?!", title: "named as a format its content is not", caps: NOTHING, sniff: misnamed::sniff, refers_to: NONE, open: misnamed::open },
-    Format { kind: Kind::Unknown, label: "?", title: "unknown", caps: NOTHING, sniff: |_| true, refers_to: NONE, open: bytes::open },
+    Format { kind: Kind::Biz2Geometry, caps: Capabilities { scene: true, used_by: true, primary: true, ..NOTHING }, sniff: biz2::sniff_geometry, refers_to: &[Kind::Biz2Materials], open: biz2::open },
+    Format { kind: Kind::Biz2Materials, caps: Capabilities { used_by: true, ..NOTHING }, sniff: biz2::sniff_materials, refers_to: &[Kind::Image], open: biz2::open },
+    Format { kind: Kind::Viz2Text, caps: Capabilities { text: true, ..NOTHING }, sniff: text::sniff_viz2, refers_to: NONE, open: text::open },
+    Format { kind: Kind::Vmf2Text, caps: Capabilities { text: true, ..NOTHING }, sniff: text::sniff_vmf2, refers_to: NONE, open: text::open },
+    Format { kind: Kind::Bsx, caps: Capabilities { scene: true, primary: true, ..NOTHING }, sniff: bsx::sniff, refers_to: &[Kind::Bcx, Kind::Tdb], open: bsx::open },
+    Format { kind: Kind::Bcx, caps: Capabilities { scene: true, used_by: true, ..NOTHING }, sniff: bsx::sniff_bcx, refers_to: &[Kind::Tdb], open: bsx::open },
+    Format { kind: Kind::Tdb, caps: Capabilities { image: true, used_by: true, ..NOTHING }, sniff: bsx::sniff_tdb, refers_to: NONE, open: bsx::open_tdb },
+    Format { kind: Kind::Lzs, caps: NOTHING, sniff: lzs::sniff_lzs, refers_to: NONE, open: lzs::open },
+    Format { kind: Kind::Image, caps: Capabilities { scene: true, image: true, used_by: true, ..NOTHING }, sniff: image::sniff, refers_to: NONE, open: image::open },
+    Format { kind: Kind::Map, caps: Capabilities { assembles: true, scene: true, text: true, used_by: true, primary: true, ..NOTHING }, sniff: world::sniff_map, refers_to: &[Kind::Mod, Kind::Map], open: world::open },
+    Format { kind: Kind::Mod, caps: Capabilities { scene: true, text: true, used_by: true, ..NOTHING }, sniff: world::sniff_mod, refers_to: &[Kind::Biz2Geometry, Kind::Sub], open: world::open },
+    Format { kind: Kind::Sub, caps: Capabilities { text: true, used_by: true, ..NOTHING }, sniff: world::sniff_sub, refers_to: NONE, open: world::open },
+    Format { kind: Kind::Biz2Unreadable, caps: NOTHING, sniff: biz2::sniff_unreadable, refers_to: NONE, open: biz2::open },
+    Format { kind: Kind::Misnamed, caps: NOTHING, sniff: misnamed::sniff, refers_to: NONE, open: misnamed::open },
+    Format { kind: Kind::Unknown, caps: NOTHING, sniff: |_| true, refers_to: NONE, open: bytes::open },
 ];
 
 fn format(kind: Kind) -> &'static Format {
@@ -106,7 +50,7 @@ impl Kind {
     /// What a file is, by its content first and its name second, from its first bytes (16
     /// are enough) and its size.
     pub fn sniff(path: &str, head: &[u8], size: u64) -> Kind {
-        let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+        let ext = super::extension(path);
         let head = Head { path, ext, bytes: head, size };
         FORMATS.iter().find(|f| (f.sniff)(&head)).map_or(Kind::Unknown, |f| f.kind)
     }
@@ -115,38 +59,10 @@ impl Kind {
         FORMATS.iter().map(|f| f.kind)
     }
 
-    /// The word the listing and `census` use ("biz2-geometry").
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Biz2Geometry => "biz2-geometry",
-            Kind::Biz2Materials => "biz2-materials",
-            Kind::Biz2Unreadable => "biz2-unreadable",
-            Kind::Viz2Text => "viz2-text",
-            Kind::Vmf2Text => "vmf2-text",
-            Kind::Map => "map",
-            Kind::Mod => "mod",
-            Kind::Sub => "sub",
-            Kind::Bsx => "bsx",
-            Kind::Bcx => "bcx",
-            Kind::Tdb => "tdb",
-            Kind::Lzs => "lzs",
-            Kind::Image => "image",
-            Kind::Misnamed => "misnamed",
-            Kind::Unknown => "unknown",
-        }
-    }
-
     pub fn parse(word: &str) -> Option<Kind> {
         Kind::all().find(|k| k.as_str() == word)
     }
 
-    /// A short badge ("BGF").
-    pub fn label(self) -> &'static str {
-        format(self).label
-    }
-    pub fn title(self) -> &'static str {
-        format(self).title
-    }
     pub fn capabilities(self) -> Capabilities {
         format(self).caps
     }

@@ -2,7 +2,7 @@
 //! (docs/formats/text.md). The pods' INI-style MAP / MOD / SUB files are text too, read by
 //! `formats::world`.
 
-use super::registry::{Head, Kind, Purpose};
+use super::kind::{Head, Kind, Purpose};
 use super::{Diagnostic, Document, InfoRow, ParseError};
 use crate::inspect::{ByteClass, InspectorView};
 

@@ -3,11 +3,12 @@
 //! libraries and texture maps it names have been read.
 
 use super::raw::{ChunkTree, MAGIC_GEOMETRY, MAGIC_MATERIALS};
-use super::scene::{self, split_material_ref};
+use super::materials::{self, library_file_names, split_material_ref, Libraries};
+use super::scene;
 use super::summary::{self, Info};
 use super::{inspect, Biz2File, FileKind, MaterialRef};
 use crate::formats::Assets;
-use crate::formats::registry::{Head, Kind, Purpose};
+use crate::formats::kind::{Head, Kind, Purpose};
 use crate::formats::{Diagnostic, DocStats, Document, InfoRow, ParseError, Reference};
 use crate::inspect::InspectorView;
 use crate::scene::Scene;
@@ -73,7 +74,7 @@ pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
 /// A file whose name claims the family but whose content does not: the error says both, so
 /// that it never reads as a broken chunk of a real DIV-BIZ2 file.
 fn named_but_not(path: &str, bytes: &[u8], e: ParseError) -> ParseError {
-    let ext = path.rsplit_once('.').map_or(String::new(), |(_, x)| x.to_ascii_uppercase());
+    let ext = crate::formats::extension(path).to_ascii_uppercase();
     let magic = if ext == "BMF" { "DIV-BMF2 or DIV-BIZ2" } else { "DIV-BIZ2" };
     let found = match bytes.get(..8) {
         Some(head) => format!("its first 8 bytes are {:?}", String::from_utf8_lossy(head)),
@@ -92,11 +93,11 @@ fn references(model: &Biz2File) -> Vec<Reference> {
             continue;
         }
         let Some((lib, item)) = split_material_ref(written) else { continue };
-        out.push(Reference { role: "material", written: written.clone(), names: scene::library_file_names(lib), item: Some(item.to_string()) });
+        out.push(Reference { role: "material", written: written.clone(), names: library_file_names(lib), item: Some(item.to_string()) });
     }
     for t in &model.textures {
         if let Some(map) = &t.map {
-            let base = map.rsplit(['/', '\\', ':']).next().unwrap_or(map).to_string();
+            let base = crate::formats::base_name(map).to_string();
             if !out.iter().any(|o| o.names == [base.clone()]) {
                 out.push(Reference { role: "texture map", written: map.clone(), names: vec![base], item: None });
             }
@@ -128,6 +129,11 @@ fn stats(tree: &ChunkTree<'_>, model: &Biz2File) -> DocStats {
         s.triangles = model.triangle_count();
     }
     s
+}
+
+/// The material libraries among `assets`: documents of this format whose model is still held.
+fn libraries(assets: &dyn Assets) -> Libraries<'_> {
+    Libraries { assets, library: |d| d.as_any().downcast_ref::<Biz2Document>().and_then(Biz2Document::model) }
 }
 
 impl Biz2Document {
@@ -175,16 +181,17 @@ impl Document for Biz2Document {
         self.materials.clone()
     }
     fn needs(&self, assets: &dyn Assets) -> Vec<String> {
-        scene::needs(assets, &self.path, &self.material_refs())
+        materials::needs(&libraries(assets), &self.path, &self.material_refs())
     }
     fn build_scene(&mut self, assets: &dyn Assets) -> Option<Scene> {
         let model = self.model.take()?;
         // A library (by magic or by FILETYPE) draws nothing unless it holds triangles.
         let geometry = model.kind == FileKind::Geometry;
-        let (scene, statuses) = scene::build(&self.path, model, assets);
+        let libraries = libraries(assets);
+        let (scene, statuses) = scene::build(&self.path, model, &libraries);
         if let Some(info) = self.info.as_mut().filter(|_| assets.resolves()) {
             // Every named reference, back faces' and objects' included (sorted, as listed).
-            let resolved: Vec<_> = info.materials.iter().map(|m| scene::resolution(assets, &self.path, m)).collect();
+            let resolved: Vec<_> = info.materials.iter().map(|m| materials::resolution(&libraries, &self.path, m)).collect();
             info.missing_materials = Some(resolved.iter().filter(|r| !r.found).map(|r| r.reference.clone()).collect());
             info.material_resolution = Some(resolved);
             info.texture_status = Some(statuses);
@@ -193,7 +200,7 @@ impl Document for Biz2Document {
     }
     fn scene_as_asset(&self, assets: &dyn Assets) -> Option<Scene> {
         let model = self.model.as_ref().filter(|m| m.kind == FileKind::Geometry)?;
-        Some(scene::build(&self.path, model.clone(), assets).0)
+        Some(scene::build(&self.path, model.clone(), &libraries(assets)).0)
     }
     fn stats(&self) -> DocStats {
         self.stats.clone()

@@ -3,6 +3,7 @@
 
 pub mod document;
 pub mod inspect;
+pub mod materials;
 pub mod model;
 pub mod raw;
 pub mod scene;

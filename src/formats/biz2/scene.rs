@@ -1,116 +1,15 @@
 //! A DIV-BIZ2 model as a neutral scene: OBJECT → LOD → PATCH nodes, a mesh per patch with a
 //! primitive per PMESH/TRISTRIP/…, light points as marker nodes, and materials resolved the
-//! way the pods resolved them: `lib:name` is material `name` in the nearest `LIB.BMF` (or
-//! `LIB.VMF`), and a material's texture map is the nearest file of that name
-//! (docs/formats/biz2.md, "Materials").
+//! way the pods resolved them (materials.rs).
 
-use super::document::Biz2Document;
-use super::{Biz2File, MaterialDef, MaterialRef, Primitive, TextureDef};
-use crate::formats::Assets;
+use super::materials::{find, texture_of, Libraries, TextureStatus};
+use super::{Biz2File, MaterialRef, Primitive};
+use crate::formats::base_name;
 use crate::scene::{Clip, LodLevel, Marker, Material, Mesh, Node, Repeat, Scene, Target, Texture, Track, Transform};
-use serde::Serialize;
 use std::collections::HashMap;
 
 /// The grey of a patch whose material is not found.
 const GREY: [f32; 3] = [0.72, 0.72, 0.70];
-
-/// How one material reference of a model resolved.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MaterialResolution {
-    /// The reference, verbatim ("lib:name").
-    pub reference: String,
-    /// The library file chosen (nearest to the model), if any exists.
-    pub library: Option<String>,
-    /// Other files of the same name, farther away.
-    pub also: Vec<String>,
-    pub found: bool,
-    /// Why the library could not be used, when it was read and failed to parse.
-    pub library_error: Option<String>,
-}
-
-/// How a textured material's map resolved: decoded, or drawn as a tinted checker and why.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TextureStatus {
-    pub material: String,
-    pub texture: String,
-    /// TEXTURE_MAP as written in the library.
-    pub map: Option<String>,
-    /// The archive file it resolved to.
-    pub file: Option<String>,
-    pub decoded: bool,
-    /// Why the checker stands in, when it does.
-    pub reason: Option<String>,
-    pub scroll: Option<[f32; 4]>,
-}
-
-/// Split "lib:material" at its first colon.
-pub fn split_material_ref(r: &str) -> Option<(&str, &str)> {
-    r.split_once(':')
-}
-
-/// The library files a "lib:…" reference may live in, in order of preference.
-pub fn library_file_names(lib: &str) -> Vec<String> {
-    vec![format!("{lib}.BMF"), format!("{lib}.VMF")]
-}
-
-/// The texture map's file name without the folders or drive a library may put before it.
-fn map_base(map: &str) -> String {
-    map.rsplit(['/', '\\', ':']).next().unwrap_or(map).to_string()
-}
-
-/// What a model at `model` finds for "lib:name" in `assets`.
-struct Found<'a> {
-    resolution: MaterialResolution,
-    library: Option<&'a Biz2File>,
-    def: Option<&'a MaterialDef>,
-}
-
-fn find<'a>(assets: &'a dyn Assets, model: &str, reference: &str) -> Found<'a> {
-    let mut resolution = MaterialResolution { reference: reference.to_string(), library: None, also: Vec::new(), found: false, library_error: None };
-    let Some((lib, name)) = split_material_ref(reference) else { return Found { resolution, library: None, def: None } };
-    let r = assets.resolve(model, &library_file_names(lib));
-    resolution.library = r.file.clone();
-    resolution.also = r.also;
-    let library = r.file.as_deref().and_then(|f| assets.get(f)).and_then(|d| d.as_any().downcast_ref::<Biz2Document>()).and_then(Biz2Document::model);
-    resolution.library_error = r.file.as_deref().and_then(|f| assets.failure(f)).map(str::to_string);
-    let def = library.and_then(|l| l.materials.iter().find(|m| m.name.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(name))));
-    resolution.found = def.is_some();
-    Found { resolution, library, def }
-}
-
-/// The TEXTURE a material names, in the material's own library.
-fn texture_of<'a>(library: &'a Biz2File, material: &MaterialDef) -> Option<&'a TextureDef> {
-    let name = material.texture_name()?;
-    library.textures.iter().find(|t| t.name.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(name)))
-}
-
-/// Files still to read for a model: its libraries first, then (once those are in) the
-/// texture maps their materials name.
-pub fn needs(assets: &dyn Assets, model: &str, references: &[String]) -> Vec<String> {
-    fn add(out: &mut Vec<String>, assets: &dyn Assets, p: Option<String>) {
-        if let Some(p) = p.filter(|p| !assets.known(p) && !out.iter().any(|o| o.eq_ignore_ascii_case(p))) {
-            out.push(p);
-        }
-    }
-    let mut out: Vec<String> = Vec::new();
-    for r in references {
-        if let Some((lib, _)) = split_material_ref(r) {
-            add(&mut out, assets, assets.resolve(model, &library_file_names(lib)).file);
-        }
-    }
-    if !out.is_empty() {
-        return out;
-    }
-    for r in references {
-        let found = find(assets, model, r);
-        if let (Some(lib), Some(def)) = (found.library, found.def) {
-            if let Some(map) = texture_of(lib, def).and_then(|t| t.map.as_deref()) {
-                add(&mut out, assets, assets.resolve(model, &[map_base(map)]).file);
-            }
-        }
-    }
-    out
-}
 
 /// What a patch's front material resolved to.
 #[derive(Clone, Copy, Default)]
@@ -123,14 +22,10 @@ struct Surface {
     scroll: Option<[f32; 4]>,
 }
 
-/// How "lib:name" resolves for a model at `model`.
-pub fn resolution(assets: &dyn Assets, model: &str, reference: &str) -> MaterialResolution {
-    find(assets, model, reference).resolution
-}
-
 /// The model as a scene, with every material resolved as far as `assets` allows, and what
 /// each textured material's map resolved to (for the info panel).
-pub fn build(model: &str, file: Biz2File, assets: &dyn Assets) -> (Scene, Vec<TextureStatus>) {
+pub fn build(model: &str, file: Biz2File, libraries: &Libraries<'_>) -> (Scene, Vec<TextureStatus>) {
+    let assets = libraries.assets;
     let mut scene = Scene { name: crate::formats::file_name(model).to_string(), ..Default::default() };
     let mut statuses: Vec<TextureStatus> = Vec::new();
     let mut surfaces: HashMap<String, Surface> = HashMap::new();
@@ -141,13 +36,13 @@ pub fn build(model: &str, file: Biz2File, assets: &dyn Assets) -> (Scene, Vec<Te
         if surfaces.contains_key(&r) {
             continue;
         }
-        let found = find(assets, model, &r);
+        let found = find(libraries, model, &r);
         let mut surface = Surface { diffuse: found.def.and_then(|d| d.diffuse), ..Default::default() };
         if let (Some(def), Some(library), Some(lib_path)) = (found.def, found.library, found.resolution.library.as_deref()) {
             if let Some(name) = def.texture_name() {
                 let tex = texture_of(library, def);
                 let map = tex.and_then(|t| t.map.as_deref());
-                let file_path = map.and_then(|m| assets.resolve(model, &[map_base(m)]).file);
+                let file_path = map.and_then(|m| assets.resolve(model, &[base_name(m).to_string()]).file);
                 let image = file_path.as_deref().and_then(|p| assets.get(p)).and_then(|d| d.image());
                 let reason = match (tex, map, file_path.as_deref(), image) {
                     (None, ..) => Some(format!("texture {name} is not in {lib_path}")),

@@ -2,7 +2,7 @@
 //! made from it. Its field names are a contract that scripts rely on: add fields, never
 //! rename.
 
-use super::scene::{MaterialResolution, TextureStatus};
+use super::materials::{MaterialResolution, TextureStatus};
 use super::{Biz2File, ChunkTree, DeclaredBounds, FileKind, MaterialRef};
 use crate::formats::{Diagnostic, InfoRow};
 use crate::inspect::Coverage;

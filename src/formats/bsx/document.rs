@@ -4,13 +4,15 @@
 
 use super::inspect;
 use super::raw::BsxFile;
-use super::scene::{self, Extras, Records};
-use super::tdb::TdbDocument;
+use super::inspect::Records;
+use super::scene::{self, Extras};
+use super::tdb_document::TdbDocument;
 use crate::formats::{file_name, Assets};
-use crate::formats::lzs;
-use crate::formats::registry::{Head, Kind, Purpose};
+use crate::formats::lzs::Stored;
+use crate::formats::kind::{Head, Kind, Purpose};
+use crate::findings::Diagnostics;
 use crate::formats::{Diagnostic, DocStats, Document, InfoRow, ParseError, Reference};
-use crate::inspect::{ByteClass, ByteView, InspectorView};
+use crate::inspect::InspectorView;
 use crate::scene::Scene;
 use serde::Serialize;
 
@@ -23,62 +25,6 @@ pub fn sniff_bcx(h: &Head) -> bool {
     h.ext == "bcx"
 }
 
-/// A file of the field family as stored: LZS-wrapped (as on the disc) or not.
-pub struct Stored {
-    pub file: Vec<u8>,
-    /// What the container decompresses to.
-    pub decoded: Option<Vec<u8>>,
-    pub compressed: bool,
-    /// Why the container could not be decompressed.
-    pub error: Option<ParseError>,
-}
-
-impl Stored {
-    pub fn read(path: &str, ext: &str, file: Vec<u8>) -> Stored {
-        let head = Head { path, ext: ext.into(), bytes: &file[..file.len().min(16)], size: file.len() as u64 };
-        let compressed = lzs::wrapped(&head);
-        let (decoded, error) = match compressed.then(|| lzs::decode(&file, lzs::MAX_OUTPUT)) {
-            Some(Ok(d)) => (Some(d), None),
-            Some(Err(e)) => (None, Some(ParseError { path: "LZS".into(), ..e })),
-            None => (None, None),
-        };
-        Stored { file, decoded, compressed, error }
-    }
-    /// The bytes the format's offsets refer to.
-    pub fn bytes(&self) -> &[u8] {
-        self.decoded.as_deref().unwrap_or(&self.file)
-    }
-    /// The container's length, when there is one.
-    pub fn container(&self) -> Option<usize> {
-        self.compressed.then_some(self.file.len())
-    }
-    /// Byte view 0 the format's bytes, 1 the container's.
-    pub fn view(&self, view: usize) -> Option<&[u8]> {
-        match (view, &self.decoded) {
-            (0, _) => Some(self.bytes()),
-            (1, Some(_)) => Some(&self.file),
-            _ => None,
-        }
-    }
-    pub fn bytes_row(&self) -> InfoRow {
-        InfoRow::new("bytes", match &self.decoded {
-            Some(d) => format!("{} compressed (LZS) · {} decompressed", self.file.len(), d.len()),
-            None if self.compressed => format!("{} (LZS, not decompressed)", self.file.len()),
-            None => format!("{} (not compressed)", self.file.len()),
-        })
-    }
-    /// The inspector of a file that did not parse: its bytes, unclaimed, and the error.
-    pub fn failed_view(&self, format: &'static str, error: Option<ParseError>) -> InspectorView {
-        let mut view = InspectorView::flat(format, self.bytes().len(), ByteClass::Unclaimed);
-        view.views = vec![ByteView { label: if self.compressed { "decompressed".into() } else { "file".into() }, len: self.bytes().len() }];
-        if let Some(n) = self.container() {
-            view.views.push(ByteView { label: "container".into(), len: n });
-        }
-        view.error = error;
-        view
-    }
-}
-
 pub struct BsxDocument {
     kind: Kind,
     path: String,
@@ -86,7 +32,7 @@ pub struct BsxDocument {
     parsed: Option<BsxFile>,
     records: Records,
     error: Option<ParseError>,
-    diagnostics: Vec<Diagnostic>,
+    diagnostics: Diagnostics,
     inspector: Option<InspectorView>,
     /// What the scene took from other files (or looked for and did not find).
     links: Vec<InfoRow>,
@@ -125,11 +71,12 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
         Some(_) => None,
         None => if bcx { BsxFile::parse_bcx(stored.bytes()) } else { BsxFile::parse(stored.bytes()) }.map_err(|e| error = Some(e)).ok(),
     };
-    let diagnostics: Vec<Diagnostic> = parsed.iter().flat_map(|f| &f.warnings).map(|w| Diagnostic { offset: w.offset, path: w.path.clone(), message: w.message.clone() }).collect();
+    let diagnostics = parsed.as_ref().map(|f| f.diagnostics.clone()).unwrap_or_default();
     let (inspector, records) = match (&parsed, purpose) {
         (Some(f), _) => {
             let (mut view, records) = inspect::view(f, stored.bytes(), stored.bytes().len(), stored.container());
-            view.diagnostics = diagnostics.clone();
+            view.diagnostics = diagnostics.kept.clone();
+            view.diagnostics_dropped = diagnostics.dropped;
             ((purpose == Purpose::Show).then_some(view), records)
         }
         (None, Purpose::Show) => (Some(stored.failed_view("bsx", error.clone())), Records::default()),
@@ -177,6 +124,9 @@ impl Document for BsxDocument {
         }
         rows.extend(self.links.iter().cloned());
         rows.extend(self.diagnostics.iter().map(|d| InfoRow::warning(format!("warning @{}", d.offset), format!("{}: {}", d.path, d.message))));
+        if self.diagnostics.dropped > 0 {
+            rows.push(InfoRow::warning("more warnings", format!("{} not listed", self.diagnostics.dropped)));
+        }
         rows
     }
     fn info_json(&self) -> String {
@@ -194,7 +144,8 @@ impl Document for BsxDocument {
             "bytes": self.stored.file.len(),
             "decompressed_bytes": self.stored.bytes().len(),
             "textures": self.parsed.as_ref().and_then(|f| f.textures.as_ref()).map_or(0, |t| t.rects.len()),
-            "diagnostics": self.diagnostics,
+            "diagnostics": self.diagnostics.kept,
+            "diagnostics_dropped": self.diagnostics.dropped,
         });
         crate::formats::summary_json(fields, self.error.as_ref())
     }
@@ -240,7 +191,7 @@ impl Document for BsxDocument {
         self.links = links;
         if let Some(message) = built.refused {
             let d = Diagnostic { offset: f.offset_models as usize, path: "models".into(), message };
-            if let Some(view) = self.inspector.as_mut() {
+            if let Some(view) = self.inspector.as_mut().filter(|_| self.diagnostics.has_room()) {
                 view.diagnostics.push(d.clone());
             }
             self.diagnostics.push(d);
@@ -249,7 +200,7 @@ impl Document for BsxDocument {
     }
     fn stats(&self) -> DocStats {
         let Some(f) = &self.parsed else { return DocStats::default() };
-        DocStats { triangles: f.models.iter().map(|m| f.triangles(m)).sum(), diagnostics: self.diagnostics.len(), ..Default::default() }
+        DocStats { triangles: f.models.iter().map(|m| f.triangles(m)).sum(), diagnostics: self.diagnostics.total(), ..Default::default() }
     }
 }
 

@@ -4,8 +4,19 @@
 //! texture section), the values as fields, and the records the scene points at.
 
 use super::raw::{BsxFile, PolyKind};
-use super::scene::Records;
+use std::collections::HashMap;
 use crate::inspect::{runs_from_spans, ByteClass, ByteView, Field, InspectorView, Row, MAX_ROWS};
+
+/// Inspector rows the scene's records point at.
+#[derive(Debug, Default, Clone)]
+pub struct Records {
+    /// The row of each polygon group, by (part data offset, kind).
+    pub polygons: HashMap<(usize, PolyKind), u32>,
+    /// The row of each model record, of each bone list and of each part header.
+    pub models: Vec<u32>,
+    pub bones: HashMap<usize, u32>,
+    pub parts: HashMap<usize, u32>,
+}
 
 /// A row before it is placed in the tree.
 pub(super) struct Pending {

@@ -7,11 +7,12 @@ pub mod inspect;
 pub mod raw;
 pub mod scene;
 pub mod tdb;
+pub mod tdb_document;
 pub mod vram;
 pub mod writer;
 
 pub use document::{open, sniff, sniff_bcx, BsxDocument};
-pub use tdb::{open_tdb, sniff_tdb};
+pub use tdb_document::{open_tdb, sniff_tdb, TdbDocument};
 
 /// The BCX files of the playable characters, by global model id 1..9.
 pub const CHARACTERS: [&str; 9] = ["CLOUD.BCX", "EARITH.BCX", "BALLET.BCX", "TIFA.BCX", "RED.BCX", "CID.BCX", "YUFI.BCX", "KETCY.BCX", "VINCENT.BCX"];
@@ -34,7 +35,7 @@ mod tests {
         for name in ["ELEVTR1_u.BSX", "MD1_1_u.BSX", "NMKIN_1_u.BSX", "STARTMAP_u.BSX"] {
             let bytes = shared(name);
             let f = BsxFile::parse(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert!(f.warnings.is_empty(), "{name}: {:?}", f.warnings);
+            assert!(f.diagnostics.is_empty(), "{name}: {:?}", f.diagnostics);
             eprintln!("{name}: {} models, {} part blocks, {} animation blocks, {} rects", f.models.len(), f.parts.len(), f.anims.len(), f.textures.as_ref().map_or(0, |t| t.rects.len()));
         }
     }

@@ -4,7 +4,7 @@
 //! once, by offset), and the texture section's VRAM rectangles. Every structure keeps its
 //! byte range; every read is checked against the file (docs/formats/bsx.md).
 
-use crate::formats::ParseError;
+use crate::findings::{Diagnostics, ParseError};
 use std::collections::BTreeMap;
 
 /// The PSX RAM tag on block pointers.
@@ -36,6 +36,19 @@ impl<'a> Reader<'a> {
         let b = self.slice(at, 4, path, what)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
+}
+
+/// RGBA of a 16-bit PSX colour: 5 bits a channel, bit 15 the STP bit (opaque here, see
+/// `vram::Vram::page`); 0x0000 is transparent.
+pub fn rgba(c: u16) -> [u8; 4] {
+    if c == 0 {
+        return [0, 0, 0, 0];
+    }
+    let ch = |s: u16| {
+        let v = ((c >> s) & 31) as u8;
+        (v << 3) | (v >> 2)
+    };
+    [ch(0), ch(5), ch(10), 255]
 }
 
 /// A count and where it starts in the model's (or the BCX character's) lists.
@@ -269,14 +282,6 @@ pub struct TextureSection {
     pub rects: Vec<VramRect>,
 }
 
-/// A finding that does not stop the file from showing: a layout equality that does not hold.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Warning {
-    pub offset: usize,
-    pub path: String,
-    pub message: String,
-}
-
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct BsxFile {
     pub size_file: u32,
@@ -289,7 +294,8 @@ pub struct BsxFile {
     pub parts: BTreeMap<usize, PartData>,
     pub anims: BTreeMap<usize, AnimationData>,
     pub textures: Option<TextureSection>,
-    pub warnings: Vec<Warning>,
+    /// Layout equalities that do not hold: the file still shows.
+    pub diagnostics: Diagnostics,
     /// A BCX's character header (its one model record is made from it).
     pub bcx: Option<BcxHeader>,
 }
@@ -353,9 +359,7 @@ impl BsxFile {
     }
 
     fn warn(&mut self, offset: usize, path: &str, message: String) {
-        if self.warnings.len() < crate::inspect::MAX_DIAGNOSTICS {
-            self.warnings.push(Warning { offset, path: path.to_string(), message });
-        }
+        self.diagnostics.add(offset, || path.to_string(), || message);
     }
 
     fn model(&mut self, r: Reader<'_>, at: usize, i: usize) -> Result<ModelRecord, ParseError> {

@@ -3,7 +3,8 @@
 //! meshes on their bones, textures sampled from the emulated VRAM, and every animation a
 //! looping clip of rotation (and translation) tracks (docs/formats/bsx.md, "Pose").
 
-use super::raw::{Animation, AnimationData, Bone, BsxFile, ModelRecord, Part, PartData, PolyKind};
+use super::raw::{Animation, AnimationData, Bone, BsxFile, ModelRecord, Part, PartData};
+use super::inspect::Records;
 use super::tdb::TdbFile;
 use super::vram::{PageKey, TextureFlag, Vram, MAX_FACE_SLOTS};
 use crate::scene::{Blend, Choice, ChoiceOption, Clip, Material, Mesh, Node, Primitive, Repeat, Scene, SourceRun, Target, Texture, Track, Transform};
@@ -44,17 +45,6 @@ pub fn frame(a: &Animation, d: &AnimationData, b: usize, f: usize) -> ([u8; 3], 
         };
     }
     (rot, tr)
-}
-
-/// Inspector rows the scene's records point at.
-#[derive(Debug, Default, Clone)]
-pub struct Records {
-    /// The row of each polygon group, by (part data offset, kind).
-    pub polygons: HashMap<(usize, PolyKind), u32>,
-    /// The row of each model record, of each bone list and of each part header.
-    pub models: Vec<u32>,
-    pub bones: HashMap<usize, u32>,
-    pub parts: HashMap<usize, u32>,
 }
 
 /// What a file's scene may allocate: 64 times its decompressed bytes plus 8 MiB (32

@@ -3,13 +3,8 @@
 //! palette into VRAM beside the models' own textures; eye and mouth polygons sample them
 //! there (docs/formats/bsx.md, "Eyes and mouths").
 
-use super::document::Stored;
-use super::inspect::{row, tree};
-use super::raw::Reader;
-use super::vram::rgba;
-use crate::formats::registry::{Head, Kind, Purpose};
-use crate::formats::{Diagnostic, Document, InfoRow, ParseError};
-use crate::inspect::InspectorView;
+use super::raw::{rgba, Reader};
+use crate::findings::ParseError;
 use crate::texture::Texels;
 
 /// Bytes of one image: 32 rows of 16 bytes, two texels a byte, the low nibble first.
@@ -83,7 +78,7 @@ impl TdbFile {
 
     /// The face whose palette an image is drawn with in the overview: the inverse of
     /// [`Self::image_of`]'s layout.
-    fn face_of_image(i: usize) -> u8 {
+    pub fn face_of_image(i: usize) -> u8 {
         if i < 80 { (i / 8) as u8 } else { (10 + (i - 80) / 2).min(255) as u8 }
     }
 
@@ -108,101 +103,6 @@ impl TdbFile {
             }
         }
         Texels { width: w as u32, height: h as u32, rgba: std::sync::Arc::new(rgba_out) }
-    }
-}
-
-pub fn sniff_tdb(h: &Head) -> bool {
-    h.ext == "tdb"
-}
-
-pub struct TdbDocument {
-    kind: Kind,
-    stored: Stored,
-    pub parsed: Option<TdbFile>,
-    error: Option<ParseError>,
-    diagnostics: Vec<Diagnostic>,
-    inspector: Option<InspectorView>,
-    overview: Option<Texels>,
-}
-
-impl TdbDocument {
-    /// The decompressed bytes the header's offsets refer to.
-    pub fn bytes(&self) -> &[u8] {
-        self.stored.bytes()
-    }
-}
-
-pub fn open_tdb(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
-    let stored = Stored::read(path, "tdb", file);
-    let mut error = stored.error.clone();
-    let parsed = match error {
-        Some(_) => None,
-        None => TdbFile::parse(stored.bytes()).map_err(|e| error = Some(e)).ok(),
-    };
-    let inspector = (purpose == Purpose::Show).then(|| match &parsed {
-        Some(t) => view(t, &stored),
-        None => stored.failed_view("tdb", error.clone()),
-    });
-    let overview = parsed.as_ref().filter(|_| purpose == Purpose::Show).map(|t| t.overview(stored.bytes()));
-    Box::new(TdbDocument { kind, stored, parsed, error, diagnostics: Vec::new(), inspector, overview })
-}
-
-fn view(t: &TdbFile, stored: &Stored) -> InspectorView {
-    let (io, po) = (t.image_offset as usize, t.palette_offset as usize);
-    let mut header = row(0, 16, "header", "FIELD.TDB header".into(), format!("{} images, {} palettes", t.image_count, t.palette_count));
-    header.fields = vec![
-        (0, 4, "u32 size".into(), t.size.to_string()),
-        (4, 2, "u16 image_count".into(), t.image_count.to_string()),
-        (6, 2, "u16 palette_count".into(), t.palette_count.to_string()),
-        (8, 4, "u32 image_offset".into(), io.to_string()),
-        (12, 4, "u32 palette_offset".into(), po.to_string()),
-    ];
-    let mut rows = vec![header];
-    rows.push(row(io, io + t.image_count as usize * IMAGE_BYTES, "images", format!("{} images, 32 × 32 at 4 bits", t.image_count), String::new()));
-    for i in 0..t.image_count as usize {
-        rows.push(row(io + i * IMAGE_BYTES, io + (i + 1) * IMAGE_BYTES, "image", format!("image {i}"), format!("drawn with face {}'s palette in the overview", TdbFile::face_of_image(i))));
-    }
-    rows.push(row(po, po + t.palette_count as usize * PALETTE_BYTES, "palettes", format!("{} palettes of 16 colours", t.palette_count), String::new()));
-    for k in 0..t.palette_count as usize {
-        let mut p = row(po + k * PALETTE_BYTES, po + (k + 1) * PALETTE_BYTES, "palette", format!("palette {k}"), format!("face {k}"));
-        let bytes = stored.bytes();
-        p.fields = (0..16).map(|c| {
-            let at = po + k * PALETTE_BYTES + 2 * c;
-            (at, 2, format!("colour {c}"), format!("{:#06x}", u16::from_le_bytes([bytes[at], bytes[at + 1]])))
-        }).collect();
-        rows.push(p);
-    }
-    let mut v = tree(rows, stored.bytes().len(), stored.bytes().len(), stored.container()).0;
-    v.format = "tdb";
-    v
-}
-
-impl Document for TdbDocument {
-    crate::formats::common_accessors!();
-    fn bytes(&self, view: usize) -> Option<&[u8]> {
-        self.stored.view(view)
-    }
-    fn image(&self) -> Option<&Texels> {
-        self.overview.as_ref()
-    }
-    fn info_rows(&self) -> Vec<InfoRow> {
-        let mut rows = vec![InfoRow::new("format", self.kind.title()), self.stored.bytes_row()];
-        if let Some(t) = &self.parsed {
-            rows.push(InfoRow::new("images", format!("{} eyes and mouths, 32 × 32 at 4 bits", t.image_count)));
-            rows.push(InfoRow::new("palettes", format!("{}, one per face", t.palette_count)));
-        }
-        rows
-    }
-    fn info_json(&self) -> String {
-        let fields = serde_json::json!({
-            "format": "tdb",
-            "compressed": self.stored.compressed,
-            "images": self.parsed.as_ref().map_or(0, |t| t.image_count),
-            "palettes": self.parsed.as_ref().map_or(0, |t| t.palette_count),
-            "bytes": self.stored.file.len(),
-            "decompressed_bytes": self.stored.bytes().len(),
-        });
-        crate::formats::summary_json(fields, self.error.as_ref())
     }
 }
 

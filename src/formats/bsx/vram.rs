@@ -2,7 +2,7 @@
 //! 16-bit pixels, and 256 × 256 texture pages decoded from it per (page, CLUT, depth) the way
 //! the GPU samples them (docs/formats/bsx.md, "Textures").
 
-use super::raw::{BsxFile, Reader};
+use super::raw::{rgba, BsxFile, Reader};
 use super::tdb::{Feature, TdbFile};
 use crate::texture::Texels;
 
@@ -60,19 +60,6 @@ impl TextureFlag {
             key: PageKey { page_x: ((word >> 8) & 0xF) as u16 * 64, page_y: ((word >> 12) & 1) as u16 * 256, clut_x: ((word >> 16) & 0x3F) as u16 * 16, clut_y: ((word >> 22) & 0x1FF) as u16, depth },
         }
     }
-}
-
-/// RGBA of a 16-bit PSX colour: 5 bits a channel, bit 15 the STP bit (opaque here, see
-/// [`Vram::page`]); 0x0000 is transparent.
-pub fn rgba(c: u16) -> [u8; 4] {
-    if c == 0 {
-        return [0, 0, 0, 0];
-    }
-    let ch = |s: u16| {
-        let v = ((c >> s) & 31) as u8;
-        (v << 3) | (v >> 2)
-    };
-    [ch(0), ch(5), ch(10), 255]
 }
 
 impl Vram {

@@ -6,7 +6,7 @@
 use super::map::{Instance, MapFile, MapSection, Pose, SectionKind};
 use super::objects::{GameObject, SubsystemFile};
 use crate::formats::Resolution;
-use crate::formats::{Diagnostic, ParseError};
+use crate::formats::ParseError;
 use crate::inspect::Diagnostics;
 use crate::scene::{Absorbed, Clip, Marker, Node, Repeat, Scene, Target, Track, Transform, Viewpoint};
 use serde::Serialize;
@@ -76,10 +76,8 @@ fn visit<'m>(out: &mut Sections<'m>, file: usize, map: &'m MapFile, assets: &'m 
             Some(first) => {
                 let (path, _) = &out.files[first.file];
                 let here = &out.files[file].0;
-                if out.diagnostics.has_room() {
-                    let offset = via.map_or(s.offset, |(o, _)| o) as usize;
-                    out.diagnostics.push(Diagnostic { offset, path: format!("line {}", s.line), message: format!("[{}] in {here} is defined before, in {path} line {}; the first is used", s.name, first.section.line) });
-                }
+                let offset = via.map_or(s.offset, |(o, _)| o) as usize;
+                out.diagnostics.add(offset, || format!("line {}", s.line), || format!("[{}] in {here} is defined before, in {path} line {}; the first is used", s.name, first.section.line));
             }
             None => {
                 out.by_name.insert(s.key(), Found { file, section: s });

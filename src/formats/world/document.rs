@@ -6,21 +6,22 @@ use super::assemble::{self, WorldAssets, WorldReport};
 use super::ini::IniFile;
 use super::map::MapFile;
 use super::objects::{GameObject, SubsystemFile};
-use crate::formats::{file_name, Assets, Resolution};
-use crate::formats::registry::{Kind, Purpose};
+use crate::formats::{base_name, file_name, Assets, Resolution};
+use crate::formats::kind::{Kind, Purpose};
 use crate::formats::text::looks_like_dos_text;
+use crate::findings::Diagnostics;
 use crate::formats::{Diagnostic, DocStats, Document, InfoRow, ParseError, Reference};
 use crate::inspect::{ByteClass, Field, InspectorView, Row, MAX_ROWS};
 use crate::scene::{Bounds, Scene};
 use serde::Serialize;
 
-pub fn sniff_map(h: &crate::formats::registry::Head) -> bool {
+pub fn sniff_map(h: &crate::formats::kind::Head) -> bool {
     h.ext == "map" && looks_like_dos_text(h.bytes)
 }
-pub fn sniff_mod(h: &crate::formats::registry::Head) -> bool {
+pub fn sniff_mod(h: &crate::formats::kind::Head) -> bool {
     h.ext == "mod" && looks_like_dos_text(h.bytes)
 }
-pub fn sniff_sub(h: &crate::formats::registry::Head) -> bool {
+pub fn sniff_sub(h: &crate::formats::kind::Head) -> bool {
     h.ext == "sub" && looks_like_dos_text(h.bytes)
 }
 
@@ -60,7 +61,7 @@ pub struct WorldDocument {
     entry_rows: Vec<u32>,
     section_rows: Vec<u32>,
     error: Option<ParseError>,
-    diagnostics: Vec<Diagnostic>,
+    diagnostics: Diagnostics,
     inspector: Option<InspectorView>,
     lines: u32,
     assembled: Option<Assembled>,
@@ -69,31 +70,28 @@ pub struct WorldDocument {
 pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
     let text = crate::formats::text::decode(&bytes);
     let (parsed, rows, view, error, diagnostics, lines) = match IniFile::parse(&bytes) {
-        Err(e) => (Parsed::Map(MapFile::default()), (Vec::new(), Vec::new()), None, Some(ParseError::new(0, "", e)), Vec::new(), 0),
+        Err(e) => (Parsed::Map(MapFile::default()), (Vec::new(), Vec::new()), None, Some(ParseError::new(0, "", e)), Diagnostics::default(), 0),
         Ok(ini) => {
-            let mut diagnostics: Vec<Diagnostic> = ini
-                .stray
-                .iter()
-                .map(|l| Diagnostic {
-                    offset: l.start as usize,
-                    path: format!("line {}", l.line),
-                    message: if l.before_sections { "a key=value line before any [section] belongs to nothing".into() } else { "expected a [section], a key=value line or a comment".into() },
-                })
-                .collect();
+            let mut diagnostics = Diagnostics::default();
+            let stray = ini.stray.iter().map(|l| Diagnostic {
+                offset: l.start as usize,
+                path: format!("line {}", l.line),
+                message: if l.before_sections { "a key=value line before any [section] belongs to nothing".into() } else { "expected a [section], a key=value line or a comment".into() },
+            });
+            diagnostics.merge(stray, ini.stray_dropped);
             let parsed = match kind {
                 Kind::Mod => Parsed::Mod(GameObject::read(&ini)),
                 Kind::Sub => {
                     let f = SubsystemFile::read(&ini);
-                    diagnostics.extend(f.diagnostics.iter().cloned());
+                    diagnostics.merge(f.diagnostics.iter().cloned(), f.diagnostics_dropped);
                     Parsed::Sub(f)
                 }
                 _ => {
                     let f = MapFile::read(&ini);
-                    diagnostics.extend(f.diagnostics.iter().cloned());
+                    diagnostics.merge(f.diagnostics.iter().cloned(), f.diagnostics_dropped);
                     Parsed::Map(f)
                 }
             };
-            diagnostics.truncate(crate::inspect::MAX_DIAGNOSTICS);
             let rows = rows_of(&ini);
             let view = (purpose == Purpose::Show).then(|| view_of(&ini, &rows, &diagnostics));
             (parsed, rows, view, None, diagnostics, ini.lines)
@@ -119,7 +117,7 @@ fn rows_of(ini: &IniFile<'_>) -> (Vec<u32>, Vec<u32>) {
     (sections, entries)
 }
 
-fn view_of(ini: &IniFile<'_>, (section_rows, _): &(Vec<u32>, Vec<u32>), diagnostics: &[Diagnostic]) -> InspectorView {
+fn view_of(ini: &IniFile<'_>, (section_rows, _): &(Vec<u32>, Vec<u32>), diagnostics: &Diagnostics) -> InspectorView {
     let bytes = ini.bytes;
     let mut view = InspectorView::flat("text", bytes.len(), ByteClass::Text);
     view.rows_total = ini.sections.len() + ini.entries.len();
@@ -165,13 +163,9 @@ fn view_of(ini: &IniFile<'_>, (section_rows, _): &(Vec<u32>, Vec<u32>), diagnost
             });
         }
     }
-    view.diagnostics = diagnostics.to_vec();
+    view.diagnostics = diagnostics.kept.clone();
+    view.diagnostics_dropped = diagnostics.dropped;
     view
-}
-
-/// The file name a reference names (the files write bare names, or DOS paths).
-fn base(token: &str) -> String {
-    token.rsplit(['/', '\\', ':']).next().unwrap_or(token).to_string()
 }
 
 /// The archive, seen from the root file of what is assembled.
@@ -186,7 +180,7 @@ fn world_doc<'a>(archive: &'a dyn Assets, path: &str) -> Option<&'a WorldDocumen
 
 impl WorldAssets for RootAssets<'_> {
     fn resolve(&self, name: &str) -> Resolution {
-        self.archive.resolve(self.from, &[base(name)])
+        self.archive.resolve(self.from, &[base_name(name).to_string()])
     }
     fn map(&self, path: &str) -> Option<&MapFile> {
         match &world_doc(self.archive, path)?.parsed {
@@ -220,8 +214,7 @@ impl WorldDocument {
     }
 
     fn stem(&self) -> String {
-        let name = file_name(&self.path);
-        name.rsplit_once('.').map_or(name, |(s, _)| s).to_string()
+        crate::formats::stem(&self.path).to_string()
     }
 
     /// The paths still to read for a game object: its BGFs and SUB, then what they need.
@@ -256,7 +249,7 @@ impl Document for WorldDocument {
         let mut out: Vec<Reference> = Vec::new();
         let mut push = |role: &'static str, written: &str| {
             if !out.iter().any(|r| r.written.eq_ignore_ascii_case(written)) {
-                out.push(Reference { role, names: vec![base(written)], written: written.to_string(), item: None });
+                out.push(Reference { role, names: vec![base_name(written).to_string()], written: written.to_string(), item: None });
             }
         };
         match &self.parsed {
@@ -330,7 +323,7 @@ impl Document for WorldDocument {
                     let root = sections.files[0].1.root_section(&self.stem()).ok_or_else(|| ParseError::new(0, "", "expected a section with type=map to show; the file has none"))?;
                     let expanded = assemble::expand(&sections, root)?;
                     let includes = sections.files[1..].iter().map(|(p, _)| p.clone()).collect();
-                    let extra: Vec<Diagnostic> = sections.diagnostics.kept.clone();
+                    let extra = sections.diagnostics.clone();
                     Ok((expanded, includes, extra, root.index))
                 });
                 let (expanded, includes, extra, root_index) = match result {
@@ -340,9 +333,9 @@ impl Document for WorldDocument {
                         return None;
                     }
                 };
-                self.diagnostics.extend(extra);
+                self.diagnostics.merge(extra.kept, extra.dropped);
                 if expanded.left_out > 0 {
-                    self.diagnostics.push(Diagnostic { offset: 0, path: String::new(), message: format!("the map expands to more than {} placements; {} are left out", assemble::MAX_PLACEMENTS, expanded.left_out) });
+                    self.diagnostics.add(0, String::new, || format!("the map expands to more than {} placements; {} are left out", assemble::MAX_PLACEMENTS, expanded.left_out));
                 }
                 let rows = &self.entry_rows;
                 let root_row = self.section_rows.get(root_index as usize).copied().unwrap_or(0);
@@ -369,12 +362,11 @@ impl Document for WorldDocument {
             assembled.report.ambiguous.clear();
         }
         for m in &assembled.report.missing {
-            if self.diagnostics.len() < crate::inspect::MAX_DIAGNOSTICS {
-                self.diagnostics.push(Diagnostic { offset: 0, path: String::new(), message: format!("{m} is not in the archive: not drawn") });
-            }
+            self.diagnostics.add(0, String::new, || format!("{m} is not in the archive: not drawn"));
         }
         if let Some(view) = self.inspector.as_mut() {
-            view.diagnostics = self.diagnostics.clone();
+            view.diagnostics = self.diagnostics.kept.clone();
+            view.diagnostics_dropped = self.diagnostics.dropped;
             // Each instance line says what it led to.
             for (&entry, outcome) in &assembled.report.outcomes {
                 let Some(row) = self.entry_rows.get(entry as usize).and_then(|&r| view.chunks.get_mut(r as usize)) else { continue };
@@ -441,8 +433,11 @@ impl Document for WorldDocument {
                 rows.push(InfoRow::warning(format!("several {}", amb.name), format!("took {}; also {}", amb.taken, amb.candidates.join(", "))));
             }
         }
-        for d in &self.diagnostics {
+        for d in self.diagnostics.iter() {
             rows.push(InfoRow::warning(format!("warning @{}", d.offset), format!("{}{}{}", d.path, if d.path.is_empty() { "" } else { ": " }, d.message)));
+        }
+        if self.diagnostics.dropped > 0 {
+            rows.push(InfoRow::warning("more warnings", format!("{} not listed", self.diagnostics.dropped)));
         }
         rows
     }
@@ -482,7 +477,8 @@ impl Document for WorldDocument {
                 "sections": m.sections.len(),
                 "left_out": a.left_out,
                 "resolved": a.resolved,
-                "diagnostics": self.diagnostics,
+                "diagnostics": self.diagnostics.kept,
+                "diagnostics_dropped": self.diagnostics.dropped,
             }),
             Parsed::Mod(o) => serde_json::json!({
                 "format": "mod",
@@ -495,19 +491,21 @@ impl Document for WorldDocument {
                 "bounds": bounds,
                 "doors": a.report.doors,
                 "resolved": a.resolved,
-                "diagnostics": self.diagnostics,
+                "diagnostics": self.diagnostics.kept,
+                "diagnostics_dropped": self.diagnostics.dropped,
             }),
             Parsed::Sub(f) => serde_json::json!({
                 "format": "sub",
                 "subsystems": f.subsystems.iter().map(|s| SubJson { name: &s.name, kind: s.kind.as_deref(), video_object: s.video_object.as_deref(), travel_time: s.travel_time, dead_time: s.dead_time, motion_extent: s.motion_extent }).collect::<Vec<_>>(),
-                "diagnostics": self.diagnostics,
+                "diagnostics": self.diagnostics.kept,
+                "diagnostics_dropped": self.diagnostics.dropped,
             }),
         };
         crate::formats::summary_json(v, self.error.as_ref())
     }
 
     fn stats(&self) -> DocStats {
-        let mut s = DocStats { diagnostics: self.diagnostics.len(), ..Default::default() };
+        let mut s = DocStats { diagnostics: self.diagnostics.total(), ..Default::default() };
         if let Some(a) = &self.assembled {
             s.triangles = a.triangles;
             s.placements = a.placements;

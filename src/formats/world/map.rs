@@ -113,11 +113,7 @@ pub struct MapFile {
 }
 
 fn line_diag(d: &mut Diagnostics, e: &Entry, at: usize, message: String) {
-    if d.has_room() {
-        d.push(Diagnostic { offset: at, path: format!("line {}", e.line), message });
-    } else {
-        d.dropped += 1;
-    }
+    d.add(at, || format!("line {}", e.line), || message);
 }
 
 impl MapFile {

@@ -34,8 +34,7 @@ fn words(bytes: &[u8], span: Span) -> impl Iterator<Item = Span> + '_ {
 }
 
 fn stem(file: &str) -> String {
-    let base = crate::formats::file_name(file);
-    base.rsplit_once('.').map_or(base, |(s, _)| s).to_ascii_lowercase()
+    crate::formats::stem(file).to_ascii_lowercase()
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -148,13 +147,7 @@ impl SubsystemFile {
             let mut sub = Subsystem { name: ini.name(s).into_owned(), line: s.line, offset: s.start, ..Default::default() };
             for e in ini.entries_of(s) {
                 let v = ini.text(e.value);
-                let mut bad = |what: &str| {
-                    if diags.has_room() {
-                        diags.push(Diagnostic { offset: e.value.start as usize, path: format!("line {}", e.line), message: format!("{} expected {what}, found {v:?}", ini.text(e.key)) });
-                    } else {
-                        diags.dropped += 1;
-                    }
-                };
+                let mut bad = |what: &str| diags.add(e.value.start as usize, || format!("line {}", e.line), || format!("{} expected {what}, found {v:?}", ini.text(e.key)));
                 let number = |w: &str| w.parse::<f32>().ok().filter(|x| x.is_finite());
                 if ini.key_is(e, "type") {
                     sub.kind = Some(v.trim().to_string());
@@ -181,8 +174,8 @@ impl SubsystemFile {
                     sub.video_object = Some(base.strip_suffix("_cv").unwrap_or(&base).to_string());
                 }
             }
-            if sub.is_door() && sub.door().is_none() && diags.has_room() {
-                diags.push(Diagnostic { offset: s.start as usize, path: format!("line {}", s.line), message: format!("door {} needs TravelTime > 0 and MotionExtent to move; it stays shut", sub.name) });
+            if sub.is_door() && sub.door().is_none() {
+                diags.add(s.start as usize, || format!("line {}", s.line), || format!("door {} needs TravelTime > 0 and MotionExtent to move; it stays shut", sub.name));
             }
             subsystems.push(sub);
         }
