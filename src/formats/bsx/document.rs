@@ -72,15 +72,17 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
         None => if bcx { BsxFile::parse_bcx(stored.bytes()) } else { BsxFile::parse(stored.bytes()) }.map_err(|e| error = Some(e)).ok(),
     };
     let diagnostics = parsed.as_ref().map(|f| f.diagnostics.clone()).unwrap_or_default();
+    // An asset (a character's BCX, merged into the model that names it) lends its records
+    // to no inspector: it builds none.
     let (inspector, records) = match (&parsed, purpose) {
-        (Some(f), _) => {
+        (Some(f), Purpose::Show) => {
             let (mut view, records) = inspect::view(f, stored.bytes(), stored.bytes().len(), stored.container());
             view.diagnostics = diagnostics.kept.clone();
             view.diagnostics_dropped = diagnostics.dropped;
-            ((purpose == Purpose::Show).then_some(view), records)
+            (Some(view), records)
         }
         (None, Purpose::Show) => (Some(stored.failed_view("bsx", error.clone())), Records::default()),
-        (None, Purpose::Asset) => (None, Records::default()),
+        (_, Purpose::Asset) => (None, Records::default()),
     };
     let mut doc = BsxDocument { kind, path: path.to_string(), stored, parsed, records, error, diagnostics, inspector, links: Vec::new() };
     // A BCX alone draws its character with the face its name implies.

@@ -3,7 +3,7 @@
 //! the models section with each model's bones, part headers and animation headers, the
 //! texture section), the values as fields, and the records the scene points at.
 
-use super::raw::{BsxFile, PolyKind};
+use super::raw::{BsxFile, FieldAt, PolyKind, BCX_HEADER, FILE_HEADER, MODELS_HEADER, MODEL_RECORD};
 use std::collections::HashMap;
 use crate::inspect::{runs_from_spans, ByteClass, ByteView, Field, InspectorView, Row, MAX_ROWS};
 
@@ -48,14 +48,15 @@ pub fn view(file: &BsxFile, bytes: &[u8], decoded_len: usize, container_len: Opt
     let mut rows: Vec<Pending> = Vec::new();
     let title = if file.bcx.is_some() { "BCX header" } else { "BSX header" };
     let mut header = row(0, 8, "header", title.into(), format!("size_file {}, offset_models {:#x}", file.size_file, file.offset_models));
-    header.fields = vec![(0, 4, "u32 size_file".into(), file.size_file.to_string()), (4, 4, "u32 offset_models".into(), format!("{:#x}", file.offset_models))];
+    header.fields = fields(0, &FILE_HEADER, [file.size_file.to_string(), format!("{:#x}", file.offset_models)]);
     rows.push(header);
     // Part data blocks, once each, with what uses them.
     for (&at, d) in &file.parts {
         let users: Vec<String> = file.models.iter().enumerate().flat_map(|(k, m)| m.parts.iter().enumerate().filter(move |(_, p)| p.block == at).map(move |(j, _)| format!("model {k} part {j}"))).collect();
         rows.push(row(at, d.end, "part data", format!("part data · {}", users.join(", ")), format!("{} vertices, {} polygons, {} flags, {} texcoords", d.vertices.len(), d.polygons.len(), d.flags.len(), d.texcoords.len())));
-        let mut v = row(at + 4, at + 4 + 8 * d.vertices.len(), "vertices", format!("{} vertices", d.vertices.len()), "s16 x, y, z, pad".into());
-        v.fields = d.vertices.iter().enumerate().map(|(k, p)| (at + 4 + 8 * k, 8, format!("vertex {k}"), format!("({}, {}, {})", p[0], p[1], p[2]))).collect();
+        let va = d.vertices_at;
+        let mut v = row(va, va + 8 * d.vertices.len(), "vertices", format!("{} vertices", d.vertices.len()), "s16 x, y, z, pad".into());
+        v.fields = d.vertices.iter().enumerate().map(|(k, p)| (va + 8 * k, 8, format!("vertex {k}"), format!("({}, {}, {})", p[0], p[1], p[2]))).collect();
         rows.push(v);
         for kind in PolyKind::ALL {
             let polys: Vec<_> = d.polygons.iter().filter(|p| p.kind == kind).collect();
@@ -72,7 +73,7 @@ pub fn view(file: &BsxFile, bytes: &[u8], decoded_len: usize, container_len: Opt
                 .collect();
             rows.push(g);
         }
-        let flags_at = d.polygons.last().map_or(at + 4 + 8 * d.vertices.len(), |p| p.offset + p.kind.size());
+        let flags_at = d.flags_at;
         if !d.flags.is_empty() {
             let mut f = row(flags_at, flags_at + 4 * d.flags.len(), "flags", format!("{} texture flag words", d.flags.len()), String::new());
             f.fields = d.flags.iter().enumerate().map(|(k, w)| {
@@ -82,40 +83,33 @@ pub fn view(file: &BsxFile, bytes: &[u8], decoded_len: usize, container_len: Opt
             rows.push(f);
         }
         if !d.texcoords.is_empty() {
-            let tc_at = flags_at + 4 * d.flags.len();
+            let tc_at = d.texcoords_at;
             rows.push(row(tc_at, tc_at + 2 * d.texcoords.len(), "texcoords", format!("{} texcoords", d.texcoords.len()), "u8 u, v".into()));
         }
         if !d.control.is_empty() {
-            let c_at = d.end - d.control.len();
+            let c_at = d.control_at;
             rows.push(row(c_at, d.end, "control", format!("{} control bytes", d.control.len()), format!("{:02x?}", &d.control[..d.control.len().min(8)])));
         }
     }
     for (&at, d) in &file.anims {
         rows.push(row(at, d.end, "animation data", "animation data".into(), format!("{} bone channels, {} translation, {} static, {} rotation values", d.channels.len(), d.translations.len(), d.statics.len(), d.rotations.len())));
-        let mut c = row(at + 4, at + 4 + 8 * d.channels.len(), "channels", format!("{} bone channels", d.channels.len()), "mask, rx ry rz, tx ty tz".into());
-        c.fields = d.channels.iter().enumerate().map(|(k, ch)| (at + 4 + 8 * k, 8, format!("bone {k}"), format!("mask {:#04x}, rotation {:?}, translation {:?}", ch.mask, ch.rotation, ch.translation))).collect();
+        let ca = d.channels_at;
+        let mut c = row(ca, ca + 8 * d.channels.len(), "channels", format!("{} bone channels", d.channels.len()), "mask, rx ry rz, tx ty tz".into());
+        c.fields = d.channels.iter().enumerate().map(|(k, ch)| (ca + 8 * k, 8, format!("bone {k}"), format!("mask {:#04x}, rotation {:?}, translation {:?}", ch.mask, ch.rotation, ch.translation))).collect();
         rows.push(c);
     }
     let om = file.offset_models as usize;
     if let Some(h) = &file.bcx {
         let mut r = row(om, om + 36, "character header", "character header".into(), format!("{} bones, {} parts, {} animations", h.bones, h.parts, h.animations));
         r.key = Key::Model(0);
-        r.fields = vec![
-            (om, 2, "u16 magic".into(), format!("{:#06x}", h.magic)),
-            (om + 2, 1, "u8 num_bones".into(), h.bones.to_string()),
-            (om + 3, 1, "u8 num_parts".into(), h.parts.to_string()),
-            (om + 4, 1, "u8 num_animations".into(), h.animations.to_string()),
-            (om + 0x16, 2, "u16 scale (not used)".into(), h.scale.to_string()),
-            (om + 0x18, 2, "u16 offset_parts".into(), h.offset_parts.to_string()),
-            (om + 0x1A, 2, "u16 offset_anims".into(), h.offset_anims.to_string()),
-            (om + 0x1C, 4, "u32 offset_skeleton".into(), format!("{:#010x}", h.offset_skeleton)),
-        ];
+        let values = [format!("{:#06x}", h.magic), h.bones.to_string(), h.parts.to_string(), h.animations.to_string(), h.scale.to_string(), h.offset_parts.to_string(), h.offset_anims.to_string(), format!("{:#010x}", h.offset_skeleton)];
+        r.fields = fields(h.offset, &BCX_HEADER, values);
         rows.push(r);
     } else {
         let tex = file.textures.as_ref().map_or(bytes.len(), |t| t.offset);
         rows.push(row(om, tex.max(om + 16), "models", format!("models section: {} models", file.models.len()), String::new()));
         let mut mh = row(om, om + 16, "models header", "models header".into(), format!("{} models, texture_pointer {:#x}", file.models.len(), file.texture_pointer));
-        mh.fields = vec![(om, 4, "u32 psx_memory".into(), format!("{:#010x}", file.psx_memory)), (om + 4, 4, "u32 num_models".into(), file.models.len().to_string()), (om + 8, 4, "u32 texture_pointer".into(), format!("{:#x}", file.texture_pointer)), (om + 12, 4, "u32 buffer_size".into(), file.buffer_size.to_string())];
+        mh.fields = fields(om, &MODELS_HEADER, [format!("{:#010x}", file.psx_memory), file.models.len().to_string(), format!("{:#x}", file.texture_pointer), file.buffer_size.to_string()]);
         rows.push(mh);
     }
     for (k, m) in file.models.iter().enumerate() {
@@ -123,14 +117,13 @@ pub fn view(file: &BsxFile, bytes: &[u8], decoded_len: usize, container_len: Opt
             let character = if m.global_id > 0 { format!(", character {} ({})", m.global_id, super::character_file(m.global_id).unwrap_or("no BCX")) } else { String::new() };
             let mut r = row(m.offset, m.offset + 48, "model", format!("model {k}"), format!("scale {}, {} bones, {} parts, {} animations{character}", m.scale, m.bones.len(), m.parts.len(), m.animations.len()));
             r.key = Key::Model(k);
-            r.fields = vec![(m.offset, 1, "u8 face id".into(), m.face_id.to_string()), (m.offset + 1, 1, "u8 global model id".into(), m.global_id.to_string()), (m.offset + 2, 2, "u16 scale (4.12)".into(), m.scale.to_string()), (m.offset + 4, 4, "u32 offset_skeleton".into(), format!("{:#x}", m.offset_skeleton))];
+            r.fields = fields(m.offset, &MODEL_RECORD, [m.face_id.to_string(), m.global_id.to_string(), m.scale.to_string(), format!("{:#x}", m.offset_skeleton)]);
             rows.push(r);
         }
         if m.bones.is_empty() && m.parts.is_empty() && m.animations.is_empty() {
             continue;
         }
-        let end = m.skeleton + 4 * m.bones.len() + 32 * m.parts.len() + 16 * m.animations.len();
-        rows.push(row(m.skeleton, end, "skeleton", format!("model {k}: bones, parts, animations"), String::new()));
+        rows.push(row(m.skeleton, m.skeleton_end, "skeleton", format!("model {k}: bones, parts, animations"), String::new()));
         if !m.bones.is_empty() {
             let mut b = row(m.skeleton, m.skeleton + 4 * m.bones.len(), "bones", format!("{} bones", m.bones.len()), "s16 length, s8 parent, u8 has_mesh".into());
             b.fields = m.bones.iter().enumerate().map(|(j, bone)| (bone.offset, 4, format!("bone {j}"), format!("length {}, parent {}, has_mesh {}", bone.length, bone.parent, bone.has_mesh))).collect();
@@ -154,6 +147,11 @@ pub fn view(file: &BsxFile, bytes: &[u8], decoded_len: usize, container_len: Opt
         }
     }
     tree(rows, bytes.len(), decoded_len, container_len)
+}
+
+/// A fixed layout's fields at `base`, with the values the reader read from them.
+pub(super) fn fields<const N: usize>(base: usize, layout: &[FieldAt; N], values: [String; N]) -> Vec<(usize, usize, String, String)> {
+    layout.iter().zip(values).map(|(&(at, len, name), value)| (base + at, len, name.to_string(), value)).collect()
 }
 
 /// Place rows in file order, each under the nearest row that holds it.

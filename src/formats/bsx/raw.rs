@@ -51,6 +51,34 @@ pub fn rgba(c: u16) -> [u8; 4] {
     [ch(0), ch(5), ch(10), 255]
 }
 
+/// A field of a fixed-layout structure: its offset from the structure's start, its width in
+/// bytes (1, 2 or 4) and its name. The reader reads through these tables and the inspector
+/// shows them, so an offset is written once.
+pub type FieldAt = (usize, usize, &'static str);
+
+/// The little-endian value of a field of `b`, the structure's bytes (already checked to hold it).
+pub fn field(b: &[u8], (at, len, _): FieldAt) -> u32 {
+    b[at..at + len].iter().rev().fold(0, |v, &x| v << 8 | x as u32)
+}
+
+/// The 8-byte file header BSX and BCX share.
+pub const FILE_HEADER: [FieldAt; 2] = [(0, 4, "u32 size_file"), (4, 4, "u32 offset_models")];
+/// The 16-byte models header at offset_models.
+pub const MODELS_HEADER: [FieldAt; 4] = [(0, 4, "u32 psx_memory"), (4, 4, "u32 num_models"), (8, 4, "u32 texture_pointer"), (12, 4, "u32 buffer_size")];
+/// The fields of a 48-byte model record the inspector shows (the lights and ranges follow).
+pub const MODEL_RECORD: [FieldAt; 4] = [(0, 1, "u8 face id"), (1, 1, "u8 global model id"), (2, 2, "u16 scale (4.12)"), (4, 4, "u32 offset_skeleton")];
+/// The 36-byte character header of a BCX.
+pub const BCX_HEADER: [FieldAt; 8] = [
+    (0, 2, "u16 magic"),
+    (2, 1, "u8 num_bones"),
+    (3, 1, "u8 num_parts"),
+    (4, 1, "u8 num_animations"),
+    (0x16, 2, "u16 scale (not used)"),
+    (0x18, 2, "u16 offset_parts"),
+    (0x1A, 2, "u16 offset_anims"),
+    (0x1C, 4, "u32 offset_skeleton"),
+];
+
 /// A count and where it starts in the model's (or the BCX character's) lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Range {
@@ -202,6 +230,11 @@ pub struct PartData {
     pub flags: Vec<u32>,
     pub texcoords: Vec<[u8; 2]>,
     pub control: Vec<u8>,
+    /// Where the reader found each list (absolute offsets).
+    pub vertices_at: usize,
+    pub flags_at: usize,
+    pub texcoords_at: usize,
+    pub control_at: usize,
 }
 
 /// One bone's channels in an animation: which axes are animated, and indices into the
@@ -237,6 +270,8 @@ pub struct AnimationData {
     pub translations: Vec<i16>,
     pub statics: Vec<i16>,
     pub rotations: Vec<u8>,
+    /// Where the bone channels start (absolute).
+    pub channels_at: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -256,8 +291,9 @@ pub struct ModelRecord {
     pub bones: Vec<Bone>,
     pub parts: Vec<Part>,
     pub animations: Vec<Animation>,
-    /// Where the bones, part headers and animation headers sit.
+    /// Where the bones, part headers and animation headers sit, and where they end.
     pub skeleton: usize,
+    pub skeleton_end: usize,
 }
 
 /// A rectangle of PSX VRAM: `width × height` halfwords at (x, y).
@@ -326,7 +362,8 @@ fn range(r: Reader<'_>, at: usize, count_at: usize, path: &str, what: &str) -> R
 impl BsxFile {
     /// The 8-byte header BSX and BCX share; a size_file that is not the file's is an error.
     fn header(r: Reader<'_>) -> Result<BsxFile, ParseError> {
-        let f = BsxFile { size_file: r.u32(0, "header", "u32 size_file")?, offset_models: r.u32(4, "header", "u32 offset_models")?, ..Default::default() };
+        let b = r.slice(0, 8, "header", "the 8-byte header")?;
+        let f = BsxFile { size_file: field(b, FILE_HEADER[0]), offset_models: field(b, FILE_HEADER[1]), ..Default::default() };
         if f.size_file as usize != r.bytes.len() {
             return Err(ParseError::new(0, "header", format!("size_file says {} bytes, the file has {}", f.size_file, r.bytes.len())));
         }
@@ -340,10 +377,9 @@ impl BsxFile {
         let r = Reader { bytes };
         let mut f = BsxFile::header(r)?;
         let om = f.offset_models as usize;
-        f.psx_memory = r.u32(om, "models", "the models header")?;
-        let num_models = r.u32(om + 4, "models", "u32 num_models")?;
-        f.texture_pointer = r.u32(om + 8, "models", "u32 texture_pointer")?;
-        f.buffer_size = r.u32(om + 12, "models", "u32 buffer_size")?;
+        let h = r.slice(om, 16, "models", "the 16-byte models header")?;
+        let [psx_memory, num_models, texture_pointer, buffer_size] = MODELS_HEADER.map(|at| field(h, at));
+        (f.psx_memory, f.texture_pointer, f.buffer_size) = (psx_memory, texture_pointer, buffer_size);
         if f.psx_memory != f.offset_models | RAM {
             f.warn(om, "models", format!("psx_memory is {:#010x}, expected offset_models | 0x80000000 = {:#010x}", f.psx_memory, f.offset_models | RAM));
         }
@@ -369,10 +405,10 @@ impl BsxFile {
         let light = |k: usize| Light { direction: [0, 2, 4].map(|o| i16::from_le_bytes([b[k + o], b[k + o + 1]])), color: [b[k + 8], b[k + 9], b[k + 10]] };
         let mut m = ModelRecord {
             offset: at,
-            face_id: b[0],
-            global_id: b[1],
-            scale: u16::from_le_bytes([b[2], b[3]]),
-            offset_skeleton: u32::from_le_bytes([b[4], b[5], b[6], b[7]]),
+            face_id: field(b, MODEL_RECORD[0]) as u8,
+            global_id: field(b, MODEL_RECORD[1]) as u8,
+            scale: field(b, MODEL_RECORD[2]) as u16,
+            offset_skeleton: field(b, MODEL_RECORD[3]),
             ambient: [b[8], b[9], b[10]],
             lights: [light(0x0C), light(0x18), light(0x24)],
             bones_range: range(r, at + 0x12, at + 0x17, p, "the bones range")?,
@@ -382,6 +418,7 @@ impl BsxFile {
             parts: Vec::new(),
             animations: Vec::new(),
             skeleton: 0,
+            skeleton_end: 0,
         };
         for (what, rg) in [("bones", m.bones_range), ("parts", m.parts_range), ("animations", m.anims_range)] {
             let ok = if rg.count > 0 { rg.end as usize == rg.start as usize + rg.count as usize - 1 } else { rg.start == 0xFF && rg.end == 0xFF };
@@ -436,6 +473,7 @@ impl BsxFile {
             let a = self.animation(r, anims_at + 16 * k, &format!("{p}/animation[{k}]"))?;
             m.animations.push(a);
         }
+        m.skeleton_end = anims_at + 16 * na;
         Ok(())
     }
 
@@ -448,31 +486,31 @@ impl BsxFile {
         let at = f.offset_models as usize;
         let p = "character";
         let b = r.slice(at, 36, p, "the 36-byte character header")?;
-        let u16_at = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
+        let [magic, bones, parts, animations, scale, offset_parts, offset_anims, offset_skeleton] = BCX_HEADER.map(|at| field(b, at));
         let h = BcxHeader {
             offset: at,
-            magic: u16_at(0),
-            bones: b[2],
-            parts: b[3],
-            animations: b[4],
-            scale: u16_at(0x16),
-            offset_parts: u16_at(0x18),
-            offset_anims: u16_at(0x1A),
-            offset_skeleton: u32::from_le_bytes([b[0x1C], b[0x1D], b[0x1E], b[0x1F]]),
+            magic: magic as u16,
+            bones: bones as u8,
+            parts: parts as u8,
+            animations: animations as u8,
+            scale: scale as u16,
+            offset_parts: offset_parts as u16,
+            offset_anims: offset_anims as u16,
+            offset_skeleton,
         };
         if h.magic != 0xFF01 {
             f.warn(at, p, format!("the header starts with {:#06x}, expected 0xff01", h.magic));
         }
         let skeleton = (h.offset_skeleton & !RAM) as usize;
         if skeleton != at + 36 {
-            f.warn(at + 0x1C, p, format!("offset_skeleton is {:#x}, expected offset_models + 36 = {:#x}", h.offset_skeleton, (at + 36) as u32 | RAM));
+            f.warn(at + BCX_HEADER[7].0, p, format!("offset_skeleton is {:#x}, expected offset_models + 36 = {:#x}", h.offset_skeleton, (at + 36) as u32 | RAM));
         }
         let (nb, np) = (h.bones as usize, h.parts as usize);
         if h.offset_parts as usize != 4 * nb {
-            f.warn(at + 0x18, p, format!("offset_parts is {}, expected 4 × {nb} bones = {}", h.offset_parts, 4 * nb));
+            f.warn(at + BCX_HEADER[5].0, p, format!("offset_parts is {}, expected 4 × {nb} bones = {}", h.offset_parts, 4 * nb));
         }
         if h.offset_anims as usize != 4 * nb + 32 * np {
-            f.warn(at + 0x1A, p, format!("offset_anims is {}, expected 4 × {nb} bones + 32 × {np} parts = {}", h.offset_anims, 4 * nb + 32 * np));
+            f.warn(at + BCX_HEADER[6].0, p, format!("offset_anims is {}, expected 4 × {nb} bones + 32 × {np} parts = {}", h.offset_anims, 4 * nb + 32 * np));
         }
         let full = |n: u8| if n == 0 { Range { start: 0xFF, end: 0xFF, count: 0 } } else { Range { start: 0, end: n - 1, count: n } };
         let mut m = ModelRecord {
@@ -490,6 +528,7 @@ impl BsxFile {
             parts: Vec::new(),
             animations: Vec::new(),
             skeleton: 0,
+            skeleton_end: 0,
         };
         // The skeleton follows the header; offset_skeleton only says so (a warning above).
         f.skeleton(r, &mut m, at + 36, p)?;
@@ -549,7 +588,8 @@ impl BsxFile {
             self.warn(base, p, format!("the part data starts with {:#x}, expected 0 in a file", d.vertex_flag));
         }
         let nv = c.vertices as usize;
-        let vb = r.slice(base + 4, 8 * nv, p, "the vertices")?;
+        d.vertices_at = base + 4;
+        let vb = r.slice(d.vertices_at, 8 * nv, p, "the vertices")?;
         d.vertices = vb.chunks_exact(8).map(|v| [0, 2, 4, 6].map(|o| i16::from_le_bytes([v[o], v[o + 1]]))).collect();
         if d.vertices.iter().any(|v| v[3] != 0) {
             self.warn(base + 4, p, "a vertex's pad halfword is not 0".into());
@@ -591,19 +631,22 @@ impl BsxFile {
             self.warn(part.header + 0x12, p, format!("offset_flags is {}, the polygons end at {}", part.offset_flags, rel(at)));
         }
         let nf = c.flags as usize;
-        let fb = r.slice(base + part.offset_flags as usize, 4 * nf, p, "the texture flag words")?;
+        d.flags_at = base + part.offset_flags as usize;
+        let fb = r.slice(d.flags_at, 4 * nf, p, "the texture flag words")?;
         d.flags = fb.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
         let nt = c.texcoords as usize;
         if part.offset_texcoord as usize != part.offset_flags as usize + 4 * nf {
             self.warn(part.header + 0x10, p, format!("offset_texcoord is {}, expected offset_flags + 4 × {nf} = {}", part.offset_texcoord, part.offset_flags as usize + 4 * nf));
         }
-        let tb = r.slice(base + part.offset_texcoord as usize, 2 * nt, p, "the texcoords")?;
+        d.texcoords_at = base + part.offset_texcoord as usize;
+        let tb = r.slice(d.texcoords_at, 2 * nt, p, "the texcoords")?;
         d.texcoords = tb.chunks_exact(2).map(|t| [t[0], t[1]]).collect();
         if part.offset_control as usize != part.offset_texcoord as usize + 2 * nt {
             self.warn(part.header + 0x14, p, format!("offset_control is {}, expected offset_texcoord + 2 × {nt} = {}", part.offset_control, part.offset_texcoord as usize + 2 * nt));
         }
         let nc = c.control as usize;
         let control_at = base + part.offset_control as usize;
+        d.control_at = control_at;
         d.control = r.slice(control_at, nc, p, "the control bytes")?.to_vec();
         for poly in &d.polygons {
             if let Some(k) = poly.control {
@@ -644,7 +687,8 @@ impl BsxFile {
         let base = a.block;
         let (nb, nf) = (a.bones as usize, a.frames as usize);
         let mut d = AnimationData { offset: base, flag: r.u32(base, p, "the animation data's first u32")?, ..Default::default() };
-        let cb = r.slice(base + 4, 8 * nb, p, "the bone channels")?;
+        d.channels_at = base + 4;
+        let cb = r.slice(d.channels_at, 8 * nb, p, "the bone channels")?;
         d.channels = cb.chunks_exact(8).map(|c| Channel { mask: c[0], rotation: [c[1], c[2], c[3]], translation: [c[4], c[5], c[6]] }).collect();
         let expect = [(a.off_trans as usize, 4 + 8 * nb, "off_trans_frames"), (a.off_static as usize, a.off_trans as usize + 2 * a.n_trans as usize * nf, "off_static_trans"), (a.off_rot as usize, a.off_static as usize + 2 * a.n_static as usize, "off_rot_frames")];
         for (got, want, name) in expect {

@@ -3,7 +3,7 @@
 //! palette into VRAM beside the models' own textures; eye and mouth polygons sample them
 //! there (docs/formats/bsx.md, "Eyes and mouths").
 
-use super::raw::{rgba, Reader};
+use super::raw::{field, rgba, FieldAt, Reader};
 use crate::findings::ParseError;
 use crate::texture::Texels;
 
@@ -11,6 +11,9 @@ use crate::texture::Texels;
 pub const IMAGE_BYTES: usize = 512;
 /// Bytes of one palette: 16 PSX colours.
 pub const PALETTE_BYTES: usize = 32;
+
+/// The 16-byte header.
+pub const HEADER: [FieldAt; 5] = [(0, 4, "u32 size"), (4, 2, "u16 image_count"), (6, 2, "u16 palette_count"), (8, 4, "u32 image_offset"), (12, 4, "u32 palette_offset")];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TdbFile {
@@ -33,13 +36,9 @@ impl TdbFile {
     pub fn parse(bytes: &[u8]) -> Result<TdbFile, ParseError> {
         let r = Reader { bytes };
         let p = "header";
-        let t = TdbFile {
-            size: r.u32(0, p, "u32 size")?,
-            image_count: r.u16(4, p, "u16 image_count")?,
-            palette_count: r.u16(6, p, "u16 palette_count")?,
-            image_offset: r.u32(8, p, "u32 image_offset")?,
-            palette_offset: r.u32(12, p, "u32 palette_offset")?,
-        };
+        let h = r.slice(0, 16, p, "the 16-byte header")?;
+        let [size, image_count, palette_count, image_offset, palette_offset] = HEADER.map(|at| field(h, at));
+        let t = TdbFile { size, image_count: image_count as u16, palette_count: palette_count as u16, image_offset, palette_offset };
         if t.size as usize != bytes.len() {
             return Err(ParseError::new(0, p, format!("size says {} bytes, the file has {}", t.size, bytes.len())));
         }

@@ -1,8 +1,8 @@
 //! FIELD.TDB through the document interface, LZS-wrapped or not: the header, every image and
 //! palette as an inspector row, and the overview of every image as the document's picture.
 
-use super::inspect::{row, tree};
-use super::tdb::{TdbFile, IMAGE_BYTES, PALETTE_BYTES};
+use super::inspect::{fields, row, tree};
+use super::tdb::{TdbFile, HEADER, IMAGE_BYTES, PALETTE_BYTES};
 use crate::findings::Diagnostics;
 use crate::formats::lzs::Stored;
 use crate::formats::kind::{Head, Kind, Purpose};
@@ -49,13 +49,7 @@ pub fn open_tdb(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<
 fn view(t: &TdbFile, stored: &Stored) -> InspectorView {
     let (io, po) = (t.image_offset as usize, t.palette_offset as usize);
     let mut header = row(0, 16, "header", "FIELD.TDB header".into(), format!("{} images, {} palettes", t.image_count, t.palette_count));
-    header.fields = vec![
-        (0, 4, "u32 size".into(), t.size.to_string()),
-        (4, 2, "u16 image_count".into(), t.image_count.to_string()),
-        (6, 2, "u16 palette_count".into(), t.palette_count.to_string()),
-        (8, 4, "u32 image_offset".into(), io.to_string()),
-        (12, 4, "u32 palette_offset".into(), po.to_string()),
-    ];
+    header.fields = fields(0, &HEADER, [t.size.to_string(), t.image_count.to_string(), t.palette_count.to_string(), io.to_string(), po.to_string()]);
     let mut rows = vec![header];
     rows.push(row(io, io + t.image_count as usize * IMAGE_BYTES, "images", format!("{} images, 32 × 32 at 4 bits", t.image_count), String::new()));
     for i in 0..t.image_count as usize {

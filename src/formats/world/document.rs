@@ -527,6 +527,24 @@ mod tests {
         pollster::block_on(open_file(&archive, &source, path)).unwrap()
     }
 
+    /// Past the cap, a finding is counted: the info panel and `info --json` say how many
+    /// were not listed, and the census counts them all.
+    #[test]
+    fn findings_past_the_cap_are_counted_not_lost() {
+        let mut text = String::from("[arena]\ntype=map\n");
+        for k in 0..700 {
+            text.push_str(&format!("stray line {k}\n"));
+        }
+        let doc = super::open("ARENA.MAP", text.into_bytes(), crate::formats::Kind::Map, crate::formats::kind::Purpose::Show);
+        assert_eq!(doc.diagnostics().len(), crate::findings::MAX_DIAGNOSTICS);
+        assert_eq!(doc.stats().diagnostics, 700);
+        let json: serde_json::Value = serde_json::from_str(&doc.info_json()).unwrap();
+        assert_eq!(json["diagnostics_dropped"], 700 - crate::findings::MAX_DIAGNOSTICS);
+        let more = doc.info_rows().into_iter().find(|r| r.label == "more warnings").expect("a row says how many are not listed");
+        assert_eq!(more.value, format!("{} not listed", 700 - crate::findings::MAX_DIAGNOSTICS));
+        assert_eq!(doc.inspector().unwrap().diagnostics_dropped, 700 - crate::findings::MAX_DIAGNOSTICS);
+    }
+
     fn cube() -> Vec<u8> {
         crate::demo::demo_files().into_iter().find(|(p, _)| p.ends_with("CUBE.BGF")).unwrap().1
     }
