@@ -25,6 +25,7 @@ pub mod inspect;
 pub mod pod_serde;
 pub mod scene;
 pub mod texture;
+pub mod view;
 pub mod wire;
 
 #[cfg(not(target_arch = "wasm32"))]

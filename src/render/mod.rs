@@ -10,6 +10,7 @@ mod geometry;
 mod material;
 
 use crate::scene::{source_of, Bounds, DrawPlan, Marker, Scene, SourceRun};
+pub use crate::view::{AxisView, Background, CameraMode, CameraState, Lighting, ViewOptions, ViewpointAt, BACKGROUND, CHECKER, CHECKER_PX};
 use glam::Vec3 as GVec3;
 use geometry::{SceneGeometry, VertexArrays};
 use material::{Pass, RetroMaterial};
@@ -19,17 +20,8 @@ use three_d::{
     Mipmap, Positions, RenderTarget, ScissorBox, Srgba, Texture2DRef, TextureData, Vec3, Viewport, Wireframe, Wrapping,
 };
 
-/// Background colour (sRGB bytes), also what pixel tests compare against.
-pub const BACKGROUND: [u8; 3] = [24, 26, 31];
 const FOV_DEGREES: f32 = 45.0;
 
-/// Where the camera is, for permalinks: position, target, vertical field of view (degrees).
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct CameraState {
-    pub position: [f32; 3],
-    pub target: [f32; 3],
-    pub fov: f32,
-}
 const WIRE_COLOR: Srgba = Srgba { r: 240, g: 240, b: 240, a: 255 };
 const POINT_COLOR: [u8; 4] = [255, 236, 150, 255];
 const DROPZONE_COLOR: [u8; 4] = [230, 40, 40, 255];
@@ -76,76 +68,6 @@ struct GpuLod {
 impl GpuLod {
     fn batches(&self) -> usize {
         self.plan.merged.len() + self.plan.instanced.len()
-    }
-}
-
-/// How the camera moves: around a target, or flying (looking where it goes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CameraMode {
-    #[default]
-    Orbit,
-    Fly,
-}
-
-/// A viewpoint of the scene on show, in world space.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct ViewpointAt {
-    pub name: String,
-    pub position: [f32; 3],
-    pub forward: [f32; 3],
-    pub up: [f32; 3],
-}
-
-/// What the renderer is asked to show; the web glue owns these switches.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct ViewOptions {
-    pub wireframe: bool,
-    /// Hide back faces. Off by default: winding is unconfirmed in these files.
-    pub cull_back: bool,
-    /// Pick the LOD by camera distance (LOD in/out distances) instead of `lod`.
-    pub auto_lod: bool,
-    pub lod: usize,
-    /// Draw the scene's skeleton over it.
-    pub skeleton: bool,
-    pub background: Background,
-    pub lighting: Lighting,
-}
-
-/// What is behind the model: dark models show on the light one, cut-outs on the checker.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Background {
-    #[default]
-    Dark,
-    Light,
-    Checker,
-}
-
-/// How surfaces are shaded: a fixed light from above, a light at the eye (every face the
-/// camera sees is lit), or none (the colours exactly as the file stores them).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Lighting {
-    #[default]
-    Sun,
-    Camera,
-    None,
-}
-
-pub const LIGHT_BACKGROUND: [u8; 3] = [200, 204, 210];
-/// The checker's two squares.
-pub const CHECKER: [[u8; 3]; 2] = [[58, 61, 68], [86, 90, 99]];
-const CHECKER_PX: f32 = 16.0;
-
-impl Background {
-    /// The colours a pixel of the background can have.
-    pub fn colors(self) -> &'static [[u8; 3]] {
-        match self {
-            Background::Dark => &[BACKGROUND],
-            Background::Light => &[LIGHT_BACKGROUND],
-            Background::Checker => &CHECKER,
-        }
     }
 }
 
@@ -408,17 +330,10 @@ impl Renderer {
 
     /// Look at the scene straight along an axis: "front" (from +Z), "side" (from +X) or
     /// "top" (from +Y), framed on its bounds.
-    pub fn axis_view(&mut self, axis: &str) -> bool {
+    pub fn axis_view(&mut self, axis: AxisView) -> bool {
         let Some(b) = self.bounds else { return false };
-        let dir = match axis {
-            "front" => vec3(0.0, 0.0, 1.0),
-            "side" => vec3(1.0, 0.0, 0.0),
-            "top" => vec3(0.0, 1.0, 0.0),
-            _ => return false,
-        };
-        // Looking down, "up" on screen is -Z (the model's back).
-        let up = if axis == "top" { vec3(0.0, 0.0, -1.0) } else { vec3(0.0, 1.0, 0.0) };
-        self.frame_bounds(b, dir, up);
+        let ([dx, dy, dz], [ux, uy, uz]) = (axis.direction(), axis.up());
+        self.frame_bounds(b, vec3(dx, dy, dz), vec3(ux, uy, uz));
         self.camera_mode = CameraMode::Orbit;
         true
     }

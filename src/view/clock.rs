@@ -1,0 +1,82 @@
+//! The animation clock clips and scrolling textures follow: seconds run from where they
+//! were set, at a speed, while playing. Times come from the page (the frame's timestamp);
+//! nothing here reads a clock.
+
+/// The slowest and fastest the clock runs.
+pub const SPEEDS: (f64, f64) = (0.25, 4.0);
+
+/// seconds = `base` + (now − `since_ms`) · `speed` while playing, `base` while stopped.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Clock {
+    pub playing: bool,
+    pub speed: f64,
+    base: f64,
+    since_ms: f64,
+}
+
+impl Default for Clock {
+    fn default() -> Self {
+        Clock { playing: true, speed: 1.0, base: 0.0, since_ms: 0.0 }
+    }
+}
+
+impl Clock {
+    /// The clock's seconds at page time `now_ms`.
+    pub fn at(&self, now_ms: f64) -> f64 {
+        if self.playing {
+            self.base + (now_ms - self.since_ms) * self.speed / 1000.0
+        } else {
+            self.base
+        }
+    }
+    /// Set the clock to `seconds` at page time `now_ms` (negative and non-finite values are
+    /// refused: a permalink or a timeline cannot send it elsewhere).
+    pub fn set(&mut self, seconds: f64, now_ms: f64) {
+        if seconds.is_finite() {
+            self.base = seconds.max(0.0);
+            self.since_ms = now_ms;
+        }
+    }
+    /// Run or stop it without a jump: it goes on from the seconds it shows.
+    pub fn set_playing(&mut self, playing: bool, now_ms: f64) {
+        let t = self.at(now_ms);
+        self.playing = playing;
+        self.set(t, now_ms);
+    }
+    /// Change the speed (clamped to [`SPEEDS`]) without a jump.
+    pub fn set_speed(&mut self, speed: f64, now_ms: f64) {
+        if speed.is_finite() && speed > 0.0 {
+            let t = self.at(now_ms);
+            self.speed = speed.clamp(SPEEDS.0, SPEEDS.1);
+            self.set(t, now_ms);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_clock_runs_at_its_speed_and_never_jumps_when_changed() {
+        let mut c = Clock::default();
+        c.set(2.0, 1000.0);
+        assert_eq!(c.at(1500.0), 2.5);
+        c.set_speed(4.0, 1500.0);
+        assert_eq!(c.at(1500.0), 2.5, "a new speed starts from where the clock is");
+        assert_eq!(c.at(2000.0), 4.5);
+        c.set_playing(false, 2000.0);
+        assert_eq!((c.at(2000.0), c.at(9000.0)), (4.5, 4.5), "stopped, it stays");
+        c.set_playing(true, 9000.0);
+        assert_eq!(c.at(9250.0), 5.5, "restarted, it goes on from the stopped time");
+        c.set_speed(100.0, 9250.0);
+        assert_eq!(c.speed, SPEEDS.1);
+        c.set_speed(f64::NAN, 9250.0);
+        c.set_speed(-1.0, 9250.0);
+        assert_eq!(c.speed, SPEEDS.1, "a speed that is no speed is ignored");
+        c.set(-3.0, 9250.0);
+        assert_eq!(c.at(9250.0), 0.0);
+        c.set(f64::INFINITY, 9250.0);
+        assert_eq!(c.at(9250.0), 0.0);
+    }
+}

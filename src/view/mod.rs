@@ -1,0 +1,36 @@
+//! The viewer's state that needs no browser and no GPU: the camera's words, the view's
+//! switches, the animation clock, the frame rate, and what the page reads of the scene on
+//! show. The renderer and the web glue use it; `cargo test` reaches all of it.
+
+pub mod camera;
+pub mod clock;
+pub mod frames;
+pub mod layers;
+pub mod options;
+
+pub use camera::{AxisView, CameraMode, CameraState, ViewpointAt};
+pub use clock::Clock;
+pub use frames::FrameRate;
+pub use options::{non_background, Background, Lighting, OptionChanges, OptionsState, ViewOptions, BACKGROUND, CHECKER, CHECKER_PX, LIGHT_BACKGROUND};
+
+/// The words the page's menus and keys use, from the enums that read them: the shell asks
+/// for these instead of writing them again.
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Words {
+    pub backgrounds: [Background; 3],
+    pub lightings: [Lighting; 3],
+    pub axis_views: [AxisView; 3],
+    pub camera_modes: [CameraMode; 2],
+}
+
+pub const WORDS: Words = Words { backgrounds: Background::ALL, lightings: Lighting::ALL, axis_views: AxisView::ALL, camera_modes: [CameraMode::Orbit, CameraMode::Fly] };
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_words_are_the_serialised_enums() {
+        let w = serde_json::to_value(super::WORDS).unwrap();
+        assert_eq!(w, serde_json::json!({ "backgrounds": ["dark", "light", "checker"], "lightings": ["sun", "camera", "none"], "axisViews": ["front", "side", "top"], "cameraModes": ["orbit", "fly"] }));
+    }
+}

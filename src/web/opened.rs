@@ -1,0 +1,144 @@
+//! A file opened by the session, as the page reads it: its document (inspector, info, text
+//! or picture) and the scene the viewer takes.
+
+use super::{js_error, parse_error, to_js};
+use crate::archive;
+use crate::formats::{Document, InfoRow};
+use crate::scene::Scene;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FileCapabilities {
+    scene: bool,
+    text: bool,
+    image: bool,
+    used_by: bool,
+    export: bool,
+}
+
+/// A file opened by `Session.open`: its document (inspector, info, text or picture) and the
+/// scene `Viewer.show` takes.
+#[wasm_bindgen]
+pub struct OpenedFile {
+    pub(super) path: String,
+    pub(super) document: Box<dyn Document>,
+    /// Taken by `Viewer.show`.
+    pub(super) scene: Option<Scene>,
+    pub(super) has_scene: bool,
+    pub(super) unreadable: Vec<String>,
+    pub(super) notes: Vec<String>,
+    pub(super) timings: archive::OpenTimings,
+}
+
+#[wasm_bindgen]
+impl OpenedFile {
+    /// The archive's spelling of the path.
+    #[wasm_bindgen(getter)]
+    pub fn path(&self) -> String {
+        self.path.clone()
+    }
+    pub fn kind(&self) -> String {
+        self.document.kind().as_str().to_string()
+    }
+    /// What the page can do with it: {scene, text, image, usedBy, export}.
+    pub fn capabilities(&self) -> Result<JsValue, JsValue> {
+        to_js(&FileCapabilities {
+            scene: self.has_scene,
+            text: self.document.text().is_some(),
+            image: self.document.image().is_some(),
+            used_by: self.document.kind().capabilities().used_by,
+            export: self.has_scene,
+        })
+    }
+    /// The parse error as an Error to throw (message naming file and byte offset, with
+    /// `offset` and `chunkPath`), or null.
+    pub fn error(&self) -> JsValue {
+        self.document.error().filter(|_| !self.document.damaged()).map_or(JsValue::NULL, |e| parse_error(&self.path, e))
+    }
+    /// Damage where the file ends (cut short, or bytes after its end) as an Error, or null:
+    /// the file is shown up to it, and the page says so.
+    pub fn damage(&self) -> JsValue {
+        self.document.error().filter(|_| self.document.damaged()).map_or(JsValue::NULL, |e| parse_error(&self.path, e))
+    }
+    /// The inspector's view: rows, fields, coverage runs, diagnostics, byte views.
+    pub fn inspect(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.document.inspector())
+    }
+    /// `inspect()` as JSON text: what a worker sends the page (parsing it there is several
+    /// times quicker than the structured clone of the same objects).
+    #[wasm_bindgen(js_name = inspectJson)]
+    pub fn inspect_json(&self) -> Result<String, JsValue> {
+        serde_json::to_string(&self.document.inspector()).map_err(|e| js_error(&e.to_string()))
+    }
+    /// The length of byte view `view` (0 when there is none).
+    #[wasm_bindgen(js_name = byteViewLength)]
+    pub fn byte_view_length(&self, view: usize) -> usize {
+        self.document.inspector().and_then(|v| v.views.get(view)).map_or(0, |v| v.len)
+    }
+    /// How many byte views `bytes(view)` has.
+    #[wasm_bindgen(js_name = byteViewCount)]
+    pub fn byte_view_count(&self) -> usize {
+        self.document.inspector().map_or(0, |v| v.views.len())
+    }
+    /// The bytes of byte view `view` (0: what the rows refer to).
+    pub fn bytes(&self, view: usize) -> Option<js_sys::Uint8Array> {
+        self.document.bytes(view).map(js_sys::Uint8Array::from)
+    }
+    /// The info panel: [{label, value, severity}], with assets that could not be read.
+    #[wasm_bindgen(js_name = infoRows)]
+    pub fn info_rows(&self) -> Result<JsValue, JsValue> {
+        let mut rows = self.document.info_rows();
+        rows.extend(self.unreadable.iter().map(|u| InfoRow::warning("unreadable file", u.clone())));
+        rows.extend(self.notes.iter().map(|n| InfoRow::warning("untextured", n.clone())));
+        to_js(&rows)
+    }
+    /// The summary `relicview info --json` prints for this file.
+    pub fn info(&self) -> Result<JsValue, JsValue> {
+        js_sys::JSON::parse(&self.document.info_json())
+    }
+    /// The file as text, for files shown as text.
+    pub fn text(&self) -> Option<String> {
+        self.document.text().map(str::to_string)
+    }
+    /// The picture: {width, height, rgba} (top row first), for files shown as pictures.
+    pub fn image(&self) -> Result<JsValue, JsValue> {
+        let Some(t) = self.document.image() else { return Ok(JsValue::NULL) };
+        let out = js_sys::Object::new();
+        js_sys::Reflect::set(&out, &"width".into(), &t.width.into())?;
+        js_sys::Reflect::set(&out, &"height".into(), &t.height.into())?;
+        js_sys::Reflect::set(&out, &"rgba".into(), &js_sys::Uint8ClampedArray::from(&t.rgba[..]).into())?;
+        Ok(out.into())
+    }
+    /// Named items other files take from this one (a library's materials).
+    pub fn exports(&self) -> Vec<String> {
+        self.document.exports()
+    }
+    /// {readMs, parseMs, assetsMs, buildMs} of the open.
+    pub fn timings(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.timings)
+    }
+    /// The scene (taken from the file) as bytes for `Viewer.showSceneBytes` on another
+    /// thread, with what the viewer reads of the document; null when there is none.
+    #[wasm_bindgen(js_name = takeSceneBytes)]
+    pub fn take_scene_bytes(&mut self) -> Option<js_sys::Uint8Array> {
+        let scene = self.scene.take()?;
+        let records = records_of(&*self.document).into_iter().map(|(a, b)| (a as u64, b as u64)).collect();
+        let shown = crate::wire::ShownScene { scene, records, placements: self.document.stats().placements as u64 };
+        let out = js_sys::Uint8Array::new_with_length(u32::try_from(crate::wire::encoded_len(&shown)).ok()?);
+        crate::wire::encode_into(&shown, |at, bytes| {
+            // SAFETY: the view is read by `set` at once, before anything can allocate and move
+            // wasm memory.
+            let view = unsafe { js_sys::Uint8Array::view(bytes) };
+            out.set(&view, at as u32);
+        });
+        Some(out)
+    }
+}
+
+/// The byte range of every inspector record, for picks on strips.
+pub(super) fn records_of(document: &dyn Document) -> Vec<(usize, usize)> {
+    document.inspector().map_or(Vec::new(), |v| v.chunks.iter().map(|r| (r.offset, r.end)).collect())
+}
+

@@ -1,0 +1,115 @@
+//! The open archive as the page holds it: the listing, the assets read so far, the reference
+//! graph, and the page's way to read a file.
+
+use super::opened::OpenedFile;
+use super::{clock_ms, js_error, to_js};
+use serde::Serialize;
+use crate::archive::{self, Archive, ArchiveIndex, FileSource};
+use crate::formats::kind::{Kind, Purpose};
+use crate::formats::registry;
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// Reads archive files through the page: `read(path)` returns a Promise of an ArrayBuffer.
+struct JsSource {
+    read: js_sys::Function,
+}
+
+impl FileSource for JsSource {
+    async fn read(&self, path: &str) -> Result<Vec<u8>, String> {
+        let message = |e: JsValue| e.dyn_ref::<js_sys::Error>().map_or_else(|| format!("{e:?}"), |e| String::from(e.message()));
+        let promise: js_sys::Promise = self.read.call1(&JsValue::NULL, &JsValue::from_str(path)).map_err(message)?.dyn_into().map_err(|_| "read() did not return a Promise".to_string())?;
+        let buffer = wasm_bindgen_futures::JsFuture::from(promise).await.map_err(message)?;
+        Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+    }
+    fn now_ms(&self) -> f64 {
+        clock_ms()
+    }
+}
+
+/// The open archive: its listing, the assets read so far, the reference graph, and the way
+/// to read its files.
+#[wasm_bindgen]
+pub struct Session {
+    archive: Rc<RefCell<Archive>>,
+    source: Rc<JsSource>,
+}
+
+#[wasm_bindgen]
+impl Session {
+    /// `read(path)` → Promise<ArrayBuffer> of an archive file.
+    #[wasm_bindgen(constructor)]
+    pub fn new(read: js_sys::Function) -> Session {
+        Session { archive: Rc::new(RefCell::new(Archive::new(ArchiveIndex::default()))), source: Rc::new(JsSource { read }) }
+    }
+
+    /// The archive's paths and the kind each was typed as (bytes are read on demand).
+    #[wasm_bindgen(js_name = setListing)]
+    pub fn set_listing(&self, paths: Vec<String>, kinds: Vec<String>) {
+        let index = ArchiveIndex::with_kinds(paths.into_iter().zip(kinds.into_iter().map(|k| Kind::parse(&k)).chain(std::iter::repeat(None))));
+        *self.archive.borrow_mut() = Archive::new(index);
+    }
+
+    /// Open a file through the core's open sequence (read, parse, read what it refers to,
+    /// build its scene) → Promise<OpenedFile>. Rejects only when the file cannot be read; a
+    /// file that does not parse resolves, with its error in `error()`.
+    pub fn open(&self, path: String) -> js_sys::Promise {
+        let (archive, source) = (self.archive.clone(), self.source.clone());
+        wasm_bindgen_futures::future_to_promise(async move {
+            let opened = archive::open_file(&archive, &*source, &path).await.map_err(|e| js_error(&e))?;
+            // The deliberate trap of test builds (feature test-trap, never in ./run.sh's build):
+            // inside the open, after the read, where a real fault in a parser would be.
+            #[cfg(feature = "test-trap")]
+            if path.to_ascii_uppercase().ends_with(".TRAP") {
+                panic!("{path}: the test build's trap");
+            }
+            let has_scene = opened.scene.is_some();
+            Ok(OpenedFile { path: opened.path, document: opened.document, scene: opened.scene, has_scene, unreadable: opened.unreadable, notes: opened.notes, timings: opened.timings }.into())
+        })
+    }
+
+    /// Parse the file at `path` on its own, as `census` does, and drop it: → {kind, error:
+    /// {message, offset} or null, damaged, warnings}. For the page's archive check.
+    pub fn check(&self, path: String) -> js_sys::Promise {
+        let source = self.source.clone();
+        wasm_bindgen_futures::future_to_promise(async move {
+            #[derive(Serialize)]
+            struct Problem {
+                message: String,
+                offset: Option<usize>,
+            }
+            #[derive(Serialize)]
+            struct Checked {
+                kind: Kind,
+                error: Option<Problem>,
+                damaged: bool,
+                warnings: usize,
+            }
+            let checked = match source.read(&path).await {
+                Err(why) => Checked { kind: Kind::sniff(&path, &[], 0), error: Some(Problem { message: format!("{path}: {why}"), offset: None }), damaged: false, warnings: 0 },
+                Ok(bytes) => {
+                    let doc = registry::open(&path, bytes, Purpose::Asset);
+                    let error = doc.error().map(|e| Problem { message: format!("{path}: {e}"), offset: Some(e.offset) });
+                    Checked { kind: doc.kind(), error, damaged: doc.damaged(), warnings: doc.diagnostics().len() }
+                }
+            };
+            to_js(&checked)
+        })
+    }
+
+    /// "Used by" rows for the file at `path` ({label, value, severity}), reading the files
+    /// the reference graph does not hold yet (once per archive). `exports` are the named
+    /// items the file offers (see `OpenedFile.exports`).
+    #[wasm_bindgen(js_name = usedBy)]
+    pub fn used_by(&self, path: String, exports: Vec<String>) -> js_sys::Promise {
+        let (archive, source) = (self.archive.clone(), self.source.clone());
+        wasm_bindgen_futures::future_to_promise(async move {
+            archive::scan_references(&archive, &*source).await;
+            let rows = archive.borrow().used_by_rows(&path, &exports);
+            to_js(&rows)
+        })
+    }
+}
+

@@ -1,0 +1,462 @@
+//! One viewport on a page canvas: the renderer, the clock and the frame rate behind the
+//! page's view. What needs no browser lives in `crate::view`; this translates.
+
+use super::opened::{records_of, OpenedFile};
+use super::{clock_ms, js_error, to_js};
+use crate::render::Renderer;
+use crate::scene::Scene;
+use crate::view::{layers, non_background, AxisView, CameraMode, CameraState, Clock, FrameRate, OptionChanges, OptionsState};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FrameStats {
+    triangles: usize,
+    draw_calls: u32,
+    /// Mesh placements drawn.
+    instances: usize,
+    fps: f64,
+    /// The LOD drawn in the last frame (null when nothing is open).
+    lod: Option<usize>,
+    lod_count: usize,
+    /// Something moves with the clock (a scrolling texture, a clip).
+    animating: bool,
+    /// The clock runs (frames keep coming while something moves).
+    playing: bool,
+    /// Batches of the scene still going up to the GPU (frames keep coming).
+    uploading: bool,
+    /// Model placements of the file on show (a world's), 0 for a single model.
+    placements: usize,
+    /// The option of the scene's choice on show.
+    choice: Option<usize>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PixelStats {
+    width: u32,
+    height: u32,
+    background: [u8; 3],
+    non_background: usize,
+}
+
+/// One viewport on a page canvas.
+#[wasm_bindgen]
+pub struct Viewer {
+    renderer: Renderer,
+    /// Byte range of every inspector record of the file on show, for picks on strips.
+    records: Vec<(usize, usize)>,
+    /// Time the last `show` took (ms).
+    show_ms: f64,
+    clock: Clock,
+    placements: usize,
+    /// The last frame's time (ms), so read-backs redraw the same frame.
+    now: f64,
+    frames: FrameRate,
+}
+
+#[wasm_bindgen]
+impl Viewer {
+    /// Take the canvas's WebGL2 context. Fails with a clear message where WebGL2 is missing.
+    #[wasm_bindgen(constructor)]
+    pub fn new(canvas: web_sys::HtmlCanvasElement) -> Result<Viewer, JsValue> {
+        let attrs = web_sys::WebGlContextAttributes::new();
+        attrs.set_antialias(true);
+        attrs.set_depth(true);
+        attrs.set_alpha(false);
+        let gl = canvas
+            .get_context_with_context_options("webgl2", &attrs)?
+            .ok_or_else(|| js_error("this browser has no WebGL2 context for the canvas"))?
+            .dyn_into::<web_sys::WebGl2RenderingContext>()?;
+        let gl = three_d::context::Context::from_webgl2_context(gl);
+        let renderer = Renderer::new(gl, canvas.width(), canvas.height(), clock_ms).map_err(|e| js_error(&e))?;
+        Ok(Viewer { renderer, records: Vec::new(), show_ms: 0.0, now: 0.0, clock: Clock::default(), placements: 0, frames: FrameRate::default() })
+    }
+
+    /// Compile the shader programs models are drawn with before any file opens (see
+    /// `Renderer::warm_up`); → ms it took.
+    #[wasm_bindgen(js_name = warmUp)]
+    pub fn warm_up(&mut self) -> f64 {
+        let t0 = clock_ms();
+        let variants: Vec<(bool, bool, bool)> = (0..8).map(|k| (k & 1 != 0, k & 2 != 0, k & 4 != 0)).collect();
+        self.renderer.warm_up(&variants);
+        clock_ms() - t0
+    }
+
+    /// Show an opened file's scene (taken from it), or clear the view when it has none.
+    pub fn show(&mut self, file: &mut OpenedFile) {
+        let t0 = clock_ms();
+        self.records = records_of(&*file.document);
+        self.placements = file.document.stats().placements;
+        self.show_scene(file.scene.take(), t0);
+    }
+
+    /// Show a scene a worker opened (`OpenedFile.takeSceneBytes` there).
+    #[wasm_bindgen(js_name = showSceneBytes)]
+    pub fn show_scene_bytes(&mut self, bytes: &[u8]) -> Result<(), JsValue> {
+        let t0 = clock_ms();
+        let shown = crate::wire::decode(bytes).map_err(|e| js_error(&e))?;
+        let offset = |o: u64| usize::try_from(o).unwrap_or(usize::MAX);
+        self.records = shown.records.into_iter().map(|(a, b)| (offset(a), offset(b))).collect();
+        self.placements = shown.placements as usize;
+        self.show_scene(Some(shown.scene), t0);
+        Ok(())
+    }
+
+    fn show_scene(&mut self, scene: Option<Scene>, t0: f64) {
+        self.renderer.options.lod = 0;
+        self.renderer.set_scene(scene);
+        self.show_ms = clock_ms() - t0;
+    }
+
+    /// Time spent in the last `show` (ms): textures, and the scene handed to the renderer.
+    #[wasm_bindgen(js_name = showMs)]
+    pub fn show_ms(&self) -> f64 {
+        self.show_ms
+    }
+
+    /// Time spent putting the scene's vertex data on the GPU so far (ms): the buffers of the
+    /// batches drawn, built and handed to GL as the frames drew them.
+    #[wasm_bindgen(js_name = uploadMs)]
+    pub fn upload_ms(&self) -> f64 {
+        self.renderer.upload_ms()
+    }
+
+    /// Bytes of vertex and index data the GPU has received for the scene on show.
+    #[wasm_bindgen(js_name = uploadBytes)]
+    pub fn upload_bytes(&self) -> usize {
+        self.renderer.upload_bytes()
+    }
+
+    pub fn clear(&mut self) {
+        self.records.clear();
+        self.placements = 0;
+        self.renderer.set_scene(None);
+    }
+
+    /// {done, total}: batches of the scene on show uploaded to the GPU so far.
+    #[wasm_bindgen(js_name = uploadProgress)]
+    pub fn upload_progress(&self) -> Result<JsValue, JsValue> {
+        let (done, total) = self.renderer.upload_progress();
+        #[derive(Serialize)]
+        struct Out {
+            done: usize,
+            total: usize,
+        }
+        to_js(&Out { done, total })
+    }
+
+    /// "orbit" or "fly".
+    #[wasm_bindgen(js_name = cameraMode)]
+    pub fn camera_mode(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.renderer.camera_mode)
+    }
+    #[wasm_bindgen(js_name = setCameraMode)]
+    pub fn set_camera_mode(&mut self, mode: JsValue) -> Result<(), JsValue> {
+        self.renderer.camera_mode = serde_wasm_bindgen::from_value::<CameraMode>(mode)?;
+        Ok(())
+    }
+    /// Turn the view (radians about the up axis, then about the view's right).
+    pub fn look(&mut self, yaw: f32, pitch: f32) {
+        self.renderer.look(yaw, pitch);
+    }
+    /// Fly by (forward, right, up) world units.
+    pub fn fly(&mut self, forward: f32, right: f32, up: f32) {
+        self.renderer.fly(forward, right, up);
+    }
+    /// World units a second of flying covers at normal speed.
+    #[wasm_bindgen(js_name = flySpeed)]
+    pub fn fly_speed(&self) -> f32 {
+        self.renderer.fly_speed()
+    }
+    /// The scene's viewpoints (a world's dropzones): [{name, position, forward, up}].
+    pub fn viewpoints(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.renderer.viewpoints(self.animation_time()))
+    }
+    /// Look from viewpoint `i` (the eye above it, along its forward axis), flying from there.
+    #[wasm_bindgen(js_name = lookFrom)]
+    pub fn look_from(&mut self, i: usize) -> bool {
+        let Some(v) = self.renderer.viewpoints(self.animation_time()).into_iter().nth(i) else { return false };
+        self.renderer.look_from(&v);
+        self.renderer.camera_mode = CameraMode::Fly;
+        true
+    }
+    /// Look along an axis: "front", "side" or "top" (`viewWords().axisViews`).
+    #[wasm_bindgen(js_name = axisView)]
+    pub fn axis_view(&mut self, axis: &str) -> bool {
+        AxisView::parse(axis).is_some_and(|a| self.renderer.axis_view(a))
+    }
+
+    /// The scene's layers: [{name, shown, nodes, chosen}] (nodes on the layer; chosen: the
+    /// scene's choice shows and hides it).
+    pub fn layers(&self) -> Result<JsValue, JsValue> {
+        let Some(scene) = self.renderer.scene() else { return to_js(&Vec::<()>::new()) };
+        to_js(&layers::layers(scene, self.renderer.hidden_layers()))
+    }
+
+    /// The scene's choice (one model of a file, one of its animations): {name, options:
+    /// [label], selected}, or null.
+    pub fn choice(&self) -> Result<JsValue, JsValue> {
+        let Some(c) = self.renderer.scene().and_then(|s| layers::choice(s, self.renderer.choice())) else { return Ok(JsValue::NULL) };
+        to_js(&c)
+    }
+    /// Show option `k` of the scene's choice; false when there is no such option.
+    pub fn choose(&mut self, k: usize) -> bool {
+        self.renderer.choose(k)
+    }
+    /// Whether the scene has a skeleton to draw over it.
+    #[wasm_bindgen(js_name = hasSkeleton)]
+    pub fn has_skeleton(&self) -> bool {
+        self.renderer.scene().is_some_and(|s| !s.skeleton.is_empty())
+    }
+    /// Hide the layers named in `names`, show the others.
+    #[wasm_bindgen(js_name = setHiddenLayers)]
+    pub fn set_hidden_layers(&mut self, names: Vec<String>) {
+        let Some(scene) = self.renderer.scene() else { return };
+        let hidden = layers::layers_named(scene, &names);
+        self.renderer.set_hidden_layers(hidden);
+    }
+
+    /// Where the first node called `name` is in the world at the animation clock (null when
+    /// there is none): what a test checks a clip against.
+    #[wasm_bindgen(js_name = nodePosition)]
+    pub fn node_position(&self, name: &str) -> Option<Vec<f32>> {
+        layers::node_position(self.renderer.scene()?, name, self.animation_time()).map(|p| p.to_vec())
+    }
+    /// The UV offset of the first material called `name` at the animation clock.
+    #[wasm_bindgen(js_name = uvOffset)]
+    pub fn uv_offset(&self, name: &str) -> Option<Vec<f32>> {
+        layers::uv_offset(self.renderer.scene()?, name, self.animation_time()).map(|o| o.to_vec())
+    }
+    /// The longest looping clip that plays (seconds): one period of everything that repeats
+    /// (0: none).
+    #[wasm_bindgen(js_name = clipDuration)]
+    pub fn clip_duration(&self) -> f32 {
+        self.renderer.scene().map_or(0.0, layers::loop_duration)
+    }
+    /// The step of the clips that play, when they run in frames (seconds), else 0.1.
+    #[wasm_bindgen(js_name = frameTime)]
+    pub fn frame_time(&self) -> f32 {
+        self.renderer.scene().and_then(|s| s.frame_time).unwrap_or(0.1)
+    }
+
+    /// Run or stop the animation clock.
+    #[wasm_bindgen(js_name = setPlaying)]
+    pub fn set_playing(&mut self, playing: bool) {
+        self.clock.set_playing(playing, self.now);
+    }
+    /// How fast the clock runs (¼ to 4).
+    #[wasm_bindgen(js_name = setSpeed)]
+    pub fn set_speed(&mut self, speed: f64) {
+        self.clock.set_speed(speed, self.now);
+    }
+    /// {playing, speed} of the clock.
+    #[wasm_bindgen(js_name = clockState)]
+    pub fn clock_state(&self) -> Result<JsValue, JsValue> {
+        #[derive(Serialize)]
+        struct Out {
+            playing: bool,
+            speed: f64,
+        }
+        to_js(&Out { playing: self.clock.playing, speed: self.clock.speed })
+    }
+
+    /// The scene on show as a binary glTF, its default scene the LOD on show.
+    #[wasm_bindgen(js_name = exportGlb)]
+    pub fn export_glb(&self) -> Result<js_sys::Uint8Array, JsValue> {
+        let scene = self.renderer.scene().ok_or_else(|| js_error("nothing to export: no scene is on show"))?;
+        let lod = self.renderer.current_lod().unwrap_or(0);
+        // What is on show: the layers hidden (a file's other models) stay out.
+        let options = crate::gltf::ExportOptions { lod, hidden_layers: self.renderer.hidden_layers().to_vec() };
+        let glb = crate::gltf::export_glb(scene, options).map_err(|e| js_error(&e))?;
+        Ok(js_sys::Uint8Array::from(&glb[..]))
+    }
+
+    /// Change view switches: {wireframe, cullBack, autoLod, lod}.
+    #[wasm_bindgen(js_name = setOptions)]
+    pub fn set_options(&mut self, changes: JsValue) -> Result<(), JsValue> {
+        let c: OptionChanges = serde_wasm_bindgen::from_value(changes)?;
+        c.apply(&mut self.renderer.options);
+        Ok(())
+    }
+
+    #[wasm_bindgen(js_name = options)]
+    pub fn options_js(&self) -> Result<JsValue, JsValue> {
+        to_js(&OptionsState::from(self.renderer.options))
+    }
+
+    pub fn resize(&mut self, width: u32, height: u32) {
+        self.renderer.resize(width, height);
+    }
+
+    pub fn orbit(&mut self, dx: f32, dy: f32) {
+        self.renderer.orbit(dx, dy);
+    }
+    pub fn pan(&mut self, dx: f32, dy: f32) {
+        self.renderer.pan(dx, dy);
+    }
+    pub fn zoom(&mut self, steps: f32) {
+        self.renderer.zoom(steps);
+    }
+    /// Zoom towards the surface under canvas pixel (x, y), never through it.
+    #[wasm_bindgen(js_name = zoomAt)]
+    pub fn zoom_at(&mut self, steps: f32, x: f32, y: f32) {
+        self.renderer.zoom_at(steps, x, y, self.animation_time());
+    }
+    /// Frame the outlined selection; false (nothing moved) when nothing is outlined.
+    #[wasm_bindgen(js_name = frameHighlight)]
+    pub fn frame_highlight(&mut self) -> bool {
+        self.renderer.frame_highlight()
+    }
+    /// Frame the camera on the scene again.
+    pub fn home(&mut self) {
+        self.renderer.frame();
+    }
+
+    /// What is under canvas pixel (x, y) (top-left origin): {primitive, patch, source,
+    /// triangleInSource, distance, start, end}: the records of the primitive, of the node
+    /// that drew it and of the run its triangle came from, and start..end the bytes of the
+    /// face that made the triangle; or null.
+    pub fn pick(&self, x: f32, y: f32) -> Result<JsValue, JsValue> {
+        let Some(hit) = self.renderer.pick(x, y, self.animation_time()) else { return Ok(JsValue::NULL) };
+        // The face's own record, else its primitive's, else the node's nearest (geometry
+        // brought from another file is stood for by what brought it).
+        let source = hit.source.map(|s| s.record).or(hit.primitive).or(hit.node);
+        let range = |r: Option<u32>| r.and_then(|r| self.records.get(r as usize)).copied().unwrap_or((0, 0));
+        let (start, end) = match hit.source {
+            Some(run) => run.face_bytes(hit.triangle, range(Some(run.record))),
+            None => range(hit.primitive.or(hit.node)),
+        };
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Picked {
+            primitive: Option<u32>,
+            patch: Option<u32>,
+            source: Option<u32>,
+            triangle_in_source: u32,
+            distance: f32,
+            start: usize,
+            end: usize,
+        }
+        let triangle_in_source = hit.source.map_or(hit.triangle, |s| hit.triangle - s.first);
+        to_js(&Picked { primitive: hit.primitive, patch: hit.node, source, triangle_in_source, distance: hit.distance, start, end })
+    }
+
+    /// The LOD number (as in `setOptions({lod})`) that shows the node of inspector record
+    /// `record`, if that record is a level of detail.
+    #[wasm_bindgen(js_name = lodOf)]
+    pub fn lod_of(&self, record: u32) -> Option<usize> {
+        self.renderer.lod_index_of(record)
+    }
+
+    /// Outline the geometry of an inspector record (a node, primitive or index list); null
+    /// clears. Returns the number of triangles outlined.
+    #[wasm_bindgen(js_name = setHighlight)]
+    pub fn set_highlight(&mut self, record: Option<u32>) -> usize {
+        self.renderer.set_highlight(record, self.animation_time())
+    }
+
+    /// Outline the triangles of one face: those made from the bytes start..end of index
+    /// record `record` (what `pick` returned). Returns the number outlined.
+    #[wasm_bindgen(js_name = setHighlightBytes)]
+    pub fn set_highlight_bytes(&mut self, record: u32, start: usize, end: usize) -> usize {
+        self.renderer.set_highlight_face(record, start, end, self.animation_time())
+    }
+
+    /// Triangles outlined in the LOD on show.
+    #[wasm_bindgen(js_name = highlightedTriangles)]
+    pub fn highlighted_triangles(&self) -> usize {
+        self.renderer.highlighted_triangles()
+    }
+
+    /// The animation clock (seconds) that clips and texture scrolling follow.
+    #[wasm_bindgen(js_name = animationTime)]
+    pub fn animation_time(&self) -> f64 {
+        self.clock.at(self.now)
+    }
+
+    /// Set the animation clock, e.g. from a permalink or the timeline, so animation goes on
+    /// from there.
+    #[wasm_bindgen(js_name = setAnimationTime)]
+    pub fn set_animation_time(&mut self, seconds: f64) {
+        self.clock.set(seconds, self.now);
+    }
+
+    /// {position, target, fov} of the camera.
+    pub fn camera(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.renderer.camera_state())
+    }
+
+    /// Move the camera to {position, target, fov}; false when the view is unusable.
+    #[wasm_bindgen(js_name = setCamera)]
+    pub fn set_camera(&mut self, state: JsValue) -> Result<bool, JsValue> {
+        let state: CameraState = serde_wasm_bindgen::from_value(state)?;
+        Ok(self.renderer.set_camera_state(state))
+    }
+
+    /// Draw a frame; `now` is the rAF timestamp in ms (also the animation clock).
+    /// A scene that cannot be drawn is taken off the view, and the frame throws why.
+    pub fn render(&mut self, now: f64) -> Result<JsValue, JsValue> {
+        self.now = now;
+        self.draw()?;
+        self.frames.drawn(now);
+        self.stats()
+    }
+
+    /// {triangles, drawCalls, instances, fps, lod, lodCount, animating}: fps counts the
+    /// frames drawn in the last second (the viewer draws only when something changes).
+    pub fn stats(&self) -> Result<JsValue, JsValue> {
+        let stats = FrameStats {
+            triangles: self.renderer.triangles(),
+            draw_calls: self.renderer.draw_calls(),
+            instances: self.renderer.instances(),
+            fps: self.frames.fps(clock_ms()) as f64,
+            lod: self.renderer.shown_lod(),
+            lod_count: self.renderer.lod_count(),
+            animating: self.renderer.animating(),
+            playing: self.clock.playing,
+            uploading: self.renderer.uploading(),
+            placements: self.placements,
+            choice: self.renderer.choice(),
+        };
+        to_js(&stats)
+    }
+
+    /// Redraw and read the framebuffer back: how many pixels differ from the background.
+    #[wasm_bindgen(js_name = pixelStats)]
+    pub fn pixel_stats(&mut self) -> Result<JsValue, JsValue> {
+        self.draw()?;
+        let pixels = self.renderer.read_pixels();
+        let background = self.renderer.options.background;
+        let (width, height) = self.renderer.size();
+        to_js(&PixelStats { width, height, background: background.colors()[0], non_background: non_background(&pixels, background) })
+    }
+
+    /// Redraw and return the frame as RGBA bytes, top row first (width × height × 4).
+    #[wasm_bindgen(js_name = readPixels)]
+    pub fn read_pixels(&mut self) -> Result<Vec<u8>, JsValue> {
+        self.draw()?;
+        let pixels = self.renderer.read_pixels();
+        let (w, _) = self.renderer.size();
+        // read_color returns the bottom row first.
+        Ok(pixels.chunks(w as usize).rev().flatten().flatten().copied().collect())
+    }
+}
+
+impl Viewer {
+    /// Draw a frame at the clock; a scene some of whose draws fail is cleared (the next
+    /// frames draw nothing) and the error says why.
+    fn draw(&mut self) -> Result<(), JsValue> {
+        let seconds = self.animation_time();
+        match self.renderer.render(seconds) {
+            Ok(_) => Ok(()),
+            Err(why) => {
+                let name = self.renderer.scene().map(|s| s.name.clone()).unwrap_or_default();
+                self.clear();
+                Err(js_error(&format!("{name}: the scene could not be drawn: {why}")))
+            }
+        }
+    }
+}

@@ -1,0 +1,331 @@
+//! The layers of docs/architecture.md, checked on the source: which module names which
+//! (`crate::…` and `super::…` paths, test modules and comments aside), and how long the glue
+//! and the page's modules are.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// Source with comments, string and char literals blanked and `#[cfg(test)] mod … { … }`
+/// blocks removed: what the built library names.
+fn code_of(src: &str) -> String {
+    let b = src.as_bytes();
+    let mut out = String::with_capacity(src.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i..].starts_with(b"//") {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+        } else if b[i..].starts_with(b"/*") {
+            i += 2;
+            while i + 1 < b.len() && !b[i..].starts_with(b"*/") {
+                i += 1;
+            }
+            i += 2;
+        } else if b[i] == b'"' {
+            i += 1;
+            while i < b.len() && b[i] != b'"' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+            out.push_str("\"\"");
+        } else if b[i] == b'\'' && i + 2 < b.len() && (b[i + 2] == b'\'' || b[i + 1] == b'\\') {
+            // A char literal ('x' or '\n'); a lifetime has no closing quote.
+            i += 1;
+            while i < b.len() && b[i] != b'\'' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+            out.push_str("' '");
+        } else {
+            out.push(b[i] as char);
+            i += 1;
+        }
+    }
+    // Drop test modules: from `#[cfg(test)]` followed by `mod x {` to its closing brace.
+    let mut kept = String::with_capacity(out.len());
+    let mut rest = out.as_str();
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        kept.push_str(&rest[..at]);
+        let after = &rest[at + "#[cfg(test)]".len()..];
+        let trimmed = after.trim_start();
+        let is_mod = trimmed.starts_with("mod ") || trimmed.starts_with("pub mod ");
+        match (is_mod, after.find('{')) {
+            (true, Some(open)) => {
+                let body = &after[open + 1..];
+                let mut depth = 1;
+                let mut end = body.len();
+                for (k, c) in body.char_indices() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                end = k + 1;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                rest = &body[end..];
+            }
+            _ => rest = after,
+        }
+    }
+    kept.push_str(rest);
+    kept
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// The module paths a file names, before resolving them to modules: `crate::a::b`,
+/// `super::x`, and each item of `crate::a::{b, c::d}`.
+fn named_paths(module: &[String], code: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let chars: Vec<char> = code.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        if (i > 0 && is_ident(chars[i - 1])) || !chars[i].is_ascii_alphabetic() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        // Read a path: idents separated by ::, maybe ending in a { … } group.
+        let mut segs: Vec<String> = Vec::new();
+        let mut j = i;
+        loop {
+            let s = j;
+            while j < chars.len() && is_ident(chars[j]) {
+                j += 1;
+            }
+            if s == j {
+                break;
+            }
+            segs.push(chars[s..j].iter().collect());
+            if chars.get(j) == Some(&':') && chars.get(j + 1) == Some(&':') {
+                j += 2;
+                if chars.get(j) == Some(&'{') {
+                    let close = (j..chars.len()).find(|&k| chars[k] == '}').unwrap_or(chars.len());
+                    let group: String = chars[j + 1..close].iter().collect();
+                    for item in group.split(',') {
+                        let item = item.trim().split(" as ").next().unwrap_or("").trim();
+                        let mut p = segs.clone();
+                        p.extend(item.split("::").map(|x| x.trim().to_string()).filter(|x| !x.is_empty() && x != "self"));
+                        out.push(p);
+                    }
+                    out.push(segs.clone());
+                    j = close;
+                    segs.clear();
+                    break;
+                }
+            } else {
+                break;
+            }
+        }
+        if segs.len() > 1 || (!segs.is_empty() && (segs[0] == "crate" || segs[0] == "super")) {
+            out.push(segs);
+        }
+        i = j.max(start + 1);
+    }
+    // Make every path absolute (from the crate root).
+    out.into_iter()
+        .filter_map(|p| {
+            if p.first().map(String::as_str) == Some("crate") {
+                Some(p[1..].to_vec())
+            } else if p.first().map(String::as_str) == Some("super") {
+                let ups = p.iter().take_while(|s| *s == "super").count();
+                let base = module.len().checked_sub(ups)?;
+                let mut abs = module[..base].to_vec();
+                abs.extend(p[ups..].iter().cloned());
+                Some(abs)
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+struct Crate {
+    /// Module path → its code.
+    modules: BTreeMap<Vec<String>, String>,
+}
+
+impl Crate {
+    fn read() -> Crate {
+        fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+            for e in std::fs::read_dir(dir).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    walk(&p, out);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    out.push(p);
+                }
+            }
+        }
+        let src = Path::new(ROOT).join("src");
+        let mut files = Vec::new();
+        walk(&src, &mut files);
+        let mut modules = BTreeMap::new();
+        for f in files {
+            let rel = f.strip_prefix(&src).unwrap().with_extension("");
+            let mut path: Vec<String> = rel.iter().map(|s| s.to_string_lossy().into_owned()).collect();
+            if path.last().map(String::as_str) == Some("mod") {
+                path.pop();
+            }
+            if path == ["lib"] || path.first().map(String::as_str) == Some("bin") {
+                continue;
+            }
+            modules.insert(path, code_of(&std::fs::read_to_string(&f).unwrap()));
+        }
+        Crate { modules }
+    }
+
+    /// The module a path names: its longest prefix that is a module.
+    fn module_of(&self, path: &[String]) -> Option<Vec<String>> {
+        (1..=path.len()).rev().map(|k| path[..k].to_vec()).find(|p| self.modules.contains_key(p))
+    }
+
+    /// Which modules each module names, folded at `depth` below `under` (depth 1 under []: the
+    /// top-level modules).
+    fn graph(&self, under: &[&str]) -> BTreeMap<String, BTreeSet<String>> {
+        let under: Vec<String> = under.iter().map(|s| s.to_string()).collect();
+        let n = under.len();
+        let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (m, code) in &self.modules {
+            if m.len() <= n || m[..n] != under[..] {
+                continue;
+            }
+            let from = m[n].clone();
+            g.entry(from.clone()).or_default();
+            for p in named_paths(m, code) {
+                let Some(to) = self.module_of(&p) else { continue };
+                if to.len() > n && to[..n] == under[..] && to[n] != from {
+                    g.get_mut(&from).unwrap().insert(to[n].clone());
+                }
+            }
+        }
+        g
+    }
+}
+
+/// A cycle of the graph, if there is one, as the modules along it.
+fn cycle(g: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(n: &str, g: &BTreeMap<String, BTreeSet<String>>, state: &mut BTreeMap<String, u8>, stack: &mut Vec<String>) -> Option<Vec<String>> {
+        state.insert(n.to_string(), 1);
+        stack.push(n.to_string());
+        for m in g.get(n).into_iter().flatten() {
+            match state.get(m.as_str()).copied().unwrap_or(0) {
+                1 => {
+                    let at = stack.iter().position(|s| s == m).unwrap();
+                    let mut c = stack[at..].to_vec();
+                    c.push(m.clone());
+                    return Some(c);
+                }
+                0 => {
+                    if let Some(c) = visit(m, g, state, stack) {
+                        return Some(c);
+                    }
+                }
+                _ => {}
+            }
+        }
+        stack.pop();
+        state.insert(n.to_string(), 2);
+        None
+    }
+    let mut state = BTreeMap::new();
+    for n in g.keys() {
+        if state.get(n.as_str()).copied().unwrap_or(0) == 0 {
+            if let Some(c) = visit(n, g, &mut state, &mut Vec::new()) {
+                return Some(c);
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn the_reader_sees_paths_as_the_compiler_does() {
+    let code = code_of("use crate::a::{b, c::D as E};\n// crate::x::y\nfn f() { super::super::z::w(); \"crate::s::t\"; }\n#[cfg(test)]\nmod tests { use crate::q::r; }\n");
+    let module = vec!["m".to_string(), "n".to_string(), "o".to_string()];
+    let named: BTreeSet<Vec<String>> = named_paths(&module, &code).into_iter().collect();
+    let p = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    assert!(named.contains(&p(&["a", "b"])) && named.contains(&p(&["a", "c", "D"])) && named.contains(&p(&["m", "z", "w"])), "{named:?}");
+    assert!(!named.iter().any(|n| n[0] == "x" || n[0] == "s" || n[0] == "q"), "comments, strings and test modules name nothing: {named:?}");
+    let g: BTreeMap<String, BTreeSet<String>> = [("a", vec!["b"]), ("b", vec!["c"]), ("c", vec!["a"])].into_iter().map(|(k, v)| (k.to_string(), v.into_iter().map(String::from).collect())).collect();
+    assert_eq!(cycle(&g), Some(p(&["a", "b", "c", "a"])));
+}
+
+#[test]
+fn no_two_modules_need_each_other() {
+    let c = Crate::read();
+    for under in [&[][..], &["formats"], &["formats", "biz2"], &["formats", "bsx"], &["formats", "world"], &["render"], &["web"], &["view"]] {
+        let g = c.graph(under);
+        assert!(cycle(&g).is_none(), "under {under:?}: {:?} need each other; the graph: {g:#?}", cycle(&g).unwrap());
+    }
+}
+
+#[test]
+fn formats_name_nothing_above_them_and_the_neutral_types_name_no_format() {
+    let c = Crate::read();
+    let g = c.graph(&[]);
+    let above = ["archive", "census", "gltf", "wire", "render", "web", "demo", "serve", "view"];
+    let named: Vec<&String> = g["formats"].iter().filter(|m| above.contains(&m.as_str())).collect();
+    assert!(named.is_empty(), "formats/ names {named:?}");
+    for neutral in ["inspect", "scene", "texture", "view", "findings", "pod_serde"] {
+        assert!(!g[neutral].contains("formats"), "{neutral} names a format: {:?}", g[neutral]);
+    }
+    for leaf in ["findings", "pod_serde"] {
+        assert!(g[leaf].is_empty(), "{leaf} is a leaf, but names {:?}", g[leaf]);
+    }
+    // The seam the formats stand on names none of them.
+    let f = c.graph(&["formats"]);
+    for seam in ["kind", "assets", "text"] {
+        let formats: Vec<&String> = f[seam].iter().filter(|m| ["biz2", "bsx", "world", "lzs", "image", "bytes", "misnamed", "registry"].contains(&m.as_str())).collect();
+        assert!(formats.is_empty(), "formats/{seam}.rs names {formats:?}");
+    }
+}
+
+#[test]
+fn the_glue_and_the_page_are_split_into_files_a_reader_can_hold() {
+    for dir in ["src/web", "www"] {
+        for e in std::fs::read_dir(Path::new(ROOT).join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "rs" || x == "js") {
+                let lines = std::fs::read_to_string(&p).unwrap().lines().count();
+                assert!(lines <= 700, "{} has {lines} lines", p.display());
+            }
+        }
+    }
+}
+
+#[test]
+fn the_page_state_is_defined_in_one_place() {
+    // `state.x = …` only for fields the state module defines.
+    let www = Path::new(ROOT).join("www");
+    let defined = std::fs::read_to_string(www.join("state.js")).unwrap();
+    let start = defined.find("export const state = {").expect("state.js defines the state");
+    let body = &defined[start..defined[start..].find("\n};").map_or(defined.len(), |e| start + e)];
+    let fields: BTreeSet<&str> = body.lines().filter_map(|l| l.trim().split_once(':').map(|(k, _)| k.trim())).filter(|k| k.chars().all(|c| c.is_ascii_alphanumeric())).collect();
+    for e in std::fs::read_dir(&www).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "js") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&p).unwrap();
+        for (at, _) in text.match_indices("state.") {
+            if at > 0 && (text.as_bytes()[at - 1].is_ascii_alphanumeric() || text.as_bytes()[at - 1] == b'.') {
+                continue;
+            }
+            let name: String = text[at + 6..].chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
+            let after = text[at + 6 + name.len()..].trim_start();
+            let assigned = after.starts_with('=') && !after.starts_with("==") || after.starts_with("||=") || after.starts_with("??=");
+            assert!(!assigned || fields.contains(name.as_str()), "{} sets state.{name}, which state.js does not define", p.display());
+        }
+    }
+}

@@ -1,0 +1,66 @@
+// The address bar: the view on show as a link (file, camera, LOD, chunk, clock), kept in
+// step while the view moves, and shared.
+
+import { hashOf, throttle } from './urlstate.js';
+import { $, state } from './state.js';
+
+// The view as a link describes it.
+function currentView() {
+  const o = state.viewer.options();
+  const sel = state.inspector.selection;
+  return {
+    ...state.source,
+    path: state.current,
+    cam: state.current ? state.viewer.camera() : null,
+    lod: o.autoLod || o.lod === 0 ? null : o.lod,
+    chunk: sel && sel.chunk !== null ? sel.chunk : null,
+    t: state.viewer.stats().animating ? state.viewer.animationTime() : null,
+    mode: state.current && state.viewer.cameraMode() === 'fly' ? 'fly' : null,
+    view: state.viewpoint,
+    hide: state.current ? state.viewer.layers().filter((l) => !l.shown && !l.chosen).map((l) => l.name) : [],
+    paused: state.current && state.viewer.stats().animating && !state.viewer.clockState().playing,
+    choice: state.current && state.viewer.choice() ? state.viewer.stats().choice : null,
+    skeleton: state.current && state.viewer.options().skeleton,
+    wire: state.current && o.wireframe,
+    cull: state.current && o.cullBack,
+    bg: o.background === 'dark' ? null : o.background,
+    light: o.lighting === 'sun' ? null : o.lighting,
+  };
+}
+
+// A new file is a new history entry (back returns to the previous file); camera moves and
+// selections only replace the current one, at most a few times a second.
+export function writeHash({ push, opened = false }) {
+  // Only the open that just finished may write while an open is under way.
+  if (state.opening && !opened) return;
+  const hash = hashOf(currentView());
+  if (hash === location.hash) return;
+  if (push) history.pushState(null, '', hash);
+  else history.replaceState(null, '', hash);
+}
+
+export const followView = throttle(() => writeHash({ push: false }), 250);
+
+export function permalink() {
+  return `${location.origin}${location.pathname}${hashOf(currentView())}`;
+}
+
+// Copy the link; where the clipboard is refused, show it selected so it can be copied.
+export async function share() {
+  const link = permalink();
+  const field = $('share-link');
+  const status = $('share-status');
+  try {
+    await navigator.clipboard.writeText(link);
+    field.hidden = true;
+    status.textContent = 'link copied';
+  } catch {
+    field.value = link;
+    field.hidden = false;
+    field.select();
+    status.textContent = 'copy the link (Ctrl+C)';
+  }
+  clearTimeout(state.shareTimer);
+  state.shareTimer = setTimeout(() => { status.textContent = ''; }, 4000);
+  return link;
+}

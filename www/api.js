@@ -1,0 +1,115 @@
+// `window.relicview`: the automation API scripts outside this repo rely on. Names and
+// meanings stay; new entries may be added.
+
+import { $, ready, state } from './state.js';
+import { permalink, share } from './address.js';
+import { choose, clock, frame, setCamera, setClock, setLayers, setOptions, stats, syncWorldControls } from './controls.js';
+import { loadFiles, open } from './openflow.js';
+import { checkArchive } from './check.js';
+import { saveExport, saveScreenshot } from './exporting.js';
+
+window.relicview = {
+  ready,
+  loadFiles,
+  open,
+  stats,
+  permalink,
+  // Copies the permalink (or shows it where the clipboard is refused); → the link.
+  share,
+  // Saves a PNG named after the open file; → the file name.
+  screenshot: saveScreenshot,
+  // Downloads the scene on show as <file>.glb; → the file name.
+  export: saveExport,
+  // The scene on show as binary glTF bytes (Uint8Array), the LOD on show as its default scene.
+  exportGlb: () => state.viewer.exportGlb(),
+  // {wireframe, cullBack, autoLod, lod} → frame stats after the change is drawn.
+  setOptions,
+  setLod: (lod) => setOptions({ lod, autoLod: false }),
+  // Reads the framebuffer back: {width, height, background, nonBackground}.
+  pixelStats: () => state.viewer.pixelStats(),
+  // Draws one frame and waits until it is rasterised (one pixel read back); → ms.
+  rasterMs: () => {
+    const canvas = $('viewport');
+    const gl = canvas.getContext('webgl2');
+    const t = performance.now();
+    state.viewer.render(t);
+    gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
+    return performance.now() - t;
+  },
+  // Where the last open() spent its time: {readMs, parseMs, inspectMs, assetsMs, buildMs, showMs, uploadMs, uploadBytes, drawMs, totalMs}.
+  lastOpen: () => state.lastOpen ?? null,
+  // The page's share of compiling the model shaders at start (ms); the GPU's runs on after.
+  warmUpMs: () => state.warmUpMs ?? null,
+  // How long the last folder took to index (listed, then typed by content), in ms.
+  lastIndexMs: () => state.lastIndexMs ?? null,
+  // How long the last folder took to be listed by name (before its files were typed), in ms.
+  lastListMs: () => state.lastListMs ?? null,
+  // When the last folder's indexing started, was listed, was typed (performance.now() ms).
+  indexTimeline: () => state.indexTimeline ?? null,
+  // {position, target, fov} of the camera.
+  camera: () => state.viewer.camera(),
+  // The animation clock in seconds (texture scrolling follows it).
+  animationTime: () => state.viewer.animationTime(),
+  // What is under canvas pixel (x, y): {primitive, patch, source, triangleInSource, start, end} or null.
+  pick: (x, y) => state.viewer.pick(x, y),
+  // The file list: {files, folders, pending, failed, shown, shownFolders} (shown: files the
+  // search, kind filter and folded folders leave in the list).
+  listing: () => state.files.counts(),
+  // One listed file: {path, size, kind, pending, failed, failure (why it failed), damaged}, or null.
+  entry: (path) => {
+    const e = state.byPath.get(String(path).toLowerCase());
+    return e ? { path: e.path, size: e.size, kind: e.kind || "unknown", pending: Boolean(e.pending), failed: Boolean(e.failed), failure: e.failure ?? null, damaged: Boolean(e.damaged) } : null;
+  },
+  // The paths the list shows, in order (at most `limit`, default 1,000).
+  shownFiles: (limit = 1000) => state.files.visibleFiles().slice(0, limit),
+  // The chunk tree and hex view: selectChunk(i), selectByte(offset), selection().
+  inspector: {
+    selectChunk: (i) => state.inspector.selectChunk(i),
+    selectByte: (offset) => state.inspector.selectByte(offset),
+    selection: () => state.inspector.selection,
+    view: () => state.inspector.view,
+    // Which byte view the hex view shows (0: what the rows refer to), and switching it.
+    byteView: () => state.inspector.shownView,
+    setByteView: (i) => state.inspector.setByteView(i),
+  },
+  // Viewpoints of the scene on show (a world's dropzones): [{name, position, forward, up}].
+  viewpoints: () => state.viewer.viewpoints(),
+  // 'orbit', 'fly', or a viewpoint's index (the eye above it, looking along it) → camera.
+  setCamera,
+  cameraMode: () => state.viewer.cameraMode(),
+  // Look along an axis: 'front', 'side', 'top' → camera.
+  axisView: async (axis) => { state.viewer.axisView(axis); state.viewpoint = null; syncWorldControls(); await state.viewport.requestFrame(); return state.viewer.camera(); },
+  // The scene's choice {name, options, selected} (a file's models and animations), and choosing.
+  choice: () => state.viewer.choice(),
+  choose,
+  // The scene's layers [{name, shown, nodes, chosen}], and hiding/showing them by name.
+  layers: () => state.viewer.layers(),
+  setLayers,
+  // The animation clock {time, playing, speed}; setClock({time, playing, speed}).
+  clock,
+  setClock,
+  // Where a node (by name) is in the world at the clock, and a material's UV offset.
+  nodePosition: (name) => state.viewer.nodePosition(name) ?? null,
+  uvOffset: (name) => state.viewer.uvOffset(name) ?? null,
+  // {done, total} batches of the scene on show uploaded.
+  uploadProgress: () => state.viewer.uploadProgress(),
+  // Files from this size (bytes) on open in a worker; setWorkerThreshold(Infinity) keeps
+  // every open on the page's thread.
+  workerThreshold: () => state.workerThreshold,
+  setWorkerThreshold: (bytes) => { state.workerThreshold = Number(bytes); },
+  // {started, abandoned, busy}: workers started so far, opens ended with their worker
+  // because another file was asked for, and whether one is opening a file now.
+  workers: () => ({ started: state.opener.started, abandoned: state.opener.abandoned, busy: Boolean(state.opener.job) }),
+  // Bytes of the wasm core's linear memory (it only grows; the peak of everything opened).
+  memoryBytes: () => state.wasm.memory.buffer.byteLength,
+  // The traps the core recovered from, oldest first: [{path, message}].
+  traps: () => state.traps.slice(),
+  // Parse every file (as census does) and report the failing ones → {checked, failed, damaged}.
+  checkArchive,
+  // Triangles outlined in the view (a picked face, a record chosen in the tree) in the LOD on show.
+  highlightedTriangles: () => state.viewer.highlightedTriangles(),
+  // Frame the selection (or, with none, the model) → camera.
+  frame: async () => { frame(); await state.viewport.requestFrame(); return state.viewer.camera(); },
+  // The frame as {width, height, data: RGBA bytes, top row first}.
+  readPixels: () => ({ width: $('viewport').width, height: $('viewport').height, data: state.viewer.readPixels() }),
+};

@@ -1,0 +1,223 @@
+// The toolbar and world controls, and the view switches they drive: LOD, options, layers,
+// the scene's choice, camera modes and viewpoints, the clock.
+
+import { $, core, ready, state } from './state.js';
+import { followView } from './address.js';
+
+// Put back what a link says of the view: LOD, camera (a viewpoint, or a position and a
+// mode), selected chunk, clock and hidden layers.
+export function restoreView(link, { chunk = true } = {}) {
+  if (link.hide) state.viewer.setHiddenLayers(link.hide);
+  // After the hidden layers: the choice hides the layers of its other options.
+  if (link.choice !== null && link.choice !== undefined) state.viewer.choose(link.choice);
+  if (link.skeleton) state.viewer.setOptions({ skeleton: true });
+  // The display switches a link carries; a link without them leaves the reader's own.
+  if (link.wire) state.viewer.setOptions({ wireframe: true });
+  if (link.cull) state.viewer.setOptions({ cullBack: true });
+  if (link.bg) state.viewer.setOptions({ background: link.bg });
+  if (link.light) state.viewer.setOptions({ lighting: link.light });
+  syncBackground();
+  if (link.lod !== null) state.viewer.setOptions({ lod: link.lod, autoLod: false });
+  if (link.view !== null && link.view !== undefined && state.viewer.lookFrom(link.view)) {
+    state.viewpoint = link.view;
+  } else {
+    if (link.cam) state.viewer.setCamera(link.cam);
+    state.viewer.setCameraMode(link.mode === 'fly' ? 'fly' : 'orbit');
+  }
+  if (chunk && link.chunk !== null) state.inspector.selectChunk(link.chunk);
+  if (link.t !== null && link.t !== undefined) state.viewer.setAnimationTime(link.t);
+  if (link.paused) state.viewer.setPlaying(false);
+}
+
+// The toolbar mirrors the viewer's options and the open file's LOD count.
+export function syncToolbar() {
+  const o = state.viewer.options();
+  const count = state.viewer.stats().lodCount;
+  const select = $('lod-select');
+  select.replaceChildren(...Array.from({ length: Math.max(count, 1) }, (_, i) => {
+    const opt = document.createElement('option');
+    opt.value = String(i);
+    opt.textContent = String(i);
+    return opt;
+  }));
+  select.value = String(Math.min(o.lod, Math.max(count - 1, 0)));
+  select.disabled = count < 2 || o.autoLod;
+  $('opt-autolod').checked = o.autoLod;
+  $('opt-autolod').disabled = count < 2;
+  $('opt-wireframe').checked = o.wireframe;
+  $('opt-cullback').checked = o.cullBack;
+  $('background-select').value = o.background;
+  $('lighting-select').value = o.lighting;
+  syncBackground();
+  syncWorldControls();
+}
+
+// The camera picker (orbit, fly, the scene's viewpoints), the layer switches and the
+// timeline follow the scene on show.
+export function syncWorldControls() {
+  const camera = $('camera-select');
+  const points = state.current ? state.viewer.viewpoints() : [];
+  const options = [['orbit', 'orbit'], ['fly', 'fly (WASD)'], ...points.map((v, i) => [`view:${i}`, v.name])];
+  if (camera.options.length !== options.length || [...camera.options].some((o, i) => o.value !== options[i][0])) {
+    camera.replaceChildren(...options.map(([value, label]) => {
+      const o = document.createElement('option');
+      o.value = value;
+      o.textContent = label;
+      return o;
+    }));
+  }
+  camera.value = state.viewpoint !== null && state.viewpoint !== undefined ? `view:${state.viewpoint}` : state.current ? state.viewer.cameraMode() : 'orbit';
+  // The scene's choice (a file's models and their animations) and its skeleton switch.
+  const choice = state.current ? state.viewer.choice() : null;
+  $('choice-label').hidden = !choice;
+  if (choice) {
+    $('choice-name').textContent = choice.name;
+    const select = $('choice-select');
+    if (select.options.length !== choice.options.length || [...select.options].some((o, i) => o.textContent !== choice.options[i])) {
+      select.replaceChildren(...choice.options.map((label, i) => {
+        const o = document.createElement('option');
+        o.value = String(i);
+        o.textContent = label;
+        return o;
+      }));
+    }
+    select.value = String(choice.selected ?? 0);
+  }
+  $('skeleton-label').hidden = !(state.current && state.viewer.hasSkeleton());
+  $('opt-skeleton').checked = state.viewer.options().skeleton;
+  const layers = $('layers');
+  const shown = state.current ? state.viewer.layers().filter((l) => l.nodes > 0 && !l.chosen) : [];
+  layers.replaceChildren(...shown.map((l) => {
+    const label = document.createElement('label');
+    label.title = `Show or hide the ${l.name} (${l.nodes})`;
+    const box = document.createElement('input');
+    box.type = 'checkbox';
+    box.checked = l.shown;
+    box.dataset.layer = l.name;
+    box.addEventListener('change', () => setLayers({ [l.name]: box.checked }));
+    label.append(box, document.createTextNode(` ${l.name}`));
+    return label;
+  }));
+  layers.hidden = shown.length === 0;
+  const stats = state.viewer.stats();
+  const timeline = $('timeline');
+  timeline.hidden = !(state.current && stats.animating);
+  if (!timeline.hidden) {
+    const clock = state.viewer.clockState();
+    $('play-button').textContent = clock.playing ? 'pause' : 'play';
+    $('speed-select').value = String(clock.speed);
+    const period = state.viewer.clipDuration();
+    $('scrub').max = String(period > 0 ? period : 60);
+  }
+}
+
+// Hide or show layers by name ({doors: false}); resolves once the change is drawn.
+export async function setLayers(changes) {
+  await ready;
+  const hidden = new Set(state.viewer.layers().filter((l) => !l.shown).map((l) => l.name));
+  for (const [name, shown] of Object.entries(changes)) {
+    if (shown) hidden.delete(name);
+    else hidden.add(name);
+  }
+  state.viewer.setHiddenLayers([...hidden]);
+  syncWorldControls();
+  let stats = await state.viewport.requestFrame();
+  while (stats.uploading) stats = await state.viewport.requestFrame();
+  followView();
+  return state.viewer.layers();
+}
+
+// Show option `k` of the scene's choice (a model, an animation); resolves once drawn.
+export async function choose(k) {
+  await ready;
+  if (!state.viewer.choose(k)) throw new Error(`no option ${k} to choose`);
+  state.viewer.home();
+  syncWorldControls();
+  let stats = await state.viewport.requestFrame();
+  while (stats.uploading) stats = await state.viewport.requestFrame();
+  followView();
+  return { triangles: stats.triangles, drawCalls: stats.drawCalls, choice: stats.choice };
+}
+
+// Camera: 'orbit', 'fly', or a viewpoint's index; resolves once drawn.
+export async function setCamera(choice) {
+  await ready;
+  if (typeof choice === 'number') {
+    if (!state.viewer.lookFrom(choice)) throw new Error(`no viewpoint ${choice}`);
+    state.viewpoint = choice;
+  } else {
+    state.viewer.setCameraMode(choice === 'fly' ? 'fly' : 'orbit');
+    state.viewpoint = null;
+  }
+  syncWorldControls();
+  await state.viewport.requestFrame();
+  followView();
+  return state.viewer.camera();
+}
+
+// The clock: {time, playing, speed}; changes resolve once drawn.
+export function clock() {
+  return { time: state.viewer.animationTime(), ...state.viewer.clockState() };
+}
+
+export async function setClock({ time, playing, speed } = {}) {
+  await ready;
+  if (speed !== undefined) state.viewer.setSpeed(speed);
+  if (playing !== undefined) state.viewer.setPlaying(playing);
+  if (time !== undefined) state.viewer.setAnimationTime(time);
+  syncWorldControls();
+  await state.viewport.requestFrame();
+  followView();
+  return clock();
+}
+
+export async function setOptions(changes) {
+  await ready;
+  state.viewer.setOptions(changes);
+  syncToolbar();
+  const stats = await state.viewport.requestFrame();
+  followView();
+  return { triangles: stats.triangles, drawCalls: stats.drawCalls, lod: stats.lod };
+}
+
+// The page around the canvas follows its background (the HUD's colours).
+function syncBackground() {
+  const bg = state.viewer.options().background;
+  $('view').classList.toggle('bg-light', bg !== 'dark');
+}
+
+// The words of the view's menus and keys, as the core's enums spell them (viewWords):
+// {backgrounds, lightings, axisViews, cameraModes}.
+let viewWords = null;
+export function words() {
+  viewWords ||= core.viewWords();
+  return viewWords;
+}
+
+// The background and lighting menus offer what the core takes.
+export function fillMenus() {
+  const fill = (select, values) => select.replaceChildren(...values.map((v) => new Option(v, v)));
+  fill($('background-select'), words().backgrounds);
+  fill($('lighting-select'), words().lightings);
+}
+
+export const next = (list, now) => list[(list.indexOf(now) + 1) % list.length];
+
+// Frame the selected chunk's geometry where one is selected and drawn, else the model.
+export function frame() {
+  if (!state.viewer.frameHighlight()) state.viewer.home();
+  state.viewpoint = null;
+  syncWorldControls();
+  state.viewport.requestFrame();
+}
+
+export function leaveViewpoint() {
+  if (state.viewpoint !== null && state.viewpoint !== undefined) {
+    state.viewpoint = null;
+    syncWorldControls();
+  }
+}
+
+export function stats() {
+  return state.viewer ? state.viewer.stats() : { triangles: 0, drawCalls: 0, fps: 0 };
+}

@@ -1,0 +1,35 @@
+// What leaves the page as a file: the glTF export and the screenshot.
+
+import { $, state } from './state.js';
+
+// The scene on show as a .glb named after the file, downloaded.
+export function saveExport() {
+  const glb = state.viewer.exportGlb();
+  const name = `${(state.current || 'relicview').split('/').pop().replace(/\.[^.]*$/, '') || 'relicview'}.glb`;
+  download(new Blob([glb], { type: 'model/gltf-binary' }), name);
+  return name;
+}
+
+function download(blob, name) {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+}
+
+// The view as a PNG Blob: drawn and captured in one task, so the drawing buffer is intact.
+function screenshotBlob() {
+  const canvas = $('viewport');
+  state.viewer.render(performance.now());
+  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('the canvas gave no image'))), 'image/png'));
+}
+
+export async function saveScreenshot() {
+  const blob = await screenshotBlob();
+  const base = (state.current || 'relicview').split('/').pop().replace(/\.[^.]*$/, '') || 'relicview';
+  download(blob, `${base}.png`);
+  return `${base}.png`;
+}

@@ -1,0 +1,80 @@
+// The archive's listing: entries sorted and indexed by path, typed by their first bytes in
+// batches, and handed to the core's sessions.
+
+import { readHeads } from './files.js';
+import { $, core, nextTask, state } from './state.js';
+import { viewMessage } from './infopane.js';
+
+// What the core says of a kind (badge, title, what its files can do), asked once per kind.
+const kinds = new Map();
+
+export function kindOfEntry(entry) {
+  const kind = entry.kind || 'unknown';
+  if (!kinds.has(kind)) kinds.set(kind, core.kindInfo(kind));
+  return kinds.get(kind);
+}
+
+export function setEntries(entries, sourceLabel, source) {
+  state.source = source;
+  state.entries = entries.slice().sort((a, b) => a.path.localeCompare(b.path, undefined, { sensitivity: 'base' }));
+  state.byPath = new Map(state.entries.map((e) => [e.path.toLowerCase(), e]));
+  // A file on show from the previous archive is not this one's: links must not name it,
+  // and an open of it still under way is abandoned.
+  if (state.current && !state.byPath.has(state.current.toLowerCase())) state.current = null;
+  state.requests++;
+  state.opener?.abandon();
+  state.files.set(state.entries);
+  document.body.classList.toggle('empty', state.entries.length === 0);
+  $('archive-summary').textContent = `${state.entries.length} files · ${sourceLabel}`;
+  if (!state.current) viewMessage('Choose a file in the list, or type in the search box to find one.', { note: true });
+  setListing();
+}
+
+// The core's archives (this thread's and the worker's) learn the listing and its kinds.
+export function setListing() {
+  const paths = state.entries.map((e) => e.path);
+  const kinds = state.entries.map((e) => e.kind || 'unknown');
+  state.session.setListing(paths, kinds);
+  state.opener?.setListing(paths, kinds, state.entries.some((e) => e.size >= state.workerThreshold));
+}
+
+export function markSelected(path) {
+  state.files.mark(path);
+}
+
+// Type every file by its content: the first 16 bytes (magic), then its extension. Files
+// are read in batches, with a progress bar, since an archive can hold thousands; the list
+// is already on show and each batch corrects the kinds its names suggested. Stops when
+// another archive is loaded (`generation` changes).
+const BATCH = 256;
+
+export async function typeEntries(entries, generation) {
+  const bar = $('index-progress');
+  const pending = entries.filter((e) => e.pending);
+  bar.max = pending.length;
+  bar.value = 0;
+  bar.hidden = pending.length < 200;
+  $('file-list').dataset.typing = String(pending.length > 0);
+  let lastChips = performance.now();
+  for (let i = 0; i < pending.length; i += BATCH) {
+    const batch = pending.slice(i, i + BATCH);
+    // Local files are read by a worker where one can run; anything else here.
+    const heads = (batch.every((e) => e.file) && await readHeads(batch.map((e) => e.file))) || await Promise.all(batch.map((e) => e.head().catch(() => null)));
+    const kinds = batch.map((e, k) => (heads[k] ? core.kindOf(e.path, new Uint8Array(heads[k]), e.size) : 'unknown'));
+    if (generation !== state.generation) return false;
+    batch.forEach((e, k) => state.files.setKind(e, kinds[k]));
+    state.files.refresh();
+    bar.value = Math.min(pending.length, i + BATCH);
+    // The chips' counts follow a few times a second.
+    if (performance.now() - lastChips > 250) {
+      state.files.renderKinds();
+      lastChips = performance.now();
+    }
+    await nextTask();
+  }
+  bar.hidden = true;
+  $('file-list').dataset.typing = 'false';
+  state.files.renderKinds();
+  state.files.applyFilter();
+  return true;
+}

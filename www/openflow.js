@@ -1,0 +1,273 @@
+// Opening files: one open at a time (the last one asked for wins), on this thread or in
+// the worker, then the document, the scene and the link's view; loading an archive.
+
+import { isTrap } from './core.js';
+import { entriesFromFiles } from './files.js';
+import { fingerprint, readHash } from './urlstate.js';
+import { $, core, message, nextTask, ready, state } from './state.js';
+import { showDocument, showError, viewMessage } from './infopane.js';
+import { kindOfEntry, markSelected, setEntries, setListing, typeEntries } from './listing.js';
+import { writeHash } from './address.js';
+import { restoreView, stats, syncToolbar } from './controls.js';
+import { recoverFromTrap } from './recovery.js';
+
+// Open a file; `restore` is a link's view ({cam, lod, chunk}) to put back once it shows.
+async function doOpen(path, restore, request) {
+  await ready;
+  const lost = state.coreLost;
+  state.opening++;
+  try {
+    // An open whose core traps never settles on its own: the trap ends it.
+    return await Promise.race([openNow(path, restore, request), lost]);
+  } catch (err) {
+    if (!isTrap(err)) throw err;
+    await recoverFromTrap(err);
+    throw new Error(`${path}: ${state.traps.at(-1).message} (the viewer's core was restarted)`);
+  } finally {
+    state.opening = Math.max(0, state.opening - 1);
+  }
+}
+
+// The core opens the file and everything it refers to: a big one in the worker, others here
+// through state.session's reader. → {file, viaWorker}
+async function openFile(entry) {
+  if (state.opener.usable && entry.size >= state.workerThreshold && entry.source) {
+    $('open-progress').removeAttribute('value');
+    $('open-progress').hidden = false;
+    try {
+      return { file: await state.opener.open(entry.path), viaWorker: true };
+    } catch (err) {
+      // Where no worker can start, files open here as small ones do.
+      if (!err.workerBroken) throw err;
+    }
+  }
+  state.reading = { path: entry.path, buffer: null };
+  return { file: await state.session.open(entry.path), viaWorker: false };
+}
+
+// Fill the inspector with an opened file's records and bytes; → ms it took.
+function showInspector(file) {
+  const t0 = performance.now();
+  const view = file.inspect();
+  const views = view ? view.views : [];
+  const stored = state.reading.path === file.path ? state.reading.buffer : null;
+  state.reading = { path: null, buffer: null };
+  // The last view is the file as stored: the bytes this page read, where it read them.
+  const bytes = views.map((v, i) => (i === views.length - 1 && stored && stored.byteLength === v.len ? new Uint8Array(stored) : file.bytes(i) || new Uint8Array(0)));
+  state.inspector.show(view, bytes);
+  return performance.now() - t0;
+}
+
+async function openNow(path, restore, request) {
+  const abandoned = () => request !== state.requests;
+  if (abandoned()) return { abandoned: true };
+  const entry = state.byPath.get(String(path).toLowerCase());
+  if (!entry) throw new Error(`${path}: no such file in the archive`);
+  const newFile = state.current !== entry.path;
+  state.current = entry.path;
+  markSelected(entry.path);
+  const t0 = performance.now();
+  let file;
+  let viaWorker = false;
+  try {
+    ({ file, viaWorker } = await openFile(entry));
+  } catch (err) {
+    if (err.abandoned || abandoned()) return { abandoned: true };
+    return failed(entry, err);
+  }
+  if (abandoned()) {
+    file.free();
+    return { abandoned: true };
+  }
+  // The steps of an open are tasks of their own, so that input and frames get in between.
+  await nextTask();
+  const error = file.error();
+  if (error) {
+    // A broken file is inspected up to its error.
+    showInspector(file);
+    file.free();
+    return failed(entry, error);
+  }
+  // The previous file's records and selection go; this file's come after its first frame.
+  state.inspector.show(null, []);
+  // Scripts tell the upload-and-draw task from the parse before it by this mark.
+  performance.mark('relicview:show', { detail: entry.path });
+  if (!viaWorker) state.viewer.show(file);
+  else if (file.sceneBytes) {
+    state.viewer.showSceneBytes(file.sceneBytes);
+    file.sceneBytes = null;
+  } else state.viewer.clear();
+  state.viewpoint = null;
+  if (entry.failed) state.files.setFailed(entry, false);
+  showDocument(file);
+  // Damaged where it ends: what came before is on show, and the view says what is missing.
+  const damage = file.damage();
+  state.files.setDamaged(entry, Boolean(damage));
+  if (damage) viewMessage(`${entry.path} is damaged: ${message(damage)}\nEverything before that point is shown.`, { note: true, warning: true });
+  if (restore) restoreView(restore, { chunk: false });
+  syncToolbar();
+  writeHash({ push: newFile && !restore, opened: true });
+  const t3 = performance.now();
+  // The first frame goes to the GPU first; the inspector is filled while it is rasterised
+  // (in the frame's own task: the page waits for the rasteriser once that task ends).
+  let stats;
+  try {
+    stats = state.viewport.drawNow();
+  } catch (err) {
+    // A scene that cannot be drawn (the core took it off the view) fails this file alone.
+    if (isTrap(err)) throw err;
+    file.free();
+    return failed(entry, err);
+  }
+  const drawMs = performance.now() - t3;
+  $('viewport').getContext('webgl2').flush();
+  const inspectMs = showInspector(file);
+  if (restore && restore.chunk !== null && state.current === entry.path) {
+    state.inspector.selectChunk(restore.chunk);
+    writeHash({ push: false, opened: true });
+  }
+  // A large world goes up batch by batch, a frame each: done once the last is drawn.
+  try {
+    while (stats.uploading && state.current === entry.path) stats = await state.viewport.requestFrame();
+  } catch (err) {
+    if (isTrap(err)) throw err;
+    file.free();
+    return failed(entry, err);
+  }
+  $('open-progress').hidden = true;
+  const core = file.timings();
+  state.lastOpen = {
+    path: entry.path,
+    readMs: core.readMs,
+    parseMs: core.parseMs,
+    inspectMs,
+    assetsMs: core.assetsMs,
+    buildMs: core.buildMs,
+    showMs: state.viewer.showMs(),
+    uploadMs: state.viewer.uploadMs(),
+    uploadBytes: state.viewer.uploadBytes(),
+    // Opened by the worker (read, parse and inspector off this thread), and its memory.
+    worker: viaWorker,
+    workerMemoryBytes: viaWorker ? file.workerMemoryBytes : null,
+    packMs: viaWorker ? file.packMs : null,
+    deliverMs: viaWorker ? file.deliverMs : null,
+    // Uploading the scene and making the first frame's draw calls; the GPU may still be
+    // rasterising it when open() resolves.
+    drawMs,
+    totalMs: performance.now() - t0,
+  };
+  file.free();
+  return { triangles: stats.triangles, drawCalls: stats.drawCalls };
+}
+
+// A file that cannot be read or parsed: marked in the list, its error in the panel, the view
+// cleared; the rest of the archive stays usable.
+async function failed(entry, err) {
+  $('open-progress').hidden = true;
+  state.viewer.clear();
+  state.files.setFailed(entry, true, message(err));
+  showError(entry.path, err);
+  $('export-button').disabled = true;
+  await state.viewport.requestFrame();
+  throw err;
+}
+
+// An open asked for while another is under way runs after it; an open that a later one
+// replaced before it could show is abandoned (→ {abandoned: true}): stepping through a
+// list with the keyboard shows where it stops, not every file on the way.
+export function open(path, restore = null) {
+  const request = ++state.requests;
+  // A big file still parsing in the worker is not waited for.
+  state.opener?.abandon();
+  const run = state.queue.then(() => doOpen(path, restore, request));
+  state.queue = run.catch(() => {});
+  return run;
+}
+
+// Restore the view a link describes: its file (with camera, LOD and chunk).
+export function applyLink(link) {
+  const target = link.path && state.byPath.get(link.path.toLowerCase());
+  if (link.path && !target) {
+    // The URL stays as it is: the reader may have the wrong archive, or a typo to fix.
+    showError(link.path, new Error(`This link's file is not in this archive (${state.entries.length} files). The link is kept as it is.`), [
+      ['Show the first model instead', () => openFirstValid().catch(() => {})],
+    ]);
+    return true;
+  }
+  if (!target) return false;
+  if (target.path === state.current) {
+    restoreView(link);
+    syncToolbar();
+    state.viewport.requestFrame();
+  } else {
+    open(target.path, link).catch(() => {});
+  }
+  return true;
+}
+
+// After a new file list: restore the link's view if it is for this archive, else show the
+// first model.
+function openInitial() {
+  const link = readHash();
+  const linkFolder = link.folder && !link.archive ? link.folder : null;
+  if (linkFolder && state.source.folder && linkFolder !== state.source.folder) {
+    showError('This folder does not match the link', new Error(
+      `The link was made for a folder with fingerprint ${linkFolder}; this one is ${state.source.folder} (number of files, then a hash of names and sizes). Its view is not restored.`));
+  } else if (!(link.archive && link.archive !== state.source.archive) && applyLink(link)) {
+    // (A link to a hosted archive says nothing of a folder dropped in its place.)
+    return;
+  }
+  // (A link to another folder waits for that folder.)
+  if (!linkFolder || linkFolder === state.source.folder) openFirstValid().catch(() => {});
+}
+
+// Open the archive's first model that opens without an error or damage: a broken file is
+// marked in the list and passed over (at most FIRST_TRIES of them), never left on show as
+// the first thing a reader sees.
+const FIRST_TRIES = 40;
+
+async function openFirstValid() {
+  const candidates = state.entries.filter((e) => kindOfEntry(e).capabilities.primary && !e.failed).slice(0, FIRST_TRIES);
+  for (const e of candidates) {
+    const before = state.requests;
+    try {
+      const shown = await open(e.path);
+      if (!shown || shown.abandoned) return null;
+      // Drawn despite damage: shown only if nothing after it opens whole.
+      if (!e.damaged || e === candidates[candidates.length - 1]) return e.path;
+      if (state.requests !== before + 1) return null;
+    } catch {
+      // Another file asked for meanwhile: the reader's choice stands.
+      if (state.requests !== before + 1) return null;
+    }
+  }
+  return null;
+}
+
+export async function loadEntries(entries, label, source) {
+  await ready;
+  const generation = ++state.generation;
+  const t0 = performance.now();
+  // Listed by name at once, with the kinds their names suggest; typed by content after.
+  for (const e of entries) {
+    if (e.kind) continue;
+    e.kind = core.kindOf(e.path, new Uint8Array(0), e.size);
+    e.pending = true;
+  }
+  setEntries(entries, label, source);
+  const requestsAtList = state.requests;
+  state.lastListMs = performance.now() - t0;
+  state.indexTimeline = { start: t0, listed: performance.now(), typed: null };
+  if (!(await typeEntries(state.entries, generation))) return { files: entries.length };
+  setListing();
+  state.lastIndexMs = performance.now() - t0;
+  state.indexTimeline.typed = performance.now();
+  // Unless a file was opened from the list meanwhile: the user's choice stands.
+  if (state.requests === requestsAtList) openInitial();
+  return { files: entries.length };
+}
+
+export function loadFiles(files) {
+  const entries = entriesFromFiles(files);
+  return loadEntries(entries, 'local files', { folder: fingerprint(entries) });
+}

@@ -1,0 +1,67 @@
+// The core's lifecycle: an instance with its viewer and session, the page's reads for it,
+// and a fresh instance when one traps.
+
+import { instantiate } from './core.js';
+import { $, core, message, setCore, state } from './state.js';
+import { showError } from './infopane.js';
+import { setListing } from './listing.js';
+
+// How the core reads an archive file: → Promise<ArrayBuffer>.
+function readForCore(path) {
+  const entry = state.byPath.get(path.toLowerCase());
+  // Each file read while opening shows: a world reads its models one after another.
+  if (state.opening) {
+    const bar = $('open-progress');
+    bar.removeAttribute('value');
+    bar.hidden = false;
+  }
+  if (!entry) return Promise.reject(new Error('not in the archive'));
+  // The file being opened is kept as read: the hex view shows it as stored from this
+  // buffer rather than from a copy of the core's.
+  return entry.read().then((buffer) => {
+    if (entry.path === state.reading.path) state.reading.buffer = buffer;
+    return buffer;
+  });
+}
+
+// Instance `generation` of the core, with the viewer and the archive session on it.
+export async function startCore(generation) {
+  const { glue, exports } = await instantiate(state.module, generation);
+  setCore(glue);
+  state.wasm = exports;
+  state.viewer = new core.Viewer($('viewport'));
+  state.warmUpMs = state.viewer.warmUp();
+  state.session = new core.Session(readForCore);
+  if (state.viewport) state.viewport.viewer = state.viewer;
+  state.coreLost = new Promise((_, reject) => { state.loseCore = reject; });
+  state.coreLost.catch(() => {});
+}
+
+// The core trapped: start a new instance, give it the archive's listing, mark the file that
+// was on show or opening, and say what happened over the view. The next open works.
+export function recoverFromTrap(err) {
+  state.recovering ||= (async () => {
+    const path = state.current;
+    // The panic's own words where the core left them, else the trap's.
+    const said = globalThis.relicviewPanic;
+    delete globalThis.relicviewPanic;
+    state.traps.push({ path, message: said || message(err) });
+    state.loseCore(err);
+    state.requests++;
+    state.queue = Promise.resolve();
+    state.current = null;
+    await startCore(state.traps.length);
+    setListing();
+    const entry = path && state.byPath.get(path.toLowerCase());
+    const why = `The viewer's core stopped${path ? ' on this file' : ''} (${state.traps.at(-1).message}). It has been restarted: the archive is still open, and other files open as before.`;
+    if (entry) state.files.setFailed(entry, true, why);
+    // Nothing of the lost instance's stays on show: its records, its progress.
+    state.inspector.show(null, []);
+    $('open-progress').hidden = true;
+    $('export-button').disabled = true;
+    showError(path || 'relicview', new Error(why));
+    state.viewport.requestFrame().catch(() => {});
+    state.recovering = null;
+  })();
+  return state.recovering;
+}

@@ -1,0 +1,82 @@
+// The shell's own controls bound to what they do: open buttons, drop target, toolbar,
+// menus, help and panes.
+
+import { collectDrop } from './files.js';
+import { Help } from './help.js';
+import { Panes } from './panes.js';
+import { fingerprint, readHash } from './urlstate.js';
+import { $, state } from './state.js';
+import { button } from './infopane.js';
+import { share } from './address.js';
+import { choose, frame, setCamera, setClock, setOptions } from './controls.js';
+import { applyLink, loadEntries, loadFiles } from './openflow.js';
+import { checkArchive } from './check.js';
+import { saveExport, saveScreenshot } from './exporting.js';
+
+export function bindShell() {
+  // Real buttons (in the Tab order) for the hidden file inputs.
+  for (const [button, input] of [['folder-button', 'folder-input'], ['files-button', 'files-input'], ['landing-folder', 'folder-input'], ['landing-files', 'files-input']]) {
+    $(button).addEventListener('click', () => $(input).click());
+  }
+  $('background-select').addEventListener('change', (e) => setOptions({ background: e.target.value }));
+  $('lighting-select').addEventListener('change', (e) => setOptions({ lighting: e.target.value }));
+  state.help = new Help($('help'), $('help-keys'), $('help-button'), $('help-close'));
+  // ? anywhere but in a text field.
+  document.addEventListener('keydown', (e) => {
+    if (e.key !== '?' || e.ctrlKey || e.metaKey || e.altKey || state.help.open) return;
+    if (e.target.closest && e.target.closest('input, select, textarea')) return;
+    e.preventDefault();
+    state.help.show();
+  });
+  state.panes = new Panes({ onChange: () => state.viewport?.requestFrame() });
+  for (const id of ['folder-input', 'files-input']) {
+    $(id).addEventListener('change', (e) => {
+      if (e.target.files.length) loadFiles(e.target.files);
+    });
+  }
+  $('lod-select').addEventListener('change', (e) => setOptions({ lod: Number(e.target.value) }));
+  $('opt-autolod').addEventListener('change', (e) => setOptions({ autoLod: e.target.checked }));
+  $('opt-wireframe').addEventListener('change', (e) => setOptions({ wireframe: e.target.checked }));
+  $('opt-cullback').addEventListener('change', (e) => setOptions({ cullBack: e.target.checked }));
+  $('frame-button').addEventListener('click', () => frame());
+  $('camera-select').addEventListener('change', (e) => {
+    const v = e.target.value;
+    setCamera(v.startsWith('view:') ? Number(v.slice(5)) : v).catch(() => {});
+  });
+  for (const b of document.querySelectorAll('#axis-views [data-axis]')) {
+    b.addEventListener('click', () => window.relicview.axisView(b.dataset.axis));
+  }
+  $('play-button').addEventListener('click', () => setClock({ playing: !state.viewer.clockState().playing }));
+  $('speed-select').addEventListener('change', (e) => setClock({ speed: Number(e.target.value) }));
+  $('scrub').addEventListener('input', (e) => setClock({ time: Number(e.target.value), playing: false }));
+  // One frame of a clip that runs in frames (an FF7 animation), else a tenth of a second.
+  const step = (k) => setClock({ time: Math.max(0, state.viewer.animationTime() + k * state.viewer.frameTime()), playing: false });
+  $('step-back').addEventListener('click', () => step(-1));
+  $('step-forward').addEventListener('click', () => step(1));
+  $('choice-select').addEventListener('change', (e) => choose(Number(e.target.value)));
+  $('opt-skeleton').addEventListener('change', (e) => setOptions({ skeleton: e.target.checked }));
+  $('share-button').addEventListener('click', () => share());
+  $('check-button').addEventListener('click', () => checkArchive().catch(() => {}));
+  // The info panel folds to its title, to uncover the view behind it.
+  const fold = () => {
+    const folded = $('info-panel').classList.toggle('folded');
+    $('info-fold').setAttribute('aria-expanded', String(!folded));
+    $('info-fold').textContent = folded ? '▸' : '▾';
+  };
+  $('info-fold').addEventListener('click', fold);
+  $('info-title').addEventListener('click', fold);
+  $('screenshot-button').addEventListener('click', () => saveScreenshot());
+  $('export-button').addEventListener('click', () => saveExport());
+  const overlay = $('drop-overlay');
+  window.addEventListener('dragover', (e) => { e.preventDefault(); overlay.hidden = false; });
+  window.addEventListener('dragleave', (e) => { if (!e.relatedTarget) overlay.hidden = true; });
+  window.addEventListener('drop', (e) => {
+    e.preventDefault();
+    overlay.hidden = true;
+    collectDrop(e.dataTransfer).then((entries) => loadEntries(entries, 'dropped', { folder: fingerprint(entries) }));
+  });
+  // Back/forward, and links pasted into the address bar of an open page.
+  const follow = () => applyLink(readHash());
+  window.addEventListener('popstate', follow);
+  window.addEventListener('hashchange', follow);
+}

@@ -1,0 +1,77 @@
+// The page's state, defined here and nowhere else, with the core instance in use and the
+// helpers every module needs. Other modules read and set these fields; none adds one.
+
+export const $ = (id) => document.getElementById(id);
+// The glue of the wasm instance in use (Viewer, Session, kindOf, kindInfo): replaced when an
+// instance traps (core.js).
+export let core = null;
+export function setCore(glue) {
+  core = glue;
+}
+
+export const state = {
+  entries: [],
+  session: null, // the core's archive: listing, assets read, reference graph
+  byPath: new Map(), // lower-case path → entry: paths on these discs are case-insensitive
+  current: null,
+  viewport: null,
+  viewer: null,
+  queue: Promise.resolve(), // opens run one after another; the last one asked for wins
+  // Where the archive came from, for links: {archive: listing URL} or {folder: fingerprint}.
+  source: {},
+  // While a file is being opened the hash keeps describing the file on show.
+  opening: 0,
+  // The viewpoint the camera is at (its index), while it has not moved away.
+  viewpoint: null,
+  // Counts archives loaded: a folder's typing stops when another one comes.
+  generation: 0,
+  // Counts opens asked for: an open replaced by a later one is abandoned.
+  requests: 0,
+  // Files from this size (bytes) on are opened by a worker (opener.js), not on this thread:
+  // below it the parse takes under ~100 ms here (wasm parses ~150-200 MB/s on a 2-core
+  // EPYC), and the worker's packing and unpacking would cost more than they spare.
+  workerThreshold: 16 << 20,
+  opener: null,
+  // The file an open on this thread is reading, and its bytes once read.
+  reading: { path: null, buffer: null },
+  // The compiled core, and the traps it recovered from: [{path, message}].
+  module: null,
+  traps: [],
+  // Rejects when the instance in use traps: opens waiting on it give up.
+  coreLost: null,
+  loseCore: null,
+  recovering: null,
+  // The instance's wasm exports (memory, for the tests' measurements) and how long its
+  // shaders took to compile (ms).
+  wasm: null,
+  warmUpMs: 0,
+  // The page's parts, made at boot: the file list, the inspector, the panes, the help.
+  files: null,
+  inspector: null,
+  panes: null,
+  help: null,
+  // What the last open took ({path, readMs, …}) and how long the last listing took to list
+  // and to type (ms), with the timeline of that indexing.
+  lastOpen: null,
+  lastListMs: 0,
+  lastIndexMs: 0,
+  indexTimeline: null,
+  // The inspector's selection before a click picked a face: a double-click restores it.
+  // `undefined` while there is none to restore.
+  beforePick: undefined,
+  // Clears the "link copied" note.
+  shareTimer: null,
+};
+
+// Resolves once the page is wired and the core is up; rejects when it could not start.
+export let readyResolve, readyReject;
+export const ready = new Promise((resolve, reject) => { readyResolve = resolve; readyReject = reject; });
+
+export function message(err) {
+  return err && err.message ? err.message : String(err);
+}
+
+// Resolves in a task of its own, after whatever the browser has waiting (input, frames).
+export function nextTask() {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
