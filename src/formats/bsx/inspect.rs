@@ -78,7 +78,7 @@ pub fn view(file: &BsxFile, bytes: &[u8], decoded_len: usize, container_len: Opt
             let mut f = row(flags_at, flags_at + 4 * d.flags.len(), "flags", format!("{} texture flag words", d.flags.len()), String::new());
             f.fields = d.flags.iter().enumerate().map(|(k, w)| {
                 let t = super::vram::TextureFlag::of(*w);
-                (flags_at + 4 * k, 4, format!("flag {k}"), format!("{w:#010x}: type {}, page ({}, {}), CLUT ({}, {}), {:?}", t.kind, t.key.page_x, t.key.page_y, t.key.clut_x, t.key.clut_y, t.key.depth))
+                (flags_at + 4 * k, 4, format!("flag {k}"), format!("{w:#010x}: type {}, page ({}, {}), CLUT ({}, {}), {:?}", t.kind.bits(), t.key.page_x, t.key.page_y, t.key.clut_x, t.key.clut_y, t.key.depth))
             }).collect();
             rows.push(f);
         }

@@ -5,8 +5,8 @@
 
 use super::raw::{Animation, AnimationData, Bone, BsxFile, ModelRecord, Part, PartData};
 use super::inspect::Records;
-use super::tdb::TdbFile;
-use super::vram::{PageKey, TextureFlag, Vram, MAX_FACE_SLOTS};
+use super::tdb::{Feature, TdbFile};
+use super::vram::{PageKey, TextureFlag, TextureKind, Vram, MAX_FACE_SLOTS};
 use crate::scene::{Blend, Choice, ChoiceOption, Clip, Material, Mesh, Node, Primitive, Repeat, Scene, SourceRun, Target, Texture, Track, Transform};
 use glam::{EulerRot, Quat};
 use std::collections::HashMap;
@@ -128,7 +128,8 @@ pub struct Extras<'a> {
 enum Look {
     Plain,
     Page(PageKey, Option<Blend>),
-    Face(u8),
+    /// A texture FIELD.TDB would supply (or one of a type not known), drawn grey.
+    Face(TextureKind),
 }
 
 /// A model's bones, parts and animations as the engine assembles them: a character's from
@@ -322,8 +323,8 @@ fn blend_of(control: u8) -> Option<Blend> {
 
 /// Where a model slot's eye or mouth sits in the face page, in texels: the stored texcoords
 /// are slot 0's.
-fn face_offset(kind: u8, slot: usize) -> [u16; 2] {
-    if kind == 0 { [(slot % 4) as u16 * 64, (slot / 4) as u16 * 32] } else { [(slot % 8) as u16 * 32, (slot / 8) as u16 * 32] }
+fn face_offset(feature: Feature, slot: usize) -> [u16; 2] {
+    if feature == Feature::Eye { [(slot % 4) as u16 * 64, (slot / 4) as u16 * 32] } else { [(slot % 8) as u16 * 32, (slot / 8) as u16 * 32] }
 }
 
 /// A part's polygons as a mesh: a primitive per look. `records` is None for a part from
@@ -338,11 +339,11 @@ fn part_mesh(scene: &mut Scene, painter: &mut Painter, data: &PartData, records:
                 let flag = TextureFlag::of(word);
                 let blend = control.and_then(blend_of);
                 match flag.kind {
-                    2 => (Look::Page(flag.key, blend), [0, 0]),
-                    kind @ (0 | 1) if painter.faced.get(slot).copied().unwrap_or(false) => {
+                    TextureKind::Own => (Look::Page(flag.key, blend), [0, 0]),
+                    TextureKind::Face(feature) if painter.faced.get(slot).copied().unwrap_or(false) => {
                         // The engine adds the slot to the face CLUT's row, and samples the slot's images.
                         let key = PageKey { clut_y: flag.key.clut_y + slot as u16, ..flag.key };
-                        (Look::Page(key, blend), face_offset(kind, slot))
+                        (Look::Page(key, blend), face_offset(feature, slot))
                     }
                     kind => (Look::Face(kind), [0, 0]),
                 }
@@ -412,9 +413,9 @@ fn material_for(scene: &mut Scene, painter: &mut Painter, look: Look) -> u32 {
         }
         // Eyes and mouths come from FIELD.TDB: without it (or for a type no file uses), grey.
         Look::Face(kind) => (match kind {
-            0 => "eye (FIELD.TDB)".to_string(),
-            1 => "mouth (FIELD.TDB)".to_string(),
-            k => format!("texture type {k} (not known)"),
+            TextureKind::Face(Feature::Eye) => "eye (FIELD.TDB)".to_string(),
+            TextureKind::Face(Feature::Mouth) => "mouth (FIELD.TDB)".to_string(),
+            k => format!("texture type {} (not known)", k.bits()),
         }, None, None),
     };
     let base = if matches!(look, Look::Face(_)) { [0.6, 0.6, 0.6, 1.0] } else { [1.0; 4] };

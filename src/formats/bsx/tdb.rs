@@ -25,7 +25,7 @@ pub struct TdbFile {
 }
 
 /// Which of a face's images a polygon shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Feature {
     Eye,
     Mouth,

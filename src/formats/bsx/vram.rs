@@ -40,11 +40,41 @@ pub struct PageKey {
     pub depth: Depth,
 }
 
-/// What a flag word says: the texture's type (0 eye, 1 mouth, 2 the model's own), and where
-/// it samples.
+/// What a flag word's low six bits say a polygon shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TextureKind {
+    /// 0 and 1: the face's eye or mouth, which FIELD.TDB supplies.
+    Face(Feature),
+    /// 2: the model's own texture, in its VRAM rectangles.
+    Own,
+    /// Any other type: not known.
+    Unknown(u8),
+}
+
+impl TextureKind {
+    pub fn of(bits: u8) -> TextureKind {
+        match bits {
+            0 => TextureKind::Face(Feature::Eye),
+            1 => TextureKind::Face(Feature::Mouth),
+            2 => TextureKind::Own,
+            k => TextureKind::Unknown(k),
+        }
+    }
+    /// The type as the file writes it.
+    pub fn bits(self) -> u8 {
+        match self {
+            TextureKind::Face(Feature::Eye) => 0,
+            TextureKind::Face(Feature::Mouth) => 1,
+            TextureKind::Own => 2,
+            TextureKind::Unknown(k) => k,
+        }
+    }
+}
+
+/// What a flag word says: the texture's type and where it samples.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TextureFlag {
-    pub kind: u8,
+    pub kind: TextureKind,
     pub key: PageKey,
 }
 
@@ -56,7 +86,7 @@ impl TextureFlag {
             _ => Depth::Fifteen,
         };
         TextureFlag {
-            kind: (word & 0x3F) as u8,
+            kind: TextureKind::of((word & 0x3F) as u8),
             key: PageKey { page_x: ((word >> 8) & 0xF) as u16 * 64, page_y: ((word >> 12) & 1) as u16 * 256, clut_x: ((word >> 16) & 0x3F) as u16 * 16, clut_y: ((word >> 22) & 0x1FF) as u16, depth },
         }
     }
@@ -155,7 +185,7 @@ mod tests {
     fn flag_words_name_page_clut_and_depth() {
         // By the bit table of docs/formats/bsx.md, "Textures": type 2, 4 bpp, page (640, 256), CLUT (0, 500).
         let f = TextureFlag::of(0x7D00_1A02);
-        assert_eq!(f.kind, 2);
+        assert_eq!(f.kind, TextureKind::Own);
         assert_eq!(f.key, PageKey { page_x: 640, page_y: 256, clut_x: 0, clut_y: 500, depth: Depth::Four });
     }
 

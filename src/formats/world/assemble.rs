@@ -279,6 +279,20 @@ struct ModelTemplate {
     absorbed: Absorbed,
 }
 
+/// The scene's index of each layer a world puts nodes on.
+struct WorldLayers {
+    dropzones: u32,
+    doors: u32,
+    fx: u32,
+    lab_only: u32,
+}
+
+impl WorldLayers {
+    fn of(scene: &mut Scene) -> WorldLayers {
+        WorldLayers { dropzones: scene.layer(LAYER_DROPZONES), doors: scene.layer(LAYER_DOORS), fx: scene.layer(LAYER_FX), lab_only: scene.layer(LAYER_LAB_ONLY) }
+    }
+}
+
 struct Builder<'a> {
     assets: &'a dyn WorldAssets,
     scene: Scene,
@@ -286,7 +300,7 @@ struct Builder<'a> {
     templates: HashMap<String, Option<Rc<ModelTemplate>>>,
     /// Inspector row of each entry of the root map.
     entry_row: &'a dyn Fn(u32) -> u32,
-    layers: [u32; 4],
+    layers: WorldLayers,
 }
 
 impl Builder<'_> {
@@ -327,7 +341,7 @@ impl Builder<'_> {
     fn place(&mut self, parent: u32, p: &Placed) {
         let record = (p.file == 0).then(|| (self.entry_row)(p.entry));
         let transform = Transform { translation: p.pose.translation, rotation: p.pose.quat().to_array(), scale: [1.0; 3] };
-        let layer = p.lab_only.then_some(self.layers[3]);
+        let layer = p.lab_only.then_some(self.layers.lab_only);
         let node = self.scene.add_node(Some(parent), Node { name: Some(p.target.clone()), transform, record, layer, ..Default::default() });
         let first = p.file == 0 && !self.report.outcomes.contains_key(&p.entry);
         let outcome = match &p.kind {
@@ -339,7 +353,7 @@ impl Builder<'_> {
             }
             PlacedKind::Dropzone { pose } => {
                 let own = Transform { translation: pose.translation, rotation: pose.quat().to_array(), scale: [1.0; 3] };
-                let dz = self.scene.add_node(Some(node), Node { name: Some(p.target.clone()), transform: own, marker: Some(Marker::Dropzone), layer: Some(self.layers[0]), ..Default::default() });
+                let dz = self.scene.add_node(Some(node), Node { name: Some(p.target.clone()), transform: own, marker: Some(Marker::Dropzone), layer: Some(self.layers.dropzones), ..Default::default() });
                 let n = self.scene.viewpoints.len() + 1;
                 self.scene.viewpoints.push(Viewpoint { name: format!("dropzone {n}: {}", p.target), node: dz });
                 format!("→ dropzone {n}")
@@ -384,7 +398,7 @@ impl Builder<'_> {
         for v in &object.video {
             let glow = v.stem.starts_with("laz");
             let Some(bgf) = self.resolve(&v.file) else { continue };
-            let layer = glow.then_some(self.layers[2]);
+            let layer = glow.then_some(self.layers.fx);
             let name = v.node.clone().unwrap_or_else(|| v.stem.clone());
             let leaf = self.scene.add_node(Some(node), Node { name: Some(name), layer, ..Default::default() });
             if let Some(t) = self.template(&bgf, glow) {
@@ -408,7 +422,7 @@ impl Builder<'_> {
             }
         }
         if is_door {
-            self.scene.nodes[node as usize].layer.get_or_insert(self.layers[1]);
+            self.scene.nodes[node as usize].layer.get_or_insert(self.layers.doors);
         }
     }
 
@@ -436,7 +450,7 @@ impl Builder<'_> {
 /// root map, so that a placement picked in 3D finds its line.
 pub fn build_scene(name: &str, expanded: &Expanded, assets: &dyn WorldAssets, entry_row: &dyn Fn(u32) -> u32, root_row: u32) -> (Scene, WorldReport) {
     let mut scene = Scene { name: name.to_string(), ..Default::default() };
-    let layers = [LAYER_DROPZONES, LAYER_DOORS, LAYER_FX, LAYER_LAB_ONLY].map(|l| scene.layer(l));
+    let layers = WorldLayers::of(&mut scene);
     let root = scene.add_node(None, Node { name: Some(format!("[{}]", expanded.root_section)), record: Some(root_row), ..Default::default() });
     let mut b = Builder { assets, scene, report: WorldReport::default(), templates: HashMap::new(), entry_row, layers };
     for p in &expanded.placed {
@@ -449,7 +463,7 @@ pub fn build_scene(name: &str, expanded: &Expanded, assets: &dyn WorldAssets, en
 /// A game object alone (a .MOD opened by itself) as a scene.
 pub fn object_scene(name: &str, object: &GameObject, assets: &dyn WorldAssets) -> (Scene, WorldReport) {
     let mut scene = Scene { name: name.to_string(), ..Default::default() };
-    let layers = [LAYER_DROPZONES, LAYER_DOORS, LAYER_FX, LAYER_LAB_ONLY].map(|l| scene.layer(l));
+    let layers = WorldLayers::of(&mut scene);
     let root = scene.add_node(None, Node { name: Some(name.to_string()), ..Default::default() });
     let mut b = Builder { assets, scene, report: WorldReport::default(), templates: HashMap::new(), entry_row: &|e| e, layers };
     b.place_object(root, object);
