@@ -1,14 +1,18 @@
 //! relicview: identifies, parses and triangulates the files of old 3D game archives.
 //!
-//! Layers, each using only those below it:
+//! Layers, each using only those below it (docs/architecture.md draws the same, with a line
+//! on each module; tests/layers.rs checks it):
 //!
 //! ```text
-//!  web (wasm glue) · bin (CLI: info, census, export, serve, index, demo)
+//!  web (wasm glue: session, opened file, viewer) · bin (CLI: info, census, export, serve …)
 //!  render (three-d, wasm only) · gltf (export) · census · serve · demo
+//!  view         the viewer's state without a browser: camera words, options, clock, fps, layers
 //!  archive      paths, nearest-first resolution, assets, reference graph, the open sequence;
 //!               implements formats::Assets
-//!  formats      registry of kinds · Document interface · the Assets seam (what a document
-//!               asks of the archive) · biz2, world, bsx, lzs, text, image, misnamed, bytes
+//!  wire         a scene as bytes between threads
+//!  formats      registry (the table of kinds) · Document interface · Assets seam and path
+//!               helpers · kind (what a format needs of the seam) · biz2, world, bsx, lzs,
+//!               text, image, misnamed, bytes
 //!  inspect      neutral inspector view (rows, fields, coverage runs)
 //!  scene        neutral scene graph (meshes, materials, nodes, instances, clips)
 //!  texture      decoded pictures

@@ -25,12 +25,21 @@ fn code_of(src: &str) -> String {
             }
             i += 2;
         } else if b[i] == b'"' {
+            let start = i + 1;
             i += 1;
             while i < b.len() && b[i] != b'"' {
                 i += if b[i] == b'\\' { 2 } else { 1 };
             }
+            // A path in a string names a module too (`#[serde(with = "crate::pod_serde::…")]`).
+            let text = &src[start..i.min(b.len())];
             i += 1;
-            out.push_str("\"\"");
+            if text.starts_with("crate::") || text.starts_with("super::") {
+                out.push(' ');
+                out.push_str(text);
+                out.push(' ');
+            } else {
+                out.push_str("\"\"");
+            }
         } else if b[i] == b'\'' && i + 2 < b.len() && (b[i + 2] == b'\'' || b[i + 1] == b'\\') {
             // A char literal ('x' or '\n'); a lifetime has no closing quote.
             i += 1;
@@ -251,11 +260,12 @@ fn cycle(g: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
 
 #[test]
 fn the_reader_sees_paths_as_the_compiler_does() {
-    let code = code_of("use crate::a::{b, c::D as E};\n// crate::x::y\nfn f() { super::super::z::w(); \"crate::s::t\"; }\n#[cfg(test)]\nmod tests { use crate::q::r; }\n");
+    let code = code_of("use crate::a::{b, c::D as E};\n// crate::x::y\nfn f() { super::super::z::w(); \"see crate::s::t\"; }\n#[serde(with = \"crate::p::v\")]\n#[cfg(test)]\nmod tests { use crate::q::r; }\n");
     let module = vec!["m".to_string(), "n".to_string(), "o".to_string()];
     let named: BTreeSet<Vec<String>> = named_paths(&module, &code).into_iter().collect();
     let p = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
     assert!(named.contains(&p(&["a", "b"])) && named.contains(&p(&["a", "c", "D"])) && named.contains(&p(&["m", "z", "w"])), "{named:?}");
+    assert!(named.contains(&p(&["p", "v"])), "a serde path in an attribute names its module: {named:?}");
     assert!(!named.iter().any(|n| n[0] == "x" || n[0] == "s" || n[0] == "q"), "comments, strings and test modules name nothing: {named:?}");
     let g: BTreeMap<String, BTreeSet<String>> = [("a", vec!["b"]), ("b", vec!["c"]), ("c", vec!["a"])].into_iter().map(|(k, v)| (k.to_string(), v.into_iter().map(String::from).collect())).collect();
     assert_eq!(cycle(&g), Some(p(&["a", "b", "c", "a"])));

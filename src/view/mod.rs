@@ -11,7 +11,7 @@ pub mod options;
 pub use camera::{AxisView, CameraMode, CameraState, ViewpointAt};
 pub use clock::Clock;
 pub use frames::FrameRate;
-pub use options::{non_background, Background, Lighting, OptionChanges, OptionsState, ViewOptions, BACKGROUND, CHECKER, CHECKER_PX, LIGHT_BACKGROUND};
+pub use options::{non_background, Background, Lighting, OptionChanges, ViewOptions, BACKGROUND, CHECKER, CHECKER_PX, LIGHT_BACKGROUND};
 
 /// The words the page's menus and keys use, from the enums that read them: the shell asks
 /// for these instead of writing them again.

@@ -5,8 +5,10 @@ use serde::{Deserialize, Serialize};
 
 /// Background colour (sRGB bytes), also what pixel tests compare against.
 pub const BACKGROUND: [u8; 3] = [24, 26, 31];
-/// What the renderer is asked to show; the web glue owns these switches.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+/// What the renderer is asked to show; the web glue owns these switches. Serialised as the
+/// page reads them back (camelCase, every field).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ViewOptions {
     pub wireframe: bool,
     /// Hide back faces. Off by default: winding is unconfirmed in these files.
@@ -90,25 +92,6 @@ impl OptionChanges {
     }
 }
 
-/// The options as the page reads them back (camelCase, every field).
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct OptionsState {
-    pub wireframe: bool,
-    pub cull_back: bool,
-    pub auto_lod: bool,
-    pub lod: usize,
-    pub skeleton: bool,
-    pub background: Background,
-    pub lighting: Lighting,
-}
-
-impl From<ViewOptions> for OptionsState {
-    fn from(o: ViewOptions) -> Self {
-        OptionsState { wireframe: o.wireframe, cull_back: o.cull_back, auto_lod: o.auto_lod, lod: o.lod, skeleton: o.skeleton, background: o.background, lighting: o.lighting }
-    }
-}
-
 /// Pixels of a frame that are not the background (within 3 levels a channel: behind a
 /// checker, either square's colour is background).
 pub fn non_background(pixels: &[[u8; 4]], background: Background) -> usize {
@@ -128,7 +111,7 @@ mod tests {
         c.apply(&mut o);
         assert_eq!(o, ViewOptions { lod: 2, wireframe: true, cull_back: true, background: Background::Checker, ..Default::default() });
         assert!(serde_json::from_str::<OptionChanges>(r#"{"background":"purple"}"#).is_err());
-        let back = serde_json::to_value(OptionsState::from(o)).unwrap();
+        let back = serde_json::to_value(o).unwrap();
         assert_eq!(back["background"], "checker");
         assert_eq!(back["cullBack"], true);
     }

@@ -5,7 +5,7 @@ use super::opened::{records_of, OpenedFile};
 use super::{clock_ms, js_error, to_js};
 use crate::render::Renderer;
 use crate::scene::Scene;
-use crate::view::{layers, non_background, AxisView, CameraMode, CameraState, Clock, FrameRate, OptionChanges, OptionsState};
+use crate::view::{layers, non_background, AxisView, CameraMode, CameraState, Clock, FrameRate, OptionChanges};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -284,7 +284,7 @@ impl Viewer {
 
     #[wasm_bindgen(js_name = options)]
     pub fn options_js(&self) -> Result<JsValue, JsValue> {
-        to_js(&OptionsState::from(self.renderer.options))
+        to_js(&self.renderer.options)
     }
 
     pub fn resize(&mut self, width: u32, height: u32) {
