@@ -339,3 +339,21 @@ fn the_page_state_is_defined_in_one_place() {
         }
     }
 }
+
+#[test]
+fn the_page_modules_import_downward_only() {
+    let www = Path::new(ROOT).join("www");
+    let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for e in std::fs::read_dir(&www).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "js") {
+            continue;
+        }
+        let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&p).unwrap();
+        let imports = text.lines().filter(|l| l.starts_with("import ")).filter_map(|l| l.split("'./").nth(1)).filter_map(|rest| rest.split(".js'").next()).map(str::to_string);
+        g.entry(name).or_default().extend(imports);
+    }
+    assert!(g["main"].contains("state"), "the reader finds the imports: {g:?}");
+    assert!(cycle(&g).is_none(), "www/ modules import each other: {:?}", cycle(&g).unwrap());
+}

@@ -26,7 +26,7 @@ const mb = (b) => `${(b / 1e6).toFixed(1)} MB`;
 try {
   // First in a worker (the page's default for big files), then on the page's thread.
   for (const threshold of [null, Infinity]) {
-    const { page } = await newPage(browser, server.url + '#path=NONE');
+    const { page } = await newPage(browser, server.url);
     await page.waitForFunction(() => window.relicview.lastOpen()?.path === 'A_CUBE.BGF');
     const r = await page.evaluate(async (threshold) => {
       if (threshold !== null) window.relicview.setWorkerThreshold(threshold);

@@ -86,7 +86,7 @@ try {
   for (let i = 0; i < reps; i++) {
     // relicview: the archive is listed and the core ready before the clock starts.
     {
-      const { page } = await newPage(browser, server.url + '#path=NONE');
+      const { page } = await newPage(browser, server.url);
       await page.waitForFunction(() => window.relicview.lastOpen()?.path === 'A_CUBE.BGF');
       const r = await page.evaluate(async ([m, threshold]) => {
         if (threshold !== null) window.relicview.setWorkerThreshold(threshold);
