@@ -25,8 +25,9 @@ export function restoreView(link, { chunk = true } = {}) {
     state.viewer.setCameraMode(link.mode === 'fly' ? 'fly' : 'orbit');
   }
   if (chunk && link.chunk !== null) state.inspector.selectChunk(link.chunk);
-  if (link.t !== null && link.t !== undefined) state.viewer.setAnimationTime(link.t);
+  // Stopped first, then set: a clock still running between the two would move on.
   if (link.paused) state.viewer.setPlaying(false);
+  if (link.t !== null && link.t !== undefined) state.viewer.setAnimationTime(link.t);
 }
 
 // The toolbar mirrors the viewer's options and the open file's LOD count.

@@ -50,7 +50,8 @@ export function bindShell() {
   $('speed-select').addEventListener('change', (e) => setClock({ speed: Number(e.target.value) }));
   $('scrub').addEventListener('input', (e) => setClock({ time: Number(e.target.value), playing: false }));
   // One frame of a clip that runs in frames (an FF7 animation), else a tenth of a second.
-  const step = (k) => setClock({ time: Math.max(0, state.viewer.animationTime() + k * state.viewer.frameTime()), playing: false });
+  // A frame of the clips on show, or a tenth of a second where they do not run in frames.
+  const step = (k) => setClock({ time: Math.max(0, state.viewer.animationTime() + k * (state.viewer.frameTime() ?? 0.1)), playing: false });
   $('step-back').addEventListener('click', () => step(-1));
   $('step-forward').addEventListener('click', () => step(1));
   $('choice-select').addEventListener('change', (e) => choose(Number(e.target.value)));

@@ -24,7 +24,8 @@ impl Clock {
     /// The clock's seconds at page time `now_ms`.
     pub fn at(&self, now_ms: f64) -> f64 {
         if self.playing {
-            self.base + (now_ms - self.since_ms) * self.speed / 1000.0
+            // A frame stamped just before the clock was set does not run it backwards.
+            self.base + (now_ms - self.since_ms).max(0.0) * self.speed / 1000.0
         } else {
             self.base
         }
@@ -74,6 +75,7 @@ mod tests {
         c.set_speed(f64::NAN, 9250.0);
         c.set_speed(-1.0, 9250.0);
         assert_eq!(c.speed, SPEEDS.1, "a speed that is no speed is ignored");
+        assert_eq!(c.at(9000.0), c.at(9250.0), "a frame stamped before the change does not go back");
         c.set(-3.0, 9250.0);
         assert_eq!(c.at(9250.0), 0.0);
         c.set(f64::INFINITY, 9250.0);

@@ -236,21 +236,24 @@ impl Viewer {
     pub fn clip_duration(&self) -> f32 {
         self.renderer.scene().map_or(0.0, layers::loop_duration)
     }
-    /// The step of the clips that play, when they run in frames (seconds), else 0.1.
+    /// The step of the clips that play, when they run in frames (seconds); undefined when
+    /// they do not.
     #[wasm_bindgen(js_name = frameTime)]
-    pub fn frame_time(&self) -> f32 {
-        self.renderer.scene().and_then(|s| s.frame_time).unwrap_or(0.1)
+    pub fn frame_time(&self) -> Option<f32> {
+        self.renderer.scene().and_then(|s| s.frame_time)
     }
 
     /// Run or stop the animation clock.
     #[wasm_bindgen(js_name = setPlaying)]
     pub fn set_playing(&mut self, playing: bool) {
-        self.clock.set_playing(playing, self.now);
+        let now = self.clock_now();
+        self.clock.set_playing(playing, now);
     }
     /// How fast the clock runs (¼ to 4).
     #[wasm_bindgen(js_name = setSpeed)]
     pub fn set_speed(&mut self, speed: f64) {
-        self.clock.set_speed(speed, self.now);
+        let now = self.clock_now();
+        self.clock.set_speed(speed, now);
     }
     /// {playing, speed} of the clock.
     #[wasm_bindgen(js_name = clockState)]
@@ -381,7 +384,8 @@ impl Viewer {
     /// from there.
     #[wasm_bindgen(js_name = setAnimationTime)]
     pub fn set_animation_time(&mut self, seconds: f64) {
-        self.clock.set(seconds, self.now);
+        let now = self.clock_now();
+        self.clock.set(seconds, now);
     }
 
     /// {position, target, fov} of the camera.
@@ -446,6 +450,13 @@ impl Viewer {
 }
 
 impl Viewer {
+    /// The page's time now, for a change of the clock. Not the last frame's: a stopped clock
+    /// draws no frames, and a change timed from the last one would jump by the pause.
+    fn clock_now(&mut self) -> f64 {
+        self.now = self.now.max(clock_ms());
+        self.now
+    }
+
     /// Draw a frame at the clock; a scene some of whose draws fail is cleared (the next
     /// frames draw nothing) and the error says why.
     fn draw(&mut self) -> Result<(), JsValue> {

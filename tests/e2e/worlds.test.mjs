@@ -93,6 +93,24 @@ test('doors slide by their MotionExtent over TravelTime, dwell, slide back; the 
   await page.close();
 });
 
+test('play after a pause goes on from the paused time, not from where the pause would have run to', async () => {
+  const { page, problems } = await served();
+  await page.evaluate((p) => window.relicview.open(p), ARENA);
+  await page.evaluate(() => window.relicview.setClock({ time: 8.5, playing: false }));
+  const paused = await page.evaluate(() => window.relicview.clock().time);
+  // Paused, nothing moves and no frame is drawn; two seconds go by.
+  await page.waitForFunction((t0) => performance.now() - t0 > 2000, await page.evaluate(() => performance.now()));
+  assert.equal(await page.evaluate(() => window.relicview.clock().time), paused, 'a paused clock stays');
+  // Play through the button, as a user does; the first frames after it are within a frame or two.
+  const started = await page.evaluate(() => performance.now());
+  await page.locator('#play-button').click();
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  const { time, since } = await page.evaluate((t0) => ({ time: window.relicview.clock().time, since: (performance.now() - t0) / 1000 }), started);
+  assert.ok(time >= paused && time <= paused + since + 1 / 30, `resumed at ${time} s from ${paused} s, ${since.toFixed(3)} s after play: the pause was not added`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('dropzones are red markers and viewpoints: the eye above the dropzone, looking along it', async () => {
   const { page, problems } = await served();
   await page.evaluate((p) => window.relicview.open(p), ARENA);

@@ -1,0 +1,66 @@
+// The README's automation API table against the page: every member it lists exists on
+// `window.relicview`, as a function where it is written with parentheses. Scripts outside
+// this repo read that table.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeArchive, startServer, launch, newPage, repo } from './harness.mjs';
+
+let server, browser;
+
+before(async () => {
+  server = await startServer(makeArchive());
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+// The members of the README's table: `name(…)`, `name`, `a.b(…)`, and `.b(…)` continuing
+// the previous dotted name.
+function readmeMembers() {
+  const readme = readFileSync(join(repo, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('### Automation API'), readme.indexOf('### Command line'));
+  const members = [];
+  for (const line of section.split('\n').filter((l) => l.startsWith('| `'))) {
+    const cell = line.split(' | ')[0];
+    let owner = null;
+    for (const [, name, call] of cell.matchAll(/`([.\w]+)(\()?[^`]*`/g)) {
+      const path = name.startsWith('.') && owner ? `${owner}${name}` : name;
+      if (path.includes('.')) owner = path.slice(0, path.lastIndexOf('.'));
+      members.push({ path, call: Boolean(call) });
+    }
+  }
+  return members;
+}
+
+test('every member the README lists exists on window.relicview', async () => {
+  const members = readmeMembers();
+  assert.ok(members.length > 40, `${members.length} members read from the README`);
+  assert.ok(members.some((m) => m.path === 'inspector.selectChunk' && m.call) && members.some((m) => m.path === 'ready' && !m.call), JSON.stringify(members.slice(0, 5)));
+  const { page, problems } = await newPage(browser, server.url);
+  const missing = await page.evaluate((list) => list.filter(({ path, call }) => {
+    const value = path.split('.').reduce((o, k) => (o === undefined || o === null ? undefined : o[k]), window.relicview);
+    return call ? typeof value !== 'function' : value === undefined;
+  }).map((m) => m.path), members);
+  assert.deepEqual(missing, [], 'listed in the README but not on the page');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('hasSkeleton() and frameTime() answer for the scene on show', async () => {
+  const { page } = await newPage(browser, server.url);
+  await page.waitForFunction(() => window.relicview.entry('DEMO/VIDEO/CUBE.BGF'));
+  await page.evaluate(() => window.relicview.open('DEMO/VIDEO/CUBE.BGF'));
+  assert.equal(await page.evaluate(() => window.relicview.hasSkeleton()), false);
+  assert.equal(await page.evaluate(() => window.relicview.frameTime()), null, 'a model without frames has no frame time');
+  await page.evaluate(() => window.relicview.open('DEMO/FIELD/ROBOT.BSX'));
+  assert.equal(await page.evaluate(() => window.relicview.hasSkeleton()), true);
+  // FF7's field animations run at 30 frames a second (docs/formats/bsx.md).
+  assert.ok(Math.abs(await page.evaluate(() => window.relicview.frameTime()) - 1 / 30) < 1e-6);
+  await page.close();
+});
