@@ -109,6 +109,12 @@ export function syncWorldControls() {
     $('speed-select').value = String(clock.speed);
     const period = state.viewer.clipDuration();
     $('scrub').max = String(period > 0 ? period : 60);
+    // The step buttons step a frame where the clips run in frames (shell.js).
+    const frame = state.viewer.frameTime();
+    const step = frame ? `1 frame, ${frame.toFixed(3)} s` : '0.1 s';
+    $('step-back').title = `One step back (${step})`;
+    $('step-forward').title = `One step forward (${step})`;
+    $('clock-label').textContent = state.viewer.clockLabel();
   }
 }
 

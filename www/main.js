@@ -56,7 +56,7 @@ async function boot() {
     }
     if (s.animating) {
       const t = state.viewer.animationTime();
-      $('clock-label').textContent = `${t.toFixed(2)} s`;
+      $('clock-label').textContent = state.viewer.clockLabel();
       const period = Number($('scrub').max);
       $('scrub').value = String(period > 0 ? t % period : t);
     }

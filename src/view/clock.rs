@@ -54,9 +54,43 @@ impl Clock {
     }
 }
 
+/// What the timeline says of `seconds` on clips that loop every `period` seconds (0: none
+/// loops), with the frame too where the clips run in frames of `frame` seconds. It never
+/// counts past the loop the slider shows.
+pub fn timeline_label(seconds: f64, period: f64, frame: Option<f64>) -> String {
+    if !(period > 0.0 && seconds.is_finite()) {
+        return format!("{seconds:.2} s");
+    }
+    let within = seconds.rem_euclid(period);
+    let time = format!("{within:.2}/{period:.2} s");
+    match frame.filter(|f| *f > 0.0) {
+        Some(f) => {
+            let frames = (period / f).round().max(1.0) as u64;
+            // A hair over, so that 0.4 s at 1/30 s is frame 12, not 11.999….
+            let k = ((within / f) + 1e-6).floor() as u64;
+            format!("frame {}/{frames} · {time}", k.min(frames))
+        }
+        None => time,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_timeline_counts_within_the_loop() {
+        assert_eq!(timeline_label(23.16, 12.0, None), "11.16/12.00 s");
+        assert_eq!(timeline_label(9.8, 0.8, Some(1.0 / 30.0)), "frame 6/24 · 0.20/0.80 s");
+        assert_eq!(timeline_label(0.4, 0.8, Some(1.0 / 30.0)), "frame 12/24 · 0.40/0.80 s");
+        assert_eq!(timeline_label(3.5, 0.0, None), "3.50 s", "nothing loops: the clock itself");
+        for k in 0..2000 {
+            let t = k as f64 * 0.0137;
+            let label = timeline_label(t, 1.2, Some(1.0 / 30.0));
+            let shown: f64 = label.split(" · ").nth(1).unwrap().split('/').next().unwrap().parse().unwrap();
+            assert!(shown <= 1.2, "{label}");
+        }
+    }
 
     #[test]
     fn the_clock_runs_at_its_speed_and_never_jumps_when_changed() {

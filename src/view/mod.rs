@@ -9,7 +9,7 @@ pub mod layers;
 pub mod options;
 
 pub use camera::{AxisView, CameraMode, CameraState, ViewpointAt};
-pub use clock::Clock;
+pub use clock::{timeline_label, Clock};
 pub use frames::FrameRate;
 pub use options::{non_background, Background, Lighting, OptionChanges, ViewOptions, BACKGROUND, CHECKER, CHECKER_PX, LIGHT_BACKGROUND};
 

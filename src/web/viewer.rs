@@ -5,7 +5,7 @@ use super::opened::{records_of, OpenedFile};
 use super::{clock_ms, js_error, to_js};
 use crate::render::Renderer;
 use crate::scene::Scene;
-use crate::view::{layers, non_background, AxisView, CameraMode, CameraState, Clock, FrameRate, OptionChanges};
+use crate::view::{layers, non_background, timeline_label, AxisView, CameraMode, CameraState, Clock, FrameRate, OptionChanges};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -254,6 +254,13 @@ impl Viewer {
     pub fn set_speed(&mut self, speed: f64) {
         let now = self.clock_now();
         self.clock.set_speed(speed, now);
+    }
+    /// What the timeline says of the clock: the time within the loop the slider shows (and
+    /// the frame, where the clips run in frames).
+    #[wasm_bindgen(js_name = clockLabel)]
+    pub fn clock_label(&self) -> String {
+        let Some(scene) = self.renderer.scene() else { return timeline_label(self.animation_time(), 0.0, None) };
+        timeline_label(self.animation_time(), layers::loop_duration(scene) as f64, scene.frame_time.map(f64::from))
     }
     /// {playing, speed} of the clock.
     #[wasm_bindgen(js_name = clockState)]

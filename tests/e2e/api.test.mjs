@@ -62,5 +62,12 @@ test('hasSkeleton() and frameTime() answer for the scene on show', async () => {
   assert.equal(await page.evaluate(() => window.relicview.hasSkeleton()), true);
   // FF7's field animations run at 30 frames a second (docs/formats/bsx.md).
   assert.ok(Math.abs(await page.evaluate(() => window.relicview.frameTime()) - 1 / 30) < 1e-6);
+  // Its timeline counts frames within the animation's loop, and the step is a frame.
+  const period = await page.evaluate(() => Number(document.getElementById('scrub').max));
+  await page.evaluate((t) => window.relicview.setClock({ time: t, playing: false }), period * 3 + 4 / 30);
+  const label = await page.locator('#clock-label').textContent();
+  const m = label.match(/^frame (\d+)\/(\d+) · ([\d.]+)\/([\d.]+) s$/);
+  assert.ok(m && Number(m[1]) === 4 && Number(m[2]) === Math.round(period * 30) && Number(m[3]) <= Number(m[4]), label);
+  assert.equal(await page.locator('#step-forward').getAttribute('title'), 'One step forward (1 frame, 0.033 s)');
   await page.close();
 });

@@ -106,7 +106,11 @@ test('play after a pause goes on from the paused time, not from where the pause 
   await page.locator('#play-button').click();
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   const { time, since } = await page.evaluate((t0) => ({ time: window.relicview.clock().time, since: (performance.now() - t0) / 1000 }), started);
-  assert.ok(time >= paused && time <= paused + since + 1 / 30, `resumed at ${time} s from ${paused} s, ${since.toFixed(3)} s after play: the pause was not added`);
+  assert.ok(time >= paused && time <= paused + since + 1 / 30, `resumed at ${time} s from ${paused} s, ${since.toFixed(3)} s after play: the pause must not be added`);
+  // The label counts within the door's 12 s cycle, as the slider does.
+  await page.evaluate(() => window.relicview.setClock({ time: 23.16, playing: false }));
+  assert.equal(await page.locator('#clock-label').textContent(), '11.16/12.00 s');
+  assert.equal(await page.locator('#step-forward').getAttribute('title'), 'One step forward (0.1 s)');
   assert.deepEqual(problems, []);
   await page.close();
 });
