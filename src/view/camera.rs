@@ -56,8 +56,9 @@ impl AxisView {
             _ => [0.0, 1.0, 0.0],
         }
     }
+    /// From its word, as serialised ("front", "side", "top").
     pub fn parse(word: &str) -> Option<AxisView> {
-        serde_json::from_value(serde_json::Value::String(word.to_string())).ok()
+        AxisView::ALL.into_iter().find(|a| serde_json::to_value(a).is_ok_and(|v| v == word))
     }
 }
 

@@ -59,8 +59,10 @@ impl Session {
         let (archive, source) = (self.archive.clone(), self.source.clone());
         wasm_bindgen_futures::future_to_promise(async move {
             let opened = archive::open_file(&archive, &*source, &path).await.map_err(|e| js_error(&e))?;
-            // The deliberate trap of test builds (feature test-trap, never in ./run.sh's build):
-            // inside the open, after the read, where a real fault in a parser would be.
+            // The deliberate trap of test builds (feature test-trap; ./run.sh's build and the
+            // shipped page compile it out, so it cannot fire there): inside the open, after the
+            // read, where a real fault in a parser would be. It must trap, not return an error:
+            // the browser tests prove the page survives a trapped core with it.
             #[cfg(feature = "test-trap")]
             if path.to_ascii_uppercase().ends_with(".TRAP") {
                 panic!("{path}: the test build's trap");
