@@ -16,7 +16,8 @@
 //!  inspect      neutral inspector view (rows, fields, coverage runs)
 //!  scene        neutral scene graph (meshes, materials, nodes, instances, clips)
 //!  texture      decoded pictures
-//!  findings · pod_serde   leaves: ParseError, Diagnostic(s), Severity; serde for number arrays
+//!  findings · pod_serde · words   leaves: ParseError, Diagnostic(s), Severity; serde for
+//!               number arrays; counts in words ("1 frame")
 //! ```
 
 pub mod archive;
@@ -31,6 +32,7 @@ pub mod scene;
 pub mod texture;
 pub mod view;
 pub mod wire;
+pub mod words;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod serve;

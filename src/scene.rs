@@ -745,6 +745,27 @@ impl Scene {
         None
     }
 
+    /// Per node: whether it is the node from inspector record `record` or sits under it.
+    fn under_record(&self, record: u32) -> Vec<bool> {
+        let mut under = vec![false; self.nodes.len()];
+        for (i, n) in self.nodes.iter().enumerate() {
+            under[i] = n.record == Some(record) || n.parent.is_some_and(|p| (p as usize) < i && under[p as usize]);
+        }
+        under
+    }
+
+    /// Per node: whether it draws something that came from `record` (it is that record's
+    /// node or under it, or one of its primitives or runs of triangles came from it): the
+    /// bones a picked part hangs on.
+    pub fn nodes_drawing_record(&self, record: u32) -> Vec<bool> {
+        let under = self.under_record(record);
+        let from_record = |m: Option<MeshId>| {
+            m.and_then(|m| self.meshes.get(m as usize))
+                .is_some_and(|mesh| mesh.primitives.iter().any(|p| p.record == Some(record) || p.sources.iter().any(|r| r.record == record)))
+        };
+        self.nodes.iter().enumerate().map(|(i, n)| under[i] || from_record(n.mesh)).collect()
+    }
+
     /// World-space corners of the triangles shown at `lod` that came from `record`: a node
     /// (everything under it), a primitive, or the record a run of triangles came from.
     /// With `face` (the bytes start..end of one face of index record `record`), only the
@@ -752,10 +773,7 @@ impl Scene {
     /// (a strip) counts as one face.
     pub fn triangles_of_record(&self, record: u32, face: Option<(usize, usize)>, lod: usize, world: &[Mat4]) -> Vec<[f32; 3]> {
         let visible = self.visible(lod);
-        let mut under = vec![false; self.nodes.len()];
-        for (i, n) in self.nodes.iter().enumerate() {
-            under[i] = n.record == Some(record) || n.parent.is_some_and(|p| (p as usize) < i && under[p as usize]);
-        }
+        let under = self.under_record(record);
         let mut out = Vec::new();
         for (i, n) in self.nodes.iter().enumerate() {
             let Some(m) = n.mesh.filter(|_| visible[i]) else { continue };

@@ -80,7 +80,7 @@ fn bones_pose_as_the_engine_poses_them() {
     // Two models, each with its animations to choose from; the first is on show.
     let choice = scene.choice.as_ref().unwrap();
     let labels: Vec<&str> = choice.options.iter().map(|o| o.label.as_str()).collect();
-    assert_eq!(labels, ["model 0", "model 0: animation 0 (24 frames)", "model 0: animation 1 (16 frames)", "model 1", "model 1: animation 0 (1 frames)"]);
+    assert_eq!(labels, ["model 0", "model 0: animation 0 (24 frames)", "model 0: animation 1 (16 frames)", "model 1", "model 1: animation 0 (1 frame)"]);
     assert_eq!(choice.default, 1, "the first model, playing its first animation");
     // The wave moves the right arm: its hand (the end of bone 3's box) is elsewhere later on.
     let t = |s: f64| scene.world(&scene.pose(s));
@@ -418,7 +418,7 @@ fn a_characters_record_adds_to_its_bcx_and_its_eyes_come_from_field_tdb() {
     assert_eq!(scene.triangle_count_in(0, &others), bcx_triangles + 12, "the BCX's triangles and the sword's 12");
     // The BCX's three animations, then the record's at slot 3.
     let labels: Vec<&str> = scene.choice.as_ref().unwrap().options.iter().map(|o| o.label.as_str()).collect();
-    assert_eq!(&labels[..5], ["model 0 (CLOUD.BCX)", "model 0: animation 0 (1 frames)", "model 0: animation 1 (16 frames)", "model 0: animation 2 (8 frames)", "model 0: animation 3 (12 frames)"]);
+    assert_eq!(&labels[..5], ["model 0 (CLOUD.BCX)", "model 0: animation 0 (1 frame)", "model 0: animation 1 (16 frames)", "model 0: animation 2 (8 frames)", "model 0: animation 3 (12 frames)"]);
     let info = opened.document.info_rows();
     assert!(info.iter().any(|r| r.value.contains("merged from F/CLOUD.BCX")), "{info:?}");
     assert!(info.iter().any(|r| r.label == "eyes and mouths" && r.value == "from F/FIELD.TDB"), "{info:?}");

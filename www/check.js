@@ -1,7 +1,7 @@
 // The archive check: every file parsed on its own (as `relicview census` does), failures
 // listed with their reasons.
 
-import { $, nextTask, ready, state } from './state.js';
+import { $, count, nextTask, ready, state } from './state.js';
 import { addRow, button } from './infopane.js';
 
 // The archive check: every file parsed on its own (as `relicview census` does), failures
@@ -45,7 +45,7 @@ function showReport(report) {
   $('info-more').replaceChildren();
   const dl = $('info-body');
   dl.replaceChildren();
-  addRow(dl, 'checked', `${report.checked} files`);
+  addRow(dl, 'checked', count(report.checked, 'file'));
   addRow(dl, 'failing', String(report.failed.length), report.failed.length > 0);
   addRow(dl, 'damaged', String(report.damaged.length), report.damaged.length > 0);
   for (const [what, list] of [['fails', report.failed], ['damaged', report.damaged]]) {

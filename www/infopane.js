@@ -158,6 +158,16 @@ export function showDocument(file) {
   $('export-button').disabled = !can.export;
 }
 
+// No file: the pane as on a fresh page.
+export function clearInfo() {
+  $('info-title').textContent = 'No file open';
+  $('info-body').replaceChildren();
+  $('info-more').replaceChildren();
+  $('info-error').hidden = true;
+  $('info-error').textContent = '';
+  $('export-button').disabled = true;
+}
+
 export function showError(path, err, actions = []) {
   $('info-title').textContent = path;
   $('info-body').replaceChildren();

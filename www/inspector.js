@@ -4,6 +4,8 @@
 // tree's arrows walk and select records, the hex view's move a byte cursor whose values
 // (u8 … f32) are shown under it; an offset can be gone to and bytes or text searched for.
 
+import { count } from './state.js';
+
 // Bytes per hex row: 16, or 8 where the hex view is too narrow for 16 and their text.
 const WIDE_ROW = 16;
 const NARROW_ROW = 8;
@@ -230,7 +232,7 @@ export class Inspector {
     }
     const offset = m[3] !== undefined ? Number(m[3]) : parseInt(m[1] ?? m[2], 16);
     if (offset >= this.bytes.length) {
-      this.status.textContent = `offset ${offset} is past the end (${this.bytes.length} bytes)`;
+      this.status.textContent = `offset ${offset} is past the end (${count(this.bytes.length, 'byte')})`;
       return null;
     }
     this.status.textContent = '';
@@ -283,7 +285,7 @@ export class Inspector {
     this.viewSelect.replaceChildren(...(view ? view.views : []).map((v, i) => {
       const o = document.createElement('option');
       o.value = String(i);
-      o.textContent = `${v.label} (${v.len} bytes)`;
+      o.textContent = `${v.label} (${count(v.len, 'byte')})`;
       return o;
     }));
     this.viewSelect.hidden = !view || view.views.length < 2;
@@ -299,7 +301,7 @@ export class Inspector {
     this.renderTree();
     this.fitRows(true);
     this.hexBox.scrollTop = 0;
-    const listed = !view ? '' : view.rows_total > view.chunks.length ? `the first ${view.chunks.length} of ${view.rows_total} records listed` : `${view.chunks.length} chunks`;
+    const listed = !view ? '' : view.rows_total > view.chunks.length ? `the first ${view.chunks.length} of ${view.rows_total} records listed` : count(view.chunks.length, 'chunk');
     this.detail.textContent = view ? `${listed} · click a chunk or a byte` : '';
     this.renderHex();
   }
@@ -445,7 +447,7 @@ export class Inspector {
     this.selection = null;
     this.fitRows(true);
     this.hexBox.scrollTop = 0;
-    this.detail.textContent = `${this.view.views[i].label}: ${this.bytes.length} bytes`;
+    this.detail.textContent = `${this.view.views[i].label}: ${count(this.bytes.length, 'byte')}`;
     this.renderHex();
   }
 

@@ -2,8 +2,7 @@
 // batches, and handed to the core's sessions.
 
 import { readHeads } from './files.js';
-import { $, core, nextTask, state } from './state.js';
-import { viewMessage } from './infopane.js';
+import { $, core, count, nextTask, state } from './state.js';
 
 // What the core says of a kind (badge, title, what its files can do), asked once per kind.
 const kinds = new Map();
@@ -18,15 +17,9 @@ export function setEntries(entries, sourceLabel, source) {
   state.source = source;
   state.entries = entries.slice().sort((a, b) => a.path.localeCompare(b.path, undefined, { sensitivity: 'base' }));
   state.byPath = new Map(state.entries.map((e) => [e.path.toLowerCase(), e]));
-  // A file on show from the previous archive is not this one's: links must not name it,
-  // and an open of it still under way is abandoned.
-  if (state.current && !state.byPath.has(state.current.toLowerCase())) state.current = null;
-  state.requests++;
-  state.opener?.abandon();
   state.files.set(state.entries);
   document.body.classList.toggle('empty', state.entries.length === 0);
-  $('archive-summary').textContent = `${state.entries.length} files · ${sourceLabel}`;
-  if (!state.current) viewMessage('Choose a file in the list, or type in the search box to find one.', { note: true });
+  $('archive-summary').textContent = `${count(state.entries.length, 'file')} · ${sourceLabel}`;
   setListing();
 }
 

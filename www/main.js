@@ -9,7 +9,7 @@ import { Inspector } from './inspector.js';
 import { WorkerOpener } from './opener.js';
 import { readHash } from './urlstate.js';
 import { Viewport } from './viewport.js';
-import { $, message, readyReject, readyResolve, state } from './state.js';
+import { $, count, message, readyReject, readyResolve, state } from './state.js';
 import { showError, showNote } from './infopane.js';
 import { kindOfEntry } from './listing.js';
 import { followView } from './address.js';
@@ -19,6 +19,7 @@ import { recoverFromTrap, startCore } from './recovery.js';
 import { loadEntries, open } from './openflow.js';
 import { viewKey } from './keys.js';
 import { bindShell } from './shell.js';
+import { loadingProgress } from './loading.js';
 // Defines window.relicview.
 import './api.js';
 
@@ -45,14 +46,11 @@ async function boot() {
   state.files = new FileList({ list: $('file-list'), search: $('search'), kinds: $('kinds'), noMatches: $('no-matches'), label: (kind) => kindOfEntry({ kind }).label, onOpen: (path) => open(path).catch(() => {}) });
   state.viewport.onFrame = (s) => {
     const lod = s.lod === null || s.lod === undefined ? '' : ` · LOD ${s.lod}`;
-    const placed = s.placements ? ` · ${s.placements} placements` : '';
-    $('hud-stats').textContent = `${s.triangles} triangles · ${s.drawCalls} draw call${s.drawCalls === 1 ? '' : 's'}${placed}${lod}`;
-    const bar = $('open-progress');
+    const placed = s.placements ? ` · ${count(s.placements, 'placement')}` : '';
+    $('hud-stats').textContent = `${count(s.triangles, 'triangle')} · ${count(s.drawCalls, 'draw call')}${placed}${lod}`;
     if (s.uploading) {
       const p = state.viewer.uploadProgress();
-      bar.max = p.total;
-      bar.value = p.done;
-      bar.hidden = false;
+      loadingProgress(`batch ${p.done + 1} of ${p.total}`, p.done, p.total);
     }
     if (s.animating) {
       const t = state.viewer.animationTime();

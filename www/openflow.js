@@ -4,12 +4,13 @@
 import { isTrap } from './core.js';
 import { entriesFromFiles } from './files.js';
 import { fingerprint, readHash } from './urlstate.js';
-import { $, core, message, nextTask, ready, state } from './state.js';
-import { showDocument, showError, viewMessage } from './infopane.js';
+import { $, core, count, message, nextTask, ready, state } from './state.js';
+import { clearInfo, showDocument, showError, viewMessage } from './infopane.js';
 import { kindOfEntry, markSelected, setEntries, setListing, typeEntries } from './listing.js';
 import { writeHash } from './address.js';
 import { restoreView, stats, syncToolbar } from './controls.js';
 import { recoverFromTrap } from './recovery.js';
+import { endLoading, loadingProgress, startLoading } from './loading.js';
 
 // Open a file; `restore` is a link's view ({cam, lod, chunk}) to put back once it shows.
 async function doOpen(path, restore, request) {
@@ -32,8 +33,7 @@ async function doOpen(path, restore, request) {
 // through state.session's reader. → {file, viaWorker}
 async function openFile(entry) {
   if (state.opener.usable && entry.size >= state.workerThreshold && entry.source) {
-    $('open-progress').removeAttribute('value');
-    $('open-progress').hidden = false;
+    loadingProgress('parsing in the background');
     try {
       return { file: await state.opener.open(entry.path), viaWorker: true };
     } catch (err) {
@@ -64,6 +64,7 @@ async function openNow(path, restore, request) {
   const entry = state.byPath.get(String(path).toLowerCase());
   if (!entry) throw new Error(`${path}: no such file in the archive`);
   const newFile = state.current !== entry.path;
+  startLoading(entry.path, Boolean(state.current) && newFile);
   state.current = entry.path;
   markSelected(entry.path);
   const t0 = performance.now();
@@ -107,6 +108,7 @@ async function openNow(path, restore, request) {
   if (restore) restoreView(restore, { chunk: false });
   syncToolbar();
   writeHash({ push: newFile && !restore, opened: true });
+  state.linkPending = false;
   const t3 = performance.now();
   // The first frame goes to the GPU first; the inspector is filled while it is rasterised
   // (in the frame's own task: the page waits for the rasteriser once that task ends).
@@ -134,7 +136,7 @@ async function openNow(path, restore, request) {
     file.free();
     return failed(entry, err);
   }
-  $('open-progress').hidden = true;
+  endLoading();
   const core = file.timings();
   state.lastOpen = {
     path: entry.path,
@@ -163,7 +165,7 @@ async function openNow(path, restore, request) {
 // A file that cannot be read or parsed: marked in the list, its error in the panel, the view
 // cleared; the rest of the archive stays usable.
 async function failed(entry, err) {
-  $('open-progress').hidden = true;
+  endLoading();
   state.viewer.clear();
   state.files.setFailed(entry, true, message(err));
   showError(entry.path, err);
@@ -184,12 +186,29 @@ export function open(path, restore = null) {
   return run;
 }
 
+// Nothing on show: no scene, no records, no info, no selection in the list (a new archive,
+// a link to a file that is not there). Any open under way is abandoned.
+function clearShown() {
+  state.requests++;
+  state.opener?.abandon();
+  state.current = null;
+  state.viewpoint = null;
+  state.viewer.clear();
+  state.inspector.show(null, []);
+  clearInfo();
+  markSelected(null);
+  endLoading();
+  syncToolbar();
+  state.viewport.requestFrame();
+}
+
 // Restore the view a link describes: its file (with camera, LOD and chunk).
 export function applyLink(link) {
   const target = link.path && state.byPath.get(link.path.toLowerCase());
   if (link.path && !target) {
+    clearShown();
     // The URL stays as it is: the reader may have the wrong archive, or a typo to fix.
-    showError(link.path, new Error(`This link's file is not in this archive (${state.entries.length} files). The link is kept as it is.`), [
+    showError(link.path, new Error(`This link's file is not in this archive (${count(state.entries.length, 'file')}). The link is kept as it is.`), [
       ['Show the first model instead', () => openFirstValid().catch(() => {})],
     ]);
     return true;
@@ -228,6 +247,8 @@ const FIRST_TRIES = 40;
 
 async function openFirstValid() {
   const candidates = state.entries.filter((e) => kindOfEntry(e).capabilities.primary && !e.failed).slice(0, FIRST_TRIES);
+  // Nothing to show first: the reader picks (said only then, not while a first model loads).
+  if (candidates.length === 0 && state.entries.length) viewMessage('Choose a file in the list, or type in the search box to find one.', { note: true });
   for (const e of candidates) {
     const before = state.requests;
     try {
@@ -248,6 +269,10 @@ export async function loadEntries(entries, label, source) {
   await ready;
   const generation = ++state.generation;
   const t0 = performance.now();
+  // A new archive leaves nothing of the last one on show; the address keeps only a link
+  // still waiting for its archive (see state.linkPending).
+  clearShown();
+  if (!state.linkPending && location.hash) history.replaceState(null, '', location.pathname + location.search);
   // Listed by name at once, with the kinds their names suggest; typed by content after.
   for (const e of entries) {
     if (e.kind) continue;

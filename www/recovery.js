@@ -5,16 +5,13 @@ import { instantiate } from './core.js';
 import { $, core, message, setCore, state } from './state.js';
 import { showError } from './infopane.js';
 import { setListing } from './listing.js';
+import { endLoading, loadingProgress } from './loading.js';
 
 // How the core reads an archive file: → Promise<ArrayBuffer>.
 function readForCore(path) {
   const entry = state.byPath.get(path.toLowerCase());
   // Each file read while opening shows: a world reads its models one after another.
-  if (state.opening) {
-    const bar = $('open-progress');
-    bar.removeAttribute('value');
-    bar.hidden = false;
-  }
+  if (state.opening && path.toLowerCase() !== state.current?.toLowerCase()) loadingProgress(`reading ${path}`);
   if (!entry) return Promise.reject(new Error('not in the archive'));
   // The file being opened is kept as read: the hex view shows it as stored from this
   // buffer rather than from a copy of the core's.
@@ -57,7 +54,7 @@ export function recoverFromTrap(err) {
     if (entry) state.files.setFailed(entry, true, why);
     // Nothing of the lost instance's stays on show: its records, its progress.
     state.inspector.show(null, []);
-    $('open-progress').hidden = true;
+    endLoading();
     $('export-button').disabled = true;
     showError(path || 'relicview', new Error(why));
     state.viewport.requestFrame().catch(() => {});

@@ -19,6 +19,10 @@ export const state = {
   queue: Promise.resolve(), // opens run one after another; the last one asked for wins
   // Where the archive came from, for links: {archive: listing URL} or {folder: fingerprint}.
   source: {},
+  // The address bar holds a link not yet applied (the page was opened with it, or it was
+  // typed in): the next archive restores its view. Once a file shows, the hash is the
+  // page's own, and a new archive starts from a clean address.
+  linkPending: true,
   // While a file is being opened the hash keeps describing the file on show.
   opening: 0,
   // The viewpoint the camera is at (its index), while it has not moved away.
@@ -66,6 +70,11 @@ export const state = {
 // Resolves once the page is wired and the core is up; rejects when it could not start.
 export let readyResolve, readyReject;
 export const ready = new Promise((resolve, reject) => { readyResolve = resolve; readyReject = reject; });
+
+// "1 file", "2 files": a count and its noun, plural unless it is one.
+export function count(n, noun) {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
 
 export function message(err) {
   return err && err.message ? err.message : String(err);

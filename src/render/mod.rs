@@ -9,6 +9,7 @@
 mod geometry;
 mod material;
 
+use crate::view::skeleton;
 use crate::scene::{source_of, Bounds, DrawPlan, Marker, Scene, SourceRun};
 pub use crate::view::{AxisView, Background, CameraMode, CameraState, Lighting, ViewOptions, ViewpointAt, BACKGROUND, CHECKER, CHECKER_PX};
 use glam::Vec3 as GVec3;
@@ -31,7 +32,6 @@ const UPLOAD_BUDGET: usize = 150_000;
 /// How high above a viewpoint's node the eye is (a pod's cockpit over its dropzone).
 pub const EYE_HEIGHT: f32 = 2.0;
 const HIGHLIGHT_COLOR: Srgba = Srgba { r: 255, g: 200, b: 40, a: 255 };
-const SKELETON_COLOR: Srgba = Srgba { r: 80, g: 255, b: 140, a: 255 };
 
 /// Meshes baked into world space and merged: one draw per texture.
 struct MergedDraw {
@@ -639,17 +639,30 @@ impl Renderer {
         self.scene.as_ref()?.lod_of_record(record)
     }
 
-    /// The bones of the scene's skeleton as drawn at `seconds`, when the overlay is on.
-    fn skeleton_wire(&self, seconds: f64, lod: Option<usize>) -> Option<Wireframe> {
+    /// The bones of the scene's skeleton as posed at `seconds`, when the overlay is on; the
+    /// bone of the outlined part in the highlight colour.
+    fn skeleton_overlay(&self, seconds: f64, lod: Option<usize>) -> Option<Gm<GpuMesh, ColorMaterial>> {
         let scene = self.scene.as_ref().filter(|s| self.options.skeleton && !s.skeleton.is_empty())?;
         let world = scene.world(&scene.pose(seconds));
         let visible = scene.visible_in(lod.unwrap_or(0), &self.hidden_layers);
-        let at = |n: u32| {
-            let p = world[n as usize].transform_point3(GVec3::ZERO);
-            vec3(p.x, p.y, p.z)
+        let picked = self.highlight_target.map(|t| scene.nodes_drawing_record(t.record));
+        let at = |n: u32| world.get(n as usize).map_or(GVec3::NAN, |m| m.transform_point3(GVec3::ZERO));
+        let bones: Vec<skeleton::Bone> = scene
+            .skeleton
+            .iter()
+            .filter(|&&(_, b)| visible.get(b as usize).copied().unwrap_or(false))
+            .map(|&(a, b)| skeleton::Bone { from: at(a), to: at(b), picked: picked.as_ref().is_some_and(|p| p.get(b as usize).copied().unwrap_or(false)) })
+            .collect();
+        let mesh = skeleton::overlay(&bones, self.radius());
+        if mesh.positions.is_empty() {
+            return None;
+        }
+        let cpu = CpuMesh {
+            positions: Positions::F32(mesh.positions.iter().map(|p| vec3(p.x, p.y, p.z)).collect()),
+            colors: Some(mesh.colors.iter().map(|&[r, g, b, a]| Srgba::new(r, g, b, a)).collect()),
+            ..Default::default()
         };
-        let positions: Vec<Vec3> = scene.skeleton.iter().filter(|&&(_, b)| visible[b as usize]).flat_map(|&(a, b)| [at(a), at(b), at(b)]).collect();
-        (!positions.is_empty()).then(|| Wireframe::new(&self.context, &positions, self.radius() * 0.006, SKELETON_COLOR))
+        Some(Gm::new(GpuMesh::new(&self.context, &cpu), ColorMaterial::default()))
     }
 
     /// Whether something on show moves with the clock, so frames must keep coming.
@@ -780,10 +793,10 @@ impl Renderer {
             target.render(&self.camera, [h], &[]);
             calls += 1;
         }
-        if let Some(wire) = self.skeleton_wire(seconds, lod) {
+        if let Some(bones) = self.skeleton_overlay(seconds, lod) {
             // Over everything: the bones run inside the model.
             target.clear_partially(ScissorBox::new_at_origo(self.width, self.height), ClearState::depth(1.0));
-            target.render(&self.camera, [&wire], &[]);
+            target.render(&self.camera, [&bones], &[]);
             calls += 1;
         }
         self.draw_calls = calls;

@@ -1,12 +1,13 @@
 //! The viewer's state that needs no browser and no GPU: the camera's words, the view's
-//! switches, the animation clock, the frame rate, and what the page reads of the scene on
-//! show. The renderer and the web glue use it; `cargo test` reaches all of it.
+//! switches, the animation clock, the frame rate, what the page reads of the scene on
+//! show, and the skeleton overlay's triangles. The renderer and the web glue use it; `cargo test` reaches all of it.
 
 pub mod camera;
 pub mod clock;
 pub mod frames;
 pub mod layers;
 pub mod options;
+pub mod skeleton;
 
 pub use camera::{AxisView, CameraMode, CameraState, ViewpointAt};
 pub use clock::{timeline_label, Clock};

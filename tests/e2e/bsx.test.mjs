@@ -44,13 +44,13 @@ test('a real field model, LZS-wrapped, draws its models and plays their animatio
   assert.deepEqual([native.models[0].character, native.models[0].triangles], [1, 0]);
   assert.equal(opened.triangles, bcx.models[0].triangles);
   const choice = await page.evaluate(() => window.relicview.choice());
-  assert.equal(choice.options[choice.selected], 'model 0: animation 0 (1 frames)');
+  assert.equal(choice.options[choice.selected], 'model 0: animation 0 (1 frame)');
   assert.equal(choice.options[0], 'model 0 (CLOUD.BCX)');
   // Model 1 is Barret, whose BALLET.BCX is not here: nothing to draw.
   assert.equal(choice.options.find((o) => o.startsWith('model 1')), 'model 1 (BALLET.BCX is not here: nothing of its own)');
   // The first model with parts of its own, standing.
   const first = native.models.findIndex((m) => m.parts > 0);
-  const standing = await page.evaluate((k) => window.relicview.choose(k), choice.options.indexOf(`model ${first}: animation 0 (1 frames)`));
+  const standing = await page.evaluate((k) => window.relicview.choose(k), choice.options.indexOf(`model ${first}: animation 0 (1 frame)`));
   assert.equal(standing.triangles, native.models[first].triangles);
   assert.ok((await page.evaluate(() => window.relicview.pixelStats())).nonBackground > 500, 'the figure is drawn');
   // Animation 0 is a one-frame standing pose; animation 1 walks. Its pose changes with the
@@ -263,6 +263,38 @@ test('a character from its BCX with what the field adds, and a glow that adds li
   const names = await page.evaluate(() => [...new Set(window.relicview.inspector.view().chunks.map((c) => c.name))]);
   for (const n of ['header', 'character header', 'bones', 'part', 'animation', 'part data', 'animation data']) assert.ok(names.includes(n), `${n} in ${names}`);
   assert.match(await page.locator('#info-body').textContent(), /eyes and mouths\s*from GAME\/DEMO\/FIELD\/FIELD\.TDB/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('the skeleton overlay draws bones over the mesh in a colour the model does not have, from every side', async () => {
+  const { page, problems } = await withFolder();
+  // Magenta as the bones are drawn, shaded by their faces' light (never below 55 %).
+  const magenta = async () => {
+    const { data } = await page.evaluate(() => window.relicview.readPixels());
+    let n = 0;
+    for (let i = 0; i < data.length; i += 4) if (data[i] > 120 && data[i + 2] > 100 && data[i + 1] < 80) n++;
+    return n;
+  };
+  for (const path of ['GAME/FF7/MD1_1.BSX', 'GAME/DEMO/FIELD/ROBOT.BSX', 'GAME/DEMO/FIELD/PARTY.BSX']) {
+    await page.evaluate((p) => window.relicview.open(p), path);
+    assert.equal(await page.evaluate(() => window.relicview.hasSkeleton()), true, path);
+    await page.evaluate(() => window.relicview.setClock({ time: 0, playing: false }));
+    for (const axis of ['front', 'side', 'top']) {
+      await page.evaluate(() => window.relicview.setOptions({ skeleton: false }));
+      await page.evaluate((a) => window.relicview.axisView(a), axis);
+      const without = await magenta();
+      await page.evaluate(() => window.relicview.setOptions({ skeleton: true }));
+      const withBones = await magenta();
+      // The model itself has (almost) none of the colour; the bones add hundreds of pixels.
+      console.log(`# ${path} from the ${axis}: ${without} magenta pixels without the overlay, ${withBones} with it`);
+      assert.ok(without < 50, `${path} ${axis}: ${without} magenta pixels without the overlay`);
+      // From above a standing figure's bones are end on: fewer pixels, still there.
+      const least = axis === 'top' ? 10 : 300;
+      assert.ok(withBones - without > least, `${path} ${axis}: the bones add ${withBones - without} pixels`);
+    }
+    await page.evaluate(() => window.relicview.setOptions({ skeleton: false }));
+  }
   assert.deepEqual(problems, []);
   await page.close();
 });

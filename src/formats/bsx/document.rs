@@ -14,6 +14,7 @@ use crate::findings::Diagnostics;
 use crate::formats::{Diagnostic, DocStats, Document, InfoRow, ParseError, Reference};
 use crate::inspect::InspectorView;
 use crate::scene::Scene;
+use crate::words::count_len;
 use serde::Serialize;
 
 /// A .BSX, compressed or not; under that name anything else is opened as BSX too, to say
@@ -113,7 +114,7 @@ impl Document for BsxDocument {
         let mut rows = vec![InfoRow::new("format", self.kind.title()), self.stored.bytes_row()];
         if let Some(f) = &self.parsed {
             for (k, m) in f.models.iter().enumerate() {
-                let own = format!("{} bones · {} parts · {} animations · {} triangles", m.bones.len(), m.parts.len(), m.animations.len(), f.triangles(m));
+                let own = format!("{} · {} · {} · {}", count_len(m.bones.len(), "bone"), count_len(m.parts.len(), "part"), count_len(m.animations.len(), "animation"), count_len(f.triangles(m), "triangle"));
                 let value = match super::character_file(m.global_id) {
                     Some(bcx) => format!("character {} ({bcx} brings its skeleton, parts and first animations) · this record adds {own}", m.global_id),
                     None => own,

@@ -6,6 +6,7 @@
 use super::raw::{BsxFile, FieldAt, PolyKind, BCX_HEADER, FILE_HEADER, MODELS_HEADER, MODEL_RECORD};
 use std::collections::HashMap;
 use crate::inspect::{runs_from_spans, ByteClass, ByteView, Field, InspectorView, Row, MAX_ROWS};
+use crate::words::{count, count_len};
 
 /// Inspector rows the scene's records point at.
 #[derive(Debug, Default, Clone)]
@@ -100,22 +101,22 @@ pub fn view(file: &BsxFile, bytes: &[u8], decoded_len: usize, container_len: Opt
     }
     let om = file.offset_models as usize;
     if let Some(h) = &file.bcx {
-        let mut r = row(om, om + 36, "character header", "character header".into(), format!("{} bones, {} parts, {} animations", h.bones, h.parts, h.animations));
+        let mut r = row(om, om + 36, "character header", "character header".into(), format!("{}, {}, {}", count(h.bones, "bone"), count(h.parts, "part"), count(h.animations, "animation")));
         r.key = Key::Model(0);
         let values = [format!("{:#06x}", h.magic), h.bones.to_string(), h.parts.to_string(), h.animations.to_string(), h.scale.to_string(), h.offset_parts.to_string(), h.offset_anims.to_string(), format!("{:#010x}", h.offset_skeleton)];
         r.fields = fields(h.offset, &BCX_HEADER, values);
         rows.push(r);
     } else {
         let tex = file.textures.as_ref().map_or(bytes.len(), |t| t.offset);
-        rows.push(row(om, tex.max(om + 16), "models", format!("models section: {} models", file.models.len()), String::new()));
-        let mut mh = row(om, om + 16, "models header", "models header".into(), format!("{} models, texture_pointer {:#x}", file.models.len(), file.texture_pointer));
+        rows.push(row(om, tex.max(om + 16), "models", format!("models section: {}", count_len(file.models.len(), "model")), String::new()));
+        let mut mh = row(om, om + 16, "models header", "models header".into(), format!("{}, texture_pointer {:#x}", count_len(file.models.len(), "model"), file.texture_pointer));
         mh.fields = fields(om, &MODELS_HEADER, [format!("{:#010x}", file.psx_memory), file.models.len().to_string(), format!("{:#x}", file.texture_pointer), file.buffer_size.to_string()]);
         rows.push(mh);
     }
     for (k, m) in file.models.iter().enumerate() {
         if file.bcx.is_none() {
             let character = if m.global_id > 0 { format!(", character {} ({})", m.global_id, super::character_file(m.global_id).unwrap_or("no BCX")) } else { String::new() };
-            let mut r = row(m.offset, m.offset + 48, "model", format!("model {k}"), format!("scale {}, {} bones, {} parts, {} animations{character}", m.scale, m.bones.len(), m.parts.len(), m.animations.len()));
+            let mut r = row(m.offset, m.offset + 48, "model", format!("model {k}"), format!("scale {}, {}, {}, {}{character}", m.scale, count_len(m.bones.len(), "bone"), count_len(m.parts.len(), "part"), count_len(m.animations.len(), "animation")));
             r.key = Key::Model(k);
             r.fields = fields(m.offset, &MODEL_RECORD, [m.face_id.to_string(), m.global_id.to_string(), m.scale.to_string(), format!("{:#x}", m.offset_skeleton)]);
             rows.push(r);
@@ -125,7 +126,7 @@ pub fn view(file: &BsxFile, bytes: &[u8], decoded_len: usize, container_len: Opt
         }
         rows.push(row(m.skeleton, m.skeleton_end, "skeleton", format!("model {k}: bones, parts, animations"), String::new()));
         if !m.bones.is_empty() {
-            let mut b = row(m.skeleton, m.skeleton + 4 * m.bones.len(), "bones", format!("{} bones", m.bones.len()), "s16 length, s8 parent, u8 has_mesh".into());
+            let mut b = row(m.skeleton, m.skeleton + 4 * m.bones.len(), "bones", count_len(m.bones.len(), "bone"), "s16 length, s8 parent, u8 has_mesh".into());
             b.fields = m.bones.iter().enumerate().map(|(j, bone)| (bone.offset, 4, format!("bone {j}"), format!("length {}, parent {}, has_mesh {}", bone.length, bone.parent, bone.has_mesh))).collect();
             b.key = Key::Bone(m.bones[0].offset);
             rows.push(b);
@@ -136,7 +137,7 @@ pub fn view(file: &BsxFile, bytes: &[u8], decoded_len: usize, container_len: Opt
             rows.push(r);
         }
         for (j, a) in m.animations.iter().enumerate() {
-            rows.push(row(a.header, a.header + 16, "animation", format!("animation {j}"), format!("{} frames, {} bones, data at {:#x}", a.frames, a.bones, a.block)));
+            rows.push(row(a.header, a.header + 16, "animation", format!("animation {j}"), format!("{}, {}, data at {:#x}", count(a.frames, "frame"), count(a.bones, "bone"), a.block)));
         }
     }
     if let Some(t) = &file.textures {

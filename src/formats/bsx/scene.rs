@@ -8,6 +8,7 @@ use super::inspect::Records;
 use super::tdb::{Feature, TdbFile};
 use super::vram::{PageKey, TextureFlag, TextureKind, Vram, MAX_FACE_SLOTS};
 use crate::scene::{Blend, Choice, ChoiceOption, Clip, Material, Mesh, Node, Primitive, Repeat, Scene, SourceRun, Target, Texture, Track, Transform};
+use crate::words::count;
 use glam::{EulerRot, Quat};
 use std::collections::HashMap;
 
@@ -245,7 +246,7 @@ pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras
             }
             let clip = scene.clips.len() as u32;
             scene.clips.push(animation_clip(&format!("model {k} animation {a}"), anim, data, &rig, &bones));
-            options.push(ChoiceOption { label: format!("model {k}: animation {a} ({} frames)", anim.frames), layers: vec![layer], clip: Some(clip) });
+            options.push(ChoiceOption { label: format!("model {k}: animation {a} ({})", count(anim.frames, "frame")), layers: vec![layer], clip: Some(clip) });
         }
     }
     if !options.is_empty() {

@@ -13,6 +13,7 @@ use crate::findings::Diagnostics;
 use crate::formats::{Diagnostic, DocStats, Document, InfoRow, ParseError, Reference};
 use crate::inspect::{ByteClass, Field, InspectorView, Row, MAX_ROWS};
 use crate::scene::{Bounds, Scene};
+use crate::words::count_len;
 use serde::Serialize;
 
 pub fn sniff_map(h: &crate::formats::kind::Head) -> bool {
@@ -387,7 +388,7 @@ impl Document for WorldDocument {
                     if let Some(r) = &a.root_section {
                         rows.push(InfoRow::new("map", format!("[{r}]")));
                     }
-                    rows.push(InfoRow::new("placements", format!("{} models · {} dropzones · {} doors{}", a.placements, a.dropzones, a.report.doors, if a.lab_only > 0 { format!(" · {} LAB_ONLY", a.lab_only) } else { String::new() })));
+                    rows.push(InfoRow::new("placements", format!("{} · {} · {}{}", count_len(a.placements, "model"), count_len(a.dropzones, "dropzone"), count_len(a.report.doors, "door"), if a.lab_only > 0 { format!(" · {} LAB_ONLY", a.lab_only) } else { String::new() })));
                     if !a.includes.is_empty() {
                         rows.push(InfoRow::new("includes", a.includes.join(", ")));
                     }

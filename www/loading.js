@@ -1,0 +1,53 @@
+// What the view says while a file loads: which file, and how far it got ("Opening
+// CITY.MAP — batch 2 of 3"), over the previous model and info, dimmed until the new one
+// shows. A quick open says nothing: the label comes only once an open takes a moment, or
+// at once when there is progress to report.
+
+import { $, state } from './state.js';
+
+const QUIET_MS = 150;
+let timer = null;
+let path = null;
+
+const name = (p) => p.split('/').pop();
+
+function reveal(detail, done, total) {
+  clearTimeout(timer);
+  timer = null;
+  const bar = $('open-progress');
+  if (total) {
+    bar.max = total;
+    bar.value = done;
+  } else bar.removeAttribute('value');
+  $('loading-label').textContent = detail ? `Opening ${name(path)} — ${detail}` : `Opening ${name(path)}`;
+  $('loading').hidden = false;
+  bar.hidden = false;
+  // What is still on show is the previous file's.
+  const previous = Boolean(state.current && state.current !== path) || $('view').classList.contains('dim');
+  $('view').classList.toggle('dim', previous);
+  $('info-panel').classList.toggle('dim', previous);
+}
+
+// An open of `file` started (`previous`: another file is on show until it is done).
+export function startLoading(file, previous) {
+  endLoading();
+  path = file;
+  $('view').classList.toggle('dim', previous);
+  $('info-panel').classList.toggle('dim', previous);
+  timer = setTimeout(() => reveal(null), QUIET_MS);
+}
+
+// How far the open got: `detail` in words, `done` of `total` steps where they are known.
+export function loadingProgress(detail, done = 0, total = 0) {
+  if (path) reveal(detail, done, total);
+}
+
+export function endLoading() {
+  clearTimeout(timer);
+  timer = null;
+  path = null;
+  $('loading').hidden = true;
+  $('open-progress').hidden = true;
+  $('view').classList.remove('dim');
+  $('info-panel').classList.remove('dim');
+}
