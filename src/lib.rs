@@ -15,6 +15,7 @@
 //!               text, image, misnamed, bytes
 //!  inspect      neutral inspector view (rows, fields, coverage runs)
 //!  scene        neutral scene graph (meshes, materials, nodes, instances, clips)
+//!  gallery      a file's items as cards (a library's materials with thumbnails)
 //!  texture      decoded pictures
 //!  findings · pod_serde · words   leaves: ParseError, Diagnostic(s), Severity; serde for
 //!               number arrays; counts in words ("1 frame")
@@ -25,6 +26,7 @@ pub mod census;
 pub mod demo;
 pub mod findings;
 pub mod formats;
+pub mod gallery;
 pub mod gltf;
 pub mod inspect;
 pub mod pod_serde;

@@ -1040,6 +1040,20 @@ mod tests {
     }
 
     #[test]
+    fn the_nodes_drawing_a_record_are_its_node_what_hangs_under_it_and_meshes_made_from_it() {
+        let mut s = two_quads();
+        let child = s.add_node(Some(0), Node { record: Some(7), ..Default::default() });
+        let other = s.add_mesh(Mesh { name: None, primitives: vec![quad(1.0, 30)] });
+        s.add_node(None, Node { mesh: Some(other), ..Default::default() });
+        assert_eq!(s.nodes_drawing_record(5), [true, true, false], "the node and its child");
+        assert_eq!(s.nodes_drawing_record(7), [false, true, false]);
+        assert_eq!(s.nodes_drawing_record(20), [true, false, false], "a primitive of node 0's mesh");
+        assert_eq!(s.nodes_drawing_record(30), [false, false, true]);
+        assert_eq!(s.nodes_drawing_record(99), [false, false, false]);
+        assert_eq!(child, 1);
+    }
+
+    #[test]
     fn pick_finds_the_nearest_triangle_from_either_side() {
         let s = two_quads();
         let w = s.world(&s.pose(0.0));

@@ -287,7 +287,7 @@ fn formats_name_nothing_above_them_and_the_neutral_types_name_no_format() {
     let above = ["archive", "census", "gltf", "wire", "render", "web", "demo", "serve", "view"];
     let named: Vec<&String> = g["formats"].iter().filter(|m| above.contains(&m.as_str())).collect();
     assert!(named.is_empty(), "formats/ names {named:?}");
-    for neutral in ["inspect", "scene", "texture", "view", "findings", "pod_serde", "words"] {
+    for neutral in ["inspect", "scene", "texture", "view", "gallery", "findings", "pod_serde", "words"] {
         assert!(!g[neutral].contains("formats"), "{neutral} names a format: {:?}", g[neutral]);
     }
     for leaf in ["findings", "pod_serde", "words"] {

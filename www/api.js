@@ -7,6 +7,7 @@ import { choose, clock, frame, setCamera, setClock, setLayers, setOptions, stats
 import { loadFiles, open } from './openflow.js';
 import { checkArchive } from './check.js';
 import { saveExport, saveScreenshot } from './exporting.js';
+import { describeAt, fit, flatState, setZoom } from './flatview.js';
 
 window.relicview = {
   ready,
@@ -114,6 +115,14 @@ window.relicview = {
   highlightedTriangles: () => state.viewer.highlightedTriangles(),
   // Frame the selection (or, with none, the model) → camera.
   frame: async () => { frame(); await state.viewport.requestFrame(); return state.viewer.camera(); },
+  // The flat view of a file that is not 3D: {mode: 'picture', zoom, width, height, regions}
+  // or {mode: 'gallery', cards}; null while the 3D view is up.
+  flatView: () => flatState(),
+  // The picture's zoom (screen pixels per texel) about the view's centre → the zoom; fit it.
+  setPictureZoom: (zoom) => setZoom(Number(zoom)),
+  fitPicture: () => { fit(); return flatState(); },
+  // The texel under point (x, y) of the picture view (CSS pixels): {x, y, rgba, region} or null.
+  pictureAt: (x, y) => describeAt(x, y),
   // The frame as {width, height, data: RGBA bytes, top row first}.
   readPixels: () => ({ width: $('viewport').width, height: $('viewport').height, data: state.viewer.readPixels() }),
 };

@@ -120,15 +120,6 @@ function textView(text) {
   return wrap;
 }
 
-function pictureView(image) {
-  const canvas = document.createElement('canvas');
-  canvas.className = 'picture';
-  canvas.width = image.width;
-  canvas.height = image.height;
-  canvas.getContext('2d').putImageData(new ImageData(image.rgba, image.width, image.height), 0, 0);
-  return canvas;
-}
-
 // The info panel for an opened file: the core's rows, then what the file can show.
 export function showDocument(file) {
   viewMessage(null);
@@ -143,7 +134,6 @@ export function showDocument(file) {
   const more = $('info-more');
   more.replaceChildren();
   const can = file.capabilities();
-  if (can.image) more.append(pictureView(file.image()));
   if (can.text) more.append(textView(file.text()));
   if (can.usedBy) {
     const path = file.path;
@@ -155,7 +145,15 @@ export function showDocument(file) {
     });
     more.append(b);
   }
-  $('export-button').disabled = !can.export;
+  setExport(can.export, can.export ? null : `${file.path.split('/').pop()} has no 3D scene to export`);
+}
+
+// The export button, with why it is greyed out when it is.
+const EXPORT_TITLE = 'Download the scene as drawn as binary glTF (.glb); each LOD is a glTF scene, the one on show is the default';
+export function setExport(enabled, why = null) {
+  const b = $('export-button');
+  b.disabled = !enabled;
+  b.title = enabled ? EXPORT_TITLE : `Nothing to export: ${why || 'no file with a 3D scene is open'}`;
 }
 
 // No file: the pane as on a fresh page.
@@ -165,7 +163,7 @@ export function clearInfo() {
   $('info-more').replaceChildren();
   $('info-error').hidden = true;
   $('info-error').textContent = '';
-  $('export-button').disabled = true;
+  setExport(false);
 }
 
 export function showError(path, err, actions = []) {

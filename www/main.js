@@ -19,12 +19,14 @@ import { recoverFromTrap, startCore } from './recovery.js';
 import { loadEntries, open } from './openflow.js';
 import { viewKey } from './keys.js';
 import { bindShell } from './shell.js';
+import { bindFlatView } from './flatview.js';
 import { loadingProgress } from './loading.js';
 // Defines window.relicview.
 import './api.js';
 
 async function boot() {
   bindShell();
+  bindFlatView();
   // Compiled once: the worker that opens big files instantiates the same module.
   state.module = await compileCore();
   await startCore(0);

@@ -62,6 +62,8 @@ async function open(job, path) {
       info: file.info(),
       text: can.text ? file.text() : null,
       image,
+      imageRegions: can.image ? file.imageRegions() : [],
+      gallery: can.gallery ? file.gallery() : null,
       exports: file.exports(),
       timings: file.timings(),
       scene,

@@ -136,6 +136,8 @@ export class RemoteFile {
   info() { return this.m.info; }
   text() { return this.m.text; }
   image() { return this.m.image; }
+  imageRegions() { return this.m.imageRegions; }
+  gallery() { return this.m.gallery; }
   exports() { return this.m.exports; }
   timings() { return this.m.timings; }
   free() { this.m = null; this.sceneBytes = null; }

@@ -5,7 +5,8 @@ import { isTrap } from './core.js';
 import { entriesFromFiles } from './files.js';
 import { fingerprint, readHash } from './urlstate.js';
 import { $, core, count, message, nextTask, ready, state } from './state.js';
-import { clearInfo, showDocument, showError, viewMessage } from './infopane.js';
+import { clearInfo, setExport, showDocument, showError, viewMessage } from './infopane.js';
+import { hideFlat, showFlat } from './flatview.js';
 import { kindOfEntry, markSelected, setEntries, setListing, typeEntries } from './listing.js';
 import { writeHash } from './address.js';
 import { restoreView, stats, syncToolbar } from './controls.js';
@@ -101,6 +102,7 @@ async function openNow(path, restore, request) {
   state.viewpoint = null;
   if (entry.failed) state.files.setFailed(entry, false);
   showDocument(file);
+  showFlat(file);
   // Damaged where it ends: what came before is on show, and the view says what is missing.
   const damage = file.damage();
   state.files.setDamaged(entry, Boolean(damage));
@@ -168,8 +170,9 @@ async function failed(entry, err) {
   endLoading();
   state.viewer.clear();
   state.files.setFailed(entry, true, message(err));
+  hideFlat();
   showError(entry.path, err);
-  $('export-button').disabled = true;
+  setExport(false, `${entry.path.split('/').pop()} could not be opened`);
   await state.viewport.requestFrame();
   throw err;
 }
@@ -196,6 +199,7 @@ function clearShown() {
   state.viewer.clear();
   state.inspector.show(null, []);
   clearInfo();
+  hideFlat();
   markSelected(null);
   endLoading();
   syncToolbar();

@@ -3,7 +3,7 @@
 
 import { instantiate } from './core.js';
 import { $, core, message, setCore, state } from './state.js';
-import { showError } from './infopane.js';
+import { setExport, showError } from './infopane.js';
 import { setListing } from './listing.js';
 import { endLoading, loadingProgress } from './loading.js';
 
@@ -55,7 +55,7 @@ export function recoverFromTrap(err) {
     // Nothing of the lost instance's stays on show: its records, its progress.
     state.inspector.show(null, []);
     endLoading();
-    $('export-button').disabled = true;
+    setExport(false, 'the viewer\'s core was restarted');
     showError(path || 'relicview', new Error(why));
     state.viewport.requestFrame().catch(() => {});
     state.recovering = null;

@@ -13,7 +13,27 @@ import { applyLink, loadEntries, loadFiles } from './openflow.js';
 import { checkArchive } from './check.js';
 import { saveExport, saveScreenshot } from './exporting.js';
 
+// The toolbar's menus close on Escape (focus back on their button) and on a click outside.
+function bindMenus() {
+  const menus = [...document.querySelectorAll('details.menu')];
+  document.addEventListener('pointerdown', (e) => {
+    for (const m of menus) if (m.open && !m.contains(e.target)) m.open = false;
+  });
+  for (const m of menus) {
+    m.addEventListener('keydown', (e) => {
+      if (e.key !== 'Escape' || !m.open) return;
+      e.preventDefault();
+      e.stopPropagation();
+      m.open = false;
+      m.querySelector('summary').focus();
+    });
+    // One menu open at a time.
+    m.addEventListener('toggle', () => { if (m.open) for (const o of menus) if (o !== m) o.open = false; });
+  }
+}
+
 export function bindShell() {
+  bindMenus();
   // Real buttons (in the Tab order) for the hidden file inputs.
   for (const [button, input] of [['folder-button', 'folder-input'], ['files-button', 'files-input'], ['landing-folder', 'folder-input'], ['landing-files', 'files-input']]) {
     $(button).addEventListener('click', () => $(input).click());

@@ -56,8 +56,7 @@ impl InfoRow {
     }
     /// With a swatch of an RGB colour (0–1 each, as the file stores it; clamped).
     pub fn with_swatch(mut self, rgb: [f32; 3]) -> InfoRow {
-        let [r, g, b] = rgb.map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8);
-        self.swatch = Some(format!("#{r:02x}{g:02x}{b:02x}"));
+        self.swatch = Some(crate::gallery::css_color(rgb));
         self
     }
     pub fn with_links(mut self, links: Vec<String>) -> InfoRow {
@@ -185,6 +184,14 @@ pub trait Document: Any {
     }
     /// The picture, for files shown as pictures.
     fn image(&self) -> Option<&Texels> {
+        None
+    }
+    /// Labelled parts of the picture (a sheet's images, with their numbers and palettes).
+    fn image_regions(&self) -> Vec<crate::gallery::ImageRegion> {
+        Vec::new()
+    }
+    /// The file's items as cards (a library's materials), for files shown as a grid.
+    fn gallery(&self) -> Option<&[crate::gallery::MaterialCard]> {
         None
     }
     fn stats(&self) -> DocStats {

@@ -14,6 +14,8 @@ struct FileCapabilities {
     scene: bool,
     text: bool,
     image: bool,
+    /// Shown as a grid of cards (a library's materials).
+    gallery: bool,
     used_by: bool,
     export: bool,
 }
@@ -42,12 +44,13 @@ impl OpenedFile {
     pub fn kind(&self) -> String {
         self.document.kind().as_str().to_string()
     }
-    /// What the page can do with it: {scene, text, image, usedBy, export}.
+    /// What the page can do with it: {scene, text, image, gallery, usedBy, export}.
     pub fn capabilities(&self) -> Result<JsValue, JsValue> {
         to_js(&FileCapabilities {
             scene: self.has_scene,
             text: self.document.text().is_some(),
             image: self.document.image().is_some(),
+            gallery: self.document.gallery().is_some(),
             used_by: self.document.kind().capabilities().used_by,
             export: self.has_scene,
         })
@@ -104,11 +107,26 @@ impl OpenedFile {
     }
     /// The picture: {width, height, rgba} (top row first), for files shown as pictures.
     pub fn image(&self) -> Result<JsValue, JsValue> {
-        let Some(t) = self.document.image() else { return Ok(JsValue::NULL) };
-        let out = js_sys::Object::new();
-        js_sys::Reflect::set(&out, &"width".into(), &t.width.into())?;
-        js_sys::Reflect::set(&out, &"height".into(), &t.height.into())?;
-        js_sys::Reflect::set(&out, &"rgba".into(), &js_sys::Uint8ClampedArray::from(&t.rgba[..]).into())?;
+        self.document.image().map_or(Ok(JsValue::NULL), picture)
+    }
+    /// The picture's labelled parts: [{x, y, width, height, label, record}] in texels.
+    #[wasm_bindgen(js_name = imageRegions)]
+    pub fn image_regions(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.document.image_regions())
+    }
+    /// The file's items as cards ([{name, color, texture, textureFile, problem, record,
+    /// thumbnail: {width, height, rgba}}]), or null for a file not shown as a grid.
+    pub fn gallery(&self) -> Result<JsValue, JsValue> {
+        let Some(cards) = self.document.gallery() else { return Ok(JsValue::NULL) };
+        let out = js_sys::Array::new();
+        for card in cards {
+            let thumbnail = card.thumbnail.as_ref().map(picture).transpose()?;
+            let value = to_js(&crate::gallery::MaterialCard { thumbnail: None, ..card.clone() })?;
+            if let Some(t) = thumbnail {
+                js_sys::Reflect::set(&value, &"thumbnail".into(), &t)?;
+            }
+            out.push(&value);
+        }
         Ok(out.into())
     }
     /// Named items other files take from this one (a library's materials).
@@ -135,6 +153,16 @@ impl OpenedFile {
         });
         Some(out)
     }
+}
+
+/// A picture as the page draws it: {width, height, rgba} (top row first), the texels in one
+/// typed array rather than a list of numbers.
+fn picture(t: &crate::texture::Texels) -> Result<JsValue, JsValue> {
+    let out = js_sys::Object::new();
+    js_sys::Reflect::set(&out, &"width".into(), &t.width.into())?;
+    js_sys::Reflect::set(&out, &"height".into(), &t.height.into())?;
+    js_sys::Reflect::set(&out, &"rgba".into(), &js_sys::Uint8ClampedArray::from(&t.rgba[..]).into())?;
+    Ok(out.into())
 }
 
 /// The byte range of every inspector record, for picks on strips.

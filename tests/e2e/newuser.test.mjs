@@ -6,12 +6,15 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeArchive, startServer, launch, newPage, walk, loadFolder } from './harness.mjs';
+import { makeArchive, startServer, launch, newPage, walk, loadFolder, nativeInfo, repo } from './harness.mjs';
 
 let dir, server, browser;
 
 before(async () => {
   dir = makeArchive();
+  // The real FIELD.TDB, as extracted from the disc (not LZS-wrapped).
+  mkdirSync(join(dir, 'FF7'), { recursive: true });
+  writeFileSync(join(dir, 'FF7/FIELD.TDB'), readFileSync(join(repo, '../shared/testdata/ff7/FIELD.TDB_u')));
   server = await startServer(dir);
   browser = await launch();
 });
@@ -138,4 +141,156 @@ test('a slow open says which file it is opening and dims what is still on show',
   assert.equal(await page.evaluate(() => document.getElementById('view').classList.contains('dim')), false);
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+async function sized([width, height], url = server.url) {
+  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: 1 });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error' && !/404/.test(m.text())) problems.push(`console: ${m.text()}`); });
+  await page.goto(url);
+  await page.evaluate(() => window.relicview.ready);
+  await page.waitForFunction(() => window.relicview.lastOpen());
+  return { page, problems, close: () => context.close() };
+}
+
+// The toolbar's rows (its visible controls grouped by where they sit) and the view's share
+// of the window's height.
+async function layout(page) {
+  return page.evaluate(() => {
+    const shown = [...document.getElementById('toolbar').children].filter((c) => c.offsetParent !== null && c.getBoundingClientRect().width > 0);
+    const centres = shown.map((c) => { const r = c.getBoundingClientRect(); return (r.top + r.bottom) / 2; }).sort((a, b) => a - b);
+    let rows = 0;
+    let last = -Infinity;
+    for (const y of centres) { if (y - last > 12) rows++; last = y; }
+    const view = document.getElementById('view').getBoundingClientRect();
+    const visible = (id) => { const e = document.getElementById(id); return Boolean(e && e.offsetParent !== null); };
+    return { rows, viewShare: view.height / innerHeight, lod: visible('lod-select'), display: visible('display-menu'), camera: visible('camera-menu'), frame: visible('frame-button') };
+  });
+}
+
+for (const size of [[1400, 850], [1024, 640]]) test(`at ${size.join('×')} the toolbar is at most two rows, the view at least 60 % of the height, and only what applies shows`, async () => {
+  const { page, problems, close } = await sized(size);
+  for (const path of ['DEMO/VIDEO/HEXPOD.BGF', 'DEMO/FIELD/ROBOT.BSX', 'DEMO/MAPS/ARENA1.MAP']) {
+    await page.evaluate((p) => window.relicview.open(p), path);
+    const l = await layout(page);
+    assert.ok(l.rows <= 2, `${path}: ${l.rows} toolbar rows`);
+    assert.ok(l.viewShare >= 0.6 - 1e-3, `${path}: the view is ${(l.viewShare * 100).toFixed(1)} % of the height`);
+    assert.ok(l.display && l.camera && l.frame, `${path}: the 3D controls show`);
+  }
+  for (const path of ['DEMO/MATERIAL/DEMO.BMF', 'DEMO/TEXTURE/WATER.TGA', 'DEMO/FIELD/FIELD.TDB']) {
+    await page.evaluate((p) => window.relicview.open(p), path);
+    const l = await layout(page);
+    assert.deepEqual([l.lod, l.display, l.camera, l.frame], [false, false, false, false], `${path}: no 3D controls`);
+    assert.ok(l.viewShare >= 0.6 - 1e-3);
+  }
+  // Where there is nothing to export, the button is greyed and says why.
+  await page.evaluate(() => window.relicview.open('DEMO/MATERIAL/DEMO.BMF'));
+  assert.equal(await page.locator('#export-button').isDisabled(), true);
+  assert.match(await page.locator('#export-button').getAttribute('title'), /^Nothing to export: DEMO\.BMF has no 3D scene/);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('an image opens flat at its own size, zooms to the texel about the pointer, and reads out the texel under it', async () => {
+  const { page, problems, close } = await sized([1400, 850]);
+  await page.evaluate(() => window.relicview.open('DEMO/TEXTURE/WATER.TGA'));
+  const flat = await page.evaluate(() => window.relicview.flatView());
+  assert.deepEqual([flat.mode, flat.zoom, flat.width, flat.height], ['picture', 1, 32, 32], 'one texel to a pixel');
+  const box = await page.locator('#picture-canvas').boundingBox();
+  // The picture is centred: the pointer goes to the middle of texel (20, 20), minus the 5
+  // pixels added below.
+  const centre = { x: (box.width - 32) / 2 + 20.5 - 5, y: (box.height - 32) / 2 + 20.5 - 5 };
+  const drawn = async (x, y) => page.locator('#picture-canvas').evaluate((c, [x, y]) => [...c.getContext('2d').getImageData(x, y, 1, 1).data], [x, y]);
+  // The wheel zooms by two about the pointer; the texel under it stays under it.
+  await page.mouse.move(box.x + centre.x + 5, box.y + centre.y + 5);
+  const under = await page.evaluate(([x, y]) => window.relicview.pictureAt(x, y), [centre.x + 5, centre.y + 5]);
+  for (let k = 0; k < 6; k++) await page.mouse.wheel(0, -100);
+  await page.waitForFunction(() => window.relicview.flatView().zoom === 64);
+  const still = await page.evaluate(([x, y]) => window.relicview.pictureAt(x, y), [centre.x + 5, centre.y + 5]);
+  assert.deepEqual([still.x, still.y], [under.x, under.y], 'zoom keeps the texel under the pointer');
+  // At 64× a texel is a 64 × 64 block of one colour, the one the readout names.
+  const t = await page.evaluate(([x, y]) => window.relicview.pictureAt(x, y), [centre.x + 5, centre.y + 5]);
+  const hex = t.rgba.slice(0, 3).map((v) => v.toString(16).padStart(2, '0')).join('');
+  assert.match(await page.locator('#picture-readout').textContent(), new RegExp(`^x ${t.x}, y ${t.y} · #${hex} · alpha ${t.rgba[3]}`));
+  assert.deepEqual((await drawn(centre.x + 5, centre.y + 5)).slice(0, 3), t.rgba.slice(0, 3), 'the block shows the texel as stored');
+  assert.equal(t.rgba[3], 255);
+  // Zoom stops at 64, fit returns to a whole number of pixels per texel that fits.
+  assert.equal(await page.evaluate(() => window.relicview.setPictureZoom(1000)), 64);
+  const fitted = await page.evaluate(() => window.relicview.fitPicture());
+  assert.equal(fitted.zoom, Math.floor(Math.min(box.width / 32, box.height / 32)));
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('FIELD.TDB shows its sheet: every image numbered, its palette named under the pointer, a checkerboard where it is transparent', async () => {
+  const { page, problems, close } = await sized([1400, 850]);
+  // The real FIELD.TDB: its header says how many images there are and where they start.
+  const real = readFileSync(join(repo, '../shared/testdata/ff7/FIELD.TDB_u'));
+  const [images, imageOffset] = [real.readUInt16LE(4), real.readUInt32LE(8)];
+  await page.evaluate(() => window.relicview.open('FF7/FIELD.TDB'));
+  const flat = await page.evaluate(() => window.relicview.flatView());
+  assert.equal(flat.regions, images, 'one labelled region per image');
+  assert.deepEqual([flat.width, flat.height], [16 * 32, Math.ceil(images / 16) * 32], 'a sheet of 16 columns of 32 × 32');
+  const box = await page.locator('#picture-canvas').boundingBox();
+  const origin = (f) => ({ x: (box.width - f.width * f.zoom) / 2, y: (box.height - f.height * f.zoom) / 2 });
+  // Image 17 sits in row 1, column 1; images 0-79 are eight to a face, in face i/8's palette.
+  let o = origin(flat);
+  const at = { x: o.x + (32 + 16.5) * flat.zoom, y: o.y + (32 + 16.5) * flat.zoom };
+  const t = await page.evaluate(([x, y]) => window.relicview.pictureAt(x, y), [at.x, at.y]);
+  assert.deepEqual([t.x, t.y], [48, 48]);
+  assert.equal(t.region.label, 'image 17 · palette 2');
+  assert.match(await page.locator('#picture-readout').textContent(), /image 17 · palette 2/);
+  // A click on it selects its bytes: 32 × 32 at 4 bits, where the header puts image 17.
+  await page.mouse.click(box.x + at.x, box.y + at.y);
+  const sel = await page.evaluate(() => window.relicview.inspector.selection());
+  assert.deepEqual([sel.start, sel.end], [imageOffset + 17 * 512, imageOffset + 18 * 512]);
+  // The demo's sheet has empty cells: their transparent texels show the checker's two greys.
+  await page.evaluate(() => window.relicview.open('DEMO/FIELD/FIELD.TDB'));
+  const demo = await page.evaluate(() => window.relicview.flatView());
+  o = origin(demo);
+  const empty = { x: o.x + (32 + 16.5) * demo.zoom, y: o.y + (32 + 16.5) * demo.zoom };
+  const clear = await page.evaluate(([x, y]) => window.relicview.pictureAt(x, y), [empty.x, empty.y]);
+  assert.equal(clear.rgba[3], 0, 'image 17 of the demo sheet is empty');
+  const px = await page.locator('#picture-canvas').evaluate((c, [x, y]) => [...c.getContext('2d').getImageData(x, y, 1, 1).data], [empty.x, empty.y]);
+  assert.ok([102, 153].includes(px[0]) && px[0] === px[1] && px[1] === px[2] && px[3] === 255, `checker grey under alpha: ${px}`);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('a material library shows one card per material: swatch, thumbnail, texture link, and the files that use it', async () => {
+  const { page, problems, close } = await sized([1400, 850]);
+  await page.evaluate(() => window.relicview.open('DEMO/MATERIAL/DEMO.BMF'));
+  const native = nativeInfo(join(dir, 'DEMO/MATERIAL/DEMO.BMF'));
+  const defs = native.material_defs;
+  assert.deepEqual(await page.evaluate(() => window.relicview.flatView()), { mode: 'gallery', cards: defs.length });
+  const cards = await page.locator('#gallery .card').evaluateAll((els) => els.map((c) => ({
+    name: c.querySelector('.card-name').textContent,
+    swatch: c.querySelector('.swatch').style.backgroundColor,
+    thumb: [c.querySelector('canvas').width, c.querySelector('canvas').height],
+    texture: c.querySelector('.card-texture').textContent,
+    link: c.querySelector('.card-texture a')?.textContent ?? null,
+  })));
+  assert.deepEqual(cards.map((c) => c.name), defs.map((d) => d.name));
+  const rgb = (d) => `rgb(${d.map((c) => Math.round(c * 255)).join(', ')})`;
+  cards.forEach((c, i) => {
+    assert.equal(c.swatch, rgb(defs[i].diffuse), `${c.name}: its diffuse colour`);
+    if (defs[i].texture === null) assert.equal(c.texture, 'no texture');
+    else assert.ok(c.texture.startsWith(defs[i].texture), `${c.name}: names ${defs[i].texture}: ${c.texture}`);
+  });
+  const textured = cards.filter((c) => c.link);
+  assert.ok(textured.length >= 2, 'water and sign have maps in the archive');
+  assert.ok(textured.every((c) => c.thumb[0] > 1 && c.thumb[0] <= 64 && c.thumb[1] <= 64), JSON.stringify(textured));
+  // The files that take each material, as links.
+  await page.waitForFunction(() => document.querySelectorAll('#gallery .card-users a').length > 0);
+  const crate = page.locator('#gallery .card', { hasText: 'crate_mtl' });
+  assert.match(await crate.locator('.card-users').textContent(), /^used by \d+ files?: .*CUBE\.BGF/);
+  assert.ok((await crate.locator('.card-users a').allTextContents()).includes('CUBE.BGF'));
+  // A texture link opens the picture.
+  await page.locator('#gallery .card', { hasText: 'water_mtl' }).locator('.card-texture a').click();
+  await page.waitForFunction(() => window.relicview.lastOpen()?.path === 'DEMO/TEXTURE/WATER.TGA');
+  assert.equal((await page.evaluate(() => window.relicview.flatView())).mode, 'picture');
+  assert.deepEqual(problems, []);
+  await close();
 });

@@ -350,6 +350,9 @@ for (const size of SIZES) test(`viewing comforts: light and checker backgrounds,
   await shown(page);
   await page.evaluate(() => window.relicview.open('DEMO/VIDEO/CUBE.BGF'));
   const dark = await page.evaluate(() => window.relicview.pixelStats());
+  // The display menu holds the background and light switches (the frame is read from the
+  // GL buffer, under the menu).
+  await page.locator('#display-menu summary').click();
   await page.locator('#background-select').selectOption('light');
   const light = await page.evaluate(() => window.relicview.pixelStats());
   assert.notDeepEqual(light.background, dark.background);

@@ -179,14 +179,13 @@ test('garbage is an error naming its offset; a file that is not a model is shown
   await page.close();
 });
 
-test('an image is shown as a picture and on a quad in 3D; a MOD as text with its references', async () => {
+test('an image is shown flat in a view of its own (its quad stays for export); a MOD as text with its references', async () => {
   const { page, problems } = await pageWithFolder();
   const r = await page.evaluate(() => window.relicview.open('GAME/DEMO/TEXTURE/WATER.TGA'));
   assert.deepEqual(r, { triangles: 2, drawCalls: 1 });
-  const picture = await page.locator('#info-more canvas.picture').evaluate((c) => [c.width, c.height]);
-  assert.deepEqual(picture, [32, 32]);
-  const pixels = await page.evaluate(() => window.relicview.pixelStats());
-  assert.ok(pixels.nonBackground > pixels.width * pixels.height * 0.05, `the quad shows (${pixels.nonBackground} px)`);
+  assert.equal(await page.locator('#picture-canvas').isVisible(), true);
+  assert.deepEqual(await page.evaluate(() => window.relicview.flatView()), { mode: 'picture', zoom: 1, width: 32, height: 32, regions: 0 });
+  assert.equal(await page.locator('#lod-select').isVisible(), false, 'no 3D controls over a picture');
   await page.evaluate(() => window.relicview.open('GAME/DEMO/MODELS/HEXPOD.MOD'));
   assert.match(await page.locator('#info-body').textContent(), /drawshexpod\.bgf.*triangles26/s);
   assert.match(await page.locator('#info-more pre.text-view').textContent(), /\[video\]\r\nobject=hexpod\.bgf/);
@@ -455,7 +454,10 @@ test('wireframe and back-face switches change what is drawn', async () => {
   assert.equal(wired.drawCalls, 2);
   assert.equal(await page.locator('#opt-wireframe').isChecked(), true);
   const wireShot = await canvasCoverage(page);
+  // The switches are in the display menu (closed again before the screenshot).
+  await page.locator('#display-menu summary').click();
   await page.locator('#opt-wireframe').uncheck();
+  await page.locator('#display-menu summary').click();
   await page.waitForFunction(() => window.relicview.stats().drawCalls === 1);
   const solidShot = await canvasCoverage(page);
   let changed = 0;
@@ -463,6 +465,7 @@ test('wireframe and back-face switches change what is drawn', async () => {
   assert.ok(changed > 200, `wire lines change ${changed} pixels`);
 
   // The tower is an open tube seen from above: hiding back faces removes part of its inside.
+  await page.locator('#display-menu summary').click();
   await page.locator('#opt-cullback').check();
   await page.waitForFunction(() => window.relicview.stats().drawCalls === 1);
   const culled = await page.evaluate(() => window.relicview.pixelStats());

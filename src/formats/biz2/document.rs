@@ -11,6 +11,7 @@ use crate::formats::Assets;
 use crate::formats::kind::{Head, Kind, Purpose};
 use crate::formats::{Diagnostic, DocStats, Document, InfoRow, ParseError, Reference};
 use crate::inspect::InspectorView;
+use crate::gallery::MaterialCard;
 use crate::scene::Scene;
 
 /// DIV-BIZ2 is also the magic of some material libraries (their FILETYPE says so): a .BMF
@@ -41,6 +42,8 @@ pub struct Biz2Document {
     info: Option<Info>,
     stats: DocStats,
     path: String,
+    /// A library's materials as cards, made with the scene (once its maps are read).
+    gallery: Option<Vec<MaterialCard>>,
 }
 
 pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
@@ -68,6 +71,7 @@ pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
         stats,
         path: path.to_string(),
         bytes,
+        gallery: None,
     })
 }
 
@@ -180,11 +184,22 @@ impl Document for Biz2Document {
     fn exports(&self) -> Vec<String> {
         self.materials.clone()
     }
+    fn gallery(&self) -> Option<&[MaterialCard]> {
+        self.gallery.as_deref()
+    }
     fn needs(&self, assets: &dyn Assets) -> Vec<String> {
-        materials::needs(&libraries(assets), &self.path, &self.material_refs())
+        let mut out = materials::needs(&libraries(assets), &self.path, &self.material_refs());
+        // A library shown on its own shows its textures too.
+        if let Some(m) = self.model.as_ref().filter(|m| m.kind == FileKind::Materials && self.inspector.is_some() && out.is_empty()) {
+            out = materials::own_maps(assets, &self.path, m);
+        }
+        out
     }
     fn build_scene(&mut self, assets: &dyn Assets) -> Option<Scene> {
         let model = self.model.take()?;
+        if model.kind == FileKind::Materials && self.inspector.is_some() {
+            self.gallery = Some(materials::cards(assets, &self.path, &model));
+        }
         // A library (by magic or by FILETYPE) draws nothing unless it holds triangles.
         let geometry = model.kind == FileKind::Geometry;
         let libraries = libraries(assets);

@@ -4,6 +4,8 @@
 
 use super::{Biz2File, MaterialDef, TextureDef};
 use crate::formats::{base_name, Assets, Document};
+use crate::gallery::{css_color, thumbnail, MaterialCard, THUMBNAIL_SIDE};
+use crate::texture::Texels;
 use serde::Serialize;
 
 /// The material libraries a model reaches, through the resolver. A library is a parsed
@@ -79,6 +81,70 @@ pub fn find<'a>(libraries: &Libraries<'a>, model: &str, reference: &str) -> Foun
 pub fn texture_of<'a>(library: &'a Biz2File, material: &MaterialDef) -> Option<&'a TextureDef> {
     let name = material.texture_name()?;
     library.textures.iter().find(|t| t.name.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(name)))
+}
+
+/// What a material's texture map resolved to, for the file at `at` (a model, or the
+/// library itself): the archive file, its picture, or why there is none.
+pub struct ResolvedMap<'a> {
+    pub texture: &'a str,
+    /// TEXTURE_MAP as written.
+    pub map: Option<&'a str>,
+    pub file: Option<String>,
+    pub image: Option<&'a Texels>,
+    /// Why no picture, when there is none.
+    pub reason: Option<String>,
+    pub scroll: Option<[f32; 4]>,
+}
+
+/// The map of the texture material `def` of `library` (at `lib_path`) names, where it has
+/// one; None for an untextured material.
+pub fn resolve_map<'a>(assets: &'a dyn Assets, at: &str, library: &'a Biz2File, lib_path: &str, def: &'a MaterialDef) -> Option<ResolvedMap<'a>> {
+    let name = def.texture_name()?;
+    let tex = texture_of(library, def);
+    let map = tex.and_then(|t| t.map.as_deref());
+    let file = map.and_then(|m| assets.resolve(at, &[base_name(m).to_string()]).file);
+    let image = file.as_deref().and_then(|p| assets.get(p)).and_then(|d| d.image());
+    let reason = match (tex, map, file.as_deref(), image) {
+        (None, ..) => Some(format!("texture {name} is not in {lib_path}")),
+        (Some(_), None, ..) => Some(format!("texture {name} names no map file")),
+        (Some(_), Some(map), None, _) => Some(format!("map file {map} is not in the archive")),
+        (.., Some(p), None) => Some(assets.failure(p).map_or(format!("{p} was not read"), str::to_string)),
+        (.., Some(_)) => None,
+    };
+    Some(ResolvedMap { texture: name, map, file, image, reason, scroll: tex.and_then(|t| t.scroll()) })
+}
+
+/// The map files a library's own materials name, still to read (for its cards).
+pub fn own_maps(assets: &dyn Assets, path: &str, library: &Biz2File) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for map in library.materials.iter().filter_map(|d| texture_of(library, d)?.map.as_deref()) {
+        if let Some(p) = assets.resolve(path, &[base_name(map).to_string()]).file.filter(|p| !assets.known(p) && !out.iter().any(|o| o.eq_ignore_ascii_case(p))) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// A card per material of the library at `path`: its colour, its texture's thumbnail and
+/// file (or why it has none), and the record it was read from.
+pub fn cards(assets: &dyn Assets, path: &str, library: &Biz2File) -> Vec<MaterialCard> {
+    library
+        .materials
+        .iter()
+        .enumerate()
+        .map(|(i, def)| {
+            let map = resolve_map(assets, path, library, path, def);
+            MaterialCard {
+                name: def.name.clone().unwrap_or_else(|| format!("material {i}")),
+                color: def.diffuse.map(css_color),
+                texture: map.as_ref().map(|m| m.texture.to_string()),
+                texture_file: map.as_ref().and_then(|m| m.file.clone()),
+                problem: map.as_ref().and_then(|m| m.reason.clone()),
+                thumbnail: map.as_ref().and_then(|m| m.image).map(|t| thumbnail(t, THUMBNAIL_SIDE)),
+                record: Some(def.chunk),
+            }
+        })
+        .collect()
 }
 
 /// Files still to read for a model: its libraries first, then (once those are in) the

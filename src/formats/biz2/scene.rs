@@ -2,9 +2,8 @@
 //! primitive per PMESH/TRISTRIP/…, light points as marker nodes, and materials resolved the
 //! way the pods resolved them (materials.rs).
 
-use super::materials::{find, texture_of, Libraries, TextureStatus};
+use super::materials::{find, resolve_map, Libraries, TextureStatus};
 use super::{Biz2File, MaterialRef, Primitive};
-use crate::formats::base_name;
 use crate::scene::{Clip, LodLevel, Marker, Material, Mesh, Node, Repeat, Scene, Target, Texture, Track, Transform};
 use std::collections::HashMap;
 
@@ -39,19 +38,9 @@ pub fn build(model: &str, file: Biz2File, libraries: &Libraries<'_>) -> (Scene, 
         let found = find(libraries, model, &r);
         let mut surface = Surface { diffuse: found.def.and_then(|d| d.diffuse), ..Default::default() };
         if let (Some(def), Some(library), Some(lib_path)) = (found.def, found.library, found.resolution.library.as_deref()) {
-            if let Some(name) = def.texture_name() {
-                let tex = texture_of(library, def);
-                let map = tex.and_then(|t| t.map.as_deref());
-                let file_path = map.and_then(|m| assets.resolve(model, &[base_name(m).to_string()]).file);
-                let image = file_path.as_deref().and_then(|p| assets.get(p)).and_then(|d| d.image());
-                let reason = match (tex, map, file_path.as_deref(), image) {
-                    (None, ..) => Some(format!("texture {name} is not in {lib_path}")),
-                    (Some(_), None, ..) => Some(format!("texture {name} names no map file")),
-                    (Some(_), Some(map), None, _) => Some(format!("map file {map} is not in the archive")),
-                    (.., Some(p), None) => Some(assets.failure(p).map_or(format!("{p} was not read"), str::to_string)),
-                    (.., Some(_)) => None,
-                };
-                surface.scroll = tex.and_then(|t| t.scroll());
+            if let Some(m) = resolve_map(assets, model, library, lib_path, def) {
+                let (name, map, file_path, image, reason) = (m.texture, m.map, m.file, m.image, m.reason);
+                surface.scroll = m.scroll;
                 // One scene texture per decoded map file, however many materials use it (their
                 // drift lives on the material); a checker is the material's own colour.
                 let shared = file_path.as_deref().filter(|_| reason.is_none()).and_then(|p| shared_maps.get(p).copied());

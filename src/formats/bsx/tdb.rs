@@ -15,6 +15,9 @@ pub const PALETTE_BYTES: usize = 32;
 /// The 16-byte header.
 pub const HEADER: [FieldAt; 5] = [(0, 4, "u32 size"), (4, 2, "u16 image_count"), (6, 2, "u16 palette_count"), (8, 4, "u32 image_offset"), (12, 4, "u32 palette_offset")];
 
+/// Images per row of the overview.
+const OVERVIEW_COLUMNS: usize = 16;
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TdbFile {
     pub size: u32,
@@ -81,16 +84,22 @@ impl TdbFile {
         if i < 80 { (i / 8) as u8 } else { (10 + (i - 80) / 2).min(255) as u8 }
     }
 
+    /// Where image `i` sits in the overview (its top-left texel).
+    pub fn overview_cell(i: usize) -> (u32, u32) {
+        (((i % OVERVIEW_COLUMNS) * 32) as u32, ((i / OVERVIEW_COLUMNS) * 32) as u32)
+    }
+
     /// Every image in a grid of 16 columns, each in its face's palette: what the file holds,
     /// at a glance.
     pub fn overview(&self, bytes: &[u8]) -> Texels {
-        const COLUMNS: usize = 16;
+        const COLUMNS: usize = OVERVIEW_COLUMNS;
         let rows = (self.image_count as usize).div_ceil(COLUMNS).max(1);
         let (w, h) = (COLUMNS * 32, rows * 32);
         let mut rgba_out = vec![0u8; w * h * 4];
         for i in 0..self.image_count as usize {
             let (Some(image), palette) = (self.image(bytes, i), self.palette(bytes, Self::face_of_image(i))) else { continue };
-            let (x0, y0) = ((i % COLUMNS) * 32, (i / COLUMNS) * 32);
+            let (x0, y0) = Self::overview_cell(i);
+            let (x0, y0) = (x0 as usize, y0 as usize);
             for y in 0..32 {
                 for x in 0..32 {
                     let byte = image[y * 16 + x / 2];

@@ -8,6 +8,7 @@ use crate::formats::lzs::Stored;
 use crate::formats::kind::{Head, Kind, Purpose};
 use crate::formats::{Document, InfoRow, ParseError};
 use crate::inspect::InspectorView;
+use crate::gallery::ImageRegion;
 use crate::texture::Texels;
 
 pub fn sniff_tdb(h: &Head) -> bool {
@@ -77,6 +78,17 @@ impl Document for TdbDocument {
     }
     fn image(&self) -> Option<&Texels> {
         self.overview.as_ref()
+    }
+    fn image_regions(&self) -> Vec<ImageRegion> {
+        let Some(t) = &self.parsed else { return Vec::new() };
+        let record_at = |offset: usize| self.inspector.as_ref()?.chunks.iter().position(|c| c.name == "image" && c.offset == offset).map(|i| i as u32);
+        (0..t.image_count as usize)
+            .map(|i| {
+                let (x, y) = TdbFile::overview_cell(i);
+                let face = TdbFile::face_of_image(i);
+                ImageRegion { x, y, width: 32, height: 32, label: format!("image {i} · palette {face}"), record: record_at(t.image_offset as usize + i * IMAGE_BYTES) }
+            })
+            .collect()
     }
     fn info_rows(&self) -> Vec<InfoRow> {
         let mut rows = vec![InfoRow::new("format", self.kind.title()), self.stored.bytes_row()];

@@ -1,0 +1,312 @@
+// The main view of a file that is not drawn in 3D: a picture (fitted or at its size, zoomed
+// to the texel, a checkerboard under alpha, the texel and its value under the pointer, a
+// sheet's images labelled), or a grid of cards (a library's materials). It lies over the
+// 3D canvas, which keeps its context. Everything from the file reaches the page as text.
+
+import { $, count, state } from './state.js';
+
+const MAX_ZOOM = 64;
+const MIN_ZOOM = 1 / 16;
+// Checker squares under the picture, in CSS pixels (as the 3D view's checker background).
+const CHECKER = 8;
+
+// What the flat view shows: {mode: 'picture'|'gallery', …} or null when the 3D view is up.
+let shown = null;
+
+const openPath = (path) => document.dispatchEvent(new CustomEvent('relicview:open', { detail: { path } }));
+
+// Show `file`'s own view if it is not 3D; → whether it did.
+export function showFlat(file) {
+  const can = file.capabilities();
+  hideFlat();
+  if (can.gallery) showGallery(file);
+  else if (can.image) showPicture(file.image(), file.imageRegions ? file.imageRegions() : []);
+  else return false;
+  return true;
+}
+
+export function hideFlat() {
+  shown = null;
+  $('flat-view').hidden = true;
+  $('picture-pane').hidden = true;
+  $('gallery').replaceChildren();
+  $('gallery').hidden = true;
+  document.body.classList.remove('flat');
+}
+
+// What the flat view shows, for scripts: {mode, zoom, width, height, regions, cards}.
+export function flatState() {
+  if (!shown) return null;
+  if (shown.mode === 'gallery') return { mode: 'gallery', cards: shown.cards };
+  return { mode: 'picture', zoom: shown.zoom, width: shown.image.width, height: shown.image.height, regions: shown.regions.length };
+}
+
+function reveal() {
+  $('flat-view').hidden = false;
+  document.body.classList.add('flat');
+}
+
+// ---- the picture ----
+
+function showPicture(image, regions) {
+  const texels = document.createElement('canvas');
+  texels.width = image.width;
+  texels.height = image.height;
+  texels.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray(image.rgba), image.width, image.height), 0, 0);
+  shown = { mode: 'picture', image, regions, texels, zoom: 1, x: 0, y: 0, hover: null };
+  $('picture-pane').hidden = false;
+  reveal();
+  fit({ grow: false });
+}
+
+function viewSize() {
+  const canvas = $('picture-canvas');
+  return { w: canvas.clientWidth || 1, h: canvas.clientHeight || 1 };
+}
+
+// Fit the picture in the view (`grow`: enlarge a small one too), centred. Opened, a picture
+// that fits is shown at its size, texel for pixel.
+export function fit({ grow = true } = {}) {
+  if (!shown || shown.mode !== 'picture') return;
+  const { w, h } = viewSize();
+  const fitted = Math.min(w / shown.image.width, h / shown.image.height);
+  // Whole steps above 1: texels stay square blocks of the same size.
+  const zoom = fitted >= 1 ? (grow ? Math.floor(fitted) : 1) : fitted;
+  setZoom(zoom, { x: w / 2, y: h / 2 }, true);
+}
+
+// Zoom to `zoom` screen pixels per texel about the point `at` of the view (CSS pixels).
+export function setZoom(zoom, at = null, centre = false) {
+  if (!shown || shown.mode !== 'picture') return null;
+  const { w, h } = viewSize();
+  const z = Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, zoom));
+  const p = at || { x: w / 2, y: h / 2 };
+  if (centre) {
+    shown.x = (w - shown.image.width * z) / 2;
+    shown.y = (h - shown.image.height * z) / 2;
+  } else {
+    // The texel under `at` stays under it.
+    shown.x = p.x - ((p.x - shown.x) / shown.zoom) * z;
+    shown.y = p.y - ((p.y - shown.y) / shown.zoom) * z;
+  }
+  shown.zoom = z;
+  drawPicture();
+  return z;
+}
+
+function drawPicture() {
+  if (!shown || shown.mode !== 'picture') return;
+  const canvas = $('picture-canvas');
+  const ratio = window.devicePixelRatio || 1;
+  const { w, h } = viewSize();
+  if (canvas.width !== Math.round(w * ratio) || canvas.height !== Math.round(h * ratio)) {
+    canvas.width = Math.round(w * ratio);
+    canvas.height = Math.round(h * ratio);
+  }
+  const g = canvas.getContext('2d');
+  g.setTransform(ratio, 0, 0, ratio, 0, 0);
+  g.clearRect(0, 0, w, h);
+  const { x, y, zoom, image } = shown;
+  const [iw, ih] = [image.width * zoom, image.height * zoom];
+  // The checkerboard under the picture only: what is transparent shows as such.
+  g.save();
+  g.beginPath();
+  g.rect(x, y, iw, ih);
+  g.clip();
+  for (let cy = Math.floor(Math.max(0, -y) / CHECKER); cy * CHECKER < Math.min(ih, h - y); cy++) {
+    for (let cx = Math.floor(Math.max(0, -x) / CHECKER); cx * CHECKER < Math.min(iw, w - x); cx++) {
+      g.fillStyle = (cx + cy) % 2 ? '#666' : '#999';
+      g.fillRect(x + cx * CHECKER, y + cy * CHECKER, CHECKER, CHECKER);
+    }
+  }
+  g.restore();
+  g.imageSmoothingEnabled = zoom < 1;
+  g.drawImage(shown.texels, x, y, iw, ih);
+  // A sheet's images: their numbers where there is room, the one under the pointer outlined.
+  const room = shown.regions.length && Math.min(...shown.regions.slice(0, 1).map((r) => r.width * zoom)) >= 28;
+  g.font = '11px ui-monospace, monospace';
+  g.textBaseline = 'top';
+  for (const r of shown.regions) {
+    const [rx, ry, rw, rh] = [x + r.x * zoom, y + r.y * zoom, r.width * zoom, r.height * zoom];
+    if (rx > w || ry > h || rx + rw < 0 || ry + rh < 0) continue;
+    if (room) {
+      const n = r.label.match(/\d+/)?.[0] ?? '';
+      g.fillStyle = 'rgba(0, 0, 0, 0.65)';
+      g.fillRect(rx, ry, g.measureText(n).width + 4, 13);
+      g.fillStyle = '#fff';
+      g.fillText(n, rx + 2, ry + 1);
+    }
+    if (r === shown.hover) {
+      g.strokeStyle = '#ffc828';
+      g.lineWidth = 2;
+      g.strokeRect(rx + 1, ry + 1, rw - 2, rh - 2);
+    }
+  }
+  $('picture-zoom').textContent = `${zoom >= 1 ? Math.round(zoom * 100) : (zoom * 100).toFixed(1)} %`;
+}
+
+// The texel under view point (px, py) (CSS pixels), or null off the picture.
+function texelAt(px, py) {
+  const tx = Math.floor((px - shown.x) / shown.zoom);
+  const ty = Math.floor((py - shown.y) / shown.zoom);
+  if (tx < 0 || ty < 0 || tx >= shown.image.width || ty >= shown.image.height) return null;
+  const at = (ty * shown.image.width + tx) * 4;
+  const [r, g, b, a] = shown.image.rgba.slice(at, at + 4);
+  const region = shown.regions.find((q) => tx >= q.x && ty >= q.y && tx < q.x + q.width && ty < q.y + q.height) || null;
+  return { x: tx, y: ty, rgba: [r, g, b, a], region };
+}
+
+// What the readout says of view point (px, py); → the texel (for scripts) or null.
+export function describeAt(px, py) {
+  if (!shown || shown.mode !== 'picture') return null;
+  const t = texelAt(px, py);
+  const hex = (v) => v.toString(16).padStart(2, '0');
+  $('picture-readout').textContent = t
+    ? `x ${t.x}, y ${t.y} · #${t.rgba.slice(0, 3).map(hex).join('')} · alpha ${t.rgba[3]}${t.region ? ` · ${t.region.label}` : ''}`
+    : `${shown.image.width} × ${shown.image.height}`;
+  const hover = t ? t.region : null;
+  if (hover !== shown.hover) {
+    shown.hover = hover;
+    drawPicture();
+  }
+  return t;
+}
+
+export function bindFlatView() {
+  const canvas = $('picture-canvas');
+  let drag = null;
+  const local = (e) => {
+    const r = canvas.getBoundingClientRect();
+    return { x: e.clientX - r.left, y: e.clientY - r.top };
+  };
+  canvas.addEventListener('wheel', (e) => {
+    if (!shown || shown.mode !== 'picture') return;
+    e.preventDefault();
+    setZoom(shown.zoom * (e.deltaY < 0 ? 2 : 0.5), local(e));
+  }, { passive: false });
+  canvas.addEventListener('pointerdown', (e) => {
+    if (!shown || shown.mode !== 'picture') return;
+    drag = { ...local(e), x0: shown.x, y0: shown.y, moved: false };
+    canvas.setPointerCapture(e.pointerId);
+  });
+  canvas.addEventListener('pointermove', (e) => {
+    if (!shown || shown.mode !== 'picture') return;
+    const p = local(e);
+    if (drag) {
+      drag.moved ||= Math.hypot(p.x - drag.x, p.y - drag.y) > 3;
+      shown.x = drag.x0 + p.x - drag.x;
+      shown.y = drag.y0 + p.y - drag.y;
+      drawPicture();
+    }
+    describeAt(p.x, p.y);
+  });
+  canvas.addEventListener('pointerup', (e) => {
+    const click = drag && !drag.moved;
+    drag = null;
+    // A click on a sheet's image selects its bytes in the inspector.
+    const t = click && shown?.mode === 'picture' ? texelAt(local(e).x, local(e).y) : null;
+    if (t?.region && t.region.record !== undefined && t.region.record !== null) state.inspector.selectChunk(t.region.record);
+  });
+  canvas.addEventListener('keydown', (e) => {
+    if (!shown || shown.mode !== 'picture') return;
+    const step = { '+': 2, '=': 2, '-': 0.5 }[e.key];
+    if (step) setZoom(shown.zoom * step);
+    else if (e.key === '0' || e.key === 'f') fit();
+    else if (e.key === '1') setZoom(1);
+    else return;
+    e.preventDefault();
+  });
+  $('picture-fit').addEventListener('click', () => fit());
+  $('picture-native').addEventListener('click', () => setZoom(1));
+  $('picture-in').addEventListener('click', () => setZoom(shown.zoom * 2));
+  $('picture-out').addEventListener('click', () => setZoom(shown.zoom / 2));
+  new ResizeObserver(() => drawPicture()).observe(canvas);
+}
+
+// ---- the cards ----
+
+function showGallery(file) {
+  const cards = file.gallery();
+  const grid = $('gallery');
+  grid.replaceChildren(...cards.map(card));
+  shown = { mode: 'gallery', cards: cards.length };
+  grid.hidden = false;
+  reveal();
+  // Which models take each material: the archive's reference graph, read once.
+  if (state.session && file.exports().length) {
+    const path = file.path;
+    state.session.usedBy(path, file.exports()).then((rows) => {
+      if (state.current !== path) return;
+      for (const row of rows) {
+        const name = row.label.replace(/^used: /, '');
+        const slot = [...grid.querySelectorAll('.card')].find((c) => c.dataset.name.toLowerCase() === name.toLowerCase());
+        if (slot) fillUsers(slot.querySelector('.card-users'), row);
+      }
+    }).catch(() => {});
+  }
+}
+
+function card(c) {
+  const li = document.createElement('li');
+  li.className = 'card';
+  li.dataset.name = c.name;
+  const picture = document.createElement('canvas');
+  picture.className = 'card-picture';
+  picture.setAttribute('aria-hidden', 'true');
+  if (c.thumbnail) {
+    picture.width = c.thumbnail.width;
+    picture.height = c.thumbnail.height;
+    picture.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray(c.thumbnail.rgba), c.thumbnail.width, c.thumbnail.height), 0, 0);
+  } else {
+    picture.width = 1;
+    picture.height = 1;
+    picture.classList.add('none');
+  }
+  if (c.color) picture.style.backgroundColor = c.color;
+  const title = document.createElement('button');
+  title.type = 'button';
+  title.className = 'card-name';
+  title.title = 'Select its record in the inspector';
+  const swatch = document.createElement('span');
+  swatch.className = 'swatch';
+  if (c.color) swatch.style.background = c.color;
+  else swatch.classList.add('none');
+  title.append(swatch, document.createTextNode(c.name));
+  if (c.record !== undefined && c.record !== null) title.addEventListener('click', () => state.inspector.selectChunk(c.record));
+  const texture = document.createElement('p');
+  texture.className = 'card-texture';
+  if (c.textureFile) {
+    const a = fileLink(c.textureFile, `${c.texture} · ${c.textureFile.split('/').pop()}`);
+    texture.append(a);
+  } else if (c.texture) {
+    texture.textContent = `${c.texture}: ${c.problem || 'not found'}`;
+    texture.classList.add('bad');
+  } else texture.textContent = 'no texture';
+  const users = document.createElement('p');
+  users.className = 'card-users muted';
+  users.textContent = 'used by …';
+  li.append(picture, title, texture, users);
+  return li;
+}
+
+function fileLink(path, text) {
+  const a = document.createElement('a');
+  a.href = '#';
+  a.textContent = text;
+  a.title = `Open ${path}`;
+  a.addEventListener('click', (e) => { e.preventDefault(); openPath(path); });
+  return a;
+}
+
+function fillUsers(slot, row) {
+  const links = row.links || [];
+  if (!links.length) {
+    slot.textContent = 'used by nothing in this archive';
+    return;
+  }
+  slot.replaceChildren(document.createTextNode(`used by ${count(links.length, 'file')}: `));
+  links.forEach((p, i) => {
+    if (i) slot.append(document.createTextNode(', '));
+    slot.append(fileLink(p, p.split('/').pop()));
+  });
+}
