@@ -68,6 +68,8 @@ export function syncWorldControls() {
     }));
   }
   camera.value = state.viewpoint !== null && state.viewpoint !== undefined ? `view:${state.viewpoint}` : state.current ? state.viewer.cameraMode() : 'orbit';
+  // The fly pad shows while the camera flies (phones and touch screens, style.css).
+  $('fly-pad').hidden = !(state.current && state.viewport.flyAllowed());
   // The scene's choice (a file's models and their animations) and its skeleton switch.
   const choice = state.current ? state.viewer.choice() : null;
   $('choice-label').hidden = !choice;

@@ -50,7 +50,7 @@ export class FileList {
       const li = e.target.closest('li');
       if (!li || li.classList.contains('spacer')) return;
       if (li.dataset.folder !== undefined) this.toggleFolder(li.dataset.folder);
-      else this.onOpen(li.dataset.path);
+      else this.onOpen(li.dataset.path, { pointer: true });
     });
     list.addEventListener('keydown', (e) => this.key(e));
     list.addEventListener('scroll', () => this.render());

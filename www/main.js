@@ -45,7 +45,13 @@ async function boot() {
   state.viewport.flyAllowed = () => state.viewer.cameraMode() === 'fly' || (state.viewpoint !== null && state.viewpoint !== undefined);
   state.viewport.onKey = (e) => (state.current ? viewKey(e) : false);
   state.inspector = new Inspector($('inspector'));
-  state.files = new FileList({ list: $('file-list'), search: $('search'), kinds: $('kinds'), noMatches: $('no-matches'), label: (kind) => kindOfEntry({ kind }).label, onOpen: (path) => open(path).catch(() => {}) });
+  // On a phone the list sits above the view: a tap on a file brings the view into sight.
+  const narrow = window.matchMedia('(max-width: 760px)');
+  const onOpen = (path, how = {}) => {
+    open(path).catch(() => {});
+    if (how.pointer && narrow.matches) $('stage').scrollIntoView({ block: 'start' });
+  };
+  state.files = new FileList({ list: $('file-list'), search: $('search'), kinds: $('kinds'), noMatches: $('no-matches'), label: (kind) => kindOfEntry({ kind }).label, onOpen });
   state.viewport.onFrame = (s) => {
     const lod = s.lod === null || s.lod === undefined ? '' : ` · LOD ${s.lod}`;
     const placed = s.placements ? ` · ${count(s.placements, 'placement')}` : '';
@@ -113,6 +119,7 @@ async function boot() {
   readyResolve();
   state.viewport.requestFrame();
   const link = readHash();
+  offerDemo(link);
   if (link.folder && !link.archive) {
     // A link to someone's local folder: only that folder can restore it. A request, not
     // an error.
@@ -126,6 +133,24 @@ async function boot() {
   const hosted = await hostedEntries(new URL(listing, location.href).href).catch(() => null);
   if (hosted && state.entries.length === 0) await loadEntries(hosted, `hosted at ${listing}`, { archive: listing });
   else if (link.archive && !hosted) showError('Archive not found', new Error(`No file listing could be read from ${link.archive}`));
+}
+
+// On the landing, the archive this page is served with (`relicview serve`, ./run.sh) is one
+// click away: "Try the demo". A link that named something else is given up for it.
+async function offerDemo(link) {
+  if (!link.archive && !link.folder) return;
+  const listing = new URL('archive.json', location.href).href;
+  const hosted = await hostedEntries(listing).catch(() => null);
+  if (!hosted || !hosted.length || state.entries.length) return;
+  $('landing-demo').hidden = false;
+  $('demo-link').href = `${location.pathname}${location.search}#archive=archive.json`;
+  $('demo-link').onclick = (e) => {
+    e.preventDefault();
+    state.linkPending = false;
+    history.replaceState(null, '', `${location.pathname}${location.search}`);
+    $('landing-demo').hidden = true;
+    loadEntries(hosted, 'hosted at archive.json', { archive: 'archive.json' });
+  };
 }
 
 boot().catch((err) => {

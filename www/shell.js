@@ -32,8 +32,19 @@ function bindMenus() {
   }
 }
 
+// The fly pad's buttons are held like the fly keys.
+function bindFlyPad() {
+  for (const b of document.querySelectorAll('#fly-pad [data-fly]')) {
+    const hold = (down) => (e) => { e.preventDefault(); state.viewport.hold(b.dataset.fly, down); };
+    b.addEventListener('pointerdown', (e) => { try { b.setPointerCapture(e.pointerId); } catch { /* held without capture too */ } hold(true)(e); });
+    for (const end of ['pointerup', 'pointercancel', 'lostpointercapture']) b.addEventListener(end, hold(false));
+    b.addEventListener('contextmenu', (e) => e.preventDefault());
+  }
+}
+
 export function bindShell() {
   bindMenus();
+  bindFlyPad();
   // Real buttons (in the Tab order) for the hidden file inputs.
   for (const [button, input] of [['folder-button', 'folder-input'], ['files-button', 'files-input'], ['landing-folder', 'folder-input'], ['landing-files', 'files-input']]) {
     $(button).addEventListener('click', () => $(input).click());

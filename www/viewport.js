@@ -19,6 +19,14 @@ export class Viewport {
     this.bindInput();
   }
 
+  // Hold or release a fly key from an on-screen control (the fly pad).
+  hold(code, down) {
+    if (!(code in FLY_KEYS)) return;
+    if (down) this.keys.add(code);
+    else this.keys.delete(code);
+    this.requestFrame();
+  }
+
   resize() {
     const dpr = window.devicePixelRatio || 1;
     const w = Math.max(1, Math.round(this.canvas.clientWidth * dpr));

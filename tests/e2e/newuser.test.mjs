@@ -143,8 +143,8 @@ test('a slow open says which file it is opening and dims what is still on show',
   await page.close();
 });
 
-async function sized([width, height], url = server.url) {
-  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: 1 });
+async function sized([width, height], url = server.url, options = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: 1, ...options });
   const page = await context.newPage();
   const problems = [];
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
@@ -293,4 +293,83 @@ test('a material library shows one card per material: swatch, thumbnail, texture
   assert.equal((await page.evaluate(() => window.relicview.flatView())).mode, 'picture');
   assert.deepEqual(problems, []);
   await close();
+});
+
+test('on a phone the list comes first, a tap on a file brings the view into sight, a swipe near the edge scrolls, and fly mode has buttons', async () => {
+  const { page, problems, close } = await sized([430, 900], server.url, { hasTouch: true });
+  const rect = (id) => page.evaluate((i) => { const r = document.getElementById(i).getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, width: r.width, height: r.height }; }, id);
+  const list = await rect('file-list');
+  const view = await rect('view');
+  assert.ok(list.top < 200, `the list starts ${Math.round(list.top)} px down`);
+  assert.ok(list.top < view.top, 'the list is above the view');
+  // A tap on a file: it opens, and the page scrolls so the view is in sight.
+  await page.locator('#search').fill('HEXPOD.BGF');
+  await page.locator('#file-list li[data-path="DEMO/VIDEO/HEXPOD.BGF"]').click();
+  await page.waitForFunction(() => window.relicview.lastOpen()?.path === 'DEMO/VIDEO/HEXPOD.BGF');
+  const after = await rect('viewport');
+  const height = await page.evaluate(() => innerHeight);
+  assert.ok(after.top >= -1 && after.bottom <= height + 1, `the canvas is in sight: ${JSON.stringify(after)} of ${height}`);
+  assert.ok(await page.evaluate(() => scrollY) > 0, 'the page scrolled to it');
+  // One-finger swipes down (touch events, as a phone sends them): near the left edge the
+  // page scrolls back up; over the middle the camera orbits instead.
+  const cdp = await page.context().newCDPSession(page);
+  const swipe = async (x) => {
+    const v = await rect('view');
+    const [sx, sy] = [Math.round(v.left + x), Math.round(v.top + Math.min(v.height, height) / 3)];
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x: sx, y: sy }] });
+    for (let k = 1; k <= 10; k++) await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [{ x: sx, y: sy + k * 25 }] });
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+    await page.waitForTimeout(200);
+  };
+  const scroll0 = await page.evaluate(() => scrollY);
+  const cam0 = await page.evaluate(() => window.relicview.camera());
+  await swipe(12);
+  const scroll1 = await page.evaluate(() => scrollY);
+  assert.ok(scroll1 < scroll0 - 50, `the edge swipe scrolled the page: ${scroll0} → ${scroll1}`);
+  assert.deepEqual(await page.evaluate(() => window.relicview.camera()), cam0, 'and did not move the camera');
+  await page.evaluate(() => window.relicview.open('DEMO/VIDEO/HEXPOD.BGF'));
+  await page.locator('#stage').evaluate((s) => s.scrollIntoView({ block: 'start' }));
+  const scroll2 = await page.evaluate(() => scrollY);
+  const cam1 = await page.evaluate(() => window.relicview.camera());
+  await swipe(view.width / 2);
+  const scroll3 = await page.evaluate(() => scrollY);
+  // (A layout shift of a pixel or two as the HUD's text changes is not a scroll.)
+  assert.ok(Math.abs(scroll3 - scroll2) < 10, `a swipe over the middle leaves the page where it is: ${scroll2} → ${scroll3}`);
+  assert.notDeepEqual((await page.evaluate(() => window.relicview.camera())).position, cam1.position, 'and orbits');
+  // Fly mode shows a pad; holding ▲ flies forward, letting go stops.
+  await page.evaluate(() => window.relicview.setCamera('fly'));
+  assert.equal(await page.locator('#fly-pad').isVisible(), true);
+  const before = await page.evaluate(() => window.relicview.camera());
+  const forward = page.locator('#fly-pad [data-fly="KeyW"]');
+  await forward.hover();
+  await page.mouse.down();
+  await page.waitForTimeout(300);
+  await page.mouse.up();
+  const moved = await page.evaluate(() => window.relicview.camera());
+  const toward = before.target.map((t, i) => t - before.position[i]);
+  const step = moved.position.map((p, i) => p - before.position[i]);
+  assert.ok(step.reduce((s, d, i) => s + d * toward[i], 0) > 0, `flew forward: ${step}`);
+  const still = await page.evaluate(() => window.relicview.camera());
+  await page.waitForTimeout(200);
+  assert.deepEqual((await page.evaluate(() => window.relicview.camera())).position, still.position, 'stopped once let go');
+  await page.evaluate(() => window.relicview.setCamera('orbit'));
+  assert.equal(await page.locator('#fly-pad').isVisible(), false);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('the landing speaks to the device, and offers the served archive as a demo', async () => {
+  for (const [size, words] of [[[1400, 850], 'Drop a game folder here'], [[430, 900], "Open a game's files"]]) {
+    const context = await browser.newContext({ viewport: { width: size[0], height: size[1] }, deviceScaleFactor: 1 });
+    const page = await context.newPage();
+    await page.goto(`${server.url.replace(/\/$/, '')}/index.html#archive=none.json`);
+    await page.evaluate(() => window.relicview.ready);
+    assert.equal(await page.locator('#landing h2').innerText(), words);
+    await page.locator('#demo-link').waitFor();
+    await page.locator('#demo-link').click();
+    await page.waitForFunction(() => window.relicview.lastOpen() && window.relicview.stats().triangles > 0);
+    assert.equal(await page.locator('#landing').isVisible(), false);
+    assert.doesNotMatch(await page.evaluate(() => location.hash), /none\.json/);
+    await context.close();
+  }
 });

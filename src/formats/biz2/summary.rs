@@ -201,16 +201,16 @@ impl Info {
         for r in self.material_resolution.iter().flatten() {
             let label = format!("material {}", r.reference);
             rows.push(match (&r.library, r.found, &r.library_error) {
-                (Some(l), true, _) => InfoRow::new(label, format!("from {l}")),
+                (Some(l), true, _) => InfoRow::new(label, format!("from {l}")).with_links(vec![l.clone()]),
                 (_, _, Some(e)) => InfoRow::warning(label, format!("library unusable: {e} (drawn grey)")),
-                (Some(l), false, None) => InfoRow::warning(label, format!("not in {l} (drawn grey)")),
+                (Some(l), false, None) => InfoRow::warning(label, format!("not in {l} (drawn grey)")).with_links(vec![l.clone()]),
                 (None, ..) => InfoRow::warning(label, "no library in the archive (drawn grey)"),
             });
         }
         for t in self.texture_status.iter().flatten() {
             let label = format!("texture {}", t.texture);
             rows.push(match &t.reason {
-                None => InfoRow::new(label, format!("{}{}", t.file.as_deref().unwrap_or(""), t.scroll.map_or(String::new(), |s| format!(" · scrolls {}", join(&s, " ", num))))),
+                None => InfoRow::new(label, format!("{}{}", t.file.as_deref().unwrap_or(""), t.scroll.map_or(String::new(), |s| format!(" · scrolls {}", join(&s, " ", num))))).with_links(t.file.iter().cloned().collect()),
                 Some(why) => InfoRow::warning(label, format!("checker: {why}")),
             });
         }

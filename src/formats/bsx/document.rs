@@ -174,7 +174,7 @@ impl Document for BsxDocument {
             match doc.as_ref().and_then(|(p, d)| Some((p, d.as_any().downcast_ref::<BsxDocument>()?.file()?))) {
                 Some((p, f)) => {
                     extras.characters[g as usize - 1] = Some(f);
-                    links.push(InfoRow::new(format!("character {g}"), format!("skeleton, parts and animations merged from {p}")));
+                    links.push(InfoRow::new(format!("character {g}"), format!("skeleton, parts and animations merged from {p}")).with_links(vec![p.clone()]));
                 }
                 None => links.push(InfoRow::warning(format!("character {g}"), why_not(assets, found(bcx), bcx, "its records are drawn alone"))),
             }
@@ -184,7 +184,7 @@ impl Document for BsxDocument {
             match doc.as_ref().and_then(|(p, d)| d.as_any().downcast_ref::<TdbDocument>().and_then(|t| Some((p, t.parsed.as_ref()?, t.bytes())))) {
                 Some((p, t, bytes)) => {
                     extras.faces = Some((t, bytes));
-                    links.push(InfoRow::new("eyes and mouths", format!("from {p}")));
+                    links.push(InfoRow::new("eyes and mouths", format!("from {p}")).with_links(vec![p.clone()]));
                 }
                 None => links.push(InfoRow::warning("eyes and mouths", why_not(assets, found(FACES), FACES, "drawn grey"))),
             }

@@ -390,13 +390,14 @@ impl Document for WorldDocument {
                     }
                     rows.push(InfoRow::new("placements", format!("{} · {} · {}{}", count_len(a.placements, "model"), count_len(a.dropzones, "dropzone"), count_len(a.report.doors, "door"), if a.lab_only > 0 { format!(" · {} LAB_ONLY", a.lab_only) } else { String::new() })));
                     if !a.includes.is_empty() {
-                        rows.push(InfoRow::new("includes", a.includes.join(", ")));
+                        rows.push(InfoRow::new("includes", a.includes.join(", ")).with_links(a.includes.clone()));
                     }
                     // What it uses, as resolved (a long list is cut short: the inspector has all).
                     let uses: Vec<&str> = a.report.resolved.iter().map(|(_, p)| p.as_str()).collect();
                     if !uses.is_empty() {
                         let more = if uses.len() > 24 { format!(" … and {} more", uses.len() - 24) } else { String::new() };
-                        rows.push(InfoRow::new("uses", format!("{}{more}", uses[..uses.len().min(24)].join(", "))));
+                        let listed = &uses[..uses.len().min(24)];
+                        rows.push(InfoRow::new("uses", format!("{}{more}", listed.join(", "))).with_links(listed.iter().map(|p| p.to_string()).collect()));
                     }
                 }
             }
