@@ -645,14 +645,20 @@ impl Renderer {
         let scene = self.scene.as_ref().filter(|s| self.options.skeleton && !s.skeleton.is_empty())?;
         let world = scene.world(&scene.pose(seconds));
         let visible = scene.visible_in(lod.unwrap_or(0), &self.hidden_layers);
-        let picked = self.highlight_target.map(|t| scene.nodes_drawing_record(t.record));
         let at = |n: u32| world.get(n as usize).map_or(GVec3::NAN, |m| m.transform_point3(GVec3::ZERO));
-        let bones: Vec<skeleton::Bone> = scene
+        let mut bones: Vec<skeleton::Bone> = scene
             .skeleton
             .iter()
             .filter(|&&(_, b)| visible.get(b as usize).copied().unwrap_or(false))
-            .map(|&(a, b)| skeleton::Bone { from: at(a), to: at(b), picked: picked.as_ref().is_some_and(|p| p.get(b as usize).copied().unwrap_or(false)) })
+            .map(|&(a, b)| skeleton::Bone { from: at(a), to: at(b), picked: false })
             .collect();
+        let shown: Vec<(u32, u32)> = scene.skeleton.iter().copied().filter(|&(_, b)| visible.get(b as usize).copied().unwrap_or(false)).collect();
+        if let (Some(t), Some(centre)) = (self.highlight_target, self.highlight_bounds.map(|b| GVec3::from(b.center()))) {
+            let picked = skeleton::picked_bone(&shown, &scene.nodes_drawing_record(t.record), |n| scene.nodes.get(n as usize).and_then(|n| n.parent), &bones, centre);
+            if let Some(k) = picked {
+                bones[k].picked = true;
+            }
+        }
         let mesh = skeleton::overlay(&bones, self.radius());
         if mesh.positions.is_empty() {
             return None;

@@ -91,6 +91,24 @@ pub fn overlay(bones: &[Bone], radius: f32) -> OverlayMesh {
     mesh
 }
 
+/// Which of `bones` (the node pairs `pairs`, in the same order) carries the part drawn by
+/// the nodes flagged in `drawing`: the bones at the part's joint (its own node if it is a
+/// joint, else its parent's), the one whose middle is nearest the part's outlined
+/// triangles (`centre`).
+pub fn picked_bone(pairs: &[(u32, u32)], drawing: &[bool], parent: impl Fn(u32) -> Option<u32>, bones: &[Bone], centre: Vec3) -> Option<usize> {
+    let joint = |n: u32| pairs.iter().any(|&(a, b)| a == n || b == n);
+    let joints: Vec<u32> = (0..drawing.len() as u32).filter(|&n| drawing[n as usize]).filter_map(|n| if joint(n) { Some(n) } else { parent(n).filter(|&p| joint(p)) }).collect();
+    pairs
+        .iter()
+        .enumerate()
+        .filter(|(_, (a, b))| joints.contains(a) || joints.contains(b))
+        .filter_map(|(k, _)| Some((k, bones.get(k)?)))
+        .map(|(k, bone)| (k, ((bone.from + bone.to) / 2.0).distance(centre)))
+        .filter(|(_, d)| d.is_finite())
+        .min_by(|x, y| x.1.total_cmp(&y.1))
+        .map(|(k, _)| k)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,6 +158,24 @@ mod tests {
         assert!((width(1.0, 100.0) - 0.6).abs() < 1e-4, "a short bone is at least the thinnest");
         assert!((width(10.0, 100.0) - 1.0).abs() < 1e-4, "a tenth of its length");
         assert!((width(100.0, 100.0) - 3.0).abs() < 1e-4, "at most the thickest");
+    }
+
+    #[test]
+    fn the_picked_bone_is_the_one_at_the_parts_joint_nearest_its_triangles() {
+        // Nodes: 0 root, 1 and 2 bones in a chain, 3 a part hanging on bone 1, 4 another part.
+        let pairs = [(0, 1), (1, 2)];
+        let bones = [
+            Bone { from: Vec3::ZERO, to: Vec3::Y, picked: false },
+            Bone { from: Vec3::Y, to: Vec3::Y * 2.0, picked: false },
+        ];
+        let parent = |n: u32| [None, Some(0), Some(1), Some(1), Some(2)][n as usize];
+        let drawing = [false, false, false, true, false];
+        // Both bones meet at joint 1: the one nearer the part's triangles wins.
+        assert_eq!(picked_bone(&pairs, &drawing, parent, &bones, Vec3::Y * 1.8), Some(1));
+        assert_eq!(picked_bone(&pairs, &drawing, parent, &bones, Vec3::Y * 0.2), Some(0));
+        // A part on the last bone, and nothing drawn.
+        assert_eq!(picked_bone(&pairs, &[false, false, false, false, true], parent, &bones, Vec3::ZERO), Some(1));
+        assert_eq!(picked_bone(&pairs, &[false; 5], parent, &bones, Vec3::ZERO), None);
     }
 
     #[test]

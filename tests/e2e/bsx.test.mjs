@@ -302,6 +302,27 @@ test('the skeleton overlay draws bones over the mesh in a colour the model does 
     }
     await page.evaluate(() => window.relicview.setOptions({ skeleton: false }));
   }
+  // A part picked in the view: its bone turns from magenta to the highlight's yellow.
+  await page.evaluate(() => window.relicview.open('GAME/DEMO/FIELD/ROBOT.BSX'));
+  await page.evaluate(() => window.relicview.axisView('front'));
+  await page.evaluate(() => window.relicview.setOptions({ skeleton: true }));
+  const yellow = async () => {
+    const { data } = await page.evaluate(() => window.relicview.readPixels());
+    let n = 0;
+    for (let i = 0; i < data.length; i += 4) if (data[i] > 130 && data[i + 1] > 100 && data[i + 2] < 60 && data[i] > data[i + 1]) n++;
+    return n;
+  };
+  const [bonesBefore, yellowBefore] = [await magenta(), await yellow()];
+  const canvas = await page.locator('#viewport').boundingBox();
+  await page.mouse.click(canvas.x + canvas.width / 2, canvas.y + canvas.height / 2);
+  await page.waitForFunction(() => window.relicview.highlightedTriangles() > 0);
+  await page.evaluate(() => window.relicview.rasterMs());
+  const [bonesPicked, yellowPicked] = [await magenta(), await yellow()];
+  await page.evaluate(() => window.relicview.setOptions({ skeleton: false }));
+  const outlineOnly = await yellow();
+  console.log(`# ROBOT picked: magenta ${bonesBefore} → ${bonesPicked}; yellow ${yellowBefore} → ${yellowPicked}, ${outlineOnly} of them the outline`);
+  assert.ok(bonesPicked < bonesBefore - 20, 'the picked bone is no longer magenta');
+  assert.ok(yellowPicked > outlineOnly + 20, 'it is yellow, over the outline');
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -103,6 +103,20 @@ export async function newPage(browser, url) {
   return { page, problems };
 }
 
+// A page in a context of its own at `[width, height]` (context `options` such as
+// {hasTouch}), once the page is up; `problems` collects page errors and console errors
+// (a 404 aside: a probe for a listing that is not there). `close` ends the context.
+export async function sizedPage(browser, url, [width, height] = [1400, 850], options = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: 1, ...options });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error' && !/404/.test(m.text())) problems.push(`console: ${m.text()}`); });
+  await page.goto(url);
+  await page.evaluate(() => window.relicview.ready);
+  return { page, problems, close: () => context.close() };
+}
+
 // Give the page a folder through its folder input; resolves once its `count` files are
 // listed and typed by content (the list shows first, the kinds follow).
 export async function loadFolder(page, dir, count) {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeArchive, startServer, launch, newPage, walk, loadFolder, nativeInfo, repo } from './harness.mjs';
+import { makeArchive, startServer, launch, newPage, sizedPage, walk, loadFolder, nativeInfo, repo } from './harness.mjs';
 
 let dir, server, browser;
 
@@ -143,16 +143,11 @@ test('a slow open says which file it is opening and dims what is still on show',
   await page.close();
 });
 
-async function sized([width, height], url = server.url, options = {}) {
-  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: 1, ...options });
-  const page = await context.newPage();
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error' && !/404/.test(m.text())) problems.push(`console: ${m.text()}`); });
-  await page.goto(url);
-  await page.evaluate(() => window.relicview.ready);
-  await page.waitForFunction(() => window.relicview.lastOpen());
-  return { page, problems, close: () => context.close() };
+// The served archive at `size`, once its first model has opened.
+async function sized(size, url = server.url, options = {}) {
+  const opened = await sizedPage(browser, url, size, options);
+  await opened.page.waitForFunction(() => window.relicview.lastOpen());
+  return opened;
 }
 
 // The toolbar's rows (its visible controls grouped by where they sit) and the view's share
@@ -360,16 +355,37 @@ test('on a phone the list comes first, a tap on a file brings the view into sigh
 
 test('the landing speaks to the device, and offers the served archive as a demo', async () => {
   for (const [size, words] of [[[1400, 850], 'Drop a game folder here'], [[430, 900], "Open a game's files"]]) {
-    const context = await browser.newContext({ viewport: { width: size[0], height: size[1] }, deviceScaleFactor: 1 });
-    const page = await context.newPage();
-    await page.goto(`${server.url.replace(/\/$/, '')}/index.html#archive=none.json`);
-    await page.evaluate(() => window.relicview.ready);
+    const { page, problems, close } = await sizedPage(browser, `${server.url.replace(/\/$/, '')}/index.html#archive=none.json`, size);
     assert.equal(await page.locator('#landing h2').innerText(), words);
     await page.locator('#demo-link').waitFor();
     await page.locator('#demo-link').click();
     await page.waitForFunction(() => window.relicview.lastOpen() && window.relicview.stats().triangles > 0);
     assert.equal(await page.locator('#landing').isVisible(), false);
     assert.doesNotMatch(await page.evaluate(() => location.hash), /none\.json/);
-    await context.close();
+    assert.deepEqual(problems, []);
+    await close();
   }
+});
+
+test('paths in the info pane are links that open their files: a model\'s library and maps, a world\'s includes and models, a field model\'s BCX and TDB', async () => {
+  const { page, problems, close } = await sized([1400, 850]);
+  const links = () => page.locator('#info-body a.file-link').evaluateAll((as) => as.map((a) => a.dataset.path));
+  await page.evaluate(() => window.relicview.open('DEMO/VIDEO/CRATE.BGF'));
+  const model = await links();
+  assert.ok(model.some((p) => /MATERIAL\/[^/]+\.BMF$/.test(p)), `the library: ${model}`);
+  await page.evaluate(() => window.relicview.open('DEMO/MAPS/ARENA1.MAP'));
+  const world = await links();
+  assert.ok(world.includes('DEMO/MAPS/BLOCKS.MAP'), `the include: ${world}`);
+  assert.ok(world.some((p) => p.endsWith('.MOD')), `the objects it uses: ${world}`);
+  await page.evaluate(() => window.relicview.open('DEMO/FIELD/PARTY.BSX'));
+  const field = await links();
+  assert.ok(field.includes('DEMO/FIELD/CLOUD.BCX') && field.includes('DEMO/FIELD/FIELD.TDB'), `the BCX and TDB: ${field}`);
+  // A click opens the file the link names.
+  await page.locator('#info-body a.file-link[data-path="DEMO/FIELD/CLOUD.BCX"]').first().click();
+  await page.waitForFunction(() => window.relicview.lastOpen()?.path === 'DEMO/FIELD/CLOUD.BCX');
+  await page.evaluate(() => window.relicview.open('DEMO/VIDEO/POOL.BGF'));
+  const maps = await links();
+  assert.ok(maps.some((p) => /TEXTURE\/[^/]+\.(TGA|RGB)$/.test(p)), `texture maps: ${maps}`);
+  assert.deepEqual(problems, []);
+  await close();
 });
