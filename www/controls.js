@@ -43,6 +43,8 @@ export function syncToolbar() {
   }));
   select.value = String(Math.min(o.lod, Math.max(count - 1, 0)));
   select.disabled = count < 2 || o.autoLod;
+  // A single level of detail leaves nothing to pick.
+  $('lod-controls').hidden = count < 2;
   $('opt-autolod').checked = o.autoLod;
   $('opt-autolod').disabled = count < 2;
   $('opt-wireframe').checked = o.wireframe;

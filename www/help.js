@@ -24,6 +24,13 @@ export const viewKeys = [
     ['click', 'pick a face: its chunk and bytes in the inspector'],
     ['double-click', 'frame the model'],
   ]],
+  ['A picture (an image, FIELD.TDB)', [
+    ['+ / −, wheel', 'zoom in / out (the wheel about the pointer), up to 64 pixels a texel'],
+    ['0, F', 'fit the picture in the view'],
+    ['1', 'one texel to a pixel'],
+    ['drag', 'pan; the texel under the pointer is read out below'],
+    ['click', 'on a sheet\'s image: its bytes in the inspector'],
+  ]],
   ['File list', [
     ['↑ ↓, Home End', 'open the previous / next file'],
     ['← →', 'fold / unfold the current folder'],

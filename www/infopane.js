@@ -145,7 +145,9 @@ export function showDocument(file) {
     });
     more.append(b);
   }
-  setExport(can.export, can.export ? null : `${file.path.split('/').pop()} has no 3D scene to export`);
+  // A picture is shown flat: it goes out in the glTF of the models that use it.
+  const name = file.path.split('/').pop();
+  setExport(can.export && !can.image, can.image ? `${name} is a picture; it is exported with the models that use it` : `${name} has no 3D scene to export`);
 }
 
 // The export button, with why it is greyed out when it is.

@@ -184,6 +184,14 @@ for (const size of [[1400, 850], [1024, 640]]) test(`at ${size.join('×')} the t
   await page.evaluate(() => window.relicview.open('DEMO/MATERIAL/DEMO.BMF'));
   assert.equal(await page.locator('#export-button').isDisabled(), true);
   assert.match(await page.locator('#export-button').getAttribute('title'), /^Nothing to export: DEMO\.BMF has no 3D scene/);
+  await page.evaluate(() => window.relicview.open('DEMO/TEXTURE/WATER.TGA'));
+  assert.equal(await page.locator('#export-button').isDisabled(), true);
+  assert.match(await page.locator('#export-button').getAttribute('title'), /^Nothing to export: WATER\.TGA is a picture/);
+  // A model of one LOD has no LOD picker; one of several has.
+  await page.evaluate(() => window.relicview.open('DEMO/VIDEO/CUBE.BGF'));
+  assert.equal(await page.locator('#lod-select').isVisible(), (await page.evaluate(() => window.relicview.stats().lodCount)) > 1);
+  await page.evaluate(() => window.relicview.open('DEMO/VIDEO/HEXPOD.BGF'));
+  assert.equal(await page.locator('#lod-select').isVisible(), true);
   assert.deepEqual(problems, []);
   await close();
 });
@@ -215,6 +223,10 @@ test('an image opens flat at its own size, zooms to the texel about the pointer,
   assert.equal(await page.evaluate(() => window.relicview.setPictureZoom(1000)), 64);
   const fitted = await page.evaluate(() => window.relicview.fitPicture());
   assert.equal(fitted.zoom, Math.floor(Math.min(box.width / 32, box.height / 32)));
+  // The keys: 1 one texel to a pixel, + and - by two, 0 fits.
+  await page.locator('#picture-canvas').focus();
+  const zoomAfter = async (key) => { await page.keyboard.press(key); return (await page.evaluate(() => window.relicview.flatView())).zoom; };
+  assert.deepEqual([await zoomAfter('1'), await zoomAfter('+'), await zoomAfter('+'), await zoomAfter('-'), await zoomAfter('0')], [1, 2, 4, 2, fitted.zoom]);
   assert.deepEqual(problems, []);
   await close();
 });
