@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what a fresh machine lacks. Usage: scripts/setup.sh [--browser]
-#   always: the wasm32 target and the wasm-bindgen CLI pinned in Cargo.lock
+#   always: the wasm32 target, the wasm-bindgen CLI pinned in Cargo.lock, xorriso and bchunk
 #   --browser: Debian's Chromium and the npm packages of the browser tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +20,15 @@ if [ "$have" != "$want" ]; then
   log "installing wasm-bindgen-cli $want (about 5 minutes, once)"
   # Not --locked: its lockfile names a crate version this registry does not serve.
   cargo install wasm-bindgen-cli --version "$want"
+fi
+
+# The container tests build their ZIPs, ISOs and raw rips with real tools (Python's zipfile,
+# xorriso, bchunk), not with ours.
+if ! command -v xorriso >/dev/null || ! command -v bchunk >/dev/null; then
+  log "installing xorriso and bchunk"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq xorriso bchunk >/dev/null
 fi
 
 if [ "${1:-}" = "--browser" ]; then

@@ -6,10 +6,13 @@
 //! ```text
 //!  web (wasm glue: session, opened file, viewer) · bin (CLI: info, census, export, serve …)
 //!  render (three-d, wasm only) · gltf (export) · census · serve · demo
+//!  disk         archives on disk (native): folders whose containers are folders too
 //!  view         the viewer's state without a browser: camera words, options, clock, fps, layers
 //!  archive      paths, nearest-first resolution, assets, reference graph, the open sequence;
 //!               implements formats::Assets
 //!  wire         a scene as bytes between threads
+//!  containers   ZIP, ISO 9660, raw disc rips and cue sheets, listed and read in place
+//!               (names no format)
 //!  formats      registry (the table of kinds) · Document interface · Assets seam and path
 //!               helpers · kind (what a format needs of the seam) · biz2, world, bsx, lzs,
 //!               text, image, misnamed, bytes
@@ -23,6 +26,7 @@
 
 pub mod archive;
 pub mod census;
+pub mod containers;
 pub mod demo;
 pub mod findings;
 pub mod formats;
@@ -36,6 +40,8 @@ pub mod view;
 pub mod wire;
 pub mod words;
 
+#[cfg(not(target_arch = "wasm32"))]
+pub mod disk;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod serve;
 

@@ -56,9 +56,12 @@ pub struct ListedFile {
     /// What the file is by its content (see `census::kind_of`), so a viewer need not fetch
     /// every file to type it.
     pub kind: &'static str,
-    /// Where the file is on disk.
+    /// Where the file is on disk: the file, or the container file it is inside.
     #[serde(skip)]
     pub real: PathBuf,
+    /// Inside a container (read through `disk::Disk`, not from `real` itself).
+    #[serde(skip)]
+    pub contained: bool,
 }
 
 /// An archive's file list as the viewer reads it (`#archive=<url of this JSON>`).
@@ -307,16 +310,52 @@ pub fn list_archive(root: &Path) -> io::Result<Listing> {
                 stack.push((real, rel));
             } else if meta.is_file() {
                 let kind = crate::census::kind_of(&rel, &read_head(&real), meta.len());
-                files.push(ListedFile { path: rel, size: meta.len(), kind, real });
+                files.push(ListedFile { path: rel, size: meta.len(), kind, real, contained: false });
             } else {
                 skipped.push((rel, "not a regular file".into()));
             }
         }
     }
-    files.sort_by(|a, b| a.path.cmp(&b.path));
-    skipped.sort();
+    let files = open_containers(&root, files, &mut skipped);
     let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     Ok(Listing { root: name, base: String::new(), files, skipped })
+}
+
+/// The files of a walk with each container (a zip, an ISO, a disc rip) listed as a folder of
+/// its entries. A .bin that a .cue beside it names is that disc, listed once, under the
+/// cue's name. A container that cannot be opened stays a file, and says why in `skipped`.
+fn open_containers(root: &Path, files: Vec<ListedFile>, skipped: &mut Vec<(String, String)>) -> Vec<ListedFile> {
+    let disk = crate::disk::Disk::new(root);
+    let named_by_cues: std::collections::HashSet<String> = files
+        .iter()
+        .filter(|f| f.path.to_ascii_lowercase().ends_with(".cue") && f.size <= 64 << 10)
+        .filter_map(|f| {
+            let track = crate::containers::cue_data_track(&String::from_utf8_lossy(&std::fs::read(&f.real).ok()?)).ok()?;
+            let folder = f.path.rsplit_once('/').map_or(String::new(), |(d, _)| format!("{d}/"));
+            Some(format!("{folder}{}", track.file).to_ascii_lowercase())
+        })
+        .collect();
+    let mut out = Vec::with_capacity(files.len());
+    for f in files {
+        if named_by_cues.contains(&f.path.to_ascii_lowercase()) {
+            continue;
+        }
+        if !crate::disk::is_container(&f.path, &f.real) {
+            out.push(f);
+            continue;
+        }
+        let (entries, problems) = disk.list(&f.path);
+        let opened = disk.container(&f.path).is_ok();
+        skipped.extend(problems);
+        if !opened {
+            out.push(f);
+            continue;
+        }
+        out.extend(entries.into_iter().map(|e| ListedFile { kind: crate::census::kind_of(&e.path, &e.head, e.size), path: e.path, size: e.size, real: f.real.clone(), contained: true }));
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    skipped.sort();
+    out
 }
 
 /// Write `DIR/index.json`: the listing that lets any static web host serve the archive
@@ -389,8 +428,8 @@ mod tests {
         assert_eq!(
             l.files,
             vec![
-                ListedFile { path: "DEMO/VIDEO/A.BGF".into(), size: 3, kind: "biz2-unreadable", real: root.join("DEMO/VIDEO/A.BGF") },
-                ListedFile { path: "top.txt".into(), size: 1, kind: "unknown", real: root.join("top.txt") }
+                ListedFile { path: "DEMO/VIDEO/A.BGF".into(), size: 3, kind: "biz2-unreadable", real: root.join("DEMO/VIDEO/A.BGF"), contained: false },
+                ListedFile { path: "top.txt".into(), size: 1, kind: "unknown", real: root.join("top.txt"), contained: false }
             ]
         );
     }

@@ -4,6 +4,8 @@ use clap::{Parser, Subcommand};
 use relicview::archive::{self, Archive, ArchiveIndex, FileSource, Opened};
 use relicview::census::{self, Census};
 use relicview::formats::registry::Kind;
+use relicview::disk::Disk;
+use relicview::serve::ListedFile;
 use relicview::{demo, gltf, serve};
 use std::cell::RefCell;
 use std::io::Write;
@@ -203,16 +205,28 @@ fn main() -> ExitCode {
 }
 
 /// Archive paths on disk: the files the listing found (names that are not UTF-8 included),
-/// read as regular files up to the size limit.
+/// read as regular files up to the size limit, or through their container.
 struct DiskSource {
     real: std::collections::HashMap<String, PathBuf>,
+    /// The archive's containers (paths inside them are read through it).
+    disk: Option<Disk>,
     max_bytes: u64,
+}
+
+impl DiskSource {
+    fn new(files: &[ListedFile], disk: Disk, max_bytes: u64) -> DiskSource {
+        let real = files.iter().filter(|f| !f.contained).map(|f| (f.path.clone(), f.real.clone())).collect();
+        DiskSource { real, disk: Some(disk), max_bytes }
+    }
 }
 
 impl FileSource for DiskSource {
     async fn read(&self, path: &str) -> Result<Vec<u8>, String> {
-        let real = self.real.get(path).ok_or_else(|| "not in the archive".to_string())?;
-        read_regular(real, self.max_bytes)
+        match (self.real.get(path), &self.disk) {
+            (Some(real), _) => read_regular(real, self.max_bytes),
+            (None, Some(disk)) => disk.read(path, self.max_bytes),
+            (None, None) => Err("not in the archive".to_string()),
+        }
     }
     fn now_ms(&self) -> f64 {
         use std::sync::OnceLock;
@@ -221,30 +235,79 @@ impl FileSource for DiskSource {
     }
 }
 
+/// The files of the archive at `root`: a folder (its containers opened as folders), or a
+/// container file whose entries are the archive.
+fn list(root: &Path) -> Result<Vec<ListedFile>, String> {
+    if root.is_file() {
+        let (files, problems) = Disk::new(root).list("");
+        if files.is_empty() {
+            if let Some((_, why)) = problems.first() {
+                return Err(why.clone());
+            }
+        }
+        let real = root.to_path_buf();
+        return Ok(files.into_iter().map(|e| ListedFile { kind: relicview::census::kind_of(&e.path, &e.head, e.size), path: e.path, size: e.size, real: real.clone(), contained: true }).collect());
+    }
+    serve::list_archive(root).map(|l| l.files).map_err(|e| e.to_string())
+}
+
+/// A path given on the command line that goes on inside a container
+/// (`GAME.zip/BTDAVE/MAPS/ARENA1.MAP`): the container file on disk and the path inside it.
+fn through_container(file: &Path) -> Option<(PathBuf, String)> {
+    let mut at = file.to_path_buf();
+    let mut inner: Vec<String> = Vec::new();
+    while !at.exists() {
+        inner.insert(0, at.file_name()?.to_string_lossy().into_owned());
+        at = at.parent()?.to_path_buf();
+    }
+    (at.is_file() && !inner.is_empty()).then(|| (at, inner.join("/")))
+}
+
 /// Open `file` through the one open sequence: inside the archive at `root` (its references
-/// resolved there, nearest first) or on its own.
+/// resolved there, nearest first) or on its own. `file` may go on inside a container.
 fn open(file: &Path, root: Option<&Path>, max_bytes: u64) -> Result<Opened, String> {
-    let bytes = read_regular(file, max_bytes)?;
+    let inside = if file.is_file() { None } else { through_container(file) };
     let (archive, path, source) = match root {
         Some(root) => {
-            let listing = serve::list_archive(root).map_err(|e| e.to_string())?;
-            let mut files: Vec<(String, Option<Kind>, PathBuf)> = listing.files.into_iter().map(|f| (f.path, Kind::parse(f.kind), f.real)).collect();
+            let files = list(root)?;
+            let root_real = root.canonicalize().map_err(|e| format!("{}: {e}", root.display()))?;
             // The file's path inside the archive decides which library is nearest. A file
             // outside the archive keeps its own name (its kind depends on it) and its folder
             // comes along, so that what lies beside it is found first, as inside.
-            let (file, root) = (file.canonicalize().map_err(|e| format!("{}: {e}", file.display()))?, root.canonicalize().map_err(|e| format!("{}: {e}", root.display()))?);
-            let path = match file.strip_prefix(&root) {
-                Ok(inside) => inside.to_string_lossy().replace('\\', "/"),
-                Err(_) => {
-                    files.extend(beside(&file));
-                    file.to_string_lossy().into_owned()
+            let (on_disk, rest) = match &inside {
+                Some((container, rest)) => (container.canonicalize().map_err(|e| format!("{}: {e}", container.display()))?, Some(rest.clone())),
+                None => (file.canonicalize().map_err(|e| format!("{}: {e}", file.display()))?, None),
+            };
+            let mut files: Vec<ListedFile> = files;
+            let path = match (on_disk.strip_prefix(&root_real), rest) {
+                // The root is the container itself: paths are inside it.
+                (Ok(p), Some(rest)) if p.as_os_str().is_empty() => rest,
+                (Ok(p), rest) => {
+                    let p = p.to_string_lossy().replace('\\', "/");
+                    rest.map_or(p.clone(), |r| format!("{p}/{r}"))
+                }
+                (Err(_), _) => {
+                    files.extend(beside(&on_disk).into_iter().map(|(path, _, real)| ListedFile { path, size: 0, kind: "unknown", real, contained: false }));
+                    on_disk.to_string_lossy().into_owned()
                 }
             };
-            let real = files.iter().map(|(p, _, r)| (p.clone(), r.clone())).collect();
-            let index = ArchiveIndex::with_kinds(files.into_iter().map(|(p, k, _)| (p, k)));
-            (Archive::new(index), path, DiskSource { real, max_bytes })
+            let source = DiskSource::new(&files, Disk::new(&root_real), max_bytes);
+            let index = ArchiveIndex::with_kinds(files.into_iter().map(|f| (f.path, Kind::parse(f.kind))));
+            (Archive::new(index), path, source)
         }
-        None => (Archive::detached(), file.display().to_string(), DiskSource { real: Default::default(), max_bytes }),
+        None => match &inside {
+            Some((container, rest)) => {
+                let folder = container.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+                let name = container.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                let source = DiskSource { real: Default::default(), disk: Some(Disk::new(&folder)), max_bytes };
+                (Archive::detached(), format!("{name}/{rest}"), source)
+            }
+            None => (Archive::detached(), file.display().to_string(), DiskSource { real: Default::default(), disk: None, max_bytes }),
+        },
+    };
+    let bytes = match &inside {
+        None => read_regular(file, max_bytes)?,
+        Some(_) => pollster::block_on(source.read(&path)).map_err(|e| format!("{}: {e}", file.display()))?,
     };
     let archive = RefCell::new(archive);
     // The CLI prints summaries: no inspector view.
@@ -331,9 +394,16 @@ fn run_export(file: &Path, root: Option<&Path>, out: &Path, lod: usize, model: O
 
 fn run_census(dir: &Path, json: bool, max_bytes: u64) -> ExitCode {
     use std::fmt::Write as _;
-    let listing = match serve::list_archive(dir) {
-        Ok(l) => l,
-        Err(e) => return fail(json, &e.to_string(), None),
+    // A folder, or a container given as the archive.
+    let listing = match dir.is_file() {
+        true => match list(dir) {
+            Ok(files) => serve::Listing { root: String::new(), base: String::new(), files, skipped: Vec::new() },
+            Err(e) => return fail(json, &e, None),
+        },
+        false => match serve::list_archive(dir) {
+            Ok(l) => l,
+            Err(e) => return fail(json, &e.to_string(), None),
+        },
     };
     let bar = indicatif::ProgressBar::new(listing.files.len() as u64);
     bar.set_style(indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {msg}").expect("valid template"));
@@ -342,12 +412,11 @@ fn run_census(dir: &Path, json: bool, max_bytes: u64) -> ExitCode {
     for (path, why) in &listing.skipped {
         census.failed.push(census::FailedFile { path: path.clone(), offset: 0, message: format!("cannot read: {why}") });
     }
-    let real = listing.files.iter().map(|f| (f.path.clone(), f.real.clone())).collect();
-    let source = DiskSource { real, max_bytes };
+    let source = DiskSource::new(&listing.files, Disk::new(dir), max_bytes);
     let index = ArchiveIndex::with_kinds(listing.files.iter().map(|f| (f.path.clone(), Kind::parse(f.kind))));
     for f in &listing.files {
         bar.set_message(f.path.clone());
-        match read_regular(&f.real, max_bytes) {
+        match pollster::block_on(source.read(&f.path)) {
             Ok(bytes) => {
                 let kind = Kind::sniff(&f.path, &bytes[..bytes.len().min(16)], bytes.len() as u64);
                 let world = kind.capabilities().assembles.then(|| bytes.clone());

@@ -1,0 +1,190 @@
+//! CD sectors: a raw rip stores 2352-byte sectors (sync, header, then the user data), an ISO
+//! stores only the 2048 user bytes of each. [`SectorView`] shows a raw track as the 2048-byte
+//! sectors an ISO 9660 reader expects; a .cue sheet says which file and mode the data track
+//! is. docs/formats/containers.md, "Disc images".
+
+use super::ByteSource;
+use std::sync::Arc;
+
+pub const RAW_SECTOR: u64 = 2352;
+pub const USER_SECTOR: u64 = 2048;
+const SYNC: [u8; 12] = [0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x00];
+
+/// How a sector holds its 2048 user bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SectorMode {
+    /// 2048-byte sectors (an ISO image, a MODE1/2048 track).
+    Cooked,
+    /// MODE1/2352: sync, header, data at byte 16.
+    Mode1,
+    /// MODE2/2352, CD-ROM XA form 1 (PlayStation discs): sync, header, subheader, data at 24.
+    Mode2,
+}
+
+impl SectorMode {
+    fn layout(self) -> (u64, u64) {
+        match self {
+            SectorMode::Cooked => (USER_SECTOR, 0),
+            SectorMode::Mode1 => (RAW_SECTOR, 16),
+            SectorMode::Mode2 => (RAW_SECTOR, 24),
+        }
+    }
+}
+
+/// The mode of a raw rip by its first sector's sync pattern and mode byte.
+pub fn raw_mode(head: &[u8]) -> Option<SectorMode> {
+    if head.len() < 16 || head[..12] != SYNC {
+        return None;
+    }
+    match head[15] {
+        1 => Some(SectorMode::Mode1),
+        2 => Some(SectorMode::Mode2),
+        _ => None,
+    }
+}
+
+/// A track's 2048-byte user sectors, from sector `start` of `raw` on.
+pub struct SectorView {
+    raw: Arc<dyn ByteSource>,
+    mode: SectorMode,
+    start: u64,
+    sectors: u64,
+}
+
+impl SectorView {
+    /// The view, and the bytes past the last whole sector (a rip that is not a whole
+    /// number of sectors: the tail is not read).
+    pub fn new(raw: Arc<dyn ByteSource>, mode: SectorMode, start: u64) -> (SectorView, u64) {
+        let (size, _) = mode.layout();
+        let total = raw.len() / size;
+        let tail = raw.len() % size;
+        (SectorView { raw, mode, start: start.min(total), sectors: total.saturating_sub(start) }, tail)
+    }
+}
+
+impl ByteSource for SectorView {
+    fn len(&self) -> u64 {
+        self.sectors * USER_SECTOR
+    }
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
+        if offset.checked_add(buf.len() as u64).is_none_or(|e| e > self.len()) {
+            return Err(format!("{} bytes at byte {offset} run past the end of the track ({} sectors)", buf.len(), self.sectors));
+        }
+        let (size, data) = self.mode.layout();
+        let mut done = 0usize;
+        while done < buf.len() {
+            let at = offset + done as u64;
+            let (sector, within) = (at / USER_SECTOR, at % USER_SECTOR);
+            let n = ((USER_SECTOR - within) as usize).min(buf.len() - done);
+            self.raw.read_at((self.start + sector) * size + data + within, &mut buf[done..done + n])?;
+            done += n;
+        }
+        Ok(())
+    }
+}
+
+/// The data track a .cue sheet names: its file (as written), mode, and first sector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CueTrack {
+    pub file: String,
+    pub mode: SectorMode,
+    pub start: u64,
+    /// The sheet's line of the track, for errors.
+    pub line: usize,
+}
+
+/// The first data track of a cue sheet (`FILE "…" BINARY`, `TRACK nn MODE2/2352`,
+/// `INDEX 01 mm:ss:ff`), or why there is none (with the line).
+pub fn cue_data_track(text: &str) -> Result<CueTrack, String> {
+    let mut file: Option<String> = None;
+    let mut track: Option<(SectorMode, usize)> = None;
+    for (n, line) in text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())) {
+        let word = line.split_whitespace().next().unwrap_or("").to_ascii_uppercase();
+        match word.as_str() {
+            "FILE" => {
+                let rest = line[4..].trim();
+                let name = if let Some(q) = rest.strip_prefix('"') { q.split('"').next().unwrap_or("") } else { rest.split_whitespace().next().unwrap_or("") };
+                file = Some(name.to_string());
+                track = None;
+            }
+            "TRACK" => {
+                let mode = line.split_whitespace().nth(2).unwrap_or("").to_ascii_uppercase();
+                track = match mode.as_str() {
+                    "MODE2/2352" => Some((SectorMode::Mode2, n)),
+                    "MODE1/2352" => Some((SectorMode::Mode1, n)),
+                    "MODE1/2048" => Some((SectorMode::Cooked, n)),
+                    _ => None,
+                };
+            }
+            "INDEX" if line.split_whitespace().nth(1) == Some("01") => {
+                if let (Some((mode, line_no)), Some(f)) = (track, file.as_ref()) {
+                    let at = line.split_whitespace().nth(2).ok_or_else(|| format!("line {n}: INDEX 01 without a time"))?;
+                    let start = msf(at).ok_or_else(|| format!("line {n}: INDEX 01 {at}: expected mm:ss:ff"))?;
+                    return Ok(CueTrack { file: f.clone(), mode, start, line: line_no });
+                }
+            }
+            _ => {}
+        }
+    }
+    Err(if file.is_none() { "no FILE line".into() } else { "no MODE1 or MODE2 data track with an INDEX 01".into() })
+}
+
+/// mm:ss:ff as a sector number (75 frames a second).
+fn msf(text: &str) -> Option<u64> {
+    let mut parts = text.split(':').map(|p| p.parse::<u64>().ok());
+    let (m, s, f) = (parts.next()??, parts.next()??, parts.next()??);
+    (parts.next().is_none() && s < 60 && f < 75).then_some((m * 60 + s) * 75 + f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw_disc(user: &[u8], mode: SectorMode) -> Vec<u8> {
+        let (size, data) = mode.layout();
+        let mut out = Vec::new();
+        for (i, chunk) in user.chunks(USER_SECTOR as usize).enumerate() {
+            let mut sector = vec![0u8; size as usize];
+            sector[..12].copy_from_slice(&SYNC);
+            sector[15] = if mode == SectorMode::Mode1 { 1 } else { 2 };
+            sector[12] = i as u8;
+            sector[data as usize..data as usize + chunk.len()].copy_from_slice(chunk);
+            out.extend(sector);
+        }
+        out
+    }
+
+    #[test]
+    fn a_raw_track_reads_as_its_user_bytes_across_sector_edges() {
+        let user: Vec<u8> = (0..3 * USER_SECTOR as usize).map(|i| (i * 7 % 251) as u8).collect();
+        for mode in [SectorMode::Mode1, SectorMode::Mode2] {
+            let raw = raw_disc(&user, mode);
+            assert_eq!(raw_mode(&raw), Some(mode));
+            let (view, tail) = SectorView::new(Arc::new(raw), mode, 0);
+            assert_eq!((view.len(), tail), (3 * USER_SECTOR, 0));
+            let mut buf = vec![0u8; 3000];
+            view.read_at(2000, &mut buf).unwrap();
+            assert_eq!(buf, user[2000..5000]);
+            assert!(view.read_at(3 * USER_SECTOR - 10, &mut [0u8; 11]).is_err(), "past the end is an error");
+        }
+        assert_eq!(raw_mode(b"PK\x03\x04 not a disc"), None);
+    }
+
+    #[test]
+    fn a_rip_that_is_not_whole_sectors_says_how_much_is_left_over() {
+        let mut raw = raw_disc(&[1u8; 4096], SectorMode::Mode2);
+        raw.extend([0u8; 100]);
+        let (view, tail) = SectorView::new(Arc::new(raw), SectorMode::Mode2, 0);
+        assert_eq!((view.len(), tail), (2 * USER_SECTOR, 100));
+    }
+
+    #[test]
+    fn a_cue_sheet_names_its_data_track() {
+        let cue = "FILE \"Final Fantasy VII (Disc 1).bin\" BINARY\r\n  TRACK 01 MODE2/2352\r\n    INDEX 01 00:00:00\r\n  TRACK 02 AUDIO\r\n    INDEX 00 70:00:00\r\n";
+        assert_eq!(cue_data_track(cue), Ok(CueTrack { file: "Final Fantasy VII (Disc 1).bin".into(), mode: SectorMode::Mode2, start: 0, line: 2 }));
+        let later = "FILE a.bin BINARY\nTRACK 01 AUDIO\nINDEX 01 00:00:00\nFILE b.bin BINARY\nTRACK 02 MODE1/2352\nINDEX 00 00:00:00\nINDEX 01 00:02:10\n";
+        assert_eq!(cue_data_track(later).map(|t| (t.file, t.mode, t.start)), Ok(("b.bin".into(), SectorMode::Mode1, 2 * 75 + 10)));
+        assert!(cue_data_track("TRACK 01 AUDIO").unwrap_err().contains("no FILE"));
+        assert!(cue_data_track("FILE a.bin BINARY\nTRACK 01 MODE2/2352\nINDEX 01 00:99:00").unwrap_err().contains("line 3"));
+    }
+}

@@ -1,0 +1,264 @@
+//! Containers opened in place, as folders: ZIP files, ISO 9660 images, raw CD rips (.bin of
+//! 2352-byte sectors, on their own or named by a .cue sheet). A container lists its
+//! directory first, reads an entry's bytes only when it is asked for, and never holds the
+//! whole container: memory is the directory plus what is being read. Formats know nothing
+//! of this layer; the archive lists a container's entries under its path
+//! (`GAME.zip/BTDAVE/VIDEO/CUBE.BGF`). docs/formats/containers.md describes the formats.
+
+mod disc;
+mod iso;
+mod zip;
+
+pub use disc::{cue_data_track, CueTrack, SectorMode};
+
+use std::fmt;
+use std::io::{Read, Seek, SeekFrom};
+use std::sync::Arc;
+
+/// Random access to a container's bytes: a file on disk, a `File` in the browser (read
+/// synchronously by a worker), memory. Reads past the end are errors, not short reads.
+pub trait ByteSource {
+    fn len(&self) -> u64;
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String>;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Bytes in memory (a nested container's, tests).
+impl ByteSource for Vec<u8> {
+    fn len(&self) -> u64 {
+        self.as_slice().len() as u64
+    }
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
+        let size = self.as_slice().len() as u64;
+        let start = usize::try_from(offset).map_err(|_| past_end(offset, buf.len(), size))?;
+        let end = start.checked_add(buf.len()).filter(|&e| e <= self.as_slice().len()).ok_or_else(|| past_end(offset, buf.len(), size))?;
+        buf.copy_from_slice(&self[start..end]);
+        Ok(())
+    }
+}
+
+/// A file on disk, read where it is asked (pread: no shared cursor).
+#[cfg(not(target_arch = "wasm32"))]
+pub struct FileBytes {
+    file: std::fs::File,
+    len: u64,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl FileBytes {
+    pub fn open(path: &std::path::Path) -> Result<FileBytes, String> {
+        let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let meta = file.metadata().map_err(|e| format!("{}: {e}", path.display()))?;
+        if !meta.is_file() {
+            return Err(format!("{}: not a regular file", path.display()));
+        }
+        Ok(FileBytes { file, len: meta.len() })
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl ByteSource for FileBytes {
+    fn len(&self) -> u64 {
+        self.len
+    }
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
+        use std::os::unix::fs::FileExt;
+        if offset.checked_add(buf.len() as u64).is_none_or(|e| e > self.len) {
+            return Err(past_end(offset, buf.len(), self.len));
+        }
+        self.file.read_exact_at(buf, offset).map_err(|e| format!("at byte {offset}: {e}"))
+    }
+}
+
+fn past_end(offset: u64, len: usize, size: u64) -> String {
+    format!("{len} bytes at byte {offset} run past the end ({size} bytes)")
+}
+
+/// `Read + Seek` over a byte source, for readers that want them (the zip crate, the ISO
+/// reader).
+pub(crate) struct SourceReader {
+    source: Arc<dyn ByteSource>,
+    pos: u64,
+}
+
+impl SourceReader {
+    pub(crate) fn new(source: Arc<dyn ByteSource>) -> SourceReader {
+        SourceReader { source, pos: 0 }
+    }
+}
+
+impl Read for SourceReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let left = self.source.len().saturating_sub(self.pos);
+        let n = (buf.len() as u64).min(left) as usize;
+        if n == 0 {
+            return Ok(0);
+        }
+        self.source.read_at(self.pos, &mut buf[..n]).map_err(std::io::Error::other)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl Seek for SourceReader {
+    fn seek(&mut self, to: SeekFrom) -> std::io::Result<u64> {
+        let len = self.source.len() as i128;
+        let at = match to {
+            SeekFrom::Start(n) => n as i128,
+            SeekFrom::End(d) => len + d as i128,
+            SeekFrom::Current(d) => self.pos as i128 + d as i128,
+        };
+        if at < 0 {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "seek before the start"));
+        }
+        self.pos = at.min(u64::MAX as i128) as u64;
+        Ok(self.pos)
+    }
+}
+
+/// What kind of container a file is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContainerKind {
+    Zip,
+    /// ISO 9660 in 2048-byte sectors.
+    Iso,
+    /// Raw CD sectors of 2352 bytes (a .bin), in the data track's mode.
+    RawDisc(SectorMode),
+}
+
+impl ContainerKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ContainerKind::Zip => "zip",
+            ContainerKind::Iso => "iso",
+            ContainerKind::RawDisc(_) => "raw disc",
+        }
+    }
+}
+
+/// A container by its first bytes (64 KiB are enough: a raw disc's sixteenth sector holds
+/// its volume descriptor) and its name. A .cue sheet is not a container itself: it names
+/// one (see [`cue_data_track`]).
+pub fn sniff(name: &str, head: &[u8]) -> Option<ContainerKind> {
+    if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
+        return Some(ContainerKind::Zip);
+    }
+    if let Some(mode) = disc::raw_mode(head) {
+        return Some(ContainerKind::RawDisc(mode));
+    }
+    let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+    if head.get(iso::DESCRIPTORS as usize + 1..iso::DESCRIPTORS as usize + 6) == Some(b"CD001") || (ext == "iso" && head.len() < iso::DESCRIPTORS as usize + 6) {
+        return Some(ContainerKind::Iso);
+    }
+    None
+}
+
+/// One file inside a container.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// Its path inside the container, `/`-separated, as written (an ISO name without its
+    /// `;1` version). A name with `..` in it is listed so, never followed.
+    pub path: String,
+    /// Its size once read (for a deflated zip entry, as the directory declares it).
+    pub size: u64,
+}
+
+/// Why a container or one of its entries cannot be read: the container, the entry, the
+/// byte offset (in the container's own bytes, or its logical sectors for a disc) and what
+/// was expected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContainerError {
+    pub container: String,
+    pub entry: Option<String>,
+    pub offset: Option<u64>,
+    pub message: String,
+}
+
+impl fmt::Display for ContainerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.container)?;
+        if let Some(e) = &self.entry {
+            write!(f, ": {e}")?;
+        }
+        if let Some(o) = self.offset {
+            write!(f, " at byte {o}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for ContainerError {}
+
+/// Limits every container reader keeps to, whatever its directory claims.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Entries listed at most.
+    pub max_entries: usize,
+    /// The largest entry read, in bytes.
+    pub max_entry_bytes: u64,
+    /// How many times its stored size a compressed entry may inflate to (above 1 MiB).
+    pub max_ratio: u64,
+    /// Directory depth walked at most.
+    pub max_depth: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits { max_entries: 200_000, max_entry_bytes: 1 << 30, max_ratio: 1_000, max_depth: 64 }
+    }
+}
+
+/// An opened container: its entries, and the bytes of one of them on demand.
+pub trait Container {
+    fn kind(&self) -> ContainerKind;
+    fn entries(&self) -> &[Entry];
+    /// Findings while listing that did not stop it (a duplicate name, an entry past the end).
+    fn problems(&self) -> &[ContainerError];
+    /// The bytes of entry `index`.
+    fn read(&self, index: usize) -> Result<Vec<u8>, ContainerError>;
+    /// The first `n` bytes of entry `index` (fewer for a shorter entry), without reading
+    /// the rest where the container allows.
+    fn head(&self, index: usize, n: usize) -> Result<Vec<u8>, ContainerError>;
+    /// The entry at `path` (case ignored), if listed.
+    fn find(&self, path: &str) -> Option<usize> {
+        self.entries().iter().position(|e| e.path.eq_ignore_ascii_case(path))
+    }
+}
+
+/// Open the container `name` (its name in the archive, for errors) of kind `kind`.
+pub fn open(name: &str, kind: ContainerKind, source: Arc<dyn ByteSource>, limits: Limits) -> Result<Box<dyn Container>, ContainerError> {
+    match kind {
+        ContainerKind::Zip => Ok(Box::new(zip::ZipContainer::open(name, source, limits)?)),
+        ContainerKind::Iso => Ok(Box::new(iso::IsoContainer::open(name, source, SectorMode::Cooked, 0, kind, limits)?)),
+        ContainerKind::RawDisc(mode) => Ok(Box::new(iso::IsoContainer::open(name, source, mode, 0, kind, limits)?)),
+    }
+}
+
+/// Open the data track a cue sheet names: `mode` sectors of `raw` from sector `start` on.
+pub fn open_track(name: &str, raw: Arc<dyn ByteSource>, mode: SectorMode, start: u64, limits: Limits) -> Result<Box<dyn Container>, ContainerError> {
+    let kind = if mode == SectorMode::Cooked { ContainerKind::Iso } else { ContainerKind::RawDisc(mode) };
+    Ok(Box::new(iso::IsoContainer::open(name, raw, mode, start, kind, limits)?))
+}
+
+/// A container's error with no entry.
+pub(crate) fn error(container: &str, offset: Option<u64>, message: impl Into<String>) -> ContainerError {
+    ContainerError { container: container.to_string(), entry: None, offset, message: message.into() }
+}
+
+/// Names listed twice: the first is kept, the others reported (lookups ignore case).
+pub(crate) fn drop_duplicates(container: &str, entries: Vec<Entry>, problems: &mut Vec<ContainerError>) -> (Vec<Entry>, Vec<usize>) {
+    let mut seen = std::collections::HashSet::new();
+    let mut kept = Vec::new();
+    let mut original = Vec::new();
+    for (i, e) in entries.into_iter().enumerate() {
+        if seen.insert(e.path.to_ascii_lowercase()) {
+            kept.push(e);
+            original.push(i);
+        } else {
+            problems.push(ContainerError { container: container.to_string(), entry: Some(e.path.clone()), offset: None, message: "listed again under the same name: the first is used".into() });
+        }
+    }
+    (kept, original)
+}

@@ -1,0 +1,94 @@
+//! ZIP files through the `zip` crate (stored and deflated entries, ZIP64, data descriptors):
+//! the central directory is listed once; an entry is inflated when it is read, and only to
+//! the size the directory declares (a zip bomb stops there).
+
+use super::{drop_duplicates, error, ByteSource, Container, ContainerError, ContainerKind, Entry, Limits, SourceReader};
+use std::cell::RefCell;
+use std::io::Read;
+use std::sync::Arc;
+
+pub struct ZipContainer {
+    name: String,
+    archive: RefCell<::zip::ZipArchive<SourceReader>>,
+    entries: Vec<Entry>,
+    /// The archive's index of each listed entry.
+    indices: Vec<usize>,
+    problems: Vec<ContainerError>,
+    limits: Limits,
+}
+
+impl ZipContainer {
+    pub fn open(name: &str, source: Arc<dyn ByteSource>, limits: Limits) -> Result<ZipContainer, ContainerError> {
+        let mut archive = ::zip::ZipArchive::new(SourceReader::new(source)).map_err(|e| error(name, None, format!("not a readable zip: {e}")))?;
+        if archive.len() > limits.max_entries {
+            return Err(error(name, None, format!("{} entries: more than the {} listed at most", archive.len(), limits.max_entries)));
+        }
+        let mut listed = Vec::new();
+        let mut problems = Vec::new();
+        for i in 0..archive.len() {
+            let file = match archive.by_index_raw(i) {
+                Ok(f) => f,
+                Err(e) => {
+                    problems.push(error(name, None, format!("entry {i}: {e}")));
+                    continue;
+                }
+            };
+            if file.is_dir() {
+                continue;
+            }
+            let path = file.name().replace('\\', "/").trim_start_matches('/').to_string();
+            listed.push((Entry { path, size: file.size() }, i));
+        }
+        let (entries, kept) = drop_duplicates(name, listed.iter().map(|(e, _)| e.clone()).collect(), &mut problems);
+        let indices = kept.into_iter().map(|k| listed[k].1).collect();
+        Ok(ZipContainer { name: name.to_string(), archive: RefCell::new(archive), entries, indices, problems, limits })
+    }
+
+    fn entry_error(&self, entry: &str, offset: Option<u64>, message: impl Into<String>) -> ContainerError {
+        ContainerError { container: self.name.clone(), entry: Some(entry.to_string()), offset, message: message.into() }
+    }
+}
+
+impl Container for ZipContainer {
+    fn kind(&self) -> ContainerKind {
+        ContainerKind::Zip
+    }
+    fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+    fn problems(&self) -> &[ContainerError] {
+        &self.problems
+    }
+    fn read(&self, index: usize) -> Result<Vec<u8>, ContainerError> {
+        let (Some(entry), Some(&at)) = (self.entries.get(index), self.indices.get(index)) else {
+            return Err(error(&self.name, None, format!("no entry {index}")));
+        };
+        let mut archive = self.archive.borrow_mut();
+        let mut file = archive.by_index(at).map_err(|e| self.entry_error(&entry.path, None, e.to_string()))?;
+        let (size, stored, start) = (file.size(), file.compressed_size(), file.data_start());
+        if size > self.limits.max_entry_bytes {
+            return Err(self.entry_error(&entry.path, Some(start), format!("declares {size} bytes: more than the {} read at most", self.limits.max_entry_bytes)));
+        }
+        if size > 1 << 20 && size / stored.max(1) > self.limits.max_ratio {
+            return Err(self.entry_error(&entry.path, Some(start), format!("declares {size} bytes from {stored} stored: more than {} times as many", self.limits.max_ratio)));
+        }
+        let mut out = Vec::with_capacity(size as usize);
+        // One byte more than declared tells an entry that inflates past its size.
+        (&mut file).take(size + 1).read_to_end(&mut out).map_err(|e| self.entry_error(&entry.path, Some(start), format!("cannot be read: {e}")))?;
+        if out.len() as u64 != size {
+            let what = if out.len() as u64 > size { "more".to_string() } else { out.len().to_string() };
+            return Err(self.entry_error(&entry.path, Some(start), format!("inflates to {what} bytes; the directory declares {size}")));
+        }
+        Ok(out)
+    }
+    fn head(&self, index: usize, n: usize) -> Result<Vec<u8>, ContainerError> {
+        let (Some(entry), Some(&at)) = (self.entries.get(index), self.indices.get(index)) else {
+            return Err(error(&self.name, None, format!("no entry {index}")));
+        };
+        let mut archive = self.archive.borrow_mut();
+        let file = archive.by_index(at).map_err(|e| self.entry_error(&entry.path, None, e.to_string()))?;
+        let mut out = Vec::with_capacity(n.min(entry.size as usize));
+        file.take(n as u64).read_to_end(&mut out).map_err(|e| self.entry_error(&entry.path, None, format!("cannot be read: {e}")))?;
+        Ok(out)
+    }
+}

@@ -1,0 +1,193 @@
+//! Archives on disk for the CLI and the server: folders whose ZIPs, ISO images and disc rips
+//! (a .cue with its .bin, or a .bin alone) are folders too. An entry's archive path goes on
+//! through its container (`GAME.zip/BTDAVE/VIDEO/CUBE.BGF`, `FF7.cue/FIELD/MD1_1.BSX`);
+//! containers inside containers are read into memory (bounded) and opened the same way.
+//! A container is opened once per `Disk` and read from where it lies.
+
+use crate::containers::{self, ByteSource, Container, FileBytes, Limits};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// Containers nest at most this deep (a zip in a zip in a folder is 2).
+const MAX_NESTING: usize = 4;
+
+/// One file an archive lists inside a container: its path under the container's, its size
+/// and its first bytes (for its kind).
+pub struct ContainedFile {
+    pub path: String,
+    pub size: u64,
+    pub head: Vec<u8>,
+}
+
+/// A folder (or a container given as the root) and the containers opened in it so far.
+pub struct Disk {
+    root: PathBuf,
+    /// A container given as the root: its entries are the archive.
+    root_container: bool,
+    opened: RefCell<HashMap<String, Rc<dyn Container>>>,
+    limits: Limits,
+}
+
+/// Whether `name` (with these first bytes) opens as a container: by content, or a .cue.
+pub fn is_container(name: &str, real: &Path) -> bool {
+    if name.to_ascii_lowercase().ends_with(".cue") {
+        return true;
+    }
+    FileBytes::open(real).is_ok_and(|f| sniffed(name, &f).is_some())
+}
+
+/// The first bytes a container is told by: the start, and sector 16 of an ISO.
+fn sniffed(name: &str, source: &dyn ByteSource) -> Option<containers::ContainerKind> {
+    let n = source.len().min(17 * 2048) as usize;
+    let mut head = vec![0u8; n];
+    source.read_at(0, &mut head).ok()?;
+    containers::sniff(name, &head)
+}
+
+impl Disk {
+    /// `root` is a folder, or a container file whose entries are the archive.
+    pub fn new(root: &Path) -> Disk {
+        let root_container = root.is_file();
+        Disk { root: root.to_path_buf(), root_container, opened: RefCell::new(HashMap::new()), limits: Limits::default() }
+    }
+
+    pub fn root_is_container(&self) -> bool {
+        self.root_container
+    }
+
+    /// Open the container at archive path `path` (`""`: the root itself), from disk or from
+    /// inside another container.
+    pub fn container(&self, path: &str) -> Result<Rc<dyn Container>, String> {
+        if let Some(c) = self.opened.borrow().get(&path.to_ascii_lowercase()) {
+            return Ok(c.clone());
+        }
+        let opened: Rc<dyn Container> = Rc::from(self.open_container(path)?);
+        self.opened.borrow_mut().insert(path.to_ascii_lowercase(), opened.clone());
+        Ok(opened)
+    }
+
+    fn open_container(&self, path: &str) -> Result<Box<dyn Container>, String> {
+        let name = if path.is_empty() { self.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default() } else { path.to_string() };
+        let (source, real): (Arc<dyn ByteSource>, Option<PathBuf>) = match self.split(path)? {
+            (outer, Some(inner)) if !outer.is_empty() || self.root_container => {
+                if path.matches('/').count() > MAX_NESTING * 8 {
+                    return Err(format!("{path}: containers nest too deep"));
+                }
+                let c = self.container(&outer)?;
+                let i = c.find(&inner).ok_or_else(|| format!("{path}: not in {outer}"))?;
+                (Arc::new(c.read(i).map_err(|e| e.to_string())?), None)
+            }
+            (_, _) => {
+                let real = if path.is_empty() { self.root.clone() } else { self.root.join(path) };
+                (Arc::new(FileBytes::open(&real)?), Some(real))
+            }
+        };
+        if name.to_ascii_lowercase().ends_with(".cue") {
+            return self.open_cue(&name, &source, real.as_deref());
+        }
+        let kind = sniffed(&name, &*source).ok_or_else(|| format!("{name}: not a container (not a zip, an ISO 9660 image or a raw disc)"))?;
+        containers::open(&name, kind, source, self.limits).map_err(|e| e.to_string())
+    }
+
+    /// A .cue sheet: the disc is its data track, in the .bin it names beside it.
+    fn open_cue(&self, name: &str, sheet: &Arc<dyn ByteSource>, real: Option<&Path>) -> Result<Box<dyn Container>, String> {
+        if sheet.len() > 64 << 10 {
+            return Err(format!("{name}: {} bytes is too long for a cue sheet", sheet.len()));
+        }
+        let mut text = vec![0u8; sheet.len() as usize];
+        sheet.read_at(0, &mut text)?;
+        let track = containers::cue_data_track(&String::from_utf8_lossy(&text)).map_err(|e| format!("{name}: {e}"))?;
+        let folder = real.and_then(Path::parent).ok_or_else(|| format!("{name}: a cue sheet inside a container is not opened"))?;
+        let bin = beside(folder, &track.file).ok_or_else(|| format!("{name}: line {}: the track's file {} is not beside it", track.line, track.file))?;
+        let raw: Arc<dyn ByteSource> = Arc::new(FileBytes::open(&bin)?);
+        containers::open_track(name, raw, track.mode, track.start, self.limits).map_err(|e| e.to_string())
+    }
+
+    /// Split an archive path at its innermost container that is a file: (container, path
+    /// inside it). A path with no container in it is (path, None).
+    fn split(&self, path: &str) -> Result<(String, Option<String>), String> {
+        let parts: Vec<&str> = path.split('/').collect();
+        // From the longest prefix down, but the whole path itself is the container's own.
+        for k in (1..parts.len()).rev() {
+            let outer = parts[..k].join("/");
+            if self.holds_container(&outer) {
+                return Ok((outer, Some(parts[k..].join("/"))));
+            }
+        }
+        if self.root_container && !path.is_empty() {
+            return Ok((String::new(), Some(path.to_string())));
+        }
+        Ok((path.to_string(), None))
+    }
+
+    /// Whether archive path `path` is a container (a file on disk that is one, or an entry
+    /// of a container that is one).
+    fn holds_container(&self, path: &str) -> bool {
+        if self.opened.borrow().contains_key(&path.to_ascii_lowercase()) {
+            return true;
+        }
+        let real = self.root.join(path);
+        if !self.root_container && real.is_file() {
+            return is_container(path, &real);
+        }
+        // Inside a container: is the entry one?
+        let Ok((outer, Some(inner))) = self.split(path) else { return false };
+        let Ok(c) = self.container(&outer) else { return false };
+        let Some(i) = c.find(&inner) else { return false };
+        c.head(i, 17 * 2048).is_ok_and(|h| containers::sniff(path, &h).is_some())
+    }
+
+    /// The bytes of archive path `path` (a file inside a container), at most `max`.
+    pub fn read(&self, path: &str, max: u64) -> Result<Vec<u8>, String> {
+        let (outer, inner) = self.split(path)?;
+        let inner = inner.ok_or_else(|| format!("{path}: not inside a container"))?;
+        let c = self.container(&outer)?;
+        let i = c.find(&inner).ok_or_else(|| format!("{path}: not in {}", if outer.is_empty() { "the container" } else { &outer }))?;
+        let size = c.entries()[i].size;
+        if size > max {
+            return Err(format!("{path}: {size} bytes, more than the {max} read at most (--max-bytes)"));
+        }
+        c.read(i).map_err(|e| e.to_string())
+    }
+
+    /// Every file inside the container at `path`, containers in it opened as folders in
+    /// turn, with what could not be opened as (path, why).
+    pub fn list(&self, path: &str) -> (Vec<ContainedFile>, Vec<(String, String)>) {
+        let mut files = Vec::new();
+        let mut problems = Vec::new();
+        self.list_into(path, 0, &mut files, &mut problems);
+        (files, problems)
+    }
+
+    fn list_into(&self, path: &str, depth: usize, files: &mut Vec<ContainedFile>, problems: &mut Vec<(String, String)>) {
+        let c = match self.container(path) {
+            Ok(c) => c,
+            Err(e) => {
+                problems.push((path.to_string(), e));
+                return;
+            }
+        };
+        problems.extend(c.problems().iter().map(|p| (path.to_string(), p.to_string())));
+        for (i, e) in c.entries().iter().enumerate() {
+            let full = if path.is_empty() { e.path.clone() } else { format!("{path}/{}", e.path) };
+            let head = c.head(i, 17 * 2048).unwrap_or_default();
+            if depth + 1 < MAX_NESTING && containers::sniff(&full, &head).is_some() {
+                self.list_into(&full, depth + 1, files, problems);
+                continue;
+            }
+            files.push(ContainedFile { path: full, size: e.size, head: head.into_iter().take(16).collect() });
+        }
+    }
+}
+
+/// The file called `name` in `folder`, case ignored (a cue written on another system).
+fn beside(folder: &Path, name: &str) -> Option<PathBuf> {
+    let exact = folder.join(name);
+    if exact.is_file() {
+        return Some(exact);
+    }
+    std::fs::read_dir(folder).ok()?.filter_map(Result::ok).map(|e| e.path()).find(|p| p.is_file() && p.file_name().is_some_and(|n| n.to_string_lossy().eq_ignore_ascii_case(name)))
+}

@@ -1,0 +1,330 @@
+//! Containers made by real tools — Python's zipfile, xorriso, bchunk — with the real FF7
+//! files inside, LZS-wrapped as on the disc: listed and read in place, entry for entry the
+//! bytes the tools were given; and the hostile cases (docs/formats/containers.md).
+
+use relicview::containers::{self, Container, ContainerKind, Limits, SectorMode};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+fn shared(name: &str) -> Vec<u8> {
+    std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/ff7").join(name)).expect("the shared FF7 test data sits beside the repo")
+}
+
+/// The disc's field files: the real ones, LZS-wrapped, and FIELD.TDB as it is.
+fn field_files() -> BTreeMap<String, Vec<u8>> {
+    let lzs = |n: &str| relicview::formats::lzs::encode(&shared(n));
+    BTreeMap::from([
+        ("FIELD/MD1_1.BSX".to_string(), lzs("MD1_1_u.BSX")),
+        ("FIELD/ELEVTR1.BSX".to_string(), lzs("ELEVTR1_u.BSX")),
+        ("FIELD/NMKIN_1.BSX".to_string(), lzs("NMKIN_1_u.BSX")),
+        ("FIELD/FIELD.TDB".to_string(), shared("FIELD.TDB_u")),
+        ("README.TXT".to_string(), b"relicview container test\r\n".to_vec()),
+    ])
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("relicview-containers-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write_tree(dir: &Path, files: &BTreeMap<String, Vec<u8>>) {
+    for (p, b) in files {
+        let at = dir.join(p);
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::fs::write(at, b).unwrap();
+    }
+}
+
+fn run(cmd: &mut Command) {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e} (scripts/setup.sh installs the tools)"));
+    assert!(out.status.success(), "{cmd:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+fn open(path: &Path) -> Box<dyn Container> {
+    let source = Arc::new(std::fs::read(path).unwrap());
+    let kind = containers::sniff(&path.to_string_lossy(), &source[..source.len().min(65536)]).expect("sniffed as a container");
+    containers::open(&path.file_name().unwrap().to_string_lossy(), kind, source, Limits::default()).unwrap()
+}
+
+fn contents(c: &dyn Container) -> BTreeMap<String, Vec<u8>> {
+    (0..c.entries().len()).map(|i| (c.entries()[i].path.clone(), c.read(i).unwrap())).collect()
+}
+
+/// A zip written by Python's zipfile: `spec` is a list of (name, file or inline bytes,
+/// method) and options for the archive.
+fn python_zip(out: &Path, script: &str) {
+    run(Command::new("python3").arg("-c").arg(script).arg(out));
+}
+
+#[test]
+fn zips_from_python_list_and_read_every_entry_stored_deflated_zip64_and_streamed() {
+    let dir = scratch("zip");
+    let tree = dir.join("tree");
+    write_tree(&tree, &field_files());
+    for (name, options) in [
+        ("deflated.zip", "compression=zipfile.ZIP_DEFLATED"),
+        ("stored.zip", "compression=zipfile.ZIP_STORED"),
+    ] {
+        let out = dir.join(name);
+        python_zip(&out, &format!(
+            "import sys, os, zipfile\nroot = {tree:?}\nwith zipfile.ZipFile(sys.argv[1], 'w', {options}) as z:\n  for d, _, fs in sorted(os.walk(root)):\n    for f in sorted(fs):\n      p = os.path.join(d, f)\n      z.write(p, os.path.relpath(p, root))\n"
+        ));
+        let c = open(&out);
+        assert_eq!(c.kind(), ContainerKind::Zip);
+        assert_eq!(contents(&*c), field_files(), "{name}");
+        assert!(c.problems().is_empty(), "{name}: {:?}", c.problems());
+    }
+    // ZIP64 records, and data descriptors (written to a pipe, zipfile cannot seek back).
+    let zip64 = dir.join("zip64.zip");
+    python_zip(&zip64, &format!("import sys, os, zipfile\nroot = {tree:?}\nwith zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:\n  for n in ['FIELD/MD1_1.BSX', 'FIELD/FIELD.TDB']:\n    with z.open(n, 'w', force_zip64=True) as w: w.write(open(os.path.join(root, n), 'rb').read())\n"));
+    let c = open(&zip64);
+    assert_eq!(contents(&*c).len(), 2);
+    assert_eq!(contents(&*c)["FIELD/MD1_1.BSX"], field_files()["FIELD/MD1_1.BSX"]);
+    let streamed = dir.join("streamed.zip");
+    run(Command::new("sh").arg("-c").arg(format!(
+        "python3 -c \"import sys, zipfile\nz = zipfile.ZipFile(sys.stdout.buffer, 'w', zipfile.ZIP_DEFLATED)\nz.writestr('FIELD/FIELD.TDB', open('{}', 'rb').read())\nz.close()\" | cat > {}",
+        tree.join("FIELD/FIELD.TDB").display(),
+        streamed.display()
+    )));
+    let bytes = std::fs::read(&streamed).unwrap();
+    let flags = u16::from_le_bytes([bytes[6], bytes[7]]);
+    assert_eq!(flags & 8, 8, "the entry has a data descriptor");
+    assert_eq!(contents(&*open(&streamed))["FIELD/FIELD.TDB"], field_files()["FIELD/FIELD.TDB"]);
+}
+
+#[test]
+fn a_zip_inside_a_zip_is_a_container_of_its_own() {
+    let dir = scratch("nested");
+    let tree = dir.join("tree");
+    write_tree(&tree, &field_files());
+    let inner = dir.join("inner.zip");
+    python_zip(&inner, &format!("import sys, os, zipfile\nroot = {tree:?}\nwith zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:\n  z.write(os.path.join(root, 'FIELD/MD1_1.BSX'), 'FIELD/MD1_1.BSX')\n"));
+    let outer = dir.join("outer.zip");
+    python_zip(&outer, &format!("import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_STORED) as z:\n  z.write({inner:?}, 'DISC/INNER.ZIP')\n"));
+    let c = open(&outer);
+    let bytes = c.read(c.find("disc/inner.zip").expect("listed, case ignored")).unwrap();
+    let kind = containers::sniff("INNER.ZIP", &bytes).unwrap();
+    let nested = containers::open("outer.zip/DISC/INNER.ZIP", kind, Arc::new(bytes), Limits::default()).unwrap();
+    assert_eq!(contents(&*nested)["FIELD/MD1_1.BSX"], field_files()["FIELD/MD1_1.BSX"]);
+}
+
+/// An ISO image from xorriso, and the same image as raw MODE2/2352 sectors (checked by
+/// bchunk, which converts it back).
+fn xorriso_iso(dir: &Path) -> PathBuf {
+    let tree = dir.join("tree");
+    write_tree(&tree, &field_files());
+    let iso = dir.join("ff7.iso");
+    run(Command::new("xorriso").args(["-as", "mkisofs", "-quiet", "-iso-level", "2", "-V", "FF7DISC1", "-o"]).arg(&iso).arg(&tree));
+    iso
+}
+
+/// CD-ROM XA mode 2 form 1 sectors around an ISO's 2048-byte ones: sync, the BCD address
+/// (from 00:02:00), mode 2, the subheader twice. EDC/ECC are left zero; readers skip them.
+fn mode2_raw(iso: &[u8]) -> Vec<u8> {
+    let bcd = |n: u64| ((n / 10) << 4 | (n % 10)) as u8;
+    let mut out = Vec::with_capacity(iso.len() / 2048 * 2352);
+    for (i, sector) in iso.chunks(2048).enumerate() {
+        let lba = i as u64 + 150;
+        let mut raw = vec![0u8; 2352];
+        raw[0] = 0;
+        raw[1..11].fill(0xFF);
+        raw[12..16].copy_from_slice(&[bcd(lba / 75 / 60), bcd(lba / 75 % 60), bcd(lba % 75), 2]);
+        raw[16..24].copy_from_slice(&[0, 0, 0x08, 0, 0, 0, 0x08, 0]);
+        raw[24..24 + sector.len()].copy_from_slice(sector);
+        out.extend(raw);
+    }
+    out
+}
+
+#[test]
+fn an_iso_from_xorriso_and_its_raw_mode2_rip_list_the_disc_and_read_its_files() {
+    let dir = scratch("iso");
+    let iso = xorriso_iso(&dir);
+    let c = open(&iso);
+    assert_eq!(c.kind(), ContainerKind::Iso);
+    assert_eq!(contents(&*c), field_files(), "names without their ;1, bytes as given");
+    assert!(c.problems().is_empty(), "{:?}", c.problems());
+    // The raw rip: bchunk turns it (with a cue sheet) back into the very same ISO.
+    let image = std::fs::read(&iso).unwrap();
+    let bin = dir.join("ff7.bin");
+    std::fs::write(&bin, mode2_raw(&image)).unwrap();
+    let cue = dir.join("ff7.cue");
+    std::fs::write(&cue, "FILE \"ff7.bin\" BINARY\n  TRACK 01 MODE2/2352\n    INDEX 01 00:00:00\n").unwrap();
+    run(Command::new("bchunk").current_dir(&dir).args(["ff7.bin", "ff7.cue", "back"]));
+    assert_eq!(std::fs::read(dir.join("back01.iso")).unwrap(), image, "bchunk reads our raw sectors back to the ISO");
+    let track = containers::cue_data_track(&std::fs::read_to_string(&cue).unwrap()).unwrap();
+    assert_eq!((track.file.as_str(), track.mode, track.start), ("ff7.bin", SectorMode::Mode2, 0));
+    let raw = open(&bin);
+    assert_eq!(raw.kind(), ContainerKind::RawDisc(SectorMode::Mode2), "a .bin on its own, by its sync pattern");
+    assert_eq!(contents(&*raw), field_files());
+}
+
+#[test]
+fn hostile_zips_give_errors_that_name_the_container_the_entry_and_the_byte() {
+    let dir = scratch("hostile-zip");
+    // A bomb: 64 MiB of zeros deflate to a few KiB.
+    let bomb = dir.join("bomb.zip");
+    python_zip(&bomb, "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:\n  z.writestr('ZEROS.BIN', bytes(64 << 20))\n  z.writestr('OK.TXT', b'fine')\n");
+    let c = open(&bomb);
+    let err = c.read(c.find("ZEROS.BIN").unwrap()).unwrap_err().to_string();
+    assert!(err.starts_with("bomb.zip: ZEROS.BIN at byte ") && err.contains("more than 1000 times"), "{err}");
+    assert_eq!(c.read(c.find("OK.TXT").unwrap()).unwrap(), b"fine", "the rest stays usable");
+    // A directory that declares fewer bytes than the entry inflates to.
+    let liar = dir.join("liar.zip");
+    python_zip(&liar, "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:\n  z.writestr('A.TXT', b'x' * 5000)\n");
+    let mut bytes = std::fs::read(&liar).unwrap();
+    let cd = bytes.windows(4).position(|w| w == b"PK\x01\x02").unwrap();
+    bytes[cd + 24..cd + 28].copy_from_slice(&100u32.to_le_bytes());
+    let c = containers::open("liar.zip", ContainerKind::Zip, Arc::new(bytes), Limits::default()).unwrap();
+    let err = c.read(0).unwrap_err().to_string();
+    assert!(err.starts_with("liar.zip: A.TXT at byte "), "{err}");
+    // Names that climb out, and a name listed twice: listed as written, the first kept.
+    let odd = dir.join("odd.zip");
+    python_zip(&odd, "import sys, zipfile, warnings\nwarnings.simplefilter('ignore')\nwith zipfile.ZipFile(sys.argv[1], 'w') as z:\n  z.writestr('../../x', b'climb')\n  z.writestr('TWICE.TXT', b'first')\n  z.writestr('twice.txt', b'second')\n");
+    let c = open(&odd);
+    let names: Vec<&str> = c.entries().iter().map(|e| e.path.as_str()).collect();
+    assert_eq!(names, ["../../x", "TWICE.TXT"]);
+    assert_eq!(c.read(1).unwrap(), b"first");
+    assert!(c.problems().iter().any(|p| p.to_string() == "odd.zip: twice.txt: listed again under the same name: the first is used"), "{:?}", c.problems());
+    // Cut short (the central directory gone), and a central directory overwritten.
+    let whole = std::fs::read(&bomb).unwrap();
+    for (what, bytes) in [("cut short", whole[..whole.len() / 2].to_vec()), ("broken directory", {
+        let mut b = whole.clone();
+        let cd = b.windows(4).position(|w| w == b"PK\x01\x02").unwrap();
+        b[cd..cd + 40].fill(0xAA);
+        b
+    })] {
+        let err = containers::open("bad.zip", ContainerKind::Zip, Arc::new(bytes), Limits::default()).err().unwrap_or_else(|| panic!("{what}: opened")).to_string();
+        assert!(err.starts_with("bad.zip: not a readable zip"), "{what}: {err}");
+    }
+}
+
+/// The byte of the first directory record called `name` in an ISO image.
+fn record_of(image: &[u8], name: &[u8]) -> usize {
+    (0..image.len() - name.len()).find(|&i| image[i] as usize == name.len() && &image[i + 1..i + 1 + name.len()] == name && i >= 32).unwrap() - 32
+}
+
+#[test]
+fn hostile_isos_loop_nothing_read_nothing_past_the_end_and_keep_the_rest() {
+    let dir = scratch("hostile-iso");
+    let image = std::fs::read(xorriso_iso(&dir)).unwrap();
+    // FIELD's record pointed at the root: a loop, reported, not followed.
+    let root_extent = u32::from_le_bytes(image[16 * 2048 + 156 + 2..16 * 2048 + 156 + 6].try_into().unwrap());
+    let mut looped = image.clone();
+    let field = record_of(&looped, b"FIELD");
+    looped[field + 2..field + 6].copy_from_slice(&root_extent.to_le_bytes());
+    looped[field + 6..field + 10].copy_from_slice(&root_extent.to_be_bytes());
+    let c = containers::open("loop.iso", ContainerKind::Iso, Arc::new(looped), Limits::default()).unwrap();
+    assert!(c.problems().iter().any(|p| p.to_string().contains("directory FIELD points back")), "{:?}", c.problems());
+    assert_eq!(c.entries().iter().map(|e| e.path.as_str()).collect::<Vec<_>>(), ["README.TXT"]);
+    // A file whose extent lies past the end: listed, and its read says so.
+    let mut past = image.clone();
+    let readme = record_of(&past, b"README.TXT;1");
+    past[readme + 2..readme + 6].copy_from_slice(&0x00FF_FFFFu32.to_le_bytes());
+    past[readme + 6..readme + 10].copy_from_slice(&0x00FF_FFFFu32.to_be_bytes());
+    let c = containers::open("past.iso", ContainerKind::Iso, Arc::new(past), Limits::default()).unwrap();
+    let err = c.read(c.find("README.TXT").unwrap()).unwrap_err().to_string();
+    assert!(err.starts_with("past.iso: README.TXT at byte ") && err.contains("past the image's end"), "{err}");
+    assert_eq!(c.read(c.find("FIELD/FIELD.TDB").unwrap()).unwrap(), field_files()["FIELD/FIELD.TDB"], "the rest stays usable");
+    // A raw rip that is not a whole number of sectors: read up to its last whole one.
+    let mut raw = mode2_raw(&image);
+    raw.extend([0u8; 1000]);
+    let c = containers::open("odd.bin", ContainerKind::RawDisc(SectorMode::Mode2), Arc::new(raw), Limits::default()).unwrap();
+    assert!(c.problems().iter().any(|p| p.to_string() == "odd.bin: 1000 bytes after the last whole 2352-byte sector are not read"));
+    assert_eq!(contents(&*c), field_files());
+    // Not an ISO at all past its sixteenth sector.
+    let mut junk = image[..17 * 2048].to_vec();
+    junk[16 * 2048] = 0xEE;
+    junk.extend(vec![0x55u8; 2048 * 200]);
+    assert!(containers::open("junk.iso", ContainerKind::Iso, Arc::new(junk), Limits::default()).is_err());
+}
+
+fn relicview(args: &[&std::ffi::OsStr]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_relicview")).args(args).output().unwrap();
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The demo archive with the real FF7 field files beside it, loose in `dir/tree`, and the
+/// same tree as a zip (Python), an ISO (xorriso), and a raw MODE2/2352 rip with its cue.
+fn archives(dir: &Path) -> (PathBuf, Vec<PathBuf>) {
+    let tree = dir.join("tree");
+    let (ok, _) = relicview(&[std::ffi::OsStr::new("demo"), tree.as_os_str()]);
+    assert!(ok);
+    let mut ff7 = BTreeMap::new();
+    for (p, b) in field_files() {
+        ff7.insert(format!("FF7/{p}"), b);
+    }
+    write_tree(&tree, &ff7);
+    let zip = dir.join("GAME.zip");
+    python_zip(&zip, &format!("import sys, os, zipfile\nroot = {tree:?}\nwith zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:\n  for d, _, fs in sorted(os.walk(root)):\n    for f in sorted(fs):\n      p = os.path.join(d, f)\n      z.write(p, os.path.relpath(p, root))\n"));
+    let iso = dir.join("GAME.iso");
+    run(Command::new("xorriso").args(["-as", "mkisofs", "-quiet", "-iso-level", "2", "-o"]).arg(&iso).arg(&tree));
+    let bin = dir.join("Game (Disc 1).bin");
+    std::fs::write(&bin, mode2_raw(&std::fs::read(&iso).unwrap())).unwrap();
+    let cue = dir.join("Game (Disc 1).cue");
+    std::fs::write(&cue, "FILE \"GAME (DISC 1).BIN\" BINARY\r\n  TRACK 01 MODE2/2352\r\n    INDEX 01 00:00:00\r\n").unwrap();
+    (tree, vec![zip, iso, cue])
+}
+
+#[test]
+fn info_inside_a_zip_an_iso_and_a_cue_sheets_disc_equals_the_loose_files() {
+    let dir = scratch("cli");
+    let (tree, containers) = archives(&dir);
+    let loose: Vec<String> = walk(&tree);
+    assert!(loose.len() > 40);
+    for container in &containers {
+        let mut compared = 0;
+        for rel in &loose {
+            let (ok_a, a) = relicview(&["info".as_ref(), tree.join(rel).as_os_str(), "--root".as_ref(), tree.as_os_str(), "--json".as_ref()]);
+            let inside = container.join(rel);
+            let (ok_b, b) = relicview(&["info".as_ref(), inside.as_os_str(), "--root".as_ref(), container.as_os_str(), "--json".as_ref()]);
+            assert_eq!((ok_b, &b), (ok_a, &a), "{} inside {}", rel, container.display());
+            compared += 1;
+        }
+        assert_eq!(compared, loose.len());
+        // The census of the container is the census of the folder.
+        let (_, a) = relicview(&["census".as_ref(), tree.as_os_str(), "--json".as_ref()]);
+        let (_, b) = relicview(&["census".as_ref(), container.as_os_str(), "--json".as_ref()]);
+        assert_eq!(b, a, "census of {}", container.display());
+    }
+    // A folder holding the containers lists each as a folder of its own name; the cue's
+    // .bin is the disc, listed once, under the cue.
+    let (_, census) = relicview(&["census".as_ref(), dir.as_os_str(), "--json".as_ref()]);
+    let files = serde_json::from_str::<serde_json::Value>(&census).unwrap()["files"].as_u64().unwrap() as usize;
+    assert_eq!(files, 4 * loose.len(), "the tree, the zip, the iso and the disc");
+    // A file inside a container opened on its own, without --root.
+    let (ok, one) = relicview(&["info".as_ref(), containers[2].join("FF7/FIELD/MD1_1.BSX").as_os_str(), "--json".as_ref()]);
+    assert!(ok, "{one}");
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&one).unwrap()["compressed"], true);
+}
+
+fn walk(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            if e.path().is_dir() {
+                stack.push(e.path());
+            } else {
+                out.push(e.path().strip_prefix(root).unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_cue_that_names_a_missing_bin_says_so_with_its_line() {
+    let dir = scratch("cue");
+    let cue = dir.join("LOST.CUE");
+    std::fs::write(&cue, "REM a disc\nFILE \"LOST.BIN\" BINARY\n  TRACK 01 MODE2/2352\n    INDEX 01 00:00:00\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_relicview")).args(["info"]).arg(cue.join("FIELD/X.BSX")).arg("--json").output().unwrap();
+    assert!(!out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("LOST.CUE: line 3: the track's file LOST.BIN is not beside it"), "{text}");
+}
