@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Fuzz every parser target for a while: scripts/fuzz.sh [SECONDS_PER_TARGET]
+# Fuzz every parser target for a while: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET…]
 # Runs on the stable toolchain without a sanitizer (cargo-fuzz's ASan needs nightly);
 # panics, hangs (-timeout) and runaway allocations (-rss_limit_mb) are still caught.
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 seconds=${1:-300}
+shift || true
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz
-for target in $(cargo fuzz list); do
+for target in ${@:-$(cargo fuzz list)}; do
   mkdir -p "corpus/$target"
   if [ -z "$(ls -A "corpus/$target")" ] && { [ "$target" = biz2 ] || [ "$target" = open ]; }; then
     # Seed with the demo archive: for biz2 the magic stripped (the target prepends it), for
@@ -29,6 +30,24 @@ for target in $(cargo fuzz list); do
     le16() { printf "\\$(printf '%03o' $(($1 & 255)))\\$(printf '%03o' $(($1 >> 8)))"; }
     { le16 "$(stat -c %s "$field/PARTY.BSX")"; le16 "$(stat -c %s "$field/CLOUD.BCX")"; cat "$field/PARTY.BSX" "$field/CLOUD.BCX" "$field/FIELD.TDB"; } > corpus/bsx/party
     { le16 "$(stat -c %s "$field/ROBOT.BSX")"; le16 0; cat "$field/ROBOT.BSX"; } > corpus/bsx/robot
+  fi
+  if [ -z "$(ls -A "corpus/$target")" ] && [ "$target" = containers ]; then
+    # Seeds made by the real tools: a zip (0), an ISO from its volume descriptors on (1: the
+    # target adds the system area), the same as raw MODE2 sectors (2), a cue sheet (3).
+    seeds=$(mktemp -d)
+    mkdir -p "$seeds/tree/FIELD" && printf 'hello\r\n' > "$seeds/tree/README.TXT" && head -c 3000 /dev/urandom > "$seeds/tree/FIELD/A.BSX"
+    python3 -c "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED); z.write(sys.argv[2], 'FIELD/A.BSX'); z.writestr('B.TXT', b'b' * 100); z.close()" "$seeds/a.zip" "$seeds/tree/FIELD/A.BSX"
+    xorriso -as mkisofs -quiet -o "$seeds/a.iso" "$seeds/tree"
+    { printf '\000'; cat "$seeds/a.zip"; } > corpus/containers/zip
+    { printf '\001'; tail -c +32769 "$seeds/a.iso" | head -c 60000; } > corpus/containers/iso
+    python3 -c "
+import sys
+iso = open(sys.argv[1], 'rb').read()[:25 * 2048]
+out = bytearray(b'\x02')
+for i in range(0, len(iso), 2048):
+    out += bytes([0] + [255] * 10 + [0]) + bytes([0, 2, i // 2048 % 75, 2]) + bytes([0, 0, 8, 0] * 2) + iso[i:i + 2048] + bytes(280)
+open(sys.argv[2], 'wb').write(out)" "$seeds/a.iso" corpus/containers/raw
+    printf '\003FILE "A.BIN" BINARY\n  TRACK 01 MODE2/2352\n    INDEX 01 00:02:00\n' > corpus/containers/cue
   fi
   # Inputs up to 64 KB: large enough for deep trees and long index lists.
   cargo fuzz run --sanitizer none "$target" -- -max_total_time="$seconds" -max_len=65536 -timeout=5 -rss_limit_mb=1024 2>&1 | tail -n 3

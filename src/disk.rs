@@ -159,6 +159,7 @@ impl Disk {
         let mut files = Vec::new();
         let mut problems = Vec::new();
         self.list_into(path, 0, &mut files, &mut problems);
+        files.sort_by(|a, b| a.path.cmp(&b.path));
         (files, problems)
     }
 

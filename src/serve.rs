@@ -127,7 +127,15 @@ pub fn start(config: ServeConfig) -> io::Result<RunningServer> {
         }
         Ok(real)
     };
-    let roots = Arc::new(Roots { site: folder(&config.site, "site")?, archive: folder(&config.archive, "archive")? });
+    // The archive may be a container file (a zip, an ISO, a cue sheet): its entries are served.
+    let archive = match config.archive.is_file() {
+        true if crate::disk::is_container(&config.archive.to_string_lossy(), &config.archive) => {
+            config.archive.canonicalize().map_err(|e| io::Error::new(e.kind(), format!("archive {}: {e}", config.archive.display())))?
+        }
+        true => return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("archive {}: not a folder, a zip, an ISO 9660 image or a disc rip", config.archive.display()))),
+        false => folder(&config.archive, "archive")?,
+    };
+    let roots = Arc::new(Roots { site: folder(&config.site, "site")?, archive });
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let listener = runtime.block_on(tokio::net::TcpListener::bind((config.bind.as_str(), config.port)))?;
     let addr = listener.local_addr()?;
@@ -199,7 +207,7 @@ async fn handle(State(roots): State<Arc<Roots>>, request: Request) -> Response {
     let path = path.as_str();
     if path == "/archive.json" {
         let archive = roots.archive.clone();
-        return match tokio::task::spawn_blocking(move || list_archive(&archive)).await {
+        return match tokio::task::spawn_blocking(move || list_archive_or_container(&archive)).await {
             Ok(Ok(listing)) => {
                 let listing = Listing { base: "archive/".into(), ..listing };
                 ([(header::CONTENT_TYPE, "application/json")], serde_json::to_string(&listing).unwrap_or_default()).into_response()
@@ -210,7 +218,14 @@ async fn handle(State(roots): State<Arc<Roots>>, request: Request) -> Response {
     let target = if path == "/" || path == "/index.html" {
         resolve(&roots.site, "index.html")
     } else if let Some(rest) = path.strip_prefix("/archive/") {
-        resolve(&roots.archive, rest)
+        match resolve(&roots.archive, rest) {
+            Some(file) => Some(file),
+            // Not a file on disk: an entry of a container, or nothing.
+            None => {
+                let range = request.headers().get(header::RANGE).and_then(|v| v.to_str().ok()).map(str::to_string);
+                return serve_entry(&roots.archive, rest, range, method == Method::HEAD).await;
+            }
+        }
     } else if let Some(rest) = path.strip_prefix("/www/") {
         resolve(&roots.site.join("www"), rest)
     } else if let Some(rest) = path.strip_prefix("/pkg/") {
@@ -231,6 +246,86 @@ async fn handle(State(roots): State<Arc<Roots>>, request: Request) -> Response {
         }
         _ => not_found(),
     }
+}
+
+/// The listing of the archive: a folder's, or a container file's entries.
+fn list_archive_or_container(root: &Path) -> io::Result<Listing> {
+    if !root.is_file() {
+        return list_archive(root);
+    }
+    let (entries, problems) = crate::disk::Disk::new(root).list("");
+    if entries.is_empty() && !problems.is_empty() {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, problems[0].1.clone()));
+    }
+    let files = entries.into_iter().map(|e| ListedFile { kind: crate::census::kind_of(&e.path, &e.head, e.size), path: e.path, size: e.size, real: root.to_path_buf(), contained: true }).collect();
+    let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    Ok(Listing { root: name, base: String::new(), files, skipped: problems })
+}
+
+/// Entries larger than this are not served (as with `--max-bytes` elsewhere).
+const MAX_ENTRY_BYTES: u64 = 1 << 30;
+
+/// An entry of a container under the archive (`GAME.zip/BTDAVE/VIDEO/CUBE.BGF`, or a path
+/// inside the container that is the archive), read where it lies; one `Range: bytes=a-b`
+/// is answered with 206 and its part, HEAD with the headers alone.
+async fn serve_entry(archive: &Path, url_path: &str, range: Option<String>, head: bool) -> Response {
+    let Ok(decoded) = percent_decode_str(url_path).decode_utf8() else { return not_found() };
+    let decoded = decoded.into_owned();
+    if decoded.split('/').any(|s| s.is_empty() || s == "." || s == ".." || s.contains('\\') || s.contains('\0')) {
+        return not_found();
+    }
+    let archive = archive.to_path_buf();
+    let bytes = match tokio::task::spawn_blocking(move || crate::disk::Disk::new(&archive).read(&decoded, MAX_ENTRY_BYTES)).await {
+        Ok(Ok(bytes)) => bytes,
+        _ => return not_found(),
+    };
+    let total = bytes.len() as u64;
+    let range = range.as_deref().and_then(|r| byte_range(r, total));
+    let mut response = match range {
+        Some(Err(())) => {
+            let mut r = (StatusCode::RANGE_NOT_SATISFIABLE, "").into_response();
+            r.headers_mut().insert(header::CONTENT_RANGE, HeaderValue::from_str(&format!("bytes */{total}")).expect("ascii"));
+            return r;
+        }
+        Some(Ok((a, b))) => {
+            let part = if head { Vec::new() } else { bytes[a as usize..=b as usize].to_vec() };
+            let mut r = (StatusCode::PARTIAL_CONTENT, part).into_response();
+            r.headers_mut().insert(header::CONTENT_RANGE, HeaderValue::from_str(&format!("bytes {a}-{b}/{total}")).expect("ascii"));
+            r.headers_mut().insert(header::CONTENT_LENGTH, HeaderValue::from(b - a + 1));
+            r
+        }
+        None => {
+            let mut r = (StatusCode::OK, if head { Vec::new() } else { bytes }).into_response();
+            r.headers_mut().insert(header::CONTENT_LENGTH, HeaderValue::from(total));
+            r
+        }
+    };
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/octet-stream"));
+    headers.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    response
+}
+
+/// One `bytes=a-b`, `bytes=a-` or `bytes=-n` range of a `total`-byte body: Ok((first,
+/// last)) inclusive, Err where it lies outside the body, None for a header not understood
+/// (the whole body is sent, as HTTP allows).
+fn byte_range(header: &str, total: u64) -> Option<Result<(u64, u64), ()>> {
+    let spec = header.strip_prefix("bytes=")?;
+    if spec.contains(',') {
+        return None;
+    }
+    let (a, b) = spec.split_once('-')?;
+    let (first, last) = match (a.trim(), b.trim()) {
+        ("", n) => {
+            let n: u64 = n.parse().ok()?;
+            (total.saturating_sub(n), total.checked_sub(1)?)
+        }
+        (a, "") => (a.parse().ok()?, total.checked_sub(1).unwrap_or(0)),
+        (a, b) => (a.parse().ok()?, b.parse::<u64>().ok()?.min(total.saturating_sub(1))),
+    };
+    Some(if total == 0 || first > last || first >= total { Err(()) } else { Ok((first, last)) })
 }
 
 /// Map a URL path (still percent-encoded) below `root` to a regular file inside `root`,

@@ -1,9 +1,12 @@
 //! The native command line as a user runs it: demo, info --json, serve over real HTTP.
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod common;
+
+use common::{get, serve};
+use std::io::Write;
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_relicview"))
@@ -120,46 +123,6 @@ fn info_on_a_bad_file_exits_1_with_the_offset() {
     let (ok, j) = info(&dir.join("missing.bgf"));
     assert!(!ok);
     assert!(j["error"]["offset"].is_null());
-}
-
-struct Server {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn serve(archive: &Path, site: &Path) -> Server {
-    let mut child = bin()
-        .arg("serve")
-        .arg(archive)
-        .args(["--port", "0", "--site"])
-        .arg(site)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let port = line.trim().trim_end_matches('/').rsplit(':').next().and_then(|p| p.parse().ok()).unwrap_or_else(|| panic!("no port in {line:?}"));
-    assert!(line.contains("http://127.0.0.1:"), "binds loopback by default: {line}");
-    Server { child, port }
-}
-
-/// A raw GET, so the path reaches the server exactly as written (no client normalisation).
-fn get(port: u16, path: &str) -> (u16, String, Vec<u8>) {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    write!(s, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").unwrap();
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).unwrap();
-    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
-    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    (status, head, raw[split + 4..].to_vec())
 }
 
 #[test]
@@ -389,7 +352,7 @@ fn a_closed_or_full_stdout_ends_the_command_without_a_panic() {
 }
 
 #[test]
-fn serve_refuses_an_archive_that_is_not_a_folder_and_names_it() {
+fn serve_refuses_an_archive_that_is_not_a_folder_or_a_container_and_names_it() {
     let dir = temp_dir("servefile");
     std::fs::write(dir.join("A.BGF"), b"x").unwrap();
     for (archive, what) in [(dir.join("A.BGF"), "not a folder"), (dir.join("missing"), "No such file")] {

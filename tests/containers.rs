@@ -2,6 +2,8 @@
 //! files inside, LZS-wrapped as on the disc: listed and read in place, entry for entry the
 //! bytes the tools were given; and the hostile cases (docs/formats/containers.md).
 
+mod common;
+
 use relicview::containers::{self, Container, ContainerKind, Limits, SectorMode};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -327,4 +329,53 @@ fn a_cue_that_names_a_missing_bin_says_so_with_its_line() {
     assert!(!out.status.success());
     let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert!(text.contains("LOST.CUE: line 3: the track's file LOST.BIN is not beside it"), "{text}");
+}
+
+#[test]
+fn serve_lists_containers_as_folders_and_serves_their_entries_with_ranges() {
+    let dir = scratch("serve");
+    let (tree, containers) = archives(&dir);
+    let site = dir.join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(site.join("index.html"), "<!doctype html>").unwrap();
+    let md1 = std::fs::read(tree.join("FF7/FIELD/MD1_1.BSX")).unwrap();
+    // A folder holding the containers: each is a folder of its own name.
+    let server = common::serve(&dir, &site);
+    let (status, _, body) = common::get(server.port, "/archive.json");
+    assert_eq!(status, 200);
+    let listing: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    let paths: Vec<&str> = listing["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    for p in ["GAME.zip/FF7/FIELD/MD1_1.BSX", "GAME.iso/FF7/FIELD/MD1_1.BSX", "Game (Disc 1).cue/FF7/FIELD/MD1_1.BSX", "tree/FF7/FIELD/MD1_1.BSX"] {
+        assert!(paths.contains(&p), "{p} listed");
+        let entry = listing["files"].as_array().unwrap().iter().find(|f| f["path"] == p).unwrap();
+        assert_eq!(entry["kind"], "bsx");
+        assert_eq!(entry["size"], md1.len());
+    }
+    assert!(!paths.iter().any(|p| p.starts_with("Game (Disc 1).bin")), "the cue's bin is the disc, listed once");
+    for p in ["/archive/GAME.zip/FF7/FIELD/MD1_1.BSX", "/archive/Game%20(Disc%201).cue/FF7/FIELD/MD1_1.BSX", "/archive/GAME.iso/ff7/field/md1_1.bsx"] {
+        let (status, _, body) = common::get(server.port, p);
+        assert_eq!((status, body.len()), (200, md1.len()), "{p}");
+        assert_eq!(body, md1);
+        let (status, head, part) = common::request(server.port, "GET", p, "Range: bytes=100-163\r\n");
+        assert_eq!(status, 206);
+        assert!(head.to_ascii_lowercase().contains(&format!("content-range: bytes 100-163/{}", md1.len())), "{head}");
+        assert_eq!(part, md1[100..164]);
+        let (status, head, empty) = common::request(server.port, "HEAD", p, "");
+        assert_eq!((status, empty.len()), (200, 0));
+        assert!(head.to_ascii_lowercase().contains(&format!("content-length: {}", md1.len())), "{head}");
+    }
+    let (status, _, _) = common::request(server.port, "GET", "/archive/GAME.zip/FF7/FIELD/MD1_1.BSX", "Range: bytes=999999-\r\n");
+    assert_eq!(status, 416);
+    for p in ["/archive/GAME.zip/NOPE.BSX", "/archive/GAME.zip/../GAME.iso", "/archive/GAME.zip//FF7/FIELD/MD1_1.BSX"] {
+        assert_eq!(common::get(server.port, p).0, 404, "{p}");
+    }
+    drop(server);
+    // The disc itself as the archive.
+    let server = common::serve(&containers[2], &site);
+    let (_, _, body) = common::get(server.port, "/archive.json");
+    let listing: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(listing["root"], "Game (Disc 1).cue");
+    assert!(listing["files"].as_array().unwrap().iter().any(|f| f["path"] == "FF7/FIELD/FIELD.TDB"));
+    let (status, _, body) = common::get(server.port, "/archive/FF7/FIELD/FIELD.TDB");
+    assert_eq!((status, body), (200, shared("FIELD.TDB_u")));
 }
