@@ -39,7 +39,7 @@ for target in ${@:-$(cargo fuzz list)}; do
     python3 -c "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED); z.write(sys.argv[2], 'FIELD/A.BSX'); z.writestr('B.TXT', b'b' * 100); z.close()" "$seeds/a.zip" "$seeds/tree/FIELD/A.BSX"
     xorriso -as mkisofs -quiet -o "$seeds/a.iso" "$seeds/tree"
     { printf '\000'; cat "$seeds/a.zip"; } > corpus/containers/zip
-    { printf '\001'; tail -c +32769 "$seeds/a.iso" | head -c 60000; } > corpus/containers/iso
+    python3 -c "import sys; open(sys.argv[2], 'wb').write(b'\\x01' + open(sys.argv[1], 'rb').read()[32768:32768 + 60000])" "$seeds/a.iso" corpus/containers/iso
     python3 -c "
 import sys
 iso = open(sys.argv[1], 'rb').read()[:25 * 2048]

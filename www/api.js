@@ -107,6 +107,8 @@ window.relicview = {
   workers: () => ({ started: state.opener.started, abandoned: state.opener.abandoned, busy: Boolean(state.opener.job) }),
   // Bytes of the wasm core's linear memory (it only grows; the peak of everything opened).
   memoryBytes: () => state.wasm.memory.buffer.byteLength,
+  // What listing the dropped containers found wrong without stopping: [message].
+  containerProblems: () => state.containerProblems.slice(),
   // The traps the core recovered from, oldest first: [{path, message}].
   traps: () => state.traps.slice(),
   // Parse every file (as census does) and report the failing ones → {checked, failed, damaged}.

@@ -42,6 +42,14 @@ export function loadingProgress(detail, done = 0, total = 0) {
   if (path) reveal(detail, done, total);
 }
 
+// A container being listed: `label` over the view, with a bar that says it is under way.
+export function showListing(label) {
+  $('loading-label').textContent = label;
+  $('open-progress').removeAttribute('value');
+  $('loading').hidden = false;
+  $('open-progress').hidden = false;
+}
+
 export function endLoading() {
   clearTimeout(timer);
   timer = null;

@@ -11,7 +11,8 @@ import { kindOfEntry, markSelected, setEntries, setListing, typeEntries } from '
 import { writeHash } from './address.js';
 import { restoreView, stats, syncToolbar } from './controls.js';
 import { recoverFromTrap } from './recovery.js';
-import { endLoading, loadingProgress, startLoading } from './loading.js';
+import { endLoading, loadingProgress, showListing, startLoading } from './loading.js';
+import { expandContainers } from './containers.js';
 
 // Open a file; `restore` is a link's view ({cam, lod, chunk}) to put back once it shows.
 async function doOpen(path, restore, request) {
@@ -273,6 +274,13 @@ export async function loadEntries(entries, label, source) {
   await ready;
   const generation = ++state.generation;
   const t0 = performance.now();
+  // Containers become folders of their entries (listed by a worker, under a progress bar).
+  entries = await expandContainers(entries, (what) => {
+    $('archive-summary').textContent = what;
+    showListing(`Listing ${what.replace(/^listing /, '')}`);
+  });
+  endLoading();
+  if (generation !== state.generation) return { files: entries.length };
   // A new archive leaves nothing of the last one on show; the address keeps only a link
   // still waiting for its archive (see state.linkPending).
   clearShown();
@@ -284,6 +292,7 @@ export async function loadEntries(entries, label, source) {
     e.pending = true;
   }
   setEntries(entries, label, source);
+  for (const e of state.entries) if (e.containerFailure) state.files.setFailed(e, true, e.containerFailure);
   const requestsAtList = state.requests;
   state.lastListMs = performance.now() - t0;
   state.indexTimeline = { start: t0, listed: performance.now(), typed: null };

@@ -63,6 +63,9 @@ export const state = {
   // The inspector's selection before a click picked a face: a double-click restores it.
   // `undefined` while there is none to restore.
   beforePick: undefined,
+  // What listing the containers found wrong without stopping (a name listed twice, an
+  // extent past the end), as messages naming the container.
+  containerProblems: [],
   // Clears the "link copied" note.
   shareTimer: null,
 };

@@ -1,52 +1,69 @@
-//! ISO 9660 images through the `iso9660` crate, on 2048-byte sectors or on a raw rip's
-//! (disc.rs maps them): the directory tree is walked once, guarded against records that loop
-//! back, nest too deep or point past the image's end; a file is read when it is asked for.
+//! ISO 9660 images, on 2048-byte sectors or on a raw rip's (disc.rs maps them): the primary
+//! volume descriptor, then the directory tree walked once, guarded against records that loop
+//! back, nest too deep, run past their sector or point past the image's end; a file is read
+//! when it is asked for. The records are read by hand: the `iso9660` crate panics on a record
+//! cut short (and `cdfs` needs FUSE), which no hostile image may cause.
+//! docs/formats/containers.md, "ISO 9660".
 
 use super::disc::{SectorMode, SectorView, USER_SECTOR};
-use super::{drop_duplicates, error, ByteSource, Container, ContainerError, ContainerKind, Entry, Limits, SourceReader};
-use iso9660::{DirectoryEntry, ISODirectory, ISOFile, ISO9660};
-use std::cell::Cell;
+use super::{drop_duplicates, error, ByteSource, Container, ContainerError, ContainerKind, Entry, Limits};
 use std::collections::HashSet;
-use std::io::{Read, Seek, SeekFrom};
-use std::rc::Rc;
 use std::sync::Arc;
 
 /// Where the volume descriptors start: sector 16.
 pub const DESCRIPTORS: u64 = 16 * USER_SECTOR;
 /// Volume descriptors read at most before the set's terminator.
 const MAX_DESCRIPTORS: u64 = 64;
+/// A directory record's fixed part, before its name.
+const RECORD: usize = 33;
+const FLAG_DIRECTORY: u8 = 2;
 
-/// The image's reader, which refuses reads past the descriptor area while the volume is
-/// opened: a set with no terminator ends there instead of at the end of a 650 MB image.
-struct Guarded {
-    inner: SourceReader,
-    opening: Rc<Cell<bool>>,
+/// A directory record: where its extent starts (sector) and how long it is, whether it is a
+/// directory, and its name (a file's without its `;1` version).
+#[derive(Debug, Clone, PartialEq)]
+struct Record {
+    extent: u32,
+    length: u32,
+    directory: bool,
+    name: String,
 }
 
-impl Read for Guarded {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if self.opening.get() && self.inner.seek(SeekFrom::Current(0))? >= DESCRIPTORS + MAX_DESCRIPTORS * USER_SECTOR {
-            return Err(std::io::Error::other(format!("no volume descriptor set terminator in the first {MAX_DESCRIPTORS} descriptors")));
+/// The record at the start of `b` (its length byte first), or why it cannot be one.
+fn record(b: &[u8]) -> Result<Record, String> {
+    let len = *b.first().ok_or("no record")? as usize;
+    if len < RECORD || len > b.len() {
+        return Err(format!("a record of {len} bytes (at least {RECORD}, and within its sector)"));
+    }
+    let name_len = b[32] as usize;
+    if RECORD + name_len > len {
+        return Err(format!("a name of {name_len} bytes in a record of {len}"));
+    }
+    let le = |at: usize| u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
+    let raw = &b[RECORD..RECORD + name_len];
+    let directory = b[25] & FLAG_DIRECTORY != 0;
+    let name = match raw {
+        [0] => ".".to_string(),
+        [1] => "..".to_string(),
+        _ => {
+            let text = String::from_utf8_lossy(raw).into_owned();
+            // A file's name ends ";1" (its version), and a name without an extension "." too.
+            let text = if directory { text } else { text.rsplit_once(';').map_or(text.clone(), |(n, _)| n.to_string()) };
+            if !directory && text.ends_with('.') { text[..text.len() - 1].to_string() } else { text }
         }
-        self.inner.read(buf)
-    }
-}
-
-impl Seek for Guarded {
-    fn seek(&mut self, to: SeekFrom) -> std::io::Result<u64> {
-        self.inner.seek(to)
-    }
+    };
+    Ok(Record { extent: le(2), length: le(10), directory, name })
 }
 
 pub struct IsoContainer {
     name: String,
     kind: ContainerKind,
     entries: Vec<Entry>,
-    files: Vec<(ISOFile<Guarded>, u64)>,
+    /// Each entry's first byte in the image's 2048-byte sectors.
+    starts: Vec<u64>,
     problems: Vec<ContainerError>,
-    /// User bytes in the image (2048 a sector), and the image as 2048-byte sectors.
-    len: u64,
+    /// The image as 2048-byte sectors, and its length.
     view: Arc<dyn ByteSource>,
+    len: u64,
     limits: Limits,
 }
 
@@ -57,9 +74,9 @@ impl IsoContainer {
         let mut problems = Vec::new();
         let view: Arc<dyn ByteSource> = match mode {
             SectorMode::Cooked if start == 0 => source,
-            raw => {
-                let (view, tail) = SectorView::new(source, raw, start);
-                if tail != 0 && raw != SectorMode::Cooked {
+            m => {
+                let (view, tail) = SectorView::new(source, m, start);
+                if tail != 0 && m != SectorMode::Cooked {
                     problems.push(error(name, None, format!("{tail} bytes after the last whole 2352-byte sector are not read")));
                 }
                 Arc::new(view)
@@ -69,88 +86,105 @@ impl IsoContainer {
         if len % USER_SECTOR != 0 {
             problems.push(error(name, None, format!("{} bytes after the last whole 2048-byte sector are not read", len % USER_SECTOR)));
         }
-        let opening = Rc::new(Cell::new(true));
-        let iso = ISO9660::new(Guarded { inner: SourceReader::new(view.clone()), opening: opening.clone() }).map_err(|e| error(name, Some(DESCRIPTORS), format!("not a readable ISO 9660 volume: {e}")))?;
-        opening.set(false);
-        let mut walk = Walk { name, len, limits, listed: Vec::new(), problems: &mut problems, seen: HashSet::new() };
-        walk.seen.insert(iso.root.header_extent());
-        walk.directory(&iso.root, "", 0);
+        let root = primary_root(name, &*view)?;
+        let mut walk = Walk { name, view: &*view, len, limits, listed: Vec::new(), problems: &mut problems, seen: HashSet::new() };
+        walk.seen.insert(root.extent);
+        walk.directory(&root, "", 0);
         let listed = std::mem::take(&mut walk.listed);
-        let (entries, kept) = drop_duplicates(name, listed.iter().map(|(e, ..)| e.clone()).collect(), &mut problems);
-        let mut files: Vec<Option<(ISOFile<Guarded>, u64)>> = listed.into_iter().map(|(_, f, at)| Some((f, at))).collect();
-        let files = kept.into_iter().filter_map(|k| files[k].take()).collect();
-        Ok(IsoContainer { name: name.to_string(), kind, entries, files, problems, len, limits, view })
+        let (entries, kept) = drop_duplicates(name, listed.iter().map(|(e, _)| e.clone()).collect(), &mut problems);
+        let starts = kept.into_iter().map(|k| listed[k].1).collect();
+        Ok(IsoContainer { name: name.to_string(), kind, entries, starts, problems, view, len, limits })
     }
+
+    fn entry_error(&self, index: usize, offset: u64, message: String) -> ContainerError {
+        ContainerError { container: self.name.clone(), entry: Some(self.entries[index].path.clone()), offset: Some(offset), message }
+    }
+}
+
+/// The root directory's record, from the primary volume descriptor (type 1, `CD001`),
+/// looking at most [`MAX_DESCRIPTORS`] descriptors on for it.
+fn primary_root(name: &str, view: &dyn ByteSource) -> Result<Record, ContainerError> {
+    let mut sector = [0u8; USER_SECTOR as usize];
+    for k in 0..MAX_DESCRIPTORS {
+        let at = DESCRIPTORS + k * USER_SECTOR;
+        view.read_at(at, &mut sector).map_err(|e| error(name, Some(at), format!("not a readable ISO 9660 volume: {e}")))?;
+        if &sector[1..6] != b"CD001" {
+            return Err(error(name, Some(at + 1), "not a readable ISO 9660 volume: expected CD001 (a volume descriptor)"));
+        }
+        match sector[0] {
+            1 => {
+                let block = u16::from_le_bytes([sector[128], sector[129]]);
+                if block as u64 != USER_SECTOR {
+                    return Err(error(name, Some(at + 128), format!("logical blocks of {block} bytes: expected 2048")));
+                }
+                return record(&sector[156..190]).map_err(|e| error(name, Some(at + 156), format!("the root directory record: {e}")));
+            }
+            255 => return Err(error(name, Some(at), "no primary volume descriptor before the set's terminator")),
+            _ => {}
+        }
+    }
+    Err(error(name, Some(DESCRIPTORS), format!("no primary volume descriptor in the first {MAX_DESCRIPTORS}")))
 }
 
 /// The walk of the directory tree: what it lists and what it finds wrong.
 struct Walk<'a> {
     name: &'a str,
+    view: &'a dyn ByteSource,
     len: u64,
     limits: Limits,
-    /// Each file, its reader and the byte its extent starts at.
-    listed: Vec<(Entry, ISOFile<Guarded>, u64)>,
+    listed: Vec<(Entry, u64)>,
     problems: &'a mut Vec<ContainerError>,
     /// Directory extents walked: a record that points back at one is a loop.
     seen: HashSet<u32>,
 }
 
-/// The extent of a directory, through the entry header the crate exposes.
-trait Extent {
-    fn header_extent(&self) -> u32;
-}
-
-impl Extent for ISODirectory<Guarded> {
-    fn header_extent(&self) -> u32 {
-        DirectoryEntry::Directory(self.clone()).header().extent_loc
-    }
-}
-
 impl Walk<'_> {
-    fn directory(&mut self, dir: &ISODirectory<Guarded>, prefix: &str, depth: usize) {
-        let at = |e: u32| Some(e as u64 * USER_SECTOR);
-        for entry in dir.contents() {
-            if self.listed.len() >= self.limits.max_entries {
-                self.problems.push(error(self.name, None, format!("more than {} entries: the rest are not listed", self.limits.max_entries)));
+    fn directory(&mut self, dir: &Record, prefix: &str, depth: usize) {
+        let here = if prefix.is_empty() { "the root directory".to_string() } else { format!("directory {prefix}") };
+        let start = dir.extent as u64 * USER_SECTOR;
+        if start + dir.length as u64 > self.len {
+            self.problems.push(error(self.name, Some(start), format!("{here}: its extent lies past the image's end ({} bytes)", self.len)));
+            return;
+        }
+        let mut sector = [0u8; USER_SECTOR as usize];
+        for s in 0..(dir.length as u64).div_ceil(USER_SECTOR) {
+            let at = start + s * USER_SECTOR;
+            if let Err(e) = self.view.read_at(at, &mut sector) {
+                self.problems.push(error(self.name, Some(at), format!("{here} cannot be read on: {e}")));
                 return;
             }
-            let entry = match entry {
-                Ok(e) => e,
-                Err(e) => {
-                    let where_ = if prefix.is_empty() { "the root directory".to_string() } else { format!("directory {prefix}") };
-                    self.problems.push(error(self.name, at(dir.header_extent()), format!("{where_} cannot be read on: {e}")));
+            let mut pos = 0usize;
+            // Records never cross a sector: a zero length byte ends the sector's records.
+            while pos < sector.len() && sector[pos] != 0 {
+                if self.listed.len() >= self.limits.max_entries {
+                    self.problems.push(error(self.name, None, format!("more than {} entries: the rest are not listed", self.limits.max_entries)));
                     return;
                 }
-            };
-            let (extent, length) = (entry.header().extent_loc, entry.header().extent_length);
-            match entry {
-                DirectoryEntry::Directory(sub) => {
-                    if sub.identifier == "." || sub.identifier == ".." {
-                        continue;
+                let r = match record(&sector[pos..]) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        self.problems.push(error(self.name, Some(at + pos as u64), format!("{here}: {e}; its listing ends here")));
+                        return;
                     }
-                    let path = join(prefix, &sub.identifier);
-                    if extent as u64 * USER_SECTOR + length as u64 > self.len {
-                        self.problems.push(error(self.name, at(extent), format!("directory {path}: its extent lies past the image's end ({} bytes)", self.len)));
-                    } else if !self.seen.insert(extent) {
-                        self.problems.push(error(self.name, at(extent), format!("directory {path} points back at a directory already listed: not followed")));
-                    } else if depth + 1 >= self.limits.max_depth {
-                        self.problems.push(error(self.name, at(extent), format!("directory {path} nests deeper than {}: not followed", self.limits.max_depth)));
-                    } else {
-                        self.directory(&sub, &path, depth + 1);
-                    }
+                };
+                pos += sector[pos] as usize;
+                if r.name == "." || r.name == ".." {
+                    continue;
                 }
-                DirectoryEntry::File(file) => {
-                    let path = join(prefix, &file.identifier);
-                    let size = file.size() as u64;
-                    self.listed.push((Entry { path, size }, file, extent as u64 * USER_SECTOR));
+                let path = if prefix.is_empty() { r.name.clone() } else { format!("{prefix}/{}", r.name) };
+                let begins = r.extent as u64 * USER_SECTOR;
+                if !r.directory {
+                    self.listed.push((Entry { path, size: r.length as u64 }, begins));
+                } else if !self.seen.insert(r.extent) {
+                    self.problems.push(error(self.name, Some(begins), format!("directory {path} points back at a directory already listed: not followed")));
+                } else if depth + 1 >= self.limits.max_depth {
+                    self.problems.push(error(self.name, Some(begins), format!("directory {path} nests deeper than {}: not followed", self.limits.max_depth)));
+                } else {
+                    self.directory(&r, &path, depth + 1);
                 }
             }
         }
     }
-}
-
-fn join(prefix: &str, name: &str) -> String {
-    if prefix.is_empty() { name.to_string() } else { format!("{prefix}/{name}") }
 }
 
 impl Container for IsoContainer {
@@ -164,31 +198,67 @@ impl Container for IsoContainer {
         &self.problems
     }
     fn read(&self, index: usize) -> Result<Vec<u8>, ContainerError> {
-        let (Some(entry), Some((file, extent))) = (self.entries.get(index), self.files.get(index)) else {
+        let (Some(entry), Some(&start)) = (self.entries.get(index), self.starts.get(index)) else {
             return Err(error(&self.name, None, format!("no entry {index}")));
         };
-        let fail = |offset: Option<u64>, message: String| ContainerError { container: self.name.clone(), entry: Some(entry.path.clone()), offset, message };
-        let extent = *extent;
-        if extent + entry.size > self.len {
-            return Err(fail(Some(extent), format!("its {} bytes lie past the image's end ({} bytes)", entry.size, self.len)));
+        if start + entry.size > self.len {
+            return Err(self.entry_error(index, start, format!("its {} bytes lie past the image's end ({} bytes)", entry.size, self.len)));
         }
         if entry.size > self.limits.max_entry_bytes {
-            return Err(fail(Some(extent), format!("{} bytes: more than the {} read at most", entry.size, self.limits.max_entry_bytes)));
+            return Err(self.entry_error(index, start, format!("{} bytes: more than the {} read at most", entry.size, self.limits.max_entry_bytes)));
         }
-        let mut out = Vec::with_capacity(entry.size as usize);
-        file.read().take(entry.size).read_to_end(&mut out).map_err(|e| fail(Some(extent), format!("cannot be read: {e}")))?;
-        if out.len() as u64 != entry.size {
-            return Err(fail(Some(extent), format!("{} of its {} bytes could be read", out.len(), entry.size)));
-        }
+        let mut out = vec![0u8; entry.size as usize];
+        self.view.read_at(start, &mut out).map_err(|e| self.entry_error(index, start, format!("cannot be read: {e}")))?;
         Ok(out)
     }
     fn head(&self, index: usize, n: usize) -> Result<Vec<u8>, ContainerError> {
-        let (Some(entry), Some((_, extent))) = (self.entries.get(index), self.files.get(index)) else {
+        let (Some(entry), Some(&start)) = (self.entries.get(index), self.starts.get(index)) else {
             return Err(error(&self.name, None, format!("no entry {index}")));
         };
-        let n = (n as u64).min(entry.size).min(self.len.saturating_sub(*extent)) as usize;
+        let n = (n as u64).min(entry.size).min(self.len.saturating_sub(start)) as usize;
         let mut out = vec![0u8; n];
-        self.view.read_at(*extent, &mut out).map_err(|e| ContainerError { container: self.name.clone(), entry: Some(entry.path.clone()), offset: Some(*extent), message: e })?;
+        self.view.read_at(start, &mut out).map_err(|e| self.entry_error(index, start, e))?;
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw_record(name: &[u8], extent: u32, length: u32, flags: u8) -> Vec<u8> {
+        let len = RECORD + name.len() + (RECORD + name.len()) % 2;
+        let mut r = vec![0u8; len];
+        r[0] = len as u8;
+        r[2..6].copy_from_slice(&extent.to_le_bytes());
+        r[6..10].copy_from_slice(&extent.to_be_bytes());
+        r[10..14].copy_from_slice(&length.to_le_bytes());
+        r[25] = flags;
+        r[32] = name.len() as u8;
+        r[RECORD..RECORD + name.len()].copy_from_slice(name);
+        r
+    }
+
+    #[test]
+    fn records_read_their_extent_size_kind_and_name_without_its_version() {
+        let r = record(&raw_record(b"MD1_1.BSX;1", 30, 1234, 0)).unwrap();
+        assert_eq!(r, Record { extent: 30, length: 1234, directory: false, name: "MD1_1.BSX".into() });
+        assert_eq!(record(&raw_record(b"NOEXT.;1", 1, 1, 0)).unwrap().name, "NOEXT");
+        assert_eq!(record(&raw_record(b"FIELD", 22, 2048, FLAG_DIRECTORY)).unwrap().name, "FIELD");
+        assert_eq!(record(&raw_record(&[0], 22, 2048, FLAG_DIRECTORY)).unwrap().name, ".");
+    }
+
+    #[test]
+    fn a_record_cut_short_or_naming_past_itself_is_an_error_not_a_panic() {
+        let r = raw_record(b"A.BSX;1", 30, 10, 0);
+        for cut in 0..r.len() {
+            assert!(record(&r[..cut]).is_err(), "cut at {cut}");
+        }
+        let mut long_name = r.clone();
+        long_name[32] = 200;
+        assert!(record(&long_name).unwrap_err().contains("a name of 200 bytes"));
+        let mut tiny = r;
+        tiny[0] = 5;
+        assert!(record(&tiny).is_err());
     }
 }

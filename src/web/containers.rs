@@ -1,0 +1,158 @@
+//! Containers in the page, for the container worker (www/container-worker.js): a `File`
+//! read synchronously in ranges (FileReaderSync over `File.slice`), its directory listed by
+//! the core's readers, an entry read when the page asks. Containers inside it are opened in
+//! turn from memory, as on disk (src/disk.rs). Names no format: kinds come from the registry.
+
+use super::{js_error, to_js};
+use crate::containers::{self, ByteSource, Container, Limits, SectorMode};
+use crate::formats::kind::Kind;
+use serde::Serialize;
+use std::sync::Arc;
+use wasm_bindgen::prelude::*;
+
+/// Containers nest at most this deep.
+const MAX_NESTING: usize = 4;
+
+/// A JS function `(offset, length) → Uint8Array`, synchronous (a worker's FileReaderSync).
+struct JsBytes {
+    read: js_sys::Function,
+    len: u64,
+}
+
+impl ByteSource for JsBytes {
+    fn len(&self) -> u64 {
+        self.len
+    }
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
+        if offset.checked_add(buf.len() as u64).is_none_or(|e| e > self.len) {
+            return Err(format!("{} bytes at byte {offset} run past the end ({} bytes)", buf.len(), self.len));
+        }
+        let got = self.read.call2(&JsValue::NULL, &(offset as f64).into(), &(buf.len() as f64).into()).map_err(|e| format!("at byte {offset}: {}", e.as_string().or_else(|| js_sys::Error::from(e).message().as_string()).unwrap_or_default()))?;
+        let bytes = js_sys::Uint8Array::new(&got);
+        if bytes.length() as usize != buf.len() {
+            return Err(format!("at byte {offset}: {} bytes read of {}", bytes.length(), buf.len()));
+        }
+        bytes.copy_to(buf);
+        Ok(())
+    }
+}
+
+#[derive(Serialize)]
+struct Listed {
+    path: String,
+    size: u64,
+    kind: &'static str,
+    /// Which opened container holds it, and its index there.
+    container: usize,
+    index: usize,
+}
+
+/// A container (and those inside it) opened in this worker.
+#[wasm_bindgen]
+pub struct ContainerReader {
+    opened: Vec<Box<dyn Container>>,
+    listed: Vec<Listed>,
+    problems: Vec<String>,
+}
+
+#[wasm_bindgen]
+impl ContainerReader {
+    /// Open `name` (its archive path) of `len` bytes read by `read(offset, length)`. A cue
+    /// sheet's disc is opened with `mode` ("MODE1", "MODE2" or "COOKED") and `start` (its
+    /// INDEX 01 sector); otherwise `mode` is empty and the kind comes from the bytes.
+    #[wasm_bindgen(constructor)]
+    pub fn new(name: String, read: js_sys::Function, len: f64, mode: String, start: f64) -> Result<ContainerReader, JsValue> {
+        let source: Arc<dyn ByteSource> = Arc::new(JsBytes { read, len: len as u64 });
+        let limits = Limits::default();
+        let root = match mode.as_str() {
+            "" => {
+                let mut head = vec![0u8; source.len().min(17 * 2048) as usize];
+                source.read_at(0, &mut head).map_err(|e| js_error(&format!("{name}: {e}")))?;
+                let kind = containers::sniff(&name, &head).ok_or_else(|| js_error(&format!("{name}: not a zip, an ISO 9660 image or a raw disc")))?;
+                containers::open(&name, kind, source, limits)
+            }
+            m => {
+                let mode = match m {
+                    "MODE1" => SectorMode::Mode1,
+                    "MODE2" => SectorMode::Mode2,
+                    _ => SectorMode::Cooked,
+                };
+                containers::open_track(&name, source, mode, start as u64, limits)
+            }
+        }
+        .map_err(|e| js_error(&e.to_string()))?;
+        let mut reader = ContainerReader { opened: Vec::new(), listed: Vec::new(), problems: Vec::new() };
+        reader.add(&name, root, 0);
+        Ok(reader)
+    }
+
+    fn add(&mut self, name: &str, container: Box<dyn Container>, depth: usize) {
+        let id = self.opened.len();
+        self.problems.extend(container.problems().iter().map(|p| p.to_string()));
+        let mut nested = Vec::new();
+        for (i, e) in container.entries().iter().enumerate() {
+            let path = format!("{name}/{}", e.path);
+            let head = container.head(i, 17 * 2048).unwrap_or_default();
+            if depth + 1 < MAX_NESTING {
+                if let Some(kind) = containers::sniff(&path, &head) {
+                    nested.push((path, i, kind));
+                    continue;
+                }
+            }
+            let kind = Kind::sniff(&path, &head[..head.len().min(16)], e.size).as_str();
+            self.listed.push(Listed { path, size: e.size, kind, container: id, index: i });
+        }
+        self.opened.push(container);
+        for (path, i, kind) in nested {
+            let opened = self.opened[id].read(i).map_err(|e| e.to_string()).and_then(|bytes| containers::open(&path, kind, Arc::new(bytes), Limits::default()).map_err(|e| e.to_string()));
+            match opened {
+                Ok(c) => self.add(&path, c, depth + 1),
+                Err(why) => self.problems.push(why),
+            }
+        }
+    }
+
+    /// Every file inside, containers in it opened as folders: [{path, size, kind,
+    /// container, index}], sorted by path.
+    pub fn entries(&mut self) -> Result<JsValue, JsValue> {
+        self.listed.sort_by(|a, b| a.path.cmp(&b.path));
+        to_js(&self.listed)
+    }
+
+    /// What the listing found wrong without stopping (a duplicate name, an extent past the
+    /// end, a container inside that could not be opened).
+    pub fn problems(&self) -> Vec<String> {
+        self.problems.clone()
+    }
+
+    /// The bytes of entry `index` of opened container `container`.
+    pub fn read(&self, container: usize, index: usize) -> Result<js_sys::Uint8Array, JsValue> {
+        let c = self.opened.get(container).ok_or_else(|| js_error("no such container"))?;
+        let bytes = c.read(index).map_err(|e| js_error(&e.to_string()))?;
+        Ok(js_sys::Uint8Array::from(&bytes[..]))
+    }
+}
+
+/// The data track a cue sheet names: {file, mode ("MODE1", "MODE2", "COOKED"), start,
+/// line}, or an Error naming the line.
+#[wasm_bindgen(js_name = cueTrack)]
+pub fn cue_track(text: &str) -> Result<JsValue, JsValue> {
+    let t = containers::cue_data_track(text).map_err(|e| js_error(&e))?;
+    let mode = match t.mode {
+        SectorMode::Mode1 => "MODE1",
+        SectorMode::Mode2 => "MODE2",
+        SectorMode::Cooked => "COOKED",
+    };
+    let out = js_sys::Object::new();
+    js_sys::Reflect::set(&out, &"file".into(), &t.file.into())?;
+    js_sys::Reflect::set(&out, &"mode".into(), &mode.into())?;
+    js_sys::Reflect::set(&out, &"start".into(), &(t.start as f64).into())?;
+    js_sys::Reflect::set(&out, &"line".into(), &(t.line as f64).into())?;
+    Ok(out.into())
+}
+
+/// Whether a file (its name and first bytes: 17 sectors tell an ISO) is a container.
+#[wasm_bindgen(js_name = isContainer)]
+pub fn is_container(name: &str, head: &[u8]) -> bool {
+    name.to_ascii_lowercase().ends_with(".cue") || containers::sniff(name, head).is_some()
+}

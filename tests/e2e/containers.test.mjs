@@ -1,0 +1,114 @@
+// Containers dropped into the page: a ZIP (Python's zipfile), an ISO (xorriso) and a disc
+// rip (.bin of MODE2/2352 sectors with its .cue) beside the same files loose. They list as
+// folders of their own names; models inside them open with the triangles and pixels of
+// the loose files; a link into the disc reopens once the same folder is dropped again.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { startServer, launch, newPage, relicview, repo, lzsLiterals, walk, loadFolder } from './harness.mjs';
+
+let dir, server, browser;
+
+before(async () => {
+  dir = join(mkdtempSync(join(tmpdir(), 'relicview-containers-')), 'DROP');
+  const tree = join(dir, 'tree');
+  relicview('demo', tree);
+  mkdirSync(join(tree, 'FF7/FIELD'), { recursive: true });
+  for (const n of ['MD1_1', 'ELEVTR1']) writeFileSync(join(tree, `FF7/FIELD/${n}.BSX`), lzsLiterals(readFileSync(join(repo, `../shared/testdata/ff7/${n}_u.BSX`))));
+  writeFileSync(join(tree, 'FF7/FIELD/FIELD.TDB'), readFileSync(join(repo, '../shared/testdata/ff7/FIELD.TDB_u')));
+  execFileSync('python3', ['-c', `import os, sys, zipfile
+root = sys.argv[1]
+with zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED) as z:
+  for d, _, fs in sorted(os.walk(root)):
+    for f in sorted(fs):
+      p = os.path.join(d, f); z.write(p, os.path.relpath(p, root))`, tree, join(dir, 'GAME.zip')]);
+  execFileSync('xorriso', ['-as', 'mkisofs', '-quiet', '-iso-level', '2', '-o', join(dir, 'GAME.iso'), tree], { stdio: 'ignore' });
+  // The ISO as raw CD-ROM XA mode 2 form 1 sectors, and the cue sheet that names them.
+  execFileSync('python3', ['-c', `import sys
+iso = open(sys.argv[1], 'rb').read()
+out = bytearray()
+bcd = lambda n: (n // 10) << 4 | n % 10
+for i in range(0, len(iso), 2048):
+  lba = i // 2048 + 150
+  out += bytes([0] + [255] * 10 + [0, bcd(lba // 4500), bcd(lba // 75 % 60), bcd(lba % 75), 2, 0, 0, 8, 0, 0, 0, 8, 0]) + iso[i:i + 2048] + bytes(280)
+open(sys.argv[2], 'wb').write(out)`, join(dir, 'GAME.iso'), join(dir, 'FF7.bin')]);
+  writeFileSync(join(dir, 'FF7.cue'), 'FILE "FF7.BIN" BINARY\r\n  TRACK 01 MODE2/2352\r\n    INDEX 01 00:00:00\r\n');
+  server = await startServer(dir);
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+// Files the page lists for the drop: the loose tree, and each container's entries.
+const looseCount = () => walk(join(dir, 'tree')).length;
+
+async function dropped() {
+  const { page, problems } = await newPage(browser, `${server.url}#folder=none`);
+  await loadFolder(page, dir, 4 * looseCount());
+  return { page, problems };
+}
+
+test('a dropped zip, ISO and cue/bin list as folders, and their models draw as the loose files do', async () => {
+  const { page, problems } = await dropped();
+  const shown = await page.evaluate(() => window.relicview.shownFiles(100000));
+  for (const c of ['GAME.zip', 'GAME.iso', 'FF7.cue']) {
+    assert.ok(shown.includes(`DROP/${c}/DEMO/VIDEO/HEXPOD.BGF`), `${c} lists its models`);
+    assert.equal(await page.evaluate((p) => window.relicview.entry(p).kind, `DROP/${c}/FF7/FIELD/MD1_1.BSX`), 'bsx');
+  }
+  assert.ok(!shown.some((p) => p.startsWith('DROP/FF7.bin')), 'the cue names the disc; its bin is not listed again');
+  assert.ok(!shown.includes('DROP/GAME.zip'), 'the zip itself is a folder, not a file');
+  assert.deepEqual(await page.evaluate(() => window.relicview.containerProblems()), []);
+  for (const model of ['DEMO/VIDEO/HEXPOD.BGF', 'DEMO/MAPS/ARENA1.MAP', 'FF7/FIELD/MD1_1.BSX']) {
+    const draw = async (p) => {
+      const r = await page.evaluate((x) => window.relicview.open(x), p);
+      await page.evaluate(() => window.relicview.setClock({ time: 0, playing: false }));
+      return { triangles: r.triangles, pixels: (await page.evaluate(() => window.relicview.pixelStats())).nonBackground, info: await page.locator('#info-body').textContent() };
+    };
+    const loose = await draw(`DROP/tree/${model}`);
+    assert.ok(loose.triangles > 0 && loose.pixels > 0, model);
+    for (const c of ['GAME.zip', 'GAME.iso', 'FF7.cue']) {
+      const inside = await draw(`DROP/${c}/${model}`);
+      assert.equal(inside.triangles, loose.triangles, `${model} in ${c}: triangles`);
+      assert.equal(inside.pixels, loose.pixels, `${model} in ${c}: pixels`);
+      // What a file resolves to is found inside the container, as in the folder (the rows
+      // on names found several times over list the other copies, which differ).
+      const own = (info) => info.split('several ')[0];
+      assert.equal(own(inside.info).replaceAll(`DROP/${c}/`, 'DROP/tree/'), own(loose.info), `${model} in ${c}: the same info`);
+      assert.ok(!own(inside.info).includes('DROP/tree/'), `${model} in ${c}: takes nothing from outside the container`);
+    }
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a link into the disc reopens after the same folder is dropped again', async () => {
+  const { page } = await dropped();
+  await page.evaluate(() => window.relicview.open('DROP/FF7.cue/FF7/FIELD/MD1_1.BSX'));
+  const link = await page.evaluate(() => window.relicview.permalink());
+  assert.match(decodeURIComponent(link), /path=DROP\/FF7\.cue\/FF7\/FIELD\/MD1_1\.BSX/);
+  await page.close();
+  const { page: fresh, problems } = await newPage(browser, link);
+  await loadFolder(fresh, dir, 4 * looseCount());
+  await fresh.waitForFunction(() => window.relicview.lastOpen()?.path === 'DROP/FF7.cue/FF7/FIELD/MD1_1.BSX');
+  assert.ok((await fresh.evaluate(() => window.relicview.stats())).triangles > 0);
+  assert.deepEqual(problems, []);
+  await fresh.close();
+});
+
+test('a served folder with containers lists them as folders and opens what is inside', async () => {
+  const { page, problems } = await newPage(browser, server.url);
+  await page.waitForFunction(() => window.relicview.lastOpen());
+  const r = await page.evaluate(() => window.relicview.open('FF7.cue/FF7/FIELD/MD1_1.BSX'));
+  assert.ok(r.triangles > 0);
+  const z = await page.evaluate(() => window.relicview.open('GAME.zip/DEMO/MAPS/ARENA1.MAP'));
+  assert.ok(z.triangles > 0);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

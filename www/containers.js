@@ -1,0 +1,100 @@
+// Containers among the files dropped or chosen — a ZIP, an ISO image, a .bin rip, a .cue
+// with its .bin — listed by a worker (container-worker.js) and put in the listing as folders
+// of their own name: `GAME.zip/BTDAVE/VIDEO/CUBE.BGF`, `FF7.cue/FIELD/MD1_1.BSX`. Each entry
+// is read through the worker when it is opened. Everything from a container reaches the
+// page as text.
+
+import { core, state } from './state.js';
+
+// Names worth a look at their first bytes (a zip is told by its bytes, whatever its name).
+const CANDIDATE = /\.(zip|iso|bin|img|cue)$/i;
+const HEAD = 17 * 2048;
+
+class ContainerWorker {
+  constructor(module) {
+    this.worker = new Worker(new URL('./container-worker.js', import.meta.url), { type: 'module' });
+    this.worker.postMessage({ type: 'init', module });
+    this.jobs = new Map();
+    this.lastJob = 0;
+    this.lastId = 0;
+    this.worker.onmessage = (e) => {
+      const job = this.jobs.get(e.data.job);
+      if (!job) return;
+      this.jobs.delete(e.data.job);
+      if (e.data.type === 'error') job.reject(new Error(e.data.message));
+      else job.resolve(e.data);
+    };
+    this.worker.onerror = (e) => {
+      e.preventDefault();
+      for (const job of this.jobs.values()) job.reject(new Error(`the container worker stopped: ${e.message || 'script error'}`));
+      this.jobs.clear();
+    };
+  }
+
+  ask(message, transfer = []) {
+    const job = ++this.lastJob;
+    return new Promise((resolve, reject) => {
+      this.jobs.set(job, { resolve, reject });
+      this.worker.postMessage({ ...message, job }, transfer);
+    });
+  }
+
+  // → {id, entries: [{path, size, kind, container, index}], problems}
+  async open(name, file, mode = '', start = 0) {
+    const id = ++this.lastId;
+    const listed = await this.ask({ type: 'open', id, name, file, mode, start });
+    return { id, entries: listed.entries, problems: listed.problems };
+  }
+
+  read(id, container, index) {
+    return this.ask({ type: 'read', id, container, index }).then((m) => m.bytes.buffer);
+  }
+}
+
+let shared = null;
+
+// `entries` with every container replaced by its entries; a container that cannot be opened
+// stays a file, marked failed with why. `progress(label)` says what is being listed.
+export async function expandContainers(entries, progress = () => {}) {
+  const candidates = entries.filter((e) => e.file && CANDIDATE.test(e.path));
+  if (candidates.length === 0) return entries;
+  const byPath = new Map(entries.map((e) => [e.path.toLowerCase(), e]));
+  const folder = (p) => (p.includes('/') ? p.slice(0, p.lastIndexOf('/') + 1) : '');
+  const replaced = new Set();
+  const added = [];
+  const problems = [];
+  for (const e of candidates) {
+    if (replaced.has(e)) continue;
+    let file = e.file;
+    let mode = '';
+    let start = 0;
+    try {
+      if (/\.cue$/i.test(e.path)) {
+        if (e.size > 64 << 10) throw new Error(`${e.path}: ${e.size} bytes is too long for a cue sheet`);
+        const track = core.cueTrack(await e.file.text());
+        const bin = byPath.get((folder(e.path) + track.file).toLowerCase());
+        if (!bin || !bin.file) throw new Error(`${e.path}: line ${track.line}: the track's file ${track.file} is not beside it`);
+        replaced.add(bin);
+        ({ file } = bin);
+        ({ mode, start } = track);
+      } else if (!core.isContainer(e.path, new Uint8Array(await e.file.slice(0, HEAD).arrayBuffer()))) {
+        continue;
+      }
+      progress(`listing ${e.path}…`);
+      shared ||= new ContainerWorker(state.module);
+      const worker = shared;
+      const listed = await worker.open(e.path, file, mode, start);
+      problems.push(...listed.problems);
+      replaced.add(e);
+      for (const x of listed.entries) {
+        const read = () => worker.read(listed.id, x.container, x.index);
+        added.push({ path: x.path, size: x.size, kind: x.kind, read, head: () => read().then((b) => b.slice(0, 16)) });
+      }
+    } catch (err) {
+      // Not opened: the file stays, red, with why.
+      e.containerFailure = err.message || String(err);
+    }
+  }
+  state.containerProblems = problems;
+  return entries.filter((e) => !replaced.has(e)).concat(added);
+}
