@@ -360,6 +360,12 @@ fn read_head(path: &Path) -> Vec<u8> {
 /// sorted by path. Entries that vanish or cannot be read while the walk runs are recorded
 /// in `skipped` and the walk goes on; only a root that is not a readable folder fails.
 pub fn list_archive(root: &Path) -> io::Result<Listing> {
+    list_folder(root, true)
+}
+
+/// The walk of [`list_archive`]; `containers`: whether containers list as folders of their
+/// entries (a static host cannot serve what is inside them, so its index lists them whole).
+fn list_folder(root: &Path, containers: bool) -> io::Result<Listing> {
     let root = root.canonicalize().map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", root.display())))?;
     if !root.is_dir() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{}: not a folder", root.display())));
@@ -411,9 +417,15 @@ pub fn list_archive(root: &Path) -> io::Result<Listing> {
             }
         }
     }
-    let files = open_containers(&root, files, &mut skipped);
+    let files = if containers { open_containers(&root, files, &mut skipped) } else { sorted(files, &mut skipped) };
     let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     Ok(Listing { root: name, base: String::new(), files, skipped })
+}
+
+fn sorted(mut files: Vec<ListedFile>, skipped: &mut [(String, String)]) -> Vec<ListedFile> {
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    skipped.sort();
+    files
 }
 
 /// The files of a walk with each container (a zip, an ISO, a disc rip) listed as a folder of
@@ -456,7 +468,8 @@ fn open_containers(root: &Path, files: Vec<ListedFile>, skipped: &mut Vec<(Strin
 /// Write `DIR/index.json`: the listing that lets any static web host serve the archive
 /// (open the viewer with `#archive=<url of index.json>`). The index does not list itself.
 pub fn write_index(dir: &Path) -> io::Result<usize> {
-    let mut listing = list_archive(dir)?;
+    // Containers stay whole: a static host serves files, not what is inside them.
+    let mut listing = list_folder(dir, false)?;
     listing.files.retain(|f| f.path != "index.json");
     let n = listing.files.len();
     let target = dir.join("index.json");

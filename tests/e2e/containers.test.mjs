@@ -112,3 +112,32 @@ test('a served folder with containers lists them as folders and opens what is in
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('hostile containers: a zip cut short and a cue without its bin stay red files saying why; a bomb fails its own entry', async () => {
+  const bad = join(mkdtempSync(join(tmpdir(), 'relicview-badcontainers-')), 'BAD');
+  mkdirSync(bad, { recursive: true });
+  execFileSync('python3', ['-c', `import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:
+  z.writestr('ZEROS.BIN', bytes(64 << 20))
+  z.writestr('OK.TXT', b'fine')`, join(bad, 'BOMB.zip')]);
+  const whole = readFileSync(join(dir, 'GAME.zip'));
+  writeFileSync(join(bad, 'CUT.zip'), whole.subarray(0, whole.length >> 1));
+  writeFileSync(join(bad, 'LOST.cue'), 'FILE "LOST.BIN" BINARY\n  TRACK 01 MODE2/2352\n    INDEX 01 00:00:00\n');
+  const { page, problems } = await newPage(browser, `${server.url}#folder=none`);
+  await page.locator('#folder-input').setInputFiles(bad);
+  await page.waitForFunction(() => window.relicview.indexTimeline()?.typed);
+  const cut = await page.evaluate(() => window.relicview.entry('BAD/CUT.zip'));
+  assert.equal(cut.failed, true);
+  assert.match(cut.failure, /^BAD\/CUT\.zip: not a readable zip/);
+  const lost = await page.evaluate(() => window.relicview.entry('BAD/LOST.cue'));
+  assert.equal(lost.failed, true);
+  assert.equal(lost.failure, "BAD/LOST.cue: line 2: the track's file LOST.BIN is not beside it");
+  // The bomb's entry fails by itself, naming the container, the entry and the byte.
+  const err = await page.evaluate(() => window.relicview.open('BAD/BOMB.zip/ZEROS.BIN').then(() => null, (e) => e.message));
+  assert.match(err, /BAD\/BOMB\.zip: ZEROS\.BIN at byte \d+: declares 67108864 bytes from \d+ stored: more than 1000 times as many/);
+  assert.equal(await page.evaluate(() => window.relicview.entry('BAD/BOMB.zip/ZEROS.BIN').failed), true);
+  await page.evaluate(() => window.relicview.open('BAD/BOMB.zip/OK.TXT'));
+  assert.match(await page.locator('#info-more').textContent(), /fine/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
