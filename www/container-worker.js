@@ -25,6 +25,9 @@ self.onmessage = async (e) => {
     } else if (m.type === 'read') {
       const bytes = readers.get(m.id).read(m.container, m.index);
       self.postMessage({ type: 'read', job: m.job, bytes }, [bytes.buffer]);
+    } else if (m.type === 'head') {
+      const bytes = readers.get(m.id).head(m.container, m.index, 16);
+      self.postMessage({ type: 'read', job: m.job, bytes }, [bytes.buffer]);
     } else if (m.type === 'close') {
       readers.get(m.id)?.free();
       readers.delete(m.id);

@@ -39,7 +39,7 @@ class ContainerWorker {
     });
   }
 
-  // → {id, entries: [{path, size, kind, container, index}], problems}
+  // → {id, entries: [{path, size, container, index}], problems}
   async open(name, file, mode = '', start = 0) {
     const id = ++this.lastId;
     const listed = await this.ask({ type: 'open', id, name, file, mode, start });
@@ -48,6 +48,11 @@ class ContainerWorker {
 
   read(id, container, index) {
     return this.ask({ type: 'read', id, container, index }).then((m) => m.bytes.buffer);
+  }
+
+  // The first 16 bytes, for the entry's kind.
+  head(id, container, index) {
+    return this.ask({ type: 'head', id, container, index }).then((m) => m.bytes.buffer);
   }
 }
 
@@ -88,7 +93,8 @@ export async function expandContainers(entries, progress = () => {}) {
       replaced.add(e);
       for (const x of listed.entries) {
         const read = () => worker.read(listed.id, x.container, x.index);
-        added.push({ path: x.path, size: x.size, kind: x.kind, read, head: () => read().then((b) => b.slice(0, 16)) });
+        // Typed by content after the listing shows, as a folder's files are.
+        added.push({ path: x.path, size: x.size, read, head: () => worker.head(listed.id, x.container, x.index) });
       }
     } catch (err) {
       // Not opened: the file stays, red, with why.

@@ -70,13 +70,24 @@ impl ByteSource for SectorView {
         if offset.checked_add(buf.len() as u64).is_none_or(|e| e > self.len()) {
             return Err(format!("{} bytes at byte {offset} run past the end of the track ({} sectors)", buf.len(), self.sectors));
         }
+        if buf.is_empty() {
+            return Ok(());
+        }
         let (size, data) = self.mode.layout();
+        // One read of the raw sectors the range spans (a source read can be slow: a
+        // browser's FileReaderSync), then their user bytes picked out.
+        let (first, last) = (offset / USER_SECTOR, (offset + buf.len() as u64 - 1) / USER_SECTOR);
+        let from = (self.start + first) * size;
+        let raw_len = ((last - first) * size + data + USER_SECTOR).min(self.raw.len() - from);
+        let mut raw = vec![0u8; raw_len as usize];
+        self.raw.read_at(from, &mut raw)?;
         let mut done = 0usize;
         while done < buf.len() {
             let at = offset + done as u64;
-            let (sector, within) = (at / USER_SECTOR, at % USER_SECTOR);
+            let (sector, within) = (at / USER_SECTOR - first, at % USER_SECTOR);
             let n = ((USER_SECTOR - within) as usize).min(buf.len() - done);
-            self.raw.read_at((self.start + sector) * size + data + within, &mut buf[done..done + n])?;
+            let src = (sector * size + data + within) as usize;
+            buf[done..done + n].copy_from_slice(&raw[src..src + n]);
             done += n;
         }
         Ok(())

@@ -1,11 +1,10 @@
 //! Containers in the page, for the container worker (www/container-worker.js): a `File`
 //! read synchronously in ranges (FileReaderSync over `File.slice`), its directory listed by
 //! the core's readers, an entry read when the page asks. Containers inside it are opened in
-//! turn from memory, as on disk (src/disk.rs). Names no format: kinds come from the registry.
+//! turn from memory, as on disk (src/disk.rs). Names no format: the page types the entries.
 
 use super::{js_error, to_js};
 use crate::containers::{self, ByteSource, Container, Limits, SectorMode};
-use crate::formats::kind::Kind;
 use serde::Serialize;
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
@@ -37,11 +36,13 @@ impl ByteSource for JsBytes {
     }
 }
 
+/// Names of files opened as containers inside a container.
+const NESTED: [&str; 4] = [".zip", ".iso", ".bin", ".img"];
+
 #[derive(Serialize)]
 struct Listed {
     path: String,
     size: u64,
-    kind: &'static str,
     /// Which opened container holds it, and its index there.
     container: usize,
     index: usize,
@@ -92,15 +93,16 @@ impl ContainerReader {
         let mut nested = Vec::new();
         for (i, e) in container.entries().iter().enumerate() {
             let path = format!("{name}/{}", e.path);
-            let head = container.head(i, 17 * 2048).unwrap_or_default();
-            if depth + 1 < MAX_NESTING {
+            // Only names a container goes by are looked into now: the listing reads the
+            // directory, not a sector of every file (the page types them by content after).
+            if depth + 1 < MAX_NESTING && NESTED.iter().any(|x| path.to_ascii_lowercase().ends_with(x)) {
+                let head = container.head(i, 17 * 2048).unwrap_or_default();
                 if let Some(kind) = containers::sniff(&path, &head) {
                     nested.push((path, i, kind));
                     continue;
                 }
             }
-            let kind = Kind::sniff(&path, &head[..head.len().min(16)], e.size).as_str();
-            self.listed.push(Listed { path, size: e.size, kind, container: id, index: i });
+            self.listed.push(Listed { path, size: e.size, container: id, index: i });
         }
         self.opened.push(container);
         for (path, i, kind) in nested {
@@ -112,8 +114,8 @@ impl ContainerReader {
         }
     }
 
-    /// Every file inside, containers in it opened as folders: [{path, size, kind,
-    /// container, index}], sorted by path.
+    /// Every file inside, containers in it opened as folders: [{path, size, container,
+    /// index}], sorted by path.
     pub fn entries(&mut self) -> Result<JsValue, JsValue> {
         self.listed.sort_by(|a, b| a.path.cmp(&b.path));
         to_js(&self.listed)
@@ -123,6 +125,13 @@ impl ContainerReader {
     /// end, a container inside that could not be opened).
     pub fn problems(&self) -> Vec<String> {
         self.problems.clone()
+    }
+
+    /// The first `n` bytes of entry `index` of opened container `container` (for its kind).
+    pub fn head(&self, container: usize, index: usize, n: usize) -> Result<js_sys::Uint8Array, JsValue> {
+        let c = self.opened.get(container).ok_or_else(|| js_error("no such container"))?;
+        let bytes = c.head(index, n).map_err(|e| js_error(&e.to_string()))?;
+        Ok(js_sys::Uint8Array::from(&bytes[..]))
     }
 
     /// The bytes of entry `index` of opened container `container`.

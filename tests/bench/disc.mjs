@@ -1,0 +1,109 @@
+// A dropped PlayStation disc rip on the path users take: a generated 650 MB disc (a few
+// thousand files, the real MD1_1.BSX among them, LZS-wrapped) as an ISO made by xorriso and
+// turned into MODE2/2352 sectors with a cue sheet, given to the page's folder input.
+// Reports: the listing (the worker's walk of the directory) against reading the directory's
+// sectors alone in the same page (a ratio); opening a field model inside it; the wasm
+// memory against the same files loose. Asserts nothing about time.
+//
+// node tests/bench/disc.mjs [FILES] [MEGABYTES]
+
+import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { repo, startServer, launch, newPage, lzsLiterals } from '../e2e/harness.mjs';
+
+const files = Number(process.argv[2]) || 3000;
+const megabytes = Number(process.argv[3]) || 650;
+const root = join(repo, `target/bench/disc-${files}-${megabytes}`);
+const tree = join(root, 'tree');
+const drop = join(root, 'DISC');
+if (!existsSync(join(root, '.complete'))) {
+  rmSync(root, { recursive: true, force: true });
+  const md1 = lzsLiterals(readFileSync(join(repo, '../shared/testdata/ff7/MD1_1_u.BSX')));
+  // Field models in folders of 100, then filler movies to make up the size.
+  for (let i = 0; i < files; i++) {
+    const folder = join(tree, 'FIELD', `F${String(Math.floor(i / 100)).padStart(2, '0')}`);
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, `M${String(i).padStart(5, '0')}.BSX`), md1);
+  }
+  mkdirSync(join(tree, 'MOVIE'), { recursive: true });
+  const used = files * md1.length;
+  const fillers = 20;
+  const each = Math.max(0, Math.floor((megabytes * 1e6 - used) / fillers));
+  for (let k = 0; k < fillers; k++) execFileSync('truncate', ['-s', String(each), join(tree, 'MOVIE', `MOV${k}.STR`)]);
+  execFileSync('xorriso', ['-as', 'mkisofs', '-quiet', '-iso-level', '2', '-o', join(root, 'disc.iso'), tree], { stdio: 'ignore' });
+  mkdirSync(drop, { recursive: true });
+  execFileSync('python3', ['-c', `import sys
+src, dst = open(sys.argv[1], 'rb'), open(sys.argv[2], 'wb')
+bcd = lambda n: (n // 10) << 4 | n % 10
+i = 0
+while True:
+  s = src.read(2048)
+  if not s: break
+  lba = i + 150
+  dst.write(bytes([0] + [255] * 10 + [0, bcd(lba // 4500), bcd(lba // 75 % 60), bcd(lba % 75), 2, 0, 0, 8, 0, 0, 0, 8, 0]) + s.ljust(2048, b'\\0') + bytes(280))
+  i += 1`, join(root, 'disc.iso'), join(drop, 'DISC.BIN')]);
+  writeFileSync(join(drop, 'DISC.CUE'), 'FILE "DISC.BIN" BINARY\n  TRACK 01 MODE2/2352\n    INDEX 01 00:00:00\n');
+  // The directory's sectors, from the ISO's own records (python reads them independently).
+  const dirs = execFileSync('python3', ['-c', `import sys, struct
+iso = open(sys.argv[1], 'rb')
+def sector(n): iso.seek(n * 2048); return iso.read(2048)
+pvd = sector(16)
+todo = [(struct.unpack_from('<I', pvd, 156 + 2)[0], struct.unpack_from('<I', pvd, 156 + 10)[0])]
+seen, out = set(), []
+while todo:
+  ext, ln = todo.pop()
+  if ext in seen: continue
+  seen.add(ext); out.append((ext, ln))
+  for s in range((ln + 2047) // 2048):
+    b, p = sector(ext + s), 0
+    while p + 34 <= 2048 and b[p]:
+      n = b[p]; e, l = struct.unpack_from('<I', b, p + 2)[0], struct.unpack_from('<I', b, p + 10)[0]
+      if b[p + 25] & 2 and b[p + 33] not in (0, 1): todo.append((e, l))
+      p += n
+print(' '.join(f'{e}:{l}' for e, l in out))`, join(root, 'disc.iso')]).toString().trim();
+  writeFileSync(join(root, 'dirs.txt'), dirs);
+  writeFileSync(join(root, '.complete'), '');
+}
+const dirs = readFileSync(join(root, 'dirs.txt'), 'utf8').split(' ').map((d) => d.split(':').map(Number));
+const binBytes = statSync(join(drop, 'DISC.BIN')).size;
+const server = await startServer(join(repo, 'target/bench'));
+const browser = await launch();
+try {
+  const { page } = await newPage(browser, `${server.url}#folder=none`);
+  const t0 = Date.now();
+  await page.locator('#folder-input').setInputFiles(drop);
+  await page.waitForFunction(() => window.relicview.indexTimeline()?.listed, null, { timeout: 600000 });
+  const listMs = await page.evaluate(() => window.relicview.lastListMs());
+  const listed = await page.evaluate(() => window.relicview.listing().files);
+  // Reading the directory's sectors alone, from the same File, in a worker (as the listing).
+  const readDirsMs = await page.evaluate(async (sectors) => {
+    const input = document.getElementById('folder-input');
+    const bin = [...input.files].find((f) => f.name === 'DISC.BIN');
+    const src = `self.onmessage = (e) => { const r = new FileReaderSync(); const t = performance.now();
+      for (const [ext, len] of e.data.sectors) for (let s = 0; s < Math.ceil(len / 2048); s++) { const at = (ext + s) * 2352 + 24; r.readAsArrayBuffer(e.data.bin.slice(at, at + 2048)); }
+      self.postMessage(performance.now() - t); };`;
+    const w = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })));
+    const ms = await new Promise((resolve) => { w.onmessage = (e) => resolve(e.data); w.postMessage({ bin, sectors }); });
+    w.terminate();
+    return ms;
+  }, dirs);
+  const memListed = await page.evaluate(() => window.relicview.memoryBytes());
+  const open = await page.evaluate(async () => { await window.relicview.open('DISC/DISC.CUE/FIELD/F07/M00700.BSX'); return window.relicview.lastOpen(); });
+  const memOpened = await page.evaluate(() => window.relicview.memoryBytes());
+  console.log(`# disc: ${(binBytes / 1e6).toFixed(0)} MB raw MODE2 rip, ${listed} files listed in ${listMs.toFixed(0)} ms (from the drop: ${Date.now() - t0} ms wall)`);
+  console.log(`# reading its ${dirs.length} directories' sectors alone: ${readDirsMs.toFixed(0)} ms; listing / directory read = ${(listMs / readDirsMs).toFixed(2)}`);
+  console.log(`# a field model inside it opened in ${open.totalMs.toFixed(0)} ms (read ${open.readMs.toFixed(0)}, parse ${open.parseMs.toFixed(0)}, assets ${open.assetsMs.toFixed(0)})`);
+  console.log(`# wasm memory: ${(memListed / 1048576).toFixed(1)} MiB listed, ${(memOpened / 1048576).toFixed(1)} MiB with the model open (the listing's worker has its own)`);
+  await page.close();
+  // The same model loose, for the memory against the loose-file case.
+  const { page: loose } = await newPage(browser, `${server.url}#folder=none`);
+  await loose.locator('#folder-input').setInputFiles(join(tree, 'FIELD', 'F07'));
+  await loose.waitForFunction(() => window.relicview.indexTimeline()?.typed);
+  const lo = await loose.evaluate(async () => { await window.relicview.open('F07/M00700.BSX'); return { open: window.relicview.lastOpen(), mem: window.relicview.memoryBytes() }; });
+  console.log(`# loose: opened in ${lo.open.totalMs.toFixed(0)} ms; wasm memory ${(lo.mem / 1048576).toFixed(1)} MiB (disc − loose: ${((memOpened - lo.mem) / 1048576).toFixed(1)} MiB)`);
+  await loose.close();
+} finally {
+  await browser.close();
+  server.stop();
+}
