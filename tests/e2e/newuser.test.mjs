@@ -326,11 +326,17 @@ test('on a phone the list comes first, a tap on a file brings the view into sigh
     await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x: sx, y: sy }] });
     for (let k = 1; k <= 10; k++) await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [{ x: sx, y: sy + k * 25 }] });
     await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
-    // A fling goes on after the finger lifts: wait until the page is still for 300 ms.
-    await page.waitForFunction(() => new Promise((resolve) => {
-      const y = scrollY;
-      setTimeout(() => resolve(scrollY === y), 300);
-    }), null, { polling: 100 });
+    // A fling goes on after the finger lifts: wait until the page is still for 20 frames.
+    await page.evaluate(() => new Promise((resolve) => {
+      let [y, still] = [scrollY, 0];
+      const look = () => {
+        still = scrollY === y ? still + 1 : 0;
+        y = scrollY;
+        if (still >= 20) resolve();
+        else requestAnimationFrame(look);
+      };
+      requestAnimationFrame(look);
+    }));
   };
   const scroll0 = await page.evaluate(() => scrollY);
   const cam0 = await page.evaluate(() => window.relicview.camera());
@@ -354,15 +360,26 @@ test('on a phone the list comes first, a tap on a file brings the view into sigh
   const forward = page.locator('#fly-pad [data-fly="KeyW"]');
   await forward.hover();
   await page.mouse.down();
-  await page.waitForTimeout(300);
+  // Held until the camera has gone a step forward, then let go.
+  await page.waitForFunction((p) => {
+    const c = window.relicview.camera();
+    return Math.hypot(...c.position.map((x, i) => x - p[i])) > 0;
+  }, before.position);
   await page.mouse.up();
   const moved = await page.evaluate(() => window.relicview.camera());
   const toward = before.target.map((t, i) => t - before.position[i]);
   const step = moved.position.map((p, i) => p - before.position[i]);
   assert.ok(step.reduce((s, d, i) => s + d * toward[i], 0) > 0, `flew forward: ${step}`);
-  const still = await page.evaluate(() => window.relicview.camera());
-  await page.waitForTimeout(200);
-  assert.deepEqual((await page.evaluate(() => window.relicview.camera())).position, still.position, 'stopped once let go');
+  // Ten frames after letting go the camera is where it was one frame after.
+  const [settled, later] = await page.evaluate(() => new Promise((resolve) => {
+    requestAnimationFrame(() => {
+      const first = window.relicview.camera().position;
+      let n = 0;
+      const look = () => (++n < 10 ? requestAnimationFrame(look) : resolve([first, window.relicview.camera().position]));
+      requestAnimationFrame(look);
+    });
+  }));
+  assert.deepEqual(later, settled, 'stopped once let go');
   await page.evaluate(() => window.relicview.setCamera('orbit'));
   assert.equal(await page.locator('#fly-pad').isVisible(), false);
   assert.deepEqual(problems, []);
