@@ -140,12 +140,18 @@ impl Disk {
         c.head(i, 17 * 2048).is_ok_and(|h| containers::sniff(path, &h).is_some())
     }
 
-    /// The bytes of archive path `path` (a file inside a container), at most `max`.
-    pub fn read(&self, path: &str, max: u64) -> Result<Vec<u8>, String> {
+    /// The container holding archive path `path` (a file inside one), and its index there.
+    pub fn entry(&self, path: &str) -> Result<(Rc<dyn Container>, usize), String> {
         let (outer, inner) = self.split(path)?;
         let inner = inner.ok_or_else(|| format!("{path}: not inside a container"))?;
         let c = self.container(&outer)?;
         let i = c.find(&inner).ok_or_else(|| format!("{path}: not in {}", if outer.is_empty() { "the container" } else { &outer }))?;
+        Ok((c, i))
+    }
+
+    /// The bytes of archive path `path` (a file inside a container), at most `max`.
+    pub fn read(&self, path: &str, max: u64) -> Result<Vec<u8>, String> {
+        let (c, i) = self.entry(path)?;
         let size = c.entries()[i].size;
         if size > max {
             return Err(format!("{path}: {size} bytes, more than the {max} read at most (--max-bytes)"));

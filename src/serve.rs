@@ -262,12 +262,22 @@ fn list_archive_or_container(root: &Path) -> io::Result<Listing> {
     Ok(Listing { root: name, base: String::new(), files, skipped: problems })
 }
 
-/// Entries larger than this are not served (as with `--max-bytes` elsewhere).
-const MAX_ENTRY_BYTES: u64 = 1 << 30;
+/// How long a client may leave an entry's next chunk unread before it is dropped (the
+/// reading thread is not held by a stalled client).
+const STALL: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// What the reading thread found before the first byte: the response's head.
+enum EntryHead {
+    Missing,
+    Unsatisfiable(u64),
+    Whole(u64),
+    Part(u64, u64, u64),
+}
 
 /// An entry of a container under the archive (`GAME.zip/BTDAVE/VIDEO/CUBE.BGF`, or a path
-/// inside the container that is the archive), read where it lies; one `Range: bytes=a-b`
-/// is answered with 206 and its part, HEAD with the headers alone.
+/// inside the container that is the archive), streamed from where it lies in chunks as they
+/// are read or inflated: memory is a few chunks, whatever the entry's size. One
+/// `Range: bytes=a-b` is answered with 206 and its part, HEAD with the headers alone.
 async fn serve_entry(archive: &Path, url_path: &str, range: Option<String>, head: bool) -> Response {
     let Ok(decoded) = percent_decode_str(url_path).decode_utf8() else { return not_found() };
     let decoded = decoded.into_owned();
@@ -275,27 +285,60 @@ async fn serve_entry(archive: &Path, url_path: &str, range: Option<String>, head
         return not_found();
     }
     let archive = archive.to_path_buf();
-    let bytes = match tokio::task::spawn_blocking(move || crate::disk::Disk::new(&archive).read(&decoded, MAX_ENTRY_BYTES)).await {
-        Ok(Ok(bytes)) => bytes,
-        _ => return not_found(),
+    let (head_tx, head_rx) = tokio::sync::oneshot::channel();
+    let (tx, rx) = tokio::sync::mpsc::channel::<io::Result<axum::body::Bytes>>(4);
+    let runtime = tokio::runtime::Handle::current();
+    // The container is read on a blocking thread (its readers are synchronous); the chunks
+    // cross to the connection through a small channel, so a slow client slows the reading.
+    tokio::task::spawn_blocking(move || {
+        let disk = crate::disk::Disk::new(&archive);
+        let Ok((container, index)) = disk.entry(&decoded) else {
+            let _ = head_tx.send(EntryHead::Missing);
+            return;
+        };
+        let total = container.entries()[index].size;
+        let (skip, take, answer) = match range.as_deref().and_then(|r| byte_range(r, total)) {
+            Some(Err(())) => (0, 0, EntryHead::Unsatisfiable(total)),
+            Some(Ok((a, b))) => (a, b - a + 1, EntryHead::Part(a, b, total)),
+            None => (0, total, EntryHead::Whole(total)),
+        };
+        let send_body = !head && !matches!(answer, EntryHead::Unsatisfiable(_));
+        if head_tx.send(answer).is_err() || !send_body {
+            return;
+        }
+        let streamed = container.stream(index, skip, take, &mut |chunk| {
+            let sent = runtime.block_on(tokio::time::timeout(STALL, tx.send(Ok(axum::body::Bytes::copy_from_slice(chunk)))));
+            match sent {
+                Ok(Ok(())) => Ok(()),
+                Ok(Err(_)) => Err("the client went away".to_string()),
+                Err(_) => Err(format!("the client read nothing for {} s", STALL.as_secs())),
+            }
+        });
+        // A fault part way ends the body short of its length: the client sees it cut.
+        if let Err(e) = streamed {
+            let _ = runtime.block_on(tx.send(Err(io::Error::other(e.to_string()))));
+        }
+    });
+    let answer = match head_rx.await {
+        Ok(a) => a,
+        Err(_) => return not_found(),
     };
-    let total = bytes.len() as u64;
-    let range = range.as_deref().and_then(|r| byte_range(r, total));
-    let mut response = match range {
-        Some(Err(())) => {
+    let body = || axum::body::Body::from_stream(futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|chunk| (chunk, rx)) }));
+    let mut response = match answer {
+        EntryHead::Missing => return not_found(),
+        EntryHead::Unsatisfiable(total) => {
             let mut r = (StatusCode::RANGE_NOT_SATISFIABLE, "").into_response();
             r.headers_mut().insert(header::CONTENT_RANGE, HeaderValue::from_str(&format!("bytes */{total}")).expect("ascii"));
             return r;
         }
-        Some(Ok((a, b))) => {
-            let part = if head { Vec::new() } else { bytes[a as usize..=b as usize].to_vec() };
-            let mut r = (StatusCode::PARTIAL_CONTENT, part).into_response();
+        EntryHead::Part(a, b, total) => {
+            let mut r = if head { StatusCode::PARTIAL_CONTENT.into_response() } else { (StatusCode::PARTIAL_CONTENT, body()).into_response() };
             r.headers_mut().insert(header::CONTENT_RANGE, HeaderValue::from_str(&format!("bytes {a}-{b}/{total}")).expect("ascii"));
             r.headers_mut().insert(header::CONTENT_LENGTH, HeaderValue::from(b - a + 1));
             r
         }
-        None => {
-            let mut r = (StatusCode::OK, if head { Vec::new() } else { bytes }).into_response();
+        EntryHead::Whole(total) => {
+            let mut r = if head { StatusCode::OK.into_response() } else { (StatusCode::OK, body()).into_response() };
             r.headers_mut().insert(header::CONTENT_LENGTH, HeaderValue::from(total));
             r
         }

@@ -379,3 +379,55 @@ fn serve_lists_containers_as_folders_and_serves_their_entries_with_ranges() {
     let (status, _, body) = common::get(server.port, "/archive/FF7/FIELD/FIELD.TDB");
     assert_eq!((status, body), (200, shared("FIELD.TDB_u")));
 }
+
+/// The server's peak resident memory so far, in bytes (Linux's VmHWM).
+fn peak_memory(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() * 1024
+}
+
+#[test]
+fn serve_streams_a_large_entry_in_chunks_with_memory_far_below_its_size_and_a_stalled_client_holds_no_one_up() {
+    let dir = scratch("stream");
+    // 96 MiB that deflate cannot shrink much (a generator's, not repeating within its
+    // window), stored in one zip and deflated in another by Python's zipfile.
+    let mut big = vec![0u8; 96 << 20];
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    for b in big.iter_mut() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        *b = (x >> 56) as u8 & 0x3f;
+    }
+    std::fs::write(dir.join("BIG.STR"), &big).unwrap();
+    for (name, method) in [("STORED.zip", "ZIP_STORED"), ("DEFLATED.zip", "ZIP_DEFLATED")] {
+        python_zip(&dir.join(name), &format!("import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w', zipfile.{method}, compresslevel=1) as z: z.write(sys.argv[1].rsplit('/', 1)[0] + '/BIG.STR', 'MOVIE/BIG.STR')"));
+    }
+    std::fs::remove_file(dir.join("BIG.STR")).unwrap();
+    let site = dir.join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(site.join("index.html"), "<!doctype html>").unwrap();
+    let server = common::serve(&dir, &site);
+    assert_eq!(common::get(server.port, "/archive.json").0, 200);
+    let before = peak_memory(server.child.id());
+    // A client that asks for the whole entry and reads nothing: the rest are served.
+    let mut stalled = std::net::TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    std::io::Write::write_all(&mut stalled, b"GET /archive/DEFLATED.zip/MOVIE/BIG.STR HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").unwrap();
+    for zip in ["STORED.zip", "DEFLATED.zip"] {
+        let path = format!("/archive/{zip}/MOVIE/BIG.STR");
+        let (status, head, body) = common::get(server.port, &path);
+        assert_eq!(status, 200, "{zip}");
+        assert!(head.to_ascii_lowercase().contains(&format!("content-length: {}", big.len())), "{head}");
+        assert!(body == big, "{zip}: the served bytes are the entry's");
+        // A range deep inside: inflated from the start, handed on from where it was asked.
+        let (status, head, part) = common::request(server.port, "GET", &path, "Range: bytes=90000000-90000099\r\n");
+        assert_eq!(status, 206, "{zip}");
+        assert!(head.to_ascii_lowercase().contains(&format!("content-range: bytes 90000000-90000099/{}", big.len())), "{head}");
+        assert_eq!(part, big[90_000_000..90_000_100]);
+    }
+    let grew = peak_memory(server.child.id()).saturating_sub(before);
+    eprintln!("peak memory grew by {} KiB serving two 96 MiB entries", grew >> 10);
+    assert!(grew < 24 << 20, "serving two 96 MiB entries (and one stalled) raised the server's peak memory by {} MiB", grew >> 20);
+    drop(stalled);
+}

@@ -6,7 +6,7 @@
 //! docs/formats/containers.md, "ISO 9660".
 
 use super::disc::{SectorMode, SectorView, USER_SECTOR};
-use super::{drop_duplicates, error, ByteSource, Container, ContainerError, ContainerKind, Entry, Limits};
+use super::{drop_duplicates, error, within, ByteSource, Container, ContainerError, ContainerKind, Entry, Limits, CHUNK};
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -210,6 +210,27 @@ impl Container for IsoContainer {
         let mut out = vec![0u8; entry.size as usize];
         self.view.read_at(start, &mut out).map_err(|e| self.entry_error(index, start, format!("cannot be read: {e}")))?;
         Ok(out)
+    }
+    fn stream(&self, index: usize, skip: u64, take: u64, sink: &mut dyn FnMut(&[u8]) -> Result<(), String>) -> Result<(), ContainerError> {
+        let (Some(entry), Some(&start)) = (self.entries.get(index), self.starts.get(index)) else {
+            return Err(error(&self.name, None, format!("no entry {index}")));
+        };
+        if !within(skip, take, entry.size) {
+            return Err(self.entry_error(index, start, format!("bytes {skip}..{} asked of {}", skip.saturating_add(take), entry.size)));
+        }
+        if start + entry.size > self.len {
+            return Err(self.entry_error(index, start, format!("its {} bytes lie past the image's end ({} bytes)", entry.size, self.len)));
+        }
+        let mut buf = vec![0u8; CHUNK.min(take as usize)];
+        let mut done = 0u64;
+        while done < take {
+            let n = (take - done).min(CHUNK as u64) as usize;
+            let at = start + skip + done;
+            self.view.read_at(at, &mut buf[..n]).map_err(|e| self.entry_error(index, at, format!("cannot be read: {e}")))?;
+            sink(&buf[..n]).map_err(|e| self.entry_error(index, at, e))?;
+            done += n as u64;
+        }
+        Ok(())
     }
     fn head(&self, index: usize, n: usize) -> Result<Vec<u8>, ContainerError> {
         let (Some(entry), Some(&start)) = (self.entries.get(index), self.starts.get(index)) else {

@@ -221,10 +221,23 @@ pub trait Container {
     /// The first `n` bytes of entry `index` (fewer for a shorter entry), without reading
     /// the rest where the container allows.
     fn head(&self, index: usize, n: usize) -> Result<Vec<u8>, ContainerError>;
+    /// Bytes `skip..skip + take` of entry `index`, handed to `sink` in pieces of at most
+    /// [`CHUNK`] bytes as they are read (or inflated): a server sends a large entry, or a
+    /// range of it, without holding it. An error from `sink` stops the stream and is
+    /// returned as the entry's.
+    fn stream(&self, index: usize, skip: u64, take: u64, sink: &mut dyn FnMut(&[u8]) -> Result<(), String>) -> Result<(), ContainerError>;
     /// The entry at `path` (case ignored), if listed.
     fn find(&self, path: &str) -> Option<usize> {
         self.entries().iter().position(|e| e.path.eq_ignore_ascii_case(path))
     }
+}
+
+/// The most bytes [`Container::stream`] hands on at once.
+pub const CHUNK: usize = 64 << 10;
+
+/// Whether `skip..skip + take` lies within an entry of `size` bytes.
+pub(crate) fn within(skip: u64, take: u64, size: u64) -> bool {
+    skip.checked_add(take).is_some_and(|end| end <= size)
 }
 
 /// Open the container `name` (its name in the archive, for errors) of kind `kind`.

@@ -2,7 +2,7 @@
 //! the central directory is listed once; an entry is inflated when it is read, and only to
 //! the size the directory declares (a zip bomb stops there).
 
-use super::{drop_duplicates, error, ByteSource, Container, ContainerError, ContainerKind, Entry, Limits, SourceReader};
+use super::{drop_duplicates, error, within, ByteSource, Container, ContainerError, ContainerKind, Entry, Limits, SourceReader, CHUNK};
 use std::cell::RefCell;
 use std::io::Read;
 use std::sync::Arc;
@@ -47,6 +47,26 @@ impl ZipContainer {
     fn entry_error(&self, entry: &str, offset: Option<u64>, message: impl Into<String>) -> ContainerError {
         ContainerError { container: self.name.clone(), entry: Some(entry.to_string()), offset, message: message.into() }
     }
+
+    /// What a declared size must pass before anything is inflated: the largest entry read,
+    /// and the ratio to what is stored (a zip bomb stops here).
+    fn check_declared(&self, entry: &Entry, file: &::zip::read::ZipFile<'_, SourceReader>) -> Result<(), ContainerError> {
+        let (size, stored, start) = (file.size(), file.compressed_size(), file.data_start());
+        if size > self.limits.max_entry_bytes {
+            return Err(self.entry_error(&entry.path, Some(start), format!("declares {size} bytes: more than the {} read at most", self.limits.max_entry_bytes)));
+        }
+        if size > 1 << 20 && size / stored.max(1) > self.limits.max_ratio {
+            return Err(self.entry_error(&entry.path, Some(start), format!("declares {size} bytes from {stored} stored: more than {} times as many", self.limits.max_ratio)));
+        }
+        Ok(())
+    }
+
+    fn listed(&self, index: usize) -> Result<(&Entry, usize), ContainerError> {
+        match (self.entries.get(index), self.indices.get(index)) {
+            (Some(entry), Some(&at)) => Ok((entry, at)),
+            _ => Err(error(&self.name, None, format!("no entry {index}"))),
+        }
+    }
 }
 
 impl Container for ZipContainer {
@@ -60,18 +80,11 @@ impl Container for ZipContainer {
         &self.problems
     }
     fn read(&self, index: usize) -> Result<Vec<u8>, ContainerError> {
-        let (Some(entry), Some(&at)) = (self.entries.get(index), self.indices.get(index)) else {
-            return Err(error(&self.name, None, format!("no entry {index}")));
-        };
+        let (entry, at) = self.listed(index)?;
         let mut archive = self.archive.borrow_mut();
         let mut file = archive.by_index(at).map_err(|e| self.entry_error(&entry.path, None, e.to_string()))?;
-        let (size, stored, start) = (file.size(), file.compressed_size(), file.data_start());
-        if size > self.limits.max_entry_bytes {
-            return Err(self.entry_error(&entry.path, Some(start), format!("declares {size} bytes: more than the {} read at most", self.limits.max_entry_bytes)));
-        }
-        if size > 1 << 20 && size / stored.max(1) > self.limits.max_ratio {
-            return Err(self.entry_error(&entry.path, Some(start), format!("declares {size} bytes from {stored} stored: more than {} times as many", self.limits.max_ratio)));
-        }
+        self.check_declared(entry, &file)?;
+        let (size, start) = (file.size(), file.data_start());
         let mut out = Vec::with_capacity(size as usize);
         // One byte more than declared tells an entry that inflates past its size.
         (&mut file).take(size + 1).read_to_end(&mut out).map_err(|e| self.entry_error(&entry.path, Some(start), format!("cannot be read: {e}")))?;
@@ -81,10 +94,34 @@ impl Container for ZipContainer {
         }
         Ok(out)
     }
+    fn stream(&self, index: usize, skip: u64, take: u64, sink: &mut dyn FnMut(&[u8]) -> Result<(), String>) -> Result<(), ContainerError> {
+        let (entry, at) = self.listed(index)?;
+        let mut archive = self.archive.borrow_mut();
+        let mut file = archive.by_index(at).map_err(|e| self.entry_error(&entry.path, None, e.to_string()))?;
+        self.check_declared(entry, &file)?;
+        let (size, start) = (file.size(), file.data_start());
+        if !within(skip, take, size) {
+            return Err(self.entry_error(&entry.path, Some(start), format!("bytes {skip}..{} asked of {size}", skip.saturating_add(take))));
+        }
+        // Inflated from the start (a deflate stream has no index), handed on from `skip`.
+        let end = skip + take;
+        let mut buf = vec![0u8; CHUNK];
+        let mut pos = 0u64;
+        while pos < end {
+            let n = file.read(&mut buf).map_err(|e| self.entry_error(&entry.path, Some(start), format!("cannot be read: {e}")))?;
+            if n == 0 {
+                return Err(self.entry_error(&entry.path, Some(start), format!("inflates to {pos} bytes; the directory declares {size}")));
+            }
+            let (lo, hi) = (skip.max(pos), end.min(pos + n as u64));
+            if lo < hi {
+                sink(&buf[(lo - pos) as usize..(hi - pos) as usize]).map_err(|e| self.entry_error(&entry.path, Some(start), e))?;
+            }
+            pos += n as u64;
+        }
+        Ok(())
+    }
     fn head(&self, index: usize, n: usize) -> Result<Vec<u8>, ContainerError> {
-        let (Some(entry), Some(&at)) = (self.entries.get(index), self.indices.get(index)) else {
-            return Err(error(&self.name, None, format!("no entry {index}")));
-        };
+        let (entry, at) = self.listed(index)?;
         let mut archive = self.archive.borrow_mut();
         let file = archive.by_index(at).map_err(|e| self.entry_error(&entry.path, None, e.to_string()))?;
         let mut out = Vec::with_capacity(n.min(entry.size as usize));
