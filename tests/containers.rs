@@ -431,3 +431,63 @@ fn serve_streams_a_large_entry_in_chunks_with_memory_far_below_its_size_and_a_st
     assert!(grew < 24 << 20, "serving two 96 MiB entries (and one stalled) raised the server's peak memory by {} MiB", grew >> 20);
     drop(stalled);
 }
+
+#[test]
+fn listing_progress_counts_the_discs_directories_and_the_zips_entries() {
+    let dir = scratch("progress");
+    let iso = xorriso_iso(&dir);
+    // The directories of the tree given to xorriso, and its root.
+    let mut folders: std::collections::BTreeSet<String> = field_files().keys().filter_map(|p| p.rsplit_once('/').map(|(d, _)| d.to_string())).collect();
+    folders.insert(String::new());
+    let mut heard = Vec::new();
+    let image = Arc::new(std::fs::read(&iso).unwrap());
+    containers::open_reporting("ff7.iso", ContainerKind::Iso, image, Limits::default(), &mut |done, total| heard.push((done, total))).unwrap();
+    let n = folders.len() as u64;
+    assert_eq!(heard, (1..=n).map(|d| (d, n)).collect::<Vec<_>>(), "one report per directory, of the path table's {n}");
+    let zip = dir.join("progress.zip");
+    python_zip(&zip, "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w') as z:\n  for i in range(5): z.writestr(f'F/{i}.TXT', str(i))");
+    let mut heard = Vec::new();
+    containers::open_reporting("progress.zip", ContainerKind::Zip, Arc::new(std::fs::read(&zip).unwrap()), Limits::default(), &mut |done, total| heard.push((done, total))).unwrap();
+    assert_eq!(heard, (0..5).map(|d| (d, 5)).collect::<Vec<_>>());
+}
+
+#[test]
+fn every_entry_of_every_container_streams_any_range_as_it_reads_whole() {
+    let dir = scratch("ranges");
+    let iso = xorriso_iso(&dir);
+    let image = std::fs::read(&iso).unwrap();
+    std::fs::write(dir.join("ff7.bin"), mode2_raw(&image)).unwrap();
+    let zip = dir.join("ff7.zip");
+    python_zip(&zip, &format!("import sys, os, zipfile\nroot = {:?}\nwith zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:\n  for d, _, fs in sorted(os.walk(root)):\n    for f in sorted(fs): p = os.path.join(d, f); z.write(p, os.path.relpath(p, root))", dir.join("tree")));
+    for path in [iso, dir.join("ff7.bin"), zip] {
+        let c = open(&path);
+        for i in 0..c.entries().len() {
+            let whole = c.read(i).unwrap();
+            let size = whole.len() as u64;
+            assert_eq!(size, c.entries()[i].size);
+            // The whole entry, nothing, one byte at each end, across a chunk's edge, the tail.
+            let chunk = containers::CHUNK as u64;
+            let ranges = [(0, size), (0, 0), (0, 1.min(size)), (size.saturating_sub(1), 1.min(size)), (chunk.min(size) / 2, (size - chunk.min(size) / 2).min(chunk + 7)), (size / 3, size - size / 3)];
+            for (skip, take) in ranges {
+                let mut got = Vec::new();
+                let mut pieces = 0;
+                c.stream(i, skip, take, &mut |b| {
+                    assert!(b.len() <= containers::CHUNK);
+                    pieces += 1;
+                    got.extend_from_slice(b);
+                    Ok(())
+                })
+                .unwrap();
+                assert!(got == whole[skip as usize..(skip + take) as usize], "{}: {} bytes {skip}+{take}", path.display(), c.entries()[i].path);
+                assert!(pieces as u64 <= take.div_ceil(chunk) + 1);
+            }
+            let past = c.stream(i, size, 1, &mut |_| Ok(())).unwrap_err().to_string();
+            assert!(past.contains(&c.entries()[i].path) && past.contains("asked of"), "{past}");
+            // A receiver that stops stops the stream, with its reason as the entry's error.
+            if size > 0 {
+                let stopped = c.stream(i, 0, size, &mut |_| Err("the client went away".into())).unwrap_err().to_string();
+                assert!(stopped.contains("the client went away"), "{stopped}");
+            }
+        }
+    }
+}

@@ -19,15 +19,34 @@ self.onmessage = async (e) => {
       const sync = new FileReaderSync();
       const file = m.file;
       const read = (offset, length) => new Uint8Array(sync.readAsArrayBuffer(file.slice(offset, offset + length)));
-      const reader = new ContainerReader(m.name, read, file.size, m.mode || '', m.start || 0);
+      // How far the listing got, a few times a second (it runs in one call).
+      let said = -Infinity;
+      const progress = (done, total) => {
+        const now = performance.now();
+        if (now - said < 50) return;
+        said = now;
+        self.postMessage({ type: 'progress', job: m.job, done, total });
+      };
+      const reader = new ContainerReader(m.name, read, file.size, m.mode || '', m.start || 0, progress);
       readers.set(m.id, reader);
       self.postMessage({ type: 'listed', job: m.job, entries: reader.entries(), problems: reader.problems() });
     } else if (m.type === 'read') {
       const bytes = readers.get(m.id).read(m.container, m.index);
       self.postMessage({ type: 'read', job: m.job, bytes }, [bytes.buffer]);
-    } else if (m.type === 'head') {
-      const bytes = readers.get(m.id).head(m.container, m.index, 16);
-      self.postMessage({ type: 'read', job: m.job, bytes }, [bytes.buffer]);
+    } else if (m.type === 'heads') {
+      // Each entry's first 16 bytes, or why not (one entry's fault is its own).
+      const heads = [];
+      const errors = [];
+      for (const h of m.items) {
+        try {
+          heads.push(readers.get(h.id).head(h.container, h.index, 16));
+          errors.push(null);
+        } catch (err) {
+          heads.push(null);
+          errors.push(err && err.message ? err.message : String(err));
+        }
+      }
+      self.postMessage({ type: 'heads', job: m.job, heads, errors }, heads.filter(Boolean).map((b) => b.buffer));
     } else if (m.type === 'close') {
       readers.get(m.id)?.free();
       readers.delete(m.id);

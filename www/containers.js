@@ -9,6 +9,7 @@ import { core, state } from './state.js';
 // Names worth a look at their first bytes (a zip is told by its bytes, whatever its name).
 const CANDIDATE = /\.(zip|iso|bin|img|cue)$/i;
 const HEAD = 17 * 2048;
+const HEAD_BATCH = 16;
 
 class ContainerWorker {
   constructor(module) {
@@ -17,9 +18,15 @@ class ContainerWorker {
     this.jobs = new Map();
     this.lastJob = 0;
     this.lastId = 0;
+    this.heads = []; // head requests not yet sent: {id, container, index, resolve, reject}
+    this.headsInFlight = false;
     this.worker.onmessage = (e) => {
       const job = this.jobs.get(e.data.job);
       if (!job) return;
+      if (e.data.type === 'progress') {
+        job.progress?.(e.data.done, e.data.total);
+        return;
+      }
       this.jobs.delete(e.data.job);
       if (e.data.type === 'error') job.reject(new Error(e.data.message));
       else job.resolve(e.data);
@@ -31,18 +38,19 @@ class ContainerWorker {
     };
   }
 
-  ask(message, transfer = []) {
+  ask(message, transfer = [], progress = null) {
     const job = ++this.lastJob;
     return new Promise((resolve, reject) => {
-      this.jobs.set(job, { resolve, reject });
+      this.jobs.set(job, { resolve, reject, progress });
       this.worker.postMessage({ ...message, job }, transfer);
     });
   }
 
-  // → {id, entries: [{path, size, container, index}], problems}
-  async open(name, file, mode = '', start = 0) {
+  // → {id, entries: [{path, size, container, index}], problems}; `progress(done, total)`
+  // hears how far the listing got.
+  async open(name, file, mode, start, progress) {
     const id = ++this.lastId;
-    const listed = await this.ask({ type: 'open', id, name, file, mode, start });
+    const listed = await this.ask({ type: 'open', id, name, file, mode, start }, [], progress);
     return { id, entries: listed.entries, problems: listed.problems };
   }
 
@@ -50,16 +58,35 @@ class ContainerWorker {
     return this.ask({ type: 'read', id, container, index }).then((m) => m.bytes.buffer);
   }
 
-  // The first 16 bytes, for the entry's kind.
+  // The first 16 bytes, for the entry's kind. Asked in batches of HEAD_BATCH, one batch in
+  // the worker at a time, so an entry the user opens waits behind one batch at most, not
+  // behind the whole listing's typing.
   head(id, container, index) {
-    return this.ask({ type: 'head', id, container, index }).then((m) => m.bytes.buffer);
+    return new Promise((resolve, reject) => {
+      this.heads.push({ id, container, index, resolve, reject });
+      this.pumpHeads();
+    });
+  }
+
+  pumpHeads() {
+    if (this.headsInFlight || this.heads.length === 0) return;
+    const batch = this.heads.splice(0, HEAD_BATCH);
+    this.headsInFlight = true;
+    this.ask({ type: 'heads', items: batch.map(({ id, container, index }) => ({ id, container, index })) })
+      .then((m) => batch.forEach((h, k) => (m.heads[k] ? h.resolve(m.heads[k].buffer) : h.reject(new Error(m.errors[k])))),
+        (err) => batch.forEach((h) => h.reject(err)))
+      .finally(() => {
+        this.headsInFlight = false;
+        this.pumpHeads();
+      });
   }
 }
 
 let shared = null;
 
 // `entries` with every container replaced by its entries; a container that cannot be opened
-// stays a file, marked failed with why. `progress(label)` says what is being listed.
+// stays a file, marked failed with why. `progress(label, done, total)` says what is being
+// listed and how far it got (total 0: not known).
 export async function expandContainers(entries, progress = () => {}) {
   const candidates = entries.filter((e) => e.file && CANDIDATE.test(e.path));
   if (candidates.length === 0) return entries;
@@ -88,7 +115,7 @@ export async function expandContainers(entries, progress = () => {}) {
       progress(`listing ${e.path}…`);
       shared ||= new ContainerWorker(state.module);
       const worker = shared;
-      const listed = await worker.open(e.path, file, mode, start);
+      const listed = await worker.open(e.path, file, mode, start, (done, total) => progress(`listing ${e.path}…`, done, total));
       problems.push(...listed.problems);
       replaced.add(e);
       for (const x of listed.entries) {

@@ -42,10 +42,17 @@ export function loadingProgress(detail, done = 0, total = 0) {
   if (path) reveal(detail, done, total);
 }
 
-// A container being listed: `label` over the view, with a bar that says it is under way.
-export function showListing(label) {
-  $('loading-label').textContent = label;
-  $('open-progress').removeAttribute('value');
+// A container being listed: `label` over the view, with a bar of `done` of `total` steps
+// (a disc's directories, a zip's entries), or one that says it is under way (total 0).
+export function showListing(label, done = 0, total = 0) {
+  $('loading-label').textContent = total ? `${label} ${Math.floor((100 * done) / total)} %` : label;
+  const bar = $('open-progress');
+  if (total) {
+    bar.max = total;
+    bar.value = Math.min(done, total);
+  } else {
+    bar.removeAttribute('value');
+  }
   $('loading').hidden = false;
   $('open-progress').hidden = false;
 }

@@ -275,9 +275,9 @@ export async function loadEntries(entries, label, source) {
   const generation = ++state.generation;
   const t0 = performance.now();
   // Containers become folders of their entries (listed by a worker, under a progress bar).
-  entries = await expandContainers(entries, (what) => {
+  entries = await expandContainers(entries, (what, done = 0, total = 0) => {
     $('archive-summary').textContent = what;
-    showListing(`Listing ${what.replace(/^listing /, '')}`);
+    showListing(`Listing ${what.replace(/^listing /, '')}`, done, total);
   });
   endLoading();
   if (generation !== state.generation) return { files: entries.length };

@@ -6,7 +6,7 @@
 //! docs/formats/containers.md, "ISO 9660".
 
 use super::disc::{SectorMode, SectorView, USER_SECTOR};
-use super::{drop_duplicates, error, within, ByteSource, Container, ContainerError, ContainerKind, Entry, Limits, CHUNK};
+use super::{drop_duplicates, error, within, ByteSource, Container, ContainerError, ContainerKind, Entry, Limits, Progress, CHUNK};
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -70,7 +70,7 @@ pub struct IsoContainer {
 impl IsoContainer {
     /// The image in `source`, its sectors in `mode`, the volume from sector `start` on (a
     /// cue sheet's INDEX 01).
-    pub fn open(name: &str, source: Arc<dyn ByteSource>, mode: SectorMode, start: u64, kind: ContainerKind, limits: Limits) -> Result<IsoContainer, ContainerError> {
+    pub fn open(name: &str, source: Arc<dyn ByteSource>, mode: SectorMode, start: u64, kind: ContainerKind, limits: Limits, progress: Progress) -> Result<IsoContainer, ContainerError> {
         let mut problems = Vec::new();
         let view: Arc<dyn ByteSource> = match mode {
             SectorMode::Cooked if start == 0 => source,
@@ -86,8 +86,8 @@ impl IsoContainer {
         if len % USER_SECTOR != 0 {
             problems.push(error(name, None, format!("{} bytes after the last whole 2048-byte sector are not read", len % USER_SECTOR)));
         }
-        let root = primary_root(name, &*view)?;
-        let mut walk = Walk { name, view: &*view, len, limits, listed: Vec::new(), problems: &mut problems, seen: HashSet::new() };
+        let (root, directories) = primary_root(name, &*view)?;
+        let mut walk = Walk { name, view: &*view, len, limits, listed: Vec::new(), problems: &mut problems, seen: HashSet::new(), progress, directories };
         walk.seen.insert(root.extent);
         walk.directory(&root, "", 0);
         let listed = std::mem::take(&mut walk.listed);
@@ -102,8 +102,9 @@ impl IsoContainer {
 }
 
 /// The root directory's record, from the primary volume descriptor (type 1, `CD001`),
-/// looking at most [`MAX_DESCRIPTORS`] descriptors on for it.
-fn primary_root(name: &str, view: &dyn ByteSource) -> Result<Record, ContainerError> {
+/// looking at most [`MAX_DESCRIPTORS`] descriptors on for it; and how many directories its
+/// path table lists (0 when it cannot be read: the walk's progress has no total then).
+fn primary_root(name: &str, view: &dyn ByteSource) -> Result<(Record, u64), ContainerError> {
     let mut sector = [0u8; USER_SECTOR as usize];
     for k in 0..MAX_DESCRIPTORS {
         let at = DESCRIPTORS + k * USER_SECTOR;
@@ -117,13 +118,41 @@ fn primary_root(name: &str, view: &dyn ByteSource) -> Result<Record, ContainerEr
                 if block as u64 != USER_SECTOR {
                     return Err(error(name, Some(at + 128), format!("logical blocks of {block} bytes: expected 2048")));
                 }
-                return record(&sector[156..190]).map_err(|e| error(name, Some(at + 156), format!("the root directory record: {e}")));
+                let root = record(&sector[156..190]).map_err(|e| error(name, Some(at + 156), format!("the root directory record: {e}")))?;
+                return Ok((root, path_table_directories(view, &sector)));
             }
             255 => return Err(error(name, Some(at), "no primary volume descriptor before the set's terminator")),
             _ => {}
         }
     }
     Err(error(name, Some(DESCRIPTORS), format!("no primary volume descriptor in the first {MAX_DESCRIPTORS}")))
+}
+
+/// The path table's size (its bytes) read at most, for the count of directories.
+const MAX_PATH_TABLE: u32 = 1 << 20;
+
+/// How many directories the little-endian path table of this primary volume descriptor
+/// lists, or 0 when it cannot be read. Only the listing's progress trusts it: the walk
+/// follows the directory records themselves.
+fn path_table_directories(view: &dyn ByteSource, pvd: &[u8]) -> u64 {
+    let le = |at: usize| u32::from_le_bytes([pvd[at], pvd[at + 1], pvd[at + 2], pvd[at + 3]]);
+    let (size, sector) = (le(132), le(140));
+    if size == 0 || size > MAX_PATH_TABLE {
+        return 0;
+    }
+    let mut table = vec![0u8; size as usize];
+    if view.read_at(sector as u64 * USER_SECTOR, &mut table).is_err() {
+        return 0;
+    }
+    // Each entry: its name's length, an extended-attribute length, the extent (4), the
+    // parent's number (2), the name, a pad byte to an even length.
+    let (mut pos, mut count) = (0usize, 0u64);
+    while pos + 8 <= table.len() && table[pos] != 0 {
+        let n = table[pos] as usize;
+        pos += 8 + n + n % 2;
+        count += 1;
+    }
+    count
 }
 
 /// The walk of the directory tree: what it lists and what it finds wrong.
@@ -136,10 +165,14 @@ struct Walk<'a> {
     problems: &'a mut Vec<ContainerError>,
     /// Directory extents walked: a record that points back at one is a loop.
     seen: HashSet<u32>,
+    progress: Progress<'a>,
+    /// Directories the path table lists (0: not known).
+    directories: u64,
 }
 
 impl Walk<'_> {
     fn directory(&mut self, dir: &Record, prefix: &str, depth: usize) {
+        (self.progress)(self.seen.len() as u64, self.directories.max(self.seen.len() as u64));
         let here = if prefix.is_empty() { "the root directory".to_string() } else { format!("directory {prefix}") };
         let start = dir.extent as u64 * USER_SECTOR;
         if start + dir.length as u64 > self.len {

@@ -240,19 +240,33 @@ pub(crate) fn within(skip: u64, take: u64, size: u64) -> bool {
     skip.checked_add(take).is_some_and(|end| end <= size)
 }
 
+/// How far a listing got: `(done, total)` in the container's own steps (a zip's entries, a
+/// disc's directories); a total of 0 is not known.
+pub type Progress<'a> = &'a mut dyn FnMut(u64, u64);
+
 /// Open the container `name` (its name in the archive, for errors) of kind `kind`.
 pub fn open(name: &str, kind: ContainerKind, source: Arc<dyn ByteSource>, limits: Limits) -> Result<Box<dyn Container>, ContainerError> {
+    open_reporting(name, kind, source, limits, &mut |_, _| {})
+}
+
+/// [`open`], saying how far the listing got as it goes.
+pub fn open_reporting(name: &str, kind: ContainerKind, source: Arc<dyn ByteSource>, limits: Limits, progress: Progress) -> Result<Box<dyn Container>, ContainerError> {
     match kind {
-        ContainerKind::Zip => Ok(Box::new(zip::ZipContainer::open(name, source, limits)?)),
-        ContainerKind::Iso => Ok(Box::new(iso::IsoContainer::open(name, source, SectorMode::Cooked, 0, kind, limits)?)),
-        ContainerKind::RawDisc(mode) => Ok(Box::new(iso::IsoContainer::open(name, source, mode, 0, kind, limits)?)),
+        ContainerKind::Zip => Ok(Box::new(zip::ZipContainer::open(name, source, limits, progress)?)),
+        ContainerKind::Iso => Ok(Box::new(iso::IsoContainer::open(name, source, SectorMode::Cooked, 0, kind, limits, progress)?)),
+        ContainerKind::RawDisc(mode) => Ok(Box::new(iso::IsoContainer::open(name, source, mode, 0, kind, limits, progress)?)),
     }
 }
 
 /// Open the data track a cue sheet names: `mode` sectors of `raw` from sector `start` on.
 pub fn open_track(name: &str, raw: Arc<dyn ByteSource>, mode: SectorMode, start: u64, limits: Limits) -> Result<Box<dyn Container>, ContainerError> {
+    open_track_reporting(name, raw, mode, start, limits, &mut |_, _| {})
+}
+
+/// [`open_track`], saying how far the listing got as it goes.
+pub fn open_track_reporting(name: &str, raw: Arc<dyn ByteSource>, mode: SectorMode, start: u64, limits: Limits, progress: Progress) -> Result<Box<dyn Container>, ContainerError> {
     let kind = if mode == SectorMode::Cooked { ContainerKind::Iso } else { ContainerKind::RawDisc(mode) };
-    Ok(Box::new(iso::IsoContainer::open(name, raw, mode, start, kind, limits)?))
+    Ok(Box::new(iso::IsoContainer::open(name, raw, mode, start, kind, limits, progress)?))
 }
 
 /// A container's error with no entry.

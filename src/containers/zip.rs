@@ -2,7 +2,7 @@
 //! the central directory is listed once; an entry is inflated when it is read, and only to
 //! the size the directory declares (a zip bomb stops there).
 
-use super::{drop_duplicates, error, within, ByteSource, Container, ContainerError, ContainerKind, Entry, Limits, SourceReader, CHUNK};
+use super::{drop_duplicates, error, within, ByteSource, Container, ContainerError, ContainerKind, Entry, Limits, Progress, SourceReader, CHUNK};
 use std::cell::RefCell;
 use std::io::Read;
 use std::sync::Arc;
@@ -18,14 +18,16 @@ pub struct ZipContainer {
 }
 
 impl ZipContainer {
-    pub fn open(name: &str, source: Arc<dyn ByteSource>, limits: Limits) -> Result<ZipContainer, ContainerError> {
+    pub fn open(name: &str, source: Arc<dyn ByteSource>, limits: Limits, progress: Progress) -> Result<ZipContainer, ContainerError> {
         let mut archive = ::zip::ZipArchive::new(SourceReader::new(source)).map_err(|e| error(name, None, format!("not a readable zip: {e}")))?;
         if archive.len() > limits.max_entries {
             return Err(error(name, None, format!("{} entries: more than the {} listed at most", archive.len(), limits.max_entries)));
         }
         let mut listed = Vec::new();
         let mut problems = Vec::new();
+        let count = archive.len() as u64;
         for i in 0..archive.len() {
+            progress(i as u64, count);
             let file = match archive.by_index_raw(i) {
                 Ok(f) => f,
                 Err(e) => {
@@ -108,7 +110,7 @@ impl Container for ZipContainer {
         let mut buf = vec![0u8; CHUNK];
         let mut pos = 0u64;
         while pos < end {
-            let n = file.read(&mut buf).map_err(|e| self.entry_error(&entry.path, Some(start), format!("cannot be read: {e}")))?;
+            let n = fill(&mut file, &mut buf).map_err(|e| self.entry_error(&entry.path, Some(start), format!("cannot be read: {e}")))?;
             if n == 0 {
                 return Err(self.entry_error(&entry.path, Some(start), format!("inflates to {pos} bytes; the directory declares {size}")));
             }
@@ -128,4 +130,19 @@ impl Container for ZipContainer {
         file.take(n as u64).read_to_end(&mut out).map_err(|e| self.entry_error(&entry.path, None, format!("cannot be read: {e}")))?;
         Ok(out)
     }
+}
+
+/// Read until `buf` is full or the input ends (an inflater hands out a little at a time;
+/// the stream's pieces stay whole chunks).
+fn fill(input: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match input.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
 }

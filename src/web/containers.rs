@@ -61,8 +61,13 @@ impl ContainerReader {
     /// Open `name` (its archive path) of `len` bytes read by `read(offset, length)`. A cue
     /// sheet's disc is opened with `mode` ("MODE1", "MODE2" or "COOKED") and `start` (its
     /// INDEX 01 sector); otherwise `mode` is empty and the kind comes from the bytes.
+    /// `progress(done, total)` hears how far the listing got (total 0: not known).
     #[wasm_bindgen(constructor)]
-    pub fn new(name: String, read: js_sys::Function, len: f64, mode: String, start: f64) -> Result<ContainerReader, JsValue> {
+    pub fn new(name: String, read: js_sys::Function, len: f64, mode: String, start: f64, progress: js_sys::Function) -> Result<ContainerReader, JsValue> {
+        let mut report = |done: u64, total: u64| {
+            // A listener that throws only loses its progress, not the listing.
+            let _ = progress.call2(&JsValue::NULL, &(done as f64).into(), &(total as f64).into());
+        };
         let source: Arc<dyn ByteSource> = Arc::new(JsBytes { read, len: len as u64 });
         let limits = Limits::default();
         let root = match mode.as_str() {
@@ -70,7 +75,7 @@ impl ContainerReader {
                 let mut head = vec![0u8; source.len().min(17 * 2048) as usize];
                 source.read_at(0, &mut head).map_err(|e| js_error(&format!("{name}: {e}")))?;
                 let kind = containers::sniff(&name, &head).ok_or_else(|| js_error(&format!("{name}: not a zip, an ISO 9660 image or a raw disc")))?;
-                containers::open(&name, kind, source, limits)
+                containers::open_reporting(&name, kind, source, limits, &mut report)
             }
             m => {
                 let mode = match m {
@@ -78,7 +83,7 @@ impl ContainerReader {
                     "MODE2" => SectorMode::Mode2,
                     _ => SectorMode::Cooked,
                 };
-                containers::open_track(&name, source, mode, start as u64, limits)
+                containers::open_track_reporting(&name, source, mode, start as u64, limits, &mut report)
             }
         }
         .map_err(|e| js_error(&e.to_string()))?;

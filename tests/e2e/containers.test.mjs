@@ -88,6 +88,54 @@ test('a dropped zip, ISO and cue/bin list as folders, and their models draw as t
   await page.close();
 });
 
+test("the listing bar counts a disc's directories and a zip's entries as it goes", async () => {
+  const { page, problems } = await newPage(browser, `${server.url}#folder=none`);
+  // Every label and bar the listing shows, as it shows them.
+  await page.evaluate(() => {
+    window.seen = [];
+    const label = document.getElementById('loading-label');
+    const bar = document.getElementById('open-progress');
+    new MutationObserver(() => window.seen.push({ text: label.textContent, max: bar.max, value: bar.value, determinate: bar.hasAttribute('value') })).observe(label, { childList: true, characterData: true, subtree: true });
+  });
+  await loadFolder(page, dir, 4 * looseCount());
+  const seen = await page.evaluate(() => window.seen);
+  // Every folder of the tree the ISO was made from, its root among them.
+  const treeRoot = join(dir, 'tree');
+  const folders = new Set([treeRoot]);
+  for (const f of walk(treeRoot)) for (let d = f.slice(0, f.lastIndexOf('/')); d.length > treeRoot.length; d = d.slice(0, d.lastIndexOf('/'))) folders.add(d);
+  const iso = seen.find((s) => s.text.startsWith('Listing DROP/GAME.iso') && s.determinate);
+  assert.ok(iso, JSON.stringify(seen));
+  assert.ok(iso.determinate && iso.value >= 1, JSON.stringify(iso));
+  assert.equal(iso.max, folders.size, "the disc's directories, the root among them (its path table)");
+  assert.match(iso.text, /Listing DROP\/GAME\.iso… \d+ %$/);
+  const zip = seen.find((s) => s.text.startsWith('Listing DROP/GAME.zip') && s.determinate);
+  assert.equal(zip?.max, looseCount(), "the zip's entries");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a zip inside a zip inside a folder opens in the page as a folder of folders', async () => {
+  const nest = join(mkdtempSync(join(tmpdir(), 'relicview-nested-')), 'NEST');
+  mkdirSync(nest, { recursive: true });
+  execFileSync('python3', ['-c', `import sys, zipfile
+with zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_STORED) as z:
+  z.write(sys.argv[1], 'INNER/GAME.ZIP')
+  z.writestr('README.TXT', 'a zip in a zip')`, join(dir, 'GAME.zip'), join(nest, 'OUTER.zip')]);
+  const { page, problems } = await newPage(browser, `${server.url}#folder=none`);
+  await loadFolder(page, nest, looseCount() + 1);
+  const shown = await page.evaluate(() => window.relicview.shownFiles(100000));
+  assert.ok(shown.includes('NEST/OUTER.zip/INNER/GAME.ZIP/DEMO/VIDEO/HEXPOD.BGF'), shown.slice(0, 5).join(' '));
+  assert.ok(!shown.includes('NEST/OUTER.zip/INNER/GAME.ZIP'), 'the inner zip is a folder, not a file');
+  const inner = await page.evaluate(() => window.relicview.open('NEST/OUTER.zip/INNER/GAME.ZIP/DEMO/MAPS/ARENA1.MAP'));
+  await page.close();
+  const { page: loose } = await dropped();
+  const outside = await loose.evaluate(() => window.relicview.open('DROP/tree/DEMO/MAPS/ARENA1.MAP'));
+  assert.equal(inner.triangles, outside.triangles);
+  assert.ok(inner.triangles > 0);
+  assert.deepEqual(problems, []);
+  await loose.close();
+});
+
 test('a link into the disc reopens after the same folder is dropped again', async () => {
   const { page } = await dropped();
   await page.evaluate(() => window.relicview.open('DROP/FF7.cue/FF7/FIELD/MD1_1.BSX'));
