@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what a fresh machine lacks. Usage: scripts/setup.sh [--browser]
-#   always: the wasm32 target, the wasm-bindgen CLI pinned in Cargo.lock, xorriso and bchunk
+#   always: the wasm32 target, the wasm-bindgen CLI pinned in Cargo.lock, xorriso, bchunk, chdman
 #   --browser: Debian's Chromium and the npm packages of the browser tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,13 +22,13 @@ if [ "$have" != "$want" ]; then
   cargo install wasm-bindgen-cli --version "$want"
 fi
 
-# The container tests build their ZIPs, ISOs and raw rips with real tools (Python's zipfile,
-# xorriso, bchunk), not with ours.
-if ! command -v xorriso >/dev/null || ! command -v bchunk >/dev/null; then
-  log "installing xorriso and bchunk"
+# The container tests build their ZIPs, ISOs, raw rips and CHDs with real tools (Python's
+# zipfile, xorriso, bchunk, MAME's chdman), not with ours.
+if ! command -v xorriso >/dev/null || ! command -v bchunk >/dev/null || ! command -v chdman >/dev/null; then
+  log "installing xorriso, bchunk and chdman (mame-tools)"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq xorriso bchunk >/dev/null
+  apt-get install -y -qq --no-install-recommends xorriso bchunk mame-tools >/dev/null
 fi
 
 if [ "${1:-}" = "--browser" ]; then

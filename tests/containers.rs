@@ -165,6 +165,58 @@ fn an_iso_from_xorriso_and_its_raw_mode2_rip_list_the_disc_and_read_its_files() 
     assert_eq!(contents(&*raw), field_files());
 }
 
+/// A CHD of a raw MODE2/2352 rip, made by MAME's chdman from a cue sheet of its own.
+fn chdman_cd(bin: &Path, out: &Path) {
+    let cue = bin.with_extension("chdman.cue");
+    std::fs::write(&cue, format!("FILE \"{}\" BINARY\n  TRACK 01 MODE2/2352\n    INDEX 01 00:00:00\n", bin.file_name().unwrap().to_string_lossy())).unwrap();
+    let _ = std::fs::remove_file(out);
+    run(Command::new("chdman").arg("createcd").arg("-i").arg(&cue).arg("-o").arg(out));
+    std::fs::remove_file(&cue).unwrap();
+}
+
+#[test]
+fn chds_from_chdman_of_a_cd_rip_and_of_a_dvd_image_list_the_disc_and_read_its_files() {
+    let dir = scratch("chd");
+    let iso = xorriso_iso(&dir);
+    let bin = dir.join("ff7.bin");
+    std::fs::write(&bin, mode2_raw(&std::fs::read(&iso).unwrap())).unwrap();
+    let cd = dir.join("ff7.chd");
+    chdman_cd(&bin, &cd);
+    let c = open(&cd);
+    assert_eq!(c.kind(), ContainerKind::Chd);
+    assert_eq!(contents(&*c), field_files(), "every file of the disc, through chdman's compression");
+    assert!(c.problems().is_empty(), "{:?}", c.problems());
+    assert!(std::fs::metadata(&cd).unwrap().len() < std::fs::metadata(&bin).unwrap().len(), "compressed");
+    // A CHD of 2048-byte units with no track metadata, as createdvd writes (Debian's
+    // chdman 0.251 has createraw, not createdvd): its data is the ISO. Each codec chdman
+    // offers for it, and none.
+    for codecs in ["none", "zlib", "lzma", "huff", "flac"] {
+        let dvd = dir.join(format!("ff7dvd-{codecs}.chd"));
+        run(Command::new("chdman").args(["createraw", "-hs", "8192", "-us", "2048", "-c", codecs, "-i"]).arg(&iso).arg("-o").arg(&dvd));
+        assert_eq!(contents(&*open(&dvd)), field_files(), "a DVD-like CHD ({codecs}) is its ISO's sectors");
+    }
+    // And the CD codecs one at a time (createcd picks among cdlz, cdzl, cdfl by default).
+    for codecs in ["cdlz", "cdzl", "cdfl", "none"] {
+        let one = dir.join(format!("ff7-{codecs}.chd"));
+        let cue = bin.with_extension("one.cue");
+        std::fs::write(&cue, "FILE \"ff7.bin\" BINARY\n  TRACK 01 MODE2/2352\n    INDEX 01 00:00:00\n").unwrap();
+        run(Command::new("chdman").args(["createcd", "-c", codecs, "-i"]).arg(&cue).arg("-o").arg(&one));
+        assert_eq!(contents(&*open(&one)), field_files(), "a CD CHD compressed with {codecs}");
+    }
+    // Cut short: the header names what lies past the end; the rest of the folder is fine.
+    let whole = std::fs::read(&cd).unwrap();
+    for cut in [10, 124, 200, whole.len() / 2] {
+        let e = containers::open("cut.chd", ContainerKind::Chd, Arc::new(whole[..cut].to_vec()), Limits::default()).err().map(|e| e.to_string());
+        if let Some(e) = &e {
+            assert!(e.starts_with("cut.chd"), "{e}");
+        } else {
+            // The map and the directory may all lie before the cut: the files past it fail.
+            let c = containers::open("cut.chd", ContainerKind::Chd, Arc::new(whole[..cut].to_vec()), Limits::default()).unwrap();
+            assert!((0..c.entries().len()).any(|i| c.read(i).is_err()), "cut at {cut}: something must be missing");
+        }
+    }
+}
+
 #[test]
 fn hostile_zips_give_errors_that_name_the_container_the_entry_and_the_byte() {
     let dir = scratch("hostile-zip");
@@ -269,11 +321,13 @@ fn archives(dir: &Path) -> (PathBuf, Vec<PathBuf>) {
     std::fs::write(&bin, mode2_raw(&std::fs::read(&iso).unwrap())).unwrap();
     let cue = dir.join("Game (Disc 1).cue");
     std::fs::write(&cue, "FILE \"GAME (DISC 1).BIN\" BINARY\r\n  TRACK 01 MODE2/2352\r\n    INDEX 01 00:00:00\r\n").unwrap();
-    (tree, vec![zip, iso, cue])
+    let chd = dir.join("GAME.chd");
+    chdman_cd(&bin, &chd);
+    (tree, vec![zip, iso, cue, chd])
 }
 
 #[test]
-fn info_inside_a_zip_an_iso_and_a_cue_sheets_disc_equals_the_loose_files() {
+fn info_inside_a_zip_an_iso_a_cue_sheets_disc_and_a_chd_equals_the_loose_files() {
     let dir = scratch("cli");
     let (tree, containers) = archives(&dir);
     let loose: Vec<String> = walk(&tree);
@@ -297,7 +351,7 @@ fn info_inside_a_zip_an_iso_and_a_cue_sheets_disc_equals_the_loose_files() {
     // .bin is the disc, listed once, under the cue.
     let (_, census) = relicview(&["census".as_ref(), dir.as_os_str(), "--json".as_ref()]);
     let files = serde_json::from_str::<serde_json::Value>(&census).unwrap()["files"].as_u64().unwrap() as usize;
-    assert_eq!(files, 4 * loose.len(), "the tree, the zip, the iso and the disc");
+    assert_eq!(files, 5 * loose.len(), "the tree, the zip, the iso, the disc and the chd");
     // A file inside a container opened on its own, without --root.
     let (ok, one) = relicview(&["info".as_ref(), containers[2].join("FF7/FIELD/MD1_1.BSX").as_os_str(), "--json".as_ref()]);
     assert!(ok, "{one}");

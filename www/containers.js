@@ -7,7 +7,7 @@
 import { core, state } from './state.js';
 
 // Names worth a look at their first bytes (a zip is told by its bytes, whatever its name).
-const CANDIDATE = /\.(zip|iso|bin|img|cue)$/i;
+const CANDIDATE = /\.(zip|iso|bin|img|chd|cue)$/i;
 const HEAD = 17 * 2048;
 const HEAD_BATCH = 16;
 

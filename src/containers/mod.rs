@@ -5,6 +5,7 @@
 //! of this layer; the archive lists a container's entries under its path
 //! (`GAME.zip/BTDAVE/VIDEO/CUBE.BGF`). docs/formats/containers.md describes the formats.
 
+mod chd;
 mod disc;
 mod iso;
 mod zip;
@@ -126,6 +127,8 @@ pub enum ContainerKind {
     Iso,
     /// Raw CD sectors of 2352 bytes (a .bin), in the data track's mode.
     RawDisc(SectorMode),
+    /// A CHD image (MAME's compressed hunks) of a CD or a DVD.
+    Chd,
 }
 
 impl ContainerKind {
@@ -134,6 +137,7 @@ impl ContainerKind {
             ContainerKind::Zip => "zip",
             ContainerKind::Iso => "iso",
             ContainerKind::RawDisc(_) => "raw disc",
+            ContainerKind::Chd => "chd",
         }
     }
 }
@@ -144,6 +148,9 @@ impl ContainerKind {
 pub fn sniff(name: &str, head: &[u8]) -> Option<ContainerKind> {
     if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
         return Some(ContainerKind::Zip);
+    }
+    if chd::is_chd(head) {
+        return Some(ContainerKind::Chd);
     }
     if let Some(mode) = disc::raw_mode(head) {
         return Some(ContainerKind::RawDisc(mode));
@@ -255,6 +262,7 @@ pub fn open_reporting(name: &str, kind: ContainerKind, source: Arc<dyn ByteSourc
         ContainerKind::Zip => Ok(Box::new(zip::ZipContainer::open(name, source, limits, progress)?)),
         ContainerKind::Iso => Ok(Box::new(iso::IsoContainer::open(name, source, SectorMode::Cooked, 0, kind, limits, progress)?)),
         ContainerKind::RawDisc(mode) => Ok(Box::new(iso::IsoContainer::open(name, source, mode, 0, kind, limits, progress)?)),
+        ContainerKind::Chd => Ok(Box::new(chd::open(name, source, limits, progress)?)),
     }
 }
 

@@ -1,11 +1,12 @@
-// Containers dropped into the page: a ZIP (Python's zipfile), an ISO (xorriso) and a disc
-// rip (.bin of MODE2/2352 sectors with its .cue) beside the same files loose. They list as
+// Containers dropped into the page: a ZIP (Python's zipfile), an ISO (xorriso), a disc rip
+// (.bin of MODE2/2352 sectors with its .cue) and a CHD of it (chdman) beside the same files
+// loose. They list as
 // folders of their own names; models inside them open with the triangles and pixels of
 // the loose files; a link into the disc reopens once the same folder is dropped again.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -37,6 +38,11 @@ for i in range(0, len(iso), 2048):
   out += bytes([0] + [255] * 10 + [0, bcd(lba // 4500), bcd(lba // 75 % 60), bcd(lba % 75), 2, 0, 0, 8, 0, 0, 0, 8, 0]) + iso[i:i + 2048] + bytes(280)
 open(sys.argv[2], 'wb').write(out)`, join(dir, 'GAME.iso'), join(dir, 'FF7.bin')]);
   writeFileSync(join(dir, 'FF7.cue'), 'FILE "FF7.BIN" BINARY\r\n  TRACK 01 MODE2/2352\r\n    INDEX 01 00:00:00\r\n');
+  // The same rip compressed by MAME's chdman (from a cue of its own, gone before the drop).
+  const chdCue = join(dir, 'chdman.cue');
+  writeFileSync(chdCue, 'FILE "FF7.bin" BINARY\n  TRACK 01 MODE2/2352\n    INDEX 01 00:00:00\n');
+  execFileSync('chdman', ['createcd', '-i', chdCue, '-o', join(dir, 'FF7.chd')], { stdio: 'ignore' });
+  rmSync(chdCue);
   server = await startServer(dir);
   browser = await launch();
 });
@@ -51,14 +57,14 @@ const looseCount = () => walk(join(dir, 'tree')).length;
 
 async function dropped() {
   const { page, problems } = await newPage(browser, `${server.url}#folder=none`);
-  await loadFolder(page, dir, 4 * looseCount());
+  await loadFolder(page, dir, 5 * looseCount());
   return { page, problems };
 }
 
-test('a dropped zip, ISO and cue/bin list as folders, and their models draw as the loose files do', async () => {
+test('a dropped zip, ISO, cue/bin and CHD list as folders, and their models draw as the loose files do', async () => {
   const { page, problems } = await dropped();
   const shown = await page.evaluate(() => window.relicview.shownFiles(100000));
-  for (const c of ['GAME.zip', 'GAME.iso', 'FF7.cue']) {
+  for (const c of ['GAME.zip', 'GAME.iso', 'FF7.cue', 'FF7.chd']) {
     assert.ok(shown.includes(`DROP/${c}/DEMO/VIDEO/HEXPOD.BGF`), `${c} lists its models`);
     assert.equal(await page.evaluate((p) => window.relicview.entry(p).kind, `DROP/${c}/FF7/FIELD/MD1_1.BSX`), 'bsx');
   }
@@ -73,7 +79,7 @@ test('a dropped zip, ISO and cue/bin list as folders, and their models draw as t
     };
     const loose = await draw(`DROP/tree/${model}`);
     assert.ok(loose.triangles > 0 && loose.pixels > 0, model);
-    for (const c of ['GAME.zip', 'GAME.iso', 'FF7.cue']) {
+    for (const c of ['GAME.zip', 'GAME.iso', 'FF7.cue', 'FF7.chd']) {
       const inside = await draw(`DROP/${c}/${model}`);
       assert.equal(inside.triangles, loose.triangles, `${model} in ${c}: triangles`);
       assert.equal(inside.pixels, loose.pixels, `${model} in ${c}: pixels`);
@@ -97,7 +103,7 @@ test("the listing bar counts a disc's directories and a zip's entries as it goes
     const bar = document.getElementById('open-progress');
     new MutationObserver(() => window.seen.push({ text: label.textContent, max: bar.max, value: bar.value, determinate: bar.hasAttribute('value') })).observe(label, { childList: true, characterData: true, subtree: true });
   });
-  await loadFolder(page, dir, 4 * looseCount());
+  await loadFolder(page, dir, 5 * looseCount());
   const seen = await page.evaluate(() => window.seen);
   // Every folder of the tree the ISO was made from, its root among them.
   const treeRoot = join(dir, 'tree');
@@ -143,7 +149,7 @@ test('a link into the disc reopens after the same folder is dropped again', asyn
   assert.match(decodeURIComponent(link), /path=DROP\/FF7\.cue\/FF7\/FIELD\/MD1_1\.BSX/);
   await page.close();
   const { page: fresh, problems } = await newPage(browser, link);
-  await loadFolder(fresh, dir, 4 * looseCount());
+  await loadFolder(fresh, dir, 5 * looseCount());
   await fresh.waitForFunction(() => window.relicview.lastOpen()?.path === 'DROP/FF7.cue/FF7/FIELD/MD1_1.BSX');
   assert.ok((await fresh.evaluate(() => window.relicview.stats())).triangles > 0);
   assert.deepEqual(problems, []);
