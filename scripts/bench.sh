@@ -6,7 +6,9 @@
 #   same triangles (relicview's own .glb export), with the parts of relicview's open;
 # - a 50 MB model opened in the worker and on the page's thread: peak wasm memory against
 #   the file, reuse, main-thread long tasks before and from the upload;
-# - a dropped folder of 2,000 and 20,000 files: listed by name, then typed by content.
+# - a dropped folder of 2,000 and 20,000 files: listed by name, then typed by content;
+# - a dropped 650 MB disc rip (.bin + .cue): its listing against reading its directory
+#   sectors alone, a field model opened inside it against the same file loose.
 # scripts/bench.sh [REPETITIONS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,3 +20,4 @@ node tests/bench/wasm-throughput.mjs
 node tests/bench/first-frame.mjs "${1:-9}"
 node tests/bench/big-model.mjs
 node tests/bench/listing.mjs 2000 20000
+node tests/bench/disc.mjs

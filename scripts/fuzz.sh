@@ -31,24 +31,45 @@ for target in ${@:-$(cargo fuzz list)}; do
     { le16 "$(stat -c %s "$field/PARTY.BSX")"; le16 "$(stat -c %s "$field/CLOUD.BCX")"; cat "$field/PARTY.BSX" "$field/CLOUD.BCX" "$field/FIELD.TDB"; } > corpus/bsx/party
     { le16 "$(stat -c %s "$field/ROBOT.BSX")"; le16 0; cat "$field/ROBOT.BSX"; } > corpus/bsx/robot
   fi
-  if [ -z "$(ls -A "corpus/$target")" ] && [ "$target" = containers ]; then
-    # Seeds made by the real tools: a zip (0), an ISO from its volume descriptors on (1: the
-    # target adds the system area), the same as raw MODE2 sectors (2), a cue sheet (3).
-    seeds=$(mktemp -d)
-    mkdir -p "$seeds/tree/FIELD" && printf 'hello\r\n' > "$seeds/tree/README.TXT" && head -c 3000 /dev/urandom > "$seeds/tree/FIELD/A.BSX"
-    python3 -c "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED); z.write(sys.argv[2], 'FIELD/A.BSX'); z.writestr('B.TXT', b'b' * 100); z.close()" "$seeds/a.zip" "$seeds/tree/FIELD/A.BSX"
-    xorriso -as mkisofs -quiet -o "$seeds/a.iso" "$seeds/tree"
-    { printf '\000'; cat "$seeds/a.zip"; } > corpus/containers/zip
-    python3 -c "import sys; open(sys.argv[2], 'wb').write(b'\\x01' + open(sys.argv[1], 'rb').read()[32768:32768 + 60000])" "$seeds/a.iso" corpus/containers/iso
-    python3 -c "
+  case "$target" in zip | iso | raw_disc | cue | chd)
+    if [ -z "$(ls -A "corpus/$target")" ]; then
+      # Seeds made by the real tools (Python's zipfile, xorriso, chdman), after the 8 bytes
+      # that pick a range to stream: a zip, an ISO from its volume descriptors on (the
+      # target adds the system area), its first sectors as raw MODE2 (after a mode byte), a
+      # cue sheet, and chdman's CD and raw images of that ISO.
+      seeds=$(mktemp -d)
+      mkdir -p "$seeds/tree/FIELD" && printf 'hello\r\n' > "$seeds/tree/README.TXT" && head -c 3000 /dev/urandom > "$seeds/tree/FIELD/A.BSX"
+      range='\000\020\000\000\000\000\001\000'
+      case "$target" in
+      zip)
+        python3 -c "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED); z.write(sys.argv[2], 'FIELD/A.BSX'); z.writestr('B.TXT', b'b' * 100); z.close()" "$seeds/a.zip" "$seeds/tree/FIELD/A.BSX"
+        { printf "$range"; cat "$seeds/a.zip"; } > corpus/zip/zip ;;
+      iso)
+        xorriso -as mkisofs -quiet -o "$seeds/a.iso" "$seeds/tree"
+        { printf "$range"; dd if="$seeds/a.iso" bs=2048 skip=16 count=29 status=none; } > corpus/iso/iso ;;
+      raw_disc | chd)
+        xorriso -as mkisofs -quiet -o "$seeds/a.iso" "$seeds/tree"
+        python3 -c "
 import sys
-iso = open(sys.argv[1], 'rb').read()[:25 * 2048]
-out = bytearray(b'\x02')
+iso = open(sys.argv[1], 'rb').read()
+out = bytearray()
 for i in range(0, len(iso), 2048):
-    out += bytes([0] + [255] * 10 + [0]) + bytes([0, 2, i // 2048 % 75, 2]) + bytes([0, 0, 8, 0] * 2) + iso[i:i + 2048] + bytes(280)
-open(sys.argv[2], 'wb').write(out)" "$seeds/a.iso" corpus/containers/raw
-    printf '\003FILE "A.BIN" BINARY\n  TRACK 01 MODE2/2352\n    INDEX 01 00:02:00\n' > corpus/containers/cue
-  fi
+    f = i // 2048 + 150
+    out += bytes([0] + [255] * 10 + [0]) + bytes([f // 4500 // 10 * 16 + f // 4500 % 10, f // 75 % 60 // 10 * 16 + f // 75 % 60 % 10, f % 75 // 10 * 16 + f % 75 % 10, 2]) + bytes([0, 0, 8, 0] * 2) + iso[i:i + 2048] + bytes(280)
+open(sys.argv[2], 'wb').write(out)" "$seeds/a.iso" "$seeds/a.bin"
+        if [ "$target" = raw_disc ]; then
+          { printf "\000$range"; dd if="$seeds/a.bin" bs=2352 count=25 status=none; } > corpus/raw_disc/mode2
+        else
+          printf 'FILE "a.bin" BINARY\n  TRACK 01 MODE2/2352\n    INDEX 01 00:00:00\n' > "$seeds/a.cue"
+          chdman createcd -i "$seeds/a.cue" -o "$seeds/cd.chd" >/dev/null
+          chdman createraw -i "$seeds/a.iso" -o "$seeds/raw.chd" -hs 8192 -us 2048 -c zlib >/dev/null
+          { printf "$range"; cat "$seeds/cd.chd"; } > corpus/chd/cd
+          { printf "$range"; cat "$seeds/raw.chd"; } > corpus/chd/raw
+        fi ;;
+      cue) printf 'FILE "A.BIN" BINARY\n  TRACK 01 MODE2/2352\n    INDEX 01 00:02:00\n' > corpus/cue/cue ;;
+      esac
+    fi ;;
+  esac
   # Inputs up to 64 KB: large enough for deep trees and long index lists.
   cargo fuzz run --sanitizer none "$target" -- -max_total_time="$seconds" -max_len=65536 -timeout=5 -rss_limit_mb=1024 2>&1 | tail -n 3
 done

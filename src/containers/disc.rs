@@ -140,11 +140,13 @@ pub fn cue_data_track(text: &str) -> Result<CueTrack, String> {
     Err(if file.is_none() { "no FILE line".into() } else { "no MODE1 or MODE2 data track with an INDEX 01".into() })
 }
 
-/// mm:ss:ff as a sector number (75 frames a second).
+/// mm:ss:ff as a sector number (75 frames a second). A CD's times stay under 100 minutes;
+/// up to 999 are taken (some tools count on past 99 for long images), which also keeps the
+/// sector's byte offset far from overflowing.
 fn msf(text: &str) -> Option<u64> {
     let mut parts = text.split(':').map(|p| p.parse::<u64>().ok());
     let (m, s, f) = (parts.next()??, parts.next()??, parts.next()??);
-    (parts.next().is_none() && s < 60 && f < 75).then_some((m * 60 + s) * 75 + f)
+    (parts.next().is_none() && m < 1000 && s < 60 && f < 75).then(|| (m * 60 + s) * 75 + f)
 }
 
 #[cfg(test)]
@@ -197,5 +199,9 @@ mod tests {
         assert_eq!(cue_data_track(later).map(|t| (t.file, t.mode, t.start)), Ok(("b.bin".into(), SectorMode::Mode1, 2 * 75 + 10)));
         assert!(cue_data_track("TRACK 01 AUDIO").unwrap_err().contains("no FILE"));
         assert!(cue_data_track("FILE a.bin BINARY\nTRACK 01 MODE2/2352\nINDEX 01 00:99:00").unwrap_err().contains("line 3"));
+        // A minute count that would overflow the sector number (found by the cue fuzz target).
+        let huge = "FILE 770\n  TRACK 00 MODE1/2352\n  INDEX 01 00444444444444444444:0:000";
+        assert!(cue_data_track(huge).unwrap_err().contains("line 3: INDEX 01"));
+        assert_eq!(msf("999:59:74"), Some((999 * 60 + 59) * 75 + 74));
     }
 }

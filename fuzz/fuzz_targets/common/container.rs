@@ -1,0 +1,44 @@
+//! What every container target checks of an opened container: nothing panics, hangs or
+//! allocates beyond the limits; the listing stays within them; every entry read gives its
+//! listed size or an error naming the container; a range streamed from an entry is the same
+//! bytes as that range of the whole read.
+
+use relicview::containers::{self, ContainerKind, Limits};
+use std::sync::Arc;
+
+pub const LIMITS: Limits = Limits { max_entries: 2_000, max_entry_bytes: 8 << 20, max_ratio: 100, max_depth: 16 };
+
+pub fn exercise(kind: ContainerKind, bytes: Vec<u8>, range: (u64, u64)) {
+    let _ = containers::sniff("fuzz.bin", &bytes);
+    let Ok(c) = containers::open("fuzz", kind, Arc::new(bytes), LIMITS) else { return };
+    assert!(c.entries().len() <= LIMITS.max_entries);
+    for (i, e) in c.entries().iter().enumerate().take(64) {
+        match c.read(i) {
+            Ok(whole) => {
+                assert_eq!(whole.len() as u64, e.size);
+                let skip = range.0 % (e.size + 1);
+                let take = range.1 % (e.size - skip + 1);
+                let mut streamed = Vec::new();
+                let mut chunks = 0;
+                c.stream(i, skip, take, &mut |chunk| {
+                    chunks += 1;
+                    streamed.extend_from_slice(chunk);
+                    Ok(())
+                })
+                .expect("an entry that reads whole streams too");
+                assert_eq!(streamed, whole[skip as usize..(skip + take) as usize]);
+                assert!(chunks <= take.div_ceil(containers::CHUNK as u64) + 1);
+            }
+            Err(err) => assert!(err.to_string().starts_with("fuzz"), "{err}"),
+        }
+    }
+}
+
+/// The two range words the targets take from the front of their input.
+pub fn split_range(data: &[u8]) -> Option<((u64, u64), &[u8])> {
+    if data.len() < 8 {
+        return None;
+    }
+    let word = |b: &[u8]| u32::from_le_bytes(b.try_into().unwrap()) as u64;
+    Some(((word(&data[..4]), word(&data[4..8])), &data[8..]))
+}
