@@ -218,6 +218,54 @@ fn chds_from_chdman_of_a_cd_rip_and_of_a_dvd_image_list_the_disc_and_read_its_fi
 }
 
 #[test]
+fn a_chd_hunk_that_claims_more_compressed_bytes_than_it_has_is_an_error_not_a_panic() {
+    // chdman's own CD image; each cdlz or cdzl hunk's sector-data length (after a bit per
+    // frame, 2 bytes in hunks under 64 KiB) set past the hunk's end. The chd crate slices
+    // by that length unchecked: the reader must refuse it first, by container and hunk.
+    let dir = scratch("chd-lying-hunk");
+    let iso = xorriso_iso(&dir);
+    let bin = dir.join("ff7.bin");
+    std::fs::write(&bin, mode2_raw(&std::fs::read(&iso).unwrap())).unwrap();
+    let cd = dir.join("ff7.chd");
+    chdman_cd(&bin, &cd);
+    let whole = std::fs::read(&cd).unwrap();
+    let chd = chd::Chd::open(std::io::Cursor::new(whole.clone()), None).unwrap();
+    let hunk_bytes = chd.header().hunk_size() as usize;
+    let head = (hunk_bytes / 2448).div_ceil(8);
+    let codecs = chd.header().codecs();
+    let mut lied = 0;
+    let mut bytes = whole.clone();
+    for n in 0..chd.header().hunk_count() as usize {
+        if let Some(chd::map::MapEntry::V5Compressed(e)) = chd.map().get_entry(n) {
+            use chd::map::CompressionTypeV5::*;
+            let codec = match e.hunk_type() {
+                Ok(CompressionType0) => codecs[0],
+                Ok(CompressionType1) => codecs[1],
+                Ok(CompressionType2) => codecs[2],
+                Ok(CompressionType3) => codecs[3],
+                _ => None,
+            };
+            if matches!(codec, Some(chd::header::CodecType::LzmaCdV5 | chd::header::CodecType::ZLibCdV5)) {
+                let at = e.block_offset() as usize + head;
+                bytes[at..at + 2].copy_from_slice(&(e.block_size() as u16).to_be_bytes());
+                lied += 1;
+            }
+        }
+    }
+    assert!(lied > 0, "chdman compressed some hunks");
+    match containers::open("liar.chd", ContainerKind::Chd, Arc::new(bytes), Limits::default()) {
+        Err(e) => assert!(e.to_string().starts_with("liar.chd") && e.to_string().contains("hunk"), "{e}"),
+        Ok(c) => {
+            let errors: Vec<String> = (0..c.entries().len()).filter_map(|i| c.read(i).err().map(|e| e.to_string())).collect();
+            assert!(!errors.is_empty(), "every compressed hunk lies");
+            for e in errors {
+                assert!(e.starts_with("liar.chd") && e.contains("compressed bytes"), "{e}");
+            }
+        }
+    }
+}
+
+#[test]
 fn hostile_zips_give_errors_that_name_the_container_the_entry_and_the_byte() {
     let dir = scratch("hostile-zip");
     // A bomb: 64 MiB of zeros deflate to a few KiB.

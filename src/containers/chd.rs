@@ -139,6 +139,58 @@ struct ChdSectors {
     logical_bytes: u64,
 }
 
+/// What the crate would trust in a hunk's map entry and compressed bytes, checked first: its
+/// CD codecs slice the hunk by a length the hunk itself declares, and a hunk that copies
+/// another is followed by recursion, so a lying hunk would panic or recurse without end
+/// (both found by the chd fuzz target).
+fn guard_hunk(chd: &mut ::chd::Chd<SourceReader>, hunk: u32, scratch: &mut Vec<u8>) -> Result<(), String> {
+    use ::chd::header::CodecType;
+    use ::chd::map::{CompressionTypeV5, MapEntry};
+    let hunk_bytes = chd.header().hunk_size() as usize;
+    let codecs = chd.header().codecs();
+    let kind = match chd.map().get_entry(hunk as usize) {
+        Some(MapEntry::V5Compressed(entry)) => entry.hunk_type().map_err(|e| e.to_string())?,
+        Some(_) => return Ok(()),
+        None => return Err("not in the map".into()),
+    };
+    let codec = match kind {
+        CompressionTypeV5::CompressionSelf => {
+            // A copy of an earlier hunk, which must hold data of its own.
+            let Some(MapEntry::V5Compressed(entry)) = chd.map().get_entry(hunk as usize) else { unreachable!() };
+            let source = entry.block_offset();
+            let direct = match chd.map().get_entry(source as usize) {
+                Some(MapEntry::V5Compressed(e)) => !matches!(e.hunk_type(), Ok(CompressionTypeV5::CompressionSelf | CompressionTypeV5::CompressionParent)),
+                Some(_) => true,
+                None => false,
+            };
+            return if source < hunk as u64 && direct { guard_hunk(chd, source as u32, scratch) } else { Err(format!("a copy of hunk {source}, which is not an earlier hunk with data of its own")) };
+        }
+        CompressionTypeV5::CompressionType0 => codecs[0],
+        CompressionTypeV5::CompressionType1 => codecs[1],
+        CompressionTypeV5::CompressionType2 => codecs[2],
+        CompressionTypeV5::CompressionType3 => codecs[3],
+        _ => return Ok(()),
+    };
+    if matches!(codec, Some(CodecType::LzmaCdV5 | CodecType::ZLibCdV5 | CodecType::ZstdCdV5)) {
+        // A cdlz, cdzl or cdzs hunk starts with a bit per frame (which sectors need their
+        // ECC rebuilt), then the compressed length of the sector data, in 2 bytes (3 for
+        // hunks of 64 KiB or more). cdfl (FLAC, then zlib) has no such header.
+        let read = chd.hunk(hunk).and_then(|mut h| h.read_raw_in(scratch)).map_err(|e| e.to_string())?;
+        let frames = hunk_bytes / CD_FRAME as usize;
+        let length_bytes = if hunk_bytes < 65536 { 2 } else { 3 };
+        let head = frames.div_ceil(8) + length_bytes;
+        let data = &scratch[..read.min(scratch.len())];
+        if data.len() < head {
+            return Err(format!("{} compressed bytes, less than the {head}-byte CD hunk header", data.len()));
+        }
+        let declared = data[head - length_bytes..head].iter().fold(0usize, |n, &b| n << 8 | b as usize);
+        if head + declared > data.len() {
+            return Err(format!("its sector data claims {declared} compressed bytes; the hunk has {}", data.len() - head));
+        }
+    }
+    Ok(())
+}
+
 impl ChdSectors {
     /// Copy bytes `at..at + out.len()` of the CHD's logical data (within one hunk).
     fn logical(&self, at: u64, out: &mut [u8]) -> Result<(), String> {
@@ -152,6 +204,7 @@ impl ChdSectors {
             let mut chd = self.chd.borrow_mut();
             let mut bytes = chd.get_hunksized_buffer();
             let mut compressed = self.compressed.borrow_mut();
+            guard_hunk(&mut chd, hunk, &mut compressed).map_err(|e| format!("{}: hunk {hunk}: {e}", self.name))?;
             chd.hunk(hunk).and_then(|mut h| h.read_hunk_in(&mut compressed, &mut bytes)).map_err(|e| format!("{}: hunk {hunk} cannot be decompressed: {e}", self.name))?;
             if cache.len() >= CACHED_HUNKS {
                 cache.remove(0);
