@@ -5,7 +5,7 @@
 //!
 //! ```text
 //!  web (wasm glue: session, opened file, viewer) · bin (CLI: info, census, export, serve …)
-//!  render (three-d, wasm only) · gltf (export) · census · serve · demo
+//!  render (three-d, wasm only) · gltf (export) · census · diff · serve · demo
 //!  disk         archives on disk (native): folders whose containers are folders too
 //!  view         the viewer's state without a browser: camera words, options, clock, fps, layers
 //!  archive      paths, nearest-first resolution, assets, reference graph, the open sequence;
@@ -28,6 +28,7 @@ pub mod archive;
 pub mod census;
 pub mod containers;
 pub mod demo;
+pub mod diff;
 pub mod findings;
 pub mod formats;
 pub mod gallery;

@@ -284,7 +284,7 @@ fn no_two_modules_need_each_other() {
 fn formats_name_nothing_above_them_and_the_neutral_types_name_no_format() {
     let c = Crate::read();
     let g = c.graph(&[]);
-    let above = ["archive", "census", "gltf", "wire", "render", "web", "demo", "serve", "view", "containers", "disk"];
+    let above = ["archive", "census", "diff", "gltf", "wire", "render", "web", "demo", "serve", "view", "containers", "disk"];
     let named: Vec<&String> = g["formats"].iter().filter(|m| above.contains(&m.as_str())).collect();
     assert!(named.is_empty(), "formats/ names {named:?}");
     for neutral in ["inspect", "scene", "texture", "view", "gallery", "findings", "pod_serde", "words"] {

@@ -1,0 +1,413 @@
+//! Two versions of a file compared by structure: their records (the leaves of each file's
+//! record tree: a format's inspector rows, or the lines of a text file) aligned sibling list
+//! by sibling list with Myers' diff, then what is left between two matches paired by tag as
+//! changed. The rule is docs/diff.md's; the CLI's `diff --json` prints [`Comparison`].
+//!
+//! Names no format: it reads what every document gives (its inspector view and its bytes).
+
+use crate::formats::Document;
+use crate::inspect::{ByteClass, InspectorView};
+use serde::Serialize;
+use similar::{capture_diff_slices, Algorithm, DiffOp};
+
+/// Records listed at most in each of `changed`, `added` and `removed` (the counts go on).
+pub const MAX_LISTED: usize = 1_000;
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    pub same: usize,
+    pub changed: usize,
+    pub added: usize,
+    pub removed: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FieldChange {
+    pub name: String,
+    pub a: String,
+    pub b: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Changed {
+    pub path_a: String,
+    pub path_b: String,
+    pub offset_a: usize,
+    pub offset_b: usize,
+    pub fields: Vec<FieldChange>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Added {
+    pub path: String,
+    pub offset_b: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Removed {
+    pub path: String,
+    pub offset_a: usize,
+}
+
+/// What `relicview diff --json` prints.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Comparison {
+    pub same: bool,
+    pub kind_a: String,
+    pub kind_b: String,
+    pub records: Counts,
+    pub changed: Vec<Changed>,
+    pub added: Vec<Added>,
+    pub removed: Vec<Removed>,
+    /// How the files were compared where records could not be: different kinds, a part
+    /// past what parsed, a file with no records.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// One record of a file as the diff sees it.
+#[derive(Debug, Clone)]
+struct Record {
+    tag: String,
+    offset: usize,
+    end: usize,
+    container: bool,
+    parent: Option<u32>,
+    /// The inspector row it came from (for its decoded fields), if any.
+    row: Option<u32>,
+}
+
+/// A file's records with each one's children, in file order.
+struct Records<'a> {
+    bytes: &'a [u8],
+    list: Vec<Record>,
+    roots: Vec<u32>,
+    children: Vec<Vec<u32>>,
+    /// Where the records stop explaining the file: bytes from here on compare as bytes.
+    parsed_to: usize,
+    /// Lines, not rows: paths are "line N".
+    lines: bool,
+}
+
+impl<'a> Records<'a> {
+    fn new(bytes: &'a [u8], list: Vec<Record>, parsed_to: usize, lines: bool) -> Records<'a> {
+        let mut children = vec![Vec::new(); list.len()];
+        let mut roots = Vec::new();
+        for (i, r) in list.iter().enumerate() {
+            match r.parent.filter(|&p| (p as usize) < i) {
+                Some(p) => children[p as usize].push(i as u32),
+                None => roots.push(i as u32),
+            }
+        }
+        Records { bytes, list, roots, children, parsed_to, lines }
+    }
+
+    /// A text file's lines, each without its line ending, all of one tag.
+    fn of_lines(bytes: &'a [u8]) -> Records<'a> {
+        let mut list = Vec::new();
+        let mut start = 0;
+        while start < bytes.len() {
+            let end = bytes[start..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |n| start + n);
+            let text_end = if end > start && bytes[end - 1] == b'\r' { end - 1 } else { end };
+            list.push(Record { tag: "line".into(), offset: start, end: text_end, container: false, parent: None, row: None });
+            start = end + 1;
+        }
+        Records::new(bytes, list, bytes.len(), true)
+    }
+
+    /// A format's inspector rows. Rows past the view's limit are not listed: the bytes
+    /// after the last listed one compare as bytes.
+    fn of_view(bytes: &'a [u8], view: &InspectorView) -> Records<'a> {
+        let list: Vec<Record> = view
+            .chunks
+            .iter()
+            .map(|r| Record { tag: r.name.clone(), offset: r.offset, end: r.end.min(bytes.len()), container: r.container, parent: r.parent, row: Some(r.index) })
+            .collect();
+        let complete = view.chunks.len() >= view.rows_total && view.error.is_none();
+        let parsed_to = if complete { bytes.len() } else { list.iter().filter(|r| r.parent.is_none()).map(|r| r.end).max().unwrap_or(0) };
+        Records::new(bytes, list, parsed_to, false)
+    }
+
+    fn content(&self, i: u32) -> &'a [u8] {
+        let r = &self.list[i as usize];
+        &self.bytes[r.offset.min(r.end)..r.end]
+    }
+
+    /// `OBJECT[0]/PATCH[1]/SV_FACETED[0]`: each step its tag and its place among the
+    /// siblings of that tag; for lines, `line N`.
+    fn path(&self, i: u32) -> String {
+        if self.lines {
+            return format!("line {}", i + 1);
+        }
+        let mut steps = Vec::new();
+        let mut at = Some(i);
+        while let Some(i) = at {
+            let r = &self.list[i as usize];
+            let siblings = match r.parent {
+                Some(p) => &self.children[p as usize],
+                None => &self.roots,
+            };
+            let ordinal = siblings.iter().take_while(|&&s| s != i).filter(|&&s| self.list[s as usize].tag == r.tag).count();
+            steps.push(format!("{}[{ordinal}]", r.tag));
+            at = r.parent;
+        }
+        steps.reverse();
+        steps.join("/")
+    }
+
+    /// Every leaf at or under `i`.
+    fn leaves(&self, i: u32, out: &mut Vec<u32>) {
+        let mut stack = vec![i];
+        while let Some(i) = stack.pop() {
+            let kids = &self.children[i as usize];
+            if kids.is_empty() {
+                out.push(i);
+            } else {
+                stack.extend(kids.iter().rev());
+            }
+        }
+    }
+}
+
+/// What a sibling is matched by: its tag, and a leaf's bytes.
+#[derive(Hash, PartialEq, Eq, PartialOrd, Ord)]
+struct Key<'a> {
+    tag: &'a str,
+    content: Option<&'a [u8]>,
+}
+
+fn keys<'a>(r: &'a Records<'_>, ids: &[u32]) -> Vec<Key<'a>> {
+    ids.iter()
+        .map(|&i| {
+            let rec = &r.list[i as usize];
+            Key { tag: &rec.tag, content: (!rec.container).then(|| r.content(i)) }
+        })
+        .collect()
+}
+
+struct Differ<'x, 'a> {
+    a: &'x Records<'a>,
+    b: &'x Records<'a>,
+    view_a: Option<&'x InspectorView>,
+    view_b: Option<&'x InspectorView>,
+    out: Comparison,
+}
+
+impl Differ<'_, '_> {
+    fn align(&mut self, ids_a: &[u32], ids_b: &[u32]) {
+        let (ka, kb) = (keys(self.a, ids_a), keys(self.b, ids_b));
+        let mut removed = Vec::new();
+        let mut added = Vec::new();
+        for op in capture_diff_slices(Algorithm::Myers, &ka, &kb) {
+            match op {
+                DiffOp::Equal { old_index, new_index, len } => {
+                    self.settle(&mut removed, &mut added);
+                    for k in 0..len {
+                        self.matched(ids_a[old_index + k], ids_b[new_index + k]);
+                    }
+                }
+                DiffOp::Delete { old_index, old_len, .. } => removed.extend_from_slice(&ids_a[old_index..old_index + old_len]),
+                DiffOp::Insert { new_index, new_len, .. } => added.extend_from_slice(&ids_b[new_index..new_index + new_len]),
+                DiffOp::Replace { old_index, old_len, new_index, new_len } => {
+                    removed.extend_from_slice(&ids_a[old_index..old_index + old_len]);
+                    added.extend_from_slice(&ids_b[new_index..new_index + new_len]);
+                }
+            }
+        }
+        self.settle(&mut removed, &mut added);
+    }
+
+    /// Two records matched by the alignment: containers are compared inside.
+    fn matched(&mut self, a: u32, b: u32) {
+        let (ca, cb) = (self.a.children[a as usize].clone(), self.b.children[b as usize].clone());
+        if self.a.list[a as usize].container && !(ca.is_empty() && cb.is_empty()) {
+            self.align(&ca, &cb);
+        } else {
+            self.out.records.same += 1;
+        }
+    }
+
+    /// The records between two matches: removed and added ones of the same tag pair up in
+    /// order as changed; the rest stay removed or added.
+    fn settle(&mut self, removed: &mut Vec<u32>, added: &mut Vec<u32>) {
+        let mut used = vec![false; added.len()];
+        // The added records of each tag, first first: pairing is linear in the run.
+        let mut by_tag: std::collections::HashMap<&str, std::collections::VecDeque<usize>> = std::collections::HashMap::new();
+        for (k, &b) in added.iter().enumerate() {
+            by_tag.entry(self.b.list[b as usize].tag.as_str()).or_default().push_back(k);
+        }
+        for &r in removed.iter() {
+            let tag = self.a.list[r as usize].tag.as_str();
+            let partner = by_tag.get_mut(tag).and_then(|q| q.pop_front());
+            match partner {
+                Some(k) => {
+                    used[k] = true;
+                    let b = added[k];
+                    if self.a.list[r as usize].container {
+                        self.matched(r, b);
+                    } else {
+                        self.changed(r, b);
+                    }
+                }
+                None => {
+                    let mut leaves = Vec::new();
+                    self.a.leaves(r, &mut leaves);
+                    for l in leaves {
+                        self.out.records.removed += 1;
+                        if self.out.removed.len() < MAX_LISTED {
+                            self.out.removed.push(Removed { path: self.a.path(l), offset_a: self.a.list[l as usize].offset });
+                        }
+                    }
+                }
+            }
+        }
+        for (k, &b) in added.iter().enumerate() {
+            if !used[k] {
+                let mut leaves = Vec::new();
+                self.b.leaves(b, &mut leaves);
+                for l in leaves {
+                    self.out.records.added += 1;
+                    if self.out.added.len() < MAX_LISTED {
+                        self.out.added.push(Added { path: self.b.path(l), offset_b: self.b.list[l as usize].offset });
+                    }
+                }
+            }
+        }
+        removed.clear();
+        added.clear();
+    }
+
+    fn changed(&mut self, a: u32, b: u32) {
+        self.out.records.changed += 1;
+        if self.out.changed.len() >= MAX_LISTED {
+            return;
+        }
+        let fields = if self.a.lines {
+            let text = |r: &Records<'_>, i: u32| String::from_utf8_lossy(r.content(i)).into_owned();
+            vec![FieldChange { name: "text".into(), a: text(self.a, a), b: text(self.b, b) }]
+        } else {
+            field_changes(self.view_a, self.a.list[a as usize].row, self.view_b, self.b.list[b as usize].row)
+        };
+        self.out.changed.push(Changed { path_a: self.a.path(a), path_b: self.b.path(b), offset_a: self.a.list[a as usize].offset, offset_b: self.b.list[b as usize].offset, fields });
+    }
+}
+
+/// The decoded values of two records, paired in order, that differ.
+fn field_changes(va: Option<&InspectorView>, ra: Option<u32>, vb: Option<&InspectorView>, rb: Option<u32>) -> Vec<FieldChange> {
+    let of = |v: Option<&InspectorView>, row: Option<u32>| -> Vec<(String, String)> {
+        match (v, row) {
+            (Some(v), Some(row)) => v.fields.iter().filter(|f| f.chunk == row).map(|f| (f.what.clone(), f.value.clone())).collect(),
+            _ => Vec::new(),
+        }
+    };
+    let (fa, fb) = (of(va, ra), of(vb, rb));
+    let mut out: Vec<FieldChange> = fa.iter().zip(&fb).filter(|(x, y)| x != y).map(|((name, a), (_, b))| FieldChange { name: name.clone(), a: a.clone(), b: b.clone() }).collect();
+    for (name, a) in fa.iter().skip(fb.len()) {
+        out.push(FieldChange { name: name.clone(), a: a.clone(), b: String::new() });
+    }
+    for (name, b) in fb.iter().skip(fa.len()) {
+        out.push(FieldChange { name: name.clone(), a: String::new(), b: b.clone() });
+    }
+    out
+}
+
+/// The word a comparison calls a document's kind: its summary's `kind` ("geometry"), or
+/// the listing's word for it ("map").
+fn kind_word(doc: &dyn Document) -> String {
+    serde_json::from_str::<serde_json::Value>(&doc.info_json()).ok().and_then(|j| j["kind"].as_str().map(String::from)).unwrap_or_else(|| doc.kind().as_str().to_string())
+}
+
+fn is_text(view: &InspectorView) -> bool {
+    view.format == "text" || (!view.runs.is_empty() && view.runs.iter().all(|r| r.class == ByteClass::Text))
+}
+
+fn records_of<'a>(doc: &'a dyn Document) -> Option<Records<'a>> {
+    let view = doc.inspector()?;
+    let bytes = doc.bytes(0)?;
+    if is_text(view) {
+        Some(Records::of_lines(bytes))
+    } else if view.chunks.is_empty() {
+        None
+    } else {
+        Some(Records::of_view(bytes, view))
+    }
+}
+
+/// The first byte at which two byte strings differ (or where the shorter ends).
+fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
+    a.iter().zip(b).position(|(x, y)| x != y).or_else(|| (a.len() != b.len()).then(|| a.len().min(b.len())))
+}
+
+/// Compare two opened documents (opened to be shown: their inspector views are read).
+pub fn compare(a: &dyn Document, b: &dyn Document) -> Comparison {
+    let mut out = Comparison { same: false, kind_a: kind_word(a), kind_b: kind_word(b), records: Counts::default(), changed: Vec::new(), added: Vec::new(), removed: Vec::new(), notes: Vec::new() };
+    let (bytes_a, bytes_b) = (a.bytes(0).unwrap_or(&[]), b.bytes(0).unwrap_or(&[]));
+    let records = if a.kind() == b.kind() { records_of(a).zip(records_of(b)) } else { None };
+    let Some((ra, rb)) = records else {
+        out.notes.push(if a.kind() != b.kind() { format!("a {} and a {}: compared by bytes", a.kind().title(), b.kind().title()) } else { "no records: compared by bytes".into() });
+        if let Some(at) = first_difference(bytes_a, bytes_b) {
+            out.notes.push(format!("the bytes differ from byte {at} ({} and {} bytes)", bytes_a.len(), bytes_b.len()));
+        }
+        out.same = first_difference(bytes_a, bytes_b).is_none();
+        return out;
+    };
+    let mut d = Differ { a: &ra, b: &rb, view_a: a.inspector(), view_b: b.inspector(), out };
+    let (roots_a, roots_b) = (ra.roots.clone(), rb.roots.clone());
+    d.align(&roots_a, &roots_b);
+    let mut out = d.out;
+    // What the records do not reach (past a parse error, past the listed rows) compares
+    // as bytes.
+    let (tail_a, tail_b) = (&bytes_a[ra.parsed_to.min(bytes_a.len())..], &bytes_b[rb.parsed_to.min(bytes_b.len())..]);
+    let tails_differ = first_difference(tail_a, tail_b).is_some();
+    if ra.parsed_to < bytes_a.len() || rb.parsed_to < bytes_b.len() {
+        out.notes.push(format!(
+            "records reach byte {} of A and {} of B; the rest ({} and {} bytes) compared by bytes: {}",
+            ra.parsed_to,
+            rb.parsed_to,
+            tail_a.len(),
+            tail_b.len(),
+            if tails_differ { "they differ" } else { "the same" }
+        ));
+    }
+    let c = &out.records;
+    out.same = c.changed == 0 && c.added == 0 && c.removed == 0 && !tails_differ;
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &str) -> Records<'_> {
+        Records::of_lines(text.as_bytes())
+    }
+
+    fn run(a: &str, b: &str) -> Comparison {
+        let (ra, rb) = (lines(a), lines(b));
+        let out = Comparison { same: false, kind_a: String::new(), kind_b: String::new(), records: Counts::default(), changed: Vec::new(), added: Vec::new(), removed: Vec::new(), notes: Vec::new() };
+        let mut d = Differ { a: &ra, b: &rb, view_a: None, view_b: None, out };
+        d.align(&ra.roots.clone(), &rb.roots.clone());
+        d.out
+    }
+
+    #[test]
+    fn lines_between_matches_pair_as_changed_and_the_rest_are_added_or_removed() {
+        let c = run("a\nb\nc\nd\n", "a\nB\nc\nd\ne\n");
+        assert_eq!(c.records, Counts { same: 3, changed: 1, added: 1, removed: 0 });
+        assert_eq!((c.changed[0].offset_a, c.changed[0].offset_b), (2, 2));
+        assert_eq!(c.changed[0].fields, vec![FieldChange { name: "text".into(), a: "b".into(), b: "B".into() }]);
+        assert_eq!((c.added[0].path.as_str(), c.added[0].offset_b), ("line 5", 8));
+        let c = run("x\r\ny\r\n", "y\r\n");
+        assert_eq!(c.records, Counts { same: 1, changed: 0, added: 0, removed: 1 });
+        assert_eq!(c.removed[0].offset_a, 0);
+    }
+
+    #[test]
+    fn a_long_file_with_one_difference_aligns_in_one_pass() {
+        let a: String = (0..20_000).map(|i| format!("k{i}=v\n")).collect();
+        let b = a.replacen("k10000=v", "k10000=w", 1);
+        let c = run(&a, &b);
+        assert_eq!(c.records, Counts { same: 19_999, changed: 1, added: 0, removed: 0 });
+        assert_eq!(c.changed[0].offset_a, a.find("k10000=").unwrap());
+    }
+}
