@@ -265,6 +265,30 @@ fn a_chd_hunk_that_claims_more_compressed_bytes_than_it_has_is_an_error_not_a_pa
     }
 }
 
+/// chdman's CD image with its map's Huffman table made to overrun: after the map's 16-byte
+/// header, the table's 4-bit code lengths are run-length coded, and `1, 2, 15` says "length
+/// 2, eighteen times" of a table of sixteen. The chd crate indexes past its table there.
+fn chd_with_an_overrunning_map(cd: &[u8]) -> Vec<u8> {
+    let map = u64::from_be_bytes(cd[40..48].try_into().unwrap()) as usize;
+    let mut bytes = cd.to_vec();
+    bytes[map + 16] = 0x12;
+    bytes[map + 17] = 0xF0;
+    bytes
+}
+
+#[test]
+fn a_chd_whose_map_table_overruns_is_an_error_naming_it() {
+    let dir = scratch("chd-overrun");
+    let iso = xorriso_iso(&dir);
+    let bin = dir.join("ff7.bin");
+    std::fs::write(&bin, mode2_raw(&std::fs::read(&iso).unwrap())).unwrap();
+    let cd = dir.join("ff7.chd");
+    chdman_cd(&bin, &cd);
+    let bad = chd_with_an_overrunning_map(&std::fs::read(&cd).unwrap());
+    let e = containers::open("bad.chd", ContainerKind::Chd, Arc::new(bad), Limits::default()).err().expect("the map cannot be read").to_string();
+    assert!(e.starts_with("bad.chd at byte 0: not a readable CHD"), "{e}");
+}
+
 #[test]
 fn hostile_zips_give_errors_that_name_the_container_the_entry_and_the_byte() {
     let dir = scratch("hostile-zip");

@@ -10,6 +10,7 @@ import { core, state } from './state.js';
 const CANDIDATE = /\.(zip|iso|bin|img|chd|cue)$/i;
 const HEAD = 17 * 2048;
 const HEAD_BATCH = 16;
+const CHD_MAGIC = [...'MComprHD'].map((c) => c.charCodeAt(0));
 
 class ContainerWorker {
   constructor(module) {
@@ -109,12 +110,14 @@ export async function expandContainers(entries, progress = () => {}) {
         replaced.add(bin);
         ({ file } = bin);
         ({ mode, start } = track);
-      } else if (!core.isContainer(e.path, new Uint8Array(await e.file.slice(0, HEAD).arrayBuffer()))) {
-        continue;
       }
+      const head = new Uint8Array(await file.slice(0, HEAD).arrayBuffer());
+      if (!mode && !core.isContainer(e.path, head)) continue;
       progress(`listing ${e.path}…`);
-      shared ||= new ContainerWorker(state.module);
-      const worker = shared;
+      // A CHD gets a worker of its own: the crate that reads it can trap on a hostile image,
+      // which must not take the other containers' readers with it.
+      const chd = CHD_MAGIC.every((b, i) => head[i] === b);
+      const worker = chd ? new ContainerWorker(state.module) : (shared ||= new ContainerWorker(state.module));
       const listed = await worker.open(e.path, file, mode, start, (done, total) => progress(`listing ${e.path}…`, done, total));
       problems.push(...listed.problems);
       replaced.add(e);
@@ -124,8 +127,10 @@ export async function expandContainers(entries, progress = () => {}) {
         added.push({ path: x.path, size: x.size, read, head: () => worker.head(listed.id, x.container, x.index) });
       }
     } catch (err) {
-      // Not opened: the file stays, red, with why.
-      e.containerFailure = err.message || String(err);
+      // Not opened: the file stays, red, with why (a trap in a reader says only what the
+      // engine calls it, so the container's name is put first).
+      const why = err.message || String(err);
+      e.containerFailure = why.startsWith(e.path) ? why : `${e.path}: its reader stopped: ${why}`;
     }
   }
   state.containerProblems = problems;

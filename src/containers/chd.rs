@@ -205,7 +205,7 @@ impl ChdSectors {
             let mut bytes = chd.get_hunksized_buffer();
             let mut compressed = self.compressed.borrow_mut();
             guard_hunk(&mut chd, hunk, &mut compressed).map_err(|e| format!("{}: hunk {hunk}: {e}", self.name))?;
-            chd.hunk(hunk).and_then(|mut h| h.read_hunk_in(&mut compressed, &mut bytes)).map_err(|e| format!("{}: hunk {hunk} cannot be decompressed: {e}", self.name))?;
+            guarded(|| chd.hunk(hunk).and_then(|mut h| h.read_hunk_in(&mut compressed, &mut bytes)).map_err(|e| e.to_string())).map_err(|e| format!("{}: hunk {hunk} cannot be decompressed: {e}", self.name))?;
             if cache.len() >= CACHED_HUNKS {
                 cache.remove(0);
             }
@@ -239,10 +239,28 @@ impl ByteSource for ChdSectors {
     }
 }
 
+/// A call into the chd crate, whose decoders index by what the file says without checking
+/// it everywhere (its map's Huffman tables among them): natively a panic there is caught
+/// and becomes this file's error. In wasm a panic cannot be caught; the page gives each CHD
+/// a worker of its own, so that only that image's listing fails (docs/formats/containers.md).
+fn guarded<T>(call: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)).unwrap_or_else(|panic| {
+            let why = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
+            Err(format!("the chd crate failed on it ({why})"))
+        })
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        call()
+    }
+}
+
 /// Open a CHD image of a CD (its first data track) or a DVD as a disc.
 pub fn open(name: &str, source: Arc<dyn ByteSource>, limits: Limits, progress: Progress) -> Result<IsoContainer, ContainerError> {
     check_header(name, &*source)?;
-    let mut chd = ::chd::Chd::open(SourceReader::new(source), None).map_err(|e| error(name, Some(0), format!("not a readable CHD: {e}")))?;
+    let mut chd = guarded(|| ::chd::Chd::open(SourceReader::new(source), None).map_err(|e| e.to_string())).map_err(|e| error(name, Some(0), format!("not a readable CHD: {e}")))?;
     let (hunk_bytes, unit_bytes, logical_bytes) = (chd.header().hunk_size() as u64, chd.header().unit_bytes() as u64, chd.header().logical_bytes());
     let mut tracks = Vec::new();
     let mut refs = Vec::new();

@@ -167,7 +167,7 @@ test('a served folder with containers lists them as folders and opens what is in
   await page.close();
 });
 
-test('hostile containers: a zip cut short and a cue without its bin stay red files saying why; a bomb fails its own entry', async () => {
+test('hostile containers: a zip cut short, a CHD whose map overruns and a cue without its bin stay red files saying why; a bomb fails its own entry', async () => {
   const bad = join(mkdtempSync(join(tmpdir(), 'relicview-badcontainers-')), 'BAD');
   mkdirSync(bad, { recursive: true });
   execFileSync('python3', ['-c', `import sys, zipfile
@@ -177,12 +177,30 @@ with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:
   const whole = readFileSync(join(dir, 'GAME.zip'));
   writeFileSync(join(bad, 'CUT.zip'), whole.subarray(0, whole.length >> 1));
   writeFileSync(join(bad, 'LOST.cue'), 'FILE "LOST.BIN" BINARY\n  TRACK 01 MODE2/2352\n    INDEX 01 00:00:00\n');
+  // chdman's image with its map's Huffman table made to overrun (code lengths run-length
+  // coded after the map's 16-byte header: "1, 2, 15" is length 2 eighteen times in a table
+  // of sixteen), which the chd crate indexes past; beside it the good CHD and zip.
+  const chd = Buffer.from(readFileSync(join(dir, 'FF7.chd')));
+  const map = Number(chd.readBigUInt64BE(40));
+  chd[map + 16] = 0x12;
+  chd[map + 17] = 0xf0;
+  writeFileSync(join(bad, 'BROKEN.chd'), chd);
+  writeFileSync(join(bad, 'GOOD.chd'), readFileSync(join(dir, 'FF7.chd')));
+  writeFileSync(join(bad, 'GOOD.zip'), whole);
   const { page, problems } = await newPage(browser, `${server.url}#folder=none`);
   await page.locator('#folder-input').setInputFiles(bad);
   await page.waitForFunction(() => window.relicview.indexTimeline()?.typed);
   const cut = await page.evaluate(() => window.relicview.entry('BAD/CUT.zip'));
   assert.equal(cut.failed, true);
   assert.match(cut.failure, /^BAD\/CUT\.zip: not a readable zip/);
+  const broken = await page.evaluate(() => window.relicview.entry('BAD/BROKEN.chd'));
+  assert.equal(broken.failed, true);
+  assert.match(broken.failure, /^BAD\/BROKEN\.chd: /);
+  // The other containers, listed after it, still open.
+  for (const path of ['BAD/GOOD.chd/FF7/FIELD/MD1_1.BSX', 'BAD/GOOD.zip/DEMO/VIDEO/CUBE.BGF']) {
+    await page.evaluate((p) => window.relicview.open(p), path);
+    assert.ok((await page.evaluate(() => window.relicview.stats().triangles)) > 0, path);
+  }
   const lost = await page.evaluate(() => window.relicview.entry('BAD/LOST.cue'));
   assert.equal(lost.failed, true);
   assert.equal(lost.failure, "BAD/LOST.cue: line 2: the track's file LOST.BIN is not beside it");
@@ -192,6 +210,8 @@ with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:
   assert.equal(await page.evaluate(() => window.relicview.entry('BAD/BOMB.zip/ZEROS.BIN').failed), true);
   await page.evaluate(() => window.relicview.open('BAD/BOMB.zip/OK.TXT'));
   assert.match(await page.locator('#info-more').textContent(), /fine/);
-  assert.deepEqual(problems, []);
+  // The one thing logged: the broken CHD's reader trapping in its own worker.
+  assert.equal(problems.length, 1, problems.join('\n'));
+  assert.match(problems[0], /^console: panicked at .*chd-0\.4\.0\/src\/huffman\/decode\.rs/);
   await page.close();
 });
