@@ -7,6 +7,8 @@
 
 use crate::formats::Document;
 use crate::inspect::{ByteClass, InspectorView};
+use crate::scene::Scene;
+use std::collections::HashMap;
 use serde::Serialize;
 use similar::{capture_diff_slices, Algorithm, DiffOp};
 
@@ -63,6 +65,22 @@ pub struct Comparison {
     /// past what parsed, a file with no records.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// For two models: their triangles, and the vertices the changed records moved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub geometry: Option<Geometry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Geometry {
+    pub triangles_a: usize,
+    pub triangles_b: usize,
+    /// Vertices of paired primitives (from records matched or changed, with as many
+    /// vertices on both sides) whose positions differ.
+    pub vertices_moved: usize,
+    /// The farthest any of them moved, in model units.
+    pub max_displacement: f32,
+    /// Vertices of primitives with no partner, or a partner with another vertex count.
+    pub vertices_unmatched: usize,
 }
 
 /// One record of a file as the diff sees it.
@@ -191,6 +209,8 @@ struct Differ<'x, 'a> {
     view_a: Option<&'x InspectorView>,
     view_b: Option<&'x InspectorView>,
     out: Comparison,
+    /// Inspector rows of A and the rows of B they were matched or changed to.
+    pairs: HashMap<u32, u32>,
 }
 
 impl Differ<'_, '_> {
@@ -219,6 +239,7 @@ impl Differ<'_, '_> {
 
     /// Two records matched by the alignment: containers are compared inside.
     fn matched(&mut self, a: u32, b: u32) {
+        self.pair(a, b);
         let (ca, cb) = (self.a.children[a as usize].clone(), self.b.children[b as usize].clone());
         if self.a.list[a as usize].container && !(ca.is_empty() && cb.is_empty()) {
             self.align(&ca, &cb);
@@ -277,7 +298,14 @@ impl Differ<'_, '_> {
         added.clear();
     }
 
+    fn pair(&mut self, a: u32, b: u32) {
+        if let (Some(ra), Some(rb)) = (self.a.list[a as usize].row, self.b.list[b as usize].row) {
+            self.pairs.insert(ra, rb);
+        }
+    }
+
     fn changed(&mut self, a: u32, b: u32) {
+        self.pair(a, b);
         self.out.records.changed += 1;
         if self.out.changed.len() >= MAX_LISTED {
             return;
@@ -338,9 +366,44 @@ fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
     a.iter().zip(b).position(|(x, y)| x != y).or_else(|| (a.len() != b.len()).then(|| a.len().min(b.len())))
 }
 
-/// Compare two opened documents (opened to be shown: their inspector views are read).
-pub fn compare(a: &dyn Document, b: &dyn Document) -> Comparison {
-    let mut out = Comparison { same: false, kind_a: kind_word(a), kind_b: kind_word(b), records: Counts::default(), changed: Vec::new(), added: Vec::new(), removed: Vec::new(), notes: Vec::new() };
+/// Vertices moved between two scenes: each primitive of A paired with B's primitive of the
+/// record its own record was aligned to, vertex by vertex when the counts agree.
+fn geometry(a: &Scene, b: &Scene, pairs: &HashMap<u32, u32>) -> Geometry {
+    let mut of_b: HashMap<u32, &crate::scene::Primitive> = HashMap::new();
+    for p in b.meshes.iter().flat_map(|m| &m.primitives) {
+        if let Some(r) = p.record {
+            of_b.entry(r).or_insert(p);
+        }
+    }
+    let mut g = Geometry { triangles_a: a.triangle_count(0), triangles_b: b.triangle_count(0), vertices_moved: 0, max_displacement: 0.0, vertices_unmatched: 0 };
+    let mut used = std::collections::HashSet::new();
+    for pa in a.meshes.iter().flat_map(|m| &m.primitives) {
+        let partner = pa.record.and_then(|r| pairs.get(&r)).and_then(|rb| of_b.get(rb).map(|p| (*rb, *p)));
+        match partner {
+            Some((rb, pb)) if pb.positions.len() == pa.positions.len() && used.insert(rb) => {
+                for (x, y) in pa.positions.iter().zip(&pb.positions) {
+                    if x != y {
+                        g.vertices_moved += 1;
+                        let d = glam::Vec3::from(*x).distance(glam::Vec3::from(*y));
+                        g.max_displacement = g.max_displacement.max(d);
+                    }
+                }
+            }
+            _ => g.vertices_unmatched += pa.positions.len(),
+        }
+    }
+    for pb in b.meshes.iter().flat_map(|m| &m.primitives) {
+        if !pb.record.is_some_and(|r| used.contains(&r)) {
+            g.vertices_unmatched += pb.positions.len();
+        }
+    }
+    g
+}
+
+/// Compare two opened documents (opened to be shown: their inspector views are read), and
+/// their scenes when both have one.
+pub fn compare(a: &dyn Document, b: &dyn Document, scenes: Option<(&Scene, &Scene)>) -> Comparison {
+    let mut out = Comparison { same: false, kind_a: kind_word(a), kind_b: kind_word(b), records: Counts::default(), changed: Vec::new(), added: Vec::new(), removed: Vec::new(), notes: Vec::new(), geometry: None };
     let (bytes_a, bytes_b) = (a.bytes(0).unwrap_or(&[]), b.bytes(0).unwrap_or(&[]));
     let records = if a.kind() == b.kind() { records_of(a).zip(records_of(b)) } else { None };
     let Some((ra, rb)) = records else {
@@ -351,10 +414,13 @@ pub fn compare(a: &dyn Document, b: &dyn Document) -> Comparison {
         out.same = first_difference(bytes_a, bytes_b).is_none();
         return out;
     };
-    let mut d = Differ { a: &ra, b: &rb, view_a: a.inspector(), view_b: b.inspector(), out };
+    let mut d = Differ { a: &ra, b: &rb, view_a: a.inspector(), view_b: b.inspector(), out, pairs: HashMap::new() };
     let (roots_a, roots_b) = (ra.roots.clone(), rb.roots.clone());
     d.align(&roots_a, &roots_b);
     let mut out = d.out;
+    if let Some((sa, sb)) = scenes.filter(|(sa, sb)| !sa.meshes.is_empty() || !sb.meshes.is_empty()) {
+        out.geometry = Some(geometry(sa, sb, &d.pairs));
+    }
     // What the records do not reach (past a parse error, past the listed rows) compares
     // as bytes.
     let (tail_a, tail_b) = (&bytes_a[ra.parsed_to.min(bytes_a.len())..], &bytes_b[rb.parsed_to.min(bytes_b.len())..]);
@@ -384,8 +450,8 @@ mod tests {
 
     fn run(a: &str, b: &str) -> Comparison {
         let (ra, rb) = (lines(a), lines(b));
-        let out = Comparison { same: false, kind_a: String::new(), kind_b: String::new(), records: Counts::default(), changed: Vec::new(), added: Vec::new(), removed: Vec::new(), notes: Vec::new() };
-        let mut d = Differ { a: &ra, b: &rb, view_a: None, view_b: None, out };
+        let out = Comparison { same: false, kind_a: String::new(), kind_b: String::new(), records: Counts::default(), changed: Vec::new(), added: Vec::new(), removed: Vec::new(), notes: Vec::new(), geometry: None };
+        let mut d = Differ { a: &ra, b: &rb, view_a: None, view_b: None, out, pairs: HashMap::new() };
         d.align(&ra.roots.clone(), &rb.roots.clone());
         d.out
     }

@@ -3,7 +3,7 @@
 use clap::{Parser, Subcommand};
 use relicview::archive::{self, Archive, ArchiveIndex, FileSource, Opened};
 use relicview::census::{self, Census};
-use relicview::formats::registry::Kind;
+use relicview::formats::registry::{Kind, Purpose};
 use relicview::disk::Disk;
 use relicview::serve::ListedFile;
 use relicview::{demo, gltf, serve};
@@ -50,6 +50,21 @@ enum Command {
         /// the viewer shows first. Its animations come along.
         #[arg(long)]
         model: Option<usize>,
+        /// Refuse files larger than this many bytes.
+        #[arg(long, default_value_t = DEFAULT_MAX_BYTES)]
+        max_bytes: u64,
+    },
+    /// Compare two versions of a file by structure (exit 0 the same, 1 they differ, 2 a file
+    /// cannot be read).
+    Diff {
+        a: PathBuf,
+        b: PathBuf,
+        /// Print the comparison as one JSON object.
+        #[arg(long)]
+        json: bool,
+        /// The archive both files belong to: resolve their libraries there.
+        #[arg(long)]
+        root: Option<PathBuf>,
         /// Refuse files larger than this many bytes.
         #[arg(long, default_value_t = DEFAULT_MAX_BYTES)]
         max_bytes: u64,
@@ -154,6 +169,7 @@ fn main() -> ExitCode {
         Command::Info { file, json, root, max_bytes } => run_info(&file, json, root.as_deref(), max_bytes),
         Command::Export { file, root, out, lod, model, max_bytes } => run_export(&file, root.as_deref(), &out, lod, model, max_bytes),
         Command::Census { dir, json, max_bytes } => run_census(&dir, json, max_bytes),
+        Command::Diff { a, b, json, root, max_bytes } => run_diff(&a, &b, json, root.as_deref(), max_bytes),
         Command::Serve { dir, port, bind, site } => {
             let site = site.unwrap_or_else(|| {
                 if PathBuf::from("index.html").is_file() {
@@ -265,7 +281,7 @@ fn through_container(file: &Path) -> Option<(PathBuf, String)> {
 
 /// Open `file` through the one open sequence: inside the archive at `root` (its references
 /// resolved there, nearest first) or on its own. `file` may go on inside a container.
-fn open(file: &Path, root: Option<&Path>, max_bytes: u64) -> Result<Opened, String> {
+fn open(file: &Path, root: Option<&Path>, max_bytes: u64, purpose: Purpose) -> Result<Opened, String> {
     let inside = if file.is_file() { None } else { through_container(file) };
     let (archive, path, source) = match root {
         Some(root) => {
@@ -310,8 +326,7 @@ fn open(file: &Path, root: Option<&Path>, max_bytes: u64) -> Result<Opened, Stri
         Some(_) => pollster::block_on(source.read(&path)).map_err(|e| format!("{}: {e}", file.display()))?,
     };
     let archive = RefCell::new(archive);
-    // The CLI prints summaries: no inspector view.
-    Ok(pollster::block_on(archive::open_bytes(&archive, &source, &path, bytes, relicview::formats::registry::Purpose::Asset)))
+    Ok(pollster::block_on(archive::open_bytes(&archive, &source, &path, bytes, purpose)))
 }
 
 /// The regular files in the folder of `file` (an absolute path), named by their absolute
@@ -330,7 +345,8 @@ const BESIDE_MAX: usize = 10_000;
 
 fn run_info(file: &Path, json: bool, root: Option<&Path>, max_bytes: u64) -> ExitCode {
     use std::fmt::Write as _;
-    let opened = match open(file, root, max_bytes) {
+    // A summary needs no inspector view.
+    let opened = match open(file, root, max_bytes, Purpose::Asset) {
         Ok(o) => o,
         Err(e) => return fail(json, &e, None),
     };
@@ -356,8 +372,53 @@ fn run_info(file: &Path, json: bool, root: Option<&Path>, max_bytes: u64) -> Exi
     finish(&out, if doc.diagnostics().is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
+fn run_diff(a: &Path, b: &Path, json: bool, root: Option<&Path>, max_bytes: u64) -> ExitCode {
+    use std::fmt::Write as _;
+    // The records are the inspector's: both files are opened to be shown.
+    let (oa, ob) = match (open(a, root, max_bytes, Purpose::Show), open(b, root, max_bytes, Purpose::Show)) {
+        (Ok(oa), Ok(ob)) => (oa, ob),
+        (Err(e), _) | (_, Err(e)) => {
+            fail(json, &e, None);
+            return ExitCode::from(2);
+        }
+    };
+    let c = relicview::diff::compare(&*oa.document, &*ob.document, oa.scene.as_ref().zip(ob.scene.as_ref()));
+    let code = if c.same { ExitCode::SUCCESS } else { ExitCode::FAILURE };
+    if json {
+        return finish(&format!("{}\n", serde_json::to_string(&c).unwrap_or_default()), code);
+    }
+    let mut out = String::new();
+    let _ = writeln!(out, "A {} ({})\nB {} ({})", a.display(), c.kind_a, b.display(), c.kind_b);
+    let r = &c.records;
+    let _ = writeln!(out, "{}: {} records the same, {} changed, {} added, {} removed", if c.same { "the same" } else { "they differ" }, r.same, r.changed, r.added, r.removed);
+    for x in &c.changed {
+        let at = if x.path_a == x.path_b { x.path_a.clone() } else { format!("{} → {}", x.path_a, x.path_b) };
+        let _ = writeln!(out, "  changed  {at}  (byte {} of A, {} of B)", x.offset_a, x.offset_b);
+        for f in &x.fields {
+            let _ = writeln!(out, "             {}: {} → {}", f.name, f.a, f.b);
+        }
+    }
+    for x in &c.added {
+        let _ = writeln!(out, "  added    {}  (byte {} of B)", x.path, x.offset_b);
+    }
+    for x in &c.removed {
+        let _ = writeln!(out, "  removed  {}  (byte {} of A)", x.path, x.offset_a);
+    }
+    let listed = c.changed.len() + c.added.len() + c.removed.len();
+    if listed < r.changed + r.added + r.removed {
+        let _ = writeln!(out, "  … and {} more", r.changed + r.added + r.removed - listed);
+    }
+    if let Some(g) = &c.geometry {
+        let _ = writeln!(out, "geometry: {} triangles in A, {} in B; {} vertices moved (at most {}), {} without a partner", g.triangles_a, g.triangles_b, g.vertices_moved, g.max_displacement, g.vertices_unmatched);
+    }
+    for n in &c.notes {
+        let _ = writeln!(out, "note: {n}");
+    }
+    finish(&out, code)
+}
+
 fn run_export(file: &Path, root: Option<&Path>, out: &Path, lod: usize, model: Option<usize>, max_bytes: u64) -> ExitCode {
-    let opened = match open(file, root, max_bytes) {
+    let opened = match open(file, root, max_bytes, Purpose::Asset) {
         Ok(o) => o,
         Err(e) => return fail(false, &e, None),
     };

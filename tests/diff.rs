@@ -1,0 +1,181 @@
+//! `relicview diff`: pairs made by editing real structure, the expected offsets computed
+//! here from each edit and the format notes (docs/formats/biz2.md: a chunk is a tag word, a
+//! 1-, 2- or 4-byte length, then its payload; XYZ_N_UV vertices are 8 floats, position
+//! first), never read back through our reader.
+use relicview::demo::large_model;
+use relicview::formats::biz2::writer::{write_file, WriteOptions};
+use relicview::formats::biz2::Biz2File;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("relicview-diff-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn diff(a: &Path, b: &Path) -> (i32, Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_relicview")).args(["diff", "--json"]).arg(a).arg(b).output().unwrap();
+    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    (out.status.code().unwrap(), json)
+}
+
+fn write(dir: &Path, name: &str, model: &Biz2File) -> (PathBuf, Vec<u8>) {
+    let bytes = write_file(model, WriteOptions::default());
+    let path = dir.join(name);
+    std::fs::write(&path, &bytes).unwrap();
+    (path, bytes)
+}
+
+fn find(hay: &[u8], needle: &[u8], nth: usize) -> usize {
+    hay.windows(needle.len()).enumerate().filter(|(_, w)| *w == needle).nth(nth).map(|(i, _)| i).expect("present")
+}
+
+/// Where the vertex chunk of a large_model patch starts, found by its first two vertices
+/// (position, normal (0, 1, 0) and uv (0, 0), then the next position, as written) and
+/// framed as the notes say: a 34,848-byte payload (1,089 vertices of 32 bytes) takes a
+/// 2-byte length after the 2-byte tag word.
+fn vertex_chunk(bytes: &[u8], positions: &[[f32; 3]]) -> usize {
+    let floats = [positions[0][0], positions[0][1], positions[0][2], 0.0, 1.0, 0.0, 0.0, 0.0, positions[1][0], positions[1][1], positions[1][2]];
+    let needle: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+    let payload = find(bytes, &needle, 0);
+    assert_eq!(u16::from_le_bytes([bytes[payload - 2], bytes[payload - 1]]), 1089 * 32, "the length before the payload");
+    payload - 4
+}
+
+fn vertices(m: &mut Biz2File, patch: usize) -> &mut Vec<[f32; 3]> {
+    &mut m.objects[0].lods[0].patches[patch].primitives[0].vertices.positions
+}
+
+fn counts(j: &Value) -> [u64; 4] {
+    let r = &j["records"];
+    ["same", "changed", "added", "removed"].map(|k| r[k].as_u64().unwrap())
+}
+
+#[test]
+fn an_identical_copy_is_the_same_and_exits_0() {
+    let dir = temp_dir("same");
+    let (a, _) = write(&dir, "A.BGF", &large_model(2));
+    let (b, _) = write(&dir, "B.BGF", &large_model(2));
+    let (code, j) = diff(&a, &b);
+    assert_eq!(code, 0, "{j}");
+    assert_eq!(j["same"], true);
+    let [same, changed, added, removed] = counts(&j);
+    assert!(same > 0);
+    assert_eq!([changed, added, removed], [0, 0, 0]);
+    assert_eq!((j["kind_a"].as_str(), j["kind_b"].as_str()), (Some("geometry"), Some("geometry")));
+    assert_eq!(j["geometry"]["vertices_moved"], 0);
+}
+
+#[test]
+fn a_vertex_moved_and_two_edits_in_different_patches_are_changed_records_at_their_offsets() {
+    let dir = temp_dir("moved");
+    let original = large_model(3);
+    let (a, bytes_a) = write(&dir, "A.BGF", &original);
+    let mut edited = original.clone();
+    vertices(&mut edited, 1)[5][1] += 0.25;
+    let (b, bytes_b) = write(&dir, "B.BGF", &edited);
+    let (code, j) = diff(&a, &b);
+    assert_eq!(code, 1, "{j}");
+    assert_eq!(j["same"], false);
+    let [_, changed, added, removed] = counts(&j);
+    assert_eq!([changed, added, removed], [1, 0, 0], "{j}");
+    let at = vertex_chunk(&bytes_a, &original.objects[0].lods[0].patches[1].primitives[0].vertices.positions);
+    assert_eq!(vertex_chunk(&bytes_b, &original.objects[0].lods[0].patches[1].primitives[0].vertices.positions), at);
+    let c = &j["changed"][0];
+    assert_eq!((c["offset_a"].as_u64(), c["offset_b"].as_u64()), (Some(at as u64), Some(at as u64)));
+    assert!(c["path_a"].as_str().unwrap().starts_with("OBJECT[0]/LOD[0]/PATCH[1]/"), "{c}");
+    // The bytes that differ are the moved vertex's y, inside that record.
+    let first = bytes_a.iter().zip(&bytes_b).position(|(x, y)| x != y).unwrap();
+    assert!((at + 4 + 5 * 32 + 4..at + 4 + 5 * 32 + 8).contains(&first), "{first} vs {at}");
+    let g = &j["geometry"];
+    assert!(g["vertices_moved"].as_u64().unwrap() >= 1, "{g}");
+    assert!((g["max_displacement"].as_f64().unwrap() - 0.25).abs() < 1e-5, "{g}");
+    assert_eq!(g["triangles_a"], g["triangles_b"]);
+
+    // Two edits, in patches 0 and 2: two changed records, each at its own patch's vertices.
+    let mut twice = original.clone();
+    vertices(&mut twice, 0)[7][1] -= 1.0;
+    vertices(&mut twice, 2)[9][0] += 0.5;
+    let (b2, _) = write(&dir, "B2.BGF", &twice);
+    let (code, j) = diff(&a, &b2);
+    assert_eq!(code, 1);
+    assert_eq!(counts(&j)[1..], [2, 0, 0], "{j}");
+    let offsets: Vec<u64> = j["changed"].as_array().unwrap().iter().map(|c| c["offset_a"].as_u64().unwrap()).collect();
+    let expected: Vec<u64> = [0, 2].iter().map(|&p| vertex_chunk(&bytes_a, &original.objects[0].lods[0].patches[p].primitives[0].vertices.positions) as u64).collect();
+    assert_eq!(offsets, expected);
+}
+
+#[test]
+fn a_material_reference_removed_is_a_removed_record_and_the_rest_still_aligns() {
+    let dir = temp_dir("material");
+    let original = large_model(3);
+    let (a, bytes_a) = write(&dir, "A.BGF", &original);
+    let mut edited = original.clone();
+    edited.objects[0].lods[0].patches[1].front = None;
+    let (b, _) = write(&dir, "B.BGF", &edited);
+    let (code, j) = diff(&a, &b);
+    assert_eq!(code, 1);
+    let [same, changed, added, removed] = counts(&j);
+    assert_eq!([changed, added, removed], [0, 0, 1], "{j}");
+    // The second patch's material name, after a 2-byte tag word, a 1-byte length and the
+    // reference's type byte (1: named).
+    let at = find(&bytes_a, b"demo:hull_mtl", 1) - 4;
+    assert_eq!(bytes_a[at + 3], 1);
+    assert_eq!(j["removed"][0]["offset_a"].as_u64(), Some(at as u64), "{j}");
+    assert!(j["removed"][0]["path"].as_str().unwrap().starts_with("OBJECT[0]/LOD[0]/PATCH[1]/"));
+    // Everything else, the vertices of the patch after it included, is the same.
+    let (_, whole) = diff(&a, &a);
+    assert_eq!(same + 1, counts(&whole)[0]);
+}
+
+#[test]
+fn a_map_with_a_line_changed_one_added_and_one_removed() {
+    let dir = temp_dir("map");
+    let lines: Vec<String> = (0..12).map(|i| format!("instance=crate {i} 0 {} 0 0 0", i * 8)).collect();
+    let mut a_lines = vec!["[arena1]".to_string()];
+    a_lines.extend(lines.iter().cloned());
+    let mut b_lines = a_lines.clone();
+    b_lines[3] = "instance=crate 2 0 99 0 0 0".into(); // changed
+    b_lines.insert(6, "instance=tower 5 0 5 0 0 0".into()); // added after A's line 6
+    b_lines.remove(10); // A's line 10 (index 9) removed
+    let text = |l: &[String]| l.iter().map(|x| format!("{x}\r\n")).collect::<String>();
+    let (ta, tb) = (text(&a_lines), text(&b_lines));
+    let start = |l: &[String], i: usize| l[..i].iter().map(|x| x.len() + 2).sum::<usize>() as u64;
+    std::fs::write(dir.join("A.MAP"), &ta).unwrap();
+    std::fs::write(dir.join("B.MAP"), &tb).unwrap();
+    let (code, j) = diff(&dir.join("A.MAP"), &dir.join("B.MAP"));
+    assert_eq!(code, 1, "{j}");
+    assert_eq!(counts(&j), [a_lines.len() as u64 - 2, 1, 1, 1], "{j}");
+    let c = &j["changed"][0];
+    assert_eq!((c["offset_a"].as_u64(), c["offset_b"].as_u64()), (Some(start(&a_lines, 3)), Some(start(&b_lines, 3))));
+    assert_eq!(c["fields"][0]["a"], a_lines[3].as_str());
+    assert_eq!(c["fields"][0]["b"], "instance=crate 2 0 99 0 0 0");
+    assert_eq!(j["added"][0]["offset_b"].as_u64(), Some(start(&b_lines, 6)));
+    assert_eq!(j["added"][0]["path"], "line 7");
+    assert_eq!(j["removed"][0]["offset_a"].as_u64(), Some(start(&a_lines, 9)));
+    assert_eq!(j["removed"][0]["path"], "line 10");
+}
+
+#[test]
+fn two_unrelated_models_differ_the_same_way_in_both_directions() {
+    let dir = temp_dir("unrelated");
+    relicview::demo::write_demo(&dir).unwrap();
+    let (a, b) = (dir.join("DEMO/VIDEO/CUBE.BGF"), dir.join("DEMO/VIDEO/HEXPOD.BGF"));
+    let (code, ab) = diff(&a, &b);
+    let (_, ba) = diff(&b, &a);
+    assert_eq!(code, 1);
+    let ([s1, c1, a1, r1], [s2, c2, a2, r2]) = (counts(&ab), counts(&ba));
+    assert_eq!((s1, c1, a1, r1), (s2, c2, r2, a2), "what A→B adds, B→A removes");
+    assert!(a1 + r1 + c1 > 0);
+    // A different kind: compared by bytes, with a note saying so.
+    let (code, j) = diff(&a, &dir.join("DEMO/MAPS/ARENA1.MAP"));
+    assert_eq!(code, 1);
+    assert!(j["notes"][0].as_str().unwrap().contains("compared by bytes"), "{j}");
+    // A file that cannot be read: exit 2, and the error names it.
+    let (code, j) = diff(&a, &dir.join("NOT_THERE.BGF"));
+    assert_eq!(code, 2);
+    assert!(j["error"]["message"].as_str().unwrap().contains("NOT_THERE.BGF"), "{j}");
+}
