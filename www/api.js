@@ -37,6 +37,8 @@ window.relicview = {
     gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
     return performance.now() - t;
   },
+  // Two files compared record by record: → what `relicview diff --json` prints for them.
+  compare: async (a, b) => JSON.parse(await state.session.compare(a, b)),
   // Where the last open() spent its time: {readMs, parseMs, inspectMs, assetsMs, buildMs, showMs, uploadMs, uploadBytes, drawMs, totalMs}.
   lastOpen: () => state.lastOpen ?? null,
   // The page's share of compiling the model shaders at start (ms); the GPU's runs on after.

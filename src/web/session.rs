@@ -72,6 +72,18 @@ impl Session {
         })
     }
 
+    /// Compare two files of the archive record by record (docs/diff.md) → Promise<string>:
+    /// the JSON `relicview diff --json` prints. Rejects when either cannot be read.
+    pub fn compare(&self, a: String, b: String) -> js_sys::Promise {
+        let (archive, source) = (self.archive.clone(), self.source.clone());
+        wasm_bindgen_futures::future_to_promise(async move {
+            let oa = archive::open_file(&archive, &*source, &a).await.map_err(|e| js_error(&e))?;
+            let ob = archive::open_file(&archive, &*source, &b).await.map_err(|e| js_error(&e))?;
+            let c = crate::diff::compare(&*oa.document, &*ob.document, oa.scene.as_ref().zip(ob.scene.as_ref()));
+            serde_json::to_string(&c).map(|j| JsValue::from_str(&j)).map_err(|e| js_error(&e.to_string()))
+        })
+    }
+
     /// Parse the file at `path` on its own, as `census` does, and drop it: → {kind, error:
     /// {message, offset} or null, damaged, warnings}. For the page's archive check.
     pub fn check(&self, path: String) -> js_sys::Promise {
