@@ -2,6 +2,7 @@
 # Benchmarks (not tests), each reported as ratios measured in one run:
 # - native parse / triangulate throughput against memcpy of the same bytes, and the wasm
 #   build against the native one;
+# - relicview diff of two 50 MB models with 10 differences against parsing both;
 # - the first rasterised frame of a 500k-triangle model against three.js + GLTFLoader on the
 #   same triangles (relicview's own .glb export), with the parts of relicview's open;
 # - a 50 MB model opened in the worker and on the page's thread: peak wasm memory against
@@ -16,6 +17,7 @@ scripts/setup.sh --browser
 scripts/build.sh
 echo "# $(date -u +%Y-%m-%d) on $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), headless Chromium $(/usr/bin/chromium --version 2>/dev/null | awk '{print $2}') + SwiftShader"
 cargo bench --bench throughput
+cargo bench --bench diff
 node tests/bench/wasm-throughput.mjs
 node tests/bench/first-frame.mjs "${1:-9}"
 node tests/bench/big-model.mjs
