@@ -5,7 +5,7 @@
 //!
 //! Names no format: it reads what every document gives (its inspector view and its bytes).
 
-use crate::formats::Document;
+use crate::formats::{Document, Placement};
 use crate::inspect::{ByteClass, InspectorView};
 use crate::scene::Scene;
 use std::collections::HashMap;
@@ -68,6 +68,80 @@ pub struct Comparison {
     /// For two models: their triangles, and the vertices the changed records moved.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub geometry: Option<Geometry>,
+    /// For two worlds: their placements paired by their place in the tree of placements.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placements: Option<Placements>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct PlacementCounts {
+    pub same: usize,
+    pub moved: usize,
+    pub added: usize,
+    pub removed: usize,
+}
+
+/// A placement of one world or both: where it is in each (absent on the side without it).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlacementChange {
+    pub path: String,
+    pub section: String,
+    pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub position_a: Option<[f32; 3]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub position_b: Option<[f32; 3]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rotation_a: Option<[f32; 3]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rotation_b: Option<[f32; 3]>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Placements {
+    pub counts: PlacementCounts,
+    pub moved: Vec<PlacementChange>,
+    pub added: Vec<PlacementChange>,
+    pub removed: Vec<PlacementChange>,
+}
+
+/// Two worlds' placements paired by path (`block[1]/crate[0]`): the same section placed
+/// again in the same order is the same placement, wherever it went.
+pub fn placements(a: &[Placement], b: &[Placement]) -> Placements {
+    let change = |p: &Placement| PlacementChange { path: p.path.clone(), section: p.section.clone(), model: p.model.clone(), position_a: None, position_b: None, rotation_a: None, rotation_b: None };
+    let of_b: HashMap<&str, &Placement> = b.iter().map(|p| (p.path.as_str(), p)).collect();
+    let mut out = Placements::default();
+    let mut paired = std::collections::HashSet::new();
+    for pa in a {
+        match of_b.get(pa.path.as_str()) {
+            Some(pb) => {
+                paired.insert(pb.path.as_str());
+                // Positions written with three decimals: closer than that is the same place.
+                let near = |x: [f32; 3], y: [f32; 3]| x.iter().zip(&y).all(|(p, q)| (p - q).abs() < 1e-3);
+                if near(pa.position, pb.position) && near(pa.rotation, pb.rotation) {
+                    out.counts.same += 1;
+                } else {
+                    out.counts.moved += 1;
+                    if out.moved.len() < MAX_LISTED {
+                        out.moved.push(PlacementChange { position_a: Some(pa.position), position_b: Some(pb.position), rotation_a: Some(pa.rotation), rotation_b: Some(pb.rotation), ..change(pa) });
+                    }
+                }
+            }
+            None => {
+                out.counts.removed += 1;
+                if out.removed.len() < MAX_LISTED {
+                    out.removed.push(PlacementChange { position_a: Some(pa.position), rotation_a: Some(pa.rotation), ..change(pa) });
+                }
+            }
+        }
+    }
+    for pb in b.iter().filter(|p| !paired.contains(p.path.as_str())) {
+        out.counts.added += 1;
+        if out.added.len() < MAX_LISTED {
+            out.added.push(PlacementChange { position_b: Some(pb.position), rotation_b: Some(pb.rotation), ..change(pb) });
+        }
+    }
+    out
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -403,7 +477,7 @@ fn geometry(a: &Scene, b: &Scene, pairs: &HashMap<u32, u32>) -> Geometry {
 /// Compare two opened documents (opened to be shown: their inspector views are read), and
 /// their scenes when both have one.
 pub fn compare(a: &dyn Document, b: &dyn Document, scenes: Option<(&Scene, &Scene)>) -> Comparison {
-    let mut out = Comparison { same: false, kind_a: kind_word(a), kind_b: kind_word(b), records: Counts::default(), changed: Vec::new(), added: Vec::new(), removed: Vec::new(), notes: Vec::new(), geometry: None };
+    let mut out = Comparison { same: false, kind_a: kind_word(a), kind_b: kind_word(b), records: Counts::default(), changed: Vec::new(), added: Vec::new(), removed: Vec::new(), notes: Vec::new(), geometry: None, placements: None };
     let (bytes_a, bytes_b) = (a.bytes(0).unwrap_or(&[]), b.bytes(0).unwrap_or(&[]));
     let records = if a.kind() == b.kind() { records_of(a).zip(records_of(b)) } else { None };
     let Some((ra, rb)) = records else {
@@ -418,8 +492,13 @@ pub fn compare(a: &dyn Document, b: &dyn Document, scenes: Option<(&Scene, &Scen
     let (roots_a, roots_b) = (ra.roots.clone(), rb.roots.clone());
     d.align(&roots_a, &roots_b);
     let mut out = d.out;
-    if let Some((sa, sb)) = scenes.filter(|(sa, sb)| !sa.meshes.is_empty() || !sb.meshes.is_empty()) {
+    // A model's primitives name the records they came from; a world's come from the models
+    // it places, whose records these are not, so a world is compared by its placements.
+    if let Some((sa, sb)) = scenes.filter(|(sa, sb)| !ra.lines && (!sa.meshes.is_empty() || !sb.meshes.is_empty())) {
         out.geometry = Some(geometry(sa, sb, &d.pairs));
+    }
+    if !a.placements().is_empty() || !b.placements().is_empty() {
+        out.placements = Some(placements(a.placements(), b.placements()));
     }
     // What the records do not reach (past a parse error, past the listed rows) compares
     // as bytes.
@@ -450,7 +529,7 @@ mod tests {
 
     fn run(a: &str, b: &str) -> Comparison {
         let (ra, rb) = (lines(a), lines(b));
-        let out = Comparison { same: false, kind_a: String::new(), kind_b: String::new(), records: Counts::default(), changed: Vec::new(), added: Vec::new(), removed: Vec::new(), notes: Vec::new(), geometry: None };
+        let out = Comparison { same: false, kind_a: String::new(), kind_b: String::new(), records: Counts::default(), changed: Vec::new(), added: Vec::new(), removed: Vec::new(), notes: Vec::new(), geometry: None, placements: None };
         let mut d = Differ { a: &ra, b: &rb, view_a: None, view_b: None, out, pairs: HashMap::new() };
         d.align(&ra.roots.clone(), &rb.roots.clone());
         d.out

@@ -160,6 +160,43 @@ fn a_map_with_a_line_changed_one_added_and_one_removed() {
 }
 
 #[test]
+fn two_worlds_compare_by_placements_moved_added_and_removed() {
+    let dir = temp_dir("worlds");
+    let sections = "[crate]\r\ntype=model\r\nmodelfile=crate.mod\r\n[tower]\r\ntype=model\r\nmodelfile=tower.mod\r\n";
+    let world = |row: &str, arena: &str| format!("{sections}[row]\r\ntype=map\r\n{row}[arena1]\r\ntype=map\r\n{arena}");
+    let a = world(
+        "instance=crate 0 0 0 0 0 0\r\ninstance=crate 5 0 0 0 0 0\r\n",
+        "instance=row 100 0 0 0 0 0\r\ninstance=crate 1 0 1 0 0 0\r\ninstance=crate 2 0 2 0 0 0\r\ninstance=tower 3 0 3 0 0 0\r\n",
+    );
+    // The second crate moves from z 2 to 9; the row loses its second crate; a third crate
+    // is placed at the end.
+    let b = world(
+        "instance=crate 0 0 0 0 0 0\r\n",
+        "instance=row 100 0 0 0 0 0\r\ninstance=crate 1 0 1 0 0 0\r\ninstance=crate 2 0 9 0 0 0\r\ninstance=tower 3 0 3 0 0 0\r\ninstance=crate 4 0 4 0 0.5 0\r\n",
+    );
+    std::fs::write(dir.join("ARENA1.MAP"), &a).unwrap();
+    std::fs::create_dir_all(dir.join("B")).unwrap();
+    std::fs::write(dir.join("B/ARENA1.MAP"), &b).unwrap();
+    let (code, j) = diff(&dir.join("ARENA1.MAP"), &dir.join("B/ARENA1.MAP"));
+    assert_eq!(code, 1);
+    let p = &j["placements"];
+    // row[0], row[0]/crate[0], crate[0] and tower[0] stay; crate[1] moved.
+    assert_eq!(p["counts"], serde_json::json!({"same": 4, "moved": 1, "added": 1, "removed": 1}), "{p}");
+    assert_eq!(p["moved"][0]["path"], "crate[1]");
+    assert_eq!(p["moved"][0]["model"], "crate.mod");
+    assert_eq!(p["moved"][0]["position_a"], serde_json::json!([2.0, 0.0, 2.0]));
+    assert_eq!(p["moved"][0]["position_b"], serde_json::json!([2.0, 0.0, 9.0]));
+    // The nested crate is placed under the row: its world position adds the row's.
+    assert_eq!(p["removed"][0]["path"], "row[0]/crate[1]");
+    assert_eq!(p["removed"][0]["position_a"], serde_json::json!([105.0, 0.0, 0.0]));
+    assert_eq!(p["added"][0]["path"], "crate[2]");
+    assert_eq!(p["added"][0]["rotation_b"], serde_json::json!([0.0, 0.5, 0.0]));
+    // The lines say the same edits as records.
+    assert_eq!(counts(&j)[1..], [1, 1, 1], "{j}");
+    assert!(j.get("geometry").is_none(), "a world is compared by its placements");
+}
+
+#[test]
 fn two_unrelated_models_differ_the_same_way_in_both_directions() {
     let dir = temp_dir("unrelated");
     relicview::demo::write_demo(&dir).unwrap();

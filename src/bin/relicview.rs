@@ -411,6 +411,17 @@ fn run_diff(a: &Path, b: &Path, json: bool, root: Option<&Path>, max_bytes: u64)
     if let Some(g) = &c.geometry {
         let _ = writeln!(out, "geometry: {} triangles in A, {} in B; {} vertices moved (at most {}), {} without a partner", g.triangles_a, g.triangles_b, g.vertices_moved, g.max_displacement, g.vertices_unmatched);
     }
+    if let Some(p) = &c.placements {
+        let n = &p.counts;
+        let _ = writeln!(out, "placements: {} the same, {} moved, {} added, {} removed", n.same, n.moved, n.added, n.removed);
+        let at = |x: Option<[f32; 3]>| x.map_or(String::new(), |[a, b, c]| format!("({a}, {b}, {c})"));
+        for (what, list) in [("moved", &p.moved), ("added", &p.added), ("removed", &p.removed)] {
+            for x in list {
+                let model = x.model.as_deref().unwrap_or("?");
+                let _ = writeln!(out, "  {what:<8} {} [{}] {model} {}{}{}", x.path, x.section, at(x.position_a), if x.position_a.is_some() && x.position_b.is_some() { " → " } else { "" }, at(x.position_b));
+            }
+        }
+    }
     for n in &c.notes {
         let _ = writeln!(out, "note: {n}");
     }

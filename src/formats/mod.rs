@@ -78,6 +78,22 @@ pub struct Reference {
     pub item: Option<String>,
 }
 
+/// One thing a file places in its scene (a world's instance line, through every nesting),
+/// in neutral terms: what comparing two worlds pairs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Placement {
+    /// Its place in the tree of placements below the root: each step the section it places
+    /// and its place among its siblings of that section (`block[1]/bldg[0]`).
+    pub path: String,
+    /// The section placed.
+    pub section: String,
+    /// The model file it draws (a game object's .MOD), or what else it is ("dropzone", "map").
+    pub model: Option<String>,
+    /// Where it ends up in the world, and its rotation as written (radians about x, y, z).
+    pub position: [f32; 3],
+    pub rotation: [f32; 3],
+}
+
 /// What `census` counts of a file, in neutral terms.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct DocStats {
@@ -196,5 +212,9 @@ pub trait Document: Any {
     }
     fn stats(&self) -> DocStats {
         DocStats::default()
+    }
+    /// What the file places, once its scene is built (a world's placements), in file order.
+    fn placements(&self) -> &[Placement] {
+        &[]
     }
 }

@@ -10,7 +10,7 @@ use crate::formats::{base_name, file_name, Assets, Resolution};
 use crate::formats::kind::{Kind, Purpose};
 use crate::formats::text::looks_like_dos_text;
 use crate::findings::Diagnostics;
-use crate::formats::{Diagnostic, DocStats, Document, InfoRow, ParseError, Reference};
+use crate::formats::{Diagnostic, DocStats, Document, InfoRow, ParseError, Placement, Reference};
 use crate::inspect::{ByteClass, Field, InspectorView, Row, MAX_ROWS};
 use crate::scene::{Bounds, Scene};
 use crate::words::count_len;
@@ -50,6 +50,28 @@ struct Assembled {
     objects: Vec<String>,
     /// References were looked up in an archive (not a file opened on its own).
     resolved: bool,
+    /// Every placement through every nesting, with where it ends up.
+    placed: Vec<Placement>,
+}
+
+/// The placements of an expanded map, depth first, each at its world position; paths start
+/// below the root section, so that two versions of a world pair whatever the root is named.
+fn placements_of(placed: &[assemble::Placed], parent: (&str, glam::Mat4), out: &mut Vec<Placement>) {
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for p in placed {
+        let n = seen.entry(p.target.as_str()).or_default();
+        let path = if parent.0.is_empty() { format!("{}[{}]", p.target, *n) } else { format!("{}/{}[{}]", parent.0, p.target, *n) };
+        *n += 1;
+        let world = parent.1 * p.pose.matrix();
+        let model = match &p.kind {
+            assemble::PlacedKind::Model { modelfile } => modelfile.clone(),
+            assemble::PlacedKind::Dropzone { .. } => Some("dropzone".into()),
+            assemble::PlacedKind::Map => Some("map".into()),
+            assemble::PlacedKind::Unknown => None,
+        };
+        out.push(Placement { path: path.clone(), section: p.target.clone(), model, position: world.w_axis.truncate().to_array(), rotation: p.pose.rotation });
+        placements_of(&p.children, (&path, world), out);
+    }
 }
 
 pub struct WorldDocument {
@@ -341,8 +363,11 @@ impl Document for WorldDocument {
                 let rows = &self.entry_rows;
                 let root_row = self.section_rows.get(root_index as usize).copied().unwrap_or(0);
                 let (scene, report) = assemble::build_scene(&name, &expanded, &assets, &|e| rows.get(e as usize).copied().unwrap_or(0), root_row);
+                let mut placed = Vec::new();
+                placements_of(&expanded.placed, ("", glam::Mat4::IDENTITY), &mut placed);
                 let a = Assembled {
                     report,
+                    placed,
                     placements: expanded.models,
                     dropzones: expanded.dropzones,
                     lab_only: expanded.lab_only,
@@ -515,6 +540,10 @@ impl Document for WorldDocument {
             s.ambiguous = a.report.ambiguous.len();
         }
         s
+    }
+
+    fn placements(&self) -> &[Placement] {
+        self.assembled.as_ref().map_or(&[], |a| &a.placed)
     }
 }
 
