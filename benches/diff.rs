@@ -11,20 +11,10 @@ use relicview::formats::biz2::writer::{write_file, WriteOptions};
 use relicview::formats::registry::Purpose;
 use std::cell::RefCell;
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-fn best(budget: Duration, mut f: impl FnMut()) -> Duration {
-    let start = Instant::now();
-    let mut best = Duration::MAX;
-    let mut runs = 0;
-    while runs < 3 || start.elapsed() < budget {
-        let t = Instant::now();
-        f();
-        best = best.min(t.elapsed());
-        runs += 1;
-    }
-    best
-}
+mod common;
+use common::best;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

@@ -14,19 +14,8 @@ use std::cell::RefCell;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-/// Best time of several runs, stopping after `budget` (at least 3 runs).
-fn best(budget: Duration, mut f: impl FnMut()) -> Duration {
-    let start = Instant::now();
-    let mut best = Duration::MAX;
-    let mut runs = 0;
-    while runs < 3 || start.elapsed() < budget {
-        let t = Instant::now();
-        f();
-        best = best.min(t.elapsed());
-        runs += 1;
-    }
-    best
-}
+mod common;
+use common::best;
 
 /// Like [`best`], but only `run` is timed: `setup` makes its input, and what it returns is
 /// dropped after the clock stops.

@@ -174,14 +174,21 @@ fn chdman_cd(bin: &Path, out: &Path) {
     std::fs::remove_file(&cue).unwrap();
 }
 
-#[test]
-fn chds_from_chdman_of_a_cd_rip_and_of_a_dvd_image_list_the_disc_and_read_its_files() {
-    let dir = scratch("chd");
-    let iso = xorriso_iso(&dir);
+/// The field files as an ISO by xorriso, as MODE2/2352 sectors, and as chdman's CD image of
+/// those: (the ISO, the .bin, the .chd).
+fn chdman_disc(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let iso = xorriso_iso(dir);
     let bin = dir.join("ff7.bin");
     std::fs::write(&bin, mode2_raw(&std::fs::read(&iso).unwrap())).unwrap();
     let cd = dir.join("ff7.chd");
     chdman_cd(&bin, &cd);
+    (iso, bin, cd)
+}
+
+#[test]
+fn chds_from_chdman_of_a_cd_rip_and_of_a_dvd_image_list_the_disc_and_read_its_files() {
+    let dir = scratch("chd");
+    let (iso, bin, cd) = chdman_disc(&dir);
     let c = open(&cd);
     assert_eq!(c.kind(), ContainerKind::Chd);
     assert_eq!(contents(&*c), field_files(), "every file of the disc, through chdman's compression");
@@ -223,11 +230,7 @@ fn a_chd_hunk_that_claims_more_compressed_bytes_than_it_has_is_an_error_not_a_pa
     // frame, 2 bytes in hunks under 64 KiB) set past the hunk's end. The chd crate slices
     // by that length unchecked: the reader must refuse it first, by container and hunk.
     let dir = scratch("chd-lying-hunk");
-    let iso = xorriso_iso(&dir);
-    let bin = dir.join("ff7.bin");
-    std::fs::write(&bin, mode2_raw(&std::fs::read(&iso).unwrap())).unwrap();
-    let cd = dir.join("ff7.chd");
-    chdman_cd(&bin, &cd);
+    let (_, _, cd) = chdman_disc(&dir);
     let whole = std::fs::read(&cd).unwrap();
     let chd = chd::Chd::open(std::io::Cursor::new(whole.clone()), None).unwrap();
     let hunk_bytes = chd.header().hunk_size() as usize;
@@ -279,11 +282,7 @@ fn chd_with_an_overrunning_map(cd: &[u8]) -> Vec<u8> {
 #[test]
 fn a_chd_whose_map_table_overruns_is_an_error_naming_it() {
     let dir = scratch("chd-overrun");
-    let iso = xorriso_iso(&dir);
-    let bin = dir.join("ff7.bin");
-    std::fs::write(&bin, mode2_raw(&std::fs::read(&iso).unwrap())).unwrap();
-    let cd = dir.join("ff7.chd");
-    chdman_cd(&bin, &cd);
+    let (_, _, cd) = chdman_disc(&dir);
     let bad = chd_with_an_overrunning_map(&std::fs::read(&cd).unwrap());
     let e = containers::open("bad.chd", ContainerKind::Chd, Arc::new(bad), Limits::default()).err().expect("the map cannot be read").to_string();
     assert!(e.starts_with("bad.chd at byte 0: not a readable CHD"), "{e}");
