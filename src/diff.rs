@@ -285,7 +285,13 @@ struct Differ<'x, 'a> {
     out: Comparison,
     /// Inspector rows of A and the rows of B they were matched or changed to.
     pairs: HashMap<u32, u32>,
+    /// Containers entered: deeper than [`MAX_DEPTH`], a container compares as one record.
+    depth: usize,
 }
+
+/// Levels of containers compared inside (the formats nest far less; this bounds the
+/// recursion whatever a view holds).
+const MAX_DEPTH: usize = 64;
 
 impl Differ<'_, '_> {
     fn align(&mut self, ids_a: &[u32], ids_b: &[u32]) {
@@ -315,10 +321,14 @@ impl Differ<'_, '_> {
     fn matched(&mut self, a: u32, b: u32) {
         self.pair(a, b);
         let (ca, cb) = (self.a.children[a as usize].clone(), self.b.children[b as usize].clone());
-        if self.a.list[a as usize].container && !(ca.is_empty() && cb.is_empty()) {
+        if self.a.list[a as usize].container && !(ca.is_empty() && cb.is_empty()) && self.depth < MAX_DEPTH {
+            self.depth += 1;
             self.align(&ca, &cb);
-        } else {
+            self.depth -= 1;
+        } else if self.a.content(a) == self.b.content(b) || !self.a.list[a as usize].container {
             self.out.records.same += 1;
+        } else {
+            self.changed(a, b);
         }
     }
 
@@ -488,7 +498,7 @@ pub fn compare(a: &dyn Document, b: &dyn Document, scenes: Option<(&Scene, &Scen
         out.same = first_difference(bytes_a, bytes_b).is_none();
         return out;
     };
-    let mut d = Differ { a: &ra, b: &rb, view_a: a.inspector(), view_b: b.inspector(), out, pairs: HashMap::new() };
+    let mut d = Differ { a: &ra, b: &rb, view_a: a.inspector(), view_b: b.inspector(), out, pairs: HashMap::new(), depth: 0 };
     let (roots_a, roots_b) = (ra.roots.clone(), rb.roots.clone());
     d.align(&roots_a, &roots_b);
     let mut out = d.out;
@@ -530,7 +540,7 @@ mod tests {
     fn run(a: &str, b: &str) -> Comparison {
         let (ra, rb) = (lines(a), lines(b));
         let out = Comparison { same: false, kind_a: String::new(), kind_b: String::new(), records: Counts::default(), changed: Vec::new(), added: Vec::new(), removed: Vec::new(), notes: Vec::new(), geometry: None, placements: None };
-        let mut d = Differ { a: &ra, b: &rb, view_a: None, view_b: None, out, pairs: HashMap::new() };
+        let mut d = Differ { a: &ra, b: &rb, view_a: None, view_b: None, out, pairs: HashMap::new(), depth: 0 };
         d.align(&ra.roots.clone(), &rb.roots.clone());
         d.out
     }
@@ -545,6 +555,25 @@ mod tests {
         let c = run("x\r\ny\r\n", "y\r\n");
         assert_eq!(c.records, Counts { same: 1, changed: 0, added: 0, removed: 1 });
         assert_eq!(c.removed[0].offset_a, 0);
+    }
+
+    #[test]
+    fn containers_nested_past_the_limit_compare_as_one_record() {
+        // 200 containers, each inside the last, then a leaf that differs.
+        let chain = |leaf: u8| {
+            let mut bytes = vec![0u8; 201];
+            bytes[200] = leaf;
+            let mut list: Vec<Record> = (0..200).map(|i| Record { tag: "C".into(), offset: i, end: 201, container: true, parent: i.checked_sub(1).map(|p| p as u32), row: None }).collect();
+            list.push(Record { tag: "L".into(), offset: 200, end: 201, container: false, parent: Some(199), row: None });
+            (list, bytes)
+        };
+        let ((la, ba), (lb, bb)) = (chain(1), chain(2));
+        let (ra, rb) = (Records::new(&ba, la, 201, false), Records::new(&bb, lb, 201, false));
+        let out = Comparison { same: false, kind_a: String::new(), kind_b: String::new(), records: Counts::default(), changed: Vec::new(), added: Vec::new(), removed: Vec::new(), notes: Vec::new(), geometry: None, placements: None };
+        let mut d = Differ { a: &ra, b: &rb, view_a: None, view_b: None, out, pairs: HashMap::new(), depth: 0 };
+        d.align(&ra.roots.clone(), &rb.roots.clone());
+        assert_eq!(d.out.records, Counts { same: 0, changed: 1, added: 0, removed: 0 });
+        assert_eq!(d.out.changed[0].path_a.matches('/').count(), MAX_DEPTH, "the container at the limit is the record");
     }
 
     #[test]

@@ -148,16 +148,15 @@ fn guard_hunk(chd: &mut ::chd::Chd<SourceReader>, hunk: u32, scratch: &mut Vec<u
     use ::chd::map::{CompressionTypeV5, MapEntry};
     let hunk_bytes = chd.header().hunk_size() as usize;
     let codecs = chd.header().codecs();
-    let kind = match chd.map().get_entry(hunk as usize) {
-        Some(MapEntry::V5Compressed(entry)) => entry.hunk_type().map_err(|e| e.to_string())?,
+    let (kind, source) = match chd.map().get_entry(hunk as usize) {
+        Some(MapEntry::V5Compressed(entry)) => (entry.hunk_type().map_err(|e| e.to_string())?, entry.block_offset()),
         Some(_) => return Ok(()),
         None => return Err("not in the map".into()),
     };
     let codec = match kind {
         CompressionTypeV5::CompressionSelf => {
-            // A copy of an earlier hunk, which must hold data of its own.
-            let Some(MapEntry::V5Compressed(entry)) = chd.map().get_entry(hunk as usize) else { unreachable!() };
-            let source = entry.block_offset();
+            // A copy of an earlier hunk (its number where an offset would be), which must
+            // hold data of its own.
             let direct = match chd.map().get_entry(source as usize) {
                 Some(MapEntry::V5Compressed(e)) => !matches!(e.hunk_type(), Ok(CompressionTypeV5::CompressionSelf | CompressionTypeV5::CompressionParent)),
                 Some(_) => true,
