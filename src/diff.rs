@@ -10,10 +10,15 @@ use crate::inspect::{ByteClass, InspectorView};
 use crate::scene::Scene;
 use std::collections::HashMap;
 use serde::Serialize;
-use similar::{capture_diff_slices, Algorithm, DiffOp};
+use similar::{capture_diff_slices_deadline, Algorithm, DiffOp};
 
 /// Records listed at most in each of `changed`, `added` and `removed` (the counts go on).
 pub const MAX_LISTED: usize = 1_000;
+
+/// How long the alignment may search for the shortest edit: Myers' diff is quick when the
+/// files are alike and quadratic when they are not (two unrelated files of 100,000 lines);
+/// past this, what is left is aligned roughly and a note says so.
+pub const ALIGN_BUDGET: std::time::Duration = std::time::Duration::from_secs(5);
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Counts {
@@ -287,6 +292,9 @@ struct Differ<'x, 'a> {
     pairs: HashMap<u32, u32>,
     /// Containers entered: deeper than [`MAX_DEPTH`], a container compares as one record.
     depth: usize,
+    deadline: Option<similar::Instant>,
+    /// The fields of each inspector row of A and of B, made when first asked.
+    fields: Option<(HashMap<u32, Vec<usize>>, HashMap<u32, Vec<usize>>)>,
 }
 
 /// Levels of containers compared inside (the formats nest far less; this bounds the
@@ -298,7 +306,7 @@ impl Differ<'_, '_> {
         let (ka, kb) = (keys(self.a, ids_a), keys(self.b, ids_b));
         let mut removed = Vec::new();
         let mut added = Vec::new();
-        for op in capture_diff_slices(Algorithm::Myers, &ka, &kb) {
+        for op in capture_diff_slices_deadline(Algorithm::Myers, &ka, &kb, self.deadline) {
             match op {
                 DiffOp::Equal { old_index, new_index, len } => {
                     self.settle(&mut removed, &mut added);
@@ -398,21 +406,29 @@ impl Differ<'_, '_> {
             let text = |r: &Records<'_>, i: u32| String::from_utf8_lossy(r.content(i)).into_owned();
             vec![FieldChange { name: "text".into(), a: text(self.a, a), b: text(self.b, b) }]
         } else {
-            field_changes(self.view_a, self.a.list[a as usize].row, self.view_b, self.b.list[b as usize].row)
+            let by_row = |v: Option<&InspectorView>| {
+                let mut m: HashMap<u32, Vec<usize>> = HashMap::new();
+                for (i, f) in v.map_or(&[][..], |v| &v.fields).iter().enumerate() {
+                    m.entry(f.chunk).or_default().push(i);
+                }
+                m
+            };
+            let (va, vb) = (self.view_a, self.view_b);
+            let (fa, fb) = self.fields.get_or_insert_with(|| (by_row(va), by_row(vb)));
+            let of = |v: Option<&InspectorView>, index: &HashMap<u32, Vec<usize>>, row: Option<u32>| -> Vec<(String, String)> {
+                match (v, row.and_then(|r| index.get(&r))) {
+                    (Some(v), Some(at)) => at.iter().map(|&i| (v.fields[i].what.clone(), v.fields[i].value.clone())).collect(),
+                    _ => Vec::new(),
+                }
+            };
+            field_changes(of(va, fa, self.a.list[a as usize].row), of(vb, fb, self.b.list[b as usize].row))
         };
         self.out.changed.push(Changed { path_a: self.a.path(a), path_b: self.b.path(b), offset_a: self.a.list[a as usize].offset, offset_b: self.b.list[b as usize].offset, fields });
     }
 }
 
-/// The decoded values of two records, paired in order, that differ.
-fn field_changes(va: Option<&InspectorView>, ra: Option<u32>, vb: Option<&InspectorView>, rb: Option<u32>) -> Vec<FieldChange> {
-    let of = |v: Option<&InspectorView>, row: Option<u32>| -> Vec<(String, String)> {
-        match (v, row) {
-            (Some(v), Some(row)) => v.fields.iter().filter(|f| f.chunk == row).map(|f| (f.what.clone(), f.value.clone())).collect(),
-            _ => Vec::new(),
-        }
-    };
-    let (fa, fb) = (of(va, ra), of(vb, rb));
+/// The decoded values (type read, value) of two records, paired in order, that differ.
+fn field_changes(fa: Vec<(String, String)>, fb: Vec<(String, String)>) -> Vec<FieldChange> {
     let mut out: Vec<FieldChange> = fa.iter().zip(&fb).filter(|(x, y)| x != y).map(|((name, a), (_, b))| FieldChange { name: name.clone(), a: a.clone(), b: b.clone() }).collect();
     for (name, a) in fa.iter().skip(fb.len()) {
         out.push(FieldChange { name: name.clone(), a: a.clone(), b: String::new() });
@@ -487,6 +503,11 @@ fn geometry(a: &Scene, b: &Scene, pairs: &HashMap<u32, u32>) -> Geometry {
 /// Compare two opened documents (opened to be shown: their inspector views are read), and
 /// their scenes when both have one.
 pub fn compare(a: &dyn Document, b: &dyn Document, scenes: Option<(&Scene, &Scene)>) -> Comparison {
+    compare_within(a, b, scenes, ALIGN_BUDGET)
+}
+
+/// [`compare`], the alignment searching for at most `budget`.
+fn compare_within(a: &dyn Document, b: &dyn Document, scenes: Option<(&Scene, &Scene)>, budget: std::time::Duration) -> Comparison {
     let mut out = Comparison { same: false, kind_a: kind_word(a), kind_b: kind_word(b), records: Counts::default(), changed: Vec::new(), added: Vec::new(), removed: Vec::new(), notes: Vec::new(), geometry: None, placements: None };
     let (bytes_a, bytes_b) = (a.bytes(0).unwrap_or(&[]), b.bytes(0).unwrap_or(&[]));
     let records = if a.kind() == b.kind() { records_of(a).zip(records_of(b)) } else { None };
@@ -498,10 +519,14 @@ pub fn compare(a: &dyn Document, b: &dyn Document, scenes: Option<(&Scene, &Scen
         out.same = first_difference(bytes_a, bytes_b).is_none();
         return out;
     };
-    let mut d = Differ { a: &ra, b: &rb, view_a: a.inspector(), view_b: b.inspector(), out, pairs: HashMap::new(), depth: 0 };
+    let deadline = similar::Instant::now().checked_add(budget);
+    let mut d = Differ { a: &ra, b: &rb, view_a: a.inspector(), view_b: b.inspector(), out, pairs: HashMap::new(), depth: 0, deadline, fields: None };
     let (roots_a, roots_b) = (ra.roots.clone(), rb.roots.clone());
     d.align(&roots_a, &roots_b);
     let mut out = d.out;
+    if deadline.is_some_and(|t| similar::Instant::now() > t) {
+        out.notes.push(format!("the files are too unlike to align exactly within {} s: past that, records were aligned roughly (the counts may overstate the differences)", budget.as_secs_f32()));
+    }
     // A model's primitives name the records they came from; a world's come from the models
     // it places, whose records these are not, so a world is compared by its placements.
     if let Some((sa, sb)) = scenes.filter(|(sa, sb)| !ra.lines && (!sa.meshes.is_empty() || !sb.meshes.is_empty())) {
@@ -538,11 +563,29 @@ mod tests {
     }
 
     fn run(a: &str, b: &str) -> Comparison {
+        run_within(a, b, None)
+    }
+
+    fn run_within(a: &str, b: &str, deadline: Option<similar::Instant>) -> Comparison {
         let (ra, rb) = (lines(a), lines(b));
         let out = Comparison { same: false, kind_a: String::new(), kind_b: String::new(), records: Counts::default(), changed: Vec::new(), added: Vec::new(), removed: Vec::new(), notes: Vec::new(), geometry: None, placements: None };
-        let mut d = Differ { a: &ra, b: &rb, view_a: None, view_b: None, out, pairs: HashMap::new(), depth: 0 };
+        let mut d = Differ { a: &ra, b: &rb, view_a: None, view_b: None, out, pairs: HashMap::new(), depth: 0, deadline, fields: None };
         d.align(&ra.roots.clone(), &rb.roots.clone());
         d.out
+    }
+
+    #[test]
+    fn two_unlike_files_align_roughly_once_the_budget_is_spent() {
+        // 60,000 lines each, drawn from two different cycles of a few values: matches
+        // everywhere, none lasting, so the exact search takes on the order of N² steps.
+        let a: String = (0..60_000).map(|i| format!("x{}\n", i % 97)).collect();
+        let b: String = (0..60_000).map(|i| format!("x{}\n", (i * 31) % 89)).collect();
+        let started = std::time::Instant::now();
+        let c = run_within(&a, &b, similar::Instant::now().checked_add(std::time::Duration::from_millis(200)));
+        assert!(started.elapsed() < std::time::Duration::from_secs(20), "{:?}", started.elapsed());
+        let r = &c.records;
+        assert_eq!((r.same + r.changed + r.removed, r.same + r.changed + r.added), (60_000, 60_000), "every line is accounted for on both sides");
+        assert!(r.changed > 0);
     }
 
     #[test]
@@ -570,7 +613,7 @@ mod tests {
         let ((la, ba), (lb, bb)) = (chain(1), chain(2));
         let (ra, rb) = (Records::new(&ba, la, 201, false), Records::new(&bb, lb, 201, false));
         let out = Comparison { same: false, kind_a: String::new(), kind_b: String::new(), records: Counts::default(), changed: Vec::new(), added: Vec::new(), removed: Vec::new(), notes: Vec::new(), geometry: None, placements: None };
-        let mut d = Differ { a: &ra, b: &rb, view_a: None, view_b: None, out, pairs: HashMap::new(), depth: 0 };
+        let mut d = Differ { a: &ra, b: &rb, view_a: None, view_b: None, out, pairs: HashMap::new(), depth: 0, deadline: None, fields: None };
         d.align(&ra.roots.clone(), &rb.roots.clone());
         assert_eq!(d.out.records, Counts { same: 0, changed: 1, added: 0, removed: 0 });
         assert_eq!(d.out.changed[0].path_a.matches('/').count(), MAX_DEPTH, "the container at the limit is the record");
