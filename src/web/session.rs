@@ -65,6 +65,7 @@ impl Session {
             // the browser tests prove the page survives a trapped core with it.
             #[cfg(feature = "test-trap")]
             if path.to_ascii_uppercase().ends_with(".TRAP") {
+                // Cannot fire in the shipped page: compiled only with the test-trap feature.
                 panic!("{path}: the test build's trap");
             }
             let has_scene = opened.scene.is_some();
