@@ -216,3 +216,104 @@ fn two_unrelated_models_differ_the_same_way_in_both_directions() {
     assert_eq!(code, 2);
     assert!(j["error"]["message"].as_str().unwrap().contains("NOT_THERE.BGF"), "{j}");
 }
+
+/// Both files opened as the page opens them (from memory, with the demo archive beside).
+fn open_pair(extra: Vec<(String, Vec<u8>)>, a: &str, b: &str) -> (relicview::archive::Opened, relicview::archive::Opened) {
+    let mut files = relicview::demo::demo_files();
+    files.extend(extra);
+    let source = relicview::archive::MemorySource::new(files);
+    let archive = std::cell::RefCell::new(source.archive());
+    let open = |p: &str| pollster::block_on(relicview::archive::open_file(&archive, &source, p)).unwrap();
+    (open(a), open(b))
+}
+
+#[test]
+fn the_page_sees_the_moved_vertex_as_one_changed_row_its_float_as_the_bytes_and_its_colour_in_the_difference_view() {
+    let original = large_model(3);
+    let mut edited = original.clone();
+    vertices(&mut edited, 1)[5][1] += 0.25;
+    let (bytes_a, bytes_b) = (write_file(&original, WriteOptions::default()), write_file(&edited, WriteOptions::default()));
+    let at = vertex_chunk(&bytes_a, &original.objects[0].lods[0].patches[1].primitives[0].vertices.positions);
+    let (oa, ob) = open_pair(vec![("A.BGF".into(), bytes_a.clone()), ("B.BGF".into(), bytes_b)], "A.BGF", "B.BGF");
+    let scenes = (oa.scene.as_ref().unwrap(), ob.scene.as_ref().unwrap());
+    let (c, alignment) = relicview::diff::compare_in_full(&*oa.document, &*ob.document, Some(scenes));
+    // One row changed, at the vertex chunk on both sides; its patch and the containers above
+    // it say something inside differs; every other row is the same.
+    let changed: Vec<_> = alignment.rows.iter().filter(|r| r.status == relicview::diff::RowStatus::Changed).collect();
+    assert_eq!(changed.len(), 1);
+    assert_eq!((changed[0].range_a.unwrap()[0], changed[0].range_b.unwrap()[0]), (at, at));
+    let inner = alignment.rows.iter().filter(|r| r.status == relicview::diff::RowStatus::Inner).count();
+    assert!(inner >= 3, "OBJECT, LOD and PATCH hold the change: {inner}");
+    assert_eq!(alignment.rows.len(), oa.document.inspector().unwrap().chunks.len(), "both trees have the same rows, one row each");
+    // The bytes that differ: within the moved vertex's y (its 4 bytes: 8 floats a vertex,
+    // position first, after the chunk's 2-byte tag and 2-byte length).
+    let y = at + 4 + 5 * 32 + 4;
+    assert_eq!(alignment.bytes_a, alignment.bytes_b);
+    assert_eq!(alignment.bytes_a.len(), 1);
+    let [s, e] = alignment.bytes_a[0];
+    assert!(s >= y && e <= y + 4 && e > s, "{s}..{e} in {y}..{}", y + 4);
+    // The difference view: the moved vertices at the far end of the scale, the rest grey.
+    let d = relicview::diff::difference_scene(&*oa.document, &*ob.document, scenes, &alignment).unwrap();
+    let colors: Vec<[u8; 4]> = d.meshes.iter().flat_map(|m| &m.primitives).flat_map(|p| p.colors.clone().unwrap()).collect();
+    let moved = colors.iter().filter(|&&c| c != relicview::diff::UNCHANGED).count();
+    assert_eq!(moved, c.geometry.as_ref().unwrap().vertices_moved);
+    assert!(colors.iter().filter(|&&c| c != relicview::diff::UNCHANGED).all(|&c| c == relicview::diff::MOVED_MOST));
+    assert_eq!(d.triangle_count(0), scenes.0.triangle_count(0));
+}
+
+#[test]
+fn the_difference_view_of_two_worlds_shows_each_placement_by_what_became_of_it() {
+    let files = relicview::demo::demo_files();
+    let arena = files.iter().find(|(p, _)| p.ends_with("MAPS/ARENA1.MAP")).unwrap();
+    let text = String::from_utf8(arena.1.clone()).unwrap();
+    // The first crate moves from z -6 to -12, the well goes, a crate is added after the
+    // others (placements pair by their order among the placements of their section).
+    let mut b = text.replace("instance=crate 6 0 -6 0 0.3 0", "instance=crate 6 0 -12 0 0.3 0").replace("instance=well -22 0 22 0 0 0\r\n", "").replace("instance=well -22 0 22 0 0 0\n", "");
+    assert!(text.trim_end().ends_with("instance=crate 0 0 10 0 0 0"), "the arena section comes last");
+    b = format!("{}\ninstance=crate 0 0 0 0 0 0\n", b.trim_end());
+    assert_ne!(b, text);
+    let a_path = arena.0.clone();
+    let b_path = a_path.replace("ARENA1.MAP", "ARENA2.MAP");
+    let (oa, ob) = open_pair(vec![(b_path.clone(), b.into_bytes())], &a_path, &b_path);
+    let scenes = (oa.scene.as_ref().unwrap(), ob.scene.as_ref().unwrap());
+    let (c, alignment) = relicview::diff::compare_in_full(&*oa.document, &*ob.document, Some(scenes));
+    let p = c.placements.as_ref().unwrap();
+    assert_eq!((p.counts.moved, p.counts.removed, p.counts.added), (1, 1, 1), "{p:?}");
+    let d = relicview::diff::difference_scene(&*oa.document, &*ob.document, scenes, &alignment).unwrap();
+    // Every node of A keeps its place; each placement's models take its colour.
+    let colour_under = |placement: &relicview::formats::Placement| -> Vec<[u8; 4]> {
+        let root = placement.node.unwrap() as usize;
+        let mut under = vec![false; d.nodes.len()];
+        let mut out = Vec::new();
+        for (i, n) in d.nodes.iter().enumerate() {
+            under[i] = i == root || n.parent.is_some_and(|p| under[p as usize]);
+            if let (true, Some(m)) = (under[i], n.mesh) {
+                out.extend(d.meshes[m as usize].primitives.iter().flat_map(|p| p.colors.clone().unwrap()));
+            }
+        }
+        out
+    };
+    let a_places = oa.document.placements();
+    let of = |path: &str| a_places.iter().find(|p| p.path == path).unwrap_or_else(|| panic!("{path}"));
+    let moved = colour_under(of(&p.moved[0].path));
+    assert!(!moved.is_empty() && moved.iter().all(|&c| c == relicview::diff::MOVED_FROM));
+    let removed = colour_under(of(&p.removed[0].path));
+    assert!(!removed.is_empty() && removed.iter().all(|&c| c == relicview::diff::ONLY_IN_A));
+    assert!(colour_under(of("hall[0]")).iter().all(|&c| c == relicview::diff::UNCHANGED));
+    // B's side: the moved crate where B put it, the added crate, on their own layers.
+    let world = d.world(&d.pose(0.0));
+    let on_layer = |name: &str| -> Vec<usize> {
+        let l = d.layers.iter().position(|x| x == name).unwrap_or_else(|| panic!("no layer {name}: {:?}", d.layers)) as u32;
+        let root = d.nodes.iter().position(|n| n.layer == Some(l)).unwrap() as u32;
+        d.nodes.iter().enumerate().filter(|(_, n)| n.parent == Some(root) && n.mesh.is_some()).map(|(i, _)| i).collect()
+    };
+    let moved_b = on_layer(relicview::diff::LAYER_MOVED_IN_B);
+    assert!(!moved_b.is_empty());
+    for &i in &moved_b {
+        let at = world[i].transform_point3(glam::Vec3::ZERO);
+        // The crate model sits at its placement (its own nodes may offset it a little).
+        assert!((at.z - -12.0).abs() < 3.0 && (at.x - 6.0).abs() < 3.0, "{at}");
+    }
+    assert!(!on_layer(relicview::diff::LAYER_ONLY_IN_B).is_empty());
+    assert!(d.triangle_count(0) > scenes.0.triangle_count(0), "B's moved and added crates are drawn beside A");
+}

@@ -92,6 +92,8 @@ pub struct Placement {
     /// Where it ends up in the world, and its rotation as written (radians about x, y, z).
     pub position: [f32; 3],
     pub rotation: [f32; 3],
+    /// The node of the document's scene that stands for it (everything it draws is under it).
+    pub node: Option<u32>,
 }
 
 /// What `census` counts of a file, in neutral terms.

@@ -265,6 +265,10 @@ pub struct WorldReport {
     /// placed), for the inspector.
     #[serde(skip)]
     pub outcomes: HashMap<u32, String>,
+    /// The scene node of every placement, in the order of a walk of the placements that
+    /// visits a placement before the placements of its nested map.
+    #[serde(skip)]
+    pub placement_nodes: Vec<u32>,
 }
 
 /// The layers a world puts nodes on.
@@ -343,6 +347,7 @@ impl Builder<'_> {
         let transform = Transform { translation: p.pose.translation, rotation: p.pose.quat().to_array(), scale: [1.0; 3] };
         let layer = p.lab_only.then_some(self.layers.lab_only);
         let node = self.scene.add_node(Some(parent), Node { name: Some(p.target.clone()), transform, record, layer, ..Default::default() });
+        self.report.placement_nodes.push(node);
         let first = p.file == 0 && !self.report.outcomes.contains_key(&p.entry);
         let outcome = match &p.kind {
             PlacedKind::Map => {

@@ -56,7 +56,10 @@ struct Assembled {
 
 /// The placements of an expanded map, depth first, each at its world position; paths start
 /// below the root section, so that two versions of a world pair whatever the root is named.
-fn placements_of(placed: &[assemble::Placed], parent: (&str, glam::Mat4), out: &mut Vec<Placement>) {
+/// Every placement below `parent` (its path and world matrix), its children after it, as
+/// `build_scene` placed them: `nodes` gives each one's scene node in that order. Only a
+/// nested map has children (`assemble::Builder::place` walks the same way).
+fn placements_of(placed: &[assemble::Placed], parent: (&str, glam::Mat4), nodes: &mut impl Iterator<Item = u32>, out: &mut Vec<Placement>) {
     let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for p in placed {
         let n = seen.entry(p.target.as_str()).or_default();
@@ -69,8 +72,10 @@ fn placements_of(placed: &[assemble::Placed], parent: (&str, glam::Mat4), out: &
             assemble::PlacedKind::Map => Some("map".into()),
             assemble::PlacedKind::Unknown => None,
         };
-        out.push(Placement { path: path.clone(), section: p.target.clone(), model, position: world.w_axis.truncate().to_array(), rotation: p.pose.rotation });
-        placements_of(&p.children, (&path, world), out);
+        out.push(Placement { path: path.clone(), section: p.target.clone(), model, position: world.w_axis.truncate().to_array(), rotation: p.pose.rotation, node: nodes.next() });
+        if p.kind == assemble::PlacedKind::Map {
+            placements_of(&p.children, (&path, world), nodes, out);
+        }
     }
 }
 
@@ -364,7 +369,7 @@ impl Document for WorldDocument {
                 let root_row = self.section_rows.get(root_index as usize).copied().unwrap_or(0);
                 let (scene, report) = assemble::build_scene(&name, &expanded, &assets, &|e| rows.get(e as usize).copied().unwrap_or(0), root_row);
                 let mut placed = Vec::new();
-                placements_of(&expanded.placed, ("", glam::Mat4::IDENTITY), &mut placed);
+                placements_of(&expanded.placed, ("", glam::Mat4::IDENTITY), &mut report.placement_nodes.iter().copied(), &mut placed);
                 let a = Assembled {
                     report,
                     placed,

@@ -1,0 +1,223 @@
+//! Two versions of a file compared by structure: their records (the leaves of each file's
+//! record tree: a format's inspector rows, or the lines of a text file) aligned sibling list
+//! by sibling list with Myers' diff, then what is left between two matches paired by tag as
+//! changed. The rule is docs/diff.md's; the CLI's `diff --json` prints [`Comparison`], the
+//! page also shows the [`Alignment`] (both trees row by row, the bytes that differ) and the
+//! difference view ([`difference_scene`]).
+//!
+//! Names no format: it reads what every document gives (its inspector view, its bytes, its
+//! scene and its placements). records ← bytes ← align; placements ← geometry ← here.
+
+mod align;
+mod bytes;
+mod geometry;
+mod placements;
+mod records;
+
+pub use geometry::{moved_colour, Geometry, LAYER_MOVED_IN_B, LAYER_ONLY_IN_B, MOVED_FROM, MOVED_LEAST, MOVED_MOST, ONLY_IN_A, ONLY_IN_B, UNCHANGED};
+pub use placements::{placements, PlacementChange, PlacementCounts, Placements};
+
+use crate::formats::Document;
+use crate::scene::Scene;
+use bytes::first_difference;
+use records::Records;
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Records listed at most in each of `changed`, `added` and `removed` (the counts go on).
+pub const MAX_LISTED: usize = 1_000;
+
+/// Rows of the aligned trees at most (two text files of a million lines each are not shown
+/// whole; the counts go on).
+pub const MAX_ROWS: usize = 200_000;
+
+/// How long the alignment may search for the shortest edit: Myers' diff is quick when the
+/// files are alike and quadratic when they are not (two unrelated files of 100,000 lines);
+/// past this, what is left is aligned roughly and a note says so.
+pub const ALIGN_BUDGET: std::time::Duration = std::time::Duration::from_secs(5);
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    pub same: usize,
+    pub changed: usize,
+    pub added: usize,
+    pub removed: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FieldChange {
+    pub name: String,
+    pub a: String,
+    pub b: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Changed {
+    pub path_a: String,
+    pub path_b: String,
+    pub offset_a: usize,
+    pub offset_b: usize,
+    pub fields: Vec<FieldChange>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Added {
+    pub path: String,
+    pub offset_b: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Removed {
+    pub path: String,
+    pub offset_a: usize,
+}
+
+/// What `relicview diff --json` prints.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Comparison {
+    pub same: bool,
+    pub kind_a: String,
+    pub kind_b: String,
+    pub records: Counts,
+    pub changed: Vec<Changed>,
+    pub added: Vec<Added>,
+    pub removed: Vec<Removed>,
+    /// How the files were compared where records could not be: different kinds, a part
+    /// past what parsed, a file with no records.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// For two models: their triangles, and the vertices the changed records moved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub geometry: Option<Geometry>,
+    /// For two worlds: their placements paired by their place in the tree of placements.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placements: Option<Placements>,
+}
+
+/// What a row of the aligned trees shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RowStatus {
+    Same,
+    Changed,
+    /// In B only.
+    Added,
+    /// In A only.
+    Removed,
+    /// A container on both sides with a difference somewhere inside.
+    Inner,
+}
+
+/// One row of the two record trees side by side: the record of each side (an inspector row,
+/// or for text a line from 0), absent on the side without it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AlignedRow {
+    pub a: Option<u32>,
+    pub b: Option<u32>,
+    pub status: RowStatus,
+    pub depth: u32,
+    /// Each side's record's bytes `[start, end)`.
+    pub range_a: Option<[usize; 2]>,
+    pub range_b: Option<[usize; 2]>,
+}
+
+/// What the page shows of a comparison beside its [`Comparison`]: both trees row by row, and
+/// the bytes of each file that differ.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Alignment {
+    /// The records are lines of text (`a` and `b` count lines), not inspector rows.
+    pub lines: bool,
+    pub rows: Vec<AlignedRow>,
+    /// Rows past [`MAX_ROWS`], not listed.
+    pub rows_dropped: usize,
+    pub bytes_a: Vec<[usize; 2]>,
+    pub bytes_b: Vec<[usize; 2]>,
+    /// Inspector rows of A and the rows of B they were matched or changed to.
+    #[serde(skip)]
+    pub pairs: HashMap<u32, u32>,
+}
+
+/// The word a comparison calls a document's kind: its summary's `kind` ("geometry"), or
+/// the listing's word for it ("map").
+fn kind_word(doc: &dyn Document) -> String {
+    serde_json::from_str::<serde_json::Value>(&doc.info_json()).ok().and_then(|j| j["kind"].as_str().map(String::from)).unwrap_or_else(|| doc.kind().as_str().to_string())
+}
+
+/// Compare two opened documents (opened to be shown: their inspector views are read), and
+/// their scenes when both have one.
+pub fn compare(a: &dyn Document, b: &dyn Document, scenes: Option<(&Scene, &Scene)>) -> Comparison {
+    compare_within(a, b, scenes, ALIGN_BUDGET).0
+}
+
+/// [`compare`], and what the page shows beside it.
+pub fn compare_in_full(a: &dyn Document, b: &dyn Document, scenes: Option<(&Scene, &Scene)>) -> (Comparison, Alignment) {
+    compare_within(a, b, scenes, ALIGN_BUDGET)
+}
+
+/// [`compare_in_full`], the alignment searching for at most `budget`.
+fn compare_within(a: &dyn Document, b: &dyn Document, scenes: Option<(&Scene, &Scene)>, budget: std::time::Duration) -> (Comparison, Alignment) {
+    let mut out = Comparison { same: false, kind_a: kind_word(a), kind_b: kind_word(b), records: Counts::default(), changed: Vec::new(), added: Vec::new(), removed: Vec::new(), notes: Vec::new(), geometry: None, placements: None };
+    let (bytes_a, bytes_b) = (a.bytes(0).unwrap_or(&[]), b.bytes(0).unwrap_or(&[]));
+    let records = if a.kind() == b.kind() { Records::of_document(a).zip(Records::of_document(b)) } else { None };
+    let Some((ra, rb)) = records else {
+        out.notes.push(if a.kind() != b.kind() { format!("a {} and a {}: compared by bytes", a.kind().title(), b.kind().title()) } else { "no records: compared by bytes".into() });
+        if let Some(at) = first_difference(bytes_a, bytes_b) {
+            out.notes.push(format!("the bytes differ from byte {at} ({} and {} bytes)", bytes_a.len(), bytes_b.len()));
+        }
+        out.same = first_difference(bytes_a, bytes_b).is_none();
+        let mut ranges = bytes::ByteRanges::default();
+        ranges.changed(bytes_a, 0, bytes_b, 0);
+        let (bytes_a, bytes_b) = ranges.finish();
+        return (out, Alignment { bytes_a, bytes_b, ..Alignment::default() });
+    };
+    let deadline = similar::Instant::now().checked_add(budget);
+    let mut d = align::Differ::new(&ra, &rb, (a.inspector(), b.inspector()), out, deadline);
+    d.run();
+    if deadline.is_some_and(|t| similar::Instant::now() > t) {
+        d.out.notes.push(format!("the files are too unlike to align exactly within {} s: past that, records were aligned roughly (the counts may overstate the differences)", budget.as_secs_f32()));
+    }
+    // A model's primitives name the records they came from; a world's come from the models
+    // it places, whose records these are not, so a world is compared by its placements.
+    if let Some((sa, sb)) = scenes.filter(|(sa, sb)| !ra.lines && (!sa.meshes.is_empty() || !sb.meshes.is_empty())) {
+        d.out.geometry = Some(geometry::geometry(sa, sb, &d.pairs));
+    }
+    if !a.placements().is_empty() || !b.placements().is_empty() {
+        d.out.placements = Some(placements(a.placements(), b.placements()));
+    }
+    // What the records do not reach (past a parse error, past the listed rows) compares
+    // as bytes.
+    let (tail_a, tail_b) = (&bytes_a[ra.parsed_to.min(bytes_a.len())..], &bytes_b[rb.parsed_to.min(bytes_b.len())..]);
+    let tails_differ = first_difference(tail_a, tail_b).is_some();
+    if ra.parsed_to < bytes_a.len() || rb.parsed_to < bytes_b.len() {
+        d.out.notes.push(format!(
+            "records reach byte {} of A and {} of B; the rest ({} and {} bytes) compared by bytes: {}",
+            ra.parsed_to,
+            rb.parsed_to,
+            tail_a.len(),
+            tail_b.len(),
+            if tails_differ { "they differ" } else { "the same" }
+        ));
+        d.bytes.changed(tail_a, ra.parsed_to.min(bytes_a.len()), tail_b, rb.parsed_to.min(bytes_b.len()));
+    }
+    let c = &d.out.records;
+    d.out.same = c.changed == 0 && c.added == 0 && c.removed == 0 && !tails_differ;
+    let (bytes_a, bytes_b) = d.bytes.finish();
+    let alignment = Alignment { lines: ra.lines, rows: d.rows, rows_dropped: d.rows_dropped, bytes_a, bytes_b, pairs: d.pairs };
+    (d.out, alignment)
+}
+
+/// The difference view of two scenes compared: for two worlds by their placements, for
+/// models vertex by vertex through the records the alignment paired (docs/diff.md). None
+/// when there is nothing to compare in 3D (text, or a side without a scene).
+pub fn difference_scene(a: &dyn Document, b: &dyn Document, scenes: (&Scene, &Scene), alignment: &Alignment) -> Option<Scene> {
+    let (sa, sb) = scenes;
+    if !a.placements().is_empty() || !b.placements().is_empty() {
+        let (_, statuses) = placements::placements_with_statuses(a.placements(), b.placements());
+        return Some(geometry::placement_difference(sa, sb, (a.placements(), b.placements()), &statuses));
+    }
+    if alignment.lines || (sa.meshes.is_empty() && sb.meshes.is_empty()) {
+        return None;
+    }
+    Some(geometry::model_difference(sa, sb, &alignment.pairs))
+}
+
