@@ -5,7 +5,7 @@
 //! colours come out as the file stores them.
 
 use three_d::{
-    Blend, BlendEquationType, BlendMultiplierType, WriteMask, ColorMapping, Cull, EffectMaterialId, Light, Material, MaterialType, Program, RenderStates, Texture2DRef, Vec3, Viewer,
+    Blend, BlendEquationType, BlendMultiplierType, DepthTest, WriteMask, ColorMapping, Cull, EffectMaterialId, Light, Material, MaterialType, Program, RenderStates, Texture2DRef, Vec3, Viewer,
 };
 
 pub struct RetroMaterial {
@@ -22,7 +22,14 @@ pub struct RetroMaterial {
     /// facing away from it (1: unlit, the colour as stored).
     pub light: Vec3,
     pub ambient: f32,
+    /// Drawn as a see-through ghost of itself over what is already drawn (the other file
+    /// of a comparison): tinted, blended, tested against the depth but not writing it.
+    pub ghost: bool,
 }
+
+/// A ghost's tint (linear RGB, mixed half and half with its own colour) and its opacity.
+const GHOST_TINT: [f32; 3] = [0.25, 0.75, 1.0];
+pub const GHOST_ALPHA: f32 = 0.45;
 
 /// Which texels a draw puts down. A semi-transparent material is drawn twice: its opaque
 /// texels with the opaque models, then its semi-transparent ones (alpha below 1) blended
@@ -72,6 +79,7 @@ uniform float glow;
 uniform float alphaCutoff;
 uniform int texelPass;
 uniform float semiScale;
+uniform vec4 ghost;
 #ifdef USE_TEXTURE
 uniform sampler2D tex;
 uniform mat3 textureTransformation;
@@ -102,6 +110,7 @@ void main()
     outColor = vec4(c.rgb * (light + glow), c.a);
     // The console blends in its own (gamma) space: scale after the output mapping.
     outColor.rgb = color_mapping(outColor.rgb) * semiScale;
+    if (ghost.a > 0.0) outColor = vec4(mix(outColor.rgb, ghost.rgb, 0.5), ghost.a);
 }
 "#,
         );
@@ -117,6 +126,8 @@ void main()
         let (pass, scale) = self.pass.uniforms();
         program.use_uniform_if_required("texelPass", pass);
         program.use_uniform("semiScale", scale);
+        let [r, g, b] = GHOST_TINT;
+        program.use_uniform_if_required("ghost", three_d::Vec4::new(r, g, b, if self.ghost { GHOST_ALPHA } else { 0.0 }));
         if let Some(tex) = &self.texture {
             program.use_uniform("textureTransformation", tex.transformation);
             program.use_texture("tex", tex);
@@ -124,6 +135,10 @@ void main()
     }
 
     fn render_states(&self) -> RenderStates {
+        if self.ghost {
+            // Over A where B coincides with it (equal depth passes), hidden where A is nearer.
+            return RenderStates { cull: self.cull, blend: Blend::TRANSPARENCY, write_mask: WriteMask::COLOR, depth_test: DepthTest::LessOrEqual };
+        }
         let Pass::SemiTexels(rule) = self.pass else { return RenderStates { cull: self.cull, blend: Blend::Disabled, ..Default::default() } };
         let (source, equation) = match rule {
             crate::scene::Blend::Average => (BlendMultiplierType::SrcAlpha, BlendEquationType::Add),
@@ -144,6 +159,6 @@ void main()
     }
 
     fn material_type(&self) -> MaterialType {
-        if matches!(self.pass, Pass::SemiTexels(_)) { MaterialType::Transparent } else { MaterialType::Opaque }
+        if self.ghost || matches!(self.pass, Pass::SemiTexels(_)) { MaterialType::Transparent } else { MaterialType::Opaque }
     }
 }

@@ -1,132 +1,69 @@
-//! The only module that knows three-d: draws a neutral [`Scene`] into the page's WebGL2
-//! canvas, owns the camera, and evaluates the scene's clips at the animation clock.
+//! The only module that knows three-d: draws neutral [`Scene`]s into the page's WebGL2
+//! canvas, owns the camera, and evaluates the scenes' clips at the animation clock.
 //!
 //! Draw plan (see `Scene::draw_plan`): meshes used once and not moved by a clip are baked
 //! into world space and merged, one draw per texture; a mesh placed by several nodes (or
 //! moved by a clip) is one instanced draw per primitive for all its nodes. Draw calls grow
 //! with unique meshes, not with placements. LODs are uploaded the first time they show.
+//!
+//! A file on show is one [`stage::Stage`]; two files compared are three (A, B and the
+//! difference view) under one camera, drawn as `view::CompareView` says: one of them, B
+//! ghosted over A, or A and B either side of a split.
 
 mod geometry;
 mod material;
+mod stage;
 
-use crate::view::skeleton;
-use crate::scene::{source_of, Bounds, DrawPlan, Marker, Scene, SourceRun};
-pub use crate::view::{AxisView, Background, CameraMode, CameraState, Lighting, ViewOptions, ViewpointAt, BACKGROUND, CHECKER, CHECKER_PX};
-use glam::Vec3 as GVec3;
+use crate::scene::{Bounds, Scene};
+use crate::view::{CompareView, Side};
+pub use crate::view::{AxisView, Background, CameraMode, CameraState, ViewOptions, ViewpointAt, BACKGROUND, CHECKER, CHECKER_PX};
 use geometry::{SceneGeometry, VertexArrays};
-use material::{Pass, RetroMaterial};
+use glam::Vec3 as GVec3;
+pub use stage::Hit;
+use stage::{lighting, retro_materials, upload_texture, HighlightTarget, Stage, StageFrame};
 use std::sync::Arc;
 use three_d::{
-    degrees, vec2, vec3, Camera, ClearState, ColorMaterial, Context, CpuMesh, CpuTexture, Cull, Geometry, Gm, InnerSpace, Interpolation, Mat3, Mat4, Mesh as GpuMesh,
-    Mipmap, Positions, RenderTarget, ScissorBox, Srgba, Texture2DRef, TextureData, Vec3, Viewport, Wireframe, Wrapping,
+    degrees, vec3, Camera, ClearState, ColorMaterial, Context, CpuMesh, CpuTexture, Cull, Gm, InnerSpace, Interpolation, Mat3, Mat4, Mesh as GpuMesh, RenderTarget, ScissorBox, Texture2DRef,
+    TextureData, Vec3, Viewport, Wrapping,
 };
 
 const FOV_DEGREES: f32 = 45.0;
 
-const WIRE_COLOR: Srgba = Srgba { r: 240, g: 240, b: 240, a: 255 };
-const POINT_COLOR: [u8; 4] = [255, 236, 150, 255];
-const DROPZONE_COLOR: [u8; 4] = [230, 40, 40, 255];
 /// Vertices uploaded per frame at most (but always one batch): a large world appears batch
 /// by batch, one mesh after another, and no frame waits for the whole upload.
 const UPLOAD_BUDGET: usize = 150_000;
 /// How high above a viewpoint's node the eye is (a pod's cockpit over its dropzone).
 pub const EYE_HEIGHT: f32 = 2.0;
-const HIGHLIGHT_COLOR: Srgba = Srgba { r: 255, g: 200, b: 40, a: 255 };
-
-/// Meshes baked into world space and merged: one draw per texture.
-struct MergedDraw {
-    gm: Gm<SceneGeometry, RetroMaterial>,
-    /// A semi-transparent material's second pass: its blended texels.
-    semi: Option<RetroMaterial>,
-    /// The material a clip animates in this draw (its UV drift, its glow).
-    animated_material: Option<u32>,
-}
-
-/// One mesh primitive drawn at every node that places it.
-struct InstancedDraw {
-    gm: Gm<SceneGeometry, RetroMaterial>,
-    semi: Option<RetroMaterial>,
-    nodes: Vec<u32>,
-    /// A clip moves some of the nodes: instances are updated every frame.
-    animated: bool,
-    animated_material: Option<u32>,
-}
-
-/// One LOD as uploaded so far: its draw plan, and the batches of it already on the GPU.
-struct GpuLod {
-    plan: DrawPlan,
-    merged: Vec<MergedDraw>,
-    instanced: Vec<InstancedDraw>,
-    /// Batches of the plan uploaded (merged first, then instanced).
-    uploaded: usize,
-    markers: Option<Gm<GpuMesh, ColorMaterial>>,
-    wire: Option<Wireframe>,
-    triangles: usize,
-    instances: usize,
-}
-
-impl GpuLod {
-    fn batches(&self) -> usize {
-        self.plan.merged.len() + self.plan.instanced.len()
-    }
-}
-
-/// What the outline shows: a record's geometry, or one face of it (the bytes start..end).
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct HighlightTarget {
-    record: u32,
-    face: Option<(usize, usize)>,
-    /// The LOD it was outlined in; another LOD on show outlines it again (or nothing).
-    lod: Option<usize>,
-}
-
-/// What a click in the view hit.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Hit {
-    /// The record of the primitive, and of the node that drew it.
-    pub primitive: Option<u32>,
-    pub node: Option<u32>,
-    /// The run of triangles (record and face bytes) the triangle belongs to.
-    pub source: Option<SourceRun>,
-    pub triangle: u32,
-    pub distance: f32,
-}
 
 pub struct Renderer {
     context: Context,
     camera: Camera,
-    scene: Option<Scene>,
-    textures: Vec<Texture2DRef>,
-    /// Per LOD, uploaded on first use.
-    lods: Vec<Option<GpuLod>>,
-    highlight: Option<Wireframe>,
-    highlight_target: Option<HighlightTarget>,
-    /// The box around the outlined triangles, for framing the selection.
-    highlight_bounds: Option<Bounds>,
-    highlight_count: usize,
+    /// The scene on show (A) and, comparing, B and the difference view, by `Side::index`.
+    stages: [Option<Stage>; 3],
+    /// How a comparison is drawn; None while one file is on show.
+    compare: Option<CompareView>,
+    /// The sides the last frame drew.
+    drawn: Vec<Side>,
     /// A full-view square textured with the checker, drawn first when it is the background.
     checker: Option<Gm<GpuMesh, ColorMaterial>>,
-    bounds: Option<Bounds>,
     pub options: ViewOptions,
     width: u32,
     height: u32,
-    shown_lod: Option<usize>,
     /// Draw calls of the last frame.
     draw_calls: u32,
-    /// Layers of the scene not drawn.
-    hidden_layers: Vec<u32>,
     pub camera_mode: CameraMode,
-    /// The option of the scene's choice on show.
-    choice: Option<usize>,
-    /// Bytes of vertex and index data sent to the GPU for the scene on show, and the time
-    /// the uploads took (building the buffers and handing them to GL).
-    upload_bytes: usize,
-    upload_ms: f64,
     clock: fn() -> f64,
 }
 
 fn to_mat4(m: glam::Mat4) -> Mat4 {
     Mat4::from(m.to_cols_array_2d())
+}
+
+fn union(a: Option<Bounds>, b: Option<Bounds>) -> Option<Bounds> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(Bounds { min: GVec3::from(a.min).min(GVec3::from(b.min)).into(), max: GVec3::from(a.max).max(GVec3::from(b.max)).into() }),
+        (a, b) => a.or(b),
+    }
 }
 
 impl Renderer {
@@ -138,25 +75,15 @@ impl Renderer {
         Ok(Renderer {
             context,
             camera,
-            scene: None,
-            textures: Vec::new(),
-            lods: Vec::new(),
-            highlight: None,
-            highlight_target: None,
-            highlight_bounds: None,
-            highlight_count: 0,
+            stages: [None, None, None],
+            compare: None,
+            drawn: Vec::new(),
             checker: None,
-            bounds: None,
             options: ViewOptions::default(),
             width: width.max(1),
             height: height.max(1),
-            shown_lod: None,
             draw_calls: 0,
-            hidden_layers: Vec::new(),
             camera_mode: CameraMode::Orbit,
-            choice: None,
-            upload_bytes: 0,
-            upload_ms: 0.0,
             clock,
         })
     }
@@ -186,36 +113,58 @@ impl Renderer {
 
     /// Replace the drawn scene (None clears) and frame the camera on its first LOD.
     pub fn set_scene(&mut self, scene: Option<Scene>) {
-        self.lods.clear();
-        self.upload_bytes = 0;
-        self.upload_ms = 0.0;
-        self.textures.clear();
-        self.highlight = None;
-        self.highlight_target = None;
-        self.highlight_bounds = None;
-        self.bounds = None;
-        self.shown_lod = None;
-        self.hidden_layers.clear();
+        self.stages = [scene.map(|s| Stage::new(&self.context, s)), None, None];
+        self.compare = None;
         self.camera_mode = CameraMode::Orbit;
-        self.choice = None;
-        self.scene = scene;
-        if let Some(k) = self.scene.as_ref().and_then(|s| s.choice.as_ref()).map(|c| c.default) {
-            self.choose(k);
-        }
-        let Some(scene) = &self.scene else { return };
-        self.textures = scene.textures.iter().map(|t| upload_texture(&self.context, t)).collect();
-        self.lods = (0..scene.lod_count()).map(|_| None).collect();
-        self.bounds = scene.bounds_in(0, &self.hidden_layers);
         self.frame();
     }
 
+    /// Show two files compared, and their difference view where there is one, under one
+    /// camera framed on both.
+    pub fn set_comparison(&mut self, a: Option<Scene>, b: Option<Scene>, difference: Option<Scene>) {
+        let stage = |s: Option<Scene>| s.map(|s| Stage::new(&self.context, s));
+        self.stages = [stage(a), stage(b), stage(difference)];
+        self.compare = Some(CompareView::default());
+        self.camera_mode = CameraMode::Orbit;
+        self.frame();
+    }
+
+    pub fn comparing(&self) -> Option<CompareView> {
+        self.compare
+    }
+
+    /// How the comparison is drawn; false when no comparison is on show.
+    pub fn set_compare_view(&mut self, view: CompareView) -> bool {
+        let Some(c) = self.compare.as_mut() else { return false };
+        *c = view;
+        true
+    }
+
+    fn stage(&self, side: Side) -> Option<&Stage> {
+        self.stages[side.index()].as_ref()
+    }
+
+    fn main(&self) -> Option<&Stage> {
+        self.stages[0].as_ref()
+    }
+
+    /// The scene on show (A, when comparing).
     pub fn scene(&self) -> Option<&Scene> {
-        self.scene.as_ref()
+        self.main().map(|s| &s.scene)
+    }
+
+    /// A side's scene, when comparing (A's alone otherwise).
+    pub fn scene_of(&self, side: Side) -> Option<&Scene> {
+        self.stage(side).map(|s| &s.scene)
+    }
+
+    fn bounds(&self) -> Option<Bounds> {
+        self.stages.iter().flatten().map(|s| s.bounds).fold(None, union)
     }
 
     /// Look at the scene's bounds from above and in front, far enough to see all of it.
     pub fn frame(&mut self) {
-        let Some(b) = self.bounds else { return };
+        let Some(b) = self.bounds() else { return };
         self.frame_bounds(b, vec3(0.55, 0.45, 0.7).normalize(), vec3(0.0, 1.0, 0.0));
     }
 
@@ -234,10 +183,10 @@ impl Renderer {
         self.update_projection();
     }
 
-    /// Frame the outlined geometry (the selection), looking from where the camera is;
-    /// false when nothing is outlined.
+    /// Frame the outlined geometry (the selection, on every side outlined), looking from
+    /// where the camera is; false when nothing is outlined.
     pub fn frame_highlight(&mut self) -> bool {
-        let Some(b) = self.highlight_bounds else { return false };
+        let Some(b) = self.stages.iter().flatten().map(|s| s.highlight_bounds).fold(None, union) else { return false };
         let back = self.camera.position() - self.camera.target();
         let dir = if back.magnitude() > 1e-6 { back.normalize() } else { vec3(0.55, 0.45, 0.7).normalize() };
         // The screen's up stays (looking straight down, world up would be degenerate).
@@ -247,7 +196,7 @@ impl Renderer {
     }
 
     fn radius(&self) -> f32 {
-        self.bounds.map_or(1.0, |b| b.radius().max(1e-3))
+        self.bounds().map_or(1.0, |b| b.radius().max(1e-3))
     }
 
     fn distance(&self) -> f32 {
@@ -311,8 +260,9 @@ impl Renderer {
 
     /// The scene's viewpoints where they stand at `seconds`.
     pub fn viewpoints(&self, seconds: f64) -> Vec<ViewpointAt> {
-        let Some(scene) = &self.scene else { return Vec::new() };
-        let world = scene.world(&scene.pose(seconds));
+        let Some(stage) = self.main() else { return Vec::new() };
+        let scene = &stage.scene;
+        let world = stage.world(seconds);
         scene
             .viewpoints
             .iter()
@@ -331,57 +281,55 @@ impl Renderer {
     /// Look at the scene straight along an axis: "front" (from +Z), "side" (from +X) or
     /// "top" (from +Y), framed on its bounds.
     pub fn axis_view(&mut self, axis: AxisView) -> bool {
-        let Some(b) = self.bounds else { return false };
+        let Some(b) = self.bounds() else { return false };
         let ([dx, dy, dz], [ux, uy, uz]) = (axis.direction(), axis.up());
         self.frame_bounds(b, vec3(dx, dy, dz), vec3(ux, uy, uz));
         self.camera_mode = CameraMode::Orbit;
         true
     }
 
-    /// Show option `k` of the scene's choice (its layers, its clip); false when there is none.
+    /// Show option `k` of the scene's choice (its layers, its clip) on every side that has
+    /// it; false when the scene on show has none.
     pub fn choose(&mut self, k: usize) -> bool {
-        let Some(scene) = self.scene.as_mut() else { return false };
-        let Some(choice) = &scene.choice else { return false };
-        if k >= choice.options.len() {
-            return false;
+        let lod = self.current_lod().unwrap_or(0);
+        let mut chosen = Vec::new();
+        for stage in self.stages.iter_mut().flatten() {
+            chosen.push(stage.choose(k, lod));
         }
-        let all: Vec<u32> = choice.options.iter().flat_map(|o| o.layers.iter().copied()).collect();
-        let hidden = scene.choose(k);
-        // The person's own hidden layers stay; the choice's are the option's.
-        let mut layers: Vec<u32> = self.hidden_layers.iter().copied().filter(|l| !all.contains(l)).collect();
-        layers.extend(hidden);
-        self.choice = Some(k);
-        // Clips that play changed: what is animated is planned again.
-        self.lods.iter_mut().for_each(|l| *l = None);
-        self.set_hidden_layers(layers);
-        if let Some(scene) = &self.scene {
-            let lod = self.current_lod().unwrap_or(0);
-            self.bounds = scene.bounds_in(lod, &self.hidden_layers).or(self.bounds);
-        }
-        true
+        chosen.first().copied().unwrap_or(false)
     }
     pub fn choice(&self) -> Option<usize> {
-        self.choice
+        self.main().and_then(|s| s.choice)
     }
 
-    /// Hide the scene's layers in `hidden` (indices into its layer list), show the rest.
-    pub fn set_hidden_layers(&mut self, mut hidden: Vec<u32>) {
-        hidden.sort_unstable();
-        hidden.dedup();
-        if hidden != self.hidden_layers {
-            self.hidden_layers = hidden;
-            // What is drawn changes: plan and upload again (on the next frame).
-            self.lods.iter_mut().for_each(|l| *l = None);
-            self.highlight = None;
+    /// Hide the layers named in `names` on every side shown, show the others.
+    pub fn set_hidden_layers_named(&mut self, names: &[String]) {
+        for stage in self.stages.iter_mut().flatten() {
+            let own = crate::view::layers::layers_named(&stage.scene, names);
+            stage.set_hidden_layers(own);
         }
     }
+    /// The layers hidden on `side` (A: the scene on show).
+    pub fn hidden_layers_of(&self, side: Side) -> &[u32] {
+        self.stage(side).map_or(&[], |s| &s.hidden_layers)
+    }
     pub fn hidden_layers(&self) -> &[u32] {
-        &self.hidden_layers
+        self.hidden_layers_of(Side::A)
     }
 
-    /// Batches of the LOD on show uploaded, and in all.
+    /// The side a frame draws first (A, B, or the difference view): whose layers, LODs and
+    /// choice the page's controls show.
+    pub fn primary(&self) -> Side {
+        self.passes().first().map_or(Side::A, |p| p.side)
+    }
+
+    /// Batches uploaded of the LODs drawn in the last frame, and in all.
     pub fn upload_progress(&self) -> (usize, usize) {
-        self.shown().map_or((0, 0), |l| (l.uploaded, l.batches()))
+        self.drawn_stages().map(|s| s.upload_progress(s.shown_lod)).fold((0, 0), |(a, b), (c, d)| (a + c, b + d))
+    }
+
+    fn drawn_stages(&self) -> impl Iterator<Item = &Stage> + '_ {
+        self.drawn.iter().filter_map(|&side| self.stage(side))
     }
 
     /// Move camera and target across the view by a drag of (dx, dy) CSS pixels.
@@ -409,7 +357,7 @@ impl Renderer {
     /// seen to switch.
     fn far_limit(&self) -> f32 {
         let r = self.radius();
-        self.scene.iter().flat_map(|s| &s.lods).filter_map(|l| l.distance.map(|d| d[1])).fold(r * 200.0, f32::max) * 1.2
+        self.stages.iter().flatten().flat_map(|s| &s.scene.lods).filter_map(|l| l.distance.map(|d| d[1])).fold(r * 200.0, f32::max) * 1.2
     }
 
     /// Zoom towards the point of the surface under canvas pixel (x, y) (top-left origin):
@@ -418,7 +366,7 @@ impl Renderer {
     /// under the cursor (or flying) this is [`Self::zoom`].
     pub fn zoom_at(&mut self, steps: f32, x: f32, y: f32, seconds: f64) {
         let hit = (self.camera_mode == CameraMode::Orbit).then(|| self.pick(x, y, seconds)).flatten();
-        let Some(hit) = hit.filter(|h| h.distance.is_finite() && h.distance > 0.0) else { return self.zoom(steps) };
+        let Some((_, hit)) = hit.filter(|(_, h)| h.distance.is_finite() && h.distance > 0.0) else { return self.zoom(steps) };
         let pixel = (x, self.height as f32 - y);
         let (eye, ray) = (self.camera.position(), self.camera.view_direction_at_pixel(pixel));
         let point = eye + ray * hit.distance;
@@ -433,107 +381,14 @@ impl Renderer {
         self.update_projection();
     }
 
-    /// How many LODs the scene has (0 with nothing open).
+    /// How many LODs the scene has (0 with nothing open; comparing, the most of either file).
     pub fn lod_count(&self) -> usize {
-        self.scene.as_ref().map_or(0, |s| if s.lods.is_empty() { 1 } else { s.lods.len() })
+        self.stages.iter().flatten().map(Stage::lod_count).max().unwrap_or(0)
     }
 
     /// The LOD the options select at the current camera distance.
     pub fn current_lod(&self) -> Option<usize> {
-        let scene = self.scene.as_ref()?;
-        let count = self.lod_count();
-        if !self.options.auto_lod {
-            return Some(self.options.lod.min(count - 1));
-        }
-        let d = self.bounds.map_or(self.distance(), |b| {
-            let c = b.center();
-            (self.camera.position() - vec3(c.x, c.y, c.z)).magnitude()
-        });
-        let within = |l: &crate::scene::LodLevel| l.distance.is_some_and(|[near, far]| d >= near && d < far);
-        let beyond = |l: &crate::scene::LodLevel| l.distance.is_some_and(|[near, _]| d >= near);
-        scene.lods.iter().position(within).or_else(|| scene.lods.iter().rposition(beyond)).or(Some(0))
-    }
-
-    /// World matrices at the animation clock.
-    fn world(&self, seconds: f64) -> Vec<glam::Mat4> {
-        self.scene.as_ref().map_or(Vec::new(), |s| s.world(&s.pose(seconds)))
-    }
-
-    /// Plan LOD `lod` if it has not been yet: its markers now, its batches as frames allow.
-    fn ensure_lod(&mut self, lod: usize) {
-        if self.lods.get(lod).is_none_or(Option::is_some) {
-            return;
-        }
-        let Some(scene) = &self.scene else { return };
-        let plan = scene.draw_plan_in(lod, &self.hidden_layers);
-        let world = scene.world(&scene.pose(0.0));
-        let visible = scene.visible_in(lod, &self.hidden_layers);
-        let mut points: Vec<([f32; 3], f32)> = Vec::new();
-        let mut dropzones: Vec<glam::Mat4> = Vec::new();
-        for (i, n) in scene.nodes.iter().enumerate().filter(|(i, _)| visible[*i]) {
-            match n.marker {
-                Some(Marker::Light { radius }) => points.push((world[i].transform_point3(GVec3::ZERO).to_array(), radius)),
-                Some(Marker::Dropzone) => dropzones.push(world[i]),
-                None => {}
-            }
-        }
-        let size = self.bounds.map_or(0.05, |b| b.radius() * 0.015);
-        let markers = (!points.is_empty() || !dropzones.is_empty()).then(|| {
-            let mut cpu = point_markers(&points, size);
-            add_pyramids(&mut cpu, &dropzones, (size * 1.5).max(0.3));
-            Gm::new(GpuMesh::new(&self.context, &cpu), ColorMaterial { color: Srgba::WHITE, ..Default::default() })
-        });
-        let triangles = scene.nodes.iter().zip(&visible).filter(|(_, &v)| v).filter_map(|(n, _)| n.mesh).map(|m| scene.meshes[m as usize].triangle_count()).sum();
-        let instances = scene.nodes.iter().zip(&visible).filter(|(n, &v)| v && n.mesh.is_some()).count();
-        self.lods[lod] = Some(GpuLod { plan, merged: Vec::new(), instanced: Vec::new(), uploaded: 0, markers, wire: None, triangles, instances });
-    }
-
-    /// Upload batches of LOD `lod` until `budget` vertices have gone up this frame (one batch
-    /// at least). Returns whether every batch is up.
-    fn upload_some(&mut self, lod: usize, budget: usize) -> bool {
-        let (Some(scene), Some(Some(l))) = (&self.scene, self.lods.get_mut(lod)) else { return true };
-        if l.uploaded >= l.batches() {
-            return true;
-        }
-        let world = scene.world(&scene.pose(0.0));
-        let animated = scene.animated_nodes();
-        let animated_materials = scene.animated_materials();
-        let textures = &self.textures;
-        // The shader samples a texture exactly when the geometry has UVs for it: both follow
-        // the scene's one decision (`Scene::texture_of`).
-        let texture_of = |p: &crate::scene::Primitive| scene.texture_of(p).and_then(|t| textures.get(t as usize).cloned());
-        let mut sent = 0usize;
-        while l.uploaded < l.batches() && (sent == 0 || sent < budget) {
-            let k = l.uploaded;
-            l.uploaded += 1;
-            if let Some(batch) = l.plan.merged.get(k) {
-                let items: Vec<_> = batch.items.iter().map(|&(n, m, k)| (&scene.meshes[m as usize].primitives[k as usize], world[n as usize])).collect();
-                sent += items.iter().map(|(p, _)| p.positions.len()).sum::<usize>();
-                let texture = batch.texture.and_then(|t| textures.get(t as usize).cloned());
-                let Some(geometry) = batch_geometry(&self.context, scene, &items, texture.is_some()) else { continue };
-                self.upload_bytes += geometry.bytes();
-                let material = batch.items.first().and_then(|&(_, m, k)| scene.meshes[m as usize].primitives[k as usize].material).and_then(|m| scene.materials.get(m as usize));
-                let (material, semi) = retro_materials(material, texture, geometry.has_normals());
-                l.merged.push(MergedDraw { gm: Gm::new(geometry, material), semi, animated_material: batch.animated_material });
-                continue;
-            }
-            let batch = &l.plan.instanced[k - l.plan.merged.len()];
-            let prim = &scene.meshes[batch.mesh as usize].primitives[batch.primitive as usize];
-            sent += prim.positions.len();
-            let texture = texture_of(prim);
-            let Some(mut geometry) = batch_geometry(&self.context, scene, &[(prim, glam::Mat4::IDENTITY)], texture.is_some()) else { continue };
-            self.upload_bytes += geometry.bytes();
-            geometry.set_instances(&batch.nodes.iter().map(|&n| to_mat4(world[n as usize])).collect::<Vec<_>>());
-            let (material, semi) = retro_materials(prim.material.and_then(|m| scene.materials.get(m as usize)), texture, geometry.has_normals());
-            l.instanced.push(InstancedDraw {
-                gm: Gm::new(geometry, material),
-                semi,
-                animated: batch.nodes.iter().any(|&n| animated[n as usize]),
-                nodes: batch.nodes.clone(),
-                animated_material: prim.material.filter(|m| animated_materials.contains(m)),
-            });
-        }
-        l.uploaded >= l.batches()
+        self.main().map(|s| s.current_lod(&self.options, self.camera.position()))
     }
 
     /// Compile the shader programs of `variants` (normals, colours, textured) by drawing one
@@ -569,111 +424,91 @@ impl Renderer {
         target.clear(ClearState::color_and_depth(r, g, b, 1.0, 1.0));
     }
 
-    /// Bytes of vertex and index data sent to the GPU for the scene on show so far.
+    /// Bytes of vertex and index data sent to the GPU for the scenes on show so far.
     pub fn upload_bytes(&self) -> usize {
-        self.upload_bytes
+        self.stages.iter().flatten().map(|s| s.upload_bytes).sum()
     }
 
-    /// Milliseconds spent uploading batches of the scene on show so far.
+    /// Milliseconds spent uploading batches of the scenes on show so far.
     pub fn upload_ms(&self) -> f64 {
-        self.upload_ms
+        self.stages.iter().flatten().map(|s| s.upload_ms).sum()
     }
 
-    /// Whether the LOD on show still has batches to upload (frames must keep coming).
+    /// Whether a LOD drawn in the last frame still has batches to upload (frames must keep
+    /// coming).
     pub fn uploading(&self) -> bool {
-        let (done, total) = self.upload_progress();
-        done < total
+        self.drawn_stages().any(|s| s.uploading(s.shown_lod))
     }
 
-    /// What is under the pixel (x, y) of the canvas, top-left origin, in canvas pixels.
-    pub fn pick(&self, x: f32, y: f32, seconds: f64) -> Option<Hit> {
-        let scene = self.scene.as_ref()?;
-        let lod = self.current_lod()?;
+    /// The sides a frame draws and how.
+    fn passes(&self) -> Vec<crate::view::ComparePass> {
+        match self.compare {
+            Some(c) => c.passes(self.width, self.stages[Side::Difference.index()].is_some()),
+            None => vec![crate::view::ComparePass { side: Side::A, ghost: false, columns: (0, self.width) }],
+        }
+    }
+
+    /// What is under the pixel (x, y) of the canvas, top-left origin, in canvas pixels, and
+    /// the side it belongs to: comparing, the nearest hit among the sides drawn there.
+    pub fn pick(&self, x: f32, y: f32, seconds: f64) -> Option<(Side, Hit)> {
         let pixel = (x, self.height as f32 - y);
         let o = self.camera.position_at_pixel(pixel);
         let d = self.camera.view_direction_at_pixel(pixel);
-        let world = self.world(seconds);
-        let hit = scene.pick(GVec3::new(o.x, o.y, o.z), GVec3::new(d.x, d.y, d.z), lod, &self.hidden_layers, &world)?;
-        let prim = &scene.meshes[hit.mesh as usize].primitives[hit.primitive as usize];
-        // A node copied from another file (a model placed in a world) has no record of its
-        // own: the placement above it stands for it.
-        Some(Hit { primitive: prim.record, node: scene.record_of(hit.node), source: source_of(&prim.sources, hit.triangle).copied(), triangle: hit.triangle, distance: hit.distance })
+        let (o, d) = (GVec3::new(o.x, o.y, o.z), GVec3::new(d.x, d.y, d.z));
+        let sides = match self.compare {
+            Some(c) => c.pickable(x, self.width, self.stages[Side::Difference.index()].is_some()),
+            None => vec![Side::A],
+        };
+        let eye = self.camera.position();
+        sides
+            .into_iter()
+            .filter_map(|side| {
+                let stage = self.stage(side)?;
+                Some((side, stage.pick(o, d, stage.current_lod(&self.options, eye), seconds)?))
+            })
+            .min_by(|a, b| a.1.distance.total_cmp(&b.1.distance))
+    }
+
+    /// Outline what came from inspector record `record` on `side` in the LOD on show; None
+    /// clears. Returns how many triangles are outlined.
+    pub fn set_highlight_on(&mut self, side: Side, target: Option<(u32, Option<(usize, usize)>)>, seconds: f64) -> usize {
+        let eye = self.camera.position();
+        let options = self.options;
+        let Some(stage) = self.stages[side.index()].as_mut() else { return 0 };
+        let lod = stage.current_lod(&options, eye);
+        stage.set_highlight(&self.context, target.map(|(record, face)| HighlightTarget { record, face, lod: None }), Some(lod), seconds)
     }
 
     /// Outline what came from inspector record `record` in the LOD on show; None clears.
     /// Returns how many triangles are outlined.
     pub fn set_highlight(&mut self, record: Option<u32>, seconds: f64) -> usize {
-        self.set_highlight_target(record.map(|record| HighlightTarget { record, face: None, lod: None }), seconds)
+        self.set_highlight_on(Side::A, record.map(|r| (r, None)), seconds)
     }
 
     /// Outline one face: the triangles made from the bytes start..end of index record
     /// `record` (a picked face), not the rest of its list.
     pub fn set_highlight_face(&mut self, record: u32, start: usize, end: usize, seconds: f64) -> usize {
-        self.set_highlight_target(Some(HighlightTarget { record, face: Some((start, end)), lod: None }), seconds)
+        self.set_highlight_on(Side::A, Some((record, Some((start, end)))), seconds)
     }
 
-    fn set_highlight_target(&mut self, target: Option<HighlightTarget>, seconds: f64) -> usize {
-        self.highlight = None;
-        self.highlight_bounds = None;
-        let lod = self.current_lod();
-        self.highlight_target = target.map(|t| HighlightTarget { lod, ..t });
-        let (Some(t), Some(lod), Some(scene)) = (target, lod, self.scene.as_ref()) else { return 0 };
-        let corners = scene.triangles_of_record(t.record, t.face, lod, &self.world(seconds));
-        self.highlight_bounds = Bounds::of(corners.iter().copied());
-        let positions: Vec<Vec3> = corners.iter().map(|&p| Vec3::from(p)).collect();
-        let triangles = positions.len() / 3;
-        self.highlight_count = triangles;
-        if triangles > 0 {
-            self.highlight = Some(Wireframe::new(&self.context, &positions, 2.0, HIGHLIGHT_COLOR));
-        }
-        triangles
+    /// Triangles outlined now on a side (0: none, or the outlined record is not in the LOD
+    /// on show).
+    pub fn highlighted_triangles_on(&self, side: Side) -> usize {
+        self.stage(side).map_or(0, Stage::highlighted_triangles)
     }
 
-    /// Triangles outlined now (0: none, or the outlined record is not in the LOD on show).
     pub fn highlighted_triangles(&self) -> usize {
-        if self.highlight.is_some() { self.highlight_count } else { 0 }
+        self.highlighted_triangles_on(Side::A)
     }
 
     /// Which LOD shows the node that came from inspector record `record`.
     pub fn lod_index_of(&self, record: u32) -> Option<usize> {
-        self.scene.as_ref()?.lod_of_record(record)
-    }
-
-    /// The bones of the scene's skeleton as posed at `seconds`, when the overlay is on; the
-    /// bone of the outlined part in the highlight colour.
-    fn skeleton_overlay(&self, seconds: f64, lod: Option<usize>) -> Option<Gm<GpuMesh, ColorMaterial>> {
-        let scene = self.scene.as_ref().filter(|s| self.options.skeleton && !s.skeleton.is_empty())?;
-        let world = scene.world(&scene.pose(seconds));
-        let visible = scene.visible_in(lod.unwrap_or(0), &self.hidden_layers);
-        let at = |n: u32| world.get(n as usize).map_or(GVec3::NAN, |m| m.transform_point3(GVec3::ZERO));
-        let mut bones: Vec<skeleton::Bone> = scene
-            .skeleton
-            .iter()
-            .filter(|&&(_, b)| visible.get(b as usize).copied().unwrap_or(false))
-            .map(|&(a, b)| skeleton::Bone { from: at(a), to: at(b), picked: false })
-            .collect();
-        let shown: Vec<(u32, u32)> = scene.skeleton.iter().copied().filter(|&(_, b)| visible.get(b as usize).copied().unwrap_or(false)).collect();
-        if let (Some(t), Some(centre)) = (self.highlight_target, self.highlight_bounds.map(|b| GVec3::from(b.center()))) {
-            let picked = skeleton::picked_bone(&shown, &scene.nodes_drawing_record(t.record), |n| scene.nodes.get(n as usize).and_then(|n| n.parent), &bones, centre);
-            if let Some(k) = picked {
-                bones[k].picked = true;
-            }
-        }
-        let mesh = skeleton::overlay(&bones, self.radius());
-        if mesh.positions.is_empty() {
-            return None;
-        }
-        let cpu = CpuMesh {
-            positions: Positions::F32(mesh.positions.iter().map(|p| vec3(p.x, p.y, p.z)).collect()),
-            colors: Some(mesh.colors.iter().map(|&[r, g, b, a]| Srgba::new(r, g, b, a)).collect()),
-            ..Default::default()
-        };
-        Some(Gm::new(GpuMesh::new(&self.context, &cpu), ColorMaterial::default()))
+        self.scene()?.lod_of_record(record)
     }
 
     /// Whether something on show moves with the clock, so frames must keep coming.
     pub fn animating(&self) -> bool {
-        self.scene.as_ref().is_some_and(|s| s.clips.iter().any(|c| !c.tracks.is_empty()))
+        self.stages.iter().flatten().any(Stage::animating)
     }
 
     /// Draw one frame at `seconds` (the animation clock); returns the number of draw calls,
@@ -692,70 +527,6 @@ impl Renderer {
 
     fn draw(&mut self, seconds: f64) -> u32 {
         let [r, g, b] = self.options.background.colors()[0].map(|c| c as f32 / 255.0);
-        let lod = self.current_lod();
-        self.shown_lod = lod;
-        // The outline follows the LOD on show: made again for it (empty when the outlined
-        // record is in another LOD).
-        if let Some(t) = self.highlight_target.filter(|t| t.lod != lod) {
-            self.set_highlight_target(Some(t), seconds);
-        }
-        let (light, ambient) = match self.options.lighting {
-            Lighting::Sun => (material::LIGHT, 0.2),
-            Lighting::Camera => (self.camera.position() - self.camera.target(), 0.3),
-            Lighting::None => (material::LIGHT, 1.0),
-        };
-        let cull = if self.options.cull_back { Cull::Back } else { Cull::None };
-        if let Some(i) = lod {
-            self.ensure_lod(i);
-            let (t0, before) = ((self.clock)(), self.upload_bytes);
-            self.upload_some(i, UPLOAD_BUDGET);
-            if self.upload_bytes != before {
-                self.upload_ms += (self.clock)() - t0;
-            }
-            let animating = self.animating();
-            let (Some(scene), Some(Some(l))) = (self.scene.as_ref(), self.lods.get_mut(i)) else { return 0 };
-            let offsets = scene.uv_offsets(seconds);
-            let glows = scene.glows(seconds);
-            let world = if animating { scene.world(&scene.pose(seconds)) } else { Vec::new() };
-            let uv = |m: Option<u32>| m.and_then(|m| offsets.get(m as usize)).map(|&[u, v]| Mat3::from_translation(vec2(u, v)));
-            let glow = |m: Option<u32>| m.and_then(|m| glows.get(m as usize)).copied().unwrap_or(0.0);
-            let update = |m: &mut RetroMaterial, animated: Option<u32>| {
-                m.cull = cull;
-                m.light = light;
-                m.ambient = ambient;
-                m.glow = glow(animated);
-                if let (Some(t), Some(tex)) = (uv(animated), m.texture.as_mut()) {
-                    tex.transformation = t;
-                }
-            };
-            for d in &mut l.merged {
-                update(&mut d.gm.material, d.animated_material);
-                if let Some(m) = d.semi.as_mut() {
-                    update(m, d.animated_material);
-                }
-            }
-            for d in &mut l.instanced {
-                update(&mut d.gm.material, d.animated_material);
-                if let Some(m) = d.semi.as_mut() {
-                    update(m, d.animated_material);
-                }
-                if d.animated && !world.is_empty() {
-                    let transformations: Vec<Mat4> = d.nodes.iter().map(|&n| to_mat4(world[n as usize])).collect();
-                    d.gm.geometry.set_instances(&transformations);
-                }
-            }
-            if self.options.wireframe && l.wire.is_none() {
-                let w = if world.is_empty() { scene.world(&scene.pose(seconds)) } else { world };
-                let visible = scene.visible_in(i, &self.hidden_layers);
-                let mut positions: Vec<Vec3> = Vec::new();
-                for (n, node) in scene.nodes.iter().enumerate().filter(|(n, _)| visible[*n]) {
-                    for p in node.mesh.iter().flat_map(|&m| &scene.meshes[m as usize].primitives) {
-                        positions.extend(p.indices.iter().filter_map(|&k| p.positions.get(k as usize)).map(|v| Vec3::from(w[n].transform_point3(GVec3::from(*v)).to_array())));
-                    }
-                }
-                l.wire = Some(Wireframe::new(&self.context, &positions, 1.0, WIRE_COLOR));
-            }
-        }
         let target = RenderTarget::screen(&self.context, self.width, self.height);
         target.clear(ClearState::color_and_depth(r, g, b, 1.0, 1.0));
         let mut calls = 0;
@@ -772,38 +543,24 @@ impl Renderer {
             target.clear(ClearState::depth(1.0));
             calls += 1;
         }
-        if let Some(l) = lod.and_then(|i| self.lods[i].as_ref()) {
-            for d in &l.merged {
-                target.render(&self.camera, [&d.gm], &[]);
-                calls += 1;
-            }
-            for d in &l.instanced {
-                target.render(&self.camera, [&d.gm], &[]);
-                calls += 1;
-            }
-            // Semi-transparent texels over everything opaque.
-            for (semi, geometry) in l.merged.iter().filter_map(|d| Some((d.semi.as_ref()?, &d.gm.geometry as &dyn Geometry))).chain(l.instanced.iter().filter_map(|d| Some((d.semi.as_ref()?, &d.gm.geometry as &dyn Geometry)))) {
-                target.render_with_material(semi, &self.camera, [geometry], &[]);
-                calls += 1;
-            }
-            if let (true, Some(wire)) = (self.options.wireframe, &l.wire) {
-                target.render(&self.camera, [wire], &[]);
-                calls += 1;
-            }
-            if let Some(m) = &l.markers {
-                target.render(&self.camera, [m], &[]);
-                calls += 1;
-            }
+        let (light, ambient) = lighting(&self.options, &self.camera);
+        let cull = if self.options.cull_back { Cull::Back } else { Cull::None };
+        let eye = self.camera.position();
+        let (radius, options, clock, height) = (self.radius(), self.options, self.clock, self.height);
+        let passes = self.passes();
+        self.drawn = passes.iter().map(|p| p.side).collect();
+        for stage in self.stages.iter_mut().flatten() {
+            stage.shown_lod = None;
         }
-        if let Some(h) = &self.highlight {
-            target.render(&self.camera, [h], &[]);
-            calls += 1;
-        }
-        if let Some(bones) = self.skeleton_overlay(seconds, lod) {
-            // Over everything: the bones run inside the model.
-            target.clear_partially(ScissorBox::new_at_origo(self.width, self.height), ClearState::depth(1.0));
-            target.render(&self.camera, [&bones], &[]);
-            calls += 1;
+        // Each side's upload shares the frame's budget.
+        let budget = UPLOAD_BUDGET / passes.len().max(1);
+        for pass in passes {
+            let Some(stage) = self.stages[pass.side.index()].as_mut() else { continue };
+            let lod = stage.current_lod(&options, eye);
+            stage.prepare(&self.context, lod, budget, clock);
+            let (x0, x1) = pass.columns;
+            let frame = StageFrame { seconds, light, ambient, cull, scissor: ScissorBox { x: x0 as i32, y: 0, width: x1.saturating_sub(x0), height }, ghost: pass.ghost };
+            calls += stage.draw(&self.context, &target, &self.camera, lod, &frame, &options, radius);
         }
         self.draw_calls = calls;
         calls
@@ -815,37 +572,23 @@ impl Renderer {
         target.read_color::<[u8; 4]>()
     }
 
-    /// Triangles of the LOD drawn in the last frame, every instance counted.
+    /// Triangles of the LODs drawn in the last frame, every instance counted.
     pub fn triangles(&self) -> usize {
-        self.shown().map_or(0, |l| l.triangles)
+        self.drawn_stages().map(Stage::triangles).sum()
     }
     /// Mesh placements drawn in the last frame.
     pub fn instances(&self) -> usize {
-        self.shown().map_or(0, |l| l.instances)
+        self.drawn_stages().map(Stage::instances).sum()
     }
-    fn shown(&self) -> Option<&GpuLod> {
-        self.shown_lod.and_then(|i| self.lods.get(i)).and_then(Option::as_ref)
-    }
+    /// The LOD of the scene on show drawn in the last frame (comparing: of the first side drawn).
     pub fn shown_lod(&self) -> Option<usize> {
-        self.shown_lod
+        self.drawn_stages().next().and_then(|s| s.shown_lod)
     }
     pub fn draw_calls(&self) -> u32 {
         self.draw_calls
     }
     pub fn size(&self) -> (u32, u32) {
         (self.width, self.height)
-    }
-}
-
-/// The material a primitive is drawn with and, for a semi-transparent one, the material of
-/// its second (blending) pass.
-fn retro_materials(material: Option<&crate::scene::Material>, texture: Option<Texture2DRef>, normals: bool) -> (RetroMaterial, Option<RetroMaterial>) {
-    let cutoff = material.and_then(|m| m.alpha_cutoff).unwrap_or(0.0);
-    let blend = material.and_then(|m| m.blend).filter(|_| texture.is_some());
-    let make = |pass| RetroMaterial { texture: texture.clone(), normals, cull: Cull::None, glow: 0.0, alpha_cutoff: cutoff, pass, light: material::LIGHT, ambient: 0.2 };
-    match blend {
-        Some(rule) => (make(Pass::OpaqueTexels), Some(make(Pass::SemiTexels(rule)))),
-        None => (make(Pass::All), None),
     }
 }
 
@@ -868,93 +611,4 @@ fn checker_square(context: &Context) -> Gm<GpuMesh, ColorMaterial> {
     };
     let material = ColorMaterial { texture: Some(Texture2DRef::from_cpu_texture(context, &cpu)), ..Default::default() };
     Gm::new(GpuMesh::new(context, &CpuMesh::square()), material)
-}
-
-/// The largest texture side uploaded; WebGL2 promises 2,048 and SwiftShader takes 8,192.
-const MAX_TEXTURE_SIDE: u32 = 8192;
-
-/// Upload texels as sRGB-decoded RGBA: three-d samples textures as linear and encodes the
-/// output as sRGB, so the file's colours come out as they are stored.
-fn upload_texture(context: &Context, t: &crate::scene::Texture) -> Texture2DRef {
-    let blank = crate::texture::Texels { width: 1, height: 1, rgba: Arc::new(vec![255; 4]) };
-    let fits = |x: &crate::texture::Texels| x.width > 0 && x.height > 0 && x.width <= MAX_TEXTURE_SIDE && x.height <= MAX_TEXTURE_SIDE && x.rgba.len() == x.width as usize * x.height as usize * 4;
-    // A picture the GPU cannot take is drawn white (times the material's colour), not failed.
-    let texels = if fits(&t.texels) { &t.texels } else { &blank };
-    let mut data = TextureData::RgbaU8(texels.rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2], p[3]]).collect());
-    data.to_linear_srgb();
-    let cpu = CpuTexture {
-        name: String::new(),
-        data,
-        width: texels.width,
-        height: texels.height,
-        // Old games' texels are big on screen: keep them crisp. Emulated console VRAM is
-        // sampled texel by texel far away too (its cut-out texels would smear in mipmaps).
-        min_filter: if t.nearest { Interpolation::Nearest } else { Interpolation::Linear },
-        mag_filter: Interpolation::Nearest,
-        mipmap: (!t.nearest).then(Mipmap::default),
-        wrap_s: Wrapping::Repeat,
-        wrap_t: Wrapping::Repeat,
-    };
-    Texture2DRef::from_cpu_texture(context, &cpu)
-}
-
-/// A small octahedron at every light point, sized by its radius (or `size` when smaller).
-fn point_markers(points: &[([f32; 3], f32)], size: f32) -> CpuMesh {
-    let mut positions = Vec::with_capacity(points.len() * 24);
-    let mut colors = Vec::with_capacity(points.len() * 24);
-    let dirs = [vec3(1.0, 0.0, 0.0), vec3(0.0, 0.0, 1.0), vec3(-1.0, 0.0, 0.0), vec3(0.0, 0.0, -1.0)];
-    let [r, g, b, a] = POINT_COLOR;
-    for &(p, radius) in points {
-        let c = vec3(p[0], p[1], p[2]);
-        let s = radius.max(size);
-        for k in 0..4 {
-            let (d0, d1) = (dirs[k] * s, dirs[(k + 1) % 4] * s);
-            for pole in [vec3(0.0, s, 0.0), vec3(0.0, -s, 0.0)] {
-                positions.extend([c + d0, c + d1, c + pole]);
-                colors.extend([Srgba::new(r, g, b, a); 3]);
-            }
-        }
-    }
-    CpuMesh { positions: Positions::F32(positions), colors: Some(colors), ..Default::default() }
-}
-
-/// A red pyramid at every dropzone, its apex along the dropzone's +Z.
-fn add_pyramids(cpu: &mut CpuMesh, at: &[glam::Mat4], size: f32) {
-    let Positions::F32(positions) = &mut cpu.positions else { return };
-    let colors = cpu.colors.get_or_insert_with(Vec::new);
-    let [r, g, b, a] = DROPZONE_COLOR;
-    let (s, h) = (size, size * 2.0);
-    let base = [GVec3::new(-s, -s, 0.0), GVec3::new(s, -s, 0.0), GVec3::new(s, s, 0.0), GVec3::new(-s, s, 0.0)].map(|v| v + GVec3::Y * s);
-    let apex = GVec3::new(0.0, s, h);
-    for m in at {
-        let p = |v: GVec3| {
-            let w = m.transform_point3(v);
-            vec3(w.x, w.y, w.z)
-        };
-        for k in 0..4 {
-            positions.extend([p(base[k]), p(base[(k + 1) % 4]), p(apex)]);
-        }
-        positions.extend([p(base[0]), p(base[2]), p(base[1]), p(base[0]), p(base[3]), p(base[2])]);
-        colors.extend(std::iter::repeat_n(Srgba::new(r, g, b, a), 18));
-    }
-}
-
-/// One draw's GPU buffers: the primitives placed by their world matrices, tinted by their
-/// materials' base colours (see `SceneGeometry::new`).
-fn batch_geometry(context: &Context, scene: &Scene, items: &[(&crate::scene::Primitive, glam::Mat4)], textured: bool) -> Option<SceneGeometry> {
-    let tint_of = |p: &crate::scene::Primitive| scene.shading(p).base_color.map(|c| c.clamp(0.0, 1.0));
-    let parts: Vec<VertexArrays> = items
-        .iter()
-        .map(|&(p, model)| VertexArrays {
-            positions: &p.positions,
-            normals: p.normals.as_deref(),
-            colors: p.colors.as_deref(),
-            // Textured batches hold only primitives with a UV per vertex (`Scene::texture_of`).
-            uvs: if textured { p.uvs.as_deref() } else { None },
-            indices: &p.indices,
-            model,
-            tint: tint_of(p),
-        })
-        .collect();
-    SceneGeometry::new(context, &parts)
 }

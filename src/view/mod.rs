@@ -4,6 +4,7 @@
 
 pub mod camera;
 pub mod clock;
+pub mod compare;
 pub mod frames;
 pub mod layers;
 pub mod options;
@@ -11,6 +12,7 @@ pub mod skeleton;
 
 pub use camera::{AxisView, CameraMode, CameraState, ViewpointAt};
 pub use clock::{timeline_label, Clock};
+pub use compare::{CompareMode, CompareView, Pass as ComparePass, Side};
 pub use frames::FrameRate;
 pub use options::{non_background, Background, Lighting, OptionChanges, ViewOptions, BACKGROUND, CHECKER, CHECKER_PX, LIGHT_BACKGROUND};
 
@@ -23,15 +25,16 @@ pub struct Words {
     pub lightings: [Lighting; 3],
     pub axis_views: [AxisView; 3],
     pub camera_modes: [CameraMode; 2],
+    pub compare_modes: [CompareMode; 5],
 }
 
-pub const WORDS: Words = Words { backgrounds: Background::ALL, lightings: Lighting::ALL, axis_views: AxisView::ALL, camera_modes: [CameraMode::Orbit, CameraMode::Fly] };
+pub const WORDS: Words = Words { backgrounds: Background::ALL, lightings: Lighting::ALL, axis_views: AxisView::ALL, camera_modes: [CameraMode::Orbit, CameraMode::Fly], compare_modes: CompareMode::ALL };
 
 #[cfg(test)]
 mod tests {
     #[test]
     fn the_words_are_the_serialised_enums() {
         let w = serde_json::to_value(super::WORDS).unwrap();
-        assert_eq!(w, serde_json::json!({ "backgrounds": ["dark", "light", "checker"], "lightings": ["sun", "camera", "none"], "axisViews": ["front", "side", "top"], "cameraModes": ["orbit", "fly"] }));
+        assert_eq!(w, serde_json::json!({ "backgrounds": ["dark", "light", "checker"], "lightings": ["sun", "camera", "none"], "axisViews": ["front", "side", "top"], "cameraModes": ["orbit", "fly"], "compareModes": ["a", "b", "overlay", "split", "difference"] }));
     }
 }

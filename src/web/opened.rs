@@ -34,6 +34,14 @@ pub struct OpenedFile {
     pub(super) timings: archive::OpenTimings,
 }
 
+impl OpenedFile {
+    /// What the core's open sequence gave, as the page takes it.
+    pub(super) fn from_opened(opened: archive::Opened) -> OpenedFile {
+        let has_scene = opened.scene.is_some();
+        OpenedFile { path: opened.path, document: opened.document, scene: opened.scene, has_scene, unreadable: opened.unreadable, notes: opened.notes, timings: opened.timings }
+    }
+}
+
 #[wasm_bindgen]
 impl OpenedFile {
     /// The archive's spelling of the path.

@@ -1,6 +1,7 @@
 //! The open archive as the page holds it: the listing, the assets read so far, the reference
 //! graph, and the page's way to read a file.
 
+use super::compared::ComparedFiles;
 use super::opened::OpenedFile;
 use super::{clock_ms, js_error, to_js};
 use serde::Serialize;
@@ -68,20 +69,21 @@ impl Session {
                 // Cannot fire in the shipped page: compiled only with the test-trap feature.
                 panic!("{path}: the test build's trap");
             }
-            let has_scene = opened.scene.is_some();
-            Ok(OpenedFile { path: opened.path, document: opened.document, scene: opened.scene, has_scene, unreadable: opened.unreadable, notes: opened.notes, timings: opened.timings }.into())
+            Ok(OpenedFile::from_opened(opened).into())
         })
     }
 
-    /// Compare two files of the archive record by record (docs/diff.md) → Promise<string>:
-    /// the JSON `relicview diff --json` prints. Rejects when either cannot be read.
-    pub fn compare(&self, a: String, b: String) -> js_sys::Promise {
+    /// Open two files of the archive and compare them record by record (docs/diff.md) →
+    /// Promise<ComparedFiles>: both files, what `relicview diff --json` prints for them, both
+    /// trees row by row and their difference view. Rejects when either cannot be read.
+    #[wasm_bindgen(js_name = openComparison)]
+    pub fn open_comparison(&self, a: String, b: String) -> js_sys::Promise {
         let (archive, source) = (self.archive.clone(), self.source.clone());
         wasm_bindgen_futures::future_to_promise(async move {
             let oa = archive::open_file(&archive, &*source, &a).await.map_err(|e| js_error(&e))?;
             let ob = archive::open_file(&archive, &*source, &b).await.map_err(|e| js_error(&e))?;
-            let c = crate::diff::compare(&*oa.document, &*ob.document, oa.scene.as_ref().zip(ob.scene.as_ref()));
-            serde_json::to_string(&c).map(|j| JsValue::from_str(&j)).map_err(|e| js_error(&e.to_string()))
+            let compared = ComparedFiles::new(OpenedFile::from_opened(oa), OpenedFile::from_opened(ob)).map_err(|e| js_error(&e))?;
+            Ok(compared.into())
         })
     }
 

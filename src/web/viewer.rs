@@ -1,11 +1,12 @@
 //! One viewport on a page canvas: the renderer, the clock and the frame rate behind the
 //! page's view. What needs no browser lives in `crate::view`; this translates.
 
+use super::compared::ComparedFiles;
 use super::opened::{records_of, OpenedFile};
 use super::{clock_ms, js_error, to_js};
 use crate::render::Renderer;
 use crate::scene::Scene;
-use crate::view::{layers, non_background, timeline_label, AxisView, CameraMode, CameraState, Clock, FrameRate, OptionChanges};
+use crate::view::{layers, non_background, timeline_label, AxisView, CameraMode, CameraState, Clock, CompareView, FrameRate, OptionChanges, Side};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -46,8 +47,9 @@ struct PixelStats {
 #[wasm_bindgen]
 pub struct Viewer {
     renderer: Renderer,
-    /// Byte range of every inspector record of the file on show, for picks on strips.
-    records: Vec<(usize, usize)>,
+    /// Byte range of every inspector record of the file on show (and, comparing, of file
+    /// B), for picks on strips.
+    records: [Vec<(usize, usize)>; 2],
     /// Time the last `show` took (ms).
     show_ms: f64,
     clock: Clock,
@@ -72,7 +74,7 @@ impl Viewer {
             .dyn_into::<web_sys::WebGl2RenderingContext>()?;
         let gl = three_d::context::Context::from_webgl2_context(gl);
         let renderer = Renderer::new(gl, canvas.width(), canvas.height(), clock_ms).map_err(|e| js_error(&e))?;
-        Ok(Viewer { renderer, records: Vec::new(), show_ms: 0.0, now: 0.0, clock: Clock::default(), placements: 0, frames: FrameRate::default() })
+        Ok(Viewer { renderer, records: [Vec::new(), Vec::new()], show_ms: 0.0, now: 0.0, clock: Clock::default(), placements: 0, frames: FrameRate::default() })
     }
 
     /// Compile the shader programs models are drawn with before any file opens (see
@@ -88,9 +90,35 @@ impl Viewer {
     /// Show an opened file's scene (taken from it), or clear the view when it has none.
     pub fn show(&mut self, file: &mut OpenedFile) {
         let t0 = clock_ms();
-        self.records = records_of(&*file.document);
+        self.records = [records_of(&*file.document), Vec::new()];
         self.placements = file.document.stats().placements;
         self.show_scene(file.scene.take(), t0);
+    }
+
+    /// Show two files compared (their scenes and the difference view, taken from
+    /// `compared`) under one camera, B ghosted over A to begin with.
+    #[wasm_bindgen(js_name = showComparison)]
+    pub fn show_comparison(&mut self, compared: &mut ComparedFiles) {
+        let t0 = clock_ms();
+        let (a, b) = (compared.a.as_mut(), compared.b.as_mut());
+        self.records = [a.as_ref().map_or(Vec::new(), |f| records_of(&*f.document)), b.as_ref().map_or(Vec::new(), |f| records_of(&*f.document))];
+        self.placements = a.as_ref().map_or(0, |f| f.document.stats().placements);
+        self.renderer.options.lod = 0;
+        self.renderer.set_comparison(a.and_then(|f| f.scene.take()), b.and_then(|f| f.scene.take()), compared.difference.take());
+        self.show_ms = clock_ms() - t0;
+    }
+
+    /// How a comparison is drawn: {mode: "a" | "b" | "overlay" | "split" | "difference",
+    /// split: share of the width left of the split}; null while one file is on show.
+    #[wasm_bindgen(js_name = compareView)]
+    pub fn compare_view(&self) -> Result<JsValue, JsValue> {
+        self.renderer.comparing().map_or(Ok(JsValue::NULL), |v| to_js(&v))
+    }
+    /// Change how the comparison is drawn ({mode, split}); false when none is on show.
+    #[wasm_bindgen(js_name = setCompareView)]
+    pub fn set_compare_view(&mut self, view: JsValue) -> Result<bool, JsValue> {
+        let view: CompareView = serde_wasm_bindgen::from_value(view)?;
+        Ok(self.renderer.set_compare_view(view))
     }
 
     /// Show a scene a worker opened (`OpenedFile.takeSceneBytes` there).
@@ -99,7 +127,7 @@ impl Viewer {
         let t0 = clock_ms();
         let shown = crate::wire::decode(bytes).map_err(|e| js_error(&e))?;
         let offset = |o: u64| usize::try_from(o).unwrap_or(usize::MAX);
-        self.records = shown.records.into_iter().map(|(a, b)| (offset(a), offset(b))).collect();
+        self.records = [shown.records.into_iter().map(|(a, b)| (offset(a), offset(b))).collect(), Vec::new()];
         self.placements = shown.placements as usize;
         self.show_scene(Some(shown.scene), t0);
         Ok(())
@@ -131,7 +159,7 @@ impl Viewer {
     }
 
     pub fn clear(&mut self) {
-        self.records.clear();
+        self.records = [Vec::new(), Vec::new()];
         self.placements = 0;
         self.renderer.set_scene(None);
     }
@@ -190,10 +218,11 @@ impl Viewer {
     }
 
     /// The scene's layers: [{name, shown, nodes, chosen}] (nodes on the layer; chosen: the
-    /// scene's choice shows and hides it).
+    /// scene's choice shows and hides it). Comparing, those of the scene drawn first.
     pub fn layers(&self) -> Result<JsValue, JsValue> {
-        let Some(scene) = self.renderer.scene() else { return to_js(&Vec::<()>::new()) };
-        to_js(&layers::layers(scene, self.renderer.hidden_layers()))
+        let side = self.renderer.primary();
+        let Some(scene) = self.renderer.scene_of(side) else { return to_js(&Vec::<()>::new()) };
+        to_js(&layers::layers(scene, self.renderer.hidden_layers_of(side)))
     }
 
     /// The scene's choice (one model of a file, one of its animations): {name, options:
@@ -214,9 +243,7 @@ impl Viewer {
     /// Hide the layers named in `names`, show the others.
     #[wasm_bindgen(js_name = setHiddenLayers)]
     pub fn set_hidden_layers(&mut self, names: Vec<String>) {
-        let Some(scene) = self.renderer.scene() else { return };
-        let hidden = layers::layers_named(scene, &names);
-        self.renderer.set_hidden_layers(hidden);
+        self.renderer.set_hidden_layers_named(&names);
     }
 
     /// Where the first node called `name` is in the world at the animation clock (null when
@@ -330,11 +357,23 @@ impl Viewer {
     /// that drew it and of the run its triangle came from, and start..end the bytes of the
     /// face that made the triangle; or null.
     pub fn pick(&self, x: f32, y: f32) -> Result<JsValue, JsValue> {
-        let Some(hit) = self.renderer.pick(x, y, self.animation_time()) else { return Ok(JsValue::NULL) };
+        let Some((shown, hit)) = self.renderer.pick(x, y, self.animation_time()) else { return Ok(JsValue::NULL) };
+        // Whose records the hit names: the difference view draws A's geometry, and B's on
+        // layers of its own.
+        let from_b = |l: Option<u32>| {
+            let name = l.and_then(|l| self.renderer.scene_of(Side::Difference)?.layers.get(l as usize));
+            name.is_some_and(|n| n == crate::diff::LAYER_ONLY_IN_B || n == crate::diff::LAYER_MOVED_IN_B)
+        };
+        let side = match shown {
+            Side::Difference if from_b(hit.layer) => Side::B,
+            Side::Difference => Side::A,
+            s => s,
+        };
+        let records = &self.records[if side == Side::B { 1 } else { 0 }];
         // The face's own record, else its primitive's, else the node's nearest (geometry
         // brought from another file is stood for by what brought it).
         let source = hit.source.map(|s| s.record).or(hit.primitive).or(hit.node);
-        let range = |r: Option<u32>| r.and_then(|r| self.records.get(r as usize)).copied().unwrap_or((0, 0));
+        let range = |r: Option<u32>| r.and_then(|r| records.get(r as usize)).copied().unwrap_or((0, 0));
         let (start, end) = match hit.source {
             Some(run) => run.face_bytes(hit.triangle, range(Some(run.record))),
             None => range(hit.primitive.or(hit.node)),
@@ -349,9 +388,32 @@ impl Viewer {
             distance: f32,
             start: usize,
             end: usize,
+            /// The file whose records these are ("a": the file on show).
+            side: Side,
         }
         let triangle_in_source = hit.source.map_or(hit.triangle, |s| hit.triangle - s.first);
-        to_js(&Picked { primitive: hit.primitive, patch: hit.node, source, triangle_in_source, distance: hit.distance, start, end })
+        to_js(&Picked { primitive: hit.primitive, patch: hit.node, source, triangle_in_source, distance: hit.distance, start, end, side })
+    }
+
+    /// Outline, on one side of a comparison ("a" or "b"), the geometry of a record (null
+    /// clears), or with `start`..`end` one face of it; A's outline shows in the difference
+    /// view too. Returns the triangles outlined on that side.
+    #[wasm_bindgen(js_name = setHighlightOn)]
+    pub fn set_highlight_on(&mut self, side: JsValue, record: Option<u32>, start: Option<usize>, end: Option<usize>) -> Result<usize, JsValue> {
+        let side: Side = serde_wasm_bindgen::from_value(side)?;
+        let seconds = self.animation_time();
+        let target = record.map(|r| (r, start.zip(end)));
+        if side == Side::A {
+            self.renderer.set_highlight_on(Side::Difference, target, seconds);
+        }
+        Ok(self.renderer.set_highlight_on(side, target, seconds))
+    }
+
+    /// Triangles outlined on one side of a comparison ("a", "b" or "difference").
+    #[wasm_bindgen(js_name = highlightedTrianglesOn)]
+    pub fn highlighted_triangles_on(&self, side: JsValue) -> Result<usize, JsValue> {
+        let side: Side = serde_wasm_bindgen::from_value(side)?;
+        Ok(self.renderer.highlighted_triangles_on(side))
     }
 
     /// The LOD number (as in `setOptions({lod})`) that shows the node of inspector record

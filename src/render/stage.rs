@@ -1,0 +1,588 @@
+//! One scene as the GPU has it: its textures, each LOD's draw plan and the batches of it
+//! uploaded so far, its outline, the layers it hides and the option of its choice on show.
+//! The renderer holds one for the file on show and, comparing, one each for the other file
+//! and the difference view; they share the camera and the view's switches.
+
+use super::geometry::{SceneGeometry, VertexArrays};
+use super::material::{self, Pass, RetroMaterial};
+use super::{to_mat4, ViewOptions};
+use crate::scene::{source_of, Bounds, DrawPlan, Marker, Scene, SourceRun};
+use crate::view::{skeleton, Lighting};
+use glam::Vec3 as GVec3;
+use std::sync::Arc;
+use three_d::{
+    vec2, vec3, Camera, ColorMaterial, Context, CpuMesh, CpuTexture, Cull, Geometry, Gm, InnerSpace, Interpolation, Mat3, Mat4, Mesh as GpuMesh, Mipmap, Positions, RenderTarget, ScissorBox,
+    Srgba, Texture2DRef, TextureData, Vec3, Wireframe, Wrapping,
+};
+
+const WIRE_COLOR: Srgba = Srgba { r: 240, g: 240, b: 240, a: 255 };
+const POINT_COLOR: [u8; 4] = [255, 236, 150, 255];
+const DROPZONE_COLOR: [u8; 4] = [230, 40, 40, 255];
+const HIGHLIGHT_COLOR: Srgba = Srgba { r: 255, g: 200, b: 40, a: 255 };
+/// The largest texture side uploaded; WebGL2 promises 2,048 and SwiftShader takes 8,192.
+const MAX_TEXTURE_SIDE: u32 = 8192;
+
+/// Meshes baked into world space and merged: one draw per texture.
+struct MergedDraw {
+    gm: Gm<SceneGeometry, RetroMaterial>,
+    /// A semi-transparent material's second pass: its blended texels.
+    semi: Option<RetroMaterial>,
+    /// The material a clip animates in this draw (its UV drift, its glow).
+    animated_material: Option<u32>,
+}
+
+/// One mesh primitive drawn at every node that places it.
+struct InstancedDraw {
+    gm: Gm<SceneGeometry, RetroMaterial>,
+    semi: Option<RetroMaterial>,
+    nodes: Vec<u32>,
+    /// A clip moves some of the nodes: instances are updated every frame.
+    animated: bool,
+    animated_material: Option<u32>,
+}
+
+/// One LOD as uploaded so far: its draw plan, and the batches of it already on the GPU.
+struct GpuLod {
+    plan: DrawPlan,
+    merged: Vec<MergedDraw>,
+    instanced: Vec<InstancedDraw>,
+    /// Batches of the plan uploaded (merged first, then instanced).
+    uploaded: usize,
+    markers: Option<Gm<GpuMesh, ColorMaterial>>,
+    wire: Option<Wireframe>,
+    triangles: usize,
+    instances: usize,
+}
+
+impl GpuLod {
+    fn batches(&self) -> usize {
+        self.plan.merged.len() + self.plan.instanced.len()
+    }
+}
+
+/// What the outline shows: a record's geometry, or one face of it (the bytes start..end).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct HighlightTarget {
+    pub record: u32,
+    pub face: Option<(usize, usize)>,
+    /// The LOD it was outlined in; another LOD on show outlines it again (or nothing).
+    pub lod: Option<usize>,
+}
+
+/// What a click in the view hit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hit {
+    /// The record of the primitive, and of the node that drew it.
+    pub primitive: Option<u32>,
+    pub node: Option<u32>,
+    /// The run of triangles (record and face bytes) the triangle belongs to.
+    pub source: Option<SourceRun>,
+    pub triangle: u32,
+    pub distance: f32,
+    /// The layer of the node drawn (its own or the nearest above it), if any.
+    pub layer: Option<u32>,
+}
+
+/// How a stage is drawn in a frame: the light, the culling and the clock, the columns of
+/// the view it owns, and whether it is a ghost over another.
+pub(super) struct StageFrame {
+    pub seconds: f64,
+    pub light: Vec3,
+    pub ambient: f32,
+    pub cull: Cull,
+    pub scissor: ScissorBox,
+    pub ghost: bool,
+}
+
+pub(super) struct Stage {
+    pub scene: Scene,
+    textures: Vec<Texture2DRef>,
+    /// Per LOD, uploaded on first use.
+    lods: Vec<Option<GpuLod>>,
+    highlight: Option<Wireframe>,
+    pub highlight_target: Option<HighlightTarget>,
+    /// The box around the outlined triangles, for framing the selection.
+    pub highlight_bounds: Option<Bounds>,
+    highlight_count: usize,
+    pub bounds: Option<Bounds>,
+    pub shown_lod: Option<usize>,
+    /// Layers of the scene not drawn.
+    pub hidden_layers: Vec<u32>,
+    /// The option of the scene's choice on show.
+    pub choice: Option<usize>,
+    /// Bytes of vertex and index data sent to the GPU for the scene, and the time the
+    /// uploads took (building the buffers and handing them to GL).
+    pub upload_bytes: usize,
+    pub upload_ms: f64,
+}
+
+impl Stage {
+    pub fn new(context: &Context, scene: Scene) -> Stage {
+        let textures = scene.textures.iter().map(|t| upload_texture(context, t)).collect();
+        let lods = (0..scene.lod_count()).map(|_| None).collect();
+        let mut stage = Stage {
+            scene,
+            textures,
+            lods,
+            highlight: None,
+            highlight_target: None,
+            highlight_bounds: None,
+            highlight_count: 0,
+            bounds: None,
+            shown_lod: None,
+            hidden_layers: Vec::new(),
+            choice: None,
+            upload_bytes: 0,
+            upload_ms: 0.0,
+        };
+        if let Some(k) = stage.scene.choice.as_ref().map(|c| c.default) {
+            stage.choose(k, 0);
+        }
+        stage.bounds = stage.scene.bounds_in(0, &stage.hidden_layers);
+        stage
+    }
+
+    /// Show option `k` of the scene's choice (its layers, its clip) with LOD `lod` on show;
+    /// false when there is none.
+    pub fn choose(&mut self, k: usize, lod: usize) -> bool {
+        let Some(choice) = &self.scene.choice else { return false };
+        if k >= choice.options.len() {
+            return false;
+        }
+        let all: Vec<u32> = choice.options.iter().flat_map(|o| o.layers.iter().copied()).collect();
+        let hidden = self.scene.choose(k);
+        // The person's own hidden layers stay; the choice's are the option's.
+        let mut layers: Vec<u32> = self.hidden_layers.iter().copied().filter(|l| !all.contains(l)).collect();
+        layers.extend(hidden);
+        self.choice = Some(k);
+        // Clips that play changed: what is animated is planned again.
+        self.lods.iter_mut().for_each(|l| *l = None);
+        self.set_hidden_layers(layers);
+        self.bounds = self.scene.bounds_in(lod, &self.hidden_layers).or(self.bounds);
+        true
+    }
+
+    /// Hide the scene's layers in `hidden` (indices into its layer list), show the rest.
+    pub fn set_hidden_layers(&mut self, mut hidden: Vec<u32>) {
+        hidden.sort_unstable();
+        hidden.dedup();
+        if hidden != self.hidden_layers {
+            self.hidden_layers = hidden;
+            // What is drawn changes: plan and upload again (on the next frame).
+            self.lods.iter_mut().for_each(|l| *l = None);
+            self.highlight = None;
+        }
+    }
+
+    pub fn lod_count(&self) -> usize {
+        self.scene.lod_count()
+    }
+
+    /// The LOD the options select with the eye at `eye`.
+    pub fn current_lod(&self, options: &ViewOptions, eye: Vec3) -> usize {
+        let count = self.lod_count();
+        if !options.auto_lod {
+            return options.lod.min(count - 1);
+        }
+        let Some(b) = self.bounds else { return 0 };
+        let c = b.center();
+        let d = (eye - vec3(c.x, c.y, c.z)).magnitude();
+        let within = |l: &crate::scene::LodLevel| l.distance.is_some_and(|[near, far]| d >= near && d < far);
+        let beyond = |l: &crate::scene::LodLevel| l.distance.is_some_and(|[near, _]| d >= near);
+        self.scene.lods.iter().position(within).or_else(|| self.scene.lods.iter().rposition(beyond)).unwrap_or(0)
+    }
+
+    /// World matrices at the animation clock.
+    pub fn world(&self, seconds: f64) -> Vec<glam::Mat4> {
+        self.scene.world(&self.scene.pose(seconds))
+    }
+
+    /// Batches of LOD `lod` uploaded, and in all.
+    pub fn upload_progress(&self, lod: Option<usize>) -> (usize, usize) {
+        lod.and_then(|i| self.lods.get(i)).and_then(Option::as_ref).map_or((0, 0), |l| (l.uploaded, l.batches()))
+    }
+
+    fn shown(&self) -> Option<&GpuLod> {
+        self.shown_lod.and_then(|i| self.lods.get(i)).and_then(Option::as_ref)
+    }
+
+    /// Triangles of the LOD drawn in the last frame, every instance counted.
+    pub fn triangles(&self) -> usize {
+        self.shown().map_or(0, |l| l.triangles)
+    }
+
+    /// Mesh placements drawn in the last frame.
+    pub fn instances(&self) -> usize {
+        self.shown().map_or(0, |l| l.instances)
+    }
+
+    pub fn animating(&self) -> bool {
+        self.scene.clips.iter().any(|c| !c.tracks.is_empty())
+    }
+
+    /// Plan LOD `lod` if it has not been yet: its markers now, its batches as frames allow.
+    fn ensure_lod(&mut self, context: &Context, lod: usize) {
+        if self.lods.get(lod).is_none_or(Option::is_some) {
+            return;
+        }
+        let scene = &self.scene;
+        let plan = scene.draw_plan_in(lod, &self.hidden_layers);
+        let world = scene.world(&scene.pose(0.0));
+        let visible = scene.visible_in(lod, &self.hidden_layers);
+        let mut points: Vec<([f32; 3], f32)> = Vec::new();
+        let mut dropzones: Vec<glam::Mat4> = Vec::new();
+        for (i, n) in scene.nodes.iter().enumerate().filter(|(i, _)| visible[*i]) {
+            match n.marker {
+                Some(Marker::Light { radius }) => points.push((world[i].transform_point3(GVec3::ZERO).to_array(), radius)),
+                Some(Marker::Dropzone) => dropzones.push(world[i]),
+                None => {}
+            }
+        }
+        let size = self.bounds.map_or(0.05, |b| b.radius() * 0.015);
+        let markers = (!points.is_empty() || !dropzones.is_empty()).then(|| {
+            let mut cpu = point_markers(&points, size);
+            add_pyramids(&mut cpu, &dropzones, (size * 1.5).max(0.3));
+            Gm::new(GpuMesh::new(context, &cpu), ColorMaterial { color: Srgba::WHITE, ..Default::default() })
+        });
+        let triangles = scene.nodes.iter().zip(&visible).filter(|(_, &v)| v).filter_map(|(n, _)| n.mesh).map(|m| scene.meshes[m as usize].triangle_count()).sum();
+        let instances = scene.nodes.iter().zip(&visible).filter(|(n, &v)| v && n.mesh.is_some()).count();
+        self.lods[lod] = Some(GpuLod { plan, merged: Vec::new(), instanced: Vec::new(), uploaded: 0, markers, wire: None, triangles, instances });
+    }
+
+    /// Upload batches of LOD `lod` until `budget` vertices have gone up (one batch at
+    /// least); → how many went up.
+    fn upload_some(&mut self, context: &Context, lod: usize, budget: usize) -> usize {
+        let (scene, Some(Some(l))) = (&self.scene, self.lods.get_mut(lod)) else { return 0 };
+        if l.uploaded >= l.batches() {
+            return 0;
+        }
+        let world = scene.world(&scene.pose(0.0));
+        let animated = scene.animated_nodes();
+        let animated_materials = scene.animated_materials();
+        let textures = &self.textures;
+        // The shader samples a texture exactly when the geometry has UVs for it: both follow
+        // the scene's one decision (`Scene::texture_of`).
+        let texture_of = |p: &crate::scene::Primitive| scene.texture_of(p).and_then(|t| textures.get(t as usize).cloned());
+        let mut sent = 0usize;
+        while l.uploaded < l.batches() && (sent == 0 || sent < budget) {
+            let k = l.uploaded;
+            l.uploaded += 1;
+            if let Some(batch) = l.plan.merged.get(k) {
+                let items: Vec<_> = batch.items.iter().map(|&(n, m, k)| (&scene.meshes[m as usize].primitives[k as usize], world[n as usize])).collect();
+                sent += items.iter().map(|(p, _)| p.positions.len()).sum::<usize>();
+                let texture = batch.texture.and_then(|t| textures.get(t as usize).cloned());
+                let Some(geometry) = batch_geometry(context, scene, &items, texture.is_some()) else { continue };
+                self.upload_bytes += geometry.bytes();
+                let material = batch.items.first().and_then(|&(_, m, k)| scene.meshes[m as usize].primitives[k as usize].material).and_then(|m| scene.materials.get(m as usize));
+                let (material, semi) = retro_materials(material, texture, geometry.has_normals());
+                l.merged.push(MergedDraw { gm: Gm::new(geometry, material), semi, animated_material: batch.animated_material });
+                continue;
+            }
+            let batch = &l.plan.instanced[k - l.plan.merged.len()];
+            let prim = &scene.meshes[batch.mesh as usize].primitives[batch.primitive as usize];
+            sent += prim.positions.len();
+            let texture = texture_of(prim);
+            let Some(mut geometry) = batch_geometry(context, scene, &[(prim, glam::Mat4::IDENTITY)], texture.is_some()) else { continue };
+            self.upload_bytes += geometry.bytes();
+            geometry.set_instances(&batch.nodes.iter().map(|&n| to_mat4(world[n as usize])).collect::<Vec<_>>());
+            let (material, semi) = retro_materials(prim.material.and_then(|m| scene.materials.get(m as usize)), texture, geometry.has_normals());
+            l.instanced.push(InstancedDraw {
+                gm: Gm::new(geometry, material),
+                semi,
+                animated: batch.nodes.iter().any(|&n| animated[n as usize]),
+                nodes: batch.nodes.clone(),
+                animated_material: prim.material.filter(|m| animated_materials.contains(m)),
+            });
+        }
+        sent
+    }
+
+    /// Plan LOD `lod` and upload up to `budget` vertices of it (the time it took counts);
+    /// → how many vertices went up.
+    pub fn prepare(&mut self, context: &Context, lod: usize, budget: usize, clock: fn() -> f64) -> usize {
+        self.shown_lod = Some(lod);
+        self.ensure_lod(context, lod);
+        let (t0, before) = (clock(), self.upload_bytes);
+        let sent = self.upload_some(context, lod, budget);
+        if self.upload_bytes != before {
+            self.upload_ms += clock() - t0;
+        }
+        sent
+    }
+
+    /// Whether LOD `lod` still has batches to upload.
+    pub fn uploading(&self, lod: Option<usize>) -> bool {
+        let (done, total) = self.upload_progress(lod);
+        done < total
+    }
+
+    /// What the ray from `origin` along `dir` hits first among the nodes shown at `lod`.
+    pub fn pick(&self, origin: GVec3, dir: GVec3, lod: usize, seconds: f64) -> Option<Hit> {
+        let scene = &self.scene;
+        let hit = scene.pick(origin, dir, lod, &self.hidden_layers, &self.world(seconds))?;
+        let prim = &scene.meshes[hit.mesh as usize].primitives[hit.primitive as usize];
+        let mut layer = None;
+        let mut at = Some(hit.node);
+        while let (None, Some(i)) = (layer, at) {
+            layer = scene.nodes[i as usize].layer;
+            at = scene.nodes[i as usize].parent.filter(|&p| p < i);
+        }
+        // A node copied from another file (a model placed in a world) has no record of its
+        // own: the placement above it stands for it.
+        Some(Hit { primitive: prim.record, node: scene.record_of(hit.node), source: source_of(&prim.sources, hit.triangle).copied(), triangle: hit.triangle, distance: hit.distance, layer })
+    }
+
+    /// Outline `target` in LOD `lod` (None clears); → how many triangles are outlined.
+    pub fn set_highlight(&mut self, context: &Context, target: Option<HighlightTarget>, lod: Option<usize>, seconds: f64) -> usize {
+        self.highlight = None;
+        self.highlight_bounds = None;
+        self.highlight_count = 0;
+        self.highlight_target = target.map(|t| HighlightTarget { lod, ..t });
+        let (Some(t), Some(lod)) = (target, lod) else { return 0 };
+        let corners = self.scene.triangles_of_record(t.record, t.face, lod, &self.world(seconds));
+        self.highlight_bounds = Bounds::of(corners.iter().copied());
+        let positions: Vec<Vec3> = corners.iter().map(|&p| Vec3::from(p)).collect();
+        let triangles = positions.len() / 3;
+        self.highlight_count = triangles;
+        if triangles > 0 {
+            self.highlight = Some(Wireframe::new(context, &positions, 2.0, HIGHLIGHT_COLOR));
+        }
+        triangles
+    }
+
+    /// Triangles outlined now (0: none, or the outlined record is not in the LOD on show).
+    pub fn highlighted_triangles(&self) -> usize {
+        if self.highlight.is_some() { self.highlight_count } else { 0 }
+    }
+
+    /// The bones of the scene's skeleton as posed at `seconds`, the bone of the outlined
+    /// part in the highlight colour.
+    fn skeleton_overlay(&self, context: &Context, seconds: f64, lod: usize, radius: f32) -> Option<Gm<GpuMesh, ColorMaterial>> {
+        let scene = &self.scene;
+        if scene.skeleton.is_empty() {
+            return None;
+        }
+        let world = scene.world(&scene.pose(seconds));
+        let visible = scene.visible_in(lod, &self.hidden_layers);
+        let at = |n: u32| world.get(n as usize).map_or(GVec3::NAN, |m| m.transform_point3(GVec3::ZERO));
+        let shown: Vec<(u32, u32)> = scene.skeleton.iter().copied().filter(|&(_, b)| visible.get(b as usize).copied().unwrap_or(false)).collect();
+        let mut bones: Vec<skeleton::Bone> = shown.iter().map(|&(a, b)| skeleton::Bone { from: at(a), to: at(b), picked: false }).collect();
+        if let (Some(t), Some(centre)) = (self.highlight_target, self.highlight_bounds.map(|b| GVec3::from(b.center()))) {
+            let picked = skeleton::picked_bone(&shown, &scene.nodes_drawing_record(t.record), |n| scene.nodes.get(n as usize).and_then(|n| n.parent), &bones, centre);
+            if let Some(k) = picked {
+                bones[k].picked = true;
+            }
+        }
+        let mesh = skeleton::overlay(&bones, radius);
+        if mesh.positions.is_empty() {
+            return None;
+        }
+        let cpu = CpuMesh {
+            positions: Positions::F32(mesh.positions.iter().map(|p| vec3(p.x, p.y, p.z)).collect()),
+            colors: Some(mesh.colors.iter().map(|&[r, g, b, a]| Srgba::new(r, g, b, a)).collect()),
+            ..Default::default()
+        };
+        Some(Gm::new(GpuMesh::new(context, &cpu), ColorMaterial::default()))
+    }
+
+    /// Draw LOD `lod` as `frame` says into `target` (its outline and, when asked and not a
+    /// ghost, its skeleton over it); → the draw calls made.
+    pub fn draw(&mut self, context: &Context, target: &RenderTarget, camera: &Camera, lod: usize, frame: &StageFrame, options: &ViewOptions, radius: f32) -> u32 {
+        // The outline follows the LOD on show: made again for it (empty when the outlined
+        // record is in another LOD).
+        if let Some(t) = self.highlight_target.filter(|t| t.lod != Some(lod)) {
+            self.set_highlight(context, Some(t), Some(lod), frame.seconds);
+        }
+        let animating = self.animating();
+        let (scene, Some(Some(l))) = (&self.scene, self.lods.get_mut(lod)) else { return 0 };
+        let offsets = scene.uv_offsets(frame.seconds);
+        let glows = scene.glows(frame.seconds);
+        let world = if animating { scene.world(&scene.pose(frame.seconds)) } else { Vec::new() };
+        let uv = |m: Option<u32>| m.and_then(|m| offsets.get(m as usize)).map(|&[u, v]| Mat3::from_translation(vec2(u, v)));
+        let glow = |m: Option<u32>| m.and_then(|m| glows.get(m as usize)).copied().unwrap_or(0.0);
+        let update = |m: &mut RetroMaterial, animated: Option<u32>| {
+            m.cull = frame.cull;
+            m.light = frame.light;
+            m.ambient = frame.ambient;
+            m.glow = glow(animated);
+            m.ghost = frame.ghost;
+            if let (Some(t), Some(tex)) = (uv(animated), m.texture.as_mut()) {
+                tex.transformation = t;
+            }
+        };
+        for d in &mut l.merged {
+            update(&mut d.gm.material, d.animated_material);
+            if let Some(m) = d.semi.as_mut() {
+                update(m, d.animated_material);
+            }
+        }
+        for d in &mut l.instanced {
+            update(&mut d.gm.material, d.animated_material);
+            if let Some(m) = d.semi.as_mut() {
+                update(m, d.animated_material);
+            }
+            if d.animated && !world.is_empty() {
+                let transformations: Vec<Mat4> = d.nodes.iter().map(|&n| to_mat4(world[n as usize])).collect();
+                d.gm.geometry.set_instances(&transformations);
+            }
+        }
+        if options.wireframe && l.wire.is_none() {
+            let w = if world.is_empty() { scene.world(&scene.pose(frame.seconds)) } else { world };
+            let visible = scene.visible_in(lod, &self.hidden_layers);
+            let mut positions: Vec<Vec3> = Vec::new();
+            for (n, node) in scene.nodes.iter().enumerate().filter(|(n, _)| visible[*n]) {
+                for p in node.mesh.iter().flat_map(|&m| &scene.meshes[m as usize].primitives) {
+                    positions.extend(p.indices.iter().filter_map(|&k| p.positions.get(k as usize)).map(|v| Vec3::from(w[n].transform_point3(GVec3::from(*v)).to_array())));
+                }
+            }
+            l.wire = Some(Wireframe::new(context, &positions, 1.0, WIRE_COLOR));
+        }
+        let scissor = frame.scissor;
+        let mut calls = 0;
+        for d in &l.merged {
+            target.render_partially(scissor, camera, [&d.gm], &[]);
+            calls += 1;
+        }
+        for d in &l.instanced {
+            target.render_partially(scissor, camera, [&d.gm], &[]);
+            calls += 1;
+        }
+        if !frame.ghost {
+            // Semi-transparent texels over everything opaque.
+            let semis = l.merged.iter().filter_map(|d| Some((d.semi.as_ref()?, &d.gm.geometry as &dyn Geometry))).chain(l.instanced.iter().filter_map(|d| Some((d.semi.as_ref()?, &d.gm.geometry as &dyn Geometry))));
+            for (semi, geometry) in semis {
+                target.render_partially_with_material(scissor, semi, camera, [geometry], &[]);
+                calls += 1;
+            }
+            if let (true, Some(wire)) = (options.wireframe, &l.wire) {
+                target.render_partially(scissor, camera, [wire], &[]);
+                calls += 1;
+            }
+        }
+        if let Some(m) = &l.markers {
+            target.render_partially(scissor, camera, [m], &[]);
+            calls += 1;
+        }
+        if let Some(h) = &self.highlight {
+            target.render_partially(scissor, camera, [h], &[]);
+            calls += 1;
+        }
+        if options.skeleton && !frame.ghost {
+            if let Some(bones) = self.skeleton_overlay(context, frame.seconds, lod, radius) {
+                // Over everything: the bones run inside the model.
+                target.clear_partially(scissor, three_d::ClearState::depth(1.0));
+                target.render_partially(scissor, camera, [&bones], &[]);
+                calls += 1;
+            }
+        }
+        calls
+    }
+}
+
+/// How the view's lighting switch lights a frame seen from `camera`: the direction towards
+/// the light, and the share of colour a face turned away keeps.
+pub(super) fn lighting(options: &ViewOptions, camera: &Camera) -> (Vec3, f32) {
+    match options.lighting {
+        Lighting::Sun => (material::LIGHT, 0.2),
+        Lighting::Camera => (camera.position() - camera.target(), 0.3),
+        Lighting::None => (material::LIGHT, 1.0),
+    }
+}
+
+/// The material a primitive is drawn with and, for a semi-transparent one, the material of
+/// its second (blending) pass.
+pub(super) fn retro_materials(material: Option<&crate::scene::Material>, texture: Option<Texture2DRef>, normals: bool) -> (RetroMaterial, Option<RetroMaterial>) {
+    let cutoff = material.and_then(|m| m.alpha_cutoff).unwrap_or(0.0);
+    let blend = material.and_then(|m| m.blend).filter(|_| texture.is_some());
+    let make = |pass| RetroMaterial { texture: texture.clone(), normals, cull: Cull::None, glow: 0.0, alpha_cutoff: cutoff, pass, light: material::LIGHT, ambient: 0.2, ghost: false };
+    match blend {
+        Some(rule) => (make(Pass::OpaqueTexels), Some(make(Pass::SemiTexels(rule)))),
+        None => (make(Pass::All), None),
+    }
+}
+
+/// Upload texels as sRGB-decoded RGBA: three-d samples textures as linear and encodes the
+/// output as sRGB, so the file's colours come out as they are stored.
+pub(super) fn upload_texture(context: &Context, t: &crate::scene::Texture) -> Texture2DRef {
+    let blank = crate::texture::Texels { width: 1, height: 1, rgba: Arc::new(vec![255; 4]) };
+    let fits = |x: &crate::texture::Texels| x.width > 0 && x.height > 0 && x.width <= MAX_TEXTURE_SIDE && x.height <= MAX_TEXTURE_SIDE && x.rgba.len() == x.width as usize * x.height as usize * 4;
+    // A picture the GPU cannot take is drawn white (times the material's colour), not failed.
+    let texels = if fits(&t.texels) { &t.texels } else { &blank };
+    let mut data = TextureData::RgbaU8(texels.rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2], p[3]]).collect());
+    data.to_linear_srgb();
+    let cpu = CpuTexture {
+        name: String::new(),
+        data,
+        width: texels.width,
+        height: texels.height,
+        // Old games' texels are big on screen: keep them crisp. Emulated console VRAM is
+        // sampled texel by texel far away too (its cut-out texels would smear in mipmaps).
+        min_filter: if t.nearest { Interpolation::Nearest } else { Interpolation::Linear },
+        mag_filter: Interpolation::Nearest,
+        mipmap: (!t.nearest).then(Mipmap::default),
+        wrap_s: Wrapping::Repeat,
+        wrap_t: Wrapping::Repeat,
+    };
+    Texture2DRef::from_cpu_texture(context, &cpu)
+}
+
+/// A small octahedron at every light point, sized by its radius (or `size` when smaller).
+fn point_markers(points: &[([f32; 3], f32)], size: f32) -> CpuMesh {
+    let mut positions = Vec::with_capacity(points.len() * 24);
+    let mut colors = Vec::with_capacity(points.len() * 24);
+    let dirs = [vec3(1.0, 0.0, 0.0), vec3(0.0, 0.0, 1.0), vec3(-1.0, 0.0, 0.0), vec3(0.0, 0.0, -1.0)];
+    let [r, g, b, a] = POINT_COLOR;
+    for &(p, radius) in points {
+        let c = vec3(p[0], p[1], p[2]);
+        let s = radius.max(size);
+        for k in 0..4 {
+            let (d0, d1) = (dirs[k] * s, dirs[(k + 1) % 4] * s);
+            for pole in [vec3(0.0, s, 0.0), vec3(0.0, -s, 0.0)] {
+                positions.extend([c + d0, c + d1, c + pole]);
+                colors.extend([Srgba::new(r, g, b, a); 3]);
+            }
+        }
+    }
+    CpuMesh { positions: Positions::F32(positions), colors: Some(colors), ..Default::default() }
+}
+
+/// A red pyramid at every dropzone, its apex along the dropzone's +Z.
+fn add_pyramids(cpu: &mut CpuMesh, at: &[glam::Mat4], size: f32) {
+    let Positions::F32(positions) = &mut cpu.positions else { return };
+    let colors = cpu.colors.get_or_insert_with(Vec::new);
+    let [r, g, b, a] = DROPZONE_COLOR;
+    let (s, h) = (size, size * 2.0);
+    let base = [GVec3::new(-s, -s, 0.0), GVec3::new(s, -s, 0.0), GVec3::new(s, s, 0.0), GVec3::new(-s, s, 0.0)].map(|v| v + GVec3::Y * s);
+    let apex = GVec3::new(0.0, s, h);
+    for m in at {
+        let p = |v: GVec3| {
+            let w = m.transform_point3(v);
+            vec3(w.x, w.y, w.z)
+        };
+        for k in 0..4 {
+            positions.extend([p(base[k]), p(base[(k + 1) % 4]), p(apex)]);
+        }
+        positions.extend([p(base[0]), p(base[2]), p(base[1]), p(base[0]), p(base[3]), p(base[2])]);
+        colors.extend(std::iter::repeat_n(Srgba::new(r, g, b, a), 18));
+    }
+}
+
+/// One draw's GPU buffers: the primitives placed by their world matrices, tinted by their
+/// materials' base colours (see `SceneGeometry::new`).
+fn batch_geometry(context: &Context, scene: &Scene, items: &[(&crate::scene::Primitive, glam::Mat4)], textured: bool) -> Option<SceneGeometry> {
+    let tint_of = |p: &crate::scene::Primitive| scene.shading(p).base_color.map(|c| c.clamp(0.0, 1.0));
+    let parts: Vec<VertexArrays> = items
+        .iter()
+        .map(|&(p, model)| VertexArrays {
+            positions: &p.positions,
+            normals: p.normals.as_deref(),
+            colors: p.colors.as_deref(),
+            // Textured batches hold only primitives with a UV per vertex (`Scene::texture_of`).
+            uvs: if textured { p.uvs.as_deref() } else { None },
+            indices: &p.indices,
+            model,
+            tint: tint_of(p),
+        })
+        .collect();
+    SceneGeometry::new(context, &parts)
+}
