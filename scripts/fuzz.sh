@@ -22,6 +22,23 @@ for target in ${@:-$(cargo fuzz list)}; do
       { printf "\\$(printf '%03o' $k)"; cat "$f"; } > "corpus/open/demo$i"
     done
   fi
+  if [ -z "$(ls -A "corpus/$target")" ] && [ "$target" = diff ]; then
+    # Seed with pairs of the demo's files of one kind (under 64 KB): a file and itself, a
+    # file and the next of its kind; a byte for the kind, A's length (u16), A, B.
+    seeds=$(mktemp -d)
+    cargo run -q --manifest-path ../Cargo.toml -- demo "$seeds" >/dev/null
+    le16() { printf "\\$(printf '%03o' $(($1 & 255)))\\$(printf '%03o' $(($1 >> 8)))"; }
+    k=0
+    for ext in BGF BMF MAP MOD SUB BSX; do
+      prev=""
+      for f in $(find "$seeds" -type f -name "*.$ext" -size -60k | sort); do
+        { printf "\\$(printf '%03o' $k)"; le16 "$(stat -c %s "$f")"; cat "$f" "$f"; } > "corpus/diff/same-$(basename "$f")"
+        if [ -n "$prev" ]; then { printf "\\$(printf '%03o' $k)"; le16 "$(stat -c %s "$prev")"; cat "$prev" "$f"; } > "corpus/diff/pair-$(basename "$f")"; fi
+        prev=$f
+      done
+      k=$((k+1))
+    done
+  fi
   if [ -z "$(ls -A "corpus/$target")" ] && [ "$target" = bsx ]; then
     # Seed with the demo's field: u16 BSX length, u16 BCX length, PARTY.BSX, CLOUD.BCX, FIELD.TDB.
     seeds=$(mktemp -d)

@@ -25,6 +25,20 @@ function currentView() {
     cull: state.current && o.cullBack,
     bg: o.background === 'dark' ? null : o.background,
     light: o.lighting === 'sun' ? null : o.lighting,
+    ...comparedView(),
+  };
+}
+
+// A comparison's part of the link: file B, the mode, the split, the row selected.
+function comparedView() {
+  const view = state.compare ? state.viewer.compareView() : null;
+  if (!view) return {};
+  return {
+    compare: state.compare.b,
+    cmode: view.mode,
+    split: view.mode === 'split' ? view.split : null,
+    row: state.compareInspector.selected,
+    chunk: null,
   };
 }
 

@@ -8,6 +8,7 @@ import { loadFiles, open } from './openflow.js';
 import { checkArchive } from './check.js';
 import { saveExport, saveScreenshot } from './exporting.js';
 import { describeAt, fit, flatState, setZoom } from './flatview.js';
+import { compareFiles, setCompareView } from './compare.js';
 
 window.relicview = {
   ready,
@@ -37,8 +38,29 @@ window.relicview = {
     gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
     return performance.now() - t;
   },
-  // Two files compared record by record: → what `relicview diff --json` prints for them.
-  compare: async (a, b) => JSON.parse(await state.session.compare(a, b)),
+  // Two files compared record by record and shown side by side: → what `relicview diff
+  // --json` prints for them, once both are shown.
+  compare: (a, b) => compareFiles(a, b),
+  // The comparison on show: {a, b, mode, split, hasDifference, inspector: {rows, selected,
+  // onlyDifferences, selection}}, or null.
+  comparison: () => {
+    if (!state.compare) return null;
+    const view = state.viewer.compareView();
+    return { a: state.compare.a, b: state.compare.b, mode: view.mode, split: view.split, hasDifference: state.compare.hasDifference, inspector: state.compareInspector.state() };
+  },
+  // {mode: 'a'|'b'|'overlay'|'split'|'difference', split: 0–1} → the view, once drawn.
+  setCompareView,
+  // Drive the aligned trees: select row i, the next / previous difference (→ its row),
+  // show only the differences, select the row holding byte o of side 'a' or 'b'.
+  compareInspector: {
+    select: (i) => state.compareInspector.select(i),
+    next: () => state.compareInspector.step(1),
+    previous: () => state.compareInspector.step(-1),
+    setOnlyDifferences: (on) => state.compareInspector.setOnlyDifferences(on),
+    selectByte: (side, o) => state.compareInspector.selectByte(side, o),
+  },
+  // Triangles outlined on one side of a comparison: 'a', 'b' or 'difference'.
+  highlightedTrianglesOn: (side) => state.viewer.highlightedTrianglesOn(side),
   // Where the last open() spent its time: {readMs, parseMs, inspectMs, assetsMs, buildMs, showMs, uploadMs, uploadBytes, drawMs, totalMs}.
   lastOpen: () => state.lastOpen ?? null,
   // The page's share of compiling the model shaders at start (ms); the GPU's runs on after.

@@ -10,9 +10,11 @@ const ROW_HEIGHT = 18; // px, matches #file-list li in style.css
 const OVERSCAN = 20; // rows rendered beyond each edge of the visible ones
 
 export class FileList {
-  // `label(kind)` is the core's badge for a kind.
-  constructor({ list, search, kinds, noMatches, label, onOpen }) {
+  // `label(kind)` is the core's badge for a kind; `onMenu(path, x, y)` is asked for a file's
+  // menu (a right-click, the context-menu key or Shift+F10 on it).
+  constructor({ list, search, kinds, noMatches, label, onOpen, onMenu = null }) {
     this.label = label;
+    this.onMenu = onMenu;
     this.noMatches = noMatches;
     this.list = list;
     this.search = search;
@@ -53,6 +55,13 @@ export class FileList {
       else this.onOpen(li.dataset.path, { pointer: true });
     });
     list.addEventListener('keydown', (e) => this.key(e));
+    list.addEventListener('contextmenu', (e) => {
+      if (!this.onMenu) return;
+      // (The context-menu key opens the menu from keydown; its event lands on the list.)
+      e.preventDefault();
+      const li = e.target.closest('li[data-path]');
+      if (li) this.onMenu(li.dataset.path, e.clientX, e.clientY);
+    });
     list.addEventListener('scroll', () => this.render());
     if (typeof ResizeObserver === 'function') new ResizeObserver(() => this.render()).observe(list);
   }
@@ -297,6 +306,11 @@ export class FileList {
     else if (e.key === 'Enter') this.move(0);
     else if (e.key === 'ArrowLeft') { if (!this.collapsed.has(dir)) this.toggleFolder(dir); }
     else if (e.key === 'ArrowRight') { if (this.collapsed.has(dir)) this.toggleFolder(dir); }
+    else if ((e.key === 'ContextMenu' || (e.key === 'F10' && e.shiftKey)) && this.current && this.onMenu) {
+      const li = this.list.querySelector('li[aria-selected="true"]');
+      const r = (li || this.list).getBoundingClientRect();
+      this.onMenu(this.current, r.left + 24, r.bottom);
+    }
     else if (e.key.length === 1 && !e.ctrlKey && !e.metaKey && !e.altKey) {
       // Type-ahead: the keystroke goes on in the search box.
       this.search.focus();

@@ -48,6 +48,12 @@ export const viewKeys = [
     ['offset box', 'go to a byte: decimal, or hex as 0x1F'],
     ['find box', 'bytes as hex ("de ad 00") or text ("quoted" is always text); Enter: next, Shift+Enter: previous'],
   ]],
+  ['Comparing two files (a file\'s menu in the list, or Compare with… in the info pane)', [
+    ['N, Shift+N / P', 'the next / previous difference (both records and their bytes selected)'],
+    ['X', 'switch the view between A and B'],
+    ['C', 'the next way to show them: A, B, overlay (B ghosted over A), split, difference'],
+    ['drag the split, ← →', 'move the split between A and B'],
+  ]],
   ['Anywhere', [
     ['?', 'this list'],
     ['Escape', 'close it'],

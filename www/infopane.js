@@ -4,7 +4,9 @@
 import { hashOf } from './urlstate.js';
 import { $, message, state } from './state.js';
 
-export function addRow(dl, label, value, bad = false, { swatch = null, links = [] } = {}) {
+// `links`: archive paths the value names (each a link); `compare`: pairs of them the reader
+// may compare (a "compare" button after the second of each).
+export function addRow(dl, label, value, bad = false, { swatch = null, links = [], compare = [] } = {}) {
   const dt = document.createElement('dt');
   dt.textContent = label;
   const dd = document.createElement('dd');
@@ -23,6 +25,7 @@ export function addRow(dl, label, value, bad = false, { swatch = null, links = [
     const k = value.indexOf(path, at);
     if (k < 0) continue;
     dd.append(breakable(value.slice(at, k)), fileLink(path));
+    for (const [a, b] of compare.filter(([, b]) => b === path)) dd.append(compareButton(a, b));
     at = k + path.length;
   }
   dd.append(breakable(value.slice(at)));
@@ -56,8 +59,19 @@ function fileLink(path) {
   return a;
 }
 
+// A button that compares two archive files (the comparison flow listens, main.js).
+function compareButton(a, b) {
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'button compare-link';
+  button.textContent = 'compare';
+  button.title = `Compare ${a} with ${b}`;
+  button.addEventListener('click', () => button.dispatchEvent(new CustomEvent('relicview:compare', { bubbles: true, detail: { a, b } })));
+  return button;
+}
+
 function addRows(dl, rows) {
-  for (const r of rows) addRow(dl, r.label, r.value, r.severity === 'warning', { swatch: r.swatch, links: r.links || [] });
+  for (const r of rows) addRow(dl, r.label, r.value, r.severity === 'warning', { swatch: r.swatch, links: r.links || [], compare: r.compare || [] });
 }
 
 export function button(id, label, onClick) {
@@ -134,9 +148,9 @@ export function showDocument(file) {
   const more = $('info-more');
   more.replaceChildren();
   const can = file.capabilities();
+  const path = file.path;
   if (can.text) more.append(textView(file.text()));
   if (can.usedBy) {
-    const path = file.path;
     const exports = file.exports();
     const b = button('used-by-button', 'Which files use this?', async () => {
       b.disabled = true;
@@ -145,6 +159,9 @@ export function showDocument(file) {
     });
     more.append(b);
   }
+  more.append(button('compare-with-button', 'Compare with…', () => {
+    document.dispatchEvent(new CustomEvent('relicview:compare-pick', { detail: { path } }));
+  }));
   // A picture is shown flat: it goes out in the glTF of the models that use it.
   const name = file.path.split('/').pop();
   setExport(can.export && !can.image, can.image ? `${name} is a picture; it is exported with the models that use it` : `${name} has no 3D scene to export`);

@@ -5,15 +5,11 @@
 // (u8 … f32) are shown under it; an offset can be gone to and bytes or text searched for.
 
 import { count } from './state.js';
+import { HexView, ROW_HEIGHT, hex } from './hexview.js';
 
-// Bytes per hex row: 16, or 8 where the hex view is too narrow for 16 and their text.
-const WIDE_ROW = 16;
-const NARROW_ROW = 8;
-const ROW_HEIGHT = 18; // px, matches .hexrow and .chunk in style.css
 // Tree rows kept in the DOM beyond those in sight, above and below: a small file's tree is
 // whole, a file of thousands of records costs a few hundred rows.
 const TREE_OVERSCAN = 200;
-const hex = (n, width) => n.toString(16).toUpperCase().padStart(width, '0');
 
 export class Inspector {
   constructor(root) {
@@ -27,12 +23,17 @@ export class Inspector {
     this.window = [0, 0];
     this.tree.addEventListener('scroll', () => this.renderTreeWindow());
     this.hexBox = root.querySelector('#hex');
-    this.hexSpacer = root.querySelector('#hex-spacer');
     this.hexRows = root.querySelector('#hex-rows');
-    this.hexHeads = root.querySelector('.hex-heads .hex-cols');
-    this.rowBytes = WIDE_ROW;
-    // The row width follows the pane's width (its splitter, the window).
-    if (typeof ResizeObserver === 'function') new ResizeObserver(() => this.fitRows()).observe(this.hexBox);
+    this.hexView = new HexView({
+      box: this.hexBox,
+      spacer: root.querySelector('#hex-spacer'),
+      rows: this.hexRows,
+      heads: root.querySelector('.hex-heads .hex-cols'),
+      classOf: (o) => {
+        const sel = this.selection;
+        return `cov-${this.classAt(o)}` + (sel && o >= sel.start && o < sel.end ? ' sel' : '') + (o === this.cursor ? ' cursor' : '');
+      },
+    });
     this.detail = root.querySelector('#inspector-detail');
     this.diagnostics = root.querySelector('#diagnostics');
     this.legend = root.querySelector('#coverage-legend');
@@ -44,7 +45,6 @@ export class Inspector {
     this.shownView = 0;
     this.viewSelect.addEventListener('change', () => this.setByteView(Number(this.viewSelect.value)));
     this.selection = null; // {chunk, start, end}
-    this.hexBox.addEventListener('scroll', () => this.renderHex());
     this.hexRows.addEventListener('click', (e) => {
       const b = e.target.closest('[data-o]');
       if (b) this.selectByte(Number(b.dataset.o));
@@ -163,17 +163,18 @@ export class Inspector {
     const n = this.bytes.length;
     if (!n) return;
     const at = this.cursor ?? (this.selection ? this.selection.start : 0);
-    const page = this.rowBytes * Math.max(1, Math.floor(this.hexBox.clientHeight / ROW_HEIGHT) - 1);
+    const row = this.hexView.rowBytes;
+    const page = row * this.hexView.pageRows;
     let to = null;
     switch (e.key) {
       case 'ArrowRight': to = at + 1; break;
       case 'ArrowLeft': to = at - 1; break;
-      case 'ArrowDown': to = at + this.rowBytes; break;
-      case 'ArrowUp': to = at - this.rowBytes; break;
+      case 'ArrowDown': to = at + row; break;
+      case 'ArrowUp': to = at - row; break;
       case 'PageDown': to = at + page; break;
       case 'PageUp': to = at - page; break;
-      case 'Home': to = e.ctrlKey ? 0 : at - (at % this.rowBytes); break;
-      case 'End': to = e.ctrlKey ? n - 1 : at - (at % this.rowBytes) + this.rowBytes - 1; break;
+      case 'Home': to = e.ctrlKey ? 0 : at - (at % row); break;
+      case 'End': to = e.ctrlKey ? n - 1 : at - (at % row) + row - 1; break;
       case 'Enter': this.selectByte(at); e.preventDefault(); return;
       default: return;
     }
@@ -299,8 +300,7 @@ export class Inspector {
     this.renderLegend();
     this.renderDiagnostics();
     this.renderTree();
-    this.fitRows(true);
-    this.hexBox.scrollTop = 0;
+    this.hexView.set(this.bytes);
     const listed = !view ? '' : view.rows_total > view.chunks.length ? `the first ${view.chunks.length} of ${view.rows_total} records listed` : count(view.chunks.length, 'chunk');
     this.detail.textContent = view ? `${listed} · click a chunk or a byte` : '';
     this.renderHex();
@@ -445,8 +445,7 @@ export class Inspector {
     this.viewSelect.value = String(i);
     this.bytes = this.byteSets[i];
     this.selection = null;
-    this.fitRows(true);
-    this.hexBox.scrollTop = 0;
+    this.hexView.set(this.bytes);
     this.detail.textContent = `${this.view.views[i].label}: ${count(this.bytes.length, 'byte')}`;
     this.renderHex();
   }
@@ -534,66 +533,11 @@ export class Inspector {
   }
 
   scrollHexTo(offset) {
-    const row = Math.floor(offset / this.rowBytes);
-    const top = row * ROW_HEIGHT;
-    if (top < this.hexBox.scrollTop || top > this.hexBox.scrollTop + this.hexBox.clientHeight - ROW_HEIGHT) {
-      this.hexBox.scrollTop = Math.max(0, top - ROW_HEIGHT * 2);
-    }
+    this.hexView.scrollTo(offset);
   }
 
-  // 16 bytes a row where offset, 16 bytes and their text fit the pane, else 8; the spacer
-  // and the column heading follow.
-  fitRows(force = false) {
-    const ch = this.charWidth || (this.charWidth = measureCh(this.hexBox));
-    const needed = (8 + 16 * 2.4 + 16) * ch + 30;
-    const rowBytes = this.hexBox.clientWidth && this.hexBox.clientWidth < needed ? NARROW_ROW : WIDE_ROW;
-    if (!force && rowBytes === this.rowBytes) return;
-    const keep = this.hexBox.scrollTop / ROW_HEIGHT * this.rowBytes;
-    this.rowBytes = rowBytes;
-    this.hexSpacer.style.height = `${Math.ceil(this.bytes.length / this.rowBytes) * ROW_HEIGHT}px`;
-    if (this.hexHeads) this.hexHeads.style.width = `calc(${this.rowBytes} * 2.4ch)`;
-    if (!force) this.hexBox.scrollTop = Math.floor(keep / this.rowBytes) * ROW_HEIGHT;
-    this.renderHex();
-  }
-
-  // Only the rows in sight exist in the DOM: files run to megabytes.
   renderHex() {
-    const first = Math.floor(this.hexBox.scrollTop / ROW_HEIGHT);
-    const count = Math.ceil(this.hexBox.clientHeight / ROW_HEIGHT) + 2;
-    const last = Math.min(Math.ceil(this.bytes.length / this.rowBytes), first + count);
-    this.hexRows.style.top = `${first * ROW_HEIGHT}px`;
-    const sel = this.selection;
-    const frag = document.createDocumentFragment();
-    for (let row = first; row < last; row++) {
-      const div = document.createElement('div');
-      div.className = 'hexrow';
-      const off = document.createElement('span');
-      off.className = 'off';
-      off.textContent = hex(row * this.rowBytes, 8);
-      div.append(off);
-      let ascii = '';
-      for (let k = 0; k < this.rowBytes; k++) {
-        const o = row * this.rowBytes + k;
-        const b = document.createElement('span');
-        if (o < this.bytes.length) {
-          const v = this.bytes[o];
-          b.textContent = hex(v, 2);
-          b.dataset.o = String(o);
-          b.className = `b cov-${this.classAt(o)}` + (sel && o >= sel.start && o < sel.end ? ' sel' : '') + (o === this.cursor ? ' cursor' : '');
-          ascii += v >= 0x20 && v < 0x7f ? String.fromCharCode(v) : '.';
-        } else {
-          b.className = 'b';
-          b.textContent = '  ';
-        }
-        div.append(b);
-      }
-      const text = document.createElement('span');
-      text.className = 'ascii';
-      text.textContent = ascii;
-      div.append(text);
-      frag.append(div);
-    }
-    this.hexRows.replaceChildren(frag);
+    this.hexView.render();
   }
 }
 
@@ -610,15 +554,4 @@ function parseNeedle(text) {
     return out;
   }
   return [...new TextEncoder().encode(t)];
-}
-
-// The width of one monospace character in the hex view (px).
-function measureCh(box) {
-  const probe = document.createElement('span');
-  probe.style.cssText = 'position:absolute;visibility:hidden;white-space:pre;font:inherit';
-  probe.textContent = '0'.repeat(20);
-  box.append(probe);
-  const w = probe.getBoundingClientRect().width / 20;
-  probe.remove();
-  return w || 7.2;
 }

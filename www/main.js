@@ -21,6 +21,8 @@ import { viewKey } from './keys.js';
 import { bindShell } from './shell.js';
 import { bindFlatView } from './flatview.js';
 import { loadingProgress } from './loading.js';
+import { CompareInspector } from './compareview.js';
+import { bindCompare, compareFiles, openRowMenu, outlineRow, pickComparison, pickedWhileComparing } from './compare.js';
 // Defines window.relicview.
 import './api.js';
 
@@ -45,13 +47,19 @@ async function boot() {
   state.viewport.flyAllowed = () => state.viewer.cameraMode() === 'fly' || (state.viewpoint !== null && state.viewpoint !== undefined);
   state.viewport.onKey = (e) => (state.current ? viewKey(e) : false);
   state.inspector = new Inspector($('inspector'));
+  state.compareInspector = new CompareInspector($('inspector'));
+  // A row of the aligned trees chosen: both records outlined (a face alone where picked).
+  state.compareInspector.onSelect = outlineRow;
+  bindCompare();
   // On a phone the list sits above the view: a tap on a file brings the view into sight.
   const narrow = window.matchMedia('(max-width: 760px)');
   const onOpen = (path, how = {}) => {
-    open(path).catch(() => {});
+    // "Compare with…" waits for this choice.
+    if (state.comparePick && state.comparePick.toLowerCase() !== path.toLowerCase()) compareFiles(state.comparePick, path).catch(() => {});
+    else open(path).catch(() => {});
     if (how.pointer && narrow.matches) $('stage').scrollIntoView({ block: 'start' });
   };
-  state.files = new FileList({ list: $('file-list'), search: $('search'), kinds: $('kinds'), noMatches: $('no-matches'), label: (kind) => kindOfEntry({ kind }).label, onOpen });
+  state.files = new FileList({ list: $('file-list'), search: $('search'), kinds: $('kinds'), noMatches: $('no-matches'), label: (kind) => kindOfEntry({ kind }).label, onOpen, onMenu: openRowMenu });
   state.viewport.onFrame = (s) => {
     const lod = s.lod === null || s.lod === undefined ? '' : ` · LOD ${s.lod}`;
     const placed = s.placements ? ` · ${count(s.placements, 'placement')}` : '';
@@ -90,6 +98,10 @@ async function boot() {
     state.beforePick = state.inspector.selection ? { ...state.inspector.selection } : null;
     const hit = state.viewer.pick(x, y);
     if (!hit || hit.source === null || hit.source === undefined) return;
+    if (state.compare) {
+      pickedWhileComparing(hit);
+      return;
+    }
     state.inspector.selectRange(hit.source, hit.start, hit.end, `picked triangle ${hit.triangleInSource}`);
     // Exactly the picked face's triangles are outlined, not the whole index list.
     state.viewer.setHighlightBytes(hit.source, hit.start, hit.end);
@@ -116,6 +128,9 @@ async function boot() {
   };
   // A file link in the info pane or a report asks for its file.
   document.addEventListener('relicview:open', (e) => open(e.detail.path).catch(() => {}));
+  // Two files to compare: a link, an info-pane candidate, a menu; or the first of them.
+  document.addEventListener('relicview:compare', (e) => compareFiles(e.detail.a, e.detail.b, e.detail.link || null).catch(() => {}));
+  document.addEventListener('relicview:compare-pick', (e) => pickComparison(e.detail.path));
   readyResolve();
   state.viewport.requestFrame();
   const link = readHash();

@@ -13,19 +13,21 @@ import { restoreView, stats, syncToolbar } from './controls.js';
 import { recoverFromTrap } from './recovery.js';
 import { endLoading, loadingProgress, showListing, startLoading } from './loading.js';
 import { expandContainers } from './containers.js';
+import { setComparing } from './compareview.js';
 
-// Open a file; `restore` is a link's view ({cam, lod, chunk}) to put back once it shows.
-async function doOpen(path, restore, request) {
+// Run one open (`label` names what it opens) with the core up; a trap of the core during
+// it ends it with why, once a new core instance is up.
+async function guarded(label, run) {
   await ready;
   const lost = state.coreLost;
   state.opening++;
   try {
     // An open whose core traps never settles on its own: the trap ends it.
-    return await Promise.race([openNow(path, restore, request), lost]);
+    return await Promise.race([run(), lost]);
   } catch (err) {
     if (!isTrap(err)) throw err;
     await recoverFromTrap(err);
-    throw new Error(`${path}: ${state.traps.at(-1).message} (the viewer's core was restarted)`);
+    throw new Error(`${label}: ${state.traps.at(-1).message} (the viewer's core was restarted)`);
   } finally {
     state.opening = Math.max(0, state.opening - 1);
   }
@@ -65,7 +67,9 @@ async function openNow(path, restore, request) {
   if (abandoned()) return { abandoned: true };
   const entry = state.byPath.get(String(path).toLowerCase());
   if (!entry) throw new Error(`${path}: no such file in the archive`);
-  const newFile = state.current !== entry.path;
+  // A file opened alone ends a comparison (file A opened alone is a new view too).
+  const newFile = state.current !== entry.path || Boolean(state.compare);
+  setComparing(false);
   startLoading(entry.path, Boolean(state.current) && newFile);
   state.current = entry.path;
   markSelected(entry.path);
@@ -182,12 +186,19 @@ async function failed(entry, err) {
 // replaced before it could show is abandoned (→ {abandoned: true}): stepping through a
 // list with the keyboard shows where it stops, not every file on the way.
 export function open(path, restore = null) {
+  return queued(path, (request) => openNow(path, restore, request));
+}
+
+// The way every open runs: after the one before it, the last one asked for winning (`run`
+// gets its request number, to tell whether a later one replaced it), guarded against a
+// trap of the core. Comparisons (compare.js) run this way too.
+export function queued(label, run) {
   const request = ++state.requests;
   // A big file still parsing in the worker is not waited for.
   state.opener?.abandon();
-  const run = state.queue.then(() => doOpen(path, restore, request));
-  state.queue = run.catch(() => {});
-  return run;
+  const job = state.queue.then(() => guarded(label, () => run(request)));
+  state.queue = job.catch(() => {});
+  return job;
 }
 
 // Nothing on show: no scene, no records, no info, no selection in the list (a new archive,
@@ -197,6 +208,7 @@ function clearShown() {
   state.opener?.abandon();
   state.current = null;
   state.viewpoint = null;
+  setComparing(false);
   state.viewer.clear();
   state.inspector.show(null, []);
   clearInfo();
@@ -219,7 +231,12 @@ export function applyLink(link) {
     return true;
   }
   if (!target) return false;
-  if (target.path === state.current) {
+  if (link.compare) {
+    // Two files compared: the comparison flow sits above this one (main.js listens).
+    document.dispatchEvent(new CustomEvent('relicview:compare', { detail: { a: target.path, b: link.compare, link } }));
+    return true;
+  }
+  if (target.path === state.current && !state.compare) {
     restoreView(link);
     syncToolbar();
     state.viewport.requestFrame();

@@ -68,6 +68,12 @@ export const state = {
   containerProblems: [],
   // Clears the "link copied" note.
   shareTimer: null,
+  // Two files compared, while on show: {a, b (paths), result (the CLI's JSON), legend,
+  // hasDifference}; null while one file is on show. The inspector that shows them.
+  compare: null,
+  compareInspector: null,
+  // "Compare with…" was asked for this file: the next file chosen in the list is the other.
+  comparePick: null,
 };
 
 // Resolves once the page is wired and the core is up; rejects when it could not start.

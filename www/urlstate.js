@@ -7,6 +7,8 @@
 //   &hide=doors,fx (layers not shown) &choice=2 (the option of a file's choice: a model and
 //   its animation) &skeleton=1 (the bones drawn over it)
 //   &wire=1 &cull=1 (wireframe, back faces hidden) &bg=light|checker &light=camera|none
+//   &compare=<file B> (path is file A) &cmode=a|b|overlay|split|difference &split=0.5
+//   &row=12 (the aligned row selected)
 //   #folder=<fingerprint>&path=…
 
 const round = (x) => Number(x.toFixed(4));
@@ -20,7 +22,7 @@ export function readHash(hash = location.hash) {
   const int = (name) => (p.has(name) && /^\d+$/.test(p.get(name)) ? Number(p.get(name)) : null);
   const t = p.has('t') && Number.isFinite(Number(p.get('t'))) ? Number(p.get('t')) : null;
   const hide = p.has('hide') ? p.get('hide').split(',').filter(Boolean) : null;
-  return { archive: p.get('archive'), folder: p.get('folder'), path: p.get('path'), cam, lod: int('lod'), chunk: int('chunk'), t, mode: p.get('mode') === 'fly' ? 'fly' : null, view: int('view'), hide, paused: p.get('paused') === '1', choice: int('choice'), skeleton: p.get('skeleton') === '1', wire: p.get('wire') === '1', cull: p.get('cull') === '1', bg: oneOf(p.get('bg'), ['light', 'checker']), light: oneOf(p.get('light'), ['camera', 'none']) };
+  return { archive: p.get('archive'), folder: p.get('folder'), path: p.get('path'), cam, lod: int('lod'), chunk: int('chunk'), t, mode: p.get('mode') === 'fly' ? 'fly' : null, view: int('view'), hide, paused: p.get('paused') === '1', choice: int('choice'), skeleton: p.get('skeleton') === '1', wire: p.get('wire') === '1', cull: p.get('cull') === '1', bg: oneOf(p.get('bg'), ['light', 'checker']), light: oneOf(p.get('light'), ['camera', 'none']), compare: p.get('compare'), cmode: oneOf(p.get('cmode'), ['a', 'b', 'overlay', 'split', 'difference']), split: p.has('split') && Number.isFinite(Number(p.get('split'))) ? Number(p.get('split')) : null, row: int('row') };
 }
 
 function oneOf(value, allowed) {
@@ -32,6 +34,10 @@ export function hashOf(view) {
   if (view.archive) p.set('archive', view.archive);
   if (view.folder) p.set('folder', view.folder);
   if (view.path) p.set('path', view.path);
+  if (view.compare) p.set('compare', view.compare);
+  if (view.cmode) p.set('cmode', view.cmode);
+  if (view.split !== null && view.split !== undefined) p.set('split', String(round(view.split)));
+  if (view.row !== null && view.row !== undefined) p.set('row', String(view.row));
   if (view.cam) p.set('cam', [...view.cam.position, ...view.cam.target, view.cam.fov].map(round).join(','));
   if (view.lod !== null && view.lod !== undefined) p.set('lod', String(view.lod));
   if (view.chunk !== null && view.chunk !== undefined) p.set('chunk', String(view.chunk));

@@ -45,11 +45,15 @@ pub struct InfoRow {
     /// Archive paths named in the value, in order (the page makes each a link that opens it).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<String>,
+    /// Pairs of those paths the page offers to compare: where several files answer to one
+    /// name, the one taken and each other candidate.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub compare: Vec<[String; 2]>,
 }
 
 impl InfoRow {
     pub fn new(label: impl Into<String>, value: impl Into<String>) -> InfoRow {
-        InfoRow { label: label.into(), value: value.into(), severity: Severity::Normal, swatch: None, links: Vec::new() }
+        InfoRow { label: label.into(), value: value.into(), severity: Severity::Normal, swatch: None, links: Vec::new(), compare: Vec::new() }
     }
     pub fn warning(label: impl Into<String>, value: impl Into<String>) -> InfoRow {
         InfoRow { severity: Severity::Warning, ..InfoRow::new(label, value) }
@@ -61,6 +65,14 @@ impl InfoRow {
     }
     pub fn with_links(mut self, links: Vec<String>) -> InfoRow {
         self.links = links;
+        self
+    }
+    /// Where several files answer to one name: `taken` and the `others` are links (in that
+    /// order, as the value names them), and each other one can be compared with `taken`.
+    pub fn with_candidates(mut self, taken: &str, others: &[String]) -> InfoRow {
+        self.links.push(taken.to_string());
+        self.links.extend(others.iter().cloned());
+        self.compare.extend(others.iter().map(|o| [taken.to_string(), o.clone()]));
         self
     }
 }

@@ -201,7 +201,8 @@ impl Info {
         for r in self.material_resolution.iter().flatten() {
             let label = format!("material {}", r.reference);
             rows.push(match (&r.library, r.found, &r.library_error) {
-                (Some(l), true, _) => InfoRow::new(label, format!("from {l}")).with_links(vec![l.clone()]),
+                (Some(l), true, _) if r.also.is_empty() => InfoRow::new(label, format!("from {l}")).with_links(vec![l.clone()]),
+                (Some(l), true, _) => InfoRow::new(label, format!("from {l}; also {}", r.also.join(", "))).with_candidates(l, &r.also),
                 (_, _, Some(e)) => InfoRow::warning(label, format!("library unusable: {e} (drawn grey)")),
                 (Some(l), false, None) => InfoRow::warning(label, format!("not in {l} (drawn grey)")).with_links(vec![l.clone()]),
                 (None, ..) => InfoRow::warning(label, "no library in the archive (drawn grey)"),

@@ -462,7 +462,7 @@ impl Document for WorldDocument {
                 rows.push(InfoRow::warning("missing", a.report.missing.iter().cloned().collect::<Vec<_>>().join(", ")));
             }
             for amb in &a.report.ambiguous {
-                rows.push(InfoRow::warning(format!("several {}", amb.name), format!("took {}; also {}", amb.taken, amb.candidates.join(", "))));
+                rows.push(InfoRow::warning(format!("several {}", amb.name), format!("took {}; also {}", amb.taken, amb.candidates.join(", "))).with_candidates(&amb.taken, &amb.candidates));
             }
         }
         for d in self.diagnostics.iter() {
