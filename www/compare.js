@@ -3,7 +3,7 @@
 // the info pane's summary, the toolbar's modes (A, B, B ghosted over A, a split, the
 // difference colours) and the link that restores it all.
 
-import { $, count, nextTask, state } from './state.js';
+import { $, nextTask, state } from './state.js';
 import { queued } from './openflow.js';
 import { addRow, clearInfo, setExport, showError, viewMessage } from './infopane.js';
 import { hideFlat } from './flatview.js';
@@ -115,7 +115,8 @@ function showComparisonInfo(data) {
   if (r.geometry) {
     const g = r.geometry;
     addRow(dl, 'triangles', `${g.triangles_a} in A · ${g.triangles_b} in B`);
-    addRow(dl, 'vertices', `${count(g.vertices_moved, 'vertex')} moved, the farthest by ${Number(g.max_displacement.toPrecision(4))} · ${g.vertices_unmatched} unmatched`.replace('vertexs', 'vertices'));
+    const vertices = (n) => `${n} ${n === 1 ? 'vertex' : 'vertices'}`;
+    addRow(dl, 'vertices', `${vertices(g.vertices_moved)} moved, the farthest by ${Number(g.max_displacement.toPrecision(4))} · ${g.vertices_unmatched} unmatched`);
   }
   if (r.placements) {
     const c = r.placements.counts;
