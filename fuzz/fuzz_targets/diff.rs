@@ -16,8 +16,8 @@ fuzz_target!(|data: &[u8]| {
     let name = NAMES[*pick as usize % NAMES.len()];
     let split = (u16::from_le_bytes([*l0, *l1]) as usize).min(rest.len());
     let (bytes_a, bytes_b) = rest.split_at(split);
-    let a = registry::open(name, bytes_a.to_vec(), Purpose::Show);
-    let b = registry::open(name, bytes_b.to_vec(), Purpose::Show);
+    let mut a = registry::open(name, bytes_a.to_vec(), Purpose::Show);
+    let mut b = registry::open(name, bytes_b.to_vec(), Purpose::Show);
     let detached = Archive::detached();
     let (sa, sb) = (a.build_scene(&detached), b.build_scene(&detached));
     let scenes = sa.as_ref().zip(sb.as_ref());
