@@ -4,6 +4,7 @@
 //! containers inside containers are read into memory (bounded) and opened the same way.
 //! A container is opened once per `Disk` and read from where it lies.
 
+use crate::archive::FileSource;
 use crate::containers::{self, ByteSource, Container, FileBytes, Limits};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -13,6 +14,24 @@ use std::sync::Arc;
 
 /// Containers nest at most this deep (a zip in a zip in a folder is 2).
 const MAX_NESTING: usize = 4;
+
+/// A file of an archive on disk as the CLI and the server list it.
+#[derive(Debug, serde::Serialize, PartialEq, Eq)]
+pub struct ListedFile {
+    /// Relative path with `/` separators, as on the disc; bytes of a name that are not UTF-8
+    /// are written `\xNN` (and a backslash `\\`), so two such names never become one.
+    pub path: String,
+    pub size: u64,
+    /// What the file is by its content (see `census::kind_of`), so a viewer need not fetch
+    /// every file to type it.
+    pub kind: &'static str,
+    /// Where the file is on disk: the file, or the container file it is inside.
+    #[serde(skip)]
+    pub real: PathBuf,
+    /// Inside a container (read through `disk::Disk`, not from `real` itself).
+    #[serde(skip)]
+    pub contained: bool,
+}
 
 /// One file an archive lists inside a container: its path under the container's, its size
 /// and its first bytes (for its kind).
@@ -197,4 +216,79 @@ fn beside(folder: &Path, name: &str) -> Option<PathBuf> {
         return Some(exact);
     }
     std::fs::read_dir(folder).ok()?.filter_map(Result::ok).map(|e| e.path()).find(|p| p.is_file() && p.file_name().is_some_and(|n| n.to_string_lossy().eq_ignore_ascii_case(name)))
+}
+
+/// The bytes of a regular file, at most `max` of them. FIFOs, devices, sockets and folders
+/// are refused by name (reading them could hang or never end), and so is a file that is
+/// larger than the limit — or grows past it while it is read.
+pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if !meta.is_file() {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        let what = if t.is_dir() {
+            "a folder"
+        } else if t.is_fifo() {
+            "a FIFO"
+        } else if t.is_char_device() || t.is_block_device() {
+            "a device"
+        } else if t.is_socket() {
+            "a socket"
+        } else {
+            "not a regular file"
+        };
+        return Err(format!("{}: is {what}, not a regular file; only files are read", path.display()));
+    }
+    if meta.len() > max {
+        return Err(format!("{}: {} bytes is more than the limit of {max} (raise it with --max-bytes)", path.display(), meta.len()));
+    }
+    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(max + 1).read_to_end(&mut bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    if bytes.len() as u64 > max {
+        return Err(format!("{}: grew past the limit of {max} bytes while it was read", path.display()));
+    }
+    Ok(bytes)
+}
+
+/// Archive paths on disk: the files the listing found (names that are not UTF-8 included),
+/// read as regular files up to the size limit, or through their container.
+pub struct DiskSource {
+    real: std::collections::HashMap<String, PathBuf>,
+    /// The archive's containers (paths inside them are read through it).
+    disk: Option<Disk>,
+    max_bytes: u64,
+}
+
+impl DiskSource {
+    pub fn new(files: &[ListedFile], disk: Disk, max_bytes: u64) -> DiskSource {
+        let real = files.iter().filter(|f| !f.contained).map(|f| (f.path.clone(), f.real.clone())).collect();
+        DiskSource { real, disk: Some(disk), max_bytes }
+    }
+
+    /// Every path read through `disk` (a folder whose containers are folders).
+    pub fn through(disk: Disk, max_bytes: u64) -> DiskSource {
+        DiskSource { real: Default::default(), disk: Some(disk), max_bytes }
+    }
+
+    /// No archive around the file: every other path is not there.
+    pub fn none(max_bytes: u64) -> DiskSource {
+        DiskSource { real: Default::default(), disk: None, max_bytes }
+    }
+}
+
+impl FileSource for DiskSource {
+    async fn read(&self, path: &str) -> Result<Vec<u8>, String> {
+        match (self.real.get(path), &self.disk) {
+            (Some(real), _) => read_regular(real, self.max_bytes),
+            (None, Some(disk)) => disk.read(path, self.max_bytes),
+            (None, None) => Err("not in the archive".to_string()),
+        }
+    }
+    fn now_ms(&self) -> f64 {
+        use std::sync::OnceLock;
+        static START: OnceLock<std::time::Instant> = OnceLock::new();
+        START.get_or_init(std::time::Instant::now).elapsed().as_secs_f64() * 1000.0
+    }
 }

@@ -17,11 +17,32 @@ use json::Index;
 use std::collections::BTreeMap;
 
 /// Which LOD the default glTF scene shows, and which layers are left out (what the viewer
-/// hides: a file's other models, say).
+/// hides: a file's other models, say). With `every_choice`, each option of the scene's
+/// choice that shows other layers (each model of a file of several) is a glTF scene of its
+/// own, the default the first.
 #[derive(Debug, Clone, Default)]
 pub struct ExportOptions {
     pub lod: usize,
     pub hidden_layers: Vec<u32>,
+    pub every_choice: bool,
+}
+
+/// The glTF scenes of one LOD: each a name and the layers it leaves out.
+fn views(scene: &Scene, options: &ExportOptions) -> Vec<(Option<String>, Vec<u32>)> {
+    let Some(choice) = scene.choice.as_ref().filter(|_| options.every_choice) else { return vec![(None, options.hidden_layers.clone())] };
+    let mut out: Vec<(Option<String>, Vec<u32>)> = Vec::new();
+    for (k, option) in choice.options.iter().enumerate() {
+        let mut hidden: Vec<u32> = options.hidden_layers.iter().copied().chain(choice.hidden_layers(k)).collect();
+        hidden.sort_unstable();
+        hidden.dedup();
+        if !out.iter().any(|(_, h)| *h == hidden) {
+            out.push((Some(option.label.clone()), hidden));
+        }
+    }
+    if out.is_empty() {
+        out.push((None, options.hidden_layers.clone()));
+    }
+    out
 }
 
 fn srgb_to_linear(c: f32) -> f32 {
@@ -196,10 +217,7 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
             })
         });
         let sampler = Some(sampler);
-        let mut png = Vec::new();
-        image::codecs::png::PngEncoder::new(&mut png)
-            .write_image(&t.texels.rgba[..], t.texels.width, t.texels.height, image::ExtendedColorType::Rgba8)
-            .map_err(|e| std::io::Error::other(format!("texture {}: {e}", t.name.as_deref().unwrap_or(""))))?;
+        let png = crate::texture::encode_png(&t.texels).map_err(|e| std::io::Error::other(format!("texture {}: {e}", t.name.as_deref().unwrap_or(""))))?;
         let view = b.view(Data::Bytes(png), None);
         let image = b.root.push(json::Image { buffer_view: Some(view), mime_type: Some(json::image::MimeType("image/png".into())), name: t.name.clone(), uri: None, extensions: None, extras: Default::default() });
         textures.push(b.root.push(json::Texture { name: t.name.clone(), sampler, source: image, extensions: None, extras: Default::default() }));
@@ -294,11 +312,13 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
         meshes.push((!primitives.is_empty()).then(|| b.root.push(json::Mesh { extensions: None, extras: Default::default(), name: mesh.name.clone(), primitives, weights: None })));
     }
 
-    // One glTF scene per LOD: the node tree as drawn at that LOD.
+    // One glTF scene per LOD (and, for every choice, per option's layers): the node tree as
+    // drawn there.
     let lods = scene.lod_count();
+    let views = views(scene, &options);
     let mut copies: Vec<Vec<Option<Index<json::Node>>>> = Vec::new();
-    for lod in 0..lods {
-        let visible = scene.visible_in(lod, &options.hidden_layers);
+    for (lod, (label, hidden)) in (0..lods).flat_map(|lod| views.iter().map(move |v| (lod, v))) {
+        let visible = scene.visible_in(lod, hidden);
         let mut index: Vec<Option<Index<json::Node>>> = vec![None; scene.nodes.len()];
         // Children before parents, so each parent can list them.
         for i in (0..scene.nodes.len()).rev() {
@@ -320,11 +340,14 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
             }));
         }
         let roots: Vec<Index<json::Node>> = scene.roots().filter_map(|r| index[r as usize]).collect();
-        let name = if lods > 1 { format!("{} (LOD {lod})", scene.name) } else { scene.name.clone() };
+        let mut name = if lods > 1 { format!("{} (LOD {lod})", scene.name) } else { scene.name.clone() };
+        if let Some(label) = label {
+            name = format!("{name}: {label}");
+        }
         b.root.push(json::Scene { extensions: None, extras: Default::default(), name: Some(name), nodes: roots });
         copies.push(index);
     }
-    b.root.scene = Some(Index::new(options.lod.min(lods - 1) as u32));
+    b.root.scene = Some(Index::new((options.lod.min(lods - 1) * views.len()) as u32));
 
     // Node TRS clips as animations (UV offset tracks have no core glTF target).
     for clip in &scene.clips {
@@ -400,7 +423,6 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
     Ok(total)
 }
 
-use image::ImageEncoder;
 
 #[cfg(test)]
 mod tests {
@@ -448,7 +470,7 @@ mod tests {
     #[test]
     fn a_primitive_without_uvs_gets_the_materials_untextured_twin() {
         let mut s = Scene { name: "tile".into(), ..Default::default() };
-        s.textures.push(crate::scene::Texture { name: None, texels: crate::texture::checker([1.0; 3]), file: None, nearest: false });
+        s.textures.push(crate::scene::Texture { name: None, texels: crate::texture::checker([1.0; 3]), file: None, nearest: false, stand_in: true });
         s.materials.push(crate::scene::Material { name: Some("tex".into()), texture: Some(0), untextured_color: Some([1.0, 0.0, 0.0, 1.0]), ..Default::default() });
         let tri = |uvs: Option<Vec<[f32; 2]>>| Primitive { positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], uvs, indices: vec![0, 1, 2], material: Some(0), ..Default::default() };
         let m = s.add_mesh(Mesh { name: None, primitives: vec![tri(None), tri(Some(vec![[0.0; 2]; 3])), tri(None)] });

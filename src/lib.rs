@@ -5,7 +5,8 @@
 //!
 //! ```text
 //!  web (wasm glue: session, opened file, viewer) · bin (CLI: info, census, export, serve …)
-//!  render (three-d, wasm only) · gltf (export) · census · diff · serve · demo
+//!  render (three-d, wasm only) · bundle (the whole archive out) · gltf (export) · census ·
+//!  diff · serve · demo
 //!  disk         archives on disk (native): folders whose containers are folders too
 //!  view         the viewer's state without a browser: camera words, options, clock, fps, layers
 //!  archive      paths, nearest-first resolution, assets, reference graph, the open sequence;
@@ -25,6 +26,7 @@
 //! ```
 
 pub mod archive;
+pub mod bundle;
 pub mod census;
 pub mod containers;
 pub mod demo;

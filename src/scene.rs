@@ -213,6 +213,18 @@ pub struct Texture {
     pub file: Option<String>,
     /// Sampled texel by texel, near and far (emulated console VRAM), not smoothed.
     pub nearest: bool,
+    /// Drawn in place of a texture that could not be had (a checker in the material's
+    /// colour): not the file's, nor any other file's.
+    #[serde(default)]
+    pub stand_in: bool,
+}
+
+impl Texture {
+    /// Decoded from the file whose scene this is (a field model's VRAM page with its CLUT),
+    /// not from another file, and not a stand-in.
+    pub fn is_own(&self) -> bool {
+        self.file.is_none() && !self.stand_in
+    }
 }
 
 /// A level of detail and the camera distances [in, out] it is meant for.
@@ -1079,7 +1091,7 @@ mod tests {
     #[test]
     fn a_primitive_samples_its_texture_only_with_a_uv_per_vertex() {
         let mut s = two_quads();
-        s.textures.push(Texture { name: None, texels: crate::texture::checker([1.0; 3]), file: None, nearest: false });
+        s.textures.push(Texture { name: None, texels: crate::texture::checker([1.0; 3]), file: None, nearest: false, stand_in: true });
         s.materials.push(Material { name: Some("tex".into()), texture: Some(0), untextured_color: Some([0.5, 0.25, 0.125, 1.0]), ..Default::default() });
         let mut p = quad(0.0, 1);
         p.material = Some(0);

@@ -47,22 +47,7 @@ impl Default for Limits {
     }
 }
 
-#[derive(Debug, Serialize, PartialEq, Eq)]
-pub struct ListedFile {
-    /// Relative path with `/` separators, as on the disc; bytes of a name that are not UTF-8
-    /// are written `\xNN` (and a backslash `\\`), so two such names never become one.
-    pub path: String,
-    pub size: u64,
-    /// What the file is by its content (see `census::kind_of`), so a viewer need not fetch
-    /// every file to type it.
-    pub kind: &'static str,
-    /// Where the file is on disk: the file, or the container file it is inside.
-    #[serde(skip)]
-    pub real: PathBuf,
-    /// Inside a container (read through `disk::Disk`, not from `real` itself).
-    #[serde(skip)]
-    pub contained: bool,
-}
+pub use crate::disk::ListedFile;
 
 /// An archive's file list as the viewer reads it (`#archive=<url of this JSON>`).
 #[derive(Debug, Serialize)]

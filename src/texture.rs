@@ -83,9 +83,40 @@ pub fn checker(diffuse: [f32; 3]) -> Texels {
     Texels { width: 8, height: 8, rgba: std::sync::Arc::new(rgba) }
 }
 
+/// The texels as a PNG (RGBA, 8 bits a channel).
+pub fn encode_png(t: &Texels) -> Result<Vec<u8>, String> {
+    use image::ImageEncoder;
+    let mut png = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut png).write_image(&t.rgba[..], t.width, t.height, image::ExtendedColorType::Rgba8).map_err(|e| e.to_string())?;
+    Ok(png)
+}
+
+/// The texels of the rectangle at (`x`, `y`), `width` × `height`, held inside the picture.
+pub fn crop(t: &Texels, x: u32, y: u32, width: u32, height: u32) -> Texels {
+    let (x, y) = (x.min(t.width), y.min(t.height));
+    let (width, height) = (width.min(t.width - x), height.min(t.height - y));
+    let mut rgba = Vec::with_capacity(width as usize * height as usize * 4);
+    for row in y..y + height {
+        let start = (row as usize * t.width as usize + x as usize) * 4;
+        rgba.extend_from_slice(&t.rgba[start..start + width as usize * 4]);
+    }
+    Texels { width, height, rgba: std::sync::Arc::new(rgba) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_crop_takes_its_rectangle_and_stays_inside_the_picture() {
+        let t = Texels { width: 3, height: 2, rgba: std::sync::Arc::new((0u8..24).collect()) };
+        let c = crop(&t, 1, 1, 5, 5);
+        assert_eq!((c.width, c.height), (2, 1));
+        assert_eq!(*c.rgba, (16u8..24).collect::<Vec<_>>());
+        let png = encode_png(&c).unwrap();
+        let back = decode("C.PNG", &png).unwrap();
+        assert_eq!((back.width, back.height, back.rgba), (2, 1, c.rgba));
+    }
 
     fn encode(format: ImageFormat) -> Vec<u8> {
         let mut img = image::RgbaImage::new(4, 2);

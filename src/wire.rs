@@ -144,6 +144,7 @@ mod tests {
             },
             file: Some("A.TGA".into()),
             nearest: true,
+            stand_in: false,
         });
         ShownScene {
             scene,

@@ -4,7 +4,7 @@ use clap::{Parser, Subcommand};
 use relicview::archive::{self, Archive, ArchiveIndex, FileSource, Opened};
 use relicview::census::{self, Census};
 use relicview::formats::registry::{Kind, Purpose};
-use relicview::disk::Disk;
+use relicview::disk::{read_regular, Disk, DiskSource};
 use relicview::serve::ListedFile;
 use relicview::{demo, gltf, serve};
 use std::cell::RefCell;
@@ -34,13 +34,23 @@ enum Command {
         #[arg(long, default_value_t = DEFAULT_MAX_BYTES)]
         max_bytes: u64,
     },
-    /// Export a file's scene, as drawn, to a binary glTF (.glb).
+    /// Export a file's scene, as drawn, to a binary glTF (.glb); with --all, every file of an
+    /// archive (a folder or a container) into a folder.
     Export {
+        /// The file; with --all, the archive.
         file: PathBuf,
+        /// Export the whole archive FILE into the folder OUT: a .glb for every file with a
+        /// scene, a .png for every picture and every texture a file decodes itself, and
+        /// OUT/report.json (exit 0: everything exported, 1: some files failed, listed).
+        #[arg(long)]
+        all: bool,
+        /// With --all: print the report as JSON.
+        #[arg(long)]
+        json: bool,
         /// The archive the file belongs to: resolve its materials and textures there.
         #[arg(long)]
         root: Option<PathBuf>,
-        /// Where to write the .glb.
+        /// Where to write the .glb (with --all, the folder to write into).
         #[arg(short, long)]
         out: PathBuf,
         /// The LOD the glTF's default scene shows (every LOD is a scene of its own).
@@ -130,44 +140,11 @@ fn finish(text: &str, code: ExitCode) -> ExitCode {
     }
 }
 
-/// The bytes of a regular file, at most `max` of them. FIFOs, devices, sockets and folders
-/// are refused by name (reading them could hang or never end), and so is a file that is
-/// larger than the limit — or grows past it while it is read.
-fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    if !meta.is_file() {
-        use std::os::unix::fs::FileTypeExt;
-        let t = meta.file_type();
-        let what = if t.is_dir() {
-            "a folder"
-        } else if t.is_fifo() {
-            "a FIFO"
-        } else if t.is_char_device() || t.is_block_device() {
-            "a device"
-        } else if t.is_socket() {
-            "a socket"
-        } else {
-            "not a regular file"
-        };
-        return Err(format!("{}: is {what}, not a regular file; only files are read", path.display()));
-    }
-    if meta.len() > max {
-        return Err(format!("{}: {} bytes is more than the limit of {max} (raise it with --max-bytes)", path.display(), meta.len()));
-    }
-    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(max + 1).read_to_end(&mut bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-    if bytes.len() as u64 > max {
-        return Err(format!("{}: grew past the limit of {max} bytes while it was read", path.display()));
-    }
-    Ok(bytes)
-}
-
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Info { file, json, root, max_bytes } => run_info(&file, json, root.as_deref(), max_bytes),
-        Command::Export { file, root, out, lod, model, max_bytes } => run_export(&file, root.as_deref(), &out, lod, model, max_bytes),
+        Command::Export { file, all: true, out, json, max_bytes, .. } => run_export_all(&file, &out, json, max_bytes),
+        Command::Export { file, root, out, lod, model, max_bytes, .. } => run_export(&file, root.as_deref(), &out, lod, model, max_bytes),
         Command::Census { dir, json, max_bytes } => run_census(&dir, json, max_bytes),
         Command::Diff { a, b, json, root, max_bytes } => run_diff(&a, &b, json, root.as_deref(), max_bytes),
         Command::Serve { dir, port, bind, site } => {
@@ -220,40 +197,15 @@ fn main() -> ExitCode {
     }
 }
 
-/// Archive paths on disk: the files the listing found (names that are not UTF-8 included),
-/// read as regular files up to the size limit, or through their container.
-struct DiskSource {
-    real: std::collections::HashMap<String, PathBuf>,
-    /// The archive's containers (paths inside them are read through it).
-    disk: Option<Disk>,
-    max_bytes: u64,
-}
-
-impl DiskSource {
-    fn new(files: &[ListedFile], disk: Disk, max_bytes: u64) -> DiskSource {
-        let real = files.iter().filter(|f| !f.contained).map(|f| (f.path.clone(), f.real.clone())).collect();
-        DiskSource { real, disk: Some(disk), max_bytes }
-    }
-}
-
-impl FileSource for DiskSource {
-    async fn read(&self, path: &str) -> Result<Vec<u8>, String> {
-        match (self.real.get(path), &self.disk) {
-            (Some(real), _) => read_regular(real, self.max_bytes),
-            (None, Some(disk)) => disk.read(path, self.max_bytes),
-            (None, None) => Err("not in the archive".to_string()),
-        }
-    }
-    fn now_ms(&self) -> f64 {
-        use std::sync::OnceLock;
-        static START: OnceLock<std::time::Instant> = OnceLock::new();
-        START.get_or_init(std::time::Instant::now).elapsed().as_secs_f64() * 1000.0
-    }
-}
-
 /// The files of the archive at `root`: a folder (its containers opened as folders), or a
 /// container file whose entries are the archive.
 fn list(root: &Path) -> Result<Vec<ListedFile>, String> {
+    listing(root).map(|l| l.files)
+}
+
+/// [`list`], with what the listing could not list and why (an unreadable folder, a name a
+/// container lists twice).
+fn listing(root: &Path) -> Result<serve::Listing, String> {
     if root.is_file() {
         let (files, problems) = Disk::new(root).list("");
         if files.is_empty() {
@@ -262,9 +214,10 @@ fn list(root: &Path) -> Result<Vec<ListedFile>, String> {
             }
         }
         let real = root.to_path_buf();
-        return Ok(files.into_iter().map(|e| ListedFile { kind: relicview::census::kind_of(&e.path, &e.head, e.size), path: e.path, size: e.size, real: real.clone(), contained: true }).collect());
+        let files = files.into_iter().map(|e| ListedFile { kind: relicview::census::kind_of(&e.path, &e.head, e.size), path: e.path, size: e.size, real: real.clone(), contained: true }).collect();
+        return Ok(serve::Listing { root: String::new(), base: String::new(), files, skipped: problems });
     }
-    serve::list_archive(root).map(|l| l.files).map_err(|e| e.to_string())
+    serve::list_archive(root).map_err(|e| e.to_string())
 }
 
 /// A path given on the command line that goes on inside a container
@@ -315,10 +268,10 @@ fn open(file: &Path, root: Option<&Path>, max_bytes: u64, purpose: Purpose) -> R
             Some((container, rest)) => {
                 let folder = container.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
                 let name = container.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-                let source = DiskSource { real: Default::default(), disk: Some(Disk::new(&folder)), max_bytes };
+                let source = DiskSource::through(Disk::new(&folder), max_bytes);
                 (Archive::detached(), format!("{name}/{rest}"), source)
             }
-            None => (Archive::detached(), file.display().to_string(), DiskSource { real: Default::default(), disk: None, max_bytes }),
+            None => (Archive::detached(), file.display().to_string(), DiskSource::none(max_bytes)),
         },
     };
     let bytes = match &inside {
@@ -451,7 +404,7 @@ fn run_export(file: &Path, root: Option<&Path>, out: &Path, lod: usize, model: O
         (Some(_), None) => return fail(false, &format!("{}: --model is for files of several models", file.display()), None),
     };
     let hidden_layers = option.map_or(Vec::new(), |k| scene.choose(k));
-    let options = gltf::ExportOptions { lod, hidden_layers };
+    let options = gltf::ExportOptions { lod, hidden_layers, every_choice: false };
     let write = || -> std::io::Result<usize> {
         let mut w = std::io::BufWriter::new(std::fs::File::create(out)?);
         let n = gltf::write_glb(&scene, options.clone(), &mut w)?;
@@ -464,18 +417,53 @@ fn run_export(file: &Path, root: Option<&Path>, out: &Path, lod: usize, model: O
     }
 }
 
+/// `export --all`: the archive at `src` into the folder `out`, on every core, with a
+/// progress bar on a terminal; the report's summary (or the report, `--json`) on stdout.
+fn run_export_all(src: &Path, out: &Path, json: bool, max_bytes: u64) -> ExitCode {
+    use std::fmt::Write as _;
+    let listed = match listing(src) {
+        Ok(l) => l,
+        Err(e) => return fail(json, &format!("{}: {e}", src.display()), None),
+    };
+    let files = &listed.files;
+    let bar = indicatif::ProgressBar::new(files.len() as u64);
+    bar.set_style(indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {msg}").expect("valid template"));
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let progress = |done: usize, path: &str| {
+        bar.set_position(done as u64);
+        bar.set_message(path.to_string());
+    };
+    let report = match relicview::bundle::folder::export_to_folder(src, files, &listed.skipped, out, max_bytes, threads, &progress) {
+        Ok(r) => r,
+        Err(e) => {
+            bar.finish_and_clear();
+            return fail(json, &format!("{}: {e}", out.display()), None);
+        }
+    };
+    bar.finish_and_clear();
+    let code = if report.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE };
+    let mut text = String::new();
+    if json {
+        let _ = writeln!(text, "{}", serde_json::to_string(&report).expect("the report serialises"));
+    } else {
+        let _ = writeln!(text, "{}: {} files written ({} bytes) from {} files; {} skipped, {} failed, {} renamed", out.display(), report.written.len(), report.bytes, report.files, report.skipped.len(), report.failed.len(), report.renamed.len());
+        for f in &report.failed {
+            let _ = writeln!(text, "  FAILED {}: {}", f.path, f.error);
+        }
+        for r in &report.renamed {
+            let _ = writeln!(text, "  renamed {} → {} ({})", r.from, r.to, r.why);
+        }
+        let _ = writeln!(text, "  report: {}", out.join(relicview::bundle::report::REPORT_NAME).display());
+    }
+    finish(&text, code)
+}
+
 fn run_census(dir: &Path, json: bool, max_bytes: u64) -> ExitCode {
     use std::fmt::Write as _;
     // A folder, or a container given as the archive.
-    let listing = match dir.is_file() {
-        true => match list(dir) {
-            Ok(files) => serve::Listing { root: String::new(), base: String::new(), files, skipped: Vec::new() },
-            Err(e) => return fail(json, &e, None),
-        },
-        false => match serve::list_archive(dir) {
-            Ok(l) => l,
-            Err(e) => return fail(json, &e.to_string(), None),
-        },
+    let listing = match listing(dir) {
+        Ok(l) => l,
+        Err(e) => return fail(json, &e, None),
     };
     let bar = indicatif::ProgressBar::new(listing.files.len() as u64);
     bar.set_style(indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {msg}").expect("valid template"));

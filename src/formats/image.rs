@@ -93,7 +93,7 @@ impl Document for ImageDocument {
         let t = self.texels.clone()?;
         let (w, h) = (t.width as f32 / t.height.max(1) as f32 * 0.5, 0.5);
         let mut scene = Scene { name: crate::formats::file_name(&self.path).to_string(), ..Default::default() };
-        scene.textures.push(Texture { name: Some(scene.name.clone()), texels: t, file: Some(self.path.clone()), nearest: false });
+        scene.textures.push(Texture { name: Some(scene.name.clone()), texels: t, file: Some(self.path.clone()), nearest: false, stand_in: false });
         scene.materials.push(Material { name: Some(scene.name.clone()), texture: Some(0), ..Default::default() });
         let quad = Primitive {
             positions: vec![[-w, h, 0.0], [w, h, 0.0], [w, -h, 0.0], [-w, -h, 0.0]],

@@ -395,7 +395,7 @@ impl Renderer {
     /// triangle of each outside the view, so that the first frame of a file does not wait
     /// for them. Leaves the frame cleared to the background.
     pub fn warm_up(&mut self, variants: &[(bool, bool, bool)]) {
-        let texture = upload_texture(&self.context, &crate::scene::Texture { name: None, texels: crate::texture::Texels { width: 1, height: 1, rgba: std::sync::Arc::new(vec![255; 4]) }, file: None, nearest: true });
+        let texture = upload_texture(&self.context, &crate::scene::Texture { name: None, texels: crate::texture::Texels { width: 1, height: 1, rgba: std::sync::Arc::new(vec![255; 4]) }, file: None, nearest: true, stand_in: false });
         let target = RenderTarget::screen(&self.context, self.width, self.height);
         // A small triangle in front of the camera, cleared away after: a software rasteriser
         // (SwiftShader) builds its setup and pixel routines only for triangles that reach the

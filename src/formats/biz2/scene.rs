@@ -47,7 +47,7 @@ pub fn build(model: &str, file: Biz2File, libraries: &Libraries<'_>) -> (Scene, 
                 surface.texture = Some(shared.unwrap_or_else(|| {
                     let index = scene.textures.len() as u32;
                     let texels = image.cloned().unwrap_or_else(|| crate::texture::checker(surface.diffuse.unwrap_or(GREY)));
-                    scene.textures.push(Texture { name: Some(name.to_string()), texels, file: file_path.clone().filter(|_| reason.is_none()), nearest: false });
+                    scene.textures.push(Texture { name: Some(name.to_string()), texels, file: file_path.clone().filter(|_| reason.is_none()), nearest: false, stand_in: reason.is_some() });
                     if let Some(p) = file_path.as_deref().filter(|_| reason.is_none()) {
                         shared_maps.insert(p.to_string(), index);
                     }

@@ -409,7 +409,7 @@ fn material_for(scene: &mut Scene, painter: &mut Painter, look: Look) -> u32 {
             let t = scene.textures.len() as u32;
             let semi = if blend.is_some() { ", semi-transparent" } else { "" };
             let name = format!("page ({}, {}) clut ({}, {}) {:?}{semi}", key.page_x, key.page_y, key.clut_x, key.clut_y, key.depth);
-            scene.textures.push(Texture { name: Some(name.clone()), texels: painter.vram.page(key, blend.is_some()), file: None, nearest: true });
+            scene.textures.push(Texture { name: Some(name.clone()), texels: painter.vram.page(key, blend.is_some()), file: None, nearest: true, stand_in: false });
             (name, Some(t), blend)
         }
         // Eyes and mouths come from FIELD.TDB: without it (or for a type no file uses), grey.

@@ -1,0 +1,123 @@
+//! (Native.) A whole archive out into a folder, on every core: workers open and export the
+//! files, a few ahead of the writer, which names and writes them in the archive's order (so
+//! the names given are the same whatever the timing, and as the page gives them). Memory
+//! holds at most a window of files' outputs; every file is opened in an archive of its own
+//! (what it reads is let go with it).
+
+use super::report::{self, Report};
+use super::{outcome_of, Bundle, Outcome};
+use crate::archive::{Archive, ArchiveIndex};
+use crate::disk::{Disk, DiskSource, ListedFile};
+use crate::formats::kind::Kind;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Condvar, Mutex};
+
+/// What became of one archive file, or why it could not be read.
+type Done = Result<Outcome, String>;
+
+struct Shared {
+    /// Finished files not written yet, by their place in the listing.
+    done: BTreeMap<usize, Done>,
+    /// The next file a worker takes, and the next the writer writes.
+    next: usize,
+    written: usize,
+}
+
+/// Export the archive at `root` (a folder, or a container) listed as `files` into `out`;
+/// `unlisted` are the entries its listing could not list, with why (failures, reported).
+/// `threads` workers; `progress(done, path)` after each file is written. Outputs that
+/// cannot be written are failures of their file; nothing is written outside `out`, and
+/// never through a link.
+pub fn export_to_folder(root: &Path, files: &[ListedFile], unlisted: &[(String, String)], out: &Path, max_bytes: u64, threads: usize, progress: &(dyn Fn(usize, &str) + Sync)) -> std::io::Result<Report> {
+    std::fs::create_dir_all(out)?;
+    let out = out.canonicalize()?;
+    let index = ArchiveIndex::with_kinds(files.iter().map(|f| (f.path.clone(), Kind::parse(f.kind))));
+    let threads = threads.max(1);
+    // Files in flight at most: each worker's, and as many done waiting for the writer.
+    let window = threads * 2;
+    let shared = Mutex::new(Shared { done: BTreeMap::new(), next: 0, written: 0 });
+    let changed = Condvar::new();
+    let mut bundle = Bundle::new(&root.display().to_string());
+    for (path, why) in unlisted {
+        bundle.not_listed(path, why);
+    }
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                let source = DiskSource::new(files, Disk::new(root), max_bytes);
+                loop {
+                    let i = {
+                        let mut s = shared.lock().expect("no worker panics holding it");
+                        while s.next < files.len() && s.next >= s.written + window {
+                            s = changed.wait(s).expect("no worker panics holding it");
+                        }
+                        if s.next >= files.len() {
+                            return;
+                        }
+                        s.next += 1;
+                        s.next - 1
+                    };
+                    let path = &files[i].path;
+                    let archive = RefCell::new(Archive::new(index.clone()));
+                    let done = pollster::block_on(super::open_for_export(&archive, &source, path)).map(|opened| outcome_of(&opened));
+                    shared.lock().expect("no worker panics holding it").done.insert(i, done);
+                    changed.notify_all();
+                }
+            });
+        }
+        for (i, f) in files.iter().enumerate() {
+            let done = {
+                let mut s = shared.lock().expect("no worker panics holding it");
+                loop {
+                    if let Some(d) = s.done.remove(&i) {
+                        break d;
+                    }
+                    s = changed.wait(s).expect("no worker panics holding it");
+                }
+            };
+            match done {
+                Ok(outcome) => {
+                    for (name, bytes) in bundle.take(&f.path, outcome) {
+                        if let Err(e) = write_inside(&out, &name, &bytes) {
+                            bundle.not_written(&name, format!("{name}: {e}"));
+                        }
+                    }
+                }
+                Err(why) => bundle.unreadable(&f.path, &why),
+            }
+            shared.lock().expect("no worker panics holding it").written = i + 1;
+            changed.notify_all();
+            progress(i + 1, &f.path);
+        }
+    });
+    let report = bundle.finish();
+    let json = serde_json::to_vec_pretty(&report).map_err(std::io::Error::other)?;
+    write_inside(&out, report::REPORT_NAME, &json)?;
+    Ok(report)
+}
+
+/// Write `bytes` as `name` (a safe name: no `..`, no empty step) under `out`, making its
+/// folders; a link on the way, or in its place, is refused.
+fn write_inside(out: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
+    let mut at: PathBuf = out.to_path_buf();
+    let steps: Vec<&str> = name.split('/').collect();
+    for step in &steps[..steps.len() - 1] {
+        if step.is_empty() || *step == "." || *step == ".." {
+            return Err(std::io::Error::other("not a name inside the output"));
+        }
+        at.push(step);
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => return Err(std::io::Error::other(format!("{} is a link; nothing is written through one", at.display()))),
+            Ok(m) if !m.is_dir() => return Err(std::io::Error::other(format!("{} is not a folder", at.display()))),
+            Ok(_) => {}
+            Err(_) => std::fs::create_dir(&at)?,
+        }
+    }
+    at.push(steps[steps.len() - 1]);
+    if std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(std::io::Error::other(format!("{} is a link; nothing is written through one", at.display())));
+    }
+    std::fs::write(&at, bytes)
+}

@@ -1,0 +1,161 @@
+//! A whole archive out (`relicview export --all`, the page's Export all): every file with a
+//! scene as one binary glTF (every LOD, every model of a file of several and every clip),
+//! every picture as PNG (each image of a sheet on its own), every texture a file decodes
+//! from itself as PNG (a field model's VRAM pages with their CLUTs), and a report of what was
+//! written, skipped and failed. Names stay inside the output whatever an archive calls its
+//! files (`names`). docs/export-all.md.
+//!
+//! Names no format: it reads what every document and scene gives.
+//! names ← report ← here ← zipped (a zip written entry by entry), folder (to disk, native).
+
+#[cfg(not(target_arch = "wasm32"))]
+pub mod folder;
+pub mod names;
+pub mod report;
+pub mod zipped;
+
+use crate::archive::{self, Archive, FileSource, Opened};
+use crate::formats::kind::{Kind, Purpose};
+use std::cell::RefCell;
+use names::SafeNames;
+use report::{Failed, Report, Skipped, Written, REPORT_NAME};
+
+/// One file an archive file exports to: what its name adds (`.glb`, `.page0.png`), its bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Output {
+    pub suffix: String,
+    pub bytes: Vec<u8>,
+}
+
+/// What became of one archive file.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Written { outputs: Vec<Output>, note: Option<String> },
+    Skipped(String),
+    Failed { error: String, offset: Option<usize> },
+}
+
+/// Read and open archive file `path` to be exported: as an asset (no inspector rows), but
+/// a picture as shown (a sheet's images are told apart only then).
+pub async fn open_for_export(archive: &RefCell<Archive>, source: &impl FileSource, path: &str) -> Result<Opened, String> {
+    let bytes = source.read(path).await?;
+    let purpose = if Kind::sniff(path, &bytes[..bytes.len().min(16)], bytes.len() as u64).capabilities().image { Purpose::Show } else { Purpose::Asset };
+    Ok(archive::open_bytes(archive, source, path, bytes, purpose).await)
+}
+
+/// What the opened file `opened` exports to.
+pub fn outcome_of(opened: &Opened) -> Outcome {
+    let doc = &*opened.document;
+    let path = &opened.path;
+    let note = match doc.error() {
+        Some(e) if !doc.damaged() => return Outcome::Failed { error: format!("{path}: {e}"), offset: Some(e.offset) },
+        Some(e) => Some(format!("damaged: {e}; what comes before it is exported")),
+        None => None,
+    };
+    let mut outputs = Vec::new();
+    let png = |t: &crate::texture::Texels| crate::texture::encode_png(t).map_err(|e| format!("{path}: the PNG could not be made: {e}"));
+    let made: Result<(), String> = (|| {
+        // A picture goes out as a picture (its flat quad of a scene is only how it is drawn).
+        if let Some(picture) = doc.image() {
+            let regions = doc.image_regions();
+            if regions.is_empty() {
+                outputs.push(Output { suffix: ".png".into(), bytes: png(picture)? });
+            }
+            for (n, r) in regions.iter().enumerate() {
+                outputs.push(Output { suffix: format!(".image{n}.png"), bytes: png(&crate::texture::crop(picture, r.x, r.y, r.width, r.height))? });
+            }
+        } else if let Some(scene) = &opened.scene {
+            let options = crate::gltf::ExportOptions { lod: 0, hidden_layers: Vec::new(), every_choice: true };
+            outputs.push(Output { suffix: ".glb".into(), bytes: crate::gltf::export_glb(scene, options).map_err(|e| format!("{path}: {e}"))? });
+            for (n, t) in scene.textures.iter().filter(|t| t.is_own()).enumerate() {
+                outputs.push(Output { suffix: format!(".page{n}.png"), bytes: png(&t.texels)? });
+            }
+        }
+        Ok(())
+    })();
+    if let Err(error) = made {
+        return Outcome::Failed { error, offset: None };
+    }
+    if !outputs.is_empty() {
+        return Outcome::Written { outputs, note };
+    }
+    let kind = doc.kind();
+    Outcome::Skipped(if kind.capabilities().used_by {
+        format!("{}: no scene or picture of its own; what other files take from it goes out in their exports", kind.title())
+    } else if kind.capabilities().text {
+        format!("{} (text): nothing to export", kind.title())
+    } else {
+        format!("a {} has no scene or picture", kind.title())
+    })
+}
+
+/// An export under way: the names given so far and the report.
+pub struct Bundle {
+    names: SafeNames,
+    report: Report,
+}
+
+impl Bundle {
+    /// An export of the archive called `source`.
+    pub fn new(source: &str) -> Bundle {
+        let mut names = SafeNames::default();
+        names.reserve(REPORT_NAME);
+        Bundle { names, report: Report { source: source.to_string(), ..Report::default() } }
+    }
+
+    /// Name what archive file `path` exports to and record it: → each output's name in the
+    /// output and its bytes, to be written there.
+    pub fn take(&mut self, path: &str, outcome: Outcome) -> Vec<(String, Vec<u8>)> {
+        self.report.files += 1;
+        match outcome {
+            Outcome::Written { outputs, note } => outputs
+                .into_iter()
+                .map(|o| {
+                    let file = self.names.claim(&format!("{path}{}", o.suffix));
+                    self.report.bytes += o.bytes.len() as u64;
+                    self.report.written.push(Written { path: path.to_string(), file: file.clone(), bytes: o.bytes.len(), note: note.clone() });
+                    (file, o.bytes)
+                })
+                .collect(),
+            Outcome::Skipped(why) => {
+                self.report.skipped.push(Skipped { path: path.to_string(), why });
+                Vec::new()
+            }
+            Outcome::Failed { error, offset } => {
+                self.report.failed.push(Failed { path: path.to_string(), error, offset });
+                Vec::new()
+            }
+        }
+    }
+
+    /// A file that could not be read at all.
+    pub fn unreadable(&mut self, path: &str, why: &str) {
+        self.take(path, Outcome::Failed { error: format!("{path}: cannot read: {why}"), offset: None });
+    }
+
+    /// An entry the archive's listing could not list (a name a container lists twice): its
+    /// path where the listing knows it, else the archive's, and why.
+    pub fn not_listed(&mut self, path: &str, why: &str) {
+        let path = if path.is_empty() { self.report.source.clone() } else { path.to_string() };
+        self.report.failed.push(Failed { path, error: why.to_string(), offset: None });
+    }
+
+    /// An output taken but not written (the disk refused it): failed, not written.
+    pub fn not_written(&mut self, file: &str, error: String) {
+        if let Some(i) = self.report.written.iter().rposition(|w| w.file == file) {
+            let w = self.report.written.remove(i);
+            self.report.bytes -= w.bytes as u64;
+            self.report.failed.push(Failed { path: w.path, error, offset: None });
+        }
+    }
+
+    pub fn failed(&self) -> usize {
+        self.report.failed.len()
+    }
+
+    /// The report, with every renaming.
+    pub fn finish(mut self) -> Report {
+        self.report.renamed = self.names.renamed;
+        self.report
+    }
+}
