@@ -9,6 +9,7 @@ import { checkArchive } from './check.js';
 import { saveExport, saveScreenshot } from './exporting.js';
 import { describeAt, fit, flatState, setZoom } from './flatview.js';
 import { compareFiles, setCompareView } from './compare.js';
+import { exportAll } from './exportall.js';
 
 window.relicview = {
   ready,
@@ -22,6 +23,9 @@ window.relicview = {
   screenshot: saveScreenshot,
   // Downloads the scene on show as <file>.glb; → the file name.
   export: saveExport,
+  // Every file of the archive out in one .zip (as `relicview export --all` writes them),
+  // downloaded → {files, bytes, failed, name} once the download is handed over.
+  exportAll,
   // The scene on show as binary glTF bytes (Uint8Array), the LOD on show as its default scene.
   exportGlb: () => state.viewer.exportGlb(),
   // {wireframe, cullBack, autoLod, lod} → frame stats after the change is drawn.

@@ -10,7 +10,7 @@ export function saveExport() {
   return name;
 }
 
-function download(blob, name) {
+export function download(blob, name) {
   const a = document.createElement('a');
   a.href = URL.createObjectURL(blob);
   a.download = name;

@@ -22,6 +22,7 @@ import { bindShell } from './shell.js';
 import { bindFlatView } from './flatview.js';
 import { loadingProgress } from './loading.js';
 import { CompareInspector } from './compareview.js';
+import { bindExportAll } from './exportall.js';
 import { bindCompare, compareFiles, openRowMenu, outlineRow, pickComparison, pickedWhileComparing } from './compare.js';
 // Defines window.relicview.
 import './api.js';
@@ -51,6 +52,7 @@ async function boot() {
   // A row of the aligned trees chosen: both records outlined (a face alone where picked).
   state.compareInspector.onSelect = outlineRow;
   bindCompare();
+  bindExportAll();
   // On a phone the list sits above the view: a tap on a file brings the view into sight.
   const narrow = window.matchMedia('(max-width: 760px)');
   const onOpen = (path, how = {}) => {

@@ -74,6 +74,8 @@ export const state = {
   compareInspector: null,
   // "Compare with…" was asked for this file: the next file chosen in the list is the other.
   comparePick: null,
+  // The Export all under way ({cancelled}), or null.
+  exportJob: null,
 };
 
 // Resolves once the page is wired and the core is up; rejects when it could not start.

@@ -32,6 +32,7 @@ pub struct Output {
 pub enum Outcome {
     Written { outputs: Vec<Output>, note: Option<String> },
     Skipped(String),
+    /// Why (the report puts the file's path before it), and the byte it went wrong at.
     Failed { error: String, offset: Option<usize> },
 }
 
@@ -46,14 +47,13 @@ pub async fn open_for_export(archive: &RefCell<Archive>, source: &impl FileSourc
 /// What the opened file `opened` exports to.
 pub fn outcome_of(opened: &Opened) -> Outcome {
     let doc = &*opened.document;
-    let path = &opened.path;
     let note = match doc.error() {
-        Some(e) if !doc.damaged() => return Outcome::Failed { error: format!("{path}: {e}"), offset: Some(e.offset) },
+        Some(e) if !doc.damaged() => return Outcome::Failed { error: e.to_string(), offset: Some(e.offset) },
         Some(e) => Some(format!("damaged: {e}; what comes before it is exported")),
         None => None,
     };
     let mut outputs = Vec::new();
-    let png = |t: &crate::texture::Texels| crate::texture::encode_png(t).map_err(|e| format!("{path}: the PNG could not be made: {e}"));
+    let png = |t: &crate::texture::Texels| crate::texture::encode_png(t).map_err(|e| format!("the PNG could not be made: {e}"));
     let made: Result<(), String> = (|| {
         // A picture goes out as a picture (its flat quad of a scene is only how it is drawn).
         if let Some(picture) = doc.image() {
@@ -66,7 +66,7 @@ pub fn outcome_of(opened: &Opened) -> Outcome {
             }
         } else if let Some(scene) = &opened.scene {
             let options = crate::gltf::ExportOptions { lod: 0, hidden_layers: Vec::new(), every_choice: true };
-            outputs.push(Output { suffix: ".glb".into(), bytes: crate::gltf::export_glb(scene, options).map_err(|e| format!("{path}: {e}"))? });
+            outputs.push(Output { suffix: ".glb".into(), bytes: crate::gltf::export_glb(scene, options)? });
             for (n, t) in scene.textures.iter().filter(|t| t.is_own()).enumerate() {
                 outputs.push(Output { suffix: format!(".page{n}.png"), bytes: png(&t.texels)? });
             }
@@ -122,7 +122,7 @@ impl Bundle {
                 Vec::new()
             }
             Outcome::Failed { error, offset } => {
-                self.report.failed.push(Failed { path: path.to_string(), error, offset });
+                self.report.failed.push(Failed { path: path.to_string(), error: format!("{path}: {error}"), offset });
                 Vec::new()
             }
         }
@@ -130,7 +130,7 @@ impl Bundle {
 
     /// A file that could not be read at all.
     pub fn unreadable(&mut self, path: &str, why: &str) {
-        self.take(path, Outcome::Failed { error: format!("{path}: cannot read: {why}"), offset: None });
+        self.take(path, Outcome::Failed { error: format!("cannot read: {why}"), offset: None });
     }
 
     /// An entry the archive's listing could not list (a name a container lists twice): its
@@ -149,8 +149,9 @@ impl Bundle {
         }
     }
 
-    pub fn failed(&self) -> usize {
-        self.report.failed.len()
+    /// The report so far (without the renamings, which `finish` adds).
+    pub fn report(&self) -> &Report {
+        &self.report
     }
 
     /// The report, with every renaming.

@@ -3,6 +3,7 @@
 //! sequence and shown through the document interface. The session holds the archive, an
 //! opened file its document, the viewer the canvas.
 
+mod bundle;
 mod compared;
 mod containers;
 mod opened;

@@ -1,6 +1,7 @@
 //! The open archive as the page holds it: the listing, the assets read so far, the reference
 //! graph, and the page's way to read a file.
 
+use super::bundle::ExportedFile;
 use super::compared::ComparedFiles;
 use super::opened::OpenedFile;
 use super::{clock_ms, js_error, to_js};
@@ -84,6 +85,19 @@ impl Session {
             let ob = archive::open_file(&archive, &*source, &b).await.map_err(|e| js_error(&e))?;
             let compared = ComparedFiles::new(OpenedFile::from_opened(oa), OpenedFile::from_opened(ob)).map_err(|e| js_error(&e))?;
             Ok(compared.into())
+        })
+    }
+
+    /// What archive file `path` exports to in an Export all (`crate::bundle`) →
+    /// Promise<ExportedFile>, for `ArchiveExport.add`. It is opened in an archive of its own,
+    /// so what it reads is let go with it. Rejects when it cannot be read.
+    #[wasm_bindgen(js_name = exportFile)]
+    pub fn export_file(&self, path: String) -> js_sys::Promise {
+        let (index, source) = (self.archive.borrow().index.clone(), self.source.clone());
+        wasm_bindgen_futures::future_to_promise(async move {
+            let archive = RefCell::new(Archive::new(index));
+            let opened = crate::bundle::open_for_export(&archive, &*source, &path).await.map_err(|e| js_error(&format!("{path}: {e}")))?;
+            Ok(ExportedFile { outcome: Some(crate::bundle::outcome_of(&opened)) }.into())
         })
     }
 

@@ -1,0 +1,87 @@
+// Export all: every file of the archive exported as `relicview export --all` exports it
+// (the core names the outputs and writes the report the same way), into one zip. Each
+// file's part of the zip is handed to the browser's blob storage as soon as it is final, so
+// the page never holds the zip; the download starts when the last part is in. Progress in
+// the sidebar; cancel stops between two files.
+
+import { $, core, count, nextTask, ready, state } from './state.js';
+import { download } from './exporting.js';
+import { addRow } from './infopane.js';
+
+// The archive's files as the zip names them: a dropped folder's own name is the zip's,
+// not a folder inside it (as `export --all GAME` writes DEMO/…, not GAME/DEMO/…).
+function zipPaths(entries) {
+  const tops = new Set(entries.map((e) => e.path.split('/')[0]));
+  const folder = tops.size === 1 && entries.every((e) => e.path.includes('/')) ? [...tops][0] : null;
+  return { folder, paths: entries.map((e) => (folder ? e.path.slice(folder.length + 1) : e.path)) };
+}
+
+// → {files, written, bytes, failed, name} once the download has been handed over, or
+// {cancelled: true}.
+export async function exportAll() {
+  await ready;
+  if (state.exportJob) throw new Error('an export is already under way');
+  const generation = state.generation;
+  const entries = state.entries.slice();
+  const { folder, paths } = zipPaths(entries);
+  const name = `${folder || (state.source.archive ? 'archive' : 'files')}-export.zip`;
+  const job = { cancelled: false };
+  state.exportJob = job;
+  const exporter = new core.ArchiveExport(folder || state.source.archive || 'dropped files');
+  const parts = [];
+  const bar = $('export-progress');
+  const status = $('export-status');
+  const button = $('export-all-button');
+  bar.hidden = false;
+  bar.max = entries.length;
+  bar.value = 0;
+  button.textContent = 'Cancel export';
+  try {
+    for (let i = 0; i < entries.length; i++) {
+      if (job.cancelled || generation !== state.generation) return { cancelled: true };
+      try {
+        const file = await state.session.exportFile(entries[i].path);
+        const chunk = exporter.add(paths[i], file);
+        file.free();
+        if (chunk.length) parts.push(new Blob([chunk]));
+      } catch (err) {
+        exporter.unreadable(paths[i], err && err.message ? err.message : String(err));
+      }
+      bar.value = i + 1;
+      status.textContent = `${i + 1} of ${entries.length} · ${entries[i].path.split('/').pop()}`;
+      // Input and frames get in between two files.
+      await nextTask();
+    }
+    const summary = exporter.summary();
+    parts.push(new Blob([exporter.finish()]));
+    download(new Blob(parts, { type: 'application/zip' }), name);
+    status.textContent = `${name}: ${count(summary.written, 'file')} from ${count(summary.files, 'file')}${summary.failed ? ` · ${summary.failed} failed` : ''}`;
+    showSummary(name, summary);
+    return { files: summary.written, bytes: summary.bytes, failed: summary.failed, name };
+  } finally {
+    exporter.free();
+    state.exportJob = null;
+    bar.hidden = true;
+    button.textContent = 'Export all';
+    if (job.cancelled) status.textContent = 'export cancelled';
+  }
+}
+
+// The button starts an export, or cancels the one under way.
+export function bindExportAll() {
+  $('export-all-button').addEventListener('click', () => {
+    if (state.exportJob) state.exportJob.cancelled = true;
+    else exportAll().catch((err) => { $('export-status').textContent = err.message; });
+  });
+}
+
+function showSummary(name, summary) {
+  $('info-title').textContent = `Export all: ${name}`;
+  $('info-error').hidden = true;
+  $('info-more').replaceChildren();
+  const dl = $('info-body');
+  dl.replaceChildren();
+  addRow(dl, 'files', `${count(summary.written, 'file')} written from ${count(summary.files, 'file')} of the archive (${summary.bytes} bytes before compression)`);
+  addRow(dl, 'failed', String(summary.failed), summary.failed > 0);
+  addRow(dl, 'report', `${name} holds report.json: what was written, skipped and why, failed and why, and every renaming`);
+}
