@@ -9,7 +9,9 @@
 #   the file, reuse, main-thread long tasks before and from the upload;
 # - a dropped folder of 2,000 and 20,000 files: listed by name, then typed by content;
 # - a dropped 650 MB disc rip (.bin + .cue): its listing against reading its directory
-#   sectors alone, a field model opened inside it against the same file loose.
+#   sectors alone, a field model opened inside it against the same file loose;
+# - export --all of an archive against exporting each of its files alone: time, and peak
+#   memory against the largest single export.
 # scripts/bench.sh [REPETITIONS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,3 +25,4 @@ node tests/bench/first-frame.mjs "${1:-9}"
 node tests/bench/big-model.mjs
 node tests/bench/listing.mjs 2000 20000
 node tests/bench/disc.mjs
+python3 tests/bench/export-all.py

@@ -35,8 +35,9 @@ pub fn export_to_folder(root: &Path, files: &[ListedFile], unlisted: &[(String, 
     let out = out.canonicalize()?;
     let index = ArchiveIndex::with_kinds(files.iter().map(|f| (f.path.clone(), Kind::parse(f.kind))));
     let threads = threads.max(1);
-    // Files in flight at most: each worker's, and as many done waiting for the writer.
-    let window = threads * 2;
+    // Files in flight at most, done or not: one a worker (a worker waits while the writer is
+    // behind), so memory holds about as many files' outputs as there are workers.
+    let window = threads;
     let shared = Mutex::new(Shared { done: BTreeMap::new(), next: 0, written: 0 });
     let changed = Condvar::new();
     let mut bundle = Bundle::new(&root.display().to_string());
