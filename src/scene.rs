@@ -350,6 +350,18 @@ pub struct Scene {
     pub stopped: Vec<u32>,
     /// When the clips run in whole frames: the time of one (the timeline steps by it).
     pub frame_time: Option<f32>,
+    /// What one unit of the scene's coordinates is in metres, by each reading the format's
+    /// sources give of the file's own word on it (none: the file does not say).
+    #[serde(default)]
+    pub units: Vec<UnitReading>,
+}
+
+/// One reading of a file's unit: whose, what it calls the unit, and a unit in metres.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnitReading {
+    pub source: String,
+    pub unit: String,
+    pub metres: f32,
 }
 
 /// Alternatives a scene holds, of which one is on show: each shows some layers (the others

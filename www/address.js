@@ -25,6 +25,8 @@ function currentView() {
     cull: state.current && o.cullBack,
     bg: o.background === 'dark' ? null : o.background,
     light: o.lighting === 'sun' ? null : o.lighting,
+    grid: state.current && o.grid,
+    measure: state.current && state.measured.length ? state.measured : null,
     ...comparedView(),
   };
 }

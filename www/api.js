@@ -10,6 +10,7 @@ import { saveExport, saveScreenshot } from './exporting.js';
 import { describeAt, fit, flatState, setZoom } from './flatview.js';
 import { compareFiles, setCompareView } from './compare.js';
 import { exportAll } from './exportall.js';
+import { measure, measurement, setMeasuring } from './measure.js';
 
 window.relicview = {
   ready,
@@ -26,6 +27,17 @@ window.relicview = {
   // Every file of the archive out in one .zip (as `relicview export --all` writes them),
   // downloaded → {files, bytes, failed, name} once the download is handed over.
   exportAll,
+  // Measure between two points, each a canvas pixel [x, y] (the surface there, a corner
+  // when that near) or a world point [x, y, z] → {points, distance, text}, once drawn;
+  // the measurement on show (or null); measure mode (clicks take points) on or off.
+  measure,
+  measurement,
+  setMeasuring,
+  // {scene: [x, y, z], selection: [x, y, z] or null, gridStep}: the sizes of the boxes around
+  // what is on show and around the outlined selection, in file units; the grid's step.
+  sizes: () => state.viewer.sizes(),
+  // The canvas pixel [x, y] a world point is drawn at (undefined behind the eye).
+  project: (p) => state.viewer.project(p[0], p[1], p[2]) ?? null,
   // The scene on show as binary glTF bytes (Uint8Array), the LOD on show as its default scene.
   exportGlb: () => state.viewer.exportGlb(),
   // {wireframe, cullBack, autoLod, lod} → frame stats after the change is drawn.

@@ -12,6 +12,7 @@ import { followView, writeHash } from './address.js';
 import { restoreView, syncToolbar, words } from './controls.js';
 import { endLoading, startLoading } from './loading.js';
 import { setComparing } from './compareview.js';
+import { clearMeasure } from './measure.js';
 
 const MODE_LABEL = { a: 'A', b: 'B', overlay: 'overlay', split: 'split', difference: 'difference' };
 const MODE_TITLE = {
@@ -75,6 +76,7 @@ async function compareNow(pathA, pathB, restore, request) {
   compared.free();
   state.compare = { a: ea.path, b: eb.path, result: data.result, legend: data.legend, hasDifference: data.hasDifference };
   state.viewpoint = null;
+  clearMeasure();
   hideFlat();
   setComparing(true);
   state.inspector.show(null, []);

@@ -3,6 +3,7 @@
 
 import { $, core, ready, state } from './state.js';
 import { followView } from './address.js';
+import { restoreMeasure, syncScaleBar } from './measure.js';
 
 // Put back what a link says of the view: LOD, camera (a viewpoint, or a position and a
 // mode), selected chunk, clock and hidden layers.
@@ -16,6 +17,8 @@ export function restoreView(link, { chunk = true } = {}) {
   if (link.cull) state.viewer.setOptions({ cullBack: true });
   if (link.bg) state.viewer.setOptions({ background: link.bg });
   if (link.light) state.viewer.setOptions({ lighting: link.light });
+  if (link.grid) state.viewer.setOptions({ grid: true });
+  if (link.measure) restoreMeasure(link.measure);
   syncBackground();
   if (link.lod !== null) state.viewer.setOptions({ lod: link.lod, autoLod: false });
   if (link.view !== null && link.view !== undefined && state.viewer.lookFrom(link.view)) {
@@ -48,6 +51,8 @@ export function syncToolbar() {
   $('opt-autolod').checked = o.autoLod;
   $('opt-autolod').disabled = count < 2;
   $('opt-wireframe').checked = o.wireframe;
+  $('opt-grid').checked = o.grid;
+  syncScaleBar();
   $('opt-cullback').checked = o.cullBack;
   $('background-select').value = o.background;
   $('lighting-select').value = o.lighting;

@@ -22,6 +22,7 @@ import { bindShell } from './shell.js';
 import { bindFlatView } from './flatview.js';
 import { loadingProgress } from './loading.js';
 import { CompareInspector } from './compareview.js';
+import { measureClick, sizeText, syncScaleBar } from './measure.js';
 import { bindExportAll } from './exportall.js';
 import { bindCompare, compareFiles, openRowMenu, outlineRow, pickComparison, pickedWhileComparing } from './compare.js';
 // Defines window.relicview.
@@ -80,6 +81,7 @@ async function boot() {
     if (s.lod !== null && s.lod !== undefined && $('lod-select').value !== String(s.lod)) $('lod-select').value = String(s.lod);
     if (state.current) followView();
     drawGizmo();
+    syncScaleBar();
   };
   state.inspector.onClear = () => { state.viewer.setHighlight(null); state.viewport.requestFrame(); followView(); };
   // Tree → 3D: outline the geometry of the chosen chunk.
@@ -91,11 +93,18 @@ async function boot() {
       syncToolbar();
     }
     state.viewer.setHighlight(c.index);
+    // What the record draws: the size of its box.
+    const outlined = sizeText('selection');
+    if (outlined && state.viewer.highlightedTriangles()) state.inspector.detail.textContent += ` · its geometry ${outlined}`;
     state.viewport.requestFrame();
     followView();
   };
   // 3D → tree and bytes: the face under a click.
   state.viewport.onPick = (x, y) => {
+    if (state.measuring) {
+      measureClick(x, y);
+      return;
+    }
     // Kept for a double-click, whose first click must not leave a pick behind.
     state.beforePick = state.inspector.selection ? { ...state.inspector.selection } : null;
     const hit = state.viewer.pick(x, y);

@@ -5,7 +5,8 @@ import { isTrap } from './core.js';
 import { entriesFromFiles } from './files.js';
 import { fingerprint, readHash } from './urlstate.js';
 import { $, core, count, message, nextTask, ready, state } from './state.js';
-import { clearInfo, setExport, showDocument, showError, viewMessage } from './infopane.js';
+import { addRow, clearInfo, setExport, showDocument, showError, viewMessage } from './infopane.js';
+import { clearMeasure, sizeText } from './measure.js';
 import { hideFlat, showFlat } from './flatview.js';
 import { kindOfEntry, markSelected, setEntries, setListing, typeEntries } from './listing.js';
 import { writeHash } from './address.js';
@@ -105,8 +106,11 @@ async function openNow(path, restore, request) {
     file.sceneBytes = null;
   } else state.viewer.clear();
   state.viewpoint = null;
+  if (newFile) clearMeasure();
   if (entry.failed) state.files.setFailed(entry, false);
   showDocument(file);
+  const size = sizeText('scene');
+  if (size) addRow($('info-body'), 'size', size);
   showFlat(file);
   // Damaged where it ends: what came before is on show, and the view says what is missing.
   const damage = file.damage();

@@ -12,6 +12,7 @@ import { choose, frame, setCamera, setClock, setOptions } from './controls.js';
 import { applyLink, loadEntries, loadFiles } from './openflow.js';
 import { checkArchive } from './check.js';
 import { saveExport, saveScreenshot } from './exporting.js';
+import { setMeasuring } from './measure.js';
 
 // The toolbar's menus close on Escape (focus back on their button) and on a click outside.
 function bindMenus() {
@@ -87,6 +88,8 @@ export function bindShell() {
   $('step-forward').addEventListener('click', () => step(1));
   $('choice-select').addEventListener('change', (e) => choose(Number(e.target.value)));
   $('opt-skeleton').addEventListener('change', (e) => setOptions({ skeleton: e.target.checked }));
+  $('opt-grid').addEventListener('change', (e) => setOptions({ grid: e.target.checked }));
+  $('measure-button').addEventListener('click', () => setMeasuring(!state.measuring));
   $('share-button').addEventListener('click', () => share());
   $('check-button').addEventListener('click', () => checkArchive().catch(() => {}));
   // The info panel folds to its title, to uncover the view behind it.

@@ -76,6 +76,9 @@ export const state = {
   comparePick: null,
   // The Export all under way ({cancelled}), or null.
   exportJob: null,
+  // Measure mode is on (clicks take points), and the points taken: [[x, y, z]] (0 to 2).
+  measuring: false,
+  measured: [],
 };
 
 // Resolves once the page is wired and the core is up; rejects when it could not start.

@@ -134,6 +134,7 @@ fn plain_copy(a: &Scene) -> Scene {
         skeleton: a.skeleton.clone(),
         stopped: a.stopped.clone(),
         frame_time: a.frame_time,
+        units: a.units.clone(),
     }
 }
 

@@ -23,8 +23,8 @@ pub use stage::Hit;
 use stage::{lighting, retro_materials, upload_texture, HighlightTarget, Stage, StageFrame};
 use std::sync::Arc;
 use three_d::{
-    degrees, vec3, Camera, ClearState, ColorMaterial, Context, CpuMesh, CpuTexture, Cull, Gm, InnerSpace, Interpolation, Mat3, Mat4, Mesh as GpuMesh, RenderTarget, ScissorBox, Texture2DRef,
-    TextureData, Vec3, Viewport, Wrapping,
+    degrees, vec3, Camera, ClearState, ColorMaterial, Context, CpuMesh, CpuTexture, Cull, Gm, InnerSpace, Interpolation, Mat3, Mat4, Mesh as GpuMesh, RenderTarget, ScissorBox, Srgba,
+    Texture2DRef, TextureData, Vec3, Viewport, Wrapping,
 };
 
 const FOV_DEGREES: f32 = 45.0;
@@ -53,7 +53,15 @@ pub struct Renderer {
     draw_calls: u32,
     pub camera_mode: CameraMode,
     clock: fn() -> f64,
+    /// The points measured between (none, one, or two), and their marks as drawn.
+    measure: Vec<[f32; 3]>,
+    measure_marks: Option<Gm<GpuMesh, ColorMaterial>>,
+    /// The ground grid as drawn, for the bounds and step it was made for.
+    grid: Option<(Bounds, f32, Gm<GpuMesh, ColorMaterial>)>,
 }
+
+const MEASURE_COLOR: Srgba = Srgba { r: 80, g: 220, b: 255, a: 255 };
+const GRID_COLOR: Srgba = Srgba { r: 110, g: 118, b: 130, a: 255 };
 
 fn to_mat4(m: glam::Mat4) -> Mat4 {
     Mat4::from(m.to_cols_array_2d())
@@ -85,6 +93,9 @@ impl Renderer {
             draw_calls: 0,
             camera_mode: CameraMode::Orbit,
             clock,
+            measure: Vec::new(),
+            measure_marks: None,
+            grid: None,
         })
     }
 
@@ -113,6 +124,8 @@ impl Renderer {
 
     /// Replace the drawn scene (None clears) and frame the camera on its first LOD.
     pub fn set_scene(&mut self, scene: Option<Scene>) {
+        self.set_measure(Vec::new());
+        self.grid = None;
         self.stages = [scene.map(|s| Stage::new(&self.context, s)), None, None];
         self.compare = None;
         self.camera_mode = CameraMode::Orbit;
@@ -122,6 +135,8 @@ impl Renderer {
     /// Show two files compared, and their difference view where there is one, under one
     /// camera framed on both.
     pub fn set_comparison(&mut self, a: Option<Scene>, b: Option<Scene>, difference: Option<Scene>) {
+        self.set_measure(Vec::new());
+        self.grid = None;
         let stage = |s: Option<Scene>| s.map(|s| Stage::new(&self.context, s));
         self.stages = [stage(a), stage(b), stage(difference)];
         self.compare = Some(CompareView::default());
@@ -525,6 +540,85 @@ impl Renderer {
         }
     }
 
+    /// The canvas pixel (top-left origin) a world point is drawn at; None behind the eye.
+    pub fn project(&self, p: [f32; 3]) -> Option<(f32, f32)> {
+        let clip = self.camera.projection() * self.camera.view() * Vec3::from(p).extend(1.0);
+        if clip.w <= 1e-6 {
+            return None;
+        }
+        let px = self.camera.pixel_at_position(Vec3::from(p));
+        Some((px.x, self.height as f32 - px.y))
+    }
+
+    /// The surface point under canvas pixel (x, y), or the corner of the face there when
+    /// the pointer is within a few pixels of it (`view::measure::snapped`).
+    pub fn surface_point(&self, x: f32, y: f32, seconds: f64) -> Option<[f32; 3]> {
+        let (_, hit) = self.pick(x, y, seconds)?;
+        let pixel = (x, self.height as f32 - y);
+        let (eye, ray) = (self.camera.position(), self.camera.view_direction_at_pixel(pixel));
+        let at = eye + ray * hit.distance;
+        let corners = hit.corners.map(GVec3::from);
+        let screen = |c: GVec3| self.project(c.to_array());
+        Some(crate::view::measure::snapped(GVec3::new(at.x, at.y, at.z), &corners, screen, (x, y)).to_array())
+    }
+
+    /// Mark the points measured between (one: where it starts; two: the line between).
+    pub fn set_measure(&mut self, points: Vec<[f32; 3]>) {
+        self.measure = points.into_iter().take(2).collect();
+        self.measure_marks = None;
+    }
+
+    /// The size (x, y, z) of the box around what is on show, and of the outlined selection.
+    pub fn sizes(&self) -> (Option<[f32; 3]>, Option<[f32; 3]>) {
+        let size = |b: Bounds| (GVec3::from(b.max) - GVec3::from(b.min)).to_array();
+        (self.bounds().map(size), self.main().and_then(|s| s.highlight_bounds).map(size))
+    }
+
+    /// The step of the ground grid for the scene on show (0 without one).
+    pub fn grid_step(&self) -> f32 {
+        self.bounds().map_or(0.0, |b| crate::view::measure::grid_step((GVec3::from(b.max) - GVec3::from(b.min)).max_element()))
+    }
+
+    /// Triangles of the measuring marks: a small diamond at each point and a bar between.
+    fn measure_mesh(&self) -> Option<Gm<GpuMesh, ColorMaterial>> {
+        if self.measure.is_empty() {
+            return None;
+        }
+        let size = self.radius() * 0.012;
+        let mut cpu = stage::point_markers(&self.measure.iter().map(|&p| (p, size)).collect::<Vec<_>>(), size);
+        if let [a, b] = self.measure[..] {
+            let (a, b) = (GVec3::from(a), GVec3::from(b));
+            let along = (b - a).normalize_or(GVec3::X);
+            let side = along.any_orthonormal_vector() * size * 0.3;
+            let up = along.cross(side).normalize_or(GVec3::Y) * size * 0.3;
+            let v = |p: GVec3| vec3(p.x, p.y, p.z);
+            if let three_d::Positions::F32(positions) = &mut cpu.positions {
+                for d in [side, up] {
+                    positions.extend([v(a - d), v(b - d), v(b + d), v(a - d), v(b + d), v(a + d)]);
+                }
+            }
+            if let Some(colors) = cpu.colors.as_mut() {
+                colors.extend([MEASURE_COLOR; 12]);
+            }
+        }
+        if let Some(colors) = cpu.colors.as_mut() {
+            colors.iter_mut().for_each(|c| *c = MEASURE_COLOR);
+        }
+        Some(Gm::new(GpuMesh::new(&self.context, &cpu), ColorMaterial::default()))
+    }
+
+    /// The ground grid's mesh for the scene's bounds, made again when they change.
+    fn grid_mesh(&mut self) -> Option<&Gm<GpuMesh, ColorMaterial>> {
+        let b = self.bounds()?;
+        let step = self.grid_step();
+        if self.grid.as_ref().is_none_or(|(gb, gs, _)| *gb != b || *gs != step) {
+            let quads = crate::view::measure::grid_quads(&b, step, step * 0.02);
+            let cpu = CpuMesh { positions: three_d::Positions::F32(quads.iter().map(|p| vec3(p[0], p[1], p[2])).collect()), colors: Some(vec![GRID_COLOR; quads.len()]), ..Default::default() };
+            self.grid = Some((b, step, Gm::new(GpuMesh::new(&self.context, &cpu), ColorMaterial::default())));
+        }
+        self.grid.as_ref().map(|(_, _, g)| g)
+    }
+
     fn draw(&mut self, seconds: f64) -> u32 {
         let [r, g, b] = self.options.background.colors()[0].map(|c| c as f32 / 255.0);
         let target = RenderTarget::screen(&self.context, self.width, self.height);
@@ -561,6 +655,24 @@ impl Renderer {
             let (x0, x1) = pass.columns;
             let frame = StageFrame { seconds, light, ambient, cull, scissor: ScissorBox { x: x0 as i32, y: 0, width: x1.saturating_sub(x0), height }, ghost: pass.ghost };
             calls += stage.draw(&self.context, &target, &self.camera, lod, &frame, &options, radius);
+        }
+        if self.options.grid {
+            let camera = self.camera.clone();
+            if let Some(grid) = self.grid_mesh() {
+                target.render(&camera, [grid], &[]);
+                calls += 1;
+            }
+        }
+        if !self.measure.is_empty() {
+            if self.measure_marks.is_none() {
+                self.measure_marks = self.measure_mesh();
+            }
+            if let Some(marks) = &self.measure_marks {
+                // Over everything: a measured corner may be behind the surface drawn.
+                target.clear_partially(ScissorBox::new_at_origo(self.width, self.height), ClearState::depth(1.0));
+                target.render(&self.camera, [marks], &[]);
+                calls += 1;
+            }
         }
         self.draw_calls = calls;
         calls

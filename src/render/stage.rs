@@ -81,6 +81,8 @@ pub struct Hit {
     pub distance: f32,
     /// The layer of the node drawn (its own or the nearest above it), if any.
     pub layer: Option<u32>,
+    /// The triangle's corners, in the world.
+    pub corners: [[f32; 3]; 3],
 }
 
 /// How a stage is drawn in a frame: the light, the culling and the clock, the columns of
@@ -319,8 +321,13 @@ impl Stage {
     /// What the ray from `origin` along `dir` hits first among the nodes shown at `lod`.
     pub fn pick(&self, origin: GVec3, dir: GVec3, lod: usize, seconds: f64) -> Option<Hit> {
         let scene = &self.scene;
-        let hit = scene.pick(origin, dir, lod, &self.hidden_layers, &self.world(seconds))?;
+        let world = self.world(seconds);
+        let hit = scene.pick(origin, dir, lod, &self.hidden_layers, &world)?;
         let prim = &scene.meshes[hit.mesh as usize].primitives[hit.primitive as usize];
+        let corner = |k: usize| {
+            let v = prim.indices.get(hit.triangle as usize * 3 + k).and_then(|&i| prim.positions.get(i as usize)).copied().unwrap_or_default();
+            world[hit.node as usize].transform_point3(GVec3::from(v)).to_array()
+        };
         let mut layer = None;
         let mut at = Some(hit.node);
         while let (None, Some(i)) = (layer, at) {
@@ -329,7 +336,7 @@ impl Stage {
         }
         // A node copied from another file (a model placed in a world) has no record of its
         // own: the placement above it stands for it.
-        Some(Hit { primitive: prim.record, node: scene.record_of(hit.node), source: source_of(&prim.sources, hit.triangle).copied(), triangle: hit.triangle, distance: hit.distance, layer })
+        Some(Hit { primitive: prim.record, node: scene.record_of(hit.node), source: source_of(&prim.sources, hit.triangle).copied(), triangle: hit.triangle, distance: hit.distance, layer, corners: [corner(0), corner(1), corner(2)] })
     }
 
     /// Outline `target` in LOD `lod` (None clears); → how many triangles are outlined.
@@ -527,7 +534,7 @@ pub(super) fn upload_texture(context: &Context, t: &crate::scene::Texture) -> Te
 }
 
 /// A small octahedron at every light point, sized by its radius (or `size` when smaller).
-fn point_markers(points: &[([f32; 3], f32)], size: f32) -> CpuMesh {
+pub(super) fn point_markers(points: &[([f32; 3], f32)], size: f32) -> CpuMesh {
     let mut positions = Vec::with_capacity(points.len() * 24);
     let mut colors = Vec::with_capacity(points.len() * 24);
     let dirs = [vec3(1.0, 0.0, 0.0), vec3(0.0, 0.0, 1.0), vec3(-1.0, 0.0, 0.0), vec3(0.0, 0.0, -1.0)];

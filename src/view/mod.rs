@@ -7,6 +7,7 @@ pub mod clock;
 pub mod compare;
 pub mod frames;
 pub mod layers;
+pub mod measure;
 pub mod options;
 pub mod skeleton;
 

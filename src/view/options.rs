@@ -18,6 +18,8 @@ pub struct ViewOptions {
     pub lod: usize,
     /// Draw the scene's skeleton over it.
     pub skeleton: bool,
+    /// A ground grid under the model (and the page's scale bar).
+    pub grid: bool,
     pub background: Background,
     pub lighting: Lighting,
 }
@@ -75,13 +77,15 @@ pub struct OptionChanges {
     pub auto_lod: Option<bool>,
     pub lod: Option<usize>,
     pub skeleton: Option<bool>,
+    pub grid: Option<bool>,
     pub background: Option<Background>,
     pub lighting: Option<Lighting>,
 }
 
 impl OptionChanges {
     pub fn apply(&self, o: &mut ViewOptions) {
-        let ViewOptions { wireframe, cull_back, auto_lod, lod, skeleton, background, lighting } = o;
+        let ViewOptions { wireframe, cull_back, auto_lod, lod, skeleton, grid, background, lighting } = o;
+        *grid = self.grid.unwrap_or(*grid);
         *background = self.background.unwrap_or(*background);
         *lighting = self.lighting.unwrap_or(*lighting);
         *skeleton = self.skeleton.unwrap_or(*skeleton);

@@ -416,6 +416,42 @@ impl Viewer {
         Ok(self.renderer.highlighted_triangles_on(side))
     }
 
+    /// The point of the surface under canvas pixel (x, y) to measure from (a corner of the
+    /// face there when the pointer is within a few pixels of it): [x, y, z], or undefined.
+    #[wasm_bindgen(js_name = surfacePoint)]
+    pub fn surface_point(&self, x: f32, y: f32) -> Option<Vec<f32>> {
+        self.renderer.surface_point(x, y, self.animation_time()).map(|p| p.to_vec())
+    }
+    /// The canvas pixel [x, y] (top-left origin) the world point (x, y, z) is drawn at, or
+    /// undefined behind the eye.
+    pub fn project(&self, x: f32, y: f32, z: f32) -> Option<Vec<f32>> {
+        self.renderer.project([x, y, z]).map(|(px, py)| vec![px, py])
+    }
+    /// Mark the points measured between: 0, 3 or 6 numbers (none, a start, both ends).
+    #[wasm_bindgen(js_name = setMeasure)]
+    pub fn set_measure(&mut self, flat: Vec<f32>) {
+        self.renderer.set_measure(flat.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect());
+    }
+    /// What a length of the scene on show reads: in its units, and in metres by each
+    /// reading of the file's unit.
+    #[wasm_bindgen(js_name = lengthText)]
+    pub fn length_text(&self, length: f32) -> String {
+        crate::view::measure::length_text(length, self.renderer.scene().map_or(&[][..], |s| &s.units))
+    }
+    /// {scene: [x, y, z], selection: [x, y, z] or null, gridStep}: the sizes of the boxes
+    /// around what is on show and around the outlined selection, and the grid's step.
+    pub fn sizes(&self) -> Result<JsValue, JsValue> {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Sizes {
+            scene: Option<[f32; 3]>,
+            selection: Option<[f32; 3]>,
+            grid_step: f32,
+        }
+        let (scene, selection) = self.renderer.sizes();
+        to_js(&Sizes { scene, selection, grid_step: self.renderer.grid_step() })
+    }
+
     /// The LOD number (as in `setOptions({lod})`) that shows the node of inspector record
     /// `record`, if that record is a level of detail.
     #[wasm_bindgen(js_name = lodOf)]

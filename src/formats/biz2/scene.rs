@@ -21,11 +21,21 @@ struct Surface {
     scroll: Option<[f32; 4]>,
 }
 
+/// UNIT as the two sources read it (docs/formats/biz2.md, "Units"): code 1 is a metre by the
+/// bgf notes, an inch by the b2z notes; other codes neither says.
+fn unit_readings(unit: Option<u8>) -> Vec<crate::scene::UnitReading> {
+    let reading = |source: &str, unit: &str, metres: f32| crate::scene::UnitReading { source: source.into(), unit: unit.into(), metres };
+    match unit {
+        Some(1) => vec![reading("bgf notes", "metre", 1.0), reading("b2z notes", "inch", 0.0254)],
+        _ => Vec::new(),
+    }
+}
+
 /// The model as a scene, with every material resolved as far as `assets` allows, and what
 /// each textured material's map resolved to (for the info panel).
 pub fn build(model: &str, file: Biz2File, libraries: &Libraries<'_>) -> (Scene, Vec<TextureStatus>) {
     let assets = libraries.assets;
-    let mut scene = Scene { name: crate::formats::file_name(model).to_string(), ..Default::default() };
+    let mut scene = Scene { name: crate::formats::file_name(model).to_string(), units: unit_readings(file.header.unit), ..Default::default() };
     let mut statuses: Vec<TextureStatus> = Vec::new();
     let mut surfaces: HashMap<String, Surface> = HashMap::new();
     let mut shared_maps: HashMap<String, u32> = HashMap::new();
