@@ -398,6 +398,56 @@ pub async fn scan_references(archive: &RefCell<Archive>, source: &impl FileSourc
     todo.len()
 }
 
+/// The textures an opened file gives the texture gallery: its picture, or the textures its
+/// scene decodes from the file itself (with the materials that sample each).
+pub fn texture_cards(opened: &Opened) -> Vec<crate::gallery::TextureCard> {
+    use crate::gallery::{thumbnail, TextureCard, THUMBNAIL_SIDE};
+    let doc = &*opened.document;
+    if let Some(picture) = doc.image() {
+        let format = doc.info_rows().into_iter().find(|r| r.label == "format").map_or_else(|| doc.kind().title().to_string(), |r| r.value);
+        return vec![TextureCard { path: opened.path.clone(), texture: None, width: picture.width, height: picture.height, format, materials: Vec::new(), thumbnail: thumbnail(picture, THUMBNAIL_SIDE) }];
+    }
+    let Some(scene) = &opened.scene else { return Vec::new() };
+    scene
+        .textures
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.is_own())
+        .map(|(i, t)| {
+            let materials = scene.materials.iter().filter(|m| m.texture == Some(i as u32)).filter_map(|m| m.name.clone()).collect();
+            TextureCard { path: opened.path.clone(), texture: Some(i), width: t.texels.width, height: t.texels.height, format: t.name.clone().unwrap_or_else(|| format!("texture {i}")), materials, thumbnail: thumbnail(&t.texels, THUMBNAIL_SIDE) }
+        })
+        .collect()
+}
+
+/// Who uses the picture file `path`: the files that name it (a library, a model with a
+/// texture of its own), the materials of those libraries whose texture is it, and the files
+/// that take those materials. Reads the archive's references once (`scan_references`) and
+/// opens the libraries that name it.
+pub async fn texture_users(archive: &RefCell<Archive>, source: &impl FileSource, path: &str) -> crate::gallery::TextureUsers {
+    scan_references(archive, source).await;
+    let direct: Vec<String> = archive.borrow().used_by(path).into_iter().map(|(f, _)| f.to_string()).collect();
+    let mut out = crate::gallery::TextureUsers { materials: Vec::new(), files: direct.clone() };
+    for user in direct {
+        let Ok(opened) = open_file(archive, source, &user).await else { continue };
+        let Some(cards) = opened.document.gallery() else { continue };
+        let names: Vec<String> = cards.iter().filter(|c| c.texture_file.as_deref().is_some_and(|f| f.eq_ignore_ascii_case(path))).map(|c| c.name.clone()).collect();
+        let lib = crate::formats::file_name(&user).split('.').next().unwrap_or("").to_ascii_lowercase();
+        out.materials.extend(names.iter().map(|n| format!("{lib}:{n}")));
+        let archive = archive.borrow();
+        for (f, u) in archive.used_by(&user) {
+            if u.reference.item.as_deref().is_some_and(|i| names.iter().any(|n| n.eq_ignore_ascii_case(i))) {
+                out.files.push(f.to_string());
+            }
+        }
+    }
+    out.files.sort();
+    out.files.dedup();
+    out.materials.sort();
+    out.materials.dedup();
+    out
+}
+
 /// The one open sequence: read the file, parse it, read the files it needs (round by
 /// round: libraries, then the maps they name), and build its scene.
 pub async fn open_file(archive: &RefCell<Archive>, source: &impl FileSource, path: &str) -> Result<Opened, String> {
@@ -449,6 +499,27 @@ pub async fn open_bytes(archive: &RefCell<Archive>, source: &impl FileSource, pa
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_texture_gallery_finds_who_uses_a_picture_and_the_pages_a_field_model_decodes() {
+        let source = MemorySource::new(crate::demo::demo_files());
+        let archive = RefCell::new(source.archive());
+        let users = pollster::block_on(texture_users(&archive, &source, "DEMO/TEXTURE/WATER.TGA"));
+        assert_eq!(users.materials, vec!["demo:water_mtl".to_string()]);
+        assert!(users.files.contains(&"DEMO/MATERIAL/DEMO.BMF".to_string()), "{users:?}");
+        assert!(users.files.contains(&"DEMO/VIDEO/POOL.BGF".to_string()), "{users:?}");
+        let water = pollster::block_on(open_file(&archive, &source, "DEMO/TEXTURE/WATER.TGA")).unwrap();
+        let card = &texture_cards(&water)[0];
+        assert_eq!((card.texture, card.format.contains("TGA")), (None, true), "{card:?}");
+        let party = pollster::block_on(open_file(&archive, &source, "DEMO/FIELD/PARTY.BSX")).unwrap();
+        let pages = texture_cards(&party);
+        assert!(!pages.is_empty());
+        assert!(pages.iter().all(|c| (c.width, c.height) == (256, 256) && c.texture.is_some() && !c.materials.is_empty() && c.thumbnail.width == crate::gallery::THUMBNAIL_SIDE), "{pages:?}");
+        // What a texel of a page is made of: VRAM's word, the CLUT index, the colour.
+        let words = party.document.texel_source(pages[0].texture.unwrap(), 3, 5);
+        let names: Vec<&str> = words.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["VRAM word", "CLUT index", "colour"], "{words:?}");
+    }
 
     #[test]
     fn lookup_ignores_case_and_prefers_the_same_game_tree() {

@@ -32,6 +32,35 @@ pub struct MaterialCard {
     pub record: Option<u32>,
 }
 
+/// One texture of the archive, as the texture gallery lists it: a picture file, or a texture
+/// a file decodes itself (a field model's VRAM page with its CLUT).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TextureCard {
+    pub path: String,
+    /// Its place among the file's scene textures (a decoded page); none for a picture file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub texture: Option<usize>,
+    pub width: u32,
+    pub height: u32,
+    /// What it is: the picture's kind ("image (TGA)"), or the texture's own name ("page
+    /// (640, 256) clut (0, 500) Four").
+    pub format: String,
+    /// The scene's materials that sample a decoded texture.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub materials: Vec<String>,
+    /// Scaled to fit [`THUMBNAIL_SIDE`], texel by texel.
+    #[serde(skip)]
+    pub thumbnail: Texels,
+}
+
+/// Who uses a texture: materials (as files name them, `lib:material`) and files.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct TextureUsers {
+    pub materials: Vec<String>,
+    pub files: Vec<String>,
+}
+
 /// A labelled rectangle of a file's picture (one image of a sheet), in texels.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ImageRegion {

@@ -10,6 +10,7 @@ import { saveExport, saveScreenshot } from './exporting.js';
 import { describeAt, fit, flatState, setZoom } from './flatview.js';
 import { compareFiles, setCompareView } from './compare.js';
 import { exportAll } from './exportall.js';
+import { openTexture, showGallery, textures } from './textures.js';
 import { measure, measurement, setMeasuring } from './measure.js';
 
 window.relicview = {
@@ -24,6 +25,12 @@ window.relicview = {
   screenshot: saveScreenshot,
   // Downloads the scene on show as <file>.glb; → the file name.
   export: saveExport,
+  // The archive's textures: [{path, texture (a decoded texture's place in its file's scene,
+  // or null for a picture file), width, height, format, materials, users: {materials,
+  // files}}]; show the texture gallery (→ how many textures); open one at full size.
+  textures,
+  showTextureGallery: showGallery,
+  openTexture: async (i) => openTexture((await textures()) && state.textures.cards[i]),
   // Every file of the archive out in one .zip (as `relicview export --all` writes them),
   // downloaded → {files, bytes, failed, name} once the download is handed over.
   exportAll,

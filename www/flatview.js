@@ -4,6 +4,7 @@
 // 3D canvas, which keeps its context. Everything from the file reaches the page as text.
 
 import { $, count, state } from './state.js';
+import { download } from './exporting.js';
 
 const MAX_ZOOM = 64;
 const MIN_ZOOM = 1 / 16;
@@ -31,13 +32,44 @@ export function hideFlat() {
   $('picture-pane').hidden = true;
   $('gallery').replaceChildren();
   $('gallery').hidden = true;
+  $('texture-gallery').hidden = true;
+  $('picture-back').hidden = true;
+  $('picture-png').hidden = true;
   document.body.classList.remove('flat');
+}
+
+// A texture at full size (from the texture gallery): `describe(x, y)` adds what the format
+// says of a texel, `back` returns to the gallery, `name` names its PNG download.
+export function showTexture(image, { describe = null, back = null, name = 'texture' } = {}) {
+  hideFlat();
+  showPicture(image, []);
+  shown.describe = describe;
+  shown.name = name;
+  $('picture-back').hidden = !back;
+  $('picture-back').onclick = back;
+  $('picture-png').hidden = false;
+}
+
+// The list of textures (texture gallery) in the flat view: its grid shown, the rest hidden.
+export function showTextureGrid() {
+  hideFlat();
+  shown = { mode: 'textures' };
+  $('texture-gallery').hidden = false;
+  reveal();
+}
+
+// The picture on show as a PNG, downloaded under `name`.png.
+function downloadPicture() {
+  if (!shown || shown.mode !== 'picture') return;
+  const name = `${shown.name || 'picture'}.png`;
+  shown.texels.toBlob((blob) => { if (blob) download(blob, name); }, 'image/png');
 }
 
 // What the flat view shows, for scripts: {mode, zoom, width, height, regions, cards}.
 export function flatState() {
   if (!shown) return null;
   if (shown.mode === 'gallery') return { mode: 'gallery', cards: shown.cards };
+  if (shown.mode === 'textures') return { mode: 'textures' };
   return { mode: 'picture', zoom: shown.zoom, width: shown.image.width, height: shown.image.height, regions: shown.regions.length };
 }
 
@@ -161,8 +193,10 @@ export function describeAt(px, py) {
   if (!shown || shown.mode !== 'picture') return null;
   const t = texelAt(px, py);
   const hex = (v) => v.toString(16).padStart(2, '0');
+  const source = t && shown.describe ? shown.describe(t.x, t.y) : null;
+  if (t && source) t.source = source;
   $('picture-readout').textContent = t
-    ? `x ${t.x}, y ${t.y} · #${t.rgba.slice(0, 3).map(hex).join('')} · alpha ${t.rgba[3]}${t.region ? ` · ${t.region.label}` : ''}`
+    ? `x ${t.x}, y ${t.y} · #${t.rgba.slice(0, 3).map(hex).join('')} · alpha ${t.rgba[3]}${t.region ? ` · ${t.region.label}` : ''}${source ? ` · ${source}` : ''}`
     : `${shown.image.width} × ${shown.image.height}`;
   const hover = t ? t.region : null;
   if (hover !== shown.hover) {
@@ -220,6 +254,7 @@ export function bindFlatView() {
   $('picture-native').addEventListener('click', () => setZoom(1));
   $('picture-in').addEventListener('click', () => setZoom(shown.zoom * 2));
   $('picture-out').addEventListener('click', () => setZoom(shown.zoom / 2));
+  $('picture-png').addEventListener('click', () => downloadPicture());
   new ResizeObserver(() => drawPicture()).observe(canvas);
 }
 

@@ -24,6 +24,7 @@ import { loadingProgress } from './loading.js';
 import { CompareInspector } from './compareview.js';
 import { measureClick, sizeText, syncScaleBar } from './measure.js';
 import { bindExportAll } from './exportall.js';
+import { bindTextures } from './textures.js';
 import { bindCompare, compareFiles, openRowMenu, outlineRow, pickComparison, pickedWhileComparing } from './compare.js';
 // Defines window.relicview.
 import './api.js';
@@ -54,6 +55,7 @@ async function boot() {
   state.compareInspector.onSelect = outlineRow;
   bindCompare();
   bindExportAll();
+  bindTextures();
   // On a phone the list sits above the view: a tap on a file brings the view into sight.
   const narrow = window.matchMedia('(max-width: 760px)');
   const onOpen = (path, how = {}) => {

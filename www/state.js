@@ -79,6 +79,10 @@ export const state = {
   // Measure mode is on (clicks take points), and the points taken: [[x, y, z]] (0 to 2).
   measuring: false,
   measured: [],
+  // The texture gallery's list once made ([card]), and the file whose texture is on show at
+  // full size (freed when another is shown or the archive changes).
+  textures: null,
+  textureFile: null,
 };
 
 // Resolves once the page is wired and the core is up; rejects when it could not start.

@@ -45,6 +45,9 @@ pub struct Capabilities {
     /// Assembled from other files of the archive (a world): `census` assembles it to count
     /// what it places and what it cannot find.
     pub assembles: bool,
+    /// Its scene decodes textures from the file itself (a field model's VRAM pages): the
+    /// texture gallery opens it to list them.
+    pub own_textures: bool,
 }
 
 /// The first bytes of a file (16 are enough), its name and its size.

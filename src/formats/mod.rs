@@ -216,6 +216,12 @@ pub trait Document: Any {
     fn image(&self) -> Option<&Texels> {
         None
     }
+    /// What texel (x, y) of the scene's texture `texture` is made of, in the format's words
+    /// (a console page's halfword, its CLUT index and colour word), for the texture view's
+    /// readout; empty where the texels are all there is. Asked after `build_scene`.
+    fn texel_source(&self, _texture: usize, _x: u32, _y: u32) -> Vec<(String, String)> {
+        Vec::new()
+    }
     /// Labelled parts of the picture (a sheet's images, with their numbers and palettes).
     fn image_regions(&self) -> Vec<crate::gallery::ImageRegion> {
         Vec::new()

@@ -7,7 +7,7 @@ pub use super::kind::{Capabilities, Head, Kind, Purpose};
 use super::{biz2, bsx, bytes, image, lzs, misnamed, text, world, Document};
 
 /// What a kind can do: nothing, to be built up by name (`Capabilities { scene: true, ..NOTHING }`).
-const NOTHING: Capabilities = Capabilities { scene: false, text: false, image: false, used_by: false, primary: false, assembles: false };
+const NOTHING: Capabilities = Capabilities { scene: false, text: false, image: false, used_by: false, primary: false, assembles: false, own_textures: false };
 
 const NONE: &[Kind] = &[];
 
@@ -29,8 +29,8 @@ const FORMATS: &[Format] = &[
     Format { kind: Kind::Biz2Materials, caps: Capabilities { used_by: true, ..NOTHING }, sniff: biz2::sniff_materials, refers_to: &[Kind::Image], open: biz2::open },
     Format { kind: Kind::Viz2Text, caps: Capabilities { text: true, ..NOTHING }, sniff: text::sniff_viz2, refers_to: NONE, open: text::open },
     Format { kind: Kind::Vmf2Text, caps: Capabilities { text: true, ..NOTHING }, sniff: text::sniff_vmf2, refers_to: NONE, open: text::open },
-    Format { kind: Kind::Bsx, caps: Capabilities { scene: true, primary: true, ..NOTHING }, sniff: bsx::sniff, refers_to: &[Kind::Bcx, Kind::Tdb], open: bsx::open },
-    Format { kind: Kind::Bcx, caps: Capabilities { scene: true, used_by: true, ..NOTHING }, sniff: bsx::sniff_bcx, refers_to: &[Kind::Tdb], open: bsx::open },
+    Format { kind: Kind::Bsx, caps: Capabilities { scene: true, primary: true, own_textures: true, ..NOTHING }, sniff: bsx::sniff, refers_to: &[Kind::Bcx, Kind::Tdb], open: bsx::open },
+    Format { kind: Kind::Bcx, caps: Capabilities { scene: true, used_by: true, own_textures: true, ..NOTHING }, sniff: bsx::sniff_bcx, refers_to: &[Kind::Tdb], open: bsx::open },
     Format { kind: Kind::Tdb, caps: Capabilities { image: true, used_by: true, ..NOTHING }, sniff: bsx::sniff_tdb, refers_to: NONE, open: bsx::open_tdb },
     Format { kind: Kind::Lzs, caps: NOTHING, sniff: lzs::sniff_lzs, refers_to: NONE, open: lzs::open },
     Format { kind: Kind::Image, caps: Capabilities { scene: true, image: true, used_by: true, ..NOTHING }, sniff: image::sniff, refers_to: NONE, open: image::open },

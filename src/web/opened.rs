@@ -137,6 +137,17 @@ impl OpenedFile {
         }
         Ok(out.into())
     }
+    /// Texture `i` of the file's scene (not yet taken by the viewer): {width, height, rgba}.
+    #[wasm_bindgen(js_name = sceneTexture)]
+    pub fn scene_texture(&self, i: usize) -> Result<JsValue, JsValue> {
+        self.scene.as_ref().and_then(|s| s.textures.get(i)).map_or(Ok(JsValue::NULL), |t| picture(&t.texels))
+    }
+    /// What texel (x, y) of the scene's texture `i` is made of, in the format's words:
+    /// [[name, value]] (empty where the texels are all there is).
+    #[wasm_bindgen(js_name = texelSource)]
+    pub fn texel_source(&self, i: usize, x: u32, y: u32) -> Result<JsValue, JsValue> {
+        to_js(&self.document.texel_source(i, x, y))
+    }
     /// Named items other files take from this one (a library's materials).
     pub fn exports(&self) -> Vec<String> {
         self.document.exports()
@@ -165,7 +176,7 @@ impl OpenedFile {
 
 /// A picture as the page draws it: {width, height, rgba} (top row first), the texels in one
 /// typed array rather than a list of numbers.
-fn picture(t: &crate::texture::Texels) -> Result<JsValue, JsValue> {
+pub(super) fn picture(t: &crate::texture::Texels) -> Result<JsValue, JsValue> {
     let out = js_sys::Object::new();
     js_sys::Reflect::set(&out, &"width".into(), &t.width.into())?;
     js_sys::Reflect::set(&out, &"height".into(), &t.height.into())?;

@@ -101,6 +101,33 @@ impl Session {
         })
     }
 
+    /// The textures archive file `path` gives the texture gallery → Promise<[{path, texture,
+    /// width, height, format, materials, thumbnail: {width, height, rgba}}]>: its picture, or
+    /// the textures its scene decodes itself. Opened in an archive of its own.
+    #[wasm_bindgen(js_name = textureCards)]
+    pub fn texture_cards(&self, path: String) -> js_sys::Promise {
+        let (index, source) = (self.archive.borrow().index.clone(), self.source.clone());
+        wasm_bindgen_futures::future_to_promise(async move {
+            let archive = RefCell::new(Archive::new(index));
+            let opened = crate::bundle::open_for_export(&archive, &*source, &path).await.map_err(|e| js_error(&format!("{path}: {e}")))?;
+            let out = js_sys::Array::new();
+            for card in archive::texture_cards(&opened) {
+                let value = to_js(&card)?;
+                js_sys::Reflect::set(&value, &"thumbnail".into(), &super::opened::picture(&card.thumbnail)?)?;
+                out.push(&value);
+            }
+            Ok(out.into())
+        })
+    }
+
+    /// Who uses the picture file `path` → Promise<{materials, files}> (the archive's
+    /// references, read once, and the libraries that name it).
+    #[wasm_bindgen(js_name = textureUsers)]
+    pub fn texture_users(&self, path: String) -> js_sys::Promise {
+        let (archive, source) = (self.archive.clone(), self.source.clone());
+        wasm_bindgen_futures::future_to_promise(async move { to_js(&archive::texture_users(&archive, &*source, &path).await) })
+    }
+
     /// Parse the file at `path` on its own, as `census` does, and drop it: → {kind, error:
     /// {message, offset} or null, damaged, warnings}. For the page's archive check.
     pub fn check(&self, path: String) -> js_sys::Promise {

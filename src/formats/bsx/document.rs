@@ -6,6 +6,7 @@ use super::inspect;
 use super::raw::BsxFile;
 use super::inspect::Records;
 use super::scene::{self, Extras};
+use super::vram::{PageKey, Vram};
 use super::tdb_document::TdbDocument;
 use crate::formats::{file_name, Assets};
 use crate::formats::lzs::Stored;
@@ -37,6 +38,8 @@ pub struct BsxDocument {
     inspector: Option<InspectorView>,
     /// What the scene took from other files (or looked for and did not find).
     links: Vec<InfoRow>,
+    /// The VRAM the scene's textures were sampled from and each one's page, once built.
+    pages: Option<(Vram, Vec<PageKey>)>,
 }
 
 impl BsxDocument {
@@ -85,7 +88,7 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
         (None, Purpose::Show) => (Some(stored.failed_view("bsx", error.clone())), Records::default()),
         (_, Purpose::Asset) => (None, Records::default()),
     };
-    let mut doc = BsxDocument { kind, path: path.to_string(), stored, parsed, records, error, diagnostics, inspector, links: Vec::new() };
+    let mut doc = BsxDocument { kind, path: path.to_string(), stored, parsed, records, error, diagnostics, inspector, links: Vec::new(), pages: None };
     // A BCX alone draws its character with the face its name implies.
     if let (Some(g), Some(f)) = (doc.character(), doc.parsed.as_mut()) {
         f.models[0].face_id = g - 1;
@@ -199,7 +202,21 @@ impl Document for BsxDocument {
             }
             self.diagnostics.push(d);
         }
+        self.pages = Some((built.vram, built.pages));
         Some(built.scene)
+    }
+    fn texel_source(&self, texture: usize, x: u32, y: u32) -> Vec<(String, String)> {
+        let Some((vram, pages)) = &self.pages else { return Vec::new() };
+        let Some(&key) = pages.get(texture) else { return Vec::new() };
+        let t = vram.texel(key, x as usize, y as usize);
+        let mut out = vec![("VRAM word".to_string(), format!("0x{:04X} at ({}, {})", t.word, t.at.0, t.at.1))];
+        if let Some(i) = t.index {
+            out.push(("CLUT index".to_string(), format!("{i} of the CLUT at ({}, {})", key.clut_x, key.clut_y)));
+        }
+        let c = t.colour;
+        let stp = if c & 0x8000 != 0 { ", STP set" } else { "" };
+        out.push(("colour".to_string(), format!("0x{c:04X}: red {} green {} blue {} of 31{stp}", c & 0x1F, (c >> 5) & 0x1F, (c >> 10) & 0x1F)));
+        out
     }
     fn stats(&self) -> DocStats {
         let Some(f) = &self.parsed else { return DocStats::default() };

@@ -112,6 +112,10 @@ fn part_cost(data: &super::raw::PartData) -> usize {
 pub struct Built {
     pub scene: Scene,
     pub refused: Option<String>,
+    /// The VRAM the scene's textures were sampled from, and each texture's page key (by
+    /// the scene's texture index).
+    pub vram: Vram,
+    pub pages: Vec<PageKey>,
 }
 
 /// What a file's scene takes from the rest of the archive.
@@ -191,6 +195,8 @@ struct Painter<'a> {
     budget: &'a mut Budget,
     /// Per model: its eyes and mouth are in VRAM (FIELD.TDB is in, its face and slot fit).
     faced: Vec<bool>,
+    /// The page key of each scene texture, in the scene's order.
+    pages: Vec<PageKey>,
 }
 
 pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras: &Extras) -> Built {
@@ -199,7 +205,7 @@ pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras
     let mut vram = Vram::load(file, bytes);
     // The engine copies each model's eyes and mouth to VRAM beside the textures, by slot.
     let faced: Vec<bool> = file.models.iter().enumerate().map(|(k, m)| extras.faces.is_some_and(|(t, b)| k < MAX_FACE_SLOTS && vram.load_face(t, b, k, m.face_id))).collect();
-    let mut painter = Painter { vram, looks: HashMap::new(), budget: &mut budget, faced };
+    let mut painter = Painter { vram, looks: HashMap::new(), budget: &mut budget, faced, pages: Vec::new() };
     let root = scene.add_node(None, Node { name: Some(name.to_string()), ..Default::default() });
     let mut options: Vec<ChoiceOption> = Vec::new();
     let mut first_drawn = None;
@@ -254,12 +260,13 @@ pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras
         scene.choice = Some(Choice { name: "model".into(), options, default });
         scene.choose(default);
     }
+    let Painter { vram, pages, .. } = painter;
     let [parts, textures, animations] = budget.refused;
     let refused = (budget.refused != [0; 3]).then(|| {
         let limit = scene_budget(bytes.len());
         format!("the scene would take more than {limit} bytes of memory (64 times the file, plus 8 MiB): {parts} parts, {textures} texture pages (drawn untextured) and {animations} animations are not built")
     });
-    Built { scene, refused }
+    Built { scene, refused, vram, pages }
 }
 
 /// Nodes of a model's bones (None for an empty slot), posed at its first animation's first
@@ -410,6 +417,7 @@ fn material_for(scene: &mut Scene, painter: &mut Painter, look: Look) -> u32 {
             let semi = if blend.is_some() { ", semi-transparent" } else { "" };
             let name = format!("page ({}, {}) clut ({}, {}) {:?}{semi}", key.page_x, key.page_y, key.clut_x, key.clut_y, key.depth);
             scene.textures.push(Texture { name: Some(name.clone()), texels: painter.vram.page(key, blend.is_some()), file: None, nearest: true, stand_in: false });
+            painter.pages.push(key);
             (name, Some(t), blend)
         }
         // Eyes and mouths come from FIELD.TDB: without it (or for a type no file uses), grey.

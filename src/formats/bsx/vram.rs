@@ -142,24 +142,39 @@ impl Vram {
         true
     }
 
+    /// What texel (u, v) of a page is made of: the halfword of VRAM that holds it, its index
+    /// into the CLUT (4- and 8-bit pages) and the colour word the GPU draws.
+    pub fn texel(&self, key: PageKey, u: usize, v: usize) -> PageTexel {
+        let (px, py, cx, cy) = (key.page_x as usize, key.page_y as usize, key.clut_x as usize, key.clut_y as usize);
+        let (u, v) = (u % 256, v % 256);
+        match key.depth {
+            Depth::Four => {
+                let (x, y) = ((px + u / 4) % WIDTH, (py + v) % HEIGHT);
+                let word = self.at(x, y);
+                let index = (word >> (4 * (u % 4))) & 0xF;
+                PageTexel { word, at: (x as u16, y as u16), index: Some(index), colour: self.at(cx + index as usize, cy) }
+            }
+            Depth::Eight => {
+                let (x, y) = ((px + u / 2) % WIDTH, (py + v) % HEIGHT);
+                let word = self.at(x, y);
+                let index = (word >> (8 * (u % 2))) & 0xFF;
+                PageTexel { word, at: (x as u16, y as u16), index: Some(index), colour: self.at(cx + index as usize, cy) }
+            }
+            Depth::Fifteen => {
+                let (x, y) = ((px + u) % WIDTH, (py + v) % HEIGHT);
+                let word = self.at(x, y);
+                PageTexel { word, at: (x as u16, y as u16), index: None, colour: word }
+            }
+        }
+    }
+
     /// The 256 × 256 texels a polygon with this key sees, as the GPU samples them. For a
     /// semi-transparent polygon the texels with their STP bit set are half transparent.
     pub fn page(&self, key: PageKey, semi: bool) -> Texels {
-        let (px, py, cx, cy) = (key.page_x as usize, key.page_y as usize, key.clut_x as usize, key.clut_y as usize);
         let mut rgba_out = Vec::with_capacity(256 * 256 * 4);
         for v in 0..256 {
             for u in 0..256 {
-                let c = match key.depth {
-                    Depth::Four => {
-                        let h = self.at(px + u / 4, py + v);
-                        self.at(cx + ((h >> (4 * (u % 4))) & 0xF) as usize, cy)
-                    }
-                    Depth::Eight => {
-                        let h = self.at(px + u / 2, py + v);
-                        self.at(cx + ((h >> (8 * (u % 2))) & 0xFF) as usize, cy)
-                    }
-                    Depth::Fifteen => self.at(px + u, py + v),
-                };
+                let c = self.texel(key, u, v).colour;
                 let mut texel = rgba(c);
                 if semi && c & 0x8000 != 0 {
                     texel[3] = SEMI_ALPHA;
@@ -169,6 +184,16 @@ impl Vram {
         }
         Texels { width: 256, height: 256, rgba: std::sync::Arc::new(rgba_out) }
     }
+}
+
+/// One texel of a page as VRAM holds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageTexel {
+    pub word: u16,
+    /// Where the word is in VRAM (x in halfwords, y in lines).
+    pub at: (u16, u16),
+    pub index: Option<u16>,
+    pub colour: u16,
 }
 
 impl Default for Vram {
@@ -202,6 +227,9 @@ mod tests {
         assert_eq!(px(1), [0, 255, 0, 255], "STP texels are opaque on an opaque polygon");
         assert_eq!(px(2), [0, 0, 0, 0], "0x0000 is transparent");
         assert_eq!(px(3), [255, 0, 0, 255]);
+        // What the texel under the pointer is made of: the halfword, the nibble, the colour.
+        let key = TextureFlag::of(0x7D00_1A02).key;
+        assert_eq!(v.texel(key, 1, 0), PageTexel { word: 0x1021, at: (640, 256), index: Some(2), colour: 0x83E0 });
         // On a semi-transparent polygon only the STP texel blends.
         let semi = v.page(TextureFlag::of(0x7D00_1A02).key, true);
         assert_eq!(semi.rgba[4..8], [0, 255, 0, SEMI_ALPHA]);

@@ -1,0 +1,160 @@
+// The texture gallery: every texture of the archive — its pictures, and the textures field
+// models decode from themselves (VRAM pages with their CLUTs) — as cards with a thumbnail,
+// the size, the format, the materials and files that use it, and a PNG download; a click
+// opens one at full size, zoomable over a checkerboard, the texel under the pointer read
+// out (for a VRAM page: VRAM's word, the CLUT index and the colour). The core finds them
+// and their users; cards come in as files are read.
+
+import { $, count, nextTask, ready, state } from './state.js';
+import { kindOfEntry } from './listing.js';
+import { showTexture, showTextureGrid } from './flatview.js';
+import { download } from './exporting.js';
+
+const openPath = (path) => document.dispatchEvent(new CustomEvent('relicview:open', { detail: { path } }));
+
+// What a card's PNG is called: the file's name, and its texture's place for a decoded one.
+const pngName = (c) => `${c.path.split('/').pop()}${c.texture === undefined || c.texture === null ? '' : `.page${c.own}`}`;
+
+// The archive's textures → [{path, texture, width, height, format, materials, users}],
+// read once per archive (the cards keep their thumbnails).
+export async function textureList({ onCard = null } = {}) {
+  await ready;
+  if (state.textures && state.textures.generation === state.generation) {
+    for (const c of state.textures.cards) if (onCard) onCard(c);
+    return state.textures.cards;
+  }
+  const generation = state.generation;
+  const files = state.entries.filter((e) => { const c = kindOfEntry(e).capabilities; return c.image || c.ownTextures; });
+  const cards = [];
+  for (const e of files) {
+    let found = [];
+    try {
+      found = await state.session.textureCards(e.path);
+    } catch {
+      continue; // A file that cannot be read has no texture to show (the list marks it).
+    }
+    if (generation !== state.generation) return [];
+    found.forEach((c, own) => {
+      c.own = own;
+      c.users = c.texture === undefined ? null : { materials: c.materials || [], files: [c.path] };
+      cards.push(c);
+      if (onCard) onCard(c);
+    });
+    await nextTask();
+  }
+  // Who uses each picture: the archive's references (read once) and the libraries naming it.
+  for (const c of cards) {
+    if (c.users) continue;
+    c.users = await state.session.textureUsers(c.path).catch(() => ({ materials: [], files: [] }));
+    if (generation !== state.generation) return [];
+    if (c.element) fillUsers(c.element.querySelector('.card-users'), c.users);
+  }
+  state.textures = { generation, cards };
+  return cards;
+}
+
+// The list as scripts read it (no thumbnails, no elements).
+export async function textures() {
+  const cards = await textureList();
+  return cards.map((c) => ({ path: c.path, texture: c.texture ?? null, width: c.width, height: c.height, format: c.format, materials: c.materials || [], users: c.users }));
+}
+
+// Open the gallery in the main view.
+export async function showGallery() {
+  showTextureGrid();
+  const grid = $('texture-cards');
+  grid.replaceChildren();
+  const status = $('texture-gallery-status');
+  status.textContent = 'Reading the archive\u2019s textures…';
+  const cards = await textureList({ onCard: (c) => grid.append(card(c)) });
+  status.textContent = `${count(cards.length, 'texture')}: pictures, and the pages field models decode with their CLUTs. Click one for it at full size.`;
+  return cards.length;
+}
+
+function card(c) {
+  const li = document.createElement('li');
+  li.className = 'card texture-card';
+  li.dataset.path = c.path;
+  if (c.texture !== undefined) li.dataset.texture = String(c.texture);
+  const picture = document.createElement('canvas');
+  picture.className = 'card-picture';
+  picture.width = c.thumbnail.width;
+  picture.height = c.thumbnail.height;
+  picture.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray(c.thumbnail.rgba), c.thumbnail.width, c.thumbnail.height), 0, 0);
+  picture.title = 'Open it at full size';
+  picture.addEventListener('click', () => openTexture(c));
+  const title = document.createElement('button');
+  title.type = 'button';
+  title.className = 'card-name';
+  title.textContent = c.texture === undefined ? c.path.split('/').pop() : `${c.path.split('/').pop()} · page ${c.own}`;
+  title.title = `${c.path}: open it at full size`;
+  title.addEventListener('click', () => openTexture(c));
+  const meta = document.createElement('p');
+  meta.className = 'card-meta';
+  meta.textContent = `${c.width} × ${c.height} · ${c.format}`;
+  const users = document.createElement('p');
+  users.className = 'card-users muted';
+  users.textContent = 'used by …';
+  if (c.users) fillUsers(users, c.users);
+  const png = document.createElement('button');
+  png.type = 'button';
+  png.className = 'button';
+  png.textContent = 'PNG';
+  png.title = `Download ${pngName(c)}.png`;
+  png.addEventListener('click', () => downloadCard(c));
+  li.append(picture, title, meta, users, png);
+  c.element = li;
+  return li;
+}
+
+function fillUsers(slot, users) {
+  slot.replaceChildren();
+  const parts = [];
+  if (users.materials.length) parts.push(document.createTextNode(`materials ${users.materials.join(', ')}; `));
+  if (!users.files.length) parts.push(document.createTextNode('used by nothing in this archive'));
+  else {
+    parts.push(document.createTextNode(`used by ${count(users.files.length, 'file')}: `));
+    users.files.forEach((p, i) => {
+      if (i) parts.push(document.createTextNode(', '));
+      const a = document.createElement('a');
+      a.href = '#';
+      a.className = 'file-link';
+      a.dataset.path = p;
+      a.textContent = p.split('/').pop();
+      a.title = `Open ${p}`;
+      a.addEventListener('click', (e) => { e.preventDefault(); openPath(p); });
+      parts.push(a);
+    });
+  }
+  slot.append(...parts);
+}
+
+// The texels of a card at full size: a picture file's, or its file's scene texture.
+async function texels(c) {
+  if (state.textureFile) state.textureFile.free();
+  state.textureFile = await state.session.open(c.path);
+  return c.texture === undefined ? state.textureFile.image() : state.textureFile.sceneTexture(c.texture);
+}
+
+// One texture at full size; a decoded one says what each texel is made of.
+export async function openTexture(c) {
+  const image = await texels(c);
+  const file = state.textureFile;
+  const describe = c.texture === undefined ? null : (x, y) => file.texelSource(c.texture, x, y).map(([k, v]) => `${k} ${v}`).join(' · ');
+  showTexture(image, { describe, back: () => showGallery(), name: pngName(c) });
+  return { width: image.width, height: image.height };
+}
+
+// A card's PNG, at full size.
+async function downloadCard(c) {
+  const image = await texels(c);
+  const canvas = document.createElement('canvas');
+  canvas.width = image.width;
+  canvas.height = image.height;
+  canvas.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray(image.rgba), image.width, image.height), 0, 0);
+  canvas.toBlob((blob) => { if (blob) download(blob, `${pngName(c)}.png`); }, 'image/png');
+}
+
+export function bindTextures() {
+  $('textures-button').addEventListener('click', () => showGallery());
+}
