@@ -22,6 +22,16 @@ for target in ${@:-$(cargo fuzz list)}; do
       { printf "\\$(printf '%03o' $k)"; cat "$f"; } > "corpus/open/demo$i"
     done
   fi
+  if [ -z "$(ls -A "corpus/$target")" ] && [ "$target" = export ]; then
+    # Seed with the demo's files under 60 KB: a byte for the name, names to claim (a way up,
+    # two alike but for case), a zero byte, the file.
+    seeds=$(mktemp -d)
+    cargo run -q --manifest-path ../Cargo.toml -- demo "$seeds" >/dev/null
+    for f in $(find "$seeds" -type f -size -60k); do
+      case "${f##*.}" in BGF) k=0 ;; BMF) k=1 ;; MAP) k=2 ;; MOD) k=3 ;; TGA) k=4 ;; RGB) k=5 ;; BSX) k=6 ;; BCX) k=7 ;; TDB) k=8 ;; *) k=9 ;; esac
+      { printf "\\$(printf '%03o' $k)"; printf '../a/B.png\nA/b.png\nC:/x\000'; cat "$f"; } > "corpus/export/$(basename "$f")"
+    done
+  fi
   if [ -z "$(ls -A "corpus/$target")" ] && [ "$target" = diff ]; then
     # Seed with pairs of the demo's files of one kind (under 64 KB): a file and itself, a
     # file and the next of its kind; a byte for the kind, A's length (u16), A, B.
