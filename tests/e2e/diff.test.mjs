@@ -7,19 +7,17 @@
 // moved), and a copy of the crate with one vertex moved here, its bytes found by the
 // vertex's position as the format notes store it (three little-endian f32, x y z).
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { makeArchive, startServer, launch, newPage, bin, loadFolder, walk } from './harness.mjs';
-
-let dir, server, browser, moved;
+import { servedArchive, newPage, bin, loadFolder, walk } from './harness.mjs';
 
 const f32s = (...xs) => Buffer.concat(xs.map((x) => { const b = Buffer.alloc(4); b.writeFloatLE(x); return b; }));
 
-before(async () => {
-  dir = makeArchive();
+let moved;
+const ctx = servedArchive((dir) => {
   // The crate with its corner (1, 0, -1) raised to y 0.5: f32 0.0 → 0.5 changes one byte,
   // the y's last (00 00 00 00 → 00 00 00 3F).
   const crate = readFileSync(join(dir, 'DEMO/VIDEO/CRATE.BGF'));
@@ -35,19 +33,12 @@ before(async () => {
   const arena2 = arena.replace('instance=crate 6 0 -6 0 0.3 0', 'instance=crate 6 0 -16 0 0.3 0').replace(/instance=well -22 0 22 0 0 0\r?\n/, '').trimEnd() + '\r\ninstance=crate 0 0 0 0 0 0\r\n';
   assert.notEqual(arena2, arena);
   writeFileSync(join(dir, 'DEMO/MAPS/ARENA2.MAP'), arena2, 'latin1');
-  server = await startServer(dir);
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.stop();
 });
 
 // `relicview diff --json` exits 1 when the files differ and still prints the JSON.
 function cliDiff(a, b) {
   try {
-    return JSON.parse(execFileSync(bin, ['diff', '--json', '--root', dir, join(dir, a), join(dir, b)], { encoding: 'utf8' }));
+    return JSON.parse(execFileSync(bin, ['diff', '--json', '--root', ctx.dir, join(ctx.dir, a), join(ctx.dir, b)], { encoding: 'utf8' }));
   } catch (e) {
     if (e.stdout) return JSON.parse(e.stdout);
     throw e;
@@ -55,8 +46,8 @@ function cliDiff(a, b) {
 }
 
 async function folderPage() {
-  const { page, problems } = await newPage(browser, server.url);
-  await loadFolder(page, dir, walk(dir).length);
+  const { page, problems } = await newPage(ctx.browser, ctx.server.url);
+  await loadFolder(page, ctx.dir, walk(ctx.dir).length);
   return { page, problems };
 }
 
@@ -208,7 +199,7 @@ test('overlay, split and difference views: B\'s ghost beyond A, each half its fi
 });
 
 test('a face picked on either side selects its record on both sides; a link restores the comparison in a fresh page', async () => {
-  const { page, problems } = await newPage(browser, server.url);
+  const { page, problems } = await newPage(ctx.browser, ctx.server.url);
   await page.waitForFunction(() => window.relicview.listing().files > 0 && window.relicview.indexTimeline()?.typed);
   await page.evaluate(() => window.relicview.compare('DEMO/VIDEO/CRATE.BGF', 'OTHER/VIDEO/CRATE.BGF'));
   await page.evaluate(() => window.relicview.setCompareView({ mode: 'split', split: 0.5 }));
@@ -232,7 +223,7 @@ test('a face picked on either side selects its record on both sides; a link rest
   assert.match(link, /compare=OTHER%2FVIDEO%2FCRATE\.BGF/);
   assert.match(link, /cmode=split/);
   const camera = await page.evaluate(() => window.relicview.camera());
-  const fresh = await newPage(browser, link);
+  const fresh = await newPage(ctx.browser, link);
   await fresh.page.waitForFunction(() => window.relicview.comparison()?.b === 'OTHER/VIDEO/CRATE.BGF', null, { timeout: 30000 });
   const restored = await fresh.page.evaluate(() => window.relicview.comparison());
   assert.equal(restored.a, 'DEMO/VIDEO/CRATE.BGF');

@@ -4,7 +4,7 @@
 // decodes, the report names the bad files; and the page's Export all downloads a zip that
 // holds the same entries, byte for byte.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,9 +12,7 @@ import { join, relative, dirname } from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import validator from 'gltf-validator';
 import { PNG } from 'pngjs';
-import { makeArchive, startServer, launch, newPage, bin, walk, withThree, loadFolder } from './harness.mjs';
-
-let dir, server, browser, out, report;
+import { servedArchive, newPage, bin, walk, withThree, loadFolder } from './harness.mjs';
 
 // `relicview export --all SRC -o OUT --json` → {code, report}.
 function exportAllCli(src, dest) {
@@ -63,17 +61,10 @@ function filesUnder(d) {
   return new Map(walk(d).map((f) => [relative(d, f), readFileSync(f)]));
 }
 
-before(async () => {
-  dir = makeArchive();
+let out, report;
+const ctx = servedArchive((dir) => {
   out = mkdtempSync(join(tmpdir(), 'relicview-all-'));
   ({ report } = exportAllCli(dir, out));
-  server = await startServer(dir);
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.stop();
 });
 
 test('every .glb of export --all passes the Khronos validator and loads in GLTFLoader with the viewer\'s triangles; every PNG decodes; the report names the bad files', async () => {
@@ -100,7 +91,7 @@ test('every .glb of export --all passes the Khronos validator and loads in GLTFL
   // A name that would be markup is a file name like any other, made safe.
   assert.ok(report.renamed.some((r) => r.from.startsWith('DEMO/VIDEO/<img') && !r.to.includes('<')), JSON.stringify(report.renamed));
   // GLTFLoader on each model, world and field model, against what the viewer draws.
-  const { page, problems } = await newPage(browser, server.url);
+  const { page, problems } = await newPage(ctx.browser, ctx.server.url);
   await page.waitForFunction(() => window.relicview.listing().files > 0 && window.relicview.indexTimeline()?.typed);
   await withThree(page);
   let checked = 0;
@@ -128,7 +119,7 @@ test('every .glb of export --all passes the Khronos validator and loads in GLTFL
 
 test('a zip of the archive made by Python exports the same files', () => {
   const zipped = join(mkdtempSync(join(tmpdir(), 'relicview-zip-')), 'GAME.zip');
-  execFileSync('python3', ['-c', "import os, sys, zipfile\nz = zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED)\nfor d, _, fs in os.walk(sys.argv[1]):\n    for f in fs:\n        p = os.path.join(d, f)\n        z.write(p, os.path.relpath(p, sys.argv[1]))\nz.close()", dir, zipped]);
+  execFileSync('python3', ['-c', "import os, sys, zipfile\nz = zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED)\nfor d, _, fs in os.walk(sys.argv[1]):\n    for f in fs:\n        p = os.path.join(d, f)\n        z.write(p, os.path.relpath(p, sys.argv[1]))\nz.close()", ctx.dir, zipped]);
   const dest = join(dirname(zipped), 'OUT');
   const { report: fromZip } = exportAllCli(zipped, dest);
   const [a, b] = [filesUnder(out), filesUnder(dest)];
@@ -138,8 +129,8 @@ test('a zip of the archive made by Python exports the same files', () => {
 });
 
 test('the page\'s Export all downloads a zip of the same entries as the CLI writes, with progress, and can be cancelled', async () => {
-  const { page, problems } = await newPage(browser, server.url);
-  await loadFolder(page, dir, walk(dir).length);
+  const { page, problems } = await newPage(ctx.browser, ctx.server.url);
+  await loadFolder(page, ctx.dir, walk(ctx.dir).length);
   // Cancelled after it starts: no download, the button back.
   const { cancelled, during } = await page.evaluate(async () => {
     const run = window.relicview.exportAll();
@@ -150,7 +141,7 @@ test('the page\'s Export all downloads a zip of the same entries as the CLI writ
     return { cancelled: await run, during };
   });
   assert.deepEqual(cancelled, { cancelled: true });
-  assert.deepEqual([during.shown, during.max, during.button], [true, walk(dir).length, 'Cancel export'], JSON.stringify(during));
+  assert.deepEqual([during.shown, during.max, during.button], [true, walk(ctx.dir).length, 'Cancel export'], JSON.stringify(during));
   assert.equal(await page.locator('#export-all-button').textContent(), 'Export all');
   const [download, result] = await Promise.all([page.waitForEvent('download'), page.evaluate(() => window.relicview.exportAll())]);
   assert.equal(download.suggestedFilename(), 'GAME-export.zip');

@@ -1,6 +1,7 @@
 // Shared set-up of the browser tests: a generated archive, `relicview serve` on a free port,
 // and headless Debian Chromium (SwiftShader WebGL2) driven by playwright-core.
 
+import { before, after } from 'node:test';
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,6 +65,24 @@ export function malformed(bytes) {
   const child = second + 2 + width(second);
   out[child + 1] |= 0xc0;
   return out;
+}
+
+// The usual set-up of a file of browser tests: the archive (and what `prepare(dir)` adds to
+// it), `relicview serve` over it and a browser, made before the file's tests and ended after
+// them. → {dir, server, browser}, filled in once the tests run.
+export function servedArchive(prepare = () => {}) {
+  const ctx = {};
+  before(async () => {
+    ctx.dir = makeArchive();
+    await prepare(ctx.dir);
+    ctx.server = await startServer(ctx.dir);
+    ctx.browser = await launch();
+  });
+  after(async () => {
+    await ctx.browser?.close();
+    ctx.server?.stop();
+  });
+  return ctx;
 }
 
 export async function startServer(dir) {

@@ -3,29 +3,18 @@
 // and in metres by each reading of the file's UNIT; the model's and a record's sizes; the
 // ground grid and its scale bar; the measurement and the grid in the link.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { makeArchive, startServer, launch, newPage, nativeInfo } from './harness.mjs';
+import { servedArchive, newPage, nativeInfo } from './harness.mjs';
 
-let dir, server, browser;
-
-before(async () => {
-  dir = makeArchive();
-  server = await startServer(dir);
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const ctx = servedArchive();
 
 test('two clicks at the ends of the cube\'s edge measure its length, in units and in metres by each reading of UNIT', async () => {
-  const { page, problems } = await newPage(browser, server.url);
+  const { page, problems } = await newPage(ctx.browser, ctx.server.url);
   await page.waitForFunction(() => window.relicview.listing().files > 0 && window.relicview.indexTimeline()?.typed);
   await page.evaluate(() => window.relicview.open('DEMO/VIDEO/CUBE.BGF'));
-  const info = nativeInfo(join(dir, 'DEMO/VIDEO/CUBE.BGF'));
+  const info = nativeInfo(join(ctx.dir, 'DEMO/VIDEO/CUBE.BGF'));
   const [min, max] = [info.bounds.min, info.bounds.max];
   const edge = max[0] - min[0];
   assert.ok(edge > 0, JSON.stringify(info.bounds));
@@ -67,7 +56,7 @@ test('two clicks at the ends of the cube\'s edge measure its length, in units an
 });
 
 test('the selected record\'s size, the ground grid and its scale bar; the link keeps the measurement and the grid', async () => {
-  const { page, problems } = await newPage(browser, server.url);
+  const { page, problems } = await newPage(ctx.browser, ctx.server.url);
   await page.waitForFunction(() => window.relicview.listing().files > 0 && window.relicview.indexTimeline()?.typed);
   await page.evaluate(() => window.relicview.open('DEMO/VIDEO/HEXPOD.BGF'));
   // A record with geometry: its box's size beside it.
@@ -93,7 +82,7 @@ test('the selected record\'s size, the ground grid and its scale bar; the link k
   const link = await page.evaluate(() => window.relicview.permalink());
   assert.match(link, /grid=1/);
   assert.match(link, /measure=0%2C0%2C0%2C0%2C1\.8%2C0|measure=0,0,0,0,1\.8,0/);
-  const fresh = await newPage(browser, link);
+  const fresh = await newPage(ctx.browser, link);
   await fresh.page.waitForFunction(() => window.relicview.measurement()?.distance > 0, null, { timeout: 30000 });
   const restored = await fresh.page.evaluate(() => window.relicview.measurement());
   assert.deepEqual(restored.points, m.points);

@@ -4,28 +4,18 @@
 // at full size with the texel read out (a page's: VRAM's word, CLUT index, colour); a PNG
 // download per texture that decodes to its size.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
-import { makeArchive, startServer, launch, newPage, walk, loadFolder } from './harness.mjs';
+import { servedArchive, newPage, walk, loadFolder } from './harness.mjs';
 
-let dir, server, browser;
-
-before(async () => {
-  dir = makeArchive();
-  server = await startServer(dir);
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const ctx = servedArchive();
 
 test('the gallery lists every texture with its size, format and users, opens one at full size with its texels read out, and downloads each as a PNG', async () => {
-  const { page, problems } = await newPage(browser, server.url);
+  const { dir } = ctx;
+  const { page, problems } = await newPage(ctx.browser, ctx.server.url);
   await loadFolder(page, dir, walk(dir).length);
   await page.locator('#textures-button').click();
   await page.waitForFunction(() => /textures?:/.test(document.getElementById('texture-gallery-status').textContent), null, { timeout: 60000 });
