@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test: the Rust suite, the wasm build, and the browser tests in headless Chromium.
+# Runs every test: the Rust suite, the wasm build, the browser tests in headless Chromium, and
+# a smoke run of every benchmark.
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/setup.sh --browser
@@ -9,3 +10,5 @@ echo "== wasm build"
 scripts/build.sh --test-build
 echo "== browser tests"
 (cd tests/e2e && node --test --test-reporter=spec --test-concurrency=1 ./*.test.mjs)
+echo "== benchmarks, smoke run (each once on small inputs: they must run; no timing is asserted)"
+scripts/bench.sh --smoke

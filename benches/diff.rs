@@ -14,7 +14,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 mod common;
-use common::best;
+use common::{best, budget as budget_of};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -32,7 +32,7 @@ fn main() {
         let archive = RefCell::new(source.archive());
         pollster::block_on(open_bytes(&archive, &source, path, bytes.clone(), Purpose::Show))
     };
-    let budget = Duration::from_secs(5);
+    let budget = budget_of(Duration::from_secs(5));
     let parse = best(budget, || {
         black_box((open("A.BGF", &a), open("B.BGF", &b)));
     });

@@ -13,11 +13,48 @@
 # - export --all of an archive against exporting each of its files alone: time, and peak
 #   memory against the largest single export.
 # scripts/bench.sh [REPETITIONS]
+# scripts/bench.sh --smoke: every benchmark once, on small inputs, with the build already
+#   made (./test.sh runs it so that no benchmark can rot unnoticed); each must finish and
+#   print its figures. Nothing is asserted about time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh --browser
-scripts/build.sh
+smoke=""
+if [ "${1:-}" = "--smoke" ]; then
+  smoke=1
+  export RELICVIEW_BENCH_SMOKE=1
+  shift
+fi
+if [ -z "$smoke" ]; then
+  scripts/setup.sh --browser
+  scripts/build.sh
+fi
 echo "# $(date -u +%Y-%m-%d) on $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), headless Chromium $(/usr/bin/chromium --version 2>/dev/null | awk '{print $2}') + SwiftShader"
+
+# Run one benchmark; in a smoke run, its output must hold what it reports (`expect`).
+run() {
+  local expect="$1"
+  shift
+  if [ -z "$smoke" ]; then
+    "$@"
+    return
+  fi
+  local out
+  out=$("$@" 2>&1) || { echo "$out"; echo "bench.sh --smoke: '$*' failed" >&2; return 1; }
+  echo "$out"
+  grep -q -- "$expect" <<<"$out" || { echo "bench.sh --smoke: '$*' printed no '$expect'" >&2; return 1; }
+}
+
+if [ -n "$smoke" ]; then
+  run "of memcpy" cargo bench --locked --bench throughput -- --mb 2
+  run "parsing both" cargo bench --locked --bench diff -- --mb 2
+  run "wasm time / native time" node tests/bench/wasm-throughput.mjs
+  run "ratio relicview / three.js" node tests/bench/first-frame.mjs 1
+  run "first frame rasterised" node tests/bench/big-model.mjs
+  run "ms later (by name" node tests/bench/listing.mjs 300
+  run "listing / directory read" node tests/bench/disc.mjs 40 20
+  run "ratio: time" python3 tests/bench/export-all.py --models 1 --mb 1 --runs 1
+  exit 0
+fi
 cargo bench --bench throughput
 cargo bench --bench diff
 node tests/bench/wasm-throughput.mjs

@@ -110,11 +110,41 @@ pub fn decode(bytes: &[u8]) -> Result<ShownScene, String> {
     Ok(shown)
 }
 
+/// Strings the page joined into one to cross into wasm at once (a listing's 20,000 paths),
+/// cut again by their lengths in UTF-16 units (JS string lengths); a length past the end
+/// takes what is left, and pieces past it are empty.
+pub fn split_js_joined(joined: &str, lengths: &[u32]) -> Vec<String> {
+    let mut out = Vec::with_capacity(lengths.len());
+    let mut chars = joined.char_indices().peekable();
+    for &want in lengths {
+        let start = chars.peek().map_or(joined.len(), |&(i, _)| i);
+        let mut units = 0;
+        while units < want as usize {
+            match chars.next() {
+                Some((_, c)) => units += c.len_utf16(),
+                None => break,
+            }
+        }
+        let end = chars.peek().map_or(joined.len(), |&(i, _)| i);
+        out.push(joined[start..end].to_string());
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::scene::{Mesh, Primitive};
     use crate::texture::Texels;
+
+    #[test]
+    fn paths_are_cut_by_their_js_lengths() {
+        // "É" is one UTF-16 unit and two UTF-8 bytes; "𝄞" two units and four bytes.
+        let paths = ["A/É.BGF", "𝄞/B.MAP", "", "C"];
+        let lengths: Vec<u32> = paths.iter().map(|p| p.encode_utf16().count() as u32).collect();
+        assert_eq!(split_js_joined(&paths.concat(), &lengths), paths);
+        assert_eq!(split_js_joined("AB", &[1, 5, 2]), ["A", "B", ""], "too long: what is left, then nothing");
+    }
 
     fn shown() -> ShownScene {
         let primitive = Primitive {

@@ -24,6 +24,8 @@ export async function checkArchive() {
       if (r.error && !r.damaged) report.failed.push({ path: e.path, ...r.error });
       if (r.damaged) report.damaged.push({ path: e.path, ...r.error });
       state.files.setVerdict(e, { failed: Boolean(r.error && !r.damaged), damaged: r.damaged });
+      // What its content says it is (a file typed by its name may be something else).
+      if (r.kind !== e.kind) state.files.setKind(e, r.kind);
       if (report.checked % 50 === 0) {
         state.files.refresh();
         status.textContent = `${report.checked} of ${entries.length}…`;

@@ -3,6 +3,8 @@
 // moves: ↑/↓ (and Home/End) open the next visible file, ←/→ fold and unfold its folder,
 // typing in the list goes to the search box. Names reach the page as text only.
 
+import { comparePaths } from './state.js';
+
 // Only the rows in sight (and a few either side) are in the DOM, between two spacers, so a
 // folder of 20,000 files costs the page what a few dozen rows cost: typing a file by its
 // content, or a search, re-renders a window, never the whole list.
@@ -288,8 +290,7 @@ export class FileList {
     else if (i >= 0) i = Math.min(files.length - 1, Math.max(0, i + step));
     else if (this.current === null) i = 0;
     else {
-      const cmp = (a, b) => a.localeCompare(b, undefined, { sensitivity: 'base' });
-      const after = files.findIndex((p) => cmp(p, this.current) > 0);
+      const after = files.findIndex((p) => comparePaths(p, this.current) > 0);
       if (step > 0) i = after < 0 ? files.length - 1 : after;
       else if (step < 0) i = after < 0 ? files.length - 1 : Math.max(0, after - 1);
       else i = after < 0 ? files.length - 1 : after;

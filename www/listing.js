@@ -2,7 +2,7 @@
 // batches, and handed to the core's sessions.
 
 import { readHeads } from './files.js';
-import { $, core, count, nextTask, state } from './state.js';
+import { $, comparePaths, core, count, nextTask, state } from './state.js';
 
 // What the core says of a kind (badge, title, what its files can do), asked once per kind.
 const kinds = new Map();
@@ -15,7 +15,7 @@ export function kindOfEntry(entry) {
 
 export function setEntries(entries, sourceLabel, source) {
   state.source = source;
-  state.entries = entries.slice().sort((a, b) => a.path.localeCompare(b.path, undefined, { sensitivity: 'base' }));
+  state.entries = entries.slice().sort((a, b) => comparePaths(a.path, b.path));
   state.byPath = new Map(state.entries.map((e) => [e.path.toLowerCase(), e]));
   state.files.set(state.entries);
   document.body.classList.toggle('empty', state.entries.length === 0);
@@ -24,11 +24,13 @@ export function setEntries(entries, sourceLabel, source) {
 }
 
 // The core's archives (this thread's and the worker's) learn the listing and its kinds.
+// (Joined into one string with the lengths beside it: see Session.setListing.)
 export function setListing() {
-  const paths = state.entries.map((e) => e.path);
-  const kinds = state.entries.map((e) => e.kind || 'unknown');
-  state.session.setListing(paths, kinds);
-  state.opener?.setListing(paths, kinds, state.entries.some((e) => e.size >= state.workerThreshold));
+  const paths = state.entries.map((e) => e.path).join('');
+  const lengths = Uint32Array.from(state.entries, (e) => e.path.length);
+  const kinds = state.entries.map((e) => e.kind || 'unknown').join('\n');
+  state.session.setListing(paths, lengths, kinds);
+  state.opener?.setListing({ paths, lengths, kinds }, state.entries.some((e) => e.size >= state.workerThreshold));
 }
 
 export function markSelected(path) {
@@ -68,6 +70,41 @@ export async function typeEntries(entries, generation) {
   bar.hidden = true;
   $('file-list').dataset.typing = 'false';
   state.files.renderKinds();
-  state.files.applyFilter();
+  state.files.refresh();
   return true;
+}
+
+// The heads of the files typed by their names, read in the background to confirm each
+// name by its content (a .BGF that holds a picture becomes "misnamed" without being
+// opened). Never while a file is being opened, which would wait on the same reads; stops
+// when another archive is loaded. Resolves with the number of kinds corrected, or null
+// when interrupted by another archive.
+export async function confirmKinds(entries, generation) {
+  const named = entries.filter((e) => e.byName);
+  let corrected = 0;
+  for (let i = 0; i < named.length; i += BATCH) {
+    // (A task first: an open asked for just now has begun by then.)
+    await nextTask();
+    while (state.opening > 0 && generation === state.generation) await new Promise((r) => setTimeout(r, 50));
+    if (generation !== state.generation) return null;
+    const batch = named.slice(i, i + BATCH);
+    const heads = (batch.every((e) => e.file) && await readHeads(batch.map((e) => e.file))) || await Promise.all(batch.map((e) => e.head().catch(() => null)));
+    if (generation !== state.generation) return null;
+    let changed = false;
+    batch.forEach((e, k) => {
+      e.byName = false;
+      if (!heads[k]) return;
+      const kind = core.kindOf(e.path, new Uint8Array(heads[k]), e.size);
+      if (kind === e.kind) return;
+      state.files.setKind(e, kind);
+      corrected++;
+      changed = true;
+    });
+    if (changed) {
+      state.files.refresh();
+      state.files.renderKinds();
+      setListing();
+    }
+  }
+  return corrected;
 }

@@ -27,9 +27,10 @@ export class WorkerOpener {
   }
 
   // `warm`: a file of the listing will open here, so a worker starts now rather than then.
-  setListing(paths, kinds, warm) {
-    this.listing = { paths, kinds };
-    if (this.worker) this.worker.postMessage({ type: 'listing', paths, kinds });
+  // `listing`: {paths, lengths, kinds} as Session.setListing takes them.
+  setListing(listing, warm) {
+    this.listing = listing;
+    if (this.worker) this.worker.postMessage({ type: 'listing', ...listing });
     else if (warm && !this.broken) this.spawn();
   }
 

@@ -1,6 +1,21 @@
-//! What the benchmarks share: the best of repeated runs.
+//! What the benchmarks share: the best of repeated runs, and the smoke run CI makes of them
+//! (`RELICVIEW_BENCH_SMOKE=1`: small inputs, three runs each, to prove they still run).
 
 use std::time::{Duration, Instant};
+
+/// Whether this is CI's smoke run (scripts/bench.sh --smoke).
+pub fn smoke() -> bool {
+    std::env::var_os("RELICVIEW_BENCH_SMOKE").is_some()
+}
+
+/// How long each measurement repeats: `full`, or nothing beyond three runs in a smoke run.
+pub fn budget(full: Duration) -> Duration {
+    if smoke() {
+        Duration::ZERO
+    } else {
+        full
+    }
+}
 
 /// Best time of several runs, stopping after `budget` (at least 3 runs).
 pub fn best(budget: Duration, mut f: impl FnMut()) -> Duration {

@@ -10,6 +10,7 @@ use super::{biz2, bsx, bytes, image, lzs, misnamed, text, world, Document};
 const NOTHING: Capabilities = Capabilities { scene: false, text: false, image: false, used_by: false, primary: false, assembles: false, own_textures: false };
 
 const NONE: &[Kind] = &[];
+const NONE_NAMED: &[&str] = &[];
 
 /// One row per kind: its words, what it can do, and the format that opens it.
 struct Format {
@@ -17,6 +18,9 @@ struct Format {
     caps: Capabilities,
     /// Does the file's head (first bytes), name and size say it is this kind?
     sniff: fn(&Head) -> bool,
+    /// Extensions that name this kind: a file so named is typed by its name in a listing
+    /// (its content confirms it, or says otherwise, when it is opened).
+    named: &'static [&'static str],
     /// The kinds its references lead to (for "used by" and the reference scan).
     refers_to: &'static [Kind],
     open: fn(&str, Vec<u8>, Kind, Purpose) -> Box<dyn Document>,
@@ -25,21 +29,21 @@ struct Format {
 
 // In sniffing order: magic numbers first, then structure, then names.
 const FORMATS: &[Format] = &[
-    Format { kind: Kind::Biz2Geometry, caps: Capabilities { scene: true, used_by: true, primary: true, ..NOTHING }, sniff: biz2::sniff_geometry, refers_to: &[Kind::Biz2Materials], open: biz2::open },
-    Format { kind: Kind::Biz2Materials, caps: Capabilities { used_by: true, ..NOTHING }, sniff: biz2::sniff_materials, refers_to: &[Kind::Image], open: biz2::open },
-    Format { kind: Kind::Viz2Text, caps: Capabilities { text: true, ..NOTHING }, sniff: text::sniff_viz2, refers_to: NONE, open: text::open },
-    Format { kind: Kind::Vmf2Text, caps: Capabilities { text: true, ..NOTHING }, sniff: text::sniff_vmf2, refers_to: NONE, open: text::open },
-    Format { kind: Kind::Bsx, caps: Capabilities { scene: true, primary: true, own_textures: true, ..NOTHING }, sniff: bsx::sniff, refers_to: &[Kind::Bcx, Kind::Tdb], open: bsx::open },
-    Format { kind: Kind::Bcx, caps: Capabilities { scene: true, used_by: true, own_textures: true, ..NOTHING }, sniff: bsx::sniff_bcx, refers_to: &[Kind::Tdb], open: bsx::open },
-    Format { kind: Kind::Tdb, caps: Capabilities { image: true, used_by: true, ..NOTHING }, sniff: bsx::sniff_tdb, refers_to: NONE, open: bsx::open_tdb },
-    Format { kind: Kind::Lzs, caps: NOTHING, sniff: lzs::sniff_lzs, refers_to: NONE, open: lzs::open },
-    Format { kind: Kind::Image, caps: Capabilities { scene: true, image: true, used_by: true, ..NOTHING }, sniff: image::sniff, refers_to: NONE, open: image::open },
-    Format { kind: Kind::Map, caps: Capabilities { assembles: true, scene: true, text: true, used_by: true, primary: true, ..NOTHING }, sniff: world::sniff_map, refers_to: &[Kind::Mod, Kind::Map], open: world::open },
-    Format { kind: Kind::Mod, caps: Capabilities { scene: true, text: true, used_by: true, ..NOTHING }, sniff: world::sniff_mod, refers_to: &[Kind::Biz2Geometry, Kind::Sub], open: world::open },
-    Format { kind: Kind::Sub, caps: Capabilities { text: true, used_by: true, ..NOTHING }, sniff: world::sniff_sub, refers_to: NONE, open: world::open },
-    Format { kind: Kind::Biz2Unreadable, caps: NOTHING, sniff: biz2::sniff_unreadable, refers_to: NONE, open: biz2::open },
-    Format { kind: Kind::Misnamed, caps: NOTHING, sniff: misnamed::sniff, refers_to: NONE, open: misnamed::open },
-    Format { kind: Kind::Unknown, caps: NOTHING, sniff: |_| true, refers_to: NONE, open: bytes::open },
+    Format { kind: Kind::Biz2Geometry, caps: Capabilities { scene: true, used_by: true, primary: true, ..NOTHING }, sniff: biz2::sniff_geometry, named: &["bgf", "b2z"], refers_to: &[Kind::Biz2Materials], open: biz2::open },
+    Format { kind: Kind::Biz2Materials, caps: Capabilities { used_by: true, ..NOTHING }, sniff: biz2::sniff_materials, named: &["bmf"], refers_to: &[Kind::Image], open: biz2::open },
+    Format { kind: Kind::Viz2Text, caps: Capabilities { text: true, ..NOTHING }, sniff: text::sniff_viz2, named: &["vgf"], refers_to: NONE, open: text::open },
+    Format { kind: Kind::Vmf2Text, caps: Capabilities { text: true, ..NOTHING }, sniff: text::sniff_vmf2, named: &["vmf"], refers_to: NONE, open: text::open },
+    Format { kind: Kind::Bsx, caps: Capabilities { scene: true, primary: true, own_textures: true, ..NOTHING }, sniff: bsx::sniff, named: &["bsx"], refers_to: &[Kind::Bcx, Kind::Tdb], open: bsx::open },
+    Format { kind: Kind::Bcx, caps: Capabilities { scene: true, used_by: true, own_textures: true, ..NOTHING }, sniff: bsx::sniff_bcx, named: &["bcx"], refers_to: &[Kind::Tdb], open: bsx::open },
+    Format { kind: Kind::Tdb, caps: Capabilities { image: true, used_by: true, ..NOTHING }, sniff: bsx::sniff_tdb, named: &["tdb"], refers_to: NONE, open: bsx::open_tdb },
+    Format { kind: Kind::Lzs, caps: NOTHING, sniff: lzs::sniff_lzs, named: NONE_NAMED, refers_to: NONE, open: lzs::open },
+    Format { kind: Kind::Image, caps: Capabilities { scene: true, image: true, used_by: true, ..NOTHING }, sniff: image::sniff, named: &["tga", "png", "bmp", "rgb", "rgba", "sgi", "bw", "int", "inta"], refers_to: NONE, open: image::open },
+    Format { kind: Kind::Map, caps: Capabilities { assembles: true, scene: true, text: true, used_by: true, primary: true, ..NOTHING }, sniff: world::sniff_map, named: &["map"], refers_to: &[Kind::Mod, Kind::Map], open: world::open },
+    Format { kind: Kind::Mod, caps: Capabilities { scene: true, text: true, used_by: true, ..NOTHING }, sniff: world::sniff_mod, named: &["mod"], refers_to: &[Kind::Biz2Geometry, Kind::Sub], open: world::open },
+    Format { kind: Kind::Sub, caps: Capabilities { text: true, used_by: true, ..NOTHING }, sniff: world::sniff_sub, named: &["sub"], refers_to: NONE, open: world::open },
+    Format { kind: Kind::Biz2Unreadable, caps: NOTHING, sniff: biz2::sniff_unreadable, named: NONE_NAMED, refers_to: NONE, open: biz2::open },
+    Format { kind: Kind::Misnamed, caps: NOTHING, sniff: misnamed::sniff, named: NONE_NAMED, refers_to: NONE, open: misnamed::open },
+    Format { kind: Kind::Unknown, caps: NOTHING, sniff: |_| true, named: NONE_NAMED, refers_to: NONE, open: bytes::open },
 ];
 
 fn format(kind: Kind) -> &'static Format {
@@ -53,6 +57,13 @@ impl Kind {
         let ext = super::extension(path);
         let head = Head { path, ext, bytes: head, size };
         FORMATS.iter().find(|f| (f.sniff)(&head)).map_or(Kind::Unknown, |f| f.kind)
+    }
+
+    /// The kind a file's name says it is, where the name says (a known extension); the
+    /// listing types it so without reading it.
+    pub fn by_name(path: &str) -> Option<Kind> {
+        let ext = super::extension(path);
+        FORMATS.iter().find(|f| f.named.contains(&ext.as_str())).map(|f| f.kind)
     }
 
     pub fn all() -> impl Iterator<Item = Kind> {
@@ -85,6 +96,22 @@ pub fn open(path: &str, bytes: Vec<u8>, purpose: Purpose) -> Box<dyn Document> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_that_says_its_kind_is_what_the_content_of_every_demo_file_says() {
+        let mut named = 0;
+        for (path, bytes) in crate::demo::demo_files() {
+            let by_content = Kind::sniff(&path, &bytes[..bytes.len().min(16)], bytes.len() as u64);
+            if let Some(k) = Kind::by_name(&path) {
+                assert_eq!(k, by_content, "{path}");
+                named += 1;
+            }
+        }
+        assert!(named > 30, "{named}");
+        assert_eq!(Kind::by_name("A.BIN"), None, "a name that says nothing is typed by content");
+        assert_eq!(Kind::by_name("NOEXT"), None);
+        assert_eq!(Kind::by_name("x/field.tdb"), Some(Kind::Tdb));
+    }
 
     #[test]
     fn files_are_typed_by_content_then_extension() {

@@ -62,6 +62,17 @@ pub fn kind_of(path: &str, head: &[u8], size: f64) -> String {
     Kind::sniff(path, head, size as u64).as_str().to_string()
 }
 
+/// The kinds the files' names say they are (a known extension), one per line, an empty
+/// line where a name does not say: the listing types such files by their name, the rest by
+/// their first bytes. The paths come as Session.setListing takes them (one string crossing
+/// into wasm for the whole listing).
+#[wasm_bindgen(js_name = kindsByName)]
+pub fn kinds_by_name(paths: &str, lengths: &[u32]) -> String {
+    let names = crate::wire::split_js_joined(paths, lengths);
+    let kinds: Vec<&str> = names.iter().map(|p| Kind::by_name(p).map_or("", |k| k.as_str())).collect();
+    kinds.join("\n")
+}
+
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct KindInfo {

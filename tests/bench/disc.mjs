@@ -65,6 +65,10 @@ print(' '.join(f'{e}:{l}' for e, l in out))`, join(root, 'disc.iso')]).toString(
   writeFileSync(join(root, 'dirs.txt'), dirs);
   writeFileSync(join(root, '.complete'), '');
 }
+// The model opened: one in the middle of the disc's field folders.
+const mid = Math.floor(files / 2);
+const midFolder = `F${String(Math.floor(mid / 100)).padStart(2, '0')}`;
+const midName = `M${String(mid).padStart(5, '0')}.BSX`;
 const dirs = readFileSync(join(root, 'dirs.txt'), 'utf8').split(' ').map((d) => d.split(':').map(Number));
 const binBytes = statSync(join(drop, 'DISC.BIN')).size;
 const server = await startServer(join(repo, 'target/bench'));
@@ -89,7 +93,7 @@ try {
     return ms;
   }, dirs);
   const memListed = await page.evaluate(() => window.relicview.memoryBytes());
-  const open = await page.evaluate(async () => { await window.relicview.open('DISC/DISC.CUE/FIELD/F07/M00700.BSX'); return window.relicview.lastOpen(); });
+  const open = await page.evaluate(async (p) => { await window.relicview.open(p); return window.relicview.lastOpen(); }, `DISC/DISC.CUE/FIELD/${midFolder}/${midName}`);
   const memOpened = await page.evaluate(() => window.relicview.memoryBytes());
   console.log(`# disc: ${(binBytes / 1e6).toFixed(0)} MB raw MODE2 rip, ${listed} files listed in ${listMs.toFixed(0)} ms (from the drop: ${Date.now() - t0} ms wall)`);
   console.log(`# reading its ${dirs.length} directories' sectors alone: ${readDirsMs.toFixed(0)} ms; listing / directory read = ${(listMs / readDirsMs).toFixed(2)}`);
@@ -98,9 +102,9 @@ try {
   await page.close();
   // The same model loose, for the memory against the loose-file case.
   const { page: loose } = await newPage(browser, `${server.url}#folder=none`);
-  await loose.locator('#folder-input').setInputFiles(join(tree, 'FIELD', 'F07'));
+  await loose.locator('#folder-input').setInputFiles(join(tree, 'FIELD', midFolder));
   await loose.waitForFunction(() => window.relicview.indexTimeline()?.typed);
-  const lo = await loose.evaluate(async () => { await window.relicview.open('F07/M00700.BSX'); return { open: window.relicview.lastOpen(), mem: window.relicview.memoryBytes() }; });
+  const lo = await loose.evaluate(async (p) => { await window.relicview.open(p); return { open: window.relicview.lastOpen(), mem: window.relicview.memoryBytes() }; }, `${midFolder}/${midName}`);
   console.log(`# loose: opened in ${lo.open.totalMs.toFixed(0)} ms; wasm memory ${(lo.mem / 1048576).toFixed(1)} MiB (disc − loose: ${((memOpened - lo.mem) / 1048576).toFixed(1)} MiB)`);
   await loose.close();
 } finally {

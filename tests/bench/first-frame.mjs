@@ -5,16 +5,27 @@
 // clock only after reading one pixel back (gl.readPixels forces the frame to be rasterised;
 // a returned draw call proves nothing). Prints medians and ratios; asserts nothing about time.
 //
-// node tests/bench/first-frame.mjs [REPETITIONS]   (scripts/bench.sh prepares the model)
+// Two paths, each at two window sizes (the canvas is what relicview's layout gives it, and
+// three.js draws on a canvas of that size): a served archive (relicview reads the model over
+// HTTP; three.js fetches the .glb), and a dropped folder (relicview is given the folder through
+// its folder input, as a user's drop; three.js reads the .glb from a File, as a drop onto a
+// three.js viewer would).
+//
+// node tests/bench/first-frame.mjs [REPETITIONS] [WORKER_THRESHOLD] [--only served|dropped]
+//   (scripts/bench.sh prepares the model)
 
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repo, relicview, startServer, launch, newPage, withThree } from '../e2e/harness.mjs';
+import { repo, relicview, startServer, launch, withThree } from '../e2e/harness.mjs';
 
-const reps = Math.max(5, Number(process.argv[2]) || 7);
+// (CI's smoke run, scripts/bench.sh --smoke, takes one repetition: it proves the bench runs.)
+const reps = process.env.RELICVIEW_BENCH_SMOKE ? 1 : Math.max(5, Number(process.argv[2]) || 7);
 // Optional: the size from which the page opens files in its worker (default: the page's own).
-const workerThreshold = process.argv[3] === undefined ? null : Number(process.argv[3]);
+const workerThreshold = process.argv[3] === undefined || process.argv[3].startsWith('--') ? null : Number(process.argv[3]);
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
+const windows = process.env.RELICVIEW_BENCH_SMOKE ? [[1000, 700]] : [[1000, 700], [1400, 850]];
+const paths = (only ? [only] : ['dropped', 'served']).filter((p) => !process.env.RELICVIEW_BENCH_SMOKE || p === 'dropped');
 const source = join(repo, 'target/bench/open500k/TERRAIN.BGF');
 if (!existsSync(source)) throw new Error(`${source} is missing: run cargo bench --bench throughput first`);
 // The archive served: the model, its .glb, and a small model listed first, which the page
@@ -35,9 +46,10 @@ const f = (x) => x.toFixed(1).padStart(7);
 
 // The three.js page: three-gltf-viewer's set-up (a PBR material lit by an ambient and a
 // directional light), the renderer made before the clock starts, as relicview's context is.
+// `openGlb(url)` fetches the model; `openGlbFile()` reads the File given to its input.
 const threePage = (width, height) => `<!doctype html><meta charset="utf-8">
 <style>html,body{margin:0;background:#000}canvas{display:block;width:${width}px;height:${height}px}</style>
-<canvas id="c" width="${width}" height="${height}"></canvas>
+<canvas id="c" width="${width}" height="${height}"></canvas><input type="file" id="file">
 <script type="module">
 import * as THREE from '/__three/build/three.module.js';
 import { GLTFLoader } from '/__three/examples/jsm/loaders/GLTFLoader.js';
@@ -48,10 +60,7 @@ renderer.setSize(${width}, ${height}, false);
 const gl = renderer.getContext();
 const pixel = new Uint8Array(4);
 const sync = () => gl.readPixels(${width >> 1}, ${height >> 1}, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel);
-window.openGlb = async (url) => {
-  const t0 = performance.now();
-  const gltf = await new GLTFLoader().loadAsync(url);
-  const tl = performance.now();
+const show = (gltf, t0, tl) => {
   const scene = new THREE.Scene();
   scene.background = new THREE.Color(0x1a1d24);
   scene.add(new THREE.AmbientLight(0xffffff, 0.6));
@@ -73,76 +82,119 @@ window.openGlb = async (url) => {
   gltf.scene.traverse((o) => { if (o.isMesh) triangles += o.geometry.index ? o.geometry.index.count / 3 : o.geometry.attributes.position.count / 3; });
   return { totalMs: t1 - t0, loadMs: tl - t0, firstFrameMs: t1 - tl, triangles, pixel: [...pixel] };
 };
+window.openGlb = async (url) => {
+  const t0 = performance.now();
+  const gltf = await new GLTFLoader().loadAsync(url);
+  return show(gltf, t0, performance.now());
+};
+window.openGlbFile = async () => {
+  const t0 = performance.now();
+  const bytes = await document.getElementById('file').files[0].arrayBuffer();
+  const gltf = await new GLTFLoader().parseAsync(bytes, '');
+  return show(gltf, t0, performance.now());
+};
 window.ready = true;
 </script>`;
 
 const server = await startServer(dir);
 const browser = await launch();
-try {
-  const rv = { total: [], open: [], raster: [], parts: [] };
-  const three = { total: [], raster: [], load: [] };
-  let size = null;
-  let triangles = {};
-  for (let i = 0; i < reps; i++) {
-    // relicview: the archive is listed and the core ready before the clock starts.
-    {
-      const { page } = await newPage(browser, server.url);
-      await page.waitForFunction(() => window.relicview.lastOpen()?.path === 'A_CUBE.BGF');
-      const r = await page.evaluate(async ([m, threshold]) => {
-        if (threshold !== null) window.relicview.setWorkerThreshold(threshold);
-        const canvas = document.getElementById('viewport');
-        const gl = canvas.getContext('webgl2');
-        const pixel = new Uint8Array(4);
-        const t0 = performance.now();
-        const opened = await window.relicview.open(m);
-        const t1 = performance.now();
-        gl.readPixels(canvas.width >> 1, canvas.height >> 1, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel);
-        const totalMs = performance.now() - t0;
-        return { totalMs, openMs: t1 - t0, opened, width: canvas.width, height: canvas.height, pixel: [...pixel], parts: window.relicview.lastOpen(), rasterMs: window.relicview.rasterMs(), warmUpMs: window.relicview.warmUpMs() };
-      }, [model, workerThreshold]);
-      size = [r.width, r.height];
-      triangles.relicview = r.opened.triangles;
-      rv.total.push(r.totalMs);
-      rv.open.push(r.openMs);
-      rv.raster.push(r.rasterMs);
-      rv.parts.push({ ...r.parts, warmUpMs: r.warmUpMs });
-      await page.close();
+// A page in a window of its own size.
+const windowPage = async ([width, height]) => {
+  const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: 1 });
+  return { context, page: await context.newPage() };
+};
+
+// relicview: the archive listed (served, or the folder given to its folder input) and its
+// first model shown before the clock starts; → what one open took.
+async function relicviewRun(path, win) {
+  const { context, page } = await windowPage(win);
+  try {
+    await page.goto(server.url);
+    await page.evaluate(() => window.relicview.ready);
+    // The first model the page opens on its own: the clock starts once that open is over.
+    const folder = path === 'dropped' ? `${dir.split('/').pop()}/` : '';
+    if (path === 'dropped') {
+      await page.waitForFunction(() => window.relicview.lastOpen()?.path === 'A_CUBE.BGF', null, { timeout: 60000 });
+      await page.locator('#folder-input').setInputFiles(dir);
     }
-    // three.js + GLTFLoader on a canvas of the same size.
-    {
-      const page = await browser.newPage({ viewport: { width: 1000, height: 900 }, deviceScaleFactor: 1 });
-      await withThree(page);
-      await page.route('**/__bench/three.html', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: threePage(size[0], size[1]) }));
-      await page.goto(server.url + '/__bench/three.html');
-      await page.waitForFunction(() => window.ready === true);
-      const r = await page.evaluate(async (url) => {
-        const out = await window.openGlb(url);
-        return { ...out, rasterMs: window.again() };
-      }, '/archive/' + glb);
-      triangles.three = r.triangles;
-      three.total.push(r.totalMs);
-      three.raster.push(r.rasterMs);
-      three.load.push(r.loadMs);
-      await page.close();
-    }
+    await page.waitForFunction((first) => window.relicview.lastOpen()?.path === first, `${folder}A_CUBE.BGF`, { timeout: 60000 });
+    const name = `${folder}${model}`;
+    return await page.evaluate(async ([m, threshold]) => {
+      if (threshold !== null) window.relicview.setWorkerThreshold(threshold);
+      const canvas = document.getElementById('viewport');
+      const gl = canvas.getContext('webgl2');
+      const pixel = new Uint8Array(4);
+      const t0 = performance.now();
+      const opened = await window.relicview.open(m);
+      const t1 = performance.now();
+      gl.readPixels(canvas.width >> 1, canvas.height >> 1, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel);
+      const totalMs = performance.now() - t0;
+      return { totalMs, openMs: t1 - t0, opened, width: canvas.width, height: canvas.height, pixel: [...pixel], parts: window.relicview.lastOpen(), rasterMs: window.relicview.rasterMs(), warmUpMs: window.relicview.warmUpMs() };
+    }, [name, workerThreshold]);
+  } finally {
+    await context.close();
   }
-  const part = (k) => median(rv.parts.map((p) => p[k]));
+}
+
+// three.js + GLTFLoader on a canvas of relicview's size: the .glb fetched (served) or read
+// from a File (dropped).
+async function threeRun(path, size) {
+  const { context, page } = await windowPage([Math.max(size[0] + 20, 400), size[1] + 60]);
+  try {
+    await withThree(page);
+    await page.route('**/__bench/three.html', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: threePage(size[0], size[1]) }));
+    await page.goto(server.url + '/__bench/three.html');
+    await page.waitForFunction(() => window.ready === true);
+    if (path === 'dropped') await page.locator('#file').setInputFiles(join(dir, glb));
+    return await page.evaluate(async ([p, url]) => {
+      const out = p === 'dropped' ? await window.openGlbFile() : await window.openGlb(url);
+      return { ...out, rasterMs: window.again() };
+    }, [path, '/archive/' + glb]);
+  } finally {
+    await context.close();
+  }
+}
+
+try {
   const glbBytes = readFileSync(join(dir, glb)).length;
   const bgfBytes = readFileSync(join(dir, model)).length;
-  console.log(`first rasterised frame, ${reps} alternating fresh pages, canvas ${size[0]}×${size[1]}, antialias on, 1-pixel read-back`);
-  console.log(`  model: ${model} ${(bgfBytes / 1e6).toFixed(1)} MB, ${triangles.relicview} triangles; ${glb} ${(glbBytes / 1e6).toFixed(1)} MB, ${triangles.three} triangles in three.js`);
-  console.log(`  relicview            median ${f(median(rv.total))} ms   (runs: ${rv.total.map((x) => x.toFixed(0)).join(' ')})`);
-  console.log(`  three.js+GLTFLoader  median ${f(median(three.total))} ms   (runs: ${three.total.map((x) => x.toFixed(0)).join(' ')})`);
-  console.log(`  ratio relicview / three.js: ${(median(rv.total) / median(three.total)).toFixed(2)}`);
-  const worker = rv.parts.filter((p) => p.worker).length;
-  console.log(`  relicview opened it ${worker === reps ? 'in its worker' : worker === 0 ? 'on the page\'s thread' : `in its worker ${worker} times of ${reps}`}${worker ? ` (packing ${f(part('packMs'))} · delivery ${f(part('deliverMs'))} · unpacking and bounds ${f(part('showMs'))})` : ''}`);
-  console.log(`  relicview parts (medians): read ${f(part('readMs'))} · parse ${f(part('parseMs'))} · inspector ${f(part('inspectMs'))} · build ${f(part('buildMs'))} · upload ${f(part('uploadMs'))} · first frame ${f(part('drawMs'))}`);
-  console.log(`  relicview open() resolved after ${f(median(rv.open))} ms; the read-back then waited ${f(median(rv.total.map((t, i) => t - rv.open[i])))} ms for the rasteriser`);
-  console.log(`  rasteriser alone (a second frame, read back): relicview ${f(median(rv.raster))} ms, three.js ${f(median(three.raster))} ms`);
-  const floor = part('readMs') + part('parseMs') + median(rv.raster);
-  console.log(`  relicview total is ${f(median(rv.total) - floor)} ms (${(median(rv.total) / floor).toFixed(2)}×) above read + parse + rasteriser (${floor.toFixed(1)} ms)`);
-  console.log(`  before the clock, at page start: relicview compiled its model shaders and let the rasteriser build its routines in ${f(part('warmUpMs'))} ms (page's share; three.js compiles in its first frame, not knowing the materials before the file)`);
-  console.log(`  three.js load (fetch + GLTFLoader) ${f(median(three.load))} ms`);
+  for (const path of paths) {
+    for (const win of windows) {
+      const rv = { total: [], open: [], raster: [], parts: [] };
+      const three = { total: [], raster: [], load: [] };
+      let size = null;
+      const triangles = {};
+      for (let i = 0; i < reps; i++) {
+        const r = await relicviewRun(path, win);
+        size = [r.width, r.height];
+        triangles.relicview = r.opened.triangles;
+        rv.total.push(r.totalMs);
+        rv.open.push(r.openMs);
+        rv.raster.push(r.rasterMs);
+        rv.parts.push({ ...r.parts, warmUpMs: r.warmUpMs });
+        const t = await threeRun(path, size);
+        triangles.three = t.triangles;
+        three.total.push(t.totalMs);
+        three.raster.push(t.rasterMs);
+        three.load.push(t.loadMs);
+      }
+      const part = (k) => median(rv.parts.map((p) => p[k]));
+      console.log(`first rasterised frame, ${path === 'dropped' ? 'a dropped folder' : 'a served archive'}, a ${win[0]}×${win[1]} window (canvas ${size[0]}×${size[1]}), ${reps} alternating fresh pages, antialias on, 1-pixel read-back`);
+      console.log(`  model: ${model} ${(bgfBytes / 1e6).toFixed(1)} MB, ${triangles.relicview} triangles; ${glb} ${(glbBytes / 1e6).toFixed(1)} MB, ${triangles.three} triangles in three.js`);
+      console.log(`  relicview            median ${f(median(rv.total))} ms   (runs: ${rv.total.map((x) => x.toFixed(0)).join(' ')})`);
+      console.log(`  three.js+GLTFLoader  median ${f(median(three.total))} ms   (runs: ${three.total.map((x) => x.toFixed(0)).join(' ')})`);
+      console.log(`  ratio relicview / three.js: ${(median(rv.total) / median(three.total)).toFixed(2)}`);
+      const worker = rv.parts.filter((p) => p.worker).length;
+      console.log(`  relicview opened it ${worker === reps ? 'in its worker' : worker === 0 ? 'on the page\'s thread' : `in its worker ${worker} times of ${reps}`}${worker ? ` (packing ${f(part('packMs'))} · delivery ${f(part('deliverMs'))} · unpacking and bounds ${f(part('showMs'))})` : ''}`);
+      console.log(`  relicview parts (medians): read ${f(part('readMs'))} · parse ${f(part('parseMs'))} · inspector ${f(part('inspectMs'))} · build ${f(part('buildMs'))} · upload ${f(part('uploadMs'))} · first frame ${f(part('drawMs'))}`);
+      console.log(`  relicview open() resolved after ${f(median(rv.open))} ms; the read-back then waited ${f(median(rv.total.map((t, i) => t - rv.open[i])))} ms for the rasteriser`);
+      console.log(`  rasteriser alone (a second frame, read back): relicview ${f(median(rv.raster))} ms, three.js ${f(median(three.raster))} ms (ratio ${(median(rv.raster) / median(three.raster)).toFixed(2)})`);
+      const floor = part('readMs') + part('parseMs') + median(rv.raster);
+      console.log(`  relicview total is ${f(median(rv.total) - floor)} ms (${(median(rv.total) / floor).toFixed(2)}×) above read + parse + rasteriser (${floor.toFixed(1)} ms)`);
+      console.log(`  before the clock, at page start: relicview compiled its model shaders and let the rasteriser build its routines in ${f(part('warmUpMs'))} ms (page's share; three.js compiles in its first frame, not knowing the materials before the file)`);
+      console.log(`  three.js load (${path === 'dropped' ? 'File read' : 'fetch'} + GLTFLoader) ${f(median(three.load))} ms`);
+    }
+  }
 } finally {
   await browser.close();
   server.stop();

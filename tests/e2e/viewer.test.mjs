@@ -646,7 +646,8 @@ test('share copies the permalink and screenshot saves a PNG named after the file
 });
 
 test('a folder of 2,000+ files indexes with kinds per file, and search and the keyboard find their way', async () => {
-  // 70 copies of the demo tree in nested folders.
+  // 70 copies of the demo tree in nested folders, each with a model whose name says nothing
+  // (no extension): typed by its content.
   const TREES = 70;
   const big = join(dir, '..', 'BIG');
   const perTree = walk(join(dir, 'DEMO'));
@@ -657,6 +658,10 @@ test('a folder of 2,000+ files indexes with kinds per file, and search and the k
       mkdirSync(join(out, '..'), { recursive: true });
       writeFileSync(out, readFileSync(f));
     }
+    writeFileSync(join(big, `TREE${String(k).padStart(3, '0')}`, 'VIDEO', 'CUBECOPY'), readFileSync(join(dir, 'DEMO/VIDEO/CUBE.BGF')));
+    // And a file whose name claims a picture its content is not: typed by its name at
+    // first, its content corrects it in the background.
+    writeFileSync(join(big, `TREE${String(k).padStart(3, '0')}`, 'VIDEO', 'FAKE.PNG'), 'not a picture\r\n');
   }
   const total = walk(big).length;
   assert.ok(total >= 2000, `${total} files`);
@@ -676,12 +681,13 @@ test('a folder of 2,000+ files indexes with kinds per file, and search and the k
   });
   const t0 = Date.now();
   await page.locator('#folder-input').setInputFiles(big);
-  // Listed by name before the files are typed by content: every row shows while typing goes on.
+  // Listed at once, each file typed by its name where the name says what it is; the files
+  // whose name says nothing wait for their content.
   await page.waitForFunction((n) => window.relicview.listing().files === n, total, { timeout: 120000 });
   const atList = await page.evaluate(() => window.firstList);
   assert.equal(atList.files, total, 'the whole list shows at once');
-  assert.equal(atList.pending, total, 'before any file is typed by its content');
-  assert.equal(atList.pendingRows, atList.rows, 'and its rows show they are untyped');
+  assert.equal(atList.pending, TREES, 'only the files whose name says nothing are left to type by content');
+  assert.ok(atList.pendingRows <= atList.rows);
   // Only the rows in sight are in the page.
   assert.ok(atList.rows > 20 && atList.rows < 200, `${atList.rows} rows in the DOM`);
   await page.waitForFunction(() => window.relicview.indexTimeline()?.typed, null, { timeout: 120000 });
@@ -692,11 +698,21 @@ test('a folder of 2,000+ files indexes with kinds per file, and search and the k
   assert.equal(await page.evaluate(() => document.getElementById('file-list').dataset.typing), 'false');
   // No freeze while typing: the page takes input between batches.
   const long = await page.evaluate(([from, to]) => window.longTasks.filter((t) => t.start >= from && t.start < to).map((t) => t.end - t.start), [line.listed, line.typed]);
-  console.log(`# ${total} files listed in ${(line.listed - line.start).toFixed(0)} ms, typed by content ${(line.typed - line.listed).toFixed(0)} ms later (${Date.now() - t0} ms from setInputFiles); long tasks while typing: ${long.length} (longest ${Math.max(0, ...long).toFixed(0)} ms)`);
+  console.log(`# ${total} files listed in ${(line.listed - line.start).toFixed(0)} ms, typed (by name, ${TREES} by content) ${(line.typed - line.listed).toFixed(0)} ms later (${Date.now() - t0} ms from setInputFiles); long tasks while typing: ${long.length} (longest ${Math.max(0, ...long).toFixed(0)} ms)`);
   assert.ok(long.every((d) => d < 200), `no task of the typing longer than 200 ms: ${long.map((d) => d.toFixed(0)).join(', ')}`);
+  // Every name is then confirmed by its content, in the background: the fake pictures
+  // become misnamed without being opened.
+  await page.waitForFunction(() => window.relicview.indexTimeline()?.confirmed, null, { timeout: 120000 });
+  const confirmed = await page.evaluate(() => window.relicview.indexTimeline());
+  const longConfirming = await page.evaluate(([from, to]) => window.longTasks.filter((t) => t.start >= from && t.start < to).map((t) => t.end - t.start), [confirmed.typed, confirmed.confirmed]);
+  console.log(`# names confirmed by content ${(confirmed.confirmed - confirmed.typed).toFixed(0)} ms after typing, ${confirmed.corrected} corrected; long tasks meanwhile: ${longConfirming.length} (longest ${Math.max(0, ...longConfirming).toFixed(0)} ms)`);
+  assert.equal(confirmed.corrected, TREES, 'the fake pictures, and nothing else');
+  assert.ok(longConfirming.every((d) => d < 200), `no task of the confirmation longer than 200 ms: ${longConfirming.map((d) => d.toFixed(0)).join(', ')}`);
+  assert.equal((await page.evaluate(() => window.relicview.entry('BIG/TREE003/VIDEO/FAKE.PNG'))).kind, 'misnamed');
   const chips = await page.locator('#kinds .chip').evaluateAll((els) => Object.fromEntries(els.map((e) => [e.dataset.kind, Number(e.dataset.count)])));
+  assert.equal(chips.misnamed, TREES, 'the fake pictures, by their content');
   const per = (ext) => perTree.filter((f) => f.endsWith(ext)).length * TREES;
-  assert.equal(chips['biz2-geometry'], per('.BGF'));
+  assert.equal(chips['biz2-geometry'], per('.BGF') + TREES, 'the models named .BGF, and those with no name but their content');
   assert.equal(chips['biz2-materials'], per('.BMF'));
   assert.equal(chips.image, per('.TGA') + per('.RGB'), 'the TGAs and the SGI image of every tree');
   assert.equal(chips.mod, per('.MOD'));
@@ -706,7 +722,7 @@ test('a folder of 2,000+ files indexes with kinds per file, and search and the k
   assert.equal(chips.bcx, per('.BCX'));
   assert.equal(chips.tdb, per('.TDB'));
   assert.equal(chips.unknown, undefined, 'every file has a known kind');
-  assert.equal(per('.BGF') + per('.BMF') + per('.TGA') + per('.RGB') + per('.MOD') + per('.MAP') + per('.SUB') + per('.BSX') + per('.BCX') + per('.TDB'), total);
+  assert.equal(per('.BGF') + per('.BMF') + per('.TGA') + per('.RGB') + per('.MOD') + per('.MAP') + per('.SUB') + per('.BSX') + per('.BCX') + per('.TDB') + 2 * TREES, total);
   const folders = new Set(perTree.map((f) => f.slice(join(dir, 'DEMO').length + 1).split('/').slice(0, -1).join('/'))).size;
   assert.equal((await page.evaluate(() => window.relicview.listing())).folders, TREES * folders, 'the folders of every tree');
   // Scrolled to the end, the last file's row is there.
