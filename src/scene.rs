@@ -110,6 +110,20 @@ pub struct Mesh {
 }
 
 impl Mesh {
+    /// Each point its triangles use, once (a point no index names is left out, as is an
+    /// index past the end).
+    pub fn for_each_used_point(&self, mut f: impl FnMut(Vec3)) {
+        for p in &self.primitives {
+            let mut seen = vec![false; p.positions.len()];
+            for &k in &p.indices {
+                if let Some(s) = seen.get_mut(k as usize).filter(|s| !**s) {
+                    *s = true;
+                    f(Vec3::from(p.positions[k as usize]));
+                }
+            }
+        }
+    }
+
     pub fn triangle_count(&self) -> usize {
         self.primitives.iter().map(Primitive::triangle_count).sum()
     }
@@ -702,14 +716,28 @@ impl Scene {
         let world = self.world(&self.pose(0.0));
         let visible = self.visible_in(lod, hidden);
         let mut b = None;
+        // A point is used by some six triangles of a grid, and a mesh may be placed
+        // thousands of times: each used point is looked at once per placement, and a
+        // placement that only scales and moves takes the box of its mesh's points (exact
+        // for such a placement), found once per mesh.
+        let mut local: Vec<Option<Option<Bounds>>> = vec![None; self.meshes.len()];
         for (i, n) in self.nodes.iter().enumerate() {
             let Some(m) = n.mesh.filter(|_| visible[i]) else { continue };
-            for p in &self.meshes[m as usize].primitives {
-                for &k in &p.indices {
-                    if let Some(v) = p.positions.get(k as usize) {
-                        Bounds::grow(&mut b, world[i].transform_point3(Vec3::from(*v)));
-                    }
+            let mesh = &self.meshes[m as usize];
+            let w = world[i];
+            let axis_aligned = w.x_axis.y == 0.0 && w.x_axis.z == 0.0 && w.y_axis.x == 0.0 && w.y_axis.z == 0.0 && w.z_axis.x == 0.0 && w.z_axis.y == 0.0 && w.x_axis.w == 0.0 && w.y_axis.w == 0.0 && w.z_axis.w == 0.0 && w.w_axis.w == 1.0;
+            if axis_aligned {
+                let own = *local[m as usize].get_or_insert_with(|| {
+                    let mut own = None;
+                    mesh.for_each_used_point(|p| Bounds::grow(&mut own, p));
+                    own
+                });
+                if let Some(l) = own {
+                    Bounds::grow(&mut b, w.transform_point3(Vec3::from(l.min)));
+                    Bounds::grow(&mut b, w.transform_point3(Vec3::from(l.max)));
                 }
+            } else {
+                mesh.for_each_used_point(|p| Bounds::grow(&mut b, w.transform_point3(p)));
             }
         }
         if b.is_none() {
@@ -1098,6 +1126,40 @@ mod tests {
         assert!(s.pick(Vec3::new(10.5, -0.5, 5.0), Vec3::NEG_Z, 0, &[], &w).is_some());
         let b = s.bounds(0).unwrap();
         assert_eq!((b.min, b.max), ([9.0, -1.0, -2.0], [11.0, 1.0, 0.0]));
+    }
+
+    #[test]
+    fn bounds_are_those_of_every_indexed_point_placed_whatever_the_placement() {
+        // Each placement's every index's point transformed: what bounds_in must equal.
+        let brute = |s: &Scene| {
+            let w = s.world(&s.pose(0.0));
+            let mut b = None;
+            for (i, n) in s.nodes.iter().enumerate() {
+                let Some(m) = n.mesh else { continue };
+                for p in &s.meshes[m as usize].primitives {
+                    p.indices.iter().filter_map(|&k| p.positions.get(k as usize)).for_each(|v| Bounds::grow(&mut b, w[i].transform_point3(Vec3::from(*v))));
+                }
+            }
+            b.unwrap()
+        };
+        let mut s = two_quads();
+        // A point no index names, and an index past the end: neither counts.
+        s.meshes[0].primitives[0].positions.push([50.0, 50.0, 50.0]);
+        s.meshes[0].primitives[1].indices.extend([0, 1, 99]);
+        let turned = glam::Quat::from_rotation_z(0.7) * glam::Quat::from_rotation_x(-0.3);
+        let placements = [
+            ([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3]),
+            ([5.0, -3.0, 2.0], [0.0, 0.0, 0.0, 1.0], [2.0, 0.5, -1.0]),
+            ([-4.0, 1.0, 0.0], turned.to_array(), [1.5, 1.0, 1.0]),
+        ];
+        for (k, &(translation, rotation, scale)) in placements.iter().enumerate() {
+            let node = if k == 0 { 0 } else { s.add_node(None, Node { mesh: Some(0), ..Default::default() }) };
+            s.nodes[node as usize].transform = Transform { translation, rotation, scale };
+            let (want, got) = (brute(&s), s.bounds(0).unwrap());
+            for a in 0..3 {
+                assert!((want.min[a] - got.min[a]).abs() < 1e-5 && (want.max[a] - got.max[a]).abs() < 1e-5, "placements up to {k}: {want:?} vs {got:?}");
+            }
+        }
     }
 
     #[test]

@@ -64,6 +64,26 @@ export class Viewport {
     return this.drawFrame(performance.now());
   }
 
+  // Resolves once the GPU has finished what was drawn so far (a fence, looked at between
+  // tasks), or after `limitMs` whatever it says (a lost context never signals); → ms waited.
+  rasterised(limitMs = 10000) {
+    const gl = this.canvas.getContext('webgl2');
+    const t0 = performance.now();
+    const fence = gl && gl.fenceSync ? gl.fenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0) : null;
+    if (!fence) return Promise.resolve(0);
+    gl.flush();
+    return new Promise((resolve) => {
+      const look = () => {
+        const status = gl.isContextLost() ? null : gl.getSyncParameter(fence, gl.SYNC_STATUS);
+        if (status === gl.SIGNALED || status === null || performance.now() - t0 > limitMs) {
+          if (!gl.isContextLost()) gl.deleteSync(fence);
+          resolve(performance.now() - t0);
+        } else setTimeout(look, 2);
+      };
+      setTimeout(look, 0);
+    });
+  }
+
   drawFrame(now) {
     this.resize();
     this.flyStep(now);

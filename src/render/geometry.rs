@@ -60,16 +60,27 @@ pub struct SceneGeometry {
 fn bounds(parts: &[VertexArrays]) -> AxisAlignedBoundingBox {
     let (mut min, mut max) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
     let mut any = false;
+    // Each part's own box, its corners placed: a box around the placed points (larger for
+    // a turned part than theirs, which culling allows), without placing every point.
     for a in parts {
-        let identity = a.model == glam::Mat4::IDENTITY;
+        let (mut lo, mut hi) = (glam::Vec3::INFINITY, glam::Vec3::NEG_INFINITY);
         for p in a.positions {
-            let p = if identity { *p } else { a.model.transform_point3(glam::Vec3::from(*p)).to_array() };
+            let p = glam::Vec3::from(*p);
+            lo = lo.min(p);
+            hi = hi.max(p);
+        }
+        if a.positions.is_empty() {
+            continue;
+        }
+        for corner in 0..8 {
+            let c = glam::Vec3::new(if corner & 1 == 0 { lo.x } else { hi.x }, if corner & 2 == 0 { lo.y } else { hi.y }, if corner & 4 == 0 { lo.z } else { hi.z });
+            let p = a.model.transform_point3(c).to_array();
             for k in 0..3 {
                 min[k] = min[k].min(p[k]);
                 max[k] = max[k].max(p[k]);
             }
-            any = true;
         }
+        any = true;
     }
     if !any {
         return AxisAlignedBoundingBox::EMPTY;
