@@ -4,10 +4,13 @@
 #   build against the native one;
 # - relicview diff of two 50 MB models with 10 differences against parsing both;
 # - the first rasterised frame of a 500k-triangle model against three.js + GLTFLoader on the
-#   same triangles (relicview's own .glb export), with the parts of relicview's open;
+#   same triangles (relicview's own .glb export), with the parts of relicview's open, in a
+#   dropped folder and a served archive at two window sizes;
 # - a 50 MB model opened in the worker and on the page's thread: peak wasm memory against
 #   the file, reuse, main-thread long tasks before and from the upload;
-# - a dropped folder of 2,000 and 20,000 files: listed by name, then typed by content;
+# - a dropped folder of 2,000 and 20,000 files: listed, typed by name (by content where the
+#   name says nothing), then every name confirmed by content in the background;
+# - a world (CITY.MAP, 6,400 placements) against one model of as many triangles, dropped;
 # - a dropped 650 MB disc rip (.bin + .cue): its listing against reading its directory
 #   sectors alone, a field model opened inside it against the same file loose;
 # - export --all of an archive against exporting each of its files alone: time, and peak
@@ -51,6 +54,7 @@ if [ -n "$smoke" ]; then
   run "ratio relicview / three.js" node tests/bench/first-frame.mjs 1
   run "first frame rasterised" node tests/bench/big-model.mjs
   run "ms later (by name" node tests/bench/listing.mjs 300
+  run "ratio world / one model" node tests/bench/world.mjs
   run "listing / directory read" node tests/bench/disc.mjs 40 20
   run "ratio: time" python3 tests/bench/export-all.py --models 1 --mb 1 --runs 1
   exit 0
@@ -61,5 +65,6 @@ node tests/bench/wasm-throughput.mjs
 node tests/bench/first-frame.mjs "${1:-9}"
 node tests/bench/big-model.mjs
 node tests/bench/listing.mjs 2000 20000
+node tests/bench/world.mjs
 node tests/bench/disc.mjs
 python3 tests/bench/export-all.py

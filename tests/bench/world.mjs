@@ -1,0 +1,80 @@
+// A world's first frame against one model of the same triangle count, on the path users take
+// (the demo archive dropped as a folder): CITY.MAP (6,400 placements, uploaded in batches,
+// a frame each) and a generated terrain of about as many triangles (`relicview demo
+// --large`), each opened in a fresh page, alternating, the clock stopped once the frame is
+// read back (one pixel). Reports the ratio and the longest main-thread task of each open.
+// Asserts nothing about time.
+//
+// node tests/bench/world.mjs [REPETITIONS]
+
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repo, relicview, startServer, launch, nativeInfo } from '../e2e/harness.mjs';
+
+const reps = process.env.RELICVIEW_BENCH_SMOKE ? 1 : Math.max(3, Number(process.argv[2]) || 5);
+const root = mkdtempSync(join(tmpdir(), 'relicview-world-bench-'));
+relicview('demo', root);
+const folder = join(root, 'DEMO');
+const world = 'DEMO/MAPS/CITY.MAP';
+const single = 'DEMO/SAME.BGF';
+
+const server = await startServer(join(repo, 'target/bench'));
+const browser = await launch();
+const median = (xs) => { const s = xs.slice().sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+
+// One open in a fresh page with the folder dropped: → {ms, triangles, longest task (ms)}.
+async function run(path) {
+  const context = await browser.newContext({ viewport: { width: 1000, height: 700 }, deviceScaleFactor: 1 });
+  const page = await context.newPage();
+  try {
+    await page.goto(`${server.url}#folder=none`);
+    await page.evaluate(() => window.relicview.ready);
+    await page.locator('#folder-input').setInputFiles(folder);
+    await page.waitForFunction(() => window.relicview.indexTimeline()?.typed, null, { timeout: 120000 });
+    return await page.evaluate(async (p) => {
+      const tasks = [];
+      new PerformanceObserver((l) => { for (const e of l.getEntries()) tasks.push(e); }).observe({ type: 'longtask' });
+      const gl = document.getElementById('viewport').getContext('webgl2');
+      const t0 = performance.now();
+      await window.relicview.open(p);
+      gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
+      const ms = performance.now() - t0;
+      // (Long tasks are reported after they end.)
+      await new Promise((r) => setTimeout(r, 50));
+      return { ms, triangles: window.relicview.stats().triangles, longest: Math.max(0, ...tasks.filter((t) => t.startTime >= t0).map((t) => t.duration)) };
+    }, path);
+  } finally {
+    await context.close();
+  }
+}
+
+try {
+  // The single model: a terrain of about the world's triangles.
+  const cityTriangles = (await run(world)).triangles;
+  const probe = join(root, 'probe');
+  relicview('demo', probe, '--large', '1');
+  const perMb = nativeInfo(join(probe, 'LARGE.BGF')).triangles;
+  relicview('demo', probe, '--large', String(Math.max(0.05, cityTriangles / perMb)));
+  copyFileSync(join(probe, 'LARGE.BGF'), join(folder, 'SAME.BGF'));
+  const w = { ms: [], longest: [] };
+  const s = { ms: [], longest: [] };
+  let triangles = {};
+  for (let i = 0; i < reps; i++) {
+    const a = await run(world);
+    const b = await run(single);
+    triangles = { world: a.triangles, single: b.triangles };
+    w.ms.push(a.ms);
+    w.longest.push(a.longest);
+    s.ms.push(b.ms);
+    s.longest.push(b.longest);
+  }
+  console.log(`a world's first rasterised frame, a dropped folder, a 1000×700 window, ${reps} alternating fresh pages`);
+  console.log(`  CITY.MAP (6,400 placements)   ${String(triangles.world).padStart(8)} triangles  median ${median(w.ms).toFixed(0).padStart(6)} ms (runs: ${w.ms.map((x) => x.toFixed(0)).join(' ')}); longest task ${Math.max(...w.longest).toFixed(0)} ms`);
+  console.log(`  one model (SAME.BGF)          ${String(triangles.single).padStart(8)} triangles  median ${median(s.ms).toFixed(0).padStart(6)} ms (runs: ${s.ms.map((x) => x.toFixed(0)).join(' ')}); longest task ${Math.max(...s.longest).toFixed(0)} ms`);
+  console.log(`  ratio world / one model: ${(median(w.ms) / median(s.ms)).toFixed(2)}`);
+} finally {
+  await browser.close();
+  server.stop();
+  rmSync(root, { recursive: true, force: true });
+}
