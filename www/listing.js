@@ -1,5 +1,6 @@
-// The archive's listing: entries sorted and indexed by path, typed by their first bytes in
-// batches, and handed to the core's sessions.
+// The archive's listing: entries sorted and indexed by path, typed (by name where the name
+// says, by their first bytes in batches where it does not, every name then confirmed by
+// content in the background), and handed to the core's sessions.
 
 import { readHeads } from './files.js';
 import { $, comparePaths, core, count, nextTask, state } from './state.js';
@@ -37,10 +38,10 @@ export function markSelected(path) {
   state.files.mark(path);
 }
 
-// Type every file by its content: the first 16 bytes (magic), then its extension. Files
-// are read in batches, with a progress bar, since an archive can hold thousands; the list
-// is already on show and each batch corrects the kinds its names suggested. Stops when
-// another archive is loaded (`generation` changes).
+// Type the files whose names say nothing (marked `pending`) by their content: the first 16
+// bytes (magic), then the name. Files are read in batches, with a progress bar, since an
+// archive can hold thousands; the list is already on show and each batch gives its rows
+// their kinds. Stops when another archive is loaded (`generation` changes).
 const BATCH = 256;
 
 export async function typeEntries(entries, generation) {
