@@ -97,10 +97,9 @@ impl Session {
     /// so what it reads is let go with it. Rejects when it cannot be read.
     #[wasm_bindgen(js_name = exportFile)]
     pub fn export_file(&self, path: String) -> js_sys::Promise {
-        let (index, source) = (self.archive.borrow().index.clone(), self.source.clone());
+        let alone = self.opened_alone(path);
         wasm_bindgen_futures::future_to_promise(async move {
-            let archive = RefCell::new(Archive::new(index));
-            let opened = crate::bundle::open_for_export(&archive, &*source, &path).await.map_err(|e| js_error(&format!("{path}: {e}")))?;
+            let opened = alone.await?;
             Ok(ExportedFile { outcome: Some(crate::bundle::outcome_of(&opened)) }.into())
         })
     }
@@ -110,10 +109,9 @@ impl Session {
     /// the textures its scene decodes itself. Opened in an archive of its own.
     #[wasm_bindgen(js_name = textureCards)]
     pub fn texture_cards(&self, path: String) -> js_sys::Promise {
-        let (index, source) = (self.archive.borrow().index.clone(), self.source.clone());
+        let alone = self.opened_alone(path);
         wasm_bindgen_futures::future_to_promise(async move {
-            let archive = RefCell::new(Archive::new(index));
-            let opened = crate::bundle::open_for_export(&archive, &*source, &path).await.map_err(|e| js_error(&format!("{path}: {e}")))?;
+            let opened = alone.await?;
             let out = js_sys::Array::new();
             for card in archive::texture_cards(&opened) {
                 let value = to_js(&card)?;
@@ -175,3 +173,14 @@ impl Session {
     }
 }
 
+impl Session {
+    /// `path` opened as an Export all opens it (`crate::bundle::open_for_export`), in an
+    /// archive of its own, so that what it reads is let go with it.
+    fn opened_alone(&self, path: String) -> impl std::future::Future<Output = Result<archive::Opened, JsValue>> {
+        let (index, source) = (self.archive.borrow().index.clone(), self.source.clone());
+        async move {
+            let archive = RefCell::new(Archive::new(index));
+            crate::bundle::open_for_export(&archive, &*source, &path).await.map_err(|e| js_error(&format!("{path}: {e}")))
+        }
+    }
+}

@@ -123,14 +123,16 @@ test('the aligned trees mark the one changed record, filter to the differences, 
   assert.ok(await page.evaluate(() => window.relicview.highlightedTrianglesOn('a')) > 0);
   assert.ok(await page.evaluate(() => window.relicview.highlightedTrianglesOn('b')) > 0);
   // Scrolling A's bytes scrolls B's to the same place of the aligned record.
-  const tops = await page.evaluate(async () => {
+  await page.evaluate(() => {
     const a = document.getElementById('compare-hex-a');
     a.scrollTop = 18 * 4;
     a.dispatchEvent(new Event('scroll'));
-    await new Promise((r) => setTimeout(r, 50));
-    return [a.scrollTop, document.getElementById('compare-hex-b').scrollTop];
   });
-  assert.equal(tops[1], tops[0]);
+  // (Fails by timing out when B's bytes never follow.)
+  await page.waitForFunction(() => {
+    const [a, b] = ['a', 'b'].map((s) => document.getElementById(`compare-hex-${s}`).scrollTop);
+    return a > 0 && b === a;
+  });
   assert.deepEqual(problems, []);
   await page.close();
 });

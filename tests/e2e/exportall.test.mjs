@@ -134,8 +134,11 @@ test('the page\'s Export all downloads a zip of the same entries as the CLI writ
   // Cancelled after it starts: no download, the button back.
   const { cancelled, during } = await page.evaluate(async () => {
     const run = window.relicview.exportAll();
-    await new Promise((r) => setTimeout(r, 30));
+    // Cancelled once it shows its progress (an export over before that fails below).
+    let over = false;
+    run.then(() => { over = true; }, () => { over = true; });
     const bar = document.getElementById('export-progress');
+    while (bar.hidden && !over) await new Promise((r) => requestAnimationFrame(r));
     const during = { shown: !bar.hidden, max: bar.max, value: bar.value, button: document.getElementById('export-all-button').textContent };
     document.getElementById('export-all-button').click();
     return { cancelled: await run, during };
