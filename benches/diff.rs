@@ -56,7 +56,7 @@ fn main() {
         black_box((oa, ob, c, alignment, d));
     });
     let mb_total = (a.len() + b.len()) as f64 / 1e6;
-    println!("diff of two {:.1} MB models with 10 differences, best of runs within {budget:?}", a.len() as f64 / 1e6);
+    println!("diff of two {:.1} MB models with 10 differences, best of runs within {budget:?}{}", a.len() as f64 / 1e6, common::build_note());
     println!("  parse both (to be shown)   {:8.1} ms  {:7.1} MB/s", parse.as_secs_f64() * 1e3, mb_total / parse.as_secs_f64());
     println!("  diff (parse both, compare) {:8.1} ms  {:.2}× parsing both", diff.as_secs_f64() * 1e3, diff.as_secs_f64() / parse.as_secs_f64());
     println!("  the page's comparison      {:8.1} ms  {:.2}× parsing both ({rows} aligned rows, the difference view)", page.as_secs_f64() * 1e3, page.as_secs_f64() / parse.as_secs_f64());

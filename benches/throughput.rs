@@ -109,7 +109,7 @@ fn main() {
     });
 
     let rate = |d: Duration| size_mb / d.as_secs_f64();
-    println!("DIV-BIZ2 throughput, {size_mb:.1} MB, {triangles} triangles, best of runs within {budget:?}");
+    println!("DIV-BIZ2 throughput, {size_mb:.1} MB, {triangles} triangles, best of runs within {budget:?}{}", common::build_note());
     println!("  memcpy                       {:8.1} MB/s", rate(memcpy));
     println!("  copy into fresh memory       {:8.1} MB/s   {:.3} of memcpy", rate(fresh_copy), rate(fresh_copy) / rate(memcpy));
     println!("  parse (chunk tree + model)   {:8.1} MB/s   {:.3} of memcpy", rate(parse), rate(parse) / rate(memcpy));

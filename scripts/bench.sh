@@ -17,7 +17,7 @@
 #   memory against the largest single export.
 # scripts/bench.sh [REPETITIONS]
 # scripts/bench.sh --smoke: every benchmark once, on small inputs, with the build already
-#   made (./test.sh runs it so that no benchmark can rot unnoticed); each must finish and
+#   made (the cargo benches unoptimised) (./test.sh runs it so that no benchmark can rot unnoticed); each must finish and
 #   print its figures. Nothing is asserted about time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,8 +48,10 @@ run() {
 }
 
 if [ -n "$smoke" ]; then
-  run "of memcpy" cargo bench --locked --bench throughput -- --mb 2
-  run "parsing both" cargo bench --locked --bench diff -- --mb 2
+  # The cargo benches in the test profile: the library ./test.sh's cargo test built serves,
+  # where `cargo bench` would compile an optimised one of its own (two minutes of CI).
+  run "of memcpy" cargo test --locked --bench throughput -- --mb 2
+  run "parsing both" cargo test --locked --bench diff -- --mb 2
   run "wasm time / native time" node tests/bench/wasm-throughput.mjs
   run "ratio relicview / three.js" node tests/bench/first-frame.mjs 1
   run "first frame rasterised" node tests/bench/big-model.mjs

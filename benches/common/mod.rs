@@ -8,6 +8,17 @@ pub fn smoke() -> bool {
     std::env::var_os("RELICVIEW_BENCH_SMOKE").is_some()
 }
 
+/// What the figures are worth: the smoke run builds the benches in the test profile (the
+/// library `cargo test` has already compiled, not a second optimised build), so its numbers
+/// only prove the bench still runs.
+pub fn build_note() -> &'static str {
+    if cfg!(debug_assertions) {
+        " (an unoptimised build: the figures only show that it runs)"
+    } else {
+        ""
+    }
+}
+
 /// How long each measurement repeats: `full`, or nothing beyond three runs in a smoke run.
 pub fn budget(full: Duration) -> Duration {
     if smoke() {
