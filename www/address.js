@@ -8,19 +8,22 @@ import { $, state } from './state.js';
 function currentView() {
   const o = state.viewer.options();
   const sel = state.inspector.selection;
+  // (Asked once each: a world's stats and layers walk all its nodes.)
+  const stats = state.viewer.stats();
+  const layers = state.current ? state.viewer.layers() : [];
   return {
     ...state.source,
     path: state.current,
     cam: state.current ? state.viewer.camera() : null,
     lod: o.autoLod || o.lod === 0 ? null : o.lod,
     chunk: sel && sel.chunk !== null ? sel.chunk : null,
-    t: state.viewer.stats().animating ? state.viewer.animationTime() : null,
+    t: stats.animating ? state.viewer.animationTime() : null,
     mode: state.current && state.viewer.cameraMode() === 'fly' ? 'fly' : null,
     view: state.viewpoint,
-    hide: state.current ? state.viewer.layers().filter((l) => !l.shown && !l.chosen).map((l) => l.name) : [],
-    paused: state.current && state.viewer.stats().animating && !state.viewer.clockState().playing,
-    choice: state.current && state.viewer.choice() ? state.viewer.stats().choice : null,
-    skeleton: state.current && state.viewer.options().skeleton,
+    hide: layers.filter((l) => !l.shown && !l.chosen).map((l) => l.name),
+    paused: state.current && stats.animating && !state.viewer.clockState().playing,
+    choice: state.current && state.viewer.choice() ? stats.choice : null,
+    skeleton: state.current && o.skeleton,
     wire: state.current && o.wireframe,
     cull: state.current && o.cullBack,
     bg: o.background === 'dark' ? null : o.background,

@@ -115,21 +115,12 @@ async function openNow(path, restore, request) {
   state.viewpoint = null;
   if (newFile) clearMeasure();
   if (entry.failed) state.files.setFailed(entry, false);
-  showDocument(file);
-  const size = sizeText('scene');
-  if (size) addRow($('info-body'), 'size', size);
+  // (The previous file's message goes before this file's first frame.)
+  viewMessage(null);
   showFlat(file);
-  // Damaged where it ends: what came before is on show, and the view says what is missing.
-  const damage = file.damage();
-  state.files.setDamaged(entry, Boolean(damage));
-  if (damage) viewMessage(`${entry.path} is damaged: ${message(damage)}\nEverything before that point is shown.`, { note: true, warning: true });
   if (restore) restoreView(restore, { chunk: false });
-  syncToolbar();
-  writeHash({ push: newFile && !restore, opened: true });
-  state.linkPending = false;
   const t3 = performance.now();
-  // The first frame goes to the GPU first; the inspector is filled while it is rasterised
-  // (in the frame's own task: the page waits for the rasteriser once that task ends).
+  // The first frame goes to the GPU first; the panes are filled once it is rasterised.
   let stats;
   try {
     stats = state.viewport.drawNow();
@@ -144,6 +135,24 @@ async function openNow(path, restore, request) {
   // rasterising, it slowed the frame by some 200 ms for a 500k-triangle model (two cores
   // shared by the page, its layout and the rasteriser). The page takes input meanwhile.
   const rasterMs = await state.viewport.rasterised();
+  if (abandoned() || state.current !== entry.path) {
+    file.free();
+    return { abandoned: true };
+  }
+  // The info pane, the toolbar, the address and the inspector: none of them is needed to
+  // see the model (a world's info pane lays out its whole text; a new history entry alone
+  // took some 45 ms), so they come after its frame, each in a task of its own.
+  showDocument(file);
+  const size = sizeText('scene');
+  if (size) addRow($('info-body'), 'size', size);
+  // Damaged where it ends: what came before is on show, and the view says what is missing.
+  const damage = file.damage();
+  state.files.setDamaged(entry, Boolean(damage));
+  if (damage) viewMessage(`${entry.path} is damaged: ${message(damage)}\nEverything before that point is shown.`, { note: true, warning: true });
+  syncToolbar();
+  writeHash({ push: newFile && !restore, opened: true });
+  state.linkPending = false;
+  await nextTask();
   if (abandoned() || state.current !== entry.path) {
     file.free();
     return { abandoned: true };

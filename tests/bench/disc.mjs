@@ -7,7 +7,8 @@
 //
 // node tests/bench/disc.mjs [FILES] [MEGABYTES]
 
-import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { repo, startServer, launch, newPage, lzsLiterals } from '../e2e/harness.mjs';
@@ -71,7 +72,10 @@ const midFolder = `F${String(Math.floor(mid / 100)).padStart(2, '0')}`;
 const midName = `M${String(mid).padStart(5, '0')}.BSX`;
 const dirs = readFileSync(join(root, 'dirs.txt'), 'utf8').split(' ').map((d) => d.split(':').map(Number));
 const binBytes = statSync(join(drop, 'DISC.BIN')).size;
-const server = await startServer(join(repo, 'target/bench'));
+// The page is served with an empty archive (target/bench's 20,000-file listings would be
+// typed by the server and offered by the page while the disc is read).
+const served = mkdtempSync(join(tmpdir(), 'relicview-disc-served-'));
+const server = await startServer(served);
 const browser = await launch();
 try {
   const { page } = await newPage(browser, `${server.url}#folder=none`);
@@ -110,4 +114,5 @@ try {
 } finally {
   await browser.close();
   server.stop();
+  rmSync(served, { recursive: true, force: true });
 }

@@ -56,7 +56,40 @@ pub struct Sections<'m> {
 
 impl<'m> Sections<'m> {
     pub fn get(&self, name: &str) -> Option<Found<'m>> {
-        self.by_name.get(&name.to_ascii_lowercase()).copied()
+        // Looked up once per placement: a short name is lower-cased on the stack.
+        let mut buffer = [0u8; 64];
+        match buffer.get_mut(..name.len()) {
+            Some(lower) => {
+                lower.copy_from_slice(name.as_bytes());
+                lower.make_ascii_lowercase();
+                // (ASCII case changes keep UTF-8 valid.)
+                self.by_name.get(std::str::from_utf8(lower).ok()?).copied()
+            }
+            None => self.by_name.get(&name.to_ascii_lowercase()).copied(),
+        }
+    }
+
+    /// The `modelfile=` of every model section the map section `root` places, directly or
+    /// through the maps it places (each section looked at once, cycles and all): what a
+    /// world needs read, without expanding its placements.
+    pub fn model_files_placed(&self, root: &'m MapSection) -> Vec<&'m str> {
+        let mut out: Vec<&'m str> = Vec::new();
+        let mut seen: std::collections::HashSet<*const MapSection> = std::collections::HashSet::from([root as *const MapSection]);
+        let mut maps = vec![root];
+        while let Some(map) = maps.pop() {
+            for inst in map.instances() {
+                let Some(found) = self.get(&inst.target) else { continue };
+                if !seen.insert(found.section as *const MapSection) {
+                    continue;
+                }
+                match &found.section.kind {
+                    SectionKind::Model { modelfile: Some(m) } if !out.iter().any(|o| o.eq_ignore_ascii_case(&m.value)) => out.push(&m.value),
+                    SectionKind::Map { .. } => maps.push(found.section),
+                    _ => {}
+                }
+            }
+        }
+        out
     }
 }
 
@@ -190,9 +223,37 @@ pub fn expand(sections: &Sections<'_>, root: &MapSection) -> Result<Expanded, Pa
     Ok(out)
 }
 
+/// One step of the way from the root map to a nested placement: `[map] in path line N
+/// places target`. Only an error spells the way out, so a placement costs no text.
+struct Hop<'a> {
+    map: &'a MapSection,
+    /// The map file the section is in (None: the root map, which the error is in anyway).
+    path: Option<&'a str>,
+    instance: &'a Instance,
+    up: Option<&'a Hop<'a>>,
+}
+
+impl Hop<'_> {
+    /// The root map's instance line the way starts from.
+    fn first(&self) -> &Instance {
+        self.up.map_or(self.instance, |up| up.first())
+    }
+
+    fn route(&self) -> String {
+        let here = match self.path {
+            Some(path) => format!("[{}] in {path} line {} places {}", self.map.name, self.instance.at.line, self.instance.target),
+            None => format!("[{}] line {} places {}", self.map.name, self.instance.at.line, self.instance.target),
+        };
+        match self.up {
+            Some(up) => format!("{}, {here}", up.route()),
+            None => here,
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
-fn expand_map(sections: &Sections<'_>, map: &MapSection, file: usize, stack: &mut Vec<String>, out: &mut Expanded, count: &mut usize, chain: Option<(&Instance, String)>, lab: bool) -> Result<Vec<Placed>, ParseError> {
-    let mut placed = Vec::new();
+fn expand_map(sections: &Sections<'_>, map: &MapSection, file: usize, stack: &mut Vec<String>, out: &mut Expanded, count: &mut usize, up: Option<&Hop<'_>>, lab: bool) -> Result<Vec<Placed>, ParseError> {
+    let mut placed = Vec::with_capacity(map.instances().len().min(MAX_PLACEMENTS - (*count).min(MAX_PLACEMENTS)));
     let path = &sections.files[file].0;
     for inst in map.instances() {
         if *count >= MAX_PLACEMENTS {
@@ -201,10 +262,7 @@ fn expand_map(sections: &Sections<'_>, map: &MapSection, file: usize, stack: &mu
         }
         *count += 1;
         let lab_only = lab || inst.lab_only || map.lab_only;
-        let (root_inst, route) = match &chain {
-            Some((first, route)) => (*first, format!("{route}, [{}] in {path} line {} places {}", map.name, inst.at.line, inst.target)),
-            None => (inst, format!("[{}] line {} places {}", map.name, inst.at.line, inst.target)),
-        };
+        let hop = Hop { map, path: up.map(|_| path.as_str()), instance: inst, up };
         let found = sections.get(&inst.target);
         let kind = match found.map(|f| &f.section.kind) {
             Some(SectionKind::Model { modelfile }) => PlacedKind::Model { modelfile: modelfile.as_ref().map(|m| m.value.clone()) },
@@ -221,13 +279,15 @@ fn expand_map(sections: &Sections<'_>, map: &MapSection, file: usize, stack: &mu
                 let key = f.section.key();
                 if stack.contains(&key) {
                     let what = if stack.len() == 1 && key == stack[0] { "places itself" } else { "places a map that places it" };
-                    return Err(ParseError::new(root_inst.at.offset as usize, &format!("line {}", root_inst.at.line), format!("[{}] {what}: {route}", stack[0])));
+                    let root_inst = hop.first();
+                    return Err(ParseError::new(root_inst.at.offset as usize, &format!("line {}", root_inst.at.line), format!("[{}] {what}: {}", stack[0], hop.route())));
                 }
                 if stack.len() >= MAX_NESTING {
-                    return Err(ParseError::new(root_inst.at.offset as usize, &format!("line {}", root_inst.at.line), format!("maps nest deeper than {MAX_NESTING}: {route}")));
+                    let root_inst = hop.first();
+                    return Err(ParseError::new(root_inst.at.offset as usize, &format!("line {}", root_inst.at.line), format!("maps nest deeper than {MAX_NESTING}: {}", hop.route())));
                 }
                 stack.push(key);
-                p.children = expand_map(sections, f.section, f.file, stack, out, count, Some((root_inst, route)), lab_only)?;
+                p.children = expand_map(sections, f.section, f.file, stack, out, count, Some(&hop), lab_only)?;
                 stack.pop();
             }
             (PlacedKind::Model { .. }, _) => out.models += 1,
@@ -301,7 +361,11 @@ struct Builder<'a> {
     assets: &'a dyn WorldAssets,
     scene: Scene,
     report: WorldReport,
+    /// By resolved path (one spelling per file).
     templates: HashMap<String, Option<Rc<ModelTemplate>>>,
+    /// What each name resolved to, by the name as written (a world writes each name
+    /// thousands of times; the report is made the first time).
+    resolved: HashMap<String, Option<String>>,
     /// Inspector row of each entry of the root map.
     entry_row: &'a dyn Fn(u32) -> u32,
     layers: WorldLayers,
@@ -309,6 +373,9 @@ struct Builder<'a> {
 
 impl Builder<'_> {
     fn resolve(&mut self, name: &str) -> Option<String> {
+        if let Some(known) = self.resolved.get(name) {
+            return known.clone();
+        }
         let r = self.assets.resolve(name);
         match &r.file {
             None => {
@@ -323,23 +390,24 @@ impl Builder<'_> {
                 }
             }
         }
+        self.resolved.insert(name.to_string(), r.file.clone());
         r.file
     }
 
     /// The BGF at `path` taken into the world (once).
     fn template(&mut self, path: &str, glow: bool) -> Option<Rc<ModelTemplate>> {
-        let key = path.to_ascii_lowercase();
-        if !self.templates.contains_key(&key) {
-            let t = self.assets.model_scene(path).map(|mut scene| {
-                let absorbed = self.scene.absorb(&mut scene, glow);
-                Rc::new(ModelTemplate { scene, absorbed })
-            });
-            if t.is_none() {
-                self.report.missing.insert(crate::formats::file_name(path).to_ascii_lowercase());
-            }
-            self.templates.insert(key.clone(), t);
+        if let Some(t) = self.templates.get(path) {
+            return t.clone();
         }
-        self.templates.get(&key).cloned().flatten()
+        let t = self.assets.model_scene(path).map(|mut scene| {
+            let absorbed = self.scene.absorb(&mut scene, glow);
+            Rc::new(ModelTemplate { scene, absorbed })
+        });
+        if t.is_none() {
+            self.report.missing.insert(crate::formats::file_name(path).to_ascii_lowercase());
+        }
+        self.templates.insert(path.to_string(), t.clone());
+        t
     }
 
     fn place(&mut self, parent: u32, p: &Placed) {
@@ -349,48 +417,48 @@ impl Builder<'_> {
         let node = self.scene.add_node(Some(parent), Node { name: Some(p.target.clone()), transform, record, layer, ..Default::default() });
         self.report.placement_nodes.push(node);
         let first = p.file == 0 && !self.report.outcomes.contains_key(&p.entry);
+        // What the instance line led to, said the first time it is placed (the inspector's).
         let outcome = match &p.kind {
             PlacedKind::Map => {
                 for c in &p.children {
                     self.place(node, c);
                 }
-                format!("→ map [{}], {} placements", p.target, p.children.len())
+                first.then(|| format!("→ map [{}], {} placements", p.target, p.children.len()))
             }
             PlacedKind::Dropzone { pose } => {
                 let own = Transform { translation: pose.translation, rotation: pose.quat().to_array(), scale: [1.0; 3] };
                 let dz = self.scene.add_node(Some(node), Node { name: Some(p.target.clone()), transform: own, marker: Some(Marker::Dropzone), layer: Some(self.layers.dropzones), ..Default::default() });
                 let n = self.scene.viewpoints.len() + 1;
                 self.scene.viewpoints.push(Viewpoint { name: format!("dropzone {n}: {}", p.target), node: dz });
-                format!("→ dropzone {n}")
+                first.then(|| format!("→ dropzone {n}"))
             }
             PlacedKind::Model { modelfile } => {
                 match modelfile.as_deref().map(|m| (m, self.resolve(m))) {
                     None => {
                         self.report.missing.insert(p.target.to_ascii_lowercase());
-                        format!("→ [{}] names no modelfile", p.target)
+                        first.then(|| format!("→ [{}] names no modelfile", p.target))
                     }
-                    Some((m, None)) => format!("→ {m} is not in the archive"),
+                    Some((m, None)) => first.then(|| format!("→ {m} is not in the archive")),
                     Some((_, Some(mod_path))) => {
                         let assets = self.assets;
                         match assets.game_object(&mod_path) {
                             Some(object) => {
-                                let files: Vec<&str> = object.video.iter().map(|v| v.file.as_str()).collect();
                                 self.place_object(node, object);
-                                format!("→ {mod_path}: {}", files.join(", "))
+                                first.then(|| format!("→ {mod_path}: {}", object.video.iter().map(|v| v.file.as_str()).collect::<Vec<_>>().join(", ")))
                             }
                             None => {
                                 if assets.known(&mod_path) {
                                     self.report.missing.insert(crate::formats::file_name(&mod_path).to_ascii_lowercase());
                                 }
-                                format!("→ {mod_path} could not be read")
+                                first.then(|| format!("→ {mod_path} could not be read"))
                             }
                         }
                     }
                 }
             }
-            PlacedKind::Unknown => format!("→ no section [{}] in the map or its includes", p.target),
+            PlacedKind::Unknown => first.then(|| format!("→ no section [{}] in the map or its includes", p.target)),
         };
-        if first {
+        if let Some(outcome) = outcome {
             self.report.outcomes.insert(p.entry, outcome);
         }
     }
@@ -457,7 +525,7 @@ pub fn build_scene(name: &str, expanded: &Expanded, assets: &dyn WorldAssets, en
     let mut scene = Scene { name: name.to_string(), ..Default::default() };
     let layers = WorldLayers::of(&mut scene);
     let root = scene.add_node(None, Node { name: Some(format!("[{}]", expanded.root_section)), record: Some(root_row), ..Default::default() });
-    let mut b = Builder { assets, scene, report: WorldReport::default(), templates: HashMap::new(), entry_row, layers };
+    let mut b = Builder { assets, scene, report: WorldReport::default(), templates: HashMap::new(), resolved: HashMap::new(), entry_row, layers };
     for p in &expanded.placed {
         b.place(root, p);
     }
@@ -470,7 +538,76 @@ pub fn object_scene(name: &str, object: &GameObject, assets: &dyn WorldAssets) -
     let mut scene = Scene { name: name.to_string(), ..Default::default() };
     let layers = WorldLayers::of(&mut scene);
     let root = scene.add_node(None, Node { name: Some(name.to_string()), ..Default::default() });
-    let mut b = Builder { assets, scene, report: WorldReport::default(), templates: HashMap::new(), entry_row: &|e| e, layers };
+    let mut b = Builder { assets, scene, report: WorldReport::default(), templates: HashMap::new(), resolved: HashMap::new(), entry_row: &|e| e, layers };
     b.place_object(root, object);
     (b.scene, b.report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::world::ini::IniFile;
+
+    /// A world with nothing around it: no includes resolve, no files were read.
+    struct Alone;
+    impl WorldAssets for Alone {
+        fn resolve(&self, _: &str) -> Resolution {
+            Resolution::default()
+        }
+        fn map(&self, _: &str) -> Option<&MapFile> {
+            None
+        }
+        fn game_object(&self, _: &str) -> Option<&GameObject> {
+            None
+        }
+        fn subsystems(&self, _: &str) -> Option<&SubsystemFile> {
+            None
+        }
+        fn model_scene(&self, _: &str) -> Option<Scene> {
+            None
+        }
+        fn known(&self, _: &str) -> bool {
+            false
+        }
+    }
+
+    /// The .MOD files of every model placement the expansion makes, lower case.
+    fn expanded_model_files(placed: &[Placed], out: &mut BTreeSet<String>) {
+        for p in placed {
+            if let PlacedKind::Model { modelfile: Some(m) } = &p.kind {
+                out.insert(m.to_ascii_lowercase());
+            }
+            expanded_model_files(&p.children, out);
+        }
+    }
+
+    #[test]
+    fn a_world_needs_the_model_files_its_expansion_places_found_without_expanding_it() {
+        // Every world of the demo, and maps that nest, repeat and spell names in other cases.
+        let mut maps: Vec<(String, Vec<u8>)> = crate::demo::demo_files().into_iter().filter(|(p, _)| p.ends_with(".MAP")).collect();
+        maps.push(("NEST.MAP".into(), b"[nest]\ntype=map\ninstance=Row 0 0 0 0 0 0\ninstance=row 9 0 0 0 0 0\ninstance=lamp 0 0 0 0 0 0\n[row]\ntype=map\ninstance=BOX 0 0 0 0 0 0\ninstance=box 1 0 0 0 0 0\ninstance=Crate 2 0 0 0 0 0\n[box]\ntype=model\nmodelfile=box.mod\n[crate]\ntype=model\nmodelfile=BOX.MOD\n[lamp]\ntype=model\nmodelfile=lamp.mod\n[unused]\ntype=model\nmodelfile=unused.mod\n".to_vec()));
+        assert!(maps.len() >= 4, "the demo's worlds: {:?}", maps.iter().map(|(p, _)| p).collect::<Vec<_>>());
+        for (path, bytes) in &maps {
+            let map = MapFile::read(&IniFile::parse(bytes).unwrap());
+            let stem = crate::formats::file_name(path).split('.').next().unwrap().to_string();
+            let sections = gather(path, &map, &Alone).unwrap();
+            let Some(root) = map.root_section(&stem) else { continue };
+            let placed: Vec<String> = sections.model_files_placed(root).iter().map(|m| m.to_ascii_lowercase()).collect();
+            let mut expanded = BTreeSet::new();
+            expanded_model_files(&expand(&sections, root).unwrap().placed, &mut expanded);
+            assert_eq!(placed.iter().cloned().collect::<BTreeSet<_>>(), expanded, "{path}");
+            assert_eq!(placed.len(), expanded.len(), "{path}: each file once, whatever its case: {placed:?}");
+        }
+    }
+
+    #[test]
+    fn a_map_that_places_itself_still_says_what_it_needs_and_its_expansion_is_the_error() {
+        let bytes = b"[outer]\ntype=map\ninstance=inner 0 0 0 0 0 0\n[inner]\ntype=map\ninstance=outer 0 0 0 0 0 0\ninstance=box 0 0 0 0 0 0\n[box]\ntype=model\nmodelfile=box.mod\n";
+        let map = MapFile::read(&IniFile::parse(bytes).unwrap());
+        let sections = gather("OUTER.MAP", &map, &Alone).unwrap();
+        let root = map.root_section("OUTER").unwrap();
+        assert_eq!(sections.model_files_placed(root), vec!["box.mod"]);
+        let e = expand(&sections, root).unwrap_err();
+        assert_eq!(e.message, "[outer] places a map that places it: [outer] line 3 places inner, [inner] in OUTER.MAP line 6 places outer");
+    }
 }

@@ -50,8 +50,10 @@ struct Assembled {
     objects: Vec<String>,
     /// References were looked up in an archive (not a file opened on its own).
     resolved: bool,
-    /// Every placement through every nesting, with where it ends up.
-    placed: Vec<Placement>,
+    /// The expanded placements, from which [`Document::placements`] lists every placement
+    /// through every nesting when first asked (a comparison, `info --json`; not an open).
+    expanded: Vec<assemble::Placed>,
+    placed: std::cell::OnceCell<Vec<Placement>>,
 }
 
 /// The placements of an expanded map, depth first, each at its world position; paths start
@@ -310,19 +312,7 @@ impl Document for WorldDocument {
                     }
                 }
                 let Some(root) = sections.files[0].1.root_section(&self.stem()) else { return out };
-                let Ok(expanded) = assemble::expand(&sections, root) else { return out };
-                let mut mods: Vec<&str> = Vec::new();
-                fn walk<'p>(p: &'p [assemble::Placed], mods: &mut Vec<&'p str>) {
-                    for x in p {
-                        if let assemble::PlacedKind::Model { modelfile: Some(m) } = &x.kind {
-                            if !mods.iter().any(|y| y.eq_ignore_ascii_case(m)) {
-                                mods.push(m);
-                            }
-                        }
-                        walk(&x.children, mods);
-                    }
-                }
-                walk(&expanded.placed, &mut mods);
+                let mods = sections.model_files_placed(root);
                 for m in mods {
                     let Some(path) = assets.resolve(m).file else { continue };
                     match assets.game_object(&path) {
@@ -368,17 +358,15 @@ impl Document for WorldDocument {
                 let rows = &self.entry_rows;
                 let root_row = self.section_rows.get(root_index as usize).copied().unwrap_or(0);
                 let (scene, report) = assemble::build_scene(&name, &expanded, &assets, &|e| rows.get(e as usize).copied().unwrap_or(0), root_row);
-                let mut placed = Vec::new();
-                placements_of(&expanded.placed, ("", glam::Mat4::IDENTITY), &mut report.placement_nodes.iter().copied(), &mut placed);
                 let a = Assembled {
                     report,
-                    placed,
                     placements: expanded.models,
                     dropzones: expanded.dropzones,
                     lab_only: expanded.lab_only,
                     left_out: expanded.left_out,
                     includes,
                     root_section: Some(expanded.root_section.clone()),
+                    expanded: expanded.placed,
                     ..Default::default()
                 };
                 (scene, a)
@@ -548,7 +536,13 @@ impl Document for WorldDocument {
     }
 
     fn placements(&self) -> &[Placement] {
-        self.assembled.as_ref().map_or(&[], |a| &a.placed)
+        self.assembled.as_ref().map_or(&[], |a| {
+            a.placed.get_or_init(|| {
+                let mut placed = Vec::new();
+                placements_of(&a.expanded, ("", glam::Mat4::IDENTITY), &mut a.report.placement_nodes.iter().copied(), &mut placed);
+                placed
+            })
+        })
     }
 }
 
