@@ -20,13 +20,13 @@ struct FileCapabilities {
     export: bool,
 }
 
-/// A file opened by `Session.open`: its document (inspector, info, text or picture) and the
-/// scene `Viewer.show` takes.
 /// The most inspector rows [`OpenedFile::inspect`] sends as JSON text: a few hundred bytes
 /// a row, so the text is at most a few MB of wasm memory (a 50 MB model's 7,800 rows made
 /// it grow by 8 MB for good).
 const JSON_ROWS: usize = 4_096;
 
+/// A file opened by `Session.open`: its document (inspector, info, text or picture) and the
+/// scene `Viewer.show` takes.
 #[wasm_bindgen]
 pub struct OpenedFile {
     pub(super) path: String,

@@ -74,6 +74,8 @@ impl<'m> Sections<'m> {
     /// world needs read, without expanding its placements.
     pub fn model_files_placed(&self, root: &'m MapSection) -> Vec<&'m str> {
         let mut out: Vec<&'m str> = Vec::new();
+        // (Sets, not searches of `out`: a hostile map may name 100,000 files.)
+        let mut files: std::collections::HashSet<String> = std::collections::HashSet::new();
         let mut seen: std::collections::HashSet<*const MapSection> = std::collections::HashSet::from([root as *const MapSection]);
         let mut maps = vec![root];
         while let Some(map) = maps.pop() {
@@ -83,7 +85,7 @@ impl<'m> Sections<'m> {
                     continue;
                 }
                 match &found.section.kind {
-                    SectionKind::Model { modelfile: Some(m) } if !out.iter().any(|o| o.eq_ignore_ascii_case(&m.value)) => out.push(&m.value),
+                    SectionKind::Model { modelfile: Some(m) } if files.insert(m.value.to_ascii_lowercase()) => out.push(&m.value),
                     SectionKind::Map { .. } => maps.push(found.section),
                     _ => {}
                 }
