@@ -85,7 +85,7 @@ impl OpenedFile {
     pub fn inspect(&self) -> Result<JsValue, JsValue> {
         let view = self.document.inspector();
         if view.map_or(0, |v| v.chunks.len()) <= JSON_ROWS {
-            js_sys::JSON::parse(&serde_json::to_string(&view).map_err(|e| js_error(&e.to_string()))?)
+            js_sys::JSON::parse(&self.inspect_json()?)
         } else {
             to_js(&view)
         }

@@ -255,7 +255,7 @@ impl Hop<'_> {
 
 #[allow(clippy::too_many_arguments)]
 fn expand_map(sections: &Sections<'_>, map: &MapSection, file: usize, stack: &mut Vec<String>, out: &mut Expanded, count: &mut usize, up: Option<&Hop<'_>>, lab: bool) -> Result<Vec<Placed>, ParseError> {
-    let mut placed = Vec::with_capacity(map.instances().len().min(MAX_PLACEMENTS - (*count).min(MAX_PLACEMENTS)));
+    let mut placed = Vec::with_capacity(MAX_PLACEMENTS.saturating_sub(*count).min(map.instances().len()));
     let path = &sections.files[file].0;
     for inst in map.instances() {
         if *count >= MAX_PLACEMENTS {
@@ -373,7 +373,11 @@ struct Builder<'a> {
     layers: WorldLayers,
 }
 
-impl Builder<'_> {
+impl<'a> Builder<'a> {
+    fn new(assets: &'a dyn WorldAssets, scene: Scene, entry_row: &'a dyn Fn(u32) -> u32, layers: WorldLayers) -> Builder<'a> {
+        Builder { assets, scene, report: WorldReport::default(), templates: HashMap::new(), resolved: HashMap::new(), entry_row, layers }
+    }
+
     fn resolve(&mut self, name: &str) -> Option<String> {
         if let Some(known) = self.resolved.get(name) {
             return known.clone();
@@ -527,7 +531,7 @@ pub fn build_scene(name: &str, expanded: &Expanded, assets: &dyn WorldAssets, en
     let mut scene = Scene { name: name.to_string(), ..Default::default() };
     let layers = WorldLayers::of(&mut scene);
     let root = scene.add_node(None, Node { name: Some(format!("[{}]", expanded.root_section)), record: Some(root_row), ..Default::default() });
-    let mut b = Builder { assets, scene, report: WorldReport::default(), templates: HashMap::new(), resolved: HashMap::new(), entry_row, layers };
+    let mut b = Builder::new(assets, scene, entry_row, layers);
     for p in &expanded.placed {
         b.place(root, p);
     }
@@ -540,7 +544,7 @@ pub fn object_scene(name: &str, object: &GameObject, assets: &dyn WorldAssets) -
     let mut scene = Scene { name: name.to_string(), ..Default::default() };
     let layers = WorldLayers::of(&mut scene);
     let root = scene.add_node(None, Node { name: Some(name.to_string()), ..Default::default() });
-    let mut b = Builder { assets, scene, report: WorldReport::default(), templates: HashMap::new(), resolved: HashMap::new(), entry_row: &|e| e, layers };
+    let mut b = Builder::new(assets, scene, &|e| e, layers);
     b.place_object(root, object);
     (b.scene, b.report)
 }
