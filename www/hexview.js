@@ -3,6 +3,8 @@
 // the owner's to say (`classOf`): the inspector shades coverage and the selection, a
 // comparison marks the bytes that differ.
 
+import { observedSize } from './boxsize.js';
+
 const WIDE_ROW = 16;
 const NARROW_ROW = 8;
 export const ROW_HEIGHT = 18; // px, matches .hexrow in style.css
@@ -16,27 +18,36 @@ export class HexView {
     this.bytes = new Uint8Array(0);
     this.rowBytes = WIDE_ROW;
     this.onScroll = null;
+    // Where the box is scrolled to, as last set here or reported by its scroll event (read
+    // from the box, it would lay the page out: see boxsize.js).
+    this.scrolledTo = 0;
     box.addEventListener('scroll', () => {
+      this.scrolledTo = box.scrollTop;
       this.render();
       if (this.onScroll) this.onScroll();
     });
     // The row width follows the pane's width (its splitter, the window).
-    if (typeof ResizeObserver === 'function') new ResizeObserver(() => this.fit()).observe(box);
+    this.size = observedSize(box, () => this.fit());
   }
 
-  // New bytes, from their start.
+  // New bytes, from their start (laid out without reading the page's layout: see boxsize.js).
   set(bytes) {
     this.bytes = bytes;
-    this.fit(true);
-    this.box.scrollTop = 0;
-    this.render();
+    // (Setting scrollTop lays the page out too, so only when it is not at the top already.)
+    if (this.scrolledTo !== 0) this.scrollBox(0);
+    this.fit(true, 0);
+  }
+
+  scrollBox(px) {
+    this.box.scrollTop = px;
+    this.scrolledTo = px;
   }
 
   // Bring `offset` into sight (a few rows from the top when it was out of sight).
   scrollTo(offset) {
     const top = Math.floor(offset / this.rowBytes) * ROW_HEIGHT;
-    if (top < this.box.scrollTop || top > this.box.scrollTop + this.box.clientHeight - ROW_HEIGHT) {
-      this.box.scrollTop = Math.max(0, top - ROW_HEIGHT * 2);
+    if (top < this.box.scrollTop || top > this.box.scrollTop + this.size.height - ROW_HEIGHT) {
+      this.scrollBox(Math.max(0, top - ROW_HEIGHT * 2));
     }
   }
 
@@ -45,32 +56,34 @@ export class HexView {
     return Math.floor(this.box.scrollTop / ROW_HEIGHT) * this.rowBytes;
   }
   set top(offset) {
-    this.box.scrollTop = Math.max(0, Math.floor(offset / this.rowBytes) * ROW_HEIGHT);
+    this.scrollBox(Math.max(0, Math.floor(offset / this.rowBytes) * ROW_HEIGHT));
   }
 
   // Rows a page of the view holds.
   get pageRows() {
-    return Math.max(1, Math.floor(this.box.clientHeight / ROW_HEIGHT) - 1);
+    return Math.max(1, Math.floor(this.size.height / ROW_HEIGHT) - 1);
   }
 
   // 16 bytes a row where offset, 16 bytes and their text fit the pane, else 8; the spacer
-  // and the column heading follow.
-  fit(force = false) {
+  // and the column heading follow. Rendered from row `first` (else where the view is
+  // scrolled to); a resize renders the rows it brings into sight.
+  fit(force = false, first = undefined) {
     const ch = this.charWidth || (this.charWidth = measureCh(this.box));
     const needed = (8 + 16 * 2.4 + 16) * ch + 30;
-    const rowBytes = this.box.clientWidth && this.box.clientWidth < needed ? NARROW_ROW : WIDE_ROW;
-    if (!force && rowBytes === this.rowBytes) return;
-    const keep = this.top;
-    this.rowBytes = rowBytes;
-    this.spacer.style.height = `${Math.ceil(this.bytes.length / this.rowBytes) * ROW_HEIGHT}px`;
-    if (this.heads) this.heads.style.width = `calc(${this.rowBytes} * 2.4ch)`;
-    if (!force) this.top = keep;
-    this.render();
+    const width = this.size.width;
+    const rowBytes = width && width < needed ? NARROW_ROW : WIDE_ROW;
+    if (force || rowBytes !== this.rowBytes) {
+      const keep = force ? 0 : this.top;
+      this.rowBytes = rowBytes;
+      this.spacer.style.height = `${Math.ceil(this.bytes.length / this.rowBytes) * ROW_HEIGHT}px`;
+      if (this.heads) this.heads.style.width = `calc(${this.rowBytes} * 2.4ch)`;
+      if (!force) this.top = keep;
+    }
+    this.render(first);
   }
 
-  render() {
-    const first = Math.floor(this.box.scrollTop / ROW_HEIGHT);
-    const count = Math.ceil(this.box.clientHeight / ROW_HEIGHT) + 2;
+  render(first = Math.floor(this.box.scrollTop / ROW_HEIGHT)) {
+    const count = Math.ceil(this.size.height / ROW_HEIGHT) + 2;
     const last = Math.min(Math.ceil(this.bytes.length / this.rowBytes), first + count);
     this.rows.style.top = `${first * ROW_HEIGHT}px`;
     const frag = document.createDocumentFragment();

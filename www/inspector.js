@@ -6,6 +6,7 @@
 
 import { count } from './state.js';
 import { HexView, ROW_HEIGHT, hex } from './hexview.js';
+import { observedSize } from './boxsize.js';
 
 // Tree rows kept in the DOM beyond those in sight, above and below: a small file's tree is
 // whole, a file of thousands of records costs a few hundred rows.
@@ -21,7 +22,14 @@ export class Inspector {
     // them in the DOM.
     this.shownRows = [];
     this.window = [0, 0];
-    this.tree.addEventListener('scroll', () => this.renderTreeWindow());
+    // Where the tree is scrolled to, as last set here or reported by its scroll event (as
+    // the hex view keeps it).
+    this.treeScrolledTo = 0;
+    this.tree.addEventListener('scroll', () => {
+      this.treeScrolledTo = this.tree.scrollTop;
+      this.renderTreeWindow();
+    });
+    this.treeSize = observedSize(this.tree, () => this.renderTreeWindow());
     this.hexBox = root.querySelector('#hex');
     this.hexRows = root.querySelector('#hex-rows');
     this.hexView = new HexView({
@@ -126,7 +134,7 @@ export class Inspector {
   treeKey(e) {
     if (!this.view || !this.shownRows.length) return;
     const at = this.selection && this.selection.chunk !== null ? this.shownRows.indexOf(this.selection.chunk) : -1;
-    const page = Math.max(1, Math.floor((this.tree.clientHeight || 300) / ROW_HEIGHT) - 1);
+    const page = Math.max(1, Math.floor((this.treeSize.height || 300) / ROW_HEIGHT) - 1);
     const go = (i) => this.selectChunk(this.shownRows[Math.max(0, Math.min(this.shownRows.length - 1, i))]);
     const c = at >= 0 ? this.view.chunks[this.shownRows[at]] : null;
     switch (e.key) {
@@ -293,17 +301,17 @@ export class Inspector {
     this.selection = null;
     this.cursor = null;
     this.collapsed = new Set();
-    this.tree.scrollTop = 0;
+    if (this.treeScrolledTo !== 0) this.scrollTree(0);
     this.tree.removeAttribute('aria-activedescendant');
     if (this.values) this.values.replaceChildren();
     if (this.status) this.status.textContent = '';
     this.renderLegend();
     this.renderDiagnostics();
-    this.renderTree();
+    // Both panes from their top, laid out without reading the page's layout (boxsize.js).
+    this.renderTree(0);
     this.hexView.set(this.bytes);
     const listed = !view ? '' : view.rows_total > view.chunks.length ? `the first ${view.chunks.length} of ${view.rows_total} records listed` : count(view.chunks.length, 'chunk');
     this.detail.textContent = view ? `${listed} · click a chunk or a byte` : '';
-    this.renderHex();
   }
 
   renderLegend() {
@@ -346,7 +354,8 @@ export class Inspector {
     this.diagnostics.hidden = items.length === 0;
   }
 
-  renderTree() {
+  // (`top`: the row the tree is scrolled to, where the caller knows it.)
+  renderTree(top = undefined) {
     this.window = [0, 0];
     this.treeRows.replaceChildren();
     this.shownRows = [];
@@ -363,14 +372,18 @@ export class Inspector {
       else this.shownRows.push(c.index);
     }
     this.treeSpacer.style.height = `${this.shownRows.length * ROW_HEIGHT}px`;
-    this.renderTreeWindow(true);
+    this.renderTreeWindow(true, top);
+  }
+
+  scrollTree(px) {
+    this.tree.scrollTop = px;
+    this.treeScrolledTo = px;
   }
 
   // Only the rows near those in sight exist in the DOM.
-  renderTreeWindow(force = false) {
+  renderTreeWindow(force = false, top = Math.floor(this.tree.scrollTop / ROW_HEIGHT)) {
     if (!this.view) return;
-    const inSight = Math.ceil((this.tree.clientHeight || 300) / ROW_HEIGHT);
-    const top = Math.floor(this.tree.scrollTop / ROW_HEIGHT);
+    const inSight = Math.ceil((this.treeSize.height || 300) / ROW_HEIGHT);
     const first = Math.max(0, top - TREE_OVERSCAN);
     const last = Math.min(this.shownRows.length, top + inSight + TREE_OVERSCAN);
     // Re-render only when the sight nears the edge of what is in the DOM.
@@ -416,7 +429,7 @@ export class Inspector {
     else this.collapsed.add(index);
     const scroll = this.tree.scrollTop;
     this.renderTree();
-    this.tree.scrollTop = scroll;
+    this.scrollTree(scroll);
     this.renderTreeWindow(true);
   }
 
@@ -432,8 +445,8 @@ export class Inspector {
     const at = this.shownRows.indexOf(index);
     if (at < 0) return;
     const top = at * ROW_HEIGHT;
-    const h = this.tree.clientHeight || 300;
-    if (top < this.tree.scrollTop || top > this.tree.scrollTop + h - ROW_HEIGHT) this.tree.scrollTop = Math.max(0, top - ROW_HEIGHT * 2);
+    const h = this.treeSize.height || 300;
+    if (top < this.tree.scrollTop || top > this.tree.scrollTop + h - ROW_HEIGHT) this.scrollTree(Math.max(0, top - ROW_HEIGHT * 2));
     this.renderTreeWindow(true);
   }
 

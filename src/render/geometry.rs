@@ -25,6 +25,38 @@ pub struct VertexArrays<'a> {
     pub tint: [f32; 4],
 }
 
+/// What a geometry hands the fragment shader to shade with. Each value interpolated across a
+/// triangle has a price per triangle in a software rasteriser (SwiftShader sets up a plane
+/// for each component of each triangle, and a 500,000-triangle model is mostly triangles
+/// smaller than a pixel), so a draw passes only what its pixels need: a normal where the
+/// file gives a usable one for every vertex, the position only where facets must be made
+/// from it, a colour per vertex only where the colours differ (else the one colour is a
+/// uniform).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Shading {
+    pub normals: Normals,
+    pub vertex_colors: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Normals {
+    /// None: facets are made per pixel from the position's derivatives.
+    None,
+    /// Every vertex has a finite, non-zero normal.
+    Every,
+    /// Some vertices have a zero (or not finite) normal, meaning none: those pixels get
+    /// facets, so the position is passed as well.
+    Some,
+}
+
+/// Whether every normal can be normalised (a zero normal is the files' way of saying none).
+fn normals_usable(normals: &[[f32; 3]]) -> bool {
+    normals.iter().all(|n| {
+        let length = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+        length.is_finite() && length > 1e-12
+    })
+}
+
 /// Writes bytes at a vertex number of the buffer being filled.
 type Put<'a> = dyn FnMut(usize, &[u8]) + 'a;
 
@@ -39,8 +71,7 @@ pub struct SceneGeometry {
     context: Context,
     vao: three_d::context::VertexArray,
     buffers: Vec<three_d::context::Buffer>,
-    normals: bool,
-    colors: bool,
+    shading: Shading,
     uvs: bool,
     /// Index type (UNSIGNED_SHORT or UNSIGNED_INT) and count.
     index_type: u32,
@@ -122,6 +153,14 @@ impl SceneGeometry {
         let normals = parts.iter().all(|a| a.normals.is_some());
         let uvs = parts.iter().any(|a| a.uvs.is_some());
         let colors = colours_needed(parts);
+        let shading = Shading {
+            normals: match normals {
+                false => Normals::None,
+                true if parts.iter().all(|a| normals_usable(a.normals.unwrap_or_default())) => Normals::Every,
+                true => Normals::Some,
+            },
+            vertex_colors: colors,
+        };
         let one_tint = parts.iter().all(|a| a.tint == parts[0].tint);
         let single = parts.len() == 1;
         // A single part keeps its placement as a uniform; merged parts are placed in the buffers.
@@ -234,8 +273,7 @@ impl SceneGeometry {
                 context: context.clone(),
                 vao,
                 buffers,
-                normals,
-                colors,
+                shading,
                 uvs,
                 index_type: if short { three_d::context::UNSIGNED_SHORT } else { three_d::context::UNSIGNED_INT },
                 index_count: indices as i32,
@@ -284,8 +322,9 @@ impl SceneGeometry {
         self.bytes
     }
 
-    pub fn has_normals(&self) -> bool {
-        self.normals
+    /// What the geometry gives the fragment shader (its material is made to match).
+    pub fn shading(&self) -> Shading {
+        self.shading
     }
 }
 
@@ -310,6 +349,7 @@ impl Geometry for SceneGeometry {
             program.use_uniform("normalMatrix", inverse.transpose());
         }
         program.use_uniform_if_required("tint", Vec4::from(self.tint));
+        program.use_uniform_if_required("baseColor", Vec4::from(linear_color(self.tint)));
         let gl = &**self.context;
         program.draw_with(render_states, viewer.viewport(), || unsafe {
             gl.bind_vertex_array(Some(self.vao));
@@ -324,8 +364,8 @@ impl Geometry for SceneGeometry {
     fn vertex_shader_source(&self) -> String {
         let mut s = String::new();
         for (on, define) in [
-            (self.normals, "USE_NORMALS"),
-            (self.colors, "USE_VERTEX_COLORS"),
+            (self.shading.normals != Normals::None, "USE_NORMALS"),
+            (self.shading.vertex_colors, "USE_VERTEX_COLORS"),
             (self.uvs, "USE_UVS"),
             (self.instances.is_some(), "USE_INSTANCE_TRANSFORMS"),
         ] {
@@ -339,7 +379,8 @@ impl Geometry for SceneGeometry {
 
     fn id(&self) -> GeometryId {
         // The public id range, one id per shader variant.
-        GeometryId(0x0200 | self.normals as u16 | (self.colors as u16) << 1 | (self.uvs as u16) << 2 | (self.instances.is_some() as u16) << 3)
+        let normals = self.shading.normals != Normals::None;
+        GeometryId(0x0200 | normals as u16 | (self.shading.vertex_colors as u16) << 1 | (self.uvs as u16) << 2 | (self.instances.is_some() as u16) << 3)
     }
 
     // three-d's trait returns nothing: a draw that fails (a shader that does not build) is
@@ -383,7 +424,16 @@ pub fn take_faults() -> Vec<String> {
     FAULTS.with(|f| std::mem::take(&mut *f.borrow_mut()))
 }
 
-/// The outputs three-d's fragment shaders read (pos, nor, uvs, col, instance_id).
+/// A tint as the vertex shader makes a vertex colour of it: rounded to bytes as the files'
+/// colours are, then sRGB-decoded (the uniform a draw without vertex colours is shaded by).
+fn linear_color(tint: [f32; 4]) -> [f32; 4] {
+    let byte = |c: f32| (255.0 * c + 0.5).floor() / 255.0;
+    let decode = |c: f32| if c < 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) };
+    [decode(byte(tint[0])), decode(byte(tint[1])), decode(byte(tint[2])), byte(tint[3])]
+}
+
+/// The outputs `RetroMaterial`'s fragment shader reads: pos, nor, uvs, and col where the
+/// geometry has vertex colours.
 const VERTEX_SHADER: &str = r#"
 uniform mat4 viewProjection;
 uniform mat4 modelMatrix;
@@ -406,14 +456,15 @@ out vec2 uvs;
 #endif
 #ifdef USE_VERTEX_COLORS
 layout(location = 2) in uvec4 color;
-#endif
 out vec4 col;
-flat out int instance_id;
+#endif
 
+#ifdef USE_VERTEX_COLORS
 // The sRGB transfer curve, as three-d applies it to vertex colours on the CPU.
 vec3 srgb_to_linear(vec3 c) {
     return mix(c / 12.92, pow((c + 0.055) / 1.055, vec3(2.4)), step(vec3(0.04045), c));
 }
+#endif
 
 void main() {
     mat4 local2World = modelMatrix;
@@ -442,10 +493,7 @@ void main() {
     // The colour bytes times the tint, rounded to bytes as the file's colours are.
 #ifdef USE_VERTEX_COLORS
     vec4 srgb = floor(vec4(color) * tint + 0.5) / 255.0;
-#else
-    vec4 srgb = floor(255.0 * tint + 0.5) / 255.0;
-#endif
     col = vec4(srgb_to_linear(srgb.rgb), srgb.a);
-    instance_id = gl_InstanceID;
+#endif
 }
 "#;

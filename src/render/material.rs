@@ -1,17 +1,21 @@
 //! The material every model is drawn with: vertex colour × texture (with its UV drift),
 //! lit by one fixed light from both sides (winding is unconfirmed in these files), with
-//! flat facets computed in the fragment shader where the file has no normals. Colours go
+//! flat facets computed in the fragment shader where the file has no normals. Each shader
+//! variant reads only what its geometry passes (`Shading`) and tests texels only when a
+//! texel can be dropped: a `discard` anywhere in the shader stops a software rasteriser from
+//! testing depth before shading. Colours go
 //! through three-d's sRGB output mapping and no tone mapping, so texels and material
 //! colours come out as the file stores them.
 
+use super::geometry::{Normals, Shading};
 use three_d::{
     Blend, BlendEquationType, BlendMultiplierType, DepthTest, WriteMask, ColorMapping, Cull, EffectMaterialId, Light, Material, MaterialType, Program, RenderStates, Texture2DRef, Vec3, Viewer,
 };
 
 pub struct RetroMaterial {
     pub texture: Option<Texture2DRef>,
-    /// The mesh has per-vertex normals to shade with.
-    pub normals: bool,
+    /// What the geometry drawn with this material passes to shade with.
+    pub shading: Shading,
     pub cull: Cull,
     /// Light the surface gives off on its own: 0 none, 1 its full colour added.
     pub glow: f32,
@@ -42,6 +46,12 @@ pub enum Pass {
 }
 
 impl Pass {
+    /// Whether a texel can be dropped in this pass at this alpha cut-off (the shader then
+    /// tests each texel's alpha).
+    fn drops_texels(self, alpha_cutoff: f32) -> bool {
+        self != Pass::All || alpha_cutoff > 0.0
+    }
+
     /// The shader's `pass` uniform and the factor the texel's colour is scaled by.
     fn uniforms(self) -> (i32, f32) {
         match self {
@@ -59,16 +69,31 @@ pub const LIGHT: Vec3 = Vec3 { x: 0.45, y: 0.8, z: 0.35 };
 impl Material for RetroMaterial {
     fn id(&self) -> EffectMaterialId {
         // The public id range; one id per shader variant.
-        EffectMaterialId(0x0100 | self.texture.is_some() as u16 | (self.normals as u16) << 1)
+        let normals = match self.shading.normals {
+            Normals::None => 0,
+            Normals::Every => 1,
+            Normals::Some => 2,
+        };
+        let alpha_test = self.texture.is_some() && self.pass.drops_texels(self.alpha_cutoff);
+        EffectMaterialId(0x0100 | self.texture.is_some() as u16 | normals << 1 | (self.shading.vertex_colors as u16) << 3 | (alpha_test as u16) << 4)
     }
 
     fn fragment_shader_source(&self, _lights: &[&dyn Light]) -> String {
         let mut shader = String::new();
         if self.texture.is_some() {
             shader.push_str("#define USE_TEXTURE\nin vec2 uvs;\n");
+            if self.pass.drops_texels(self.alpha_cutoff) {
+                shader.push_str("#define ALPHA_TEST\n");
+            }
         }
-        if self.normals {
+        if self.shading.normals != Normals::None {
             shader.push_str("#define USE_NORMALS\nin vec3 nor;\n");
+        }
+        if self.shading.normals != Normals::Every {
+            shader.push_str("#define USE_POSITIONS\nin vec3 pos;\n");
+        }
+        if self.shading.vertex_colors {
+            shader.push_str("#define USE_VERTEX_COLORS\nin vec4 col;\n");
         }
         shader.push_str(ColorMapping::fragment_shader_source());
         shader.push_str(
@@ -84,27 +109,36 @@ uniform vec4 ghost;
 uniform sampler2D tex;
 uniform mat3 textureTransformation;
 #endif
-in vec3 pos;
-in vec4 col;
+#ifndef USE_VERTEX_COLORS
+uniform vec4 baseColor;
+#endif
 layout (location = 0) out vec4 outColor;
 
 void main()
 {
-#ifdef USE_NORMALS
+#if defined(USE_NORMALS) && defined(USE_POSITIONS)
     // Vertex normals where the file has them (a zero normal means none: flat facets).
     // (Derivatives outside the branch: they are only defined in uniform control flow.)
     vec3 dx = dFdx(pos), dy = dFdy(pos);
     vec3 n = dot(nor, nor) > 0.25 ? normalize(nor) : normalize(cross(dx, dy));
+#elif defined(USE_NORMALS)
+    vec3 n = normalize(nor);
 #else
     vec3 n = normalize(cross(dFdx(pos), dFdy(pos)));
 #endif
     float light = ambient + (1.0 - ambient) * abs(dot(n, normalize(lightDirection)));
+#ifdef USE_VERTEX_COLORS
     vec4 c = col;
+#else
+    vec4 c = baseColor;
+#endif
 #ifdef USE_TEXTURE
     vec4 t = texture(tex, (textureTransformation * vec3(uvs, 1.0)).xy);
+#ifdef ALPHA_TEST
     if (t.a < alphaCutoff) discard;
     bool semi = t.a < 0.99;
     if ((texelPass == 1 && semi) || (texelPass == 2 && !semi)) discard;
+#endif
     c *= t;
 #endif
     outColor = vec4(c.rgb * (light + glow), c.a);

@@ -406,10 +406,11 @@ impl Renderer {
         self.main().map(|s| s.current_lod(&self.options, self.camera.position()))
     }
 
-    /// Compile the shader programs of `variants` (normals, colours, textured) by drawing one
-    /// triangle of each outside the view, so that the first frame of a file does not wait
+    /// Compile the shader programs of `variants` (normals, vertex colours, and the texture's
+    /// alpha cut-off: none untextured, 0 for a texture whose every texel is drawn) by drawing
+    /// one triangle of each outside the view, so that the first frame of a file does not wait
     /// for them. Leaves the frame cleared to the background.
-    pub fn warm_up(&mut self, variants: &[(bool, bool, bool)]) {
+    pub fn warm_up(&mut self, variants: &[(bool, bool, Option<f32>)]) {
         let texture = upload_texture(&self.context, &crate::scene::Texture { name: None, texels: crate::texture::Texels { width: 1, height: 1, rgba: std::sync::Arc::new(vec![255; 4]) }, file: None, nearest: true, stand_in: false });
         let target = RenderTarget::screen(&self.context, self.width, self.height);
         // A small triangle in front of the camera, cleared away after: a software rasteriser
@@ -421,18 +422,19 @@ impl Renderer {
         let corner = |v: Vec3| [v.x, v.y, v.z];
         let positions = [corner(centre - right - up), corner(centre + right - up), corner(centre + up)];
         let (normals, colors, uvs) = ([[0.0f32, 1.0, 0.0]; 3], [[255u8; 4]; 3], [[0.0f32; 2], [1.0, 0.0], [0.5, 1.0]]);
-        for &(with_normals, with_colors, textured) in variants {
+        for &(with_normals, with_colors, alpha_cutoff) in variants {
             let arrays = VertexArrays {
                 positions: &positions,
                 normals: with_normals.then_some(&normals[..]),
                 colors: with_colors.then_some(&colors[..]),
-                uvs: textured.then_some(&uvs[..]),
+                uvs: alpha_cutoff.map(|_| &uvs[..]),
                 indices: &[0, 1, 2],
                 model: glam::Mat4::IDENTITY,
                 tint: [1.0; 4],
             };
             let Some(geometry) = SceneGeometry::new(&self.context, &[arrays]) else { continue };
-            let (material, _) = retro_materials(None, textured.then(|| texture.clone()), with_normals);
+            let material = crate::scene::Material { alpha_cutoff: alpha_cutoff.filter(|&c| c > 0.0), ..Default::default() };
+            let (material, _) = retro_materials(Some(&material), alpha_cutoff.map(|_| texture.clone()), geometry.shading());
             target.render(&self.camera, [&Gm::new(geometry, material)], &[]);
         }
         let [r, g, b] = BACKGROUND.map(|c| c as f32 / 255.0);

@@ -82,7 +82,9 @@ impl Viewer {
     #[wasm_bindgen(js_name = warmUp)]
     pub fn warm_up(&mut self) -> f64 {
         let t0 = clock_ms();
-        let variants: Vec<(bool, bool, bool)> = (0..8).map(|k| (k & 1 != 0, k & 2 != 0, k & 4 != 0)).collect();
+        // With and without normals and vertex colours; untextured, textured, and textured
+        // with cut-out texels (the field models' materials).
+        let variants: Vec<(bool, bool, Option<f32>)> = (0..12).map(|k| (k & 1 != 0, k & 2 != 0, [None, Some(0.0), Some(0.5)][k >> 2])).collect();
         self.renderer.warm_up(&variants);
         clock_ms() - t0
     }

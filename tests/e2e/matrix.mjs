@@ -82,6 +82,22 @@ export function model(fmt, mat, prim, era) {
   return file('DIV-BIZ2', [chunk(0x0003, []), chunk(0x0040, object)]);
 }
 
+// A flat square facing +z (one PCONN face of four points), coloured 0.8, 0.5, 0.25 by its
+// vertices or by its material (LIB's plain_mtl, the same colour), with no normals, every
+// normal (0, 0, 1), or one of them zero (which the notes' files use for none: that
+// triangle is lit as a facet).
+export const SQUARE_NORMALS = ['none', 'every', 'one zero'];
+export const SQUARE_COLOURS = ['vertex', 'material'];
+export function square(normals, colour) {
+  const fmt = FORMATS.find((f) => f.normal === (normals !== 'none') && f.rgba === (colour === 'vertex') && !f.la && !f.uv && !f.uvw);
+  const corners = [[-1, -1], [1, -1], [1, 1], [-1, 1]];
+  const values = corners.flatMap(([x, y], k) => [x, y, 0, ...(fmt.normal ? (normals === 'one zero' && k === 1 ? [0, 0, 0] : [0, 0, 1]) : []), ...(fmt.rgba ? [0.8, 0.5, 0.25, 1] : [])]);
+  const face = chunk(0x0046, [chunk(fmt.id, f32(values)), chunk(0x004d, Buffer.concat([Buffer.from([4]), i32([0, 1, 2, 3])]))]);
+  const patch = [chunk(0x2008, cstr('p0')), ...materialRefs(colour === 'vertex' ? 'none' : 'plain', 0xffff), face];
+  const object = [chunk(0x2008, cstr('square')), chunk(0x0041, [chunk(0x2046, f32([0, 1000])), chunk(0x0042, patch)])];
+  return file('DIV-BIZ2', [chunk(0x0003, []), chunk(0x0040, object)]);
+}
+
 export function library() {
   const material = (name, texture) => chunk(0x0020, [chunk(0x2008, cstr(name)), chunk(0x2024, f32([0.8, 0.5, 0.25])), ...(texture ? [chunk(0x2021, Buffer.concat([Buffer.from([2]), cstr(texture)]))] : [])]);
   const texture = (name, special) => chunk(0x0010, [chunk(0x2008, cstr(name)), chunk(0x2011, cstr('c:\\art\\check.tga')), ...(special ? [chunk(0x2037, cstr(special))] : [])]);

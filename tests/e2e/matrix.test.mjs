@@ -8,14 +8,20 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import validator from 'gltf-validator';
 import { startServer, launch, newPage, withThree } from './harness.mjs';
-import { FORMATS, MATERIALS, PRIMS, CONTEXTS, triangles, wantsTexture, writeMatrix, worldOfAll } from './matrix.mjs';
+import { FORMATS, MATERIALS, PRIMS, CONTEXTS, SQUARE_NORMALS, SQUARE_COLOURS, square, triangles, wantsTexture, writeMatrix, worldOfAll } from './matrix.mjs';
 
 let root, server, browser, combos;
+
+// Every file the archive lists: two per combination (model and game object), a map for each
+// placed one, the library and the texture, and the squares.
+const listed = () => combos.length * 2 + 2 + combos.filter((c) => c.ctx !== 'alone').length + SQUARE_NORMALS.length * SQUARE_COLOURS.length;
+
+const squarePath = (normals, colour) => `GAME/VIDEO/SQ_${normals.replace(' ', '_')}_${colour}.BGF`.toUpperCase();
 
 before(async () => {
   root = mkdtempSync(join(tmpdir(), 'relicview-matrix-'));
@@ -24,6 +30,7 @@ before(async () => {
     wanted.push({ fmt, mat, ctx, prim: PRIMS[(f + m + c) % PRIMS.length], era: (f + m) % 2 ? 1994 : 1996 });
   })));
   combos = writeMatrix(join(root, 'ARCHIVE'), wanted);
+  for (const n of SQUARE_NORMALS) for (const c of SQUARE_COLOURS) writeFileSync(join(root, 'ARCHIVE', squarePath(n, c)), square(n, c));
   server = await startServer(join(root, 'ARCHIVE'));
   browser = await launch();
 });
@@ -64,7 +71,7 @@ function look(page, path) {
 test('every vertex format × material × context opens, draws, picks and exports in one page', async () => {
   const { page, problems } = await newPage(browser, server.url);
   await withThree(page);
-  await page.waitForFunction((n) => window.relicview.listing().files === n && !window.relicview.listing().pending, combos.length * 2 + 2 + combos.filter((c) => c.ctx !== 'alone').length);
+  await page.waitForFunction((n) => window.relicview.listing().files === n && !window.relicview.listing().pending, listed());
   const failures = [];
   const findings = new Map();
   for (const c of combos) {
@@ -91,6 +98,47 @@ test('every vertex format × material × context opens, draws, picks and exports
   }
   console.log(`# ${combos.length} combinations in the page, ${failures.length} failed; validator warnings: ${JSON.stringify(Object.fromEntries(findings))}`);
   assert.deepEqual(failures, []);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a flat square is lit alike whatever its normals and wherever its colour comes from', async () => {
+  // Each way of shading passes the fragment shader only what it needs (a normal where every
+  // vertex has a usable one, the position where facets are made, a colour per vertex only
+  // where the colours differ): all six must show the same colour over the whole square, and
+  // a zero normal must not darken its triangle.
+  const { page, problems } = await newPage(browser, server.url);
+  await page.waitForFunction((n) => window.relicview.listing().files === n && !window.relicview.listing().pending, listed());
+  const seen = {};
+  for (const n of SQUARE_NORMALS) {
+    for (const c of SQUARE_COLOURS) {
+      seen[`${n}, ${c} colour`] = await page.evaluate(async (p) => {
+        await window.relicview.open(p);
+        const { data } = window.relicview.readPixels();
+        // The most common colour among the pixels that are not the background (a corner).
+        const key = (i) => `${data[i]},${data[i + 1]},${data[i + 2]}`;
+        const background = key(0);
+        const counts = new Map();
+        let covered = 0;
+        for (let i = 0; i < data.length; i += 4) {
+          if (key(i) === background) continue;
+          covered++;
+          counts.set(key(i), (counts.get(key(i)) || 0) + 1);
+        }
+        const [colour, pixels] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0] || ['', 0];
+        return { colour: colour.split(',').map(Number), share: pixels / Math.max(1, covered), covered };
+      }, squarePath(n, c));
+    }
+  }
+  const [first, ...rest] = Object.entries(seen);
+  for (const [name, s] of [first, ...rest]) {
+    assert.ok(s.covered > 1000, `${name}: the square covers ${s.covered} pixels`);
+    // The square is one colour inside its antialiased edges.
+    assert.ok(s.share > 0.8, `${name}: ${Math.round(s.share * 100)} % of the square has its colour ${s.colour}`);
+    assert.ok(s.colour.some((v) => v > 40), `${name}: lit, not black (${s.colour})`);
+    const off = Math.max(...s.colour.map((v, k) => Math.abs(v - first[1].colour[k])));
+    assert.ok(off <= 2, `${name}: ${s.colour} against ${first[0]}: ${first[1].colour}`);
+  }
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -28,6 +28,9 @@ async function look(page, path) {
   return page.evaluate(async (path) => {
     const r = window.relicview;
     const result = await r.open(path).then((v) => v, (e) => ({ error: e.message, offset: e.offset ?? null }));
+    // What is on the screen: the panes as the next frame paints them (the hex view fits the
+    // rows to its height once the page is laid out, before that frame is painted).
+    await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
     const canvas = document.getElementById('viewport');
     const view = r.inspector.view();
     return {
