@@ -448,6 +448,9 @@ pub async fn texture_users(archive: &RefCell<Archive>, source: &impl FileSource,
     out
 }
 
+/// How many of an open's files are read at once.
+const READS_AT_ONCE: usize = 16;
+
 /// The one open sequence: read the file, parse it, read the files it needs (round by
 /// round: libraries, then the maps they name), and build its scene.
 pub async fn open_file(archive: &RefCell<Archive>, source: &impl FileSource, path: &str) -> Result<Opened, String> {
@@ -480,12 +483,18 @@ pub async fn open_bytes(archive: &RefCell<Archive>, source: &impl FileSource, pa
             if needs.is_empty() {
                 break;
             }
-            for dep in needs {
-                let bytes = source.read(&dep).await;
-                if let Err(why) = &bytes {
-                    unreadable.push(format!("{dep}: {why}"));
+            // A round's files are read a few at a time, together: each read of a dropped
+            // folder's file waits on the browser (a world's dozen reads took some 200 ms one
+            // after another), and a bounded few keep a map naming thousands of files from
+            // asking for all of them at once.
+            for group in needs.chunks(READS_AT_ONCE) {
+                let reads = futures_util::future::join_all(group.iter().map(|dep| source.read(dep))).await;
+                for (dep, bytes) in group.iter().zip(reads) {
+                    if let Err(why) = &bytes {
+                        unreadable.push(format!("{dep}: {why}"));
+                    }
+                    archive.borrow_mut().provide(dep, bytes);
                 }
-                archive.borrow_mut().provide(&dep, bytes);
             }
         }
         t2 = source.now_ms();
@@ -499,6 +508,50 @@ pub async fn open_bytes(archive: &RefCell<Archive>, source: &impl FileSource, pa
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Reads that each wait once before they end (as the browser's do), counting how many
+    /// are under way at a time.
+    struct Waiting {
+        files: MemorySource,
+        under_way: std::cell::Cell<usize>,
+        most: std::cell::Cell<usize>,
+        reads: std::cell::Cell<usize>,
+    }
+
+    impl FileSource for Waiting {
+        async fn read(&self, path: &str) -> Result<Vec<u8>, String> {
+            self.under_way.set(self.under_way.get() + 1);
+            self.most.set(self.most.get().max(self.under_way.get()));
+            self.reads.set(self.reads.get() + 1);
+            let mut waited = false;
+            std::future::poll_fn(|cx| {
+                if waited {
+                    return std::task::Poll::Ready(());
+                }
+                waited = true;
+                cx.waker().wake_by_ref();
+                std::task::Poll::Pending
+            })
+            .await;
+            self.under_way.set(self.under_way.get() - 1);
+            self.files.read(path).await
+        }
+    }
+
+    #[test]
+    fn a_worlds_files_are_read_a_bounded_few_at_once_and_give_the_same_world() {
+        let files = MemorySource::new(crate::demo::demo_files());
+        let plain = pollster::block_on(open_file(&RefCell::new(files.archive()), &files, "DEMO/MAPS/CITY.MAP")).unwrap();
+        let waiting = Waiting { files: files.clone(), under_way: Default::default(), most: Default::default(), reads: Default::default() };
+        let opened = pollster::block_on(open_file(&RefCell::new(files.archive()), &waiting, "DEMO/MAPS/CITY.MAP")).unwrap();
+        assert!(waiting.reads.get() > 3, "CITY needs its include, game objects, models and library: {} reads", waiting.reads.get());
+        assert!(waiting.most.get() > 1, "a round's reads overlap: at most {} at once", waiting.most.get());
+        assert!(waiting.most.get() <= READS_AT_ONCE, "{} at once", waiting.most.get());
+        let (a, b) = (plain.scene.unwrap(), opened.scene.unwrap());
+        assert_eq!(a.nodes.len(), b.nodes.len());
+        assert_eq!(a.meshes.iter().map(|m| m.triangle_count()).sum::<usize>(), b.meshes.iter().map(|m| m.triangle_count()).sum::<usize>());
+        assert_eq!((plain.unreadable, plain.notes), (opened.unreadable, opened.notes));
+    }
 
     #[test]
     fn the_texture_gallery_finds_who_uses_a_picture_and_the_pages_a_field_model_decodes() {
