@@ -11,6 +11,7 @@
 //! are converted; PNG texels stay sRGB as glTF expects.
 
 use crate::scene::{Scene, Target, Transform};
+use crate::texture::srgb_to_linear;
 use gltf_json as json;
 use json::validation::{Checked::Valid, USize64};
 use json::Index;
@@ -43,14 +44,6 @@ fn views(scene: &Scene, options: &ExportOptions) -> Vec<(Option<String>, Vec<u32
         out.push((None, options.hidden_layers.clone()));
     }
     out
-}
-
-fn srgb_to_linear(c: f32) -> f32 {
-    if c <= 0.04045 {
-        c / 12.92
-    } else {
-        ((c + 0.055) / 1.055).powf(2.4)
-    }
 }
 
 /// What goes into the binary chunk: derived from the scene's own arrays as it is written,

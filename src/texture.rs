@@ -103,6 +103,15 @@ pub fn crop(t: &Texels, x: u32, y: u32, width: u32, height: u32) -> Texels {
     Texels { width, height, rgba: std::sync::Arc::new(rgba) }
 }
 
+/// The sRGB transfer curve: a stored colour channel (0–1) to linear light.
+pub fn srgb_to_linear(c: f32) -> f32 {
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

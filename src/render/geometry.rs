@@ -428,8 +428,8 @@ pub fn take_faults() -> Vec<String> {
 /// colours are, then sRGB-decoded (the uniform a draw without vertex colours is shaded by).
 fn linear_color(tint: [f32; 4]) -> [f32; 4] {
     let byte = |c: f32| (255.0 * c + 0.5).floor() / 255.0;
-    let decode = |c: f32| if c < 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) };
-    [decode(byte(tint[0])), decode(byte(tint[1])), decode(byte(tint[2])), byte(tint[3])]
+    let decode = |c: f32| crate::texture::srgb_to_linear(byte(c));
+    [decode(tint[0]), decode(tint[1]), decode(tint[2]), byte(tint[3])]
 }
 
 /// The outputs `RetroMaterial`'s fragment shader reads: pos, nor, uvs, and col where the
