@@ -3,7 +3,7 @@
 //! positions, normals and UVs, sRGB colour bytes — and the vertex shader does what three-d's
 //! `Mesh` does on the CPU (sRGB → linear, the UV flip, the material tint). A draw merged from
 //! several primitives gets one buffer per attribute, each primitive's array written at its
-//! place; only the index list is rewritten (each primitive's numbers move by the vertices
+//! place (small ones gathered into runs first); only the index list is rewritten (each primitive's numbers move by the vertices
 //! before it), 16-bit wherever every vertex number fits. Each geometry keeps its attribute
 //! bindings in a vertex array object of its own, with fixed attribute locations.
 
@@ -59,6 +59,47 @@ fn normals_usable(normals: &[[f32; 3]]) -> bool {
 
 /// Writes bytes at a vertex number of the buffer being filled.
 type Put<'a> = dyn FnMut(usize, &[u8]) + 'a;
+
+/// Bytes gathered before one `bufferSubData` when parts are small.
+const STAGED_BYTES: usize = 1 << 16;
+
+/// A buffer's bytes, written in order, uploaded in runs: a merged draw of thousands of small
+/// parts (a world's buildings) goes up in a few calls instead of one a part, each of which
+/// crosses into the browser; a part of `STAGED_BYTES` or more still goes up straight from
+/// its own array.
+struct Staged<F: FnMut(usize, &[u8])> {
+    upload: F,
+    /// Byte offset of `pending` in the buffer.
+    start: usize,
+    pending: Vec<u8>,
+}
+
+impl<F: FnMut(usize, &[u8])> Staged<F> {
+    fn new(upload: F) -> Self {
+        Staged { upload, start: 0, pending: Vec::new() }
+    }
+
+    fn put(&mut self, offset: usize, bytes: &[u8]) {
+        if !self.pending.is_empty() && (offset != self.start + self.pending.len() || self.pending.len() + bytes.len() > STAGED_BYTES) {
+            self.flush();
+        }
+        if bytes.len() >= STAGED_BYTES {
+            (self.upload)(offset, bytes);
+            return;
+        }
+        if self.pending.is_empty() {
+            self.start = offset;
+        }
+        self.pending.extend_from_slice(bytes);
+    }
+
+    fn flush(&mut self) {
+        if !self.pending.is_empty() {
+            (self.upload)(self.start, &self.pending);
+            self.pending.clear();
+        }
+    }
+}
 
 /// Attribute locations, fixed in the vertex shader.
 const POSITION: u32 = 0;
@@ -174,7 +215,9 @@ impl SceneGeometry {
                 let Ok(buffer) = gl.create_buffer() else { return };
                 gl.bind_buffer(three_d::context::ARRAY_BUFFER, Some(buffer));
                 gl.buffer_data_size(three_d::context::ARRAY_BUFFER, (vertices * stride) as i32, three_d::context::STATIC_DRAW);
-                fill(&mut |at, bytes| gl.buffer_sub_data_u8_slice(three_d::context::ARRAY_BUFFER, (at * stride) as i32, bytes));
+                let mut staged = Staged::new(|offset, bytes: &[u8]| gl.buffer_sub_data_u8_slice(three_d::context::ARRAY_BUFFER, offset as i32, bytes));
+                fill(&mut |at, bytes| staged.put(at * stride, bytes));
+                staged.flush();
                 gl.enable_vertex_attrib_array(location);
                 if kind == three_d::context::FLOAT {
                     gl.vertex_attrib_pointer_f32(location, size, kind, false, 0, 0);
@@ -253,18 +296,20 @@ impl SceneGeometry {
             let index_bytes = if short { 2 } else { 4 };
             gl.buffer_data_size(three_d::context::ELEMENT_ARRAY_BUFFER, (indices * index_bytes) as i32, three_d::context::STATIC_DRAW);
             let (mut first, mut at) = (0u32, 0usize);
+            let mut staged = Staged::new(|offset, bytes: &[u8]| gl.buffer_sub_data_u8_slice(three_d::context::ELEMENT_ARRAY_BUFFER, offset as i32, bytes));
             for a in parts {
-                let put = |data: &[u8]| gl.buffer_sub_data_u8_slice(three_d::context::ELEMENT_ARRAY_BUFFER, (at * index_bytes) as i32, data);
+                let offset = at * index_bytes;
                 if short {
-                    put(bytemuck::cast_slice(&a.indices.iter().map(|&i| (i + first) as u16).collect::<Vec<u16>>()));
+                    staged.put(offset, bytemuck::cast_slice(&a.indices.iter().map(|&i| (i + first) as u16).collect::<Vec<u16>>()));
                 } else if first == 0 {
-                    put(bytemuck::cast_slice(a.indices));
+                    staged.put(offset, bytemuck::cast_slice(a.indices));
                 } else {
-                    put(bytemuck::cast_slice(&a.indices.iter().map(|&i| i + first).collect::<Vec<u32>>()));
+                    staged.put(offset, bytemuck::cast_slice(&a.indices.iter().map(|&i| i + first).collect::<Vec<u32>>()));
                 }
                 first += a.positions.len() as u32;
                 at += a.indices.len();
             }
+            staged.flush();
             buffers.push(elements);
             gl.bind_vertex_array(None);
             gl.bind_buffer(three_d::context::ARRAY_BUFFER, None);

@@ -1,10 +1,12 @@
 //! The only module that knows three-d: draws neutral [`Scene`]s into the page's WebGL2
 //! canvas, owns the camera, and evaluates the scenes' clips at the animation clock.
 //!
-//! Draw plan (see `Scene::draw_plan`): meshes used once and not moved by a clip are baked
-//! into world space and merged, one draw per texture; a mesh placed by several nodes (or
-//! moved by a clip) is one instanced draw per primitive for all its nodes. Draw calls grow
-//! with unique meshes, not with placements. LODs are uploaded the first time they show.
+//! Draw plan (see `Scene::draw_plan`): meshes not moved by a clip are baked into world
+//! space and merged, one draw per texture, up to a bounded number of copies of meshes that
+//! several nodes place (a software rasteriser pays for every instance as for a score of
+//! vertices); a mesh past that budget, or moved by a clip, is one instanced draw per
+//! primitive for all its nodes. Draw calls grow with unique meshes, not with placements.
+//! LODs are uploaded the first time they show.
 //!
 //! A file on show is one [`stage::Stage`]; two files compared are three (A, B and the
 //! difference view) under one camera, drawn as `view::CompareView` says: one of them, B

@@ -40,7 +40,7 @@ async function served() {
 
 const near = (a, b, eps = 1e-3) => a.length === b.length && a.every((x, i) => Math.abs(x - b[i]) < eps);
 
-test('a world draws its placements instanced: placements and triangles as the native core counts, draw calls by unique mesh', async () => {
+test('a world draws all its placements: placements and triangles as the native core counts, draw calls by unique mesh, not by placement', async () => {
   const { page, problems } = await served();
   for (const path of [ARENA, CITY]) {
     const native = worldInfo(path);
