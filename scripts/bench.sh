@@ -67,6 +67,6 @@ node tests/bench/wasm-throughput.mjs
 node tests/bench/first-frame.mjs "${1:-9}"
 node tests/bench/big-model.mjs
 node tests/bench/listing.mjs 2000 20000
-node tests/bench/world.mjs
+node tests/bench/world.mjs "${1:-9}"
 node tests/bench/disc.mjs
 python3 tests/bench/export-all.py
