@@ -3,9 +3,11 @@
 //! positions, normals and UVs, sRGB colour bytes — and the vertex shader does what three-d's
 //! `Mesh` does on the CPU (sRGB → linear, the UV flip, the material tint). A draw merged from
 //! several primitives gets one buffer per attribute, each primitive's array written at its
-//! place (small ones gathered into runs first); only the index list is rewritten (each primitive's numbers move by the vertices
-//! before it), 16-bit wherever every vertex number fits. Each geometry keeps its attribute
-//! bindings in a vertex array object of its own, with fixed attribute locations.
+//! place (small ones gathered into runs first, the one extra copy, so that a world's
+//! thousands of parts are a few calls); only the index list is rewritten (each primitive's
+//! numbers move by the vertices before it), 16-bit wherever every vertex number fits. Each
+//! geometry keeps its attribute bindings in a vertex array object of its own, with fixed
+//! attribute locations.
 
 use super::to_mat4;
 use three_d::context::HasContext;
