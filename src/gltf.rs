@@ -10,7 +10,7 @@
 //! Colours: glTF's vertex colours and factors are linear, the files' are sRGB bytes, so both
 //! are converted; PNG texels stay sRGB as glTF expects.
 
-use crate::scene::{Scene, Target, Transform};
+use crate::scene::{NodeId, Scene, Target, Transform};
 use crate::texture::srgb_to_linear;
 use gltf_json as json;
 use json::validation::{Checked::Valid, USize64};
@@ -310,6 +310,13 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
     let lods = scene.lod_count();
     let views = views(scene, &options);
     let mut copies: Vec<Vec<Option<Index<json::Node>>>> = Vec::new();
+    // Each node's children, in the order they were added (a child always follows its parent).
+    let mut children_of: Vec<Vec<NodeId>> = vec![Vec::new(); scene.nodes.len()];
+    for (i, n) in scene.nodes.iter().enumerate() {
+        if let Some(p) = n.parent.filter(|&p| (p as usize) < i) {
+            children_of[p as usize].push(i as NodeId);
+        }
+    }
     for (lod, (label, hidden)) in (0..lods).flat_map(|lod| views.iter().map(move |v| (lod, v))) {
         let visible = scene.visible_in(lod, hidden);
         let mut index: Vec<Option<Index<json::Node>>> = vec![None; scene.nodes.len()];
@@ -319,7 +326,7 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
                 continue;
             }
             let n = &scene.nodes[i];
-            let children: Vec<Index<json::Node>> = n.children.iter().filter_map(|&c| index.get(c as usize).copied().flatten()).collect();
+            let children: Vec<Index<json::Node>> = children_of[i].iter().filter_map(|&c| index.get(c as usize).copied().flatten()).collect();
             let t: &Transform = &n.transform;
             let d = Transform::default();
             index[i] = Some(b.root.push(json::Node {

@@ -162,7 +162,6 @@ pub enum Marker {
 pub struct Node {
     pub name: Option<String>,
     pub parent: Option<NodeId>,
-    pub children: Vec<NodeId>,
     pub transform: Transform,
     pub mesh: Option<MeshId>,
     pub marker: Option<Marker>,
@@ -465,9 +464,6 @@ impl Scene {
     pub fn add_node(&mut self, parent: Option<NodeId>, node: Node) -> NodeId {
         let id = self.nodes.len() as NodeId;
         self.nodes.push(Node { parent, ..node });
-        if let Some(p) = parent {
-            self.nodes[p as usize].children.push(id);
-        }
         id
     }
 
@@ -588,6 +584,13 @@ impl Scene {
             world.push(m);
         }
         world
+    }
+
+    /// World matrices of every node in the rest pose (clips at time 0). A scene no clip
+    /// moves skips the pose: a world of 45,000 nodes copies no transforms to get them.
+    pub fn rest_world(&self) -> Vec<Mat4> {
+        let moved = self.playing().flat_map(|c| &c.tracks).any(|t| matches!(t.target, Target::Translation(_) | Target::Rotation(_) | Target::Scale(_)));
+        if moved { self.world(&self.pose(0.0)) } else { self.world(&[]) }
     }
 
     /// Whether each node is shown at LOD `lod`: its own `lod` and every ancestor's allow it.
@@ -713,7 +716,12 @@ impl Scene {
 
     /// [`Self::bounds`] with the layers in `hidden` hidden.
     pub fn bounds_in(&self, lod: usize, hidden: &[u32]) -> Option<Bounds> {
-        let world = self.world(&self.pose(0.0));
+        self.bounds_placed(lod, hidden, &self.rest_world())
+    }
+
+    /// [`Self::bounds_in`] with every node placed by `world` (the rest pose's, from
+    /// [`Self::rest_world`], for a caller that keeps them).
+    pub fn bounds_placed(&self, lod: usize, hidden: &[u32], world: &[Mat4]) -> Option<Bounds> {
         let visible = self.visible_in(lod, hidden);
         let mut b = None;
         // A point is used by some six triangles of a grid, and a mesh may be placed
@@ -941,7 +949,6 @@ impl Scene {
             let node = Node {
                 name: n.name.clone(),
                 parent: None,
-                children: Vec::new(),
                 transform: n.transform,
                 mesh: n.mesh.and_then(|m| absorbed.meshes.get(m as usize).copied()),
                 marker: n.marker,
@@ -1360,6 +1367,25 @@ mod tests {
         let m = s.add_mesh(Mesh { name: None, primitives: vec![quad(0.0, 1)] });
         s.nodes[0].mesh = Some(m);
         assert_eq!(s.draw_plan(0).instanced.len(), 1);
+    }
+
+    #[test]
+    fn the_rest_pose_is_where_playing_clips_start_and_the_nodes_own_transforms_elsewhere() {
+        // A door whose clip starts it 3 units up, under a parent 10 along x.
+        let mut s = Scene::default();
+        let parent = s.add_node(None, Node { transform: Transform { translation: [10.0, 0.0, 0.0], ..Default::default() }, ..Default::default() });
+        let door = s.add_node(Some(parent), Node { transform: Transform { translation: [0.0, 1.0, 0.0], ..Default::default() }, ..Default::default() });
+        let at = |w: &[Mat4]| w[door as usize].transform_point3(Vec3::ZERO).to_array();
+        assert_eq!(at(&s.rest_world()), [10.0, 1.0, 0.0], "no clip: the node's own transform");
+        s.clips.push(Clip { name: "door".into(), duration: 1.0, repeat: Repeat::Loop, tracks: vec![Track { target: Target::Translation(door), times: vec![0.0, 1.0], values: vec![0., 3., 0., 0., 5., 0.] }] });
+        assert_eq!(at(&s.rest_world()), [10.0, 3.0, 0.0], "a playing clip: where it is at time 0");
+        assert_eq!(s.rest_world(), s.world(&s.pose(0.0)));
+        s.stopped = vec![0];
+        assert_eq!(at(&s.rest_world()), [10.0, 1.0, 0.0], "a stopped clip moves nothing");
+        // The bounds follow the same rest pose.
+        let m = s.add_mesh(Mesh { name: None, primitives: vec![quad(0.0, 1)] });
+        s.nodes[door as usize].mesh = Some(m);
+        assert_eq!(s.bounds(0), s.bounds_placed(0, &[], &s.world(&s.pose(0.0))));
     }
 
     #[test]

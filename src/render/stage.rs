@@ -116,6 +116,9 @@ pub(super) struct Stage {
     /// uploads took (building the buffers and handing them to GL).
     pub upload_bytes: usize,
     pub upload_ms: f64,
+    /// Every node's world matrix in the rest pose (clips at time 0), for planning, upload,
+    /// bounds and a still scene's picks: found once per scene and choice, not per use.
+    rest_world: Vec<glam::Mat4>,
 }
 
 impl Stage {
@@ -136,11 +139,14 @@ impl Stage {
             choice: None,
             upload_bytes: 0,
             upload_ms: 0.0,
+            rest_world: Vec::new(),
         };
         if let Some(k) = stage.scene.choice.as_ref().map(|c| c.default) {
             stage.choose(k, 0);
+        } else {
+            stage.rest_world = stage.scene.rest_world();
         }
-        stage.bounds = stage.scene.bounds_in(0, &stage.hidden_layers);
+        stage.bounds = stage.scene.bounds_placed(0, &stage.hidden_layers, &stage.rest_world);
         stage
     }
 
@@ -160,7 +166,8 @@ impl Stage {
         // Clips that play changed: what is animated is planned again.
         self.lods.iter_mut().for_each(|l| *l = None);
         self.set_hidden_layers(layers);
-        self.bounds = self.scene.bounds_in(lod, &self.hidden_layers).or(self.bounds);
+        self.rest_world = self.scene.rest_world();
+        self.bounds = self.scene.bounds_placed(lod, &self.hidden_layers, &self.rest_world).or(self.bounds);
         true
     }
 
@@ -194,9 +201,9 @@ impl Stage {
         self.scene.lods.iter().position(within).or_else(|| self.scene.lods.iter().rposition(beyond)).unwrap_or(0)
     }
 
-    /// World matrices at the animation clock.
-    pub fn world(&self, seconds: f64) -> Vec<glam::Mat4> {
-        self.scene.world(&self.scene.pose(seconds))
+    /// World matrices at the animation clock (a still scene's are its rest pose's).
+    pub fn world(&self, seconds: f64) -> std::borrow::Cow<'_, [glam::Mat4]> {
+        if self.animating() { std::borrow::Cow::Owned(self.scene.world(&self.scene.pose(seconds))) } else { std::borrow::Cow::Borrowed(&self.rest_world) }
     }
 
     /// Batches of LOD `lod` uploaded, and in all.
@@ -229,7 +236,7 @@ impl Stage {
         }
         let scene = &self.scene;
         let plan = scene.draw_plan_in(lod, &self.hidden_layers);
-        let world = scene.world(&scene.pose(0.0));
+        let world = &self.rest_world;
         let visible = scene.visible_in(lod, &self.hidden_layers);
         let mut points: Vec<([f32; 3], f32)> = Vec::new();
         let mut dropzones: Vec<glam::Mat4> = Vec::new();
@@ -254,11 +261,10 @@ impl Stage {
     /// Upload batches of LOD `lod` until `budget` vertices have gone up (one batch at
     /// least); → how many went up.
     fn upload_some(&mut self, context: &Context, lod: usize, budget: usize) -> usize {
-        let (scene, Some(Some(l))) = (&self.scene, self.lods.get_mut(lod)) else { return 0 };
+        let (scene, world, Some(Some(l))) = (&self.scene, &self.rest_world, self.lods.get_mut(lod)) else { return 0 };
         if l.uploaded >= l.batches() {
             return 0;
         }
-        let world = scene.world(&scene.pose(0.0));
         let animated = scene.animated_nodes();
         let animated_materials = scene.animated_materials();
         let textures = &self.textures;
