@@ -730,9 +730,8 @@ impl Scene {
         // for such a placement), found once per mesh.
         let mut local: Vec<Option<Option<Bounds>>> = vec![None; self.meshes.len()];
         for (i, n) in self.nodes.iter().enumerate() {
-            let Some(m) = n.mesh.filter(|_| visible[i]) else { continue };
+            let (Some(m), Some(&w)) = (n.mesh.filter(|_| visible[i]), world.get(i)) else { continue };
             let mesh = &self.meshes[m as usize];
-            let w = world[i];
             let axis_aligned = w.x_axis.y == 0.0 && w.x_axis.z == 0.0 && w.y_axis.x == 0.0 && w.y_axis.z == 0.0 && w.z_axis.x == 0.0 && w.z_axis.y == 0.0 && w.x_axis.w == 0.0 && w.y_axis.w == 0.0 && w.z_axis.w == 0.0 && w.w_axis.w == 1.0;
             if axis_aligned {
                 let own = *local[m as usize].get_or_insert_with(|| {
@@ -750,8 +749,8 @@ impl Scene {
         }
         if b.is_none() {
             for (i, n) in self.nodes.iter().enumerate() {
-                if n.marker.is_some() && visible[i] {
-                    Bounds::grow(&mut b, world[i].transform_point3(Vec3::ZERO));
+                if let (Some(_), true, Some(w)) = (n.marker, visible[i], world.get(i)) {
+                    Bounds::grow(&mut b, w.transform_point3(Vec3::ZERO));
                 }
             }
         }

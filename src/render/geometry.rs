@@ -229,12 +229,16 @@ impl SceneGeometry {
                 buffers.push(buffer);
             };
             let placed = |a: &VertexArrays| !single && a.model != glam::Mat4::IDENTITY;
+            // A part placed in the buffer is written through one scratch array, reused: a
+            // world's thousands of small parts make no allocation each.
+            let mut scratch: Vec<[f32; 3]> = Vec::new();
             attribute(POSITION, 3, three_d::context::FLOAT, 12, &mut |put| {
                 let mut at = 0;
                 for a in parts {
                     if placed(a) {
-                        let baked: Vec<[f32; 3]> = a.positions.iter().map(|&v| a.model.transform_point3(glam::Vec3::from(v)).to_array()).collect();
-                        put(at, bytemuck::cast_slice(&baked));
+                        scratch.clear();
+                        scratch.extend(a.positions.iter().map(|&v| a.model.transform_point3(glam::Vec3::from(v)).to_array()));
+                        put(at, bytemuck::cast_slice(&scratch));
                     } else {
                         put(at, bytemuck::cast_slice(a.positions));
                     }
@@ -248,8 +252,9 @@ impl SceneGeometry {
                         let n = a.normals.unwrap_or_default();
                         if placed(a) {
                             let m = glam::Mat3::from_mat4(a.model).inverse().transpose();
-                            let baked: Vec<[f32; 3]> = n.iter().map(|&v| (m * glam::Vec3::from(v)).to_array()).collect();
-                            put(at, bytemuck::cast_slice(&baked));
+                            scratch.clear();
+                            scratch.extend(n.iter().map(|&v| (m * glam::Vec3::from(v)).to_array()));
+                            put(at, bytemuck::cast_slice(&scratch));
                         } else {
                             put(at, bytemuck::cast_slice(n));
                         }
@@ -258,6 +263,7 @@ impl SceneGeometry {
                 });
             }
             if colors {
+                let mut tinted: Vec<[u8; 4]> = Vec::new();
                 attribute(COLOR, 4, three_d::context::UNSIGNED_BYTE, 4, &mut |put| {
                     let mut at = 0;
                     for a in parts {
@@ -268,10 +274,11 @@ impl SceneGeometry {
                                 // shader's is 1 then); white under the shared tint where a part
                                 // has no colours.
                                 let t = if one_tint { [1.0; 4] } else { a.tint };
-                                let tinted: Vec<[u8; 4]> = match c {
-                                    Some(c) => c.iter().map(|c| std::array::from_fn(|k| (c[k] as f32 * t[k] + 0.5) as u8)).collect(),
-                                    None => vec![std::array::from_fn(|k| (255.0 * t[k] + 0.5) as u8); a.positions.len()],
-                                };
+                                tinted.clear();
+                                match c {
+                                    Some(c) => tinted.extend(c.iter().map(|c| std::array::from_fn(|k| (c[k] as f32 * t[k] + 0.5) as u8))),
+                                    None => tinted.resize(a.positions.len(), std::array::from_fn(|k| (255.0 * t[k] + 0.5) as u8)),
+                                }
                                 put(at, bytemuck::cast_slice(&tinted));
                             }
                         }
@@ -299,14 +306,19 @@ impl SceneGeometry {
             gl.buffer_data_size(three_d::context::ELEMENT_ARRAY_BUFFER, (indices * index_bytes) as i32, three_d::context::STATIC_DRAW);
             let (mut first, mut at) = (0u32, 0usize);
             let mut staged = Staged::new(|offset, bytes: &[u8]| gl.buffer_sub_data_u8_slice(three_d::context::ELEMENT_ARRAY_BUFFER, offset as i32, bytes));
+            let (mut short_scratch, mut long_scratch): (Vec<u16>, Vec<u32>) = (Vec::new(), Vec::new());
             for a in parts {
                 let offset = at * index_bytes;
                 if short {
-                    staged.put(offset, bytemuck::cast_slice(&a.indices.iter().map(|&i| (i + first) as u16).collect::<Vec<u16>>()));
+                    short_scratch.clear();
+                    short_scratch.extend(a.indices.iter().map(|&i| (i + first) as u16));
+                    staged.put(offset, bytemuck::cast_slice(&short_scratch));
                 } else if first == 0 {
                     staged.put(offset, bytemuck::cast_slice(a.indices));
                 } else {
-                    staged.put(offset, bytemuck::cast_slice(&a.indices.iter().map(|&i| i + first).collect::<Vec<u32>>()));
+                    long_scratch.clear();
+                    long_scratch.extend(a.indices.iter().map(|&i| i + first));
+                    staged.put(offset, bytemuck::cast_slice(&long_scratch));
                 }
                 first += a.positions.len() as u32;
                 at += a.indices.len();

@@ -143,7 +143,9 @@ impl Stage {
         };
         if let Some(k) = stage.scene.choice.as_ref().map(|c| c.default) {
             stage.choose(k, 0);
-        } else {
+        }
+        // (A choice whose default is not one of its options chose nothing.)
+        if stage.rest_world.len() != stage.scene.nodes.len() {
             stage.rest_world = stage.scene.rest_world();
         }
         stage.bounds = stage.scene.bounds_placed(0, &stage.hidden_layers, &stage.rest_world);
