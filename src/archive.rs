@@ -48,6 +48,18 @@ impl ArchiveIndex {
         index
     }
 
+    /// New kinds for the same paths, in the same order (the front end typed some files by
+    /// their content): the index of 20,000 paths is kept, not rebuilt. False, and nothing
+    /// changed, when there is not exactly one kind per path.
+    pub fn set_kinds(&mut self, kinds: impl IntoIterator<Item = Option<Kind>>) -> bool {
+        let kinds: Vec<Option<Kind>> = kinds.into_iter().take(self.paths.len() + 1).collect();
+        if kinds.len() != self.paths.len() {
+            return false;
+        }
+        self.kinds = kinds;
+        true
+    }
+
     pub fn len(&self) -> usize {
         self.paths.len()
     }
@@ -508,6 +520,16 @@ pub async fn open_bytes(archive: &RefCell<Archive>, source: &impl FileSource, pa
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn new_kinds_for_the_same_listing_keep_its_paths_and_a_wrong_count_changes_nothing() {
+        let mut index = ArchiveIndex::with_kinds([("A/VIDEO/CUBE.BGF", Some(Kind::Biz2Geometry)), ("A/NOEXT", None)]);
+        assert!(index.set_kinds([Some(Kind::Biz2Geometry), Some(Kind::Biz2Materials)]));
+        assert_eq!((index.kind("a/noext"), index.find("a/video/cube.bgf")), (Some(Kind::Biz2Materials), Some("A/VIDEO/CUBE.BGF")));
+        assert!(!index.set_kinds([None]), "one kind for two paths");
+        assert!(!index.set_kinds([None, None, None]), "three kinds for two paths");
+        assert_eq!(index.kind("A/NOEXT"), Some(Kind::Biz2Materials), "a refused set leaves the kinds as they were");
+    }
 
     /// Reads that each wait once before they end (as the browser's do), counting how many
     /// are under way at a time.

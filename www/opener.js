@@ -34,6 +34,13 @@ export class WorkerOpener {
     else if (warm && !this.broken) this.spawn();
   }
 
+  // New kinds for the same listing (`kinds` as Session.setKinds takes them).
+  setKinds(kinds) {
+    if (!this.listing) return;
+    this.listing = { ...this.listing, kinds };
+    if (this.worker) this.worker.postMessage({ type: 'kinds', kinds });
+  }
+
   // Whether a worker can run here at all (false after one failed to start).
   get usable() {
     return !this.broken;

@@ -8,7 +8,7 @@ import { $, core, count, message, nextTask, ready, state } from './state.js';
 import { addRow, clearInfo, setExport, showDocument, showError, viewMessage } from './infopane.js';
 import { clearMeasure, sizeText } from './measure.js';
 import { hideFlat, showFlat } from './flatview.js';
-import { confirmKinds, kindOfEntry, markSelected, setEntries, setListing, typeEntries } from './listing.js';
+import { confirmKinds, kindOfEntry, markSelected, setEntries, setKinds, typeEntries } from './listing.js';
 import { writeHash } from './address.js';
 import { restoreView, stats, syncToolbar } from './controls.js';
 import { recoverFromTrap } from './recovery.js';
@@ -355,11 +355,10 @@ export async function loadEntries(entries, label, source) {
   state.lastListMs = performance.now() - t0;
   state.indexTimeline = { start: t0, listed: performance.now(), typed: null, confirmed: null, corrected: 0 };
   if (!(await typeEntries(state.entries, generation))) return { files: entries.length };
-  // (The core learns the kinds in a task of its own: each of these is some tens of ms for
-  // 20,000 files.)
+  // (The core learns the kinds in a task of its own.)
   await nextTask();
   if (generation !== state.generation) return { files: entries.length };
-  setListing();
+  setKinds();
   state.lastIndexMs = performance.now() - t0;
   state.indexTimeline.typed = performance.now();
   // Unless a file was opened from the list meanwhile: the user's choice stands.

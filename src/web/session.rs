@@ -58,6 +58,15 @@ impl Session {
         *self.archive.borrow_mut() = Archive::new(index);
     }
 
+    /// The listing's kinds again, one word per line in the listing's order, its paths
+    /// unchanged (typing by content ends): → false, and nothing changed, when the count is
+    /// not the listing's (then `setListing`).
+    #[wasm_bindgen(js_name = setKinds)]
+    pub fn set_kinds(&self, kinds: &str) -> bool {
+        let kinds = if kinds.is_empty() { Vec::new() } else { kinds.split('\n').map(Kind::parse).collect() };
+        self.archive.borrow_mut().index.set_kinds(kinds)
+    }
+
     /// Open a file through the core's open sequence (read, parse, read what it refers to,
     /// build its scene) → Promise<OpenedFile>. Rejects only when the file cannot be read; a
     /// file that does not parse resolves, with its error in `error()`.
