@@ -84,7 +84,7 @@ window.relicview = {
   },
   // Triangles outlined on one side of a comparison: 'a', 'b' or 'difference'.
   highlightedTrianglesOn: (side) => state.viewer.highlightedTrianglesOn(side),
-  // Where the last open() spent its time: {readMs, parseMs, inspectMs, assetsMs, buildMs, showMs, uploadMs, uploadBytes, drawMs, totalMs}.
+  // Where the last open() spent its time: {readMs, parseMs, inspectMs, assetsMs, buildMs, showMs, uploadMs, uploadBytes, drawMs, rasterMs, frameMs, totalMs}.
   lastOpen: () => state.lastOpen ?? null,
   // The page's share of compiling the model shaders at start (ms); the GPU's runs on after.
   warmUpMs: () => state.warmUpMs ?? null,

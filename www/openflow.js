@@ -4,7 +4,7 @@
 import { isTrap } from './core.js';
 import { entriesFromFiles } from './files.js';
 import { fingerprint, readHash } from './urlstate.js';
-import { $, core, count, message, nextTask, ready, state } from './state.js';
+import { $, afterNextFrame, core, count, message, nextTask, ready, state } from './state.js';
 import { addRow, clearInfo, setExport, showDocument, showError, viewMessage } from './infopane.js';
 import { clearMeasure, sizeText } from './measure.js';
 import { hideFlat, showFlat } from './flatview.js';
@@ -131,17 +131,36 @@ async function openNow(path, restore, request) {
     return failed(entry, err);
   }
   const drawMs = performance.now() - t3;
-  // The inspector is filled once the GPU has rasterised the frame: built while it was
-  // rasterising, it slowed the frame by some 200 ms for a 500k-triangle model (two cores
+  // A large world goes up batch by batch, a frame each: it is drawn once the last is.
+  try {
+    while (stats.uploading && state.current === entry.path) stats = await state.viewport.requestFrame();
+  } catch (err) {
+    if (isTrap(err)) throw err;
+    file.free();
+    return failed(entry, err);
+  }
+  // The panes wait until the GPU has rasterised the frame: built while it was rasterising,
+  // the inspector slowed the frame by some 200 ms for a 500k-triangle model (two cores
   // shared by the page, its layout and the rasteriser). The page takes input meanwhile.
   const rasterMs = await state.viewport.rasterised();
   if (abandoned() || state.current !== entry.path) {
     file.free();
     return { abandoned: true };
   }
-  // The info pane, the toolbar, the address and the inspector: none of them is needed to
-  // see the model (a world's info pane lays out its whole text; a new history entry alone
-  // took some 45 ms), so they come after its frame, each in a task of its own.
+  // The user's wait is over: the file is drawn. Scripts time an open to here
+  // (`relicview:frame`, on the document and as a performance mark).
+  const frameMs = performance.now() - t0;
+  performance.mark('relicview:frame', { detail: entry.path });
+  document.dispatchEvent(new CustomEvent('relicview:frame', { detail: { path: entry.path, ms: frameMs } }));
+  // The frame goes on screen before the panes are filled: the info pane, the toolbar, the
+  // address and the inspector are not needed to see the model (a world's info pane lays
+  // out its whole text; a new history entry alone took 15–45 ms after a big frame), so
+  // they come after, each in a task of its own.
+  await afterNextFrame();
+  if (abandoned() || state.current !== entry.path) {
+    file.free();
+    return { abandoned: true };
+  }
   showDocument(file);
   const size = sizeText('scene');
   if (size) addRow($('info-body'), 'size', size);
@@ -162,14 +181,6 @@ async function openNow(path, restore, request) {
     state.inspector.selectChunk(restore.chunk);
     writeHash({ push: false, opened: true });
   }
-  // A large world goes up batch by batch, a frame each: done once the last is drawn.
-  try {
-    while (stats.uploading && state.current === entry.path) stats = await state.viewport.requestFrame();
-  } catch (err) {
-    if (isTrap(err)) throw err;
-    file.free();
-    return failed(entry, err);
-  }
   endLoading();
   const core = file.timings();
   state.lastOpen = {
@@ -187,11 +198,13 @@ async function openNow(path, restore, request) {
     workerMemoryBytes: viaWorker ? file.workerMemoryBytes : null,
     packMs: viaWorker ? file.packMs : null,
     deliverMs: viaWorker ? file.deliverMs : null,
-    // Uploading the scene and making the first frame's draw calls; the GPU may still be
-    // rasterising it when open() resolves.
+    // Uploading the scene and making the first frame's draw calls (the GPU rasterises it
+    // after).
     drawMs,
-    // From the draw calls until the GPU had rasterised the first frame (ms).
+    // From the last draw calls (a world's last batch) until the GPU had rasterised them.
     rasterMs,
+    // From the start of the open until the file was drawn and rasterised (before the panes).
+    frameMs,
     totalMs: performance.now() - t0,
   };
   file.free();
@@ -333,7 +346,7 @@ export async function loadEntries(entries, label, source) {
   // own (some 50 ms here), not in one task with the listing and the first drawing.
   if (entries.length && document.body.classList.contains('empty')) {
     document.body.classList.remove('empty');
-    await new Promise((resolve) => { requestAnimationFrame(() => setTimeout(resolve, 0)); setTimeout(resolve, 100); });
+    await afterNextFrame();
     if (generation !== state.generation) return { files: entries.length };
   }
   clearShown();

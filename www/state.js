@@ -107,3 +107,12 @@ export function message(err) {
 export function nextTask() {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
+
+// Resolves once the browser has drawn its next frame (what the page changed so far is on
+// screen), or after `limitMs` where no frame comes (a hidden page draws none).
+export function afterNextFrame(limitMs = 100) {
+  return new Promise((resolve) => {
+    requestAnimationFrame(() => setTimeout(resolve, 0));
+    setTimeout(resolve, limitMs);
+  });
+}

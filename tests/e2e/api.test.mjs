@@ -71,3 +71,39 @@ test('hasSkeleton() and frameTime() answer for the scene on show', async () => {
   assert.equal(await page.locator('#step-forward').getAttribute('title'), 'One step forward (1 frame, 0.033 s)');
   await page.close();
 });
+
+test('relicview:frame comes once a file is drawn and rasterised, before its panes are filled', async () => {
+  const { page, problems } = await newPage(browser, server.url + '#path=DEMO/VIDEO/CUBE.BGF');
+  await page.waitForFunction(() => window.relicview.lastOpen()?.path === 'DEMO/VIDEO/CUBE.BGF');
+  let previous = 'DEMO/VIDEO/CUBE.BGF';
+  for (const path of ['DEMO/VIDEO/TOWER.BGF', 'DEMO/MAPS/CITY.MAP']) {
+    const r = await page.evaluate(async (p) => {
+      const events = [];
+      const onFrame = (e) => events.push({
+        detail: e.detail,
+        // What the page shows at that moment.
+        triangles: window.relicview.stats().triangles,
+        upload: window.relicview.uploadProgress(),
+        title: document.getElementById('info-title').textContent,
+        mark: performance.getEntriesByName('relicview:frame').at(-1)?.detail,
+      });
+      document.addEventListener('relicview:frame', onFrame);
+      const opened = await window.relicview.open(p);
+      document.removeEventListener('relicview:frame', onFrame);
+      return { opened, events, last: window.relicview.lastOpen(), title: document.getElementById('info-title').textContent };
+    }, path);
+    assert.equal(r.events.length, 1, `${path}: one relicview:frame event`);
+    const [e] = r.events;
+    assert.equal(e.detail.path, path);
+    assert.equal(e.mark, path, 'and a performance mark of that name');
+    assert.equal(e.triangles, r.opened.triangles, `${path}: every triangle is drawn by then`);
+    assert.ok(e.upload.total > 0 && e.upload.done === e.upload.total, `${path}: every batch is up by then: ${JSON.stringify(e.upload)}`);
+    assert.equal(e.title, previous, `${path}: the info pane still shows the file before`);
+    assert.equal(r.title, path, 'and is filled once open() resolves');
+    assert.equal(r.last.frameMs, e.detail.ms);
+    assert.ok(e.detail.ms > 0 && r.last.frameMs <= r.last.totalMs && r.last.rasterMs >= 0, JSON.stringify(r.last));
+    previous = path;
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
