@@ -183,9 +183,14 @@ export class FileList {
   render() {
     const height = this.list.clientHeight || 600;
     const top = this.list.scrollTop;
-    const first = Math.max(0, Math.floor(top / ROW_HEIGHT) - OVERSCAN);
-    const last = Math.min(this.rows.length, Math.ceil((top + height) / ROW_HEIGHT) + OVERSCAN);
-    if (!this.stale && this.window && this.window[0] === first && this.window[1] === last) return;
+    const inSight = [Math.floor(top / ROW_HEIGHT), Math.min(this.rows.length, Math.ceil((top + height) / ROW_HEIGHT))];
+    // The same rows, and every row in sight already in the DOM: nothing to do. A list a few
+    // pixels shorter (the kind chips above it wrapped to a new line while the folder was
+    // typed) or scrolled within its overscan keeps its rows; re-rendering them there made a
+    // second style and layout pass in the frame, which with 20,000 files passed 50 ms.
+    if (!this.stale && this.window && this.window[0] <= inSight[0] && inSight[1] <= this.window[1]) return;
+    const first = Math.max(0, inSight[0] - OVERSCAN);
+    const last = Math.min(this.rows.length, inSight[1] + OVERSCAN);
     this.stale = false;
     this.window = [first, last];
     this.top.style.height = `${first * ROW_HEIGHT}px`;

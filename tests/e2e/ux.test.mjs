@@ -653,3 +653,53 @@ for (const size of SIZES) test(`the archive check parses every file and lists th
   assert.deepEqual(problems, []);
   await close();
 });
+
+test('the file list keeps its rows when it gets a few pixels shorter, and shows every row in sight when scrolled past them', async () => {
+  const { page, problems, close } = await sizedPage(browser, server.url + '#folder=none');
+  const files = 600;
+  await page.evaluate((n) => window.relicview.loadFiles(Array.from({ length: n }, (_, i) => new File([`note ${i}\n`], `N${String(i).padStart(4, '0')}.TXT`))), files);
+  await page.waitForFunction((n) => window.relicview.listing().files === n, files);
+  const frame = () => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
+  await frame();
+  // What a row in sight is, at each row's height down the list's box: its path, or null
+  // where the list shows a spacer (a row not in the DOM).
+  const inSight = () => page.evaluate(() => {
+    const list = document.getElementById('file-list');
+    const box = list.getBoundingClientRect();
+    const rows = [];
+    for (let y = box.top + 9; y < box.bottom - 1; y += 18) {
+      const li = document.elementFromPoint(box.left + 20, y)?.closest('li');
+      rows.push(li && !li.classList.contains('spacer') ? (li.dataset.path ?? `folder ${li.dataset.folder}`) : null);
+    }
+    return { rows, dom: list.querySelectorAll('li[data-path]').length };
+  });
+  const at = await inSight();
+  assert.ok(at.rows.length > 10 && at.rows.every(Boolean), JSON.stringify(at));
+  assert.ok(at.dom < 200, `${at.dom} rows in the DOM, not ${files}`);
+  // The kind chips above it take another line (as a new kind typed by content can): the
+  // list is 12 pixels shorter and keeps the very same rows.
+  await page.evaluate(() => {
+    window.rowsBefore = [...document.querySelectorAll('#file-list li[data-path]')];
+    const kinds = document.getElementById('kinds');
+    kinds.style.minHeight = `${kinds.getBoundingClientRect().height + 12}px`;
+  });
+  await frame();
+  const kept = await page.evaluate(() => {
+    const now = [...document.querySelectorAll('#file-list li[data-path]')];
+    return now.length === window.rowsBefore.length && now.every((li, i) => li === window.rowsBefore[i]);
+  });
+  assert.ok(kept, 'the same row elements, not rendered again');
+  assert.ok((await inSight()).rows.every(Boolean), 'and every row in sight is shown');
+  // Scrolled a little (within the rows rendered beyond the edge) and then far: whatever is
+  // in sight is a row, in order.
+  for (const rows of [5, 300, 590]) {
+    await page.evaluate((y) => { document.getElementById('file-list').scrollTop = y; }, rows * 18);
+    await frame();
+    const seen = await inSight();
+    assert.ok(seen.rows.every(Boolean), `scrolled ${rows} rows: ${JSON.stringify(seen.rows)}`);
+    const paths = seen.rows.filter((r) => r.startsWith('N'));
+    assert.deepEqual(paths, paths.slice().sort(), 'in order');
+  }
+  assert.deepEqual(problems, []);
+  await close();
+});
