@@ -1,6 +1,6 @@
 // A world's first frame against one model of the same triangle count, on the path users take
-// (the demo archive dropped as a folder): CITY.MAP (6,400 placements, uploaded in batches,
-// a frame each) and a generated terrain of about as many triangles (`relicview demo
+// (the demo archive dropped as a folder): CITY.MAP (6,400 placements, its meshes baked into
+// one draw) and a generated terrain of about as many triangles (`relicview demo
 // --large`), each opened in a fresh page, alternating, the clock stopped at the page's
 // relicview:frame event (the file drawn and rasterised) with one pixel read back. Reports
 // the ratio, when open() resolved (the panes filled after the frame), the longest
