@@ -118,7 +118,12 @@ async function openNow(path, restore, request) {
   // (The previous file's message goes before this file's first frame.)
   viewMessage(null);
   showFlat(file);
-  if (restore) restoreView(restore, { chunk: false });
+  if (restore) {
+    restoreView(restore, { chunk: false });
+    // The switches a link sets show in the same task as the view they set: a script that
+    // sees the link's choice or clock sees its toolbar too.
+    syncToolbar();
+  }
   const t3 = performance.now();
   // The first frame goes to the GPU first; the panes are filled once it is rasterised.
   let stats;
