@@ -88,6 +88,9 @@ window.relicview = {
   lastOpen: () => state.lastOpen ?? null,
   // The page's share of compiling the model shaders at start (ms); the GPU's runs on after.
   warmUpMs: () => state.warmUpMs ?? null,
+  // The core's idle warm-up so far: {rounds, ms, longestMs} (rounds of a small built-in world and model
+  // opened from memory while nothing else runs, so that the first real open runs fully compiled code).
+  coreWarmUp: () => ({ ...state.coreWarmUp }),
   // How long the last folder took to index (listed, then typed by content), in ms.
   lastIndexMs: () => state.lastIndexMs ?? null,
   // How long the last folder took to be listed by name (before its files were typed), in ms.

@@ -32,6 +32,44 @@ export async function startCore(generation) {
   if (state.viewport) state.viewport.viewer = state.viewer;
   state.coreLost = new Promise((_, reject) => { state.loseCore = reject; });
   state.coreLost.catch(() => {});
+  warmCoreWhenIdle(generation);
+}
+
+// The core's idle warm-up: a browser compiles a wasm function fully only once it has done
+// a good deal of work, so the first file opened ran its parser and world builder several
+// times slower than the next. While the page is idle and nothing is being opened, a few
+// short rounds open a small built-in world and model from memory and let them go
+// (`exerciseCore`, src/demo). Each round is one task of at most some 30 ms (the first
+// rounds, whose code is compiled as it first runs, are the smallest); none runs while a
+// file opens, and a newer instance of the core (after a trap) starts its own.
+// [city side in blocks, model patches] of each round.
+const WARM_ROUNDS = [[3, 1], [6, 2], [9, 4], [12, 8], [16, 8], [16, 8], [16, 8], [16, 8], [16, 8], [16, 8], [16, 8], [16, 8]];
+
+function warmCoreWhenIdle(generation) {
+  state.coreWarmUp = { rounds: 0, ms: 0, longestMs: 0 };
+  const idle = (step) => (globalThis.requestIdleCallback ? requestIdleCallback(step, { timeout: 2000 }) : setTimeout(step, 200));
+  const step = () => {
+    const round = WARM_ROUNDS[state.coreWarmUp.rounds];
+    if (state.traps.length !== generation || !round) return;
+    // (An idle period is at most a frame's rest while anything animates: a round may run
+    // past it, as one short task.)
+    if (state.opening) {
+      idle(step);
+      return;
+    }
+    try {
+      const ms = core.exerciseCore(...round);
+      state.coreWarmUp.ms += ms;
+      state.coreWarmUp.longestMs = Math.max(state.coreWarmUp.longestMs, ms);
+      state.coreWarmUp.rounds++;
+    } catch (err) {
+      // (A warm-up that fails costs nothing but its own speed-up; the files open as before.)
+      console.warn('relicview: the core warm-up stopped:', message(err));
+      return;
+    }
+    idle(step);
+  };
+  idle(step);
 }
 
 // The core trapped: start a new instance, give it the archive's listing, mark the file that

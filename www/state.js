@@ -49,6 +49,8 @@ export const state = {
   // shaders took to compile (ms).
   wasm: null,
   warmUpMs: 0,
+  // The rounds of the core's idle warm-up done (recovery.js), the ms they took, the longest.
+  coreWarmUp: { rounds: 0, ms: 0, longestMs: 0 },
   // The page's parts, made at boot: the file list, the inspector, the panes, the help.
   files: null,
   inspector: null,

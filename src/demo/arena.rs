@@ -169,14 +169,28 @@ pub fn city_map(side: usize) -> Vec<u8> {
     text(&l.iter().map(String::as_str).collect::<Vec<_>>())
 }
 
+/// CITY.MAP at `side`² blocks and what it draws: the blocks it includes, the game objects,
+/// their models and the material library.
+pub fn city_files(side: usize) -> Vec<(String, Vec<u8>)> {
+    let o = WriteOptions::default();
+    vec![
+        ("DEMO/VIDEO/BLDG.BGF".into(), write_file(&building(), o)),
+        ("DEMO/VIDEO/CRATE.BGF".into(), write_file(&crate_box(1.0, "crate"), o)),
+        ("DEMO/MATERIAL/ARENA.BMF".into(), write_file(&library(), o)),
+        ("DEMO/MODELS/BLDG.MOD".into(), text(&["[video]", "object=bldg.bgf", "[collision]", "name=bldg_cv.sld"])),
+        ("DEMO/MODELS/CRATE.MOD".into(), text(&["[video]", "object=crate.bgf"])),
+        ("DEMO/MAPS/BLOCKS.MAP".into(), blocks_map()),
+        ("DEMO/MAPS/CITY.MAP".into(), city_map(side)),
+    ]
+}
+
 /// The files of the arena, beside the rest of the demo archive.
 pub fn arena_files() -> Vec<(String, Vec<u8>)> {
     let o = WriteOptions::default();
     let bgf = |name: &str, f: Biz2File| (format!("DEMO/VIDEO/{name}.BGF"), write_file(&f, o));
-    vec![
+    let mut files = city_files(40);
+    files.extend([
         bgf("HALL", hall()),
-        bgf("BLDG", building()),
-        bgf("CRATE", crate_box(1.0, "crate")),
         bgf("DRW", door_frame(false)),
         bgf("DRWL", door_frame(true)),
         bgf("DR1", door_leaf(true)),
@@ -185,17 +199,13 @@ pub fn arena_files() -> Vec<(String, Vec<u8>)> {
         bgf("WH1", wellhead()),
         bgf("LAZDRIL", laser()),
         ("OTHER/VIDEO/CRATE.BGF".into(), write_file(&crate_box(3.0, "big crate"), o)),
-        ("DEMO/MATERIAL/ARENA.BMF".into(), write_file(&library(), o)),
         ("DEMO/TEXTURE/SMOKE.TGA".into(), smoke_tga()),
         ("DEMO/MODELS/HALL.MOD".into(), text(&["[video]", "object=hall.bgf", "[gamedata]", "class=UnscalableTerrainClassID"])),
-        ("DEMO/MODELS/BLDG.MOD".into(), text(&["[video]", "object=bldg.bgf", "[collision]", "name=bldg_cv.sld"])),
-        ("DEMO/MODELS/CRATE.MOD".into(), text(&["[video]", "object=crate.bgf"])),
         ("DEMO/MODELS/DRW.MOD".into(), text(&["; number and order of objects is significant!", "[video]", "object=drw.bgf drwl.bgf", "object=dr1.bgf", "object=dr2.bgf", "[gamedata]", "class=DoorClassID", "Subsystems=drw.sub"])),
         ("DEMO/MODELS/DRW.SUB".into(), text(&["[door1]", "Type=DoorClassID", "TravelTime=4.0", "DeadTime=2.0", "MotionExtent=-3.0 0.0 0.0", "Collision=dr1_cv.sld", "[door2]", "Type=DoorClassID", "TravelTime=4.0", "DeadTime=2.0", "MotionExtent=3.0 0.0 0.0", "Collision=dr2_cv.sld"])),
         ("DEMO/MODELS/STACK.MOD".into(), text(&["[video]", "object=stack.bgf"])),
         ("DEMO/MODELS/WH1.MOD".into(), text(&["[video]", "object=wh1.bgf lazdril.bgf"])),
         ("DEMO/MAPS/ARENA1.MAP".into(), arena_map()),
-        ("DEMO/MAPS/BLOCKS.MAP".into(), blocks_map()),
-        ("DEMO/MAPS/CITY.MAP".into(), city_map(40)),
-    ]
+    ]);
+    files
 }

@@ -7,7 +7,7 @@ use std::f32::consts::TAU;
 
 mod arena;
 mod field;
-pub use arena::city_map;
+pub use arena::{city_files, city_map};
 pub use field::{faces_tdb, hero, party_spec, robot_bsx, robot_spec};
 
 /// Relative path and bytes of every file in the demo archive.
@@ -77,6 +77,42 @@ pub fn large_model(patches: usize) -> Biz2File {
         .collect();
     let lod = Lod { chunk: Some(0), distance: Some([0.0, 1.0e6]), transition: None, patches: patch_list };
     geometry(vec![object("terrain", vec![lod])])
+}
+
+/// Opens a generated world (a city of `side`² blocks) and a model of `patches` height-field
+/// patches through the one open sequence, from memory, and lets them go; → the triangles
+/// built. The page runs this a few times in idle time after it starts: a browser runs a wasm
+/// function with its baseline compiler until the function has done a good deal of work,
+/// and only then compiles it fully, so the parser, the world's assembly and the scene
+/// building run several times slower in the first file a reader opens than in the next
+/// (CITY.MAP, opened twice in one page: parse 25 → 9 ms, scene build 59 → 22). Nothing
+/// outlives the call.
+pub fn exercise_open_sequence(side: usize, patches: usize) -> Result<usize, String> {
+    use crate::archive::{open_file, MemorySource};
+    let mut files = arena::city_files(side);
+    let model = "DEMO/VIDEO/TERRAIN.BGF";
+    files.push((model.into(), write_file(&large_model(patches), WriteOptions::default())));
+    let source = MemorySource::new(files);
+    let archive = std::cell::RefCell::new(source.archive());
+    let mut triangles = 0;
+    for path in ["DEMO/MAPS/CITY.MAP", model] {
+        // A memory source reads at once: the open sequence finishes in its first poll.
+        let opened = now(open_file(&archive, &source, path)).ok_or_else(|| format!("{path}: the open waited on a read from memory"))??;
+        if let Some(e) = opened.document.error() {
+            return Err(format!("{path}: {e}"));
+        }
+        triangles += opened.scene.map_or(0, |s| s.triangle_count(0));
+    }
+    Ok(triangles)
+}
+
+/// A future's output if it is ready at its first poll.
+fn now<T>(future: impl std::future::Future<Output = T>) -> Option<T> {
+    let mut future = std::pin::pin!(future);
+    match future.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) {
+        std::task::Poll::Ready(out) => Some(out),
+        std::task::Poll::Pending => None,
+    }
 }
 
 /// Write the demo archive under `dir`.
@@ -393,6 +429,15 @@ fn sign_sgi() -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_warm_up_opens_its_whole_world_and_model_and_grows_with_its_sizes() {
+        // A block is three buildings of 24 triangles and a crate of 12 (as `relicview info`
+        // counts the demo's BLDG.BGF and CRATE.BGF); a patch is 32×32 quads.
+        for (side, patches) in [(1, 1), (3, 2), (12, 8)] {
+            assert_eq!(exercise_open_sequence(side, patches), Ok(side * side * (3 * 24 + 12) + patches * 32 * 32 * 2), "{side}, {patches}");
+        }
+    }
 
     #[test]
     fn every_demo_file_parses_cleanly_and_closes_exactly() {

@@ -56,6 +56,16 @@ pub(crate) fn clock_ms() -> f64 {
     PERFORMANCE.with(|p| p.as_ref().map_or(0.0, |p| p.now()))
 }
 
+/// One round of the page's warm-up in idle time (see `crate::demo::exercise_open_sequence`):
+/// a city of `side`² blocks and a model of `patches` patches opened and let go; → the ms it
+/// took.
+#[wasm_bindgen(js_name = exerciseCore)]
+pub fn exercise_core(side: u32, patches: u32) -> Result<f64, JsValue> {
+    let t0 = clock_ms();
+    crate::demo::exercise_open_sequence(side as usize, patches as usize).map_err(|e| js_error(&e))?;
+    Ok(clock_ms() - t0)
+}
+
 /// What a file is, from its first bytes (magic) and then its name.
 #[wasm_bindgen(js_name = kindOf)]
 pub fn kind_of(path: &str, head: &[u8], size: f64) -> String {

@@ -72,6 +72,28 @@ test('hasSkeleton() and frameTime() answer for the scene on show', async () => {
   await page.close();
 });
 
+test('the core warms up in idle time: every round runs, each a short task, and the file on show stays as it was', async () => {
+  const { page, problems } = await newPage(browser, server.url + '#path=DEMO/VIDEO/CUBE.BGF');
+  await page.waitForFunction(() => window.relicview.lastOpen()?.path === 'DEMO/VIDEO/CUBE.BGF');
+  // What is on show, without the frame rate.
+  const onShow = () => page.evaluate(() => {
+    const { triangles, drawCalls, instances, lod } = window.relicview.stats();
+    return { path: window.relicview.lastOpen().path, triangles, drawCalls, instances, lod, pixels: window.relicview.pixelStats(), listing: window.relicview.listing() };
+  });
+  const shown = await onShow();
+  await page.waitForFunction(() => window.relicview.coreWarmUp().rounds >= 12, null, { timeout: 60000 });
+  await page.waitForTimeout(1000);
+  const warm = await page.evaluate(() => window.relicview.coreWarmUp());
+  assert.equal(warm.rounds, 12, 'and then it stops');
+  assert.ok(warm.longestMs < 50 && warm.ms >= warm.longestMs, `no round is a long task: ${JSON.stringify(warm)}`);
+  // Nothing of the built-in world reaches the view or the archive.
+  assert.deepEqual(await onShow(), shown);
+  const city = await page.evaluate(() => window.relicview.open('DEMO/MAPS/CITY.MAP'));
+  assert.equal(city.triangles, 134400, 'the archive\'s own CITY.MAP opens as before');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('relicview:frame comes once a file is drawn and rasterised, before its panes are filled', async () => {
   const { page, problems } = await newPage(browser, server.url + '#path=DEMO/VIDEO/CUBE.BGF');
   await page.waitForFunction(() => window.relicview.lastOpen()?.path === 'DEMO/VIDEO/CUBE.BGF');
