@@ -10,7 +10,7 @@
 //! Colours: glTF's vertex colours and factors are linear, the files' are sRGB bytes, so both
 //! are converted; PNG texels stay sRGB as glTF expects.
 
-use crate::scene::{NodeId, Scene, Target, Transform};
+use crate::scene::{ColourSet, NodeId, Scene, Target, Transform};
 use crate::texture::srgb_to_linear;
 use gltf_json as json;
 use json::validation::{Checked::Valid, USize64};
@@ -20,12 +20,15 @@ use std::collections::BTreeMap;
 /// Which LOD the default glTF scene shows, and which layers are left out (what the viewer
 /// hides: a file's other models, say). With `every_choice`, each option of the scene's
 /// choice that shows other layers (each model of a file of several) is a glTF scene of its
-/// own, the default the first.
+/// own, the default the first. `colours`: the vertex colours written as COLOR_0; the
+/// colours the game's lighting gave (where the scene has them) come with unlit materials
+/// (KHR_materials_unlit), as the game drew them with no light on top.
 #[derive(Debug, Clone, Default)]
 pub struct ExportOptions {
     pub lod: usize,
     pub hidden_layers: Vec<u32>,
     pub every_choice: bool,
+    pub colours: ColourSet,
 }
 
 /// The glTF scenes of one LOD: each a name and the layers it leaves out.
@@ -222,6 +225,10 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
     // scrolling texture starts at its clip's offset at t = 0.
     let offsets = scene.uv_offsets(0.0);
     let scrolling = scene.scrolling_materials();
+    let unlit = options.colours == ColourSet::Lit && scene.has_lit_colours();
+    if unlit {
+        b.root.extensions_used.push("KHR_materials_unlit".into());
+    }
     let mut materials: BTreeMap<(u32, bool), Index<json::Material>> = BTreeMap::new();
     let mut material_of = |b: &mut Builder, id: u32, textured: bool| -> Option<Index<json::Material>> {
         let m = scene.materials.get(id as usize)?;
@@ -260,6 +267,7 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
                 (None, None) => json::material::AlphaMode::Opaque,
             }),
             alpha_cutoff: m.alpha_cutoff.filter(|_| m.blend.is_none()).map(json::material::AlphaCutoff),
+            extensions: unlit.then(|| json::extensions::material::Material { unlit: Some(json::extensions::material::Unlit {}), ..Default::default() }),
             ..Default::default()
         });
         materials.insert((id, textured), index);
@@ -279,7 +287,7 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
             if let Some(normals) = p.normals.as_ref().filter(|v| v.len() == n) {
                 attributes.insert(Valid(json::mesh::Semantic::Normals), b.floats::<3>(Data::UnitNormals(normals), n, Some(T::ArrayBuffer), None));
             }
-            if let Some(colors) = p.colors.as_ref().filter(|v| v.len() == n) {
+            if let Some(colors) = p.colours(options.colours).filter(|v| v.len() == n) {
                 attributes.insert(Valid(json::mesh::Semantic::Colors(0)), b.floats::<4>(Data::LinearColors(colors), n, Some(T::ArrayBuffer), None));
             }
             if let Some(uvs) = p.uvs.as_ref().filter(|v| v.len() == n) {

@@ -78,6 +78,33 @@ pub struct Row {
     pub summary: String,
     /// `unknown`, `misplaced`: for styling.
     pub flags: Vec<&'static str>,
+    /// What a polygon record is, where the format lists polygons as records.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub polygon: Option<Box<PolygonRecord>>,
+}
+
+/// A polygon of a model's part listed as a record: the model and part that own its data (the
+/// first to draw it), every (model, part) that draws it, the format's word for its kind, its
+/// place among the polygons of that kind in its part's data, and one entry per colour it
+/// stores (a corner each, or one for the whole polygon).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PolygonRecord {
+    pub model: u32,
+    pub part: u32,
+    pub owners: Vec<[u32; 2]>,
+    pub kind: &'static str,
+    pub index: u32,
+    pub corners: Vec<CornerColour>,
+}
+
+/// One colour of a polygon: as the file stores it, the normal it is lit by (an index into the
+/// lighting's normal table), and the colour the game's lighting gives it where that applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct CornerColour {
+    pub stored: [u8; 3],
+    pub normal: u8,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lit: Option<[u8; 3]>,
 }
 
 /// A set of bytes the hex view can show: the file as stored, or what a container decoded.
@@ -130,6 +157,117 @@ impl InspectorView {
             diagnostics_dropped: 0,
             error: None,
             views: vec![ByteView { label: "file".into(), len }],
+        }
+    }
+}
+
+/// Each row's path in the tree, `OBJECT[0]/LOD[1]/PATCH[2]`: every step its name and its
+/// place among the earlier siblings of that name. Rows come in file order with parents first.
+pub fn record_paths(rows: &[Row]) -> Vec<String> {
+    let mut seen: std::collections::HashMap<(Option<u32>, &str), usize> = std::collections::HashMap::new();
+    let mut paths: Vec<String> = Vec::with_capacity(rows.len());
+    for r in rows {
+        let ordinal = seen.entry((r.parent, r.name.as_str())).or_insert(0);
+        let step = format!("{}[{ordinal}]", r.name);
+        *ordinal += 1;
+        let parent = r.parent.and_then(|p| paths.get(p as usize));
+        paths.push(match parent {
+            Some(p) => format!("{p}/{step}"),
+            None => step,
+        });
+    }
+    paths
+}
+
+/// A record as `relicview inspect --json` lists it: the row, its path, and its decoded fields.
+#[derive(Debug, Serialize)]
+pub struct ListedRecord<'a> {
+    pub index: u32,
+    pub path: String,
+    pub parent: Option<u32>,
+    pub depth: u16,
+    pub offset: usize,
+    pub length: usize,
+    pub name: &'a str,
+    pub label: &'a str,
+    pub summary: &'a str,
+    pub container: bool,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub flags: &'a [&'static str],
+    pub fields: Vec<ListedField<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub polygon: Option<&'a PolygonRecord>,
+}
+
+/// A decoded field of a listed record.
+#[derive(Debug, Serialize)]
+pub struct ListedField<'a> {
+    pub offset: usize,
+    pub length: usize,
+    #[serde(rename = "type")]
+    pub what: &'a str,
+    pub value: &'a str,
+}
+
+/// What `relicview inspect --json` prints of a file: every record the inspector lists, each
+/// with its path and fields, the byte coverage totals, the diagnostics and the error.
+#[derive(Debug, Serialize)]
+pub struct Listing<'a> {
+    pub format: &'static str,
+    /// Length of the bytes the records refer to (the decompressed bytes of a container).
+    pub bytes: usize,
+    pub views: &'a [ByteView],
+    pub records: Vec<ListedRecord<'a>>,
+    /// Records in all: more than listed past [`MAX_ROWS`].
+    pub records_total: usize,
+    pub coverage: Coverage,
+    pub diagnostics: &'a [Diagnostic],
+    pub diagnostics_dropped: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<&'a ParseError>,
+}
+
+impl InspectorView {
+    /// The view as `relicview inspect` lists it.
+    pub fn listing(&self) -> Listing<'_> {
+        let paths = record_paths(&self.chunks);
+        let mut fields: Vec<Vec<ListedField<'_>>> = self.chunks.iter().map(|_| Vec::new()).collect();
+        for f in &self.fields {
+            if let Some(list) = fields.get_mut(f.chunk as usize) {
+                list.push(ListedField { offset: f.offset, length: f.len, what: &f.what, value: &f.value });
+            }
+        }
+        let records = self
+            .chunks
+            .iter()
+            .zip(paths)
+            .zip(fields)
+            .map(|((r, path), fields)| ListedRecord {
+                index: r.index,
+                path,
+                parent: r.parent,
+                depth: r.depth,
+                offset: r.offset,
+                length: r.end.saturating_sub(r.offset),
+                name: &r.name,
+                label: &r.label,
+                summary: &r.summary,
+                container: r.container,
+                flags: &r.flags,
+                fields,
+                polygon: r.polygon.as_deref(),
+            })
+            .collect();
+        Listing {
+            format: self.format,
+            bytes: self.bytes,
+            views: &self.views,
+            records,
+            records_total: self.rows_total.max(self.chunks.len()),
+            coverage: self.coverage,
+            diagnostics: &self.diagnostics,
+            diagnostics_dropped: self.diagnostics_dropped,
+            error: self.error.as_ref(),
         }
     }
 }

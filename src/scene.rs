@@ -82,6 +82,11 @@ pub struct Primitive {
     /// sRGB bytes per vertex, multiplied with the material's base colour.
     #[serde(with = "crate::pod_serde::pod_vec_option")]
     pub colors: Option<Vec<[u8; 4]>>,
+    /// The colours the game's own lighting gave the vertices (sRGB bytes, one per vertex, as
+    /// `colors`), where the format reproduces that lighting: drawn in place of `colors`, with
+    /// no viewer light on top, when the view asks for the game's lighting.
+    #[serde(with = "crate::pod_serde::pod_vec_option")]
+    pub lit_colors: Option<Vec<[u8; 4]>>,
     #[serde(with = "crate::pod_serde::pod_vec_option")]
     pub uvs: Option<Vec<[f32; 2]>>,
     /// Three per triangle.
@@ -93,7 +98,25 @@ pub struct Primitive {
     pub sources: Vec<SourceRun>,
 }
 
+/// Which vertex colours a scene is drawn or exported with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ColourSet {
+    /// As the file stores them.
+    #[default]
+    Stored,
+    /// As the game's own lighting gave them, where the format reproduces it (else stored).
+    Lit,
+}
+
 impl Primitive {
+    /// The vertex colours of `set`: a primitive without lit colours keeps its stored ones.
+    pub fn colours(&self, set: ColourSet) -> Option<&[[u8; 4]]> {
+        match set {
+            ColourSet::Lit => self.lit_colors.as_deref().or(self.colors.as_deref()),
+            ColourSet::Stored => self.colors.as_deref(),
+        }
+    }
+
     pub fn triangle_count(&self) -> usize {
         self.indices.len() / 3
     }
@@ -367,6 +390,13 @@ pub struct Scene {
     /// sources give of the file's own word on it (none: the file does not say).
     #[serde(default)]
     pub units: Vec<UnitReading>,
+    /// Clips that blink a face's eyes: each plays beside the choice's clip on a cadence of
+    /// its own (not part of the timeline's loop), unless the view's blink switch stops it.
+    #[serde(default)]
+    pub blinks: Vec<u32>,
+    /// The blink switch is off: the blinks stop with the choice's other clips.
+    #[serde(default)]
+    pub blinks_stopped: bool,
 }
 
 /// One reading of a file's unit: whose, what it calls the unit, and a unit in metres.
@@ -491,7 +521,29 @@ impl Scene {
     pub fn choose(&mut self, k: usize) -> Vec<u32> {
         let Some(c) = &self.choice else { return Vec::new() };
         self.stopped = c.stopped_clips(k);
-        c.hidden_layers(k)
+        let hidden = c.hidden_layers(k);
+        self.set_blinking(!self.blinks_stopped);
+        hidden
+    }
+
+    /// Whether some primitive has the colours the game's lighting gave it.
+    pub fn has_lit_colours(&self) -> bool {
+        self.meshes.iter().flat_map(|m| &m.primitives).any(|p| p.lit_colors.is_some())
+    }
+
+    /// Let the blinks play (`on`) or stop them, whatever the choice plays.
+    pub fn set_blinking(&mut self, on: bool) {
+        self.blinks_stopped = !on;
+        let blinks = &self.blinks;
+        self.stopped.retain(|c| !blinks.contains(c));
+        if !on {
+            self.stopped.extend(blinks.iter().copied());
+        }
+    }
+
+    /// The clips that play and loop with the timeline: those that play, less the blinks.
+    pub fn timeline_clips(&self) -> impl Iterator<Item = &Clip> + '_ {
+        self.clips.iter().enumerate().filter(|(i, _)| !self.stopped.contains(&(*i as u32)) && !self.blinks.contains(&(*i as u32))).map(|(_, c)| c)
     }
 
     /// The transforms of nodes as animated at `seconds`, for nodes that clips move.

@@ -11,7 +11,7 @@
 use crate::scene::Scene;
 use serde::{Deserialize, Serialize};
 
-const TAG: &[u8; 8] = b"RVSCENE2";
+const TAG: &[u8; 8] = b"RVSCENE3";
 
 /// What the page needs to draw a file opened elsewhere: its scene, the byte range of each
 /// inspector record (picks on strips find their record by offset) and how many model
@@ -98,7 +98,7 @@ impl<F: FnMut(usize, &[u8])> postcard::ser_flavors::Flavor for Chunked<F> {
 pub fn decode(bytes: &[u8]) -> Result<ShownScene, String> {
     let body = bytes
         .strip_prefix(TAG.as_slice())
-        .ok_or("the scene bytes do not start with RVSCENE2 (a worker of another build?)")?;
+        .ok_or_else(|| format!("the scene bytes do not start with {} (a worker of another build?)", String::from_utf8_lossy(TAG)))?;
     let (shown, rest) = postcard::take_from_bytes::<ShownScene>(body)
         .map_err(|e| format!("damaged scene bytes: {e}"))?;
     if !rest.is_empty() {
@@ -151,6 +151,7 @@ mod tests {
             positions: vec![[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [-1.5, f32::MAX, 1e-30]],
             normals: Some(vec![[0.0, 0.0, 1.0]; 3]),
             colors: None,
+            lit_colors: Some(vec![[1, 2, 3, 255]; 3]),
             uvs: Some(vec![[0.5, 0.25]; 3]),
             indices: vec![0, 1, 2],
             material: Some(0),
@@ -216,7 +217,7 @@ mod tests {
     fn damaged_bytes_are_errors_not_panics() {
         let s = shown();
         let bytes = encode(&s);
-        assert!(decode(&bytes[1..]).unwrap_err().contains("RVSCENE2"));
+        assert!(decode(&bytes[1..]).unwrap_err().contains("do not start with RVSCENE3"));
         for cut in 8..bytes.len() {
             assert!(decode(&bytes[..cut]).is_err(), "cut at {cut}");
         }

@@ -19,6 +19,13 @@ struct Cli {
     command: Command,
 }
 
+/// The colours an export writes (`export --lighting`).
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ExportLighting {
+    Game,
+    Stored,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Parse one file and summarise it (exit 1 on an error or a diagnostic).
@@ -30,6 +37,24 @@ enum Command {
         /// The archive the file belongs to: resolve its material libraries there.
         #[arg(long)]
         root: Option<PathBuf>,
+        /// Refuse files larger than this many bytes.
+        #[arg(long, default_value_t = DEFAULT_MAX_BYTES)]
+        max_bytes: u64,
+    },
+    /// List every record of a file as the page's inspector does: its path, offset, length,
+    /// name and summary, its decoded fields, and the bytes' coverage (framing, decoded,
+    /// opaque, unclaimed). Exit 1 on an error or a diagnostic.
+    Inspect {
+        file: PathBuf,
+        /// Print the listing as one JSON object (every record with its fields).
+        #[arg(long)]
+        json: bool,
+        /// The archive the file belongs to: what it refers to is found there.
+        #[arg(long)]
+        root: Option<PathBuf>,
+        /// Without --json: list each record's decoded fields under it.
+        #[arg(long)]
+        fields: bool,
         /// Refuse files larger than this many bytes.
         #[arg(long, default_value_t = DEFAULT_MAX_BYTES)]
         max_bytes: u64,
@@ -60,6 +85,11 @@ enum Command {
         /// the viewer shows first. Its animations come along.
         #[arg(long)]
         model: Option<usize>,
+        /// The vertex colours written: `game`, those the game's own lighting gave (an FF7
+        /// field model with FIELD.BIN in the archive, with unlit materials), else as stored;
+        /// `stored`, as the file stores them.
+        #[arg(long, value_enum, default_value_t = ExportLighting::Game)]
+        lighting: ExportLighting,
         /// Refuse files larger than this many bytes.
         #[arg(long, default_value_t = DEFAULT_MAX_BYTES)]
         max_bytes: u64,
@@ -143,8 +173,9 @@ fn finish(text: &str, code: ExitCode) -> ExitCode {
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Info { file, json, root, max_bytes } => run_info(&file, json, root.as_deref(), max_bytes),
+        Command::Inspect { file, json, root, fields, max_bytes } => run_inspect(&file, json, root.as_deref(), fields, max_bytes),
         Command::Export { file, all: true, out, json, max_bytes, .. } => run_export_all(&file, &out, json, max_bytes),
-        Command::Export { file, root, out, lod, model, max_bytes, .. } => run_export(&file, root.as_deref(), &out, lod, model, max_bytes),
+        Command::Export { file, root, out, lod, model, lighting, max_bytes, .. } => run_export(&file, root.as_deref(), &out, lod, model, lighting, max_bytes),
         Command::Census { dir, json, max_bytes } => run_census(&dir, json, max_bytes),
         Command::Diff { a, b, json, root, max_bytes } => run_diff(&a, &b, json, root.as_deref(), max_bytes),
         Command::Serve { dir, port, bind, site } => {
@@ -325,6 +356,51 @@ fn run_info(file: &Path, json: bool, root: Option<&Path>, max_bytes: u64) -> Exi
     finish(&out, if doc.diagnostics().is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
+fn run_inspect(file: &Path, json: bool, root: Option<&Path>, with_fields: bool, max_bytes: u64) -> ExitCode {
+    use std::fmt::Write as _;
+    let opened = match open(file, root, max_bytes, Purpose::Show) {
+        Ok(o) => o,
+        Err(e) => return fail(json, &e, None),
+    };
+    let doc = &opened.document;
+    let Some(view) = doc.inspector() else {
+        return fail(json, &format!("{}: no inspector view", file.display()), None);
+    };
+    let listing = view.listing();
+    let code = if doc.error().is_none() && doc.diagnostics().is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE };
+    if json {
+        return finish(&format!("{}\n", serde_json::to_string(&listing).expect("the listing serialises")), code);
+    }
+    // One line a record, cut to the terminal's width.
+    let width = std::env::var("COLUMNS").ok().and_then(|c| c.parse::<usize>().ok()).filter(|&w| w >= 40).unwrap_or(100);
+    let cut = |line: String| if line.chars().count() > width { format!("{}…", line.chars().take(width - 1).collect::<String>()) } else { line };
+    let mut out = String::new();
+    let shown = listing.views.first().map_or("file", |v| v.label.as_str());
+    let _ = writeln!(out, "{}: {} · {} bytes ({shown})", file.display(), doc.kind().title(), listing.bytes);
+    for r in &listing.records {
+        let indent = "  ".repeat(r.depth as usize);
+        let summary = if r.summary.is_empty() { String::new() } else { format!(" — {}", r.summary) };
+        let _ = writeln!(out, "{}", cut(format!("{indent}{:#08x} {:>7}  {}{summary}", r.offset, r.length, r.label)));
+        if with_fields {
+            for f in &r.fields {
+                let _ = writeln!(out, "{}", cut(format!("{indent}    {:#08x} {:>3}  {} = {}", f.offset, f.length, f.what, f.value)));
+            }
+        }
+    }
+    if listing.records_total > listing.records.len() {
+        let _ = writeln!(out, "… {} more records not listed", listing.records_total - listing.records.len());
+    }
+    let c = listing.coverage;
+    let _ = writeln!(out, "coverage: {} framing · {} decoded · {} opaque · {} unclaimed bytes", c.framing, c.decoded, c.opaque, c.unclaimed);
+    for d in listing.diagnostics {
+        let _ = writeln!(out, "warning @{}: {}: {}", d.offset, d.path, d.message);
+    }
+    if let Some(e) = listing.error {
+        let _ = writeln!(out, "error: {e}");
+    }
+    finish(&out, code)
+}
+
 fn run_diff(a: &Path, b: &Path, json: bool, root: Option<&Path>, max_bytes: u64) -> ExitCode {
     use std::fmt::Write as _;
     // The records are the inspector's: both files are opened to be shown.
@@ -381,7 +457,7 @@ fn run_diff(a: &Path, b: &Path, json: bool, root: Option<&Path>, max_bytes: u64)
     finish(&out, code)
 }
 
-fn run_export(file: &Path, root: Option<&Path>, out: &Path, lod: usize, model: Option<usize>, max_bytes: u64) -> ExitCode {
+fn run_export(file: &Path, root: Option<&Path>, out: &Path, lod: usize, model: Option<usize>, lighting: ExportLighting, max_bytes: u64) -> ExitCode {
     let opened = match open(file, root, max_bytes, Purpose::Asset) {
         Ok(o) => o,
         Err(e) => return fail(false, &e, None),
@@ -404,7 +480,8 @@ fn run_export(file: &Path, root: Option<&Path>, out: &Path, lod: usize, model: O
         (Some(_), None) => return fail(false, &format!("{}: --model is for files of several models", file.display()), None),
     };
     let hidden_layers = option.map_or(Vec::new(), |k| scene.choose(k));
-    let options = gltf::ExportOptions { lod, hidden_layers, every_choice: false };
+    let colours = if lighting == ExportLighting::Game { relicview::scene::ColourSet::Lit } else { relicview::scene::ColourSet::Stored };
+    let options = gltf::ExportOptions { lod, hidden_layers, every_choice: false, colours };
     let write = || -> std::io::Result<usize> {
         let mut w = std::io::BufWriter::new(std::fs::File::create(out)?);
         let n = gltf::write_glb(&scene, options.clone(), &mut w)?;

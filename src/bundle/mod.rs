@@ -65,7 +65,8 @@ pub fn outcome_of(opened: &Opened) -> Outcome {
                 outputs.push(Output { suffix: format!(".image{n}.png"), bytes: png(&crate::texture::crop(picture, r.x, r.y, r.width, r.height))? });
             }
         } else if let Some(scene) = &opened.scene {
-            let options = crate::gltf::ExportOptions { lod: 0, hidden_layers: Vec::new(), every_choice: true };
+            // The colours the game's lighting gave, where the file has them: as the viewer shows it.
+            let options = crate::gltf::ExportOptions { lod: 0, hidden_layers: Vec::new(), every_choice: true, colours: crate::scene::ColourSet::Lit };
             outputs.push(Output { suffix: ".glb".into(), bytes: crate::gltf::export_glb(scene, options)? });
             for (n, t) in scene.textures.iter().filter(|t| t.is_own()).enumerate() {
                 outputs.push(Output { suffix: format!(".page{n}.png"), bytes: png(&t.texels)? });

@@ -21,6 +21,8 @@ pub enum Kind {
     Bsx,
     Bcx,
     Tdb,
+    /// FF7's field module (FIELD.BIN): the normals, sine and face tables models are drawn with.
+    FieldBin,
     Lzs,
     Image,
     /// Named as a format (.PNG, .MAP …) its content is not: an error that says both.
@@ -80,6 +82,7 @@ impl Kind {
             Kind::Bsx => "bsx",
             Kind::Bcx => "bcx",
             Kind::Tdb => "tdb",
+            Kind::FieldBin => "field-bin",
             Kind::Lzs => "lzs",
             Kind::Image => "image",
             Kind::Misnamed => "misnamed",
@@ -97,6 +100,7 @@ impl Kind {
             Kind::Bsx => "BSX",
             Kind::Bcx => "BCX",
             Kind::Tdb => "TDB",
+            Kind::FieldBin => "FBIN",
             Kind::Lzs => "LZS",
             Kind::Image => "IMG",
             Kind::Map => "MAP",
@@ -117,6 +121,7 @@ impl Kind {
             Kind::Bsx => "FF7 field model",
             Kind::Bcx => "FF7 field character",
             Kind::Tdb => "FF7 field eyes and mouths",
+            Kind::FieldBin => "FF7 field module (FIELD.BIN: normals, face tables)",
             Kind::Lzs => "LZS-compressed file",
             Kind::Image => "image (TGA, SGI, PNG, BMP)",
             Kind::Map => "pod world",

@@ -641,7 +641,6 @@ impl Renderer {
             target.clear(ClearState::depth(1.0));
             calls += 1;
         }
-        let (light, ambient) = lighting(&self.options, &self.camera);
         let cull = if self.options.cull_back { Cull::Back } else { Cull::None };
         let eye = self.camera.position();
         let (radius, options, clock, height) = (self.radius(), self.options, self.clock, self.height);
@@ -655,6 +654,9 @@ impl Renderer {
         for pass in passes {
             let Some(stage) = self.stages[pass.side.index()].as_mut() else { continue };
             let lod = stage.current_lod(&options, eye);
+            stage.set_colours(&options);
+            stage.set_blinking(options.blink);
+            let (light, ambient) = lighting(&options, &self.camera, stage.game_lit);
             stage.prepare(&self.context, lod, budget, clock);
             let (x0, x1) = pass.columns;
             let frame = StageFrame { seconds, light, ambient, cull, scissor: ScissorBox { x: x0 as i32, y: 0, width: x1.saturating_sub(x0), height }, ghost: pass.ghost };

@@ -6,7 +6,7 @@
 use super::geometry::{SceneGeometry, Shading, VertexArrays};
 use super::material::{self, Pass, RetroMaterial};
 use super::{to_mat4, ViewOptions};
-use crate::scene::{source_of, Bounds, DrawPlan, Marker, Scene, SourceRun};
+use crate::scene::{source_of, Bounds, ColourSet, DrawPlan, Marker, Scene, SourceRun};
 use crate::view::{skeleton, Lighting};
 use glam::Vec3 as GVec3;
 use std::sync::Arc;
@@ -119,6 +119,10 @@ pub(super) struct Stage {
     /// Every node's world matrix in the rest pose (clips at time 0), for planning, upload,
     /// bounds and a still scene's picks: found once per scene and choice, not per use.
     rest_world: Vec<glam::Mat4>,
+    /// The scene has the colours the game's lighting gave it.
+    pub game_lit: bool,
+    /// The vertex colours uploaded.
+    colours: ColourSet,
 }
 
 impl Stage {
@@ -140,7 +144,10 @@ impl Stage {
             upload_bytes: 0,
             upload_ms: 0.0,
             rest_world: Vec::new(),
+            game_lit: false,
+            colours: ColourSet::Stored,
         };
+        stage.game_lit = stage.scene.has_lit_colours();
         if let Some(k) = stage.scene.choice.as_ref().map(|c| c.default) {
             stage.choose(k, 0);
         }
@@ -171,6 +178,22 @@ impl Stage {
         self.rest_world = self.scene.rest_world();
         self.bounds = self.scene.bounds_placed(lod, &self.hidden_layers, &self.rest_world).or(self.bounds);
         true
+    }
+
+    /// Draw the vertex colours the view's lighting asks for: another set is uploaded again.
+    pub fn set_colours(&mut self, options: &ViewOptions) {
+        let colours = options.lighting.colours(self.game_lit);
+        if colours != self.colours {
+            self.colours = colours;
+            self.lods.iter_mut().for_each(|l| *l = None);
+        }
+    }
+
+    /// Let the scene's blinks play, or stop them.
+    pub fn set_blinking(&mut self, on: bool) {
+        if self.scene.blinks_stopped == on {
+            self.scene.set_blinking(on);
+        }
     }
 
     /// Hide the scene's layers in `hidden` (indices into its layer list), show the rest.
@@ -281,7 +304,7 @@ impl Stage {
                 let items: Vec<_> = batch.items.iter().map(|&(n, m, k)| (&scene.meshes[m as usize].primitives[k as usize], world[n as usize])).collect();
                 sent += items.iter().map(|(p, _)| p.positions.len()).sum::<usize>();
                 let texture = batch.texture.and_then(|t| textures.get(t as usize).cloned());
-                let Some(geometry) = batch_geometry(context, scene, &items, texture.is_some()) else { continue };
+                let Some(geometry) = batch_geometry(context, scene, &items, texture.is_some(), self.colours) else { continue };
                 self.upload_bytes += geometry.bytes();
                 let material = batch.items.first().and_then(|&(_, m, k)| scene.meshes[m as usize].primitives[k as usize].material).and_then(|m| scene.materials.get(m as usize));
                 let (material, semi) = retro_materials(material, texture, geometry.shading());
@@ -292,7 +315,7 @@ impl Stage {
             let prim = &scene.meshes[batch.mesh as usize].primitives[batch.primitive as usize];
             sent += prim.positions.len();
             let texture = texture_of(prim);
-            let Some(mut geometry) = batch_geometry(context, scene, &[(prim, glam::Mat4::IDENTITY)], texture.is_some()) else { continue };
+            let Some(mut geometry) = batch_geometry(context, scene, &[(prim, glam::Mat4::IDENTITY)], texture.is_some(), self.colours) else { continue };
             self.upload_bytes += geometry.bytes();
             geometry.set_instances(&batch.nodes.iter().map(|&n| to_mat4(world[n as usize])).collect::<Vec<_>>());
             let (material, semi) = retro_materials(prim.material.and_then(|m| scene.materials.get(m as usize)), texture, geometry.shading());
@@ -494,13 +517,14 @@ impl Stage {
     }
 }
 
-/// How the view's lighting switch lights a frame seen from `camera`: the direction towards
-/// the light, and the share of colour a face turned away keeps.
-pub(super) fn lighting(options: &ViewOptions, camera: &Camera) -> (Vec3, f32) {
-    match options.lighting {
+/// How the view's lighting switch lights a scene seen from `camera` (`game_lit`: the scene
+/// has the colours the game's lighting gave it): the direction towards the light, and the
+/// share of colour a face turned away keeps (1: no light, the colours as they are).
+pub(super) fn lighting(options: &ViewOptions, camera: &Camera, game_lit: bool) -> (Vec3, f32) {
+    match options.lighting.for_scene(game_lit) {
         Lighting::Sun => (material::LIGHT, 0.2),
         Lighting::Camera => (camera.position() - camera.target(), 0.3),
-        Lighting::None => (material::LIGHT, 1.0),
+        Lighting::Game | Lighting::Stored => (material::LIGHT, 1.0),
     }
 }
 
@@ -584,14 +608,14 @@ fn add_pyramids(cpu: &mut CpuMesh, at: &[glam::Mat4], size: f32) {
 
 /// One draw's GPU buffers: the primitives placed by their world matrices, tinted by their
 /// materials' base colours (see `SceneGeometry::new`).
-fn batch_geometry(context: &Context, scene: &Scene, items: &[(&crate::scene::Primitive, glam::Mat4)], textured: bool) -> Option<SceneGeometry> {
+fn batch_geometry(context: &Context, scene: &Scene, items: &[(&crate::scene::Primitive, glam::Mat4)], textured: bool, colours: ColourSet) -> Option<SceneGeometry> {
     let tint_of = |p: &crate::scene::Primitive| scene.shading(p).base_color.map(|c| c.clamp(0.0, 1.0));
     let parts: Vec<VertexArrays> = items
         .iter()
         .map(|&(p, model)| VertexArrays {
             positions: &p.positions,
             normals: p.normals.as_deref(),
-            colors: p.colors.as_deref(),
+            colors: p.colours(colours),
             // Textured batches hold only primitives with a UV per vertex (`Scene::texture_of`).
             uvs: if textured { p.uvs.as_deref() } else { None },
             indices: &p.indices,

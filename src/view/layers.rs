@@ -44,9 +44,10 @@ pub fn choice(scene: &Scene, selected: Option<usize>) -> Option<ChoiceState<'_>>
     Some(ChoiceState { name: &c.name, options: c.options.iter().map(|o| o.label.as_str()).collect(), selected })
 }
 
-/// One period of everything that loops among the clips that play (seconds; 0: none).
+/// One period of everything that loops among the clips that play with the timeline (a
+/// face's blink keeps a cadence of its own) (seconds; 0: none).
 pub fn loop_duration(scene: &Scene) -> f32 {
-    scene.playing().filter(|c| c.repeat == Repeat::Loop).map(|c| c.duration).fold(0.0, f32::max)
+    scene.timeline_clips().filter(|c| c.repeat == Repeat::Loop).map(|c| c.duration).fold(0.0, f32::max)
 }
 
 /// Where the first node called `name` is in the world at `seconds`.

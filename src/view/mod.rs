@@ -23,7 +23,7 @@ pub use options::{non_background, Background, Lighting, OptionChanges, ViewOptio
 #[serde(rename_all = "camelCase")]
 pub struct Words {
     pub backgrounds: [Background; 3],
-    pub lightings: [Lighting; 3],
+    pub lightings: [Lighting; 4],
     pub axis_views: [AxisView; 3],
     pub camera_modes: [CameraMode; 2],
     pub compare_modes: [CompareMode; 5],
@@ -36,6 +36,6 @@ mod tests {
     #[test]
     fn the_words_are_the_serialised_enums() {
         let w = serde_json::to_value(super::WORDS).unwrap();
-        assert_eq!(w, serde_json::json!({ "backgrounds": ["dark", "light", "checker"], "lightings": ["sun", "camera", "none"], "axisViews": ["front", "side", "top"], "cameraModes": ["orbit", "fly"], "compareModes": ["a", "b", "overlay", "split", "difference"] }));
+        assert_eq!(w, serde_json::json!({ "backgrounds": ["dark", "light", "checker"], "lightings": ["game", "sun", "camera", "stored"], "axisViews": ["front", "side", "top"], "cameraModes": ["orbit", "fly"], "compareModes": ["a", "b", "overlay", "split", "difference"] }));
     }
 }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 pub const BACKGROUND: [u8; 3] = [24, 26, 31];
 /// What the renderer is asked to show; the web glue owns these switches. Serialised as the
 /// page reads them back (camelCase, every field).
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ViewOptions {
     pub wireframe: bool,
@@ -22,6 +22,14 @@ pub struct ViewOptions {
     pub grid: bool,
     pub background: Background,
     pub lighting: Lighting,
+    /// Faces blink (a scene's blink clips play).
+    pub blink: bool,
+}
+
+impl Default for ViewOptions {
+    fn default() -> ViewOptions {
+        ViewOptions { wireframe: false, cull_back: false, auto_lod: false, lod: 0, skeleton: false, grid: false, background: Background::default(), lighting: Lighting::default(), blink: true }
+    }
 }
 
 /// What is behind the model: dark models show on the light one, cut-outs on the checker.
@@ -34,19 +42,38 @@ pub enum Background {
     Checker,
 }
 
-/// How surfaces are shaded: a fixed light from above, a light at the eye (every face the
-/// camera sees is lit), or none (the colours exactly as the file stores them).
+/// How surfaces are shaded: as the game lit them (the colours its own lighting gave them,
+/// with no light on top, where the format reproduces that lighting: FF7 field models with
+/// FIELD.BIN; elsewhere as the sun), a fixed light from above, a light at the eye (every
+/// face the camera sees is lit), or the colours exactly as the file stores them, unlit
+/// ("none" is the older word for it).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Lighting {
     #[default]
+    Game,
     Sun,
     Camera,
-    None,
+    #[serde(alias = "none")]
+    Stored,
 }
 
 impl Lighting {
-    pub const ALL: [Lighting; 3] = [Lighting::Sun, Lighting::Camera, Lighting::None];
+    pub const ALL: [Lighting; 4] = [Lighting::Game, Lighting::Sun, Lighting::Camera, Lighting::Stored];
+
+    /// The lighting a scene is drawn with: the game's where the scene has its colours,
+    /// else the sun for it.
+    pub fn for_scene(self, game_lit: bool) -> Lighting {
+        match self {
+            Lighting::Game if !game_lit => Lighting::Sun,
+            other => other,
+        }
+    }
+
+    /// The vertex colours drawn under it.
+    pub fn colours(self, game_lit: bool) -> crate::scene::ColourSet {
+        if self.for_scene(game_lit) == Lighting::Game { crate::scene::ColourSet::Lit } else { crate::scene::ColourSet::Stored }
+    }
 }
 
 pub const LIGHT_BACKGROUND: [u8; 3] = [200, 204, 210];
@@ -80,11 +107,13 @@ pub struct OptionChanges {
     pub grid: Option<bool>,
     pub background: Option<Background>,
     pub lighting: Option<Lighting>,
+    pub blink: Option<bool>,
 }
 
 impl OptionChanges {
     pub fn apply(&self, o: &mut ViewOptions) {
-        let ViewOptions { wireframe, cull_back, auto_lod, lod, skeleton, grid, background, lighting } = o;
+        let ViewOptions { wireframe, cull_back, auto_lod, lod, skeleton, grid, background, lighting, blink } = o;
+        *blink = self.blink.unwrap_or(*blink);
         *grid = self.grid.unwrap_or(*grid);
         *background = self.background.unwrap_or(*background);
         *lighting = self.lighting.unwrap_or(*lighting);

@@ -308,7 +308,9 @@ impl Viewer {
         let scene = self.renderer.scene().ok_or_else(|| js_error("nothing to export: no scene is on show"))?;
         let lod = self.renderer.current_lod().unwrap_or(0);
         // What is on show: the layers hidden (a file's other models) stay out.
-        let options = crate::gltf::ExportOptions { lod, hidden_layers: self.renderer.hidden_layers().to_vec(), every_choice: false };
+        // The colours as drawn: the game's lighting's where it is on show.
+        let colours = self.renderer.options.lighting.colours(scene.has_lit_colours());
+        let options = crate::gltf::ExportOptions { lod, hidden_layers: self.renderer.hidden_layers().to_vec(), every_choice: false, colours };
         let glb = crate::gltf::export_glb(scene, options).map_err(|e| js_error(&e))?;
         Ok(js_sys::Uint8Array::from(&glb[..]))
     }

@@ -92,6 +92,7 @@ fn row(tree: &ChunkTree<'_>, c: &Chunk) -> Row {
         detail: format!("tag word 0x{:04X}, {}-byte length {}, payload {}–{}", c.tag_word, c.len_width, c.len, c.payload_offset, c.payload_end()),
         summary: summary(tree, c, &tree.fields),
         flags,
+        polygon: None,
     }
 }
 

@@ -151,6 +151,7 @@ fn primitive(prim: Primitive, material: &mut dyn FnMut(bool) -> u32) -> crate::s
         positions: v.positions,
         normals: v.normals,
         colors,
+        lit_colors: None,
         // A 3D texture coordinate samples the library's 2D maps by its u and v (the w stays
         // in the inspector): docs/formats/biz2.md, "Vertex blocks".
         uvs: v.uvs.or_else(|| v.uvws.map(|uvw| uvw.into_iter().map(|[u, v, _]| [u, v]).collect())),

@@ -2,10 +2,11 @@
 //! decompressed bytes are what the inspector's rows refer to, the container's own bytes a
 //! second byte view; the scene is the models with their skeletons, parts and animations.
 
+use super::field_bin_document::{FieldBinDocument, NORMAL_TABLE};
 use super::inspect;
 use super::raw::BsxFile;
 use super::inspect::Records;
-use super::scene::{self, Extras};
+use super::scene::{self, Extras, Face, Lit};
 use super::vram::{PageKey, Vram};
 use super::tdb_document::TdbDocument;
 use crate::formats::{file_name, Assets};
@@ -15,7 +16,7 @@ use crate::findings::Diagnostics;
 use crate::formats::{Diagnostic, DocStats, Document, InfoRow, ParseError, Reference};
 use crate::inspect::InspectorView;
 use crate::scene::Scene;
-use crate::words::count_len;
+use crate::words::{count, count_len};
 use serde::Serialize;
 
 /// A .BSX, compressed or not; under that name anything else is opened as BSX too, to say
@@ -40,6 +41,10 @@ pub struct BsxDocument {
     links: Vec<InfoRow>,
     /// The VRAM the scene's textures were sampled from and each one's page, once built.
     pages: Option<(Vram, Vec<PageKey>)>,
+    /// What the game's lighting gave the scene, and the FIELD.BIN it came from, once built.
+    lit: Option<(Lit, String)>,
+    /// The face each model shows, once built (from FIELD.BIN's tables where it was found).
+    faces: Vec<Option<Face>>,
 }
 
 impl BsxDocument {
@@ -65,6 +70,44 @@ impl BsxDocument {
         let faces = !characters.is_empty() || f.parts.values().flat_map(|d| &d.flags).any(|&w| w & 0x3F < 2);
         (characters, faces)
     }
+
+    /// Whether FIELD.BIN has something to give: polygons to light, faces to choose images for.
+    fn wants_field_bin(&self) -> bool {
+        self.parsed.as_ref().is_some_and(|f| !f.parts.is_empty() || f.models.iter().any(|m| m.global_id != 0 || m.face_id < 0x21))
+    }
+
+    /// The inspector after the scene's build: each polygon's lit colours beside its stored
+    /// ones, and a character's animation blocks labelled with what became of its skeleton.
+    fn annotate(&mut self, lit: Option<&Lit>, characters: &[(u8, String)]) {
+        let (Some(view), Some(f)) = (self.inspector.as_mut(), self.parsed.as_ref()) else { return };
+        if let Some(lit) = lit {
+            for (&block, colours) in &lit.blocks {
+                let Some(d) = f.parts.get(&block) else { continue };
+                for (p, lit_words) in d.polygons.iter().zip(colours) {
+                    let Some(&row) = self.records.polygon_rows.get(&p.offset) else { continue };
+                    let Some(record) = view.chunks.get_mut(row as usize).and_then(|r| r.polygon.as_mut()) else { continue };
+                    for (c, l) in record.corners.iter_mut().zip(lit_words) {
+                        c.lit = Some(*l);
+                    }
+                    // The colour words' fields say the lit colour too.
+                    let (col, _) = p.kind.layout();
+                    for (j, c) in record.corners.iter().enumerate() {
+                        let at = p.offset + col + 4 * j;
+                        let k = view.fields.partition_point(|x| x.offset < at);
+                        if let Some(field) = view.fields.get_mut(k).filter(|x| x.offset == at && x.chunk == row) {
+                            field.value = inspect::colour_value(c);
+                        }
+                    }
+                }
+            }
+        }
+        for &(row, g) in &self.records.character_animations {
+            let Some(r) = view.chunks.get_mut(row as usize) else { continue };
+            if let Some((_, how)) = characters.iter().find(|(c, _)| *c == g) {
+                r.label = format!("{} ({how})", r.label);
+            }
+        }
+    }
 }
 
 pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
@@ -88,7 +131,7 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
         (None, Purpose::Show) => (Some(stored.failed_view("bsx", error.clone())), Records::default()),
         (_, Purpose::Asset) => (None, Records::default()),
     };
-    let mut doc = BsxDocument { kind, path: path.to_string(), stored, parsed, records, error, diagnostics, inspector, links: Vec::new(), pages: None };
+    let mut doc = BsxDocument { kind, path: path.to_string(), stored, parsed, records, error, diagnostics, inspector, links: Vec::new(), pages: None, lit: None, faces: Vec::new() };
     // A BCX alone draws its character with the face its name implies.
     if let (Some(g), Some(f)) = (doc.character(), doc.parsed.as_mut()) {
         f.models[0].face_id = g - 1;
@@ -106,7 +149,28 @@ struct ModelJson {
     scale: u16,
     /// 1..9: a playable character whose skeleton and parts are in its BCX.
     character: u8,
+    /// The face the record's byte 0 names: its FIELD.TDB images as the model loads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    face: Option<FaceJson>,
 }
+
+#[derive(Serialize)]
+struct FaceJson {
+    id: u8,
+    eyes: [u8; 2],
+    mouth: u8,
+    /// "FIELD.BIN" (the engine's tables) or "guess" (relicview's, from FIELD.TDB's layout).
+    source: &'static str,
+}
+
+impl From<&Face> for FaceJson {
+    fn from(f: &Face) -> FaceJson {
+        FaceJson { id: f.id, eyes: [f.open[0], f.open[1]], mouth: f.open[2], source: if f.from_tables { "FIELD.BIN" } else { "guess" } }
+    }
+}
+
+/// The file that holds the normals, the sine table and the face tables.
+const FIELD_BIN: &str = "FIELD.BIN";
 
 impl Document for BsxDocument {
     crate::formats::common_accessors!();
@@ -139,7 +203,16 @@ impl Document for BsxDocument {
         let models: Vec<ModelJson> = self
             .parsed
             .iter()
-            .flat_map(|f| f.models.iter().map(move |m| ModelJson { bones: m.bones.len(), parts: m.parts.len(), animations: m.animations.len(), triangles: f.triangles(m), vertices: f.vertices(m), scale: m.scale, character: m.global_id }))
+            .flat_map(|f| f.models.iter().enumerate().map(move |(k, m)| ModelJson {
+                bones: m.bones.len(),
+                parts: m.parts.len(),
+                animations: m.animations.len(),
+                triangles: f.triangles(m),
+                vertices: f.vertices(m),
+                scale: m.scale,
+                character: m.global_id,
+                face: self.faces.get(k).copied().flatten().as_ref().map(FaceJson::from),
+            }))
             .collect();
         let triangles: usize = models.iter().map(|m| m.triangles).sum();
         let fields = serde_json::json!({
@@ -160,6 +233,9 @@ impl Document for BsxDocument {
         let mut refs: Vec<Reference> = characters.iter().filter_map(|&g| super::character_file(g)).map(|bcx| Reference { role: "character", written: bcx.to_string(), names: vec![bcx.to_string()], item: None }).collect();
         if faces {
             refs.push(Reference { role: "eyes and mouths", written: FACES.to_string(), names: vec![FACES.to_string()], item: None });
+        }
+        if self.wants_field_bin() {
+            refs.push(Reference { role: "lighting and face tables", written: FIELD_BIN.to_string(), names: vec![FIELD_BIN.to_string()], item: None });
         }
         refs
     }
@@ -192,11 +268,62 @@ impl Document for BsxDocument {
                 None => links.push(InfoRow::warning("eyes and mouths", why_not(assets, found(FACES), FACES, "drawn grey"))),
             }
         }
+        let mut field_bin = None;
+        if self.wants_field_bin() {
+            let doc = found(FIELD_BIN).and_then(|p| assets.get(&p).map(|d| (p, d)));
+            match doc.as_ref().and_then(|(p, d)| Some((p, d.as_any().downcast_ref::<FieldBinDocument>()?.tables.as_ref()?))) {
+                Some((p, t)) => {
+                    extras.tables = Some(t);
+                    field_bin = Some(p.clone());
+                }
+                None => {
+                    let why = why_not(assets, found(FIELD_BIN), FIELD_BIN, "stored colours, and the faces' images guessed from FIELD.TDB's layout");
+                    links.push(InfoRow::warning("lighting", why));
+                }
+            }
+        }
+        // What became of each character's skeleton, for its animation blocks' labels.
+        let characters: Vec<(u8, String)> = self
+            .wants()
+            .0
+            .iter()
+            .filter_map(|&g| {
+                let bcx = super::character_file(g)?;
+                let how = match extras.characters[g as usize - 1] {
+                    Some(c) => format!("played on {bcx}'s {}", crate::words::count_len(c.models[0].bones.len(), "bone")),
+                    None => format!("{bcx} not in this archive"),
+                };
+                Some((g, how))
+            })
+            .collect();
         let f = self.parsed.as_ref()?;
         let built = scene::build(file_name(&self.path), f, self.stored.bytes(), &self.records, &extras);
+        let (bcx_alone, offset_models) = (f.bcx.is_some(), f.offset_models as usize);
+        match (&built.lit, &field_bin) {
+            (Some(lit), Some(p)) => {
+                let unlit = if lit.unlit.is_empty() { String::new() } else { format!("; {}", lit.unlit.join("; ")) };
+                links.push(InfoRow::new("lighting", format!("lit by {p}: {}{unlit}", crate::words::count_len(lit.parts, "part"))).with_links(vec![p.clone()]));
+                if lit.past_table > 0 {
+                    links.push(InfoRow::warning("lighting", format!("{} past the normal table's 240 entries: lit with the bytes after it, as the engine would read them", crate::words::count_len(lit.past_table, "colour names a normal"))));
+                }
+            }
+            (None, Some(p)) if bcx_alone => links.push(InfoRow::new("lighting", format!("stored colours: a character's lights are in the field files that place it ({p} is there for them)")).with_links(vec![p.clone()])),
+            _ => {}
+        }
+        if built.faces.iter().any(Option::is_some) && extras.faces.is_some() {
+            let source = match field_bin {
+                Some(_) => format!("chosen by FIELD.BIN's face tables, eyes open; they blink, shut for {} every {} (relicview's cadence: the game's scripts drive its own)", count(scene::BLINK_FRAMES, "frame"), count(scene::BLINK_EVERY, "frame")),
+                None => "guessed from FIELD.TDB's layout (no FIELD.BIN)".to_string(),
+            };
+            links.push(InfoRow::new("face images", source));
+        }
+        let (lit, faces) = (built.lit.clone(), built.faces.clone());
+        self.annotate(lit.as_ref(), &characters);
+        self.lit = lit.zip(field_bin);
+        self.faces = faces;
         self.links = links;
         if let Some(message) = built.refused {
-            let d = Diagnostic { offset: f.offset_models as usize, path: "models".into(), message };
+            let d = Diagnostic { offset: offset_models, path: "models".into(), message };
             if let Some(view) = self.inspector.as_mut().filter(|_| self.diagnostics.has_room()) {
                 view.diagnostics.push(d.clone());
             }
@@ -217,6 +344,19 @@ impl Document for BsxDocument {
         let stp = if c & 0x8000 != 0 { ", STP set" } else { "" };
         out.push(("colour".to_string(), format!("0x{c:04X}: red {} green {} blue {} of 31{stp}", c & 0x1F, (c >> 5) & 0x1F, (c >> 10) & 0x1F)));
         out
+    }
+    fn table_uses(&self, table: &str) -> Vec<(u32, u32)> {
+        let Some(f) = self.parsed.as_ref().filter(|_| table == NORMAL_TABLE) else { return Vec::new() };
+        // A polygon uses a normal when one of its colour words names it; each counts once.
+        let mut uses = [0u32; 256];
+        for p in f.parts.values().flat_map(|d| &d.polygons) {
+            let words = if p.kind.gouraud() { p.kind.corners() } else { 1 };
+            let mut named: Vec<u8> = p.colors[..words].iter().map(|c| c[3]).collect();
+            named.sort_unstable();
+            named.dedup();
+            named.into_iter().for_each(|n| uses[n as usize] += 1);
+        }
+        uses.iter().enumerate().filter(|(_, &n)| n > 0).map(|(k, &n)| (k as u32, n)).collect()
     }
     fn stats(&self) -> DocStats {
         let Some(f) = &self.parsed else { return DocStats::default() };

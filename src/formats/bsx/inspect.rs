@@ -1,22 +1,27 @@
 //! The inspector's view of a BSX: every structure the reader read as a row with its byte
-//! range, nested as the file nests them (header, part data blocks, animation data blocks,
-//! the models section with each model's bones, part headers and animation headers, the
-//! texture section), the values as fields, and the records the scene points at.
+//! range, nested as the file nests them (header, part data blocks with each polygon a record,
+//! animation data blocks with their frame tables, the models section with each model's bones,
+//! part headers and animation headers, the texture section), the values as fields, and the
+//! records the scene points at. Every byte of a well-formed file is some record's.
 
-use super::raw::{BsxFile, FieldAt, PolyKind, BCX_HEADER, FILE_HEADER, MODELS_HEADER, MODEL_RECORD};
-use std::collections::HashMap;
-use crate::inspect::{runs_from_spans, ByteClass, ByteView, Field, InspectorView, Row, MAX_ROWS};
+use super::raw::{Animation, AnimationData, BsxFile, FieldAt, Part, PartData, PolyKind, Polygon, AMBIENT, BCX_HEADER, FILE_HEADER, LIGHT_AT, LIGHT_COLOUR, MODELS_HEADER, MODEL_RECORD, RANGE_AT, RECORD_UNKNOWN};
+use std::collections::{BTreeSet, HashMap};
+use crate::inspect::{runs_from_spans, ByteClass, ByteView, CornerColour, Field, InspectorView, PolygonRecord, Row, MAX_ROWS};
 use crate::words::{count, count_len};
 
-/// Inspector rows the scene's records point at.
+/// Inspector rows the scene's records point at, and the rows the scene's build goes back to.
 #[derive(Debug, Default, Clone)]
 pub struct Records {
     /// The row of each polygon group, by (part data offset, kind).
     pub polygons: HashMap<(usize, PolyKind), u32>,
+    /// The row of each polygon, by its offset.
+    pub polygon_rows: HashMap<usize, u32>,
     /// The row of each model record, of each bone list and of each part header.
     pub models: Vec<u32>,
     pub bones: HashMap<usize, u32>,
     pub parts: HashMap<usize, u32>,
+    /// Animation data rows made for a playable character's skeleton, with its global id.
+    pub character_animations: Vec<(u32, u8)>,
 }
 
 /// A row before it is placed in the tree.
@@ -27,6 +32,9 @@ pub(super) struct Pending {
     label: String,
     summary: String,
     pub(super) fields: Vec<(usize, usize, String, String)>,
+    /// Bytes kept as they are, not read (a module's code): shaded opaque.
+    pub(super) opaque: bool,
+    polygon: Option<Box<PolygonRecord>>,
     /// What the scene keeps of this row's index.
     key: Key,
 }
@@ -35,13 +43,198 @@ pub(super) struct Pending {
 enum Key {
     None,
     Polygons(usize, PolyKind),
+    Polygon(usize),
     Model(usize),
     Bone(usize),
     PartHeader(usize),
+    CharacterAnimation(u8),
 }
 
 pub(super) fn row(start: usize, end: usize, name: &str, label: String, summary: String) -> Pending {
-    Pending { start, end, name: name.to_string(), label, summary, fields: Vec::new(), key: Key::None }
+    Pending { start, end, name: name.to_string(), label, summary, fields: Vec::new(), opaque: false, polygon: None, key: Key::None }
+}
+
+/// A colour word's value as the inspector shows it: stored, its normal, and (once the game's
+/// lighting has run) what it lit.
+pub fn colour_value(c: &CornerColour) -> String {
+    let [r, g, b] = c.stored;
+    match c.lit {
+        Some([lr, lg, lb]) => format!("({r}, {g}, {b}), normal {} → lit ({lr}, {lg}, {lb})", c.normal),
+        None => format!("({r}, {g}, {b}), normal {}", c.normal),
+    }
+}
+
+/// A polygon's record: its fields (vertex and texcoord indices, pads, colour words) and what
+/// the `polygon` key of `relicview inspect --json` says of it.
+fn polygon_row(p: &Polygon, index: usize, owners: &[[u32; 2]]) -> Pending {
+    let kind = p.kind;
+    let (n, at) = (kind.corners(), p.offset);
+    let words = if kind.gouraud() { n } else { 1 };
+    let corners: Vec<CornerColour> = p.colors[..words].iter().map(|c| CornerColour { stored: [c[0], c[1], c[2]], normal: c[3], lit: None }).collect();
+    let summary = format!("vertices {:?} · {}", &p.vertices[..n], corners.iter().map(|c| format!("({}, {}, {}) n{}", c.stored[0], c.stored[1], c.stored[2], c.normal)).collect::<Vec<_>>().join(" "));
+    let mut r = row(at, at + kind.size(), "polygon", format!("{} {index}", kind.word()), summary);
+    r.fields.push((at, n, format!("u8 × {n} vertex indices"), format!("{:?}", &p.vertices[..n])));
+    if n == 3 {
+        r.fields.push((at + 3, 1, "u8 pad".into(), "0".into()));
+    }
+    let (col, tc) = kind.layout();
+    for (j, c) in corners.iter().enumerate() {
+        r.fields.push((at + col + 4 * j, 4, format!("colour {j}: u8 R, G, B, normal index"), colour_value(c)));
+    }
+    if let Some(tc) = tc {
+        r.fields.push((at + tc, n, format!("u8 × {n} texcoord indices"), format!("{:?}", &p.texcoords[..n])));
+        if n == 3 {
+            r.fields.push((at + tc + 3, 1, "u8 (not used: junk in the samples)".into(), String::new()));
+        }
+    }
+    let [model, part] = owners.first().copied().unwrap_or([0, 0]);
+    r.polygon = Some(Box::new(PolygonRecord { model, part, owners: owners.to_vec(), kind: kind.word(), index: index as u32, corners }));
+    r.key = Key::Polygon(at);
+    r
+}
+
+/// A part data block: its leading word, the vertices, each kind's polygons (each a record),
+/// the flag words, texcoords and control bytes.
+fn part_data_rows(rows: &mut Vec<Pending>, at: usize, d: &PartData, owners: &[[u32; 2]]) {
+    let users: Vec<String> = owners.iter().map(|[m, p]| format!("model {m} part {p}")).collect();
+    let users = if users.is_empty() { "a character's part".to_string() } else { users.join(", ") };
+    rows.push(row(at, d.end, "part data", format!("part data · {users}"), format!("{} vertices, {} polygons, {} flags, {} texcoords", d.vertices.len(), d.polygons.len(), d.flags.len(), d.texcoords.len())));
+    let mut flag = row(at, at + 4, "flag", "u32 flag".into(), String::new());
+    flag.fields.push((at, 4, "u32 (0 in files: the engine marks scaled vertices)".into(), d.vertex_flag.to_string()));
+    rows.push(flag);
+    let va = d.vertices_at;
+    let mut v = row(va, va + 8 * d.vertices.len(), "vertices", format!("{} vertices", d.vertices.len()), "s16 x, y, z, pad".into());
+    v.fields = d.vertices.iter().enumerate().map(|(k, p)| (va + 8 * k, 8, format!("vertex {k}"), format!("({}, {}, {})", p[0], p[1], p[2]))).collect();
+    rows.push(v);
+    for kind in PolyKind::ALL {
+        let polys: Vec<&Polygon> = d.polygons.iter().filter(|p| p.kind == kind).collect();
+        let (Some(first), Some(last)) = (polys.first(), polys.last()) else { continue };
+        let mut g = row(first.offset, last.offset + kind.size(), kind.word(), format!("{} × {}", polys.len(), kind.name()), format!("{} bytes each", kind.size()));
+        g.key = Key::Polygons(at, kind);
+        rows.push(g);
+        for (k, p) in polys.iter().enumerate() {
+            rows.push(polygon_row(p, k, owners));
+        }
+    }
+    let flags_at = d.flags_at;
+    if !d.flags.is_empty() {
+        let mut f = row(flags_at, flags_at + 4 * d.flags.len(), "flags", format!("{} texture flag words", d.flags.len()), String::new());
+        f.fields = d.flags.iter().enumerate().map(|(k, w)| {
+            let t = super::vram::TextureFlag::of(*w);
+            (flags_at + 4 * k, 4, format!("flag {k}"), format!("{w:#010x}: type {}, page ({}, {}), CLUT ({}, {}), {:?}", t.kind.bits(), t.key.page_x, t.key.page_y, t.key.clut_x, t.key.clut_y, t.key.depth))
+        }).collect();
+        rows.push(f);
+    }
+    if !d.texcoords.is_empty() {
+        let tc_at = d.texcoords_at;
+        rows.push(row(tc_at, tc_at + 2 * d.texcoords.len(), "texcoords", format!("{} texcoords", d.texcoords.len()), "u8 u, v".into()));
+    }
+    if !d.control.is_empty() {
+        let c_at = d.control_at;
+        rows.push(row(c_at, d.end, "control", format!("{} control bytes", d.control.len()), format!("{:02x?}", &d.control[..d.control.len().min(8)])));
+    }
+}
+
+/// An animation data block: its leading word, the bone channels and the three frame tables.
+fn animation_rows(rows: &mut Vec<Pending>, at: usize, d: &AnimationData, header: Option<&Animation>, label: String, character: Option<u8>) {
+    let mut top = row(at, d.end, "animation data", label, format!("{} bone channels, {} translation, {} static, {} rotation values", d.channels.len(), d.translations.len(), d.statics.len(), d.rotations.len()));
+    if let Some(g) = character {
+        top.key = Key::CharacterAnimation(g);
+    }
+    rows.push(top);
+    let mut flag = row(at, at + 4, "flag", "u32 flag".into(), String::new());
+    flag.fields.push((at, 4, "u32 (0 in files: the engine marks scaled translations)".into(), d.flag.to_string()));
+    rows.push(flag);
+    let ca = d.channels_at;
+    let mut c = row(ca, ca + 8 * d.channels.len(), "channels", format!("{} bone channels", d.channels.len()), "mask, rx ry rz, tx ty tz, pad".into());
+    c.fields = d.channels.iter().enumerate().map(|(k, ch)| (ca + 8 * k, 8, format!("bone {k}"), format!("mask {:#04x}, rotation {:?}, translation {:?}", ch.mask, ch.rotation, ch.translation))).collect();
+    rows.push(c);
+    let Some(a) = header else { return };
+    let frames = a.frames as usize;
+    let list = |values: &mut dyn Iterator<Item = String>| {
+        let shown: Vec<String> = values.take(9).collect();
+        if shown.len() > 8 { format!("{}, …", shown[..8].join(", ")) } else { shown.join(", ") }
+    };
+    if !d.translations.is_empty() && frames > 0 {
+        let t_at = at + a.off_trans as usize;
+        let mut t = row(t_at, t_at + 2 * d.translations.len(), "translation frames", format!("{} animated translations × {}", a.n_trans, count(a.frames, "frame")), "s16 per frame".into());
+        t.fields = d.translations.chunks(frames).enumerate().map(|(k, v)| (t_at + 2 * frames * k, 2 * v.len(), format!("s16 × {} translation {k}", v.len()), list(&mut v.iter().map(i16::to_string)))).collect();
+        rows.push(t);
+    }
+    if !d.statics.is_empty() {
+        let s_at = at + a.off_static as usize;
+        let mut st = row(s_at, s_at + 2 * d.statics.len(), "static translations", format!("{} static translations", d.statics.len()), "s16 each".into());
+        st.fields = d.statics.iter().enumerate().map(|(k, v)| (s_at + 2 * k, 2, format!("s16 static {k}"), v.to_string())).collect();
+        rows.push(st);
+    }
+    if !d.rotations.is_empty() && frames > 0 {
+        let r_at = at + a.off_rot as usize;
+        let mut r = row(r_at, r_at + d.rotations.len(), "rotation frames", format!("{} animated rotations × {}", a.n_rot, count(a.frames, "frame")), "u8 per frame, 256 a turn".into());
+        r.fields = d.rotations.chunks(frames).enumerate().map(|(k, v)| (r_at + frames * k, v.len(), format!("u8 × {} rotation {k}", v.len()), list(&mut v.iter().map(|&x| format!("{:.1}°", x as f64 * 360.0 / 256.0))))).collect();
+        rows.push(r);
+    }
+}
+
+/// A model record's every byte as a field.
+fn record_fields(m: &super::raw::ModelRecord) -> Vec<(usize, usize, String, String)> {
+    let at = m.offset;
+    let mut f = fields(at, &MODEL_RECORD, [m.face_id.to_string(), m.global_id.to_string(), m.scale.to_string(), format!("{:#x}", m.offset_skeleton)]);
+    f.push((at + AMBIENT, 3, "u8 × 3 ambient colour (R, G, B)".into(), format!("{:?}", m.ambient)));
+    f.push((at + RECORD_UNKNOWN, 1, "u8 (not known; 0 in the samples)".into(), String::new()));
+    for (k, (&l, light)) in LIGHT_AT.iter().zip(&m.lights).enumerate() {
+        f.push((at + l, 6, format!("s16 × 3 light {} direction (4.12)", k + 1), format!("{:?}", light.direction)));
+        f.push((at + l + LIGHT_COLOUR, 3, format!("u8 × 3 light {} colour (R, G, B)", k + 1), format!("{:?}", light.color)));
+    }
+    for ((&(r, n), what), rg) in RANGE_AT.iter().zip(["bones", "parts", "animations"]).zip([m.bones_range, m.parts_range, m.anims_range]) {
+        f.push((at + r, 2, format!("u8 × 2 {what} range (start, end)"), format!("{}, {}", rg.start, rg.end)));
+        f.push((at + n, 1, format!("u8 num_{what}"), rg.count.to_string()));
+    }
+    f
+}
+
+fn part_header_fields(p: &Part) -> Vec<(usize, usize, String, String)> {
+    let at = p.header;
+    let c = &p.counts;
+    let mut f = vec![(at, 1, "u8 lighting flag".to_string(), p.lighting.to_string()), (at + 1, 1, "u8 bone_index".into(), p.bone.to_string()), (at + 2, 1, "u8 num_vertices".into(), c.vertices.to_string()), (at + 3, 1, "u8 num_texcoords".into(), c.texcoords.to_string())];
+    f.extend(PolyKind::ALL.iter().zip(&c.polygons).enumerate().map(|(k, (kind, n))| (at + 4 + k, 1, format!("u8 n_{}", kind.word()), n.to_string())));
+    f.extend([
+        (at + 0x0C, 1, "u8 num_flags".into(), c.flags.to_string()),
+        (at + 0x0D, 1, "u8 num_control".into(), c.control.to_string()),
+        (at + 0x0E, 2, "u16 offset_poly".into(), p.offset_poly.to_string()),
+        (at + 0x10, 2, "u16 offset_texcoord".into(), p.offset_texcoord.to_string()),
+        (at + 0x12, 2, "u16 offset_flags".into(), p.offset_flags.to_string()),
+        (at + 0x14, 2, "u16 offset_control".into(), p.offset_control.to_string()),
+        (at + 0x16, 2, "u16 buffer_size".into(), p.buffer_size.to_string()),
+        (at + 0x18, 4, "u32 offset_vertex".into(), format!("{:#x}", p.block)),
+        (at + 0x1C, 4, "u32 offset_prec".into(), p.offset_prec.to_string()),
+    ]);
+    f
+}
+
+fn animation_header_fields(a: &Animation) -> Vec<(usize, usize, String, String)> {
+    let at = a.header;
+    vec![
+        (at, 2, "u16 num_frames".into(), a.frames.to_string()),
+        (at + 2, 1, "u8 num_bones".into(), a.bones.to_string()),
+        (at + 3, 1, "u8 animated translations".into(), a.n_trans.to_string()),
+        (at + 4, 1, "u8 static translations".into(), a.n_static.to_string()),
+        (at + 5, 1, "u8 animated rotations".into(), a.n_rot.to_string()),
+        (at + 6, 2, "u16 off_trans_frames".into(), a.off_trans.to_string()),
+        (at + 8, 2, "u16 off_static_trans".into(), a.off_static.to_string()),
+        (at + 10, 2, "u16 off_rot_frames".into(), a.off_rot.to_string()),
+        (at + 12, 4, "u32 offset_data".into(), format!("{:#x}", a.block)),
+    ]
+}
+
+/// The bytes up to the next 4-byte boundary after a block, where nothing else starts.
+fn padding(rows: &mut Vec<Pending>, bytes: &[u8], starts: &BTreeSet<usize>, end: usize) {
+    let next = end.div_ceil(4) * 4;
+    if next > end && next <= bytes.len() && starts.range(end..next).next().is_none() {
+        let pad = &bytes[end..next];
+        let mut r = row(end, next, "padding", format!("{} of padding to 4 bytes", count_len(pad.len(), "byte")), String::new());
+        r.fields.push((end, pad.len(), "padding".into(), format!("{pad:02x?}")));
+        rows.push(r);
+    }
 }
 
 /// The view and the records of the scene's nodes and triangles.
@@ -51,53 +244,36 @@ pub fn view(file: &BsxFile, bytes: &[u8], decoded_len: usize, container_len: Opt
     let mut header = row(0, 8, "header", title.into(), format!("size_file {}, offset_models {:#x}", file.size_file, file.offset_models));
     header.fields = fields(0, &FILE_HEADER, [file.size_file.to_string(), format!("{:#x}", file.offset_models)]);
     rows.push(header);
-    // Part data blocks, once each, with what uses them.
+    // Where blocks and sections start: no padding runs into one.
+    let mut starts: BTreeSet<usize> = file.parts.keys().chain(file.anims.keys()).copied().collect();
+    starts.insert(file.offset_models as usize);
+    starts.extend(file.textures.iter().flat_map(|t| std::iter::once(t.offset).chain(t.rects.iter().map(|r| r.data))));
+    // Every (model, part) that draws each part data block, in record order: the first lit it.
+    let mut owners: HashMap<usize, Vec<[u32; 2]>> = HashMap::new();
+    for (k, m) in file.models.iter().enumerate() {
+        for (j, p) in m.parts.iter().enumerate() {
+            owners.entry(p.block).or_default().push([k as u32, j as u32]);
+        }
+    }
     for (&at, d) in &file.parts {
-        let users: Vec<String> = file.models.iter().enumerate().flat_map(|(k, m)| m.parts.iter().enumerate().filter(move |(_, p)| p.block == at).map(move |(j, _)| format!("model {k} part {j}"))).collect();
-        rows.push(row(at, d.end, "part data", format!("part data · {}", users.join(", ")), format!("{} vertices, {} polygons, {} flags, {} texcoords", d.vertices.len(), d.polygons.len(), d.flags.len(), d.texcoords.len())));
-        let va = d.vertices_at;
-        let mut v = row(va, va + 8 * d.vertices.len(), "vertices", format!("{} vertices", d.vertices.len()), "s16 x, y, z, pad".into());
-        v.fields = d.vertices.iter().enumerate().map(|(k, p)| (va + 8 * k, 8, format!("vertex {k}"), format!("({}, {}, {})", p[0], p[1], p[2]))).collect();
-        rows.push(v);
-        for kind in PolyKind::ALL {
-            let polys: Vec<_> = d.polygons.iter().filter(|p| p.kind == kind).collect();
-            let (Some(first), Some(last)) = (polys.first(), polys.last()) else { continue };
-            let mut g = row(first.offset, last.offset + kind.size(), "polygons", format!("{} × {}", polys.len(), kind.name()), format!("{} bytes each", kind.size()));
-            g.key = Key::Polygons(at, kind);
-            g.fields = polys
-                .iter()
-                .map(|p| {
-                    let n = kind.corners();
-                    let tc = if kind.textured() { format!(", texcoords {:?}", &p.texcoords[..n]) } else { String::new() };
-                    (p.offset, kind.size(), format!("{}-corner polygon", n), format!("vertices {:?}, colour {:?}{tc}", &p.vertices[..n], &p.colors[0][..3]))
-                })
-                .collect();
-            rows.push(g);
-        }
-        let flags_at = d.flags_at;
-        if !d.flags.is_empty() {
-            let mut f = row(flags_at, flags_at + 4 * d.flags.len(), "flags", format!("{} texture flag words", d.flags.len()), String::new());
-            f.fields = d.flags.iter().enumerate().map(|(k, w)| {
-                let t = super::vram::TextureFlag::of(*w);
-                (flags_at + 4 * k, 4, format!("flag {k}"), format!("{w:#010x}: type {}, page ({}, {}), CLUT ({}, {}), {:?}", t.kind.bits(), t.key.page_x, t.key.page_y, t.key.clut_x, t.key.clut_y, t.key.depth))
-            }).collect();
-            rows.push(f);
-        }
-        if !d.texcoords.is_empty() {
-            let tc_at = d.texcoords_at;
-            rows.push(row(tc_at, tc_at + 2 * d.texcoords.len(), "texcoords", format!("{} texcoords", d.texcoords.len()), "u8 u, v".into()));
-        }
-        if !d.control.is_empty() {
-            let c_at = d.control_at;
-            rows.push(row(c_at, d.end, "control", format!("{} control bytes", d.control.len()), format!("{:02x?}", &d.control[..d.control.len().min(8)])));
+        part_data_rows(&mut rows, at, d, owners.get(&at).map_or(&[], Vec::as_slice));
+        padding(&mut rows, bytes, &starts, d.end);
+    }
+    // Each animation data block with the (model, animation) slots that play it.
+    let mut players: HashMap<usize, Vec<(usize, usize, &Animation)>> = HashMap::new();
+    for (k, m) in file.models.iter().enumerate() {
+        for (j, a) in m.animations.iter().enumerate() {
+            players.entry(a.block).or_default().push((k, j, a));
         }
     }
     for (&at, d) in &file.anims {
-        rows.push(row(at, d.end, "animation data", "animation data".into(), format!("{} bone channels, {} translation, {} static, {} rotation values", d.channels.len(), d.translations.len(), d.statics.len(), d.rotations.len())));
-        let ca = d.channels_at;
-        let mut c = row(ca, ca + 8 * d.channels.len(), "channels", format!("{} bone channels", d.channels.len()), "mask, rx ry rz, tx ty tz".into());
-        c.fields = d.channels.iter().enumerate().map(|(k, ch)| (ca + 8 * k, 8, format!("bone {k}"), format!("mask {:#04x}, rotation {:?}, translation {:?}", ch.mask, ch.rotation, ch.translation))).collect();
-        rows.push(c);
+        let users = players.get(&at).map_or(&[][..], Vec::as_slice);
+        // A character's record numbers its animations after its BCX's (from its start index).
+        let names: Vec<String> = users.iter().map(|&(k, j, _)| format!("animation {} of model {k}", file.models[k].anims_range.start as usize * usize::from(file.models[k].global_id != 0) + j)).collect();
+        let character = users.iter().map(|&(k, _, _)| file.models[k].global_id).find(|&g| super::character_file(g).is_some());
+        let skeleton = character.and_then(super::character_file).map_or(String::new(), |bcx| format!(", for {bcx}'s skeleton"));
+        animation_rows(&mut rows, at, d, users.first().map(|u| u.2), format!("{}{skeleton}", if names.is_empty() { "animation data".into() } else { names.join(", ") }), character);
+        padding(&mut rows, bytes, &starts, d.end);
     }
     let om = file.offset_models as usize;
     if let Some(h) = &file.bcx {
@@ -105,6 +281,8 @@ pub fn view(file: &BsxFile, bytes: &[u8], decoded_len: usize, container_len: Opt
         r.key = Key::Model(0);
         let values = [format!("{:#06x}", h.magic), h.bones.to_string(), h.parts.to_string(), h.animations.to_string(), h.scale.to_string(), h.offset_parts.to_string(), h.offset_anims.to_string(), format!("{:#010x}", h.offset_skeleton)];
         r.fields = fields(h.offset, &BCX_HEADER, values);
+        r.fields.push((h.offset + 5, 17, "u8 × 17 (zero)".into(), String::new()));
+        r.fields.push((h.offset + 0x20, 4, "u32 (zero)".into(), String::new()));
         rows.push(r);
     } else {
         let tex = file.textures.as_ref().map_or(bytes.len(), |t| t.offset);
@@ -118,7 +296,7 @@ pub fn view(file: &BsxFile, bytes: &[u8], decoded_len: usize, container_len: Opt
             let character = if m.global_id > 0 { format!(", character {} ({})", m.global_id, super::character_file(m.global_id).unwrap_or("no BCX")) } else { String::new() };
             let mut r = row(m.offset, m.offset + 48, "model", format!("model {k}"), format!("scale {}, {}, {}, {}{character}", m.scale, count_len(m.bones.len(), "bone"), count_len(m.parts.len(), "part"), count_len(m.animations.len(), "animation")));
             r.key = Key::Model(k);
-            r.fields = fields(m.offset, &MODEL_RECORD, [m.face_id.to_string(), m.global_id.to_string(), m.scale.to_string(), format!("{:#x}", m.offset_skeleton)]);
+            r.fields = record_fields(m);
             rows.push(r);
         }
         if m.bones.is_empty() && m.parts.is_empty() && m.animations.is_empty() {
@@ -134,17 +312,34 @@ pub fn view(file: &BsxFile, bytes: &[u8], decoded_len: usize, container_len: Opt
         for (j, p) in m.parts.iter().enumerate() {
             let mut r = row(p.header, p.header + 32, "part", format!("part {j} on bone {}", p.bone), format!("{} vertices, {} polygons, data at {:#x}", p.counts.vertices, p.counts.polygons.iter().map(|&n| n as usize).sum::<usize>(), p.block));
             r.key = Key::PartHeader(p.header);
+            r.fields = part_header_fields(p);
             rows.push(r);
         }
         for (j, a) in m.animations.iter().enumerate() {
-            rows.push(row(a.header, a.header + 16, "animation", format!("animation {j}"), format!("{}, {}, data at {:#x}", count(a.frames, "frame"), count(a.bones, "bone"), a.block)));
+            let mut r = row(a.header, a.header + 16, "animation", format!("animation {j}"), format!("{}, {}, data at {:#x}", count(a.frames, "frame"), count(a.bones, "bone"), a.block));
+            r.fields = animation_header_fields(a);
+            rows.push(r);
         }
     }
     if let Some(t) = &file.textures {
         rows.push(row(t.offset, bytes.len(), "textures", format!("texture section: {} rectangles", t.rects.len()), format!("size {}", t.size)));
-        rows.push(row(t.offset, t.offset + 8 + 12 * t.rects.len(), "texture header", "texture header and entries".into(), String::new()));
+        let mut h = row(t.offset, t.offset + 8 + 12 * t.rects.len(), "texture header", "texture header and entries".into(), String::new());
+        h.fields = vec![(t.offset, 4, "u32 size_section".into(), t.size.to_string()), (t.offset + 4, 1, "u8 num_textures".into(), t.count.to_string()), (t.offset + 5, 3, "u8 × 3 TDB patch offset".into(), format!("{:?}", t.patch))];
+        h.fields.extend(t.rects.iter().enumerate().map(|(k, r)| (r.entry, 12, format!("rectangle {k}: u16 width, height, x, y, u32 data"), format!("{}×{} at ({}, {}), data at {:#x}", r.width, r.height, r.x, r.y, r.data - t.offset))));
+        rows.push(h);
+        if t.rects.is_empty() {
+            // An empty section is 20 bytes: 12 after the header that no source explains.
+            let (from, to) = (t.offset + 8, (t.offset + t.size as usize).min(bytes.len()));
+            if to > from {
+                let mut rest = row(from, to, "unexplained", format!("{} after an empty section's header (not known)", count_len(to - from, "byte")), String::new());
+                rest.opaque = true;
+                rows.push(rest);
+            }
+        }
         for (k, r) in t.rects.iter().enumerate() {
-            rows.push(row(r.data, r.data + 2 * r.width as usize * r.height as usize, "vram", format!("rectangle {k}: {}×{} at ({}, {})", r.width, r.height, r.x, r.y), if r.height == 1 { "a CLUT (palette)".into() } else { "texel indices".into() }));
+            let end = r.data + 2 * r.width as usize * r.height as usize;
+            rows.push(row(r.data, end, "vram", format!("rectangle {k}: {}×{} at ({}, {})", r.width, r.height, r.x, r.y), if r.height == 1 { "a CLUT (palette)".into() } else { "texel indices".into() }));
+            padding(&mut rows, bytes, &starts, end);
         }
     }
     tree(rows, bytes.len(), decoded_len, container_len)
@@ -164,8 +359,8 @@ pub(super) fn tree(mut pending: Vec<Pending>, file_len: usize, decoded_len: usiz
     let mut records = Records::default();
     let mut open: Vec<(u32, usize)> = Vec::new();
     let mut spans: Vec<(usize, usize, ByteClass)> = Vec::new();
-    // Rows read whole, with no field of their own.
-    let mut bare: Vec<bool> = Vec::new();
+    // Rows read whole, with no field of their own (or kept whole, unread: opaque).
+    let mut bare: Vec<Option<ByteClass>> = Vec::new();
     for p in pending.into_iter().take(MAX_ROWS) {
         while open.last().is_some_and(|&(_, end)| p.start >= end || p.end > end) {
             open.pop();
@@ -183,9 +378,13 @@ pub(super) fn tree(mut pending: Vec<Pending>, file_len: usize, decoded_len: usiz
             Key::PartHeader(at) => {
                 records.parts.insert(at, index);
             }
+            Key::Polygon(at) => {
+                records.polygon_rows.insert(at, index);
+            }
+            Key::CharacterAnimation(g) => records.character_animations.push((index, g)),
             Key::None => {}
         }
-        bare.push(p.fields.is_empty());
+        bare.push(p.fields.is_empty().then_some(if p.opaque { ByteClass::Opaque } else { ByteClass::Decoded }));
         for (offset, len, what, value) in p.fields {
             spans.push((offset, offset + len, ByteClass::Decoded));
             view.fields.push(Field { chunk: index, offset, len, what, value });
@@ -202,7 +401,8 @@ pub(super) fn tree(mut pending: Vec<Pending>, file_len: usize, decoded_len: usiz
             label: p.label,
             detail: format!("bytes {}–{}", p.start, p.end),
             summary: p.summary,
-            flags: Vec::new(),
+            flags: if p.opaque { vec!["unknown"] } else { Vec::new() },
+            polygon: p.polygon,
         });
         open.push((index, p.end));
     }
@@ -212,9 +412,9 @@ pub(super) fn tree(mut pending: Vec<Pending>, file_len: usize, decoded_len: usiz
         view.chunks[p as usize].container = true;
     }
     // A leaf read whole is decoded; a container's bytes are its children's.
-    for (r, &b) in view.chunks.iter().zip(&bare) {
-        if b && !r.container {
-            spans.push((r.offset, r.end, ByteClass::Decoded));
+    for (r, &class) in view.chunks.iter().zip(&bare) {
+        if let Some(class) = class.filter(|_| !r.container) {
+            spans.push((r.offset, r.end, class));
         }
     }
     view.fields.sort_by_key(|f| f.offset);

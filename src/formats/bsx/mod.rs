@@ -3,7 +3,10 @@
 //! (docs/formats/bsx.md).
 
 pub mod document;
+pub mod field_bin;
+pub mod field_bin_document;
 pub mod inspect;
+pub mod lighting;
 pub mod raw;
 pub mod scene;
 pub mod tdb;
@@ -12,6 +15,7 @@ pub mod vram;
 pub mod writer;
 
 pub use document::{open, sniff, sniff_bcx, BsxDocument};
+pub use field_bin_document::{open_field_bin, sniff_field_bin, FieldBinDocument};
 pub use tdb_document::{open_tdb, sniff_tdb, TdbDocument};
 
 /// The BCX files of the playable characters, by global model id 1..9.

@@ -65,8 +65,19 @@ pub fn field(b: &[u8], (at, len, _): FieldAt) -> u32 {
 pub const FILE_HEADER: [FieldAt; 2] = [(0, 4, "u32 size_file"), (4, 4, "u32 offset_models")];
 /// The 16-byte models header at offset_models.
 pub const MODELS_HEADER: [FieldAt; 4] = [(0, 4, "u32 psx_memory"), (4, 4, "u32 num_models"), (8, 4, "u32 texture_pointer"), (12, 4, "u32 buffer_size")];
-/// The fields of a 48-byte model record the inspector shows (the lights and ranges follow).
+/// The first fields of a 48-byte model record; the ambient colour, the lights and the
+/// ranges follow ([`AMBIENT`], [`LIGHT_AT`], [`RANGE_AT`]).
 pub const MODEL_RECORD: [FieldAt; 4] = [(0, 1, "u8 face id"), (1, 1, "u8 global model id"), (2, 2, "u16 scale (4.12)"), (4, 4, "u32 offset_skeleton")];
+/// The ambient colour (R, G, B), then a byte no source explains (0 in every sample).
+pub const AMBIENT: usize = 8;
+pub const RECORD_UNKNOWN: usize = 0x0B;
+/// Where each of the three lights sits in a model record: its direction (`s16 x, y, z`, a
+/// 4.12 unit vector), and 8 bytes on its colour (`u8 R, G, B`).
+pub const LIGHT_AT: [usize; 3] = [0x0C, 0x18, 0x24];
+pub const LIGHT_COLOUR: usize = 8;
+/// Where each list's range (`u8 start, u8 end`) and count sit in a model record: bones,
+/// parts, animations.
+pub const RANGE_AT: [(usize, usize); 3] = [(0x12, 0x17), (0x1E, 0x23), (0x2A, 0x2F)];
 /// The 36-byte character header of a BCX.
 pub const BCX_HEADER: [FieldAt; 8] = [
     (0, 2, "u16 magic"),
@@ -156,6 +167,19 @@ impl PolyKind {
             PolyKind::QuadColor => 36,
         }
     }
+    /// The format notes' word for the kind (quad_color_tex …).
+    pub fn word(self) -> &'static str {
+        match self {
+            PolyKind::QuadColorTex => "quad_color_tex",
+            PolyKind::TriColorTex => "tri_color_tex",
+            PolyKind::QuadMonoTex => "quad_mono_tex",
+            PolyKind::TriMonoTex => "tri_mono_tex",
+            PolyKind::TriMono => "tri_mono",
+            PolyKind::QuadMono => "quad_mono",
+            PolyKind::TriColor => "tri_color",
+            PolyKind::QuadColor => "quad_color",
+        }
+    }
     pub fn name(self) -> &'static str {
         match self {
             PolyKind::QuadColorTex => "gouraud textured quads",
@@ -169,7 +193,7 @@ impl PolyKind {
         }
     }
     /// Byte offsets in the record of the first colour and of the first texcoord index.
-    fn layout(self) -> (usize, Option<usize>) {
+    pub fn layout(self) -> (usize, Option<usize>) {
         match self {
             PolyKind::QuadColorTex => (4, Some(0x14)),
             PolyKind::TriColorTex => (4, Some(0x10)),
@@ -402,18 +426,18 @@ impl BsxFile {
         let path = format!("model[{i}]");
         let p = path.as_str();
         let b = r.slice(at, 48, p, "a 48-byte model record")?;
-        let light = |k: usize| Light { direction: [0, 2, 4].map(|o| i16::from_le_bytes([b[k + o], b[k + o + 1]])), color: [b[k + 8], b[k + 9], b[k + 10]] };
+        let light = |k: usize| Light { direction: [0, 2, 4].map(|o| i16::from_le_bytes([b[k + o], b[k + o + 1]])), color: [0, 1, 2].map(|c| b[k + LIGHT_COLOUR + c]) };
         let mut m = ModelRecord {
             offset: at,
             face_id: field(b, MODEL_RECORD[0]) as u8,
             global_id: field(b, MODEL_RECORD[1]) as u8,
             scale: field(b, MODEL_RECORD[2]) as u16,
             offset_skeleton: field(b, MODEL_RECORD[3]),
-            ambient: [b[8], b[9], b[10]],
-            lights: [light(0x0C), light(0x18), light(0x24)],
-            bones_range: range(r, at + 0x12, at + 0x17, p, "the bones range")?,
-            parts_range: range(r, at + 0x1E, at + 0x23, p, "the parts range")?,
-            anims_range: range(r, at + 0x2A, at + 0x2F, p, "the animations range")?,
+            ambient: [0, 1, 2].map(|c| b[AMBIENT + c]),
+            lights: LIGHT_AT.map(light),
+            bones_range: range(r, at + RANGE_AT[0].0, at + RANGE_AT[0].1, p, "the bones range")?,
+            parts_range: range(r, at + RANGE_AT[1].0, at + RANGE_AT[1].1, p, "the parts range")?,
+            anims_range: range(r, at + RANGE_AT[2].0, at + RANGE_AT[2].1, p, "the animations range")?,
             bones: Vec::new(),
             parts: Vec::new(),
             animations: Vec::new(),

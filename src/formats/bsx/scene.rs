@@ -3,11 +3,14 @@
 //! meshes on their bones, textures sampled from the emulated VRAM, and every animation a
 //! looping clip of rotation (and translation) tracks (docs/formats/bsx.md, "Pose").
 
-use super::raw::{Animation, AnimationData, Bone, BsxFile, ModelRecord, Part, PartData};
+use super::field_bin::{FieldTables, CLOSED_EYES, OPEN_EYES};
+use super::lighting::{bone_worlds, PartLight};
+use super::raw::{Animation, AnimationData, Bone, BsxFile, ModelRecord, Part, PartData, Polygon};
 use super::inspect::Records;
 use super::tdb::{Feature, TdbFile};
-use super::vram::{PageKey, TextureFlag, TextureKind, Vram, MAX_FACE_SLOTS};
+use super::vram::{PageKey, TextureFlag, TextureKind, Vram};
 use crate::scene::{Blend, Choice, ChoiceOption, Clip, Material, Mesh, Node, Primitive, Repeat, Scene, SourceRun, Target, Texture, Track, Transform};
+use crate::texture::Texels;
 use crate::words::count;
 use glam::{EulerRot, Quat};
 use std::collections::HashMap;
@@ -116,6 +119,11 @@ pub struct Built {
     /// the scene's texture index).
     pub vram: Vram,
     pub pages: Vec<PageKey>,
+    /// What the game's lighting gave the file (None without FIELD.BIN's tables, or for a
+    /// character's BCX alone, whose lights are in the field files that place it).
+    pub lit: Option<Lit>,
+    /// The face each model shows, where it shows one.
+    pub faces: Vec<Option<Face>>,
 }
 
 /// What a file's scene takes from the rest of the archive.
@@ -125,14 +133,75 @@ pub struct Extras<'a> {
     pub faces: Option<(&'a TdbFile, &'a [u8])>,
     /// The BCX of each character (global model id − 1) the archive has.
     pub characters: [Option<&'a BsxFile>; 9],
+    /// FIELD.BIN's tables: the game's lighting, and which images a face shows.
+    pub tables: Option<&'a FieldTables>,
 }
 
-/// A material key: untextured, a texture page as sampled (semi-transparent or not), or an
-/// eye or mouth that FIELD.TDB would supply.
+/// Per polygon of a part data block, the lit colour of each colour word it stores (every
+/// corner of a gouraud kind; the first only of a flat one).
+pub type LitBlock = Vec<[[u8; 3]; 4]>;
+
+/// What the game's lighting gave one file's scene.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Lit {
+    /// The file's own part data blocks that were lit, by offset.
+    pub blocks: HashMap<usize, LitBlock>,
+    /// Parts drawn with lit colours (a block drawn by several counts for each).
+    pub parts: usize,
+    /// Parts drawn with their stored colours, and why.
+    pub unlit: Vec<String>,
+    /// Colours whose normal index is past the table's 240 entries (lit with the bytes after
+    /// the table, as the engine would read them).
+    pub past_table: usize,
+}
+
+/// The images a model's face shows, and who chose them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Face {
+    pub id: u8,
+    /// FIELD.TDB images of the left eye, the right eye and the mouth as the model loads (its
+    /// eyes open).
+    pub open: [u8; 3],
+    /// The same with the eyes shut, for a blink (FIELD.BIN's tables only).
+    pub closed: Option<[u8; 3]>,
+    /// FIELD.BIN's face tables chose them; else relicview's guess from FIELD.TDB's layout.
+    pub from_tables: bool,
+}
+
+impl Face {
+    /// The face a record's byte 0 names: from FIELD.BIN's tables where it is one of their
+    /// rows, else (faces below 0x21, the ones the engine shows) relicview's guess.
+    pub fn of(id: u8, tables: Option<&FieldTables>) -> Option<Face> {
+        match tables {
+            Some(t) => {
+                let open = t.face_images(id, OPEN_EYES.0, OPEN_EYES.1)?;
+                Some(Face { id, open, closed: t.face_images(id, CLOSED_EYES.0, CLOSED_EYES.1).filter(|c| *c != open), from_tables: true })
+            }
+            None => {
+                let eye = super::tdb::guessed_image(id, Feature::Eye)?;
+                Some(Face { id, open: [eye, eye, super::tdb::guessed_image(id, Feature::Mouth)?], closed: None, from_tables: false })
+            }
+        }
+    }
+}
+
+/// Which file a part data block belongs to: this one, or a character's BCX (by global id).
+type BlockKey = (Option<u8>, usize);
+
+/// The blink's cadence (relicview's, not the game's, which a script drives): every
+/// `BLINK_EVERY` frames the eyes shut for `BLINK_FRAMES`, ending the cycle.
+pub const BLINK_EVERY: u32 = 90;
+pub const BLINK_FRAMES: u32 = 3;
+
+/// A material key: untextured, a texture page as sampled (semi-transparent or not), the
+/// page of a model slot's eyes and mouth, or an eye or mouth that FIELD.TDB would supply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Look {
     Plain,
     Page(PageKey, Option<Blend>),
+    /// The face page with a slot's eyes and mouth in it (with its eyes shut below it, where
+    /// the face can blink).
+    FacePage(PageKey, Option<Blend>),
     /// A texture FIELD.TDB would supply (or one of a type not known), drawn grey.
     Face(TextureKind),
 }
@@ -191,12 +260,69 @@ fn rig<'a>(m: &'a ModelRecord, file: &'a BsxFile, extras: &Extras<'a>) -> Rig<'a
 /// far, the budget.
 struct Painter<'a> {
     vram: Vram,
+    /// VRAM with every face's eyes shut, where a face can blink.
+    shut: Option<Vram>,
     looks: HashMap<Look, u32>,
     budget: &'a mut Budget,
     /// Per model: its eyes and mouth are in VRAM (FIELD.TDB is in, its face and slot fit).
     faced: Vec<bool>,
     /// The page key of each scene texture, in the scene's order.
     pages: Vec<PageKey>,
+    /// Materials of face pages with the shut eyes below the open ones: the blink moves them.
+    blinking: Vec<u32>,
+}
+
+/// Light every part the way the engine does when the file loads: per model, its bones posed
+/// at its first animation's first frame, each lit part's colours from its bone's world
+/// rotation and the record's lights; a part data block is lit once, by the first part (in
+/// record order) that draws it.
+fn light(t: &FieldTables, file: &BsxFile, rigs: &[Rig]) -> (HashMap<BlockKey, Option<LitBlock>>, Lit) {
+    let mut blocks: HashMap<BlockKey, Option<LitBlock>> = HashMap::new();
+    let mut lit = Lit::default();
+    for (k, (m, rig)) in file.models.iter().zip(rigs).enumerate() {
+        let first = rig.animations.first().copied().flatten();
+        let parents: Vec<Option<i8>> = rig.bones.iter().map(|b| b.map(|(bone, _)| bone.parent)).collect();
+        let worlds = bone_worlds(t, &parents, |b| first.map_or([0; 3], |(a, d)| frame(a, d, b, 0).0));
+        let (mut boneless, mut flagged) = (0usize, 0usize);
+        for &(part, data, own) in rig.parts.iter().flatten() {
+            let key = (if own { None } else { Some(m.global_id) }, data.offset);
+            let world = worlds.get(part.bone as usize).copied().flatten();
+            if !blocks.contains_key(&key) {
+                let colours = world.filter(|_| part.lighting == 1).map(|w| {
+                    let light = PartLight::new(m, &w);
+                    data.polygons.iter().map(|p| lit_polygon(t, &light, p, &mut lit.past_table)).collect()
+                });
+                blocks.insert(key, colours);
+            }
+            match (&blocks[&key], world, part.lighting) {
+                (Some(_), _, _) => lit.parts += 1,
+                (None, None, _) => boneless += 1,
+                (None, Some(_), _) => flagged += 1,
+            }
+        }
+        if boneless > 0 {
+            lit.unlit.push(match super::character_file(m.global_id).filter(|_| rig.character.is_none()) {
+                Some(bcx) => format!("model {k}: {} on {bcx}'s skeleton drawn with stored colours: {bcx} is not in this archive", count(boneless as u32, "part")),
+                None => format!("model {k}: {} on a bone the model does not have drawn with stored colours", count(boneless as u32, "part")),
+            });
+        }
+        if flagged > 0 {
+            lit.unlit.push(format!("model {k}: {} whose lighting flag is not 1 drawn with stored colours", count(flagged as u32, "part")));
+        }
+    }
+    lit.blocks = blocks.iter().filter_map(|(&(file, at), c)| Some((at, c.clone()?)).filter(|_| file.is_none())).collect();
+    (blocks, lit)
+}
+
+/// A polygon's colour words lit (the first only, for a flat kind).
+fn lit_polygon(t: &FieldTables, light: &PartLight, p: &Polygon, past_table: &mut usize) -> [[u8; 3]; 4] {
+    let words = if p.kind.gouraud() { p.kind.corners() } else { 1 };
+    let mut out = [[0; 3]; 4];
+    for (j, c) in p.colors.iter().take(words).enumerate() {
+        *past_table += usize::from(c[3] as usize >= super::field_bin::NORMALS.entries);
+        out[j] = light.colour(t.normal(c[3]), [c[0], c[1], c[2]]);
+    }
+    out
 }
 
 pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras: &Extras) -> Built {
@@ -204,13 +330,33 @@ pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras
     let mut scene = Scene { name: name.to_string(), frame_time: Some(1.0 / FPS), ..Default::default() };
     let mut vram = Vram::load(file, bytes);
     // The engine copies each model's eyes and mouth to VRAM beside the textures, by slot.
-    let faced: Vec<bool> = file.models.iter().enumerate().map(|(k, m)| extras.faces.is_some_and(|(t, b)| k < MAX_FACE_SLOTS && vram.load_face(t, b, k, m.face_id))).collect();
-    let mut painter = Painter { vram, looks: HashMap::new(), budget: &mut budget, faced, pages: Vec::new() };
+    let faces: Vec<Option<Face>> = file.models.iter().map(|m| Face::of(m.face_id, extras.tables)).collect();
+    let load = |vram: &mut Vram, k: usize, shut: bool| {
+        let (Some((t, b)), Some(face)) = (extras.faces, faces[k]) else { return false };
+        let images = if shut { face.closed.unwrap_or(face.open) } else { face.open };
+        vram.load_face(t, b, k, face.id, images)
+    };
+    let faced: Vec<bool> = (0..file.models.len()).map(|k| load(&mut vram, k, false)).collect();
+    let blinks = faces.iter().zip(&faced).any(|(f, &shown)| shown && f.is_some_and(|f| f.closed.is_some()));
+    let shut = blinks.then(|| {
+        let mut shut = vram.clone();
+        (0..file.models.len()).for_each(|k| _ = load(&mut shut, k, true));
+        shut
+    });
+    // A character's BCX alone has no lights: the field files that place it have them.
+    let rigs: Vec<Rig> = file.models.iter().map(|m| rig(m, file, extras)).collect();
+    let (lit_blocks, lit) = match extras.tables.filter(|_| file.bcx.is_none()) {
+        Some(t) => {
+            let (blocks, lit) = light(t, file, &rigs);
+            (blocks, Some(lit))
+        }
+        None => (HashMap::new(), None),
+    };
+    let mut painter = Painter { vram, shut, looks: HashMap::new(), budget: &mut budget, faced, pages: Vec::new(), blinking: Vec::new() };
     let root = scene.add_node(None, Node { name: Some(name.to_string()), ..Default::default() });
     let mut options: Vec<ChoiceOption> = Vec::new();
     let mut first_drawn = None;
-    for (k, m) in file.models.iter().enumerate() {
-        let rig = rig(m, file, extras);
+    for (k, (m, rig)) in file.models.iter().zip(rigs).enumerate() {
         let layer = scene.layer(&format!("model {k}"));
         // The console's +Y is down: half a turn about X, and the model's own scale.
         let s = m.scale as f32 / 4096.0;
@@ -226,7 +372,9 @@ pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras
             if !painter.budget.afford(Cost::Part, part_cost(data)) {
                 continue;
             }
-            let mesh = part_mesh(&mut scene, &mut painter, data, own.then_some(records), k);
+            let key = (if own { None } else { Some(m.global_id) }, data.offset);
+            let lit = lit_blocks.get(&key).and_then(Option::as_deref);
+            let mesh = part_mesh(&mut scene, &mut painter, data, own.then_some(records), k, lit);
             let record = if own { records.parts.get(&part.header).copied() } else { None };
             scene.add_node(Some(parent), Node { name: Some(format!("part {j}")), mesh: Some(mesh), record, ..Default::default() });
             drawn = true;
@@ -260,13 +408,29 @@ pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras
         scene.choice = Some(Choice { name: "model".into(), options, default });
         scene.choose(default);
     }
-    let Painter { vram, pages, .. } = painter;
+    let Painter { vram, pages, blinking, .. } = painter;
+    if !blinking.is_empty() {
+        scene.blinks.push(scene.clips.len() as u32);
+        scene.clips.push(blink_clip(&blinking));
+    }
     let [parts, textures, animations] = budget.refused;
     let refused = (budget.refused != [0; 3]).then(|| {
         let limit = scene_budget(bytes.len());
         format!("the scene would take more than {limit} bytes of memory (64 times the file, plus 8 MiB): {parts} parts, {textures} texture pages (drawn untextured) and {animations} animations are not built")
     });
-    Built { scene, refused, vram, pages }
+    Built { scene, refused, vram, pages, lit, faces }
+}
+
+/// The eyes shut for [`BLINK_FRAMES`] frames at the end of every [`BLINK_EVERY`]: the face
+/// pages' texture coordinates step down to the shut eyes and back (a still frame at 0 has
+/// them open).
+fn blink_clip(materials: &[u32]) -> Clip {
+    let [shut, open, end] = [BLINK_EVERY - BLINK_FRAMES, BLINK_EVERY, BLINK_EVERY].map(|f| f as f32 / FPS);
+    // Two keys at one time make a step.
+    let times = vec![0.0, shut, shut, open, open, end];
+    let values: Vec<f32> = [0.0, 0.0, 0.5, 0.5, 0.0, 0.0].iter().flat_map(|&v| [0.0, v]).collect();
+    let tracks = materials.iter().map(|&m| Track { target: Target::UvOffset(m), times: times.clone(), values: values.clone() }).collect();
+    Clip { name: "blink".into(), duration: end, repeat: Repeat::Loop, tracks }
 }
 
 /// Nodes of a model's bones (None for an empty slot), posed at its first animation's first
@@ -336,10 +500,11 @@ fn face_offset(feature: Feature, slot: usize) -> [u16; 2] {
 }
 
 /// A part's polygons as a mesh: a primitive per look. `records` is None for a part from
-/// another file (a character's BCX): nothing in this file's inspector stands for it.
-fn part_mesh(scene: &mut Scene, painter: &mut Painter, data: &PartData, records: Option<&Records>, slot: usize) -> u32 {
+/// another file (a character's BCX): nothing in this file's inspector stands for it. `lit`
+/// is the part's data as the game's lighting lit it, where it did.
+fn part_mesh(scene: &mut Scene, painter: &mut Painter, data: &PartData, records: Option<&Records>, slot: usize, lit: Option<&[[[u8; 3]; 4]]>) -> u32 {
     let mut groups: Vec<(Look, Primitive)> = Vec::new();
-    for poly in &data.polygons {
+    for (p, poly) in data.polygons.iter().enumerate() {
         let corners = poly.kind.corners();
         let control = poly.control.and_then(|c| data.control.get(c as usize)).copied();
         let (look, offset) = match control.and_then(|c| data.flags.get((c & 0xF) as usize)) {
@@ -351,7 +516,7 @@ fn part_mesh(scene: &mut Scene, painter: &mut Painter, data: &PartData, records:
                     TextureKind::Face(feature) if painter.faced.get(slot).copied().unwrap_or(false) => {
                         // The engine adds the slot to the face CLUT's row, and samples the slot's images.
                         let key = PageKey { clut_y: flag.key.clut_y + slot as u16, ..flag.key };
-                        (Look::Page(key, blend), face_offset(feature, slot))
+                        (Look::FacePage(key, blend), face_offset(feature, slot))
                     }
                     kind => (Look::Face(kind), [0, 0]),
                 }
@@ -362,16 +527,19 @@ fn part_mesh(scene: &mut Scene, painter: &mut Painter, data: &PartData, records:
             Some(i) => i,
             None => {
                 let material = material_for(scene, painter, look);
-                groups.push((look, Primitive { material: Some(material), positions: Vec::new(), colors: Some(Vec::new()), uvs: (look != Look::Plain).then(Vec::new), ..Default::default() }));
+                groups.push((look, Primitive { material: Some(material), positions: Vec::new(), colors: Some(Vec::new()), lit_colors: lit.map(|_| Vec::new()), uvs: (look != Look::Plain).then(Vec::new), ..Default::default() }));
                 groups.len() - 1
             }
         };
+        // A face page with the shut eyes below the open ones is twice as tall.
+        let height = if matches!(look, Look::FacePage(..)) && painter.shut.is_some() { 512.0 } else { 256.0 };
         let prim = &mut groups[at].1;
         let first = prim.positions.len() as u32;
         let textured = poly.kind.textured();
         for c in 0..corners {
             let v = data.vertices[poly.vertices[c] as usize];
-            let col = poly.colors[if poly.kind.gouraud() { c } else { 0 }];
+            let word = if poly.kind.gouraud() { c } else { 0 };
+            let col = poly.colors[word];
             // Textured polygons modulate texels by colour / 128 (0x80 leaves them as they are).
             let scale = |x: u8| if textured { (x as u16 * 2).min(255) as u8 } else { x };
             let tc = data.texcoords.get(poly.texcoords[c] as usize).copied().unwrap_or([0, 0]);
@@ -379,8 +547,12 @@ fn part_mesh(scene: &mut Scene, painter: &mut Painter, data: &PartData, records:
             if let Some(colors) = prim.colors.as_mut() {
                 colors.push([scale(col[0]), scale(col[1]), scale(col[2]), 255]);
             }
+            if let (Some(colors), Some(l)) = (prim.lit_colors.as_mut(), lit.and_then(|l| l.get(p))) {
+                let [r, g, b] = l[word];
+                colors.push([scale(r), scale(g), scale(b), 255]);
+            }
             if let Some(uvs) = prim.uvs.as_mut() {
-                uvs.push([(tc[0] as u16 + offset[0]) as f32 / 256.0, (tc[1] as u16 + offset[1]) as f32 / 256.0]);
+                uvs.push([(tc[0] as u16 + offset[0]) as f32 / 256.0, (tc[1] as u16 + offset[1]) as f32 / height]);
             }
         }
         let tri = prim.indices.len() as u32 / 3;
@@ -390,7 +562,8 @@ fn part_mesh(scene: &mut Scene, painter: &mut Painter, data: &PartData, records:
             prim.indices.extend([first + 1, first + 3, first + 2]);
         }
         let Some(records) = records else { continue };
-        let record = records.polygons.get(&(data.offset, poly.kind)).copied().unwrap_or(0);
+        // The polygon's own record; past the inspector's last listed row, its kind's group.
+        let record = records.polygon_rows.get(&poly.offset).or_else(|| records.polygons.get(&(data.offset, poly.kind))).copied().unwrap_or(0);
         let tris = corners as u32 - 2;
         let continues = prim.sources.last().is_some_and(|r| r.record == record && r.start + ((tri - r.first) / tris) as usize * poly.kind.size() == poly.offset);
         if !continues {
@@ -412,11 +585,20 @@ fn material_for(scene: &mut Scene, painter: &mut Painter, look: Look) -> u32 {
     }
     let (name, texture, blend) = match look {
         Look::Plain => ("vertex colours".to_string(), None, None),
-        Look::Page(key, blend) => {
+        Look::Page(key, blend) | Look::FacePage(key, blend) => {
             let t = scene.textures.len() as u32;
             let semi = if blend.is_some() { ", semi-transparent" } else { "" };
             let name = format!("page ({}, {}) clut ({}, {}) {:?}{semi}", key.page_x, key.page_y, key.clut_x, key.clut_y, key.depth);
-            scene.textures.push(Texture { name: Some(name.clone()), texels: painter.vram.page(key, blend.is_some()), file: None, nearest: true, stand_in: false });
+            let open = painter.vram.page(key, blend.is_some());
+            let texels = match (&painter.shut, look) {
+                (Some(shut), Look::FacePage(..)) => {
+                    // The open eyes above, the shut ones below: the blink moves down to them.
+                    painter.blinking.push(scene.materials.len() as u32);
+                    stacked(&open, &shut.page(key, blend.is_some()))
+                }
+                _ => open,
+            };
+            scene.textures.push(Texture { name: Some(name.clone()), texels, file: None, nearest: true, stand_in: false });
             painter.pages.push(key);
             (name, Some(t), blend)
         }
@@ -432,4 +614,12 @@ fn material_for(scene: &mut Scene, painter: &mut Painter, look: Look) -> u32 {
     scene.materials.push(Material { name: Some(name), base_color: base, texture, untextured_color: None, double_sided: true, alpha_cutoff: texture.map(|_| if blend.is_some() { 0.25 } else { 0.5 }), blend });
     painter.looks.insert(look, id);
     id
+}
+
+/// One picture above another of the same width.
+fn stacked(top: &Texels, bottom: &Texels) -> Texels {
+    let mut rgba = Vec::with_capacity(top.rgba.len() + bottom.rgba.len());
+    rgba.extend_from_slice(&top.rgba);
+    rgba.extend_from_slice(&bottom.rgba);
+    Texels { width: top.width, height: top.height + bottom.height, rgba: std::sync::Arc::new(rgba) }
 }

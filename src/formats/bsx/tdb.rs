@@ -63,19 +63,12 @@ impl TdbFile {
         &bytes[self.palette_offset as usize + k * PALETTE_BYTES..][..PALETTE_BYTES]
     }
 
-    /// The image a face shows for an eye or its mouth. The engine takes this from tables
-    /// in FIELD.BIN, which is not read; the images are stored so that faces 0–9 (the
-    /// playable characters) have eight each, the open eye first and the closed mouth sixth,
-    /// and later faces two (eye, mouth).
+    /// The image a face shows for an eye or its mouth when FIELD.BIN is not in the archive:
+    /// relicview's guess from how the images are stored (faces 0–9, the playable characters,
+    /// have eight each, the open eye first and the closed mouth sixth; later faces two, eye
+    /// and mouth). With FIELD.BIN the engine's own tables say (`field_bin::FieldTables`).
     pub fn image_of(&self, face: u8, feature: Feature) -> Option<usize> {
-        let f = face as usize;
-        let i = match (f < 10, feature) {
-            (true, Feature::Eye) => 8 * f,
-            (true, Feature::Mouth) => 8 * f + 5,
-            (false, Feature::Eye) => 80 + 2 * (f - 10),
-            (false, Feature::Mouth) => 80 + 2 * (f - 10) + 1,
-        };
-        (i < self.image_count as usize).then_some(i)
+        guessed_image(face, feature).map(usize::from).filter(|&i| i < self.image_count as usize)
     }
 
     /// The face whose palette an image is drawn with in the overview: the inverse of
@@ -112,6 +105,20 @@ impl TdbFile {
         }
         Texels { width: w as u32, height: h as u32, rgba: std::sync::Arc::new(rgba_out) }
     }
+}
+
+/// relicview's guess at the image a face shows for an eye or its mouth (faces below 0x21,
+/// the ones the engine shows), from how FIELD.TDB stores them: see [`TdbFile::image_of`].
+pub fn guessed_image(face: u8, feature: Feature) -> Option<u8> {
+    let f = face as usize;
+    let i = match (f < 10, feature) {
+        _ if face >= 0x21 => return None,
+        (true, Feature::Eye) => 8 * f,
+        (true, Feature::Mouth) => 8 * f + 5,
+        (false, Feature::Eye) => 80 + 2 * (f - 10),
+        (false, Feature::Mouth) => 80 + 2 * (f - 10) + 1,
+    };
+    u8::try_from(i).ok()
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ pub const SEMI_ALPHA: u8 = 128;
 /// 32-line rows from y 256 up to the mouths' rows at y 416.
 pub const MAX_FACE_SLOTS: usize = 20;
 
+#[derive(Clone)]
 pub struct Vram {
     pub pixels: Vec<u16>,
 }
@@ -123,21 +124,21 @@ impl Vram {
     }
 
     /// Copy a model slot's eyes, mouth and palette from FIELD.TDB where the engine puts
-    /// them: the palette at (320, 480 + slot), the eye image twice (both eyes) at
-    /// (768 + (slot % 4)·16, 256 + (slot / 4)·32), the mouth at (768 + (slot % 8)·8,
-    /// 416 + (slot / 8)·32). False when the face has no images (0x21: none) or the slot
-    /// does not fit.
-    pub fn load_face(&mut self, tdb: &TdbFile, bytes: &[u8], slot: usize, face: u8) -> bool {
-        let (Some(eye), Some(mouth)) = (tdb.image_of(face, Feature::Eye), tdb.image_of(face, Feature::Mouth)) else { return false };
+    /// them: the palette at (320, 480 + slot), the left and right eye images at
+    /// (768 + (slot % 4)·16, 256 + (slot / 4)·32) and 8 halfwords to the right, the mouth at
+    /// (768 + (slot % 8)·8, 416 + (slot / 8)·32). `images` are the TDB images of the left
+    /// eye, the right eye and the mouth. False when the face has none (0x21 and up), the
+    /// slot does not fit, or an image is past the file's.
+    pub fn load_face(&mut self, tdb: &TdbFile, bytes: &[u8], slot: usize, face: u8, images: [u8; 3]) -> bool {
         if face >= 0x21 || slot >= MAX_FACE_SLOTS {
             return false;
         }
-        let (Some(eye), Some(mouth)) = (tdb.image(bytes, eye), tdb.image(bytes, mouth)) else { return false };
+        let [Some(left), Some(right), Some(mouth)] = images.map(|i| tdb.image(bytes, i as usize)) else { return false };
         self.upload(320, 480 + slot, 16, tdb.palette(bytes, face));
         let (ex, ey) = (768 + (slot % 4) * 16, 256 + (slot / 4) * 32);
         // 32 texels at 4 bits: 8 halfwords a row.
-        self.upload(ex, ey, 8, eye);
-        self.upload(ex + 8, ey, 8, eye);
+        self.upload(ex, ey, 8, left);
+        self.upload(ex + 8, ey, 8, right);
         self.upload(768 + (slot % 8) * 8, 416 + (slot / 8) * 32, 8, mouth);
         true
     }

@@ -169,6 +169,7 @@ fn view_of(ini: &IniFile<'_>, (section_rows, _): &(Vec<u32>, Vec<u32>), diagnost
             detail: format!("section {name} on line {}, {keys} keys", s.line),
             summary: format!("{keys} keys"),
             flags: if s.lab_only { vec!["lab-only"] } else { Vec::new() },
+            polygon: None,
         });
         for e in ini.entries_of(s) {
             if view.chunks.len() >= MAX_ROWS {
@@ -190,6 +191,7 @@ fn view_of(ini: &IniFile<'_>, (section_rows, _): &(Vec<u32>, Vec<u32>), diagnost
                 detail: format!("{key} = {value} (line {})", e.line),
                 summary: value.to_string(),
                 flags: if e.lab_only { vec!["lab-only"] } else { Vec::new() },
+                polygon: None,
             });
         }
     }
