@@ -145,6 +145,9 @@ pub struct Archive {
     refs: RefGraph,
     /// False for a file opened on its own (`info` without `--root`): nothing is resolved.
     pub resolves: bool,
+    /// How many records of each file use each entry of a table it indexes, by (lower-case
+    /// path, table), once read: `table_user_rows` reads each file once.
+    table_uses: HashMap<(String, String), (&'static str, Vec<(u32, u32)>)>,
 }
 
 /// Where the open sequence gets bytes: the disk for the CLI, the page's files (or a server)
@@ -216,7 +219,7 @@ pub struct Opened {
 
 impl Archive {
     pub fn new(index: ArchiveIndex) -> Archive {
-        Archive { index, assets: HashMap::new(), refs: RefGraph::default(), resolves: true }
+        Archive { index, assets: HashMap::new(), refs: RefGraph::default(), resolves: true, table_uses: HashMap::new() }
     }
 
     /// An archive of one file: references resolve nowhere.
@@ -458,6 +461,42 @@ pub async fn texture_users(archive: &RefCell<Archive>, source: &impl FileSource,
     out.materials.sort();
     out.materials.dedup();
     out
+}
+
+/// Who uses entry `index` of the table `table` that the file at `path` holds (a normal of
+/// FIELD.BIN: the field models whose polygons name it), as info rows: how many records of
+/// each file, the files as links. The archive's references are read once (who refers to
+/// `path`), and each of those files once: what each uses is kept.
+pub async fn table_user_rows(archive: &RefCell<Archive>, source: &impl FileSource, path: &str, table: &str, index: u32) -> Vec<InfoRow> {
+    scan_references(archive, source).await;
+    let users: Vec<String> = archive.borrow().used_by(path).into_iter().map(|(f, _)| f.to_string()).collect();
+    let key = |p: &str| (p.to_ascii_lowercase(), table.to_string());
+    let todo: Vec<&String> = users.iter().filter(|u| !archive.borrow().table_uses.contains_key(&key(u))).collect();
+    for group in todo.chunks(READS_AT_ONCE) {
+        let reads = futures_util::future::join_all(group.iter().map(|u| source.read(u))).await;
+        for (user, bytes) in group.iter().zip(reads) {
+            let uses = bytes.map(|b| registry::open(user, b, Purpose::Asset).table_uses(table)).unwrap_or(("record", Vec::new()));
+            archive.borrow_mut().table_uses.insert(key(user), uses);
+        }
+    }
+    let a = archive.borrow();
+    let mut noun = "record";
+    let mut counts: Vec<(&str, u32)> = Vec::new();
+    for u in &users {
+        let Some((what, uses)) = a.table_uses.get(&key(u)) else { continue };
+        if let Some(&(_, n)) = uses.iter().find(|(e, _)| *e == index) {
+            noun = what;
+            counts.push((u.as_str(), n));
+        }
+    }
+    counts.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(y.0)));
+    let total: u32 = counts.iter().map(|c| c.1).sum();
+    let label = format!("{table} {index} used by");
+    if counts.is_empty() {
+        return vec![InfoRow::new(label, format!("no file of this archive ({} read)", crate::words::count_len(users.len(), "file that refers here")))];
+    }
+    let list = counts.iter().map(|(f, n)| format!("{f} ({n})")).collect::<Vec<_>>().join(", ");
+    vec![InfoRow::new(label, format!("{} in {}: {list}", crate::words::count(total, noun), crate::words::count_len(counts.len(), "file"))).with_links(counts.iter().map(|(f, _)| f.to_string()).collect())]
 }
 
 /// How many of an open's files are read at once.

@@ -81,6 +81,17 @@ pub struct Row {
     /// What a polygon record is, where the format lists polygons as records.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub polygon: Option<Box<PolygonRecord>>,
+    /// The record is an entry of a table other files index by number (a normal of a table
+    /// polygons name): which table, and its number there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry: Option<TableEntry>,
+}
+
+/// An entry of a table other files index by number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct TableEntry {
+    pub table: &'static str,
+    pub index: u32,
 }
 
 /// A polygon of a model's part listed as a record: the model and part that own its data (the

@@ -810,3 +810,118 @@ fn exit_codes_are_0_fine_1_error_or_diagnostics_2_usage() {
     assert_eq!(code(&["frobnicate"]), Some(2));
     assert_eq!(code(&["census", &path("")]), Some(0));
 }
+
+fn shared(name: &str) -> Vec<u8> {
+    std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/ff7").join(name)).expect("the shared FF7 test data sits beside the repo")
+}
+
+/// The JSON chunk of a .glb.
+fn glb_json(glb: &[u8]) -> serde_json::Value {
+    let len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+    serde_json::from_slice(&glb[20..20 + len]).unwrap()
+}
+
+/// The COLOR_0 floats of every primitive of a .glb, in order.
+fn glb_colours(glb: &[u8]) -> Vec<f32> {
+    let j = glb_json(glb);
+    let json_len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+    let bin = &glb[20 + json_len + 8..];
+    let mut out = Vec::new();
+    for m in j["meshes"].as_array().unwrap() {
+        for p in m["primitives"].as_array().unwrap() {
+            let Some(a) = p["attributes"]["COLOR_0"].as_u64() else { continue };
+            let acc = &j["accessors"][a as usize];
+            let view = &j["bufferViews"][acc["bufferView"].as_u64().unwrap() as usize];
+            let at = view["byteOffset"].as_u64().unwrap_or(0) as usize + acc["byteOffset"].as_u64().unwrap_or(0) as usize;
+            let n = acc["count"].as_u64().unwrap() as usize * 4;
+            out.extend(bin[at..at + 4 * n].chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())));
+        }
+    }
+    out
+}
+
+#[test]
+fn export_writes_the_colours_the_game_lit_by_default_and_the_stored_ones_when_asked() {
+    let dir = temp_dir("lighting");
+    std::fs::create_dir_all(dir.join("FIELD")).unwrap();
+    std::fs::write(dir.join("FIELD/MD1_1.BSX"), shared("MD1_1_u.BSX")).unwrap();
+    std::fs::write(dir.join("FIELD/FIELD.BIN"), shared("FIELD.BIN_u")).unwrap();
+    let export = |lighting: Option<&str>, name: &str| {
+        let mut cmd = bin();
+        cmd.args(["export", "--root"]).arg(&dir).arg(dir.join("FIELD/MD1_1.BSX")).args(["--model", "2", "-o"]).arg(dir.join(name));
+        if let Some(l) = lighting {
+            cmd.args(["--lighting", l]);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        std::fs::read(dir.join(name)).unwrap()
+    };
+    let (default, game, stored) = (export(None, "d.glb"), export(Some("game"), "g.glb"), export(Some("stored"), "s.glb"));
+    assert_eq!(default, game, "game is the default where FIELD.BIN is found");
+    let used = |glb: &[u8]| glb_json(glb)["extensionsUsed"].as_array().map_or(Vec::new(), |a| a.iter().map(|e| e.as_str().unwrap().to_string()).collect());
+    assert!(used(&game).contains(&"KHR_materials_unlit".to_string()), "drawn unlit, as the game drew them");
+    assert!(!used(&stored).contains(&"KHR_materials_unlit".to_string()));
+    let (g, s) = (glb_colours(&game), glb_colours(&stored));
+    assert_eq!(g.len(), s.len());
+    // The game's light darkens most corners (a median lit/stored ratio near 0.6).
+    let darker = g.chunks(4).zip(s.chunks(4)).filter(|(a, b)| a[0] < b[0] * 0.9).count();
+    assert!(darker * 2 > g.len() / 4, "{darker} of {} corners darker lit", g.len() / 4);
+    // Without FIELD.BIN there is nothing to light with: game writes the stored colours.
+    std::fs::remove_file(dir.join("FIELD/FIELD.BIN")).unwrap();
+    assert_eq!(glb_colours(&export(Some("game"), "n.glb")), s);
+    let bad = bin().args(["export", "--lighting", "sun"]).arg(dir.join("FIELD/MD1_1.BSX")).arg("-o").arg(dir.join("x.glb")).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2), "a usage error");
+}
+
+#[test]
+fn inspect_lists_every_record_of_every_kind_with_its_fields_and_the_coverage() {
+    let dir = temp_dir("inspect");
+    demo(&dir);
+    std::fs::write(dir.join("FIELD.BIN"), shared("FIELD.BIN_u")).unwrap();
+    std::fs::write(dir.join("BROKEN.BGF"), b"DIV-BIZ2\x03\xC0").unwrap();
+    let mut kinds = std::collections::BTreeSet::new();
+    for entry in walkdir(&dir) {
+        let out = bin().args(["inspect", "--json", "--root"]).arg(&dir).arg(&entry).output().unwrap();
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{}: {e}", entry.display()));
+        let (_, info) = info(&entry);
+        // Exit codes as `info`: 1 on an error (or a diagnostic), 0 otherwise.
+        assert_eq!(out.status.success(), j.get("error").is_none() && j["diagnostics"].as_array().unwrap().is_empty(), "{}", entry.display());
+        assert_eq!(j.get("error").is_some(), info.get("error").is_some(), "{}", entry.display());
+        let records = j["records"].as_array().unwrap();
+        assert_eq!(records.len() as u64, j["records_total"].as_u64().unwrap(), "{}: every record listed", entry.display());
+        let bytes = j["bytes"].as_u64().unwrap();
+        let c = &j["coverage"];
+        let total: u64 = ["framing", "decoded", "opaque", "unclaimed"].iter().map(|k| c[k].as_u64().unwrap()).sum();
+        assert_eq!(total, bytes, "{}: the coverage adds up to the bytes", entry.display());
+        for (i, r) in records.iter().enumerate() {
+            assert_eq!(r["index"], i as u64);
+            let (at, len) = (r["offset"].as_u64().unwrap(), r["length"].as_u64().unwrap());
+            assert!(at + len <= bytes, "{}: {r}", entry.display());
+            assert!(!r["path"].as_str().unwrap().is_empty());
+            for f in r["fields"].as_array().unwrap() {
+                assert!(f["offset"].as_u64().unwrap() >= at && f["offset"].as_u64().unwrap() + f["length"].as_u64().unwrap() <= at + len, "{}: field {f} outside {r}", entry.display());
+            }
+        }
+        kinds.insert(info["format"].as_str().unwrap_or("").to_string());
+        // Without --json: a listing that fits the terminal.
+        let text = bin().args(["inspect"]).arg(&entry).env("COLUMNS", "80").output().unwrap();
+        let text = String::from_utf8(text.stdout).unwrap();
+        assert!(text.lines().all(|l| l.chars().count() <= 80), "{}", entry.display());
+        assert!(text.contains("coverage: "), "{}", entry.display());
+    }
+    for k in ["biz2-geometry", "biz2-materials", "map", "mod", "sub", "bsx", "bcx", "tdb", "field-bin", "image"] {
+        assert!(kinds.iter().any(|f| f.contains(k) || k.contains(f.as_str())), "{k} in {kinds:?}");
+    }
+}
+
+fn walkdir(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            if e.path().is_dir() { stack.push(e.path()) } else { out.push(e.path()) }
+        }
+    }
+    out.sort();
+    out
+}

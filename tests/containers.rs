@@ -14,7 +14,8 @@ fn shared(name: &str) -> Vec<u8> {
     std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/ff7").join(name)).expect("the shared FF7 test data sits beside the repo")
 }
 
-/// The disc's field files: the real ones, LZS-wrapped, and FIELD.TDB as it is.
+/// The disc's field files: the real ones, LZS-wrapped, FIELD.TDB as it is, and FIELD.BIN as
+/// the disc stores it (its unpacked length, a word, and a gzip stream from Python's gzip).
 fn field_files() -> BTreeMap<String, Vec<u8>> {
     let lzs = |n: &str| relicview::formats::lzs::encode(&shared(n));
     BTreeMap::from([
@@ -22,8 +23,19 @@ fn field_files() -> BTreeMap<String, Vec<u8>> {
         ("FIELD/ELEVTR1.BSX".to_string(), lzs("ELEVTR1_u.BSX")),
         ("FIELD/NMKIN_1.BSX".to_string(), lzs("NMKIN_1_u.BSX")),
         ("FIELD/FIELD.TDB".to_string(), shared("FIELD.TDB_u")),
+        ("FIELD/FIELD.BIN".to_string(), disc_field_bin()),
         ("README.TXT".to_string(), b"relicview container test\r\n".to_vec()),
     ])
+}
+
+fn disc_field_bin() -> Vec<u8> {
+    let module = shared("FIELD.BIN_u");
+    let out = Command::new("python3").args(["-c", "import gzip, sys; sys.stdout.buffer.write(gzip.compress(open(sys.argv[1], 'rb').read(), mtime=0))"]).arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/ff7/FIELD.BIN_u")).output().expect("python3 runs");
+    assert!(out.status.success());
+    let mut file = (module.len() as u32).to_le_bytes().to_vec();
+    file.extend(0u32.to_le_bytes());
+    file.extend(out.stdout);
+    file
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -413,6 +425,15 @@ fn info_inside_a_zip_an_iso_a_cue_sheets_disc_and_a_chd_equals_the_loose_files()
             compared += 1;
         }
         assert_eq!(compared, loose.len());
+        // FIELD.BIN is found inside as beside: its face tables and its lighting.
+        let md1 = container.join("FF7/FIELD/MD1_1.BSX");
+        let (_, info) = relicview(&["info".as_ref(), md1.as_os_str(), "--root".as_ref(), container.as_os_str(), "--json".as_ref()]);
+        let info: serde_json::Value = serde_json::from_str(&info).unwrap();
+        assert_eq!(info["models"][2]["face"]["source"], "FIELD.BIN", "inside {}", container.display());
+        let (_, listing) = relicview(&["inspect".as_ref(), md1.as_os_str(), "--root".as_ref(), container.as_os_str(), "--json".as_ref()]);
+        let listing: serde_json::Value = serde_json::from_str(&listing).unwrap();
+        let lit = listing["records"].as_array().unwrap().iter().filter(|r| r["polygon"]["corners"][0].get("lit").is_some()).count();
+        assert!(lit > 800, "{lit} polygons lit inside {}", container.display());
         // The census of the container is the census of the folder.
         let (_, a) = relicview(&["census".as_ref(), tree.as_os_str(), "--json".as_ref()]);
         let (_, b) = relicview(&["census".as_ref(), container.as_os_str(), "--json".as_ref()]);

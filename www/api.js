@@ -142,6 +142,7 @@ window.relicview = {
   // Whether the scene on show has bones to overlay (setOptions({skeleton})); the length of one
   // animation frame in seconds where its clips run in frames, else null.
   hasSkeleton: () => Boolean(state.current && state.viewer.hasSkeleton()),
+  hasBlink: () => Boolean(state.current && state.viewer.hasBlink()),
   frameTime: () => (state.current ? state.viewer.frameTime() ?? null : null),
   // Where a node (by name) is in the world at the clock, and a material's UV offset.
   nodePosition: (name) => state.viewer.nodePosition(name) ?? null,

@@ -17,6 +17,7 @@ export function restoreView(link, { chunk = true } = {}) {
   if (link.cull) state.viewer.setOptions({ cullBack: true });
   if (link.bg) state.viewer.setOptions({ background: link.bg });
   if (link.light) state.viewer.setOptions({ lighting: link.light });
+  if (link.blink === false) state.viewer.setOptions({ blink: false });
   if (link.grid) state.viewer.setOptions({ grid: true });
   if (link.measure) restoreMeasure(link.measure);
   syncBackground();
@@ -95,6 +96,8 @@ export function syncWorldControls() {
   }
   $('skeleton-label').hidden = !(state.current && state.viewer.hasSkeleton());
   $('opt-skeleton').checked = state.viewer.options().skeleton;
+  $('blink-label').hidden = !(state.current && state.viewer.hasBlink());
+  $('opt-blink').checked = state.viewer.options().blink;
   const layers = $('layers');
   const shown = state.current ? state.viewer.layers().filter((l) => l.nodes > 0 && !l.chosen) : [];
   layers.replaceChildren(...shown.map((l) => {
@@ -212,10 +215,13 @@ export function words() {
 
 // The background and lighting menus offer what the core takes.
 export function fillMenus() {
-  const fill = (select, values) => select.replaceChildren(...values.map((v) => new Option(v, v)));
+  const fill = (select, values, label = (v) => v) => select.replaceChildren(...values.map((v) => new Option(label(v), v)));
   fill($('background-select'), words().backgrounds);
-  fill($('lighting-select'), words().lightings);
+  fill($('lighting-select'), words().lightings, (v) => LIGHTING_LABELS[v] || v);
 }
+
+// What each of the core's lighting words means, in the menu.
+const LIGHTING_LABELS = { game: 'game (as it lit the model)', sun: 'sun', camera: 'camera', stored: 'stored colours, unlit' };
 
 export const next = (list, now) => list[(list.indexOf(now) + 1) % list.length];
 

@@ -11,7 +11,7 @@ export const viewKeys = [
     ['B', 'hide / show back faces'],
     ['L', 'next level of detail'],
     ['G', 'background: dark, light, checker'],
-    ['I', 'lighting: sun, camera, none'],
+    ['I', 'lighting: game, sun, camera, stored colours'],
     ['1 / 3 / 7', 'look from the front / side / top'],
     ['V', 'switch the camera between orbit and fly'],
     ['M', 'measure: a click takes a point of the surface (a corner snaps), two give their distance'],

@@ -143,6 +143,7 @@ export function showDocument(file) {
   error.textContent = '';
   const dl = $('info-body');
   dl.replaceChildren();
+  $('info-selection').replaceChildren();
   addRows(dl, file.infoRows());
   // What is not a label and its value goes under the list.
   const more = $('info-more');
@@ -167,6 +168,19 @@ export function showDocument(file) {
   setExport(can.export && !can.image, can.image ? `${name} is a picture; it is exported with the models that use it` : `${name} has no 3D scene to export`);
 }
 
+// A selected record that is an entry of a table other files index by number (a normal of
+// FIELD.BIN): what it is and who uses it, under the file's rows until the next selection.
+export async function showEntryUsers(c) {
+  const dl = $('info-selection');
+  dl.replaceChildren();
+  const path = state.current;
+  if (!c || !c.entry || !path) return;
+  addRow(dl, c.label, c.summary);
+  const rows = await state.session.tableUsers(path, c.entry.table, c.entry.index);
+  const sel = state.inspector.selection;
+  if (state.current === path && sel && sel.chunk === c.index) addRows(dl, rows);
+}
+
 // The export button, with why it is greyed out when it is.
 const EXPORT_TITLE = 'Download the scene as drawn as binary glTF (.glb); each LOD is a glTF scene, the one on show is the default';
 export function setExport(enabled, why = null) {
@@ -179,6 +193,7 @@ export function setExport(enabled, why = null) {
 export function clearInfo() {
   $('info-title').textContent = 'No file open';
   $('info-body').replaceChildren();
+  $('info-selection').replaceChildren();
   $('info-more').replaceChildren();
   $('info-error').hidden = true;
   $('info-error').textContent = '';

@@ -511,6 +511,7 @@ export class Inspector {
     if (row) row.setAttribute('aria-selected', 'true');
     this.tree.setAttribute('aria-activedescendant', `chunk-row-${index}`);
     this.detail.textContent = `${c.name} at ${c.offset} (0x${hex(c.offset, 1)}): ${c.detail}${c.summary ? ' · ' + c.summary : ''}`;
+    if (c.polygon) this.detail.append(colourSwatches(c.polygon));
     if (scrollHex) this.scrollHexTo(c.offset);
     this.renderHex();
     if (this.onSelect) this.onSelect(c);
@@ -552,6 +553,29 @@ export class Inspector {
   renderHex() {
     this.hexView.render();
   }
+}
+
+// A polygon's colours as swatches: per colour word the stored colour and, where the game's
+// lighting ran, the colour it lit, with the normal that lit it.
+function colourSwatches(polygon) {
+  const out = document.createElement('span');
+  out.className = 'polygon-colours';
+  const chip = (rgb, what) => {
+    const s = document.createElement('span');
+    s.className = 'swatch';
+    s.style.background = `rgb(${rgb.join(',')})`;
+    s.title = `${what} (${rgb.join(', ')})`;
+    return s;
+  };
+  polygon.corners.forEach((c, k) => {
+    const item = document.createElement('span');
+    item.className = 'polygon-colour';
+    item.append(` · ${k}: `, chip(c.stored, 'stored'), ` (${c.stored.join(', ')})`);
+    if (c.lit) item.append(' → lit ', chip(c.lit, 'lit by the game'), ` (${c.lit.join(', ')})`);
+    item.append(`, normal ${c.normal}`);
+    out.append(item);
+  });
+  return out;
 }
 
 // Hex bytes ("DE AD 00", "dead00") when the text reads as such, else the text's bytes.

@@ -10,7 +10,7 @@ import { WorkerOpener } from './opener.js';
 import { readHash } from './urlstate.js';
 import { Viewport } from './viewport.js';
 import { $, count, message, readyReject, readyResolve, state } from './state.js';
-import { showError, showNote } from './infopane.js';
+import { showEntryUsers, showError, showNote } from './infopane.js';
 import { kindOfEntry } from './listing.js';
 import { followView } from './address.js';
 import { fillMenus, leaveViewpoint, syncToolbar, syncWorldControls } from './controls.js';
@@ -95,6 +95,7 @@ async function boot() {
       syncToolbar();
     }
     state.viewer.setHighlight(c.index);
+    showEntryUsers(c);
     // What the record draws: the size of its box.
     const outlined = sizeText('selection');
     if (outlined && state.viewer.highlightedTriangles()) state.inspector.detail.textContent += ` · its geometry ${outlined}`;

@@ -88,6 +88,7 @@ export function bindShell() {
   $('step-forward').addEventListener('click', () => step(1));
   $('choice-select').addEventListener('change', (e) => choose(Number(e.target.value)));
   $('opt-skeleton').addEventListener('change', (e) => setOptions({ skeleton: e.target.checked }));
+  $('opt-blink').addEventListener('change', (e) => setOptions({ blink: e.target.checked }));
   $('opt-grid').addEventListener('change', (e) => setOptions({ grid: e.target.checked }));
   $('measure-button').addEventListener('click', () => setMeasuring(!state.measuring));
   $('share-button').addEventListener('click', () => share());

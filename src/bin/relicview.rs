@@ -376,7 +376,7 @@ fn run_inspect(file: &Path, json: bool, root: Option<&Path>, with_fields: bool, 
     let cut = |line: String| if line.chars().count() > width { format!("{}…", line.chars().take(width - 1).collect::<String>()) } else { line };
     let mut out = String::new();
     let shown = listing.views.first().map_or("file", |v| v.label.as_str());
-    let _ = writeln!(out, "{}: {} · {} bytes ({shown})", file.display(), doc.kind().title(), listing.bytes);
+    out.push_str(&wrapped(&format!("{}: {} · {} bytes ({shown})", file.display(), doc.kind().title(), listing.bytes), width));
     for r in &listing.records {
         let indent = "  ".repeat(r.depth as usize);
         let summary = if r.summary.is_empty() { String::new() } else { format!(" — {}", r.summary) };
@@ -393,12 +393,39 @@ fn run_inspect(file: &Path, json: bool, root: Option<&Path>, with_fields: bool, 
     let c = listing.coverage;
     let _ = writeln!(out, "coverage: {} framing · {} decoded · {} opaque · {} unclaimed bytes", c.framing, c.decoded, c.opaque, c.unclaimed);
     for d in listing.diagnostics {
-        let _ = writeln!(out, "warning @{}: {}: {}", d.offset, d.path, d.message);
+        out.push_str(&wrapped(&format!("warning @{}: {}: {}", d.offset, d.path, d.message), width));
     }
     if let Some(e) = listing.error {
-        let _ = writeln!(out, "error: {e}");
+        out.push_str(&wrapped(&format!("error: {e}"), width));
     }
     finish(&out, code)
+}
+
+/// `text` in lines of at most `width` characters, broken between words (a word longer than
+/// a line is cut), the lines after the first indented.
+fn wrapped(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let len = line.chars().count();
+        if len > 0 && len + 1 + word.chars().count() > width {
+            out.push_str(&line);
+            out.push('\n');
+            line = "    ".to_string();
+        } else if len > 0 && !line.trim().is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+        while line.chars().count() > width {
+            let head: String = line.chars().take(width).collect();
+            out.push_str(&head);
+            out.push('\n');
+            line = format!("    {}", line.chars().skip(width).collect::<String>());
+        }
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
 }
 
 fn run_diff(a: &Path, b: &Path, json: bool, root: Option<&Path>, max_bytes: u64) -> ExitCode {

@@ -44,6 +44,7 @@ pub fn open(path: &str, bytes: Vec<u8>, _kind: Kind, purpose: Purpose) -> Box<dy
             summary,
             flags: Vec::new(),
             polygon: None,
+            entry: None,
         });
         view.rows_total = 1;
         view.error = error.clone();

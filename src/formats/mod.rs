@@ -237,16 +237,12 @@ pub trait Document: Any {
     fn placements(&self) -> &[Placement] {
         &[]
     }
-    /// For a record that is an entry of a table other files index by number (a normal of
-    /// FIELD.BIN's table), the table's word and the entry's number.
-    fn table_entry(&self, record: u32) -> Option<(&'static str, u32)> {
-        let _ = record;
-        None
-    }
     /// How many of this file's records use each entry of the table called `table` that it
-    /// indexes by number (a field model's polygons, FIELD.BIN's normals): (entry, records).
-    fn table_uses(&self, table: &str) -> Vec<(u32, u32)> {
+    /// indexes by number (a field model's polygons, FIELD.BIN's normals): what the records
+    /// are ("polygon"), and (entry, records) for each entry used. The table's own file marks
+    /// its entries' rows (`inspect::Row::entry`).
+    fn table_uses(&self, table: &str) -> (&'static str, Vec<(u32, u32)>) {
         let _ = table;
-        Vec::new()
+        ("record", Vec::new())
     }
 }

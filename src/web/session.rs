@@ -180,6 +180,18 @@ impl Session {
             to_js(&rows)
         })
     }
+
+    /// Who uses entry `index` of the table `table` the file at `path` holds (an inspector
+    /// row's `entry`: a normal of FIELD.BIN) → Promise<[{label, value, links}]>: how many
+    /// records of each file of the archive, the files as links.
+    #[wasm_bindgen(js_name = tableUsers)]
+    pub fn table_users(&self, path: String, table: String, index: u32) -> js_sys::Promise {
+        let (archive, source) = (self.archive.clone(), self.source.clone());
+        wasm_bindgen_futures::future_to_promise(async move {
+            let rows = archive::table_user_rows(&archive, &*source, &path, &table, index).await;
+            to_js(&rows)
+        })
+    }
 }
 
 impl Session {

@@ -242,6 +242,11 @@ impl Viewer {
     pub fn has_skeleton(&self) -> bool {
         self.renderer.scene().is_some_and(|s| !s.skeleton.is_empty())
     }
+    /// Whether the scene has faces that blink (`setOptions({blink})` stops them).
+    #[wasm_bindgen(js_name = hasBlink)]
+    pub fn has_blink(&self) -> bool {
+        self.renderer.scene().is_some_and(|s| !s.blinks.is_empty())
+    }
     /// Hide the layers named in `names`, show the others.
     #[wasm_bindgen(js_name = setHiddenLayers)]
     pub fn set_hidden_layers(&mut self, names: Vec<String>) {

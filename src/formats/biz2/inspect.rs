@@ -93,6 +93,7 @@ fn row(tree: &ChunkTree<'_>, c: &Chunk) -> Row {
         summary: summary(tree, c, &tree.fields),
         flags,
         polygon: None,
+        entry: None,
     }
 }
 

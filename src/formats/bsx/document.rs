@@ -345,8 +345,8 @@ impl Document for BsxDocument {
         out.push(("colour".to_string(), format!("0x{c:04X}: red {} green {} blue {} of 31{stp}", c & 0x1F, (c >> 5) & 0x1F, (c >> 10) & 0x1F)));
         out
     }
-    fn table_uses(&self, table: &str) -> Vec<(u32, u32)> {
-        let Some(f) = self.parsed.as_ref().filter(|_| table == NORMAL_TABLE) else { return Vec::new() };
+    fn table_uses(&self, table: &str) -> (&'static str, Vec<(u32, u32)>) {
+        let Some(f) = self.parsed.as_ref().filter(|_| table == NORMAL_TABLE) else { return ("polygon", Vec::new()) };
         // A polygon uses a normal when one of its colour words names it; each counts once.
         let mut uses = [0u32; 256];
         for p in f.parts.values().flat_map(|d| &d.polygons) {
@@ -356,7 +356,7 @@ impl Document for BsxDocument {
             named.dedup();
             named.into_iter().for_each(|n| uses[n as usize] += 1);
         }
-        uses.iter().enumerate().filter(|(_, &n)| n > 0).map(|(k, &n)| (k as u32, n)).collect()
+        ("polygon", uses.iter().enumerate().filter(|(_, &n)| n > 0).map(|(k, &n)| (k as u32, n)).collect())
     }
     fn stats(&self) -> DocStats {
         let Some(f) = &self.parsed else { return DocStats::default() };

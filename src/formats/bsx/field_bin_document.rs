@@ -8,8 +8,9 @@ use super::inspect::{row, tree, Pending};
 use crate::findings::Diagnostics;
 use crate::formats::kind::{Head, Kind, Purpose};
 use crate::formats::{file_name, Document, InfoRow, ParseError};
-use crate::inspect::{ByteClass, ByteView, InspectorView};
-use crate::scene::{Material, Mesh, Node, Primitive, Scene, SourceRun};
+use crate::inspect::{ByteClass, ByteView, InspectorView, TableEntry};
+use crate::scene::{Material, Mesh, Node, Primitive, Scene, SourceRun, Transform};
+use crate::words::count_len;
 
 /// A file named as the field module, or holding it (unpacked, or as the disc stores it).
 pub fn sniff_field_bin(h: &Head) -> bool {
@@ -59,6 +60,13 @@ pub fn open_field_bin(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -
     Box::new(FieldBinDocument { kind, file, module, packing, tables, error, diagnostics: Diagnostics::default(), inspector, normal_rows })
 }
 
+/// The module's bytes `from..to` that are not one of the tables, kept as they are.
+fn unread(from: usize, to: usize) -> Option<Pending> {
+    let mut r = row(from, to, "module", "the field engine's code and data (not read)".into(), count_len(to.checked_sub(from).filter(|&n| n > 0)?, "byte"));
+    r.opaque = true;
+    Some(r)
+}
+
 /// A table's row (a container of its entries' rows, or of its fields) at its offset.
 fn table_row(t: &Table, summary: String) -> Pending {
     row(t.at, t.end(), &t.name.replace(' ', "_"), format!("{} · RAM {:#010x} · {} × {} bytes", t.name, t.ram(), t.entries, t.width), summary)
@@ -75,10 +83,13 @@ fn view(module: &[u8], stored_len: usize, packing: Option<Packing>, tables: Opti
         return (Some(v), Vec::new());
     };
     let mut rows: Vec<Pending> = Vec::new();
-    let first = SINES.at.min(NORMALS.at);
-    let mut code = row(0, first, "module", "the field engine's code and data (not read)".into(), format!("{first} bytes before the tables"));
-    code.opaque = true;
-    rows.push(code);
+    // The module's bytes around and between the tables: its code and other variables.
+    let mut from = 0;
+    for table in field_bin::TABLES {
+        rows.extend(unread(from, table.at));
+        from = table.end();
+    }
+    rows.extend(unread(from, module.len()));
     let mut sines = table_row(&SINES, "(sin, cos) in 4.12 per 256th of a turn".into());
     sines.fields = t.sines.iter().enumerate().map(|(k, [s, c])| (SINES.at + 4 * k, 4, format!("angle {k} ({:.2}°)", k as f64 * 360.0 / 256.0), format!("sin {s}, cos {c}"))).collect();
     rows.push(sines);
@@ -88,6 +99,7 @@ fn view(module: &[u8], stored_len: usize, packing: Option<Packing>, tables: Opti
         let f = n.map(|c| c as f64 / 4096.0);
         let mut r = row(at, at + 8, "normal", format!("normal {k}"), format!("({}, {}, {}) · ({:.3}, {:.3}, {:.3})", n[0], n[1], n[2], f[0], f[1], f[2]));
         r.fields = ["x", "y", "z", "pad"].iter().enumerate().map(|(i, axis)| (at + 2 * i, 2, format!("s16 {axis}"), n[i].to_string())).collect();
+        r.entry = Some(TableEntry { table: NORMAL_TABLE, index: k as u32 });
         rows.push(r);
     }
     for (table, list, slots) in [(&EYES, &t.eyes.iter().map(|r| r.to_vec()).collect::<Vec<_>>(), "eye slot"), (&MOUTHS, &t.mouths.iter().map(|r| r.to_vec()).collect::<Vec<_>>(), "mouth slot")] {
@@ -99,10 +111,6 @@ fn view(module: &[u8], stored_len: usize, packing: Option<Packing>, tables: Opti
             rows.push(r);
         }
     }
-    let last = MOUTHS.end();
-    let mut rest = row(last, module.len(), "module", "the field engine's code and data (not read)".into(), format!("{} bytes after the tables", module.len() - last));
-    rest.opaque = true;
-    rows.push(rest);
     let (mut v, _) = tree(rows, module.len(), module.len(), packed.then_some(stored_len));
     v.format = "field-bin";
     if packed {
@@ -175,10 +183,9 @@ impl Document for FieldBinDocument {
             }
         }
         let mesh = scene.add_mesh(Mesh { name: Some("normals".into()), primitives: vec![prim] });
-        scene.add_node(None, Node { name: Some("normals".into()), mesh: Some(mesh), ..Default::default() });
+        // The console's +Y is down: half a turn about X, as the field models are turned.
+        let turn = Transform { rotation: glam::Quat::from_rotation_x(std::f32::consts::PI).to_array(), ..Default::default() };
+        scene.add_node(None, Node { name: Some("normals".into()), mesh: Some(mesh), transform: turn, ..Default::default() });
         Some(scene)
-    }
-    fn table_entry(&self, record: u32) -> Option<(&'static str, u32)> {
-        self.normal_rows.iter().position(|&r| r == record).map(|k| (NORMAL_TABLE, k as u32))
     }
 }

@@ -6,7 +6,7 @@
 
 use super::raw::{Animation, AnimationData, BsxFile, FieldAt, Part, PartData, PolyKind, Polygon, AMBIENT, BCX_HEADER, FILE_HEADER, LIGHT_AT, LIGHT_COLOUR, MODELS_HEADER, MODEL_RECORD, RANGE_AT, RECORD_UNKNOWN};
 use std::collections::{BTreeSet, HashMap};
-use crate::inspect::{runs_from_spans, ByteClass, ByteView, CornerColour, Field, InspectorView, PolygonRecord, Row, MAX_ROWS};
+use crate::inspect::{runs_from_spans, ByteClass, ByteView, CornerColour, Field, InspectorView, PolygonRecord, Row, TableEntry, MAX_ROWS};
 use crate::words::{count, count_len};
 
 /// Inspector rows the scene's records point at, and the rows the scene's build goes back to.
@@ -35,6 +35,7 @@ pub(super) struct Pending {
     /// Bytes kept as they are, not read (a module's code): shaded opaque.
     pub(super) opaque: bool,
     polygon: Option<Box<PolygonRecord>>,
+    pub(super) entry: Option<TableEntry>,
     /// What the scene keeps of this row's index.
     key: Key,
 }
@@ -51,7 +52,7 @@ enum Key {
 }
 
 pub(super) fn row(start: usize, end: usize, name: &str, label: String, summary: String) -> Pending {
-    Pending { start, end, name: name.to_string(), label, summary, fields: Vec::new(), opaque: false, polygon: None, key: Key::None }
+    Pending { start, end, name: name.to_string(), label, summary, fields: Vec::new(), opaque: false, polygon: None, entry: None, key: Key::None }
 }
 
 /// A colour word's value as the inspector shows it: stored, its normal, and (once the game's
@@ -403,6 +404,7 @@ pub(super) fn tree(mut pending: Vec<Pending>, file_len: usize, decoded_len: usiz
             summary: p.summary,
             flags: if p.opaque { vec!["unknown"] } else { Vec::new() },
             polygon: p.polygon,
+            entry: p.entry,
         });
         open.push((index, p.end));
     }

@@ -425,10 +425,10 @@ pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras
 /// pages' texture coordinates step down to the shut eyes and back (a still frame at 0 has
 /// them open).
 fn blink_clip(materials: &[u32]) -> Clip {
-    let [shut, open, end] = [BLINK_EVERY - BLINK_FRAMES, BLINK_EVERY, BLINK_EVERY].map(|f| f as f32 / FPS);
-    // Two keys at one time make a step.
-    let times = vec![0.0, shut, shut, open, open, end];
-    let values: Vec<f32> = [0.0, 0.0, 0.5, 0.5, 0.0, 0.0].iter().flat_map(|&v| [0.0, v]).collect();
+    let [shut, end] = [BLINK_EVERY - BLINK_FRAMES, BLINK_EVERY].map(|f| f as f32 / FPS);
+    // Two keys at one time make a step; the loop's end opens the eyes again.
+    let times = vec![0.0, shut, shut, end];
+    let values: Vec<f32> = [0.0, 0.0, 0.5, 0.5].iter().flat_map(|&v| [0.0, v]).collect();
     let tracks = materials.iter().map(|&m| Track { target: Target::UvOffset(m), times: times.clone(), values: values.clone() }).collect();
     Clip { name: "blink".into(), duration: end, repeat: Repeat::Loop, tracks }
 }

@@ -170,6 +170,7 @@ fn view_of(ini: &IniFile<'_>, (section_rows, _): &(Vec<u32>, Vec<u32>), diagnost
             summary: format!("{keys} keys"),
             flags: if s.lab_only { vec!["lab-only"] } else { Vec::new() },
             polygon: None,
+            entry: None,
         });
         for e in ini.entries_of(s) {
             if view.chunks.len() >= MAX_ROWS {
@@ -192,6 +193,7 @@ fn view_of(ini: &IniFile<'_>, (section_rows, _): &(Vec<u32>, Vec<u32>), diagnost
                 summary: value.to_string(),
                 flags: if e.lab_only { vec!["lab-only"] } else { Vec::new() },
                 polygon: None,
+                entry: None,
             });
         }
     }
