@@ -11,6 +11,8 @@
 # - a dropped folder of 2,000 and 20,000 files: listed, typed by name (by content where the
 #   name says nothing), then every name confirmed by content in the background;
 # - a world (CITY.MAP, 6,400 placements) against one model of as many triangles, dropped;
+# - a real FF7 field model opened with the game's lighting (FIELD.BIN beside it) against
+#   without, dropped;
 # - a dropped 650 MB disc rip (.bin + .cue): its listing against reading its directory
 #   sectors alone, a field model opened inside it against the same file loose;
 # - export --all of an archive against exporting each of its files alone: time, and peak
@@ -57,6 +59,7 @@ if [ -n "$smoke" ]; then
   run "first frame rasterised" node tests/bench/big-model.mjs
   run "ms later (by name" node tests/bench/listing.mjs 300
   run "ratio world / one model" node tests/bench/world.mjs
+  run "first rasterised frame, with the game's lighting" node tests/bench/field-lighting.mjs
   run "listing / directory read" node tests/bench/disc.mjs 40 20
   run "ratio: time" python3 tests/bench/export-all.py --models 1 --mb 1 --runs 1
   exit 0
@@ -68,5 +71,6 @@ node tests/bench/first-frame.mjs "${1:-9}"
 node tests/bench/big-model.mjs
 node tests/bench/listing.mjs 2000 20000
 node tests/bench/world.mjs "${1:-9}"
+node tests/bench/field-lighting.mjs "${1:-9}"
 node tests/bench/disc.mjs
 python3 tests/bench/export-all.py

@@ -298,7 +298,7 @@ fn malformed_files_are_errors_with_their_offset() {
 /// Bytes a scene holds in its arrays: what the budget is about.
 fn scene_bytes(scene: &relicview::scene::Scene) -> usize {
     let prims = scene.meshes.iter().flat_map(|m| &m.primitives);
-    let geometry: usize = prims.map(|p| p.positions.len() * 12 + p.colors.as_ref().map_or(0, |c| c.len() * 4) + p.uvs.as_ref().map_or(0, |u| u.len() * 8) + p.indices.len() * 4).sum();
+    let geometry: usize = prims.map(|p| p.positions.len() * 12 + p.colors.as_ref().map_or(0, |c| c.len() * 4) + p.lit_colors.as_ref().map_or(0, |c| c.len() * 4) + p.uvs.as_ref().map_or(0, |u| u.len() * 8) + p.indices.len() * 4).sum();
     let textures: usize = scene.textures.iter().map(|t| t.texels.rgba.len()).sum();
     let clips: usize = scene.clips.iter().flat_map(|c| &c.tracks).map(|t| (t.times.len() + t.values.len()) * 4).sum();
     geometry + textures + clips

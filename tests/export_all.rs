@@ -48,7 +48,8 @@ fn python(script: &str, args: &[&Path]) {
     assert!(ok, "python3 {script}");
 }
 
-/// The demo archive, a malformed model, and the real FF7 field files (FIELD.TDB and a BSX).
+/// The demo archive, a malformed model, and the real FF7 field files (FIELD.TDB, FIELD.BIN
+/// and a BSX).
 fn archive(name: &str) -> PathBuf {
     let dir = temp_dir(name).join("GAME");
     relicview::demo::write_demo(&dir).unwrap();
@@ -61,6 +62,7 @@ fn archive(name: &str) -> PathBuf {
     std::fs::create_dir_all(dir.join("FF7/FIELD")).unwrap();
     std::fs::copy(ff7.join("FIELD.TDB_u"), dir.join("FF7/FIELD/FIELD.TDB")).unwrap();
     std::fs::copy(ff7.join("MD1_1_u.BSX"), dir.join("FF7/FIELD/MD1_1.BSX")).unwrap();
+    std::fs::copy(ff7.join("FIELD.BIN_u"), dir.join("FF7/FIELD/FIELD.BIN")).unwrap();
     dir
 }
 
@@ -93,11 +95,17 @@ fn every_file_goes_out_once_as_glb_or_png_at_the_size_its_header_says_and_the_re
     assert_eq!(failed[0]["path"], "DEMO/VIDEO/BROKEN.BGF");
     assert!(failed[0]["error"].as_str().unwrap().contains("DEMO/VIDEO/BROKEN.BGF"));
     assert!(failed[0]["offset"].is_u64());
-    // Models, worlds, objects and field models as glTF.
-    for f in ["DEMO/VIDEO/CUBE.BGF", "DEMO/VIDEO/HEXPOD.BGF", "DEMO/MAPS/ARENA1.MAP", "DEMO/MODELS/DRW.MOD", "DEMO/FIELD/PARTY.BSX", "FF7/FIELD/MD1_1.BSX"] {
+    // Models, worlds, objects and field models as glTF (FIELD.BIN its normals).
+    for f in ["DEMO/VIDEO/CUBE.BGF", "DEMO/VIDEO/HEXPOD.BGF", "DEMO/MAPS/ARENA1.MAP", "DEMO/MODELS/DRW.MOD", "DEMO/FIELD/PARTY.BSX", "FF7/FIELD/MD1_1.BSX", "FF7/FIELD/FIELD.BIN"] {
         let glb = &written[&format!("{f}.glb")];
         assert_eq!(&glb[..4], b"glTF", "{f}");
     }
+    // The real field model in the colours the game's lighting gave it (FIELD.BIN is beside
+    // it), unlit as the game drew them.
+    let glb = &written["FF7/FIELD/MD1_1.BSX.glb"];
+    let len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+    let json: Value = serde_json::from_slice(&glb[20..20 + len]).unwrap();
+    assert!(json["extensionsUsed"].as_array().unwrap().iter().any(|e| e == "KHR_materials_unlit"), "{}", json["extensionsUsed"]);
     // Pictures at their size: a TGA's width and height are u16 at bytes 12 and 14, an SGI
     // image's u16 big-endian at bytes 6 and 8.
     for (f, header) in [("DEMO/TEXTURE/WATER.TGA", "tga"), ("DEMO/TEXTURE/SMOKE.TGA", "tga"), ("DEMO/TEXTURE/SIGN.RGB", "sgi")] {
@@ -115,11 +123,14 @@ fn every_file_goes_out_once_as_glb_or_png_at_the_size_its_header_says_and_the_re
         assert_eq!(png_size(&written[&format!("FF7/FIELD/FIELD.TDB.image{n}.png")]), (32, 32), "image {n}");
     }
     assert!(!written.contains_key(&format!("FF7/FIELD/FIELD.TDB.image{images}.png")));
-    // A field model's VRAM pages with their CLUTs: 256 × 256 each, at least one.
+    // A field model's VRAM pages with their CLUTs: 256 × 256 each, at least one; a page of
+    // faces that blink has the shut eyes below the open ones (256 × 512), one a face.
     let pages: Vec<&String> = written.keys().filter(|k| k.starts_with("FF7/FIELD/MD1_1.BSX.page")).collect();
     assert!(!pages.is_empty());
+    let faces = pages.iter().filter(|p| png_size(&written[**p]) == (256, 512)).count();
+    assert!(faces >= 3, "Jessie's, Biggs's and Wedge's faces (models 2–4), Cloud's with the demo's BCX: {faces}");
     for p in pages {
-        assert_eq!(png_size(&written[p]), (256, 256), "{p}");
+        assert!([(256, 256), (256, 512)].contains(&png_size(&written[p])), "{p}");
     }
     // Every model of a file of several is a glTF scene; every animation comes along.
     let glb = &written["DEMO/FIELD/PARTY.BSX.glb"];

@@ -286,3 +286,49 @@ fn field_bin_opened_lists_its_tables_and_draws_its_normals_on_a_sphere() {
     assert_eq!(rows[0].value, format!("{uses} polygons in 1 file: FIELD/MD1_1.BSX ({uses})"));
     assert_eq!(rows[0].links, ["FIELD/MD1_1.BSX"]);
 }
+
+#[test]
+fn a_characters_parts_are_lit_with_its_bcx_bones_and_without_the_bcx_say_why() {
+    let module = shared("FIELD.BIN_u");
+    let demo: Vec<(String, Vec<u8>)> = relicview::demo::demo_files().into_iter().filter(|(p, _)| p.starts_with("DEMO/FIELD/")).collect();
+    let file = |name: &str| demo.iter().find(|(p, _)| p.ends_with(name)).unwrap().1.clone();
+    // PARTY.BSX: character 1 (its figure in CLOUD.BCX) with a sword of its own on the BCX's
+    // right arm.
+    let with = open_among(vec![("F/PARTY.BSX", file("PARTY.BSX")), ("F/CLOUD.BCX", file("CLOUD.BCX")), ("F/FIELD.BIN", module.clone())], "F/PARTY.BSX");
+    let scene = with.scene.as_ref().unwrap();
+    let model0 = scene.nodes.iter().position(|n| n.name.as_deref() == Some("model 0")).unwrap() as u32;
+    let under = |mut n: usize| loop {
+        match scene.nodes[n].parent {
+            Some(p) if p == model0 => return true,
+            Some(p) => n = p as usize,
+            None => return false,
+        }
+    };
+    let lit_meshes = scene.nodes.iter().enumerate().filter(|(i, n)| n.mesh.is_some() && under(*i)).filter(|(_, n)| scene.meshes[n.mesh.unwrap() as usize].primitives.iter().all(|p| p.lit_colors.is_some())).count();
+    assert_eq!(lit_meshes, 6, "the BCX's five parts and the sword, all lit");
+    let info = with.document.info_rows();
+    let row = info.iter().find(|r| r.label == "lighting").unwrap();
+    assert!(row.value.starts_with("lit by F/FIELD.BIN:") && !row.value.contains("stored colours"), "{}", row.value);
+    // Without the BCX, the sword has no bone to be lit on: stored colours, and why.
+    let without = open_among(vec![("F/PARTY.BSX", file("PARTY.BSX")), ("F/FIELD.BIN", module)], "F/PARTY.BSX");
+    let info = without.document.info_rows();
+    let row = info.iter().find(|r| r.label == "lighting").unwrap();
+    assert!(row.value.contains("model 0: 1 part on CLOUD.BCX's skeleton drawn with stored colours: CLOUD.BCX is not in this archive"), "{}", row.value);
+    // A BCX alone has no lights of its own: its colours are stored, and the panel says so.
+    let alone = open_among(vec![("F/CLOUD.BCX", file("CLOUD.BCX")), ("F/FIELD.BIN", shared("FIELD.BIN_u"))], "F/CLOUD.BCX");
+    assert!(!alone.scene.unwrap().has_lit_colours());
+    assert!(alone.document.info_rows().iter().any(|r| r.label == "lighting" && r.value.starts_with("stored colours: a character's lights are in the field files that place it")));
+}
+
+#[test]
+fn a_characters_animation_blocks_say_whose_skeleton_they_are_for() {
+    let bsx = shared("MD1_1_u.BSX");
+    let opened = open_among(vec![("F/MD1_1.BSX", bsx)], "F/MD1_1.BSX");
+    let l = listing(&opened);
+    let labels: Vec<&str> = l["records"].as_array().unwrap().iter().filter(|r| r["name"] == "animation data").map(|r| r["label"].as_str().unwrap()).collect();
+    // Model 0 is Cloud: his record adds animations 3–5 after the BCX's three.
+    assert!(labels.contains(&"animation 3 of model 0, for CLOUD.BCX's skeleton (CLOUD.BCX not in this archive)"), "{labels:?}");
+    assert!(labels.iter().any(|l| l.starts_with("animation 0 of model 2")), "{labels:?}");
+    // Their frame tables are records, decoded: no byte of the file is left unclaimed.
+    assert_eq!(l["coverage"]["unclaimed"], 0);
+}

@@ -43,6 +43,8 @@ export class Inspector {
       },
     });
     this.detail = root.querySelector('#inspector-detail');
+    // A polygon record's colours (stored, and lit by the game) as swatches.
+    this.colours = root.querySelector('#inspector-colours');
     this.diagnostics = root.querySelector('#diagnostics');
     this.legend = root.querySelector('#coverage-legend');
     this.viewSelect = root.querySelector('#byte-view');
@@ -116,6 +118,7 @@ export class Inspector {
   restore(sel) {
     if (!sel) {
       this.selection = null;
+      this.colours.hidden = true;
       for (const row of this.tree.querySelectorAll('[aria-selected="true"]')) row.setAttribute('aria-selected', 'false');
       this.renderHex();
       if (this.onClear) this.onClear();
@@ -299,6 +302,7 @@ export class Inspector {
     }));
     this.viewSelect.hidden = !view || view.views.length < 2;
     this.selection = null;
+    this.colours.hidden = true;
     this.cursor = null;
     this.collapsed = new Set();
     if (this.treeScrolledTo !== 0) this.scrollTree(0);
@@ -511,7 +515,8 @@ export class Inspector {
     if (row) row.setAttribute('aria-selected', 'true');
     this.tree.setAttribute('aria-activedescendant', `chunk-row-${index}`);
     this.detail.textContent = `${c.name} at ${c.offset} (0x${hex(c.offset, 1)}): ${c.detail}${c.summary ? ' · ' + c.summary : ''}`;
-    if (c.polygon) this.detail.append(colourSwatches(c.polygon));
+    this.colours.replaceChildren(...(c.polygon ? [colourSwatches(c.polygon)] : []));
+    this.colours.hidden = !c.polygon;
     if (scrollHex) this.scrollHexTo(c.offset);
     this.renderHex();
     if (this.onSelect) this.onSelect(c);
@@ -570,8 +575,8 @@ function colourSwatches(polygon) {
   polygon.corners.forEach((c, k) => {
     const item = document.createElement('span');
     item.className = 'polygon-colour';
-    item.append(` · ${k}: `, chip(c.stored, 'stored'), ` (${c.stored.join(', ')})`);
-    if (c.lit) item.append(' → lit ', chip(c.lit, 'lit by the game'), ` (${c.lit.join(', ')})`);
+    item.append(`${k ? ' · ' : ''}colour ${k}: `, chip(c.stored, 'stored'), `(${c.stored.join(', ')})`);
+    if (c.lit) item.append(' → lit ', chip(c.lit, 'lit by the game'), `(${c.lit.join(', ')})`);
     item.append(`, normal ${c.normal}`);
     out.append(item);
   });

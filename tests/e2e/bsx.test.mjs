@@ -83,9 +83,9 @@ test('a real field model, LZS-wrapped, draws its models and plays their animatio
   assert.equal(views[0].len, native.decompressed_bytes);
   // The inspector names the structures, picking a polygon in 3D finds its record.
   const names = await page.evaluate(() => [...new Set(window.relicview.inspector.view().chunks.map((c) => c.name))]);
-  for (const n of ['header', 'part data', 'vertices', 'polygons', 'animation data', 'models', 'model', 'bones', 'part', 'textures', 'vram']) assert.ok(names.includes(n), `${n} in ${names}`);
-  // A click on the figure selects the polygon it hit: its group in the tree, its bytes
-  // (one record of the group's kind) in the hex view.
+  for (const n of ['header', 'part data', 'vertices', 'polygon', 'quad_color', 'animation data', 'rotation frames', 'models', 'model', 'bones', 'part', 'textures', 'vram']) assert.ok(names.includes(n), `${n} in ${names}`);
+  // A click on the figure selects the polygon it hit: its own record in the tree (under its
+  // kind), its bytes in the hex view.
   await page.evaluate(() => window.relicview.setClock({ time: 0, playing: false }));
   const canvas = await page.locator('#viewport').boundingBox();
   let spot = null;
@@ -102,10 +102,10 @@ test('a real field model, LZS-wrapped, draws its models and plays their animatio
   await page.mouse.click(spot.x, spot.y);
   const sel = await page.evaluate(() => window.relicview.inspector.selection());
   const view = await page.evaluate(() => window.relicview.inspector.view());
-  const group = view.chunks[sel.chunk];
-  assert.equal(group.name, 'polygons');
-  assert.ok(sel.start >= group.offset && sel.end <= group.end, JSON.stringify({ sel, group }));
-  assert.equal((sel.start - group.offset) % (sel.end - sel.start), 0, 'the selection starts on a record');
+  const record = view.chunks[sel.chunk];
+  assert.equal(record.name, 'polygon', JSON.stringify(record));
+  assert.equal(view.chunks[record.parent].name, record.polygon.kind, 'under its kind');
+  assert.deepEqual([sel.start, sel.end], [record.offset, record.end], 'the record\'s bytes');
   assert.equal(await page.locator('#hex .b.sel').count(), sel.end - sel.start);
   assert.equal(await page.locator('#chunk-tree [aria-selected="true"]').getAttribute('data-chunk'), String(sel.chunk));
   assert.deepEqual(problems, []);
@@ -249,7 +249,7 @@ test('a character from its BCX with what the field adds, and a glow that adds li
   await page.mouse.click(canvas.x + canvas.width / 2, canvas.y + canvas.height / 2);
   const sel = await page.evaluate(() => window.relicview.inspector.selection());
   const rows = (await page.evaluate(() => window.relicview.inspector.view())).chunks;
-  assert.ok(['model', 'polygons'].includes(rows[sel.chunk]?.name), JSON.stringify(sel));
+  assert.ok(['model', 'polygon'].includes(rows[sel.chunk]?.name), JSON.stringify(sel));
   assert.ok(sel.end > sel.start, 'its bytes are selected');
   // The skeleton overlay adds one draw.
   const plain = await page.evaluate(() => window.relicview.setOptions({ skeleton: false }));

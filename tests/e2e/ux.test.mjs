@@ -374,7 +374,8 @@ for (const size of SIZES) test(`viewing comforts: light and checker backgrounds,
   assert.equal(colors.length, 2, `the corner shows two colours: ${colors}`);
   const checker = await page.evaluate(() => window.relicview.pixelStats());
   assert.ok(Math.abs(checker.nonBackground - dark.nonBackground) < dark.nonBackground * 0.05);
-  // Lighting: with none, the cube's three visible faces are one colour; with the sun, three.
+  // Lighting: unlit (the stored colours), the cube's three visible faces are one colour; under the
+  // sun (the default's light for a file without the game's), three.
   const faceColours = async () => page.evaluate(() => {
     const { width, height, data } = window.relicview.readPixels();
     const counts = new Map();
@@ -388,7 +389,7 @@ for (const size of SIZES) test(`viewing comforts: light and checker backgrounds,
   });
   await page.locator('#background-select').selectOption('dark');
   const sun = await faceColours();
-  await page.locator('#lighting-select').selectOption('none');
+  await page.locator('#lighting-select').selectOption('stored');
   const none = await faceColours();
   await page.locator('#lighting-select').selectOption('camera');
   const camera = await faceColours();

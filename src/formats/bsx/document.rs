@@ -39,8 +39,10 @@ pub struct BsxDocument {
     inspector: Option<InspectorView>,
     /// What the scene took from other files (or looked for and did not find).
     links: Vec<InfoRow>,
-    /// The VRAM the scene's textures were sampled from and each one's page, once built.
+    /// The VRAM the scene's textures were sampled from and each one's page, once built, and
+    /// VRAM with the faces' eyes shut (the lower half of a face page that blinks).
     pages: Option<(Vram, Vec<PageKey>)>,
+    shut: Option<Vram>,
     /// What the game's lighting gave the scene, and the FIELD.BIN it came from, once built.
     lit: Option<(Lit, String)>,
     /// The face each model shows, once built (from FIELD.BIN's tables where it was found).
@@ -131,7 +133,7 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
         (None, Purpose::Show) => (Some(stored.failed_view("bsx", error.clone())), Records::default()),
         (_, Purpose::Asset) => (None, Records::default()),
     };
-    let mut doc = BsxDocument { kind, path: path.to_string(), stored, parsed, records, error, diagnostics, inspector, links: Vec::new(), pages: None, lit: None, faces: Vec::new() };
+    let mut doc = BsxDocument { kind, path: path.to_string(), stored, parsed, records, error, diagnostics, inspector, links: Vec::new(), pages: None, shut: None, lit: None, faces: Vec::new() };
     // A BCX alone draws its character with the face its name implies.
     if let (Some(g), Some(f)) = (doc.character(), doc.parsed.as_mut()) {
         f.models[0].face_id = g - 1;
@@ -330,13 +332,19 @@ impl Document for BsxDocument {
             self.diagnostics.push(d);
         }
         self.pages = Some((built.vram, built.pages));
+        self.shut = built.shut;
         Some(built.scene)
     }
     fn texel_source(&self, texture: usize, x: u32, y: u32) -> Vec<(String, String)> {
         let Some((vram, pages)) = &self.pages else { return Vec::new() };
         let Some(&key) = pages.get(texture) else { return Vec::new() };
-        let t = vram.texel(key, x as usize, y as usize);
-        let mut out = vec![("VRAM word".to_string(), format!("0x{:04X} at ({}, {})", t.word, t.at.0, t.at.1))];
+        // Below a face page's 256 lines: the same page with the eyes shut (the blink's).
+        let (vram, shut) = match (&self.shut, y >= 256) {
+            (Some(shut), true) => (shut, " (the eyes shut, for the blink)"),
+            _ => (vram, ""),
+        };
+        let t = vram.texel(key, x as usize, y as usize % 256);
+        let mut out = vec![("VRAM word".to_string(), format!("0x{:04X} at ({}, {}){shut}", t.word, t.at.0, t.at.1))];
         if let Some(i) = t.index {
             out.push(("CLUT index".to_string(), format!("{i} of the CLUT at ({}, {})", key.clut_x, key.clut_y)));
         }

@@ -105,10 +105,10 @@ impl Budget {
     }
 }
 
-/// Bytes a part's mesh takes: per corner a position, a colour and a texcoord, per
-/// triangle three indices.
+/// Bytes a part's mesh takes: per corner a position, a colour, a lit colour and a
+/// texcoord, per triangle three indices.
 fn part_cost(data: &super::raw::PartData) -> usize {
-    data.polygons.iter().map(|p| p.kind.corners() * 24 + (p.kind.corners() - 2) * 12 + 16).sum::<usize>() + 64
+    data.polygons.iter().map(|p| p.kind.corners() * 28 + (p.kind.corners() - 2) * 12 + 16).sum::<usize>() + 64
 }
 
 /// A scene, and the warning that says what the budget left out (if it left anything out).
@@ -119,6 +119,8 @@ pub struct Built {
     /// the scene's texture index).
     pub vram: Vram,
     pub pages: Vec<PageKey>,
+    /// VRAM with the faces' eyes shut: the lower half of a face page that blinks.
+    pub shut: Option<Vram>,
     /// What the game's lighting gave the file (None without FIELD.BIN's tables, or for a
     /// character's BCX alone, whose lights are in the field files that place it).
     pub lit: Option<Lit>,
@@ -408,7 +410,7 @@ pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras
         scene.choice = Some(Choice { name: "model".into(), options, default });
         scene.choose(default);
     }
-    let Painter { vram, pages, blinking, .. } = painter;
+    let Painter { vram, pages, blinking, shut, .. } = painter;
     if !blinking.is_empty() {
         scene.blinks.push(scene.clips.len() as u32);
         scene.clips.push(blink_clip(&blinking));
@@ -418,7 +420,7 @@ pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras
         let limit = scene_budget(bytes.len());
         format!("the scene would take more than {limit} bytes of memory (64 times the file, plus 8 MiB): {parts} parts, {textures} texture pages (drawn untextured) and {animations} animations are not built")
     });
-    Built { scene, refused, vram, pages, lit, faces }
+    Built { scene, refused, vram, pages, shut, lit, faces }
 }
 
 /// The eyes shut for [`BLINK_FRAMES`] frames at the end of every [`BLINK_EVERY`]: the face
