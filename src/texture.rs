@@ -112,9 +112,31 @@ pub fn srgb_to_linear(c: f32) -> f32 {
     }
 }
 
+/// Texels as the renderer hands them to the GPU library, which samples texture bytes as
+/// linear: each colour channel through the sRGB curve and back to a byte, truncated, and
+/// alpha through a float and back, as that library's own per-texel conversion does — here
+/// worked once per byte value (that conversion took several milliseconds a 256 × 256 page in
+/// the page's wasm).
+pub fn linear_texel_bytes(rgba: &[u8]) -> Vec<[u8; 4]> {
+    static LUT: std::sync::OnceLock<[[u8; 256]; 2]> = std::sync::OnceLock::new();
+    let [colour, alpha] = LUT.get_or_init(|| {
+        let byte = |x: f32| (x * 255.0) as u8;
+        [std::array::from_fn(|c| byte(srgb_to_linear(c as f32 / 255.0))), std::array::from_fn(|a| byte(a as f32 / 255.0))]
+    });
+    rgba.chunks_exact(4).map(|p| [colour[p[0] as usize], colour[p[1] as usize], colour[p[2] as usize], alpha[p[3] as usize]]).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn texels_for_the_gpu_follow_the_srgb_curve_a_byte_at_a_time() {
+        let out = linear_texel_bytes(&[0, 10, 128, 255, 255, 188, 55, 128]);
+        // 128/255 → ((0.502 + 0.055) / 1.055)^2.4 = 0.2158 → 55.04 → 55; 188 → 0.5029 → 128;
+        // 10 at the linear foot: 10/255/12.92 = 0.00304 → 0; 55 → 0.0382 → 9; alpha as it is.
+        assert_eq!(out, [[0, 0, 55, 255], [255, 128, 9, 128]]);
+    }
 
     #[test]
     fn a_crop_takes_its_rectangle_and_stays_inside_the_picture() {

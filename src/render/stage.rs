@@ -547,8 +547,7 @@ pub(super) fn upload_texture(context: &Context, t: &crate::scene::Texture) -> Te
     let fits = |x: &crate::texture::Texels| x.width > 0 && x.height > 0 && x.width <= MAX_TEXTURE_SIDE && x.height <= MAX_TEXTURE_SIDE && x.rgba.len() == x.width as usize * x.height as usize * 4;
     // A picture the GPU cannot take is drawn white (times the material's colour), not failed.
     let texels = if fits(&t.texels) { &t.texels } else { &blank };
-    let mut data = TextureData::RgbaU8(texels.rgba.chunks_exact(4).map(|p| [p[0], p[1], p[2], p[3]]).collect());
-    data.to_linear_srgb();
+    let data = TextureData::RgbaU8(crate::texture::linear_texel_bytes(&texels.rgba));
     let cpu = CpuTexture {
         name: String::new(),
         data,

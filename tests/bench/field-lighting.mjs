@@ -64,7 +64,7 @@ async function run(dir, name) {
       if (frameAt === null) throw new Error(`no relicview:frame event for ${p}`);
       const o = window.relicview.lastOpen();
       const lighting = [...document.querySelectorAll('#info-body dt')].find((d) => d.textContent === 'lighting')?.nextElementSibling?.textContent ?? '';
-      return { ms: frameAt - t0, pixels: window.relicview.pixelStats().nonBackground, triangles: window.relicview.stats().triangles, lighting, read: o.readMs, parse: o.parseMs, assets: o.assetsMs, build: o.buildMs };
+      return { ms: frameAt - t0, pixels: window.relicview.pixelStats().nonBackground, triangles: window.relicview.stats().triangles, lighting, read: o.readMs, parse: o.parseMs, assets: o.assetsMs, build: o.buildMs, show: o.showMs, upload: o.uploadMs, draw: o.drawMs, raster: o.rasterMs };
     }, path);
   } finally {
     await context.close();
@@ -72,7 +72,7 @@ async function run(dir, name) {
 }
 
 try {
-  const keys = ['ms', 'pixels', 'read', 'parse', 'assets', 'build'];
+  const keys = ['ms', 'pixels', 'read', 'parse', 'assets', 'build', 'show', 'upload', 'draw', 'raster'];
   const a = Object.fromEntries(keys.map((k) => [k, []]));
   const b = Object.fromEntries(keys.map((k) => [k, []]));
   let notes = {};
@@ -91,7 +91,7 @@ try {
   const apart = Math.abs(median(a.pixels) - median(b.pixels)) / Math.max(1, median(b.pixels));
   if (apart > 0.01) console.log(`  the two sides cover pixels ${(apart * 100).toFixed(1)} % apart: no ratio`);
   else console.log(`  ratio with / without the game's lighting: ${(median(a.ms) / median(b.ms)).toFixed(3)}`);
-  const parts = (x) => `read ${median(x.read).toFixed(1)}, parse ${median(x.parse).toFixed(1)}, assets ${median(x.assets).toFixed(1)} (FIELD.TDB${x === a ? ', FIELD.BIN unpacked' : ''}), build ${median(x.build).toFixed(1)} ms`;
+  const parts = (x) => `read ${median(x.read).toFixed(1)}, parse ${median(x.parse).toFixed(1)}, assets ${median(x.assets).toFixed(1)} (FIELD.TDB${x === a ? ', FIELD.BIN unpacked' : ''}), build ${median(x.build).toFixed(1)}, show ${median(x.show).toFixed(1)} (upload ${median(x.upload).toFixed(1)}), draw ${median(x.draw).toFixed(1)}, raster ${median(x.raster).toFixed(1)} ms`;
   console.log(`  with: ${parts(a)}`);
   console.log(`  without: ${parts(b)}`);
 } finally {

@@ -6,7 +6,7 @@ use super::field_bin_document::{FieldBinDocument, NORMAL_TABLE};
 use super::inspect;
 use super::raw::BsxFile;
 use super::inspect::Records;
-use super::scene::{self, Extras, Face, Lit};
+use super::scene::{self, Extras, Face, Lit, ShutEyes};
 use super::vram::{PageKey, Vram};
 use super::tdb_document::TdbDocument;
 use crate::formats::{file_name, Assets};
@@ -39,10 +39,11 @@ pub struct BsxDocument {
     inspector: Option<InspectorView>,
     /// What the scene took from other files (or looked for and did not find).
     links: Vec<InfoRow>,
-    /// The VRAM the scene's textures were sampled from and each one's page, once built, and
-    /// VRAM with the faces' eyes shut (the lower half of a face page that blinks).
-    pages: Option<(Vram, Vec<PageKey>)>,
-    shut: Option<Vram>,
+    /// The VRAM the scene's textures were sampled from and each one's page (with the model
+    /// slot of a face page that blinks), once built, and the shut eyes of the slots that
+    /// blink (the lower half of their face pages).
+    pages: Option<(Vram, Vec<(PageKey, Option<usize>)>)>,
+    shut_eyes: Vec<ShutEyes>,
     /// What the game's lighting gave the scene, and the FIELD.BIN it came from, once built.
     lit: Option<(Lit, String)>,
     /// The face each model shows, once built (from FIELD.BIN's tables where it was found).
@@ -78,8 +79,9 @@ impl BsxDocument {
         self.parsed.as_ref().is_some_and(|f| !f.parts.is_empty() || f.models.iter().any(|m| m.global_id != 0 || m.face_id < 0x21))
     }
 
-    /// The inspector after the scene's build: each polygon's lit colours beside its stored
-    /// ones, and a character's animation blocks labelled with what became of its skeleton.
+    /// The inspector after the scene's build: each polygon record's lit colours beside its
+    /// stored ones, and a character's animation blocks labelled with what became of its
+    /// skeleton.
     fn annotate(&mut self, lit: Option<&Lit>, characters: &[(u8, String)]) {
         let (Some(view), Some(f)) = (self.inspector.as_mut(), self.parsed.as_ref()) else { return };
         if let Some(lit) = lit {
@@ -88,17 +90,11 @@ impl BsxDocument {
                 for (p, lit_words) in d.polygons.iter().zip(colours) {
                     let Some(&row) = self.records.polygon_rows.get(&p.offset) else { continue };
                     let Some(record) = view.chunks.get_mut(row as usize).and_then(|r| r.polygon.as_mut()) else { continue };
+                    // (The colour words' fields keep saying what the bytes store: writing the
+                    // lit colour into thousands of their texts took as long again as the
+                    // lighting and the scene's build together.)
                     for (c, l) in record.corners.iter_mut().zip(lit_words) {
                         c.lit = Some(*l);
-                    }
-                    // The colour words' fields say the lit colour too.
-                    let (col, _) = p.kind.layout();
-                    for (j, c) in record.corners.iter().enumerate() {
-                        let at = p.offset + col + 4 * j;
-                        let k = view.fields.partition_point(|x| x.offset < at);
-                        if let Some(field) = view.fields.get_mut(k).filter(|x| x.offset == at && x.chunk == row) {
-                            field.value = inspect::colour_value(c);
-                        }
                     }
                 }
             }
@@ -133,7 +129,7 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
         (None, Purpose::Show) => (Some(stored.failed_view("bsx", error.clone())), Records::default()),
         (_, Purpose::Asset) => (None, Records::default()),
     };
-    let mut doc = BsxDocument { kind, path: path.to_string(), stored, parsed, records, error, diagnostics, inspector, links: Vec::new(), pages: None, shut: None, lit: None, faces: Vec::new() };
+    let mut doc = BsxDocument { kind, path: path.to_string(), stored, parsed, records, error, diagnostics, inspector, links: Vec::new(), pages: None, shut_eyes: Vec::new(), lit: None, faces: Vec::new() };
     // A BCX alone draws its character with the face its name implies.
     if let (Some(g), Some(f)) = (doc.character(), doc.parsed.as_mut()) {
         f.models[0].face_id = g - 1;
@@ -332,19 +328,19 @@ impl Document for BsxDocument {
             self.diagnostics.push(d);
         }
         self.pages = Some((built.vram, built.pages));
-        self.shut = built.shut;
+        self.shut_eyes = built.shut_eyes;
         Some(built.scene)
     }
     fn texel_source(&self, texture: usize, x: u32, y: u32) -> Vec<(String, String)> {
         let Some((vram, pages)) = &self.pages else { return Vec::new() };
-        let Some(&key) = pages.get(texture) else { return Vec::new() };
-        // Below a face page's 256 lines: the same page with the eyes shut (the blink's).
-        let (vram, shut) = match (&self.shut, y >= 256) {
-            (Some(shut), true) => (shut, " (the eyes shut, for the blink)"),
-            _ => (vram, ""),
+        let Some(&(key, blinking)) = pages.get(texture) else { return Vec::new() };
+        // Below a face page's 256 lines: the same page with the slot's eyes shut (the blink's).
+        let shut = blinking.filter(|_| y >= 256).and_then(|slot| self.shut_eyes.iter().find(|e| e.slot == slot));
+        let (t, note) = match shut {
+            Some(eyes) => (vram.clone().with_eyes(eyes.slot, &eyes.left, &eyes.right, |v| v.texel(key, x as usize, y as usize % 256)), " with the eyes shut, for the blink"),
+            None => (vram.texel(key, x as usize, y as usize % 256), ""),
         };
-        let t = vram.texel(key, x as usize, y as usize % 256);
-        let mut out = vec![("VRAM word".to_string(), format!("0x{:04X} at ({}, {}){shut}", t.word, t.at.0, t.at.1))];
+        let mut out = vec![("VRAM word".to_string(), format!("0x{:04X} at ({}, {}){note}", t.word, t.at.0, t.at.1))];
         if let Some(i) = t.index {
             out.push(("CLUT index".to_string(), format!("{i} of the CLUT at ({}, {})", key.clut_x, key.clut_y)));
         }

@@ -55,15 +55,6 @@ pub(super) fn row(start: usize, end: usize, name: &str, label: String, summary: 
     Pending { start, end, name: name.to_string(), label, summary, fields: Vec::new(), opaque: false, polygon: None, entry: None, key: Key::None }
 }
 
-/// A colour word's value as the inspector shows it: stored, its normal, and (once the game's
-/// lighting has run) what it lit.
-pub fn colour_value(c: &CornerColour) -> String {
-    let [r, g, b] = c.stored;
-    match c.lit {
-        Some([lr, lg, lb]) => format!("({r}, {g}, {b}), normal {} → lit ({lr}, {lg}, {lb})", c.normal),
-        None => format!("({r}, {g}, {b}), normal {}", c.normal),
-    }
-}
 
 /// A polygon's record: its fields (vertex and texcoord indices, pads, colour words) and what
 /// the `polygon` key of `relicview inspect --json` says of it.
@@ -80,7 +71,7 @@ fn polygon_row(p: &Polygon, index: usize, owners: &[[u32; 2]]) -> Pending {
     }
     let (col, tc) = kind.layout();
     for (j, c) in corners.iter().enumerate() {
-        r.fields.push((at + col + 4 * j, 4, format!("colour {j}: u8 R, G, B, normal index"), colour_value(c)));
+        r.fields.push((at + col + 4 * j, 4, format!("colour {j}: u8 R, G, B, normal index"), format!("({}, {}, {}), normal {}", c.stored[0], c.stored[1], c.stored[2], c.normal)));
     }
     if let Some(tc) = tc {
         r.fields.push((at + tc, n, format!("u8 × {n} texcoord indices"), format!("{:?}", &p.texcoords[..n])));

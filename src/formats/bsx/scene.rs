@@ -116,11 +116,12 @@ pub struct Built {
     pub scene: Scene,
     pub refused: Option<String>,
     /// The VRAM the scene's textures were sampled from, and each texture's page key (by
-    /// the scene's texture index).
+    /// the scene's texture index) with, for a face page that blinks, its model slot.
     pub vram: Vram,
-    pub pages: Vec<PageKey>,
-    /// VRAM with the faces' eyes shut: the lower half of a face page that blinks.
-    pub shut: Option<Vram>,
+    pub pages: Vec<(PageKey, Option<usize>)>,
+    /// The shut eyes of each slot that blinks (left and right image, 512 bytes each): what
+    /// the lower half of its face page shows.
+    pub shut_eyes: Vec<ShutEyes>,
     /// What the game's lighting gave the file (None without FIELD.BIN's tables, or for a
     /// character's BCX alone, whose lights are in the field files that place it).
     pub lit: Option<Lit>,
@@ -187,6 +188,14 @@ impl Face {
     }
 }
 
+/// A model slot's eyes shut: the left and right FIELD.TDB images.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShutEyes {
+    pub slot: usize,
+    pub left: Vec<u8>,
+    pub right: Vec<u8>,
+}
+
 /// Which file a part data block belongs to: this one, or a character's BCX (by global id).
 type BlockKey = (Option<u8>, usize);
 
@@ -201,9 +210,9 @@ pub const BLINK_FRAMES: u32 = 3;
 enum Look {
     Plain,
     Page(PageKey, Option<Blend>),
-    /// The face page with a slot's eyes and mouth in it (with its eyes shut below it, where
-    /// the face can blink).
-    FacePage(PageKey, Option<Blend>),
+    /// The face page of a slot (the last field) with its eyes and mouth in it (and the page
+    /// with its eyes shut below it, where the face blinks).
+    FacePage(PageKey, Option<Blend>, usize),
     /// A texture FIELD.TDB would supply (or one of a type not known), drawn grey.
     Face(TextureKind),
 }
@@ -262,14 +271,15 @@ fn rig<'a>(m: &'a ModelRecord, file: &'a BsxFile, extras: &Extras<'a>) -> Rig<'a
 /// far, the budget.
 struct Painter<'a> {
     vram: Vram,
-    /// VRAM with every face's eyes shut, where a face can blink.
-    shut: Option<Vram>,
+    /// Per model slot, its eyes shut where it blinks.
+    shut: Vec<Option<ShutEyes>>,
     looks: HashMap<Look, u32>,
     budget: &'a mut Budget,
     /// Per model: its eyes and mouth are in VRAM (FIELD.TDB is in, its face and slot fit).
     faced: Vec<bool>,
-    /// The page key of each scene texture, in the scene's order.
-    pages: Vec<PageKey>,
+    /// The page key of each scene texture, in the scene's order, and the slot of a face
+    /// page that blinks.
+    pages: Vec<(PageKey, Option<usize>)>,
     /// Materials of face pages with the shut eyes below the open ones: the blink moves them.
     blinking: Vec<u32>,
 }
@@ -296,10 +306,11 @@ fn light(t: &FieldTables, file: &BsxFile, rigs: &[Rig]) -> (HashMap<BlockKey, Op
                 });
                 blocks.insert(key, colours);
             }
-            match (&blocks[&key], world, part.lighting) {
-                (Some(_), _, _) => lit.parts += 1,
-                (None, None, _) => boneless += 1,
-                (None, Some(_), _) => flagged += 1,
+            // Lit, or not: no bone to light it with, or a lighting flag that is not 1.
+            match (&blocks[&key], world) {
+                (Some(_), _) => lit.parts += 1,
+                (None, None) => boneless += 1,
+                (None, Some(_)) => flagged += 1,
             }
         }
         if boneless > 0 {
@@ -312,7 +323,12 @@ fn light(t: &FieldTables, file: &BsxFile, rigs: &[Rig]) -> (HashMap<BlockKey, Op
             lit.unlit.push(format!("model {k}: {} whose lighting flag is not 1 drawn with stored colours", count(flagged as u32, "part")));
         }
     }
-    lit.blocks = blocks.iter().filter_map(|(&(file, at), c)| Some((at, c.clone()?)).filter(|_| file.is_none())).collect();
+    // This file's own blocks, for its inspector (a character's BCX has none of its rows).
+    for (&(from, at), colours) in &blocks {
+        if let (None, Some(c)) = (from, colours) {
+            lit.blocks.insert(at, c.clone());
+        }
+    }
     (blocks, lit)
 }
 
@@ -333,18 +349,18 @@ pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras
     let mut vram = Vram::load(file, bytes);
     // The engine copies each model's eyes and mouth to VRAM beside the textures, by slot.
     let faces: Vec<Option<Face>> = file.models.iter().map(|m| Face::of(m.face_id, extras.tables)).collect();
-    let load = |vram: &mut Vram, k: usize, shut: bool| {
+    let load = |vram: &mut Vram, k: usize| {
         let (Some((t, b)), Some(face)) = (extras.faces, faces[k]) else { return false };
-        let images = if shut { face.closed.unwrap_or(face.open) } else { face.open };
-        vram.load_face(t, b, k, face.id, images)
+        vram.load_face(t, b, k, face.id, face.open)
     };
-    let faced: Vec<bool> = (0..file.models.len()).map(|k| load(&mut vram, k, false)).collect();
-    let blinks = faces.iter().zip(&faced).any(|(f, &shown)| shown && f.is_some_and(|f| f.closed.is_some()));
-    let shut = blinks.then(|| {
-        let mut shut = vram.clone();
-        (0..file.models.len()).for_each(|k| _ = load(&mut shut, k, true));
-        shut
-    });
+    let faced: Vec<bool> = (0..file.models.len()).map(|k| load(&mut vram, k)).collect();
+    // A slot whose face shows in VRAM and has shut eyes in FIELD.BIN's tables blinks.
+    let shut: Vec<Option<ShutEyes>> = (0..file.models.len())
+        .map(|slot| {
+            let ((t, b), [left, right, _]) = (extras.faces?, faces[slot]?.closed.filter(|_| faced[slot])?);
+            Some(ShutEyes { slot, left: t.image(b, left as usize)?.to_vec(), right: t.image(b, right as usize)?.to_vec() })
+        })
+        .collect();
     // A character's BCX alone has no lights: the field files that place it have them.
     let rigs: Vec<Rig> = file.models.iter().map(|m| rig(m, file, extras)).collect();
     let (lit_blocks, lit) = match extras.tables.filter(|_| file.bcx.is_none()) {
@@ -411,6 +427,7 @@ pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras
         scene.choose(default);
     }
     let Painter { vram, pages, blinking, shut, .. } = painter;
+    let shut_eyes: Vec<ShutEyes> = shut.into_iter().flatten().collect();
     if !blinking.is_empty() {
         scene.blinks.push(scene.clips.len() as u32);
         scene.clips.push(blink_clip(&blinking));
@@ -420,7 +437,7 @@ pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras
         let limit = scene_budget(bytes.len());
         format!("the scene would take more than {limit} bytes of memory (64 times the file, plus 8 MiB): {parts} parts, {textures} texture pages (drawn untextured) and {animations} animations are not built")
     });
-    Built { scene, refused, vram, pages, shut, lit, faces }
+    Built { scene, refused, vram, pages, shut_eyes, lit, faces }
 }
 
 /// The eyes shut for [`BLINK_FRAMES`] frames at the end of every [`BLINK_EVERY`]: the face
@@ -518,7 +535,7 @@ fn part_mesh(scene: &mut Scene, painter: &mut Painter, data: &PartData, records:
                     TextureKind::Face(feature) if painter.faced.get(slot).copied().unwrap_or(false) => {
                         // The engine adds the slot to the face CLUT's row, and samples the slot's images.
                         let key = PageKey { clut_y: flag.key.clut_y + slot as u16, ..flag.key };
-                        (Look::FacePage(key, blend), face_offset(feature, slot))
+                        (Look::FacePage(key, blend, slot), face_offset(feature, slot))
                     }
                     kind => (Look::Face(kind), [0, 0]),
                 }
@@ -534,7 +551,7 @@ fn part_mesh(scene: &mut Scene, painter: &mut Painter, data: &PartData, records:
             }
         };
         // A face page with the shut eyes below the open ones is twice as tall.
-        let height = if matches!(look, Look::FacePage(..)) && painter.shut.is_some() { 512.0 } else { 256.0 };
+        let height = if matches!(look, Look::FacePage(.., s) if painter.blinks(s)) { 512.0 } else { 256.0 };
         let prim = &mut groups[at].1;
         let first = prim.positions.len() as u32;
         let textured = poly.kind.textured();
@@ -579,29 +596,34 @@ fn material_for(scene: &mut Scene, painter: &mut Painter, look: Look) -> u32 {
     if let Some(&m) = painter.looks.get(&look) {
         return m;
     }
-    // A page past the budget: its polygons keep their colours, untextured.
-    if matches!(look, Look::Page(..)) && !painter.budget.afford(Cost::Texture, 256 * 256 * 4) {
+    // A page past the budget: its polygons keep their colours, untextured. A face page that
+    // blinks holds two pages.
+    let pages = match look {
+        Look::Page(..) => 1,
+        Look::FacePage(.., slot) => 1 + usize::from(painter.blinks(slot)),
+        _ => 0,
+    };
+    if pages > 0 && !painter.budget.afford(Cost::Texture, pages * 256 * 256 * 4) {
         let plain = material_for(scene, painter, Look::Plain);
         painter.looks.insert(look, plain);
         return plain;
     }
     let (name, texture, blend) = match look {
         Look::Plain => ("vertex colours".to_string(), None, None),
-        Look::Page(key, blend) | Look::FacePage(key, blend) => {
+        Look::Page(key, blend) | Look::FacePage(key, blend, _) => {
             let t = scene.textures.len() as u32;
             let semi = if blend.is_some() { ", semi-transparent" } else { "" };
             let name = format!("page ({}, {}) clut ({}, {}) {:?}{semi}", key.page_x, key.page_y, key.clut_x, key.clut_y, key.depth);
-            let open = painter.vram.page(key, blend.is_some());
-            let texels = match (&painter.shut, look) {
-                (Some(shut), Look::FacePage(..)) => {
+            let (texels, blinking) = match look {
+                Look::FacePage(.., slot) if painter.blinks(slot) => {
                     // The open eyes above, the shut ones below: the blink moves down to them.
                     painter.blinking.push(scene.materials.len() as u32);
-                    stacked(&open, &shut.page(key, blend.is_some()))
+                    (painter.blinking_page(key, blend.is_some(), slot), Some(slot))
                 }
-                _ => open,
+                _ => (painter.vram.page(key, blend.is_some()), None),
             };
             scene.textures.push(Texture { name: Some(name.clone()), texels, file: None, nearest: true, stand_in: false });
-            painter.pages.push(key);
+            painter.pages.push((key, blinking));
             (name, Some(t), blend)
         }
         // Eyes and mouths come from FIELD.TDB: without it (or for a type no file uses), grey.
@@ -618,10 +640,23 @@ fn material_for(scene: &mut Scene, painter: &mut Painter, look: Look) -> u32 {
     id
 }
 
-/// One picture above another of the same width.
-fn stacked(top: &Texels, bottom: &Texels) -> Texels {
-    let mut rgba = Vec::with_capacity(top.rgba.len() + bottom.rgba.len());
-    rgba.extend_from_slice(&top.rgba);
-    rgba.extend_from_slice(&bottom.rgba);
-    Texels { width: top.width, height: top.height + bottom.height, rgba: std::sync::Arc::new(rgba) }
+impl Painter<'_> {
+    /// Whether model slot `slot`'s face blinks.
+    fn blinks(&self, slot: usize) -> bool {
+        self.shut.get(slot).is_some_and(Option::is_some)
+    }
+
+    /// A blinking slot's face page above the same page with its eyes shut (256 × 512): the
+    /// lower half is the upper one with the rows of the slot's eyes sampled again, its shut
+    /// eyes put in VRAM for as long as that takes.
+    fn blinking_page(&mut self, key: PageKey, semi: bool, slot: usize) -> Texels {
+        let mut rgba = vec![0; 256 * 512 * 4];
+        let (open, shut) = rgba.split_at_mut(256 * 1024);
+        self.vram.page_rows(key, semi, 0..256, open);
+        shut.copy_from_slice(open);
+        if let Some(eyes) = self.shut.get(slot).cloned().flatten() {
+            self.vram.with_eyes(slot, &eyes.left, &eyes.right, |vram| vram.page_rows(key, semi, Vram::eye_rows(key, slot), shut));
+        }
+        Texels { width: 256, height: 512, rgba: std::sync::Arc::new(rgba) }
+    }
 }

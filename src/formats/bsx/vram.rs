@@ -135,12 +135,38 @@ impl Vram {
         }
         let [Some(left), Some(right), Some(mouth)] = images.map(|i| tdb.image(bytes, i as usize)) else { return false };
         self.upload(320, 480 + slot, 16, tdb.palette(bytes, face));
-        let (ex, ey) = (768 + (slot % 4) * 16, 256 + (slot / 4) * 32);
+        self.upload_eyes(slot, left, right);
+        self.upload(768 + (slot % 8) * 8, 416 + (slot / 8) * 32, 8, mouth);
+        true
+    }
+
+    /// Where a slot's left eye sits (its right eye 8 halfwords on): 32 rows from there.
+    fn eyes_at(slot: usize) -> (usize, usize) {
+        (768 + (slot % 4) * 16, 256 + (slot / 4) * 32)
+    }
+
+    fn upload_eyes(&mut self, slot: usize, left: &[u8], right: &[u8]) {
+        let (ex, ey) = Vram::eyes_at(slot);
         // 32 texels at 4 bits: 8 halfwords a row.
         self.upload(ex, ey, 8, left);
         self.upload(ex + 8, ey, 8, right);
-        self.upload(768 + (slot % 8) * 8, 416 + (slot / 8) * 32, 8, mouth);
-        true
+    }
+
+    /// Run `f` with other images (a blink's shut eyes) over a slot's eyes, then put back
+    /// what was there.
+    pub fn with_eyes<R>(&mut self, slot: usize, left: &[u8], right: &[u8], f: impl FnOnce(&Vram) -> R) -> R {
+        let rows = Vram::eyes_at(slot).1 * WIDTH..(Vram::eyes_at(slot).1 + 32).min(HEIGHT) * WIDTH;
+        let kept = self.pixels[rows.clone()].to_vec();
+        self.upload_eyes(slot, left, right);
+        let out = f(self);
+        self.pixels[rows].copy_from_slice(&kept);
+        out
+    }
+
+    /// The rows of a page (from its top) that a slot's eyes lie in.
+    pub fn eye_rows(key: PageKey, slot: usize) -> impl Iterator<Item = usize> {
+        let first = Vram::eyes_at(slot).1;
+        (first..first + 32).filter_map(move |y| (y + HEIGHT - key.page_y as usize).checked_rem(HEIGHT).filter(|&v| v < 256))
     }
 
     /// What texel (u, v) of a page is made of: the halfword of VRAM that holds it, its index
@@ -172,18 +198,32 @@ impl Vram {
     /// The 256 × 256 texels a polygon with this key sees, as the GPU samples them. For a
     /// semi-transparent polygon the texels with their STP bit set are half transparent.
     pub fn page(&self, key: PageKey, semi: bool) -> Texels {
-        let mut rgba_out = Vec::with_capacity(256 * 256 * 4);
-        for v in 0..256 {
-            for u in 0..256 {
-                let c = self.texel(key, u, v).colour;
-                let mut texel = rgba(c);
+        let mut rgba_out = vec![0; 256 * 256 * 4];
+        self.page_rows(key, semi, 0..256, &mut rgba_out);
+        Texels { width: 256, height: 256, rgba: std::sync::Arc::new(rgba_out) }
+    }
+
+    /// Rows `rows` of a page's texels into `out` (256 RGBA a row, row v at v · 1024), as
+    /// [`Self::texel`] samples them: a row of VRAM read once, the CLUT once.
+    pub fn page_rows(&self, key: PageKey, semi: bool, rows: impl IntoIterator<Item = usize>, out: &mut [u8]) {
+        let (px, cx, cy) = (key.page_x as usize, key.clut_x as usize, key.clut_y as usize);
+        let clut: Vec<u16> = (0..256).map(|i| self.at(cx + i, cy)).collect();
+        for v in rows {
+            let y = (key.page_y as usize + v) % HEIGHT;
+            let line = &self.pixels[y * WIDTH..(y + 1) * WIDTH];
+            let word = |x: usize| line[x % WIDTH];
+            for (u, texel) in out[v * 1024..(v + 1) * 1024].chunks_exact_mut(4).enumerate() {
+                let c = match key.depth {
+                    Depth::Four => clut[((word(px + u / 4) >> (4 * (u % 4))) & 0xF) as usize],
+                    Depth::Eight => clut[((word(px + u / 2) >> (8 * (u % 2))) & 0xFF) as usize],
+                    Depth::Fifteen => word(px + u),
+                };
+                texel.copy_from_slice(&rgba(c));
                 if semi && c & 0x8000 != 0 {
                     texel[3] = SEMI_ALPHA;
                 }
-                rgba_out.extend(texel);
             }
         }
-        Texels { width: 256, height: 256, rgba: std::sync::Arc::new(rgba_out) }
     }
 }
 
