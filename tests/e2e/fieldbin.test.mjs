@@ -5,14 +5,13 @@
 // a sphere, a normal telling which field models use it. And `relicview inspect --json`
 // lists every record the page's inspector lists, for every file of the archive.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join, relative } from 'node:path';
-import { makeArchive, startServer, launch, newPage, bin, repo, walk, lzsLiterals, loadFolder } from './harness.mjs';
+import { servedArchive, newPage, bin, repo, walk, lzsLiterals, loadFolder } from './harness.mjs';
 
-let dir, server, browser;
 const shared = (name) => readFileSync(join(repo, '../shared/testdata/ff7', name));
 
 // `relicview inspect --json`, whose listing of a field file runs to megabytes; on a bad file it
@@ -26,8 +25,7 @@ function inspectJson(...args) {
   }
 }
 
-before(async () => {
-  dir = makeArchive();
+const ctx = servedArchive((dir) => {
   mkdirSync(join(dir, 'FF7/FIELD'), { recursive: true });
   writeFileSync(join(dir, 'FF7/FIELD/MD1_1.BSX'), lzsLiterals(shared('MD1_1_u.BSX')));
   writeFileSync(join(dir, 'FF7/FIELD/FIELD.TDB'), shared('FIELD.TDB_u'));
@@ -36,16 +34,10 @@ before(async () => {
   const head = Buffer.alloc(8);
   head.writeUInt32LE(shared('FIELD.BIN_u').length, 0);
   writeFileSync(join(dir, 'FF7/FIELD/FIELD.BIN'), Buffer.concat([head, gz]));
-  server = await startServer(dir);
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.stop();
 });
 
 async function withFolder() {
+  const { dir, server, browser } = ctx;
   const { page, problems } = await newPage(browser, server.url + '#folder=none');
   assert.ok(await page.evaluate(() => Boolean(document.createElement('canvas').getContext('webgl2'))), 'WebGL2 is there');
   await loadFolder(page, dir, walk(dir).length);
@@ -96,10 +88,10 @@ test('a field model with FIELD.BIN is drawn in the colours the game lit it, unli
   const link = await page.evaluate(() => window.relicview.permalink());
   assert.match(link, /[#&]light=stored(&|$)/);
   // A fresh page given the link and the folder draws the stored colours again.
-  const fresh = await browser.newPage({ viewport: { width: 1000, height: 900 } });
+  const fresh = await ctx.browser.newPage({ viewport: { width: 1000, height: 900 } });
   await fresh.goto(link);
   await fresh.evaluate(() => window.relicview.ready);
-  await fresh.locator('#folder-input').setInputFiles(dir);
+  await fresh.locator('#folder-input').setInputFiles(ctx.dir);
   await fresh.waitForFunction(() => window.relicview.stats().triangles > 0 && document.getElementById('lighting-select').value === 'stored');
   await fresh.close();
   await page.evaluate(() => window.relicview.setOptions({ lighting: 'game' }));
@@ -167,7 +159,7 @@ test('FIELD.BIN opens as its tables and its normals on a sphere; a normal says w
   const users = await page.locator('#info-selection').innerText();
   assert.match(users, new RegExp(`normal ${picked.entry.index} used by\\s+\\d+ polygons? in 1 file: GAME/FF7/FIELD/MD1_1\\.BSX \\(\\d+\\)`));
   // The count is the CLI's: polygons whose colour words name it.
-  const listing = inspectJson(join(dir, 'FF7/FIELD/MD1_1.BSX'));
+  const listing = inspectJson(join(ctx.dir, 'FF7/FIELD/MD1_1.BSX'));
   const uses = listing.records.filter((r) => r.polygon && r.polygon.corners.some((c) => c.normal === picked.entry.index)).length;
   assert.match(users, new RegExp(`used by\\s+${uses} polygon`));
   assert.deepEqual(problems, []);
@@ -176,6 +168,7 @@ test('FIELD.BIN opens as its tables and its normals on a sphere; a normal says w
 
 test('relicview inspect --json lists every record the page\'s inspector lists, for every file of the archive', async () => {
   const { page, problems } = await withFolder();
+  const { dir } = ctx;
   const files = walk(dir).filter((f) => !f.includes('<img'));
   let compared = 0;
   for (const file of files) {

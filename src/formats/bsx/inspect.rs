@@ -4,7 +4,7 @@
 //! part headers and animation headers, the texture section), the values as fields, and the
 //! records the scene points at. Every byte of a well-formed file is some record's.
 
-use super::raw::{Animation, AnimationData, BsxFile, FieldAt, Part, PartData, PolyKind, Polygon, AMBIENT, BCX_HEADER, FILE_HEADER, LIGHT_AT, LIGHT_COLOUR, MODELS_HEADER, MODEL_RECORD, RANGE_AT, RECORD_UNKNOWN};
+use super::raw::{Animation, AnimationData, BsxFile, FieldAt, Part, PartData, PolyKind, Polygon, AMBIENT, ANIMATION_HEADER, BCX_HEADER, FILE_HEADER, LIGHT_AT, LIGHT_COLOUR, MODELS_HEADER, MODEL_RECORD, PART_HEADER, RANGE_AT, RECORD_UNKNOWN};
 use std::collections::{BTreeSet, HashMap};
 use crate::inspect::{runs_from_spans, ByteClass, ByteView, CornerColour, Field, InspectorView, PolygonRecord, Row, TableEntry, MAX_ROWS};
 use crate::words::{count, count_len};
@@ -185,37 +185,19 @@ fn record_fields(m: &super::raw::ModelRecord) -> Vec<(usize, usize, String, Stri
 }
 
 fn part_header_fields(p: &Part) -> Vec<(usize, usize, String, String)> {
-    let at = p.header;
     let c = &p.counts;
-    let mut f = vec![(at, 1, "u8 lighting flag".to_string(), p.lighting.to_string()), (at + 1, 1, "u8 bone_index".into(), p.bone.to_string()), (at + 2, 1, "u8 num_vertices".into(), c.vertices.to_string()), (at + 3, 1, "u8 num_texcoords".into(), c.texcoords.to_string())];
-    f.extend(PolyKind::ALL.iter().zip(&c.polygons).enumerate().map(|(k, (kind, n))| (at + 4 + k, 1, format!("u8 n_{}", kind.word()), n.to_string())));
-    f.extend([
-        (at + 0x0C, 1, "u8 num_flags".into(), c.flags.to_string()),
-        (at + 0x0D, 1, "u8 num_control".into(), c.control.to_string()),
-        (at + 0x0E, 2, "u16 offset_poly".into(), p.offset_poly.to_string()),
-        (at + 0x10, 2, "u16 offset_texcoord".into(), p.offset_texcoord.to_string()),
-        (at + 0x12, 2, "u16 offset_flags".into(), p.offset_flags.to_string()),
-        (at + 0x14, 2, "u16 offset_control".into(), p.offset_control.to_string()),
-        (at + 0x16, 2, "u16 buffer_size".into(), p.buffer_size.to_string()),
-        (at + 0x18, 4, "u32 offset_vertex".into(), format!("{:#x}", p.block)),
-        (at + 0x1C, 4, "u32 offset_prec".into(), p.offset_prec.to_string()),
-    ]);
-    f
+    let mut values = vec![p.lighting.to_string(), p.bone.to_string(), c.vertices.to_string(), c.texcoords.to_string()];
+    values.extend(c.polygons.iter().map(u8::to_string));
+    values.extend([c.flags, c.control].map(|n| n.to_string()));
+    values.extend([p.offset_poly, p.offset_texcoord, p.offset_flags, p.offset_control, p.buffer_size].map(|n| n.to_string()));
+    values.extend([format!("{:#x}", p.block), p.offset_prec.to_string()]);
+    fields(p.header, &PART_HEADER, values.try_into().expect("a value per field"))
 }
 
 fn animation_header_fields(a: &Animation) -> Vec<(usize, usize, String, String)> {
-    let at = a.header;
-    vec![
-        (at, 2, "u16 num_frames".into(), a.frames.to_string()),
-        (at + 2, 1, "u8 num_bones".into(), a.bones.to_string()),
-        (at + 3, 1, "u8 animated translations".into(), a.n_trans.to_string()),
-        (at + 4, 1, "u8 static translations".into(), a.n_static.to_string()),
-        (at + 5, 1, "u8 animated rotations".into(), a.n_rot.to_string()),
-        (at + 6, 2, "u16 off_trans_frames".into(), a.off_trans.to_string()),
-        (at + 8, 2, "u16 off_static_trans".into(), a.off_static.to_string()),
-        (at + 10, 2, "u16 off_rot_frames".into(), a.off_rot.to_string()),
-        (at + 12, 4, "u32 offset_data".into(), format!("{:#x}", a.block)),
-    ]
+    let n = |v: u16| v.to_string();
+    let values = [n(a.frames), n(a.bones.into()), n(a.n_trans.into()), n(a.n_static.into()), n(a.n_rot.into()), n(a.off_trans), n(a.off_static), n(a.off_rot), format!("{:#x}", a.block)];
+    fields(a.header, &ANIMATION_HEADER, values)
 }
 
 /// The bytes up to the next 4-byte boundary after a block, where nothing else starts.

@@ -78,6 +78,44 @@ pub const LIGHT_COLOUR: usize = 8;
 /// Where each list's range (`u8 start, u8 end`) and count sit in a model record: bones,
 /// parts, animations.
 pub const RANGE_AT: [(usize, usize); 3] = [(0x12, 0x17), (0x1E, 0x23), (0x2A, 0x2F)];
+/// The 32-byte part header: lighting flag, bone, vertex and texcoord counts, a count per
+/// polygon kind (in [`PolyKind::ALL`] order), the flag and control counts, the offsets of
+/// the lists in the data block, the GPU packet size and the data block's RAM pointer.
+pub const PART_HEADER: [FieldAt; 21] = [
+    (0, 1, "u8 lighting flag"),
+    (1, 1, "u8 bone_index"),
+    (2, 1, "u8 num_vertices"),
+    (3, 1, "u8 num_texcoords"),
+    (4, 1, "u8 n_quad_color_tex"),
+    (5, 1, "u8 n_tri_color_tex"),
+    (6, 1, "u8 n_quad_mono_tex"),
+    (7, 1, "u8 n_tri_mono_tex"),
+    (8, 1, "u8 n_tri_mono"),
+    (9, 1, "u8 n_quad_mono"),
+    (10, 1, "u8 n_tri_color"),
+    (11, 1, "u8 n_quad_color"),
+    (0x0C, 1, "u8 num_flags"),
+    (0x0D, 1, "u8 num_control"),
+    (0x0E, 2, "u16 offset_poly"),
+    (0x10, 2, "u16 offset_texcoord"),
+    (0x12, 2, "u16 offset_flags"),
+    (0x14, 2, "u16 offset_control"),
+    (0x16, 2, "u16 buffer_size"),
+    (0x18, 4, "u32 offset_vertex"),
+    (0x1C, 4, "u32 offset_prec"),
+];
+/// The 16-byte animation header.
+pub const ANIMATION_HEADER: [FieldAt; 9] = [
+    (0, 2, "u16 num_frames"),
+    (2, 1, "u8 num_bones"),
+    (3, 1, "u8 animated translations"),
+    (4, 1, "u8 static translations"),
+    (5, 1, "u8 animated rotations"),
+    (6, 2, "u16 off_trans_frames"),
+    (8, 2, "u16 off_static_trans"),
+    (10, 2, "u16 off_rot_frames"),
+    (12, 4, "u32 offset_data"),
+];
 /// The 36-byte character header of a BCX.
 pub const BCX_HEADER: [FieldAt; 8] = [
     (0, 2, "u16 magic"),
@@ -563,21 +601,20 @@ impl BsxFile {
 
     fn part(&mut self, r: Reader<'_>, at: usize, p: &str, m: &ModelRecord) -> Result<Part, ParseError> {
         let b = r.slice(at, 32, p, "a 32-byte part header")?;
-        let u16_at = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
-        let mut polygons = [0u8; 8];
-        polygons.copy_from_slice(&b[4..12]);
+        let v = PART_HEADER.map(|f| field(b, f));
+        let polygons: [u8; 8] = std::array::from_fn(|k| v[4 + k] as u8);
         let part = Part {
             header: at,
-            lighting: b[0],
-            bone: b[1],
-            counts: PartCounts { vertices: b[2], texcoords: b[3], polygons, flags: b[0x0C], control: b[0x0D] },
-            offset_poly: u16_at(0x0E),
-            offset_texcoord: u16_at(0x10),
-            offset_flags: u16_at(0x12),
-            offset_control: u16_at(0x14),
-            buffer_size: u16_at(0x16),
-            block: (u32::from_le_bytes([b[0x18], b[0x19], b[0x1A], b[0x1B]]) & !RAM) as usize,
-            offset_prec: u32::from_le_bytes([b[0x1C], b[0x1D], b[0x1E], b[0x1F]]),
+            lighting: v[0] as u8,
+            bone: v[1] as u8,
+            counts: PartCounts { vertices: v[2] as u8, texcoords: v[3] as u8, polygons, flags: v[12] as u8, control: v[13] as u8 },
+            offset_poly: v[14] as u16,
+            offset_texcoord: v[15] as u16,
+            offset_flags: v[16] as u16,
+            offset_control: v[17] as u16,
+            buffer_size: v[18] as u16,
+            block: (v[19] & !RAM) as usize,
+            offset_prec: v[20],
         };
         // Bones: the model's own, or (a character's extra parts) its BCX skeleton's.
         if m.global_id == 0 && part.bone as usize >= m.bones.len() {
@@ -688,17 +725,18 @@ impl BsxFile {
 
     fn animation(&mut self, r: Reader<'_>, at: usize, p: &str) -> Result<Animation, ParseError> {
         let b = r.slice(at, 16, p, "a 16-byte animation header")?;
+        let [frames, bones, n_trans, n_static, n_rot, off_trans, off_static, off_rot, block] = ANIMATION_HEADER.map(|f| field(b, f));
         let a = Animation {
             header: at,
-            frames: u16::from_le_bytes([b[0], b[1]]),
-            bones: b[2],
-            n_trans: b[3],
-            n_static: b[4],
-            n_rot: b[5],
-            off_trans: u16::from_le_bytes([b[6], b[7]]),
-            off_static: u16::from_le_bytes([b[8], b[9]]),
-            off_rot: u16::from_le_bytes([b[10], b[11]]),
-            block: (u32::from_le_bytes([b[12], b[13], b[14], b[15]]) & !RAM) as usize,
+            frames: frames as u16,
+            bones: bones as u8,
+            n_trans: n_trans as u8,
+            n_static: n_static as u8,
+            n_rot: n_rot as u8,
+            off_trans: off_trans as u16,
+            off_static: off_static as u16,
+            off_rot: off_rot as u16,
+            block: (block & !RAM) as usize,
         };
         if !self.anims.contains_key(&a.block) {
             let data = self.animation_data(r, &a, p)?;
