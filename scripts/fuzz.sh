@@ -58,6 +58,18 @@ for target in ${@:-$(cargo fuzz list)}; do
     { le16 "$(stat -c %s "$field/PARTY.BSX")"; le16 "$(stat -c %s "$field/CLOUD.BCX")"; cat "$field/PARTY.BSX" "$field/CLOUD.BCX" "$field/FIELD.TDB"; } > corpus/bsx/party
     { le16 "$(stat -c %s "$field/ROBOT.BSX")"; le16 0; cat "$field/ROBOT.BSX"; } > corpus/bsx/robot
   fi
+  if [ -z "$(ls -A "corpus/$target")" ] && [ "$target" = field_bin ]; then
+    # Seeds: a byte picking the mode, then (even) a file as stored: the disc's header before
+    # a gzip stream of the module's start, and that stream alone; (odd) bytes XORed over the
+    # real module's tables.
+    python3 -c "
+import gzip, struct, sys
+m = open(sys.argv[1], 'rb').read()
+z = gzip.compress(m[:60000], mtime=0)
+open('corpus/field_bin/disc', 'wb').write(b'\\x00' + struct.pack('<II', len(m), 0) + z)
+open('corpus/field_bin/gzip', 'wb').write(b'\\x02' + z)
+open('corpus/field_bin/patch', 'wb').write(b'\\x01' + bytes(range(1, 64)))" ../../shared/testdata/ff7/FIELD.BIN_u
+  fi
   case "$target" in zip | iso | raw_disc | cue | chd)
     if [ -z "$(ls -A "corpus/$target")" ]; then
       # Seeds made by the real tools (Python's zipfile, xorriso, chdman), after the 8 bytes

@@ -147,8 +147,12 @@ pub struct Archive {
     pub resolves: bool,
     /// How many records of each file use each entry of a table it indexes, by (lower-case
     /// path, table), once read: `table_user_rows` reads each file once.
-    table_uses: HashMap<(String, String), (&'static str, Vec<(u32, u32)>)>,
+    table_uses: HashMap<(String, String), TableUses>,
 }
+
+/// What a file's records are ("polygon") and how many use each entry of a table: (entry,
+/// records), as `Document::table_uses` gives them.
+type TableUses = (&'static str, Vec<(u32, u32)>);
 
 /// Where the open sequence gets bytes: the disk for the CLI, the page's files (or a server)
 /// in the browser, memory in tests.

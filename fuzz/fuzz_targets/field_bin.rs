@@ -8,12 +8,13 @@
 
 use libfuzzer_sys::fuzz_target;
 use relicview::archive::{open_file, MemorySource};
+use relicview::formats::bsx::field_bin::{MOUTHS, SINES};
 
 /// The real unpacked module and a real field file, read at build time from beside the repo.
 const MODULE: &[u8] = include_bytes!("../../../shared/testdata/ff7/FIELD.BIN_u");
 const FIELD: &[u8] = include_bytes!("../../../shared/testdata/ff7/MD1_1_u.BSX");
 /// The tables' bytes: from the sine table to the end of the mouth table.
-const TABLES: std::ops::Range<usize> = 0x3F120..0x3FDFA;
+const TABLES: std::ops::Range<usize> = SINES.at..MOUTHS.end();
 
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, rest)) = data.split_first() else { return };

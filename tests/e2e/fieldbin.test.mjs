@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join, relative } from 'node:path';
-import { servedArchive, newPage, bin, repo, walk, lzsLiterals, loadFolder } from './harness.mjs';
+import validator from 'gltf-validator';
+import { servedArchive, newPage, bin, repo, walk, lzsLiterals, loadFolder, withThree } from './harness.mjs';
 
 const shared = (name) => readFileSync(join(repo, '../shared/testdata/ff7', name));
 
@@ -123,15 +124,34 @@ test('a polygon\'s record shows its stored and lit colours with swatches; the ex
   const [w, h] = await page.evaluate(() => [document.getElementById('viewport').width, document.getElementById('viewport').height]);
   const hit = await page.evaluate(([x, y]) => window.relicview.pick(x, y), [w / 2, h / 2]);
   assert.ok(hit && view.chunks[hit.source].polygon, `the pick lands on a polygon record: ${JSON.stringify(hit)}`);
-  // The page's export is what is on show: the game's colours, unlit.
-  const json = async () => page.evaluate(async () => {
-    const glb = await window.relicview.exportGlb();
-    const len = new DataView(glb.buffer, glb.byteOffset).getUint32(12, true);
-    return JSON.parse(new TextDecoder().decode(glb.subarray(20, 20 + len)));
-  });
-  assert.ok((await json()).extensionsUsed.includes('KHR_materials_unlit'));
+  // The page's export is what is on show: the game's colours, unlit. The Khronos validator
+  // finds no error in it, and three.js's GLTFLoader reads it as unlit (MeshBasicMaterial)
+  // with the lit colours as COLOR_0; under the sun the same file exports lit materials.
+  await withThree(page);
+  const exported = async () => {
+    const bytes = await page.evaluate(() => [...window.relicview.exportGlb()]);
+    const report = await validator.validateBytes(new Uint8Array(bytes), { maxIssues: 1000 });
+    assert.equal(report.issues.numErrors, 0, JSON.stringify(report.issues.messages.filter((m) => m.severity === 0)));
+    return page.evaluate(async () => {
+      const { GLTFLoader } = await import('/__three/examples/jsm/loaders/GLTFLoader.js');
+      const glb = window.relicview.exportGlb();
+      const gltf = await new GLTFLoader().parseAsync(glb.buffer.slice(glb.byteOffset, glb.byteOffset + glb.byteLength), '');
+      const types = new Set();
+      let colours = 0;
+      gltf.scene.traverse((o) => {
+        if (!o.isMesh) return;
+        types.add(o.material.type);
+        colours += o.geometry.getAttribute('color')?.count ?? 0;
+      });
+      return { types: [...types], colours, extensions: gltf.parser.json.extensionsUsed || [] };
+    });
+  };
+  const game = await exported();
+  assert.deepEqual(game.types, ['MeshBasicMaterial'], JSON.stringify(game));
+  assert.ok(game.extensions.includes('KHR_materials_unlit') && game.colours > 0, JSON.stringify(game));
   await page.evaluate(() => window.relicview.setOptions({ lighting: 'sun' }));
-  assert.ok(!((await json()).extensionsUsed || []).includes('KHR_materials_unlit'));
+  const sun = await exported();
+  assert.ok(!sun.extensions.includes('KHR_materials_unlit') && !sun.types.includes('MeshBasicMaterial'), JSON.stringify(sun));
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -42,7 +42,7 @@ pub struct BsxDocument {
     /// The VRAM the scene's textures were sampled from and each one's page (with the model
     /// slot of a face page that blinks), once built, and the shut eyes of the slots that
     /// blink (the lower half of their face pages).
-    pages: Option<(Vram, Vec<(PageKey, Option<usize>)>)>,
+    pages: Option<(Vram, Vec<PageSampled>)>,
     shut_eyes: Vec<ShutEyes>,
     /// What the game's lighting gave the scene, and the FIELD.BIN it came from, once built.
     lit: Option<(Lit, String)>,
@@ -367,6 +367,9 @@ impl Document for BsxDocument {
         DocStats { triangles: f.models.iter().map(|m| f.triangles(m)).sum(), diagnostics: self.diagnostics.total(), ..Default::default() }
     }
 }
+
+/// A scene texture's VRAM page, and the model slot of a face page that blinks.
+type PageSampled = (PageKey, Option<usize>);
 
 /// The file that holds every model's eyes and mouths.
 const FACES: &str = "FIELD.TDB";

@@ -27,11 +27,12 @@ pub struct Table {
 }
 
 impl Table {
-    pub fn len(&self) -> usize {
+    /// Bytes the table takes.
+    pub const fn bytes(&self) -> usize {
         self.entries * self.width
     }
-    pub fn end(&self) -> usize {
-        self.at + self.len()
+    pub const fn end(&self) -> usize {
+        self.at + self.bytes()
     }
     /// The RAM address the engine reads the table at.
     pub fn ram(&self) -> u32 {
@@ -169,15 +170,15 @@ impl FieldTables {
                 return Err(ParseError::new(NORMALS.at + 8 * k, NORMALS.name, format!("normal {k} is ({}, {}, {}) pad {}: expected a 4.12 unit vector (length 4096 ± {NORMAL_SLACK}) and a zero pad; this is not the field module whose tables relicview knows", n[0], n[1], n[2], n[3])));
             }
         }
-        let sb = r.slice(SINES.at, SINES.len(), SINES.name, "the sine table")?;
+        let sb = r.slice(SINES.at, SINES.bytes(), SINES.name, "the sine table")?;
         let sines: Vec<[i16; 2]> = sb.chunks_exact(4).map(|e| [s16(e, 0), s16(e, 1)]).collect();
         for (k, want) in [(0usize, [0i16, 4096]), (64, [4096, 0]), (128, [0, -4096]), (192, [-4096, 0])] {
             if sines[k] != want {
                 return Err(ParseError::new(SINES.at + 4 * k, SINES.name, format!("entry {k} is ({}, {}), expected ({}, {}): this is not the field module whose tables relicview knows", sines[k][0], sines[k][1], want[0], want[1])));
             }
         }
-        let eyes = r.slice(EYES.at, EYES.len(), EYES.name, "the eye table")?.chunks_exact(7).map(|e| e.try_into().expect("7 bytes")).collect();
-        let mouths = r.slice(MOUTHS.at, MOUTHS.len(), MOUTHS.name, "the mouth table")?.chunks_exact(3).map(|e| e.try_into().expect("3 bytes")).collect();
+        let eyes = r.slice(EYES.at, EYES.bytes(), EYES.name, "the eye table")?.chunks_exact(7).map(|e| e.try_into().expect("7 bytes")).collect();
+        let mouths = r.slice(MOUTHS.at, MOUTHS.bytes(), MOUTHS.name, "the mouth table")?.chunks_exact(3).map(|e| e.try_into().expect("3 bytes")).collect();
         Ok(FieldTables { normals, sines, eyes, mouths })
     }
 

@@ -82,12 +82,7 @@ pub struct PartLight {
 impl PartLight {
     pub fn new(record: &ModelRecord, world: &Mat) -> PartLight {
         let l: Mat = record.lights.map(|light| light.direction.map(i32::from));
-        let mut lcm = [[0; 3]; 3];
-        for (i, light) in record.lights.iter().enumerate() {
-            for c in 0..3 {
-                lcm[c][i] = (light.color[c] as i32) << 4;
-            }
-        }
+        let lcm: Mat = std::array::from_fn(|c| record.lights.map(|light| (light.color[c] as i32) << 4));
         PartLight { llm: mul(&l, world), lcm, bk: record.ambient.map(|c| (c as i32) << 4) }
     }
 
@@ -98,7 +93,7 @@ impl PartLight {
         let ir: [i64; 3] = std::array::from_fn(|i| ((0..3).map(|j| self.llm[i][j] as i64 * n[j]).sum::<i64>() >> 12).clamp(0, 0x7FFF));
         std::array::from_fn(|c| {
             let light = ((self.bk[c] as i64 * 4096 + (0..3).map(|i| self.lcm[c][i] as i64 * ir[i]).sum::<i64>()) >> 12).clamp(0, 0x7FFF);
-            ((((stored[c] as i64) << 4) * light >> 12 >> 4).clamp(0, 255)) as u8
+            (((((stored[c] as i64) << 4) * light) >> 12 >> 4).clamp(0, 255)) as u8
         })
     }
 }

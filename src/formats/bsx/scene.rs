@@ -299,15 +299,14 @@ fn light(t: &FieldTables, file: &BsxFile, rigs: &[Rig]) -> (HashMap<BlockKey, Op
         for &(part, data, own) in rig.parts.iter().flatten() {
             let key = (if own { None } else { Some(m.global_id) }, data.offset);
             let world = worlds.get(part.bone as usize).copied().flatten();
-            if !blocks.contains_key(&key) {
-                let colours = world.filter(|_| part.lighting == 1).map(|w| {
+            let colours = blocks.entry(key).or_insert_with(|| {
+                world.filter(|_| part.lighting == 1).map(|w| {
                     let light = PartLight::new(m, &w);
                     data.polygons.iter().map(|p| lit_polygon(t, &light, p, &mut lit.past_table)).collect()
-                });
-                blocks.insert(key, colours);
-            }
+                })
+            });
             // Lit, or not: no bone to light it with, or a lighting flag that is not 1.
-            match (&blocks[&key], world) {
+            match (colours, world) {
                 (Some(_), _) => lit.parts += 1,
                 (None, None) => boneless += 1,
                 (None, Some(_)) => flagged += 1,
