@@ -44,8 +44,6 @@ pub struct BsxDocument {
     /// blink (the lower half of their face pages).
     pages: Option<(Vram, Vec<PageSampled>)>,
     shut_eyes: Vec<ShutEyes>,
-    /// What the game's lighting gave the scene, and the FIELD.BIN it came from, once built.
-    lit: Option<(Lit, String)>,
     /// The face each model shows, once built (from FIELD.BIN's tables where it was found).
     faces: Vec<Option<Face>>,
 }
@@ -129,7 +127,7 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
         (None, Purpose::Show) => (Some(stored.failed_view("bsx", error.clone())), Records::default()),
         (_, Purpose::Asset) => (None, Records::default()),
     };
-    let mut doc = BsxDocument { kind, path: path.to_string(), stored, parsed, records, error, diagnostics, inspector, links: Vec::new(), pages: None, shut_eyes: Vec::new(), lit: None, faces: Vec::new() };
+    let mut doc = BsxDocument { kind, path: path.to_string(), stored, parsed, records, error, diagnostics, inspector, links: Vec::new(), pages: None, shut_eyes: Vec::new(), faces: Vec::new() };
     // A BCX alone draws its character with the face its name implies.
     if let (Some(g), Some(f)) = (doc.character(), doc.parsed.as_mut()) {
         f.models[0].face_id = g - 1;
@@ -315,10 +313,8 @@ impl Document for BsxDocument {
             };
             links.push(InfoRow::new("face images", source));
         }
-        let (lit, faces) = (built.lit.clone(), built.faces.clone());
-        self.annotate(lit.as_ref(), &characters);
-        self.lit = lit.zip(field_bin);
-        self.faces = faces;
+        self.annotate(built.lit.as_ref(), &characters);
+        self.faces = built.faces;
         self.links = links;
         if let Some(message) = built.refused {
             let d = Diagnostic { offset: offset_models, path: "models".into(), message };
