@@ -48,6 +48,29 @@ pub struct Census {
     pub missing_assets: BTreeMap<String, Vec<String>>,
     /// Names that several files of the archive answer to (the nearest is taken).
     pub ambiguous_assets: usize,
+    /// Damage zones across the archive's models (which models have `dz_searchlight`?).
+    pub zones: BTreeMap<String, WordUse>,
+    /// Behaviour words across the archive's models.
+    pub behaviours: BTreeMap<String, WordUse>,
+}
+
+/// Where a SPECIAL word is used: in how many files and patches, and up to ten of the files.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct WordUse {
+    pub files: usize,
+    /// LOD-0 patches that carry it.
+    pub patches: usize,
+    pub in_files: Vec<String>,
+}
+
+impl WordUse {
+    fn add(&mut self, path: &str, patches: usize) {
+        self.files += 1;
+        self.patches += patches;
+        if self.in_files.len() < 10 {
+            self.in_files.push(path.to_string());
+        }
+    }
 }
 
 impl Census {
@@ -93,6 +116,12 @@ impl Census {
                 self.mesh_objects += stats.mesh_objects;
                 self.point_only_objects += stats.point_only_objects;
                 self.triangles += stats.triangles;
+                for (zone, patches) in &stats.zones {
+                    self.zones.entry(zone.clone()).or_default().add(path, *patches);
+                }
+                for (word, patches) in &stats.behaviours {
+                    self.behaviours.entry(word.clone()).or_default().add(path, *patches);
+                }
                 if stats.diagnostics > 0 {
                     self.files_with_diagnostics += 1;
                 }

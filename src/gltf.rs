@@ -3,14 +3,22 @@
 //! embedded as PNG (a scroll's start as a `KHR_texture_transform` offset); the node tree with
 //! its names; light points as empty nodes; node TRS clips as animations.
 //!
-//! Levels of detail: glTF has no switch node, so each LOD is its own glTF scene holding the
-//! node tree as drawn at that LOD (the LOD's own node included); the default scene is the
-//! LOD chosen for export. Viewers show the default scene and list the others.
+//! Levels of detail: glTF has no switch node. By default the export holds the LOD chosen (what
+//! the viewer shows): importers such as Blender bring the nodes of *every* glTF scene into
+//! one, which would stack the LODs. With `all_lods`, each LOD is its own glTF scene holding
+//! the node tree as drawn at that LOD (the LOD's own node included), the default scene the
+//! LOD chosen, for tools that read glTF scenes.
+//!
+//! Parts: a node that is part of damage zones (its file's words) sits under a node named by
+//! its first zone (`dz_larm`), itself under the node of the object the zone belongs to (the
+//! nearest node above that is not a level of detail); extras list all its zones and words. A
+//! blinking node's visibility is a stepped scale animation (0 hidden, 1 shown).
 //!
 //! Colours: glTF's vertex colours and factors are linear, the files' are sRGB bytes, so both
 //! are converted; PNG texels stay sRGB as glTF expects.
 
 use crate::scene::{ColourSet, NodeId, Scene, Target, Transform};
+use glam::Mat4;
 use crate::texture::srgb_to_linear;
 use gltf_json as json;
 use json::validation::{Checked::Valid, USize64};
@@ -29,6 +37,8 @@ pub struct ExportOptions {
     pub hidden_layers: Vec<u32>,
     pub every_choice: bool,
     pub colours: ColourSet,
+    /// Every LOD as a glTF scene of its own, not only `lod`.
+    pub all_lods: bool,
 }
 
 /// The glTF scenes of one LOD: each a name and the layers it leaves out.
@@ -313,9 +323,10 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
         meshes.push((!primitives.is_empty()).then(|| b.root.push(json::Mesh { extensions: None, extras: Default::default(), name: mesh.name.clone(), primitives, weights: None })));
     }
 
-    // One glTF scene per LOD (and, for every choice, per option's layers): the node tree as
-    // drawn there.
+    // One glTF scene per LOD exported (and, for every choice, per option's layers): the node
+    // tree as drawn there.
     let lods = scene.lod_count();
+    let exported: Vec<usize> = if options.all_lods { (0..lods).collect() } else { vec![options.lod.min(lods - 1)] };
     let views = views(scene, &options);
     let mut copies: Vec<Vec<Option<Index<json::Node>>>> = Vec::new();
     // Each node's children, in the order they were added (a child always follows its parent).
@@ -325,37 +336,61 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
             children_of[p as usize].push(i as NodeId);
         }
     }
-    for (lod, (label, hidden)) in (0..lods).flat_map(|lod| views.iter().map(move |v| (lod, v))) {
-        let visible = scene.visible_in(lod, hidden);
-        let mut index: Vec<Option<Index<json::Node>>> = vec![None; scene.nodes.len()];
-        // Children before parents, so each parent can list them.
-        for i in (0..scene.nodes.len()).rev() {
-            if !visible[i] {
-                continue;
+    // A zoned node's object (its owner) and its transform from there (the levels of detail
+    // between them included).
+    let zoned: Vec<Option<(NodeId, u32, Transform)>> = (0..scene.nodes.len()).map(|i| zone_placement(scene, i)).collect();
+    for &lod in &exported {
+        for (label, hidden) in &views {
+            let visible = scene.visible_in(lod, hidden);
+            let mut index: Vec<Option<Index<json::Node>>> = vec![None; scene.nodes.len()];
+            // The zone nodes' children, by (owner, zone), filled as the zoned nodes are made.
+            let mut zone_children: BTreeMap<(NodeId, u32), Vec<Index<json::Node>>> = BTreeMap::new();
+            // Children before parents, so each parent can list them.
+            for i in (0..scene.nodes.len()).rev() {
+                if !visible[i] {
+                    continue;
+                }
+                let n = &scene.nodes[i];
+                let mut children: Vec<Index<json::Node>> = children_of[i].iter().filter(|&&c| zoned[c as usize].is_none()).filter_map(|&c| index.get(c as usize).copied().flatten()).collect();
+                // The zones this node owns, in the order of the scene's layers.
+                let owned: Vec<u32> = zone_children.range((i as NodeId, 0)..=(i as NodeId, u32::MAX)).map(|(&(_, z), _)| z).collect();
+                for z in owned {
+                    let members = zone_children.remove(&(i as NodeId, z)).unwrap_or_default();
+                    let name = scene.layers.get(z as usize).cloned();
+                    children.push(b.root.push(json::Node { name: name.clone(), children: Some(members), extras: extras(&serde_json::json!({ "zone": name })), ..Default::default() }));
+                }
+                let t: Transform = zoned[i].map_or(n.transform, |(_, _, t)| t);
+                let d = Transform::default();
+                let extras = n.part.as_ref().map_or(Default::default(), |p| {
+                    let zones: Vec<&str> = p.zones.iter().filter_map(|&z| scene.layers.get(z as usize).map(String::as_str)).collect();
+                    extras(&serde_json::json!({ "zones": zones, "words": p.words }))
+                });
+                let made = b.root.push(json::Node {
+                    name: n.name.clone(),
+                    mesh: n.mesh.and_then(|m| meshes.get(m as usize).copied().flatten()),
+                    children: (!children.is_empty()).then_some(children),
+                    translation: (t.translation != d.translation).then_some(t.translation),
+                    rotation: (t.rotation != d.rotation).then(|| json::scene::UnitQuaternion(glam::Quat::from_array(t.rotation).normalize().to_array())),
+                    scale: (t.scale != d.scale).then_some(t.scale),
+                    extras,
+                    ..Default::default()
+                });
+                index[i] = Some(made);
+                if let Some((owner, zone, _)) = zoned[i] {
+                    zone_children.entry((owner, zone)).or_default().insert(0, made);
+                }
             }
-            let n = &scene.nodes[i];
-            let children: Vec<Index<json::Node>> = children_of[i].iter().filter_map(|&c| index.get(c as usize).copied().flatten()).collect();
-            let t: &Transform = &n.transform;
-            let d = Transform::default();
-            index[i] = Some(b.root.push(json::Node {
-                name: n.name.clone(),
-                mesh: n.mesh.and_then(|m| meshes.get(m as usize).copied().flatten()),
-                children: (!children.is_empty()).then_some(children),
-                translation: (t.translation != d.translation).then_some(t.translation),
-                rotation: (t.rotation != d.rotation).then(|| json::scene::UnitQuaternion(glam::Quat::from_array(t.rotation).normalize().to_array())),
-                scale: (t.scale != d.scale).then_some(t.scale),
-                ..Default::default()
-            }));
+            let roots: Vec<Index<json::Node>> = scene.roots().filter_map(|r| index[r as usize]).collect();
+            let mut name = if lods > 1 { format!("{} (LOD {lod})", scene.name) } else { scene.name.clone() };
+            if let Some(label) = label {
+                name = format!("{name}: {label}");
+            }
+            b.root.push(json::Scene { extensions: None, extras: Default::default(), name: Some(name), nodes: roots });
+            copies.push(index);
         }
-        let roots: Vec<Index<json::Node>> = scene.roots().filter_map(|r| index[r as usize]).collect();
-        let mut name = if lods > 1 { format!("{} (LOD {lod})", scene.name) } else { scene.name.clone() };
-        if let Some(label) = label {
-            name = format!("{name}: {label}");
-        }
-        b.root.push(json::Scene { extensions: None, extras: Default::default(), name: Some(name), nodes: roots });
-        copies.push(index);
     }
-    b.root.scene = Some(Index::new((options.lod.min(lods - 1) * views.len()) as u32));
+    let chosen = exported.iter().position(|&l| l == options.lod.min(lods - 1)).unwrap_or(0);
+    b.root.scene = Some(Index::new((chosen * views.len()) as u32));
 
     // Node TRS clips as animations (UV offset tracks have no core glTF target).
     for clip in &scene.clips {
@@ -365,9 +400,10 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
             let (node, path) = match track.target {
                 Target::Translation(n) => (n, json::animation::Property::Translation),
                 Target::Rotation(n) => (n, json::animation::Property::Rotation),
-                Target::Scale(n) => (n, json::animation::Property::Scale),
+                Target::Scale(n) | Target::Visibility(n) => (n, json::animation::Property::Scale),
                 Target::UvOffset(_) | Target::Glow(_) => continue,
             };
+            let stepped = matches!(track.target, Target::Visibility(_));
             let w = track.target.width();
             let keys = track.times.len().min(track.values.len() / w);
             if keys == 0 {
@@ -375,7 +411,10 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
             }
             let times: Vec<[f32; 1]> = track.times[..keys].iter().map(|&t| [t]).collect();
             let input = b.floats(float_bytes(&times), keys, None, Some(bounds(times.iter().copied())));
-            let output = if w == 4 {
+            let output = if stepped {
+                let v: Vec<[f32; 3]> = track.values[..keys].iter().map(|&v| if v < 0.5 { [0.0; 3] } else { [1.0; 3] }).collect();
+                b.floats::<3>(float_bytes(&v), keys, None, None)
+            } else if w == 4 {
                 let q: Vec<[f32; 4]> = track.values[..keys * 4].chunks_exact(4).map(|v| glam::Quat::from_slice(v).normalize().to_array()).collect();
                 b.floats::<4>(float_bytes(&q), keys, None, None)
             } else {
@@ -383,7 +422,7 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
                 b.floats::<3>(float_bytes(&v), keys, None, None)
             };
             let sampler = Index::new(samplers.len() as u32);
-            samplers.push(json::animation::Sampler { extensions: None, extras: Default::default(), input, interpolation: Valid(json::animation::Interpolation::Linear), output });
+            samplers.push(json::animation::Sampler { extensions: None, extras: Default::default(), input, interpolation: Valid(if stepped { json::animation::Interpolation::Step } else { json::animation::Interpolation::Linear }), output });
             for copy in &copies {
                 if let Some(target) = copy.get(node as usize).copied().flatten() {
                     channels.push(json::animation::Channel {
@@ -431,6 +470,31 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
     Ok(total)
 }
 
+/// Where node `i` goes in an export when it is part of a damage zone: its object (the
+/// nearest node above it that is not a level of detail), its first zone, and its transform
+/// relative to that object.
+fn zone_placement(scene: &Scene, i: usize) -> Option<(NodeId, u32, Transform)> {
+    let node = &scene.nodes[i];
+    let zone = *node.part.as_ref()?.zones.first()?;
+    let mut matrix = node.transform.matrix();
+    let mut owner = node.parent.filter(|&p| (p as usize) < i)?;
+    while let Some(up) = scene.nodes[owner as usize].parent.filter(|_| scene.nodes[owner as usize].lod.is_some()) {
+        matrix = scene.nodes[owner as usize].transform.matrix() * matrix;
+        owner = up;
+    }
+    let transform = if matrix == node.transform.matrix() {
+        node.transform
+    } else {
+        let (scale, rotation, translation) = Mat4::to_scale_rotation_translation(&matrix);
+        Transform { translation: translation.into(), rotation: rotation.to_array(), scale: scale.into() }
+    };
+    Some((owner, zone, transform))
+}
+
+/// A node's extras: the JSON of `value`.
+fn extras(value: &serde_json::Value) -> json::Extras {
+    serde_json::value::to_raw_value(value).ok()
+}
 
 #[cfg(test)]
 mod tests {
@@ -495,7 +559,7 @@ mod tests {
     }
 
     #[test]
-    fn each_lod_is_a_scene_and_the_chosen_one_is_the_default() {
+    fn by_default_the_lod_on_show_is_exported_and_with_all_lods_each_lod_is_a_scene() {
         let mut s = Scene { name: "pod".into(), ..Default::default() };
         let tri = |z| Mesh { name: None, primitives: vec![Primitive { positions: vec![[0.0, 0.0, z], [1.0, 0.0, z], [0.0, 1.0, z]], indices: vec![0, 1, 2], ..Default::default() }] };
         let (m0, m1) = (s.add_mesh(tri(0.0)), s.add_mesh(tri(1.0)));
@@ -506,7 +570,12 @@ mod tests {
         s.add_node(Some(l1), Node { mesh: Some(m1), ..Default::default() });
         s.add_node(Some(root), Node { name: Some("light point 0".into()), transform: Transform { translation: [0.0, 2.0, 0.0], ..Default::default() }, ..Default::default() });
         s.lods = vec![Default::default(); 2];
-        let j = json_of(&export_glb(&s, ExportOptions { lod: 1, ..Default::default() }).unwrap());
+        let shown = json_of(&export_glb(&s, ExportOptions { lod: 1, ..Default::default() }).unwrap());
+        assert_eq!(shown["scenes"].as_array().unwrap().len(), 1, "what the viewer shows: one LOD");
+        assert_eq!(shown["scene"], 0);
+        assert_eq!(shown["scenes"][0]["name"], "pod (LOD 1)");
+        assert_eq!(shown["meshes"].as_array().unwrap().len(), 2, "meshes are written once whatever is placed");
+        let j = json_of(&export_glb(&s, ExportOptions { lod: 1, all_lods: true, ..Default::default() }).unwrap());
         assert_eq!(j["scenes"].as_array().unwrap().len(), 2);
         assert_eq!(j["scene"], 1);
         let names = |scene: usize| -> Vec<String> {
@@ -521,5 +590,47 @@ mod tests {
         };
         assert_eq!(names(0), vec!["", "LOD 0", "light point 0", "pod"]);
         assert_eq!(names(1), vec!["", "LOD 1", "light point 0", "pod"]);
+    }
+
+    #[test]
+    fn damage_zones_become_nodes_under_their_object_and_blinks_step_their_scale() {
+        use crate::scene::{PartWords, Repeat};
+        let mut s = Scene { name: "mech".into(), ..Default::default() };
+        let tri = |z| Mesh { name: None, primitives: vec![Primitive { positions: vec![[0.0, 0.0, z], [1.0, 0.0, z], [0.0, 1.0, z]], indices: vec![0, 1, 2], ..Default::default() }] };
+        let (larm, rgun) = (s.layer("dz_larm"), s.layer("dz_rgun"));
+        s.zones = vec![larm, rgun];
+        let root = s.add_node(None, Node { name: Some("mech".into()), ..Default::default() });
+        let object = s.add_node(Some(root), Node { name: Some("body".into()), ..Default::default() });
+        let lod = s.add_node(Some(object), Node { name: Some("LOD 0".into()), lod: Some(0), transform: Transform { translation: [0.0, 5.0, 0.0], ..Default::default() }, ..Default::default() });
+        let part = |zones: Vec<u32>, words: &[&str]| Some(Box::new(PartWords { zones, words: words.iter().map(|w| w.to_string()).collect() }));
+        let meshes: Vec<u32> = (0..3).map(|k| s.add_mesh(tri(k as f32))).collect();
+        let arm = s.add_node(Some(lod), Node { name: Some("arm".into()), mesh: Some(meshes[0]), part: part(vec![larm, rgun], &["dz_larm", "dz_rgun", "BLINK"]), ..Default::default() });
+        s.add_node(Some(lod), Node { name: Some("gun".into()), mesh: Some(meshes[1]), part: part(vec![rgun], &["dz_rgun"]), ..Default::default() });
+        s.add_node(Some(lod), Node { name: Some("hull".into()), mesh: Some(meshes[2]), ..Default::default() });
+        s.lods = vec![Default::default()];
+        s.clips.push(Clip { name: "BLINK".into(), duration: 1.0, repeat: Repeat::Loop, tracks: vec![Track { target: Target::Visibility(arm), times: vec![0.0, 0.5, 1.0], values: vec![1.0, 0.0, 1.0] }] });
+        let j = json_of(&export_glb(&s, ExportOptions::default()).unwrap());
+        let nodes = j["nodes"].as_array().unwrap();
+        let find = |name: &str| nodes.iter().position(|n| n["name"] == name).unwrap_or_else(|| panic!("{name}"));
+        let children = |n: usize| -> Vec<String> { nodes[n]["children"].as_array().into_iter().flatten().map(|c| nodes[c.as_u64().unwrap() as usize]["name"].as_str().unwrap_or("").to_string()).collect() };
+        let mut under_object = children(find("body"));
+        under_object.sort();
+        assert_eq!(under_object, ["LOD 0", "dz_larm", "dz_rgun"], "the zones are nodes of the object");
+        assert_eq!(children(find("dz_larm")), ["arm"], "a patch of several zones sits under its first");
+        assert_eq!(children(find("dz_rgun")), ["gun"]);
+        assert_eq!(children(find("LOD 0")), ["hull"]);
+        assert_eq!(nodes[find("arm")]["extras"]["zones"], serde_json::json!(["dz_larm", "dz_rgun"]));
+        assert_eq!(nodes[find("arm")]["extras"]["words"], serde_json::json!(["dz_larm", "dz_rgun", "BLINK"]));
+        assert_eq!(nodes[find("dz_larm")]["extras"]["zone"], "dz_larm");
+        // Moved out of the LOD, a part keeps where the LOD put it.
+        assert_eq!(nodes[find("gun")]["translation"], serde_json::json!([0.0, 5.0, 0.0]));
+        let sampler = &j["animations"][0]["samplers"][0];
+        assert_eq!(sampler["interpolation"], "STEP");
+        assert_eq!(j["animations"][0]["channels"][0]["target"]["path"], "scale");
+        assert_eq!(j["animations"][0]["channels"][0]["target"]["node"].as_u64().unwrap() as usize, find("arm"));
+        // Hidden zones are left out with what they hold.
+        let hidden = json_of(&export_glb(&s, ExportOptions { hidden_layers: vec![rgun], ..Default::default() }).unwrap());
+        let names: Vec<&str> = hidden["nodes"].as_array().unwrap().iter().filter_map(|n| n["name"].as_str()).collect();
+        assert!(!names.contains(&"arm") && !names.contains(&"gun") && !names.contains(&"dz_rgun") && names.contains(&"hull"), "{names:?}");
     }
 }

@@ -194,6 +194,22 @@ pub struct Node {
     pub record: Option<u32>,
     /// The layer (index into [`Scene::layers`]) it and everything under it belong to.
     pub layer: Option<u32>,
+    /// What the file's words say this node is (a DIV-BIZ2 patch's SPECIAL strings).
+    #[serde(default)]
+    pub part: Option<Box<PartWords>>,
+}
+
+/// What a node's part is by its file's words: the damage zones it belongs to and every word
+/// as shown (docs/formats/biz2.md, "SPECIAL words").
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PartWords {
+    /// The damage zones it is part of: layers (each also in [`Scene::zones`]); hiding any
+    /// of them hides it, as the game does when that zone is destroyed. The first is where an
+    /// export puts it.
+    pub zones: Vec<u32>,
+    /// Every word as shown: zones, behaviour words with their arguments, unknown words
+    /// verbatim.
+    pub words: Vec<String>,
 }
 
 /// A node to look from: the eye at its origin, looking along its +Z, its +Y up.
@@ -219,6 +235,22 @@ pub struct Material {
     /// How the texels that are neither cut out nor fully opaque (alpha below 1) mix with
     /// what is behind them; without a rule every drawn texel is opaque.
     pub blend: Option<Blend>,
+    /// How its triangles are put down as a whole (filled, as lines, added to what is behind).
+    #[serde(default)]
+    pub surface: Surface,
+}
+
+/// How a material's triangles are drawn as a whole.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Surface {
+    #[default]
+    Filled,
+    /// Lines along the triangles' edges.
+    Lines,
+    /// Every fragment added to what is behind (B + F), over everything opaque, not hiding
+    /// what is behind it.
+    Additive,
 }
 
 /// The PlayStation's four semi-transparency rules, B what is behind and F the texel.
@@ -237,7 +269,7 @@ pub enum Blend {
 
 impl Default for Material {
     fn default() -> Self {
-        Material { name: None, base_color: [1.0; 4], texture: None, untextured_color: None, double_sided: true, alpha_cutoff: None, blend: None }
+        Material { name: None, base_color: [1.0; 4], texture: None, untextured_color: None, double_sided: true, alpha_cutoff: None, blend: None, surface: Surface::Filled }
     }
 }
 
@@ -280,6 +312,8 @@ pub enum Target {
     UvOffset(MaterialId),
     /// How much light a material gives off on its own, 0 (none) to 1 (its full colour added).
     Glow(MaterialId),
+    /// Whether a node is shown (1) or not (0), stepped: each key holds until the next.
+    Visibility(NodeId),
 }
 
 impl Target {
@@ -287,7 +321,7 @@ impl Target {
         match self {
             Target::Rotation(_) => 4,
             Target::UvOffset(_) => 2,
-            Target::Glow(_) => 1,
+            Target::Glow(_) | Target::Visibility(_) => 1,
             _ => 3,
         }
     }
@@ -328,6 +362,9 @@ impl Track {
         let key = |i: usize| &self.values[i * w..i * w + w];
         if n == 1 {
             return key(0).to_vec();
+        }
+        if let Target::Visibility(_) = self.target {
+            return key(self.times[..n].partition_point(|&k| (k as f64) <= t).max(1) - 1).to_vec();
         }
         // The segment holding t (or the last one, to extrapolate past it).
         let i = self.times[..n].partition_point(|&k| (k as f64) <= t).clamp(1, n - 1) - 1;
@@ -397,6 +434,9 @@ pub struct Scene {
     /// The blink switch is off: the blinks stop with the choice's other clips.
     #[serde(default)]
     pub blinks_stopped: bool,
+    /// The layers that are damage zones (a node is on them by [`PartWords::zones`]).
+    #[serde(default)]
+    pub zones: Vec<u32>,
 }
 
 /// One reading of a file's unit: whose, what it calls the unit, and a unit in metres.
@@ -557,7 +597,9 @@ impl Scene {
                     Target::Translation(n) => pose[n as usize].translation = [v[0], v[1], v[2]],
                     Target::Rotation(n) => pose[n as usize].rotation = [v[0], v[1], v[2], v[3]],
                     Target::Scale(n) => pose[n as usize].scale = [v[0], v[1], v[2]],
-                    Target::UvOffset(_) | Target::Glow(_) => {}
+                    // A hidden node is drawn at no size: it and everything under it vanish.
+                    Target::Visibility(n) if v[0] < 0.5 => pose[n as usize].scale = [0.0; 3],
+                    Target::Visibility(_) | Target::UvOffset(_) | Target::Glow(_) => {}
                 }
             }
         }
@@ -641,7 +683,7 @@ impl Scene {
     /// World matrices of every node in the rest pose (clips at time 0). A scene no clip
     /// moves skips the pose: a world of 45,000 nodes copies no transforms to get them.
     pub fn rest_world(&self) -> Vec<Mat4> {
-        let moved = self.playing().flat_map(|c| &c.tracks).any(|t| matches!(t.target, Target::Translation(_) | Target::Rotation(_) | Target::Scale(_)));
+        let moved = self.playing().flat_map(|c| &c.tracks).any(|t| matches!(t.target, Target::Translation(_) | Target::Rotation(_) | Target::Scale(_) | Target::Visibility(_)));
         if moved { self.world(&self.pose(0.0)) } else { self.world(&[]) }
     }
 
@@ -655,7 +697,8 @@ impl Scene {
         let mut out: Vec<bool> = Vec::with_capacity(self.nodes.len());
         for (i, n) in self.nodes.iter().enumerate() {
             let parent = n.parent.filter(|&p| (p as usize) < i).is_none_or(|p| out[p as usize]);
-            out.push(parent && n.lod.is_none_or(|l| l as usize == lod) && n.layer.is_none_or(|l| !hidden.contains(&l)));
+            let zone_hidden = n.part.as_ref().is_some_and(|p| p.zones.iter().any(|z| hidden.contains(z)));
+            out.push(parent && n.lod.is_none_or(|l| l as usize == lod) && n.layer.is_none_or(|l| !hidden.contains(&l)) && !zone_hidden);
         }
         out
     }
@@ -678,7 +721,7 @@ impl Scene {
         let mut moved = vec![false; self.nodes.len()];
         for t in self.clips.iter().flat_map(|c| &c.tracks) {
             match t.target {
-                Target::Translation(n) | Target::Rotation(n) | Target::Scale(n) => {
+                Target::Translation(n) | Target::Rotation(n) | Target::Scale(n) | Target::Visibility(n) => {
                     if let Some(m) = moved.get_mut(n as usize) {
                         *m = true;
                     }
@@ -909,6 +952,9 @@ impl Scene {
 pub struct Absorbed {
     pub meshes: Vec<MeshId>,
     pub materials: Vec<MaterialId>,
+    /// Each of the other scene's layers that is a damage zone, as this scene's zone layer
+    /// of the same name (a zone hides in every placement of every model that names it).
+    pub zones: Vec<Option<u32>>,
 }
 
 impl Scene {
@@ -985,7 +1031,18 @@ impl Scene {
                 self.lods.push(*l);
             }
         }
-        Absorbed { meshes, materials }
+        let zones = (0..other.layers.len() as u32)
+            .map(|l| {
+                other.zones.contains(&l).then(|| {
+                    let own = self.layer(&other.layers[l as usize]);
+                    if !self.zones.contains(&own) {
+                        self.zones.push(own);
+                    }
+                    own
+                })
+            })
+            .collect();
+        Absorbed { meshes, materials, zones }
     }
 
     /// Place a copy of `template`'s node tree under `parent`, its meshes as `absorbed` maps
@@ -1006,6 +1063,7 @@ impl Scene {
                 lod: n.lod,
                 record: None,
                 layer: None,
+                part: n.part.as_ref().map(|p| Box::new(PartWords { zones: p.zones.iter().filter_map(|&z| absorbed.zones.get(z as usize).copied().flatten()).collect(), words: p.words.clone() })),
             };
             ids.push(self.add_node(up, node));
         }
@@ -1018,6 +1076,7 @@ impl Scene {
                         Target::Translation(n) => Target::Translation(*ids.get(n as usize)?),
                         Target::Rotation(n) => Target::Rotation(*ids.get(n as usize)?),
                         Target::Scale(n) => Target::Scale(*ids.get(n as usize)?),
+                        Target::Visibility(n) => Target::Visibility(*ids.get(n as usize)?),
                         _ => return None,
                     };
                     Some(Track { target, ..t.clone() })

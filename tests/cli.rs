@@ -239,23 +239,28 @@ fn export_writes_a_glb_of_the_scene_and_refuses_files_without_one() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("has no 3D scene"), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!dir.join("x.glb").exists());
-    // An FF7 field file: every model, or the one --model names (with the character its
-    // BCX brings, found under --root).
+    // An FF7 field file: the model the viewer shows first, the one --model names, or with
+    // --lods all every one (with the character its BCX brings, found under --root).
     let field = dir.join("DEMO/FIELD/PARTY.BSX");
     let (_, party) = info(&field);
     let (_, hero) = info(&dir.join("DEMO/FIELD/CLOUD.BCX"));
-    let export = |model: Option<&str>| {
+    let export_with = |model: Option<&str>, extra: &[&str]| {
         let mut cmd = bin();
-        cmd.args(["export", "--root"]).arg(&dir).arg(&field).arg("-o").arg(dir.join("party.glb"));
+        cmd.args(["export", "--root"]).arg(&dir).arg(&field).arg("-o").arg(dir.join("party.glb")).args(extra);
         if let Some(m) = model {
             cmd.args(["--model", m]);
         }
         cmd.output().unwrap()
     };
+    let export = |model: Option<&str>| export_with(model, &[]);
     let triangles = |j: &serde_json::Value, k: usize| j["models"][k]["triangles"].as_u64().unwrap();
-    let all = export(None);
+    let shown = export(None);
+    assert!(shown.status.success(), "{}", String::from_utf8_lossy(&shown.stderr));
+    let first = triangles(&hero, 0) + triangles(&party, 0);
+    assert!(String::from_utf8_lossy(&shown.stdout).contains(&format!(" {first} triangles")), "{}", String::from_utf8_lossy(&shown.stdout));
+    let all = export_with(None, &["--lods", "all"]);
     assert!(all.status.success(), "{}", String::from_utf8_lossy(&all.stderr));
-    let total = triangles(&hero, 0) + triangles(&party, 0) + triangles(&party, 1);
+    let total = first + triangles(&party, 1);
     assert!(String::from_utf8_lossy(&all.stdout).contains(&format!(" {total} triangles")), "{}", String::from_utf8_lossy(&all.stdout));
     let lamp = export(Some("1"));
     assert!(String::from_utf8_lossy(&lamp.stdout).contains(&format!(" {} triangles", triangles(&party, 1))), "{}", String::from_utf8_lossy(&lamp.stdout));

@@ -16,7 +16,11 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 fn export_all(src: &Path, out: &Path) -> (i32, Value) {
-    let run = Command::new(env!("CARGO_BIN_EXE_relicview")).args(["export", "--all", "--json"]).arg(src).arg("-o").arg(out).output().unwrap();
+    export_all_with(src, out, &[])
+}
+
+fn export_all_with(src: &Path, out: &Path, extra: &[&str]) -> (i32, Value) {
+    let run = Command::new(env!("CARGO_BIN_EXE_relicview")).args(["export", "--all", "--json"]).args(extra).arg(src).arg("-o").arg(out).output().unwrap();
     let json = serde_json::from_slice(&run.stdout).unwrap_or_else(|e| panic!("{e}: {} {}", String::from_utf8_lossy(&run.stdout), String::from_utf8_lossy(&run.stderr)));
     (run.status.code().unwrap(), json)
 }
@@ -132,15 +136,27 @@ fn every_file_goes_out_once_as_glb_or_png_at_the_size_its_header_says_and_the_re
     for p in pages {
         assert!([(256, 256), (256, 512)].contains(&png_size(&written[p])), "{p}");
     }
-    // Every model of a file of several is a glTF scene; every animation comes along.
-    let glb = &written["DEMO/FIELD/PARTY.BSX.glb"];
-    let len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
-    let json: Value = serde_json::from_slice(&glb[20..20 + len]).unwrap();
+    // A file of several models goes out as the viewer first shows it: one glTF scene (an
+    // importer such as Blender would stack the others on it); with --lods all every model
+    // is a glTF scene. Every animation comes along either way.
+    let scenes_of = |glb: &[u8]| -> Value {
+        let len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+        serde_json::from_slice(&glb[20..20 + len]).unwrap()
+    };
+    let json = scenes_of(&written["DEMO/FIELD/PARTY.BSX.glb"]);
+    assert_eq!(json["scenes"].as_array().unwrap().len(), 1, "what the viewer shows");
+    assert!(json["animations"].as_array().unwrap().len() >= 4, "every animation");
     let info: Value = serde_json::from_slice(&Command::new(env!("CARGO_BIN_EXE_relicview")).args(["info", "--json"]).arg(dir.join("DEMO/FIELD/PARTY.BSX")).output().unwrap().stdout).unwrap();
     let models = info["models"].as_array().map_or(0, Vec::len);
     assert!(models >= 2, "{info}");
+    let every = dir.parent().unwrap().join("OUT-ALL");
+    let (code, _) = export_all_with(&dir, &every, &["--lods", "all"]);
+    assert_eq!(code, 1, "the broken file fails here too");
+    let json = scenes_of(&std::fs::read(every.join("DEMO/FIELD/PARTY.BSX.glb")).unwrap());
     assert_eq!(json["scenes"].as_array().unwrap().len(), models, "a scene per model");
-    assert!(json["animations"].as_array().unwrap().len() >= 4, "every animation");
+    let hexpod = scenes_of(&std::fs::read(every.join("DEMO/VIDEO/HEXPOD.BGF.glb")).unwrap());
+    assert_eq!(hexpod["scenes"].as_array().unwrap().len(), 2, "a scene per LOD");
+    assert_eq!(scenes_of(&written["DEMO/VIDEO/HEXPOD.BGF.glb"])["scenes"].as_array().unwrap().len(), 1, "LOD 0 alone by default");
     // What has nothing to export says why.
     let skipped = report["skipped"].as_array().unwrap();
     let why = |p: &str| skipped.iter().find(|s| s["path"] == p).map(|s| s["why"].as_str().unwrap().to_string()).unwrap_or_default();
@@ -225,7 +241,7 @@ fn the_names_given_do_not_depend_on_how_many_threads_export() {
         .map(|&threads| {
             let out = std::env::temp_dir().join(format!("relicview-export-all-threads-{threads}-{}", std::process::id()));
             let _ = std::fs::remove_dir_all(&out);
-            let r = relicview::bundle::folder::export_to_folder(&dir, &listing.files, &listing.skipped, &out, 1 << 30, threads, &|_, _| {}).unwrap();
+            let r = relicview::bundle::folder::export_to_folder(&dir, &listing.files, &listing.skipped, &out, false, 1 << 30, threads, &|_, _| {}).unwrap();
             let mut v = serde_json::to_value(&r).unwrap();
             v["source"] = Value::Null;
             v

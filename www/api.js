@@ -46,7 +46,7 @@ window.relicview = {
   // The canvas pixel [x, y] a world point is drawn at (undefined behind the eye).
   project: (p) => state.viewer.project(p[0], p[1], p[2]) ?? null,
   // The scene on show as binary glTF bytes (Uint8Array), the LOD on show as its default scene.
-  exportGlb: () => state.viewer.exportGlb(),
+  exportGlb: (allLods = false) => state.viewer.exportGlb(allLods),
   // {wireframe, cullBack, autoLod, lod} → frame stats after the change is drawn.
   setOptions,
   setLod: (lod) => setOptions({ lod, autoLod: false }),

@@ -5,7 +5,7 @@
 // the sidebar; cancel stops between two files.
 
 import { $, core, count, nextTask, ready, state } from './state.js';
-import { download } from './exporting.js';
+import { download, exportsAllLods } from './exporting.js';
 import { addRow } from './infopane.js';
 
 // The archive's files as the zip names them: a dropped folder's own name is the zip's,
@@ -26,6 +26,7 @@ export async function exportAll() {
   const { folder, paths } = zipPaths(entries);
   const name = `${folder || (state.source.archive ? 'archive' : 'files')}-export.zip`;
   const job = { cancelled: false };
+  const allScenes = exportsAllLods();
   state.exportJob = job;
   const exporter = new core.ArchiveExport(folder || state.source.archive || 'dropped files');
   const parts = [];
@@ -40,7 +41,7 @@ export async function exportAll() {
     for (let i = 0; i < entries.length; i++) {
       if (job.cancelled || generation !== state.generation) return { cancelled: true };
       try {
-        const file = await state.session.exportFile(entries[i].path);
+        const file = await state.session.exportFile(entries[i].path, allScenes);
         const chunk = exporter.add(paths[i], file);
         file.free();
         if (chunk.length) parts.push(new Blob([chunk]));

@@ -2,9 +2,15 @@
 
 import { $, state } from './state.js';
 
+// Whether exports hold every LOD (and model) as glTF scenes of their own, not only what
+// is on show: the checkbox beside the export button.
+export function exportsAllLods() {
+  return $('export-lods').checked;
+}
+
 // The scene on show as a .glb named after the file, downloaded.
 export function saveExport() {
-  const glb = state.viewer.exportGlb();
+  const glb = state.viewer.exportGlb(exportsAllLods());
   const name = `${(state.current || 'relicview').split('/').pop().replace(/\.[^.]*$/, '') || 'relicview'}.glb`;
   download(new Blob([glb], { type: 'model/gltf-binary' }), name);
   return name;

@@ -19,6 +19,16 @@ struct Cli {
     command: Command,
 }
 
+/// Which levels of detail an export holds (`export --lods`).
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ExportLods {
+    /// What the viewer shows: the LOD of --lod, and a file's first model (or --model's).
+    Shown,
+    /// Every LOD, and every model of a file of several, as glTF scenes of their own: for
+    /// tools that read glTF scenes (Blender brings every scene into one and stacks them).
+    All,
+}
+
 /// The colours an export writes (`export --lighting`).
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum ExportLighting {
@@ -78,9 +88,13 @@ enum Command {
         /// Where to write the .glb (with --all, the folder to write into).
         #[arg(short, long)]
         out: PathBuf,
-        /// The LOD the glTF's default scene shows (every LOD is a scene of its own).
+        /// The LOD exported (with --lods all: the one the glTF's default scene shows).
         #[arg(long, default_value_t = 0)]
         lod: usize,
+        /// `shown`: only what the viewer shows (one LOD, one model); `all`: every LOD (and
+        /// every model of a file of several) as a glTF scene of its own.
+        #[arg(long, value_enum, default_value_t = ExportLods::Shown)]
+        lods: ExportLods,
         /// For a file of several models (an FF7 field file), the one to export; else the one
         /// the viewer shows first. Its animations come along.
         #[arg(long)]
@@ -174,8 +188,8 @@ fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Info { file, json, root, max_bytes } => run_info(&file, json, root.as_deref(), max_bytes),
         Command::Inspect { file, json, root, fields, max_bytes } => run_inspect(&file, json, root.as_deref(), fields, max_bytes),
-        Command::Export { file, all: true, out, json, max_bytes, .. } => run_export_all(&file, &out, json, max_bytes),
-        Command::Export { file, root, out, lod, model, lighting, max_bytes, .. } => run_export(&file, root.as_deref(), &out, lod, model, lighting, max_bytes),
+        Command::Export { file, all: true, out, json, lods, max_bytes, .. } => run_export_all(&file, &out, json, lods == ExportLods::All, max_bytes),
+        Command::Export { file, root, out, lod, lods, model, lighting, max_bytes, .. } => run_export(&file, root.as_deref(), &out, lod, lods == ExportLods::All, model, lighting, max_bytes),
         Command::Census { dir, json, max_bytes } => run_census(&dir, json, max_bytes),
         Command::Diff { a, b, json, root, max_bytes } => run_diff(&a, &b, json, root.as_deref(), max_bytes),
         Command::Serve { dir, port, bind, site } => {
@@ -484,7 +498,8 @@ fn run_diff(a: &Path, b: &Path, json: bool, root: Option<&Path>, max_bytes: u64)
     finish(&out, code)
 }
 
-fn run_export(file: &Path, root: Option<&Path>, out: &Path, lod: usize, model: Option<usize>, lighting: ExportLighting, max_bytes: u64) -> ExitCode {
+#[allow(clippy::too_many_arguments)]
+fn run_export(file: &Path, root: Option<&Path>, out: &Path, lod: usize, all_lods: bool, model: Option<usize>, lighting: ExportLighting, max_bytes: u64) -> ExitCode {
     let opened = match open(file, root, max_bytes, Purpose::Asset) {
         Ok(o) => o,
         Err(e) => return fail(false, &e, None),
@@ -497,8 +512,10 @@ fn run_export(file: &Path, root: Option<&Path>, out: &Path, lod: usize, model: O
     };
     // The file's bytes and its model are no longer needed once the scene is built.
     drop(opened.document);
-    // A file of several models: the one asked for (its layer `model N`), else all of them.
+    // A file of several models: the one asked for (its layer `model N`), else the one the
+    // viewer shows first (with --lods all and no --model: every one, each a glTF scene).
     let option = match (model, &scene.choice) {
+        (None, Some(c)) if !all_lods => Some(c.default),
         (None, _) => None,
         (Some(n), Some(c)) => match scene.layers.iter().position(|l| *l == format!("model {n}")).and_then(|layer| c.options.iter().position(|o| o.layers.contains(&(layer as u32)))) {
             Some(k) => Some(k),
@@ -508,7 +525,7 @@ fn run_export(file: &Path, root: Option<&Path>, out: &Path, lod: usize, model: O
     };
     let hidden_layers = option.map_or(Vec::new(), |k| scene.choose(k));
     let colours = if lighting == ExportLighting::Game { relicview::scene::ColourSet::Lit } else { relicview::scene::ColourSet::Stored };
-    let options = gltf::ExportOptions { lod, hidden_layers, every_choice: false, colours };
+    let options = gltf::ExportOptions { lod, hidden_layers, every_choice: all_lods && model.is_none(), colours, all_lods };
     let write = || -> std::io::Result<usize> {
         let mut w = std::io::BufWriter::new(std::fs::File::create(out)?);
         let n = gltf::write_glb(&scene, options.clone(), &mut w)?;
@@ -523,7 +540,7 @@ fn run_export(file: &Path, root: Option<&Path>, out: &Path, lod: usize, model: O
 
 /// `export --all`: the archive at `src` into the folder `out`, on every core, with a
 /// progress bar on a terminal; the report's summary (or the report, `--json`) on stdout.
-fn run_export_all(src: &Path, out: &Path, json: bool, max_bytes: u64) -> ExitCode {
+fn run_export_all(src: &Path, out: &Path, json: bool, all_scenes: bool, max_bytes: u64) -> ExitCode {
     use std::fmt::Write as _;
     let listed = match listing(src) {
         Ok(l) => l,
@@ -537,7 +554,7 @@ fn run_export_all(src: &Path, out: &Path, json: bool, max_bytes: u64) -> ExitCod
         bar.set_position(done as u64);
         bar.set_message(path.to_string());
     };
-    let report = match relicview::bundle::folder::export_to_folder(src, files, &listed.skipped, out, max_bytes, threads, &progress) {
+    let report = match relicview::bundle::folder::export_to_folder(src, files, &listed.skipped, out, all_scenes, max_bytes, threads, &progress) {
         Ok(r) => r,
         Err(e) => {
             bar.finish_and_clear();
@@ -622,6 +639,15 @@ fn run_census(dir: &Path, json: bool, max_bytes: u64) -> ExitCode {
             let _ = writeln!(out, "worlds: {} · {} placements · {} ambiguous names", census.worlds, census.placements, census.ambiguous_assets);
             for (asset, maps) in &census.missing_assets {
                 let _ = writeln!(out, "  missing {asset} (in {})", maps.join(", "));
+            }
+        }
+        for (title, words) in [("damage zones", &census.zones), ("behaviour words", &census.behaviours)] {
+            if !words.is_empty() {
+                let _ = writeln!(out, "{title}: {}", words.len());
+            }
+            for (word, used) in words {
+                let more = if used.files > used.in_files.len() { format!(" and {} more", used.files - used.in_files.len()) } else { String::new() };
+                let _ = writeln!(out, "  {word:20} {} patches in {} files: {}{more}", used.patches, used.files, used.in_files.join(", "));
             }
         }
         for f in &census.failed {

@@ -27,10 +27,11 @@ struct Shared {
 
 /// Export the archive at `root` (a folder, or a container) listed as `files` into `out`;
 /// `unlisted` are the entries its listing could not list, with why (failures, reported).
-/// `threads` workers; `progress(done, path)` after each file is written. Outputs that
+/// `all_scenes`: every LOD and model as glTF scenes ([`outcome_of`]). `threads` workers; `progress(done, path)` after each file is written. Outputs that
 /// cannot be written are failures of their file; nothing is written outside `out`, and
 /// never through a link.
-pub fn export_to_folder(root: &Path, files: &[ListedFile], unlisted: &[(String, String)], out: &Path, max_bytes: u64, threads: usize, progress: &(dyn Fn(usize, &str) + Sync)) -> std::io::Result<Report> {
+#[allow(clippy::too_many_arguments)]
+pub fn export_to_folder(root: &Path, files: &[ListedFile], unlisted: &[(String, String)], out: &Path, all_scenes: bool, max_bytes: u64, threads: usize, progress: &(dyn Fn(usize, &str) + Sync)) -> std::io::Result<Report> {
     std::fs::create_dir_all(out)?;
     let out = out.canonicalize()?;
     let index = ArchiveIndex::with_kinds(files.iter().map(|f| (f.path.clone(), Kind::parse(f.kind))));
@@ -62,7 +63,7 @@ pub fn export_to_folder(root: &Path, files: &[ListedFile], unlisted: &[(String, 
                     };
                     let path = &files[i].path;
                     let archive = RefCell::new(Archive::new(index.clone()));
-                    let done = pollster::block_on(super::open_for_export(&archive, &source, path)).map(|opened| outcome_of(&opened));
+                    let done = pollster::block_on(super::open_for_export(&archive, &source, path)).map(|opened| outcome_of(&opened, all_scenes));
                     shared.lock().expect("no worker panics holding it").done.insert(i, done);
                     changed.notify_all();
                 }

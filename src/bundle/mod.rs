@@ -44,8 +44,9 @@ pub async fn open_for_export(archive: &RefCell<Archive>, source: &impl FileSourc
     Ok(archive::open_bytes(archive, source, path, bytes, purpose).await)
 }
 
-/// What the opened file `opened` exports to.
-pub fn outcome_of(opened: &Opened) -> Outcome {
+/// What the opened file `opened` exports to (`all_scenes`: every LOD and every option of its
+/// choice as glTF scenes, not only what the viewer shows first).
+pub fn outcome_of(opened: &Opened, all_scenes: bool) -> Outcome {
     let doc = &*opened.document;
     let note = match doc.error() {
         Some(e) if !doc.damaged() => return Outcome::Failed { error: e.to_string(), offset: Some(e.offset) },
@@ -65,8 +66,11 @@ pub fn outcome_of(opened: &Opened) -> Outcome {
                 outputs.push(Output { suffix: format!(".image{n}.png"), bytes: png(&crate::texture::crop(picture, r.x, r.y, r.width, r.height))? });
             }
         } else if let Some(scene) = &opened.scene {
-            // The colours the game's lighting gave, where the file has them: as the viewer shows it.
-            let options = crate::gltf::ExportOptions { lod: 0, hidden_layers: Vec::new(), every_choice: true, colours: crate::scene::ColourSet::Lit };
+            // As the viewer first shows it: the colours the game's lighting gave (where the file
+            // has them), LOD 0 and the choice's first option; every LOD and option as glTF
+            // scenes of their own with `all_scenes`.
+            let hidden_layers = if all_scenes { Vec::new() } else { scene.choice.as_ref().map_or(Vec::new(), |c| c.hidden_layers(c.default)) };
+            let options = crate::gltf::ExportOptions { lod: 0, hidden_layers, every_choice: all_scenes, colours: crate::scene::ColourSet::Lit, all_lods: all_scenes };
             outputs.push(Output { suffix: ".glb".into(), bytes: crate::gltf::export_glb(scene, options)? });
             for (n, t) in scene.textures.iter().filter(|t| t.is_own()).enumerate() {
                 outputs.push(Output { suffix: format!(".page{n}.png"), bytes: png(&t.texels)? });

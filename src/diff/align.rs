@@ -206,14 +206,34 @@ impl<'x, 'a> Differ<'x, 'a> {
     }
 }
 
-/// The decoded values (type read, value) of two records, paired in order, that differ.
+/// Fields of two records compared at most this many together by their values (beyond it,
+/// in order): Myers' diff over a list of indices thousands long costs more than it tells.
+const MAX_ALIGNED_FIELDS: usize = 512;
+
+/// The decoded values (type read, value) of two records that differ. Fields are aligned by
+/// what they say, so a word taken out of a string reads as that word removed, not as every
+/// word after it changed; what is left between two matches pairs in order.
 fn field_changes(fa: Vec<(String, String)>, fb: Vec<(String, String)>) -> Vec<FieldChange> {
-    let mut out: Vec<FieldChange> = fa.iter().zip(&fb).filter(|(x, y)| x != y).map(|((name, a), (_, b))| FieldChange { name: name.clone(), a: a.clone(), b: b.clone() }).collect();
-    for (name, a) in fa.iter().skip(fb.len()) {
-        out.push(FieldChange { name: name.clone(), a: a.clone(), b: String::new() });
+    let mut out = Vec::new();
+    let change = |x: Option<&(String, String)>, y: Option<&(String, String)>| {
+        let name = x.or(y).map(|f| f.0.clone()).unwrap_or_default();
+        FieldChange { name, a: x.map(|f| f.1.clone()).unwrap_or_default(), b: y.map(|f| f.1.clone()).unwrap_or_default() }
+    };
+    let in_order = |xs: &[(String, String)], ys: &[(String, String)], out: &mut Vec<FieldChange>| {
+        for k in 0..xs.len().max(ys.len()) {
+            let (x, y) = (xs.get(k), ys.get(k));
+            if x != y {
+                out.push(change(x, y));
+            }
+        }
+    };
+    if fa.len() + fb.len() > MAX_ALIGNED_FIELDS {
+        in_order(&fa, &fb, &mut out);
+        return out;
     }
-    for (name, b) in fb.iter().skip(fa.len()) {
-        out.push(FieldChange { name: name.clone(), a: String::new(), b: b.clone() });
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &fa, &fb) {
+        let (_, old, new) = op.as_tag_tuple();
+        in_order(&fa[old], &fb[new], &mut out);
     }
     out
 }

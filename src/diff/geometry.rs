@@ -137,6 +137,7 @@ fn plain_copy(a: &Scene) -> Scene {
         units: a.units.clone(),
         blinks: a.blinks.clone(),
         blinks_stopped: a.blinks_stopped,
+        zones: a.zones.clone(),
     }
 }
 

@@ -129,6 +129,10 @@ pub struct DocStats {
     pub placements: usize,
     pub missing: Vec<String>,
     pub ambiguous: usize,
+    /// Damage zones (lower case) and behaviour words (upper case) of the file's models, each
+    /// with the LOD-0 patches that carry it (docs/formats/biz2.md, "SPECIAL words").
+    pub zones: Vec<(String, usize)>,
+    pub behaviours: Vec<(String, usize)>,
 }
 
 /// The accessors of a document that keeps `kind`, `error`, `diagnostics` and `inspector`

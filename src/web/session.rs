@@ -104,12 +104,13 @@ impl Session {
     /// What archive file `path` exports to in an Export all (`crate::bundle`) →
     /// Promise<ExportedFile>, for `ArchiveExport.add`. It is opened in an archive of its own,
     /// so what it reads is let go with it. Rejects when it cannot be read.
+    /// `all_scenes`: every LOD and model as glTF scenes (`export --all --lods all`).
     #[wasm_bindgen(js_name = exportFile)]
-    pub fn export_file(&self, path: String) -> js_sys::Promise {
+    pub fn export_file(&self, path: String, all_scenes: bool) -> js_sys::Promise {
         let alone = self.opened_alone(path);
         wasm_bindgen_futures::future_to_promise(async move {
             let opened = alone.await?;
-            Ok(ExportedFile { outcome: Some(crate::bundle::outcome_of(&opened)) }.into())
+            Ok(ExportedFile { outcome: Some(crate::bundle::outcome_of(&opened, all_scenes)) }.into())
         })
     }
 

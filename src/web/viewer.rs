@@ -307,15 +307,16 @@ impl Viewer {
         to_js(&Out { playing: self.clock.playing, speed: self.clock.speed })
     }
 
-    /// The scene on show as a binary glTF, its default scene the LOD on show.
+    /// The scene on show as a binary glTF: the LOD on show, or with `all_lods` every LOD as
+    /// a glTF scene of its own, the default scene the LOD on show.
     #[wasm_bindgen(js_name = exportGlb)]
-    pub fn export_glb(&self) -> Result<js_sys::Uint8Array, JsValue> {
+    pub fn export_glb(&self, all_lods: bool) -> Result<js_sys::Uint8Array, JsValue> {
         let scene = self.renderer.scene().ok_or_else(|| js_error("nothing to export: no scene is on show"))?;
         let lod = self.renderer.current_lod().unwrap_or(0);
         // What is on show: the layers hidden (a file's other models) stay out.
         // The colours as drawn: the game's lighting's where it is on show.
         let colours = self.renderer.options.lighting.colours(scene.has_lit_colours());
-        let options = crate::gltf::ExportOptions { lod, hidden_layers: self.renderer.hidden_layers().to_vec(), every_choice: false, colours };
+        let options = crate::gltf::ExportOptions { lod, hidden_layers: self.renderer.hidden_layers().to_vec(), every_choice: false, colours, all_lods };
         let glb = crate::gltf::export_glb(scene, options).map_err(|e| js_error(&e))?;
         Ok(js_sys::Uint8Array::from(&glb[..]))
     }

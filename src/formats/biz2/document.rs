@@ -131,6 +131,9 @@ fn stats(tree: &ChunkTree<'_>, model: &Biz2File) -> DocStats {
             }
         }
         s.triangles = model.triangle_count();
+        let parts = super::summary::PartCounts::of(model);
+        s.zones = parts.zones.into_iter().map(|(z, i)| (z, i.patches)).collect();
+        s.behaviours = parts.behaviours.into_iter().map(|(w, n)| (w.to_string(), n)).collect();
     }
     s
 }

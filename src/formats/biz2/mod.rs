@@ -7,6 +7,7 @@ pub mod materials;
 pub mod model;
 pub mod raw;
 pub mod scene;
+pub mod special;
 pub mod summary;
 pub mod tags;
 pub mod writer;

@@ -129,6 +129,12 @@ impl Primitive {
     }
 }
 
+impl Patch {
+    pub fn triangle_count(&self) -> usize {
+        self.primitives.iter().map(|p| p.triangles.len()).sum()
+    }
+}
+
 impl Lod {
     pub fn vertex_count(&self) -> usize {
         self.primitives().map(|p| p.vertices.positions.len()).sum()
@@ -474,6 +480,24 @@ impl Builder<'_, '_> {
         s
     }
 
+    /// An SV_SPECIAL string, and a field for each of its words naming its role (a zone, a
+    /// behaviour word …): within the string's own bytes, so they decode nothing more.
+    fn special(&mut self, c: &Chunk) -> String {
+        let s = self.text(c, 0);
+        if self.record_fields && (c.index as usize) < crate::inspect::MAX_ROWS {
+            let spans = super::special::word_spans(self.tree.payload(c));
+            for ((start, end), role) in spans.into_iter().zip(super::special::roles(&s)) {
+                let value = match &role {
+                    super::special::Role::Zone(z) => z.clone(),
+                    super::special::Role::Behaviour(b) => b.word().to_string(),
+                    _ => String::from_utf8_lossy(&self.tree.payload(c)[start..end]).into_owned(),
+                };
+                self.fields.push(Field { chunk: c.index, offset: c.payload_offset + start, len: end - start, what: role.what().into(), value });
+            }
+        }
+        s
+    }
+
     fn byte(&mut self, c: &Chunk) -> Option<u8> {
         let b = self.tree.payload(c).first().copied();
         match b {
@@ -597,7 +621,7 @@ impl Builder<'_, '_> {
                     let v = self.material_ref(&c);
                     self.once(&mut o.back, v, &c)
                 }
-                tags::SV_SPECIAL if self.afford(&c, std::mem::size_of::<String>()) => o.specials.push(self.text(&c, 0)),
+                tags::SV_SPECIAL if self.afford(&c, std::mem::size_of::<String>()) => o.specials.push(self.special(&c)),
                 tags::SV_VERTEX => match uint_le(p) {
                     Some(v) => {
                         self.field(&c, 0, p.len(), format!("u{}", p.len() * 8), format!("{v:#x}"));
@@ -675,7 +699,7 @@ impl Builder<'_, '_> {
                     let v = self.material_ref(&c);
                     self.once(&mut patch.back, v, &c)
                 }
-                tags::SV_SPECIAL if self.afford(&c, std::mem::size_of::<String>()) => patch.specials.push(self.text(&c, 0)),
+                tags::SV_SPECIAL if self.afford(&c, std::mem::size_of::<String>()) => patch.specials.push(self.special(&c)),
                 tags::SV_FACETED => {
                     let v = self.byte(&c);
                     self.once(&mut patch.faceted, v, &c)
@@ -1009,7 +1033,7 @@ impl Builder<'_, '_> {
                     let v = Some(self.text(&c, 0));
                     self.once(&mut t.map, v, &c)
                 }
-                tags::SV_SPECIAL if self.afford(&c, std::mem::size_of::<String>()) => t.specials.push(self.text(&c, 0)),
+                tags::SV_SPECIAL if self.afford(&c, std::mem::size_of::<String>()) => t.specials.push(self.special(&c)),
                 id => {
                     let slot = match id {
                         tags::SCOPE => &mut t.scope,

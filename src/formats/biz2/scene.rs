@@ -3,8 +3,9 @@
 //! way the pods resolved them (materials.rs).
 
 use super::materials::{find, resolve_map, Libraries, TextureStatus};
+use super::special::{Behaviour, Words};
 use super::{Biz2File, MaterialRef, Primitive};
-use crate::scene::{Clip, LodLevel, Marker, Material, Mesh, Node, Repeat, Scene, Target, Texture, Track, Transform};
+use crate::scene::{Clip, LodLevel, Marker, Material, Mesh, Node, PartWords, Repeat, Scene, Surface, Target, Texture, Track, Transform};
 use std::collections::HashMap;
 
 /// The grey of a patch whose material is not found.
@@ -12,13 +13,31 @@ const GREY: [f32; 3] = [0.72, 0.72, 0.70];
 
 /// What a patch's front material resolved to.
 #[derive(Clone, Copy, Default)]
-struct Surface {
+struct Resolved {
     diffuse: Option<[f32; 3]>,
     /// The material's own diffuse, where `diffuse` is white for texels that carry the colour.
     untextured: Option<[f32; 3]>,
     texture: Option<u32>,
     /// The scroll clip's material needs the texture's drift.
     scroll: Option<[f32; 4]>,
+}
+
+/// BLINK's cadence, which is ours (the files say only the word): shown for the first half
+/// of each period, hidden for the second (docs/formats/biz2.md, "SPECIAL words").
+pub const BLINK_PERIOD: f32 = 1.0;
+
+/// The name of the clip that blinks a model's BLINK patches.
+pub const BLINK_CLIP: &str = "BLINK (cadence: relicview's own)";
+
+/// How a patch's words ask its triangles to be drawn.
+fn surface_of(words: &Words) -> Surface {
+    if words.has(Behaviour::Wireframe.word()) {
+        Surface::Lines
+    } else if words.behaviours.iter().any(Behaviour::is_additive) {
+        Surface::Additive
+    } else {
+        Surface::Filled
+    }
 }
 
 /// UNIT as the two sources read it (docs/formats/biz2.md, "Units"): code 1 is a metre by the
@@ -37,7 +56,7 @@ pub fn build(model: &str, file: Biz2File, libraries: &Libraries<'_>) -> (Scene, 
     let assets = libraries.assets;
     let mut scene = Scene { name: crate::formats::file_name(model).to_string(), units: unit_readings(file.header.unit), ..Default::default() };
     let mut statuses: Vec<TextureStatus> = Vec::new();
-    let mut surfaces: HashMap<String, Surface> = HashMap::new();
+    let mut surfaces: HashMap<String, Resolved> = HashMap::new();
     let mut shared_maps: HashMap<String, u32> = HashMap::new();
     // Every distinct front reference as drawn (the patch's own, else its object's): resolved once.
     let drawn = file.objects.iter().flat_map(|o| o.lods.iter().flat_map(|l| &l.patches).map(move |p| p.front.as_ref().or(o.front.as_ref())));
@@ -46,7 +65,7 @@ pub fn build(model: &str, file: Biz2File, libraries: &Libraries<'_>) -> (Scene, 
             continue;
         }
         let found = find(libraries, model, &r);
-        let mut surface = Surface { diffuse: found.def.and_then(|d| d.diffuse), ..Default::default() };
+        let mut surface = Resolved { diffuse: found.def.and_then(|d| d.diffuse), ..Default::default() };
         if let (Some(def), Some(library), Some(lib_path)) = (found.def, found.library, found.resolution.library.as_deref()) {
             if let Some(m) = resolve_map(assets, model, library, lib_path, def) {
                 let (name, map, file_path, image, reason) = (m.texture, m.map, m.file, m.image, m.reason);
@@ -82,16 +101,17 @@ pub fn build(model: &str, file: Biz2File, libraries: &Libraries<'_>) -> (Scene, 
         surfaces.insert(r, surface);
     }
 
-    // One scene material per (reference, whether the primitive brings its own colours).
-    let mut materials: HashMap<(Option<String>, bool), u32> = HashMap::new();
-    let mut material_for = |scene: &mut Scene, reference: Option<&String>, own_colours: bool| -> u32 {
-        *materials.entry((reference.cloned(), own_colours)).or_insert_with(|| {
+    // One scene material per (reference, whether the primitive brings its own colours, how
+    // the patch's words draw it).
+    let mut materials: HashMap<(Option<String>, bool, Surface), u32> = HashMap::new();
+    let mut material_for = |scene: &mut Scene, reference: Option<&String>, own_colours: bool, surface: Surface| -> u32 {
+        *materials.entry((reference.cloned(), own_colours, surface)).or_insert_with(|| {
             let s = reference.and_then(|r| surfaces.get(r)).copied().unwrap_or_default();
             let [r, g, b] = if own_colours { [1.0; 3] } else { s.diffuse.unwrap_or(GREY) };
             // Vertex colours win over the material's colour, with a texture or without.
             let untextured_color = s.untextured.filter(|_| !own_colours).map(|[r, g, b]| [r, g, b, 1.0]);
             let id = scene.materials.len() as u32;
-            scene.materials.push(Material { name: reference.cloned(), base_color: [r, g, b, 1.0], texture: s.texture, untextured_color, double_sided: true, alpha_cutoff: None, blend: None });
+            scene.materials.push(Material { name: reference.cloned(), base_color: [r, g, b, 1.0], texture: s.texture, untextured_color, double_sided: true, alpha_cutoff: None, blend: None, surface });
             if let Some([u0, v0, du, dv]) = s.scroll {
                 scene.clips.push(Clip {
                     name: format!("scroll {}", reference.map_or("", |r| r.as_str())),
@@ -105,6 +125,7 @@ pub fn build(model: &str, file: Biz2File, libraries: &Libraries<'_>) -> (Scene, 
     };
 
     let root = scene.add_node(None, Node { name: Some(scene.name.clone()), ..Default::default() });
+    let mut blinking: Vec<u32> = Vec::new();
     for object in file.objects {
         let object_node = scene.add_node(Some(root), Node { name: object.name.clone(), record: Some(object.chunk), ..Default::default() });
         for (k, p) in object.points.iter().enumerate().filter(|(_, p)| p.position.iter().all(|x| x.is_finite())) {
@@ -127,13 +148,44 @@ pub fn build(model: &str, file: Biz2File, libraries: &Libraries<'_>) -> (Scene, 
                     Some(MaterialRef::Named(n)) => Some(n.clone()),
                     _ => None,
                 };
-                let primitives = prims.into_iter().map(|p| primitive(p, &mut |own| material_for(&mut scene, front.as_ref(), own))).collect();
+                let words = Words::read(object.specials.iter().chain(&patch.specials).map(String::as_str));
+                let surface = surface_of(&words);
+                let primitives = prims.into_iter().map(|p| primitive(p, &mut |own| material_for(&mut scene, front.as_ref(), own, surface))).collect();
                 let mesh = scene.add_mesh(Mesh { name: patch.name.clone(), primitives });
-                scene.add_node(Some(lod_node), Node { name: patch.name.clone(), mesh: Some(mesh), record: Some(patch.chunk), ..Default::default() });
+                let part = (!words.is_empty()).then(|| Box::new(part_words(&mut scene, &words)));
+                let node = scene.add_node(Some(lod_node), Node { name: patch.name.clone(), mesh: Some(mesh), record: Some(patch.chunk), part, ..Default::default() });
+                if words.has(Behaviour::Blink.word()) {
+                    blinking.push(node);
+                }
             }
         }
     }
+    if !blinking.is_empty() {
+        let half = BLINK_PERIOD / 2.0;
+        scene.clips.push(Clip {
+            name: BLINK_CLIP.into(),
+            duration: BLINK_PERIOD,
+            repeat: Repeat::Loop,
+            tracks: blinking.into_iter().map(|n| Track { target: Target::Visibility(n), times: vec![0.0, half, BLINK_PERIOD], values: vec![1.0, 0.0, 1.0] }).collect(),
+        });
+    }
     (scene, statuses)
+}
+
+/// A patch's words in the scene: its zones as zone layers (added on first use).
+fn part_words(scene: &mut Scene, words: &Words) -> PartWords {
+    let zones = words
+        .zones
+        .iter()
+        .map(|z| {
+            let layer = scene.layer(z);
+            if !scene.zones.contains(&layer) {
+                scene.zones.push(layer);
+            }
+            layer
+        })
+        .collect();
+    PartWords { zones, words: words.spelled() }
 }
 
 /// One primitive chunk as a scene primitive, its arrays moved, not copied.

@@ -3,7 +3,10 @@
 //! rename.
 
 use super::materials::{MaterialResolution, TextureStatus};
+use super::scene::BLINK_PERIOD;
+use super::special::Words;
 use super::{Biz2File, ChunkTree, DeclaredBounds, FileKind, MaterialRef};
+use crate::words::count_len;
 use crate::formats::{Diagnostic, InfoRow};
 use crate::inspect::Coverage;
 use serde::Serialize;
@@ -46,6 +49,48 @@ pub struct TextureInfo {
     pub specials: Vec<String>,
 }
 
+/// A damage zone's share of LOD 0.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
+pub struct ZoneInfo {
+    /// LOD-0 patches that name the zone (their own word or their object's).
+    pub patches: usize,
+    /// Their triangles.
+    pub triangles: usize,
+}
+
+/// The SPECIAL words of a file's LOD-0 patches, counted (a patch counts once per word; an
+/// object's words count for each of its patches).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PartCounts {
+    pub zones: BTreeMap<String, ZoneInfo>,
+    pub behaviours: BTreeMap<&'static str, usize>,
+    pub unknown_words: BTreeMap<String, usize>,
+}
+
+impl PartCounts {
+    pub fn of(file: &Biz2File) -> PartCounts {
+        let mut out = PartCounts::default();
+        for o in &file.objects {
+            for p in o.lods.first().into_iter().flat_map(|l| &l.patches) {
+                let words = Words::read(o.specials.iter().chain(&p.specials).map(String::as_str));
+                let triangles = p.triangle_count();
+                for z in words.zones {
+                    let zone = out.zones.entry(z).or_default();
+                    zone.patches += 1;
+                    zone.triangles += triangles;
+                }
+                for b in &words.behaviours {
+                    *out.behaviours.entry(b.word()).or_default() += 1;
+                }
+                for u in words.unknown {
+                    *out.unknown_words.entry(u).or_default() += 1;
+                }
+            }
+        }
+        out
+    }
+}
+
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Info {
     pub format: &'static str,
@@ -65,6 +110,12 @@ pub struct Info {
     pub declared_bounds: Option<DeclaredBounds>,
     pub materials: Vec<String>,
     pub specials: Vec<String>,
+    /// Damage zones (lower case) over LOD 0: docs/formats/biz2.md, "SPECIAL words".
+    pub zones: BTreeMap<String, ZoneInfo>,
+    /// Behaviour words (upper case): the LOD-0 patches that carry each.
+    pub behaviours: BTreeMap<&'static str, usize>,
+    /// Words neither a zone nor a behaviour, verbatim: the LOD-0 patches that carry each.
+    pub unknown_words: BTreeMap<String, usize>,
     pub material_defs: Vec<MaterialInfo>,
     pub textures: Vec<TextureInfo>,
     /// With an archive root: how each named material resolved (None without a root).
@@ -107,6 +158,7 @@ pub fn summarize(tree: &ChunkTree<'_>, file: &Biz2File) -> Info {
     let mut specials: Vec<String> = patches().flat_map(|p| p.specials.iter().cloned()).chain(file.objects.iter().flat_map(|o| o.specials.iter().cloned())).collect();
     specials.sort();
     specials.dedup();
+    let PartCounts { zones, behaviours, unknown_words } = PartCounts::of(file);
     Info {
         format: "biz2",
         kind: file.kind,
@@ -132,6 +184,9 @@ pub fn summarize(tree: &ChunkTree<'_>, file: &Biz2File) -> Info {
         declared_bounds: file.bounds.clone(),
         materials,
         specials,
+        zones,
+        behaviours,
+        unknown_words,
         material_defs: file
             .materials
             .iter()
@@ -149,6 +204,20 @@ pub fn summarize(tree: &ChunkTree<'_>, file: &Biz2File) -> Info {
         diagnostics: file.diagnostics.clone(),
         diagnostics_dropped: file.diagnostics_dropped,
     }
+}
+
+/// What relicview does with each behaviour word present, and how sure that is.
+fn behaviour_note<'a>(words: impl Iterator<Item = &'a str>) -> String {
+    words
+        .map(|w| match w {
+            "BLINK" => format!("BLINK blinks on the timeline ({} s shown, {} s hidden: the cadence is relicview's own)", BLINK_PERIOD / 2.0, BLINK_PERIOD / 2.0),
+            "WIREFRAME" => "WIREFRAME draws as lines (a guess from the word)".to_string(),
+            "ADDITIVE" | "ADDITIVE_LODS" => format!("{w} blends additively (a guess from the word)"),
+            "SCROLL" => "SCROLL drifts a texture".to_string(),
+            other => format!("{other} is shown, not drawn differently (what it does is unknown)"),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// A float as it was written: f32 values print in their shortest round-trip form.
@@ -217,6 +286,19 @@ impl Info {
         }
         if !self.specials.is_empty() {
             rows.push(InfoRow::new("specials", self.specials.join(" · ")));
+        }
+        if !self.zones.is_empty() {
+            let zones: Vec<String> = self.zones.iter().map(|(z, i)| format!("{z} ({}, {})", count_len(i.patches, "patch"), count_len(i.triangles, "tri"))).collect();
+            rows.push(InfoRow::new(format!("damage zones (LOD 0): {}", self.zones.len()), zones.join(" · ")));
+        }
+        if !self.behaviours.is_empty() {
+            let words: Vec<String> = self.behaviours.iter().map(|(w, n)| format!("{w} on {}", count_len(*n, "patch"))).collect();
+            rows.push(InfoRow::new("behaviour words", words.join(" · ")));
+            rows.push(InfoRow::new("what they do", behaviour_note(self.behaviours.keys().copied())));
+        }
+        if !self.unknown_words.is_empty() {
+            let words: Vec<String> = self.unknown_words.iter().map(|(w, n)| format!("{w} on {}", count_len(*n, "patch"))).collect();
+            rows.push(InfoRow::new("unknown words", words.join(" · ")));
         }
         for t in &self.textures {
             let scroll = t.scroll.map_or(String::new(), |s| format!(" · scroll {}", join(&s, " ", num)));

@@ -634,7 +634,7 @@ fn material_for(scene: &mut Scene, painter: &mut Painter, look: Look) -> u32 {
     };
     let base = if matches!(look, Look::Face(_)) { [0.6, 0.6, 0.6, 1.0] } else { [1.0; 4] };
     let id = scene.materials.len() as u32;
-    scene.materials.push(Material { name: Some(name), base_color: base, texture, untextured_color: None, double_sided: true, alpha_cutoff: texture.map(|_| if blend.is_some() { 0.25 } else { 0.5 }), blend });
+    scene.materials.push(Material { name: Some(name), base_color: base, texture, untextured_color: None, double_sided: true, alpha_cutoff: texture.map(|_| if blend.is_some() { 0.25 } else { 0.5 }), blend, surface: Default::default() });
     painter.looks.insert(look, id);
     id
 }

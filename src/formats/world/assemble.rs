@@ -416,7 +416,9 @@ impl<'a> Builder<'a> {
         t
     }
 
-    fn place(&mut self, parent: u32, p: &Placed) {
+    /// Place `p` under `parent`; `path` is where it is in the tree of placements, each step
+    /// its section and which of its siblings of that section it is (`block[1]/bldg[0]`).
+    fn place(&mut self, parent: u32, p: &Placed, path: &str) {
         let record = (p.file == 0).then(|| (self.entry_row)(p.entry));
         let transform = Transform { translation: p.pose.translation, rotation: p.pose.quat().to_array(), scale: [1.0; 3] };
         let layer = p.lab_only.then_some(self.layers.lab_only);
@@ -426,8 +428,8 @@ impl<'a> Builder<'a> {
         // What the instance line led to, said the first time it is placed (the inspector's).
         let outcome = match &p.kind {
             PlacedKind::Map => {
-                for c in &p.children {
-                    self.place(node, c);
+                for (c, step) in p.children.iter().zip(placement_steps(&p.children)) {
+                    self.place(node, c, &format!("{path}/{step}"));
                 }
                 first.then(|| format!("→ map [{}], {} placements", p.target, p.children.len()))
             }
@@ -449,7 +451,7 @@ impl<'a> Builder<'a> {
                         let assets = self.assets;
                         match assets.game_object(&mod_path) {
                             Some(object) => {
-                                self.place_object(node, object);
+                                self.place_object(node, object, path);
                                 first.then(|| format!("→ {mod_path}: {}", object.video.iter().map(|v| v.file.as_str()).collect::<Vec<_>>().join(", ")))
                             }
                             None => {
@@ -470,7 +472,7 @@ impl<'a> Builder<'a> {
     }
 
     /// A game object's video objects under `node`, with their doors moving.
-    fn place_object(&mut self, node: u32, object: &GameObject) {
+    fn place_object(&mut self, node: u32, object: &GameObject, path: &str) {
         let assets = self.assets;
         let subs = object.subsystems.as_ref().and_then(|s| self.resolve(&s.value)).and_then(|p| assets.subsystems(&p));
         let mut is_door = false;
@@ -490,7 +492,7 @@ impl<'a> Builder<'a> {
                 if let Some(m) = door.door() {
                     let keys = m.keys();
                     self.scene.clips.push(Clip {
-                        name: format!("door {} ({})", door.name, v.stem),
+                        name: format!("{} @ {path}", door.name),
                         duration: m.period(),
                         repeat: Repeat::Loop,
                         tracks: vec![Track { target: Target::Translation(leaf), times: keys.iter().map(|k| k.0).collect(), values: keys.iter().flat_map(|k| k.1).collect() }],
@@ -525,6 +527,20 @@ impl<'a> Builder<'a> {
     }
 }
 
+/// Each placement of a list as a step of a path: its section and which of the list's
+/// placements of that section it is (`bldg[0]`, `bldg[1]`).
+fn placement_steps(placed: &[Placed]) -> Vec<String> {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    placed
+        .iter()
+        .map(|p| {
+            let k = seen.entry(p.target.as_str()).or_default();
+            *k += 1;
+            format!("{}[{}]", p.target, *k - 1)
+        })
+        .collect()
+}
+
 /// The expanded world as a scene. `entry_row` gives the inspector row of an entry of the
 /// root map, so that a placement picked in 3D finds its line.
 pub fn build_scene(name: &str, expanded: &Expanded, assets: &dyn WorldAssets, entry_row: &dyn Fn(u32) -> u32, root_row: u32) -> (Scene, WorldReport) {
@@ -532,8 +548,8 @@ pub fn build_scene(name: &str, expanded: &Expanded, assets: &dyn WorldAssets, en
     let layers = WorldLayers::of(&mut scene);
     let root = scene.add_node(None, Node { name: Some(format!("[{}]", expanded.root_section)), record: Some(root_row), ..Default::default() });
     let mut b = Builder::new(assets, scene, entry_row, layers);
-    for p in &expanded.placed {
-        b.place(root, p);
+    for (p, step) in expanded.placed.iter().zip(placement_steps(&expanded.placed)) {
+        b.place(root, p, &step);
     }
     b.report.missing.extend(expanded.unknown.iter().cloned());
     (b.scene, b.report)
@@ -545,7 +561,7 @@ pub fn object_scene(name: &str, object: &GameObject, assets: &dyn WorldAssets) -
     let layers = WorldLayers::of(&mut scene);
     let root = scene.add_node(None, Node { name: Some(name.to_string()), ..Default::default() });
     let mut b = Builder::new(assets, scene, &|e| e, layers);
-    b.place_object(root, object);
+    b.place_object(root, object, name);
     (b.scene, b.report)
 }
 
