@@ -22,6 +22,12 @@ for target in ${@:-$(cargo fuzz list)}; do
       { printf "\\$(printf '%03o' $k)"; cat "$f"; } > "corpus/open/demo$i"
     done
   fi
+  if [ -z "$(ls -A "corpus/$target")" ] && [ "$target" = special ]; then
+    # Seed with the words the notes name, in strings of several words and mixed case.
+    printf ' dz_hip DZ_LArm  BLINK ' > corpus/special/zones
+    printf 'GEOMETRIZE 0x8000001a\tPUNCH wobble' > corpus/special/geometrize
+    printf ' SCROLL 0 0 0.5 -1 ADDITIVE_LODS WIREFRAME dz_\377odd' > corpus/special/scroll
+  fi
   if [ -z "$(ls -A "corpus/$target")" ] && [ "$target" = export ]; then
     # Seed with the demo's files under 60 KB: a byte for the name, names to claim (a way up,
     # two alike but for case), a zero byte, the file.
