@@ -144,25 +144,29 @@ mod tests {
         let cube = &files[0].1;
         c.add("BAD.BGF", cube[..cube.len() - 3].to_vec());
         c.add("NOTES.TXT", b"hello".to_vec());
-        // The demo: 5 models and the arena's 11, 2 libraries, 3 images, 7 MODs, a SUB, 4 MAPs,
+        // The demo: 6 models and the arena's 11, 2 libraries, 3 images, 7 MODs, a SUB, 4 MAPs,
         // two field models, a character and the field's eyes and mouths; plus BAD.BGF and
         // NOTES.TXT.
-        assert_eq!(c.files, 39);
+        assert_eq!(c.files, 40);
         assert_eq!((c.kinds["mod"], c.kinds["sub"], c.kinds["map"], c.kinds["bsx"], c.kinds["bcx"], c.kinds["tdb"]), (7, 1, 4, 2, 1, 1));
-        assert_eq!(c.kinds["biz2-geometry"], 17);
+        assert_eq!(c.kinds["biz2-geometry"], 18);
         assert_eq!(c.kinds["biz2-materials"], 2);
         assert_eq!(c.kinds["image"], 3);
         assert_eq!(c.kinds["unknown"], 1);
-        assert_eq!(c.parsed_files, 19);
-        assert_eq!(c.closes_exactly, 18);
+        assert_eq!(c.parsed_files, 20);
+        assert_eq!(c.closes_exactly, 19);
         assert_eq!(c.failed.len(), 1);
         assert_eq!(c.failed[0].path, "BAD.BGF");
-        assert_eq!(c.mesh_objects, 16);
+        assert_eq!(c.mesh_objects, 17);
         assert_eq!(c.point_only_objects, 1);
-        // CUBE 1, HEXPOD 2 (one per LOD), POOL 6, FORMATS 14, the arena's 21 (hall 5,
+        // CUBE 1, HEXPOD 2 (one per LOD), POOL 6, FORMATS 14, WALKER 12 (11 parts, 1 coarse), the arena's 21 (hall 5,
         // building 2, two crates, door frame 3 and its twin 1, leaves 2, stack 3, wellhead
         // 2, laser 1) and the broken copy of CUBE, cut in its trailer.
-        assert_eq!(c.tags["0x0046 PMESH"], 1 + 2 + 6 + 14 + 21 + 1);
+        assert_eq!(c.tags["0x0046 PMESH"], 1 + 2 + 6 + 14 + 12 + 21 + 1);
+        // The walker's parts: a zone each (the gun arm two), counted by file and patch.
+        assert_eq!(c.zones.len(), 10);
+        assert_eq!(c.zones["dz_lfoot"], WordUse { files: 1, patches: 1, in_files: vec!["DEMO/VIDEO/WALKER.BGF".into()] });
+        assert_eq!((c.behaviours["GEOMETRIZE"].patches, c.behaviours["BLINK"].patches), (11, 1), "the object's word counts for each of its patches");
         assert_eq!(c.tags["0x0044 TRISTRIP"], 1);
         assert!(c.unknown_tags.is_empty());
     }

@@ -284,9 +284,30 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
         Some(index)
     };
 
-    // Meshes: one glTF primitive per scene primitive that has triangles.
+    // The LODs exported and the views of each: what decides which nodes, and so which
+    // meshes, go out.
+    let lods = scene.lod_count();
+    let exported: Vec<usize> = if options.all_lods { (0..lods).collect() } else { vec![options.lod.min(lods - 1)] };
+    let views = views(scene, &options);
+    let mut used = vec![false; scene.meshes.len()];
+    for &lod in &exported {
+        for (_, hidden) in &views {
+            for (n, shown) in scene.nodes.iter().zip(scene.visible_in(lod, hidden)) {
+                if let Some(u) = n.mesh.filter(|_| shown).and_then(|m| used.get_mut(m as usize)) {
+                    *u = true;
+                }
+            }
+        }
+    }
+
+    // Meshes: one glTF primitive per scene primitive that has triangles, for the meshes
+    // some exported node places.
     let mut meshes: Vec<Option<Index<json::Mesh>>> = Vec::new();
-    for mesh in &scene.meshes {
+    for (mesh, &u) in scene.meshes.iter().zip(&used) {
+        if !u {
+            meshes.push(None);
+            continue;
+        }
         let mut primitives = Vec::new();
         for p in mesh.primitives.iter().filter(|p| !p.indices.is_empty()) {
             let n = p.positions.len();
@@ -325,9 +346,6 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
 
     // One glTF scene per LOD exported (and, for every choice, per option's layers): the node
     // tree as drawn there.
-    let lods = scene.lod_count();
-    let exported: Vec<usize> = if options.all_lods { (0..lods).collect() } else { vec![options.lod.min(lods - 1)] };
-    let views = views(scene, &options);
     let mut copies: Vec<Vec<Option<Index<json::Node>>>> = Vec::new();
     // Each node's children, in the order they were added (a child always follows its parent).
     let mut children_of: Vec<Vec<NodeId>> = vec![Vec::new(); scene.nodes.len()];
@@ -574,7 +592,7 @@ mod tests {
         assert_eq!(shown["scenes"].as_array().unwrap().len(), 1, "what the viewer shows: one LOD");
         assert_eq!(shown["scene"], 0);
         assert_eq!(shown["scenes"][0]["name"], "pod (LOD 1)");
-        assert_eq!(shown["meshes"].as_array().unwrap().len(), 2, "meshes are written once whatever is placed");
+        assert_eq!(shown["meshes"].as_array().unwrap().len(), 1, "only the meshes of the LOD exported");
         let j = json_of(&export_glb(&s, ExportOptions { lod: 1, all_lods: true, ..Default::default() }).unwrap());
         assert_eq!(j["scenes"].as_array().unwrap().len(), 2);
         assert_eq!(j["scene"], 1);

@@ -920,6 +920,21 @@ impl Scene {
         self.nodes.iter().enumerate().map(|(i, n)| under[i] || from_record(n.mesh)).collect()
     }
 
+    /// World-space corners of the triangles shown at `lod` of the parts of damage zone
+    /// `zone` (a layer of [`Self::zones`]).
+    pub fn triangles_of_zone(&self, zone: u32, lod: usize, world: &[Mat4]) -> Vec<[f32; 3]> {
+        let visible = self.visible(lod);
+        let mut out = Vec::new();
+        for (i, n) in self.nodes.iter().enumerate() {
+            let in_zone = n.part.as_ref().is_some_and(|p| p.zones.contains(&zone));
+            let Some(m) = n.mesh.filter(|_| visible[i] && in_zone) else { continue };
+            for prim in &self.meshes[m as usize].primitives {
+                out.extend(prim.indices.iter().filter_map(|&k| prim.positions.get(k as usize)).map(|p| world[i].transform_point3(Vec3::from(*p)).to_array()));
+            }
+        }
+        out
+    }
+
     /// World-space corners of the triangles shown at `lod` that came from `record`: a node
     /// (everything under it), a primitive, or the record a run of triangles came from.
     /// With `face` (the bytes start..end of one face of index record `record`), only the
@@ -1123,6 +1138,9 @@ pub const BAKED_VERTICES: usize = 1 << 19;
 pub struct DrawPlan {
     pub merged: Vec<MergedBatch>,
     pub instanced: Vec<InstancedBatch>,
+    /// (node, mesh, primitive) drawn as lines along their triangles' edges
+    /// ([`Surface::Lines`]), not in the batches.
+    pub lines: Vec<(NodeId, MeshId, u32)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1192,6 +1210,10 @@ impl Scene {
                 if prim.indices.is_empty() {
                     continue;
                 }
+                if self.surface_of(prim) == Surface::Lines {
+                    plan.lines.push((i as NodeId, m as MeshId, k as u32));
+                    continue;
+                }
                 if animated[i] || (users[m] > 1 && !baked[m]) {
                     match plan.instanced.iter_mut().find(|b| b.mesh == m as MeshId && b.primitive == k as u32) {
                         Some(b) => b.nodes.push(i as NodeId),
@@ -1213,10 +1235,15 @@ impl Scene {
     }
 
     /// How primitive `p`'s texels are drawn, which a merged batch shares (it draws with its
-    /// first primitive's material): the alpha cut-off and the blend rule.
-    fn texel_rule(&self, p: &Primitive) -> (Option<u32>, Option<Blend>) {
+    /// first primitive's material): the alpha cut-off, the blend rule and the surface.
+    fn texel_rule(&self, p: &Primitive) -> (Option<u32>, Option<Blend>, Surface) {
         let material = p.material.and_then(|m| self.materials.get(m as usize));
-        material.map_or((None, None), |m| (m.alpha_cutoff.map(f32::to_bits), m.blend))
+        material.map_or((None, None, Surface::Filled), |m| (m.alpha_cutoff.map(f32::to_bits), m.blend, m.surface))
+    }
+
+    /// How primitive `p`'s triangles are put down ([`Material::surface`]).
+    pub fn surface_of(&self, p: &Primitive) -> Surface {
+        p.material.and_then(|m| self.materials.get(m as usize)).map_or(Surface::Filled, |m| m.surface)
     }
 }
 

@@ -95,12 +95,12 @@ fn info_with_root_resolves_libraries_nearest_first_and_census_counts_everything(
     let out = bin().args(["census", "--json"]).arg(&dir).output().unwrap();
     assert!(out.status.success());
     let c: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    // The demo's 33 files (16 models, 2 libraries), OTHER's library and tower, and the
+    // The demo's files (17 models, 2 libraries), OTHER's library and tower, and the
     // broken file.
     assert_eq!(c["files"], demo_files() + 3);
-    assert_eq!(c["kinds"]["biz2-geometry"], 16 + 2);
+    assert_eq!(c["kinds"]["biz2-geometry"], 17 + 2);
     assert_eq!(c["kinds"]["biz2-materials"], 2 + 1);
-    assert_eq!(c["closes_exactly"], 18 + 2);
+    assert_eq!(c["closes_exactly"], 19 + 2);
     assert_eq!(c["point_only_objects"], 1);
     assert_eq!(c["failed"][0]["path"], "OTHER/BROKEN.BGF");
     assert_eq!(c["failed"][0]["offset"], 10);

@@ -29,6 +29,7 @@ function currentView() {
     bg: o.background === 'dark' ? null : o.background,
     light: o.lighting === 'game' ? null : o.lighting,
     blink: state.current && !o.blink ? false : null,
+    zones: state.current && o.zoneColours,
     grid: state.current && o.grid,
     measure: state.current && state.measured.length ? state.measured : null,
     ...comparedView(),

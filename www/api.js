@@ -12,6 +12,7 @@ import { compareFiles, setCompareView } from './compare.js';
 import { exportAll } from './exportall.js';
 import { openTexture, showGallery, textures } from './textures.js';
 import { measure, measurement, setMeasuring } from './measure.js';
+import { setAllZones, setPart, setZoneColours } from './parts.js';
 
 window.relicview = {
   ready,
@@ -34,6 +35,15 @@ window.relicview = {
   // Every file of the archive out in one .zip (as `relicview export --all` writes them),
   // downloaded → {files, bytes, failed, name} once the download is handed over.
   exportAll,
+  // The Parts view of the file on show: {zones: [{name, layer, patches, triangles, hidden,
+  // colour}], parts: [{name, record, zones, words, triangles, placedIn}], partsTotal,
+  // words: {word: parts}} (docs/formats/biz2.md, "SPECIAL words").
+  parts: () => state.viewer.parts(),
+  // Destroy (hide, as the game does) or restore a damage zone: setPart('dz_larm', {hidden:
+  // true}) → the Parts view once drawn; every zone at once; each zone in its own colour.
+  setPart,
+  setAllZones,
+  setZoneColours,
   // Measure between two points, each a canvas pixel [x, y] (the surface there, a corner
   // when that near) or a world point [x, y, z] → {points, distance, text}, once drawn;
   // the measurement on show (or null); measure mode (clicks take points) on or off.

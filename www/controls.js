@@ -4,6 +4,7 @@
 import { $, core, ready, state } from './state.js';
 import { followView } from './address.js';
 import { restoreMeasure, syncScaleBar } from './measure.js';
+import { syncParts } from './parts.js';
 
 // Put back what a link says of the view: LOD, camera (a viewpoint, or a position and a
 // mode), selected chunk, clock and hidden layers.
@@ -18,6 +19,7 @@ export function restoreView(link, { chunk = true } = {}) {
   if (link.bg) state.viewer.setOptions({ background: link.bg });
   if (link.light) state.viewer.setOptions({ lighting: link.light });
   if (link.blink === false) state.viewer.setOptions({ blink: false });
+  if (link.zones) state.viewer.setOptions({ zoneColours: true });
   if (link.grid) state.viewer.setOptions({ grid: true });
   if (link.measure) restoreMeasure(link.measure);
   syncBackground();
@@ -99,7 +101,8 @@ export function syncWorldControls() {
   $('blink-label').hidden = !(state.current && state.viewer.hasBlink());
   $('opt-blink').checked = state.viewer.options().blink;
   const layers = $('layers');
-  const shown = state.current ? state.viewer.layers().filter((l) => l.nodes > 0 && !l.chosen) : [];
+  // Damage zones are the Parts view's (parts.js).
+  const shown = state.current ? state.viewer.layers().filter((l) => l.nodes > 0 && !l.chosen && !l.zone) : [];
   layers.replaceChildren(...shown.map((l) => {
     const label = document.createElement('label');
     label.title = `Show or hide the ${l.name} (${l.nodes})`;
@@ -128,6 +131,7 @@ export function syncWorldControls() {
     $('step-forward').title = `One step forward (${step})`;
     $('clock-label').textContent = state.viewer.clockLabel();
   }
+  syncParts();
 }
 
 // Hide or show layers by name ({doors: false}); resolves once the change is drawn.

@@ -15,6 +15,7 @@ export const viewKeys = [
     ['1 / 3 / 7', 'look from the front / side / top'],
     ['V', 'switch the camera between orbit and fly'],
     ['M', 'measure: a click takes a point of the surface (a corner snaps), two give their distance'],
+    ['Z', 'each damage zone in its own colour (a model with zones: the Parts view)'],
     ['W A S D, Q E', 'fly (in fly mode or at a viewpoint); Shift: faster'],
     ['Space', 'play / pause the clock (doors, scrolling textures)'],
   ]],

@@ -3,6 +3,7 @@
 import { state } from './state.js';
 import { frame, leaveViewpoint, next, setCamera, setClock, setOptions, words } from './controls.js';
 import { setMeasuring } from './measure.js';
+import { setZoneColours } from './parts.js';
 
 // The view's keys (help.js lists them); → whether the key was one of them.
 export function viewKey(e) {
@@ -33,6 +34,7 @@ export function viewKey(e) {
     case '7': window.relicview.axisView(words().axisViews[2]); break;
     case 'v': case 'V': setCamera(v.cameraMode() === 'fly' ? 'orbit' : 'fly'); break;
     case 'm': case 'M': setMeasuring(!state.measuring); break;
+    case 'z': case 'Z': if (v.parts().zones.length) setZoneColours(!v.options().zoneColours); else return false; break;
     case ' ': if (v.stats().animating) setClock({ playing: !v.clockState().playing }); else return false; break;
     default: return false;
   }

@@ -13,6 +13,7 @@ import { applyLink, loadEntries, loadFiles } from './openflow.js';
 import { checkArchive } from './check.js';
 import { saveExport, saveScreenshot } from './exporting.js';
 import { setMeasuring } from './measure.js';
+import { wireParts } from './parts.js';
 
 // The toolbar's menus close on Escape (focus back on their button) and on a click outside.
 function bindMenus() {
@@ -103,6 +104,7 @@ export function bindShell() {
   $('info-title').addEventListener('click', fold);
   $('screenshot-button').addEventListener('click', () => saveScreenshot());
   $('export-button').addEventListener('click', () => saveExport());
+  wireParts();
   const overlay = $('drop-overlay');
   window.addEventListener('dragover', (e) => { e.preventDefault(); overlay.hidden = false; });
   window.addEventListener('dragleave', (e) => { if (!e.relatedTarget) overlay.hidden = true; });

@@ -8,7 +8,8 @@
 //   its animation) &skeleton=1 (the bones drawn over it)
 //   &wire=1 &cull=1 (wireframe, back faces hidden) &bg=light|checker
 //   &light=sun|camera|stored (none: the older word for stored; game, the default, is left out)
-//   &blink=0 (faces do not blink)
+//   &blink=0 (faces do not blink) &zones=1 (each damage zone in its own colour; destroyed
+//   zones are hidden layers, in hide=)
 //   &compare=<file B> (path is file A) &cmode=a|b|overlay|split|difference &split=0.5
 //   &row=12 (the aligned row selected)
 //   &grid=1 (the ground grid) &measure=ax,ay,az,bx,by,bz (the points measured between)
@@ -25,7 +26,7 @@ export function readHash(hash = location.hash) {
   const int = (name) => (p.has(name) && /^\d+$/.test(p.get(name)) ? Number(p.get(name)) : null);
   const t = p.has('t') && Number.isFinite(Number(p.get('t'))) ? Number(p.get('t')) : null;
   const hide = p.has('hide') ? p.get('hide').split(',').filter(Boolean) : null;
-  return { archive: p.get('archive'), folder: p.get('folder'), path: p.get('path'), cam, lod: int('lod'), chunk: int('chunk'), t, mode: p.get('mode') === 'fly' ? 'fly' : null, view: int('view'), hide, paused: p.get('paused') === '1', choice: int('choice'), skeleton: p.get('skeleton') === '1', wire: p.get('wire') === '1', cull: p.get('cull') === '1', bg: oneOf(p.get('bg'), ['light', 'checker']), light: oneOf(p.get('light'), ['game', 'sun', 'camera', 'stored', 'none']), blink: p.get('blink') === '0' ? false : null, grid: p.get('grid') === '1', measure: points(p.get('measure')), compare: p.get('compare'), cmode: oneOf(p.get('cmode'), ['a', 'b', 'overlay', 'split', 'difference']), split: p.has('split') && Number.isFinite(Number(p.get('split'))) ? Number(p.get('split')) : null, row: int('row') };
+  return { archive: p.get('archive'), folder: p.get('folder'), path: p.get('path'), cam, lod: int('lod'), chunk: int('chunk'), t, mode: p.get('mode') === 'fly' ? 'fly' : null, view: int('view'), hide, paused: p.get('paused') === '1', choice: int('choice'), skeleton: p.get('skeleton') === '1', wire: p.get('wire') === '1', cull: p.get('cull') === '1', bg: oneOf(p.get('bg'), ['light', 'checker']), light: oneOf(p.get('light'), ['game', 'sun', 'camera', 'stored', 'none']), blink: p.get('blink') === '0' ? false : null, zones: p.get('zones') === '1', grid: p.get('grid') === '1', measure: points(p.get('measure')), compare: p.get('compare'), cmode: oneOf(p.get('cmode'), ['a', 'b', 'overlay', 'split', 'difference']), split: p.has('split') && Number.isFinite(Number(p.get('split'))) ? Number(p.get('split')) : null, row: int('row') };
 }
 
 // Points as a link writes them: x,y,z after x,y,z (up to two), else null.
@@ -63,6 +64,7 @@ export function hashOf(view) {
   if (view.bg) p.set('bg', view.bg);
   if (view.light) p.set('light', view.light);
   if (view.blink === false) p.set('blink', '0');
+  if (view.zones) p.set('zones', '1');
   if (view.grid) p.set('grid', '1');
   if (view.measure && view.measure.length) p.set('measure', view.measure.flat().map(round).join(','));
   return '#' + p.toString();

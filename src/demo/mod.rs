@@ -28,6 +28,7 @@ fn models() -> Vec<(String, Vec<u8>)> {
         ("DEMO/VIDEO/TOWER.BGF".into(), write_file(&tower(), opts)),
         ("DEMO/VIDEO/POOL.BGF".into(), write_file(&pool(), opts)),
         ("DEMO/VIDEO/FORMATS.BGF".into(), write_file(&formats(), opts)),
+        ("DEMO/VIDEO/WALKER.BGF".into(), write_file(&walker(), opts)),
         ("DEMO/MATERIAL/DEMO.BMF".into(), write_file(&library(), opts)),
         ("DEMO/TEXTURE/WATER.TGA".into(), water_tga()),
         ("DEMO/TEXTURE/SIGN.RGB".into(), sign_sgi()),
@@ -252,6 +253,41 @@ fn hexpod() -> Biz2File {
 }
 
 /// A vertex-coloured tower drawn as one TRISTRIP around a 12-sided tube.
+/// A box centred on `c` of sides `size`, as one PMESH of six quads.
+fn box_mesh(c: [f32; 3], size: [f32; 3]) -> Primitive {
+    let h = size.map(|s| s / 2.0);
+    let corners: Vec<[f32; 3]> = (0..8).map(|i| [c[0] + if i & 1 == 0 { -h[0] } else { h[0] }, c[1] + if i & 2 == 0 { -h[1] } else { h[1] }, c[2] + if i & 4 == 0 { -h[2] } else { h[2] }]).collect();
+    let quads = vec![0, 2, 3, 1, 4, 5, 7, 6, 0, 1, 5, 4, 2, 6, 7, 3, 0, 4, 6, 2, 1, 3, 7, 5];
+    pmesh(0x080, corners, vec![Connectivity::Faces { points_per_face: 4, indices: quads }])
+}
+
+/// A small walking mech whose parts are named the pods' way, by SPECIAL words
+/// (docs/formats/biz2.md, "SPECIAL words"): a damage zone per part (the gun arm in two),
+/// a searchlight blended additively, a blinking beacon, a wireframe aerial, an arm that
+/// punches, and the object's own GEOMETRIZE word on every patch.
+fn walker() -> Biz2File {
+    let part = |name: &str, material: &str, words: &str, c: [f32; 3], size: [f32; 3]| Patch { specials: vec![format!(" {words} ")], ..patch(name, material, vec![box_mesh(c, size)]) };
+    let fine = vec![
+        part("torso", "hull_mtl", "dz_utorso", [0.0, 3.0, 0.0], [2.0, 1.2, 1.4]),
+        part("hip", "tower_mtl", "dz_hip", [0.0, 2.1, 0.0], [1.2, 0.6, 1.0]),
+        part("left arm", "hull_mtl", "dz_larm PUNCH", [-1.4, 3.0, 0.0], [0.6, 0.6, 1.6]),
+        part("right gun", "tower_mtl", "dz_rarm dz_rgun", [1.4, 3.0, 0.4], [0.4, 0.4, 2.0]),
+        part("left leg", "crate_mtl", "dz_lleg", [-0.5, 1.0, 0.0], [0.5, 1.6, 0.6]),
+        part("left foot", "crate_mtl", "DZ_LFOOT", [-0.5, 0.1, 0.2], [0.7, 0.2, 1.0]),
+        part("right leg", "crate_mtl", "dz_rleg", [0.5, 1.0, 0.0], [0.5, 1.6, 0.6]),
+        part("right foot", "crate_mtl", "dz_rfoot", [0.5, 0.1, 0.2], [0.7, 0.2, 1.0]),
+        part("searchlight", "tower_mtl", "dz_searchlight ADDITIVE_LODS", [0.0, 3.75, 0.6], [0.4, 0.3, 0.3]),
+        part("beacon", "crate_mtl", "BLINK", [0.0, 3.8, -0.5], [0.15, 0.4, 0.15]),
+        part("aerial", "tower_mtl", "WIREFRAME", [0.6, 4.2, -0.5], [0.05, 1.2, 0.05]),
+    ];
+    let coarse = vec![part("body", "hull_mtl", "dz_utorso", [0.0, 2.2, 0.0], [2.4, 4.4, 1.4])];
+    let lods = vec![
+        Lod { chunk: Some(0), distance: Some([0.0, 80.0]), transition: None, patches: fine },
+        Lod { chunk: Some(0), distance: Some([80.0, 500.0]), transition: None, patches: coarse },
+    ];
+    geometry(vec![Object { specials: vec!["GEOMETRIZE 0x8000001a".into()], ..object("walker", lods) }])
+}
+
 fn tower() -> Biz2File {
     let sides = 12;
     let mut positions = Vec::new();

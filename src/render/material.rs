@@ -43,19 +43,27 @@ pub enum Pass {
     All,
     OpaqueTexels,
     SemiTexels(crate::scene::Blend),
+    /// Every fragment added to what is behind, after everything opaque, writing no depth
+    /// (a surface the file's words draw additively).
+    Additive,
 }
 
 impl Pass {
     /// Whether a texel can be dropped in this pass at this alpha cut-off (the shader then
     /// tests each texel's alpha).
     fn drops_texels(self, alpha_cutoff: f32) -> bool {
-        self != Pass::All || alpha_cutoff > 0.0
+        matches!(self, Pass::OpaqueTexels | Pass::SemiTexels(_)) || alpha_cutoff > 0.0
+    }
+
+    /// Drawn after everything opaque.
+    pub fn after_opaque(self) -> bool {
+        matches!(self, Pass::SemiTexels(_) | Pass::Additive)
     }
 
     /// The shader's `pass` uniform and the factor the texel's colour is scaled by.
     fn uniforms(self) -> (i32, f32) {
         match self {
-            Pass::All => (0, 1.0),
+            Pass::All | Pass::Additive => (0, 1.0),
             Pass::OpaqueTexels => (1, 1.0),
             Pass::SemiTexels(crate::scene::Blend::AddQuarter) => (2, 0.25),
             Pass::SemiTexels(_) => (2, 1.0),
@@ -173,7 +181,11 @@ void main()
             // Over A where B coincides with it (equal depth passes), hidden where A is nearer.
             return RenderStates { cull: self.cull, blend: Blend::TRANSPARENCY, write_mask: WriteMask::COLOR, depth_test: DepthTest::LessOrEqual };
         }
-        let Pass::SemiTexels(rule) = self.pass else { return RenderStates { cull: self.cull, blend: Blend::Disabled, ..Default::default() } };
+        let rule = match self.pass {
+            Pass::SemiTexels(rule) => rule,
+            Pass::Additive => crate::scene::Blend::Add,
+            Pass::All | Pass::OpaqueTexels => return RenderStates { cull: self.cull, blend: Blend::Disabled, ..Default::default() },
+        };
         let (source, equation) = match rule {
             crate::scene::Blend::Average => (BlendMultiplierType::SrcAlpha, BlendEquationType::Add),
             crate::scene::Blend::Subtract => (BlendMultiplierType::One, BlendEquationType::ReverseSubtract),
@@ -193,6 +205,6 @@ void main()
     }
 
     fn material_type(&self) -> MaterialType {
-        if self.ghost || matches!(self.pass, Pass::SemiTexels(_)) { MaterialType::Transparent } else { MaterialType::Opaque }
+        if self.ghost || self.pass.after_opaque() { MaterialType::Transparent } else { MaterialType::Opaque }
     }
 }

@@ -495,7 +495,17 @@ impl Renderer {
         let options = self.options;
         let Some(stage) = self.stages[side.index()].as_mut() else { return 0 };
         let lod = stage.current_lod(&options, eye);
-        stage.set_highlight(&self.context, target.map(|(record, face)| HighlightTarget { record, face, lod: None }), Some(lod), seconds)
+        stage.set_highlight(&self.context, target.map(|(record, face)| HighlightTarget { record, face, zone: None, lod: None }), Some(lod), seconds)
+    }
+
+    /// Outline the parts of damage zone `zone` (a layer) of the scene on show in the LOD on
+    /// show; None clears. Returns how many triangles are outlined.
+    pub fn set_zone_highlight(&mut self, zone: Option<u32>, seconds: f64) -> usize {
+        let eye = self.camera.position();
+        let options = self.options;
+        let Some(stage) = self.stages[Side::A.index()].as_mut() else { return 0 };
+        let lod = stage.current_lod(&options, eye);
+        stage.set_highlight(&self.context, zone.map(|z| HighlightTarget { record: u32::MAX, face: None, zone: Some(z), lod: None }), Some(lod), seconds)
     }
 
     /// Outline what came from inspector record `record` in the LOD on show; None clears.
@@ -656,6 +666,7 @@ impl Renderer {
             let lod = stage.current_lod(&options, eye);
             stage.set_colours(&options);
             stage.set_blinking(options.blink);
+            stage.set_zone_colours(options.zone_colours);
             let (light, ambient) = lighting(&options, &self.camera, stage.game_lit);
             stage.prepare(&self.context, lod, budget, clock);
             let (x0, x1) = pass.columns;

@@ -50,6 +50,9 @@ struct GpuLod {
     uploaded: usize,
     markers: Option<Gm<GpuMesh, ColorMaterial>>,
     wire: Option<Wireframe>,
+    /// The plan's primitives drawn as lines (the file's words ask for them), each in its
+    /// colour, at rest.
+    lines: Vec<Wireframe>,
     triangles: usize,
     instances: usize,
 }
@@ -65,6 +68,8 @@ impl GpuLod {
 pub(super) struct HighlightTarget {
     pub record: u32,
     pub face: Option<(usize, usize)>,
+    /// Outline the parts of this damage zone (a layer) instead of the record's triangles.
+    pub zone: Option<u32>,
     /// The LOD it was outlined in; another LOD on show outlines it again (or nothing).
     pub lod: Option<usize>,
 }
@@ -123,6 +128,8 @@ pub(super) struct Stage {
     pub game_lit: bool,
     /// The vertex colours uploaded.
     colours: ColourSet,
+    /// Per mesh, the colour of its damage zone, when each zone is drawn in its own.
+    zone_colours: Option<Vec<[f32; 4]>>,
 }
 
 impl Stage {
@@ -146,6 +153,7 @@ impl Stage {
             rest_world: Vec::new(),
             game_lit: false,
             colours: ColourSet::Stored,
+            zone_colours: None,
         };
         stage.game_lit = stage.scene.has_lit_colours();
         if let Some(k) = stage.scene.choice.as_ref().map(|c| c.default) {
@@ -185,6 +193,14 @@ impl Stage {
         let colours = options.lighting.colours(self.game_lit);
         if colours != self.colours {
             self.colours = colours;
+            self.lods.iter_mut().for_each(|l| *l = None);
+        }
+    }
+
+    /// Draw each damage zone in its own colour (`on`), or the scene's own colours.
+    pub fn set_zone_colours(&mut self, on: bool) {
+        if on != self.zone_colours.is_some() {
+            self.zone_colours = on.then(|| crate::view::parts::mesh_zone_colours(&self.scene));
             self.lods.iter_mut().for_each(|l| *l = None);
         }
     }
@@ -280,7 +296,18 @@ impl Stage {
         });
         let triangles = scene.nodes.iter().zip(&visible).filter(|(_, &v)| v).filter_map(|(n, _)| n.mesh).map(|m| scene.meshes[m as usize].triangle_count()).sum();
         let instances = scene.nodes.iter().zip(&visible).filter(|(n, &v)| v && n.mesh.is_some()).count();
-        self.lods[lod] = Some(GpuLod { plan, merged: Vec::new(), instanced: Vec::new(), uploaded: 0, markers, wire: None, triangles, instances });
+        let lines = plan
+            .lines
+            .iter()
+            .filter_map(|&(n, m, k)| {
+                let prim = &scene.meshes[m as usize].primitives[k as usize];
+                let corners: Vec<Vec3> = prim.indices.iter().filter_map(|&i| prim.positions.get(i as usize)).map(|p| Vec3::from(world[n as usize].transform_point3(GVec3::from(*p)).to_array())).collect();
+                let colour = self.zone_colours.as_ref().and_then(|z| z.get(m as usize).copied()).unwrap_or_else(|| scene.shading(prim).base_color);
+                let [r, g, b, _] = colour.map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8);
+                (corners.len() >= 3).then(|| Wireframe::new(context, &corners, 1.5, Srgba::new(r, g, b, 255)))
+            })
+            .collect();
+        self.lods[lod] = Some(GpuLod { plan, merged: Vec::new(), instanced: Vec::new(), uploaded: 0, markers, wire: None, lines, triangles, instances });
     }
 
     /// Upload batches of LOD `lod` until `budget` vertices have gone up (one batch at
@@ -295,15 +322,18 @@ impl Stage {
         let textures = &self.textures;
         // The shader samples a texture exactly when the geometry has UVs for it: both follow
         // the scene's one decision (`Scene::texture_of`).
-        let texture_of = |p: &crate::scene::Primitive| scene.texture_of(p).and_then(|t| textures.get(t as usize).cloned());
+        let zone_colours = self.zone_colours.as_deref();
+        // Each zone in its own colour: no texture, no vertex colours.
+        let texture_of = |p: &crate::scene::Primitive| scene.texture_of(p).filter(|_| zone_colours.is_none()).and_then(|t| textures.get(t as usize).cloned());
+        let tint_of = |m: u32| zone_colours.and_then(|z| z.get(m as usize).copied());
         let mut sent = 0usize;
         while l.uploaded < l.batches() && (sent == 0 || sent < budget) {
             let k = l.uploaded;
             l.uploaded += 1;
             if let Some(batch) = l.plan.merged.get(k) {
-                let items: Vec<_> = batch.items.iter().map(|&(n, m, k)| (&scene.meshes[m as usize].primitives[k as usize], world[n as usize])).collect();
-                sent += items.iter().map(|(p, _)| p.positions.len()).sum::<usize>();
-                let texture = batch.texture.and_then(|t| textures.get(t as usize).cloned());
+                let items: Vec<_> = batch.items.iter().map(|&(n, m, k)| (&scene.meshes[m as usize].primitives[k as usize], world[n as usize], tint_of(m))).collect();
+                sent += items.iter().map(|(p, _, _)| p.positions.len()).sum::<usize>();
+                let texture = batch.texture.filter(|_| zone_colours.is_none()).and_then(|t| textures.get(t as usize).cloned());
                 let Some(geometry) = batch_geometry(context, scene, &items, texture.is_some(), self.colours) else { continue };
                 self.upload_bytes += geometry.bytes();
                 let material = batch.items.first().and_then(|&(_, m, k)| scene.meshes[m as usize].primitives[k as usize].material).and_then(|m| scene.materials.get(m as usize));
@@ -315,7 +345,7 @@ impl Stage {
             let prim = &scene.meshes[batch.mesh as usize].primitives[batch.primitive as usize];
             sent += prim.positions.len();
             let texture = texture_of(prim);
-            let Some(mut geometry) = batch_geometry(context, scene, &[(prim, glam::Mat4::IDENTITY)], texture.is_some(), self.colours) else { continue };
+            let Some(mut geometry) = batch_geometry(context, scene, &[(prim, glam::Mat4::IDENTITY, tint_of(batch.mesh))], texture.is_some(), self.colours) else { continue };
             self.upload_bytes += geometry.bytes();
             geometry.set_instances(&batch.nodes.iter().map(|&n| to_mat4(world[n as usize])).collect::<Vec<_>>());
             let (material, semi) = retro_materials(prim.material.and_then(|m| scene.materials.get(m as usize)), texture, geometry.shading());
@@ -377,7 +407,11 @@ impl Stage {
         self.highlight_count = 0;
         self.highlight_target = target.map(|t| HighlightTarget { lod, ..t });
         let (Some(t), Some(lod)) = (target, lod) else { return 0 };
-        let corners = self.scene.triangles_of_record(t.record, t.face, lod, &self.world(seconds));
+        let world = self.world(seconds);
+        let corners = match t.zone {
+            Some(zone) => self.scene.triangles_of_zone(zone, lod, &world),
+            None => self.scene.triangles_of_record(t.record, t.face, lod, &world),
+        };
         self.highlight_bounds = Bounds::of(corners.iter().copied());
         let positions: Vec<Vec3> = corners.iter().map(|&p| Vec3::from(p)).collect();
         let triangles = positions.len() / 3;
@@ -477,18 +511,21 @@ impl Stage {
         }
         let scissor = frame.scissor;
         let mut calls = 0;
-        for d in &l.merged {
-            target.render_partially(scissor, camera, [&d.gm], &[]);
+        // Additive surfaces go over everything opaque (a ghost draws them as a ghost).
+        let later = |gm: &Gm<SceneGeometry, RetroMaterial>| gm.material.pass.after_opaque() && !frame.ghost;
+        for gm in l.merged.iter().map(|d| &d.gm).chain(l.instanced.iter().map(|d| &d.gm)).filter(|gm| !later(gm)) {
+            target.render_partially(scissor, camera, [gm], &[]);
             calls += 1;
         }
-        for d in &l.instanced {
-            target.render_partially(scissor, camera, [&d.gm], &[]);
+        for lines in &l.lines {
+            target.render_partially(scissor, camera, [lines], &[]);
             calls += 1;
         }
         if !frame.ghost {
-            // Semi-transparent texels over everything opaque.
+            // Semi-transparent texels and additive surfaces over everything opaque.
             let semis = l.merged.iter().filter_map(|d| Some((d.semi.as_ref()?, &d.gm.geometry as &dyn Geometry))).chain(l.instanced.iter().filter_map(|d| Some((d.semi.as_ref()?, &d.gm.geometry as &dyn Geometry))));
-            for (semi, geometry) in semis {
+            let additive = l.merged.iter().map(|d| &d.gm).chain(l.instanced.iter().map(|d| &d.gm)).filter(|gm| later(gm)).map(|gm| (&gm.material, &gm.geometry as &dyn Geometry));
+            for (semi, geometry) in semis.chain(additive) {
                 target.render_partially_with_material(scissor, semi, camera, [geometry], &[]);
                 calls += 1;
             }
@@ -534,6 +571,9 @@ pub(super) fn retro_materials(material: Option<&crate::scene::Material>, texture
     let cutoff = material.and_then(|m| m.alpha_cutoff).unwrap_or(0.0);
     let blend = material.and_then(|m| m.blend).filter(|_| texture.is_some());
     let make = |pass| RetroMaterial { texture: texture.clone(), shading, cull: Cull::None, glow: 0.0, alpha_cutoff: cutoff, pass, light: material::LIGHT, ambient: 0.2, ghost: false };
+    if material.is_some_and(|m| m.surface == crate::scene::Surface::Additive) {
+        return (make(Pass::Additive), None);
+    }
     match blend {
         Some(rule) => (make(Pass::OpaqueTexels), Some(make(Pass::SemiTexels(rule)))),
         None => (make(Pass::All), None),
@@ -607,19 +647,20 @@ fn add_pyramids(cpu: &mut CpuMesh, at: &[glam::Mat4], size: f32) {
 
 /// One draw's GPU buffers: the primitives placed by their world matrices, tinted by their
 /// materials' base colours (see `SceneGeometry::new`).
-fn batch_geometry(context: &Context, scene: &Scene, items: &[(&crate::scene::Primitive, glam::Mat4)], textured: bool, colours: ColourSet) -> Option<SceneGeometry> {
+fn batch_geometry(context: &Context, scene: &Scene, items: &[(&crate::scene::Primitive, glam::Mat4, Option<[f32; 4]>)], textured: bool, colours: ColourSet) -> Option<SceneGeometry> {
     let tint_of = |p: &crate::scene::Primitive| scene.shading(p).base_color.map(|c| c.clamp(0.0, 1.0));
     let parts: Vec<VertexArrays> = items
         .iter()
-        .map(|&(p, model)| VertexArrays {
+        .map(|&(p, model, colour)| VertexArrays {
             positions: &p.positions,
             normals: p.normals.as_deref(),
-            colors: p.colours(colours),
+            // A colour of its own (its damage zone's) stands for the vertex colours.
+            colors: if colour.is_some() { None } else { p.colours(colours) },
             // Textured batches hold only primitives with a UV per vertex (`Scene::texture_of`).
             uvs: if textured { p.uvs.as_deref() } else { None },
             indices: &p.indices,
             model,
-            tint: tint_of(p),
+            tint: colour.unwrap_or_else(|| tint_of(p)),
         })
         .collect();
     SceneGeometry::new(context, &parts)

@@ -14,6 +14,8 @@ pub struct LayerState<'a> {
     pub nodes: usize,
     /// The scene's choice shows and hides it (the page does not offer it as a switch).
     pub chosen: bool,
+    /// A damage zone: the Parts view offers it (`crate::view::parts`), not the layer list.
+    pub zone: bool,
 }
 
 pub fn layers<'a>(scene: &'a Scene, hidden: &[u32]) -> Vec<LayerState<'a>> {
@@ -22,7 +24,12 @@ pub fn layers<'a>(scene: &'a Scene, hidden: &[u32]) -> Vec<LayerState<'a>> {
         .layers
         .iter()
         .enumerate()
-        .map(|(i, name)| LayerState { name, shown: !hidden.contains(&(i as u32)), nodes: scene.nodes.iter().filter(|n| n.layer == Some(i as u32)).count(), chosen: chosen.contains(&(i as u32)) })
+        .map(|(i, name)| {
+            let layer = i as u32;
+            let zone = scene.zones.contains(&layer);
+            let on_it = |n: &&crate::scene::Node| n.layer == Some(layer) || (zone && n.part.as_ref().is_some_and(|p| p.zones.contains(&layer)));
+            LayerState { name, shown: !hidden.contains(&layer), nodes: scene.nodes.iter().filter(on_it).count(), chosen: chosen.contains(&layer), zone }
+        })
         .collect()
 }
 

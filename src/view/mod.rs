@@ -9,6 +9,7 @@ pub mod frames;
 pub mod layers;
 pub mod measure;
 pub mod options;
+pub mod parts;
 pub mod skeleton;
 
 pub use camera::{AxisView, CameraMode, CameraState, ViewpointAt};

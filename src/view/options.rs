@@ -24,11 +24,13 @@ pub struct ViewOptions {
     pub lighting: Lighting,
     /// Faces blink (a scene's blink clips play).
     pub blink: bool,
+    /// Each damage zone drawn in its own colour (parts of no zone grey), untextured.
+    pub zone_colours: bool,
 }
 
 impl Default for ViewOptions {
     fn default() -> ViewOptions {
-        ViewOptions { wireframe: false, cull_back: false, auto_lod: false, lod: 0, skeleton: false, grid: false, background: Background::default(), lighting: Lighting::default(), blink: true }
+        ViewOptions { wireframe: false, cull_back: false, auto_lod: false, lod: 0, skeleton: false, grid: false, background: Background::default(), lighting: Lighting::default(), blink: true, zone_colours: false }
     }
 }
 
@@ -108,11 +110,13 @@ pub struct OptionChanges {
     pub background: Option<Background>,
     pub lighting: Option<Lighting>,
     pub blink: Option<bool>,
+    pub zone_colours: Option<bool>,
 }
 
 impl OptionChanges {
     pub fn apply(&self, o: &mut ViewOptions) {
-        let ViewOptions { wireframe, cull_back, auto_lod, lod, skeleton, grid, background, lighting, blink } = o;
+        let ViewOptions { wireframe, cull_back, auto_lod, lod, skeleton, grid, background, lighting, blink, zone_colours } = o;
+        *zone_colours = self.zone_colours.unwrap_or(*zone_colours);
         *blink = self.blink.unwrap_or(*blink);
         *grid = self.grid.unwrap_or(*grid);
         *background = self.background.unwrap_or(*background);

@@ -247,6 +247,21 @@ impl Viewer {
     pub fn has_blink(&self) -> bool {
         self.renderer.scene().is_some_and(|s| !s.blinks.is_empty())
     }
+    /// The Parts view of the scene on show (`crate::view::parts::Parts`): {zones: [{name,
+    /// layer, patches, triangles, hidden, colour}], parts: [{name, record, zones, words,
+    /// triangles, placedIn}], partsTotal, words: {word: parts}}, at the LOD on show.
+    pub fn parts(&self) -> Result<JsValue, JsValue> {
+        let Some(scene) = self.renderer.scene() else { return to_js(&crate::view::parts::Parts::default()) };
+        to_js(&crate::view::parts::parts(scene, self.renderer.current_lod().unwrap_or(0), self.renderer.hidden_layers()))
+    }
+
+    /// Outline the parts of the damage zone called `name` (None clears); → triangles outlined.
+    #[wasm_bindgen(js_name = highlightZone)]
+    pub fn highlight_zone(&mut self, name: Option<String>) -> usize {
+        let zone = name.and_then(|n| self.renderer.scene().and_then(|s| s.zones.iter().copied().find(|&z| s.layers.get(z as usize) == Some(&n))));
+        self.renderer.set_zone_highlight(zone, self.animation_time())
+    }
+
     /// Hide the layers named in `names`, show the others.
     #[wasm_bindgen(js_name = setHiddenLayers)]
     pub fn set_hidden_layers(&mut self, names: Vec<String>) {

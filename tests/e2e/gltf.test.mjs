@@ -26,10 +26,10 @@ after(async () => {
 });
 
 // `relicview export`; null when the file has no scene (or fails), with the reason.
-function exportFile(file, lod = 0) {
+function exportFile(file, lod = 0, lods = 'shown') {
   const out = join(mkdtempSync(join(tmpdir(), 'relicview-glb-')), 'out.glb');
   try {
-    execFileSync(bin, ['export', file, '--root', dir, '-o', out, '--lod', String(lod)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    execFileSync(bin, ['export', file, '--root', dir, '-o', out, '--lod', String(lod), '--lods', lods], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     return { glb: readFileSync(out) };
   } catch (e) {
     return { glb: null, why: String(e.stderr) };
@@ -83,16 +83,19 @@ test('every model and fixture exports a .glb the Khronos validator finds no erro
   for (const f of ['ROBOT.BSX', 'PARTY.BSX', 'CLOUD.BCX']) assert.ok(exported.includes(`DEMO/FIELD/${f}`), `${f}: FF7 models with skeletons, animations, cut-outs and blending`);
 });
 
-test('the export keeps the node names, LODs as scenes, light points, vertex colours and the scroll start', async () => {
+test('the export keeps the node names, the LOD on show (every LOD as a scene with --lods all), light points, vertex colours and the scroll start', async () => {
   const hexpod = join(dir, 'DEMO/VIDEO/HEXPOD.BGF');
   const native = nativeInfo(hexpod);
   for (const lod of [0, 1]) {
-    const json = gltfJson(exportFile(hexpod, lod).glb);
+    const shown = gltfJson(exportFile(hexpod, lod).glb);
+    assert.equal(shown.scenes.length, 1, 'the LOD on show alone: an importer stacks every scene');
+    assert.equal(sceneTriangles(shown, 0), native.objects[0].lods[lod].triangles);
+    const json = gltfJson(exportFile(hexpod, lod, 'all').glb);
     assert.equal(json.scenes.length, 2);
     assert.equal(json.scene, lod);
     assert.equal(sceneTriangles(json, lod), native.objects[0].lods[lod].triangles);
   }
-  const json = gltfJson(exportFile(hexpod).glb);
+  const json = gltfJson(exportFile(hexpod, 0, 'all').glb);
   const names = json.nodes.map((n) => n.name);
   for (const n of ['HEXPOD.BGF', 'hexpod', 'LOD 0', 'LOD 1', 'light point 5']) assert.ok(names.includes(n), `${n} in ${names}`);
   assert.equal(names.filter((n) => /^light point/.test(n)).length, 6 * 2, 'six light points, in each LOD scene');
@@ -143,7 +146,13 @@ test('the page exports each model as a .glb that GLTFLoader loads with the trian
     });
     assert.equal(loaded.triangles, stats.triangles, path);
     assert.equal(loaded.triangles, drawn.triangles, path);
-    assert.equal(loaded.scenes, stats.lodCount, `${path}: one glTF scene per LOD`);
+    assert.equal(loaded.scenes, 1, `${path}: the LOD on show only`);
+    const every = await page.evaluate(() => {
+      const glb = window.relicview.exportGlb(true);
+      const len = new DataView(glb.buffer, glb.byteOffset).getUint32(12, true);
+      return JSON.parse(new TextDecoder().decode(glb.subarray(20, 20 + len))).scenes.length;
+    });
+    assert.equal(every, stats.lodCount, `${path}: with every LOD, one glTF scene each`);
     if (m === 'POOL') assert.equal(loaded.textured, 6, 'every pool patch is textured');
   }
   // Nothing to export for a file without a scene: the button is off.

@@ -6,7 +6,7 @@ use super::materials::{MaterialResolution, TextureStatus};
 use super::scene::BLINK_PERIOD;
 use super::special::Words;
 use super::{Biz2File, ChunkTree, DeclaredBounds, FileKind, MaterialRef};
-use crate::words::count_len;
+use crate::words::{count_as, count_len};
 use crate::formats::{Diagnostic, InfoRow};
 use crate::inspect::Coverage;
 use serde::Serialize;
@@ -288,16 +288,16 @@ impl Info {
             rows.push(InfoRow::new("specials", self.specials.join(" · ")));
         }
         if !self.zones.is_empty() {
-            let zones: Vec<String> = self.zones.iter().map(|(z, i)| format!("{z} ({}, {})", count_len(i.patches, "patch"), count_len(i.triangles, "tri"))).collect();
+            let zones: Vec<String> = self.zones.iter().map(|(z, i)| format!("{z} ({}, {})", count_as(i.patches as u64, "patch", "patches"), count_len(i.triangles, "tri"))).collect();
             rows.push(InfoRow::new(format!("damage zones (LOD 0): {}", self.zones.len()), zones.join(" · ")));
         }
         if !self.behaviours.is_empty() {
-            let words: Vec<String> = self.behaviours.iter().map(|(w, n)| format!("{w} on {}", count_len(*n, "patch"))).collect();
+            let words: Vec<String> = self.behaviours.iter().map(|(w, n)| format!("{w} on {}", count_as(*n as u64, "patch", "patches"))).collect();
             rows.push(InfoRow::new("behaviour words", words.join(" · ")));
             rows.push(InfoRow::new("what they do", behaviour_note(self.behaviours.keys().copied())));
         }
         if !self.unknown_words.is_empty() {
-            let words: Vec<String> = self.unknown_words.iter().map(|(w, n)| format!("{w} on {}", count_len(*n, "patch"))).collect();
+            let words: Vec<String> = self.unknown_words.iter().map(|(w, n)| format!("{w} on {}", count_as(*n as u64, "patch", "patches"))).collect();
             rows.push(InfoRow::new("unknown words", words.join(" · ")));
         }
         for t in &self.textures {
