@@ -38,6 +38,14 @@ if [ "${1:-}" = "--browser" ]; then
     apt-get update -qq
     apt-get install -y -qq chromium >/dev/null
   fi
+  # The exports' real client: Debian's Blender, run headless by tests/e2e/blender.test.mjs,
+  # with Debian's numpy (its glTF importer needs it).
+  if ! command -v blender >/dev/null || ! /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+    log "installing Debian's blender and python3-numpy"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends blender python3-numpy >/dev/null
+  fi
   if [ ! -d tests/e2e/node_modules/playwright-core ] || [ tests/e2e/package-lock.json -nt tests/e2e/node_modules/.package-lock.json ]; then
     log "installing the browser tests' npm packages"
     (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)

@@ -361,8 +361,16 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
         for (label, hidden) in &views {
             let visible = scene.visible_in(lod, hidden);
             let mut index: Vec<Option<Index<json::Node>>> = vec![None; scene.nodes.len()];
-            // The zone nodes' children, by (owner, zone), filled as the zoned nodes are made.
+            // The zone nodes' children, by (owner, zone), filled as the zoned nodes are made;
+            // every zone a shown node names has a node, its parts under its first zone's.
             let mut zone_children: BTreeMap<(NodeId, u32), Vec<Index<json::Node>>> = BTreeMap::new();
+            for (i, z) in zoned.iter().enumerate().filter(|(i, _)| visible[*i]) {
+                if let (Some((owner, _, _)), Some(part)) = (z, scene.nodes[i].part.as_ref()) {
+                    for &zone in &part.zones {
+                        zone_children.entry((*owner, zone)).or_default();
+                    }
+                }
+            }
             // Children before parents, so each parent can list them.
             for i in (0..scene.nodes.len()).rev() {
                 if !visible[i] {

@@ -263,7 +263,7 @@ fn box_mesh(c: [f32; 3], size: [f32; 3]) -> Primitive {
 
 /// A small walking mech whose parts are named the pods' way, by SPECIAL words
 /// (docs/formats/biz2.md, "SPECIAL words"): a damage zone per part (the gun arm in two),
-/// a searchlight blended additively, a blinking beacon, a wireframe aerial, an arm that
+/// a searchlight blended additively, a blinking beacon, a wireframe aerial panel, an arm that
 /// punches, and the object's own GEOMETRIZE word on every patch.
 fn walker() -> Biz2File {
     let part = |name: &str, material: &str, words: &str, c: [f32; 3], size: [f32; 3]| Patch { specials: vec![format!(" {words} ")], ..patch(name, material, vec![box_mesh(c, size)]) };
@@ -276,9 +276,9 @@ fn walker() -> Biz2File {
         part("left foot", "crate_mtl", "DZ_LFOOT", [-0.5, 0.1, 0.2], [0.7, 0.2, 1.0]),
         part("right leg", "crate_mtl", "dz_rleg", [0.5, 1.0, 0.0], [0.5, 1.6, 0.6]),
         part("right foot", "crate_mtl", "dz_rfoot", [0.5, 0.1, 0.2], [0.7, 0.2, 1.0]),
-        part("searchlight", "tower_mtl", "dz_searchlight ADDITIVE_LODS", [0.0, 3.75, 0.6], [0.4, 0.3, 0.3]),
+        part("searchlight", "lamp_mtl", "dz_searchlight ADDITIVE_LODS", [0.0, 3.75, 0.6], [0.4, 0.3, 0.3]),
         part("beacon", "crate_mtl", "BLINK", [0.0, 3.8, -0.5], [0.15, 0.4, 0.15]),
-        part("aerial", "tower_mtl", "WIREFRAME", [0.6, 4.2, -0.5], [0.05, 1.2, 0.05]),
+        part("aerial", "tower_mtl", "WIREFRAME", [0.9, 4.3, -0.5], [0.9, 0.9, 0.04]),
     ];
     let coarse = vec![part("body", "hull_mtl", "dz_utorso", [0.0, 2.2, 0.0], [2.4, 4.4, 1.4])];
     let lods = vec![
@@ -335,6 +335,8 @@ fn library() -> Biz2File {
             textured("water_mtl", [0.3, 0.5, 0.8], "water_tex"),
             textured("sign_mtl", [0.9, 0.9, 0.9], "sign_tex"),
             textured("panel_mtl", [0.85, 0.75, 0.3], "panel_tex"),
+            // The walker's searchlight: dim, as it adds to what is behind it.
+            mat("lamp_mtl", [0.3, 0.25, 0.05]),
         ],
         textures: vec![
             texture("water_tex", "WATER.TGA", Some(" SCROLL 0 0 0.25 0.1 ")),

@@ -32,8 +32,7 @@ after(async () => {
 const IMPORT_SCRIPT = `
 import json, os, sys
 import numpy
-if not hasattr(numpy, 'bool'):
-    numpy.bool = bool
+numpy.bool = bool
 import bpy
 folder = sys.argv[sys.argv.index('--') + 1]
 report = {}
@@ -90,6 +89,7 @@ test('Blender imports every export of the archive with exactly the triangles the
   for (const p of ['DEMO/VIDEO/HEXPOD.BGF', 'DEMO/VIDEO/WALKER.BGF', 'DEMO/MAPS/ARENA1.MAP', 'DEMO/FIELD/PARTY.BSX']) assert.ok(pathsExported.includes(p), `${p} exported`);
 
   const report = blenderImport(folder);
+  console.log(`# Blender imported ${drawn.size} exports`);
   for (const [name, { path, triangles }] of drawn) {
     assert.ok(report[name], `${path}: Blender imported nothing`);
     assert.equal(report[name].triangles, triangles, `${path}: Blender's triangles against the viewer's`);
