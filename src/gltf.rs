@@ -277,7 +277,7 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
                 (None, None) => json::material::AlphaMode::Opaque,
             }),
             alpha_cutoff: m.alpha_cutoff.filter(|_| m.blend.is_none()).map(json::material::AlphaCutoff),
-            extensions: unlit.then(|| json::extensions::material::Material { unlit: Some(json::extensions::material::Unlit {}), ..Default::default() }),
+            extensions: unlit.then_some(json::extensions::material::Material { unlit: Some(json::extensions::material::Unlit {}) }),
             ..Default::default()
         });
         materials.insert((id, textured), index);

@@ -665,6 +665,14 @@ fn info_on_worlds_game_objects_and_subsystems_keeps_its_contract() {
     let expected = tri("DEMO/VIDEO/HALL.BGF") + 12 * tri("DEMO/VIDEO/BLDG.BGF") + 3 * tri("DEMO/VIDEO/CRATE.BGF") + tri("DEMO/VIDEO/DRW.BGF") + tri("DEMO/VIDEO/DR1.BGF") + tri("DEMO/VIDEO/DR2.BGF") + tri("DEMO/VIDEO/STACK.BGF") + tri("DEMO/VIDEO/WH1.BGF") + tri("DEMO/VIDEO/LAZDRIL.BGF");
     assert_eq!(j["triangles"].as_u64(), Some(expected));
     assert_eq!(j["bounds"]["min"], serde_json::json!([-30.5, 0.0, -30.5]), "the hall's walls bound the arena");
+    // The doors' clips are named by door and placement, as a Blender user sees them.
+    let glb_path = dir.join("arena.glb");
+    assert!(bin().args(["export", "--root"]).arg(&dir).arg(dir.join("DEMO/MAPS/ARENA1.MAP")).arg("-o").arg(&glb_path).status().unwrap().success());
+    let glb = std::fs::read(&glb_path).unwrap();
+    let len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+    let gltf: serde_json::Value = serde_json::from_slice(&glb[20..20 + len]).unwrap();
+    let clips: Vec<&str> = gltf["animations"].as_array().unwrap().iter().map(|a| a["name"].as_str().unwrap()).collect();
+    assert_eq!(clips, ["door1 @ door[0]", "door2 @ door[0]"]);
 
     let (ok, m) = info_root("DEMO/MODELS/DRW.MOD");
     assert!(ok, "{m}");

@@ -114,8 +114,11 @@ fn patch_words(o: &ObjectDef, p: &PatchDef) -> Expected {
     expected_words(&o.specials.iter().chain(&p.specials).cloned().collect::<Vec<_>>())
 }
 
+/// Per zone (patches, triangles); per behaviour word and per unknown word, patches.
+type Counted = (BTreeMap<String, (usize, usize)>, BTreeMap<String, usize>, BTreeMap<String, usize>);
+
 /// `info --json`'s zones, behaviours and unknown words for `objects`, from the grammar.
-fn expected_info(objects: &[ObjectDef]) -> (BTreeMap<String, (usize, usize)>, BTreeMap<String, usize>, BTreeMap<String, usize>) {
+fn expected_info(objects: &[ObjectDef]) -> Counted {
     let (mut zones, mut behaviours, mut unknown) = (BTreeMap::new(), BTreeMap::new(), BTreeMap::new());
     for o in objects {
         for p in &o.lods[0] {
@@ -340,4 +343,33 @@ fn census_says_which_models_carry_a_zone_and_diff_names_a_zone_renamed_added_or_
     assert_eq!(diff("dz_larm BLINK", "dz_rarm BLINK"), [("zone".into(), "dz_larm".into(), "dz_rarm".into())]);
     assert_eq!(diff("dz_larm dz_rgun", "dz_rgun"), [("zone".into(), "dz_larm".into(), String::new())]);
     assert_eq!(diff("BLINK dz_rgun", "dz_HIP BLINK dz_rgun"), [("zone".into(), String::new(), "dz_hip".into())]);
+}
+
+#[test]
+fn a_world_lists_each_placed_models_parts_and_destroying_a_zone_takes_it_from_every_placement() {
+    let (_, objects) = generated().into_iter().find(|(n, _)| n == "G1010.BGF").unwrap();
+    let mut files = vec![
+        ("W/VIDEO/MECH.BGF".to_string(), model_bytes(&objects)),
+        ("W/MODELS/MECH.MOD".to_string(), b"[video]\r\nobject=mech.bgf\r\n".to_vec()),
+        ("W/MAPS/YARD.MAP".to_string(), b"[mech]\r\ntype=model\r\nmodelfile=mech.mod\r\n[yard]\r\ntype=map\r\ninstance=mech 0 0 0 0 0 0\r\ninstance=mech 20 0 0 0 0 0\r\n".to_vec()),
+    ];
+    files.sort();
+    let scene = open_scene(&files, "W/MAPS/YARD.MAP");
+    let (zones, _, _) = expected_info(&objects);
+    let total: usize = objects.iter().flat_map(|o| &o.lods[0]).map(|p| p.triangles).sum();
+    assert_eq!(scene.triangle_count(0), 2 * total, "two placements");
+    let parts = relicview::view::parts::parts(&scene, 0, &[]);
+    let names: BTreeSet<String> = parts.zones.iter().map(|z| z.name.clone()).collect();
+    let all_zones: BTreeSet<String> = objects.iter().flat_map(|o| o.lods.iter().flatten().flat_map(move |p| patch_words(o, p).zones)).collect();
+    assert_eq!(names, all_zones);
+    for z in &parts.zones {
+        let (patches, triangles) = zones.get(&z.name).copied().unwrap_or_default();
+        assert_eq!((z.patches, z.triangles), (2 * patches, 2 * triangles), "{}: counted in both placements", z.name);
+    }
+    // Each part is listed with the placement it is in.
+    let placed: BTreeSet<String> = parts.parts.iter().filter_map(|p| p.placed_in.clone()).collect();
+    assert_eq!(placed.len(), 1, "both placements are of section [mech]: {placed:?}");
+    assert_eq!(parts.parts_total, 2 * objects.iter().flat_map(|o| o.lods[0].iter().map(move |p| (o, p))).filter(|(o, p)| !patch_words(o, p).zones.is_empty() || !patch_words(o, p).behaviours.is_empty() || !patch_words(o, p).unknown.is_empty()).count());
+    let larm = parts.zones.iter().find(|z| z.name == "dz_larm").unwrap();
+    assert_eq!(scene.triangle_count_in(0, &[larm.layer]), 2 * (total - zones["dz_larm"].1));
 }

@@ -12,7 +12,7 @@ import { compareFiles, setCompareView } from './compare.js';
 import { exportAll } from './exportall.js';
 import { openTexture, showGallery, textures } from './textures.js';
 import { measure, measurement, setMeasuring } from './measure.js';
-import { setAllZones, setPart, setZoneColours } from './parts.js';
+import { filesWithWord, setAllZones, setPart, setZoneColours } from './parts.js';
 
 window.relicview = {
   ready,
@@ -44,6 +44,8 @@ window.relicview = {
   setPart,
   setAllZones,
   setZoneColours,
+  // The archive's files whose models carry a word ('dz_searchlight', 'BLINK') → [path].
+  filesWithWord,
   // Measure between two points, each a canvas pixel [x, y] (the surface there, a corner
   // when that near) or a world point [x, y, z] → {points, distance, text}, once drawn;
   // the measurement on show (or null); measure mode (clicks take points) on or off.

@@ -4,8 +4,9 @@
 // carry them in `hide=`); hovering a zone outlines it; its name selects its first part's
 // record. "colour by zone" draws each zone in its own colour.
 
-import { $, ready, state } from './state.js';
+import { $, nextTask, ready, state } from './state.js';
 import { followView } from './address.js';
+import { addRow } from './infopane.js';
 
 // The word the parts list is filtered by ('' for every part with words): this module's own.
 let wordFilter = '';
@@ -67,11 +68,12 @@ export function syncParts() {
   $('opt-zone-colours').disabled = parts.zones.length === 0;
   $('parts-zone-tools').hidden = parts.zones.length === 0;
   $('parts-zones').replaceChildren(...parts.zones.map(zoneRow));
-  const words = Object.keys(parts.words).filter((w) => !parts.zones.some((z) => z.name === w));
+  const words = Object.keys(parts.words);
   if (wordFilter && !words.includes(wordFilter)) wordFilter = '';
   const select = $('parts-word');
   select.replaceChildren(el('option', { value: '', textContent: `every part with words (${parts.partsTotal})` }), ...words.map((w) => el('option', { value: w, textContent: `with ${w} (${parts.words[w]})` })));
   select.value = wordFilter;
+  $('parts-find').hidden = !wordFilter;
   const shown = parts.parts.filter((p) => !wordFilter || p.words.some((w) => w.split(' ')[0] === wordFilter));
   $('parts-list').replaceChildren(...shown.map(partRow));
   const more = parts.partsTotal - parts.parts.length;
@@ -117,10 +119,40 @@ function selectZone(zone) {
   if (part) selectRecord(part.record);
 }
 
+// The archive's files whose models carry `word` (a zone, lower case; a behaviour word,
+// upper case), each parsed on its own as the archive check does → [path].
+export async function filesWithWord(word) {
+  await ready;
+  const generation = state.generation;
+  const found = [];
+  const geometry = state.entries.filter((e) => !e.kind || e.kind === 'biz2-geometry' || /\.(bgf|b2z)$/i.test(e.path));
+  for (const [k, e] of geometry.entries()) {
+    const r = await state.session.check(e.path);
+    if (generation !== state.generation) return found;
+    if (r.zones.includes(word) || r.behaviours.includes(word)) found.push(e.path);
+    if (k % 50 === 49) await nextTask();
+  }
+  return found;
+}
+
+async function showUsers() {
+  const word = wordFilter;
+  const list = $('parts-users');
+  list.replaceChildren();
+  addRow(list, word, 'looking…');
+  const files = await filesWithWord(word);
+  if (word !== wordFilter) return;
+  list.replaceChildren();
+  if (!files.length) addRow(list, word, 'in no model of the archive');
+  for (const f of files.slice(0, 500)) addRow(list, word, f, false, { links: [f] });
+  if (files.length > 500) addRow(list, word, `… and ${files.length - 500} more`);
+}
+
 // The section's own controls.
 export function wireParts() {
   $('opt-zone-colours').addEventListener('change', (e) => setZoneColours(e.target.checked));
   $('parts-destroyed').addEventListener('click', () => setAllZones(true));
   $('parts-intact').addEventListener('click', () => setAllZones(false));
-  $('parts-word').addEventListener('change', (e) => { wordFilter = e.target.value; syncParts(); });
+  $('parts-word').addEventListener('change', (e) => { wordFilter = e.target.value; $('parts-users').replaceChildren(); syncParts(); });
+  $('parts-find').addEventListener('click', () => showUsers());
 }

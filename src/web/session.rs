@@ -141,7 +141,9 @@ impl Session {
     }
 
     /// Parse the file at `path` on its own, as `census` does, and drop it: → {kind, error:
-    /// {message, offset} or null, damaged, warnings}. For the page's archive check.
+    /// {message, offset} or null, damaged, warnings, zones, behaviours} (the damage zones and
+    /// behaviour words its models carry). For the page's archive check and the Parts view's
+    /// "which files use this word".
     pub fn check(&self, path: String) -> js_sys::Promise {
         let source = self.source.clone();
         wasm_bindgen_futures::future_to_promise(async move {
@@ -156,13 +158,17 @@ impl Session {
                 error: Option<Problem>,
                 damaged: bool,
                 warnings: usize,
+                zones: Vec<String>,
+                behaviours: Vec<String>,
             }
             let checked = match source.read(&path).await {
-                Err(why) => Checked { kind: Kind::sniff(&path, &[], 0), error: Some(Problem { message: format!("{path}: {why}"), offset: None }), damaged: false, warnings: 0 },
+                Err(why) => Checked { kind: Kind::sniff(&path, &[], 0), error: Some(Problem { message: format!("{path}: {why}"), offset: None }), damaged: false, warnings: 0, zones: Vec::new(), behaviours: Vec::new() },
                 Ok(bytes) => {
                     let doc = registry::open(&path, bytes, Purpose::Asset);
                     let error = doc.error().map(|e| Problem { message: format!("{path}: {e}"), offset: Some(e.offset) });
-                    Checked { kind: doc.kind(), error, damaged: doc.damaged(), warnings: doc.diagnostics().len() }
+                    let stats = doc.stats();
+                    let (zones, behaviours) = (stats.zones.into_iter().map(|z| z.0).collect(), stats.behaviours.into_iter().map(|b| b.0).collect());
+                    Checked { kind: doc.kind(), error, damaged: doc.damaged(), warnings: doc.diagnostics().len(), zones, behaviours }
                 }
             };
             to_js(&checked)
