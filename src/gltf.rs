@@ -383,7 +383,9 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
                 for z in owned {
                     let members = zone_children.remove(&(i as NodeId, z)).unwrap_or_default();
                     let name = scene.layers.get(z as usize).cloned();
-                    children.push(b.root.push(json::Node { name: name.clone(), children: Some(members), extras: extras(&serde_json::json!({ "zone": name })), ..Default::default() }));
+                    // A zone whose parts all sit under another zone (their first) is an empty node.
+                    let members = (!members.is_empty()).then_some(members);
+                    children.push(b.root.push(json::Node { name: name.clone(), children: members, extras: extras(&serde_json::json!({ "zone": name })), ..Default::default() }));
                 }
                 let t: Transform = zoned[i].map_or(n.transform, |(_, _, t)| t);
                 let d = Transform::default();

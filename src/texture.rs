@@ -105,11 +105,10 @@ pub fn crop(t: &Texels, x: u32, y: u32, width: u32, height: u32) -> Texels {
 
 /// The sRGB transfer curve: a stored colour channel (0–1) to linear light.
 pub fn srgb_to_linear(c: f32) -> f32 {
-    if c <= 0.04045 {
-        c / 12.92
-    } else {
-        ((c + 0.055) / 1.055).powf(2.4)
-    }
+    // In f64, rounded once to f32: wasm's and the native powf differ in the last bit of an
+    // f32, and an export made in the page must be the bytes the CLI writes.
+    let c = c as f64;
+    (if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }) as f32
 }
 
 /// Texels as the renderer hands them to the GPU library, which samples texture bytes as

@@ -5,7 +5,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeArchive, startServer, launch, newPage } from './harness.mjs';
+import { makeArchive, startServer, launch, newPage, withThree } from './harness.mjs';
 
 let dir, server, browser;
 
@@ -154,6 +154,43 @@ test('the beacon blinks on the clock, the aerial is lines, the searchlight adds 
   console.log(`# searchlight: ${dark.length} pixels, darkest channel ${median(dark)} over dark, ${median(light)} over light`);
   assert.ok(dark.length > 100, `the searchlight covers ${dark.length} pixels`);
   assert.ok(median(light) - median(dark) > 150, `added to what is behind: ${median(dark)} over dark, ${median(light)} over light`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('three.js GLTFLoader finds a node per damage zone holding its parts\' triangles, and the beacon\'s blink as a stepped animation', async () => {
+  const { page, problems } = await newPage(browser, server.url);
+  await walker(page);
+  await withThree(page);
+  const parts = await page.evaluate(() => window.relicview.parts());
+  // Each zone's node holds the parts whose first zone it is (the gun arm's two zones: dz_rarm).
+  const expected = Object.fromEntries(parts.zones.map((z) => [z.name, 0]));
+  for (const p of parts.parts) if (p.zones.length) expected[p.zones[0]] += p.triangles;
+  const loaded = await page.evaluate(async (names) => {
+    const { GLTFLoader } = await import('/__three/examples/jsm/loaders/GLTFLoader.js');
+    const glb = window.relicview.exportGlb();
+    const gltf = await new GLTFLoader().parseAsync(glb.buffer.slice(glb.byteOffset, glb.byteOffset + glb.byteLength), '');
+    const triangles = (o) => { let n = 0; o.traverse((m) => { if (m.isMesh) n += m.geometry.index.count / 3; }); return n; };
+    const zones = {};
+    for (const name of names) {
+      const node = gltf.scene.getObjectByName(name);
+      zones[name] = node ? { triangles: triangles(node), parent: node.parent.name, zone: node.userData.zone } : null;
+    }
+    const blink = gltf.animations.map((a) => ({ name: a.name, tracks: a.tracks.map((t) => ({ name: t.name, interpolation: t.getInterpolation(), times: [...t.times], values: [...t.values] })) }));
+    return { zones, blink };
+  }, parts.zones.map((z) => z.name));
+  for (const z of parts.zones) {
+    assert.ok(loaded.zones[z.name], `${z.name}: a node`);
+    assert.equal(loaded.zones[z.name].triangles, expected[z.name], `${z.name}: its parts' triangles`);
+    assert.equal(loaded.zones[z.name].parent, 'walker', `${z.name} under the object`);
+    assert.equal(loaded.zones[z.name].zone, z.name, 'the zone in its extras');
+  }
+  assert.equal(loaded.zones.dz_rgun.triangles, 0, 'the gun arm sits under dz_rarm, its first zone');
+  const [scale] = loaded.blink.flatMap((a) => a.tracks).filter((t) => t.name.endsWith('.scale'));
+  assert.ok(scale, JSON.stringify(loaded.blink));
+  assert.equal(scale.interpolation, 2300, 'InterpolateDiscrete: a step');
+  assert.deepEqual(scale.times, [0, 0.5, 1]);
+  assert.deepEqual(scale.values, [1, 1, 1, 0, 0, 0, 1, 1, 1]);
   assert.deepEqual(problems, []);
   await page.close();
 });
