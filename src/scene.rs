@@ -13,13 +13,18 @@
 //! - **Clips** animate node translation/rotation/scale, material UV offsets and a material
 //!   glow over time.
 //! - **Layers** name groups of nodes a viewer can hide (dropzones, doors, effects …); a node
-//!   on a layer hides with everything under it. **Viewpoints** are nodes to look from.
+//!   on a layer hides with everything under it. Some layers are **damage zones**: a node
+//!   whose [`PartWords`] name one hides with any of them, as a destroyed zone's parts do.
+//!   **Viewpoints** are nodes to look from.
 //!
 //! How the formats map onto it:
 //! - *DIV-BIZ2 models*: file → OBJECT nodes → LOD nodes (`lod: Some(i)`) → PATCH nodes, each
 //!   with a mesh whose primitives are the patch's PMESH/TRISTRIP/… chunks. Light points are
 //!   marker nodes under their object. A scrolling texture is a clip with one UV-offset track
-//!   on its material that extrapolates linearly (`Repeat::Extrapolate`).
+//!   on its material that extrapolates linearly (`Repeat::Extrapolate`). A patch's SPECIAL
+//!   words ride on its node ([`PartWords`]: damage zones as zone layers), on its material
+//!   ([`Surface`]: WIREFRAME as lines, ADDITIVE added) and as a clip (BLINK: a stepped
+//!   visibility track).
 //! - *Pod worlds (MAP/MOD/SUB)*: a node per placement (translation and rotation from the
 //!   instance line, composed child · parent for nested maps), pointing at one mesh per unique
 //!   BGF object: placements become instances. A sliding door is a looping clip with a

@@ -505,6 +505,7 @@ impl Renderer {
         let options = self.options;
         let Some(stage) = self.stages[Side::A.index()].as_mut() else { return 0 };
         let lod = stage.current_lod(&options, eye);
+        // No record of its own: a zone's outline is its parts' triangles.
         stage.set_highlight(&self.context, zone.map(|z| HighlightTarget { record: u32::MAX, face: None, zone: Some(z), lod: None }), Some(lod), seconds)
     }
 
