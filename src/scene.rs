@@ -37,7 +37,7 @@
 use crate::texture::Texels;
 use glam::{Mat4, Quat, Vec3};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 pub type NodeId = u32;
 pub type MeshId = u32;
@@ -699,13 +699,51 @@ impl Scene {
 
     /// [`Self::visible`] with the layers in `hidden` hidden.
     pub fn visible_in(&self, lod: usize, hidden: &[u32]) -> Vec<bool> {
+        // A mask, not a search of `hidden` per node: a model of 50,000 zones all destroyed.
+        let hidden = self.layer_mask(hidden);
+        let off = |l: &u32| hidden.get(*l as usize).copied().unwrap_or(false);
         let mut out: Vec<bool> = Vec::with_capacity(self.nodes.len());
         for (i, n) in self.nodes.iter().enumerate() {
             let parent = n.parent.filter(|&p| (p as usize) < i).is_none_or(|p| out[p as usize]);
-            let zone_hidden = n.part.as_ref().is_some_and(|p| p.zones.iter().any(|z| hidden.contains(z)));
-            out.push(parent && n.lod.is_none_or(|l| l as usize == lod) && n.layer.is_none_or(|l| !hidden.contains(&l)) && !zone_hidden);
+            let zone_hidden = n.part.as_ref().is_some_and(|p| p.zones.iter().any(off));
+            out.push(parent && n.lod.is_none_or(|l| l as usize == lod) && !n.layer.as_ref().is_some_and(off) && !zone_hidden);
         }
         out
+    }
+
+    /// Per layer: whether it is one of `layers`.
+    pub fn layer_mask(&self, layers: &[u32]) -> Vec<bool> {
+        let mut mask = vec![false; self.layers.len()];
+        for &l in layers {
+            if let Some(m) = mask.get_mut(l as usize) {
+                *m = true;
+            }
+        }
+        mask
+    }
+
+    /// The zone layer called `name`, added (to the layers and to [`Self::zones`]) if it is
+    /// new. `layers` maps the name of every layer of the scene (the caller keeps it, from
+    /// [`Self::layers_by_name`], so that a file of 50,000 zones does not search the layers
+    /// for each); `zones` is [`Self::zones`] as a mask, kept the same way.
+    pub fn zone_layer(&mut self, name: &str, layers: &mut HashMap<String, u32>, zones: &mut Vec<bool>) -> u32 {
+        let l = *layers.entry(name.to_string()).or_insert_with(|| {
+            self.layers.push(name.to_string());
+            (self.layers.len() - 1) as u32
+        });
+        if zones.len() <= l as usize {
+            zones.resize(l as usize + 1, false);
+        }
+        if !zones[l as usize] {
+            zones[l as usize] = true;
+            self.zones.push(l);
+        }
+        l
+    }
+
+    /// Every layer by its name, and the zone layers as a mask: what [`Self::zone_layer`] keeps.
+    pub fn layers_by_name(&self) -> (HashMap<String, u32>, Vec<bool>) {
+        (self.layers.iter().enumerate().map(|(i, l)| (l.clone(), i as u32)).collect(), self.layer_mask(&self.zones))
     }
 
     /// The nearest node at or above `node` that came from an inspector record.
@@ -1051,17 +1089,15 @@ impl Scene {
                 self.lods.push(*l);
             }
         }
-        let zones = (0..other.layers.len() as u32)
-            .map(|l| {
-                other.zones.contains(&l).then(|| {
-                    let own = self.layer(&other.layers[l as usize]);
-                    if !self.zones.contains(&own) {
-                        self.zones.push(own);
-                    }
-                    own
-                })
-            })
-            .collect();
+        let mut zones = vec![None; other.layers.len()];
+        if !other.zones.is_empty() {
+            let (mut layers, mut mask) = self.layers_by_name();
+            for &l in &other.zones {
+                if let Some(name) = other.layers.get(l as usize) {
+                    zones[l as usize] = Some(self.zone_layer(name, &mut layers, &mut mask));
+                }
+            }
+        }
         Absorbed { meshes, materials, zones }
     }
 

@@ -373,3 +373,42 @@ fn a_world_lists_each_placed_models_parts_and_destroying_a_zone_takes_it_from_ev
     let larm = parts.zones.iter().find(|z| z.name == "dz_larm").unwrap();
     assert_eq!(scene.triangle_count_in(0, &[larm.layer]), 2 * (total - zones["dz_larm"].1));
 }
+
+/// Opening a model of `n` patches, each its own zone, and everything the view and the
+/// export do with its zones: every zone destroyed, the layer and parts lists, the export.
+fn zones_work(n: usize) -> (f64, usize) {
+    let patches: Vec<PatchDef> = (0..n).map(|i| PatchDef { name: format!("p{i}"), specials: vec![format!("dz_zone{i} BLINK").into_bytes()], triangles: 30 }).collect();
+    let files = vec![("MANY.BGF".to_string(), model_bytes(&[ObjectDef { name: "many".into(), specials: Vec::new(), lods: vec![patches], era_1994: false }]))];
+    let t = std::time::Instant::now();
+    let scene = open_scene(&files, "MANY.BGF");
+    let all = scene.zones.clone();
+    let left = scene.triangle_count_in(0, &all);
+    let listed = relicview::view::layers::layers(&scene, &all).iter().filter(|l| l.zone && !l.shown).count();
+    let parts = relicview::view::parts::parts(&scene, 0, &all);
+    let named = relicview::view::layers::layers_named(&scene, &scene.layers);
+    let glb = relicview::gltf::export_glb(&scene, Default::default()).unwrap();
+    // (The model stops growing at twice its file's size: not every patch is built.)
+    let zones = scene.zones.len();
+    assert!(zones > n / 2, "{zones} of {n} zones built");
+    assert_eq!((left, listed, parts.zones.len(), named.len()), (0, zones, zones, scene.layers.len()));
+    assert!(glb.len() > zones * 20);
+    (t.elapsed().as_secs_f64(), scene.zones.len())
+}
+
+#[test]
+fn fifty_thousand_zones_and_a_string_of_a_hundred_thousand_words_cost_linear_time() {
+    let ((small, zs), (large, zl)) = (zones_work(5_000), zones_work(50_000));
+    assert!(zl >= 9 * zs, "{zl} zones against {zs}");
+    eprintln!("# zones: {zl} in {large:.3} s, {zs} in {small:.3} s ({:.1}×)", large / small);
+    assert!(large / small < 30.0, "ten times the zones took {:.1}× the time ({large:.3} s vs {small:.3} s)", large / small);
+    let string = |n: usize| (0..n).map(|i| if i % 2 == 0 { format!("dz_z{i}") } else { format!("w{i}") }).collect::<Vec<_>>().join(" ");
+    let time = |s: &str| {
+        let t = std::time::Instant::now();
+        let w = relicview::formats::biz2::special::Words::read([s]);
+        assert_eq!(w.zones.len() + w.unknown.len(), s.split(' ').count());
+        t.elapsed().as_secs_f64()
+    };
+    let (short, long) = (string(10_000), string(100_000));
+    let (ts, tl) = (time(&short), time(&long));
+    assert!(tl / ts < 30.0, "ten times the words took {:.1}× the time ({tl:.3} s vs {ts:.3} s)", tl / ts);
+}

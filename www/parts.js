@@ -11,6 +11,9 @@ import { addRow } from './infopane.js';
 // The word the parts list is filtered by ('' for every part with words): this module's own.
 let wordFilter = '';
 
+// Zones listed at most (a hostile file may name 50,000); the rest are counted.
+const MAX_ZONE_ROWS = 1000;
+
 // Hide (destroy) or show damage zones by name ({dz_larm: true}); resolves with the Parts
 // view once drawn.
 export async function setZones(hiddenByName) {
@@ -67,7 +70,7 @@ export function syncParts() {
   $('opt-zone-colours').checked = state.viewer.options().zoneColours;
   $('opt-zone-colours').disabled = parts.zones.length === 0;
   $('parts-zone-tools').hidden = parts.zones.length === 0;
-  $('parts-zones').replaceChildren(...parts.zones.map(zoneRow));
+  $('parts-zones').replaceChildren(...parts.zones.slice(0, MAX_ZONE_ROWS).map(zoneRow));
   const words = Object.keys(parts.words);
   if (wordFilter && !words.includes(wordFilter)) wordFilter = '';
   const select = $('parts-word');
@@ -77,7 +80,8 @@ export function syncParts() {
   const shown = parts.parts.filter((p) => !wordFilter || p.words.some((w) => w.split(' ')[0] === wordFilter));
   $('parts-list').replaceChildren(...shown.map(partRow));
   const more = parts.partsTotal - parts.parts.length;
-  $('parts-more').textContent = more > 0 ? `${more} more parts not listed` : '';
+  const zonesMore = parts.zones.length - Math.min(parts.zones.length, MAX_ZONE_ROWS);
+  $('parts-more').textContent = [zonesMore > 0 ? `${zonesMore} more zones not listed (show destroyed / intact switch them all)` : '', more > 0 ? `${more} more parts not listed` : ''].filter(Boolean).join(' · ');
 }
 
 function zoneRow(z) {

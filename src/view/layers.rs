@@ -20,22 +20,23 @@ pub struct LayerState<'a> {
 
 pub fn layers<'a>(scene: &'a Scene, hidden: &[u32]) -> Vec<LayerState<'a>> {
     let chosen: Vec<u32> = scene.choice.iter().flat_map(|c| &c.options).flat_map(|o| o.layers.iter().copied()).collect();
-    scene
-        .layers
-        .iter()
-        .enumerate()
-        .map(|(i, name)| {
-            let layer = i as u32;
-            let zone = scene.zones.contains(&layer);
-            let on_it = |n: &&crate::scene::Node| n.layer == Some(layer) || (zone && n.part.as_ref().is_some_and(|p| p.zones.contains(&layer)));
-            LayerState { name, shown: !hidden.contains(&layer), nodes: scene.nodes.iter().filter(on_it).count(), chosen: chosen.contains(&layer), zone }
-        })
-        .collect()
+    // One pass over the nodes and masks over the layers: a model may have 50,000 zones.
+    let (hidden, chosen, zones) = (scene.layer_mask(hidden), scene.layer_mask(&chosen), scene.layer_mask(&scene.zones));
+    let mut nodes = vec![0usize; scene.layers.len()];
+    for n in &scene.nodes {
+        for l in n.layer.iter().chain(n.part.iter().flat_map(|p| &p.zones)) {
+            if let Some(count) = nodes.get_mut(*l as usize) {
+                *count += 1;
+            }
+        }
+    }
+    scene.layers.iter().enumerate().map(|(i, name)| LayerState { name, shown: !hidden[i], nodes: nodes[i], chosen: chosen[i], zone: zones[i] }).collect()
 }
 
 /// The layers called by `names` (names the scene has not are ignored).
 pub fn layers_named(scene: &Scene, names: &[String]) -> Vec<u32> {
-    names.iter().filter_map(|n| scene.layers.iter().position(|l| l == n)).map(|i| i as u32).collect()
+    let by_name: std::collections::HashMap<&str, u32> = scene.layers.iter().enumerate().map(|(i, l)| (l.as_str(), i as u32)).collect();
+    names.iter().filter_map(|n| by_name.get(n.as_str()).copied()).collect()
 }
 
 /// The scene's choice as the page's menu shows it.

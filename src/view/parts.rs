@@ -4,7 +4,7 @@
 
 use crate::scene::Scene;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// The colour of parts of no zone when each zone is drawn in its own (sRGB).
 pub const ZONELESS: [f32; 4] = [0.45, 0.45, 0.47, 1.0];
@@ -83,7 +83,9 @@ pub fn css(c: [f32; 4]) -> String {
 /// The zones and parts of `scene` at LOD `lod` with the layers in `hidden` hidden.
 pub fn parts(scene: &Scene, lod: usize, hidden: &[u32]) -> Parts {
     // Counted as shown at the LOD whatever is hidden: a destroyed zone still lists its parts.
-    let unhidden: Vec<u32> = hidden.iter().copied().filter(|l| !scene.zones.contains(l)).collect();
+    let zone_mask = scene.layer_mask(&scene.zones);
+    let unhidden: Vec<u32> = hidden.iter().copied().filter(|&l| !zone_mask.get(l as usize).copied().unwrap_or(false)).collect();
+    let hidden_mask = scene.layer_mask(hidden);
     let visible = scene.visible_in(lod, &unhidden);
     let mut out = Parts::default();
     let mut counts: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
@@ -117,7 +119,8 @@ pub fn parts(scene: &Scene, lod: usize, hidden: &[u32]) -> Parts {
         .enumerate()
         .map(|(k, &layer)| {
             let (patches, triangles) = counts.get(&layer).copied().unwrap_or_default();
-            ZoneState { name: scene.layers.get(layer as usize).cloned().unwrap_or_default(), layer, patches, triangles, hidden: hidden.contains(&layer), colour: css(zone_colour(k)) }
+            let hidden = hidden_mask.get(layer as usize).copied().unwrap_or(false);
+            ZoneState { name: scene.layers.get(layer as usize).cloned().unwrap_or_default(), layer, patches, triangles, hidden, colour: css(zone_colour(k)) }
         })
         .collect();
     out
@@ -141,12 +144,13 @@ fn placement_of(scene: &Scene, i: usize) -> Option<String> {
 /// zone's, grey for none).
 pub fn mesh_zone_colours(scene: &Scene) -> Vec<[f32; 4]> {
     let mut out: Vec<Option<[f32; 4]>> = vec![None; scene.meshes.len()];
+    let place: HashMap<u32, usize> = scene.zones.iter().enumerate().map(|(k, &l)| (l, k)).collect();
     for n in &scene.nodes {
         let Some(m) = n.mesh.filter(|&m| (m as usize) < out.len()) else { continue };
         if out[m as usize].is_some() {
             continue;
         }
-        let first = n.part.as_ref().and_then(|p| p.zones.first()).and_then(|z| scene.zones.iter().position(|l| l == z));
+        let first = n.part.as_ref().and_then(|p| p.zones.first()).and_then(|z| place.get(z).copied());
         out[m as usize] = Some(first.map_or(ZONELESS, zone_colour));
     }
     out.into_iter().map(|c| c.unwrap_or(ZONELESS)).collect()

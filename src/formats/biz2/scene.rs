@@ -126,6 +126,7 @@ pub fn build(model: &str, file: Biz2File, libraries: &Libraries<'_>) -> (Scene, 
 
     let root = scene.add_node(None, Node { name: Some(scene.name.clone()), ..Default::default() });
     let mut blinking: Vec<u32> = Vec::new();
+    let (mut layers, mut zones) = scene.layers_by_name();
     for object in file.objects {
         let object_node = scene.add_node(Some(root), Node { name: object.name.clone(), record: Some(object.chunk), ..Default::default() });
         for (k, p) in object.points.iter().enumerate().filter(|(_, p)| p.position.iter().all(|x| x.is_finite())) {
@@ -152,7 +153,7 @@ pub fn build(model: &str, file: Biz2File, libraries: &Libraries<'_>) -> (Scene, 
                 let surface = surface_of(&words);
                 let primitives = prims.into_iter().map(|p| primitive(p, &mut |own| material_for(&mut scene, front.as_ref(), own, surface))).collect();
                 let mesh = scene.add_mesh(Mesh { name: patch.name.clone(), primitives });
-                let part = (!words.is_empty()).then(|| Box::new(part_words(&mut scene, &words)));
+                let part = (!words.is_empty()).then(|| Box::new(PartWords { zones: words.zones.iter().map(|z| scene.zone_layer(z, &mut layers, &mut zones)).collect(), words: words.spelled() }));
                 let node = scene.add_node(Some(lod_node), Node { name: patch.name.clone(), mesh: Some(mesh), record: Some(patch.chunk), part, ..Default::default() });
                 if words.has(Behaviour::Blink.word()) {
                     blinking.push(node);
@@ -170,22 +171,6 @@ pub fn build(model: &str, file: Biz2File, libraries: &Libraries<'_>) -> (Scene, 
         });
     }
     (scene, statuses)
-}
-
-/// A patch's words in the scene: its zones as zone layers (added on first use).
-fn part_words(scene: &mut Scene, words: &Words) -> PartWords {
-    let zones = words
-        .zones
-        .iter()
-        .map(|z| {
-            let layer = scene.layer(z);
-            if !scene.zones.contains(&layer) {
-                scene.zones.push(layer);
-            }
-            layer
-        })
-        .collect();
-    PartWords { zones, words: words.spelled() }
 }
 
 /// One primitive chunk as a scene primitive, its arrays moved, not copied.

@@ -161,11 +161,13 @@ impl Words {
     /// Read every word of `specials` in order (object-level strings first, then the patch's).
     pub fn read<'a>(specials: impl IntoIterator<Item = &'a str>) -> Words {
         let mut out = Words::default();
+        // Each word once, found by a set: one string may hold 100,000 words.
+        let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
         for role in specials.into_iter().flat_map(roles) {
             match role {
-                Role::Zone(zone) if !out.zones.contains(&zone) => out.zones.push(zone),
-                Role::Behaviour(b) if !out.behaviours.iter().any(|x| x.word() == b.word()) => out.behaviours.push(b),
-                Role::Unknown(word) if !out.unknown.contains(&word) => out.unknown.push(word),
+                Role::Zone(zone) if seen.insert(zone.clone()) => out.zones.push(zone),
+                Role::Behaviour(b) if seen.insert(b.word().to_string()) => out.behaviours.push(b),
+                Role::Unknown(word) if seen.insert(word.clone()) => out.unknown.push(word),
                 _ => {}
             }
         }
