@@ -3,7 +3,7 @@
 import { $, state } from './state.js';
 
 // Whether exports hold every LOD (and model) as glTF scenes of their own, not only what
-// is on show: the checkbox beside the export button.
+// is on show: the checkbox in the display menu.
 export function exportsAllLods() {
   return $('export-lods').checked;
 }

@@ -813,10 +813,11 @@ test('a material library lists the models that take each of its materials from i
   await page.locator('#used-by-button').click();
   await page.waitForFunction(() => /used: hull_mtl/.test(document.getElementById('info-body').textContent));
   const rows = await page.locator('#info-body dt').evaluateAll((dts) => Object.fromEntries(dts.filter((d) => d.textContent.startsWith('used: ')).map((d) => [d.textContent.slice(6), d.nextElementSibling.textContent])));
-  assert.equal(rows.hull_mtl, 'GAME/DEMO/VIDEO/HEXPOD.BGF');
+  assert.equal(rows.hull_mtl, 'GAME/DEMO/VIDEO/HEXPOD.BGF, GAME/DEMO/VIDEO/WALKER.BGF');
   // BROKENTREE's cube takes crate_mtl from its own (broken) library, not from this one.
-  assert.equal(rows.crate_mtl, 'GAME/DEMO/VIDEO/<img src=x onerror=alert(1)>.BGF, GAME/DEMO/VIDEO/CUBE.BGF');
-  assert.equal(rows.tower_mtl.split(', ').length, 2, 'TOWER and the FORMATS tiles');
+  assert.equal(rows.crate_mtl, 'GAME/DEMO/VIDEO/<img src=x onerror=alert(1)>.BGF, GAME/DEMO/VIDEO/CUBE.BGF, GAME/DEMO/VIDEO/WALKER.BGF');
+  assert.equal(rows.tower_mtl.split(', ').length, 3, 'TOWER, the FORMATS tiles and the walker');
+  assert.equal(rows.lamp_mtl, 'GAME/DEMO/VIDEO/WALKER.BGF', 'the walker\'s searchlight');
   assert.deepEqual(problems, []);
   await page.close();
 });
