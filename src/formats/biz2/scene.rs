@@ -56,26 +56,26 @@ pub fn build(model: &str, file: Biz2File, libraries: &Libraries<'_>) -> (Scene, 
     let assets = libraries.assets;
     let mut scene = Scene { name: crate::formats::file_name(model).to_string(), units: unit_readings(file.header.unit), ..Default::default() };
     let mut statuses: Vec<TextureStatus> = Vec::new();
-    let mut surfaces: HashMap<String, Resolved> = HashMap::new();
+    let mut resolved: HashMap<String, Resolved> = HashMap::new();
     let mut shared_maps: HashMap<String, u32> = HashMap::new();
     // Every distinct front reference as drawn (the patch's own, else its object's): resolved once.
     let drawn = file.objects.iter().flat_map(|o| o.lods.iter().flat_map(|l| &l.patches).map(move |p| p.front.as_ref().or(o.front.as_ref())));
     for r in drawn.filter_map(|m| if let Some(MaterialRef::Named(n)) = m { Some(n.clone()) } else { None }) {
-        if surfaces.contains_key(&r) {
+        if resolved.contains_key(&r) {
             continue;
         }
         let found = find(libraries, model, &r);
-        let mut surface = Resolved { diffuse: found.def.and_then(|d| d.diffuse), ..Default::default() };
+        let mut front = Resolved { diffuse: found.def.and_then(|d| d.diffuse), ..Default::default() };
         if let (Some(def), Some(library), Some(lib_path)) = (found.def, found.library, found.resolution.library.as_deref()) {
             if let Some(m) = resolve_map(assets, model, library, lib_path, def) {
                 let (name, map, file_path, image, reason) = (m.texture, m.map, m.file, m.image, m.reason);
-                surface.scroll = m.scroll;
+                front.scroll = m.scroll;
                 // One scene texture per decoded map file, however many materials use it (their
                 // drift lives on the material); a checker is the material's own colour.
                 let shared = file_path.as_deref().filter(|_| reason.is_none()).and_then(|p| shared_maps.get(p).copied());
-                surface.texture = Some(shared.unwrap_or_else(|| {
+                front.texture = Some(shared.unwrap_or_else(|| {
                     let index = scene.textures.len() as u32;
-                    let texels = image.cloned().unwrap_or_else(|| crate::texture::checker(surface.diffuse.unwrap_or(GREY)));
+                    let texels = image.cloned().unwrap_or_else(|| crate::texture::checker(front.diffuse.unwrap_or(GREY)));
                     scene.textures.push(Texture { name: Some(name.to_string()), texels, file: file_path.clone().filter(|_| reason.is_none()), nearest: false, stand_in: reason.is_some() });
                     if let Some(p) = file_path.as_deref().filter(|_| reason.is_none()) {
                         shared_maps.insert(p.to_string(), index);
@@ -84,8 +84,8 @@ pub fn build(model: &str, file: Biz2File, libraries: &Libraries<'_>) -> (Scene, 
                 }));
                 // The texels carry the colour; the diffuse tint would darken them twice.
                 if reason.is_none() {
-                    surface.untextured = Some(surface.diffuse.unwrap_or(GREY));
-                    surface.diffuse = Some([1.0, 1.0, 1.0]);
+                    front.untextured = Some(front.diffuse.unwrap_or(GREY));
+                    front.diffuse = Some([1.0, 1.0, 1.0]);
                 }
                 statuses.push(TextureStatus {
                     material: r.clone(),
@@ -94,11 +94,11 @@ pub fn build(model: &str, file: Biz2File, libraries: &Libraries<'_>) -> (Scene, 
                     file: file_path,
                     decoded: reason.is_none(),
                     reason,
-                    scroll: surface.scroll,
+                    scroll: front.scroll,
                 });
             }
         }
-        surfaces.insert(r, surface);
+        resolved.insert(r, front);
     }
 
     // One scene material per (reference, whether the primitive brings its own colours, how
@@ -106,7 +106,7 @@ pub fn build(model: &str, file: Biz2File, libraries: &Libraries<'_>) -> (Scene, 
     let mut materials: HashMap<(Option<String>, bool, Surface), u32> = HashMap::new();
     let mut material_for = |scene: &mut Scene, reference: Option<&String>, own_colours: bool, surface: Surface| -> u32 {
         *materials.entry((reference.cloned(), own_colours, surface)).or_insert_with(|| {
-            let s = reference.and_then(|r| surfaces.get(r)).copied().unwrap_or_default();
+            let s = reference.and_then(|r| resolved.get(r)).copied().unwrap_or_default();
             let [r, g, b] = if own_colours { [1.0; 3] } else { s.diffuse.unwrap_or(GREY) };
             // Vertex colours win over the material's colour, with a texture or without.
             let untextured_color = s.untextured.filter(|_| !own_colours).map(|[r, g, b]| [r, g, b, 1.0]);
