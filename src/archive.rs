@@ -420,11 +420,11 @@ pub async fn scan_references(archive: &RefCell<Archive>, source: &impl FileSourc
 /// The textures an opened file gives the texture gallery: its picture, or the textures its
 /// scene decodes from the file itself (with the materials that sample each).
 pub fn texture_cards(opened: &Opened) -> Vec<crate::gallery::TextureCard> {
-    use crate::gallery::{thumbnail, TextureCard, THUMBNAIL_SIDE};
+    use crate::gallery::{thumbnail, used_bounds, TextureCard, THUMBNAIL_SIDE};
     let doc = &*opened.document;
     if let Some(picture) = doc.image() {
         let format = doc.info_rows().into_iter().find(|r| r.label == "format").map_or_else(|| doc.kind().title().to_string(), |r| r.value);
-        return vec![TextureCard { path: opened.path.clone(), texture: None, width: picture.width, height: picture.height, format, materials: Vec::new(), thumbnail: thumbnail(picture, THUMBNAIL_SIDE) }];
+        return vec![TextureCard { path: opened.path.clone(), texture: None, width: picture.width, height: picture.height, format, materials: Vec::new(), used: None, thumbnail: thumbnail(picture, THUMBNAIL_SIDE) }];
     }
     let Some(scene) = &opened.scene else { return Vec::new() };
     scene
@@ -434,7 +434,12 @@ pub fn texture_cards(opened: &Opened) -> Vec<crate::gallery::TextureCard> {
         .filter(|(_, t)| t.is_own())
         .map(|(i, t)| {
             let materials = scene.materials.iter().filter(|m| m.texture == Some(i as u32)).filter_map(|m| m.name.clone()).collect();
-            TextureCard { path: opened.path.clone(), texture: Some(i), width: t.texels.width, height: t.texels.height, format: t.name.clone().unwrap_or_else(|| format!("texture {i}")), materials, thumbnail: thumbnail(&t.texels, THUMBNAIL_SIDE) }
+            // What the triangles sample of it: the rest of a VRAM page is other files'.
+            let sampling = |m: &Option<crate::scene::MaterialId>| m.and_then(|m| scene.materials.get(m as usize)).is_some_and(|m| m.texture == Some(i as u32));
+            let uvs = scene.meshes.iter().flat_map(|mesh| &mesh.primitives).filter(|p| sampling(&p.material)).filter_map(|p| p.uvs.as_ref().map(|uv| p.indices.iter().filter_map(move |&k| uv.get(k as usize).copied()))).flatten();
+            let used = used_bounds(uvs, t.texels.width, t.texels.height);
+            let shown = used.map_or_else(|| t.texels.clone(), |[x, y, w, h]| crate::texture::crop(&t.texels, x, y, w, h));
+            TextureCard { path: opened.path.clone(), texture: Some(i), width: t.texels.width, height: t.texels.height, format: t.name.clone().unwrap_or_else(|| format!("texture {i}")), materials, used, thumbnail: thumbnail(&shown, THUMBNAIL_SIDE) }
         })
         .collect()
 }
@@ -632,7 +637,31 @@ mod tests {
         let party = pollster::block_on(open_file(&archive, &source, "DEMO/FIELD/PARTY.BSX")).unwrap();
         let pages = texture_cards(&party);
         assert!(!pages.is_empty());
-        assert!(pages.iter().all(|c| (c.width, c.height) == (256, 256) && c.texture.is_some() && !c.materials.is_empty() && c.thumbnail.width == crate::gallery::THUMBNAIL_SIDE), "{pages:?}");
+        assert!(pages.iter().all(|c| (c.width, c.height) == (256, 256) && c.texture.is_some() && !c.materials.is_empty()), "{pages:?}");
+        // The thumbnail shows what the triangles sample: the bounds of their texcoords.
+        let scene = party.scene.as_ref().unwrap();
+        for c in &pages {
+            let (mut x0, mut y0, mut x1, mut y1) = (u32::MAX, u32::MAX, 0, 0);
+            for p in scene.meshes.iter().flat_map(|m| &m.primitives).filter(|p| p.material.is_some_and(|m| scene.materials[m as usize].texture == Some(c.texture.unwrap() as u32))) {
+                for &k in &p.indices {
+                    let [u, v] = p.uvs.as_ref().unwrap()[k as usize];
+                    let (x, y) = ((u * 256.0) as u32, (v * 256.0) as u32);
+                    (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+                }
+            }
+            let used = c.used.expect("a page the model samples has used bounds");
+            assert_eq!(used, [x0, y0, x1 - x0 + 1, y1 - y0 + 1], "{c:?}");
+            assert!(used[2] < 256 || used[3] < 256, "the demo's pages are used in part: {used:?}");
+            let side = crate::gallery::THUMBNAIL_SIDE;
+            assert!(c.thumbnail.width.max(c.thumbnail.height) <= side.max(used[2].max(used[3]).min(side)), "{c:?}");
+            if used[2] <= side && used[3] <= side {
+                // Not scaled: texel for texel the page's, from the bounds' corner.
+                let page = &scene.textures[c.texture.unwrap()].texels;
+                assert_eq!((c.thumbnail.width, c.thumbnail.height), (used[2], used[3]));
+                let at = ((used[1] * page.width + used[0]) * 4) as usize;
+                assert_eq!(c.thumbnail.rgba[..4], page.rgba[at..at + 4]);
+            }
+        }
         // What a texel of a page is made of: VRAM's word, the CLUT index, the colour.
         let words = party.document.texel_source(pages[0].texture.unwrap(), 3, 5);
         let names: Vec<&str> = words.iter().map(|(n, _)| n.as_str()).collect();

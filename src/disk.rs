@@ -31,6 +31,9 @@ pub struct ListedFile {
     /// Inside a container (read through `disk::Disk`, not from `real` itself).
     #[serde(skip)]
     pub contained: bool,
+    /// A container that could not be opened (listed as the file it is): why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
 }
 
 /// One file an archive lists inside a container: its path under the container's, its size

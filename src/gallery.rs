@@ -49,6 +49,10 @@ pub struct TextureCard {
     /// The scene's materials that sample a decoded texture.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub materials: Vec<String>,
+    /// The part the scene's triangles sample, `[x, y, width, height]` in texels (a decoded
+    /// page is mostly what other files put in VRAM): the thumbnail shows this part.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub used: Option<[u32; 4]>,
     /// Scaled to fit [`THUMBNAIL_SIDE`], texel by texel.
     #[serde(skip)]
     pub thumbnail: Texels,
@@ -83,6 +87,18 @@ pub fn css_color([r, g, b]: [f32; 3]) -> String {
 /// `texels` shrunk (nearest texel) so that its longer side is at most `side`; a picture
 /// that already fits is kept as it is. Old games' textures are small and blocky: nearest
 /// keeps them recognisable where smoothing would blur them.
+/// The texels of a `width × height` texture that the texture coordinates `uvs` (0..1, from
+/// the top left) sample: `[x, y, width, height]`, or None for no coordinates.
+pub fn used_bounds(uvs: impl Iterator<Item = [f32; 2]>, width: u32, height: u32) -> Option<[u32; 4]> {
+    let texel = |t: f32, size: u32| ((t.clamp(0.0, 1.0) * size as f32).floor() as u32).min(size.saturating_sub(1));
+    let mut b: Option<[u32; 4]> = None;
+    for [u, v] in uvs.filter(|[u, v]| u.is_finite() && v.is_finite()) {
+        let (x, y) = (texel(u, width), texel(v, height));
+        b = Some(b.map_or([x, y, x, y], |[x0, y0, x1, y1]| [x0.min(x), y0.min(y), x1.max(x), y1.max(y)]));
+    }
+    b.map(|[x0, y0, x1, y1]| [x0, y0, x1 - x0 + 1, y1 - y0 + 1])
+}
+
 pub fn thumbnail(texels: &Texels, side: u32) -> Texels {
     let (w, h) = (texels.width.max(1), texels.height.max(1));
     if (w <= side && h <= side) || texels.rgba.len() != w as usize * h as usize * 4 {
@@ -128,5 +144,21 @@ mod tests {
     fn colours_are_css() {
         assert_eq!(css_color([1.0, 0.5, 0.0]), "#ff8000");
         assert_eq!(css_color([2.0, -1.0, f32::NAN]), "#ff0000");
+    }
+
+    #[test]
+    fn used_bounds_cover_every_texcoord_sampled() {
+        let t = picture(8, 4);
+        // Texel centres of (2, 1) and (5, 2); 1.0 is the last texel, not past it.
+        let b = used_bounds([[2.5 / 8.0, 1.5 / 4.0], [5.5 / 8.0, 2.5 / 4.0]].into_iter(), 8, 4);
+        assert_eq!(b, Some([2, 1, 4, 2]));
+        assert_eq!(used_bounds([[1.0, 1.0], [f32::NAN, 0.0]].into_iter(), 8, 4), Some([7, 3, 1, 1]));
+        assert_eq!(used_bounds(std::iter::empty(), 8, 4), None);
+        // What the card shows of it.
+        let c = crate::texture::crop(&t, 2, 1, 4, 2);
+        assert_eq!((c.width, c.height), (4, 2));
+        // The picture's texel (x, y) holds x, y: the crop starts at (2, 1).
+        assert_eq!(c.rgba[..4], [2, 1, 0, 255]);
+        assert_eq!(c.rgba[c.rgba.len() - 4..], [5, 2, 0, 255]);
     }
 }

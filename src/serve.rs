@@ -242,7 +242,7 @@ fn list_archive_or_container(root: &Path) -> io::Result<Listing> {
     if entries.is_empty() && !problems.is_empty() {
         return Err(io::Error::new(io::ErrorKind::InvalidData, problems[0].1.clone()));
     }
-    let files = entries.into_iter().map(|e| ListedFile { kind: crate::census::kind_of(&e.path, &e.head, e.size), path: e.path, size: e.size, real: root.to_path_buf(), contained: true }).collect();
+    let files = entries.into_iter().map(|e| ListedFile { kind: crate::census::kind_of(&e.path, &e.head, e.size), path: e.path, size: e.size, real: root.to_path_buf(), contained: true, failure: None }).collect();
     let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     Ok(Listing { root: name, base: String::new(), files, skipped: problems })
 }
@@ -439,7 +439,7 @@ fn list_folder(root: &Path, containers: bool) -> io::Result<Listing> {
                 stack.push((real, rel));
             } else if meta.is_file() {
                 let kind = crate::census::kind_of(&rel, &read_head(&real), meta.len());
-                files.push(ListedFile { path: rel, size: meta.len(), kind, real, contained: false });
+                files.push(ListedFile { path: rel, size: meta.len(), kind, real, contained: false, failure: None });
             } else {
                 skipped.push((rel, "not a regular file".into()));
             }
@@ -480,13 +480,18 @@ fn open_containers(root: &Path, files: Vec<ListedFile>, skipped: &mut Vec<(Strin
             continue;
         }
         let (entries, problems) = disk.list(&f.path);
-        let opened = disk.container(&f.path).is_ok();
+        let mut opened = disk.container(&f.path).map(|_| ()).map_err(|e| e.to_string());
+        // A container that opens but lists nothing, for its problems, is not a folder either.
+        if let (Ok(()), true, Some((_, why))) = (&opened, entries.is_empty(), problems.first()) {
+            opened = Err(why.clone());
+        }
         skipped.extend(problems);
-        if !opened {
-            out.push(f);
+        if let Err(why) = opened {
+            // The viewer marks it and says why when it is opened.
+            out.push(ListedFile { failure: Some(why), ..f });
             continue;
         }
-        out.extend(entries.into_iter().map(|e| ListedFile { kind: crate::census::kind_of(&e.path, &e.head, e.size), path: e.path, size: e.size, real: f.real.clone(), contained: true }));
+        out.extend(entries.into_iter().map(|e| ListedFile { kind: crate::census::kind_of(&e.path, &e.head, e.size), path: e.path, size: e.size, real: f.real.clone(), contained: true, failure: None }));
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
     skipped.sort();
@@ -564,8 +569,8 @@ mod tests {
         assert_eq!(
             l.files,
             vec![
-                ListedFile { path: "DEMO/VIDEO/A.BGF".into(), size: 3, kind: "biz2-unreadable", real: root.join("DEMO/VIDEO/A.BGF"), contained: false },
-                ListedFile { path: "top.txt".into(), size: 1, kind: "unknown", real: root.join("top.txt"), contained: false }
+                ListedFile { path: "DEMO/VIDEO/A.BGF".into(), size: 3, kind: "biz2-unreadable", real: root.join("DEMO/VIDEO/A.BGF"), contained: false, failure: None },
+                ListedFile { path: "top.txt".into(), size: 1, kind: "unknown", real: root.join("top.txt"), contained: false, failure: None }
             ]
         );
     }

@@ -503,3 +503,72 @@ fn the_format_notes_fixture_recipe_comes_out_where_it_says() {
     // Wrapped in LZS and back: the same bytes.
     assert_eq!(lzs::decode(&lzs::encode(&b), 1 << 20).unwrap(), b);
 }
+
+/// Per model record that lies wholly inside `b` (cut short of what its header says), from
+/// the bytes alone: the triangles of the parts whose header and data lie wholly inside. A
+/// model whose bones the cut reaches draws nothing; a part header it reaches ends the list.
+fn triangles_inside(b: &[u8]) -> Vec<usize> {
+    let u16_at = |at: usize| u16::from_le_bytes([b[at], b[at + 1]]) as usize;
+    let om = u32_at(b, 4);
+    if om + 16 > b.len() {
+        return Vec::new();
+    }
+    let sizes = [0x18, 0x14, 0x0C, 0x0C, 0x08, 0x08, 0x10, 0x14];
+    let mut models = Vec::new();
+    for i in 0..u32_at(b, om + 4) {
+        let rec = om + 16 + 48 * i;
+        if rec + 48 > b.len() {
+            break;
+        }
+        let (nb, np) = (b[rec + 0x17] as usize, b[rec + 0x23] as usize);
+        let skeleton = rec + u32_at(b, rec + 4);
+        let mut triangles = 0;
+        if skeleton + 4 * nb <= b.len() {
+            for j in 0..np {
+                let h = skeleton + 4 * nb + 32 * j;
+                if h + 32 > b.len() {
+                    break;
+                }
+                let base = u32_at(b, h + 0x18) & 0x7FFF_FFFF;
+                let (nv, nt, nf, nc) = (b[h + 2] as usize, b[h + 3] as usize, b[h + 0x0C] as usize, b[h + 0x0D] as usize);
+                let polys: usize = sizes.iter().zip(&b[h + 4..h + 12]).map(|(s, &n)| s * n as usize).sum();
+                let end = [base + 4 + 8 * nv, base + u16_at(h + 0x0E) + polys, base + u16_at(h + 0x12) + 4 * nf, base + u16_at(h + 0x10) + 2 * nt, base + u16_at(h + 0x14) + nc];
+                if end.iter().all(|&e| e <= b.len()) {
+                    triangles += [2, 1, 2, 1, 1, 2, 1, 2].iter().zip(&b[h + 4..h + 12]).map(|(w, &n)| w * n as usize).sum::<usize>();
+                }
+            }
+        }
+        models.push(triangles);
+    }
+    models
+}
+
+#[test]
+fn a_field_model_cut_short_shows_what_lies_wholly_inside_and_says_where_it_ends() {
+    for name in REAL {
+        let bytes = shared(name);
+        let om = u32_at(&bytes, 4);
+        // Every 499th byte, and around the models section where records and headers sit.
+        let cuts = (8..bytes.len()).step_by(499).chain((om.saturating_sub(64).max(8)..(om + 2400).min(bytes.len())).step_by(13));
+        for cut in cuts {
+            let part = &bytes[..cut];
+            let doc = registry::open(name, part.to_vec(), Purpose::Show);
+            let e = doc.error().unwrap_or_else(|| panic!("{name} cut at {cut}: no damage reported"));
+            assert!(doc.damaged(), "{name} cut at {cut}: {e}");
+            assert!(e.message.contains(&format!("ends at byte {cut}")) && e.message.contains(&format!("size_file says {}", bytes.len())), "{e}");
+            let j: serde_json::Value = serde_json::from_str(&doc.info_json()).unwrap();
+            let got: Vec<usize> = j["models"].as_array().unwrap().iter().map(|m| m["triangles"].as_u64().unwrap() as usize).collect();
+            assert_eq!(got, triangles_inside(part), "{name} cut at {cut}");
+            assert_eq!(j["error"]["offset"], cut);
+        }
+    }
+    // What the scene draws: model 2 of MD1_1 cut inside model 3's part headers is whole.
+    let bytes = shared("MD1_1_u.BSX");
+    let part = bytes[..36000].to_vec();
+    let expected = triangles_inside(&part);
+    let opened = open_among(vec![("FIELD/MD1_1.BSX", part)], "FIELD/MD1_1.BSX");
+    let scene = opened.scene.expect("a damaged field model still has a scene");
+    assert_eq!(expected[2], 460);
+    assert!(expected[3] > 0 && expected[3] < 500, "model 3 is drawn in part: {expected:?}");
+    assert!(scene.triangle_count(0) > 0);
+}

@@ -56,6 +56,8 @@ export function writeHash({ push, opened = false }) {
   if (state.opening && !opened) return;
   const hash = hashOf(currentView());
   if (hash === location.hash) return;
+  // The link copied is of the view that was: its note goes.
+  forgetShared();
   if (push) history.pushState(null, '', hash);
   else history.replaceState(null, '', hash);
 }
@@ -64,6 +66,13 @@ export const followView = throttle(() => writeHash({ push: false }), 250);
 
 export function permalink() {
   return `${location.origin}${location.pathname}${hashOf(currentView())}`;
+}
+
+// The share button's note ("link copied", or the link to copy) and its field go.
+export function forgetShared() {
+  clearTimeout(state.shareTimer);
+  $('share-status').textContent = '';
+  $('share-link').hidden = true;
 }
 
 // Copy the link; where the clipboard is refused, show it selected so it can be copied.

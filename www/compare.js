@@ -13,6 +13,7 @@ import { restoreView, syncToolbar, words } from './controls.js';
 import { endLoading, startLoading } from './loading.js';
 import { setComparing } from './compareview.js';
 import { clearMeasure } from './measure.js';
+import { setView } from './viewmode.js';
 
 const MODE_LABEL = { a: 'A', b: 'B', overlay: 'overlay', split: 'split', difference: 'difference' };
 const MODE_TITLE = {
@@ -57,6 +58,7 @@ async function compareNow(pathA, pathB, restore, request) {
     endLoading();
     setComparing(false);
     state.viewer.clear();
+    setView('failed');
     showError(`${ea.path} and ${eb.path}`, err);
     await state.viewport.requestFrame();
     throw err;
@@ -166,8 +168,8 @@ function showComparisonInfo(data) {
   setExport(data.sceneA, `${data.a.path.split('/').pop()} has no 3D scene to export`);
 }
 
-// The toolbar's comparison controls follow the view: the mode pressed, the split's slider
-// and handle, the difference view's legend.
+// The comparison's controls over the view follow it: the mode pressed, the split's handle,
+// the difference view's legend.
 export function syncCompareControls() {
   const view = state.compare ? state.viewer.compareView() : null;
   $('compare-controls').hidden = !view;
@@ -193,8 +195,6 @@ export function syncCompareControls() {
     }
   }
   const split = view.mode === 'split';
-  $('compare-split').hidden = !split;
-  $('compare-split').value = String(view.split);
   const handle = $('split-handle');
   handle.hidden = !split;
   handle.style.left = `${view.split * 100}%`;
@@ -237,14 +237,27 @@ export async function setCompareView(changes) {
 }
 
 // "Compare with…": the file on show waits for the other, chosen in the list.
+// Ask for the other file of a comparison with `path` (null: the question is withdrawn).
+// The choice is made in the file list, so focus goes there, on the file asked about: the
+// arrows move to the other file, Enter confirms it, Escape withdraws the question.
 export function pickComparison(path) {
+  const withdrawn = state.comparePick && !path;
   state.comparePick = path;
   syncPick();
+  if (path) {
+    state.files.mark(state.byPath.get(path.toLowerCase())?.path ?? path);
+    $('file-list').focus();
+  } else if (withdrawn) {
+    // Back where the question was asked: the file on show.
+    if (state.current) state.files.mark(state.compare ? state.compare.a : state.current);
+    $('file-list').focus();
+  }
 }
 
 export function syncPick() {
   const bar = $('compare-pick');
   bar.hidden = !state.comparePick;
+  state.files.picking = Boolean(state.comparePick);
   if (state.comparePick) $('compare-pick-name').textContent = state.comparePick;
 }
 
@@ -252,7 +265,6 @@ export function syncPick() {
 // pick bar; the keys X (A ↔ B), C (the next mode), N / P (the next / previous difference).
 export function bindCompare() {
   bindRowMenu();
-  $('compare-split').addEventListener('input', (e) => setCompareView({ split: Number(e.target.value) }));
   $('compare-end').addEventListener('click', () => {
     const a = state.compare && state.compare.a;
     if (a) document.dispatchEvent(new CustomEvent('relicview:open', { detail: { path: a } }));
@@ -287,26 +299,28 @@ export function bindCompare() {
       pickComparison(null);
       return;
     }
-    const modes = words().compareModes;
-    const v = state.viewer.compareView();
-    switch (e.key) {
-      case 'n': case 'N': state.compareInspector.step(e.shiftKey ? -1 : 1); break;
-      case 'p': case 'P': state.compareInspector.step(-1); break;
-      case 'x': case 'X': setCompareView({ mode: v.mode === 'a' ? 'b' : 'a' }); break;
-      case 'c': case 'C': {
-        let k = modes.indexOf(v.mode);
-        do k = (k + 1) % modes.length; while (modes[k] === 'difference' && !state.compare.hasDifference);
-        setCompareView({ mode: modes[k] });
-        break;
-      }
-      default: return;
-    }
+    const row = COMPARE_KEYS.find((r) => r.keys.includes(e.key));
+    if (!row) return;
+    row.run(e);
     e.preventDefault();
   });
   document.addEventListener('keydown', (e) => {
     if (e.key === 'Escape' && state.comparePick) pickComparison(null);
   });
 }
+
+// A comparison's keys, listed once: dispatched by this table, listed by the help (help.js).
+export const COMPARE_KEYS = [
+  { label: 'N, Shift + N / P', what: 'the next / previous difference (both records and their bytes selected)', keys: ['n', 'N', 'p', 'P'],
+    run: (e) => state.compareInspector.step(e.shiftKey || e.key === 'p' || e.key === 'P' ? -1 : 1) },
+  { label: 'X', what: 'switch the view between A and B', keys: ['x', 'X'], run: () => setCompareView({ mode: state.viewer.compareView().mode === 'a' ? 'b' : 'a' }) },
+  { label: 'C', what: 'the next way to show them: A, B, overlay (B ghosted over A), split, difference', keys: ['c', 'C'], run: () => {
+    const modes = words().compareModes;
+    let k = modes.indexOf(state.viewer.compareView().mode);
+    do k = (k + 1) % modes.length; while (modes[k] === 'difference' && !state.compare.hasDifference);
+    setCompareView({ mode: modes[k] });
+  } },
+];
 
 // A file's menu in the list: open it, compare the file on show with it, or pick the file
 // to compare it with.

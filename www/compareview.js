@@ -4,6 +4,7 @@
 // marked, scrolling together. The rows and the marked bytes are the core's (docs/diff.md);
 // everything from a file reaches the page as text.
 
+import { setView } from './viewmode.js';
 import { HexView, ROW_HEIGHT, hex } from './hexview.js';
 import { $, count, state } from './state.js';
 
@@ -155,7 +156,9 @@ export class CompareInspector {
     mark.className = 'cmark';
     mark.textContent = MARK[row.status];
     mark.title = WORD[row.status];
-    div.append(mark, this.cell('a', i, row), this.cell('b', i, row));
+    const cells = [mark, this.cell('a', i, row), this.cell('b', i, row)];
+    for (const c of cells) c.setAttribute('role', 'gridcell');
+    div.append(...cells);
     return div;
   }
 
@@ -298,6 +301,8 @@ export class CompareInspector {
 export function setComparing(on) {
   if (!on && !state.compare) return;
   document.body.classList.toggle('comparing', on);
+  if (on) setView('compare');
+  fitComparison(on);
   $('inspector-body').hidden = on;
   $('compare-body').hidden = !on;
   $('compare-controls').hidden = !on;
@@ -308,3 +313,27 @@ export function setComparing(on) {
     $('compare-legend').hidden = true;
   }
 }
+
+// The comparison's inspector puts the trees beside both hex views: it needs ROOM_REM of
+// width (the trees' 13rem, both hex columns' 33rem; style.css). Where the stage is
+// narrower, the info pane folds away while the comparison is on show (its Info button
+// brings it back); a phone stacks the panes instead.
+const ROOM_REM = 46;
+let foldedWidth = 0;
+
+export function fitComparison(on = Boolean(state.compare)) {
+  const panes = state.panes;
+  if (!panes) return;
+  const folded = panes.folded.has('info-panel');
+  const phone = window.matchMedia('(max-width: 760px)').matches;
+  const room = ROOM_REM * (parseFloat(getComputedStyle(document.documentElement).fontSize) || 16);
+  const stage = $('stage').getBoundingClientRect().width;
+  if (on && !phone && !folded && panes.shown('info-panel') && stage < room) {
+    foldedWidth = $('info-panel').getBoundingClientRect().width + $('split-info').getBoundingClientRect().width;
+    panes.fold('info-panel', true);
+  } else if (folded && (!on || phone || stage - foldedWidth >= room)) {
+    panes.fold('info-panel', false);
+  }
+}
+
+window.addEventListener('resize', () => { if (state.compare) fitComparison(true); });

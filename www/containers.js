@@ -119,6 +119,8 @@ export async function expandContainers(entries, progress = () => {}) {
       const chd = CHD_MAGIC.every((b, i) => head[i] === b);
       const worker = chd ? new ContainerWorker(state.module) : (shared ||= new ContainerWorker(state.module));
       const listed = await worker.open(e.path, file, mode, start, (done, total) => progress(`listing ${e.path}…`, done, total));
+      // Nothing listed, for its problems: not a folder but a file that failed (as serve says).
+      if (!listed.entries.length && listed.problems.length) throw new Error(String(listed.problems[0]));
       problems.push(...listed.problems);
       replaced.add(e);
       for (const x of listed.entries) {

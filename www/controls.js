@@ -5,6 +5,7 @@ import { $, core, ready, state } from './state.js';
 import { followView } from './address.js';
 import { restoreMeasure, syncScaleBar } from './measure.js';
 import { syncParts } from './parts.js';
+import { viewMessage } from './infopane.js';
 
 // Put back what a link says of the view: LOD, camera (a viewpoint, or a position and a
 // mode), selected chunk, clock and hidden layers.
@@ -134,6 +135,23 @@ export function syncWorldControls() {
   syncParts();
 }
 
+// A choice that draws nothing says so over the view, with what the info pane found missing
+// (a character's file, and where it was looked for); any other choice clears the note.
+export function explainEmptyChoice(stats) {
+  const choice = state.current ? state.viewer.choice() : null;
+  const box = $('view-message');
+  const ours = box.dataset.about === 'choice';
+  if (!choice || stats.triangles > 0) {
+    if (ours) viewMessage(null);
+    return;
+  }
+  if (!box.hidden && !ours) return; // (a damaged file's note stays)
+  const label = choice.options[choice.selected ?? 0];
+  const missing = [...$('info-body').querySelectorAll('dd.bad')].map((dd) => `${dd.previousElementSibling.textContent}: ${dd.textContent}`);
+  viewMessage(`Nothing to draw for ${label}.${missing.length ? `\n${missing.join('\n')}` : ''}`, { note: true });
+  box.dataset.about = 'choice';
+}
+
 // Hide or show layers by name ({doors: false}); resolves once the change is drawn.
 export async function setLayers(changes) {
   await ready;
@@ -158,6 +176,7 @@ export async function choose(k) {
   syncWorldControls();
   let stats = await state.viewport.requestFrame();
   while (stats.uploading) stats = await state.viewport.requestFrame();
+  explainEmptyChoice(stats);
   followView();
   return { triangles: stats.triangles, drawCalls: stats.drawCalls, choice: stats.choice };
 }

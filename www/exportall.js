@@ -24,7 +24,7 @@ export async function exportAll() {
   const generation = state.generation;
   const entries = state.entries.slice();
   const { folder, paths } = zipPaths(entries);
-  const name = `${folder || (state.source.archive ? 'archive' : 'files')}-export.zip`;
+  const name = `${folder || state.archiveName || (state.source.archive ? 'archive' : 'files')}-export.zip`;
   const job = { cancelled: false };
   const allScenes = exportsAllLods();
   state.exportJob = job;

@@ -22,6 +22,9 @@ export class FileList {
     this.search = search;
     this.kindsBox = kinds;
     this.onOpen = onOpen;
+    // While the other file of a comparison is chosen (compare.js sets it): arrows move the
+    // cursor without opening, Enter confirms.
+    this.picking = false;
     this.entries = [];
     // What the list shows, in order: {folder, dir} heads and {entry} files.
     this.rows = [];
@@ -300,7 +303,9 @@ export class FileList {
       else if (step < 0) i = after < 0 ? files.length - 1 : Math.max(0, after - 1);
       else i = after < 0 ? files.length - 1 : after;
     }
-    this.onOpen(files[i]);
+    // Choosing the other file of a comparison: the cursor moves, Enter confirms.
+    if (this.picking) this.mark(files[i]);
+    else this.onOpen(files[i]);
   }
 
   key(e) {
@@ -309,6 +314,7 @@ export class FileList {
     else if (e.key === 'ArrowUp') this.move(-1);
     else if (e.key === 'Home') this.move(0, 0);
     else if (e.key === 'End') this.move(0, -1);
+    else if (e.key === 'Enter' && this.picking) { if (this.current) this.onOpen(this.current); }
     else if (e.key === 'Enter') this.move(0);
     else if (e.key === 'ArrowLeft') { if (!this.collapsed.has(dir)) this.toggleFolder(dir); }
     else if (e.key === 'ArrowRight') { if (this.collapsed.has(dir)) this.toggleFolder(dir); }

@@ -58,7 +58,7 @@ export async function hostedEntries(listingUrl) {
   const listing = await response.json();
   if (!Array.isArray(listing.files)) return null;
   const base = new URL(typeof listing.base === 'string' ? listing.base : '', listingUrl);
-  return listing.files.map(({ path, size, kind }) => {
+  const entries = listing.files.map(({ path, size, kind, failure }) => {
     // (Made when first read: a URL for each of 20,000 files took some 100 ms.)
     let made = null;
     const url = () => (made ??= new URL(String(path).split('/').map(encodeURIComponent).join('/'), base));
@@ -67,6 +67,8 @@ export async function hostedEntries(listingUrl) {
       size: Number(size) || 0,
       // The server typed the file by content; nothing needs fetching to know it.
       kind: typeof kind === 'string' ? kind : null,
+      // A container the server could not open: why (the list marks it, opening it says so).
+      containerFailure: typeof failure === 'string' ? failure : undefined,
       head: async () => new ArrayBuffer(0),
       read: async () => {
         const r = await fetch(url());
@@ -76,6 +78,9 @@ export async function hostedEntries(listingUrl) {
       source: () => ({ url: url().href }),
     };
   });
+  // The archive's name (its folder, or the container served): what its exports are called.
+  if (typeof listing.root === 'string' && listing.root) entries.root = listing.root;
+  return entries;
 }
 
 // The first 16 bytes of many local files, read by a worker: each read's completion costs

@@ -5,6 +5,7 @@
 
 import { $, count, state } from './state.js';
 import { download } from './exporting.js';
+import { textView } from './textview.js';
 
 const MAX_ZOOM = 64;
 const MIN_ZOOM = 1 / 16;
@@ -22,8 +23,30 @@ export function showFlat(file) {
   hideFlat();
   if (can.gallery) showGallery(file);
   else if (can.image) showPicture(file.image(), file.imageRegions ? file.imageRegions() : []);
+  else if (can.text && !can.scene) showText(file.text());
   else return false;
   return true;
+}
+
+// ---- text ----
+
+// A text file's lines in the main view, with a find box (Enter: the next line holding the
+// words, Shift+Enter: the previous).
+function showText(text) {
+  const view = textView(text);
+  $('text-body').replaceChildren(view);
+  $('text-find').value = '';
+  $('text-find-status').textContent = '';
+  shown = { mode: 'text', view, lines: view.querySelector('.text-view') ? text.split('\n').length - (text.endsWith('\n') ? 1 : 0) : 0 };
+  $('text-pane').hidden = false;
+  reveal();
+}
+
+function findInText(step) {
+  if (!shown || shown.mode !== 'text') return null;
+  const found = shown.view.find($('text-find').value, step);
+  $('text-find-status').textContent = !found ? '' : found.matches ? `line ${found.line} · ${found.match} of ${found.matches}` : 'not found';
+  return found;
 }
 
 export function hideFlat() {
@@ -33,9 +56,10 @@ export function hideFlat() {
   $('gallery').replaceChildren();
   $('gallery').hidden = true;
   $('texture-gallery').hidden = true;
+  $('text-pane').hidden = true;
+  $('text-body').replaceChildren();
   $('picture-back').hidden = true;
   $('picture-png').hidden = true;
-  document.body.classList.remove('flat');
 }
 
 // A texture at full size (from the texture gallery): `describe(x, y)` adds what the format
@@ -70,12 +94,12 @@ export function flatState() {
   if (!shown) return null;
   if (shown.mode === 'gallery') return { mode: 'gallery', cards: shown.cards };
   if (shown.mode === 'textures') return { mode: 'textures' };
+  if (shown.mode === 'text') return { mode: 'text', lines: shown.lines };
   return { mode: 'picture', zoom: shown.zoom, width: shown.image.width, height: shown.image.height, regions: shown.regions.length };
 }
 
 function reveal() {
   $('flat-view').hidden = false;
-  document.body.classList.add('flat');
 }
 
 // ---- the picture ----
@@ -85,10 +109,27 @@ function showPicture(image, regions) {
   texels.width = image.width;
   texels.height = image.height;
   texels.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray(image.rgba), image.width, image.height), 0, 0);
-  shown = { mode: 'picture', image, regions, texels, zoom: 1, x: 0, y: 0, hover: null };
+  shown = { mode: 'picture', image, regions, grid: gridOf(regions), texels, zoom: 1, x: 0, y: 0, hover: null };
   $('picture-pane').hidden = false;
   reveal();
-  fit({ grow: false });
+  // A small picture is enlarged to the view, a whole number of pixels a texel.
+  fit();
+}
+
+// A sheet whose images lie in rows and columns of one size (FIELD.TDB): its rows' first
+// numbers and its columns' offsets are labelled beside it, so that no label covers an
+// image. → {columns: [x], rows: [[y, label]], width, height} or null.
+const LABEL_MARGIN = { x: 34, y: 16 }; // CSS px kept free beside a labelled sheet
+
+function gridOf(regions) {
+  if (!regions.length) return null;
+  const [w, h] = [regions[0].width, regions[0].height];
+  if (regions.some((r) => r.width !== w || r.height !== h)) return null;
+  const columns = [...new Set(regions.map((r) => r.x))].sort((a, b) => a - b);
+  const firsts = new Map();
+  for (const r of regions) if (!firsts.has(r.y) || r.x < firsts.get(r.y).x) firsts.set(r.y, r);
+  const rows = [...firsts.entries()].sort((a, b) => a[0] - b[0]).map(([y, r]) => [y, r.label.match(/\d+/)?.[0] ?? '']);
+  return { columns, rows, width: w, height: h };
 }
 
 function viewSize() {
@@ -101,7 +142,9 @@ function viewSize() {
 export function fit({ grow = true } = {}) {
   if (!shown || shown.mode !== 'picture') return;
   const { w, h } = viewSize();
-  const fitted = Math.min(w / shown.image.width, h / shown.image.height);
+  // A labelled sheet keeps room for its labels on every side (it stays centred).
+  const [mx, my] = shown.grid ? [LABEL_MARGIN.x, LABEL_MARGIN.y] : [0, 0];
+  const fitted = Math.min(Math.max(1, w - 2 * mx) / shown.image.width, Math.max(1, h - 2 * my) / shown.image.height);
   // Whole steps above 1: texels stay square blocks of the same size.
   const zoom = fitted >= 1 ? (grow ? Math.floor(fitted) : 1) : fitted;
   setZoom(zoom, { x: w / 2, y: h / 2 }, true);
@@ -154,20 +197,24 @@ function drawPicture() {
   g.restore();
   g.imageSmoothingEnabled = zoom < 1;
   g.drawImage(shown.texels, x, y, iw, ih);
-  // A sheet's images: their numbers where there is room, the one under the pointer outlined.
-  const room = shown.regions.length && Math.min(...shown.regions.slice(0, 1).map((r) => r.width * zoom)) >= 28;
-  g.font = '11px ui-monospace, monospace';
-  g.textBaseline = 'top';
+  // A sheet's rows and columns labelled beside it (where there is room), the image under
+  // the pointer outlined.
+  if (shown.grid && shown.grid.height * zoom >= 12) {
+    g.font = '11px ui-monospace, monospace';
+    g.fillStyle = '#a3a9b4';
+    g.textBaseline = 'middle';
+    g.textAlign = 'right';
+    for (const [ry, label] of shown.grid.rows) g.fillText(label, x - 5, y + (ry + shown.grid.height / 2) * zoom);
+    if (shown.grid.width * zoom >= 24) {
+      g.textAlign = 'center';
+      g.textBaseline = 'bottom';
+      shown.grid.columns.forEach((cx, k) => g.fillText(`+${k}`, x + (cx + shown.grid.width / 2) * zoom, y - 3));
+    }
+    g.textAlign = 'start';
+  }
   for (const r of shown.regions) {
     const [rx, ry, rw, rh] = [x + r.x * zoom, y + r.y * zoom, r.width * zoom, r.height * zoom];
     if (rx > w || ry > h || rx + rw < 0 || ry + rh < 0) continue;
-    if (room) {
-      const n = r.label.match(/\d+/)?.[0] ?? '';
-      g.fillStyle = 'rgba(0, 0, 0, 0.65)';
-      g.fillRect(rx, ry, g.measureText(n).width + 4, 13);
-      g.fillStyle = '#fff';
-      g.fillText(n, rx + 2, ry + 1);
-    }
     if (r === shown.hover) {
       g.strokeStyle = '#ffc828';
       g.lineWidth = 2;
@@ -255,6 +302,12 @@ export function bindFlatView() {
   $('picture-in').addEventListener('click', () => setZoom(shown.zoom * 2));
   $('picture-out').addEventListener('click', () => setZoom(shown.zoom / 2));
   $('picture-png').addEventListener('click', () => downloadPicture());
+  $('text-find').addEventListener('input', () => findInText(0));
+  $('text-find').addEventListener('keydown', (e) => {
+    if (e.key !== 'Enter') return;
+    e.preventDefault();
+    findInText(e.shiftKey ? -1 : 1);
+  });
   new ResizeObserver(() => drawPicture()).observe(canvas);
 }
 

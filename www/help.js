@@ -1,24 +1,12 @@
-// The keys of the viewer, listed once: the help overlay (?) shows this table, the README's
-// "Using the viewer" lists the same, and main.js dispatches the view's keys by it.
+// The keys of the viewer: the help overlay (?) shows this table. The view's keys and a
+// comparison's come from the tables they are dispatched by (keys.js, compare.js); the
+// others are each pane's own.
+
+import { VIEW_KEYS } from './keys.js';
+import { COMPARE_KEYS } from './compare.js';
 
 export const viewKeys = [
-  ['The view (click it or Tab to it first)', [
-    ['← → ↑ ↓', 'orbit the camera around its target'],
-    ['Shift + arrows', 'pan'],
-    ['+ / −', 'zoom in / out (towards the middle of the view)'],
-    ['F', 'frame the model, or the selected chunk'],
-    ['W', 'wireframe on / off (in orbit mode)'],
-    ['B', 'hide / show back faces'],
-    ['L', 'next level of detail'],
-    ['G', 'background: dark, light, checker'],
-    ['I', 'lighting: game, sun, camera, stored colours'],
-    ['1 / 3 / 7', 'look from the front / side / top'],
-    ['V', 'switch the camera between orbit and fly'],
-    ['M', 'measure: a click takes a point of the surface (a corner snaps), two give their distance'],
-    ['Z', 'each damage zone in its own colour (a model with zones: the Parts view)'],
-    ['W A S D, Q E', 'fly (in fly mode or at a viewpoint); Shift: faster'],
-    ['Space', 'play / pause the clock (doors, scrolling textures)'],
-  ]],
+  ['The view (click it or Tab to it first)', VIEW_KEYS.map((k) => [k.label, k.what])],
   ['Mouse', [
     ['drag', 'orbit (flying: look around)'],
     ['right-drag, Shift + drag', 'pan'],
@@ -37,6 +25,16 @@ export const viewKeys = [
     ['↑ ↓, Home End', 'open the previous / next file'],
     ['← →', 'fold / unfold the current folder'],
     ['typing', 'search the names'],
+    ['Shift + F10, the menu key', 'the file\'s menu: open it, compare the file on show with it, or compare it with…'],
+    ['Enter', 'choosing the other file of a comparison (↑ ↓ move without opening): compare with it'],
+    ['Escape', 'stop choosing: back to the file on show'],
+  ]],
+  ['Texture gallery (Textures)', [
+    ['Tab, Enter', 'a card\'s name: the texture at full size'],
+    ['Escape', 'back to the gallery, on the card'],
+  ]],
+  ['A text file', [
+    ['find box', 'Enter: the next line holding the words, Shift + Enter: the previous'],
   ]],
   ['Inspector tree', [
     ['↑ ↓, Home End, Page Up / Down', 'move between records (the bytes follow)'],
@@ -51,9 +49,8 @@ export const viewKeys = [
     ['find box', 'bytes as hex ("de ad 00") or text ("quoted" is always text); Enter: next, Shift+Enter: previous'],
   ]],
   ['Comparing two files (a file\'s menu in the list, or Compare with… in the info pane)', [
-    ['N, Shift+N / P', 'the next / previous difference (both records and their bytes selected)'],
-    ['X', 'switch the view between A and B'],
-    ['C', 'the next way to show them: A, B, overlay (B ghosted over A), split, difference'],
+    ...COMPARE_KEYS.map((k) => [k.label, k.what]),
+    ['Escape', 'withdraw a Compare with… still waiting for its file'],
     ['drag the split, ← →', 'move the split between A and B'],
   ]],
   ['Anywhere', [
@@ -92,12 +89,14 @@ export class Help {
     closeButton.addEventListener('click', () => this.close());
     dialog.addEventListener('click', (e) => { if (e.target === dialog) this.close(); });
     this.closeButton = closeButton;
+    this.card = dialog.querySelector('.help-card');
+    this.card.tabIndex = -1;
     dialog.addEventListener('keydown', (e) => {
       if (e.key === 'Escape' || e.key === '?') {
         e.preventDefault();
         this.close();
       } else if (e.key === 'Tab') {
-        // One control in the dialog: focus stays on it.
+        // One control in the dialog: focus stays in it.
         e.preventDefault();
         closeButton.focus();
       }
@@ -113,10 +112,13 @@ export class Help {
     else this.show();
   }
 
+  // Opened at the top, the dialog itself focused (its heading and first keys in sight;
+  // Tab reaches Close).
   show() {
     this.returnFocus = document.activeElement;
     this.dialog.hidden = false;
-    this.closeButton.focus();
+    this.card.scrollTop = 0;
+    this.card.focus({ preventScroll: true });
   }
 
   close() {

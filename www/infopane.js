@@ -3,6 +3,7 @@
 
 import { hashOf } from './urlstate.js';
 import { $, message, state } from './state.js';
+import { textView } from './textview.js';
 
 // `links`: archive paths the value names (each a link); `compare`: pairs of them the reader
 // may compare (a "compare" button after the second of each).
@@ -83,57 +84,6 @@ export function button(id, label, onClick) {
   return b;
 }
 
-// Text with line numbers in a gutter; the text itself stays one text node. A long text
-// keeps only the lines near those in sight in the DOM (its layout would hold the page).
-const TEXT_LINE_PX = 14; // matches .text-wrap in style.css
-
-const TEXT_WINDOW = 400; // lines in the DOM at once, at most
-
-function textView(text) {
-  const wrap = document.createElement('div');
-  wrap.className = 'text-wrap';
-  // A final line break ends the last line; it does not start another.
-  const lines = text.split('\n');
-  if (text.endsWith('\n')) lines.pop();
-  const gutter = document.createElement('pre');
-  gutter.className = 'line-numbers';
-  gutter.setAttribute('aria-hidden', 'true');
-  const pre = document.createElement('pre');
-  pre.className = 'text-view';
-  const show = (first, last) => {
-    gutter.textContent = Array.from({ length: last - first }, (_, i) => first + i + 1).join('\n');
-    pre.textContent = lines.slice(first, last).join('\n') + (last === lines.length && text.endsWith('\n') ? '\n' : '');
-  };
-  if (lines.length <= TEXT_WINDOW) {
-    show(0, lines.length);
-    wrap.append(gutter, pre);
-    return wrap;
-  }
-  wrap.classList.add('windowed');
-  const spacer = document.createElement('div');
-  spacer.className = 'text-spacer';
-  spacer.style.height = `${lines.length * TEXT_LINE_PX}px`;
-  const inner = document.createElement('div');
-  inner.className = 'text-lines';
-  inner.append(gutter, pre);
-  wrap.append(spacer, inner);
-  let shown = -1;
-  const render = () => {
-    const top = Math.floor(wrap.scrollTop / TEXT_LINE_PX);
-    const first = Math.max(0, Math.min(top - TEXT_WINDOW / 4, lines.length - TEXT_WINDOW));
-    if (first === shown) return;
-    shown = first;
-    inner.style.top = `${first * TEXT_LINE_PX}px`;
-    show(first, Math.min(lines.length, first + TEXT_WINDOW));
-  };
-  wrap.addEventListener('scroll', () => {
-    const top = Math.floor(wrap.scrollTop / TEXT_LINE_PX);
-    if (top < shown || top > shown + TEXT_WINDOW / 2) render();
-  });
-  render();
-  return wrap;
-}
-
 // The info panel for an opened file: the core's rows, then what the file can show.
 export function showDocument(file) {
   viewMessage(null);
@@ -150,7 +100,8 @@ export function showDocument(file) {
   more.replaceChildren();
   const can = file.capabilities();
   const path = file.path;
-  if (can.text) more.append(textView(file.text()));
+  // Text beside a scene is read here; text alone has the main view (flatview.js).
+  if (can.text && can.scene) more.append(textView(file.text()));
   if (can.usedBy) {
     const exports = file.exports();
     const b = button('used-by-button', 'Which files use this?', async () => {
@@ -200,15 +151,22 @@ export function clearInfo() {
   setExport(false);
 }
 
+// An error's message without the path it starts with, where it names `path` (the title
+// above it says it already).
+export function reason(path, err) {
+  const text = message(err);
+  return text.startsWith(`${path}: `) ? text.slice(path.length + 2) : text;
+}
+
 export function showError(path, err, actions = []) {
   $('info-title').textContent = path;
   $('info-body').replaceChildren();
   $('info-more').replaceChildren();
   const error = $('info-error');
   error.hidden = false;
-  error.textContent = message(err);
+  error.textContent = reason(path, err);
   // Over the view too: a blank view says why.
-  viewMessage(`${path}\n${message(err)}`, { actions });
+  viewMessage(`${path}\n${reason(path, err)}`, { actions });
 }
 
 // Something the reader is asked to do, in the panel and over the view (not as an error).
@@ -226,6 +184,8 @@ export function showNote(title, text, actions = []) {
 export function viewMessage(text, { note = false, warning = false, actions = [] } = {}) {
   const box = $('view-message');
   box.hidden = text === null;
+  // (Who put the message up: controls.js takes down only its own.)
+  delete box.dataset.about;
   if (text === null) return;
   box.classList.toggle('note', note);
   box.classList.toggle('warning', warning);

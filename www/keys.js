@@ -1,42 +1,48 @@
-// Keys over the view: wireframe, culling, LOD, background, lighting, axis views, the clock.
+// The view's keys, listed once: viewKey dispatches by this table and the help overlay (?)
+// lists it (help.js). Each row: the keys as shown, what they do, the `key` values that
+// press them, and what they run (→ false: not taken here, the key goes on).
 
 import { state } from './state.js';
 import { frame, leaveViewpoint, next, setCamera, setClock, setOptions, words } from './controls.js';
 import { setMeasuring } from './measure.js';
 import { setZoneColours } from './parts.js';
 
-// The view's keys (help.js lists them); → whether the key was one of them.
+const STEP = 24;
+const orbitOrPan = (e, dx, dy) => {
+  if (e.shiftKey) state.viewer.pan(dx, dy);
+  else state.viewer.orbit(dx, dy);
+  leaveViewpoint();
+};
+const axis = (k) => () => window.relicview.axisView(words().axisViews[k]);
+
+export const VIEW_KEYS = [
+  { label: '← → ↑ ↓', what: 'orbit the camera around its target; with Shift: pan', keys: ['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown'],
+    run: (e) => orbitOrPan(e, { ArrowLeft: -STEP, ArrowRight: STEP }[e.key] || 0, { ArrowUp: -STEP, ArrowDown: STEP }[e.key] || 0) },
+  { label: '+ / −', what: 'zoom in / out (towards the middle of the view)', keys: ['+', '=', '-', '_'], run: (e, v) => v.zoom(e.key === '+' || e.key === '=' ? 1 : -1) },
+  { label: 'F', what: 'frame the model, or the selected chunk', keys: ['f', 'F'], run: () => frame() },
+  { label: 'W', what: 'wireframe on / off (in orbit mode)', keys: ['w', 'W'], run: (e, v) => setOptions({ wireframe: !v.options().wireframe }) },
+  { label: 'B', what: 'hide / show back faces', keys: ['b', 'B'], run: (e, v) => setOptions({ cullBack: !v.options().cullBack }) },
+  { label: 'L', what: 'next level of detail', keys: ['l', 'L'], run: (e, v) => {
+    const count = v.stats().lodCount;
+    if (count > 1) setOptions({ lod: (v.stats().lod + 1) % count, autoLod: false });
+  } },
+  { label: 'G', what: 'background: dark, light, checker', keys: ['g', 'G'], run: (e, v) => setOptions({ background: next(words().backgrounds, v.options().background) }) },
+  { label: 'I', what: 'lighting: game, sun, camera, stored colours', keys: ['i', 'I'], run: (e, v) => setOptions({ lighting: next(words().lightings, v.options().lighting) }) },
+  // As on a numpad in Blender: 1 front, 3 side, 7 top.
+  { label: '1', what: 'look from the front', keys: ['1'], run: axis(0) },
+  { label: '3', what: 'look from the side', keys: ['3'], run: axis(1) },
+  { label: '7', what: 'look from the top', keys: ['7'], run: axis(2) },
+  { label: 'V', what: 'switch the camera between orbit and fly', keys: ['v', 'V'], run: (e, v) => setCamera(v.cameraMode() === 'fly' ? 'orbit' : 'fly') },
+  { label: 'M', what: 'measure: a click takes a point of the surface (a corner snaps), two give their distance', keys: ['m', 'M'], run: () => setMeasuring(!state.measuring) },
+  { label: 'Z', what: 'each damage zone in its own colour (a model with zones: the Parts view)', keys: ['z', 'Z'], run: (e, v) => (v.parts().zones.length ? setZoneColours(!v.options().zoneColours) : false) },
+  { label: 'Space', what: 'play / pause the clock (doors, scrolling textures, animations)', keys: [' '], run: (e, v) => (v.stats().animating ? setClock({ playing: !v.clockState().playing }) : false) },
+  // Flying is the viewport's own (viewport.js), at a viewpoint or in fly mode.
+  { label: 'W A S D, Q E', what: 'fly (in fly mode or at a viewpoint); Shift: faster', keys: [] },
+];
+
+// A key over the view; → whether it was one of the view's keys.
 export function viewKey(e) {
   if (e.ctrlKey || e.metaKey || e.altKey) return false;
-  const v = state.viewer;
-  const step = 24;
-  const orbitOrPan = (dx, dy) => { if (e.shiftKey) v.pan(dx, dy); else v.orbit(dx, dy); leaveViewpoint(); };
-  switch (e.key) {
-    case 'ArrowLeft': orbitOrPan(-step, 0); break;
-    case 'ArrowRight': orbitOrPan(step, 0); break;
-    case 'ArrowUp': orbitOrPan(0, -step); break;
-    case 'ArrowDown': orbitOrPan(0, step); break;
-    case '+': case '=': v.zoom(1); break;
-    case '-': case '_': v.zoom(-1); break;
-    case 'f': case 'F': frame(); break;
-    case 'w': case 'W': setOptions({ wireframe: !v.options().wireframe }); break;
-    case 'b': case 'B': setOptions({ cullBack: !v.options().cullBack }); break;
-    case 'l': case 'L': {
-      const count = v.stats().lodCount;
-      if (count > 1) setOptions({ lod: (v.stats().lod + 1) % count, autoLod: false });
-      break;
-    }
-    case 'g': case 'G': setOptions({ background: next(words().backgrounds, v.options().background) }); break;
-    case 'i': case 'I': setOptions({ lighting: next(words().lightings, v.options().lighting) }); break;
-    // As on a numpad in Blender: 1 front, 3 side, 7 top.
-    case '1': window.relicview.axisView(words().axisViews[0]); break;
-    case '3': window.relicview.axisView(words().axisViews[1]); break;
-    case '7': window.relicview.axisView(words().axisViews[2]); break;
-    case 'v': case 'V': setCamera(v.cameraMode() === 'fly' ? 'orbit' : 'fly'); break;
-    case 'm': case 'M': setMeasuring(!state.measuring); break;
-    case 'z': case 'Z': if (v.parts().zones.length) setZoneColours(!v.options().zoneColours); else return false; break;
-    case ' ': if (v.stats().animating) setClock({ playing: !v.clockState().playing }); else return false; break;
-    default: return false;
-  }
-  return true;
+  const row = VIEW_KEYS.find((r) => r.run && r.keys.includes(e.key));
+  return Boolean(row) && row.run(e, state.viewer) !== false;
 }

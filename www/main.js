@@ -59,9 +59,15 @@ async function boot() {
   // On a phone the list sits above the view: a tap on a file brings the view into sight.
   const narrow = window.matchMedia('(max-width: 760px)');
   const onOpen = (path, how = {}) => {
-    // "Compare with…" waits for this choice.
-    if (state.comparePick && state.comparePick.toLowerCase() !== path.toLowerCase()) compareFiles(state.comparePick, path).catch(() => {});
-    else open(path).catch(() => {});
+    const same = (p) => Boolean(p) && p.toLowerCase() === path.toLowerCase();
+    // "Compare with…" waits for this choice (the file asked about is no answer).
+    if (state.comparePick) {
+      if (!same(state.comparePick)) compareFiles(state.comparePick, path).catch(() => {});
+      return;
+    }
+    // Enter on the file on show (alone, or as A of a comparison) leaves the view as it is.
+    if (!how.pointer && same(state.current)) return;
+    open(path).catch(() => {});
     if (how.pointer && narrow.matches) $('stage').scrollIntoView({ block: 'start' });
   };
   state.files = new FileList({ list: $('file-list'), search: $('search'), kinds: $('kinds'), noMatches: $('no-matches'), label: (kind) => kindOfEntry({ kind }).label, onOpen, onMenu: openRowMenu });

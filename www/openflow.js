@@ -5,16 +5,17 @@ import { isTrap } from './core.js';
 import { entriesFromFiles } from './files.js';
 import { fingerprint, readHash } from './urlstate.js';
 import { $, afterNextFrame, core, count, message, nextTask, ready, state } from './state.js';
-import { addRow, clearInfo, setExport, showDocument, showError, viewMessage } from './infopane.js';
+import { addRow, clearInfo, reason, setExport, showDocument, showError, viewMessage } from './infopane.js';
 import { clearMeasure, sizeText } from './measure.js';
 import { hideFlat, showFlat } from './flatview.js';
 import { confirmKinds, kindOfEntry, markSelected, setEntries, setKinds, typeEntries } from './listing.js';
-import { writeHash } from './address.js';
-import { restoreView, stats, syncToolbar } from './controls.js';
+import { forgetShared, writeHash } from './address.js';
+import { explainEmptyChoice, restoreView, stats, syncToolbar } from './controls.js';
 import { recoverFromTrap } from './recovery.js';
 import { endLoading, loadingProgress, showListing, startLoading } from './loading.js';
 import { expandContainers } from './containers.js';
 import { setComparing } from './compareview.js';
+import { setView, viewOf } from './viewmode.js';
 
 // Run one open (`label` names what it opens) with the core up; a trap of the core during
 // it ends it with why, once a new core instance is up.
@@ -97,11 +98,14 @@ async function openNow(path, restore, request) {
     state.files.renderKinds();
   }
   const error = file.error();
-  if (error) {
+  // A container that could not be listed (a cut-off zip, a bad disc image) opens as bytes:
+  // its failure is the reason, over the view.
+  const failure = error || (entry.containerFailure ? new Error(entry.containerFailure) : null);
+  if (failure) {
     // A broken file is inspected up to its error.
     showInspector(file);
     file.free();
-    return failed(entry, error);
+    return failed(entry, failure);
   }
   // The previous file's records and selection go; this file's come after its first frame.
   state.inspector.show(null, []);
@@ -117,6 +121,8 @@ async function openNow(path, restore, request) {
   if (entry.failed) state.files.setFailed(entry, false);
   // (The previous file's message goes before this file's first frame.)
   viewMessage(null);
+  const can = file.capabilities();
+  setView(viewOf(can));
   showFlat(file);
   if (restore) {
     restoreView(restore, { chunk: false });
@@ -172,7 +178,8 @@ async function openNow(path, restore, request) {
   // Damaged where it ends: what came before is on show, and the view says what is missing.
   const damage = file.damage();
   state.files.setDamaged(entry, Boolean(damage));
-  if (damage) viewMessage(`${entry.path} is damaged: ${message(damage)}\nEverything before that point is shown.`, { note: true, warning: true });
+  if (damage) viewMessage(`${entry.path} is damaged: ${reason(entry.path, damage)}\nWhat lies before that point is shown.`, { note: true, warning: true });
+  else explainEmptyChoice(stats);
   syncToolbar();
   writeHash({ push: newFile && !restore, opened: true });
   state.linkPending = false;
@@ -223,6 +230,7 @@ async function failed(entry, err) {
   state.viewer.clear();
   state.files.setFailed(entry, true, message(err));
   hideFlat();
+  setView('failed');
   showError(entry.path, err);
   setExport(false, `${entry.path.split('/').pop()} could not be opened`);
   await state.viewport.requestFrame();
@@ -248,6 +256,12 @@ export function queued(label, run) {
   return job;
 }
 
+// No file on show (the archive's texture gallery is): `title` heads the info pane.
+export function closeFile(title) {
+  clearShown();
+  $('info-title').textContent = title;
+}
+
 // Nothing on show: no scene, no records, no info, no selection in the list (a new archive,
 // a link to a file that is not there). Any open under way is abandoned.
 function clearShown() {
@@ -260,6 +274,8 @@ function clearShown() {
   state.inspector.show(null, []);
   clearInfo();
   hideFlat();
+  setView('none');
+  forgetShared();
   markSelected(null);
   endLoading();
   syncToolbar();
@@ -338,6 +354,7 @@ export async function loadEntries(entries, label, source) {
   await ready;
   const generation = ++state.generation;
   const t0 = performance.now();
+  state.archiveName = entries.root || null;
   // Containers become folders of their entries (listed by a worker, under a progress bar).
   entries = await expandContainers(entries, (what, done = 0, total = 0) => {
     $('archive-summary').textContent = what;

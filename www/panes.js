@@ -10,9 +10,15 @@ export class Panes {
   constructor({ onChange } = {}) {
     this.onChange = onChange || (() => {});
     this.saved = load();
+    // Panes a view folded away for room (fold): the reader's own choice is kept apart.
+    this.folded = new Set();
     for (const toggle of document.querySelectorAll('.pane-toggle')) {
       const pane = document.getElementById(toggle.dataset.pane);
-      toggle.addEventListener('click', () => this.setShown(pane.id, pane.hidden));
+      toggle.addEventListener('click', () => {
+        // The reader's choice overrides a view's fold.
+        this.folded.delete(pane.id);
+        this.setShown(pane.id, pane.hidden);
+      });
       if (this.saved.hidden?.includes(pane.id)) this.setShown(pane.id, false, false);
     }
     for (const splitter of document.querySelectorAll('.splitter')) this.bindSplitter(splitter);
@@ -34,6 +40,18 @@ export class Panes {
     if (remember) this.save();
     this.onChange();
     return shown;
+  }
+
+  // Fold pane `id` away for a view's room (on), or bring back one so folded (off). What
+  // the reader chose is untouched: a pane they hid stays hidden, and a folded pane is not
+  // remembered as hidden.
+  fold(id, on) {
+    if (on && this.shown(id)) {
+      this.folded.add(id);
+      this.setShown(id, false, false);
+    } else if (!on && this.folded.delete(id)) {
+      this.setShown(id, true, false);
+    }
   }
 
   shown(id) {
@@ -96,7 +114,9 @@ export class Panes {
   // assistive technology is what it got, as a share of the window).
   setSize(pane, px, notify = true) {
     const prop = pane.id === 'inspector' ? 'height' : 'width';
-    pane.style[prop] = `${Math.max(0, Math.round(px))}px`;
+    // A comparison's inspector has a height of its own (style.css), not remembered.
+    if (pane.id === 'inspector' && document.body.dataset.view === 'compare') pane.style.setProperty('--compare-h', `${Math.max(0, Math.round(px))}px`);
+    else pane.style[prop] = `${Math.max(0, Math.round(px))}px`;
     this.updateValues();
     if (notify) this.onChange();
   }
@@ -120,7 +140,7 @@ export class Panes {
       const prop = pane?.id === 'inspector' ? 'height' : 'width';
       if (pane && pane.style[prop]) sizes[pane.id] = parseFloat(pane.style[prop]);
     }
-    const hidden = [...document.querySelectorAll('.pane-toggle')].map((t) => t.dataset.pane).filter((id) => document.getElementById(id)?.hidden);
+    const hidden = [...document.querySelectorAll('.pane-toggle')].map((t) => t.dataset.pane).filter((id) => document.getElementById(id)?.hidden && !this.folded.has(id));
     this.saved = { sizes, hidden };
     try { localStorage.setItem(STORE, JSON.stringify(this.saved)); } catch { /* private mode: not remembered */ }
   }

@@ -19,6 +19,9 @@ export const state = {
   queue: Promise.resolve(), // opens run one after another; the last one asked for wins
   // Where the archive came from, for links: {archive: listing URL} or {folder: fingerprint}.
   source: {},
+  // The archive's name where its listing gives one (a served folder's): exports are named
+  // after it.
+  archiveName: null,
   // The address bar holds a link not yet applied (the page was opened with it, or it was
   // typed in): the next archive restores its view. Once a file shows, the hash is the
   // page's own, and a new archive starts from a clean address.

@@ -9,6 +9,8 @@ import { $, count, nextTask, ready, state } from './state.js';
 import { kindOfEntry } from './listing.js';
 import { showTexture, showTextureGrid } from './flatview.js';
 import { download } from './exporting.js';
+import { currentView, setView } from './viewmode.js';
+import { closeFile } from './openflow.js';
 
 const openPath = (path) => document.dispatchEvent(new CustomEvent('relicview:open', { detail: { path } }));
 
@@ -56,11 +58,14 @@ export async function textureList({ onCard = null } = {}) {
 // The list as scripts read it (no thumbnails, no elements).
 export async function textures() {
   const cards = await textureList();
-  return cards.map((c) => ({ path: c.path, texture: c.texture ?? null, width: c.width, height: c.height, format: c.format, materials: c.materials || [], users: c.users }));
+  return cards.map((c) => ({ path: c.path, texture: c.texture ?? null, width: c.width, height: c.height, format: c.format, materials: c.materials || [], used: c.used ?? null, users: c.users }));
 }
 
-// Open the gallery in the main view.
+// Open the gallery in the main view. No file is on show while it is: the file that was
+// goes, with its records and its controls.
 export async function showGallery() {
+  closeFile('The archive\u2019s textures');
+  setView('textures');
   showTextureGrid();
   const grid = $('texture-cards');
   grid.replaceChildren();
@@ -91,7 +96,8 @@ function card(c) {
   title.addEventListener('click', () => openTexture(c));
   const meta = document.createElement('p');
   meta.className = 'card-meta';
-  meta.textContent = `${c.width} × ${c.height} · ${c.format}`;
+  // (The thumbnail shows the part the model samples: a page is mostly other files'.)
+  meta.textContent = `${c.width} × ${c.height} · ${c.format}${c.used ? ` · the model samples ${c.used[2]} × ${c.used[3]} at (${c.used[0]}, ${c.used[1]}), shown here` : ''}`;
   const users = document.createElement('p');
   users.className = 'card-users muted';
   users.textContent = 'used by …';
@@ -141,8 +147,18 @@ export async function openTexture(c) {
   const image = await texels(c);
   const file = state.textureFile;
   const describe = c.texture === undefined ? null : (x, y) => file.texelSource(c.texture, x, y).map(([k, v]) => `${k} ${v}`).join(' · ');
-  showTexture(image, { describe, back: () => showGallery(), name: pngName(c) });
+  showTexture(image, { describe, back: () => backToGallery(c), name: pngName(c) });
+  setView('texture');
+  // The choice was made on a card that is now out of sight: the picture takes focus (its
+  // keys zoom it; Escape goes back to the gallery).
+  $('picture-canvas').focus();
   return { width: image.width, height: image.height };
+}
+
+// Back from a texture to the gallery, on the card it was opened from.
+async function backToGallery(c) {
+  await showGallery();
+  c.element?.querySelector('.card-name')?.focus();
 }
 
 // A card's PNG, at full size.
@@ -157,4 +173,11 @@ async function downloadCard(c) {
 
 export function bindTextures() {
   $('textures-button').addEventListener('click', () => showGallery());
+  // Escape goes back one step: from a texture to the gallery.
+  document.addEventListener('keydown', (e) => {
+    if (e.key !== 'Escape' || currentView() !== 'texture' || !$('help').hidden) return;
+    if (e.target.closest && e.target.closest('input, select, textarea')) return;
+    e.preventDefault();
+    $('picture-back').click();
+  });
 }

@@ -259,7 +259,7 @@ fn listing(root: &Path) -> Result<serve::Listing, String> {
             }
         }
         let real = root.to_path_buf();
-        let files = files.into_iter().map(|e| ListedFile { kind: relicview::census::kind_of(&e.path, &e.head, e.size), path: e.path, size: e.size, real: real.clone(), contained: true }).collect();
+        let files = files.into_iter().map(|e| ListedFile { kind: relicview::census::kind_of(&e.path, &e.head, e.size), path: e.path, size: e.size, real: real.clone(), contained: true, failure: None }).collect();
         return Ok(serve::Listing { root: String::new(), base: String::new(), files, skipped: problems });
     }
     serve::list_archive(root).map_err(|e| e.to_string())
@@ -301,7 +301,7 @@ fn open(file: &Path, root: Option<&Path>, max_bytes: u64, purpose: Purpose) -> R
                     rest.map_or(p.clone(), |r| format!("{p}/{r}"))
                 }
                 (Err(_), _) => {
-                    files.extend(beside(&on_disk).into_iter().map(|(path, _, real)| ListedFile { path, size: 0, kind: "unknown", real, contained: false }));
+                    files.extend(beside(&on_disk).into_iter().map(|(path, _, real)| ListedFile { path, size: 0, kind: "unknown", real, contained: false, failure: None }));
                     on_disk.to_string_lossy().into_owned()
                 }
             };
@@ -321,7 +321,17 @@ fn open(file: &Path, root: Option<&Path>, max_bytes: u64, purpose: Purpose) -> R
     };
     let bytes = match &inside {
         None => read_regular(file, max_bytes)?,
-        Some(_) => pollster::block_on(source.read(&path)).map_err(|e| format!("{}: {e}", file.display()))?,
+        // The container's reader names the container and the entry: said once.
+        Some((container, _)) => pollster::block_on(source.read(&path)).map_err(|e| {
+            let name = container.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            if let Some(why) = e.strip_prefix(&format!("{path}: ")) {
+                format!("{}: {why}", file.display())
+            } else if let Some(why) = e.strip_prefix(&format!("{name}: ")) {
+                format!("{}: {why}", container.display())
+            } else {
+                format!("{}: {e}", file.display())
+            }
+        })?,
     };
     let archive = RefCell::new(archive);
     Ok(pollster::block_on(archive::open_bytes(&archive, &source, &path, bytes, purpose)))
@@ -349,11 +359,22 @@ fn run_info(file: &Path, json: bool, root: Option<&Path>, max_bytes: u64) -> Exi
         Err(e) => return fail(json, &e, None),
     };
     let doc = &opened.document;
-    if let Some(e) = doc.error() {
+    // A damaged file (cut short) is summarised as far as it goes, its damage the error.
+    if let Some(e) = doc.error().filter(|_| !doc.damaged()) {
         return fail(json, &format!("{}: {e}", file.display()), Some(e.offset));
     }
     let mut out = String::new();
-    if json {
+    if let (false, Some(e)) = (json, doc.error()) {
+        let _ = writeln!(out, "{}: damaged: {e}", file.display());
+    }
+    if let (true, Some(e)) = (json, doc.error()) {
+        // The damage's message names the file, as every error of this command does.
+        let mut summary: serde_json::Value = serde_json::from_str(&doc.info_json()).unwrap_or_default();
+        if let Some(error) = summary.get_mut("error") {
+            error["message"] = format!("{}: {e}", file.display()).into();
+        }
+        let _ = writeln!(out, "{summary}");
+    } else if json {
         let _ = writeln!(out, "{}", doc.info_json());
     } else {
         let _ = writeln!(out, "{}: {}", file.display(), doc.kind().title());
@@ -367,7 +388,7 @@ fn run_info(file: &Path, json: bool, root: Option<&Path>, max_bytes: u64) -> Exi
             let _ = writeln!(out, "  untextured: {n}");
         }
     }
-    finish(&out, if doc.diagnostics().is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    finish(&out, if doc.diagnostics().is_empty() && doc.error().is_none() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
 fn run_inspect(file: &Path, json: bool, root: Option<&Path>, with_fields: bool, max_bytes: u64) -> ExitCode {

@@ -23,9 +23,9 @@ pub struct ImageDocument {
 
 pub fn open(path: &str, bytes: Vec<u8>, _kind: Kind, purpose: Purpose) -> Box<dyn Document> {
     let decoder = texture::format_of(path, &bytes).unwrap_or("?");
-    let (texels, error) = match texture::decode(path, &bytes) {
+    let (texels, error) = match tga_cut_short(decoder, &bytes).map_or_else(|| texture::decode(path, &bytes).map_err(|e| ParseError::new(0, "", e)), Err) {
         Ok(t) => (Some(t), None),
-        Err(e) => (None, Some(ParseError::new(0, "", e))),
+        Err(e) => (None, Some(e)),
     };
     let inspector = (purpose == Purpose::Show).then(|| {
         let mut view = InspectorView::flat("image", bytes.len(), if texels.is_some() { ByteClass::Decoded } else { ByteClass::Unclaimed });
@@ -51,6 +51,23 @@ pub fn open(path: &str, bytes: Vec<u8>, _kind: Kind, purpose: Purpose) -> Box<dy
         view
     });
     Box::new(ImageDocument { path: path.to_string(), bytes, decoder, texels, error, inspector })
+}
+
+/// An uncompressed TGA (types 1, 2, 3) holds its texels whole after its 18-byte header,
+/// its id and its colour map: one cut short is said so, with what its header promised
+/// (the decoder would say only that its buffer was not filled).
+fn tga_cut_short(decoder: &str, b: &[u8]) -> Option<ParseError> {
+    if decoder != "tga" || b.len() < 18 || !matches!(b[2], 1..=3) {
+        return None;
+    }
+    let u16_at = |at: usize| u16::from_le_bytes([b[at], b[at + 1]]) as u64;
+    let (width, height, depth) = (u16_at(12), u16_at(14), b[16] as u64);
+    let map = if b[1] == 1 { u16_at(5) * (b[7] as u64).div_ceil(8) } else { 0 };
+    let texels = width * height * depth.div_ceil(8);
+    let needed = 18 + b[0] as u64 + map + texels;
+    (needed > b.len() as u64).then(|| {
+        ParseError::new(b.len(), "", format!("TGA cut short: its header promises {width} × {height} texels at {depth} bits, {needed} bytes in all; the file has {}", b.len()))
+    })
 }
 
 impl Document for ImageDocument {
@@ -109,5 +126,35 @@ impl Document for ImageDocument {
         let mesh = scene.add_mesh(Mesh { name: Some(scene.name.clone()), primitives: vec![quad] });
         scene.add_node(None, Node { name: Some(scene.name.clone()), mesh: Some(mesh), record: Some(0), ..Default::default() });
         Some(scene)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 5 × 3 truecolour TGA with alpha, as the image crate writes it.
+    fn tga() -> Vec<u8> {
+        let mut out = Vec::new();
+        let rgba: Vec<u8> = (0..15u8).flat_map(|i| [i, 2 * i, 3 * i, 255]).collect();
+        image::codecs::tga::TgaEncoder::new(&mut out).disable_rle().encode(&rgba, 5, 3, image::ExtendedColorType::Rgba8).unwrap();
+        out
+    }
+
+    #[test]
+    fn a_tga_cut_short_says_what_its_header_promised_and_where_it_ends() {
+        let whole = tga();
+        let doc = open("A.TGA", whole.clone(), Kind::Image, Purpose::Show);
+        assert!(doc.error().is_none(), "{:?}", doc.error());
+        assert_eq!(doc.image().map(|t| (t.width, t.height)), Some((5, 3)));
+        // The header's own arithmetic: 18 bytes, its id, then 5 × 3 texels of 4 bytes.
+        let needed = 18 + whole[0] as usize + 5 * 3 * 4;
+        assert!(whole.len() >= needed);
+        for cut in [18, 19, needed - 1] {
+            let doc = open("A.TGA", whole[..cut].to_vec(), Kind::Image, Purpose::Show);
+            let e = doc.error().expect("cut short");
+            assert_eq!(e.offset, cut);
+            assert_eq!(e.message, format!("TGA cut short: its header promises 5 × 3 texels at 32 bits, {needed} bytes in all; the file has {cut}"));
+        }
     }
 }

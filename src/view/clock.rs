@@ -61,14 +61,16 @@ pub fn timeline_label(seconds: f64, period: f64, frame: Option<f64>) -> String {
     if !(period > 0.0 && seconds.is_finite()) {
         return format!("{seconds:.2} s");
     }
-    let within = seconds.rem_euclid(period);
+    // (A time a rounding short of the period is the loop's start again, not its end.)
+    let within = Some(seconds.rem_euclid(period)).filter(|w| period - w > 1e-6).unwrap_or(0.0);
     let time = format!("{within:.2}/{period:.2} s");
     match frame.filter(|f| *f > 0.0) {
         Some(f) => {
             let frames = (period / f).round().max(1.0) as u64;
             // A hair over, so that 0.4 s at 1/30 s is frame 12, not 11.999….
             let k = ((within / f) + 1e-6).floor() as u64;
-            format!("frame {}/{frames} · {time}", k.min(frames))
+            // Frames count from 0: the last of n is n − 1.
+            format!("frame {}/{frames} · {time}", k.min(frames - 1))
         }
         None => time,
     }
@@ -83,6 +85,13 @@ mod tests {
         assert_eq!(timeline_label(23.16, 12.0, None), "11.16/12.00 s");
         assert_eq!(timeline_label(9.8, 0.8, Some(1.0 / 30.0)), "frame 6/24 · 0.20/0.80 s");
         assert_eq!(timeline_label(0.4, 0.8, Some(1.0 / 30.0)), "frame 12/24 · 0.40/0.80 s");
+        // One frame: frame 0 however the clock stands, a hair short of the period included.
+        let frame = f64::from(1.0f32 / 30.0);
+        for t in [0.0, 0.01, frame - 1e-9, frame, 7.0 * frame - 1e-8] {
+            let label = timeline_label(t, frame, Some(frame));
+            assert!(label.starts_with("frame 0/1 · ") && label.ends_with("/0.03 s"), "{t}: {label}");
+        }
+        assert_eq!(timeline_label(frame - 1e-9, frame, Some(frame)), "frame 0/1 · 0.00/0.03 s");
         assert_eq!(timeline_label(3.5, 0.0, None), "3.50 s", "nothing loops: the clock itself");
         for k in 0..2000 {
             let t = k as f64 * 0.0137;

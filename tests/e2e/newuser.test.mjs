@@ -196,12 +196,16 @@ for (const size of [[1400, 850], [1024, 640]]) test(`at ${size.join('×')} the t
   await close();
 });
 
-test('an image opens flat at its own size, zooms to the texel about the pointer, and reads out the texel under it', async () => {
+test('an image opens flat fitted to the view, zooms to the texel about the pointer, and reads out the texel under it', async () => {
   const { page, problems, close } = await sized([1400, 850]);
   await page.evaluate(() => window.relicview.open('DEMO/TEXTURE/WATER.TGA'));
   const flat = await page.evaluate(() => window.relicview.flatView());
-  assert.deepEqual([flat.mode, flat.zoom, flat.width, flat.height], ['picture', 1, 32, 32], 'one texel to a pixel');
   const box = await page.locator('#picture-canvas').boundingBox();
+  // A small picture fills the view, a whole number of pixels a texel (nearest texel).
+  assert.deepEqual([flat.mode, flat.zoom, flat.width, flat.height], ['picture', Math.floor(Math.min(box.width / 32, box.height / 32)), 32, 32]);
+  assert.ok(flat.zoom >= 8, `a 32 × 32 picture is enlarged: ${flat.zoom}`);
+  // From here one texel to a pixel, still centred.
+  assert.equal(await page.evaluate(() => window.relicview.setPictureZoom(1)), 1);
   // The picture is centred: the pointer goes to the middle of texel (20, 20), minus the 5
   // pixels added below.
   const centre = { x: (box.width - 32) / 2 + 20.5 - 5, y: (box.height - 32) / 2 + 20.5 - 5 };

@@ -184,7 +184,9 @@ test('an image is shown flat in a view of its own (its quad stays for export); a
   const r = await page.evaluate(() => window.relicview.open('GAME/DEMO/TEXTURE/WATER.TGA'));
   assert.deepEqual(r, { triangles: 2, drawCalls: 1 });
   assert.equal(await page.locator('#picture-canvas').isVisible(), true);
-  assert.deepEqual(await page.evaluate(() => window.relicview.flatView()), { mode: 'picture', zoom: 1, width: 32, height: 32, regions: 0 });
+  // Fitted to the view, a whole number of pixels a texel.
+  const box = await page.locator('#picture-canvas').boundingBox();
+  assert.deepEqual(await page.evaluate(() => window.relicview.flatView()), { mode: 'picture', zoom: Math.floor(Math.min(box.width / 32, box.height / 32)), width: 32, height: 32, regions: 0 });
   assert.equal(await page.locator('#lod-select').isVisible(), false, 'no 3D controls over a picture');
   await page.evaluate(() => window.relicview.open('GAME/DEMO/MODELS/HEXPOD.MOD'));
   assert.match(await page.locator('#info-body').textContent(), /drawshexpod\.bgf.*triangles26/s);

@@ -35,6 +35,8 @@ pub struct BsxDocument {
     parsed: Option<BsxFile>,
     records: Records,
     error: Option<ParseError>,
+    /// The error is a cut where the file ends: what lies wholly inside it is shown.
+    damaged: bool,
     diagnostics: Diagnostics,
     inspector: Option<InspectorView>,
     /// What the scene took from other files (or looked for and did not find).
@@ -114,6 +116,14 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
         Some(_) => None,
         None => if bcx { BsxFile::parse_bcx(stored.bytes()) } else { BsxFile::parse(stored.bytes()) }.map_err(|e| error = Some(e)).ok(),
     };
+    // Cut short: what lies wholly inside is shown, and the damage says where the file ends.
+    let damaged = match parsed.as_ref().and_then(|f| f.cut.as_ref()) {
+        Some(cut) => {
+            error = Some(cut_error(cut, stored.bytes().len()));
+            true
+        }
+        None => false,
+    };
     let diagnostics = parsed.as_ref().map(|f| f.diagnostics.clone()).unwrap_or_default();
     // An asset (a character's BCX, merged into the model that names it) lends its records
     // to no inspector: it builds none.
@@ -127,12 +137,22 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
         (None, Purpose::Show) => (Some(stored.failed_view("bsx", error.clone())), Records::default()),
         (_, Purpose::Asset) => (None, Records::default()),
     };
-    let mut doc = BsxDocument { kind, path: path.to_string(), stored, parsed, records, error, diagnostics, inspector, links: Vec::new(), pages: None, shut_eyes: Vec::new(), faces: Vec::new() };
+    let mut doc = BsxDocument { kind, path: path.to_string(), stored, parsed, records, error, damaged, diagnostics, inspector, links: Vec::new(), pages: None, shut_eyes: Vec::new(), faces: Vec::new() };
     // A BCX alone draws its character with the face its name implies.
     if let (Some(g), Some(f)) = (doc.character(), doc.parsed.as_mut()) {
         f.models[0].face_id = g - 1;
     }
     Box::new(doc)
+}
+
+/// The damage of a file cut short: where it ends, what its header promised, what was left out.
+fn cut_error(cut: &super::raw::Cut, len: usize) -> ParseError {
+    let mut left = cut.left_out.join("; ");
+    if cut.more > 0 {
+        left.push_str(&format!("; and {} more", cut.more));
+    }
+    let left = if left.is_empty() { "nothing the file's records point at".to_string() } else { left };
+    ParseError::new(len, "", format!("cut short: the file ends at byte {len}, size_file says {} bytes; left out: {left}", cut.declared))
 }
 
 #[derive(Serialize)]
@@ -170,11 +190,17 @@ const FIELD_BIN: &str = "FIELD.BIN";
 
 impl Document for BsxDocument {
     crate::formats::common_accessors!();
+    fn damaged(&self) -> bool {
+        self.damaged
+    }
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         self.stored.view(view)
     }
     fn info_rows(&self) -> Vec<InfoRow> {
         let mut rows = vec![InfoRow::new("format", self.kind.title()), self.stored.bytes_row()];
+        if let (true, Some(e)) = (self.damaged, &self.error) {
+            rows.insert(0, InfoRow::warning("damaged", format!("{}; what lies wholly inside is shown", e.message)));
+        }
         if let Some(f) = &self.parsed {
             for (k, m) in f.models.iter().enumerate() {
                 let own = format!("{} · {} · {} · {}", count_len(m.bones.len(), "bone"), count_len(m.parts.len(), "part"), count_len(m.animations.len(), "animation"), count_len(f.triangles(m), "triangle"));

@@ -258,7 +258,8 @@ pub fn view(file: &BsxFile, bytes: &[u8], decoded_len: usize, container_len: Opt
         r.fields.push((h.offset + 5, 17, "u8 × 17 (zero)".into(), String::new()));
         r.fields.push((h.offset + 0x20, 4, "u32 (zero)".into(), String::new()));
         rows.push(r);
-    } else {
+    } else if om + 16 <= bytes.len() {
+        // (A file cut before its models section has none to show.)
         let tex = file.textures.as_ref().map_or(bytes.len(), |t| t.offset);
         rows.push(row(om, tex.max(om + 16), "models", format!("models section: {}", count_len(file.models.len(), "model")), String::new()));
         let mut mh = row(om, om + 16, "models header", "models header".into(), format!("{}, texture_pointer {:#x}", count_len(file.models.len(), "model"), file.texture_pointer));

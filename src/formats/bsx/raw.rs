@@ -396,6 +396,31 @@ pub struct BsxFile {
     pub diagnostics: Diagnostics,
     /// A BCX's character header (its one model record is made from it).
     pub bcx: Option<BcxHeader>,
+    /// The file is cut short (size_file says more bytes than there are): what lies wholly
+    /// inside was read, the rest is listed here. None for a whole file.
+    pub cut: Option<Cut>,
+}
+
+/// What a file cut short left out: every model, part, animation or texture whose bytes run
+/// past the end (or were damaged by the cut), in file order.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Cut {
+    /// What size_file says; the file ends before it.
+    pub declared: u32,
+    pub left_out: Vec<String>,
+    /// Items left out beyond the first [`Cut::LISTED`].
+    pub more: usize,
+}
+
+impl Cut {
+    pub const LISTED: usize = 24;
+    fn note(&mut self, what: String) {
+        if self.left_out.len() < Cut::LISTED {
+            self.left_out.push(what);
+        } else {
+            self.more += 1;
+        }
+    }
 }
 
 /// The 36-byte header of a BCX, at offset_models.
@@ -422,14 +447,29 @@ fn range(r: Reader<'_>, at: usize, count_at: usize, path: &str, what: &str) -> R
 }
 
 impl BsxFile {
-    /// The 8-byte header BSX and BCX share; a size_file that is not the file's is an error.
+    /// The 8-byte header BSX and BCX share. A size_file larger than the file marks it cut
+    /// short (read as far as it goes); a smaller one is an error.
     fn header(r: Reader<'_>) -> Result<BsxFile, ParseError> {
         let b = r.slice(0, 8, "header", "the 8-byte header")?;
-        let f = BsxFile { size_file: field(b, FILE_HEADER[0]), offset_models: field(b, FILE_HEADER[1]), ..Default::default() };
-        if f.size_file as usize != r.bytes.len() {
+        let mut f = BsxFile { size_file: field(b, FILE_HEADER[0]), offset_models: field(b, FILE_HEADER[1]), ..Default::default() };
+        if (f.size_file as usize) > r.bytes.len() {
+            f.cut = Some(Cut { declared: f.size_file, ..Default::default() });
+        } else if f.size_file as usize != r.bytes.len() {
             return Err(ParseError::new(0, "header", format!("size_file says {} bytes, the file has {}", f.size_file, r.bytes.len())));
         }
         Ok(f)
+    }
+
+    /// An item that could not be read: in a file cut short it is left out and noted (the
+    /// rest is still read), in a whole file it is the file's error.
+    fn leave_out(&mut self, what: String, e: ParseError) -> Result<(), ParseError> {
+        match &mut self.cut {
+            Some(cut) => {
+                cut.note(format!("{what} (byte {}: {})", e.offset, e.message));
+                Ok(())
+            }
+            None => Err(e),
+        }
     }
 
     /// Read a decompressed BSX. A read outside the file, an index out of range or a header
@@ -439,7 +479,16 @@ impl BsxFile {
         let r = Reader { bytes };
         let mut f = BsxFile::header(r)?;
         let om = f.offset_models as usize;
-        let h = r.slice(om, 16, "models", "the 16-byte models header")?;
+        let h = match r.slice(om, 16, "models", "the 16-byte models header") {
+            Ok(h) => h,
+            Err(_) if f.cut.is_some() => {
+                // Cut before its models: nothing to draw, and the file says where it ends.
+                let past = ParseError::new(bytes.len(), "models", format!("the models section starts at byte {om}, past the end"));
+                f.leave_out("every model".into(), past)?;
+                return Ok(f);
+            }
+            Err(e) => return Err(e),
+        };
         let [psx_memory, num_models, texture_pointer, buffer_size] = MODELS_HEADER.map(|at| field(h, at));
         (f.psx_memory, f.texture_pointer, f.buffer_size) = (psx_memory, texture_pointer, buffer_size);
         if f.psx_memory != f.offset_models | RAM {
@@ -449,10 +498,18 @@ impl BsxFile {
             return Err(ParseError::new(om + 4, "models", format!("{num_models} models: expected at most {MAX_MODELS}")));
         }
         for i in 0..num_models as usize {
-            let m = f.model(r, om + 16 + i * 48, i)?;
-            f.models.push(m);
+            match f.model(r, om + 16 + i * 48, i) {
+                Ok(m) => f.models.push(m),
+                Err(e) => {
+                    // The records follow one another: the rest lie further still.
+                    f.leave_out(format!("model[{i}] to model[{}]", num_models - 1), e)?;
+                    break;
+                }
+            }
         }
-        f.texture_section(r)?;
+        if let Err(e) = f.texture_section(r) {
+            f.leave_out("the texture section".into(), e)?;
+        }
         Ok(f)
     }
 
@@ -494,7 +551,11 @@ impl BsxFile {
             return Ok(m);
         }
         let skeleton = at.checked_add(m.offset_skeleton as usize).ok_or_else(|| ParseError::new(at + 4, p, "offset_skeleton overflows"))?;
-        self.skeleton(r, &mut m, skeleton, p)?;
+        if let Err(e) = self.skeleton(r, &mut m, skeleton, p) {
+            // Without its bones a model cannot be posed: it keeps its place, empty.
+            self.leave_out(format!("model[{i}]"), e)?;
+            (m.bones, m.parts, m.animations) = (Vec::new(), Vec::new(), Vec::new());
+        }
         Ok(m)
     }
 
@@ -520,8 +581,15 @@ impl BsxFile {
         }
         let parts_at = skeleton + 4 * nb;
         for k in 0..np {
-            let part = self.part(r, parts_at + 32 * k, &format!("{p}/part[{k}]"), m)?;
-            m.parts.push(part);
+            match self.part(r, parts_at + 32 * k, &format!("{p}/part[{k}]"), m) {
+                Ok(part) => m.parts.push(part),
+                Err(e) => {
+                    // The headers follow one another, then the animations' headers.
+                    self.leave_out(format!("{p}: parts {k} to {} and its animations", np - 1), e)?;
+                    m.skeleton_end = parts_at + 32 * k;
+                    return Ok(());
+                }
+            }
         }
         for (k, bone) in m.bones.iter().enumerate() {
             let used = m.parts.iter().any(|q| q.bone as usize == k);
@@ -532,8 +600,14 @@ impl BsxFile {
         }
         let anims_at = parts_at + 32 * np;
         for k in 0..na {
-            let a = self.animation(r, anims_at + 16 * k, &format!("{p}/animation[{k}]"))?;
-            m.animations.push(a);
+            match self.animation(r, anims_at + 16 * k, &format!("{p}/animation[{k}]")) {
+                Ok(a) => m.animations.push(a),
+                Err(e) => {
+                    self.leave_out(format!("{p}: animations {k} to {}", na - 1), e)?;
+                    m.skeleton_end = anims_at + 16 * k;
+                    return Ok(());
+                }
+            }
         }
         m.skeleton_end = anims_at + 16 * na;
         Ok(())
@@ -633,8 +707,13 @@ impl BsxFile {
             self.warn(at + 0x1C, p, format!("offset_prec is {:#x}, expected 0 in a file", part.offset_prec));
         }
         if !self.parts.contains_key(&part.block) {
-            let data = self.part_data(r, &part, p)?;
-            self.parts.insert(part.block, data);
+            // A part whose data the cut reached keeps its header (and its slot), not drawn.
+            match self.part_data(r, &part, p) {
+                Ok(data) => {
+                    self.parts.insert(part.block, data);
+                }
+                Err(e) => self.leave_out(format!("{p}'s data"), e)?,
+            }
         } else if self.parts[&part.block].vertices.len() != c.vertices as usize {
             return Err(ParseError::new(at + 0x18, p, format!("part data at byte {} is shared with a part of another size", part.block)));
         }
@@ -739,8 +818,12 @@ impl BsxFile {
             block: (block & !RAM) as usize,
         };
         if !self.anims.contains_key(&a.block) {
-            let data = self.animation_data(r, &a, p)?;
-            self.anims.insert(a.block, data);
+            match self.animation_data(r, &a, p) {
+                Ok(data) => {
+                    self.anims.insert(a.block, data);
+                }
+                Err(e) => self.leave_out(format!("{p}'s data"), e)?,
+            }
         }
         Ok(a)
     }
@@ -784,6 +867,9 @@ impl BsxFile {
 
     fn texture_section(&mut self, r: Reader<'_>) -> Result<(), ParseError> {
         let at = self.offset_models as usize + self.texture_pointer as usize;
+        if at >= r.bytes.len() && self.cut.is_some() {
+            return Err(ParseError::new(r.bytes.len(), "textures", format!("the section starts at byte {at}, past the end")));
+        }
         if at >= r.bytes.len() {
             self.warn(self.offset_models as usize + 8, "textures", "texture_pointer leads past the end of the file: no texture section".into());
             return Ok(());
@@ -791,7 +877,7 @@ impl BsxFile {
         let p = "textures";
         let mut t = TextureSection { offset: at, size: r.u32(at, p, "u32 size_section")?, count: r.u8(at + 4, p, "the texture count")?, ..Default::default() };
         t.patch.copy_from_slice(r.slice(at + 5, 3, p, "the TDB patch offset")?);
-        if t.size as usize != r.bytes.len() - at {
+        if t.size as usize != r.bytes.len() - at && self.cut.is_none() {
             self.warn(at, p, format!("size_section is {}, {} bytes remain", t.size, r.bytes.len() - at));
         }
         if t.patch != [0; 3] {
@@ -803,7 +889,10 @@ impl BsxFile {
             let b = r.slice(e, 12, &path, "a 12-byte rectangle entry")?;
             let v = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
             let rect = VramRect { entry: e, width: v(0), height: v(2), x: v(4), y: v(6), data: at + u32::from_le_bytes([b[8], b[9], b[10], b[11]]) as usize };
-            r.slice(rect.data, rect.width as usize * rect.height as usize * 2, &path, "the rectangle's halfwords")?;
+            if let Err(e) = r.slice(rect.data, rect.width as usize * rect.height as usize * 2, &path, "the rectangle's halfwords") {
+                self.leave_out(path, e)?;
+                continue;
+            }
             if rect.x as usize + rect.width as usize > 1024 || rect.y as usize + rect.height as usize > 512 {
                 return Err(ParseError::new(e + 4, &path, format!("rectangle {}×{} at ({}, {}) runs outside the 1024×512 VRAM", rect.width, rect.height, rect.x, rect.y)));
             }
@@ -811,7 +900,7 @@ impl BsxFile {
         }
         // The blocks end the file (each padded to 4 bytes).
         if let Some(end) = t.rects.iter().map(|r| r.data + 2 * r.width as usize * r.height as usize).max() {
-            if end.div_ceil(4) * 4 != r.bytes.len() && end != r.bytes.len() {
+            if end.div_ceil(4) * 4 != r.bytes.len() && end != r.bytes.len() && self.cut.is_none() {
                 self.warn(at, p, format!("the rectangles end at byte {end}, the file at {}", r.bytes.len()));
             }
         }
