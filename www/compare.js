@@ -236,7 +236,6 @@ export async function setCompareView(changes) {
   return state.viewer.compareView();
 }
 
-// "Compare with…": the file on show waits for the other, chosen in the list.
 // Ask for the other file of a comparison with `path` (null: the question is withdrawn).
 // The choice is made in the file list, so focus goes there, on the file asked about: the
 // arrows move to the other file, Enter confirms it, Escape withdraws the question.

@@ -300,7 +300,6 @@ export class CompareInspector {
 // toolbar's controls and the split's handle. Turned off, the comparison is over.
 export function setComparing(on) {
   if (!on && !state.compare) return;
-  document.body.classList.toggle('comparing', on);
   if (on) setView('compare');
   fitComparison(on);
   $('inspector-body').hidden = on;

@@ -118,7 +118,7 @@ export function syncWorldControls() {
   layers.hidden = shown.length === 0;
   const stats = state.viewer.stats();
   const timeline = $('timeline');
-  timeline.hidden = !(state.current && stats.animating);
+  timeline.hidden = !(state.current && stats.animating && state.viewer.hasTimeline());
   if (!timeline.hidden) {
     const clock = state.viewer.clockState();
     $('play-button').textContent = clock.playing ? 'pause' : 'play';

@@ -63,7 +63,8 @@ pub fn timeline_label(seconds: f64, period: f64, frame: Option<f64>) -> String {
     }
     // (A time a rounding short of the period is the loop's start again, not its end.)
     let within = Some(seconds.rem_euclid(period)).filter(|w| period - w > 1e-6).unwrap_or(0.0);
-    let time = format!("{within:.2}/{period:.2} s");
+    // (Cut, not rounded, to the hundredth: a time short of the period never reads as it.)
+    let time = format!("{:.2}/{period:.2} s", (within * 100.0).floor() / 100.0);
     match frame.filter(|f| *f > 0.0) {
         Some(f) => {
             let frames = (period / f).round().max(1.0) as u64;

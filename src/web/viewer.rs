@@ -292,6 +292,14 @@ impl Viewer {
         self.renderer.scene().and_then(|s| s.frame_time)
     }
 
+    /// Whether the clock moves something the reader plays and pauses: a clip of the choice
+    /// on show, a door, a scrolling texture. A face's blink alone is not (it keeps its own
+    /// cadence): a still model shows no timeline.
+    #[wasm_bindgen(js_name = hasTimeline)]
+    pub fn has_timeline(&self) -> bool {
+        self.renderer.scene().is_some_and(|s| s.timeline_clips().any(|c| !c.tracks.is_empty()))
+    }
+
     /// Run or stop the animation clock.
     #[wasm_bindgen(js_name = setPlaying)]
     pub fn set_playing(&mut self, playing: bool) {

@@ -211,7 +211,7 @@ with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:
   assert.match(err, /BAD\/BOMB\.zip: ZEROS\.BIN at byte \d+: declares 67108864 bytes from \d+ stored: more than 1000 times as many/);
   assert.equal(await page.evaluate(() => window.relicview.entry('BAD/BOMB.zip/ZEROS.BIN').failed), true);
   await page.evaluate(() => window.relicview.open('BAD/BOMB.zip/OK.TXT'));
-  assert.match(await page.locator('#info-more').textContent(), /fine/);
+  assert.match(await page.locator('#text-pane pre.text-view').textContent(), /fine/);
   // The one thing logged: the broken CHD's reader trapping in its own worker.
   assert.equal(problems.length, 1, problems.join('\n'));
   assert.match(problems[0], /^console: panicked at .*chd-0\.4\.0\/src\/huffman\/decode\.rs/);

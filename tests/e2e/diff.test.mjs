@@ -207,9 +207,15 @@ test('a face picked on either side selects its record on both sides; a link rest
   await page.evaluate(() => window.relicview.setCompareView({ mode: 'split', split: 0.5 }));
   await page.evaluate(() => window.relicview.axisView('front'));
   const { width, height } = await page.evaluate(() => window.relicview.pixelStats());
-  // The right half is B (the big crate): a click there picks B's face.
-  const at = [Math.round(width * 0.75), Math.round(height * 0.5)];
-  const hit = await page.evaluate(([x, y]) => window.relicview.pick(x, y), at);
+  // The right half is B (the big crate): a click there picks B's face (the first point
+  // right of the split, at mid height, that the crate covers).
+  const { at, hit } = await page.evaluate(([width, height]) => {
+    for (let x = Math.round(width * 0.52); x < width; x += 4) {
+      const hit = window.relicview.pick(x, Math.round(height * 0.5));
+      if (hit) return { at: [x, Math.round(height * 0.5)], hit };
+    }
+    return { at: null, hit: null };
+  }, [width, height]);
   assert.ok(hit && hit.side === 'b', JSON.stringify(hit));
   const box = await page.locator('#viewport').boundingBox();
   await page.mouse.click(box.x + at[0], box.y + at[1]);

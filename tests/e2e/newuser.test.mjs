@@ -201,8 +201,10 @@ test('an image opens flat fitted to the view, zooms to the texel about the point
   await page.evaluate(() => window.relicview.open('DEMO/TEXTURE/WATER.TGA'));
   const flat = await page.evaluate(() => window.relicview.flatView());
   const box = await page.locator('#picture-canvas').boundingBox();
+  // (The view's size as the page lays it out: whole CSS pixels.)
+  const client = await page.locator('#picture-canvas').evaluate((c) => ({ width: c.clientWidth, height: c.clientHeight }));
   // A small picture fills the view, a whole number of pixels a texel (nearest texel).
-  assert.deepEqual([flat.mode, flat.zoom, flat.width, flat.height], ['picture', Math.floor(Math.min(box.width / 32, box.height / 32)), 32, 32]);
+  assert.deepEqual([flat.mode, flat.zoom, flat.width, flat.height], ['picture', Math.floor(Math.min(client.width / 32, client.height / 32)), 32, 32]);
   assert.ok(flat.zoom >= 8, `a 32 × 32 picture is enlarged: ${flat.zoom}`);
   // From here one texel to a pixel, still centred.
   assert.equal(await page.evaluate(() => window.relicview.setPictureZoom(1)), 1);
@@ -226,7 +228,7 @@ test('an image opens flat fitted to the view, zooms to the texel about the point
   // Zoom stops at 64, fit returns to a whole number of pixels per texel that fits.
   assert.equal(await page.evaluate(() => window.relicview.setPictureZoom(1000)), 64);
   const fitted = await page.evaluate(() => window.relicview.fitPicture());
-  assert.equal(fitted.zoom, Math.floor(Math.min(box.width / 32, box.height / 32)));
+  assert.equal(fitted.zoom, Math.floor(Math.min(client.width / 32, client.height / 32)));
   // The keys: 1 one texel to a pixel, + and - by two, 0 fits.
   await page.locator('#picture-canvas').focus();
   const zoomAfter = async (key) => { await page.keyboard.press(key); return (await page.evaluate(() => window.relicview.flatView())).zoom; };

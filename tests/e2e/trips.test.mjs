@@ -478,7 +478,7 @@ test('small pictures fill the view, a sheet\'s labels sit beside its images, and
   const { page: p, problems, close } = await page();
   // A 16 × 16 SGI image: whole pixels a texel, as large as fits.
   await open(p, 'DEMO/TEXTURE/SIGN.RGB');
-  const box = await p.locator('#picture-canvas').boundingBox();
+  const box = await p.locator('#picture-canvas').evaluate((c) => ({ width: c.clientWidth, height: c.clientHeight }));
   const sign = await p.evaluate(() => window.relicview.flatView());
   assert.equal(sign.zoom, Math.floor(Math.min(box.width / 16, box.height / 16)));
   // FIELD.TDB: the texels at each image's top-left corner are the image's own, not a label.
@@ -526,14 +526,23 @@ test('small pictures fill the view, a sheet\'s labels sit beside its images, and
   await close();
 });
 
-test('small oddities: a one-frame animation reads frame 0/1, "link copied" goes with the view, errors name their file once', async () => {
+test('small oddities: a still model has no timeline, a one-frame animation reads frame 0/1, "link copied" goes with the view, errors name their file once', async () => {
   const { page: p, problems, close } = await page();
   await p.context().grantPermissions(['clipboard-read', 'clipboard-write']);
   await open(p, 'FF7/MD1_1.BSX');
   const options = await p.evaluate(() => window.relicview.choice().options);
+  // A model of no animation (its face still blinks on its own cadence): no play, no clock.
+  const still = options.findIndex((o) => o.startsWith('model 1 ('));
+  await p.evaluate((k) => window.relicview.choose(k), still);
+  assert.equal(await p.evaluate(() => window.relicview.hasBlink()), true);
+  assert.equal(await p.locator('#timeline').isVisible(), false);
+  await open(p, 'DEMO/VIDEO/CUBE.BGF');
+  assert.equal(await p.locator('#timeline').isVisible(), false);
+  await open(p, 'FF7/MD1_1.BSX');
   const one = options.findIndex((o) => /animation \d+ \(1 frame\)$/.test(o));
   assert.ok(one >= 0, JSON.stringify(options));
   await p.evaluate((k) => window.relicview.choose(k), one);
+  assert.equal(await p.locator('#timeline').isVisible(), true);
   for (let i = 0; i < 4; i++) {
     assert.match(await p.locator('#clock-label').textContent(), /^frame 0\/1 · 0\.0\d\/0\.03 s$/);
     await p.waitForTimeout(110);

@@ -160,8 +160,9 @@ test('garbage is an error naming its offset; a file that is not a model is shown
   const text = await page.evaluate(() => window.relicview.open('GAME/JUNK/README.TXT'));
   assert.deepEqual(text, { triangles: 0, drawCalls: 0 });
   assert.equal(await page.locator('#info-error').isVisible(), false);
-  assert.equal(await page.locator('#info-more pre.text-view').textContent(), 'not a model\r\nsecond line\r\n');
-  assert.equal(await page.locator('#info-more pre.line-numbers').textContent(), '1\n2');
+  // In the main view, not the info pane.
+  assert.equal(await page.locator('#text-pane pre.text-view').textContent(), 'not a model\r\nsecond line\r\n');
+  assert.equal(await page.locator('#text-pane pre.line-numbers').textContent(), '1\n2');
   // Bytes: shown in the hex view, no error.
   await page.evaluate(() => window.relicview.open('GAME/JUNK/NOISE.BIN'));
   assert.equal(await page.locator('#info-error').isVisible(), false);
@@ -185,7 +186,7 @@ test('an image is shown flat in a view of its own (its quad stays for export); a
   assert.deepEqual(r, { triangles: 2, drawCalls: 1 });
   assert.equal(await page.locator('#picture-canvas').isVisible(), true);
   // Fitted to the view, a whole number of pixels a texel.
-  const box = await page.locator('#picture-canvas').boundingBox();
+  const box = await page.locator('#picture-canvas').evaluate((c) => ({ width: c.clientWidth, height: c.clientHeight }));
   assert.deepEqual(await page.evaluate(() => window.relicview.flatView()), { mode: 'picture', zoom: Math.floor(Math.min(box.width / 32, box.height / 32)), width: 32, height: 32, regions: 0 });
   assert.equal(await page.locator('#lod-select').isVisible(), false, 'no 3D controls over a picture');
   await page.evaluate(() => window.relicview.open('GAME/DEMO/MODELS/HEXPOD.MOD'));
@@ -799,10 +800,10 @@ test('text twins (DIV-VIZ2) are typed by content and shown as text', async () =>
   const { page, problems } = await pageWithFolder();
   assert.equal(await page.evaluate(() => window.relicview.entry('GAME/TEXTS/BOX.VGF').kind), 'viz2-text');
   await page.evaluate(() => window.relicview.open('GAME/TEXTS/BOX.VGF'));
-  const text = await page.locator('#info-more pre.text-view').textContent();
+  const text = await page.locator('#text-pane pre.text-view').textContent();
   assert.match(text, /^DIV-VIZ2\nHEADER \{/);
   assert.match(text, /<script>alert\(1\)<\/script>/, 'markup in the file stays text');
-  assert.equal(await page.locator('#info-panel script').count(), 0);
+  assert.equal(await page.locator('#info-panel script, #text-pane script').count(), 0);
   assert.equal(await page.locator('#coverage-legend .legend[data-class="text"]').getAttribute('data-bytes'), String(readFileSync(join(dir, 'TEXTS/BOX.VGF')).length));
   assert.equal(await page.locator('#info-error').isVisible(), false);
   assert.deepEqual(problems, []);
