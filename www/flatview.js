@@ -37,7 +37,7 @@ function showText(text) {
   $('text-body').replaceChildren(view);
   $('text-find').value = '';
   $('text-find-status').textContent = '';
-  shown = { mode: 'text', view, lines: view.querySelector('.text-view') ? text.split('\n').length - (text.endsWith('\n') ? 1 : 0) : 0 };
+  shown = { mode: 'text', view, lines: view.lineCount };
   $('text-pane').hidden = false;
   reveal();
 }
@@ -112,7 +112,6 @@ function showPicture(image, regions) {
   shown = { mode: 'picture', image, regions, grid: gridOf(regions), texels, zoom: 1, x: 0, y: 0, hover: null };
   $('picture-pane').hidden = false;
   reveal();
-  // A small picture is enlarged to the view, a whole number of pixels a texel.
   fit();
 }
 
@@ -137,16 +136,15 @@ function viewSize() {
   return { w: canvas.clientWidth || 1, h: canvas.clientHeight || 1 };
 }
 
-// Fit the picture in the view (`grow`: enlarge a small one too), centred. Opened, a picture
-// that fits is shown at its size, texel for pixel.
-export function fit({ grow = true } = {}) {
+// Fit the picture in the view, centred: a large one shrunk, a small one enlarged by whole
+// steps (texels stay square blocks of one size, drawn nearest).
+export function fit() {
   if (!shown || shown.mode !== 'picture') return;
   const { w, h } = viewSize();
   // A labelled sheet keeps room for its labels on every side (it stays centred).
   const [mx, my] = shown.grid ? [LABEL_MARGIN.x, LABEL_MARGIN.y] : [0, 0];
   const fitted = Math.min(Math.max(1, w - 2 * mx) / shown.image.width, Math.max(1, h - 2 * my) / shown.image.height);
-  // Whole steps above 1: texels stay square blocks of the same size.
-  const zoom = fitted >= 1 ? (grow ? Math.floor(fitted) : 1) : fitted;
+  const zoom = fitted >= 1 ? Math.floor(fitted) : fitted;
   setZoom(zoom, { x: w / 2, y: h / 2 }, true);
 }
 

@@ -6,7 +6,7 @@
 const TEXT_LINE_PX = 14; // matches .text-wrap in style.css
 const TEXT_WINDOW = 400; // lines in the DOM at once, at most
 
-// → the view's element, with `find(query, step)` attached: the next (+1) or previous (−1)
+// → the view's element, with its `lineCount` and `find(query, step)` attached: the next (+1) or previous (−1)
 // line holding `query`, case aside, or the marked one if it still does (0)
 // → {match, matches, line} (line counted from 1), or null for no query.
 export function textView(text) {
@@ -19,6 +19,7 @@ export function textView(text) {
   // A final line break ends the last line; it does not start another.
   const lines = text.split('\n');
   if (text.endsWith('\n')) lines.pop();
+  wrap.lineCount = lines.length;
   const gutter = document.createElement('pre');
   gutter.className = 'line-numbers';
   gutter.setAttribute('aria-hidden', 'true');
