@@ -474,7 +474,8 @@ impl BsxFile {
 
     /// Read a decompressed BSX. A read outside the file, an index out of range or a header
     /// size that disagrees with the bytes is an error; the other layout equalities of the
-    /// format are warnings.
+    /// format are warnings. In a file cut short ([`Cut`]) what the cut reaches is left out
+    /// and the rest is read (docs/formats/bsx.md, "Cut short").
     pub fn parse(bytes: &[u8]) -> Result<BsxFile, ParseError> {
         let r = Reader { bytes };
         let mut f = BsxFile::header(r)?;
