@@ -55,7 +55,7 @@ if [ -n "$smoke" ]; then
   run "of memcpy" cargo test --locked --bench throughput -- --mb 2
   run "parsing both" cargo test --locked --bench diff -- --mb 2
   run "wasm time / native time" node tests/bench/wasm-throughput.mjs
-  run "ratio relicview / three.js" node tests/bench/first-frame.mjs 1
+  run "pixels covered, from relicview's camera" node tests/bench/first-frame.mjs 1
   run "first frame rasterised" node tests/bench/big-model.mjs
   run "ms later (by name" node tests/bench/listing.mjs 300
   run "ratio world / one model" node tests/bench/world.mjs

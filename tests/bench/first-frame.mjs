@@ -9,6 +9,12 @@
 // with the panes filled, is reported beside it. Prints medians and ratios; asserts nothing
 // about time.
 //
+// Like with like: a frame's cost on a software rasteriser grows with the pixels it covers,
+// so three.js draws from relicview's own camera (window.relicview.camera(): position,
+// target, vertical field of view; +Y up), and each side's covered pixels (those not the
+// background colour) are counted after the clock. Where the two differ by more than 1 % the
+// run says so and reports no ratio.
+//
 // Two paths, each at two window sizes (the canvas is what relicview's layout gives it, and
 // three.js draws on a canvas of that size): a served archive (relicview reads the model over
 // HTTP; three.js fetches the .glb), and a dropped folder (relicview is given the folder through
@@ -64,6 +70,9 @@ renderer.setSize(${width}, ${height}, false);
 const gl = renderer.getContext();
 const pixel = new Uint8Array(4);
 const sync = () => gl.readPixels(${width >> 1}, ${height >> 1}, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel);
+// relicview's camera, handed over before the clock starts (null: three-gltf-viewer's own).
+window.useCamera = null;
+const BACKGROUND = [0x1a, 0x1d, 0x24];
 const show = (gltf, t0, tl) => {
   const scene = new THREE.Scene();
   scene.background = new THREE.Color(0x1a1d24);
@@ -75,13 +84,25 @@ const show = (gltf, t0, tl) => {
   const box = new THREE.Box3().setFromObject(gltf.scene);
   const size = box.getSize(new THREE.Vector3()).length();
   const centre = box.getCenter(new THREE.Vector3());
-  const camera = new THREE.PerspectiveCamera(45, ${width} / ${height}, size / 100, size * 100);
-  camera.position.copy(centre).add(new THREE.Vector3(size / 2, size / 5, size / 2));
-  camera.lookAt(centre);
+  const given = window.useCamera;
+  const camera = new THREE.PerspectiveCamera(given ? given.fov : 45, ${width} / ${height}, size / 100, size * 100);
+  if (given) camera.position.set(...given.position);
+  else camera.position.copy(centre).add(new THREE.Vector3(size / 2, size / 5, size / 2));
+  camera.up.set(0, 1, 0);
+  camera.lookAt(given ? new THREE.Vector3(...given.target) : centre);
   renderer.render(scene, camera);
   sync();
   const t1 = performance.now();
   window.again = () => { const t = performance.now(); renderer.render(scene, camera); sync(); return performance.now() - t; };
+  // After the clock: the pixels the model covers (not the background colour).
+  window.covered = () => {
+    renderer.render(scene, camera);
+    const all = new Uint8Array(${width} * ${height} * 4);
+    gl.readPixels(0, 0, ${width}, ${height}, gl.RGBA, gl.UNSIGNED_BYTE, all);
+    let n = 0;
+    for (let i = 0; i < all.length; i += 4) if (Math.abs(all[i] - BACKGROUND[0]) > 2 || Math.abs(all[i + 1] - BACKGROUND[1]) > 2 || Math.abs(all[i + 2] - BACKGROUND[2]) > 2) n++;
+    return n;
+  };
   let triangles = 0;
   gltf.scene.traverse((o) => { if (o.isMesh) triangles += o.geometry.index ? o.geometry.index.count / 3 : o.geometry.attributes.position.count / 3; });
   return { totalMs: t1 - t0, loadMs: tl - t0, firstFrameMs: t1 - tl, triangles, pixel: [...pixel] };
@@ -144,16 +165,22 @@ async function relicviewRun(path, win) {
       const t1 = performance.now();
       document.removeEventListener('relicview:frame', onFrame);
       if (frameAt === null) throw new Error(`no relicview:frame event for ${m}`);
-      return { totalMs: frameAt - t0, openMs: t1 - t0, opened, width: canvas.width, height: canvas.height, pixel: [...pixel], parts: window.relicview.lastOpen(), rasterMs: window.relicview.rasterMs(), warmUpMs: window.relicview.warmUpMs(), coreWarmUpMs: warm.ms, coreWarmUpRounds: warm.rounds };
+      // After the clock: its camera (for three.js) and the pixels the model covers, by the
+      // same rule as three.js's (not within 2 of the background in any channel).
+      const bg = window.relicview.pixelStats().background;
+      const all = window.relicview.readPixels().data;
+      let covered = 0;
+      for (let i = 0; i < all.length; i += 4) if (Math.abs(all[i] - bg[0]) > 2 || Math.abs(all[i + 1] - bg[1]) > 2 || Math.abs(all[i + 2] - bg[2]) > 2) covered++;
+      return { totalMs: frameAt - t0, openMs: t1 - t0, opened, width: canvas.width, height: canvas.height, pixel: [...pixel], camera: window.relicview.camera(), covered, parts: window.relicview.lastOpen(), rasterMs: window.relicview.rasterMs(), warmUpMs: window.relicview.warmUpMs(), coreWarmUpMs: warm.ms, coreWarmUpRounds: warm.rounds };
     }, [name, workerThreshold]);
   } finally {
     await context.close();
   }
 }
 
-// three.js + GLTFLoader on a canvas of relicview's size: the .glb fetched (served) or read
-// from a File (dropped).
-async function threeRun(path, size) {
+// three.js + GLTFLoader on a canvas of relicview's size, from relicview's camera: the .glb
+// fetched (served) or read from a File (dropped).
+async function threeRun(path, size, camera) {
   const { context, page } = await windowPage([Math.max(size[0] + 20, 400), size[1] + 60]);
   try {
     await withThree(page);
@@ -161,10 +188,11 @@ async function threeRun(path, size) {
     await page.goto(server.url + '/__bench/three.html');
     await page.waitForFunction(() => window.ready === true);
     if (path === 'dropped') await page.locator('#file').setInputFiles(join(dir, glb));
-    return await page.evaluate(async ([p, url]) => {
+    return await page.evaluate(async ([p, url, camera]) => {
+      window.useCamera = camera;
       const out = p === 'dropped' ? await window.openGlbFile() : await window.openGlb(url);
-      return { ...out, rasterMs: window.again() };
-    }, [path, '/archive/' + glb]);
+      return { ...out, rasterMs: window.again(), covered: window.covered() };
+    }, [path, '/archive/' + glb, camera]);
   } finally {
     await context.close();
   }
@@ -175,8 +203,8 @@ try {
   const bgfBytes = readFileSync(join(dir, model)).length;
   for (const path of paths) {
     for (const win of windows) {
-      const rv = { total: [], open: [], raster: [], parts: [] };
-      const three = { total: [], raster: [], load: [] };
+      const rv = { total: [], open: [], raster: [], parts: [], covered: [] };
+      const three = { total: [], raster: [], load: [], covered: [] };
       let size = null;
       const triangles = {};
       for (let i = 0; i < reps; i++) {
@@ -187,7 +215,9 @@ try {
         rv.open.push(r.openMs);
         rv.raster.push(r.rasterMs);
         rv.parts.push({ ...r.parts, warmUpMs: r.warmUpMs, coreWarmUpMs: r.coreWarmUpMs, coreWarmUpRounds: r.coreWarmUpRounds });
-        const t = await threeRun(path, size);
+        rv.covered.push(r.covered);
+        const t = await threeRun(path, size, r.camera);
+        three.covered.push(t.covered);
         triangles.three = t.triangles;
         three.total.push(t.totalMs);
         three.raster.push(t.rasterMs);
@@ -198,12 +228,18 @@ try {
       console.log(`  model: ${model} ${(bgfBytes / 1e6).toFixed(1)} MB, ${triangles.relicview} triangles; ${glb} ${(glbBytes / 1e6).toFixed(1)} MB, ${triangles.three} triangles in three.js`);
       console.log(`  relicview            median ${f(median(rv.total))} ms   (runs: ${rv.total.map((x) => x.toFixed(0)).join(' ')})`);
       console.log(`  three.js+GLTFLoader  median ${f(median(three.total))} ms   (runs: ${three.total.map((x) => x.toFixed(0)).join(' ')})`);
-      console.log(`  ratio relicview / three.js: ${(median(rv.total) / median(three.total)).toFixed(2)}`);
+      // Like with like: the same camera must cover the same pixels on both sides.
+      const [pa, pb] = [median(rv.covered), median(three.covered)];
+      const apart = Math.abs(pa - pb) / Math.max(1, pa, pb);
+      console.log(`  pixels covered, from relicview's camera: relicview ${pa}, three.js ${pb} (${(apart * 100).toFixed(2)} % apart)`);
+      if (apart > 0.01) console.log(`  NOT LIKE WITH LIKE: the two frames cover pixels more than 1 % apart; no ratio is reported`);
+      else console.log(`  ratio relicview / three.js: ${(median(rv.total) / median(three.total)).toFixed(2)}`);
       const worker = rv.parts.filter((p) => p.worker).length;
       console.log(`  relicview opened it ${worker === reps ? 'in its worker' : worker === 0 ? 'on the page\'s thread' : `in its worker ${worker} times of ${reps}`}${worker ? ` (packing ${f(part('packMs'))} · delivery ${f(part('deliverMs'))} · unpacking and bounds ${f(part('showMs'))})` : ''}`);
       console.log(`  relicview parts (medians): read ${f(part('readMs'))} · parse ${f(part('parseMs'))} · inspector ${f(part('inspectMs'))} · build ${f(part('buildMs'))} · upload ${f(part('uploadMs'))} · first frame ${f(part('drawMs'))}`);
-      console.log(`  relicview open() resolved after ${f(median(rv.open))} ms, its panes (info, inspector) filled after the frame (ratio of that to three.js's frame: ${(median(rv.open) / median(three.total)).toFixed(2)})`);
-      console.log(`  rasteriser alone (a second frame, read back): relicview ${f(median(rv.raster))} ms, three.js ${f(median(three.raster))} ms (ratio ${(median(rv.raster) / median(three.raster)).toFixed(2)})`);
+      const ratio = (a, b) => (apart > 0.01 ? 'no ratio: not like with like' : `ratio ${(a / b).toFixed(2)}`);
+      console.log(`  relicview open() resolved after ${f(median(rv.open))} ms, its panes (info, inspector) filled after the frame (to three.js's frame: ${ratio(median(rv.open), median(three.total))})`);
+      console.log(`  rasteriser alone (a second frame, read back): relicview ${f(median(rv.raster))} ms, three.js ${f(median(three.raster))} ms (${ratio(median(rv.raster), median(three.raster))})`);
       const floor = part('readMs') + part('parseMs') + median(rv.raster);
       console.log(`  relicview total is ${f(median(rv.total) - floor)} ms (${(median(rv.total) / floor).toFixed(2)}×) above read + parse + rasteriser (${floor.toFixed(1)} ms)`);
       console.log(`  before the clock, at page start: relicview compiled its model shaders and let the rasteriser build its routines in ${f(part('warmUpMs'))} ms (page's share; three.js compiles in its first frame, not knowing the materials before the file)`);
