@@ -18,6 +18,8 @@ window.relicview = {
   ready,
   loadFiles,
   open,
+  // Resolves once every open and comparison asked for so far has run (the open queue is idle).
+  idle: () => state.queue,
   stats,
   permalink,
   // Copies the permalink (or shows it where the clipboard is refused); → the link.

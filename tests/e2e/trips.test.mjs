@@ -138,7 +138,8 @@ test('keyboard only: a comparison picked in the list, from the list\'s menu and 
   assert.equal(await p.locator('#compare-pick').isVisible(), false);
   // Enter again on the file on show leaves the comparison as it is.
   await p.keyboard.press('Enter');
-  await p.waitForTimeout(300);
+  // (An open the key asked for would be queued by now: once the queue is idle, it has run.)
+  await p.evaluate(() => window.relicview.idle());
   assert.equal((await p.evaluate(() => window.relicview.comparison()))?.b, next);
 
   // From the info pane: its Compare with… (reached by Tab, pressed with Enter).
@@ -543,9 +544,11 @@ test('small oddities: a still model has no timeline, a one-frame animation reads
   assert.ok(one >= 0, JSON.stringify(options));
   await p.evaluate((k) => window.relicview.choose(k), one);
   assert.equal(await p.locator('#timeline').isVisible(), true);
+  // Whatever the clock reads as it runs on (several whole loops of the one frame).
   for (let i = 0; i < 4; i++) {
     assert.match(await p.locator('#clock-label').textContent(), /^frame 0\/1 · 0\.0\d\/0\.03 s$/);
-    await p.waitForTimeout(110);
+    const t = await p.evaluate(() => window.relicview.animationTime());
+    await p.waitForFunction((t) => window.relicview.animationTime() > t + 0.1, t);
   }
   // The share note is about the view it copied: another view takes it away.
   await p.locator('#share-button').click();
