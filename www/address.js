@@ -54,22 +54,27 @@ function comparedView() {
 export function writeHash({ push, opened = false }) {
   // Only the open that just finished may write while an open is under way.
   if (state.opening && !opened) return;
-  const hash = hashOf(currentView());
+  const view = currentView();
+  const hash = hashOf(view);
   if (hash === location.hash) return;
-  // The link copied is of the view that was: its note goes.
-  forgetShared();
+  // The link copied is of the view that was: its note goes once the view changes, not as
+  // the clock runs on (the link's time moves with every frame while something plays).
+  if (state.shared !== null && hashOf({ ...view, t: null }) !== state.shared) forgetShared();
   if (push) history.pushState(null, '', hash);
   else history.replaceState(null, '', hash);
 }
 
 export const followView = throttle(() => writeHash({ push: false }), 250);
 
+const linkOf = (view) => `${location.origin}${location.pathname}${hashOf(view)}`;
+
 export function permalink() {
-  return `${location.origin}${location.pathname}${hashOf(currentView())}`;
+  return linkOf(currentView());
 }
 
 // The share button's note ("link copied", or the link to copy) and its field go.
 export function forgetShared() {
+  state.shared = null;
   clearTimeout(state.shareTimer);
   $('share-status').textContent = '';
   $('share-link').hidden = true;
@@ -77,7 +82,9 @@ export function forgetShared() {
 
 // Copy the link; where the clipboard is refused, show it selected so it can be copied.
 export async function share() {
-  const link = permalink();
+  const view = currentView();
+  const link = linkOf(view);
+  state.shared = hashOf({ ...view, t: null });
   const field = $('share-link');
   const status = $('share-status');
   try {

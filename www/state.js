@@ -73,6 +73,8 @@ export const state = {
   containerProblems: [],
   // Clears the "link copied" note.
   shareTimer: null,
+  // The view whose link was last shared, without its clock (null: none, or gone).
+  shared: null,
   // Two files compared, while on show: {a, b (paths), result (the CLI's JSON), legend,
   // hasDifference}; null while one file is on show. The inspector that shows them.
   compare: null,

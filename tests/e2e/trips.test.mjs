@@ -553,6 +553,10 @@ test('small oddities: a still model has no timeline, a one-frame animation reads
   // The share note is about the view it copied: another view takes it away.
   await p.locator('#share-button').click();
   await p.waitForFunction(() => document.getElementById('share-status').textContent !== '');
+  // The clock running on is no other view: the note stays while the address follows it.
+  const copied = await p.evaluate(() => ({ t: window.relicview.animationTime(), hash: location.hash }));
+  await p.waitForFunction(({ t, hash }) => window.relicview.animationTime() > t + 0.3 && location.hash !== hash, copied);
+  assert.notEqual(await p.locator('#share-status').textContent(), '');
   await open(p, 'DEMO/VIDEO/CUBE.BGF');
   await p.waitForFunction(() => document.getElementById('share-status').textContent === '');
   // A damaged file's note names it once.
