@@ -401,8 +401,10 @@ impl Drop for SceneGeometry {
 
 impl Geometry for SceneGeometry {
     fn draw(&self, viewer: &dyn Viewer, program: &Program, render_states: RenderStates) {
-        program.use_uniform("viewProjection", viewer.projection() * viewer.view());
-        program.use_uniform("modelMatrix", self.model);
+        let view_projection = viewer.projection() * viewer.view();
+        program.use_uniform_if_required("viewProjection", view_projection);
+        program.use_uniform_if_required("modelMatrix", self.model);
+        program.use_uniform_if_required("modelViewProjection", view_projection * self.model);
         if program.requires_uniform("normalMatrix") {
             let Some(inverse) = self.model.invert() else { return };
             program.use_uniform("normalMatrix", inverse.transpose());
@@ -424,6 +426,7 @@ impl Geometry for SceneGeometry {
         let mut s = String::new();
         for (on, define) in [
             (self.shading.normals != Normals::None, "USE_NORMALS"),
+            (self.shading.normals != Normals::Every, "USE_POSITIONS"),
             (self.shading.vertex_colors, "USE_VERTEX_COLORS"),
             (self.uvs, "USE_UVS"),
             (self.instances.is_some(), "USE_INSTANCE_TRANSFORMS"),
@@ -439,7 +442,8 @@ impl Geometry for SceneGeometry {
     fn id(&self) -> GeometryId {
         // The public id range, one id per shader variant.
         let normals = self.shading.normals != Normals::None;
-        GeometryId(0x0200 | normals as u16 | (self.shading.vertex_colors as u16) << 1 | (self.uvs as u16) << 2 | (self.instances.is_some() as u16) << 3)
+        let positions = self.shading.normals != Normals::Every;
+        GeometryId(0x0200 | normals as u16 | (self.shading.vertex_colors as u16) << 1 | (self.uvs as u16) << 2 | (self.instances.is_some() as u16) << 3 | (positions as u16) << 4)
     }
 
     // three-d's trait returns nothing: a draw that fails (a shader that does not build) is
@@ -494,11 +498,18 @@ fn linear_color(tint: [f32; 4]) -> [f32; 4] {
 /// The outputs `RetroMaterial`'s fragment shader reads: pos, nor, uvs, and col where the
 /// geometry has vertex colours.
 const VERTEX_SHADER: &str = r#"
+// A software rasteriser runs this for every vertex of every draw, and a first frame waits
+// for it: without instances, the clip position takes one matrix (model, view and projection
+// multiplied once on the CPU), and the world position is made only where the fragment
+// shader needs it (USE_POSITIONS: facets for vertices without normals).
 uniform mat4 viewProjection;
 uniform mat4 modelMatrix;
+uniform mat4 modelViewProjection;
 uniform vec4 tint;
 layout(location = 0) in vec3 position;
+#ifdef USE_POSITIONS
 out vec3 pos;
+#endif
 #ifdef USE_INSTANCE_TRANSFORMS
 layout(location = 4) in vec4 row1;
 layout(location = 5) in vec4 row2;
@@ -526,23 +537,33 @@ vec3 srgb_to_linear(vec3 c) {
 #endif
 
 void main() {
-    mat4 local2World = modelMatrix;
 #ifdef USE_INSTANCE_TRANSFORMS
     mat4 transform;
     transform[0] = vec4(row1.x, row2.x, row3.x, 0.0);
     transform[1] = vec4(row1.y, row2.y, row3.y, 0.0);
     transform[2] = vec4(row1.z, row2.z, row3.z, 0.0);
     transform[3] = vec4(row1.w, row2.w, row3.w, 1.0);
-    local2World = local2World * transform;
-#endif
+    mat4 local2World = modelMatrix * transform;
     vec4 world = local2World * vec4(position, 1.0);
     gl_Position = viewProjection * world;
+#else
+    gl_Position = modelViewProjection * vec4(position, 1.0);
+#ifdef USE_POSITIONS
+    vec4 world = modelMatrix * vec4(position, 1.0);
+#endif
+#endif
+#ifdef USE_POSITIONS
     pos = world.xyz / world.w;
+#endif
 #ifdef USE_NORMALS
 #ifdef USE_INSTANCE_TRANSFORMS
     nor = normalize(mat3(transpose(inverse(local2World))) * normal);
-#else
+#elif defined(USE_POSITIONS)
+    // Unit length: the fragment shader tells a zero normal (none) by its length.
     nor = normalize(mat3(normalMatrix) * normal);
+#else
+    // (The fragment shader normalises what it is given.)
+    nor = mat3(normalMatrix) * normal;
 #endif
 #endif
 #ifdef USE_UVS

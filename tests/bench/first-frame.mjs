@@ -28,6 +28,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repo, relicview, startServer, launch, withThree } from '../e2e/harness.mjs';
+import { flatGlb, floorPage } from './floor.mjs';
 
 // (CI's smoke run, scripts/bench.sh --smoke, takes one repetition: it proves the bench runs.)
 const reps = process.env.RELICVIEW_BENCH_SMOKE ? 1 : Math.max(5, Number(process.argv[2]) || 7);
@@ -50,6 +51,9 @@ relicview('demo', demo);
 copyFileSync(join(demo, 'DEMO/VIDEO/CUBE.BGF'), join(dir, 'A_CUBE.BGF'));
 rmSync(demo, { recursive: true });
 relicview('export', join(dir, model), '-o', join(dir, glb));
+// The floor's file: the same triangles, one mesh, ready for the GPU.
+const flat = 'TERRAIN.flat.glb';
+flatGlb(join(dir, glb), join(dir, flat));
 
 const median = (xs) => { const s = xs.slice().sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 const f = (x) => x.toFixed(1).padStart(7);
@@ -72,10 +76,11 @@ const pixel = new Uint8Array(4);
 const sync = () => gl.readPixels(${width >> 1}, ${height >> 1}, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel);
 // relicview's camera, handed over before the clock starts (null: three-gltf-viewer's own).
 window.useCamera = null;
-const BACKGROUND = [0x1a, 0x1d, 0x24];
+window.background = [0x1a, 0x1d, 0x24];
 const show = (gltf, t0, tl) => {
+  const BACKGROUND = window.background;
   const scene = new THREE.Scene();
-  scene.background = new THREE.Color(0x1a1d24);
+  scene.background = new THREE.Color().setRGB(...BACKGROUND.map((c) => c / 255), THREE.SRGBColorSpace);
   scene.add(new THREE.AmbientLight(0xffffff, 0.6));
   const sun = new THREE.DirectionalLight(0xffffff, 2.5);
   sun.position.set(0.5, 0, 0.866);
@@ -171,28 +176,34 @@ async function relicviewRun(path, win) {
       const all = window.relicview.readPixels().data;
       let covered = 0;
       for (let i = 0; i < all.length; i += 4) if (Math.abs(all[i] - bg[0]) > 2 || Math.abs(all[i + 1] - bg[1]) > 2 || Math.abs(all[i + 2] - bg[2]) > 2) covered++;
-      return { totalMs: frameAt - t0, openMs: t1 - t0, opened, width: canvas.width, height: canvas.height, pixel: [...pixel], camera: window.relicview.camera(), covered, parts: window.relicview.lastOpen(), rasterMs: window.relicview.rasterMs(), warmUpMs: window.relicview.warmUpMs(), coreWarmUpMs: warm.ms, coreWarmUpRounds: warm.rounds };
+      return { totalMs: frameAt - t0, openMs: t1 - t0, opened, width: canvas.width, height: canvas.height, pixel: [...pixel], camera: window.relicview.camera(), background: bg, covered, parts: window.relicview.lastOpen(), rasterMs: window.relicview.rasterMs(), warmUpMs: window.relicview.warmUpMs(), coreWarmUpMs: warm.ms, coreWarmUpRounds: warm.rounds };
     }, [name, workerThreshold]);
   } finally {
     await context.close();
   }
 }
 
-// three.js + GLTFLoader on a canvas of relicview's size, from relicview's camera: the .glb
-// fetched (served) or read from a File (dropped).
-async function threeRun(path, size, camera) {
+// Another page on a canvas of relicview's size, from relicview's camera, opening its file
+// `name` fetched (served) or read from a File (dropped): three.js + GLTFLoader, or the floor.
+const SIDES = {
+  three: { html: threePage, file: glb, fetch: 'openGlb', read: 'openGlbFile', three: true },
+  floor: { html: floorPage, file: flat, fetch: 'openFlat', read: 'openFlatFile', three: false },
+};
+async function otherRun(side, path, size, camera, background) {
+  const { html, file, fetch, read, three } = SIDES[side];
   const { context, page } = await windowPage([Math.max(size[0] + 20, 400), size[1] + 60]);
   try {
-    await withThree(page);
-    await page.route('**/__bench/three.html', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: threePage(size[0], size[1]) }));
-    await page.goto(server.url + '/__bench/three.html');
+    if (three) await withThree(page);
+    await page.route(`**/__bench/${side}.html`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: html(size[0], size[1]) }));
+    await page.goto(`${server.url}/__bench/${side}.html`);
     await page.waitForFunction(() => window.ready === true);
-    if (path === 'dropped') await page.locator('#file').setInputFiles(join(dir, glb));
-    return await page.evaluate(async ([p, url, camera]) => {
+    if (path === 'dropped') await page.locator('#file').setInputFiles(join(dir, file));
+    return await page.evaluate(async ([open, url, camera, background]) => {
       window.useCamera = camera;
-      const out = p === 'dropped' ? await window.openGlbFile() : await window.openGlb(url);
+      window.background = background;
+      const out = await window[open](url);
       return { ...out, rasterMs: window.again(), covered: window.covered() };
-    }, [path, '/archive/' + glb, camera]);
+    }, [path === 'dropped' ? read : fetch, `/archive/${file}`, camera, background]);
   } finally {
     await context.close();
   }
@@ -201,10 +212,11 @@ async function threeRun(path, size, camera) {
 try {
   const glbBytes = readFileSync(join(dir, glb)).length;
   const bgfBytes = readFileSync(join(dir, model)).length;
+  const flatBytes = readFileSync(join(dir, flat)).length;
   for (const path of paths) {
     for (const win of windows) {
       const rv = { total: [], open: [], raster: [], parts: [], covered: [] };
-      const three = { total: [], raster: [], load: [], covered: [] };
+      const others = { three: { total: [], raster: [], load: [], covered: [] }, floor: { total: [], raster: [], load: [], covered: [] } };
       let size = null;
       const triangles = {};
       for (let i = 0; i < reps; i++) {
@@ -216,35 +228,45 @@ try {
         rv.raster.push(r.rasterMs);
         rv.parts.push({ ...r.parts, warmUpMs: r.warmUpMs, coreWarmUpMs: r.coreWarmUpMs, coreWarmUpRounds: r.coreWarmUpRounds });
         rv.covered.push(r.covered);
-        const t = await threeRun(path, size, r.camera);
-        three.covered.push(t.covered);
-        triangles.three = t.triangles;
-        three.total.push(t.totalMs);
-        three.raster.push(t.rasterMs);
-        three.load.push(t.loadMs);
+        for (const side of ['three', 'floor']) {
+          const t = await otherRun(side, path, size, r.camera, r.background);
+          const o = others[side];
+          o.covered.push(t.covered);
+          triangles[side] = t.triangles;
+          o.total.push(t.totalMs);
+          o.raster.push(t.rasterMs);
+          o.load.push(t.loadMs);
+        }
       }
+      const { three, floor } = others;
       const part = (k) => median(rv.parts.map((p) => p[k]));
       console.log(`first rasterised frame, ${path === 'dropped' ? 'a dropped folder' : 'a served archive'}, a ${win[0]}×${win[1]} window (canvas ${size[0]}×${size[1]}), ${reps} alternating fresh pages, antialias on, 1-pixel read-back`);
-      console.log(`  model: ${model} ${(bgfBytes / 1e6).toFixed(1)} MB, ${triangles.relicview} triangles; ${glb} ${(glbBytes / 1e6).toFixed(1)} MB, ${triangles.three} triangles in three.js`);
-      console.log(`  relicview            median ${f(median(rv.total))} ms   (runs: ${rv.total.map((x) => x.toFixed(0)).join(' ')})`);
-      console.log(`  three.js+GLTFLoader  median ${f(median(three.total))} ms   (runs: ${three.total.map((x) => x.toFixed(0)).join(' ')})`);
-      // Like with like: the same camera must cover the same pixels on both sides.
-      const [pa, pb] = [median(rv.covered), median(three.covered)];
-      const apart = Math.abs(pa - pb) / Math.max(1, pa, pb);
-      console.log(`  pixels covered, from relicview's camera: relicview ${pa}, three.js ${pb} (${(apart * 100).toFixed(2)} % apart)`);
-      if (apart > 0.01) console.log(`  NOT LIKE WITH LIKE: the two frames cover pixels more than 1 % apart; no ratio is reported`);
-      else console.log(`  ratio relicview / three.js: ${(median(rv.total) / median(three.total)).toFixed(2)}`);
+      console.log(`  model: ${model} ${(bgfBytes / 1e6).toFixed(1)} MB, ${triangles.relicview} triangles; ${glb} ${(glbBytes / 1e6).toFixed(1)} MB, ${triangles.three} triangles in three.js; ${flat} ${(flatBytes / 1e6).toFixed(1)} MB, ${triangles.floor} triangles for the floor`);
+      const runs = (xs) => xs.map((x) => x.toFixed(0)).join(' ');
+      console.log(`  relicview            median ${f(median(rv.total))} ms   (runs: ${runs(rv.total)})`);
+      console.log(`  three.js+GLTFLoader  median ${f(median(three.total))} ms   (runs: ${runs(three.total)})`);
+      console.log(`  floor (raw WebGL2)   median ${f(median(floor.total))} ms   (runs: ${runs(floor.total)})`);
+      // Like with like: the same camera must cover the same pixels on every side.
+      const pixels = { relicview: median(rv.covered), three: median(three.covered), floor: median(floor.covered) };
+      const apart = Math.max(...Object.values(pixels)) / Math.max(1, Math.min(...Object.values(pixels))) - 1;
+      console.log(`  pixels covered, from relicview's camera: relicview ${pixels.relicview}, three.js ${pixels.three}, floor ${pixels.floor} (at most ${(apart * 100).toFixed(2)} % apart)`);
+      const alike = apart <= 0.01;
+      if (!alike) console.log(`  NOT LIKE WITH LIKE: the frames cover pixels more than 1 % apart; no ratio is reported`);
+      const ratio = (a, b) => (alike ? `ratio ${(a / b).toFixed(2)}` : 'no ratio: not like with like');
+      if (alike) {
+        console.log(`  ratio relicview / three.js: ${(median(rv.total) / median(three.total)).toFixed(2)}`);
+        console.log(`  ratio relicview / floor: ${(median(rv.total) / median(floor.total)).toFixed(2)} (three.js / floor: ${(median(three.total) / median(floor.total)).toFixed(2)})`);
+      }
       const worker = rv.parts.filter((p) => p.worker).length;
       console.log(`  relicview opened it ${worker === reps ? 'in its worker' : worker === 0 ? 'on the page\'s thread' : `in its worker ${worker} times of ${reps}`}${worker ? ` (packing ${f(part('packMs'))} · delivery ${f(part('deliverMs'))} · unpacking and bounds ${f(part('showMs'))})` : ''}`);
       console.log(`  relicview parts (medians): read ${f(part('readMs'))} · parse ${f(part('parseMs'))} · inspector ${f(part('inspectMs'))} · build ${f(part('buildMs'))} · upload ${f(part('uploadMs'))} · first frame ${f(part('drawMs'))}`);
-      const ratio = (a, b) => (apart > 0.01 ? 'no ratio: not like with like' : `ratio ${(a / b).toFixed(2)}`);
       console.log(`  relicview open() resolved after ${f(median(rv.open))} ms, its panes (info, inspector) filled after the frame (to three.js's frame: ${ratio(median(rv.open), median(three.total))})`);
-      console.log(`  rasteriser alone (a second frame, read back): relicview ${f(median(rv.raster))} ms, three.js ${f(median(three.raster))} ms (${ratio(median(rv.raster), median(three.raster))})`);
-      const floor = part('readMs') + part('parseMs') + median(rv.raster);
-      console.log(`  relicview total is ${f(median(rv.total) - floor)} ms (${(median(rv.total) / floor).toFixed(2)}×) above read + parse + rasteriser (${floor.toFixed(1)} ms)`);
+      console.log(`  rasteriser alone (a second frame, read back): relicview ${f(median(rv.raster))} ms, three.js ${f(median(three.raster))} ms, floor ${f(median(floor.raster))} ms (relicview / floor: ${ratio(median(rv.raster), median(floor.raster))})`);
+      const least = part('readMs') + part('parseMs') + median(rv.raster);
+      console.log(`  relicview total is ${f(median(rv.total) - least)} ms (${(median(rv.total) / least).toFixed(2)}×) above its own read + parse + rasteriser (${least.toFixed(1)} ms)`);
       console.log(`  before the clock, at page start: relicview compiled its model shaders and let the rasteriser build its routines in ${f(part('warmUpMs'))} ms (page's share; three.js compiles in its first frame, not knowing the materials before the file)`);
       console.log(`  before the clock, in idle time: relicview's core warm-up (a small built-in world and model opened from memory) ran ${part('coreWarmUpRounds')} rounds in ${f(part('coreWarmUpMs'))} ms (medians; three.js's loader runs its first file cold)`);
-      console.log(`  three.js load (${path === 'dropped' ? 'File read' : 'fetch'} + GLTFLoader) ${f(median(three.load))} ms`);
+      console.log(`  three.js load (${path === 'dropped' ? 'File read' : 'fetch'} + GLTFLoader) ${f(median(three.load))} ms; the floor's ${path === 'dropped' ? 'File read' : 'fetch'} ${f(median(floor.load))} ms`);
     }
   }
 } finally {
