@@ -1,19 +1,20 @@
 // What the user waits for: from "open this model" until its first frame has been rasterised,
 // relicview against the glTF path (the same triangles exported with relicview's own exporter,
-// loaded by three.js + GLTFLoader). Both sides run in fresh pages of the same headless
-// Chromium, alternating, on canvases of the same size with antialiasing on, and both stop the
-// clock only after reading one pixel back (gl.readPixels forces the frame to be rasterised;
-// a returned draw call proves nothing). relicview's clock stops at its `relicview:frame` event
-// (the file drawn and rasterised, before the page fills its info pane and inspector, as
-// three.js's stops before anything a viewer would do after its frame); when open() resolves,
-// with the panes filled, is reported beside it. Prints medians and ratios; asserts nothing
-// about time.
+// loaded by three.js + GLTFLoader) and against the floor (the same triangles as one mesh
+// ready for the GPU, drawn by raw WebGL2: tests/bench/floor.mjs). All sides run in fresh
+// pages of the same headless Chromium, alternating, on canvases of the same size with
+// antialiasing on, and all stop the clock only after reading one pixel back (gl.readPixels
+// forces the frame to be rasterised; a returned draw call proves nothing). relicview's clock
+// stops at its `relicview:frame` event (the file drawn and rasterised, before the page fills
+// its info pane and inspector, as the others' stop before anything a viewer would do after
+// its frame); when open() resolved, with the panes filled, is reported beside it. Prints
+// medians and ratios; asserts nothing about time.
 //
 // Like with like: a frame's cost on a software rasteriser grows with the pixels it covers,
-// so three.js draws from relicview's own camera (window.relicview.camera(): position,
-// target, vertical field of view; +Y up), and each side's covered pixels (those not the
-// background colour) are counted after the clock. Where the two differ by more than 1 % the
-// run says so and reports no ratio.
+// so the other pages draw from relicview's own camera (window.relicview.camera(): position,
+// target, vertical field of view; +Y up) on its background, and each side's covered pixels
+// (not within 2 of the background in any channel) are counted after the clock. Where they
+// differ by more than 1 % the run says so and reports no ratio.
 //
 // Two paths, each at two window sizes (the canvas is what relicview's layout gives it, and
 // three.js draws on a canvas of that size): a served archive (relicview reads the model over

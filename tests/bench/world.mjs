@@ -1,27 +1,34 @@
-// A world's first frame against one model of the same triangle count, on the path users take
-// (the demo archive dropped as a folder): CITY.MAP (6,400 placements, its meshes baked into
-// one draw) and a generated terrain of about as many triangles (`relicview demo
-// --large`), each opened in a fresh page, alternating, the clock stopped at the page's
-// relicview:frame event (the file drawn and rasterised) with one pixel read back. Reports
-// the ratio, when open() resolved (the panes filled after the frame), the longest
-// main-thread task of each whole open, and where the time went: the open's own work before
-// its draw calls, the first frame's raster (from the last batch's draw calls), a second
-// frame alone.
+// A world's first frame against the floor, on the path users take (the demo archive dropped
+// as a folder): CITY.MAP (6,400 placements, its meshes baked into one draw) opened in
+// relicview, and the same triangles as one mesh ready for the GPU (relicview's own .glb
+// export of the world, its placements applied: tests/bench/floor.mjs) drawn by raw WebGL2
+// from relicview's camera, each in a fresh page, alternating. relicview's clock stops at the
+// page's relicview:frame event (the file drawn and rasterised), the floor's after its draw,
+// each with one pixel read back. Both count the pixels they cover; where those differ by
+// more than 1 % the run says so and reports no ratio. Reports when open() resolved (the
+// panes filled after the frame), the longest main-thread task of each whole open, and where
+// the time went: the open's own work before its draw calls, the first frame's raster (from
+// the last batch's draw calls), a second frame alone.
 // Asserts nothing about time.
 //
 // node tests/bench/world.mjs [REPETITIONS]
 
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { relicview, startServer, launch, nativeInfo } from '../e2e/harness.mjs';
+import { relicview, startServer, launch } from '../e2e/harness.mjs';
+import { flatGlb, floorPage } from './floor.mjs';
 
 const reps = process.env.RELICVIEW_BENCH_SMOKE ? 1 : Math.max(3, Number(process.argv[2]) || 5);
 const root = mkdtempSync(join(tmpdir(), 'relicview-world-bench-'));
 relicview('demo', root);
 const folder = join(root, 'DEMO');
 const world = 'DEMO/MAPS/CITY.MAP';
-const single = 'DEMO/SAME.BGF';
+// The floor's file, outside the folder given to relicview: the world exported, then flattened.
+const exported = join(root, 'city.glb');
+const flat = join(root, 'city.flat.glb');
+relicview('export', join(root, world), '--root', root, '-o', exported);
+const floorTriangles = flatGlb(exported, flat).triangles;
 
 // The page is served with an empty archive: the folder is what it is given.
 const served = mkdtempSync(join(tmpdir(), 'relicview-world-served-'));
@@ -29,7 +36,8 @@ const server = await startServer(served);
 const browser = await launch();
 const median = (xs) => { const s = xs.slice().sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
 
-// One open in a fresh page with the folder dropped: → {ms, triangles, longest task (ms)}.
+// One open in a fresh page with the folder dropped: → {ms, triangles, longest task (ms),
+// camera, background, covered pixels, …}.
 async function run(path) {
   const context = await browser.newContext({ viewport: { width: 1000, height: 700 }, deviceScaleFactor: 1 });
   const page = await context.newPage();
@@ -69,46 +77,69 @@ async function run(path) {
       const second = performance.now() - r0;
       const o = window.relicview.lastOpen();
       const before = o.readMs + o.parseMs + o.assetsMs + o.buildMs + o.showMs + o.drawMs;
-      return { ms, open: tOpen - t0, triangles: window.relicview.stats().triangles, longest, second, before, raster: o.rasterMs, warmRounds: warm.rounds, warmMs: warm.ms };
+      // After the clock: the pixels covered (not within 2 of the background in any channel).
+      const bg = window.relicview.pixelStats().background;
+      const all = window.relicview.readPixels().data;
+      let covered = 0;
+      for (let i = 0; i < all.length; i += 4) if (Math.abs(all[i] - bg[0]) > 2 || Math.abs(all[i + 1] - bg[1]) > 2 || Math.abs(all[i + 2] - bg[2]) > 2) covered++;
+      const canvas = document.getElementById('viewport');
+      return { ms, open: tOpen - t0, triangles: window.relicview.stats().triangles, longest, second, before, raster: o.rasterMs, warmRounds: warm.rounds, warmMs: warm.ms, camera: window.relicview.camera(), background: bg, covered, size: [canvas.width, canvas.height] };
     }, path);
   } finally {
     await context.close();
   }
 }
 
+// The floor on a canvas of relicview's size, from its camera, its file read from a File.
+async function floorRun(size, camera, background) {
+  const context = await browser.newContext({ viewport: { width: size[0] + 20, height: size[1] + 60 }, deviceScaleFactor: 1 });
+  const page = await context.newPage();
+  try {
+    await page.route('**/__bench/floor.html', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: floorPage(size[0], size[1]) }));
+    await page.goto(`${server.url}/__bench/floor.html`);
+    await page.waitForFunction(() => window.ready === true);
+    await page.locator('#file').setInputFiles(flat);
+    return await page.evaluate(async ([camera, background]) => {
+      window.useCamera = camera;
+      window.background = background;
+      const out = await window.openFlatFile();
+      return { ...out, second: window.again(), covered: window.covered() };
+    }, [camera, background]);
+  } finally {
+    await context.close();
+  }
+}
+
 try {
-  // The single model: a terrain of about the world's triangles.
-  const cityTriangles = (await run(world)).triangles;
-  const probe = join(root, 'probe');
-  relicview('demo', probe, '--large', '1');
-  const perMb = nativeInfo(join(probe, 'LARGE.BGF')).triangles;
-  relicview('demo', probe, '--large', String(Math.max(0.05, cityTriangles / perMb)));
-  copyFileSync(join(probe, 'LARGE.BGF'), join(folder, 'SAME.BGF'));
-  const keys = ['ms', 'open', 'longest', 'second', 'before', 'raster', 'warmRounds', 'warmMs'];
+  const keys = ['ms', 'open', 'longest', 'second', 'before', 'raster', 'warmRounds', 'warmMs', 'covered'];
   const w = Object.fromEntries(keys.map((k) => [k, []]));
-  const s = Object.fromEntries(keys.map((k) => [k, []]));
-  let triangles = {};
+  const floor = { ms: [], second: [], covered: [] };
+  let triangles = null;
+  let size = null;
   for (let i = 0; i < reps; i++) {
     const a = await run(world);
-    const b = await run(single);
-    triangles = { world: a.triangles, single: b.triangles };
-    for (const k of keys) {
-      w[k].push(a[k]);
-      s[k].push(b[k]);
-    }
+    triangles = a.triangles;
+    size = a.size;
+    for (const k of keys) w[k].push(a[k]);
+    const b = await floorRun(a.size, a.camera, a.background);
+    floor.ms.push(b.totalMs);
+    floor.second.push(b.second);
+    floor.covered.push(b.covered);
   }
-  console.log(`a world's first rasterised frame, a dropped folder, a 1000×700 window, ${reps} alternating fresh pages`);
-  console.log(`  CITY.MAP (6,400 placements)   ${String(triangles.world).padStart(8)} triangles  median ${median(w.ms).toFixed(0).padStart(6)} ms (runs: ${w.ms.map((x) => x.toFixed(0)).join(' ')}); longest task ${Math.max(...w.longest).toFixed(0)} ms`);
-  console.log(`  one model (SAME.BGF)          ${String(triangles.single).padStart(8)} triangles  median ${median(s.ms).toFixed(0).padStart(6)} ms (runs: ${s.ms.map((x) => x.toFixed(0)).join(' ')}); longest task ${Math.max(...s.longest).toFixed(0)} ms`);
-  console.log(`  ratio world / one model: ${(median(w.ms) / median(s.ms)).toFixed(2)}`);
-  console.log(`  open() resolved, the panes filled: world ${median(w.open).toFixed(0)} ms, one model ${median(s.open).toFixed(0)} ms (ratio ${(median(w.open) / median(s.open)).toFixed(2)})`);
+  const runs = (xs) => xs.map((x) => x.toFixed(0)).join(' ');
+  console.log(`a world's first rasterised frame, a dropped folder, a 1000×700 window (canvas ${size[0]}×${size[1]}), ${reps} alternating fresh pages, antialias on, 1-pixel read-back`);
+  console.log(`  CITY.MAP (6,400 placements)    ${String(triangles).padStart(8)} triangles  median ${median(w.ms).toFixed(0).padStart(6)} ms (runs: ${runs(w.ms)}); longest task ${Math.max(...w.longest).toFixed(0)} ms`);
+  console.log(`  floor: the same, one mesh      ${String(floorTriangles).padStart(8)} triangles  median ${median(floor.ms).toFixed(0).padStart(6)} ms (runs: ${runs(floor.ms)})`);
+  const [pa, pb] = [median(w.covered), median(floor.covered)];
+  const apart = Math.abs(pa - pb) / Math.max(1, Math.min(pa, pb));
+  console.log(`  pixels covered, from relicview's camera: relicview ${pa}, floor ${pb} (${(apart * 100).toFixed(2)} % apart)`);
+  if (apart > 0.01 || triangles !== floorTriangles) console.log(`  NOT LIKE WITH LIKE: ${triangles !== floorTriangles ? 'the triangles differ' : 'the frames cover pixels more than 1 % apart'}; no ratio is reported`);
+  else console.log(`  ratio world / floor: ${(median(w.ms) / median(floor.ms)).toFixed(2)}; the rasterisers alone (second frame): ${(median(w.second) / median(floor.second)).toFixed(2)}`);
+  console.log(`  open() resolved, the panes filled: ${median(w.open).toFixed(0)} ms`);
   // Where the time goes (medians): the open's own work before the draw calls, the first
   // frame's raster, and the rasteriser alone on a second frame (drawn and read back).
-  const parts = (x) => `before the draw calls ${median(x.before).toFixed(0)} ms, the last draw calls' raster ${median(x.raster).toFixed(0)} ms, a second frame ${median(x.second).toFixed(0)} ms`;
-  console.log(`  CITY.MAP: ${parts(w)}`);
-  console.log(`  one model: ${parts(s)}`);
-  console.log(`  ratio of the rasterisers alone (second frame), world / one model: ${(median(w.second) / median(s.second)).toFixed(2)}`);
-  console.log(`  before the clock, in idle time: the core's warm-up (a small built-in world and model opened from memory) ran ${median([...w.warmRounds, ...s.warmRounds])} rounds in ${median([...w.warmMs, ...s.warmMs]).toFixed(0)} ms (medians)`);
+  console.log(`  CITY.MAP: before the draw calls ${median(w.before).toFixed(0)} ms, the last draw calls' raster ${median(w.raster).toFixed(0)} ms, a second frame ${median(w.second).toFixed(0)} ms; the floor's second frame ${median(floor.second).toFixed(0)} ms`);
+  console.log(`  before the clock, in idle time: the core's warm-up (a small built-in world and model opened from memory) ran ${median(w.warmRounds)} rounds in ${median(w.warmMs).toFixed(0)} ms (medians)`);
 } finally {
   await browser.close();
   server.stop();
