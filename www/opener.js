@@ -34,6 +34,11 @@ export class WorkerOpener {
     else if (warm && !this.broken) this.spawn();
   }
 
+  // A file of the listing will open here after all (its size came to be known late).
+  warm() {
+    if (!this.worker && this.listing && !this.broken) this.spawn();
+  }
+
   // New kinds for the same listing (`kinds` as Session.setKinds takes them).
   setKinds(kinds) {
     if (!this.listing) return;

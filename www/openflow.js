@@ -3,13 +3,13 @@
 
 import { isTrap } from './core.js';
 import { entriesFromFiles } from './files.js';
-import { fingerprint, readHash } from './urlstate.js';
+import { readHash } from './urlstate.js';
 import { $, afterNextFrame, core, count, message, nextTask, ready, state } from './state.js';
 import { addRow, clearInfo, reason, setExport, showDocument, showError, viewMessage } from './infopane.js';
 import { clearMeasure, sizeText } from './measure.js';
 import { hideFlat, showFlat } from './flatview.js';
-import { confirmKinds, kindOfEntry, markSelected, setEntries, setKinds, typeEntries } from './listing.js';
-import { forgetShared, writeHash } from './address.js';
+import { confirmKinds, fingerprintFolder, kindOfEntry, markSelected, setEntries, setKinds, typeEntries } from './listing.js';
+import { followView, forgetShared, writeHash } from './address.js';
 import { explainEmptyChoice, restoreView, stats, syncToolbar } from './controls.js';
 import { recoverFromTrap } from './recovery.js';
 import { endLoading, loadingProgress, showListing, startLoading } from './loading.js';
@@ -310,10 +310,11 @@ export function applyLink(link) {
 }
 
 // After a new file list: restore the link's view if it is for this archive, else show the
-// first model.
-function openInitial() {
+// first model. (A link to a local folder waits for the folder's fingerprint.)
+async function openInitial(generation) {
   const link = readHash();
   const linkFolder = link.folder && !link.archive ? link.folder : null;
+  if (linkFolder && !(await fingerprintFolder(generation))) return;
   if (linkFolder && state.source.folder && linkFolder !== state.source.folder) {
     showError('This folder does not match the link', new Error(
       `The link was made for a folder with fingerprint ${linkFolder}; this one is ${state.source.folder} (number of files, then a hash of names and sizes). Its view is not restored.`));
@@ -380,7 +381,8 @@ export async function loadEntries(entries, label, source) {
   const untyped = entries.filter((e) => !e.kind);
   const named = core.kindsByName(untyped.map((e) => e.path).join(''), Uint32Array.from(untyped, (e) => e.path.length)).split('\n');
   untyped.forEach((e, i) => {
-    e.kind = named[i] || core.kindOf(e.path, new Uint8Array(0), e.size);
+    // (No bytes, no size: a local file's size is a look-up of its own; see files.js.)
+    e.kind = named[i] || core.kindOf(e.path, new Uint8Array(0), 0);
     e.pending = !named[i];
     e.byName = Boolean(named[i]);
   });
@@ -397,17 +399,19 @@ export async function loadEntries(entries, label, source) {
   state.lastIndexMs = performance.now() - t0;
   state.indexTimeline.typed = performance.now();
   // Unless a file was opened from the list meanwhile: the user's choice stands.
-  if (state.requests === requestsAtList) openInitial();
+  if (state.requests === requestsAtList) openInitial(generation).catch(() => {});
   const timeline = state.indexTimeline;
   confirmKinds(state.entries, generation).then((corrected) => {
     if (corrected === null) return;
     timeline.confirmed = performance.now();
     timeline.corrected = corrected;
-  }, () => {});
+    // (Most sizes are known by now: the head worker sent them.)
+    return fingerprintFolder(generation).then((done) => { if (done) followView(); });
+  }).catch(() => {});
   return { files: entries.length };
 }
 
+// (A local folder's fingerprint comes once its sizes are known: see fingerprintFolder.)
 export function loadFiles(files) {
-  const entries = entriesFromFiles(files);
-  return loadEntries(entries, 'local files', { folder: fingerprint(entries) });
+  return loadEntries(entriesFromFiles(files), 'local files', { folder: null });
 }

@@ -4,7 +4,7 @@
 import { collectDrop } from './files.js';
 import { Help } from './help.js';
 import { Panes } from './panes.js';
-import { fingerprint, readHash } from './urlstate.js';
+import { readHash } from './urlstate.js';
 import { $, state } from './state.js';
 import { button } from './infopane.js';
 import { share } from './address.js';
@@ -111,7 +111,7 @@ export function bindShell() {
   window.addEventListener('drop', (e) => {
     e.preventDefault();
     overlay.hidden = true;
-    collectDrop(e.dataTransfer).then((entries) => loadEntries(entries, 'dropped', { folder: fingerprint(entries) }));
+    collectDrop(e.dataTransfer).then((entries) => loadEntries(entries, 'dropped', { folder: null }));
   });
   // Back/forward, and links pasted into the address bar of an open page.
   const follow = () => applyLink(readHash());
