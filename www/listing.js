@@ -59,9 +59,9 @@ export function markSelected(path) {
 // bytes (magic), then the name. Files are read in batches, with a progress bar, since an
 // archive can hold thousands; the list is already on show and each batch gives its rows
 // their kinds. Stops when another archive is loaded (`generation` changes).
-// A batch of local files costs this thread some 0.4 ms a file to send to a head worker (the
-// browser looks each size up as it sends it): 100 keep each task near 40 ms, and the next
-// batches are sent before this one is typed, so that the workers read while we type.
+// A batch of local files costs this thread some 0.4 ms a file to send to the head worker
+// (the browser looks each size up as it sends it): 100 keep each task near 40 ms, and the
+// next batches are sent before this one is typed, so that the worker reads while we type.
 const BATCH = 100;
 
 // The first bytes of a batch (null where unreadable); local files learn their sizes too.
@@ -72,9 +72,8 @@ async function headsOf(batch) {
   return read.heads;
 }
 
-// Each batch of `entries` with its heads, read AHEAD batches ahead (by the head workers at
-// once), each sent once `before()` (if given) has resolved. → false once `generation` is not
-// the archive's any more.
+// Each batch of `entries` with its heads, read AHEAD batches ahead, each sent once
+// `before()` (if given) has resolved. → false once `generation` is not the archive's any more.
 const AHEAD = 2;
 async function forEachHeads(entries, generation, each, before = null) {
   const queue = [];
@@ -165,7 +164,7 @@ export async function fingerprintFolder(generation) {
   if (state.source?.folder !== null) return true;
   const entries = state.entries;
   for (let i = 0; i < entries.length; i += 100) {
-    for (const e of entries.slice(i, i + 100)) if (e.sized === false) e.learnSize(e.size);
+    for (const e of entries.slice(i, i + 100)) if (e.sized === false) e.learnSize(e.file.size);
     await nextTask();
     if (generation !== state.generation) return false;
   }
