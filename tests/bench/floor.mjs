@@ -189,6 +189,21 @@ function viewProjection(camera, min, max) {
   for (let c = 0; c < 4; c++) for (let r = 0; r < 4; r++) for (let k = 0; k < 4; k++) out[c * 4 + r] += p[k * 4 + r] * view[c * 4 + k];
   return out;
 }
+// A vertex array of positions (location 0), normals (1) and 32-bit indices, each straight
+// from the bytes given; left bound.
+function vertexArray(positions, normals, indices) {
+  const vao = gl.createVertexArray();
+  gl.bindVertexArray(vao);
+  for (const [location, data] of [[0, positions], [1, normals]]) {
+    gl.bindBuffer(gl.ARRAY_BUFFER, gl.createBuffer());
+    gl.bufferData(gl.ARRAY_BUFFER, data, gl.STATIC_DRAW);
+    gl.enableVertexAttribArray(location);
+    gl.vertexAttribPointer(location, 3, gl.FLOAT, false, 0, 0);
+  }
+  gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, gl.createBuffer());
+  gl.bufferData(gl.ELEMENT_ARRAY_BUFFER, indices, gl.STATIC_DRAW);
+  return vao;
+}
 let draw = null;
 // The file's three arrays straight into buffers, one draw, one pixel read back.
 function show(bytes, t0, tl) {
@@ -197,16 +212,7 @@ function show(bytes, t0, tl) {
   const json = JSON.parse(new TextDecoder().decode(new Uint8Array(bytes, 20, jsonLength)));
   const bin = 20 + jsonLength + 8;
   const view = (k) => { const v = json.bufferViews[json.accessors[k].bufferView]; return new Uint8Array(bytes, bin + v.byteOffset, v.byteLength); };
-  const vao = gl.createVertexArray();
-  gl.bindVertexArray(vao);
-  for (const [location, k] of [[0, 0], [1, 1]]) {
-    gl.bindBuffer(gl.ARRAY_BUFFER, gl.createBuffer());
-    gl.bufferData(gl.ARRAY_BUFFER, view(k), gl.STATIC_DRAW);
-    gl.enableVertexAttribArray(location);
-    gl.vertexAttribPointer(location, 3, gl.FLOAT, false, 0, 0);
-  }
-  gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, gl.createBuffer());
-  gl.bufferData(gl.ELEMENT_ARRAY_BUFFER, view(2), gl.STATIC_DRAW);
+  const vao = vertexArray(view(0), view(1), view(2));
   const count = json.accessors[2].count;
   const matrix = new Float32Array(viewProjection(window.useCamera, json.accessors[0].min, json.accessors[0].max));
   const pixel = new Uint8Array(4);
@@ -237,16 +243,7 @@ function show(bytes, t0, tl) {
   for (let y = 0; y <= N; y++) for (let x = 0; x <= N; x++) grid.set([(x / N) * 1.8 - 0.9, (y / N) * 1.8 - 0.9, 0.1 * Math.sin(x + y)], (y * (N + 1) + x) * 3);
   const quads = new Uint32Array(N * N * 6);
   for (let y = 0, k = 0; y < N; y++) for (let x = 0; x < N; x++, k += 6) { const a = y * (N + 1) + x; quads.set([a, a + 1, a + N + 1, a + 1, a + N + 2, a + N + 1], k); }
-  const vao = gl.createVertexArray();
-  gl.bindVertexArray(vao);
-  for (const location of [0, 1]) {
-    gl.bindBuffer(gl.ARRAY_BUFFER, gl.createBuffer());
-    gl.bufferData(gl.ARRAY_BUFFER, grid, gl.STATIC_DRAW);
-    gl.enableVertexAttribArray(location);
-    gl.vertexAttribPointer(location, 3, gl.FLOAT, false, 0, 0);
-  }
-  gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, gl.createBuffer());
-  gl.bufferData(gl.ELEMENT_ARRAY_BUFFER, quads, gl.STATIC_DRAW);
+  vertexArray(grid, grid, quads);
   gl.viewport(0, 0, ${width}, ${height});
   gl.enable(gl.DEPTH_TEST);
   gl.useProgram(program);
