@@ -355,6 +355,8 @@ export async function loadEntries(entries, label, source) {
   await ready;
   const generation = ++state.generation;
   const t0 = performance.now();
+  // The last archive's timeline ends here (scripts wait on this one's steps).
+  state.indexTimeline = { start: t0, listed: null, typed: null, confirmed: null, corrected: 0 };
   state.archiveName = entries.root || null;
   // Containers become folders of their entries (listed by a worker, under a progress bar).
   entries = await expandContainers(entries, (what, done = 0, total = 0) => {
@@ -386,11 +388,13 @@ export async function loadEntries(entries, label, source) {
     e.pending = !named[i];
     e.byName = Boolean(named[i]);
   });
-  setEntries(entries, label, source);
+  // (The listing is made in tasks of its own: see setEntries.)
+  await nextTask();
+  if (generation !== state.generation || !(await setEntries(entries, label, source, generation))) return { files: entries.length };
   for (const e of state.entries) if (e.containerFailure) state.files.setFailed(e, true, e.containerFailure);
   const requestsAtList = state.requests;
   state.lastListMs = performance.now() - t0;
-  state.indexTimeline = { start: t0, listed: performance.now(), typed: null, confirmed: null, corrected: 0 };
+  state.indexTimeline.listed = performance.now();
   if (!(await typeEntries(state.entries, generation))) return { files: entries.length };
   // (The core learns the kinds in a task of its own.)
   await nextTask();
