@@ -673,6 +673,11 @@ fn info_on_worlds_game_objects_and_subsystems_keeps_its_contract() {
     let gltf: serde_json::Value = serde_json::from_slice(&glb[20..20 + len]).unwrap();
     let clips: Vec<&str> = gltf["animations"].as_array().unwrap().iter().map(|a| a["name"].as_str().unwrap()).collect();
     assert_eq!(clips, ["door1 @ door[0]", "door2 @ door[0]"]);
+    // Without --root the map finds none of its models: the export says why it is empty.
+    let alone = bin().arg("export").arg(dir.join("DEMO/MAPS/ARENA1.MAP")).arg("-o").arg(dir.join("alone.glb")).output().unwrap();
+    assert!(String::from_utf8_lossy(&alone.stdout).contains(" 0 triangles"), "{}", String::from_utf8_lossy(&alone.stdout));
+    let why = String::from_utf8_lossy(&alone.stderr);
+    assert!(why.contains("ARENA1.MAP: nothing drawn; models: not looked for") && why.contains("opened on its own"), "{why}");
 
     let (ok, m) = info_root("DEMO/MODELS/DRW.MOD");
     assert!(ok, "{m}");

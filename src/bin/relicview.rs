@@ -531,6 +531,9 @@ fn run_export(file: &Path, root: Option<&Path>, out: &Path, lod: usize, all_lods
     let Some(mut scene) = opened.scene else {
         return fail(false, &format!("{}: a {} has no 3D scene to export", file.display(), opened.document.kind().title()), None);
     };
+    // An export with nothing in it says why, from the file's own warnings (a world opened
+    // without --root finds none of its models).
+    let warnings: Vec<String> = opened.document.info_rows().into_iter().filter(|r| r.severity == relicview::formats::Severity::Warning).map(|r| format!("{}: {}", r.label, r.value)).collect();
     // The file's bytes and its model are no longer needed once the scene is built.
     drop(opened.document);
     // A file of several models: the one asked for (its layer `model N`), else the one the
@@ -554,7 +557,15 @@ fn run_export(file: &Path, root: Option<&Path>, out: &Path, lod: usize, all_lods
         Ok(n)
     };
     match write() {
-        Ok(n) => emit(&format!("{}: {n} bytes, {} triangles at LOD {lod}\n", out.display(), scene.triangle_count_in(lod, &options.hidden_layers))),
+        Ok(n) => {
+            let triangles = scene.triangle_count_in(lod, &options.hidden_layers);
+            if triangles == 0 {
+                for w in &warnings {
+                    eprintln!("relicview: {}: nothing drawn; {w}", file.display());
+                }
+            }
+            emit(&format!("{}: {n} bytes, {triangles} triangles at LOD {lod}\n", out.display()))
+        }
         Err(e) => fail(false, &format!("{}: {e}", out.display()), None),
     }
 }

@@ -447,6 +447,10 @@ impl Document for WorldDocument {
         }
         if let Some(a) = &self.assembled {
             rows.push(InfoRow::new("triangles", a.triangles.to_string()));
+            // Opened on its own, a world draws nothing: say so rather than show an empty view.
+            if !a.resolved && a.placements > 0 {
+                rows.push(InfoRow::warning("models", format!("not looked for: the world was opened on its own, without the archive that holds its {} and its includes", count_len(a.placements, "model"))));
+            }
             if a.report.glowing > 0 {
                 rows.push(InfoRow::warning("laser glow", "an approximate pulse: the game drives the beam, the files hold no data for it"));
             }
@@ -559,6 +563,22 @@ mod tests {
         let source = MemorySource::new(files);
         let archive = RefCell::new(source.archive());
         pollster::block_on(open_file(&archive, &source, path)).unwrap()
+    }
+
+    /// A world opened without its archive draws nothing, and its info says why.
+    #[test]
+    fn a_world_opened_alone_says_its_models_were_not_looked_for() {
+        let text = b"[box]\ntype=model\nmodelfile=box.mod\n[w]\ntype=map\ninstance=box 0 0 0 0 0 0\ninstance=box 9 0 0 0 0 0\n".to_vec();
+        let mut doc = super::open("W.MAP", text.clone(), crate::formats::Kind::Map, crate::formats::kind::Purpose::Show);
+        let scene = doc.build_scene(&crate::formats::assets::NoAssets);
+        assert_eq!(scene.map_or(0, |s| s.triangle_count(0)), 0);
+        let rows = doc.info_rows();
+        let models = rows.iter().find(|r| r.label == "models").expect("a row saying why nothing is drawn");
+        assert_eq!(models.severity, crate::formats::Severity::Warning);
+        assert!(models.value.contains("2 models"), "{}", models.value);
+        // In its archive the same world looks its models up, and says nothing of the kind.
+        let o = open_in(vec![("A/MAPS/W.MAP".into(), text), ("A/MODELS/BOX.MOD".into(), b"[video]\nobject=cube.bgf\n".to_vec()), ("A/VIDEO/CUBE.BGF".into(), cube())], "A/MAPS/W.MAP");
+        assert!(o.document.info_rows().iter().all(|r| r.label != "models"));
     }
 
     /// Past the cap, a finding is counted: the info panel and `info --json` say how many
