@@ -136,6 +136,17 @@ export async function sizedPage(browser, url, [width, height] = [1400, 850], opt
   return { page, problems, close: () => context.close() };
 }
 
+// Drop the folder (or file) at `path` on the page's middle, as a file manager's drag does:
+// through the DevTools protocol, so the page sees real folder entries (a DataTransfer made
+// in the page can carry files only).
+export async function dropFolder(page, path) {
+  const cdp = await page.context().newCDPSession(page);
+  const { width, height } = page.viewportSize();
+  const data = { items: [], files: [path], dragOperationsMask: 1 };
+  for (const type of ['dragEnter', 'dragOver', 'drop']) await cdp.send('Input.dispatchDragEvent', { type, x: width / 2, y: height / 2, data });
+  await cdp.detach();
+}
+
 // Give the page a folder through its folder input; resolves once its `count` files are
 // listed and typed by content (the list shows first, the kinds follow).
 export async function loadFolder(page, dir, count) {

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeArchive, startServer, launch, newPage, nativeInfo, canvasCoverage, repo, walk, lzsLiterals, loadFolder } from './harness.mjs';
+import { makeArchive, startServer, launch, newPage, nativeInfo, canvasCoverage, repo, walk, lzsLiterals, loadFolder, dropFolder } from './harness.mjs';
 
 let dir, server, browser;
 const MODELS = ['DEMO/VIDEO/CUBE.BGF', 'DEMO/VIDEO/HEXPOD.BGF', 'DEMO/VIDEO/TOWER.BGF', 'DEMO/VIDEO/POOL.BGF', 'DEMO/VIDEO/FORMATS.BGF'];
@@ -332,7 +332,7 @@ test('dropping files on the window loads and opens them', async () => {
   const { page, problems } = await newPage(browser, server.url);
   await page.waitForFunction(() => window.relicview.stats().triangles > 0);
   // A DataTransfer made in the page carries files but no folder entries (a browser limit
-  // of synthetic drops); folder recursion itself is covered by files.test.mjs.
+  // of synthetic drops); a real folder's drop is the next test.
   await page.evaluate(async () => {
     const bytes = await (await fetch('archive/DEMO/VIDEO/TOWER.BGF')).arrayBuffer();
     const dt = new DataTransfer();
@@ -346,6 +346,23 @@ test('dropping files on the window loads and opens them', async () => {
   assert.equal(await page.locator('#drop-overlay').isVisible(), false);
   const native = nativeInfo(join(dir, 'DEMO/VIDEO/TOWER.BGF'));
   assert.equal(await page.evaluate(() => window.relicview.stats().triangles), native.triangles);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a real folder dropped from the file manager lists every file under it and opens its models', async () => {
+  const { page, problems } = await newPage(browser, server.url);
+  await page.waitForFunction(() => window.relicview.stats().triangles > 0);
+  const demo = join(dir, 'DEMO');
+  await dropFolder(page, demo);
+  const files = walk(demo).map((f) => `DEMO/${f.slice(demo.length + 1)}`).sort();
+  await page.waitForFunction((n) => window.relicview.listing().files === n && window.relicview.indexTimeline()?.typed, files.length);
+  // Every file, by its path under the dropped folder, nested folders included.
+  const listed = await page.evaluate(() => window.relicview.shownFiles(100000));
+  assert.deepEqual(listed.slice().sort(), files);
+  await page.evaluate(() => window.relicview.open('DEMO/VIDEO/HEXPOD.BGF'));
+  await page.waitForFunction(() => window.relicview.lastOpen()?.path === 'DEMO/VIDEO/HEXPOD.BGF');
+  assert.equal(await page.evaluate(() => window.relicview.stats().triangles), nativeInfo(join(demo, 'VIDEO/HEXPOD.BGF')).triangles);
   assert.deepEqual(problems, []);
   await page.close();
 });
