@@ -79,6 +79,8 @@ const server = await startServer(served);
 const browser = await launch();
 try {
   const { page } = await newPage(browser, `${server.url}#folder=none`);
+  // The Files as picked (the page empties its input once it has taken them).
+  await page.evaluate(() => document.getElementById('folder-input').addEventListener('change', (e) => { window.picked = [...e.target.files]; }, { capture: true }));
   const t0 = Date.now();
   await page.locator('#folder-input').setInputFiles(drop);
   await page.waitForFunction(() => window.relicview.indexTimeline()?.listed, null, { timeout: 600000 });
@@ -86,13 +88,16 @@ try {
   const listed = await page.evaluate(() => window.relicview.listing().files);
   // Reading the directory's sectors alone, from the same File, in a worker (as the listing).
   const readDirsMs = await page.evaluate(async (sectors) => {
-    const input = document.getElementById('folder-input');
-    const bin = [...input.files].find((f) => f.name === 'DISC.BIN');
+    const bin = window.picked.find((f) => f.name === 'DISC.BIN');
     const src = `self.onmessage = (e) => { const r = new FileReaderSync(); const t = performance.now();
       for (const [ext, len] of e.data.sectors) for (let s = 0; s < Math.ceil(len / 2048); s++) { const at = (ext + s) * 2352 + 24; r.readAsArrayBuffer(e.data.bin.slice(at, at + 2048)); }
       self.postMessage(performance.now() - t); };`;
     const w = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })));
-    const ms = await new Promise((resolve) => { w.onmessage = (e) => resolve(e.data); w.postMessage({ bin, sectors }); });
+    const ms = await new Promise((resolve, reject) => {
+      w.onmessage = (e) => resolve(e.data);
+      w.onerror = (e) => reject(new Error(`the directory reader failed: ${e.message}`));
+      w.postMessage({ bin, sectors });
+    });
     w.terminate();
     return ms;
   }, dirs);
