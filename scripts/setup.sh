@@ -32,6 +32,14 @@ if ! command -v xorriso >/dev/null || ! command -v bchunk >/dev/null || ! comman
 fi
 
 if [ "${1:-}" = "--browser" ]; then
+  # The static host of the publishing tests (tests/e2e/publish.test.mjs): Debian's nginx,
+  # started by the tests on loopback with a config of their own.
+  if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
+    log "installing Debian's nginx-light"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends nginx-light >/dev/null
+  fi
   if [ ! -x /usr/bin/chromium ]; then
     log "installing Debian's chromium"
     export DEBIAN_FRONTEND=noninteractive

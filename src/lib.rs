@@ -46,6 +46,8 @@ pub mod words;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod disk;
 #[cfg(not(target_arch = "wasm32"))]
+pub mod publish;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod serve;
 
 #[cfg(target_arch = "wasm32")]

@@ -393,7 +393,7 @@ pub fn list_archive(root: &Path) -> io::Result<Listing> {
 
 /// The walk of [`list_archive`]; `containers`: whether containers list as folders of their
 /// entries (a static host cannot serve what is inside them, so its index lists them whole).
-fn list_folder(root: &Path, containers: bool) -> io::Result<Listing> {
+pub(crate) fn list_folder(root: &Path, containers: bool) -> io::Result<Listing> {
     let root = root.canonicalize().map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", root.display())))?;
     if !root.is_dir() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{}: not a folder", root.display())));
@@ -498,35 +498,6 @@ fn open_containers(root: &Path, files: Vec<ListedFile>, skipped: &mut Vec<(Strin
     out
 }
 
-/// Write `DIR/index.json`: the listing that lets any static web host serve the archive
-/// (open the viewer with `#archive=<url of index.json>`). The index does not list itself.
-pub fn write_index(dir: &Path) -> io::Result<usize> {
-    // Containers stay whole: a static host serves files, not what is inside them.
-    let mut listing = list_folder(dir, false)?;
-    listing.files.retain(|f| f.path != "index.json");
-    let n = listing.files.len();
-    let target = dir.join("index.json");
-    // Never write through a link: the index belongs in DIR itself.
-    if let Ok(meta) = std::fs::symlink_metadata(&target) {
-        if !meta.is_file() {
-            return Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{}: exists and is not a regular file (a link or a folder); not overwritten", target.display())));
-        }
-    }
-    // A temporary file in DIR, then a rename: readers see the old index or the new one.
-    let temp = dir.join(format!(".index.json.{}.tmp", std::process::id()));
-    let write = || -> io::Result<()> {
-        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&temp)?;
-        io::Write::write_all(&mut f, serde_json::to_string(&listing).map_err(io::Error::other)?.as_bytes())?;
-        f.sync_all()?;
-        std::fs::rename(&temp, &target)
-    };
-    write().map_err(|e| {
-        let _ = std::fs::remove_file(&temp);
-        io::Error::new(e.kind(), format!("{}: {e}", target.display()))
-    })?;
-    Ok(n)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -594,22 +565,6 @@ mod tests {
         // A file is not an archive: the error names it.
         let e = list_archive(&root.join("back\\slash")).unwrap_err().to_string();
         assert!(e.contains("back\\slash: not a folder"), "{e}");
-    }
-
-    #[test]
-    fn index_is_written_atomically_and_never_through_a_link() {
-        let base = tmp("index");
-        let root = base.join("root");
-        std::fs::create_dir_all(&root).unwrap();
-        std::fs::write(root.join("A.BGF"), b"x").unwrap();
-        assert_eq!(write_index(&root).unwrap(), 1);
-        assert_eq!(std::fs::read_dir(&root).unwrap().count(), 2, "no temporary file is left");
-        std::fs::remove_file(root.join("index.json")).unwrap();
-        std::fs::write(base.join("outside.txt"), b"keep me").unwrap();
-        std::os::unix::fs::symlink(base.join("outside.txt"), root.join("index.json")).unwrap();
-        let e = write_index(&root).unwrap_err().to_string();
-        assert!(e.contains("index.json") && e.contains("not a regular file"), "{e}");
-        assert_eq!(std::fs::read(base.join("outside.txt")).unwrap(), b"keep me");
     }
 }
 

@@ -637,3 +637,104 @@ fn every_entry_of_every_container_streams_any_range_as_it_reads_whole() {
         }
     }
 }
+
+/// The pieces of `file` an index row asks for: the container's meta ranges, then the row's.
+fn pieces(file: &[u8], container: &serde_json::Value, row: &serde_json::Value) -> Vec<(u64, Vec<u8>)> {
+    let ranges = container["meta"].as_array().unwrap().iter().chain(row[5].as_array().unwrap());
+    ranges
+        .map(|r| {
+            let (at, len) = (r[0].as_u64().unwrap() as usize, r[1].as_u64().unwrap() as usize);
+            (at as u64, file[at..at + len].to_vec())
+        })
+        .collect()
+}
+
+fn wanted(row: &serde_json::Value) -> containers::hosted::Wanted {
+    containers::hosted::Wanted { at: row[3].as_u64().unwrap(), size: row[1].as_u64().unwrap(), crc32: u32::from_str_radix(row[4].as_str().unwrap(), 16).unwrap() }
+}
+
+#[test]
+fn a_hosted_index_lists_every_container_made_by_real_tools_and_each_entry_reads_back_from_its_ranges_alone() {
+    let dir = scratch("hosted");
+    let (tree, made) = archives(&dir);
+    // Zips as people make them: every entry stored, and streamed to a pipe (data descriptors).
+    python_zip(&dir.join("STORED.zip"), &format!("import sys, os, zipfile\nroot = {tree:?}\nwith zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_STORED) as z:\n  for d, _, fs in sorted(os.walk(root)):\n    for f in sorted(fs):\n      p = os.path.join(d, f)\n      z.write(p, os.path.relpath(p, root))\n"));
+    run(Command::new("sh").arg("-c").arg(format!(
+        "python3 -c \"import sys, os, zipfile\nz = zipfile.ZipFile(sys.stdout.buffer, 'w', zipfile.ZIP_DEFLATED)\nfor d, _, fs in sorted(os.walk('{0}')):\n  for f in sorted(fs):\n    p = os.path.join(d, f); z.writestr(os.path.relpath(p, '{0}'), open(p, 'rb').read())\nz.close()\" | cat > {1}",
+        tree.display(),
+        dir.join("STREAMED.zip").display()
+    )));
+    // The loose tree is the truth each entry must equal.
+    let loose = walk(&tree);
+    let truth: BTreeMap<String, Vec<u8>> = loose.iter().map(|p| (p.clone(), std::fs::read(tree.join(p)).unwrap())).collect();
+    std::fs::remove_dir_all(&tree).unwrap();
+    let (ok, out) = relicview(&["index".as_ref(), dir.as_os_str()]);
+    assert!(ok, "{out}");
+    let index: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("index.json")).unwrap()).unwrap();
+    let hosted = index["containers"].as_array().unwrap();
+    let mut names: Vec<&str> = hosted.iter().map(|c| c["path"].as_str().unwrap()).collect();
+    names.sort();
+    assert_eq!(names, ["GAME.chd", "GAME.iso", "GAME.zip", "Game (Disc 1).cue", "STORED.zip", "STREAMED.zip"]);
+    assert_eq!(made.len(), 4);
+    let loose_files: Vec<&str> = index["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert!(loose_files.is_empty(), "the cue's .bin is the disc, listed once under the cue: {loose_files:?}");
+    for c in hosted {
+        let name = c["path"].as_str().unwrap();
+        let file = std::fs::read(dir.join(c["file"].as_str().unwrap())).unwrap();
+        assert_eq!(c["size"].as_u64().unwrap(), file.len() as u64, "{name}");
+        let layout: containers::hosted::Layout = serde_json::from_value(c.clone()).unwrap();
+        let rows = c["entries"].as_array().unwrap();
+        assert_eq!(rows.len(), truth.len(), "{name} lists every file");
+        for row in rows {
+            let path = row[0].as_str().unwrap();
+            let fetched = containers::hosted::Fetched::new(file.len() as u64, pieces(&file, c, row)).unwrap();
+            let bytes = containers::hosted::read_hosted(name, path, &layout, fetched, wanted(row), Limits::default()).unwrap_or_else(|e| panic!("{name}/{path}: {e}"));
+            assert_eq!(&bytes, &truth[path], "{name}/{path} from its ranges alone");
+            let kind = row[2].as_str().unwrap();
+            if path.ends_with(".BSX") {
+                assert_eq!(kind, "bsx", "{name}/{path}");
+            }
+        }
+        // What one field model costs: its ranges, plus the container's meta ranges.
+        let md1 = rows.iter().find(|r| r[0] == "FF7/FIELD/MD1_1.BSX").unwrap();
+        let fetched: usize = pieces(&file, c, md1).iter().map(|(_, b)| b.len()).sum();
+        let ratio = fetched as f64 / md1[1].as_u64().unwrap() as f64;
+        eprintln!("{name}: MD1_1.BSX ({} bytes) reads {fetched} bytes of the container: {ratio:.2}×", md1[1]);
+        assert!(ratio < 12.0, "{name}: {ratio}");
+    }
+}
+
+#[test]
+fn a_hosted_entry_whose_container_changed_or_whose_ranges_are_missing_is_an_error_naming_both() {
+    let dir = scratch("stale");
+    let (_, made) = archives(&dir);
+    let (ok, _) = relicview(&["index".as_ref(), dir.as_os_str()]);
+    assert!(ok);
+    let index: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("index.json")).unwrap()).unwrap();
+    assert!(made.iter().all(|m| m.exists()));
+    for c in index["containers"].as_array().unwrap() {
+        let name = c["path"].as_str().unwrap();
+        let mut file = std::fs::read(dir.join(c["file"].as_str().unwrap())).unwrap();
+        let layout: containers::hosted::Layout = serde_json::from_value(c.clone()).unwrap();
+        let row = c["entries"].as_array().unwrap().iter().find(|r| r[0] == "FF7/FIELD/FIELD.TDB").unwrap();
+        // A byte of the entry changed after indexing: its first user byte in a disc's
+        // sector, the middle of a zip's data or of a CHD's compressed hunks.
+        let r = &row[5][0];
+        let (start, len) = (r[0].as_u64().unwrap() as usize, r[1].as_u64().unwrap() as usize);
+        let at = match c["mode"].as_str() {
+            Some("MODE2") => start + 24,
+            Some("MODE1") => start + 16,
+            Some(_) => start,
+            None => start + len / 2,
+        };
+        file[at] ^= 0x5A;
+        let fetched = containers::hosted::Fetched::new(file.len() as u64, pieces(&file, c, row)).unwrap();
+        let e = containers::hosted::read_hosted(name, "FF7/FIELD/FIELD.TDB", &layout, fetched, wanted(row), Limits::default()).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{name}: FF7/FIELD/FIELD.TDB")), "{e}");
+        assert!(e.contains("publish it again"), "{name}: {e}");
+        // The ranges named, but not fetched.
+        let fetched = containers::hosted::Fetched::new(file.len() as u64, Vec::new()).unwrap();
+        let e = containers::hosted::read_hosted(name, "FF7/FIELD/FIELD.TDB", &layout, fetched, wanted(row), Limits::default()).unwrap_err().to_string();
+        assert!(e.contains("not among the ranges"), "{name}: {e}");
+    }
+}

@@ -13,6 +13,7 @@ import { exportAll } from './exportall.js';
 import { openTexture, showGallery, textures } from './textures.js';
 import { measure, measurement, setMeasuring } from './measure.js';
 import { filesWithWord, setAllZones, setPart, setZoneColours } from './parts.js';
+import { hostStats } from './hosted.js';
 
 window.relicview = {
   ready,
@@ -172,8 +173,10 @@ window.relicview = {
   workers: () => ({ started: state.opener.started, abandoned: state.opener.abandoned, busy: Boolean(state.opener.job) }),
   // Bytes of the wasm core's linear memory (it only grows; the peak of everything opened).
   memoryBytes: () => state.wasm.memory.buffer.byteLength,
-  // What listing the dropped containers found wrong without stopping: [message].
+  // What listing the dropped containers (or a hosted index) found wrong without stopping: [message].
   containerProblems: () => state.containerProblems.slice(),
+  // What the page has fetched from static hosts by range or whole: {requests, bytes, retries, inFlight}.
+  hostStats,
   // The traps the core recovered from, oldest first: [{path, message}].
   traps: () => state.traps.slice(),
   // Parse every file (as census does) and report the failing ones → {checked, failed, damaged}.

@@ -89,6 +89,8 @@ let shared = null;
 // stays a file, marked failed with why. `progress(label, done, total)` says what is being
 // listed and how far it got (total 0: not known).
 export async function expandContainers(entries, progress = () => {}) {
+  // A hosted index's findings (entries it could not read, rows the page refused) first.
+  state.containerProblems = Array.isArray(entries.problems) ? entries.problems.slice() : [];
   const candidates = entries.filter((e) => e.file && CANDIDATE.test(e.path));
   if (candidates.length === 0) return entries;
   const byPath = new Map(entries.map((e) => [e.path.toLowerCase(), e]));
@@ -135,6 +137,6 @@ export async function expandContainers(entries, progress = () => {}) {
       e.containerFailure = why.startsWith(e.path) ? why : `${e.path}: its reader stopped: ${why}`;
     }
   }
-  state.containerProblems = problems;
+  state.containerProblems.push(...problems);
   return entries.filter((e) => !replaced.has(e)).concat(added);
 }

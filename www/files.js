@@ -1,5 +1,11 @@
-// Archive sources: dropped or picked local files, or a folder hosted by `relicview serve`.
-// Each entry is {path, size, read(): Promise<ArrayBuffer>}; bytes are read only on open.
+// Archive sources: dropped or picked local files, or an archive hosted by `relicview serve`
+// or on a static host (hosted.js). Each entry is {path, size, read(): Promise<ArrayBuffer>};
+// bytes are read only on open.
+
+import { checkContainer, checkEntry, fetchWhole, readHostedEntry, unreachable } from './hosted.js';
+
+// Files a hosted listing gives the page at most.
+const MAX_HOSTED = 200000;
 
 // A local file's entry. Its size is looked up when first asked for (a row in sight, an open):
 // the browser finds each picked File's size with a synchronous look-up of about half a
@@ -59,19 +65,27 @@ async function walkEntry(entry, out) {
   }
 }
 
-// A hosted archive: a listing {files: [{path, size}], base} at `listingUrl` (archive.json
-// from `relicview serve`, or index.json from `relicview index`); files are fetched from
-// `base` relative to the listing. Nothing else is read.
+// A hosted archive: a listing {files: [{path, size, kind}], containers, base} at
+// `listingUrl` (archive.json from `relicview serve`, index.json from `relicview index` or
+// `publish`); files are fetched from `base` relative to the listing, whole, and a
+// container's entries by the ranges the index gives (hosted.js). Nothing else is read.
+// → entries, or null where the URL holds no listing; a host that cannot be read throws why.
 export async function hostedEntries(listingUrl) {
-  const response = await fetch(listingUrl);
+  let response;
+  try {
+    response = await fetch(listingUrl);
+  } catch (err) {
+    throw await unreachable(listingUrl, err);
+  }
   if (!response.ok) return null;
-  const listing = await response.json();
-  if (!Array.isArray(listing.files)) return null;
+  const listing = await response.json().catch(() => null);
+  if (!listing || !Array.isArray(listing.files)) return null;
   const base = new URL(typeof listing.base === 'string' ? listing.base : '', listingUrl);
-  const entries = listing.files.map(({ path, size, kind, failure }) => {
-    // (Made when first read: a URL for each of 20,000 files took some 100 ms.)
+  // (Made when first read: a URL for each of 20,000 files took some 100 ms.)
+  const urlOf = (path) => new URL(String(path).split('/').map(encodeURIComponent).join('/'), base).href;
+  const entries = listing.files.slice(0, MAX_HOSTED).map(({ path, size, kind, failure }) => {
     let made = null;
-    const url = () => (made ??= new URL(String(path).split('/').map(encodeURIComponent).join('/'), base));
+    const url = () => (made ??= urlOf(path));
     return {
       path: String(path),
       size: Number(size) || 0,
@@ -80,16 +94,36 @@ export async function hostedEntries(listingUrl) {
       // A container the server could not open: why (the list marks it, opening it says so).
       containerFailure: typeof failure === 'string' ? failure : undefined,
       head: async () => new ArrayBuffer(0),
-      read: async () => {
-        const r = await fetch(url());
-        if (!r.ok) throw new Error(`${path}: HTTP ${r.status} from the archive server`);
-        return r.arrayBuffer();
-      },
-      source: () => ({ url: url().href }),
+      read: async () => (await fetchWhole(url(), Number(size), String(path))).buffer,
     };
   });
+  const problems = [];
+  for (const c of Array.isArray(listing.containers) ? listing.containers : []) {
+    const why = checkContainer(c);
+    if (why) {
+      problems.push(`${listingUrl}: ${why}`);
+      continue;
+    }
+    let made = null;
+    const url = () => (made ??= urlOf(c.file));
+    for (const row of c.entries.slice(0, MAX_HOSTED - entries.length)) {
+      if (!checkEntry(row)) {
+        problems.push(`${listingUrl}: ${c.path}: an entry that is not [path, size, kind, offset, CRC-32, ranges]`);
+        continue;
+      }
+      entries.push({
+        path: `${c.path}/${row[0]}`,
+        size: row[1],
+        kind: row[2],
+        head: async () => new ArrayBuffer(0),
+        read: () => readHostedEntry(url(), c, row),
+      });
+    }
+    problems.push(...(Array.isArray(c.problems) ? c.problems.map(String) : []));
+  }
   // The archive's name (its folder, or the container served): what its exports are called.
   if (typeof listing.root === 'string' && listing.root) entries.root = listing.root;
+  entries.problems = problems;
   return entries;
 }
 

@@ -163,11 +163,22 @@ async function boot() {
       [['Open folder…', () => $('folder-input').click()]]);
     return;
   }
-  // A hosted archive: the listing named by the link, else the one `relicview serve` publishes.
-  const listing = link.archive || 'archive.json';
-  const hosted = await hostedEntries(new URL(listing, location.href).href).catch(() => null);
+  // A hosted archive: the listing named by the link, else the one `relicview serve` makes,
+  // else the index.json a published site carries beside the page.
+  let listing = link.archive || 'archive.json';
+  let failure = null;
+  const read = (url) => hostedEntries(new URL(url, location.href).href).catch((err) => {
+    failure = err;
+    return null;
+  });
+  let hosted = await read(listing);
+  if (!hosted && !link.archive) {
+    listing = 'index.json';
+    failure = null;
+    hosted = await read(listing);
+  }
   if (hosted && state.entries.length === 0) await loadEntries(hosted, `hosted at ${listing}`, { archive: listing });
-  else if (link.archive && !hosted) showError('Archive not found', new Error(`No file listing could be read from ${link.archive}`));
+  else if (link.archive && !hosted) showError('Archive not found', failure || new Error(`No file listing could be read from ${link.archive}`));
 }
 
 // On the landing, the archive this page is served with (`relicview serve`, ./run.sh) is one

@@ -6,7 +6,7 @@ use relicview::census::{self, Census};
 use relicview::formats::registry::{Kind, Purpose};
 use relicview::disk::{read_regular, Disk, DiskSource};
 use relicview::serve::ListedFile;
-use relicview::{demo, gltf, serve};
+use relicview::{demo, gltf, publish, serve};
 use std::cell::RefCell;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -146,8 +146,23 @@ enum Command {
         #[arg(long)]
         site: Option<PathBuf>,
     },
-    /// Write DIR/index.json, so that a static web host can serve DIR as an archive.
+    /// Write DIR/index.json, so that a static web host can serve DIR as an archive: every
+    /// file, and what is inside each zip and disc image, read there by Range requests.
     Index { dir: PathBuf },
+    /// Write a complete static site for ARCHIVE (a folder, a zip, a disc image or a cue
+    /// sheet) into OUT: the viewer, index.json and the archive's files. OUT must be new,
+    /// empty, or an earlier publish, which is replaced in one step.
+    Publish {
+        archive: PathBuf,
+        out: PathBuf,
+        /// Leave the archive's files where they are served from (an absolute URL, or a path
+        /// from the host's root); only the index names them.
+        #[arg(long, value_name = "URL")]
+        base_url: Option<String>,
+        /// Folder holding index.html, www/ and pkg/ (as for serve).
+        #[arg(long)]
+        site: Option<PathBuf>,
+    },
     /// Write the demo archive (a small game tree of DIV-BIZ2 files) into OUT_DIR.
     Demo {
         out_dir: PathBuf,
@@ -156,6 +171,16 @@ enum Command {
         #[arg(long, value_name = "MB")]
         large: Option<f64>,
     },
+}
+
+/// The viewer's files: the current folder if it has index.html, else the source tree this
+/// binary was built from.
+fn default_site() -> PathBuf {
+    if PathBuf::from("index.html").is_file() {
+        PathBuf::from(".")
+    } else {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    }
 }
 
 /// The largest file the CLI reads unless told otherwise: the pods' and FF7's files are far
@@ -193,13 +218,7 @@ fn main() -> ExitCode {
         Command::Census { dir, json, max_bytes } => run_census(&dir, json, max_bytes),
         Command::Diff { a, b, json, root, max_bytes } => run_diff(&a, &b, json, root.as_deref(), max_bytes),
         Command::Serve { dir, port, bind, site } => {
-            let site = site.unwrap_or_else(|| {
-                if PathBuf::from("index.html").is_file() {
-                    PathBuf::from(".")
-                } else {
-                    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                }
-            });
+            let site = site.unwrap_or_else(default_site);
             let archive = dir.unwrap_or_else(|| PathBuf::from("."));
             match serve::start(serve::ServeConfig { site, archive: archive.clone(), bind, port, limits: Default::default() }) {
                 Ok(server) => {
@@ -214,7 +233,22 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Index { dir } => match serve::write_index(&dir) {
+        Command::Publish { archive, out, base_url, site } => match publish::publish(&archive, &out, &site.unwrap_or_else(default_site), base_url.as_deref()) {
+            Ok(p) => emit(&format!(
+                "{}: {} files and {} containers ({} files inside), index.json {} bytes, {} bytes of the archive copied\n",
+                out.display(),
+                p.files,
+                p.containers,
+                p.entries,
+                p.index_bytes,
+                p.copied_bytes
+            )),
+            Err(e) => {
+                eprintln!("relicview publish: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Command::Index { dir } => match publish::write_index(&dir) {
             Ok(n) => emit(&format!("{}: {n} files\n", dir.join("index.json").display())),
             Err(e) => {
                 eprintln!("relicview index: {e}");

@@ -220,6 +220,9 @@ impl ByteSource for ChdSectors {
     fn len(&self) -> u64 {
         self.frames * self.sector_bytes
     }
+    fn forget(&self) {
+        self.cache.borrow_mut().clear();
+    }
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
         if offset.checked_add(buf.len() as u64).is_none_or(|e| e > self.len()) {
             return Err(format!("{} bytes at byte {offset} run past the track's end ({} bytes)", buf.len(), self.len()));
@@ -258,6 +261,11 @@ fn guarded<T>(call: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
 
 /// Open a CHD image of a CD (its first data track) or a DVD as a disc.
 pub fn open(name: &str, source: Arc<dyn ByteSource>, limits: Limits, progress: Progress) -> Result<IsoContainer, ContainerError> {
+    IsoContainer::open(name, volume(name, source)?, SectorMode::Cooked, 0, ContainerKind::Chd, limits, progress)
+}
+
+/// A CHD's data as a disc's 2048-byte sectors (a CD's first data track, or a DVD's).
+pub fn volume(name: &str, source: Arc<dyn ByteSource>) -> Result<Arc<dyn ByteSource>, ContainerError> {
     check_header(name, &*source)?;
     let mut chd = guarded(|| ::chd::Chd::open(SourceReader::new(source), None).map_err(|e| e.to_string())).map_err(|e| error(name, Some(0), format!("not a readable CHD: {e}")))?;
     let (hunk_bytes, unit_bytes, logical_bytes) = (chd.header().hunk_size() as u64, chd.header().unit_bytes() as u64, chd.header().logical_bytes());
@@ -291,11 +299,11 @@ pub fn open(name: &str, source: Arc<dyn ByteSource>, limits: Limits, progress: P
         let s = ChdSectors::new(name, chd, hunk_bytes, track.first_frame, track.frames, CD_FRAME, track.sector_bytes, logical_bytes);
         if mode != SectorMode::Cooked {
             let (view, _) = SectorView::new(Arc::new(s), mode, 0);
-            return IsoContainer::open(name, Arc::new(view), SectorMode::Cooked, 0, ContainerKind::Chd, limits, progress);
+            return Ok(Arc::new(view));
         }
         s
     };
-    IsoContainer::open(name, Arc::new(sectors), SectorMode::Cooked, 0, ContainerKind::Chd, limits, progress)
+    Ok(Arc::new(sectors))
 }
 
 impl ChdSectors {

@@ -22,6 +22,20 @@ pub enum SectorMode {
 }
 
 impl SectorMode {
+    /// The word for the mode in a cue sheet's track as the page and index.json carry it.
+    pub fn word(self) -> &'static str {
+        match self {
+            SectorMode::Cooked => "COOKED",
+            SectorMode::Mode1 => "MODE1",
+            SectorMode::Mode2 => "MODE2",
+        }
+    }
+
+    /// The mode a [`SectorMode::word`] names (any other word: none).
+    pub fn from_word(word: &str) -> Option<SectorMode> {
+        [SectorMode::Cooked, SectorMode::Mode1, SectorMode::Mode2].into_iter().find(|m| m.word() == word)
+    }
+
     fn layout(self) -> (u64, u64) {
         match self {
             SectorMode::Cooked => (USER_SECTOR, 0),
@@ -65,6 +79,9 @@ impl SectorView {
 impl ByteSource for SectorView {
     fn len(&self) -> u64 {
         self.sectors * USER_SECTOR
+    }
+    fn forget(&self) {
+        self.raw.forget();
     }
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
         if offset.checked_add(buf.len() as u64).is_none_or(|e| e > self.len()) {

@@ -54,6 +54,18 @@ fn record(b: &[u8]) -> Result<Record, String> {
     Ok(Record { extent: le(2), length: le(10), directory, name })
 }
 
+/// A disc's 2048-byte sectors from sector `start` of `source` on, stored in `mode`, and the
+/// bytes past its last whole sector.
+pub(crate) fn disc_volume(source: Arc<dyn ByteSource>, mode: SectorMode, start: u64) -> (Arc<dyn ByteSource>, u64) {
+    match mode {
+        SectorMode::Cooked if start == 0 => (source, 0),
+        m => {
+            let (view, tail) = SectorView::new(source, m, start);
+            (Arc::new(view), tail)
+        }
+    }
+}
+
 pub struct IsoContainer {
     name: String,
     kind: ContainerKind,
@@ -72,16 +84,10 @@ impl IsoContainer {
     /// cue sheet's INDEX 01).
     pub fn open(name: &str, source: Arc<dyn ByteSource>, mode: SectorMode, start: u64, kind: ContainerKind, limits: Limits, progress: Progress) -> Result<IsoContainer, ContainerError> {
         let mut problems = Vec::new();
-        let view: Arc<dyn ByteSource> = match mode {
-            SectorMode::Cooked if start == 0 => source,
-            m => {
-                let (view, tail) = SectorView::new(source, m, start);
-                if tail != 0 && m != SectorMode::Cooked {
-                    problems.push(error(name, None, format!("{tail} bytes after the last whole 2352-byte sector are not read")));
-                }
-                Arc::new(view)
-            }
-        };
+        let (view, tail) = disc_volume(source, mode, start);
+        if tail != 0 && mode != SectorMode::Cooked {
+            problems.push(error(name, None, format!("{tail} bytes after the last whole 2352-byte sector are not read")));
+        }
         let len = view.len();
         if len % USER_SECTOR != 0 {
             problems.push(error(name, None, format!("{} bytes after the last whole 2048-byte sector are not read", len % USER_SECTOR)));
@@ -229,6 +235,12 @@ impl Container for IsoContainer {
     }
     fn problems(&self) -> &[ContainerError] {
         &self.problems
+    }
+    fn located(&self, index: usize) -> Option<u64> {
+        self.starts.get(index).copied()
+    }
+    fn forget(&self) {
+        self.view.forget();
     }
     fn read(&self, index: usize) -> Result<Vec<u8>, ContainerError> {
         let (Some(entry), Some(&start)) = (self.entries.get(index), self.starts.get(index)) else {

@@ -7,6 +7,7 @@
 
 mod chd;
 mod disc;
+pub mod hosted;
 mod iso;
 mod zip;
 
@@ -24,6 +25,9 @@ pub trait ByteSource {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// Drop what is kept of earlier reads (a CHD's decompressed hunks), so that the next
+    /// reads go to the bytes underneath: publishing records which of them each entry needs.
+    fn forget(&self) {}
 }
 
 /// Bytes in memory (a nested container's, tests).
@@ -225,6 +229,11 @@ pub trait Container {
     fn problems(&self) -> &[ContainerError];
     /// The bytes of entry `index`.
     fn read(&self, index: usize) -> Result<Vec<u8>, ContainerError>;
+    /// Where entry `index` starts: a disc entry's first byte in the disc's 2048-byte
+    /// sectors, a zip entry's local header in the file (hosted.rs reads it from there).
+    fn located(&self, index: usize) -> Option<u64>;
+    /// Drop what is kept of earlier reads (see [`ByteSource::forget`]).
+    fn forget(&self) {}
     /// The first `n` bytes of entry `index` (fewer for a shorter entry), without reading
     /// the rest where the container allows.
     fn head(&self, index: usize, n: usize) -> Result<Vec<u8>, ContainerError>;

@@ -81,6 +81,10 @@ impl Container for ZipContainer {
     fn problems(&self) -> &[ContainerError] {
         &self.problems
     }
+    fn located(&self, index: usize) -> Option<u64> {
+        let (_, at) = self.listed(index).ok()?;
+        self.archive.borrow_mut().by_index_raw(at).ok().map(|f| f.header_start())
+    }
     fn read(&self, index: usize) -> Result<Vec<u8>, ContainerError> {
         let (entry, at) = self.listed(index)?;
         let mut archive = self.archive.borrow_mut();

@@ -4,7 +4,7 @@
 //! turn from memory, as on disk (src/disk.rs). Names no format: the page types the entries.
 
 use super::{js_error, to_js};
-use crate::containers::{self, ByteSource, Container, Limits, SectorMode};
+use crate::containers::{self, hosted, ByteSource, Container, Limits, SectorMode};
 use serde::Serialize;
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
@@ -78,11 +78,7 @@ impl ContainerReader {
                 containers::open_reporting(&name, kind, source, limits, &mut report)
             }
             m => {
-                let mode = match m {
-                    "MODE1" => SectorMode::Mode1,
-                    "MODE2" => SectorMode::Mode2,
-                    _ => SectorMode::Cooked,
-                };
+                let mode = SectorMode::from_word(m).unwrap_or(SectorMode::Cooked);
                 containers::open_track_reporting(&name, source, mode, start as u64, limits, &mut report)
             }
         }
@@ -152,11 +148,7 @@ impl ContainerReader {
 #[wasm_bindgen(js_name = cueTrack)]
 pub fn cue_track(text: &str) -> Result<JsValue, JsValue> {
     let t = containers::cue_data_track(text).map_err(|e| js_error(&e))?;
-    let mode = match t.mode {
-        SectorMode::Mode1 => "MODE1",
-        SectorMode::Mode2 => "MODE2",
-        SectorMode::Cooked => "COOKED",
-    };
+    let mode = t.mode.word();
     let out = js_sys::Object::new();
     js_sys::Reflect::set(&out, &"file".into(), &t.file.into())?;
     js_sys::Reflect::set(&out, &"mode".into(), &mode.into())?;
@@ -169,4 +161,29 @@ pub fn cue_track(text: &str) -> Result<JsValue, JsValue> {
 #[wasm_bindgen(js_name = isContainer)]
 pub fn is_container(name: &str, head: &[u8]) -> bool {
     name.to_ascii_lowercase().ends_with(".cue") || containers::sniff(name, head).is_some()
+}
+
+/// The bytes of one entry of a container on a static host (www/hosted.js), rebuilt from the
+/// ranges the page fetched: `ranges` is `[offset, length, offset, length, …]` in the
+/// container, their bytes one after another in `bytes`; `layout` is the index's
+/// `{kind, mode, start}`; `at`, `size` and `crc32` (8 hex digits) are the entry's row. An
+/// error names the container, the entry and what did not match (a stale index among them).
+#[wasm_bindgen(js_name = readHosted)]
+#[allow(clippy::too_many_arguments)]
+pub fn read_hosted(container: &str, entry: &str, layout: JsValue, container_size: f64, ranges: &[f64], bytes: &[u8], at: f64, size: f64, crc32: &str) -> Result<js_sys::Uint8Array, JsValue> {
+    let fail = |m: String| js_error(&format!("{container}: {entry}: {m}"));
+    let layout: hosted::Layout = serde_wasm_bindgen::from_value(layout).map_err(|e| fail(format!("the index's layout: {e}")))?;
+    let crc32 = u32::from_str_radix(crc32, 16).map_err(|_| fail(format!("CRC-32 {crc32:?}: expected 8 hex digits")))?;
+    let mut pieces = Vec::with_capacity(ranges.len() / 2);
+    let mut used = 0usize;
+    for pair in ranges.chunks_exact(2) {
+        let (offset, length) = (pair[0] as u64, pair[1] as usize);
+        let piece = bytes.get(used..used.saturating_add(length)).ok_or_else(|| fail(format!("{length} bytes for the range at {offset}, {} left", bytes.len() - used)))?;
+        pieces.push((offset, piece.to_vec()));
+        used += length;
+    }
+    let fetched = hosted::Fetched::new(container_size as u64, pieces).map_err(fail)?;
+    let wanted = hosted::Wanted { at: at as u64, size: size as u64, crc32 };
+    let out = hosted::read_hosted(container, entry, &layout, fetched, wanted, Limits::default()).map_err(|e| js_error(&e.to_string()))?;
+    Ok(js_sys::Uint8Array::from(&out[..]))
 }

@@ -1,0 +1,285 @@
+//! Containers on a static host, read by HTTP Range requests: which byte ranges of a
+//! container each entry needs ([`plan`], when an archive is published), and an entry's
+//! bytes rebuilt from those ranges alone ([`read_hosted`], in the page). The same readers
+//! as for a whole container do the work: publishing records what they read, the page gives
+//! them only that. docs/formats/containers.md, "Hosted containers".
+
+use super::disc::SectorMode;
+use super::iso::{disc_volume, IsoContainer};
+use super::{chd, error, zip as zipfile, ByteSource, Container, ContainerError, ContainerKind, Limits, SourceReader};
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::io::{Read, Seek, SeekFrom};
+use std::sync::Arc;
+
+/// How a container's entries lie in its bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Layout {
+    /// A zip: an entry is its local header and its stored or compressed data.
+    Zip,
+    /// A disc image (ISO, raw rip, a cue sheet's track): 2048-byte sectors stored in `mode`
+    /// ([`SectorMode::word`]) from sector `start` on.
+    Disc { mode: String, start: u64 },
+    /// A CHD: its header and map (the container's `meta` ranges), then the hunks an entry's
+    /// sectors are in.
+    Chd,
+}
+
+impl Layout {
+    /// The layout of a container of `kind` (a raw disc in its mode, from sector 0).
+    pub fn of(kind: ContainerKind) -> Layout {
+        match kind {
+            ContainerKind::Zip => Layout::Zip,
+            ContainerKind::Iso => Layout::Disc { mode: SectorMode::Cooked.word().into(), start: 0 },
+            ContainerKind::RawDisc(mode) => Layout::Disc { mode: mode.word().into(), start: 0 },
+            ContainerKind::Chd => Layout::Chd,
+        }
+    }
+}
+
+/// Byte ranges `[offset, length]`, sorted, those that touch or overlap made one.
+pub fn merge(mut ranges: Vec<[u64; 2]>) -> Vec<[u64; 2]> {
+    ranges.retain(|r| r[1] > 0);
+    ranges.sort_unstable();
+    let mut out: Vec<[u64; 2]> = Vec::with_capacity(ranges.len());
+    for [at, len] in ranges {
+        match out.last_mut() {
+            Some(last) if at <= last[0] + last[1] => last[1] = last[1].max(at + len - last[0]),
+            _ => out.push([at, len]),
+        }
+    }
+    out
+}
+
+/// A source that notes every range read from it.
+struct Recording {
+    inner: Arc<dyn ByteSource>,
+    reads: RefCell<Vec<[u64; 2]>>,
+}
+
+impl Recording {
+    fn take(&self) -> Vec<[u64; 2]> {
+        merge(std::mem::take(&mut *self.reads.borrow_mut()))
+    }
+}
+
+impl ByteSource for Recording {
+    fn len(&self) -> u64 {
+        self.inner.len()
+    }
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
+        self.reads.borrow_mut().push([offset, buf.len() as u64]);
+        self.inner.read_at(offset, buf)
+    }
+}
+
+/// One entry of a hosted container: where it starts (see [`Container::located`]), its
+/// bytes' CRC-32, and the container's ranges it is read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedEntry {
+    pub index: usize,
+    pub at: u64,
+    pub crc32: u32,
+    pub ranges: Vec<[u64; 2]>,
+}
+
+/// A container planned for a static host: the ranges every read needs first (a CHD's
+/// header and map), and each entry's.
+pub struct Plan {
+    pub container: Box<dyn Container>,
+    pub meta: Vec<[u64; 2]>,
+    pub entries: Vec<PlannedEntry>,
+    /// Entries that could not be read, with why (they are left out).
+    pub unread: Vec<ContainerError>,
+}
+
+/// Read every entry of the container in `source` (laid out as `layout`) once, noting the
+/// ranges each read took; `each(index, bytes)` sees each entry's bytes (to type it).
+pub fn plan(name: &str, layout: &Layout, source: Arc<dyn ByteSource>, limits: Limits, each: &mut dyn FnMut(usize, &[u8])) -> Result<Plan, ContainerError> {
+    let rec = Arc::new(Recording { inner: source, reads: RefCell::new(Vec::new()) });
+    let (container, meta): (Box<dyn Container>, Vec<[u64; 2]>) = match layout {
+        Layout::Zip => (Box::new(zipfile::ZipContainer::open(name, rec.clone(), limits, &mut |_, _| {})?), Vec::new()),
+        Layout::Disc { .. } | Layout::Chd => {
+            let view = volume(name, layout, rec.clone())?;
+            let meta = rec.take();
+            let kind = if matches!(layout, Layout::Chd) { ContainerKind::Chd } else { ContainerKind::Iso };
+            (Box::new(IsoContainer::open(name, view, SectorMode::Cooked, 0, kind, limits, &mut |_, _| {})?), meta)
+        }
+    };
+    rec.take();
+    let mut entries = Vec::new();
+    let mut unread = Vec::new();
+    for (index, entry) in container.entries().iter().enumerate() {
+        container.forget();
+        rec.take();
+        let bytes = match container.read(index) {
+            Ok(b) => b,
+            Err(e) => {
+                rec.take();
+                unread.push(e);
+                continue;
+            }
+        };
+        let Some(at) = container.located(index) else {
+            unread.push(error(name, None, format!("{}: its place in the container is not known", entry.path)));
+            continue;
+        };
+        let mut ranges = rec.take();
+        if matches!(layout, Layout::Zip) {
+            // One span from the local header to the data's end: the crate reads the header's
+            // name and extra field by their lengths, which the replay reads in turn.
+            let end = ranges.iter().map(|r| r[0] + r[1]).max().unwrap_or(at);
+            ranges = vec![[at, end.saturating_sub(at)]];
+        }
+        each(index, &bytes);
+        entries.push(PlannedEntry { index, at, crc32: crc32fast::hash(&bytes), ranges });
+    }
+    Ok(Plan { container, meta, entries, unread })
+}
+
+/// The 2048-byte sectors of a disc or a CHD laid out as `layout` in `source`.
+pub fn volume(name: &str, layout: &Layout, source: Arc<dyn ByteSource>) -> Result<Arc<dyn ByteSource>, ContainerError> {
+    match layout {
+        Layout::Zip => Err(error(name, None, "a zip has no sectors")),
+        Layout::Disc { mode, start } => {
+            let mode = SectorMode::from_word(mode).ok_or_else(|| error(name, None, format!("sector mode {mode:?}: expected COOKED, MODE1 or MODE2")))?;
+            Ok(disc_volume(source, mode, *start).0)
+        }
+        Layout::Chd => chd::volume(name, source),
+    }
+}
+
+const NOT_FETCHED: &str = "were not among the ranges the index names";
+
+/// Some ranges of a container of `len` bytes, fetched from its host; a read outside them is
+/// an error (the index does not match the container).
+pub struct Fetched {
+    len: u64,
+    pieces: Vec<(u64, Vec<u8>)>,
+}
+
+impl Fetched {
+    /// `pieces` are (offset, bytes); each must lie within `len`.
+    pub fn new(len: u64, mut pieces: Vec<(u64, Vec<u8>)>) -> Result<Fetched, String> {
+        if let Some((at, b)) = pieces.iter().find(|(at, b)| at.checked_add(b.len() as u64).is_none_or(|end| end > len)) {
+            return Err(format!("{} bytes fetched at byte {at} run past the container's {len}", b.len()));
+        }
+        pieces.sort_by_key(|(at, _)| *at);
+        Ok(Fetched { len, pieces })
+    }
+}
+
+impl ByteSource for Fetched {
+    fn len(&self) -> u64 {
+        self.len
+    }
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
+        let end = offset.checked_add(buf.len() as u64).filter(|&e| e <= self.len).ok_or_else(|| format!("{} bytes at byte {offset} run past the end ({} bytes)", buf.len(), self.len))?;
+        // The last piece starting at or before `offset`.
+        let k = self.pieces.partition_point(|(at, _)| *at <= offset);
+        match k.checked_sub(1).map(|k| &self.pieces[k]) {
+            Some((at, bytes)) if end <= at + bytes.len() as u64 => {
+                let from = (offset - at) as usize;
+                buf.copy_from_slice(&bytes[from..from + buf.len()]);
+                Ok(())
+            }
+            _ => Err(format!("bytes {offset}..{end} {NOT_FETCHED}")),
+        }
+    }
+}
+
+/// Where an entry is and what its bytes must be, as the index says.
+#[derive(Debug, Clone, Copy)]
+pub struct Wanted {
+    pub at: u64,
+    pub size: u64,
+    pub crc32: u32,
+}
+
+/// An entry's bytes from its container's fetched ranges, checked against the index's CRC:
+/// bytes that differ mean the container changed after it was published.
+pub fn read_hosted(name: &str, entry: &str, layout: &Layout, fetched: Fetched, wanted: Wanted, limits: Limits) -> Result<Vec<u8>, ContainerError> {
+    let fail = |offset: Option<u64>, message: String| ContainerError { container: name.to_string(), entry: Some(entry.to_string()), offset, message };
+    if wanted.size > limits.max_entry_bytes {
+        return Err(fail(None, format!("{} bytes: more than the {} read at most", wanted.size, limits.max_entry_bytes)));
+    }
+    // Bytes that were read when the index was written and cannot be now are not the same
+    // bytes (a ranges' absence is the index's fault, and says so itself).
+    let changed = |e: String| if e.contains(NOT_FETCHED) { e } else { format!("{e}: the container is not the one indexed (changed since?); publish it again") };
+    let bytes = match layout {
+        Layout::Zip => read_zip_entry(Arc::new(fetched), wanted).map_err(|e| fail(Some(wanted.at), changed(e)))?,
+        _ => {
+            let view = volume(name, layout, Arc::new(fetched)).map_err(|e| fail(None, changed(e.to_string())))?;
+            let mut out = vec![0u8; wanted.size as usize];
+            view.read_at(wanted.at, &mut out).map_err(|e| fail(Some(wanted.at), changed(e)))?;
+            out
+        }
+    };
+    let crc = crc32fast::hash(&bytes);
+    if crc != wanted.crc32 {
+        return Err(fail(None, format!("its bytes on the host are not those indexed (CRC-32 {crc:08x}, the index says {:08x}): the container changed after the index was written; publish it again", wanted.crc32)));
+    }
+    Ok(bytes)
+}
+
+/// A zip entry from its local header on, by the zip crate. A header that defers its sizes
+/// to a data descriptor (a zip written to a stream) is given the index's: the crate reads
+/// such an entry only from the central directory, which is not fetched.
+fn read_zip_entry(source: Arc<Fetched>, wanted: Wanted) -> Result<Vec<u8>, String> {
+    const HEADER: usize = 30;
+    let mut head = [0u8; HEADER];
+    source.read_at(wanted.at, &mut head)?;
+    let mut reader = SourceReader::new(source.clone());
+    let flags = u16::from_le_bytes([head[6], head[7]]);
+    if flags & 8 != 0 {
+        let (name_len, extra_len) = (u16::from_le_bytes([head[26], head[27]]) as u64, u16::from_le_bytes([head[28], head[29]]) as u64);
+        let data = wanted.at + HEADER as u64 + name_len + extra_len;
+        let end = source.pieces.iter().find(|(at, b)| *at <= wanted.at && wanted.at < at + b.len() as u64).map(|(at, b)| at + b.len() as u64).unwrap_or(data);
+        let stored = u32::try_from(end.saturating_sub(data)).map_err(|_| "a streamed entry over 4 GiB".to_string())?;
+        let size = u32::try_from(wanted.size).map_err(|_| "a streamed entry over 4 GiB".to_string())?;
+        let mut patched = vec![0u8; (data - wanted.at) as usize];
+        source.read_at(wanted.at, &mut patched)?;
+        patched[6..8].copy_from_slice(&(flags & !8).to_le_bytes());
+        patched[14..18].copy_from_slice(&wanted.crc32.to_le_bytes());
+        patched[18..22].copy_from_slice(&stored.to_le_bytes());
+        patched[22..26].copy_from_slice(&size.to_le_bytes());
+        reader.seek(SeekFrom::Start(data)).map_err(|e| e.to_string())?;
+        return inflate_local(&mut std::io::Cursor::new(patched).chain(reader), wanted.size);
+    }
+    reader.seek(SeekFrom::Start(wanted.at)).map_err(|e| e.to_string())?;
+    inflate_local(&mut reader, wanted.size)
+}
+
+fn inflate_local(input: &mut impl Read, size: u64) -> Result<Vec<u8>, String> {
+    let file = ::zip::read::read_zipfile_from_stream(input).map_err(|e| format!("not a zip entry's local header: {e}"))?.ok_or("not a zip entry's local header")?;
+    let mut out = Vec::with_capacity(size as usize);
+    // One byte more than declared tells an entry that inflates past its size.
+    file.take(size + 1).read_to_end(&mut out).map_err(|e| format!("cannot be read: {e}"))?;
+    if out.len() as u64 != size {
+        return Err(format!("inflates to {} bytes; the index says {size}", out.len()));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_that_touch_or_overlap_become_one() {
+        assert_eq!(merge(vec![[10, 5], [0, 10], [30, 2], [14, 3], [40, 0]]), vec![[0, 17], [30, 2]]);
+        assert_eq!(merge(vec![[5, 100], [10, 5]]), vec![[5, 100]]);
+    }
+
+    #[test]
+    fn fetched_bytes_answer_only_within_their_pieces() {
+        let f = Fetched::new(100, vec![(50, vec![5; 10]), (0, vec![1; 10])]).unwrap();
+        let mut b = [0u8; 4];
+        f.read_at(52, &mut b).unwrap();
+        assert_eq!(b, [5; 4]);
+        assert!(f.read_at(8, &mut b).unwrap_err().contains("not among the ranges"));
+        assert!(f.read_at(98, &mut b).is_err());
+        assert!(Fetched::new(10, vec![(8, vec![0; 4])]).is_err());
+    }
+}

@@ -1,0 +1,347 @@
+//! `relicview publish ARCHIVE OUT` and `relicview index DIR`: an archive made ready for any
+//! static web host. The index (index.json) lists every loose file and what is inside each
+//! container (a zip's entries, a disc's files), with the byte ranges of the container each
+//! entry is read from, so the page lists at once and reads an entry with a Range request or
+//! two (src/containers/hosted.rs). `publish` writes the page beside it and swaps the new site
+//! for an earlier one in one step. docs/publishing.md.
+
+use crate::containers::hosted::{self, Layout};
+use crate::containers::{self, ByteSource, FileBytes, Limits, SectorMode};
+use crate::serve::{list_folder, ListedFile};
+use serde::Serialize;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// What index.json holds.
+#[derive(Debug, Serialize)]
+pub struct Index {
+    /// What the archive is called (its folder's or its container's name).
+    pub root: String,
+    /// Where the files are, relative to the index's own URL (or an absolute URL).
+    pub base: String,
+    /// Files served whole: loose files, and containers that could not be opened (with why).
+    pub files: Vec<ListedFile>,
+    /// Containers whose entries are listed and read by range.
+    pub containers: Vec<HostedContainer>,
+}
+
+/// A container in the index: its entries are listed under `path`.
+#[derive(Debug, Serialize)]
+pub struct HostedContainer {
+    /// Its name in the listing (a cue sheet's, for the disc it names).
+    pub path: String,
+    /// The file its bytes are in, relative to the base (a cue sheet's .bin).
+    pub file: String,
+    /// That file's size: a host that serves another size holds another file.
+    pub size: u64,
+    #[serde(flatten)]
+    pub layout: Layout,
+    /// Ranges every entry's read needs first (a CHD's header and map).
+    pub meta: Vec<[u64; 2]>,
+    /// `[path inside, size, kind, where it starts, CRC-32 as 8 hex digits, [[offset, length], …]]`:
+    /// arrays, not objects, to keep a disc of thousands of files small.
+    pub entries: Vec<(String, u64, &'static str, u64, String, Vec<[u64; 2]>)>,
+    /// Entries that could not be read when the index was made, with why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
+}
+
+/// The index of the archive folder `root`; `only`: the one file (a container given as the
+/// archive) to index of it, with the .bin a cue sheet names.
+pub fn build_index(root: &Path, only: Option<&str>) -> io::Result<Index> {
+    let listing = list_folder(root, false)?;
+    let mut files = listing.files;
+    if let Some(name) = only {
+        let bin = files.iter().find(|f| f.path == name).filter(|f| is_cue(&f.path)).and_then(|f| cue_of(f).ok()).map(|(bin, _, _)| bin.to_ascii_lowercase());
+        files.retain(|f| f.path == name || Some(f.path.to_ascii_lowercase()) == bin);
+        if !files.iter().any(|f| f.path == name) {
+            return Err(io::Error::new(io::ErrorKind::NotFound, format!("{name}: not a regular file in {}", root.display())));
+        }
+    }
+    files.retain(|f| f.path != "index.json");
+    // A .bin that a cue sheet beside it names is that disc, listed once, under the cue's name.
+    let cues: Vec<(String, Result<(String, SectorMode, u64), String>)> = files.iter().filter(|f| is_cue(&f.path)).map(|f| (f.path.clone(), cue_of(f))).collect();
+    let by_path: std::collections::HashMap<String, usize> = files.iter().enumerate().map(|(i, f)| (f.path.to_ascii_lowercase(), i)).collect();
+    let mut consumed = vec![false; files.len()];
+    let mut containers_out = Vec::new();
+    let mut failures: Vec<(usize, String)> = Vec::new();
+    for (cue, track) in cues {
+        let cue_at = by_path[&cue.to_ascii_lowercase()];
+        let planned = track.and_then(|(bin, mode, start)| {
+            let bin_at = *by_path.get(&bin.to_ascii_lowercase()).ok_or_else(|| format!("{cue}: the track's file {bin} is not beside it"))?;
+            consumed[bin_at] = true;
+            plan_container(&cue, &files[bin_at], Layout::Disc { mode: mode.word().into(), start })
+        });
+        match planned {
+            Ok(c) => {
+                consumed[cue_at] = true;
+                containers_out.push(c);
+            }
+            Err(why) => failures.push((cue_at, why)),
+        }
+    }
+    for (i, f) in files.iter().enumerate() {
+        if consumed[i] || is_cue(&f.path) {
+            continue;
+        }
+        let Some(kind) = sniff(f) else { continue };
+        match plan_container(&f.path, f, Layout::of(kind)) {
+            Ok(c) => {
+                consumed[i] = true;
+                containers_out.push(c);
+            }
+            Err(why) => failures.push((i, why)),
+        }
+    }
+    for (i, why) in failures {
+        files[i].failure = Some(why);
+    }
+    let files = files.into_iter().zip(consumed).filter(|(_, c)| !c).map(|(f, _)| f).collect();
+    let name = match only {
+        Some(n) => n.rsplit('/').next().unwrap_or(n).to_string(),
+        None => listing.root,
+    };
+    Ok(Index { root: name, base: String::new(), files, containers: containers_out })
+}
+
+fn is_cue(path: &str) -> bool {
+    path.to_ascii_lowercase().ends_with(".cue")
+}
+
+/// A cue sheet's data track: the archive path of its .bin (beside it), its mode and first
+/// sector, or why not.
+fn cue_of(f: &ListedFile) -> Result<(String, SectorMode, u64), String> {
+    if f.size > 64 << 10 {
+        return Err(format!("{}: {} bytes is too long for a cue sheet", f.path, f.size));
+    }
+    let text = std::fs::read(&f.real).map_err(|e| format!("{}: {e}", f.path))?;
+    let track = containers::cue_data_track(&String::from_utf8_lossy(&text)).map_err(|e| format!("{}: {e}", f.path))?;
+    let folder = f.path.rsplit_once('/').map_or(String::new(), |(d, _)| format!("{d}/"));
+    Ok((format!("{folder}{}", track.file), track.mode, track.start))
+}
+
+fn sniff(f: &ListedFile) -> Option<containers::ContainerKind> {
+    let source = FileBytes::open(&f.real).ok()?;
+    let mut head = vec![0u8; source.len().min(17 * 2048) as usize];
+    source.read_at(0, &mut head).ok()?;
+    containers::sniff(&f.path, &head)
+}
+
+/// Read the container in `bytes` once, noting each entry's ranges, kind and CRC.
+fn plan_container(path: &str, bytes: &ListedFile, layout: Layout) -> Result<HostedContainer, String> {
+    let source: Arc<dyn ByteSource> = Arc::new(FileBytes::open(&bytes.real)?);
+    let size = source.len();
+    let mut kinds = Vec::new();
+    let plan = hosted::plan(path, &layout, source, Limits::default(), &mut |index, b| kinds.push((index, b[..b.len().min(16)].to_vec(), b.len() as u64))).map_err(|e| e.to_string())?;
+    let listed = plan.container.entries();
+    if listed.is_empty() {
+        if let Some(p) = plan.container.problems().first() {
+            return Err(p.to_string());
+        }
+    }
+    let mut kind_of = kinds.into_iter().map(|(i, head, size)| (i, crate::census::kind_of(&listed[i].path, &head, size))).collect::<std::collections::HashMap<_, _>>();
+    let entries = plan.entries.iter().map(|e| (listed[e.index].path.clone(), listed[e.index].size, kind_of.remove(&e.index).unwrap_or("bytes"), e.at, format!("{:08x}", e.crc32), e.ranges.clone())).collect();
+    let problems = plan.container.problems().iter().chain(&plan.unread).map(|p| p.to_string()).collect();
+    Ok(HostedContainer { path: path.to_string(), file: bytes.path.clone(), size, layout, meta: plan.meta, entries, problems })
+}
+
+/// Write `DIR/index.json` (through a temporary file and a rename: readers see the old index
+/// or the new one; never through a link). Returns the files and container entries listed.
+pub fn write_index(dir: &Path) -> io::Result<usize> {
+    let index = build_index(dir, None)?;
+    let n = listed(&index);
+    write_new_or_replace(&dir.join("index.json"), &serde_json::to_vec(&index).map_err(io::Error::other)?)?;
+    Ok(n)
+}
+
+fn listed(index: &Index) -> usize {
+    index.files.len() + index.containers.iter().map(|c| c.entries.len()).sum::<usize>()
+}
+
+fn write_new_or_replace(target: &Path, bytes: &[u8]) -> io::Result<()> {
+    if let Ok(meta) = std::fs::symlink_metadata(target) {
+        if !meta.is_file() {
+            return Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{}: exists and is not a regular file (a link or a folder); not overwritten", target.display())));
+        }
+    }
+    let dir = target.parent().unwrap_or(Path::new("."));
+    let temp = dir.join(format!(".index.json.{}.tmp", std::process::id()));
+    let write = || -> io::Result<()> {
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&temp)?;
+        io::Write::write_all(&mut f, bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&temp, target)
+    };
+    write().map_err(|e| {
+        let _ = std::fs::remove_file(&temp);
+        io::Error::new(e.kind(), format!("{}: {e}", target.display()))
+    })
+}
+
+/// What `publish` wrote.
+#[derive(Debug)]
+pub struct Published {
+    pub files: usize,
+    pub containers: usize,
+    pub entries: usize,
+    pub index_bytes: usize,
+    pub copied_bytes: u64,
+}
+
+/// The file a site folder carries to say `publish` wrote it (and may replace it).
+const MARK: &str = ".relicview-site";
+
+/// Write a static site for `archive` (a folder, or one container file) into `out`: the page
+/// from `site` (index.html, www/, pkg/), index.json, and the archive's files under
+/// `archive/` (or, with `base_url`, only the index, naming where they are served). The site
+/// is made beside `out` and then swapped in: a reader sees the old site or the new one.
+/// `out` must not exist, be empty, or hold an earlier publish; nothing in it is followed.
+pub fn publish(archive: &Path, out: &Path, site: &Path, base_url: Option<&str>) -> io::Result<Published> {
+    let invalid = |m: String| io::Error::new(io::ErrorKind::InvalidInput, m);
+    let meta = std::fs::metadata(archive).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", archive.display())))?;
+    let (root, only) = if meta.is_dir() {
+        (archive.to_path_buf(), None)
+    } else {
+        let name = archive.file_name().map(|n| n.to_string_lossy().into_owned()).ok_or_else(|| invalid(format!("{}: no file name", archive.display())))?;
+        (archive.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf(), Some(name))
+    };
+    let root = root.canonicalize().map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", root.display())))?;
+    if let Some(url) = base_url {
+        if !(url.starts_with("https://") || url.starts_with("http://") || url.starts_with('/')) {
+            return Err(invalid(format!("--base-url {url}: expected an http(s) URL or a path from the host's root")));
+        }
+    }
+    // What is at OUT now: nothing, an empty folder, or an earlier publish.
+    let earlier = match std::fs::symlink_metadata(out) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+        Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", out.display()))),
+        Ok(m) if m.file_type().is_symlink() => return Err(invalid(format!("{}: a link; publish writes a folder of its own and follows no link", out.display()))),
+        Ok(m) if !m.is_dir() => return Err(invalid(format!("{}: exists and is not a folder", out.display()))),
+        Ok(_) => {
+            let mut names = std::fs::read_dir(out)?.filter_map(Result::ok).map(|e| e.file_name());
+            let empty = names.next().is_none();
+            let marked = std::fs::symlink_metadata(out.join(MARK)).is_ok_and(|m| m.is_file());
+            if !empty && !marked {
+                return Err(invalid(format!("{}: holds files an earlier publish did not write; name an empty folder or a new one", out.display())));
+            }
+            true
+        }
+    };
+    let parent = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let out_name = out.file_name().ok_or_else(|| invalid(format!("{}: no folder name", out.display())))?;
+    let out_real = parent.canonicalize().map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", parent.display())))?.join(out_name);
+    if out_real.starts_with(&root) || root.starts_with(&out_real) {
+        return Err(invalid(format!("{}: inside the archive, or the archive inside it; publish elsewhere", out.display())));
+    }
+    let temp = parent.join(format!(".{}.publishing-{}", out_name.to_string_lossy(), std::process::id()));
+    if std::fs::symlink_metadata(&temp).is_ok() {
+        std::fs::remove_dir_all(&temp)?;
+    }
+    std::fs::create_dir(&temp).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", temp.display())))?;
+    let made = (|| -> io::Result<Published> {
+        copy_site(site, &temp)?;
+        let mut index = build_index(&root, only.as_deref())?;
+        let mut copied_bytes = 0;
+        match base_url {
+            Some(url) => index.base = if url.ends_with('/') { url.to_string() } else { format!("{url}/") },
+            None => {
+                index.base = "archive/".into();
+                let holder = temp.join("archive");
+                std::fs::create_dir(&holder)?;
+                let listed = list_folder(&root, false)?;
+                let wanted: std::collections::HashSet<&str> = index.files.iter().map(|f| f.path.as_str()).chain(index.containers.iter().map(|c| c.file.as_str())).collect();
+                for f in listed.files.iter().filter(|f| wanted.contains(f.path.as_str())) {
+                    copied_bytes += copy_new(&f.real, &holder.join(&f.path))?;
+                }
+            }
+        }
+        let json = serde_json::to_vec(&index).map_err(io::Error::other)?;
+        std::fs::write(temp.join("index.json"), &json)?;
+        std::fs::write(temp.join(MARK), b"written by relicview publish; a later publish replaces this folder\n")?;
+        Ok(Published { files: index.files.len(), containers: index.containers.len(), entries: index.containers.iter().map(|c| c.entries.len()).sum(), index_bytes: json.len(), copied_bytes })
+    })();
+    let published = match made {
+        Ok(p) => p,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&temp);
+            return Err(e);
+        }
+    };
+    if earlier {
+        exchange(&temp, out)?;
+        // `temp` now holds the old site; removing it follows no link.
+        std::fs::remove_dir_all(&temp)?;
+    } else {
+        std::fs::rename(&temp, out).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", out.display())))?;
+    }
+    Ok(published)
+}
+
+/// Swap two folders in one step (Linux's renameat2 with RENAME_EXCHANGE).
+fn exchange(a: &Path, b: &Path) -> io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, format!("{}: a NUL in the path", p.display())));
+    let (ca, cb) = (c(a)?, c(b)?);
+    // SAFETY: both are NUL-terminated paths that live across the call.
+    let r = unsafe { libc::renameat2(libc::AT_FDCWD, ca.as_ptr(), libc::AT_FDCWD, cb.as_ptr(), libc::RENAME_EXCHANGE) };
+    if r != 0 {
+        let e = io::Error::last_os_error();
+        return Err(io::Error::new(e.kind(), format!("swapping {} for {}: {e}", a.display(), b.display())));
+    }
+    Ok(())
+}
+
+/// index.html, www/ and pkg/ of the viewer at `site`, regular files only.
+fn copy_site(site: &Path, to: &Path) -> io::Result<()> {
+    let need = |p: PathBuf| if p.exists() { Ok(p) } else { Err(io::Error::new(io::ErrorKind::NotFound, format!("{}: not there; the site folder needs index.html, www/ and pkg/ (scripts/build.sh makes pkg/)", p.display()))) };
+    copy_new(&need(site.join("index.html"))?, &to.join("index.html"))?;
+    for folder in ["www", "pkg"] {
+        let from = need(site.join(folder))?;
+        for entry in std::fs::read_dir(&from)? {
+            let entry = entry?;
+            if entry.file_type()?.is_file() {
+                copy_new(&entry.path(), &to.join(folder).join(entry.file_name()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Copy a regular file to a path that must not exist yet (its folders are made).
+fn copy_new(from: &Path, to: &Path) -> io::Result<u64> {
+    if let Some(dir) = to.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut src = std::fs::File::open(from).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", from.display())))?;
+    let mut dst = std::fs::OpenOptions::new().write(true).create_new(true).open(to).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", to.display())))?;
+    io::copy(&mut src, &mut dst)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tmp(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("relicview-publish-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d.canonicalize().unwrap()
+    }
+
+    #[test]
+    fn index_is_written_atomically_and_never_through_a_link() {
+        let base = tmp("index");
+        let root = base.join("root");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(root.join("A.BGF"), b"x").unwrap();
+        assert_eq!(write_index(&root).unwrap(), 1);
+        assert_eq!(std::fs::read_dir(&root).unwrap().count(), 2, "no temporary file is left");
+        std::fs::remove_file(root.join("index.json")).unwrap();
+        std::fs::write(base.join("outside.txt"), b"keep me").unwrap();
+        std::os::unix::fs::symlink(base.join("outside.txt"), root.join("index.json")).unwrap();
+        let e = write_index(&root).unwrap_err().to_string();
+        assert!(e.contains("index.json") && e.contains("not a regular file"), "{e}");
+        assert_eq!(std::fs::read(base.join("outside.txt")).unwrap(), b"keep me");
+    }
+}

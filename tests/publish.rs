@@ -1,0 +1,126 @@
+//! `relicview publish`: the site it writes, and what it refuses to write over or through.
+//! The site's pages are a stand-in folder here (the real page's run is the browser test
+//! tests/e2e/publish.test.mjs, against nginx).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("relicview-publish-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.canonicalize().unwrap()
+}
+
+/// A site folder as `publish` copies it: index.html, www/, pkg/.
+fn site(dir: &Path) -> PathBuf {
+    let site = dir.join("site");
+    for (p, b) in [("index.html", "<!doctype html>"), ("www/main.js", "// page"), ("pkg/relicview.js", "// core"), ("pkg/relicview_bg.wasm", "\0asm")] {
+        std::fs::create_dir_all(site.join(p).parent().unwrap()).unwrap();
+        std::fs::write(site.join(p), b).unwrap();
+    }
+    site
+}
+
+fn publish(archive: &Path, out: &Path, site: &Path, extra: &[&str]) -> (bool, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_relicview")).arg("publish").arg(archive).arg(out).arg("--site").arg(site).args(extra).output().unwrap();
+    (o.status.success(), format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)))
+}
+
+fn demo(dir: &Path) -> PathBuf {
+    let archive = dir.join("GAME");
+    assert!(Command::new(env!("CARGO_BIN_EXE_relicview")).arg("demo").arg(&archive).status().unwrap().success());
+    archive
+}
+
+fn index(out: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn a_published_site_holds_the_page_the_index_and_the_archive_and_a_second_publish_replaces_it_whole() {
+    let dir = scratch("site");
+    let (archive, site) = (demo(&dir), site(&dir));
+    let out = dir.join("OUT");
+    let (ok, said) = publish(&archive, &out, &site, &[]);
+    assert!(ok, "{said}");
+    for p in ["index.html", "www/main.js", "pkg/relicview.js", "pkg/relicview_bg.wasm", "index.json"] {
+        assert!(out.join(p).is_file(), "{p}");
+    }
+    let first = index(&out);
+    assert_eq!(first["base"], "archive/");
+    let files = first["files"].as_array().unwrap();
+    assert!(files.len() > 30);
+    for f in files {
+        let p = f["path"].as_str().unwrap();
+        assert_eq!(std::fs::read(out.join("archive").join(p)).unwrap(), std::fs::read(archive.join(p)).unwrap(), "{p} copied as it is");
+        assert_eq!(f["size"].as_u64().unwrap(), std::fs::metadata(archive.join(p)).unwrap().len());
+    }
+    // A link planted in the published site, pointing out of it: the next publish neither
+    // follows it nor leaves it.
+    let outside = dir.join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::write(outside.join("keep.txt"), b"keep").unwrap();
+    std::os::unix::fs::symlink(&outside, out.join("archive/planted")).unwrap();
+    std::fs::remove_file(archive.join(files[0]["path"].as_str().unwrap())).unwrap();
+    let (ok, said) = publish(&archive, &out, &site, &[]);
+    assert!(ok, "{said}");
+    assert_eq!(std::fs::read(outside.join("keep.txt")).unwrap(), b"keep", "nothing outside OUT touched");
+    assert!(std::fs::symlink_metadata(out.join("archive/planted")).is_err(), "the old site is gone whole");
+    assert!(!out.join("archive").join(files[0]["path"].as_str().unwrap()).exists(), "the removed file is not published again");
+    assert_eq!(index(&out)["files"].as_array().unwrap().len(), files.len() - 1);
+    let beside: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(beside.iter().all(|n| !n.contains("publishing")), "no half-made site left beside OUT: {beside:?}");
+}
+
+#[test]
+fn publish_refuses_a_folder_it_did_not_write_a_link_and_a_file_and_follows_no_link_out_of_the_archive() {
+    let dir = scratch("refuse");
+    let (archive, site) = (demo(&dir), site(&dir));
+    // A folder holding someone's file.
+    let theirs = dir.join("THEIRS");
+    std::fs::create_dir(&theirs).unwrap();
+    std::fs::write(theirs.join("notes.txt"), b"mine").unwrap();
+    let (ok, said) = publish(&archive, &theirs, &site, &[]);
+    assert!(!ok && said.contains("holds files an earlier publish did not write"), "{said}");
+    assert_eq!(std::fs::read_dir(&theirs).unwrap().count(), 1);
+    // OUT a link to a folder.
+    let target = dir.join("target");
+    std::fs::create_dir(&target).unwrap();
+    let link = dir.join("LINK");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let (ok, said) = publish(&archive, &link, &site, &[]);
+    assert!(!ok && said.contains("a link"), "{said}");
+    assert_eq!(std::fs::read_dir(&target).unwrap().count(), 0, "nothing written through the link");
+    // OUT an existing file.
+    let file = dir.join("FILE");
+    std::fs::write(&file, b"x").unwrap();
+    let (ok, said) = publish(&archive, &file, &site, &[]);
+    assert!(!ok && said.contains("not a folder"), "{said}");
+    assert_eq!(std::fs::read(&file).unwrap(), b"x");
+    // OUT inside the archive.
+    let (ok, said) = publish(&archive, &archive.join("SITE"), &site, &[]);
+    assert!(!ok && said.contains("inside the archive"), "{said}");
+    assert!(!archive.join("SITE").exists());
+    // A link in the archive that leads out of it is not published.
+    std::fs::write(dir.join("secret.txt"), b"secret").unwrap();
+    std::os::unix::fs::symlink(dir.join("secret.txt"), archive.join("SECRET.TXT")).unwrap();
+    let out = dir.join("OUT");
+    let (ok, said) = publish(&archive, &out, &site, &[]);
+    assert!(ok, "{said}");
+    assert!(!out.join("archive/SECRET.TXT").exists());
+    assert!(!index(&out)["files"].as_array().unwrap().iter().any(|f| f["path"] == "SECRET.TXT"));
+}
+
+#[test]
+fn with_a_base_url_only_the_index_is_written_and_it_names_where_the_files_are() {
+    let dir = scratch("base");
+    let (archive, site) = (demo(&dir), site(&dir));
+    let out = dir.join("OUT");
+    let (ok, said) = publish(&archive, &out, &site, &["--base-url", "https://cdn.example/game"]);
+    assert!(ok, "{said}");
+    assert!(!out.join("archive").exists());
+    assert_eq!(index(&out)["base"], "https://cdn.example/game/");
+    let (ok, said) = publish(&archive, &dir.join("OUT2"), &site, &["--base-url", "ftp://x"]);
+    assert!(!ok && said.contains("--base-url"), "{said}");
+}

@@ -1,0 +1,266 @@
+// Archives on a static host (`relicview publish`, `relicview index`): byte ranges of a
+// hosted file read with HTTP Range requests. A few requests at a time per page, retried
+// with back-off on a 5xx or a network error, each with a timeout; recent ranges kept in a
+// small cache, and asks for the same range while it is in flight answered by one request.
+// Every failure says what the host did wrong: no Range support, a missing CORS header, a
+// missing file, a file that is not the one indexed. This module owns the "reading from the
+// host" line (#host-status). docs/publishing.md.
+
+import { $, core } from './state.js';
+
+const IN_FLIGHT = 4;
+const RETRIES = 3;
+const BACKOFF_MS = [300, 1000, 3000];
+const TIMEOUT_MS = 30000;
+// A host that ignores Range: a file up to this size is read whole instead (once, cached).
+const WHOLE_AT_MOST = 16 << 20;
+const CACHE_BYTES = 32 << 20;
+
+const stats = { requests: 0, bytes: 0, retries: 0, inFlight: 0 };
+const cache = new Map(); // `${url} ${offset} ${length}` → Uint8Array, oldest first
+let cached = 0;
+const flying = new Map(); // same key → Promise<Uint8Array>
+const waiting = [];
+const wholeFiles = new Map(); // url → Promise<Uint8Array> (hosts without Range)
+
+// What the page fetched from hosts so far (tests and the benchmark read it).
+export function hostStats() {
+  return { ...stats };
+}
+
+function showStatus() {
+  const el = $('host-status');
+  if (!el) return;
+  el.hidden = stats.inFlight === 0;
+  if (stats.inFlight) el.textContent = `Reading from the host… ${formatBytes(stats.bytes)} fetched`;
+}
+
+function formatBytes(n) {
+  return n < 1e6 ? `${(n / 1e3).toFixed(1)} kB` : `${(n / 1e6).toFixed(1)} MB`;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function slot() {
+  if (stats.inFlight >= IN_FLIGHT) await new Promise((resolve) => waiting.push(resolve));
+  stats.inFlight++;
+  showStatus();
+}
+
+function release() {
+  stats.inFlight--;
+  showStatus();
+  waiting.shift()?.();
+}
+
+class HostError extends Error {
+  constructor(message, retry = false) {
+    super(message);
+    this.retry = retry;
+  }
+}
+
+// Why a fetch that threw (no response at all) failed: a host on another origin that
+// answers without Access-Control-Allow-Origin looks to the page exactly like one that is
+// down, so an opaque request tells the two apart.
+export async function unreachable(url, err) {
+  const target = new URL(url, location.href);
+  if (target.origin !== location.origin) {
+    const answered = await fetch(target, { mode: 'no-cors', cache: 'no-store' }).then(() => true, () => false);
+    if (answered) {
+      return new HostError(`${target.href}: the host ${target.origin} answered, but without an Access-Control-Allow-Origin header for this page (${location.origin}), so the browser keeps its answer from the page; the host must send it (README, "Publishing")`);
+    }
+  }
+  return new HostError(`${target.href}: the host could not be reached (${err.message || err})`, true);
+}
+
+// One request, with its timeout. → Response, or a HostError.
+async function request(url, headers) {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), TIMEOUT_MS);
+  try {
+    const response = await fetch(url, { headers, signal: abort.signal, cache: 'no-cache' });
+    return { response, abort, timer };
+  } catch (err) {
+    clearTimeout(timer);
+    if (abort.signal.aborted) throw new HostError(`${url}: no answer from the host in ${TIMEOUT_MS / 1000} s`, true);
+    throw await unreachable(url, err);
+  }
+}
+
+async function body(got, url) {
+  try {
+    return new Uint8Array(await got.response.arrayBuffer());
+  } catch (err) {
+    if (got.abort.signal.aborted) throw new HostError(`${url}: the host stopped sending within ${TIMEOUT_MS / 1000} s`, true);
+    throw new HostError(`${url}: the answer was cut off (${err.message || err})`, true);
+  } finally {
+    clearTimeout(got.timer);
+  }
+}
+
+function statusError(url, status, what) {
+  if (status === 404) return new HostError(`${url}: not on the host (HTTP 404): ${what} was indexed but is not served there; publish it again`);
+  if (status === 416) return new HostError(`${url}: the host says the range is past the file's end (HTTP 416): the file is shorter than the index says; the index is stale, publish it again`);
+  return new HostError(`${url}: HTTP ${status} from the host`, status >= 500 || status === 429);
+}
+
+// Retried on what may pass (5xx, a network error, a timeout), with back-off.
+async function withRetries(job) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await job();
+    } catch (err) {
+      if (!(err instanceof HostError) || !err.retry || attempt >= RETRIES) throw err;
+      stats.retries++;
+      await sleep(BACKOFF_MS[attempt]);
+    }
+  }
+}
+
+// A hosted file's whole bytes (`size`: what the index says; another length is a stale
+// index). For loose files.
+export function fetchWhole(url, size, what) {
+  return withRetries(async () => {
+    await slot();
+    try {
+      const got = await request(url, {});
+      if (!got.response.ok) {
+        clearTimeout(got.timer);
+        got.abort.abort();
+        throw statusError(url, got.response.status, what);
+      }
+      const bytes = await body(got, url);
+      stats.requests++;
+      stats.bytes += bytes.length;
+      if (Number.isFinite(size) && size > 0 && bytes.length !== size) {
+        throw new HostError(`${url}: the host serves ${bytes.length} bytes; the index says ${size}: the file changed after the index was written; publish it again`);
+      }
+      return bytes;
+    } finally {
+      release();
+    }
+  });
+}
+
+// Bytes `offset .. offset + length` of the hosted file at `url`, which the index says is
+// `size` bytes long. `what` names it in errors.
+export function fetchRange(url, size, offset, length, what) {
+  const key = `${url} ${offset} ${length}`;
+  const hit = cache.get(key);
+  if (hit) {
+    cache.delete(key);
+    cache.set(key, hit);
+    return Promise.resolve(hit);
+  }
+  if (wholeFiles.has(url)) return wholeFiles.get(url).then((whole) => whole.subarray(offset, offset + length));
+  if (!flying.has(key)) {
+    const p = withRetries(() => rangeOnce(url, size, offset, length, what)).finally(() => flying.delete(key));
+    flying.set(key, p);
+  }
+  return flying.get(key);
+}
+
+async function rangeOnce(url, size, offset, length, what) {
+  await slot();
+  let got;
+  try {
+    got = await request(url, { Range: `bytes=${offset}-${offset + length - 1}` });
+    const { response } = got;
+    if (response.status === 200) {
+      // The host ignored Range: it is sending the whole file.
+      if (size > WHOLE_AT_MOST) {
+        got.abort.abort();
+        clearTimeout(got.timer);
+        throw new HostError(`${url}: the host does not serve byte ranges (it answered a Range request with the whole file), and ${what} is ${formatBytes(size)}: not downloaded whole; serve it from a host that honours Range (README, "Publishing")`);
+      }
+      const whole = body(got, url).then((bytes) => {
+        stats.requests++;
+        stats.bytes += bytes.length;
+        if (bytes.length !== size) throw new HostError(`${url}: the host serves ${bytes.length} bytes; the index says ${size}: ${what} changed after the index was written; publish it again`);
+        return bytes;
+      });
+      wholeFiles.set(url, whole);
+      whole.catch(() => wholeFiles.delete(url));
+      console.warn(`${url}: the host does not serve byte ranges; ${what} (${formatBytes(size)}) is read whole`);
+      return (await whole).subarray(offset, offset + length);
+    }
+    if (response.status !== 206) {
+      clearTimeout(got.timer);
+      got.abort.abort();
+      throw statusError(url, response.status, what);
+    }
+    const range = response.headers.get('Content-Range');
+    if (!range) {
+      clearTimeout(got.timer);
+      got.abort.abort();
+      throw new HostError(`${url}: the host answered the range but this page may not read its Content-Range header: a host on another origin must send Access-Control-Expose-Headers: Content-Range, Content-Length (README, "Publishing")`);
+    }
+    const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(range.trim());
+    if (m && m[3] !== '*' && Number(m[3]) !== size) {
+      clearTimeout(got.timer);
+      got.abort.abort();
+      throw new HostError(`${url}: the host's file is ${Number(m[3])} bytes; the index says ${size}: ${what} changed after the index was written; publish it again`);
+    }
+    if (!m || Number(m[1]) !== offset || Number(m[2]) !== offset + length - 1) {
+      clearTimeout(got.timer);
+      got.abort.abort();
+      throw new HostError(`${url}: asked for bytes ${offset}-${offset + length - 1}, the host answered "${range}"`);
+    }
+    const bytes = await body(got, url);
+    stats.requests++;
+    stats.bytes += bytes.length;
+    if (bytes.length !== length) throw new HostError(`${url}: ${bytes.length} bytes came for a range of ${length}`, true);
+    remember(`${url} ${offset} ${length}`, bytes);
+    return bytes;
+  } finally {
+    release();
+  }
+}
+
+function remember(key, bytes) {
+  if (bytes.length > CACHE_BYTES / 4) return;
+  cache.set(key, bytes);
+  cached += bytes.length;
+  for (const [k, v] of cache) {
+    if (cached <= CACHE_BYTES) break;
+    cache.delete(k);
+    cached -= v.length;
+  }
+}
+
+// The bytes of one entry of a hosted container (`container`: its object in index.json;
+// `entry`: its row there), from the container's ranges it needs, rebuilt and checked by the
+// core. → ArrayBuffer.
+export async function readHostedEntry(url, container, entry) {
+  const [path, size, , at, crc, ranges] = entry;
+  const wanted = [...container.meta, ...ranges];
+  const what = container.path;
+  const pieces = await Promise.all(wanted.map(([o, l]) => fetchRange(url, container.size, o, l, what)));
+  const all = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
+  let k = 0;
+  for (const p of pieces) {
+    all.set(p, k);
+    k += p.length;
+  }
+  const layout = { kind: container.kind, mode: container.mode, start: container.start };
+  const bytes = core.readHosted(container.path, path, layout, container.size, Float64Array.from(wanted.flat()), all, at, size, crc);
+  return bytes.buffer.byteLength === bytes.length ? bytes.buffer : bytes.slice().buffer;
+}
+
+const isCount = (n) => Number.isSafeInteger(n) && n >= 0;
+const isRanges = (r) => Array.isArray(r) && r.length <= 4096 && r.every((x) => Array.isArray(x) && x.length === 2 && isCount(x[0]) && isCount(x[1]));
+
+// A container of index.json as the page trusts it, or why not (the index is read as hostile
+// as any file).
+export function checkContainer(c) {
+  if (!c || typeof c.path !== 'string' || typeof c.file !== 'string' || !isCount(c.size)) return 'a container without its path, file or size';
+  if (!['zip', 'disc', 'chd'].includes(c.kind)) return `${c.path}: kind ${JSON.stringify(c.kind)} is not one the page reads`;
+  if (!isRanges(c.meta) || !Array.isArray(c.entries)) return `${c.path}: no meta ranges or entries`;
+  return null;
+}
+
+// One entry row `[path, size, kind, at, crc32, ranges]`, checked.
+export function checkEntry(row) {
+  return Array.isArray(row) && typeof row[0] === 'string' && isCount(row[1]) && typeof row[2] === 'string' && isCount(row[3]) && /^[0-9a-f]{8}$/.test(row[4]) && isRanges(row[5]);
+}
