@@ -18,7 +18,9 @@
 # - a real FF7 field model opened with the game's lighting (FIELD.BIN beside it) against
 #   without, dropped;
 # - a dropped 650 MB disc rip (.bin + .cue): its listing against reading its directory
-#   sectors alone, a field model opened inside it against the same file loose;
+#   sectors alone, a field model opened inside it against the same file loose; the same
+#   disc published and served by nginx: index.json's size, the hosted listing against the
+#   dropped one, a field model's open and its bytes transferred against its size;
 # - export --all of an archive against exporting each of its files alone: time, and peak
 #   memory against the largest single export.
 # scripts/bench.sh [REPETITIONS]
@@ -65,7 +67,7 @@ if [ -n "$smoke" ]; then
   run "the browser's share, a bare page" node tests/bench/listing.mjs 300
   run "ratio world / floor" node tests/bench/world.mjs
   run "first rasterised frame, with the game's lighting" node tests/bench/field-lighting.mjs
-  run "listing / directory read" node tests/bench/disc.mjs 40 20
+  run "bytes sent / file size" node tests/bench/disc.mjs 40 20
   run "ratio: time" python3 tests/bench/export-all.py --models 1 --mb 1 --runs 1
   exit 0
 fi

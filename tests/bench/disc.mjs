@@ -3,7 +3,10 @@
 // turned into MODE2/2352 sectors with a cue sheet, given to the page's folder input.
 // Reports: the listing (the worker's walk of the directory) against reading the directory's
 // sectors alone in the same page (a ratio); opening a field model inside it; the wasm
-// memory against the same files loose. Asserts nothing about time.
+// memory against the same files loose. Then the same disc published (`relicview publish`)
+// and served by nginx: index.json's size, the hosted listing against the dropped one, a
+// field model's open and the bytes it transferred against its size. Asserts nothing about
+// time.
 //
 // node tests/bench/disc.mjs [FILES] [MEGABYTES]
 
@@ -11,7 +14,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync, rmSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { repo, startServer, launch, newPage, lzsLiterals } from '../e2e/harness.mjs';
+import { gzipSync } from 'node:zlib';
+import { repo, relicview, startServer, launch, newPage, makeDiscImage } from '../e2e/harness.mjs';
+import { startNginx } from '../e2e/nginx.mjs';
 
 const files = Number(process.argv[2]) || 3000;
 const megabytes = Number(process.argv[3]) || 650;
@@ -20,19 +25,7 @@ const tree = join(root, 'tree');
 const drop = join(root, 'DISC');
 if (!existsSync(join(root, '.complete'))) {
   rmSync(root, { recursive: true, force: true });
-  const md1 = lzsLiterals(readFileSync(join(repo, '../shared/testdata/ff7/MD1_1_u.BSX')));
-  // Field models in folders of 100, then filler movies to make up the size.
-  for (let i = 0; i < files; i++) {
-    const folder = join(tree, 'FIELD', `F${String(Math.floor(i / 100)).padStart(2, '0')}`);
-    mkdirSync(folder, { recursive: true });
-    writeFileSync(join(folder, `M${String(i).padStart(5, '0')}.BSX`), md1);
-  }
-  mkdirSync(join(tree, 'MOVIE'), { recursive: true });
-  const used = files * md1.length;
-  const fillers = 20;
-  const each = Math.max(0, Math.floor((megabytes * 1e6 - used) / fillers));
-  for (let k = 0; k < fillers; k++) execFileSync('truncate', ['-s', String(each), join(tree, 'MOVIE', `MOV${k}.STR`)]);
-  execFileSync('xorriso', ['-as', 'mkisofs', '-quiet', '-iso-level', '2', '-o', join(root, 'disc.iso'), tree], { stdio: 'ignore' });
+  makeDiscImage(root, files, megabytes);
   mkdirSync(drop, { recursive: true });
   execFileSync('python3', ['-c', `import sys
 src, dst = open(sys.argv[1], 'rb'), open(sys.argv[2], 'wb')
@@ -116,6 +109,40 @@ try {
   const lo = await loose.evaluate(async (p) => { await window.relicview.open(p); return { open: window.relicview.lastOpen(), mem: window.relicview.memoryBytes() }; }, `${midFolder}/${midName}`);
   console.log(`# loose: opened in ${lo.open.totalMs.toFixed(0)} ms; wasm memory ${(lo.mem / 1048576).toFixed(1)} MiB (disc − loose: ${((memOpened - lo.mem) / 1048576).toFixed(1)} MiB)`);
   await loose.close();
+
+  // The same disc published (`relicview publish --base-url`) and served by nginx: the site
+  // on one origin, the disc on a second with CORS. Listing reads index.json alone; the model
+  // is read by Range requests (bytes from nginx's access log).
+  const hosts = join(root, 'hosts');
+  rmSync(hosts, { recursive: true, force: true });
+  mkdirSync(hosts, { recursive: true });
+  const nginx = await startNginx({ site: { root: hosts }, data: { root: drop, cors: true } });
+  try {
+    const p0 = Date.now();
+    relicview('publish', drop, join(hosts, 'site'), '--base-url', nginx.url('data'));
+    const publishMs = Date.now() - p0;
+    const indexBytes = statSync(join(hosts, 'site/index.json')).size;
+    const gzipped = gzipSync(readFileSync(join(hosts, 'site/index.json'))).length;
+    console.log(`# published: index.json ${(indexBytes / 1e3).toFixed(0)} kB for ${listed} files (${(gzipped / 1e3).toFixed(0)} kB gzipped), written in ${publishMs} ms (every entry read once for its CRC)`);
+    const mark = nginx.mark();
+    const { page: hosted } = await newPage(browser, `${nginx.url('site')}site/index.html`);
+    await hosted.waitForFunction(() => window.relicview.indexTimeline()?.listed, null, { timeout: 600000 });
+    const shown = await hosted.evaluate(() => ({ sinceStart: window.relicview.indexTimeline().listed, at: performance.timeOrigin + window.relicview.indexTimeline().listed, list: window.relicview.lastListMs(), files: window.relicview.listing().files }));
+    // (Then the page opens its first model, as after any listing: not the listing's reads.)
+    const listingReads = nginx.since(mark).filter((r) => r.origin === 'data' && r.at <= shown.at);
+    console.log(`# hosted disc: ${shown.files} files listed ${shown.list.toFixed(0)} ms after index.json came (${shown.sinceStart.toFixed(0)} ms from the page's start); hosted listing / dropped listing = ${(shown.list / listMs).toFixed(2)}; bytes of the disc read to list: ${listingReads.reduce((n, r) => n + r.bytes, 0)}`);
+    // The first model's open done, so that what follows is the measured open's alone.
+    await hosted.waitForFunction(() => window.relicview.hostStats().requests > 0 && window.relicview.hostStats().inFlight === 0);
+    const before = nginx.mark();
+    const ho = await hosted.evaluate(async (p) => { await window.relicview.open(p); return window.relicview.lastOpen(); }, `DISC.CUE/FIELD/${midFolder}/${midName}`);
+    const reads = nginx.since(before).filter((r) => r.origin === 'data');
+    const sent = reads.reduce((n, r) => n + r.bytes, 0);
+    const size = statSync(join(tree, 'FIELD', midFolder, midName)).size;
+    console.log(`# hosted disc: a field model opened in ${ho.totalMs.toFixed(0)} ms (read ${ho.readMs.toFixed(0)}), ${sent} bytes in ${reads.length} requests for its ${size}: bytes sent / file size = ${(sent / size).toFixed(2)}`);
+    await hosted.close();
+  } finally {
+    nginx.stop();
+  }
 } finally {
   await browser.close();
   server.stop();

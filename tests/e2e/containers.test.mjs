@@ -10,39 +10,13 @@ import { readFileSync, writeFileSync, mkdirSync, mkdtempSync, rmSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { startServer, launch, newPage, relicview, repo, lzsLiterals, walk, loadFolder } from './harness.mjs';
+import { startServer, launch, newPage, relicview, repo, lzsLiterals, walk, loadFolder, buildContainers } from './harness.mjs';
 
 let dir, server, browser;
 
 before(async () => {
   dir = join(mkdtempSync(join(tmpdir(), 'relicview-containers-')), 'DROP');
-  const tree = join(dir, 'tree');
-  relicview('demo', tree);
-  mkdirSync(join(tree, 'FF7/FIELD'), { recursive: true });
-  for (const n of ['MD1_1', 'ELEVTR1']) writeFileSync(join(tree, `FF7/FIELD/${n}.BSX`), lzsLiterals(readFileSync(join(repo, `../shared/testdata/ff7/${n}_u.BSX`))));
-  writeFileSync(join(tree, 'FF7/FIELD/FIELD.TDB'), readFileSync(join(repo, '../shared/testdata/ff7/FIELD.TDB_u')));
-  execFileSync('python3', ['-c', `import os, sys, zipfile
-root = sys.argv[1]
-with zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED) as z:
-  for d, _, fs in sorted(os.walk(root)):
-    for f in sorted(fs):
-      p = os.path.join(d, f); z.write(p, os.path.relpath(p, root))`, tree, join(dir, 'GAME.zip')]);
-  execFileSync('xorriso', ['-as', 'mkisofs', '-quiet', '-iso-level', '2', '-o', join(dir, 'GAME.iso'), tree], { stdio: 'ignore' });
-  // The ISO as raw CD-ROM XA mode 2 form 1 sectors, and the cue sheet that names them.
-  execFileSync('python3', ['-c', `import sys
-iso = open(sys.argv[1], 'rb').read()
-out = bytearray()
-bcd = lambda n: (n // 10) << 4 | n % 10
-for i in range(0, len(iso), 2048):
-  lba = i // 2048 + 150
-  out += bytes([0] + [255] * 10 + [0, bcd(lba // 4500), bcd(lba // 75 % 60), bcd(lba % 75), 2, 0, 0, 8, 0, 0, 0, 8, 0]) + iso[i:i + 2048] + bytes(280)
-open(sys.argv[2], 'wb').write(out)`, join(dir, 'GAME.iso'), join(dir, 'FF7.bin')]);
-  writeFileSync(join(dir, 'FF7.cue'), 'FILE "FF7.BIN" BINARY\r\n  TRACK 01 MODE2/2352\r\n    INDEX 01 00:00:00\r\n');
-  // The same rip compressed by MAME's chdman (from a cue of its own, gone before the drop).
-  const chdCue = join(dir, 'chdman.cue');
-  writeFileSync(chdCue, 'FILE "FF7.bin" BINARY\n  TRACK 01 MODE2/2352\n    INDEX 01 00:00:00\n');
-  execFileSync('chdman', ['createcd', '-i', chdCue, '-o', join(dir, 'FF7.chd')], { stdio: 'ignore' });
-  rmSync(chdCue);
+  buildContainers(dir);
   server = await startServer(dir);
   browser = await launch();
 });

@@ -3,7 +3,7 @@
 
 import { before, after } from 'node:test';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -65,6 +65,61 @@ export function malformed(bytes) {
   const child = second + 2 + width(second);
   out[child + 1] |= 0xc0;
   return out;
+}
+
+// The demo tree with two real FF7 field models and FIELD.TDB at `dir/tree`, and the same
+// tree as containers made by real tools beside it: GAME.zip (Python's zipfile), GAME.iso
+// (xorriso), FF7.bin of MODE2/2352 sectors with its FF7.cue, and FF7.chd (MAME's chdman).
+export function buildContainers(dir) {
+  const tree = join(dir, 'tree');
+  relicview('demo', tree);
+  mkdirSync(join(tree, 'FF7/FIELD'), { recursive: true });
+  for (const n of ['MD1_1', 'ELEVTR1']) writeFileSync(join(tree, `FF7/FIELD/${n}.BSX`), lzsLiterals(readFileSync(join(repo, `../shared/testdata/ff7/${n}_u.BSX`))));
+  writeFileSync(join(tree, 'FF7/FIELD/FIELD.TDB'), readFileSync(join(repo, '../shared/testdata/ff7/FIELD.TDB_u')));
+  execFileSync('python3', ['-c', `import os, sys, zipfile
+root = sys.argv[1]
+with zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED) as z:
+  for d, _, fs in sorted(os.walk(root)):
+    for f in sorted(fs):
+      p = os.path.join(d, f); z.write(p, os.path.relpath(p, root))`, tree, join(dir, 'GAME.zip')]);
+  execFileSync('xorriso', ['-as', 'mkisofs', '-quiet', '-iso-level', '2', '-o', join(dir, 'GAME.iso'), tree], { stdio: 'ignore' });
+  // The ISO as raw CD-ROM XA mode 2 form 1 sectors, and the cue sheet that names them.
+  execFileSync('python3', ['-c', `import sys
+iso = open(sys.argv[1], 'rb').read()
+out = bytearray()
+bcd = lambda n: (n // 10) << 4 | n % 10
+for i in range(0, len(iso), 2048):
+  lba = i // 2048 + 150
+  out += bytes([0] + [255] * 10 + [0, bcd(lba // 4500), bcd(lba // 75 % 60), bcd(lba % 75), 2, 0, 0, 8, 0, 0, 0, 8, 0]) + iso[i:i + 2048] + bytes(280)
+open(sys.argv[2], 'wb').write(out)`, join(dir, 'GAME.iso'), join(dir, 'FF7.bin')]);
+  writeFileSync(join(dir, 'FF7.cue'), 'FILE "FF7.BIN" BINARY\r\n  TRACK 01 MODE2/2352\r\n    INDEX 01 00:00:00\r\n');
+  // The same rip compressed by MAME's chdman (from a cue of its own, gone before the drop).
+  const chdCue = join(dir, 'chdman.cue');
+  writeFileSync(chdCue, 'FILE "FF7.bin" BINARY\n  TRACK 01 MODE2/2352\n    INDEX 01 00:00:00\n');
+  execFileSync('chdman', ['createcd', '-i', chdCue, '-o', join(dir, 'FF7.chd')], { stdio: 'ignore' });
+  rmSync(chdCue);
+}
+
+// A generated PlayStation-like disc at `root/disc.iso` (xorriso), from `root/tree`: `files`
+// copies of the real MD1_1.BSX (LZS-wrapped) in FIELD/Fnn folders of 100, and filler movies
+// (sparse files) making the disc about `megabytes` MB. → the field model in the middle,
+// {folder, name}.
+export function makeDiscImage(root, files, megabytes) {
+  const tree = join(root, 'tree');
+  const md1 = lzsLiterals(readFileSync(join(repo, '../shared/testdata/ff7/MD1_1_u.BSX')));
+  for (let i = 0; i < files; i++) {
+    const folder = join(tree, 'FIELD', `F${String(Math.floor(i / 100)).padStart(2, '0')}`);
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, `M${String(i).padStart(5, '0')}.BSX`), md1);
+  }
+  mkdirSync(join(tree, 'MOVIE'), { recursive: true });
+  const used = files * md1.length;
+  const fillers = 20;
+  const each = Math.max(0, Math.floor((megabytes * 1e6 - used) / fillers));
+  for (let k = 0; k < fillers; k++) execFileSync('truncate', ['-s', String(each), join(tree, 'MOVIE', `MOV${k}.STR`)]);
+  execFileSync('xorriso', ['-as', 'mkisofs', '-quiet', '-iso-level', '2', '-o', join(root, 'disc.iso'), tree], { stdio: 'ignore' });
+  const mid = Math.floor(files / 2);
+  return { folder: `F${String(Math.floor(mid / 100)).padStart(2, '0')}`, name: `M${String(mid).padStart(5, '0')}.BSX` };
 }
 
 // The usual set-up of a file of browser tests: the archive (and what `prepare(dir)` adds to

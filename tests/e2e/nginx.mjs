@@ -1,0 +1,94 @@
+// Debian's nginx as the static host of the publishing tests and benchmark: started on
+// loopback ports with a config of its own (one process, no daemon, its files in a temp
+// folder), logging each request's time, port, URI, status, Range header and $bytes_sent, so a
+// test can count what the page transferred.
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const CORS = `
+      add_header Access-Control-Allow-Origin * always;
+      add_header Access-Control-Expose-Headers "Content-Range, Content-Length" always;`;
+
+// `origins`: {name: {root, cors, noRange, noExpose}} → {url(name), log(), since(mark), stop()}.
+// Each origin is a server on a port of its own. `cors` sends Access-Control-Allow-Origin
+// and exposes Content-Range and Content-Length (`noExpose`: the first only); `noRange`
+// answers a Range request with the whole file (max_ranges 0).
+export async function startNginx(origins) {
+  if (!NGINX) throw new Error('nginx is not installed (scripts/setup.sh --browser installs Debian\'s nginx-light)');
+  const dir = mkdtempSync(join(tmpdir(), 'relicview-nginx-'));
+  const ports = {};
+  for (const name of Object.keys(origins)) ports[name] = await freePort();
+  const servers = Object.entries(origins).map(([name, o]) => `
+    server {
+      listen 127.0.0.1:${ports[name]};
+      root ${o.root};
+      ${o.noRange ? 'max_ranges 0;' : ''}
+      ${o.cors ? (o.noExpose ? 'add_header Access-Control-Allow-Origin * always;' : CORS) : ''}
+    }`).join('\n');
+  const log = join(dir, 'access.log');
+  writeFileSync(join(dir, 'nginx.conf'), `
+daemon off;
+master_process off;
+worker_processes 1;
+pid ${join(dir, 'nginx.pid')};
+error_log ${join(dir, 'error.log')} warn;
+events { worker_connections 256; }
+http {
+  types { text/html html; text/javascript js mjs; application/wasm wasm; application/json json; text/css css; }
+  default_type application/octet-stream;
+  log_format bytes '$msec $server_port "$uri" $status $bytes_sent "$http_range"';
+  access_log ${log} bytes;
+  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
+  sendfile on;
+  etag off;
+  ${servers}
+}
+`);
+  writeFileSync(log, '');
+  const child = spawn(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  // Up once every port answers.
+  for (const name of Object.keys(origins)) {
+    for (let tries = 0; ; tries++) {
+      const up = await fetch(`http://127.0.0.1:${ports[name]}/`).then(() => true, () => false);
+      if (up) break;
+      if (child.exitCode !== null || tries > 100) throw new Error(`nginx did not start: ${stderr}${existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : ''}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  const entries = () => readFileSync(log, 'utf8').split('\n').filter(Boolean).map((line) => {
+    const m = /^([\d.]+) (\d+) "(.*)" (\d+) (\d+) "(.*)"$/.exec(line);
+    const origin = Object.keys(ports).find((n) => ports[n] === Number(m[2]));
+    // `at`: when the response ended, in ms since the epoch (a page's performance.timeOrigin
+    // plus its clock is on the same scale).
+    return { at: Number(m[1]) * 1000, origin, uri: decodeURIComponent(m[3]), status: Number(m[4]), bytes: Number(m[5]), range: m[6] === '-' ? null : m[6] };
+  });
+  return {
+    url: (name) => `http://127.0.0.1:${ports[name]}/`,
+    // Requests logged so far; `mark()` then `since(mark)`: those after it (nginx writes its
+    // log line when the response is sent).
+    log: entries,
+    mark: () => entries().length,
+    since: (mark) => entries().slice(mark),
+    stop: () => child.kill(),
+  };
+}
