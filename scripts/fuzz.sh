@@ -115,6 +115,19 @@ open(sys.argv[2], 'wb').write(out)" "$seeds/a.iso" "$seeds/a.bin"
       esac
     fi ;;
   esac
+  if [ "$target" = hosted ] && [ -z "$(ls -A corpus/hosted)" ]; then
+    # Seeds made by the real tools after the 20 bytes that pick the layout (the first byte:
+    # 0 zip, 1 ISO, 4 CHD) and a hostile row: a zip, an ISO without padding, chdman's raw CHD.
+    seeds=$(mktemp -d)
+    mkdir -p "$seeds/tree/FIELD" && printf 'hello\r\n' > "$seeds/tree/README.TXT" && head -c 3000 /dev/urandom > "$seeds/tree/FIELD/A.BSX"
+    row='\000\000\001\000\000\000\000\020\000\000\000\200\000\000\000\020\000\000\000\000'
+    python3 -c "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED); z.write(sys.argv[2], 'FIELD/A.BSX'); z.writestr('B.TXT', b'b' * 100); z.close()" "$seeds/a.zip" "$seeds/tree/FIELD/A.BSX"
+    xorriso -as mkisofs -quiet -no-pad -o "$seeds/a.iso" "$seeds/tree"
+    chdman createraw -i "$seeds/a.iso" -o "$seeds/raw.chd" -hs 8192 -us 2048 -c zlib >/dev/null
+    { printf "$row"; cat "$seeds/a.zip"; } > corpus/hosted/zip
+    { printf '\001'; printf "$row" | tail -c 19; cat "$seeds/a.iso"; } > corpus/hosted/iso
+    { printf '\004'; printf "$row" | tail -c 19; cat "$seeds/raw.chd"; } > corpus/hosted/chd
+  fi
   # Inputs up to 64 KB: large enough for deep trees and long index lists.
   cargo fuzz run --sanitizer none "$target" -- -max_total_time="$seconds" -max_len=65536 -timeout=5 -rss_limit_mb=1024 2>&1 | tail -n 3
 done

@@ -204,6 +204,16 @@ pub fn read_hosted(name: &str, entry: &str, layout: &Layout, fetched: Fetched, w
     if wanted.size > limits.max_entry_bytes {
         return Err(fail(None, format!("{} bytes: more than the {} read at most", wanted.size, limits.max_entry_bytes)));
     }
+    // Nothing is allocated by the index's word alone: an entry is at most what was fetched
+    // for it, or, compressed (a zip's, a CHD's), the ratio a zip bomb stops at.
+    let fetched_bytes = fetched.pieces.iter().map(|(_, b)| b.len() as u64).sum::<u64>();
+    let most = match layout {
+        Layout::Disc { .. } => fetched_bytes,
+        _ => fetched_bytes.saturating_mul(limits.max_ratio).max(1 << 20),
+    };
+    if wanted.size > most {
+        return Err(fail(None, format!("the index says {} bytes, more than its {fetched_bytes} fetched bytes can hold", wanted.size)));
+    }
     // Bytes that were read when the index was written and cannot be now are not the same
     // bytes (a ranges' absence is the index's fault, and says so itself).
     let changed = |e: String| if e.contains(NOT_FETCHED) { e } else { format!("{e}: the container is not the one indexed (changed since?); publish it again") };
@@ -211,6 +221,9 @@ pub fn read_hosted(name: &str, entry: &str, layout: &Layout, fetched: Fetched, w
         Layout::Zip => read_zip_entry(Arc::new(fetched), wanted).map_err(|e| fail(Some(wanted.at), changed(e)))?,
         _ => {
             let view = volume(name, layout, Arc::new(fetched)).map_err(|e| fail(None, changed(e.to_string())))?;
+            if wanted.at.checked_add(wanted.size).is_none_or(|end| end > view.len()) {
+                return Err(fail(Some(wanted.at), format!("{} bytes lie past the disc's end ({} bytes)", wanted.size, view.len())));
+            }
             let mut out = vec![0u8; wanted.size as usize];
             view.read_at(wanted.at, &mut out).map_err(|e| fail(Some(wanted.at), changed(e)))?;
             out
