@@ -13,7 +13,7 @@ import { exportAll } from './exportall.js';
 import { openTexture, showGallery, textures } from './textures.js';
 import { measure, measurement, setMeasuring } from './measure.js';
 import { filesWithWord, setAllZones, setPart, setZoneColours } from './parts.js';
-import { hostStats } from './hosted.js';
+import { hostStats, setHostTimeout } from './hosted.js';
 
 window.relicview = {
   ready,
@@ -175,8 +175,10 @@ window.relicview = {
   memoryBytes: () => state.wasm.memory.buffer.byteLength,
   // What listing the dropped containers (or a hosted index) found wrong without stopping: [message].
   containerProblems: () => state.containerProblems.slice(),
-  // What the page has fetched from static hosts by range or whole: {requests, bytes, retries, inFlight}.
+  // What the page has fetched from static hosts by range or whole: {requests, bytes, retries, inFlight, peak}.
   hostStats,
+  // How long a host may keep a request waiting (ms; 30,000 unless set).
+  setHostTimeout,
   // The traps the core recovered from, oldest first: [{path, message}].
   traps: () => state.traps.slice(),
   // Parse every file (as census does) and report the failing ones → {checked, failed, damaged}.

@@ -2,7 +2,7 @@
 // or on a static host (hosted.js). Each entry is {path, size, read(): Promise<ArrayBuffer>};
 // bytes are read only on open.
 
-import { checkContainer, checkEntry, fetchWhole, readHostedEntry, unreachable } from './hosted.js';
+import { checkContainer, checkEntry, fetchListing, fetchWhole, readHostedEntry } from './hosted.js';
 
 // Files a hosted listing gives the page at most.
 const MAX_HOSTED = 200000;
@@ -71,14 +71,7 @@ async function walkEntry(entry, out) {
 // container's entries by the ranges the index gives (hosted.js). Nothing else is read.
 // → entries, or null where the URL holds no listing; a host that cannot be read throws why.
 export async function hostedEntries(listingUrl) {
-  let response;
-  try {
-    response = await fetch(listingUrl);
-  } catch (err) {
-    throw await unreachable(listingUrl, err);
-  }
-  if (!response.ok) return null;
-  const listing = await response.json().catch(() => null);
+  const listing = await fetchListing(listingUrl);
   if (!listing || !Array.isArray(listing.files)) return null;
   const base = new URL(typeof listing.base === 'string' ? listing.base : '', listingUrl);
   // (Made when first read: a URL for each of 20,000 files took some 100 ms.)

@@ -11,21 +11,32 @@ import { $, core } from './state.js';
 const IN_FLIGHT = 4;
 const RETRIES = 3;
 const BACKOFF_MS = [300, 1000, 3000];
-const TIMEOUT_MS = 30000;
+// The longest wait for an answer's head, and between two pieces of its body (a large file
+// on a slow line takes as long as it takes, while it keeps coming).
+let timeoutMs = 30000;
 // A host that ignores Range: a file up to this size is read whole instead (once, cached).
 const WHOLE_AT_MOST = 16 << 20;
 const CACHE_BYTES = 32 << 20;
+// The largest listing read (a disc of 3,020 files: 233 kB).
+const LISTING_AT_MOST = 256 << 20;
 
-const stats = { requests: 0, bytes: 0, retries: 0, inFlight: 0 };
+const stats = { requests: 0, bytes: 0, retries: 0, inFlight: 0, peak: 0 };
 const cache = new Map(); // `${url} ${offset} ${length}` → Uint8Array, oldest first
 let cached = 0;
 const flying = new Map(); // same key → Promise<Uint8Array>
 const waiting = [];
 const wholeFiles = new Map(); // url → Promise<Uint8Array> (hosts without Range)
 
-// What the page fetched from hosts so far (tests and the benchmark read it).
+// What the page fetched from hosts so far (tests and the benchmark read it); `peak`: the
+// most requests that were in flight at once.
 export function hostStats() {
   return { ...stats };
+}
+
+// How long a host may keep the page waiting for an answer, or between two pieces of one
+// (ms; 30 s unless set).
+export function setHostTimeout(ms) {
+  if (Number(ms) > 0) timeoutMs = Number(ms);
 }
 
 function showStatus() {
@@ -44,6 +55,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 async function slot() {
   if (stats.inFlight >= IN_FLIGHT) await new Promise((resolve) => waiting.push(resolve));
   stats.inFlight++;
+  stats.peak = Math.max(stats.peak, stats.inFlight);
   showStatus();
 }
 
@@ -63,7 +75,7 @@ class HostError extends Error {
 // Why a fetch that threw (no response at all) failed: a host on another origin that
 // answers without Access-Control-Allow-Origin looks to the page exactly like one that is
 // down, so an opaque request tells the two apart.
-export async function unreachable(url, err) {
+async function unreachable(url, err) {
   const target = new URL(url, location.href);
   if (target.origin !== location.origin) {
     const answered = await fetch(target, { mode: 'no-cors', cache: 'no-store' }).then(() => true, () => false);
@@ -74,29 +86,53 @@ export async function unreachable(url, err) {
   return new HostError(`${target.href}: the host could not be reached (${err.message || err})`, true);
 }
 
-// One request, with its timeout. → Response, or a HostError.
+// One request, with its timeout. → {response, abort, timer}, or a HostError.
 async function request(url, headers) {
   const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(), TIMEOUT_MS);
+  const timer = setTimeout(() => abort.abort(), timeoutMs);
   try {
-    const response = await fetch(url, { headers, signal: abort.signal, cache: 'no-cache' });
+    const response = await fetch(url, { headers, signal: abort.signal });
     return { response, abort, timer };
   } catch (err) {
     clearTimeout(timer);
-    if (abort.signal.aborted) throw new HostError(`${url}: no answer from the host in ${TIMEOUT_MS / 1000} s`, true);
+    if (abort.signal.aborted) throw new HostError(`${url}: no answer from the host in ${timeoutMs / 1000} s`, true);
     throw await unreachable(url, err);
   }
 }
 
-async function body(got, url) {
+// The answer's body as it comes (counted in the status line), given up when nothing comes
+// for timeoutMs. `expected`: its length where known.
+async function body(got, url, expected) {
+  const pieces = [];
+  let n = 0;
   try {
-    return new Uint8Array(await got.response.arrayBuffer());
+    const reader = got.response.body.getReader();
+    for (;;) {
+      clearTimeout(got.timer);
+      got.timer = setTimeout(() => got.abort.abort(), timeoutMs);
+      const { done, value } = await reader.read();
+      if (done) break;
+      pieces.push(value);
+      n += value.length;
+      stats.bytes += value.length;
+      showStatus();
+      if (expected !== undefined && n > expected) throw new HostError(`${url}: the host sent more than the ${expected} bytes expected (the range asked for, or the size the index says: if the file changed, publish it again)`);
+    }
   } catch (err) {
-    if (got.abort.signal.aborted) throw new HostError(`${url}: the host stopped sending within ${TIMEOUT_MS / 1000} s`, true);
+    if (err instanceof HostError) throw err;
+    if (got.abort.signal.aborted) throw new HostError(`${url}: the host sent nothing for ${timeoutMs / 1000} s`, true);
     throw new HostError(`${url}: the answer was cut off (${err.message || err})`, true);
   } finally {
     clearTimeout(got.timer);
   }
+  if (pieces.length === 1) return pieces[0];
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const p of pieces) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }
 
 function statusError(url, status, what) {
@@ -118,6 +154,33 @@ async function withRetries(job) {
   }
 }
 
+// A listing's JSON at `url` (archive.json, index.json), with the timeout and retries of any
+// read from a host. → the parsed listing, or null where the URL holds none (a 404, not
+// JSON); a host that cannot be read throws why.
+export async function fetchListing(url) {
+  return withRetries(async () => {
+    await slot();
+    try {
+      const got = await request(url, {});
+      if (!got.response.ok) {
+        clearTimeout(got.timer);
+        got.abort.abort();
+        if (got.response.status >= 500 || got.response.status === 429) throw statusError(url, got.response.status, 'the listing');
+        return null;
+      }
+      const bytes = await body(got, url, LISTING_AT_MOST);
+      stats.requests++;
+      try {
+        return JSON.parse(new TextDecoder().decode(bytes));
+      } catch {
+        return null;
+      }
+    } finally {
+      release();
+    }
+  });
+}
+
 // A hosted file's whole bytes (`size`: what the index says; another length is a stale
 // index). For loose files.
 export function fetchWhole(url, size, what) {
@@ -130,9 +193,8 @@ export function fetchWhole(url, size, what) {
         got.abort.abort();
         throw statusError(url, got.response.status, what);
       }
-      const bytes = await body(got, url);
+      const bytes = await body(got, url, Number.isFinite(size) && size > 0 ? size : undefined);
       stats.requests++;
-      stats.bytes += bytes.length;
       if (Number.isFinite(size) && size > 0 && bytes.length !== size) {
         throw new HostError(`${url}: the host serves ${bytes.length} bytes; the index says ${size}: the file changed after the index was written; publish it again`);
       }
@@ -174,9 +236,8 @@ async function rangeOnce(url, size, offset, length, what) {
         clearTimeout(got.timer);
         throw new HostError(`${url}: the host does not serve byte ranges (it answered a Range request with the whole file), and ${what} is ${formatBytes(size)}: not downloaded whole; serve it from a host that honours Range (README, "Publishing")`);
       }
-      const whole = body(got, url).then((bytes) => {
+      const whole = body(got, url, size).then((bytes) => {
         stats.requests++;
-        stats.bytes += bytes.length;
         if (bytes.length !== size) throw new HostError(`${url}: the host serves ${bytes.length} bytes; the index says ${size}: ${what} changed after the index was written; publish it again`);
         return bytes;
       });
@@ -207,9 +268,8 @@ async function rangeOnce(url, size, offset, length, what) {
       got.abort.abort();
       throw new HostError(`${url}: asked for bytes ${offset}-${offset + length - 1}, the host answered "${range}"`);
     }
-    const bytes = await body(got, url);
+    const bytes = await body(got, url, length);
     stats.requests++;
-    stats.bytes += bytes.length;
     if (bytes.length !== length) throw new HostError(`${url}: ${bytes.length} bytes came for a range of ${length}`, true);
     remember(`${url} ${offset} ${length}`, bytes);
     return bytes;

@@ -26,10 +26,11 @@ const CORS = `
       add_header Access-Control-Allow-Origin * always;
       add_header Access-Control-Expose-Headers "Content-Range, Content-Length" always;`;
 
-// `origins`: {name: {root, cors, noRange, noExpose}} → {url(name), log(), since(mark), stop()}.
+// `origins`: {name: {root, cors, noRange, noExpose, flaky}} → {url(name), log(), since(mark), stop()}.
 // Each origin is a server on a port of its own. `cors` sends Access-Control-Allow-Origin
 // and exposes Content-Range and Content-Length (`noExpose`: the first only); `noRange`
-// answers a Range request with the whole file (max_ranges 0).
+// answers a Range request with the whole file (max_ranges 0); `flaky` answers 503 to a
+// request that comes within half a second of the one before (limit_req).
 export async function startNginx(origins) {
   if (!NGINX) throw new Error('nginx is not installed (scripts/setup.sh --browser installs Debian\'s nginx-light)');
   const dir = mkdtempSync(join(tmpdir(), 'relicview-nginx-'));
@@ -40,6 +41,7 @@ export async function startNginx(origins) {
       listen 127.0.0.1:${ports[name]};
       root ${o.root};
       ${o.noRange ? 'max_ranges 0;' : ''}
+      ${o.flaky ? 'limit_req zone=flaky nodelay; limit_req_status 503;' : ''}
       ${o.cors ? (o.noExpose ? 'add_header Access-Control-Allow-Origin * always;' : CORS) : ''}
     }`).join('\n');
   const log = join(dir, 'access.log');
@@ -58,6 +60,7 @@ http {
   client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
   sendfile on;
+  limit_req_zone $server_port zone=flaky:1m rate=2r/s;
   etag off;
   ${servers}
 }

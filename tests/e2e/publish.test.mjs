@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launch, newPage, relicview, buildContainers, makeDiscImage } from './harness.mjs';
 import { startNginx } from './nginx.mjs';
+import { createServer } from 'node:net';
 
 const CONTAINERS = ['GAME.zip', 'GAME.iso', 'FF7.cue', 'FF7.chd'];
 const MODEL_KINDS = new Set(['biz2-geometry', 'map', 'mod', 'bsx']);
@@ -40,6 +41,7 @@ before(async () => {
     bare: { root: dir },
     noexpose: { root: dir, cors: true, noExpose: true },
     norange: { root: dir, cors: true, noRange: true },
+    flaky: { root: dir, cors: true, flaky: true },
   });
   browser = await launch();
 });
@@ -222,4 +224,51 @@ test('a 650 MB hosted disc lists without reading it, one field model inside tran
   await bare.close();
   const whole = nginx.since(m2).filter((r) => r.uri === '/DISC.ISO').reduce((n, r) => n + r.bytes, 0);
   assert.ok(whole < 64e6, `${whole} bytes of the disc went out before the page stopped it`);
+});
+
+test('requests are few at a time, a host\'s 503s are waited out, and a host that never answers times out with a message', async () => {
+  // A world inside the disc reads its models at once: never more than 4 requests out.
+  {
+    const { page, problems } = await sitePage('same/index.html');
+    await page.waitForFunction(() => window.relicview.hostStats().inFlight === 0);
+    assert.ok((await draw(page, 'GAME.iso/DEMO/MAPS/ARENA1.MAP')).triangles > 0);
+    const s = await page.evaluate(() => window.relicview.hostStats());
+    assert.ok(s.peak > 1 && s.peak <= 4, JSON.stringify(s));
+    assert.deepEqual(problems(), []);
+    await page.close();
+  }
+  // nginx's limit_req answers 503 to requests that come too fast: retried after back-off.
+  {
+    const mark = nginx.mark();
+    const { page, problems } = await sitePage(`same/index.html#archive=${encodeURIComponent(`${nginx.url('flaky')}index.json`)}`);
+    const loose = await draw(page, 'tree/DEMO/VIDEO/CUBE.BGF');
+    assert.ok(loose.triangles > 0);
+    assert.deepEqual(await draw(page, 'GAME.iso/DEMO/VIDEO/CUBE.BGF'), loose);
+    const s = await page.evaluate(() => window.relicview.hostStats());
+    const refused = nginx.since(mark).filter((r) => r.origin === 'flaky' && r.status === 503);
+    assert.ok(refused.length > 0 && s.retries >= refused.length, `${refused.length} 503s, ${s.retries} retries`);
+    assert.deepEqual(problems().filter((p) => !/503/.test(p)), []);
+    await page.close();
+  }
+  // A host that takes the connection and never answers.
+  const silent = createServer(() => {});
+  await new Promise((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  try {
+    const index = indexOf(join(site, 'same/index.json'));
+    index.base = `http://127.0.0.1:${silent.address().port}/`;
+    mkdirSync(join(site, 'silent'), { recursive: true });
+    writeFileSync(join(site, 'silent/index.json'), JSON.stringify(index));
+    // (A link to a file the archive lacks: the page opens nothing of its own.)
+    const { page } = await sitePage(`same/index.html#archive=${encodeURIComponent('../silent/index.json')}&path=NOPE.BGF`);
+    await page.evaluate(() => window.relicview.setHostTimeout(300));
+    const t0 = Date.now();
+    const err = await page.evaluate(() => window.relicview.open('GAME.iso/DEMO/VIDEO/CUBE.BGF').then(() => 'opened', (e) => e.message));
+    assert.match(err, /no answer from the host in 0\.3 s/);
+    const s = await page.evaluate(() => window.relicview.hostStats());
+    assert.equal(s.retries, 3, 'three tries more, then the error');
+    assert.ok(Date.now() - t0 >= 4300, 'after back-off of 0.3, 1 and 3 s');
+    await page.close();
+  } finally {
+    silent.close();
+  }
 });
