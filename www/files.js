@@ -79,6 +79,7 @@ export async function hostedEntries(listingUrl) {
   const entries = listing.files.slice(0, MAX_HOSTED).map(({ path, size, kind, failure }) => {
     let made = null;
     const url = () => (made ??= urlOf(path));
+    const read = async () => (await fetchWhole(url(), Number(size), String(path))).buffer;
     return {
       path: String(path),
       size: Number(size) || 0,
@@ -87,7 +88,9 @@ export async function hostedEntries(listingUrl) {
       // A container the server could not open: why (the list marks it, opening it says so).
       containerFailure: typeof failure === 'string' ? failure : undefined,
       head: async () => new ArrayBuffer(0),
-      read: async () => (await fetchWhole(url(), Number(size), String(path))).buffer,
+      read,
+      // A large file parsed in the worker is fetched there, straight into its memory.
+      source: () => ({ url: url() }),
     };
   });
   const problems = [];
@@ -104,13 +107,9 @@ export async function hostedEntries(listingUrl) {
         problems.push(`${listingUrl}: ${c.path}: an entry that is not [path, size, kind, offset, CRC-32, ranges]`);
         continue;
       }
-      entries.push({
-        path: `${c.path}/${row[0]}`,
-        size: row[1],
-        kind: row[2],
-        head: async () => new ArrayBuffer(0),
-        read: () => readHostedEntry(url(), c, row),
-      });
+      // (A large one parsed in the worker is read here, rebuilt, and handed over.)
+      const read = () => readHostedEntry(url(), c, row);
+      entries.push({ path: `${c.path}/${row[0]}`, size: row[1], kind: row[2], head: async () => new ArrayBuffer(0), read, source: () => ({ read }) });
     }
     problems.push(...(Array.isArray(c.problems) ? c.problems.map(String) : []));
   }

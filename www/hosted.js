@@ -101,8 +101,10 @@ async function request(url, headers) {
 }
 
 // The answer's body as it comes (counted in the status line), given up when nothing comes
-// for timeoutMs. `expected`: its length where known.
-async function body(got, url, expected) {
+// for timeoutMs. `expected`: its length where known; `limit`: the most taken where not.
+async function body(got, url, expected, limit = Infinity) {
+  // Where the length is known, the pieces go straight into place.
+  const out = expected !== undefined ? new Uint8Array(expected) : null;
   const pieces = [];
   let n = 0;
   try {
@@ -112,11 +114,13 @@ async function body(got, url, expected) {
       got.timer = setTimeout(() => got.abort.abort(), timeoutMs);
       const { done, value } = await reader.read();
       if (done) break;
-      pieces.push(value);
+      if (out && n + value.length > expected) throw new HostError(`${url}: the host sent more than the ${expected} bytes expected (the range asked for, or the size the index says: if the file changed, publish it again)`);
+      if (n + value.length > limit) throw new HostError(`${url}: more than ${formatBytes(limit)}: not a listing the page reads`);
+      if (out) out.set(value, n);
+      else pieces.push(value);
       n += value.length;
       stats.bytes += value.length;
       showStatus();
-      if (expected !== undefined && n > expected) throw new HostError(`${url}: the host sent more than the ${expected} bytes expected (the range asked for, or the size the index says: if the file changed, publish it again)`);
     }
   } catch (err) {
     if (err instanceof HostError) throw err;
@@ -125,14 +129,15 @@ async function body(got, url, expected) {
   } finally {
     clearTimeout(got.timer);
   }
+  if (out) return n === expected ? out : out.subarray(0, n);
   if (pieces.length === 1) return pieces[0];
-  const out = new Uint8Array(n);
+  const all = new Uint8Array(n);
   let at = 0;
   for (const p of pieces) {
-    out.set(p, at);
+    all.set(p, at);
     at += p.length;
   }
-  return out;
+  return all;
 }
 
 function statusError(url, status, what) {
@@ -168,7 +173,7 @@ export async function fetchListing(url) {
         if (got.response.status >= 500 || got.response.status === 429) throw statusError(url, got.response.status, 'the listing');
         return null;
       }
-      const bytes = await body(got, url, LISTING_AT_MOST);
+      const bytes = await body(got, url, undefined, LISTING_AT_MOST);
       stats.requests++;
       try {
         return JSON.parse(new TextDecoder().decode(bytes));

@@ -208,8 +208,17 @@ test('a 650 MB hosted disc lists without reading it, one field model inside tran
   assert.equal(await page.evaluate(() => window.relicview.listing().files), 1020);
   // The page's first model opened; then the one measured.
   await page.waitForFunction(() => window.relicview.hostStats().requests > 0 && window.relicview.hostStats().inFlight === 0);
+  // What the status line says while the model is read.
+  await page.evaluate(() => {
+    window.hostLines = [];
+    const el = document.getElementById('host-status');
+    new MutationObserver(() => { if (!el.hidden) window.hostLines.push(el.textContent); }).observe(el, { attributes: true, childList: true, characterData: true, subtree: true });
+  });
   const before = nginx.mark();
   assert.ok((await draw(page, path)).triangles > 0);
+  const lines = await page.evaluate(() => window.hostLines);
+  assert.ok(lines.some((l) => /^Reading from the host… [\d.]+ (kB|MB) fetched$/.test(l)), JSON.stringify(lines));
+  assert.equal(await page.locator('#host-status').isHidden(), true);
   const reads = nginx.since(before).filter((r) => r.uri === '/DISC.ISO');
   const sent = reads.reduce((n, r) => n + r.bytes, 0);
   console.log(`650 MB disc: index.json ${statSync(join(big, 'host/index.json')).size} bytes for 1,020 files; ${path} (${size} bytes): ${sent} bytes sent in ${reads.length} requests (${(sent / size).toFixed(2)}×)`);
