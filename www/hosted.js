@@ -159,29 +159,42 @@ async function withRetries(job) {
   }
 }
 
-// A listing's JSON at `url` (archive.json, index.json), with the timeout and retries of any
-// read from a host. → the parsed listing, or null where the URL holds none (a 404, not
-// JSON); a host that cannot be read throws why.
-export async function fetchListing(url) {
+// A read from a host: each try in a slot of its own (at most IN_FLIGHT at once), retried as
+// withRetries says.
+function polite(job) {
   return withRetries(async () => {
     await slot();
     try {
-      const got = await request(url, {});
-      if (!got.response.ok) {
-        clearTimeout(got.timer);
-        got.abort.abort();
-        if (got.response.status >= 500 || got.response.status === 429) throw statusError(url, got.response.status, 'the listing');
-        return null;
-      }
-      const bytes = await body(got, url, undefined, LISTING_AT_MOST);
-      stats.requests++;
-      try {
-        return JSON.parse(new TextDecoder().decode(bytes));
-      } catch {
-        return null;
-      }
+      return await job();
     } finally {
       release();
+    }
+  });
+}
+
+// An answer not read: its timer stopped and its body left unread.
+function dismiss(got) {
+  clearTimeout(got.timer);
+  got.abort.abort();
+}
+
+// A listing's JSON at `url` (archive.json, index.json), with the timeout and retries of any
+// read from a host. → the parsed listing, or null where the URL holds none (a 404, not
+// JSON); a host that cannot be read throws why.
+export function fetchListing(url) {
+  return polite(async () => {
+    const got = await request(url, {});
+    if (!got.response.ok) {
+      dismiss(got);
+      if (got.response.status >= 500 || got.response.status === 429) throw statusError(url, got.response.status, 'the listing');
+      return null;
+    }
+    const bytes = await body(got, url, undefined, LISTING_AT_MOST);
+    stats.requests++;
+    try {
+      return JSON.parse(new TextDecoder().decode(bytes));
+    } catch {
+      return null;
     }
   });
 }
@@ -189,24 +202,18 @@ export async function fetchListing(url) {
 // A hosted file's whole bytes (`size`: what the index says; another length is a stale
 // index). For loose files.
 export function fetchWhole(url, size, what) {
-  return withRetries(async () => {
-    await slot();
-    try {
-      const got = await request(url, {});
-      if (!got.response.ok) {
-        clearTimeout(got.timer);
-        got.abort.abort();
-        throw statusError(url, got.response.status, what);
-      }
-      const bytes = await body(got, url, Number.isFinite(size) && size > 0 ? size : undefined);
-      stats.requests++;
-      if (Number.isFinite(size) && size > 0 && bytes.length !== size) {
-        throw new HostError(`${url}: the host serves ${bytes.length} bytes; the index says ${size}: the file changed after the index was written; publish it again`);
-      }
-      return bytes;
-    } finally {
-      release();
+  return polite(async () => {
+    const got = await request(url, {});
+    if (!got.response.ok) {
+      dismiss(got);
+      throw statusError(url, got.response.status, what);
     }
+    const bytes = await body(got, url, Number.isFinite(size) && size > 0 ? size : undefined);
+    stats.requests++;
+    if (Number.isFinite(size) && size > 0 && bytes.length !== size) {
+      throw new HostError(`${url}: the host serves ${bytes.length} bytes; the index says ${size}: the file changed after the index was written; publish it again`);
+    }
+    return bytes;
   });
 }
 
@@ -222,65 +229,54 @@ export function fetchRange(url, size, offset, length, what) {
   }
   if (wholeFiles.has(url)) return wholeFiles.get(url).then((whole) => whole.subarray(offset, offset + length));
   if (!flying.has(key)) {
-    const p = withRetries(() => rangeOnce(url, size, offset, length, what)).finally(() => flying.delete(key));
+    const p = polite(() => rangeOnce(url, size, offset, length, what)).finally(() => flying.delete(key));
     flying.set(key, p);
   }
   return flying.get(key);
 }
 
 async function rangeOnce(url, size, offset, length, what) {
-  await slot();
-  let got;
-  try {
-    got = await request(url, { Range: `bytes=${offset}-${offset + length - 1}` });
-    const { response } = got;
-    if (response.status === 200) {
-      // The host ignored Range: it is sending the whole file.
-      if (size > WHOLE_AT_MOST) {
-        got.abort.abort();
-        clearTimeout(got.timer);
-        throw new HostError(`${url}: the host does not serve byte ranges (it answered a Range request with the whole file), and ${what} is ${formatBytes(size)}: not downloaded whole; serve it from a host that honours Range (README, "Publishing")`);
-      }
-      const whole = body(got, url, size).then((bytes) => {
-        stats.requests++;
-        if (bytes.length !== size) throw new HostError(`${url}: the host serves ${bytes.length} bytes; the index says ${size}: ${what} changed after the index was written; publish it again`);
-        return bytes;
-      });
-      wholeFiles.set(url, whole);
-      whole.catch(() => wholeFiles.delete(url));
-      console.warn(`${url}: the host does not serve byte ranges; ${what} (${formatBytes(size)}) is read whole`);
-      return (await whole).subarray(offset, offset + length);
+  const got = await request(url, { Range: `bytes=${offset}-${offset + length - 1}` });
+  const { response } = got;
+  if (response.status === 200) {
+    // The host ignored Range: it is sending the whole file.
+    if (size > WHOLE_AT_MOST) {
+      dismiss(got);
+      throw new HostError(`${url}: the host does not serve byte ranges (it answered a Range request with the whole file), and ${what} is ${formatBytes(size)}: not downloaded whole; serve it from a host that honours Range (README, "Publishing")`);
     }
-    if (response.status !== 206) {
-      clearTimeout(got.timer);
-      got.abort.abort();
-      throw statusError(url, response.status, what);
-    }
-    const range = response.headers.get('Content-Range');
-    if (!range) {
-      clearTimeout(got.timer);
-      got.abort.abort();
-      throw new HostError(`${url}: the host answered the range but this page may not read its Content-Range header: a host on another origin must send Access-Control-Expose-Headers: Content-Range, Content-Length (README, "Publishing")`);
-    }
-    const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(range.trim());
-    if (m && m[3] !== '*' && Number(m[3]) !== size) {
-      clearTimeout(got.timer);
-      got.abort.abort();
-      throw new HostError(`${url}: the host's file is ${Number(m[3])} bytes; the index says ${size}: ${what} changed after the index was written; publish it again`);
-    }
-    if (!m || Number(m[1]) !== offset || Number(m[2]) !== offset + length - 1) {
-      clearTimeout(got.timer);
-      got.abort.abort();
-      throw new HostError(`${url}: asked for bytes ${offset}-${offset + length - 1}, the host answered "${range}"`);
-    }
-    const bytes = await body(got, url, length);
-    stats.requests++;
-    if (bytes.length !== length) throw new HostError(`${url}: ${bytes.length} bytes came for a range of ${length}`, true);
-    remember(`${url} ${offset} ${length}`, bytes);
-    return bytes;
-  } finally {
-    release();
+    const whole = body(got, url, size).then((bytes) => {
+      stats.requests++;
+      if (bytes.length !== size) throw new HostError(`${url}: the host serves ${bytes.length} bytes; the index says ${size}: ${what} changed after the index was written; publish it again`);
+      return bytes;
+    });
+    wholeFiles.set(url, whole);
+    whole.catch(() => wholeFiles.delete(url));
+    console.warn(`${url}: the host does not serve byte ranges; ${what} (${formatBytes(size)}) is read whole`);
+    return (await whole).subarray(offset, offset + length);
   }
+  if (response.status !== 206) {
+    dismiss(got);
+    throw statusError(url, response.status, what);
+  }
+  const range = response.headers.get('Content-Range');
+  if (!range) {
+    dismiss(got);
+    throw new HostError(`${url}: the host answered the range but this page may not read its Content-Range header: a host on another origin must send Access-Control-Expose-Headers: Content-Range, Content-Length (README, "Publishing")`);
+  }
+  const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(range.trim());
+  if (m && m[3] !== '*' && Number(m[3]) !== size) {
+    dismiss(got);
+    throw new HostError(`${url}: the host's file is ${Number(m[3])} bytes; the index says ${size}: ${what} changed after the index was written; publish it again`);
+  }
+  if (!m || Number(m[1]) !== offset || Number(m[2]) !== offset + length - 1) {
+    dismiss(got);
+    throw new HostError(`${url}: asked for bytes ${offset}-${offset + length - 1}, the host answered "${range}"`);
+  }
+  const bytes = await body(got, url, length);
+  stats.requests++;
+  if (bytes.length !== length) throw new HostError(`${url}: ${bytes.length} bytes came for a range of ${length}`, true);
+  remember(`${url} ${offset} ${length}`, bytes);
+  return bytes;
 }
 
 function remember(key, bytes) {

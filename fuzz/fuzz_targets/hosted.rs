@@ -12,26 +12,12 @@ use libfuzzer_sys::fuzz_target;
 use relicview::containers::hosted::{self, Fetched, Layout, Wanted};
 use std::sync::Arc;
 
-/// A panic inside the chd crate is caught by the reader and becomes the image's error (as
-/// in the chd target); any other panic aborts.
-fn let_the_crates_panics_be_caught() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let abort = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if !info.location().is_some_and(|l| l.file().contains("/chd-")) {
-                abort(info);
-            }
-        }));
-    });
-}
-
 fn word(b: &[u8]) -> u64 {
     b.iter().rev().fold(0, |n, &x| n << 8 | x as u64)
 }
 
 fuzz_target!(|data: &[u8]| {
-    let_the_crates_panics_be_caught();
+    common::let_the_chd_crates_panics_be_caught();
     if data.len() < 20 {
         return;
     }

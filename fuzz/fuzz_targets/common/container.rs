@@ -42,3 +42,19 @@ pub fn split_range(data: &[u8]) -> Option<((u64, u64), &[u8])> {
     let word = |b: &[u8]| u32::from_le_bytes(b.try_into().unwrap()) as u64;
     Some(((word(&data[..4]), word(&data[4..8])), &data[8..]))
 }
+
+/// A panic inside the chd crate is caught by the reader and becomes the image's error (its
+/// decoders index by what the file says); libFuzzer's hook would abort on it first. Any
+/// other panic still aborts: those are ours.
+#[allow(dead_code)]
+pub fn let_the_chd_crates_panics_be_caught() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let abort = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !info.location().is_some_and(|l| l.file().contains("/chd-")) {
+                abort(info);
+            }
+        }));
+    });
+}
