@@ -61,6 +61,18 @@ pub fn is_container(name: &str, real: &Path) -> bool {
     FileBytes::open(real).is_ok_and(|f| sniffed(name, &f).is_some())
 }
 
+/// A listed cue sheet's data track: the archive path of the .bin it names (beside it, as
+/// written; a lookup ignores case), the track's mode and first sector, or why not.
+pub fn cue_track_of(f: &ListedFile) -> Result<(String, containers::SectorMode, u64), String> {
+    if f.size > 64 << 10 {
+        return Err(format!("{}: {} bytes is too long for a cue sheet", f.path, f.size));
+    }
+    let text = std::fs::read(&f.real).map_err(|e| format!("{}: {e}", f.path))?;
+    let track = containers::cue_data_track(&String::from_utf8_lossy(&text)).map_err(|e| format!("{}: {e}", f.path))?;
+    let folder = f.path.rsplit_once('/').map_or(String::new(), |(d, _)| format!("{d}/"));
+    Ok((format!("{folder}{}", track.file), track.mode, track.start))
+}
+
 /// The first bytes a container is told by: the start, and sector 16 of an ISO.
 fn sniffed(name: &str, source: &dyn ByteSource) -> Option<containers::ContainerKind> {
     let n = source.len().min(17 * 2048) as usize;

@@ -7,6 +7,7 @@
 
 use crate::containers::hosted::{self, Layout};
 use crate::containers::{self, ByteSource, FileBytes, Limits, SectorMode};
+use crate::disk::cue_track_of;
 use crate::serve::{list_folder, ListedFile};
 use serde::Serialize;
 use std::io;
@@ -53,7 +54,7 @@ pub fn build_index(root: &Path, only: Option<&str>) -> io::Result<Index> {
     let listing = list_folder(root, false)?;
     let mut files = listing.files;
     if let Some(name) = only {
-        let bin = files.iter().find(|f| f.path == name).filter(|f| is_cue(&f.path)).and_then(|f| cue_of(f).ok()).map(|(bin, _, _)| bin.to_ascii_lowercase());
+        let bin = files.iter().find(|f| f.path == name).filter(|f| is_cue(&f.path)).and_then(|f| cue_track_of(f).ok()).map(|(bin, _, _)| bin.to_ascii_lowercase());
         files.retain(|f| f.path == name || Some(f.path.to_ascii_lowercase()) == bin);
         if !files.iter().any(|f| f.path == name) {
             return Err(io::Error::new(io::ErrorKind::NotFound, format!("{name}: not a regular file in {}", root.display())));
@@ -61,7 +62,7 @@ pub fn build_index(root: &Path, only: Option<&str>) -> io::Result<Index> {
     }
     files.retain(|f| f.path != "index.json");
     // A .bin that a cue sheet beside it names is that disc, listed once, under the cue's name.
-    let cues: Vec<(String, Result<(String, SectorMode, u64), String>)> = files.iter().filter(|f| is_cue(&f.path)).map(|f| (f.path.clone(), cue_of(f))).collect();
+    let cues: Vec<(String, Result<(String, SectorMode, u64), String>)> = files.iter().filter(|f| is_cue(&f.path)).map(|f| (f.path.clone(), cue_track_of(f))).collect();
     let by_path: std::collections::HashMap<String, usize> = files.iter().enumerate().map(|(i, f)| (f.path.to_ascii_lowercase(), i)).collect();
     let mut consumed = vec![false; files.len()];
     let mut containers_out = Vec::new();
@@ -107,18 +108,6 @@ pub fn build_index(root: &Path, only: Option<&str>) -> io::Result<Index> {
 
 fn is_cue(path: &str) -> bool {
     path.to_ascii_lowercase().ends_with(".cue")
-}
-
-/// A cue sheet's data track: the archive path of its .bin (beside it), its mode and first
-/// sector, or why not.
-fn cue_of(f: &ListedFile) -> Result<(String, SectorMode, u64), String> {
-    if f.size > 64 << 10 {
-        return Err(format!("{}: {} bytes is too long for a cue sheet", f.path, f.size));
-    }
-    let text = std::fs::read(&f.real).map_err(|e| format!("{}: {e}", f.path))?;
-    let track = containers::cue_data_track(&String::from_utf8_lossy(&text)).map_err(|e| format!("{}: {e}", f.path))?;
-    let folder = f.path.rsplit_once('/').map_or(String::new(), |(d, _)| format!("{d}/"));
-    Ok((format!("{folder}{}", track.file), track.mode, track.start))
 }
 
 fn sniff(f: &ListedFile) -> Option<containers::ContainerKind> {

@@ -461,15 +461,7 @@ fn sorted(mut files: Vec<ListedFile>, skipped: &mut [(String, String)]) -> Vec<L
 /// cue's name. A container that cannot be opened stays a file, and says why in `skipped`.
 fn open_containers(root: &Path, files: Vec<ListedFile>, skipped: &mut Vec<(String, String)>) -> Vec<ListedFile> {
     let disk = crate::disk::Disk::new(root);
-    let named_by_cues: std::collections::HashSet<String> = files
-        .iter()
-        .filter(|f| f.path.to_ascii_lowercase().ends_with(".cue") && f.size <= 64 << 10)
-        .filter_map(|f| {
-            let track = crate::containers::cue_data_track(&String::from_utf8_lossy(&std::fs::read(&f.real).ok()?)).ok()?;
-            let folder = f.path.rsplit_once('/').map_or(String::new(), |(d, _)| format!("{d}/"));
-            Some(format!("{folder}{}", track.file).to_ascii_lowercase())
-        })
-        .collect();
+    let named_by_cues: std::collections::HashSet<String> = files.iter().filter(|f| f.path.to_ascii_lowercase().ends_with(".cue")).filter_map(|f| crate::disk::cue_track_of(f).ok()).map(|(bin, _, _)| bin.to_ascii_lowercase()).collect();
     let mut out = Vec::with_capacity(files.len());
     for f in files {
         if named_by_cues.contains(&f.path.to_ascii_lowercase()) {
