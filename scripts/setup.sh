@@ -23,12 +23,17 @@ if [ "$have" != "$want" ]; then
 fi
 
 # The container tests build their ZIPs, ISOs, raw rips and CHDs with real tools (Python's
-# zipfile, xorriso, bchunk, MAME's chdman), not with ours.
-if ! command -v xorriso >/dev/null || ! command -v bchunk >/dev/null || ! command -v chdman >/dev/null; then
-  log "installing xorriso, bchunk and chdman (mame-tools)"
+# zipfile, 7-Zip, Info-ZIP's zip, xorriso, bchunk, MAME's chdman), not with ours, and a
+# Zstandard frame with python-zstandard.
+if ! command -v xorriso >/dev/null || ! command -v bchunk >/dev/null || ! command -v chdman >/dev/null || ! command -v 7zz >/dev/null || ! command -v zip >/dev/null; then
+  log "installing xorriso, bchunk, chdman (mame-tools), 7-Zip and Info-ZIP's zip"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends xorriso bchunk mame-tools >/dev/null
+  apt-get install -y -qq --no-install-recommends xorriso bchunk mame-tools 7zip zip >/dev/null
+fi
+if ! python3 -c 'import zstandard' 2>/dev/null; then
+  log "installing python-zstandard"
+  python3 -m pip install -q 'zstandard==0.23.0'
 fi
 
 if [ "${1:-}" = "--browser" ]; then

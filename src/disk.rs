@@ -75,10 +75,7 @@ pub fn cue_track_of(f: &ListedFile) -> Result<(String, containers::SectorMode, u
 
 /// The first bytes a container is told by: the start, and sector 16 of an ISO.
 fn sniffed(name: &str, source: &dyn ByteSource) -> Option<containers::ContainerKind> {
-    let n = source.len().min(17 * 2048) as usize;
-    let mut head = vec![0u8; n];
-    source.read_at(0, &mut head).ok()?;
-    containers::sniff(name, &head)
+    containers::sniff_source(name, source)
 }
 
 impl Disk {

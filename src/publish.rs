@@ -111,10 +111,7 @@ fn is_cue(path: &str) -> bool {
 }
 
 fn sniff(f: &ListedFile) -> Option<containers::ContainerKind> {
-    let source = FileBytes::open(&f.real).ok()?;
-    let mut head = vec![0u8; source.len().min(17 * 2048) as usize];
-    source.read_at(0, &mut head).ok()?;
-    containers::sniff(&f.path, &head)
+    containers::sniff_source(&f.path, &FileBytes::open(&f.real).ok()?)
 }
 
 /// Read the container in `bytes` once, noting each entry's ranges, kind and CRC.

@@ -743,3 +743,121 @@ fn a_hosted_entry_whose_container_changed_or_whose_ranges_are_missing_is_an_erro
         assert!(e.contains("not among the ranges") || e.contains("publish it again"), "{name}: {e}");
     }
 }
+
+/// Zips of `tree` as people make them: 7-Zip in each method it writes (Deflate64, BZip2,
+/// LZMA, PPMd, XZ besides Deflate), Python's zipfile with bzip2 and LZMA, and a Zstandard
+/// one: python-zstandard's frames in a zip Python writes stored, its method and sizes then
+/// set to Zstandard's (no tool here writes Zstandard zips). → (name, path) of each.
+fn method_zips(dir: &Path, tree: &Path) -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    for method in ["Deflate", "Deflate64", "BZip2", "LZMA", "PPMd", "XZ"] {
+        let zip = dir.join(format!("7z-{method}.zip"));
+        let _ = std::fs::remove_file(&zip);
+        run(Command::new("7zz").current_dir(tree).args(["a", "-bso0", "-bsp0", "-tzip", &format!("-mm={method}"), "-r"]).arg(&zip).arg("."));
+        out.push((format!("7-Zip {method}"), zip));
+    }
+    for (name, kind) in [("bzip2", "ZIP_BZIP2"), ("lzma", "ZIP_LZMA")] {
+        let zip = dir.join(format!("python-{name}.zip"));
+        python_zip(&zip, &format!("import sys, os, zipfile\nroot = {tree:?}\nwith zipfile.ZipFile(sys.argv[1], 'w', zipfile.{kind}) as z:\n  for d, _, fs in sorted(os.walk(root)):\n    for f in sorted(fs):\n      p = os.path.join(d, f)\n      z.write(p, os.path.relpath(p, root))\n"));
+        out.push((format!("Python {name}"), zip));
+    }
+    let zstd = dir.join("zstd.zip");
+    python_zip(&zstd, &format!(
+        "import sys, os, zipfile, zlib, zstandard, struct\nroot = {tree:?}\nfiles = []\nfor d, _, fs in sorted(os.walk(root)):\n  for f in sorted(fs):\n    p = os.path.join(d, f); files.append((os.path.relpath(p, root), open(p, 'rb').read()))\nwith zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_STORED) as z:\n  for name, data in files: z.writestr(name, zstandard.ZstdCompressor(level=9).compress(data))\nb = bytearray(open(sys.argv[1], 'rb').read())\nsizes = {{n: (len(d), zlib.crc32(d)) for n, d in files}}\nat = 0\nwhile True:\n  sig = b[at:at + 4]\n  if sig == b'PK\\x03\\x04':\n    n = struct.unpack_from('<H', b, at + 26)[0]; name = b[at + 30:at + 30 + n].decode(); size, crc = sizes[name]\n    struct.pack_into('<H', b, at + 8, 93); struct.pack_into('<I', b, at + 14, crc); struct.pack_into('<I', b, at + 22, size)\n    at += 30 + n + struct.unpack_from('<H', b, at + 28)[0] + struct.unpack_from('<I', b, at + 18)[0]\n  elif sig == b'PK\\x01\\x02':\n    n = struct.unpack_from('<H', b, at + 28)[0]; name = b[at + 46:at + 46 + n].decode(); size, crc = sizes[name]\n    struct.pack_into('<H', b, at + 10, 93); struct.pack_into('<I', b, at + 16, crc); struct.pack_into('<I', b, at + 24, size)\n    at += 46 + n + struct.unpack_from('<H', b, at + 30)[0] + struct.unpack_from('<H', b, at + 32)[0]\n  else: break\nopen(sys.argv[1], 'wb').write(b)\n"
+    ));
+    out.push(("Zstandard".into(), zstd));
+    // A self-extracting program: a small executable with a zip appended, its offsets made
+    // right by Info-ZIP's `zip -A`, as such archives are shipped; and a zip after 14 bytes
+    // of something else, offsets not adjusted.
+    let deflated = dir.join("7z-Deflate.zip");
+    let exe = dir.join("SETUP.EXE");
+    let mut program = std::fs::read("/usr/bin/true").unwrap();
+    program.extend(std::fs::read(&deflated).unwrap());
+    std::fs::write(&exe, program).unwrap();
+    run(Command::new("zip").arg("-q").arg("-A").arg(&exe));
+    out.push(("self-extracting".into(), exe));
+    let prefixed = dir.join("prefixed.zip");
+    let mut junk = b"14 bytes junk!".to_vec();
+    junk.extend(std::fs::read(&deflated).unwrap());
+    std::fs::write(&prefixed, junk).unwrap();
+    out.push(("prefixed".into(), prefixed));
+    out
+}
+
+fn open_sniffed(path: &Path) -> Box<dyn Container> {
+    let source = Arc::new(std::fs::read(path).unwrap());
+    let kind = containers::sniff_source(&path.file_name().unwrap().to_string_lossy(), &*source).unwrap_or_else(|| panic!("{} is told as a container", path.display()));
+    containers::open(&path.file_name().unwrap().to_string_lossy(), kind, source, Limits::default()).unwrap()
+}
+
+#[test]
+fn zips_in_every_common_method_and_self_extracting_programs_read_every_entry_as_given() {
+    let dir = scratch("methods");
+    let tree = dir.join("tree");
+    write_tree(&tree, &field_files());
+    for (what, zip) in method_zips(&dir, &tree) {
+        let c = open_sniffed(&zip);
+        assert_eq!(c.kind(), ContainerKind::Zip, "{what}");
+        assert_eq!(contents(&*c), field_files(), "{what}: every entry, byte for byte");
+        let said: Vec<String> = c.problems().iter().map(|p| p.to_string()).collect();
+        match what.as_str() {
+            "self-extracting" | "prefixed" => assert!(said.len() == 1 && said[0].contains("the zip's first entry starts at byte"), "{what}: {said:?}"),
+            _ => assert!(said.is_empty(), "{what}: {said:?}"),
+        }
+        // A range of an entry streamed is that range of the whole.
+        let i = c.find("FIELD/FIELD.TDB").unwrap();
+        let mut streamed = Vec::new();
+        c.stream(i, 1000, 5000, &mut |b| {
+            streamed.extend_from_slice(b);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(streamed, field_files()["FIELD/FIELD.TDB"][1000..6000], "{what}");
+    }
+    // A program with no zip after it is no container.
+    let source = std::fs::read("/usr/bin/true").unwrap();
+    assert_eq!(containers::sniff_source("TRUE.EXE", &source), None);
+}
+
+#[test]
+fn encrypted_entries_say_so_on_their_own_and_the_rest_of_the_zip_reads() {
+    let dir = scratch("encrypted");
+    let tree = dir.join("tree");
+    write_tree(&tree, &field_files());
+    for how in ["ZipCrypto", "AES256"] {
+        let zip = dir.join(format!("{how}.zip"));
+        run(Command::new("7zz").current_dir(&tree).args(["a", "-bso0", "-bsp0", "-tzip", "-psecret", &format!("-mem={how}")]).arg(&zip).arg("FIELD"));
+        // One entry in the clear, added after.
+        run(Command::new("7zz").current_dir(&tree).args(["a", "-bso0", "-bsp0", "-tzip"]).arg(&zip).arg("README.TXT"));
+        let c = open(&zip);
+        assert_eq!(c.entries().len(), 6, "{how}: listed whole");
+        let e = c.read(c.find("FIELD/MD1_1.BSX").unwrap()).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{how}.zip: FIELD/MD1_1.BSX at byte")) && e.ends_with("encrypted (ZipCrypto or AES): not read"), "{how}: {e}");
+        assert_eq!(c.read(c.find("README.TXT").unwrap()).unwrap(), field_files()["README.TXT"], "{how}: the clear entry reads");
+    }
+}
+
+#[test]
+fn zips_in_every_method_and_a_self_extracting_program_index_for_a_host_and_read_back_from_their_ranges() {
+    let dir = scratch("hosted-methods");
+    let tree = dir.join("tree");
+    write_tree(&tree, &field_files());
+    let zips = method_zips(&dir, &tree);
+    std::fs::remove_dir_all(&tree).unwrap();
+    let (ok, out) = relicview(&["index".as_ref(), dir.as_os_str()]);
+    assert!(ok, "{out}");
+    let index: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("index.json")).unwrap()).unwrap();
+    let hosted = index["containers"].as_array().unwrap();
+    assert_eq!(hosted.len(), zips.len(), "every zip, the program among them, is a container: {:?}", index["files"]);
+    for c in hosted {
+        let name = c["path"].as_str().unwrap();
+        let file = std::fs::read(dir.join(c["file"].as_str().unwrap())).unwrap();
+        let layout: containers::hosted::Layout = serde_json::from_value(c.clone()).unwrap();
+        for row in c["entries"].as_array().unwrap() {
+            let path = row[0].as_str().unwrap();
+            let fetched = containers::hosted::Fetched::new(file.len() as u64, pieces(&file, c, row)).unwrap();
+            let bytes = containers::hosted::read_hosted(name, path, &layout, fetched, wanted(row), Limits::default()).unwrap_or_else(|e| panic!("{name}/{path}: {e}"));
+            assert_eq!(bytes, field_files()[path], "{name}/{path}");
+        }
+    }
+}

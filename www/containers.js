@@ -6,8 +6,9 @@
 
 import { core, state } from './state.js';
 
-// Names worth a look at their first bytes (a zip is told by its bytes, whatever its name).
-const CANDIDATE = /\.(zip|iso|bin|img|chd|cue)$/i;
+// Names worth a look at their first and last bytes (a zip is told by its bytes, whatever
+// its name; a self-extracting program by the zip at its end).
+const CANDIDATE = /\.(zip|iso|bin|img|chd|cue|exe|com)$/i;
 const HEAD = 17 * 2048;
 const HEAD_BATCH = 16;
 const CHD_MAGIC = [...'MComprHD'].map((c) => c.charCodeAt(0));
@@ -114,7 +115,9 @@ export async function expandContainers(entries, progress = () => {}) {
         ({ mode, start } = track);
       }
       const head = new Uint8Array(await file.slice(0, HEAD).arrayBuffer());
-      if (!mode && !core.isContainer(e.path, head)) continue;
+      const tailBytes = Math.min(file.size, core.containerTail());
+      const tail = mode ? new Uint8Array(0) : new Uint8Array(await file.slice(file.size - tailBytes).arrayBuffer());
+      if (!mode && !core.isContainer(e.path, head, tail)) continue;
       progress(`listing ${e.path}…`);
       // A CHD gets a worker of its own: the crate that reads it can trap on a hostile image,
       // which must not take the other containers' readers with it.

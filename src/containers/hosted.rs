@@ -236,39 +236,36 @@ pub fn read_hosted(name: &str, entry: &str, layout: &Layout, fetched: Fetched, w
     Ok(bytes)
 }
 
-/// A zip entry from its local header on, by the zip crate. A header that defers its sizes
-/// to a data descriptor (a zip written to a stream) is given the index's: the crate reads
-/// such an entry only from the central directory, which is not fetched.
+/// A zip entry from its local header on, by the zip crate, which is told the sizes and CRC
+/// the index gives (a header that defers them to a data descriptor, as a zip written to a
+/// stream does, has none of its own); a Zstandard entry by ruzstd, as in zip.rs.
 fn read_zip_entry(source: Arc<Fetched>, wanted: Wanted) -> Result<Vec<u8>, String> {
-    const HEADER: usize = 30;
-    let mut head = [0u8; HEADER];
+    const HEADER: u64 = 30;
+    let mut head = [0u8; HEADER as usize];
     source.read_at(wanted.at, &mut head)?;
+    let word = |at: usize| u16::from_le_bytes([head[at], head[at + 1]]) as u64;
+    let data = wanted.at + HEADER + word(26) + word(28);
+    // The fetched span runs from the header to the data's end.
+    let end = source.pieces.iter().find(|(at, b)| *at <= wanted.at && wanted.at < at + b.len() as u64).map_or(data, |(at, b)| at + b.len() as u64);
+    let stored = end.checked_sub(data).ok_or_else(|| format!("a local header whose name and extra field ({} bytes) run past the {} bytes fetched", data - wanted.at, end - wanted.at))?;
+    if word(6) & 1 != 0 {
+        return Err("encrypted (ZipCrypto or AES): not read".into());
+    }
     let mut reader = SourceReader::new(source.clone());
-    let flags = u16::from_le_bytes([head[6], head[7]]);
-    if flags & 8 != 0 {
-        let (name_len, extra_len) = (u16::from_le_bytes([head[26], head[27]]) as u64, u16::from_le_bytes([head[28], head[29]]) as u64);
-        let data = wanted.at + HEADER as u64 + name_len + extra_len;
-        let end = source.pieces.iter().find(|(at, b)| *at <= wanted.at && wanted.at < at + b.len() as u64).map(|(at, b)| at + b.len() as u64).unwrap_or(data);
-        let stored = u32::try_from(end.saturating_sub(data)).map_err(|_| "a streamed entry over 4 GiB".to_string())?;
-        let size = u32::try_from(wanted.size).map_err(|_| "a streamed entry over 4 GiB".to_string())?;
-        let mut patched = vec![0u8; (data - wanted.at) as usize];
-        source.read_at(wanted.at, &mut patched)?;
-        patched[6..8].copy_from_slice(&(flags & !8).to_le_bytes());
-        patched[14..18].copy_from_slice(&wanted.crc32.to_le_bytes());
-        patched[18..22].copy_from_slice(&stored.to_le_bytes());
-        patched[22..26].copy_from_slice(&size.to_le_bytes());
+    if word(8) == super::zip::ZSTD_METHOD as u64 {
         reader.seek(SeekFrom::Start(data)).map_err(|e| e.to_string())?;
-        return inflate_local(&mut std::io::Cursor::new(patched).chain(reader), wanted.size);
+        return inflate_local(&mut super::zip::zstd_entry(reader.take(stored), wanted.size, wanted.crc32)?, wanted.size);
     }
     reader.seek(SeekFrom::Start(wanted.at)).map_err(|e| e.to_string())?;
-    inflate_local(&mut reader, wanted.size)
+    let options = ::zip::ZipReadOptions::default().override_compressed_size(stored).override_uncompressed_size(wanted.size).override_crc(wanted.crc32);
+    let mut file = ::zip::read::read_zipfile_from_stream_with_options(&mut reader, options).map_err(|e| format!("not a zip entry's local header: {e}"))?.ok_or("not a zip entry's local header")?;
+    inflate_local(&mut file, wanted.size)
 }
 
 fn inflate_local(input: &mut impl Read, size: u64) -> Result<Vec<u8>, String> {
-    let file = ::zip::read::read_zipfile_from_stream(input).map_err(|e| format!("not a zip entry's local header: {e}"))?.ok_or("not a zip entry's local header")?;
     let mut out = Vec::with_capacity(size as usize);
     // One byte more than declared tells an entry that inflates past its size.
-    file.take(size + 1).read_to_end(&mut out).map_err(|e| format!("cannot be read: {e}"))?;
+    input.take(size + 1).read_to_end(&mut out).map_err(|e| format!("cannot be read: {e}"))?;
     if out.len() as u64 != size {
         return Err(format!("inflates to {} bytes; the index says {size}", out.len()));
     }

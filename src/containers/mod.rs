@@ -166,6 +166,37 @@ pub fn sniff(name: &str, head: &[u8]) -> Option<ContainerKind> {
     None
 }
 
+/// How many bytes at a file's end hold a zip's end record, whatever comes before the zip:
+/// the record's 22 bytes and a comment of up to 65,535.
+pub const TAIL: usize = 22 + 65_535;
+
+/// [`sniff`], and where the first bytes say nothing, the last ones (`tail`, up to [`TAIL`]
+/// bytes): a zip that something comes before (a self-extracting program, a zip with a
+/// prefix) is told by its end record. docs/formats/containers.md, "ZIP".
+pub fn sniff_with_tail(name: &str, head: &[u8], tail: &[u8]) -> Option<ContainerKind> {
+    sniff(name, head).or_else(|| zip_end_record(tail).map(|_| ContainerKind::Zip))
+}
+
+/// Where in `tail` a zip's end record starts: its signature, with a comment length that
+/// reaches exactly to the end (the last such, as readers look from the end).
+pub fn zip_end_record(tail: &[u8]) -> Option<usize> {
+    (0..tail.len().saturating_sub(21)).rev().find(|&at| tail[at..].starts_with(b"PK\x05\x06") && at + 22 + u16::from_le_bytes([tail[at + 20], tail[at + 21]]) as usize == tail.len())
+}
+
+/// [`sniff_with_tail`] of the bytes in `source`: its first 17 sectors, then its last [`TAIL`]
+/// bytes if those say nothing.
+pub fn sniff_source(name: &str, source: &dyn ByteSource) -> Option<ContainerKind> {
+    let mut head = vec![0u8; source.len().min(17 * 2048) as usize];
+    source.read_at(0, &mut head).ok()?;
+    if let Some(kind) = sniff(name, &head) {
+        return Some(kind);
+    }
+    let n = source.len().min(TAIL as u64);
+    let mut tail = vec![0u8; n as usize];
+    source.read_at(source.len() - n, &mut tail).ok()?;
+    sniff_with_tail(name, &head, &tail)
+}
+
 /// One file inside a container.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {

@@ -1,4 +1,5 @@
-//! ZIP files through the `zip` crate (stored and deflated entries, ZIP64, data descriptors):
+//! ZIP files through the `zip` crate (ZIP64, data descriptors, data before the first record
+//! as in a self-extracting program, every common method: docs/formats/containers.md, "ZIP"):
 //! the central directory is listed once; an entry is inflated when it is read, and only to
 //! the size the directory declares (a zip bomb stops there).
 
@@ -38,8 +39,14 @@ impl ZipContainer {
             if file.is_dir() {
                 continue;
             }
-            let path = file.name().replace('\\', "/").trim_start_matches('/').to_string();
+            let name = file.name().map(|n| n.into_owned()).unwrap_or_else(|_| String::from_utf8_lossy(file.name_raw()).into_owned());
+            let path = name.replace('\\', "/").trim_start_matches('/').to_string();
             listed.push((Entry { path, size: file.size() }, i));
+        }
+        // Said, not wrong: a self-extracting program, or another prefix, before the zip (its
+        // offsets adjusted to it, as `zip -A` does, or not).
+        if let Some(first) = (0..archive.len()).filter_map(|i| archive.by_index_raw(i).ok().map(|f| f.header_start())).min().filter(|&at| at > 0) {
+            problems.push(error(name, Some(0), format!("the zip's first entry starts at byte {first}, after {first} bytes of something else (a self-extracting program?)")));
         }
         let (entries, kept) = drop_duplicates(name, listed.iter().map(|(e, _)| e.clone()).collect(), &mut problems);
         let indices = kept.into_iter().map(|k| listed[k].1).collect();
@@ -50,24 +57,84 @@ impl ZipContainer {
         ContainerError { container: self.name.clone(), entry: Some(entry.to_string()), offset, message: message.into() }
     }
 
-    /// What a declared size must pass before anything is inflated: the largest entry read,
-    /// and the ratio to what is stored (a zip bomb stops here).
-    fn check_declared(&self, entry: &Entry, file: &::zip::read::ZipFile<'_, SourceReader>) -> Result<(), ContainerError> {
-        let (size, stored, start) = (file.size(), file.compressed_size(), file.data_start());
+    fn listed(&self, index: usize) -> Result<(&Entry, usize), ContainerError> {
+        match (self.entries.get(index), self.indices.get(index)) {
+            (Some(entry), Some(&at)) => Ok((entry, at)),
+            _ => Err(error(&self.name, None, format!("no entry {index}"))),
+        }
+    }
+
+    /// Entry `index` as a reader of its bytes (inflated or decoded by its method), handed to
+    /// `read` with the entry and where its data starts, once what it declares has passed the
+    /// limits: the largest entry read, and the ratio to what is stored (a zip bomb stops
+    /// here). An encrypted entry, or one in a method not read, is an error naming it.
+    fn with_entry<T>(&self, index: usize, read: impl FnOnce(&mut (dyn Read + '_), &Entry, u64) -> Result<T, ContainerError>) -> Result<T, ContainerError> {
+        let (entry, at) = self.listed(index)?;
+        let mut archive = self.archive.borrow_mut();
+        let (encrypted, method, size, stored, start, crc) = {
+            let raw = archive.by_index_raw(at).map_err(|e| self.entry_error(&entry.path, None, e.to_string()))?;
+            (raw.encrypted(), raw.compression(), raw.size(), raw.compressed_size(), raw.data_start().unwrap_or(raw.header_start()), raw.crc32())
+        };
+        if encrypted {
+            return Err(self.entry_error(&entry.path, Some(start), "encrypted (ZipCrypto or AES): not read"));
+        }
         if size > self.limits.max_entry_bytes {
             return Err(self.entry_error(&entry.path, Some(start), format!("declares {size} bytes: more than the {} read at most", self.limits.max_entry_bytes)));
         }
         if size > 1 << 20 && size / stored.max(1) > self.limits.max_ratio {
             return Err(self.entry_error(&entry.path, Some(start), format!("declares {size} bytes from {stored} stored: more than {} times as many", self.limits.max_ratio)));
         }
-        Ok(())
-    }
-
-    fn listed(&self, index: usize) -> Result<(&Entry, usize), ContainerError> {
-        match (self.entries.get(index), self.indices.get(index)) {
-            (Some(entry), Some(&at)) => Ok((entry, at)),
-            _ => Err(error(&self.name, None, format!("no entry {index}"))),
+        let cannot = |e: ::zip::result::ZipError| self.entry_error(&entry.path, Some(start), not_read(method, e));
+        if method == ::zip::CompressionMethod::ZSTD {
+            let raw = archive.by_index_raw(at).map_err(cannot)?;
+            let mut decoded = zstd_entry(raw, size, crc).map_err(|e| self.entry_error(&entry.path, Some(start), e))?;
+            return read(&mut decoded, entry, start);
         }
+        let mut file = archive.by_index(at).map_err(cannot)?;
+        read(&mut file, entry, start)
+    }
+}
+
+/// Why an entry in `method` was not read, in words.
+fn not_read(method: ::zip::CompressionMethod, e: ::zip::result::ZipError) -> String {
+    match e {
+        ::zip::result::ZipError::UnsupportedArchive(_) => format!("compressed with {method}: not read"),
+        e => e.to_string(),
+    }
+}
+
+/// Zstandard's zip method (APPNOTE 4.4.5), which ruzstd decodes: the zip crate's own needs C.
+pub(crate) const ZSTD_METHOD: u16 = 93;
+
+/// A Zstandard entry's bytes (zip method 93), decoded as they are read and checked against
+/// its CRC-32 at their end; its window no larger than the entry (at least 1 KiB): a frame
+/// that claims a larger one is refused before it is allocated.
+pub(crate) fn zstd_entry<R: Read>(raw: R, size: u64, crc: u32) -> Result<impl Read, String> {
+    let mut frame = ruzstd::decoding::FrameDecoder::new();
+    frame.set_max_window_size(size.max(1024));
+    let decoder = ruzstd::decoding::StreamingDecoder::new_with_decoder(raw, frame).map_err(|e| format!("not a Zstandard frame: {e}"))?;
+    Ok(Crc32Checked { inner: decoder, crc: crc32fast::Hasher::new(), want: crc })
+}
+
+/// A reader whose bytes must end with the CRC-32 `want` (the zip crate checks its own
+/// methods so; this does it for those it does not decode).
+struct Crc32Checked<R> {
+    inner: R,
+    crc: crc32fast::Hasher,
+    want: u32,
+}
+
+impl<R: Read> Read for Crc32Checked<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n == 0 && !buf.is_empty() {
+            let got = self.crc.clone().finalize();
+            if got != self.want {
+                return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, format!("CRC-32 {got:08x}, the directory says {:08x}", self.want)));
+            }
+        }
+        self.crc.update(&buf[..n]);
+        Ok(n)
     }
 }
 
@@ -86,59 +153,54 @@ impl Container for ZipContainer {
         self.archive.borrow_mut().by_index_raw(at).ok().map(|f| f.header_start())
     }
     fn read(&self, index: usize) -> Result<Vec<u8>, ContainerError> {
-        let (entry, at) = self.listed(index)?;
-        let mut archive = self.archive.borrow_mut();
-        let mut file = archive.by_index(at).map_err(|e| self.entry_error(&entry.path, None, e.to_string()))?;
-        self.check_declared(entry, &file)?;
-        let (size, start) = (file.size(), file.data_start());
-        let mut out = Vec::with_capacity(size as usize);
-        // One byte more than declared tells an entry that inflates past its size.
-        (&mut file).take(size + 1).read_to_end(&mut out).map_err(|e| self.entry_error(&entry.path, Some(start), format!("cannot be read: {e}")))?;
-        if out.len() as u64 != size {
-            let what = if out.len() as u64 > size { "more".to_string() } else { out.len().to_string() };
-            return Err(self.entry_error(&entry.path, Some(start), format!("inflates to {what} bytes; the directory declares {size}")));
-        }
-        Ok(out)
+        self.with_entry(index, |file, entry, start| {
+            let size = entry.size;
+            let mut out = Vec::with_capacity(size as usize);
+            // One byte more than declared tells an entry that inflates past its size.
+            file.take(size + 1).read_to_end(&mut out).map_err(|e| self.entry_error(&entry.path, Some(start), format!("cannot be read: {e}")))?;
+            if out.len() as u64 != size {
+                let what = if out.len() as u64 > size { "more".to_string() } else { out.len().to_string() };
+                return Err(self.entry_error(&entry.path, Some(start), format!("inflates to {what} bytes; the directory declares {size}")));
+            }
+            Ok(out)
+        })
     }
     fn stream(&self, index: usize, skip: u64, take: u64, sink: &mut dyn FnMut(&[u8]) -> Result<(), String>) -> Result<(), ContainerError> {
-        let (entry, at) = self.listed(index)?;
-        let mut archive = self.archive.borrow_mut();
-        let mut file = archive.by_index(at).map_err(|e| self.entry_error(&entry.path, None, e.to_string()))?;
-        self.check_declared(entry, &file)?;
-        let (size, start) = (file.size(), file.data_start());
-        if !within(skip, take, size) {
-            return Err(self.entry_error(&entry.path, Some(start), format!("bytes {skip}..{} asked of {size}", skip.saturating_add(take))));
-        }
-        // Inflated from the start (a deflate stream has no index), handed on from `skip`.
-        let end = skip + take;
-        let mut buf = vec![0u8; CHUNK];
-        let mut pos = 0u64;
-        while pos < end {
-            let n = fill(&mut file, &mut buf).map_err(|e| self.entry_error(&entry.path, Some(start), format!("cannot be read: {e}")))?;
-            if n == 0 {
-                return Err(self.entry_error(&entry.path, Some(start), format!("inflates to {pos} bytes; the directory declares {size}")));
+        self.with_entry(index, |file, entry, start| {
+            let size = entry.size;
+            if !within(skip, take, size) {
+                return Err(self.entry_error(&entry.path, Some(start), format!("bytes {skip}..{} asked of {size}", skip.saturating_add(take))));
             }
-            let (lo, hi) = (skip.max(pos), end.min(pos + n as u64));
-            if lo < hi {
-                sink(&buf[(lo - pos) as usize..(hi - pos) as usize]).map_err(|e| self.entry_error(&entry.path, Some(start), e))?;
+            // Inflated from the start (a compressed stream has no index), handed on from `skip`.
+            let end = skip + take;
+            let mut buf = vec![0u8; CHUNK];
+            let mut pos = 0u64;
+            while pos < end {
+                let n = fill(file, &mut buf).map_err(|e| self.entry_error(&entry.path, Some(start), format!("cannot be read: {e}")))?;
+                if n == 0 {
+                    return Err(self.entry_error(&entry.path, Some(start), format!("inflates to {pos} bytes; the directory declares {size}")));
+                }
+                let (lo, hi) = (skip.max(pos), end.min(pos + n as u64));
+                if lo < hi {
+                    sink(&buf[(lo - pos) as usize..(hi - pos) as usize]).map_err(|e| self.entry_error(&entry.path, Some(start), e))?;
+                }
+                pos += n as u64;
             }
-            pos += n as u64;
-        }
-        Ok(())
+            Ok(())
+        })
     }
     fn head(&self, index: usize, n: usize) -> Result<Vec<u8>, ContainerError> {
-        let (entry, at) = self.listed(index)?;
-        let mut archive = self.archive.borrow_mut();
-        let file = archive.by_index(at).map_err(|e| self.entry_error(&entry.path, None, e.to_string()))?;
-        let mut out = Vec::with_capacity(n.min(entry.size as usize));
-        file.take(n as u64).read_to_end(&mut out).map_err(|e| self.entry_error(&entry.path, None, format!("cannot be read: {e}")))?;
-        Ok(out)
+        self.with_entry(index, |file, entry, start| {
+            let mut out = Vec::with_capacity(n.min(entry.size as usize));
+            file.take(n as u64).read_to_end(&mut out).map_err(|e| self.entry_error(&entry.path, Some(start), format!("cannot be read: {e}")))?;
+            Ok(out)
+        })
     }
 }
 
 /// Read until `buf` is full or the input ends (an inflater hands out a little at a time;
 /// the stream's pieces stay whole chunks).
-fn fill(input: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+fn fill(input: &mut (impl Read + ?Sized), buf: &mut [u8]) -> std::io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
         match input.read(&mut buf[n..]) {

@@ -72,9 +72,7 @@ impl ContainerReader {
         let limits = Limits::default();
         let root = match mode.as_str() {
             "" => {
-                let mut head = vec![0u8; source.len().min(17 * 2048) as usize];
-                source.read_at(0, &mut head).map_err(|e| js_error(&format!("{name}: {e}")))?;
-                let kind = containers::sniff(&name, &head).ok_or_else(|| js_error(&format!("{name}: not a zip, an ISO 9660 image or a raw disc")))?;
+                let kind = containers::sniff_source(&name, &*source).ok_or_else(|| js_error(&format!("{name}: not a zip, an ISO 9660 image or a raw disc")))?;
                 containers::open_reporting(&name, kind, source, limits, &mut report)
             }
             m => {
@@ -157,10 +155,17 @@ pub fn cue_track(text: &str) -> Result<JsValue, JsValue> {
     Ok(out.into())
 }
 
-/// Whether a file (its name and first bytes: 17 sectors tell an ISO) is a container.
+/// Whether a file (its name, first bytes: 17 sectors tell an ISO, and last bytes: a zip's
+/// end record, up to `containerTail()`) is a container.
 #[wasm_bindgen(js_name = isContainer)]
-pub fn is_container(name: &str, head: &[u8]) -> bool {
-    name.to_ascii_lowercase().ends_with(".cue") || containers::sniff(name, head).is_some()
+pub fn is_container(name: &str, head: &[u8], tail: &[u8]) -> bool {
+    name.to_ascii_lowercase().ends_with(".cue") || containers::sniff_with_tail(name, head, tail).is_some()
+}
+
+/// How many of a file's last bytes `isContainer` wants.
+#[wasm_bindgen(js_name = containerTail)]
+pub fn container_tail() -> usize {
+    containers::TAIL
 }
 
 /// The bytes of one entry of a container on a static host (www/hosted.js), rebuilt from the
