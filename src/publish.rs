@@ -86,8 +86,9 @@ pub fn build_index(root: &Path, only: Option<&str>) -> io::Result<Index> {
         if consumed[i] || is_cue(&f.path) {
             continue;
         }
-        let Some(kind) = sniff(f) else { continue };
-        match plan_container(&f.path, f, Layout::of(kind)) {
+        // (A 7z is served whole: its entries are not ranges of it.)
+        let Some(layout) = sniff(f).and_then(Layout::of) else { continue };
+        match plan_container(&f.path, f, layout) {
             Ok(c) => {
                 consumed[i] = true;
                 containers_out.push(c);

@@ -861,3 +861,71 @@ fn zips_in_every_method_and_a_self_extracting_program_index_for_a_host_and_read_
         }
     }
 }
+
+/// 7z archives of `tree` made by 7-Zip: each method, solid and not, with a BCJ filter.
+fn sevenz_archives(dir: &Path, tree: &Path) -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    for (what, args) in [
+        ("LZMA2 solid", vec!["-m0=LZMA2", "-ms=on"]),
+        ("LZMA2 not solid", vec!["-m0=LZMA2", "-ms=off"]),
+        ("LZMA solid", vec!["-m0=LZMA", "-ms=on"]),
+        ("PPMd solid", vec!["-m0=PPMd", "-ms=on"]),
+        ("BZip2 not solid", vec!["-m0=BZip2", "-ms=off"]),
+        ("BCJ + LZMA solid", vec!["-m0=BCJ", "-m1=LZMA", "-ms=on"]),
+        ("Deflate solid", vec!["-m0=Deflate", "-ms=on"]),
+    ] {
+        let out_path = dir.join(format!("{}.7z", what.replace([' ', '+'], "_")));
+        let _ = std::fs::remove_file(&out_path);
+        run(Command::new("7zz").current_dir(tree).args(["a", "-bso0", "-bsp0", "-t7z"]).args(&args).arg("-r").arg(&out_path).arg("."));
+        out.push((what.to_string(), out_path));
+    }
+    out
+}
+
+#[test]
+fn sevenz_archives_from_7zip_in_every_method_solid_or_not_read_every_entry_as_given() {
+    let dir = scratch("7z");
+    let tree = dir.join("tree");
+    write_tree(&tree, &field_files());
+    for (what, path) in sevenz_archives(&dir, &tree) {
+        let c = open_sniffed(&path);
+        assert_eq!(c.kind(), ContainerKind::SevenZ, "{what}");
+        assert!(c.problems().is_empty(), "{what}: {:?}", c.problems());
+        // Backwards, so that each entry of a solid block is reached past the others.
+        let mut read = BTreeMap::new();
+        for i in (0..c.entries().len()).rev() {
+            read.insert(c.entries()[i].path.clone(), c.read(i).unwrap_or_else(|e| panic!("{what}: {e}")));
+        }
+        assert_eq!(read, field_files(), "{what}");
+        for i in 0..c.entries().len() {
+            assert_eq!(c.head(i, 16).unwrap(), field_files()[&c.entries()[i].path][..16.min(c.entries()[i].size as usize)], "{what}: head");
+        }
+    }
+}
+
+#[test]
+fn a_hostile_7z_is_an_error_naming_it_and_an_entry_that_decodes_wrong_names_its_block() {
+    let dir = scratch("7z-hostile");
+    let tree = dir.join("tree");
+    write_tree(&tree, &field_files());
+    let (_, solid) = sevenz_archives(&dir, &tree).remove(0);
+    let bytes = std::fs::read(&solid).unwrap();
+    // Cut short: its header (at the end) is gone.
+    for cut in [bytes.len() / 2, 40, 10] {
+        let e = containers::open("cut.7z", ContainerKind::SevenZ, Arc::new(bytes[..cut].to_vec()), Limits::default()).err().expect("a cut 7z does not open").to_string();
+        assert!(e.starts_with("cut.7z: not a readable 7z archive"), "{e}");
+    }
+    // A byte of the packed data changed: the header still lists; reading says which entry
+    // and block fail, and the archive's other reads go on.
+    let mut bad = bytes.clone();
+    bad[200] ^= 0x55;
+    let c = containers::open("bad.7z", ContainerKind::SevenZ, Arc::new(bad), Limits::default()).unwrap();
+    let errors: Vec<String> = (0..c.entries().len()).filter_map(|i| c.read(i).err()).map(|e| e.to_string()).collect();
+    assert!(!errors.is_empty());
+    assert!(errors.iter().all(|e| e.starts_with("bad.7z: ") && e.contains("block 0")), "{errors:?}");
+    // Limits hold: an entry larger than the most read is refused by its declared size.
+    let small = Limits { max_entry_bytes: 1000, ..Limits::default() };
+    let c = containers::open("limits.7z", ContainerKind::SevenZ, Arc::new(bytes), small).unwrap();
+    let i = c.find("FIELD/FIELD.TDB").unwrap();
+    assert!(c.read(i).unwrap_err().to_string().contains("more than the 1000 read at most"));
+}

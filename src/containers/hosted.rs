@@ -27,13 +27,15 @@ pub enum Layout {
 }
 
 impl Layout {
-    /// The layout of a container of `kind` (a raw disc in its mode, from sector 0).
-    pub fn of(kind: ContainerKind) -> Layout {
+    /// The layout of a container of `kind` (a raw disc in its mode, from sector 0); none for
+    /// a 7z, whose entries are not ranges of it (a solid block is decoded from its start).
+    pub fn of(kind: ContainerKind) -> Option<Layout> {
         match kind {
-            ContainerKind::Zip => Layout::Zip,
-            ContainerKind::Iso => Layout::Disc { mode: SectorMode::Cooked.word().into(), start: 0 },
-            ContainerKind::RawDisc(mode) => Layout::Disc { mode: mode.word().into(), start: 0 },
-            ContainerKind::Chd => Layout::Chd,
+            ContainerKind::Zip => Some(Layout::Zip),
+            ContainerKind::Iso => Some(Layout::Disc { mode: SectorMode::Cooked.word().into(), start: 0 }),
+            ContainerKind::RawDisc(mode) => Some(Layout::Disc { mode: mode.word().into(), start: 0 }),
+            ContainerKind::Chd => Some(Layout::Chd),
+            ContainerKind::SevenZ => None,
         }
     }
 }

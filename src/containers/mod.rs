@@ -9,6 +9,7 @@ mod chd;
 mod disc;
 pub mod hosted;
 mod iso;
+mod sevenz;
 mod zip;
 
 pub use disc::{cue_data_track, CueTrack, SectorMode};
@@ -133,6 +134,8 @@ pub enum ContainerKind {
     RawDisc(SectorMode),
     /// A CHD image (MAME's compressed hunks) of a CD or a DVD.
     Chd,
+    /// A 7z archive.
+    SevenZ,
 }
 
 impl ContainerKind {
@@ -142,6 +145,7 @@ impl ContainerKind {
             ContainerKind::Iso => "iso",
             ContainerKind::RawDisc(_) => "raw disc",
             ContainerKind::Chd => "chd",
+            ContainerKind::SevenZ => "7z",
         }
     }
 }
@@ -155,6 +159,9 @@ pub fn sniff(name: &str, head: &[u8]) -> Option<ContainerKind> {
     }
     if chd::is_chd(head) {
         return Some(ContainerKind::Chd);
+    }
+    if sevenz::is_7z(head) {
+        return Some(ContainerKind::SevenZ);
     }
     if let Some(mode) = disc::raw_mode(head) {
         return Some(ContainerKind::RawDisc(mode));
@@ -303,6 +310,7 @@ pub fn open_reporting(name: &str, kind: ContainerKind, source: Arc<dyn ByteSourc
         ContainerKind::Iso => Ok(Box::new(iso::IsoContainer::open(name, source, SectorMode::Cooked, 0, kind, limits, progress)?)),
         ContainerKind::RawDisc(mode) => Ok(Box::new(iso::IsoContainer::open(name, source, mode, 0, kind, limits, progress)?)),
         ContainerKind::Chd => Ok(Box::new(chd::open(name, source, limits, progress)?)),
+        ContainerKind::SevenZ => Ok(Box::new(sevenz::SevenZContainer::open(name, source, limits, progress)?)),
     }
 }
 

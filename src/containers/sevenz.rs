@@ -1,0 +1,210 @@
+//! 7z archives through the `sevenz-rust2` crate (pure Rust: LZMA, LZMA2, PPMd, BZip2,
+//! Deflate, and the BCJ filters): the header is read once, at open, and lists every entry;
+//! an entry is decoded when it is asked for. Entries in a solid block can only be reached
+//! by decoding the block from its start: the entries before the one asked for are decoded as
+//! a stream, and those small enough are kept (within a cap) for the opens that tend to
+//! follow — the files beside it. docs/formats/containers.md, "7z".
+
+use super::{drop_duplicates, error, within, ByteSource, Container, ContainerError, ContainerKind, Entry, Limits, Progress, SourceReader, CHUNK};
+use sevenz_rust2::{Archive, BlockDecoder, Password};
+use std::cell::RefCell;
+use std::collections::{HashMap, VecDeque};
+use std::io::Read;
+use std::sync::Arc;
+
+/// The 7z signature.
+pub const MAGIC: [u8; 6] = [b'7', b'z', 0xBC, 0xAF, 0x27, 0x1C];
+/// The largest dictionary or model a block's decoders may ask for, in KiB (7-Zip's ultra
+/// preset uses 64 MiB; a header that asks for more is refused before anything is allocated).
+const DECODER_MEMORY_KB: usize = 256 << 10;
+/// Decoded entries kept, in bytes, the oldest dropped first; and the largest entry kept.
+const KEPT_BYTES: usize = 64 << 20;
+const KEPT_ENTRY: usize = 8 << 20;
+/// Each entry's first bytes kept once its block is decoded (what typing a file asks for).
+const HEAD_BYTES: usize = 64;
+
+pub fn is_7z(head: &[u8]) -> bool {
+    head.starts_with(&MAGIC)
+}
+
+pub struct SevenZContainer {
+    name: String,
+    archive: Archive,
+    source: RefCell<SourceReader>,
+    entries: Vec<Entry>,
+    /// The archive's file index of each listed entry.
+    files: Vec<usize>,
+    problems: Vec<ContainerError>,
+    limits: Limits,
+    /// The listed index of each archive file index that is listed.
+    listed_of: HashMap<usize, usize>,
+    /// Entries decoded on the way to another (listed index, bytes), oldest first.
+    kept: RefCell<VecDeque<(usize, Vec<u8>)>>,
+    /// The first HEAD_BYTES of every entry decoded so far, by listed index.
+    heads: RefCell<HashMap<usize, Vec<u8>>>,
+}
+
+impl SevenZContainer {
+    pub fn open(name: &str, source: Arc<dyn ByteSource>, limits: Limits, progress: Progress) -> Result<SevenZContainer, ContainerError> {
+        let mut reader = SourceReader::new(source);
+        let archive = Archive::read_with_memory_limit(&mut reader, &Password::empty(), DECODER_MEMORY_KB).map_err(|e| error(name, None, format!("not a readable 7z archive: {e}")))?;
+        if archive.files.len() > limits.max_entries {
+            return Err(error(name, None, format!("{} entries: more than the {} listed at most", archive.files.len(), limits.max_entries)));
+        }
+        let mut listed = Vec::new();
+        let count = archive.files.len() as u64;
+        for (i, f) in archive.files.iter().enumerate() {
+            progress(i as u64, count);
+            if f.is_directory() || f.is_anti_item() {
+                continue;
+            }
+            let path = f.name().replace('\\', "/").trim_start_matches('/').to_string();
+            listed.push((Entry { path, size: f.size() }, i));
+        }
+        let mut problems = Vec::new();
+        let (entries, kept) = drop_duplicates(name, listed.iter().map(|(e, _)| e.clone()).collect(), &mut problems);
+        let files: Vec<usize> = kept.into_iter().map(|k| listed[k].1).collect();
+        let listed_of = files.iter().enumerate().map(|(i, &f)| (f, i)).collect();
+        Ok(SevenZContainer { name: name.to_string(), archive, source: RefCell::new(reader), entries, files, problems, limits, listed_of, kept: RefCell::new(VecDeque::new()), heads: RefCell::new(HashMap::new()) })
+    }
+
+    fn entry_error(&self, index: usize, message: impl Into<String>) -> ContainerError {
+        ContainerError { container: self.name.clone(), entry: self.entries.get(index).map(|e| e.path.clone()), offset: None, message: message.into() }
+    }
+
+    /// Keep `bytes` of listed entry `index`, dropping the oldest kept beyond the cap.
+    fn keep(&self, index: usize, bytes: Vec<u8>) {
+        let mut kept = self.kept.borrow_mut();
+        kept.push_back((index, bytes));
+        while kept.iter().map(|(_, b)| b.len()).sum::<usize>() > KEPT_BYTES {
+            kept.pop_front();
+        }
+    }
+}
+
+impl Container for SevenZContainer {
+    fn kind(&self) -> ContainerKind {
+        ContainerKind::SevenZ
+    }
+    fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+    fn problems(&self) -> &[ContainerError] {
+        &self.problems
+    }
+    fn located(&self, _index: usize) -> Option<u64> {
+        // A 7z entry is not a range of the file: it is read by decoding its block.
+        None
+    }
+    fn forget(&self) {
+        self.kept.borrow_mut().clear();
+    }
+    fn read(&self, index: usize) -> Result<Vec<u8>, ContainerError> {
+        let (Some(entry), Some(&file)) = (self.entries.get(index), self.files.get(index)) else {
+            return Err(error(&self.name, None, format!("no entry {index}")));
+        };
+        if entry.size > self.limits.max_entry_bytes {
+            return Err(self.entry_error(index, format!("{} bytes: more than the {} read at most", entry.size, self.limits.max_entry_bytes)));
+        }
+        if let Some((_, bytes)) = self.kept.borrow().iter().find(|(i, _)| *i == index) {
+            return Ok(bytes.clone());
+        }
+        let Some(block) = self.block_of(index)? else { return Ok(Vec::new()) };
+        self.decode(block, Some(file)).map_err(|e| self.entry_error(index, e))?.ok_or_else(|| self.entry_error(index, format!("block {block} ended before it")))
+    }
+    fn stream(&self, index: usize, skip: u64, take: u64, sink: &mut dyn FnMut(&[u8]) -> Result<(), String>) -> Result<(), ContainerError> {
+        let bytes = self.read(index)?;
+        if !within(skip, take, bytes.len() as u64) {
+            return Err(self.entry_error(index, format!("bytes {skip}..{} asked of {}", skip.saturating_add(take), bytes.len())));
+        }
+        for piece in bytes[skip as usize..(skip + take) as usize].chunks(CHUNK) {
+            sink(piece).map_err(|e| self.entry_error(index, e))?;
+        }
+        Ok(())
+    }
+    fn head(&self, index: usize, n: usize) -> Result<Vec<u8>, ContainerError> {
+        // Typing asks for every entry's first bytes: the whole block is decoded once for all.
+        if n <= HEAD_BYTES {
+            if self.heads.borrow().get(&index).is_none() {
+                if let Some(block) = self.block_of(index)? {
+                    self.decode(block, None).map_err(|e| self.entry_error(index, e))?;
+                }
+            }
+            if let Some(head) = self.heads.borrow().get(&index) {
+                return Ok(head[..n.min(head.len())].to_vec());
+            }
+        }
+        let mut bytes = self.read(index)?;
+        bytes.truncate(n);
+        Ok(bytes)
+    }
+}
+
+impl SevenZContainer {
+    /// The block holding listed entry `index` (None: it has no data, it is empty), or why it
+    /// cannot be read.
+    fn block_of(&self, index: usize) -> Result<Option<usize>, ContainerError> {
+        let file = self.files[index];
+        let block = self.archive.stream_map.file_block_index.get(file).copied().flatten();
+        if block.is_some() && self.archive.is_file_encrypted(file) {
+            return Err(self.entry_error(index, "encrypted (AES): not read"));
+        }
+        Ok(block)
+    }
+
+    /// Decode `block` from its start: each entry's first bytes noted, the small ones kept;
+    /// up to and including archive file `want`, whose bytes are returned, or (None) to the
+    /// block's end.
+    fn decode(&self, block: usize, want: Option<usize>) -> Result<Option<Vec<u8>>, String> {
+        let mut at = self.archive.stream_map.block_first_file_index.get(block).copied().ok_or_else(|| format!("no block {block}"))?;
+        let mut wanted: Option<Result<Vec<u8>, String>> = None;
+        let mut source = self.source.borrow_mut();
+        let password = Password::empty();
+        let decoder = BlockDecoder::new_with_memory_limit(1, DECODER_MEMORY_KB, block, &self.archive, &password, &mut *source);
+        let decoded = decoder.for_each_entries(&mut |e, reader| {
+            let here = at;
+            at += 1;
+            let listed = self.listed_of.get(&here).copied();
+            let size = e.size();
+            if Some(here) == want || (listed.is_some() && size as usize <= KEPT_ENTRY && size <= self.limits.max_entry_bytes) {
+                let bytes = read_exactly(reader, size);
+                if let (Some(i), Ok(b)) = (listed, &bytes) {
+                    self.heads.borrow_mut().insert(i, b[..b.len().min(HEAD_BYTES)].to_vec());
+                }
+                if Some(here) == want {
+                    wanted = Some(bytes);
+                    return Ok(false);
+                }
+                if let (Some(i), Ok(b)) = (listed, bytes) {
+                    self.keep(i, b);
+                }
+            } else {
+                // Too large to keep: its first bytes noted, the rest decoded and let go.
+                let mut head = Vec::with_capacity(HEAD_BYTES);
+                reader.take(HEAD_BYTES as u64).read_to_end(&mut head)?;
+                if let Some(i) = listed {
+                    self.heads.borrow_mut().insert(i, head);
+                }
+                std::io::copy(reader, &mut std::io::sink())?;
+            }
+            Ok(true)
+        });
+        match (decoded, wanted) {
+            (_, Some(Ok(bytes))) => Ok(Some(bytes)),
+            (_, Some(Err(e))) => Err(format!("block {block}: {e}")),
+            (Err(e), None) => Err(format!("block {block} cannot be decoded: {e}")),
+            (Ok(_), None) => Ok(None),
+        }
+    }
+}
+
+/// All of an entry's `size` bytes, and no more (a block that decodes past what the header
+/// declares stops here).
+fn read_exactly(reader: &mut dyn Read, size: u64) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(size.min(64 << 20) as usize);
+    reader.take(size + 1).read_to_end(&mut out).map_err(|e| e.to_string())?;
+    if out.len() as u64 != size {
+        return Err(format!("decodes to {} bytes; the header declares {size}", if out.len() as u64 > size { "more".to_string() } else { out.len().to_string() }));
+    }
+    Ok(out)
+}
