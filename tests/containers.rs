@@ -386,7 +386,8 @@ fn relicview(args: &[&std::ffi::OsStr]) -> (bool, String) {
 }
 
 /// The demo archive with the real FF7 field files beside it, loose in `dir/tree`, and the
-/// same tree as a zip (Python), an ISO (xorriso), and a raw MODE2/2352 rip with its cue.
+/// same tree as a zip (Python), an ISO (xorriso), a raw MODE2/2352 rip with its cue, a CHD
+/// of it (chdman) and a solid 7z (7-Zip).
 fn archives(dir: &Path) -> (PathBuf, Vec<PathBuf>) {
     let tree = dir.join("tree");
     let (ok, _) = relicview(&[std::ffi::OsStr::new("demo"), tree.as_os_str()]);
@@ -406,7 +407,9 @@ fn archives(dir: &Path) -> (PathBuf, Vec<PathBuf>) {
     std::fs::write(&cue, "FILE \"GAME (DISC 1).BIN\" BINARY\r\n  TRACK 01 MODE2/2352\r\n    INDEX 01 00:00:00\r\n").unwrap();
     let chd = dir.join("GAME.chd");
     chdman_cd(&bin, &chd);
-    (tree, vec![zip, iso, cue, chd])
+    let sevenz = dir.join("GAME.7z");
+    run(Command::new("7zz").current_dir(&tree).args(["a", "-bso0", "-bsp0", "-t7z", "-m0=LZMA2", "-ms=on", "-r"]).arg(&sevenz).arg("."));
+    (tree, vec![zip, iso, cue, chd, sevenz])
 }
 
 #[test]
@@ -443,7 +446,7 @@ fn info_inside_a_zip_an_iso_a_cue_sheets_disc_and_a_chd_equals_the_loose_files()
     // .bin is the disc, listed once, under the cue.
     let (_, census) = relicview(&["census".as_ref(), dir.as_os_str(), "--json".as_ref()]);
     let files = serde_json::from_str::<serde_json::Value>(&census).unwrap()["files"].as_u64().unwrap() as usize;
-    assert_eq!(files, 5 * loose.len(), "the tree, the zip, the iso, the disc and the chd");
+    assert_eq!(files, 6 * loose.len(), "the tree, the zip, the iso, the disc, the chd and the 7z");
     // A file inside a container opened on its own, without --root.
     let (ok, one) = relicview(&["info".as_ref(), containers[2].join("FF7/FIELD/MD1_1.BSX").as_os_str(), "--json".as_ref()]);
     assert!(ok, "{one}");
@@ -675,9 +678,9 @@ fn a_hosted_index_lists_every_container_made_by_real_tools_and_each_entry_reads_
     let mut names: Vec<&str> = hosted.iter().map(|c| c["path"].as_str().unwrap()).collect();
     names.sort();
     assert_eq!(names, ["GAME.chd", "GAME.iso", "GAME.zip", "Game (Disc 1).cue", "STORED.zip", "STREAMED.zip"]);
-    assert_eq!(made.len(), 4);
+    assert_eq!(made.len(), 5);
     let loose_files: Vec<&str> = index["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
-    assert!(loose_files.is_empty(), "the cue's .bin is the disc, listed once under the cue: {loose_files:?}");
+    assert_eq!(loose_files, ["GAME.7z"], "the cue's .bin is the disc, listed once under the cue; a 7z is served whole (its entries are no ranges of it)");
     for c in hosted {
         let name = c["path"].as_str().unwrap();
         let file = std::fs::read(dir.join(c["file"].as_str().unwrap())).unwrap();
@@ -928,4 +931,27 @@ fn a_hostile_7z_is_an_error_naming_it_and_an_entry_that_decodes_wrong_names_its_
     let c = containers::open("limits.7z", ContainerKind::SevenZ, Arc::new(bytes), small).unwrap();
     let i = c.find("FIELD/FIELD.TDB").unwrap();
     assert!(c.read(i).unwrap_err().to_string().contains("more than the 1000 read at most"));
+}
+
+#[test]
+fn a_disc_rip_inside_a_solid_7z_opens_as_a_disc_in_the_cli_within_its_memory() {
+    let dir = scratch("7z-disc");
+    let iso = xorriso_iso(&dir);
+    let holder = dir.join("holder");
+    std::fs::create_dir_all(&holder).unwrap();
+    std::fs::write(holder.join("FF7.bin"), mode2_raw(&std::fs::read(&iso).unwrap())).unwrap();
+    let sevenz = dir.join("FF7.7z");
+    run(Command::new("7zz").current_dir(&holder).args(["a", "-bso0", "-bsp0", "-t7z", "-m0=LZMA2", "-ms=on"]).arg(&sevenz).arg("FF7.bin"));
+    let tree = dir.join("tree");
+    let inside = sevenz.join("FF7.bin/FIELD/MD1_1.BSX");
+    let out = Command::new("/usr/bin/time").arg("-f").arg("%M").arg(env!("CARGO_BIN_EXE_relicview")).args(["info".as_ref(), inside.as_os_str(), "--root".as_ref(), sevenz.as_os_str(), "--json".as_ref()]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (_, loose) = relicview(&["info".as_ref(), tree.join("FIELD/MD1_1.BSX").as_os_str(), "--root".as_ref(), tree.as_os_str(), "--json".as_ref()]);
+    let inside_info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let loose_info: serde_json::Value = serde_json::from_str(&loose).unwrap();
+    assert_eq!(inside_info["models"], loose_info["models"], "the model inside the disc inside the 7z is the loose one");
+    let peak_kb: u64 = String::from_utf8_lossy(&out.stderr).trim().lines().last().unwrap().parse().unwrap();
+    let disc = std::fs::metadata(holder.join("FF7.bin")).unwrap().len();
+    eprintln!("a field model inside a {disc}-byte rip inside a solid 7z: peak resident memory {peak_kb} KiB");
+    assert!(peak_kb * 1024 < 64 * 1024 * 1024 + 4 * disc, "{peak_kb} KiB");
 }

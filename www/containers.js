@@ -8,7 +8,7 @@ import { core, state } from './state.js';
 
 // Names worth a look at their first and last bytes (a zip is told by its bytes, whatever
 // its name; a self-extracting program by the zip at its end).
-const CANDIDATE = /\.(zip|iso|bin|img|chd|cue|exe|com)$/i;
+const CANDIDATE = /\.(zip|7z|iso|bin|img|chd|cue|exe|com)$/i;
 const HEAD = 17 * 2048;
 const HEAD_BATCH = 16;
 const CHD_MAGIC = [...'MComprHD'].map((c) => c.charCodeAt(0));

@@ -37,7 +37,7 @@ impl ByteSource for JsBytes {
 }
 
 /// Names of files opened as containers inside a container.
-const NESTED: [&str; 5] = [".zip", ".iso", ".bin", ".img", ".chd"];
+const NESTED: [&str; 6] = [".zip", ".7z", ".iso", ".bin", ".img", ".chd"];
 
 #[derive(Serialize)]
 struct Listed {
