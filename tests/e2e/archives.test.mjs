@@ -1,0 +1,91 @@
+// Archives as people share them, dropped into the page beside the same files loose: 7z
+// archives made by 7-Zip (solid LZMA2, PPMd, BZip2 apart, BCJ + LZMA), zips in each method
+// 7-Zip writes, a self-extracting program (a zip appended and adjusted by `zip -A`), and an
+// encrypted zip. Every model inside opens with the loose file's triangles and pixels; an
+// encrypted entry says so, and the rest stays usable. The same archives served by
+// `relicview serve` open as the dropped ones do.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { startServer, launch, newPage, relicview, repo, lzsLiterals, walk, loadFolder } from './harness.mjs';
+
+const SEVENZ = { 'SOLID.7z': ['-m0=LZMA2', '-ms=on'], 'PPMD.7z': ['-m0=PPMd', '-ms=on'], 'BZIP2.7z': ['-m0=BZip2', '-ms=off'], 'BCJ.7z': ['-m0=BCJ', '-m1=LZMA', '-ms=on'] };
+const ZIPS = ['Deflate64', 'BZip2', 'LZMA', 'PPMd', 'XZ'];
+let dir, tree, server, browser;
+
+before(async () => {
+  dir = join(mkdtempSync(join(tmpdir(), 'relicview-archives-')), 'SHARED');
+  tree = join(dir, 'tree');
+  relicview('demo', tree);
+  mkdirSync(join(tree, 'FF7/FIELD'), { recursive: true });
+  writeFileSync(join(tree, 'FF7/FIELD/MD1_1.BSX'), lzsLiterals(readFileSync(join(repo, '../shared/testdata/ff7/MD1_1_u.BSX'))));
+  writeFileSync(join(tree, 'FF7/FIELD/FIELD.TDB'), readFileSync(join(repo, '../shared/testdata/ff7/FIELD.TDB_u')));
+  const z7 = (out, args, what = '.') => execFileSync('7zz', ['a', '-bso0', '-bsp0', ...args, '-r', join(dir, out), what], { cwd: tree });
+  for (const [name, args] of Object.entries(SEVENZ)) z7(name, ['-t7z', ...args]);
+  for (const m of ZIPS) z7(`${m}.zip`, ['-tzip', `-mm=${m}`]);
+  // A self-extracting program: a small executable, the zip after it, offsets adjusted.
+  z7('plain.zip', ['-tzip']);
+  writeFileSync(join(dir, 'SETUP.EXE'), Buffer.concat([readFileSync('/usr/bin/true'), readFileSync(join(dir, 'plain.zip'))]));
+  execFileSync('zip', ['-q', '-A', join(dir, 'SETUP.EXE')]);
+  // A program with nothing after it stays a file.
+  writeFileSync(join(dir, 'TRUE.EXE'), readFileSync('/usr/bin/true'));
+  // The field model encrypted, the rest in the clear.
+  execFileSync('7zz', ['a', '-bso0', '-bsp0', '-tzip', '-psecret', '-mem=AES256', join(dir, 'LOCKED.zip'), 'FF7'], { cwd: tree });
+  execFileSync('7zz', ['a', '-bso0', '-bsp0', '-tzip', '-r', join(dir, 'LOCKED.zip'), 'DEMO'], { cwd: tree });
+  server = await startServer(dir);
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+const CONTAINERS = () => [...Object.keys(SEVENZ), ...ZIPS.map((m) => `${m}.zip`), 'plain.zip', 'SETUP.EXE'];
+
+async function draw(page, path) {
+  const r = await page.evaluate((p) => window.relicview.open(p), path);
+  await page.evaluate(() => window.relicview.setClock({ time: 0, playing: false }));
+  return { triangles: r.triangles, pixels: (await page.evaluate(() => window.relicview.pixelStats())).nonBackground };
+}
+
+async function checkModels(page, prefix) {
+  for (const model of ['DEMO/VIDEO/HEXPOD.BGF', 'DEMO/MAPS/ARENA1.MAP', 'FF7/FIELD/MD1_1.BSX']) {
+    const loose = await draw(page, `${prefix}tree/${model}`);
+    assert.ok(loose.triangles > 0, model);
+    for (const c of CONTAINERS()) assert.deepEqual(await draw(page, `${prefix}${c}/${model}`), loose, `${model} in ${c}`);
+  }
+}
+
+test('7z archives, zips in every method and a self-extracting program list as folders, and their models draw as the loose files do', async () => {
+  const { page, problems } = await newPage(browser, `${server.url}#folder=none`);
+  const loose = walk(tree).length;
+  // The tree, each container's copy of it, LOCKED.zip's (the tree too), and TRUE.EXE.
+  await loadFolder(page, dir, (CONTAINERS().length + 2) * loose + 1);
+  const shown = await page.evaluate(() => window.relicview.shownFiles(100000));
+  for (const c of CONTAINERS()) assert.ok(shown.includes(`SHARED/${c}/FF7/FIELD/MD1_1.BSX`), `${c} is a folder`);
+  assert.ok(shown.includes('SHARED/TRUE.EXE'), 'a program with no zip after it stays a file');
+  await checkModels(page, 'SHARED/');
+  // The self-extracting program's prefix is said, as what listing found.
+  const said = await page.evaluate(() => window.relicview.containerProblems());
+  assert.ok(said.some((p) => p.startsWith('SHARED/SETUP.EXE') && /first entry starts at byte \d+/.test(p)), JSON.stringify(said));
+  // The encrypted entry says so on its own row; the zip's other files open.
+  const err = await page.evaluate(() => window.relicview.open('SHARED/LOCKED.zip/FF7/FIELD/MD1_1.BSX').then(() => 'opened', (e) => e.message));
+  assert.match(err, /encrypted \(ZipCrypto or AES\): not read/);
+  assert.equal(await page.evaluate(() => window.relicview.entry('SHARED/LOCKED.zip/FF7/FIELD/MD1_1.BSX').failed), true);
+  assert.ok((await draw(page, 'SHARED/LOCKED.zip/DEMO/VIDEO/HEXPOD.BGF')).triangles > 0);
+  assert.deepEqual(problems.filter((p) => !/encrypted/.test(p)), []);
+  await page.close();
+});
+
+test('the same archives served by relicview serve open inside as the loose files do', async () => {
+  const { page, problems } = await newPage(browser, `${server.url}#archive=archive.json`);
+  await page.waitForFunction(() => window.relicview.indexTimeline()?.typed);
+  await checkModels(page, '');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
