@@ -128,6 +128,23 @@ open(sys.argv[2], 'wb').write(out)" "$seeds/a.iso" "$seeds/a.bin"
     { printf '\001'; printf "$row" | tail -c 19; cat "$seeds/a.iso"; } > corpus/hosted/iso
     { printf '\004'; printf "$row" | tail -c 19; cat "$seeds/raw.chd"; } > corpus/hosted/chd
   fi
+  if { [ "$target" = sevenz ] || [ "$target" = zip_end ]; } && [ -z "$(ls -A "corpus/$target")" ]; then
+    # 7-Zip's own archives (solid LZMA2, PPMd, BZip2 apart, BCJ + LZMA) and zips (Deflate64,
+    # PPMd), after the 8 bytes that pick a range (and for zip_end a prefix length byte).
+    seeds=$(mktemp -d)
+    mkdir -p "$seeds/tree/FIELD" && printf 'hello\r\n' > "$seeds/tree/README.TXT" && head -c 3000 /dev/urandom > "$seeds/tree/FIELD/A.BSX"
+    range='\000\020\000\000\000\000\001\000'
+    here=$PWD
+    if [ "$target" = sevenz ]; then
+      for m in "-m0=LZMA2 -ms=on" "-m0=PPMd -ms=on" "-m0=BZip2 -ms=off" "-m0=BCJ -m1=LZMA -ms=on"; do
+        (cd "$seeds/tree" && 7zz a -bso0 -bsp0 -t7z $m -r "$seeds/a.7z" . && { printf "$range"; cat "$seeds/a.7z"; } > "$here/corpus/sevenz/$(echo "$m" | tr -dc 'A-Za-z0-9')" && rm "$seeds/a.7z")
+      done
+    else
+      for m in Deflate64 PPMd; do
+        (cd "$seeds/tree" && 7zz a -bso0 -bsp0 -tzip -mm=$m -r "$seeds/a.zip" . && { printf "$range\003"; cat "$seeds/a.zip"; } > "$here/corpus/zip_end/$m" && rm "$seeds/a.zip")
+      done
+    fi
+  fi
   # Inputs up to 64 KB: large enough for deep trees and long index lists.
   cargo fuzz run --sanitizer none "$target" -- -max_total_time="$seconds" -max_len=65536 -timeout=5 -rss_limit_mb=1024 2>&1 | tail -n 3
 done
