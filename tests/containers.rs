@@ -955,3 +955,33 @@ fn a_disc_rip_inside_a_solid_7z_opens_as_a_disc_in_the_cli_within_its_memory() {
     eprintln!("a field model inside a {disc}-byte rip inside a solid 7z: peak resident memory {peak_kb} KiB");
     assert!(peak_kb * 1024 < 64 * 1024 * 1024 + 4 * disc, "{peak_kb} KiB");
 }
+
+#[test]
+fn a_field_model_after_a_large_file_in_a_solid_7z_opens_within_the_memory_cap() {
+    let dir = scratch("7z-solid-big");
+    let tree = dir.join("tree");
+    write_tree(&tree, &field_files());
+    // 48 MB of a movie first in the block (too large to keep), then the field files (7-Zip
+    // orders a block by path).
+    std::fs::create_dir_all(tree.join("ANIM")).unwrap();
+    let movie: Vec<u8> = (0..48_000_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8 & 0x0F).collect();
+    std::fs::write(tree.join("ANIM/OPENING.STR"), &movie).unwrap();
+    let sevenz = dir.join("BIG.7z");
+    run(Command::new("7zz").current_dir(&tree).args(["a", "-bso0", "-bsp0", "-t7z", "-m0=LZMA2", "-mx=1", "-ms=on", "-mqs=off"]).arg(&sevenz).args(["ANIM/OPENING.STR", "FIELD/MD1_1.BSX", "FIELD/FIELD.TDB"]));
+    let c = open_sniffed(&sevenz);
+    let i = c.find("FIELD/MD1_1.BSX").unwrap();
+    // 7-Zip orders the block by path: the movie, FIELD.TDB, then the model.
+    let to_decode = movie.len() + field_files()["FIELD/FIELD.TDB"].len() + field_files()["FIELD/MD1_1.BSX"].len();
+    assert_eq!(c.read_note(i), Some(format!("decoding block 1 of 1 ({} MB)", to_decode.div_ceil(1_000_000))), "it says what the read takes");
+    let mut heard = Vec::new();
+    let bytes = c.read_reporting(i, &mut |done, total| heard.push((done, total))).unwrap();
+    assert_eq!(bytes, field_files()["FIELD/MD1_1.BSX"]);
+    assert!(heard.len() >= 2 && heard.iter().all(|&(d, t)| d <= t && t == to_decode as u64), "{heard:?}");
+    // The CLI's peak memory opening it: the movie is decoded and let go, not held.
+    let inside = sevenz.join("FIELD/MD1_1.BSX");
+    let out = Command::new("/usr/bin/time").arg("-f").arg("%M").arg(env!("CARGO_BIN_EXE_relicview")).args(["info".as_ref(), inside.as_os_str(), "--json".as_ref()]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let peak_kb: u64 = String::from_utf8_lossy(&out.stderr).trim().lines().last().unwrap().parse().unwrap();
+    eprintln!("a field model after a 48 MB movie in a solid 7z: peak resident memory {peak_kb} KiB");
+    assert!(peak_kb < 48_000, "{peak_kb} KiB: the movie was held");
+}

@@ -31,7 +31,18 @@ self.onmessage = async (e) => {
       readers.set(m.id, reader);
       self.postMessage({ type: 'listed', job: m.job, entries: reader.entries(), problems: reader.problems() });
     } else if (m.type === 'read') {
-      const bytes = readers.get(m.id).read(m.container, m.index);
+      const reader = readers.get(m.id);
+      // A read that takes long (a 7z's solid block) says what it does and how far it got.
+      const what = reader.readNote(m.container, m.index);
+      let said = -Infinity;
+      const progress = (done, total) => {
+        const now = performance.now();
+        if (!what || now - said < 50) return;
+        said = now;
+        self.postMessage({ type: 'progress', job: m.job, what, done, total });
+      };
+      if (what) self.postMessage({ type: 'progress', job: m.job, what, done: 0, total: 0 });
+      const bytes = reader.readReporting(m.container, m.index, progress);
       self.postMessage({ type: 'read', job: m.job, bytes }, [bytes.buffer]);
     } else if (m.type === 'heads') {
       // Each entry's first 16 bytes, or why not (one entry's fault is its own).

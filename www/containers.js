@@ -26,7 +26,9 @@ class ContainerWorker {
       const job = this.jobs.get(e.data.job);
       if (!job) return;
       if (e.data.type === 'progress') {
-        job.progress?.(e.data.done, e.data.total);
+        // A listing's progress is (done, total); a read's is (what, done, total).
+        if (e.data.what !== undefined) job.progress?.(e.data.what, e.data.done, e.data.total);
+        else job.progress?.(e.data.done, e.data.total);
         return;
       }
       this.jobs.delete(e.data.job);
@@ -56,8 +58,9 @@ class ContainerWorker {
     return { id, entries: listed.entries, problems: listed.problems };
   }
 
-  read(id, container, index) {
-    return this.ask({ type: 'read', id, container, index }).then((m) => m.bytes.buffer);
+  // `progress(what, done, total)` hears a long read's steps (a 7z block decoded).
+  read(id, container, index, progress = null) {
+    return this.ask({ type: 'read', id, container, index }, [], progress).then((m) => m.bytes.buffer);
   }
 
   // The first 16 bytes, for the entry's kind. Asked in batches of HEAD_BATCH, one batch in
@@ -129,7 +132,7 @@ export async function expandContainers(entries, progress = () => {}) {
       problems.push(...listed.problems);
       replaced.add(e);
       for (const x of listed.entries) {
-        const read = () => worker.read(listed.id, x.container, x.index);
+        const read = (progress) => worker.read(listed.id, x.container, x.index, progress);
         // Typed by content after the listing shows, as a folder's files are.
         added.push({ path: x.path, size: x.size, read, head: () => worker.head(listed.id, x.container, x.index) });
       }

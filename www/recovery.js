@@ -14,8 +14,10 @@ function readForCore(path) {
   if (state.opening && path.toLowerCase() !== state.current?.toLowerCase()) loadingProgress(`reading ${path}`);
   if (!entry) return Promise.reject(new Error('not in the archive'));
   // The file being opened is kept as read: the hex view shows it as stored from this
-  // buffer rather than from a copy of the core's.
-  return entry.read().then((buffer) => {
+  // buffer rather than from a copy of the core's. A read that takes long (a 7z's solid block
+  // decoded) says how far it got.
+  const progress = (what, done, total) => { if (state.opening) loadingProgress(what, done, total); };
+  return entry.read(progress).then((buffer) => {
     if (entry.path === state.reading.path) state.reading.buffer = buffer;
     return buffer;
   });

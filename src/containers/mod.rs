@@ -272,6 +272,16 @@ pub trait Container {
     fn located(&self, index: usize) -> Option<u64>;
     /// Drop what is kept of earlier reads (see [`ByteSource::forget`]).
     fn forget(&self) {}
+    /// [`Container::read`], saying how far it got where a read takes long (a 7z's solid
+    /// block decoded from its start): `(done, total)` bytes.
+    fn read_reporting(&self, index: usize, _progress: Progress) -> Result<Vec<u8>, ContainerError> {
+        self.read(index)
+    }
+    /// What reading entry `index` will take, in words, where it is more than a read ("block 2
+    /// of 5, 41 MB to decode"); none where it is quick.
+    fn read_note(&self, _index: usize) -> Option<String> {
+        None
+    }
     /// The first `n` bytes of entry `index` (fewer for a shorter entry), without reading
     /// the rest where the container allows.
     fn head(&self, index: usize, n: usize) -> Result<Vec<u8>, ContainerError>;

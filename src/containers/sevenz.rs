@@ -100,6 +100,18 @@ impl Container for SevenZContainer {
         self.kept.borrow_mut().clear();
     }
     fn read(&self, index: usize) -> Result<Vec<u8>, ContainerError> {
+        self.read_reporting(index, &mut |_, _| {})
+    }
+    fn read_note(&self, index: usize) -> Option<String> {
+        let file = *self.files.get(index)?;
+        if self.kept.borrow().iter().any(|(i, _)| *i == index) {
+            return None;
+        }
+        let block = self.archive.stream_map.file_block_index.get(file).copied().flatten()?;
+        let bytes = self.bytes_before(block, file);
+        (bytes > 4 << 20).then(|| format!("decoding block {} of {} ({} MB)", block + 1, self.archive.blocks.len(), bytes.div_ceil(1_000_000)))
+    }
+    fn read_reporting(&self, index: usize, progress: Progress) -> Result<Vec<u8>, ContainerError> {
         let (Some(entry), Some(&file)) = (self.entries.get(index), self.files.get(index)) else {
             return Err(error(&self.name, None, format!("no entry {index}")));
         };
@@ -110,7 +122,7 @@ impl Container for SevenZContainer {
             return Ok(bytes.clone());
         }
         let Some(block) = self.block_of(index)? else { return Ok(Vec::new()) };
-        self.decode(block, Some(file)).map_err(|e| self.entry_error(index, e))?.ok_or_else(|| self.entry_error(index, format!("block {block} ended before it")))
+        self.decode(block, Some(file), progress).map_err(|e| self.entry_error(index, e))?.ok_or_else(|| self.entry_error(index, format!("block {block} ended before it")))
     }
     fn stream(&self, index: usize, skip: u64, take: u64, sink: &mut dyn FnMut(&[u8]) -> Result<(), String>) -> Result<(), ContainerError> {
         let bytes = self.read(index)?;
@@ -127,7 +139,7 @@ impl Container for SevenZContainer {
         if n <= HEAD_BYTES {
             if self.heads.borrow().get(&index).is_none() {
                 if let Some(block) = self.block_of(index)? {
-                    self.decode(block, None).map_err(|e| self.entry_error(index, e))?;
+                    self.decode(block, None, &mut |_, _| {}).map_err(|e| self.entry_error(index, e))?;
                 }
             }
             if let Some(head) = self.heads.borrow().get(&index) {
@@ -152,11 +164,23 @@ impl SevenZContainer {
         Ok(block)
     }
 
+    /// The bytes of `block` to decode to reach the end of archive file `file` (its own
+    /// among them).
+    fn bytes_before(&self, block: usize, file: usize) -> u64 {
+        let first = self.archive.stream_map.block_first_file_index.get(block).copied().unwrap_or(file);
+        self.archive.files.get(first..=file).map_or(0, |fs| fs.iter().map(|f| f.size()).sum())
+    }
+
     /// Decode `block` from its start: each entry's first bytes noted, the small ones kept;
     /// up to and including archive file `want`, whose bytes are returned, or (None) to the
-    /// block's end.
-    fn decode(&self, block: usize, want: Option<usize>) -> Result<Option<Vec<u8>>, String> {
+    /// block's end. `progress` hears the bytes decoded against those to decode.
+    fn decode(&self, block: usize, want: Option<usize>, progress: Progress) -> Result<Option<Vec<u8>>, String> {
         let mut at = self.archive.stream_map.block_first_file_index.get(block).copied().ok_or_else(|| format!("no block {block}"))?;
+        let total = match want {
+            Some(file) => self.bytes_before(block, file),
+            None => self.archive.files.iter().zip(&self.archive.stream_map.file_block_index).filter(|(_, b)| **b == Some(block)).map(|(f, _)| f.size()).sum(),
+        };
+        let mut done = 0u64;
         let mut wanted: Option<Result<Vec<u8>, String>> = None;
         let mut source = self.source.borrow_mut();
         let password = Password::empty();
@@ -166,6 +190,8 @@ impl SevenZContainer {
             at += 1;
             let listed = self.listed_of.get(&here).copied();
             let size = e.size();
+            progress(done, total);
+            done += size;
             if Some(here) == want || (listed.is_some() && size as usize <= KEPT_ENTRY && size <= self.limits.max_entry_bytes) {
                 let bytes = read_exactly(reader, size);
                 if let (Some(i), Ok(b)) = (listed, &bytes) {

@@ -135,9 +135,25 @@ impl ContainerReader {
 
     /// The bytes of entry `index` of opened container `container`.
     pub fn read(&self, container: usize, index: usize) -> Result<js_sys::Uint8Array, JsValue> {
+        self.read_reporting(container, index, js_sys::Function::new_no_args(""))
+    }
+
+    /// `read`, `progress(done, total)` hearing how far a long read got (bytes).
+    #[wasm_bindgen(js_name = readReporting)]
+    pub fn read_reporting(&self, container: usize, index: usize, progress: js_sys::Function) -> Result<js_sys::Uint8Array, JsValue> {
         let c = self.opened.get(container).ok_or_else(|| js_error("no such container"))?;
-        let bytes = c.read(index).map_err(|e| js_error(&e.to_string()))?;
+        let mut report = |done: u64, total: u64| {
+            let _ = progress.call2(&JsValue::NULL, &(done as f64).into(), &(total as f64).into());
+        };
+        let bytes = c.read_reporting(index, &mut report).map_err(|e| js_error(&e.to_string()))?;
         Ok(js_sys::Uint8Array::from(&bytes[..]))
+    }
+
+    /// What reading entry `index` will take, in words, where it takes long ("decoding block
+    /// 2 of 5 (41 MB)"), else null.
+    #[wasm_bindgen(js_name = readNote)]
+    pub fn read_note(&self, container: usize, index: usize) -> Option<String> {
+        self.opened.get(container)?.read_note(index)
     }
 }
 

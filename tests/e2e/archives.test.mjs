@@ -36,6 +36,16 @@ before(async () => {
   // The field model encrypted, the rest in the clear.
   execFileSync('7zz', ['a', '-bso0', '-bsp0', '-tzip', '-psecret', '-mem=AES256', join(dir, 'LOCKED.zip'), 'FF7'], { cwd: tree });
   execFileSync('7zz', ['a', '-bso0', '-bsp0', '-tzip', '-r', join(dir, 'LOCKED.zip'), 'DEMO'], { cwd: tree });
+  // A solid 7z whose field model comes after a 48 MB movie in its one block.
+  const big = join(dir, '..', 'BIG');
+  mkdirSync(join(big, 'src/ANIM'), { recursive: true });
+  mkdirSync(join(big, 'src/FIELD'), { recursive: true });
+  const movie = Buffer.alloc(48e6);
+  for (let i = 0; i < movie.length; i++) movie[i] = (Math.imul(i, 2654435761) >>> 24) & 0x0f;
+  writeFileSync(join(big, 'src/ANIM/OPENING.STR'), movie);
+  writeFileSync(join(big, 'src/FIELD/MD1_1.BSX'), readFileSync(join(tree, 'FF7/FIELD/MD1_1.BSX')));
+  mkdirSync(join(big, 'drop'));
+  execFileSync('7zz', ['a', '-bso0', '-bsp0', '-t7z', '-m0=LZMA2', '-mx=1', '-ms=on', join(big, 'drop/BIG.7z'), 'ANIM', 'FIELD'], { cwd: join(big, 'src') });
   server = await startServer(dir);
   browser = await launch();
 });
@@ -87,6 +97,22 @@ test('the same archives served by relicview serve open inside as the loose files
   const { page, problems } = await newPage(browser, `${server.url}#archive=archive.json`);
   await page.waitForFunction(() => window.relicview.indexTimeline()?.typed);
   await checkModels(page, '');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a field model after a large file in a solid 7z says which block it decodes, and how far it got', async () => {
+  const { page, problems } = await newPage(browser, `${server.url}#folder=none`);
+  await loadFolder(page, join(dir, '..', 'BIG', 'drop'), 2);
+  await page.evaluate(() => {
+    window.labels = [];
+    const label = document.getElementById('loading-label');
+    new MutationObserver(() => window.labels.push(label.textContent)).observe(label, { childList: true, characterData: true, subtree: true });
+  });
+  const opened = await draw(page, 'drop/BIG.7z/FIELD/MD1_1.BSX');
+  assert.ok(opened.triangles > 0 && opened.pixels > 0, JSON.stringify(opened));
+  const labels = await page.evaluate(() => window.labels);
+  assert.ok(labels.some((l) => l === 'Opening MD1_1.BSX — decoding block 1 of 1 (49 MB)'), JSON.stringify(labels));
   assert.deepEqual(problems, []);
   await page.close();
 });
