@@ -143,7 +143,7 @@ export async function typeEntries(entries, generation) {
 // when another archive is loaded. Resolves with the number of kinds corrected, or null
 // when interrupted by another archive.
 export async function confirmKinds(entries, generation) {
-  const named = entries.filter((e) => e.byName);
+  const named = entries.filter((e) => e.byName && !e.confirmOnOpen);
   let corrected = 0;
   // (A task first: an open asked for just now has begun by then.)
   const noOpen = async () => {

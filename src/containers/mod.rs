@@ -277,6 +277,11 @@ pub trait Container {
     fn read_reporting(&self, index: usize, _progress: Progress) -> Result<Vec<u8>, ContainerError> {
         self.read(index)
     }
+    /// Whether an entry's first bytes cost the decoding of others before it (a solid 7z):
+    /// a viewer then confirms a name's kind when the file is opened, not all at once.
+    fn heads_are_costly(&self) -> bool {
+        false
+    }
     /// What reading entry `index` will take, in words, where it is more than a read ("block 2
     /// of 5, 41 MB to decode"); none where it is quick.
     fn read_note(&self, _index: usize) -> Option<String> {

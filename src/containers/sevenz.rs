@@ -102,6 +102,9 @@ impl Container for SevenZContainer {
     fn read(&self, index: usize) -> Result<Vec<u8>, ContainerError> {
         self.read_reporting(index, &mut |_, _| {})
     }
+    fn heads_are_costly(&self) -> bool {
+        self.archive.is_solid
+    }
     fn read_note(&self, index: usize) -> Option<String> {
         let file = *self.files.get(index)?;
         if self.kept.borrow().iter().any(|(i, _)| *i == index) {

@@ -46,6 +46,8 @@ struct Listed {
     /// Which opened container holds it, and its index there.
     container: usize,
     index: usize,
+    /// Its first bytes cost the decoding of others (a solid 7z): confirm its kind on open.
+    costly: bool,
 }
 
 /// A container (and those inside it) opened in this worker.
@@ -101,7 +103,7 @@ impl ContainerReader {
                     continue;
                 }
             }
-            self.listed.push(Listed { path, size: e.size, container: id, index: i });
+            self.listed.push(Listed { path, size: e.size, container: id, index: i, costly: container.heads_are_costly() });
         }
         self.opened.push(container);
         for (path, i, kind) in nested {

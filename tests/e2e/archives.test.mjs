@@ -36,13 +36,14 @@ before(async () => {
   // The field model encrypted, the rest in the clear.
   execFileSync('7zz', ['a', '-bso0', '-bsp0', '-tzip', '-psecret', '-mem=AES256', join(dir, 'LOCKED.zip'), 'FF7'], { cwd: tree });
   execFileSync('7zz', ['a', '-bso0', '-bsp0', '-tzip', '-r', join(dir, 'LOCKED.zip'), 'DEMO'], { cwd: tree });
-  // A solid 7z whose field model comes after a 48 MB movie in its one block.
+  // A solid 7z whose field model comes after 48 MB of a picture's bytes in its one block
+  // (named so that its kind is known by name: nothing reads it before the model opens).
   const big = join(dir, '..', 'BIG');
   mkdirSync(join(big, 'src/ANIM'), { recursive: true });
   mkdirSync(join(big, 'src/FIELD'), { recursive: true });
   const movie = Buffer.alloc(48e6);
   for (let i = 0; i < movie.length; i++) movie[i] = (Math.imul(i, 2654435761) >>> 24) & 0x0f;
-  writeFileSync(join(big, 'src/ANIM/OPENING.STR'), movie);
+  writeFileSync(join(big, 'src/ANIM/OPENING.TGA'), movie);
   writeFileSync(join(big, 'src/FIELD/MD1_1.BSX'), readFileSync(join(tree, 'FF7/FIELD/MD1_1.BSX')));
   mkdirSync(join(big, 'drop'));
   execFileSync('7zz', ['a', '-bso0', '-bsp0', '-t7z', '-m0=LZMA2', '-mx=1', '-ms=on', join(big, 'drop/BIG.7z'), 'ANIM', 'FIELD'], { cwd: join(big, 'src') });
