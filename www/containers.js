@@ -134,8 +134,8 @@ export async function expandContainers(entries, progress = () => {}) {
       for (const x of listed.entries) {
         const read = (progress) => worker.read(listed.id, x.container, x.index, progress);
         // Typed by content after the listing shows, as a folder's files are.
-        // (An entry of a solid 7z is confirmed by its content when opened: its head would cost
-        // decoding the block before it.)
+        // (An entry of a solid 7z is typed, or its name confirmed, by its content when opened:
+        // its head would cost decoding the block before it.)
         added.push({ path: x.path, size: x.size, read, head: () => worker.head(listed.id, x.container, x.index), confirmOnOpen: x.costly });
       }
     } catch (err) {

@@ -385,7 +385,9 @@ export async function loadEntries(entries, label, source) {
   untyped.forEach((e, i) => {
     // (No bytes, no size: a local file's size is a look-up of its own; see files.js.)
     e.kind = named[i] || core.kindOf(e.path, new Uint8Array(0), 0);
-    e.pending = !named[i];
+    // (An entry of a solid 7z is typed when opened: its first bytes would cost decoding its
+    // block up to it, and the whole block for all of them.)
+    e.pending = !named[i] && !e.confirmOnOpen;
     e.byName = Boolean(named[i]);
   });
   // (The listing is made in tasks of its own: see setEntries.)
