@@ -52,17 +52,20 @@ function formatBytes(n) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// A place among the requests in flight; a request done hands its place to the next in line
+// (so that none can slip in between and make it IN_FLIGHT + 1).
 async function slot() {
   if (stats.inFlight >= IN_FLIGHT) await new Promise((resolve) => waiting.push(resolve));
-  stats.inFlight++;
+  else stats.inFlight++;
   stats.peak = Math.max(stats.peak, stats.inFlight);
   showStatus();
 }
 
 function release() {
-  stats.inFlight--;
+  const next = waiting.shift();
+  if (next) next();
+  else stats.inFlight--;
   showStatus();
-  waiting.shift()?.();
 }
 
 class HostError extends Error {
