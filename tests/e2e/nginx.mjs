@@ -69,7 +69,9 @@ http {
   const child = spawn(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => { stderr += d; });
-  // Up once every port answers.
+  // Up once every port answers. nginx says nothing when it is ready (no daemon, no
+  // output), so its ports are asked every 50 ms, at most 100 times, and a nginx that exited
+  // ends the wait with its error log: a poll of the condition, not a fixed sleep.
   for (const name of Object.keys(origins)) {
     for (let tries = 0; ; tries++) {
       const up = await fetch(`http://127.0.0.1:${ports[name]}/`).then(() => true, () => false);
