@@ -50,6 +50,11 @@ pub mod publish;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod serve;
 
+/// Every allocation goes to the system's allocator; a container reader can set a ceiling on
+/// one allocation for a stretch (a 7z header's tables: containers::ceiling says why).
+#[global_allocator]
+static ALLOCATOR: containers::ceiling::CeilingAllocator = containers::ceiling::CeilingAllocator;
+
 #[cfg(target_arch = "wasm32")]
 mod render;
 #[cfg(target_arch = "wasm32")]

@@ -5,6 +5,7 @@
 //! of this layer; the archive lists a container's entries under its path
 //! (`GAME.zip/BTDAVE/VIDEO/CUBE.BGF`). docs/formats/containers.md describes the formats.
 
+pub mod ceiling;
 mod chd;
 mod disc;
 pub mod hosted;

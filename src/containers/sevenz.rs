@@ -17,6 +17,12 @@ pub const MAGIC: [u8; 6] = [b'7', b'z', 0xBC, 0xAF, 0x27, 0x1C];
 /// The largest dictionary or model a block's decoders may ask for, in KiB (7-Zip's ultra
 /// preset uses 64 MiB; a header that asks for more is refused before anything is allocated).
 const DECODER_MEMORY_KB: usize = 256 << 10;
+/// The largest header read (once decoded), in KiB, and the largest single allocation while
+/// reading it: the reader sizes its tables by the header's counts, fallibly, and the ceiling
+/// makes a count too large for it an error rather than gigabytes (containers::ceiling).
+/// 200,000 entries (Limits::default) with 80-character paths fit in both.
+const HEADER_MEMORY_KB: usize = 32 << 10;
+const HEADER_ALLOCATION: usize = 64 << 20;
 /// Decoded entries kept, in bytes, the oldest dropped first; and the largest entry kept.
 const KEPT_BYTES: usize = 64 << 20;
 const KEPT_ENTRY: usize = 8 << 20;
@@ -46,8 +52,15 @@ pub struct SevenZContainer {
 
 impl SevenZContainer {
     pub fn open(name: &str, source: Arc<dyn ByteSource>, limits: Limits, progress: Progress) -> Result<SevenZContainer, ContainerError> {
+        let header_at = header_offset(&*source);
         let mut reader = SourceReader::new(source);
-        let archive = Archive::read_with_memory_limit(&mut reader, &Password::empty(), DECODER_MEMORY_KB).map_err(|e| error(name, None, format!("not a readable 7z archive: {e}")))?;
+        let archive = super::ceiling::with_ceiling(HEADER_ALLOCATION, || Archive::read_with_memory_limit(&mut reader, &Password::empty(), HEADER_MEMORY_KB)).map_err(|e| match e {
+            sevenz_rust2::Error::MaxMemLimited { actaul_kb, .. } => error(name, header_at, format!("its header is {} MB or more: more than the {} MB read at most", actaul_kb >> 10, HEADER_MEMORY_KB >> 10)),
+            e if said(&e).starts_with("cannot allocate") => {
+                error(name, header_at, format!("its header declares more entries than fit in {} MB ({}); at most {} are listed", HEADER_ALLOCATION >> 20, said(&e), limits.max_entries))
+            }
+            e => error(name, header_at, format!("not a readable 7z archive: {}", said(&e))),
+        })?;
         if archive.files.len() > limits.max_entries {
             return Err(error(name, None, format!("{} entries: more than the {} listed at most", archive.files.len(), limits.max_entries)));
         }
@@ -221,9 +234,34 @@ impl SevenZContainer {
         match (decoded, wanted) {
             (_, Some(Ok(bytes))) => Ok(Some(bytes)),
             (_, Some(Err(e))) => Err(format!("block {block}: {e}")),
-            (Err(e), None) => Err(format!("block {block} cannot be decoded: {e}")),
+            (Err(e), None) => Err(format!("block {block} cannot be decoded: {}", said(&e))),
             (Ok(_), None) => Ok(None),
         }
+    }
+}
+
+/// Where the archive's header starts, as its start header says (errors about the header
+/// name it); None if the start header cannot be read.
+fn header_offset(source: &dyn ByteSource) -> Option<u64> {
+    let mut start = [0u8; 32];
+    source.read_at(0, &mut start).ok()?;
+    let offset = u64::from_le_bytes(start[12..20].try_into().ok()?);
+    is_7z(&start).then(|| offset.saturating_add(32))
+}
+
+/// What the crate's error says, in words (its Display is its Debug).
+fn said(e: &sevenz_rust2::Error) -> String {
+    use sevenz_rust2::Error as E;
+    match e {
+        E::Other(s) | E::Unsupported(s) => s.to_string(),
+        E::Io(e, s) if s.is_empty() => e.to_string(),
+        E::Io(e, s) => format!("{s}: {e}"),
+        E::UnsupportedCompressionMethod(m) => format!("compression method {m} is not read"),
+        E::ChecksumVerificationFailed => "its start header's CRC does not match".into(),
+        E::NextHeaderCrcMismatch => "its header's CRC does not match".into(),
+        E::BadSignature(_) => "no 7z signature".into(),
+        E::PasswordRequired | E::MaybeBadPassword(_) => "encrypted (AES): not read".into(),
+        e => format!("{e:?}"),
     }
 }
 
