@@ -109,6 +109,28 @@ fn a_vertex_moved_and_two_edits_in_different_patches_are_changed_records_at_thei
 }
 
 #[test]
+fn two_versions_inside_a_solid_7z_compare_as_they_do_loose() {
+    // 7-Zip packs both into one solid block: each is decoded from the block's start.
+    let dir = temp_dir("7z");
+    let original = large_model(3);
+    let (a, _) = write(&dir, "A.BGF", &original);
+    let mut edited = original.clone();
+    vertices(&mut edited, 1)[5][1] += 0.25;
+    let (b, _) = write(&dir, "B.BGF", &edited);
+    let sevenz = dir.join("VERSIONS.7z");
+    let made = Command::new("7zz").current_dir(&dir).args(["a", "-bso0", "-bsp0", "-t7z", "-m0=LZMA2", "-ms=on"]).arg(&sevenz).args(["A.BGF", "B.BGF"]).status();
+    assert!(made.expect("7zz runs (scripts/setup.sh installs it)").success());
+    let (loose_code, loose) = diff(&a, &b);
+    let (packed_code, packed) = diff(&sevenz.join("A.BGF"), &sevenz.join("B.BGF"));
+    assert_eq!((packed_code, loose_code), (1, 1));
+    for key in ["same", "changed", "added", "removed", "geometry", "kind_a", "kind_b"] {
+        assert_eq!(packed[key], loose[key], "{key}");
+    }
+    let (code, j) = diff(&sevenz.join("A.BGF"), &a);
+    assert_eq!((code, &j["same"]), (0, &Value::Bool(true)), "the copy inside the 7z is the loose file: {j}");
+}
+
+#[test]
 fn a_material_reference_removed_is_a_removed_record_and_the_rest_still_aligns() {
     let dir = temp_dir("material");
     let original = large_model(3);

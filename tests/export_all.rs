@@ -181,6 +181,27 @@ fn a_zip_of_the_archive_exports_what_its_loose_files_do_byte_for_byte() {
 }
 
 #[test]
+fn a_solid_7z_of_the_archive_exports_what_its_loose_files_do_byte_for_byte() {
+    let dir = archive("7z");
+    let root = dir.parent().unwrap();
+    let sevenz = root.join("GAME.7z");
+    let made = Command::new("7zz").current_dir(&dir).args(["a", "-bso0", "-bsp0", "-t7z", "-m0=LZMA2", "-ms=on", "-r"]).arg(&sevenz).arg(".").status();
+    assert!(made.expect("7zz runs (scripts/setup.sh installs it)").success());
+    let (loose_code, loose) = export_all(&dir, &root.join("LOOSE"));
+    let (packed_code, packed) = export_all(&sevenz, &root.join("PACKED"));
+    assert_eq!(packed_code, loose_code);
+    let (a, b) = (files_under(&root.join("LOOSE")), files_under(&root.join("PACKED")));
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    for (name, bytes) in &a {
+        if name != "report.json" {
+            assert!(bytes == &b[name], "{name} differs");
+        }
+    }
+    assert_eq!(loose["written"], packed["written"]);
+    assert_eq!(loose["failed"], packed["failed"], "the broken model fails the same way inside");
+}
+
+#[test]
 fn hostile_names_never_leave_the_output_and_every_renaming_is_listed() {
     let root = temp_dir("hostile");
     let demo = temp_dir("hostile-demo");
