@@ -211,7 +211,10 @@ impl Disk {
         problems.extend(c.problems().iter().map(|p| (path.to_string(), p.to_string())));
         for (i, e) in c.entries().iter().enumerate() {
             let full = if path.is_empty() { e.path.clone() } else { format!("{path}/{}", e.path) };
-            let head = c.head(i, 17 * 2048).unwrap_or_default();
+            // A solid 7z's entries are looked into by name: 17 sectors of each would decode
+            // its block from the start for every entry.
+            let looked = if c.heads_are_costly() && !containers::may_nest(&full) { 16 } else { 17 * 2048 };
+            let head = c.head(i, looked).unwrap_or_default();
             if depth + 1 < MAX_NESTING && containers::sniff(&full, &head).is_some() {
                 self.list_into(&full, depth + 1, files, problems);
                 continue;

@@ -1055,3 +1055,78 @@ fn a_7z_of_millions_of_entries_is_an_error_naming_it_within_tens_of_megabytes_an
     eprintln!("census of 2,000,000 + 30,000,000 + 250,000 entries in three 7z: peak resident memory {peak_kb} KiB");
     assert!(peak_kb < 160 << 10, "peak resident memory {peak_kb} KiB");
 }
+
+/// A store of decoded entries in memory, as the page's is on disk, counting what it is asked.
+#[derive(Default, Clone)]
+struct MemoryStore(Arc<std::sync::Mutex<(BTreeMap<usize, Vec<u8>>, usize)>>);
+
+impl containers::DecodedStore for MemoryStore {
+    fn has(&self, index: usize) -> bool {
+        self.0.lock().unwrap().0.contains_key(&index)
+    }
+    fn get(&self, index: usize) -> Option<Vec<u8>> {
+        let mut inner = self.0.lock().unwrap();
+        inner.1 += 1;
+        inner.0.get(&index).cloned()
+    }
+    fn put(&self, index: usize, bytes: &[u8]) {
+        self.0.lock().unwrap().0.insert(index, bytes.to_vec());
+    }
+}
+
+/// The bytes of a file, counting how many are read.
+struct Counted(Vec<u8>, std::sync::atomic::AtomicU64);
+
+impl containers::ByteSource for Counted {
+    fn len(&self) -> u64 {
+        self.0.len() as u64
+    }
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
+        self.1.fetch_add(buf.len() as u64, std::sync::atomic::Ordering::Relaxed);
+        self.0.read_at(offset, buf)
+    }
+}
+
+#[test]
+fn a_solid_7z_opened_again_with_its_store_reads_entries_from_it_without_decoding_and_a_mangled_one_is_decoded() {
+    let dir = scratch("7z-store");
+    let tree = dir.join("tree");
+    write_tree(&tree, &field_files());
+    let (_, solid) = sevenz_archives(&dir, &tree).remove(0);
+    let bytes = std::fs::read(&solid).unwrap();
+    let open_with = |store: &MemoryStore| {
+        let source = Arc::new(Counted(bytes.clone(), 0.into()));
+        let mut c = containers::open("SOLID.7z", ContainerKind::SevenZ, source.clone(), Limits::default()).unwrap();
+        c.keep_decoded_in(Box::new(store.clone()));
+        (c, source)
+    };
+    let read_bytes = |s: &Counted| s.1.load(std::sync::atomic::Ordering::Relaxed);
+    // The first open decodes the block to its last entry: every entry on the way is stored.
+    let store = MemoryStore::default();
+    let (c, source) = open_with(&store);
+    let last = (0..c.entries().len()).max_by_key(|&i| &c.entries()[i].path).unwrap();
+    let listed = read_bytes(&source);
+    assert_eq!(c.read(last).unwrap(), field_files()[&c.entries()[last].path]);
+    assert!(read_bytes(&source) > listed, "the block was read");
+    assert_eq!(store.0.lock().unwrap().0.len(), c.entries().len(), "each entry decoded on the way is stored");
+    // Opened again (a new reader, nothing in memory): every entry comes from the store, and
+    // not one byte of the archive past its header is read.
+    let (c, source) = open_with(&store);
+    let listed = read_bytes(&source);
+    assert_eq!(contents(&*c), field_files());
+    assert_eq!(read_bytes(&source), listed, "nothing was decoded");
+    assert!(c.read_note(last).is_none(), "nothing to say of a stored read");
+    // A store that lost a byte of an entry or cut one short: the entry is decoded instead,
+    // right, whatever the store says.
+    for (k, v) in store.0.lock().unwrap().0.iter_mut() {
+        if k % 2 == 0 {
+            v[0] ^= 1;
+        } else {
+            v.pop();
+        }
+    }
+    let (c, source) = open_with(&store);
+    let listed = read_bytes(&source);
+    assert_eq!(contents(&*c), field_files());
+    assert!(read_bytes(&source) > listed, "the mangled entries were decoded");
+}

@@ -14,6 +14,7 @@ import { openTexture, showGallery, textures } from './textures.js';
 import { measure, measurement, setMeasuring } from './measure.js';
 import { filesWithWord, setAllZones, setPart, setZoneColours } from './parts.js';
 import { hostStats, setHostTimeout } from './hosted.js';
+import { decodedCacheStats } from './containers.js';
 
 window.relicview = {
   ready,
@@ -175,6 +176,9 @@ window.relicview = {
   memoryBytes: () => state.wasm.memory.buffer.byteLength,
   // What listing the dropped containers (or a hosted index) found wrong without stopping: [message].
   containerProblems: () => state.containerProblems.slice(),
+  // What the store of decoded 7z entries in this browser's storage has done:
+  // {hits, bytesRead, stored, bytesWritten, refused (why it is off, or null)}; null before a container.
+  decodedCache: decodedCacheStats,
   // What the page has fetched from static hosts by range or whole: {requests, bytes, retries, inFlight, peak}.
   hostStats,
   // How long a host may keep a request waiting (ms; 30,000 unless set).

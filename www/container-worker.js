@@ -2,10 +2,12 @@
 // (see containers.js). A worker may read a File synchronously (FileReaderSync over
 // File.slice), which suits the core's readers: only the directory and the entries asked for
 // are ever read, never the whole container.
-import init, { ContainerReader } from '../pkg/relicview.js';
+import init, { ContainerReader, keepsDecoded } from '../pkg/relicview.js';
+import { openStore, stats as cacheStats } from './decoded-cache.js';
 
 let booted = null;
 const readers = new Map(); // container id → ContainerReader
+const stores = new Map(); // container id → its store of decoded entries (a 7z's)
 
 self.onmessage = async (e) => {
   const m = e.data;
@@ -27,9 +29,12 @@ self.onmessage = async (e) => {
         said = now;
         self.postMessage({ type: 'progress', job: m.job, done, total });
       };
-      const reader = new ContainerReader(m.name, read, file.size, m.mode || '', m.start || 0, progress);
+      // A 7z keeps what it decodes in this browser's storage (decoded-cache.js).
+      const store = !m.mode && keepsDecoded(read(0, Math.min(file.size, 32))) ? await openStore(m.name, file) : null;
+      if (store) stores.set(m.id, store);
+      const reader = new ContainerReader(m.name, read, file.size, m.mode || '', m.start || 0, progress, store ?? undefined);
       readers.set(m.id, reader);
-      self.postMessage({ type: 'listed', job: m.job, entries: reader.entries(), problems: reader.problems() });
+      self.postMessage({ type: 'listed', job: m.job, entries: reader.entries(), problems: reader.problems(), cache: { ...cacheStats } });
     } else if (m.type === 'read') {
       const reader = readers.get(m.id);
       // A read that takes long (a 7z's solid block) says what it does and how far it got.
@@ -43,7 +48,7 @@ self.onmessage = async (e) => {
       };
       if (what) self.postMessage({ type: 'progress', job: m.job, what, done: 0, total: 0 });
       const bytes = reader.readReporting(m.container, m.index, progress);
-      self.postMessage({ type: 'read', job: m.job, bytes }, [bytes.buffer]);
+      self.postMessage({ type: 'read', job: m.job, bytes, cache: { ...cacheStats } }, [bytes.buffer]);
     } else if (m.type === 'heads') {
       // Each entry's first 16 bytes, or why not (one entry's fault is its own).
       const heads = [];
@@ -61,6 +66,8 @@ self.onmessage = async (e) => {
     } else if (m.type === 'close') {
       readers.get(m.id)?.free();
       readers.delete(m.id);
+      stores.get(m.id)?.close();
+      stores.delete(m.id);
     }
   } catch (err) {
     self.postMessage({ type: 'error', job: m.job, message: err && err.message ? err.message : String(err) });

@@ -55,12 +55,20 @@ class ContainerWorker {
   async open(name, file, mode, start, progress) {
     const id = ++this.lastId;
     const listed = await this.ask({ type: 'open', id, name, file, mode, start }, [], progress);
+    cacheStats = listed.cache;
     return { id, entries: listed.entries, problems: listed.problems };
   }
 
   // `progress(what, done, total)` hears a long read's steps (a 7z block decoded).
   read(id, container, index, progress = null) {
-    return this.ask({ type: 'read', id, container, index }, [], progress).then((m) => m.bytes.buffer);
+    return this.ask({ type: 'read', id, container, index }, [], progress).then((m) => {
+      cacheStats = m.cache;
+      return m.bytes.buffer;
+    });
+  }
+
+  close(id) {
+    this.worker.postMessage({ type: 'close', id });
   }
 
   // The first 16 bytes, for the entry's kind. Asked in batches of HEAD_BATCH, one batch in
@@ -88,6 +96,15 @@ class ContainerWorker {
 }
 
 let shared = null;
+// The containers of the archive listed last, closed when the next is listed: [{worker, id}].
+let lastListing = [];
+// What the container worker's store of decoded 7z entries has done (decoded-cache.js):
+// {hits, bytesRead, stored, bytesWritten, refused}; null before a container is opened.
+let cacheStats = null;
+
+export function decodedCacheStats() {
+  return cacheStats && { ...cacheStats };
+}
 
 // `entries` with every container replaced by its entries; a container that cannot be opened
 // stays a file, marked failed with why. `progress(label, done, total)` says what is being
@@ -95,6 +112,13 @@ let shared = null;
 export async function expandContainers(entries, progress = () => {}) {
   // A hosted index's findings (entries it could not read, rows the page refused) first.
   state.containerProblems = Array.isArray(entries.problems) ? entries.problems.slice() : [];
+  // The last archive's containers let go (a 7z's store of decoded entries is held open
+  // while its reader lives; a CHD's own worker ends).
+  for (const { worker, id } of lastListing) {
+    if (worker === shared) worker.close(id);
+    else worker.worker.terminate();
+  }
+  lastListing = [];
   const candidates = entries.filter((e) => e.file && CANDIDATE.test(e.path));
   if (candidates.length === 0) return entries;
   const byPath = new Map(entries.map((e) => [e.path.toLowerCase(), e]));
@@ -127,6 +151,7 @@ export async function expandContainers(entries, progress = () => {}) {
       const chd = CHD_MAGIC.every((b, i) => head[i] === b);
       const worker = chd ? new ContainerWorker(state.module) : (shared ||= new ContainerWorker(state.module));
       const listed = await worker.open(e.path, file, mode, start, (done, total) => progress(`listing ${e.path}…`, done, total));
+      lastListing.push({ worker, id: listed.id });
       // Nothing listed, for its problems: not a folder but a file that failed (as serve says).
       if (!listed.entries.length && listed.problems.length) throw new Error(String(listed.problems[0]));
       problems.push(...listed.problems);

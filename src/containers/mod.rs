@@ -296,10 +296,38 @@ pub trait Container {
     /// range of it, without holding it. An error from `sink` stops the stream and is
     /// returned as the entry's.
     fn stream(&self, index: usize, skip: u64, take: u64, sink: &mut dyn FnMut(&[u8]) -> Result<(), String>) -> Result<(), ContainerError>;
+    /// Keep decoded entries in `store` as well, and look there before decoding (a 7z: a
+    /// second open of a solid block need not decode it again). Other containers read in
+    /// place and ignore it.
+    fn keep_decoded_in(&mut self, _store: Box<dyn DecodedStore>) {}
     /// The entry at `path` (case ignored), if listed.
     fn find(&self, path: &str) -> Option<usize> {
         self.entries().iter().position(|e| e.path.eq_ignore_ascii_case(path))
     }
+}
+
+/// Where decoded entries outlive the reader (in the browser, the Origin Private File System),
+/// for one container: by the entry's index in it. The container checks what comes back (its
+/// size, and its CRC where the archive has one) before using it, so a store that lost or
+/// mangled an entry costs a decode, never a wrong file.
+pub trait DecodedStore {
+    fn has(&self, index: usize) -> bool;
+    fn get(&self, index: usize) -> Option<Vec<u8>>;
+    fn put(&self, index: usize, bytes: &[u8]);
+}
+
+/// Whether a container starting with `head` decodes its entries at a cost worth keeping
+/// (a 7z), so that a viewer gives it a [`DecodedStore`].
+pub fn keeps_decoded(head: &[u8]) -> bool {
+    sevenz::is_7z(head)
+}
+
+/// Whether an entry's name is one a container inside a container goes by: only these are
+/// looked into where looking costs (every entry of a page's listing; a solid 7z).
+pub fn may_nest(path: &str) -> bool {
+    const NAMES: [&str; 6] = [".zip", ".7z", ".iso", ".bin", ".img", ".chd"];
+    let lower = path.to_ascii_lowercase();
+    NAMES.iter().any(|x| lower.ends_with(x))
 }
 
 /// The most bytes [`Container::stream`] hands on at once.

@@ -5,7 +5,7 @@
 //! a stream, and those small enough are kept (within a cap) for the opens that tend to
 //! follow — the files beside it. docs/formats/containers.md, "7z".
 
-use super::{drop_duplicates, error, within, ByteSource, Container, ContainerError, ContainerKind, Entry, Limits, Progress, SourceReader, CHUNK};
+use super::{drop_duplicates, error, within, ByteSource, Container, ContainerError, DecodedStore, ContainerKind, Entry, Limits, Progress, SourceReader, CHUNK};
 use sevenz_rust2::{Archive, BlockDecoder, Password};
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
@@ -48,6 +48,8 @@ pub struct SevenZContainer {
     kept: RefCell<VecDeque<(usize, Vec<u8>)>>,
     /// The first HEAD_BYTES of every entry decoded so far, by listed index.
     heads: RefCell<HashMap<usize, Vec<u8>>>,
+    /// Where decoded entries are kept beyond this reader, if anywhere.
+    store: Option<Box<dyn DecodedStore>>,
 }
 
 impl SevenZContainer {
@@ -78,11 +80,24 @@ impl SevenZContainer {
         let (entries, kept) = drop_duplicates(name, listed.iter().map(|(e, _)| e.clone()).collect(), &mut problems);
         let files: Vec<usize> = kept.into_iter().map(|k| listed[k].1).collect();
         let listed_of = files.iter().enumerate().map(|(i, &f)| (f, i)).collect();
-        Ok(SevenZContainer { name: name.to_string(), archive, source: RefCell::new(reader), entries, files, problems, limits, listed_of, kept: RefCell::new(VecDeque::new()), heads: RefCell::new(HashMap::new()) })
+        Ok(SevenZContainer { name: name.to_string(), archive, source: RefCell::new(reader), entries, files, problems, limits, listed_of, kept: RefCell::new(VecDeque::new()), heads: RefCell::new(HashMap::new()), store: None })
     }
 
     fn entry_error(&self, index: usize, message: impl Into<String>) -> ContainerError {
         ContainerError { container: self.name.clone(), entry: self.entries.get(index).map(|e| e.path.clone()), offset: None, message: message.into() }
+    }
+
+    /// Listed entry `index` from the store, if it is there whole: its declared size, and its
+    /// CRC where the archive has one.
+    fn stored(&self, index: usize) -> Option<Vec<u8>> {
+        let store = self.store.as_ref()?;
+        let file = &self.archive.files[self.files[index]];
+        if !store.has(index) {
+            return None;
+        }
+        let bytes = store.get(index)?;
+        let whole = bytes.len() as u64 == file.size() && (!file.has_crc || crc32fast::hash(&bytes) as u64 == file.crc);
+        whole.then_some(bytes)
     }
 
     /// Keep `bytes` of listed entry `index`, dropping the oldest kept beyond the cap.
@@ -115,12 +130,15 @@ impl Container for SevenZContainer {
     fn read(&self, index: usize) -> Result<Vec<u8>, ContainerError> {
         self.read_reporting(index, &mut |_, _| {})
     }
+    fn keep_decoded_in(&mut self, store: Box<dyn DecodedStore>) {
+        self.store = Some(store);
+    }
     fn heads_are_costly(&self) -> bool {
         self.archive.is_solid
     }
     fn read_note(&self, index: usize) -> Option<String> {
         let file = *self.files.get(index)?;
-        if self.kept.borrow().iter().any(|(i, _)| *i == index) {
+        if self.kept.borrow().iter().any(|(i, _)| *i == index) || self.store.as_ref().is_some_and(|s| s.has(index)) {
             return None;
         }
         let block = self.archive.stream_map.file_block_index.get(file).copied().flatten()?;
@@ -137,8 +155,15 @@ impl Container for SevenZContainer {
         if let Some((_, bytes)) = self.kept.borrow().iter().find(|(i, _)| *i == index) {
             return Ok(bytes.clone());
         }
+        if let Some(bytes) = self.stored(index) {
+            // Kept in memory too, as if decoded: the files opened next are its neighbours.
+            if bytes.len() <= KEPT_ENTRY {
+                self.keep(index, bytes.clone());
+            }
+            return Ok(bytes);
+        }
         let Some(block) = self.block_of(index)? else { return Ok(Vec::new()) };
-        self.decode(block, Some(file), progress).map_err(|e| self.entry_error(index, e))?.ok_or_else(|| self.entry_error(index, format!("block {block} ended before it")))
+        self.decode(block, Some(file), None, progress).map_err(|e| self.entry_error(index, e))?.ok_or_else(|| self.entry_error(index, format!("block {block} ended before it")))
     }
     fn stream(&self, index: usize, skip: u64, take: u64, sink: &mut dyn FnMut(&[u8]) -> Result<(), String>) -> Result<(), ContainerError> {
         let bytes = self.read(index)?;
@@ -152,19 +177,30 @@ impl Container for SevenZContainer {
     }
     fn head(&self, index: usize, n: usize) -> Result<Vec<u8>, ContainerError> {
         // Typing asks for every entry's first bytes: the whole block is decoded once for all.
-        if n <= HEAD_BYTES {
+        let stored = self.store.as_ref().is_some_and(|s| s.has(index));
+        if n <= HEAD_BYTES && !stored {
             if self.heads.borrow().get(&index).is_none() {
                 if let Some(block) = self.block_of(index)? {
-                    self.decode(block, None, &mut |_, _| {}).map_err(|e| self.entry_error(index, e))?;
+                    self.decode(block, None, None, &mut |_, _| {}).map_err(|e| self.entry_error(index, e))?;
                 }
             }
             if let Some(head) = self.heads.borrow().get(&index) {
                 return Ok(head[..n.min(head.len())].to_vec());
             }
         }
-        let mut bytes = self.read(index)?;
-        bytes.truncate(n);
-        Ok(bytes)
+        // More than the noted head (a disc's volume descriptor): the block up to the entry
+        // and its first `n` bytes, not the whole entry (a 650 MB disc rip would be decoded
+        // once to sniff it and again to open it).
+        let size = self.entries.get(index).map_or(0, |e| e.size);
+        let kept = self.kept.borrow().iter().any(|(i, _)| *i == index);
+        if size <= n as u64 || kept || stored {
+            let mut bytes = self.read(index)?;
+            bytes.truncate(n);
+            return Ok(bytes);
+        }
+        let Some(block) = self.block_of(index)? else { return Ok(Vec::new()) };
+        let file = self.files[index];
+        self.decode(block, Some(file), Some(n as u64), &mut |_, _| {}).map_err(|e| self.entry_error(index, e))?.ok_or_else(|| self.entry_error(index, format!("block {block} ended before it")))
     }
 }
 
@@ -188,9 +224,10 @@ impl SevenZContainer {
     }
 
     /// Decode `block` from its start: each entry's first bytes noted, the small ones kept;
-    /// up to and including archive file `want`, whose bytes are returned, or (None) to the
-    /// block's end. `progress` hears the bytes decoded against those to decode.
-    fn decode(&self, block: usize, want: Option<usize>, progress: Progress) -> Result<Option<Vec<u8>>, String> {
+    /// up to and including archive file `want`, whose bytes are returned (its first
+    /// `head_only` bytes, if given), or (None) to the block's end. `progress` hears the bytes
+    /// decoded against those to decode.
+    fn decode(&self, block: usize, want: Option<usize>, head_only: Option<u64>, progress: Progress) -> Result<Option<Vec<u8>>, String> {
         let mut at = self.archive.stream_map.block_first_file_index.get(block).copied().ok_or_else(|| format!("no block {block}"))?;
         let total = match want {
             Some(file) => self.bytes_before(block, file),
@@ -208,10 +245,19 @@ impl SevenZContainer {
             let size = e.size();
             progress(done, total);
             done += size;
+            if let Some(n) = head_only.filter(|&n| Some(here) == want && n < size) {
+                let mut head = Vec::new();
+                reader.take(n).read_to_end(&mut head)?;
+                wanted = Some(Ok(head));
+                return Ok(false);
+            }
             if Some(here) == want || (listed.is_some() && size as usize <= KEPT_ENTRY && size <= self.limits.max_entry_bytes) {
                 let bytes = read_exactly(reader, size);
                 if let (Some(i), Ok(b)) = (listed, &bytes) {
                     self.heads.borrow_mut().insert(i, b[..b.len().min(HEAD_BYTES)].to_vec());
+                    if let Some(store) = self.store.as_ref().filter(|s| !s.has(i)) {
+                        store.put(i, b);
+                    }
                 }
                 if Some(here) == want {
                     wanted = Some(bytes);

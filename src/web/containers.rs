@@ -8,6 +8,7 @@ use crate::containers::{self, hosted, ByteSource, Container, Limits, SectorMode}
 use serde::Serialize;
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 /// Containers nest at most this deep.
 const MAX_NESTING: usize = 4;
@@ -36,8 +37,36 @@ impl ByteSource for JsBytes {
     }
 }
 
-/// Names of files opened as containers inside a container.
-const NESTED: [&str; 6] = [".zip", ".7z", ".iso", ".bin", ".img", ".chd"];
+/// Decoded entries kept by the page (www/decoded-cache.js: the Origin Private File System),
+/// an object with synchronous `has(index)`, `get(index) → Uint8Array | undefined` and
+/// `put(index, bytes)`. A store that throws is a store without the entry.
+struct JsDecodedStore {
+    store: JsValue,
+}
+
+impl JsDecodedStore {
+    fn call(&self, name: &str, args: &[JsValue]) -> Option<JsValue> {
+        let f: js_sys::Function = js_sys::Reflect::get(&self.store, &name.into()).ok()?.dyn_into().ok()?;
+        f.apply(&self.store, &args.iter().collect::<js_sys::Array>()).ok()
+    }
+}
+
+impl containers::DecodedStore for JsDecodedStore {
+    fn has(&self, index: usize) -> bool {
+        self.call("has", &[(index as f64).into()]).is_some_and(|v| v.is_truthy())
+    }
+    fn get(&self, index: usize) -> Option<Vec<u8>> {
+        let v = self.call("get", &[(index as f64).into()])?;
+        v.is_instance_of::<js_sys::Uint8Array>().then(|| js_sys::Uint8Array::from(v).to_vec())
+    }
+    fn put(&self, index: usize, bytes: &[u8]) {
+        // SAFETY: the view into wasm memory lives only for this call, and the store writes
+        // it synchronously without calling into wasm, so the memory cannot grow or move
+        // under it (a copy would double a 650 MB disc rip's peak).
+        let view = unsafe { js_sys::Uint8Array::view(bytes) };
+        let _ = self.call("put", &[(index as f64).into(), view.into()]);
+    }
+}
 
 #[derive(Serialize)]
 struct Listed {
@@ -63,9 +92,10 @@ impl ContainerReader {
     /// Open `name` (its archive path) of `len` bytes read by `read(offset, length)`. A cue
     /// sheet's disc is opened with `mode` ("MODE1", "MODE2" or "COOKED") and `start` (its
     /// INDEX 01 sector); otherwise `mode` is empty and the kind comes from the bytes.
-    /// `progress(done, total)` hears how far the listing got (total 0: not known).
+    /// `progress(done, total)` hears how far the listing got (total 0: not known). `store`,
+    /// if not undefined, keeps what the container decodes (see `keepsDecoded`).
     #[wasm_bindgen(constructor)]
-    pub fn new(name: String, read: js_sys::Function, len: f64, mode: String, start: f64, progress: js_sys::Function) -> Result<ContainerReader, JsValue> {
+    pub fn new(name: String, read: js_sys::Function, len: f64, mode: String, start: f64, progress: js_sys::Function, store: JsValue) -> Result<ContainerReader, JsValue> {
         let mut report = |done: u64, total: u64| {
             // A listener that throws only loses its progress, not the listing.
             let _ = progress.call2(&JsValue::NULL, &(done as f64).into(), &(total as f64).into());
@@ -82,7 +112,11 @@ impl ContainerReader {
                 containers::open_track_reporting(&name, source, mode, start as u64, limits, &mut report)
             }
         }
-        .map_err(|e| js_error(&e.to_string()))?;
+        .map_err(|e| js_error(&e.to_string()));
+        let mut root = root?;
+        if store.is_object() {
+            root.keep_decoded_in(Box::new(JsDecodedStore { store }));
+        }
         let mut reader = ContainerReader { opened: Vec::new(), listed: Vec::new(), problems: Vec::new() };
         reader.add(&name, root, 0);
         Ok(reader)
@@ -96,7 +130,7 @@ impl ContainerReader {
             let path = format!("{name}/{}", e.path);
             // Only names a container goes by are looked into now: the listing reads the
             // directory, not a sector of every file (the page types them by content after).
-            if depth + 1 < MAX_NESTING && NESTED.iter().any(|x| path.to_ascii_lowercase().ends_with(x)) {
+            if depth + 1 < MAX_NESTING && containers::may_nest(&path) {
                 let head = container.head(i, 17 * 2048).unwrap_or_default();
                 if let Some(kind) = containers::sniff(&path, &head) {
                     nested.push((path, i, kind));
@@ -178,6 +212,13 @@ pub fn cue_track(text: &str) -> Result<JsValue, JsValue> {
 #[wasm_bindgen(js_name = isContainer)]
 pub fn is_container(name: &str, head: &[u8], tail: &[u8]) -> bool {
     name.to_ascii_lowercase().ends_with(".cue") || containers::sniff_with_tail(name, head, tail).is_some()
+}
+
+/// Whether a container starting with `head` is worth a store of decoded entries (a 7z,
+/// whose solid blocks cost a decode from their start): see ContainerReader's `store`.
+#[wasm_bindgen(js_name = keepsDecoded)]
+pub fn keeps_decoded(head: &[u8]) -> bool {
+    containers::keeps_decoded(head)
 }
 
 /// How many of a file's last bytes `isContainer` wants.

@@ -105,18 +105,38 @@ test('the same archives served by relicview serve open inside as the loose files
   await page.close();
 });
 
-test('a field model after a large file in a solid 7z says which block it decodes, and how far it got', async () => {
+test('a field model after a large file in a solid 7z says which block it decodes, and how far it got; opened again after a reload, it comes from the browser\'s storage', async () => {
   const { page, problems } = await newPage(browser, `${server.url}#folder=none`);
-  await loadFolder(page, join(dir, '..', 'BIG', 'drop'), 2);
-  await page.evaluate(() => {
-    window.labels = [];
-    const label = document.getElementById('loading-label');
-    new MutationObserver(() => window.labels.push(label.textContent)).observe(label, { childList: true, characterData: true, subtree: true });
-  });
-  const opened = await draw(page, 'drop/BIG.7z/FIELD/MD1_1.BSX');
-  assert.ok(opened.triangles > 0 && opened.pixels > 0, JSON.stringify(opened));
-  const labels = await page.evaluate(() => window.labels);
-  assert.ok(labels.some((l) => l === 'Opening MD1_1.BSX — decoding block 1 of 1 (49 MB)'), JSON.stringify(labels));
+  const openWatched = async () => {
+    await loadFolder(page, join(dir, '..', 'BIG', 'drop'), 2);
+    await page.evaluate(() => {
+      window.labels = [];
+      const label = document.getElementById('loading-label');
+      new MutationObserver(() => window.labels.push(label.textContent)).observe(label, { childList: true, characterData: true, subtree: true });
+    });
+    const opened = await draw(page, 'drop/BIG.7z/FIELD/MD1_1.BSX');
+    return { opened, labels: await page.evaluate(() => window.labels), cache: await page.evaluate(() => window.relicview.decodedCache()) };
+  };
+  const model = readFileSync(join(tree, 'FF7/FIELD/MD1_1.BSX')).length;
+  const first = await openWatched();
+  assert.ok(first.opened.triangles > 0 && first.opened.pixels > 0, JSON.stringify(first.opened));
+  assert.ok(first.labels.some((l) => l === 'Opening MD1_1.BSX — decoding block 1 of 1 (49 MB)'), JSON.stringify(first.labels));
+  // The model was stored as it was decoded; the 48 MB before it was decoded and let go.
+  assert.deepEqual(first.cache, { hits: 0, bytesRead: 0, stored: 1, bytesWritten: model, refused: null });
+  // The page reloaded (a new worker, nothing in memory) and the archive dropped again: the
+  // model is read back from the Origin Private File System, nothing is decoded.
+  await page.reload();
+  await page.evaluate(() => window.relicview.ready);
+  const again = await openWatched();
+  assert.deepEqual(again.opened, first.opened);
+  assert.ok(!again.labels.some((l) => /decoding/.test(l)), JSON.stringify(again.labels));
+  assert.deepEqual(again.cache, { hits: 1, bytesRead: model, stored: 0, bytesWritten: 0, refused: null });
+  // Dropped a third time in the same page: the last listing's store is let go, and the new
+  // one opens over the same files.
+  const third = await openWatched();
+  assert.deepEqual(third.opened, first.opened);
+  assert.equal(third.cache.refused, null);
+  assert.ok(third.cache.hits >= 2, JSON.stringify(third.cache));
   assert.deepEqual(problems, []);
   await page.close();
 });
