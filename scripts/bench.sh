@@ -21,6 +21,9 @@
 #   sectors alone, a field model opened inside it against the same file loose; the same
 #   disc published and served by nginx: index.json's size, the hosted listing against the
 #   dropped one, a field model's open and its bytes transferred against its size;
+# - a dropped 650 MB solid 7z (one LZMA2 block, made by 7-Zip): its listing, the last file of
+#   the block opened against decoding the block alone (the core in a bare worker) and
+#   against 7-Zip natively, and the second open after a reload, from the browser's store;
 # - export --all of an archive against exporting each of its files alone: time, and peak
 #   memory against the largest single export.
 # scripts/bench.sh [REPETITIONS]
@@ -68,6 +71,7 @@ if [ -n "$smoke" ]; then
   run "ratio world / floor" node tests/bench/world.mjs
   run "first rasterised frame, with the game's lighting" node tests/bench/field-lighting.mjs
   run "bytes sent / file size" node tests/bench/disc.mjs 40 20
+  run "second open / first" node tests/bench/sevenz.mjs 8
   run "ratio: time" python3 tests/bench/export-all.py --models 1 --mb 1 --runs 1
   exit 0
 fi
@@ -80,4 +84,5 @@ node tests/bench/listing.mjs 2000 20000
 node tests/bench/world.mjs "${1:-9}"
 node tests/bench/field-lighting.mjs "${1:-9}"
 node tests/bench/disc.mjs
+node tests/bench/sevenz.mjs
 python3 tests/bench/export-all.py

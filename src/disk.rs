@@ -64,7 +64,7 @@ pub fn is_container(name: &str, real: &Path) -> bool {
 /// A listed cue sheet's data track: the archive path of the .bin it names (beside it, as
 /// written; a lookup ignores case), the track's mode and first sector, or why not.
 pub fn cue_track_of(f: &ListedFile) -> Result<(String, containers::SectorMode, u64), String> {
-    if f.size > 64 << 10 {
+    if f.size > containers::MAX_CUE_BYTES {
         return Err(format!("{}: {} bytes is too long for a cue sheet", f.path, f.size));
     }
     let text = std::fs::read(&f.real).map_err(|e| format!("{}: {e}", f.path))?;
@@ -109,6 +109,12 @@ impl Disk {
                 }
                 let c = self.container(&outer)?;
                 let i = c.find(&inner).ok_or_else(|| format!("{path}: not in {outer}"))?;
+                if containers::is_cue(&inner) {
+                    // A cue sheet inside a container: its disc is the .bin beside it there.
+                    let (bin, track) = containers::cue_inside(&*c, i).map_err(|e| format!("{outer}/{e}"))?;
+                    let raw: Arc<dyn ByteSource> = Arc::new(c.read(bin).map_err(|e| e.to_string())?);
+                    return containers::open_track(&name, raw, track.mode, track.start, self.limits).map_err(|e| e.to_string());
+                }
                 (Arc::new(c.read(i).map_err(|e| e.to_string())?), None)
             }
             (_, _) => {
@@ -125,13 +131,13 @@ impl Disk {
 
     /// A .cue sheet: the disc is its data track, in the .bin it names beside it.
     fn open_cue(&self, name: &str, sheet: &Arc<dyn ByteSource>, real: Option<&Path>) -> Result<Box<dyn Container>, String> {
-        if sheet.len() > 64 << 10 {
+        if sheet.len() > containers::MAX_CUE_BYTES {
             return Err(format!("{name}: {} bytes is too long for a cue sheet", sheet.len()));
         }
         let mut text = vec![0u8; sheet.len() as usize];
         sheet.read_at(0, &mut text)?;
         let track = containers::cue_data_track(&String::from_utf8_lossy(&text)).map_err(|e| format!("{name}: {e}"))?;
-        let folder = real.and_then(Path::parent).ok_or_else(|| format!("{name}: a cue sheet inside a container is not opened"))?;
+        let folder = real.and_then(Path::parent).ok_or_else(|| format!("{name}: not on disk"))?;
         let bin = beside(folder, &track.file).ok_or_else(|| format!("{name}: line {}: the track's file {} is not beside it", track.line, track.file))?;
         let raw: Arc<dyn ByteSource> = Arc::new(FileBytes::open(&bin)?);
         containers::open_track(name, raw, track.mode, track.start, self.limits).map_err(|e| e.to_string())
@@ -168,6 +174,9 @@ impl Disk {
         let Ok((outer, Some(inner))) = self.split(path) else { return false };
         let Ok(c) = self.container(&outer) else { return false };
         let Some(i) = c.find(&inner) else { return false };
+        if containers::is_cue(&inner) {
+            return containers::cue_inside(&*c, i).is_ok();
+        }
         c.head(i, 17 * 2048).is_ok_and(|h| containers::sniff(path, &h).is_some())
     }
 
@@ -209,8 +218,34 @@ impl Disk {
             }
         };
         problems.extend(c.problems().iter().map(|p| (path.to_string(), p.to_string())));
+        let full_path = |e: &containers::Entry| if path.is_empty() { e.path.clone() } else { format!("{path}/{}", e.path) };
+        // Cue sheets first: each is a folder, its disc, and the .bin it names is listed
+        // there rather than beside it. A sheet that names nothing here stays a file, said why.
+        let mut discs = std::collections::HashSet::new();
+        let mut taken = std::collections::HashSet::new();
+        if depth + 1 < MAX_NESTING {
+            for (i, _) in c.entries().iter().enumerate().filter(|(_, e)| containers::is_cue(&e.path)) {
+                match containers::cue_inside(&*c, i) {
+                    Ok((bin, _)) => {
+                        discs.insert(i);
+                        taken.insert(bin);
+                    }
+                    Err(why) => {
+                        let container = if path.is_empty() { self.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default() } else { path.to_string() };
+                        problems.push((path.to_string(), format!("{container}/{why}")));
+                    }
+                }
+            }
+        }
         for (i, e) in c.entries().iter().enumerate() {
-            let full = if path.is_empty() { e.path.clone() } else { format!("{path}/{}", e.path) };
+            let full = full_path(e);
+            if taken.contains(&i) {
+                continue;
+            }
+            if discs.contains(&i) {
+                self.list_into(&full, depth + 1, files, problems);
+                continue;
+            }
             // A solid 7z's entries are looked into by name: 17 sectors of each would decode
             // its block from the start for every entry.
             let looked = if c.heads_are_costly() && !containers::may_nest(&full) { 16 } else { 17 * 2048 };

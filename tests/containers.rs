@@ -1130,3 +1130,43 @@ fn a_solid_7z_opened_again_with_its_store_reads_entries_from_it_without_decoding
     assert_eq!(contents(&*c), field_files());
     assert!(read_bytes(&source) > listed, "the mangled entries were decoded");
 }
+
+#[test]
+fn a_cue_sheet_inside_a_7z_or_a_zip_is_the_folder_of_its_disc_and_the_bin_it_names_is_not_listed_beside_it() {
+    let dir = scratch("cue-inside");
+    let iso = xorriso_iso(&dir);
+    let holder = dir.join("holder");
+    std::fs::create_dir_all(holder.join("DISC")).unwrap();
+    std::fs::write(holder.join("DISC/FF7.BIN"), mode2_raw(&std::fs::read(&iso).unwrap())).unwrap();
+    // The sheet names its .bin in another case, as sheets written on Windows do.
+    std::fs::write(holder.join("DISC/FF7.CUE"), "FILE \"ff7.bin\" BINARY\r\n  TRACK 01 MODE2/2352\r\n    INDEX 01 00:00:00\r\n").unwrap();
+    // A sheet whose .bin is not there stays a file, and says why.
+    std::fs::write(holder.join("DISC/LOST.CUE"), "FILE \"LOST.BIN\" BINARY\n  TRACK 01 MODE2/2352\n    INDEX 01 00:00:00\n").unwrap();
+    let sevenz = dir.join("FF7.7z");
+    run(Command::new("7zz").current_dir(&holder).args(["a", "-bso0", "-bsp0", "-t7z", "-m0=LZMA2", "-ms=on", "-r"]).arg(&sevenz).arg("DISC"));
+    let zip = dir.join("FF7.zip");
+    run(Command::new("python3").args(["-c", "import os, sys, zipfile\nz = zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED)\nfor n in ['DISC/FF7.BIN', 'DISC/FF7.CUE', 'DISC/LOST.CUE']:\n    z.write(os.path.join(sys.argv[1], n), n)\nz.close()"]).arg(&holder).arg(&zip));
+    let tree = dir.join("tree");
+    let (_, loose) = relicview(&["info".as_ref(), tree.join("FIELD/MD1_1.BSX").as_os_str(), "--root".as_ref(), tree.as_os_str(), "--json".as_ref()]);
+    let loose: serde_json::Value = serde_json::from_str(&loose).unwrap();
+    for archive in [&sevenz, &zip] {
+        let name = archive.file_name().unwrap().to_string_lossy().into_owned();
+        let disk = relicview::disk::Disk::new(archive);
+        let (files, problems) = disk.list("");
+        let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        let mut expected: Vec<String> = field_files().keys().map(|p| format!("DISC/FF7.CUE/{p}")).collect();
+        expected.push("DISC/LOST.CUE".into());
+        expected.sort();
+        assert_eq!(paths, expected, "{name}: the disc under its sheet; the .bin not beside it");
+        assert!(problems.iter().any(|(_, why)| why == &format!("{name}/DISC/LOST.CUE: line 2: the track's file LOST.BIN is not beside it")), "{name}: {problems:?}");
+        // Every file of the disc reads as the loose one; the model's info is the loose one's.
+        for f in &files[..files.len() - 1] {
+            assert_eq!(disk.read(&f.path, 1 << 30).unwrap(), field_files()[f.path.strip_prefix("DISC/FF7.CUE/").unwrap()], "{name}: {}", f.path);
+        }
+        let inside = archive.join("DISC/FF7.CUE/FIELD/MD1_1.BSX");
+        let (ok, info) = relicview(&["info".as_ref(), inside.as_os_str(), "--root".as_ref(), archive.as_os_str(), "--json".as_ref()]);
+        assert!(ok, "{name}: {info}");
+        let info: serde_json::Value = serde_json::from_str(&info).unwrap();
+        assert_eq!(info["models"], loose["models"], "{name}");
+    }
+}

@@ -322,6 +322,28 @@ pub fn keeps_decoded(head: &[u8]) -> bool {
     sevenz::is_7z(head)
 }
 
+/// The longest cue sheet read.
+pub const MAX_CUE_BYTES: u64 = 64 << 10;
+
+/// Whether an entry is a cue sheet by its name.
+pub fn is_cue(path: &str) -> bool {
+    path.to_ascii_lowercase().ends_with(".cue")
+}
+
+/// A cue sheet listed inside container `c` at entry `cue`: the entry of the .bin it names
+/// (beside it, case ignored) and the sheet's data track, or why not (naming the sheet's line).
+pub fn cue_inside(c: &dyn Container, cue: usize) -> Result<(usize, CueTrack), String> {
+    let entry = c.entries().get(cue).ok_or_else(|| format!("no entry {cue}"))?;
+    if entry.size > MAX_CUE_BYTES {
+        return Err(format!("{}: {} bytes is too long for a cue sheet", entry.path, entry.size));
+    }
+    let text = c.read(cue).map_err(|e| e.to_string())?;
+    let track = cue_data_track(&String::from_utf8_lossy(&text)).map_err(|e| format!("{}: {e}", entry.path))?;
+    let folder = entry.path.rsplit_once('/').map_or(String::new(), |(d, _)| format!("{d}/"));
+    let bin = c.find(&format!("{folder}{}", track.file)).ok_or_else(|| format!("{}: line {}: the track's file {} is not beside it", entry.path, track.line, track.file))?;
+    Ok((bin, track))
+}
+
 /// Whether an entry's name is one a container inside a container goes by: only these are
 /// looked into where looking costs (every entry of a page's listing; a solid 7z).
 pub fn may_nest(path: &str) -> bool {

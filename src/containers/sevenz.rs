@@ -9,7 +9,7 @@ use super::{drop_duplicates, error, within, ByteSource, Container, ContainerErro
 use sevenz_rust2::{Archive, BlockDecoder, Password};
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
-use std::io::Read;
+use std::io::{BufReader, Read};
 use std::sync::Arc;
 
 /// The 7z signature.
@@ -23,6 +23,8 @@ const DECODER_MEMORY_KB: usize = 256 << 10;
 /// 200,000 entries (Limits::default) with 80-character paths fit in both.
 const HEADER_MEMORY_KB: usize = 32 << 10;
 const HEADER_ALLOCATION: usize = 64 << 20;
+/// How much of the archive one read asks for.
+const READ_AHEAD: usize = 1 << 20;
 /// Decoded entries kept, in bytes, the oldest dropped first; and the largest entry kept.
 const KEPT_BYTES: usize = 64 << 20;
 const KEPT_ENTRY: usize = 8 << 20;
@@ -36,7 +38,9 @@ pub fn is_7z(head: &[u8]) -> bool {
 pub struct SevenZContainer {
     name: String,
     archive: Archive,
-    source: RefCell<SourceReader>,
+    /// The archive, read in pieces of READ_AHEAD bytes (a page's read is a call into the
+    /// browser; the decoders ask for a few kilobytes at a time).
+    source: RefCell<BufReader<SourceReader>>,
     entries: Vec<Entry>,
     /// The archive's file index of each listed entry.
     files: Vec<usize>,
@@ -55,7 +59,7 @@ pub struct SevenZContainer {
 impl SevenZContainer {
     pub fn open(name: &str, source: Arc<dyn ByteSource>, limits: Limits, progress: Progress) -> Result<SevenZContainer, ContainerError> {
         let header_at = header_offset(&*source);
-        let mut reader = SourceReader::new(source);
+        let mut reader = BufReader::with_capacity(READ_AHEAD, SourceReader::new(source));
         let archive = super::ceiling::with_ceiling(HEADER_ALLOCATION, || Archive::read_with_memory_limit(&mut reader, &Password::empty(), HEADER_MEMORY_KB)).map_err(|e| match e {
             sevenz_rust2::Error::MaxMemLimited { actaul_kb, .. } => error(name, header_at, format!("its header is {} MB or more: more than the {} MB read at most", actaul_kb >> 10, HEADER_MEMORY_KB >> 10)),
             e if said(&e).starts_with("cannot allocate") => {

@@ -125,8 +125,27 @@ impl ContainerReader {
     fn add(&mut self, name: &str, container: Box<dyn Container>, depth: usize) {
         let id = self.opened.len();
         self.problems.extend(container.problems().iter().map(|p| p.to_string()));
+        // Cue sheets first: each is opened as its disc, from the .bin it names beside it,
+        // which is then not listed on its own. A sheet that names nothing here stays a file.
+        let mut discs = Vec::new();
+        let mut taken = std::collections::HashSet::new();
+        if depth + 1 < MAX_NESTING {
+            for (i, e) in container.entries().iter().enumerate().filter(|(_, e)| containers::is_cue(&e.path)) {
+                match containers::cue_inside(&*container, i) {
+                    Ok((bin, track)) => {
+                        taken.insert(bin);
+                        taken.insert(i);
+                        discs.push((format!("{name}/{}", e.path), bin, track));
+                    }
+                    Err(why) => self.problems.push(format!("{name}/{why}")),
+                }
+            }
+        }
         let mut nested = Vec::new();
         for (i, e) in container.entries().iter().enumerate() {
+            if taken.contains(&i) {
+                continue;
+            }
             let path = format!("{name}/{}", e.path);
             // Only names a container goes by are looked into now: the listing reads the
             // directory, not a sector of every file (the page types them by content after).
@@ -140,6 +159,13 @@ impl ContainerReader {
             self.listed.push(Listed { path, size: e.size, container: id, index: i, costly: container.heads_are_costly() });
         }
         self.opened.push(container);
+        for (path, bin, track) in discs {
+            let opened = self.opened[id].read(bin).map_err(|e| e.to_string()).and_then(|bytes| containers::open_track(&path, Arc::new(bytes), track.mode, track.start, Limits::default()).map_err(|e| e.to_string()));
+            match opened {
+                Ok(c) => self.add(&path, c, depth + 1),
+                Err(why) => self.problems.push(why),
+            }
+        }
         for (path, i, kind) in nested {
             let opened = self.opened[id].read(i).map_err(|e| e.to_string()).and_then(|bytes| containers::open(&path, kind, Arc::new(bytes), Limits::default()).map_err(|e| e.to_string()));
             match opened {

@@ -118,6 +118,43 @@ with zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_STORED) as z:
   await loose.close();
 });
 
+test('a 7z of a rip and its cue sheet (7-Zip, solid) lists the disc under the sheet, dropped and served, and its model draws as the loose one', async () => {
+  const rip = join(mkdtempSync(join(tmpdir(), 'relicview-rip7z-')), 'RIP');
+  mkdirSync(join(rip, 'holder'), { recursive: true });
+  writeFileSync(join(rip, 'holder/FF7.bin'), readFileSync(join(dir, 'FF7.bin')));
+  writeFileSync(join(rip, 'holder/FF7.cue'), readFileSync(join(dir, 'FF7.cue')));
+  execFileSync('7zz', ['a', '-bso0', '-bsp0', '-t7z', '-m0=LZMA2', '-ms=on', join(rip, 'FF7.7z'), 'FF7.bin', 'FF7.cue'], { cwd: join(rip, 'holder') });
+  rmSync(join(rip, 'holder'), { recursive: true });
+  // The loose files beside it, to compare with.
+  mkdirSync(join(rip, 'loose/FIELD'), { recursive: true });
+  for (const n of ['MD1_1.BSX', 'FIELD.TDB']) writeFileSync(join(rip, 'loose/FIELD', n), readFileSync(join(dir, 'tree/FF7/FIELD', n)));
+  const draw = async (page, p) => {
+    const r = await page.evaluate((x) => window.relicview.open(x), p);
+    await page.evaluate(() => window.relicview.setClock({ time: 0, playing: false }));
+    return { triangles: r.triangles, pixels: (await page.evaluate(() => window.relicview.pixelStats())).nonBackground };
+  };
+  const { page, problems } = await newPage(browser, `${server.url}#folder=none`);
+  await loadFolder(page, rip, looseCount() + 2);
+  const shown = await page.evaluate(() => window.relicview.shownFiles(100000));
+  assert.ok(shown.includes('RIP/FF7.7z/FF7.cue/FF7/FIELD/MD1_1.BSX'), shown.slice(0, 8).join(' '));
+  assert.ok(!shown.some((p) => p.startsWith('RIP/FF7.7z/FF7.bin')), 'the cue names the disc; its bin is not listed again');
+  const loose = await draw(page, 'RIP/loose/FIELD/MD1_1.BSX');
+  assert.ok(loose.triangles > 0 && loose.pixels > 0);
+  assert.deepEqual(await draw(page, 'RIP/FF7.7z/FF7.cue/FF7/FIELD/MD1_1.BSX'), loose);
+  assert.deepEqual(problems, []);
+  await page.close();
+  const ripServer = await startServer(rip);
+  try {
+    const { page: served, problems: servedProblems } = await newPage(browser, ripServer.url);
+    await served.waitForFunction(() => window.relicview.indexTimeline()?.typed);
+    assert.deepEqual(await draw(served, 'FF7.7z/FF7.cue/FF7/FIELD/MD1_1.BSX'), loose);
+    assert.deepEqual(servedProblems, []);
+    await served.close();
+  } finally {
+    ripServer.stop();
+  }
+});
+
 test('a link into the disc reopens after the same folder is dropped again', async () => {
   const { page } = await dropped();
   await page.evaluate(() => window.relicview.open('DROP/FF7.cue/FF7/FIELD/MD1_1.BSX'));
