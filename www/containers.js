@@ -11,7 +11,6 @@ import { core, state } from './state.js';
 const CANDIDATE = /\.(zip|7z|iso|bin|img|chd|cue|exe|com)$/i;
 const HEAD = 17 * 2048;
 const HEAD_BATCH = 16;
-const CHD_MAGIC = [...'MComprHD'].map((c) => c.charCodeAt(0));
 
 class ContainerWorker {
   constructor(module) {
@@ -144,12 +143,12 @@ export async function expandContainers(entries, progress = () => {}) {
       const head = new Uint8Array(await file.slice(0, HEAD).arrayBuffer());
       const tailBytes = Math.min(file.size, core.containerTail());
       const tail = mode ? new Uint8Array(0) : new Uint8Array(await file.slice(file.size - tailBytes).arrayBuffer());
-      if (!mode && !core.isContainer(e.path, head, tail)) continue;
+      const kind = mode ? 'cue' : core.containerKind(e.path, head, tail);
+      if (!kind) continue;
       progress(`listing ${e.path}…`);
       // A CHD gets a worker of its own: the crate that reads it can trap on a hostile image,
       // which must not take the other containers' readers with it.
-      const chd = CHD_MAGIC.every((b, i) => head[i] === b);
-      const worker = chd ? new ContainerWorker(state.module) : (shared ||= new ContainerWorker(state.module));
+      const worker = kind === 'chd' ? new ContainerWorker(state.module) : (shared ||= new ContainerWorker(state.module));
       const listed = await worker.open(e.path, file, mode, start, (done, total) => progress(`listing ${e.path}…`, done, total));
       lastListing.push({ worker, id: listed.id });
       // Nothing listed, for its problems: not a folder but a file that failed (as serve says).

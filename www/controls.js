@@ -1,7 +1,7 @@
 // The toolbar and world controls, and the view switches they drive: LOD, options, layers,
 // the scene's choice, camera modes and viewpoints, the clock.
 
-import { $, core, ready, state } from './state.js';
+import { $, core, ready, state, viewWords } from './state.js';
 import { followView } from './address.js';
 import { restoreMeasure, syncScaleBar } from './measure.js';
 import { syncParts } from './parts.js';
@@ -228,13 +228,8 @@ function syncBackground() {
   $('view').classList.toggle('bg-light', bg !== 'dark');
 }
 
-// The words of the view's menus and keys, as the core's enums spell them (viewWords):
-// {backgrounds, lightings, axisViews, cameraModes}.
-let viewWords = null;
-export function words() {
-  viewWords ||= core.viewWords();
-  return viewWords;
-}
+// The view's words (state.js's viewWords), under the name the menus and keys use.
+export const words = viewWords;
 
 // The background and lighting menus offer what the core takes.
 export function fillMenus() {

@@ -9,6 +9,14 @@ export function setCore(glue) {
   core = glue;
 }
 
+// The words of the view's menus, keys and links as the core's enums spell them, written once
+// in src/view: {backgrounds, lightings, axisViews, cameraModes, compareModes}.
+let words = null;
+export function viewWords() {
+  words ||= core.viewWords();
+  return words;
+}
+
 export const state = {
   entries: [],
   session: null, // the core's archive: listing, assets read, reference graph

@@ -15,6 +15,8 @@
 //   &grid=1 (the ground grid) &measure=ax,ay,az,bx,by,bz (the points measured between)
 //   #folder=<fingerprint>&path=…
 
+import { viewWords } from './state.js';
+
 const round = (x) => Number(x.toFixed(4));
 
 export function readHash(hash = location.hash) {
@@ -26,7 +28,7 @@ export function readHash(hash = location.hash) {
   const int = (name) => (p.has(name) && /^\d+$/.test(p.get(name)) ? Number(p.get(name)) : null);
   const t = p.has('t') && Number.isFinite(Number(p.get('t'))) ? Number(p.get('t')) : null;
   const hide = p.has('hide') ? p.get('hide').split(',').filter(Boolean) : null;
-  return { archive: p.get('archive'), folder: p.get('folder'), path: p.get('path'), cam, lod: int('lod'), chunk: int('chunk'), t, mode: p.get('mode') === 'fly' ? 'fly' : null, view: int('view'), hide, paused: p.get('paused') === '1', choice: int('choice'), skeleton: p.get('skeleton') === '1', wire: p.get('wire') === '1', cull: p.get('cull') === '1', bg: oneOf(p.get('bg'), ['light', 'checker']), light: oneOf(p.get('light'), ['game', 'sun', 'camera', 'stored', 'none']), blink: p.get('blink') === '0' ? false : null, zones: p.get('zones') === '1', grid: p.get('grid') === '1', measure: points(p.get('measure')), compare: p.get('compare'), cmode: oneOf(p.get('cmode'), ['a', 'b', 'overlay', 'split', 'difference']), split: p.has('split') && Number.isFinite(Number(p.get('split'))) ? Number(p.get('split')) : null, row: int('row') };
+  return { archive: p.get('archive'), folder: p.get('folder'), path: p.get('path'), cam, lod: int('lod'), chunk: int('chunk'), t, mode: p.get('mode') === 'fly' ? 'fly' : null, view: int('view'), hide, paused: p.get('paused') === '1', choice: int('choice'), skeleton: p.get('skeleton') === '1', wire: p.get('wire') === '1', cull: p.get('cull') === '1', bg: oneOf(p.get('bg'), viewWords().backgrounds), light: oneOf(p.get('light'), [...viewWords().lightings, 'none']), blink: p.get('blink') === '0' ? false : null, zones: p.get('zones') === '1', grid: p.get('grid') === '1', measure: points(p.get('measure')), compare: p.get('compare'), cmode: oneOf(p.get('cmode'), viewWords().compareModes), split: p.has('split') && Number.isFinite(Number(p.get('split'))) ? Number(p.get('split')) : null, row: int('row') };
 }
 
 // Points as a link writes them: x,y,z after x,y,z (up to two), else null.

@@ -233,11 +233,15 @@ pub fn cue_track(text: &str) -> Result<JsValue, JsValue> {
     Ok(out.into())
 }
 
-/// Whether a file (its name, first bytes: 17 sectors tell an ISO, and last bytes: a zip's
-/// end record, up to `containerTail()`) is a container.
-#[wasm_bindgen(js_name = isContainer)]
-pub fn is_container(name: &str, head: &[u8], tail: &[u8]) -> bool {
-    name.to_ascii_lowercase().ends_with(".cue") || containers::sniff_with_tail(name, head, tail).is_some()
+/// What container a file is (its name, first bytes: 17 sectors tell an ISO, and last
+/// bytes: a zip's end record, up to `containerTail()`): "zip", "7z", "iso", "raw disc",
+/// "chd", or "cue" for a cue sheet (by its name); undefined if none.
+#[wasm_bindgen(js_name = containerKind)]
+pub fn container_kind(name: &str, head: &[u8], tail: &[u8]) -> Option<String> {
+    if containers::is_cue(name) {
+        return Some("cue".into());
+    }
+    containers::sniff_with_tail(name, head, tail).map(|k| k.as_str().to_string())
 }
 
 /// Whether a container starting with `head` is worth a store of decoded entries (a 7z,

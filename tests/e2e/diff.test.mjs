@@ -77,6 +77,18 @@ test('compare() in the page equals the CLI diff of the same files, and shows bot
   }
   const same = await page.evaluate(() => window.relicview.compare('GAME/DEMO/VIDEO/CUBE.BGF', 'GAME/DEMO/VIDEO/CUBE.BGF'));
   assert.equal(same.same, true);
+  // What the edit made, computed here rather than taken from the CLI (the same Rust): one
+  // record changed, at the same offset on both sides, and it is the vertex list holding the
+  // moved vertex (a chunk is a tag word, a 1-, 2- or 4-byte length, then the payload:
+  // vertices of three f32 each); one vertex moved, by the 0.5 written.
+  const one = await page.evaluate(() => window.relicview.compare('GAME/DEMO/VIDEO/CRATE.BGF', 'GAME/DEMO/VIDEO/CRATE2.BGF'));
+  assert.deepEqual([one.same, one.records.changed, one.records.added, one.records.removed], [false, 1, 0, 0]);
+  const [record] = one.changed;
+  assert.equal(record.offset_a, record.offset_b);
+  const intoPayload = (header) => moved.vertex - record.offset_a - header;
+  assert.ok([3, 4, 6].some((h) => intoPayload(h) >= 0 && intoPayload(h) % 12 === 0), `the moved vertex (byte ${moved.vertex}) is a whole vertex into the record at ${record.offset_a}`);
+  assert.match(record.path_a, /VERTEX_XYZ/);
+  assert.deepEqual([one.geometry.vertices_moved, one.geometry.max_displacement], [1, 0.5]);
   // Opening a file alone ends the comparison.
   await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/CUBE.BGF'));
   assert.equal(await page.evaluate(() => window.relicview.comparison()), null);

@@ -104,13 +104,22 @@ test('loadFiles returns the count, and every demo model draws the triangles the 
   await page.close();
 });
 
-test('the hexagon/quad/triangle PMESH and its LODs are counted like the native core', async () => {
+test('the hexagon/quad/triangle PMESH and its LODs are drawn with the triangles the notes give, as the native core counts them', async () => {
+  // 2 hexagons × 4 + 6 quads × 2 + 6 CONN triangles in LOD 0 (docs/formats/biz2.md: a
+  // polygon of n corners is n − 2 triangles).
+  const lod0 = 2 * 4 + 6 * 2 + 6;
   const native = nativeInfo(join(dir, 'DEMO/VIDEO/HEXPOD.BGF'));
   assert.equal(native.closes_exactly, true);
   assert.equal(native.objects[0].lods.length, 2);
-  // 2 hexagons × 4 + 6 quads × 2 + 6 CONN triangles in LOD 0.
-  assert.equal(native.objects[0].lods[0].triangles, 26);
-  assert.equal(native.triangles, 26);
+  assert.equal(native.objects[0].lods[0].triangles, lod0);
+  const { page, problems } = await pageWithFolder();
+  const opened = await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/HEXPOD.BGF'));
+  assert.equal(opened.triangles, lod0, 'the page draws LOD 0 whole');
+  const lod1 = await page.evaluate(() => window.relicview.setLod(1));
+  assert.equal(lod1.triangles, native.objects[0].lods[1].triangles, 'and LOD 1 as the native core counts it');
+  assert.ok(lod1.triangles > 0 && lod1.triangles < lod0);
+  assert.deepEqual(problems, []);
+  await page.close();
 });
 
 test('a malformed file shows an error naming its byte offset, and the other files still open', async () => {
