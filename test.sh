@@ -3,7 +3,7 @@
 # a smoke run of every benchmark.
 set -euo pipefail
 cd "$(dirname "$0")"
-scripts/setup.sh --browser
+scripts/setup.sh --tests
 echo "== cargo test"
 cargo test --locked
 echo "== wasm build"

@@ -40,7 +40,7 @@ if [ "${1:-}" = "--smoke" ]; then
   shift
 fi
 if [ -z "$smoke" ]; then
-  scripts/setup.sh --browser
+  scripts/setup.sh --tests
   scripts/build.sh
 fi
 echo "# $(date -u +%Y-%m-%d) on $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), headless Chromium $(/usr/bin/chromium --version 2>/dev/null | awk '{print $2}') + SwiftShader"

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Installs what a fresh machine lacks. Usage: scripts/setup.sh [--browser]
-#   always: the wasm32 target, the wasm-bindgen CLI pinned in Cargo.lock, xorriso, bchunk, chdman
-#   --browser: Debian's Chromium and the npm packages of the browser tests
+# Installs what a fresh machine lacks. Usage: scripts/setup.sh [--tests]
+#   always (what viewing needs: ./run.sh): the wasm32 target, the wasm-bindgen CLI pinned in
+#     Cargo.lock
+#   --tests (./test.sh, scripts/bench.sh): the tools the tests make their containers with
+#     (xorriso, bchunk, chdman, 7-Zip, Info-ZIP's zip, python-zstandard), Debian's nginx,
+#     Chromium and Blender, and the npm packages of the browser tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,21 +25,21 @@ if [ "$have" != "$want" ]; then
   cargo install wasm-bindgen-cli --version "$want"
 fi
 
-# The container tests build their ZIPs, ISOs, raw rips and CHDs with real tools (Python's
-# zipfile, 7-Zip, Info-ZIP's zip, xorriso, bchunk, MAME's chdman), not with ours, and a
-# Zstandard frame with python-zstandard.
-if ! command -v xorriso >/dev/null || ! command -v bchunk >/dev/null || ! command -v chdman >/dev/null || ! command -v 7zz >/dev/null || ! command -v zip >/dev/null; then
-  log "installing xorriso, bchunk, chdman (mame-tools), 7-Zip and Info-ZIP's zip"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends xorriso bchunk mame-tools 7zip zip >/dev/null
-fi
-if ! python3 -c 'import zstandard' 2>/dev/null; then
-  log "installing python-zstandard"
-  python3 -m pip install -q 'zstandard==0.23.0'
-fi
+if [ "${1:-}" = "--tests" ]; then
+  # The container tests build their ZIPs, ISOs, raw rips and CHDs with real tools (Python's
+  # zipfile, 7-Zip, Info-ZIP's zip, xorriso, bchunk, MAME's chdman), not with ours, and a
+  # Zstandard frame with python-zstandard.
+  if ! command -v xorriso >/dev/null || ! command -v bchunk >/dev/null || ! command -v chdman >/dev/null || ! command -v 7zz >/dev/null || ! command -v zip >/dev/null; then
+    log "installing xorriso, bchunk, chdman (mame-tools), 7-Zip and Info-ZIP's zip"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends xorriso bchunk mame-tools 7zip zip >/dev/null
+  fi
+  if ! python3 -c 'import zstandard' 2>/dev/null; then
+    log "installing python-zstandard"
+    python3 -m pip install -q 'zstandard==0.23.0'
+  fi
 
-if [ "${1:-}" = "--browser" ]; then
   # The static host of the publishing tests (tests/e2e/publish.test.mjs): Debian's nginx,
   # started by the tests on loopback with a config of their own.
   if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then

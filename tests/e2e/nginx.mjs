@@ -32,7 +32,7 @@ const CORS = `
 // answers a Range request with the whole file (max_ranges 0); `flaky` answers 503 to a
 // request that comes within half a second of the one before (limit_req).
 export async function startNginx(origins) {
-  if (!NGINX) throw new Error('nginx is not installed (scripts/setup.sh --browser installs Debian\'s nginx-light)');
+  if (!NGINX) throw new Error('nginx is not installed (scripts/setup.sh --tests installs Debian\'s nginx-light)');
   const dir = mkdtempSync(join(tmpdir(), 'relicview-nginx-'));
   const ports = {};
   for (const name of Object.keys(origins)) ports[name] = await freePort();

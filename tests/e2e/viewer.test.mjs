@@ -262,6 +262,8 @@ test('a link to a local folder asks for the folder, restores the view once it ma
   await page.mouse.move(500, 200);
   await page.mouse.wheel(0, -300);
   await page.waitForFunction((b) => JSON.stringify(window.relicview.camera()) !== b, before);
+  // The folder's fingerprint needs every file's size, learnt after the listing shows.
+  await page.waitForFunction(() => window.relicview.permalink().includes('#folder='));
   const link = await page.evaluate(() => window.relicview.permalink());
   const cam = await page.evaluate(() => window.relicview.camera());
   assert.match(link, /#folder=\d+-[0-9a-f]{8}&path=GAME%2FDEMO%2FVIDEO%2FTOWER\.BGF&cam=.*&chunk=3$/);
