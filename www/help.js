@@ -48,6 +48,9 @@ export const viewKeys = [
     ['offset box', 'go to a byte: decimal, or hex as 0x1F'],
     ['find box', 'bytes as hex ("de ad 00") or text ("quoted" is always text); Enter: next, Shift+Enter: previous'],
   ]],
+  ['Problems list (in the info pane)', [
+    ['Enter', 'go to the record the problem names'],
+  ]],
   ['Comparing two files (a file\'s menu in the list, or Compare with… in the info pane)', [
     ...COMPARE_KEYS.map((k) => [k.label, k.what]),
     ['Escape', 'withdraw a Compare with… still waiting for its file'],

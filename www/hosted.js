@@ -83,7 +83,7 @@ async function unreachable(url, err) {
   if (target.origin !== location.origin) {
     const answered = await fetch(target, { mode: 'no-cors', cache: 'no-store' }).then(() => true, () => false);
     if (answered) {
-      return new HostError(`${target.href}: the host ${target.origin} answered, but without an Access-Control-Allow-Origin header for this page (${location.origin}), so the browser keeps its answer from the page; the host must send it (README, "Publishing")`);
+      return new HostError(`${target.href}: the host ${target.origin} answered, but without an Access-Control-Allow-Origin header for this page (${location.origin}), so the browser keeps its answer from the page; the host must send it (docs/publishing.md)`);
     }
   }
   return new HostError(`${target.href}: the host could not be reached (${err.message || err})`, true);
@@ -245,7 +245,7 @@ async function rangeOnce(url, size, offset, length, what) {
     // The host ignored Range: it is sending the whole file.
     if (size > WHOLE_AT_MOST) {
       dismiss(got);
-      throw new HostError(`${url}: the host does not serve byte ranges (it answered a Range request with the whole file), and ${what} is ${formatBytes(size)}: not downloaded whole; serve it from a host that honours Range (README, "Publishing")`);
+      throw new HostError(`${url}: the host does not serve byte ranges (it answered a Range request with the whole file), and ${what} is ${formatBytes(size)}: not downloaded whole; serve it from a host that honours Range (docs/publishing.md)`);
     }
     const whole = body(got, url, size).then((bytes) => {
       stats.requests++;
@@ -264,7 +264,7 @@ async function rangeOnce(url, size, offset, length, what) {
   const range = response.headers.get('Content-Range');
   if (!range) {
     dismiss(got);
-    throw new HostError(`${url}: the host answered the range but this page may not read its Content-Range header: a host on another origin must send Access-Control-Expose-Headers: Content-Range, Content-Length (README, "Publishing")`);
+    throw new HostError(`${url}: the host answered the range but this page may not read its Content-Range header: a host on another origin must send Access-Control-Expose-Headers: Content-Range, Content-Length (docs/publishing.md)`);
   }
   const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(range.trim());
   if (m && m[3] !== '*' && Number(m[3]) !== size) {

@@ -1,4 +1,4 @@
-// The README's automation API table against the page: every member it lists exists on
+// docs/api.md's automation API table against the page: every member it lists exists on
 // `window.relicview`, as a function where it is written with parentheses. Scripts outside
 // this repo read that table.
 
@@ -20,11 +20,11 @@ after(async () => {
   server?.stop();
 });
 
-// The members of the README's table: `name(…)`, `name`, `a.b(…)`, and `.b(…)` continuing
+// The members of docs/api.md's table: `name(…)`, `name`, `a.b(…)`, and `.b(…)` continuing
 // the previous dotted name.
-function readmeMembers() {
-  const readme = readFileSync(join(repo, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('### Automation API'), readme.indexOf('### Command line'));
+function documentedMembers() {
+  const readme = readFileSync(join(repo, 'docs/api.md'), 'utf8');
+  const section = readme;
   const members = [];
   for (const line of section.split('\n').filter((l) => l.startsWith('| `'))) {
     const cell = line.split(' | ')[0];
@@ -38,16 +38,16 @@ function readmeMembers() {
   return members;
 }
 
-test('every member the README lists exists on window.relicview', async () => {
-  const members = readmeMembers();
-  assert.ok(members.length > 40, `${members.length} members read from the README`);
+test('every member docs/api.md lists exists on window.relicview', async () => {
+  const members = documentedMembers();
+  assert.ok(members.length > 40, `${members.length} members read from docs/api.md`);
   assert.ok(members.some((m) => m.path === 'inspector.selectChunk' && m.call) && members.some((m) => m.path === 'ready' && !m.call), JSON.stringify(members.slice(0, 5)));
   const { page, problems } = await newPage(browser, server.url);
   const missing = await page.evaluate((list) => list.filter(({ path, call }) => {
     const value = path.split('.').reduce((o, k) => (o === undefined || o === null ? undefined : o[k]), window.relicview);
     return call ? typeof value !== 'function' : value === undefined;
   }).map((m) => m.path), members);
-  assert.deepEqual(missing, [], 'listed in the README but not on the page');
+  assert.deepEqual(missing, [], 'listed in docs/api.md but not on the page');
   assert.deepEqual(problems, []);
   await page.close();
 });
