@@ -91,17 +91,19 @@ impl SevenZContainer {
         ContainerError { container: self.name.clone(), entry: self.entries.get(index).map(|e| e.path.clone()), offset: None, message: message.into() }
     }
 
-    /// Listed entry `index` from the store, if it is there whole: its declared size, and its
-    /// CRC where the archive has one.
+    /// Listed entry `index` from the store, if it is there whole: its declared size and CRC.
+    /// An entry whose header gives no CRC is never stored: nothing could tell its bytes
+    /// from a mangled copy.
     fn stored(&self, index: usize) -> Option<Vec<u8>> {
-        let store = self.store.as_ref()?;
+        let store = self.store.as_ref().filter(|s| self.storable(index) && s.has(index))?;
         let file = &self.archive.files[self.files[index]];
-        if !store.has(index) {
-            return None;
-        }
         let bytes = store.get(index)?;
-        let whole = bytes.len() as u64 == file.size() && (!file.has_crc || crc32fast::hash(&bytes) as u64 == file.crc);
-        whole.then_some(bytes)
+        (bytes.len() as u64 == file.size() && crc32fast::hash(&bytes) as u64 == file.crc).then_some(bytes)
+    }
+
+    /// Whether listed entry `index` may go to the store: its header gives its CRC.
+    fn storable(&self, index: usize) -> bool {
+        self.archive.files[self.files[index]].has_crc
     }
 
     /// Keep `bytes` of listed entry `index`, dropping the oldest kept beyond the cap.
@@ -142,7 +144,7 @@ impl Container for SevenZContainer {
     }
     fn read_note(&self, index: usize) -> Option<String> {
         let file = *self.files.get(index)?;
-        if self.kept.borrow().iter().any(|(i, _)| *i == index) || self.store.as_ref().is_some_and(|s| s.has(index)) {
+        if self.kept.borrow().iter().any(|(i, _)| *i == index) || self.store.as_ref().is_some_and(|s| self.storable(index) && s.has(index)) {
             return None;
         }
         let block = self.archive.stream_map.file_block_index.get(file).copied().flatten()?;
@@ -181,7 +183,7 @@ impl Container for SevenZContainer {
     }
     fn head(&self, index: usize, n: usize) -> Result<Vec<u8>, ContainerError> {
         // Typing asks for every entry's first bytes: the whole block is decoded once for all.
-        let stored = self.store.as_ref().is_some_and(|s| s.has(index));
+        let stored = self.store.as_ref().is_some_and(|s| self.storable(index) && s.has(index));
         if n <= HEAD_BYTES && !stored {
             if self.heads.borrow().get(&index).is_none() {
                 if let Some(block) = self.block_of(index)? {
@@ -259,7 +261,7 @@ impl SevenZContainer {
                 let bytes = read_exactly(reader, size);
                 if let (Some(i), Ok(b)) = (listed, &bytes) {
                     self.heads.borrow_mut().insert(i, b[..b.len().min(HEAD_BYTES)].to_vec());
-                    if let Some(store) = self.store.as_ref().filter(|s| !s.has(i)) {
+                    if let Some(store) = self.store.as_ref().filter(|s| self.storable(i) && !s.has(i)) {
                         store.put(i, b);
                     }
                 }

@@ -73,18 +73,27 @@ try {
   const first = await visit();
   // Decoding the block alone to the last file: the core's reader in a bare worker, over the
   // same File, with no store and no page around it.
-  const decodeMs = await page.evaluate(async (last) => {
+  const { ms: decodeMs, cold: coldMs } = await page.evaluate(async (last) => {
     const file = window.picked.find((f) => f.name === 'BIG.7z');
     const src = `import init, { ContainerReader } from '${location.origin}/pkg/relicview.js';
       self.onmessage = async (e) => {
         await init({ module_or_path: '${location.origin}/pkg/relicview_bg.wasm' });
         const sync = new FileReaderSync();
         const read = (o, n) => new Uint8Array(sync.readAsArrayBuffer(e.data.file.slice(o, o + n)));
-        const reader = new ContainerReader('BIG.7z', read, e.data.file.size, '', 0, () => {}, undefined);
+        let reader = new ContainerReader('BIG.7z', read, e.data.file.size, '', 0, () => {}, undefined);
         const entry = reader.entries().find((x) => x.path === 'BIG.7z/' + e.data.last);
-        const t = performance.now();
-        const bytes = reader.read(entry.container, entry.index);
-        self.postMessage({ ms: performance.now() - t, bytes: bytes.length });
+        // Twice: the first runs while the engine still tiers the fresh module's code up (the
+        // page's worker gets the page's compiled module); the second is the like-with-like one.
+        const times = [];
+        for (let k = 0; k < 2; k++) {
+          reader.free();
+          const again = new ContainerReader('BIG.7z', read, e.data.file.size, '', 0, () => {}, undefined);
+          const t = performance.now();
+          again.read(entry.container, entry.index);
+          times.push(performance.now() - t);
+          reader = again;
+        }
+        self.postMessage({ cold: times[0], ms: times[1] });
       };`;
     const w = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })), { type: 'module' });
     const got = await new Promise((resolve, reject) => {
@@ -93,7 +102,7 @@ try {
       w.postMessage({ file, last });
     });
     w.terminate();
-    return got.ms;
+    return got;
   }, LAST);
   await page.reload();
   await page.evaluate(() => window.relicview.ready);
@@ -101,7 +110,7 @@ try {
   console.log(`# solid 7z: ${(bytes / 1e6).toFixed(0)} MB packed (${megabytes} MB of files), ${blocks} block(s), made by 7-Zip (LZMA2 -mx=1)`);
   console.log(`# listed in ${first.listMs.toFixed(0)} ms (from the drop: ${first.listWall} ms wall)`);
   console.log(`# the last file of the block opened in ${first.open.totalMs.toFixed(0)} ms (read ${first.open.readMs.toFixed(0)}; the store kept ${first.cache?.stored} entries, ${((first.cache?.bytesWritten ?? 0) / 1e6).toFixed(0)} MB)`);
-  console.log(`# decoding the block alone to it (the core in a bare worker): ${decodeMs.toFixed(0)} ms; open / decode alone = ${(first.open.totalMs / decodeMs).toFixed(2)}`);
+  console.log(`# decoding the block alone to it (the core in a bare worker, its second run; the first ${coldMs.toFixed(0)} ms): ${decodeMs.toFixed(0)} ms; open / decode alone = ${(first.open.totalMs / decodeMs).toFixed(2)}`);
   console.log(`# 7-Zip decoding the archive natively: ${nativeMs} ms; wasm decode / native 7-Zip = ${(decodeMs / nativeMs).toFixed(2)}`);
   console.log(`# after a reload, dropped again: listed in ${again.listMs.toFixed(0)} ms; the same file opened in ${again.open.totalMs.toFixed(0)} ms from the store (${again.cache?.hits} hit(s), ${again.cache?.bytesRead} bytes read); second open / first = ${(again.open.totalMs / first.open.totalMs).toFixed(3)}`);
   await context.close();
