@@ -221,29 +221,16 @@ impl Disk {
         let full_path = |e: &containers::Entry| if path.is_empty() { e.path.clone() } else { format!("{path}/{}", e.path) };
         // Cue sheets first: each is a folder, its disc, and the .bin it names is listed
         // there rather than beside it. A sheet that names nothing here stays a file, said why.
-        let mut discs = std::collections::HashSet::new();
-        let mut taken = std::collections::HashSet::new();
-        if depth + 1 < MAX_NESTING {
-            for (i, _) in c.entries().iter().enumerate().filter(|(_, e)| containers::is_cue(&e.path)) {
-                match containers::cue_inside(&*c, i) {
-                    Ok((bin, _)) => {
-                        discs.insert(i);
-                        taken.insert(bin);
-                    }
-                    Err(why) => {
-                        let container = if path.is_empty() { self.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default() } else { path.to_string() };
-                        problems.push((path.to_string(), format!("{container}/{why}")));
-                    }
-                }
-            }
-        }
+        let cues = if depth + 1 < MAX_NESTING { containers::CueDiscs::of(&*c) } else { containers::CueDiscs::default() };
+        let container = if path.is_empty() { self.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default() } else { path.to_string() };
+        problems.extend(cues.problems.iter().map(|why| (path.to_string(), format!("{container}/{why}"))));
         for (i, e) in c.entries().iter().enumerate() {
             let full = full_path(e);
-            if taken.contains(&i) {
-                continue;
-            }
-            if discs.contains(&i) {
-                self.list_into(&full, depth + 1, files, problems);
+            if cues.takes(i) {
+                // A sheet is its disc's folder; the .bin it names is listed there.
+                if cues.discs.iter().any(|&(cue, _, _)| cue == i) {
+                    self.list_into(&full, depth + 1, files, problems);
+                }
                 continue;
             }
             // A solid 7z's entries are looked into by name: 17 sectors of each would decode

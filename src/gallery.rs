@@ -73,6 +73,10 @@ pub struct ImageRegion {
     pub width: u32,
     pub height: u32,
     pub label: String,
+    /// Its number in the sheet (a FIELD.TDB image's index), which the page writes beside
+    /// the sheet's rows; none where the regions are not numbered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub number: Option<u32>,
     /// The inspector record its bytes are.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub record: Option<u32>,

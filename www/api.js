@@ -163,7 +163,7 @@ window.relicview = {
   // Where a node (by name) is in the world at the clock, and a material's UV offset.
   nodePosition: (name) => state.viewer.nodePosition(name) ?? null,
   uvOffset: (name) => state.viewer.uvOffset(name) ?? null,
-  // {done, total} batches of the scene on show uploaded.
+  // {done, total, failed} batches of the scene on show uploaded, and the first the GPU refused.
   uploadProgress: () => state.viewer.uploadProgress(),
   // Files from this size (bytes) on open in a worker; setWorkerThreshold(Infinity) keeps
   // every open on the page's thread.

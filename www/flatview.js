@@ -127,7 +127,7 @@ function gridOf(regions) {
   const columns = [...new Set(regions.map((r) => r.x))].sort((a, b) => a - b);
   const firsts = new Map();
   for (const r of regions) if (!firsts.has(r.y) || r.x < firsts.get(r.y).x) firsts.set(r.y, r);
-  const rows = [...firsts.entries()].sort((a, b) => a[0] - b[0]).map(([y, r]) => [y, r.label.match(/\d+/)?.[0] ?? '']);
+  const rows = [...firsts.entries()].sort((a, b) => a[0] - b[0]).map(([y, r]) => [y, r.number === undefined ? '' : String(r.number)]);
   return { columns, rows, width: w, height: h };
 }
 

@@ -145,6 +145,9 @@ async function openNow(path, restore, request) {
   // A large world goes up batch by batch, a frame each: it is drawn once the last is.
   try {
     while (stats.uploading && state.current === entry.path) stats = await state.viewport.requestFrame();
+    // A draw the GPU would not take (no buffer for it): the file is not drawn whole.
+    const refused = state.current === entry.path && state.viewer.uploadProgress().failed;
+    if (refused) throw new Error(`${entry.path}: not drawn whole: ${refused}`);
   } catch (err) {
     if (isTrap(err)) throw err;
     file.free();

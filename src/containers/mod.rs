@@ -344,6 +344,33 @@ pub fn cue_inside(c: &dyn Container, cue: usize) -> Result<(usize, CueTrack), St
     Ok((bin, track))
 }
 
+/// The discs of the cue sheets listed in container `c`: each sheet's entry, the .bin it
+/// names and its track; and, for each sheet that names nothing here, why (it stays a file).
+/// A listing shows each disc under its sheet and not its .bin beside it.
+#[derive(Default)]
+pub struct CueDiscs {
+    pub discs: Vec<(usize, usize, CueTrack)>,
+    pub problems: Vec<String>,
+}
+
+impl CueDiscs {
+    pub fn of(c: &dyn Container) -> CueDiscs {
+        let mut found = CueDiscs { discs: Vec::new(), problems: Vec::new() };
+        for (i, _) in c.entries().iter().enumerate().filter(|(_, e)| is_cue(&e.path)) {
+            match cue_inside(c, i) {
+                Ok((bin, track)) => found.discs.push((i, bin, track)),
+                Err(why) => found.problems.push(why),
+            }
+        }
+        found
+    }
+
+    /// Whether entry `index` is a sheet with its disc, or the .bin of one.
+    pub fn takes(&self, index: usize) -> bool {
+        self.discs.iter().any(|&(cue, bin, _)| cue == index || bin == index)
+    }
+}
+
 /// Whether an entry's name is one a container inside a container goes by: only these are
 /// looked into where looking costs (every entry of a page's listing; a solid 7z).
 pub fn may_nest(path: &str) -> bool {

@@ -183,14 +183,16 @@ impl SceneGeometry {
     /// Upload `parts` as one draw. A part's positions and normals go up as they are unless its
     /// model matrix moves them (then they are baked first, that part alone); colour bytes go
     /// up as they are unless the parts' tints differ (then each part is tinted first).
-    pub fn new(context: &Context, parts: &[VertexArrays]) -> Option<SceneGeometry> {
+    /// → None when there is nothing to draw; an error when the GPU would not give a vertex
+    /// array or a buffer (whatever was made before it is deleted).
+    pub fn new(context: &Context, parts: &[VertexArrays]) -> Result<Option<SceneGeometry>, String> {
         let vertices: usize = parts.iter().map(|a| a.positions.len()).sum();
         let indices: usize = parts.iter().map(|a| a.indices.len()).sum();
         // (GL sizes are i32: a draw past 2 GiB is not made; the scene's budget keeps real
         // files far below it.)
         let bytes = upload_bytes(parts);
         if indices == 0 || vertices == 0 || bytes > i32::MAX as usize {
-            return None;
+            return Ok(None);
         }
         // Smooth normals only where every part has them; the shader makes flat facets otherwise.
         let normals = parts.iter().all(|a| a.normals.is_some());
@@ -210,11 +212,13 @@ impl SceneGeometry {
         let (model, tint) = if single { (to_mat4(parts[0].model), parts[0].tint) } else { (Mat4::identity(), if one_tint { parts[0].tint } else { [1.0; 4] }) };
         let gl = &**context;
         unsafe {
-            let vao = gl.create_vertex_array().ok()?;
+            let vao = gl.create_vertex_array().map_err(|e| format!("the GPU gave no vertex array: {e}"))?;
+            // Owns what is made from here on: deleted on every way out but the last.
+            let mut made = GpuObjects { context, vao, buffers: Vec::new(), handed_over: false };
             gl.bind_vertex_array(Some(vao));
-            let mut buffers = Vec::new();
-            let mut attribute = |location: u32, size: i32, kind: u32, stride: usize, fill: &mut dyn FnMut(&mut Put)| {
-                let Ok(buffer) = gl.create_buffer() else { return };
+            let mut attribute = |location: u32, size: i32, kind: u32, stride: usize, fill: &mut dyn FnMut(&mut Put)| -> Result<(), String> {
+                let buffer = gl.create_buffer().map_err(|e| format!("the GPU gave no buffer for vertex attribute {location}: {e}"))?;
+                made.buffers.push(buffer);
                 gl.bind_buffer(three_d::context::ARRAY_BUFFER, Some(buffer));
                 gl.buffer_data_size(three_d::context::ARRAY_BUFFER, (vertices * stride) as i32, three_d::context::STATIC_DRAW);
                 let mut staged = Staged::new(|offset, bytes: &[u8]| gl.buffer_sub_data_u8_slice(three_d::context::ARRAY_BUFFER, offset as i32, bytes));
@@ -226,7 +230,7 @@ impl SceneGeometry {
                 } else {
                     gl.vertex_attrib_pointer_i32(location, size, kind, 0, 0);
                 }
-                buffers.push(buffer);
+                Ok(())
             };
             let placed = |a: &VertexArrays| !single && a.model != glam::Mat4::IDENTITY;
             // A part placed in the buffer is written through one scratch array, reused: a
@@ -244,7 +248,7 @@ impl SceneGeometry {
                     }
                     at += a.positions.len();
                 }
-            });
+            })?;
             if normals {
                 attribute(NORMAL, 3, three_d::context::FLOAT, 12, &mut |put| {
                     let mut at = 0;
@@ -260,7 +264,7 @@ impl SceneGeometry {
                         }
                         at += a.positions.len();
                     }
-                });
+                })?;
             }
             if colors {
                 let mut tinted: Vec<[u8; 4]> = Vec::new();
@@ -284,7 +288,7 @@ impl SceneGeometry {
                         }
                         at += a.positions.len();
                     }
-                });
+                })?;
             }
             if uvs {
                 attribute(UV, 2, three_d::context::FLOAT, 8, &mut |put| {
@@ -296,11 +300,13 @@ impl SceneGeometry {
                         }
                         at += a.positions.len();
                     }
-                });
+                })?;
             }
             // The index list: each part's numbers moved past the vertices before it.
             let short = vertices <= u16::MAX as usize + 1;
-            let Ok(elements) = gl.create_buffer() else { return None };
+            drop(attribute);
+            let elements = gl.create_buffer().map_err(|e| format!("the GPU gave no index buffer: {e}"))?;
+            made.buffers.push(elements);
             gl.bind_buffer(three_d::context::ELEMENT_ARRAY_BUFFER, Some(elements));
             let index_bytes = if short { 2 } else { 4 };
             gl.buffer_data_size(three_d::context::ELEMENT_ARRAY_BUFFER, (indices * index_bytes) as i32, three_d::context::STATIC_DRAW);
@@ -324,11 +330,11 @@ impl SceneGeometry {
                 at += a.indices.len();
             }
             staged.flush();
-            buffers.push(elements);
             gl.bind_vertex_array(None);
             gl.bind_buffer(three_d::context::ARRAY_BUFFER, None);
             let local = if single { bounds(&[VertexArrays { model: glam::Mat4::IDENTITY, ..parts[0] }]) } else { bounds(parts) };
-            Some(SceneGeometry {
+            let (vao, buffers) = made.finish();
+            Ok(Some(SceneGeometry {
                 context: context.clone(),
                 vao,
                 buffers,
@@ -341,7 +347,7 @@ impl SceneGeometry {
                 local,
                 bytes,
                 instances: None,
-            })
+            }))
         }
     }
 
@@ -384,6 +390,38 @@ impl SceneGeometry {
     /// What the geometry gives the fragment shader (its material is made to match).
     pub fn shading(&self) -> Shading {
         self.shading
+    }
+}
+
+/// A vertex array and buffers being made: deleted when dropped, unless `finish` handed them
+/// to the geometry that owns them from then on.
+struct GpuObjects<'a> {
+    context: &'a Context,
+    vao: three_d::context::VertexArray,
+    buffers: Vec<three_d::context::Buffer>,
+    handed_over: bool,
+}
+
+impl GpuObjects<'_> {
+    fn finish(mut self) -> (three_d::context::VertexArray, Vec<three_d::context::Buffer>) {
+        self.handed_over = true;
+        (self.vao, std::mem::take(&mut self.buffers))
+    }
+}
+
+impl Drop for GpuObjects<'_> {
+    fn drop(&mut self) {
+        if self.handed_over {
+            return;
+        }
+        let gl = &***self.context;
+        unsafe {
+            gl.bind_vertex_array(None);
+            gl.delete_vertex_array(self.vao);
+            for &b in &self.buffers {
+                gl.delete_buffer(b);
+            }
+        }
     }
 }
 

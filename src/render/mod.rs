@@ -345,6 +345,11 @@ impl Renderer {
         self.drawn_stages().map(|s| s.upload_progress(s.shown_lod)).fold((0, 0), |(a, b), (c, d)| (a + c, b + d))
     }
 
+    /// The first draw the GPU would not take, of what is on show.
+    pub fn gpu_error(&self) -> Option<&str> {
+        self.drawn_stages().find_map(|s| s.gpu_error.as_deref())
+    }
+
     fn drawn_stages(&self) -> impl Iterator<Item = &Stage> + '_ {
         self.drawn.iter().filter_map(|&side| self.stage(side))
     }
@@ -434,7 +439,7 @@ impl Renderer {
                 model: glam::Mat4::IDENTITY,
                 tint: [1.0; 4],
             };
-            let Some(geometry) = SceneGeometry::new(&self.context, &[arrays]) else { continue };
+            let Ok(Some(geometry)) = SceneGeometry::new(&self.context, &[arrays]) else { continue };
             let material = crate::scene::Material { alpha_cutoff: alpha_cutoff.filter(|&c| c > 0.0), ..Default::default() };
             let (material, _) = retro_materials(Some(&material), alpha_cutoff.map(|_| texture.clone()), geometry.shading());
             target.render(&self.camera, [&Gm::new(geometry, material)], &[]);

@@ -120,6 +120,9 @@ pub(super) struct Stage {
     /// Bytes of vertex and index data sent to the GPU for the scene, and the time the
     /// uploads took (building the buffers and handing them to GL).
     pub upload_bytes: usize,
+    /// The first draw the GPU would not take (no buffer for it): said to the page, which
+    /// shows the file as failed to draw rather than drawing less than it says.
+    pub gpu_error: Option<String>,
     pub upload_ms: f64,
     /// Every node's world matrix in the rest pose (clips at time 0), for planning, upload,
     /// bounds and a still scene's picks: found once per scene and choice, not per use.
@@ -149,6 +152,7 @@ impl Stage {
             hidden_layers: Vec::new(),
             choice: None,
             upload_bytes: 0,
+            gpu_error: None,
             upload_ms: 0.0,
             rest_world: Vec::new(),
             game_lit: false,
@@ -334,7 +338,14 @@ impl Stage {
                 let items: Vec<_> = batch.items.iter().map(|&(n, m, k)| (&scene.meshes[m as usize].primitives[k as usize], world[n as usize], tint_of(m))).collect();
                 sent += items.iter().map(|(p, _, _)| p.positions.len()).sum::<usize>();
                 let texture = batch.texture.filter(|_| zone_colours.is_none()).and_then(|t| textures.get(t as usize).cloned());
-                let Some(geometry) = batch_geometry(context, scene, &items, texture.is_some(), self.colours) else { continue };
+                let geometry = match batch_geometry(context, scene, &items, texture.is_some(), self.colours) {
+                    Ok(Some(g)) => g,
+                    Ok(None) => continue,
+                    Err(e) => {
+                        self.gpu_error.get_or_insert(e);
+                        continue;
+                    }
+                };
                 self.upload_bytes += geometry.bytes();
                 let material = batch.items.first().and_then(|&(_, m, k)| scene.meshes[m as usize].primitives[k as usize].material).and_then(|m| scene.materials.get(m as usize));
                 let (material, semi) = retro_materials(material, texture, geometry.shading());
@@ -345,7 +356,14 @@ impl Stage {
             let prim = &scene.meshes[batch.mesh as usize].primitives[batch.primitive as usize];
             sent += prim.positions.len();
             let texture = texture_of(prim);
-            let Some(mut geometry) = batch_geometry(context, scene, &[(prim, glam::Mat4::IDENTITY, tint_of(batch.mesh))], texture.is_some(), self.colours) else { continue };
+            let mut geometry = match batch_geometry(context, scene, &[(prim, glam::Mat4::IDENTITY, tint_of(batch.mesh))], texture.is_some(), self.colours) {
+                Ok(Some(g)) => g,
+                Ok(None) => continue,
+                Err(e) => {
+                    self.gpu_error.get_or_insert(e);
+                    continue;
+                }
+            };
             self.upload_bytes += geometry.bytes();
             geometry.set_instances(&batch.nodes.iter().map(|&n| to_mat4(world[n as usize])).collect::<Vec<_>>());
             let (material, semi) = retro_materials(prim.material.and_then(|m| scene.materials.get(m as usize)), texture, geometry.shading());
@@ -647,7 +665,7 @@ fn add_pyramids(cpu: &mut CpuMesh, at: &[glam::Mat4], size: f32) {
 
 /// One draw's GPU buffers: the primitives placed by their world matrices, tinted by their
 /// materials' base colours (see `SceneGeometry::new`).
-fn batch_geometry(context: &Context, scene: &Scene, items: &[(&crate::scene::Primitive, glam::Mat4, Option<[f32; 4]>)], textured: bool, colours: ColourSet) -> Option<SceneGeometry> {
+fn batch_geometry(context: &Context, scene: &Scene, items: &[(&crate::scene::Primitive, glam::Mat4, Option<[f32; 4]>)], textured: bool, colours: ColourSet) -> Result<Option<SceneGeometry>, String> {
     let tint_of = |p: &crate::scene::Primitive| scene.shading(p).base_color.map(|c| c.clamp(0.0, 1.0));
     let parts: Vec<VertexArrays> = items
         .iter()

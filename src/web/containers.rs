@@ -127,23 +127,11 @@ impl ContainerReader {
         self.problems.extend(container.problems().iter().map(|p| p.to_string()));
         // Cue sheets first: each is opened as its disc, from the .bin it names beside it,
         // which is then not listed on its own. A sheet that names nothing here stays a file.
-        let mut discs = Vec::new();
-        let mut taken = std::collections::HashSet::new();
-        if depth + 1 < MAX_NESTING {
-            for (i, e) in container.entries().iter().enumerate().filter(|(_, e)| containers::is_cue(&e.path)) {
-                match containers::cue_inside(&*container, i) {
-                    Ok((bin, track)) => {
-                        taken.insert(bin);
-                        taken.insert(i);
-                        discs.push((format!("{name}/{}", e.path), bin, track));
-                    }
-                    Err(why) => self.problems.push(format!("{name}/{why}")),
-                }
-            }
-        }
+        let cues = if depth + 1 < MAX_NESTING { containers::CueDiscs::of(&*container) } else { containers::CueDiscs::default() };
+        self.problems.extend(cues.problems.iter().map(|why| format!("{name}/{why}")));
         let mut nested = Vec::new();
         for (i, e) in container.entries().iter().enumerate() {
-            if taken.contains(&i) {
+            if cues.takes(i) {
                 continue;
             }
             let path = format!("{name}/{}", e.path);
@@ -159,7 +147,8 @@ impl ContainerReader {
             self.listed.push(Listed { path, size: e.size, container: id, index: i, costly: container.heads_are_costly() });
         }
         self.opened.push(container);
-        for (path, bin, track) in discs {
+        for (cue, bin, track) in cues.discs {
+            let path = format!("{name}/{}", self.opened[id].entries()[cue].path);
             let opened = self.opened[id].read(bin).map_err(|e| e.to_string()).and_then(|bytes| containers::open_track(&path, Arc::new(bytes), track.mode, track.start, Limits::default()).map_err(|e| e.to_string()));
             match opened {
                 Ok(c) => self.add(&path, c, depth + 1),

@@ -166,16 +166,19 @@ impl Viewer {
         self.renderer.set_scene(None);
     }
 
-    /// {done, total}: batches of the scene on show uploaded to the GPU so far.
+    /// {done, total, failed}: batches of the scene on show uploaded to the GPU so far, and
+    /// the first the GPU would not take (null: none).
     #[wasm_bindgen(js_name = uploadProgress)]
     pub fn upload_progress(&self) -> Result<JsValue, JsValue> {
         let (done, total) = self.renderer.upload_progress();
         #[derive(Serialize)]
-        struct Out {
+        struct Out<'a> {
             done: usize,
             total: usize,
+            /// A draw the GPU would not take: the file is not drawn whole.
+            failed: Option<&'a str>,
         }
-        to_js(&Out { done, total })
+        to_js(&Out { done, total, failed: self.renderer.gpu_error() })
     }
 
     /// "orbit" or "fly".

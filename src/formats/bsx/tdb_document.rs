@@ -86,7 +86,7 @@ impl Document for TdbDocument {
             .map(|i| {
                 let (x, y) = TdbFile::overview_cell(i);
                 let face = TdbFile::face_of_image(i);
-                ImageRegion { x, y, width: 32, height: 32, label: format!("image {i} · palette {face}"), record: record_at(t.image_offset as usize + i * IMAGE_BYTES) }
+                ImageRegion { x, y, width: 32, height: 32, label: format!("image {i} · palette {face}"), number: Some(i as u32), record: record_at(t.image_offset as usize + i * IMAGE_BYTES) }
             })
             .collect()
     }
