@@ -1056,9 +1056,10 @@ fn a_7z_of_millions_of_entries_is_an_error_naming_it_within_tens_of_megabytes_an
     assert!(peak_kb < 160 << 10, "peak resident memory {peak_kb} KiB");
 }
 
-/// A store of decoded entries in memory, as the page's is on disk, counting what it is asked.
+/// A store of decoded entries in memory, as the page's is on disk, counting what it is asked:
+/// an entry is kept once its last piece has come.
 #[derive(Default, Clone)]
-struct MemoryStore(Arc<std::sync::Mutex<(BTreeMap<usize, Vec<u8>>, usize)>>);
+struct MemoryStore(Arc<std::sync::Mutex<(BTreeMap<usize, Vec<u8>>, usize)>>, Arc<std::sync::Mutex<BTreeMap<usize, Vec<u8>>>>);
 
 impl containers::DecodedStore for MemoryStore {
     fn has(&self, index: usize) -> bool {
@@ -1069,8 +1070,15 @@ impl containers::DecodedStore for MemoryStore {
         inner.1 += 1;
         inner.0.get(&index).cloned()
     }
-    fn put(&self, index: usize, bytes: &[u8]) {
-        self.0.lock().unwrap().0.insert(index, bytes.to_vec());
+    fn put(&self, index: usize, offset: u64, bytes: &[u8], last: bool) {
+        let mut pending = self.1.lock().unwrap();
+        let piece = pending.entry(index).or_default();
+        assert_eq!(piece.len() as u64, offset, "pieces come in order");
+        piece.extend_from_slice(bytes);
+        if last {
+            let whole = pending.remove(&index).unwrap();
+            self.0.lock().unwrap().0.insert(index, whole);
+        }
     }
 }
 
@@ -1169,4 +1177,33 @@ fn a_cue_sheet_inside_a_7z_or_a_zip_is_the_folder_of_its_disc_and_the_bin_it_nam
         let info: serde_json::Value = serde_json::from_str(&info).unwrap();
         assert_eq!(info["models"], loose["models"], "{name}");
     }
+}
+
+#[test]
+fn an_entry_too_large_to_keep_goes_to_the_store_in_pieces_as_a_later_one_is_decoded() {
+    // 9 MB (more than a reader keeps in memory) before a small file in one solid block.
+    let dir = scratch("7z-store-large");
+    let tree = dir.join("tree");
+    std::fs::create_dir_all(tree.join("A")).unwrap();
+    let large: Vec<u8> = (0..9_000_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8).collect();
+    std::fs::write(tree.join("A/LARGE.BIN"), &large).unwrap();
+    std::fs::write(tree.join("B.TXT"), b"after the large one").unwrap();
+    let sevenz = dir.join("PAIR.7z");
+    run(Command::new("7zz").current_dir(&tree).args(["a", "-bso0", "-bsp0", "-t7z", "-m0=LZMA2", "-mx=1", "-ms=on", "-mqs=off"]).arg(&sevenz).args(["A/LARGE.BIN", "B.TXT"]));
+    let bytes = std::fs::read(&sevenz).unwrap();
+    let store = MemoryStore::default();
+    let open_with = |store: &MemoryStore| {
+        let source = Arc::new(Counted(bytes.clone(), 0.into()));
+        let mut c = containers::open("PAIR.7z", ContainerKind::SevenZ, source.clone(), Limits::default()).unwrap();
+        c.keep_decoded_in(Box::new(store.clone()));
+        (c, source)
+    };
+    let (c, _) = open_with(&store);
+    assert_eq!(c.read(c.find("B.TXT").unwrap()).unwrap(), b"after the large one");
+    assert_eq!(store.0.lock().unwrap().0.get(&c.find("A/LARGE.BIN").unwrap()), Some(&large), "stored whole, in pieces");
+    // A new reader reads the large one from the store: nothing past the header is read.
+    let (c, source) = open_with(&store);
+    let listed = source.1.load(std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(c.read(c.find("A/LARGE.BIN").unwrap()).unwrap(), large);
+    assert_eq!(source.1.load(std::sync::atomic::Ordering::Relaxed), listed);
 }

@@ -48,15 +48,19 @@ class Store {
     this.index = index;
     this.entries = new Map(); // entry index → {at, length}
     this.broken = false;
+    this.pending = null; // the entry being written: {entry, at, length}
     const dataSize = data.getSize();
     const records = new DataView(new ArrayBuffer(index.getSize() - (index.getSize() % RECORD)));
     index.read(records, { at: 0 });
+    // Records are read up to the first that names bytes not written (a tab closed while
+    // writing); the next record is written over it.
+    this.indexEnd = 0;
     for (let at = 0; at < records.byteLength; at += RECORD) {
       const [entry, start, length] = [0, 8, 16].map((o) => Number(records.getBigUint64(at + o, true)));
-      if (start + length > dataSize) break; // written after a record that was not: stop here
+      if (start + length > dataSize) break;
       this.entries.set(entry, { at: start, length });
+      this.indexEnd = at + RECORD;
     }
-    this.indexEnd = records.byteLength;
   }
 
   has(entry) {
@@ -73,21 +77,30 @@ class Store {
     return bytes;
   }
 
-  put(entry, bytes) {
+  // Entry `entry`'s bytes from `offset` on, in order; `last` ends it, and only then is its
+  // record written (a piece out of order, or past the cap, drops the entry).
+  put(entry, offset, bytes, last) {
     if (this.broken || this.entries.has(entry)) return;
     try {
-      const at = this.data.getSize();
-      if (at + bytes.length > ARCHIVE_CAP) return;
-      if (this.data.write(bytes, { at }) !== bytes.length) throw new Error('a short write');
+      if (offset === 0) this.pending = { entry, at: this.data.getSize(), length: 0 };
+      const p = this.pending;
+      if (!p || p.entry !== entry || p.length !== offset || p.at + offset + bytes.length > ARCHIVE_CAP) {
+        this.pending = null;
+        return;
+      }
+      if (bytes.length && this.data.write(bytes, { at: p.at + offset }) !== bytes.length) throw new Error('a short write');
+      p.length += bytes.length;
+      if (!last) return;
+      this.pending = null;
       this.data.flush();
       const record = new DataView(new ArrayBuffer(RECORD));
-      [entry, at, bytes.length].forEach((v, k) => record.setBigUint64(k * 8, BigInt(v), true));
+      [entry, p.at, p.length].forEach((v, k) => record.setBigUint64(k * 8, BigInt(v), true));
       this.index.write(record, { at: this.indexEnd });
       this.index.flush();
       this.indexEnd += RECORD;
-      this.entries.set(entry, { at, length: bytes.length });
+      this.entries.set(entry, { at: p.at, length: p.length });
       stats.stored += 1;
-      stats.bytesWritten += bytes.length;
+      stats.bytesWritten += p.length;
     } catch (err) {
       // Out of room (the browser's quota) or the disk failed: this archive stops storing.
       this.broken = true;

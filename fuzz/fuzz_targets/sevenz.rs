@@ -15,9 +15,10 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
-/// A store in memory; `mangle` flips a byte of every third entry put, cuts every fifth.
+/// A store in memory, an entry kept once its last piece came; it flips a byte of every
+/// third entry, cuts every fifth.
 #[derive(Clone, Default)]
-struct Store(Rc<RefCell<HashMap<usize, Vec<u8>>>>);
+struct Store(Rc<RefCell<HashMap<usize, Vec<u8>>>>, Rc<RefCell<HashMap<usize, Vec<u8>>>>);
 
 impl DecodedStore for Store {
     fn has(&self, index: usize) -> bool {
@@ -26,8 +27,15 @@ impl DecodedStore for Store {
     fn get(&self, index: usize) -> Option<Vec<u8>> {
         self.0.borrow().get(&index).cloned()
     }
-    fn put(&self, index: usize, bytes: &[u8]) {
-        let mut kept = bytes.to_vec();
+    fn put(&self, index: usize, offset: u64, bytes: &[u8], last: bool) {
+        let mut pending = self.1.borrow_mut();
+        let piece = pending.entry(index).or_default();
+        assert_eq!(piece.len() as u64, offset, "pieces come in order");
+        piece.extend_from_slice(bytes);
+        if !last {
+            return;
+        }
+        let mut kept = pending.remove(&index).unwrap_or_default();
         if index % 3 == 1 && !kept.is_empty() {
             kept[0] ^= 0x40;
         } else if index % 5 == 2 {

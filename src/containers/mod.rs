@@ -313,7 +313,9 @@ pub trait Container {
 pub trait DecodedStore {
     fn has(&self, index: usize) -> bool;
     fn get(&self, index: usize) -> Option<Vec<u8>>;
-    fn put(&self, index: usize, bytes: &[u8]);
+    /// Entry `index`'s bytes from `offset` on, in order; `last` ends the entry. A store
+    /// keeps an entry only once its last piece has come, so one cut short keeps nothing.
+    fn put(&self, index: usize, offset: u64, bytes: &[u8], last: bool);
 }
 
 /// Whether a container starting with `head` decodes its entries at a cost worth keeping

@@ -20,7 +20,7 @@ const DECODER_MEMORY_KB: usize = 256 << 10;
 /// The largest header read (once decoded), in KiB, and the largest single allocation while
 /// reading it: the reader sizes its tables by the header's counts, fallibly, and the ceiling
 /// makes a count too large for it an error rather than gigabytes (containers::ceiling).
-/// 200,000 entries (Limits::default) with 80-character paths fit in both.
+/// 200,000 entries (Limits::default) with 60-character paths fit in both.
 const HEADER_MEMORY_KB: usize = 32 << 10;
 const HEADER_ALLOCATION: usize = 64 << 20;
 /// How much of the archive one read asks for.
@@ -99,6 +99,11 @@ impl SevenZContainer {
         let file = &self.archive.files[self.files[index]];
         let bytes = store.get(index)?;
         (bytes.len() as u64 == file.size() && crc32fast::hash(&bytes) as u64 == file.crc).then_some(bytes)
+    }
+
+    /// The store, where listed entry `index` may go there and is not there yet.
+    fn store_for(&self, index: usize) -> Option<&dyn DecodedStore> {
+        self.store.as_deref().filter(|s| self.storable(index) && !s.has(index))
     }
 
     /// Whether listed entry `index` may go to the store: its header gives its CRC.
@@ -261,8 +266,8 @@ impl SevenZContainer {
                 let bytes = read_exactly(reader, size);
                 if let (Some(i), Ok(b)) = (listed, &bytes) {
                     self.heads.borrow_mut().insert(i, b[..b.len().min(HEAD_BYTES)].to_vec());
-                    if let Some(store) = self.store.as_ref().filter(|s| self.storable(i) && !s.has(i)) {
-                        store.put(i, b);
+                    if let Some(store) = self.store_for(i) {
+                        store.put(i, 0, b, true);
                     }
                 }
                 if Some(here) == want {
@@ -273,13 +278,32 @@ impl SevenZContainer {
                     self.keep(i, b);
                 }
             } else {
-                // Too large to keep: its first bytes noted, the rest decoded and let go.
+                // Too large to keep: its first bytes noted, the rest decoded and let go — on
+                // its way to the store, piece by piece, where there is one (a disc rip before
+                // its cue sheet is then not decoded again when the disc opens).
+                let store = listed.and_then(|i| self.store_for(i).map(|s| (i, s)));
+                let mut piece = vec![0u8; CHUNK];
+                let mut seen = 0u64;
                 let mut head = Vec::with_capacity(HEAD_BYTES);
-                reader.take(HEAD_BYTES as u64).read_to_end(&mut head)?;
+                loop {
+                    let n = reader.read(&mut piece)?;
+                    if n == 0 {
+                        break;
+                    }
+                    if head.len() < HEAD_BYTES {
+                        head.extend_from_slice(&piece[..n.min(HEAD_BYTES - head.len())]);
+                    }
+                    if let Some((i, store)) = store.filter(|_| seen + n as u64 <= size) {
+                        store.put(i, seen, &piece[..n], false);
+                    }
+                    seen += n as u64;
+                }
+                if let Some((i, store)) = store.filter(|_| seen == size) {
+                    store.put(i, seen, &[], true);
+                }
                 if let Some(i) = listed {
                     self.heads.borrow_mut().insert(i, head);
                 }
-                std::io::copy(reader, &mut std::io::sink())?;
             }
             Ok(true)
         });

@@ -39,7 +39,7 @@ impl ByteSource for JsBytes {
 
 /// Decoded entries kept by the page (www/decoded-cache.js: the Origin Private File System),
 /// an object with synchronous `has(index)`, `get(index) → Uint8Array | undefined` and
-/// `put(index, bytes)`. A store that throws is a store without the entry.
+/// `put(index, offset, bytes, last)`. A store that throws is a store without the entry.
 struct JsDecodedStore {
     store: JsValue,
 }
@@ -59,12 +59,12 @@ impl containers::DecodedStore for JsDecodedStore {
         let v = self.call("get", &[(index as f64).into()])?;
         v.is_instance_of::<js_sys::Uint8Array>().then(|| js_sys::Uint8Array::from(v).to_vec())
     }
-    fn put(&self, index: usize, bytes: &[u8]) {
+    fn put(&self, index: usize, offset: u64, bytes: &[u8], last: bool) {
         // SAFETY: the view into wasm memory lives only for this call, and the store writes
         // it synchronously without calling into wasm, so the memory cannot grow or move
-        // under it (a copy would double a 650 MB disc rip's peak).
+        // under it (a copy would double a large entry's peak).
         let view = unsafe { js_sys::Uint8Array::view(bytes) };
-        let _ = self.call("put", &[(index as f64).into(), view.into()]);
+        let _ = self.call("put", &[(index as f64).into(), (offset as f64).into(), view.into(), last.into()]);
     }
 }
 
@@ -102,9 +102,9 @@ impl ContainerReader {
         };
         let source: Arc<dyn ByteSource> = Arc::new(JsBytes { read, len: len as u64 });
         let limits = Limits::default();
-        let root = match mode.as_str() {
+        let mut root = match mode.as_str() {
             "" => {
-                let kind = containers::sniff_source(&name, &*source).ok_or_else(|| js_error(&format!("{name}: not a zip, an ISO 9660 image or a raw disc")))?;
+                let kind = containers::sniff_source(&name, &*source).ok_or_else(|| js_error(&format!("{name}: not a zip, a 7z, an ISO 9660 image, a raw disc or a CHD")))?;
                 containers::open_reporting(&name, kind, source, limits, &mut report)
             }
             m => {
@@ -112,8 +112,7 @@ impl ContainerReader {
                 containers::open_track_reporting(&name, source, mode, start as u64, limits, &mut report)
             }
         }
-        .map_err(|e| js_error(&e.to_string()));
-        let mut root = root?;
+        .map_err(|e| js_error(&e.to_string()))?;
         if store.is_object() {
             root.keep_decoded_in(Box::new(JsDecodedStore { store }));
         }
