@@ -357,3 +357,25 @@ fn the_page_modules_import_downward_only() {
     assert!(g["main"].contains("state"), "the reader finds the imports: {g:?}");
     assert!(cycle(&g).is_none(), "www/ modules import each other: {:?}", cycle(&g).unwrap());
 }
+
+#[test]
+fn no_page_module_calls_up_through_the_api_and_the_viewpoint_has_one_writer() {
+    // window.relicview is for scripts: a module that called through it would reach above
+    // itself where its imports cannot show it. And state.viewpoint, which fly mode reads, is
+    // written by controls.js alone (the others ask it to leave the viewpoint).
+    let www = Path::new(ROOT).join("www");
+    let mut writers = BTreeSet::new();
+    for e in std::fs::read_dir(&www).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "js") {
+            continue;
+        }
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        let code: String = std::fs::read_to_string(&p).unwrap().lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+        assert!(name == "api.js" || !code.contains("window.relicview."), "{name} calls through window.relicview");
+        if code.contains("state.viewpoint = ") {
+            writers.insert(name);
+        }
+    }
+    assert_eq!(writers, BTreeSet::from(["controls.js".to_string()]), "state.viewpoint is written by controls.js alone");
+}

@@ -3,7 +3,7 @@
 
 import { $, ready, state } from './state.js';
 import { permalink, share } from './address.js';
-import { choose, clock, frame, setCamera, setClock, setLayers, setOptions, stats, syncWorldControls } from './controls.js';
+import { axisView, choose, clock, frame, setCamera, setClock, setLayers, setOptions, stats } from './controls.js';
 import { loadFiles, open } from './openflow.js';
 import { checkArchive } from './check.js';
 import { saveExport, saveScreenshot } from './exporting.js';
@@ -145,7 +145,7 @@ window.relicview = {
   setCamera,
   cameraMode: () => state.viewer.cameraMode(),
   // Look along an axis: 'front', 'side', 'top' → camera.
-  axisView: async (axis) => { state.viewer.axisView(axis); state.viewpoint = null; syncWorldControls(); await state.viewport.requestFrame(); return state.viewer.camera(); },
+  axisView,
   // The scene's choice {name, options, selected} (a file's models and animations), and choosing.
   choice: () => state.viewer.choice(),
   choose,

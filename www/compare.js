@@ -4,12 +4,12 @@
 // difference colours) and the link that restores it all.
 
 import { $, nextTask, state } from './state.js';
-import { queued } from './openflow.js';
+import { open, queued } from './openflow.js';
 import { addRow, clearInfo, setExport, showError, viewMessage } from './infopane.js';
 import { hideFlat } from './flatview.js';
 import { markSelected } from './listing.js';
 import { followView, writeHash } from './address.js';
-import { restoreView, syncToolbar, words } from './controls.js';
+import { leaveViewpoint, restoreView, syncToolbar, words } from './controls.js';
 import { endLoading, startLoading } from './loading.js';
 import { setComparing } from './compareview.js';
 import { clearMeasure } from './measure.js';
@@ -77,7 +77,7 @@ async function compareNow(pathA, pathB, restore, request) {
   fb.free();
   compared.free();
   state.compare = { a: ea.path, b: eb.path, result: data.result, legend: data.legend, hasDifference: data.hasDifference };
-  state.viewpoint = null;
+  leaveViewpoint();
   clearMeasure();
   hideFlat();
   setComparing(true);
@@ -266,7 +266,7 @@ export function bindCompare() {
   bindRowMenu();
   $('compare-end').addEventListener('click', () => {
     const a = state.compare && state.compare.a;
-    if (a) document.dispatchEvent(new CustomEvent('relicview:open', { detail: { path: a } }));
+    if (a) open(a).catch(() => {});
   });
   $('compare-pick-cancel').addEventListener('click', () => pickComparison(null));
   const handle = $('split-handle');
@@ -345,7 +345,7 @@ function bindRowMenu() {
     if (!b) return;
     const path = menu.dataset.path;
     close();
-    if (b.dataset.act === 'open') document.dispatchEvent(new CustomEvent('relicview:open', { detail: { path } }));
+    if (b.dataset.act === 'open') open(path).catch(() => {});
     else if (b.dataset.act === 'compare-current') compareFiles(state.compare ? state.compare.a : state.current, path).catch(() => {});
     else pickComparison(path);
   });

@@ -251,11 +251,23 @@ export function frame() {
   state.viewport.requestFrame();
 }
 
+// The camera leaves the viewpoint it was at (a world's dropzone), if any. This module is
+// the only one that writes state.viewpoint (tests/layers.rs): forgetting it somewhere left
+// fly mode broken.
 export function leaveViewpoint() {
   if (state.viewpoint !== null && state.viewpoint !== undefined) {
     state.viewpoint = null;
     syncWorldControls();
   }
+}
+
+// Look along an axis: 'front', 'side' or 'top' (words().axisViews) → camera, once drawn.
+export async function axisView(axis) {
+  state.viewer.axisView(axis);
+  leaveViewpoint();
+  syncWorldControls();
+  await state.viewport.requestFrame();
+  return state.viewer.camera();
 }
 
 export function stats() {

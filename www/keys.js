@@ -3,7 +3,7 @@
 // press them, and what they run (→ false: not taken here, the key goes on).
 
 import { state } from './state.js';
-import { frame, leaveViewpoint, next, setCamera, setClock, setOptions, words } from './controls.js';
+import { axisView, frame, leaveViewpoint, next, setCamera, setClock, setOptions, words } from './controls.js';
 import { setMeasuring } from './measure.js';
 import { setZoneColours } from './parts.js';
 
@@ -13,7 +13,7 @@ const orbitOrPan = (e, dx, dy) => {
   else state.viewer.orbit(dx, dy);
   leaveViewpoint();
 };
-const axis = (k) => () => window.relicview.axisView(words().axisViews[k]);
+const axis = (k) => () => axisView(words().axisViews[k]);
 
 export const VIEW_KEYS = [
   { label: '← → ↑ ↓', what: 'orbit the camera around its target; with Shift: pan', keys: ['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown'],

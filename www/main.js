@@ -131,7 +131,7 @@ async function boot() {
     if (state.beforePick !== undefined) state.inspector.restore(state.beforePick);
     state.beforePick = undefined;
     state.viewer.home();
-    state.viewpoint = null;
+    leaveViewpoint();
     syncWorldControls();
   };
   // A trap outside an open (a frame, a pick, a task the core left running) recovers too;

@@ -10,7 +10,7 @@ import { clearMeasure, sizeText } from './measure.js';
 import { hideFlat, showFlat } from './flatview.js';
 import { confirmKinds, fingerprintFolder, kindOfEntry, markSelected, setEntries, setKinds, typeEntries } from './listing.js';
 import { followView, forgetShared, writeHash } from './address.js';
-import { explainEmptyChoice, restoreView, stats, syncToolbar } from './controls.js';
+import { explainEmptyChoice, leaveViewpoint, restoreView, stats, syncToolbar } from './controls.js';
 import { recoverFromTrap } from './recovery.js';
 import { endLoading, loadingProgress, showListing, startLoading } from './loading.js';
 import { expandContainers } from './containers.js';
@@ -116,7 +116,7 @@ async function openNow(path, restore, request) {
     state.viewer.showSceneBytes(file.sceneBytes);
     file.sceneBytes = null;
   } else state.viewer.clear();
-  state.viewpoint = null;
+  leaveViewpoint();
   if (newFile) clearMeasure();
   if (entry.failed) state.files.setFailed(entry, false);
   // (The previous file's message goes before this file's first frame.)
@@ -271,7 +271,7 @@ function clearShown() {
   state.requests++;
   state.opener?.abandon();
   state.current = null;
-  state.viewpoint = null;
+  leaveViewpoint();
   setComparing(false);
   state.viewer.clear();
   state.inspector.show(null, []);

@@ -8,7 +8,7 @@ import { readHash } from './urlstate.js';
 import { $, state } from './state.js';
 import { button } from './infopane.js';
 import { share } from './address.js';
-import { choose, frame, setCamera, setClock, setOptions } from './controls.js';
+import { axisView, choose, frame, setCamera, setClock, setOptions } from './controls.js';
 import { applyLink, loadEntries, loadFiles } from './openflow.js';
 import { checkArchive } from './check.js';
 import { saveExport, saveScreenshot } from './exporting.js';
@@ -83,7 +83,7 @@ export function bindShell() {
     setCamera(v.startsWith('view:') ? Number(v.slice(5)) : v).catch(() => {});
   });
   for (const b of document.querySelectorAll('#axis-views [data-axis]')) {
-    b.addEventListener('click', () => window.relicview.axisView(b.dataset.axis));
+    b.addEventListener('click', () => axisView(b.dataset.axis));
   }
   $('play-button').addEventListener('click', () => setClock({ playing: !state.viewer.clockState().playing }));
   $('speed-select').addEventListener('change', (e) => setClock({ speed: Number(e.target.value) }));
