@@ -1,7 +1,7 @@
 // The toolbar and world controls, and the view switches they drive: LOD, options, layers,
 // the scene's choice, camera modes and viewpoints, the clock.
 
-import { $, core, ready, state, viewWords } from './state.js';
+import { $, ready, state, viewWords } from './state.js';
 import { followView } from './address.js';
 import { restoreMeasure, syncScaleBar } from './measure.js';
 import { syncParts } from './parts.js';
