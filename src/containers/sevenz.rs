@@ -95,10 +95,15 @@ impl SevenZContainer {
     /// An entry whose header gives no CRC is never stored: nothing could tell its bytes
     /// from a mangled copy.
     fn stored(&self, index: usize) -> Option<Vec<u8>> {
-        let store = self.store.as_ref().filter(|s| self.storable(index) && s.has(index))?;
+        let store = self.store.as_deref().filter(|_| self.in_store(index))?;
         let file = &self.archive.files[self.files[index]];
         let bytes = store.get(index)?;
         (bytes.len() as u64 == file.size() && crc32fast::hash(&bytes) as u64 == file.crc).then_some(bytes)
+    }
+
+    /// Whether the store holds listed entry `index` (one it may hold).
+    fn in_store(&self, index: usize) -> bool {
+        self.store.as_deref().is_some_and(|s| self.storable(index) && s.has(index))
     }
 
     /// The store, where listed entry `index` may go there and is not there yet.
@@ -149,7 +154,7 @@ impl Container for SevenZContainer {
     }
     fn read_note(&self, index: usize) -> Option<String> {
         let file = *self.files.get(index)?;
-        if self.kept.borrow().iter().any(|(i, _)| *i == index) || self.store.as_ref().is_some_and(|s| self.storable(index) && s.has(index)) {
+        if self.kept.borrow().iter().any(|(i, _)| *i == index) || self.in_store(index) {
             return None;
         }
         let block = self.archive.stream_map.file_block_index.get(file).copied().flatten()?;
@@ -188,7 +193,7 @@ impl Container for SevenZContainer {
     }
     fn head(&self, index: usize, n: usize) -> Result<Vec<u8>, ContainerError> {
         // Typing asks for every entry's first bytes: the whole block is decoded once for all.
-        let stored = self.store.as_ref().is_some_and(|s| self.storable(index) && s.has(index));
+        let stored = self.in_store(index);
         if n <= HEAD_BYTES && !stored {
             if self.heads.borrow().get(&index).is_none() {
                 if let Some(block) = self.block_of(index)? {
