@@ -6,6 +6,8 @@ cd "$(dirname "$0")"
 scripts/setup.sh --tests
 echo "== cargo test"
 cargo test --locked
+echo "== the fuzz targets compile (scripts/fuzz.sh runs them)"
+cargo check --locked --manifest-path fuzz/Cargo.toml --bins
 echo "== wasm build"
 scripts/build.sh --test-build
 echo "== browser tests"

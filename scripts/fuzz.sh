@@ -11,15 +11,14 @@ for target in ${@:-$(cargo fuzz list)}; do
   mkdir -p "corpus/$target"
   if [ -z "$(ls -A "corpus/$target")" ] && { [ "$target" = biz2 ] || [ "$target" = open ]; }; then
     # Seed with the demo archive: for biz2 the magic stripped (the target prepends it), for
-    # open with a leading byte that picks the file name by kind.
+    # open with the file's extension (".BGF.", fuzz_targets/common/named.rs).
     seeds=$(mktemp -d)
     cargo run -q --manifest-path ../Cargo.toml -- demo "$seeds" >/dev/null
     i=0
     for f in $(find "$seeds" -type f); do
       i=$((i+1))
       if [ "$target" = biz2 ]; then tail -c +9 "$f" > "corpus/biz2/demo$i"; continue; fi
-      case "${f##*.}" in BGF) k=0 ;; BMF) k=1 ;; MAP) k=3 ;; MOD) k=4 ;; TGA) k=6 ;; RGB) k=7 ;; *) k=9 ;; esac
-      { printf "\\$(printf '%03o' $k)"; cat "$f"; } > "corpus/open/demo$i"
+      { printf '.%s.' "${f##*.}"; cat "$f"; } > "corpus/open/demo$i"
     done
   fi
   if [ -z "$(ls -A "corpus/$target")" ] && [ "$target" = special ]; then
@@ -29,30 +28,27 @@ for target in ${@:-$(cargo fuzz list)}; do
     printf ' SCROLL 0 0 0.5 -1 ADDITIVE_LODS WIREFRAME dz_\377odd' > corpus/special/scroll
   fi
   if [ -z "$(ls -A "corpus/$target")" ] && [ "$target" = export ]; then
-    # Seed with the demo's files under 60 KB: a byte for the name, names to claim (a way up,
-    # two alike but for case), a zero byte, the file.
+    # Seed with the demo's files under 60 KB: the extension (".BGF."), names to claim (a way
+    # up, two alike but for case), a zero byte, the file.
     seeds=$(mktemp -d)
     cargo run -q --manifest-path ../Cargo.toml -- demo "$seeds" >/dev/null
     for f in $(find "$seeds" -type f -size -60k); do
-      case "${f##*.}" in BGF) k=0 ;; BMF) k=1 ;; MAP) k=2 ;; MOD) k=3 ;; TGA) k=4 ;; RGB) k=5 ;; BSX) k=6 ;; BCX) k=7 ;; TDB) k=8 ;; *) k=9 ;; esac
-      { printf "\\$(printf '%03o' $k)"; printf '../a/B.png\nA/b.png\nC:/x\000'; cat "$f"; } > "corpus/export/$(basename "$f")"
+      { printf '.%s.' "${f##*.}"; printf '../a/B.png\nA/b.png\nC:/x\000'; cat "$f"; } > "corpus/export/$(basename "$f")"
     done
   fi
   if [ -z "$(ls -A "corpus/$target")" ] && [ "$target" = diff ]; then
     # Seed with pairs of the demo's files of one kind (under 64 KB): a file and itself, a
-    # file and the next of its kind; a byte for the kind, A's length (u16), A, B.
+    # file and the next of its kind; the extension (".BGF."), A's length (u16), A, B.
     seeds=$(mktemp -d)
     cargo run -q --manifest-path ../Cargo.toml -- demo "$seeds" >/dev/null
     le16() { printf "\\$(printf '%03o' $(($1 & 255)))\\$(printf '%03o' $(($1 >> 8)))"; }
-    k=0
-    for ext in BGF BMF MAP MOD SUB BSX; do
+    for ext in $(find "$seeds" -type f | sed 's/.*\.//' | sort -u); do
       prev=""
       for f in $(find "$seeds" -type f -name "*.$ext" -size -60k | sort); do
-        { printf "\\$(printf '%03o' $k)"; le16 "$(stat -c %s "$f")"; cat "$f" "$f"; } > "corpus/diff/same-$(basename "$f")"
-        if [ -n "$prev" ]; then { printf "\\$(printf '%03o' $k)"; le16 "$(stat -c %s "$prev")"; cat "$prev" "$f"; } > "corpus/diff/pair-$(basename "$f")"; fi
+        { printf '.%s.' "$ext"; le16 "$(stat -c %s "$f")"; cat "$f" "$f"; } > "corpus/diff/same-$(basename "$f")"
+        if [ -n "$prev" ]; then { printf '.%s.' "$ext"; le16 "$(stat -c %s "$prev")"; cat "$prev" "$f"; } > "corpus/diff/pair-$(basename "$f")"; fi
         prev=$f
       done
-      k=$((k+1))
     done
   fi
   if [ -z "$(ls -A "corpus/$target")" ] && [ "$target" = bsx ]; then

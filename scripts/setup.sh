@@ -35,6 +35,13 @@ if [ "${1:-}" = "--tests" ]; then
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends xorriso bchunk mame-tools 7zip zip >/dev/null
   fi
+  # PlayStation pictures are checked against ImageMagick's own TIM reader.
+  if ! command -v convert-im6.q16 >/dev/null; then
+    log "installing ImageMagick"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends imagemagick-6.q16 >/dev/null
+  fi
   if ! python3 -c 'import zstandard' 2>/dev/null; then
     log "installing python-zstandard"
     python3 -m pip install -q 'zstandard==0.23.0'

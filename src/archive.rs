@@ -410,7 +410,7 @@ pub async fn scan_references(archive: &RefCell<Archive>, source: &impl FileSourc
     for path in &todo {
         let refs_doc = match source.read(path).await {
             Ok(bytes) => registry::open(path, bytes, Purpose::Asset),
-            Err(_) => crate::formats::bytes::open(path, Vec::new(), Kind::Unknown, Purpose::Asset),
+            Err(_) => crate::formats::bytes::open(path, Vec::new(), Kind::UNKNOWN, Purpose::Asset),
         };
         archive.borrow_mut().record_references(path, &*refs_doc);
     }
@@ -423,7 +423,7 @@ pub fn texture_cards(opened: &Opened) -> Vec<crate::gallery::TextureCard> {
     use crate::gallery::{thumbnail, used_bounds, TextureCard, THUMBNAIL_SIDE};
     let doc = &*opened.document;
     if let Some(picture) = doc.image() {
-        let format = doc.info_rows().into_iter().find(|r| r.label == "format").map_or_else(|| doc.kind().title().to_string(), |r| r.value);
+        let format = doc.image_format();
         return vec![TextureCard { path: opened.path.clone(), texture: None, width: picture.width, height: picture.height, format, materials: Vec::new(), used: None, thumbnail: thumbnail(picture, THUMBNAIL_SIDE) }];
     }
     let Some(scene) = &opened.scene else { return Vec::new() };
@@ -571,12 +571,12 @@ mod tests {
 
     #[test]
     fn new_kinds_for_the_same_listing_keep_its_paths_and_a_wrong_count_changes_nothing() {
-        let mut index = ArchiveIndex::with_kinds([("A/VIDEO/CUBE.BGF", Some(Kind::Biz2Geometry)), ("A/NOEXT", None)]);
-        assert!(index.set_kinds([Some(Kind::Biz2Geometry), Some(Kind::Biz2Materials)]));
-        assert_eq!((index.kind("a/noext"), index.find("a/video/cube.bgf")), (Some(Kind::Biz2Materials), Some("A/VIDEO/CUBE.BGF")));
+        let mut index = ArchiveIndex::with_kinds([("A/VIDEO/CUBE.BGF", Some(crate::formats::biz2::GEOMETRY)), ("A/NOEXT", None)]);
+        assert!(index.set_kinds([Some(crate::formats::biz2::GEOMETRY), Some(crate::formats::biz2::MATERIALS)]));
+        assert_eq!((index.kind("a/noext"), index.find("a/video/cube.bgf")), (Some(crate::formats::biz2::MATERIALS), Some("A/VIDEO/CUBE.BGF")));
         assert!(!index.set_kinds([None]), "one kind for two paths");
         assert!(!index.set_kinds([None, None, None]), "three kinds for two paths");
-        assert_eq!(index.kind("A/NOEXT"), Some(Kind::Biz2Materials), "a refused set leaves the kinds as they were");
+        assert_eq!(index.kind("A/NOEXT"), Some(crate::formats::biz2::MATERIALS), "a refused set leaves the kinds as they were");
     }
 
     /// Reads that each wait once before they end (as the browser's do), counting how many

@@ -94,7 +94,7 @@ impl Census {
         let doc = registry::open(path, bytes, Purpose::Asset);
         *self.kinds.entry(doc.kind().as_str().to_string()).or_default() += 1;
         let stats = doc.stats();
-        if !stats.length_widths.is_empty() {
+        if stats.records_read {
             self.parsed_files += 1;
         }
         for (w, n) in &stats.length_widths {

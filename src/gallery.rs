@@ -82,6 +82,18 @@ pub struct ImageRegion {
     pub record: Option<u32>,
 }
 
+/// One number a texel of a picture, row by row: what each texel is stored as (its CLUT
+/// index, its colour word), which the flat view reads out under the pointer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TexelPlane {
+    /// What the numbers are ("CLUT index").
+    pub name: &'static str,
+    /// Written in hexadecimal (a colour word) rather than in decimal (an index).
+    pub hex: bool,
+    /// width × height values, the top row first.
+    pub values: Vec<u16>,
+}
+
 /// `#rrggbb` of a colour in 0..1 (clamped).
 pub fn css_color([r, g, b]: [f32; 3]) -> String {
     let byte = |c: f32| (c.clamp(0.0, 1.0) * 255.0).round() as u8;

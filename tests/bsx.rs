@@ -236,7 +236,7 @@ proptest! {
         let own = ModelSpec { face_id: 0x21, ambient: [0; 3], ..model };
         prop_assert_eq!(normalised(spec_of(&f, &bytes)), normalised(BsxSpec { models: vec![own], rects: vec![] }));
         let doc = registry::open("CLOUD.BCX", lzs::encode(&bytes), Purpose::Asset);
-        prop_assert_eq!(doc.kind(), registry::Kind::Bcx);
+        prop_assert_eq!(doc.kind(), relicview::formats::bsx::BCX);
         prop_assert!(doc.error().is_none(), "{:?}", doc.error());
     }
 }

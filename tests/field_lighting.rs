@@ -199,7 +199,7 @@ fn the_face_tables_name_real_field_tdb_images_and_info_says_what_each_model_show
         let c = tdb.palette(&tdb_bytes, 13);
         let byte = tdb.image(&tdb_bytes, image).unwrap()[y * 16 + x / 2];
         let k = if x % 2 == 0 { byte & 15 } else { byte >> 4 } as usize;
-        relicview::formats::bsx::raw::rgba(u16::from_le_bytes([c[2 * k], c[2 * k + 1]]))
+        relicview::formats::psx::rgba(u16::from_le_bytes([c[2 * k], c[2 * k + 1]]))
     };
     let (open, shut) = (tables.eyes[13][1] as usize, tables.eyes[13][2] as usize);
     for (x, y) in [(16, 16), (10, 12), (22, 20)] {

@@ -22,7 +22,11 @@ export function showFlat(file) {
   const can = file.capabilities();
   hideFlat();
   if (can.gallery) showGallery(file);
-  else if (can.image) showPicture(file.image(), file.imageRegions ? file.imageRegions() : []);
+  else if (can.image) {
+    const image = file.image();
+    showPicture(image, file.imageRegions());
+    shown.describe = planesReadout(file.imagePlanes(), image.width);
+  }
   else if (can.text && !can.scene) showText(file.text());
   else return false;
   return true;
@@ -60,6 +64,14 @@ export function hideFlat() {
   $('text-body').replaceChildren();
   $('picture-back').hidden = true;
   $('picture-png').hidden = true;
+}
+
+// What a picture's texels are stored as (`planes`: [{name, hex, values}], one number a
+// texel), as `describe(x, y)` for the read-out; null when there is nothing but the colours.
+export function planesReadout(planes, width) {
+  if (!planes.length) return null;
+  const word = (p, v) => (p.hex ? `0x${v.toString(16).toUpperCase().padStart(4, '0')}` : String(v));
+  return (x, y) => planes.map((p) => `${p.name} ${word(p, p.values[y * width + x])}`).join(' · ');
 }
 
 // A texture at full size (from the texture gallery): `describe(x, y)` adds what the format

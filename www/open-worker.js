@@ -63,6 +63,7 @@ async function open(job, path) {
       text: can.text ? file.text() : null,
       image,
       imageRegions: can.image ? file.imageRegions() : [],
+      imagePlanes: can.image ? file.imagePlanes() : [],
       gallery: can.gallery ? file.gallery() : null,
       exports: file.exports(),
       timings: file.timings(),
@@ -75,7 +76,7 @@ async function open(job, path) {
     };
     const transfer = bytes.map((b) => b.buffer);
     if (scene) transfer.push(scene.buffer);
-    if (image) transfer.push(image.rgba.buffer);
+    if (image) transfer.push(image.rgba.buffer, ...result.imagePlanes.map((p) => p.values.buffer));
     self.postMessage(result, transfer);
   } finally {
     file.free();

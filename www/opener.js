@@ -150,6 +150,7 @@ export class RemoteFile {
   text() { return this.m.text; }
   image() { return this.m.image; }
   imageRegions() { return this.m.imageRegions; }
+  imagePlanes() { return this.m.imagePlanes; }
   gallery() { return this.m.gallery; }
   exports() { return this.m.exports; }
   timings() { return this.m.timings; }

@@ -7,7 +7,7 @@
 
 import { $, count, nextTask, ready, state } from './state.js';
 import { kindOfEntry } from './listing.js';
-import { showTexture, showTextureGrid } from './flatview.js';
+import { planesReadout, showTexture, showTextureGrid } from './flatview.js';
 import { download } from './exporting.js';
 import { currentView, setView } from './viewmode.js';
 import { closeFile } from './openflow.js';
@@ -146,7 +146,7 @@ async function texels(c) {
 export async function openTexture(c) {
   const image = await texels(c);
   const file = state.textureFile;
-  const describe = c.texture === undefined ? null : (x, y) => file.texelSource(c.texture, x, y).map(([k, v]) => `${k} ${v}`).join(' · ');
+  const describe = c.texture === undefined ? planesReadout(file.imagePlanes(), image.width) : (x, y) => file.texelSource(c.texture, x, y).map(([k, v]) => `${k} ${v}`).join(' · ');
   showTexture(image, { describe, back: () => backToGallery(c), name: pngName(c) });
   setView('texture');
   // The choice was made on a card that is now out of sight: the picture takes focus (its

@@ -2,22 +2,24 @@
 //! registry with their scenes, aligned (docs/diff.md), and the difference view built. Nothing
 //! may panic or hang; every row and marked byte lies inside its file, the marked bytes are
 //! sorted and apart, and the difference view's indices point at its vertices.
-//! Input: a byte picking the kind by name, a u16 (little-endian) length of A, A, then B.
+//! Input: the files' name (common/named.rs), a u16 (little-endian) length of A, A, then B.
 #![no_main]
+
+#[path = "common/named.rs"]
+mod named;
 
 use libfuzzer_sys::fuzz_target;
 use relicview::archive::Archive;
 use relicview::formats::registry::{self, Purpose};
 
-const NAMES: [&str; 8] = ["A.BGF", "A.BMF", "A.MAP", "A.MOD", "A.SUB", "A.BSX", "A.VGF", "A.BIN"];
 
 fuzz_target!(|data: &[u8]| {
-    let [pick, l0, l1, rest @ ..] = data else { return };
-    let name = NAMES[*pick as usize % NAMES.len()];
+    let Some((name, data)) = named::split_name(data) else { return };
+    let [l0, l1, rest @ ..] = data else { return };
     let split = (u16::from_le_bytes([*l0, *l1]) as usize).min(rest.len());
     let (bytes_a, bytes_b) = rest.split_at(split);
-    let mut a = registry::open(name, bytes_a.to_vec(), Purpose::Show);
-    let mut b = registry::open(name, bytes_b.to_vec(), Purpose::Show);
+    let mut a = registry::open(&name, bytes_a.to_vec(), Purpose::Show);
+    let mut b = registry::open(&name, bytes_b.to_vec(), Purpose::Show);
     let detached = Archive::detached();
     let (sa, sb) = (a.build_scene(&detached), b.build_scene(&detached));
     let scenes = sa.as_ref().zip(sb.as_ref());

@@ -1,18 +1,20 @@
 //! The whole archive out, on hostile input: a file of any kind exported as `export --all`
 //! exports it (no panic, every output a .glb or a .png that decodes), and names of any
 //! bytes given by the safe namer (inside the output, none alike but for case).
-//! Input: a byte picking the file's name, then a line of names to claim, then the file.
+//! Input: the file's name (common/named.rs), then a line of names to claim, then the file.
 #![no_main]
+
+#[path = "common/named.rs"]
+mod named;
 
 use libfuzzer_sys::fuzz_target;
 use relicview::archive::MemorySource;
 use relicview::bundle::{self, names::SafeNames, Outcome};
 use std::collections::HashSet;
 
-const NAMES: [&str; 10] = ["A.BGF", "A.BMF", "A.MAP", "A.MOD", "A.TGA", "A.RGB", "A.BSX", "A.BCX", "FIELD.TDB", "A.BIN"];
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&pick, rest)) = data.split_first() else { return };
+    let Some((path, rest)) = named::split_name(data) else { return };
     let split = rest.iter().position(|&b| b == 0).unwrap_or(rest.len());
     let (names, file) = (&rest[..split], rest.get(split + 1..).unwrap_or(&[]));
     // Names: whatever they hold, they stay inside and apart.
@@ -25,11 +27,10 @@ fuzz_target!(|data: &[u8]| {
         assert!(given.insert(name.to_lowercase()), "{name:?} given twice");
     }
     // The file: exported, or skipped or failed with a reason.
-    let name = NAMES[pick as usize % NAMES.len()];
-    let source = MemorySource::new([(name.to_string(), file.to_vec())]);
+    let source = MemorySource::new([(path.clone(), file.to_vec())]);
     let archive = std::cell::RefCell::new(source.archive());
-    let Ok(opened) = pollster::block_on(bundle::open_for_export(&archive, &source, name)) else { return };
-    match bundle::outcome_of(&opened) {
+    let Ok(opened) = pollster::block_on(bundle::open_for_export(&archive, &source, &path)) else { return };
+    match bundle::outcome_of(&opened, true) {
         Outcome::Written { outputs, .. } => {
             for o in outputs {
                 if o.suffix.ends_with(".glb") {

@@ -1,18 +1,19 @@
 //! Every format through the registry, as the page and the CLI open files: the document, its
 //! inspector view, info, references, scene and glTF export on arbitrary bytes under every
-//! kind of name. Nothing may panic, hang or allocate beyond the input's size.
+//! name a format reads. Nothing may panic, hang or allocate beyond the input's size.
 #![no_main]
+
+#[path = "common/named.rs"]
+mod named;
 
 use libfuzzer_sys::fuzz_target;
 use relicview::archive::Archive;
 use relicview::formats::registry::{self, Purpose};
 
-const NAMES: [&str; 11] = ["A.BGF", "A.BMF", "A.VGF", "A.MAP", "A.MOD", "A.SUB", "A.TGA", "A.RGB", "A.BSX", "A.BIN", "A.LZS"];
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&pick, rest)) = data.split_first() else { return };
-    let name = NAMES[pick as usize % NAMES.len()];
-    let mut doc = registry::open(name, rest.to_vec(), Purpose::Show);
+    let Some((name, rest)) = named::split_name(data) else { return };
+    let mut doc = registry::open(&name, rest.to_vec(), Purpose::Show);
     let view = doc.inspector().expect("shown files have a view");
     // Rows, fields and runs refer to byte view 0: the file, or what a container decoded.
     let shown = doc.bytes(0).expect("byte view 0 exists").len();

@@ -137,12 +137,6 @@ pub struct Alignment {
     pub pairs: HashMap<u32, u32>,
 }
 
-/// The word a comparison calls a document's kind: its summary's `kind` ("geometry"), or
-/// the listing's word for it ("map").
-fn kind_word(doc: &dyn Document) -> String {
-    serde_json::from_str::<serde_json::Value>(&doc.info_json()).ok().and_then(|j| j["kind"].as_str().map(String::from)).unwrap_or_else(|| doc.kind().as_str().to_string())
-}
-
 /// Compare two opened documents (opened to be shown: their inspector views are read), and
 /// their scenes when both have one.
 pub fn compare(a: &dyn Document, b: &dyn Document, scenes: Option<(&Scene, &Scene)>) -> Comparison {
@@ -156,7 +150,7 @@ pub fn compare_in_full(a: &dyn Document, b: &dyn Document, scenes: Option<(&Scen
 
 /// [`compare_in_full`], the alignment searching for at most `budget`.
 fn compare_within(a: &dyn Document, b: &dyn Document, scenes: Option<(&Scene, &Scene)>, budget: std::time::Duration) -> (Comparison, Alignment) {
-    let mut out = Comparison { same: false, kind_a: kind_word(a), kind_b: kind_word(b), records: Counts::default(), changed: Vec::new(), added: Vec::new(), removed: Vec::new(), notes: Vec::new(), geometry: None, placements: None };
+    let mut out = Comparison { same: false, kind_a: a.kind_word(), kind_b: b.kind_word(), records: Counts::default(), changed: Vec::new(), added: Vec::new(), removed: Vec::new(), notes: Vec::new(), geometry: None, placements: None };
     let (bytes_a, bytes_b) = (a.bytes(0).unwrap_or(&[]), b.bytes(0).unwrap_or(&[]));
     let records = if a.kind() == b.kind() { Records::of_document(a).zip(Records::of_document(b)) } else { None };
     let Some((ra, rb)) = records else {

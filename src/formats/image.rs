@@ -1,15 +1,38 @@
 //! Image files (TGA, SGI/RGB, PNG, BMP), decoded by the image crates: shown as a picture,
 //! on a quad in 3D, and used as texture maps by material libraries.
 
-use super::kind::{Head, Kind, Purpose};
+use super::kind::{Capabilities, Claim, Format, Head, Kind, Purpose, Sniffed};
 use super::{Document, InfoRow, ParseError};
 use crate::inspect::{ByteClass, InspectorView, Row};
 use crate::scene::{Material, Mesh, Node, Primitive, Scene, Texture};
 use crate::texture::{self, Texels};
 use std::any::Any;
 
-pub fn sniff(h: &Head) -> bool {
-    texture::format_of(h.path, h.bytes).is_ok()
+pub const IMAGE: Kind = Kind::new("image");
+
+pub const FORMATS: &[Format] = &[Format {
+    kind: IMAGE,
+    label: "IMG",
+    title: "image (TGA, SGI, PNG, BMP)",
+    caps: Capabilities { scene: true, image: true, used_by: true, ..Capabilities::NONE },
+    sniffs: &[(Sniffed::Content, by_signature), (Sniffed::Name, by_name)],
+    named: &["tga", "png", "bmp", "rgb", "rgba", "sgi", "bw", "int", "inta"],
+    claims: &[
+        Claim { extensions: &["png"], what: "a PNG image", starts_with: Some("the PNG signature 89 50 4E 47") },
+        Claim { extensions: &["bmp"], what: "a BMP image", starts_with: Some("the BMP magic \"BM\"") },
+        Claim { extensions: &["rgb", "rgba", "sgi", "bw", "int", "inta"], what: "an SGI image", starts_with: Some("the SGI magic 01 DA") },
+    ],
+    refers_to: &[],
+    open,
+}];
+
+/// PNG, BMP and SGI by their signatures, whatever the name.
+fn by_signature(h: &Head) -> bool {
+    texture::format_of("", h.bytes).is_ok()
+}
+/// TGA, which has no signature, by its name (given no bytes, only a name can pass).
+fn by_name(h: &Head) -> bool {
+    texture::format_of(h.path, &[]).is_ok()
 }
 
 pub struct ImageDocument {
@@ -72,7 +95,7 @@ fn tga_cut_short(decoder: &str, b: &[u8]) -> Option<ParseError> {
 
 impl Document for ImageDocument {
     fn kind(&self) -> Kind {
-        Kind::Image
+        crate::formats::image::IMAGE
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -89,8 +112,11 @@ impl Document for ImageDocument {
     fn image(&self) -> Option<&Texels> {
         self.texels.as_ref()
     }
+    fn image_format(&self) -> String {
+        format!("{} image", self.decoder.to_ascii_uppercase())
+    }
     fn info_rows(&self) -> Vec<InfoRow> {
-        let mut rows = vec![InfoRow::new("format", format!("{} image", self.decoder.to_ascii_uppercase())), InfoRow::new("bytes", self.bytes.len().to_string())];
+        let mut rows = vec![InfoRow::new("format", self.image_format()), InfoRow::new("bytes", self.bytes.len().to_string())];
         if let Some(t) = &self.texels {
             rows.push(InfoRow::new("size", format!("{} × {} texels", t.width, t.height)));
         }
@@ -99,7 +125,7 @@ impl Document for ImageDocument {
     fn info_json(&self) -> String {
         let fields = serde_json::json!({
             "format": "image",
-            "kind": Kind::Image,
+            "kind": crate::formats::image::IMAGE,
             "decoder": self.decoder,
             "bytes": self.bytes.len(),
             "width": self.texels.as_ref().map(|t| t.width),
@@ -144,14 +170,14 @@ mod tests {
     #[test]
     fn a_tga_cut_short_says_what_its_header_promised_and_where_it_ends() {
         let whole = tga();
-        let doc = open("A.TGA", whole.clone(), Kind::Image, Purpose::Show);
+        let doc = open("A.TGA", whole.clone(), crate::formats::image::IMAGE, Purpose::Show);
         assert!(doc.error().is_none(), "{:?}", doc.error());
         assert_eq!(doc.image().map(|t| (t.width, t.height)), Some((5, 3)));
         // The header's own arithmetic: 18 bytes, its id, then 5 × 3 texels of 4 bytes.
         let needed = 18 + whole[0] as usize + 5 * 3 * 4;
         assert!(whole.len() >= needed);
         for cut in [18, 19, needed - 1] {
-            let doc = open("A.TGA", whole[..cut].to_vec(), Kind::Image, Purpose::Show);
+            let doc = open("A.TGA", whole[..cut].to_vec(), crate::formats::image::IMAGE, Purpose::Show);
             let e = doc.error().expect("cut short");
             assert_eq!(e.offset, cut);
             assert_eq!(e.message, format!("TGA cut short: its header promises 5 × 3 texels at 32 bits, {needed} bytes in all; the file has {cut}"));

@@ -1,33 +1,43 @@
 //! The words a format module needs to take part, and nothing more: what a file is ([`Kind`]),
-//! what a kind can do, what a sniffer sees ([`Head`]) and why a file is opened. The table
-//! that ties kinds to formats is the registry, which names every format; this module names
-//! none, so formats can depend on it without depending on each other.
+//! the row a format gives for each of its kinds ([`Format`]: its words, what it can do, how
+//! its files are recognised, how it opens them), what a sniffer sees ([`Head`]) and why a
+//! file is opened. This module names no format, so formats depend on it, not on each other.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-/// What a file is. Serialised as the words the listing, `census` and the page use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Kind {
-    Biz2Geometry,
-    Biz2Materials,
-    /// A .BGF/.BMF/.B2Z without the magic: opened as DIV-BIZ2 to say why it fails.
-    Biz2Unreadable,
-    Viz2Text,
-    Vmf2Text,
-    Map,
-    Mod,
-    Sub,
-    Bsx,
-    Bcx,
-    Tdb,
-    /// FF7's field module (FIELD.BIN): the normals, sine and face tables models are drawn with.
-    FieldBin,
-    Lzs,
-    Image,
+/// What a file is: the word the listing, `census` and the page use ("biz2-geometry").
+/// Each format module declares its own kinds (`pub const BSX: Kind = Kind::new("bsx")`) and
+/// gives each a [`Format`] row; the registry collects the rows. Serialised as the word.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Kind(&'static str);
+
+impl Kind {
+    /// A kind called `word` (lower case, words joined by '-'). Two kinds are the same kind
+    /// exactly when their words are; the registry checks that no two rows share one.
+    pub const fn new(word: &'static str) -> Kind {
+        Kind(word)
+    }
+    /// Not a format relicview reads: shown as text or bytes. What no row recognises.
+    pub const UNKNOWN: Kind = Kind::new("unknown");
     /// Named as a format (.PNG, .MAP …) its content is not: an error that says both.
-    Misnamed,
-    Unknown,
+    pub const MISNAMED: Kind = Kind::new("misnamed");
+
+    /// The word the listing and `census` use ("biz2-geometry").
+    pub fn as_str(self) -> &'static str {
+        self.0
+    }
+}
+
+impl std::fmt::Debug for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl Serialize for Kind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0)
+    }
 }
 
 /// What the page can do with a file of a kind.
@@ -67,69 +77,59 @@ pub enum Purpose {
     Asset,
 }
 
-impl Kind {
-    /// The word the listing and `census` use ("biz2-geometry").
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Biz2Geometry => "biz2-geometry",
-            Kind::Biz2Materials => "biz2-materials",
-            Kind::Biz2Unreadable => "biz2-unreadable",
-            Kind::Viz2Text => "viz2-text",
-            Kind::Vmf2Text => "vmf2-text",
-            Kind::Map => "map",
-            Kind::Mod => "mod",
-            Kind::Sub => "sub",
-            Kind::Bsx => "bsx",
-            Kind::Bcx => "bcx",
-            Kind::Tdb => "tdb",
-            Kind::FieldBin => "field-bin",
-            Kind::Lzs => "lzs",
-            Kind::Image => "image",
-            Kind::Misnamed => "misnamed",
-            Kind::Unknown => "unknown",
-        }
-    }
+/// How a row recognises its files. Rows are asked tier by tier in this order; within a tier
+/// no two rows claim the same file (the registry's tests check it on every file they hold),
+/// so where a row stands in the registry does not matter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Sniffed {
+    /// By what the bytes start with (a magic number, a signature, code), whatever the name.
+    Content,
+    /// By the file's name (its extension), perhaps with a look at the bytes (text).
+    Name,
+    /// By a structure other files could also have (an LZS length word): asked after names.
+    Structure,
+    /// Named as a row claims (see [`Claim`]) with content that did not pass for it.
+    Claimed,
+    /// What is left.
+    Last,
+}
 
+/// What a file named with one of `extensions` is, and what its content must start with;
+/// a file so named whose content is not recognised is opened as [`Kind::MISNAMED`], with an
+/// error that says both.
+pub struct Claim {
+    pub extensions: &'static [&'static str],
+    /// "a PNG image"
+    pub what: &'static str,
+    /// What the content must start with, in words ("the PNG signature 89 50 4E 47"); None
+    /// for text.
+    pub starts_with: Option<&'static str>,
+}
+
+/// A format's row: everything the rest of relicview needs to know of a kind. A format
+/// module exports its rows as `pub const FORMATS: &[Format]`; its line in `formats!`
+/// (formats/mod.rs) hands them to the registry.
+pub struct Format {
+    pub kind: Kind,
     /// A short badge ("BGF").
-    pub fn label(self) -> &'static str {
-        match self {
-            Kind::Biz2Geometry => "BGF",
-            Kind::Biz2Materials => "BMF",
-            Kind::Viz2Text => "VIZ2",
-            Kind::Vmf2Text => "VMF2",
-            Kind::Bsx => "BSX",
-            Kind::Bcx => "BCX",
-            Kind::Tdb => "TDB",
-            Kind::FieldBin => "FBIN",
-            Kind::Lzs => "LZS",
-            Kind::Image => "IMG",
-            Kind::Map => "MAP",
-            Kind::Mod => "MOD",
-            Kind::Sub => "SUB",
-            Kind::Biz2Unreadable => "BIZ?",
-            Kind::Misnamed => "?!",
-            Kind::Unknown => "?",
-        }
-    }
+    pub label: &'static str,
     /// What the info panel calls it ("DIV-BIZ2 geometry").
-    pub fn title(self) -> &'static str {
-        match self {
-            Kind::Biz2Geometry => "DIV-BIZ2 geometry",
-            Kind::Biz2Materials => "DIV-BIZ2 material library",
-            Kind::Viz2Text => "DIV-VIZ2 text geometry",
-            Kind::Vmf2Text => "DIV-VMF2 text materials",
-            Kind::Bsx => "FF7 field model",
-            Kind::Bcx => "FF7 field character",
-            Kind::Tdb => "FF7 field eyes and mouths",
-            Kind::FieldBin => "FF7 field module (FIELD.BIN: normals, face tables)",
-            Kind::Lzs => "LZS-compressed file",
-            Kind::Image => "image (TGA, SGI, PNG, BMP)",
-            Kind::Map => "pod world",
-            Kind::Mod => "pod game object",
-            Kind::Sub => "pod subsystems",
-            Kind::Biz2Unreadable => "DIV-BIZ2 name without its magic",
-            Kind::Misnamed => "named as a format its content is not",
-            Kind::Unknown => "unknown",
-        }
-    }
+    pub title: &'static str,
+    pub caps: Capabilities,
+    /// How its files are recognised: each test in its tier, given the head, name and size.
+    pub sniffs: &'static [(Sniffed, fn(&Head) -> bool)],
+    /// Extensions that name this kind: a file so named is typed by its name in a listing
+    /// (its content confirms it, or says otherwise, when it is opened).
+    pub named: &'static [&'static str],
+    /// Names whose files must be of this format (for the error when they are not).
+    pub claims: &'static [Claim],
+    /// The kinds its references lead to (for "used by" and the reference scan).
+    pub refers_to: &'static [Kind],
+    /// Open a file recognised as `kind`.
+    pub open: fn(&str, Vec<u8>, Kind, Purpose) -> Box<dyn super::Document>,
+}
+
+impl Capabilities {
+    /// Nothing: built up by name (`Capabilities { scene: true, ..Capabilities::NONE }`).
+    pub const NONE: Capabilities = Capabilities { scene: false, text: false, image: false, used_by: false, primary: false, assembles: false, own_textures: false };
 }

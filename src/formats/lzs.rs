@@ -3,8 +3,8 @@
 //! 18 bytes). A decoder with a hard output bound, an encoder for fixtures, and the document
 //! that shows a container's decompressed bytes with its own bytes one view away.
 
-use super::kind::{Head, Kind, Purpose};
-use super::text::{decode as decode_text, looks_like_text};
+use super::kind::{Capabilities, Format, Head, Kind, Purpose, Sniffed};
+use super::charset::{decode as decode_text, looks_like_text};
 use super::{Diagnostic, Document, InfoRow, ParseError};
 use crate::inspect::{ByteClass, ByteView, InspectorView};
 
@@ -23,9 +23,22 @@ pub const MAX_OUTPUT: usize = 64 << 20;
 pub fn wrapped(h: &Head) -> bool {
     h.size >= 8 && h.bytes.get(..4).is_some_and(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64 == h.size - 4)
 }
-pub fn sniff_lzs(h: &Head) -> bool {
-    wrapped(h)
-}
+
+pub const LZS: Kind = Kind::new("lzs");
+
+pub const FORMATS: &[Format] = &[Format {
+    kind: LZS,
+    label: "LZS",
+    title: "LZS-compressed file",
+    caps: Capabilities::NONE,
+    // Any file whose first word is the length of the rest: asked after the names that say
+    // which LZS-wrapped file it is (BSX, BCX, TDB).
+    sniffs: &[(Sniffed::Structure, wrapped)],
+    named: &[],
+    claims: &[],
+    refers_to: &[],
+    open,
+}];
 
 /// Decode an LZSS stream (without the length header), producing at most `max_out` bytes:
 /// more is an error at the input offset where the bound was crossed.
@@ -321,7 +334,7 @@ mod tests {
             if path.to_string_lossy().ends_with("_u.BSX") {
                 // size_file: the first u32 of a BSX is its own size.
                 assert_eq!(u32::from_le_bytes(data[..4].try_into().unwrap()) as usize, data.len(), "{}", path.display());
-                let doc = crate::formats::bsx::open("X.BSX", packed, Kind::Bsx, Purpose::Show);
+                let doc = crate::formats::bsx::open("X.BSX", packed, crate::formats::bsx::BSX, Purpose::Show);
                 assert!(doc.error().is_none() && doc.diagnostics().is_empty(), "{:?}", doc.error());
                 assert_eq!(doc.bytes(0).unwrap(), &data[..]);
                 assert_eq!(doc.bytes(1).unwrap().len(), doc.inspector().unwrap().views[1].len, "the container one view away");

@@ -4,38 +4,17 @@
 //! (docs/formats/bytes.md). The DIV-BIZ2 names (.BGF, .BMF, .B2Z) say so through their own
 //! reader, which names the magic it wanted; BSX, BCX and TDB likewise.
 
-use super::kind::{Head, Kind, Purpose};
-use super::text::looks_like_dos_text;
+use super::kind::{Claim, Kind, Purpose};
+use super::charset::looks_like_dos_text;
 use super::{Document, InfoRow, ParseError};
 use crate::inspect::{ByteClass, InspectorView};
-
-/// What a name claims: the format, and what its content must start with (None: text).
-fn claim(ext: &str) -> Option<(&'static str, Option<&'static str>)> {
-    Some(match ext {
-        "png" => ("a PNG image", Some("the PNG signature 89 50 4E 47")),
-        "bmp" => ("a BMP image", Some("the BMP magic \"BM\"")),
-        "rgb" | "rgba" | "sgi" | "bw" | "int" | "inta" => ("an SGI image", Some("the SGI magic 01 DA")),
-        "vgf" => ("DIV-VIZ2 text geometry", Some("DIV-VIZ2")),
-        "vmf" => ("DIV-VMF2 text materials", Some("DIV-VMF2")),
-        "map" => ("a pod world (INI-style text)", None),
-        "mod" => ("a pod game object (INI-style text)", None),
-        "sub" => ("pod subsystems (INI-style text)", None),
-        _ => return None,
-    })
-}
-
-/// Sniffed after every format that reads these names: a file reaching it has a claimed name
-/// and content that did not pass for it.
-pub fn sniff(h: &Head) -> bool {
-    claim(&h.ext).is_some()
-}
 
 /// Bytes of a text file's start that are looked at for a byte that is not text.
 const TEXT_PROBE: usize = 4096;
 
-fn why(path: &str, bytes: &[u8]) -> ParseError {
+fn why(path: &str, bytes: &[u8], claim: Option<&Claim>) -> ParseError {
     let ext = crate::formats::extension(path);
-    let (what, magic) = claim(&ext).unwrap_or(("a known format", None));
+    let (what, magic) = claim.map_or(("a known format", None), |c| (c.what, c.starts_with));
     let named = format!("named .{}, {what}", ext.to_ascii_uppercase());
     match magic {
         Some(magic) => {
@@ -61,8 +40,10 @@ pub struct MisnamedDocument {
     diagnostics: Vec<super::Diagnostic>,
 }
 
-pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
-    let error = Some(why(path, &bytes));
+/// Open a file whose name made the claim `claim` (the registry's rows say what each name
+/// claims) and whose content did not pass for it.
+pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose, claim: Option<&Claim>) -> Box<dyn Document> {
+    let error = Some(why(path, &bytes, claim));
     let inspector = (purpose == Purpose::Show).then(|| InspectorView { error: error.clone(), ..InspectorView::flat("bytes", bytes.len(), ByteClass::Unclaimed) });
     Box::new(MisnamedDocument { kind, bytes, error, inspector, diagnostics: Vec::new() })
 }
@@ -90,18 +71,18 @@ mod tests {
     fn a_claimed_name_with_other_content_is_an_error_that_says_both() {
         let open = |p: &str, b: &[u8]| registry::open(p, b.to_vec(), Purpose::Show);
         let png = open("SKY.PNG", b"GIF89a...");
-        assert_eq!(png.kind(), Kind::Misnamed);
+        assert_eq!(png.kind(), Kind::MISNAMED);
         assert_eq!(png.error().unwrap().to_string(), "at byte 0: named .PNG, a PNG image, but it does not start with the PNG signature 89 50 4E 47: its first bytes are 47 49 46 38 39 61 2E 2E");
         let map = open("ARENA.MAP", b"[arena]\r\ntype=map\r\n\x00\x01");
-        assert_eq!(map.kind(), Kind::Map, "text in its first 16 bytes: read as a world (whose reader reports the rest)");
+        assert_eq!(map.kind(), crate::formats::world::MAP, "text in its first 16 bytes: read as a world (whose reader reports the rest)");
         let bin = open("ARENA.MAP", b"\x00\x01\x02[a]");
         assert_eq!(bin.error().unwrap().offset, 0);
         assert!(bin.error().unwrap().message.contains("named .MAP, a pod world (INI-style text), but it is not text: byte 0 is 0x00"));
         assert_eq!(open("E.SUB", b"").error().unwrap().message, "named .SUB, pod subsystems (INI-style text), but the file has 0 bytes");
         // Latin-1 text (a DOS-era accent) is text.
-        assert_eq!(open("CAFE.MOD", b"; caf\xe9\r\n[video]\r\n").kind(), Kind::Mod);
+        assert_eq!(open("CAFE.MOD", b"; caf\xe9\r\n[video]\r\n").kind(), crate::formats::world::MOD);
         // Names that claim nothing stay unknown bytes.
-        assert_eq!(open("X.BIN", b"\x00\x01").kind(), Kind::Unknown);
+        assert_eq!(open("X.BIN", b"\x00\x01").kind(), Kind::UNKNOWN);
         assert!(open("X.BIN", b"\x00\x01").error().is_none());
         let info: serde_json::Value = serde_json::from_str(&png.info_json()).unwrap();
         assert_eq!((info["format"].as_str(), info["error"]["offset"].as_u64()), (Some("misnamed"), Some(0)));

@@ -1,19 +1,36 @@
 //! One module per file format, and the seam every format plugs into: the [`registry`] of
 //! kinds and the [`Document`] interface. The page, the web glue, `info`, `census` and the
-//! renderer only ever talk to these; adding a format is a folder here, a row in the
-//! registry, and its tests (see docs/adding-a-format.md).
+//! renderer only ever talk to these; adding a format is a folder here, a line in
+//! `formats!` below, and its tests (see docs/adding-a-format.md).
 
+// The seam: what formats stand on. None of these names a format.
 pub mod assets;
-pub mod biz2;
-pub mod bsx;
 pub mod bytes;
-pub mod image;
+pub mod charset;
 pub mod kind;
-pub mod lzs;
 pub mod misnamed;
+pub mod psx;
 pub mod registry;
-pub mod text;
-pub mod world;
+
+/// Declares each format's module and hands its rows (`FORMATS`) to the registry.
+macro_rules! formats {
+    ($($format:ident),* $(,)?) => {
+        $(pub mod $format;)*
+        /// Every format's rows, as `formats!` lists them; the registry asks them by tier,
+        /// so the order here decides nothing.
+        const FORMATS: &[&[kind::Format]] = &[$($format::FORMATS),*];
+    };
+}
+
+// Every format, one line each.
+formats! {
+    biz2,
+    bsx,
+    image,
+    lzs,
+    text,
+    world,
+}
 
 pub use assets::{base_name, extension, file_name, stem, Assets, NoAssets, Resolution};
 pub use crate::findings::{Diagnostic, ParseError, Severity};
@@ -117,6 +134,9 @@ pub struct DocStats {
     pub unknown_records: Vec<String>,
     /// Records by the width of their length field ("1", "2", "4").
     pub length_widths: Vec<(&'static str, usize)>,
+    /// The file was read record by record (`records` counts them): what `census` counts as
+    /// a file whose records were read.
+    pub records_read: bool,
     /// The file ends exactly where its trailer says it does.
     pub closes_exactly: bool,
     pub mesh_objects: usize,
@@ -187,6 +207,11 @@ pub trait Document: Any {
     fn info_rows(&self) -> Vec<InfoRow>;
     /// The summary `relicview info --json` prints, as JSON text.
     fn info_json(&self) -> String;
+    /// What a comparison calls this file's kind (`diff --json`'s `kind_a`): the listing's
+    /// word, or a finer one where the format has its own (a DIV-BIZ2 file's "geometry").
+    fn kind_word(&self) -> String {
+        self.kind().as_str().to_string()
+    }
     /// Files this one refers to.
     fn references(&self) -> Vec<Reference> {
         Vec::new()
@@ -220,10 +245,20 @@ pub trait Document: Any {
     fn image(&self) -> Option<&Texels> {
         None
     }
+    /// What the texture gallery says the picture is ("PNG", "TIM, 4 bits a texel"): by
+    /// default the kind's title.
+    fn image_format(&self) -> String {
+        self.kind().title().to_string()
+    }
     /// What texel (x, y) of the scene's texture `texture` is made of, in the format's words
     /// (a console page's halfword, its CLUT index and colour word), for the texture view's
     /// readout; empty where the texels are all there is. Asked after `build_scene`.
     fn texel_source(&self, _texture: usize, _x: u32, _y: u32) -> Vec<(String, String)> {
+        Vec::new()
+    }
+    /// What the picture's texels are stored as, one plane a number (a CLUT index, a colour
+    /// word), for the read-out under the pointer; empty where the colours are all there is.
+    fn image_planes(&self) -> Vec<crate::gallery::TexelPlane> {
         Vec::new()
     }
     /// Labelled parts of the picture (a sheet's images, with their numbers and palettes).

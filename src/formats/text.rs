@@ -2,34 +2,44 @@
 //! (docs/formats/text.md). The pods' INI-style MAP / MOD / SUB files are text too, read by
 //! `formats::world`.
 
-use super::kind::{Head, Kind, Purpose};
+use super::kind::{Capabilities, Claim, Format, Head, Kind, Purpose, Sniffed};
+use super::charset::decode;
 use super::{Diagnostic, Document, InfoRow, ParseError};
 use crate::inspect::{ByteClass, InspectorView};
+
+pub const VIZ2: Kind = Kind::new("viz2-text");
+pub const VMF2: Kind = Kind::new("vmf2-text");
+
+pub const FORMATS: &[Format] = &[
+    Format {
+        kind: VIZ2,
+        label: "VIZ2",
+        title: "DIV-VIZ2 text geometry",
+        caps: Capabilities { text: true, ..Capabilities::NONE },
+        sniffs: &[(Sniffed::Content, sniff_viz2)],
+        named: &["vgf"],
+        claims: &[Claim { extensions: &["vgf"], what: "DIV-VIZ2 text geometry", starts_with: Some("DIV-VIZ2") }],
+        refers_to: &[],
+        open,
+    },
+    Format {
+        kind: VMF2,
+        label: "VMF2",
+        title: "DIV-VMF2 text materials",
+        caps: Capabilities { text: true, ..Capabilities::NONE },
+        sniffs: &[(Sniffed::Content, sniff_vmf2)],
+        named: &["vmf"],
+        claims: &[Claim { extensions: &["vmf"], what: "DIV-VMF2 text materials", starts_with: Some("DIV-VMF2") }],
+        refers_to: &[],
+        open,
+    },
+];
 
 pub fn sniff_viz2(h: &Head) -> bool {
     h.bytes.starts_with(b"DIV-VIZ2")
 }
 pub fn sniff_vmf2(h: &Head) -> bool {
     h.bytes.starts_with(b"DIV-VMF2")
-}
-
-/// Whether bytes look like DOS-era text as the pods' INI files are: printable ASCII and
-/// Latin-1 letters, tabs, line breaks, form feeds and the DOS end-of-file mark (0x1A).
-pub fn looks_like_dos_text(head: &[u8]) -> bool {
-    !head.is_empty() && head.iter().all(|&b| matches!(b, b'\t' | b'\r' | b'\n' | 0x0C | 0x1A) || (0x20..0x7f).contains(&b) || b >= 0xA0)
-}
-
-/// Whether the first bytes look like DOS-era text: printable ASCII, tabs and line breaks.
-pub fn looks_like_text(head: &[u8]) -> bool {
-    !head.is_empty() && head.iter().all(|&b| b == b'\t' || b == b'\r' || b == b'\n' || (0x20..0x7f).contains(&b))
-}
-
-/// Text as the page shows it: UTF-8 when it is, else Latin-1 (DOS-era files).
-pub fn decode(bytes: &[u8]) -> String {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => s.to_string(),
-        Err(_) => bytes.iter().map(|&b| b as char).collect(),
-    }
 }
 
 pub struct TextDocument {
@@ -59,7 +69,7 @@ impl Document for TextDocument {
     }
     fn info_rows(&self) -> Vec<InfoRow> {
         let mut rows = vec![InfoRow::new("format", self.kind.title()), InfoRow::new("bytes", format!("{} · {} lines", self.bytes.len(), self.lines))];
-        if self.kind == Kind::Viz2Text || self.kind == Kind::Vmf2Text {
+        if self.kind == crate::formats::text::VIZ2 || self.kind == crate::formats::text::VMF2 {
             rows.push(InfoRow::new("reader", "the text twin of DIV-BIZ2: shown as text, not parsed into a model yet"));
         }
         rows
@@ -81,7 +91,7 @@ mod tests {
 
     #[test]
     fn a_text_twin_is_text_and_never_an_error() {
-        let doc = open("BOX.VGF", b"DIV-VIZ2\nHEADER {\n}\n".to_vec(), Kind::Viz2Text, Purpose::Show);
+        let doc = open("BOX.VGF", b"DIV-VIZ2\nHEADER {\n}\n".to_vec(), crate::formats::text::VIZ2, Purpose::Show);
         assert!(doc.error().is_none());
         assert_eq!(doc.text().unwrap().lines().count(), 3);
         assert_eq!(doc.inspector().unwrap().runs[0].class, ByteClass::Text);

@@ -95,7 +95,7 @@ struct KindInfo {
 /// A kind's badge, title and what files of it can do: {kind, label, title, capabilities}.
 #[wasm_bindgen(js_name = kindInfo)]
 pub fn kind_info(kind: &str) -> Result<JsValue, JsValue> {
-    let k = Kind::parse(kind).unwrap_or(Kind::Unknown);
+    let k = Kind::parse(kind).unwrap_or(Kind::UNKNOWN);
     to_js(&KindInfo { kind: k, label: k.label(), title: k.title(), capabilities: k.capabilities() })
 }
 

@@ -130,6 +130,20 @@ impl OpenedFile {
     pub fn image(&self) -> Result<JsValue, JsValue> {
         self.document.image().map_or(Ok(JsValue::NULL), picture)
     }
+    /// What the picture's texels are stored as: [{name, hex, values}] with `values` a
+    /// Uint16Array of one number a texel, the top row first ([] where the colours are all).
+    #[wasm_bindgen(js_name = imagePlanes)]
+    pub fn image_planes(&self) -> Result<JsValue, JsValue> {
+        let out = js_sys::Array::new();
+        for plane in self.document.image_planes() {
+            let value = js_sys::Object::new();
+            js_sys::Reflect::set(&value, &"name".into(), &plane.name.into())?;
+            js_sys::Reflect::set(&value, &"hex".into(), &plane.hex.into())?;
+            js_sys::Reflect::set(&value, &"values".into(), &js_sys::Uint16Array::from(&plane.values[..]).into())?;
+            out.push(&value);
+        }
+        Ok(out.into())
+    }
     /// The picture's labelled parts: [{x, y, width, height, label, record}] in texels.
     #[wasm_bindgen(js_name = imageRegions)]
     pub fn image_regions(&self) -> Result<JsValue, JsValue> {

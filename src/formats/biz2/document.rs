@@ -51,7 +51,7 @@ pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
     // Described fields only for the inspector; a summary needs their byte counts alone.
     let model = Biz2File::build_with(&mut tree, purpose == Purpose::Show);
     let inspector = (purpose == Purpose::Show).then(|| inspect::view(&tree, &model));
-    let error = tree.error.clone().map(|e| if kind == Kind::Biz2Unreadable { named_but_not(path, &bytes, e) } else { e });
+    let error = tree.error.clone().map(|e| if kind == crate::formats::biz2::UNREADABLE { named_but_not(path, &bytes, e) } else { e });
     let damaged = error.is_some() && tree.damaged_tail;
     let info = (error.is_none() || damaged).then(|| summary::summarize(&tree, &model));
     let diagnostics = model.diagnostics.clone();
@@ -117,6 +117,7 @@ fn stats(tree: &ChunkTree<'_>, model: &Biz2File) -> DocStats {
         records,
         unknown_records: tree.unknown_tags().iter().map(|id| format!("{id:#06x}")).collect(),
         length_widths: vec![("1", w1), ("2", w2), ("4", w4)],
+        records_read: true,
         closes_exactly: tree.closes_exactly,
         diagnostics: model.diagnostics.len() + model.diagnostics_dropped,
         ..Default::default()
@@ -170,6 +171,11 @@ impl Document for Biz2Document {
     }
     fn damaged(&self) -> bool {
         self.damaged
+    }
+    /// The summary's own word, "geometry" or "materials", where the file was read.
+    fn kind_word(&self) -> String {
+        let read = self.info.as_ref().and_then(|i| serde_json::to_value(i.kind).ok()).and_then(|v| v.as_str().map(String::from));
+        read.unwrap_or_else(|| self.kind.as_str().to_string())
     }
     fn info_json(&self) -> String {
         match (&self.info, &self.error) {
@@ -295,7 +301,7 @@ mod tests {
         let object = Node::container(tags::OBJECT, vec![special("obj1"), special("obj2"), patch]);
         let texture = Node::container(tags::TEXTURE, vec![Node::string(tags::NAME, "t"), special("ADDITIVE"), special(" SCROLL 0 0 1 2 ")]);
         let bytes = write_nodes(b"DIV-BIZ2", &[texture, object], WriteOptions::default());
-        let doc = open("X.BGF", bytes, Kind::Biz2Geometry, Purpose::Show);
+        let doc = open("X.BGF", bytes, crate::formats::biz2::GEOMETRY, Purpose::Show);
         let json: serde_json::Value = serde_json::from_str(&doc.info_json()).unwrap();
         assert_eq!(json["specials"], serde_json::json!([" A ", " B ", "obj1", "obj2"]));
         assert_eq!(json["textures"][0]["specials"], serde_json::json!(["ADDITIVE", " SCROLL 0 0 1 2 "]));

@@ -7,7 +7,8 @@ use super::inspect;
 use super::raw::BsxFile;
 use super::inspect::Records;
 use super::scene::{self, Extras, Face, Lit, ShutEyes};
-use super::vram::{PageKey, Vram};
+use super::vram;
+use crate::formats::psx::{PageKey, Vram};
 use super::tdb_document::TdbDocument;
 use crate::formats::{file_name, Assets};
 use crate::formats::lzs::Stored;
@@ -59,7 +60,7 @@ impl BsxDocument {
     /// The character a BCX holds, by its name (1 for CLOUD.BCX …), if it is one.
     fn character(&self) -> Option<u8> {
         let name = file_name(&self.path);
-        (self.kind == Kind::Bcx).then(|| super::CHARACTERS.iter().position(|c| c.eq_ignore_ascii_case(name)).map(|i| i as u8 + 1)).flatten()
+        (self.kind == crate::formats::bsx::BCX).then(|| super::CHARACTERS.iter().position(|c| c.eq_ignore_ascii_case(name)).map(|i| i as u8 + 1)).flatten()
     }
 
     /// The characters whose BCX the scene merges in, and whether any polygon shows an eye
@@ -109,7 +110,7 @@ impl BsxDocument {
 }
 
 pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
-    let bcx = kind == Kind::Bcx;
+    let bcx = kind == crate::formats::bsx::BCX;
     let stored = Stored::read(path, if bcx { "bcx" } else { "bsx" }, file);
     let mut error = stored.error.clone();
     let parsed = match error {
@@ -238,7 +239,7 @@ impl Document for BsxDocument {
             .collect();
         let triangles: usize = models.iter().map(|m| m.triangles).sum();
         let fields = serde_json::json!({
-            "format": if self.kind == Kind::Bcx { "bcx" } else { "bsx" },
+            "format": if self.kind == crate::formats::bsx::BCX { "bcx" } else { "bsx" },
             "compressed": self.stored.compressed,
             "models": models,
             "triangles": triangles,
@@ -359,7 +360,7 @@ impl Document for BsxDocument {
         // Below a face page's 256 lines: the same page with the slot's eyes shut (the blink's).
         let shut = blinking.filter(|_| y >= 256).and_then(|slot| self.shut_eyes.iter().find(|e| e.slot == slot));
         let (t, note) = match shut {
-            Some(eyes) => (vram.clone().with_eyes(eyes.slot, &eyes.left, &eyes.right, |v| v.texel(key, x as usize, y as usize % 256)), " with the eyes shut, for the blink"),
+            Some(eyes) => (vram::with_eyes(&mut vram.clone(), eyes.slot, &eyes.left, &eyes.right, |v| v.texel(key, x as usize, y as usize % 256)), " with the eyes shut, for the blink"),
             None => (vram.texel(key, x as usize, y as usize % 256), ""),
         };
         let mut out = vec![("VRAM word".to_string(), format!("0x{:04X} at ({}, {}){note}", t.word, t.at.0, t.at.1))];

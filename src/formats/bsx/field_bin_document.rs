@@ -13,8 +13,13 @@ use crate::scene::{Material, Mesh, Node, Primitive, Scene, SourceRun, Transform}
 use crate::words::count_len;
 
 /// A file named as the field module, or holding it (unpacked, or as the disc stores it).
-pub fn sniff_field_bin(h: &Head) -> bool {
-    field_bin::named(file_name(h.path)) || field_bin::looks_like(h.bytes, h.size)
+/// FIELD.BIN by its size and code, whatever its name.
+pub fn by_content(h: &Head) -> bool {
+    field_bin::looks_like(h.bytes, h.size)
+}
+/// Named FIELD.BIN: opened as one, to say what is wrong where it is not.
+pub fn by_name(h: &Head) -> bool {
+    field_bin::named(file_name(h.path))
 }
 
 /// The table other files index by number: FIELD.BIN's normals, by a polygon colour's fourth

@@ -15,8 +15,67 @@ pub mod vram;
 pub mod writer;
 
 pub use document::{open, sniff, sniff_bcx, BsxDocument};
-pub use field_bin_document::{open_field_bin, sniff_field_bin, FieldBinDocument};
+pub use field_bin_document::{open_field_bin, FieldBinDocument};
 pub use tdb_document::{open_tdb, sniff_tdb, TdbDocument};
+
+use super::kind::{Capabilities, Format, Kind, Sniffed};
+
+/// A field model (.BSX).
+pub const BSX: Kind = Kind::new("bsx");
+/// A playable character's skeleton, parts and first animations (.BCX).
+pub const BCX: Kind = Kind::new("bcx");
+/// FIELD.TDB: the eyes and mouths.
+pub const TDB: Kind = Kind::new("tdb");
+/// FF7's field module (FIELD.BIN): the normals, sine and face tables models are drawn with.
+pub const FIELD_BIN: Kind = Kind::new("field-bin");
+
+pub const FORMATS: &[Format] = &[
+    Format {
+        kind: BSX,
+        label: "BSX",
+        title: "FF7 field model",
+        caps: Capabilities { scene: true, primary: true, own_textures: true, ..Capabilities::NONE },
+        // Under its name a BSX is opened as one whatever it holds, to say what is wrong.
+        sniffs: &[(Sniffed::Name, sniff)],
+        named: &["bsx"],
+        claims: &[],
+        refers_to: &[BCX, TDB, FIELD_BIN],
+        open,
+    },
+    Format {
+        kind: BCX,
+        label: "BCX",
+        title: "FF7 field character",
+        caps: Capabilities { scene: true, used_by: true, own_textures: true, ..Capabilities::NONE },
+        sniffs: &[(Sniffed::Name, sniff_bcx)],
+        named: &["bcx"],
+        claims: &[],
+        refers_to: &[TDB, FIELD_BIN],
+        open,
+    },
+    Format {
+        kind: TDB,
+        label: "TDB",
+        title: "FF7 field eyes and mouths",
+        caps: Capabilities { image: true, used_by: true, ..Capabilities::NONE },
+        sniffs: &[(Sniffed::Name, sniff_tdb)],
+        named: &["tdb"],
+        claims: &[],
+        refers_to: &[],
+        open: open_tdb,
+    },
+    Format {
+        kind: FIELD_BIN,
+        label: "FBIN",
+        title: "FF7 field module (FIELD.BIN: normals, face tables)",
+        caps: Capabilities { scene: true, used_by: true, ..Capabilities::NONE },
+        sniffs: &[(Sniffed::Content, field_bin_document::by_content), (Sniffed::Name, field_bin_document::by_name)],
+        named: &[],
+        claims: &[],
+        refers_to: &[],
+        open: open_field_bin,
+    },
+];
 
 /// The BCX files of the playable characters, by global model id 1..9.
 pub const CHARACTERS: [&str; 9] = ["CLOUD.BCX", "EARITH.BCX", "BALLET.BCX", "TIFA.BCX", "RED.BCX", "CID.BCX", "YUFI.BCX", "KETCY.BCX", "VINCENT.BCX"];

@@ -38,19 +38,6 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// RGBA of a 16-bit PSX colour: 5 bits a channel, bit 15 the STP bit (opaque here, see
-/// `vram::Vram::page`); 0x0000 is transparent.
-pub fn rgba(c: u16) -> [u8; 4] {
-    if c == 0 {
-        return [0, 0, 0, 0];
-    }
-    let ch = |s: u16| {
-        let v = ((c >> s) & 31) as u8;
-        (v << 3) | (v >> 2)
-    };
-    [ch(0), ch(5), ch(10), 255]
-}
-
 /// A field of a fixed-layout structure: its offset from the structure's start, its width in
 /// bytes (1, 2 or 4) and its name. The reader reads through these tables and the inspector
 /// shows them, so an offset is written once.

@@ -8,7 +8,8 @@ use super::lighting::{bone_worlds, PartLight};
 use super::raw::{Animation, AnimationData, Bone, BsxFile, ModelRecord, Part, PartData, Polygon};
 use super::inspect::Records;
 use super::tdb::{Feature, TdbFile};
-use super::vram::{PageKey, TextureFlag, TextureKind, Vram};
+use super::vram::{self, TextureFlag, TextureKind};
+use crate::formats::psx::{PageKey, Vram};
 use crate::scene::{Blend, Choice, ChoiceOption, Clip, Material, Mesh, Node, Primitive, Repeat, Scene, SourceRun, Target, Texture, Track, Transform};
 use crate::texture::Texels;
 use crate::words::count;
@@ -345,12 +346,12 @@ fn lit_polygon(t: &FieldTables, light: &PartLight, p: &Polygon, past_table: &mut
 pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras: &Extras) -> Built {
     let mut budget = Budget { left: scene_budget(bytes.len()), refused: [0; 3] };
     let mut scene = Scene { name: name.to_string(), frame_time: Some(1.0 / FPS), ..Default::default() };
-    let mut vram = Vram::load(file, bytes);
+    let mut vram = vram::load(file, bytes);
     // The engine copies each model's eyes and mouth to VRAM beside the textures, by slot.
     let faces: Vec<Option<Face>> = file.models.iter().map(|m| Face::of(m.face_id, extras.tables)).collect();
     let load = |vram: &mut Vram, k: usize| {
         let (Some((t, b)), Some(face)) = (extras.faces, faces[k]) else { return false };
-        vram.load_face(t, b, k, face.id, face.open)
+        vram::load_face(vram, t, b, k, face.id, face.open)
     };
     let faced: Vec<bool> = (0..file.models.len()).map(|k| load(&mut vram, k)).collect();
     // A slot whose face shows in VRAM and has shut eyes in FIELD.BIN's tables blinks.
@@ -654,7 +655,7 @@ impl Painter<'_> {
         self.vram.page_rows(key, semi, 0..256, open);
         shut.copy_from_slice(open);
         if let Some(eyes) = self.shut.get(slot).cloned().flatten() {
-            self.vram.with_eyes(slot, &eyes.left, &eyes.right, |vram| vram.page_rows(key, semi, Vram::eye_rows(key, slot), shut));
+            vram::with_eyes(&mut self.vram, slot, &eyes.left, &eyes.right, |v| v.page_rows(key, semi, vram::eye_rows(key, slot), shut));
         }
         Texels { width: 256, height: 512, rgba: std::sync::Arc::new(rgba) }
     }

@@ -3,7 +3,8 @@
 //! palette into VRAM beside the models' own textures; eye and mouth polygons sample them
 //! there (docs/formats/bsx.md, "Eyes and mouths").
 
-use super::raw::{field, rgba, FieldAt, Reader};
+use super::raw::{field, FieldAt, Reader};
+use crate::formats::psx::rgba;
 use crate::findings::ParseError;
 use crate::texture::Texels;
 

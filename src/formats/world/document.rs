@@ -8,7 +8,7 @@ use super::map::MapFile;
 use super::objects::{GameObject, SubsystemFile};
 use crate::formats::{base_name, file_name, Assets, Resolution};
 use crate::formats::kind::{Kind, Purpose};
-use crate::formats::text::looks_like_dos_text;
+use crate::formats::charset::looks_like_dos_text;
 use crate::findings::Diagnostics;
 use crate::formats::{Diagnostic, DocStats, Document, InfoRow, ParseError, Placement, Reference};
 use crate::inspect::{ByteClass, Field, InspectorView, Row, MAX_ROWS};
@@ -98,7 +98,7 @@ pub struct WorldDocument {
 }
 
 pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
-    let text = crate::formats::text::decode(&bytes);
+    let text = crate::formats::charset::decode(&bytes);
     let (parsed, rows, view, error, diagnostics, lines) = match IniFile::parse(&bytes) {
         Err(e) => (Parsed::Map(MapFile::default()), (Vec::new(), Vec::new()), None, Some(ParseError::new(0, "", e)), Diagnostics::default(), 0),
         Ok(ini) => {
@@ -110,8 +110,8 @@ pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
             });
             diagnostics.merge(stray, ini.stray_dropped);
             let parsed = match kind {
-                Kind::Mod => Parsed::Mod(GameObject::read(&ini)),
-                Kind::Sub => {
+                crate::formats::world::MOD => Parsed::Mod(GameObject::read(&ini)),
+                crate::formats::world::SUB => {
                     let f = SubsystemFile::read(&ini);
                     diagnostics.merge(f.diagnostics.iter().cloned(), f.diagnostics_dropped);
                     Parsed::Sub(f)
@@ -569,7 +569,7 @@ mod tests {
     #[test]
     fn a_world_opened_alone_says_its_models_were_not_looked_for() {
         let text = b"[box]\ntype=model\nmodelfile=box.mod\n[w]\ntype=map\ninstance=box 0 0 0 0 0 0\ninstance=box 9 0 0 0 0 0\n".to_vec();
-        let mut doc = super::open("W.MAP", text.clone(), crate::formats::Kind::Map, crate::formats::kind::Purpose::Show);
+        let mut doc = super::open("W.MAP", text.clone(), crate::formats::world::MAP, crate::formats::kind::Purpose::Show);
         let scene = doc.build_scene(&crate::formats::assets::NoAssets);
         assert_eq!(scene.map_or(0, |s| s.triangle_count(0)), 0);
         let rows = doc.info_rows();
@@ -589,7 +589,7 @@ mod tests {
         for k in 0..700 {
             text.push_str(&format!("stray line {k}\n"));
         }
-        let doc = super::open("ARENA.MAP", text.into_bytes(), crate::formats::Kind::Map, crate::formats::kind::Purpose::Show);
+        let doc = super::open("ARENA.MAP", text.into_bytes(), crate::formats::world::MAP, crate::formats::kind::Purpose::Show);
         assert_eq!(doc.diagnostics().len(), crate::findings::MAX_DIAGNOSTICS);
         assert_eq!(doc.stats().diagnostics, 700);
         let json: serde_json::Value = serde_json::from_str(&doc.info_json()).unwrap();
