@@ -29,6 +29,7 @@ formats! {
     image,
     lzs,
     text,
+    tim,
     world,
 }
 
