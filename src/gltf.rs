@@ -199,20 +199,38 @@ pub fn export_glb(scene: &Scene, options: ExportOptions) -> Result<Vec<u8>, Stri
 
 /// Write the scene as a .glb to `out`: the JSON first, then the binary chunk straight from
 /// the scene's arrays (a large model's data is held once, not twice). Returns the bytes
-/// written.
+/// written. Each step below adds one kind of glTF object and hands the next what it made.
 pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::Write) -> std::io::Result<usize> {
-    use json::buffer::Target as T;
     let mut b = Builder { root: json::Root::default(), data: Vec::new(), bin_len: 0 };
     b.root.asset = json::Asset { generator: Some(format!("relicview {}", env!("CARGO_PKG_VERSION"))), ..Default::default() };
+    let textures = add_textures(&mut b, scene)?;
+    let mut materials = Materials::new(&mut b, scene, &options, textures);
+    let lods = scene.lod_count();
+    let exported: Vec<usize> = if options.all_lods { (0..lods).collect() } else { vec![options.lod.min(lods - 1)] };
+    let views = views(scene, &options);
+    let used = meshes_placed(scene, &exported, &views);
+    let meshes = add_meshes(&mut b, scene, &used, options.colours, &mut materials);
+    let copies = add_scenes(&mut b, scene, &exported, &views, &meshes);
+    let chosen = exported.iter().position(|&l| l == options.lod.min(lods - 1)).unwrap_or(0);
+    b.root.scene = Some(Index::new((chosen * views.len()) as u32));
+    add_animations(&mut b, scene, &copies);
+    if b.bin_len > 0 {
+        b.root.push(json::Buffer { byte_length: USize64::from(b.bin_len), name: None, uri: None, extensions: None, extras: Default::default() });
+    }
+    validate(&b.root)?;
+    write_framed(&b, out)
+}
 
-    // Textures, embedded as PNG; texels are big on screen in these games, so kept crisp.
+/// Textures, embedded as PNG, with a sampler for those that smooth far away and one for those
+/// sampled texel by texel (emulated console VRAM), each sampler written only when used. The
+/// glTF texture of each scene texture, in order.
+fn add_textures(b: &mut Builder, scene: &Scene) -> std::io::Result<Vec<Index<json::Texture>>> {
     let mut textures = Vec::new();
-    // A sampler for the textures that smooth far away and one for those sampled texel by
-    // texel (emulated console VRAM), each written only when some texture uses it.
     let mut samplers: [Option<Index<json::texture::Sampler>>; 2] = [None, None];
     for t in &scene.textures {
         let sampler = *samplers[t.nearest as usize].get_or_insert_with(|| {
             b.root.push(json::texture::Sampler {
+                // Texels are big on screen in these games: kept crisp up close.
                 mag_filter: Some(Valid(json::texture::MagFilter::Nearest)),
                 min_filter: Some(Valid(if t.nearest { json::texture::MinFilter::Nearest } else { json::texture::MinFilter::LinearMipmapLinear })),
                 name: None,
@@ -222,33 +240,47 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
                 extras: Default::default(),
             })
         });
-        let sampler = Some(sampler);
         let png = crate::texture::encode_png(&t.texels).map_err(|e| std::io::Error::other(format!("texture {}: {e}", t.name.as_deref().unwrap_or(""))))?;
         let view = b.view(Data::Bytes(png), None);
         let image = b.root.push(json::Image { buffer_view: Some(view), mime_type: Some(json::image::MimeType("image/png".into())), name: t.name.clone(), uri: None, extensions: None, extras: Default::default() });
-        textures.push(b.root.push(json::Texture { name: t.name.clone(), sampler, source: image, extensions: None, extras: Default::default() }));
+        textures.push(b.root.push(json::Texture { name: t.name.clone(), sampler: Some(sampler), source: image, extensions: None, extras: Default::default() }));
+    }
+    Ok(textures)
+}
+
+/// Materials, made as primitives ask for them: a material as the file has it, and its
+/// untextured twin for primitives that cannot sample its texture (no UVs; see
+/// `Scene::texture_of`: glTF forbids a base colour texture without TEXCOORD_0). A scrolling
+/// texture starts at its clip's offset at t = 0.
+struct Materials<'s> {
+    scene: &'s Scene,
+    textures: Vec<Index<json::Texture>>,
+    offsets: Vec<[f32; 2]>,
+    scrolling: Vec<u32>,
+    /// The lit colours go out with unlit materials (KHR_materials_unlit).
+    unlit: bool,
+    made: BTreeMap<(u32, bool), Index<json::Material>>,
+}
+
+impl<'s> Materials<'s> {
+    fn new(b: &mut Builder, scene: &'s Scene, options: &ExportOptions, textures: Vec<Index<json::Texture>>) -> Materials<'s> {
+        let unlit = options.colours == ColourSet::Lit && scene.has_lit_colours();
+        if unlit {
+            b.root.extensions_used.push("KHR_materials_unlit".into());
+        }
+        Materials { scene, textures, offsets: scene.uv_offsets(0.0), scrolling: scene.scrolling_materials(), unlit, made: BTreeMap::new() }
     }
 
-    // Materials, made as primitives ask for them: a material as the file has it, and its
-    // untextured twin for primitives that cannot sample its texture (no UVs; see
-    // `Scene::texture_of`: glTF forbids a base colour texture without TEXCOORD_0). A
-    // scrolling texture starts at its clip's offset at t = 0.
-    let offsets = scene.uv_offsets(0.0);
-    let scrolling = scene.scrolling_materials();
-    let unlit = options.colours == ColourSet::Lit && scene.has_lit_colours();
-    if unlit {
-        b.root.extensions_used.push("KHR_materials_unlit".into());
-    }
-    let mut materials: BTreeMap<(u32, bool), Index<json::Material>> = BTreeMap::new();
-    let mut material_of = |b: &mut Builder, id: u32, textured: bool| -> Option<Index<json::Material>> {
-        let m = scene.materials.get(id as usize)?;
-        if let Some(&index) = materials.get(&(id, textured)) {
+    /// Scene material `id`, with its texture or (not `textured`) without: made once each.
+    fn get(&mut self, b: &mut Builder, id: u32, textured: bool) -> Option<Index<json::Material>> {
+        let m = self.scene.materials.get(id as usize)?;
+        if let Some(&index) = self.made.get(&(id, textured)) {
             return Some(index);
         }
         let [r, g, bl, a] = if textured { m.base_color } else { m.untextured_color.unwrap_or(m.base_color) };
-        let base_color_texture = m.texture.filter(|_| textured).and_then(|t| textures.get(t as usize)).map(|&index| {
-            let transform = scrolling.contains(&id).then(|| json::extensions::texture::TextureTransform {
-                offset: json::extensions::texture::TextureTransformOffset(offsets[id as usize]),
+        let base_color_texture = m.texture.filter(|_| textured).and_then(|t| self.textures.get(t as usize)).map(|&index| {
+            let transform = self.scrolling.contains(&id).then(|| json::extensions::texture::TextureTransform {
+                offset: json::extensions::texture::TextureTransformOffset(self.offsets[id as usize]),
                 // Written out: left empty, gltf-json writes `null`, which validators reject.
                 tex_coord: Some(0),
                 ..Default::default()
@@ -277,21 +309,20 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
                 (None, None) => json::material::AlphaMode::Opaque,
             }),
             alpha_cutoff: m.alpha_cutoff.filter(|_| m.blend.is_none()).map(json::material::AlphaCutoff),
-            extensions: unlit.then_some(json::extensions::material::Material { unlit: Some(json::extensions::material::Unlit {}) }),
+            extensions: self.unlit.then_some(json::extensions::material::Material { unlit: Some(json::extensions::material::Unlit {}) }),
             ..Default::default()
         });
-        materials.insert((id, textured), index);
+        self.made.insert((id, textured), index);
         Some(index)
-    };
+    }
+}
 
-    // The LODs exported and the views of each: what decides which nodes, and so which
-    // meshes, go out.
-    let lods = scene.lod_count();
-    let exported: Vec<usize> = if options.all_lods { (0..lods).collect() } else { vec![options.lod.min(lods - 1)] };
-    let views = views(scene, &options);
+/// Which of the scene's meshes some node places in an exported LOD and view: only those go
+/// out.
+fn meshes_placed(scene: &Scene, exported: &[usize], views: &[(Option<String>, Vec<u32>)]) -> Vec<bool> {
     let mut used = vec![false; scene.meshes.len()];
-    for &lod in &exported {
-        for (_, hidden) in &views {
+    for &lod in exported {
+        for (_, hidden) in views {
             for (n, shown) in scene.nodes.iter().zip(scene.visible_in(lod, hidden)) {
                 if let Some(u) = n.mesh.filter(|_| shown).and_then(|m| used.get_mut(m as usize)) {
                     *u = true;
@@ -299,11 +330,15 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
             }
         }
     }
+    used
+}
 
-    // Meshes: one glTF primitive per scene primitive that has triangles, for the meshes
-    // some exported node places.
-    let mut meshes: Vec<Option<Index<json::Mesh>>> = Vec::new();
-    for (mesh, &u) in scene.meshes.iter().zip(&used) {
+/// One glTF primitive per scene primitive that has triangles, for the meshes `used` marks;
+/// the glTF mesh of each scene mesh (None where it does not go out or has no triangles).
+fn add_meshes<'a>(b: &mut Builder<'a>, scene: &'a Scene, used: &[bool], colours: ColourSet, materials: &mut Materials) -> Vec<Option<Index<json::Mesh>>> {
+    use json::buffer::Target as T;
+    let mut meshes = Vec::new();
+    for (mesh, &u) in scene.meshes.iter().zip(used) {
         if !u {
             meshes.push(None);
             continue;
@@ -318,7 +353,7 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
             if let Some(normals) = p.normals.as_ref().filter(|v| v.len() == n) {
                 attributes.insert(Valid(json::mesh::Semantic::Normals), b.floats::<3>(Data::UnitNormals(normals), n, Some(T::ArrayBuffer), None));
             }
-            if let Some(colors) = p.colours(options.colours).filter(|v| v.len() == n) {
+            if let Some(colors) = p.colours(colours).filter(|v| v.len() == n) {
                 attributes.insert(Valid(json::mesh::Semantic::Colors(0)), b.floats::<4>(Data::LinearColors(colors), n, Some(T::ArrayBuffer), None));
             }
             if let Some(uvs) = p.uvs.as_ref().filter(|v| v.len() == n) {
@@ -336,17 +371,19 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
                 extensions: None,
                 extras: Default::default(),
                 indices: Some(indices),
-                material: p.material.and_then(|m| material_of(&mut b, m, scene.texture_of(p).is_some())),
+                material: p.material.and_then(|m| materials.get(b, m, scene.texture_of(p).is_some())),
                 mode: Valid(json::mesh::Mode::Triangles),
                 targets: None,
             });
         }
         meshes.push((!primitives.is_empty()).then(|| b.root.push(json::Mesh { extensions: None, extras: Default::default(), name: mesh.name.clone(), primitives, weights: None })));
     }
+    meshes
+}
 
-    // One glTF scene per LOD exported (and, for every choice, per option's layers): the node
-    // tree as drawn there.
-    let mut copies: Vec<Vec<Option<Index<json::Node>>>> = Vec::new();
+/// One glTF scene per LOD exported and view (each option's layers, for every choice): the
+/// node tree as drawn there. For each, the glTF node of each scene node (None where hidden).
+fn add_scenes(b: &mut Builder, scene: &Scene, exported: &[usize], views: &[(Option<String>, Vec<u32>)], meshes: &[Option<Index<json::Mesh>>]) -> Vec<Vec<Option<Index<json::Node>>>> {
     // Each node's children, in the order they were added (a child always follows its parent).
     let mut children_of: Vec<Vec<NodeId>> = vec![Vec::new(); scene.nodes.len()];
     for (i, n) in scene.nodes.iter().enumerate() {
@@ -357,57 +394,11 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
     // A zoned node's object (its owner) and its transform from there (the levels of detail
     // between them included).
     let zoned: Vec<Option<(NodeId, u32, Transform)>> = (0..scene.nodes.len()).map(|i| zone_placement(scene, i)).collect();
-    for &lod in &exported {
-        for (label, hidden) in &views {
-            let visible = scene.visible_in(lod, hidden);
-            let mut index: Vec<Option<Index<json::Node>>> = vec![None; scene.nodes.len()];
-            // The zone nodes' children, by (owner, zone), filled as the zoned nodes are made;
-            // every zone a shown node names has a node, its parts under its first zone's.
-            let mut zone_children: BTreeMap<(NodeId, u32), Vec<Index<json::Node>>> = BTreeMap::new();
-            for (i, z) in zoned.iter().enumerate().filter(|(i, _)| visible[*i]) {
-                if let (Some((owner, _, _)), Some(part)) = (z, scene.nodes[i].part.as_ref()) {
-                    for &zone in &part.zones {
-                        zone_children.entry((*owner, zone)).or_default();
-                    }
-                }
-            }
-            // Children before parents, so each parent can list them.
-            for i in (0..scene.nodes.len()).rev() {
-                if !visible[i] {
-                    continue;
-                }
-                let n = &scene.nodes[i];
-                let mut children: Vec<Index<json::Node>> = children_of[i].iter().filter(|&&c| zoned[c as usize].is_none()).filter_map(|&c| index.get(c as usize).copied().flatten()).collect();
-                // The zones this node owns, in the order of the scene's layers.
-                let owned: Vec<u32> = zone_children.range((i as NodeId, 0)..=(i as NodeId, u32::MAX)).map(|(&(_, z), _)| z).collect();
-                for z in owned {
-                    let members = zone_children.remove(&(i as NodeId, z)).unwrap_or_default();
-                    let name = scene.layers.get(z as usize).cloned();
-                    // A zone whose parts all sit under another zone (their first) is an empty node.
-                    let members = (!members.is_empty()).then_some(members);
-                    children.push(b.root.push(json::Node { name: name.clone(), children: members, extras: extras(&serde_json::json!({ "zone": name })), ..Default::default() }));
-                }
-                let t: Transform = zoned[i].map_or(n.transform, |(_, _, t)| t);
-                let d = Transform::default();
-                let extras = n.part.as_ref().map_or(Default::default(), |p| {
-                    let zones: Vec<&str> = p.zones.iter().filter_map(|&z| scene.layers.get(z as usize).map(String::as_str)).collect();
-                    extras(&serde_json::json!({ "zones": zones, "words": p.words }))
-                });
-                let made = b.root.push(json::Node {
-                    name: n.name.clone(),
-                    mesh: n.mesh.and_then(|m| meshes.get(m as usize).copied().flatten()),
-                    children: (!children.is_empty()).then_some(children),
-                    translation: (t.translation != d.translation).then_some(t.translation),
-                    rotation: (t.rotation != d.rotation).then(|| json::scene::UnitQuaternion(glam::Quat::from_array(t.rotation).normalize().to_array())),
-                    scale: (t.scale != d.scale).then_some(t.scale),
-                    extras,
-                    ..Default::default()
-                });
-                index[i] = Some(made);
-                if let Some((owner, zone, _)) = zoned[i] {
-                    zone_children.entry((owner, zone)).or_default().insert(0, made);
-                }
-            }
+    let lods = scene.lod_count();
+    let mut copies = Vec::new();
+    for &lod in exported {
+        for (label, hidden) in views {
+            let index = add_node_tree(b, scene, &scene.visible_in(lod, hidden), &children_of, &zoned, meshes);
             let roots: Vec<Index<json::Node>> = scene.roots().filter_map(|r| index[r as usize]).collect();
             let mut name = if lods > 1 { format!("{} (LOD {lod})", scene.name) } else { scene.name.clone() };
             if let Some(label) = label {
@@ -417,10 +408,67 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
             copies.push(index);
         }
     }
-    let chosen = exported.iter().position(|&l| l == options.lod.min(lods - 1)).unwrap_or(0);
-    b.root.scene = Some(Index::new((chosen * views.len()) as u32));
+    copies
+}
 
-    // Node TRS clips as animations (UV offset tracks have no core glTF target).
+/// The nodes `visible` marks, children before parents so that each parent lists them; a
+/// zoned node under its first zone's node, which sits under the zone's object. The glTF node
+/// of each scene node.
+fn add_node_tree(b: &mut Builder, scene: &Scene, visible: &[bool], children_of: &[Vec<NodeId>], zoned: &[Option<(NodeId, u32, Transform)>], meshes: &[Option<Index<json::Mesh>>]) -> Vec<Option<Index<json::Node>>> {
+    let mut index: Vec<Option<Index<json::Node>>> = vec![None; scene.nodes.len()];
+    // The zone nodes' children, by (owner, zone), filled as the zoned nodes are made; every
+    // zone a shown node names has a node, its parts under its first zone's.
+    let mut zone_children: BTreeMap<(NodeId, u32), Vec<Index<json::Node>>> = BTreeMap::new();
+    for (i, z) in zoned.iter().enumerate().filter(|(i, _)| visible[*i]) {
+        if let (Some((owner, _, _)), Some(part)) = (z, scene.nodes[i].part.as_ref()) {
+            for &zone in &part.zones {
+                zone_children.entry((*owner, zone)).or_default();
+            }
+        }
+    }
+    for i in (0..scene.nodes.len()).rev() {
+        if !visible[i] {
+            continue;
+        }
+        let n = &scene.nodes[i];
+        let mut children: Vec<Index<json::Node>> = children_of[i].iter().filter(|&&c| zoned[c as usize].is_none()).filter_map(|&c| index.get(c as usize).copied().flatten()).collect();
+        // The zones this node owns, in the order of the scene's layers.
+        let owned: Vec<u32> = zone_children.range((i as NodeId, 0)..=(i as NodeId, u32::MAX)).map(|(&(_, z), _)| z).collect();
+        for z in owned {
+            let members = zone_children.remove(&(i as NodeId, z)).unwrap_or_default();
+            let name = scene.layers.get(z as usize).cloned();
+            // A zone whose parts all sit under another zone (their first) is an empty node.
+            let members = (!members.is_empty()).then_some(members);
+            children.push(b.root.push(json::Node { name: name.clone(), children: members, extras: extras(&serde_json::json!({ "zone": name })), ..Default::default() }));
+        }
+        let t: Transform = zoned[i].map_or(n.transform, |(_, _, t)| t);
+        let d = Transform::default();
+        let extras = n.part.as_ref().map_or(Default::default(), |p| {
+            let zones: Vec<&str> = p.zones.iter().filter_map(|&z| scene.layers.get(z as usize).map(String::as_str)).collect();
+            extras(&serde_json::json!({ "zones": zones, "words": p.words }))
+        });
+        let made = b.root.push(json::Node {
+            name: n.name.clone(),
+            mesh: n.mesh.and_then(|m| meshes.get(m as usize).copied().flatten()),
+            children: (!children.is_empty()).then_some(children),
+            translation: (t.translation != d.translation).then_some(t.translation),
+            rotation: (t.rotation != d.rotation).then(|| json::scene::UnitQuaternion(glam::Quat::from_array(t.rotation).normalize().to_array())),
+            scale: (t.scale != d.scale).then_some(t.scale),
+            extras,
+            ..Default::default()
+        });
+        index[i] = Some(made);
+        if let Some((owner, zone, _)) = zoned[i] {
+            zone_children.entry((owner, zone)).or_default().insert(0, made);
+        }
+    }
+    index
+}
+
+/// Node TRS clips as animations, each channel aimed at every copy of its node (one copy per
+/// glTF scene); a visibility track is a stepped scale. UV offset and glow tracks have no core
+/// glTF target and stay out.
+fn add_animations(b: &mut Builder, scene: &Scene, copies: &[Vec<Option<Index<json::Node>>>]) {
     for clip in &scene.clips {
         let mut channels = Vec::new();
         let mut samplers = Vec::new();
@@ -451,7 +499,7 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
             };
             let sampler = Index::new(samplers.len() as u32);
             samplers.push(json::animation::Sampler { extensions: None, extras: Default::default(), input, interpolation: Valid(if stepped { json::animation::Interpolation::Step } else { json::animation::Interpolation::Linear }), output });
-            for copy in &copies {
+            for copy in copies {
                 if let Some(target) = copy.get(node as usize).copied().flatten() {
                     channels.push(json::animation::Channel {
                         sampler,
@@ -466,18 +514,24 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
             b.root.push(json::Animation { extensions: None, extras: Default::default(), channels, name: Some(clip.name.clone()), samplers });
         }
     }
+}
 
-    if b.bin_len > 0 {
-        b.root.push(json::Buffer { byte_length: USize64::from(b.bin_len), name: None, uri: None, extensions: None, extras: Default::default() });
-    }
-    // gltf-json's own validation (every index in range, every required field): an export
-    // that fails it is our bug, and an error rather than a file a viewer chokes on. Every
-    // export the tests make passes through here.
+/// gltf-json's own validation (every index in range, every required field): an export that
+/// fails it is our bug, and an error rather than a file a viewer chokes on. Every export the
+/// tests make passes through here.
+fn validate(root: &json::Root) -> std::io::Result<()> {
     let mut invalid = Vec::new();
-    json::validation::Validate::validate(&b.root, &b.root, json::Path::new, &mut |path: &dyn Fn() -> json::Path, e| invalid.push(format!("{}: {e}", path())));
-    if !invalid.is_empty() {
-        return Err(std::io::Error::other(format!("the export fails glTF validation: {}", invalid.join("; "))));
+    json::validation::Validate::validate(root, root, json::Path::new, &mut |path: &dyn Fn() -> json::Path, e| invalid.push(format!("{}: {e}", path())));
+    if invalid.is_empty() {
+        Ok(())
+    } else {
+        Err(std::io::Error::other(format!("the export fails glTF validation: {}", invalid.join("; "))))
     }
+}
+
+/// The GLB framing: a 12-byte header, the JSON chunk padded with spaces to 4 bytes, then the
+/// binary chunk, each of its views padded with zeros to 4 bytes as the views were laid out.
+fn write_framed(b: &Builder, out: &mut impl std::io::Write) -> std::io::Result<usize> {
     let mut text = b.root.to_vec().map_err(std::io::Error::other)?;
     while text.len() % 4 != 0 {
         text.push(b' ');
@@ -501,7 +555,9 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
             out.write_all(&[0; 3][..pad])?;
             written += pad;
         }
-        debug_assert_eq!(written, b.bin_len);
+        if written != b.bin_len {
+            return Err(std::io::Error::other(format!("the binary chunk came to {written} bytes, its header says {}", b.bin_len)));
+        }
     }
     Ok(total)
 }
@@ -668,5 +724,108 @@ mod tests {
         let hidden = json_of(&export_glb(&s, ExportOptions { hidden_layers: vec![rgun], ..Default::default() }).unwrap());
         let names: Vec<&str> = hidden["nodes"].as_array().unwrap().iter().filter_map(|n| n["name"].as_str()).collect();
         assert!(!names.contains(&"arm") && !names.contains(&"gun") && !names.contains(&"dz_rgun") && names.contains(&"hull"), "{names:?}");
+    }
+
+    fn builder<'a>() -> Builder<'a> {
+        Builder { root: json::Root::default(), data: Vec::new(), bin_len: 0 }
+    }
+
+    fn texture(nearest: bool) -> crate::scene::Texture {
+        crate::scene::Texture { name: None, texels: crate::texture::checker([1.0; 3]), file: None, nearest, stand_in: false }
+    }
+
+    #[test]
+    fn textures_share_one_sampler_per_filtering_and_each_is_a_png() {
+        let s = Scene { textures: vec![texture(true), texture(false), texture(true)], ..Default::default() };
+        let mut b = builder();
+        let t = add_textures(&mut b, &s).unwrap();
+        assert_eq!((t.len(), b.root.samplers.len(), b.root.images.len()), (3, 2, 3));
+        let sampler = |i: usize| b.root.textures[t[i].value()].sampler;
+        assert_eq!(sampler(0), sampler(2));
+        assert_ne!(sampler(0), sampler(1));
+        let Data::Bytes(png) = &b.data[0] else { panic!("a PNG's bytes") };
+        assert_eq!(&png[1..4], b"PNG");
+    }
+
+    #[test]
+    fn each_material_and_its_twin_are_made_once_and_a_scroll_names_its_extension_once() {
+        let mut s = Scene { textures: vec![texture(false)], ..Default::default() };
+        for _ in 0..2 {
+            s.materials.push(crate::scene::Material { texture: Some(0), ..Default::default() });
+        }
+        for m in 0..2 {
+            s.clips.push(Clip { name: "scroll".into(), duration: 1.0, repeat: Repeat::Loop, tracks: vec![Track { target: Target::UvOffset(m), times: vec![0.0, 1.0], values: vec![0.25, 0.0, 1.25, 0.0] }] });
+        }
+        let mut b = builder();
+        let textures = add_textures(&mut b, &s).unwrap();
+        let mut m = Materials::new(&mut b, &s, &ExportOptions::default(), textures);
+        let (a, a_again, twin) = (m.get(&mut b, 0, true), m.get(&mut b, 0, true), m.get(&mut b, 0, false));
+        assert_eq!(a, a_again);
+        assert_ne!(a, twin);
+        m.get(&mut b, 1, true);
+        assert_eq!(m.get(&mut b, 7, true), None, "a material the scene does not have");
+        assert_eq!(b.root.materials.len(), 3);
+        assert_eq!(b.root.extensions_used, ["KHR_texture_transform"]);
+        assert!(b.root.materials[twin.unwrap().value()].pbr_metallic_roughness.base_color_texture.is_none());
+    }
+
+    #[test]
+    fn only_meshes_some_exported_lod_places_go_out() {
+        let mut s = Scene::default();
+        let tri = || Mesh { name: None, primitives: vec![Primitive { positions: vec![[0.0; 3]; 3], indices: vec![0, 1, 2], ..Default::default() }] };
+        let (m0, m1, _unplaced) = (s.add_mesh(tri()), s.add_mesh(tri()), s.add_mesh(tri()));
+        let root = s.add_node(None, Node::default());
+        for (lod, mesh) in [(0, m0), (1, m1)] {
+            let l = s.add_node(Some(root), Node { lod: Some(lod), ..Default::default() });
+            s.add_node(Some(l), Node { mesh: Some(mesh), ..Default::default() });
+        }
+        s.lods = vec![Default::default(); 2];
+        let one_view = [(None, Vec::new())];
+        assert_eq!(meshes_placed(&s, &[0], &one_view), [true, false, false]);
+        assert_eq!(meshes_placed(&s, &[1], &one_view), [false, true, false]);
+        assert_eq!(meshes_placed(&s, &[0, 1], &one_view), [true, true, false]);
+    }
+
+    #[test]
+    fn a_channel_reaches_every_copy_of_its_node_and_a_visibility_steps() {
+        let mut s = Scene::default();
+        let node = s.add_node(None, Node::default());
+        s.clips.push(Clip { name: "blink".into(), duration: 1.0, repeat: Repeat::Loop, tracks: vec![Track { target: Target::Visibility(node), times: vec![0.0, 0.5], values: vec![0.2, 0.9] }] });
+        let mut b = builder();
+        let copies = vec![vec![Some(Index::new(4))], vec![None], vec![Some(Index::new(9))]];
+        add_animations(&mut b, &s, &copies);
+        let a = &b.root.animations[0];
+        assert_eq!(a.channels.iter().map(|c| c.target.node.value()).collect::<Vec<_>>(), [4, 9], "the copies that show it");
+        assert_eq!(a.samplers[0].interpolation, Valid(json::animation::Interpolation::Step));
+        let Data::Bytes(scales) = &b.data[1] else { panic!() };
+        let floats: Vec<f32> = scales.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(floats, [0.0, 0.0, 0.0, 1.0, 1.0, 1.0], "hidden under one half, shown above");
+    }
+
+    #[test]
+    fn validation_names_what_points_nowhere() {
+        let mut b = builder();
+        b.root.push(json::Node { mesh: Some(Index::new(3)), ..Default::default() });
+        let e = validate(&b.root).unwrap_err().to_string();
+        assert!(e.contains("nodes[0].mesh"), "{e}");
+        assert!(validate(&builder().root).is_ok());
+    }
+
+    #[test]
+    fn the_framing_counts_every_byte_and_pads_each_chunk_to_four() {
+        let mut b = builder();
+        b.view(Data::Bytes(vec![1, 2, 3, 4, 5]), None);
+        b.view(Data::ShortIndices(&[7]), None);
+        b.root.push(json::Buffer { byte_length: USize64::from(b.bin_len), name: None, uri: None, extensions: None, extras: Default::default() });
+        let mut out = Vec::new();
+        let total = write_framed(&b, &mut out).unwrap();
+        assert_eq!(total, out.len());
+        json_of(&out); // the header's length is the file's, the JSON chunk parses
+        let json_len = u32::from_le_bytes(out[12..16].try_into().unwrap()) as usize;
+        assert_eq!(json_len % 4, 0);
+        let bin = 20 + json_len;
+        assert_eq!(&out[bin + 4..bin + 8], b"BIN\0");
+        assert_eq!(u32::from_le_bytes(out[bin..bin + 4].try_into().unwrap()), 12, "5 bytes padded to 8, then 2 padded to 4");
+        assert_eq!(&out[bin + 8..], [1, 2, 3, 4, 5, 0, 0, 0, 7, 0, 0, 0]);
     }
 }
