@@ -384,12 +384,16 @@ fn the_page_modules_import_downward_only() {
 }
 
 #[test]
-fn no_page_module_calls_up_through_the_api_and_the_viewpoint_has_one_writer() {
+fn no_page_module_calls_up_through_the_api_or_an_event_and_the_viewpoint_has_one_writer() {
     // window.relicview is for scripts: a module that called through it would reach above
-    // itself where its imports cannot show it. And state.viewpoint, which fly mode reads, is
-    // written by controls.js alone (the others ask it to leave the viewpoint).
+    // itself where its imports cannot show it. Nor does a module ask one above it through an
+    // event of ours: it asks through requests.js, whose answers main.js alone gives; the only
+    // event the page sends is `relicview:frame`, outward, for scripts (docs/api.md). And
+    // state.viewpoint, which fly mode reads, is written by controls.js alone (the others ask
+    // it to leave the viewpoint).
     let www = Path::new(ROOT).join("www");
     let mut writers = BTreeSet::new();
+    let mut answering = BTreeSet::new();
     for e in std::fs::read_dir(&www).unwrap() {
         let p = e.unwrap().path();
         if p.extension().is_none_or(|x| x != "js") {
@@ -398,9 +402,17 @@ fn no_page_module_calls_up_through_the_api_and_the_viewpoint_has_one_writer() {
         let name = p.file_name().unwrap().to_string_lossy().into_owned();
         let code: String = std::fs::read_to_string(&p).unwrap().lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
         assert!(name == "api.js" || !code.contains("window.relicview."), "{name} calls through window.relicview");
+        for event in code.match_indices("new CustomEvent('").map(|(at, _)| &code[at + 17..]) {
+            let event = &event[..event.find('\'').unwrap_or(0)];
+            assert!(event == "relicview:frame" || !event.starts_with("relicview:"), "{name} sends {event}: a request goes through requests.js");
+        }
+        if code.contains("answerRequests(") && name != "requests.js" {
+            answering.insert(name.clone());
+        }
         if code.contains("state.viewpoint = ") {
             writers.insert(name);
         }
     }
+    assert_eq!(answering, BTreeSet::from(["main.js".to_string()]), "the requests are answered by main.js alone");
     assert_eq!(writers, BTreeSet::from(["controls.js".to_string()]), "state.viewpoint is written by controls.js alone");
 }

@@ -6,6 +6,7 @@
 import { $, count, state } from './state.js';
 import { download } from './exporting.js';
 import { textView } from './textview.js';
+import { requestOpen } from './requests.js';
 
 const MAX_ZOOM = 64;
 const MIN_ZOOM = 1 / 16;
@@ -15,7 +16,6 @@ const CHECKER = 8;
 // What the flat view shows: {mode: 'picture'|'gallery', …} or null when the 3D view is up.
 let shown = null;
 
-const openPath = (path) => document.dispatchEvent(new CustomEvent('relicview:open', { detail: { path } }));
 
 // Show `file`'s own view if it is not 3D; → whether it did.
 export function showFlat(file) {
@@ -392,7 +392,7 @@ function fileLink(path, text) {
   a.href = '#';
   a.textContent = text;
   a.title = `Open ${path}`;
-  a.addEventListener('click', (e) => { e.preventDefault(); openPath(path); });
+  a.addEventListener('click', (e) => { e.preventDefault(); requestOpen(path); });
   return a;
 }
 

@@ -4,6 +4,7 @@
 import { hashOf } from './urlstate.js';
 import { $, message, state } from './state.js';
 import { textView } from './textview.js';
+import { requestCompare, requestOpen, requestPickForComparison } from './requests.js';
 
 // `links`: archive paths the value names (each a link); `compare`: pairs of them the reader
 // may compare (a "compare" button after the second of each).
@@ -54,20 +55,20 @@ function fileLink(path) {
   a.addEventListener('click', (e) => {
     if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey) return;
     e.preventDefault();
-    // The open flow sits above this pane: it listens for the request (main.js).
-    a.dispatchEvent(new CustomEvent('relicview:open', { bubbles: true, detail: { path } }));
+    // The open flow sits above this pane: it answers the request (requests.js).
+    requestOpen(path);
   });
   return a;
 }
 
-// A button that compares two archive files (the comparison flow listens, main.js).
+// A button that compares two archive files (the comparison flow answers, requests.js).
 function compareButton(a, b) {
   const button = document.createElement('button');
   button.type = 'button';
   button.className = 'button compare-link';
   button.textContent = 'compare';
   button.title = `Compare ${a} with ${b}`;
-  button.addEventListener('click', () => button.dispatchEvent(new CustomEvent('relicview:compare', { bubbles: true, detail: { a, b } })));
+  button.addEventListener('click', () => requestCompare(a, b));
   return button;
 }
 
@@ -112,7 +113,7 @@ export function showDocument(file) {
     more.append(b);
   }
   more.append(button('compare-with-button', 'Compare with…', () => {
-    document.dispatchEvent(new CustomEvent('relicview:compare-pick', { detail: { path } }));
+    requestPickForComparison(path);
   }));
   // A picture is shown flat: it goes out in the glTF of the models that use it.
   const name = file.path.split('/').pop();

@@ -26,6 +26,7 @@ import { measureClick, sizeText, syncScaleBar } from './measure.js';
 import { bindExportAll } from './exportall.js';
 import { bindTextures } from './textures.js';
 import { bindCompare, compareFiles, openRowMenu, outlineRow, pickComparison, pickedWhileComparing } from './compare.js';
+import { answerRequests } from './requests.js';
 // Defines window.relicview.
 import './api.js';
 
@@ -146,11 +147,13 @@ async function boot() {
       showError(state.current, err);
     }
   };
-  // A file link in the info pane or a report asks for its file.
-  document.addEventListener('relicview:open', (e) => open(e.detail.path).catch(() => {}));
-  // Two files to compare: a link, an info-pane candidate, a menu; or the first of them.
-  document.addEventListener('relicview:compare', (e) => compareFiles(e.detail.a, e.detail.b, e.detail.link || null).catch(() => {}));
-  document.addEventListener('relicview:compare-pick', (e) => pickComparison(e.detail.path));
+  // What the modules below the flows ask of them: a file link (info pane, gallery) its file;
+  // two files to compare (a link, an info-pane candidate, a menu), or the first of them.
+  answerRequests({
+    open: (path) => open(path).catch(() => {}),
+    compare: (a, b, link) => compareFiles(a, b, link).catch(() => {}),
+    pickForComparison: (path) => pickComparison(path),
+  });
   readyResolve();
   state.viewport.requestFrame();
   const link = readHash();

@@ -16,6 +16,7 @@ import { endLoading, loadingProgress, showListing, startLoading } from './loadin
 import { expandContainers } from './containers.js';
 import { setComparing } from './compareview.js';
 import { setView, viewOf } from './viewmode.js';
+import { requestCompare } from './requests.js';
 
 // Run one open (`label` names what it opens) with the core up; a trap of the core during
 // it ends it with why, once a new core instance is up.
@@ -298,8 +299,8 @@ export function applyLink(link) {
   }
   if (!target) return false;
   if (link.compare) {
-    // Two files compared: the comparison flow sits above this one (main.js listens).
-    document.dispatchEvent(new CustomEvent('relicview:compare', { detail: { a: target.path, b: link.compare, link } }));
+    // Two files compared: the comparison flow sits above this one (it answers, requests.js).
+    requestCompare(target.path, link.compare, link);
     return true;
   }
   if (target.path === state.current && !state.compare) {

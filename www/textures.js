@@ -11,8 +11,8 @@ import { planesReadout, showTexture, showTextureGrid } from './flatview.js';
 import { download } from './exporting.js';
 import { currentView, setView } from './viewmode.js';
 import { closeFile } from './openflow.js';
+import { requestOpen } from './requests.js';
 
-const openPath = (path) => document.dispatchEvent(new CustomEvent('relicview:open', { detail: { path } }));
 
 // What a card's PNG is called: the file's name, and its texture's place for a decoded one.
 const pngName = (c) => `${c.path.split('/').pop()}${c.texture === undefined || c.texture === null ? '' : `.page${c.own}`}`;
@@ -128,7 +128,7 @@ function fillUsers(slot, users) {
       a.dataset.path = p;
       a.textContent = p.split('/').pop();
       a.title = `Open ${p}`;
-      a.addEventListener('click', (e) => { e.preventDefault(); openPath(p); });
+      a.addEventListener('click', (e) => { e.preventDefault(); requestOpen(p); });
       parts.push(a);
     });
   }
