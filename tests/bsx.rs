@@ -574,3 +574,19 @@ fn a_field_model_cut_short_shows_what_lies_wholly_inside_and_says_where_it_ends(
     assert!(expected[3] > 0 && expected[3] < 500, "model 3 is drawn in part: {expected:?}");
     assert!(scene.triangle_count(0) > 0);
 }
+
+/// Found by the `open` fuzz target: an animation block several headers name, read by one and
+/// listed by another whose table offsets differ, listed its static translations past the end
+/// of the file. The tables are listed where they were read.
+#[test]
+fn a_shared_animation_block_lists_its_tables_where_they_were_read() {
+    let hex = "54494d2e1000000002020000000000000000000202000000000000000000000800000015000000000003000200000000000000000000010000006000005b0000000000000200000041414141414141414141414141414141414141414141000000000008090a0b000000000000000000";
+    let bytes: Vec<u8> = (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
+    let doc = relicview::formats::registry::open("X.BSX", bytes, relicview::formats::registry::Purpose::Show);
+    let view = doc.inspector().unwrap();
+    let shown = doc.bytes(0).unwrap().len();
+    for r in &view.chunks {
+        assert!(r.offset <= r.end && r.end <= shown, "{} at {}..{} in {shown} bytes", r.name, r.offset, r.end);
+    }
+    assert!(view.fields.iter().all(|f| f.offset + f.len <= shown));
+}

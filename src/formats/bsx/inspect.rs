@@ -141,6 +141,8 @@ fn animation_rows(rows: &mut Vec<Pending>, at: usize, d: &AnimationData, header:
     let mut c = row(ca, ca + 8 * d.channels.len(), "channels", format!("{} bone channels", d.channels.len()), "mask, rx ry rz, tx ty tz, pad".into());
     c.fields = d.channels.iter().enumerate().map(|(k, ch)| (ca + 8 * k, 8, format!("bone {k}"), format!("mask {:#04x}, rotation {:?}, translation {:?}", ch.mask, ch.rotation, ch.translation))).collect();
     rows.push(c);
+    // The tables are listed where the block was read (`d`): a block several animations share
+    // was read once, by the first header that names it, which need not be `header`.
     let Some(a) = header else { return };
     let frames = a.frames as usize;
     let list = |values: &mut dyn Iterator<Item = String>| {
@@ -148,19 +150,19 @@ fn animation_rows(rows: &mut Vec<Pending>, at: usize, d: &AnimationData, header:
         if shown.len() > 8 { format!("{}, …", shown[..8].join(", ")) } else { shown.join(", ") }
     };
     if !d.translations.is_empty() && frames > 0 {
-        let t_at = at + a.off_trans as usize;
+        let t_at = d.translations_at;
         let mut t = row(t_at, t_at + 2 * d.translations.len(), "translation frames", format!("{} animated translations × {}", a.n_trans, count(a.frames, "frame")), "s16 per frame".into());
         t.fields = d.translations.chunks(frames).enumerate().map(|(k, v)| (t_at + 2 * frames * k, 2 * v.len(), format!("s16 × {} translation {k}", v.len()), list(&mut v.iter().map(i16::to_string)))).collect();
         rows.push(t);
     }
     if !d.statics.is_empty() {
-        let s_at = at + a.off_static as usize;
+        let s_at = d.statics_at;
         let mut st = row(s_at, s_at + 2 * d.statics.len(), "static translations", format!("{} static translations", d.statics.len()), "s16 each".into());
         st.fields = d.statics.iter().enumerate().map(|(k, v)| (s_at + 2 * k, 2, format!("s16 static {k}"), v.to_string())).collect();
         rows.push(st);
     }
     if !d.rotations.is_empty() && frames > 0 {
-        let r_at = at + a.off_rot as usize;
+        let r_at = d.rotations_at;
         let mut r = row(r_at, r_at + d.rotations.len(), "rotation frames", format!("{} animated rotations × {}", a.n_rot, count(a.frames, "frame")), "u8 per frame, 256 a turn".into());
         r.fields = d.rotations.chunks(frames).enumerate().map(|(k, v)| (r_at + frames * k, v.len(), format!("u8 × {} rotation {k}", v.len()), list(&mut v.iter().map(|&x| format!("{:.1}°", x as f64 * 360.0 / 256.0))))).collect();
         rows.push(r);

@@ -319,8 +319,12 @@ pub struct AnimationData {
     pub translations: Vec<i16>,
     pub statics: Vec<i16>,
     pub rotations: Vec<u8>,
-    /// Where the bone channels start (absolute).
+    /// Where the bone channels and the three frame tables start (absolute), as read: a block
+    /// several animations share is read once, by the first header that names it.
     pub channels_at: usize,
+    pub translations_at: usize,
+    pub statics_at: usize,
+    pub rotations_at: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -829,11 +833,12 @@ impl BsxFile {
                 self.warn(a.header, p, format!("{name} is {got}, expected {want}"));
             }
         }
-        let tb = r.slice(base + a.off_trans as usize, 2 * a.n_trans as usize * nf, p, "the translation frames")?;
+        (d.translations_at, d.statics_at, d.rotations_at) = (base + a.off_trans as usize, base + a.off_static as usize, base + a.off_rot as usize);
+        let tb = r.slice(d.translations_at, 2 * a.n_trans as usize * nf, p, "the translation frames")?;
         d.translations = tb.chunks_exact(2).map(|v| i16::from_le_bytes([v[0], v[1]])).collect();
-        let sb = r.slice(base + a.off_static as usize, 2 * a.n_static as usize, p, "the static translations")?;
+        let sb = r.slice(d.statics_at, 2 * a.n_static as usize, p, "the static translations")?;
         d.statics = sb.chunks_exact(2).map(|v| i16::from_le_bytes([v[0], v[1]])).collect();
-        d.rotations = r.slice(base + a.off_rot as usize, a.n_rot as usize * nf, p, "the rotation frames")?.to_vec();
+        d.rotations = r.slice(d.rotations_at, a.n_rot as usize * nf, p, "the rotation frames")?.to_vec();
         for (k, ch) in d.channels.iter().enumerate() {
             for axis in 0..3 {
                 let (rot_animated, tr_animated) = (ch.mask >> axis & 1 == 1, ch.mask >> (axis + 4) & 1 == 1);
