@@ -271,14 +271,19 @@ impl<'s> Materials<'s> {
         Materials { scene, textures, offsets: scene.uv_offsets(0.0), scrolling: scene.scrolling_materials(), unlit, made: BTreeMap::new() }
     }
 
-    /// Scene material `id`, with its texture or (not `textured`) without: made once each.
-    fn get(&mut self, b: &mut Builder, id: u32, textured: bool) -> Option<Index<json::Material>> {
+    /// The material primitive `p` is drawn with, as its shading says (`Scene::shading`, the
+    /// one place that decides): its material with its texture, or its untextured twin. Each
+    /// is made once.
+    fn of(&mut self, b: &mut Builder, p: &crate::scene::Primitive) -> Option<Index<json::Material>> {
+        let id = p.material?;
         let m = self.scene.materials.get(id as usize)?;
+        let shading = self.scene.shading(p);
+        let textured = shading.texture.is_some();
         if let Some(&index) = self.made.get(&(id, textured)) {
             return Some(index);
         }
-        let [r, g, bl, a] = if textured { m.base_color } else { m.untextured_color.unwrap_or(m.base_color) };
-        let base_color_texture = m.texture.filter(|_| textured).and_then(|t| self.textures.get(t as usize)).map(|&index| {
+        let [r, g, bl, a] = shading.base_color;
+        let base_color_texture = shading.texture.and_then(|t| self.textures.get(t as usize)).map(|&index| {
             let transform = self.scrolling.contains(&id).then(|| json::extensions::texture::TextureTransform {
                 offset: json::extensions::texture::TextureTransformOffset(self.offsets[id as usize]),
                 // Written out: left empty, gltf-json writes `null`, which validators reject.
@@ -371,7 +376,7 @@ fn add_meshes<'a>(b: &mut Builder<'a>, scene: &'a Scene, used: &[bool], colours:
                 extensions: None,
                 extras: Default::default(),
                 indices: Some(indices),
-                material: p.material.and_then(|m| materials.get(b, m, scene.texture_of(p).is_some())),
+                material: materials.of(b, p),
                 mode: Valid(json::mesh::Mode::Triangles),
                 targets: None,
             });
@@ -759,11 +764,12 @@ mod tests {
         let mut b = builder();
         let textures = add_textures(&mut b, &s).unwrap();
         let mut m = Materials::new(&mut b, &s, &ExportOptions::default(), textures);
-        let (a, a_again, twin) = (m.get(&mut b, 0, true), m.get(&mut b, 0, true), m.get(&mut b, 0, false));
+        let prim = |material: u32, uvs: bool| Primitive { positions: vec![[0.0; 3]; 3], uvs: uvs.then(|| vec![[0.0; 2]; 3]), indices: vec![0, 1, 2], material: Some(material), ..Default::default() };
+        let (a, a_again, twin) = (m.of(&mut b, &prim(0, true)), m.of(&mut b, &prim(0, true)), m.of(&mut b, &prim(0, false)));
         assert_eq!(a, a_again);
-        assert_ne!(a, twin);
-        m.get(&mut b, 1, true);
-        assert_eq!(m.get(&mut b, 7, true), None, "a material the scene does not have");
+        assert_ne!(a, twin, "without UVs, the untextured twin");
+        m.of(&mut b, &prim(1, true));
+        assert_eq!(m.of(&mut b, &prim(7, true)), None, "a material the scene does not have");
         assert_eq!(b.root.materials.len(), 3);
         assert_eq!(b.root.extensions_used, ["KHR_texture_transform"]);
         assert!(b.root.materials[twin.unwrap().value()].pbr_metallic_roughness.base_color_texture.is_none());

@@ -27,7 +27,8 @@ pub struct VertexArrays<'a> {
     pub tint: [f32; 4],
 }
 
-/// What a geometry hands the fragment shader to shade with. Each value interpolated across a
+/// The varyings: what a geometry hands the fragment shader to shade with (how the scene
+/// shades a primitive is `scene::Shading`, another thing). Each value interpolated across a
 /// triangle has a price per triangle in a software rasteriser (SwiftShader sets up a plane
 /// for each component of each triangle, and a 500,000-triangle model is mostly triangles
 /// smaller than a pixel), so a draw passes only what its pixels need: a normal where the
@@ -35,7 +36,7 @@ pub struct VertexArrays<'a> {
 /// from it, a colour per vertex only where the colours differ (else the one colour is a
 /// uniform).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct Shading {
+pub struct Varyings {
     pub normals: Normals,
     pub vertex_colors: bool,
 }
@@ -114,7 +115,7 @@ pub struct SceneGeometry {
     context: Context,
     vao: three_d::context::VertexArray,
     buffers: Vec<three_d::context::Buffer>,
-    shading: Shading,
+    varyings: Varyings,
     uvs: bool,
     /// Index type (UNSIGNED_SHORT or UNSIGNED_INT) and count.
     index_type: u32,
@@ -198,7 +199,7 @@ impl SceneGeometry {
         let normals = parts.iter().all(|a| a.normals.is_some());
         let uvs = parts.iter().any(|a| a.uvs.is_some());
         let colors = colours_needed(parts);
-        let shading = Shading {
+        let varyings = Varyings {
             normals: match normals {
                 false => Normals::None,
                 true if parts.iter().all(|a| normals_usable(a.normals.unwrap_or_default())) => Normals::Every,
@@ -338,7 +339,7 @@ impl SceneGeometry {
                 context: context.clone(),
                 vao,
                 buffers,
-                shading,
+                varyings,
                 uvs,
                 index_type: if short { three_d::context::UNSIGNED_SHORT } else { three_d::context::UNSIGNED_INT },
                 index_count: indices as i32,
@@ -388,8 +389,8 @@ impl SceneGeometry {
     }
 
     /// What the geometry gives the fragment shader (its material is made to match).
-    pub fn shading(&self) -> Shading {
-        self.shading
+    pub fn varyings(&self) -> Varyings {
+        self.varyings
     }
 }
 
@@ -463,9 +464,9 @@ impl Geometry for SceneGeometry {
     fn vertex_shader_source(&self) -> String {
         let mut s = String::new();
         for (on, define) in [
-            (self.shading.normals != Normals::None, "USE_NORMALS"),
-            (self.shading.normals != Normals::Every, "USE_POSITIONS"),
-            (self.shading.vertex_colors, "USE_VERTEX_COLORS"),
+            (self.varyings.normals != Normals::None, "USE_NORMALS"),
+            (self.varyings.normals != Normals::Every, "USE_POSITIONS"),
+            (self.varyings.vertex_colors, "USE_VERTEX_COLORS"),
             (self.uvs, "USE_UVS"),
             (self.instances.is_some(), "USE_INSTANCE_TRANSFORMS"),
         ] {
@@ -479,9 +480,9 @@ impl Geometry for SceneGeometry {
 
     fn id(&self) -> GeometryId {
         // The public id range, one id per shader variant.
-        let normals = self.shading.normals != Normals::None;
-        let positions = self.shading.normals != Normals::Every;
-        GeometryId(0x0200 | normals as u16 | (self.shading.vertex_colors as u16) << 1 | (self.uvs as u16) << 2 | (self.instances.is_some() as u16) << 3 | (positions as u16) << 4)
+        let normals = self.varyings.normals != Normals::None;
+        let positions = self.varyings.normals != Normals::Every;
+        GeometryId(0x0200 | normals as u16 | (self.varyings.vertex_colors as u16) << 1 | (self.uvs as u16) << 2 | (self.instances.is_some() as u16) << 3 | (positions as u16) << 4)
     }
 
     // three-d's trait returns nothing: a draw that fails (a shader that does not build) is

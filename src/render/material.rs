@@ -1,13 +1,13 @@
 //! The material every model is drawn with: vertex colour × texture (with its UV drift),
 //! lit by one fixed light from both sides (winding is unconfirmed in these files), with
 //! flat facets computed in the fragment shader where the file has no normals. Each shader
-//! variant reads only what its geometry passes (`Shading`) and tests texels only when a
+//! variant reads only what its geometry passes (`Varyings`) and tests texels only when a
 //! texel can be dropped: a `discard` anywhere in the shader stops a software rasteriser from
 //! testing depth before shading. Colours go
 //! through three-d's sRGB output mapping and no tone mapping, so texels and material
 //! colours come out as the file stores them.
 
-use super::geometry::{Normals, Shading};
+use super::geometry::{Normals, Varyings};
 use three_d::{
     Blend, BlendEquationType, BlendMultiplierType, DepthTest, WriteMask, ColorMapping, Cull, EffectMaterialId, Light, Material, MaterialType, Program, RenderStates, Texture2DRef, Vec3, Viewer,
 };
@@ -15,7 +15,7 @@ use three_d::{
 pub struct RetroMaterial {
     pub texture: Option<Texture2DRef>,
     /// What the geometry drawn with this material passes to shade with.
-    pub shading: Shading,
+    pub varyings: Varyings,
     pub cull: Cull,
     /// Light the surface gives off on its own: 0 none, 1 its full colour added.
     pub glow: f32,
@@ -77,13 +77,13 @@ pub const LIGHT: Vec3 = Vec3 { x: 0.45, y: 0.8, z: 0.35 };
 impl Material for RetroMaterial {
     fn id(&self) -> EffectMaterialId {
         // The public id range; one id per shader variant.
-        let normals = match self.shading.normals {
+        let normals = match self.varyings.normals {
             Normals::None => 0,
             Normals::Every => 1,
             Normals::Some => 2,
         };
         let alpha_test = self.texture.is_some() && self.pass.drops_texels(self.alpha_cutoff);
-        EffectMaterialId(0x0100 | self.texture.is_some() as u16 | normals << 1 | (self.shading.vertex_colors as u16) << 3 | (alpha_test as u16) << 4)
+        EffectMaterialId(0x0100 | self.texture.is_some() as u16 | normals << 1 | (self.varyings.vertex_colors as u16) << 3 | (alpha_test as u16) << 4)
     }
 
     fn fragment_shader_source(&self, _lights: &[&dyn Light]) -> String {
@@ -94,13 +94,13 @@ impl Material for RetroMaterial {
                 shader.push_str("#define ALPHA_TEST\n");
             }
         }
-        if self.shading.normals != Normals::None {
+        if self.varyings.normals != Normals::None {
             shader.push_str("#define USE_NORMALS\nin vec3 nor;\n");
         }
-        if self.shading.normals != Normals::Every {
+        if self.varyings.normals != Normals::Every {
             shader.push_str("#define USE_POSITIONS\nin vec3 pos;\n");
         }
-        if self.shading.vertex_colors {
+        if self.varyings.vertex_colors {
             shader.push_str("#define USE_VERTEX_COLORS\nin vec4 col;\n");
         }
         shader.push_str(ColorMapping::fragment_shader_source());

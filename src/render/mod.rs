@@ -441,7 +441,7 @@ impl Renderer {
             };
             let Ok(Some(geometry)) = SceneGeometry::new(&self.context, &[arrays]) else { continue };
             let material = crate::scene::Material { alpha_cutoff: alpha_cutoff.filter(|&c| c > 0.0), ..Default::default() };
-            let (material, _) = retro_materials(Some(&material), alpha_cutoff.map(|_| texture.clone()), geometry.shading());
+            let (material, _) = retro_materials(Some(&material), alpha_cutoff.map(|_| texture.clone()), geometry.varyings());
             target.render(&self.camera, [&Gm::new(geometry, material)], &[]);
         }
         let [r, g, b] = BACKGROUND.map(|c| c as f32 / 255.0);

@@ -3,7 +3,7 @@
 //! The renderer holds one for the file on show and, comparing, one each for the other file
 //! and the difference view; they share the camera and the view's switches.
 
-use super::geometry::{SceneGeometry, Shading, VertexArrays};
+use super::geometry::{SceneGeometry, Varyings, VertexArrays};
 use super::material::{self, Pass, RetroMaterial};
 use super::{to_mat4, ViewOptions};
 use crate::scene::{source_of, Bounds, ColourSet, DrawPlan, Marker, Scene, SourceRun};
@@ -348,7 +348,7 @@ impl Stage {
                 };
                 self.upload_bytes += geometry.bytes();
                 let material = batch.items.first().and_then(|&(_, m, k)| scene.meshes[m as usize].primitives[k as usize].material).and_then(|m| scene.materials.get(m as usize));
-                let (material, semi) = retro_materials(material, texture, geometry.shading());
+                let (material, semi) = retro_materials(material, texture, geometry.varyings());
                 l.merged.push(MergedDraw { gm: Gm::new(geometry, material), semi, animated_material: batch.animated_material });
                 continue;
             }
@@ -366,7 +366,7 @@ impl Stage {
             };
             self.upload_bytes += geometry.bytes();
             geometry.set_instances(&batch.nodes.iter().map(|&n| to_mat4(world[n as usize])).collect::<Vec<_>>());
-            let (material, semi) = retro_materials(prim.material.and_then(|m| scene.materials.get(m as usize)), texture, geometry.shading());
+            let (material, semi) = retro_materials(prim.material.and_then(|m| scene.materials.get(m as usize)), texture, geometry.varyings());
             l.instanced.push(InstancedDraw {
                 gm: Gm::new(geometry, material),
                 semi,
@@ -585,10 +585,10 @@ pub(super) fn lighting(options: &ViewOptions, camera: &Camera, game_lit: bool) -
 
 /// The material a primitive is drawn with and, for a semi-transparent one, the material of
 /// its second (blending) pass.
-pub(super) fn retro_materials(material: Option<&crate::scene::Material>, texture: Option<Texture2DRef>, shading: Shading) -> (RetroMaterial, Option<RetroMaterial>) {
+pub(super) fn retro_materials(material: Option<&crate::scene::Material>, texture: Option<Texture2DRef>, varyings: Varyings) -> (RetroMaterial, Option<RetroMaterial>) {
     let cutoff = material.and_then(|m| m.alpha_cutoff).unwrap_or(0.0);
     let blend = material.and_then(|m| m.blend).filter(|_| texture.is_some());
-    let make = |pass| RetroMaterial { texture: texture.clone(), shading, cull: Cull::None, glow: 0.0, alpha_cutoff: cutoff, pass, light: material::LIGHT, ambient: 0.2, ghost: false };
+    let make = |pass| RetroMaterial { texture: texture.clone(), varyings, cull: Cull::None, glow: 0.0, alpha_cutoff: cutoff, pass, light: material::LIGHT, ambient: 0.2, ghost: false };
     if material.is_some_and(|m| m.surface == crate::scene::Surface::Additive) {
         return (make(Pass::Additive), None);
     }
