@@ -416,3 +416,55 @@ fn no_page_module_calls_up_through_the_api_or_an_event_and_the_viewpoint_has_one
     assert_eq!(answering, BTreeSet::from(["main.js".to_string()]), "the requests are answered by main.js alone");
     assert_eq!(writers, BTreeSet::from(["controls.js".to_string()]), "state.viewpoint is written by controls.js alone");
 }
+
+/// The fields of `state` (www/state.js) a piece of page code writes: `state.f = …`,
+/// `state.f.g = …` (a part of it), `state.f += …`, `state.f++`, `++state.f` and the like.
+fn state_fields_written(code: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for (at, _) in code.match_indices("state.") {
+        if code[..at].ends_with(|c: char| is_ident(c) || c == '.') {
+            continue;
+        }
+        let rest = &code[at + 6..];
+        let field: String = rest.chars().take_while(|&c| is_ident(c)).collect();
+        let mut after = &rest[field.len()..];
+        if let Some(sub) = after.strip_prefix('.') {
+            let part: String = sub.chars().take_while(|&c| is_ident(c)).collect();
+            after = &sub[part.len()..];
+            if after.trim_start().starts_with('(') {
+                continue; // a method call asks the field's object: not a write
+            }
+        }
+        let after = after.trim_start();
+        let assigns = ["=", "+=", "-=", "||=", "??=", "&&=", "++", "--"].iter().any(|op| after.starts_with(op)) && !after.starts_with("==");
+        if !field.is_empty() && (assigns || code[..at].ends_with("++") || code[..at].ends_with("--")) {
+            out.insert(field);
+        }
+    }
+    out
+}
+
+#[test]
+fn each_page_state_field_is_written_by_one_module() {
+    // The others ask the module that owns it (opens.js: what is on show and the opens asked
+    // for; compareview.js: the comparison; controls.js: the viewpoint …).
+    assert_eq!(state_fields_written("state.a = 1; state.b.c = 2; x.state.d = 3; state.e === f; state.g.h(); ++state.i; state.j ||= k; state.l.m(n = 1)"), BTreeSet::from(["a", "b", "i", "j"].map(String::from)));
+    let www = Path::new(ROOT).join("www");
+    let mut writers: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for e in std::fs::read_dir(&www).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "js") || p.file_name().is_some_and(|n| n == "state.js") {
+            continue;
+        }
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        let code: String = std::fs::read_to_string(&p).unwrap().lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+        for field in state_fields_written(&code) {
+            writers.entry(field).or_default().insert(name.clone());
+        }
+    }
+    assert!(writers.len() > 30, "{writers:?}");
+    let shared: BTreeMap<&String, &BTreeSet<String>> = writers.iter().filter(|(_, w)| w.len() > 1).collect();
+    assert!(shared.is_empty(), "fields written by more than one module: {shared:?}");
+    assert_eq!(writers["current"], BTreeSet::from(["opens.js".to_string()]));
+}
+

@@ -11,9 +11,10 @@ import { markSelected } from './listing.js';
 import { followView, writeHash } from './address.js';
 import { leaveViewpoint, restoreView, syncToolbar, words } from './controls.js';
 import { endLoading, startLoading } from './loading.js';
-import { setComparing } from './compareview.js';
+import { setComparing, setComparison } from './compareview.js';
 import { clearMeasure } from './measure.js';
 import { setView } from './viewmode.js';
+import { linkApplied, showing } from './opens.js';
 
 const MODE_LABEL = { a: 'A', b: 'B', overlay: 'overlay', split: 'split', difference: 'difference' };
 const MODE_TITLE = {
@@ -48,7 +49,7 @@ async function compareNow(pathA, pathB, restore, request) {
   state.comparePick = null;
   syncPick();
   startLoading(`${ea.path} and ${eb.path}`, Boolean(state.current));
-  state.current = ea.path;
+  showing(ea.path);
   markSelected(ea.path);
   let compared;
   try {
@@ -76,7 +77,7 @@ async function compareNow(pathA, pathB, restore, request) {
   fa.free();
   fb.free();
   compared.free();
-  state.compare = { a: ea.path, b: eb.path, result: data.result, legend: data.legend, hasDifference: data.hasDifference };
+  setComparison({ a: ea.path, b: eb.path, result: data.result, legend: data.legend, hasDifference: data.hasDifference });
   leaveViewpoint();
   clearMeasure();
   hideFlat();
@@ -96,7 +97,7 @@ async function compareNow(pathA, pathB, restore, request) {
   syncToolbar();
   syncCompareControls();
   writeHash({ push: !restore, opened: true });
-  state.linkPending = false;
+  linkApplied();
   let stats = state.viewport.drawNow();
   while (stats.uploading && state.compare && state.compare.a === ea.path) stats = await state.viewport.requestFrame();
   endLoading();
@@ -256,7 +257,7 @@ export function pickComparison(path) {
 export function syncPick() {
   const bar = $('compare-pick');
   bar.hidden = !state.comparePick;
-  state.files.picking = Boolean(state.comparePick);
+  state.files.setPicking(state.comparePick);
   if (state.comparePick) $('compare-pick-name').textContent = state.comparePick;
 }
 

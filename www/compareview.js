@@ -298,6 +298,12 @@ export class CompareInspector {
 
 // The page as a comparison shows it, or as one file does: the inspector's panes, the
 // toolbar's controls and the split's handle. Turned off, the comparison is over.
+// (state.compare is written here alone: setComparison, and setComparing(false).)
+// The comparison on show: {a, b, result, legend, hasDifference} (compare.js).
+export function setComparison(comparison) {
+  state.compare = comparison;
+}
+
 export function setComparing(on) {
   if (!on && !state.compare) return;
   if (on) setView('compare');

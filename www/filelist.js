@@ -22,8 +22,8 @@ export class FileList {
     this.search = search;
     this.kindsBox = kinds;
     this.onOpen = onOpen;
-    // While the other file of a comparison is chosen (compare.js sets it): arrows move the
-    // cursor without opening, Enter confirms.
+    // While the other file of a comparison is chosen (setPicking): arrows move the cursor
+    // without opening, Enter confirms.
     this.picking = false;
     this.entries = [];
     // What the list shows, in order: {folder, dir} heads and {entry} files.
@@ -69,6 +69,11 @@ export class FileList {
     });
     list.addEventListener('scroll', () => this.render());
     if (typeof ResizeObserver === 'function') new ResizeObserver(() => this.render()).observe(list);
+  }
+
+  // The other file of a comparison is being chosen (true) or not.
+  setPicking(on) {
+    this.picking = Boolean(on);
   }
 
   set(entries) {

@@ -27,6 +27,7 @@ import { bindExportAll } from './exportall.js';
 import { bindTextures } from './textures.js';
 import { bindCompare, compareFiles, openRowMenu, outlineRow, pickComparison, pickedWhileComparing } from './compare.js';
 import { answerRequests } from './requests.js';
+import { linkApplied } from './opens.js';
 // Defines window.relicview.
 import './api.js';
 
@@ -195,7 +196,7 @@ async function offerDemo(link) {
   $('demo-link').href = `${location.pathname}${location.search}#archive=archive.json`;
   $('demo-link').onclick = (e) => {
     e.preventDefault();
-    state.linkPending = false;
+    linkApplied();
     history.replaceState(null, '', `${location.pathname}${location.search}`);
     $('landing-demo').hidden = true;
     loadEntries(hosted, 'hosted at archive.json', { archive: 'archive.json' });

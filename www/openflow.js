@@ -17,6 +17,7 @@ import { expandContainers } from './containers.js';
 import { setComparing } from './compareview.js';
 import { setView, viewOf } from './viewmode.js';
 import { requestCompare } from './requests.js';
+import { abandonOpens, enqueue, linkApplied, showing, showingNothing, startReading, takeRead } from './opens.js';
 
 // Run one open (`label` names what it opens) with the core up; a trap of the core during
 // it ends it with why, once a new core instance is up.
@@ -48,7 +49,7 @@ async function openFile(entry) {
       if (!err.workerBroken) throw err;
     }
   }
-  state.reading = { path: entry.path, buffer: null };
+  startReading(entry.path);
   return { file: await state.session.open(entry.path), viaWorker: false };
 }
 
@@ -57,8 +58,7 @@ function showInspector(file) {
   const t0 = performance.now();
   const view = file.inspect();
   const views = view ? view.views : [];
-  const stored = state.reading.path === file.path ? state.reading.buffer : null;
-  state.reading = { path: null, buffer: null };
+  const stored = takeRead(file.path);
   // The last view is the file as stored: the bytes this page read, where it read them.
   const bytes = views.map((v, i) => (i === views.length - 1 && stored && stored.byteLength === v.len ? new Uint8Array(stored) : file.bytes(i) || new Uint8Array(0)));
   state.inspector.show(view, bytes);
@@ -74,7 +74,7 @@ async function openNow(path, restore, request) {
   const newFile = state.current !== entry.path || Boolean(state.compare);
   setComparing(false);
   startLoading(entry.path, Boolean(state.current) && newFile);
-  state.current = entry.path;
+  showing(entry.path);
   markSelected(entry.path);
   const t0 = performance.now();
   let file;
@@ -186,7 +186,7 @@ async function openNow(path, restore, request) {
   else explainEmptyChoice(stats);
   syncToolbar();
   writeHash({ push: newFile && !restore, opened: true });
-  state.linkPending = false;
+  linkApplied();
   await nextTask();
   if (abandoned() || state.current !== entry.path) {
     file.free();
@@ -252,11 +252,9 @@ export function open(path, restore = null) {
 // gets its request number, to tell whether a later one replaced it), guarded against a
 // trap of the core. Comparisons (compare.js) run this way too.
 export function queued(label, run) {
-  const request = ++state.requests;
+  const { job } = enqueue((request) => guarded(label, () => run(request)));
   // A big file still parsing in the worker is not waited for.
   state.opener?.abandon();
-  const job = state.queue.then(() => guarded(label, () => run(request)));
-  state.queue = job.catch(() => {});
   return job;
 }
 
@@ -269,9 +267,9 @@ export function closeFile(title) {
 // Nothing on show: no scene, no records, no info, no selection in the list (a new archive,
 // a link to a file that is not there). Any open under way is abandoned.
 function clearShown() {
-  state.requests++;
+  abandonOpens();
   state.opener?.abandon();
-  state.current = null;
+  showingNothing();
   leaveViewpoint();
   setComparing(false);
   state.viewer.clear();

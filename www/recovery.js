@@ -6,6 +6,7 @@ import { $, core, message, setCore, state } from './state.js';
 import { setExport, showError } from './infopane.js';
 import { setListing } from './listing.js';
 import { endLoading, loadingProgress } from './loading.js';
+import { keepRead, resetOpens } from './opens.js';
 
 // How the core reads an archive file: → Promise<ArrayBuffer>.
 function readForCore(path) {
@@ -18,7 +19,7 @@ function readForCore(path) {
   // decoded) says how far it got.
   const progress = (what, done, total) => { if (state.opening) loadingProgress(what, done, total); };
   return entry.read(progress).then((buffer) => {
-    if (entry.path === state.reading.path) state.reading.buffer = buffer;
+    keepRead(entry.path, buffer);
     return buffer;
   });
 }
@@ -31,7 +32,7 @@ export async function startCore(generation) {
   state.viewer = new core.Viewer($('viewport'));
   state.warmUpMs = state.viewer.warmUp();
   state.session = new core.Session(readForCore);
-  if (state.viewport) state.viewport.viewer = state.viewer;
+  if (state.viewport) state.viewport.useViewer(state.viewer);
   state.coreLost = new Promise((_, reject) => { state.loseCore = reject; });
   state.coreLost.catch(() => {});
   warmCoreWhenIdle(generation);
@@ -84,9 +85,7 @@ export function recoverFromTrap(err) {
     delete globalThis.relicviewPanic;
     state.traps.push({ path, message: said || message(err) });
     state.loseCore(err);
-    state.requests++;
-    state.queue = Promise.resolve();
-    state.current = null;
+    resetOpens();
     await startCore(state.traps.length);
     setListing();
     const entry = path && state.byPath.get(path.toLowerCase());

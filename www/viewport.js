@@ -19,6 +19,11 @@ export class Viewport {
     this.bindInput();
   }
 
+  // The core's viewer drawn with (a new one after the core restarts from a trap).
+  useViewer(viewer) {
+    this.viewer = viewer;
+  }
+
   // Hold or release a fly key from an on-screen control (the fly pad).
   hold(code, down) {
     if (!(code in FLY_KEYS)) return;

@@ -1,0 +1,59 @@
+// The file on show and the opens asked for: the one module that writes state.current,
+// state.requests, state.queue, state.reading and state.linkPending. The open flow, the
+// comparison and the recovery from a trap ask it.
+
+import { state } from './state.js';
+
+// `path` is on show (a file, or file A of a comparison).
+export function showing(path) {
+  state.current = path;
+}
+
+// Nothing is on show.
+export function showingNothing() {
+  state.current = null;
+}
+
+// `run(request)` after the opens before it; → its job. The request number tells a run whether
+// a later one replaced it.
+export function enqueue(run) {
+  const request = ++state.requests;
+  const job = state.queue.then(() => run(request));
+  state.queue = job.catch(() => {});
+  return { request, job };
+}
+
+// Every open asked for so far is abandoned (a new archive, nothing to show).
+export function abandonOpens() {
+  state.requests++;
+}
+
+// After a trap: every open abandoned, the queue empty, nothing on show.
+export function resetOpens() {
+  state.requests++;
+  state.queue = Promise.resolve();
+  state.current = null;
+}
+
+// The file `path` is about to be read for an open on this thread: its bytes are kept as read
+// (keepRead), for the hex view's "as stored".
+export function startReading(path) {
+  state.reading = { path, buffer: null };
+}
+
+// The bytes of `path` as read, kept if it is the file being opened.
+export function keepRead(path, buffer) {
+  if (path === state.reading.path) state.reading.buffer = buffer;
+}
+
+// The bytes kept for `path` (null if none), and the keeping ends.
+export function takeRead(path) {
+  const stored = state.reading.path === path ? state.reading.buffer : null;
+  state.reading = { path: null, buffer: null };
+  return stored;
+}
+
+// The address a link gave has been applied (or given up): from now on the hash is the page's.
+export function linkApplied() {
+  state.linkPending = false;
+}
