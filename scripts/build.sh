@@ -9,5 +9,5 @@ cd "$(dirname "$0")/.."
 features=()
 if [ "${1:-}" = "--test-build" ]; then features=(--features test-trap); fi
 cargo build --release --locked --target wasm32-unknown-unknown --lib "${features[@]}"
-wasm-bindgen target/wasm32-unknown-unknown/release/relicview.wasm --target web --out-dir pkg --no-typescript
+wasm-bindgen target/wasm32-unknown-unknown/release/relicview.wasm --target web --out-dir pkg
 cargo build --release --locked --bin relicview

@@ -468,3 +468,22 @@ fn each_page_state_field_is_written_by_one_module() {
     assert_eq!(writers["current"], BTreeSet::from(["opens.js".to_string()]));
 }
 
+#[test]
+fn every_page_module_is_type_checked() {
+    // ./test.sh runs tsc over www/ (tsconfig.json, www/workers.tsconfig.json) against the
+    // core's generated declarations; each module says so at its top, for editors too.
+    let www = Path::new(ROOT).join("www");
+    let mut modules = 0;
+    for e in std::fs::read_dir(&www).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "js") {
+            let code = std::fs::read_to_string(&p).unwrap();
+            assert!(code.starts_with("// @ts-check\n"), "{} does not start with // @ts-check", p.display());
+            modules += 1;
+        }
+    }
+    assert!(modules > 40, "{modules}");
+    let config = std::fs::read_to_string(Path::new(ROOT).join("tsconfig.json")).unwrap();
+    assert!(config.contains("\"checkJs\": true") && config.contains("pkg/relicview.d.ts"), "{config}");
+}
+

@@ -1,3 +1,4 @@
+// @ts-check
 // The address bar: the view on show as a link (file, camera, LOD, chunk, clock), kept in
 // step while the view moves, and shared.
 

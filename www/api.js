@@ -1,3 +1,4 @@
+// @ts-check
 // `window.relicview`: the automation API scripts outside this repo rely on. Names and
 // meanings stay; new entries may be added.
 
@@ -16,7 +17,7 @@ import { filesWithWord, setAllZones, setPart, setZoneColours } from './parts.js'
 import { hostStats, setHostTimeout } from './hosted.js';
 import { decodedCacheStats } from './containers.js';
 
-window.relicview = {
+/** @type {any} */ (window).relicview = {
   ready,
   loadFiles,
   open,

@@ -1,3 +1,4 @@
+// @ts-check
 // An element's client size as its ResizeObserver last reported it. Reading clientWidth,
 // clientHeight or scrollTop after the DOM has changed makes the browser lay the whole page
 // out there and then (some 25 ms with a large file's inspector); a size read here costs

@@ -1,3 +1,4 @@
+// @ts-check
 // The archive check: every file parsed on its own (as `relicview census` does), failures
 // listed with their reasons.
 

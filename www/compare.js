@@ -1,3 +1,4 @@
+// @ts-check
 // Comparing two files of the archive: both opened through the core (one camera for both
 // models, the difference view beside them), the inspector's aligned trees and hex views,
 // the info pane's summary, the toolbar's modes (A, B, B ghosted over A, a split, the
@@ -294,7 +295,8 @@ export function bindCompare() {
   document.addEventListener('keydown', (e) => {
     if (!state.compare || e.ctrlKey || e.metaKey || e.altKey) return;
     // (Typing in the list goes to its search box.)
-    if (e.target.closest && e.target.closest('input, select, textarea, #sidebar')) return;
+    const target = /** @type {Element} */ (e.target);
+    if (target.closest && target.closest('input, select, textarea, #sidebar')) return;
     if (e.key === 'Escape' && state.comparePick) {
       pickComparison(null);
       return;

@@ -1,3 +1,4 @@
+// @ts-check
 // The inspector of a comparison: both files' record trees aligned row by row (changed,
 // added and removed rows marked; only the differences on request; the next and previous
 // difference by key), and both files' bytes in two hex views, the bytes that differ

@@ -1,3 +1,4 @@
+// @ts-check
 // Lists and reads containers — ZIP files, ISO images, disc rips — off the page's thread
 // (see containers.js). A worker may read a File synchronously (FileReaderSync over
 // File.slice), which suits the core's readers: only the directory and the entries asked for

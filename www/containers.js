@@ -1,3 +1,4 @@
+// @ts-check
 // Containers among the files dropped or chosen — a ZIP, an ISO image, a .bin rip, a .cue
 // with its .bin — listed by a worker (container-worker.js) and put in the listing as folders
 // of their own name: `GAME.zip/BTDAVE/VIDEO/CUBE.BGF`, `FF7.cue/FIELD/MD1_1.BSX`. Each entry
@@ -108,6 +109,7 @@ export function decodedCacheStats() {
 // `entries` with every container replaced by its entries; a container that cannot be opened
 // stays a file, marked failed with why. `progress(label, done, total)` says what is being
 // listed and how far it got (total 0: not known).
+/** @param {(what: string, done?: number, total?: number) => void} [progress] */
 export async function expandContainers(entries, progress = () => {}) {
   // A hosted index's findings (entries it could not read, rows the page refused) first.
   state.containerProblems = Array.isArray(entries.problems) ? entries.problems.slice() : [];

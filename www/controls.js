@@ -1,3 +1,4 @@
+// @ts-check
 // The toolbar and world controls, and the view switches they drive: LOD, options, layers,
 // the scene's choice, camera modes and viewpoints, the clock.
 
@@ -202,6 +203,7 @@ export function clock() {
   return { time: state.viewer.animationTime(), ...state.viewer.clockState() };
 }
 
+/** @param {{time?: number, playing?: boolean, speed?: number}} [clock] */
 export async function setClock({ time, playing, speed } = {}) {
   await ready;
   if (speed !== undefined) state.viewer.setSpeed(speed);

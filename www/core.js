@@ -1,3 +1,4 @@
+// @ts-check
 // The wasm core: compiled once, instantiated at start and again whenever an instance traps.
 // A trap (a panic in the core) leaves its instance unusable: every later call into it fails
 // ("recursive use of an object detected …"). wasm-bindgen's glue holds one instance per

@@ -1,3 +1,4 @@
+// @ts-check
 // Decoded entries of 7z archives kept in this browser's Origin Private File System, so that
 // a second open of a large solid archive — another day, after a reload — reads an entry from
 // disk instead of decoding its block from the start again. Used by the container worker

@@ -1,3 +1,4 @@
+// @ts-check
 // Export all: every file of the archive exported as `relicview export --all` exports it
 // (the core names the outputs and writes the report the same way), into one zip. Each
 // file's part of the zip is handed to the browser's blob storage as soon as it is final, so
@@ -44,7 +45,7 @@ export async function exportAll() {
         const file = await state.session.exportFile(entries[i].path, allScenes);
         const chunk = exporter.add(paths[i], file);
         file.free();
-        if (chunk.length) parts.push(new Blob([chunk]));
+        if (chunk.length) parts.push(new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (chunk)]));
       } catch (err) {
         exporter.unreadable(paths[i], err && err.message ? err.message : String(err));
       }
@@ -54,7 +55,7 @@ export async function exportAll() {
       await nextTask();
     }
     const summary = exporter.summary();
-    parts.push(new Blob([exporter.finish()]));
+    parts.push(new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (exporter.finish())]));
     download(new Blob(parts, { type: 'application/zip' }), name);
     status.textContent = `${name}: ${count(summary.written, 'file')} from ${count(summary.files, 'file')}${summary.failed ? ` · ${summary.failed} failed` : ''}`;
     showSummary(name, summary);

@@ -1,3 +1,4 @@
+// @ts-check
 // What leaves the page as a file: the glTF export and the screenshot.
 
 import { $, state } from './state.js';
@@ -12,7 +13,8 @@ export function exportsAllLods() {
 export function saveExport() {
   const glb = state.viewer.exportGlb(exportsAllLods());
   const name = `${(state.current || 'relicview').split('/').pop().replace(/\.[^.]*$/, '') || 'relicview'}.glb`;
-  download(new Blob([glb], { type: 'model/gltf-binary' }), name);
+  // (The core's bytes are a copy, on an ArrayBuffer of their own, never a shared one.)
+  download(new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (glb)], { type: 'model/gltf-binary' }), name);
   return name;
 }
 

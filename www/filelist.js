@@ -1,3 +1,4 @@
+// @ts-check
 // The archive's files, grouped under their folders, with a kind badge per file, counts per
 // kind (clickable filters), a search box, and keyboard navigation that previews as it
 // moves: ↑/↓ (and Home/End) open the next visible file, ←/→ fold and unfold its folder,

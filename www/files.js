@@ -1,3 +1,4 @@
+// @ts-check
 // Archive sources: dropped or picked local files, or an archive hosted by `relicview serve`
 // or on a static host (hosted.js). Each entry is {path, size, read(): Promise<ArrayBuffer>};
 // bytes are read only on open.

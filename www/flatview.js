@@ -1,3 +1,4 @@
+// @ts-check
 // The main view of a file that is not drawn in 3D: a picture (fitted or at its size, zoomed
 // to the texel, a checkerboard under alpha, the texel and its value under the pointer, a
 // sheet's images labelled), or a grid of cards (a library's materials). It lies over the

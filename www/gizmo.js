@@ -1,3 +1,4 @@
+// @ts-check
 // The axis gizmo in the view's corner: where X, Y and Z point from the camera.
 
 import { $, state } from './state.js';
@@ -8,7 +9,9 @@ export function drawGizmo() {
   const f = norm(c.target.map((t, i) => t - c.position[i]));
   const r = norm(cross(f, [0, 1, 0]).some((v) => Math.abs(v) > 1e-6) ? cross(f, [0, 1, 0]) : [1, 0, 0]);
   const u = cross(r, f);
-  const axes = [['X', [1, 0, 0], '#f07c6c'], ['Y', [0, 1, 0], '#7cd67c'], ['Z', [0, 0, 1], '#7cb0f0']]
+  /** @type {[string, number[], string][]} */
+  const directions = [['X', [1, 0, 0], '#f07c6c'], ['Y', [0, 1, 0], '#7cd67c'], ['Z', [0, 0, 1], '#7cb0f0']];
+  const axes = directions
     .map(([name, a, color]) => ({ name, color, x: dot(a, r) * 20, y: -dot(a, u) * 20, z: dot(a, f) }))
     .sort((a, b) => b.z - a.z);
   const svg = $('gizmo');
@@ -16,7 +19,7 @@ export function drawGizmo() {
   const parts = [];
   for (const a of axes) {
     const line = document.createElementNS(ns, 'line');
-    Object.entries({ x1: 0, y1: 0, x2: a.x.toFixed(1), y2: a.y.toFixed(1), stroke: a.color, 'stroke-width': 2, opacity: a.z > 0 ? 0.45 : 1 }).forEach(([k, v]) => line.setAttribute(k, v));
+    Object.entries({ x1: 0, y1: 0, x2: a.x.toFixed(1), y2: a.y.toFixed(1), stroke: a.color, 'stroke-width': 2, opacity: a.z > 0 ? 0.45 : 1 }).forEach(([k, v]) => line.setAttribute(k, String(v)));
     const text = document.createElementNS(ns, 'text');
     text.setAttribute('x', (a.x * 1.3).toFixed(1));
     text.setAttribute('y', (a.y * 1.3).toFixed(1));

@@ -1,3 +1,4 @@
+// @ts-check
 // Reads the first 16 bytes and the size of each File it is sent, off the page's thread (see
 // readHeads). (A File sent here carries its size: reading it costs this thread nothing.)
 // A small file is read whole, which costs the browser about half what a 16-byte slice of it

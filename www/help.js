@@ -1,3 +1,4 @@
+// @ts-check
 // The keys of the viewer: the help overlay (?) shows this table. The view's keys and a
 // comparison's come from the tables they are dispatched by (keys.js, compare.js); the
 // others are each pane's own.
@@ -5,6 +6,7 @@
 import { VIEW_KEYS } from './keys.js';
 import { COMPARE_KEYS } from './compare.js';
 
+/** @type {[string, string[][]][]} */
 export const viewKeys = [
   ['The view (click it or Tab to it first)', VIEW_KEYS.map((k) => [k.label, k.what])],
   ['Mouse', [
@@ -65,6 +67,7 @@ export const viewKeys = [
 export class Help {
   constructor(dialog, table, openButton, closeButton) {
     this.dialog = dialog;
+    /** @type {HTMLElement | null} */
     this.returnFocus = null;
     const rows = [];
     for (const [group, keys] of viewKeys) {
@@ -118,7 +121,7 @@ export class Help {
   // Opened at the top, the dialog itself focused (its heading and first keys in sight;
   // Tab reaches Close).
   show() {
-    this.returnFocus = document.activeElement;
+    this.returnFocus = /** @type {HTMLElement | null} */ (document.activeElement);
     this.dialog.hidden = false;
     this.card.scrollTop = 0;
     this.card.focus({ preventScroll: true });

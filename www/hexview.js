@@ -1,3 +1,4 @@
+// @ts-check
 // A hex view: offset, bytes and their text, 16 bytes a row (8 where the pane is too narrow),
 // only the rows in sight in the DOM (files run to megabytes). What each byte looks like is
 // the owner's to say (`classOf`): the inspector shades coverage and the selection, a
@@ -13,8 +14,12 @@ export const hex = (n, width) => n.toString(16).toUpperCase().padStart(width, '0
 export class HexView {
   // `box` scrolls, `spacer` gives it the whole height, `rows` holds the rows in sight,
   // `heads` (optional) is the column heading; `classOf(offset)` → the byte's class names.
-  constructor({ box, spacer, rows, heads = null, classOf = () => '' }) {
-    Object.assign(this, { box, spacer, rows, heads, classOf });
+  constructor({ box, spacer, rows, heads = null, classOf = (/** @type {number} */ _at) => '' }) {
+    this.box = box;
+    this.spacer = spacer;
+    this.rows = rows;
+    this.heads = heads;
+    this.classOf = classOf;
     this.bytes = new Uint8Array(0);
     this.rowBytes = WIDE_ROW;
     this.onScroll = null;

@@ -1,3 +1,4 @@
+// @ts-check
 // Archives on a static host (`relicview publish`, `relicview index`): byte ranges of a
 // hosted file read with HTTP Range requests. A few requests at a time per page, retried
 // with back-off on a 5xx or a network error, each with a timeout; recent ranges kept in a

@@ -1,3 +1,4 @@
+// @ts-check
 // The info pane and the view's messages: rows of a document's summary, text and picture
 // views, errors and notes over the view.
 

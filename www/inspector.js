@@ -1,3 +1,4 @@
+// @ts-check
 // The inspector: the file's chunk tree beside a hex view, linked both ways, with bytes
 // shaded by what the core decoded them as, and the diagnostics as links into the bytes.
 // Everything from the file reaches the page as text. Both panes work from the keyboard: the
@@ -15,6 +16,11 @@ const TREE_OVERSCAN = 200;
 export class Inspector {
   constructor(root) {
     this.root = root;
+    // What the page does when the selection is cleared, and when record `c` is selected.
+    /** @type {(() => void) | null} */
+    this.onClear = null;
+    /** @type {((c: any) => void) | null} */
+    this.onSelect = null;
     this.tree = root.querySelector('#chunk-tree');
     this.treeSpacer = root.querySelector('#tree-spacer');
     this.treeRows = root.querySelector('#tree-rows');

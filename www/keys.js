@@ -1,3 +1,4 @@
+// @ts-check
 // The view's keys, listed once: viewKey dispatches by this table and the help overlay (?)
 // lists it (help.js). Each row: the keys as shown, what they do, the `key` values that
 // press them, and what they run (→ false: not taken here, the key goes on).

@@ -1,3 +1,4 @@
+// @ts-check
 // The archive's listing: entries sorted and indexed by path, typed (by name where the name
 // says, by their first bytes in batches where it does not, every name then confirmed by
 // content in the background), and handed to the core's sessions.

@@ -1,3 +1,4 @@
+// @ts-check
 // What the view says while a file loads: which file, and how far it got ("Opening
 // CITY.MAP — batch 2 of 3"), over the previous model and info, dimmed until the new one
 // shows. A quick open says nothing: the label comes only once an open takes a moment, or

@@ -1,3 +1,4 @@
+// @ts-check
 // The page shell boots here: the core, the viewport and the inspector are made and wired
 // together, then the archive a link or `relicview serve` names is loaded. Everything else
 // lives in the modules imported below.

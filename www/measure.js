@@ -1,3 +1,4 @@
+// @ts-check
 // Measuring: in measure mode (M, or the toolbar's button) a click takes the point of the
 // surface under it (the corner, when it is that near), two points give their distance in
 // the file's units and in metres by each reading of the file's unit (the core says it); the

@@ -1,3 +1,4 @@
+// @ts-check
 // Opens large files off the page's thread (see opener.js): the same wasm core with a Session
 // of its own. Files are read here — a local File or a served archive's URL, which the page
 // names on request — so neither their bytes nor their parse pass through the page's thread.
@@ -7,6 +8,8 @@ import init, { Session } from '../pkg/relicview.js';
 
 let session = null;
 let booted = null; // the init message's work: everything else waits for it
+// The instance's memory, for the page's measurements (its size after each open).
+let wasmMemory = null;
 const sources = new Map(); // request id → {resolve, reject}
 let lastSource = 0;
 // The file being opened as read: sent as its "as stored" bytes instead of a copy of the core's.
@@ -68,7 +71,7 @@ async function open(job, path) {
       exports: file.exports(),
       timings: file.timings(),
       scene,
-      memoryBytes: self.wasmMemory.buffer.byteLength,
+      memoryBytes: wasmMemory.buffer.byteLength,
       // Putting the results into messages (ms), and when it was posted (ms since the epoch:
       // the page's clock starts elsewhere).
       packMs: performance.now() - t0,
@@ -87,7 +90,7 @@ self.onmessage = async (e) => {
   const m = e.data;
   if (m.type === 'init') {
     booted = (async () => {
-      self.wasmMemory = (await init({ module_or_path: m.module })).memory;
+      wasmMemory = (await init({ module_or_path: m.module })).memory;
       session = new Session(read);
     })();
     booted.then(() => self.postMessage({ type: 'ready' }), (err) => self.postMessage({ type: 'broken', message: String((err && err.message) || err) }));

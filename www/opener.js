@@ -1,3 +1,4 @@
+// @ts-check
 // Opening large files in a worker (open-worker.js) so that reading, parsing, triangulating
 // and building the inspector never freeze the page: the page's thread only uploads and draws.
 // A `RemoteFile` answers what the page asks of an opened file (the same methods as the core's

@@ -1,3 +1,4 @@
+// @ts-check
 // Opening files: one open at a time (the last one asked for wins), on this thread or in
 // the worker, then the document, the scene and the link's view; loading an archive.
 

@@ -1,3 +1,4 @@
+// @ts-check
 // The file on show and the opens asked for: the one module that writes state.current,
 // state.requests, state.queue, state.reading and state.linkPending. The open flow, the
 // comparison and the recovery from a trap ask it.

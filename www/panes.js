@@ -1,3 +1,4 @@
+// @ts-check
 // The panes around the view: each can be hidden (its button in the top bar says whether it
 // shows, aria-expanded) and resized with the splitter beside it, by pointer or by keyboard
 // (arrows move it, Home/End to its limits, Enter hides or shows the pane). Sizes and which
@@ -7,12 +8,13 @@ const STORE = 'relicview.panes';
 const KEY_STEP = 16; // px per arrow press (Shift: 4×)
 
 export class Panes {
+  /** @param {{onChange?: () => void}} [options] */
   constructor({ onChange } = {}) {
     this.onChange = onChange || (() => {});
     this.saved = load();
     // Panes a view folded away for room (fold): the reader's own choice is kept apart.
     this.folded = new Set();
-    for (const toggle of document.querySelectorAll('.pane-toggle')) {
+    for (const toggle of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.pane-toggle'))) {
       const pane = document.getElementById(toggle.dataset.pane);
       toggle.addEventListener('click', () => {
         // The reader's choice overrides a view's fold.
@@ -21,7 +23,7 @@ export class Panes {
       });
       if (this.saved.hidden?.includes(pane.id)) this.setShown(pane.id, false, false);
     }
-    for (const splitter of document.querySelectorAll('.splitter')) this.bindSplitter(splitter);
+    for (const splitter of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.splitter'))) this.bindSplitter(splitter);
     for (const [id, px] of Object.entries(this.saved.sizes || {})) {
       const pane = document.getElementById(id);
       if (pane) this.setSize(pane, px, false);
@@ -34,8 +36,8 @@ export class Panes {
     const pane = document.getElementById(id);
     if (!pane) return false;
     pane.hidden = !shown;
-    for (const s of document.querySelectorAll(`.splitter[data-pane="${id}"]`)) s.hidden = !shown;
-    const toggle = document.querySelector(`.pane-toggle[data-pane="${id}"]`);
+    for (const s of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(`.splitter[data-pane="${id}"]`))) s.hidden = !shown;
+    const toggle = /** @type {HTMLElement} */ (document.querySelector(`.pane-toggle[data-pane="${id}"]`));
     if (toggle) toggle.setAttribute('aria-expanded', String(shown));
     if (remember) this.save();
     this.onChange();
@@ -99,7 +101,7 @@ export class Panes {
       else if (e.key === 'End') px = 1e6;
       else if (e.key === 'Enter') {
         e.preventDefault();
-        const toggle = document.querySelector(`.pane-toggle[data-pane="${pane.id}"]`);
+        const toggle = /** @type {HTMLElement} */ (document.querySelector(`.pane-toggle[data-pane="${pane.id}"]`));
         this.setShown(pane.id, false);
         toggle?.focus();
         return;
@@ -122,7 +124,7 @@ export class Panes {
   }
 
   updateValues() {
-    for (const s of document.querySelectorAll('.splitter')) {
+    for (const s of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.splitter'))) {
       const pane = document.getElementById(s.dataset.pane);
       if (!pane) continue;
       const r = pane.getBoundingClientRect();
@@ -135,12 +137,12 @@ export class Panes {
 
   save() {
     const sizes = {};
-    for (const s of document.querySelectorAll('.splitter')) {
+    for (const s of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.splitter'))) {
       const pane = document.getElementById(s.dataset.pane);
       const prop = pane?.id === 'inspector' ? 'height' : 'width';
       if (pane && pane.style[prop]) sizes[pane.id] = parseFloat(pane.style[prop]);
     }
-    const hidden = [...document.querySelectorAll('.pane-toggle')].map((t) => t.dataset.pane).filter((id) => document.getElementById(id)?.hidden && !this.folded.has(id));
+    const hidden = [.../** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.pane-toggle'))].map((t) => t.dataset.pane).filter((id) => document.getElementById(id)?.hidden && !this.folded.has(id));
     this.saved = { sizes, hidden };
     try { localStorage.setItem(STORE, JSON.stringify(this.saved)); } catch { /* private mode: not remembered */ }
   }

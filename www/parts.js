@@ -1,3 +1,4 @@
+// @ts-check
 // The Parts view: a model's damage zones and the words of its parts, read by the core
 // (viewer.parts(); docs/formats/biz2.md, "SPECIAL words"). A zone's switch hides its parts
 // as the game does when that zone is destroyed (zones are layers of the scene, so links

@@ -1,3 +1,4 @@
+// @ts-check
 // The core's lifecycle: an instance with its viewer and session, the page's reads for it,
 // and a fresh instance when one traps.
 
@@ -46,6 +47,7 @@ export async function startCore(generation) {
 // rounds, whose code is compiled as it first runs, are the smallest); none runs while a
 // file opens, and a newer instance of the core (after a trap) starts its own.
 // [city side in blocks, model patches] of each round.
+/** @type {[number, number][]} */
 const WARM_ROUNDS = [[3, 1], [5, 2], [8, 3], ...Array(14).fill([10, 4])];
 
 function warmCoreWhenIdle(generation) {

@@ -1,3 +1,4 @@
+// @ts-check
 // What modules low in the page ask of the flows above them: open a file, compare two, pick
 // the second file of a comparison. main.js gives the answers once, at boot; a module that
 // asks names no module above it, and no request goes round through an event.

@@ -1,3 +1,4 @@
+// @ts-check
 // The shell's own controls bound to what they do: open buttons, drop target, toolbar,
 // menus, help and panes.
 
@@ -17,9 +18,9 @@ import { wireParts } from './parts.js';
 
 // The toolbar's menus close on Escape (focus back on their button) and on a click outside.
 function bindMenus() {
-  const menus = [...document.querySelectorAll('details.menu')];
+  const menus = [.../** @type {NodeListOf<HTMLDetailsElement>} */ (document.querySelectorAll('details.menu'))];
   document.addEventListener('pointerdown', (e) => {
-    for (const m of menus) if (m.open && !m.contains(e.target)) m.open = false;
+    for (const m of menus) if (m.open && !m.contains(/** @type {Node} */ (e.target))) m.open = false;
   });
   for (const m of menus) {
     m.addEventListener('keydown', (e) => {
@@ -27,7 +28,7 @@ function bindMenus() {
       e.preventDefault();
       e.stopPropagation();
       m.open = false;
-      m.querySelector('summary').focus();
+      /** @type {HTMLElement} */ (m.querySelector('summary')).focus();
     });
     // One menu open at a time.
     m.addEventListener('toggle', () => { if (m.open) for (const o of menus) if (o !== m) o.open = false; });
@@ -36,9 +37,9 @@ function bindMenus() {
 
 // The fly pad's buttons are held like the fly keys.
 function bindFlyPad() {
-  for (const b of document.querySelectorAll('#fly-pad [data-fly]')) {
+  for (const b of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('#fly-pad [data-fly]'))) {
     const hold = (down) => (e) => { e.preventDefault(); state.viewport.hold(b.dataset.fly, down); };
-    b.addEventListener('pointerdown', (e) => { try { b.setPointerCapture(e.pointerId); } catch { /* held without capture too */ } hold(true)(e); });
+    b.addEventListener('pointerdown', (/** @type {PointerEvent} */ e) => { try { b.setPointerCapture(e.pointerId); } catch { /* held without capture too */ } hold(true)(e); });
     for (const end of ['pointerup', 'pointercancel', 'lostpointercapture']) b.addEventListener(end, hold(false));
     b.addEventListener('contextmenu', (e) => e.preventDefault());
   }
@@ -57,7 +58,8 @@ export function bindShell() {
   // ? anywhere but in a text field.
   document.addEventListener('keydown', (e) => {
     if (e.key !== '?' || e.ctrlKey || e.metaKey || e.altKey || state.help.open) return;
-    if (e.target.closest && e.target.closest('input, select, textarea')) return;
+    const target = /** @type {Element} */ (e.target);
+    if (target.closest && target.closest('input, select, textarea')) return;
     e.preventDefault();
     state.help.show();
   });
@@ -82,7 +84,7 @@ export function bindShell() {
     const v = e.target.value;
     setCamera(v.startsWith('view:') ? Number(v.slice(5)) : v).catch(() => {});
   });
-  for (const b of document.querySelectorAll('#axis-views [data-axis]')) {
+  for (const b of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('#axis-views [data-axis]'))) {
     b.addEventListener('click', () => axisView(b.dataset.axis));
   }
   $('play-button').addEventListener('click', () => setClock({ playing: !state.viewer.clockState().playing }));

@@ -1,9 +1,16 @@
+// @ts-check
 // The page's state, defined here and nowhere else, with the core instance in use and the
 // helpers every module needs. Other modules read and set these fields; none adds one.
 
+// An element of index.html by its id. Typed `any`: which element each id is (an input, a
+// canvas, a dialog) is index.html's, and the modules use each as what it is.
+/** @type {(id: string) => any} */
 export const $ = (id) => document.getElementById(id);
 // The glue of the wasm instance in use (Viewer, Session, kindOf, kindInfo): replaced when an
-// instance traps (core.js).
+// instance traps (core.js). Its types are the core's own declarations (pkg/relicview.d.ts,
+// which wasm-bindgen writes from the Rust exports): tsc checks every call against them.
+/** @typedef {typeof import('../pkg/relicview.js')} Core */
+/** @type {Core} */
 export let core = null;
 export function setCore(glue) {
   core = glue;
@@ -19,10 +26,12 @@ export function viewWords() {
 
 export const state = {
   entries: [],
+  /** @type {import('../pkg/relicview.js').Session} */
   session: null, // the core's archive: listing, assets read, reference graph
   byPath: new Map(), // lower-case path → entry: paths on these discs are case-insensitive
   current: null,
   viewport: null,
+  /** @type {import('../pkg/relicview.js').Viewer} */
   viewer: null,
   queue: Promise.resolve(), // opens run one after another; the last one asked for wins
   // Where the archive came from, for links: {archive: listing URL} or {folder: fingerprint}.

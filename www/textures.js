@@ -1,3 +1,4 @@
+// @ts-check
 // The texture gallery: every texture of the archive — its pictures, and the textures field
 // models decode from themselves (VRAM pages with their CLUTs) — as cards with a thumbnail,
 // the size, the format, the materials and files that use it, and a PNG download; a click
@@ -176,7 +177,8 @@ export function bindTextures() {
   // Escape goes back one step: from a texture to the gallery.
   document.addEventListener('keydown', (e) => {
     if (e.key !== 'Escape' || currentView() !== 'texture' || !$('help').hidden) return;
-    if (e.target.closest && e.target.closest('input, select, textarea')) return;
+    const target = /** @type {Element} */ (e.target);
+    if (target.closest && target.closest('input, select, textarea')) return;
     e.preventDefault();
     $('picture-back').click();
   });

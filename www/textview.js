@@ -1,3 +1,4 @@
+// @ts-check
 // Text with line numbers in a gutter; the text itself stays one text node (file strings
 // reach the page as text). A long text keeps only the lines near those in sight in the DOM
 // (its layout would hold the page). Found lines are marked by a bar under them, and
@@ -10,6 +11,7 @@ const TEXT_WINDOW = 400; // lines in the DOM at once, at most
 // line holding `query`, case aside, or the marked one if it still does (0)
 // → {match, matches, line} (line counted from 1), or null for no query.
 export function textView(text) {
+  /** @type {any} */
   const wrap = document.createElement('div');
   wrap.className = 'text-wrap';
   // Scrolled by the keyboard too.
@@ -32,6 +34,7 @@ export function textView(text) {
     gutter.textContent = Array.from({ length: last - first }, (_, i) => first + i + 1).join('\n');
     pre.textContent = lines.slice(first, last).join('\n') + (last === lines.length && text.endsWith('\n') ? '\n' : '');
   };
+  /** @type {(reset?: boolean) => void} */
   let render = () => {};
   if (lines.length <= TEXT_WINDOW) {
     show(0, lines.length);

@@ -1,3 +1,4 @@
+// @ts-check
 // The view in the URL hash, so a link reopens it: where the archive comes from (a hosted
 // listing URL, or the fingerprint of a local folder), the file, the camera, the LOD and
 // the selected chunk.

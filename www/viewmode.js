@@ -1,3 +1,4 @@
+// @ts-check
 // Which view the main area shows, and so which controls are on screen: each view shows
 // only its own (style.css reads the body's data-view). This module owns that word; a view
 // says it is up by calling setView.

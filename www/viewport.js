@@ -1,3 +1,4 @@
+// @ts-check
 // The canvas: sizing, pointer/wheel/touch input and an on-demand render loop. The camera
 // maths lives in Rust (Viewer.orbit/pan/zoom); this only turns DOM events into calls.
 
@@ -8,6 +9,23 @@ export class Viewport {
   constructor(canvas, viewer) {
     this.canvas = canvas;
     this.viewer = viewer;
+    // What the page does on these (main.js gives them): a frame drawn (its stats), a draw
+    // that failed, a fly key pressed, a key on the view (→ whether it was taken), a pick at
+    // view point (x, y), a double click; and whether the keys may fly the camera (unset: they do).
+    /** @type {((stats: any) => void) | null} */
+    this.onFrame = null;
+    /** @type {((err: Error) => void) | null} */
+    this.onError = null;
+    /** @type {(() => void) | null} */
+    this.onFly = null;
+    /** @type {((e: KeyboardEvent) => boolean) | null} */
+    this.onKey = null;
+    /** @type {((x: number, y: number) => void) | null} */
+    this.onPick = null;
+    /** @type {(() => void) | null} */
+    this.onDoubleClick = null;
+    /** @type {(() => boolean) | null} */
+    this.flyAllowed = null;
     this.pending = [];
     this.scheduled = false;
     this.pointers = new Map();
