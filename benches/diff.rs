@@ -51,7 +51,7 @@ fn main() {
         let (oa, ob) = (open("A.BGF", &a), open("B.BGF", &b));
         let scenes = oa.scene.as_ref().zip(ob.scene.as_ref());
         let (c, alignment) = relicview::diff::compare_in_full(&*oa.document, &*ob.document, scenes);
-        let d = scenes.and_then(|s| relicview::diff::difference_scene(&*oa.document, &*ob.document, s, &alignment));
+        let d = scenes.and_then(|s| relicview::diff::difference_scene(&*oa.document, &*ob.document, s, &alignment)).map(|d| d.scene);
         rows = alignment.rows.len();
         black_box((oa, ob, c, alignment, d));
     });

@@ -263,19 +263,19 @@ fn the_page_sees_the_moved_vertex_as_one_changed_row_its_float_as_the_bytes_and_
     // it say something inside differs; every other row is the same.
     let changed: Vec<_> = alignment.rows.iter().filter(|r| r.status == relicview::diff::RowStatus::Changed).collect();
     assert_eq!(changed.len(), 1);
-    assert_eq!((changed[0].range_a.unwrap()[0], changed[0].range_b.unwrap()[0]), (at, at));
+    assert_eq!((changed[0].range.a.unwrap()[0], changed[0].range.b.unwrap()[0]), (at, at));
     let inner = alignment.rows.iter().filter(|r| r.status == relicview::diff::RowStatus::Inner).count();
     assert!(inner >= 3, "OBJECT, LOD and PATCH hold the change: {inner}");
     assert_eq!(alignment.rows.len(), oa.document.inspector().unwrap().chunks.len(), "both trees have the same rows, one row each");
     // The bytes that differ: within the moved vertex's y (its 4 bytes: 8 floats a vertex,
     // position first, after the chunk's 2-byte tag and 2-byte length).
     let y = at + 4 + 5 * 32 + 4;
-    assert_eq!(alignment.bytes_a, alignment.bytes_b);
-    assert_eq!(alignment.bytes_a.len(), 1);
-    let [s, e] = alignment.bytes_a[0];
+    assert_eq!(alignment.bytes.a, alignment.bytes.b);
+    assert_eq!(alignment.bytes.a.len(), 1);
+    let [s, e] = alignment.bytes.a[0];
     assert!(s >= y && e <= y + 4 && e > s, "{s}..{e} in {y}..{}", y + 4);
     // The difference view: the moved vertices at the far end of the scale, the rest grey.
-    let d = relicview::diff::difference_scene(&*oa.document, &*ob.document, scenes, &alignment).unwrap();
+    let d = relicview::diff::difference_scene(&*oa.document, &*ob.document, scenes, &alignment).unwrap().scene;
     let colors: Vec<[u8; 4]> = d.meshes.iter().flat_map(|m| &m.primitives).flat_map(|p| p.colors.clone().unwrap()).collect();
     let moved = colors.iter().filter(|&&c| c != relicview::diff::UNCHANGED).count();
     assert_eq!(moved, c.geometry.as_ref().unwrap().vertices_moved);
@@ -301,7 +301,7 @@ fn the_difference_view_of_two_worlds_shows_each_placement_by_what_became_of_it()
     let (c, alignment) = relicview::diff::compare_in_full(&*oa.document, &*ob.document, Some(scenes));
     let p = c.placements.as_ref().unwrap();
     assert_eq!((p.counts.moved, p.counts.removed, p.counts.added), (1, 1, 1), "{p:?}");
-    let d = relicview::diff::difference_scene(&*oa.document, &*ob.document, scenes, &alignment).unwrap();
+    let d = relicview::diff::difference_scene(&*oa.document, &*ob.document, scenes, &alignment).unwrap().scene;
     // Every node of A keeps its place; each placement's models take its colour.
     let colour_under = |placement: &relicview::formats::Placement| -> Vec<[u8; 4]> {
         let root = placement.node.unwrap() as usize;

@@ -155,7 +155,7 @@ function showComparisonInfo(data) {
   const inspector = state.compareInspector;
   const byOffset = (key, offset) => () => {
     const rows = data.alignment.rows;
-    const i = rows.findIndex((row) => row[`range_${key}`] && row[`range_${key}`][0] === offset && row.status !== 'inner' && (row.status !== 'same'));
+    const i = rows.findIndex((row) => row.range[key] && row.range[key][0] === offset && row.status !== 'inner' && (row.status !== 'same'));
     if (i >= 0) inspector.select(i);
   };
   list('changed', r.changed, (c) => `${c.path_a} @${c.offset_a}${c.fields.length ? ': ' + c.fields.map((f) => `${f.name} ${f.a} → ${f.b}`).join(', ') : ''}`, (c) => byOffset('a', c.offset_a)());

@@ -48,7 +48,7 @@ export class CompareInspector {
         rows: box.querySelector('.hex-rows'),
         classOf: (o) => {
           const sel = this.selection[key];
-          return (this.data && inRanges(this.data.alignment[`bytes_${key}`], o) ? 'diff' : '') + (sel && o >= sel[0] && o < sel[1] ? ' sel' : '');
+          return (this.data && inRanges(this.data.alignment.bytes[key], o) ? 'diff' : '') + (sel && o >= sel[0] && o < sel[1] ? ' sel' : '');
         },
       });
       view.onScroll = () => this.follow(key);
@@ -93,7 +93,7 @@ export class CompareInspector {
       return;
     }
     const r = data.result.records;
-    const dropped = data.alignment.rows_dropped ? ` · ${count(data.alignment.rows_dropped, 'row')} past the first ${data.alignment.rows.length} not listed` : '';
+    const dropped = data.alignment.rowsDropped ? ` · ${count(data.alignment.rowsDropped, 'row')} past the first ${data.alignment.rows.length} not listed` : '';
     this.countsLine.textContent = `${r.same} the same · ${r.changed} changed · ${r.added} added · ${r.removed} removed${dropped}`;
     this.detail.textContent = (data.result.notes || []).join(' · ') || (data.result.same ? 'The files are the same.' : 'Click a row: both records, their bytes and their geometry are selected.');
     this.applyFilter();
@@ -133,7 +133,7 @@ export class CompareInspector {
     const record = row[key];
     if (record === null || record === undefined) return span;
     const side = this.data[key];
-    const range = row[`range_${key}`];
+    const range = row.range[key];
     if (this.data.alignment.lines) {
       const text = decoder.decode(side.bytes.subarray(range[0], Math.min(range[1], range[0] + 300)));
       span.textContent = `${String(record + 1).padStart(5)} ${text}`;
@@ -178,7 +178,7 @@ export class CompareInspector {
     const row = this.data && this.data.alignment.rows[i];
     if (!row) return;
     this.selected = i;
-    this.selection = { a: row.range_a, b: row.range_b, ...bytes };
+    this.selection = { a: row.range.a, b: row.range.b, ...bytes };
     for (const el of this.rowsBox.querySelectorAll('[aria-selected="true"]')) el.setAttribute('aria-selected', 'false');
     const el = this.rowsBox.querySelector(`[data-row="${i}"]`);
     if (el) el.setAttribute('aria-selected', 'true');
@@ -197,8 +197,8 @@ export class CompareInspector {
   // What the selected row is: each side's path and offset, and the fields that differ.
   describe(row) {
     const c = this.data.result;
-    const at = (key) => (row[`range_${key}`] ? `${key.toUpperCase()} @${row[`range_${key}`][0]}` : `not in ${key.toUpperCase()}`);
-    const change = row.status === 'changed' && (c.changed || []).find((x) => x.offset_a === row.range_a[0] && x.offset_b === row.range_b[0]);
+    const at = (key) => (row.range[key] ? `${key.toUpperCase()} @${row.range[key][0]}` : `not in ${key.toUpperCase()}`);
+    const change = row.status === 'changed' && (c.changed || []).find((x) => x.offset_a === row.range.a[0] && x.offset_b === row.range.b[0]);
     const fields = change ? change.fields.map((f) => `${f.name}: ${f.a} → ${f.b}`).join(' · ') : '';
     const path = change ? change.path_a : '';
     this.detail.textContent = `${WORD[row.status]} · ${at('a')} · ${at('b')}${path ? ' · ' + path : ''}${fields ? ' · ' + fields : ''}`;
@@ -224,7 +224,7 @@ export class CompareInspector {
     const rows = this.data ? this.data.alignment.rows : [];
     let best = null;
     for (let i = 0; i < rows.length; i++) {
-      const r = rows[i][`range_${key}`];
+      const r = rows[i].range[key];
       if (r && offset >= r[0] && offset < r[1] && (best === null || rows[i].depth >= rows[best].depth)) best = i;
     }
     if (best !== null) this.select(best, { scroll: false });
@@ -269,10 +269,10 @@ export class CompareInspector {
     // The deepest row on this side that holds the top byte and has a partner.
     let best = null;
     for (const r of rows) {
-      const mine = r[`range_${key}`];
-      if (mine && r[`range_${other}`] && top >= mine[0] && top < Math.max(mine[1], mine[0] + 1) && (best === null || r.depth >= best.depth)) best = r;
+      const mine = r.range[key];
+      if (mine && r.range[other] && top >= mine[0] && top < Math.max(mine[1], mine[0] + 1) && (best === null || r.depth >= best.depth)) best = r;
     }
-    const to = best ? best[`range_${other}`][0] + Math.min(top - best[`range_${key}`][0], best[`range_${other}`][1] - best[`range_${other}`][0]) : top;
+    const to = best ? best.range[other][0] + Math.min(top - best.range[key][0], best.range[other][1] - best.range[other][0]) : top;
     this.syncing = true;
     this.hex[other].top = to;
     this.hex[other].render();

@@ -38,12 +38,18 @@ export async function setEntries(entries, sourceLabel, source, generation) {
   return true;
 }
 
+// The listing's kinds as the core numbers them (kindWords), one byte a file.
+function kindNumbers() {
+  const numbers = new Map(core.kindWords().map((word, n) => [word, n]));
+  return Uint8Array.from(state.entries, (e) => numbers.get(e.kind || 'unknown') ?? core.noKind());
+}
+
 // The core's archives (this thread's and the worker's) learn the listing and its kinds.
-// (Joined into one string with the lengths beside it: see Session.setListing.)
+// (The paths joined into one string with the lengths beside it: see Session.setListing.)
 export function setListing() {
   const paths = state.entries.map((e) => e.path).join('');
   const lengths = Uint32Array.from(state.entries, (e) => e.path.length);
-  const kinds = state.entries.map((e) => e.kind || 'unknown').join('\n');
+  const kinds = kindNumbers();
   state.session.setListing(paths, lengths, kinds);
   state.opener?.setListing({ paths, lengths, kinds }, holdsLargeFile());
 }
@@ -58,7 +64,7 @@ function holdsLargeFile() {
 // index of paths is kept, not rebuilt (that took 25–37 ms for 20,000 files, a task of its
 // own that could pass 50 ms).
 export function setKinds() {
-  const kinds = state.entries.map((e) => e.kind || 'unknown').join('\n');
+  const kinds = kindNumbers();
   if (!state.session.setKinds(kinds)) return setListing();
   state.opener?.setKinds(kinds);
   if (holdsLargeFile()) state.opener?.warm();

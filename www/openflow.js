@@ -384,7 +384,8 @@ export async function loadEntries(entries, label, source) {
   // File costs the browser about a millisecond however it is done, so a folder of 20,000
   // would take half a minute to type by content.
   const untyped = entries.filter((e) => !e.kind);
-  const named = core.kindsByName(untyped.map((e) => e.path).join(''), Uint32Array.from(untyped, (e) => e.path.length)).split('\n');
+  const words = core.kindWords();
+  const named = Array.from(core.kindsByName(untyped.map((e) => e.path).join(''), Uint32Array.from(untyped, (e) => e.path.length)), (n) => words[n] || null);
   untyped.forEach((e, i) => {
     // (No bytes, no size: a local file's size is a look-up of its own; see files.js.)
     e.kind = named[i] || core.kindOf(e.path, new Uint8Array(0), 0);

@@ -76,7 +76,7 @@ impl<'x, 'a> Differ<'x, 'a> {
             let rec = &r.list[i as usize];
             [rec.offset, rec.end]
         };
-        self.rows.push(AlignedRow { a: a.map(|i| self.a.id(i)), b: b.map(|i| self.b.id(i)), status, depth: depth as u32, range_a: a.map(|i| range(self.a, i)), range_b: b.map(|i| range(self.b, i)) });
+        self.rows.push(AlignedRow { a: a.map(|i| self.a.id(i)), b: b.map(|i| self.b.id(i)), status, depth: depth as u32, range: super::Sides { a: a.map(|i| range(self.a, i)), b: b.map(|i| range(self.b, i)) } });
         Some(self.rows.len() - 1)
     }
 
@@ -290,7 +290,7 @@ mod tests {
         let (_, rows, (bytes_a, bytes_b)) = run_within("keep\nold\nsame\ngone\n", "keep\nnew\nsame\n", None);
         let shape: Vec<(Option<u32>, Option<u32>, RowStatus)> = rows.iter().map(|r| (r.a, r.b, r.status)).collect();
         assert_eq!(shape, vec![(Some(0), Some(0), RowStatus::Same), (Some(1), Some(1), RowStatus::Changed), (Some(2), Some(2), RowStatus::Same), (Some(3), None, RowStatus::Removed)]);
-        assert_eq!((rows[1].range_a, rows[1].range_b), (Some([5, 8]), Some([5, 8])));
+        assert_eq!((rows[1].range.a, rows[1].range.b), (Some([5, 8]), Some([5, 8])));
         // "old" → "new": all three bytes; "gone" (bytes 14..18) is A's alone.
         assert_eq!(bytes_a, vec![[5, 8], [14, 18]]);
         assert_eq!(bytes_b, vec![[5, 8]]);

@@ -179,16 +179,27 @@ fn placed_copy(into: &mut Scene, parent: NodeId, world: Mat4, mesh: MeshId, lod:
     into.add_node(Some(parent), Node { name: None, transform, mesh: Some(mesh), lod, record, ..Default::default() })
 }
 
+/// A difference view: its scene, and which of its layers hold B's geometry (the rest is
+/// A's), so that a pick there names the records of the right file.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Difference {
+    pub scene: Scene,
+    pub layers_from_b: Vec<u32>,
+}
+
 /// A root node on a layer of its own, for geometry brought from B.
-fn layer_root(into: &mut Scene, name: &str) -> NodeId {
+fn b_layer_root(into: &mut Scene, layers_from_b: &mut Vec<u32>, name: &str) -> NodeId {
     let layer = into.layer(name);
+    if !layers_from_b.contains(&layer) {
+        layers_from_b.push(layer);
+    }
     into.add_node(None, Node { name: Some(name.to_string()), layer: Some(layer), ..Default::default() })
 }
 
 /// Two models' difference view: A's geometry with each vertex coloured by how far it moved
 /// to B (grey where it did not), A's primitives without a partner in [`ONLY_IN_A`], and B's
 /// without one, where B has them, in [`ONLY_IN_B`] on a layer of their own.
-pub(super) fn model_difference(a: &Scene, b: &Scene, pairs: &HashMap<u32, u32>) -> Scene {
+pub(super) fn model_difference(a: &Scene, b: &Scene, pairs: &HashMap<u32, u32>) -> Difference {
     let pairing = pair_primitives(a, b, pairs);
     let moves = |at: &PrimRef| -> Option<Vec<f32>> {
         let bt = pairing.partner.get(at)?;
@@ -214,7 +225,7 @@ pub(super) fn model_difference(a: &Scene, b: &Scene, pairs: &HashMap<u32, u32>) 
     // B's primitives without a partner, baked where B draws them.
     let hidden = b.choice.as_ref().map(|c| c.hidden_layers(c.default)).unwrap_or_default();
     let world = b.world(&b.pose(0.0));
-    let mut root = None;
+    let (mut root, mut layers_from_b) = (None, Vec::new());
     for (n, node) in b.nodes.iter().enumerate() {
         let Some(m) = node.mesh else { continue };
         if !shown_by_default(b, &hidden, n as NodeId) {
@@ -227,11 +238,11 @@ pub(super) fn model_difference(a: &Scene, b: &Scene, pairs: &HashMap<u32, u32>) 
             let baked: Vec<[f32; 3]> = p.positions.iter().map(|v| world[n].transform_point3(Vec3::from(*v)).to_array()).collect();
             let colors = vec![ONLY_IN_B; baked.len()];
             let mesh = d.add_mesh(Mesh { name: None, primitives: vec![Primitive { positions: baked, normals: None, colors: Some(colors), lit_colors: None, uvs: None, indices: p.indices.clone(), material: Some(0), record: p.record, sources: p.sources.clone() }] });
-            let parent = *root.get_or_insert_with(|| layer_root(&mut d, LAYER_ONLY_IN_B));
+            let parent = *root.get_or_insert_with(|| b_layer_root(&mut d, &mut layers_from_b, LAYER_ONLY_IN_B));
             placed_copy(&mut d, parent, Mat4::IDENTITY, mesh, lod_above(b, n as NodeId), None);
         }
     }
-    d
+    Difference { scene: d, layers_from_b }
 }
 
 /// What became of each node's placement: a placement's own status, inherited by everything
@@ -251,7 +262,7 @@ fn node_statuses(scene: &Scene, placements: &[Placement], statuses: &[PlacementS
 /// placements where B has them (scaled by [`MOVED_MOST`]) and what only B places in
 /// [`ONLY_IN_B`], each on a layer of its own. Models stay instanced: one recoloured copy of a
 /// mesh per colour it takes.
-pub(super) fn placement_difference(a: &Scene, b: &Scene, placements: (&[Placement], &[Placement]), statuses: &PlacementStatuses) -> Scene {
+pub(super) fn placement_difference(a: &Scene, b: &Scene, placements: (&[Placement], &[Placement]), statuses: &PlacementStatuses) -> Difference {
     let mut d = plain_copy(a);
     let mut copies: HashMap<(bool, MeshId, [u8; 4]), MeshId> = HashMap::new();
     let mut recolour = |d: &mut Scene, from_b: bool, m: MeshId, colour: [u8; 4]| -> MeshId {
@@ -273,7 +284,7 @@ pub(super) fn placement_difference(a: &Scene, b: &Scene, placements: (&[Placemen
     }
     let status_b = node_statuses(b, placements.1, &statuses.b);
     let world = b.world(&b.pose(0.0));
-    let mut roots: HashMap<&str, NodeId> = HashMap::new();
+    let (mut roots, mut layers_from_b): (HashMap<&str, NodeId>, Vec<u32>) = (HashMap::new(), Vec::new());
     for (i, n) in b.nodes.iter().enumerate() {
         let Some(m) = n.mesh else { continue };
         let (layer, colour) = match status_b[i] {
@@ -282,10 +293,10 @@ pub(super) fn placement_difference(a: &Scene, b: &Scene, placements: (&[Placemen
             PlacementStatus::Same | PlacementStatus::Removed => continue,
         };
         let mesh = recolour(&mut d, true, m, colour);
-        let parent = *roots.entry(layer).or_insert_with(|| layer_root(&mut d, layer));
+        let parent = *roots.entry(layer).or_insert_with(|| b_layer_root(&mut d, &mut layers_from_b, layer));
         placed_copy(&mut d, parent, world[i], mesh, lod_above(b, i as NodeId), b.record_of(i as NodeId));
     }
-    d
+    Difference { scene: d, layers_from_b }
 }
 
 #[cfg(test)]
@@ -307,7 +318,8 @@ mod tests {
         let pairs = HashMap::from([(5, 7)]);
         let g = geometry(&a, &b, &pairs);
         assert_eq!((g.vertices_moved, g.max_displacement, g.vertices_unmatched), (1, 2.0, 0));
-        let d = model_difference(&a, &b, &pairs);
+        let Difference { scene: d, layers_from_b } = model_difference(&a, &b, &pairs);
+        assert!(layers_from_b.is_empty());
         let colors = d.meshes[0].primitives[0].colors.clone().unwrap();
         assert_eq!(colors, vec![UNCHANGED, UNCHANGED, MOVED_MOST], "the farthest move takes the far end of the scale");
         assert_eq!(d.meshes[0].primitives[0].material, Some(0));
@@ -321,9 +333,10 @@ mod tests {
         let mut b = scene([[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], 9);
         // B's node stands 10 units up: its copy in the view stands there too.
         b.nodes[0].transform.translation = [0.0, 10.0, 0.0];
-        let d = model_difference(&a, &b, &HashMap::new());
+        let Difference { scene: d, layers_from_b } = model_difference(&a, &b, &HashMap::new());
         assert_eq!(d.meshes[0].primitives[0].colors.as_ref().unwrap()[0], ONLY_IN_A);
         assert_eq!(d.layers, vec![LAYER_ONLY_IN_B.to_string()]);
+        assert_eq!(layers_from_b, [0], "its layer holds B's geometry");
         let only_b = &d.meshes[1].primitives[0];
         assert_eq!(only_b.colors.as_ref().unwrap()[2], ONLY_IN_B);
         assert_eq!(only_b.positions[2], [0.0, 11.0, 0.0], "baked where B draws it");

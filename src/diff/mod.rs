@@ -14,7 +14,7 @@ mod geometry;
 mod placements;
 mod records;
 
-pub use geometry::{moved_colour, Geometry, LAYER_MOVED_IN_B, LAYER_ONLY_IN_B, MOVED_FROM, MOVED_LEAST, MOVED_MOST, ONLY_IN_A, ONLY_IN_B, UNCHANGED};
+pub use geometry::{moved_colour, Difference, Geometry, LAYER_MOVED_IN_B, LAYER_ONLY_IN_B, MOVED_FROM, MOVED_LEAST, MOVED_MOST, ONLY_IN_A, ONLY_IN_B, UNCHANGED};
 pub use placements::{placements, PlacementChange, PlacementCounts, Placements};
 
 use crate::formats::Document;
@@ -117,21 +117,29 @@ pub struct AlignedRow {
     pub status: RowStatus,
     pub depth: u32,
     /// Each side's record's bytes `[start, end)`.
-    pub range_a: Option<[usize; 2]>,
-    pub range_b: Option<[usize; 2]>,
+    pub range: Sides<Option<[usize; 2]>>,
+}
+
+/// One value for each side of a comparison: what the page reads as `x.a` and `x.b`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Sides<T> {
+    pub a: T,
+    pub b: T,
 }
 
 /// What the page shows of a comparison beside its [`Comparison`]: both trees row by row, and
-/// the bytes of each file that differ.
+/// the bytes of each file that differ. (The page's alone, so in the page's camelCase; the
+/// [`Comparison`] is `diff --json`'s, whose keys scripts rely on.)
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Alignment {
     /// The records are lines of text (`a` and `b` count lines), not inspector rows.
     pub lines: bool,
     pub rows: Vec<AlignedRow>,
     /// Rows past [`MAX_ROWS`], not listed.
     pub rows_dropped: usize,
-    pub bytes_a: Vec<[usize; 2]>,
-    pub bytes_b: Vec<[usize; 2]>,
+    /// The byte ranges that differ, in each file.
+    pub bytes: Sides<Vec<[usize; 2]>>,
     /// Inspector rows of A and the rows of B they were matched or changed to.
     #[serde(skip)]
     pub pairs: HashMap<u32, u32>,
@@ -161,8 +169,8 @@ fn compare_within(a: &dyn Document, b: &dyn Document, scenes: Option<(&Scene, &S
         out.same = first_difference(bytes_a, bytes_b).is_none();
         let mut ranges = bytes::ByteRanges::default();
         ranges.changed(bytes_a, 0, bytes_b, 0);
-        let (bytes_a, bytes_b) = ranges.finish();
-        return (out, Alignment { bytes_a, bytes_b, ..Alignment::default() });
+        let (a, b) = ranges.finish();
+        return (out, Alignment { bytes: Sides { a, b }, ..Alignment::default() });
     };
     let deadline = similar::Instant::now().checked_add(budget);
     let mut d = align::Differ::new(&ra, &rb, (a.inspector(), b.inspector()), out, deadline);
@@ -195,15 +203,15 @@ fn compare_within(a: &dyn Document, b: &dyn Document, scenes: Option<(&Scene, &S
     }
     let c = &d.out.records;
     d.out.same = c.changed == 0 && c.added == 0 && c.removed == 0 && !tails_differ;
-    let (bytes_a, bytes_b) = d.bytes.finish();
-    let alignment = Alignment { lines: ra.lines, rows: d.rows, rows_dropped: d.rows_dropped, bytes_a, bytes_b, pairs: d.pairs };
+    let (changed_a, changed_b) = d.bytes.finish();
+    let alignment = Alignment { lines: ra.lines, rows: d.rows, rows_dropped: d.rows_dropped, bytes: Sides { a: changed_a, b: changed_b }, pairs: d.pairs };
     (d.out, alignment)
 }
 
 /// The difference view of two scenes compared: for two worlds by their placements, for
 /// models vertex by vertex through the records the alignment paired (docs/diff.md). None
 /// when there is nothing to compare in 3D (text, or a side without a scene).
-pub fn difference_scene(a: &dyn Document, b: &dyn Document, scenes: (&Scene, &Scene), alignment: &Alignment) -> Option<Scene> {
+pub fn difference_scene(a: &dyn Document, b: &dyn Document, scenes: (&Scene, &Scene), alignment: &Alignment) -> Option<Difference> {
     let (sa, sb) = scenes;
     if !a.placements().is_empty() || !b.placements().is_empty() {
         let (_, statuses) = placements::placements_with_statuses(a.placements(), b.placements());

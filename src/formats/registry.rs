@@ -89,6 +89,17 @@ impl Kind {
         rows().iter().map(|f| f.kind)
     }
 
+    /// The kind's number: its place in [`Kind::all`], the same in every instance of one
+    /// build (how a listing's kinds cross into wasm: one byte a file).
+    pub fn number(self) -> u8 {
+        rows().iter().position(|f| f.kind == self).map_or(u8::MAX, |n| n as u8)
+    }
+
+    /// The kind numbered `n` ([`Kind::number`]), if there is one.
+    pub fn numbered(n: u8) -> Option<Kind> {
+        rows().get(n as usize).map(|f| f.kind)
+    }
+
     pub fn parse(word: &str) -> Option<Kind> {
         Kind::all().find(|k| k.as_str() == word)
     }
@@ -217,5 +228,10 @@ mod tests {
             assert_eq!(serde_json::to_value(k).unwrap(), serde_json::Value::String(k.as_str().into()));
         }
         assert_eq!(*kinds.last().unwrap(), Kind::UNKNOWN, "the catch-all sniffs last");
+        assert!(kinds.len() < u8::MAX as usize, "a kind's number is a byte, u8::MAX for none");
+        for k in &kinds {
+            assert_eq!(Kind::numbered(k.number()), Some(*k));
+        }
+        assert_eq!(Kind::numbered(u8::MAX), None);
     }
 }

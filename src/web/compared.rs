@@ -5,7 +5,6 @@
 use super::opened::OpenedFile;
 use super::to_js;
 use crate::diff::{self, Alignment};
-use crate::scene::Scene;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -17,7 +16,7 @@ pub struct ComparedFiles {
     json: String,
     alignment: Alignment,
     /// Taken by `Viewer.showComparison`.
-    pub(super) difference: Option<Scene>,
+    pub(super) difference: Option<diff::Difference>,
 }
 
 /// The difference view's colours, for the page's legend (`#rrggbb`).
@@ -53,7 +52,7 @@ impl ComparedFiles {
         self.json.clone()
     }
     /// Both record trees row by row, and the bytes of each side that differ: {lines, rows:
-    /// [{a, b, status, depth, range_a, range_b}], rows_dropped, bytes_a, bytes_b}.
+    /// [{a, b, status, depth, range: {a, b}}], rowsDropped, bytes: {a, b}}.
     pub fn alignment(&self) -> Result<JsValue, JsValue> {
         to_js(&self.alignment)
     }

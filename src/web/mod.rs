@@ -72,15 +72,27 @@ pub fn kind_of(path: &str, head: &[u8], size: f64) -> String {
     Kind::sniff(path, head, size as u64).as_str().to_string()
 }
 
-/// The kinds the files' names say they are (a known extension), one per line, an empty
-/// line where a name does not say: the listing types such files by their name, the rest by
-/// their first bytes. The paths come as Session.setListing takes them (one string crossing
-/// into wasm for the whole listing).
+/// Every kind's word, numbered by its place: a listing's kinds cross as these numbers, one
+/// byte a file (`Session.setListing`, `kindsByName`), the words once.
+#[wasm_bindgen(js_name = kindWords)]
+pub fn kind_words() -> Vec<String> {
+    Kind::all().map(|k| k.as_str().to_string()).collect()
+}
+
+/// The number `kindsByName` gives a name that says no kind.
+#[wasm_bindgen(js_name = noKind)]
+pub fn no_kind() -> u8 {
+    u8::MAX
+}
+
+/// The kind each file's name says it is (a known extension), as its number in `kindWords`,
+/// or `noKind()` where a name does not say: the listing types such files by their name, the
+/// rest by their first bytes. The paths come as Session.setListing takes them (one string
+/// crossing into wasm for the whole listing).
 #[wasm_bindgen(js_name = kindsByName)]
-pub fn kinds_by_name(paths: &str, lengths: &[u32]) -> String {
+pub fn kinds_by_name(paths: &str, lengths: &[u32]) -> Vec<u8> {
     let names = crate::wire::split_js_joined(paths, lengths);
-    let kinds: Vec<&str> = names.iter().map(|p| Kind::by_name(p).map_or("", |k| k.as_str())).collect();
-    kinds.join("\n")
+    names.iter().map(|p| Kind::by_name(p).map_or(u8::MAX, Kind::number)).collect()
 }
 
 #[derive(Serialize)]

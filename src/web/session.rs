@@ -49,22 +49,21 @@ impl Session {
 
     /// The archive's paths and the kind each was typed as (bytes are read on demand): the
     /// paths one after another in `paths`, each as long as `lengths` says (in UTF-16 units,
-    /// as JS counts), and the kinds' words one per line. One string crosses into wasm, not
-    /// 20,000 (a 20,000-file listing took 45 ms as arrays of strings).
+    /// as JS counts), and each kind as its number (`kindWords`). One string crosses into
+    /// wasm, not 20,000 (a 20,000-file listing took 45 ms as arrays of strings).
     #[wasm_bindgen(js_name = setListing)]
-    pub fn set_listing(&self, paths: &str, lengths: &[u32], kinds: &str) {
+    pub fn set_listing(&self, paths: &str, lengths: &[u32], kinds: &[u8]) {
         let paths = crate::wire::split_js_joined(paths, lengths);
-        let index = ArchiveIndex::with_kinds(paths.into_iter().zip(kinds.split('\n').map(Kind::parse).chain(std::iter::repeat(None))));
+        let index = ArchiveIndex::with_kinds(paths.into_iter().zip(kinds.iter().map(|&n| Kind::numbered(n)).chain(std::iter::repeat(None))));
         *self.archive.borrow_mut() = Archive::new(index);
     }
 
-    /// The listing's kinds again, one word per line in the listing's order, its paths
+    /// The listing's kinds again, as numbers (`kindWords`) in the listing's order, its paths
     /// unchanged (typing by content ends): → false, and nothing changed, when the count is
     /// not the listing's (then `setListing`).
     #[wasm_bindgen(js_name = setKinds)]
-    pub fn set_kinds(&self, kinds: &str) -> bool {
-        let kinds = if kinds.is_empty() { Vec::new() } else { kinds.split('\n').map(Kind::parse).collect() };
-        self.archive.borrow_mut().index.set_kinds(kinds)
+    pub fn set_kinds(&self, kinds: &[u8]) -> bool {
+        self.archive.borrow_mut().index.set_kinds(kinds.iter().map(|&n| Kind::numbered(n)))
     }
 
     /// Open a file through the core's open sequence (read, parse, read what it refers to,

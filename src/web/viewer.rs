@@ -50,6 +50,8 @@ pub struct Viewer {
     /// Byte range of every inspector record of the file on show (and, comparing, of file
     /// B), for picks on strips.
     records: [Vec<(usize, usize)>; 2],
+    /// The difference view's layers that hold B's geometry (a pick there names B's records).
+    difference_layers_from_b: Vec<u32>,
     /// Time the last `show` took (ms).
     show_ms: f64,
     clock: Clock,
@@ -74,7 +76,7 @@ impl Viewer {
             .dyn_into::<web_sys::WebGl2RenderingContext>()?;
         let gl = three_d::context::Context::from_webgl2_context(gl);
         let renderer = Renderer::new(gl, canvas.width(), canvas.height(), clock_ms).map_err(|e| js_error(&e))?;
-        Ok(Viewer { renderer, records: [Vec::new(), Vec::new()], show_ms: 0.0, now: 0.0, clock: Clock::default(), placements: 0, frames: FrameRate::default() })
+        Ok(Viewer { renderer, records: [Vec::new(), Vec::new()], difference_layers_from_b: Vec::new(), show_ms: 0.0, now: 0.0, clock: Clock::default(), placements: 0, frames: FrameRate::default() })
     }
 
     /// Compile the shader programs models are drawn with before any file opens (see
@@ -106,7 +108,9 @@ impl Viewer {
         self.records = [a.as_ref().map_or(Vec::new(), |f| records_of(&*f.document)), b.as_ref().map_or(Vec::new(), |f| records_of(&*f.document))];
         self.placements = a.as_ref().map_or(0, |f| f.document.stats().placements);
         self.renderer.options.lod = 0;
-        self.renderer.set_comparison(a.and_then(|f| f.scene.take()), b.and_then(|f| f.scene.take()), compared.difference.take());
+        let difference = compared.difference.take();
+        self.difference_layers_from_b = difference.as_ref().map_or(Vec::new(), |d| d.layers_from_b.clone());
+        self.renderer.set_comparison(a.and_then(|f| f.scene.take()), b.and_then(|f| f.scene.take()), difference.map(|d| d.scene));
         self.show_ms = clock_ms() - t0;
     }
 
@@ -396,12 +400,8 @@ impl Viewer {
         let Some((shown, hit)) = self.renderer.pick(x, y, self.animation_time()) else { return Ok(JsValue::NULL) };
         // Whose records the hit names: the difference view draws A's geometry, and B's on
         // layers of its own.
-        let from_b = |l: Option<u32>| {
-            let name = l.and_then(|l| self.renderer.scene_of(Side::Difference)?.layers.get(l as usize));
-            name.is_some_and(|n| n == crate::diff::LAYER_ONLY_IN_B || n == crate::diff::LAYER_MOVED_IN_B)
-        };
         let side = match shown {
-            Side::Difference if from_b(hit.layer) => Side::B,
+            Side::Difference if hit.layer.is_some_and(|l| self.difference_layers_from_b.contains(&l)) => Side::B,
             Side::Difference => Side::A,
             s => s,
         };
