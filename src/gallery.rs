@@ -67,6 +67,7 @@ pub struct TextureUsers {
 
 /// A labelled rectangle of a file's picture (one image of a sheet), in texels.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ImageRegion {
     pub x: u32,
     pub y: u32,

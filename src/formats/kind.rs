@@ -42,6 +42,7 @@ impl Serialize for Kind {
 
 /// What the page can do with a file of a kind.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct Capabilities {
     /// Draws a scene in 3D (and exports it as glTF).

@@ -53,6 +53,7 @@ pub(crate) fn summary_json(mut fields: serde_json::Value, error: Option<&ParseEr
 
 /// One line of the info panel.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct InfoRow {
     pub label: String,
     pub value: String,
@@ -62,10 +63,12 @@ pub struct InfoRow {
     pub swatch: Option<String>,
     /// Archive paths named in the value, in order (the page makes each a link that opens it).
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub links: Vec<String>,
     /// Pairs of those paths the page offers to compare: where several files answer to one
     /// name, the one taken and each other candidate.
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
     pub compare: Vec<[String; 2]>,
 }
 

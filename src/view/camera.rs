@@ -12,6 +12,7 @@ pub struct CameraState {
 }
 /// How the camera moves: around a target, or flying (looking where it goes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "lowercase")]
 pub enum CameraMode {
     #[default]
@@ -31,6 +32,7 @@ pub struct ViewpointAt {
 /// A view along an axis, framing the whole scene: what the toolbar's front/side/top buttons
 /// and the 1/3/7 keys ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "lowercase")]
 pub enum AxisView {
     Front,

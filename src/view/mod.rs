@@ -21,6 +21,7 @@ pub use options::{non_background, Background, Lighting, OptionChanges, ViewOptio
 /// The words the page's menus and keys use, from the enums that read them: the shell asks
 /// for these instead of writing them again.
 #[derive(Debug, serde::Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct Words {
     pub backgrounds: [Background; 3],

@@ -36,6 +36,7 @@ impl Default for ViewOptions {
 
 /// What is behind the model: dark models show on the light one, cut-outs on the checker.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "lowercase")]
 pub enum Background {
     #[default]
@@ -50,6 +51,7 @@ pub enum Background {
 /// face the camera sees is lit), or the colours exactly as the file stores them, unlit
 /// ("none" is the older word for it).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "lowercase")]
 pub enum Lighting {
     #[default]

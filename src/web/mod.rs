@@ -95,9 +95,10 @@ pub fn kinds_by_name(paths: &str, lengths: &[u32]) -> Vec<u8> {
     names.iter().map(|p| Kind::by_name(p).map_or(u8::MAX, Kind::number)).collect()
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, tsify::Tsify)]
 #[serde(rename_all = "camelCase")]
-struct KindInfo {
+pub struct KindInfo {
+    #[tsify(type = "string")]
     kind: Kind,
     label: &'static str,
     title: &'static str,
@@ -105,7 +106,7 @@ struct KindInfo {
 }
 
 /// A kind's badge, title and what files of it can do: {kind, label, title, capabilities}.
-#[wasm_bindgen(js_name = kindInfo)]
+#[wasm_bindgen(js_name = kindInfo, unchecked_return_type = "KindInfo")]
 pub fn kind_info(kind: &str) -> Result<JsValue, JsValue> {
     let k = Kind::parse(kind).unwrap_or(Kind::UNKNOWN);
     to_js(&KindInfo { kind: k, label: k.label(), title: k.title(), capabilities: k.capabilities() })
@@ -124,7 +125,7 @@ pub fn count_triangles(bytes: &[u8]) -> Result<u32, JsValue> {
 
 /// The words the page's menus and keys use (backgrounds, lightings, axis views, camera
 /// modes): {backgrounds, lightings, axisViews, cameraModes}.
-#[wasm_bindgen(js_name = viewWords)]
+#[wasm_bindgen(js_name = viewWords, unchecked_return_type = "Words")]
 pub fn view_words() -> Result<JsValue, JsValue> {
     to_js(&crate::view::WORDS)
 }

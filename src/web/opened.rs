@@ -8,9 +8,9 @@ use crate::scene::Scene;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-#[derive(Serialize)]
+#[derive(Serialize, tsify::Tsify)]
 #[serde(rename_all = "camelCase")]
-struct FileCapabilities {
+pub struct FileCapabilities {
     scene: bool,
     text: bool,
     image: bool,
@@ -58,6 +58,7 @@ impl OpenedFile {
         self.document.kind().as_str().to_string()
     }
     /// What the page can do with it: {scene, text, image, gallery, usedBy, export}.
+    #[wasm_bindgen(unchecked_return_type = "FileCapabilities")]
     pub fn capabilities(&self) -> Result<JsValue, JsValue> {
         to_js(&FileCapabilities {
             scene: self.has_scene,
@@ -111,7 +112,7 @@ impl OpenedFile {
         self.document.bytes(view).map(js_sys::Uint8Array::from)
     }
     /// The info panel: [{label, value, severity}], with assets that could not be read.
-    #[wasm_bindgen(js_name = infoRows)]
+    #[wasm_bindgen(js_name = infoRows, unchecked_return_type = "InfoRow[]")]
     pub fn info_rows(&self) -> Result<JsValue, JsValue> {
         let mut rows = self.document.info_rows();
         rows.extend(self.unreadable.iter().map(|u| InfoRow::warning("unreadable file", u.clone())));
@@ -127,12 +128,13 @@ impl OpenedFile {
         self.document.text().map(str::to_string)
     }
     /// The picture: {width, height, rgba} (top row first), for files shown as pictures.
+    #[wasm_bindgen(unchecked_return_type = "Picture | null")]
     pub fn image(&self) -> Result<JsValue, JsValue> {
         self.document.image().map_or(Ok(JsValue::NULL), picture)
     }
     /// What the picture's texels are stored as: [{name, hex, values}] with `values` a
     /// Uint16Array of one number a texel, the top row first ([] where the colours are all).
-    #[wasm_bindgen(js_name = imagePlanes)]
+    #[wasm_bindgen(js_name = imagePlanes, unchecked_return_type = "{ name: string, hex: boolean, values: Uint16Array }[]")]
     pub fn image_planes(&self) -> Result<JsValue, JsValue> {
         let out = js_sys::Array::new();
         for plane in self.document.image_planes() {
@@ -145,7 +147,7 @@ impl OpenedFile {
         Ok(out.into())
     }
     /// The picture's labelled parts: [{x, y, width, height, label, record}] in texels.
-    #[wasm_bindgen(js_name = imageRegions)]
+    #[wasm_bindgen(js_name = imageRegions, unchecked_return_type = "ImageRegion[]")]
     pub fn image_regions(&self) -> Result<JsValue, JsValue> {
         to_js(&self.document.image_regions())
     }
@@ -165,13 +167,13 @@ impl OpenedFile {
         Ok(out.into())
     }
     /// Texture `i` of the file's scene (not yet taken by the viewer): {width, height, rgba}.
-    #[wasm_bindgen(js_name = sceneTexture)]
+    #[wasm_bindgen(js_name = sceneTexture, unchecked_return_type = "Picture | null")]
     pub fn scene_texture(&self, i: usize) -> Result<JsValue, JsValue> {
         self.scene.as_ref().and_then(|s| s.textures.get(i)).map_or(Ok(JsValue::NULL), |t| picture(&t.texels))
     }
     /// What texel (x, y) of the scene's texture `i` is made of, in the format's words:
     /// [[name, value]] (empty where the texels are all there is).
-    #[wasm_bindgen(js_name = texelSource)]
+    #[wasm_bindgen(js_name = texelSource, unchecked_return_type = "[string, string][]")]
     pub fn texel_source(&self, i: usize, x: u32, y: u32) -> Result<JsValue, JsValue> {
         to_js(&self.document.texel_source(i, x, y))
     }
@@ -200,6 +202,10 @@ impl OpenedFile {
         Some(out)
     }
 }
+
+// The shape `picture` below makes, for tsc (it is built key by key, not by serde).
+#[wasm_bindgen(typescript_custom_section)]
+const PICTURE: &str = "/** A picture: RGBA texels, the top row first. */\nexport interface Picture { width: number; height: number; rgba: Uint8ClampedArray }";
 
 /// A picture as the page draws it: {width, height, rgba} (top row first), the texels in one
 /// typed array rather than a list of numbers.
