@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// Where the camera is, for permalinks: position, target, vertical field of view (degrees).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CameraState {
     pub position: [f32; 3],
     pub target: [f32; 3],
@@ -22,6 +23,7 @@ pub enum CameraMode {
 
 /// A viewpoint of the scene on show, in world space.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ViewpointAt {
     pub name: String,
     pub position: [f32; 3],

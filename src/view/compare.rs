@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// The scenes of a comparison: the two files, and the difference view built from both.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "lowercase")]
 pub enum Side {
     A,
@@ -46,6 +47,7 @@ impl CompareMode {
 
 /// The comparison's switches: the mode, and where the split is (a share of the width).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CompareView {
     pub mode: CompareMode,
     pub split: f32,

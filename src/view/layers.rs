@@ -7,6 +7,7 @@ use serde::Serialize;
 
 /// A layer as the page lists it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct LayerState<'a> {
     pub name: &'a str,
     pub shown: bool,
@@ -41,6 +42,7 @@ pub fn layers_named(scene: &Scene, names: &[String]) -> Vec<u32> {
 
 /// The scene's choice as the page's menu shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ChoiceState<'a> {
     pub name: &'a str,
     pub options: Vec<&'a str>,

@@ -8,6 +8,7 @@ pub const BACKGROUND: [u8; 3] = [24, 26, 31];
 /// What the renderer is asked to show; the web glue owns these switches. Serialised as the
 /// page reads them back (camelCase, every field).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ViewOptions {
     pub wireframe: bool,
@@ -101,7 +102,8 @@ impl Background {
 
 /// Switches the shell may set; missing fields keep their value.
 #[derive(Debug, Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[serde(rename_all = "camelCase", default)]
 pub struct OptionChanges {
     pub wireframe: Option<bool>,
     pub cull_back: Option<bool>,

@@ -29,6 +29,7 @@ pub fn zone_colour(k: usize) -> [f32; 4] {
 
 /// A damage zone as the Parts view lists it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ZoneState {
     pub name: String,
@@ -45,6 +46,7 @@ pub struct ZoneState {
 
 /// A part with words, as the Parts view lists it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct PartState {
     pub name: Option<String>,
@@ -59,6 +61,7 @@ pub struct PartState {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct Parts {
     pub zones: Vec<ZoneState>,

@@ -116,13 +116,13 @@ impl Viewer {
 
     /// How a comparison is drawn: {mode: "a" | "b" | "overlay" | "split" | "difference",
     /// split: share of the width left of the split}; null while one file is on show.
-    #[wasm_bindgen(js_name = compareView)]
+    #[wasm_bindgen(js_name = compareView, unchecked_return_type = "CompareView | null")]
     pub fn compare_view(&self) -> Result<JsValue, JsValue> {
         self.renderer.comparing().map_or(Ok(JsValue::NULL), |v| to_js(&v))
     }
     /// Change how the comparison is drawn ({mode, split}); false when none is on show.
     #[wasm_bindgen(js_name = setCompareView)]
-    pub fn set_compare_view(&mut self, view: JsValue) -> Result<bool, JsValue> {
+    pub fn set_compare_view(&mut self, #[wasm_bindgen(unchecked_param_type = "Partial<CompareView>")] view: JsValue) -> Result<bool, JsValue> {
         let view: CompareView = serde_wasm_bindgen::from_value(view)?;
         Ok(self.renderer.set_compare_view(view))
     }
@@ -172,26 +172,19 @@ impl Viewer {
 
     /// {done, total, failed}: batches of the scene on show uploaded to the GPU so far, and
     /// the first the GPU would not take (null: none).
-    #[wasm_bindgen(js_name = uploadProgress)]
+    #[wasm_bindgen(js_name = uploadProgress, unchecked_return_type = "UploadProgress")]
     pub fn upload_progress(&self) -> Result<JsValue, JsValue> {
         let (done, total) = self.renderer.upload_progress();
-        #[derive(Serialize)]
-        struct Out<'a> {
-            done: usize,
-            total: usize,
-            /// A draw the GPU would not take: the file is not drawn whole.
-            failed: Option<&'a str>,
-        }
-        to_js(&Out { done, total, failed: self.renderer.gpu_error() })
+        to_js(&UploadProgress { done, total, failed: self.renderer.gpu_error() })
     }
 
     /// "orbit" or "fly".
-    #[wasm_bindgen(js_name = cameraMode)]
+    #[wasm_bindgen(js_name = cameraMode, unchecked_return_type = "CameraMode")]
     pub fn camera_mode(&self) -> Result<JsValue, JsValue> {
         to_js(&self.renderer.camera_mode)
     }
     #[wasm_bindgen(js_name = setCameraMode)]
-    pub fn set_camera_mode(&mut self, mode: JsValue) -> Result<(), JsValue> {
+    pub fn set_camera_mode(&mut self, #[wasm_bindgen(unchecked_param_type = "CameraMode")] mode: JsValue) -> Result<(), JsValue> {
         self.renderer.camera_mode = serde_wasm_bindgen::from_value::<CameraMode>(mode)?;
         Ok(())
     }
@@ -209,6 +202,7 @@ impl Viewer {
         self.renderer.fly_speed()
     }
     /// The scene's viewpoints (a world's dropzones): [{name, position, forward, up}].
+    #[wasm_bindgen(unchecked_return_type = "ViewpointAt[]")]
     pub fn viewpoints(&self) -> Result<JsValue, JsValue> {
         to_js(&self.renderer.viewpoints(self.animation_time()))
     }
@@ -228,6 +222,7 @@ impl Viewer {
 
     /// The scene's layers: [{name, shown, nodes, chosen}] (nodes on the layer; chosen: the
     /// scene's choice shows and hides it). Comparing, those of the scene drawn first.
+    #[wasm_bindgen(unchecked_return_type = "LayerState[]")]
     pub fn layers(&self) -> Result<JsValue, JsValue> {
         let side = self.renderer.primary();
         let Some(scene) = self.renderer.scene_of(side) else { return to_js(&Vec::<()>::new()) };
@@ -236,6 +231,7 @@ impl Viewer {
 
     /// The scene's choice (one model of a file, one of its animations): {name, options:
     /// [label], selected}, or null.
+    #[wasm_bindgen(unchecked_return_type = "ChoiceState | null")]
     pub fn choice(&self) -> Result<JsValue, JsValue> {
         let Some(c) = self.renderer.scene().and_then(|s| layers::choice(s, self.renderer.choice())) else { return Ok(JsValue::NULL) };
         to_js(&c)
@@ -257,6 +253,7 @@ impl Viewer {
     /// The Parts view of the scene on show (`crate::view::parts::Parts`): {zones: [{name,
     /// layer, patches, triangles, hidden, colour}], parts: [{name, record, zones, words,
     /// triangles, placedIn}], partsTotal, words: {word: parts}}, at the LOD on show.
+    #[wasm_bindgen(unchecked_return_type = "Parts")]
     pub fn parts(&self) -> Result<JsValue, JsValue> {
         let Some(scene) = self.renderer.scene() else { return to_js(&crate::view::parts::Parts::default()) };
         to_js(&crate::view::parts::parts(scene, self.renderer.current_lod().unwrap_or(0), self.renderer.hidden_layers()))
@@ -327,14 +324,9 @@ impl Viewer {
         timeline_label(self.animation_time(), layers::loop_duration(scene) as f64, scene.frame_time.map(f64::from))
     }
     /// {playing, speed} of the clock.
-    #[wasm_bindgen(js_name = clockState)]
+    #[wasm_bindgen(js_name = clockState, unchecked_return_type = "ClockState")]
     pub fn clock_state(&self) -> Result<JsValue, JsValue> {
-        #[derive(Serialize)]
-        struct Out {
-            playing: bool,
-            speed: f64,
-        }
-        to_js(&Out { playing: self.clock.playing, speed: self.clock.speed })
+        to_js(&ClockState { playing: self.clock.playing, speed: self.clock.speed })
     }
 
     /// The scene on show as a binary glTF: the LOD on show, or with `all_lods` every LOD as
@@ -353,13 +345,13 @@ impl Viewer {
 
     /// Change view switches: {wireframe, cullBack, autoLod, lod}.
     #[wasm_bindgen(js_name = setOptions)]
-    pub fn set_options(&mut self, changes: JsValue) -> Result<(), JsValue> {
+    pub fn set_options(&mut self, #[wasm_bindgen(unchecked_param_type = "OptionChanges")] changes: JsValue) -> Result<(), JsValue> {
         let c: OptionChanges = serde_wasm_bindgen::from_value(changes)?;
         c.apply(&mut self.renderer.options);
         Ok(())
     }
 
-    #[wasm_bindgen(js_name = options)]
+    #[wasm_bindgen(js_name = options, unchecked_return_type = "ViewOptions")]
     pub fn options_js(&self) -> Result<JsValue, JsValue> {
         to_js(&self.renderer.options)
     }
@@ -396,6 +388,7 @@ impl Viewer {
     /// triangleInSource, distance, start, end}: the records of the primitive, of the node
     /// that drew it and of the run its triangle came from, and start..end the bytes of the
     /// face that made the triangle; or null.
+    #[wasm_bindgen(unchecked_return_type = "Picked | null")]
     pub fn pick(&self, x: f32, y: f32) -> Result<JsValue, JsValue> {
         let Some((shown, hit)) = self.renderer.pick(x, y, self.animation_time()) else { return Ok(JsValue::NULL) };
         // Whose records the hit names: the difference view draws A's geometry, and B's on
@@ -414,19 +407,6 @@ impl Viewer {
             Some(run) => run.face_bytes(hit.triangle, range(Some(run.record))),
             None => range(hit.primitive.or(hit.node)),
         };
-        #[derive(Serialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Picked {
-            primitive: Option<u32>,
-            patch: Option<u32>,
-            source: Option<u32>,
-            triangle_in_source: u32,
-            distance: f32,
-            start: usize,
-            end: usize,
-            /// The file whose records these are ("a": the file on show).
-            side: Side,
-        }
         let triangle_in_source = hit.source.map_or(hit.triangle, |s| hit.triangle - s.first);
         to_js(&Picked { primitive: hit.primitive, patch: hit.node, source, triangle_in_source, distance: hit.distance, start, end, side })
     }
@@ -476,14 +456,8 @@ impl Viewer {
     }
     /// {scene: [x, y, z], selection: [x, y, z] or null, gridStep}: the sizes of the boxes
     /// around what is on show and around the outlined selection, and the grid's step.
+    #[wasm_bindgen(unchecked_return_type = "Sizes")]
     pub fn sizes(&self) -> Result<JsValue, JsValue> {
-        #[derive(Serialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Sizes {
-            scene: Option<[f32; 3]>,
-            selection: Option<[f32; 3]>,
-            grid_step: f32,
-        }
         let (scene, selection) = self.renderer.sizes();
         to_js(&Sizes { scene, selection, grid_step: self.renderer.grid_step() })
     }
@@ -611,4 +585,46 @@ impl Viewer {
             }
         }
     }
+}
+
+/// Batches of the scene on show uploaded to the GPU so far, of all there are.
+#[derive(Serialize, tsify::Tsify)]
+pub struct UploadProgress<'a> {
+    done: usize,
+    total: usize,
+    /// A draw the GPU would not take: the file is not drawn whole.
+    failed: Option<&'a str>,
+}
+
+/// Whether the clock runs, and how fast.
+#[derive(Serialize, tsify::Tsify)]
+pub struct ClockState {
+    playing: bool,
+    speed: f64,
+}
+
+/// What a click hit: the records of the primitive, of the node that drew it and of the run
+/// its triangle came from, and the bytes of the face that made the triangle.
+#[derive(Serialize, tsify::Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct Picked {
+    primitive: Option<u32>,
+    patch: Option<u32>,
+    source: Option<u32>,
+    triangle_in_source: u32,
+    distance: f32,
+    start: usize,
+    end: usize,
+    /// The file whose records these are ("a": the file on show).
+    side: Side,
+}
+
+/// The sizes of the boxes around what is on show and around the outlined selection, and
+/// the grid's step.
+#[derive(Serialize, tsify::Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct Sizes {
+    scene: Option<[f32; 3]>,
+    selection: Option<[f32; 3]>,
+    grid_step: f32,
 }
