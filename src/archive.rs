@@ -197,6 +197,7 @@ impl FileSource for MemorySource {
 
 /// Where the time of one open went, in ms (zero where the source has no clock).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct OpenTimings {
     pub read_ms: f64,

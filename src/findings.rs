@@ -6,6 +6,7 @@ use serde::Serialize;
 
 /// A fatal error in a file: where it happened and what was expected there.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[error("at byte {offset}{}: {message}", if path.is_empty() { String::new() } else { format!(" ({path})") })]
 pub struct ParseError {
     /// Byte offset in the file.
@@ -23,6 +24,7 @@ impl ParseError {
 
 /// A non-fatal finding: the file still loads, but this part was skipped or suspicious.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Diagnostic {
     pub offset: usize,
     pub path: String,

@@ -10,6 +10,7 @@ use serde::Serialize;
 pub const THUMBNAIL_SIDE: u32 = 64;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct MaterialCard {
     pub name: String,
@@ -24,8 +25,10 @@ pub struct MaterialCard {
     pub texture_file: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
-    /// The texture's picture scaled to fit [`THUMBNAIL_SIDE`], texel by texel.
+    /// The texture's picture scaled to fit [`THUMBNAIL_SIDE`], texel by texel (the page gets
+    /// it as a picture: see `OpenedFile.gallery`).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional, type = "Picture"))]
     pub thumbnail: Option<Texels>,
     /// The inspector record the material was read from.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -35,6 +38,7 @@ pub struct MaterialCard {
 /// One texture of the archive, as the texture gallery lists it: a picture file, or a texture
 /// a file decodes itself (a field model's VRAM page with its CLUT).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct TextureCard {
     pub path: String,
@@ -60,6 +64,7 @@ pub struct TextureCard {
 
 /// Who uses a texture: materials (as files name them, `lib:material`) and files.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TextureUsers {
     pub materials: Vec<String>,
     pub files: Vec<String>,

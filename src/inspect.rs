@@ -8,6 +8,7 @@ use crate::findings::{Diagnostic, ParseError};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "lowercase")]
 pub enum ByteClass {
     /// Magic, tag words, length fields: the bytes that frame records.
@@ -27,6 +28,7 @@ pub enum ByteClass {
 
 /// `len` bytes from `start` share one class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CoverageRun {
     pub start: usize,
     pub len: usize,
@@ -35,6 +37,7 @@ pub struct CoverageRun {
 
 /// Byte totals per class.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Coverage {
     pub framing: usize,
     pub decoded: usize,
@@ -45,6 +48,7 @@ pub struct Coverage {
 /// What a run of payload bytes was decoded as: a format records one for every value it
 /// reads, so the inspector can say what each byte means and shade what nothing read.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Field {
     /// The row (record) the bytes belong to.
     pub chunk: u32,
@@ -59,6 +63,7 @@ pub struct Field {
 
 /// One record of the file: a chunk, a section, a header.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Row {
     pub index: u32,
     pub offset: usize,
@@ -89,6 +94,7 @@ pub struct Row {
 
 /// An entry of a table other files index by number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct TableEntry {
     pub table: &'static str,
     pub index: u32,
@@ -99,6 +105,7 @@ pub struct TableEntry {
 /// place among the polygons of that kind in its part's data, and one entry per colour it
 /// stores (a corner each, or one for the whole polygon).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct PolygonRecord {
     pub model: u32,
     pub part: u32,
@@ -111,6 +118,7 @@ pub struct PolygonRecord {
 /// One colour of a polygon: as the file stores it, the normal it is lit by (an index into the
 /// lighting's normal table), and the colour the game's lighting gives it where that applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct CornerColour {
     pub stored: [u8; 3],
     pub normal: u8,
@@ -120,6 +128,7 @@ pub struct CornerColour {
 
 /// A set of bytes the hex view can show: the file as stored, or what a container decoded.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct ByteView {
     pub label: String,
     pub len: usize,
@@ -131,6 +140,7 @@ pub struct ByteView {
 pub const MAX_ROWS: usize = 50_000;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct InspectorView {
     /// The format family that built the view ("biz2", "text", "image", "bytes").
     pub format: &'static str,

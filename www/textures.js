@@ -37,9 +37,11 @@ export async function textureList({ onCard = null } = {}) {
       continue; // A file that cannot be read has no texture to show (the list marks it).
     }
     if (generation !== state.generation) return [];
-    found.forEach((c, own) => {
-      c.own = own;
-      c.users = c.texture === undefined ? null : { materials: c.materials || [], files: [c.path] };
+    found.forEach((card, own) => {
+      // The gallery's card: the core's, its place among its file's textures, and who uses it
+      // (a decoded texture's users are its file's materials; a picture's are looked up below).
+      const users = card.texture === undefined ? null : { materials: card.materials || [], files: [card.path] };
+      const c = { ...card, own, users };
       cards.push(c);
       if (onCard) onCard(c);
     });

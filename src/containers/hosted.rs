@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 /// How a container's entries lie in its bytes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Layout {
     /// A zip: an entry is its local header and its stored or compressed data.

@@ -96,6 +96,7 @@ pub struct Comparison {
 
 /// What a row of the aligned trees shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "lowercase")]
 pub enum RowStatus {
     Same,
@@ -111,6 +112,7 @@ pub enum RowStatus {
 /// One row of the two record trees side by side: the record of each side (an inspector row,
 /// or for text a line from 0), absent on the side without it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct AlignedRow {
     pub a: Option<u32>,
     pub b: Option<u32>,
@@ -122,6 +124,7 @@ pub struct AlignedRow {
 
 /// One value for each side of a comparison: what the page reads as `x.a` and `x.b`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Sides<T> {
     pub a: T,
     pub b: T,
@@ -131,6 +134,7 @@ pub struct Sides<T> {
 /// the bytes of each file that differ. (The page's alone, so in the page's camelCase; the
 /// [`Comparison`] is `diff --json`'s, whose keys scripts rely on.)
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct Alignment {
     /// The records are lines of text (`a` and `b` count lines), not inspector rows.

@@ -20,8 +20,8 @@ pub struct ArchiveExport {
     zip: Option<ZipStream>,
 }
 
-#[derive(Serialize)]
-struct Summary {
+#[derive(Serialize, tsify::Tsify)]
+pub struct Summary {
     /// Files of the archive looked at, bytes written into the zip (before compression), and
     /// the files that failed.
     files: usize,
@@ -64,6 +64,7 @@ impl ArchiveExport {
     }
 
     /// {files, written, bytes, failed} so far.
+    #[wasm_bindgen(unchecked_return_type = "Summary")]
     pub fn summary(&self) -> Result<JsValue, JsValue> {
         let b = self.bundle.as_ref().ok_or_else(|| js_error("the export is finished"))?;
         let r = b.report();

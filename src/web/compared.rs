@@ -20,9 +20,9 @@ pub struct ComparedFiles {
 }
 
 /// The difference view's colours, for the page's legend (`#rrggbb`).
-#[derive(Serialize)]
+#[derive(Serialize, tsify::Tsify)]
 #[serde(rename_all = "camelCase")]
-struct Legend {
+pub struct Legend {
     unchanged: String,
     only_in_a: String,
     only_in_b: String,
@@ -53,6 +53,7 @@ impl ComparedFiles {
     }
     /// Both record trees row by row, and the bytes of each side that differ: {lines, rows:
     /// [{a, b, status, depth, range: {a, b}}], rowsDropped, bytes: {a, b}}.
+    #[wasm_bindgen(unchecked_return_type = "Alignment")]
     pub fn alignment(&self) -> Result<JsValue, JsValue> {
         to_js(&self.alignment)
     }
@@ -63,6 +64,7 @@ impl ComparedFiles {
     }
     /// The difference view's colours: {unchanged, onlyInA, onlyInB, movedLeast, movedMost,
     /// movedFrom} as CSS colours.
+    #[wasm_bindgen(unchecked_return_type = "Legend")]
     pub fn legend(&self) -> Result<JsValue, JsValue> {
         to_js(&Legend {
             unchanged: css(diff::UNCHANGED),

@@ -37,6 +37,10 @@ impl ByteSource for JsBytes {
     }
 }
 
+// What the page's store must answer (the calls `JsDecodedStore` makes), for tsc.
+#[wasm_bindgen(typescript_custom_section)]
+const DECODED_STORE: &str = "/** Decoded entries the page keeps (www/decoded-cache.js). */\nexport interface DecodedStore { has(index: number): boolean; get(index: number): Uint8Array | undefined; put(index: number, offset: number, bytes: Uint8Array, last: boolean): void }";
+
 /// Decoded entries kept by the page (www/decoded-cache.js: the Origin Private File System),
 /// an object with synchronous `has(index)`, `get(index) → Uint8Array | undefined` and
 /// `put(index, offset, bytes, last)`. A store that throws is a store without the entry.
@@ -68,8 +72,9 @@ impl containers::DecodedStore for JsDecodedStore {
     }
 }
 
-#[derive(Serialize)]
-struct Listed {
+/// A file inside a container, as its listing gives it to the page.
+#[derive(Serialize, tsify::Tsify)]
+pub struct Listed {
     path: String,
     size: u64,
     /// Which opened container holds it, and its index there.
@@ -95,7 +100,15 @@ impl ContainerReader {
     /// `progress(done, total)` hears how far the listing got (total 0: not known). `store`,
     /// if not undefined, keeps what the container decodes (see `keepsDecoded`).
     #[wasm_bindgen(constructor)]
-    pub fn new(name: String, read: js_sys::Function, len: f64, mode: String, start: f64, progress: js_sys::Function, store: JsValue) -> Result<ContainerReader, JsValue> {
+    pub fn new(
+        name: String,
+        #[wasm_bindgen(unchecked_param_type = "(offset: number, length: number) => Uint8Array")] read: js_sys::Function,
+        len: f64,
+        mode: String,
+        start: f64,
+        #[wasm_bindgen(unchecked_param_type = "(done: number, total: number) => void")] progress: js_sys::Function,
+        #[wasm_bindgen(unchecked_param_type = "DecodedStore | undefined")] store: JsValue,
+    ) -> Result<ContainerReader, JsValue> {
         let mut report = |done: u64, total: u64| {
             // A listener that throws only loses its progress, not the listing.
             let _ = progress.call2(&JsValue::NULL, &(done as f64).into(), &(total as f64).into());
@@ -165,6 +178,7 @@ impl ContainerReader {
 
     /// Every file inside, containers in it opened as folders: [{path, size, container,
     /// index}], sorted by path.
+    #[wasm_bindgen(unchecked_return_type = "Listed[]")]
     pub fn entries(&mut self) -> Result<JsValue, JsValue> {
         self.listed.sort_by(|a, b| a.path.cmp(&b.path));
         to_js(&self.listed)
@@ -209,7 +223,11 @@ impl ContainerReader {
 
 /// The data track a cue sheet names: {file, mode ("MODE1", "MODE2", "COOKED"), start,
 /// line}, or an Error naming the line.
-#[wasm_bindgen(js_name = cueTrack)]
+// The shape `cue_track` below makes, for tsc (it is built key by key).
+#[wasm_bindgen(typescript_custom_section)]
+const CUE_TRACK: &str = "/** A cue sheet's data track: its file, sector mode, INDEX 01 sector and line. */\nexport interface CueTrack { file: string; mode: string; start: number; line: number }";
+
+#[wasm_bindgen(js_name = cueTrack, unchecked_return_type = "CueTrack")]
 pub fn cue_track(text: &str) -> Result<JsValue, JsValue> {
     let t = containers::cue_data_track(text).map_err(|e| js_error(&e))?;
     let mode = t.mode.word();
@@ -252,7 +270,7 @@ pub fn container_tail() -> usize {
 /// error names the container, the entry and what did not match (a stale index among them).
 #[wasm_bindgen(js_name = readHosted)]
 #[allow(clippy::too_many_arguments)]
-pub fn read_hosted(container: &str, entry: &str, layout: JsValue, container_size: f64, ranges: &[f64], bytes: &[u8], at: f64, size: f64, crc32: &str) -> Result<js_sys::Uint8Array, JsValue> {
+pub fn read_hosted(container: &str, entry: &str, #[wasm_bindgen(unchecked_param_type = "Layout")] layout: JsValue, container_size: f64, ranges: &[f64], bytes: &[u8], at: f64, size: f64, crc32: &str) -> Result<js_sys::Uint8Array, JsValue> {
     let fail = |m: String| js_error(&format!("{container}: {entry}: {m}"));
     let layout: hosted::Layout = serde_wasm_bindgen::from_value(layout).map_err(|e| fail(format!("the index's layout: {e}")))?;
     let crc32 = u32::from_str_radix(crc32, 16).map_err(|_| fail(format!("CRC-32 {crc32:?}: expected 8 hex digits")))?;

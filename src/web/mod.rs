@@ -33,6 +33,10 @@ pub(crate) fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
     Ok(value.serialize(&serde_wasm_bindgen::Serializer::json_compatible())?)
 }
 
+// The shape `parse_error` below makes, for tsc (it is built key by key).
+#[wasm_bindgen(typescript_custom_section)]
+const RELICVIEW_ERROR: &str = "/** An Error naming the file and byte, with the byte and record path apart. */\nexport interface RelicviewError extends Error { offset: number; chunkPath: string }";
+
 /// An Error whose message names the file and byte offset, with `offset` and `chunkPath`
 /// properties so scripts need not parse the text.
 pub(crate) fn parse_error(file: &str, e: &ParseError) -> JsValue {

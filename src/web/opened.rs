@@ -71,11 +71,13 @@ impl OpenedFile {
     }
     /// The parse error as an Error to throw (message naming file and byte offset, with
     /// `offset` and `chunkPath`), or null.
+    #[wasm_bindgen(unchecked_return_type = "RelicviewError | null")]
     pub fn error(&self) -> JsValue {
         self.document.error().filter(|_| !self.document.damaged()).map_or(JsValue::NULL, |e| parse_error(&self.path, e))
     }
     /// Damage where the file ends (cut short, or bytes after its end) as an Error, or null:
     /// the file is shown up to it, and the page says so.
+    #[wasm_bindgen(unchecked_return_type = "RelicviewError | null")]
     pub fn damage(&self) -> JsValue {
         self.document.error().filter(|_| self.document.damaged()).map_or(JsValue::NULL, |e| parse_error(&self.path, e))
     }
@@ -83,6 +85,7 @@ impl OpenedFile {
     /// up to [`JSON_ROWS`] rows crosses as one JSON text (a world's 3,200 rows: about a third
     /// of the time of building the objects call by call); a larger one is built call by call,
     /// so that its text never sits whole in wasm memory, which does not shrink.
+    #[wasm_bindgen(unchecked_return_type = "InspectorView | null")]
     pub fn inspect(&self) -> Result<JsValue, JsValue> {
         let view = self.document.inspector();
         if view.map_or(0, |v| v.chunks.len()) <= JSON_ROWS {
@@ -120,6 +123,7 @@ impl OpenedFile {
         to_js(&rows)
     }
     /// The summary `relicview info --json` prints for this file.
+    #[wasm_bindgen(unchecked_return_type = "Record<string, unknown>")]
     pub fn info(&self) -> Result<JsValue, JsValue> {
         js_sys::JSON::parse(&self.document.info_json())
     }
@@ -153,6 +157,7 @@ impl OpenedFile {
     }
     /// The file's items as cards ([{name, color, texture, textureFile, problem, record,
     /// thumbnail: {width, height, rgba}}]), or null for a file not shown as a grid.
+    #[wasm_bindgen(unchecked_return_type = "MaterialCard[] | null")]
     pub fn gallery(&self) -> Result<JsValue, JsValue> {
         let Some(cards) = self.document.gallery() else { return Ok(JsValue::NULL) };
         let out = js_sys::Array::new();
@@ -182,6 +187,7 @@ impl OpenedFile {
         self.document.exports()
     }
     /// {readMs, parseMs, assetsMs, buildMs} of the open.
+    #[wasm_bindgen(unchecked_return_type = "OpenTimings")]
     pub fn timings(&self) -> Result<JsValue, JsValue> {
         to_js(&self.timings)
     }

@@ -69,6 +69,7 @@ impl Session {
     /// Open a file through the core's open sequence (read, parse, read what it refers to,
     /// build its scene) → Promise<OpenedFile>. Rejects only when the file cannot be read; a
     /// file that does not parse resolves, with its error in `error()`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<OpenedFile>")]
     pub fn open(&self, path: String) -> js_sys::Promise {
         let (archive, source) = (self.archive.clone(), self.source.clone());
         wasm_bindgen_futures::future_to_promise(async move {
@@ -90,6 +91,7 @@ impl Session {
     /// Promise<ComparedFiles>: both files, what `relicview diff --json` prints for them, both
     /// trees row by row and their difference view. Rejects when either cannot be read.
     #[wasm_bindgen(js_name = openComparison)]
+    #[wasm_bindgen(unchecked_return_type = "Promise<ComparedFiles>")]
     pub fn open_comparison(&self, a: String, b: String) -> js_sys::Promise {
         let (archive, source) = (self.archive.clone(), self.source.clone());
         wasm_bindgen_futures::future_to_promise(async move {
@@ -104,7 +106,7 @@ impl Session {
     /// Promise<ExportedFile>, for `ArchiveExport.add`. It is opened in an archive of its own,
     /// so what it reads is let go with it. Rejects when it cannot be read.
     /// `all_scenes`: every LOD and model as glTF scenes (`export --all --lods all`).
-    #[wasm_bindgen(js_name = exportFile)]
+    #[wasm_bindgen(js_name = exportFile, unchecked_return_type = "Promise<ExportedFile>")]
     pub fn export_file(&self, path: String, all_scenes: bool) -> js_sys::Promise {
         let alone = self.opened_alone(path);
         wasm_bindgen_futures::future_to_promise(async move {
@@ -116,7 +118,7 @@ impl Session {
     /// The textures archive file `path` gives the texture gallery → Promise<[{path, texture,
     /// width, height, format, materials, thumbnail: {width, height, rgba}}]>: its picture, or
     /// the textures its scene decodes itself. Opened in an archive of its own.
-    #[wasm_bindgen(js_name = textureCards)]
+    #[wasm_bindgen(js_name = textureCards, unchecked_return_type = "Promise<(TextureCard & { thumbnail: Picture })[]>")]
     pub fn texture_cards(&self, path: String) -> js_sys::Promise {
         let alone = self.opened_alone(path);
         wasm_bindgen_futures::future_to_promise(async move {
@@ -133,7 +135,7 @@ impl Session {
 
     /// Who uses the picture file `path` → Promise<{materials, files}> (the archive's
     /// references, read once, and the libraries that name it).
-    #[wasm_bindgen(js_name = textureUsers)]
+    #[wasm_bindgen(js_name = textureUsers, unchecked_return_type = "Promise<TextureUsers>")]
     pub fn texture_users(&self, path: String) -> js_sys::Promise {
         let (archive, source) = (self.archive.clone(), self.source.clone());
         wasm_bindgen_futures::future_to_promise(async move { to_js(&archive::texture_users(&archive, &*source, &path).await) })
@@ -143,23 +145,10 @@ impl Session {
     /// {message, offset} or null, damaged, warnings, zones, behaviours} (the damage zones and
     /// behaviour words its models carry). For the page's archive check and the Parts view's
     /// "which files use this word".
+    #[wasm_bindgen(unchecked_return_type = "Promise<Checked>")]
     pub fn check(&self, path: String) -> js_sys::Promise {
         let source = self.source.clone();
         wasm_bindgen_futures::future_to_promise(async move {
-            #[derive(Serialize)]
-            struct Problem {
-                message: String,
-                offset: Option<usize>,
-            }
-            #[derive(Serialize)]
-            struct Checked {
-                kind: Kind,
-                error: Option<Problem>,
-                damaged: bool,
-                warnings: usize,
-                zones: Vec<String>,
-                behaviours: Vec<String>,
-            }
             let checked = match source.read(&path).await {
                 Err(why) => Checked { kind: Kind::sniff(&path, &[], 0), error: Some(Problem { message: format!("{path}: {why}"), offset: None }), damaged: false, warnings: 0, zones: Vec::new(), behaviours: Vec::new() },
                 Ok(bytes) => {
@@ -177,7 +166,7 @@ impl Session {
     /// "Used by" rows for the file at `path` ({label, value, severity}), reading the files
     /// the reference graph does not hold yet (once per archive). `exports` are the named
     /// items the file offers (see `OpenedFile.exports`).
-    #[wasm_bindgen(js_name = usedBy)]
+    #[wasm_bindgen(js_name = usedBy, unchecked_return_type = "Promise<InfoRow[]>")]
     pub fn used_by(&self, path: String, exports: Vec<String>) -> js_sys::Promise {
         let (archive, source) = (self.archive.clone(), self.source.clone());
         wasm_bindgen_futures::future_to_promise(async move {
@@ -190,7 +179,7 @@ impl Session {
     /// Who uses entry `index` of the table `table` the file at `path` holds (an inspector
     /// row's `entry`: a normal of FIELD.BIN) → Promise<[{label, value, links}]>: how many
     /// records of each file of the archive, the files as links.
-    #[wasm_bindgen(js_name = tableUsers)]
+    #[wasm_bindgen(js_name = tableUsers, unchecked_return_type = "Promise<InfoRow[]>")]
     pub fn table_users(&self, path: String, table: String, index: u32) -> js_sys::Promise {
         let (archive, source) = (self.archive.clone(), self.source.clone());
         wasm_bindgen_futures::future_to_promise(async move {
@@ -210,4 +199,24 @@ impl Session {
             crate::bundle::open_for_export(&archive, &*source, &path).await.map_err(|e| js_error(&format!("{path}: {e}")))
         }
     }
+}
+
+/// Why a file did not parse: the message naming it, and the byte (none where it could not
+/// be read).
+#[derive(Serialize, tsify::Tsify)]
+pub struct Problem {
+    message: String,
+    offset: Option<usize>,
+}
+
+/// A file parsed on its own, as `census` does ([`Session::check`]).
+#[derive(Serialize, tsify::Tsify)]
+pub struct Checked {
+    #[tsify(type = "string")]
+    kind: Kind,
+    error: Option<Problem>,
+    damaged: bool,
+    warnings: usize,
+    zones: Vec<String>,
+    behaviours: Vec<String>,
 }

@@ -11,9 +11,9 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-#[derive(Serialize)]
+#[derive(Serialize, tsify::Tsify)]
 #[serde(rename_all = "camelCase")]
-struct FrameStats {
+pub struct FrameStats {
     triangles: usize,
     draw_calls: u32,
     /// Mesh placements drawn.
@@ -34,9 +34,9 @@ struct FrameStats {
     choice: Option<usize>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, tsify::Tsify)]
 #[serde(rename_all = "camelCase")]
-struct PixelStats {
+pub struct PixelStats {
     width: u32,
     height: u32,
     background: [u8; 3],
@@ -415,7 +415,7 @@ impl Viewer {
     /// clears), or with `start`..`end` one face of it; A's outline shows in the difference
     /// view too. Returns the triangles outlined on that side.
     #[wasm_bindgen(js_name = setHighlightOn)]
-    pub fn set_highlight_on(&mut self, side: JsValue, record: Option<u32>, start: Option<usize>, end: Option<usize>) -> Result<usize, JsValue> {
+    pub fn set_highlight_on(&mut self, #[wasm_bindgen(unchecked_param_type = "Side")] side: JsValue, record: Option<u32>, start: Option<usize>, end: Option<usize>) -> Result<usize, JsValue> {
         let side: Side = serde_wasm_bindgen::from_value(side)?;
         let seconds = self.animation_time();
         let target = record.map(|r| (r, start.zip(end)));
@@ -427,7 +427,7 @@ impl Viewer {
 
     /// Triangles outlined on one side of a comparison ("a", "b" or "difference").
     #[wasm_bindgen(js_name = highlightedTrianglesOn)]
-    pub fn highlighted_triangles_on(&self, side: JsValue) -> Result<usize, JsValue> {
+    pub fn highlighted_triangles_on(&self, #[wasm_bindgen(unchecked_param_type = "Side")] side: JsValue) -> Result<usize, JsValue> {
         let side: Side = serde_wasm_bindgen::from_value(side)?;
         Ok(self.renderer.highlighted_triangles_on(side))
     }
@@ -504,19 +504,21 @@ impl Viewer {
     }
 
     /// {position, target, fov} of the camera.
+    #[wasm_bindgen(unchecked_return_type = "CameraState")]
     pub fn camera(&self) -> Result<JsValue, JsValue> {
         to_js(&self.renderer.camera_state())
     }
 
     /// Move the camera to {position, target, fov}; false when the view is unusable.
     #[wasm_bindgen(js_name = setCamera)]
-    pub fn set_camera(&mut self, state: JsValue) -> Result<bool, JsValue> {
+    pub fn set_camera(&mut self, #[wasm_bindgen(unchecked_param_type = "CameraState")] state: JsValue) -> Result<bool, JsValue> {
         let state: CameraState = serde_wasm_bindgen::from_value(state)?;
         Ok(self.renderer.set_camera_state(state))
     }
 
     /// Draw a frame; `now` is the rAF timestamp in ms (also the animation clock).
     /// A scene that cannot be drawn is taken off the view, and the frame throws why.
+    #[wasm_bindgen(unchecked_return_type = "FrameStats")]
     pub fn render(&mut self, now: f64) -> Result<JsValue, JsValue> {
         self.now = now;
         self.draw()?;
@@ -526,6 +528,7 @@ impl Viewer {
 
     /// {triangles, drawCalls, instances, fps, lod, lodCount, animating}: fps counts the
     /// frames drawn in the last second (the viewer draws only when something changes).
+    #[wasm_bindgen(unchecked_return_type = "FrameStats")]
     pub fn stats(&self) -> Result<JsValue, JsValue> {
         let stats = FrameStats {
             triangles: self.renderer.triangles(),
@@ -544,7 +547,7 @@ impl Viewer {
     }
 
     /// Redraw and read the framebuffer back: how many pixels differ from the background.
-    #[wasm_bindgen(js_name = pixelStats)]
+    #[wasm_bindgen(js_name = pixelStats, unchecked_return_type = "PixelStats")]
     pub fn pixel_stats(&mut self) -> Result<JsValue, JsValue> {
         self.draw()?;
         let pixels = self.renderer.read_pixels();
