@@ -181,7 +181,8 @@ export async function confirmKinds(entries, generation) {
 // from the head worker are looked up here, 100 to a task (some 50 ms), so that a folder of
 // 20,000 never blocks the page. Fills state.source.folder; → false if another archive came.
 export async function fingerprintFolder(generation) {
-  if (state.source?.folder !== null) return true;
+  // (An archive dropped since is not this one: its fingerprint is not ours to report.)
+  if (state.source?.folder !== null) return generation === state.generation;
   const entries = state.entries;
   for (let i = 0; i < entries.length; i += 100) {
     for (const e of entries.slice(i, i + 100)) if (e.sized === false) e.learnSize(e.file.size);

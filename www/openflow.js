@@ -416,7 +416,7 @@ export async function loadEntries(entries, label, source) {
     timeline.confirmed = performance.now();
     timeline.corrected = corrected;
     // (Most sizes are known by now: the head worker sent them.)
-    return fingerprintFolder(generation).then((done) => { if (done) followView(); });
+    return fingerprintFolder(generation).then((done) => { if (done && generation === state.generation) followView(); });
   }).catch(() => {});
   return { files: entries.length };
 }

@@ -283,7 +283,12 @@ test('FIELD.TDB shows its sheet: every image numbered, its palette named under t
   const t = await page.evaluate(([x, y]) => window.relicview.pictureAt(x, y), [at.x, at.y]);
   assert.deepEqual([t.x, t.y], [48, 48]);
   assert.equal(t.region.label, 'image 17 · palette 2');
-  assert.match(await page.locator('#picture-readout').textContent(), /image 17 · palette 2/);
+  // What the texel is stored as, from the header: texel (16, 16) of image 17 is a nibble of
+  // its row's 16 bytes (the low one first), an index into face 2's palette at u32[0xC] + 2 · 32.
+  const byte = real[imageOffset + 17 * 512 + 16 * 16 + 8];
+  const colour = real.readUInt16LE(real.readUInt32LE(12) + 2 * 32 + 2 * (byte & 15));
+  assert.equal(t.source, `CLUT index ${byte & 15} · colour word 0x${colour.toString(16).toUpperCase().padStart(4, '0')}`);
+  assert.match(await page.locator('#picture-readout').textContent(), /image 17 · palette 2 · CLUT index \d+ · colour word 0x/);
   // A click on it selects its bytes: 32 × 32 at 4 bits, where the header puts image 17.
   await page.mouse.click(box.x + at.x, box.y + at.y);
   const sel = await page.evaluate(() => window.relicview.inspector.selection());

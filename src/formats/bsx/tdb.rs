@@ -6,6 +6,7 @@
 use super::raw::{field, FieldAt, Reader};
 use crate::formats::psx::rgba;
 use crate::findings::ParseError;
+use crate::gallery::TexelPlane;
 use crate::texture::Texels;
 
 /// Bytes of one image: 32 rows of 16 bytes, two texels a byte, the low nibble first.
@@ -84,12 +85,14 @@ impl TdbFile {
     }
 
     /// Every image in a grid of 16 columns, each in its face's palette: what the file holds,
-    /// at a glance.
-    pub fn overview(&self, bytes: &[u8]) -> Texels {
+    /// at a glance; and what each texel is stored as (its CLUT index, the colour word it
+    /// looks up), for the read-out.
+    pub fn overview(&self, bytes: &[u8]) -> (Texels, Vec<TexelPlane>) {
         const COLUMNS: usize = OVERVIEW_COLUMNS;
         let rows = (self.image_count as usize).div_ceil(COLUMNS).max(1);
         let (w, h) = (COLUMNS * 32, rows * 32);
         let mut rgba_out = vec![0u8; w * h * 4];
+        let (mut indices, mut words) = (vec![0u16; w * h], vec![0u16; w * h]);
         for i in 0..self.image_count as usize {
             let (Some(image), palette) = (self.image(bytes, i), self.palette(bytes, Self::face_of_image(i))) else { continue };
             let (x0, y0) = Self::overview_cell(i);
@@ -99,12 +102,14 @@ impl TdbFile {
                     let byte = image[y * 16 + x / 2];
                     let index = if x % 2 == 0 { byte & 0xF } else { byte >> 4 } as usize;
                     let c = u16::from_le_bytes([palette[2 * index], palette[2 * index + 1]]);
-                    let at = ((y0 + y) * w + x0 + x) * 4;
-                    rgba_out[at..at + 4].copy_from_slice(&rgba(c));
+                    let texel = (y0 + y) * w + x0 + x;
+                    rgba_out[texel * 4..texel * 4 + 4].copy_from_slice(&rgba(c));
+                    (indices[texel], words[texel]) = (index as u16, c);
                 }
             }
         }
-        Texels { width: w as u32, height: h as u32, rgba: std::sync::Arc::new(rgba_out) }
+        let planes = vec![TexelPlane { name: "CLUT index", hex: false, values: indices }, TexelPlane { name: "colour word", hex: true, values: words }];
+        (Texels { width: w as u32, height: h as u32, rgba: std::sync::Arc::new(rgba_out) }, planes)
     }
 }
 
@@ -139,10 +144,22 @@ mod tests {
         assert_eq!(t.image_of(0, Feature::Mouth), Some(5));
         assert_eq!(t.image_of(60, Feature::Eye), None, "past the last image");
         // An eye has colour: most texels are not transparent.
-        let eye = t.overview(&bytes);
+        let (eye, planes) = t.overview(&bytes);
         let (x0, y0) = ((86 % 16) * 32, (86 / 16) * 32);
         let opaque = (0..32 * 32).filter(|k| eye.rgba[(((y0 + k / 32) * 512 + x0 + k % 32) * 4) + 3] > 0).count();
         assert!(opaque > 200, "{opaque} texels of the eye are drawn");
+        // What the read-out says of a texel, from the layout in the notes: image 86 starts
+        // at u32[8] + 86 · 0x200, a texel is a nibble of its row's 16 bytes (low first), and
+        // it looks up its face's palette at u32[0xC] + face · 0x20 (image 86 is face 13's).
+        let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+        for (x, y) in [(0, 0), (5, 17), (31, 31), (12, 9)] {
+            let byte = bytes[u32_at(8) + 86 * 0x200 + y * 16 + x / 2];
+            let index = if x % 2 == 0 { byte & 0xF } else { byte >> 4 } as usize;
+            let colour = u16::from_le_bytes(bytes[u32_at(0xC) + 13 * 0x20 + 2 * index..][..2].try_into().unwrap());
+            let texel = (y0 + y) * 512 + x0 + x;
+            assert_eq!((planes[0].name, planes[0].values[texel]), ("CLUT index", index as u16), "({x}, {y})");
+            assert_eq!((planes[1].name, planes[1].values[texel]), ("colour word", colour), "({x}, {y})");
+        }
     }
 
     #[test]

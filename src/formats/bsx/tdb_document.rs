@@ -8,7 +8,7 @@ use crate::formats::lzs::Stored;
 use crate::formats::kind::{Head, Kind, Purpose};
 use crate::formats::{Document, InfoRow, ParseError};
 use crate::inspect::InspectorView;
-use crate::gallery::ImageRegion;
+use crate::gallery::{ImageRegion, TexelPlane};
 use crate::texture::Texels;
 
 pub fn sniff_tdb(h: &Head) -> bool {
@@ -22,7 +22,7 @@ pub struct TdbDocument {
     error: Option<ParseError>,
     diagnostics: Diagnostics,
     inspector: Option<InspectorView>,
-    overview: Option<Texels>,
+    overview: Option<(Texels, Vec<TexelPlane>)>,
 }
 
 impl TdbDocument {
@@ -77,7 +77,10 @@ impl Document for TdbDocument {
         self.stored.view(view)
     }
     fn image(&self) -> Option<&Texels> {
-        self.overview.as_ref()
+        self.overview.as_ref().map(|o| &o.0)
+    }
+    fn image_planes(&self) -> Vec<TexelPlane> {
+        self.overview.as_ref().map_or(Vec::new(), |o| o.1.clone())
     }
     fn image_regions(&self) -> Vec<ImageRegion> {
         let Some(t) = &self.parsed else { return Vec::new() };
