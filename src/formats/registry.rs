@@ -1,7 +1,8 @@
 //! The registry of kinds: every format's rows (`formats!` in formats/mod.rs lists the
-//! formats, one line each). `Kind::sniff` asks the rows tier by tier ([`Sniffed`]: content, then names, then weaker structure); each format
-//! says how its files look and which tier each test belongs to, so the order of the lines
-//! below does not matter (the tests check that no two rows of a tier claim one file).
+//! formats, one line each). `Kind::sniff` asks the rows tier by tier ([`Sniffed`]: content,
+//! then names, then weaker structure); each format says how its files look and which tier
+//! each test belongs to, so the order of the lines in `formats!` does not matter (the tests
+//! check that no two rows of a tier claim one file).
 
 pub use super::kind::{Capabilities, Claim, Format, Head, Kind, Purpose, Sniffed};
 use super::{bytes, misnamed, Document, FORMATS};
