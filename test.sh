@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 scripts/setup.sh --tests
 echo "== cargo test"
-cargo test --locked
+cargo test --workspace --locked
 echo "== the fuzz targets compile (scripts/fuzz.sh runs them)"
 cargo check --locked --manifest-path fuzz/Cargo.toml --bins
 echo "== wasm build"

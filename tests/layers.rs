@@ -1,4 +1,6 @@
-//! The layers of docs/architecture.md, checked on the source: which module names which
+//! What the compiler cannot see of docs/architecture.md's layers. The layers are crates, so
+//! the compiler refuses a format naming the archive; this checks the rest on the source:
+//! which crate each crate's manifest lets it use, which module names which inside one crate
 //! (`crate::…` and `super::…` paths, test modules and comments aside), and how long the glue
 //! and the page's modules are.
 
@@ -159,13 +161,15 @@ fn named_paths(module: &[String], code: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// One crate of the workspace, read from its source folder.
 struct Crate {
     /// Module path → its code.
     modules: BTreeMap<Vec<String>, String>,
 }
 
 impl Crate {
-    fn read() -> Crate {
+    /// The crate whose source is in `dir` (relative to the workspace: "src", "crates/formats/src").
+    fn read(dir: &str) -> Crate {
         fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
             for e in std::fs::read_dir(dir).unwrap() {
                 let p = e.unwrap().path();
@@ -176,7 +180,7 @@ impl Crate {
                 }
             }
         }
-        let src = Path::new(ROOT).join("src");
+        let src = Path::new(ROOT).join(dir);
         let mut files = Vec::new();
         walk(&src, &mut files);
         let mut modules = BTreeMap::new();
@@ -194,18 +198,15 @@ impl Crate {
         Crate { modules }
     }
 
-    /// The modules of formats/ (each folded to its first step below it): those that give the
+    /// The formats crate's modules (each folded to its first step): those that give the
     /// registry rows (`pub const FORMATS: &[Format]`), and the rest: the seam they stand on,
-    /// the registry among them (formats/mod.rs alone lists the formats).
+    /// the registry among them (its lib.rs alone lists the formats).
     fn formats(&self) -> (BTreeSet<String>, BTreeSet<String>) {
         let (mut formats, mut all) = (BTreeSet::new(), BTreeSet::new());
         for (m, code) in &self.modules {
-            if m.len() < 2 || m[0] != "formats" {
-                continue;
-            }
-            all.insert(m[1].clone());
+            all.insert(m[0].clone());
             if code.contains("pub const FORMATS: &[Format]") {
-                formats.insert(m[1].clone());
+                formats.insert(m[0].clone());
             }
         }
         let seam = all.difference(&formats).cloned().collect();
@@ -289,40 +290,85 @@ fn the_reader_sees_paths_as_the_compiler_does() {
     assert_eq!(cycle(&g), Some(p(&["a", "b", "c", "a"])));
 }
 
+/// The workspace's crates: the folder of each one's source, and the workspace crates its
+/// manifest lets it use (docs/architecture.md draws the same).
+const CRATES: &[(&str, &str, &[&str])] = &[
+    ("relicview-model", "crates/model/src", &[]),
+    ("relicview-formats", "crates/formats/src", &["relicview-model"]),
+    ("relicview-containers", "crates/containers/src", &[]),
+    ("relicview-services", "crates/services/src", &["relicview-model", "relicview-formats", "relicview-containers"]),
+    ("relicview-render", "crates/render/src", &["relicview-model"]),
+    ("relicview", "src", &["relicview-model", "relicview-formats", "relicview-containers", "relicview-services", "relicview-render"]),
+];
+
+/// The workspace crates a manifest names in its dependency tables, dev-dependencies aside.
+fn workspace_dependencies(manifest: &str) -> BTreeSet<String> {
+    let mut named = BTreeSet::new();
+    let mut in_dependencies = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_dependencies = line.ends_with("dependencies]") && !line.contains("dev-dependencies") && !line.starts_with("[workspace");
+        } else if in_dependencies && line.starts_with("relicview-") {
+            named.insert(line.split(|c: char| c == '.' || c == ' ' || c == '=').next().unwrap().to_string());
+        }
+    }
+    named
+}
+
 #[test]
-fn no_two_modules_need_each_other() {
-    let c = Crate::read();
-    let (formats, _) = c.formats();
-    let folders: Vec<Vec<&str>> = formats.iter().filter(|f| c.modules.keys().any(|m| m.len() > 2 && m[1] == **f)).map(|f| vec!["formats", f.as_str()]).collect();
-    assert!(folders.len() >= 3, "the format folders are found: {folders:?}");
-    let under: Vec<Vec<&str>> = [vec![], vec!["formats"], vec!["render"], vec!["web"], vec!["view"]].into_iter().chain(folders).collect();
-    for under in &under {
-        let g = c.graph(under);
-        assert!(cycle(&g).is_none(), "under {under:?}: {:?} need each other; the graph: {g:#?}", cycle(&g).unwrap());
+fn each_crate_uses_only_the_layers_below_it() {
+    let on_disk: BTreeSet<String> = std::fs::read_dir(Path::new(ROOT).join("crates")).unwrap().map(|e| format!("crates/{}/src", e.unwrap().file_name().to_string_lossy())).collect();
+    let listed: BTreeSet<String> = CRATES.iter().filter(|c| c.0 != "relicview").map(|c| c.1.to_string()).collect();
+    assert_eq!(on_disk, listed, "every crate of the workspace has its row here and in docs/architecture.md");
+    let sample = "[dependencies]\nrelicview-model.workspace = true\nserde = \"1\"\n[target.'cfg(x)'.dependencies]\nrelicview-render = { path = \"r\" }\n[dev-dependencies]\nrelicview-services.workspace = true\n";
+    assert_eq!(workspace_dependencies(sample), ["relicview-model", "relicview-render"].map(String::from).into());
+    for (name, src, allowed) in CRATES {
+        let manifest = std::fs::read_to_string(Path::new(ROOT).join(src).parent().unwrap().join("Cargo.toml")).unwrap();
+        assert!(manifest.contains(&format!("name = \"{name}\"")), "{src}'s manifest names {name}");
+        let used = workspace_dependencies(&manifest);
+        let above: Vec<&String> = used.iter().filter(|d| !allowed.contains(&d.as_str())).collect();
+        assert!(above.is_empty(), "{name} uses {above:?}, which are not below it");
     }
 }
 
 #[test]
-fn formats_name_nothing_above_them_and_the_neutral_types_name_no_format() {
-    let c = Crate::read();
-    let g = c.graph(&[]);
-    let above = ["archive", "census", "diff", "gltf", "wire", "render", "web", "demo", "serve", "view", "containers", "disk"];
-    let named: Vec<&String> = g["formats"].iter().filter(|m| above.contains(&m.as_str())).collect();
-    assert!(named.is_empty(), "formats/ names {named:?}");
-    for neutral in ["inspect", "scene", "texture", "view", "gallery", "findings", "pod_serde", "words"] {
-        assert!(!g[neutral].contains("formats"), "{neutral} names a format: {:?}", g[neutral]);
+fn no_two_modules_of_a_crate_need_each_other() {
+    for (name, src, _) in CRATES {
+        let c = Crate::read(src);
+        let mut under: Vec<Vec<&str>> = vec![vec![]];
+        // Inside a folder too: a format's files, the renderer's, the glue's, the viewer's state.
+        under.extend(c.modules.keys().filter(|m| m.len() == 2).map(|m| m[0].as_str()).collect::<BTreeSet<_>>().into_iter().map(|m| vec![m]));
+        for under in &under {
+            let g = c.graph(under);
+            assert!(cycle(&g).is_none(), "{name}, under {under:?}: {:?} need each other; the graph: {g:#?}", cycle(&g).unwrap());
+        }
     }
-    for leaf in ["findings", "pod_serde", "words"] {
-        assert!(g[leaf].is_empty(), "{leaf} is a leaf, but names {:?}", g[leaf]);
-    }
-    // The seam the formats stand on (the registry too) names none of them: formats/mod.rs
+    let formats = Crate::read("crates/formats/src");
+    assert!(formats.modules.keys().filter(|m| m.len() == 2).map(|m| &m[0]).collect::<BTreeSet<_>>().len() >= 4, "the format folders are found");
+}
+
+#[test]
+fn the_seam_names_no_format_and_the_leaves_name_nothing() {
+    // The seam the formats stand on (the registry too) names none of them: the crate's lib.rs
     // alone lists them, so a format is added by its folder and a line there.
-    let f = c.graph(&["formats"]);
-    let (formats, seam) = c.formats();
+    let c = Crate::read("crates/formats/src");
+    let f = c.graph(&[]);
+    let (formats, mut seam) = c.formats();
+    // The demo files are written by the formats' writers: above them, in their crate only so
+    // that the formats' tests can read them; no format's code (tests aside) names them.
+    assert!(seam.remove("demo"), "the demo files are beside the formats");
     assert!(formats.len() >= 6 && seam.contains("kind") && seam.contains("registry"), "formats {formats:?}, seam {seam:?}");
     for module in &seam {
         let named: Vec<&String> = f[module].iter().filter(|m| formats.contains(*m)).collect();
-        assert!(named.is_empty(), "formats/{module} is not a format (it gives no rows), yet names {named:?}");
+        assert!(named.is_empty(), "the formats crate's {module} is not a format (it gives no rows), yet names {named:?}");
+    }
+    for module in formats.iter().chain(&seam) {
+        assert!(!f[module].contains("demo"), "{module} names the demo files outside its tests");
+    }
+    // Inside the neutral crate: the leaves every layer uses name nothing of it.
+    let g = Crate::read("crates/model/src").graph(&[]);
+    for leaf in ["findings", "pod_serde", "words"] {
+        assert!(g[leaf].is_empty(), "{leaf} is a leaf, but names {:?}", g[leaf]);
     }
 }
 

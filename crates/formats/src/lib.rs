@@ -1,0 +1,298 @@
+//! One module per file format, and the seam every format plugs into: the [`registry`] of
+//! kinds and the [`Document`] interface. The page, the web glue, `info`, `census` and the
+//! renderer only ever talk to these; adding a format is a folder here, a line in
+//! `formats!` below, and its tests (see docs/adding-a-format.md).
+
+// The neutral types below, under the names the formats have always used for them.
+pub use relicview_model::{findings, gallery, inspect, scene, texture, words};
+
+// The seam: what formats stand on. None of these names a format.
+pub mod assets;
+pub mod bytes;
+pub mod charset;
+pub mod kind;
+pub mod misnamed;
+pub mod psx;
+pub mod registry;
+
+/// Declares each format's module and hands its rows (`FORMATS`) to the registry.
+macro_rules! formats {
+    ($($format:ident),* $(,)?) => {
+        $(pub mod $format;)*
+        /// Every format's rows, as `formats!` lists them; the registry asks them by tier,
+        /// so the order here decides nothing.
+        const FORMATS: &[&[kind::Format]] = &[$($format::FORMATS),*];
+    };
+}
+
+// Files written by the formats' writers from the format notes: the demo archive, the
+// benchmarks' inputs and the tests' fixtures. Not a format.
+pub mod demo;
+
+// Every format, one line each.
+formats! {
+    biz2,
+    bsx,
+    image,
+    lzs,
+    text,
+    tim,
+    world,
+}
+
+pub use assets::{base_name, extension, file_name, stem, Assets, NoAssets, Resolution};
+pub use crate::findings::{Diagnostic, ParseError, Severity};
+use crate::inspect::InspectorView;
+use crate::scene::Scene;
+use crate::texture::Texels;
+pub use kind::{Capabilities, Kind};
+use serde::Serialize;
+use std::any::Any;
+
+/// The summary `relicview info --json` prints: `fields`, with `"error"` added only when
+/// there is one (scripts test `"error" in result`; a successful file has no such key).
+pub(crate) fn summary_json(mut fields: serde_json::Value, error: Option<&ParseError>) -> String {
+    if let (Some(e), Some(map)) = (error, fields.as_object_mut()) {
+        map.insert("error".into(), serde_json::json!({ "message": e.to_string(), "offset": e.offset, "path": e.path }));
+    }
+    fields.to_string()
+}
+
+/// One line of the info panel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct InfoRow {
+    pub label: String,
+    pub value: String,
+    pub severity: Severity,
+    /// A colour the value describes, as CSS `#rrggbb` (the page shows a swatch).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub swatch: Option<String>,
+    /// Archive paths named in the value, in order (the page makes each a link that opens it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub links: Vec<String>,
+    /// Pairs of those paths the page offers to compare: where several files answer to one
+    /// name, the one taken and each other candidate.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub compare: Vec<[String; 2]>,
+}
+
+impl InfoRow {
+    pub fn new(label: impl Into<String>, value: impl Into<String>) -> InfoRow {
+        InfoRow { label: label.into(), value: value.into(), severity: Severity::Normal, swatch: None, links: Vec::new(), compare: Vec::new() }
+    }
+    pub fn warning(label: impl Into<String>, value: impl Into<String>) -> InfoRow {
+        InfoRow { severity: Severity::Warning, ..InfoRow::new(label, value) }
+    }
+    /// With a swatch of an RGB colour (0–1 each, as the file stores it; clamped).
+    pub fn with_swatch(mut self, rgb: [f32; 3]) -> InfoRow {
+        self.swatch = Some(crate::gallery::css_color(rgb));
+        self
+    }
+    pub fn with_links(mut self, links: Vec<String>) -> InfoRow {
+        self.links = links;
+        self
+    }
+    /// Where several files answer to one name: `taken` and the `others` are links (in that
+    /// order, as the value names them), and each other one can be compared with `taken`.
+    pub fn with_candidates(mut self, taken: &str, others: &[String]) -> InfoRow {
+        self.links.push(taken.to_string());
+        self.links.extend(others.iter().cloned());
+        self.compare.extend(others.iter().map(|o| [taken.to_string(), o.clone()]));
+        self
+    }
+}
+
+/// Another file a document refers to, as written in it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Reference {
+    /// What the reference is, for people: "material", "model", "texture map".
+    pub role: &'static str,
+    /// The reference as written ("demo:hull_mtl", "hexpod.bgf").
+    pub written: String,
+    /// File names that would satisfy it, in order of preference, matched without case.
+    pub names: Vec<String>,
+    /// The item inside the target file it names (a material), if any.
+    pub item: Option<String>,
+}
+
+/// One thing a file places in its scene (a world's instance line, through every nesting),
+/// in neutral terms: what comparing two worlds pairs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Placement {
+    /// Its place in the tree of placements below the root: each step the section it places
+    /// and its place among its siblings of that section (`block[1]/bldg[0]`).
+    pub path: String,
+    /// The section placed.
+    pub section: String,
+    /// The model file it draws (a game object's .MOD), or what else it is ("dropzone", "map").
+    pub model: Option<String>,
+    /// Where it ends up in the world, and its rotation as written (radians about x, y, z).
+    pub position: [f32; 3],
+    pub rotation: [f32; 3],
+    /// The node of the document's scene that stands for it (everything it draws is under it).
+    pub node: Option<u32>,
+}
+
+/// What `census` counts of a file, in neutral terms.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct DocStats {
+    /// Records by name ("0x0046 PMESH").
+    pub records: Vec<(String, usize)>,
+    /// Names of records no table knows.
+    pub unknown_records: Vec<String>,
+    /// Records by the width of their length field ("1", "2", "4").
+    pub length_widths: Vec<(&'static str, usize)>,
+    /// The file was read record by record (`records` counts them): what `census` counts as
+    /// a file whose records were read.
+    pub records_read: bool,
+    /// The file ends exactly where its trailer says it does.
+    pub closes_exactly: bool,
+    pub mesh_objects: usize,
+    pub point_only_objects: usize,
+    /// Triangles drawn by default.
+    pub triangles: usize,
+    pub diagnostics: usize,
+    /// Worlds: model placements, and the assets that could not be found or were found
+    /// more than once.
+    pub placements: usize,
+    pub missing: Vec<String>,
+    pub ambiguous: usize,
+    /// Damage zones (lower case) and behaviour words (upper case) of the file's models, each
+    /// with the LOD-0 patches that carry it (docs/formats/biz2.md, "SPECIAL words").
+    pub zones: Vec<(String, usize)>,
+    pub behaviours: Vec<(String, usize)>,
+}
+
+/// The accessors of a document that keeps `kind`, `error`, `diagnostics` and `inspector`
+/// fields: written once here rather than in every format.
+macro_rules! common_accessors {
+    () => {
+        fn kind(&self) -> $crate::Kind {
+            self.kind
+        }
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
+        fn error(&self) -> Option<&$crate::ParseError> {
+            self.error.as_ref()
+        }
+        fn diagnostics(&self) -> &[$crate::Diagnostic] {
+            &self.diagnostics
+        }
+        fn inspector(&self) -> Option<&$crate::inspect::InspectorView> {
+            self.inspector.as_ref()
+        }
+    };
+}
+pub(crate) use common_accessors;
+
+/// An opened file. Every format implements this; nothing outside `formats/` needs to know
+/// which format a document is.
+pub trait Document: Any {
+    fn kind(&self) -> Kind;
+    fn as_any(&self) -> &dyn Any;
+
+    /// The error that keeps the file from being shown as what it claims to be.
+    fn error(&self) -> Option<&ParseError> {
+        None
+    }
+    /// The error is damage where the file ends (cut short, or bytes after its end): what
+    /// comes before it was read and is shown, with the error as a warning. The CLI still
+    /// reports the error.
+    fn damaged(&self) -> bool {
+        false
+    }
+    /// Non-fatal findings.
+    fn diagnostics(&self) -> &[Diagnostic] {
+        &[]
+    }
+    /// The inspector's view (absent for files opened only as another file's asset).
+    fn inspector(&self) -> Option<&InspectorView>;
+    /// The bytes of byte view `view` (see [`InspectorView::views`]): 0 is what the rows
+    /// refer to (decoded bytes for a container); the last is the file as stored.
+    fn bytes(&self, view: usize) -> Option<&[u8]>;
+    /// The info panel.
+    fn info_rows(&self) -> Vec<InfoRow>;
+    /// The summary `relicview info --json` prints, as JSON text.
+    fn info_json(&self) -> String;
+    /// What a comparison calls this file's kind (`diff --json`'s `kind_a`): the listing's
+    /// word, or a finer one where the format has its own (a DIV-BIZ2 file's "geometry").
+    fn kind_word(&self) -> String {
+        self.kind().as_str().to_string()
+    }
+    /// Files this one refers to.
+    fn references(&self) -> Vec<Reference> {
+        Vec::new()
+    }
+    /// Named items other files can refer to (a library's materials).
+    fn exports(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// Archive paths still to read before [`Self::build_scene`] (libraries, then the maps
+    /// they name …); empty when everything available is in.
+    fn needs(&self, assets: &dyn Assets) -> Vec<String> {
+        let _ = assets;
+        Vec::new()
+    }
+    /// The scene to draw, with references resolved as far as `assets` allows. Called once.
+    fn build_scene(&mut self, assets: &dyn Assets) -> Option<Scene> {
+        let _ = assets;
+        None
+    }
+    /// The scene of this file placed inside another's (a model in a world), built without
+    /// consuming the document (it may be placed by several).
+    fn scene_as_asset(&self, assets: &dyn Assets) -> Option<Scene> {
+        let _ = assets;
+        None
+    }
+    /// The file as text, for files shown as text.
+    fn text(&self) -> Option<&str> {
+        None
+    }
+    /// The picture, for files shown as pictures.
+    fn image(&self) -> Option<&Texels> {
+        None
+    }
+    /// What the texture gallery says the picture is ("PNG", "TIM, 4 bits a texel"): by
+    /// default the kind's title.
+    fn image_format(&self) -> String {
+        self.kind().title().to_string()
+    }
+    /// What texel (x, y) of the scene's texture `texture` is made of, in the format's words
+    /// (a console page's halfword, its CLUT index and colour word), for the texture view's
+    /// readout; empty where the texels are all there is. Asked after `build_scene`.
+    fn texel_source(&self, _texture: usize, _x: u32, _y: u32) -> Vec<(String, String)> {
+        Vec::new()
+    }
+    /// What the picture's texels are stored as, one plane a number (a CLUT index, a colour
+    /// word), for the read-out under the pointer; empty where the colours are all there is.
+    fn image_planes(&self) -> Vec<crate::gallery::TexelPlane> {
+        Vec::new()
+    }
+    /// Labelled parts of the picture (a sheet's images, with their numbers and palettes).
+    fn image_regions(&self) -> Vec<crate::gallery::ImageRegion> {
+        Vec::new()
+    }
+    /// The file's items as cards (a library's materials), for files shown as a grid.
+    fn gallery(&self) -> Option<&[crate::gallery::MaterialCard]> {
+        None
+    }
+    fn stats(&self) -> DocStats {
+        DocStats::default()
+    }
+    /// What the file places, once its scene is built (a world's placements), in file order.
+    fn placements(&self) -> &[Placement] {
+        &[]
+    }
+    /// How many of this file's records use each entry of the table called `table` that it
+    /// indexes by number (a field model's polygons, FIELD.BIN's normals): what the records
+    /// are ("polygon"), and (entry, records) for each entry used. The table's own file marks
+    /// its entries' rows (`inspect::Row::entry`).
+    fn table_uses(&self, table: &str) -> (&'static str, Vec<(u32, u32)>) {
+        let _ = table;
+        ("record", Vec::new())
+    }
+}
