@@ -87,7 +87,7 @@ fn main() {
             (doc, scene)
         },
     );
-    // The worker's extra steps (src/wire.rs): the scene to bytes and back, and its bounds,
+    // The worker's extra steps (crates/services/src/wire.rs): the scene to bytes and back, and its bounds,
     // which the page needs to frame the camera.
     let scene = registry::open("BIG.BGF", bytes.clone(), Purpose::Asset).build_scene(&Archive::detached()).expect("bench data draws");
     let shown = relicview::wire::ShownScene { scene, records: Vec::new(), placements: 0 };

@@ -2,7 +2,7 @@
 //! static web host. The index (index.json) lists every loose file and what is inside each
 //! container (a zip's entries, a disc's files), with the byte ranges of the container each
 //! entry is read from, so the page lists at once and reads an entry with a Range request or
-//! two (src/containers/hosted.rs). `publish` writes the page beside it and swaps the new site
+//! two (crates/containers/src/hosted.rs). `publish` writes the page beside it and swaps the new site
 //! for an earlier one in one step. docs/publishing.md.
 
 use crate::containers::hosted::{self, Layout};

@@ -297,8 +297,9 @@ const CRATES: &[(&str, &str, &[&str])] = &[
     ("relicview-formats", "crates/formats/src", &["relicview-model"]),
     ("relicview-containers", "crates/containers/src", &[]),
     ("relicview-services", "crates/services/src", &["relicview-model", "relicview-formats", "relicview-containers"]),
-    ("relicview-render", "crates/render/src", &["relicview-model"]),
-    ("relicview", "src", &["relicview-model", "relicview-formats", "relicview-containers", "relicview-services", "relicview-render"]),
+    ("relicview-view", "crates/view/src", &["relicview-model"]),
+    ("relicview-render", "crates/render/src", &["relicview-model", "relicview-view"]),
+    ("relicview", "src", &["relicview-model", "relicview-formats", "relicview-containers", "relicview-services", "relicview-view", "relicview-render"]),
 ];
 
 /// The workspace crates a manifest names in its dependency tables, dev-dependencies aside.

@@ -43,7 +43,7 @@ export async function startCore(generation) {
 // a good deal of work, so the first file opened ran its parser and world builder several
 // times slower than the next. While the page is idle and nothing is being opened, a few
 // short rounds open a small built-in world and model from memory and let them go
-// (`exerciseCore`, src/demo). Each round is one task of some 5–30 ms (the first
+// (`exerciseCore`, crates/services/src/demo.rs). Each round is one task of some 5–30 ms (the first
 // rounds, whose code is compiled as it first runs, are the smallest); none runs while a
 // file opens, and a newer instance of the core (after a trap) starts its own.
 // [city side in blocks, model patches] of each round.

@@ -17,7 +17,7 @@ export function setCore(glue) {
 }
 
 // The words of the view's menus, keys and links as the core's enums spell them, written once
-// in src/view: {backgrounds, lightings, axisViews, cameraModes, compareModes}.
+// in crates/view/src: {backgrounds, lightings, axisViews, cameraModes, compareModes}.
 let words = null;
 export function viewWords() {
   words ||= core.viewWords();

@@ -1,4 +1,4 @@
-//! Containers on a static host (src/containers/hosted.rs) on arbitrary bytes: an entry read
+//! Containers on a static host (crates/containers/src/hosted.rs) on arbitrary bytes: an entry read
 //! from pieces a hostile index names (anywhere, any size, any CRC) gives bytes or an error
 //! naming the container, never a panic or an allocation the fetched bytes do not bound; and
 //! every entry that publishing planned reads back from its ranges alone as the whole

@@ -1,4 +1,4 @@
-//! The worker-to-page scene bytes (src/wire.rs) on arbitrary input: an error or a scene, never
+//! The worker-to-page scene bytes (crates/services/src/wire.rs) on arbitrary input: an error or a scene, never
 //! a panic or an allocation sized by a claimed length; a decoded scene encodes back to the
 //! same bytes, also when written in pieces. Inputs with an odd first byte are byte
 //! substitutions in a real encoded scene (a generated terrain patch), so the fuzzer also

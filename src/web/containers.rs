@@ -1,7 +1,7 @@
 //! Containers in the page, for the container worker (www/container-worker.js): a `File`
 //! read synchronously in ranges (FileReaderSync over `File.slice`), its directory listed by
 //! the core's readers, an entry read when the page asks. Containers inside it are opened in
-//! turn from memory, as on disk (src/disk.rs). Names no format: the page types the entries.
+//! turn from memory, as on disk (crates/services/src/disk.rs). Names no format: the page types the entries.
 
 use super::{js_error, to_js};
 use crate::containers::{self, hosted, ByteSource, Container, Limits, SectorMode};

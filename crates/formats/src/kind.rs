@@ -109,7 +109,7 @@ pub struct Claim {
 
 /// A format's row: everything the rest of relicview needs to know of a kind. A format
 /// module exports its rows as `pub const FORMATS: &[Format]`; its line in `formats!`
-/// (formats/mod.rs) hands them to the registry.
+/// (the crate's lib.rs) hands them to the registry.
 pub struct Format {
     pub kind: Kind,
     /// A short badge ("BGF").

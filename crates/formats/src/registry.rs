@@ -1,4 +1,4 @@
-//! The registry of kinds: every format's rows (`formats!` in formats/mod.rs lists the
+//! The registry of kinds: every format's rows (`formats!` in the crate's lib.rs lists the
 //! formats, one line each). `Kind::sniff` asks the rows tier by tier ([`Sniffed`]: content,
 //! then names, then weaker structure); each format says how its files look and which tier
 //! each test belongs to, so the order of the lines in `formats!` does not matter (the tests

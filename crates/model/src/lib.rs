@@ -1,5 +1,6 @@
-//! relicview's neutral types, the layer every other stands on: they name no format, no
-//! container, no browser and no GPU (docs/architecture.md).
+//! relicview's neutral types, the layer every other stands on: findings, the scene graph,
+//! pictures, the inspector's rows, a library's cards. They name no format, no container, no
+//! browser and no GPU (docs/architecture.md).
 
 pub mod findings;
 pub mod gallery;
@@ -7,6 +8,4 @@ pub mod inspect;
 pub mod pod_serde;
 pub mod scene;
 pub mod texture;
-pub mod view;
-pub mod wire;
 pub mod words;

@@ -1,5 +1,5 @@
 //! Serde for arrays of plain numbers (vertex, index and texel arrays): one raw little-endian
-//! block in binary formats (the wire form of `crate::wire`, a copy each way), the numbers as
+//! block in binary formats (the wire form of the services crate's wire.rs, a copy each way), the numbers as
 //! themselves in human-readable ones. A leaf: the scene and the texels use it, and nothing
 //! it uses knows them.
 

@@ -16,7 +16,8 @@
 #![cfg(target_arch = "wasm32")]
 
 // The neutral types drawn, under the names this code has always used for them.
-use relicview_model::{scene, texture, view};
+use relicview_model::{scene, texture};
+use relicview_view as view;
 
 mod geometry;
 mod material;

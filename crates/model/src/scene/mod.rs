@@ -89,7 +89,7 @@ pub fn source_of(runs: &[SourceRun], t: u32) -> Option<&SourceRun> {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Primitive {
-    // The vertex arrays go into the wire form (crate::wire) as raw bytes (crate::pod_serde).
+    // The vertex arrays go into the wire form (the services crate's wire.rs) as raw bytes (crate::pod_serde).
     #[serde(with = "crate::pod_serde::pod_vec")]
     pub positions: Vec<[f32; 3]>,
     /// Per vertex, when the file has them; otherwise faces shade flat.

@@ -2,6 +2,9 @@
 //! switches, the animation clock, the frame rate, what the page reads of the scene on
 //! show, and the skeleton overlay's triangles. The renderer and the web glue use it; `cargo test` reaches all of it.
 
+// The scene shown, under the name this code has always used for it.
+use relicview_model::scene;
+
 pub mod camera;
 pub mod clock;
 pub mod compare;
