@@ -18,3 +18,6 @@ pub mod wire;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod disk;
+
+#[cfg(test)]
+mod tests;

@@ -1,13 +1,12 @@
 //! DIV-BIZ2 files opened through the archive's one open sequence: what a face's bytes are,
-//! where a library is found, what one map file shared by many materials costs. (The format's
-//! own tests, which need no archive, are beside its code in the formats crate.)
+//! where a library is found, what one map file shared by many materials costs.
 
-use relicview_services::archive::{open_file, MemorySource, Opened};
-use relicview_services::demo::demo_files;
-use relicview_services::formats::biz2::tags;
-use relicview_services::formats::biz2::writer::{write_file, write_nodes, Node, WriteOptions};
-use relicview_services::formats::biz2::{Biz2File, FileKind, Header, MaterialDef, MaterialRef, TextureDef, TextureRef};
-use relicview_services::scene::source_of;
+use crate::archive::{open_file, MemorySource, Opened};
+use crate::demo::demo_files;
+use crate::formats::biz2::tags;
+use crate::formats::biz2::writer::{write_file, write_nodes, Node, WriteOptions};
+use crate::formats::biz2::{Biz2File, FileKind, Header, MaterialDef, MaterialRef, TextureDef, TextureRef};
+use crate::scene::source_of;
 use std::cell::RefCell;
 
 fn opened(path: &str) -> (Opened, Vec<u8>) {

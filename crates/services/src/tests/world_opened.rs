@@ -1,11 +1,10 @@
 //! Pod worlds opened through the archive's one open sequence: includes, nested maps, models
-//! found in the map's own tree first, and a world opened without its archive. (The format's
-//! own tests, which need no archive, are beside its code in the formats crate.)
+//! found in the map's own tree first, and a world opened without its archive.
 
-use relicview_services::archive::{open_file, MemorySource, Opened};
-use relicview_services::demo::demo_files;
-use relicview_services::formats::kind::Purpose;
-use relicview_services::formats::{world, NoAssets, Severity};
+use crate::archive::{open_file, MemorySource, Opened};
+use crate::demo::demo_files;
+use crate::formats::kind::Purpose;
+use crate::formats::{world, NoAssets, Severity};
 use std::cell::RefCell;
 
 fn open_in(files: Vec<(String, Vec<u8>)>, path: &str) -> Opened {
