@@ -15,7 +15,7 @@ pub struct LayerState<'a> {
     pub nodes: usize,
     /// The scene's choice shows and hides it (the page does not offer it as a switch).
     pub chosen: bool,
-    /// A damage zone: the Parts view offers it (`crate::parts`), not the layer list.
+    /// A damage zone: the Parts view offers it (`view::parts`), not the layer list.
     pub zone: bool,
 }
 
