@@ -19,4 +19,4 @@ if [ -z "$archive" ]; then
   target/release/relicview demo "$archive" >/dev/null
   echo "run.sh: wrote the demo archive to $archive/"
 fi
-exec target/release/relicview serve "$archive" --site . "${args[@]}"
+exec target/release/relicview serve "$archive" --site site "${args[@]}"

@@ -92,7 +92,7 @@ fn main() {
     let scene = registry::open("BIG.BGF", bytes.clone(), Purpose::Asset).build_scene(&Archive::detached()).expect("bench data draws");
     let shown = relicview::wire::ShownScene { scene, records: Vec::new(), placements: 0 };
     let mut wire = Vec::new();
-    let encode = best(budget, || wire = relicview::wire::encode(black_box(&shown)));
+    let encode = best(budget, || wire = relicview::wire::encode(black_box(&shown).lend()));
     let decode = best(budget, || {
         black_box(relicview::wire::decode(black_box(&wire)).expect("own bytes decode"));
     });

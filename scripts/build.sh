@@ -1,13 +1,29 @@
 #!/usr/bin/env bash
-# Builds the wasm core into pkg/ and the native CLI into target/release/relicview.
+# Builds the page's wasm modules into pkg/, the site the servers and publish hand out into
+# site/ (scripts/site.mjs), and the native CLI into target/release/relicview.
 # Usage: scripts/build.sh [--test-build]
-#   --test-build: the wasm core with the test-only fault trigger (feature test-trap), which
-#   the browser tests use to prove the page recovers from a trapped core. ./run.sh builds
+#   --test-build: the core with the test-only fault trigger (feature test-trap), which the
+#   browser tests use to prove the page recovers from a trapped core. ./run.sh builds
 #   without it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 features=()
-if [ "${1:-}" = "--test-build" ]; then features=(--features test-trap); fi
-cargo build --release --locked --target wasm32-unknown-unknown --lib "${features[@]}"
-wasm-bindgen target/wasm32-unknown-unknown/release/relicview.wasm --target web --out-dir pkg
+if [ "${1:-}" = "--test-build" ]; then features=(--features relicview/test-trap); fi
+# The page's three wasm modules, in one cargo run so that what they share is built once: the
+# core (this crate: what viewing a file needs, the page's first download), containers and
+# tools (crates/web-containers, crates/web-tools: loaded when first used). The wasm profile
+# (Cargo.toml) builds for size.
+cargo build --profile wasm --locked --target wasm32-unknown-unknown --lib \
+  -p relicview -p relicview-web-containers -p relicview-web-tools "${features[@]}"
+built=target/wasm32-unknown-unknown/wasm
+mkdir -p pkg target/wasm-names
+for module in relicview:relicview relicview_web_containers:relicview_containers relicview_web_tools:relicview_tools; do
+  crate=${module%%:*}
+  name=${module##*:}
+  # The functions' names are kept beside the build (target/wasm-names/, for reading a trace
+  # from the page: scripts/wasm-names.mjs) and not shipped: they were an eighth of the core.
+  wasm-bindgen "$built/$crate.wasm" --target web --out-dir target/wasm-names --out-name "$name"
+  wasm-bindgen "$built/$crate.wasm" --target web --out-dir pkg --out-name "$name" --remove-name-section --remove-producers-section
+done
+node scripts/site.mjs
 cargo build --release --locked --bin relicview

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what a fresh machine lacks. Usage: scripts/setup.sh [--tests]
 #   always (what viewing needs: ./run.sh): the wasm32 target, the wasm-bindgen CLI pinned in
-#     Cargo.lock
+#     Cargo.lock, and esbuild (package.json), which bundles the page (scripts/site.mjs)
 #   --tests (./test.sh, scripts/bench.sh): the tools the tests make their containers with
 #     (xorriso, bchunk, chdman, 7-Zip, Info-ZIP's zip, python-zstandard), Debian's nginx,
 #     Chromium and Blender, and the npm packages of the browser tests
@@ -23,6 +23,12 @@ if [ "$have" != "$want" ]; then
   log "installing wasm-bindgen-cli $want (about 5 minutes, once)"
   # Not --locked: its lockfile names a crate version this registry does not serve.
   cargo install wasm-bindgen-cli --version "$want"
+fi
+
+# The page's bundler (scripts/site.mjs), from the npm registry as package-lock.json pins it.
+if [ ! -x node_modules/.bin/esbuild ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  log "installing the page's build tools (esbuild)"
+  npm ci --no-audit --no-fund --loglevel=error
 fi
 
 if [ "${1:-}" = "--tests" ]; then
@@ -47,13 +53,15 @@ if [ "${1:-}" = "--tests" ]; then
     python3 -m pip install -q 'zstandard==0.23.0'
   fi
 
-  # The static host of the publishing tests (tests/e2e/publish.test.mjs): Debian's nginx,
-  # started by the tests on loopback with a config of their own.
-  if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
-    log "installing Debian's nginx-light"
+  # The static host of the publishing tests and the cold-link benchmark
+  # (tests/e2e/publish.test.mjs, tests/bench/cold-link.mjs): Debian's nginx, started by the
+  # tests on loopback with a config of their own, with its module that sends a file's .br
+  # beside it (docs/publishing.md).
+  if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ] || [ ! -e /usr/lib/nginx/modules/ngx_http_brotli_static_module.so ]; then
+    log "installing Debian's nginx-light and its brotli_static module"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
-    apt-get install -y -qq --no-install-recommends nginx-light >/dev/null
+    apt-get install -y -qq --no-install-recommends nginx-light libnginx-mod-http-brotli-static >/dev/null
   fi
   if [ ! -x /usr/bin/chromium ]; then
     log "installing Debian's chromium"

@@ -180,10 +180,13 @@ pub struct Published {
 const MARK: &str = ".relicview-site";
 
 /// Write a static site for `archive` (a folder, or one container file) into `out`: the page
-/// from `site` (index.html, www/, pkg/), index.json, and the archive's files under
-/// `archive/` (or, with `base_url`, only the index, naming where they are served). The site
-/// is made beside `out` and then swapped in: a reader sees the old site or the new one.
-/// `out` must not exist, be empty, or hold an earlier publish; nothing in it is followed.
+/// from the built site `site` (index.html, assets/: scripts/site.mjs), index.json, and the
+/// archive's files under `archive/` (or, with `base_url`, only the index, naming where they
+/// are served). The site is made beside `out` and then swapped in: a reader sees the old
+/// site or the new one, and the page's files of the publish before stay beside the new ones,
+/// so that a page opened before still loads its own modules (they are named by their
+/// content: docs/publishing.md, "Caching"). `out` must not exist, be empty, or hold an
+/// earlier publish; nothing in it is followed.
 pub fn publish(archive: &Path, out: &Path, site: &Path, base_url: Option<&str>) -> io::Result<Published> {
     let invalid = |m: String| io::Error::new(io::ErrorKind::InvalidInput, m);
     let meta = std::fs::metadata(archive).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", archive.display())))?;
@@ -228,6 +231,9 @@ pub fn publish(archive: &Path, out: &Path, site: &Path, base_url: Option<&str>) 
     std::fs::create_dir(&temp).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", temp.display())))?;
     let made = (|| -> io::Result<Published> {
         copy_site(site, &temp)?;
+        if earlier {
+            keep_previous_assets(out, &temp)?;
+        }
         let mut index = build_index(&root, only.as_deref())?;
         let mut copied_bytes = 0;
         match base_url {
@@ -244,7 +250,7 @@ pub fn publish(archive: &Path, out: &Path, site: &Path, base_url: Option<&str>) 
             }
         }
         let json = serde_json::to_vec(&index).map_err(io::Error::other)?;
-        std::fs::write(temp.join("index.json"), &json)?;
+        write_compressed(&temp.join("index.json"), &json)?;
         std::fs::write(temp.join(MARK), b"written by relicview publish; a later publish replaces this folder\n")?;
         Ok(Published { files: index.files.len(), containers: index.containers.len(), entries: index.containers.iter().map(|c| c.entries.len()).sum(), index_bytes: json.len(), copied_bytes })
     })();
@@ -279,20 +285,71 @@ fn exchange(a: &Path, b: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// index.html, www/ and pkg/ of the viewer at `site`, regular files only.
+/// The built page at `site` (scripts/site.mjs): index.html, assets.json and assets/, each
+/// with its compressed forms; regular files only.
 fn copy_site(site: &Path, to: &Path) -> io::Result<()> {
-    let need = |p: PathBuf| if p.exists() { Ok(p) } else { Err(io::Error::new(io::ErrorKind::NotFound, format!("{}: not there; the site folder needs index.html, www/ and pkg/ (scripts/build.sh makes pkg/)", p.display()))) };
-    copy_new(&need(site.join("index.html"))?, &to.join("index.html"))?;
-    for folder in ["www", "pkg"] {
-        let from = need(site.join(folder))?;
-        for entry in std::fs::read_dir(&from)? {
-            let entry = entry?;
-            if entry.file_type()?.is_file() {
-                copy_new(&entry.path(), &to.join(folder).join(entry.file_name()))?;
+    let need = |p: PathBuf| {
+        if p.exists() {
+            Ok(p)
+        } else {
+            Err(io::Error::new(io::ErrorKind::NotFound, format!("{}: not there; the site folder is a built page (index.html, assets.json, assets/), which scripts/build.sh writes into site/", p.display())))
+        }
+    };
+    for file in ["index.html", "index.html.br", "index.html.gz", "assets.json"] {
+        let from = site.join(file);
+        if file == "index.html" || file == "assets.json" || from.is_file() {
+            copy_new(&need(from)?, &to.join(file))?;
+        }
+    }
+    for entry in std::fs::read_dir(need(site.join("assets"))?)? {
+        let entry = entry?;
+        if entry.file_type()?.is_file() {
+            copy_new(&entry.path(), &to.join("assets").join(entry.file_name()))?;
+        }
+    }
+    Ok(())
+}
+
+/// The files of the build `old` was published with (its assets.json), where the new site
+/// lacks them: a page opened before the new publish asks for them by name when it first
+/// needs one (a module loaded when first used). Only the build before is kept, so a site
+/// holds at most two builds' files.
+fn keep_previous_assets(old: &Path, new: &Path) -> io::Result<()> {
+    let Ok(listed) = std::fs::read(old.join("assets.json")) else { return Ok(()) };
+    let Ok(names) = serde_json::from_slice::<std::collections::BTreeMap<String, String>>(&listed) else { return Ok(()) };
+    for name in names.values() {
+        // Plain names inside assets/ only: the old site is read as hostile as any input.
+        if name.is_empty() || name.contains('/') || name.contains('\\') || name.starts_with('.') {
+            continue;
+        }
+        for file in [name.clone(), format!("{name}.br"), format!("{name}.gz")] {
+            let (from, to) = (old.join("assets").join(&file), new.join("assets").join(&file));
+            if std::fs::symlink_metadata(&from).is_ok_and(|m| m.is_file()) && !to.exists() {
+                copy_new(&from, &to)?;
             }
         }
     }
     Ok(())
+}
+
+/// `bytes` written at `path`, with the same compressed beside it as hosts send them to a
+/// browser that accepts them (`.gz`: gzip at its best; `.br`: brotli at quality 11), as the
+/// build does for the page's files (scripts/site.mjs).
+fn write_compressed(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write;
+    std::fs::write(path, bytes)?;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gz.write_all(bytes)?;
+    std::fs::write(path.with_extension(format!("{}.gz", extension_of(path))), gz.finish()?)?;
+    let mut br = Vec::new();
+    let params = brotli::enc::BrotliEncoderParams { quality: 11, ..Default::default() };
+    brotli::BrotliCompress(&mut &bytes[..], &mut br, &params)?;
+    std::fs::write(path.with_extension(format!("{}.br", extension_of(path))), br)?;
+    Ok(())
+}
+
+fn extension_of(path: &Path) -> String {
+    path.extension().map(|e| e.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 /// Copy a regular file to a path that must not exist yet (its folders are made).

@@ -1,4 +1,5 @@
-//! `relicview serve`: the viewer (index.html, www/, pkg/) and one archive folder over HTTP.
+//! `relicview serve`: the viewer (a built site's index.html and assets/, or the source
+//! tree's index.html, www/ and pkg/) and one archive folder over HTTP.
 //!
 //! The archive is served under `/archive/` and listed at `/archive.json`. Nothing outside
 //! the site and archive roots is ever served: `..`, encoded dots, absolute paths and
@@ -23,7 +24,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub struct ServeConfig {
-    /// Folder holding index.html, www/ and pkg/.
+    /// Folder holding the page: a built site (index.html, assets/: scripts/site.mjs), or a
+    /// source tree (index.html, www/, pkg/).
     pub site: PathBuf,
     /// The archive folder served under /archive/.
     pub archive: PathBuf,
@@ -200,36 +202,66 @@ async fn handle(State(roots): State<Arc<Roots>>, request: Request) -> Response {
             _ => (StatusCode::INTERNAL_SERVER_ERROR, "cannot list the archive").into_response(),
         };
     }
-    let target = if path == "/" || path == "/index.html" {
-        resolve(&roots.site, "index.html")
+    let (target, caching) = if path == "/" || path == "/index.html" {
+        (resolve(&roots.site, "index.html"), Caching::Revalidate)
     } else if let Some(rest) = path.strip_prefix("/archive/") {
         match resolve(&roots.archive, rest) {
-            Some(file) => Some(file),
+            Some(file) => (Some(file), Caching::Archive),
             // Not a file on disk: an entry of a container, or nothing.
             None => {
                 let range = request.headers().get(header::RANGE).and_then(|v| v.to_str().ok()).map(str::to_string);
                 return serve_entry(&roots.archive, rest, range, method == Method::HEAD).await;
             }
         }
+    } else if let Some(rest) = path.strip_prefix("/assets/") {
+        // A built site's files, each named by its content (scripts/site.mjs).
+        (resolve(&roots.site.join("assets"), rest), Caching::Immutable)
     } else if let Some(rest) = path.strip_prefix("/www/") {
-        resolve(&roots.site.join("www"), rest)
+        // The source tree's page, run unbuilt (development).
+        (resolve(&roots.site.join("www"), rest), Caching::Revalidate)
     } else if let Some(rest) = path.strip_prefix("/pkg/") {
-        resolve(&roots.site.join("pkg"), rest)
+        (resolve(&roots.site.join("pkg"), rest), Caching::Revalidate)
     } else {
-        None
+        (None, Caching::Revalidate)
     };
     let Some(file) = target else { return not_found() };
-    // Streamed in chunks: Range, HEAD and If-Modified-Since are ServeFile's.
-    let served = tower::ServiceExt::oneshot(tower_http::services::ServeFile::new_with_mime(&file, &content_type(&file).parse().expect("a valid MIME type")), request).await;
+    // Streamed in chunks: Range, HEAD and If-Modified-Since are ServeFile's. The page's own
+    // files go out compressed as the browser accepts, from the .br and .gz files the build
+    // writes beside them (scripts/site.mjs), where they are.
+    let mut serve = tower_http::services::ServeFile::new_with_mime(&file, &content_type(&file).parse().expect("a valid MIME type"));
+    if caching != Caching::Archive {
+        serve = serve.precompressed_br().precompressed_gzip();
+    }
+    let served = tower::ServiceExt::oneshot(serve, request).await;
     match served {
         Ok(response) if response.status() != StatusCode::NOT_FOUND => {
             let mut response = response.map(Body::new);
             let headers = response.headers_mut();
-            headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+            headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(caching.header()));
             headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
             response
         }
         _ => not_found(),
+    }
+}
+
+/// How long a browser may keep what the server sent (docs/publishing.md, "Caching").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caching {
+    /// Asked again each time (304 when unchanged): index.html, which names the rest.
+    Revalidate,
+    /// Named by its content: the same name never holds other bytes, so it is kept for good.
+    Immutable,
+    /// The archive's files: asked again each time, never compressed (read by range).
+    Archive,
+}
+
+impl Caching {
+    pub fn header(self) -> &'static str {
+        match self {
+            Caching::Revalidate | Caching::Archive => "no-cache",
+            Caching::Immutable => "public, max-age=31536000, immutable",
+        }
     }
 }
 

@@ -299,7 +299,10 @@ const CRATES: &[(&str, &str, &[&str])] = &[
     ("relicview-services", "crates/services/src", &["relicview-model", "relicview-formats", "relicview-containers"]),
     ("relicview-view", "crates/view/src", &["relicview-model"]),
     ("relicview-render", "crates/render/src", &["relicview-model", "relicview-view"]),
-    ("relicview", "src", &["relicview-model", "relicview-formats", "relicview-containers", "relicview-services", "relicview-view", "relicview-render"]),
+    ("relicview-web-glue", "crates/web-glue/src", &["relicview-model"]),
+    ("relicview-web-containers", "crates/web-containers/src", &["relicview-containers", "relicview-web-glue"]),
+    ("relicview-web-tools", "crates/web-tools/src", &["relicview-model", "relicview-formats", "relicview-services", "relicview-web-glue"]),
+    ("relicview", "src", &["relicview-model", "relicview-formats", "relicview-containers", "relicview-services", "relicview-view", "relicview-render", "relicview-web-glue"]),
 ];
 
 /// The workspace crates a manifest names in its dependency tables, dev-dependencies aside.
@@ -375,7 +378,7 @@ fn the_seam_names_no_format_and_the_leaves_name_nothing() {
 
 #[test]
 fn the_glue_and_the_page_are_split_into_files_a_reader_can_hold() {
-    for dir in ["src/web", "www"] {
+    for dir in ["src/web", "crates/web-glue/src", "crates/web-containers/src", "crates/web-tools/src", "www"] {
         for e in std::fs::read_dir(Path::new(ROOT).join(dir)).unwrap() {
             let p = e.unwrap().path();
             if p.extension().is_some_and(|x| x == "rs" || x == "js") {

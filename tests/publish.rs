@@ -12,14 +12,28 @@ fn scratch(name: &str) -> PathBuf {
     dir.canonicalize().unwrap()
 }
 
-/// A site folder as `publish` copies it: index.html, www/, pkg/.
-fn site(dir: &Path) -> PathBuf {
-    let site = dir.join("site");
-    for (p, b) in [("index.html", "<!doctype html>"), ("www/main.js", "// page"), ("pkg/relicview.js", "// core"), ("pkg/relicview_bg.wasm", "\0asm")] {
-        std::fs::create_dir_all(site.join(p).parent().unwrap()).unwrap();
-        std::fs::write(site.join(p), b).unwrap();
+/// A built site as `publish` copies it (scripts/site.mjs writes the real one): index.html,
+/// assets.json naming the build's files, and assets/ with each file's compressed forms.
+/// `build` tells two builds apart (their files are named by their content).
+fn built_site(dir: &Path, build: &str) -> PathBuf {
+    let site = dir.join(format!("site-{build}"));
+    let assets = [("page", format!("main.{build}.js")), ("core", format!("relicview_bg.{build}.wasm"))];
+    let table: serde_json::Map<String, serde_json::Value> = assets.iter().map(|(k, v)| (k.to_string(), v.clone().into())).collect();
+    let mut files = vec![("index.html".to_string(), format!("<!doctype html><script src=assets/main.{build}.js></script>")), ("assets.json".to_string(), serde_json::Value::Object(table).to_string())];
+    for (_, name) in &assets {
+        for suffix in ["", ".br", ".gz"] {
+            files.push((format!("assets/{name}{suffix}"), format!("{name}{suffix} of build {build}")));
+        }
+    }
+    for (p, b) in files {
+        std::fs::create_dir_all(site.join(&p).parent().unwrap()).unwrap();
+        std::fs::write(site.join(&p), b).unwrap();
     }
     site
+}
+
+fn site(dir: &Path) -> PathBuf {
+    built_site(dir, "1")
 }
 
 fn publish(archive: &Path, out: &Path, site: &Path, extra: &[&str]) -> (bool, String) {
@@ -44,7 +58,7 @@ fn a_published_site_holds_the_page_the_index_and_the_archive_and_a_second_publis
     let out = dir.join("OUT");
     let (ok, said) = publish(&archive, &out, &site, &[]);
     assert!(ok, "{said}");
-    for p in ["index.html", "www/main.js", "pkg/relicview.js", "pkg/relicview_bg.wasm", "index.json"] {
+    for p in ["index.html", "assets.json", "assets/main.1.js", "assets/main.1.js.br", "assets/relicview_bg.1.wasm.gz", "index.json", "index.json.gz", "index.json.br"] {
         assert!(out.join(p).is_file(), "{p}");
     }
     let first = index(&out);
@@ -123,4 +137,67 @@ fn with_a_base_url_only_the_index_is_written_and_it_names_where_the_files_are() 
     assert_eq!(index(&out)["base"], "https://cdn.example/game/");
     let (ok, said) = publish(&archive, &dir.join("OUT2"), &site, &["--base-url", "ftp://x"]);
     assert!(!ok && said.contains("--base-url"), "{said}");
+}
+
+#[test]
+fn index_json_is_written_compressed_beside_it_as_gzip_and_brotli_read_them() {
+    use std::io::Read;
+    let dir = scratch("compressed");
+    let (archive, site) = (demo(&dir), site(&dir));
+    let out = dir.join("OUT");
+    let (ok, said) = publish(&archive, &out, &site, &[]);
+    assert!(ok, "{said}");
+    let json = std::fs::read(out.join("index.json")).unwrap();
+    let mut gunzipped = Vec::new();
+    flate2::read::GzDecoder::new(&std::fs::read(out.join("index.json.gz")).unwrap()[..]).read_to_end(&mut gunzipped).unwrap();
+    assert_eq!(gunzipped, json);
+    let mut unbrotlied = Vec::new();
+    brotli::Decompressor::new(&std::fs::read(out.join("index.json.br")).unwrap()[..], 4096).read_to_end(&mut unbrotlied).unwrap();
+    assert_eq!(unbrotlied, json);
+    let sizes = [json.len(), std::fs::metadata(out.join("index.json.gz")).unwrap().len() as usize, std::fs::metadata(out.join("index.json.br")).unwrap().len() as usize];
+    assert!(sizes[1] < sizes[0] / 3 && sizes[2] < sizes[1], "index.json, .gz, .br: {sizes:?}");
+}
+
+#[test]
+fn a_new_publish_keeps_the_build_before_for_pages_opened_before_it_and_no_older_one() {
+    let dir = scratch("builds");
+    let archive = demo(&dir);
+    let out = dir.join("OUT");
+    let names = |out: &Path| -> Vec<String> {
+        let mut n: Vec<String> = std::fs::read_dir(out.join("assets")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        n.sort();
+        n
+    };
+    for build in ["1", "2", "3"] {
+        let (ok, said) = publish(&archive, &out, &built_site(&dir, build), &[]);
+        assert!(ok, "{said}");
+    }
+    // The page of build 3 and the files of build 2, each with its compressed forms; build
+    // 1's are gone, and index.html and assets.json are build 3's.
+    let expected: Vec<String> = ["2", "3"].iter().flat_map(|b| [format!("main.{b}.js"), format!("relicview_bg.{b}.wasm")]).flat_map(|n| ["", ".br", ".gz"].map(|s| format!("{n}{s}"))).collect();
+    let mut expected = expected;
+    expected.sort();
+    assert_eq!(names(&out), expected);
+    assert!(std::fs::read_to_string(out.join("index.html")).unwrap().contains("main.3.js"));
+    assert!(std::fs::read_to_string(out.join("assets.json")).unwrap().contains("main.3.js"));
+    assert_eq!(std::fs::read_to_string(out.join("assets/main.2.js")).unwrap(), "main.2.js of build 2");
+    // An assets.json that names files outside assets/ copies nothing from there.
+    std::fs::write(out.join("assets.json"), r#"{"page": "../index.json", "core": "/etc/passwd", "x": ".hidden"}"#).unwrap();
+    let (ok, said) = publish(&archive, &out, &built_site(&dir, "4"), &[]);
+    assert!(ok, "{said}");
+    assert!(names(&out).iter().all(|n| n.contains(".4.")), "{:?}", names(&out));
+}
+
+#[test]
+fn publish_refuses_a_site_that_is_not_built_and_says_how_to_build_it() {
+    let dir = scratch("unbuilt");
+    let archive = demo(&dir);
+    let tree = dir.join("tree");
+    for (p, b) in [("index.html", "<!doctype html>"), ("www/main.js", "// page"), ("pkg/relicview_bg.wasm", "\0asm")] {
+        std::fs::create_dir_all(tree.join(p).parent().unwrap()).unwrap();
+        std::fs::write(tree.join(p), b).unwrap();
+    }
+    let (ok, said) = publish(&archive, &dir.join("OUT"), &tree, &[]);
+    assert!(!ok && said.contains("scripts/build.sh") && said.contains("assets"), "{said}");
+    assert!(!dir.join("OUT").exists());
 }

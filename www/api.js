@@ -7,7 +7,7 @@ import { permalink, share } from './address.js';
 import { axisView, choose, clock, frame, setCamera, setClock, setLayers, setOptions, stats } from './controls.js';
 import { loadFiles, open } from './openflow.js';
 import { checkArchive } from './check.js';
-import { saveExport, saveScreenshot } from './exporting.js';
+import { exportGlb, saveExport, saveScreenshot } from './exporting.js';
 import { describeAt, fit, flatState, setZoom } from './flatview.js';
 import { compareFiles, setCompareView } from './compare.js';
 import { exportAll } from './exportall.js';
@@ -16,6 +16,7 @@ import { measure, measurement, setMeasuring } from './measure.js';
 import { filesWithWord, setAllZones, setPart, setZoneColours } from './parts.js';
 import { hostStats, setHostTimeout } from './hosted.js';
 import { decodedCacheStats } from './containers.js';
+import { loadedModules } from './modules.js';
 
 /** @type {any} */ (window).relicview = {
   ready,
@@ -62,8 +63,11 @@ import { decodedCacheStats } from './containers.js';
   sizes: () => state.viewer.sizes(),
   // The canvas pixel [x, y] a world point is drawn at (undefined behind the eye).
   project: (p) => state.viewer.project(p[0], p[1], p[2]) ?? null,
-  // The scene on show as binary glTF bytes (Uint8Array), the LOD on show as its default scene.
-  exportGlb: (allLods = false) => state.viewer.exportGlb(allLods),
+  // Which of the wasm modules loaded when first used have been loaded: {containers, tools}.
+  modules: loadedModules,
+  // The scene on show as binary glTF bytes (a Promise of a Uint8Array), the LOD on show as
+  // its default scene (the tools module is loaded at the first export).
+  exportGlb: (allLods = false) => exportGlb(allLods),
   // {wireframe, cullBack, autoLod, lod} → frame stats after the change is drawn.
   setOptions,
   setLod: (lod) => setOptions({ lod, autoLod: false }),

@@ -16,6 +16,7 @@ import { setComparing, setComparison } from './compareview.js';
 import { clearMeasure } from './measure.js';
 import { setView } from './viewmode.js';
 import { linkApplied, showing } from './opens.js';
+import { withTools } from './modules.js';
 
 const MODE_LABEL = { a: 'A', b: 'B', overlay: 'overlay', split: 'split', difference: 'difference' };
 const MODE_TITLE = {
@@ -32,12 +33,6 @@ export function compareFiles(a, b, restore = null) {
   return queued(`${a} and ${b}`, (request) => compareNow(a, b, restore, request));
 }
 
-// What the inspector shows of one side: its path, its records, its bytes as read.
-function side(file) {
-  const view = file.inspect();
-  return { path: file.path, view, bytes: file.bytes(0) || new Uint8Array(0) };
-}
-
 async function compareNow(pathA, pathB, restore, request) {
   const abandoned = () => request !== state.requests;
   const [ea, eb] = [pathA, pathB].map((p) => state.byPath.get(String(p).toLowerCase()));
@@ -52,9 +47,11 @@ async function compareNow(pathA, pathB, restore, request) {
   startLoading(`${ea.path} and ${eb.path}`, Boolean(state.current));
   showing(ea.path);
   markSelected(ea.path);
+  // Both files are opened and compared by the tools module (loaded the first time); the
+  // core's viewer draws their scenes and the difference view, which it hands over.
   let compared;
   try {
-    compared = await state.session.openComparison(ea.path, eb.path);
+    compared = await withTools(({ session }) => session.openComparison(ea.path, eb.path));
   } catch (err) {
     if (abandoned()) return { abandoned: true };
     endLoading();
@@ -72,11 +69,9 @@ async function compareNow(pathA, pathB, restore, request) {
   await nextTask();
   // (Asked before the viewer takes the difference view.)
   const hasDifference = compared.hasDifference();
-  state.viewer.showComparison(compared);
-  const [fa, fb] = [compared.takeA(), compared.takeB()];
-  const data = { a: side(fa), b: side(fb), result: JSON.parse(compared.json()), alignment: compared.alignment(), legend: compared.legend(), hasDifference, sceneA: fa.capabilities().scene, sceneB: fb.capabilities().scene };
-  fa.free();
-  fb.free();
+  const [sa, sb] = [compared.side('a'), compared.side('b')];
+  state.viewer.showComparison(compared.takeScene('a'), compared.takeScene('b'), compared.takeScene('difference'), compared.differenceLayersFromB());
+  const data = { a: { path: sa.path, view: sa.view, bytes: sa.bytes }, b: { path: sb.path, view: sb.view, bytes: sb.bytes }, result: JSON.parse(compared.json()), alignment: compared.alignment(), legend: compared.legend(), hasDifference, sceneA: sa.scene, sceneB: sb.scene };
   compared.free();
   setComparison({ a: ea.path, b: eb.path, result: data.result, legend: data.legend, hasDifference: data.hasDifference });
   leaveViewpoint();

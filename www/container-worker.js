@@ -3,7 +3,8 @@
 // (see containers.js). A worker may read a File synchronously (FileReaderSync over
 // File.slice), which suits the core's readers: only the directory and the entries asked for
 // are ever read, never the whole container.
-import init, { ContainerReader, keepsDecoded } from '../pkg/relicview.js';
+// The containers module (crates/web-containers), compiled by the page (modules.js).
+import init, { ContainerReader, keepsDecoded } from '../pkg/relicview_containers.js';
 import { openStore, stats as cacheStats } from './decoded-cache.js';
 
 let booted = null;

@@ -3,9 +3,12 @@
 // with its .bin — listed by a worker (container-worker.js) and put in the listing as folders
 // of their own name: `GAME.zip/BTDAVE/VIDEO/CUBE.BGF`, `FF7.cue/FIELD/MD1_1.BSX`. Each entry
 // is read through the worker when it is opened. Everything from a container reaches the
-// page as text.
+// page as text. The core tells a container by its name and bytes; the worker reads it with
+// the containers module (modules.js), loaded the first time a container is found.
 
 import { core, state } from './state.js';
+import { assetUrl } from './assets.js';
+import { containersModule } from './modules.js';
 
 // Names worth a look at their first and last bytes (a zip is told by its bytes, whatever
 // its name; a self-extracting program by the zip at its end).
@@ -14,8 +17,9 @@ const HEAD = 17 * 2048;
 const HEAD_BATCH = 16;
 
 class ContainerWorker {
+  /** @param {WebAssembly.Module} module the containers module */
   constructor(module) {
-    this.worker = new Worker(new URL('./container-worker.js', import.meta.url), { type: 'module' });
+    this.worker = new Worker(assetUrl('containerWorker'), { type: 'module' });
     this.worker.postMessage({ type: 'init', module });
     this.jobs = new Map();
     this.lastJob = 0;
@@ -148,9 +152,15 @@ export async function expandContainers(entries, progress = () => {}) {
       const kind = mode ? 'cue' : core.containerKind(e.path, head, tail);
       if (!kind) continue;
       progress(`listing ${e.path}…`);
+      let module;
+      try {
+        module = await containersModule();
+      } catch (err) {
+        throw new Error(`${e.path}: not opened: ${err && err.message ? err.message : err}`);
+      }
       // A CHD gets a worker of its own: the crate that reads it can trap on a hostile image,
       // which must not take the other containers' readers with it.
-      const worker = kind === 'chd' ? new ContainerWorker(state.module) : (shared ||= new ContainerWorker(state.module));
+      const worker = kind === 'chd' ? new ContainerWorker(module) : (shared ||= new ContainerWorker(module));
       const listed = await worker.open(e.path, file, mode, start, (done, total) => progress(`listing ${e.path}…`, done, total));
       lastListing.push({ worker, id: listed.id });
       // Nothing listed, for its problems: not a folder but a file that failed (as serve says).

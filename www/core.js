@@ -3,29 +3,57 @@
 // A trap (a panic in the core) leaves its instance unusable: every later call into it fails
 // ("recursive use of an object detected …"). wasm-bindgen's glue holds one instance per
 // module record, so a fresh instance comes from a fresh import of the glue (a query string
-// makes it another record) given the same compiled module.
+// makes it another record) given the same compiled module. The same holds for the modules
+// loaded when first used (modules.js).
 
-const GLUE = new URL('../pkg/relicview.js', import.meta.url).href;
+import { assetUrl } from './assets.js';
 
 // Whether an error means the instance that threw it is gone.
 export function isTrap(err) {
   return err instanceof WebAssembly.RuntimeError || /recursive use of an object detected/.test(String(err && err.message));
 }
 
-export async function compileCore() {
-  const url = new URL('../pkg/relicview_bg.wasm', import.meta.url);
+// The compiled module at `url` (streaming: compiled while it downloads). A server that does
+// not say application/wasm gets the bytes compiled whole. Rejects with an error naming the
+// module and why it could not be had.
+/** @param {string} url @param {string} what */
+export async function compileModule(url, what) {
+  const failed = (why) => new Error(`relicview could not load its ${what} (${url}): ${why}`);
+  let response;
   try {
-    return await WebAssembly.compileStreaming(fetch(url));
-  } catch {
-    // A server that does not say application/wasm.
-    return WebAssembly.compile(await (await fetch(url)).arrayBuffer());
+    response = await fetch(url);
+  } catch (err) {
+    throw failed(`the request failed (${err && err.message ? err.message : err})`);
+  }
+  if (!response.ok) throw failed(`HTTP ${response.status}`);
+  try {
+    // (Streaming compilation takes only a response that says it is wasm.)
+    if (/^application\/wasm\b/.test(response.headers.get('Content-Type') || '')) return await WebAssembly.compileStreaming(response);
+    return await WebAssembly.compile(await response.arrayBuffer());
+  } catch (err) {
+    throw failed(`not a module this browser compiles, or cut short (${err && err.message ? err.message : err})`);
   }
 }
 
-// Instance number `generation` of the compiled module: → {glue (Viewer, Session, kindOf,
-// kindInfo …), exports (its memory)}.
-export async function instantiate(module, generation) {
-  const glue = await import(generation ? `${GLUE}?instance=${generation}` : GLUE);
+// The core, compiled. index.html starts its download and compilation before the page's
+// scripts run (www/early.js); otherwise it starts here.
+export function compileCore() {
+  const early = /** @type {{ core?: Promise<WebAssembly.Module> } | undefined} */ (globalThis.relicviewEarly);
+  return early?.core ? early.core.catch(() => compileModule(assetUrl('core'), 'core')) : compileModule(assetUrl('core'), 'core');
+}
+
+// Instance number `generation` of a compiled module, through its glue at `glueUrl`:
+// → {glue, exports (its memory)}.
+/** @template T @param {WebAssembly.Module} module @param {number} generation @param {string} glueUrl @returns {Promise<{ glue: T, exports: any }>} */
+export async function instantiateWith(module, generation, glueUrl) {
+  const glue = await import(generation ? `${glueUrl}?instance=${generation}` : glueUrl);
   const exports = await glue.default({ module_or_path: module });
   return { glue, exports };
+}
+
+// Instance number `generation` of the core: → {glue (Viewer, Session, kindOf, kindInfo …),
+// exports (its memory)}.
+/** @param {WebAssembly.Module} module @param {number} generation @returns {Promise<{ glue: typeof import('../pkg/relicview.js'), exports: any }>} */
+export function instantiate(module, generation) {
+  return instantiateWith(module, generation, assetUrl('coreGlue'));
 }

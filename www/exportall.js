@@ -5,9 +5,10 @@
 // the page never holds the zip; the download starts when the last part is in. Progress in
 // the sidebar; cancel stops between two files.
 
-import { $, core, count, nextTask, ready, state } from './state.js';
+import { $, count, nextTask, ready, state } from './state.js';
 import { download, exportsAllLods } from './exporting.js';
 import { addRow } from './infopane.js';
+import { withTools } from './modules.js';
 
 // The archive's files as the zip names them: a dropped folder's own name is the zip's,
 // not a folder inside it (as `export --all GAME` writes DEMO/…, not GAME/DEMO/…).
@@ -29,7 +30,17 @@ export async function exportAll() {
   const job = { cancelled: false };
   const allScenes = exportsAllLods();
   state.exportJob = job;
-  const exporter = new core.ArchiveExport(folder || state.source.archive || 'dropped files');
+  try {
+    // (Loading the tools module the first time is part of the export.)
+    return await withTools((tools) => exportWith(tools, { job, generation, entries, paths, name, allScenes, source: folder || state.source.archive || 'dropped files' }));
+  } finally {
+    state.exportJob = null;
+  }
+}
+
+/** @param {{ glue: typeof import('../pkg/relicview_tools.js'), session: import('../pkg/relicview_tools.js').Session }} tools */
+async function exportWith({ glue, session }, { job, generation, entries, paths, name, allScenes, source }) {
+  const exporter = new glue.ArchiveExport(source);
   const parts = [];
   const bar = $('export-progress');
   const status = $('export-status');
@@ -42,7 +53,7 @@ export async function exportAll() {
     for (let i = 0; i < entries.length; i++) {
       if (job.cancelled || generation !== state.generation) return { cancelled: true };
       try {
-        const file = await state.session.exportFile(entries[i].path, allScenes);
+        const file = await session.exportFile(entries[i].path, allScenes);
         const chunk = exporter.add(paths[i], file);
         file.free();
         if (chunk.length) parts.push(new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (chunk)]));
@@ -62,7 +73,6 @@ export async function exportAll() {
     return { files: summary.written, bytes: summary.bytes, failed: summary.failed, name };
   } finally {
     exporter.free();
-    state.exportJob = null;
     bar.hidden = true;
     button.textContent = 'Export all';
     if (job.cancelled) status.textContent = 'export cancelled';

@@ -2,6 +2,7 @@
 // What leaves the page as a file: the glTF export and the screenshot.
 
 import { $, state } from './state.js';
+import { withTools } from './modules.js';
 
 // Whether exports hold every LOD (and model) as glTF scenes of their own, not only what
 // is on show: the checkbox in the display menu.
@@ -9,9 +10,20 @@ export function exportsAllLods() {
   return $('export-lods').checked;
 }
 
+// The scene on show as binary glTF bytes: the LOD on show as its default scene, or with
+// `allLods` every LOD as a glTF scene of its own. The core hands the scene over and says what
+// is on show; the tools module (loaded at the first export) writes the .glb.
+/** @param {boolean} allLods @returns {Promise<Uint8Array>} */
+export async function exportGlb(allLods) {
+  const scene = state.viewer.sceneBytes();
+  if (!scene) throw new Error('nothing to export: no scene is on show');
+  const options = state.viewer.glbOptions(allLods);
+  return withTools(({ glue }) => glue.exportGlb(scene, options));
+}
+
 // The scene on show as a .glb named after the file, downloaded.
-export function saveExport() {
-  const glb = state.viewer.exportGlb(exportsAllLods());
+export async function saveExport() {
+  const glb = await exportGlb(exportsAllLods());
   const name = `${(state.current || 'relicview').split('/').pop().replace(/\.[^.]*$/, '') || 'relicview'}.glb`;
   // (The core's bytes are a copy, on an ArrayBuffer of their own, never a shared one.)
   download(new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (glb)], { type: 'model/gltf-binary' }), name);

@@ -4,6 +4,7 @@
 // bytes are read only on open.
 
 import { checkContainer, checkEntry, fetchListing, fetchWhole, readHostedEntry } from './hosted.js';
+import { assetUrl } from './assets.js';
 
 // Files a hosted listing gives the page at most.
 const MAX_HOSTED = 200000;
@@ -133,7 +134,7 @@ let headJobs = 0;
 export function readHeads(files) {
   if (headWorker === false) return Promise.resolve(null);
   try {
-    headWorker ||= new Worker(new URL('./head-worker.js', import.meta.url));
+    headWorker ||= new Worker(assetUrl('headWorker'));
   } catch {
     headWorker = false;
     return Promise.resolve(null);

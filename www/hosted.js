@@ -7,7 +7,8 @@
 // missing file, a file that is not the one indexed. This module owns the "reading from the
 // host" line (#host-status). docs/publishing.md.
 
-import { $, core } from './state.js';
+import { $ } from './state.js';
+import { containersHere } from './modules.js';
 
 const IN_FLIGHT = 4;
 const RETRIES = 3;
@@ -182,10 +183,30 @@ function dismiss(got) {
   got.abort.abort();
 }
 
+// What index.html started fetching before the page's scripts ran (www/early.js): the
+// listing a link names ({url, json}) and the file it shows ({path, fetched}), each taken
+// once, by the read it was started for. A failed one is left for the page to fetch.
+/** @param {'listing' | 'file'} what @param {(started: any) => boolean} wanted */
+function early(what, wanted) {
+  const started = /** @type {any} */ (globalThis).relicviewEarly;
+  const fetch = started && started[what];
+  if (!fetch || !wanted(fetch)) return null;
+  started[what] = null;
+  return fetch;
+}
+
 // A listing's JSON at `url` (archive.json, index.json), with the timeout and retries of any
 // read from a host. → the parsed listing, or null where the URL holds none (a 404, not
 // JSON); a host that cannot be read throws why.
-export function fetchListing(url) {
+export async function fetchListing(url) {
+  const started = early('listing', (e) => e.url === url);
+  if (started) {
+    const listing = await started.json.catch(() => null);
+    if (listing) {
+      stats.requests++;
+      return listing;
+    }
+  }
   return polite(async () => {
     const got = await request(url, {});
     if (!got.response.ok) {
@@ -205,7 +226,13 @@ export function fetchListing(url) {
 
 // A hosted file's whole bytes (`size`: what the index says; another length is a stale
 // index). For loose files.
-export function fetchWhole(url, size, what) {
+export async function fetchWhole(url, size, what) {
+  const started = await early('file', (e) => e.path.toLowerCase() === String(what).toLowerCase())?.fetched.catch(() => null);
+  if (started && started.url === url && (!(Number.isFinite(size) && size > 0) || started.buffer.byteLength === size)) {
+    stats.requests++;
+    stats.bytes += started.buffer.byteLength;
+    return new Uint8Array(started.buffer);
+  }
   return polite(async () => {
     const got = await request(url, {});
     if (!got.response.ok) {
@@ -296,7 +323,7 @@ function remember(key, bytes) {
 
 // The bytes of one entry of a hosted container (`container`: its object in index.json;
 // `entry`: its row there), from the container's ranges it needs, rebuilt and checked by the
-// core. → ArrayBuffer.
+// containers module (loaded on the page the first time). → ArrayBuffer.
 export async function readHostedEntry(url, container, entry) {
   const [path, size, , at, crc, ranges] = entry;
   const wanted = [...container.meta, ...ranges];
@@ -309,7 +336,8 @@ export async function readHostedEntry(url, container, entry) {
     k += p.length;
   }
   const layout = { kind: container.kind, mode: container.mode, start: container.start };
-  const bytes = core.readHosted(container.path, path, layout, container.size, Float64Array.from(wanted.flat()), all, at, size, crc);
+  const containers = await containersHere();
+  const bytes = containers.readHosted(container.path, path, layout, container.size, Float64Array.from(wanted.flat()), all, at, size, crc);
   return bytes.buffer.byteLength === bytes.length ? bytes.buffer : bytes.slice().buffer;
 }
 

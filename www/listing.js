@@ -4,6 +4,7 @@
 // content in the background), and handed to the core's sessions.
 
 import { readHeads } from './files.js';
+import { toolsKinds, toolsListing } from './modules.js';
 import { fingerprint } from './urlstate.js';
 import { $, comparePaths, core, count, nextTask, state } from './state.js';
 
@@ -44,14 +45,23 @@ function kindNumbers() {
   return Uint8Array.from(state.entries, (e) => numbers.get(e.kind || 'unknown') ?? core.noKind());
 }
 
-// The core's archives (this thread's and the worker's) learn the listing and its kinds.
-// (The paths joined into one string with the lengths beside it: see Session.setListing.)
+// A file of the listing as read for the tools module's archive (modules.js).
+/** @param {string} path */
+function readEntry(path) {
+  const entry = state.byPath.get(path.toLowerCase());
+  return entry ? entry.read() : Promise.reject(new Error('not in the archive'));
+}
+
+// The core's archives (this thread's and the worker's) and the tools' learn the listing and
+// its kinds. (The paths joined into one string with the lengths beside it: see
+// Session.setListing.)
 export function setListing() {
   const paths = state.entries.map((e) => e.path).join('');
   const lengths = Uint32Array.from(state.entries, (e) => e.path.length);
   const kinds = kindNumbers();
   state.session.setListing(paths, lengths, kinds);
   state.opener?.setListing({ paths, lengths, kinds }, holdsLargeFile());
+  toolsListing({ paths, lengths, kinds }, readEntry);
 }
 
 // Whether a file of the listing is known to be large enough to open in the worker (a local
@@ -67,6 +77,7 @@ export function setKinds() {
   const kinds = kindNumbers();
   if (!state.session.setKinds(kinds)) return setListing();
   state.opener?.setKinds(kinds);
+  toolsKinds(kinds);
   if (holdsLargeFile()) state.opener?.warm();
 }
 

@@ -4,6 +4,8 @@
 // A `RemoteFile` answers what the page asks of an opened file (the same methods as the core's
 // OpenedFile) from what the worker sent; its scene goes to `Viewer.showSceneBytes`.
 
+import { assetUrl } from './assets.js';
+
 export class Abandoned extends Error {
   constructor() {
     super('abandoned: another file was asked for');
@@ -53,7 +55,7 @@ export class WorkerOpener {
   }
 
   spawn() {
-    const worker = new Worker(new URL('./open-worker.js', import.meta.url), { type: 'module' });
+    const worker = new Worker(assetUrl('openWorker'), { type: 'module' });
     worker.onmessage = (e) => this.answer(worker, e.data);
     worker.onerror = (e) => {
       e.preventDefault();

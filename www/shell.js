@@ -6,8 +6,8 @@ import { collectDrop } from './files.js';
 import { Help } from './help.js';
 import { Panes } from './panes.js';
 import { readHash } from './urlstate.js';
-import { $, state } from './state.js';
-import { button } from './infopane.js';
+import { $, message, state } from './state.js';
+import { button, viewMessage } from './infopane.js';
 import { share } from './address.js';
 import { axisView, choose, frame, setCamera, setClock, setOptions } from './controls.js';
 import { applyLink, loadEntries, loadFiles } from './openflow.js';
@@ -111,7 +111,8 @@ export function bindShell() {
   $('info-fold').addEventListener('click', fold);
   $('info-title').addEventListener('click', fold);
   $('screenshot-button').addEventListener('click', () => saveScreenshot());
-  $('export-button').addEventListener('click', () => saveExport());
+  // (The first export loads the tools module: a failure to load it says so over the view.)
+  $('export-button').addEventListener('click', () => saveExport().catch((err) => viewMessage(`No .glb: ${message(err)}`, { warning: true })));
   wireParts();
   const overlay = $('drop-overlay');
   window.addEventListener('dragover', (e) => { e.preventDefault(); overlay.hidden = false; });

@@ -141,8 +141,10 @@ enum Command {
         port: u16,
         #[arg(long, default_value = "127.0.0.1")]
         bind: String,
-        /// Folder holding index.html, www/ and pkg/. Default: the current folder if it has
-        /// index.html, else the source tree this binary was built from.
+        /// Folder holding the page: a built site (index.html and assets/, which
+        /// scripts/build.sh writes into site/), or a source tree (index.html, www/, pkg/).
+        /// Default: site/ of the current folder, the current folder if it has index.html,
+        /// else site/ of the source tree this binary was built from.
         #[arg(long)]
         site: Option<PathBuf>,
     },
@@ -159,7 +161,8 @@ enum Command {
         /// from the host's root); only the index names them.
         #[arg(long, value_name = "URL")]
         base_url: Option<String>,
-        /// Folder holding index.html, www/ and pkg/ (as for serve).
+        /// The built page (index.html, assets.json, assets/: scripts/build.sh writes it into
+        /// site/). Default: as for serve.
         #[arg(long)]
         site: Option<PathBuf>,
     },
@@ -173,14 +176,11 @@ enum Command {
     },
 }
 
-/// The viewer's files: the current folder if it has index.html, else the source tree this
-/// binary was built from.
+/// The viewer's files: the built site of the current folder (site/), the current folder if
+/// it holds a page, else the built site of the source tree this binary was built from.
 fn default_site() -> PathBuf {
-    if PathBuf::from("index.html").is_file() {
-        PathBuf::from(".")
-    } else {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-    }
+    let tree = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    [PathBuf::from("site"), PathBuf::from(".")].into_iter().find(|d| d.join("index.html").is_file()).unwrap_or_else(|| tree.join("site"))
 }
 
 /// The largest file the CLI reads unless told otherwise: the pods' and FF7's files are far

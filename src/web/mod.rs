@@ -1,63 +1,27 @@
-//! wasm-bindgen glue: the only module that knows the browser. It translates between the JS
-//! shell and the core, and names no format: files are opened through the core's one open
-//! sequence and shown through the document interface. The session holds the archive, an
-//! opened file its document, the viewer the canvas.
+//! wasm-bindgen glue of the core module: what the page loads first, all that viewing a file
+//! needs. It translates between the JS shell and the core, and names no format: files are
+//! opened through the core's one open sequence and shown through the document interface.
+//! The session holds the archive, an opened file its document, the viewer the canvas.
+//! Containers and the tools (glTF export, comparisons, Export all) are wasm modules of their
+//! own, loaded when first used (crates/web-containers, crates/web-tools); what the modules
+//! share at the boundary is crates/web-glue.
 
-mod bundle;
-mod compared;
-mod containers;
 mod opened;
 mod session;
+mod sniff;
 mod viewer;
 
 use crate::archive::Archive;
 use crate::formats::kind::{Capabilities, Kind, Purpose};
-use crate::formats::{registry, ParseError};
+use crate::formats::registry;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
+
+pub(crate) use relicview_web_glue::{clock_ms, js_error, parse_error, to_js};
 
 #[wasm_bindgen(start)]
 pub fn start() {
-    // A panic traps the instance; the page starts another and says why, from the message
-    // left here (globalThis.relicviewPanic) beside the console's report.
-    std::panic::set_hook(Box::new(|info| {
-        console_error_panic_hook::hook(info);
-        let text = info.to_string().replace('\n', " ");
-        let _ = js_sys::Reflect::set(&js_sys::global(), &"relicviewPanic".into(), &text.into());
-    }));
-}
-
-/// Plain JS objects (not Maps) for every map, so the shell reads fields as properties.
-pub(crate) fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
-    Ok(value.serialize(&serde_wasm_bindgen::Serializer::json_compatible())?)
-}
-
-// The shape `parse_error` below makes, for tsc (it is built key by key).
-#[wasm_bindgen(typescript_custom_section)]
-const RELICVIEW_ERROR: &str = "/** An Error naming the file and byte, with the byte and record path apart. */\nexport interface RelicviewError extends Error { offset: number; chunkPath: string }";
-
-/// An Error whose message names the file and byte offset, with `offset` and `chunkPath`
-/// properties so scripts need not parse the text.
-pub(crate) fn parse_error(file: &str, e: &ParseError) -> JsValue {
-    let err = js_sys::Error::new(&format!("{file}: {e}"));
-    let _ = js_sys::Reflect::set(&err, &"offset".into(), &JsValue::from_f64(e.offset as f64));
-    let _ = js_sys::Reflect::set(&err, &"chunkPath".into(), &JsValue::from_str(&e.path));
-    err.into()
-}
-
-pub(crate) fn js_error(message: &str) -> JsValue {
-    js_sys::Error::new(message).into()
-}
-
-/// The page's clock, the one requestAnimationFrame timestamps use (a worker's own where the
-/// core runs in one).
-pub(crate) fn clock_ms() -> f64 {
-    thread_local! {
-        static PERFORMANCE: Option<web_sys::Performance> =
-            js_sys::Reflect::get(&js_sys::global(), &"performance".into()).ok().and_then(|p| p.dyn_into().ok());
-    }
-    PERFORMANCE.with(|p| p.as_ref().map_or(0.0, |p| p.now()))
+    relicview_web_glue::install_panic_hook();
 }
 
 /// One round of the page's warm-up in idle time (see `crate::demo::exercise_open_sequence`):

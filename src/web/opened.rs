@@ -20,11 +20,6 @@ pub struct FileCapabilities {
     export: bool,
 }
 
-/// The most inspector rows [`OpenedFile::inspect`] sends as JSON text: a few hundred bytes
-/// a row, so the text is at most a few MB of wasm memory (a 50 MB model's 7,800 rows made
-/// it grow by 8 MB for good).
-const JSON_ROWS: usize = 4_096;
-
 /// A file opened by `Session.open`: its document (inspector, info, text or picture) and the
 /// scene `Viewer.show` takes.
 #[wasm_bindgen]
@@ -81,18 +76,11 @@ impl OpenedFile {
     pub fn damage(&self) -> JsValue {
         self.document.error().filter(|_| self.document.damaged()).map_or(JsValue::NULL, |e| parse_error(&self.path, e))
     }
-    /// The inspector's view: rows, fields, coverage runs, diagnostics, byte views. A view of
-    /// up to [`JSON_ROWS`] rows crosses as one JSON text (a world's 3,200 rows: about a third
-    /// of the time of building the objects call by call); a larger one is built call by call,
-    /// so that its text never sits whole in wasm memory, which does not shrink.
+    /// The inspector's view: rows, fields, coverage runs, diagnostics, byte views
+    /// (`relicview_web_glue::inspector_view` says how it crosses).
     #[wasm_bindgen(unchecked_return_type = "InspectorView | null")]
     pub fn inspect(&self) -> Result<JsValue, JsValue> {
-        let view = self.document.inspector();
-        if view.map_or(0, |v| v.chunks.len()) <= JSON_ROWS {
-            js_sys::JSON::parse(&self.inspect_json()?)
-        } else {
-            to_js(&view)
-        }
+        relicview_web_glue::inspector_view(self.document.inspector())
     }
     /// `inspect()` as JSON text: what a worker sends the page (parsing it there is several
     /// times quicker than the structured clone of the same objects).
@@ -195,26 +183,14 @@ impl OpenedFile {
     /// thread, with what the viewer reads of the document; null when there is none.
     #[wasm_bindgen(js_name = takeSceneBytes)]
     pub fn take_scene_bytes(&mut self) -> Option<js_sys::Uint8Array> {
-        let scene = self.scene.take()?;
-        let records = records_of(&*self.document).into_iter().map(|(a, b)| (a as u64, b as u64)).collect();
-        let shown = crate::wire::ShownScene { scene, records, placements: self.document.stats().placements as u64 };
-        let out = js_sys::Uint8Array::new_with_length(u32::try_from(crate::wire::encoded_len(&shown)).ok()?);
-        crate::wire::encode_into(&shown, |at, bytes| {
-            // SAFETY: the view is read by `set` at once, before anything can allocate and move
-            // wasm memory.
-            let view = unsafe { js_sys::Uint8Array::view(bytes) };
-            out.set(&view, at as u32);
-        });
-        Some(out)
+        let shown = crate::wire::ShownScene::of(self.scene.take()?, &*self.document);
+        relicview_web_glue::js_buffer(crate::wire::encoded_len(shown.lend()), |write| crate::wire::encode_into(shown.lend(), write))
     }
 }
 
-// The shape `picture` below makes, for tsc (it is built key by key, not by serde).
-#[wasm_bindgen(typescript_custom_section)]
-const PICTURE: &str = "/** A picture: RGBA texels, the top row first. */\nexport interface Picture { width: number; height: number; rgba: Uint8ClampedArray }";
-
 /// A picture as the page draws it: {width, height, rgba} (top row first), the texels in one
-/// typed array rather than a list of numbers.
+/// typed array rather than a list of numbers (its TypeScript shape, `Picture`, is declared
+/// beside `Texels` in the model, whose types name it).
 pub(super) fn picture(t: &crate::texture::Texels) -> Result<JsValue, JsValue> {
     let out = js_sys::Object::new();
     js_sys::Reflect::set(&out, &"width".into(), &t.width.into())?;
@@ -225,6 +201,7 @@ pub(super) fn picture(t: &crate::texture::Texels) -> Result<JsValue, JsValue> {
 
 /// The byte range of every inspector record, for picks on strips.
 pub(super) fn records_of(document: &dyn Document) -> Vec<(usize, usize)> {
-    document.inspector().map_or(Vec::new(), |v| v.chunks.iter().map(|r| (r.offset, r.end)).collect())
+    let offset = |o: u64| usize::try_from(o).unwrap_or(usize::MAX);
+    crate::wire::record_ranges(document).into_iter().map(|(a, b)| (offset(a), offset(b))).collect()
 }
 

@@ -1,8 +1,6 @@
 //! The open archive as the page holds it: the listing, the assets read so far, the reference
 //! graph, and the page's way to read a file.
 
-use super::bundle::ExportedFile;
-use super::compared::ComparedFiles;
 use super::opened::OpenedFile;
 use super::{clock_ms, js_error, to_js};
 use serde::Serialize;
@@ -12,7 +10,6 @@ use crate::formats::registry;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 /// Reads archive files through the page: `read(path)` returns a Promise of an ArrayBuffer.
 struct JsSource {
@@ -21,10 +18,7 @@ struct JsSource {
 
 impl FileSource for JsSource {
     async fn read(&self, path: &str) -> Result<Vec<u8>, String> {
-        let message = |e: JsValue| e.dyn_ref::<js_sys::Error>().map_or_else(|| format!("{e:?}"), |e| String::from(e.message()));
-        let promise: js_sys::Promise = self.read.call1(&JsValue::NULL, &JsValue::from_str(path)).map_err(message)?.dyn_into().map_err(|_| "read() did not return a Promise".to_string())?;
-        let buffer = wasm_bindgen_futures::JsFuture::from(promise).await.map_err(message)?;
-        Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+        relicview_web_glue::read_through(&self.read, path).await
     }
     fn now_ms(&self) -> f64 {
         clock_ms()
@@ -53,9 +47,7 @@ impl Session {
     /// wasm, not 20,000 (a 20,000-file listing took 45 ms as arrays of strings).
     #[wasm_bindgen(js_name = setListing)]
     pub fn set_listing(&self, paths: &str, lengths: &[u32], kinds: &[u8]) {
-        let paths = crate::wire::split_js_joined(paths, lengths);
-        let index = ArchiveIndex::with_kinds(paths.into_iter().zip(kinds.iter().map(|&n| Kind::numbered(n)).chain(std::iter::repeat(None))));
-        *self.archive.borrow_mut() = Archive::new(index);
+        *self.archive.borrow_mut() = Archive::new(ArchiveIndex::from_joined(paths, lengths, kinds));
     }
 
     /// The listing's kinds again, as numbers (`kindWords`) in the listing's order, its paths
@@ -63,7 +55,7 @@ impl Session {
     /// not the listing's (then `setListing`).
     #[wasm_bindgen(js_name = setKinds)]
     pub fn set_kinds(&self, kinds: &[u8]) -> bool {
-        self.archive.borrow_mut().index.set_kinds(kinds.iter().map(|&n| Kind::numbered(n)))
+        self.archive.borrow_mut().index.set_kind_numbers(kinds)
     }
 
     /// Open a file through the core's open sequence (read, parse, read what it refers to,
@@ -84,34 +76,6 @@ impl Session {
                 panic!("{path}: the test build's trap");
             }
             Ok(OpenedFile::from_opened(opened).into())
-        })
-    }
-
-    /// Open two files of the archive and compare them record by record (docs/diff.md) →
-    /// Promise<ComparedFiles>: both files, what `relicview diff --json` prints for them, both
-    /// trees row by row and their difference view. Rejects when either cannot be read.
-    #[wasm_bindgen(js_name = openComparison)]
-    #[wasm_bindgen(unchecked_return_type = "Promise<ComparedFiles>")]
-    pub fn open_comparison(&self, a: String, b: String) -> js_sys::Promise {
-        let (archive, source) = (self.archive.clone(), self.source.clone());
-        wasm_bindgen_futures::future_to_promise(async move {
-            let oa = archive::open_file(&archive, &*source, &a).await.map_err(|e| js_error(&e))?;
-            let ob = archive::open_file(&archive, &*source, &b).await.map_err(|e| js_error(&e))?;
-            let compared = ComparedFiles::new(OpenedFile::from_opened(oa), OpenedFile::from_opened(ob)).map_err(|e| js_error(&e))?;
-            Ok(compared.into())
-        })
-    }
-
-    /// What archive file `path` exports to in an Export all (`crate::bundle`) →
-    /// Promise<ExportedFile>, for `ArchiveExport.add`. It is opened in an archive of its own,
-    /// so what it reads is let go with it. Rejects when it cannot be read.
-    /// `all_scenes`: every LOD and model as glTF scenes (`export --all --lods all`).
-    #[wasm_bindgen(js_name = exportFile, unchecked_return_type = "Promise<ExportedFile>")]
-    pub fn export_file(&self, path: String, all_scenes: bool) -> js_sys::Promise {
-        let alone = self.opened_alone(path);
-        wasm_bindgen_futures::future_to_promise(async move {
-            let opened = alone.await?;
-            Ok(ExportedFile { outcome: Some(crate::bundle::outcome_of(&opened, all_scenes)) }.into())
         })
     }
 
@@ -190,8 +154,9 @@ impl Session {
 }
 
 impl Session {
-    /// `path` opened as an Export all opens it (`crate::bundle::open_for_export`), in an
-    /// archive of its own, so that what it reads is let go with it.
+    /// `path` opened as an Export all opens it (`crate::bundle::open_for_export`: a picture
+    /// shown, the rest as an asset), in an archive of its own, so that what it reads is let
+    /// go with it.
     fn opened_alone(&self, path: String) -> impl std::future::Future<Output = Result<archive::Opened, JsValue>> {
         let (index, source) = (self.archive.borrow().index.clone(), self.source.clone());
         async move {

@@ -1,7 +1,6 @@
 //! One viewport on a page canvas: the renderer, the clock and the frame rate behind the
 //! page's view. What needs no browser lives in `crate::view`; this translates.
 
-use super::compared::ComparedFiles;
 use super::opened::{records_of, OpenedFile};
 use super::{clock_ms, js_error, to_js};
 use crate::render::Renderer;
@@ -99,19 +98,24 @@ impl Viewer {
         self.show_scene(file.scene.take(), t0);
     }
 
-    /// Show two files compared (their scenes and the difference view, taken from
-    /// `compared`) under one camera, B ghosted over A to begin with.
+    /// Show two files compared under one camera, B ghosted over A to begin with: their
+    /// scenes and the difference view in the wire form the tools module gives them
+    /// (`ComparedFiles.takeScene`), each absent where that file has no scene, and the
+    /// difference view's layers that hold B's geometry (a pick there names B's records).
     #[wasm_bindgen(js_name = showComparison)]
-    pub fn show_comparison(&mut self, compared: &mut ComparedFiles) {
+    pub fn show_comparison(&mut self, a: Option<Vec<u8>>, b: Option<Vec<u8>>, difference: Option<Vec<u8>>, difference_layers_from_b: Vec<u32>) -> Result<(), JsValue> {
         let t0 = clock_ms();
-        let (a, b) = (compared.a.as_mut(), compared.b.as_mut());
-        self.records = [a.as_ref().map_or(Vec::new(), |f| records_of(&*f.document)), b.as_ref().map_or(Vec::new(), |f| records_of(&*f.document))];
-        self.placements = a.as_ref().map_or(0, |f| f.document.stats().placements);
+        let decode = |bytes: Option<Vec<u8>>| bytes.map(|b| crate::wire::decode(&b)).transpose().map_err(|e| js_error(&e));
+        let (a, b, difference) = (decode(a)?, decode(b)?, decode(difference)?);
+        let offset = |o: u64| usize::try_from(o).unwrap_or(usize::MAX);
+        let ranges = |s: &Option<crate::wire::ShownScene>| s.as_ref().map_or(Vec::new(), |s| s.records.iter().map(|&(a, b)| (offset(a), offset(b))).collect());
+        self.records = [ranges(&a), ranges(&b)];
+        self.placements = a.as_ref().map_or(0, |s| s.placements as usize);
         self.renderer.options.lod = 0;
-        let difference = compared.difference.take();
-        self.difference_layers_from_b = difference.as_ref().map_or(Vec::new(), |d| d.layers_from_b.clone());
-        self.renderer.set_comparison(a.and_then(|f| f.scene.take()), b.and_then(|f| f.scene.take()), difference.map(|d| d.scene));
+        self.difference_layers_from_b = difference_layers_from_b;
+        self.renderer.set_comparison(a.map(|s| s.scene), b.map(|s| s.scene), difference.map(|s| s.scene));
         self.show_ms = clock_ms() - t0;
+        Ok(())
     }
 
     /// How a comparison is drawn: {mode: "a" | "b" | "overlay" | "split" | "difference",
@@ -329,18 +333,29 @@ impl Viewer {
         to_js(&ClockState { playing: self.clock.playing, speed: self.clock.speed })
     }
 
-    /// The scene on show as a binary glTF: the LOD on show, or with `all_lods` every LOD as
-    /// a glTF scene of its own, the default scene the LOD on show.
-    #[wasm_bindgen(js_name = exportGlb)]
-    pub fn export_glb(&self, all_lods: bool) -> Result<js_sys::Uint8Array, JsValue> {
-        let scene = self.renderer.scene().ok_or_else(|| js_error("nothing to export: no scene is on show"))?;
-        let lod = self.renderer.current_lod().unwrap_or(0);
-        // What is on show: the layers hidden (a file's other models) stay out.
-        // The colours as drawn: the game's lighting's where it is on show.
-        let colours = self.renderer.options.lighting.colours(scene.has_lit_colours());
-        let options = crate::gltf::ExportOptions { lod, hidden_layers: self.renderer.hidden_layers().to_vec(), every_choice: false, colours, all_lods };
-        let glb = crate::gltf::export_glb(scene, options).map_err(|e| js_error(&e))?;
-        Ok(js_sys::Uint8Array::from(&glb[..]))
+    /// The scene on show in the wire form, for the tools module's glTF export
+    /// (`exportGlb(sceneBytes, glbOptions)`); null when nothing is on show.
+    #[wasm_bindgen(js_name = sceneBytes)]
+    pub fn scene_bytes(&self) -> Option<js_sys::Uint8Array> {
+        let shown = crate::wire::ShownSceneRef { scene: self.renderer.scene()?, records: &[], placements: self.placements as u64 };
+        relicview_web_glue::js_buffer(crate::wire::encoded_len(shown), |write| crate::wire::encode_into(shown, write))
+    }
+
+    /// What a glTF export of the view takes: the LOD on show (with `all_lods`, every LOD as
+    /// a glTF scene of its own, the default scene the LOD on show), the layers hidden (a
+    /// file's other models stay out) and the colours as drawn (the game's lighting's where
+    /// it is on show).
+    #[wasm_bindgen(js_name = glbOptions, unchecked_return_type = "ExportOptions")]
+    pub fn glb_options(&self, all_lods: bool) -> Result<JsValue, JsValue> {
+        let game_lit = self.renderer.scene().is_some_and(|s| s.has_lit_colours());
+        let options = crate::gltf::ExportOptions {
+            lod: self.renderer.current_lod().unwrap_or(0),
+            hidden_layers: self.renderer.hidden_layers().to_vec(),
+            every_choice: false,
+            colours: self.renderer.options.lighting.colours(game_lit),
+            all_lods,
+        };
+        to_js(&options)
     }
 
     /// Change view switches: {wireframe, cullBack, autoLod, lod}.

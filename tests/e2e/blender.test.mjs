@@ -74,7 +74,7 @@ test('Blender imports every export of the archive with exactly the triangles the
       if (opened.error || document.querySelector('#export-button').disabled) return null;
       const stats = window.relicview.stats();
       if (!stats.triangles) return null;
-      const glb = window.relicview.exportGlb();
+      const glb = await window.relicview.exportGlb();
       let text = '';
       for (let i = 0; i < glb.length; i += 0x8000) text += String.fromCharCode(...glb.subarray(i, i + 0x8000));
       return { triangles: stats.triangles, base64: btoa(text) };

@@ -157,7 +157,7 @@ test('a field model exports with its textures and animations: GLTFLoader plays t
   const hand = await page.evaluate(async () => {
     const THREE = await import('/__three/build/three.module.js');
     const { GLTFLoader } = await import('/__three/examples/jsm/loaders/GLTFLoader.js');
-    const glb = window.relicview.exportGlb();
+    const glb = await window.relicview.exportGlb();
     const gltf = await new GLTFLoader().parseAsync(glb.buffer.slice(glb.byteOffset, glb.byteOffset + glb.byteLength), '');
     const mixer = new THREE.AnimationMixer(gltf.scene);
     const clip = gltf.animations.find((a) => a.name === 'model 0 animation 0');

@@ -1,12 +1,14 @@
 // docs/keys.md against the page's help dialog (?), row by row: the dialog lists the tables
 // the keys are dispatched from (www/keys.js, www/compare.js) and each pane's own, so a key
-// changed there and not in the docs fails here.
+// changed there and not in the docs fails here. And docs/publishing.md's nginx lines against
+// the ones the publishing tests and the cold-link benchmark serve a site with.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeArchive, startServer, launch, newPage, repo } from './harness.mjs';
+import { SITE_CONFIG } from './nginx.mjs';
 
 let server, browser;
 
@@ -50,4 +52,11 @@ test('docs/keys.md lists every key the help dialog does, in its groups and words
   assert.deepEqual(documented, shown);
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+test('docs/publishing.md gives a host the nginx lines the tests serve a published site with', () => {
+  const doc = readFileSync(join(repo, 'docs/publishing.md'), 'utf8');
+  const block = doc.split('## Compression and caching')[1]?.match(/```nginx\n([\s\S]*?)```/)?.[1];
+  assert.ok(block, 'docs/publishing.md has the nginx block under "Compression and caching"');
+  assert.equal(block.trim(), SITE_CONFIG.trim());
 });

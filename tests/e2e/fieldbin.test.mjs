@@ -129,12 +129,12 @@ test('a polygon\'s record shows its stored and lit colours with swatches; the ex
   // with the lit colours as COLOR_0; under the sun the same file exports lit materials.
   await withThree(page);
   const exported = async () => {
-    const bytes = await page.evaluate(() => [...window.relicview.exportGlb()]);
+    const bytes = await page.evaluate(async () => [...(await window.relicview.exportGlb())]);
     const report = await validator.validateBytes(new Uint8Array(bytes), { maxIssues: 1000 });
     assert.equal(report.issues.numErrors, 0, JSON.stringify(report.issues.messages.filter((m) => m.severity === 0)));
     return page.evaluate(async () => {
       const { GLTFLoader } = await import('/__three/examples/jsm/loaders/GLTFLoader.js');
-      const glb = window.relicview.exportGlb();
+      const glb = await window.relicview.exportGlb();
       const gltf = await new GLTFLoader().parseAsync(glb.buffer.slice(glb.byteOffset, glb.byteOffset + glb.byteLength), '');
       const types = new Set();
       let colours = 0;

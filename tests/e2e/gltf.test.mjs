@@ -132,7 +132,7 @@ test('the page exports each model as a .glb that GLTFLoader loads with the trian
     const stats = await page.evaluate(() => window.relicview.stats());
     const loaded = await page.evaluate(async () => {
       const { GLTFLoader } = await import('/__three/examples/jsm/loaders/GLTFLoader.js');
-      const glb = window.relicview.exportGlb();
+      const glb = await window.relicview.exportGlb();
       const gltf = await new GLTFLoader().parseAsync(glb.buffer.slice(glb.byteOffset, glb.byteOffset + glb.byteLength), '');
       let triangles = 0;
       let textured = 0;
@@ -147,8 +147,8 @@ test('the page exports each model as a .glb that GLTFLoader loads with the trian
     assert.equal(loaded.triangles, stats.triangles, path);
     assert.equal(loaded.triangles, drawn.triangles, path);
     assert.equal(loaded.scenes, 1, `${path}: the LOD on show only`);
-    const every = await page.evaluate(() => {
-      const glb = window.relicview.exportGlb(true);
+    const every = await page.evaluate(async () => {
+      const glb = await window.relicview.exportGlb(true);
       const len = new DataView(glb.buffer, glb.byteOffset).getUint32(12, true);
       return JSON.parse(new TextDecoder().decode(glb.subarray(20, 20 + len))).scenes.length;
     });

@@ -141,7 +141,7 @@ export function servedArchive(prepare = () => {}) {
 }
 
 export async function startServer(dir) {
-  const child = spawn(bin, ['serve', dir, '--port', '0', '--site', repo], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(bin, ['serve', dir, '--port', '0', '--site', join(repo, 'site')], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise((resolvePromise, reject) => {
     let out = '';
     child.stdout.on('data', (d) => {
@@ -229,6 +229,17 @@ export async function withThree(page) {
     const path = new URL(route.request().url()).pathname.replace(/^\/__three\//, '');
     const body = readFileSync(join(root, path), 'utf8').replaceAll(/from 'three'/g, "from '/__three/build/three.module.js'");
     route.fulfill({ status: 200, contentType: 'text/javascript', body });
+  });
+}
+
+// The source tree's page modules (www/, pkg/), served to the page under /__source/: the
+// served page is the built one (one bundle), so a test that reads a module's own tables
+// (the keys a view is dispatched by) imports that module from the source tree.
+export async function withSourceModules(page) {
+  await page.route('**/__source/**', (route) => {
+    const path = new URL(route.request().url()).pathname.replace(/^\/__source\//, '');
+    if (!/^(www|pkg)\/[\w.-]+\.(js|wasm)$/.test(path)) return route.fulfill({ status: 404, body: 'not a page module' });
+    route.fulfill({ status: 200, contentType: path.endsWith('.wasm') ? 'application/wasm' : 'text/javascript', body: readFileSync(join(repo, path)) });
   });
 }
 

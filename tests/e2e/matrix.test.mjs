@@ -54,7 +54,7 @@ function look(page, path) {
     const pixels = r.pixelStats();
     const hit = r.pick(pixels.width / 2, pixels.height / 2);
     const rows = [...document.querySelectorAll('#info-body dt')].map((dt) => dt.textContent);
-    const glb = r.exportGlb();
+    const glb = await r.exportGlb();
     const { GLTFLoader } = await import('/__three/examples/jsm/loaders/GLTFLoader.js');
     const gltf = await new GLTFLoader().parseAsync(glb.buffer.slice(glb.byteOffset, glb.byteOffset + glb.byteLength), '');
     let loaded = 0;

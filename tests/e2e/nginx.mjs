@@ -22,15 +22,35 @@ async function freePort() {
   });
 }
 
+// What docs/publishing.md gives a host of a published site, word for word (docs.test.mjs
+// checks the two agree): the compressed files publish writes beside each file sent when the
+// browser accepts them, other answers compressed as they go, the page's files (named by
+// their content) kept for good and the rest asked again each time.
+export const SITE_CONFIG = `
+    brotli_static on;
+    gzip_static on;
+    gzip on;
+    gzip_types text/javascript application/wasm application/json text/css;
+    gzip_vary on;
+    location ~ /assets/[^/]+$ {
+        add_header Cache-Control "public, max-age=31536000, immutable";
+    }
+    location / {
+        add_header Cache-Control "no-cache";
+    }`;
+// The module that sends a file's .br (Debian's libnginx-mod-http-brotli-static).
+const BROTLI_STATIC = '/usr/lib/nginx/modules/ngx_http_brotli_static_module.so';
+
 const CORS = `
       add_header Access-Control-Allow-Origin * always;
       add_header Access-Control-Expose-Headers "Content-Range, Content-Length" always;`;
 
-// `origins`: {name: {root, cors, noRange, noExpose, flaky}} → {url(name), log(), since(mark), stop()}.
+// `origins`: {name: {root, cors, noRange, noExpose, flaky, site}} → {url(name), log(), since(mark), stop()}.
 // Each origin is a server on a port of its own. `cors` sends Access-Control-Allow-Origin
 // and exposes Content-Range and Content-Length (`noExpose`: the first only); `noRange`
 // answers a Range request with the whole file (max_ranges 0); `flaky` answers 503 to a
-// request that comes within half a second of the one before (limit_req).
+// request that comes within half a second of the one before (limit_req); `site` serves as
+// docs/publishing.md tells a host to serve a published site (SITE_CONFIG).
 export async function startNginx(origins) {
   if (!NGINX) throw new Error('nginx is not installed (scripts/setup.sh --tests installs Debian\'s nginx-light)');
   const dir = mkdtempSync(join(tmpdir(), 'relicview-nginx-'));
@@ -43,9 +63,12 @@ export async function startNginx(origins) {
       ${o.noRange ? 'max_ranges 0;' : ''}
       ${o.flaky ? 'limit_req zone=flaky nodelay; limit_req_status 503;' : ''}
       ${o.cors ? (o.noExpose ? 'add_header Access-Control-Allow-Origin * always;' : CORS) : ''}
+      ${o.site ? SITE_CONFIG : ''}
     }`).join('\n');
   const log = join(dir, 'access.log');
-  writeFileSync(join(dir, 'nginx.conf'), `
+  const site = Object.values(origins).some((o) => o.site);
+  if (site && !existsSync(BROTLI_STATIC)) throw new Error(`${BROTLI_STATIC} is missing (scripts/setup.sh --tests installs Debian's libnginx-mod-http-brotli-static)`);
+  writeFileSync(join(dir, 'nginx.conf'), `${site ? `load_module ${BROTLI_STATIC};` : ''}
 daemon off;
 master_process off;
 worker_processes 1;

@@ -168,7 +168,7 @@ test('three.js GLTFLoader finds a node per damage zone holding its parts\' trian
   for (const p of parts.parts) if (p.zones.length) expected[p.zones[0]] += p.triangles;
   const loaded = await page.evaluate(async (names) => {
     const { GLTFLoader } = await import('/__three/examples/jsm/loaders/GLTFLoader.js');
-    const glb = window.relicview.exportGlb();
+    const glb = await window.relicview.exportGlb();
     const gltf = await new GLTFLoader().parseAsync(glb.buffer.slice(glb.byteOffset, glb.byteOffset + glb.byteLength), '');
     const triangles = (o) => { let n = 0; o.traverse((m) => { if (m.isMesh) n += m.geometry.index.count / 3; }); return n; };
     const zones = {};

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeArchive, startServer, launch, sizedPage, loadFolder, walk, repo } from './harness.mjs';
+import { makeArchive, startServer, launch, sizedPage, loadFolder, walk, repo, withSourceModules } from './harness.mjs';
 
 const AXE = readFileSync(join(repo, 'tests/e2e/node_modules/axe-core/axe.min.js'), 'utf8');
 const ff7 = (name) => readFileSync(join(repo, '../shared/testdata/ff7', name));
@@ -456,9 +456,10 @@ test('help opens at its top with focus in the dialog, and lists every key the vi
   });
   assert.deepEqual(where, { top: 0, inside: true, focus: true });
   const listed = await p.locator('#help-keys th[scope="row"]').allTextContents();
+  await withSourceModules(p);
   const tables = await p.evaluate(async () => {
-    const keys = await import(new URL('www/keys.js', location.href).href);
-    const compare = await import(new URL('www/compare.js', location.href).href);
+    const keys = await import(new URL('/__source/www/keys.js', location.href).href);
+    const compare = await import(new URL('/__source/www/compare.js', location.href).href);
     return [...keys.VIEW_KEYS, ...compare.COMPARE_KEYS].map((k) => k.label);
   });
   assert.ok(tables.length >= 18);

@@ -279,7 +279,7 @@ test('a world exports as one .glb: a mesh per unique model, a node per placement
   const drawn = await page.evaluate((p) => window.relicview.open(p), ARENA);
   const loaded = await page.evaluate(async () => {
     const { GLTFLoader } = await import('/__three/examples/jsm/loaders/GLTFLoader.js');
-    const glb = window.relicview.exportGlb();
+    const glb = await window.relicview.exportGlb();
     const gltf = await new GLTFLoader().parseAsync(glb.buffer.slice(glb.byteOffset, glb.byteOffset + glb.byteLength), '');
     let triangles = 0;
     gltf.scene.traverse((o) => { if (o.isMesh) triangles += o.geometry.index.count / 3; });

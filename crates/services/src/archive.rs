@@ -48,6 +48,19 @@ impl ArchiveIndex {
         index
     }
 
+    /// A listing as the page sends it to a wasm module: the paths one after another in
+    /// `paths`, each as long as `lengths` says (in UTF-16 units, as JS counts), and each kind
+    /// as its number (`Kind::number`); one string crosses into wasm, not 20,000.
+    pub fn from_joined(paths: &str, lengths: &[u32], kinds: &[u8]) -> ArchiveIndex {
+        let paths = crate::wire::split_js_joined(paths, lengths);
+        ArchiveIndex::with_kinds(paths.into_iter().zip(kinds.iter().map(|&n| Kind::numbered(n)).chain(std::iter::repeat(None))))
+    }
+
+    /// Kinds as the page sends them (numbers, in the listing's order): `set_kinds`.
+    pub fn set_kind_numbers(&mut self, kinds: &[u8]) -> bool {
+        self.set_kinds(kinds.iter().map(|&n| Kind::numbered(n)))
+    }
+
     /// New kinds for the same paths, in the same order (the front end typed some files by
     /// their content): the index of 20,000 paths is kept, not rebuilt. False, and nothing
     /// changed, when there is not exactly one kind per path.

@@ -21,6 +21,7 @@ use crate::scene::{ColourSet, NodeId, Scene, Target, Transform};
 use glam::Mat4;
 use crate::texture::srgb_to_linear;
 use gltf_json as json;
+use serde::{Deserialize, Serialize};
 use json::validation::{Checked::Valid, USize64};
 use json::Index;
 use std::collections::BTreeMap;
@@ -30,8 +31,11 @@ use std::collections::BTreeMap;
 /// choice that shows other layers (each model of a file of several) is a glTF scene of its
 /// own, the default the first. `colours`: the vertex colours written as COLOR_0; the
 /// colours the game's lighting gave (where the scene has them) come with unlit materials
-/// (KHR_materials_unlit), as the game drew them with no light on top.
-#[derive(Debug, Clone, Default)]
+/// (KHR_materials_unlit), as the game drew them with no light on top. The page's core says
+/// what is on show (`Viewer.glbOptions`) and its tools module exports with it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[serde(rename_all = "camelCase")]
 pub struct ExportOptions {
     pub lod: usize,
     pub hidden_layers: Vec<u32>,

@@ -8,6 +8,7 @@
 //! against the bytes left, and a block whose length is not a whole number of elements is an
 //! error.
 
+use crate::formats::Document;
 use crate::scene::Scene;
 use serde::{Deserialize, Serialize};
 
@@ -23,28 +24,53 @@ pub struct ShownScene {
     pub placements: u64,
 }
 
-pub fn encode(shown: &ShownScene) -> Vec<u8> {
+/// A scene lent for encoding, without moving it out of its owner (the viewer's scene on
+/// show, which the page's tools module exports): the same bytes as the [`ShownScene`] it
+/// decodes to, as serde writes a reference as the value it points to.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct ShownSceneRef<'a> {
+    pub scene: &'a Scene,
+    pub records: &'a [(u64, u64)],
+    pub placements: u64,
+}
+
+impl ShownScene {
+    /// `scene` with what the viewer reads of the document it was built from.
+    pub fn of(scene: Scene, document: &dyn Document) -> ShownScene {
+        ShownScene { scene, records: record_ranges(document), placements: document.stats().placements as u64 }
+    }
+    pub fn lend(&self) -> ShownSceneRef<'_> {
+        ShownSceneRef { scene: &self.scene, records: &self.records, placements: self.placements }
+    }
+}
+
+/// The byte range of every inspector record, for picks on strips.
+pub fn record_ranges(document: &dyn Document) -> Vec<(u64, u64)> {
+    document.inspector().map_or(Vec::new(), |v| v.chunks.iter().map(|r| (r.offset as u64, r.end as u64)).collect())
+}
+
+pub fn encode(shown: ShownSceneRef) -> Vec<u8> {
     // Sized exactly up front (a counting pass, which copies nothing): growing by doubling
     // would copy the arrays again and, for a big scene, hold twice their size at once.
-    let size = postcard::serialize_with_flavor(shown, postcard::ser_flavors::Size::default()).expect("a scene always serialises");
+    let size = postcard::serialize_with_flavor(&shown, postcard::ser_flavors::Size::default()).expect("a scene always serialises");
     let mut out = Vec::with_capacity(TAG.len() + size);
     out.extend_from_slice(TAG);
     // Serialising into a Vec cannot fail: every scene type serialises.
-    postcard::to_extend(shown, out).expect("a scene always serialises")
+    postcard::to_extend(&shown, out).expect("a scene always serialises")
 }
 
 /// The length of [`encode`]'s bytes, counted without writing them.
-pub fn encoded_len(shown: &ShownScene) -> usize {
-    TAG.len() + postcard::serialize_with_flavor(shown, postcard::ser_flavors::Size::default()).expect("a scene always serialises")
+pub fn encoded_len(shown: ShownSceneRef) -> usize {
+    TAG.len() + postcard::serialize_with_flavor(&shown, postcard::ser_flavors::Size::default()).expect("a scene always serialises")
 }
 
 /// [`encode`] as `write(offset, bytes)` calls, the arrays passed straight from the scene:
 /// the worker writes into a JS buffer of [`encoded_len`] bytes and never holds a second copy
 /// of the scene in its own memory.
-pub fn encode_into(shown: &ShownScene, write: impl FnMut(usize, &[u8])) {
+pub fn encode_into(shown: ShownSceneRef, write: impl FnMut(usize, &[u8])) {
     let mut sink = Chunked { staged: Vec::with_capacity(STAGE), at: 0, write };
     sink.put(TAG);
-    postcard::serialize_with_flavor(shown, sink).expect("a scene always serialises");
+    postcard::serialize_with_flavor(&shown, sink).expect("a scene always serialises");
 }
 
 /// Small writes (lengths, names, numbers) are gathered; blocks go through as they are.
@@ -187,7 +213,7 @@ mod tests {
     #[test]
     fn round_trip_keeps_everything() {
         let s = shown();
-        let bytes = encode(&s);
+        let bytes = encode(s.lend());
         assert_eq!(decode(&bytes).unwrap(), s);
         // Raw blocks: the three positions are 36 bytes of the encoding as they are in memory.
         let raw: &[u8] = bytemuck::cast_slice(&s.scene.meshes[0].primitives[0].positions);
@@ -200,11 +226,11 @@ mod tests {
         let mut s = shown();
         let big = s.scene.meshes[0].primitives[0].clone();
         s.scene.meshes[0].primitives.push(Primitive { positions: vec![[1.5, 2.5, 3.5]; 5000], indices: (0..15000).map(|i| i % 5000).collect(), ..big });
-        let whole = encode(&s);
-        assert_eq!(encoded_len(&s), whole.len());
+        let whole = encode(s.lend());
+        assert_eq!(encoded_len(s.lend()), whole.len());
         let mut pieces = vec![0xAA; whole.len()];
         let mut writes = 0;
-        encode_into(&s, |at, bytes| {
+        encode_into(s.lend(), |at, bytes| {
             pieces[at..at + bytes.len()].copy_from_slice(bytes);
             writes += 1;
         });
@@ -216,7 +242,7 @@ mod tests {
     #[test]
     fn damaged_bytes_are_errors_not_panics() {
         let s = shown();
-        let bytes = encode(&s);
+        let bytes = encode(s.lend());
         assert!(decode(&bytes[1..]).unwrap_err().contains("do not start with RVSCENE3"));
         for cut in 8..bytes.len() {
             assert!(decode(&bytes[..cut]).is_err(), "cut at {cut}");

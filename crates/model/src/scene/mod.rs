@@ -115,7 +115,9 @@ pub struct Primitive {
 }
 
 /// Which vertex colours a scene is drawn or exported with.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[serde(rename_all = "lowercase")]
 pub enum ColourSet {
     /// As the file stores them.
     #[default]

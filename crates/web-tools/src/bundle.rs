@@ -1,16 +1,16 @@
 //! The page's Export all: each archive file exported as the CLI's `export --all` exports it
-//! (`crate::bundle`), named the same way, into a zip handed on entry by entry.
+//! (`relicview_services::bundle`), named the same way, into a zip handed on entry by entry.
 
-use super::{js_error, to_js};
-use crate::bundle::zipped::ZipStream;
-use crate::bundle::{report::REPORT_NAME, Bundle, Outcome};
+use relicview_services::bundle::zipped::ZipStream;
+use relicview_services::bundle::{report::REPORT_NAME, Bundle, Outcome};
+use relicview_web_glue::{js_error, to_js};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 /// What one archive file exports to (`Session.exportFile`), for `ArchiveExport.add`.
 #[wasm_bindgen]
 pub struct ExportedFile {
-    pub(super) outcome: Option<Outcome>,
+    pub(crate) outcome: Option<Outcome>,
 }
 
 /// An Export all under way: the names given, the report, the zip.

@@ -1,14 +1,29 @@
-//! Containers in the page, for the container worker (www/container-worker.js): a `File`
-//! read synchronously in ranges (FileReaderSync over `File.slice`), its directory listed by
-//! the core's readers, an entry read when the page asks. Containers inside it are opened in
-//! turn from memory, as on disk (crates/services/src/disk.rs). Names no format: the page types the entries.
+//! The page's containers module: a wasm module of its own, which the page loads the first
+//! time it opens a container (www/modules.js), so that a link to a loose model downloads none
+//! of the decoders (deflate, Deflate64, bzip2, LZMA, XZ, PPMd, Zstandard, 7z, CHD).
+//!
+//! In the container worker (www/container-worker.js) a `File` is read synchronously in
+//! ranges (FileReaderSync over `File.slice`), its directory listed by the containers'
+//! readers, an entry read when the page asks. Containers inside it are opened in turn from
+//! memory, as on disk (crates/services/src/disk.rs). On the page, an entry of a container on
+//! a static host is rebuilt from the ranges fetched (`readHosted`). Names no format: the page
+//! types the entries. Which file is a container at all is the core's to say (its sniffers
+//! are small), so a folder without one never loads this module.
+//!
+//! WebAssembly only: natively the crate is empty.
+#![cfg(target_arch = "wasm32")]
 
-use super::{js_error, to_js};
-use crate::containers::{self, hosted, ByteSource, Container, Limits, SectorMode};
+use relicview_containers::{self as containers, hosted, ByteSource, Container, Limits, SectorMode};
+use relicview_web_glue::{js_error, to_js};
 use serde::Serialize;
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
+
+#[wasm_bindgen(start)]
+pub fn start() {
+    relicview_web_glue::install_panic_hook();
+}
 
 /// Containers nest at most this deep.
 const MAX_NESTING: usize = 4;
@@ -221,46 +236,11 @@ impl ContainerReader {
     }
 }
 
-/// The data track a cue sheet names: {file, mode ("MODE1", "MODE2", "COOKED"), start,
-/// line}, or an Error naming the line.
-// The shape `cue_track` below makes, for tsc (it is built key by key).
-#[wasm_bindgen(typescript_custom_section)]
-const CUE_TRACK: &str = "/** A cue sheet's data track: its file, sector mode, INDEX 01 sector and line. */\nexport interface CueTrack { file: string; mode: string; start: number; line: number }";
-
-#[wasm_bindgen(js_name = cueTrack, unchecked_return_type = "CueTrack")]
-pub fn cue_track(text: &str) -> Result<JsValue, JsValue> {
-    let t = containers::cue_data_track(text).map_err(|e| js_error(&e))?;
-    let mode = t.mode.word();
-    let out = js_sys::Object::new();
-    js_sys::Reflect::set(&out, &"file".into(), &t.file.into())?;
-    js_sys::Reflect::set(&out, &"mode".into(), &mode.into())?;
-    js_sys::Reflect::set(&out, &"start".into(), &(t.start as f64).into())?;
-    js_sys::Reflect::set(&out, &"line".into(), &(t.line as f64).into())?;
-    Ok(out.into())
-}
-
-/// What container a file is (its name, first bytes: 17 sectors tell an ISO, and last
-/// bytes: a zip's end record, up to `containerTail()`): "zip", "7z", "iso", "raw disc",
-/// "chd", or "cue" for a cue sheet (by its name); undefined if none.
-#[wasm_bindgen(js_name = containerKind)]
-pub fn container_kind(name: &str, head: &[u8], tail: &[u8]) -> Option<String> {
-    if containers::is_cue(name) {
-        return Some("cue".into());
-    }
-    containers::sniff_with_tail(name, head, tail).map(|k| k.as_str().to_string())
-}
-
 /// Whether a container starting with `head` is worth a store of decoded entries (a 7z,
 /// whose solid blocks cost a decode from their start): see ContainerReader's `store`.
 #[wasm_bindgen(js_name = keepsDecoded)]
 pub fn keeps_decoded(head: &[u8]) -> bool {
     containers::keeps_decoded(head)
-}
-
-/// How many of a file's last bytes `isContainer` wants.
-#[wasm_bindgen(js_name = containerTail)]
-pub fn container_tail() -> usize {
-    containers::TAIL
 }
 
 /// The bytes of one entry of a container on a static host (www/hosted.js), rebuilt from the

@@ -1,0 +1,48 @@
+// @ts-check
+// Run by index.html before the page's modules are fetched (a classic script: a built site
+// inlines it): the downloads a shared link waits for start at once rather than after the
+// page's scripts have loaded and run. The core's download and compilation (its address is
+// the script's data-core), and, when the address is a link to a file of a hosted archive
+// (#archive=LISTING&path=FILE), the listing and then that file. The page takes them up from
+// `globalThis.relicviewEarly` (core.js, hosted.js) and does again whatever failed here.
+(() => {
+  const script = document.currentScript;
+  const early = {};
+  globalThis.relicviewEarly = early;
+  const fail = (what, url, r) => new Error(`${url}: HTTP ${r.status} for ${what}`);
+  if (script && script.dataset.core) {
+    const url = new URL(script.dataset.core, location.href).href;
+    early.core = fetch(url).then((r) => {
+      if (!r.ok) throw fail('the core', url, r);
+      return /^application\/wasm\b/.test(r.headers.get('Content-Type') || '') ? WebAssembly.compileStreaming(r) : r.arrayBuffer().then((b) => WebAssembly.compile(b));
+    });
+    early.core.catch(() => {});
+  }
+  const link = new URLSearchParams(location.hash.slice(1));
+  const archive = link.get('archive');
+  if (!archive) return;
+  const listingUrl = new URL(archive, location.href).href;
+  const listing = fetch(listingUrl).then((r) => (r.ok ? r.json() : null));
+  early.listing = { url: listingUrl, json: listing };
+  listing.catch(() => {});
+  const path = link.get('path');
+  if (!path || link.get('compare')) return;
+  // A loose file of the listing, fetched as hosted.js fetches it (its address made as
+  // files.js makes it). Files from 16 MiB on open in the parsing worker, which fetches them
+  // itself (state.js's workerThreshold), and entries of containers are read by range: those
+  // are left to the page.
+  early.file = { path, fetched: null };
+  early.file.fetched = listing.then((json) => {
+    const files = json && Array.isArray(json.files) ? json.files : [];
+    const wanted = path.toLowerCase();
+    const file = files.find((f) => f && typeof f.path === 'string' && f.path.toLowerCase() === wanted);
+    if (!file || typeof file.failure === 'string' || !(Number(file.size) < 16 << 20)) return null;
+    const base = new URL(typeof json.base === 'string' ? json.base : '', listingUrl);
+    const url = new URL(file.path.split('/').map(encodeURIComponent).join('/'), base).href;
+    return fetch(url).then((r) => {
+      if (!r.ok) throw fail(file.path, url, r);
+      return r.arrayBuffer().then((buffer) => ({ url, buffer }));
+    });
+  });
+  early.file.fetched.catch(() => {});
+})();
