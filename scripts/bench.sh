@@ -25,7 +25,11 @@
 #   the block opened against decoding the block alone (the core in a bare worker) and
 #   against 7-Zip natively, and the second open after a reload, from the browser's store;
 # - export --all of an archive against exporting each of its files alone: time, and peak
-#   memory against the largest single export.
+#   memory against the largest single export;
+# - a shared link opened with an empty cache: the demo and a real FF7 field folder published
+#   and served by nginx, against a three.js + GLTFLoader page (bundled by esbuild) showing
+#   the same model from the same host, at a home line and a phone's, with a second visit,
+#   a second model, and every file of the page raw / gzip / brotli.
 # scripts/bench.sh [REPETITIONS]
 # scripts/bench.sh --smoke: every benchmark once, on small inputs, with the build already
 #   made (the cargo benches unoptimised) (./test.sh runs it so that no benchmark can rot
@@ -72,7 +76,9 @@ if [ -n "$smoke" ]; then
   run "first rasterised frame, with the game's lighting" node tests/bench/field-lighting.mjs
   run "bytes sent / file size" node tests/bench/disc.mjs 40 20
   run "second open / first" node tests/bench/sevenz.mjs 8
-  run "ratio: time" python3 tests/bench/export-all.py --models 1 --mb 1 --runs 1
+  run "ratio: time" python3 tests/bench/export-all.py
+node tests/bench/cold-link.mjs "${1:-9}" --models 1 --mb 1 --runs 1
+  run "ratio cold link relicview / three.js" node tests/bench/cold-link.mjs
   exit 0
 fi
 cargo bench --bench throughput
@@ -86,3 +92,4 @@ node tests/bench/field-lighting.mjs "${1:-9}"
 node tests/bench/disc.mjs
 node tests/bench/sevenz.mjs
 python3 tests/bench/export-all.py
+node tests/bench/cold-link.mjs "${1:-9}"

@@ -16,7 +16,8 @@
 //   beside a new one's, for pages opened before it).
 // The source tree's own index.html still runs as it is (unbundled), for development.
 //
-// node scripts/site.mjs [OUT]   (default: site/)
+// node scripts/site.mjs [OUT] [--pkg DIR]   (default: site/, from pkg/; the tests build a
+//   second site from other modules to publish over the first)
 
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,7 +26,10 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 
 const repo = resolve(import.meta.dirname, '..');
-const out = resolve(process.argv[2] || join(repo, 'site'));
+const args = process.argv.slice(2);
+const pkgAt = args.indexOf('--pkg');
+const pkg = pkgAt >= 0 ? resolve(args.splice(pkgAt, 2)[1]) : join(repo, 'pkg');
+const out = resolve(args[0] || join(repo, 'site'));
 const building = `${out}.building`;
 rmSync(building, { recursive: true, force: true });
 mkdirSync(join(building, 'assets'), { recursive: true });
@@ -54,6 +58,8 @@ const withTable = {
   setup(build) {
     build.onResolve({ filter: /(^|\/)assets\.js$/ }, (args) => (resolve(args.resolveDir, args.path) === join(repo, 'www/assets.js') ? { path: 'assets', namespace: 'relicview-assets' } : undefined));
     build.onLoad({ filter: /.*/, namespace: 'relicview-assets' }, () => ({ contents: assetsModule(), loader: 'js' }));
+    // The glue a worker imports, from the modules this site is built from.
+    build.onResolve({ filter: /^\.\.\/pkg\/[\w.-]+\.js$/ }, (args) => ({ path: join(pkg, args.path.split('/').pop()) }));
   },
 };
 
@@ -74,8 +80,8 @@ async function bundle(entry) {
 // The wasm modules, and their glue (imported by URL: a fresh import is a fresh instance,
 // www/core.js).
 for (const [key, name] of [['core', 'relicview'], ['containers', 'relicview_containers'], ['tools', 'relicview_tools']]) {
-  table[key] = hashed(`${name}_bg`, 'wasm', readFileSync(join(repo, 'pkg', `${name}_bg.wasm`)));
-  const glue = await esbuild.transform(readFileSync(join(repo, 'pkg', `${name}.js`), 'utf8'), { format: 'esm', minify: true, target: 'es2022' });
+  table[key] = hashed(`${name}_bg`, 'wasm', readFileSync(join(pkg, `${name}_bg.wasm`)));
+  const glue = await esbuild.transform(readFileSync(join(pkg, `${name}.js`), 'utf8'), { format: 'esm', minify: true, target: 'es2022' });
   table[`${key}Glue`] = hashed(name, 'js', Buffer.from(glue.code));
 }
 // The workers (each bundled with what it imports, the glue it runs included).

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{get, serve};
+use common::{get, request, serve};
 use std::io::Write;
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -183,6 +183,44 @@ fn serve_publishes_site_archive_and_listing_and_nothing_else() {
         let (status, _, body) = get(port, path);
         assert_eq!(status, 404, "{path}");
         assert!(!String::from_utf8_lossy(&body).contains("do not serve"), "{path}");
+    }
+}
+
+#[test]
+fn serve_sends_a_built_site_compressed_as_the_client_accepts_with_its_cache_headers() {
+    let base = temp_dir("servesite");
+    let archive = base.join("archive");
+    demo(&archive);
+    // A built site as scripts/site.mjs writes it: its files named by content, each with a .br
+    // and a .gz beside it (stand-ins: which one was sent is what is checked).
+    let site = base.join("site");
+    std::fs::create_dir_all(site.join("assets")).unwrap();
+    for (path, body) in [("index.html", "<!doctype html>page"), ("assets/main.0123456789ab.js", "export {}"), ("assets/relicview_bg.0123456789ab.wasm", "\0asm")] {
+        std::fs::write(site.join(path), body).unwrap();
+        std::fs::write(site.join(format!("{path}.br")), format!("{path} as brotli")).unwrap();
+        std::fs::write(site.join(format!("{path}.gz")), format!("{path} as gzip")).unwrap();
+    }
+    let server = serve(&archive, &site);
+    let header = |head: &str, name: &str| head.lines().find_map(|l| l.split_once(':').filter(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.trim().to_string()));
+    for (path, caching) in [("/assets/main.0123456789ab.js", "public, max-age=31536000, immutable"), ("/assets/relicview_bg.0123456789ab.wasm", "public, max-age=31536000, immutable"), ("/index.html", "no-cache")] {
+        let file = if path == "/index.html" { "index.html".to_string() } else { path[1..].to_string() };
+        for (accepts, encoding, body) in [("br, gzip", Some("br"), format!("{file} as brotli")), ("gzip", Some("gzip"), format!("{file} as gzip")), ("identity", None, String::from_utf8(std::fs::read(site.join(&file)).unwrap()).unwrap())] {
+            let (status, head, got) = request(server.port, "GET", path, &format!("Accept-Encoding: {accepts}\r\n"));
+            assert_eq!(status, 200, "{path} {accepts}");
+            assert_eq!(header(&head, "content-encoding").as_deref(), encoding, "{path} for {accepts}: {head}");
+            assert_eq!(String::from_utf8(got).unwrap(), body, "{path} for {accepts}");
+            assert_eq!(header(&head, "cache-control").as_deref(), Some(caching), "{path}");
+        }
+    }
+    let (_, head, _) = request(server.port, "GET", "/assets/relicview_bg.0123456789ab.wasm", "Accept-Encoding: br\r\n");
+    assert_eq!(header(&head, "content-type").as_deref(), Some("application/wasm"), "streamed compilation needs its type: {head}");
+    // The archive's files: as they are, asked again each time.
+    let (status, head, body) = request(server.port, "GET", "/archive/DEMO/VIDEO/HEXPOD.BGF", "Accept-Encoding: br, gzip\r\n");
+    assert_eq!((status, body), (200, std::fs::read(archive.join("DEMO/VIDEO/HEXPOD.BGF")).unwrap()));
+    assert_eq!(header(&head, "content-encoding"), None);
+    assert_eq!(header(&head, "cache-control").as_deref(), Some("no-cache"));
+    for path in ["/assets/../index.html", "/assets/%2e%2e/index.html", "/assets/", "/assets/nope.js"] {
+        assert_eq!(get(server.port, path).0, 404, "{path}");
     }
 }
 

@@ -12,10 +12,23 @@
   const fail = (what, url, r) => new Error(`${url}: HTTP ${r.status} for ${what}`);
   if (script && script.dataset.core) {
     const url = new URL(script.dataset.core, location.href).href;
-    early.core = fetch(url).then((r) => {
-      if (!r.ok) throw fail('the core', url, r);
-      return /^application\/wasm\b/.test(r.headers.get('Content-Type') || '') ? WebAssembly.compileStreaming(r) : r.arrayBuffer().then((b) => WebAssembly.compile(b));
-    });
+    early.core = (async () => {
+      // The core is kept in the browser's Cache Storage for the next visit, by its address:
+      // a built site names it by its content, so what is kept under an address is never
+      // stale; a new build's core replaces the old one there. (Where there is no Cache
+      // Storage, a plain http: page on another host, the HTTP cache alone keeps it.)
+      const store = globalThis.caches ? await caches.open('relicview-core').catch(() => null) : null;
+      let response = store ? await store.match(url).catch(() => null) : null;
+      if (!response) {
+        response = await fetch(url);
+        if (!response.ok) throw fail('the core', url, response);
+        if (store) {
+          const kept = response.clone();
+          store.put(url, kept).then(() => store.keys()).then((keys) => Promise.all(keys.filter((k) => k.url !== url).map((k) => store.delete(k)))).catch(() => {});
+        }
+      }
+      return /^application\/wasm\b/.test(response.headers.get('Content-Type') || '') ? WebAssembly.compileStreaming(response) : WebAssembly.compile(await response.arrayBuffer());
+    })();
     early.core.catch(() => {});
   }
   const link = new URLSearchParams(location.hash.slice(1));

@@ -35,9 +35,12 @@ import './api.js';
 async function boot() {
   bindShell();
   bindFlatView();
-  // Compiled once: the worker that opens big files instantiates the same module.
+  // Compiled once: the worker that opens big files instantiates the same module. (index.html
+  // started its download: www/early.js.)
   state.module = await compileCore();
-  await startCore(0);
+  // A link to a file: that file first, the viewer's other shaders later. (The link is read
+  // whole once the core is up: its words are the core's.)
+  await startCore(0, { shadersLater: new URLSearchParams(location.hash.slice(1)).has('path') });
   fillMenus();
   state.opener = new WorkerOpener(state.module, (path) => {
     const entry = state.byPath.get(path.toLowerCase());

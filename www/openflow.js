@@ -371,10 +371,11 @@ export async function loadEntries(entries, label, source) {
   // A new archive leaves nothing of the last one on show; the address keeps only a link
   // still waiting for its archive (see state.linkPending).
   // The page's first archive brings out the viewer's panes: laid out in a frame of their
-  // own (some 50 ms here), not in one task with the listing and the first drawing.
+  // own (some 50 ms here), not in one task with the listing and the first drawing. A link to
+  // a file does not wait for them: its reader waits for the file, which they come with.
   if (entries.length && document.body.classList.contains('empty')) {
     document.body.classList.remove('empty');
-    await afterNextFrame();
+    if (!(state.linkPending && new URLSearchParams(location.hash.slice(1)).has('path'))) await afterNextFrame();
     if (generation !== state.generation) return { files: entries.length };
   }
   clearShown();

@@ -26,17 +26,41 @@ function readForCore(path) {
 }
 
 // Instance `generation` of the core, with the viewer and the archive session on it.
-export async function startCore(generation) {
+// `shadersLater`: the viewer's shaders are compiled once the page is idle after its first
+// frame (a link to a file), not now.
+export async function startCore(generation, { shadersLater = false } = {}) {
   const { glue, exports } = await instantiate(state.module, generation);
   setCore(glue);
   state.wasm = exports;
   state.viewer = new core.Viewer($('viewport'));
-  state.warmUpMs = state.viewer.warmUp();
+  if (shadersLater) warmShadersAfterFirstFrame(state.viewer);
+  else state.warmUpMs = state.viewer.warmUp();
   state.session = new core.Session(readForCore);
   if (state.viewport) state.viewport.useViewer(state.viewer);
   state.coreLost = new Promise((_, reject) => { state.loseCore = reject; });
   state.coreLost.catch(() => {});
   warmCoreWhenIdle(generation);
+}
+
+// The viewer's shaders compiled ahead (Viewer.warmUp) make the first file a reader opens
+// draw sooner, but the software rasteriser compiles them for real when the page next paints:
+// some 190 ms of a cold link's wait here, which its one model needs a few of. A link to a
+// file opens that file first, and the rest are compiled when the page is idle after its
+// frame (or after 5 s without one: a link to a file that fails).
+function warmShadersAfterFirstFrame(viewer) {
+  let done = false;
+  const warm = () => {
+    if (done || state.viewer !== viewer) return;
+    done = true;
+    document.removeEventListener('relicview:frame', later);
+    state.warmUpMs = viewer.warmUp();
+    // (The warm-up draws to the canvas and clears it: the view on show is drawn again.)
+    state.viewport?.requestFrame().catch(() => {});
+  };
+  const idle = () => (globalThis.requestIdleCallback ? requestIdleCallback(warm, { timeout: 2000 }) : setTimeout(warm, 200));
+  const later = () => idle();
+  document.addEventListener('relicview:frame', later, { once: true });
+  setTimeout(idle, 5000);
 }
 
 // The core's idle warm-up: a browser compiles a wasm function fully only once it has done

@@ -143,6 +143,10 @@ async function linkOf(site) {
     await page.evaluate(() => window.relicview.ready);
     await page.waitForFunction(() => /hosted at/.test(document.getElementById('archive-summary').textContent));
     await page.evaluate((m) => window.relicview.open(m), site.model);
+    // The clock stopped at 0 and LOD 0: the pose and the detail the peer draws (it plays no
+    // clip, and the export holds LOD 0).
+    await page.evaluate(() => window.relicview.setClock({ time: 0, playing: false }));
+    await page.evaluate(() => window.relicview.setLod(0));
     return await page.evaluate(() => {
       const canvas = document.getElementById('viewport');
       return { link: window.relicview.permalink(), camera: window.relicview.camera(), background: window.relicview.pixelStats().background, width: canvas.width, height: canvas.height };

@@ -19,6 +19,8 @@ const megabytes = Number(process.argv[2]) || 650;
 const root = join(repo, `target/bench/7z-${megabytes}`);
 const drop = join(root, 'drop');
 const LAST = 'ZZ/MD1_1.BSX';
+// The page's files as the build named them: the bare decoder runs the containers module.
+const SITE_ASSETS = JSON.parse(readFileSync(join(repo, 'site/assets.json'), 'utf8'));
 if (!existsSync(join(root, '.complete'))) {
   rmSync(root, { recursive: true, force: true });
   const src = join(root, 'src');
@@ -73,11 +75,11 @@ try {
   const first = await visit();
   // Decoding the block alone to the last file: the core's reader in a bare worker, over the
   // same File, with no store and no page around it.
-  const { ms: decodeMs, cold: coldMs } = await page.evaluate(async (last) => {
+  const { ms: decodeMs, cold: coldMs } = await page.evaluate(async ([last, assets]) => {
     const file = window.picked.find((f) => f.name === 'BIG.7z');
-    const src = `import init, { ContainerReader } from '${location.origin}/pkg/relicview.js';
+    const src = `import init, { ContainerReader } from '${location.origin}/assets/${assets.containersGlue}';
       self.onmessage = async (e) => {
-        await init({ module_or_path: '${location.origin}/pkg/relicview_bg.wasm' });
+        await init({ module_or_path: '${location.origin}/assets/${assets.containers}' });
         const sync = new FileReaderSync();
         const read = (o, n) => new Uint8Array(sync.readAsArrayBuffer(e.data.file.slice(o, o + n)));
         let reader = new ContainerReader('BIG.7z', read, e.data.file.size, '', 0, () => {}, undefined);
@@ -103,7 +105,7 @@ try {
     });
     w.terminate();
     return got;
-  }, LAST);
+  }, [LAST, SITE_ASSETS]);
   await page.reload();
   await page.evaluate(() => window.relicview.ready);
   const again = await visit();

@@ -1,0 +1,77 @@
+// Reads a stack trace from the page with the functions' names put back. The shipped modules
+// carry no names section (it was an eighth of the core); scripts/build.sh keeps each module
+// with its names in target/wasm-names/, whose functions are numbered as the shipped one's
+// (the same wasm-bindgen output, the names section aside). A browser writes a wasm frame as
+// `relicview_bg.07038bbbb269.wasm:wasm-function[1234]:0x5678`; each becomes the Rust path.
+//
+// node scripts/wasm-names.mjs < trace.txt      (or: node scripts/wasm-names.mjs trace.txt)
+
+import { readFileSync, existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const repo = resolve(import.meta.dirname, '..');
+
+// The function names of a module: index → name, from its "name" custom section.
+function namesOf(path) {
+  const b = readFileSync(path);
+  let at = 8;
+  const leb = () => {
+    let value = 0;
+    for (let shift = 0; ; shift += 7) {
+      const byte = b[at++];
+      value += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) return value;
+    }
+  };
+  const names = new Map();
+  while (at < b.length) {
+    const id = b[at++];
+    const size = leb();
+    const end = at + size;
+    if (id === 0) {
+      const length = leb();
+      const section = b.toString('utf8', at, at + length);
+      at += length;
+      while (section === 'name' && at < end) {
+        const sub = b[at++];
+        const subEnd = leb() + at;
+        if (sub === 1) {
+          for (let n = leb(); n > 0; n--) {
+            const index = leb();
+            const len = leb();
+            names.set(index, b.toString('utf8', at, at + len));
+            at += len;
+          }
+        }
+        at = subEnd;
+      }
+    }
+    at = end;
+  }
+  return names;
+}
+
+// Rust's legacy mangling (_ZN…E) as a path, its hash left off.
+function demangle(name) {
+  const m = /^_ZN(.*)E$/.exec(name);
+  if (!m) return name;
+  const parts = [];
+  let s = m[1];
+  while (/^\d/.test(s)) {
+    const len = Number(/^\d+/.exec(s)[0]);
+    s = s.slice(String(len).length);
+    parts.push(s.slice(0, len));
+    s = s.slice(len);
+  }
+  return parts.filter((p) => !/^h[0-9a-f]{16}$/.test(p)).join('::')
+    .replaceAll('$LT$', '<').replaceAll('$GT$', '>').replaceAll('$u20$', ' ').replaceAll('$RF$', '&').replaceAll('$C$', ',').replaceAll('$u7b$', '{').replaceAll('$u7d$', '}').replaceAll('..', '::');
+}
+
+const text = process.argv[2] ? readFileSync(process.argv[2], 'utf8') : readFileSync(0, 'utf8');
+const modules = new Map();
+process.stdout.write(text.replace(/([\w-]+?)(?:\.[0-9a-f]{12})?\.wasm:wasm-function\[(\d+)\](:0x[0-9a-f]+)?/g, (all, base, index) => {
+  const file = join(repo, 'target/wasm-names', `${base}.wasm`);
+  if (!modules.has(base)) modules.set(base, existsSync(file) ? namesOf(file) : null);
+  const name = modules.get(base)?.get(Number(index));
+  return name ? `${all} ${demangle(name)}` : all;
+}));
