@@ -9,21 +9,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 features=()
 if [ "${1:-}" = "--test-build" ]; then features=(--features relicview/test-trap); fi
-# The page's three wasm modules, in one cargo run so that what they share is built once: the
-# core (this crate: what viewing a file needs, the page's first download), containers and
-# tools (crates/web-containers, crates/web-tools: loaded when first used). The wasm profile
-# (Cargo.toml) builds for size.
-cargo build --profile wasm --locked --target wasm32-unknown-unknown --lib \
-  -p relicview -p relicview-web-containers -p relicview-web-tools "${features[@]}"
-built=target/wasm32-unknown-unknown/wasm
+# The page's three wasm modules: the core (this crate: what viewing a file needs, the page's
+# first download), built for size (the wasm profile), and the modules loaded when first used,
+# containers and tools (crates/web-containers, crates/web-tools), built for speed
+# (wasm-speed), in one cargo run so that what they share is built once (Cargo.toml says why).
+cargo build --profile wasm --locked --target wasm32-unknown-unknown --lib -p relicview "${features[@]}"
+cargo build --profile wasm-speed --locked --target wasm32-unknown-unknown --lib -p relicview-web-containers -p relicview-web-tools
 mkdir -p pkg target/wasm-names
-for module in relicview:relicview relicview_web_containers:relicview_containers relicview_web_tools:relicview_tools; do
-  crate=${module%%:*}
+for module in wasm/relicview:relicview wasm-speed/relicview_web_containers:relicview_containers wasm-speed/relicview_web_tools:relicview_tools; do
+  crate=target/wasm32-unknown-unknown/${module%%:*}
   name=${module##*:}
   # The functions' names are kept beside the build (target/wasm-names/, for reading a trace
   # from the page: scripts/wasm-names.mjs) and not shipped: they were an eighth of the core.
-  wasm-bindgen "$built/$crate.wasm" --target web --out-dir target/wasm-names --out-name "$name"
-  wasm-bindgen "$built/$crate.wasm" --target web --out-dir pkg --out-name "$name" --remove-name-section --remove-producers-section
+  wasm-bindgen "$crate.wasm" --target web --out-dir target/wasm-names --out-name "$name"
+  wasm-bindgen "$crate.wasm" --target web --out-dir pkg --out-name "$name" --remove-name-section --remove-producers-section
 done
 node scripts/site.mjs
 cargo build --release --locked --bin relicview

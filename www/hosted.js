@@ -189,10 +189,10 @@ function dismiss(got) {
 /** @param {'listing' | 'file'} what @param {(started: any) => boolean} wanted */
 function early(what, wanted) {
   const started = /** @type {any} */ (globalThis).relicviewEarly;
-  const fetch = started && started[what];
-  if (!fetch || !wanted(fetch)) return null;
+  const pending = started && started[what];
+  if (!pending || !wanted(pending)) return null;
   started[what] = null;
-  return fetch;
+  return pending;
 }
 
 // A listing's JSON at `url` (archive.json, index.json), with the timeout and retries of any

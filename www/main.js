@@ -8,7 +8,7 @@ import { FileList } from './filelist.js';
 import { hostedEntries } from './files.js';
 import { Inspector } from './inspector.js';
 import { WorkerOpener } from './opener.js';
-import { readHash } from './urlstate.js';
+import { linksToFile, readHash } from './urlstate.js';
 import { Viewport } from './viewport.js';
 import { $, count, message, readyReject, readyResolve, state } from './state.js';
 import { showEntryUsers, showError, showNote } from './infopane.js';
@@ -38,9 +38,8 @@ async function boot() {
   // Compiled once: the worker that opens big files instantiates the same module. (index.html
   // started its download: www/early.js.)
   state.module = await compileCore();
-  // A link to a file: that file first, the viewer's other shaders later. (The link is read
-  // whole once the core is up: its words are the core's.)
-  await startCore(0, { shadersLater: new URLSearchParams(location.hash.slice(1)).has('path') });
+  // A link to a file: that file first, the viewer's other shaders later.
+  await startCore(0, { shadersLater: linksToFile() });
   fillMenus();
   state.opener = new WorkerOpener(state.module, (path) => {
     const entry = state.byPath.get(path.toLowerCase());

@@ -4,7 +4,7 @@
 
 import { isTrap } from './core.js';
 import { entriesFromFiles } from './files.js';
-import { readHash } from './urlstate.js';
+import { linksToFile, readHash } from './urlstate.js';
 import { $, afterNextFrame, core, count, message, nextTask, ready, state } from './state.js';
 import { addRow, clearInfo, reason, setExport, showDocument, showError, viewMessage } from './infopane.js';
 import { clearMeasure, sizeText } from './measure.js';
@@ -375,7 +375,7 @@ export async function loadEntries(entries, label, source) {
   // a file does not wait for them: its reader waits for the file, which they come with.
   if (entries.length && document.body.classList.contains('empty')) {
     document.body.classList.remove('empty');
-    if (!(state.linkPending && new URLSearchParams(location.hash.slice(1)).has('path'))) await afterNextFrame();
+    if (!(state.linkPending && linksToFile())) await afterNextFrame();
     if (generation !== state.generation) return { files: entries.length };
   }
   clearShown();

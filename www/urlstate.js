@@ -20,6 +20,12 @@ import { viewWords } from './state.js';
 
 const round = (x) => Number(x.toFixed(4));
 
+// Whether the address is a link to a file (`path=`): read before the core is up, whose words
+// readHash needs. Such a page opens that file before anything it can do later.
+export function linksToFile(hash = location.hash) {
+  return new URLSearchParams(hash.replace(/^#/, '')).has('path');
+}
+
 export function readHash(hash = location.hash) {
   const p = new URLSearchParams(hash.replace(/^#/, ''));
   const numbers = (p.get('cam') || '').split(',').map(Number);

@@ -201,7 +201,6 @@ pub(super) fn picture(t: &crate::texture::Texels) -> Result<JsValue, JsValue> {
 
 /// The byte range of every inspector record, for picks on strips.
 pub(super) fn records_of(document: &dyn Document) -> Vec<(usize, usize)> {
-    let offset = |o: u64| usize::try_from(o).unwrap_or(usize::MAX);
-    crate::wire::record_ranges(document).into_iter().map(|(a, b)| (offset(a), offset(b))).collect()
+    crate::wire::record_offsets(&crate::wire::record_ranges(document))
 }
 

@@ -107,8 +107,7 @@ impl Viewer {
         let t0 = clock_ms();
         let decode = |bytes: Option<Vec<u8>>| bytes.map(|b| crate::wire::decode(&b)).transpose().map_err(|e| js_error(&e));
         let (a, b, difference) = (decode(a)?, decode(b)?, decode(difference)?);
-        let offset = |o: u64| usize::try_from(o).unwrap_or(usize::MAX);
-        let ranges = |s: &Option<crate::wire::ShownScene>| s.as_ref().map_or(Vec::new(), |s| s.records.iter().map(|&(a, b)| (offset(a), offset(b))).collect());
+        let ranges = |s: &Option<crate::wire::ShownScene>| s.as_ref().map_or(Vec::new(), |s| crate::wire::record_offsets(&s.records));
         self.records = [ranges(&a), ranges(&b)];
         self.placements = a.as_ref().map_or(0, |s| s.placements as usize);
         self.renderer.options.lod = 0;
@@ -136,8 +135,7 @@ impl Viewer {
     pub fn show_scene_bytes(&mut self, bytes: &[u8]) -> Result<(), JsValue> {
         let t0 = clock_ms();
         let shown = crate::wire::decode(bytes).map_err(|e| js_error(&e))?;
-        let offset = |o: u64| usize::try_from(o).unwrap_or(usize::MAX);
-        self.records = [shown.records.into_iter().map(|(a, b)| (offset(a), offset(b))).collect(), Vec::new()];
+        self.records = [crate::wire::record_offsets(&shown.records), Vec::new()];
         self.placements = shown.placements as usize;
         self.show_scene(Some(shown.scene), t0);
         Ok(())

@@ -44,6 +44,13 @@ impl ShownScene {
     }
 }
 
+/// Record ranges as offsets into a file held in memory (one past memory's reach stays past
+/// any file's end).
+pub fn record_offsets(ranges: &[(u64, u64)]) -> Vec<(usize, usize)> {
+    let offset = |o: u64| usize::try_from(o).unwrap_or(usize::MAX);
+    ranges.iter().map(|&(a, b)| (offset(a), offset(b))).collect()
+}
+
 /// The byte range of every inspector record, for picks on strips.
 pub fn record_ranges(document: &dyn Document) -> Vec<(u64, u64)> {
     document.inspector().map_or(Vec::new(), |v| v.chunks.iter().map(|r| (r.offset as u64, r.end as u64)).collect())
