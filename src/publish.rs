@@ -99,12 +99,62 @@ pub fn build_index(root: &Path, only: Option<&str>) -> io::Result<Index> {
     for (i, why) in failures {
         files[i].failure = Some(why);
     }
-    let files = files.into_iter().zip(consumed).filter(|(_, c)| !c).map(|(f, _)| f).collect();
+    let mut files: Vec<ListedFile> = files.into_iter().zip(consumed).filter(|(_, c)| !c).map(|(f, _)| f).collect();
+    record_references(root, &mut files);
     let name = match only {
         Some(n) => n.rsplit('/').next().unwrap_or(n).to_string(),
         None => listing.root,
     };
     Ok(Index { root: name, base: String::new(), files, containers: containers_out })
+}
+
+/// The largest file read to find what a file references (the CLI's own limit).
+const REFERENCE_READ_AT_MOST: u64 = 512 << 20;
+
+/// The most files an index names as one file's references: a world's models and their
+/// libraries and textures are a few dozen.
+const MAX_REFS: usize = 256;
+
+/// What opening each loose file that draws a scene reads besides itself (its material
+/// libraries and textures, a world's includes and models, a field model's FIELD.TDB and
+/// FIELD.BIN), in the order the open read them: the index names them (`refs`), so the page
+/// fetches them together with the file, not one round trip after another as the parse finds
+/// them. Each file is opened as the page opens it (the core's one open sequence), in an
+/// archive of its own, so that what an earlier file read is not left out of a later one's.
+fn record_references(root: &Path, files: &mut [ListedFile]) {
+    use crate::archive::{self, Archive, ArchiveIndex, FileSource};
+    use crate::disk::{Disk, DiskSource};
+    use crate::formats::kind::Kind;
+    use std::cell::RefCell;
+    struct Noting {
+        source: DiskSource,
+        read: RefCell<Vec<String>>,
+    }
+    impl FileSource for Noting {
+        async fn read(&self, path: &str) -> Result<Vec<u8>, String> {
+            self.read.borrow_mut().push(path.to_string());
+            self.source.read(path).await
+        }
+    }
+    let index = ArchiveIndex::with_kinds(files.iter().map(|f| (f.path.clone(), Kind::parse(f.kind))));
+    // (A path the open asked for that the archive lacks is not a file to fetch.)
+    let listed: std::collections::HashSet<String> = files.iter().map(|f| f.path.clone()).collect();
+    let noting = Noting { source: DiskSource::new(files, Disk::new(root), REFERENCE_READ_AT_MOST), read: RefCell::new(Vec::new()) };
+    for f in files.iter_mut() {
+        if f.failure.is_some() || !Kind::parse(f.kind).is_some_and(|k| k.capabilities().scene) {
+            continue;
+        }
+        noting.read.borrow_mut().clear();
+        let archive = RefCell::new(Archive::new(index.clone()));
+        let _ = pollster::block_on(archive::open_file(&archive, &noting, &f.path));
+        let mut refs: Vec<String> = Vec::new();
+        for p in noting.read.take() {
+            if p != f.path && listed.contains(&p) && !refs.contains(&p) && refs.len() < MAX_REFS {
+                refs.push(p);
+            }
+        }
+        f.refs = refs;
+    }
 }
 
 fn is_cue(path: &str) -> bool {

@@ -274,7 +274,7 @@ fn list_archive_or_container(root: &Path) -> io::Result<Listing> {
     if entries.is_empty() && !problems.is_empty() {
         return Err(io::Error::new(io::ErrorKind::InvalidData, problems[0].1.clone()));
     }
-    let files = entries.into_iter().map(|e| ListedFile { kind: crate::census::kind_of(&e.path, &e.head, e.size), path: e.path, size: e.size, real: root.to_path_buf(), contained: true, failure: None }).collect();
+    let files = entries.into_iter().map(|e| ListedFile { kind: crate::census::kind_of(&e.path, &e.head, e.size), path: e.path, size: e.size, real: root.to_path_buf(), contained: true, failure: None, refs: Vec::new() }).collect();
     let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     Ok(Listing { root: name, base: String::new(), files, skipped: problems })
 }
@@ -471,7 +471,7 @@ pub(crate) fn list_folder(root: &Path, containers: bool) -> io::Result<Listing> 
                 stack.push((real, rel));
             } else if meta.is_file() {
                 let kind = crate::census::kind_of(&rel, &read_head(&real), meta.len());
-                files.push(ListedFile { path: rel, size: meta.len(), kind, real, contained: false, failure: None });
+                files.push(ListedFile { path: rel, size: meta.len(), kind, real, contained: false, failure: None, refs: Vec::new() });
             } else {
                 skipped.push((rel, "not a regular file".into()));
             }
@@ -515,7 +515,7 @@ fn open_containers(root: &Path, files: Vec<ListedFile>, skipped: &mut Vec<(Strin
             out.push(ListedFile { failure: Some(why), ..f });
             continue;
         }
-        out.extend(entries.into_iter().map(|e| ListedFile { kind: crate::census::kind_of(&e.path, &e.head, e.size), path: e.path, size: e.size, real: f.real.clone(), contained: true, failure: None }));
+        out.extend(entries.into_iter().map(|e| ListedFile { kind: crate::census::kind_of(&e.path, &e.head, e.size), path: e.path, size: e.size, real: f.real.clone(), contained: true, failure: None, refs: Vec::new() }));
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
     skipped.sort();
@@ -564,8 +564,8 @@ mod tests {
         assert_eq!(
             l.files,
             vec![
-                ListedFile { path: "DEMO/VIDEO/A.BGF".into(), size: 3, kind: "biz2-unreadable", real: root.join("DEMO/VIDEO/A.BGF"), contained: false, failure: None },
-                ListedFile { path: "top.txt".into(), size: 1, kind: "unknown", real: root.join("top.txt"), contained: false, failure: None }
+                ListedFile { path: "DEMO/VIDEO/A.BGF".into(), size: 3, kind: "biz2-unreadable", real: root.join("DEMO/VIDEO/A.BGF"), contained: false, failure: None, refs: Vec::new() },
+                ListedFile { path: "top.txt".into(), size: 1, kind: "unknown", real: root.join("top.txt"), contained: false, failure: None, refs: Vec::new() }
             ]
         );
     }

@@ -63,6 +63,11 @@ fn a_published_site_holds_the_page_the_index_and_the_archive_and_a_second_publis
     }
     let first = index(&out);
     assert_eq!(first["base"], "archive/");
+    // What each model's open reads is named beside it; a picture reads nothing more.
+    let refs = |i: &serde_json::Value, p: &str| i["files"].as_array().unwrap().iter().find(|f| f["path"] == p).map(|f| f["refs"].clone()).unwrap();
+    assert_eq!(refs(&first, "DEMO/VIDEO/WALKER.BGF"), serde_json::json!(["DEMO/MATERIAL/DEMO.BMF"]));
+    assert_eq!(refs(&first, "DEMO/VIDEO/POOL.BGF"), serde_json::json!(["DEMO/MATERIAL/DEMO.BMF", "DEMO/TEXTURE/WATER.TGA", "DEMO/TEXTURE/SIGN.RGB"]));
+    assert_eq!(refs(&first, "DEMO/TEXTURE/WATER.TGA"), serde_json::Value::Null);
     let files = first["files"].as_array().unwrap();
     assert!(files.len() > 30);
     for f in files {

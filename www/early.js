@@ -40,22 +40,35 @@
   listing.catch(() => {});
   const path = link.get('path');
   if (!path || link.get('compare')) return;
-  // A loose file of the listing, fetched as hosted.js fetches it (its address made as
-  // files.js makes it). Files from 16 MiB on open in the parsing worker, which fetches them
-  // itself (state.js's workerThreshold), and entries of containers are read by range: those
-  // are left to the page.
-  early.file = { path, fetched: null };
-  early.file.fetched = listing.then((json) => {
-    const files = json && Array.isArray(json.files) ? json.files : [];
-    const wanted = path.toLowerCase();
-    const file = files.find((f) => f && typeof f.path === 'string' && f.path.toLowerCase() === wanted);
-    if (!file || typeof file.failure === 'string' || !(Number(file.size) < 16 << 20)) return null;
+  // The linked file and what its open reads (the index's `refs`), loose files of the
+  // listing fetched as hosted.js fetches them (their addresses made as files.js makes them),
+  // all at once. Files from 16 MiB on open in the parsing worker, which fetches them itself
+  // (state.js's workerThreshold), and entries of containers are read by range: those are
+  // left to the page. → early.files: [{path, size, fetched: Promise of {url, buffer}}].
+  const WHOLE_AT_MOST = 16 << 20;
+  early.files = [];
+  const files = listing.then((json) => {
+    const rows = json && Array.isArray(json.files) ? json.files : [];
+    const byPath = new Map(rows.filter((f) => f && typeof f.path === 'string').map((f) => [f.path.toLowerCase(), f]));
+    const file = byPath.get(path.toLowerCase());
+    if (!file || typeof file.failure === 'string') return [];
+    const refs = Array.isArray(file.refs) ? file.refs.slice(0, 256).map((r) => byPath.get(String(r).toLowerCase())).filter(Boolean) : [];
     const base = new URL(typeof json.base === 'string' ? json.base : '', listingUrl);
-    const url = new URL(file.path.split('/').map(encodeURIComponent).join('/'), base).href;
-    return fetch(url).then((r) => {
-      if (!r.ok) throw fail(file.path, url, r);
-      return r.arrayBuffer().then((buffer) => ({ url, buffer }));
+    return [file, ...refs].filter((f) => Number(f.size) < WHOLE_AT_MOST).map((f) => {
+      const url = new URL(f.path.split('/').map(encodeURIComponent).join('/'), base).href;
+      return { path: f.path, size: Number(f.size), url };
     });
   });
-  early.file.fetched.catch(() => {});
+  // (The page takes the list once it has it: hosted.js waits for none of these.)
+  files.then((list) => {
+    if (!early.files) return;
+    for (const { path: p, size, url } of list) {
+      const fetched = fetch(url).then((r) => {
+        if (!r.ok) throw fail(p, url, r);
+        return r.arrayBuffer().then((buffer) => ({ url, buffer }));
+      });
+      fetched.catch(() => {});
+      early.files.push({ path: p, size, fetched });
+    }
+  }, () => {});
 })();

@@ -3,7 +3,8 @@
 // or on a static host (hosted.js). Each entry is {path, size, read(): Promise<ArrayBuffer>};
 // bytes are read only on open.
 
-import { checkContainer, checkEntry, fetchListing, fetchWhole, readHostedEntry } from './hosted.js';
+import { checkContainer, checkEntry, fetchListing, fetchWhole, prefetchWhole, readHostedEntry } from './hosted.js';
+import { state } from './state.js';
 import { assetUrl } from './assets.js';
 
 // Files a hosted listing gives the page at most.
@@ -78,10 +79,28 @@ export async function hostedEntries(listingUrl) {
   const base = new URL(typeof listing.base === 'string' ? listing.base : '', listingUrl);
   // (Made when first read: a URL for each of 20,000 files took some 100 ms.)
   const urlOf = (path) => new URL(String(path).split('/').map(encodeURIComponent).join('/'), base).href;
-  const entries = listing.files.slice(0, MAX_HOSTED).map(({ path, size, kind, failure }) => {
+  // A file's references as the index names them (`refs`: what its open reads besides it)
+  // are fetched as the file is: not one round trip after another as the parse finds them.
+  // (Not for a file the parsing worker opens: it fetches its own.)
+  // (A file read once is kept by the core's archive: it is not fetched ahead again.)
+  let rows = null;
+  const rowOf = (p) => (rows ??= new Map(listing.files.slice(0, MAX_HOSTED).map((f) => [String(f.path).toLowerCase(), f]))).get(String(p).toLowerCase());
+  const read = new Set();
+  const prefetchRefs = (refs) => {
+    for (const ref of Array.isArray(refs) ? refs.slice(0, 256) : []) {
+      const row = rowOf(ref);
+      if (row && !read.has(row) && typeof row.failure !== 'string' && Number(row.size) < state.workerThreshold) prefetchWhole(urlOf(row.path), Number(row.size), String(row.path));
+    }
+  };
+  const entries = listing.files.slice(0, MAX_HOSTED).map((row) => {
+    const { path, size, kind, failure, refs } = row;
     let made = null;
     const url = () => (made ??= urlOf(path));
-    const read = async () => (await fetchWhole(url(), Number(size), String(path))).buffer;
+    const whole = async () => {
+      prefetchRefs(refs);
+      read.add(row);
+      return (await fetchWhole(url(), Number(size), String(path))).buffer;
+    };
     return {
       path: String(path),
       size: Number(size) || 0,
@@ -90,7 +109,7 @@ export async function hostedEntries(listingUrl) {
       // A container the server could not open: why (the list marks it, opening it says so).
       containerFailure: typeof failure === 'string' ? failure : undefined,
       head: async () => new ArrayBuffer(0),
-      read,
+      read: whole,
       // A large file parsed in the worker is fetched there, straight into its memory.
       source: () => ({ url: url() }),
     };

@@ -184,22 +184,69 @@ function dismiss(got) {
 }
 
 // What index.html started fetching before the page's scripts ran (www/early.js): the
-// listing a link names ({url, json}) and the file it shows ({path, fetched}), each taken
-// once, by the read it was started for. A failed one is left for the page to fetch.
-/** @param {'listing' | 'file'} what @param {(started: any) => boolean} wanted */
-function early(what, wanted) {
+// listing a link names ({url, json}), taken once by the read it was started for. A failed
+// one is left for the page to fetch.
+/** @param {(started: any) => boolean} wanted */
+function earlyListing(wanted) {
   const started = /** @type {any} */ (globalThis).relicviewEarly;
-  const pending = started && started[what];
+  const pending = started && started.listing;
   if (!pending || !wanted(pending)) return null;
-  started[what] = null;
+  started.listing = null;
   return pending;
+}
+
+// Loose files fetched ahead of their read: a file's references as the index names them
+// (`refs`: its libraries, textures, a world's models), fetched with the file rather than one
+// round trip after another as the core's parse finds them; and those index.html started
+// (www/early.js: a link's file and its references). By lower-case path: Promise of {url,
+// bytes} or null. Each is taken by the read it was fetched for; one no read takes goes after
+// a while, and they hold at most PREFETCH_BYTES.
+const prefetched = new Map();
+let prefetchedBytes = 0;
+const PREFETCH_BYTES = 64 << 20;
+const PREFETCH_KEPT_MS = 60_000;
+
+function keepPrefetch(path, fetched, size) {
+  const key = path.toLowerCase();
+  prefetched.set(key, fetched);
+  prefetchedBytes += size;
+  setTimeout(() => {
+    if (prefetched.get(key) === fetched) {
+      prefetched.delete(key);
+      prefetchedBytes -= size;
+    }
+  }, PREFETCH_KEPT_MS);
+}
+
+// Whatever index.html started, into the prefetched files (once).
+function adoptEarly() {
+  const started = /** @type {any} */ (globalThis).relicviewEarly;
+  if (!started || !Array.isArray(started.files)) return;
+  for (const { path, size, fetched } of started.files) {
+    keepPrefetch(path, fetched.then((got) => {
+      if (!got) return null;
+      stats.requests++;
+      stats.bytes += got.buffer.byteLength;
+      return { url: got.url, bytes: new Uint8Array(got.buffer) };
+    }, () => null), size);
+  }
+  started.files = null;
+}
+
+// Fetch the loose file `what` at `url` (`size` bytes, as indexed) ahead of its read, unless
+// it is already (or too large to keep).
+export function prefetchWhole(url, size, what) {
+  adoptEarly();
+  const key = String(what).toLowerCase();
+  if (prefetched.has(key) || !(size >= 0) || prefetchedBytes + size > PREFETCH_BYTES) return;
+  keepPrefetch(what, fetchWholeNow(url, size, what).then((bytes) => ({ url, bytes }), () => null), size);
 }
 
 // A listing's JSON at `url` (archive.json, index.json), with the timeout and retries of any
 // read from a host. → the parsed listing, or null where the URL holds none (a 404, not
 // JSON); a host that cannot be read throws why.
 export async function fetchListing(url) {
-  const started = early('listing', (e) => e.url === url);
+  const started = earlyListing((e) => e.url === url);
   if (started) {
     const listing = await started.json.catch(() => null);
     if (listing) {
@@ -227,12 +274,19 @@ export async function fetchListing(url) {
 // A hosted file's whole bytes (`size`: what the index says; another length is a stale
 // index). For loose files.
 export async function fetchWhole(url, size, what) {
-  const started = await early('file', (e) => e.path.toLowerCase() === String(what).toLowerCase())?.fetched.catch(() => null);
-  if (started && started.url === url && (!(Number.isFinite(size) && size > 0) || started.buffer.byteLength === size)) {
-    stats.requests++;
-    stats.bytes += started.buffer.byteLength;
-    return new Uint8Array(started.buffer);
+  adoptEarly();
+  const key = String(what).toLowerCase();
+  const pending = prefetched.get(key);
+  if (pending) {
+    prefetched.delete(key);
+    prefetchedBytes -= Number(size) || 0;
+    const got = await pending;
+    if (got && got.url === url && (!(Number.isFinite(size) && size > 0) || got.bytes.length === size)) return got.bytes;
   }
+  return fetchWholeNow(url, size, what);
+}
+
+function fetchWholeNow(url, size, what) {
   return polite(async () => {
     const got = await request(url, {});
     if (!got.response.ok) {

@@ -293,7 +293,7 @@ fn listing(root: &Path) -> Result<serve::Listing, String> {
             }
         }
         let real = root.to_path_buf();
-        let files = files.into_iter().map(|e| ListedFile { kind: relicview::census::kind_of(&e.path, &e.head, e.size), path: e.path, size: e.size, real: real.clone(), contained: true, failure: None }).collect();
+        let files = files.into_iter().map(|e| ListedFile { kind: relicview::census::kind_of(&e.path, &e.head, e.size), path: e.path, size: e.size, real: real.clone(), contained: true, failure: None, refs: Vec::new() }).collect();
         return Ok(serve::Listing { root: String::new(), base: String::new(), files, skipped: problems });
     }
     serve::list_archive(root).map_err(|e| e.to_string())
@@ -335,7 +335,7 @@ fn open(file: &Path, root: Option<&Path>, max_bytes: u64, purpose: Purpose) -> R
                     rest.map_or(p.clone(), |r| format!("{p}/{r}"))
                 }
                 (Err(_), _) => {
-                    files.extend(beside(&on_disk).into_iter().map(|(path, _, real)| ListedFile { path, size: 0, kind: "unknown", real, contained: false, failure: None }));
+                    files.extend(beside(&on_disk).into_iter().map(|(path, _, real)| ListedFile { path, size: 0, kind: "unknown", real, contained: false, failure: None, refs: Vec::new() }));
                     on_disk.to_string_lossy().into_owned()
                 }
             };

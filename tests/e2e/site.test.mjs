@@ -122,6 +122,31 @@ test('a cold link fetches its model once, the page\'s files compressed, and none
   await close();
 });
 
+test('a link\'s model and what its open reads (the index\'s refs) are fetched once each, ahead; a second model fetches only what the first did not', async () => {
+  const site = join(host, 'one');
+  const index = JSON.parse(readFileSync(join(site, 'index.json'), 'utf8'));
+  const row = (p) => index.files.find((f) => f.path === p);
+  assert.deepEqual(row('DEMO/VIDEO/WALKER.BGF').refs, ['DEMO/MATERIAL/DEMO.BMF']);
+  assert.ok(row('DEMO/MAPS/ARENA1.MAP').refs.length >= 10, 'a world reads its includes, objects, models, libraries and textures');
+  for (const model of ['DEMO/VIDEO/WALKER.BGF', 'DEMO/VIDEO/POOL.BGF', 'DEMO/MAPS/ARENA1.MAP', 'DEMO/FIELD/PARTY.BSX']) {
+    const mark = nginx.mark();
+    const { page, problems, close } = await recordedPage(`${nginx.url('host')}one/index.html#archive=index.json&path=${encodeURIComponent(model)}`);
+    await page.waitForFunction((m) => window.framed === m, model, { timeout: 30000 });
+    await page.evaluate(() => window.relicview.idle());
+    const fetched = nginx.since(mark).filter((r) => r.uri.startsWith('/one/archive/')).map((r) => r.uri.slice('/one/archive/'.length));
+    assert.deepEqual(fetched.slice().sort(), [model, ...row(model).refs].sort(), `${model}: the file and its refs, once each`);
+    if (model === 'DEMO/VIDEO/WALKER.BGF') {
+      // TOWER.BGF takes DEMO.BMF too, which the archive holds already.
+      const again = nginx.mark();
+      await page.evaluate(() => window.relicview.open('DEMO/VIDEO/TOWER.BGF'));
+      await page.evaluate(() => window.relicview.idle());
+      assert.deepEqual(nginx.since(again).map((r) => r.uri), ['/one/archive/DEMO/VIDEO/TOWER.BGF']);
+    }
+    assert.deepEqual(problems, []);
+    await close();
+  }
+});
+
 // A copy of the wasm module at `from` with a custom section added: another build's module,
 // which does the same.
 function rebuilt(from, to, mark) {

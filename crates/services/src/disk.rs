@@ -34,6 +34,10 @@ pub struct ListedFile {
     /// A container that could not be opened (listed as the file it is): why.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
+    /// What opening it reads besides it (its libraries, textures, a world's models), as a
+    /// published index names them (`publish::references`): the page fetches them with it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refs: Vec<String>,
 }
 
 /// One file an archive lists inside a container: its path under the container's, its size
