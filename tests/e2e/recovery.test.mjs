@@ -9,7 +9,7 @@ import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { makeArchive, startServer, launch, newPage, walk, bin } from './harness.mjs';
+import { makeArchive, startServer, launch, newPage, walk, bin, repo } from './harness.mjs';
 
 // `relicview info --json --root DIR FILE` (it exits 1 on a bad file and still prints JSON).
 function nativeInfoIn(root, file) {
@@ -77,6 +77,12 @@ test('every file of the archive opens one after another in one page; only the ba
   // Nothing went wrong but the trap itself (the panic's report and the RuntimeError).
   const unexpected = problems.filter((p) => !/test build's trap|unreachable|RuntimeError|BROKEN\.BGF|NOTBIZ\.BGF/.test(p));
   assert.deepEqual(unexpected, []);
+  // The panic's report carries the wasm frames by number (the shipped core has no names);
+  // scripts/wasm-names.mjs gives them their names from the build's target/wasm-names/.
+  const report = problems.find((p) => /test build's trap/.test(p) && /wasm-function\[\d+\]/.test(p));
+  assert.ok(report, 'the panic is reported with its wasm frames');
+  const named = execFileSync('node', [join(repo, 'scripts/wasm-names.mjs')], { input: report, encoding: 'utf8' });
+  assert.match(named, /wasm-function\[\d+\]:0x[0-9a-f]+ .*relicview_web_glue::install_panic_hook/, named);
   await page.close();
 });
 
