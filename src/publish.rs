@@ -40,9 +40,10 @@ pub struct HostedContainer {
     pub layout: Layout,
     /// Ranges every entry's read needs first (a CHD's header and map).
     pub meta: Vec<[u64; 2]>,
-    /// `[path inside, size, kind, where it starts, CRC-32 as 8 hex digits, [[offset, length], …]]`:
-    /// arrays, not objects, to keep a disc of thousands of files small.
-    pub entries: Vec<(String, u64, &'static str, u64, String, Vec<[u64; 2]>)>,
+    /// `[path inside, size, kind, where it starts, CRC-32 as 8 hex digits, [[offset, length], …]]`,
+    /// and for a disc file written in several extents, a seventh: `[[first byte, length], …]`
+    /// in the disc's sectors. Arrays, not objects, to keep a disc of thousands of files small.
+    pub entries: Vec<HostedEntry>,
     /// Entries that could not be read when the index was made, with why.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<String>,
@@ -178,9 +179,42 @@ fn plan_container(path: &str, bytes: &ListedFile, layout: Layout) -> Result<Host
         }
     }
     let mut kind_of = kinds.into_iter().map(|(i, head, size)| (i, crate::census::kind_of(&listed[i].path, &head, size))).collect::<std::collections::HashMap<_, _>>();
-    let entries = plan.entries.iter().map(|e| (listed[e.index].path.clone(), listed[e.index].size, kind_of.remove(&e.index).unwrap_or("bytes"), e.at, format!("{:08x}", e.crc32), e.ranges.clone())).collect();
+    let entries = plan
+        .entries
+        .iter()
+        .map(|e| HostedEntry { path: listed[e.index].path.clone(), size: listed[e.index].size, kind: kind_of.remove(&e.index).unwrap_or("bytes"), at: e.at, crc32: format!("{:08x}", e.crc32), ranges: e.ranges.clone(), pieces: e.pieces.clone() })
+        .collect();
     let problems = plan.container.problems().iter().chain(&plan.unread).map(|p| p.to_string()).collect();
     Ok(HostedContainer { path: path.to_string(), file: bytes.path.clone(), size, layout, meta: plan.meta, entries, problems })
+}
+
+/// One entry's row in a hosted container (see [`HostedContainer::entries`]).
+#[derive(Debug)]
+pub struct HostedEntry {
+    pub path: String,
+    pub size: u64,
+    pub kind: &'static str,
+    pub at: u64,
+    pub crc32: String,
+    pub ranges: Vec<[u64; 2]>,
+    pub pieces: Option<Vec<[u64; 2]>>,
+}
+
+impl Serialize for HostedEntry {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut row = s.serialize_seq(Some(6 + self.pieces.is_some() as usize))?;
+        row.serialize_element(&self.path)?;
+        row.serialize_element(&self.size)?;
+        row.serialize_element(self.kind)?;
+        row.serialize_element(&self.at)?;
+        row.serialize_element(&self.crc32)?;
+        row.serialize_element(&self.ranges)?;
+        if let Some(p) = &self.pieces {
+            row.serialize_element(p)?;
+        }
+        row.end()
+    }
 }
 
 /// Write `DIR/index.json` (through a temporary file and a rename: readers see the old index

@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::{run, scratch, write_tree};
+
 use relicview::containers::{self, Container, ContainerKind, Limits, SectorMode};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -36,26 +38,6 @@ fn disc_field_bin() -> Vec<u8> {
     file.extend(0u32.to_le_bytes());
     file.extend(out.stdout);
     file
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("relicview-containers-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn write_tree(dir: &Path, files: &BTreeMap<String, Vec<u8>>) {
-    for (p, b) in files {
-        let at = dir.join(p);
-        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
-        std::fs::write(at, b).unwrap();
-    }
-}
-
-fn run(cmd: &mut Command) {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e} (scripts/setup.sh installs the tools)"));
-    assert!(out.status.success(), "{cmd:?}: {}", String::from_utf8_lossy(&out.stderr));
 }
 
 fn open(path: &Path) -> Box<dyn Container> {
@@ -653,7 +635,8 @@ fn pieces(file: &[u8], container: &serde_json::Value, row: &serde_json::Value) -
 }
 
 fn wanted(row: &serde_json::Value) -> containers::hosted::Wanted {
-    containers::hosted::Wanted { at: row[3].as_u64().unwrap(), size: row[1].as_u64().unwrap(), crc32: u32::from_str_radix(row[4].as_str().unwrap(), 16).unwrap() }
+    let pieces = row.get(6).map(|p| p.as_array().unwrap().iter().map(|r| [r[0].as_u64().unwrap(), r[1].as_u64().unwrap()]).collect());
+    containers::hosted::Wanted { at: row[3].as_u64().unwrap(), size: row[1].as_u64().unwrap(), crc32: u32::from_str_radix(row[4].as_str().unwrap(), 16).unwrap(), pieces }
 }
 
 #[test]

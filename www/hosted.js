@@ -379,7 +379,7 @@ function remember(key, bytes) {
 // `entry`: its row there), from the container's ranges it needs, rebuilt and checked by the
 // containers module (loaded on the page the first time). → ArrayBuffer.
 export async function readHostedEntry(url, container, entry) {
-  const [path, size, , at, crc, ranges] = entry;
+  const [path, size, , at, crc, ranges, extents = []] = entry;
   const wanted = [...container.meta, ...ranges];
   const what = container.path;
   const pieces = await Promise.all(wanted.map(([o, l]) => fetchRange(url, container.size, o, l, what)));
@@ -391,7 +391,7 @@ export async function readHostedEntry(url, container, entry) {
   }
   const layout = { kind: container.kind, mode: container.mode, start: container.start };
   const containers = await containersHere();
-  const bytes = containers.readHosted(container.path, path, layout, container.size, Float64Array.from(wanted.flat()), all, at, size, crc);
+  const bytes = containers.readHosted(container.path, path, layout, container.size, Float64Array.from(wanted.flat()), all, at, size, crc, Float64Array.from(extents.flat()));
   return bytes.buffer.byteLength === bytes.length ? bytes.buffer : bytes.slice().buffer;
 }
 
@@ -407,7 +407,8 @@ export function checkContainer(c) {
   return null;
 }
 
-// One entry row `[path, size, kind, at, crc32, ranges]`, checked.
+// One entry row `[path, size, kind, at, crc32, ranges]` (and `extents`, for a disc file in
+// several), checked.
 export function checkEntry(row) {
-  return Array.isArray(row) && typeof row[0] === 'string' && isCount(row[1]) && typeof row[2] === 'string' && isCount(row[3]) && /^[0-9a-f]{8}$/.test(row[4]) && isRanges(row[5]);
+  return Array.isArray(row) && typeof row[0] === 'string' && isCount(row[1]) && typeof row[2] === 'string' && isCount(row[3]) && /^[0-9a-f]{8}$/.test(row[4]) && isRanges(row[5]) && (row.length === 6 || (row.length === 7 && isRanges(row[6])));
 }

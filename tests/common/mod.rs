@@ -1,11 +1,35 @@
-//! What the integration tests share: a `relicview serve` on a free port, and raw HTTP
-//! requests that reach it exactly as written.
+//! What the integration tests share: a scratch folder, a real tool run, a `relicview serve`
+//! on a free port, and raw HTTP requests that reach it exactly as written.
 #![allow(dead_code)]
 
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+
+/// An empty folder of this test program's own under the system's temporary folder.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("relicview-containers-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `files` (path → bytes) written under `dir`.
+pub fn write_tree(dir: &Path, files: &BTreeMap<String, Vec<u8>>) {
+    for (p, b) in files {
+        let at = dir.join(p);
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::fs::write(at, b).unwrap();
+    }
+}
+
+/// A real tool run to success (its stderr in the failure).
+pub fn run(cmd: &mut Command) {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e} (scripts/setup.sh installs the tools)"));
+    assert!(out.status.success(), "{cmd:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
 
 pub struct Server {
     pub child: Child,

@@ -78,13 +78,15 @@ impl ByteSource for Recording {
 }
 
 /// One entry of a hosted container: where it starts (see [`Container::located`]), its
-/// bytes' CRC-32, and the container's ranges it is read from.
+/// bytes' CRC-32, the container's ranges it is read from, and for a disc file written in
+/// several extents, those extents (see [`Container::pieces`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlannedEntry {
     pub index: usize,
     pub at: u64,
     pub crc32: u32,
     pub ranges: Vec<[u64; 2]>,
+    pub pieces: Option<Vec<[u64; 2]>>,
 }
 
 /// A container planned for a static host: the ranges every read needs first (a CHD's
@@ -136,7 +138,7 @@ pub fn plan(name: &str, layout: &Layout, source: Arc<dyn ByteSource>, limits: Li
             ranges = vec![[at, end.saturating_sub(at)]];
         }
         each(index, &bytes);
-        entries.push(PlannedEntry { index, at, crc32: crc32fast::hash(&bytes), ranges });
+        entries.push(PlannedEntry { index, at, crc32: crc32fast::hash(&bytes), ranges, pieces: container.pieces(index) });
     }
     Ok(Plan { container, meta, entries, unread })
 }
@@ -192,13 +194,18 @@ impl ByteSource for Fetched {
     }
 }
 
-/// Where an entry is and what its bytes must be, as the index says.
-#[derive(Debug, Clone, Copy)]
+/// Where an entry is and what its bytes must be, as the index says: `pieces` are a disc
+/// file's extents (`[first byte, length]` in the disc's sectors) when it has several.
+#[derive(Debug, Clone)]
 pub struct Wanted {
     pub at: u64,
     pub size: u64,
     pub crc32: u32,
+    pub pieces: Option<Vec<[u64; 2]>>,
 }
+
+/// Most extents one hosted disc file may name (the index is a file from the host).
+pub const MAX_PIECES: usize = 4096;
 
 /// An entry's bytes from its container's fetched ranges, checked against the index's CRC:
 /// bytes that differ mean the container changed after it was published.
@@ -221,14 +228,26 @@ pub fn read_hosted(name: &str, entry: &str, layout: &Layout, fetched: Fetched, w
     // bytes (a ranges' absence is the index's fault, and says so itself).
     let changed = |e: String| if e.contains(NOT_FETCHED) { e } else { format!("{e}: the container is not the one indexed (changed since?); publish it again") };
     let bytes = match layout {
-        Layout::Zip => read_zip_entry(Arc::new(fetched), wanted).map_err(|e| fail(Some(wanted.at), changed(e)))?,
+        Layout::Zip => read_zip_entry(Arc::new(fetched), &wanted).map_err(|e| fail(Some(wanted.at), changed(e)))?,
         _ => {
             let view = volume(name, layout, Arc::new(fetched)).map_err(|e| fail(None, changed(e.to_string())))?;
-            if wanted.at.checked_add(wanted.size).is_none_or(|end| end > view.len()) {
-                return Err(fail(Some(wanted.at), format!("{} bytes lie past the disc's end ({} bytes)", wanted.size, view.len())));
+            let pieces = wanted.pieces.clone().unwrap_or_else(|| vec![[wanted.at, wanted.size]]);
+            if pieces.len() > MAX_PIECES {
+                return Err(fail(None, format!("the index names {} extents: at most {MAX_PIECES} are read", pieces.len())));
+            }
+            let total = pieces.iter().try_fold(0u64, |n, p| n.checked_add(p[1]));
+            if total != Some(wanted.size) {
+                return Err(fail(None, format!("the index's extents add up to {}, not its {} bytes", total.map_or("more than 2^64".into(), |t| t.to_string()), wanted.size)));
             }
             let mut out = vec![0u8; wanted.size as usize];
-            view.read_at(wanted.at, &mut out).map_err(|e| fail(Some(wanted.at), changed(e)))?;
+            let mut filled = 0usize;
+            for &[at, len] in &pieces {
+                if at.checked_add(len).is_none_or(|end| end > view.len()) {
+                    return Err(fail(Some(at), format!("{len} bytes lie past the disc's end ({} bytes)", view.len())));
+                }
+                view.read_at(at, &mut out[filled..filled + len as usize]).map_err(|e| fail(Some(at), changed(e)))?;
+                filled += len as usize;
+            }
             out
         }
     };
@@ -242,7 +261,7 @@ pub fn read_hosted(name: &str, entry: &str, layout: &Layout, fetched: Fetched, w
 /// A zip entry from its local header on, by the zip crate, which is told the sizes and CRC
 /// the index gives (a header that defers them to a data descriptor, as a zip written to a
 /// stream does, has none of its own); a Zstandard entry by ruzstd, as in zip.rs.
-fn read_zip_entry(source: Arc<Fetched>, wanted: Wanted) -> Result<Vec<u8>, String> {
+fn read_zip_entry(source: Arc<Fetched>, wanted: &Wanted) -> Result<Vec<u8>, String> {
     const HEADER: u64 = 30;
     let mut head = [0u8; HEADER as usize];
     source.read_at(wanted.at, &mut head)?;

@@ -17,14 +17,18 @@ const MAX_DESCRIPTORS: u64 = 64;
 /// A directory record's fixed part, before its name.
 const RECORD: usize = 33;
 const FLAG_DIRECTORY: u8 = 2;
+/// Set on every record of a file written in several extents but its last.
+const FLAG_MULTI_EXTENT: u8 = 0x80;
 
 /// A directory record: where its extent starts (sector) and how long it is, whether it is a
-/// directory, and its name (a file's without its `;1` version).
+/// directory, whether more extents of the same file follow it, and its name (a file's
+/// without its `;1` version).
 #[derive(Debug, Clone, PartialEq)]
 struct Record {
     extent: u32,
     length: u32,
     directory: bool,
+    more_extents: bool,
     name: String,
 }
 
@@ -51,7 +55,31 @@ fn record(b: &[u8]) -> Result<Record, String> {
             if !directory && text.ends_with('.') { text[..text.len() - 1].to_string() } else { text }
         }
     };
-    Ok(Record { extent: le(2), length: le(10), directory, name })
+    Ok(Record { extent: le(2), length: le(10), directory, more_extents: b[25] & FLAG_MULTI_EXTENT != 0, name })
+}
+
+/// One extent of a file: its first byte in the image's 2048-byte sectors and its length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Extent {
+    at: u64,
+    len: u64,
+}
+
+/// Why a file's extents cannot be read as one file in an image of `image` bytes: one that
+/// runs past the image's end, or two that share bytes. Returns the offending extent's first
+/// byte and the reason.
+fn extents_flaw(extents: &[Extent], image: u64) -> Option<(u64, String)> {
+    let total: u64 = extents.iter().map(|e| e.len).sum();
+    if let Some((k, e)) = extents.iter().enumerate().find(|(_, e)| e.at + e.len > image) {
+        let which = if extents.len() > 1 { format!("extent {} of {}: ", k + 1, extents.len()) } else { String::new() };
+        return Some((e.at, format!("{which}its {} bytes lie past the image's end ({image} bytes)", if extents.len() > 1 { e.len } else { total })));
+    }
+    let mut sorted: Vec<(usize, Extent)> = extents.iter().copied().enumerate().filter(|(_, e)| e.len > 0).collect();
+    sorted.sort_by_key(|(_, e)| e.at);
+    sorted.windows(2).find(|w| w[0].1.at + w[0].1.len > w[1].1.at).map(|w| {
+        let (a, b) = if w[0].0 < w[1].0 { (w[0], w[1]) } else { (w[1], w[0]) };
+        (b.1.at, format!("extents {} and {} of {} share bytes from byte {}: not one file", a.0 + 1, b.0 + 1, extents.len(), w[1].1.at))
+    })
 }
 
 /// A disc's 2048-byte sectors from sector `start` of `source` on, stored in `mode`, and the
@@ -70,8 +98,9 @@ pub struct IsoContainer {
     name: String,
     kind: ContainerKind,
     entries: Vec<Entry>,
-    /// Each entry's first byte in the image's 2048-byte sectors.
-    starts: Vec<u64>,
+    /// Each entry's extents in the image's 2048-byte sectors, in the file's order (one but
+    /// for a file written in several).
+    extents: Vec<Vec<Extent>>,
     problems: Vec<ContainerError>,
     /// The image as 2048-byte sectors, and its length.
     view: Arc<dyn ByteSource>,
@@ -98,12 +127,44 @@ impl IsoContainer {
         walk.directory(&root, "", 0);
         let listed = std::mem::take(&mut walk.listed);
         let (entries, kept) = drop_duplicates(name, listed.iter().map(|(e, _)| e.clone()).collect(), &mut problems);
-        let starts = kept.into_iter().map(|k| listed[k].1).collect();
-        Ok(IsoContainer { name: name.to_string(), kind, entries, starts, problems, view, len, limits })
+        let mut listed: Vec<Option<Vec<Extent>>> = listed.into_iter().map(|(_, x)| Some(x)).collect();
+        let extents = kept.into_iter().map(|k| listed[k].take().unwrap_or_default()).collect();
+        Ok(IsoContainer { name: name.to_string(), kind, entries, extents, problems, view, len, limits })
     }
 
     fn entry_error(&self, index: usize, offset: u64, message: String) -> ContainerError {
         ContainerError { container: self.name.clone(), entry: Some(self.entries[index].path.clone()), offset: Some(offset), message }
+    }
+
+    /// Entry `index`'s extents, once they are known to lie within the image and apart.
+    fn checked_extents(&self, index: usize) -> Result<&[Extent], ContainerError> {
+        let Some(extents) = self.extents.get(index) else {
+            return Err(error(&self.name, None, format!("no entry {index}")));
+        };
+        match extents_flaw(extents, self.len) {
+            Some((at, why)) => Err(self.entry_error(index, at, why)),
+            None => Ok(extents),
+        }
+    }
+
+    /// Bytes `skip..skip + buf.len()` of a file in `extents` (checked), read extent by extent.
+    fn read_span(&self, index: usize, extents: &[Extent], skip: u64, buf: &mut [u8]) -> Result<(), ContainerError> {
+        let (mut logical, mut filled) = (0u64, 0usize);
+        for e in extents {
+            if filled == buf.len() {
+                break;
+            }
+            let want = skip + filled as u64;
+            if want < logical + e.len {
+                let from = want - logical;
+                let n = ((e.len - from) as usize).min(buf.len() - filled);
+                let at = e.at + from;
+                self.view.read_at(at, &mut buf[filled..filled + n]).map_err(|err| self.entry_error(index, at, format!("cannot be read: {err}")))?;
+                filled += n;
+            }
+            logical += e.len;
+        }
+        Ok(())
     }
 }
 
@@ -167,7 +228,7 @@ struct Walk<'a> {
     view: &'a dyn ByteSource,
     len: u64,
     limits: Limits,
-    listed: Vec<(Entry, u64)>,
+    listed: Vec<(Entry, Vec<Extent>)>,
     problems: &'a mut Vec<ContainerError>,
     /// Directory extents walked: a record that points back at one is a loop.
     seen: HashSet<u32>,
@@ -186,6 +247,9 @@ impl Walk<'_> {
             return;
         }
         let mut sector = [0u8; USER_SECTOR as usize];
+        // A file written in several extents: its path and the extents so far, while its
+        // records (each but the last flagged) follow one another.
+        let mut pending: Option<(String, Vec<Extent>)> = None;
         for s in 0..(dir.length as u64).div_ceil(USER_SECTOR) {
             let at = start + s * USER_SECTOR;
             if let Err(e) = self.view.read_at(at, &mut sector) {
@@ -212,8 +276,26 @@ impl Walk<'_> {
                 }
                 let path = if prefix.is_empty() { r.name.clone() } else { format!("{prefix}/{}", r.name) };
                 let begins = r.extent as u64 * USER_SECTOR;
+                let extent = Extent { at: begins, len: r.length as u64 };
+                match pending.take() {
+                    Some((p, mut extents)) if !r.directory && p == path => {
+                        extents.push(extent);
+                        if r.more_extents {
+                            pending = Some((p, extents));
+                        } else {
+                            self.list_file(p, extents);
+                        }
+                        continue;
+                    }
+                    Some((p, extents)) => self.cut_short(&p, &extents),
+                    None => {}
+                }
                 if !r.directory {
-                    self.listed.push((Entry { path, size: r.length as u64 }, begins));
+                    if r.more_extents {
+                        pending = Some((path, vec![extent]));
+                    } else {
+                        self.list_file(path, vec![extent]);
+                    }
                 } else if !self.seen.insert(r.extent) {
                     self.problems.push(error(self.name, Some(begins), format!("directory {path} points back at a directory already listed: not followed")));
                 } else if depth + 1 >= self.limits.max_depth {
@@ -223,6 +305,21 @@ impl Walk<'_> {
                 }
             }
         }
+        if let Some((p, extents)) = pending {
+            self.cut_short(&p, &extents);
+        }
+    }
+
+    fn list_file(&mut self, path: String, extents: Vec<Extent>) {
+        let size = extents.iter().map(|e| e.len).sum();
+        self.listed.push((Entry { path, size }, extents));
+    }
+
+    /// A file whose flagged records are not followed by its last: its end is not known, so
+    /// it is not listed (its first extents alone would be a file cut short).
+    fn cut_short(&mut self, path: &str, extents: &[Extent]) {
+        let at = extents.last().map(|e| e.at);
+        self.problems.push(ContainerError { container: self.name.to_string(), entry: Some(path.to_string()), offset: at, message: format!("its {} extents end on one that says more follow, and none does: not listed", extents.len()) });
     }
 }
 
@@ -237,53 +334,55 @@ impl Container for IsoContainer {
         &self.problems
     }
     fn located(&self, index: usize) -> Option<u64> {
-        self.starts.get(index).copied()
+        self.extents.get(index)?.first().map(|e| e.at)
+    }
+    fn pieces(&self, index: usize) -> Option<Vec<[u64; 2]>> {
+        self.extents.get(index).filter(|x| x.len() > 1).map(|x| x.iter().map(|e| [e.at, e.len]).collect())
     }
     fn forget(&self) {
         self.view.forget();
     }
     fn read(&self, index: usize) -> Result<Vec<u8>, ContainerError> {
-        let (Some(entry), Some(&start)) = (self.entries.get(index), self.starts.get(index)) else {
-            return Err(error(&self.name, None, format!("no entry {index}")));
-        };
-        if start + entry.size > self.len {
-            return Err(self.entry_error(index, start, format!("its {} bytes lie past the image's end ({} bytes)", entry.size, self.len)));
+        let extents = self.checked_extents(index)?;
+        let (size, start) = (self.entries[index].size, extents.first().map_or(0, |e| e.at));
+        if size > self.limits.max_entry_bytes {
+            return Err(self.entry_error(index, start, format!("{size} bytes: more than the {} read at most", self.limits.max_entry_bytes)));
         }
-        if entry.size > self.limits.max_entry_bytes {
-            return Err(self.entry_error(index, start, format!("{} bytes: more than the {} read at most", entry.size, self.limits.max_entry_bytes)));
-        }
-        let mut out = vec![0u8; entry.size as usize];
-        self.view.read_at(start, &mut out).map_err(|e| self.entry_error(index, start, format!("cannot be read: {e}")))?;
+        let mut out = vec![0u8; size as usize];
+        self.read_span(index, extents, 0, &mut out)?;
         Ok(out)
     }
     fn stream(&self, index: usize, skip: u64, take: u64, sink: &mut dyn FnMut(&[u8]) -> Result<(), String>) -> Result<(), ContainerError> {
-        let (Some(entry), Some(&start)) = (self.entries.get(index), self.starts.get(index)) else {
-            return Err(error(&self.name, None, format!("no entry {index}")));
-        };
-        if !within(skip, take, entry.size) {
-            return Err(self.entry_error(index, start, format!("bytes {skip}..{} asked of {}", skip.saturating_add(take), entry.size)));
-        }
-        if start + entry.size > self.len {
-            return Err(self.entry_error(index, start, format!("its {} bytes lie past the image's end ({} bytes)", entry.size, self.len)));
+        let extents = self.checked_extents(index)?;
+        let (size, start) = (self.entries[index].size, extents.first().map_or(0, |e| e.at));
+        if !within(skip, take, size) {
+            return Err(self.entry_error(index, start, format!("bytes {skip}..{} asked of {size}", skip.saturating_add(take))));
         }
         let mut buf = vec![0u8; CHUNK.min(take as usize)];
         let mut done = 0u64;
         while done < take {
             let n = (take - done).min(CHUNK as u64) as usize;
-            let at = start + skip + done;
-            self.view.read_at(at, &mut buf[..n]).map_err(|e| self.entry_error(index, at, format!("cannot be read: {e}")))?;
-            sink(&buf[..n]).map_err(|e| self.entry_error(index, at, e))?;
+            self.read_span(index, extents, skip + done, &mut buf[..n])?;
+            sink(&buf[..n]).map_err(|e| self.entry_error(index, start, e))?;
             done += n as u64;
         }
         Ok(())
     }
     fn head(&self, index: usize, n: usize) -> Result<Vec<u8>, ContainerError> {
-        let (Some(entry), Some(&start)) = (self.entries.get(index), self.starts.get(index)) else {
-            return Err(error(&self.name, None, format!("no entry {index}")));
-        };
-        let n = (n as u64).min(entry.size).min(self.len.saturating_sub(start)) as usize;
+        let extents = self.extents.get(index).ok_or_else(|| error(&self.name, None, format!("no entry {index}")))?;
+        // What lies within the image of the file's start, before any check of the rest: a
+        // file cut by the image's end still shows its first bytes' kind.
+        let mut within_image = 0u64;
+        for e in extents {
+            let here = self.len.saturating_sub(e.at).min(e.len);
+            within_image += here;
+            if here < e.len {
+                break;
+            }
+        }
+        let n = (n as u64).min(self.entries[index].size).min(within_image) as usize;
         let mut out = vec![0u8; n];
-        self.view.read_at(start, &mut out).map_err(|e| self.entry_error(index, start, e))?;
+        self.read_span(index, extents, 0, &mut out)?;
         Ok(out)
     }
 }

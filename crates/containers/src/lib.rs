@@ -277,6 +277,12 @@ pub trait Container {
     /// Where entry `index` starts: a disc entry's first byte in the disc's 2048-byte
     /// sectors, a zip entry's local header in the file (hosted.rs reads it from there).
     fn located(&self, index: usize) -> Option<u64>;
+    /// Where entry `index`'s bytes lie when they are not one run from [`Container::located`]
+    /// on: a disc file written in several extents, `[first byte, length]` each in the file's
+    /// order. None for an entry in one piece.
+    fn pieces(&self, _index: usize) -> Option<Vec<[u64; 2]>> {
+        None
+    }
     /// Drop what is kept of earlier reads (see [`ByteSource::forget`]).
     fn forget(&self) {}
     /// [`Container::read`], saying how far it got where a read takes long (a 7z's solid

@@ -1,0 +1,218 @@
+//! Archives as other tools write them, read as 7-Zip, Python's zipfile and the kernel's
+//! isofs read them: a file in several ISO 9660 extents, Joliet and Rock Ridge names,
+//! Zstandard zip entries from streaming encoders, the 7z archives 7-Zip makes in its less
+//! common shapes. Every archive here is made by the tool named, or by a documented edit of
+//! one (docs/formats/containers.md).
+
+mod common;
+
+use common::{run, scratch, write_tree};
+use relicview::containers::{self, hosted, Container, ContainerKind, Limits};
+use std::collections::BTreeMap;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+
+/// Bytes no two files here share: a counter through a multiplier, from `seed`.
+fn pattern(seed: u32, len: usize) -> Vec<u8> {
+    (0..len as u32).map(|i| (i.wrapping_mul(2_654_435_761).wrapping_add(seed.wrapping_mul(40_503)) >> 13) as u8).collect()
+}
+
+fn open_file(path: &Path) -> Box<dyn Container> {
+    let source: Arc<dyn containers::ByteSource> = Arc::new(containers::FileBytes::open(path).unwrap());
+    let kind = containers::sniff_source(&path.to_string_lossy(), &*source).expect("sniffed as a container");
+    containers::open(&path.file_name().unwrap().to_string_lossy(), kind, source, Limits::default()).unwrap()
+}
+
+fn names(c: &dyn Container) -> Vec<&str> {
+    c.entries().iter().map(|e| e.path.as_str()).collect()
+}
+
+/// The byte of the directory record whose name is `name` (its length byte at +32).
+fn record_of(image: &[u8], name: &[u8]) -> usize {
+    (33..image.len() - name.len()).find(|&i| image[i - 1] as usize == name.len() && &image[i..i + name.len()] == name).unwrap() - 33
+}
+
+/// A directory record's extent set to `sector` (both byte orders, as ECMA-119 stores it).
+fn set_extent(image: &mut [u8], record: usize, sector: u32) {
+    image[record + 2..record + 6].copy_from_slice(&sector.to_le_bytes());
+    image[record + 6..record + 10].copy_from_slice(&sector.to_be_bytes());
+}
+
+const MULTI_EXTENT: u8 = 0x80;
+
+/// An xorriso image of A.BIN, B.BIN and C.TXT whose A.BIN record is made the first of two
+/// extents by the edit ECMA-119 describes: the multi-extent flag (bit 7 of its flags) on
+/// it, and B.BIN's record, which follows it, renamed A.BIN. `edit` changes it further.
+fn two_extent_image(dir: &Path, edit: impl Fn(&mut Vec<u8>, usize, usize)) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
+    let tree = dir.join("tree");
+    let (a, b) = (pattern(1, 5000), pattern(2, 3000));
+    write_tree(&tree, &BTreeMap::from([("A.BIN".into(), a.clone()), ("B.BIN".into(), b.clone()), ("C.TXT".into(), b"the rest".to_vec())]));
+    let iso = dir.join("made.iso");
+    run(Command::new("xorriso").args(["-as", "mkisofs", "-quiet", "-iso-level", "3", "-o"]).arg(&iso).arg(&tree));
+    let mut image = std::fs::read(&iso).unwrap();
+    let (ra, rb) = (record_of(&image, b"A.BIN;1"), record_of(&image, b"B.BIN;1"));
+    assert!(rb > ra && rb == ra + image[ra] as usize, "xorriso writes B.BIN's record right after A.BIN's");
+    edit(&mut image, ra, rb);
+    (image, a, b)
+}
+
+#[test]
+fn a_file_in_two_iso_extents_reads_both_in_order_and_from_a_host_by_its_extents() {
+    let dir = scratch("extents");
+    let (image, a, b) = two_extent_image(&dir, |img, ra, rb| {
+        img[ra + 25] |= MULTI_EXTENT;
+        img[rb + 33..rb + 40].copy_from_slice(b"A.BIN;1");
+    });
+    let c = containers::open("two.iso", ContainerKind::Iso, Arc::new(image.clone()), Limits::default()).unwrap();
+    assert_eq!(names(&*c), ["A.BIN", "C.TXT"], "one file of two extents; no name listed twice: {:?}", c.problems());
+    assert!(c.problems().is_empty(), "{:?}", c.problems());
+    let joined = [a.clone(), b.clone()].concat();
+    let k = c.find("A.BIN").unwrap();
+    assert_eq!(c.entries()[k].size, 8000);
+    assert_eq!(c.read(k).unwrap(), joined, "both extents, in their records' order");
+    assert_eq!(c.head(k, 6000).unwrap(), joined[..6000], "a head across the join");
+    let mut streamed = Vec::new();
+    c.stream(k, 4990, 20, &mut |p| Ok(streamed.extend_from_slice(p))).unwrap();
+    assert_eq!(streamed, joined[4990..5010], "a range across the join");
+    assert_eq!(c.pieces(k).map(|p| p.len()), Some(2));
+
+    // On a static host: the index names the two extents, and the entry reads back from the
+    // ranges it names alone.
+    let host = dir.join("host");
+    std::fs::create_dir_all(&host).unwrap();
+    std::fs::write(host.join("two.iso"), &image).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_relicview")).arg("index").arg(&host).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let index: serde_json::Value = serde_json::from_slice(&std::fs::read(host.join("index.json")).unwrap()).unwrap();
+    let disc = &index["containers"][0];
+    let row = disc["entries"].as_array().unwrap().iter().find(|r| r[0] == "A.BIN").unwrap();
+    let extents: Vec<[u64; 2]> = serde_json::from_value(row[6].clone()).expect("a seventh column: the extents");
+    assert_eq!(extents.len(), 2);
+    assert_eq!(extents.iter().map(|e| e[1]).collect::<Vec<_>>(), [5000, 3000]);
+    let pieces = row[5].as_array().unwrap().iter().map(|r| {
+        let (at, len) = (r[0].as_u64().unwrap() as usize, r[1].as_u64().unwrap() as usize);
+        (at as u64, image[at..at + len].to_vec())
+    });
+    let fetched = hosted::Fetched::new(image.len() as u64, pieces.collect()).unwrap();
+    let layout: hosted::Layout = serde_json::from_value(disc.clone()).unwrap();
+    let wanted = hosted::Wanted { at: row[3].as_u64().unwrap(), size: 8000, crc32: u32::from_str_radix(row[4].as_str().unwrap(), 16).unwrap(), pieces: Some(extents.clone()) };
+    assert_eq!(hosted::read_hosted("two.iso", "A.BIN", &layout, fetched, wanted, Limits::default()).unwrap(), joined);
+    let c_row = disc["entries"].as_array().unwrap().iter().find(|r| r[0] == "C.TXT").unwrap();
+    assert_eq!(c_row.as_array().unwrap().len(), 6, "a file in one extent keeps its six columns");
+}
+
+#[test]
+fn iso_extents_that_overlap_run_past_the_image_or_never_end_are_errors_that_say_so() {
+    let dir = scratch("bad-extents");
+    let join = |img: &mut Vec<u8>, ra: usize, rb: usize| {
+        img[ra + 25] |= MULTI_EXTENT;
+        img[rb + 33..rb + 40].copy_from_slice(b"A.BIN;1");
+    };
+    // The second extent pointed at the first's sector: the two share bytes.
+    let (overlap, _, _) = two_extent_image(&dir, |img, ra, rb| {
+        join(img, ra, rb);
+        let first = u32::from_le_bytes(img[ra + 2..ra + 6].try_into().unwrap());
+        set_extent(img, rb, first);
+    });
+    let c = containers::open("overlap.iso", ContainerKind::Iso, Arc::new(overlap), Limits::default()).unwrap();
+    let k = c.find("A.BIN").unwrap();
+    let err = c.read(k).unwrap_err().to_string();
+    assert!(err.starts_with("overlap.iso: A.BIN at byte ") && err.contains("extents 1 and 2 of 2 share bytes"), "{err}");
+    assert!(c.stream(k, 0, 10, &mut |_| Ok(())).is_err());
+    assert_eq!(c.read(c.find("C.TXT").unwrap()).unwrap(), b"the rest", "the rest stays usable");
+    // The second extent past the image's end.
+    let (past, _, _) = two_extent_image(&dir, |img, ra, rb| {
+        join(img, ra, rb);
+        set_extent(img, rb, 0x00FF_FFFF);
+    });
+    let c = containers::open("past.iso", ContainerKind::Iso, Arc::new(past), Limits::default()).unwrap();
+    let err = c.read(c.find("A.BIN").unwrap()).unwrap_err().to_string();
+    assert!(err.contains(&format!("at byte {}", 0x00FF_FFFFu64 * 2048)) && err.contains("extent 2 of 2: its 3000 bytes lie past the image's end"), "{err}");
+    // Flagged, and followed by another file: its end is not known, so it is not listed.
+    let (cut, _, b) = two_extent_image(&dir, |img, ra, _| img[ra + 25] |= MULTI_EXTENT);
+    let c = containers::open("cut.iso", ContainerKind::Iso, Arc::new(cut), Limits::default()).unwrap();
+    assert_eq!(names(&*c), ["B.BIN", "C.TXT"]);
+    assert_eq!(c.read(0).unwrap(), b);
+    let said = c.problems().iter().map(|p| p.to_string()).collect::<Vec<_>>().join("\n");
+    assert!(said.contains("cut.iso: A.BIN at byte ") && said.contains("its 1 extents end on one that says more follow, and none does: not listed"), "{said}");
+}
+
+/// Copy `from` to a new file at `to`, leaving runs of zeros as holes: xorriso writes a
+/// sparse input's zeros out in full, and the file need not take that room on disk.
+fn sparse_copy(mut from: impl Read, to: &Path) -> u64 {
+    let mut out = std::fs::File::create(to).unwrap();
+    let mut buf = vec![0u8; 4 << 20];
+    let mut total = 0u64;
+    loop {
+        let mut n = 0;
+        while n < buf.len() {
+            match from.read(&mut buf[n..]).unwrap() {
+                0 => break,
+                k => n += k,
+            }
+        }
+        if n == 0 {
+            break;
+        }
+        if buf[..n].iter().all(|&b| b == 0) {
+            out.seek(SeekFrom::Current(n as i64)).unwrap();
+        } else {
+            out.write_all(&buf[..n]).unwrap();
+        }
+        total += n as u64;
+        if n < buf.len() {
+            break;
+        }
+    }
+    out.set_len(total).unwrap();
+    total
+}
+
+#[test]
+fn a_file_over_4_gib_that_xorriso_writes_in_two_extents_reads_byte_for_byte() {
+    let dir = scratch("4gib");
+    let tree = dir.join("tree");
+    std::fs::create_dir_all(&tree).unwrap();
+    // 4.5 GiB, sparse, with patterned runs at its start, astride the 4 GiB - 2 KiB where
+    // xorriso ends the first extent, and at its end.
+    const SIZE: u64 = 4608 << 20;
+    const SECTION: u64 = (4 << 30) - 2048;
+    let big = tree.join("BIG.BIN");
+    let mut f = std::fs::File::create(&big).unwrap();
+    f.set_len(SIZE).unwrap();
+    let marks = [(0u64, 1), (SECTION - 70_000, 2), (SIZE - 100_003, 3)];
+    for (at, seed) in marks {
+        f.seek(SeekFrom::Start(at)).unwrap();
+        f.write_all(&pattern(seed, 100_003.min((SIZE - at) as usize))).unwrap();
+    }
+    drop(f);
+    std::fs::write(tree.join("SMALL.TXT"), b"after the big one").unwrap();
+    let iso = dir.join("big.iso");
+    let mut xorriso = Command::new("xorriso").args(["-as", "mkisofs", "-quiet", "-iso-level", "3", "-o", "-"]).arg(&tree).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    sparse_copy(xorriso.stdout.take().unwrap(), &iso);
+    assert!(xorriso.wait().unwrap().success());
+    let c = open_file(&iso);
+    assert!(c.problems().is_empty(), "{:?}", c.problems());
+    let k = c.find("BIG.BIN").unwrap();
+    assert_eq!(c.entries()[k].size, SIZE, "the whole file, not its first extent");
+    assert_eq!(c.pieces(k).map(|p| p.iter().map(|e| e[1]).collect::<Vec<_>>()), Some(vec![SECTION, SIZE - SECTION]), "xorriso's two sections");
+    // Every byte, against the file xorriso was given.
+    let mut truth = std::fs::File::open(&big).unwrap();
+    let mut expected = vec![0u8; containers::CHUNK];
+    let mut at = 0u64;
+    c.stream(k, 0, SIZE, &mut |piece| {
+        truth.read_exact(&mut expected[..piece.len()]).unwrap();
+        if piece != &expected[..piece.len()] {
+            return Err(format!("differs in the 64 KiB from byte {at}"));
+        }
+        at += piece.len() as u64;
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(at, SIZE);
+    assert_eq!(c.read(c.find("SMALL.TXT").unwrap()).unwrap(), b"after the big one");
+    drop(c);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
