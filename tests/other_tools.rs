@@ -216,3 +216,90 @@ fn a_file_over_4_gib_that_xorriso_writes_in_two_extents_reads_byte_for_byte() {
     drop(c);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A zip of Zstandard entries (method 93): each `(name, frame, original)` written stored by
+/// Python's zipfile, its headers then given Zstandard's method, the original's CRC-32 and
+/// size (APPNOTE 4.4.5; no tool here writes method 93 itself).
+fn zstd_zip(out: &Path, entries: &[(String, std::path::PathBuf, std::path::PathBuf)]) {
+    let script = r#"
+import sys, zipfile, zlib, struct
+out, rest = sys.argv[1], sys.argv[2:]
+files = [(rest[i], open(rest[i + 1], 'rb').read(), open(rest[i + 2], 'rb').read()) for i in range(0, len(rest), 3)]
+with zipfile.ZipFile(out, 'w', zipfile.ZIP_STORED) as z:
+  for name, frame, _ in files: z.writestr(name, frame)
+sizes = {n: (len(o), zlib.crc32(o)) for n, _, o in files}
+b = bytearray(open(out, 'rb').read())
+at = 0
+while True:
+  sig = b[at:at + 4]
+  if sig == b'PK\x03\x04':
+    n = struct.unpack_from('<H', b, at + 26)[0]; size, crc = sizes[b[at + 30:at + 30 + n].decode()]
+    struct.pack_into('<H', b, at + 8, 93); struct.pack_into('<I', b, at + 14, crc); struct.pack_into('<I', b, at + 22, size)
+    at += 30 + n + struct.unpack_from('<H', b, at + 28)[0] + struct.unpack_from('<I', b, at + 18)[0]
+  elif sig == b'PK\x01\x02':
+    n = struct.unpack_from('<H', b, at + 28)[0]; size, crc = sizes[b[at + 46:at + 46 + n].decode()]
+    struct.pack_into('<H', b, at + 10, 93); struct.pack_into('<I', b, at + 16, crc); struct.pack_into('<I', b, at + 24, size)
+    at += 46 + n + struct.unpack_from('<H', b, at + 30)[0] + struct.unpack_from('<H', b, at + 32)[0]
+  else: break
+open(out, 'wb').write(b)
+"#;
+    let mut cmd = Command::new("python3");
+    cmd.arg("-c").arg(script).arg(out);
+    for (name, frame, original) in entries {
+        cmd.arg(name).arg(frame).arg(original);
+    }
+    run(&mut cmd);
+}
+
+/// The window a Zstandard frame declares (RFC 8878, 3.1.1.1.2), read here from the
+/// format's description: the frame header descriptor, then the window descriptor unless the
+/// frame is a single segment.
+fn declared_window(frame: &[u8]) -> u64 {
+    assert_eq!(frame[..4], [0x28, 0xB5, 0x2F, 0xFD]);
+    let descriptor = frame[4];
+    assert_eq!(descriptor & 0x20, 0, "a frame written from a stream is not a single segment");
+    let w = frame[5];
+    let log = 10 + (w >> 3) as u32;
+    let base = 1u64 << log;
+    base + (base / 8) * (w & 7) as u64
+}
+
+#[test]
+fn zstandard_entries_from_a_streaming_encoder_read_at_every_window_up_to_the_cap_and_beyond_it_say_so() {
+    let dir = scratch("zstd");
+    // A short file and a long one at each window log: the zstd tool compressing from its
+    // input stream, as a streaming writer does (no content size; the window by its
+    // parameters, not by the input).
+    let (short, long) = (pattern(7, 300), pattern(8, 3 << 20));
+    std::fs::write(dir.join("short"), &short).unwrap();
+    std::fs::write(dir.join("long"), &long).unwrap();
+    let mut entries = Vec::new();
+    let mut expected = BTreeMap::new();
+    for log in [10u32, 17, 21, 24, 27, 28] {
+        for (which, bytes) in [("short", &short), ("long", &long)] {
+            let frame = dir.join(format!("{which}-{log}.zst"));
+            let input = std::fs::File::open(dir.join(which)).unwrap();
+            let out = Command::new("zstd").args(["-q", "-c", "-3", &format!("--zstd=wlog={log}")]).stdin(input).output().unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            assert_eq!(declared_window(&out.stdout), 1 << log, "the zstd tool declares the window it was given");
+            std::fs::write(&frame, &out.stdout).unwrap();
+            let name = format!("w{log}/{which}.bin");
+            entries.push((name.clone(), frame, dir.join(which)));
+            expected.insert(name, (log, bytes.clone()));
+        }
+    }
+    let zip = dir.join("zstd.zip");
+    zstd_zip(&zip, &entries);
+    let c = open_file(&zip);
+    assert_eq!(c.entries().len(), expected.len());
+    for (i, e) in c.entries().iter().enumerate() {
+        let (log, bytes) = &expected[&e.path];
+        let window = 1u64 << log;
+        if window <= containers::ZSTD_MAX_WINDOW {
+            assert_eq!(&c.read(i).unwrap_or_else(|err| panic!("{err}")), bytes, "{}", e.path);
+        } else {
+            let err = c.read(i).unwrap_err().to_string();
+            assert!(err.starts_with(&format!("zstd.zip: {} at byte ", e.path)) && err.contains(&format!("asks for a window of {window} bytes: more than the {} read at most", containers::ZSTD_MAX_WINDOW)), "{err}");
+        }
+    }
+}

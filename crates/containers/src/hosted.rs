@@ -276,7 +276,7 @@ fn read_zip_entry(source: Arc<Fetched>, wanted: &Wanted) -> Result<Vec<u8>, Stri
     let mut reader = SourceReader::new(source.clone());
     if word(8) == super::zip::ZSTD_METHOD as u64 {
         reader.seek(SeekFrom::Start(data)).map_err(|e| e.to_string())?;
-        return inflate_local(&mut super::zip::zstd_entry(reader.take(stored), wanted.size, wanted.crc32)?, wanted.size);
+        return inflate_local(&mut super::zip::zstd_entry(reader.take(stored), wanted.crc32)?, wanted.size);
     }
     reader.seek(SeekFrom::Start(wanted.at)).map_err(|e| e.to_string())?;
     let options = ::zip::ZipReadOptions::default().override_compressed_size(stored).override_uncompressed_size(wanted.size).override_crc(wanted.crc32);

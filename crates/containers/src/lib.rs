@@ -20,6 +20,7 @@ mod sevenz;
 mod zip;
 
 pub use disc::{cue_data_track, CueTrack, SectorMode};
+pub use zip::ZSTD_MAX_WINDOW;
 
 use std::fmt;
 use std::io::{Read, Seek, SeekFrom};

@@ -87,7 +87,7 @@ impl ZipContainer {
         let cannot = |e: ::zip::result::ZipError| self.entry_error(&entry.path, Some(start), not_read(method, e));
         if method == ::zip::CompressionMethod::ZSTD {
             let raw = archive.by_index_raw(at).map_err(cannot)?;
-            let mut decoded = zstd_entry(raw, size, crc).map_err(|e| self.entry_error(&entry.path, Some(start), e))?;
+            let mut decoded = zstd_entry(raw, crc).map_err(|e| self.entry_error(&entry.path, Some(start), e))?;
             return read(&mut decoded, entry, start);
         }
         let mut file = archive.by_index(at).map_err(cannot)?;
@@ -106,13 +106,23 @@ fn not_read(method: ::zip::CompressionMethod, e: ::zip::result::ZipError) -> Str
 /// Zstandard's zip method (APPNOTE 4.4.5), which ruzstd decodes: the zip crate's own needs C.
 pub(crate) const ZSTD_METHOD: u16 = 93;
 
+/// The largest window a Zstandard entry's frame may declare: 128 MiB (window log 27), the
+/// bound zstd's own decoder keeps to unless told otherwise. Encoders that stream declare a
+/// window by their level, not by the entry (2 MiB for a few hundred bytes), so the entry's
+/// size is no bound. What the window costs in memory is at most the entry's decoded size
+/// (the decoder's buffer grows with its output), which the entry limits bound already.
+pub const ZSTD_MAX_WINDOW: u64 = 128 << 20;
+
 /// A Zstandard entry's bytes (zip method 93), decoded as they are read and checked against
-/// its CRC-32 at their end; its window no larger than the entry (at least 1 KiB): a frame
-/// that claims a larger one is refused before it is allocated.
-pub(crate) fn zstd_entry<R: Read>(raw: R, size: u64, crc: u32) -> Result<impl Read, String> {
+/// its CRC-32 at their end. A frame whose window is larger than [`ZSTD_MAX_WINDOW`] is
+/// refused, naming both, before anything is allocated.
+pub(crate) fn zstd_entry<R: Read>(raw: R, crc: u32) -> Result<impl Read, String> {
     let mut frame = ruzstd::decoding::FrameDecoder::new();
-    frame.set_max_window_size(size.max(1024));
-    let decoder = ruzstd::decoding::StreamingDecoder::new_with_decoder(raw, frame).map_err(|e| format!("not a Zstandard frame: {e}"))?;
+    frame.set_max_window_size(ZSTD_MAX_WINDOW);
+    let decoder = ruzstd::decoding::StreamingDecoder::new_with_decoder(raw, frame).map_err(|e| match e {
+        ruzstd::decoding::errors::FrameDecoderError::WindowSizeTooBig { requested, max } => format!("its Zstandard frame asks for a window of {requested} bytes: more than the {max} read at most"),
+        e => format!("not a Zstandard frame: {e}"),
+    })?;
     Ok(Crc32Checked { inner: decoder, crc: crc32fast::Hasher::new(), want: crc })
 }
 
