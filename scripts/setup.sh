@@ -3,8 +3,8 @@
 #   always (what viewing needs: ./run.sh): the wasm32 target, the wasm-bindgen CLI pinned in
 #     Cargo.lock, and esbuild (package.json), which bundles the page (scripts/site.mjs)
 #   --tests (./test.sh, scripts/bench.sh): the tools the tests make their containers with
-#     (xorriso, bchunk, chdman, 7-Zip, Info-ZIP's zip, zstd, python-zstandard), Debian's nginx,
-#     Chromium and Blender, and the npm packages of the browser tests
+#     (xorriso, bchunk, chdman, 7-Zip and its SFX module, Info-ZIP's zip, zstd, python-zstandard),
+#     Debian's nginx, Chromium and Blender, and the npm packages of the browser tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,12 +34,13 @@ fi
 if [ "${1:-}" = "--tests" ]; then
   # The container tests build their ZIPs, ISOs, raw rips and CHDs with real tools (Python's
   # zipfile, 7-Zip, Info-ZIP's zip, xorriso, bchunk, MAME's chdman), not with ours, and
-  # Zstandard frames with python-zstandard and the zstd tool.
-  if ! command -v xorriso >/dev/null || ! command -v bchunk >/dev/null || ! command -v chdman >/dev/null || ! command -v 7zz >/dev/null || ! command -v zip >/dev/null || ! command -v zstd >/dev/null; then
-    log "installing xorriso, bchunk, chdman (mame-tools), 7-Zip, Info-ZIP's zip and zstd"
+  # Zstandard frames with python-zstandard and the zstd tool; p7zip-full for 7-Zip's
+  # self-extracting module (/usr/lib/p7zip/7zCon.sfx).
+  if ! command -v xorriso >/dev/null || ! command -v bchunk >/dev/null || ! command -v chdman >/dev/null || ! command -v 7zz >/dev/null || ! command -v zip >/dev/null || ! command -v zstd >/dev/null || [ ! -e /usr/lib/p7zip/7zCon.sfx ]; then
+    log "installing xorriso, bchunk, chdman (mame-tools), 7-Zip and its SFX module, Info-ZIP's zip and zstd"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
-    apt-get install -y -qq --no-install-recommends xorriso bchunk mame-tools 7zip zip zstd >/dev/null
+    apt-get install -y -qq --no-install-recommends xorriso bchunk mame-tools 7zip p7zip-full zip zstd >/dev/null
   fi
   # PlayStation pictures are checked against ImageMagick's own TIM reader.
   if ! command -v convert-im6.q16 >/dev/null; then

@@ -62,6 +62,10 @@ pub struct Listing {
     /// the reason: listed, never fatal.
     #[serde(skip)]
     pub skipped: Vec<(String, String)>,
+    /// What is said of a container that is not wrong (a self-extracting program before the
+    /// archive), as (its path, the note).
+    #[serde(skip)]
+    pub notes: Vec<(String, String)>,
 }
 
 /// A file name as listed: UTF-8 as it is, other bytes as `\xNN`, a backslash doubled.
@@ -270,13 +274,13 @@ fn list_archive_or_container(root: &Path) -> io::Result<Listing> {
     if !root.is_file() {
         return list_archive(root);
     }
-    let (entries, problems) = crate::disk::Disk::new(root).list("");
+    let crate::disk::ContainerListing { files: entries, problems, notes } = crate::disk::Disk::new(root).list("");
     if entries.is_empty() && !problems.is_empty() {
         return Err(io::Error::new(io::ErrorKind::InvalidData, problems[0].1.clone()));
     }
     let files = entries.into_iter().map(|e| ListedFile { kind: crate::census::kind_of(&e.path, &e.head, e.size), path: e.path, size: e.size, real: root.to_path_buf(), contained: true, failure: None, refs: Vec::new() }).collect();
     let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    Ok(Listing { root: name, base: String::new(), files, skipped: problems })
+    Ok(Listing { root: name, base: String::new(), files, skipped: problems, notes })
 }
 
 /// How long a client may leave an entry's next chunk unread before it is dropped (the
@@ -477,9 +481,10 @@ pub(crate) fn list_folder(root: &Path, containers: bool) -> io::Result<Listing> 
             }
         }
     }
-    let files = if containers { open_containers(&root, files, &mut skipped) } else { sorted(files, &mut skipped) };
+    let mut notes = Vec::new();
+    let files = if containers { open_containers(&root, files, &mut skipped, &mut notes) } else { sorted(files, &mut skipped) };
     let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    Ok(Listing { root: name, base: String::new(), files, skipped })
+    Ok(Listing { root: name, base: String::new(), files, skipped, notes })
 }
 
 fn sorted(mut files: Vec<ListedFile>, skipped: &mut [(String, String)]) -> Vec<ListedFile> {
@@ -491,7 +496,7 @@ fn sorted(mut files: Vec<ListedFile>, skipped: &mut [(String, String)]) -> Vec<L
 /// The files of a walk with each container (a zip, an ISO, a disc rip) listed as a folder of
 /// its entries. A .bin that a .cue beside it names is that disc, listed once, under the
 /// cue's name. A container that cannot be opened stays a file, and says why in `skipped`.
-fn open_containers(root: &Path, files: Vec<ListedFile>, skipped: &mut Vec<(String, String)>) -> Vec<ListedFile> {
+fn open_containers(root: &Path, files: Vec<ListedFile>, skipped: &mut Vec<(String, String)>, notes: &mut Vec<(String, String)>) -> Vec<ListedFile> {
     let disk = crate::disk::Disk::new(root);
     let named_by_cues: std::collections::HashSet<String> = files.iter().filter(|f| f.path.to_ascii_lowercase().ends_with(".cue")).filter_map(|f| crate::disk::cue_track_of(f).ok()).map(|(bin, _, _)| bin.to_ascii_lowercase()).collect();
     let mut out = Vec::with_capacity(files.len());
@@ -503,7 +508,8 @@ fn open_containers(root: &Path, files: Vec<ListedFile>, skipped: &mut Vec<(Strin
             out.push(f);
             continue;
         }
-        let (entries, problems) = disk.list(&f.path);
+        let crate::disk::ContainerListing { files: entries, problems, notes: said } = disk.list(&f.path);
+        notes.extend(said);
         let mut opened = disk.container(&f.path).map(|_| ()).map_err(|e| e.to_string());
         // A container that opens but lists nothing, for its problems, is not a folder either.
         if let (Ok(()), true, Some((_, why))) = (&opened, entries.is_empty(), problems.first()) {

@@ -303,3 +303,141 @@ fn zstandard_entries_from_a_streaming_encoder_read_at_every_window_up_to_the_cap
         }
     }
 }
+
+/// 7-Zip's NUMBER (7zFormat.txt): the first byte's leading ones say how many bytes follow,
+/// little-endian, below the first byte's remaining bits.
+fn number(v: u64) -> Vec<u8> {
+    for n in 0..8u32 {
+        if v < 1u64 << (7 * n + 7) {
+            let first = (0xFFu16 << (8 - n)) as u8 | (v >> (8 * n)) as u8;
+            let mut out = vec![first];
+            out.extend(&v.to_le_bytes()[..n as usize]);
+            return out;
+        }
+    }
+    let mut out = vec![0xFF];
+    out.extend(v.to_le_bytes());
+    out
+}
+
+/// A 7z archive of one file in one folder of one coder whose method id is `method` (Copy
+/// is 00; some writers leave it empty), written from 7-Zip's own description of the format
+/// (7zFormat.txt, shipped with Debian's 7zip): the signature header, the packed bytes, then
+/// a plain header. `name`: the file's name property, or none at all.
+fn handmade_7z(data: &[u8], name: Option<&str>, method: &[u8]) -> Vec<u8> {
+    let size = number(data.len() as u64);
+    let mut h = vec![0x01, 0x04]; // kHeader, kMainStreamsInfo
+    h.extend([0x06, 0x00, 0x01, 0x09]); // kPackInfo, PackPos 0, one pack stream, kSize
+    h.extend(&size);
+    h.push(0x00);
+    h.extend([0x07, 0x0B, 0x01, 0x00]); // kUnPackInfo, kFolder, one folder, not external
+    h.extend([0x01, method.len() as u8]); // one coder: a simple one, its id's size
+    h.extend(method);
+    h.push(0x0C); // kCodersUnPackSize
+    h.extend(&size);
+    h.push(0x00);
+    h.extend([0x08, 0x0A, 0x01]); // kSubStreamsInfo, kCRC, all defined
+    h.extend(crc32fast::hash(data).to_le_bytes());
+    h.extend([0x00, 0x00]); // ends SubStreamsInfo, then StreamsInfo
+    h.extend([0x05, 0x01]); // kFilesInfo, one file
+    if let Some(name) = name {
+        let mut names = vec![0x00]; // not external
+        for unit in name.encode_utf16().chain([0]) {
+            names.extend(unit.to_le_bytes());
+        }
+        h.push(0x11); // kName
+        h.extend(number(names.len() as u64));
+        h.extend(names);
+    }
+    h.extend([0x00, 0x00]); // ends FilesInfo, then Header
+    let mut start = Vec::new();
+    start.extend((data.len() as u64).to_le_bytes());
+    start.extend((h.len() as u64).to_le_bytes());
+    start.extend(crc32fast::hash(&h).to_le_bytes());
+    let mut out = vec![b'7', b'z', 0xBC, 0xAF, 0x27, 0x1C, 0, 4];
+    out.extend(crc32fast::hash(&start).to_le_bytes());
+    out.extend(start);
+    out.extend(data);
+    out.extend(h);
+    out
+}
+
+#[test]
+fn the_7z_archives_7_zip_reads_in_their_less_common_shapes_read_here_too() {
+    let dir = scratch("7z-shapes");
+    let tree = dir.join("tree");
+    let files = BTreeMap::from([("A.TXT".to_string(), b"hello, 7z".to_vec()), ("SUB/B.BIN".to_string(), pattern(3, 200_000)), ("SUB/C.BIN".to_string(), pattern(4, 70_000))]);
+    write_tree(&tree, &files);
+    let seven = |args: &[&str], out: &Path| run(Command::new("7zz").current_dir(&tree).args(["a", "-bd", "-bso0"]).args(args).arg(out).args(["A.TXT", "SUB"]));
+    let read_all = |c: &dyn Container| c.entries().iter().enumerate().map(|(i, e)| (e.path.clone(), c.read(i).unwrap_or_else(|err| panic!("{err}")))).collect::<BTreeMap<_, _>>();
+    // Copy, and Deflate64, solid or not: every entry as given.
+    for (what, args) in [("Copy", vec!["-m0=Copy"]), ("Deflate64, solid", vec!["-m0=Deflate64", "-ms=on"]), ("Deflate64, a block per file", vec!["-m0=Deflate64", "-ms=off"])] {
+        let out = dir.join(format!("{}.7z", what.replace([' ', ','], "")));
+        seven(&args, &out);
+        let c = open_file(&out);
+        assert_eq!(c.kind(), ContainerKind::SevenZ);
+        assert_eq!(read_all(&*c), files, "{what}");
+        assert!(c.problems().is_empty() && c.notes().is_empty(), "{what}: {:?}", c.problems());
+    }
+    // An archive of nothing: 7-Zip leaves one when its last file is deleted from it.
+    let empty = dir.join("empty.7z");
+    seven(&[], &empty);
+    run(Command::new("7zz").args(["d", "-bd", "-bso0"]).arg(&empty).args(["A.TXT", "SUB"]));
+    assert_eq!(std::fs::metadata(&empty).unwrap().len(), 32, "7-Zip writes the signature header alone");
+    let c = open_file(&empty);
+    assert!(c.entries().is_empty() && c.problems().is_empty(), "{:?}", c.problems());
+    // A self-extracting program: 7-Zip's console module (Debian's p7zip-full), then the
+    // archive. Told by its content, read as the archive, the program a note.
+    let sfx = dir.join("setup.exe");
+    seven(&["-sfx/usr/lib/p7zip/7zCon.sfx"], &sfx);
+    let module = std::fs::metadata("/usr/lib/p7zip/7zCon.sfx").unwrap().len();
+    let c = open_file(&sfx);
+    assert_eq!(c.kind(), ContainerKind::SevenZ);
+    assert_eq!(read_all(&*c), files);
+    assert!(c.problems().is_empty(), "{:?}", c.problems());
+    let notes: Vec<String> = c.notes().iter().map(|n| n.to_string()).collect();
+    assert_eq!(notes, [format!("setup.exe at byte {module}: the 7z archive starts at byte {module}, after a self-extracting program of {module} bytes")]);
+    // Made from the format's description: Copy with an empty method id, and a file with
+    // no name (7-Zip calls it after the archive, less its extension).
+    let data = pattern(5, 5000);
+    let c = containers::open("empty-id.7z", ContainerKind::SevenZ, Arc::new(handmade_7z(&data, Some("DATA.BIN"), &[])), Limits::default()).unwrap();
+    assert_eq!(read_all(&*c), BTreeMap::from([("DATA.BIN".to_string(), data.clone())]));
+    let standard = handmade_7z(&data, Some("DATA.BIN"), &[0]);
+    std::fs::write(dir.join("standard.7z"), &standard).unwrap();
+    let listed = Command::new("7zz").args(["l", "-slt"]).arg(dir.join("standard.7z")).output().unwrap();
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("Path = DATA.BIN"), "7-Zip reads the hand-made archive: {}", String::from_utf8_lossy(&listed.stdout));
+    let unnamed = dir.join("Unnamed Thing.7z");
+    std::fs::write(&unnamed, handmade_7z(&data, None, &[0])).unwrap();
+    let tested = Command::new("7zz").args(["t"]).arg(&unnamed).output().unwrap();
+    assert!(tested.status.success(), "7-Zip tests the nameless archive: {}", String::from_utf8_lossy(&tested.stdout));
+    let c = open_file(&unnamed);
+    assert_eq!(read_all(&*c), BTreeMap::from([("Unnamed Thing".to_string(), data)]));
+}
+
+#[test]
+fn census_says_of_a_self_extracting_program_in_its_notes_not_its_failures() {
+    let dir = scratch("sfx-census");
+    let tree = dir.join("tree");
+    write_tree(&tree, &BTreeMap::from([("A.TXT".to_string(), b"hello".to_vec())]));
+    let sfx7 = dir.join("setup7.exe");
+    run(Command::new("7zz").current_dir(&tree).args(["a", "-bd", "-bso0", "-sfx/usr/lib/p7zip/7zCon.sfx"]).arg(&sfx7).arg("A.TXT"));
+    // A zip after a program: Info-ZIP's zip, its offsets adjusted with -A as zip's own
+    // self-extractors are.
+    let zip = dir.join("plain.zip");
+    run(Command::new("zip").current_dir(&tree).args(["-q"]).arg(&zip).arg("A.TXT"));
+    let sfxzip = dir.join("setupzip.exe");
+    std::fs::write(&sfxzip, [std::fs::read("/usr/lib/p7zip/7zCon.sfx").unwrap(), std::fs::read(&zip).unwrap()].concat()).unwrap();
+    run(Command::new("zip").arg("-qA").arg(&sfxzip));
+    for (archive, says) in [(&sfx7, "the 7z archive starts at byte"), (&sfxzip, "the zip's first entry starts at byte")] {
+        let out = Command::new(env!("CARGO_BIN_EXE_relicview")).args(["census", "--json"]).arg(archive).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let census: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let name = archive.file_name().unwrap().to_string_lossy();
+        assert_eq!(census["files"], 1, "{name}");
+        assert_eq!(census["failed"], serde_json::json!([]), "{name}: nothing failed");
+        let notes = census["notes"].as_array().unwrap_or_else(|| panic!("{name}: {census}"));
+        assert_eq!(notes.len(), 1, "{name}");
+        assert_eq!(notes[0]["container"], *name, "{name}: the note names the container");
+        assert!(notes[0]["note"].as_str().unwrap().contains(says), "{name}: {}", notes[0]);
+    }
+}

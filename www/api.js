@@ -181,6 +181,9 @@ import { loadedModules } from './modules.js';
   memoryBytes: () => state.wasm.memory.buffer.byteLength,
   // What listing the dropped containers (or a hosted index) found wrong without stopping: [message].
   containerProblems: () => state.containerProblems.slice(),
+  // What listing said of the dropped containers that is not wrong (a self-extracting program
+  // before the archive): [message].
+  containerNotes: () => state.containerNotes.slice(),
   // What the store of decoded 7z entries in this browser's storage has done:
   // {hits, bytesRead, stored, bytesWritten, refused (why it is off, or null)}; null before a container.
   decodedCache: decodedCacheStats,

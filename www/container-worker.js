@@ -36,7 +36,7 @@ self.onmessage = async (e) => {
       if (store) stores.set(m.id, store);
       const reader = new ContainerReader(m.name, read, file.size, m.mode || '', m.start || 0, progress, store ?? undefined);
       readers.set(m.id, reader);
-      self.postMessage({ type: 'listed', job: m.job, entries: reader.entries(), problems: reader.problems(), cache: { ...cacheStats } });
+      self.postMessage({ type: 'listed', job: m.job, entries: reader.entries(), problems: reader.problems(), notes: reader.notes(), cache: { ...cacheStats } });
     } else if (m.type === 'read') {
       const reader = readers.get(m.id);
       // A read that takes long (a 7z's solid block) says what it does and how far it got.

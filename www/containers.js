@@ -54,13 +54,13 @@ class ContainerWorker {
     });
   }
 
-  // → {id, entries: [{path, size, container, index}], problems}; `progress(done, total)`
+  // → {id, entries: [{path, size, container, index}], problems, notes}; `progress(done, total)`
   // hears how far the listing got.
   async open(name, file, mode, start, progress) {
     const id = ++this.lastId;
     const listed = await this.ask({ type: 'open', id, name, file, mode, start }, [], progress);
     cacheStats = listed.cache;
-    return { id, entries: listed.entries, problems: listed.problems };
+    return { id, entries: listed.entries, problems: listed.problems, notes: listed.notes };
   }
 
   // `progress(what, done, total)` hears a long read's steps (a 7z block decoded).
@@ -117,6 +117,7 @@ export function decodedCacheStats() {
 export async function expandContainers(entries, progress = () => {}) {
   // A hosted index's findings (entries it could not read, rows the page refused) first.
   state.containerProblems = Array.isArray(entries.problems) ? entries.problems.slice() : [];
+  state.containerNotes = [];
   // The last archive's containers let go (a 7z's store of decoded entries is held open
   // while its reader lives; a CHD's own worker ends).
   for (const { worker, id } of lastListing) {
@@ -146,7 +147,10 @@ export async function expandContainers(entries, progress = () => {}) {
         ({ file } = bin);
         ({ mode, start } = track);
       }
-      const head = new Uint8Array(await file.slice(0, HEAD).arrayBuffer());
+      let head = new Uint8Array(await file.slice(0, HEAD).arrayBuffer());
+      // A program may be a self-extracting 7z: the core wants more of it to find the archive.
+      const wanted = Math.min(file.size, core.containerHead(head));
+      if (wanted > head.length) head = new Uint8Array(await file.slice(0, wanted).arrayBuffer());
       const tailBytes = Math.min(file.size, core.containerTail());
       const tail = mode ? new Uint8Array(0) : new Uint8Array(await file.slice(file.size - tailBytes).arrayBuffer());
       const kind = mode ? 'cue' : core.containerKind(e.path, head, tail);
@@ -166,6 +170,7 @@ export async function expandContainers(entries, progress = () => {}) {
       // Nothing listed, for its problems: not a folder but a file that failed (as serve says).
       if (!listed.entries.length && listed.problems.length) throw new Error(String(listed.problems[0]));
       problems.push(...listed.problems);
+      state.containerNotes.push(...listed.notes);
       replaced.add(e);
       for (const x of listed.entries) {
         const read = (progress) => worker.read(listed.id, x.container, x.index, progress);

@@ -88,6 +88,9 @@ export const state = {
   // What listing the containers found wrong without stopping (a name listed twice, an
   // extent past the end), as messages naming the container.
   containerProblems: [],
+  // What listing said of a container that is not wrong (a self-extracting program before
+  // the archive), as messages naming the container.
+  containerNotes: [],
   // Clears the "link copied" note.
   shareTimer: null,
   // The view whose link was last shared, without its clock (null: none, or gone).

@@ -286,7 +286,7 @@ fn list(root: &Path) -> Result<Vec<ListedFile>, String> {
 /// container lists twice).
 fn listing(root: &Path) -> Result<serve::Listing, String> {
     if root.is_file() {
-        let (files, problems) = Disk::new(root).list("");
+        let relicview::disk::ContainerListing { files, problems, notes } = Disk::new(root).list("");
         if files.is_empty() {
             if let Some((_, why)) = problems.first() {
                 return Err(why.clone());
@@ -294,7 +294,10 @@ fn listing(root: &Path) -> Result<serve::Listing, String> {
         }
         let real = root.to_path_buf();
         let files = files.into_iter().map(|e| ListedFile { kind: relicview::census::kind_of(&e.path, &e.head, e.size), path: e.path, size: e.size, real: real.clone(), contained: true, failure: None, refs: Vec::new() }).collect();
-        return Ok(serve::Listing { root: String::new(), base: String::new(), files, skipped: problems });
+        // Notes on the archive itself name it by its file name.
+        let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let notes = notes.into_iter().map(|(path, note)| (if path.is_empty() { name.clone() } else { path }, note)).collect();
+        return Ok(serve::Listing { root: String::new(), base: String::new(), files, skipped: problems, notes });
     }
     serve::list_archive(root).map_err(|e| e.to_string())
 }
@@ -659,6 +662,7 @@ fn run_census(dir: &Path, json: bool, max_bytes: u64) -> ExitCode {
     for (path, why) in &listing.skipped {
         census.failed.push(census::FailedFile { path: path.clone(), offset: 0, message: format!("cannot read: {why}") });
     }
+    census.notes = listing.notes.iter().map(|(container, note)| census::ContainerNote { container: container.clone(), note: note.clone() }).collect();
     let source = DiskSource::new(&listing.files, Disk::new(dir), max_bytes);
     let index = ArchiveIndex::with_kinds(listing.files.iter().map(|f| (f.path.clone(), Kind::parse(f.kind))));
     for f in &listing.files {
@@ -718,6 +722,9 @@ fn run_census(dir: &Path, json: bool, max_bytes: u64) -> ExitCode {
         }
         for f in &census.failed {
             let _ = writeln!(out, "  FAILED {}: {}", f.path, f.message);
+        }
+        for n in &census.notes {
+            let _ = writeln!(out, "  note: {}", n.note);
         }
     }
     emit(&out)

@@ -35,6 +35,13 @@ pub fn container_kind(name: &str, head: &[u8], tail: &[u8]) -> Option<String> {
     containers::sniff_with_tail(name, head, tail).map(|k| k.as_str().to_string())
 }
 
+/// How many of a file's first bytes `containerKind` wants, given its first 17 sectors: more
+/// for a program, which may be a self-extracting 7z with the archive after it.
+#[wasm_bindgen(js_name = containerHead)]
+pub fn container_head(head: &[u8]) -> usize {
+    containers::head_wanted(head)
+}
+
 /// How many of a file's last bytes `containerKind` wants.
 #[wasm_bindgen(js_name = containerTail)]
 pub fn container_tail() -> usize {

@@ -168,7 +168,7 @@ pub fn sniff(name: &str, head: &[u8]) -> Option<ContainerKind> {
     if chd::is_chd(head) {
         return Some(ContainerKind::Chd);
     }
-    if sevenz::is_7z(head) {
+    if sevenz::is_7z(head) || sevenz::sfx_start_in(head).is_some() {
         return Some(ContainerKind::SevenZ);
     }
     if let Some(mode) = disc::raw_mode(head) {
@@ -189,6 +189,10 @@ pub const TAIL: usize = 22 + 65_535;
 /// bytes): a zip that something comes before (a self-extracting program, a zip with a
 /// prefix) is told by its end record. docs/formats/containers.md, "ZIP".
 pub fn sniff_with_tail(name: &str, head: &[u8], tail: &[u8]) -> Option<ContainerKind> {
+    // A program that ends in a zip's end record is a zip, whatever a stored 7z inside it.
+    if sevenz::is_program(head) && zip_end_record(tail).is_some() {
+        return Some(ContainerKind::Zip);
+    }
     sniff(name, head).or_else(|| zip_end_record(tail).map(|_| ContainerKind::Zip))
 }
 
@@ -198,11 +202,27 @@ pub fn zip_end_record(tail: &[u8]) -> Option<usize> {
     (0..tail.len().saturating_sub(21)).rev().find(|&at| tail[at..].starts_with(b"PK\x05\x06") && at + 22 + u16::from_le_bytes([tail[at + 20], tail[at + 21]]) as usize == tail.len())
 }
 
-/// [`sniff_with_tail`] of the bytes in `source`: its first 17 sectors, then its last [`TAIL`]
-/// bytes if those say nothing.
+/// How many of a file's first bytes [`sniff`] wants to tell a container: 17 sectors (an
+/// ISO's volume descriptor), or for a program, as far as a self-extracting 7z's archive may
+/// start ([`sevenz::SFX_SCAN`]).
+pub fn head_wanted(head: &[u8]) -> usize {
+    if sevenz::is_program(head) {
+        sevenz::SFX_SCAN
+    } else {
+        17 * 2048
+    }
+}
+
+/// [`sniff_with_tail`] of the bytes in `source`: its first 17 sectors (more for a program:
+/// [`head_wanted`]), then its last [`TAIL`] bytes if those say nothing.
 pub fn sniff_source(name: &str, source: &dyn ByteSource) -> Option<ContainerKind> {
     let mut head = vec![0u8; source.len().min(17 * 2048) as usize];
     source.read_at(0, &mut head).ok()?;
+    let wanted = head_wanted(&head) as u64;
+    if wanted > head.len() as u64 {
+        head = vec![0u8; source.len().min(wanted) as usize];
+        source.read_at(0, &mut head).ok()?;
+    }
     if let Some(kind) = sniff(name, &head) {
         return Some(kind);
     }
@@ -273,6 +293,11 @@ pub trait Container {
     fn entries(&self) -> &[Entry];
     /// Findings while listing that did not stop it (a duplicate name, an entry past the end).
     fn problems(&self) -> &[ContainerError];
+    /// What is said of the container that is not wrong: a self-extracting program or other
+    /// bytes before the archive.
+    fn notes(&self) -> &[ContainerError] {
+        &[]
+    }
     /// The bytes of entry `index`.
     fn read(&self, index: usize) -> Result<Vec<u8>, ContainerError>;
     /// Where entry `index` starts: a disc entry's first byte in the disc's 2048-byte

@@ -6,14 +6,23 @@
 //! follow — the files beside it. docs/formats/containers.md, "7z".
 
 use super::{drop_duplicates, error, within, ByteSource, Container, ContainerError, DecodedStore, ContainerKind, Entry, Limits, Progress, SourceReader, CHUNK};
-use sevenz_rust2::{Archive, BlockDecoder, Password};
+use sevenz_rust2::{Archive, ArchiveEntry, BlockDecoder, Password};
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
-use std::io::{BufReader, Read};
+use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::sync::Arc;
 
 /// The 7z signature.
 pub const MAGIC: [u8; 6] = [b'7', b'z', 0xBC, 0xAF, 0x27, 0x1C];
+/// The signature header: the signature, the version (2), the start header's CRC (4), then
+/// the start header: the next header's offset (8, from the end of these 32 bytes), size (8)
+/// and CRC (4).
+const SIGNATURE_HEADER: usize = 32;
+/// How far into a self-extracting program the archive is looked for (7-Zip's own modules
+/// are under 1 MiB).
+pub const SFX_SCAN: usize = 4 << 20;
+/// Deflate64's method id (7-Zip's Methods.txt: 04 01 09).
+const DEFLATE64: [u8; 3] = [4, 1, 9];
 /// The largest dictionary or model a block's decoders may ask for, in KiB (7-Zip's ultra
 /// preset uses 64 MiB; a header that asks for more is refused before anything is allocated).
 const DECODER_MEMORY_KB: usize = 256 << 10;
@@ -35,6 +44,76 @@ pub fn is_7z(head: &[u8]) -> bool {
     head.starts_with(&MAGIC)
 }
 
+/// Whether `head` starts as a program does (a PE's `MZ`, an ELF): a self-extracting 7z is
+/// one, with the archive after it.
+pub fn is_program(head: &[u8]) -> bool {
+    head.starts_with(b"MZ") || head.starts_with(b"\x7fELF")
+}
+
+/// Whether the 32 bytes at the start of `at` are a signature header: the signature, and
+/// the start header's CRC-32 over its 20 bytes (a chance match of 6 bytes inside a program
+/// is not one).
+fn signature_header_at(at: &[u8]) -> bool {
+    at.len() >= SIGNATURE_HEADER && is_7z(at) && crc32fast::hash(&at[12..32]) == u32::from_le_bytes([at[8], at[9], at[10], at[11]])
+}
+
+/// Where a 7z archive starts after the program in `head` (the first bytes of a file that
+/// [`is_program`]), if it starts within them: a self-extracting archive, as 7-Zip's SFX
+/// modules write it (the module, then the archive). docs/formats/containers.md, "7z".
+pub fn sfx_start_in(head: &[u8]) -> Option<u64> {
+    if !is_program(head) {
+        return None;
+    }
+    let mut from = 0;
+    while let Some(k) = head.get(from..)?.windows(MAGIC.len()).position(|w| w == MAGIC) {
+        let at = from + k;
+        if signature_header_at(&head[at..]) {
+            return Some(at as u64);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// [`sfx_start_in`] of the first [`SFX_SCAN`] bytes of `source`.
+pub fn sfx_start(source: &dyn ByteSource) -> Option<u64> {
+    let mut head = vec![0u8; source.len().min(SFX_SCAN as u64) as usize];
+    source.read_at(0, &mut head).ok()?;
+    sfx_start_in(&head)
+}
+
+/// The bytes of `inner` from `start` on: a self-extracting archive without its program.
+struct After {
+    inner: Arc<dyn ByteSource>,
+    start: u64,
+}
+
+impl ByteSource for After {
+    fn len(&self) -> u64 {
+        self.inner.len() - self.start
+    }
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
+        let at = offset.checked_add(self.start).ok_or_else(|| format!("byte {offset} is past the end"))?;
+        self.inner.read_at(at, buf)
+    }
+}
+
+/// A block this module decodes itself, where the 7z crate has no decoder: one coder, which
+/// is Copy written with an empty method id (as some writers do for 00), or Deflate64.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum OwnCoder {
+    Copy,
+    Deflate64,
+}
+
+fn own_coder(block: &sevenz_rust2::Block) -> Option<OwnCoder> {
+    match block.coders.as_slice() {
+        [only] if only.encoder_method_id().is_empty() => Some(OwnCoder::Copy),
+        [only] if only.encoder_method_id() == DEFLATE64 => Some(OwnCoder::Deflate64),
+        _ => None,
+    }
+}
+
 pub struct SevenZContainer {
     name: String,
     archive: Archive,
@@ -45,6 +124,8 @@ pub struct SevenZContainer {
     /// The archive's file index of each listed entry.
     files: Vec<usize>,
     problems: Vec<ContainerError>,
+    /// What is said of the archive that is not wrong (a self-extracting program before it).
+    notes: Vec<ContainerError>,
     limits: Limits,
     /// The listed index of each archive file index that is listed.
     listed_of: HashMap<usize, usize>,
@@ -58,6 +139,25 @@ pub struct SevenZContainer {
 
 impl SevenZContainer {
     pub fn open(name: &str, source: Arc<dyn ByteSource>, limits: Limits, progress: Progress) -> Result<SevenZContainer, ContainerError> {
+        let mut notes = Vec::new();
+        let mut head = [0u8; SIGNATURE_HEADER];
+        let source: Arc<dyn ByteSource> = match source.read_at(0, &mut head) {
+            Ok(()) if is_7z(&head) => source,
+            _ => match sfx_start(&*source) {
+                Some(start) => {
+                    notes.push(error(name, Some(start), format!("the 7z archive starts at byte {start}, after a self-extracting program of {start} bytes")));
+                    Arc::new(After { inner: source, start })
+                }
+                None => return Err(error(name, Some(0), "not a readable 7z archive: no 7z signature, at its start or after a self-extracting program")),
+            },
+        };
+        source.read_at(0, &mut head).map_err(|e| error(name, Some(0), format!("not a readable 7z archive: {e}")))?;
+        // An archive of nothing: 7-Zip writes the signature header alone, its next header
+        // empty (a header the crate would read past the end for).
+        if signature_header_at(&head) && head[12..28].iter().all(|&b| b == 0) {
+            let reader = BufReader::with_capacity(READ_AHEAD, SourceReader::new(source));
+            return Ok(SevenZContainer::of(name, Archive::default(), reader, Vec::new(), Vec::new(), notes, limits));
+        }
         let header_at = header_offset(&*source);
         let mut reader = BufReader::with_capacity(READ_AHEAD, SourceReader::new(source));
         let archive = super::ceiling::with_ceiling(HEADER_ALLOCATION, || Archive::read_with_memory_limit(&mut reader, &Password::empty(), HEADER_MEMORY_KB)).map_err(|e| match e {
@@ -78,13 +178,25 @@ impl SevenZContainer {
                 continue;
             }
             let path = f.name().replace('\\', "/").trim_start_matches('/').to_string();
+            // A file the header gives no name: 7-Zip calls it after the archive, less its
+            // extension.
+            let path = if path.is_empty() { nameless(name) } else { path };
             listed.push((Entry { path, size: f.size() }, i));
         }
         let mut problems = Vec::new();
         let (entries, kept) = drop_duplicates(name, listed.iter().map(|(e, _)| e.clone()).collect(), &mut problems);
         let files: Vec<usize> = kept.into_iter().map(|k| listed[k].1).collect();
+        Ok(SevenZContainer::of(name, archive, reader, entries, files, notes, limits).with_problems(problems))
+    }
+
+    fn of(name: &str, archive: Archive, reader: BufReader<SourceReader>, entries: Vec<Entry>, files: Vec<usize>, notes: Vec<ContainerError>, limits: Limits) -> SevenZContainer {
         let listed_of = files.iter().enumerate().map(|(i, &f)| (f, i)).collect();
-        Ok(SevenZContainer { name: name.to_string(), archive, source: RefCell::new(reader), entries, files, problems, limits, listed_of, kept: RefCell::new(VecDeque::new()), heads: RefCell::new(HashMap::new()), store: None })
+        SevenZContainer { name: name.to_string(), archive, source: RefCell::new(reader), entries, files, problems: Vec::new(), notes, limits, listed_of, kept: RefCell::new(VecDeque::new()), heads: RefCell::new(HashMap::new()), store: None }
+    }
+
+    fn with_problems(mut self, problems: Vec<ContainerError>) -> SevenZContainer {
+        self.problems = problems;
+        self
     }
 
     fn entry_error(&self, index: usize, message: impl Into<String>) -> ContainerError {
@@ -135,6 +247,9 @@ impl Container for SevenZContainer {
     }
     fn problems(&self) -> &[ContainerError] {
         &self.problems
+    }
+    fn notes(&self) -> &[ContainerError] {
+        &self.notes
     }
     fn located(&self, _index: usize) -> Option<u64> {
         // A 7z entry is not a range of the file: it is read by decoding its block.
@@ -253,8 +368,7 @@ impl SevenZContainer {
         let mut wanted: Option<Result<Vec<u8>, String>> = None;
         let mut source = self.source.borrow_mut();
         let password = Password::empty();
-        let decoder = BlockDecoder::new_with_memory_limit(1, DECODER_MEMORY_KB, block, &self.archive, &password, &mut *source);
-        let decoded = decoder.for_each_entries(&mut |e, reader| {
+        let mut visit = |e: &ArchiveEntry, reader: &mut dyn Read| -> Result<bool, sevenz_rust2::Error> {
             let here = at;
             at += 1;
             let listed = self.listed_of.get(&here).copied();
@@ -311,13 +425,84 @@ impl SevenZContainer {
                 }
             }
             Ok(true)
-        });
+        };
+        let decoded = match self.archive.blocks.get(block).and_then(own_coder) {
+            Some(coder) => self.decode_own(block, coder, &mut source, &mut visit),
+            None => BlockDecoder::new_with_memory_limit(1, DECODER_MEMORY_KB, block, &self.archive, &password, &mut *source).for_each_entries(&mut visit),
+        };
         match (decoded, wanted) {
             (_, Some(Ok(bytes))) => Ok(Some(bytes)),
             (_, Some(Err(e))) => Err(format!("block {block}: {e}")),
             (Err(e), None) => Err(format!("block {block} cannot be decoded: {}", said(&e))),
             (Ok(_), None) => Ok(None),
         }
+    }
+}
+
+impl SevenZContainer {
+    /// Decode `block` (one coder, [`OwnCoder`]) from its packed stream, handing `visit` each
+    /// file of the block in order as the 7z crate's own decoder does: a file with data as a
+    /// reader of its declared size, checked against its CRC once it is read; an empty one
+    /// between them as an empty reader.
+    fn decode_own(&self, block: usize, coder: OwnCoder, source: &mut BufReader<SourceReader>, visit: &mut dyn FnMut(&ArchiveEntry, &mut dyn Read) -> Result<bool, sevenz_rust2::Error>) -> Result<bool, sevenz_rust2::Error> {
+        let map = &self.archive.stream_map;
+        let missing = || sevenz_rust2::Error::Other(std::borrow::Cow::Owned(format!("block {block}: its packed stream is not in the header")));
+        let pack = *map.block_first_pack_stream_index().get(block).ok_or_else(missing)?;
+        let (offset, size) = (*map.pack_stream_offsets().get(pack).ok_or_else(missing)?, *self.archive.pack_sizes().get(pack).ok_or_else(missing)?);
+        let at = (SIGNATURE_HEADER as u64).checked_add(self.archive.pack_pos()).and_then(|p| p.checked_add(offset)).ok_or_else(missing)?;
+        source.seek(SeekFrom::Start(at)).map_err(|e| sevenz_rust2::Error::Io(e, "seeking to the block".into()))?;
+        let packed = Read::take(&mut *source, size);
+        let mut stream: Box<dyn Read + '_> = match coder {
+            OwnCoder::Copy => Box::new(packed),
+            OwnCoder::Deflate64 => Box::new(deflate64::Deflate64Decoder::new(packed)),
+        };
+        let first = *map.block_first_file_index.get(block).ok_or_else(missing)?;
+        let last = map.file_block_index.iter().rposition(|b| *b == Some(block)).ok_or_else(missing)?;
+        for file in self.archive.files.get(first..=last).ok_or_else(missing)? {
+            if !file.has_stream {
+                if !visit(file, &mut std::io::empty())? {
+                    return Ok(false);
+                }
+                continue;
+            }
+            let mut reader = Crc32Counting { inner: Read::take(&mut stream, file.size), crc: crc32fast::Hasher::new(), count: 0 };
+            if !visit(file, &mut reader)? {
+                return Ok(false);
+            }
+            std::io::copy(&mut reader, &mut std::io::sink()).map_err(|e| sevenz_rust2::Error::Io(e, "decoding the block".into()))?;
+            if reader.count != file.size {
+                return Err(sevenz_rust2::Error::Other(std::borrow::Cow::Owned(format!("{}: the block ends after {} of its {} bytes", file.name(), reader.count, file.size))));
+            }
+            if file.has_crc && reader.crc.finalize() as u64 != file.crc {
+                return Err(sevenz_rust2::Error::Other(std::borrow::Cow::Owned(format!("{}: its bytes' CRC-32 does not match the header's", file.name()))));
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// A reader that counts and checksums what passes through it.
+struct Crc32Counting<R> {
+    inner: R,
+    crc: crc32fast::Hasher,
+    count: u64,
+}
+
+impl<R: Read> Read for Crc32Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.crc.update(&buf[..n]);
+        self.count += n as u64;
+        Ok(n)
+    }
+}
+
+/// The name 7-Zip gives a file the header names not: the archive's, less its extension.
+fn nameless(archive: &str) -> String {
+    let base = archive.rsplit('/').next().unwrap_or(archive);
+    match base.rsplit_once('.') {
+        Some((stem, _)) if !stem.is_empty() => stem.to_string(),
+        _ => base.to_string(),
     }
 }
 

@@ -15,6 +15,8 @@ pub struct ZipContainer {
     /// The archive's index of each listed entry.
     indices: Vec<usize>,
     problems: Vec<ContainerError>,
+    /// A prefix before the zip (a self-extracting program), said but not wrong.
+    notes: Vec<ContainerError>,
     limits: Limits,
 }
 
@@ -45,12 +47,13 @@ impl ZipContainer {
         }
         // Said, not wrong: a self-extracting program, or another prefix, before the zip (its
         // offsets adjusted to it, as `zip -A` does, or not).
+        let mut notes = Vec::new();
         if let Some(first) = (0..archive.len()).filter_map(|i| archive.by_index_raw(i).ok().map(|f| f.header_start())).min().filter(|&at| at > 0) {
-            problems.push(error(name, Some(0), format!("the zip's first entry starts at byte {first}, after {first} bytes of something else (a self-extracting program?)")));
+            notes.push(error(name, Some(0), format!("the zip's first entry starts at byte {first}, after {first} bytes of something else (a self-extracting program?)")));
         }
         let (entries, kept) = drop_duplicates(name, listed.iter().map(|(e, _)| e.clone()).collect(), &mut problems);
         let indices = kept.into_iter().map(|k| listed[k].1).collect();
-        Ok(ZipContainer { name: name.to_string(), archive: RefCell::new(archive), entries, indices, problems, limits })
+        Ok(ZipContainer { name: name.to_string(), archive: RefCell::new(archive), entries, indices, problems, notes, limits })
     }
 
     fn entry_error(&self, entry: &str, offset: Option<u64>, message: impl Into<String>) -> ContainerError {
@@ -157,6 +160,9 @@ impl Container for ZipContainer {
     }
     fn problems(&self) -> &[ContainerError] {
         &self.problems
+    }
+    fn notes(&self) -> &[ContainerError] {
+        &self.notes
     }
     fn located(&self, index: usize) -> Option<u64> {
         let (_, at) = self.listed(index).ok()?;

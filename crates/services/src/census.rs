@@ -18,6 +18,13 @@ pub struct FailedFile {
     pub message: String,
 }
 
+/// A note on one container (see [`Census::notes`]).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ContainerNote {
+    pub container: String,
+    pub note: String,
+}
+
 #[derive(Debug, Default, Serialize, PartialEq)]
 pub struct Census {
     pub files: usize,
@@ -40,6 +47,10 @@ pub struct Census {
     /// Files with at least one diagnostic.
     pub files_with_diagnostics: usize,
     pub failed: Vec<FailedFile>,
+    /// What is said of a container that is not wrong (a self-extracting program before the
+    /// archive): the container's path (its file name when it is the archive), and what.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<ContainerNote>,
     /// Worlds assembled from other files (see [`Census::add_world`]): how many, their
     /// placements, and each asset they could not find with up to ten of the worlds that
     /// name it.

@@ -49,6 +49,16 @@ pub struct ContainedFile {
 }
 
 /// A folder (or a container given as the root) and the containers opened in it so far.
+/// What [`Disk::list`] finds inside a container: its files, what could not be opened or
+/// read as (path, why), and what is said of a container that is not wrong (a
+/// self-extracting program before it) as (path, note).
+#[derive(Default)]
+pub struct ContainerListing {
+    pub files: Vec<ContainedFile>,
+    pub problems: Vec<(String, String)>,
+    pub notes: Vec<(String, String)>,
+}
+
 pub struct Disk {
     root: PathBuf,
     /// A container given as the root: its entries are the archive.
@@ -205,35 +215,35 @@ impl Disk {
 
     /// Every file inside the container at `path`, containers in it opened as folders in
     /// turn, with what could not be opened as (path, why).
-    pub fn list(&self, path: &str) -> (Vec<ContainedFile>, Vec<(String, String)>) {
-        let mut files = Vec::new();
-        let mut problems = Vec::new();
-        self.list_into(path, 0, &mut files, &mut problems);
-        files.sort_by(|a, b| a.path.cmp(&b.path));
-        (files, problems)
+    pub fn list(&self, path: &str) -> ContainerListing {
+        let mut listing = ContainerListing::default();
+        self.list_into(path, 0, &mut listing);
+        listing.files.sort_by(|a, b| a.path.cmp(&b.path));
+        listing
     }
 
-    fn list_into(&self, path: &str, depth: usize, files: &mut Vec<ContainedFile>, problems: &mut Vec<(String, String)>) {
+    fn list_into(&self, path: &str, depth: usize, listing: &mut ContainerListing) {
         let c = match self.container(path) {
             Ok(c) => c,
             Err(e) => {
-                problems.push((path.to_string(), e));
+                listing.problems.push((path.to_string(), e));
                 return;
             }
         };
-        problems.extend(c.problems().iter().map(|p| (path.to_string(), p.to_string())));
+        listing.notes.extend(c.notes().iter().map(|n| (path.to_string(), n.to_string())));
+        listing.problems.extend(c.problems().iter().map(|p| (path.to_string(), p.to_string())));
         let full_path = |e: &containers::Entry| if path.is_empty() { e.path.clone() } else { format!("{path}/{}", e.path) };
         // Cue sheets first: each is a folder, its disc, and the .bin it names is listed
         // there rather than beside it. A sheet that names nothing here stays a file, said why.
         let cues = if depth + 1 < MAX_NESTING { containers::CueDiscs::of(&*c) } else { containers::CueDiscs::default() };
         let container = if path.is_empty() { self.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default() } else { path.to_string() };
-        problems.extend(cues.problems.iter().map(|why| (path.to_string(), format!("{container}/{why}"))));
+        listing.problems.extend(cues.problems.iter().map(|why| (path.to_string(), format!("{container}/{why}"))));
         for (i, e) in c.entries().iter().enumerate() {
             let full = full_path(e);
             if cues.takes(i) {
                 // A sheet is its disc's folder; the .bin it names is listed there.
                 if cues.discs.iter().any(|&(cue, _, _)| cue == i) {
-                    self.list_into(&full, depth + 1, files, problems);
+                    self.list_into(&full, depth + 1, listing);
                 }
                 continue;
             }
@@ -242,10 +252,10 @@ impl Disk {
             let looked = if c.heads_are_costly() && !containers::may_nest(&full) { 16 } else { 17 * 2048 };
             let head = c.head(i, looked).unwrap_or_default();
             if depth + 1 < MAX_NESTING && containers::sniff(&full, &head).is_some() {
-                self.list_into(&full, depth + 1, files, problems);
+                self.list_into(&full, depth + 1, listing);
                 continue;
             }
-            files.push(ContainedFile { path: full, size: e.size, head: head.into_iter().take(16).collect() });
+            listing.files.push(ContainedFile { path: full, size: e.size, head: head.into_iter().take(16).collect() });
         }
     }
 }

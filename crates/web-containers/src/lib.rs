@@ -105,6 +105,7 @@ pub struct ContainerReader {
     opened: Vec<Box<dyn Container>>,
     listed: Vec<Listed>,
     problems: Vec<String>,
+    notes: Vec<String>,
 }
 
 #[wasm_bindgen]
@@ -144,7 +145,7 @@ impl ContainerReader {
         if store.is_object() {
             root.keep_decoded_in(Box::new(JsDecodedStore { store }));
         }
-        let mut reader = ContainerReader { opened: Vec::new(), listed: Vec::new(), problems: Vec::new() };
+        let mut reader = ContainerReader { opened: Vec::new(), listed: Vec::new(), problems: Vec::new(), notes: Vec::new() };
         reader.add(&name, root, 0);
         Ok(reader)
     }
@@ -152,6 +153,7 @@ impl ContainerReader {
     fn add(&mut self, name: &str, container: Box<dyn Container>, depth: usize) {
         let id = self.opened.len();
         self.problems.extend(container.problems().iter().map(|p| p.to_string()));
+        self.notes.extend(container.notes().iter().map(|n| n.to_string()));
         // Cue sheets first: each is opened as its disc, from the .bin it names beside it,
         // which is then not listed on its own. A sheet that names nothing here stays a file.
         let cues = if depth + 1 < MAX_NESTING { containers::CueDiscs::of(&*container) } else { containers::CueDiscs::default() };
@@ -203,6 +205,12 @@ impl ContainerReader {
     /// end, a container inside that could not be opened).
     pub fn problems(&self) -> Vec<String> {
         self.problems.clone()
+    }
+
+    /// What is said of the containers that is not wrong (a self-extracting program before
+    /// the archive), as messages naming each.
+    pub fn notes(&self) -> Vec<String> {
+        self.notes.clone()
     }
 
     /// The first `n` bytes of entry `index` of opened container `container` (for its kind).
