@@ -407,7 +407,7 @@ mod tests {
     #[test]
     fn records_read_their_extent_size_kind_and_name_without_its_version() {
         let r = record(&raw_record(b"MD1_1.BSX;1", 30, 1234, 0)).unwrap();
-        assert_eq!(r, Record { extent: 30, length: 1234, directory: false, name: "MD1_1.BSX".into() });
+        assert_eq!(r, Record { extent: 30, length: 1234, directory: false, more_extents: false, name: "MD1_1.BSX".into() });
         assert_eq!(record(&raw_record(b"NOEXT.;1", 1, 1, 0)).unwrap().name, "NOEXT");
         assert_eq!(record(&raw_record(b"FIELD", 22, 2048, FLAG_DIRECTORY)).unwrap().name, "FIELD");
         assert_eq!(record(&raw_record(&[0], 22, 2048, FLAG_DIRECTORY)).unwrap().name, ".");

@@ -541,3 +541,49 @@ fn read_exactly(reader: &mut dyn Read, size: u64) -> Result<Vec<u8>, String> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A signature header whose start header says `next` bytes of header at `offset`.
+    fn signature_header(offset: u64, next: u64) -> Vec<u8> {
+        let mut start = Vec::new();
+        start.extend(offset.to_le_bytes());
+        start.extend(next.to_le_bytes());
+        start.extend(0u32.to_le_bytes());
+        let mut out = MAGIC.to_vec();
+        out.extend([0, 4]);
+        out.extend(crc32fast::hash(&start).to_le_bytes());
+        out.extend(start);
+        out
+    }
+
+    #[test]
+    fn an_archive_after_a_program_is_found_by_its_checked_signature_header_not_by_six_bytes() {
+        let mut program = b"MZ".to_vec();
+        program.extend([0x90; 1000]);
+        // The signature alone, as a program may hold it (7-Zip's own SFX module does): passed over.
+        program.extend(MAGIC);
+        program.extend([0u8; 40]);
+        let at = program.len() as u64;
+        program.extend(signature_header(10, 20));
+        assert_eq!(sfx_start_in(&program), Some(at));
+        assert_eq!(sfx_start_in(&program[..at as usize + 31]), None, "a header cut short is not one");
+        let mut elf = program.clone();
+        elf[..4].copy_from_slice(b"\x7fELF");
+        assert_eq!(sfx_start_in(&elf), Some(at), "a Linux program (p7zip's module) too");
+        let mut data = program.clone();
+        data[..2].copy_from_slice(b"PK");
+        assert_eq!(sfx_start_in(&data), None, "only what starts as a program is looked through");
+        assert_eq!(sfx_start_in(&signature_header(10, 20)), None, "a 7z itself is no program");
+    }
+
+    #[test]
+    fn a_nameless_file_is_called_after_the_archive_less_its_extension() {
+        assert_eq!(nameless("Unnamed Thing.7z"), "Unnamed Thing");
+        assert_eq!(nameless("GAME/DATA.TAR.7z"), "DATA.TAR");
+        assert_eq!(nameless("NOEXT"), "NOEXT");
+        assert_eq!(nameless(".7z"), ".7z");
+    }
+}
