@@ -76,8 +76,7 @@ if [ -n "$smoke" ]; then
   run "first rasterised frame, with the game's lighting" node tests/bench/field-lighting.mjs
   run "bytes sent / file size" node tests/bench/disc.mjs 40 20
   run "second open / first" node tests/bench/sevenz.mjs 8
-  run "ratio: time" python3 tests/bench/export-all.py
-node tests/bench/cold-link.mjs "${1:-9}" --models 1 --mb 1 --runs 1
+  run "ratio: time" python3 tests/bench/export-all.py --models 1 --mb 1 --runs 1
   run "ratio cold link relicview / three.js" node tests/bench/cold-link.mjs
   exit 0
 fi

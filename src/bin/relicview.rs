@@ -665,25 +665,32 @@ fn run_census(dir: &Path, json: bool, max_bytes: u64) -> ExitCode {
     census.notes = listing.notes.iter().map(|(container, note)| census::ContainerNote { container: container.clone(), note: note.clone() }).collect();
     let source = DiskSource::new(&listing.files, Disk::new(dir), max_bytes);
     let index = ArchiveIndex::with_kinds(listing.files.iter().map(|f| (f.path.clone(), Kind::parse(f.kind))));
-    for f in &listing.files {
-        bar.set_message(f.path.clone());
-        match pollster::block_on(source.read(&f.path)) {
+    // Every file read once, in the order that costs least (a solid 7z's blocks decoded once
+    // each); the worlds, which read other files, assembled after.
+    let paths: Vec<&str> = listing.files.iter().map(|f| f.path.as_str()).collect();
+    let mut worlds = Vec::new();
+    source.read_each(&paths, &mut |path, read| {
+        bar.set_message(path.to_string());
+        match read {
             Ok(bytes) => {
-                let kind = Kind::sniff(&f.path, &bytes[..bytes.len().min(16)], bytes.len() as u64);
-                let world = kind.capabilities().assembles.then(|| bytes.clone());
-                census.add(&f.path, bytes);
-                if let Some(bytes) = world {
-                    // Assembled in an archive of its own, so that the assets one world reads
-                    // are let go before the next.
-                    let archive = RefCell::new(Archive::new(index.clone()));
-                    let opened = pollster::block_on(archive::open_bytes(&archive, &source, &f.path, bytes, relicview::formats::registry::Purpose::Asset));
-                    census.add_world(&f.path, &opened.document.stats());
+                let kind = Kind::sniff(path, &bytes[..bytes.len().min(16)], bytes.len() as u64);
+                if kind.capabilities().assembles {
+                    worlds.push((path.to_string(), bytes.clone()));
                 }
+                census.add(path, bytes);
             }
-            Err(e) => census.failed.push(census::FailedFile { path: f.path.clone(), offset: 0, message: format!("cannot read: {e}") }),
+            Err(e) => census.failed.push(census::FailedFile { path: path.to_string(), offset: 0, message: format!("cannot read: {e}") }),
         }
         bar.inc(1);
+    });
+    for (path, bytes) in worlds {
+        // Assembled in an archive of its own, so that the assets one world reads are let go
+        // before the next.
+        let archive = RefCell::new(Archive::new(index.clone()));
+        let opened = pollster::block_on(archive::open_bytes(&archive, &source, &path, bytes, relicview::formats::registry::Purpose::Asset));
+        census.add_world(&path, &opened.document.stats());
     }
+    census.failed.sort_by(|a, b| a.path.cmp(&b.path));
     bar.finish_and_clear();
     let mut out = String::new();
     if json {

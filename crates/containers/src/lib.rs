@@ -338,6 +338,17 @@ pub trait Container {
     /// second open of a solid block need not decode it again). Other containers read in
     /// place and ignore it.
     fn keep_decoded_in(&mut self, _store: Box<dyn DecodedStore>) {}
+    /// The bytes of each of the entries `wanted`, handed to `each(index, bytes or why)` in
+    /// the order that costs least to read them (a solid 7z: each block decoded once, its
+    /// entries in the block's order), until `each` returns false. `each` must not read this
+    /// container: it may be called in the middle of a decode.
+    fn read_each(&self, wanted: &[usize], each: &mut dyn FnMut(usize, Result<Vec<u8>, ContainerError>) -> bool) {
+        for &i in wanted {
+            if !each(i, self.read(i)) {
+                return;
+            }
+        }
+    }
     /// The entry at `path` (case ignored), if listed.
     fn find(&self, path: &str) -> Option<usize> {
         self.entries().iter().position(|e| e.path.eq_ignore_ascii_case(path))

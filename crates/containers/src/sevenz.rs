@@ -261,6 +261,9 @@ impl Container for SevenZContainer {
     fn read(&self, index: usize) -> Result<Vec<u8>, ContainerError> {
         self.read_reporting(index, &mut |_, _| {})
     }
+    fn read_each(&self, wanted: &[usize], each: &mut dyn FnMut(usize, Result<Vec<u8>, ContainerError>) -> bool) {
+        self.read_each_by_block(wanted, each)
+    }
     fn keep_decoded_in(&mut self, store: Box<dyn DecodedStore>) {
         self.store = Some(store);
     }
@@ -366,8 +369,6 @@ impl SevenZContainer {
         };
         let mut done = 0u64;
         let mut wanted: Option<Result<Vec<u8>, String>> = None;
-        let mut source = self.source.borrow_mut();
-        let password = Password::empty();
         let mut visit = |e: &ArchiveEntry, reader: &mut dyn Read| -> Result<bool, sevenz_rust2::Error> {
             let here = at;
             at += 1;
@@ -426,10 +427,7 @@ impl SevenZContainer {
             }
             Ok(true)
         };
-        let decoded = match self.archive.blocks.get(block).and_then(own_coder) {
-            Some(coder) => self.decode_own(block, coder, &mut source, &mut visit),
-            None => BlockDecoder::new_with_memory_limit(1, DECODER_MEMORY_KB, block, &self.archive, &password, &mut *source).for_each_entries(&mut visit),
-        };
+        let decoded = self.run_block(block, &mut visit);
         match (decoded, wanted) {
             (_, Some(Ok(bytes))) => Ok(Some(bytes)),
             (_, Some(Err(e))) => Err(format!("block {block}: {e}")),
@@ -440,6 +438,78 @@ impl SevenZContainer {
 }
 
 impl SevenZContainer {
+    /// Decode `block` from its start, handing `visit` each of its files in order (with a
+    /// reader of its bytes) until it returns false: by the 7z crate, or here for the blocks
+    /// it has no decoder for.
+    fn run_block(&self, block: usize, visit: &mut dyn FnMut(&ArchiveEntry, &mut dyn Read) -> Result<bool, sevenz_rust2::Error>) -> Result<bool, sevenz_rust2::Error> {
+        let mut source = self.source.borrow_mut();
+        match self.archive.blocks.get(block).and_then(own_coder) {
+            Some(coder) => self.decode_own(block, coder, &mut source, visit),
+            None => BlockDecoder::new_with_memory_limit(1, DECODER_MEMORY_KB, block, &self.archive, &Password::empty(), &mut *source).for_each_entries(&mut |e: &ArchiveEntry, r: &mut dyn Read| visit(e, r)),
+        }
+    }
+
+    /// [`Container::read_each`]: each block holding a wanted entry decoded once, from its
+    /// start to its last wanted entry, each wanted entry handed on as it is decoded (one
+    /// entry's bytes held at a time); an entry kept or in the store is handed on without
+    /// decoding.
+    fn read_each_by_block(&self, wanted: &[usize], each: &mut dyn FnMut(usize, Result<Vec<u8>, ContainerError>) -> bool) {
+        let mut by_block: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+        for &i in wanted {
+            let done = match self.files.get(i) {
+                None => Some(Err(error(&self.name, None, format!("no entry {i}")))),
+                Some(_) if self.kept.borrow().iter().any(|(k, _)| *k == i) || self.in_store(i) => Some(self.read(i)),
+                Some(_) if self.entries[i].size > self.limits.max_entry_bytes => Some(self.read(i)),
+                Some(_) => match self.block_of(i) {
+                    Err(e) => Some(Err(e)),
+                    Ok(None) => Some(Ok(Vec::new())),
+                    Ok(Some(block)) => {
+                        by_block.entry(block).or_default().push(self.files[i]);
+                        None
+                    }
+                },
+            };
+            if let Some(done) = done {
+                if !each(i, done) {
+                    return;
+                }
+            }
+        }
+        for (block, files) in by_block {
+            let mut pending: std::collections::HashSet<usize> = files.into_iter().collect();
+            let mut at = self.archive.stream_map.block_first_file_index.get(block).copied().unwrap_or(0);
+            let mut stopped = false;
+            let decoded = self.run_block(block, &mut |e, reader| {
+                let file = at;
+                at += 1;
+                if !pending.remove(&file) {
+                    return Ok(true);
+                }
+                let i = self.listed_of[&file];
+                let bytes = read_exactly(reader, e.size()).map_err(|why| self.entry_error(i, format!("block {block}: {why}")));
+                if !each(i, bytes) {
+                    stopped = true;
+                    return Ok(false);
+                }
+                Ok(!pending.is_empty())
+            });
+            if stopped {
+                return;
+            }
+            let why = match decoded {
+                Err(e) => format!("block {block} cannot be decoded: {}", said(&e)),
+                Ok(_) => format!("block {block} ended before it"),
+            };
+            let mut left: Vec<usize> = pending.into_iter().map(|f| self.listed_of[&f]).collect();
+            left.sort_unstable();
+            for i in left {
+                if !each(i, Err(self.entry_error(i, why.clone()))) {
+                    return;
+                }
+            }
+        }
+    }
+
     /// Decode `block` (one coder, [`OwnCoder`]) from its packed stream, handing `visit` each
     /// file of the block in order as the 7z crate's own decoder does: a file with data as a
     /// reader of its declared size, checked against its CRC once it is read; an empty one

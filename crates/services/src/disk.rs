@@ -323,6 +323,47 @@ impl DiskSource {
         DiskSource { real: Default::default(), disk: Some(disk), max_bytes }
     }
 
+    /// The bytes of each of `paths`, handed to `each(path, bytes or why)` in the order that
+    /// costs least: loose files as they come, then each container's entries through
+    /// [`Container::read_each`] (a solid 7z's blocks decoded once each, not once an entry).
+    /// `each` must not read through this source (a decode may be under way).
+    pub fn read_each(&self, paths: &[&str], each: &mut dyn FnMut(&str, Result<Vec<u8>, String>)) {
+        let mut groups: Vec<(Rc<dyn Container>, Vec<(usize, usize)>)> = Vec::new();
+        for (k, &path) in paths.iter().enumerate() {
+            if let Some(real) = self.real.get(path) {
+                each(path, read_regular(real, self.max_bytes));
+                continue;
+            }
+            let Some(disk) = &self.disk else {
+                each(path, Err("not in the archive".to_string()));
+                continue;
+            };
+            match disk.entry(path) {
+                Err(why) => each(path, Err(why)),
+                Ok((c, i)) => {
+                    let size = c.entries()[i].size;
+                    if size > self.max_bytes {
+                        each(path, Err(format!("{path}: {size} bytes, more than the {} read at most (--max-bytes)", self.max_bytes)));
+                        continue;
+                    }
+                    let same = |g: &Rc<dyn Container>| std::ptr::addr_eq(Rc::as_ptr(g), Rc::as_ptr(&c));
+                    match groups.iter_mut().find(|(g, _)| same(g)) {
+                        Some((_, wanted)) => wanted.push((i, k)),
+                        None => groups.push((c, vec![(i, k)])),
+                    }
+                }
+            }
+        }
+        for (c, wanted) in groups {
+            let path_of: HashMap<usize, usize> = wanted.iter().copied().collect();
+            let indices: Vec<usize> = wanted.iter().map(|&(i, _)| i).collect();
+            c.read_each(&indices, &mut |i, bytes| {
+                each(paths[path_of[&i]], bytes.map_err(|e| e.to_string()));
+                true
+            });
+        }
+    }
+
     /// No archive around the file: every other path is not there.
     pub fn none(max_bytes: u64) -> DiskSource {
         DiskSource { real: Default::default(), disk: None, max_bytes }
