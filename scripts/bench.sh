@@ -24,6 +24,8 @@
 # - a dropped 650 MB solid 7z (one LZMA2 block, made by 7-Zip): its listing, the last file of
 #   the block opened against decoding the block alone (the core in a bare worker) and
 #   against 7-Zip natively, and the second open after a reload, from the browser's store;
+# - census of a solid 7z of 3,000 small files (one LZMA2 block, one PPMd block) against
+#   7-Zip testing the same archive (`7zz t`);
 # - export --all of an archive against exporting each of its files alone: time, and peak
 #   memory against the largest single export;
 # - a shared link opened with an empty cache: the demo and a real FF7 field folder published
@@ -76,6 +78,7 @@ if [ -n "$smoke" ]; then
   run "first rasterised frame, with the game's lighting" node tests/bench/field-lighting.mjs
   run "bytes sent / file size" node tests/bench/disc.mjs 40 20
   run "second open / first" node tests/bench/sevenz.mjs 8
+  run "ratio census / 7zz t" python3 tests/bench/sevenz-census.py --files 300 --runs 1
   run "ratio: time" python3 tests/bench/export-all.py --models 1 --mb 1 --runs 1
   run "ratio cold link relicview / three.js" node tests/bench/cold-link.mjs
   exit 0
@@ -90,5 +93,6 @@ node tests/bench/world.mjs "${1:-9}"
 node tests/bench/field-lighting.mjs "${1:-9}"
 node tests/bench/disc.mjs
 node tests/bench/sevenz.mjs
+python3 tests/bench/sevenz-census.py
 python3 tests/bench/export-all.py
 node tests/bench/cold-link.mjs "${1:-9}"

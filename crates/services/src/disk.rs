@@ -247,10 +247,11 @@ impl Disk {
                 }
                 continue;
             }
-            // A solid 7z's entries are looked into by name: 17 sectors of each would decode
-            // its block from the start for every entry.
-            let looked = if c.heads_are_costly() && !containers::may_nest(&full) { 16 } else { 17 * 2048 };
-            let head = c.head(i, looked).unwrap_or_default();
+            // A solid 7z's entries are typed by name, as the page does: their first bytes would
+            // cost a decode of each block for the listing alone, before census or an export
+            // reads them. Only names a container goes by are looked into.
+            let costly = c.heads_are_costly() && !containers::may_nest(&full);
+            let head = if costly { Vec::new() } else { c.head(i, 17 * 2048).unwrap_or_default() };
             if depth + 1 < MAX_NESTING && containers::sniff(&full, &head).is_some() {
                 self.list_into(&full, depth + 1, listing);
                 continue;
