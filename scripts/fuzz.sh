@@ -111,6 +111,33 @@ open(sys.argv[2], 'wb').write(out)" "$seeds/a.iso" "$seeds/a.bin"
       esac
     fi ;;
   esac
+  if [ "$target" = iso ] && [ ! -e corpus/iso/multi-extent ]; then
+    # xorriso's image of A.BIN, B.BIN, C.TXT at level 3, A.BIN made the first of two extents
+    # as ECMA-119 writes one (bit 7 of its flags; B.BIN's record renamed A.BIN), as
+    # tests/other_tools.rs does.
+    seeds=$(mktemp -d)
+    mkdir -p "$seeds/tree" && head -c 5000 /dev/urandom > "$seeds/tree/A.BIN" && head -c 3000 /dev/urandom > "$seeds/tree/B.BIN" && printf 'rest' > "$seeds/tree/C.TXT"
+    xorriso -as mkisofs -quiet -iso-level 3 -o "$seeds/a.iso" "$seeds/tree"
+    python3 -c "
+import sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+a = b.index(b'A.BIN;1') - 33
+r = b.index(b'B.BIN;1') - 33
+b[a + 25] |= 0x80
+b[r + 33:r + 40] = b'A.BIN;1'
+open(sys.argv[2], 'wb').write(bytes(b[16 * 2048:]))" "$seeds/a.iso" "$seeds/joined"
+    { printf '\000\020\000\000\000\000\001\000'; cat "$seeds/joined"; } > corpus/iso/multi-extent
+  fi
+  if [ "$target" = sevenz ] && [ ! -e corpus/sevenz/sfx ]; then
+    # The shapes 7-Zip reads that the reader learned (tests/other_tools.rs): Copy, Deflate64
+    # solid and not, an archive emptied of its files, a self-extracting program.
+    seeds=$(mktemp -d)
+    mkdir -p "$seeds/tree" && printf 'hello\r\n' > "$seeds/tree/README.TXT" && head -c 3000 /dev/urandom > "$seeds/tree/A.BSX"
+    range='\000\020\000\000\000\000\001\000'
+    (cd "$seeds/tree" && 7zz a -bso0 -bsp0 -m0=Copy "$seeds/copy.7z" . && 7zz a -bso0 -bsp0 -m0=Deflate64 -ms=on "$seeds/d64s.7z" . && 7zz a -bso0 -bsp0 -m0=Deflate64 -ms=off "$seeds/d64.7z" . && 7zz a -bso0 -bsp0 "$seeds/empty.7z" README.TXT && 7zz d -bso0 -bsp0 "$seeds/empty.7z" README.TXT)
+    for n in copy d64s d64 empty; do { printf "$range"; cat "$seeds/$n.7z"; } > "corpus/sevenz/$n"; done
+    { printf "$range"; head -c 4096 /usr/lib/p7zip/7zCon.sfx; cat "$seeds/copy.7z"; } > corpus/sevenz/sfx
+  fi
   if [ "$target" = hosted ] && [ -z "$(ls -A corpus/hosted)" ]; then
     # Seeds made by the real tools after the 20 bytes that pick the layout (the first byte:
     # 0 zip, 1 ISO, 4 CHD) and a hostile row: a zip, an ISO without padding, chdman's raw CHD.

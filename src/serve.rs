@@ -293,7 +293,18 @@ enum EntryHead {
     Unsatisfiable(u64),
     Whole(u64),
     Part(u64, u64, u64),
+    /// The entry cannot be read (encrypted, a method not read, a CRC that does not match):
+    /// why, as census says it.
+    Unreadable(String),
 }
+
+/// Entries (or ranges) up to this size are read whole before the answer's head is sent, so
+/// that a fault only their end shows (a CRC that does not match) is answered as an error;
+/// a larger one is sent as it is read, and such a fault cuts its body short.
+const READ_BEFORE_ANSWERING: u64 = 32 << 20;
+
+/// The status of an entry that is there but cannot be read; its body says why.
+pub const UNREADABLE: StatusCode = StatusCode::UNPROCESSABLE_ENTITY;
 
 /// An entry of a container under the archive (`GAME.zip/BTDAVE/VIDEO/CUBE.BGF`, or a path
 /// inside the container that is the archive), streamed from where it lies in chunks as they
@@ -323,21 +334,62 @@ async fn serve_entry(archive: &Path, url_path: &str, range: Option<String>, head
             Some(Ok((a, b))) => (a, b - a + 1, EntryHead::Part(a, b, total)),
             None => (0, total, EntryHead::Whole(total)),
         };
-        let send_body = !head && !matches!(answer, EntryHead::Unsatisfiable(_));
-        if head_tx.send(answer).is_err() || !send_body {
+        if matches!(answer, EntryHead::Unsatisfiable(_)) {
+            let _ = head_tx.send(answer);
             return;
         }
+        // The head waits for the first chunk (for a small entry, all of it): what makes the
+        // entry unreadable is then an answer of its own, never a 200 with a body cut short.
+        // A HEAD request reads nothing of the body: its checks are those before the first byte.
+        let take = if head { 0 } else { take };
+        let hold_all = take <= READ_BEFORE_ANSWERING;
+        let mut waiting = Some((head_tx, answer));
+        let mut held: Vec<axum::body::Bytes> = Vec::new();
+        // A large entry's last chunk is held back until the read has ended well: a CRC is
+        // checked after the last byte, and a mismatch must cut the body, not follow it.
+        let mut last: Option<axum::body::Bytes> = None;
+        let send = |chunk: axum::body::Bytes| match runtime.block_on(tokio::time::timeout(STALL, tx.send(Ok(chunk)))) {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(_)) => Err("the client went away".to_string()),
+            Err(_) => Err(format!("the client read nothing for {} s", STALL.as_secs())),
+        };
         let streamed = container.stream(index, skip, take, &mut |chunk| {
-            let sent = runtime.block_on(tokio::time::timeout(STALL, tx.send(Ok(axum::body::Bytes::copy_from_slice(chunk)))));
-            match sent {
-                Ok(Ok(())) => Ok(()),
-                Ok(Err(_)) => Err("the client went away".to_string()),
-                Err(_) => Err(format!("the client read nothing for {} s", STALL.as_secs())),
+            let chunk = axum::body::Bytes::copy_from_slice(chunk);
+            if hold_all {
+                held.push(chunk);
+                return Ok(());
+            }
+            if let Some((head_tx, answer)) = waiting.take() {
+                head_tx.send(answer).map_err(|_| "the client went away".to_string())?;
+            }
+            match last.replace(chunk) {
+                Some(previous) => send(previous),
+                None => Ok(()),
             }
         });
-        // A fault part way ends the body short of its length: the client sees it cut.
-        if let Err(e) = streamed {
-            let _ = runtime.block_on(tx.send(Err(io::Error::other(e.to_string()))));
+        match (streamed, waiting) {
+            (Err(e), Some((head_tx, _))) => {
+                let _ = head_tx.send(EntryHead::Unreadable(e.to_string()));
+            }
+            // A fault part way through a large entry ends the body short of its length: the
+            // client sees it cut.
+            (Err(e), None) => {
+                let _ = runtime.block_on(tx.send(Err(io::Error::other(e.to_string()))));
+            }
+            (Ok(()), Some((head_tx, answer))) => {
+                if head_tx.send(answer).is_ok() && !head {
+                    for chunk in held {
+                        if send(chunk).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+            (Ok(()), None) => {
+                if let Some(chunk) = last {
+                    let _ = send(chunk);
+                }
+            }
         }
     });
     let answer = match head_rx.await {
@@ -347,6 +399,13 @@ async fn serve_entry(archive: &Path, url_path: &str, range: Option<String>, head
     let body = || axum::body::Body::from_stream(futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|chunk| (chunk, rx)) }));
     let mut response = match answer {
         EntryHead::Missing => return not_found(),
+        EntryHead::Unreadable(why) => {
+            let mut r = (UNREADABLE, format!("{why}\n")).into_response();
+            r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
+            r.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+            r.headers_mut().insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+            return r;
+        }
         EntryHead::Unsatisfiable(total) => {
             let mut r = (StatusCode::RANGE_NOT_SATISFIABLE, "").into_response();
             r.headers_mut().insert(header::CONTENT_RANGE, HeaderValue::from_str(&format!("bytes */{total}")).expect("ascii"));

@@ -145,6 +145,27 @@ async function body(got, url, expected, limit = Infinity) {
   return all;
 }
 
+// `relicview serve` answers an entry it cannot read (encrypted, a method not read, a CRC
+// that does not match) with this status and why in a short text body.
+const UNREADABLE = 422;
+const REASON_AT_MOST = 4096;
+
+// The error for an answer that is not the file: for an entry the server cannot read, the
+// reason its body gives (as text, never as markup).
+async function answerError(got, url, what) {
+  if (got.response.status !== UNREADABLE) {
+    dismiss(got);
+    return statusError(url, got.response.status, what);
+  }
+  let why;
+  try {
+    why = new TextDecoder().decode(await body(got, url, undefined, REASON_AT_MOST)).trim();
+  } catch {
+    why = '';
+  }
+  return new HostError(`${what}: cannot be read: ${why || `HTTP ${UNREADABLE} from the host`}`);
+}
+
 function statusError(url, status, what) {
   if (status === 404) return new HostError(`${url}: not on the host (HTTP 404): ${what} was indexed but is not served there; publish it again`);
   if (status === 416) return new HostError(`${url}: the host says the range is past the file's end (HTTP 416): the file is shorter than the index says; the index is stale, publish it again`);
@@ -289,10 +310,7 @@ export async function fetchWhole(url, size, what) {
 function fetchWholeNow(url, size, what) {
   return polite(async () => {
     const got = await request(url, {});
-    if (!got.response.ok) {
-      dismiss(got);
-      throw statusError(url, got.response.status, what);
-    }
+    if (!got.response.ok) throw await answerError(got, url, what);
     const bytes = await body(got, url, Number.isFinite(size) && size > 0 ? size : undefined);
     stats.requests++;
     if (Number.isFinite(size) && size > 0 && bytes.length !== size) {
@@ -339,10 +357,7 @@ async function rangeOnce(url, size, offset, length, what) {
     console.warn(`${url}: the host does not serve byte ranges; ${what} (${formatBytes(size)}) is read whole`);
     return (await whole).subarray(offset, offset + length);
   }
-  if (response.status !== 206) {
-    dismiss(got);
-    throw statusError(url, response.status, what);
-  }
+  if (response.status !== 206) throw await answerError(got, url, what);
   const range = response.headers.get('Content-Range');
   if (!range) {
     dismiss(got);

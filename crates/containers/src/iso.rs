@@ -70,7 +70,9 @@ struct Extent {
 /// byte and the reason.
 fn extents_flaw(extents: &[Extent], image: u64) -> Option<(u64, String)> {
     let total: u64 = extents.iter().map(|e| e.len).sum();
-    if let Some((k, e)) = extents.iter().enumerate().find(|(_, e)| e.at + e.len > image) {
+    // An empty extent holds no byte, wherever it points (an empty file's, a Rock Ridge
+    // link's, may point past the end).
+    if let Some((k, e)) = extents.iter().enumerate().find(|(_, e)| e.len > 0 && e.at + e.len > image) {
         let which = if extents.len() > 1 { format!("extent {} of {}: ", k + 1, extents.len()) } else { String::new() };
         return Some((e.at, format!("{which}its {} bytes lie past the image's end ({image} bytes)", if extents.len() > 1 { e.len } else { total })));
     }

@@ -173,7 +173,7 @@ impl Container for ZipContainer {
             let size = entry.size;
             let mut out = Vec::with_capacity(size as usize);
             // One byte more than declared tells an entry that inflates past its size.
-            file.take(size + 1).read_to_end(&mut out).map_err(|e| self.entry_error(&entry.path, Some(start), format!("cannot be read: {e}")))?;
+            file.take(size + 1).read_to_end(&mut out).map_err(|e| self.entry_error(&entry.path, Some(start), cannot_read(&e)))?;
             if out.len() as u64 != size {
                 let what = if out.len() as u64 > size { "more".to_string() } else { out.len().to_string() };
                 return Err(self.entry_error(&entry.path, Some(start), format!("inflates to {what} bytes; the directory declares {size}")));
@@ -192,7 +192,7 @@ impl Container for ZipContainer {
             let mut buf = vec![0u8; CHUNK];
             let mut pos = 0u64;
             while pos < end {
-                let n = fill(file, &mut buf).map_err(|e| self.entry_error(&entry.path, Some(start), format!("cannot be read: {e}")))?;
+                let n = fill(file, &mut buf).map_err(|e| self.entry_error(&entry.path, Some(start), cannot_read(&e)))?;
                 if n == 0 {
                     return Err(self.entry_error(&entry.path, Some(start), format!("inflates to {pos} bytes; the directory declares {size}")));
                 }
@@ -202,13 +202,24 @@ impl Container for ZipContainer {
                 }
                 pos += n as u64;
             }
+            // A stream to the entry's end reads on to the input's end, where its CRC-32 is
+            // checked (the last chunk may have filled exactly): a mismatch is an error of the
+            // stream, after its last chunk. A range short of the end is not checked.
+            if end == size && pos == size {
+                let mut probe = [0u8; 1];
+                match file.read(&mut probe) {
+                    Ok(0) => {}
+                    Ok(_) => return Err(self.entry_error(&entry.path, Some(start), format!("inflates past the {size} bytes the directory declares"))),
+                    Err(e) => return Err(self.entry_error(&entry.path, Some(start), cannot_read(&e))),
+                }
+            }
             Ok(())
         })
     }
     fn head(&self, index: usize, n: usize) -> Result<Vec<u8>, ContainerError> {
         self.with_entry(index, |file, entry, start| {
             let mut out = Vec::with_capacity(n.min(entry.size as usize));
-            file.take(n as u64).read_to_end(&mut out).map_err(|e| self.entry_error(&entry.path, Some(start), format!("cannot be read: {e}")))?;
+            file.take(n as u64).read_to_end(&mut out).map_err(|e| self.entry_error(&entry.path, Some(start), cannot_read(&e)))?;
             Ok(out)
         })
     }
@@ -227,4 +238,14 @@ fn fill(input: &mut (impl Read + ?Sized), buf: &mut [u8]) -> std::io::Result<usi
         }
     }
     Ok(n)
+}
+
+/// Why an entry's bytes could not be read, in words: the zip crate calls a CRC-32 that does
+/// not match "Invalid checksum".
+fn cannot_read(e: &std::io::Error) -> String {
+    if e.to_string() == "Invalid checksum" {
+        "cannot be read: its CRC-32 does not match the directory's (the entry is damaged)".to_string()
+    } else {
+        format!("cannot be read: {e}")
+    }
 }

@@ -255,12 +255,12 @@ pub fn keeps_decoded(head: &[u8]) -> bool {
 /// ranges the page fetched: `ranges` is `[offset, length, offset, length, …]` in the
 /// container, their bytes one after another in `bytes`; `layout` is the index's
 /// `{kind, mode, start}`; `at`, `size` and `crc32` (8 hex digits) are the entry's row, and
-/// `pieces` its extents (`[offset, length, …]`) for a disc file written in several, else
+/// `extents` its extents (`[offset, length, …]`) for a disc file written in several, else
 /// empty. An error names the container, the entry and what did not match (a stale index
 /// among them).
 #[wasm_bindgen(js_name = readHosted)]
 #[allow(clippy::too_many_arguments)]
-pub fn read_hosted(container: &str, entry: &str, #[wasm_bindgen(unchecked_param_type = "Layout")] layout: JsValue, container_size: f64, ranges: &[f64], bytes: &[u8], at: f64, size: f64, crc32: &str, pieces: &[f64]) -> Result<js_sys::Uint8Array, JsValue> {
+pub fn read_hosted(container: &str, entry: &str, #[wasm_bindgen(unchecked_param_type = "Layout")] layout: JsValue, container_size: f64, ranges: &[f64], bytes: &[u8], at: f64, size: f64, crc32: &str, extents: &[f64]) -> Result<js_sys::Uint8Array, JsValue> {
     let fail = |m: String| js_error(&format!("{container}: {entry}: {m}"));
     let layout: hosted::Layout = serde_wasm_bindgen::from_value(layout).map_err(|e| fail(format!("the index's layout: {e}")))?;
     let crc32 = u32::from_str_radix(crc32, 16).map_err(|_| fail(format!("CRC-32 {crc32:?}: expected 8 hex digits")))?;
@@ -273,8 +273,8 @@ pub fn read_hosted(container: &str, entry: &str, #[wasm_bindgen(unchecked_param_
         used += length;
     }
     let fetched = hosted::Fetched::new(container_size as u64, pieces).map_err(fail)?;
-    let pieces = (!pieces.is_empty()).then(|| pieces.chunks_exact(2).map(|p| [p[0] as u64, p[1] as u64]).collect());
-    let wanted = hosted::Wanted { at: at as u64, size: size as u64, crc32, pieces };
+    let extents = (!extents.is_empty()).then(|| extents.chunks_exact(2).map(|p| [p[0] as u64, p[1] as u64]).collect());
+    let wanted = hosted::Wanted { at: at as u64, size: size as u64, crc32, pieces: extents };
     let out = hosted::read_hosted(container, entry, &layout, fetched, wanted, Limits::default()).map_err(|e| js_error(&e.to_string()))?;
     Ok(js_sys::Uint8Array::from(&out[..]))
 }
