@@ -125,18 +125,8 @@ a = b.index(b'A.BIN;1') - 33
 r = b.index(b'B.BIN;1') - 33
 b[a + 25] |= 0x80
 b[r + 33:r + 40] = b'A.BIN;1'
-open(sys.argv[2], 'wb').write(bytes(b[16 * 2048:]))" "$seeds/a.iso" "$seeds/joined"
+open(sys.argv[2], 'wb').write(bytes(b[16 * 2048:44 * 2048]))" "$seeds/a.iso" "$seeds/joined"
     { printf '\000\020\000\000\000\000\001\000'; cat "$seeds/joined"; } > corpus/iso/multi-extent
-  fi
-  if [ "$target" = sevenz ] && [ ! -e corpus/sevenz/sfx ]; then
-    # The shapes 7-Zip reads that the reader learned (tests/other_tools.rs): Copy, Deflate64
-    # solid and not, an archive emptied of its files, a self-extracting program.
-    seeds=$(mktemp -d)
-    mkdir -p "$seeds/tree" && printf 'hello\r\n' > "$seeds/tree/README.TXT" && head -c 3000 /dev/urandom > "$seeds/tree/A.BSX"
-    range='\000\020\000\000\000\000\001\000'
-    (cd "$seeds/tree" && 7zz a -bso0 -bsp0 -m0=Copy "$seeds/copy.7z" . && 7zz a -bso0 -bsp0 -m0=Deflate64 -ms=on "$seeds/d64s.7z" . && 7zz a -bso0 -bsp0 -m0=Deflate64 -ms=off "$seeds/d64.7z" . && 7zz a -bso0 -bsp0 "$seeds/empty.7z" README.TXT && 7zz d -bso0 -bsp0 "$seeds/empty.7z" README.TXT)
-    for n in copy d64s d64 empty; do { printf "$range"; cat "$seeds/$n.7z"; } > "corpus/sevenz/$n"; done
-    { printf "$range"; head -c 4096 /usr/lib/p7zip/7zCon.sfx; cat "$seeds/copy.7z"; } > corpus/sevenz/sfx
   fi
   if [ "$target" = hosted ] && [ -z "$(ls -A corpus/hosted)" ]; then
     # Seeds made by the real tools after the 20 bytes that pick the layout (the first byte:
@@ -167,6 +157,16 @@ open(sys.argv[2], 'wb').write(bytes(b[16 * 2048:]))" "$seeds/a.iso" "$seeds/join
         (cd "$seeds/tree" && 7zz a -bso0 -bsp0 -tzip -mm=$m -r "$seeds/a.zip" . && { printf "$range\003"; cat "$seeds/a.zip"; } > "$here/corpus/zip_end/$m" && rm "$seeds/a.zip")
       done
     fi
+  fi
+  if [ "$target" = sevenz ] && [ ! -e corpus/sevenz/sfx ]; then
+    # The shapes 7-Zip reads that the reader learned (tests/other_tools.rs): Copy, Deflate64
+    # solid and not, an archive emptied of its files, a self-extracting program.
+    seeds=$(mktemp -d)
+    mkdir -p "$seeds/tree" && printf 'hello\r\n' > "$seeds/tree/README.TXT" && head -c 3000 /dev/urandom > "$seeds/tree/A.BSX"
+    range='\000\020\000\000\000\000\001\000'
+    (cd "$seeds/tree" && 7zz a -bso0 -bsp0 -m0=Copy "$seeds/copy.7z" . && 7zz a -bso0 -bsp0 -m0=Deflate64 -ms=on "$seeds/d64s.7z" . && 7zz a -bso0 -bsp0 -m0=Deflate64 -ms=off "$seeds/d64.7z" . && 7zz a -bso0 -bsp0 "$seeds/empty.7z" README.TXT && 7zz d -bso0 -bsp0 "$seeds/empty.7z" README.TXT)
+    for n in copy d64s d64 empty; do { printf "$range"; cat "$seeds/$n.7z"; } > "corpus/sevenz/$n"; done
+    { printf "$range"; head -c 4096 /usr/lib/p7zip/7zCon.sfx; cat "$seeds/copy.7z"; } > corpus/sevenz/sfx
   fi
   # Inputs up to 64 KB: large enough for deep trees and long index lists.
   cargo fuzz run --sanitizer none "$target" -- -max_total_time="$seconds" -max_len=65536 -timeout=5 -rss_limit_mb=1024 2>&1 | tail -n 3
