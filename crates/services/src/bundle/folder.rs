@@ -2,17 +2,51 @@
 //! files, a few ahead of the writer, which names and writes them in the archive's order (so
 //! the names given are the same whatever the timing, and as the page gives them). Memory
 //! holds at most a window of files' outputs; every file is opened in an archive of its own
-//! (what it reads is let go with it).
+//! (what it reads is let go with it). The files' bytes are read ahead by one reader in the
+//! order that costs least (a solid 7z's blocks decoded once each, not once a file), and held
+//! until a worker takes them, within [`READ_AHEAD_BYTES`].
 
 use super::report::{self, Report};
 use super::{outcome_of, Bundle, Outcome};
-use crate::archive::{Archive, ArchiveIndex};
+use crate::archive::{Archive, ArchiveIndex, FileSource};
 use crate::disk::{Disk, DiskSource, ListedFile};
 use crate::formats::kind::Kind;
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Condvar, Mutex};
+
+/// The most bytes read ahead and not yet taken by a worker. Past it the reader waits, and a
+/// worker whose file it has not reached reads that file itself.
+pub const READ_AHEAD_BYTES: u64 = 256 << 20;
+
+/// Files read ahead of the workers, by their place in the listing.
+#[derive(Default)]
+struct ReadAhead {
+    ready: HashMap<usize, Result<Vec<u8>, String>>,
+    bytes: u64,
+    /// Files a worker read itself (the reader drops them when it comes to them).
+    taken: HashSet<usize>,
+    /// The reader waits for room, or has read every file.
+    waiting: bool,
+    done: bool,
+}
+
+impl ReadAhead {
+    /// File `i`'s bytes if the reader has them; Err(()) when the worker should read it
+    /// itself (the reader is past it, or waits for room), None to wait.
+    fn take(&mut self, i: usize) -> Option<Result<Result<Vec<u8>, String>, ()>> {
+        if let Some(read) = self.ready.remove(&i) {
+            self.bytes -= read.as_ref().map_or(0, |b| b.len() as u64);
+            return Some(Ok(read));
+        }
+        if self.done || self.waiting {
+            self.taken.insert(i);
+            return Some(Err(()));
+        }
+        None
+    }
+}
 
 /// What became of one archive file, or why it could not be read.
 type Done = Result<Outcome, String>;
@@ -45,7 +79,32 @@ pub fn export_to_folder(root: &Path, files: &[ListedFile], unlisted: &[(String, 
     for (path, why) in unlisted {
         bundle.not_listed(path, why);
     }
+    let ahead = Mutex::new(ReadAhead::default());
+    let ahead_changed = Condvar::new();
     std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let source = DiskSource::new(files, Disk::new(root), max_bytes);
+            let index_of: HashMap<&str, usize> = files.iter().enumerate().map(|(i, f)| (f.path.as_str(), i)).collect();
+            let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+            source.read_each(&paths, &mut |path, read| {
+                let i = index_of[path];
+                let mut a = ahead.lock().expect("no worker panics holding it");
+                if a.taken.contains(&i) {
+                    return;
+                }
+                a.bytes += read.as_ref().map_or(0, |b| b.len() as u64);
+                a.ready.insert(i, read);
+                ahead_changed.notify_all();
+                while a.bytes > READ_AHEAD_BYTES {
+                    a.waiting = true;
+                    ahead_changed.notify_all();
+                    a = ahead_changed.wait(a).expect("no worker panics holding it");
+                }
+                a.waiting = false;
+            });
+            ahead.lock().expect("no worker panics holding it").done = true;
+            ahead_changed.notify_all();
+        });
         for _ in 0..threads {
             scope.spawn(|| {
                 let source = DiskSource::new(files, Disk::new(root), max_bytes);
@@ -62,8 +121,19 @@ pub fn export_to_folder(root: &Path, files: &[ListedFile], unlisted: &[(String, 
                         s.next - 1
                     };
                     let path = &files[i].path;
+                    let read = {
+                        let mut a = ahead.lock().expect("no worker panics holding it");
+                        loop {
+                            if let Some(read) = a.take(i) {
+                                break read;
+                            }
+                            a = ahead_changed.wait(a).expect("no worker panics holding it");
+                        }
+                    };
+                    ahead_changed.notify_all();
+                    let read = read.unwrap_or_else(|()| pollster::block_on(source.read(path)));
                     let archive = RefCell::new(Archive::new(index.clone()));
-                    let done = pollster::block_on(super::open_for_export(&archive, &source, path)).map(|opened| outcome_of(&opened, all_scenes));
+                    let done = read.map(|bytes| outcome_of(&pollster::block_on(super::open_read_for_export(&archive, &source, path, bytes)), all_scenes));
                     shared.lock().expect("no worker panics holding it").done.insert(i, done);
                     changed.notify_all();
                 }

@@ -40,8 +40,14 @@ pub enum Outcome {
 /// a picture as shown (a sheet's images are told apart only then).
 pub async fn open_for_export(archive: &RefCell<Archive>, source: &impl FileSource, path: &str) -> Result<Opened, String> {
     let bytes = source.read(path).await?;
+    Ok(open_read_for_export(archive, source, path, bytes).await)
+}
+
+/// [`open_for_export`] of `path` whose `bytes` were read already (export --all reads a solid
+/// 7z's files in its blocks' order, ahead of the workers).
+pub async fn open_read_for_export(archive: &RefCell<Archive>, source: &impl FileSource, path: &str, bytes: Vec<u8>) -> Opened {
     let purpose = if Kind::sniff(path, &bytes[..bytes.len().min(16)], bytes.len() as u64).capabilities().image { Purpose::Show } else { Purpose::Asset };
-    Ok(archive::open_bytes(archive, source, path, bytes, purpose).await)
+    archive::open_bytes(archive, source, path, bytes, purpose).await
 }
 
 /// What the opened file `opened` exports to (`all_scenes`: every LOD and every option of its
