@@ -8,6 +8,9 @@ import init, { ContainerReader, keepsDecoded } from '../pkg/relicview_containers
 import { openStore, stats as cacheStats } from './decoded-cache.js';
 
 let booted = null;
+
+// Blocks decoded from their start by every reader of this worker (a solid 7z's).
+const blocksDecoded = () => [...readers.values()].reduce((n, r) => n + r.blocksDecoded(), 0);
 const readers = new Map(); // container id → ContainerReader
 const stores = new Map(); // container id → its store of decoded entries (a 7z's)
 
@@ -36,7 +39,7 @@ self.onmessage = async (e) => {
       if (store) stores.set(m.id, store);
       const reader = new ContainerReader(m.name, read, file.size, m.mode || '', m.start || 0, progress, store ?? undefined);
       readers.set(m.id, reader);
-      self.postMessage({ type: 'listed', job: m.job, entries: reader.entries(), problems: reader.problems(), notes: reader.notes(), cache: { ...cacheStats } });
+      self.postMessage({ type: 'listed', job: m.job, entries: reader.entries(), problems: reader.problems(), notes: reader.notes(), cache: { ...cacheStats, blocksDecoded: blocksDecoded() } });
     } else if (m.type === 'read') {
       const reader = readers.get(m.id);
       // A read that takes long (a 7z's solid block) says what it does and how far it got.
@@ -50,7 +53,18 @@ self.onmessage = async (e) => {
       };
       if (what) self.postMessage({ type: 'progress', job: m.job, what, done: 0, total: 0 });
       const bytes = reader.readReporting(m.container, m.index, progress);
-      self.postMessage({ type: 'read', job: m.job, bytes, cache: { ...cacheStats } }, [bytes.buffer]);
+      self.postMessage({ type: 'read', job: m.job, bytes, cache: { ...cacheStats, blocksDecoded: blocksDecoded() } }, [bytes.buffer]);
+    } else if (m.type === 'warm') {
+      // Every entry of a solid 7z decoded once into its store, before Export all reads them.
+      let said = -Infinity;
+      const progress = (done, total) => {
+        const now = performance.now();
+        if (now - said < 50) return;
+        said = now;
+        self.postMessage({ type: 'progress', job: m.job, done, total });
+      };
+      const decoded = readers.get(m.id).warm(progress);
+      self.postMessage({ type: 'warmed', job: m.job, decoded, cache: { ...cacheStats, blocksDecoded: blocksDecoded() } });
     } else if (m.type === 'heads') {
       // Each entry's first 16 bytes, or why not (one entry's fault is its own).
       const heads = [];

@@ -75,6 +75,15 @@ class ContainerWorker {
     this.worker.postMessage({ type: 'close', id });
   }
 
+  // Decode every entry of listing `id` that costs a decode of others (a solid 7z's) once,
+  // into its store. → how many were decoded. `progress(done, total)`.
+  warm(id, progress = null) {
+    return this.ask({ type: 'warm', id }, [], progress).then((m) => {
+      cacheStats = m.cache;
+      return m.decoded;
+    });
+  }
+
   // The first 16 bytes, for the entry's kind. Asked in batches of HEAD_BATCH, one batch in
   // the worker at a time, so an entry the user opens waits behind one batch at most, not
   // behind the whole listing's typing.
@@ -105,6 +114,16 @@ let lastListing = [];
 // What the container worker's store of decoded 7z entries has done (decoded-cache.js):
 // {hits, bytesRead, stored, bytesWritten, refused}; null before a container is opened.
 let cacheStats = null;
+
+// Every entry of the dropped containers that would cost a decode of others (a solid 7z's)
+// decoded once, block by block, into the browser's store, so that reading them one by one
+// (Export all) decodes each block once rather than once an entry. `progress(done, total)`.
+// → how many entries were decoded.
+export async function warmContainers(progress = () => {}) {
+  let decoded = 0;
+  for (const { worker, id } of lastListing) decoded += await worker.warm(id, progress);
+  return decoded;
+}
 
 export function decodedCacheStats() {
   return cacheStats && { ...cacheStats };

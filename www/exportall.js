@@ -9,6 +9,7 @@ import { $, count, nextTask, ready, state } from './state.js';
 import { download, exportsAllLods } from './exporting.js';
 import { addRow } from './infopane.js';
 import { withTools } from './modules.js';
+import { warmContainers } from './containers.js';
 
 // The archive's files as the zip names them: a dropped folder's own name is the zip's,
 // not a folder inside it (as `export --all GAME` writes DEMO/…, not GAME/DEMO/…).
@@ -50,6 +51,10 @@ async function exportWith({ glue, session }, { job, generation, entries, paths, 
   bar.value = 0;
   button.textContent = 'Cancel export';
   try {
+    // A solid 7z's entries decoded once, block by block, before they are read one by one.
+    await warmContainers((done, total) => {
+      status.textContent = `decoding the solid archives: ${done} of ${total} files`;
+    });
     for (let i = 0; i < entries.length; i++) {
       if (job.cancelled || generation !== state.generation) return { cancelled: true };
       try {

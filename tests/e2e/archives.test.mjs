@@ -147,3 +147,27 @@ test('a field model after a large file in a solid 7z says which block it decodes
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('Export all of a solid 7z decodes each of its blocks once, and its zip holds what export --all writes', async () => {
+  // The demo's files in a 7z whose blocks hold 10 files each, dropped alone.
+  const drop = mkdtempSync(join(tmpdir(), 'relicview-solid-export-'));
+  execFileSync('7zz', ['a', '-bso0', '-bsp0', '-t7z', '-m0=LZMA2', '-ms=10f', '-r', join(drop, 'DEMO.7z'), 'DEMO'], { cwd: tree });
+  const blocks = Number(/^Blocks = (\d+)$/m.exec(execFileSync('7zz', ['l', '-slt', join(drop, 'DEMO.7z')], { encoding: 'utf8' }))[1]);
+  assert.ok(blocks >= 3, `${blocks} blocks`);
+  const cliOut = mkdtempSync(join(tmpdir(), 'relicview-solid-export-cli-'));
+  relicview('export', '--all', join(drop, 'DEMO.7z'), '-o', cliOut);
+  const cliReport = JSON.parse(readFileSync(join(cliOut, 'report.json'), 'utf8'));
+  const { page, problems } = await newPage(browser, `${server.url}#folder=none`);
+  await loadFolder(page, drop, walk(join(tree, 'DEMO')).length);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.evaluate(() => window.relicview.exportAll())]);
+  const listing = JSON.parse(execFileSync('python3', ['-c', "import sys, json, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nprint(json.dumps({i.filename: i.file_size for i in z.infolist()}))", await download.path()], { encoding: 'utf8' }));
+  const pageReport = JSON.parse(execFileSync('python3', ['-c', "import sys, zipfile\nsys.stdout.write(zipfile.ZipFile(sys.argv[1]).read('report.json').decode())", await download.path()], { encoding: 'utf8' }));
+  // The page's zip holds the dropped folder's DEMO.7z as a folder; the CLI's archive is DEMO.7z itself.
+  const inside = (p) => p.replace(/^DEMO\.7z\//, '');
+  assert.deepEqual(Object.keys(listing).map(inside).sort(), [...walk(cliOut).map((f) => f.slice(cliOut.length + 1))].sort(), 'the same files as the CLI writes');
+  for (const key of ['written', 'skipped', 'failed']) assert.deepEqual(pageReport[key].map((w) => inside(w.path)), cliReport[key].map((w) => w.path), key);
+  const cache = await page.evaluate(() => window.relicview.decodedCache());
+  assert.equal(cache.blocksDecoded, blocks, `each of the ${blocks} blocks decoded once: ${JSON.stringify(cache)}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -338,6 +338,20 @@ pub trait Container {
     /// second open of a solid block need not decode it again). Other containers read in
     /// place and ignore it.
     fn keep_decoded_in(&mut self, _store: Box<dyn DecodedStore>) {}
+    /// Whether decoded entries go to a store (see [`Container::keep_decoded_in`]).
+    fn keeps_decoded(&self) -> bool {
+        false
+    }
+    /// How many times a block has been decoded from its start (a solid 7z's; what reading
+    /// each block once is checked by).
+    fn blocks_decoded(&self) -> u64 {
+        0
+    }
+    /// Whether reading entry `index` would decode other entries' bytes first (a solid 7z's
+    /// entry neither kept nor in the store).
+    fn costs_a_decode(&self, _index: usize) -> bool {
+        false
+    }
     /// The bytes of each of the entries `wanted`, handed to `each(index, bytes or why)` in
     /// the order that costs least to read them (a solid 7z: each block decoded once, its
     /// entries in the block's order), until `each` returns false. `each` must not read this

@@ -135,6 +135,8 @@ pub struct SevenZContainer {
     heads: RefCell<HashMap<usize, Vec<u8>>>,
     /// Where decoded entries are kept beyond this reader, if anywhere.
     store: Option<Box<dyn DecodedStore>>,
+    /// Blocks decoded from their start so far.
+    decodes: std::cell::Cell<u64>,
 }
 
 impl SevenZContainer {
@@ -191,7 +193,7 @@ impl SevenZContainer {
 
     fn of(name: &str, archive: Archive, reader: BufReader<SourceReader>, entries: Vec<Entry>, files: Vec<usize>, notes: Vec<ContainerError>, limits: Limits) -> SevenZContainer {
         let listed_of = files.iter().enumerate().map(|(i, &f)| (f, i)).collect();
-        SevenZContainer { name: name.to_string(), archive, source: RefCell::new(reader), entries, files, problems: Vec::new(), notes, limits, listed_of, kept: RefCell::new(VecDeque::new()), heads: RefCell::new(HashMap::new()), store: None }
+        SevenZContainer { name: name.to_string(), archive, source: RefCell::new(reader), entries, files, problems: Vec::new(), notes, limits, listed_of, kept: RefCell::new(VecDeque::new()), heads: RefCell::new(HashMap::new()), store: None, decodes: Default::default() }
     }
 
     fn with_problems(mut self, problems: Vec<ContainerError>) -> SevenZContainer {
@@ -266,6 +268,15 @@ impl Container for SevenZContainer {
     }
     fn keep_decoded_in(&mut self, store: Box<dyn DecodedStore>) {
         self.store = Some(store);
+    }
+    fn keeps_decoded(&self) -> bool {
+        self.store.is_some()
+    }
+    fn blocks_decoded(&self) -> u64 {
+        self.decodes.get()
+    }
+    fn costs_a_decode(&self, index: usize) -> bool {
+        self.archive.is_solid && self.files.get(index).is_some_and(|&f| self.archive.stream_map.file_block_index.get(f).copied().flatten().is_some()) && !self.kept.borrow().iter().any(|(i, _)| *i == index) && !self.in_store(index)
     }
     fn heads_are_costly(&self) -> bool {
         self.archive.is_solid
@@ -443,6 +454,7 @@ impl SevenZContainer {
     /// it has no decoder for.
     fn run_block(&self, block: usize, visit: &mut dyn FnMut(&ArchiveEntry, &mut dyn Read) -> Result<bool, sevenz_rust2::Error>) -> Result<bool, sevenz_rust2::Error> {
         let mut source = self.source.borrow_mut();
+        self.decodes.set(self.decodes.get() + 1);
         match self.archive.blocks.get(block).and_then(own_coder) {
             Some(coder) => self.decode_own(block, coder, &mut source, visit),
             None => BlockDecoder::new_with_memory_limit(1, DECODER_MEMORY_KB, block, &self.archive, &Password::empty(), &mut *source).for_each_entries(&mut |e: &ArchiveEntry, r: &mut dyn Read| visit(e, r)),
@@ -451,8 +463,8 @@ impl SevenZContainer {
 
     /// [`Container::read_each`]: each block holding a wanted entry decoded once, from its
     /// start to its last wanted entry, each wanted entry handed on as it is decoded (one
-    /// entry's bytes held at a time); an entry kept or in the store is handed on without
-    /// decoding.
+    /// entry's bytes held at a time), and put in the store where there is one; an entry kept
+    /// or in the store is handed on without decoding.
     fn read_each_by_block(&self, wanted: &[usize], each: &mut dyn FnMut(usize, Result<Vec<u8>, ContainerError>) -> bool) {
         let mut by_block: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
         for &i in wanted {
@@ -487,6 +499,9 @@ impl SevenZContainer {
                 }
                 let i = self.listed_of[&file];
                 let bytes = read_exactly(reader, e.size()).map_err(|why| self.entry_error(i, format!("block {block}: {why}")));
+                if let (Ok(b), Some(store)) = (&bytes, self.store_for(i)) {
+                    store.put(i, 0, b, true);
+                }
                 if !each(i, bytes) {
                     stopped = true;
                     return Ok(false);

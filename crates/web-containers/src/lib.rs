@@ -236,6 +236,32 @@ impl ContainerReader {
         Ok(js_sys::Uint8Array::from(&bytes[..]))
     }
 
+    /// How many times a block of these containers has been decoded from its start (a solid
+    /// 7z's).
+    #[wasm_bindgen(js_name = blocksDecoded)]
+    pub fn blocks_decoded(&self) -> f64 {
+        self.opened.iter().map(|c| c.blocks_decoded()).sum::<u64>() as f64
+    }
+
+    /// Decode every entry that costs a decode of others (a solid 7z's, not yet in the store)
+    /// once, block by block, into its container's store of decoded entries: reading them one
+    /// by one afterwards (Export all) takes each from there, where each would decode its
+    /// block from the start. `progress(done, total)` hears the entries done. → how many
+    /// entries were decoded (0: none costs a decode, or no container has a store).
+    pub fn warm(&self, #[wasm_bindgen(unchecked_param_type = "(done: number, total: number) => void")] progress: js_sys::Function) -> usize {
+        let mut decoded = 0;
+        for c in self.opened.iter().filter(|c| c.keeps_decoded()) {
+            let all: Vec<usize> = (0..c.entries().len()).filter(|&i| c.costs_a_decode(i)).collect();
+            let total = all.len() as f64;
+            c.read_each(&all, &mut |_, read| {
+                decoded += read.is_ok() as usize;
+                let _ = progress.call2(&JsValue::NULL, &(decoded as f64).into(), &total.into());
+                true
+            });
+        }
+        decoded
+    }
+
     /// What reading entry `index` will take, in words, where it takes long ("decoding block
     /// 2 of 5 (41 MB)"), else null.
     #[wasm_bindgen(js_name = readNote)]
