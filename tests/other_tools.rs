@@ -551,3 +551,71 @@ open(out, 'wb').write(b)
     assert!(body.len() < big.len(), "cut short: {} of {}", body.len(), big.len());
     assert!(census_says("BIG.BIN").contains("CRC"));
 }
+
+/// A tree with names an 8.3 volume cannot hold, and a file zisofs would compress.
+fn long_names(dir: &Path) -> (std::path::PathBuf, BTreeMap<String, Vec<u8>>) {
+    let tree = dir.join("tree");
+    let files = BTreeMap::from([
+        ("Long File Name.txt".to_string(), b"hello ".repeat(20_000)),
+        ("Sub Folder/Mixed Case Name.DAT".to_string(), pattern(11, 100_000)),
+        ("Sub Folder/small.bin".to_string(), pattern(12, 5_000)),
+        ("Sub Folder/zeros.bin".to_string(), vec![0u8; 70_000]),
+    ]);
+    write_tree(&tree, &files);
+    (tree, files)
+}
+
+fn listed_and_read(c: &dyn Container) -> BTreeMap<String, Vec<u8>> {
+    c.entries().iter().enumerate().map(|(i, e)| (e.path.clone(), c.read(i).unwrap_or_else(|err| panic!("{err}")))).collect()
+}
+
+#[test]
+fn an_iso_lists_the_names_its_users_know_rock_ridge_then_joliet_and_reads_zisofs_files() {
+    let dir = scratch("iso-names");
+    let (tree, files) = long_names(&dir);
+    let xorriso = |out: &str, settings: &[&str]| {
+        let iso = dir.join(out);
+        run(Command::new("xorriso").arg("-outdev").arg(&iso).arg("-map").arg(&tree).arg("/").args(settings).args(["-commit"]).stdout(Stdio::null()));
+        iso
+    };
+    // Rock Ridge (as Linux shows the disc), Joliet without it (as Windows does), and both.
+    for (what, settings) in [("Rock Ridge", vec!["-rockridge", "on", "-joliet", "off"]), ("Joliet", vec!["-rockridge", "off", "-joliet", "on"]), ("both", vec!["-rockridge", "on", "-joliet", "on"])] {
+        let c = open_file(&xorriso(&format!("{}.iso", what.replace(' ', "")), &settings));
+        assert_eq!(listed_and_read(&*c), files, "{what}: the tree's own names and bytes");
+        assert!(c.problems().is_empty(), "{what}: {:?}", c.problems());
+    }
+    // Neither: the primary volume's names, as the volume writes them.
+    let c = open_file(&xorriso("plain.iso", &["-rockridge", "off", "-joliet", "off"]));
+    let names = names(&*c);
+    assert_eq!(names.len(), files.len());
+    assert!(names.iter().all(|n| n.chars().all(|ch| ch.is_ascii_uppercase() || ch.is_ascii_digit() || "_./".contains(ch))), "d-characters: {names:?}");
+    // zisofs, as xorriso's filter writes it (a Rock Ridge ZF entry on each compressed file):
+    // each file read back whole, any range by its blocks alone.
+    let zipped = xorriso("zisofs.iso", &["-rockridge", "on", "-set_filter_r", "--zisofs", "/", "--"]);
+    let c = open_file(&zipped);
+    assert_eq!(listed_and_read(&*c), files, "zisofs files inflated");
+    assert!(std::fs::metadata(&zipped).unwrap().len() < std::fs::metadata(dir.join("RockRidge.iso")).unwrap().len(), "xorriso did compress them");
+    let k = c.find("Sub Folder/Mixed Case Name.DAT").unwrap();
+    let mut part = Vec::new();
+    c.stream(k, 32_760, 40_000, &mut |p| Ok(part.extend_from_slice(p))).unwrap();
+    assert_eq!(part, files["Sub Folder/Mixed Case Name.DAT"][32_760..72_760]);
+    assert_eq!(c.head(k, 16).unwrap(), files["Sub Folder/Mixed Case Name.DAT"][..16]);
+    // A static host reads ranges of the disc: a compressed file is left out of its index,
+    // saying why, rather than given as its compressed bytes.
+    let host = dir.join("host");
+    std::fs::create_dir_all(&host).unwrap();
+    std::fs::copy(&zipped, host.join("zisofs.iso")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_relicview")).arg("index").arg(&host).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let index: serde_json::Value = serde_json::from_slice(&std::fs::read(host.join("index.json")).unwrap()).unwrap();
+    let disc = &index["containers"][0];
+    let said = disc["problems"].to_string();
+    assert!(said.contains("Mixed Case Name.DAT") && said.contains("compressed with zisofs"), "{said}");
+    assert!(!disc["entries"].as_array().unwrap().iter().any(|r| r[0] == "Sub Folder/Mixed Case Name.DAT"), "not listed as ranges");
+    // xorriso reads its own image back to the same bytes (the test's files are the truth).
+    let out = dir.join("extracted");
+    run(Command::new("xorriso").args(["-osirrox", "on", "-indev"]).arg(&zipped).args(["-extract", "/"]).arg(&out).stdout(Stdio::null()).stderr(Stdio::null()));
+    for (p, bytes) in &files {
+        assert_eq!(&std::fs::read(out.join(p)).unwrap(), bytes, "xorriso extracts {p} as given");
+    }
+}

@@ -116,6 +116,10 @@ pub fn plan(name: &str, layout: &Layout, source: Arc<dyn ByteSource>, limits: Li
     let mut entries = Vec::new();
     let mut unread = Vec::new();
     for (index, entry) in container.entries().iter().enumerate() {
+        if let Some(why) = container.not_as_stored(index) {
+            unread.push(ContainerError { container: name.to_string(), entry: Some(entry.path.clone()), offset: container.located(index), message: why.to_string() });
+            continue;
+        }
         container.forget();
         rec.take();
         let bytes = match container.read(index) {

@@ -30,10 +30,31 @@ struct Record {
     directory: bool,
     more_extents: bool,
     name: String,
+    /// Where its system use area lies in the record (Rock Ridge's entries): from, to.
+    system_use: (usize, usize),
 }
 
-/// The record at the start of `b` (its length byte first), or why it cannot be one.
+/// How a volume's directory records name their files.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Names {
+    /// The primary volume's names as written (d-characters: 8.3 at level 1).
+    Primary,
+    /// A Joliet supplementary volume's: UCS-2, big-endian.
+    Joliet,
+    /// The primary volume's records with Rock Ridge entries in their system use areas, after
+    /// `skip` bytes of each (its SP entry's): the NM entry's name where there is one.
+    RockRidge { skip: usize },
+}
+
+/// The record at the start of `b` (its length byte first), its name read as the primary
+/// volume writes names, or why it cannot be one.
+#[cfg(test)]
 fn record(b: &[u8]) -> Result<Record, String> {
+    record_named(b, Names::Primary)
+}
+
+/// The record at the start of `b`, its name read as `names` says, or why it cannot be one.
+fn record_named(b: &[u8], names: Names) -> Result<Record, String> {
     let len = *b.first().ok_or("no record")? as usize;
     if len < RECORD || len > b.len() {
         return Err(format!("a record of {len} bytes (at least {RECORD}, and within its sector)"));
@@ -49,13 +70,80 @@ fn record(b: &[u8]) -> Result<Record, String> {
         [0] => ".".to_string(),
         [1] => "..".to_string(),
         _ => {
-            let text = String::from_utf8_lossy(raw).into_owned();
+            let text = match names {
+                Names::Joliet => String::from_utf16_lossy(&raw.chunks_exact(2).map(|p| u16::from_be_bytes([p[0], p[1]])).collect::<Vec<_>>()),
+                _ => String::from_utf8_lossy(raw).into_owned(),
+            };
             // A file's name ends ";1" (its version), and a name without an extension "." too.
             let text = if directory { text } else { text.rsplit_once(';').map_or(text.clone(), |(n, _)| n.to_string()) };
             if !directory && text.ends_with('.') { text[..text.len() - 1].to_string() } else { text }
         }
     };
-    Ok(Record { extent: le(2), length: le(10), directory, more_extents: b[25] & FLAG_MULTI_EXTENT != 0, name })
+    // The system use area follows the name, after a pad byte where the name's length is even.
+    let system_use = (RECORD + name_len + (name_len + 1) % 2, len);
+    Ok(Record { extent: le(2), length: le(10), directory, more_extents: b[25] & FLAG_MULTI_EXTENT != 0, name, system_use })
+}
+
+/// What a record's Rock Ridge entries say (docs/formats/containers.md, "ISO 9660").
+#[derive(Debug, Default, PartialEq)]
+struct RockRidge {
+    /// The NM entries' name, joined.
+    name: Option<String>,
+    /// A relocated directory's record (RE): shown where its CL entry points, so not here.
+    relocated: bool,
+    /// Where a relocated directory is (CL, its sector): this record stands for it.
+    child: Option<u32>,
+    /// A zisofs-compressed file (ZF): its block size's log2 and its size.
+    zisofs: Option<(u8, u64)>,
+}
+
+/// Continuation areas (CE) followed at most per record, each at most a sector.
+const MAX_CONTINUATIONS: usize = 8;
+
+/// The Rock Ridge entries in `area` (a record's system use area, after its skip), following
+/// continuation areas in `view`; entries cut short end the reading, never the listing.
+fn rock_ridge(area: &[u8], view: &dyn ByteSource, image: u64) -> RockRidge {
+    let mut out = RockRidge::default();
+    let mut name: Option<Vec<u8>> = None;
+    let mut area = area.to_vec();
+    let mut continuations = 0;
+    loop {
+        let mut next: Option<(u64, usize)> = None;
+        let mut pos = 0;
+        while pos + 4 <= area.len() {
+            let (sig, len) = (&area[pos..pos + 2], area[pos + 2] as usize);
+            if len < 4 || pos + len > area.len() {
+                break;
+            }
+            let e = &area[pos..pos + len];
+            match sig {
+                b"NM" if len >= 5 && e[4] & 0x06 == 0 => name.get_or_insert_with(Vec::new).extend_from_slice(&e[5..]),
+                b"RE" => out.relocated = true,
+                b"CL" if len >= 12 => out.child = Some(u32::from_le_bytes([e[4], e[5], e[6], e[7]])),
+                b"ZF" if len >= 16 && &e[4..6] == b"pz" => out.zisofs = Some((e[7], u32::from_le_bytes([e[8], e[9], e[10], e[11]]) as u64)),
+                b"CE" if len >= 28 => {
+                    let le = |at: usize| u32::from_le_bytes([e[at], e[at + 1], e[at + 2], e[at + 3]]) as u64;
+                    next = Some((le(4) * USER_SECTOR + le(12), le(20) as usize));
+                }
+                b"ST" => break,
+                _ => {}
+            }
+            pos += len;
+        }
+        match next {
+            Some((at, len)) if continuations < MAX_CONTINUATIONS && len <= USER_SECTOR as usize && at + len as u64 <= image => {
+                let mut more = vec![0u8; len];
+                if view.read_at(at, &mut more).is_err() {
+                    break;
+                }
+                area = more;
+                continuations += 1;
+            }
+            _ => break,
+        }
+    }
+    out.name = name.map(|n| String::from_utf8_lossy(&n).into_owned()).filter(|n| !n.is_empty() && n != "." && n != ".." && !n.contains('/'));
+    out
 }
 
 /// One extent of a file: its first byte in the image's 2048-byte sectors and its length.
@@ -103,6 +191,8 @@ pub struct IsoContainer {
     /// Each entry's extents in the image's 2048-byte sectors, in the file's order (one but
     /// for a file written in several).
     extents: Vec<Vec<Extent>>,
+    /// Each entry's zisofs compression (its block size's log2 and its size), where it has one.
+    zisofs: Vec<Option<(u8, u64)>>,
     problems: Vec<ContainerError>,
     /// The image as 2048-byte sectors, and its length.
     view: Arc<dyn ByteSource>,
@@ -123,15 +213,22 @@ impl IsoContainer {
         if len % USER_SECTOR != 0 {
             problems.push(error(name, None, format!("{} bytes after the last whole 2048-byte sector are not read", len % USER_SECTOR)));
         }
-        let (root, directories) = primary_root(name, &*view)?;
-        let mut walk = Walk { name, view: &*view, len, limits, listed: Vec::new(), problems: &mut problems, seen: HashSet::new(), progress, directories };
+        let Volume { root, joliet, directories } = volume(name, &*view)?;
+        // The names people know: Rock Ridge's where the primary volume carries them (as
+        // Linux shows a disc), else a Joliet volume's (as Windows does), else the primary's.
+        let (root, names) = match (rock_ridge_skip(&*view, &root), joliet) {
+            (Some(skip), _) => (root, Names::RockRidge { skip }),
+            (None, Some(joliet)) => (joliet, Names::Joliet),
+            (None, None) => (root, Names::Primary),
+        };
+        let mut walk = Walk { name, view: &*view, len, limits, names, listed: Vec::new(), problems: &mut problems, seen: HashSet::new(), progress, directories };
         walk.seen.insert(root.extent);
         walk.directory(&root, "", 0);
         let listed = std::mem::take(&mut walk.listed);
-        let (entries, kept) = drop_duplicates(name, listed.iter().map(|(e, _)| e.clone()).collect(), &mut problems);
-        let mut listed: Vec<Option<Vec<Extent>>> = listed.into_iter().map(|(_, x)| Some(x)).collect();
-        let extents = kept.into_iter().map(|k| listed[k].take().unwrap_or_default()).collect();
-        Ok(IsoContainer { name: name.to_string(), kind, entries, extents, problems, view, len, limits })
+        let (entries, kept) = drop_duplicates(name, listed.iter().map(|l| l.entry.clone()).collect(), &mut problems);
+        let mut listed: Vec<Option<Listed>> = listed.into_iter().map(Some).collect();
+        let (extents, zisofs) = kept.into_iter().map(|k| listed[k].take().map_or((Vec::new(), None), |l| (l.extents, l.zisofs))).unzip();
+        Ok(IsoContainer { name: name.to_string(), kind, entries, extents, zisofs, problems, view, len, limits })
     }
 
     fn entry_error(&self, index: usize, offset: u64, message: String) -> ContainerError {
@@ -147,6 +244,41 @@ impl IsoContainer {
             Some((at, why)) => Err(self.entry_error(index, at, why)),
             None => Ok(extents),
         }
+    }
+
+    /// Bytes `skip..skip + take` of entry `index` (its `extents` checked) handed to `sink` in
+    /// pieces of at most [`CHUNK`]: read extent by extent, or for a zisofs file, its blocks
+    /// inflated.
+    fn read_range(&self, index: usize, extents: &[Extent], skip: u64, take: u64, sink: &mut dyn FnMut(&[u8]) -> Result<(), ContainerError>) -> Result<(), ContainerError> {
+        let start = extents.first().map_or(0, |e| e.at);
+        if let Some(Some((log2, size))) = self.zisofs.get(index) {
+            let stored: u64 = extents.iter().map(|e| e.len).sum();
+            let mut failed = None;
+            let decoded = super::zisofs::decode(stored, *size, *log2, &mut |at, buf| self.read_span(index, extents, at, buf).map_err(|e| e.message), skip, take, &mut |piece| {
+                for part in piece.chunks(CHUNK) {
+                    if let Err(e) = sink(part) {
+                        let message = e.message.clone();
+                        failed = Some(e);
+                        return Err(message);
+                    }
+                }
+                Ok(())
+            });
+            return match (decoded, failed) {
+                (_, Some(e)) => Err(e),
+                (Err(why), None) => Err(self.entry_error(index, start, why)),
+                (Ok(()), None) => Ok(()),
+            };
+        }
+        let mut buf = vec![0u8; CHUNK.min(take as usize)];
+        let mut done = 0u64;
+        while done < take {
+            let n = (take - done).min(CHUNK as u64) as usize;
+            self.read_span(index, extents, skip + done, &mut buf[..n])?;
+            sink(&buf[..n])?;
+            done += n as u64;
+        }
+        Ok(())
     }
 
     /// Bytes `skip..skip + buf.len()` of a file in `extents` (checked), read extent by extent.
@@ -170,31 +302,70 @@ impl IsoContainer {
     }
 }
 
-/// The root directory's record, from the primary volume descriptor (type 1, `CD001`),
-/// looking at most [`MAX_DESCRIPTORS`] descriptors on for it; and how many directories its
-/// path table lists (0 when it cannot be read: the walk's progress has no total then).
-fn primary_root(name: &str, view: &dyn ByteSource) -> Result<(Record, u64), ContainerError> {
+/// What the volume descriptors say: the primary volume's root directory record, a Joliet
+/// volume's where there is one, and how many directories the primary's path table lists
+/// (0 when it cannot be read: the walk's progress has no total then).
+struct Volume {
+    root: Record,
+    joliet: Option<Record>,
+    directories: u64,
+}
+
+/// The escape sequences a Joliet volume descriptor holds at byte 88 (UCS-2 levels 1 to 3).
+const JOLIET: [&[u8]; 3] = [b"%/@", b"%/C", b"%/E"];
+
+/// The volume descriptors from sector 16 to the set's terminator (at most
+/// [`MAX_DESCRIPTORS`]): the primary (type 1, `CD001`, required) and a Joliet
+/// supplementary one (type 2 with a Joliet escape sequence).
+fn volume(name: &str, view: &dyn ByteSource) -> Result<Volume, ContainerError> {
     let mut sector = [0u8; USER_SECTOR as usize];
+    let mut primary: Option<(Record, u64)> = None;
+    let mut joliet = None;
     for k in 0..MAX_DESCRIPTORS {
         let at = DESCRIPTORS + k * USER_SECTOR;
-        view.read_at(at, &mut sector).map_err(|e| error(name, Some(at), format!("not a readable ISO 9660 volume: {e}")))?;
+        if let Err(e) = view.read_at(at, &mut sector) {
+            if primary.is_some() {
+                break;
+            }
+            return Err(error(name, Some(at), format!("not a readable ISO 9660 volume: {e}")));
+        }
         if &sector[1..6] != b"CD001" {
+            if primary.is_some() {
+                break;
+            }
             return Err(error(name, Some(at + 1), "not a readable ISO 9660 volume: expected CD001 (a volume descriptor)"));
         }
+        let block_ok = |s: &[u8]| u16::from_le_bytes([s[128], s[129]]) as u64 == USER_SECTOR;
         match sector[0] {
-            1 => {
-                let block = u16::from_le_bytes([sector[128], sector[129]]);
-                if block as u64 != USER_SECTOR {
+            1 if primary.is_none() => {
+                if !block_ok(&sector) {
+                    let block = u16::from_le_bytes([sector[128], sector[129]]);
                     return Err(error(name, Some(at + 128), format!("logical blocks of {block} bytes: expected 2048")));
                 }
-                let root = record(&sector[156..190]).map_err(|e| error(name, Some(at + 156), format!("the root directory record: {e}")))?;
-                return Ok((root, path_table_directories(view, &sector)));
+                let root = record_named(&sector[156..190], Names::Primary).map_err(|e| error(name, Some(at + 156), format!("the root directory record: {e}")))?;
+                primary = Some((root, path_table_directories(view, &sector)));
             }
-            255 => return Err(error(name, Some(at), "no primary volume descriptor before the set's terminator")),
+            // A Joliet volume whose root cannot be read is passed over: the primary names stay.
+            2 if joliet.is_none() && JOLIET.contains(&&sector[88..91]) && block_ok(&sector) => joliet = record_named(&sector[156..190], Names::Joliet).ok(),
+            255 => break,
             _ => {}
         }
     }
-    Err(error(name, Some(DESCRIPTORS), format!("no primary volume descriptor in the first {MAX_DESCRIPTORS}")))
+    match primary {
+        Some((root, directories)) => Ok(Volume { root, joliet, directories }),
+        None => Err(error(name, Some(DESCRIPTORS), format!("no primary volume descriptor before the set's terminator, in the first {MAX_DESCRIPTORS}"))),
+    }
+}
+
+/// Whether the primary volume's root directory says it carries Rock Ridge: its first record
+/// (".") starts its system use area with an SP entry (check bytes BE EF); → the bytes each
+/// record's area skips before its entries.
+fn rock_ridge_skip(view: &dyn ByteSource, root: &Record) -> Option<usize> {
+    let mut sector = [0u8; USER_SECTOR as usize];
+    view.read_at(root.extent as u64 * USER_SECTOR, &mut sector).ok()?;
+    let dot = record_named(&sector, Names::Primary).ok()?;
+    let sp = sector.get(dot.system_use.0..dot.system_use.1)?;
+    (sp.len() >= 7 && &sp[..2] == b"SP" && sp[4] == 0xBE && sp[5] == 0xEF).then(|| sp[6] as usize)
 }
 
 /// The path table's size (its bytes) read at most, for the count of directories.
@@ -224,13 +395,21 @@ fn path_table_directories(view: &dyn ByteSource, pvd: &[u8]) -> u64 {
     count
 }
 
+/// A file the walk found: its entry, its extents, its zisofs compression.
+struct Listed {
+    entry: Entry,
+    extents: Vec<Extent>,
+    zisofs: Option<(u8, u64)>,
+}
+
 /// The walk of the directory tree: what it lists and what it finds wrong.
 struct Walk<'a> {
     name: &'a str,
     view: &'a dyn ByteSource,
     len: u64,
     limits: Limits,
-    listed: Vec<(Entry, Vec<Extent>)>,
+    names: Names,
+    listed: Vec<Listed>,
     problems: &'a mut Vec<ContainerError>,
     /// Directory extents walked: a record that points back at one is a loop.
     seen: HashSet<u32>,
@@ -251,7 +430,7 @@ impl Walk<'_> {
         let mut sector = [0u8; USER_SECTOR as usize];
         // A file written in several extents: its path and the extents so far, while its
         // records (each but the last flagged) follow one another.
-        let mut pending: Option<(String, Vec<Extent>)> = None;
+        let mut pending: Option<(String, String, Vec<Extent>)> = None;
         for s in 0..(dir.length as u64).div_ceil(USER_SECTOR) {
             let at = start + s * USER_SECTOR;
             if let Err(e) = self.view.read_at(at, &mut sector) {
@@ -265,36 +444,64 @@ impl Walk<'_> {
                     self.problems.push(error(self.name, None, format!("more than {} entries: the rest are not listed", self.limits.max_entries)));
                     return;
                 }
-                let r = match record(&sector[pos..]) {
+                let mut r = match record_named(&sector[pos..], self.names) {
                     Ok(r) => r,
                     Err(e) => {
                         self.problems.push(error(self.name, Some(at + pos as u64), format!("{here}: {e}; its listing ends here")));
                         return;
                     }
                 };
+                let here_at = pos;
                 pos += sector[pos] as usize;
                 if r.name == "." || r.name == ".." {
                     continue;
+                }
+                // The records of one file in several extents share their name as the volume writes it.
+                let written = r.name.clone();
+                let mut zisofs = None;
+                if let Names::RockRidge { skip } = self.names {
+                    let area = sector.get(here_at + r.system_use.0 + skip..here_at + r.system_use.1).unwrap_or(&[]);
+                    let rr = rock_ridge(area, self.view, self.len);
+                    if rr.relocated {
+                        continue;
+                    }
+                    if let Some(n) = rr.name {
+                        r.name = n;
+                    }
+                    if let Some(child) = rr.child {
+                        // The relocated directory this record stands for: its own "." says its length.
+                        match self.directory_at(child) {
+                            Some(dir) => r = Record { name: r.name, ..dir },
+                            None => {
+                                self.problems.push(error(self.name, Some(child as u64 * USER_SECTOR), format!("{here}: {}: its relocated directory cannot be read: not followed", r.name)));
+                                continue;
+                            }
+                        }
+                    }
+                    zisofs = rr.zisofs;
                 }
                 let path = if prefix.is_empty() { r.name.clone() } else { format!("{prefix}/{}", r.name) };
                 let begins = r.extent as u64 * USER_SECTOR;
                 let extent = Extent { at: begins, len: r.length as u64 };
                 match pending.take() {
-                    Some((p, mut extents)) if !r.directory && p == path => {
+                    Some((p, w, mut extents)) if !r.directory && w == written => {
                         extents.push(extent);
                         if r.more_extents {
-                            pending = Some((p, extents));
+                            pending = Some((p, w, extents));
                         } else {
                             self.list_file(p, extents);
                         }
                         continue;
                     }
-                    Some((p, extents)) => self.cut_short(&p, &extents),
+                    Some((p, _, extents)) => self.cut_short(&p, &extents),
                     None => {}
                 }
                 if !r.directory {
-                    if r.more_extents {
-                        pending = Some((path, vec![extent]));
+                    if let Some(z) = zisofs {
+                        // zisofs files are written in one extent (their size is the stored one).
+                        self.listed.push(Listed { entry: Entry { path, size: z.1 }, extents: vec![extent], zisofs: Some(z) });
+                    } else if r.more_extents {
+                        pending = Some((path, written, vec![extent]));
                     } else {
                         self.list_file(path, vec![extent]);
                     }
@@ -307,14 +514,21 @@ impl Walk<'_> {
                 }
             }
         }
-        if let Some((p, extents)) = pending {
+        if let Some((p, _, extents)) = pending {
             self.cut_short(&p, &extents);
         }
     }
 
     fn list_file(&mut self, path: String, extents: Vec<Extent>) {
         let size = extents.iter().map(|e| e.len).sum();
-        self.listed.push((Entry { path, size }, extents));
+        self.listed.push(Listed { entry: Entry { path, size }, extents, zisofs: None });
+    }
+
+    /// The directory whose extent starts at `sector`, as its own "." record says.
+    fn directory_at(&self, sector: u32) -> Option<Record> {
+        let mut first = [0u8; USER_SECTOR as usize];
+        self.view.read_at(sector as u64 * USER_SECTOR, &mut first).ok()?;
+        record_named(&first, Names::Primary).ok().filter(|dot| dot.directory && dot.extent == sector)
     }
 
     /// A file whose flagged records are not followed by its last: its end is not known, so
@@ -338,6 +552,9 @@ impl Container for IsoContainer {
     fn located(&self, index: usize) -> Option<u64> {
         self.extents.get(index)?.first().map(|e| e.at)
     }
+    fn not_as_stored(&self, index: usize) -> Option<&'static str> {
+        self.zisofs.get(index).copied().flatten().map(|_| "compressed with zisofs: read when the disc itself is opened (dropped, or served by relicview serve), not by ranges from a static host")
+    }
     fn pieces(&self, index: usize) -> Option<Vec<[u64; 2]>> {
         self.extents.get(index).filter(|x| x.len() > 1).map(|x| x.iter().map(|e| [e.at, e.len]).collect())
     }
@@ -350,6 +567,16 @@ impl Container for IsoContainer {
         if size > self.limits.max_entry_bytes {
             return Err(self.entry_error(index, start, format!("{size} bytes: more than the {} read at most", self.limits.max_entry_bytes)));
         }
+        if self.zisofs.get(index).is_some_and(|z| z.is_some()) {
+            let mut out = Vec::with_capacity(size as usize);
+            self.read_range(index, extents, 0, size, &mut |piece| {
+                out.extend_from_slice(piece);
+                Ok(())
+            })?;
+            return Ok(out);
+        }
+        // One read of each extent: a hosted disc's index records the ranges this takes, and
+        // the page reads them back so (crates/containers/src/hosted.rs).
         let mut out = vec![0u8; size as usize];
         self.read_span(index, extents, 0, &mut out)?;
         Ok(out)
@@ -360,15 +587,7 @@ impl Container for IsoContainer {
         if !within(skip, take, size) {
             return Err(self.entry_error(index, start, format!("bytes {skip}..{} asked of {size}", skip.saturating_add(take))));
         }
-        let mut buf = vec![0u8; CHUNK.min(take as usize)];
-        let mut done = 0u64;
-        while done < take {
-            let n = (take - done).min(CHUNK as u64) as usize;
-            self.read_span(index, extents, skip + done, &mut buf[..n])?;
-            sink(&buf[..n]).map_err(|e| self.entry_error(index, start, e))?;
-            done += n as u64;
-        }
-        Ok(())
+        self.read_range(index, extents, skip, take, &mut |piece| sink(piece).map_err(|e| self.entry_error(index, start, e)))
     }
     fn head(&self, index: usize, n: usize) -> Result<Vec<u8>, ContainerError> {
         let extents = self.extents.get(index).ok_or_else(|| error(&self.name, None, format!("no entry {index}")))?;
@@ -381,6 +600,15 @@ impl Container for IsoContainer {
             if here < e.len {
                 break;
             }
+        }
+        if self.zisofs.get(index).is_some_and(|z| z.is_some()) {
+            let n = (n as u64).min(self.entries[index].size);
+            let mut out = Vec::with_capacity(n as usize);
+            self.read_range(index, self.checked_extents(index)?, 0, n, &mut |piece| {
+                out.extend_from_slice(piece);
+                Ok(())
+            })?;
+            return Ok(out);
         }
         let n = (n as u64).min(self.entries[index].size).min(within_image) as usize;
         let mut out = vec![0u8; n];
@@ -409,7 +637,7 @@ mod tests {
     #[test]
     fn records_read_their_extent_size_kind_and_name_without_its_version() {
         let r = record(&raw_record(b"MD1_1.BSX;1", 30, 1234, 0)).unwrap();
-        assert_eq!(r, Record { extent: 30, length: 1234, directory: false, more_extents: false, name: "MD1_1.BSX".into() });
+        assert_eq!(r, Record { extent: 30, length: 1234, directory: false, more_extents: false, name: "MD1_1.BSX".into(), system_use: (44, 44) });
         assert_eq!(record(&raw_record(b"NOEXT.;1", 1, 1, 0)).unwrap().name, "NOEXT");
         assert_eq!(record(&raw_record(b"FIELD", 22, 2048, FLAG_DIRECTORY)).unwrap().name, "FIELD");
         assert_eq!(record(&raw_record(&[0], 22, 2048, FLAG_DIRECTORY)).unwrap().name, ".");
@@ -427,5 +655,36 @@ mod tests {
         let mut tiny = r;
         tiny[0] = 5;
         assert!(record(&tiny).is_err());
+    }
+
+    /// A system use entry: its signature, length, version 1, then `data`.
+    fn entry(sig: &[u8; 2], data: &[u8]) -> Vec<u8> {
+        [sig.to_vec(), vec![4 + data.len() as u8, 1], data.to_vec()].concat()
+    }
+
+    #[test]
+    fn rock_ridge_names_join_their_parts_and_follow_continuations_a_bounded_number_of_times() {
+        let image = vec![0u8; 4 * 2048];
+        let area = [entry(b"PX", &[0; 32]), entry(b"NM", b"\x01Long File "), entry(b"NM", b"\x00Name.txt")].concat();
+        assert_eq!(rock_ridge(&area, &image, image.len() as u64).name.as_deref(), Some("Long File Name.txt"));
+        // A continuation area in sector 2 that continues to itself: read a few times, not forever.
+        let mut looped = image.clone();
+        let mut ce = vec![0u8; 24];
+        ce[0..4].copy_from_slice(&2u32.to_le_bytes());
+        ce[8..12].copy_from_slice(&0u32.to_le_bytes());
+        ce[16..20].copy_from_slice(&40u32.to_le_bytes());
+        let ce = entry(b"CE", &ce);
+        let inside = [entry(b"NM", b"\x01ab"), ce.clone()].concat();
+        looped[2 * 2048..2 * 2048 + inside.len()].copy_from_slice(&inside);
+        let rr = rock_ridge(&ce, &looped, looped.len() as u64);
+        assert_eq!(rr.name.unwrap(), "ab".repeat(MAX_CONTINUATIONS));
+        // Cut at every byte: an answer or none, never a panic.
+        let full = [area, entry(b"ZF", &[b'p', b'z', 4, 15, 0x10, 0x27, 0, 0, 0, 0, 0x27, 0x10])].concat();
+        assert_eq!(rock_ridge(&full, &image, image.len() as u64).zisofs, Some((15, 10_000)));
+        for cut in 0..full.len() {
+            let _ = rock_ridge(&full[..cut], &image, image.len() as u64);
+        }
+        // A name that would step out of its folder is not taken.
+        assert_eq!(rock_ridge(&entry(b"NM", b"\x00../x"), &image, 8192).name, None);
     }
 }

@@ -18,6 +18,7 @@ pub mod hosted;
 mod iso;
 mod sevenz;
 mod zip;
+mod zisofs;
 
 pub use disc::{cue_data_track, CueTrack, SectorMode};
 pub use zip::ZSTD_MAX_WINDOW;
@@ -311,6 +312,11 @@ pub trait Container {
     }
     /// Drop what is kept of earlier reads (see [`ByteSource::forget`]).
     fn forget(&self) {}
+    /// Why entry `index`'s bytes are not its stored ones where a reader of ranges needs them
+    /// to be (a disc file compressed with zisofs): a static host's index leaves it out.
+    fn not_as_stored(&self, _index: usize) -> Option<&'static str> {
+        None
+    }
     /// [`Container::read`], saying how far it got where a read takes long (a 7z's solid
     /// block decoded from its start): `(done, total)` bytes.
     fn read_reporting(&self, index: usize, _progress: Progress) -> Result<Vec<u8>, ContainerError> {
