@@ -47,7 +47,27 @@ pub struct HostedContainer {
     /// Entries that could not be read when the index was made, with why.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<String>,
+    /// A container inside another (a zip in a zip): its bytes are that container's entry,
+    /// read as the page reads any entry, and `size`, `meta` and the rows' ranges are
+    /// offsets in those bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inside: Option<Inside>,
 }
+
+/// Where a nested container's bytes are: an entry of another container of the index.
+#[derive(Debug, Serialize)]
+pub struct Inside {
+    /// The outer container's `path` in the index.
+    pub container: String,
+    /// The entry's path in it.
+    pub entry: String,
+}
+
+/// The largest container inside a container listed from a host: the page reads it whole
+/// (as when the outer one is dropped) before it reads an entry of it.
+pub const NESTED_AT_MOST: u64 = 256 << 20;
+/// How deep containers inside containers are listed.
+const NESTED_DEPTH: usize = 3;
 
 /// The index of the archive folder `root`; `only`: the one file (a container given as the
 /// archive) to index of it, with the .bin a cue sheet names.
@@ -78,7 +98,7 @@ pub fn build_index(root: &Path, only: Option<&str>) -> io::Result<Index> {
         match planned {
             Ok(c) => {
                 consumed[cue_at] = true;
-                containers_out.push(c);
+                containers_out.extend(c);
             }
             Err(why) => failures.push((cue_at, why)),
         }
@@ -92,7 +112,7 @@ pub fn build_index(root: &Path, only: Option<&str>) -> io::Result<Index> {
         match plan_container(&f.path, f, layout) {
             Ok(c) => {
                 consumed[i] = true;
-                containers_out.push(c);
+                containers_out.extend(c);
             }
             Err(why) => failures.push((i, why)),
         }
@@ -166,9 +186,18 @@ fn sniff(f: &ListedFile) -> Option<containers::ContainerKind> {
     containers::sniff_source(&f.path, &FileBytes::open(&f.real).ok()?)
 }
 
-/// Read the container in `bytes` once, noting each entry's ranges, kind and CRC.
-fn plan_container(path: &str, bytes: &ListedFile, layout: Layout) -> Result<HostedContainer, String> {
+/// Read the container in `bytes` once, noting each entry's ranges, kind and CRC; → it, and
+/// the containers inside it (listed after it).
+fn plan_container(path: &str, bytes: &ListedFile, layout: Layout) -> Result<Vec<HostedContainer>, String> {
     let source: Arc<dyn ByteSource> = Arc::new(FileBytes::open(&bytes.real)?);
+    let mut out = Vec::new();
+    plan_source(path, &bytes.path, source, layout, None, 0, &mut out)?;
+    Ok(out)
+}
+
+/// [`plan_container`] of the container in `source` (the file `file`, or an entry of another
+/// container: `inside`), then of each container inside it, `depth` deep.
+fn plan_source(path: &str, file: &str, source: Arc<dyn ByteSource>, layout: Layout, inside: Option<Inside>, depth: usize, out: &mut Vec<HostedContainer>) -> Result<(), String> {
     let size = source.len();
     let mut kinds = Vec::new();
     let plan = hosted::plan(path, &layout, source, Limits::default(), &mut |index, b| kinds.push((index, b[..b.len().min(16)].to_vec(), b.len() as u64))).map_err(|e| e.to_string())?;
@@ -184,8 +213,38 @@ fn plan_container(path: &str, bytes: &ListedFile, layout: Layout) -> Result<Host
         .iter()
         .map(|e| HostedEntry { path: listed[e.index].path.clone(), size: listed[e.index].size, kind: kind_of.remove(&e.index).unwrap_or("bytes"), at: e.at, crc32: format!("{:08x}", e.crc32), ranges: e.ranges.clone(), pieces: e.pieces.clone() })
         .collect();
-    let problems = plan.container.problems().iter().chain(&plan.unread).map(|p| p.to_string()).collect();
-    Ok(HostedContainer { path: path.to_string(), file: bytes.path.clone(), size, layout, meta: plan.meta, entries, problems })
+    let mut problems: Vec<String> = plan.container.problems().iter().chain(&plan.unread).map(|p| p.to_string()).collect();
+    // Containers inside: read whole (as the page reads one when the outer is dropped) and
+    // listed after this one. A 7z is not: its entries are no ranges of it.
+    let nested: Vec<(usize, Layout)> = if depth + 1 < NESTED_DEPTH {
+        entries_of(&plan)
+            .filter(|(_, e)| containers::may_nest(&e.path))
+            .filter_map(|(i, _)| plan.container.head(i, 17 * 2048).ok().and_then(|head| containers::sniff(&listed[i].path, &head)).and_then(Layout::of).map(|l| (i, l)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    out.push(HostedContainer { path: path.to_string(), file: file.to_string(), size, layout, meta: plan.meta, entries, problems: Vec::new(), inside });
+    let me = out.len() - 1;
+    for (i, layout) in nested {
+        let entry = &listed[i];
+        let inner = format!("{path}/{}", entry.path);
+        if entry.size > NESTED_AT_MOST {
+            problems.push(format!("{inner}: {} bytes: a container inside a container is listed from a host up to {NESTED_AT_MOST} bytes", entry.size));
+            continue;
+        }
+        let planned = plan.container.read(i).map_err(|e| e.to_string()).and_then(|b| plan_source(&inner, file, Arc::new(b), layout, Some(Inside { container: path.to_string(), entry: entry.path.clone() }), depth + 1, out));
+        if let Err(why) = planned {
+            problems.push(format!("{inner}: not listed inside: {why}"));
+        }
+    }
+    out[me].problems = problems;
+    Ok(())
+}
+
+/// The entries of a plan that were read (and so are rows of the index), with their index.
+fn entries_of(plan: &hosted::Plan) -> impl Iterator<Item = (usize, &containers::Entry)> {
+    plan.entries.iter().map(|e| (e.index, &plan.container.entries()[e.index]))
 }
 
 /// One entry's row in a hosted container (see [`HostedContainer::entries`]).

@@ -619,3 +619,56 @@ fn an_iso_lists_the_names_its_users_know_rock_ridge_then_joliet_and_reads_zisofs
         assert_eq!(&std::fs::read(out.join(p)).unwrap(), bytes, "xorriso extracts {p} as given");
     }
 }
+
+#[test]
+fn a_container_inside_a_container_on_a_static_host_is_listed_and_its_entries_read_back() {
+    let dir = scratch("nested-host");
+    let host = dir.join("host");
+    std::fs::create_dir_all(&host).unwrap();
+    let tree = dir.join("tree");
+    let files = BTreeMap::from([("DATA/A.BIN".to_string(), pattern(21, 70_000)), ("B.TXT".to_string(), b"inner text".to_vec())]);
+    write_tree(&tree, &files);
+    // Python's zipfile: INNER.zip deflated, then OUTER.zip holding it (deflated) and a file;
+    // xorriso's DISC.iso stored in OUTER.zip beside it.
+    run(Command::new("xorriso").args(["-as", "mkisofs", "-quiet", "-o"]).arg(dir.join("DISC.iso")).arg(&tree));
+    let script = "import sys, os, zipfile\nroot, inner, iso, outer = sys.argv[1:5]\nwith zipfile.ZipFile(inner, 'w', zipfile.ZIP_DEFLATED) as z:\n  for d, _, fs in sorted(os.walk(root)):\n    for f in sorted(fs):\n      p = os.path.join(d, f); z.write(p, os.path.relpath(p, root))\nwith zipfile.ZipFile(outer, 'w', zipfile.ZIP_DEFLATED) as z:\n  z.write(inner, 'PACKS/INNER.zip')\n  z.write(iso, 'PACKS/DISC.iso', compress_type=zipfile.ZIP_STORED)\n  z.writestr('README.TXT', b'outer')\n";
+    run(Command::new("python3").arg("-c").arg(script).arg(&tree).arg(dir.join("INNER.zip")).arg(dir.join("DISC.iso")).arg(host.join("OUTER.zip")));
+    let out = Command::new(env!("CARGO_BIN_EXE_relicview")).arg("index").arg(&host).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let index: serde_json::Value = serde_json::from_slice(&std::fs::read(host.join("index.json")).unwrap()).unwrap();
+    let containers = index["containers"].as_array().unwrap();
+    let paths: Vec<&str> = containers.iter().map(|c| c["path"].as_str().unwrap()).collect();
+    assert_eq!(paths[0], "OUTER.zip", "an outer container before those inside it");
+    let mut inside = paths[1..].to_vec();
+    inside.sort();
+    assert_eq!(inside, ["OUTER.zip/PACKS/DISC.iso", "OUTER.zip/PACKS/INNER.zip"]);
+    let file = std::fs::read(host.join("OUTER.zip")).unwrap();
+    // An entry read as the page reads it: its container's bytes (the file, or its outer
+    // entry read so in turn), then its ranges of them.
+    fn read(containers: &[serde_json::Value], file: &[u8], c: &serde_json::Value, path: &str) -> Vec<u8> {
+        let bytes = match c.get("inside") {
+            Some(inside) => {
+                let outer = containers.iter().find(|o| o["path"] == inside["container"]).unwrap();
+                read(containers, file, outer, inside["entry"].as_str().unwrap())
+            }
+            None => file.to_vec(),
+        };
+        assert_eq!(c["size"].as_u64().unwrap(), bytes.len() as u64, "{}", c["path"]);
+        let row = c["entries"].as_array().unwrap().iter().find(|r| r[0] == path).unwrap_or_else(|| panic!("{path} in {}", c["path"]));
+        let pieces = c["meta"].as_array().unwrap().iter().chain(row[5].as_array().unwrap()).map(|r| {
+            let (at, len) = (r[0].as_u64().unwrap() as usize, r[1].as_u64().unwrap() as usize);
+            (at as u64, bytes[at..at + len].to_vec())
+        });
+        let layout: hosted::Layout = serde_json::from_value(c.clone()).unwrap();
+        let pieces_of_row = row.get(6).map(|p| serde_json::from_value(p.clone()).unwrap());
+        let wanted = hosted::Wanted { at: row[3].as_u64().unwrap(), size: row[1].as_u64().unwrap(), crc32: u32::from_str_radix(row[4].as_str().unwrap(), 16).unwrap(), pieces: pieces_of_row };
+        hosted::read_hosted(c["path"].as_str().unwrap(), path, &layout, hosted::Fetched::new(bytes.len() as u64, pieces.collect()).unwrap(), wanted, Limits::default()).unwrap()
+    }
+    for inner in &containers[1..] {
+        assert_eq!(inner["inside"]["container"], "OUTER.zip");
+        for (path, bytes) in &files {
+            assert_eq!(&read(containers, &file, inner, path), bytes, "{}/{path}", inner["path"]);
+        }
+    }
+    assert_eq!(read(containers, &file, &containers[0], "README.TXT"), b"outer");
+}

@@ -115,7 +115,12 @@ export async function hostedEntries(listingUrl) {
     };
   });
   const problems = [];
-  for (const c of Array.isArray(listing.containers) ? listing.containers : []) {
+  const hostedContainers = Array.isArray(listing.containers) ? listing.containers : [];
+  // A container inside another is listed as a folder of its own, not as its outer's file.
+  const byPath = new Map(hostedContainers.map((c) => [c && c.path, c]));
+  const nestedRows = new Set(hostedContainers.filter((c) => c && c.inside).map((c) => `${c.inside.container}\u0000${c.inside.entry}`));
+  const urls = new Map();
+  for (const c of hostedContainers) {
     const why = checkContainer(c);
     if (why) {
       problems.push(`${listingUrl}: ${why}`);
@@ -123,11 +128,22 @@ export async function hostedEntries(listingUrl) {
     }
     let made = null;
     const url = () => (made ??= urlOf(c.file));
+    urls.set(c.path, url);
+    if (c.inside) {
+      const outer = byPath.get(c.inside.container);
+      const row = outer && Array.isArray(outer.entries) ? outer.entries.find((r) => Array.isArray(r) && r[0] === c.inside.entry) : null;
+      if (!row || !urls.has(outer.path)) {
+        problems.push(`${listingUrl}: ${c.path}: inside ${c.inside.container}/${c.inside.entry}, which the index does not list before it`);
+        continue;
+      }
+      c.outer = { container: outer, row, url: urls.get(outer.path) };
+    }
     for (const row of c.entries.slice(0, MAX_HOSTED - entries.length)) {
       if (!checkEntry(row)) {
         problems.push(`${listingUrl}: ${c.path}: an entry that is not [path, size, kind, offset, CRC-32, ranges]`);
         continue;
       }
+      if (nestedRows.has(`${c.path}\u0000${row[0]}`)) continue;
       // (A large one parsed in the worker is read here, rebuilt, and handed over.)
       const read = () => readHostedEntry(url(), c, row);
       entries.push({ path: `${c.path}/${row[0]}`, size: row[1], kind: row[2], head: async () => new ArrayBuffer(0), read, source: () => ({ read }) });

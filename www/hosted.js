@@ -393,11 +393,36 @@ function remember(key, bytes) {
 // The bytes of one entry of a hosted container (`container`: its object in index.json;
 // `entry`: its row there), from the container's ranges it needs, rebuilt and checked by the
 // containers module (loaded on the page the first time). → ArrayBuffer.
+// A container inside a hosted container (`inside` in index.json) is read whole, as the
+// page reads one in a dropped container, by its outer entry's own ranges; the last few are
+// kept (their entries tend to be opened together).
+const NESTED_KEPT = 4;
+const nested = new Map(); // container path → Promise of its bytes
+
+// The bytes of nested container `container`, whose outer container and row files.js found
+// (`container.outer`: {container, row, url}).
+function nestedBytes(container) {
+  let got = nested.get(container.path);
+  if (!got) {
+    const { container: outer, row, url } = container.outer;
+    got = readHostedEntry(url(), outer, row).then((b) => new Uint8Array(b));
+    got.catch(() => nested.delete(container.path));
+    nested.set(container.path, got);
+    while (nested.size > NESTED_KEPT) nested.delete(nested.keys().next().value);
+  }
+  return got;
+}
+
 export async function readHostedEntry(url, container, entry) {
   const [path, size, , at, crc, ranges, extents = []] = entry;
   const wanted = [...container.meta, ...ranges];
   const what = container.path;
-  const pieces = await Promise.all(wanted.map(([o, l]) => fetchRange(url, container.size, o, l, what)));
+  const pieces = container.outer
+    ? await nestedBytes(container).then((bytes) => wanted.map(([o, l]) => {
+      if (o + l > bytes.length) throw new HostError(`${what}: the index names bytes ${o}..${o + l} of its ${bytes.length}: publish it again`);
+      return bytes.subarray(o, o + l);
+    }))
+    : await Promise.all(wanted.map(([o, l]) => fetchRange(url, container.size, o, l, what)));
   const all = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
   let k = 0;
   for (const p of pieces) {
@@ -419,6 +444,7 @@ export function checkContainer(c) {
   if (!c || typeof c.path !== 'string' || typeof c.file !== 'string' || !isCount(c.size)) return 'a container without its path, file or size';
   if (!['zip', 'disc', 'chd'].includes(c.kind)) return `${c.path}: kind ${JSON.stringify(c.kind)} is not one the page reads`;
   if (!isRanges(c.meta) || !Array.isArray(c.entries)) return `${c.path}: no meta ranges or entries`;
+  if (c.inside !== undefined && (!c.inside || typeof c.inside.container !== 'string' || typeof c.inside.entry !== 'string')) return `${c.path}: an "inside" that names no container and entry`;
   return null;
 }
 

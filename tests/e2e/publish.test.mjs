@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { launch, newPage, relicview, buildContainers, makeDiscImage } from './harness.mjs';
 import { startNginx } from './nginx.mjs';
 import { createServer } from 'node:net';
+import { execFileSync } from 'node:child_process';
 
 const CONTAINERS = ['GAME.zip', 'GAME.iso', 'FF7.cue', 'FF7.chd'];
 const MODEL_KINDS = new Set(['biz2-geometry', 'map', 'mod', 'bsx']);
@@ -22,6 +23,9 @@ before(async () => {
   root = mkdtempSync(join(tmpdir(), 'relicview-publish-'));
   dir = join(root, 'DROP');
   buildContainers(dir);
+  // Containers inside a container: the zip and the ISO in a zip of their own (Python's
+  // zipfile; the zip deflated, the ISO stored).
+  execFileSync('python3', ['-c', "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[3], 'w', zipfile.ZIP_DEFLATED) as z:\n  z.write(sys.argv[1], 'PACKS/GAME.zip')\n  z.write(sys.argv[2], 'PACKS/GAME.iso', compress_type=zipfile.ZIP_STORED)\n", join(dir, 'GAME.zip'), join(dir, 'GAME.iso'), join(dir, 'NESTED.zip')]);
   site = join(root, 'hosts/site');
   mkdirSync(site, { recursive: true });
   relicview('publish', dir, join(site, 'same'));
@@ -96,6 +100,26 @@ test('a published site lists every container from index.json alone, and every mo
   const hosted = await page.evaluate(() => window.relicview.hostStats());
   assert.ok(hosted.requests > 0 && hosted.inFlight === 0, JSON.stringify(hosted));
   assert.equal(await page.locator('#host-status').isHidden(), true, 'the reading line is gone once nothing is in flight');
+  assert.deepEqual(await page.evaluate(() => window.relicview.containerProblems()), []);
+  assert.deepEqual(problems(), []);
+  await page.close();
+});
+
+test('a zip and an ISO inside a hosted zip list as folders and their models open as the loose files do, read by ranges of the outer zip', async () => {
+  const { page, problems } = await sitePage('same/index.html');
+  await page.waitForFunction(() => window.relicview.indexTimeline()?.listed);
+  const shown = await page.evaluate(() => window.relicview.shownFiles(100000));
+  for (const inner of ['NESTED.zip/PACKS/GAME.zip', 'NESTED.zip/PACKS/GAME.iso']) {
+    assert.ok(shown.includes(`${inner}/DEMO/VIDEO/HEXPOD.BGF`), `${inner} is a folder`);
+    assert.ok(!shown.includes(inner), `${inner} is not also a file`);
+  }
+  const mark = nginx.mark();
+  for (const model of ['DEMO/VIDEO/HEXPOD.BGF', 'FF7/FIELD/MD1_1.BSX']) {
+    const loose = await draw(page, `tree/${model}`);
+    for (const inner of ['NESTED.zip/PACKS/GAME.zip', 'NESTED.zip/PACKS/GAME.iso']) assert.deepEqual(await draw(page, `${inner}/${model}`), loose, `${model} in ${inner}`);
+  }
+  const reads = nginx.since(mark).filter((r) => r.uri.endsWith('/NESTED.zip'));
+  assert.ok(reads.length > 0 && reads.every((r) => r.range), `the outer zip is read by ranges: ${JSON.stringify(reads)}`);
   assert.deepEqual(await page.evaluate(() => window.relicview.containerProblems()), []);
   assert.deepEqual(problems(), []);
   await page.close();
