@@ -469,6 +469,14 @@ fn every_entry_of_a_solid_7z_read_at_once_comes_once_as_read_alone_and_in_the_bl
     let order: Vec<String> = String::from_utf8_lossy(&listed.stdout).lines().filter_map(|l| l.strip_prefix("Path = ")).map(|p| p.replace('\\', "/")).filter(|p| files.contains_key(p)).collect();
     let came: Vec<&str> = handed.iter().map(|&i| c.entries()[i].path.as_str()).collect();
     assert_eq!(came, order, "in the blocks' order, not the order asked");
+    // Reading the container from inside the callback is an error, never a second reader of
+    // the block under way (nor a panic).
+    let mut inner = None;
+    c.read_each(&wanted[..1], &mut |i, _| {
+        inner = Some(c.read(i));
+        false
+    });
+    assert!(inner.unwrap().unwrap_err().to_string().contains("being decoded already"));
     // Stopping early stops.
     let mut seen = 0;
     c.read_each(&wanted, &mut |_, _| {

@@ -453,7 +453,11 @@ impl SevenZContainer {
     /// reader of its bytes) until it returns false: by the 7z crate, or here for the blocks
     /// it has no decoder for.
     fn run_block(&self, block: usize, visit: &mut dyn FnMut(&ArchiveEntry, &mut dyn Read) -> Result<bool, sevenz_rust2::Error>) -> Result<bool, sevenz_rust2::Error> {
-        let mut source = self.source.borrow_mut();
+        // A read asked for while a block is being decoded (from inside `read_each`'s
+        // callback) is an error, not a second reader of the same stream.
+        let Ok(mut source) = self.source.try_borrow_mut() else {
+            return Err(sevenz_rust2::Error::Other("the archive is being decoded already: read it after that read ends".into()));
+        };
         self.decodes.set(self.decodes.get() + 1);
         match self.archive.blocks.get(block).and_then(own_coder) {
             Some(coder) => self.decode_own(block, coder, &mut source, visit),
