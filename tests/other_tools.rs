@@ -680,3 +680,24 @@ fn a_container_inside_a_container_on_a_static_host_is_listed_and_its_entries_rea
     }
     assert_eq!(read(containers, &file, &containers[0], "README.TXT"), b"outer");
 }
+
+#[test]
+fn census_and_serve_agree_on_a_rock_ridge_link_an_empty_file_wherever_its_extent_points() {
+    let dir = scratch("rr-link");
+    let tree = dir.join("tree");
+    write_tree(&tree, &BTreeMap::from([("A.TXT".to_string(), b"hi\n".to_vec())]));
+    std::os::unix::fs::symlink("A.TXT", tree.join("LINK.TXT")).unwrap();
+    let archive = dir.join("archive");
+    std::fs::create_dir_all(&archive).unwrap();
+    run(Command::new("xorriso").args(["-as", "mkisofs", "-quiet", "-R", "-o"]).arg(archive.join("LINKS.iso")).arg(&tree));
+    let out = Command::new(env!("CARGO_BIN_EXE_relicview")).args(["census", "--json"]).arg(&archive).output().unwrap();
+    let census: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(census["failed"], serde_json::json!([]), "{census}");
+    assert_eq!(census["files"], 2);
+    let site = dir.join("site");
+    std::fs::create_dir_all(&site).unwrap();
+    std::fs::write(site.join("index.html"), "<!doctype html>").unwrap();
+    let server = common::serve(&archive, &site);
+    assert_eq!(common::get(server.port, "/archive/LINKS.iso/LINK.TXT"), (200, common::get(server.port, "/archive/LINKS.iso/LINK.TXT").1, Vec::new()));
+    assert_eq!(common::get(server.port, "/archive/LINKS.iso/A.TXT").2, b"hi\n");
+}
