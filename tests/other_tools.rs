@@ -701,3 +701,20 @@ fn census_and_serve_agree_on_a_rock_ridge_link_an_empty_file_wherever_its_extent
     assert_eq!(common::get(server.port, "/archive/LINKS.iso/LINK.TXT"), (200, common::get(server.port, "/archive/LINKS.iso/LINK.TXT").1, Vec::new()));
     assert_eq!(common::get(server.port, "/archive/LINKS.iso/A.TXT").2, b"hi\n");
 }
+
+#[test]
+fn a_file_listed_by_its_rock_ridge_or_joliet_name_keeps_the_name_the_primary_volume_writes() {
+    let dir = scratch("iso-written");
+    let (tree, files) = long_names(&dir);
+    for (what, settings) in [("Rock Ridge", ["-rockridge", "on", "-joliet", "off"]), ("Joliet", ["-rockridge", "off", "-joliet", "on"])] {
+        let iso = dir.join(format!("{}.iso", what.replace(' ', "")));
+        run(Command::new("xorriso").arg("-outdev").arg(&iso).arg("-map").arg(&tree).arg("/").args(settings).args(["-commit"]).stdout(Stdio::null()));
+        let c = open_file(&iso);
+        assert_eq!(names(&*c).len(), files.len());
+        for (i, e) in c.entries().iter().enumerate() {
+            let written = c.written_name(i).unwrap_or_else(|| panic!("{what}: {} has a primary name of its own", e.path));
+            assert!(written.chars().all(|ch| ch.is_ascii_uppercase() || ch.is_ascii_digit() || "_./".contains(ch)), "{what}: {written}");
+            assert_eq!(written.matches('/').count(), e.path.matches('/').count(), "{what}: {written} for {}", e.path);
+        }
+    }
+}

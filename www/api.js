@@ -130,7 +130,7 @@ import { loadedModules } from './modules.js';
   // One listed file: {path, size, kind, pending, failed, failure (why it failed), damaged}, or null.
   entry: (path) => {
     const e = state.byPath.get(String(path).toLowerCase());
-    return e ? { path: e.path, size: e.size, kind: e.kind || "unknown", pending: Boolean(e.pending), failed: Boolean(e.failed), failure: e.failure ?? null, damaged: Boolean(e.damaged) } : null;
+    return e ? { path: e.path, size: e.size, kind: e.kind || "unknown", pending: Boolean(e.pending), failed: Boolean(e.failed), failure: e.failure ?? null, damaged: Boolean(e.damaged), writtenAs: e.writtenAs ?? null } : null;
   },
   // The paths the list shows, in order (at most `limit`, default 1,000).
   shownFiles: (limit = 1000) => state.files.visibleFiles().slice(0, limit),

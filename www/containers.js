@@ -196,7 +196,7 @@ export async function expandContainers(entries, progress = () => {}) {
         // Typed by content after the listing shows, as a folder's files are.
         // (An entry of a solid 7z is typed, or its name confirmed, by its content when opened:
         // its head would cost decoding the block before it.)
-        added.push({ path: x.path, size: x.size, read, head: () => worker.head(listed.id, x.container, x.index), confirmOnOpen: x.costly });
+        added.push({ path: x.path, size: x.size, read, head: () => worker.head(listed.id, x.container, x.index), confirmOnOpen: x.costly, writtenAs: x.written });
       }
     } catch (err) {
       // Not opened: the file stays, red, with why (a trap in a reader says only what the

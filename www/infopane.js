@@ -97,6 +97,9 @@ export function showDocument(file) {
   dl.replaceChildren();
   $('info-selection').replaceChildren();
   addRows(dl, file.infoRows());
+  // A disc's file listed by its Rock Ridge or Joliet name: what the disc itself calls it.
+  const entry = state.byPath.get(file.path.toLowerCase());
+  if (entry && entry.writtenAs) addRow(dl, 'on the disc as', entry.writtenAs);
   // What is not a label and its value goes under the list.
   const more = $('info-more');
   more.replaceChildren();

@@ -171,3 +171,24 @@ test('Export all of a solid 7z decodes each of its blocks once, and its zip hold
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('a disc lists its files by their Rock Ridge names, and the info pane says what the disc itself calls each', async () => {
+  const drop = mkdtempSync(join(tmpdir(), 'relicview-long-names-'));
+  const src = join(drop, 'src/Game Models');
+  mkdirSync(src, { recursive: true });
+  writeFileSync(join(src, 'Hexpod Walker.BGF'), readFileSync(join(tree, 'DEMO/VIDEO/HEXPOD.BGF')));
+  mkdirSync(join(drop, 'in'));
+  execFileSync('xorriso', ['-outdev', join(drop, 'in/LONG.iso'), '-map', join(drop, 'src'), '/', '-rockridge', 'on', '-joliet', 'on', '-commit'], { stdio: 'ignore' });
+  const { page, problems } = await newPage(browser, `${server.url}#folder=none`);
+  await loadFolder(page, join(drop, 'in'), 1);
+  const path = (await page.evaluate(() => window.relicview.shownFiles(10))).find((p) => p.endsWith('Hexpod Walker.BGF'));
+  assert.ok(path && path.includes('LONG.iso/Game Models/'), `listed by its Rock Ridge name: ${path}`);
+  const entry = await page.evaluate((p) => window.relicview.entry(p), path);
+  assert.match(entry.writtenAs, /LONG\.iso\/GAME_MOD[A-Z0-9_]*\/HEXPOD_W[A-Z0-9_.;]*/, JSON.stringify(entry));
+  assert.ok((await draw(page, path)).triangles > 0);
+  const rows = await page.locator('#info-body dt').allTextContents();
+  const values = await page.locator('#info-body dd').allTextContents();
+  assert.equal(values[rows.indexOf('on the disc as')], entry.writtenAs);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -193,6 +193,8 @@ pub struct IsoContainer {
     extents: Vec<Vec<Extent>>,
     /// Each entry's zisofs compression (its block size's log2 and its size), where it has one.
     zisofs: Vec<Option<(u8, u64)>>,
+    /// Each entry's path as the primary volume writes it, where the listed one differs.
+    written: Vec<Option<String>>,
     problems: Vec<ContainerError>,
     /// The image as 2048-byte sectors, and its length.
     view: Arc<dyn ByteSource>,
@@ -216,6 +218,7 @@ impl IsoContainer {
         let Volume { root, joliet, directories } = volume(name, &*view)?;
         // The names people know: Rock Ridge's where the primary volume carries them (as
         // Linux shows a disc), else a Joliet volume's (as Windows does), else the primary's.
+        let volume_root = root.clone();
         let (root, names) = match (rock_ridge_skip(&*view, &root), joliet) {
             (Some(skip), _) => (root, Names::RockRidge { skip }),
             (None, Some(joliet)) => (joliet, Names::Joliet),
@@ -223,12 +226,32 @@ impl IsoContainer {
         };
         let mut walk = Walk { name, view: &*view, len, limits, names, listed: Vec::new(), problems: &mut problems, seen: HashSet::new(), progress, directories };
         walk.seen.insert(root.extent);
-        walk.directory(&root, "", 0);
-        let listed = std::mem::take(&mut walk.listed);
+        walk.directory(&root, "", "", 0);
+        let mut listed = std::mem::take(&mut walk.listed);
+        if names == Names::Joliet {
+            // The primary volume's names of the same files (by where each starts), walked
+            // apart: what the disc calls them besides the Joliet names listed.
+            let mut quiet = Vec::new();
+            let mut primary = Walk { name, view: &*view, len, limits, names: Names::Primary, listed: Vec::new(), problems: &mut quiet, seen: HashSet::new(), progress: &mut |_, _| {}, directories: 0 };
+            primary.seen.insert(volume_root.extent);
+            primary.directory(&volume_root, "", "", 0);
+            let by_start: std::collections::HashMap<u64, String> = primary.listed.into_iter().filter_map(|l| Some((l.extents.first()?.at, l.entry.path))).collect();
+            for l in &mut listed {
+                l.written = l.extents.first().and_then(|e| by_start.get(&e.at)).filter(|w| **w != l.entry.path).cloned();
+            }
+        }
         let (entries, kept) = drop_duplicates(name, listed.iter().map(|l| l.entry.clone()).collect(), &mut problems);
         let mut listed: Vec<Option<Listed>> = listed.into_iter().map(Some).collect();
-        let (extents, zisofs) = kept.into_iter().map(|k| listed[k].take().map_or((Vec::new(), None), |l| (l.extents, l.zisofs))).unzip();
-        Ok(IsoContainer { name: name.to_string(), kind, entries, extents, zisofs, problems, view, len, limits })
+        let mut extents = Vec::with_capacity(kept.len());
+        let mut zisofs = Vec::with_capacity(kept.len());
+        let mut written = Vec::with_capacity(kept.len());
+        for k in kept {
+            let l = listed[k].take();
+            extents.push(l.as_ref().map_or(Vec::new(), |l| l.extents.clone()));
+            zisofs.push(l.as_ref().and_then(|l| l.zisofs));
+            written.push(l.and_then(|l| l.written));
+        }
+        Ok(IsoContainer { name: name.to_string(), kind, entries, extents, zisofs, written, problems, view, len, limits })
     }
 
     fn entry_error(&self, index: usize, offset: u64, message: String) -> ContainerError {
@@ -400,6 +423,8 @@ struct Listed {
     entry: Entry,
     extents: Vec<Extent>,
     zisofs: Option<(u8, u64)>,
+    /// Its path as the primary volume writes it, where the listed one is Rock Ridge's.
+    written: Option<String>,
 }
 
 /// The walk of the directory tree: what it lists and what it finds wrong.
@@ -419,7 +444,7 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
-    fn directory(&mut self, dir: &Record, prefix: &str, depth: usize) {
+    fn directory(&mut self, dir: &Record, prefix: &str, written_prefix: &str, depth: usize) {
         (self.progress)(self.seen.len() as u64, self.directories.max(self.seen.len() as u64));
         let here = if prefix.is_empty() { "the root directory".to_string() } else { format!("directory {prefix}") };
         let start = dir.extent as u64 * USER_SECTOR;
@@ -489,7 +514,8 @@ impl Walk<'_> {
                         if r.more_extents {
                             pending = Some((p, w, extents));
                         } else {
-                            self.list_file(p, extents);
+                            let written = self.written_as(written_prefix, &w, &p);
+                            self.list_file(p, extents, written);
                         }
                         continue;
                     }
@@ -499,18 +525,21 @@ impl Walk<'_> {
                 if !r.directory {
                     if let Some(z) = zisofs {
                         // zisofs files are written in one extent (their size is the stored one).
-                        self.listed.push(Listed { entry: Entry { path, size: z.1 }, extents: vec![extent], zisofs: Some(z) });
+                        let written = self.written_as(written_prefix, &written, &path);
+                        self.listed.push(Listed { entry: Entry { path, size: z.1 }, extents: vec![extent], zisofs: Some(z), written });
                     } else if r.more_extents {
                         pending = Some((path, written, vec![extent]));
                     } else {
-                        self.list_file(path, vec![extent]);
+                        let written = self.written_as(written_prefix, &written, &path);
+                        self.list_file(path, vec![extent], written);
                     }
                 } else if !self.seen.insert(r.extent) {
                     self.problems.push(error(self.name, Some(begins), format!("directory {path} points back at a directory already listed: not followed")));
                 } else if depth + 1 >= self.limits.max_depth {
                     self.problems.push(error(self.name, Some(begins), format!("directory {path} nests deeper than {}: not followed", self.limits.max_depth)));
                 } else {
-                    self.directory(&r, &path, depth + 1);
+                    let written_path = if written_prefix.is_empty() { written.clone() } else { format!("{written_prefix}/{written}") };
+                    self.directory(&r, &path, &written_path, depth + 1);
                 }
             }
         }
@@ -519,9 +548,16 @@ impl Walk<'_> {
         }
     }
 
-    fn list_file(&mut self, path: String, extents: Vec<Extent>) {
+    fn list_file(&mut self, path: String, extents: Vec<Extent>, written: Option<String>) {
         let size = extents.iter().map(|e| e.len).sum();
-        self.listed.push(Listed { entry: Entry { path, size }, extents, zisofs: None });
+        self.listed.push(Listed { entry: Entry { path, size }, extents, zisofs: None, written });
+    }
+
+    /// A file's path as the volume writes it (`name` in the folder `prefix` so written),
+    /// where it is not the listed `path`.
+    fn written_as(&self, prefix: &str, name: &str, path: &str) -> Option<String> {
+        let written = if prefix.is_empty() { name.to_string() } else { format!("{prefix}/{name}") };
+        (written != path).then_some(written)
     }
 
     /// The directory whose extent starts at `sector`, as its own "." record says.
@@ -551,6 +587,9 @@ impl Container for IsoContainer {
     }
     fn located(&self, index: usize) -> Option<u64> {
         self.extents.get(index)?.first().map(|e| e.at)
+    }
+    fn written_name(&self, index: usize) -> Option<&str> {
+        self.written.get(index)?.as_deref()
     }
     fn not_as_stored(&self, index: usize) -> Option<&'static str> {
         self.zisofs.get(index).copied().flatten().map(|_| "compressed with zisofs: read when the disc itself is opened (dropped, or served by relicview serve), not by ranges from a static host")

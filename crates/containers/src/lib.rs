@@ -304,6 +304,12 @@ pub trait Container {
     /// Where entry `index` starts: a disc entry's first byte in the disc's 2048-byte
     /// sectors, a zip entry's local header in the file (hosted.rs reads it from there).
     fn located(&self, index: usize) -> Option<u64>;
+    /// The name the container itself writes for entry `index`, where the listed one is
+    /// another (an ISO's primary volume name, 8.3 at level 1, under a Rock Ridge or Joliet
+    /// name).
+    fn written_name(&self, _index: usize) -> Option<&str> {
+        None
+    }
     /// Where entry `index`'s bytes lie when they are not one run from [`Container::located`]
     /// on: a disc file written in several extents, `[first byte, length]` each in the file's
     /// order. None for an entry in one piece.

@@ -97,6 +97,11 @@ pub struct Listed {
     index: usize,
     /// Its first bytes cost the decoding of others (a solid 7z): confirm its kind on open.
     costly: bool,
+    /// Its path as the container itself writes it, where that is not `path` (an ISO's 8.3
+    /// name under its Rock Ridge or Joliet one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    written: Option<String>,
 }
 
 /// A container (and those inside it) opened in this worker.
@@ -173,7 +178,8 @@ impl ContainerReader {
                     continue;
                 }
             }
-            self.listed.push(Listed { path, size: e.size, container: id, index: i, costly: container.heads_are_costly() });
+            let written = container.written_name(i).map(|w| format!("{name}/{w}"));
+            self.listed.push(Listed { path, size: e.size, container: id, index: i, costly: container.heads_are_costly(), written });
         }
         self.opened.push(container);
         for (cue, bin, track) in cues.discs {
