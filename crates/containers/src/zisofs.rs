@@ -5,6 +5,11 @@
 
 use std::io::Read;
 
+/// Reads `buf.len()` of the stored bytes at an offset.
+pub type ReadAt<'a> = &'a mut dyn FnMut(u64, &mut [u8]) -> Result<(), String>;
+/// Takes the decoded bytes a piece at a time.
+pub type Sink<'a> = &'a mut dyn FnMut(&[u8]) -> Result<(), String>;
+
 /// A zisofs file's first bytes.
 pub const MAGIC: [u8; 8] = [0x37, 0xE4, 0x53, 0x96, 0xC9, 0xDB, 0xD6, 0x07];
 const HEADER: usize = 16;
@@ -13,7 +18,7 @@ const HEADER: usize = 16;
 /// ZF entry says), whose `stored` bytes are read by `read(offset, buf)`, handed to `sink` a
 /// block's part at a time. Every offset the file gives is checked against what is stored
 /// before anything is read or allocated by it.
-pub fn decode(stored: u64, size: u64, log2: u8, read: &mut dyn FnMut(u64, &mut [u8]) -> Result<(), String>, skip: u64, take: u64, sink: &mut dyn FnMut(&[u8]) -> Result<(), String>) -> Result<(), String> {
+pub fn decode(stored: u64, size: u64, log2: u8, read: ReadAt, skip: u64, take: u64, sink: Sink) -> Result<(), String> {
     if !(15..=17).contains(&log2) {
         return Err(format!("zisofs blocks of 2^{log2} bytes: expected 2^15 to 2^17"));
     }
