@@ -185,6 +185,9 @@ impl ByteSource for Fetched {
     }
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
         let end = offset.checked_add(buf.len() as u64).filter(|&e| e <= self.len).ok_or_else(|| format!("{} bytes at byte {offset} run past the end ({} bytes)", buf.len(), self.len))?;
+        if buf.is_empty() {
+            return Ok(());
+        }
         // The last piece starting at or before `offset`.
         let k = self.pieces.partition_point(|(at, _)| *at <= offset);
         match k.checked_sub(1).map(|k| &self.pieces[k]) {
@@ -245,7 +248,8 @@ pub fn read_hosted(name: &str, entry: &str, layout: &Layout, fetched: Fetched, w
             }
             let mut out = vec![0u8; wanted.size as usize];
             let mut filled = 0usize;
-            for &[at, len] in &pieces {
+            // An empty extent holds nothing wherever it points (the reader reads none of it).
+            for &[at, len] in pieces.iter().filter(|p| p[1] > 0) {
                 if at.checked_add(len).is_none_or(|end| end > view.len()) {
                     return Err(fail(Some(at), format!("{len} bytes lie past the disc's end ({} bytes)", view.len())));
                 }
@@ -317,5 +321,17 @@ mod tests {
         assert!(f.read_at(8, &mut b).unwrap_err().contains("not among the ranges"));
         assert!(f.read_at(98, &mut b).is_err());
         assert!(Fetched::new(10, vec![(8, vec![0; 4])]).is_err());
+    }
+
+    #[test]
+    fn a_disc_file_in_extents_reads_them_in_order_and_an_empty_one_reads_nothing_wherever_it_points() {
+        let disc: Vec<u8> = (0..4096u32).map(|i| (i * 7) as u8).collect();
+        let layout = Layout::Disc { mode: "COOKED".into(), start: 0 };
+        let want: Vec<u8> = [&disc[100..105], &disc[50..55]].concat();
+        let wanted = Wanted { at: 100, size: 10, crc32: crc32fast::hash(&want), pieces: Some(vec![[100, 5], [1 << 40, 0], [50, 5]]) };
+        let got = read_hosted("d.iso", "F", &layout, Fetched::new(4096, vec![(0, disc.clone())]).unwrap(), wanted.clone(), Limits::default()).unwrap();
+        assert_eq!(got, want);
+        let wrong = Wanted { pieces: Some(vec![[100, 5], [50, 4]]), ..wanted };
+        assert!(read_hosted("d.iso", "F", &layout, Fetched::new(4096, vec![(0, disc)]).unwrap(), wrong, Limits::default()).unwrap_err().to_string().contains("add up to 9, not its 10 bytes"));
     }
 }
