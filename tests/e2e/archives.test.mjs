@@ -129,7 +129,7 @@ test('a field model after a large file in a solid 7z says which block it decodes
   assert.ok(first.labels.some((l) => l === 'Opening MD1_1.BSX — decoding block 1 of 1 (49 MB)'), JSON.stringify(first.labels));
   // Both entries were stored as they were decoded: the model, and the 48 MB before it in
   // pieces on its way (too large to hold in memory).
-  assert.deepEqual(first.cache, { hits: 0, bytesRead: 0, stored: 2, bytesWritten: 48e6 + model, refused: null });
+  assert.deepEqual(first.cache, { hits: 0, bytesRead: 0, stored: 2, bytesWritten: 48e6 + model, refused: null, blocksDecoded: 1 });
   // The page reloaded (a new worker, nothing in memory) and the archive dropped again: the
   // model is read back from the Origin Private File System, nothing is decoded.
   await page.reload();
@@ -137,7 +137,7 @@ test('a field model after a large file in a solid 7z says which block it decodes
   const again = await openWatched();
   assert.deepEqual(again.opened, first.opened);
   assert.ok(!again.labels.some((l) => /decoding/.test(l)), JSON.stringify(again.labels));
-  assert.deepEqual(again.cache, { hits: 1, bytesRead: model, stored: 0, bytesWritten: 0, refused: null });
+  assert.deepEqual(again.cache, { hits: 1, bytesRead: model, stored: 0, bytesWritten: 0, refused: null, blocksDecoded: 0 });
   // Dropped a third time in the same page: the last listing's store is let go, and the new
   // one opens over the same files.
   const third = await openWatched();
