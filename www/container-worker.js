@@ -14,6 +14,18 @@ const blocksDecoded = () => [...readers.values()].reduce((n, r) => n + r.blocksD
 const readers = new Map(); // container id → ContainerReader
 const stores = new Map(); // container id → its store of decoded entries (a 7z's)
 
+// A progress listener for job `job` that posts at most every 50 ms (the calls it hears run
+// in one call into the module, many times a second).
+function throttled(job) {
+  let said = -Infinity;
+  return (done, total) => {
+    const now = performance.now();
+    if (now - said < 50) return;
+    said = now;
+    self.postMessage({ type: 'progress', job, done, total });
+  };
+}
+
 self.onmessage = async (e) => {
   const m = e.data;
   if (m.type === 'init') {
@@ -27,13 +39,7 @@ self.onmessage = async (e) => {
       const file = m.file;
       const read = (offset, length) => new Uint8Array(sync.readAsArrayBuffer(file.slice(offset, offset + length)));
       // How far the listing got, a few times a second (it runs in one call).
-      let said = -Infinity;
-      const progress = (done, total) => {
-        const now = performance.now();
-        if (now - said < 50) return;
-        said = now;
-        self.postMessage({ type: 'progress', job: m.job, done, total });
-      };
+      const progress = throttled(m.job);
       // A 7z keeps what it decodes in this browser's storage (decoded-cache.js).
       const store = !m.mode && keepsDecoded(read(0, Math.min(file.size, 32))) ? await openStore(m.name, file) : null;
       if (store) stores.set(m.id, store);
@@ -56,14 +62,7 @@ self.onmessage = async (e) => {
       self.postMessage({ type: 'read', job: m.job, bytes, cache: { ...cacheStats, blocksDecoded: blocksDecoded() } }, [bytes.buffer]);
     } else if (m.type === 'warm') {
       // Every entry of a solid 7z decoded once into its store, before Export all reads them.
-      let said = -Infinity;
-      const progress = (done, total) => {
-        const now = performance.now();
-        if (now - said < 50) return;
-        said = now;
-        self.postMessage({ type: 'progress', job: m.job, done, total });
-      };
-      const decoded = readers.get(m.id).warm(progress);
+      const decoded = readers.get(m.id).warm(throttled(m.job));
       self.postMessage({ type: 'warmed', job: m.job, decoded, cache: { ...cacheStats, blocksDecoded: blocksDecoded() } });
     } else if (m.type === 'heads') {
       // Each entry's first 16 bytes, or why not (one entry's fault is its own).

@@ -660,7 +660,8 @@ test('the file list keeps its rows when it gets a few pixels shorter, and shows 
   const files = 600;
   await page.evaluate((n) => window.relicview.loadFiles(Array.from({ length: n }, (_, i) => new File([`note ${i}\n`], `N${String(i).padStart(4, '0')}.TXT`))), files);
   await page.waitForFunction((n) => window.relicview.listing().files === n, files);
-  const frame = () => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
+  // A frame laid out and painted: the next one has begun.
+  const frame = () => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
   await frame();
   // What a row in sight is, at each row's height down the list's box: its path, or null
   // where the list shows a spacer (a row not in the DOM).
