@@ -5,11 +5,11 @@
 //!
 //! cargo bench --bench throughput [-- --mb N]
 
+use relicview::archive::{open_file, Archive, MemorySource};
 use relicview::demo::large_model;
 use relicview::formats::biz2::writer::{write_file, WriteOptions};
-use relicview::archive::{open_file, Archive, MemorySource};
-use relicview::formats::registry::{self, Purpose};
 use relicview::formats::biz2::Biz2File;
+use relicview::formats::registry::{self, Purpose};
 use std::cell::RefCell;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -121,12 +121,6 @@ fn main() {
     println!("  scene → bytes ({wire_mb:.1} MB)      {:8.1} MB/s   {:.3} of memcpy", wire_rate(encode), wire_rate(encode) / rate(memcpy));
     println!("  bytes → scene                {:8.1} MB/s   {:.3} of memcpy", wire_rate(decode), wire_rate(decode) / rate(memcpy));
     println!("  scene bounds                 {:8.1} ms", bounds.as_secs_f64() * 1e3);
-    let json = format!(
-        "{{\"bytes\":{},\"triangles\":{triangles},\"memcpy_mb_s\":{:.2},\"parse_mb_s\":{:.2},\"parse_triangulate_mb_s\":{:.2}}}",
-        bytes.len(),
-        rate(memcpy),
-        rate(parse),
-        rate(full)
-    );
+    let json = format!("{{\"bytes\":{},\"triangles\":{triangles},\"memcpy_mb_s\":{:.2},\"parse_mb_s\":{:.2},\"parse_triangulate_mb_s\":{:.2}}}", bytes.len(), rate(memcpy), rate(parse), rate(full));
     std::fs::write(out_dir.join("native.json"), json).expect("write native figures");
 }

@@ -211,7 +211,15 @@ fn plan_source(path: &str, file: &str, source: Arc<dyn ByteSource>, layout: Layo
     let entries = plan
         .entries
         .iter()
-        .map(|e| HostedEntry { path: listed[e.index].path.clone(), size: listed[e.index].size, kind: kind_of.remove(&e.index).unwrap_or("bytes"), at: e.at, crc32: format!("{:08x}", e.crc32), ranges: e.ranges.clone(), pieces: e.pieces.clone() })
+        .map(|e| HostedEntry {
+            path: listed[e.index].path.clone(),
+            size: listed[e.index].size,
+            kind: kind_of.remove(&e.index).unwrap_or("bytes"),
+            at: e.at,
+            crc32: format!("{:08x}", e.crc32),
+            ranges: e.ranges.clone(),
+            pieces: e.pieces.clone(),
+        })
         .collect();
     let mut problems: Vec<String> = plan.container.problems().iter().chain(&plan.unread).map(|p| p.to_string()).collect();
     // Containers inside: read whole (as the page reads one when the outer is dropped) and
@@ -233,7 +241,11 @@ fn plan_source(path: &str, file: &str, source: Arc<dyn ByteSource>, layout: Layo
             problems.push(format!("{inner}: {} bytes: a container inside a container is listed from a host up to {NESTED_AT_MOST} bytes", entry.size));
             continue;
         }
-        let planned = plan.container.read(i).map_err(|e| e.to_string()).and_then(|b| plan_source(&inner, file, Arc::new(b), layout, Some(Inside { container: path.to_string(), entry: entry.path.clone() }), depth + 1, out));
+        let planned = plan
+            .container
+            .read(i)
+            .map_err(|e| e.to_string())
+            .and_then(|b| plan_source(&inner, file, Arc::new(b), layout, Some(Inside { container: path.to_string(), entry: entry.path.clone() }), depth + 1, out));
         if let Err(why) = planned {
             problems.push(format!("{inner}: not listed inside: {why}"));
         }
@@ -435,7 +447,10 @@ fn copy_site(site: &Path, to: &Path) -> io::Result<()> {
         if p.exists() {
             Ok(p)
         } else {
-            Err(io::Error::new(io::ErrorKind::NotFound, format!("{}: not there; the site folder is a built page (index.html, assets.json, assets/), which scripts/build.sh writes into site/", p.display())))
+            Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("{}: not there; the site folder is a built page (index.html, assets.json, assets/), which scripts/build.sh writes into site/", p.display()),
+            ))
         }
     };
     for file in ["index.html", "index.html.br", "index.html.gz", "assets.json"] {

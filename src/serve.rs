@@ -15,13 +15,13 @@ use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
-use std::time::Duration;
 use percent_encoding::percent_decode_str;
 use serde::Serialize;
 use std::collections::HashSet;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 pub struct ServeConfig {
     /// Folder holding the page: a built site (index.html, assets/: scripts/site.mjs), or a
@@ -159,12 +159,8 @@ async fn accept(listener: tokio::net::TcpListener, app: axum::Router, limits: Li
         let Ok(slot) = slots.clone().try_acquire_owned() else { continue };
         let service = hyper_util::service::TowerToHyperService::new(app.clone());
         tokio::spawn(async move {
-            let _ = hyper::server::conn::http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(limits.header_timeout)
-                .keep_alive(true)
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
+            let _ =
+                hyper::server::conn::http1::Builder::new().timer(TokioTimer::new()).header_read_timeout(limits.header_timeout).keep_alive(true).serve_connection(TokioIo::new(stream), service).await;
             drop(slot);
         });
     }
@@ -278,7 +274,10 @@ fn list_archive_or_container(root: &Path) -> io::Result<Listing> {
     if entries.is_empty() && !problems.is_empty() {
         return Err(io::Error::new(io::ErrorKind::InvalidData, problems[0].1.clone()));
     }
-    let files = entries.into_iter().map(|e| ListedFile { kind: crate::census::kind_of(&e.path, &e.head, e.size), path: e.path, size: e.size, real: root.to_path_buf(), contained: true, failure: None, refs: Vec::new() }).collect();
+    let files = entries
+        .into_iter()
+        .map(|e| ListedFile { kind: crate::census::kind_of(&e.path, &e.head, e.size), path: e.path, size: e.size, real: root.to_path_buf(), contained: true, failure: None, refs: Vec::new() })
+        .collect();
     let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     Ok(Listing { root: name, base: String::new(), files, skipped: problems, notes })
 }
@@ -557,7 +556,8 @@ fn sorted(mut files: Vec<ListedFile>, skipped: &mut [(String, String)]) -> Vec<L
 /// cue's name. A container that cannot be opened stays a file, and says why in `skipped`.
 fn open_containers(root: &Path, files: Vec<ListedFile>, skipped: &mut Vec<(String, String)>, notes: &mut Vec<(String, String)>) -> Vec<ListedFile> {
     let disk = crate::disk::Disk::new(root);
-    let named_by_cues: std::collections::HashSet<String> = files.iter().filter(|f| f.path.to_ascii_lowercase().ends_with(".cue")).filter_map(|f| crate::disk::cue_track_of(f).ok()).map(|(bin, _, _)| bin.to_ascii_lowercase()).collect();
+    let named_by_cues: std::collections::HashSet<String> =
+        files.iter().filter(|f| f.path.to_ascii_lowercase().ends_with(".cue")).filter_map(|f| crate::disk::cue_track_of(f).ok()).map(|(bin, _, _)| bin.to_ascii_lowercase()).collect();
     let mut out = Vec::with_capacity(files.len());
     for f in files {
         if named_by_cues.contains(&f.path.to_ascii_lowercase()) {
@@ -580,7 +580,15 @@ fn open_containers(root: &Path, files: Vec<ListedFile>, skipped: &mut Vec<(Strin
             out.push(ListedFile { failure: Some(why), ..f });
             continue;
         }
-        out.extend(entries.into_iter().map(|e| ListedFile { kind: crate::census::kind_of(&e.path, &e.head, e.size), path: e.path, size: e.size, real: f.real.clone(), contained: true, failure: None, refs: Vec::new() }));
+        out.extend(entries.into_iter().map(|e| ListedFile {
+            kind: crate::census::kind_of(&e.path, &e.head, e.size),
+            path: e.path,
+            size: e.size,
+            real: f.real.clone(),
+            contained: true,
+            failure: None,
+            refs: Vec::new(),
+        }));
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
     skipped.sort();

@@ -2,19 +2,13 @@
 
 use proptest::prelude::*;
 use relicview::formats::biz2::writer::{write_file, write_nodes, Node, WriteOptions};
+use relicview::formats::biz2::{
+    tags, Biz2File, Connectivity, DeclaredBounds, FileKind, Header, LightPoint, Lod, MaterialDef, MaterialRef, Object, Patch, Primitive, PrimitiveKind, RampDef, TextureDef, TextureRef, VertexBlock,
+};
 use relicview::scene::source_of;
-use relicview::formats::biz2::{tags, Biz2File, Connectivity, DeclaredBounds, FileKind, Header, LightPoint, Lod, MaterialDef, MaterialRef, Object, Patch, Primitive, PrimitiveKind, RampDef, TextureDef, TextureRef, VertexBlock};
 
 fn prim(kind: PrimitiveKind, positions: Vec<[f32; 3]>, connectivity: Vec<Connectivity>) -> Primitive {
-    Primitive {
-        kind,
-        chunk: 0,
-        vertices: VertexBlock { format: 0x080, positions, ..Default::default() },
-        connectivity,
-        triangles: Vec::new(),
-        triangle_sources: Vec::new(),
-        bounds: None,
-    }
+    Primitive { kind, chunk: 0, vertices: VertexBlock { format: 0x080, positions, ..Default::default() }, connectivity, triangles: Vec::new(), triangle_sources: Vec::new(), bounds: None }
 }
 
 fn file_with(prims: Vec<Primitive>) -> Biz2File {
@@ -36,14 +30,7 @@ fn parse(f: &Biz2File) -> Biz2File {
 
 #[test]
 fn pmesh_uses_both_conn_and_pconn_and_fans_hexagons() {
-    let f = file_with(vec![prim(
-        PrimitiveKind::PMesh,
-        grid(8),
-        vec![
-            Connectivity::Faces { points_per_face: 6, indices: vec![0, 1, 2, 3, 4, 5] },
-            Connectivity::Triangles(vec![[5, 6, 7]]),
-        ],
-    )]);
+    let f = file_with(vec![prim(PrimitiveKind::PMesh, grid(8), vec![Connectivity::Faces { points_per_face: 6, indices: vec![0, 1, 2, 3, 4, 5] }, Connectivity::Triangles(vec![[5, 6, 7]])])]);
     let p = &parse(&f).objects[0].lods[0].patches[0].primitives[0];
     assert_eq!(p.triangles, vec![[0, 1, 2], [0, 2, 3], [0, 3, 4], [0, 4, 5], [5, 6, 7]]);
     // Each triangle points at the index chunk that produced it: PCONN, then CONN.
@@ -83,11 +70,7 @@ fn index_out_of_range_is_a_diagnostic_with_offset_and_the_rest_draws() {
 fn nan_positions_and_bad_points_per_face_are_diagnostics() {
     let mut pos = grid(4);
     pos[3][1] = f32::NAN;
-    let f = file_with(vec![prim(
-        PrimitiveKind::PMesh,
-        pos,
-        vec![Connectivity::Triangles(vec![[0, 1, 2], [1, 2, 3]]), Connectivity::Faces { points_per_face: 2, indices: vec![0, 1] }],
-    )]);
+    let f = file_with(vec![prim(PrimitiveKind::PMesh, pos, vec![Connectivity::Triangles(vec![[0, 1, 2], [1, 2, 3]]), Connectivity::Faces { points_per_face: 2, indices: vec![0, 1] }])]);
     let parsed = parse(&f);
     assert_eq!(parsed.objects[0].lods[0].triangle_count(), 1);
     let messages: Vec<_> = parsed.diagnostics.iter().map(|d| d.message.as_str()).collect();
@@ -113,10 +96,7 @@ fn files_without_namespace_bits_load_by_context() {
     let tri = [0.0f32, 0., 0., 1., 0., 0., 0., 1., 0.].iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>();
     let conn = [0i32, 1, 2].iter().flat_map(|i| i.to_le_bytes()).collect::<Vec<u8>>();
     let pmesh = Node::container(tags::PMESH, vec![Node::leaf(0x0080, tri), Node::leaf(tags::CONNECTION_LIST, conn)]);
-    let lod = Node::container(
-        tags::LOD,
-        vec![Node::floats(bare(tags::LOD_DISTANCE), &[0.0, 50.0]), Node::container(tags::PATCH, vec![pmesh])],
-    );
+    let lod = Node::container(tags::LOD, vec![Node::floats(bare(tags::LOD_DISTANCE), &[0.0, 50.0]), Node::container(tags::PATCH, vec![pmesh])]);
     let object = Node::container(tags::OBJECT, vec![Node::string(bare(tags::NAME), "old"), lod]);
     let header = Node::container(tags::HEADER, vec![Node::leaf(bare(tags::UNIT), vec![1]), Node::floats(bare(tags::SCALE), &[2.0])]);
     let bytes = write_nodes(b"DIV-BIZ2", &[header, object], WriteOptions::default());
@@ -152,8 +132,7 @@ fn arb_primitive() -> impl Strategy<Value = Primitive> {
             let conn = prop::collection::vec(
                 prop_oneof![
                     prop::collection::vec([0..n, 0..n, 0..n], 0..6).prop_map(Connectivity::Triangles),
-                    (3u8..7).prop_flat_map(move |ppf| prop::collection::vec(0..n, ppf as usize * 2)
-                        .prop_map(move |indices| Connectivity::Faces { points_per_face: ppf, indices })),
+                    (3u8..7).prop_flat_map(move |ppf| prop::collection::vec(0..n, ppf as usize * 2).prop_map(move |indices| Connectivity::Faces { points_per_face: ppf, indices })),
                 ],
                 if kind == PrimitiveKind::PMesh { 0..3 } else { 0..1 },
             );
@@ -216,8 +195,7 @@ fn arb_texture() -> impl Strategy<Value = TextureDef> {
 }
 
 fn arb_ramp() -> impl Strategy<Value = RampDef> {
-    (prop::option::of(arb_name()), prop::option::of(any::<u8>()), prop::option::of([arb_f3(), arb_f3()]))
-        .prop_map(|(name, scope, colors)| RampDef { chunk: 0, name, scope, colors })
+    (prop::option::of(arb_name()), prop::option::of(any::<u8>()), prop::option::of([arb_f3(), arb_f3()])).prop_map(|(name, scope, colors)| RampDef { chunk: 0, name, scope, colors })
 }
 
 fn arb_points() -> impl Strategy<Value = Vec<LightPoint>> {
@@ -395,10 +373,8 @@ fn patches_inherit_the_object_material() {
     assert_eq!(parsed.objects[0].front, Some(MaterialRef::Named("lib:object_mtl".into())));
     let mut lib = Biz2File::new(FileKind::Materials, Header::default());
     lib.materials.push(MaterialDef { diffuse: Some([1.0, 0.0, 0.0]), ..MaterialDef::new("OBJECT_MTL") });
-    let source = relicview::archive::MemorySource::new([
-        ("G/VIDEO/A.BGF".to_string(), write_file(&f, WriteOptions::default())),
-        ("G/MATERIAL/LIB.BMF".to_string(), write_file(&lib, WriteOptions::default())),
-    ]);
+    let source =
+        relicview::archive::MemorySource::new([("G/VIDEO/A.BGF".to_string(), write_file(&f, WriteOptions::default())), ("G/MATERIAL/LIB.BMF".to_string(), write_file(&lib, WriteOptions::default()))]);
     let archive = std::cell::RefCell::new(source.archive());
     let scene = pollster::block_on(relicview::archive::open_file(&archive, &source, "G/VIDEO/A.BGF")).unwrap().scene.unwrap();
     let material = &scene.materials[scene.meshes[0].primitives[0].material.unwrap() as usize];

@@ -100,28 +100,35 @@ fn bones_pose_as_the_engine_poses_them() {
 }
 
 fn arb_poly(nv: u8, nt: u8, nf: u8) -> impl Strategy<Value = PolySpec> {
-    (0..8usize, prop::array::uniform4(0..nv.max(1)), prop::array::uniform4(prop::array::uniform4(any::<u8>())), prop::array::uniform4(0..nt.max(1)), 0..nf.max(1)).prop_map(move |(k, vertices, mut colors, texcoords, flag)| {
-        let kind = PolyKind::ALL[k];
-        let kind = if kind.textured() && (nt == 0 || nf == 0) { PolyKind::QuadMono } else { kind };
-        if !kind.gouraud() {
-            colors = [colors[0], [0; 4], [0; 4], [0; 4]];
-        }
-        let n = kind.corners();
-        let mut v = [0u8; 4];
-        v[..n].copy_from_slice(&vertices[..n]);
-        let mut t = [0u8; 4];
-        if kind.textured() {
-            t[..n].copy_from_slice(&texcoords[..n]);
-        }
-        let mut c = [[0u8; 4]; 4];
-        c[..if kind.gouraud() { n } else { 1 }].copy_from_slice(&colors[..if kind.gouraud() { n } else { 1 }]);
-        PolySpec { kind: Some(kind), vertices: v, colors: c, texcoords: t, control: if kind.textured() { flag | 0x20 } else { 0 } }
-    })
+    (0..8usize, prop::array::uniform4(0..nv.max(1)), prop::array::uniform4(prop::array::uniform4(any::<u8>())), prop::array::uniform4(0..nt.max(1)), 0..nf.max(1)).prop_map(
+        move |(k, vertices, mut colors, texcoords, flag)| {
+            let kind = PolyKind::ALL[k];
+            let kind = if kind.textured() && (nt == 0 || nf == 0) { PolyKind::QuadMono } else { kind };
+            if !kind.gouraud() {
+                colors = [colors[0], [0; 4], [0; 4], [0; 4]];
+            }
+            let n = kind.corners();
+            let mut v = [0u8; 4];
+            v[..n].copy_from_slice(&vertices[..n]);
+            let mut t = [0u8; 4];
+            if kind.textured() {
+                t[..n].copy_from_slice(&texcoords[..n]);
+            }
+            let mut c = [[0u8; 4]; 4];
+            c[..if kind.gouraud() { n } else { 1 }].copy_from_slice(&colors[..if kind.gouraud() { n } else { 1 }]);
+            PolySpec { kind: Some(kind), vertices: v, colors: c, texcoords: t, control: if kind.textured() { flag | 0x20 } else { 0 } }
+        },
+    )
 }
 
 fn arb_part(bones: usize) -> impl Strategy<Value = PartSpec> {
     (1u8..20, 0u8..6, 0u8..3, 0..bones as u8).prop_flat_map(|(nv, nt, nf, bone)| {
-        (prop::collection::vec(prop::array::uniform3(any::<i16>()), nv as usize), prop::collection::vec(arb_poly(nv, nt, nf), 0..12), prop::collection::vec(any::<u32>(), nf as usize), prop::collection::vec(prop::array::uniform2(any::<u8>()), nt as usize))
+        (
+            prop::collection::vec(prop::array::uniform3(any::<i16>()), nv as usize),
+            prop::collection::vec(arb_poly(nv, nt, nf), 0..12),
+            prop::collection::vec(any::<u32>(), nf as usize),
+            prop::collection::vec(prop::array::uniform2(any::<u8>()), nt as usize),
+        )
             .prop_map(move |(vertices, polygons, flags, texcoords)| PartSpec { bone, vertices, polygons, flags, texcoords })
     })
 }
@@ -133,10 +140,18 @@ fn arb_anim(bones: usize) -> impl Strategy<Value = AnimSpec> {
             let mut c = Channel { mask: mask & 0x77, rotation: rot, translation: tr };
             for a in 0..3 {
                 if c.mask >> a & 1 == 1 {
-                    if nr == 0 { c.mask &= !(1 << a) } else { c.rotation[a] %= nr as u8 }
+                    if nr == 0 {
+                        c.mask &= !(1 << a)
+                    } else {
+                        c.rotation[a] %= nr as u8
+                    }
                 }
                 if c.mask >> (a + 4) & 1 == 1 {
-                    if nt == 0 { c.mask &= !(1 << (a + 4)) } else { c.translation[a] %= nt as u8 }
+                    if nt == 0 {
+                        c.mask &= !(1 << (a + 4))
+                    } else {
+                        c.translation[a] %= nt as u8
+                    }
                 }
                 if c.mask >> (a + 4) & 1 == 0 {
                     c.translation[a] = if ns == 0 || c.translation[a] % 2 == 0 { 0xFF } else { c.translation[a] % ns as u8 };
@@ -152,12 +167,22 @@ fn arb_anim(bones: usize) -> impl Strategy<Value = AnimSpec> {
 fn arb_model() -> impl Strategy<Value = ModelSpec> {
     (1usize..6).prop_flat_map(|nb| {
         let bones = prop::collection::vec(any::<i16>(), nb).prop_map(|lengths| lengths.iter().enumerate().map(|(i, &l)| (if i == 0 { 0 } else { l }, i as i8 - 1)).collect::<Vec<_>>());
-        (bones, prop::collection::vec(arb_part(nb), 0..4), prop::collection::vec(arb_anim(nb), 0..3), 1u16..8192).prop_map(|(bones, parts, animations, scale)| ModelSpec { face_id: 0x21, global_id: 0, scale, ambient: [1, 2, 3], bones, parts, animations, starts: [0; 3] })
+        (bones, prop::collection::vec(arb_part(nb), 0..4), prop::collection::vec(arb_anim(nb), 0..3), 1u16..8192).prop_map(|(bones, parts, animations, scale)| ModelSpec {
+            face_id: 0x21,
+            global_id: 0,
+            scale,
+            ambient: [1, 2, 3],
+            bones,
+            parts,
+            animations,
+            starts: [0; 3],
+        })
     })
 }
 
 fn arb_spec() -> impl Strategy<Value = BsxSpec> {
-    let rect = (0u16..900, 0u16..500, 1u16..8, 1u16..8).prop_flat_map(|(x, y, w, h)| prop::collection::vec(any::<u16>(), (w * h) as usize).prop_map(move |halfwords| RectSpec { x, y, width: w, height: h, halfwords }));
+    let rect = (0u16..900, 0u16..500, 1u16..8, 1u16..8)
+        .prop_flat_map(|(x, y, w, h)| prop::collection::vec(any::<u16>(), (w * h) as usize).prop_map(move |halfwords| RectSpec { x, y, width: w, height: h, halfwords }));
     (prop::collection::vec(arb_model(), 1..4), prop::collection::vec(rect, 0..3)).prop_map(|(models, rects)| BsxSpec { models, rects })
 }
 
@@ -182,7 +207,11 @@ fn spec_of(f: &BsxFile, bytes: &[u8]) -> BsxSpec {
                     PartSpec {
                         bone: p.bone,
                         vertices: d.vertices.iter().map(|v| [v[0], v[1], v[2]]).collect(),
-                        polygons: d.polygons.iter().map(|q| PolySpec { kind: Some(q.kind), vertices: q.vertices, colors: q.colors, texcoords: q.texcoords, control: q.control.map_or(0, |c| d.control[c as usize]) }).collect(),
+                        polygons: d
+                            .polygons
+                            .iter()
+                            .map(|q| PolySpec { kind: Some(q.kind), vertices: q.vertices, colors: q.colors, texcoords: q.texcoords, control: q.control.map_or(0, |c| d.control[c as usize]) })
+                            .collect(),
                         flags: d.flags.clone(),
                         texcoords: d.texcoords.clone(),
                     }
@@ -199,7 +228,18 @@ fn spec_of(f: &BsxFile, bytes: &[u8]) -> BsxSpec {
             starts: [m.bones_range, m.parts_range, m.anims_range].map(|r| if r.count > 0 { r.start } else { 0 }),
         })
         .collect();
-    let rects = f.textures.iter().flat_map(|t| &t.rects).map(|r| RectSpec { x: r.x, y: r.y, width: r.width, height: r.height, halfwords: bytes[r.data..r.data + r.width as usize * r.height as usize * 2].chunks_exact(2).map(|h| u16::from_le_bytes([h[0], h[1]])).collect() }).collect();
+    let rects = f
+        .textures
+        .iter()
+        .flat_map(|t| &t.rects)
+        .map(|r| RectSpec {
+            x: r.x,
+            y: r.y,
+            width: r.width,
+            height: r.height,
+            halfwords: bytes[r.data..r.data + r.width as usize * r.height as usize * 2].chunks_exact(2).map(|h| u16::from_le_bytes([h[0], h[1]])).collect(),
+        })
+        .collect();
     BsxSpec { models, rects }
 }
 
@@ -249,7 +289,9 @@ fn malformed_files_are_errors_with_their_offset() {
         doc.error().cloned().expect("a malformed file is an error")
     };
     // Cut short: size_file disagrees.
-    let e = error(good[..good.len() - 10].iter().copied().chain([0u8; 0]).collect::<Vec<_>>().into_iter().enumerate().map(|(i, b)| if i < 4 { ((good.len() as u32 - 10).to_le_bytes())[i] } else { b }).collect());
+    let e = error(
+        good[..good.len() - 10].iter().copied().chain([0u8; 0]).collect::<Vec<_>>().into_iter().enumerate().map(|(i, b)| if i < 4 { ((good.len() as u32 - 10).to_le_bytes())[i] } else { b }).collect(),
+    );
     assert!(e.message.contains("expected") && e.offset <= good.len(), "{e}");
     // A vertex index out of range in the first polygon of the first part.
     let f = BsxFile::parse(&good).unwrap();
@@ -297,7 +339,11 @@ fn malformed_files_are_errors_with_their_offset() {
 /// Bytes a scene holds in its arrays: what the budget is about.
 fn scene_bytes(scene: &relicview::scene::Scene) -> usize {
     let prims = scene.meshes.iter().flat_map(|m| &m.primitives);
-    let geometry: usize = prims.map(|p| p.positions.len() * 12 + p.colors.as_ref().map_or(0, |c| c.len() * 4) + p.lit_colors.as_ref().map_or(0, |c| c.len() * 4) + p.uvs.as_ref().map_or(0, |u| u.len() * 8) + p.indices.len() * 4).sum();
+    let geometry: usize = prims
+        .map(|p| {
+            p.positions.len() * 12 + p.colors.as_ref().map_or(0, |c| c.len() * 4) + p.lit_colors.as_ref().map_or(0, |c| c.len() * 4) + p.uvs.as_ref().map_or(0, |u| u.len() * 8) + p.indices.len() * 4
+        })
+        .sum();
     let textures: usize = scene.textures.iter().map(|t| t.texels.rgba.len()).sum();
     let clips: usize = scene.clips.iter().flat_map(|c| &c.tracks).map(|t| (t.times.len() + t.values.len()) * 4).sum();
     geometry + textures + clips
@@ -398,14 +444,35 @@ fn tdb_texel(tdb: &[u8], image: usize, face: usize, x: usize, y: usize) -> [u8; 
 
 /// The texel at texcoord (u, v) of the texture a primitive samples, and its UV there.
 fn texel_of(scene: &relicview::scene::Scene, material_name: &str, u: usize, v: usize) -> [u8; 4] {
-    let m = scene.materials.iter().find(|m| m.name.as_deref() == Some(material_name)).unwrap_or_else(|| panic!("{material_name} in {:?}", scene.materials.iter().map(|m| m.name.clone()).collect::<Vec<_>>()));
+    let m = scene
+        .materials
+        .iter()
+        .find(|m| m.name.as_deref() == Some(material_name))
+        .unwrap_or_else(|| panic!("{material_name} in {:?}", scene.materials.iter().map(|m| m.name.clone()).collect::<Vec<_>>()));
     let t = &scene.textures[m.texture.expect("textured") as usize].texels;
     t.rgba[(v * 256 + u) * 4..(v * 256 + u) * 4 + 4].try_into().unwrap()
 }
 
 #[test]
 fn a_characters_record_adds_to_its_bcx_and_its_eyes_come_from_field_tdb() {
-    let files: Vec<(&str, Vec<u8>)> = relicview::demo::demo_files().into_iter().filter(|(p, _)| p.starts_with("DEMO/FIELD/")).map(|(p, b)| (if p.ends_with("PARTY.BSX") { "F/PARTY.BSX" } else if p.ends_with("CLOUD.BCX") { "F/CLOUD.BCX" } else if p.ends_with("FIELD.TDB") { "F/FIELD.TDB" } else { "F/OTHER" }, b)).collect();
+    let files: Vec<(&str, Vec<u8>)> = relicview::demo::demo_files()
+        .into_iter()
+        .filter(|(p, _)| p.starts_with("DEMO/FIELD/"))
+        .map(|(p, b)| {
+            (
+                if p.ends_with("PARTY.BSX") {
+                    "F/PARTY.BSX"
+                } else if p.ends_with("CLOUD.BCX") {
+                    "F/CLOUD.BCX"
+                } else if p.ends_with("FIELD.TDB") {
+                    "F/FIELD.TDB"
+                } else {
+                    "F/OTHER"
+                },
+                b,
+            )
+        })
+        .collect();
     let tdb = lzs::decode(&files.iter().find(|f| f.0 == "F/FIELD.TDB").unwrap().1, 1 << 20).unwrap();
     let opened = open_among(files.clone(), "F/PARTY.BSX");
     let scene = opened.scene.expect("a scene");
@@ -481,8 +548,14 @@ fn the_format_notes_fixture_recipe_comes_out_where_it_says() {
     // One model, 2 bones, 1 part with one gouraud-textured quad, 1 animation, one 4-bit
     // image and one CLUT: the offsets the format notes give for it.
     let quad = PolySpec { kind: Some(PolyKind::QuadColorTex), vertices: [0, 1, 2, 3], colors: [[128; 4]; 4], texcoords: [0, 1, 2, 3], control: 0 };
-    let part = PartSpec { bone: 1, vertices: vec![[0, 0, 0], [10, 0, 0], [0, 10, 0], [10, 10, 0]], polygons: vec![quad], flags: vec![0x7D00_1A02], texcoords: vec![[0, 0], [15, 0], [0, 15], [15, 15]] };
-    let anim = AnimSpec { frames: 1, channels: vec![Channel { mask: 0, rotation: [0; 3], translation: [0xFF, 0, 0xFF] }, Channel { mask: 0, rotation: [0x40, 0, 0], translation: [0xFF; 3] }], statics: vec![0], ..Default::default() };
+    let part =
+        PartSpec { bone: 1, vertices: vec![[0, 0, 0], [10, 0, 0], [0, 10, 0], [10, 10, 0]], polygons: vec![quad], flags: vec![0x7D00_1A02], texcoords: vec![[0, 0], [15, 0], [0, 15], [15, 15]] };
+    let anim = AnimSpec {
+        frames: 1,
+        channels: vec![Channel { mask: 0, rotation: [0; 3], translation: [0xFF, 0, 0xFF] }, Channel { mask: 0, rotation: [0x40, 0, 0], translation: [0xFF; 3] }],
+        statics: vec![0],
+        ..Default::default()
+    };
     let model = ModelSpec { face_id: 0, global_id: 0, scale: 0x1000, ambient: [0; 3], bones: vec![(0, -1), (-100, 0)], parts: vec![part], animations: vec![anim], starts: [0; 3] };
     let rects = vec![RectSpec { x: 640, y: 256, width: 16, height: 16, halfwords: vec![0x1111; 256] }, RectSpec { x: 0, y: 500, width: 16, height: 1, halfwords: vec![0x7FFF; 16] }];
     let b = write(&BsxSpec { models: vec![model], rects });

@@ -256,12 +256,14 @@ fn a_party_member_sized_model_is_built_whole() {
     // windows through 16 CLUTs, four animations of 300 frames: as big as the party members
     // and bosses are. The budget is for hostile files; none of this may be cut.
     let kinds = [PolyKind::TriColorTex, PolyKind::TriMonoTex, PolyKind::TriColor];
-    let parts: Vec<PartSpec> = (0..21).map(|b| {
-        let mut p = part(b as u8 + 1, kinds[b % 3], 85, 16);
-        // 16 windows: each part samples its own place of the page by its texcoords.
-        p.texcoords = if p.texcoords.is_empty() { vec![] } else { vec![[0, 0], [15, 0], [0, 15], [15, 15]] };
-        p
-    }).collect();
+    let parts: Vec<PartSpec> = (0..21)
+        .map(|b| {
+            let mut p = part(b as u8 + 1, kinds[b % 3], 85, 16);
+            // 16 windows: each part samples its own place of the page by its texcoords.
+            p.texcoords = if p.texcoords.is_empty() { vec![] } else { vec![[0, 0], [15, 0], [0, 15], [15, 15]] };
+            p
+        })
+        .collect();
     let spec = BsxSpec { models: vec![model(22, parts, (0..4).map(|_| animation(22, 300)).collect())], rects: rects(16) };
     let bytes = write(&spec);
     assert!(bytes.len() > 100_000, "{} bytes: the size of the field files that hit the old budget", bytes.len());
@@ -276,12 +278,26 @@ fn a_party_member_sized_model_is_built_whole() {
     assert!(scene.clips.iter().all(|c| c.tracks.iter().filter(|t| t.times.len() == 301).count() == 22));
     // What it takes: textures, geometry and keys, against the file and the budget.
     let textures: usize = scene.textures.iter().map(|t| t.texels.rgba.len()).sum();
-    let geometry: usize = scene.meshes.iter().flat_map(|m| &m.primitives).map(|p| p.positions.len() * 12 + p.colors.as_ref().map_or(0, |c| c.len() * 4) + p.uvs.as_ref().map_or(0, |u| u.len() * 8) + p.indices.len() * 4).sum();
+    let geometry: usize = scene
+        .meshes
+        .iter()
+        .flat_map(|m| &m.primitives)
+        .map(|p| p.positions.len() * 12 + p.colors.as_ref().map_or(0, |c| c.len() * 4) + p.uvs.as_ref().map_or(0, |u| u.len() * 8) + p.indices.len() * 4)
+        .sum();
     let keys: usize = scene.clips.iter().flat_map(|c| &c.tracks).map(|t| (t.times.len() + t.values.len()) * 4).sum();
     // docs/formats/bsx.md ("Memory"): 64 times the file plus 8 MiB.
     let budget = 64 * bytes.len() + (8 << 20);
     assert!(textures + geometry + keys <= budget);
-    eprintln!("party-member model: {} bytes of file; scene {} textures + {} geometry + {} keys = {} bytes ({:.1}× the file; budget {})", bytes.len(), textures, geometry, keys, textures + geometry + keys, (textures + geometry + keys) as f64 / bytes.len() as f64, budget);
+    eprintln!(
+        "party-member model: {} bytes of file; scene {} textures + {} geometry + {} keys = {} bytes ({:.1}× the file; budget {})",
+        bytes.len(),
+        textures,
+        geometry,
+        keys,
+        textures + geometry + keys,
+        (textures + geometry + keys) as f64 / bytes.len() as f64,
+        budget
+    );
 }
 
 #[test]

@@ -39,7 +39,16 @@ fn info(path: &Path) -> (bool, serde_json::Value) {
 fn demo_writes_a_game_tree_that_info_reads() {
     let dir = temp_dir("demo");
     demo(&dir);
-    for f in ["DEMO/VIDEO/CUBE.BGF", "DEMO/VIDEO/HEXPOD.BGF", "DEMO/VIDEO/TOWER.BGF", "DEMO/VIDEO/POOL.BGF", "DEMO/VIDEO/FORMATS.BGF", "DEMO/MATERIAL/DEMO.BMF", "DEMO/TEXTURE/WATER.TGA", "DEMO/TEXTURE/SIGN.RGB"] {
+    for f in [
+        "DEMO/VIDEO/CUBE.BGF",
+        "DEMO/VIDEO/HEXPOD.BGF",
+        "DEMO/VIDEO/TOWER.BGF",
+        "DEMO/VIDEO/POOL.BGF",
+        "DEMO/VIDEO/FORMATS.BGF",
+        "DEMO/MATERIAL/DEMO.BMF",
+        "DEMO/TEXTURE/WATER.TGA",
+        "DEMO/TEXTURE/SIGN.RGB",
+    ] {
         assert!(dir.join(f).is_file(), "{f}");
     }
     // Deterministic: a second run writes the same bytes.
@@ -202,9 +211,15 @@ fn serve_sends_a_built_site_compressed_as_the_client_accepts_with_its_cache_head
     }
     let server = serve(&archive, &site);
     let header = |head: &str, name: &str| head.lines().find_map(|l| l.split_once(':').filter(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.trim().to_string()));
-    for (path, caching) in [("/assets/main.0123456789ab.js", "public, max-age=31536000, immutable"), ("/assets/relicview_bg.0123456789ab.wasm", "public, max-age=31536000, immutable"), ("/index.html", "no-cache")] {
+    for (path, caching) in
+        [("/assets/main.0123456789ab.js", "public, max-age=31536000, immutable"), ("/assets/relicview_bg.0123456789ab.wasm", "public, max-age=31536000, immutable"), ("/index.html", "no-cache")]
+    {
         let file = if path == "/index.html" { "index.html".to_string() } else { path[1..].to_string() };
-        for (accepts, encoding, body) in [("br, gzip", Some("br"), format!("{file} as brotli")), ("gzip", Some("gzip"), format!("{file} as gzip")), ("identity", None, String::from_utf8(std::fs::read(site.join(&file)).unwrap()).unwrap())] {
+        for (accepts, encoding, body) in [
+            ("br, gzip", Some("br"), format!("{file} as brotli")),
+            ("gzip", Some("gzip"), format!("{file} as gzip")),
+            ("identity", None, String::from_utf8(std::fs::read(site.join(&file)).unwrap()).unwrap()),
+        ] {
             let (status, head, got) = request(server.port, "GET", path, &format!("Accept-Encoding: {accepts}\r\n"));
             assert_eq!(status, 200, "{path} {accepts}");
             assert_eq!(header(&head, "content-encoding").as_deref(), encoding, "{path} for {accepts}: {head}");
@@ -700,7 +715,15 @@ fn info_on_worlds_game_objects_and_subsystems_keeps_its_contract() {
     assert_eq!(j["ambiguous"], serde_json::json!([{"name": "crate.bgf", "taken": "DEMO/VIDEO/CRATE.BGF", "candidates": ["OTHER/VIDEO/CRATE.BGF"]}]));
     // Triangles: LOD 0 of every placed model, twins dropped (the door frame's drwl.bgf).
     let tri = |p: &str| -> u64 { info(&dir.join(p)).1["triangles"].as_u64().unwrap() };
-    let expected = tri("DEMO/VIDEO/HALL.BGF") + 12 * tri("DEMO/VIDEO/BLDG.BGF") + 3 * tri("DEMO/VIDEO/CRATE.BGF") + tri("DEMO/VIDEO/DRW.BGF") + tri("DEMO/VIDEO/DR1.BGF") + tri("DEMO/VIDEO/DR2.BGF") + tri("DEMO/VIDEO/STACK.BGF") + tri("DEMO/VIDEO/WH1.BGF") + tri("DEMO/VIDEO/LAZDRIL.BGF");
+    let expected = tri("DEMO/VIDEO/HALL.BGF")
+        + 12 * tri("DEMO/VIDEO/BLDG.BGF")
+        + 3 * tri("DEMO/VIDEO/CRATE.BGF")
+        + tri("DEMO/VIDEO/DRW.BGF")
+        + tri("DEMO/VIDEO/DR1.BGF")
+        + tri("DEMO/VIDEO/DR2.BGF")
+        + tri("DEMO/VIDEO/STACK.BGF")
+        + tri("DEMO/VIDEO/WH1.BGF")
+        + tri("DEMO/VIDEO/LAZDRIL.BGF");
     assert_eq!(j["triangles"].as_u64(), Some(expected));
     assert_eq!(j["bounds"]["min"], serde_json::json!([-30.5, 0.0, -30.5]), "the hall's walls bound the arena");
     // The doors' clips are named by door and placement, as a Blender user sees them.
@@ -732,7 +755,11 @@ fn info_on_worlds_game_objects_and_subsystems_keeps_its_contract() {
     assert_eq!(s["subsystems"][1]["motion_extent"], serde_json::json!([3.0, 0.0, 0.0]));
 
     // A map whose model exists nowhere lists it and shows the rest; info exits 1.
-    std::fs::write(dir.join("DEMO/MAPS/GAPS.MAP"), b"[hall]\r\ntype=model\r\nmodelfile=hall.mod\r\n[ghost]\r\ntype=model\r\nmodelfile=ghost.mod\r\n[gaps]\r\ntype=map\r\ninstance=hall 0 0 0 0 0 0\r\ninstance=ghost 0 0 0 0 0 0\r\n").unwrap();
+    std::fs::write(
+        dir.join("DEMO/MAPS/GAPS.MAP"),
+        b"[hall]\r\ntype=model\r\nmodelfile=hall.mod\r\n[ghost]\r\ntype=model\r\nmodelfile=ghost.mod\r\n[gaps]\r\ntype=map\r\ninstance=hall 0 0 0 0 0 0\r\ninstance=ghost 0 0 0 0 0 0\r\n",
+    )
+    .unwrap();
     let (ok, g) = info_root("DEMO/MAPS/GAPS.MAP");
     assert!(!ok, "a missing asset is a diagnostic");
     assert_eq!(g["missing"], serde_json::json!(["ghost.mod"]));
@@ -767,7 +794,8 @@ fn a_file_gets_the_same_answer_wherever_it_lies_and_its_name_is_part_of_its_kind
     let inside = root.join("DEMO/VIDEO");
     let cube = std::fs::read(root.join("DEMO/VIDEO/CUBE.BGF")).unwrap();
     // Named .BGF, content not DIV-BIZ2: bad magic, empty, 5 bytes.
-    let bad: [(&str, &[u8], &str); 3] = [("BADMAGIC.BGF", b"NOTBIZ2-and-more-bytes", "its first 8 bytes are \"NOTBIZ2-\""), ("EMPTY.BGF", b"", "the file has 0 bytes"), ("FIVE.BGF", b"DIV-B", "the file has 5 bytes")];
+    let bad: [(&str, &[u8], &str); 3] =
+        [("BADMAGIC.BGF", b"NOTBIZ2-and-more-bytes", "its first 8 bytes are \"NOTBIZ2-\""), ("EMPTY.BGF", b"", "the file has 0 bytes"), ("FIVE.BGF", b"DIV-B", "the file has 5 bytes")];
     // A map that includes itself, and a game object whose model is nowhere.
     let cycle = b"[me]\r\ntype=include\r\nfile=selfinc.map\r\n[selfinc]\r\ntype=map\r\ninstance=x 0 0 0 0 0 0\r\n";
     let ghost = b"[video]\r\nobject=nowhere.bgf\r\n";
@@ -786,7 +814,10 @@ fn a_file_gets_the_same_answer_wherever_it_lies_and_its_name_is_part_of_its_kind
         }
         // Other names that claim a format: an image without its signature, a world that is
         // not text.
-        for (name, bytes, says) in [("SKY.PNG", &b"GIF89a-not-a-png"[..], "named .PNG, a PNG image, but it does not start with the PNG signature 89 50 4E 47"), ("BIN.MAP", &b"[a]\x00\x01\x02"[..], "named .MAP, a pod world (INI-style text), but it is not text: byte 3 is 0x00")] {
+        for (name, bytes, says) in [
+            ("SKY.PNG", &b"GIF89a-not-a-png"[..], "named .PNG, a PNG image, but it does not start with the PNG signature 89 50 4E 47"),
+            ("BIN.MAP", &b"[a]\x00\x01\x02"[..], "named .MAP, a pod world (INI-style text), but it is not text: byte 3 is 0x00"),
+        ] {
             std::fs::write(dir.join(name), bytes).unwrap();
             let (code, j) = info_in(&root, &dir.join(name));
             assert_eq!(code, 1, "{name}: {j}");
@@ -975,7 +1006,11 @@ fn walkdir(root: &Path) -> Vec<PathBuf> {
     let mut stack = vec![root.to_path_buf()];
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d).unwrap().flatten() {
-            if e.path().is_dir() { stack.push(e.path()) } else { out.push(e.path()) }
+            if e.path().is_dir() {
+                stack.push(e.path())
+            } else {
+                out.push(e.path())
+            }
         }
     }
     out.sort();

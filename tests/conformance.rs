@@ -137,10 +137,12 @@ const FACES: usize = 3;
 
 /// A regular `n`-gon of radius 1 around (cx, 0): convex, so its fan never overlaps itself.
 fn ngon(cx: f32, n: usize) -> Vec<[f32; 2]> {
-    (0..n).map(|k| {
-        let a = std::f32::consts::TAU * k as f32 / n as f32;
-        [cx + a.cos(), a.sin()]
-    }).collect()
+    (0..n)
+        .map(|k| {
+            let a = std::f32::consts::TAU * k as f32 / n as f32;
+            [cx + a.cos(), a.sin()]
+        })
+        .collect()
 }
 
 /// What the test wrote of a primitive: its vertices and its triangles as the notes

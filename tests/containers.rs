@@ -32,7 +32,11 @@ fn field_files() -> BTreeMap<String, Vec<u8>> {
 
 fn disc_field_bin() -> Vec<u8> {
     let module = shared("FIELD.BIN_u");
-    let out = Command::new("python3").args(["-c", "import gzip, sys; sys.stdout.buffer.write(gzip.compress(open(sys.argv[1], 'rb').read(), mtime=0))"]).arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/ff7/FIELD.BIN_u")).output().expect("python3 runs");
+    let out = Command::new("python3")
+        .args(["-c", "import gzip, sys; sys.stdout.buffer.write(gzip.compress(open(sys.argv[1], 'rb').read(), mtime=0))"])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/ff7/FIELD.BIN_u"))
+        .output()
+        .expect("python3 runs");
     assert!(out.status.success());
     let mut file = (module.len() as u32).to_le_bytes().to_vec();
     file.extend(0u32.to_le_bytes());
@@ -61,10 +65,7 @@ fn zips_from_python_list_and_read_every_entry_stored_deflated_zip64_and_streamed
     let dir = scratch("zip");
     let tree = dir.join("tree");
     write_tree(&tree, &field_files());
-    for (name, options) in [
-        ("deflated.zip", "compression=zipfile.ZIP_DEFLATED"),
-        ("stored.zip", "compression=zipfile.ZIP_STORED"),
-    ] {
+    for (name, options) in [("deflated.zip", "compression=zipfile.ZIP_DEFLATED"), ("stored.zip", "compression=zipfile.ZIP_STORED")] {
         let out = dir.join(name);
         python_zip(&out, &format!(
             "import sys, os, zipfile\nroot = {tree:?}\nwith zipfile.ZipFile(sys.argv[1], 'w', {options}) as z:\n  for d, _, fs in sorted(os.walk(root)):\n    for f in sorted(fs):\n      p = os.path.join(d, f)\n      z.write(p, os.path.relpath(p, root))\n"
@@ -98,7 +99,10 @@ fn a_zip_inside_a_zip_is_a_container_of_its_own() {
     let tree = dir.join("tree");
     write_tree(&tree, &field_files());
     let inner = dir.join("inner.zip");
-    python_zip(&inner, &format!("import sys, os, zipfile\nroot = {tree:?}\nwith zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:\n  z.write(os.path.join(root, 'FIELD/MD1_1.BSX'), 'FIELD/MD1_1.BSX')\n"));
+    python_zip(
+        &inner,
+        &format!("import sys, os, zipfile\nroot = {tree:?}\nwith zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:\n  z.write(os.path.join(root, 'FIELD/MD1_1.BSX'), 'FIELD/MD1_1.BSX')\n"),
+    );
     let outer = dir.join("outer.zip");
     python_zip(&outer, &format!("import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_STORED) as z:\n  z.write({inner:?}, 'DISC/INNER.ZIP')\n"));
     let c = open(&outer);
@@ -311,12 +315,15 @@ fn hostile_zips_give_errors_that_name_the_container_the_entry_and_the_byte() {
     assert!(c.problems().iter().any(|p| p.to_string() == "odd.zip: twice.txt: listed again under the same name: the first is used"), "{:?}", c.problems());
     // Cut short (the central directory gone), and a central directory overwritten.
     let whole = std::fs::read(&bomb).unwrap();
-    for (what, bytes) in [("cut short", whole[..whole.len() / 2].to_vec()), ("broken directory", {
-        let mut b = whole.clone();
-        let cd = b.windows(4).position(|w| w == b"PK\x01\x02").unwrap();
-        b[cd..cd + 40].fill(0xAA);
-        b
-    })] {
+    for (what, bytes) in [
+        ("cut short", whole[..whole.len() / 2].to_vec()),
+        ("broken directory", {
+            let mut b = whole.clone();
+            let cd = b.windows(4).position(|w| w == b"PK\x01\x02").unwrap();
+            b[cd..cd + 40].fill(0xAA);
+            b
+        }),
+    ] {
         let err = containers::open("bad.zip", ContainerKind::Zip, Arc::new(bytes), Limits::default()).err().unwrap_or_else(|| panic!("{what}: opened")).to_string();
         assert!(err.starts_with("bad.zip: not a readable zip"), "{what}: {err}");
     }
@@ -533,7 +540,10 @@ fn serve_streams_a_large_entry_in_chunks_with_memory_far_below_its_size_and_a_st
     }
     std::fs::write(dir.join("BIG.STR"), &big).unwrap();
     for (name, method) in [("STORED.zip", "ZIP_STORED"), ("DEFLATED.zip", "ZIP_DEFLATED")] {
-        python_zip(&dir.join(name), &format!("import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w', zipfile.{method}, compresslevel=1) as z: z.write(sys.argv[1].rsplit('/', 1)[0] + '/BIG.STR', 'MOVIE/BIG.STR')"));
+        python_zip(
+            &dir.join(name),
+            &format!("import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w', zipfile.{method}, compresslevel=1) as z: z.write(sys.argv[1].rsplit('/', 1)[0] + '/BIG.STR', 'MOVIE/BIG.STR')"),
+        );
     }
     std::fs::remove_file(dir.join("BIG.STR")).unwrap();
     let site = dir.join("site");
@@ -928,7 +938,13 @@ fn a_disc_rip_inside_a_solid_7z_opens_as_a_disc_in_the_cli_within_its_memory() {
     run(Command::new("7zz").current_dir(&holder).args(["a", "-bso0", "-bsp0", "-t7z", "-m0=LZMA2", "-ms=on"]).arg(&sevenz).arg("FF7.bin"));
     let tree = dir.join("tree");
     let inside = sevenz.join("FF7.bin/FIELD/MD1_1.BSX");
-    let out = Command::new("/usr/bin/time").arg("-f").arg("%M").arg(env!("CARGO_BIN_EXE_relicview")).args(["info".as_ref(), inside.as_os_str(), "--root".as_ref(), sevenz.as_os_str(), "--json".as_ref()]).output().unwrap();
+    let out = Command::new("/usr/bin/time")
+        .arg("-f")
+        .arg("%M")
+        .arg(env!("CARGO_BIN_EXE_relicview"))
+        .args(["info".as_ref(), inside.as_os_str(), "--root".as_ref(), sevenz.as_os_str(), "--json".as_ref()])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let (_, loose) = relicview(&["info".as_ref(), tree.join("FIELD/MD1_1.BSX").as_os_str(), "--root".as_ref(), tree.as_os_str(), "--json".as_ref()]);
     let inside_info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -951,7 +967,11 @@ fn a_field_model_after_a_large_file_in_a_solid_7z_opens_within_the_memory_cap() 
     let movie: Vec<u8> = (0..48_000_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8 & 0x0F).collect();
     std::fs::write(tree.join("ANIM/OPENING.STR"), &movie).unwrap();
     let sevenz = dir.join("BIG.7z");
-    run(Command::new("7zz").current_dir(&tree).args(["a", "-bso0", "-bsp0", "-t7z", "-m0=LZMA2", "-mx=1", "-ms=on", "-mqs=off"]).arg(&sevenz).args(["ANIM/OPENING.STR", "FIELD/MD1_1.BSX", "FIELD/FIELD.TDB"]));
+    run(Command::new("7zz").current_dir(&tree).args(["a", "-bso0", "-bsp0", "-t7z", "-m0=LZMA2", "-mx=1", "-ms=on", "-mqs=off"]).arg(&sevenz).args([
+        "ANIM/OPENING.STR",
+        "FIELD/MD1_1.BSX",
+        "FIELD/FIELD.TDB",
+    ]));
     let c = open_sniffed(&sevenz);
     let i = c.find("FIELD/MD1_1.BSX").unwrap();
     // 7-Zip orders the block by path: the movie, FIELD.TDB, then the model.

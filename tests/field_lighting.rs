@@ -161,7 +161,11 @@ fn float_world(f: &relicview::formats::bsx::raw::BsxFile, m: usize, b: usize) ->
         glam::DMat3::from_rotation_y(angle(rot[1])) * glam::DMat3::from_rotation_x(angle(rot[0])) * glam::DMat3::from_rotation_z(angle(rot[2]))
     };
     let parent = model.bones[b].parent;
-    if parent < 0 || parent as usize >= b { local(b) } else { float_world(f, m, parent as usize) * local(b) }
+    if parent < 0 || parent as usize >= b {
+        local(b)
+    } else {
+        float_world(f, m, parent as usize) * local(b)
+    }
 }
 
 #[test]
@@ -304,7 +308,8 @@ fn a_characters_parts_are_lit_with_its_bcx_bones_and_without_the_bcx_say_why() {
             None => return false,
         }
     };
-    let lit_meshes = scene.nodes.iter().enumerate().filter(|(i, n)| n.mesh.is_some() && under(*i)).filter(|(_, n)| scene.meshes[n.mesh.unwrap() as usize].primitives.iter().all(|p| p.lit_colors.is_some())).count();
+    let lit_meshes =
+        scene.nodes.iter().enumerate().filter(|(i, n)| n.mesh.is_some() && under(*i)).filter(|(_, n)| scene.meshes[n.mesh.unwrap() as usize].primitives.iter().all(|p| p.lit_colors.is_some())).count();
     assert_eq!(lit_meshes, 6, "the BCX's five parts and the sword, all lit");
     let info = with.document.info_rows();
     let row = info.iter().find(|r| r.label == "lighting").unwrap();

@@ -279,7 +279,9 @@ fn cycle(g: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
 
 #[test]
 fn the_reader_sees_paths_as_the_compiler_does() {
-    let code = code_of("use crate::a::{b, c::D as E};\n// crate::x::y\nfn f() { super::super::z::w(); \"see crate::s::t\"; }\n#[serde(with = \"crate::p::v\")]\n#[cfg(test)]\nmod tests { use crate::q::r; }\n");
+    let code = code_of(
+        "use crate::a::{b, c::D as E};\n// crate::x::y\nfn f() { super::super::z::w(); \"see crate::s::t\"; }\n#[serde(with = \"crate::p::v\")]\n#[cfg(test)]\nmod tests { use crate::q::r; }\n",
+    );
     let module = vec!["m".to_string(), "n".to_string(), "o".to_string()];
     let named: BTreeSet<Vec<String>> = named_paths(&module, &code).into_iter().collect();
     let p = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
@@ -498,7 +500,10 @@ fn state_fields_written(code: &str) -> BTreeSet<String> {
 fn each_page_state_field_is_written_by_one_module() {
     // The others ask the module that owns it (opens.js: what is on show and the opens asked
     // for; compareview.js: the comparison; controls.js: the viewpoint …).
-    assert_eq!(state_fields_written("state.a = 1; state.b.c = 2; x.state.d = 3; state.e === f; state.g.h(); ++state.i; state.j ||= k; state.l.m(n = 1)"), BTreeSet::from(["a", "b", "i", "j"].map(String::from)));
+    assert_eq!(
+        state_fields_written("state.a = 1; state.b.c = 2; x.state.d = 3; state.e === f; state.g.h(); ++state.i; state.j ||= k; state.l.m(n = 1)"),
+        BTreeSet::from(["a", "b", "i", "j"].map(String::from))
+    );
     let www = Path::new(ROOT).join("www");
     let mut writers: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for e in std::fs::read_dir(&www).unwrap() {
@@ -536,4 +541,3 @@ fn every_page_module_is_type_checked() {
     let config = std::fs::read_to_string(Path::new(ROOT).join("tsconfig.json")).unwrap();
     assert!(config.contains("\"checkJs\": true") && config.contains("pkg/relicview.d.ts"), "{config}");
 }
-

@@ -299,7 +299,10 @@ fn zstandard_entries_from_a_streaming_encoder_read_at_every_window_up_to_the_cap
             assert_eq!(&c.read(i).unwrap_or_else(|err| panic!("{err}")), bytes, "{}", e.path);
         } else {
             let err = c.read(i).unwrap_err().to_string();
-            assert!(err.starts_with(&format!("zstd.zip: {} at byte ", e.path)) && err.contains(&format!("asks for a window of {window} bytes: more than the {} read at most", containers::ZSTD_MAX_WINDOW)), "{err}");
+            assert!(
+                err.starts_with(&format!("zstd.zip: {} at byte ", e.path)) && err.contains(&format!("asks for a window of {window} bytes: more than the {} read at most", containers::ZSTD_MAX_WINDOW)),
+                "{err}"
+            );
         }
     }
 }

@@ -157,7 +157,8 @@ fn generated() -> Vec<(String, Vec<ObjectDef>)> {
         for one_string in [false, true] {
             for mixed_case in [false, true] {
                 for era_1994 in [false, true] {
-                    let case = |w: &str| if mixed_case { w.chars().enumerate().map(|(i, c)| if i % 2 == 0 { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() }).collect() } else { w.to_string() };
+                    let case =
+                        |w: &str| if mixed_case { w.chars().enumerate().map(|(i, c)| if i % 2 == 0 { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() }).collect() } else { w.to_string() };
                     let strings = |words: &[&str]| -> Vec<Vec<u8>> {
                         let words: Vec<String> = words.iter().map(|w| w.split(' ').map(case).collect::<Vec<_>>().join(" ")).collect();
                         if words.is_empty() {
@@ -209,7 +210,8 @@ fn info_json_counts_every_zone_behaviour_and_unknown_word_as_the_grammar_says() 
         std::fs::write(dir.join(&name), model_bytes(&objects)).unwrap();
         let info = info_json(&dir.join(&name));
         let (zones, behaviours, unknown) = expected_info(&objects);
-        let got_zones: BTreeMap<String, (usize, usize)> = info["zones"].as_object().unwrap().iter().map(|(k, v)| (k.clone(), (v["patches"].as_u64().unwrap() as usize, v["triangles"].as_u64().unwrap() as usize))).collect();
+        let got_zones: BTreeMap<String, (usize, usize)> =
+            info["zones"].as_object().unwrap().iter().map(|(k, v)| (k.clone(), (v["patches"].as_u64().unwrap() as usize, v["triangles"].as_u64().unwrap() as usize))).collect();
         assert_eq!(got_zones, zones, "{name}");
         let counts = |v: &Value| -> BTreeMap<String, usize> { v.as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.as_u64().unwrap() as usize)).collect() };
         assert_eq!(counts(&info["behaviours"]), behaviours, "{name}");
@@ -238,9 +240,9 @@ fn glb_json(glb: &[u8]) -> Value {
 
 /// Triangles of every node under `n` (its own included).
 fn triangles_under(j: &Value, n: usize) -> usize {
-    let own: usize = j["nodes"][n]["mesh"].as_u64().map_or(0, |m| {
-        j["meshes"][m as usize]["primitives"].as_array().unwrap().iter().map(|p| j["accessors"][p["indices"].as_u64().unwrap() as usize]["count"].as_u64().unwrap() as usize / 3).sum()
-    });
+    let own: usize = j["nodes"][n]["mesh"]
+        .as_u64()
+        .map_or(0, |m| j["meshes"][m as usize]["primitives"].as_array().unwrap().iter().map(|p| j["accessors"][p["indices"].as_u64().unwrap() as usize]["count"].as_u64().unwrap() as usize / 3).sum());
     own + j["nodes"][n]["children"].as_array().into_iter().flatten().map(|c| triangles_under(j, c.as_u64().unwrap() as usize)).sum::<usize>()
 }
 
@@ -338,7 +340,14 @@ fn census_says_which_models_carry_a_zone_and_diff_names_a_zone_renamed_added_or_
         std::fs::write(dir.join("B.BGF"), with(b)).unwrap();
         let out = Command::new(env!("CARGO_BIN_EXE_relicview")).args(["diff", "--json"]).arg(dir.join("A.BGF")).arg(dir.join("B.BGF")).output().unwrap();
         let j: Value = serde_json::from_slice(&out.stdout).unwrap();
-        j["changed"].as_array().unwrap().iter().flat_map(|c| c["fields"].as_array().unwrap().clone()).filter(|f| f["name"] == "zone").map(|f| (f["name"].as_str().unwrap().into(), f["a"].as_str().unwrap().into(), f["b"].as_str().unwrap().into())).collect()
+        j["changed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|c| c["fields"].as_array().unwrap().clone())
+            .filter(|f| f["name"] == "zone")
+            .map(|f| (f["name"].as_str().unwrap().into(), f["a"].as_str().unwrap().into(), f["b"].as_str().unwrap().into()))
+            .collect()
     };
     assert_eq!(diff("dz_larm BLINK", "dz_rarm BLINK"), [("zone".into(), "dz_larm".into(), "dz_rarm".into())]);
     assert_eq!(diff("dz_larm dz_rgun", "dz_rgun"), [("zone".into(), "dz_larm".into(), String::new())]);
@@ -369,7 +378,14 @@ fn a_world_lists_each_placed_models_parts_and_destroying_a_zone_takes_it_from_ev
     // Each part is listed with the placement it is in.
     let placed: BTreeSet<String> = parts.parts.iter().filter_map(|p| p.placed_in.clone()).collect();
     assert_eq!(placed.len(), 1, "both placements are of section [mech]: {placed:?}");
-    assert_eq!(parts.parts_total, 2 * objects.iter().flat_map(|o| o.lods[0].iter().map(move |p| (o, p))).filter(|(o, p)| !patch_words(o, p).zones.is_empty() || !patch_words(o, p).behaviours.is_empty() || !patch_words(o, p).unknown.is_empty()).count());
+    assert_eq!(
+        parts.parts_total,
+        2 * objects
+            .iter()
+            .flat_map(|o| o.lods[0].iter().map(move |p| (o, p)))
+            .filter(|(o, p)| !patch_words(o, p).zones.is_empty() || !patch_words(o, p).behaviours.is_empty() || !patch_words(o, p).unknown.is_empty())
+            .count()
+    );
     let larm = parts.zones.iter().find(|z| z.name == "dz_larm").unwrap();
     assert_eq!(scene.triangle_count_in(0, &[larm.layer]), 2 * (total - zones["dz_larm"].1));
 }

@@ -12,7 +12,6 @@ use libfuzzer_sys::fuzz_target;
 use relicview::archive::Archive;
 use relicview::formats::registry::{self, Purpose};
 
-
 fuzz_target!(|data: &[u8]| {
     let Some((name, data)) = named::split_name(data) else { return };
     let [l0, l1, rest @ ..] = data else { return };

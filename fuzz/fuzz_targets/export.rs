@@ -12,7 +12,6 @@ use relicview::archive::MemorySource;
 use relicview::bundle::{self, names::SafeNames, Outcome};
 use std::collections::HashSet;
 
-
 fuzz_target!(|data: &[u8]| {
     let Some((path, rest)) = named::split_name(data) else { return };
     let split = rest.iter().position(|&b| b == 0).unwrap_or(rest.len());

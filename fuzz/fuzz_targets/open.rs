@@ -10,7 +10,6 @@ use libfuzzer_sys::fuzz_target;
 use relicview::archive::Archive;
 use relicview::formats::registry::{self, Purpose};
 
-
 fuzz_target!(|data: &[u8]| {
     let Some((name, rest)) = named::split_name(data) else { return };
     let mut doc = registry::open(&name, rest.to_vec(), Purpose::Show);

@@ -3,8 +3,8 @@
 use clap::{Parser, Subcommand};
 use relicview::archive::{self, Archive, ArchiveIndex, FileSource, Opened};
 use relicview::census::{self, Census};
-use relicview::formats::registry::{Kind, Purpose};
 use relicview::disk::{read_regular, Disk, DiskSource};
+use relicview::formats::registry::{Kind, Purpose};
 use relicview::serve::ListedFile;
 use relicview::{demo, gltf, publish, serve};
 use std::cell::RefCell;
@@ -293,7 +293,10 @@ fn listing(root: &Path) -> Result<serve::Listing, String> {
             }
         }
         let real = root.to_path_buf();
-        let files = files.into_iter().map(|e| ListedFile { kind: relicview::census::kind_of(&e.path, &e.head, e.size), path: e.path, size: e.size, real: real.clone(), contained: true, failure: None, refs: Vec::new() }).collect();
+        let files = files
+            .into_iter()
+            .map(|e| ListedFile { kind: relicview::census::kind_of(&e.path, &e.head, e.size), path: e.path, size: e.size, real: real.clone(), contained: true, failure: None, refs: Vec::new() })
+            .collect();
         // Notes on the archive itself name it by its file name.
         let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let notes = notes.into_iter().map(|(path, note)| (if path.is_empty() { name.clone() } else { path }, note)).collect();
@@ -379,12 +382,7 @@ fn open(file: &Path, root: Option<&Path>, max_bytes: u64, purpose: Purpose) -> R
 /// [`BESIDE_MAX`] are listed (a file dropped in a huge temp folder lists that many names).
 fn beside(file: &Path) -> Vec<(String, Option<Kind>, PathBuf)> {
     let Some(Ok(entries)) = file.parent().map(std::fs::read_dir) else { return Vec::new() };
-    entries
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .take(BESIDE_MAX)
-        .map(|e| (e.path().to_string_lossy().into_owned(), None, e.path()))
-        .collect()
+    entries.filter_map(Result::ok).filter(|e| e.file_type().is_ok_and(|t| t.is_file())).take(BESIDE_MAX).map(|e| (e.path().to_string_lossy().into_owned(), None, e.path())).collect()
 }
 const BESIDE_MAX: usize = 10_000;
 
@@ -537,7 +535,11 @@ fn run_diff(a: &Path, b: &Path, json: bool, root: Option<&Path>, max_bytes: u64)
         let _ = writeln!(out, "  … and {} more", r.changed + r.added + r.removed - listed);
     }
     if let Some(g) = &c.geometry {
-        let _ = writeln!(out, "geometry: {} triangles in A, {} in B; {} vertices moved (at most {}), {} without a partner", g.triangles_a, g.triangles_b, g.vertices_moved, g.max_displacement, g.vertices_unmatched);
+        let _ = writeln!(
+            out,
+            "geometry: {} triangles in A, {} in B; {} vertices moved (at most {}), {} without a partner",
+            g.triangles_a, g.triangles_b, g.vertices_moved, g.max_displacement, g.vertices_unmatched
+        );
     }
     if let Some(p) = &c.placements {
         let n = &p.counts;
@@ -546,7 +548,15 @@ fn run_diff(a: &Path, b: &Path, json: bool, root: Option<&Path>, max_bytes: u64)
         for (what, list) in [("moved", &p.moved), ("added", &p.added), ("removed", &p.removed)] {
             for x in list {
                 let model = x.model.as_deref().unwrap_or("?");
-                let _ = writeln!(out, "  {what:<8} {} [{}] {model} {}{}{}", x.path, x.section, at(x.position_a), if x.position_a.is_some() && x.position_b.is_some() { " → " } else { "" }, at(x.position_b));
+                let _ = writeln!(
+                    out,
+                    "  {what:<8} {} [{}] {model} {}{}{}",
+                    x.path,
+                    x.section,
+                    at(x.position_a),
+                    if x.position_a.is_some() && x.position_b.is_some() { " → " } else { "" },
+                    at(x.position_b)
+                );
             }
         }
     }
@@ -636,7 +646,17 @@ fn run_export_all(src: &Path, out: &Path, json: bool, all_scenes: bool, max_byte
     if json {
         let _ = writeln!(text, "{}", serde_json::to_string(&report).expect("the report serialises"));
     } else {
-        let _ = writeln!(text, "{}: {} files written ({} bytes) from {} files; {} skipped, {} failed, {} renamed", out.display(), report.written.len(), report.bytes, report.files, report.skipped.len(), report.failed.len(), report.renamed.len());
+        let _ = writeln!(
+            text,
+            "{}: {} files written ({} bytes) from {} files; {} skipped, {} failed, {} renamed",
+            out.display(),
+            report.written.len(),
+            report.bytes,
+            report.files,
+            report.skipped.len(),
+            report.failed.len(),
+            report.renamed.len()
+        );
         for f in &report.failed {
             let _ = writeln!(text, "  FAILED {}: {}", f.path, f.error);
         }

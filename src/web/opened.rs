@@ -203,4 +203,3 @@ pub(super) fn picture(t: &crate::texture::Texels) -> Result<JsValue, JsValue> {
 pub(super) fn records_of(document: &dyn Document) -> Vec<(usize, usize)> {
     crate::wire::record_offsets(&crate::wire::record_ranges(document))
 }
-

@@ -3,10 +3,10 @@
 
 use super::opened::OpenedFile;
 use super::{clock_ms, js_error, to_js};
-use serde::Serialize;
 use crate::archive::{self, Archive, ArchiveIndex, FileSource};
 use crate::formats::kind::{Kind, Purpose};
 use crate::formats::registry;
+use serde::Serialize;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -114,7 +114,14 @@ impl Session {
         let source = self.source.clone();
         wasm_bindgen_futures::future_to_promise(async move {
             let checked = match source.read(&path).await {
-                Err(why) => Checked { kind: Kind::sniff(&path, &[], 0), error: Some(Problem { message: format!("{path}: {why}"), offset: None }), damaged: false, warnings: 0, zones: Vec::new(), behaviours: Vec::new() },
+                Err(why) => Checked {
+                    kind: Kind::sniff(&path, &[], 0),
+                    error: Some(Problem { message: format!("{path}: {why}"), offset: None }),
+                    damaged: false,
+                    warnings: 0,
+                    zones: Vec::new(),
+                    behaviours: Vec::new(),
+                },
                 Ok(bytes) => {
                     let doc = registry::open(&path, bytes, Purpose::Asset);
                     let error = doc.error().map(|e| Problem { message: format!("{path}: {e}"), offset: Some(e.offset) });

@@ -47,4 +47,3 @@ pub fn container_head(head: &[u8]) -> usize {
 pub fn container_tail() -> usize {
     containers::TAIL
 }
-

@@ -69,10 +69,8 @@ impl Viewer {
         attrs.set_antialias(true);
         attrs.set_depth(true);
         attrs.set_alpha(false);
-        let gl = canvas
-            .get_context_with_context_options("webgl2", &attrs)?
-            .ok_or_else(|| js_error("this browser has no WebGL2 context for the canvas"))?
-            .dyn_into::<web_sys::WebGl2RenderingContext>()?;
+        let gl =
+            canvas.get_context_with_context_options("webgl2", &attrs)?.ok_or_else(|| js_error("this browser has no WebGL2 context for the canvas"))?.dyn_into::<web_sys::WebGl2RenderingContext>()?;
         let gl = three_d::context::Context::from_webgl2_context(gl);
         let renderer = Renderer::new(gl, canvas.width(), canvas.height(), clock_ms).map_err(|e| js_error(&e))?;
         Ok(Viewer { renderer, records: [Vec::new(), Vec::new()], difference_layers_from_b: Vec::new(), show_ms: 0.0, now: 0.0, clock: Clock::default(), placements: 0, frames: FrameRate::default() })

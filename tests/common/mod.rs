@@ -45,14 +45,7 @@ impl Drop for Server {
 
 /// `relicview serve ARCHIVE --port 0 --site SITE`, once it says where it listens.
 pub fn serve(archive: &Path, site: &Path) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_relicview"))
-        .arg("serve")
-        .arg(archive)
-        .args(["--port", "0", "--site"])
-        .arg(site)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_relicview")).arg("serve").arg(archive).args(["--port", "0", "--site"]).arg(site).stdout(Stdio::piped()).spawn().unwrap();
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     let port = line.trim().trim_end_matches('/').rsplit(':').next().and_then(|p| p.parse().ok()).unwrap_or_else(|| panic!("no port in {line:?}"));

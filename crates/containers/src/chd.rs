@@ -204,7 +204,8 @@ impl ChdSectors {
             let mut bytes = chd.get_hunksized_buffer();
             let mut compressed = self.compressed.borrow_mut();
             guard_hunk(&mut chd, hunk, &mut compressed).map_err(|e| format!("{}: hunk {hunk}: {e}", self.name))?;
-            guarded(|| chd.hunk(hunk).and_then(|mut h| h.read_hunk_in(&mut compressed, &mut bytes)).map_err(|e| e.to_string())).map_err(|e| format!("{}: hunk {hunk} cannot be decompressed: {e}", self.name))?;
+            guarded(|| chd.hunk(hunk).and_then(|mut h| h.read_hunk_in(&mut compressed, &mut bytes)).map_err(|e| e.to_string()))
+                .map_err(|e| format!("{}: hunk {hunk} cannot be decompressed: {e}", self.name))?;
             if cache.len() >= CACHED_HUNKS {
                 cache.remove(0);
             }
@@ -309,7 +310,18 @@ pub fn volume(name: &str, source: Arc<dyn ByteSource>) -> Result<Arc<dyn ByteSou
 impl ChdSectors {
     #[allow(clippy::too_many_arguments)]
     fn new(name: &str, chd: ::chd::Chd<SourceReader>, hunk_bytes: u64, first_frame: u64, frames: u64, frame_bytes: u64, sector_bytes: u64, logical_bytes: u64) -> ChdSectors {
-        ChdSectors { name: name.to_string(), chd: RefCell::new(chd), cache: RefCell::new(Vec::new()), compressed: RefCell::new(Vec::new()), hunk_bytes, first_frame, frames, frame_bytes, sector_bytes, logical_bytes }
+        ChdSectors {
+            name: name.to_string(),
+            chd: RefCell::new(chd),
+            cache: RefCell::new(Vec::new()),
+            compressed: RefCell::new(Vec::new()),
+            hunk_bytes,
+            first_frame,
+            frames,
+            frame_bytes,
+            sector_bytes,
+            logical_bytes,
+        }
     }
 }
 
@@ -324,7 +336,10 @@ mod tests {
 
     #[test]
     fn the_first_data_track_starts_after_the_padded_audio_before_it_and_its_stored_pregap() {
-        let tracks = ["TRACK:1 TYPE:AUDIO SUBTYPE:NONE FRAMES:1001 PREGAP:0 PGTYPE:MODE1 PGSUB:NONE POSTGAP:0".to_string(), "TRACK:2 TYPE:MODE2_RAW SUBTYPE:NONE FRAMES:500 PREGAP:150 PGTYPE:VMODE2_RAW PGSUB:NONE POSTGAP:0".to_string()];
+        let tracks = [
+            "TRACK:1 TYPE:AUDIO SUBTYPE:NONE FRAMES:1001 PREGAP:0 PGTYPE:MODE1 PGSUB:NONE POSTGAP:0".to_string(),
+            "TRACK:2 TYPE:MODE2_RAW SUBTYPE:NONE FRAMES:500 PREGAP:150 PGTYPE:VMODE2_RAW PGSUB:NONE POSTGAP:0".to_string(),
+        ];
         let t = data_track("x.chd", &tracks).unwrap();
         assert_eq!(t, DataTrack { number: 2, first_frame: 1004 + 150, frames: 350, sector_bytes: 2352, mode: SectorMode::Mode2 });
         let cooked = data_track("x.chd", &["TRACK:1 TYPE:MODE1 SUBTYPE:NONE FRAMES:10".to_string()]).unwrap();

@@ -261,7 +261,10 @@ pub fn read_hosted(name: &str, entry: &str, layout: &Layout, fetched: Fetched, w
     };
     let crc = crc32fast::hash(&bytes);
     if crc != wanted.crc32 {
-        return Err(fail(None, format!("its bytes on the host are not those indexed (CRC-32 {crc:08x}, the index says {:08x}): the container changed after the index was written; publish it again", wanted.crc32)));
+        return Err(fail(
+            None,
+            format!("its bytes on the host are not those indexed (CRC-32 {crc:08x}, the index says {:08x}): the container changed after the index was written; publish it again", wanted.crc32),
+        ));
     }
     Ok(bytes)
 }

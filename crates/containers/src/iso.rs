@@ -76,7 +76,11 @@ fn record_named(b: &[u8], names: Names) -> Result<Record, String> {
             };
             // A file's name ends ";1" (its version), and a name without an extension "." too.
             let text = if directory { text } else { text.rsplit_once(';').map_or(text.clone(), |(n, _)| n.to_string()) };
-            if !directory && text.ends_with('.') { text[..text.len() - 1].to_string() } else { text }
+            if !directory && text.ends_with('.') {
+                text[..text.len() - 1].to_string()
+            } else {
+                text
+            }
         }
     };
     // The system use area follows the name, after a pad byte where the name's length is even.
@@ -571,7 +575,12 @@ impl Walk<'_> {
     /// it is not listed (its first extents alone would be a file cut short).
     fn cut_short(&mut self, path: &str, extents: &[Extent]) {
         let at = extents.last().map(|e| e.at);
-        self.problems.push(ContainerError { container: self.name.to_string(), entry: Some(path.to_string()), offset: at, message: format!("its {} extents end on one that says more follow, and none does: not listed", extents.len()) });
+        self.problems.push(ContainerError {
+            container: self.name.to_string(),
+            entry: Some(path.to_string()),
+            offset: at,
+            message: format!("its {} extents end on one that says more follow, and none does: not listed", extents.len()),
+        });
     }
 }
 

@@ -5,7 +5,7 @@
 //! a stream, and those small enough are kept (within a cap) for the opens that tend to
 //! follow — the files beside it. docs/formats/containers.md, "7z".
 
-use super::{drop_duplicates, error, within, ByteSource, Container, ContainerError, DecodedStore, ContainerKind, Entry, Limits, Progress, SourceReader, CHUNK};
+use super::{drop_duplicates, error, within, ByteSource, Container, ContainerError, ContainerKind, DecodedStore, Entry, Limits, Progress, SourceReader, CHUNK};
 use sevenz_rust2::{Archive, ArchiveEntry, BlockDecoder, Password};
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
@@ -163,7 +163,9 @@ impl SevenZContainer {
         let header_at = header_offset(&*source);
         let mut reader = BufReader::with_capacity(READ_AHEAD, SourceReader::new(source));
         let archive = super::ceiling::with_ceiling(HEADER_ALLOCATION, || Archive::read_with_memory_limit(&mut reader, &Password::empty(), HEADER_MEMORY_KB)).map_err(|e| match e {
-            sevenz_rust2::Error::MaxMemLimited { actaul_kb, .. } => error(name, header_at, format!("its header is {} MB or more: more than the {} MB read at most", actaul_kb >> 10, HEADER_MEMORY_KB >> 10)),
+            sevenz_rust2::Error::MaxMemLimited { actaul_kb, .. } => {
+                error(name, header_at, format!("its header is {} MB or more: more than the {} MB read at most", actaul_kb >> 10, HEADER_MEMORY_KB >> 10))
+            }
             e if said(&e).starts_with("cannot allocate") => {
                 error(name, header_at, format!("its header declares more entries than fit in {} MB ({}); at most {} are listed", HEADER_ALLOCATION >> 20, said(&e), limits.max_entries))
             }
@@ -193,7 +195,21 @@ impl SevenZContainer {
 
     fn of(name: &str, archive: Archive, reader: BufReader<SourceReader>, entries: Vec<Entry>, files: Vec<usize>, notes: Vec<ContainerError>, limits: Limits) -> SevenZContainer {
         let listed_of = files.iter().enumerate().map(|(i, &f)| (f, i)).collect();
-        SevenZContainer { name: name.to_string(), archive, source: RefCell::new(reader), entries, files, problems: Vec::new(), notes, limits, listed_of, kept: RefCell::new(VecDeque::new()), heads: RefCell::new(HashMap::new()), store: None, decodes: Default::default() }
+        SevenZContainer {
+            name: name.to_string(),
+            archive,
+            source: RefCell::new(reader),
+            entries,
+            files,
+            problems: Vec::new(),
+            notes,
+            limits,
+            listed_of,
+            kept: RefCell::new(VecDeque::new()),
+            heads: RefCell::new(HashMap::new()),
+            store: None,
+            decodes: Default::default(),
+        }
     }
 
     fn with_problems(mut self, problems: Vec<ContainerError>) -> SevenZContainer {
@@ -276,7 +292,10 @@ impl Container for SevenZContainer {
         self.decodes.get()
     }
     fn costs_a_decode(&self, index: usize) -> bool {
-        self.archive.is_solid && self.files.get(index).is_some_and(|&f| self.archive.stream_map.file_block_index.get(f).copied().flatten().is_some()) && !self.kept.borrow().iter().any(|(i, _)| *i == index) && !self.in_store(index)
+        self.archive.is_solid
+            && self.files.get(index).is_some_and(|&f| self.archive.stream_map.file_block_index.get(f).copied().flatten().is_some())
+            && !self.kept.borrow().iter().any(|(i, _)| *i == index)
+            && !self.in_store(index)
     }
     fn heads_are_costly(&self) -> bool {
         self.archive.is_solid
@@ -461,7 +480,8 @@ impl SevenZContainer {
         self.decodes.set(self.decodes.get() + 1);
         match self.archive.blocks.get(block).and_then(own_coder) {
             Some(coder) => self.decode_own(block, coder, &mut source, visit),
-            None => BlockDecoder::new_with_memory_limit(1, DECODER_MEMORY_KB, block, &self.archive, &Password::empty(), &mut *source).for_each_entries(&mut |e: &ArchiveEntry, r: &mut dyn Read| visit(e, r)),
+            None => BlockDecoder::new_with_memory_limit(1, DECODER_MEMORY_KB, block, &self.archive, &Password::empty(), &mut *source)
+                .for_each_entries(&mut |e: &ArchiveEntry, r: &mut dyn Read| visit(e, r)),
         }
     }
 
@@ -533,7 +553,13 @@ impl SevenZContainer {
     /// file of the block in order as the 7z crate's own decoder does: a file with data as a
     /// reader of its declared size, checked against its CRC once it is read; an empty one
     /// between them as an empty reader.
-    fn decode_own(&self, block: usize, coder: OwnCoder, source: &mut BufReader<SourceReader>, visit: &mut dyn FnMut(&ArchiveEntry, &mut dyn Read) -> Result<bool, sevenz_rust2::Error>) -> Result<bool, sevenz_rust2::Error> {
+    fn decode_own(
+        &self,
+        block: usize,
+        coder: OwnCoder,
+        source: &mut BufReader<SourceReader>,
+        visit: &mut dyn FnMut(&ArchiveEntry, &mut dyn Read) -> Result<bool, sevenz_rust2::Error>,
+    ) -> Result<bool, sevenz_rust2::Error> {
         let map = &self.archive.stream_map;
         let missing = || sevenz_rust2::Error::Other(std::borrow::Cow::Owned(format!("block {block}: its packed stream is not in the header")));
         let pack = *map.block_first_pack_stream_index().get(block).ok_or_else(missing)?;

@@ -116,7 +116,15 @@ mod tests {
 
     fn decoded(file: &[u8], size: u64, skip: u64, take: u64) -> Result<Vec<u8>, String> {
         let mut out = Vec::new();
-        decode(file.len() as u64, size, 15, &mut |at, buf| file.get(at as usize..at as usize + buf.len()).map(|b| buf.copy_from_slice(b)).ok_or_else(|| "past the end".to_string()), skip, take, &mut |b| Ok(out.extend_from_slice(b)))?;
+        decode(
+            file.len() as u64,
+            size,
+            15,
+            &mut |at, buf| file.get(at as usize..at as usize + buf.len()).map(|b| buf.copy_from_slice(b)).ok_or_else(|| "past the end".to_string()),
+            skip,
+            take,
+            &mut |b| Ok(out.extend_from_slice(b)),
+        )?;
         Ok(out)
     }
 

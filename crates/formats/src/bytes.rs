@@ -1,8 +1,8 @@
 //! Files relicview has no reader for (yet): shown as bytes, or as text when they are text.
 //! Never an error: a file that is not a model is simply not a model.
 
-use super::kind::{Kind, Purpose};
 use super::charset::{decode, looks_like_text};
+use super::kind::{Kind, Purpose};
 use super::{Document, InfoRow};
 use crate::inspect::{ByteClass, InspectorView};
 use std::any::Any;

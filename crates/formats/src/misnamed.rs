@@ -4,8 +4,8 @@
 //! (docs/formats/bytes.md). The DIV-BIZ2 names (.BGF, .BMF, .B2Z) say so through their own
 //! reader, which names the magic it wanted; BSX, BCX and TDB likewise.
 
-use super::kind::{Claim, Kind, Purpose};
 use super::charset::looks_like_dos_text;
+use super::kind::{Claim, Kind, Purpose};
 use super::{Document, InfoRow, ParseError};
 use crate::inspect::{ByteClass, InspectorView};
 

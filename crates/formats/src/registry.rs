@@ -61,10 +61,7 @@ impl Kind {
         let ext = super::extension(path);
         let head = Head { path, ext, bytes: head, size };
         let tiers = [Sniffed::Content, Sniffed::Name, Sniffed::Structure, Sniffed::Claimed, Sniffed::Last];
-        tiers
-            .iter()
-            .find_map(|tier| rows().iter().find(|f| f.sniffs.iter().any(|(t, sniff)| t == tier && sniff(&head))))
-            .map_or(Kind::UNKNOWN, |f| f.kind)
+        tiers.iter().find_map(|tier| rows().iter().find(|f| f.sniffs.iter().any(|(t, sniff)| t == tier && sniff(&head)))).map_or(Kind::UNKNOWN, |f| f.kind)
     }
 
     /// The kind a file's name says it is, where the name says (a known extension); the

@@ -3,8 +3,8 @@
 //! classified for coverage shading, the diagnostics, and the bytes the hex view shows. Each
 //! format builds its view from the same parse that builds its scene.
 
-pub use crate::findings::{Diagnostics, MAX_DIAGNOSTICS};
 use crate::findings::{Diagnostic, ParseError};
+pub use crate::findings::{Diagnostics, MAX_DIAGNOSTICS};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -3,13 +3,21 @@
 /// `n` and the noun, plural unless `n` is 1: the noun plus "s".
 pub fn count(n: impl Into<u64>, noun: &str) -> String {
     let n = n.into();
-    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 /// `n` and the noun for nouns whose plural is not the noun plus "s".
 pub fn count_as(n: impl Into<u64>, singular: &str, plural: &str) -> String {
     let n = n.into();
-    if n == 1 { format!("1 {singular}") } else { format!("{n} {plural}") }
+    if n == 1 {
+        format!("1 {singular}")
+    } else {
+        format!("{n} {plural}")
+    }
 }
 
 /// [`count`] for lengths.

@@ -11,9 +11,7 @@
 
 use super::to_mat4;
 use three_d::context::HasContext;
-use three_d::{
-    AxisAlignedBoundingBox, ColorTexture, Context, DepthTexture, Effect, Geometry, GeometryId, Light, Mat4, Material, Matrix, Program, RenderStates, SquareMatrix, Vec3, Vec4, Viewer,
-};
+use three_d::{AxisAlignedBoundingBox, ColorTexture, Context, DepthTexture, Effect, Geometry, GeometryId, Light, Mat4, Material, Matrix, Program, RenderStates, SquareMatrix, Vec3, Vec4, Viewer};
 
 /// One primitive's arrays, placed by `model`, its colour bytes multiplied by `tint`.
 #[derive(Clone, Copy)]

@@ -24,16 +24,16 @@ mod material;
 mod stage;
 
 use crate::scene::{Bounds, Scene};
-use crate::view::{CompareView, Side};
 pub use crate::view::{AxisView, Background, CameraMode, CameraState, ViewOptions, ViewpointAt, BACKGROUND, CHECKER, CHECKER_PX};
+use crate::view::{CompareView, Side};
 use geometry::{SceneGeometry, VertexArrays};
 use glam::Vec3 as GVec3;
 pub use stage::Hit;
 use stage::{lighting, retro_materials, upload_texture, HighlightTarget, Stage, StageFrame};
 use std::sync::Arc;
 use three_d::{
-    degrees, vec3, Camera, ClearState, ColorMaterial, Context, CpuMesh, CpuTexture, Cull, Gm, InnerSpace, Interpolation, Mat3, Mat4, Mesh as GpuMesh, RenderTarget, ScissorBox, Srgba,
-    Texture2DRef, TextureData, Vec3, Viewport, Wrapping,
+    degrees, vec3, Camera, ClearState, ColorMaterial, Context, CpuMesh, CpuTexture, Cull, Gm, InnerSpace, Interpolation, Mat3, Mat4, Mesh as GpuMesh, RenderTarget, ScissorBox, Srgba, Texture2DRef,
+    TextureData, Vec3, Viewport, Wrapping,
 };
 
 const FOV_DEGREES: f32 = 45.0;
@@ -425,7 +425,10 @@ impl Renderer {
     /// one triangle of each outside the view, so that the first frame of a file does not wait
     /// for them. Leaves the frame cleared to the background.
     pub fn warm_up(&mut self, variants: &[(bool, bool, Option<f32>)]) {
-        let texture = upload_texture(&self.context, &crate::scene::Texture { name: None, texels: crate::texture::Texels { width: 1, height: 1, rgba: std::sync::Arc::new(vec![255; 4]) }, file: None, nearest: true, stand_in: false });
+        let texture = upload_texture(
+            &self.context,
+            &crate::scene::Texture { name: None, texels: crate::texture::Texels { width: 1, height: 1, rgba: std::sync::Arc::new(vec![255; 4]) }, file: None, nearest: true, stand_in: false },
+        );
         let target = RenderTarget::screen(&self.context, self.width, self.height);
         // A small triangle in front of the camera, cleared away after: a software rasteriser
         // (SwiftShader) builds its setup and pixel routines only for triangles that reach the

@@ -9,7 +9,7 @@
 
 use super::geometry::{Normals, Varyings};
 use three_d::{
-    Blend, BlendEquationType, BlendMultiplierType, DepthTest, WriteMask, ColorMapping, Cull, EffectMaterialId, Light, Material, MaterialType, Program, RenderStates, Texture2DRef, Vec3, Viewer,
+    Blend, BlendEquationType, BlendMultiplierType, ColorMapping, Cull, DepthTest, EffectMaterialId, Light, Material, MaterialType, Program, RenderStates, Texture2DRef, Vec3, Viewer, WriteMask,
 };
 
 pub struct RetroMaterial {
@@ -205,6 +205,10 @@ void main()
     }
 
     fn material_type(&self) -> MaterialType {
-        if self.ghost || self.pass.after_opaque() { MaterialType::Transparent } else { MaterialType::Opaque }
+        if self.ghost || self.pass.after_opaque() {
+            MaterialType::Transparent
+        } else {
+            MaterialType::Opaque
+        }
     }
 }

@@ -11,8 +11,8 @@ use crate::view::{skeleton, Lighting};
 use glam::Vec3 as GVec3;
 use std::sync::Arc;
 use three_d::{
-    vec2, vec3, Camera, ColorMaterial, Context, CpuMesh, CpuTexture, Cull, Geometry, Gm, InnerSpace, Interpolation, Mat3, Mat4, Mesh as GpuMesh, Mipmap, Positions, RenderTarget, ScissorBox,
-    Srgba, Texture2DRef, TextureData, Vec3, Wireframe, Wrapping,
+    vec2, vec3, Camera, ColorMaterial, Context, CpuMesh, CpuTexture, Cull, Geometry, Gm, InnerSpace, Interpolation, Mat3, Mat4, Mesh as GpuMesh, Mipmap, Positions, RenderTarget, ScissorBox, Srgba,
+    Texture2DRef, TextureData, Vec3, Wireframe, Wrapping,
 };
 
 const WIRE_COLOR: Srgba = Srgba { r: 240, g: 240, b: 240, a: 255 };
@@ -248,7 +248,11 @@ impl Stage {
 
     /// World matrices at the animation clock (a still scene's are its rest pose's).
     pub fn world(&self, seconds: f64) -> std::borrow::Cow<'_, [glam::Mat4]> {
-        if self.animating() { std::borrow::Cow::Owned(self.scene.world(&self.scene.pose(seconds))) } else { std::borrow::Cow::Borrowed(&self.rest_world) }
+        if self.animating() {
+            std::borrow::Cow::Owned(self.scene.world(&self.scene.pose(seconds)))
+        } else {
+            std::borrow::Cow::Borrowed(&self.rest_world)
+        }
     }
 
     /// Batches of LOD `lod` uploaded, and in all.
@@ -305,7 +309,8 @@ impl Stage {
             .iter()
             .filter_map(|&(n, m, k)| {
                 let prim = &scene.meshes[m as usize].primitives[k as usize];
-                let corners: Vec<Vec3> = prim.indices.iter().filter_map(|&i| prim.positions.get(i as usize)).map(|p| Vec3::from(world[n as usize].transform_point3(GVec3::from(*p)).to_array())).collect();
+                let corners: Vec<Vec3> =
+                    prim.indices.iter().filter_map(|&i| prim.positions.get(i as usize)).map(|p| Vec3::from(world[n as usize].transform_point3(GVec3::from(*p)).to_array())).collect();
                 let colour = self.zone_colours.as_ref().and_then(|z| z.get(m as usize).copied()).unwrap_or_else(|| scene.shading(prim).base_color);
                 let [r, g, b, _] = colour.map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8);
                 (corners.len() >= 3).then(|| Wireframe::new(context, &corners, 1.5, Srgba::new(r, g, b, 255)))
@@ -415,7 +420,15 @@ impl Stage {
         }
         // A node copied from another file (a model placed in a world) has no record of its
         // own: the placement above it stands for it.
-        Some(Hit { primitive: prim.record, node: scene.record_of(hit.node), source: source_of(&prim.sources, hit.triangle).copied(), triangle: hit.triangle, distance: hit.distance, layer, corners: [corner(0), corner(1), corner(2)] })
+        Some(Hit {
+            primitive: prim.record,
+            node: scene.record_of(hit.node),
+            source: source_of(&prim.sources, hit.triangle).copied(),
+            triangle: hit.triangle,
+            distance: hit.distance,
+            layer,
+            corners: [corner(0), corner(1), corner(2)],
+        })
     }
 
     /// Outline `target` in LOD `lod` (None clears); → how many triangles are outlined.
@@ -442,7 +455,11 @@ impl Stage {
 
     /// Triangles outlined now (0: none, or the outlined record is not in the LOD on show).
     pub fn highlighted_triangles(&self) -> usize {
-        if self.highlight.is_some() { self.highlight_count } else { 0 }
+        if self.highlight.is_some() {
+            self.highlight_count
+        } else {
+            0
+        }
     }
 
     /// The bones of the scene's skeleton as posed at `seconds`, the bone of the outlined
@@ -541,7 +558,11 @@ impl Stage {
         }
         if !frame.ghost {
             // Semi-transparent texels and additive surfaces over everything opaque.
-            let semis = l.merged.iter().filter_map(|d| Some((d.semi.as_ref()?, &d.gm.geometry as &dyn Geometry))).chain(l.instanced.iter().filter_map(|d| Some((d.semi.as_ref()?, &d.gm.geometry as &dyn Geometry))));
+            let semis = l
+                .merged
+                .iter()
+                .filter_map(|d| Some((d.semi.as_ref()?, &d.gm.geometry as &dyn Geometry)))
+                .chain(l.instanced.iter().filter_map(|d| Some((d.semi.as_ref()?, &d.gm.geometry as &dyn Geometry))));
             let additive = l.merged.iter().map(|d| &d.gm).chain(l.instanced.iter().map(|d| &d.gm)).filter(|gm| later(gm)).map(|gm| (&gm.material, &gm.geometry as &dyn Geometry));
             for (semi, geometry) in semis.chain(additive) {
                 target.render_partially_with_material(scissor, semi, camera, [geometry], &[]);

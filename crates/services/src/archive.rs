@@ -3,8 +3,8 @@
 //! reference graph ("uses" / "used by"), and the one open sequence every front end uses:
 //! read → parse → read what it refers to → build the scene.
 
-pub use crate::formats::assets::{file_name, Resolution};
 use crate::formats::assets::Assets;
+pub use crate::formats::assets::{file_name, Resolution};
 use crate::formats::registry::{self, Kind, Purpose};
 use crate::formats::{Document, InfoRow, Reference};
 use crate::scene::Scene;
@@ -22,7 +22,6 @@ pub struct ArchiveIndex {
     by_path: HashMap<String, usize>,
     by_name: HashMap<String, Vec<usize>>,
 }
-
 
 fn dir_parts(path: &str) -> Vec<String> {
     let mut parts: Vec<String> = path.split(['/', '\\']).map(str::to_ascii_lowercase).collect();
@@ -128,7 +127,6 @@ impl ArchiveIndex {
         Resolution::default()
     }
 }
-
 
 /// A file read as another file's asset: its document, or why it could not be used.
 type Asset = Result<Rc<dyn Document>, String>;
@@ -316,11 +314,7 @@ impl Archive {
 
     /// Files whose references are not in the graph yet and may have some.
     pub fn unscanned(&self) -> Vec<String> {
-        (0..self.index.len())
-            .filter(|i| !self.refs.uses.contains_key(i))
-            .filter(|&i| self.index.kinds[i].is_none_or(|k| !k.refers_to().is_empty()))
-            .map(|i| self.index.paths[i].clone())
-            .collect()
+        (0..self.index.len()).filter(|i| !self.refs.uses.contains_key(i)).filter(|&i| self.index.kinds[i].is_none_or(|k| !k.refers_to().is_empty())).map(|i| self.index.paths[i].clone()).collect()
     }
 
     /// What the file at `path` refers to, resolved (None until it has been read).
@@ -331,8 +325,7 @@ impl Archive {
     /// The files whose references lead to `path`, with the reference each made.
     pub fn used_by(&self, path: &str) -> Vec<(&str, &Use)> {
         let Some(t) = self.index.position(path) else { return Vec::new() };
-        let mut out: Vec<(&str, &Use)> =
-            self.refs.users.get(&t).into_iter().flatten().filter_map(|&(u, k)| Some((self.index.paths[u].as_str(), self.refs.uses.get(&u)?.get(k)?))).collect();
+        let mut out: Vec<(&str, &Use)> = self.refs.users.get(&t).into_iter().flatten().filter_map(|&(u, k)| Some((self.index.paths[u].as_str(), self.refs.uses.get(&u)?.get(k)?))).collect();
         out.sort_by(|a, b| a.0.cmp(b.0));
         out
     }
@@ -438,7 +431,16 @@ pub fn texture_cards(opened: &Opened) -> Vec<crate::gallery::TextureCard> {
     let doc = &*opened.document;
     if let Some(picture) = doc.image() {
         let format = doc.image_format();
-        return vec![TextureCard { path: opened.path.clone(), texture: None, width: picture.width, height: picture.height, format, materials: Vec::new(), used: None, thumbnail: thumbnail(picture, THUMBNAIL_SIDE) }];
+        return vec![TextureCard {
+            path: opened.path.clone(),
+            texture: None,
+            width: picture.width,
+            height: picture.height,
+            format,
+            materials: Vec::new(),
+            used: None,
+            thumbnail: thumbnail(picture, THUMBNAIL_SIDE),
+        }];
     }
     let Some(scene) = &opened.scene else { return Vec::new() };
     scene
@@ -450,10 +452,25 @@ pub fn texture_cards(opened: &Opened) -> Vec<crate::gallery::TextureCard> {
             let materials = scene.materials.iter().filter(|m| m.texture == Some(i as u32)).filter_map(|m| m.name.clone()).collect();
             // What the triangles sample of it: the rest of a VRAM page is other files'.
             let sampling = |m: &Option<crate::scene::MaterialId>| m.and_then(|m| scene.materials.get(m as usize)).is_some_and(|m| m.texture == Some(i as u32));
-            let uvs = scene.meshes.iter().flat_map(|mesh| &mesh.primitives).filter(|p| sampling(&p.material)).filter_map(|p| p.uvs.as_ref().map(|uv| p.indices.iter().filter_map(move |&k| uv.get(k as usize).copied()))).flatten();
+            let uvs = scene
+                .meshes
+                .iter()
+                .flat_map(|mesh| &mesh.primitives)
+                .filter(|p| sampling(&p.material))
+                .filter_map(|p| p.uvs.as_ref().map(|uv| p.indices.iter().filter_map(move |&k| uv.get(k as usize).copied())))
+                .flatten();
             let used = used_bounds(uvs, t.texels.width, t.texels.height);
             let shown = used.map_or_else(|| t.texels.clone(), |[x, y, w, h]| crate::texture::crop(&t.texels, x, y, w, h));
-            TextureCard { path: opened.path.clone(), texture: Some(i), width: t.texels.width, height: t.texels.height, format: t.name.clone().unwrap_or_else(|| format!("texture {i}")), materials, used, thumbnail: thumbnail(&shown, THUMBNAIL_SIDE) }
+            TextureCard {
+                path: opened.path.clone(),
+                texture: Some(i),
+                width: t.texels.width,
+                height: t.texels.height,
+                format: t.name.clone().unwrap_or_else(|| format!("texture {i}")),
+                materials,
+                used,
+                thumbnail: thumbnail(&shown, THUMBNAIL_SIDE),
+            }
         })
         .collect()
 }
@@ -519,7 +536,8 @@ pub async fn table_user_rows(archive: &RefCell<Archive>, source: &impl FileSourc
         return vec![InfoRow::new(label, format!("no file of this archive ({} read)", crate::words::count_len(users.len(), "file that refers here")))];
     }
     let list = counts.iter().map(|(f, n)| format!("{f} ({n})")).collect::<Vec<_>>().join(", ");
-    vec![InfoRow::new(label, format!("{} in {}: {list}", crate::words::count(total, noun), crate::words::count_len(counts.len(), "file"))).with_links(counts.iter().map(|(f, _)| f.to_string()).collect())]
+    vec![InfoRow::new(label, format!("{} in {}: {list}", crate::words::count(total, noun), crate::words::count_len(counts.len(), "file")))
+        .with_links(counts.iter().map(|(f, _)| f.to_string()).collect())]
 }
 
 /// How many of an open's files are read at once.
@@ -684,17 +702,9 @@ mod tests {
 
     #[test]
     fn lookup_ignores_case_and_prefers_the_same_game_tree() {
-        let index = ArchiveIndex::new([
-            "CONTENT/BTLIVE/MATERIAL/BASEV.BMF",
-            "CONTENT/BTDAVE/MATERIAL/basev.bmf",
-            "CONTENT/BTDAVE/VIDEO/MECH/MAD.BGF",
-            "OTHER/BASEV.BMF",
-        ]);
+        let index = ArchiveIndex::new(["CONTENT/BTLIVE/MATERIAL/BASEV.BMF", "CONTENT/BTDAVE/MATERIAL/basev.bmf", "CONTENT/BTDAVE/VIDEO/MECH/MAD.BGF", "OTHER/BASEV.BMF"]);
         assert_eq!(index.find("content/btdave/video/mech/mad.bgf"), Some("CONTENT/BTDAVE/VIDEO/MECH/MAD.BGF"));
-        assert_eq!(
-            index.nearest("CONTENT/BTDAVE/VIDEO/MECH/MAD.BGF", "BASEV.BMF"),
-            vec!["CONTENT/BTDAVE/MATERIAL/basev.bmf", "CONTENT/BTLIVE/MATERIAL/BASEV.BMF", "OTHER/BASEV.BMF"]
-        );
+        assert_eq!(index.nearest("CONTENT/BTDAVE/VIDEO/MECH/MAD.BGF", "BASEV.BMF"), vec!["CONTENT/BTDAVE/MATERIAL/basev.bmf", "CONTENT/BTLIVE/MATERIAL/BASEV.BMF", "OTHER/BASEV.BMF"]);
         // From elsewhere every candidate is equally far: ordered by path.
         assert_eq!(index.nearest("X/Y.BGF", "basev.bmf")[0], "CONTENT/BTDAVE/MATERIAL/basev.bmf");
         assert!(index.nearest("X/Y.BGF", "none.bmf").is_empty());

@@ -18,12 +18,12 @@
 //! are converted; PNG texels stay sRGB as glTF expects.
 
 use crate::scene::{ColourSet, NodeId, Scene, Target, Transform};
-use glam::Mat4;
 use crate::texture::srgb_to_linear;
+use glam::Mat4;
 use gltf_json as json;
-use serde::{Deserialize, Serialize};
 use json::validation::{Checked::Valid, USize64};
 use json::Index;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Which LOD the default glTF scene shows, and which layers are left out (what the viewer
@@ -145,7 +145,15 @@ impl<'a> Builder<'a> {
         })
     }
 
-    fn accessor(&mut self, data: Data<'a>, count: usize, component: json::accessor::ComponentType, type_: json::accessor::Type, target: Option<json::buffer::Target>, bounds: Option<(Vec<f32>, Vec<f32>)>) -> Index<json::Accessor> {
+    fn accessor(
+        &mut self,
+        data: Data<'a>,
+        count: usize,
+        component: json::accessor::ComponentType,
+        type_: json::accessor::Type,
+        target: Option<json::buffer::Target>,
+        bounds: Option<(Vec<f32>, Vec<f32>)>,
+    ) -> Index<json::Accessor> {
         let view = self.view(data, target);
         self.root.push(json::Accessor {
             buffer_view: Some(view),
@@ -246,7 +254,14 @@ fn add_textures(b: &mut Builder, scene: &Scene) -> std::io::Result<Vec<Index<jso
         });
         let png = crate::texture::encode_png(&t.texels).map_err(|e| std::io::Error::other(format!("texture {}: {e}", t.name.as_deref().unwrap_or(""))))?;
         let view = b.view(Data::Bytes(png), None);
-        let image = b.root.push(json::Image { buffer_view: Some(view), mime_type: Some(json::image::MimeType("image/png".into())), name: t.name.clone(), uri: None, extensions: None, extras: Default::default() });
+        let image = b.root.push(json::Image {
+            buffer_view: Some(view),
+            mime_type: Some(json::image::MimeType("image/png".into())),
+            name: t.name.clone(),
+            uri: None,
+            extensions: None,
+            extras: Default::default(),
+        });
         textures.push(b.root.push(json::Texture { name: t.name.clone(), sampler: Some(sampler), source: image, extensions: None, extras: Default::default() }));
     }
     Ok(textures)
@@ -369,11 +384,8 @@ fn add_meshes<'a>(b: &mut Builder<'a>, scene: &'a Scene, used: &[bool], colours:
                 attributes.insert(Valid(json::mesh::Semantic::TexCoords(0)), b.floats::<2>(Data::FiniteUvs(uvs), n, Some(T::ArrayBuffer), None));
             }
             let count = p.indices.len();
-            let (data, component) = if n <= u16::MAX as usize {
-                (Data::ShortIndices(&p.indices), json::accessor::ComponentType::U16)
-            } else {
-                (Data::Indices(&p.indices), json::accessor::ComponentType::U32)
-            };
+            let (data, component) =
+                if n <= u16::MAX as usize { (Data::ShortIndices(&p.indices), json::accessor::ComponentType::U16) } else { (Data::Indices(&p.indices), json::accessor::ComponentType::U32) };
             let indices = b.accessor(data, count, component, json::accessor::Type::Scalar, Some(T::ElementArrayBuffer), None);
             primitives.push(json::mesh::Primitive {
                 attributes,
@@ -423,7 +435,14 @@ fn add_scenes(b: &mut Builder, scene: &Scene, exported: &[usize], views: &[(Opti
 /// The nodes `visible` marks, children before parents so that each parent lists them; a
 /// zoned node under its first zone's node, which sits under the zone's object. The glTF node
 /// of each scene node.
-fn add_node_tree(b: &mut Builder, scene: &Scene, visible: &[bool], children_of: &[Vec<NodeId>], zoned: &[Option<(NodeId, u32, Transform)>], meshes: &[Option<Index<json::Mesh>>]) -> Vec<Option<Index<json::Node>>> {
+fn add_node_tree(
+    b: &mut Builder,
+    scene: &Scene,
+    visible: &[bool],
+    children_of: &[Vec<NodeId>],
+    zoned: &[Option<(NodeId, u32, Transform)>],
+    meshes: &[Option<Index<json::Mesh>>],
+) -> Vec<Option<Index<json::Node>>> {
     let mut index: Vec<Option<Index<json::Node>>> = vec![None; scene.nodes.len()];
     // The zone nodes' children, by (owner, zone), filled as the zoned nodes are made; every
     // zone a shown node names has a node, its parts under its first zone's.
@@ -507,7 +526,13 @@ fn add_animations(b: &mut Builder, scene: &Scene, copies: &[Vec<Option<Index<jso
                 b.floats::<3>(float_bytes(&v), keys, None, None)
             };
             let sampler = Index::new(samplers.len() as u32);
-            samplers.push(json::animation::Sampler { extensions: None, extras: Default::default(), input, interpolation: Valid(if stepped { json::animation::Interpolation::Step } else { json::animation::Interpolation::Linear }), output });
+            samplers.push(json::animation::Sampler {
+                extensions: None,
+                extras: Default::default(),
+                input,
+                interpolation: Valid(if stepped { json::animation::Interpolation::Step } else { json::animation::Interpolation::Linear }),
+                output,
+            });
             for copy in copies {
                 if let Some(target) = copy.get(node as usize).copied().flatten() {
                     channels.push(json::animation::Channel {
@@ -614,10 +639,8 @@ mod tests {
     #[test]
     fn node_trs_clips_become_animations() {
         let mut s = Scene { name: "door".into(), ..Default::default() };
-        let m = s.add_mesh(Mesh {
-            name: Some("slab".into()),
-            primitives: vec![Primitive { positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], indices: vec![0, 1, 2], ..Default::default() }],
-        });
+        let m =
+            s.add_mesh(Mesh { name: Some("slab".into()), primitives: vec![Primitive { positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], indices: vec![0, 1, 2], ..Default::default() }] });
         let door = s.add_node(None, Node { name: Some("dr1".into()), mesh: Some(m), ..Default::default() });
         s.clips.push(Clip {
             name: "slide".into(),
@@ -709,11 +732,17 @@ mod tests {
         s.add_node(Some(lod), Node { name: Some("gun".into()), mesh: Some(meshes[1]), part: part(vec![rgun], &["dz_rgun"]), ..Default::default() });
         s.add_node(Some(lod), Node { name: Some("hull".into()), mesh: Some(meshes[2]), ..Default::default() });
         s.lods = vec![Default::default()];
-        s.clips.push(Clip { name: "BLINK".into(), duration: 1.0, repeat: Repeat::Loop, tracks: vec![Track { target: Target::Visibility(arm), times: vec![0.0, 0.5, 1.0], values: vec![1.0, 0.0, 1.0] }] });
+        s.clips.push(Clip {
+            name: "BLINK".into(),
+            duration: 1.0,
+            repeat: Repeat::Loop,
+            tracks: vec![Track { target: Target::Visibility(arm), times: vec![0.0, 0.5, 1.0], values: vec![1.0, 0.0, 1.0] }],
+        });
         let j = json_of(&export_glb(&s, ExportOptions::default()).unwrap());
         let nodes = j["nodes"].as_array().unwrap();
         let find = |name: &str| nodes.iter().position(|n| n["name"] == name).unwrap_or_else(|| panic!("{name}"));
-        let children = |n: usize| -> Vec<String> { nodes[n]["children"].as_array().into_iter().flatten().map(|c| nodes[c.as_u64().unwrap() as usize]["name"].as_str().unwrap_or("").to_string()).collect() };
+        let children =
+            |n: usize| -> Vec<String> { nodes[n]["children"].as_array().into_iter().flatten().map(|c| nodes[c.as_u64().unwrap() as usize]["name"].as_str().unwrap_or("").to_string()).collect() };
         let mut under_object = children(find("body"));
         under_object.sort();
         assert_eq!(under_object, ["LOD 0", "dz_larm", "dz_rgun"], "the zones are nodes of the object");
@@ -763,7 +792,12 @@ mod tests {
             s.materials.push(crate::scene::Material { texture: Some(0), ..Default::default() });
         }
         for m in 0..2 {
-            s.clips.push(Clip { name: "scroll".into(), duration: 1.0, repeat: Repeat::Loop, tracks: vec![Track { target: Target::UvOffset(m), times: vec![0.0, 1.0], values: vec![0.25, 0.0, 1.25, 0.0] }] });
+            s.clips.push(Clip {
+                name: "scroll".into(),
+                duration: 1.0,
+                repeat: Repeat::Loop,
+                tracks: vec![Track { target: Target::UvOffset(m), times: vec![0.0, 1.0], values: vec![0.25, 0.0, 1.25, 0.0] }],
+            });
         }
         let mut b = builder();
         let textures = add_textures(&mut b, &s).unwrap();

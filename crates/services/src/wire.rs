@@ -129,16 +129,10 @@ impl<F: FnMut(usize, &[u8])> postcard::ser_flavors::Flavor for Chunked<F> {
 }
 
 pub fn decode(bytes: &[u8]) -> Result<ShownScene, String> {
-    let body = bytes
-        .strip_prefix(TAG.as_slice())
-        .ok_or_else(|| format!("the scene bytes do not start with {} (a worker of another build?)", String::from_utf8_lossy(TAG)))?;
-    let (shown, rest) = postcard::take_from_bytes::<ShownScene>(body)
-        .map_err(|e| format!("damaged scene bytes: {e}"))?;
+    let body = bytes.strip_prefix(TAG.as_slice()).ok_or_else(|| format!("the scene bytes do not start with {} (a worker of another build?)", String::from_utf8_lossy(TAG)))?;
+    let (shown, rest) = postcard::take_from_bytes::<ShownScene>(body).map_err(|e| format!("damaged scene bytes: {e}"))?;
     if !rest.is_empty() {
-        return Err(format!(
-            "damaged scene bytes: {} bytes after the scene",
-            rest.len()
-        ));
+        return Err(format!("damaged scene bytes: {} bytes after the scene", rest.len()));
     }
     Ok(shown)
 }
@@ -191,30 +185,16 @@ mod tests {
             record: Some(7),
             sources: Vec::new(),
         };
-        let mut scene = Scene {
-            name: "T".into(),
-            ..Scene::default()
-        };
-        scene.meshes.push(Mesh {
-            name: Some("m".into()),
-            primitives: vec![primitive],
-        });
+        let mut scene = Scene { name: "T".into(), ..Scene::default() };
+        scene.meshes.push(Mesh { name: Some("m".into()), primitives: vec![primitive] });
         scene.textures.push(crate::scene::Texture {
             name: None,
-            texels: Texels {
-                width: 1,
-                height: 2,
-                rgba: std::sync::Arc::new(vec![1, 2, 3, 4, 5, 6, 7, 8]),
-            },
+            texels: Texels { width: 1, height: 2, rgba: std::sync::Arc::new(vec![1, 2, 3, 4, 5, 6, 7, 8]) },
             file: Some("A.TGA".into()),
             nearest: true,
             stand_in: false,
         });
-        ShownScene {
-            scene,
-            records: vec![(0, 12), (12, 40)],
-            placements: 3,
-        }
+        ShownScene { scene, records: vec![(0, 12), (12, 40)], placements: 3 }
     }
 
     #[test]

@@ -85,7 +85,12 @@ mod tests {
             s.add_node(Some(root), Node { name: Some(name.into()), layer: Some(layer), ..Default::default() });
         }
         s.choice = Some(Choice { name: "model".into(), options: vec![ChoiceOption { label: "model 1".into(), layers: vec![2], clip: None }], default: 0 });
-        s.clips.push(Clip { name: "lift".into(), duration: 2.0, repeat: Repeat::Loop, tracks: vec![Track { target: Target::Translation(1), times: vec![0.0, 2.0], values: vec![0.0, 0.0, 0.0, 0.0, 4.0, 0.0] }] });
+        s.clips.push(Clip {
+            name: "lift".into(),
+            duration: 2.0,
+            repeat: Repeat::Loop,
+            tracks: vec![Track { target: Target::Translation(1), times: vec![0.0, 2.0], values: vec![0.0, 0.0, 0.0, 0.0, 4.0, 0.0] }],
+        });
         s
     }
 

@@ -34,13 +34,17 @@ pub struct Words {
     pub compare_modes: [CompareMode; 5],
 }
 
-pub const WORDS: Words = Words { backgrounds: Background::ALL, lightings: Lighting::ALL, axis_views: AxisView::ALL, camera_modes: [CameraMode::Orbit, CameraMode::Fly], compare_modes: CompareMode::ALL };
+pub const WORDS: Words =
+    Words { backgrounds: Background::ALL, lightings: Lighting::ALL, axis_views: AxisView::ALL, camera_modes: [CameraMode::Orbit, CameraMode::Fly], compare_modes: CompareMode::ALL };
 
 #[cfg(test)]
 mod tests {
     #[test]
     fn the_words_are_the_serialised_enums() {
         let w = serde_json::to_value(super::WORDS).unwrap();
-        assert_eq!(w, serde_json::json!({ "backgrounds": ["dark", "light", "checker"], "lightings": ["game", "sun", "camera", "stored"], "axisViews": ["front", "side", "top"], "cameraModes": ["orbit", "fly"], "compareModes": ["a", "b", "overlay", "split", "difference"] }));
+        assert_eq!(
+            w,
+            serde_json::json!({ "backgrounds": ["dark", "light", "checker"], "lightings": ["game", "sun", "camera", "stored"], "axisViews": ["front", "side", "top"], "cameraModes": ["orbit", "fly"], "compareModes": ["a", "b", "overlay", "split", "difference"] })
+        );
     }
 }

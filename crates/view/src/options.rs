@@ -31,7 +31,18 @@ pub struct ViewOptions {
 
 impl Default for ViewOptions {
     fn default() -> ViewOptions {
-        ViewOptions { wireframe: false, cull_back: false, auto_lod: false, lod: 0, skeleton: false, grid: false, background: Background::default(), lighting: Lighting::default(), blink: true, zone_colours: false }
+        ViewOptions {
+            wireframe: false,
+            cull_back: false,
+            auto_lod: false,
+            lod: 0,
+            skeleton: false,
+            grid: false,
+            background: Background::default(),
+            lighting: Lighting::default(),
+            blink: true,
+            zone_colours: false,
+        }
     }
 }
 
@@ -77,7 +88,11 @@ impl Lighting {
 
     /// The vertex colours drawn under it.
     pub fn colours(self, game_lit: bool) -> crate::scene::ColourSet {
-        if self.for_scene(game_lit) == Lighting::Game { crate::scene::ColourSet::Lit } else { crate::scene::ColourSet::Stored }
+        if self.for_scene(game_lit) == Lighting::Game {
+            crate::scene::ColourSet::Lit
+        } else {
+            crate::scene::ColourSet::Stored
+        }
     }
 }
 

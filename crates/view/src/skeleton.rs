@@ -164,10 +164,7 @@ mod tests {
     fn the_picked_bone_is_the_one_at_the_parts_joint_nearest_its_triangles() {
         // Nodes: 0 root, 1 and 2 bones in a chain, 3 a part hanging on bone 1, 4 another part.
         let pairs = [(0, 1), (1, 2)];
-        let bones = [
-            Bone { from: Vec3::ZERO, to: Vec3::Y, picked: false },
-            Bone { from: Vec3::Y, to: Vec3::Y * 2.0, picked: false },
-        ];
+        let bones = [Bone { from: Vec3::ZERO, to: Vec3::Y, picked: false }, Bone { from: Vec3::Y, to: Vec3::Y * 2.0, picked: false }];
         let parent = |n: u32| [None, Some(0), Some(1), Some(1), Some(2)][n as usize];
         let drawing = [false, false, false, true, false];
         // Both bones meet at joint 1: the one nearer the part's triangles wins.

@@ -42,7 +42,10 @@ impl ByteSource for JsBytes {
         if offset.checked_add(buf.len() as u64).is_none_or(|e| e > self.len) {
             return Err(format!("{} bytes at byte {offset} run past the end ({} bytes)", buf.len(), self.len));
         }
-        let got = self.read.call2(&JsValue::NULL, &(offset as f64).into(), &(buf.len() as f64).into()).map_err(|e| format!("at byte {offset}: {}", e.as_string().or_else(|| js_sys::Error::from(e).message().as_string()).unwrap_or_default()))?;
+        let got = self
+            .read
+            .call2(&JsValue::NULL, &(offset as f64).into(), &(buf.len() as f64).into())
+            .map_err(|e| format!("at byte {offset}: {}", e.as_string().or_else(|| js_sys::Error::from(e).message().as_string()).unwrap_or_default()))?;
         let bytes = js_sys::Uint8Array::new(&got);
         if bytes.length() as usize != buf.len() {
             return Err(format!("at byte {offset}: {} bytes read of {}", bytes.length(), buf.len()));
@@ -184,7 +187,10 @@ impl ContainerReader {
         self.opened.push(container);
         for (cue, bin, track) in cues.discs {
             let path = format!("{name}/{}", self.opened[id].entries()[cue].path);
-            let opened = self.opened[id].read(bin).map_err(|e| e.to_string()).and_then(|bytes| containers::open_track(&path, Arc::new(bytes), track.mode, track.start, Limits::default()).map_err(|e| e.to_string()));
+            let opened = self.opened[id]
+                .read(bin)
+                .map_err(|e| e.to_string())
+                .and_then(|bytes| containers::open_track(&path, Arc::new(bytes), track.mode, track.start, Limits::default()).map_err(|e| e.to_string()));
             match opened {
                 Ok(c) => self.add(&path, c, depth + 1),
                 Err(why) => self.problems.push(why),
@@ -292,7 +298,18 @@ pub fn keeps_decoded(head: &[u8]) -> bool {
 /// among them).
 #[wasm_bindgen(js_name = readHosted)]
 #[allow(clippy::too_many_arguments)]
-pub fn read_hosted(container: &str, entry: &str, #[wasm_bindgen(unchecked_param_type = "Layout")] layout: JsValue, container_size: f64, ranges: &[f64], bytes: &[u8], at: f64, size: f64, crc32: &str, extents: &[f64]) -> Result<js_sys::Uint8Array, JsValue> {
+pub fn read_hosted(
+    container: &str,
+    entry: &str,
+    #[wasm_bindgen(unchecked_param_type = "Layout")] layout: JsValue,
+    container_size: f64,
+    ranges: &[f64],
+    bytes: &[u8],
+    at: f64,
+    size: f64,
+    crc32: &str,
+    extents: &[f64],
+) -> Result<js_sys::Uint8Array, JsValue> {
     let fail = |m: String| js_error(&format!("{container}: {entry}: {m}"));
     let layout: hosted::Layout = serde_wasm_bindgen::from_value(layout).map_err(|e| fail(format!("the index's layout: {e}")))?;
     let crc32 = u32::from_str_radix(crc32, 16).map_err(|_| fail(format!("CRC-32 {crc32:?}: expected 8 hex digits")))?;

@@ -51,7 +51,12 @@ fn model(name: &str, patches: Vec<Patch>) -> Biz2File {
 /// The hall: a 60 × 60 floor and four walls 5 high.
 fn hall() -> Biz2File {
     let floor = mesh(vec![[-30.0, 0.0, -30.0], [30.0, 0.0, -30.0], [30.0, 0.0, 30.0], [-30.0, 0.0, 30.0]], None, vec![0, 1, 2, 3]);
-    let walls = vec![block([-30.0, 0.0, -30.5], [30.0, 5.0, -30.0]), block([-30.0, 0.0, 30.0], [30.0, 5.0, 30.5]), block([-30.5, 0.0, -30.0], [-30.0, 5.0, 30.0]), block([30.0, 0.0, -30.0], [30.5, 5.0, 30.0])];
+    let walls = vec![
+        block([-30.0, 0.0, -30.5], [30.0, 5.0, -30.0]),
+        block([-30.0, 0.0, 30.0], [30.0, 5.0, 30.5]),
+        block([-30.5, 0.0, -30.0], [-30.0, 5.0, 30.0]),
+        block([30.0, 0.0, -30.0], [30.5, 5.0, 30.0]),
+    ];
     model("hall", vec![patch("floor", "floor_mtl", vec![floor]), patch("walls", "wall_mtl", walls)])
 }
 
@@ -65,7 +70,11 @@ fn crate_box(size: f32, name: &str) -> Biz2File {
 
 /// Door frame: two posts and a lintel around a 6-wide opening.
 fn door_frame(low_poly: bool) -> Biz2File {
-    let parts = if low_poly { vec![block([-3.5, 0.0, -0.3], [3.5, 4.5, 0.3])] } else { vec![block([-3.5, 0.0, -0.3], [-3.0, 4.0, 0.3]), block([3.0, 0.0, -0.3], [3.5, 4.0, 0.3]), block([-3.5, 4.0, -0.3], [3.5, 4.5, 0.3])] };
+    let parts = if low_poly {
+        vec![block([-3.5, 0.0, -0.3], [3.5, 4.5, 0.3])]
+    } else {
+        vec![block([-3.5, 0.0, -0.3], [-3.0, 4.0, 0.3]), block([3.0, 0.0, -0.3], [3.5, 4.0, 0.3]), block([-3.5, 4.0, -0.3], [3.5, 4.5, 0.3])]
+    };
     model("drw", vec![patch("frame", "wall_mtl", parts)])
 }
 
@@ -142,7 +151,13 @@ fn arena_map() -> Vec<u8> {
         let a = k as f32 * FRAC_PI_2;
         l.push(format!("instance=block {:.3} 0 {:.3} 0 {:.4} 0", 18.0 * a.sin(), 18.0 * a.cos(), a));
     }
-    l.extend(["instance=crate 6 0 -6 0 0.3 0".into(), "instance=crate -6 0 6 0 1.1 0".into(), "instance=door 0 0 -29.5 0 0 0".into(), "instance=stack 22 0 -22 0 0 0".into(), "instance=well -22 0 22 0 0 0".into()]);
+    l.extend([
+        "instance=crate 6 0 -6 0 0.3 0".into(),
+        "instance=crate -6 0 6 0 1.1 0".into(),
+        "instance=door 0 0 -29.5 0 0 0".into(),
+        "instance=stack 22 0 -22 0 0 0".into(),
+        "instance=well -22 0 22 0 0 0".into(),
+    ]);
     for k in 0..4 {
         let a = k as f32 * FRAC_PI_2 + std::f32::consts::FRAC_PI_4;
         // Each dropzone faces the centre: its +Z points inwards.
@@ -153,12 +168,23 @@ fn arena_map() -> Vec<u8> {
 }
 
 fn blocks_map() -> Vec<u8> {
-    text(&["// the buildings of a block, placed by ARENA1 and CITY", "[bldg]", "type=model", "modelfile=bldg.mod", "[block]", "type=map", "instance=bldg -5 0 0 0 0 0", "instance=bldg 0 0 0 0 0.2 0", "instance=bldg 5 0 0 0 -0.2 0"])
+    text(&[
+        "// the buildings of a block, placed by ARENA1 and CITY",
+        "[bldg]",
+        "type=model",
+        "modelfile=bldg.mod",
+        "[block]",
+        "type=map",
+        "instance=bldg -5 0 0 0 0 0",
+        "instance=bldg 0 0 0 0 0.2 0",
+        "instance=bldg 5 0 0 0 -0.2 0",
+    ])
 }
 
 /// A city of `side`² blocks of three buildings, with a crate in every block.
 pub fn city_map(side: usize) -> Vec<u8> {
-    let mut l: Vec<String> = vec!["[crate]".into(), "type=model".into(), "modelfile=crate.mod".into(), "[blocks]".into(), "type=include".into(), "file=blocks.map".into(), "[city]".into(), "type=map".into()];
+    let mut l: Vec<String> =
+        vec!["[crate]".into(), "type=model".into(), "modelfile=crate.mod".into(), "[blocks]".into(), "type=include".into(), "file=blocks.map".into(), "[city]".into(), "type=map".into()];
     for i in 0..side {
         for j in 0..side {
             let (x, z) = ((i as f32 - side as f32 / 2.0) * 16.0, (j as f32 - side as f32 / 2.0) * 12.0);
@@ -201,8 +227,27 @@ pub fn arena_files() -> Vec<(String, Vec<u8>)> {
         ("OTHER/VIDEO/CRATE.BGF".into(), write_file(&crate_box(3.0, "big crate"), o)),
         ("DEMO/TEXTURE/SMOKE.TGA".into(), smoke_tga()),
         ("DEMO/MODELS/HALL.MOD".into(), text(&["[video]", "object=hall.bgf", "[gamedata]", "class=UnscalableTerrainClassID"])),
-        ("DEMO/MODELS/DRW.MOD".into(), text(&["; number and order of objects is significant!", "[video]", "object=drw.bgf drwl.bgf", "object=dr1.bgf", "object=dr2.bgf", "[gamedata]", "class=DoorClassID", "Subsystems=drw.sub"])),
-        ("DEMO/MODELS/DRW.SUB".into(), text(&["[door1]", "Type=DoorClassID", "TravelTime=4.0", "DeadTime=2.0", "MotionExtent=-3.0 0.0 0.0", "Collision=dr1_cv.sld", "[door2]", "Type=DoorClassID", "TravelTime=4.0", "DeadTime=2.0", "MotionExtent=3.0 0.0 0.0", "Collision=dr2_cv.sld"])),
+        (
+            "DEMO/MODELS/DRW.MOD".into(),
+            text(&["; number and order of objects is significant!", "[video]", "object=drw.bgf drwl.bgf", "object=dr1.bgf", "object=dr2.bgf", "[gamedata]", "class=DoorClassID", "Subsystems=drw.sub"]),
+        ),
+        (
+            "DEMO/MODELS/DRW.SUB".into(),
+            text(&[
+                "[door1]",
+                "Type=DoorClassID",
+                "TravelTime=4.0",
+                "DeadTime=2.0",
+                "MotionExtent=-3.0 0.0 0.0",
+                "Collision=dr1_cv.sld",
+                "[door2]",
+                "Type=DoorClassID",
+                "TravelTime=4.0",
+                "DeadTime=2.0",
+                "MotionExtent=3.0 0.0 0.0",
+                "Collision=dr2_cv.sld",
+            ]),
+        ),
         ("DEMO/MODELS/STACK.MOD".into(), text(&["[video]", "object=stack.bgf"])),
         ("DEMO/MODELS/WH1.MOD".into(), text(&["[video]", "object=wh1.bgf lazdril.bgf"])),
         ("DEMO/MAPS/ARENA1.MAP".into(), arena_map()),

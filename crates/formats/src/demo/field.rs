@@ -177,7 +177,15 @@ pub fn faces_tdb() -> Vec<u8> {
         let (y, x) = (k / 16, 2 * (k % 16));
         let texel = |x: usize| -> u8 {
             let (dx, dy) = (x as f32 - 15.5, y as f32 - 15.5);
-            if dx * dx / 196.0 + dy * dy / 64.0 > 1.0 { 0 } else if dx * dx + dy * dy < 30.0 { 3 } else if dx * dx + dy * dy < 50.0 { 2 } else { 1 }
+            if dx * dx / 196.0 + dy * dy / 64.0 > 1.0 {
+                0
+            } else if dx * dx + dy * dy < 30.0 {
+                3
+            } else if dx * dx + dy * dy < 50.0 {
+                2
+            } else {
+                1
+            }
         };
         texel(x) | texel(x + 1) << 4
     });
@@ -203,7 +211,16 @@ pub fn party_spec() -> BsxSpec {
     let sword = box_part(3, [-3, -3, 60], [3, 3, 150], [200, 200, 220], &[QuadMono; 6]);
     let mut swing = limbs(12, 60.0);
     swing.channels[4] = Channel { mask: 0, rotation: [128, 0, 0], translation: [0xFF; 3] };
-    let record = ModelSpec { face_id: 0, global_id: 1, scale: 4096, ambient: [64, 64, 64], bones: Vec::new(), parts: vec![sword], animations: vec![swing], starts: [0, hero.parts.len() as u8, hero.animations.len() as u8] };
+    let record = ModelSpec {
+        face_id: 0,
+        global_id: 1,
+        scale: 4096,
+        ambient: [64, 64, 64],
+        bones: Vec::new(),
+        parts: vec![sword],
+        animations: vec![swing],
+        starts: [0, hero.parts.len() as u8, hero.animations.len() as u8],
+    };
     // The lamp: a post and a glowing box; the glow's texels all have their STP bit set.
     let mut glow = box_part(0, [-20, -20, 90], [20, 20, 130], [128, 128, 128], &[QuadMonoTex; 6]);
     // Type 2, 4 bpp, page (704, 256), CLUT (0, 501); control: semi on (bit 4), rule 1 (B + F).
@@ -217,16 +234,13 @@ pub fn party_spec() -> BsxSpec {
     let c = |r: u16, g: u16, b: u16| 0x8000 | r | g << 5 | b << 10;
     let mut clut = vec![0, c(12, 9, 2), c(24, 20, 8)];
     clut.resize(16, c(31, 0, 31));
-    let glow_texels = (0..16).flat_map(|v: u16| (0..4).map(move |h: u16| (0..4).map(|k| (if (4..12).contains(&(4 * h + k)) && (4..12).contains(&v) { 2u16 } else { 1 }) << (4 * k)).sum::<u16>())).collect();
+    let glow_texels =
+        (0..16).flat_map(|v: u16| (0..4).map(move |h: u16| (0..4).map(|k| (if (4..12).contains(&(4 * h + k)) && (4..12).contains(&v) { 2u16 } else { 1 }) << (4 * k)).sum::<u16>())).collect();
     BsxSpec { models: vec![record, lamp], rects: vec![RectSpec { x: 704, y: 256, width: 4, height: 16, halfwords: glow_texels }, RectSpec { x: 0, y: 501, width: 16, height: 1, halfwords: clut }] }
 }
 
 /// PARTY.BSX, CLOUD.BCX and FIELD.TDB as the disc holds them: LZS-wrapped.
 pub fn party_files() -> Vec<(String, Vec<u8>)> {
     let lzs = crate::lzs::encode;
-    vec![
-        ("DEMO/FIELD/PARTY.BSX".into(), lzs(&write(&party_spec()))),
-        ("DEMO/FIELD/CLOUD.BCX".into(), lzs(&write_bcx(&hero()))),
-        ("DEMO/FIELD/FIELD.TDB".into(), faces_tdb()),
-    ]
+    vec![("DEMO/FIELD/PARTY.BSX".into(), lzs(&write(&party_spec()))), ("DEMO/FIELD/CLOUD.BCX".into(), lzs(&write_bcx(&hero()))), ("DEMO/FIELD/FIELD.TDB".into(), faces_tdb())]
 }

@@ -34,10 +34,7 @@ fn models() -> Vec<(String, Vec<u8>)> {
         ("DEMO/TEXTURE/SIGN.RGB".into(), sign_sgi()),
         // A game object and a world that use the pod, so "used by" has something to find.
         ("DEMO/MODELS/HEXPOD.MOD".into(), b"; the demo pod as a game object\r\n[video]\r\nobject=hexpod.bgf\r\n[gamedata]\r\nclass=UnscalableTerrainClassID\r\n".to_vec()),
-        (
-            "DEMO/MAPS/DEMO.MAP".into(),
-            b"[pod]\r\ntype=model\r\nmodelfile=hexpod.mod\r\n[demo]\r\ntype=map\r\ninstance=pod 0 0 0 0 0 0\r\ninstance=pod 6 0 0 0 0.5 0\r\n".to_vec(),
-        ),
+        ("DEMO/MAPS/DEMO.MAP".into(), b"[pod]\r\ntype=model\r\nmodelfile=hexpod.mod\r\n[demo]\r\ntype=map\r\ninstance=pod 0 0 0 0 0 0\r\ninstance=pod 6 0 0 0 0.5 0\r\n".to_vec()),
     ]
 }
 
@@ -96,15 +93,7 @@ pub fn write_demo(dir: &std::path::Path) -> std::io::Result<Vec<String>> {
 }
 
 fn header(filetype: u8) -> Header {
-    Header {
-        version: Some("2.8".into()),
-        date: Some("Nov 30 2026".into()),
-        time: Some("12:00:00".into()),
-        scale: Some(1.0),
-        precision: Some(0),
-        filetype: Some(filetype),
-        unit: Some(1),
-    }
+    Header { version: Some("2.8".into()), date: Some("Nov 30 2026".into()), time: Some("12:00:00".into()), scale: Some(1.0), precision: Some(0), filetype: Some(filetype), unit: Some(1) }
 }
 
 fn patch(name: &str, material: &str, primitives: Vec<Primitive>) -> Patch {
@@ -198,11 +187,7 @@ fn hexpod() -> Biz2File {
             Connectivity::Triangles(roof),
         ],
     );
-    let coarse = pmesh(
-        0x080,
-        p[..12].to_vec(),
-        vec![Connectivity::Faces { points_per_face: 6, indices: [bottom, top].concat() }, Connectivity::Faces { points_per_face: 4, indices: sides }],
-    );
+    let coarse = pmesh(0x080, p[..12].to_vec(), vec![Connectivity::Faces { points_per_face: 6, indices: [bottom, top].concat() }, Connectivity::Faces { points_per_face: 4, indices: sides }]);
     let lods = vec![
         Lod { chunk: Some(0), distance: Some([0.0, 60.0]), transition: Some(2.0), patches: vec![patch("hull", "hull_mtl", vec![fine])] },
         Lod { chunk: Some(0), distance: Some([60.0, 400.0]), transition: Some(2.0), patches: vec![patch("hull", "hull_mtl", vec![coarse])] },
@@ -245,10 +230,7 @@ fn walker() -> Biz2File {
         part("aerial", "tower_mtl", "WIREFRAME", [0.9, 4.3, -0.5], [0.9, 0.9, 0.04]),
     ];
     let coarse = vec![part("body", "hull_mtl", "dz_utorso", [0.0, 2.2, 0.0], [2.4, 4.4, 1.4])];
-    let lods = vec![
-        Lod { chunk: Some(0), distance: Some([0.0, 80.0]), transition: None, patches: fine },
-        Lod { chunk: Some(0), distance: Some([80.0, 500.0]), transition: None, patches: coarse },
-    ];
+    let lods = vec![Lod { chunk: Some(0), distance: Some([0.0, 80.0]), transition: None, patches: fine }, Lod { chunk: Some(0), distance: Some([80.0, 500.0]), transition: None, patches: coarse }];
     geometry(vec![Object { specials: vec!["GEOMETRIZE 0x8000001a".into()], ..object("walker", lods) }])
 }
 
@@ -280,10 +262,7 @@ fn tower() -> Biz2File {
 
 fn library() -> Biz2File {
     let mat = |name: &str, diffuse: [f32; 3]| MaterialDef { diffuse: Some(diffuse), ambient: Some([0.2, 0.2, 0.2]), ..MaterialDef::new(name) };
-    let textured = |name: &str, diffuse: [f32; 3], texture: &str| MaterialDef {
-        texture: Some(TextureRef { mode: 2, name: Some(texture.into()) }),
-        ..mat(name, diffuse)
-    };
+    let textured = |name: &str, diffuse: [f32; 3], texture: &str| MaterialDef { texture: Some(TextureRef { mode: 2, name: Some(texture.into()) }), ..mat(name, diffuse) };
     let texture = |name: &str, map: &str, special: Option<&str>| TextureDef {
         map: Some(map.into()),
         wrap_u: Some(1),
@@ -484,8 +463,12 @@ mod tests {
         for (p, layout) in prims.iter().zip(crate::biz2::tags::VERTEX_LAYOUTS) {
             let v = &p.vertices;
             assert_eq!(v.format, layout.id);
-            assert_eq!((v.normals.is_some(), v.colors.is_some(), v.lum.is_some(), v.uvs.is_some(), v.uvws.is_some()),
-                (layout.normal.is_some(), layout.rgba.is_some(), layout.lum.is_some(), layout.uv.is_some(), layout.uvw.is_some()), "{:#x}", layout.id);
+            assert_eq!(
+                (v.normals.is_some(), v.colors.is_some(), v.lum.is_some(), v.uvs.is_some(), v.uvws.is_some()),
+                (layout.normal.is_some(), layout.rgba.is_some(), layout.lum.is_some(), layout.uv.is_some(), layout.uvw.is_some()),
+                "{:#x}",
+                layout.id
+            );
             assert_eq!(p.triangles.len(), 2);
         }
     }

@@ -55,11 +55,8 @@ impl Scene {
         let meshes = std::mem::take(&mut other.meshes)
             .into_iter()
             .map(|mesh| {
-                let primitives = mesh
-                    .primitives
-                    .into_iter()
-                    .map(|p| Primitive { material: p.material.and_then(|m| materials.get(m as usize).copied()), record: None, sources: Vec::new(), ..p })
-                    .collect();
+                let primitives =
+                    mesh.primitives.into_iter().map(|p| Primitive { material: p.material.and_then(|m| materials.get(m as usize).copied()), record: None, sources: Vec::new(), ..p }).collect();
                 self.add_mesh(Mesh { name: mesh.name, primitives })
             })
             .collect();

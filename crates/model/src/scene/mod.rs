@@ -553,7 +553,11 @@ impl Scene {
     /// moves skips the pose: a world of 45,000 nodes copies no transforms to get them.
     pub fn rest_world(&self) -> Vec<Mat4> {
         let moved = self.playing().flat_map(|c| &c.tracks).any(|t| matches!(t.target, Target::Translation(_) | Target::Rotation(_) | Target::Scale(_) | Target::Visibility(_)));
-        if moved { self.world(&self.pose(0.0)) } else { self.world(&[]) }
+        if moved {
+            self.world(&self.pose(0.0))
+        } else {
+            self.world(&[])
+        }
     }
 
     /// Whether each node is shown at LOD `lod`: its own `lod` and every ancestor's allow it.
@@ -651,7 +655,16 @@ impl Scene {
         for (i, n) in self.nodes.iter().enumerate() {
             let (Some(m), Some(&w)) = (n.mesh.filter(|_| visible[i]), world.get(i)) else { continue };
             let mesh = &self.meshes[m as usize];
-            let axis_aligned = w.x_axis.y == 0.0 && w.x_axis.z == 0.0 && w.y_axis.x == 0.0 && w.y_axis.z == 0.0 && w.z_axis.x == 0.0 && w.z_axis.y == 0.0 && w.x_axis.w == 0.0 && w.y_axis.w == 0.0 && w.z_axis.w == 0.0 && w.w_axis.w == 1.0;
+            let axis_aligned = w.x_axis.y == 0.0
+                && w.x_axis.z == 0.0
+                && w.y_axis.x == 0.0
+                && w.y_axis.z == 0.0
+                && w.z_axis.x == 0.0
+                && w.z_axis.y == 0.0
+                && w.x_axis.w == 0.0
+                && w.y_axis.w == 0.0
+                && w.z_axis.w == 0.0
+                && w.w_axis.w == 1.0;
             if axis_aligned {
                 let own = *local[m as usize].get_or_insert_with(|| {
                     let mut own = None;
@@ -754,11 +767,7 @@ mod tests {
         s.meshes[0].primitives[0].positions.push([50.0, 50.0, 50.0]);
         s.meshes[0].primitives[1].indices.extend([0, 1, 99]);
         let turned = glam::Quat::from_rotation_z(0.7) * glam::Quat::from_rotation_x(-0.3);
-        let placements = [
-            ([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3]),
-            ([5.0, -3.0, 2.0], [0.0, 0.0, 0.0, 1.0], [2.0, 0.5, -1.0]),
-            ([-4.0, 1.0, 0.0], turned.to_array(), [1.5, 1.0, 1.0]),
-        ];
+        let placements = [([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3]), ([5.0, -3.0, 2.0], [0.0, 0.0, 0.0, 1.0], [2.0, 0.5, -1.0]), ([-4.0, 1.0, 0.0], turned.to_array(), [1.5, 1.0, 1.0])];
         for (k, &(translation, rotation, scale)) in placements.iter().enumerate() {
             let node = if k == 0 { 0 } else { s.add_node(None, Node { mesh: Some(0), ..Default::default() }) };
             s.nodes[node as usize].transform = Transform { translation, rotation, scale };
@@ -944,7 +953,12 @@ mod tests {
         let door = s.add_node(Some(parent), Node { transform: Transform { translation: [0.0, 1.0, 0.0], ..Default::default() }, ..Default::default() });
         let at = |w: &[Mat4]| w[door as usize].transform_point3(Vec3::ZERO).to_array();
         assert_eq!(at(&s.rest_world()), [10.0, 1.0, 0.0], "no clip: the node's own transform");
-        s.clips.push(Clip { name: "door".into(), duration: 1.0, repeat: Repeat::Loop, tracks: vec![Track { target: Target::Translation(door), times: vec![0.0, 1.0], values: vec![0., 3., 0., 0., 5., 0.] }] });
+        s.clips.push(Clip {
+            name: "door".into(),
+            duration: 1.0,
+            repeat: Repeat::Loop,
+            tracks: vec![Track { target: Target::Translation(door), times: vec![0.0, 1.0], values: vec![0., 3., 0., 0., 5., 0.] }],
+        });
         assert_eq!(at(&s.rest_world()), [10.0, 3.0, 0.0], "a playing clip: where it is at time 0");
         assert_eq!(s.rest_world(), s.world(&s.pose(0.0)));
         s.stopped = vec![0];

@@ -111,8 +111,7 @@ impl Scene {
     pub fn nodes_drawing_record(&self, record: u32) -> Vec<bool> {
         let under = self.under_record(record);
         let from_record = |m: Option<MeshId>| {
-            m.and_then(|m| self.meshes.get(m as usize))
-                .is_some_and(|mesh| mesh.primitives.iter().any(|p| p.record == Some(record) || p.sources.iter().any(|r| r.record == record)))
+            m.and_then(|m| self.meshes.get(m as usize)).is_some_and(|mesh| mesh.primitives.iter().any(|p| p.record == Some(record) || p.sources.iter().any(|r| r.record == record)))
         };
         self.nodes.iter().enumerate().map(|(i, n)| under[i] || from_record(n.mesh)).collect()
     }
@@ -145,9 +144,7 @@ impl Scene {
             let Some(m) = n.mesh.filter(|_| visible[i]) else { continue };
             for prim in &self.meshes[m as usize].primitives {
                 let whole = face.is_none() && (under[i] || prim.record == Some(record));
-                let ours = |t: u32| {
-                    source_of(&prim.sources, t).is_some_and(|r| r.record == record && face.is_none_or(|f| r.tris_per_face == 0 || r.face_bytes(t, (0, 0)) == f))
-                };
+                let ours = |t: u32| source_of(&prim.sources, t).is_some_and(|r| r.record == record && face.is_none_or(|f| r.tris_per_face == 0 || r.face_bytes(t, (0, 0)) == f));
                 for (t, tri) in prim.indices.chunks_exact(3).enumerate() {
                     if whole || ours(t as u32) {
                         out.extend(tri.iter().filter_map(|&k| prim.positions.get(k as usize)).map(|p| world[i].transform_point3(Vec3::from(*p)).to_array()));

@@ -65,7 +65,16 @@ struct Shared {
 /// cannot be written are failures of their file; nothing is written outside `out`, and
 /// never through a link.
 #[allow(clippy::too_many_arguments)]
-pub fn export_to_folder(root: &Path, files: &[ListedFile], unlisted: &[(String, String)], out: &Path, all_scenes: bool, max_bytes: u64, threads: usize, progress: &(dyn Fn(usize, &str) + Sync)) -> std::io::Result<Report> {
+pub fn export_to_folder(
+    root: &Path,
+    files: &[ListedFile],
+    unlisted: &[(String, String)],
+    out: &Path,
+    all_scenes: bool,
+    max_bytes: u64,
+    threads: usize,
+    progress: &(dyn Fn(usize, &str) + Sync),
+) -> std::io::Result<Report> {
     std::fs::create_dir_all(out)?;
     let out = out.canonicalize()?;
     let index = ArchiveIndex::with_kinds(files.iter().map(|f| (f.path.clone(), Kind::parse(f.kind))));

@@ -16,9 +16,9 @@ pub mod zipped;
 
 use crate::archive::{self, Archive, FileSource, Opened};
 use crate::formats::kind::{Kind, Purpose};
-use std::cell::RefCell;
 use names::SafeNames;
 use report::{Failed, Report, Skipped, Written, REPORT_NAME};
+use std::cell::RefCell;
 
 /// One file an archive file exports to: what its name adds (`.glb`, `.page0.png`), its bytes.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,10 +30,16 @@ pub struct Output {
 /// What became of one archive file.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
-    Written { outputs: Vec<Output>, note: Option<String> },
+    Written {
+        outputs: Vec<Output>,
+        note: Option<String>,
+    },
     Skipped(String),
     /// Why (the report puts the file's path before it), and the byte it went wrong at.
-    Failed { error: String, offset: Option<usize> },
+    Failed {
+        error: String,
+        offset: Option<usize>,
+    },
 }
 
 /// Read and open archive file `path` to be exported: as an asset (no inspector rows), but

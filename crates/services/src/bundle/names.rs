@@ -11,7 +11,8 @@ use std::collections::{HashMap, HashSet};
 const MAX_STEP: usize = 200;
 
 /// Names device files have on Windows, whatever their extension.
-const DEVICES: [&str; 22] = ["con", "prn", "aux", "nul", "com1", "com2", "com3", "com4", "com5", "com6", "com7", "com8", "com9", "lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9"];
+const DEVICES: [&str; 22] =
+    ["con", "prn", "aux", "nul", "com1", "com2", "com3", "com4", "com5", "com6", "com7", "com8", "com9", "lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9"];
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Renamed {
@@ -37,16 +38,7 @@ fn clean_step(step: &str, why: &mut Vec<&'static str>) -> String {
         why.push("a step up (..)");
         return "__".into();
     }
-    let mut out: String = step
-        .chars()
-        .map(|c| {
-            if c.is_control() || "<>:\"|?*\\".contains(c) {
-                '_'
-            } else {
-                c
-            }
-        })
-        .collect();
+    let mut out: String = step.chars().map(|c| if c.is_control() || "<>:\"|?*\\".contains(c) { '_' } else { c }).collect();
     if out != step {
         why.push(if step.len() == 2 && step.ends_with(':') { "a drive letter" } else { "characters a file system refuses" });
     }

@@ -76,7 +76,13 @@ impl<'x, 'a> Differ<'x, 'a> {
             let rec = &r.list[i as usize];
             [rec.offset, rec.end]
         };
-        self.rows.push(AlignedRow { a: a.map(|i| self.a.id(i)), b: b.map(|i| self.b.id(i)), status, depth: depth as u32, range: super::Sides { a: a.map(|i| range(self.a, i)), b: b.map(|i| range(self.b, i)) } });
+        self.rows.push(AlignedRow {
+            a: a.map(|i| self.a.id(i)),
+            b: b.map(|i| self.b.id(i)),
+            status,
+            depth: depth as u32,
+            range: super::Sides { a: a.map(|i| range(self.a, i)), b: b.map(|i| range(self.b, i)) },
+        });
         Some(self.rows.len() - 1)
     }
 
@@ -245,7 +251,18 @@ mod tests {
     use super::*;
 
     fn empty() -> Comparison {
-        Comparison { same: false, kind_a: String::new(), kind_b: String::new(), records: Counts::default(), changed: Vec::new(), added: Vec::new(), removed: Vec::new(), notes: Vec::new(), geometry: None, placements: None }
+        Comparison {
+            same: false,
+            kind_a: String::new(),
+            kind_b: String::new(),
+            records: Counts::default(),
+            changed: Vec::new(),
+            added: Vec::new(),
+            removed: Vec::new(),
+            notes: Vec::new(),
+            geometry: None,
+            placements: None,
+        }
     }
 
     fn run_within(a: &str, b: &str, deadline: Option<similar::Instant>) -> (Comparison, Vec<AlignedRow>, (Vec<[usize; 2]>, Vec<[usize; 2]>)) {

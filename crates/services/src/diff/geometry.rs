@@ -143,7 +143,17 @@ fn plain_copy(a: &Scene) -> Scene {
 
 /// A primitive's triangles in the plain material with one colour per vertex.
 fn coloured(p: &Primitive, colors: Vec<[u8; 4]>) -> Primitive {
-    Primitive { positions: p.positions.clone(), normals: p.normals.clone(), colors: Some(colors), lit_colors: None, uvs: None, indices: p.indices.clone(), material: Some(0), record: p.record, sources: p.sources.clone() }
+    Primitive {
+        positions: p.positions.clone(),
+        normals: p.normals.clone(),
+        colors: Some(colors),
+        lit_colors: None,
+        uvs: None,
+        indices: p.indices.clone(),
+        material: Some(0),
+        record: p.record,
+        sources: p.sources.clone(),
+    }
 }
 
 /// The level of detail node `n` shows in: its own or its nearest ancestor's.
@@ -237,7 +247,20 @@ pub(super) fn model_difference(a: &Scene, b: &Scene, pairs: &HashMap<u32, u32>) 
             }
             let baked: Vec<[f32; 3]> = p.positions.iter().map(|v| world[n].transform_point3(Vec3::from(*v)).to_array()).collect();
             let colors = vec![ONLY_IN_B; baked.len()];
-            let mesh = d.add_mesh(Mesh { name: None, primitives: vec![Primitive { positions: baked, normals: None, colors: Some(colors), lit_colors: None, uvs: None, indices: p.indices.clone(), material: Some(0), record: p.record, sources: p.sources.clone() }] });
+            let mesh = d.add_mesh(Mesh {
+                name: None,
+                primitives: vec![Primitive {
+                    positions: baked,
+                    normals: None,
+                    colors: Some(colors),
+                    lit_colors: None,
+                    uvs: None,
+                    indices: p.indices.clone(),
+                    material: Some(0),
+                    record: p.record,
+                    sources: p.sources.clone(),
+                }],
+            });
             let parent = *root.get_or_insert_with(|| b_layer_root(&mut d, &mut layers_from_b, LAYER_ONLY_IN_B));
             placed_copy(&mut d, parent, Mat4::IDENTITY, mesh, lod_above(b, n as NodeId), None);
         }

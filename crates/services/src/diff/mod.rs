@@ -162,7 +162,18 @@ pub fn compare_in_full(a: &dyn Document, b: &dyn Document, scenes: Option<(&Scen
 
 /// [`compare_in_full`], the alignment searching for at most `budget`.
 fn compare_within(a: &dyn Document, b: &dyn Document, scenes: Option<(&Scene, &Scene)>, budget: std::time::Duration) -> (Comparison, Alignment) {
-    let mut out = Comparison { same: false, kind_a: a.kind_word(), kind_b: b.kind_word(), records: Counts::default(), changed: Vec::new(), added: Vec::new(), removed: Vec::new(), notes: Vec::new(), geometry: None, placements: None };
+    let mut out = Comparison {
+        same: false,
+        kind_a: a.kind_word(),
+        kind_b: b.kind_word(),
+        records: Counts::default(),
+        changed: Vec::new(),
+        added: Vec::new(),
+        removed: Vec::new(),
+        notes: Vec::new(),
+        geometry: None,
+        placements: None,
+    };
     let (bytes_a, bytes_b) = (a.bytes(0).unwrap_or(&[]), b.bytes(0).unwrap_or(&[]));
     let records = if a.kind() == b.kind() { Records::of_document(a).zip(Records::of_document(b)) } else { None };
     let Some((ra, rb)) = records else {
@@ -226,4 +237,3 @@ pub fn difference_scene(a: &dyn Document, b: &dyn Document, scenes: (&Scene, &Sc
     }
     Some(geometry::model_difference(sa, sb, &alignment.pairs))
 }
-

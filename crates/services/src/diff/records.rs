@@ -57,11 +57,8 @@ impl<'a> Records<'a> {
     /// A format's inspector rows. Rows past the view's limit are not listed: the bytes
     /// after the last listed one compare as bytes.
     pub fn of_view(bytes: &'a [u8], view: &InspectorView) -> Records<'a> {
-        let list: Vec<Record> = view
-            .chunks
-            .iter()
-            .map(|r| Record { tag: r.name.clone(), offset: r.offset, end: r.end.min(bytes.len()), container: r.container, parent: r.parent, row: Some(r.index) })
-            .collect();
+        let list: Vec<Record> =
+            view.chunks.iter().map(|r| Record { tag: r.name.clone(), offset: r.offset, end: r.end.min(bytes.len()), container: r.container, parent: r.parent, row: Some(r.index) }).collect();
         let complete = view.chunks.len() >= view.rows_total && view.error.is_none();
         let parsed_to = if complete { bytes.len() } else { list.iter().filter(|r| r.parent.is_none()).map(|r| r.end).max().unwrap_or(0) };
         Records::new(bytes, list, parsed_to, false)

@@ -84,12 +84,7 @@ fn nested_placements_compose_child_under_parent() {
 fn a_map_places_its_models_through_nested_maps_and_finds_them_in_its_own_tree_first() {
     let map = b"[box]\ntype=model\nmodelfile=box.mod\n[row]\ntype=map\ninstance=box 0 0 0 0 0 0\ninstance=box 10 0 0 0 0 0\n[w]\ntype=map\ninstance=row 0 0 100 0 0 0\ninstance=row 0 0 200 0 0 0\ninstance=ghost 0 0 0 0 0 0\n".to_vec();
     let modfile = b"[video]\nobject=cube.bgf\n".to_vec();
-    let files = vec![
-        ("A/MAPS/W.MAP".to_string(), map),
-        ("A/MODELS/BOX.MOD".to_string(), modfile.clone()),
-        ("A/VIDEO/CUBE.BGF".to_string(), cube()),
-        ("B/VIDEO/CUBE.BGF".to_string(), cube()),
-    ];
+    let files = vec![("A/MAPS/W.MAP".to_string(), map), ("A/MODELS/BOX.MOD".to_string(), modfile.clone()), ("A/VIDEO/CUBE.BGF".to_string(), cube()), ("B/VIDEO/CUBE.BGF".to_string(), cube())];
     let o = open_in(files, "A/MAPS/W.MAP");
     assert!(o.document.error().is_none(), "{:?}", o.document.error());
     let scene = o.scene.unwrap();
