@@ -402,7 +402,7 @@ fn an_animation_of_65535_frames_of_nothing_costs_a_key_per_bone() {
     assert_eq!(scene.clips.len(), 2, "both animations are built");
     let long = &scene.clips[1];
     assert!((long.duration - 65535.0 / 30.0).abs() < 1e-2, "the clip keeps its length");
-    assert!(long.tracks.iter().all(|t| t.times.len() == 1), "one key per still bone");
+    assert!(long.tracks.iter().all(|t| t.times == [0.0, long.duration]), "a still channel is held by two keys, at the clip's start and end");
     assert!(scene_bytes(&scene) < 64 * bytes.len(), "{} bytes of scene from a {}-byte file", scene_bytes(&scene), bytes.len());
     assert!(doc.diagnostics().iter().all(|d| !d.message.contains("not built")), "{:?}", doc.diagnostics());
 }
@@ -662,4 +662,46 @@ fn a_shared_animation_block_lists_its_tables_where_they_were_read() {
         assert!(r.offset <= r.end && r.end <= shown, "{} at {}..{} in {shown} bytes", r.name, r.offset, r.end);
     }
     assert!(view.fields.iter().all(|f| f.offset + f.len <= shown));
+}
+
+fn disc(name: &str) -> Vec<u8> {
+    std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/ff7-disc").join(name)).expect("the shared FF7 disc files sit beside the repo")
+}
+
+#[test]
+fn a_clip_plays_its_own_static_translations_and_every_clip_lasts_its_frames() {
+    use relicview::scene::Target;
+    // MD1_1's model 3 holds its root at (0, −261, 2) for all of clip 3; its first animation
+    // at (0, −412, 2) (docs/formats/bsx.md, "Clips").
+    let opened = open_among(vec![("MD1_1.BSX", shared("MD1_1_u.BSX"))], "MD1_1.BSX");
+    let mut scene = opened.scene.unwrap();
+    let root = node(&scene, "bone 0", "model 3");
+    assert_eq!(scene.nodes[root].transform.translation, [0.0, -412.0, 2.0], "at rest: the first animation's first frame");
+    let (k, clip) = scene.clips.iter().enumerate().find(|(_, c)| c.name == "model 3 animation 3").unwrap();
+    let held = clip.tracks.iter().find(|t| t.target == Target::Translation(root as u32)).expect("the clip keys the root's translation");
+    assert_eq!(held.values[..3], [0.0, -261.0, 2.0]);
+    let option = scene.choice.as_ref().unwrap().options.iter().position(|o| o.clip == Some(k as u32)).unwrap();
+    scene.choose(option);
+    for t in [0.0, 0.25, 0.5] {
+        assert_eq!(scene.pose(t)[root].translation, [0.0, -261.0, 2.0], "the viewer plays the clip's own translation at {t} s");
+    }
+    // Every channel of every clip spans the clip: a still one lasts its frames.
+    for c in scene.clips.iter().filter(|c| c.name != "blink") {
+        assert!(c.tracks.iter().all(|t| t.times.first() == Some(&0.0) && t.times.last() == Some(&c.duration)), "{}", c.name);
+    }
+}
+
+#[test]
+fn a_characters_bcx_alone_names_its_clips_after_it_and_says_which_character_it_is() {
+    let opened = open_among(vec![("CLOUD.BCX", disc("CLOUD.BCX"))], "CLOUD.BCX");
+    let scene = opened.scene.as_ref().unwrap();
+    let names: Vec<&str> = scene.clips.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["CLOUD animation 0", "CLOUD animation 1", "CLOUD animation 2"]);
+    assert_eq!(scene.skins.len(), 1);
+    assert_eq!((scene.skins[0].name.as_str(), scene.skins[0].joints.len()), ("CLOUD", 22), "one skeleton of Cloud's 22 bones");
+    let info: serde_json::Value = serde_json::from_str(&opened.document.info_json()).unwrap();
+    assert_eq!((info["format"].as_str(), info["models"][0]["character"].as_u64()), (Some("bcx"), Some(1)), "CLOUD.BCX is character 1");
+    let mut doc = registry::open("CLOUD.BCX", disc("CLOUD.BCX"), Purpose::Show);
+    assert_eq!(doc.inspector().map(|v| v.format), Some("bcx"), "inspect says what info says");
+    let _ = doc.build_scene(&Archive::detached());
 }

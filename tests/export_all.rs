@@ -262,7 +262,7 @@ fn the_names_given_do_not_depend_on_how_many_threads_export() {
         .map(|&threads| {
             let out = std::env::temp_dir().join(format!("relicview-export-all-threads-{threads}-{}", std::process::id()));
             let _ = std::fs::remove_dir_all(&out);
-            let r = relicview::bundle::folder::export_to_folder(&dir, &listing.files, &listing.skipped, &out, false, 1 << 30, threads, &|_, _| {}).unwrap();
+            let r = relicview::bundle::folder::export_to_folder(&dir, &listing.files, &listing.skipped, &out, false, relicview::gltf::Rig::Skin, 1 << 30, threads, &|_, _| {}).unwrap();
             let mut v = serde_json::to_value(&r).unwrap();
             v["source"] = Value::Null;
             v

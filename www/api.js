@@ -7,7 +7,7 @@ import { permalink, share } from './address.js';
 import { axisView, choose, clock, frame, setCamera, setClock, setLayers, setOptions, stats } from './controls.js';
 import { loadFiles, open } from './openflow.js';
 import { checkArchive } from './check.js';
-import { exportGlb, saveExport, saveScreenshot } from './exporting.js';
+import { exportGlb, exportRig, saveExport, saveScreenshot } from './exporting.js';
 import { describeAt, fit, flatState, setZoom } from './flatview.js';
 import { compareFiles, setCompareView } from './compare.js';
 import { exportAll } from './exportall.js';
@@ -66,8 +66,9 @@ import { loadedModules } from './modules.js';
   // Which of the wasm modules loaded when first used have been loaded: {containers, tools}.
   modules: loadedModules,
   // The scene on show as binary glTF bytes (a Promise of a Uint8Array), the LOD on show as
-  // its default scene (the tools module is loaded at the first export).
-  exportGlb: (allLods = false) => exportGlb(allLods),
+  // its default scene (the tools module is loaded at the first export); skeletons as `rig`
+  // says ('skin' or 'nodes'; by default the display menu's choice, a skin).
+  exportGlb: (allLods = false, rig = exportRig()) => exportGlb(allLods, rig),
   // {wireframe, cullBack, autoLod, lod} → frame stats after the change is drawn.
   setOptions,
   setLod: (lod) => setOptions({ lod, autoLod: false }),

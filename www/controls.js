@@ -238,7 +238,11 @@ export function fillMenus() {
   const fill = (select, values, label = (v) => v) => select.replaceChildren(...values.map((v) => new Option(label(v), v)));
   fill($('background-select'), words().backgrounds);
   fill($('lighting-select'), words().lightings, (v) => LIGHTING_LABELS[v] || v);
+  fill($('export-rig'), words().rigs, (v) => RIG_LABELS[v] || v);
 }
+
+// What each of the core's rig words means, in the menu.
+const RIG_LABELS = { skin: 'skin (an armature)', nodes: 'a node per bone' };
 
 // What each of the core's lighting words means, in the menu.
 const LIGHTING_LABELS = { game: 'game (as it lit the model)', sun: 'sun', camera: 'camera', stored: 'stored colours, unlit' };

@@ -6,7 +6,7 @@
 // the sidebar; cancel stops between two files.
 
 import { $, count, nextTask, ready, state } from './state.js';
-import { download, exportsAllLods } from './exporting.js';
+import { download, exportRig, exportsAllLods } from './exporting.js';
 import { addRow } from './infopane.js';
 import { withTools } from './modules.js';
 import { warmContainers } from './containers.js';
@@ -30,17 +30,18 @@ export async function exportAll() {
   const name = `${folder || state.archiveName || (state.source.archive ? 'archive' : 'files')}-export.zip`;
   const job = { cancelled: false };
   const allScenes = exportsAllLods();
+  const rig = exportRig();
   state.exportJob = job;
   try {
     // (Loading the tools module the first time is part of the export.)
-    return await withTools((tools) => exportWith(tools, { job, generation, entries, paths, name, allScenes, source: folder || state.source.archive || 'dropped files' }));
+    return await withTools((tools) => exportWith(tools, { job, generation, entries, paths, name, allScenes, rig, source: folder || state.source.archive || 'dropped files' }));
   } finally {
     state.exportJob = null;
   }
 }
 
 /** @param {{ glue: typeof import('../pkg/relicview_tools.js'), session: import('../pkg/relicview_tools.js').Session }} tools */
-async function exportWith({ glue, session }, { job, generation, entries, paths, name, allScenes, source }) {
+async function exportWith({ glue, session }, { job, generation, entries, paths, name, allScenes, rig, source }) {
   const exporter = new glue.ArchiveExport(source);
   const parts = [];
   const bar = $('export-progress');
@@ -58,7 +59,7 @@ async function exportWith({ glue, session }, { job, generation, entries, paths, 
     for (let i = 0; i < entries.length; i++) {
       if (job.cancelled || generation !== state.generation) return { cancelled: true };
       try {
-        const file = await session.exportFile(entries[i].path, allScenes);
+        const file = await session.exportFile(entries[i].path, allScenes, rig);
         const chunk = exporter.add(paths[i], file);
         file.free();
         if (chunk.length) parts.push(new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (chunk)]));

@@ -10,20 +10,27 @@ export function exportsAllLods() {
   return $('export-lods').checked;
 }
 
+// How exports write a skeleton (the core's rig words): the menu beside it.
+/** @returns {import('../pkg/relicview.js').Rig} */
+export function exportRig() {
+  return /** @type {import('../pkg/relicview.js').Rig} */ ($('export-rig').value || 'skin');
+}
+
 // The scene on show as binary glTF bytes: the LOD on show as its default scene, or with
-// `allLods` every LOD as a glTF scene of its own. The core hands the scene over and says what
-// is on show; the tools module (loaded at the first export) writes the .glb.
-/** @param {boolean} allLods @returns {Promise<Uint8Array>} */
-export async function exportGlb(allLods) {
+// `allLods` every LOD as a glTF scene of its own; skeletons as `rig` says. The core hands the
+// scene over and says what is on show; the tools module (loaded at the first export) writes
+// the .glb.
+/** @param {boolean} allLods @param {import('../pkg/relicview.js').Rig} rig @returns {Promise<Uint8Array>} */
+export async function exportGlb(allLods, rig) {
   const scene = state.viewer.sceneBytes();
   if (!scene) throw new Error('nothing to export: no scene is on show');
-  const options = state.viewer.glbOptions(allLods);
+  const options = state.viewer.glbOptions(allLods, rig);
   return withTools(({ glue }) => glue.exportGlb(scene, options));
 }
 
 // The scene on show as a .glb named after the file, downloaded.
 export async function saveExport() {
-  const glb = await exportGlb(exportsAllLods());
+  const glb = await exportGlb(exportsAllLods(), exportRig());
   const name = `${(state.current || 'relicview').split('/').pop().replace(/\.[^.]*$/, '') || 'relicview'}.glb`;
   // (The core's bytes are a copy, on an ArrayBuffer of their own, never a shared one.)
   download(new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (glb)], { type: 'model/gltf-binary' }), name);

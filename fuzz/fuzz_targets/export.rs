@@ -29,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
     let source = MemorySource::new([(path.clone(), file.to_vec())]);
     let archive = std::cell::RefCell::new(source.archive());
     let Ok(opened) = pollster::block_on(bundle::open_for_export(&archive, &source, &path)) else { return };
-    match bundle::outcome_of(&opened, true) {
+    match bundle::outcome_of(&opened, true, relicview::gltf::Rig::Skin) {
         Outcome::Written { outputs, .. } => {
             for o in outputs {
                 if o.suffix.ends_with(".glb") {

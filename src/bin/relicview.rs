@@ -36,6 +36,11 @@ enum ExportLighting {
     Stored,
 }
 
+/// `export --rig`: one of the words [`gltf::Rig`] is said with.
+fn rig_word(word: &str) -> Result<gltf::Rig, String> {
+    gltf::Rig::from_word(word).ok_or_else(|| format!("`{word}` is not a rig: {}", gltf::Rig::ALL.map(gltf::Rig::word).join(" or ")))
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Parse one file and summarise it (exit 1 on an error or a diagnostic).
@@ -104,6 +109,11 @@ enum Command {
         /// `stored`, as the file stores them.
         #[arg(long, value_enum, default_value_t = ExportLighting::Game)]
         lighting: ExportLighting,
+        /// How a skeleton (an FF7 model's bones) goes out: `skin`, a glTF skin (one mesh per
+        /// model weighted to its bones, an armature in Blender, one action per animation);
+        /// `nodes`, a node per bone with its parts' meshes on it.
+        #[arg(long, default_value = "skin", value_parser = rig_word)]
+        rig: gltf::Rig,
         /// Refuse files larger than this many bytes.
         #[arg(long, default_value_t = DEFAULT_MAX_BYTES)]
         max_bytes: u64,
@@ -213,8 +223,10 @@ fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Info { file, json, root, max_bytes } => run_info(&file, json, root.as_deref(), max_bytes),
         Command::Inspect { file, json, root, fields, max_bytes } => run_inspect(&file, json, root.as_deref(), fields, max_bytes),
-        Command::Export { file, all: true, out, json, lods, max_bytes, .. } => run_export_all(&file, &out, json, lods == ExportLods::All, max_bytes),
-        Command::Export { file, root, out, lod, lods, model, lighting, max_bytes, .. } => run_export(&file, root.as_deref(), &out, lod, lods == ExportLods::All, model, lighting, max_bytes),
+        Command::Export { file, all: true, out, json, lods, rig, max_bytes, .. } => run_export_all(&file, &out, json, lods == ExportLods::All, rig, max_bytes),
+        Command::Export { file, root, out, lod, lods, model, lighting, rig, max_bytes, .. } => {
+            run_export(&file, root.as_deref(), &out, ExportAsked { lod, all_lods: lods == ExportLods::All, model, lighting, rig }, max_bytes)
+        }
         Command::Census { dir, json, max_bytes } => run_census(&dir, json, max_bytes),
         Command::Diff { a, b, json, root, max_bytes } => run_diff(&a, &b, json, root.as_deref(), max_bytes),
         Command::Serve { dir, port, bind, site } => {
@@ -566,8 +578,17 @@ fn run_diff(a: &Path, b: &Path, json: bool, root: Option<&Path>, max_bytes: u64)
     finish(&out, code)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run_export(file: &Path, root: Option<&Path>, out: &Path, lod: usize, all_lods: bool, model: Option<usize>, lighting: ExportLighting, max_bytes: u64) -> ExitCode {
+/// What `export` of one file was asked for.
+struct ExportAsked {
+    lod: usize,
+    all_lods: bool,
+    model: Option<usize>,
+    lighting: ExportLighting,
+    rig: gltf::Rig,
+}
+
+fn run_export(file: &Path, root: Option<&Path>, out: &Path, asked: ExportAsked, max_bytes: u64) -> ExitCode {
+    let ExportAsked { lod, all_lods, model, lighting, rig } = asked;
     let opened = match open(file, root, max_bytes, Purpose::Asset) {
         Ok(o) => o,
         Err(e) => return fail(false, &e, None),
@@ -596,7 +617,7 @@ fn run_export(file: &Path, root: Option<&Path>, out: &Path, lod: usize, all_lods
     };
     let hidden_layers = option.map_or(Vec::new(), |k| scene.choose(k));
     let colours = if lighting == ExportLighting::Game { relicview::scene::ColourSet::Lit } else { relicview::scene::ColourSet::Stored };
-    let options = gltf::ExportOptions { lod, hidden_layers, every_choice: all_lods && model.is_none(), colours, all_lods };
+    let options = gltf::ExportOptions { lod, hidden_layers, every_choice: all_lods && model.is_none(), colours, all_lods, rig };
     let write = || -> std::io::Result<usize> {
         let mut w = std::io::BufWriter::new(std::fs::File::create(out)?);
         let n = gltf::write_glb(&scene, options.clone(), &mut w)?;
@@ -619,7 +640,7 @@ fn run_export(file: &Path, root: Option<&Path>, out: &Path, lod: usize, all_lods
 
 /// `export --all`: the archive at `src` into the folder `out`, on every core, with a
 /// progress bar on a terminal; the report's summary (or the report, `--json`) on stdout.
-fn run_export_all(src: &Path, out: &Path, json: bool, all_scenes: bool, max_bytes: u64) -> ExitCode {
+fn run_export_all(src: &Path, out: &Path, json: bool, all_scenes: bool, rig: gltf::Rig, max_bytes: u64) -> ExitCode {
     use std::fmt::Write as _;
     let listed = match listing(src) {
         Ok(l) => l,
@@ -633,7 +654,7 @@ fn run_export_all(src: &Path, out: &Path, json: bool, all_scenes: bool, max_byte
         bar.set_position(done as u64);
         bar.set_message(path.to_string());
     };
-    let report = match relicview::bundle::folder::export_to_folder(src, files, &listed.skipped, out, all_scenes, max_bytes, threads, &progress) {
+    let report = match relicview::bundle::folder::export_to_folder(src, files, &listed.skipped, out, all_scenes, rig, max_bytes, threads, &progress) {
         Ok(r) => r,
         Err(e) => {
             bar.finish_and_clear();

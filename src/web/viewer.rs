@@ -339,10 +339,11 @@ impl Viewer {
 
     /// What a glTF export of the view takes: the LOD on show (with `all_lods`, every LOD as
     /// a glTF scene of its own, the default scene the LOD on show), the layers hidden (a
-    /// file's other models stay out) and the colours as drawn (the game's lighting's where
-    /// it is on show).
+    /// file's other models stay out), the colours as drawn (the game's lighting's where
+    /// it is on show) and how skeletons go out (`rig`).
     #[wasm_bindgen(js_name = glbOptions, unchecked_return_type = "ExportOptions")]
-    pub fn glb_options(&self, all_lods: bool) -> Result<JsValue, JsValue> {
+    pub fn glb_options(&self, all_lods: bool, #[wasm_bindgen(unchecked_param_type = "Rig")] rig: JsValue) -> Result<JsValue, JsValue> {
+        let rig: crate::gltf::Rig = serde_wasm_bindgen::from_value(rig)?;
         let game_lit = self.renderer.scene().is_some_and(|s| s.has_lit_colours());
         let options = crate::gltf::ExportOptions {
             lod: self.renderer.current_lod().unwrap_or(0),
@@ -350,6 +351,7 @@ impl Viewer {
             every_choice: false,
             colours: self.renderer.options.lighting.colours(game_lit),
             all_lods,
+            rig,
         };
         to_js(&options)
     }

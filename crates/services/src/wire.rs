@@ -12,7 +12,7 @@ use crate::formats::Document;
 use crate::scene::Scene;
 use serde::{Deserialize, Serialize};
 
-const TAG: &[u8; 8] = b"RVSCENE3";
+const TAG: &[u8; 8] = b"RVSCENE4";
 
 /// What the page needs to draw a file opened elsewhere: its scene, the byte range of each
 /// inspector record (picks on strips find their record by offset) and how many model
@@ -230,7 +230,7 @@ mod tests {
     fn damaged_bytes_are_errors_not_panics() {
         let s = shown();
         let bytes = encode(s.lend());
-        assert!(decode(&bytes[1..]).unwrap_err().contains("do not start with RVSCENE3"));
+        assert!(decode(&bytes[1..]).unwrap_err().contains("do not start with RVSCENE4"));
         for cut in 8..bytes.len() {
             assert!(decode(&bytes[..cut]).is_err(), "cut at {cut}");
         }

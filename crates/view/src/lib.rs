@@ -4,6 +4,7 @@
 
 // The scene shown, under the name this code has always used for it.
 use relicview_model::scene;
+use relicview_model::scene::Rig;
 
 pub mod camera;
 pub mod clock;
@@ -32,10 +33,12 @@ pub struct Words {
     pub axis_views: [AxisView; 3],
     pub camera_modes: [CameraMode; 2],
     pub compare_modes: [CompareMode; 5],
+    /// How an export writes a skeleton.
+    pub rigs: [Rig; 2],
 }
 
 pub const WORDS: Words =
-    Words { backgrounds: Background::ALL, lightings: Lighting::ALL, axis_views: AxisView::ALL, camera_modes: [CameraMode::Orbit, CameraMode::Fly], compare_modes: CompareMode::ALL };
+    Words { backgrounds: Background::ALL, lightings: Lighting::ALL, axis_views: AxisView::ALL, camera_modes: [CameraMode::Orbit, CameraMode::Fly], compare_modes: CompareMode::ALL, rigs: Rig::ALL };
 
 #[cfg(test)]
 mod tests {
@@ -44,7 +47,7 @@ mod tests {
         let w = serde_json::to_value(super::WORDS).unwrap();
         assert_eq!(
             w,
-            serde_json::json!({ "backgrounds": ["dark", "light", "checker"], "lightings": ["game", "sun", "camera", "stored"], "axisViews": ["front", "side", "top"], "cameraModes": ["orbit", "fly"], "compareModes": ["a", "b", "overlay", "split", "difference"] })
+            serde_json::json!({ "backgrounds": ["dark", "light", "checker"], "lightings": ["game", "sun", "camera", "stored"], "axisViews": ["front", "side", "top"], "cameraModes": ["orbit", "fly"], "compareModes": ["a", "b", "overlay", "split", "difference"], "rigs": ["skin", "nodes"] })
         );
     }
 }

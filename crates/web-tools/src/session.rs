@@ -70,14 +70,17 @@ impl Session {
     /// What archive file `path` exports to in an Export all (`relicview_services::bundle`)
     /// → Promise<ExportedFile>, for `ArchiveExport.add`. It is opened in an archive of its
     /// own, so what it reads is let go with it. Rejects when it cannot be read.
-    /// `all_scenes`: every LOD and model as glTF scenes (`export --all --lods all`).
+    /// `all_scenes`: every LOD and model as glTF scenes (`export --all --lods all`); `rig`:
+    /// how skeletons go out (`export --rig`).
     #[wasm_bindgen(js_name = exportFile, unchecked_return_type = "Promise<ExportedFile>")]
-    pub fn export_file(&self, path: String, all_scenes: bool) -> js_sys::Promise {
+    pub fn export_file(&self, path: String, all_scenes: bool, #[wasm_bindgen(unchecked_param_type = "Rig")] rig: JsValue) -> js_sys::Promise {
         let (index, source) = (self.archive.borrow().index.clone(), self.source.clone());
+        let rig: Result<relicview_services::gltf::Rig, _> = serde_wasm_bindgen::from_value(rig);
         wasm_bindgen_futures::future_to_promise(async move {
+            let rig = rig.map_err(|e| js_error(&format!("the rig: {e}")))?;
             let archive = RefCell::new(Archive::new(index));
             let opened = relicview_services::bundle::open_for_export(&archive, &*source, &path).await.map_err(|e| js_error(&format!("{path}: {e}")))?;
-            Ok(ExportedFile { outcome: Some(relicview_services::bundle::outcome_of(&opened, all_scenes)) }.into())
+            Ok(ExportedFile { outcome: Some(relicview_services::bundle::outcome_of(&opened, all_scenes, rig)) }.into())
         })
     }
 }

@@ -111,7 +111,7 @@ impl BsxDocument {
 
 pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
     let bcx = kind == crate::bsx::BCX;
-    let stored = Stored::read(path, if bcx { "bcx" } else { "bsx" }, file);
+    let stored = Stored::read(path, kind.as_str(), file);
     let mut error = stored.error.clone();
     let parsed = match error {
         Some(_) => None,
@@ -135,7 +135,7 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
             view.diagnostics_dropped = diagnostics.dropped;
             (Some(view), records)
         }
-        (None, Purpose::Show) => (Some(stored.failed_view("bsx", error.clone())), Records::default()),
+        (None, Purpose::Show) => (Some(stored.failed_view(kind.as_str(), error.clone())), Records::default()),
         (_, Purpose::Asset) => (None, Records::default()),
     };
     let mut doc = BsxDocument { kind, path: path.to_string(), stored, parsed, records, error, damaged, diagnostics, inspector, links: Vec::new(), pages: None, shut_eyes: Vec::new(), faces: Vec::new() };
@@ -233,13 +233,14 @@ impl Document for BsxDocument {
                 triangles: f.triangles(m),
                 vertices: f.vertices(m),
                 scale: m.scale,
-                character: m.global_id,
+                // A BCX's own record names no character: its file name does.
+                character: self.character().unwrap_or(m.global_id),
                 face: self.faces.get(k).copied().flatten().as_ref().map(FaceJson::from),
             }))
             .collect();
         let triangles: usize = models.iter().map(|m| m.triangles).sum();
         let fields = serde_json::json!({
-            "format": if self.kind == crate::bsx::BCX { "bcx" } else { "bsx" },
+            "format": self.kind.as_str(),
             "compressed": self.stored.compressed,
             "models": models,
             "triangles": triangles,

@@ -139,7 +139,7 @@ fn animation_rows(rows: &mut Vec<Pending>, at: usize, d: &AnimationData, header:
     rows.push(flag);
     let ca = d.channels_at;
     let mut c = row(ca, ca + 8 * d.channels.len(), "channels", format!("{} bone channels", d.channels.len()), "mask, rx ry rz, tx ty tz, pad".into());
-    c.fields = d.channels.iter().enumerate().map(|(k, ch)| (ca + 8 * k, 8, format!("bone {k}"), format!("mask {:#04x}, rotation {:?}, translation {:?}", ch.mask, ch.rotation, ch.translation))).collect();
+    c.fields = d.channels.iter().enumerate().map(|(k, ch)| (ca + 8 * k, 8, format!("bone {k}"), format!("mask {:#04x}, rotation {:?}, translation {:?}: {}", ch.mask, ch.rotation, ch.translation, plays(ch, d)))).collect();
     rows.push(c);
     // The tables are listed where the block was read (`d`): a block several animations share
     // was read once, by the first header that names it, which need not be `header`.
@@ -167,6 +167,19 @@ fn animation_rows(rows: &mut Vec<Pending>, at: usize, d: &AnimationData, header:
         r.fields = d.rotations.chunks(frames).enumerate().map(|(k, v)| (r_at + frames * k, v.len(), format!("u8 × {} rotation {k}", v.len()), list(&mut v.iter().map(|&x| format!("{:.1}°", x as f64 * 360.0 / 256.0))))).collect();
         rows.push(r);
     }
+}
+
+/// What a bone channel plays, axis by axis (docs/formats/bsx.md, "Clips"): an animated
+/// axis names its row of frames, a fixed rotation is its angle, a fixed translation the
+/// clip's static value it names (or 0, for 0xFF).
+fn plays(ch: &super::raw::Channel, d: &AnimationData) -> String {
+    let rotation = (0..3).map(|axis| if ch.mask >> axis & 1 == 1 { format!("rotation frames {}", ch.rotation[axis]) } else { format!("{:.1}°", ch.rotation[axis] as f64 * 360.0 / 256.0) });
+    let translation = (0..3).map(|axis| match ch.translation[axis] {
+        t if ch.mask >> (axis + 4) & 1 == 1 => format!("translation frames {t}"),
+        0xFF => "0".to_string(),
+        t => d.statics.get(t as usize).map_or_else(|| format!("static {t} (not in the file)"), |v| format!("{v} (static {t})")),
+    });
+    format!("rotation ({}), translation ({})", rotation.collect::<Vec<_>>().join(", "), translation.collect::<Vec<_>>().join(", "))
 }
 
 /// A model record's every byte as a field.
@@ -319,7 +332,9 @@ pub fn view(file: &BsxFile, bytes: &[u8], decoded_len: usize, container_len: Opt
             padding(&mut rows, bytes, &starts, end);
         }
     }
-    tree(rows, bytes.len(), decoded_len, container_len)
+    let (mut view, records) = tree(rows, bytes.len(), decoded_len, container_len);
+    view.format = if file.bcx.is_some() { super::BCX } else { super::BSX }.as_str();
+    (view, records)
 }
 
 /// A fixed layout's fields at `base`, with the values the reader read from them.

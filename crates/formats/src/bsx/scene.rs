@@ -10,7 +10,7 @@ use super::inspect::Records;
 use super::tdb::{Feature, TdbFile};
 use super::vram::{self, TextureFlag, TextureKind};
 use crate::psx::{PageKey, Vram};
-use crate::scene::{Blend, Choice, ChoiceOption, Clip, Material, Mesh, Node, Primitive, Repeat, Scene, SourceRun, Target, Texture, Track, Transform};
+use crate::scene::{Blend, Choice, ChoiceOption, Clip, Material, Mesh, Node, Primitive, Repeat, Scene, Skin, SourceRun, Target, Texture, Track, Transform};
 use crate::texture::Texels;
 use crate::words::count;
 use glam::{EulerRot, Quat};
@@ -71,10 +71,10 @@ fn moves(a: &Animation, d: &AnimationData, b: usize) -> bool {
     (0..3).any(|axis| (ch.mask >> axis & 1 == 1 && backed(ch.rotation[axis], d.rotations.len())) || (ch.mask >> (axis + 4) & 1 == 1 && backed(ch.translation[axis], d.translations.len())))
 }
 
-/// Keys the clip of an animation holds: a key a frame (and one to close the loop) for each
-/// bone that moves, one for each that does not.
+/// Keys the clip of an animation holds, rotation and translation together: a key a frame
+/// (and one to close the loop) for each bone that moves, two for each that does not.
 fn animation_keys(a: &Animation, d: &AnimationData, bones: usize) -> usize {
-    (0..bones.min(a.bones as usize)).map(|b| if moves(a, d, b) { a.frames.max(1) as usize + 1 } else { 1 }).sum()
+    (0..bones.min(a.bones as usize)).map(|b| if moves(a, d, b) { 2 * (a.frames.max(1) as usize + 1) } else { 4 }).sum()
 }
 
 /// Bytes of the scene left to allocate, and what was not built for want of them.
@@ -382,6 +382,15 @@ pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras
         let transform = Transform { rotation: turn.to_array(), scale: [s; 3], ..Default::default() };
         let model = scene.add_node(Some(root), Node { name: Some(format!("model {k}")), transform, layer: Some(layer), record: records.models.get(k).copied(), ..Default::default() });
         let bones = bone_nodes(&mut scene, model, &rig, records);
+        // A character's BCX opened alone is its character (`CLOUD`); a field file's are numbered.
+        let model_name = match &file.bcx {
+            Some(_) => name.rsplit_once('.').map_or(name, |(stem, _)| stem).to_string(),
+            None => format!("model {k}"),
+        };
+        let joints: Vec<u32> = bones.iter().flatten().copied().collect();
+        if !joints.is_empty() {
+            scene.skins.push(Skin { name: model_name.clone(), root: model, joints });
+        }
         let mut drawn = false;
         for (j, slot) in rig.parts.iter().enumerate() {
             let Some((part, data, own)) = *slot else { continue };
@@ -413,11 +422,11 @@ pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras
             let Some((anim, data)) = *slot else { continue };
             // Per key a time, a rotation and perhaps a translation.
             let keys = animation_keys(anim, data, rig.bones.len());
-            if !painter.budget.afford(Cost::Animation, keys * 36 + 64) {
+            if !painter.budget.afford(Cost::Animation, keys * 20 + 64) {
                 continue;
             }
             let clip = scene.clips.len() as u32;
-            scene.clips.push(animation_clip(&format!("model {k} animation {a}"), anim, data, &rig, &bones));
+            scene.clips.push(animation_clip(&format!("{model_name} animation {a}"), anim, data, &rig, &bones));
             options.push(ChoiceOption { label: format!("model {k}: animation {a} ({})", count(anim.frames, "frame")), layers: vec![layer], clip: Some(clip) });
         }
     }
@@ -476,29 +485,38 @@ fn bone_nodes(scene: &mut Scene, model: u32, rig: &Rig, records: &Records) -> Ve
     nodes
 }
 
+/// A clip as the game plays it: every bone's rotation and translation at every frame, each
+/// axis animated, held at the clip's own static value, or 0 (docs/formats/bsx.md, "Clips").
+/// A channel that changes is a key a frame and one more, back at the first, to close the
+/// loop; one that does not is held by two keys, at the start and at the end, so that a still
+/// clip lasts its frames. Every bone is keyed, its translation too: a clip may hold the root
+/// somewhere other than the first animation puts it, and whatever clip played before, this
+/// one says where each bone is.
 fn animation_clip(name: &str, a: &Animation, d: &AnimationData, rig: &Rig, bones: &[Option<u32>]) -> Clip {
     let frames = a.frames.max(1) as usize;
-    // One more key than frames, back at the first, so the loop closes.
+    let duration = frames as f32 / FPS;
     let times: Vec<f32> = (0..=frames).map(|f| f as f32 / FPS).collect();
     let mut tracks = Vec::new();
     for (b, slot) in rig.bones.iter().enumerate().take(a.bones as usize) {
         let (Some((bone, _)), Some(Some(node))) = (slot, bones.get(b)) else { continue };
-        if !moves(a, d, b) {
+        let poses: Vec<Transform> = if moves(a, d, b) {
+            (0..=frames).map(|f| {
+                let (rot, tr) = frame(a, d, b, f % frames);
+                bone_transform(rot, tr, bone.length)
+            }).collect()
+        } else {
             let (rot, tr) = frame(a, d, b, 0);
-            let pose = bone_transform(rot, tr, bone.length);
-            tracks.push(Track { target: Target::Rotation(*node), times: vec![0.0], values: pose.rotation.to_vec() });
-            continue;
-        }
-        let poses: Vec<Transform> = (0..=frames).map(|f| {
-            let (rot, tr) = frame(a, d, b, f % frames);
-            bone_transform(rot, tr, bone.length)
-        }).collect();
-        tracks.push(Track { target: Target::Rotation(*node), times: times.clone(), values: poses.iter().flat_map(|p| p.rotation).collect() });
-        if poses.iter().any(|p| p.translation != poses[0].translation) {
-            tracks.push(Track { target: Target::Translation(*node), times: times.clone(), values: poses.iter().flat_map(|p| p.translation).collect() });
-        }
+            vec![bone_transform(rot, tr, bone.length)]
+        };
+        let held = |changes: bool| if changes { times.clone() } else { vec![0.0, duration] };
+        let rotations_change = poses.iter().any(|p| p.rotation != poses[0].rotation);
+        let rotations: Vec<f32> = if rotations_change { poses.iter().flat_map(|p| p.rotation).collect() } else { [poses[0].rotation; 2].concat() };
+        tracks.push(Track { target: Target::Rotation(*node), times: held(rotations_change), values: rotations });
+        let translations_change = poses.iter().any(|p| p.translation != poses[0].translation);
+        let translations: Vec<f32> = if translations_change { poses.iter().flat_map(|p| p.translation).collect() } else { [poses[0].translation; 2].concat() };
+        tracks.push(Track { target: Target::Translation(*node), times: held(translations_change), values: translations });
     }
-    Clip { name: name.to_string(), duration: frames as f32 / FPS, repeat: Repeat::Loop, tracks }
+    Clip { name: name.to_string(), duration, repeat: Repeat::Loop, tracks }
 }
 
 /// The PlayStation's blend rule of a semi-transparent polygon (control byte bit 4 on,

@@ -126,6 +126,33 @@ pub enum ColourSet {
     Lit,
 }
 
+/// How a skeleton's meshes go out: as a glTF skin (one mesh per model weighted to its bones,
+/// what Blender imports as an armature), or as a mesh on each bone node.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+#[serde(rename_all = "lowercase")]
+pub enum Rig {
+    #[default]
+    Skin,
+    Nodes,
+}
+
+impl Rig {
+    pub const ALL: [Rig; 2] = [Rig::Skin, Rig::Nodes];
+
+    /// The word the CLI (`--rig`), the page and the options say it with.
+    pub fn word(self) -> &'static str {
+        match self {
+            Rig::Skin => "skin",
+            Rig::Nodes => "nodes",
+        }
+    }
+
+    pub fn from_word(word: &str) -> Option<Rig> {
+        Rig::ALL.into_iter().find(|r| r.word() == word)
+    }
+}
+
 impl Primitive {
     /// The vertex colours of `set`: a primitive without lit colours keeps its stored ones.
     pub fn colours(&self, set: ColourSet) -> Option<&[[u8; 4]]> {
@@ -405,6 +432,22 @@ pub struct Scene {
     /// The layers that are damage zones (a node is on them by [`PartWords::zones`]).
     #[serde(default)]
     pub zones: Vec<u32>,
+    /// Skeletons whose meshes are rigid parts on their bones: a glTF export may write each as
+    /// a skin (one mesh weighted to the bones) rather than a mesh per bone.
+    #[serde(default)]
+    pub skins: Vec<Skin>,
+}
+
+/// A skeleton of bone nodes under one node (a model's), whose meshes hang rigidly on the
+/// bones: every node below `root` that places a mesh has a bone of `joints` as its parent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Skin {
+    /// What the skin is called in an export (the model's name).
+    pub name: String,
+    /// The node the skeleton hangs from (it is not a bone).
+    pub root: NodeId,
+    /// The bone nodes, parents before children.
+    pub joints: Vec<NodeId>,
 }
 
 /// One reading of a file's unit: whose, what it calls the unit, and a unit in metres.

@@ -61,7 +61,7 @@ struct Shared {
 
 /// Export the archive at `root` (a folder, or a container) listed as `files` into `out`;
 /// `unlisted` are the entries its listing could not list, with why (failures, reported).
-/// `all_scenes`: every LOD and model as glTF scenes ([`outcome_of`]). `threads` workers; `progress(done, path)` after each file is written. Outputs that
+/// `all_scenes`: every LOD and model as glTF scenes, `rig` how skeletons go out ([`outcome_of`]). `threads` workers; `progress(done, path)` after each file is written. Outputs that
 /// cannot be written are failures of their file; nothing is written outside `out`, and
 /// never through a link.
 #[allow(clippy::too_many_arguments)]
@@ -71,6 +71,7 @@ pub fn export_to_folder(
     unlisted: &[(String, String)],
     out: &Path,
     all_scenes: bool,
+    rig: crate::gltf::Rig,
     max_bytes: u64,
     threads: usize,
     progress: &(dyn Fn(usize, &str) + Sync),
@@ -142,7 +143,7 @@ pub fn export_to_folder(
                     ahead_changed.notify_all();
                     let read = read.unwrap_or_else(|()| pollster::block_on(source.read(path)));
                     let archive = RefCell::new(Archive::new(index.clone()));
-                    let done = read.map(|bytes| outcome_of(&pollster::block_on(super::open_read_for_export(&archive, &source, path, bytes)), all_scenes));
+                    let done = read.map(|bytes| outcome_of(&pollster::block_on(super::open_read_for_export(&archive, &source, path, bytes)), all_scenes, rig));
                     shared.lock().expect("no worker panics holding it").done.insert(i, done);
                     changed.notify_all();
                 }

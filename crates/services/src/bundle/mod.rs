@@ -57,8 +57,8 @@ pub async fn open_read_for_export(archive: &RefCell<Archive>, source: &impl File
 }
 
 /// What the opened file `opened` exports to (`all_scenes`: every LOD and every option of its
-/// choice as glTF scenes, not only what the viewer shows first).
-pub fn outcome_of(opened: &Opened, all_scenes: bool) -> Outcome {
+/// choice as glTF scenes, not only what the viewer shows first; `rig`: how skeletons go out).
+pub fn outcome_of(opened: &Opened, all_scenes: bool, rig: crate::gltf::Rig) -> Outcome {
     let doc = &*opened.document;
     let note = match doc.error() {
         Some(e) if !doc.damaged() => return Outcome::Failed { error: e.to_string(), offset: Some(e.offset) },
@@ -82,7 +82,7 @@ pub fn outcome_of(opened: &Opened, all_scenes: bool) -> Outcome {
             // has them), LOD 0 and the choice's first option; every LOD and option as glTF
             // scenes of their own with `all_scenes`.
             let hidden_layers = if all_scenes { Vec::new() } else { scene.choice.as_ref().map_or(Vec::new(), |c| c.hidden_layers(c.default)) };
-            let options = crate::gltf::ExportOptions { lod: 0, hidden_layers, every_choice: all_scenes, colours: crate::scene::ColourSet::Lit, all_lods: all_scenes };
+            let options = crate::gltf::ExportOptions { lod: 0, hidden_layers, every_choice: all_scenes, colours: crate::scene::ColourSet::Lit, all_lods: all_scenes, rig };
             outputs.push(Output { suffix: ".glb".into(), bytes: crate::gltf::export_glb(scene, options)? });
             for (n, t) in scene.textures.iter().filter(|t| t.is_own()).enumerate() {
                 outputs.push(Output { suffix: format!(".page{n}.png"), bytes: png(&t.texels)? });

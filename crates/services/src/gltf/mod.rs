@@ -16,7 +16,15 @@
 //!
 //! Colours: glTF's vertex colours and factors are linear, the files' are sRGB bytes, so both
 //! are converted; PNG texels stay sRGB as glTF expects.
+//!
+//! Skeletons: a scene's skins (an FF7 model's bones) go out as glTF skins by default
+//! ([`Rig::Skin`], the `skin` module), or as today's tree of bone nodes with a mesh on each
+//! ([`Rig::Nodes`]). An export holds only what it places: the textures its materials sample,
+//! the meshes its nodes place and the animation channels that reach its nodes.
 
+mod skin;
+
+pub use crate::scene::Rig;
 use crate::scene::{ColourSet, NodeId, Scene, Target, Transform};
 use crate::texture::srgb_to_linear;
 use glam::Mat4;
@@ -43,6 +51,9 @@ pub struct ExportOptions {
     pub colours: ColourSet,
     /// Every LOD as a glTF scene of its own, not only `lod`.
     pub all_lods: bool,
+    /// How a skeleton goes out.
+    #[serde(default)]
+    pub rig: Rig,
 }
 
 /// The glTF scenes of one LOD: each a name and the layers it leaves out.
@@ -171,6 +182,13 @@ impl<'a> Builder<'a> {
         })
     }
 
+    /// `count` normalised integer values (weights in bytes: 255 is 1.0).
+    fn normalised(&mut self, data: Data<'a>, count: usize, component: json::accessor::ComponentType, type_: json::accessor::Type, target: Option<json::buffer::Target>) -> Index<json::Accessor> {
+        let index = self.accessor(data, count, component, type_, target, None);
+        self.root.accessors[index.value()].normalized = true;
+        index
+    }
+
     /// `count` float vectors of width `N` (with their bounds, which glTF asks of
     /// positions and animation inputs, when given).
     fn floats<const N: usize>(&mut self, data: Data<'a>, count: usize, target: Option<json::buffer::Target>, bounds: Option<([f32; N], [f32; N])>) -> Index<json::Accessor> {
@@ -215,14 +233,16 @@ pub fn export_glb(scene: &Scene, options: ExportOptions) -> Result<Vec<u8>, Stri
 pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::Write) -> std::io::Result<usize> {
     let mut b = Builder { root: json::Root::default(), data: Vec::new(), bin_len: 0 };
     b.root.asset = json::Asset { generator: Some(format!("relicview {}", env!("CARGO_PKG_VERSION"))), ..Default::default() };
-    let textures = add_textures(&mut b, scene)?;
-    let mut materials = Materials::new(&mut b, scene, &options, textures);
+    let mut materials = Materials::new(&mut b, scene, &options);
     let lods = scene.lod_count();
     let exported: Vec<usize> = if options.all_lods { (0..lods).collect() } else { vec![options.lod.min(lods - 1)] };
     let views = views(scene, &options);
-    let used = meshes_placed(scene, &exported, &views);
-    let meshes = add_meshes(&mut b, scene, &used, options.colours, &mut materials);
-    let copies = add_scenes(&mut b, scene, &exported, &views, &meshes);
+    let visible: Vec<Vec<bool>> = exported.iter().flat_map(|&lod| views.iter().map(move |(_, hidden)| scene.visible_in(lod, hidden))).collect();
+    let (mut skins, absorbed) = if options.rig == Rig::Skin { skin::plan(scene, &visible) } else { (Vec::new(), vec![false; scene.nodes.len()]) };
+    let used = meshes_placed(scene, &visible, &absorbed);
+    let meshes = add_meshes(&mut b, scene, &used, options.colours, &mut materials)?;
+    skin::add_skin_meshes(&mut b, scene, &mut skins, &absorbed, options.colours, &mut materials)?;
+    let copies = add_scenes(&mut b, scene, &exported, &views, &meshes, &absorbed, &skins);
     let chosen = exported.iter().position(|&l| l == options.lod.min(lods - 1)).unwrap_or(0);
     b.root.scene = Some(Index::new((chosen * views.len()) as u32));
     add_animations(&mut b, scene, &copies);
@@ -233,38 +253,28 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
     write_framed(&b, out)
 }
 
-/// Textures, embedded as PNG, with a sampler for those that smooth far away and one for those
-/// sampled texel by texel (emulated console VRAM), each sampler written only when used. The
-/// glTF texture of each scene texture, in order.
-fn add_textures(b: &mut Builder, scene: &Scene) -> std::io::Result<Vec<Index<json::Texture>>> {
-    let mut textures = Vec::new();
-    let mut samplers: [Option<Index<json::texture::Sampler>>; 2] = [None, None];
-    for t in &scene.textures {
-        let sampler = *samplers[t.nearest as usize].get_or_insert_with(|| {
-            b.root.push(json::texture::Sampler {
-                // Texels are big on screen in these games: kept crisp up close.
-                mag_filter: Some(Valid(json::texture::MagFilter::Nearest)),
-                min_filter: Some(Valid(if t.nearest { json::texture::MinFilter::Nearest } else { json::texture::MinFilter::LinearMipmapLinear })),
-                name: None,
-                wrap_s: Valid(json::texture::WrappingMode::Repeat),
-                wrap_t: Valid(json::texture::WrappingMode::Repeat),
-                extensions: None,
-                extras: Default::default(),
-            })
-        });
-        let png = crate::texture::encode_png(&t.texels).map_err(|e| std::io::Error::other(format!("texture {}: {e}", t.name.as_deref().unwrap_or(""))))?;
-        let view = b.view(Data::Bytes(png), None);
-        let image = b.root.push(json::Image {
-            buffer_view: Some(view),
-            mime_type: Some(json::image::MimeType("image/png".into())),
-            name: t.name.clone(),
-            uri: None,
+/// Scene texture `t` embedded as PNG, with a sampler for textures that smooth far away and
+/// one for those sampled texel by texel (emulated console VRAM), each sampler written once,
+/// when first used. Made when a material first samples it: an export holds only the textures
+/// it draws with.
+fn add_texture(b: &mut Builder, samplers: &mut [Option<Index<json::texture::Sampler>>; 2], t: &crate::scene::Texture) -> std::io::Result<Index<json::Texture>> {
+    let sampler = *samplers[t.nearest as usize].get_or_insert_with(|| {
+        b.root.push(json::texture::Sampler {
+            // Texels are big on screen in these games: kept crisp up close.
+            mag_filter: Some(Valid(json::texture::MagFilter::Nearest)),
+            min_filter: Some(Valid(if t.nearest { json::texture::MinFilter::Nearest } else { json::texture::MinFilter::LinearMipmapLinear })),
+            name: None,
+            wrap_s: Valid(json::texture::WrappingMode::Repeat),
+            wrap_t: Valid(json::texture::WrappingMode::Repeat),
             extensions: None,
             extras: Default::default(),
-        });
-        textures.push(b.root.push(json::Texture { name: t.name.clone(), sampler: Some(sampler), source: image, extensions: None, extras: Default::default() }));
-    }
-    Ok(textures)
+        })
+    });
+    let png = crate::texture::encode_png(&t.texels).map_err(|e| std::io::Error::other(format!("texture {}: {e}", t.name.as_deref().unwrap_or(""))))?;
+    let view = b.view(Data::Bytes(png), None);
+    let image =
+        b.root.push(json::Image { buffer_view: Some(view), mime_type: Some(json::image::MimeType("image/png".into())), name: t.name.clone(), uri: None, extensions: None, extras: Default::default() });
+    Ok(b.root.push(json::Texture { name: t.name.clone(), sampler: Some(sampler), source: image, extensions: None, extras: Default::default() }))
 }
 
 /// Materials, made as primitives ask for them: a material as the file has it, and its
@@ -273,7 +283,9 @@ fn add_textures(b: &mut Builder, scene: &Scene) -> std::io::Result<Vec<Index<jso
 /// texture starts at its clip's offset at t = 0.
 struct Materials<'s> {
     scene: &'s Scene,
-    textures: Vec<Index<json::Texture>>,
+    /// The glTF texture of each scene texture, once a material samples it.
+    textures: Vec<Option<Index<json::Texture>>>,
+    samplers: [Option<Index<json::texture::Sampler>>; 2],
     offsets: Vec<[f32; 2]>,
     scrolling: Vec<u32>,
     /// The lit colours go out with unlit materials (KHR_materials_unlit).
@@ -282,27 +294,35 @@ struct Materials<'s> {
 }
 
 impl<'s> Materials<'s> {
-    fn new(b: &mut Builder, scene: &'s Scene, options: &ExportOptions, textures: Vec<Index<json::Texture>>) -> Materials<'s> {
+    fn new(b: &mut Builder, scene: &'s Scene, options: &ExportOptions) -> Materials<'s> {
         let unlit = options.colours == ColourSet::Lit && scene.has_lit_colours();
         if unlit {
             b.root.extensions_used.push("KHR_materials_unlit".into());
         }
-        Materials { scene, textures, offsets: scene.uv_offsets(0.0), scrolling: scene.scrolling_materials(), unlit, made: BTreeMap::new() }
+        Materials { scene, textures: vec![None; scene.textures.len()], samplers: [None, None], offsets: scene.uv_offsets(0.0), scrolling: scene.scrolling_materials(), unlit, made: BTreeMap::new() }
     }
 
     /// The material primitive `p` is drawn with, as its shading says (`Scene::shading`, the
     /// one place that decides): its material with its texture, or its untextured twin. Each
     /// is made once.
-    fn of(&mut self, b: &mut Builder, p: &crate::scene::Primitive) -> Option<Index<json::Material>> {
-        let id = p.material?;
-        let m = self.scene.materials.get(id as usize)?;
+    fn of(&mut self, b: &mut Builder, p: &crate::scene::Primitive) -> std::io::Result<Option<Index<json::Material>>> {
+        let Some((id, m)) = p.material.and_then(|id| Some((id, self.scene.materials.get(id as usize)?))) else { return Ok(None) };
         let shading = self.scene.shading(p);
         let textured = shading.texture.is_some();
         if let Some(&index) = self.made.get(&(id, textured)) {
-            return Some(index);
+            return Ok(Some(index));
         }
         let [r, g, bl, a] = shading.base_color;
-        let base_color_texture = shading.texture.and_then(|t| self.textures.get(t as usize)).map(|&index| {
+        let texture = match shading.texture.and_then(|t| Some((t as usize, self.scene.textures.get(t as usize)?))) {
+            Some((t, _)) if self.textures[t].is_some() => self.textures[t],
+            Some((t, texture)) => {
+                let made = add_texture(b, &mut self.samplers, texture)?;
+                self.textures[t] = Some(made);
+                Some(made)
+            }
+            None => None,
+        };
+        let base_color_texture = texture.map(|index| {
             let transform = self.scrolling.contains(&id).then(|| json::extensions::texture::TextureTransform {
                 offset: json::extensions::texture::TextureTransformOffset(self.offsets[id as usize]),
                 // Written out: left empty, gltf-json writes `null`, which validators reject.
@@ -337,20 +357,19 @@ impl<'s> Materials<'s> {
             ..Default::default()
         });
         self.made.insert((id, textured), index);
-        Some(index)
+        Ok(Some(index))
     }
 }
 
-/// Which of the scene's meshes some node places in an exported LOD and view: only those go
-/// out.
-fn meshes_placed(scene: &Scene, exported: &[usize], views: &[(Option<String>, Vec<u32>)]) -> Vec<bool> {
+/// Which of the scene's meshes some node places in an exported LOD and view (`visible`, a
+/// node mask per glTF scene), other than a node whose mesh a skin took (`absorbed`): only
+/// those go out.
+fn meshes_placed(scene: &Scene, visible: &[Vec<bool>], absorbed: &[bool]) -> Vec<bool> {
     let mut used = vec![false; scene.meshes.len()];
-    for &lod in exported {
-        for (_, hidden) in views {
-            for (n, shown) in scene.nodes.iter().zip(scene.visible_in(lod, hidden)) {
-                if let Some(u) = n.mesh.filter(|_| shown).and_then(|m| used.get_mut(m as usize)) {
-                    *u = true;
-                }
+    for shown in visible {
+        for ((n, &shown), &taken) in scene.nodes.iter().zip(shown).zip(absorbed) {
+            if let Some(u) = n.mesh.filter(|_| shown && !taken).and_then(|m| used.get_mut(m as usize)) {
+                *u = true;
             }
         }
     }
@@ -359,7 +378,7 @@ fn meshes_placed(scene: &Scene, exported: &[usize], views: &[(Option<String>, Ve
 
 /// One glTF primitive per scene primitive that has triangles, for the meshes `used` marks;
 /// the glTF mesh of each scene mesh (None where it does not go out or has no triangles).
-fn add_meshes<'a>(b: &mut Builder<'a>, scene: &'a Scene, used: &[bool], colours: ColourSet, materials: &mut Materials) -> Vec<Option<Index<json::Mesh>>> {
+fn add_meshes<'a>(b: &mut Builder<'a>, scene: &'a Scene, used: &[bool], colours: ColourSet, materials: &mut Materials) -> std::io::Result<Vec<Option<Index<json::Mesh>>>> {
     use json::buffer::Target as T;
     let mut meshes = Vec::new();
     for (mesh, &u) in scene.meshes.iter().zip(used) {
@@ -392,19 +411,27 @@ fn add_meshes<'a>(b: &mut Builder<'a>, scene: &'a Scene, used: &[bool], colours:
                 extensions: None,
                 extras: Default::default(),
                 indices: Some(indices),
-                material: materials.of(b, p),
+                material: materials.of(b, p)?,
                 mode: Valid(json::mesh::Mode::Triangles),
                 targets: None,
             });
         }
         meshes.push((!primitives.is_empty()).then(|| b.root.push(json::Mesh { extensions: None, extras: Default::default(), name: mesh.name.clone(), primitives, weights: None })));
     }
-    meshes
+    Ok(meshes)
 }
 
 /// One glTF scene per LOD exported and view (each option's layers, for every choice): the
 /// node tree as drawn there. For each, the glTF node of each scene node (None where hidden).
-fn add_scenes(b: &mut Builder, scene: &Scene, exported: &[usize], views: &[(Option<String>, Vec<u32>)], meshes: &[Option<Index<json::Mesh>>]) -> Vec<Vec<Option<Index<json::Node>>>> {
+fn add_scenes(
+    b: &mut Builder,
+    scene: &Scene,
+    exported: &[usize],
+    views: &[(Option<String>, Vec<u32>)],
+    meshes: &[Option<Index<json::Mesh>>],
+    absorbed: &[bool],
+    skins: &[skin::SkinOut],
+) -> Vec<Vec<Option<Index<json::Node>>>> {
     // Each node's children, in the order they were added (a child always follows its parent).
     let mut children_of: Vec<Vec<NodeId>> = vec![Vec::new(); scene.nodes.len()];
     for (i, n) in scene.nodes.iter().enumerate() {
@@ -419,8 +446,11 @@ fn add_scenes(b: &mut Builder, scene: &Scene, exported: &[usize], views: &[(Opti
     let mut copies = Vec::new();
     for &lod in exported {
         for (label, hidden) in views {
-            let index = add_node_tree(b, scene, &scene.visible_in(lod, hidden), &children_of, &zoned, meshes);
-            let roots: Vec<Index<json::Node>> = scene.roots().filter_map(|r| index[r as usize]).collect();
+            // A part whose mesh a skin took is no node of its own.
+            let visible: Vec<bool> = scene.visible_in(lod, hidden).into_iter().zip(absorbed).map(|(shown, &taken)| shown && !taken).collect();
+            let index = add_node_tree(b, scene, &visible, &children_of, &zoned, meshes);
+            let mut roots: Vec<Index<json::Node>> = scene.roots().filter_map(|r| index[r as usize]).collect();
+            skin::place_skins(b, scene, skins, &index, &mut roots);
             let mut name = if lods > 1 { format!("{} (LOD {lod})", scene.name) } else { scene.name.clone() };
             if let Some(label) = label {
                 name = format!("{name}: {label}");
@@ -494,9 +524,12 @@ fn add_node_tree(
 }
 
 /// Node TRS clips as animations, each channel aimed at every copy of its node (one copy per
-/// glTF scene); a visibility track is a stepped scale. UV offset and glow tracks have no core
-/// glTF target and stay out.
+/// glTF scene); a visibility track is a stepped scale. A track whose node no glTF scene holds
+/// (another model's bone) stays out, and a clip left with no channel with it. Tracks with the
+/// same key times share one input accessor. UV offset and glow tracks have no core glTF
+/// target and stay out.
 fn add_animations(b: &mut Builder, scene: &Scene, copies: &[Vec<Option<Index<json::Node>>>]) {
+    let mut inputs: BTreeMap<Vec<u32>, Index<json::Accessor>> = BTreeMap::new();
     for clip in &scene.clips {
         let mut channels = Vec::new();
         let mut samplers = Vec::new();
@@ -507,14 +540,18 @@ fn add_animations(b: &mut Builder, scene: &Scene, copies: &[Vec<Option<Index<jso
                 Target::Scale(n) | Target::Visibility(n) => (n, json::animation::Property::Scale),
                 Target::UvOffset(_) | Target::Glow(_) => continue,
             };
+            let targets: Vec<Index<json::Node>> = copies.iter().filter_map(|copy| copy.get(node as usize).copied().flatten()).collect();
             let stepped = matches!(track.target, Target::Visibility(_));
             let w = track.target.width();
             let keys = track.times.len().min(track.values.len() / w);
-            if keys == 0 {
+            if keys == 0 || targets.is_empty() {
                 continue;
             }
-            let times: Vec<[f32; 1]> = track.times[..keys].iter().map(|&t| [t]).collect();
-            let input = b.floats(float_bytes(&times), keys, None, Some(bounds(times.iter().copied())));
+            let times = &track.times[..keys];
+            let input = *inputs.entry(times.iter().map(|t| t.to_bits()).collect()).or_insert_with(|| {
+                let times: Vec<[f32; 1]> = times.iter().map(|&t| [t]).collect();
+                b.floats(float_bytes(&times), keys, None, Some(bounds(times.iter().copied())))
+            });
             let output = if stepped {
                 let v: Vec<[f32; 3]> = track.values[..keys].iter().map(|&v| if v < 0.5 { [0.0; 3] } else { [1.0; 3] }).collect();
                 b.floats::<3>(float_bytes(&v), keys, None, None)
@@ -533,15 +570,13 @@ fn add_animations(b: &mut Builder, scene: &Scene, copies: &[Vec<Option<Index<jso
                 interpolation: Valid(if stepped { json::animation::Interpolation::Step } else { json::animation::Interpolation::Linear }),
                 output,
             });
-            for copy in copies {
-                if let Some(target) = copy.get(node as usize).copied().flatten() {
-                    channels.push(json::animation::Channel {
-                        sampler,
-                        target: json::animation::Target { extensions: None, extras: Default::default(), node: target, path: Valid(path) },
-                        extensions: None,
-                        extras: Default::default(),
-                    });
-                }
+            for target in targets {
+                channels.push(json::animation::Channel {
+                    sampler,
+                    target: json::animation::Target { extensions: None, extras: Default::default(), node: target, path: Valid(path) },
+                    extensions: None,
+                    extras: Default::default(),
+                });
             }
         }
         if !channels.is_empty() {
@@ -764,6 +799,106 @@ mod tests {
         assert!(!names.contains(&"arm") && !names.contains(&"gun") && !names.contains(&"dz_rgun") && names.contains(&"hull"), "{names:?}");
     }
 
+    /// The floats of accessor `a` of a .glb (packed, as the exporter writes them).
+    fn accessor_floats(glb: &[u8], j: &serde_json::Value, a: usize) -> Vec<f32> {
+        let json_len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+        let bin = &glb[20 + json_len + 8..];
+        let acc = &j["accessors"][a];
+        let view = &j["bufferViews"][acc["bufferView"].as_u64().unwrap() as usize];
+        let at = view["byteOffset"].as_u64().unwrap_or(0) as usize;
+        let width = match acc["type"].as_str().unwrap() {
+            "SCALAR" => 1,
+            "VEC2" => 2,
+            "VEC3" => 3,
+            "VEC4" => 4,
+            _ => 16,
+        };
+        let n = acc["count"].as_u64().unwrap() as usize * width;
+        bin[at..at + 4 * n].chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+    }
+
+    /// Two models of bones with a part on each (the second on a layer left out), and a clip each.
+    fn two_rigged_models() -> Scene {
+        use crate::scene::Skin;
+        let mut s = Scene { name: "npcs".into(), ..Default::default() };
+        s.materials.push(crate::scene::Material { name: Some("flat".into()), ..Default::default() });
+        // A texture no material samples: it stays out of every export.
+        s.textures.push(texture(true));
+        let tri = |x: f32| Mesh {
+            name: None,
+            primitives: vec![Primitive { positions: vec![[x, 0.0, 0.0], [x + 1.0, 0.0, 0.0], [x, 1.0, 0.0]], indices: vec![0, 1, 2], material: Some(0), ..Default::default() }],
+        };
+        let top = s.add_node(None, Node { name: Some("npcs".into()), ..Default::default() });
+        let other = s.layer("model 1");
+        for (k, layer) in [(0, None), (1, Some(other))] {
+            let turn = glam::Quat::from_rotation_x(std::f32::consts::PI).to_array();
+            let root = s.add_node(Some(top), Node { name: Some(format!("model {k}")), transform: Transform { rotation: turn, scale: [0.5; 3], ..Default::default() }, layer, ..Default::default() });
+            let b0 = s.add_node(Some(root), Node { name: Some("bone 0".into()), transform: Transform { translation: [0.0, -40.0, 2.0], ..Default::default() }, ..Default::default() });
+            let bend = glam::Quat::from_rotation_y(0.7).to_array();
+            let b1 = s.add_node(Some(b0), Node { name: Some("bone 1".into()), transform: Transform { translation: [0.0, 0.0, -30.0], rotation: bend, ..Default::default() }, ..Default::default() });
+            for (b, x) in [(b0, 0.0), (b1, 5.0)] {
+                let m = s.add_mesh(tri(x));
+                s.add_node(Some(b), Node { mesh: Some(m), ..Default::default() });
+            }
+            s.skins.push(Skin { name: format!("model {k}"), root, joints: vec![b0, b1] });
+            let key = [
+                Track { target: Target::Rotation(b1), times: vec![0.0, 0.5], values: [bend, [0.0, 0.0, 0.0, 1.0]].concat() },
+                Track { target: Target::Translation(b0), times: vec![0.0, 0.5], values: vec![0.0, -40.0, 2.0, 0.0, -20.0, 2.0] },
+            ];
+            s.clips.push(Clip { name: format!("model {k} animation 0"), duration: 0.5, repeat: Repeat::Loop, tracks: key.to_vec() });
+        }
+        s
+    }
+
+    #[test]
+    fn a_skin_is_one_mesh_weighted_to_the_bone_nodes_each_vertex_where_its_part_was() {
+        let s = two_rigged_models();
+        let hidden = vec![s.layers.iter().position(|l| l == "model 1").unwrap() as u32];
+        let glb = export_glb(&s, ExportOptions { hidden_layers: hidden.clone(), ..Default::default() }).unwrap();
+        let j = json_of(&glb);
+        let nodes = j["nodes"].as_array().unwrap();
+        let skin = &j["skins"][0];
+        assert_eq!(j["skins"].as_array().unwrap().len(), 1, "the model on show only");
+        let joints: Vec<usize> = skin["joints"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as usize).collect();
+        assert_eq!(joints.iter().map(|&n| nodes[n]["name"].as_str().unwrap()).collect::<Vec<_>>(), ["bone 0", "bone 1"]);
+        assert_eq!(j["meshes"].as_array().unwrap().len(), 1, "the parts merged into one mesh");
+        assert_eq!(j["meshes"][0]["primitives"].as_array().unwrap().len(), 1, "one primitive for their one material");
+        assert!(j["images"].is_null() && j["textures"].is_null(), "a texture nothing samples stays out");
+        // The skinned mesh's node is a root of the scene (glTF ignores its place).
+        let mesh_node = nodes.iter().position(|n| n["skin"].is_u64()).unwrap();
+        assert!(j["scenes"][0]["nodes"].as_array().unwrap().iter().any(|n| n.as_u64() == Some(mesh_node as u64)));
+        // Each vertex, through its joint's place at rest and inverse bind matrix, lands where
+        // the scene draws the part's vertex.
+        let world = s.world(&s.nodes.iter().map(|n| n.transform).collect::<Vec<_>>());
+        let p = &j["meshes"][0]["primitives"][0];
+        let positions = accessor_floats(&glb, &j, p["attributes"]["POSITION"].as_u64().unwrap() as usize);
+        let ibm = accessor_floats(&glb, &j, skin["inverseBindMatrices"].as_u64().unwrap() as usize);
+        let scene_joints = [s.skins[0].joints[0] as usize, s.skins[0].joints[1] as usize];
+        let mut expected = Vec::new();
+        for &b in &scene_joints {
+            for v in [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]] {
+                let x = if b == scene_joints[0] { 0.0 } else { 5.0 };
+                expected.push((b, world[b].transform_point3(glam::Vec3::new(v[0] + x, v[1], v[2]))));
+            }
+        }
+        for (k, (b, want)) in expected.iter().enumerate() {
+            let slot = scene_joints.iter().position(|x| x == b).unwrap();
+            let inverse = glam::Mat4::from_cols_slice(&ibm[16 * slot..16 * slot + 16]);
+            let got = world[*b] * inverse * glam::Vec3::from_slice(&positions[3 * k..3 * k + 3]).extend(1.0);
+            assert!((got.truncate() - *want).length() < 1e-4, "vertex {k}: {got} against {want}");
+        }
+        // Only this model's clip, its two tracks sharing one input.
+        let animations = j["animations"].as_array().unwrap();
+        assert_eq!(animations.iter().map(|a| a["name"].as_str().unwrap()).collect::<Vec<_>>(), ["model 0 animation 0"]);
+        let inputs: Vec<u64> = animations[0]["samplers"].as_array().unwrap().iter().map(|s| s["input"].as_u64().unwrap()).collect();
+        assert_eq!((inputs.len(), inputs[0] == inputs[1]), (2, true));
+        // As nodes: a mesh per part on its bone, no skin.
+        let nodes = json_of(&export_glb(&s, ExportOptions { hidden_layers: hidden, rig: Rig::Nodes, ..Default::default() }).unwrap());
+        assert!(nodes["skins"].is_null());
+        assert_eq!(nodes["meshes"].as_array().unwrap().len(), 2);
+        assert_eq!(nodes["animations"].as_array().unwrap().len(), 1);
+    }
+
     fn builder<'a>() -> Builder<'a> {
         Builder { root: json::Root::default(), data: Vec::new(), bin_len: 0 }
     }
@@ -776,7 +911,8 @@ mod tests {
     fn textures_share_one_sampler_per_filtering_and_each_is_a_png() {
         let s = Scene { textures: vec![texture(true), texture(false), texture(true)], ..Default::default() };
         let mut b = builder();
-        let t = add_textures(&mut b, &s).unwrap();
+        let mut samplers = [None, None];
+        let t: Vec<_> = s.textures.iter().map(|x| add_texture(&mut b, &mut samplers, x).unwrap()).collect();
         assert_eq!((t.len(), b.root.samplers.len(), b.root.images.len()), (3, 2, 3));
         let sampler = |i: usize| b.root.textures[t[i].value()].sampler;
         assert_eq!(sampler(0), sampler(2));
@@ -800,15 +936,16 @@ mod tests {
             });
         }
         let mut b = builder();
-        let textures = add_textures(&mut b, &s).unwrap();
-        let mut m = Materials::new(&mut b, &s, &ExportOptions::default(), textures);
+        let mut m = Materials::new(&mut b, &s, &ExportOptions::default());
         let prim = |material: u32, uvs: bool| Primitive { positions: vec![[0.0; 3]; 3], uvs: uvs.then(|| vec![[0.0; 2]; 3]), indices: vec![0, 1, 2], material: Some(material), ..Default::default() };
-        let (a, a_again, twin) = (m.of(&mut b, &prim(0, true)), m.of(&mut b, &prim(0, true)), m.of(&mut b, &prim(0, false)));
+        let mut of = |b: &mut Builder, p: &Primitive| m.of(b, p).unwrap();
+        let (a, a_again, twin) = (of(&mut b, &prim(0, true)), of(&mut b, &prim(0, true)), of(&mut b, &prim(0, false)));
         assert_eq!(a, a_again);
         assert_ne!(a, twin, "without UVs, the untextured twin");
-        m.of(&mut b, &prim(1, true));
-        assert_eq!(m.of(&mut b, &prim(7, true)), None, "a material the scene does not have");
+        of(&mut b, &prim(1, true));
+        assert_eq!(of(&mut b, &prim(7, true)), None, "a material the scene does not have");
         assert_eq!(b.root.materials.len(), 3);
+        assert_eq!(b.root.images.len(), 1, "the texture both sample, made once");
         assert_eq!(b.root.extensions_used, ["KHR_texture_transform"]);
         assert!(b.root.materials[twin.unwrap().value()].pbr_metallic_roughness.base_color_texture.is_none());
     }
@@ -824,10 +961,14 @@ mod tests {
             s.add_node(Some(l), Node { mesh: Some(mesh), ..Default::default() });
         }
         s.lods = vec![Default::default(); 2];
-        let one_view = [(None, Vec::new())];
-        assert_eq!(meshes_placed(&s, &[0], &one_view), [true, false, false]);
-        assert_eq!(meshes_placed(&s, &[1], &one_view), [false, true, false]);
-        assert_eq!(meshes_placed(&s, &[0, 1], &one_view), [true, true, false]);
+        let at = |lod: usize| s.visible_in(lod, &[]);
+        let none = vec![false; s.nodes.len()];
+        assert_eq!(meshes_placed(&s, &[at(0)], &none), [true, false, false]);
+        assert_eq!(meshes_placed(&s, &[at(1)], &none), [false, true, false]);
+        assert_eq!(meshes_placed(&s, &[at(0), at(1)], &none), [true, true, false]);
+        let mut taken = none.clone();
+        taken[s.nodes.iter().position(|n| n.mesh == Some(m0)).unwrap()] = true;
+        assert_eq!(meshes_placed(&s, &[at(0), at(1)], &taken), [false, true, false], "a mesh a skin took is not placed again");
     }
 
     #[test]
