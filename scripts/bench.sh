@@ -28,6 +28,8 @@
 #   7-Zip testing the same archive (`7zz t`);
 # - export --all of an archive against exporting each of its files alone: time, and peak
 #   memory against the largest single export;
+# - export of the real FF7 field files as a glTF skin against a node per bone: time, and the
+#   .glb sizes;
 # - a shared link opened with an empty cache: the demo and a real FF7 field folder published
 #   and served by nginx, against a three.js + GLTFLoader page (bundled by esbuild) showing
 #   the same model from the same host, at a home line and a phone's, with a second visit,
@@ -80,6 +82,7 @@ if [ -n "$smoke" ]; then
   run "second open / first" node tests/bench/sevenz.mjs 8
   run "ratio census / 7zz t" python3 tests/bench/sevenz-census.py --files 300 --runs 1
   run "ratio: time" python3 tests/bench/export-all.py --models 1 --mb 1 --runs 1
+  run "ratio skin / nodes" python3 tests/bench/rig-export.py --runs 1
   run "ratio cold link relicview / three.js" node tests/bench/cold-link.mjs
   exit 0
 fi
@@ -95,4 +98,5 @@ node tests/bench/disc.mjs
 node tests/bench/sevenz.mjs
 python3 tests/bench/sevenz-census.py
 python3 tests/bench/export-all.py
+python3 tests/bench/rig-export.py
 node tests/bench/cold-link.mjs "${1:-9}"

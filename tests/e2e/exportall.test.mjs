@@ -160,6 +160,11 @@ test('the page\'s Export all downloads a zip of the same entries as the CLI writ
     if (k.endsWith('.png')) assert.ok(fromPage.equals(v), `${k}: the same bytes`);
     else floatsApart += sameGlb(k, fromPage, v);
   }
+  // The display menu's rig (a skin, at first) reaches the page's Export all as the CLI's default.
+  const party = Object.keys(listing).find((k) => k.endsWith('PARTY.BSX.glb'));
+  assert.ok(party, 'the field model is exported');
+  const partyJson = JSON.parse(Buffer.from(listing[party], 'base64').subarray(20, 20 + Buffer.from(listing[party], 'base64').readUInt32LE(12)).toString('utf8'));
+  assert.equal(partyJson.skins?.length, 1, `${party}: its skeleton as a skin`);
   console.log(`# the page's zip: ${Object.keys(listing).length} entries as the CLI's; ${floatsApart} floats of the .glb files apart in their last bits (wasm and native round a few operations differently)`);
   const pageReport = JSON.parse(Buffer.from(listing['report.json'], 'base64').toString('utf8'));
   for (const key of ['written', 'skipped', 'failed', 'renamed', 'files', 'bytes']) assert.deepEqual(pageReport[key], report[key], key);
