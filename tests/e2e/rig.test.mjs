@@ -124,8 +124,18 @@ test('every FF7 model exports as a skin the Khronos validator finds nothing in, 
     });
     const nodes = gltfJson(e.nodes);
     assert.equal(nodes.skins, undefined, `${e.name}: --rig nodes writes no skin`);
+    // Both rigs draw the same: the same triangles, materials (the game's lighting as unlit
+    // vertex colours, the face pages with their eyes and mouths) and pictures.
+    const triangles = (j) => j.meshes.flatMap((m) => m.primitives).reduce((n, p) => n + j.accessors[p.indices].count / 3, 0);
+    const names = (list) => (list || []).map((x) => x.name).sort();
+    assert.equal(triangles(json), triangles(nodes), `${e.name}: the triangles`);
+    assert.deepEqual(names(json.materials), names(nodes.materials), `${e.name}: the materials`);
+    assert.deepEqual(names(json.images), names(nodes.images), `${e.name}: the pictures`);
+    assert.deepEqual(json.extensionsUsed, nodes.extensionsUsed, `${e.name}: the extensions`);
     assert.ok(nodes.nodes.filter((n) => n.mesh !== undefined).length >= 1 && nodes.meshes.length > 1 === e.rig.parts.filter(Boolean).length > 1, `${e.name}: --rig nodes keeps a mesh per part`);
   }
+  const lit = gltfJson(exports.find((e) => e.name === 'MD1_1.BSX model 3').skin);
+  assert.ok(lit.extensionsUsed.includes('KHR_materials_unlit'), "the game's lighting goes out in the skin");
   // The clip named in the notes: MD1_1's model 3 holds its root at (0, −261, 2) for clip 3.
   const md1 = exports.find((e) => e.name === 'MD1_1.BSX model 3');
   const joints = expected(md1).get('model 3 animation 3')[0];
