@@ -685,6 +685,11 @@ fn a_clip_plays_its_own_static_translations_and_every_clip_lasts_its_frames() {
     for t in [0.0, 0.25, 0.5] {
         assert_eq!(scene.pose(t)[root].translation, [0.0, -261.0, 2.0], "the viewer plays the clip's own translation at {t} s");
     }
+    // The inspector says what each channel plays: the root of clip 3 held at its statics.
+    let doc = registry::open("MD1_1.BSX", shared("MD1_1_u.BSX"), Purpose::Show);
+    let plays: Vec<String> = doc.inspector().unwrap().fields.iter().filter(|f| f.what == "bone 0").map(|f| f.value.clone()).collect();
+    assert!(plays.iter().any(|v| v.ends_with("translation (0, -261 (static 0), 2 (static 1))")), "{plays:?}");
+    assert!(plays.iter().any(|v| v.ends_with("translation (0, translation frames 0, 2 (static 0))")), "{plays:?}");
     // Every channel of every clip spans the clip: a still one lasts its frames.
     for c in scene.clips.iter().filter(|c| c.name != "blink") {
         assert!(c.tracks.iter().all(|t| t.times.first() == Some(&0.0) && t.times.last() == Some(&c.duration)), "{}", c.name);

@@ -10,8 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { makeArchive, startServer, launch, newPage } from './harness.mjs';
+import { makeArchive, startServer, launch, newPage, blenderImports } from './harness.mjs';
 
 let dir, server, browser;
 
@@ -26,41 +25,17 @@ after(async () => {
   server?.stop();
 });
 
-// Imports every .glb of `folder` into an empty scene, one at a time, and reports each
-// file's mesh triangles and objects (name, type, parent). Debian's Blender 3.4 importer
-// still uses numpy.bool, which numpy 1.24 removed.
-const IMPORT_SCRIPT = `
-import json, os, sys
-import numpy
-numpy.bool = bool
-import bpy
-folder = sys.argv[sys.argv.index('--') + 1]
-report = {}
-for name in sorted(os.listdir(folder)):
-    if not name.endswith('.glb'):
-        continue
-    bpy.ops.wm.read_factory_settings(use_empty=True)
-    bpy.ops.import_scene.gltf(filepath=os.path.join(folder, name))
-    triangles = 0
+// Each file's mesh triangles and objects (name, type, parent), as Blender imports it.
+const blenderImport = (folder) =>
+  blenderImports(folder, {
+    each: `    triangles = 0
     objects = []
     for o in bpy.context.scene.objects:
         objects.append({'name': o.name, 'type': o.type, 'parent': o.parent.name if o.parent else None})
         if o.type == 'MESH':
             triangles += sum(len(p.vertices) - 2 for p in o.data.polygons)
-    report[name] = {'triangles': triangles, 'objects': objects}
-print('REPORT ' + json.dumps(report))
-`;
-
-function blenderImport(folder) {
-  const script = join(folder, 'import.py');
-  writeFileSync(script, IMPORT_SCRIPT);
-  // No other Python's variables or shims: Debian's Blender with Debian's numpy.
-  const env = { PATH: '/usr/bin:/bin', HOME: folder, LANG: 'C.UTF-8' };
-  const out = execFileSync('blender', ['-b', '--factory-startup', '--python-exit-code', '1', '--python', script, '--', folder], { env, encoding: 'utf8', maxBuffer: 64 << 20, timeout: 600_000 });
-  const line = out.split('\n').find((l) => l.startsWith('REPORT '));
-  assert.ok(line, `Blender printed no report:\n${out.slice(-2000)}`);
-  return JSON.parse(line.slice('REPORT '.length));
-}
+    entry.update({'triangles': triangles, 'objects': objects})`,
+  });
 
 test('Blender imports every export of the archive with exactly the triangles the viewer draws, and the walker in parts', { timeout: 900_000 }, async () => {
   const { page, problems } = await newPage(browser, server.url);

@@ -267,3 +267,37 @@ export async function canvasCoverage(page) {
   }
   return { differing, total, png };
 }
+
+// Debian's Blender, headless, imports every .glb of `folder`, each into an empty scene: the
+// Python of `before` runs once the scene is emptied (a frame rate, say), that of `each` after
+// the import (both indented for the loop's body, four spaces), filling the dict `entry`;
+// → {file name: entry}. No other Python's variables or shims: Debian's Blender with Debian's
+// numpy, whose 1.24 removed numpy.bool, which the Blender 3.4 importer still uses.
+export function blenderImports(folder, { before = '', each }) {
+  const script = join(folder, 'import.py');
+  writeFileSync(
+    script,
+    `import json, os, sys
+import numpy
+numpy.bool = bool
+import bpy
+folder = sys.argv[sys.argv.index('--') + 1]
+report = {}
+for name in sorted(os.listdir(folder)):
+    if not name.endswith('.glb'):
+        continue
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+${before}
+    bpy.ops.import_scene.gltf(filepath=os.path.join(folder, name))
+    entry = {}
+${each}
+    report[name] = entry
+print('REPORT ' + json.dumps(report))
+`,
+  );
+  const env = { PATH: '/usr/bin:/bin', HOME: folder, LANG: 'C.UTF-8' };
+  const out = execFileSync('blender', ['-b', '--factory-startup', '--python-exit-code', '1', '--python', script, '--', folder], { env, encoding: 'utf8', maxBuffer: 256 << 20, timeout: 600_000 });
+  const line = out.split('\n').find((l) => l.startsWith('REPORT '));
+  if (!line) throw new Error(`Blender printed no report:\n${out.slice(-2000)}`);
+  return JSON.parse(line.slice('REPORT '.length));
+}

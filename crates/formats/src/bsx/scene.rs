@@ -420,7 +420,7 @@ pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras
         }
         for (a, slot) in rig.animations.iter().enumerate() {
             let Some((anim, data)) = *slot else { continue };
-            // Per key a time, a rotation and perhaps a translation.
+            // Per key a time and a rotation (20 bytes) or a translation (16).
             let keys = animation_keys(anim, data, rig.bones.len());
             if !painter.budget.afford(Cost::Animation, keys * 20 + 64) {
                 continue;

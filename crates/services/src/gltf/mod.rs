@@ -120,12 +120,17 @@ impl Data<'_> {
             Data::Bytes(b) => w.write_all(b),
             Data::FinitePositions(v) => floats(w, v.iter().map(finite)),
             Data::UnitNormals(v) => floats(w, v.iter().map(|n| glam::Vec3::from(*n).try_normalize().unwrap_or(glam::Vec3::Z).to_array())),
-            Data::LinearColors(v) => floats(w, v.iter().map(|c| [srgb_to_linear(c[0] as f32 / 255.0), srgb_to_linear(c[1] as f32 / 255.0), srgb_to_linear(c[2] as f32 / 255.0), c[3] as f32 / 255.0])),
+            Data::LinearColors(v) => floats(w, v.iter().map(linear_colour)),
             Data::FiniteUvs(v) => floats(w, v.iter().map(finite)),
             Data::ShortIndices(v) => v.iter().try_for_each(|&i| w.write_all(&(i as u16).to_le_bytes())),
             Data::Indices(v) => v.iter().try_for_each(|&i| w.write_all(&i.to_le_bytes())),
         }
     }
+}
+
+/// A vertex colour of sRGB bytes as glTF's linear floats (its alpha as it is).
+fn linear_colour(c: &[u8; 4]) -> [f32; 4] {
+    [srgb_to_linear(c[0] as f32 / 255.0), srgb_to_linear(c[1] as f32 / 255.0), srgb_to_linear(c[2] as f32 / 255.0), c[3] as f32 / 255.0]
 }
 
 /// The JSON, and the views of the binary chunk it points into.

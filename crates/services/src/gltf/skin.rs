@@ -10,7 +10,6 @@
 
 use super::{bounds, Builder, Data, Materials};
 use crate::scene::{ColourSet, NodeId, Primitive, Scene};
-use crate::texture::srgb_to_linear;
 use glam::{Affine3A, Mat3, Mat4, Vec3};
 use gltf_json as json;
 use json::validation::Checked::Valid;
@@ -156,8 +155,7 @@ pub(super) fn add_skin_meshes<'a>(b: &mut Builder<'a>, scene: &'a Scene, skins: 
                 attributes.insert(Valid(json::mesh::Semantic::Normals), b.floats::<3>(super::float_bytes(&g.normals), n, Some(T::ArrayBuffer), None));
             }
             if !g.colours.is_empty() {
-                let linear: Vec<[f32; 4]> =
-                    g.colours.iter().map(|c| [srgb_to_linear(c[0] as f32 / 255.0), srgb_to_linear(c[1] as f32 / 255.0), srgb_to_linear(c[2] as f32 / 255.0), c[3] as f32 / 255.0]).collect();
+                let linear: Vec<[f32; 4]> = g.colours.iter().map(super::linear_colour).collect();
                 attributes.insert(Valid(json::mesh::Semantic::Colors(0)), b.floats::<4>(super::float_bytes(&linear), n, Some(T::ArrayBuffer), None));
             }
             if !g.uvs.is_empty() {
