@@ -485,9 +485,12 @@ fn a_characters_record_adds_to_its_bcx_and_its_eyes_come_from_field_tdb() {
     let model0 = scene.layers.iter().position(|l| l == "model 0").unwrap() as u32;
     let others: Vec<u32> = (0..scene.layers.len() as u32).filter(|&l| l != model0).collect();
     assert_eq!(scene.triangle_count_in(0, &others), bcx_triangles + 12, "the BCX's triangles and the sword's 12");
-    // The BCX's three animations, then the record's at slot 3.
+    // The BCX's three animations (its stand, walk and run), then the record's at slot 3.
     let labels: Vec<&str> = scene.choice.as_ref().unwrap().options.iter().map(|o| o.label.as_str()).collect();
-    assert_eq!(&labels[..5], ["model 0 (CLOUD.BCX)", "model 0: animation 0 (1 frame)", "model 0: animation 1 (16 frames)", "model 0: animation 2 (8 frames)", "model 0: animation 3 (12 frames)"]);
+    assert_eq!(
+        &labels[..5],
+        ["model 0 (CLOUD.BCX)", "model 0: animation 0, stand (1 frame)", "model 0: animation 1, walk (16 frames)", "model 0: animation 2, run (8 frames)", "model 0: animation 3 (12 frames)"]
+    );
     let info = opened.document.info_rows();
     assert!(info.iter().any(|r| r.value.contains("merged from F/CLOUD.BCX")), "{info:?}");
     assert!(info.iter().any(|r| r.label == "eyes and mouths" && r.value == "from F/FIELD.TDB"), "{info:?}");
@@ -709,4 +712,42 @@ fn a_characters_bcx_alone_names_its_clips_after_it_and_says_which_character_it_i
     let mut doc = registry::open("CLOUD.BCX", disc("CLOUD.BCX"), Purpose::Show);
     assert_eq!(doc.inspector().map(|v| v.format), Some("bcx"), "inspect says what info says");
     let _ = doc.build_scene(&Archive::detached());
+}
+
+#[test]
+fn a_field_model_in_its_lzs_container_cut_short_decodes_what_is_there_and_draws_what_lies_inside() {
+    for name in REAL {
+        let plain = shared(name);
+        let packed = lzs::encode(&plain);
+        // Cuts across the container: a few bytes in, every 997th byte, its half.
+        for cut in (16..packed.len()).step_by(997).chain([packed.len() / 2]) {
+            let part = packed[..cut].to_vec();
+            // What the bytes there decode to, by the stream's own rule.
+            let decoded = lzs::decode_stream(&part[4..], usize::MAX).unwrap();
+            let doc = registry::open(name, part, Purpose::Show);
+            let j: serde_json::Value = serde_json::from_str(&doc.info_json()).unwrap();
+            assert_eq!(j["compressed"], true, "{name} cut at {cut}: read as its LZS container");
+            assert_eq!(j["decompressed_bytes"].as_u64(), Some(decoded.len() as u64), "{name} cut at {cut}");
+            let e = doc.error().unwrap_or_else(|| panic!("{name} cut at {cut}: no damage"));
+            assert!(e.message.contains(&format!("the LZS container ends at byte {cut} of the {}", packed.len())), "{e}");
+            if decoded.len() >= u32_at(&plain, 4) + 16 {
+                assert!(doc.damaged(), "{name} cut at {cut}: {e}");
+                assert_eq!(e.offset, decoded.len(), "damaged at the last decompressed byte");
+                let got: Vec<usize> = j["models"].as_array().unwrap().iter().map(|m| m["triangles"].as_u64().unwrap() as usize).collect();
+                assert_eq!(got, triangles_inside(&decoded), "{name} cut at {cut}");
+            }
+        }
+    }
+    // MD1_1 cut at three quarters of its container (past its models section): the info
+    // pane's bytes row says so, and models draw.
+    let packed = lzs::encode(&shared("MD1_1_u.BSX"));
+    let half = packed[..packed.len() * 3 / 4].to_vec();
+    let rows = registry::open("MD1_1.BSX", half.clone(), Purpose::Show).info_rows();
+    let bytes = rows.iter().find(|r| r.label == "bytes").unwrap();
+    assert!(bytes.value.contains("compressed (LZS, cut short"), "{}", bytes.value);
+    let opened = open_among(vec![("MD1_1.BSX", half)], "MD1_1.BSX");
+    assert!(opened.scene.expect("a scene of what lies inside").triangle_count(0) > 0);
+    // A plain model cut short stays a plain one.
+    let doc = registry::open("MD1_1.BSX", shared("MD1_1_u.BSX")[..30_000].to_vec(), Purpose::Show);
+    assert!(doc.info_rows().iter().any(|r| r.label == "bytes" && r.value.contains("not compressed")));
 }

@@ -30,7 +30,8 @@ function currentView() {
     bg: o.background === 'dark' ? null : o.background,
     light: o.lighting === 'game' ? null : o.lighting,
     blink: state.current && !o.blink ? false : null,
-    zones: state.current && o.zoneColours,
+    // Colour by zone is the zoned files' mode: a link to any other leaves it out.
+    zones: state.current && o.zoneColours && state.viewer.hasZones(),
     grid: state.current && o.grid,
     measure: state.current && state.measured.length ? state.measured : null,
     ...comparedView(),

@@ -6,7 +6,7 @@ import { $, ready, state, viewWords } from './state.js';
 import { followView } from './address.js';
 import { restoreMeasure, syncScaleBar } from './measure.js';
 import { syncParts } from './parts.js';
-import { viewMessage } from './infopane.js';
+import { syncDrawnRow, viewMessage } from './infopane.js';
 
 // Put back what a link says of the view: LOD, camera (a viewpoint, or a position and a
 // mode), selected chunk, clock and hidden layers.
@@ -221,6 +221,7 @@ export async function setOptions(changes) {
   syncToolbar();
   const stats = await state.viewport.requestFrame();
   followView();
+  syncDrawnRow(stats);
   return { triangles: stats.triangles, drawCalls: stats.drawCalls, lod: stats.lod };
 }
 

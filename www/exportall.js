@@ -7,7 +7,6 @@
 
 import { $, count, nextTask, ready, state } from './state.js';
 import { download, exportRig, exportsAllLods } from './exporting.js';
-import { addRow } from './infopane.js';
 import { withTools } from './modules.js';
 import { warmContainers } from './containers.js';
 
@@ -74,14 +73,17 @@ async function exportWith({ glue, session }, { job, generation, entries, paths, 
     const summary = exporter.summary();
     parts.push(new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (exporter.finish())]));
     download(new Blob(parts, { type: 'application/zip' }), name);
-    status.textContent = `${name}: ${count(summary.written, 'file')} from ${count(summary.files, 'file')}${summary.failed ? ` · ${summary.failed} failed` : ''}`;
-    showSummary(name, summary);
+    // The outcome stays in the export's own line (the info pane keeps the file on show)
+    // until the reader clears it or exports again.
+    const failed = summary.failed ? ` · ${summary.failed} failed (report.json in the zip says why)` : '';
+    status.textContent = `${name}: ${count(summary.written, 'file')} written from ${count(summary.files, 'file')}${failed}`;
     return { files: summary.written, bytes: summary.bytes, failed: summary.failed, name };
   } finally {
     exporter.free();
     bar.hidden = true;
     button.textContent = 'Export all';
     if (job.cancelled) status.textContent = 'export cancelled';
+    $('export-dismiss').hidden = !status.textContent;
   }
 }
 
@@ -89,17 +91,23 @@ async function exportWith({ glue, session }, { job, generation, entries, paths, 
 export function bindExportAll() {
   $('export-all-button').addEventListener('click', () => {
     if (state.exportJob) state.exportJob.cancelled = true;
-    else exportAll().catch((err) => { $('export-status').textContent = err.message; });
+    else {
+      clearStatus();
+      exportAll().catch((err) => {
+        $('export-status').textContent = err.message;
+        $('export-dismiss').hidden = false;
+      });
+    }
+  });
+  $('export-dismiss').addEventListener('click', () => {
+    clearStatus();
+    $('export-all-button').focus();
   });
 }
 
-function showSummary(name, summary) {
-  $('info-title').textContent = `Export all: ${name}`;
-  $('info-error').hidden = true;
-  $('info-more').replaceChildren();
-  const dl = $('info-body');
-  dl.replaceChildren();
-  addRow(dl, 'files', `${count(summary.written, 'file')} written from ${count(summary.files, 'file')} of the archive (${summary.bytes} bytes before compression)`);
-  addRow(dl, 'failed', String(summary.failed), summary.failed > 0);
-  addRow(dl, 'report', `${name} holds report.json: what was written, skipped and why, failed and why, and every renaming`);
+// The export's line, emptied (its bar folds away with it).
+function clearStatus() {
+  $('export-status').textContent = '';
+  $('export-dismiss').hidden = true;
 }
+

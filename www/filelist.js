@@ -41,11 +41,12 @@ export class FileList {
     this.list.replaceChildren(this.top, this.bottom);
     // The chips count what the search leaves, so they follow it.
     search.addEventListener('input', () => { this.applyFilter(); this.renderKinds(); });
+    // From the search box, ↓ and Enter go to the first match, whichever file is open.
     search.addEventListener('keydown', (e) => {
       if (e.key === 'ArrowDown' || e.key === 'Enter') {
         e.preventDefault();
         this.list.focus();
-        this.move(e.key === 'Enter' ? 0 : 1);
+        this.move(0, 0);
       }
     });
     kinds.addEventListener('click', (e) => {
@@ -329,6 +330,7 @@ export class FileList {
       const r = (li || this.list).getBoundingClientRect();
       this.onMenu(this.current, r.left + 24, r.bottom);
     }
+    else if (e.key === '?') return; // The help's, from anywhere but a text field.
     else if (e.key.length === 1 && !e.ctrlKey && !e.metaKey && !e.altKey) {
       // Type-ahead: the keystroke goes on in the search box.
       this.search.focus();

@@ -184,9 +184,22 @@ export function showNote(title, text, actions = []) {
   viewMessage(`${title}\n${text}`, { note: true, actions });
 }
 
+// The file's "drawn (LOD 0)" row follows the LOD on show (`stats`, the last frame's): its
+// label and, away from LOD 0, the triangles drawn there.
+export function syncDrawnRow(stats) {
+  const dt = [...$('info-body').querySelectorAll('dt')].find((d) => /^drawn \(LOD \d+\)$/.test(d.textContent || ''));
+  const dd = dt?.nextElementSibling;
+  if (!dt || !dd || stats.lod === null || stats.lod === undefined) return;
+  // (The file's own figure, for LOD 0, with its vertices.)
+  if (dt instanceof HTMLElement && dt.dataset.lod0 === undefined) dt.dataset.lod0 = dd.textContent || '';
+  dt.textContent = `drawn (LOD ${stats.lod})`;
+  dd.textContent = stats.lod === 0 && dt instanceof HTMLElement ? dt.dataset.lod0 || '' : `${stats.triangles} triangles`;
+}
+
 // A message over the view (null: none): an error, or a note such as "choose a file".
-// `actions`: [[label, onClick]] buttons under it.
-export function viewMessage(text, { note = false, warning = false, actions = [] } = {}) {
+// `actions`: [[label, onClick]] buttons under it. A `banner` sits at the top of the view,
+// off what is drawn, with a button that takes it down.
+export function viewMessage(text, { note = false, warning = false, banner = false, actions = [] } = {}) {
   const box = $('view-message');
   box.hidden = text === null;
   // (Who put the message up: controls.js takes down only its own.)
@@ -194,6 +207,8 @@ export function viewMessage(text, { note = false, warning = false, actions = [] 
   if (text === null) return;
   box.classList.toggle('note', note);
   box.classList.toggle('warning', warning);
+  box.classList.toggle('banner', banner);
+  if (banner) actions = [...actions, ['dismiss', () => viewMessage(null)]];
   box.setAttribute('role', note ? 'status' : 'alert');
   $('view-message-text').textContent = text;
   $('view-message-actions').replaceChildren(...actions.map(([label, onClick]) => {

@@ -67,7 +67,11 @@ async function boot() {
     const same = (p) => Boolean(p) && p.toLowerCase() === path.toLowerCase();
     // "Compare with…" waits for this choice (the file asked about is no answer).
     if (state.comparePick) {
-      if (!same(state.comparePick)) compareFiles(state.comparePick, path).catch(() => {});
+      if (same(state.comparePick)) return;
+      // The comparison is the view's: its keys (N, X …) go there, and a phone shows it.
+      const chosen = compareFiles(state.comparePick, path);
+      if (narrow.matches) $('stage').scrollIntoView({ block: 'start' });
+      chosen.then(() => { if ($('sidebar').contains(document.activeElement)) $('viewport').focus(); }, () => {});
       return;
     }
     // Enter on the file on show (alone, or as A of a comparison) leaves the view as it is.

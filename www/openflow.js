@@ -6,7 +6,7 @@ import { isTrap } from './core.js';
 import { entriesFromFiles } from './files.js';
 import { linksToFile, readHash } from './urlstate.js';
 import { $, afterNextFrame, core, count, message, nextTask, ready, state } from './state.js';
-import { addRow, clearInfo, reason, setExport, showDocument, showError, viewMessage } from './infopane.js';
+import { addRow, clearInfo, reason, setExport, showDocument, showError, syncDrawnRow, viewMessage } from './infopane.js';
 import { clearMeasure, sizeText } from './measure.js';
 import { hideFlat, showFlat } from './flatview.js';
 import { confirmKinds, fingerprintFolder, kindOfEntry, markSelected, setEntries, setKinds, typeEntries } from './listing.js';
@@ -178,12 +178,15 @@ async function openNow(path, restore, request) {
     return { abandoned: true };
   }
   showDocument(file);
+  syncDrawnRow(state.viewer.stats());
   const size = sizeText('scene');
   if (size) addRow($('info-body'), 'size', size);
   // Damaged where it ends: what came before is on show, and the view says what is missing.
   const damage = file.damage();
   state.files.setDamaged(entry, Boolean(damage));
-  if (damage) viewMessage(`${entry.path} is damaged: ${reason(entry.path, damage)}\nWhat lies before that point is shown.`, { note: true, warning: true });
+  // Over the top of the view, not the model it says is drawn; the info pane keeps it.
+  if (damage) addRow($('info-body'), 'damaged', reason(entry.path, damage), true);
+  if (damage) viewMessage(`${entry.path} is damaged: ${reason(entry.path, damage)}\nWhat lies before that point is shown.`, { note: true, warning: true, banner: true });
   else explainEmptyChoice(stats);
   syncToolbar();
   writeHash({ push: newFile && !restore, opened: true });
@@ -379,6 +382,9 @@ export async function loadEntries(entries, label, source) {
     if (generation !== state.generation) return { files: entries.length };
   }
   clearShown();
+  // (A write of the last archive's view still waiting would put its link back while this
+  // one is listed, and the link would then ask for that archive.)
+  followView.cancel();
   if (!state.linkPending && location.hash) history.replaceState(null, '', location.pathname + location.search);
   // Listed at once, typed by name where the name says what a file is (opening it confirms
   // its content, or says otherwise); the others typed by their first bytes after. Reading a

@@ -88,6 +88,8 @@ export function syncParts() {
 function zoneRow(z) {
   const box = el('input', { type: 'checkbox', checked: !z.hidden, title: `${z.name}: intact (shown) or destroyed (hidden, as the game hides it)` });
   box.dataset.zone = z.name;
+  // Named for a screen reader as it reads to the eye: the zone, ticked while intact.
+  box.setAttribute('aria-label', `${z.name} intact`);
   box.addEventListener('change', () => setZones({ [z.name]: !box.checked }));
   const swatch = el('span', { className: 'swatch', title: 'Its colour when each zone has its own' });
   swatch.style.background = z.colour;

@@ -30,8 +30,17 @@ function bindMenus() {
       m.open = false;
       /** @type {HTMLElement} */ (m.querySelector('summary')).focus();
     });
-    // One menu open at a time.
-    m.addEventListener('toggle', () => { if (m.open) for (const o of menus) if (o !== m) o.open = false; });
+    // One menu open at a time, and all of it inside the window: a menu whose body would run
+    // off the right edge (a phone, a toolbar that wrapped) moves left by as much.
+    m.addEventListener('toggle', () => {
+      if (!m.open) return;
+      for (const o of menus) if (o !== m) o.open = false;
+      const body = /** @type {HTMLElement | null} */ (m.querySelector('.menu-body'));
+      if (!body) return;
+      body.style.left = '';
+      const over = body.getBoundingClientRect().right - (document.documentElement.clientWidth - 4);
+      if (over > 0) body.style.left = `${-over}px`;
+    });
   }
 }
 

@@ -13,6 +13,7 @@ import { download } from './exporting.js';
 import { currentView, setView } from './viewmode.js';
 import { closeFile } from './openflow.js';
 import { requestOpen } from './requests.js';
+import { addRow } from './infopane.js';
 
 
 // What a card's PNG is called: the file's name, and its texture's place for a decoded one.
@@ -152,10 +153,29 @@ export async function openTexture(c) {
   const describe = c.texture === undefined ? planesReadout(file.imagePlanes(), image.width) : (x, y) => file.texelSource(c.texture, x, y).map(([k, v]) => `${k} ${v}`).join(' · ');
   showTexture(image, { describe, back: () => backToGallery(c), name: pngName(c) });
   setView('texture');
+  describeTexture(c);
   // The choice was made on a card that is now out of sight: the picture takes focus (its
   // keys zoom it; Escape goes back to the gallery).
   $('picture-canvas').focus();
   return { width: image.width, height: image.height };
+}
+
+// The info pane for a texture opened at full size: what it is, where it comes from, who
+// uses it (each file a link).
+function describeTexture(c) {
+  $('info-title').textContent = c.texture === undefined ? c.path : `${c.path} · page ${c.own}`;
+  $('info-error').hidden = true;
+  $('info-more').replaceChildren();
+  $('info-selection').replaceChildren();
+  const dl = $('info-body');
+  dl.replaceChildren();
+  addRow(dl, 'texture', `${c.width} × ${c.height} · ${c.format}`);
+  addRow(dl, 'from', c.texture === undefined ? c.path : `${c.path}, the VRAM page it decodes`, false, { links: [c.path] });
+  if (c.used) addRow(dl, 'sampled', `the model samples ${c.used[2]} × ${c.used[3]} at (${c.used[0]}, ${c.used[1]})`);
+  if (c.users) {
+    const users = c.users.files.length ? `${count(c.users.files.length, 'file')}: ${c.users.files.join(', ')}` : 'nothing in this archive';
+    addRow(dl, 'used by', users, false, { links: c.users.files });
+  }
 }
 
 // Back from a texture to the gallery, on the card it was opened from.

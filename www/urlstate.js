@@ -90,11 +90,12 @@ export function fingerprint(entries) {
   return `${entries.length}-${h.toString(16).padStart(8, '0')}`;
 }
 
-// Calls `write` at most every `ms` milliseconds, always with the latest arguments.
+// Calls `write` at most every `ms` milliseconds, always with the latest arguments;
+// `.cancel()` drops a call still waiting.
 export function throttle(write, ms) {
   let timer = null;
   let last = null;
-  return (...args) => {
+  const call = (...args) => {
     last = args;
     if (timer) return;
     timer = setTimeout(() => {
@@ -102,4 +103,9 @@ export function throttle(write, ms) {
       write(...last);
     }, ms);
   };
+  call.cancel = () => {
+    clearTimeout(timer);
+    timer = null;
+  };
+  return call;
 }

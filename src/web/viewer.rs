@@ -110,6 +110,8 @@ impl Viewer {
         self.placements = a.as_ref().map_or(0, |s| s.placements as usize);
         self.renderer.options.lod = 0;
         self.difference_layers_from_b = difference_layers_from_b;
+        let now = self.clock_now();
+        self.clock.set_playing(true, now);
         self.renderer.set_comparison(a.map(|s| s.scene), b.map(|s| s.scene), difference.map(|s| s.scene));
         self.show_ms = clock_ms() - t0;
         Ok(())
@@ -141,6 +143,10 @@ impl Viewer {
 
     fn show_scene(&mut self, scene: Option<Scene>, t0: f64) {
         self.renderer.options.lod = 0;
+        // Each file opens playing: a pause is the file's, not the page's (a link that says
+        // paused pauses it again once it is shown).
+        let now = self.clock_now();
+        self.clock.set_playing(true, now);
         self.renderer.set_scene(scene);
         self.show_ms = clock_ms() - t0;
     }
@@ -244,6 +250,11 @@ impl Viewer {
     #[wasm_bindgen(js_name = hasSkeleton)]
     pub fn has_skeleton(&self) -> bool {
         self.renderer.scene().is_some_and(|s| !s.skeleton.is_empty())
+    }
+    /// Whether the scene has damage zones: where colour by zone applies (and goes in a link).
+    #[wasm_bindgen(js_name = hasZones)]
+    pub fn has_zones(&self) -> bool {
+        self.renderer.scene().is_some_and(|s| !s.zones.is_empty())
     }
     /// Whether the scene has faces that blink (`setOptions({blink})` stops them).
     #[wasm_bindgen(js_name = hasBlink)]

@@ -44,7 +44,8 @@ test('a real field model, LZS-wrapped, draws its models and plays their animatio
   assert.deepEqual([native.models[0].character, native.models[0].triangles], [1, 0]);
   assert.equal(opened.triangles, bcx.models[0].triangles);
   const choice = await page.evaluate(() => window.relicview.choice());
-  assert.equal(choice.options[choice.selected], 'model 0: animation 0 (1 frame)');
+  // Cloud's first clip is his stand (a character's BCX clips are stand, walk and run).
+  assert.equal(choice.options[choice.selected], 'model 0: animation 0, stand (1 frame)');
   assert.equal(choice.options[0], 'model 0 (CLOUD.BCX)');
   // Model 1 is Barret, whose BALLET.BCX is not here: nothing to draw.
   assert.equal(choice.options.find((o) => o.startsWith('model 1')), 'model 1 (BALLET.BCX is not here: nothing of its own)');

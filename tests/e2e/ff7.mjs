@@ -356,3 +356,60 @@ export function wrapLzs(bytes) {
 export function skeleton(n) {
   return Array.from({ length: n }, (_, b) => ({ index: b, length: b === 0 ? 0 : -30 - 11 * b, parent: b === 0 ? -1 : b === 1 ? 0 : b % 3 === 0 ? 1 : b - 1 }));
 }
+
+// The LZS wrapper around `bytes`, compressed greedily as the notes' encoder does: at each
+// position the longest earlier run (3 to 18 bytes, at most 4095 back, overlapping allowed)
+// becomes a reference (12 bits of ring position, (source + 0xFEE) & 0xFFF, and 4 of length
+// − 3), else a literal. Positions are found by their first three bytes.
+export function compressLzs(bytes) {
+  const out = [0, 0, 0, 0];
+  const seen = new Map();
+  const key = (p) => bytes[p] | (bytes[p + 1] << 8) | (bytes[p + 2] << 16);
+  let pos = 0;
+  let control = -1;
+  let bit = 8;
+  const item = (literal) => {
+    if (bit === 8) {
+      control = out.length;
+      out.push(0);
+      bit = 0;
+    }
+    if (literal) out[control] |= 1 << bit;
+    bit++;
+  };
+  const remember = (p) => {
+    if (p + 2 >= bytes.length) return;
+    const k = key(p);
+    const list = seen.get(k) || [];
+    list.push(p);
+    if (list.length > 64) list.shift();
+    seen.set(k, list);
+  };
+  while (pos < bytes.length) {
+    let best = 0;
+    let from = 0;
+    if (pos + 2 < bytes.length) {
+      for (const src of seen.get(key(pos)) || []) {
+        if (pos - src > 4095) continue;
+        let len = 0;
+        while (len < 18 && pos + len < bytes.length && bytes[src + len] === bytes[pos + len]) len++;
+        if (len > best) [best, from] = [len, src];
+      }
+    }
+    if (best >= 3) {
+      item(false);
+      const raw = (from + 0xfee) & 0xfff;
+      out.push(raw & 0xff, ((raw >> 4) & 0xf0) | (best - 3));
+      for (let k = 0; k < best; k++) remember(pos + k);
+      pos += best;
+    } else {
+      item(true);
+      out.push(bytes[pos]);
+      remember(pos);
+      pos++;
+    }
+  }
+  const len = out.length - 4;
+  out.splice(0, 4, len & 0xff, (len >> 8) & 0xff, (len >> 16) & 0xff, len >>> 24);
+  return Uint8Array.from(out);
+}

@@ -181,6 +181,26 @@ pub struct Stored {
     pub compressed: bool,
     /// Why the container could not be decompressed.
     pub error: Option<ParseError>,
+    /// A container cut short: the compressed length its header says (more than the file
+    /// holds). What the bytes there decode to is `decoded`.
+    pub cut_from: Option<usize>,
+}
+
+/// A field model's container cut short (docs/formats/lzs.md, "Cut short"): its first word
+/// says more compressed bytes than follow, the file read as the model's own bytes would be
+/// nonsense (its models section at or past the size it declares, or not on a 4-byte
+/// boundary), and what the stream there decodes to starts as a model does (a declared size
+/// at least what decoded, a models section inside it, 4-byte aligned). → the decoded bytes.
+fn cut_model_container(file: &[u8]) -> Option<Vec<u8>> {
+    let word = |b: &[u8], at: usize| b.get(at..at + 4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]) as usize);
+    let (declared, plain_models) = (word(file, 0)?, word(file, 4)?);
+    let plain_sense = plain_models < declared && plain_models % 4 == 0;
+    if declared <= file.len() - 4 || plain_sense {
+        return None;
+    }
+    let decoded = decode_stream(&file[4..], MAX_OUTPUT.min(declared.saturating_mul(MAX_RATIO))).ok()?;
+    let (size, models) = (word(&decoded, 0)?, word(&decoded, 4)?);
+    (size >= decoded.len() && models < size && models % 4 == 0 && models >= 8).then_some(decoded)
 }
 
 impl Stored {
@@ -192,7 +212,15 @@ impl Stored {
             Some(Err(e)) => (None, Some(ParseError { path: "LZS".into(), ..e })),
             None => (None, None),
         };
-        Stored { file, decoded, compressed, error }
+        // A model's container cut short decodes as far as it goes (FIELD.TDB has no header
+        // that could say it is cut).
+        if !compressed && matches!(ext, "bsx" | "bcx") {
+            if let Some(d) = cut_model_container(&file) {
+                let declared = u32::from_le_bytes([file[0], file[1], file[2], file[3]]) as usize;
+                return Stored { file, decoded: Some(d), compressed: true, error: None, cut_from: Some(declared) };
+            }
+        }
+        Stored { file, decoded, compressed, error, cut_from: None }
     }
     /// The bytes the format's offsets refer to.
     pub fn bytes(&self) -> &[u8] {
@@ -212,6 +240,7 @@ impl Stored {
     }
     pub fn bytes_row(&self) -> InfoRow {
         InfoRow::new("bytes", match &self.decoded {
+            Some(d) if self.cut_from.is_some() => format!("{} compressed (LZS, cut short: its header says {}) · {} decompressed", self.file.len(), self.cut_from.unwrap_or(0) + 4, d.len()),
             Some(d) => format!("{} compressed (LZS) · {} decompressed", self.file.len(), d.len()),
             None if self.compressed => format!("{} (LZS, not decompressed)", self.file.len()),
             None => format!("{} (not compressed)", self.file.len()),

@@ -682,7 +682,8 @@ impl Renderer {
             let lod = stage.current_lod(&options, eye);
             stage.set_colours(&options);
             stage.set_blinking(options.blink);
-            stage.set_zone_colours(options.zone_colours);
+            // A comparison's difference is coloured by what differs, never by zone.
+            stage.set_zone_colours(options.zone_colours && pass.side != Side::Difference);
             let (light, ambient) = lighting(&options, &self.camera, stage.game_lit);
             stage.prepare(&self.context, lod, budget, clock);
             let (x0, x1) = pass.columns;

@@ -201,8 +201,10 @@ impl Stage {
         }
     }
 
-    /// Draw each damage zone in its own colour (`on`), or the scene's own colours.
+    /// Draw each damage zone in its own colour (`on`), or the scene's own colours. A scene
+    /// without zones keeps its own: the mode is the zoned files' (docs/using.md, "Parts").
     pub fn set_zone_colours(&mut self, on: bool) {
+        let on = on && !self.scene.zones.is_empty();
         if on != self.zone_colours.is_some() {
             self.zone_colours = on.then(|| crate::view::parts::mesh_zone_colours(&self.scene));
             self.lods.iter_mut().for_each(|l| *l = None);

@@ -117,10 +117,14 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
         Some(_) => None,
         None => if bcx { BsxFile::parse_bcx(stored.bytes()) } else { BsxFile::parse(stored.bytes()) }.map_err(|e| error = Some(e)).ok(),
     };
+    // A container cut short that decoded to too little to read says so with why.
+    if let (Some(e), Some(_)) = (error.as_mut(), stored.cut_from) {
+        e.message = format!("{}; {}", container_cut(&stored), e.message);
+    }
     // Cut short: what lies wholly inside is shown, and the damage says where the file ends.
     let damaged = match parsed.as_ref().and_then(|f| f.cut.as_ref()) {
         Some(cut) => {
-            error = Some(cut_error(cut, stored.bytes().len()));
+            error = Some(cut_error(cut, &stored));
             true
         }
         None => false,
@@ -146,14 +150,23 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
     Box::new(doc)
 }
 
-/// The damage of a file cut short: where it ends, what its header promised, what was left out.
-fn cut_error(cut: &super::raw::Cut, len: usize) -> ParseError {
+/// The damage of a file cut short: where it ends (its decompressed bytes, and the container's
+/// where that is what was cut), what its header promised, what was left out.
+fn cut_error(cut: &super::raw::Cut, stored: &Stored) -> ParseError {
+    let len = stored.bytes().len();
     let mut left = cut.left_out.join("; ");
     if cut.more > 0 {
         left.push_str(&format!("; and {} more", cut.more));
     }
     let left = if left.is_empty() { "nothing the file's records point at".to_string() } else { left };
-    ParseError::new(len, "", format!("cut short: the file ends at byte {len}, size_file says {} bytes; left out: {left}", cut.declared))
+    let ends = if stored.cut_from.is_some() { container_cut(stored) } else { format!("cut short: the file ends at byte {len}") };
+    ParseError::new(len, "", format!("{ends}, size_file says {} bytes; left out: {left}", cut.declared))
+}
+
+/// Where a cut LZS container ends, against what its header says, and what that decoded to.
+fn container_cut(stored: &Stored) -> String {
+    let declared = stored.cut_from.unwrap_or(0) + 4;
+    format!("cut short: the LZS container ends at byte {} of the {declared} its header says, which decompress to {} bytes", stored.file.len(), stored.bytes().len())
 }
 
 #[derive(Serialize)]

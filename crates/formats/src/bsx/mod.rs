@@ -80,6 +80,10 @@ pub const FORMATS: &[Format] = &[
 /// The BCX files of the playable characters, by global model id 1..9.
 pub const CHARACTERS: [&str; 9] = ["CLOUD.BCX", "EARITH.BCX", "BALLET.BCX", "TIFA.BCX", "RED.BCX", "CID.BCX", "YUFI.BCX", "KETCY.BCX", "VINCENT.BCX"];
 
+/// What a playable character's first three clips (its BCX's) are: the field engine plays
+/// them to stand, walk and run (docs/formats/bsx.md, "Characters").
+pub const CHARACTER_CLIPS: [&str; 3] = ["stand", "walk", "run"];
+
 /// The BCX that holds character `global_id`'s skeleton, parts and first animations.
 pub fn character_file(global_id: u8) -> Option<&'static str> {
     CHARACTERS.get((global_id as usize).checked_sub(1)?).copied()
