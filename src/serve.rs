@@ -638,7 +638,7 @@ mod tests {
             l.files,
             vec![
                 ListedFile { path: "DEMO/VIDEO/A.BGF".into(), size: 3, kind: "biz2-unreadable", real: root.join("DEMO/VIDEO/A.BGF"), contained: false, failure: None, refs: Vec::new() },
-                ListedFile { path: "top.txt".into(), size: 1, kind: "unknown", real: root.join("top.txt"), contained: false, failure: None, refs: Vec::new() }
+                ListedFile { path: "top.txt".into(), size: 1, kind: "plain-text", real: root.join("top.txt"), contained: false, failure: None, refs: Vec::new() }
             ]
         );
     }

@@ -260,7 +260,7 @@ fn info_opens_every_kind_and_only_broken_files_fail() {
     let dir = temp_dir("kinds");
     demo(&dir);
     std::fs::write(dir.join("NOTES.TXT"), b"just text\n").unwrap();
-    for (path, format) in [("DEMO/MAPS/DEMO.MAP", "map"), ("DEMO/MODELS/HEXPOD.MOD", "mod"), ("DEMO/TEXTURE/WATER.TGA", "image"), ("NOTES.TXT", "bytes")] {
+    for (path, format) in [("DEMO/MAPS/DEMO.MAP", "map"), ("DEMO/MODELS/HEXPOD.MOD", "mod"), ("DEMO/TEXTURE/WATER.TGA", "image"), ("NOTES.TXT", "text")] {
         let (ok, j) = info(&dir.join(path));
         assert!(ok, "{path}: {j}");
         assert_eq!(j["format"], format, "{path}");

@@ -13,6 +13,14 @@ import { containersModule } from './modules.js';
 // Names worth a look at their first and last bytes (a zip is told by its bytes, whatever
 // its name; a self-extracting program by the zip at its end).
 const CANDIDATE = /\.(zip|7z|iso|bin|img|chd|cue|exe|com)$/i;
+
+// The container a path lies inside (`GAME/demo.7z` of `GAME/demo.7z/DEMO/X.BGF`): its first
+// folder named as a container is, else null.
+export function containerOfPath(path) {
+  const parts = String(path || '').split('/');
+  const at = parts.slice(0, -1).findIndex((p) => CANDIDATE.test(p));
+  return at < 0 ? null : parts.slice(0, at + 1).join('/');
+}
 const HEAD = 17 * 2048;
 const HEAD_BATCH = 16;
 

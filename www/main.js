@@ -14,6 +14,7 @@ import { $, count, message, readyReject, readyResolve, state } from './state.js'
 import { showEntryUsers, showError, showNote } from './infopane.js';
 import { kindOfEntry } from './listing.js';
 import { followView } from './address.js';
+import { containerOfPath } from './containers.js';
 import { fillMenus, leaveViewpoint, syncToolbar, syncWorldControls } from './controls.js';
 import { drawGizmo } from './gizmo.js';
 import { recoverFromTrap, startCore } from './recovery.js';
@@ -63,6 +64,11 @@ async function boot() {
   bindTextures();
   // On a phone the list sits above the view: a tap on a file brings the view into sight.
   const narrow = window.matchMedia('(max-width: 760px)');
+  // On a phone the Parts switches sit right under the view they change, not a screenful
+  // below it in the info pane (which follows the inspector there).
+  const placeParts = () => (narrow.matches ? $('view').after($('parts')) : $('info-more').after($('parts')));
+  narrow.addEventListener('change', placeParts);
+  placeParts();
   const onOpen = (path, how = {}) => {
     const same = (p) => Boolean(p) && p.toLowerCase() === path.toLowerCase();
     // "Compare with…" waits for this choice (the file asked about is no answer).
@@ -168,7 +174,16 @@ async function boot() {
   offerDemo(link);
   if (link.folder && !link.archive) {
     // A link to someone's local folder: only that folder can restore it. A request, not
-    // an error.
+    // an error. A file inside a container (a zip, a 7z, a disc image) asks for that file by
+    // name; the folder that holds it does as well.
+    const container = containerOfPath(link.path);
+    if (container) {
+      const name = container.split('/').pop();
+      showNote(`Open ${name}, the file this link was made for`,
+        `This link shows ${link.path.slice(container.length + 1)} inside ${name} (fingerprint ${link.folder}). Open ${name} or drop it here (or the folder that holds it), and the view comes back.`,
+        [[`Open ${name}…`, () => $('files-input').click()], ['Open folder…', () => $('folder-input').click()]]);
+      return;
+    }
     showNote('Open the folder this link was made for',
       `This link shows ${link.path || 'a file'} in a local folder (fingerprint ${link.folder}). Drop that folder here or open it, and the view comes back.`,
       [['Open folder…', () => $('folder-input').click()]]);

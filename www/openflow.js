@@ -14,7 +14,7 @@ import { followView, forgetShared, writeHash } from './address.js';
 import { explainEmptyChoice, leaveViewpoint, restoreView, stats, syncToolbar } from './controls.js';
 import { recoverFromTrap } from './recovery.js';
 import { endLoading, loadingProgress, showListing, startLoading } from './loading.js';
-import { expandContainers } from './containers.js';
+import { containerOfPath, expandContainers } from './containers.js';
 import { setComparing } from './compareview.js';
 import { setView, viewOf } from './viewmode.js';
 import { requestCompare } from './requests.js';
@@ -315,12 +315,31 @@ export function applyLink(link) {
   return true;
 }
 
+// The one entry a link's path inside a container names in this archive: the same container
+// path, or one ending in it (the folder that holds the container was opened); null unless
+// exactly one.
+function entryInsideContainer(path) {
+  const container = containerOfPath(path);
+  if (!container) return null;
+  const name = container.split('/').pop();
+  const tail = `${name}/${path.slice(container.length + 1)}`.toLowerCase();
+  const found = state.entries.filter((e) => e.path.toLowerCase() === tail || e.path.toLowerCase().endsWith(`/${tail}`));
+  return found.length === 1 ? found[0] : null;
+}
+
 // After a new file list: restore the link's view if it is for this archive, else show the
 // first model. (A link to a local folder waits for the folder's fingerprint.)
 async function openInitial(generation) {
   const link = readHash();
   const linkFolder = link.folder && !link.archive ? link.folder : null;
   if (linkFolder && !(await fingerprintFolder(generation))) return;
+  // A link to a file inside a container: the container itself opened, or the folder that
+  // holds it, is the archive the link asks for (whatever else lies beside it).
+  const inside = linkFolder && linkFolder !== state.source.folder ? entryInsideContainer(link.path) : null;
+  if (inside) {
+    applyLink({ ...link, path: inside.path });
+    return;
+  }
   if (linkFolder && state.source.folder && linkFolder !== state.source.folder) {
     showError('This folder does not match the link', new Error(
       `The link was made for a folder with fingerprint ${linkFolder}; this one is ${state.source.folder} (number of files, then a hash of names and sizes). Its view is not restored.`));

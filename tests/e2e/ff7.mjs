@@ -180,6 +180,38 @@ export function jointsAt(rig, anim, f) {
   return rig.bones.map((bone, b) => (bone ? mul(model, matrices[b]).map((row) => row[3]) : null));
 }
 
+// Per model record of a field model cut short, from the bytes alone (the layout of
+// docs/formats/bsx.md): the triangles of the parts whose header and data lie wholly inside.
+export function trianglesInside(b) {
+  const u32 = (at) => b.readUInt32LE(at);
+  const u16 = (at) => b.readUInt16LE(at);
+  const om = u32(4);
+  if (om + 16 > b.length) return [];
+  const sizes = [0x18, 0x14, 0x0c, 0x0c, 0x08, 0x08, 0x10, 0x14];
+  const weights = [2, 1, 2, 1, 1, 2, 1, 2];
+  const models = [];
+  for (let i = 0; i < u32(om + 4); i++) {
+    const rec = om + 16 + 48 * i;
+    if (rec + 48 > b.length) break;
+    const [nb, np, character] = [b[rec + 0x17], b[rec + 0x23], b[rec + 1]];
+    const skeleton = rec + u32(rec + 4);
+    let triangles = 0;
+    if (skeleton + 4 * nb <= b.length) {
+      for (let j = 0; j < np; j++) {
+        const h = skeleton + 4 * nb + 32 * j;
+        if (h + 32 > b.length) break;
+        const base = u32(h + 0x18) & 0x7fffffff;
+        const counts = [...b.subarray(h + 4, h + 12)];
+        const polys = counts.reduce((s, n, k) => s + n * sizes[k], 0);
+        const ends = [base + 4 + 8 * b[h + 2], base + u16(h + 0x0e) + polys, base + u16(h + 0x12) + 4 * b[h + 0x0c], base + u16(h + 0x10) + 2 * b[h + 3], base + u16(h + 0x14) + b[h + 0x0d]];
+        if (ends.every((e) => e <= b.length)) triangles += counts.reduce((s, n, k) => s + n * weights[k], 0);
+      }
+    }
+    models.push({ triangles, character });
+  }
+  return models;
+}
+
 // ---- writing (the generated files of the cross product) ----
 
 class Bytes {

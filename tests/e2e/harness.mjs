@@ -301,3 +301,22 @@ print('REPORT ' + json.dumps(report))
   if (!line) throw new Error(`Blender printed no report:\n${out.slice(-2000)}`);
   return JSON.parse(line.slice('REPORT '.length));
 }
+
+// A page at `[width, height]` once its archive is listed, typed and its first file opened.
+export async function listedPage(browser, url, size = [1400, 850]) {
+  const p = await sizedPage(browser, url, size);
+  await p.page.waitForFunction(() => window.relicview.listing().files > 0 && window.relicview.indexTimeline()?.typed);
+  await p.page.waitForFunction(() => window.relicview.lastOpen() !== null);
+  return p;
+}
+
+// axe-core's serious and critical findings on the page as it is: none, or the test fails
+// naming them (`what`: the state checked).
+export async function axeClean(page, what) {
+  await page.addScriptTag({ content: readFileSync(join(import.meta.dirname, 'node_modules/axe-core/axe.min.js'), 'utf8') });
+  const found = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ id: v.id, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+  });
+  if (found.length) throw new Error(`axe: ${what}: ${JSON.stringify(found)}`);
+}

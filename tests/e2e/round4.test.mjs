@@ -4,12 +4,13 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeArchive, startServer, launch, sizedPage, repo } from './harness.mjs';
-import { compressLzs, unwrapLzs } from './ff7.mjs';
+import { execFileSync } from 'node:child_process';
+import { makeArchive, startServer, launch, sizedPage, listedPage, axeClean, repo } from './harness.mjs';
+import { compressLzs, unwrapLzs, trianglesInside } from './ff7.mjs';
 
-const AXE = readFileSync(join(repo, 'tests/e2e/node_modules/axe-core/axe.min.js'), 'utf8');
 const ff7 = (name) => readFileSync(join(repo, '../shared/testdata', name));
 const MD1_1 = ff7('ff7/MD1_1_u.BSX');
 // MD1_1 as on the disc, rebuilt by the tests' own LZS encoder (written from the notes, not
@@ -31,6 +32,7 @@ before(async () => {
   put('FF7/CLOUDCUT.BCX', CLOUD.subarray(0, CLOUD.length >> 1));
   put('FF7/MD1_1.BSX', MD1_1);
   put('FF7/CLOUD.BCX', CLOUD);
+  put('TEXTS/README.TXT', 'a note beside the game\n');
   server = await startServer(dir);
   browser = await launch();
 });
@@ -40,52 +42,11 @@ after(async () => {
   server?.stop();
 });
 
-async function page(size = [1400, 850]) {
-  const p = await sizedPage(browser, server.url, size);
-  await p.page.waitForFunction(() => window.relicview.listing().files > 0 && window.relicview.indexTimeline()?.typed);
-  await p.page.waitForFunction(() => window.relicview.lastOpen() !== null);
-  return p;
-}
+const page = (size) => listedPage(browser, server.url, size);
 
 const open = (page, path) => page.evaluate((p) => window.relicview.open(p).then((r) => r, (e) => ({ error: e.message })), path);
 
-async function axe(page, what) {
-  await page.addScriptTag({ content: AXE });
-  const found = await page.evaluate(async () => {
-    const r = await window.axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ id: v.id, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
-  });
-  assert.deepEqual(found, [], `axe: ${what}: ${JSON.stringify(found)}`);
-}
-
-// Per model record of decompressed field-model bytes `b`: the triangles of the parts whose
-// headers and data lie wholly inside them (the notes' layout, read here).
-function trianglesInside(b) {
-  const u32 = (at) => b.readUInt32LE(at);
-  const u16 = (at) => b.readUInt16LE(at);
-  const om = u32(4);
-  const sizes = [0x18, 0x14, 0x0c, 0x0c, 0x08, 0x08, 0x10, 0x14];
-  const out = [];
-  if (om + 16 > b.length) return out;
-  for (let i = 0; i < u32(om + 4); i++) {
-    const rec = om + 16 + 48 * i;
-    if (rec + 48 > b.length) break;
-    const [nb, np] = [b[rec + 0x17], b[rec + 0x23]];
-    const skeleton = rec + u32(rec + 4);
-    let triangles = 0;
-    for (let j = 0; j < np && skeleton + 4 * nb <= b.length; j++) {
-      const h = skeleton + 4 * nb + 32 * j;
-      if (h + 32 > b.length) break;
-      const base = u32(h + 0x18) & 0x7fffffff;
-      const counts = [...b.subarray(h + 4, h + 12)];
-      const polys = counts.reduce((n, c, k) => n + c * sizes[k], 0);
-      const ends = [base + 4 + 8 * b[h + 2], base + u16(h + 0x0e) + polys, base + u16(h + 0x12) + 4 * b[h + 0x0c], base + u16(h + 0x10) + 2 * b[h + 3], base + u16(h + 0x14) + b[h + 0x0d]];
-      if (ends.every((e) => e <= b.length)) triangles += counts.reduce((n, c, k) => n + c * [2, 1, 2, 1, 1, 2, 1, 2][k], 0);
-    }
-    out.push({ triangles, character: b[rec + 1] });
-  }
-  return out;
-}
+const axe = axeClean;
 
 test('a field model as on the disc (LZS) cut short is read as its container: what decoded is drawn, damaged where the compressed data ends', async () => {
   const decoded = Buffer.from(unwrapLzs(Buffer.concat([Buffer.from(new Uint32Array([HALF.length - 4]).buffer), HALF.subarray(4)])));
@@ -357,6 +318,85 @@ test('a phone (430 × 900, touch): the help table fits its card, the display men
     const r = document.getElementById('stage').getBoundingClientRect();
     return r.top < innerHeight / 2 && r.bottom > 0;
   });
+  assert.deepEqual(problems, []);
+  await phone.close();
+});
+
+test('a link to a file inside a dropped zip asks for that zip by name, and comes back from the zip or the folder that holds it', async () => {
+  // A zip made by Python's zipfile, in a folder of its own with a file beside it.
+  const holder = mkdtempSync(join(tmpdir(), 'relicview-round4-'));
+  mkdirSync(join(holder, 'GAMES'));
+  execFileSync('python3', ['-c', `import zipfile, sys
+z = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED)
+for name in sys.argv[3:]:
+    z.write(sys.argv[2] + '/' + name, name)
+z.close()`, join(holder, 'GAMES/demo.zip'), dir, 'DEMO/VIDEO/TOWER.BGF', 'DEMO/VIDEO/CUBE.BGF']);
+  writeFileSync(join(holder, 'GAMES/README.TXT'), 'the demo, zipped\n');
+  const zip = join(holder, 'GAMES/demo.zip');
+  const target = 'demo.zip/DEMO/VIDEO/TOWER.BGF';
+
+  // Dropped alone, opened at the tower: the link.
+  const first = await sizedPage(browser, server.url + '#folder=none', [1400, 850]);
+  await first.page.locator('#files-input').setInputFiles([zip]);
+  await first.page.waitForFunction((t) => window.relicview.shownFiles().includes(t), target);
+  await first.page.evaluate((t) => window.relicview.open(t), target);
+  const link = await first.page.evaluate(() => window.relicview.permalink());
+  assert.match(decodeURIComponent(link), /folder=[^&]+.*path=demo\.zip\/DEMO\/VIDEO\/TOWER\.BGF/);
+  await first.close();
+
+  // A fresh page at the link asks for the zip by name, and offers to open it.
+  for (const chosen of [[zip], join(holder, 'GAMES')]) {
+    const fresh = await sizedPage(browser, link, [1400, 850]);
+    const p = fresh.page;
+    await p.waitForFunction(() => /demo\.zip/.test(document.getElementById('view-message').textContent));
+    const note = await p.locator('#view-message').textContent();
+    assert.match(note, /DEMO\/VIDEO\/TOWER\.BGF inside demo\.zip/);
+    assert.doesNotMatch(note, /Drop that folder/);
+    assert.equal(await p.locator('#view-message-actions button', { hasText: 'Open demo.zip…' }).isVisible(), true);
+    await axe(p, 'a link waiting for its zip');
+    // The zip itself, or the folder that holds it (with a file beside it): the view comes back.
+    await p.locator(Array.isArray(chosen) ? '#files-input' : '#folder-input').setInputFiles(chosen);
+    await p.waitForFunction(() => /demo\.zip\/DEMO\/VIDEO\/TOWER\.BGF$/.test(window.relicview.lastOpen()?.path || ''), null, { timeout: 20_000 });
+    assert.doesNotMatch(await p.locator('#info-title').textContent(), /does not match/);
+    assert.deepEqual(fresh.problems, [], String(chosen));
+    await fresh.close();
+  }
+});
+
+test('a .txt is badged as text in the list and opens as text', async () => {
+  const { page: p, problems, close } = await page();
+  await p.locator('#search').fill('README.TXT');
+  const badge = await p.locator('#file-list li[data-path="TEXTS/README.TXT"] .kind').textContent();
+  assert.equal(badge.trim(), 'TXT');
+  await p.locator('#search').fill('');
+  const opened = await open(p, 'TEXTS/README.TXT');
+  assert.ok(!opened.error, JSON.stringify(opened));
+  assert.match(await p.locator('#info-body').textContent(), /formattext/);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('a phone: the Parts switches sit right under the view, and a picture\'s tools above it, in sight once it opens', async () => {
+  const phone = await sizedPage(browser, server.url, [430, 900], { hasTouch: true, isMobile: true });
+  const { page: p, problems } = phone;
+  await p.waitForFunction(() => window.relicview.listing().files > 0 && window.relicview.lastOpen() !== null);
+  await p.locator('#search').fill('WALKER');
+  await p.locator('#file-list li[data-path="DEMO/VIDEO/WALKER.BGF"]').tap();
+  await p.waitForFunction(() => window.relicview.lastOpen()?.path === 'DEMO/VIDEO/WALKER.BGF' && !document.getElementById('parts').hidden);
+  const gap = await p.evaluate(() => document.getElementById('opt-zone-colours').getBoundingClientRect().top - document.getElementById('view').getBoundingClientRect().bottom);
+  assert.ok(gap >= 0 && gap < 120, `the zone switches ${gap} px under the view`);
+  await p.locator('#opt-zone-colours').tap();
+  assert.equal(await p.evaluate(() => window.relicview.permalink().includes('zones=1')), true, 'the switch works where it sits');
+  await axe(p, 'the Parts under the view on a phone');
+  await p.locator('#search').fill('WATER');
+  await p.locator('#file-list li[data-path="DEMO/TEXTURE/WATER.TGA"]').tap();
+  await p.waitForFunction(() => window.relicview.flatView()?.mode === 'picture');
+  const tools = await p.evaluate(() => {
+    const t = document.getElementById('picture-tools').getBoundingClientRect();
+    const c = document.getElementById('picture-canvas').getBoundingClientRect();
+    return { top: t.top, bottom: t.bottom, canvas: c.top, height: innerHeight };
+  });
+  assert.ok(tools.bottom <= tools.canvas + 1 && tools.top >= 0 && tools.bottom <= tools.height, `the picture's tools above it and in sight: ${JSON.stringify(tools)}`);
   assert.deepEqual(problems, []);
   await phone.close();
 });

@@ -9,9 +9,9 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeArchive, startServer, launch, sizedPage, loadFolder, walk, repo, withSourceModules } from './harness.mjs';
+import { makeArchive, startServer, launch, sizedPage, listedPage, axeClean, loadFolder, walk, repo, withSourceModules } from './harness.mjs';
+import { trianglesInside } from './ff7.mjs';
 
-const AXE = readFileSync(join(repo, 'tests/e2e/node_modules/axe-core/axe.min.js'), 'utf8');
 const ff7 = (name) => readFileSync(join(repo, '../shared/testdata/ff7', name));
 const MD1_1 = ff7('MD1_1_u.BSX');
 
@@ -63,12 +63,7 @@ after(async () => {
   server?.stop();
 });
 
-async function page(size = [1400, 850]) {
-  const p = await sizedPage(browser, server.url, size);
-  await p.page.waitForFunction(() => window.relicview.listing().files > 0 && window.relicview.indexTimeline()?.typed);
-  await p.page.waitForFunction(() => window.relicview.lastOpen() !== null);
-  return p;
-}
+const page = (size) => listedPage(browser, server.url, size);
 
 // A row of the list clicked as a reader finds it: its name typed in the search box (the
 // list draws only the rows in sight).
@@ -97,14 +92,7 @@ function onScreen(page) {
 const THREE_D = ['lod-controls', 'choice-label', 'display-menu', 'camera-menu', 'measure-button', 'frame-button', 'screenshot-button', 'export-button', 'timeline', 'hud', 'gizmo'];
 const COMPARING = ['compare-controls', 'split-handle', 'compare-legend', 'compare-body'];
 
-async function axe(page, what) {
-  await page.addScriptTag({ content: AXE });
-  const found = await page.evaluate(async () => {
-    const r = await window.axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ id: v.id, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
-  });
-  assert.deepEqual(found, [], `axe: ${what}`);
-}
+const axe = axeClean;
 
 const focused = (page) => page.evaluate(() => {
   const el = document.activeElement;
@@ -319,38 +307,6 @@ test('a cut zip dropped as part of a folder is a red row that says why when open
   assert.deepEqual(problems, []);
   await close();
 });
-
-// Per model record of a field model cut short, from the bytes alone (the layout of
-// docs/formats/bsx.md): the triangles of the parts whose header and data lie wholly inside.
-function trianglesInside(b) {
-  const u32 = (at) => b.readUInt32LE(at);
-  const u16 = (at) => b.readUInt16LE(at);
-  const om = u32(4);
-  if (om + 16 > b.length) return [];
-  const sizes = [0x18, 0x14, 0x0c, 0x0c, 0x08, 0x08, 0x10, 0x14];
-  const weights = [2, 1, 2, 1, 1, 2, 1, 2];
-  const models = [];
-  for (let i = 0; i < u32(om + 4); i++) {
-    const rec = om + 16 + 48 * i;
-    if (rec + 48 > b.length) break;
-    const [nb, np, character] = [b[rec + 0x17], b[rec + 0x23], b[rec + 1]];
-    const skeleton = rec + u32(rec + 4);
-    let triangles = 0;
-    if (skeleton + 4 * nb <= b.length) {
-      for (let j = 0; j < np; j++) {
-        const h = skeleton + 4 * nb + 32 * j;
-        if (h + 32 > b.length) break;
-        const base = u32(h + 0x18) & 0x7fffffff;
-        const counts = [...b.subarray(h + 4, h + 12)];
-        const polys = counts.reduce((s, n, k) => s + n * sizes[k], 0);
-        const ends = [base + 4 + 8 * b[h + 2], base + u16(h + 0x0e) + polys, base + u16(h + 0x12) + 4 * b[h + 0x0c], base + u16(h + 0x10) + 2 * b[h + 3], base + u16(h + 0x14) + b[h + 0x0d]];
-        if (ends.every((e) => e <= b.length)) triangles += counts.reduce((s, n, k) => s + n * weights[k], 0);
-      }
-    }
-    models.push({ triangles, character });
-  }
-  return models;
-}
 
 test('a field model cut short draws the models and parts that lie wholly inside, is marked damaged and says where it ends', async () => {
   const { page: p, problems, close } = await page();

@@ -9,6 +9,8 @@ use crate::inspect::{ByteClass, InspectorView};
 
 pub const VIZ2: Kind = Kind::new("viz2-text");
 pub const VMF2: Kind = Kind::new("vmf2-text");
+/// A note, a readme: a `.txt` whose first bytes are text.
+pub const PLAIN: Kind = Kind::new("plain-text");
 
 pub const FORMATS: &[Format] = &[
     Format {
@@ -33,7 +35,24 @@ pub const FORMATS: &[Format] = &[
         refers_to: &[],
         open,
     },
+    Format {
+        kind: PLAIN,
+        label: "TXT",
+        title: "text",
+        caps: Capabilities { text: true, ..Capabilities::NONE },
+        sniffs: &[(Sniffed::Name, sniff_plain)],
+        named: &["txt"],
+        claims: &[],
+        refers_to: &[],
+        open,
+    },
 ];
+
+/// Named `.txt`, and its first bytes text (no zero byte): a binary file so named stays
+/// unknown and is shown as bytes.
+pub fn sniff_plain(h: &Head) -> bool {
+    h.ext == "txt" && super::charset::looks_like_text(h.bytes) && !h.bytes.contains(&0)
+}
 
 pub fn sniff_viz2(h: &Head) -> bool {
     h.bytes.starts_with(b"DIV-VIZ2")

@@ -163,7 +163,7 @@ mod tests {
         assert_eq!(c.kinds["biz2-geometry"], 18);
         assert_eq!(c.kinds["biz2-materials"], 2);
         assert_eq!(c.kinds["image"], 3);
-        assert_eq!(c.kinds["unknown"], 1);
+        assert_eq!(c.kinds["plain-text"], 1, "NOTES.TXT");
         assert_eq!(c.parsed_files, 20);
         assert_eq!(c.closes_exactly, 19);
         assert_eq!(c.failed.len(), 1);
