@@ -18,7 +18,12 @@ use common::{best, budget as budget_of};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let mb: f64 = args.iter().position(|a| a == "--mb").and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(50.0);
+    let mb: f64 = args
+        .iter()
+        .position(|a| a == "--mb")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(50.0);
     let patches = (mb * 1e6 / 51_000.0).round().max(10.0) as usize;
     let original = large_model(patches);
     let mut edited = original.clone();
@@ -26,11 +31,23 @@ fn main() {
         let p = &mut edited.objects[0].lods[0].patches[k * patches / 10];
         p.primitives[0].vertices.positions[100 + k][1] += 0.5;
     }
-    let (a, b) = (write_file(&original, WriteOptions::default()), write_file(&edited, WriteOptions::default()));
-    let source = MemorySource::new([("A.BGF".to_string(), a.clone()), ("B.BGF".to_string(), b.clone())]);
+    let (a, b) = (
+        write_file(&original, WriteOptions::default()),
+        write_file(&edited, WriteOptions::default()),
+    );
+    let source = MemorySource::new([
+        ("A.BGF".to_string(), a.clone()),
+        ("B.BGF".to_string(), b.clone()),
+    ]);
     let open = |path: &str, bytes: &Vec<u8>| {
         let archive = RefCell::new(source.archive());
-        pollster::block_on(open_bytes(&archive, &source, path, bytes.clone(), Purpose::Show))
+        pollster::block_on(open_bytes(
+            &archive,
+            &source,
+            path,
+            bytes.clone(),
+            Purpose::Show,
+        ))
     };
     let budget = budget_of(Duration::from_secs(5));
     let parse = best(budget, || {
@@ -39,7 +56,11 @@ fn main() {
     let mut changed = 0;
     let diff = best(budget, || {
         let (oa, ob) = (open("A.BGF", &a), open("B.BGF", &b));
-        let c = relicview::diff::compare(&*oa.document, &*ob.document, oa.scene.as_ref().zip(ob.scene.as_ref()));
+        let c = relicview::diff::compare(
+            &*oa.document,
+            &*ob.document,
+            oa.scene.as_ref().zip(ob.scene.as_ref()),
+        );
         changed = c.records.changed;
         black_box((oa, ob, c));
     });
@@ -51,13 +72,29 @@ fn main() {
         let (oa, ob) = (open("A.BGF", &a), open("B.BGF", &b));
         let scenes = oa.scene.as_ref().zip(ob.scene.as_ref());
         let (c, alignment) = relicview::diff::compare_in_full(&*oa.document, &*ob.document, scenes);
-        let d = scenes.and_then(|s| relicview::diff::difference_scene(&*oa.document, &*ob.document, s, &alignment)).map(|d| d.scene);
+        let d = scenes
+            .and_then(|s| {
+                relicview::diff::difference_scene(&*oa.document, &*ob.document, s, &alignment)
+            })
+            .map(|d| d.scene);
         rows = alignment.rows.len();
         black_box((oa, ob, c, alignment, d));
     });
     let mb_total = (a.len() + b.len()) as f64 / 1e6;
-    println!("diff of two {:.1} MB models with 10 differences, best of runs within {budget:?}{}", a.len() as f64 / 1e6, common::build_note());
-    println!("  parse both (to be shown)   {:8.1} ms  {:7.1} MB/s", parse.as_secs_f64() * 1e3, mb_total / parse.as_secs_f64());
-    println!("  diff (parse both, compare) {:8.1} ms  {:.2}× parsing both", diff.as_secs_f64() * 1e3, diff.as_secs_f64() / parse.as_secs_f64());
+    println!(
+        "diff of two {:.1} MB models with 10 differences, best of runs within {budget:?}{}",
+        a.len() as f64 / 1e6,
+        common::build_note()
+    );
+    println!(
+        "  parse both (to be shown)   {:8.1} ms  {:7.1} MB/s",
+        parse.as_secs_f64() * 1e3,
+        mb_total / parse.as_secs_f64()
+    );
+    println!(
+        "  diff (parse both, compare) {:8.1} ms  {:.2}× parsing both",
+        diff.as_secs_f64() * 1e3,
+        diff.as_secs_f64() / parse.as_secs_f64()
+    );
     println!("  the page's comparison      {:8.1} ms  {:.2}× parsing both ({rows} aligned rows, the difference view)", page.as_secs_f64() * 1e3, page.as_secs_f64() / parse.as_secs_f64());
 }

@@ -19,7 +19,11 @@ use common::{best, budget as budget_of, smoke};
 
 /// Like [`best`], but only `run` is timed: `setup` makes its input, and what it returns is
 /// dropped after the clock stops.
-fn best_with<I, O>(budget: Duration, mut setup: impl FnMut() -> I, mut run: impl FnMut(I) -> O) -> Duration {
+fn best_with<I, O>(
+    budget: Duration,
+    mut setup: impl FnMut() -> I,
+    mut run: impl FnMut(I) -> O,
+) -> Duration {
     let start = Instant::now();
     let mut best = Duration::MAX;
     let mut runs = 0;
@@ -36,7 +40,12 @@ fn best_with<I, O>(budget: Duration, mut setup: impl FnMut() -> I, mut run: impl
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let mb: f64 = args.iter().position(|a| a == "--mb").and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(50.0);
+    let mb: f64 = args
+        .iter()
+        .position(|a| a == "--mb")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(50.0);
     let patches = (mb * 1e6 / 51_000.0).round().max(1.0) as usize;
     let bytes = write_file(&large_model(patches), WriteOptions::default());
     let size_mb = bytes.len() as f64 / 1e6;
@@ -47,7 +56,14 @@ fn main() {
     let open_dir = out_dir.join("open500k");
     std::fs::create_dir_all(&open_dir).expect("target/bench/open500k");
     // (A smoke run's model is small: the page benchmarks only prove they still run.)
-    std::fs::write(open_dir.join("TERRAIN.BGF"), write_file(&large_model(if smoke() { 8 } else { 245 }), WriteOptions::default())).expect("write open500k");
+    std::fs::write(
+        open_dir.join("TERRAIN.BGF"),
+        write_file(
+            &large_model(if smoke() { 8 } else { 245 }),
+            WriteOptions::default(),
+        ),
+    )
+    .expect("write open500k");
 
     let budget = budget_of(Duration::from_secs(3));
     let mut copy = vec![0u8; bytes.len()];
@@ -71,8 +87,15 @@ fn main() {
         // Parse and triangulate into a scene, as the wasm build's countTriangles does (the
         // same work on both sides of the native/wasm ratio).
         let mut doc = registry::open("BIG.BGF", black_box(bytes.clone()), Purpose::Asset);
-        let scene = doc.build_scene(&Archive::detached()).expect("bench data draws");
-        corners = scene.meshes.iter().flat_map(|m| &m.primitives).map(|p| p.indices.len()).sum();
+        let scene = doc
+            .build_scene(&Archive::detached())
+            .expect("bench data draws");
+        corners = scene
+            .meshes
+            .iter()
+            .flat_map(|m| &m.primitives)
+            .map(|p| p.indices.len())
+            .sum();
         black_box((doc, scene));
     });
     assert_eq!(corners, triangles * 3);
@@ -89,10 +112,18 @@ fn main() {
     );
     // The worker's extra steps (crates/services/src/wire.rs): the scene to bytes and back, and its bounds,
     // which the page needs to frame the camera.
-    let scene = registry::open("BIG.BGF", bytes.clone(), Purpose::Asset).build_scene(&Archive::detached()).expect("bench data draws");
-    let shown = relicview::wire::ShownScene { scene, records: Vec::new(), placements: 0 };
+    let scene = registry::open("BIG.BGF", bytes.clone(), Purpose::Asset)
+        .build_scene(&Archive::detached())
+        .expect("bench data draws");
+    let shown = relicview::wire::ShownScene {
+        scene,
+        records: Vec::new(),
+        placements: 0,
+    };
     let mut wire = Vec::new();
-    let encode = best(budget, || wire = relicview::wire::encode(black_box(&shown).lend()));
+    let encode = best(budget, || {
+        wire = relicview::wire::encode(black_box(&shown).lend())
+    });
     let decode = best(budget, || {
         black_box(relicview::wire::decode(black_box(&wire)).expect("own bytes decode"));
     });
@@ -104,23 +135,52 @@ fn main() {
         // What the viewer does: the one open sequence (read, parse with the inspector view,
         // build the scene with its arrays moved out of the model).
         let archive = RefCell::new(source.archive());
-        let opened = pollster::block_on(open_file(&archive, &source, "BIG.BGF")).expect("bench data reads");
+        let opened =
+            pollster::block_on(open_file(&archive, &source, "BIG.BGF")).expect("bench data reads");
         black_box((opened.document, opened.scene));
     });
 
     let rate = |d: Duration| size_mb / d.as_secs_f64();
     println!("DIV-BIZ2 throughput, {size_mb:.1} MB, {triangles} triangles, best of runs within {budget:?}{}", common::build_note());
     println!("  memcpy                       {:8.1} MB/s", rate(memcpy));
-    println!("  copy into fresh memory       {:8.1} MB/s   {:.3} of memcpy", rate(fresh_copy), rate(fresh_copy) / rate(memcpy));
-    println!("  parse (chunk tree + model)   {:8.1} MB/s   {:.3} of memcpy", rate(parse), rate(parse) / rate(memcpy));
-    println!("  parse + triangulate          {:8.1} MB/s   {:.3} of memcpy, {:.3} of the fresh copy", rate(full), rate(full) / rate(memcpy), rate(full) / rate(fresh_copy));
+    println!(
+        "  copy into fresh memory       {:8.1} MB/s   {:.3} of memcpy",
+        rate(fresh_copy),
+        rate(fresh_copy) / rate(memcpy)
+    );
+    println!(
+        "  parse (chunk tree + model)   {:8.1} MB/s   {:.3} of memcpy",
+        rate(parse),
+        rate(parse) / rate(memcpy)
+    );
+    println!(
+        "  parse + triangulate          {:8.1} MB/s   {:.3} of memcpy, {:.3} of the fresh copy",
+        rate(full),
+        rate(full) / rate(memcpy),
+        rate(full) / rate(fresh_copy)
+    );
     println!("  … the bytes already in memory{:8.1} MB/s   {:.3} of memcpy (copying and freeing them left out)", rate(core), rate(core) / rate(memcpy));
-    println!("  open sequence (+ inspector)  {:8.1} MB/s   {:.3} of memcpy", rate(open), rate(open) / rate(memcpy));
+    println!(
+        "  open sequence (+ inspector)  {:8.1} MB/s   {:.3} of memcpy",
+        rate(open),
+        rate(open) / rate(memcpy)
+    );
     let wire_mb = wire.len() as f64 / 1e6;
     let wire_rate = |d: Duration| wire_mb / d.as_secs_f64();
-    println!("  scene → bytes ({wire_mb:.1} MB)      {:8.1} MB/s   {:.3} of memcpy", wire_rate(encode), wire_rate(encode) / rate(memcpy));
-    println!("  bytes → scene                {:8.1} MB/s   {:.3} of memcpy", wire_rate(decode), wire_rate(decode) / rate(memcpy));
-    println!("  scene bounds                 {:8.1} ms", bounds.as_secs_f64() * 1e3);
+    println!(
+        "  scene → bytes ({wire_mb:.1} MB)      {:8.1} MB/s   {:.3} of memcpy",
+        wire_rate(encode),
+        wire_rate(encode) / rate(memcpy)
+    );
+    println!(
+        "  bytes → scene                {:8.1} MB/s   {:.3} of memcpy",
+        wire_rate(decode),
+        wire_rate(decode) / rate(memcpy)
+    );
+    println!(
+        "  scene bounds                 {:8.1} ms",
+        bounds.as_secs_f64() * 1e3
+    );
     let json = format!("{{\"bytes\":{},\"triangles\":{triangles},\"memcpy_mb_s\":{:.2},\"parse_mb_s\":{:.2},\"parse_triangulate_mb_s\":{:.2}}}", bytes.len(), rate(memcpy), rate(parse), rate(full));
     std::fs::write(out_dir.join("native.json"), json).expect("write native figures");
 }

@@ -75,25 +75,50 @@ pub fn build_index(root: &Path, only: Option<&str>) -> io::Result<Index> {
     let listing = list_folder(root, false)?;
     let mut files = listing.files;
     if let Some(name) = only {
-        let bin = files.iter().find(|f| f.path == name).filter(|f| is_cue(&f.path)).and_then(|f| cue_track_of(f).ok()).map(|(bin, _, _)| bin.to_ascii_lowercase());
+        let bin = files
+            .iter()
+            .find(|f| f.path == name)
+            .filter(|f| is_cue(&f.path))
+            .and_then(|f| cue_track_of(f).ok())
+            .map(|(bin, _, _)| bin.to_ascii_lowercase());
         files.retain(|f| f.path == name || Some(f.path.to_ascii_lowercase()) == bin);
         if !files.iter().any(|f| f.path == name) {
-            return Err(io::Error::new(io::ErrorKind::NotFound, format!("{name}: not a regular file in {}", root.display())));
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("{name}: not a regular file in {}", root.display()),
+            ));
         }
     }
     files.retain(|f| f.path != "index.json");
     // A .bin that a cue sheet beside it names is that disc, listed once, under the cue's name.
-    let cues: Vec<(String, Result<(String, SectorMode, u64), String>)> = files.iter().filter(|f| is_cue(&f.path)).map(|f| (f.path.clone(), cue_track_of(f))).collect();
-    let by_path: std::collections::HashMap<String, usize> = files.iter().enumerate().map(|(i, f)| (f.path.to_ascii_lowercase(), i)).collect();
+    let cues: Vec<(String, Result<(String, SectorMode, u64), String>)> = files
+        .iter()
+        .filter(|f| is_cue(&f.path))
+        .map(|f| (f.path.clone(), cue_track_of(f)))
+        .collect();
+    let by_path: std::collections::HashMap<String, usize> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.path.to_ascii_lowercase(), i))
+        .collect();
     let mut consumed = vec![false; files.len()];
     let mut containers_out = Vec::new();
     let mut failures: Vec<(usize, String)> = Vec::new();
     for (cue, track) in cues {
         let cue_at = by_path[&cue.to_ascii_lowercase()];
         let planned = track.and_then(|(bin, mode, start)| {
-            let bin_at = *by_path.get(&bin.to_ascii_lowercase()).ok_or_else(|| format!("{cue}: the track's file {bin} is not beside it"))?;
+            let bin_at = *by_path
+                .get(&bin.to_ascii_lowercase())
+                .ok_or_else(|| format!("{cue}: the track's file {bin} is not beside it"))?;
             consumed[bin_at] = true;
-            plan_container(&cue, &files[bin_at], Layout::Disc { mode: mode.word().into(), start })
+            plan_container(
+                &cue,
+                &files[bin_at],
+                Layout::Disc {
+                    mode: mode.word().into(),
+                    start,
+                },
+            )
         });
         match planned {
             Ok(c) => {
@@ -108,7 +133,9 @@ pub fn build_index(root: &Path, only: Option<&str>) -> io::Result<Index> {
             continue;
         }
         // (A 7z is served whole: its entries are not ranges of it.)
-        let Some(layout) = sniff(f).and_then(Layout::of) else { continue };
+        let Some(layout) = sniff(f).and_then(Layout::of) else {
+            continue;
+        };
         match plan_container(&f.path, f, layout) {
             Ok(c) => {
                 consumed[i] = true;
@@ -120,13 +147,23 @@ pub fn build_index(root: &Path, only: Option<&str>) -> io::Result<Index> {
     for (i, why) in failures {
         files[i].failure = Some(why);
     }
-    let mut files: Vec<ListedFile> = files.into_iter().zip(consumed).filter(|(_, c)| !c).map(|(f, _)| f).collect();
+    let mut files: Vec<ListedFile> = files
+        .into_iter()
+        .zip(consumed)
+        .filter(|(_, c)| !c)
+        .map(|(f, _)| f)
+        .collect();
     record_references(root, &mut files);
     let name = match only {
         Some(n) => n.rsplit('/').next().unwrap_or(n).to_string(),
         None => listing.root,
     };
-    Ok(Index { root: name, base: String::new(), files, containers: containers_out })
+    Ok(Index {
+        root: name,
+        base: String::new(),
+        files,
+        containers: containers_out,
+    })
 }
 
 /// The largest file read to find what a file references (the CLI's own limit).
@@ -157,10 +194,14 @@ fn record_references(root: &Path, files: &mut [ListedFile]) {
             self.source.read(path).await
         }
     }
-    let index = ArchiveIndex::with_kinds(files.iter().map(|f| (f.path.clone(), Kind::parse(f.kind))));
+    let index =
+        ArchiveIndex::with_kinds(files.iter().map(|f| (f.path.clone(), Kind::parse(f.kind))));
     // (A path the open asked for that the archive lacks is not a file to fetch.)
     let listed: std::collections::HashSet<String> = files.iter().map(|f| f.path.clone()).collect();
-    let noting = Noting { source: DiskSource::new(files, Disk::new(root), REFERENCE_READ_AT_MOST), read: RefCell::new(Vec::new()) };
+    let noting = Noting {
+        source: DiskSource::new(files, Disk::new(root), REFERENCE_READ_AT_MOST),
+        read: RefCell::new(Vec::new()),
+    };
     for f in files.iter_mut() {
         if f.failure.is_some() || !Kind::parse(f.kind).is_some_and(|k| k.capabilities().scene) {
             continue;
@@ -188,7 +229,11 @@ fn sniff(f: &ListedFile) -> Option<containers::ContainerKind> {
 
 /// Read the container in `bytes` once, noting each entry's ranges, kind and CRC; → it, and
 /// the containers inside it (listed after it).
-fn plan_container(path: &str, bytes: &ListedFile, layout: Layout) -> Result<Vec<HostedContainer>, String> {
+fn plan_container(
+    path: &str,
+    bytes: &ListedFile,
+    layout: Layout,
+) -> Result<Vec<HostedContainer>, String> {
     let source: Arc<dyn ByteSource> = Arc::new(FileBytes::open(&bytes.real)?);
     let mut out = Vec::new();
     plan_source(path, &bytes.path, source, layout, None, 0, &mut out)?;
@@ -197,17 +242,31 @@ fn plan_container(path: &str, bytes: &ListedFile, layout: Layout) -> Result<Vec<
 
 /// [`plan_container`] of the container in `source` (the file `file`, or an entry of another
 /// container: `inside`), then of each container inside it, `depth` deep.
-fn plan_source(path: &str, file: &str, source: Arc<dyn ByteSource>, layout: Layout, inside: Option<Inside>, depth: usize, out: &mut Vec<HostedContainer>) -> Result<(), String> {
+fn plan_source(
+    path: &str,
+    file: &str,
+    source: Arc<dyn ByteSource>,
+    layout: Layout,
+    inside: Option<Inside>,
+    depth: usize,
+    out: &mut Vec<HostedContainer>,
+) -> Result<(), String> {
     let size = source.len();
     let mut kinds = Vec::new();
-    let plan = hosted::plan(path, &layout, source, Limits::default(), &mut |index, b| kinds.push((index, b[..b.len().min(16)].to_vec(), b.len() as u64))).map_err(|e| e.to_string())?;
+    let plan = hosted::plan(path, &layout, source, Limits::default(), &mut |index, b| {
+        kinds.push((index, b[..b.len().min(16)].to_vec(), b.len() as u64))
+    })
+    .map_err(|e| e.to_string())?;
     let listed = plan.container.entries();
     if listed.is_empty() {
         if let Some(p) = plan.container.problems().first() {
             return Err(p.to_string());
         }
     }
-    let mut kind_of = kinds.into_iter().map(|(i, head, size)| (i, crate::census::kind_of(&listed[i].path, &head, size))).collect::<std::collections::HashMap<_, _>>();
+    let mut kind_of = kinds
+        .into_iter()
+        .map(|(i, head, size)| (i, crate::census::kind_of(&listed[i].path, &head, size)))
+        .collect::<std::collections::HashMap<_, _>>();
     let entries = plan
         .entries
         .iter()
@@ -221,18 +280,40 @@ fn plan_source(path: &str, file: &str, source: Arc<dyn ByteSource>, layout: Layo
             pieces: e.pieces.clone(),
         })
         .collect();
-    let mut problems: Vec<String> = plan.container.problems().iter().chain(&plan.unread).map(|p| p.to_string()).collect();
+    let mut problems: Vec<String> = plan
+        .container
+        .problems()
+        .iter()
+        .chain(&plan.unread)
+        .map(|p| p.to_string())
+        .collect();
     // Containers inside: read whole (as the page reads one when the outer is dropped) and
     // listed after this one. A 7z is not: its entries are no ranges of it.
     let nested: Vec<(usize, Layout)> = if depth + 1 < NESTED_DEPTH {
         entries_of(&plan)
             .filter(|(_, e)| containers::may_nest(&e.path))
-            .filter_map(|(i, _)| plan.container.head(i, 17 * 2048).ok().and_then(|head| containers::sniff(&listed[i].path, &head)).and_then(Layout::of).map(|l| (i, l)))
+            .filter_map(|(i, _)| {
+                plan.container
+                    .head(i, 17 * 2048)
+                    .ok()
+                    .and_then(|head| containers::sniff(&listed[i].path, &head))
+                    .and_then(Layout::of)
+                    .map(|l| (i, l))
+            })
             .collect()
     } else {
         Vec::new()
     };
-    out.push(HostedContainer { path: path.to_string(), file: file.to_string(), size, layout, meta: plan.meta, entries, problems: Vec::new(), inside });
+    out.push(HostedContainer {
+        path: path.to_string(),
+        file: file.to_string(),
+        size,
+        layout,
+        meta: plan.meta,
+        entries,
+        problems: Vec::new(),
+        inside,
+    });
     let me = out.len() - 1;
     for (i, layout) in nested {
         let entry = &listed[i];
@@ -245,7 +326,20 @@ fn plan_source(path: &str, file: &str, source: Arc<dyn ByteSource>, layout: Layo
             .container
             .read(i)
             .map_err(|e| e.to_string())
-            .and_then(|b| plan_source(&inner, file, Arc::new(b), layout, Some(Inside { container: path.to_string(), entry: entry.path.clone() }), depth + 1, out));
+            .and_then(|b| {
+                plan_source(
+                    &inner,
+                    file,
+                    Arc::new(b),
+                    layout,
+                    Some(Inside {
+                        container: path.to_string(),
+                        entry: entry.path.clone(),
+                    }),
+                    depth + 1,
+                    out,
+                )
+            });
         if let Err(why) = planned {
             problems.push(format!("{inner}: not listed inside: {why}"));
         }
@@ -256,7 +350,9 @@ fn plan_source(path: &str, file: &str, source: Arc<dyn ByteSource>, layout: Layo
 
 /// The entries of a plan that were read (and so are rows of the index), with their index.
 fn entries_of(plan: &hosted::Plan) -> impl Iterator<Item = (usize, &containers::Entry)> {
-    plan.entries.iter().map(|e| (e.index, &plan.container.entries()[e.index]))
+    plan.entries
+        .iter()
+        .map(|e| (e.index, &plan.container.entries()[e.index]))
 }
 
 /// One entry's row in a hosted container (see [`HostedContainer::entries`]).
@@ -293,24 +389,41 @@ impl Serialize for HostedEntry {
 pub fn write_index(dir: &Path) -> io::Result<usize> {
     let index = build_index(dir, None)?;
     let n = listed(&index);
-    write_new_or_replace(&dir.join("index.json"), &serde_json::to_vec(&index).map_err(io::Error::other)?)?;
+    write_new_or_replace(
+        &dir.join("index.json"),
+        &serde_json::to_vec(&index).map_err(io::Error::other)?,
+    )?;
     Ok(n)
 }
 
 fn listed(index: &Index) -> usize {
-    index.files.len() + index.containers.iter().map(|c| c.entries.len()).sum::<usize>()
+    index.files.len()
+        + index
+            .containers
+            .iter()
+            .map(|c| c.entries.len())
+            .sum::<usize>()
 }
 
 fn write_new_or_replace(target: &Path, bytes: &[u8]) -> io::Result<()> {
     if let Ok(meta) = std::fs::symlink_metadata(target) {
         if !meta.is_file() {
-            return Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{}: exists and is not a regular file (a link or a folder); not overwritten", target.display())));
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!(
+                    "{}: exists and is not a regular file (a link or a folder); not overwritten",
+                    target.display()
+                ),
+            ));
         }
     }
     let dir = target.parent().unwrap_or(Path::new("."));
     let temp = dir.join(format!(".index.json.{}.tmp", std::process::id()));
     let write = || -> io::Result<()> {
-        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&temp)?;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)?;
         io::Write::write_all(&mut f, bytes)?;
         f.sync_all()?;
         std::fs::rename(&temp, target)
@@ -342,29 +455,61 @@ const MARK: &str = ".relicview-site";
 /// so that a page opened before still loads its own modules (they are named by their
 /// content: docs/publishing.md, "Caching"). `out` must not exist, be empty, or hold an
 /// earlier publish; nothing in it is followed.
-pub fn publish(archive: &Path, out: &Path, site: &Path, base_url: Option<&str>) -> io::Result<Published> {
+pub fn publish(
+    archive: &Path,
+    out: &Path,
+    site: &Path,
+    base_url: Option<&str>,
+) -> io::Result<Published> {
     let invalid = |m: String| io::Error::new(io::ErrorKind::InvalidInput, m);
-    let meta = std::fs::metadata(archive).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", archive.display())))?;
+    let meta = std::fs::metadata(archive)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", archive.display())))?;
     let (root, only) = if meta.is_dir() {
         (archive.to_path_buf(), None)
     } else {
-        let name = archive.file_name().map(|n| n.to_string_lossy().into_owned()).ok_or_else(|| invalid(format!("{}: no file name", archive.display())))?;
-        (archive.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf(), Some(name))
+        let name = archive
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .ok_or_else(|| invalid(format!("{}: no file name", archive.display())))?;
+        (
+            archive
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."))
+                .to_path_buf(),
+            Some(name),
+        )
     };
-    let root = root.canonicalize().map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", root.display())))?;
+    let root = root
+        .canonicalize()
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", root.display())))?;
     if let Some(url) = base_url {
         if !(url.starts_with("https://") || url.starts_with("http://") || url.starts_with('/')) {
-            return Err(invalid(format!("--base-url {url}: expected an http(s) URL or a path from the host's root")));
+            return Err(invalid(format!(
+                "--base-url {url}: expected an http(s) URL or a path from the host's root"
+            )));
         }
     }
     // What is at OUT now: nothing, an empty folder, or an earlier publish.
     let earlier = match std::fs::symlink_metadata(out) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => false,
         Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", out.display()))),
-        Ok(m) if m.file_type().is_symlink() => return Err(invalid(format!("{}: a link; publish writes a folder of its own and follows no link", out.display()))),
-        Ok(m) if !m.is_dir() => return Err(invalid(format!("{}: exists and is not a folder", out.display()))),
+        Ok(m) if m.file_type().is_symlink() => {
+            return Err(invalid(format!(
+                "{}: a link; publish writes a folder of its own and follows no link",
+                out.display()
+            )))
+        }
+        Ok(m) if !m.is_dir() => {
+            return Err(invalid(format!(
+                "{}: exists and is not a folder",
+                out.display()
+            )))
+        }
         Ok(_) => {
-            let mut names = std::fs::read_dir(out)?.filter_map(Result::ok).map(|e| e.file_name());
+            let mut names = std::fs::read_dir(out)?
+                .filter_map(Result::ok)
+                .map(|e| e.file_name());
             let empty = names.next().is_none();
             let marked = std::fs::symlink_metadata(out.join(MARK)).is_ok_and(|m| m.is_file());
             if !empty && !marked {
@@ -373,17 +518,33 @@ pub fn publish(archive: &Path, out: &Path, site: &Path, base_url: Option<&str>) 
             true
         }
     };
-    let parent = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let out_name = out.file_name().ok_or_else(|| invalid(format!("{}: no folder name", out.display())))?;
-    let out_real = parent.canonicalize().map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", parent.display())))?.join(out_name);
+    let parent = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let out_name = out
+        .file_name()
+        .ok_or_else(|| invalid(format!("{}: no folder name", out.display())))?;
+    let out_real = parent
+        .canonicalize()
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", parent.display())))?
+        .join(out_name);
     if out_real.starts_with(&root) || root.starts_with(&out_real) {
-        return Err(invalid(format!("{}: inside the archive, or the archive inside it; publish elsewhere", out.display())));
+        return Err(invalid(format!(
+            "{}: inside the archive, or the archive inside it; publish elsewhere",
+            out.display()
+        )));
     }
-    let temp = parent.join(format!(".{}.publishing-{}", out_name.to_string_lossy(), std::process::id()));
+    let temp = parent.join(format!(
+        ".{}.publishing-{}",
+        out_name.to_string_lossy(),
+        std::process::id()
+    ));
     if std::fs::symlink_metadata(&temp).is_ok() {
         std::fs::remove_dir_all(&temp)?;
     }
-    std::fs::create_dir(&temp).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", temp.display())))?;
+    std::fs::create_dir(&temp)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", temp.display())))?;
     let made = (|| -> io::Result<Published> {
         copy_site(site, &temp)?;
         if earlier {
@@ -392,22 +553,46 @@ pub fn publish(archive: &Path, out: &Path, site: &Path, base_url: Option<&str>) 
         let mut index = build_index(&root, only.as_deref())?;
         let mut copied_bytes = 0;
         match base_url {
-            Some(url) => index.base = if url.ends_with('/') { url.to_string() } else { format!("{url}/") },
+            Some(url) => {
+                index.base = if url.ends_with('/') {
+                    url.to_string()
+                } else {
+                    format!("{url}/")
+                }
+            }
             None => {
                 index.base = "archive/".into();
                 let holder = temp.join("archive");
                 std::fs::create_dir(&holder)?;
                 let listed = list_folder(&root, false)?;
-                let wanted: std::collections::HashSet<&str> = index.files.iter().map(|f| f.path.as_str()).chain(index.containers.iter().map(|c| c.file.as_str())).collect();
-                for f in listed.files.iter().filter(|f| wanted.contains(f.path.as_str())) {
+                let wanted: std::collections::HashSet<&str> = index
+                    .files
+                    .iter()
+                    .map(|f| f.path.as_str())
+                    .chain(index.containers.iter().map(|c| c.file.as_str()))
+                    .collect();
+                for f in listed
+                    .files
+                    .iter()
+                    .filter(|f| wanted.contains(f.path.as_str()))
+                {
                     copied_bytes += copy_new(&f.real, &holder.join(&f.path))?;
                 }
             }
         }
         let json = serde_json::to_vec(&index).map_err(io::Error::other)?;
         write_compressed(&temp.join("index.json"), &json)?;
-        std::fs::write(temp.join(MARK), b"written by relicview publish; a later publish replaces this folder\n")?;
-        Ok(Published { files: index.files.len(), containers: index.containers.len(), entries: index.containers.iter().map(|c| c.entries.len()).sum(), index_bytes: json.len(), copied_bytes })
+        std::fs::write(
+            temp.join(MARK),
+            b"written by relicview publish; a later publish replaces this folder\n",
+        )?;
+        Ok(Published {
+            files: index.files.len(),
+            containers: index.containers.len(),
+            entries: index.containers.iter().map(|c| c.entries.len()).sum(),
+            index_bytes: json.len(),
+            copied_bytes,
+        })
     })();
     let published = match made {
         Ok(p) => p,
@@ -421,7 +606,8 @@ pub fn publish(archive: &Path, out: &Path, site: &Path, base_url: Option<&str>) 
         // `temp` now holds the old site; removing it follows no link.
         std::fs::remove_dir_all(&temp)?;
     } else {
-        std::fs::rename(&temp, out).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", out.display())))?;
+        std::fs::rename(&temp, out)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", out.display())))?;
     }
     Ok(published)
 }
@@ -429,13 +615,31 @@ pub fn publish(archive: &Path, out: &Path, site: &Path, base_url: Option<&str>) 
 /// Swap two folders in one step (Linux's renameat2 with RENAME_EXCHANGE).
 fn exchange(a: &Path, b: &Path) -> io::Result<()> {
     use std::os::unix::ffi::OsStrExt;
-    let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, format!("{}: a NUL in the path", p.display())));
+    let c = |p: &Path| {
+        std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{}: a NUL in the path", p.display()),
+            )
+        })
+    };
     let (ca, cb) = (c(a)?, c(b)?);
     // SAFETY: both are NUL-terminated paths that live across the call.
-    let r = unsafe { libc::renameat2(libc::AT_FDCWD, ca.as_ptr(), libc::AT_FDCWD, cb.as_ptr(), libc::RENAME_EXCHANGE) };
+    let r = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            ca.as_ptr(),
+            libc::AT_FDCWD,
+            cb.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
     if r != 0 {
         let e = io::Error::last_os_error();
-        return Err(io::Error::new(e.kind(), format!("swapping {} for {}: {e}", a.display(), b.display())));
+        return Err(io::Error::new(
+            e.kind(),
+            format!("swapping {} for {}: {e}", a.display(), b.display()),
+        ));
     }
     Ok(())
 }
@@ -453,7 +657,12 @@ fn copy_site(site: &Path, to: &Path) -> io::Result<()> {
             ))
         }
     };
-    for file in ["index.html", "index.html.br", "index.html.gz", "assets.json"] {
+    for file in [
+        "index.html",
+        "index.html.br",
+        "index.html.gz",
+        "assets.json",
+    ] {
         let from = site.join(file);
         if file == "index.html" || file == "assets.json" || from.is_file() {
             copy_new(&need(from)?, &to.join(file))?;
@@ -473,15 +682,23 @@ fn copy_site(site: &Path, to: &Path) -> io::Result<()> {
 /// needs one (a module loaded when first used). Only the build before is kept, so a site
 /// holds at most two builds' files.
 fn keep_previous_assets(old: &Path, new: &Path) -> io::Result<()> {
-    let Ok(listed) = std::fs::read(old.join("assets.json")) else { return Ok(()) };
-    let Ok(names) = serde_json::from_slice::<std::collections::BTreeMap<String, String>>(&listed) else { return Ok(()) };
+    let Ok(listed) = std::fs::read(old.join("assets.json")) else {
+        return Ok(());
+    };
+    let Ok(names) = serde_json::from_slice::<std::collections::BTreeMap<String, String>>(&listed)
+    else {
+        return Ok(());
+    };
     for name in names.values() {
         // Plain names inside assets/ only: the old site is read as hostile as any input.
         if name.is_empty() || name.contains('/') || name.contains('\\') || name.starts_with('.') {
             continue;
         }
         for file in [name.clone(), format!("{name}.br"), format!("{name}.gz")] {
-            let (from, to) = (old.join("assets").join(&file), new.join("assets").join(&file));
+            let (from, to) = (
+                old.join("assets").join(&file),
+                new.join("assets").join(&file),
+            );
             if std::fs::symlink_metadata(&from).is_ok_and(|m| m.is_file()) && !to.exists() {
                 copy_new(&from, &to)?;
             }
@@ -498,16 +715,27 @@ fn write_compressed(path: &Path, bytes: &[u8]) -> io::Result<()> {
     std::fs::write(path, bytes)?;
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     gz.write_all(bytes)?;
-    std::fs::write(path.with_extension(format!("{}.gz", extension_of(path))), gz.finish()?)?;
+    std::fs::write(
+        path.with_extension(format!("{}.gz", extension_of(path))),
+        gz.finish()?,
+    )?;
     let mut br = Vec::new();
-    let params = brotli::enc::BrotliEncoderParams { quality: 11, ..Default::default() };
+    let params = brotli::enc::BrotliEncoderParams {
+        quality: 11,
+        ..Default::default()
+    };
     brotli::BrotliCompress(&mut &bytes[..], &mut br, &params)?;
-    std::fs::write(path.with_extension(format!("{}.br", extension_of(path))), br)?;
+    std::fs::write(
+        path.with_extension(format!("{}.br", extension_of(path))),
+        br,
+    )?;
     Ok(())
 }
 
 fn extension_of(path: &Path) -> String {
-    path.extension().map(|e| e.to_string_lossy().into_owned()).unwrap_or_default()
+    path.extension()
+        .map(|e| e.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// Copy a regular file to a path that must not exist yet (its folders are made).
@@ -515,8 +743,13 @@ fn copy_new(from: &Path, to: &Path) -> io::Result<u64> {
     if let Some(dir) = to.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    let mut src = std::fs::File::open(from).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", from.display())))?;
-    let mut dst = std::fs::OpenOptions::new().write(true).create_new(true).open(to).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", to.display())))?;
+    let mut src = std::fs::File::open(from)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", from.display())))?;
+    let mut dst = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(to)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", to.display())))?;
     io::copy(&mut src, &mut dst)
 }
 
@@ -525,7 +758,8 @@ mod tests {
     use super::*;
 
     fn tmp(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("relicview-publish-{name}-{}", std::process::id()));
+        let d =
+            std::env::temp_dir().join(format!("relicview-publish-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         d.canonicalize().unwrap()
@@ -538,12 +772,19 @@ mod tests {
         std::fs::create_dir_all(&root).unwrap();
         std::fs::write(root.join("A.BGF"), b"x").unwrap();
         assert_eq!(write_index(&root).unwrap(), 1);
-        assert_eq!(std::fs::read_dir(&root).unwrap().count(), 2, "no temporary file is left");
+        assert_eq!(
+            std::fs::read_dir(&root).unwrap().count(),
+            2,
+            "no temporary file is left"
+        );
         std::fs::remove_file(root.join("index.json")).unwrap();
         std::fs::write(base.join("outside.txt"), b"keep me").unwrap();
         std::os::unix::fs::symlink(base.join("outside.txt"), root.join("index.json")).unwrap();
         let e = write_index(&root).unwrap_err().to_string();
-        assert!(e.contains("index.json") && e.contains("not a regular file"), "{e}");
+        assert!(
+            e.contains("index.json") && e.contains("not a regular file"),
+            "{e}"
+        );
         assert_eq!(std::fs::read(base.join("outside.txt")).unwrap(), b"keep me");
     }
 }

@@ -45,7 +45,10 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { header_timeout: Duration::from_secs(15), max_connections: 256 }
+        Limits {
+            header_timeout: Duration::from_secs(15),
+            max_connections: 256,
+        }
     }
 }
 
@@ -112,34 +115,71 @@ struct Roots {
 pub fn start(config: ServeConfig) -> io::Result<RunningServer> {
     // Both roots must be folders, and every error names the path it is about.
     let folder = |p: &Path, what: &str| -> io::Result<PathBuf> {
-        let real = p.canonicalize().map_err(|e| io::Error::new(e.kind(), format!("{what} {}: {e}", p.display())))?;
+        let real = p
+            .canonicalize()
+            .map_err(|e| io::Error::new(e.kind(), format!("{what} {}: {e}", p.display())))?;
         if !real.is_dir() {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{what} {}: not a folder", p.display())));
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{what} {}: not a folder", p.display()),
+            ));
         }
         Ok(real)
     };
     // The archive may be a container file (a zip, an ISO, a cue sheet): its entries are served.
     let archive = match config.archive.is_file() {
         true if crate::disk::is_container(&config.archive.to_string_lossy(), &config.archive) => {
-            config.archive.canonicalize().map_err(|e| io::Error::new(e.kind(), format!("archive {}: {e}", config.archive.display())))?
+            config.archive.canonicalize().map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!("archive {}: {e}", config.archive.display()),
+                )
+            })?
         }
-        true => return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("archive {}: not a folder, a zip, an ISO 9660 image or a disc rip", config.archive.display()))),
+        true => {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "archive {}: not a folder, a zip, an ISO 9660 image or a disc rip",
+                    config.archive.display()
+                ),
+            ))
+        }
         false => folder(&config.archive, "archive")?,
     };
-    let roots = Arc::new(Roots { site: folder(&config.site, "site")?, archive });
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
-    let listener = runtime.block_on(tokio::net::TcpListener::bind((config.bind.as_str(), config.port)))?;
+    let roots = Arc::new(Roots {
+        site: folder(&config.site, "site")?,
+        archive,
+    });
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let listener = runtime.block_on(tokio::net::TcpListener::bind((
+        config.bind.as_str(),
+        config.port,
+    )))?;
     let addr = listener.local_addr()?;
     let (shutdown, stopped) = tokio::sync::oneshot::channel::<()>();
     let app = axum::Router::new().fallback(handle).with_state(roots);
     let limits = config.limits;
-    let thread = std::thread::spawn(move || runtime.block_on(accept(listener, app, limits, stopped)));
-    Ok(RunningServer { addr, shutdown, thread })
+    let thread =
+        std::thread::spawn(move || runtime.block_on(accept(listener, app, limits, stopped)));
+    Ok(RunningServer {
+        addr,
+        shutdown,
+        thread,
+    })
 }
 
 /// Accept connections until shut down, each served by hyper with the header-read timeout,
 /// at most `max_connections` at a time.
-async fn accept(listener: tokio::net::TcpListener, app: axum::Router, limits: Limits, mut stopped: tokio::sync::oneshot::Receiver<()>) -> io::Result<()> {
+async fn accept(
+    listener: tokio::net::TcpListener,
+    app: axum::Router,
+    limits: Limits,
+    mut stopped: tokio::sync::oneshot::Receiver<()>,
+) -> io::Result<()> {
     use hyper_util::rt::{TokioIo, TokioTimer};
     let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
     loop {
@@ -156,11 +196,17 @@ async fn accept(listener: tokio::net::TcpListener, app: axum::Router, limits: Li
             },
         };
         // Full: the newcomer is closed at once rather than queued without bound.
-        let Ok(slot) = slots.clone().try_acquire_owned() else { continue };
+        let Ok(slot) = slots.clone().try_acquire_owned() else {
+            continue;
+        };
         let service = hyper_util::service::TowerToHyperService::new(app.clone());
         tokio::spawn(async move {
-            let _ =
-                hyper::server::conn::http1::Builder::new().timer(TokioTimer::new()).header_read_timeout(limits.header_timeout).keep_alive(true).serve_connection(TokioIo::new(stream), service).await;
+            let _ = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(limits.header_timeout)
+                .keep_alive(true)
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
             drop(slot);
         });
     }
@@ -169,7 +215,12 @@ async fn accept(listener: tokio::net::TcpListener, app: axum::Router, limits: Li
 /// The viewer's own files need exact types (ES modules, `application/wasm` for streaming
 /// compilation); archive files are bytes.
 fn content_type(path: &Path) -> &'static str {
-    match path.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase()).as_deref() {
+    match path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(|e| e.to_ascii_lowercase())
+        .as_deref()
+    {
         Some("html") => "text/html; charset=utf-8",
         Some("js") | Some("mjs") => "text/javascript; charset=utf-8",
         Some("wasm") => "application/wasm",
@@ -194,10 +245,18 @@ async fn handle(State(roots): State<Arc<Roots>>, request: Request) -> Response {
     let path = path.as_str();
     if path == "/archive.json" {
         let archive = roots.archive.clone();
-        return match tokio::task::spawn_blocking(move || list_archive_or_container(&archive)).await {
+        return match tokio::task::spawn_blocking(move || list_archive_or_container(&archive)).await
+        {
             Ok(Ok(listing)) => {
-                let listing = Listing { base: "archive/".into(), ..listing };
-                ([(header::CONTENT_TYPE, "application/json")], serde_json::to_string(&listing).unwrap_or_default()).into_response()
+                let listing = Listing {
+                    base: "archive/".into(),
+                    ..listing
+                };
+                (
+                    [(header::CONTENT_TYPE, "application/json")],
+                    serde_json::to_string(&listing).unwrap_or_default(),
+                )
+                    .into_response()
             }
             _ => (StatusCode::INTERNAL_SERVER_ERROR, "cannot list the archive").into_response(),
         };
@@ -209,13 +268,20 @@ async fn handle(State(roots): State<Arc<Roots>>, request: Request) -> Response {
             Some(file) => (Some(file), Caching::Archive),
             // Not a file on disk: an entry of a container, or nothing.
             None => {
-                let range = request.headers().get(header::RANGE).and_then(|v| v.to_str().ok()).map(str::to_string);
+                let range = request
+                    .headers()
+                    .get(header::RANGE)
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_string);
                 return serve_entry(&roots.archive, rest, range, method == Method::HEAD).await;
             }
         }
     } else if let Some(rest) = path.strip_prefix("/assets/") {
         // A built site's files, each named by its content (scripts/site.mjs).
-        (resolve(&roots.site.join("assets"), rest), Caching::Immutable)
+        (
+            resolve(&roots.site.join("assets"), rest),
+            Caching::Immutable,
+        )
     } else if let Some(rest) = path.strip_prefix("/www/") {
         // The source tree's page, run unbuilt (development).
         (resolve(&roots.site.join("www"), rest), Caching::Revalidate)
@@ -224,11 +290,16 @@ async fn handle(State(roots): State<Arc<Roots>>, request: Request) -> Response {
     } else {
         (None, Caching::Revalidate)
     };
-    let Some(file) = target else { return not_found() };
+    let Some(file) = target else {
+        return not_found();
+    };
     // Streamed in chunks: Range, HEAD and If-Modified-Since are ServeFile's. The page's own
     // files go out compressed as the browser accepts, from the .br and .gz files the build
     // writes beside them (scripts/site.mjs), where they are.
-    let mut serve = tower_http::services::ServeFile::new_with_mime(&file, &content_type(&file).parse().expect("a valid MIME type"));
+    let mut serve = tower_http::services::ServeFile::new_with_mime(
+        &file,
+        &content_type(&file).parse().expect("a valid MIME type"),
+    );
     if caching != Caching::Archive {
         serve = serve.precompressed_br().precompressed_gzip();
     }
@@ -237,8 +308,14 @@ async fn handle(State(roots): State<Arc<Roots>>, request: Request) -> Response {
         Ok(response) if response.status() != StatusCode::NOT_FOUND => {
             let mut response = response.map(Body::new);
             let headers = response.headers_mut();
-            headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(caching.header()));
-            headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+            headers.insert(
+                header::CACHE_CONTROL,
+                HeaderValue::from_static(caching.header()),
+            );
+            headers.insert(
+                header::X_CONTENT_TYPE_OPTIONS,
+                HeaderValue::from_static("nosniff"),
+            );
             response
         }
         _ => not_found(),
@@ -270,16 +347,40 @@ fn list_archive_or_container(root: &Path) -> io::Result<Listing> {
     if !root.is_file() {
         return list_archive(root);
     }
-    let crate::disk::ContainerListing { files: entries, problems, notes } = crate::disk::Disk::new(root).list("");
+    let crate::disk::ContainerListing {
+        files: entries,
+        problems,
+        notes,
+    } = crate::disk::Disk::new(root).list("");
     if entries.is_empty() && !problems.is_empty() {
-        return Err(io::Error::new(io::ErrorKind::InvalidData, problems[0].1.clone()));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            problems[0].1.clone(),
+        ));
     }
     let files = entries
         .into_iter()
-        .map(|e| ListedFile { kind: crate::census::kind_of(&e.path, &e.head, e.size), path: e.path, size: e.size, real: root.to_path_buf(), contained: true, failure: None, refs: Vec::new() })
+        .map(|e| ListedFile {
+            kind: crate::census::kind_of(&e.path, &e.head, e.size),
+            path: e.path,
+            size: e.size,
+            real: root.to_path_buf(),
+            contained: true,
+            failure: None,
+            refs: Vec::new(),
+        })
         .collect();
-    let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    Ok(Listing { root: name, base: String::new(), files, skipped: problems, notes })
+    let name = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Ok(Listing {
+        root: name,
+        base: String::new(),
+        files,
+        skipped: problems,
+        notes,
+    })
 }
 
 /// How long a client may leave an entry's next chunk unread before it is dropped (the
@@ -309,10 +410,20 @@ pub const UNREADABLE: StatusCode = StatusCode::UNPROCESSABLE_ENTITY;
 /// inside the container that is the archive), streamed from where it lies in chunks as they
 /// are read or inflated: memory is a few chunks, whatever the entry's size. One
 /// `Range: bytes=a-b` is answered with 206 and its part, HEAD with the headers alone.
-async fn serve_entry(archive: &Path, url_path: &str, range: Option<String>, head: bool) -> Response {
-    let Ok(decoded) = percent_decode_str(url_path).decode_utf8() else { return not_found() };
+async fn serve_entry(
+    archive: &Path,
+    url_path: &str,
+    range: Option<String>,
+    head: bool,
+) -> Response {
+    let Ok(decoded) = percent_decode_str(url_path).decode_utf8() else {
+        return not_found();
+    };
     let decoded = decoded.into_owned();
-    if decoded.split('/').any(|s| s.is_empty() || s == "." || s == ".." || s.contains('\\') || s.contains('\0')) {
+    if decoded
+        .split('/')
+        .any(|s| s.is_empty() || s == "." || s == ".." || s.contains('\\') || s.contains('\0'))
+    {
         return not_found();
     }
     let archive = archive.to_path_buf();
@@ -347,7 +458,9 @@ async fn serve_entry(archive: &Path, url_path: &str, range: Option<String>, head
         // A large entry's last chunk is held back until the read has ended well: a CRC is
         // checked after the last byte, and a mismatch must cut the body, not follow it.
         let mut last: Option<axum::body::Bytes> = None;
-        let send = |chunk: axum::body::Bytes| match runtime.block_on(tokio::time::timeout(STALL, tx.send(Ok(chunk)))) {
+        let send = |chunk: axum::body::Bytes| match runtime
+            .block_on(tokio::time::timeout(STALL, tx.send(Ok(chunk))))
+        {
             Ok(Ok(())) => Ok(()),
             Ok(Err(_)) => Err("the client went away".to_string()),
             Err(_) => Err(format!("the client read nothing for {} s", STALL.as_secs())),
@@ -359,7 +472,9 @@ async fn serve_entry(archive: &Path, url_path: &str, range: Option<String>, head
                 return Ok(());
             }
             if let Some((head_tx, answer)) = waiting.take() {
-                head_tx.send(answer).map_err(|_| "the client went away".to_string())?;
+                head_tx
+                    .send(answer)
+                    .map_err(|_| "the client went away".to_string())?;
             }
             match last.replace(chunk) {
                 Some(previous) => send(previous),
@@ -395,38 +510,71 @@ async fn serve_entry(archive: &Path, url_path: &str, range: Option<String>, head
         Ok(a) => a,
         Err(_) => return not_found(),
     };
-    let body = || axum::body::Body::from_stream(futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|chunk| (chunk, rx)) }));
+    let body = || {
+        axum::body::Body::from_stream(futures_util::stream::unfold(rx, |mut rx| async move {
+            rx.recv().await.map(|chunk| (chunk, rx))
+        }))
+    };
     let mut response = match answer {
         EntryHead::Missing => return not_found(),
         EntryHead::Unreadable(why) => {
             let mut r = (UNREADABLE, format!("{why}\n")).into_response();
-            r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"));
-            r.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-            r.headers_mut().insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+            r.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/plain; charset=utf-8"),
+            );
+            r.headers_mut()
+                .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+            r.headers_mut().insert(
+                header::X_CONTENT_TYPE_OPTIONS,
+                HeaderValue::from_static("nosniff"),
+            );
             return r;
         }
         EntryHead::Unsatisfiable(total) => {
             let mut r = (StatusCode::RANGE_NOT_SATISFIABLE, "").into_response();
-            r.headers_mut().insert(header::CONTENT_RANGE, HeaderValue::from_str(&format!("bytes */{total}")).expect("ascii"));
+            r.headers_mut().insert(
+                header::CONTENT_RANGE,
+                HeaderValue::from_str(&format!("bytes */{total}")).expect("ascii"),
+            );
             return r;
         }
         EntryHead::Part(a, b, total) => {
-            let mut r = if head { StatusCode::PARTIAL_CONTENT.into_response() } else { (StatusCode::PARTIAL_CONTENT, body()).into_response() };
-            r.headers_mut().insert(header::CONTENT_RANGE, HeaderValue::from_str(&format!("bytes {a}-{b}/{total}")).expect("ascii"));
-            r.headers_mut().insert(header::CONTENT_LENGTH, HeaderValue::from(b - a + 1));
+            let mut r = if head {
+                StatusCode::PARTIAL_CONTENT.into_response()
+            } else {
+                (StatusCode::PARTIAL_CONTENT, body()).into_response()
+            };
+            r.headers_mut().insert(
+                header::CONTENT_RANGE,
+                HeaderValue::from_str(&format!("bytes {a}-{b}/{total}")).expect("ascii"),
+            );
+            r.headers_mut()
+                .insert(header::CONTENT_LENGTH, HeaderValue::from(b - a + 1));
             r
         }
         EntryHead::Whole(total) => {
-            let mut r = if head { StatusCode::OK.into_response() } else { (StatusCode::OK, body()).into_response() };
-            r.headers_mut().insert(header::CONTENT_LENGTH, HeaderValue::from(total));
+            let mut r = if head {
+                StatusCode::OK.into_response()
+            } else {
+                (StatusCode::OK, body()).into_response()
+            };
+            r.headers_mut()
+                .insert(header::CONTENT_LENGTH, HeaderValue::from(total));
             r
         }
     };
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/octet-stream"));
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/octet-stream"),
+    );
     headers.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
     response
 }
 
@@ -445,9 +593,16 @@ fn byte_range(header: &str, total: u64) -> Option<Result<(u64, u64), ()>> {
             (total.saturating_sub(n), total.checked_sub(1)?)
         }
         (a, "") => (a.parse().ok()?, total.checked_sub(1).unwrap_or(0)),
-        (a, b) => (a.parse().ok()?, b.parse::<u64>().ok()?.min(total.saturating_sub(1))),
+        (a, b) => (
+            a.parse().ok()?,
+            b.parse::<u64>().ok()?.min(total.saturating_sub(1)),
+        ),
     };
-    Some(if total == 0 || first > last || first >= total { Err(()) } else { Ok((first, last)) })
+    Some(if total == 0 || first > last || first >= total {
+        Err(())
+    } else {
+        Ok((first, last))
+    })
 }
 
 /// Map a URL path (still percent-encoded) below `root` to a regular file inside `root`,
@@ -488,9 +643,14 @@ pub fn list_archive(root: &Path) -> io::Result<Listing> {
 /// The walk of [`list_archive`]; `containers`: whether containers list as folders of their
 /// entries (a static host cannot serve what is inside them, so its index lists them whole).
 pub(crate) fn list_folder(root: &Path, containers: bool) -> io::Result<Listing> {
-    let root = root.canonicalize().map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", root.display())))?;
+    let root = root
+        .canonicalize()
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", root.display())))?;
     if !root.is_dir() {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{}: not a folder", root.display())));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{}: not a folder", root.display()),
+        ));
     }
     let mut files = Vec::new();
     let mut skipped = Vec::new();
@@ -502,7 +662,9 @@ pub(crate) fn list_folder(root: &Path, containers: bool) -> io::Result<Listing> 
         }
         let entries = match std::fs::read_dir(&dir) {
             Ok(e) => e,
-            Err(e) if dir == root => return Err(io::Error::new(e.kind(), format!("{}: {e}", root.display()))),
+            Err(e) if dir == root => {
+                return Err(io::Error::new(e.kind(), format!("{}: {e}", root.display())))
+            }
             Err(e) => {
                 skipped.push((prefix.clone(), e.to_string()));
                 continue;
@@ -517,8 +679,16 @@ pub(crate) fn list_folder(root: &Path, containers: bool) -> io::Result<Listing> 
                 }
             };
             let name = listed_name(&entry.file_name());
-            let rel = if prefix.is_empty() { name } else { format!("{prefix}/{name}") };
-            let (real, meta) = match entry.path().canonicalize().and_then(|r| std::fs::metadata(&r).map(|m| (r, m))) {
+            let rel = if prefix.is_empty() {
+                name
+            } else {
+                format!("{prefix}/{name}")
+            };
+            let (real, meta) = match entry
+                .path()
+                .canonicalize()
+                .and_then(|r| std::fs::metadata(&r).map(|m| (r, m)))
+            {
                 Ok(found) => found,
                 // Gone since the folder was read, or a link to nothing.
                 Err(e) => {
@@ -533,16 +703,37 @@ pub(crate) fn list_folder(root: &Path, containers: bool) -> io::Result<Listing> 
                 stack.push((real, rel));
             } else if meta.is_file() {
                 let kind = crate::census::kind_of(&rel, &read_head(&real), meta.len());
-                files.push(ListedFile { path: rel, size: meta.len(), kind, real, contained: false, failure: None, refs: Vec::new() });
+                files.push(ListedFile {
+                    path: rel,
+                    size: meta.len(),
+                    kind,
+                    real,
+                    contained: false,
+                    failure: None,
+                    refs: Vec::new(),
+                });
             } else {
                 skipped.push((rel, "not a regular file".into()));
             }
         }
     }
     let mut notes = Vec::new();
-    let files = if containers { open_containers(&root, files, &mut skipped, &mut notes) } else { sorted(files, &mut skipped) };
-    let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    Ok(Listing { root: name, base: String::new(), files, skipped, notes })
+    let files = if containers {
+        open_containers(&root, files, &mut skipped, &mut notes)
+    } else {
+        sorted(files, &mut skipped)
+    };
+    let name = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Ok(Listing {
+        root: name,
+        base: String::new(),
+        files,
+        skipped,
+        notes,
+    })
 }
 
 fn sorted(mut files: Vec<ListedFile>, skipped: &mut [(String, String)]) -> Vec<ListedFile> {
@@ -554,10 +745,19 @@ fn sorted(mut files: Vec<ListedFile>, skipped: &mut [(String, String)]) -> Vec<L
 /// The files of a walk with each container (a zip, an ISO, a disc rip) listed as a folder of
 /// its entries. A .bin that a .cue beside it names is that disc, listed once, under the
 /// cue's name. A container that cannot be opened stays a file, and says why in `skipped`.
-fn open_containers(root: &Path, files: Vec<ListedFile>, skipped: &mut Vec<(String, String)>, notes: &mut Vec<(String, String)>) -> Vec<ListedFile> {
+fn open_containers(
+    root: &Path,
+    files: Vec<ListedFile>,
+    skipped: &mut Vec<(String, String)>,
+    notes: &mut Vec<(String, String)>,
+) -> Vec<ListedFile> {
     let disk = crate::disk::Disk::new(root);
-    let named_by_cues: std::collections::HashSet<String> =
-        files.iter().filter(|f| f.path.to_ascii_lowercase().ends_with(".cue")).filter_map(|f| crate::disk::cue_track_of(f).ok()).map(|(bin, _, _)| bin.to_ascii_lowercase()).collect();
+    let named_by_cues: std::collections::HashSet<String> = files
+        .iter()
+        .filter(|f| f.path.to_ascii_lowercase().ends_with(".cue"))
+        .filter_map(|f| crate::disk::cue_track_of(f).ok())
+        .map(|(bin, _, _)| bin.to_ascii_lowercase())
+        .collect();
     let mut out = Vec::with_capacity(files.len());
     for f in files {
         if named_by_cues.contains(&f.path.to_ascii_lowercase()) {
@@ -567,9 +767,16 @@ fn open_containers(root: &Path, files: Vec<ListedFile>, skipped: &mut Vec<(Strin
             out.push(f);
             continue;
         }
-        let crate::disk::ContainerListing { files: entries, problems, notes: said } = disk.list(&f.path);
+        let crate::disk::ContainerListing {
+            files: entries,
+            problems,
+            notes: said,
+        } = disk.list(&f.path);
         notes.extend(said);
-        let mut opened = disk.container(&f.path).map(|_| ()).map_err(|e| e.to_string());
+        let mut opened = disk
+            .container(&f.path)
+            .map(|_| ())
+            .map_err(|e| e.to_string());
         // A container that opens but lists nothing, for its problems, is not a folder either.
         if let (Ok(()), true, Some((_, why))) = (&opened, entries.is_empty(), problems.first()) {
             opened = Err(why.clone());
@@ -577,7 +784,10 @@ fn open_containers(root: &Path, files: Vec<ListedFile>, skipped: &mut Vec<(Strin
         skipped.extend(problems);
         if let Err(why) = opened {
             // The viewer marks it and says why when it is opened.
-            out.push(ListedFile { failure: Some(why), ..f });
+            out.push(ListedFile {
+                failure: Some(why),
+                ..f
+            });
             continue;
         }
         out.extend(entries.into_iter().map(|e| ListedFile {
@@ -618,7 +828,18 @@ mod tests {
         assert_eq!(resolve(&root, "A/B.BGF"), Some(root.join("A/B.BGF")));
         assert_eq!(resolve(&root, "A/%42.BGF"), Some(root.join("A/B.BGF")));
         assert_eq!(resolve(&root, "inside"), Some(root.join("A/B.BGF")));
-        for bad in ["../secret", "A/../../secret", "%2e%2e/secret", "%2E%2E%2Fsecret", "A/link", "/etc/passwd", "A", "A/", "A\\..\\..\\secret", "%00"] {
+        for bad in [
+            "../secret",
+            "A/../../secret",
+            "%2e%2e/secret",
+            "%2E%2E%2Fsecret",
+            "A/link",
+            "/etc/passwd",
+            "A",
+            "A/",
+            "A\\..\\..\\secret",
+            "%00",
+        ] {
             assert_eq!(resolve(&root, bad), None, "{bad}");
         }
     }
@@ -637,8 +858,24 @@ mod tests {
         assert_eq!(
             l.files,
             vec![
-                ListedFile { path: "DEMO/VIDEO/A.BGF".into(), size: 3, kind: "biz2-unreadable", real: root.join("DEMO/VIDEO/A.BGF"), contained: false, failure: None, refs: Vec::new() },
-                ListedFile { path: "top.txt".into(), size: 1, kind: "plain-text", real: root.join("top.txt"), contained: false, failure: None, refs: Vec::new() }
+                ListedFile {
+                    path: "DEMO/VIDEO/A.BGF".into(),
+                    size: 3,
+                    kind: "biz2-unreadable",
+                    real: root.join("DEMO/VIDEO/A.BGF"),
+                    contained: false,
+                    failure: None,
+                    refs: Vec::new()
+                },
+                ListedFile {
+                    path: "top.txt".into(),
+                    size: 1,
+                    kind: "plain-text",
+                    real: root.join("top.txt"),
+                    contained: false,
+                    failure: None,
+                    refs: Vec::new()
+                }
             ]
         );
     }
@@ -656,11 +893,18 @@ mod tests {
         let l = list_archive(&root).unwrap();
         let paths: Vec<&str> = l.files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, vec!["a\\xFE.bgf", "a\\xFF.bgf", "back\\\\slash"]);
-        assert!(l.files.iter().all(|f| std::fs::read(&f.real).unwrap() == b"x"), "each entry keeps its own file");
+        assert!(
+            l.files
+                .iter()
+                .all(|f| std::fs::read(&f.real).unwrap() == b"x"),
+            "each entry keeps its own file"
+        );
         assert_eq!(l.skipped.len(), 1);
         assert_eq!(l.skipped[0].0, "dangling");
         // A file is not an archive: the error names it.
-        let e = list_archive(&root.join("back\\slash")).unwrap_err().to_string();
+        let e = list_archive(&root.join("back\\slash"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("back\\slash: not a folder"), "{e}");
     }
 }
@@ -673,14 +917,22 @@ mod limits {
 
     /// A server over a folder holding one 1 MB file, with the given limits.
     fn server(name: &str, limits: Limits) -> (RunningServer, Vec<u8>) {
-        let dir = std::env::temp_dir().join(format!("relicview-limits-{name}-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("relicview-limits-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("site")).unwrap();
         std::fs::create_dir_all(dir.join("archive")).unwrap();
         std::fs::write(dir.join("site/index.html"), b"<!doctype html>").unwrap();
         let data: Vec<u8> = (0..1 << 20).map(|i: u32| (i % 251) as u8).collect();
         std::fs::write(dir.join("archive/BIG.BGF"), &data).unwrap();
-        let s = start(ServeConfig { site: dir.join("site"), archive: dir.join("archive"), bind: "127.0.0.1".into(), port: 0, limits }).unwrap();
+        let s = start(ServeConfig {
+            site: dir.join("site"),
+            archive: dir.join("archive"),
+            bind: "127.0.0.1".into(),
+            port: 0,
+            limits,
+        })
+        .unwrap();
         (s, data)
     }
 
@@ -697,8 +949,15 @@ mod limits {
         s.write_all(request.as_bytes()).unwrap();
         let mut raw = Vec::new();
         s.read_to_end(&mut raw).unwrap();
-        let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("a response head") + 4;
-        (String::from_utf8_lossy(&raw[..split]).to_string(), raw[split..].to_vec())
+        let split = raw
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .expect("a response head")
+            + 4;
+        (
+            String::from_utf8_lossy(&raw[..split]).to_string(),
+            raw[split..].to_vec(),
+        )
     }
 
     /// Whether the server closes `s` within `secs` (reads return end of file).
@@ -720,35 +979,81 @@ mod limits {
         let (server, data) = server("range", Limits::default());
         let (head, body) = ask(server.addr, "GET /archive/BIG.BGF HTTP/1.1\r\nHost: x\r\nRange: bytes=100-199\r\nConnection: close\r\n\r\n");
         assert!(head.starts_with("http/1.1 206"), "{head}");
-        assert!(head.contains(&format!("content-range: bytes 100-199/{}", data.len())), "{head}");
+        assert!(
+            head.contains(&format!("content-range: bytes 100-199/{}", data.len())),
+            "{head}"
+        );
         assert_eq!(body, &data[100..200]);
-        let (head, body) = ask(server.addr, "HEAD /archive/BIG.BGF HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-        assert!(head.starts_with("http/1.1 200") && head.contains(&format!("content-length: {}", data.len())), "{head}");
+        let (head, body) = ask(
+            server.addr,
+            "HEAD /archive/BIG.BGF HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        );
+        assert!(
+            head.starts_with("http/1.1 200")
+                && head.contains(&format!("content-length: {}", data.len())),
+            "{head}"
+        );
         assert!(head.contains("accept-ranges: bytes"), "{head}");
         assert!(body.is_empty(), "HEAD sends no body");
-        let (raw, _) = ask_raw(server.addr, "HEAD /archive/BIG.BGF HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-        let header = |name: &str| raw.lines().find_map(|l| l.split_once(": ").filter(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.trim().to_string()));
-        let (modified, etag) = (header("last-modified").expect("Last-Modified"), header("etag").expect("ETag"));
-        for condition in [format!("If-Modified-Since: {modified}"), format!("If-None-Match: {etag}")] {
+        let (raw, _) = ask_raw(
+            server.addr,
+            "HEAD /archive/BIG.BGF HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        );
+        let header = |name: &str| {
+            raw.lines().find_map(|l| {
+                l.split_once(": ")
+                    .filter(|(k, _)| k.eq_ignore_ascii_case(name))
+                    .map(|(_, v)| v.trim().to_string())
+            })
+        };
+        let (modified, etag) = (
+            header("last-modified").expect("Last-Modified"),
+            header("etag").expect("ETag"),
+        );
+        for condition in [
+            format!("If-Modified-Since: {modified}"),
+            format!("If-None-Match: {etag}"),
+        ] {
             let (head, body) = ask(server.addr, &format!("GET /archive/BIG.BGF HTTP/1.1\r\nHost: x\r\n{condition}\r\nConnection: close\r\n\r\n"));
-            assert!(head.starts_with("http/1.1 304") && body.is_empty(), "{condition}: {head}");
+            assert!(
+                head.starts_with("http/1.1 304") && body.is_empty(),
+                "{condition}: {head}"
+            );
         }
-        let (head, body) = ask(server.addr, "GET /archive/BIG.BGF HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-        assert!(head.starts_with("http/1.1 200") && head.contains("application/octet-stream"), "{head}");
+        let (head, body) = ask(
+            server.addr,
+            "GET /archive/BIG.BGF HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        );
+        assert!(
+            head.starts_with("http/1.1 200") && head.contains("application/octet-stream"),
+            "{head}"
+        );
         assert_eq!(body, data);
         server.stop();
     }
 
     #[test]
     fn idle_and_half_sent_requests_are_closed_after_the_timeout() {
-        let (server, _) = server("timeout", Limits { header_timeout: Duration::from_millis(300), max_connections: 16 });
+        let (server, _) = server(
+            "timeout",
+            Limits {
+                header_timeout: Duration::from_millis(300),
+                max_connections: 16,
+            },
+        );
         // Nothing sent; half a request head; a finished keep-alive request left idle.
         let mut silent = TcpStream::connect(server.addr).unwrap();
         let mut half = TcpStream::connect(server.addr).unwrap();
-        half.write_all(b"GET /archive/BIG.BGF HTTP/1.1\r\nHost:").unwrap();
+        half.write_all(b"GET /archive/BIG.BGF HTTP/1.1\r\nHost:")
+            .unwrap();
         let mut idle = TcpStream::connect(server.addr).unwrap();
-        idle.write_all(b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
-        for (what, s) in [("silent", &mut silent), ("half-sent", &mut half), ("idle keep-alive", &mut idle)] {
+        idle.write_all(b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n")
+            .unwrap();
+        for (what, s) in [
+            ("silent", &mut silent),
+            ("half-sent", &mut half),
+            ("idle keep-alive", &mut idle),
+        ] {
             assert!(closed_within(s, 10), "{what} connection still open");
         }
         server.stop();
@@ -756,16 +1061,31 @@ mod limits {
 
     #[test]
     fn connections_beyond_the_cap_are_closed_and_the_rest_stay_served() {
-        let (server, _) = server("cap", Limits { header_timeout: Duration::from_secs(30), max_connections: 3 });
-        let mut held: Vec<TcpStream> = (0..3).map(|_| TcpStream::connect(server.addr).unwrap()).collect();
+        let (server, _) = server(
+            "cap",
+            Limits {
+                header_timeout: Duration::from_secs(30),
+                max_connections: 3,
+            },
+        );
+        let mut held: Vec<TcpStream> = (0..3)
+            .map(|_| TcpStream::connect(server.addr).unwrap())
+            .collect();
         let mut extra = TcpStream::connect(server.addr).unwrap();
-        assert!(closed_within(&mut extra, 10), "the fourth connection is turned away");
+        assert!(
+            closed_within(&mut extra, 10),
+            "the fourth connection is turned away"
+        );
         for s in &mut held {
             assert!(!closed_within(s, 1), "the first three stay open");
         }
         // One of them still gets an answer.
-        held[0].set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-        held[0].write_all(b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        held[0]
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        held[0]
+            .write_all(b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n")
+            .unwrap();
         let mut buf = [0u8; 12];
         held[0].read_exact(&mut buf).unwrap();
         assert_eq!(&buf, b"HTTP/1.1 200");

@@ -40,7 +40,11 @@ struct Format {
 
 impl Format {
     fn floats(self) -> usize {
-        3 + 3 * self.normal as usize + 4 * self.rgba as usize + 2 * self.la as usize + 2 * self.uv as usize + 3 * self.uvw as usize
+        3 + 3 * self.normal as usize
+            + 4 * self.rgba as usize
+            + 2 * self.la as usize
+            + 2 * self.uv as usize
+            + 3 * self.uvw as usize
     }
     fn samples_textures(self) -> bool {
         self.uv || self.uvw
@@ -68,7 +72,14 @@ impl Format {
 }
 
 const fn f(id: u16, normal: bool, rgba: bool, la: bool, uv: bool, uvw: bool) -> Format {
-    Format { id, normal, rgba, la, uv, uvw }
+    Format {
+        id,
+        normal,
+        rgba,
+        la,
+        uv,
+        uvw,
+    }
 }
 
 /// The notes' table of vertex blocks 0x080–0x094, with its float counts.
@@ -98,7 +109,14 @@ enum Mat {
     Scroll,
     BackSameAsFront,
 }
-const MATS: [Mat; 6] = [Mat::None, Mat::Plain, Mat::Textured, Mat::MissingLibrary, Mat::Scroll, Mat::BackSameAsFront];
+const MATS: [Mat; 6] = [
+    Mat::None,
+    Mat::Plain,
+    Mat::Textured,
+    Mat::MissingLibrary,
+    Mat::Scroll,
+    Mat::BackSameAsFront,
+];
 
 impl Mat {
     fn wants_texture(self) -> bool {
@@ -117,7 +135,10 @@ impl Mat {
             Mat::Textured => vec![leaf(SV_F_MATERIAL & ns, named("lib:tex_mtl"))],
             Mat::MissingLibrary => vec![leaf(SV_F_MATERIAL & ns, named("nolib:gone_mtl"))],
             Mat::Scroll => vec![leaf(SV_F_MATERIAL & ns, named("lib:scroll_mtl"))],
-            Mat::BackSameAsFront => vec![leaf(SV_F_MATERIAL & ns, named("lib:tex_mtl")), leaf(SV_B_MATERIAL & ns, vec![3])],
+            Mat::BackSameAsFront => vec![
+                leaf(SV_F_MATERIAL & ns, named("lib:tex_mtl")),
+                leaf(SV_B_MATERIAL & ns, vec![3]),
+            ],
         }
     }
 }
@@ -130,7 +151,16 @@ enum Prim {
     Pconn(usize),
     ConnAndPconn,
 }
-const PRIMS: [Prim; 8] = [Prim::Tristrip, Prim::Polygon, Prim::Polystrip, Prim::Pconn(3), Prim::Pconn(4), Prim::Pconn(5), Prim::Pconn(6), Prim::ConnAndPconn];
+const PRIMS: [Prim; 8] = [
+    Prim::Tristrip,
+    Prim::Polygon,
+    Prim::Polystrip,
+    Prim::Pconn(3),
+    Prim::Pconn(4),
+    Prim::Pconn(5),
+    Prim::Pconn(6),
+    Prim::ConnAndPconn,
+];
 
 /// How many faces the PCONN structures have.
 const FACES: usize = 3;
@@ -168,29 +198,89 @@ impl Prim {
     }
 
     fn write(self, fmt: Format, tag: &str) -> Written {
-        let block = |vs: &[[f32; 2]]| leaf(fmt.id, floats(&vs.iter().flat_map(|&[x, y]| fmt.vertex(x, y)).collect::<Vec<f32>>()));
-        let indices = |v: &[usize]| v.iter().flat_map(|&i| (i as i32).to_le_bytes()).collect::<Vec<u8>>();
-        let fan = |n: usize, base: usize| (1..n - 1).map(|k| [base, base + k, base + k + 1]).collect::<Vec<_>>();
+        let block = |vs: &[[f32; 2]]| {
+            leaf(
+                fmt.id,
+                floats(
+                    &vs.iter()
+                        .flat_map(|&[x, y]| fmt.vertex(x, y))
+                        .collect::<Vec<f32>>(),
+                ),
+            )
+        };
+        let indices = |v: &[usize]| {
+            v.iter()
+                .flat_map(|&i| (i as i32).to_le_bytes())
+                .collect::<Vec<u8>>()
+        };
+        let fan = |n: usize, base: usize| {
+            (1..n - 1)
+                .map(|k| [base, base + k, base + k + 1])
+                .collect::<Vec<_>>()
+        };
         match self {
             Prim::Tristrip => {
-                let vertices: Vec<[f32; 2]> = (0..6).map(|i| [(i / 2) as f32, (i % 2) as f32]).collect();
-                let triangles = (0..4).map(|i| if i % 2 == 0 { [i, i + 1, i + 2] } else { [i + 1, i, i + 2] }).collect();
-                Written { chunk: labelled(node(TRISTRIP, vec![block(&vertices)]), tag.into()), vertices, triangles, faces: vec![None; 4] }
+                let vertices: Vec<[f32; 2]> =
+                    (0..6).map(|i| [(i / 2) as f32, (i % 2) as f32]).collect();
+                let triangles = (0..4)
+                    .map(|i| {
+                        if i % 2 == 0 {
+                            [i, i + 1, i + 2]
+                        } else {
+                            [i + 1, i, i + 2]
+                        }
+                    })
+                    .collect();
+                Written {
+                    chunk: labelled(node(TRISTRIP, vec![block(&vertices)]), tag.into()),
+                    vertices,
+                    triangles,
+                    faces: vec![None; 4],
+                }
             }
             Prim::Polygon | Prim::Polystrip => {
                 let vertices = ngon(0.0, 6);
-                let id = if self == Prim::Polygon { POLYGON } else { POLYSTRIP };
-                Written { chunk: labelled(node(id, vec![block(&vertices)]), tag.into()), vertices, triangles: fan(6, 0), faces: vec![None; 4] }
+                let id = if self == Prim::Polygon {
+                    POLYGON
+                } else {
+                    POLYSTRIP
+                };
+                Written {
+                    chunk: labelled(node(id, vec![block(&vertices)]), tag.into()),
+                    vertices,
+                    triangles: fan(6, 0),
+                    faces: vec![None; 4],
+                }
             }
             Prim::Pconn(ppf) => {
-                let vertices: Vec<[f32; 2]> = (0..FACES).flat_map(|f| ngon(3.0 * f as f32, ppf)).collect();
+                let vertices: Vec<[f32; 2]> =
+                    (0..FACES).flat_map(|f| ngon(3.0 * f as f32, ppf)).collect();
                 let mut payload = vec![ppf as u8];
                 payload.extend(indices(&(0..FACES * ppf).collect::<Vec<_>>()));
                 let label = format!("{tag}/pconn");
-                let triangles: Vec<[usize; 3]> = (0..FACES).flat_map(|f| fan(ppf, f * ppf)).collect();
-                let faces = (0..FACES).flat_map(|f| std::iter::repeat_n(Some((label.clone(), 1 + f * ppf * 4, ppf * 4)), ppf - 2)).collect();
-                let mesh = labelled(node(PMESH, vec![block(&vertices), labelled(leaf(PCONN, payload), label)]), tag.into());
-                Written { chunk: mesh, vertices, triangles, faces }
+                let triangles: Vec<[usize; 3]> =
+                    (0..FACES).flat_map(|f| fan(ppf, f * ppf)).collect();
+                let faces = (0..FACES)
+                    .flat_map(|f| {
+                        std::iter::repeat_n(
+                            Some((label.clone(), 1 + f * ppf * 4, ppf * 4)),
+                            ppf - 2,
+                        )
+                    })
+                    .collect();
+                let mesh = labelled(
+                    node(
+                        PMESH,
+                        vec![block(&vertices), labelled(leaf(PCONN, payload), label)],
+                    ),
+                    tag.into(),
+                );
+                Written {
+                    chunk: mesh,
+                    vertices,
+                    triangles,
+                    faces,
+                }
             }
             Prim::ConnAndPconn => {
                 // Two quads by PCONN_LIST (vertices 0–7), then two triangles by
@@ -205,9 +295,31 @@ impl Prim {
                 let mut triangles = fan(4, 0);
                 triangles.extend(fan(4, 4));
                 triangles.extend([[8, 9, 10], [8, 10, 11]]);
-                let faces = vec![Some((lp.clone(), 1, 16)), Some((lp.clone(), 1, 16)), Some((lp.clone(), 17, 16)), Some((lp.clone(), 17, 16)), Some((lc.clone(), 0, 12)), Some((lc.clone(), 12, 12))];
-                let mesh = labelled(node(PMESH, vec![block(&vertices), labelled(leaf(PCONN, pconn), lp), labelled(leaf(CONN, conn), lc)]), tag.into());
-                Written { chunk: mesh, vertices, triangles, faces }
+                let faces = vec![
+                    Some((lp.clone(), 1, 16)),
+                    Some((lp.clone(), 1, 16)),
+                    Some((lp.clone(), 17, 16)),
+                    Some((lp.clone(), 17, 16)),
+                    Some((lc.clone(), 0, 12)),
+                    Some((lc.clone(), 12, 12)),
+                ];
+                let mesh = labelled(
+                    node(
+                        PMESH,
+                        vec![
+                            block(&vertices),
+                            labelled(leaf(PCONN, pconn), lp),
+                            labelled(leaf(CONN, conn), lc),
+                        ],
+                    ),
+                    tag.into(),
+                );
+                Written {
+                    chunk: mesh,
+                    vertices,
+                    triangles,
+                    faces,
+                }
             }
         }
     }
@@ -229,7 +341,12 @@ struct Model {
 }
 
 fn model(fmt: Format, mat: Mat, prim: Prim, era: Era) -> Model {
-    let Written { chunk, vertices, triangles, faces } = prim.write(fmt, "prim");
+    let Written {
+        chunk,
+        vertices,
+        triangles,
+        faces,
+    } = prim.write(fmt, "prim");
     let ns = if era == Era::Y1994 { !0x2000 } else { !0 };
     let mut patch = vec![leaf(NAME & ns, cstr("p0"))];
     let mut object = vec![leaf(NAME & ns, cstr("m"))];
@@ -241,16 +358,31 @@ fn model(fmt: Format, mat: Mat, prim: Prim, era: Era) -> Model {
     let patch = node(PATCH, patch);
     match era {
         Era::Y1994 => object.push(patch),
-        Era::Y1996 => object.push(node(LOD, vec![leaf(LOD_DISTANCE, floats(&[0.0, 1000.0])), patch])),
+        Era::Y1996 => object.push(node(
+            LOD,
+            vec![leaf(LOD_DISTANCE, floats(&[0.0, 1000.0])), patch],
+        )),
     }
     let (bytes, offsets) = file(b"DIV-BIZ2", &[node(HEADER, vec![]), node(OBJECT, object)]);
-    Model { bytes, offsets, written: Written { chunk: leaf(0, vec![]), vertices, triangles, faces } }
+    Model {
+        bytes,
+        offsets,
+        written: Written {
+            chunk: leaf(0, vec![]),
+            vertices,
+            triangles,
+            faces,
+        },
+    }
 }
 
 /// The material library the models name (LIB.BMF) and its texture map.
 fn library() -> Vec<u8> {
     let material = |name: &str, texture: Option<&str>| {
-        let mut c = vec![leaf(NAME, cstr(name)), leaf(DIFFUSE, floats(&[0.8, 0.5, 0.25]))];
+        let mut c = vec![
+            leaf(NAME, cstr(name)),
+            leaf(DIFFUSE, floats(&[0.8, 0.5, 0.25])),
+        ];
         if let Some(t) = texture {
             let mut p = vec![2u8];
             p.extend(cstr(t));
@@ -259,7 +391,10 @@ fn library() -> Vec<u8> {
         node(MATERIAL, c)
     };
     let texture = |name: &str, special: Option<&str>| {
-        let mut c = vec![leaf(NAME, cstr(name)), leaf(TEXTURE_MAP, cstr("c:\\art\\check.tga"))];
+        let mut c = vec![
+            leaf(NAME, cstr(name)),
+            leaf(TEXTURE_MAP, cstr("c:\\art\\check.tga")),
+        ];
         if let Some(s) = special {
             c.push(leaf(SV_SPECIAL, cstr(s)));
         }
@@ -289,7 +424,11 @@ fn tga() -> Vec<u8> {
     out.extend([32, 0x28]);
     for y in 0..h {
         for x in 0..w {
-            out.extend(if (x + y) % 2 == 0 { [255, 255, 255, 255] } else { [40, 40, 200, 255] });
+            out.extend(if (x + y) % 2 == 0 {
+                [255, 255, 255, 255]
+            } else {
+                [40, 40, 200, 255]
+            });
         }
     }
     out
@@ -302,7 +441,12 @@ enum Context {
     Thrice,
     Nested,
 }
-const CONTEXTS: [Context; 4] = [Context::Alone, Context::Once, Context::Thrice, Context::Nested];
+const CONTEXTS: [Context; 4] = [
+    Context::Alone,
+    Context::Once,
+    Context::Thrice,
+    Context::Nested,
+];
 
 impl Context {
     /// The world positions the model is placed at.
@@ -344,18 +488,34 @@ impl Combination {
             Prim::Pconn(n) => format!("P{n}"),
             Prim::ConnAndPconn => "CP".to_string(),
         };
-        format!("F{:03X}{}{}{}", self.fmt.id, MATS.iter().position(|m| *m == self.mat).unwrap(), prim, if self.era == Era::Y1994 { "A" } else { "B" })
+        format!(
+            "F{:03X}{}{}{}",
+            self.fmt.id,
+            MATS.iter().position(|m| *m == self.mat).unwrap(),
+            prim,
+            if self.era == Era::Y1994 { "A" } else { "B" }
+        )
     }
 }
 
 fn combinations() -> Vec<Combination> {
     let mut out = Vec::new();
     for (fmt, floats) in FORMATS {
-        assert_eq!(fmt.floats(), floats, "the notes' float count of {:#x}", fmt.id);
+        assert_eq!(
+            fmt.floats(),
+            floats,
+            "the notes' float count of {:#x}",
+            fmt.id
+        );
         for mat in MATS {
             for prim in PRIMS {
                 for era in [Era::Y1994, Era::Y1996] {
-                    out.push(Combination { fmt, mat, prim, era });
+                    out.push(Combination {
+                        fmt,
+                        mat,
+                        prim,
+                        era,
+                    });
                 }
             }
         }
@@ -374,17 +534,38 @@ fn gltf_json(glb: &[u8]) -> serde_json::Value {
 /// and the invariant the Khronos validator checks (a texture implies TEXCOORD_0).
 fn gltf_counts(j: &serde_json::Value, name: &str) -> (usize, usize) {
     let scene = j["scene"].as_u64().unwrap() as usize;
-    let mut stack: Vec<usize> = j["scenes"][scene]["nodes"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as usize).collect();
+    let mut stack: Vec<usize> = j["scenes"][scene]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap() as usize)
+        .collect();
     let (mut triangles, mut textured) = (0, 0);
     while let Some(n) = stack.pop() {
         let node = &j["nodes"][n];
-        stack.extend(node["children"].as_array().into_iter().flatten().map(|v| v.as_u64().unwrap() as usize));
-        let Some(mesh) = node["mesh"].as_u64() else { continue };
+        stack.extend(
+            node["children"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|v| v.as_u64().unwrap() as usize),
+        );
+        let Some(mesh) = node["mesh"].as_u64() else {
+            continue;
+        };
         for p in j["meshes"][mesh as usize]["primitives"].as_array().unwrap() {
-            triangles += j["accessors"][p["indices"].as_u64().unwrap() as usize]["count"].as_u64().unwrap() as usize / 3;
-            let Some(m) = p["material"].as_u64() else { continue };
+            triangles += j["accessors"][p["indices"].as_u64().unwrap() as usize]["count"]
+                .as_u64()
+                .unwrap() as usize
+                / 3;
+            let Some(m) = p["material"].as_u64() else {
+                continue;
+            };
             if !j["materials"][m as usize]["pbrMetallicRoughness"]["baseColorTexture"].is_null() {
-                assert!(p["attributes"]["TEXCOORD_0"].is_u64(), "{name}: a textured material on a primitive without TEXCOORD_0");
+                assert!(
+                    p["attributes"]["TEXCOORD_0"].is_u64(),
+                    "{name}: a textured material on a primitive without TEXCOORD_0"
+                );
                 textured += 1;
             }
         }
@@ -393,7 +574,8 @@ fn gltf_counts(j: &serde_json::Value, name: &str) -> (usize, usize) {
 }
 
 fn open(archive: &RefCell<Archive>, source: &MemorySource, path: &str) -> archive::Opened {
-    pollster::block_on(archive::open_file(archive, source, path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+    pollster::block_on(archive::open_file(archive, source, path))
+        .unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 /// Every textured primitive of the scene samples it through UVs, and the scene's choice is
@@ -401,7 +583,11 @@ fn open(archive: &RefCell<Archive>, source: &MemorySource, path: &str) -> archiv
 fn check_shading(c: &Combination, scene: &Scene, name: &str) {
     let textured_expected = c.mat.wants_texture() && c.fmt.samples_textures();
     for p in scene.meshes.iter().flat_map(|m| &m.primitives) {
-        assert_eq!(scene.texture_of(p).is_some(), textured_expected, "{name}: texture of a primitive");
+        assert_eq!(
+            scene.texture_of(p).is_some(),
+            textured_expected,
+            "{name}: texture of a primitive"
+        );
         if scene.texture_of(p).is_some() {
             assert!(p.has_uvs(), "{name}");
         }
@@ -410,21 +596,45 @@ fn check_shading(c: &Combination, scene: &Scene, name: &str) {
     // The colour it is drawn in: white under texels that carry the colour, the material's
     // diffuse where it samples none; vertex colours win over both.
     const DIFFUSE: [f32; 4] = [0.8, 0.5, 0.25, 1.0];
-    if !c.fmt.rgba && matches!(c.mat, Mat::Plain | Mat::Textured | Mat::Scroll | Mat::BackSameAsFront) {
+    if !c.fmt.rgba
+        && matches!(
+            c.mat,
+            Mat::Plain | Mat::Textured | Mat::Scroll | Mat::BackSameAsFront
+        )
+    {
         let sampled = c.mat.wants_texture() && c.fmt.samples_textures();
         for p in scene.meshes.iter().flat_map(|m| &m.primitives) {
-            assert_eq!(scene.shading(p).base_color, if sampled { [1.0; 4] } else { DIFFUSE }, "{name}: the colour drawn");
+            assert_eq!(
+                scene.shading(p).base_color,
+                if sampled { [1.0; 4] } else { DIFFUSE },
+                "{name}: the colour drawn"
+            );
         }
     }
     let notes = scene.untextured_notes();
-    assert_eq!(!notes.is_empty(), c.mat.wants_texture() && !c.fmt.samples_textures(), "{name}: {notes:?}");
-    let drifts = scene.clips.iter().flat_map(|k| &k.tracks).any(|t| matches!(t.target, Target::UvOffset(_)));
+    assert_eq!(
+        !notes.is_empty(),
+        c.mat.wants_texture() && !c.fmt.samples_textures(),
+        "{name}: {notes:?}"
+    );
+    let drifts = scene
+        .clips
+        .iter()
+        .flat_map(|k| &k.tracks)
+        .any(|t| matches!(t.target, Target::UvOffset(_)));
     assert_eq!(drifts, c.mat == Mat::Scroll, "{name}: a scroll clip");
 }
 
 /// Open, draw, pick, export and summarise one combination in one context (panics on the
 /// first thing that is not as the notes say).
-fn check(c: &Combination, m: &Model, ctx: Context, k: usize, index: &ArchiveIndex, source: &MemorySource) {
+fn check(
+    c: &Combination,
+    m: &Model,
+    ctx: Context,
+    k: usize,
+    index: &ArchiveIndex,
+    source: &MemorySource,
+) {
     let formula = c.prim.triangles_by_formula();
     let ctx = &ctx;
     let name = format!("{} {ctx:?}", c.name());
@@ -438,26 +648,51 @@ fn check(c: &Combination, m: &Model, ctx: Context, k: usize, index: &ArchiveInde
     let doc: &dyn Document = &*opened.document;
     assert!(doc.error().is_none(), "{name}: {:?}", doc.error());
     let placements = ctx.placements();
-    let scene = opened.scene.as_ref().unwrap_or_else(|| panic!("{name}: no scene"));
+    let scene = opened
+        .scene
+        .as_ref()
+        .unwrap_or_else(|| panic!("{name}: no scene"));
 
     // Open and draw: the triangles of the notes' formula at every placement.
-    assert_eq!(scene.triangle_count(0), formula * placements.len(), "{name}: triangles");
+    assert_eq!(
+        scene.triangle_count(0),
+        formula * placements.len(),
+        "{name}: triangles"
+    );
     check_shading(c, scene, &name);
     assert_eq!(opened.notes, scene.untextured_notes(), "{name}");
 
     // info --json: the same numbers, and no "error" key on success.
     let info: serde_json::Value = serde_json::from_str(&doc.info_json()).unwrap();
     assert!(info.get("error").is_none(), "{name}: {info}");
-    assert_eq!(info["triangles"].as_u64(), Some((formula * placements.len()) as u64), "{name}: {info}");
+    assert_eq!(
+        info["triangles"].as_u64(),
+        Some((formula * placements.len()) as u64),
+        "{name}: {info}"
+    );
     if *ctx == Context::Alone {
-        assert_eq!(info["vertices"].as_u64(), Some(m.written.vertices.len() as u64), "{name}");
+        assert_eq!(
+            info["vertices"].as_u64(),
+            Some(m.written.vertices.len() as u64),
+            "{name}"
+        );
         // Clean, and a library that is not there is said in the info panel.
-        assert!(doc.diagnostics().is_empty(), "{name}: {:?}", doc.diagnostics());
+        assert!(
+            doc.diagnostics().is_empty(),
+            "{name}: {:?}",
+            doc.diagnostics()
+        );
         let rows = doc.info_rows();
-        let said = rows.iter().any(|r| r.severity == relicview::formats::Severity::Warning && r.label.contains("nolib:"));
+        let said = rows.iter().any(|r| {
+            r.severity == relicview::formats::Severity::Warning && r.label.contains("nolib:")
+        });
         assert_eq!(said, c.mat == Mat::MissingLibrary, "{name}: {rows:?}");
     } else {
-        assert_eq!(info["placements"].as_u64(), Some(placements.len() as u64), "{name}: {info}");
+        assert_eq!(
+            info["placements"].as_u64(),
+            Some(placements.len() as u64),
+            "{name}: {info}"
+        );
     }
 
     // Pick: a ray down onto the middle of the last triangle, at every placement,
@@ -468,9 +703,15 @@ fn check(c: &Combination, m: &Model, ctx: Context, k: usize, index: &ArchiveInde
     let mid = [(a[0] + b[0] + cc[0]) / 3.0, (a[1] + b[1] + cc[1]) / 3.0];
     for at in &placements {
         let origin = glam::Vec3::new(mid[0] + at[0], mid[1] + at[1], at[2] + 5.0);
-        let hit = scene.pick(origin, glam::Vec3::NEG_Z, 0, &[], &world).unwrap_or_else(|| panic!("{name}: nothing under {origin}"));
+        let hit = scene
+            .pick(origin, glam::Vec3::NEG_Z, 0, &[], &world)
+            .unwrap_or_else(|| panic!("{name}: nothing under {origin}"));
         assert_eq!(hit.triangle as usize, last, "{name}: picked triangle");
-        assert!((hit.distance - 5.0).abs() < 1e-3, "{name}: distance {}", hit.distance);
+        assert!(
+            (hit.distance - 5.0).abs() < 1e-3,
+            "{name}: distance {}",
+            hit.distance
+        );
         if *ctx != Context::Alone {
             continue;
         }
@@ -478,15 +719,27 @@ fn check(c: &Combination, m: &Model, ctx: Context, k: usize, index: &ArchiveInde
         let view = doc.inspector().expect("shown files have an inspector");
         let record = |r: u32| &view.chunks[r as usize];
         let (prim_at, _) = m.offsets.of("prim");
-        assert_eq!(record(prim.record.expect("a primitive's record")).offset, prim_at, "{name}: the primitive's chunk");
+        assert_eq!(
+            record(prim.record.expect("a primitive's record")).offset,
+            prim_at,
+            "{name}: the primitive's chunk"
+        );
         let run = source_of(&prim.sources, hit.triangle).expect("every triangle has a source run");
         let r = record(run.record);
         let bytes = run.face_bytes(hit.triangle, (r.offset, r.end));
         match &m.written.faces[last] {
-            None => assert_eq!(bytes, (r.offset, r.end), "{name}: a strip's triangle is its whole record"),
+            None => assert_eq!(
+                bytes,
+                (r.offset, r.end),
+                "{name}: a strip's triangle is its whole record"
+            ),
             Some((label, at, len)) => {
                 let (_, payload) = m.offsets.of(label);
-                assert_eq!(bytes, (payload + at, payload + at + len), "{name}: the face's bytes");
+                assert_eq!(
+                    bytes,
+                    (payload + at, payload + at + len),
+                    "{name}: the face's bytes"
+                );
             }
         }
     }
@@ -494,22 +747,39 @@ fn check(c: &Combination, m: &Model, ctx: Context, k: usize, index: &ArchiveInde
     // Export: glTF's invariants, the triangles drawn, the textured primitives.
     let glb = relicview::gltf::export_glb(scene, Default::default()).unwrap();
     let (triangles, textured) = gltf_counts(&gltf_json(&glb), &name);
-    assert_eq!(triangles, formula * placements.len(), "{name}: exported triangles");
+    assert_eq!(
+        triangles,
+        formula * placements.len(),
+        "{name}: exported triangles"
+    );
     // One primitive per placement (an instanced mesh is one glTF mesh used thrice).
-    let textured_expected = if c.mat.wants_texture() && c.fmt.samples_textures() { placements.len() } else { 0 };
-    assert_eq!(textured, textured_expected, "{name}: exported textured primitives");
+    let textured_expected = if c.mat.wants_texture() && c.fmt.samples_textures() {
+        placements.len()
+    } else {
+        0
+    };
+    assert_eq!(
+        textured, textured_expected,
+        "{name}: exported textured primitives"
+    );
 }
 
 #[test]
 fn every_vertex_format_material_structure_and_context_opens_draws_picks_and_exports() {
     let combos = combinations();
-    let mut files: Vec<(String, Vec<u8>)> = vec![("GAME/MATERIAL/LIB.BMF".into(), library()), ("GAME/TEXTURE/CHECK.TGA".into(), tga())];
+    let mut files: Vec<(String, Vec<u8>)> = vec![
+        ("GAME/MATERIAL/LIB.BMF".into(), library()),
+        ("GAME/TEXTURE/CHECK.TGA".into(), tga()),
+    ];
     let mut models = Vec::new();
     for c in &combos {
         let name = c.name();
         let m = model(c.fmt, c.mat, c.prim, c.era);
         files.push((format!("GAME/VIDEO/{name}.BGF"), m.bytes.clone()));
-        files.push((format!("GAME/MODELS/{name}.MOD"), format!("[video]\r\nobject={name}.bgf\r\n").into_bytes()));
+        files.push((
+            format!("GAME/MODELS/{name}.MOD"),
+            format!("[video]\r\nobject={name}.bgf\r\n").into_bytes(),
+        ));
         for (k, ctx) in CONTEXTS.iter().enumerate() {
             if let Some(text) = ctx.map(&format!("{name}{k}"), &name) {
                 files.push((format!("GAME/MAPS/{name}{k}.MAP"), text.into_bytes()));
@@ -526,12 +796,26 @@ fn every_vertex_format_material_structure_and_context_opens_draws_picks_and_expo
     std::panic::set_hook(Box::new(|_| {}));
     for (c, m) in combos.iter().zip(&models) {
         let formula = c.prim.triangles_by_formula();
-        assert_eq!(m.written.triangles.len(), formula, "the test's own triangles");
+        assert_eq!(
+            m.written.triangles.len(),
+            formula,
+            "the test's own triangles"
+        );
         for (k, &ctx) in CONTEXTS.iter().enumerate() {
-            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(c, m, ctx, k, &index, &source)));
+            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                check(c, m, ctx, k, &index, &source)
+            }));
             if let Err(e) = run {
-                let why = e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
-                failed.push(format!("{} {ctx:?}: {}", c.name(), why.lines().next().unwrap_or("")));
+                let why = e
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                failed.push(format!(
+                    "{} {ctx:?}: {}",
+                    c.name(),
+                    why.lines().next().unwrap_or("")
+                ));
             }
             checked += 1;
         }
@@ -539,6 +823,19 @@ fn every_vertex_format_material_structure_and_context_opens_draws_picks_and_expo
     std::panic::set_hook(hook);
     // 14 formats × 6 materials × 16 structures × 4 contexts.
     assert_eq!(checked, 14 * 6 * 16 * 4);
-    eprintln!("conformance matrix: {checked} combinations, {} failed", failed.len());
-    assert!(failed.is_empty(), "{} of {checked} combinations failed:\n{}", failed.len(), failed.iter().take(40).cloned().collect::<Vec<_>>().join("\n"));
+    eprintln!(
+        "conformance matrix: {checked} combinations, {} failed",
+        failed.len()
+    );
+    assert!(
+        failed.is_empty(),
+        "{} of {checked} combinations failed:\n{}",
+        failed.len(),
+        failed
+            .iter()
+            .take(40)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
 }

@@ -121,12 +121,18 @@ fn named_paths(module: &[String], code: &str) -> Vec<Vec<String>> {
             if chars.get(j) == Some(&':') && chars.get(j + 1) == Some(&':') {
                 j += 2;
                 if chars.get(j) == Some(&'{') {
-                    let close = (j..chars.len()).find(|&k| chars[k] == '}').unwrap_or(chars.len());
+                    let close = (j..chars.len())
+                        .find(|&k| chars[k] == '}')
+                        .unwrap_or(chars.len());
                     let group: String = chars[j + 1..close].iter().collect();
                     for item in group.split(',') {
                         let item = item.trim().split(" as ").next().unwrap_or("").trim();
                         let mut p = segs.clone();
-                        p.extend(item.split("::").map(|x| x.trim().to_string()).filter(|x| !x.is_empty() && x != "self"));
+                        p.extend(
+                            item.split("::")
+                                .map(|x| x.trim().to_string())
+                                .filter(|x| !x.is_empty() && x != "self"),
+                        );
                         out.push(p);
                     }
                     out.push(segs.clone());
@@ -186,7 +192,10 @@ impl Crate {
         let mut modules = BTreeMap::new();
         for f in files {
             let rel = f.strip_prefix(&src).unwrap().with_extension("");
-            let mut path: Vec<String> = rel.iter().map(|s| s.to_string_lossy().into_owned()).collect();
+            let mut path: Vec<String> = rel
+                .iter()
+                .map(|s| s.to_string_lossy().into_owned())
+                .collect();
             if path.last().map(String::as_str) == Some("mod") {
                 path.pop();
             }
@@ -215,7 +224,10 @@ impl Crate {
 
     /// The module a path names: its longest prefix that is a module.
     fn module_of(&self, path: &[String]) -> Option<Vec<String>> {
-        (1..=path.len()).rev().map(|k| path[..k].to_vec()).find(|p| self.modules.contains_key(p))
+        (1..=path.len())
+            .rev()
+            .map(|k| path[..k].to_vec())
+            .find(|p| self.modules.contains_key(p))
     }
 
     /// Which modules each module names, folded at `depth` below `under` (depth 1 under []: the
@@ -231,7 +243,9 @@ impl Crate {
             let from = m[n].clone();
             g.entry(from.clone()).or_default();
             for p in named_paths(m, code) {
-                let Some(to) = self.module_of(&p) else { continue };
+                let Some(to) = self.module_of(&p) else {
+                    continue;
+                };
                 if to.len() > n && to[..n] == under[..] && to[n] != from {
                     g.get_mut(&from).unwrap().insert(to[n].clone());
                 }
@@ -243,7 +257,12 @@ impl Crate {
 
 /// A cycle of the graph, if there is one, as the modules along it.
 fn cycle(g: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
-    fn visit(n: &str, g: &BTreeMap<String, BTreeSet<String>>, state: &mut BTreeMap<String, u8>, stack: &mut Vec<String>) -> Option<Vec<String>> {
+    fn visit(
+        n: &str,
+        g: &BTreeMap<String, BTreeSet<String>>,
+        state: &mut BTreeMap<String, u8>,
+        stack: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
         state.insert(n.to_string(), 1);
         stack.push(n.to_string());
         for m in g.get(n).into_iter().flatten() {
@@ -285,10 +304,27 @@ fn the_reader_sees_paths_as_the_compiler_does() {
     let module = vec!["m".to_string(), "n".to_string(), "o".to_string()];
     let named: BTreeSet<Vec<String>> = named_paths(&module, &code).into_iter().collect();
     let p = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
-    assert!(named.contains(&p(&["a", "b"])) && named.contains(&p(&["a", "c", "D"])) && named.contains(&p(&["m", "z", "w"])), "{named:?}");
-    assert!(named.contains(&p(&["p", "v"])), "a serde path in an attribute names its module: {named:?}");
-    assert!(!named.iter().any(|n| n[0] == "x" || n[0] == "s" || n[0] == "q"), "comments, strings and test modules name nothing: {named:?}");
-    let g: BTreeMap<String, BTreeSet<String>> = [("a", vec!["b"]), ("b", vec!["c"]), ("c", vec!["a"])].into_iter().map(|(k, v)| (k.to_string(), v.into_iter().map(String::from).collect())).collect();
+    assert!(
+        named.contains(&p(&["a", "b"]))
+            && named.contains(&p(&["a", "c", "D"]))
+            && named.contains(&p(&["m", "z", "w"])),
+        "{named:?}"
+    );
+    assert!(
+        named.contains(&p(&["p", "v"])),
+        "a serde path in an attribute names its module: {named:?}"
+    );
+    assert!(
+        !named
+            .iter()
+            .any(|n| n[0] == "x" || n[0] == "s" || n[0] == "q"),
+        "comments, strings and test modules name nothing: {named:?}"
+    );
+    let g: BTreeMap<String, BTreeSet<String>> =
+        [("a", vec!["b"]), ("b", vec!["c"]), ("c", vec!["a"])]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.into_iter().map(String::from).collect()))
+            .collect();
     assert_eq!(cycle(&g), Some(p(&["a", "b", "c", "a"])));
 }
 
@@ -296,15 +332,60 @@ fn the_reader_sees_paths_as_the_compiler_does() {
 /// manifest lets it use (docs/architecture.md draws the same).
 const CRATES: &[(&str, &str, &[&str])] = &[
     ("relicview-model", "crates/model/src", &[]),
-    ("relicview-formats", "crates/formats/src", &["relicview-model"]),
+    (
+        "relicview-formats",
+        "crates/formats/src",
+        &["relicview-model"],
+    ),
     ("relicview-containers", "crates/containers/src", &[]),
-    ("relicview-services", "crates/services/src", &["relicview-model", "relicview-formats", "relicview-containers"]),
+    (
+        "relicview-services",
+        "crates/services/src",
+        &[
+            "relicview-model",
+            "relicview-formats",
+            "relicview-containers",
+        ],
+    ),
     ("relicview-view", "crates/view/src", &["relicview-model"]),
-    ("relicview-render", "crates/render/src", &["relicview-model", "relicview-view"]),
-    ("relicview-web-glue", "crates/web-glue/src", &["relicview-model"]),
-    ("relicview-web-containers", "crates/web-containers/src", &["relicview-containers", "relicview-web-glue"]),
-    ("relicview-web-tools", "crates/web-tools/src", &["relicview-model", "relicview-formats", "relicview-services", "relicview-web-glue"]),
-    ("relicview", "src", &["relicview-model", "relicview-formats", "relicview-containers", "relicview-services", "relicview-view", "relicview-render", "relicview-web-glue"]),
+    (
+        "relicview-render",
+        "crates/render/src",
+        &["relicview-model", "relicview-view"],
+    ),
+    (
+        "relicview-web-glue",
+        "crates/web-glue/src",
+        &["relicview-model"],
+    ),
+    (
+        "relicview-web-containers",
+        "crates/web-containers/src",
+        &["relicview-containers", "relicview-web-glue"],
+    ),
+    (
+        "relicview-web-tools",
+        "crates/web-tools/src",
+        &[
+            "relicview-model",
+            "relicview-formats",
+            "relicview-services",
+            "relicview-web-glue",
+        ],
+    ),
+    (
+        "relicview",
+        "src",
+        &[
+            "relicview-model",
+            "relicview-formats",
+            "relicview-containers",
+            "relicview-services",
+            "relicview-view",
+            "relicview-render",
+            "relicview-web-glue",
+        ],
+    ),
 ];
 
 /// The workspace crates a manifest names in its dependency tables, dev-dependencies aside.
@@ -313,9 +394,16 @@ fn workspace_dependencies(manifest: &str) -> BTreeSet<String> {
     let mut in_dependencies = false;
     for line in manifest.lines().map(str::trim) {
         if line.starts_with('[') {
-            in_dependencies = line.ends_with("dependencies]") && !line.contains("dev-dependencies") && !line.starts_with("[workspace");
+            in_dependencies = line.ends_with("dependencies]")
+                && !line.contains("dev-dependencies")
+                && !line.starts_with("[workspace");
         } else if in_dependencies && line.starts_with("relicview-") {
-            named.insert(line.split(|c: char| c == '.' || c == ' ' || c == '=').next().unwrap().to_string());
+            named.insert(
+                line.split(|c: char| c == '.' || c == ' ' || c == '=')
+                    .next()
+                    .unwrap()
+                    .to_string(),
+            );
         }
     }
     named
@@ -323,17 +411,48 @@ fn workspace_dependencies(manifest: &str) -> BTreeSet<String> {
 
 #[test]
 fn each_crate_uses_only_the_layers_below_it() {
-    let on_disk: BTreeSet<String> = std::fs::read_dir(Path::new(ROOT).join("crates")).unwrap().map(|e| format!("crates/{}/src", e.unwrap().file_name().to_string_lossy())).collect();
-    let listed: BTreeSet<String> = CRATES.iter().filter(|c| c.0 != "relicview").map(|c| c.1.to_string()).collect();
-    assert_eq!(on_disk, listed, "every crate of the workspace has its row here and in docs/architecture.md");
+    let on_disk: BTreeSet<String> = std::fs::read_dir(Path::new(ROOT).join("crates"))
+        .unwrap()
+        .map(|e| format!("crates/{}/src", e.unwrap().file_name().to_string_lossy()))
+        .collect();
+    let listed: BTreeSet<String> = CRATES
+        .iter()
+        .filter(|c| c.0 != "relicview")
+        .map(|c| c.1.to_string())
+        .collect();
+    assert_eq!(
+        on_disk, listed,
+        "every crate of the workspace has its row here and in docs/architecture.md"
+    );
     let sample = "[dependencies]\nrelicview-model.workspace = true\nserde = \"1\"\n[target.'cfg(x)'.dependencies]\nrelicview-render = { path = \"r\" }\n[dev-dependencies]\nrelicview-services.workspace = true\n";
-    assert_eq!(workspace_dependencies(sample), ["relicview-model", "relicview-render"].map(String::from).into());
+    assert_eq!(
+        workspace_dependencies(sample),
+        ["relicview-model", "relicview-render"]
+            .map(String::from)
+            .into()
+    );
     for (name, src, allowed) in CRATES {
-        let manifest = std::fs::read_to_string(Path::new(ROOT).join(src).parent().unwrap().join("Cargo.toml")).unwrap();
-        assert!(manifest.contains(&format!("name = \"{name}\"")), "{src}'s manifest names {name}");
+        let manifest = std::fs::read_to_string(
+            Path::new(ROOT)
+                .join(src)
+                .parent()
+                .unwrap()
+                .join("Cargo.toml"),
+        )
+        .unwrap();
+        assert!(
+            manifest.contains(&format!("name = \"{name}\"")),
+            "{src}'s manifest names {name}"
+        );
         let used = workspace_dependencies(&manifest);
-        let above: Vec<&String> = used.iter().filter(|d| !allowed.contains(&d.as_str())).collect();
-        assert!(above.is_empty(), "{name} uses {above:?}, which are not below it");
+        let above: Vec<&String> = used
+            .iter()
+            .filter(|d| !allowed.contains(&d.as_str()))
+            .collect();
+        assert!(
+            above.is_empty(),
+            "{name} uses {above:?}, which are not below it"
+        );
     }
 }
 
@@ -343,14 +462,36 @@ fn no_two_modules_of_a_crate_need_each_other() {
         let c = Crate::read(src);
         let mut under: Vec<Vec<&str>> = vec![vec![]];
         // Inside a folder too: a format's files, the renderer's, the glue's, the viewer's state.
-        under.extend(c.modules.keys().filter(|m| m.len() == 2).map(|m| m[0].as_str()).collect::<BTreeSet<_>>().into_iter().map(|m| vec![m]));
+        under.extend(
+            c.modules
+                .keys()
+                .filter(|m| m.len() == 2)
+                .map(|m| m[0].as_str())
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .map(|m| vec![m]),
+        );
         for under in &under {
             let g = c.graph(under);
-            assert!(cycle(&g).is_none(), "{name}, under {under:?}: {:?} need each other; the graph: {g:#?}", cycle(&g).unwrap());
+            assert!(
+                cycle(&g).is_none(),
+                "{name}, under {under:?}: {:?} need each other; the graph: {g:#?}",
+                cycle(&g).unwrap()
+            );
         }
     }
     let formats = Crate::read("crates/formats/src");
-    assert!(formats.modules.keys().filter(|m| m.len() == 2).map(|m| &m[0]).collect::<BTreeSet<_>>().len() >= 4, "the format folders are found");
+    assert!(
+        formats
+            .modules
+            .keys()
+            .filter(|m| m.len() == 2)
+            .map(|m| &m[0])
+            .collect::<BTreeSet<_>>()
+            .len()
+            >= 4,
+        "the format folders are found"
+    );
 }
 
 #[test]
@@ -363,24 +504,43 @@ fn the_seam_names_no_format_and_the_leaves_name_nothing() {
     // The demo files are written by the formats' writers: above them, in their crate only so
     // that the formats' tests can read them; no format's code (tests aside) names them.
     assert!(seam.remove("demo"), "the demo files are beside the formats");
-    assert!(formats.len() >= 6 && seam.contains("kind") && seam.contains("registry"), "formats {formats:?}, seam {seam:?}");
+    assert!(
+        formats.len() >= 6 && seam.contains("kind") && seam.contains("registry"),
+        "formats {formats:?}, seam {seam:?}"
+    );
     for module in &seam {
         let named: Vec<&String> = f[module].iter().filter(|m| formats.contains(*m)).collect();
-        assert!(named.is_empty(), "the formats crate's {module} is not a format (it gives no rows), yet names {named:?}");
+        assert!(
+            named.is_empty(),
+            "the formats crate's {module} is not a format (it gives no rows), yet names {named:?}"
+        );
     }
     for module in formats.iter().chain(&seam) {
-        assert!(!f[module].contains("demo"), "{module} names the demo files outside its tests");
+        assert!(
+            !f[module].contains("demo"),
+            "{module} names the demo files outside its tests"
+        );
     }
     // Inside the neutral crate: the leaves every layer uses name nothing of it.
     let g = Crate::read("crates/model/src").graph(&[]);
     for leaf in ["findings", "pod_serde", "words"] {
-        assert!(g[leaf].is_empty(), "{leaf} is a leaf, but names {:?}", g[leaf]);
+        assert!(
+            g[leaf].is_empty(),
+            "{leaf} is a leaf, but names {:?}",
+            g[leaf]
+        );
     }
 }
 
 #[test]
 fn the_glue_and_the_page_are_split_into_files_a_reader_can_hold() {
-    for dir in ["src/web", "crates/web-glue/src", "crates/web-containers/src", "crates/web-tools/src", "www"] {
+    for dir in [
+        "src/web",
+        "crates/web-glue/src",
+        "crates/web-containers/src",
+        "crates/web-tools/src",
+        "www",
+    ] {
         for e in std::fs::read_dir(Path::new(ROOT).join(dir)).unwrap() {
             let p = e.unwrap().path();
             if p.extension().is_some_and(|x| x == "rs" || x == "js") {
@@ -396,9 +556,18 @@ fn the_page_state_is_defined_in_one_place() {
     // `state.x = …` only for fields the state module defines.
     let www = Path::new(ROOT).join("www");
     let defined = std::fs::read_to_string(www.join("state.js")).unwrap();
-    let start = defined.find("export const state = {").expect("state.js defines the state");
-    let body = &defined[start..defined[start..].find("\n};").map_or(defined.len(), |e| start + e)];
-    let fields: BTreeSet<&str> = body.lines().filter_map(|l| l.trim().split_once(':').map(|(k, _)| k.trim())).filter(|k| k.chars().all(|c| c.is_ascii_alphanumeric())).collect();
+    let start = defined
+        .find("export const state = {")
+        .expect("state.js defines the state");
+    let body = &defined[start
+        ..defined[start..]
+            .find("\n};")
+            .map_or(defined.len(), |e| start + e)];
+    let fields: BTreeSet<&str> = body
+        .lines()
+        .filter_map(|l| l.trim().split_once(':').map(|(k, _)| k.trim()))
+        .filter(|k| k.chars().all(|c| c.is_ascii_alphanumeric()))
+        .collect();
     for e in std::fs::read_dir(&www).unwrap() {
         let p = e.unwrap().path();
         if p.extension().is_none_or(|x| x != "js") {
@@ -406,13 +575,25 @@ fn the_page_state_is_defined_in_one_place() {
         }
         let text = std::fs::read_to_string(&p).unwrap();
         for (at, _) in text.match_indices("state.") {
-            if at > 0 && (text.as_bytes()[at - 1].is_ascii_alphanumeric() || text.as_bytes()[at - 1] == b'.') {
+            if at > 0
+                && (text.as_bytes()[at - 1].is_ascii_alphanumeric()
+                    || text.as_bytes()[at - 1] == b'.')
+            {
                 continue;
             }
-            let name: String = text[at + 6..].chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
+            let name: String = text[at + 6..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .collect();
             let after = text[at + 6 + name.len()..].trim_start();
-            let assigned = after.starts_with('=') && !after.starts_with("==") || after.starts_with("||=") || after.starts_with("??=");
-            assert!(!assigned || fields.contains(name.as_str()), "{} sets state.{name}, which state.js does not define", p.display());
+            let assigned = after.starts_with('=') && !after.starts_with("==")
+                || after.starts_with("||=")
+                || after.starts_with("??=");
+            assert!(
+                !assigned || fields.contains(name.as_str()),
+                "{} sets state.{name}, which state.js does not define",
+                p.display()
+            );
         }
     }
 }
@@ -428,11 +609,23 @@ fn the_page_modules_import_downward_only() {
         }
         let name = p.file_stem().unwrap().to_string_lossy().into_owned();
         let text = std::fs::read_to_string(&p).unwrap();
-        let imports = text.lines().filter(|l| l.starts_with("import ")).filter_map(|l| l.split("'./").nth(1)).filter_map(|rest| rest.split(".js'").next()).map(str::to_string);
+        let imports = text
+            .lines()
+            .filter(|l| l.starts_with("import "))
+            .filter_map(|l| l.split("'./").nth(1))
+            .filter_map(|rest| rest.split(".js'").next())
+            .map(str::to_string);
         g.entry(name).or_default().extend(imports);
     }
-    assert!(g["main"].contains("state"), "the reader finds the imports: {g:?}");
-    assert!(cycle(&g).is_none(), "www/ modules import each other: {:?}", cycle(&g).unwrap());
+    assert!(
+        g["main"].contains("state"),
+        "the reader finds the imports: {g:?}"
+    );
+    assert!(
+        cycle(&g).is_none(),
+        "www/ modules import each other: {:?}",
+        cycle(&g).unwrap()
+    );
 }
 
 #[test]
@@ -452,11 +645,25 @@ fn no_page_module_calls_up_through_the_api_or_an_event_and_the_viewpoint_has_one
             continue;
         }
         let name = p.file_name().unwrap().to_string_lossy().into_owned();
-        let code: String = std::fs::read_to_string(&p).unwrap().lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
-        assert!(name == "api.js" || !code.contains("window.relicview."), "{name} calls through window.relicview");
-        for event in code.match_indices("new CustomEvent('").map(|(at, _)| &code[at + 17..]) {
+        let code: String = std::fs::read_to_string(&p)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(
+            name == "api.js" || !code.contains("window.relicview."),
+            "{name} calls through window.relicview"
+        );
+        for event in code
+            .match_indices("new CustomEvent('")
+            .map(|(at, _)| &code[at + 17..])
+        {
             let event = &event[..event.find('\'').unwrap_or(0)];
-            assert!(event == "relicview:frame" || !event.starts_with("relicview:"), "{name} sends {event}: a request goes through requests.js");
+            assert!(
+                event == "relicview:frame" || !event.starts_with("relicview:"),
+                "{name} sends {event}: a request goes through requests.js"
+            );
         }
         if code.contains("answerRequests(") && name != "requests.js" {
             answering.insert(name.clone());
@@ -465,8 +672,16 @@ fn no_page_module_calls_up_through_the_api_or_an_event_and_the_viewpoint_has_one
             writers.insert(name);
         }
     }
-    assert_eq!(answering, BTreeSet::from(["main.js".to_string()]), "the requests are answered by main.js alone");
-    assert_eq!(writers, BTreeSet::from(["controls.js".to_string()]), "state.viewpoint is written by controls.js alone");
+    assert_eq!(
+        answering,
+        BTreeSet::from(["main.js".to_string()]),
+        "the requests are answered by main.js alone"
+    );
+    assert_eq!(
+        writers,
+        BTreeSet::from(["controls.js".to_string()]),
+        "state.viewpoint is written by controls.js alone"
+    );
 }
 
 /// The fields of `state` (www/state.js) a piece of page code writes: `state.f = …`,
@@ -488,8 +703,13 @@ fn state_fields_written(code: &str) -> BTreeSet<String> {
             }
         }
         let after = after.trim_start();
-        let assigns = ["=", "+=", "-=", "||=", "??=", "&&=", "++", "--"].iter().any(|op| after.starts_with(op)) && !after.starts_with("==");
-        if !field.is_empty() && (assigns || code[..at].ends_with("++") || code[..at].ends_with("--")) {
+        let assigns = ["=", "+=", "-=", "||=", "??=", "&&=", "++", "--"]
+            .iter()
+            .any(|op| after.starts_with(op))
+            && !after.starts_with("==");
+        if !field.is_empty()
+            && (assigns || code[..at].ends_with("++") || code[..at].ends_with("--"))
+        {
             out.insert(field);
         }
     }
@@ -508,18 +728,28 @@ fn each_page_state_field_is_written_by_one_module() {
     let mut writers: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for e in std::fs::read_dir(&www).unwrap() {
         let p = e.unwrap().path();
-        if p.extension().is_none_or(|x| x != "js") || p.file_name().is_some_and(|n| n == "state.js") {
+        if p.extension().is_none_or(|x| x != "js") || p.file_name().is_some_and(|n| n == "state.js")
+        {
             continue;
         }
         let name = p.file_name().unwrap().to_string_lossy().into_owned();
-        let code: String = std::fs::read_to_string(&p).unwrap().lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+        let code: String = std::fs::read_to_string(&p)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
         for field in state_fields_written(&code) {
             writers.entry(field).or_default().insert(name.clone());
         }
     }
     assert!(writers.len() > 30, "{writers:?}");
-    let shared: BTreeMap<&String, &BTreeSet<String>> = writers.iter().filter(|(_, w)| w.len() > 1).collect();
-    assert!(shared.is_empty(), "fields written by more than one module: {shared:?}");
+    let shared: BTreeMap<&String, &BTreeSet<String>> =
+        writers.iter().filter(|(_, w)| w.len() > 1).collect();
+    assert!(
+        shared.is_empty(),
+        "fields written by more than one module: {shared:?}"
+    );
     assert_eq!(writers["current"], BTreeSet::from(["opens.js".to_string()]));
 }
 
@@ -533,11 +763,18 @@ fn every_page_module_is_type_checked() {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "js") {
             let code = std::fs::read_to_string(&p).unwrap();
-            assert!(code.starts_with("// @ts-check\n"), "{} does not start with // @ts-check", p.display());
+            assert!(
+                code.starts_with("// @ts-check\n"),
+                "{} does not start with // @ts-check",
+                p.display()
+            );
             modules += 1;
         }
     }
     assert!(modules > 40, "{modules}");
     let config = std::fs::read_to_string(Path::new(ROOT).join("tsconfig.json")).unwrap();
-    assert!(config.contains("\"checkJs\": true") && config.contains("pkg/relicview.d.ts"), "{config}");
+    assert!(
+        config.contains("\"checkJs\": true") && config.contains("pkg/relicview.d.ts"),
+        "{config}"
+    );
 }

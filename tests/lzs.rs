@@ -7,7 +7,12 @@ use relicview::formats::lzs::{decode, decode_stream, encode, MAX_OUTPUT, MAX_RAT
 /// Bytes with runs and repeats, so that the encoder finds matches near and far.
 fn arb_data() -> impl Strategy<Value = Vec<u8>> {
     prop::collection::vec(
-        prop_oneof![prop::collection::vec(any::<u8>(), 1..40), (any::<u8>(), 1usize..60).prop_map(|(b, n)| vec![b; n]), Just(b"ABCDEFGHABCDEFGH".to_vec()), Just(vec![0; 30]),],
+        prop_oneof![
+            prop::collection::vec(any::<u8>(), 1..40),
+            (any::<u8>(), 1usize..60).prop_map(|(b, n)| vec![b; n]),
+            Just(b"ABCDEFGHABCDEFGH".to_vec()),
+            Just(vec![0; 30]),
+        ],
         0..200,
     )
     .prop_map(|parts| parts.concat())

@@ -16,13 +16,27 @@ use std::sync::Arc;
 
 /// Bytes no two files here share: a counter through a multiplier, from `seed`.
 fn pattern(seed: u32, len: usize) -> Vec<u8> {
-    (0..len as u32).map(|i| (i.wrapping_mul(2_654_435_761).wrapping_add(seed.wrapping_mul(40_503)) >> 13) as u8).collect()
+    (0..len as u32)
+        .map(|i| {
+            (i.wrapping_mul(2_654_435_761)
+                .wrapping_add(seed.wrapping_mul(40_503))
+                >> 13) as u8
+        })
+        .collect()
 }
 
 fn open_file(path: &Path) -> Box<dyn Container> {
-    let source: Arc<dyn containers::ByteSource> = Arc::new(containers::FileBytes::open(path).unwrap());
-    let kind = containers::sniff_source(&path.to_string_lossy(), &*source).expect("sniffed as a container");
-    containers::open(&path.file_name().unwrap().to_string_lossy(), kind, source, Limits::default()).unwrap()
+    let source: Arc<dyn containers::ByteSource> =
+        Arc::new(containers::FileBytes::open(path).unwrap());
+    let kind = containers::sniff_source(&path.to_string_lossy(), &*source)
+        .expect("sniffed as a container");
+    containers::open(
+        &path.file_name().unwrap().to_string_lossy(),
+        kind,
+        source,
+        Limits::default(),
+    )
+    .unwrap()
 }
 
 fn names(c: &dyn Container) -> Vec<&str> {
@@ -31,7 +45,10 @@ fn names(c: &dyn Container) -> Vec<&str> {
 
 /// The byte of the directory record whose name is `name` (its length byte at +32).
 fn record_of(image: &[u8], name: &[u8]) -> usize {
-    (33..image.len() - name.len()).find(|&i| image[i - 1] as usize == name.len() && &image[i..i + name.len()] == name).unwrap() - 33
+    (33..image.len() - name.len())
+        .find(|&i| image[i - 1] as usize == name.len() && &image[i..i + name.len()] == name)
+        .unwrap()
+        - 33
 }
 
 /// A directory record's extent set to `sector` (both byte orders, as ECMA-119 stores it).
@@ -45,15 +62,31 @@ const MULTI_EXTENT: u8 = 0x80;
 /// An xorriso image of A.BIN, B.BIN and C.TXT whose A.BIN record is made the first of two
 /// extents by the edit ECMA-119 describes: the multi-extent flag (bit 7 of its flags) on
 /// it, and B.BIN's record, which follows it, renamed A.BIN. `edit` changes it further.
-fn two_extent_image(dir: &Path, edit: impl Fn(&mut Vec<u8>, usize, usize)) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
+fn two_extent_image(
+    dir: &Path,
+    edit: impl Fn(&mut Vec<u8>, usize, usize),
+) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
     let tree = dir.join("tree");
     let (a, b) = (pattern(1, 5000), pattern(2, 3000));
-    write_tree(&tree, &BTreeMap::from([("A.BIN".into(), a.clone()), ("B.BIN".into(), b.clone()), ("C.TXT".into(), b"the rest".to_vec())]));
+    write_tree(
+        &tree,
+        &BTreeMap::from([
+            ("A.BIN".into(), a.clone()),
+            ("B.BIN".into(), b.clone()),
+            ("C.TXT".into(), b"the rest".to_vec()),
+        ]),
+    );
     let iso = dir.join("made.iso");
-    run(Command::new("xorriso").args(["-as", "mkisofs", "-quiet", "-iso-level", "3", "-o"]).arg(&iso).arg(&tree));
+    run(Command::new("xorriso")
+        .args(["-as", "mkisofs", "-quiet", "-iso-level", "3", "-o"])
+        .arg(&iso)
+        .arg(&tree));
     let mut image = std::fs::read(&iso).unwrap();
     let (ra, rb) = (record_of(&image, b"A.BIN;1"), record_of(&image, b"B.BIN;1"));
-    assert!(rb > ra && rb == ra + image[ra] as usize, "xorriso writes B.BIN's record right after A.BIN's");
+    assert!(
+        rb > ra && rb == ra + image[ra] as usize,
+        "xorriso writes B.BIN's record right after A.BIN's"
+    );
     edit(&mut image, ra, rb);
     (image, a, b)
 }
@@ -65,16 +98,36 @@ fn a_file_in_two_iso_extents_reads_both_in_order_and_from_a_host_by_its_extents(
         img[ra + 25] |= MULTI_EXTENT;
         img[rb + 33..rb + 40].copy_from_slice(b"A.BIN;1");
     });
-    let c = containers::open("two.iso", ContainerKind::Iso, Arc::new(image.clone()), Limits::default()).unwrap();
-    assert_eq!(names(&*c), ["A.BIN", "C.TXT"], "one file of two extents; no name listed twice: {:?}", c.problems());
+    let c = containers::open(
+        "two.iso",
+        ContainerKind::Iso,
+        Arc::new(image.clone()),
+        Limits::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        names(&*c),
+        ["A.BIN", "C.TXT"],
+        "one file of two extents; no name listed twice: {:?}",
+        c.problems()
+    );
     assert!(c.problems().is_empty(), "{:?}", c.problems());
     let joined = [a.clone(), b.clone()].concat();
     let k = c.find("A.BIN").unwrap();
     assert_eq!(c.entries()[k].size, 8000);
-    assert_eq!(c.read(k).unwrap(), joined, "both extents, in their records' order");
-    assert_eq!(c.head(k, 6000).unwrap(), joined[..6000], "a head across the join");
+    assert_eq!(
+        c.read(k).unwrap(),
+        joined,
+        "both extents, in their records' order"
+    );
+    assert_eq!(
+        c.head(k, 6000).unwrap(),
+        joined[..6000],
+        "a head across the join"
+    );
     let mut streamed = Vec::new();
-    c.stream(k, 4990, 20, &mut |p| Ok(streamed.extend_from_slice(p))).unwrap();
+    c.stream(k, 4990, 20, &mut |p| Ok(streamed.extend_from_slice(p)))
+        .unwrap();
     assert_eq!(streamed, joined[4990..5010], "a range across the join");
     assert_eq!(c.pieces(k).map(|p| p.len()), Some(2));
 
@@ -83,24 +136,70 @@ fn a_file_in_two_iso_extents_reads_both_in_order_and_from_a_host_by_its_extents(
     let host = dir.join("host");
     std::fs::create_dir_all(&host).unwrap();
     std::fs::write(host.join("two.iso"), &image).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_relicview")).arg("index").arg(&host).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let index: serde_json::Value = serde_json::from_slice(&std::fs::read(host.join("index.json")).unwrap()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_relicview"))
+        .arg("index")
+        .arg(&host)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let index: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(host.join("index.json")).unwrap()).unwrap();
     let disc = &index["containers"][0];
-    let row = disc["entries"].as_array().unwrap().iter().find(|r| r[0] == "A.BIN").unwrap();
-    let extents: Vec<[u64; 2]> = serde_json::from_value(row[6].clone()).expect("a seventh column: the extents");
+    let row = disc["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r[0] == "A.BIN")
+        .unwrap();
+    let extents: Vec<[u64; 2]> =
+        serde_json::from_value(row[6].clone()).expect("a seventh column: the extents");
     assert_eq!(extents.len(), 2);
-    assert_eq!(extents.iter().map(|e| e[1]).collect::<Vec<_>>(), [5000, 3000]);
+    assert_eq!(
+        extents.iter().map(|e| e[1]).collect::<Vec<_>>(),
+        [5000, 3000]
+    );
     let pieces = row[5].as_array().unwrap().iter().map(|r| {
-        let (at, len) = (r[0].as_u64().unwrap() as usize, r[1].as_u64().unwrap() as usize);
+        let (at, len) = (
+            r[0].as_u64().unwrap() as usize,
+            r[1].as_u64().unwrap() as usize,
+        );
         (at as u64, image[at..at + len].to_vec())
     });
     let fetched = hosted::Fetched::new(image.len() as u64, pieces.collect()).unwrap();
     let layout: hosted::Layout = serde_json::from_value(disc.clone()).unwrap();
-    let wanted = hosted::Wanted { at: row[3].as_u64().unwrap(), size: 8000, crc32: u32::from_str_radix(row[4].as_str().unwrap(), 16).unwrap(), pieces: Some(extents.clone()) };
-    assert_eq!(hosted::read_hosted("two.iso", "A.BIN", &layout, fetched, wanted, Limits::default()).unwrap(), joined);
-    let c_row = disc["entries"].as_array().unwrap().iter().find(|r| r[0] == "C.TXT").unwrap();
-    assert_eq!(c_row.as_array().unwrap().len(), 6, "a file in one extent keeps its six columns");
+    let wanted = hosted::Wanted {
+        at: row[3].as_u64().unwrap(),
+        size: 8000,
+        crc32: u32::from_str_radix(row[4].as_str().unwrap(), 16).unwrap(),
+        pieces: Some(extents.clone()),
+    };
+    assert_eq!(
+        hosted::read_hosted(
+            "two.iso",
+            "A.BIN",
+            &layout,
+            fetched,
+            wanted,
+            Limits::default()
+        )
+        .unwrap(),
+        joined
+    );
+    let c_row = disc["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r[0] == "C.TXT")
+        .unwrap();
+    assert_eq!(
+        c_row.as_array().unwrap().len(),
+        6,
+        "a file in one extent keeps its six columns"
+    );
 }
 
 #[test]
@@ -116,27 +215,68 @@ fn iso_extents_that_overlap_run_past_the_image_or_never_end_are_errors_that_say_
         let first = u32::from_le_bytes(img[ra + 2..ra + 6].try_into().unwrap());
         set_extent(img, rb, first);
     });
-    let c = containers::open("overlap.iso", ContainerKind::Iso, Arc::new(overlap), Limits::default()).unwrap();
+    let c = containers::open(
+        "overlap.iso",
+        ContainerKind::Iso,
+        Arc::new(overlap),
+        Limits::default(),
+    )
+    .unwrap();
     let k = c.find("A.BIN").unwrap();
     let err = c.read(k).unwrap_err().to_string();
-    assert!(err.starts_with("overlap.iso: A.BIN at byte ") && err.contains("extents 1 and 2 of 2 share bytes"), "{err}");
+    assert!(
+        err.starts_with("overlap.iso: A.BIN at byte ")
+            && err.contains("extents 1 and 2 of 2 share bytes"),
+        "{err}"
+    );
     assert!(c.stream(k, 0, 10, &mut |_| Ok(())).is_err());
-    assert_eq!(c.read(c.find("C.TXT").unwrap()).unwrap(), b"the rest", "the rest stays usable");
+    assert_eq!(
+        c.read(c.find("C.TXT").unwrap()).unwrap(),
+        b"the rest",
+        "the rest stays usable"
+    );
     // The second extent past the image's end.
     let (past, _, _) = two_extent_image(&dir, |img, ra, rb| {
         join(img, ra, rb);
         set_extent(img, rb, 0x00FF_FFFF);
     });
-    let c = containers::open("past.iso", ContainerKind::Iso, Arc::new(past), Limits::default()).unwrap();
+    let c = containers::open(
+        "past.iso",
+        ContainerKind::Iso,
+        Arc::new(past),
+        Limits::default(),
+    )
+    .unwrap();
     let err = c.read(c.find("A.BIN").unwrap()).unwrap_err().to_string();
-    assert!(err.contains(&format!("at byte {}", 0x00FF_FFFFu64 * 2048)) && err.contains("extent 2 of 2: its 3000 bytes lie past the image's end"), "{err}");
+    assert!(
+        err.contains(&format!("at byte {}", 0x00FF_FFFFu64 * 2048))
+            && err.contains("extent 2 of 2: its 3000 bytes lie past the image's end"),
+        "{err}"
+    );
     // Flagged, and followed by another file: its end is not known, so it is not listed.
     let (cut, _, b) = two_extent_image(&dir, |img, ra, _| img[ra + 25] |= MULTI_EXTENT);
-    let c = containers::open("cut.iso", ContainerKind::Iso, Arc::new(cut), Limits::default()).unwrap();
+    let c = containers::open(
+        "cut.iso",
+        ContainerKind::Iso,
+        Arc::new(cut),
+        Limits::default(),
+    )
+    .unwrap();
     assert_eq!(names(&*c), ["B.BIN", "C.TXT"]);
     assert_eq!(c.read(0).unwrap(), b);
-    let said = c.problems().iter().map(|p| p.to_string()).collect::<Vec<_>>().join("\n");
-    assert!(said.contains("cut.iso: A.BIN at byte ") && said.contains("its 1 extents end on one that says more follow, and none does: not listed"), "{said}");
+    let said = c
+        .problems()
+        .iter()
+        .map(|p| p.to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        said.contains("cut.iso: A.BIN at byte ")
+            && said.contains(
+                "its 1 extents end on one that says more follow, and none does: not listed"
+            ),
+        "{said}"
+    );
 }
 
 /// Copy `from` to a new file at `to`, leaving runs of zeros as holes: xorriso writes a
@@ -185,19 +325,35 @@ fn a_file_over_4_gib_that_xorriso_writes_in_two_extents_reads_byte_for_byte() {
     let marks = [(0u64, 1), (SECTION - 70_000, 2), (SIZE - 100_003, 3)];
     for (at, seed) in marks {
         f.seek(SeekFrom::Start(at)).unwrap();
-        f.write_all(&pattern(seed, 100_003.min((SIZE - at) as usize))).unwrap();
+        f.write_all(&pattern(seed, 100_003.min((SIZE - at) as usize)))
+            .unwrap();
     }
     drop(f);
     std::fs::write(tree.join("SMALL.TXT"), b"after the big one").unwrap();
     let iso = dir.join("big.iso");
-    let mut xorriso = Command::new("xorriso").args(["-as", "mkisofs", "-quiet", "-iso-level", "3", "-o", "-"]).arg(&tree).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let mut xorriso = Command::new("xorriso")
+        .args(["-as", "mkisofs", "-quiet", "-iso-level", "3", "-o", "-"])
+        .arg(&tree)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
     sparse_copy(xorriso.stdout.take().unwrap(), &iso);
     assert!(xorriso.wait().unwrap().success());
     let c = open_file(&iso);
     assert!(c.problems().is_empty(), "{:?}", c.problems());
     let k = c.find("BIG.BIN").unwrap();
-    assert_eq!(c.entries()[k].size, SIZE, "the whole file, not its first extent");
-    assert_eq!(c.pieces(k).map(|p| p.iter().map(|e| e[1]).collect::<Vec<_>>()), Some(vec![SECTION, SIZE - SECTION]), "xorriso's two sections");
+    assert_eq!(
+        c.entries()[k].size,
+        SIZE,
+        "the whole file, not its first extent"
+    );
+    assert_eq!(
+        c.pieces(k)
+            .map(|p| p.iter().map(|e| e[1]).collect::<Vec<_>>()),
+        Some(vec![SECTION, SIZE - SECTION]),
+        "xorriso's two sections"
+    );
     // Every byte, against the file xorriso was given.
     let mut truth = std::fs::File::open(&big).unwrap();
     let mut expected = vec![0u8; containers::CHUNK];
@@ -212,7 +368,10 @@ fn a_file_over_4_gib_that_xorriso_writes_in_two_extents_reads_byte_for_byte() {
     })
     .unwrap();
     assert_eq!(at, SIZE);
-    assert_eq!(c.read(c.find("SMALL.TXT").unwrap()).unwrap(), b"after the big one");
+    assert_eq!(
+        c.read(c.find("SMALL.TXT").unwrap()).unwrap(),
+        b"after the big one"
+    );
     drop(c);
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -257,7 +416,11 @@ open(out, 'wb').write(b)
 fn declared_window(frame: &[u8]) -> u64 {
     assert_eq!(frame[..4], [0x28, 0xB5, 0x2F, 0xFD]);
     let descriptor = frame[4];
-    assert_eq!(descriptor & 0x20, 0, "a frame written from a stream is not a single segment");
+    assert_eq!(
+        descriptor & 0x20,
+        0,
+        "a frame written from a stream is not a single segment"
+    );
     let w = frame[5];
     let log = 10 + (w >> 3) as u32;
     let base = 1u64 << log;
@@ -265,7 +428,8 @@ fn declared_window(frame: &[u8]) -> u64 {
 }
 
 #[test]
-fn zstandard_entries_from_a_streaming_encoder_read_at_every_window_up_to_the_cap_and_beyond_it_say_so() {
+fn zstandard_entries_from_a_streaming_encoder_read_at_every_window_up_to_the_cap_and_beyond_it_say_so(
+) {
     let dir = scratch("zstd");
     // A short file and a long one at each window log: the zstd tool compressing from its
     // input stream, as a streaming writer does (no content size; the window by its
@@ -279,9 +443,21 @@ fn zstandard_entries_from_a_streaming_encoder_read_at_every_window_up_to_the_cap
         for (which, bytes) in [("short", &short), ("long", &long)] {
             let frame = dir.join(format!("{which}-{log}.zst"));
             let input = std::fs::File::open(dir.join(which)).unwrap();
-            let out = Command::new("zstd").args(["-q", "-c", "-3", &format!("--zstd=wlog={log}")]).stdin(input).output().unwrap();
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-            assert_eq!(declared_window(&out.stdout), 1 << log, "the zstd tool declares the window it was given");
+            let out = Command::new("zstd")
+                .args(["-q", "-c", "-3", &format!("--zstd=wlog={log}")])
+                .stdin(input)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert_eq!(
+                declared_window(&out.stdout),
+                1 << log,
+                "the zstd tool declares the window it was given"
+            );
             std::fs::write(&frame, &out.stdout).unwrap();
             let name = format!("w{log}/{which}.bin");
             entries.push((name.clone(), frame, dir.join(which)));
@@ -296,11 +472,20 @@ fn zstandard_entries_from_a_streaming_encoder_read_at_every_window_up_to_the_cap
         let (log, bytes) = &expected[&e.path];
         let window = 1u64 << log;
         if window <= containers::ZSTD_MAX_WINDOW {
-            assert_eq!(&c.read(i).unwrap_or_else(|err| panic!("{err}")), bytes, "{}", e.path);
+            assert_eq!(
+                &c.read(i).unwrap_or_else(|err| panic!("{err}")),
+                bytes,
+                "{}",
+                e.path
+            );
         } else {
             let err = c.read(i).unwrap_err().to_string();
             assert!(
-                err.starts_with(&format!("zstd.zip: {} at byte ", e.path)) && err.contains(&format!("asks for a window of {window} bytes: more than the {} read at most", containers::ZSTD_MAX_WINDOW)),
+                err.starts_with(&format!("zstd.zip: {} at byte ", e.path))
+                    && err.contains(&format!(
+                        "asks for a window of {window} bytes: more than the {} read at most",
+                        containers::ZSTD_MAX_WINDOW
+                    )),
                 "{err}"
             );
         }
@@ -369,26 +554,70 @@ fn handmade_7z(data: &[u8], name: Option<&str>, method: &[u8]) -> Vec<u8> {
 fn the_7z_archives_7_zip_reads_in_their_less_common_shapes_read_here_too() {
     let dir = scratch("7z-shapes");
     let tree = dir.join("tree");
-    let files = BTreeMap::from([("A.TXT".to_string(), b"hello, 7z".to_vec()), ("SUB/B.BIN".to_string(), pattern(3, 200_000)), ("SUB/C.BIN".to_string(), pattern(4, 70_000))]);
+    let files = BTreeMap::from([
+        ("A.TXT".to_string(), b"hello, 7z".to_vec()),
+        ("SUB/B.BIN".to_string(), pattern(3, 200_000)),
+        ("SUB/C.BIN".to_string(), pattern(4, 70_000)),
+    ]);
     write_tree(&tree, &files);
-    let seven = |args: &[&str], out: &Path| run(Command::new("7zz").current_dir(&tree).args(["a", "-bd", "-bso0"]).args(args).arg(out).args(["A.TXT", "SUB"]));
-    let read_all = |c: &dyn Container| c.entries().iter().enumerate().map(|(i, e)| (e.path.clone(), c.read(i).unwrap_or_else(|err| panic!("{err}")))).collect::<BTreeMap<_, _>>();
+    let seven = |args: &[&str], out: &Path| {
+        run(Command::new("7zz")
+            .current_dir(&tree)
+            .args(["a", "-bd", "-bso0"])
+            .args(args)
+            .arg(out)
+            .args(["A.TXT", "SUB"]))
+    };
+    let read_all = |c: &dyn Container| {
+        c.entries()
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                (
+                    e.path.clone(),
+                    c.read(i).unwrap_or_else(|err| panic!("{err}")),
+                )
+            })
+            .collect::<BTreeMap<_, _>>()
+    };
     // Copy, and Deflate64, solid or not: every entry as given.
-    for (what, args) in [("Copy", vec!["-m0=Copy"]), ("Deflate64, solid", vec!["-m0=Deflate64", "-ms=on"]), ("Deflate64, a block per file", vec!["-m0=Deflate64", "-ms=off"])] {
+    for (what, args) in [
+        ("Copy", vec!["-m0=Copy"]),
+        ("Deflate64, solid", vec!["-m0=Deflate64", "-ms=on"]),
+        (
+            "Deflate64, a block per file",
+            vec!["-m0=Deflate64", "-ms=off"],
+        ),
+    ] {
         let out = dir.join(format!("{}.7z", what.replace([' ', ','], "")));
         seven(&args, &out);
         let c = open_file(&out);
         assert_eq!(c.kind(), ContainerKind::SevenZ);
         assert_eq!(read_all(&*c), files, "{what}");
-        assert!(c.problems().is_empty() && c.notes().is_empty(), "{what}: {:?}", c.problems());
+        assert!(
+            c.problems().is_empty() && c.notes().is_empty(),
+            "{what}: {:?}",
+            c.problems()
+        );
     }
     // An archive of nothing: 7-Zip leaves one when its last file is deleted from it.
     let empty = dir.join("empty.7z");
     seven(&[], &empty);
-    run(Command::new("7zz").args(["d", "-bd", "-bso0"]).arg(&empty).args(["A.TXT", "SUB"]));
-    assert_eq!(std::fs::metadata(&empty).unwrap().len(), 32, "7-Zip writes the signature header alone");
+    run(Command::new("7zz")
+        .args(["d", "-bd", "-bso0"])
+        .arg(&empty)
+        .args(["A.TXT", "SUB"]));
+    assert_eq!(
+        std::fs::metadata(&empty).unwrap().len(),
+        32,
+        "7-Zip writes the signature header alone"
+    );
     let c = open_file(&empty);
-    assert!(c.entries().is_empty() && c.problems().is_empty(), "{:?}", c.problems());
+    assert!(
+        c.entries().is_empty() && c.problems().is_empty(),
+        "{:?}",
+        c.problems()
+    );
     // A self-extracting program: 7-Zip's console module (Debian's p7zip-full), then the
     // archive. Told by its content, read as the archive, the program a note.
     let sfx = dir.join("setup.exe");
@@ -403,45 +632,116 @@ fn the_7z_archives_7_zip_reads_in_their_less_common_shapes_read_here_too() {
     // Made from the format's description: Copy with an empty method id, and a file with
     // no name (7-Zip calls it after the archive, less its extension).
     let data = pattern(5, 5000);
-    let c = containers::open("empty-id.7z", ContainerKind::SevenZ, Arc::new(handmade_7z(&data, Some("DATA.BIN"), &[])), Limits::default()).unwrap();
-    assert_eq!(read_all(&*c), BTreeMap::from([("DATA.BIN".to_string(), data.clone())]));
+    let c = containers::open(
+        "empty-id.7z",
+        ContainerKind::SevenZ,
+        Arc::new(handmade_7z(&data, Some("DATA.BIN"), &[])),
+        Limits::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        read_all(&*c),
+        BTreeMap::from([("DATA.BIN".to_string(), data.clone())])
+    );
     let standard = handmade_7z(&data, Some("DATA.BIN"), &[0]);
     std::fs::write(dir.join("standard.7z"), &standard).unwrap();
-    let listed = Command::new("7zz").args(["l", "-slt"]).arg(dir.join("standard.7z")).output().unwrap();
-    assert!(String::from_utf8_lossy(&listed.stdout).contains("Path = DATA.BIN"), "7-Zip reads the hand-made archive: {}", String::from_utf8_lossy(&listed.stdout));
+    let listed = Command::new("7zz")
+        .args(["l", "-slt"])
+        .arg(dir.join("standard.7z"))
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&listed.stdout).contains("Path = DATA.BIN"),
+        "7-Zip reads the hand-made archive: {}",
+        String::from_utf8_lossy(&listed.stdout)
+    );
     let unnamed = dir.join("Unnamed Thing.7z");
     std::fs::write(&unnamed, handmade_7z(&data, None, &[0])).unwrap();
-    let tested = Command::new("7zz").args(["t"]).arg(&unnamed).output().unwrap();
-    assert!(tested.status.success(), "7-Zip tests the nameless archive: {}", String::from_utf8_lossy(&tested.stdout));
+    let tested = Command::new("7zz")
+        .args(["t"])
+        .arg(&unnamed)
+        .output()
+        .unwrap();
+    assert!(
+        tested.status.success(),
+        "7-Zip tests the nameless archive: {}",
+        String::from_utf8_lossy(&tested.stdout)
+    );
     let c = open_file(&unnamed);
-    assert_eq!(read_all(&*c), BTreeMap::from([("Unnamed Thing".to_string(), data)]));
+    assert_eq!(
+        read_all(&*c),
+        BTreeMap::from([("Unnamed Thing".to_string(), data)])
+    );
 }
 
 #[test]
 fn census_says_of_a_self_extracting_program_in_its_notes_not_its_failures() {
     let dir = scratch("sfx-census");
     let tree = dir.join("tree");
-    write_tree(&tree, &BTreeMap::from([("A.TXT".to_string(), b"hello".to_vec())]));
+    write_tree(
+        &tree,
+        &BTreeMap::from([("A.TXT".to_string(), b"hello".to_vec())]),
+    );
     let sfx7 = dir.join("setup7.exe");
-    run(Command::new("7zz").current_dir(&tree).args(["a", "-bd", "-bso0", "-sfx/usr/lib/p7zip/7zCon.sfx"]).arg(&sfx7).arg("A.TXT"));
+    run(Command::new("7zz")
+        .current_dir(&tree)
+        .args(["a", "-bd", "-bso0", "-sfx/usr/lib/p7zip/7zCon.sfx"])
+        .arg(&sfx7)
+        .arg("A.TXT"));
     // A zip after a program: Info-ZIP's zip, its offsets adjusted with -A as zip's own
     // self-extractors are.
     let zip = dir.join("plain.zip");
-    run(Command::new("zip").current_dir(&tree).args(["-q"]).arg(&zip).arg("A.TXT"));
+    run(Command::new("zip")
+        .current_dir(&tree)
+        .args(["-q"])
+        .arg(&zip)
+        .arg("A.TXT"));
     let sfxzip = dir.join("setupzip.exe");
-    std::fs::write(&sfxzip, [std::fs::read("/usr/lib/p7zip/7zCon.sfx").unwrap(), std::fs::read(&zip).unwrap()].concat()).unwrap();
+    std::fs::write(
+        &sfxzip,
+        [
+            std::fs::read("/usr/lib/p7zip/7zCon.sfx").unwrap(),
+            std::fs::read(&zip).unwrap(),
+        ]
+        .concat(),
+    )
+    .unwrap();
     run(Command::new("zip").arg("-qA").arg(&sfxzip));
-    for (archive, says) in [(&sfx7, "the 7z archive starts at byte"), (&sfxzip, "the zip's first entry starts at byte")] {
-        let out = Command::new(env!("CARGO_BIN_EXE_relicview")).args(["census", "--json"]).arg(archive).output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for (archive, says) in [
+        (&sfx7, "the 7z archive starts at byte"),
+        (&sfxzip, "the zip's first entry starts at byte"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_relicview"))
+            .args(["census", "--json"])
+            .arg(archive)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let census: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         let name = archive.file_name().unwrap().to_string_lossy();
         assert_eq!(census["files"], 1, "{name}");
-        assert_eq!(census["failed"], serde_json::json!([]), "{name}: nothing failed");
-        let notes = census["notes"].as_array().unwrap_or_else(|| panic!("{name}: {census}"));
+        assert_eq!(
+            census["failed"],
+            serde_json::json!([]),
+            "{name}: nothing failed"
+        );
+        let notes = census["notes"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{name}: {census}"));
         assert_eq!(notes.len(), 1, "{name}");
-        assert_eq!(notes[0]["container"], *name, "{name}: the note names the container");
-        assert!(notes[0]["note"].as_str().unwrap().contains(says), "{name}: {}", notes[0]);
+        assert_eq!(
+            notes[0]["container"], *name,
+            "{name}: the note names the container"
+        );
+        assert!(
+            notes[0]["note"].as_str().unwrap().contains(says),
+            "{name}: {}",
+            notes[0]
+        );
     }
 }
 
@@ -451,26 +751,58 @@ fn every_entry_of_a_solid_7z_read_at_once_comes_once_as_read_alone_and_in_the_bl
     let tree = dir.join("tree");
     // Two solid blocks (7-Zip starts a new one every 40 files with -ms=40f), files of several
     // extensions (7-Zip orders a block by extension, not by path).
-    let files: BTreeMap<String, Vec<u8>> = (0..100).map(|i| (format!("D{}/F{i:03}.{}", i % 3, ["TXT", "BIN", "DAT"][i % 3]), pattern(i as u32, 500 + 37 * i))).collect();
+    let files: BTreeMap<String, Vec<u8>> = (0..100)
+        .map(|i| {
+            (
+                format!("D{}/F{i:03}.{}", i % 3, ["TXT", "BIN", "DAT"][i % 3]),
+                pattern(i as u32, 500 + 37 * i),
+            )
+        })
+        .collect();
     write_tree(&tree, &files);
     let archive = dir.join("solid.7z");
-    run(Command::new("7zz").current_dir(&tree).args(["a", "-bd", "-bso0", "-ms=40f"]).arg(&archive).args(["D0", "D1", "D2"]));
+    run(Command::new("7zz")
+        .current_dir(&tree)
+        .args(["a", "-bd", "-bso0", "-ms=40f"])
+        .arg(&archive)
+        .args(["D0", "D1", "D2"]));
     let c = open_file(&archive);
     assert!(c.heads_are_costly());
     let wanted: Vec<usize> = (0..c.entries().len()).rev().collect();
     let mut handed = Vec::new();
     c.read_each(&wanted, &mut |i, bytes| {
-        assert_eq!(&bytes.unwrap(), &files[&c.entries()[i].path], "{}", c.entries()[i].path);
+        assert_eq!(
+            &bytes.unwrap(),
+            &files[&c.entries()[i].path],
+            "{}",
+            c.entries()[i].path
+        );
         handed.push(i);
         true
     });
     let mut sorted = handed.clone();
     sorted.sort_unstable();
-    assert_eq!(sorted, (0..files.len()).collect::<Vec<_>>(), "each entry once");
+    assert_eq!(
+        sorted,
+        (0..files.len()).collect::<Vec<_>>(),
+        "each entry once"
+    );
     // 7-Zip's own listing gives the archive's order, which the entries came in.
-    let listed = Command::new("7zz").args(["l", "-slt", "-ba"]).arg(&archive).output().unwrap();
-    let order: Vec<String> = String::from_utf8_lossy(&listed.stdout).lines().filter_map(|l| l.strip_prefix("Path = ")).map(|p| p.replace('\\', "/")).filter(|p| files.contains_key(p)).collect();
-    let came: Vec<&str> = handed.iter().map(|&i| c.entries()[i].path.as_str()).collect();
+    let listed = Command::new("7zz")
+        .args(["l", "-slt", "-ba"])
+        .arg(&archive)
+        .output()
+        .unwrap();
+    let order: Vec<String> = String::from_utf8_lossy(&listed.stdout)
+        .lines()
+        .filter_map(|l| l.strip_prefix("Path = "))
+        .map(|p| p.replace('\\', "/"))
+        .filter(|p| files.contains_key(p))
+        .collect();
+    let came: Vec<&str> = handed
+        .iter()
+        .map(|&i| c.entries()[i].path.as_str())
+        .collect();
     assert_eq!(came, order, "in the blocks' order, not the order asked");
     // Reading the container from inside the callback is an error, never a second reader of
     // the block under way (nor a panic).
@@ -479,7 +811,11 @@ fn every_entry_of_a_solid_7z_read_at_once_comes_once_as_read_alone_and_in_the_bl
         inner = Some(c.read(i));
         false
     });
-    assert!(inner.unwrap().unwrap_err().to_string().contains("being decoded already"));
+    assert!(inner
+        .unwrap()
+        .unwrap_err()
+        .to_string()
+        .contains("being decoded already"));
     // Stopping early stops.
     let mut seen = 0;
     c.read_each(&wanted, &mut |_, _| {
@@ -495,7 +831,13 @@ fn serve_answers_an_entry_it_cannot_read_with_422_and_the_reason_census_gives() 
     let archive = dir.join("archive");
     let tree = dir.join("tree");
     let big = pattern(9, 40 << 20);
-    write_tree(&tree, &BTreeMap::from([("OK.TXT".to_string(), b"fine".to_vec()), ("SECRET.TXT".to_string(), b"hidden".to_vec())]));
+    write_tree(
+        &tree,
+        &BTreeMap::from([
+            ("OK.TXT".to_string(), b"fine".to_vec()),
+            ("SECRET.TXT".to_string(), b"hidden".to_vec()),
+        ]),
+    );
     std::fs::create_dir_all(&archive).unwrap();
     let zip = archive.join("BAD.zip");
     // Python's zipfile writes the entries stored; a byte of CRC.BIN's data and of BIG.BIN's
@@ -527,39 +869,91 @@ while b[cd:cd + 4] == b'PK\x01\x02':
 open(out, 'wb').write(b)
 "#;
     std::fs::write(dir.join("big"), &big).unwrap();
-    run(Command::new("python3").arg("-c").arg(script).arg(&zip).arg(dir.join("big")));
-    run(Command::new("zip").current_dir(&tree).args(["-q", "-P", "secret"]).arg(&zip).arg("SECRET.TXT"));
+    run(Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(&zip)
+        .arg(dir.join("big")));
+    run(Command::new("zip")
+        .current_dir(&tree)
+        .args(["-q", "-P", "secret"])
+        .arg(&zip)
+        .arg("SECRET.TXT"));
     // What census says of each.
-    let out = Command::new(env!("CARGO_BIN_EXE_relicview")).args(["census", "--json"]).arg(&archive).output().unwrap();
-    let census: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let out = Command::new(env!("CARGO_BIN_EXE_relicview"))
+        .args(["census", "--json"])
+        .arg(&archive)
+        .output()
+        .unwrap();
+    let census: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
     let census_says = |entry: &str| -> String {
-        let failed = census["failed"].as_array().unwrap().iter().find(|f| f["path"] == format!("BAD.zip/{entry}")).unwrap_or_else(|| panic!("census fails {entry}: {census}"));
-        failed["message"].as_str().unwrap().strip_prefix("cannot read: ").unwrap().to_string()
+        let failed = census["failed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"] == format!("BAD.zip/{entry}"))
+            .unwrap_or_else(|| panic!("census fails {entry}: {census}"));
+        failed["message"]
+            .as_str()
+            .unwrap()
+            .strip_prefix("cannot read: ")
+            .unwrap()
+            .to_string()
     };
     let site = dir.join("site");
     std::fs::create_dir_all(&site).unwrap();
     std::fs::write(site.join("index.html"), "<!doctype html>").unwrap();
     let server = common::serve(&archive, &site);
-    for (entry, says) in [("CRC.BIN", "CRC"), ("ODD.BIN", "method not supported: 97"), ("SECRET.TXT", "encrypted")] {
+    for (entry, says) in [
+        ("CRC.BIN", "CRC"),
+        ("ODD.BIN", "method not supported: 97"),
+        ("SECRET.TXT", "encrypted"),
+    ] {
         let path = format!("/archive/BAD.zip/{entry}");
         let (status, head, body) = common::get(server.port, &path);
         let body = String::from_utf8(body).unwrap();
         assert_eq!(status, 422, "{entry}: {head}\n{body}");
-        assert!(head.to_ascii_lowercase().contains("content-type: text/plain"), "{head}");
-        assert_eq!(body.trim_end(), census_says(entry), "{entry}: serve and census give one reason");
+        assert!(
+            head.to_ascii_lowercase()
+                .contains("content-type: text/plain"),
+            "{head}"
+        );
+        assert_eq!(
+            body.trim_end(),
+            census_says(entry),
+            "{entry}: serve and census give one reason"
+        );
         assert!(body.contains(says), "{entry}: {body}");
         let (status, _, _) = common::request(server.port, "GET", &path, "Range: bytes=0-9\r\n");
-        assert_eq!(status, 422, "{entry}: a range of it too (the entry is checked whole, as census reads it)");
+        assert_eq!(
+            status, 422,
+            "{entry}: a range of it too (the entry is checked whole, as census reads it)"
+        );
     }
     let (status, _, _) = common::request(server.port, "HEAD", "/archive/BAD.zip/SECRET.TXT", "");
     assert_eq!(status, 422, "HEAD says it as GET does");
-    assert_eq!(common::get(server.port, "/archive/BAD.zip/OK.TXT"), (200, common::get(server.port, "/archive/BAD.zip/OK.TXT").1, b"fine".to_vec()));
+    assert_eq!(
+        common::get(server.port, "/archive/BAD.zip/OK.TXT"),
+        (
+            200,
+            common::get(server.port, "/archive/BAD.zip/OK.TXT").1,
+            b"fine".to_vec()
+        )
+    );
     // An entry larger than what is read before answering: sent as it is read; the fault at
     // its end cuts the body short of its length, as census says it is unreadable.
     let (status, head, body) = common::get(server.port, "/archive/BAD.zip/BIG.BIN");
     assert_eq!(status, 200, "{head}");
-    assert!(head.to_ascii_lowercase().contains(&format!("content-length: {}", big.len())));
-    assert!(body.len() < big.len(), "cut short: {} of {}", body.len(), big.len());
+    assert!(head
+        .to_ascii_lowercase()
+        .contains(&format!("content-length: {}", big.len())));
+    assert!(
+        body.len() < big.len(),
+        "cut short: {} of {}",
+        body.len(),
+        big.len()
+    );
     assert!(census_says("BIG.BIN").contains("CRC"));
 }
 
@@ -568,7 +962,10 @@ fn long_names(dir: &Path) -> (std::path::PathBuf, BTreeMap<String, Vec<u8>>) {
     let tree = dir.join("tree");
     let files = BTreeMap::from([
         ("Long File Name.txt".to_string(), b"hello ".repeat(20_000)),
-        ("Sub Folder/Mixed Case Name.DAT".to_string(), pattern(11, 100_000)),
+        (
+            "Sub Folder/Mixed Case Name.DAT".to_string(),
+            pattern(11, 100_000),
+        ),
         ("Sub Folder/small.bin".to_string(), pattern(12, 5_000)),
         ("Sub Folder/zeros.bin".to_string(), vec![0u8; 70_000]),
     ]);
@@ -577,7 +974,16 @@ fn long_names(dir: &Path) -> (std::path::PathBuf, BTreeMap<String, Vec<u8>>) {
 }
 
 fn listed_and_read(c: &dyn Container) -> BTreeMap<String, Vec<u8>> {
-    c.entries().iter().enumerate().map(|(i, e)| (e.path.clone(), c.read(i).unwrap_or_else(|err| panic!("{err}")))).collect()
+    c.entries()
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            (
+                e.path.clone(),
+                c.read(i).unwrap_or_else(|err| panic!("{err}")),
+            )
+        })
+        .collect()
 }
 
 #[test]
@@ -586,48 +992,118 @@ fn an_iso_lists_the_names_its_users_know_rock_ridge_then_joliet_and_reads_zisofs
     let (tree, files) = long_names(&dir);
     let xorriso = |out: &str, settings: &[&str]| {
         let iso = dir.join(out);
-        run(Command::new("xorriso").arg("-outdev").arg(&iso).arg("-map").arg(&tree).arg("/").args(settings).args(["-commit"]).stdout(Stdio::null()));
+        run(Command::new("xorriso")
+            .arg("-outdev")
+            .arg(&iso)
+            .arg("-map")
+            .arg(&tree)
+            .arg("/")
+            .args(settings)
+            .args(["-commit"])
+            .stdout(Stdio::null()));
         iso
     };
     // Rock Ridge (as Linux shows the disc), Joliet without it (as Windows does), and both.
-    for (what, settings) in [("Rock Ridge", vec!["-rockridge", "on", "-joliet", "off"]), ("Joliet", vec!["-rockridge", "off", "-joliet", "on"]), ("both", vec!["-rockridge", "on", "-joliet", "on"])] {
-        let c = open_file(&xorriso(&format!("{}.iso", what.replace(' ', "")), &settings));
-        assert_eq!(listed_and_read(&*c), files, "{what}: the tree's own names and bytes");
+    for (what, settings) in [
+        ("Rock Ridge", vec!["-rockridge", "on", "-joliet", "off"]),
+        ("Joliet", vec!["-rockridge", "off", "-joliet", "on"]),
+        ("both", vec!["-rockridge", "on", "-joliet", "on"]),
+    ] {
+        let c = open_file(&xorriso(
+            &format!("{}.iso", what.replace(' ', "")),
+            &settings,
+        ));
+        assert_eq!(
+            listed_and_read(&*c),
+            files,
+            "{what}: the tree's own names and bytes"
+        );
         assert!(c.problems().is_empty(), "{what}: {:?}", c.problems());
     }
     // Neither: the primary volume's names, as the volume writes them.
-    let c = open_file(&xorriso("plain.iso", &["-rockridge", "off", "-joliet", "off"]));
+    let c = open_file(&xorriso(
+        "plain.iso",
+        &["-rockridge", "off", "-joliet", "off"],
+    ));
     let names = names(&*c);
     assert_eq!(names.len(), files.len());
-    assert!(names.iter().all(|n| n.chars().all(|ch| ch.is_ascii_uppercase() || ch.is_ascii_digit() || "_./".contains(ch))), "d-characters: {names:?}");
+    assert!(
+        names.iter().all(|n| n
+            .chars()
+            .all(|ch| ch.is_ascii_uppercase() || ch.is_ascii_digit() || "_./".contains(ch))),
+        "d-characters: {names:?}"
+    );
     // zisofs, as xorriso's filter writes it (a Rock Ridge ZF entry on each compressed file):
     // each file read back whole, any range by its blocks alone.
-    let zipped = xorriso("zisofs.iso", &["-rockridge", "on", "-set_filter_r", "--zisofs", "/", "--"]);
+    let zipped = xorriso(
+        "zisofs.iso",
+        &["-rockridge", "on", "-set_filter_r", "--zisofs", "/", "--"],
+    );
     let c = open_file(&zipped);
     assert_eq!(listed_and_read(&*c), files, "zisofs files inflated");
-    assert!(std::fs::metadata(&zipped).unwrap().len() < std::fs::metadata(dir.join("RockRidge.iso")).unwrap().len(), "xorriso did compress them");
+    assert!(
+        std::fs::metadata(&zipped).unwrap().len()
+            < std::fs::metadata(dir.join("RockRidge.iso")).unwrap().len(),
+        "xorriso did compress them"
+    );
     let k = c.find("Sub Folder/Mixed Case Name.DAT").unwrap();
     let mut part = Vec::new();
-    c.stream(k, 32_760, 40_000, &mut |p| Ok(part.extend_from_slice(p))).unwrap();
-    assert_eq!(part, files["Sub Folder/Mixed Case Name.DAT"][32_760..72_760]);
-    assert_eq!(c.head(k, 16).unwrap(), files["Sub Folder/Mixed Case Name.DAT"][..16]);
+    c.stream(k, 32_760, 40_000, &mut |p| Ok(part.extend_from_slice(p)))
+        .unwrap();
+    assert_eq!(
+        part,
+        files["Sub Folder/Mixed Case Name.DAT"][32_760..72_760]
+    );
+    assert_eq!(
+        c.head(k, 16).unwrap(),
+        files["Sub Folder/Mixed Case Name.DAT"][..16]
+    );
     // A static host reads ranges of the disc: a compressed file is left out of its index,
     // saying why, rather than given as its compressed bytes.
     let host = dir.join("host");
     std::fs::create_dir_all(&host).unwrap();
     std::fs::copy(&zipped, host.join("zisofs.iso")).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_relicview")).arg("index").arg(&host).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let index: serde_json::Value = serde_json::from_slice(&std::fs::read(host.join("index.json")).unwrap()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_relicview"))
+        .arg("index")
+        .arg(&host)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let index: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(host.join("index.json")).unwrap()).unwrap();
     let disc = &index["containers"][0];
     let said = disc["problems"].to_string();
-    assert!(said.contains("Mixed Case Name.DAT") && said.contains("compressed with zisofs"), "{said}");
-    assert!(!disc["entries"].as_array().unwrap().iter().any(|r| r[0] == "Sub Folder/Mixed Case Name.DAT"), "not listed as ranges");
+    assert!(
+        said.contains("Mixed Case Name.DAT") && said.contains("compressed with zisofs"),
+        "{said}"
+    );
+    assert!(
+        !disc["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r[0] == "Sub Folder/Mixed Case Name.DAT"),
+        "not listed as ranges"
+    );
     // xorriso reads its own image back to the same bytes (the test's files are the truth).
     let out = dir.join("extracted");
-    run(Command::new("xorriso").args(["-osirrox", "on", "-indev"]).arg(&zipped).args(["-extract", "/"]).arg(&out).stdout(Stdio::null()).stderr(Stdio::null()));
+    run(Command::new("xorriso")
+        .args(["-osirrox", "on", "-indev"])
+        .arg(&zipped)
+        .args(["-extract", "/"])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null()));
     for (p, bytes) in &files {
-        assert_eq!(&std::fs::read(out.join(p)).unwrap(), bytes, "xorriso extracts {p} as given");
+        assert_eq!(
+            &std::fs::read(out.join(p)).unwrap(),
+            bytes,
+            "xorriso extracts {p} as given"
+        );
     }
 }
 
@@ -637,63 +1113,152 @@ fn a_container_inside_a_container_on_a_static_host_is_listed_and_its_entries_rea
     let host = dir.join("host");
     std::fs::create_dir_all(&host).unwrap();
     let tree = dir.join("tree");
-    let files = BTreeMap::from([("DATA/A.BIN".to_string(), pattern(21, 70_000)), ("B.TXT".to_string(), b"inner text".to_vec())]);
+    let files = BTreeMap::from([
+        ("DATA/A.BIN".to_string(), pattern(21, 70_000)),
+        ("B.TXT".to_string(), b"inner text".to_vec()),
+    ]);
     write_tree(&tree, &files);
     // Python's zipfile: INNER.zip deflated, then OUTER.zip holding it (deflated) and a file;
     // xorriso's DISC.iso stored in OUTER.zip beside it.
-    run(Command::new("xorriso").args(["-as", "mkisofs", "-quiet", "-o"]).arg(dir.join("DISC.iso")).arg(&tree));
+    run(Command::new("xorriso")
+        .args(["-as", "mkisofs", "-quiet", "-o"])
+        .arg(dir.join("DISC.iso"))
+        .arg(&tree));
     let script = "import sys, os, zipfile\nroot, inner, iso, outer = sys.argv[1:5]\nwith zipfile.ZipFile(inner, 'w', zipfile.ZIP_DEFLATED) as z:\n  for d, _, fs in sorted(os.walk(root)):\n    for f in sorted(fs):\n      p = os.path.join(d, f); z.write(p, os.path.relpath(p, root))\nwith zipfile.ZipFile(outer, 'w', zipfile.ZIP_DEFLATED) as z:\n  z.write(inner, 'PACKS/INNER.zip')\n  z.write(iso, 'PACKS/DISC.iso', compress_type=zipfile.ZIP_STORED)\n  z.writestr('README.TXT', b'outer')\n";
-    run(Command::new("python3").arg("-c").arg(script).arg(&tree).arg(dir.join("INNER.zip")).arg(dir.join("DISC.iso")).arg(host.join("OUTER.zip")));
-    let out = Command::new(env!("CARGO_BIN_EXE_relicview")).arg("index").arg(&host).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let index: serde_json::Value = serde_json::from_slice(&std::fs::read(host.join("index.json")).unwrap()).unwrap();
+    run(Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(&tree)
+        .arg(dir.join("INNER.zip"))
+        .arg(dir.join("DISC.iso"))
+        .arg(host.join("OUTER.zip")));
+    let out = Command::new(env!("CARGO_BIN_EXE_relicview"))
+        .arg("index")
+        .arg(&host)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let index: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(host.join("index.json")).unwrap()).unwrap();
     let containers = index["containers"].as_array().unwrap();
-    let paths: Vec<&str> = containers.iter().map(|c| c["path"].as_str().unwrap()).collect();
-    assert_eq!(paths[0], "OUTER.zip", "an outer container before those inside it");
+    let paths: Vec<&str> = containers
+        .iter()
+        .map(|c| c["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        paths[0], "OUTER.zip",
+        "an outer container before those inside it"
+    );
     let mut inside = paths[1..].to_vec();
     inside.sort();
-    assert_eq!(inside, ["OUTER.zip/PACKS/DISC.iso", "OUTER.zip/PACKS/INNER.zip"]);
+    assert_eq!(
+        inside,
+        ["OUTER.zip/PACKS/DISC.iso", "OUTER.zip/PACKS/INNER.zip"]
+    );
     let file = std::fs::read(host.join("OUTER.zip")).unwrap();
     // An entry read as the page reads it: its container's bytes (the file, or its outer
     // entry read so in turn), then its ranges of them.
-    fn read(containers: &[serde_json::Value], file: &[u8], c: &serde_json::Value, path: &str) -> Vec<u8> {
+    fn read(
+        containers: &[serde_json::Value],
+        file: &[u8],
+        c: &serde_json::Value,
+        path: &str,
+    ) -> Vec<u8> {
         let bytes = match c.get("inside") {
             Some(inside) => {
-                let outer = containers.iter().find(|o| o["path"] == inside["container"]).unwrap();
+                let outer = containers
+                    .iter()
+                    .find(|o| o["path"] == inside["container"])
+                    .unwrap();
                 read(containers, file, outer, inside["entry"].as_str().unwrap())
             }
             None => file.to_vec(),
         };
-        assert_eq!(c["size"].as_u64().unwrap(), bytes.len() as u64, "{}", c["path"]);
-        let row = c["entries"].as_array().unwrap().iter().find(|r| r[0] == path).unwrap_or_else(|| panic!("{path} in {}", c["path"]));
-        let pieces = c["meta"].as_array().unwrap().iter().chain(row[5].as_array().unwrap()).map(|r| {
-            let (at, len) = (r[0].as_u64().unwrap() as usize, r[1].as_u64().unwrap() as usize);
-            (at as u64, bytes[at..at + len].to_vec())
-        });
+        assert_eq!(
+            c["size"].as_u64().unwrap(),
+            bytes.len() as u64,
+            "{}",
+            c["path"]
+        );
+        let row = c["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r[0] == path)
+            .unwrap_or_else(|| panic!("{path} in {}", c["path"]));
+        let pieces = c["meta"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .chain(row[5].as_array().unwrap())
+            .map(|r| {
+                let (at, len) = (
+                    r[0].as_u64().unwrap() as usize,
+                    r[1].as_u64().unwrap() as usize,
+                );
+                (at as u64, bytes[at..at + len].to_vec())
+            });
         let layout: hosted::Layout = serde_json::from_value(c.clone()).unwrap();
-        let pieces_of_row = row.get(6).map(|p| serde_json::from_value(p.clone()).unwrap());
-        let wanted = hosted::Wanted { at: row[3].as_u64().unwrap(), size: row[1].as_u64().unwrap(), crc32: u32::from_str_radix(row[4].as_str().unwrap(), 16).unwrap(), pieces: pieces_of_row };
-        hosted::read_hosted(c["path"].as_str().unwrap(), path, &layout, hosted::Fetched::new(bytes.len() as u64, pieces.collect()).unwrap(), wanted, Limits::default()).unwrap()
+        let pieces_of_row = row
+            .get(6)
+            .map(|p| serde_json::from_value(p.clone()).unwrap());
+        let wanted = hosted::Wanted {
+            at: row[3].as_u64().unwrap(),
+            size: row[1].as_u64().unwrap(),
+            crc32: u32::from_str_radix(row[4].as_str().unwrap(), 16).unwrap(),
+            pieces: pieces_of_row,
+        };
+        hosted::read_hosted(
+            c["path"].as_str().unwrap(),
+            path,
+            &layout,
+            hosted::Fetched::new(bytes.len() as u64, pieces.collect()).unwrap(),
+            wanted,
+            Limits::default(),
+        )
+        .unwrap()
     }
     for inner in &containers[1..] {
         assert_eq!(inner["inside"]["container"], "OUTER.zip");
         for (path, bytes) in &files {
-            assert_eq!(&read(containers, &file, inner, path), bytes, "{}/{path}", inner["path"]);
+            assert_eq!(
+                &read(containers, &file, inner, path),
+                bytes,
+                "{}/{path}",
+                inner["path"]
+            );
         }
     }
-    assert_eq!(read(containers, &file, &containers[0], "README.TXT"), b"outer");
+    assert_eq!(
+        read(containers, &file, &containers[0], "README.TXT"),
+        b"outer"
+    );
 }
 
 #[test]
 fn census_and_serve_agree_on_a_rock_ridge_link_an_empty_file_wherever_its_extent_points() {
     let dir = scratch("rr-link");
     let tree = dir.join("tree");
-    write_tree(&tree, &BTreeMap::from([("A.TXT".to_string(), b"hi\n".to_vec())]));
+    write_tree(
+        &tree,
+        &BTreeMap::from([("A.TXT".to_string(), b"hi\n".to_vec())]),
+    );
     std::os::unix::fs::symlink("A.TXT", tree.join("LINK.TXT")).unwrap();
     let archive = dir.join("archive");
     std::fs::create_dir_all(&archive).unwrap();
-    run(Command::new("xorriso").args(["-as", "mkisofs", "-quiet", "-R", "-o"]).arg(archive.join("LINKS.iso")).arg(&tree));
-    let out = Command::new(env!("CARGO_BIN_EXE_relicview")).args(["census", "--json"]).arg(&archive).output().unwrap();
+    run(Command::new("xorriso")
+        .args(["-as", "mkisofs", "-quiet", "-R", "-o"])
+        .arg(archive.join("LINKS.iso"))
+        .arg(&tree));
+    let out = Command::new(env!("CARGO_BIN_EXE_relicview"))
+        .args(["census", "--json"])
+        .arg(&archive)
+        .output()
+        .unwrap();
     let census: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(census["failed"], serde_json::json!([]), "{census}");
     assert_eq!(census["files"], 2);
@@ -701,23 +1266,56 @@ fn census_and_serve_agree_on_a_rock_ridge_link_an_empty_file_wherever_its_extent
     std::fs::create_dir_all(&site).unwrap();
     std::fs::write(site.join("index.html"), "<!doctype html>").unwrap();
     let server = common::serve(&archive, &site);
-    assert_eq!(common::get(server.port, "/archive/LINKS.iso/LINK.TXT"), (200, common::get(server.port, "/archive/LINKS.iso/LINK.TXT").1, Vec::new()));
-    assert_eq!(common::get(server.port, "/archive/LINKS.iso/A.TXT").2, b"hi\n");
+    assert_eq!(
+        common::get(server.port, "/archive/LINKS.iso/LINK.TXT"),
+        (
+            200,
+            common::get(server.port, "/archive/LINKS.iso/LINK.TXT").1,
+            Vec::new()
+        )
+    );
+    assert_eq!(
+        common::get(server.port, "/archive/LINKS.iso/A.TXT").2,
+        b"hi\n"
+    );
 }
 
 #[test]
 fn a_file_listed_by_its_rock_ridge_or_joliet_name_keeps_the_name_the_primary_volume_writes() {
     let dir = scratch("iso-written");
     let (tree, files) = long_names(&dir);
-    for (what, settings) in [("Rock Ridge", ["-rockridge", "on", "-joliet", "off"]), ("Joliet", ["-rockridge", "off", "-joliet", "on"])] {
+    for (what, settings) in [
+        ("Rock Ridge", ["-rockridge", "on", "-joliet", "off"]),
+        ("Joliet", ["-rockridge", "off", "-joliet", "on"]),
+    ] {
         let iso = dir.join(format!("{}.iso", what.replace(' ', "")));
-        run(Command::new("xorriso").arg("-outdev").arg(&iso).arg("-map").arg(&tree).arg("/").args(settings).args(["-commit"]).stdout(Stdio::null()));
+        run(Command::new("xorriso")
+            .arg("-outdev")
+            .arg(&iso)
+            .arg("-map")
+            .arg(&tree)
+            .arg("/")
+            .args(settings)
+            .args(["-commit"])
+            .stdout(Stdio::null()));
         let c = open_file(&iso);
         assert_eq!(names(&*c).len(), files.len());
         for (i, e) in c.entries().iter().enumerate() {
-            let written = c.written_name(i).unwrap_or_else(|| panic!("{what}: {} has a primary name of its own", e.path));
-            assert!(written.chars().all(|ch| ch.is_ascii_uppercase() || ch.is_ascii_digit() || "_./".contains(ch)), "{what}: {written}");
-            assert_eq!(written.matches('/').count(), e.path.matches('/').count(), "{what}: {written} for {}", e.path);
+            let written = c
+                .written_name(i)
+                .unwrap_or_else(|| panic!("{what}: {} has a primary name of its own", e.path));
+            assert!(
+                written
+                    .chars()
+                    .all(|ch| ch.is_ascii_uppercase() || ch.is_ascii_digit() || "_./".contains(ch)),
+                "{what}: {written}"
+            );
+            assert_eq!(
+                written.matches('/').count(),
+                e.path.matches('/').count(),
+                "{what}: {written} for {}",
+                e.path
+            );
         }
     }
 }

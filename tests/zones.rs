@@ -21,7 +21,15 @@ use std::process::Command;
 /// The notes' vertex block with positions only.
 const XYZ: u16 = 0x0080;
 const SV_SPECIAL_1994: u16 = 0x0037;
-const BEHAVIOURS: [&str; 7] = ["PUNCH", "BLINK", "WIREFRAME", "ADDITIVE", "ADDITIVE_LODS", "GEOMETRIZE", "SCROLL"];
+const BEHAVIOURS: [&str; 7] = [
+    "PUNCH",
+    "BLINK",
+    "WIREFRAME",
+    "ADDITIVE",
+    "ADDITIVE_LODS",
+    "GEOMETRIZE",
+    "SCROLL",
+];
 
 /// A patch as generated: its SPECIAL strings (as bytes: some are not UTF-8) and triangles.
 #[derive(Clone)]
@@ -42,11 +50,33 @@ struct ObjectDef {
 
 fn patch_chunk(p: &PatchDef, ns: u16) -> Chunk {
     let mut c = vec![leaf(NAME & ns, cstr(&p.name))];
-    c.extend(p.specials.iter().map(|s| leaf(if ns == !0 { SV_SPECIAL } else { SV_SPECIAL_1994 }, [s.as_slice(), &[0]].concat())));
+    c.extend(p.specials.iter().map(|s| {
+        leaf(
+            if ns == !0 {
+                SV_SPECIAL
+            } else {
+                SV_SPECIAL_1994
+            },
+            [s.as_slice(), &[0]].concat(),
+        )
+    }));
     if p.triangles > 0 {
-        let positions: Vec<f32> = (0..p.triangles * 3).flat_map(|i| [(i / 3) as f32, (i % 3 == 1) as u8 as f32, (i % 3 == 2) as u8 as f32]).collect();
-        let indices: Vec<u8> = (0..p.triangles as i32 * 3).flat_map(|i| i.to_le_bytes()).collect();
-        c.push(node(PMESH, vec![leaf(XYZ, floats(&positions)), leaf(CONN, indices)]));
+        let positions: Vec<f32> = (0..p.triangles * 3)
+            .flat_map(|i| {
+                [
+                    (i / 3) as f32,
+                    (i % 3 == 1) as u8 as f32,
+                    (i % 3 == 2) as u8 as f32,
+                ]
+            })
+            .collect();
+        let indices: Vec<u8> = (0..p.triangles as i32 * 3)
+            .flat_map(|i| i.to_le_bytes())
+            .collect();
+        c.push(node(
+            PMESH,
+            vec![leaf(XYZ, floats(&positions)), leaf(CONN, indices)],
+        ));
     }
     node(PATCH, c)
 }
@@ -56,12 +86,24 @@ fn model_bytes(objects: &[ObjectDef]) -> Vec<u8> {
     for o in objects {
         let ns = if o.era_1994 { !0x2000 } else { !0 };
         let mut c = vec![leaf(NAME & ns, cstr(&o.name))];
-        c.extend(o.specials.iter().map(|s| leaf(if o.era_1994 { SV_SPECIAL_1994 } else { SV_SPECIAL }, [s.as_slice(), &[0]].concat())));
+        c.extend(o.specials.iter().map(|s| {
+            leaf(
+                if o.era_1994 {
+                    SV_SPECIAL_1994
+                } else {
+                    SV_SPECIAL
+                },
+                [s.as_slice(), &[0]].concat(),
+            )
+        }));
         if o.era_1994 {
             c.extend(o.lods[0].iter().map(|p| patch_chunk(p, ns)));
         } else {
             for (k, lod) in o.lods.iter().enumerate() {
-                let mut l = vec![leaf(LOD_DISTANCE, floats(&[k as f32 * 100.0, (k as f32 + 1.0) * 100.0]))];
+                let mut l = vec![leaf(
+                    LOD_DISTANCE,
+                    floats(&[k as f32 * 100.0, (k as f32 + 1.0) * 100.0]),
+                )];
                 l.extend(lod.iter().map(|p| patch_chunk(p, ns)));
                 c.push(node(LOD, l));
             }
@@ -83,7 +125,8 @@ struct Expected {
 fn expected_words(strings: &[Vec<u8>]) -> Expected {
     let mut e = Expected::default();
     for s in strings {
-        let text = String::from_utf8_lossy(&s[..s.iter().position(|&b| b == 0).unwrap_or(s.len())]).into_owned();
+        let text = String::from_utf8_lossy(&s[..s.iter().position(|&b| b == 0).unwrap_or(s.len())])
+            .into_owned();
         let words: Vec<&str> = text.split_ascii_whitespace().collect();
         let mut i = 0;
         while i < words.len() {
@@ -111,15 +154,26 @@ fn expected_words(strings: &[Vec<u8>]) -> Expected {
 }
 
 fn patch_words(o: &ObjectDef, p: &PatchDef) -> Expected {
-    expected_words(&o.specials.iter().chain(&p.specials).cloned().collect::<Vec<_>>())
+    expected_words(
+        &o.specials
+            .iter()
+            .chain(&p.specials)
+            .cloned()
+            .collect::<Vec<_>>(),
+    )
 }
 
 /// Per zone (patches, triangles); per behaviour word and per unknown word, patches.
-type Counted = (BTreeMap<String, (usize, usize)>, BTreeMap<String, usize>, BTreeMap<String, usize>);
+type Counted = (
+    BTreeMap<String, (usize, usize)>,
+    BTreeMap<String, usize>,
+    BTreeMap<String, usize>,
+);
 
 /// `info --json`'s zones, behaviours and unknown words for `objects`, from the grammar.
 fn expected_info(objects: &[ObjectDef]) -> Counted {
-    let (mut zones, mut behaviours, mut unknown) = (BTreeMap::new(), BTreeMap::new(), BTreeMap::new());
+    let (mut zones, mut behaviours, mut unknown) =
+        (BTreeMap::new(), BTreeMap::new(), BTreeMap::new());
     for o in objects {
         for p in &o.lods[0] {
             let e = patch_words(o, p);
@@ -150,17 +204,38 @@ fn generated() -> Vec<(String, Vec<ObjectDef>)> {
         ("shoulder", &["dz_larm", "dz_rgun", "BLINK"], 3),
         ("aerial", &["WIREFRAME", "wobble", "Wobble"], 1),
         ("lamp", &["dz_searchlight"], 0),
-        ("gun", &["dz_rgun", "GEOMETRIZE 0x8000001a", "ADDITIVE_LODS", "PUNCH"], 4),
+        (
+            "gun",
+            &["dz_rgun", "GEOMETRIZE 0x8000001a", "ADDITIVE_LODS", "PUNCH"],
+            4,
+        ),
         ("hull", &[], 5),
     ];
     for object_words in [false, true] {
         for one_string in [false, true] {
             for mixed_case in [false, true] {
                 for era_1994 in [false, true] {
-                    let case =
-                        |w: &str| if mixed_case { w.chars().enumerate().map(|(i, c)| if i % 2 == 0 { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() }).collect() } else { w.to_string() };
+                    let case = |w: &str| {
+                        if mixed_case {
+                            w.chars()
+                                .enumerate()
+                                .map(|(i, c)| {
+                                    if i % 2 == 0 {
+                                        c.to_ascii_uppercase()
+                                    } else {
+                                        c.to_ascii_lowercase()
+                                    }
+                                })
+                                .collect()
+                        } else {
+                            w.to_string()
+                        }
+                    };
                     let strings = |words: &[&str]| -> Vec<Vec<u8>> {
-                        let words: Vec<String> = words.iter().map(|w| w.split(' ').map(case).collect::<Vec<_>>().join(" ")).collect();
+                        let words: Vec<String> = words
+                            .iter()
+                            .map(|w| w.split(' ').map(case).collect::<Vec<_>>().join(" "))
+                            .collect();
                         if words.is_empty() {
                             Vec::new()
                         } else if one_string {
@@ -169,31 +244,104 @@ fn generated() -> Vec<(String, Vec<ObjectDef>)> {
                             words.into_iter().map(String::into_bytes).collect()
                         }
                     };
-                    let lod0: Vec<PatchDef> = patches.iter().map(|(n, w, t)| PatchDef { name: n.to_string(), specials: strings(w), triangles: *t }).collect();
+                    let lod0: Vec<PatchDef> = patches
+                        .iter()
+                        .map(|(n, w, t)| PatchDef {
+                            name: n.to_string(),
+                            specials: strings(w),
+                            triangles: *t,
+                        })
+                        .collect();
                     let mut lods = vec![lod0];
                     if !era_1994 {
-                        lods.push(vec![PatchDef { name: "far".into(), specials: strings(&["dz_larm", "dz_far", "BLINK"]), triangles: 1 }]);
+                        lods.push(vec![PatchDef {
+                            name: "far".into(),
+                            specials: strings(&["dz_larm", "dz_far", "BLINK"]),
+                            triangles: 1,
+                        }]);
                     }
-                    let object = ObjectDef { name: "mech".into(), specials: if object_words { strings(&["dz_utorso", "PUNCH"]) } else { Vec::new() }, lods, era_1994 };
-                    let other = ObjectDef { name: "pod".into(), specials: Vec::new(), lods: vec![vec![PatchDef { name: "pod hull".into(), specials: strings(&["dz_larm"]), triangles: 7 }]], era_1994 };
-                    out.push((format!("G{}{}{}{}.BGF", object_words as u8, one_string as u8, mixed_case as u8, era_1994 as u8), vec![object, other]));
+                    let object = ObjectDef {
+                        name: "mech".into(),
+                        specials: if object_words {
+                            strings(&["dz_utorso", "PUNCH"])
+                        } else {
+                            Vec::new()
+                        },
+                        lods,
+                        era_1994,
+                    };
+                    let other = ObjectDef {
+                        name: "pod".into(),
+                        specials: Vec::new(),
+                        lods: vec![vec![PatchDef {
+                            name: "pod hull".into(),
+                            specials: strings(&["dz_larm"]),
+                            triangles: 7,
+                        }]],
+                        era_1994,
+                    };
+                    out.push((
+                        format!(
+                            "G{}{}{}{}.BGF",
+                            object_words as u8, one_string as u8, mixed_case as u8, era_1994 as u8
+                        ),
+                        vec![object, other],
+                    ));
                 }
             }
         }
     }
-    let many: Vec<PatchDef> = (0..200).map(|i| PatchDef { name: format!("p{i}"), specials: vec![format!("dz_zone{i:03}").into_bytes()], triangles: i % 3 }).collect();
-    out.push(("MANY.BGF".into(), vec![ObjectDef { name: "many".into(), specials: Vec::new(), lods: vec![many], era_1994: false }]));
+    let many: Vec<PatchDef> = (0..200)
+        .map(|i| PatchDef {
+            name: format!("p{i}"),
+            specials: vec![format!("dz_zone{i:03}").into_bytes()],
+            triangles: i % 3,
+        })
+        .collect();
+    out.push((
+        "MANY.BGF".into(),
+        vec![ObjectDef {
+            name: "many".into(),
+            specials: Vec::new(),
+            lods: vec![many],
+            era_1994: false,
+        }],
+    ));
     let odd: Vec<PatchDef> = vec![
-        PatchDef { name: "odd".into(), specials: vec![b"dz_\xffodd \x01BLINK\x7f dz_ok".to_vec(), b"\xe2\x82 dz_ \tdz_OK".to_vec()], triangles: 2 },
-        PatchDef { name: "quote".into(), specials: vec![b"<b>dz_\"q\"</b> &amp;".to_vec()], triangles: 1 },
+        PatchDef {
+            name: "odd".into(),
+            specials: vec![
+                b"dz_\xffodd \x01BLINK\x7f dz_ok".to_vec(),
+                b"\xe2\x82 dz_ \tdz_OK".to_vec(),
+            ],
+            triangles: 2,
+        },
+        PatchDef {
+            name: "quote".into(),
+            specials: vec![b"<b>dz_\"q\"</b> &amp;".to_vec()],
+            triangles: 1,
+        },
     ];
-    out.push(("ODD.BGF".into(), vec![ObjectDef { name: "odd model".into(), specials: Vec::new(), lods: vec![odd], era_1994: false }]));
+    out.push((
+        "ODD.BGF".into(),
+        vec![ObjectDef {
+            name: "odd model".into(),
+            specials: Vec::new(),
+            lods: vec![odd],
+            era_1994: false,
+        }],
+    ));
     out
 }
 
 fn info_json(path: &Path) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_relicview")).args(["info", "--json"]).arg(path).output().unwrap();
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+    let out = Command::new(env!("CARGO_BIN_EXE_relicview"))
+        .args(["info", "--json"])
+        .arg(path)
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
 }
 
 fn temp_dir(name: &str) -> std::path::PathBuf {
@@ -210,26 +358,54 @@ fn info_json_counts_every_zone_behaviour_and_unknown_word_as_the_grammar_says() 
         std::fs::write(dir.join(&name), model_bytes(&objects)).unwrap();
         let info = info_json(&dir.join(&name));
         let (zones, behaviours, unknown) = expected_info(&objects);
-        let got_zones: BTreeMap<String, (usize, usize)> =
-            info["zones"].as_object().unwrap().iter().map(|(k, v)| (k.clone(), (v["patches"].as_u64().unwrap() as usize, v["triangles"].as_u64().unwrap() as usize))).collect();
+        let got_zones: BTreeMap<String, (usize, usize)> = info["zones"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    (
+                        v["patches"].as_u64().unwrap() as usize,
+                        v["triangles"].as_u64().unwrap() as usize,
+                    ),
+                )
+            })
+            .collect();
         assert_eq!(got_zones, zones, "{name}");
-        let counts = |v: &Value| -> BTreeMap<String, usize> { v.as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.as_u64().unwrap() as usize)).collect() };
+        let counts = |v: &Value| -> BTreeMap<String, usize> {
+            v.as_object()
+                .unwrap()
+                .iter()
+                .map(|(k, v)| (k.clone(), v.as_u64().unwrap() as usize))
+                .collect()
+        };
         assert_eq!(counts(&info["behaviours"]), behaviours, "{name}");
         assert_eq!(counts(&info["unknown_words"]), unknown, "{name}");
         if name == "MANY.BGF" {
             assert_eq!(zones.len(), 200);
         }
         if name.starts_with('G') {
-            assert_eq!(zones["dz_searchlight"], (1, 0), "{name}: a zone with no triangles is still a zone");
-            assert!(!zones.contains_key("dz_far"), "{name}: LOD 1's words are not counted");
+            assert_eq!(
+                zones["dz_searchlight"],
+                (1, 0),
+                "{name}: a zone with no triangles is still a zone"
+            );
+            assert!(
+                !zones.contains_key("dz_far"),
+                "{name}: LOD 1's words are not counted"
+            );
         }
     }
 }
 
 fn open_scene(files: &[(String, Vec<u8>)], path: &str) -> relicview::scene::Scene {
     let source = MemorySource::new(files.to_vec());
-    let archive = RefCell::new(Archive::new(ArchiveIndex::new(files.iter().map(|(p, _)| p.clone()))));
-    let opened = pollster::block_on(archive::open_file(&archive, &source, path)).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let archive = RefCell::new(Archive::new(ArchiveIndex::new(
+        files.iter().map(|(p, _)| p.clone()),
+    )));
+    let opened = pollster::block_on(archive::open_file(&archive, &source, path))
+        .unwrap_or_else(|e| panic!("{path}: {e}"));
     opened.scene.unwrap_or_else(|| panic!("{path}: no scene"))
 }
 
@@ -240,39 +416,100 @@ fn glb_json(glb: &[u8]) -> Value {
 
 /// Triangles of every node under `n` (its own included).
 fn triangles_under(j: &Value, n: usize) -> usize {
-    let own: usize = j["nodes"][n]["mesh"]
-        .as_u64()
-        .map_or(0, |m| j["meshes"][m as usize]["primitives"].as_array().unwrap().iter().map(|p| j["accessors"][p["indices"].as_u64().unwrap() as usize]["count"].as_u64().unwrap() as usize / 3).sum());
-    own + j["nodes"][n]["children"].as_array().into_iter().flatten().map(|c| triangles_under(j, c.as_u64().unwrap() as usize)).sum::<usize>()
+    let own: usize = j["nodes"][n]["mesh"].as_u64().map_or(0, |m| {
+        j["meshes"][m as usize]["primitives"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                j["accessors"][p["indices"].as_u64().unwrap() as usize]["count"]
+                    .as_u64()
+                    .unwrap() as usize
+                    / 3
+            })
+            .sum()
+    });
+    own + j["nodes"][n]["children"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| triangles_under(j, c.as_u64().unwrap() as usize))
+        .sum::<usize>()
 }
 
 #[test]
 fn hiding_a_zone_removes_exactly_its_triangles_blink_blinks_and_the_export_has_a_node_per_zone() {
     let generated = generated();
-    let files: Vec<(String, Vec<u8>)> = generated.iter().map(|(n, o)| (n.clone(), model_bytes(o))).collect();
+    let files: Vec<(String, Vec<u8>)> = generated
+        .iter()
+        .map(|(n, o)| (n.clone(), model_bytes(o)))
+        .collect();
     for (name, objects) in &generated {
         let scene = open_scene(&files, name);
         let (zones, behaviours, _) = expected_info(objects);
-        let total: usize = objects.iter().flat_map(|o| &o.lods[0]).map(|p| p.triangles).sum();
+        let total: usize = objects
+            .iter()
+            .flat_map(|o| &o.lods[0])
+            .map(|p| p.triangles)
+            .sum();
         assert_eq!(scene.triangle_count(0), total, "{name}");
         // Every zone of every LOD is a zone layer of the scene.
-        let all_zones: BTreeSet<String> = objects.iter().flat_map(|o| o.lods.iter().flatten().flat_map(move |p| patch_words(o, p).zones)).collect();
-        let scene_zones: BTreeSet<String> = scene.zones.iter().map(|&l| scene.layers[l as usize].clone()).collect();
+        let all_zones: BTreeSet<String> = objects
+            .iter()
+            .flat_map(|o| {
+                o.lods
+                    .iter()
+                    .flatten()
+                    .flat_map(move |p| patch_words(o, p).zones)
+            })
+            .collect();
+        let scene_zones: BTreeSet<String> = scene
+            .zones
+            .iter()
+            .map(|&l| scene.layers[l as usize].clone())
+            .collect();
         assert_eq!(scene_zones, all_zones, "{name}");
         for (zone, &(_, triangles)) in &zones {
             let layer = scene.layers.iter().position(|l| l == zone).unwrap() as u32;
-            assert_eq!(scene.triangle_count_in(0, &[layer]), total - triangles, "{name}: hiding {zone}");
+            assert_eq!(
+                scene.triangle_count_in(0, &[layer]),
+                total - triangles,
+                "{name}: hiding {zone}"
+            );
         }
         let every: Vec<u32> = scene.zones.clone();
-        let zoneless: usize = objects.iter().flat_map(|o| o.lods[0].iter().map(move |p| (o, p))).filter(|(o, p)| patch_words(o, p).zones.is_empty()).map(|(_, p)| p.triangles).sum();
-        assert_eq!(scene.triangle_count_in(0, &every), zoneless, "{name}: all destroyed leaves the zoneless patches");
+        let zoneless: usize = objects
+            .iter()
+            .flat_map(|o| o.lods[0].iter().map(move |p| (o, p)))
+            .filter(|(o, p)| patch_words(o, p).zones.is_empty())
+            .map(|(_, p)| p.triangles)
+            .sum();
+        assert_eq!(
+            scene.triangle_count_in(0, &every),
+            zoneless,
+            "{name}: all destroyed leaves the zoneless patches"
+        );
         // BLINK: shown for the first half of each second, hidden for the second.
-        let blinking: usize = objects.iter().flat_map(|o| o.lods[0].iter().map(move |p| (o, p))).filter(|(o, p)| patch_words(o, p).behaviours.contains("BLINK")).count();
+        let blinking: usize = objects
+            .iter()
+            .flat_map(|o| o.lods[0].iter().map(move |p| (o, p)))
+            .filter(|(o, p)| patch_words(o, p).behaviours.contains("BLINK"))
+            .count();
         assert_eq!(behaviours.get("BLINK").copied().unwrap_or(0), blinking);
-        let hidden_at = |t: f64| scene.pose(t).iter().filter(|tr| tr.scale == [0.0; 3]).count();
+        let hidden_at = |t: f64| {
+            scene
+                .pose(t)
+                .iter()
+                .filter(|tr| tr.scale == [0.0; 3])
+                .count()
+        };
         if blinking > 0 {
             assert_eq!(hidden_at(0.25), 0, "{name}");
-            assert!(hidden_at(0.75) >= blinking, "{name}: {} hidden at 0.75 s", hidden_at(0.75));
+            assert!(
+                hidden_at(0.75) >= blinking,
+                "{name}: {} hidden at 0.75 s",
+                hidden_at(0.75)
+            );
             assert_eq!(hidden_at(1.25), 0, "{name}");
         }
         // The export: under each object a node per zone of LOD 0, holding the patches whose
@@ -281,8 +518,16 @@ fn hiding_a_zone_removes_exactly_its_triangles_blink_blinks_and_the_export_has_a
         let j = glb_json(&relicview::gltf::export_glb(&scene, Default::default()).unwrap());
         let nodes = j["nodes"].as_array().unwrap();
         for o in objects {
-            let object = nodes.iter().position(|n| n["name"] == o.name.as_str()).unwrap();
-            assert!(nodes[object]["children"].is_array(), "{name}: {} has no children: {}", o.name, serde_json::to_string(nodes).unwrap());
+            let object = nodes
+                .iter()
+                .position(|n| n["name"] == o.name.as_str())
+                .unwrap();
+            assert!(
+                nodes[object]["children"].is_array(),
+                "{name}: {} has no children: {}",
+                o.name,
+                serde_json::to_string(nodes).unwrap()
+            );
             let mut first: BTreeMap<String, usize> = BTreeMap::new();
             for p in &o.lods[0] {
                 let zones = patch_words(o, p).zones;
@@ -299,11 +544,21 @@ fn hiding_a_zone_removes_exactly_its_triangles_blink_blinks_and_the_export_has_a
                 .iter()
                 .map(|c| c.as_u64().unwrap() as usize)
                 .filter(|&c| nodes[c]["extras"]["zone"].is_string())
-                .map(|c| (nodes[c]["name"].as_str().unwrap().to_string(), triangles_under(&j, c)))
+                .map(|c| {
+                    (
+                        nodes[c]["name"].as_str().unwrap().to_string(),
+                        triangles_under(&j, c),
+                    )
+                })
                 .collect();
             assert_eq!(got, first, "{name}: {}", o.name);
         }
-        let exported: usize = j["scenes"][0]["nodes"].as_array().unwrap().iter().map(|r| triangles_under(&j, r.as_u64().unwrap() as usize)).sum();
+        let exported: usize = j["scenes"][0]["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| triangles_under(&j, r.as_u64().unwrap() as usize))
+            .sum();
         assert_eq!(exported, total, "{name}");
     }
 }
@@ -315,7 +570,11 @@ fn census_says_which_models_carry_a_zone_and_diff_names_a_zone_renamed_added_or_
     for (name, objects) in &generated {
         std::fs::write(dir.join(name), model_bytes(objects)).unwrap();
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_relicview")).args(["census", "--json"]).arg(&dir).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_relicview"))
+        .args(["census", "--json"])
+        .arg(&dir)
+        .output()
+        .unwrap();
     let census: Value = serde_json::from_slice(&out.stdout).unwrap();
     let mut files_with: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (name, objects) in &generated {
@@ -324,21 +583,47 @@ fn census_says_which_models_carry_a_zone_and_diff_names_a_zone_renamed_added_or_
         }
     }
     let searchlight = &census["zones"]["dz_searchlight"];
-    assert_eq!(searchlight["files"].as_u64().unwrap() as usize, files_with["dz_searchlight"].len());
-    let listed: BTreeSet<String> = searchlight["in_files"].as_array().unwrap().iter().map(|f| f.as_str().unwrap().to_string()).collect();
-    assert!(listed.is_subset(&files_with["dz_searchlight"]) && listed.len() == files_with["dz_searchlight"].len().min(10), "{listed:?}");
+    assert_eq!(
+        searchlight["files"].as_u64().unwrap() as usize,
+        files_with["dz_searchlight"].len()
+    );
+    let listed: BTreeSet<String> = searchlight["in_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        listed.is_subset(&files_with["dz_searchlight"])
+            && listed.len() == files_with["dz_searchlight"].len().min(10),
+        "{listed:?}"
+    );
     assert_eq!(census["zones"].as_object().unwrap().len(), files_with.len());
     assert_eq!(census["behaviours"]["BLINK"]["files"].as_u64().unwrap(), 16);
 
     // One patch's string changed three ways.
     let with = |special: &str| {
-        let p = PatchDef { name: "arm".into(), specials: vec![special.as_bytes().to_vec()], triangles: 1 };
-        model_bytes(&[ObjectDef { name: "m".into(), specials: Vec::new(), lods: vec![vec![p]], era_1994: false }])
+        let p = PatchDef {
+            name: "arm".into(),
+            specials: vec![special.as_bytes().to_vec()],
+            triangles: 1,
+        };
+        model_bytes(&[ObjectDef {
+            name: "m".into(),
+            specials: Vec::new(),
+            lods: vec![vec![p]],
+            era_1994: false,
+        }])
     };
     let diff = |a: &str, b: &str| -> Vec<(String, String, String)> {
         std::fs::write(dir.join("A.BGF"), with(a)).unwrap();
         std::fs::write(dir.join("B.BGF"), with(b)).unwrap();
-        let out = Command::new(env!("CARGO_BIN_EXE_relicview")).args(["diff", "--json"]).arg(dir.join("A.BGF")).arg(dir.join("B.BGF")).output().unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_relicview"))
+            .args(["diff", "--json"])
+            .arg(dir.join("A.BGF"))
+            .arg(dir.join("B.BGF"))
+            .output()
+            .unwrap();
         let j: Value = serde_json::from_slice(&out.stdout).unwrap();
         j["changed"]
             .as_array()
@@ -346,17 +631,35 @@ fn census_says_which_models_carry_a_zone_and_diff_names_a_zone_renamed_added_or_
             .iter()
             .flat_map(|c| c["fields"].as_array().unwrap().clone())
             .filter(|f| f["name"] == "zone")
-            .map(|f| (f["name"].as_str().unwrap().into(), f["a"].as_str().unwrap().into(), f["b"].as_str().unwrap().into()))
+            .map(|f| {
+                (
+                    f["name"].as_str().unwrap().into(),
+                    f["a"].as_str().unwrap().into(),
+                    f["b"].as_str().unwrap().into(),
+                )
+            })
             .collect()
     };
-    assert_eq!(diff("dz_larm BLINK", "dz_rarm BLINK"), [("zone".into(), "dz_larm".into(), "dz_rarm".into())]);
-    assert_eq!(diff("dz_larm dz_rgun", "dz_rgun"), [("zone".into(), "dz_larm".into(), String::new())]);
-    assert_eq!(diff("BLINK dz_rgun", "dz_HIP BLINK dz_rgun"), [("zone".into(), String::new(), "dz_hip".into())]);
+    assert_eq!(
+        diff("dz_larm BLINK", "dz_rarm BLINK"),
+        [("zone".into(), "dz_larm".into(), "dz_rarm".into())]
+    );
+    assert_eq!(
+        diff("dz_larm dz_rgun", "dz_rgun"),
+        [("zone".into(), "dz_larm".into(), String::new())]
+    );
+    assert_eq!(
+        diff("BLINK dz_rgun", "dz_HIP BLINK dz_rgun"),
+        [("zone".into(), String::new(), "dz_hip".into())]
+    );
 }
 
 #[test]
 fn a_world_lists_each_placed_models_parts_and_destroying_a_zone_takes_it_from_every_placement() {
-    let (_, objects) = generated().into_iter().find(|(n, _)| n == "G1010.BGF").unwrap();
+    let (_, objects) = generated()
+        .into_iter()
+        .find(|(n, _)| n == "G1010.BGF")
+        .unwrap();
     let mut files = vec![
         ("W/VIDEO/MECH.BGF".to_string(), model_bytes(&objects)),
         ("W/MODELS/MECH.MOD".to_string(), b"[video]\r\nobject=mech.bgf\r\n".to_vec()),
@@ -365,48 +668,98 @@ fn a_world_lists_each_placed_models_parts_and_destroying_a_zone_takes_it_from_ev
     files.sort();
     let scene = open_scene(&files, "W/MAPS/YARD.MAP");
     let (zones, _, _) = expected_info(&objects);
-    let total: usize = objects.iter().flat_map(|o| &o.lods[0]).map(|p| p.triangles).sum();
+    let total: usize = objects
+        .iter()
+        .flat_map(|o| &o.lods[0])
+        .map(|p| p.triangles)
+        .sum();
     assert_eq!(scene.triangle_count(0), 2 * total, "two placements");
     let parts = relicview::view::parts::parts(&scene, 0, &[]);
     let names: BTreeSet<String> = parts.zones.iter().map(|z| z.name.clone()).collect();
-    let all_zones: BTreeSet<String> = objects.iter().flat_map(|o| o.lods.iter().flatten().flat_map(move |p| patch_words(o, p).zones)).collect();
+    let all_zones: BTreeSet<String> = objects
+        .iter()
+        .flat_map(|o| {
+            o.lods
+                .iter()
+                .flatten()
+                .flat_map(move |p| patch_words(o, p).zones)
+        })
+        .collect();
     assert_eq!(names, all_zones);
     for z in &parts.zones {
         let (patches, triangles) = zones.get(&z.name).copied().unwrap_or_default();
-        assert_eq!((z.patches, z.triangles), (2 * patches, 2 * triangles), "{}: counted in both placements", z.name);
+        assert_eq!(
+            (z.patches, z.triangles),
+            (2 * patches, 2 * triangles),
+            "{}: counted in both placements",
+            z.name
+        );
     }
     // Each part is listed with the placement it is in.
-    let placed: BTreeSet<String> = parts.parts.iter().filter_map(|p| p.placed_in.clone()).collect();
-    assert_eq!(placed.len(), 1, "both placements are of section [mech]: {placed:?}");
+    let placed: BTreeSet<String> = parts
+        .parts
+        .iter()
+        .filter_map(|p| p.placed_in.clone())
+        .collect();
+    assert_eq!(
+        placed.len(),
+        1,
+        "both placements are of section [mech]: {placed:?}"
+    );
     assert_eq!(
         parts.parts_total,
         2 * objects
             .iter()
             .flat_map(|o| o.lods[0].iter().map(move |p| (o, p)))
-            .filter(|(o, p)| !patch_words(o, p).zones.is_empty() || !patch_words(o, p).behaviours.is_empty() || !patch_words(o, p).unknown.is_empty())
+            .filter(|(o, p)| !patch_words(o, p).zones.is_empty()
+                || !patch_words(o, p).behaviours.is_empty()
+                || !patch_words(o, p).unknown.is_empty())
             .count()
     );
     let larm = parts.zones.iter().find(|z| z.name == "dz_larm").unwrap();
-    assert_eq!(scene.triangle_count_in(0, &[larm.layer]), 2 * (total - zones["dz_larm"].1));
+    assert_eq!(
+        scene.triangle_count_in(0, &[larm.layer]),
+        2 * (total - zones["dz_larm"].1)
+    );
 }
 
 /// Opening a model of `n` patches, each its own zone, and everything the view and the
 /// export do with its zones: every zone destroyed, the layer and parts lists, the export.
 fn zones_work(n: usize) -> (f64, usize) {
-    let patches: Vec<PatchDef> = (0..n).map(|i| PatchDef { name: format!("p{i}"), specials: vec![format!("dz_zone{i} BLINK").into_bytes()], triangles: 30 }).collect();
-    let files = vec![("MANY.BGF".to_string(), model_bytes(&[ObjectDef { name: "many".into(), specials: Vec::new(), lods: vec![patches], era_1994: false }]))];
+    let patches: Vec<PatchDef> = (0..n)
+        .map(|i| PatchDef {
+            name: format!("p{i}"),
+            specials: vec![format!("dz_zone{i} BLINK").into_bytes()],
+            triangles: 30,
+        })
+        .collect();
+    let files = vec![(
+        "MANY.BGF".to_string(),
+        model_bytes(&[ObjectDef {
+            name: "many".into(),
+            specials: Vec::new(),
+            lods: vec![patches],
+            era_1994: false,
+        }]),
+    )];
     let t = std::time::Instant::now();
     let scene = open_scene(&files, "MANY.BGF");
     let all = scene.zones.clone();
     let left = scene.triangle_count_in(0, &all);
-    let listed = relicview::view::layers::layers(&scene, &all).iter().filter(|l| l.zone && !l.shown).count();
+    let listed = relicview::view::layers::layers(&scene, &all)
+        .iter()
+        .filter(|l| l.zone && !l.shown)
+        .count();
     let parts = relicview::view::parts::parts(&scene, 0, &all);
     let named = relicview::view::layers::layers_named(&scene, &scene.layers);
     let glb = relicview::gltf::export_glb(&scene, Default::default()).unwrap();
     // (The model stops growing at twice its file's size: not every patch is built.)
     let zones = scene.zones.len();
     assert!(zones > n / 2, "{zones} of {n} zones built");
-    assert_eq!((left, listed, parts.zones.len(), named.len()), (0, zones, zones, scene.layers.len()));
+    assert_eq!(
+        (left, listed, parts.zones.len(), named.len()),
+        (0, zones, zones, scene.layers.len())
+    );
     assert!(glb.len() > zones * 20);
     (t.elapsed().as_secs_f64(), scene.zones.len())
 }
@@ -415,9 +768,27 @@ fn zones_work(n: usize) -> (f64, usize) {
 fn fifty_thousand_zones_and_a_string_of_a_hundred_thousand_words_cost_linear_time() {
     let ((small, zs), (large, zl)) = (zones_work(5_000), zones_work(50_000));
     assert!(zl >= 9 * zs, "{zl} zones against {zs}");
-    eprintln!("# zones: {zl} in {large:.3} s, {zs} in {small:.3} s ({:.1}×)", large / small);
-    assert!(large / small < 30.0, "ten times the zones took {:.1}× the time ({large:.3} s vs {small:.3} s)", large / small);
-    let string = |n: usize| (0..n).map(|i| if i % 2 == 0 { format!("dz_z{i}") } else { format!("w{i}") }).collect::<Vec<_>>().join(" ");
+    eprintln!(
+        "# zones: {zl} in {large:.3} s, {zs} in {small:.3} s ({:.1}×)",
+        large / small
+    );
+    assert!(
+        large / small < 30.0,
+        "ten times the zones took {:.1}× the time ({large:.3} s vs {small:.3} s)",
+        large / small
+    );
+    let string = |n: usize| {
+        (0..n)
+            .map(|i| {
+                if i % 2 == 0 {
+                    format!("dz_z{i}")
+                } else {
+                    format!("w{i}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     let time = |s: &str| {
         let t = std::time::Instant::now();
         let w = relicview::formats::biz2::special::Words::read([s]);
@@ -426,5 +797,9 @@ fn fifty_thousand_zones_and_a_string_of_a_hundred_thousand_words_cost_linear_tim
     };
     let (short, long) = (string(10_000), string(100_000));
     let (ts, tl) = (time(&short), time(&long));
-    assert!(tl / ts < 30.0, "ten times the words took {:.1}× the time ({tl:.3} s vs {ts:.3} s)", tl / ts);
+    assert!(
+        tl / ts < 30.0,
+        "ten times the words took {:.1}× the time ({tl:.3} s vs {ts:.3} s)",
+        tl / ts
+    );
 }

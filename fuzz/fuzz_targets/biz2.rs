@@ -29,10 +29,17 @@ fuzz_target!(|data: &[u8]| {
                 let _ = tree.path(i as u32);
             }
         }
-        assert_eq!(tree.iter().filter(|c| c.parent.is_none()).count(), tree.children(None).count());
+        assert_eq!(
+            tree.iter().filter(|c| c.parent.is_none()).count(),
+            tree.children(None).count()
+        );
         if let Ok((tree, file)) = Biz2File::parse(input) {
             let c = tree.coverage();
-            assert_eq!(c.framing + c.decoded + c.opaque + c.unclaimed, input.len(), "every byte accounted for once");
+            assert_eq!(
+                c.framing + c.decoded + c.opaque + c.unclaimed,
+                input.len(),
+                "every byte accounted for once"
+            );
             let rewritten = write_file(&file, WriteOptions::default());
             let (_, again) = Biz2File::parse(&rewritten).expect("the writer's output parses");
             assert_eq!(again.triangle_count(), file.triangle_count());

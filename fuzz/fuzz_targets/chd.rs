@@ -11,6 +11,8 @@ use relicview::containers::ContainerKind;
 
 fuzz_target!(|data: &[u8]| {
     common::let_the_chd_crates_panics_be_caught();
-    let Some((range, rest)) = common::split_range(data) else { return };
+    let Some((range, rest)) = common::split_range(data) else {
+        return;
+    };
     common::exercise(ContainerKind::Chd, rest.to_vec(), range);
 });

@@ -13,7 +13,9 @@ use relicview::archive::Archive;
 use relicview::formats::registry::{self, Purpose};
 
 fuzz_target!(|data: &[u8]| {
-    let Some((name, data)) = named::split_name(data) else { return };
+    let Some((name, data)) = named::split_name(data) else {
+        return;
+    };
     let [l0, l1, rest @ ..] = data else { return };
     let split = (u16::from_le_bytes([*l0, *l1]) as usize).min(rest.len());
     let (bytes_a, bytes_b) = rest.split_at(split);
@@ -23,27 +25,48 @@ fuzz_target!(|data: &[u8]| {
     let (sa, sb) = (a.build_scene(&detached), b.build_scene(&detached));
     let scenes = sa.as_ref().zip(sb.as_ref());
     let (comparison, alignment) = relicview::diff::compare_in_full(&*a, &*b, scenes);
-    let (len_a, len_b) = (a.bytes(0).map_or(0, <[u8]>::len), b.bytes(0).map_or(0, <[u8]>::len));
+    let (len_a, len_b) = (
+        a.bytes(0).map_or(0, <[u8]>::len),
+        b.bytes(0).map_or(0, <[u8]>::len),
+    );
     for row in &alignment.rows {
-        assert!(row.range.a.is_none_or(|[s, e]| s <= e && e <= len_a), "{row:?}");
-        assert!(row.range.b.is_none_or(|[s, e]| s <= e && e <= len_b), "{row:?}");
+        assert!(
+            row.range.a.is_none_or(|[s, e]| s <= e && e <= len_a),
+            "{row:?}"
+        );
+        assert!(
+            row.range.b.is_none_or(|[s, e]| s <= e && e <= len_b),
+            "{row:?}"
+        );
         assert!(row.a.is_some() || row.b.is_some());
     }
     for (ranges, len) in [(&alignment.bytes.a, len_a), (&alignment.bytes.b, len_b)] {
-        assert!(ranges.windows(2).all(|w| w[0][1] < w[1][0]), "sorted and apart: {ranges:?}");
-        assert!(ranges.iter().all(|&[s, e]| s < e && e <= len), "{ranges:?} in {len}");
+        assert!(
+            ranges.windows(2).all(|w| w[0][1] < w[1][0]),
+            "sorted and apart: {ranges:?}"
+        );
+        assert!(
+            ranges.iter().all(|&[s, e]| s < e && e <= len),
+            "{ranges:?} in {len}"
+        );
     }
     // The same file on both sides is the same, and marks nothing.
     if bytes_a == bytes_b {
         assert!(comparison.same, "{comparison:?}");
         assert!(alignment.bytes.a.is_empty() && alignment.bytes.b.is_empty());
     }
-    if let Some(d) = scenes.and_then(|s| relicview::diff::difference_scene(&*a, &*b, s, &alignment)).map(|d| d.scene) {
+    if let Some(d) = scenes
+        .and_then(|s| relicview::diff::difference_scene(&*a, &*b, s, &alignment))
+        .map(|d| d.scene)
+    {
         for p in d.meshes.iter().flat_map(|m| &m.primitives) {
             assert!(p.indices.iter().all(|&i| (i as usize) < p.positions.len()));
             assert_eq!(p.colors.as_ref().map(Vec::len), Some(p.positions.len()));
         }
-        assert!(d.nodes.iter().all(|n| n.mesh.is_none_or(|m| (m as usize) < d.meshes.len())));
+        assert!(d
+            .nodes
+            .iter()
+            .all(|n| n.mesh.is_none_or(|m| (m as usize) < d.meshes.len())));
         let _ = d.draw_plan(0);
     }
 });

@@ -17,7 +17,9 @@ const FIELD: &[u8] = include_bytes!("../../../shared/testdata/ff7/MD1_1_u.BSX");
 const TABLES: std::ops::Range<usize> = SINES.at..MOUTHS.end();
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&mode, rest)) = data.split_first() else { return };
+    let Some((&mode, rest)) = data.split_first() else {
+        return;
+    };
     let file = if mode % 2 == 0 {
         rest.to_vec()
     } else {
@@ -27,16 +29,24 @@ fuzz_target!(|data: &[u8]| {
         }
         module
     };
-    let source = MemorySource::new([("F/FIELD.BIN".to_string(), file), ("F/MD1_1.BSX".to_string(), FIELD.to_vec())]);
+    let source = MemorySource::new([
+        ("F/FIELD.BIN".to_string(), file),
+        ("F/MD1_1.BSX".to_string(), FIELD.to_vec()),
+    ]);
     let archive = std::cell::RefCell::new(source.archive());
     if let Ok(opened) = pollster::block_on(open_file(&archive, &source, "F/FIELD.BIN")) {
         let doc = &opened.document;
-        let _ = (doc.info_json(), doc.info_rows(), doc.inspector().map(|v| v.listing().records.len()));
+        let _ = (
+            doc.info_json(),
+            doc.info_rows(),
+            doc.inspector().map(|v| v.listing().records.len()),
+        );
         if let Some(scene) = &opened.scene {
             assert_eq!(scene.triangle_count(0), 240 * 8, "a point per normal");
         }
     }
-    let opened = pollster::block_on(open_file(&archive, &source, "F/MD1_1.BSX")).expect("the real file opens");
+    let opened = pollster::block_on(open_file(&archive, &source, "F/MD1_1.BSX"))
+        .expect("the real file opens");
     let scene = opened.scene.expect("the real file draws");
     for p in scene.meshes.iter().flat_map(|m| &m.primitives) {
         if let Some(lit) = &p.lit_colors {

@@ -22,7 +22,10 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let (head, rest) = data.split_at(20);
-    let disc = |mode: &str| Layout::Disc { mode: mode.into(), start: head[1] as u64 % 4 };
+    let disc = |mode: &str| Layout::Disc {
+        mode: mode.into(),
+        start: head[1] as u64 % 4,
+    };
     let layout = match head[0] % 5 {
         0 => Layout::Zip,
         1 => disc("COOKED"),
@@ -37,25 +40,71 @@ fuzz_target!(|data: &[u8]| {
     let to = from + word(&head[6..10]) % (len - from + 1);
     let (at, size) = (word(&head[10..14]), word(&head[14..18]) % (64 << 20));
     // Some rows name a disc file's extents: two, the second anywhere.
-    let pieces = (head[1] & 0x10 != 0).then(|| vec![[at, size / 3], [word(&head[6..10]), size - size / 3]]);
-    let wanted = Wanted { at, size, crc32: word(&head[16..20]) as u32, pieces };
-    if let Ok(fetched) = Fetched::new(len, vec![(from, bytes[from as usize..to as usize].to_vec())]) {
-        if let Err(e) = hosted::read_hosted("fuzz", "entry", &layout, fetched, wanted, common::LIMITS) {
+    let pieces =
+        (head[1] & 0x10 != 0).then(|| vec![[at, size / 3], [word(&head[6..10]), size - size / 3]]);
+    let wanted = Wanted {
+        at,
+        size,
+        crc32: word(&head[16..20]) as u32,
+        pieces,
+    };
+    if let Ok(fetched) = Fetched::new(
+        len,
+        vec![(from, bytes[from as usize..to as usize].to_vec())],
+    ) {
+        if let Err(e) =
+            hosted::read_hosted("fuzz", "entry", &layout, fetched, wanted, common::LIMITS)
+        {
             assert!(e.to_string().starts_with("fuzz: entry"), "{e}");
         }
     }
     // What publishing plans reads back from its ranges alone.
-    let Ok(plan) = hosted::plan("fuzz", &layout, Arc::new(bytes.clone()), common::LIMITS, &mut |_, _| {}) else { return };
+    let Ok(plan) = hosted::plan(
+        "fuzz",
+        &layout,
+        Arc::new(bytes.clone()),
+        common::LIMITS,
+        &mut |_, _| {},
+    ) else {
+        return;
+    };
     for e in plan.entries.iter().take(32) {
-        let pieces = plan.meta.iter().chain(&e.ranges).map(|&[at, n]| (at, bytes[at as usize..(at + n) as usize].to_vec())).collect();
+        let pieces = plan
+            .meta
+            .iter()
+            .chain(&e.ranges)
+            .map(|&[at, n]| (at, bytes[at as usize..(at + n) as usize].to_vec()))
+            .collect();
         let size = plan.container.entries()[e.index].size;
-        let wanted = Wanted { at: e.at, size, crc32: e.crc32, pieces: e.pieces.clone() };
-        let got = hosted::read_hosted("fuzz", "entry", &layout, Fetched::new(len, pieces).expect("planned ranges lie within the container"), wanted, common::LIMITS);
+        let wanted = Wanted {
+            at: e.at,
+            size,
+            crc32: e.crc32,
+            pieces: e.pieces.clone(),
+        };
+        let got = hosted::read_hosted(
+            "fuzz",
+            "entry",
+            &layout,
+            Fetched::new(len, pieces).expect("planned ranges lie within the container"),
+            wanted,
+            common::LIMITS,
+        );
         match (&layout, got) {
-            (_, Ok(got)) => assert_eq!(got, plan.container.read(e.index).expect("a planned entry was read"), "entry {}", e.index),
+            (_, Ok(got)) => assert_eq!(
+                got,
+                plan.container
+                    .read(e.index)
+                    .expect("a planned entry was read"),
+                "entry {}",
+                e.index
+            ),
             // A zip's local header may disagree with its central directory, which the plan read.
             (Layout::Zip, Err(_)) => {}
-            (_, Err(err)) => panic!("entry {} does not read back from its ranges: {err}", e.index),
+            (_, Err(err)) => panic!(
+                "entry {} does not read back from its ranges: {err}",
+                e.index
+            ),
         }
     }
 });

@@ -13,7 +13,9 @@ fuzz_target!(|data: &[u8]| {
     let n = data.len();
     let mut last_line = 0;
     for s in &f.sections {
-        assert!(s.name.end() <= n && (s.start as usize) < n && s.end as usize <= n && s.start <= s.end);
+        assert!(
+            s.name.end() <= n && (s.start as usize) < n && s.end as usize <= n && s.start <= s.end
+        );
         assert!(s.line > last_line && s.line <= f.lines);
         last_line = s.line;
         for e in f.entries_of(s) {
@@ -24,7 +26,12 @@ fuzz_target!(|data: &[u8]| {
     let map = MapFile::read(&f);
     for s in &map.sections {
         for i in s.instances() {
-            assert!(i.pose.translation.iter().chain(&i.pose.rotation).all(|x| x.is_finite()));
+            assert!(i
+                .pose
+                .translation
+                .iter()
+                .chain(&i.pose.rotation)
+                .all(|x| x.is_finite()));
             assert!(i.at.value_span.end() <= n);
             assert!(i.pose.matrix().is_finite());
         }

@@ -10,6 +10,12 @@ use libfuzzer_sys::fuzz_target;
 use relicview::containers::ContainerKind;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((range, rest)) = common::split_range(data) else { return };
-    common::exercise(ContainerKind::Iso, [vec![0u8; 16 * 2048], rest.to_vec()].concat(), range);
+    let Some((range, rest)) = common::split_range(data) else {
+        return;
+    };
+    common::exercise(
+        ContainerKind::Iso,
+        [vec![0u8; 16 * 2048], rest.to_vec()].concat(),
+        range,
+    );
 });

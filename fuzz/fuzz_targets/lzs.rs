@@ -10,5 +10,8 @@ fuzz_target!(|data: &[u8]| {
         assert!(out.len() <= data.len() * MAX_RATIO);
     }
     let packed = encode(data);
-    assert_eq!(decode(&packed, MAX_OUTPUT).expect("the encoder's output decodes"), data);
+    assert_eq!(
+        decode(&packed, MAX_OUTPUT).expect("the encoder's output decodes"),
+        data
+    );
 });

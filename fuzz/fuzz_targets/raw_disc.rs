@@ -10,8 +10,16 @@ use libfuzzer_sys::fuzz_target;
 use relicview::containers::{ContainerKind, SectorMode};
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&mode, data)) = data.split_first() else { return };
-    let Some((range, rest)) = common::split_range(data) else { return };
-    let mode = if mode & 1 == 0 { SectorMode::Mode2 } else { SectorMode::Mode1 };
+    let Some((&mode, data)) = data.split_first() else {
+        return;
+    };
+    let Some((range, rest)) = common::split_range(data) else {
+        return;
+    };
+    let mode = if mode & 1 == 0 {
+        SectorMode::Mode2
+    } else {
+        SectorMode::Mode1
+    };
     common::exercise(ContainerKind::RawDisc(mode), rest.to_vec(), range);
 });

@@ -18,7 +18,10 @@ use std::sync::Arc;
 /// A store in memory, an entry kept once its last piece came; it flips a byte of every
 /// third entry, cuts every fifth.
 #[derive(Clone, Default)]
-struct Store(Rc<RefCell<HashMap<usize, Vec<u8>>>>, Rc<RefCell<HashMap<usize, Vec<u8>>>>);
+struct Store(
+    Rc<RefCell<HashMap<usize, Vec<u8>>>>,
+    Rc<RefCell<HashMap<usize, Vec<u8>>>>,
+);
 
 impl DecodedStore for Store {
     fn has(&self, index: usize) -> bool {
@@ -46,18 +49,38 @@ impl DecodedStore for Store {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((range, rest)) = common::split_range(data) else { return };
+    let Some((range, rest)) = common::split_range(data) else {
+        return;
+    };
     common::exercise(ContainerKind::SevenZ, rest.to_vec(), range);
-    let Ok(plain) = containers::open("fuzz", ContainerKind::SevenZ, Arc::new(rest.to_vec()), common::LIMITS) else { return };
+    let Ok(plain) = containers::open(
+        "fuzz",
+        ContainerKind::SevenZ,
+        Arc::new(rest.to_vec()),
+        common::LIMITS,
+    ) else {
+        return;
+    };
     let store = Store::default();
-    let Ok(mut stored) = containers::open("fuzz", ContainerKind::SevenZ, Arc::new(rest.to_vec()), common::LIMITS) else { return };
+    let Ok(mut stored) = containers::open(
+        "fuzz",
+        ContainerKind::SevenZ,
+        Arc::new(rest.to_vec()),
+        common::LIMITS,
+    ) else {
+        return;
+    };
     stored.keep_decoded_in(Box::new(store.clone()));
     let n = plain.entries().len().min(32);
     // Twice: the first pass fills the store, the second reads from it where it can.
     for _ in 0..2 {
         for i in (0..n).rev() {
             let (a, b) = (plain.read(i), stored.read(i));
-            assert_eq!(a.as_ref().ok(), b.as_ref().ok(), "entry {i}: the store changed what it reads");
+            assert_eq!(
+                a.as_ref().ok(),
+                b.as_ref().ok(),
+                "entry {i}: the store changed what it reads"
+            );
         }
     }
 });

@@ -20,7 +20,9 @@ fuzz_target!(|data: &[u8]| {
     }
     for role in &roles {
         if let Role::Zone(z) = role {
-            assert!(z.len() > ZONE_PREFIX.len() && z.starts_with(ZONE_PREFIX) && *z == z.to_lowercase());
+            assert!(
+                z.len() > ZONE_PREFIX.len() && z.starts_with(ZONE_PREFIX) && *z == z.to_lowercase()
+            );
         }
     }
     let words = Words::read([text.as_str(), text.as_str()]);

@@ -8,7 +8,9 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     for name in ["MAP.TGA", "MAP.RGB", "MAP.PNG", "MAP.BMP", "MAP.SVT"] {
         if let Ok(t) = relicview::texture::decode(name, data) {
-            assert!(t.width <= relicview::texture::MAX_SIDE && t.height <= relicview::texture::MAX_SIDE);
+            assert!(
+                t.width <= relicview::texture::MAX_SIDE && t.height <= relicview::texture::MAX_SIDE
+            );
             assert_eq!(t.rgba.len(), t.width as usize * t.height as usize * 4);
         }
     }

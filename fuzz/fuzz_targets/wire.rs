@@ -16,8 +16,17 @@ fn seed() -> &'static [u8] {
     static SEED: OnceLock<Vec<u8>> = OnceLock::new();
     SEED.get_or_init(|| {
         let bytes = write_file(&relicview::demo::large_model(1), WriteOptions::default());
-        let scene = registry::open("T.BGF", bytes, Purpose::Asset).build_scene(&Archive::detached()).expect("the terrain draws");
-        encode(ShownScene { scene, records: vec![(0, 12), (12, 40)], placements: 1 }.lend())
+        let scene = registry::open("T.BGF", bytes, Purpose::Asset)
+            .build_scene(&Archive::detached())
+            .expect("the terrain draws");
+        encode(
+            ShownScene {
+                scene,
+                records: vec![(0, 12), (12, 40)],
+                placements: 1,
+            }
+            .lend(),
+        )
     })
 }
 
@@ -36,10 +45,15 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(shown) = decode(&input) {
         // Compared as bytes: a scene may hold NaNs, which are never equal to themselves.
         let again = encode(shown.lend());
-        assert_eq!(encode(decode(&again).expect("own bytes decode").lend()), again);
+        assert_eq!(
+            encode(decode(&again).expect("own bytes decode").lend()),
+            again
+        );
         assert_eq!(encoded_len(shown.lend()), again.len());
         let mut pieces = vec![0u8; again.len()];
-        encode_into(shown.lend(), |at, bytes| pieces[at..at + bytes.len()].copy_from_slice(bytes));
+        encode_into(shown.lend(), |at, bytes| {
+            pieces[at..at + bytes.len()].copy_from_slice(bytes)
+        });
         assert_eq!(pieces, again);
     }
 });

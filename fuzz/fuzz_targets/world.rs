@@ -12,7 +12,15 @@ fuzz_target!(|data: &[u8]| {
     let mut parts = data.splitn(4, |&b| b == 0);
     let mut next = || parts.next().unwrap_or_default().to_vec();
     static CUBE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
-    let cube = CUBE.get_or_init(|| relicview::demo::demo_files().into_iter().find(|(p, _)| p.ends_with("CUBE.BGF")).expect("the demo has a cube").1).clone();
+    let cube = CUBE
+        .get_or_init(|| {
+            relicview::demo::demo_files()
+                .into_iter()
+                .find(|(p, _)| p.ends_with("CUBE.BGF"))
+                .expect("the demo has a cube")
+                .1
+        })
+        .clone();
     let files = vec![
         ("W/MAPS/A.MAP".to_string(), next()),
         ("W/MAPS/B.MAP".to_string(), next()),
@@ -22,13 +30,24 @@ fuzz_target!(|data: &[u8]| {
     ];
     let source = MemorySource::new(files);
     let archive = std::cell::RefCell::new(source.archive());
-    let Ok(opened) = pollster::block_on(open_file(&archive, &source, "W/MAPS/A.MAP")) else { return };
-    let _ = (opened.document.info_json(), opened.document.info_rows(), opened.document.stats());
+    let Ok(opened) = pollster::block_on(open_file(&archive, &source, "W/MAPS/A.MAP")) else {
+        return;
+    };
+    let _ = (
+        opened.document.info_json(),
+        opened.document.info_rows(),
+        opened.document.stats(),
+    );
     if let Some(scene) = opened.scene {
-        assert!(scene.nodes.iter().enumerate().all(|(i, n)| n.parent.is_none_or(|p| (p as usize) < i)));
+        assert!(scene
+            .nodes
+            .iter()
+            .enumerate()
+            .all(|(i, n)| n.parent.is_none_or(|p| (p as usize) < i)));
         assert!(opened.document.stats().placements <= MAX_PLACEMENTS);
         let _ = scene.bounds(0);
-        let glb = relicview::gltf::export_glb(&scene, Default::default()).expect("every scene exports");
+        let glb =
+            relicview::gltf::export_glb(&scene, Default::default()).expect("every scene exports");
         assert_eq!(&glb[..4], b"glTF");
     }
 });

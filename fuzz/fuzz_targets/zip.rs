@@ -9,6 +9,8 @@ use libfuzzer_sys::fuzz_target;
 use relicview::containers::ContainerKind;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((range, rest)) = common::split_range(data) else { return };
+    let Some((range, rest)) = common::split_range(data) else {
+        return;
+    };
     common::exercise(ContainerKind::Zip, rest.to_vec(), range);
 });

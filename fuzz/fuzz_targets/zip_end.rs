@@ -10,8 +10,12 @@ use libfuzzer_sys::fuzz_target;
 use relicview::containers::{self, ContainerKind};
 
 fuzz_target!(|data: &[u8]| {
-    let Some((range, rest)) = common::split_range(data) else { return };
-    let Some((&prefix, zip)) = rest.split_first() else { return };
+    let Some((range, rest)) = common::split_range(data) else {
+        return;
+    };
+    let Some((&prefix, zip)) = rest.split_first() else {
+        return;
+    };
     let mut bytes = vec![0x4D; prefix as usize * 37];
     bytes.extend_from_slice(zip);
     let tail = &bytes[bytes.len().saturating_sub(containers::TAIL)..];

@@ -13,7 +13,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "relicview", version, about = "Look inside old 3D game archives")]
+#[command(
+    name = "relicview",
+    version,
+    about = "Look inside old 3D game archives"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -38,7 +42,12 @@ enum ExportLighting {
 
 /// `export --rig`: one of the words [`gltf::Rig`] is said with.
 fn rig_word(word: &str) -> Result<gltf::Rig, String> {
-    gltf::Rig::from_word(word).ok_or_else(|| format!("`{word}` is not a rig: {}", gltf::Rig::ALL.map(gltf::Rig::word).join(" or ")))
+    gltf::Rig::from_word(word).ok_or_else(|| {
+        format!(
+            "`{word}` is not a rig: {}",
+            gltf::Rig::ALL.map(gltf::Rig::word).join(" or ")
+        )
+    })
 }
 
 #[derive(Subcommand)]
@@ -190,7 +199,10 @@ enum Command {
 /// it holds a page, else the built site of the source tree this binary was built from.
 fn default_site() -> PathBuf {
     let tree = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    [PathBuf::from("site"), PathBuf::from(".")].into_iter().find(|d| d.join("index.html").is_file()).unwrap_or_else(|| tree.join("site"))
+    [PathBuf::from("site"), PathBuf::from(".")]
+        .into_iter()
+        .find(|d| d.join("index.html").is_file())
+        .unwrap_or_else(|| tree.join("site"))
 }
 
 /// The largest file the CLI reads unless told otherwise: the pods' and FF7's files are far
@@ -298,7 +310,11 @@ fn list(root: &Path) -> Result<Vec<ListedFile>, String> {
 /// container lists twice).
 fn listing(root: &Path) -> Result<serve::Listing, String> {
     if root.is_file() {
-        let relicview::disk::ContainerListing { files, problems, notes } = Disk::new(root).list("");
+        let relicview::disk::ContainerListing {
+            files,
+            problems,
+            notes,
+        } = Disk::new(root).list("");
         if files.is_empty() {
             if let Some((_, why)) = problems.first() {
                 return Err(why.clone());
@@ -307,12 +323,32 @@ fn listing(root: &Path) -> Result<serve::Listing, String> {
         let real = root.to_path_buf();
         let files = files
             .into_iter()
-            .map(|e| ListedFile { kind: relicview::census::kind_of(&e.path, &e.head, e.size), path: e.path, size: e.size, real: real.clone(), contained: true, failure: None, refs: Vec::new() })
+            .map(|e| ListedFile {
+                kind: relicview::census::kind_of(&e.path, &e.head, e.size),
+                path: e.path,
+                size: e.size,
+                real: real.clone(),
+                contained: true,
+                failure: None,
+                refs: Vec::new(),
+            })
             .collect();
         // Notes on the archive itself name it by its file name.
-        let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let notes = notes.into_iter().map(|(path, note)| (if path.is_empty() { name.clone() } else { path }, note)).collect();
-        return Ok(serve::Listing { root: String::new(), base: String::new(), files, skipped: problems, notes });
+        let name = root
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let notes = notes
+            .into_iter()
+            .map(|(path, note)| (if path.is_empty() { name.clone() } else { path }, note))
+            .collect();
+        return Ok(serve::Listing {
+            root: String::new(),
+            base: String::new(),
+            files,
+            skipped: problems,
+            notes,
+        });
     }
     serve::list_archive(root).map_err(|e| e.to_string())
 }
@@ -331,51 +367,95 @@ fn through_container(file: &Path) -> Option<(PathBuf, String)> {
 
 /// Open `file` through the one open sequence: inside the archive at `root` (its references
 /// resolved there, nearest first) or on its own. `file` may go on inside a container.
-fn open(file: &Path, root: Option<&Path>, max_bytes: u64, purpose: Purpose) -> Result<Opened, String> {
-    let inside = if file.is_file() { None } else { through_container(file) };
+fn open(
+    file: &Path,
+    root: Option<&Path>,
+    max_bytes: u64,
+    purpose: Purpose,
+) -> Result<Opened, String> {
+    let inside = if file.is_file() {
+        None
+    } else {
+        through_container(file)
+    };
     let (archive, path, source) = match root {
         Some(root) => {
             let files = list(root)?;
-            let root_real = root.canonicalize().map_err(|e| format!("{}: {e}", root.display()))?;
+            let root_real = root
+                .canonicalize()
+                .map_err(|e| format!("{}: {e}", root.display()))?;
             // The file's path inside the archive decides which library is nearest. A file
             // outside the archive keeps its own name (its kind depends on it) and its folder
             // comes along, so that what lies beside it is found first, as inside.
             let (on_disk, rest) = match &inside {
-                Some((container, rest)) => (container.canonicalize().map_err(|e| format!("{}: {e}", container.display()))?, Some(rest.clone())),
-                None => (file.canonicalize().map_err(|e| format!("{}: {e}", file.display()))?, None),
+                Some((container, rest)) => (
+                    container
+                        .canonicalize()
+                        .map_err(|e| format!("{}: {e}", container.display()))?,
+                    Some(rest.clone()),
+                ),
+                None => (
+                    file.canonicalize()
+                        .map_err(|e| format!("{}: {e}", file.display()))?,
+                    None,
+                ),
             };
             let mut files: Vec<ListedFile> = files;
-            let path = match (on_disk.strip_prefix(&root_real), rest) {
-                // The root is the container itself: paths are inside it.
-                (Ok(p), Some(rest)) if p.as_os_str().is_empty() => rest,
-                (Ok(p), rest) => {
-                    let p = p.to_string_lossy().replace('\\', "/");
-                    rest.map_or(p.clone(), |r| format!("{p}/{r}"))
-                }
-                (Err(_), _) => {
-                    files.extend(beside(&on_disk).into_iter().map(|(path, _, real)| ListedFile { path, size: 0, kind: "unknown", real, contained: false, failure: None, refs: Vec::new() }));
-                    on_disk.to_string_lossy().into_owned()
-                }
-            };
+            let path =
+                match (on_disk.strip_prefix(&root_real), rest) {
+                    // The root is the container itself: paths are inside it.
+                    (Ok(p), Some(rest)) if p.as_os_str().is_empty() => rest,
+                    (Ok(p), rest) => {
+                        let p = p.to_string_lossy().replace('\\', "/");
+                        rest.map_or(p.clone(), |r| format!("{p}/{r}"))
+                    }
+                    (Err(_), _) => {
+                        files.extend(beside(&on_disk).into_iter().map(|(path, _, real)| {
+                            ListedFile {
+                                path,
+                                size: 0,
+                                kind: "unknown",
+                                real,
+                                contained: false,
+                                failure: None,
+                                refs: Vec::new(),
+                            }
+                        }));
+                        on_disk.to_string_lossy().into_owned()
+                    }
+                };
             let source = DiskSource::new(&files, Disk::new(&root_real), max_bytes);
-            let index = ArchiveIndex::with_kinds(files.into_iter().map(|f| (f.path, Kind::parse(f.kind))));
+            let index =
+                ArchiveIndex::with_kinds(files.into_iter().map(|f| (f.path, Kind::parse(f.kind))));
             (Archive::new(index), path, source)
         }
         None => match &inside {
             Some((container, rest)) => {
-                let folder = container.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-                let name = container.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                let folder = container
+                    .parent()
+                    .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+                let name = container
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
                 let source = DiskSource::through(Disk::new(&folder), max_bytes);
                 (Archive::detached(), format!("{name}/{rest}"), source)
             }
-            None => (Archive::detached(), file.display().to_string(), DiskSource::none(max_bytes)),
+            None => (
+                Archive::detached(),
+                file.display().to_string(),
+                DiskSource::none(max_bytes),
+            ),
         },
     };
     let bytes = match &inside {
         None => read_regular(file, max_bytes)?,
         // The container's reader names the container and the entry: said once.
         Some((container, _)) => pollster::block_on(source.read(&path)).map_err(|e| {
-            let name = container.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let name = container
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             if let Some(why) = e.strip_prefix(&format!("{path}: ")) {
                 format!("{}: {why}", file.display())
             } else if let Some(why) = e.strip_prefix(&format!("{name}: ")) {
@@ -386,15 +466,24 @@ fn open(file: &Path, root: Option<&Path>, max_bytes: u64, purpose: Purpose) -> R
         })?,
     };
     let archive = RefCell::new(archive);
-    Ok(pollster::block_on(archive::open_bytes(&archive, &source, &path, bytes, purpose)))
+    Ok(pollster::block_on(archive::open_bytes(
+        &archive, &source, &path, bytes, purpose,
+    )))
 }
 
 /// The regular files in the folder of `file` (an absolute path), named by their absolute
 /// paths: the nearest neighbours of a file opened from outside `--root`. At most
 /// [`BESIDE_MAX`] are listed (a file dropped in a huge temp folder lists that many names).
 fn beside(file: &Path) -> Vec<(String, Option<Kind>, PathBuf)> {
-    let Some(Ok(entries)) = file.parent().map(std::fs::read_dir) else { return Vec::new() };
-    entries.filter_map(Result::ok).filter(|e| e.file_type().is_ok_and(|t| t.is_file())).take(BESIDE_MAX).map(|e| (e.path().to_string_lossy().into_owned(), None, e.path())).collect()
+    let Some(Ok(entries)) = file.parent().map(std::fs::read_dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .take(BESIDE_MAX)
+        .map(|e| (e.path().to_string_lossy().into_owned(), None, e.path()))
+        .collect()
 }
 const BESIDE_MAX: usize = 10_000;
 
@@ -416,7 +505,8 @@ fn run_info(file: &Path, json: bool, root: Option<&Path>, max_bytes: u64) -> Exi
     }
     if let (true, Some(e)) = (json, doc.error()) {
         // The damage's message names the file, as every error of this command does.
-        let mut summary: serde_json::Value = serde_json::from_str(&doc.info_json()).unwrap_or_default();
+        let mut summary: serde_json::Value =
+            serde_json::from_str(&doc.info_json()).unwrap_or_default();
         if let Some(error) = summary.get_mut("error") {
             error["message"] = format!("{}: {e}", file.display()).into();
         }
@@ -435,10 +525,23 @@ fn run_info(file: &Path, json: bool, root: Option<&Path>, max_bytes: u64) -> Exi
             let _ = writeln!(out, "  untextured: {n}");
         }
     }
-    finish(&out, if doc.diagnostics().is_empty() && doc.error().is_none() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    finish(
+        &out,
+        if doc.diagnostics().is_empty() && doc.error().is_none() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        },
+    )
 }
 
-fn run_inspect(file: &Path, json: bool, root: Option<&Path>, with_fields: bool, max_bytes: u64) -> ExitCode {
+fn run_inspect(
+    file: &Path,
+    json: bool,
+    root: Option<&Path>,
+    with_fields: bool,
+    max_bytes: u64,
+) -> ExitCode {
     use std::fmt::Write as _;
     let opened = match open(file, root, max_bytes, Purpose::Show) {
         Ok(o) => o,
@@ -446,36 +549,97 @@ fn run_inspect(file: &Path, json: bool, root: Option<&Path>, with_fields: bool, 
     };
     let doc = &opened.document;
     let Some(view) = doc.inspector() else {
-        return fail(json, &format!("{}: no inspector view", file.display()), None);
+        return fail(
+            json,
+            &format!("{}: no inspector view", file.display()),
+            None,
+        );
     };
     let listing = view.listing();
-    let code = if doc.error().is_none() && doc.diagnostics().is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE };
+    let code = if doc.error().is_none() && doc.diagnostics().is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    };
     if json {
-        return finish(&format!("{}\n", serde_json::to_string(&listing).expect("the listing serialises")), code);
+        return finish(
+            &format!(
+                "{}\n",
+                serde_json::to_string(&listing).expect("the listing serialises")
+            ),
+            code,
+        );
     }
     // One line a record, cut to the terminal's width.
-    let width = std::env::var("COLUMNS").ok().and_then(|c| c.parse::<usize>().ok()).filter(|&w| w >= 40).unwrap_or(100);
-    let cut = |line: String| if line.chars().count() > width { format!("{}…", line.chars().take(width - 1).collect::<String>()) } else { line };
+    let width = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse::<usize>().ok())
+        .filter(|&w| w >= 40)
+        .unwrap_or(100);
+    let cut = |line: String| {
+        if line.chars().count() > width {
+            format!("{}…", line.chars().take(width - 1).collect::<String>())
+        } else {
+            line
+        }
+    };
     let mut out = String::new();
     let shown = listing.views.first().map_or("file", |v| v.label.as_str());
-    out.push_str(&wrapped(&format!("{}: {} · {} bytes ({shown})", file.display(), doc.kind().title(), listing.bytes), width));
+    out.push_str(&wrapped(
+        &format!(
+            "{}: {} · {} bytes ({shown})",
+            file.display(),
+            doc.kind().title(),
+            listing.bytes
+        ),
+        width,
+    ));
     for r in &listing.records {
         let indent = "  ".repeat(r.depth as usize);
-        let summary = if r.summary.is_empty() { String::new() } else { format!(" — {}", r.summary) };
-        let _ = writeln!(out, "{}", cut(format!("{indent}{:#08x} {:>7}  {}{summary}", r.offset, r.length, r.label)));
+        let summary = if r.summary.is_empty() {
+            String::new()
+        } else {
+            format!(" — {}", r.summary)
+        };
+        let _ = writeln!(
+            out,
+            "{}",
+            cut(format!(
+                "{indent}{:#08x} {:>7}  {}{summary}",
+                r.offset, r.length, r.label
+            ))
+        );
         if with_fields {
             for f in &r.fields {
-                let _ = writeln!(out, "{}", cut(format!("{indent}    {:#08x} {:>3}  {} = {}", f.offset, f.length, f.what, f.value)));
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    cut(format!(
+                        "{indent}    {:#08x} {:>3}  {} = {}",
+                        f.offset, f.length, f.what, f.value
+                    ))
+                );
             }
         }
     }
     if listing.records_total > listing.records.len() {
-        let _ = writeln!(out, "… {} more records not listed", listing.records_total - listing.records.len());
+        let _ = writeln!(
+            out,
+            "… {} more records not listed",
+            listing.records_total - listing.records.len()
+        );
     }
     let c = listing.coverage;
-    let _ = writeln!(out, "coverage: {} framing · {} decoded · {} opaque · {} unclaimed bytes", c.framing, c.decoded, c.opaque, c.unclaimed);
+    let _ = writeln!(
+        out,
+        "coverage: {} framing · {} decoded · {} opaque · {} unclaimed bytes",
+        c.framing, c.decoded, c.opaque, c.unclaimed
+    );
     for d in listing.diagnostics {
-        out.push_str(&wrapped(&format!("warning @{}: {}: {}", d.offset, d.path, d.message), width));
+        out.push_str(&wrapped(
+            &format!("warning @{}: {}: {}", d.offset, d.path, d.message),
+            width,
+        ));
     }
     if let Some(e) = listing.error {
         out.push_str(&wrapped(&format!("error: {e}"), width));
@@ -513,25 +677,62 @@ fn wrapped(text: &str, width: usize) -> String {
 fn run_diff(a: &Path, b: &Path, json: bool, root: Option<&Path>, max_bytes: u64) -> ExitCode {
     use std::fmt::Write as _;
     // The records are the inspector's: both files are opened to be shown.
-    let (oa, ob) = match (open(a, root, max_bytes, Purpose::Show), open(b, root, max_bytes, Purpose::Show)) {
+    let (oa, ob) = match (
+        open(a, root, max_bytes, Purpose::Show),
+        open(b, root, max_bytes, Purpose::Show),
+    ) {
         (Ok(oa), Ok(ob)) => (oa, ob),
         (Err(e), _) | (_, Err(e)) => {
             fail(json, &e, None);
             return ExitCode::from(2);
         }
     };
-    let c = relicview::diff::compare(&*oa.document, &*ob.document, oa.scene.as_ref().zip(ob.scene.as_ref()));
-    let code = if c.same { ExitCode::SUCCESS } else { ExitCode::FAILURE };
+    let c = relicview::diff::compare(
+        &*oa.document,
+        &*ob.document,
+        oa.scene.as_ref().zip(ob.scene.as_ref()),
+    );
+    let code = if c.same {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    };
     if json {
-        return finish(&format!("{}\n", serde_json::to_string(&c).unwrap_or_default()), code);
+        return finish(
+            &format!("{}\n", serde_json::to_string(&c).unwrap_or_default()),
+            code,
+        );
     }
     let mut out = String::new();
-    let _ = writeln!(out, "A {} ({})\nB {} ({})", a.display(), c.kind_a, b.display(), c.kind_b);
+    let _ = writeln!(
+        out,
+        "A {} ({})\nB {} ({})",
+        a.display(),
+        c.kind_a,
+        b.display(),
+        c.kind_b
+    );
     let r = &c.records;
-    let _ = writeln!(out, "{}: {} records the same, {} changed, {} added, {} removed", if c.same { "the same" } else { "they differ" }, r.same, r.changed, r.added, r.removed);
+    let _ = writeln!(
+        out,
+        "{}: {} records the same, {} changed, {} added, {} removed",
+        if c.same { "the same" } else { "they differ" },
+        r.same,
+        r.changed,
+        r.added,
+        r.removed
+    );
     for x in &c.changed {
-        let at = if x.path_a == x.path_b { x.path_a.clone() } else { format!("{} → {}", x.path_a, x.path_b) };
-        let _ = writeln!(out, "  changed  {at}  (byte {} of A, {} of B)", x.offset_a, x.offset_b);
+        let at = if x.path_a == x.path_b {
+            x.path_a.clone()
+        } else {
+            format!("{} → {}", x.path_a, x.path_b)
+        };
+        let _ = writeln!(
+            out,
+            "  changed  {at}  (byte {} of A, {} of B)",
+            x.offset_a, x.offset_b
+        );
         for f in &x.fields {
             let _ = writeln!(out, "             {}: {} → {}", f.name, f.a, f.b);
         }
@@ -544,7 +745,11 @@ fn run_diff(a: &Path, b: &Path, json: bool, root: Option<&Path>, max_bytes: u64)
     }
     let listed = c.changed.len() + c.added.len() + c.removed.len();
     if listed < r.changed + r.added + r.removed {
-        let _ = writeln!(out, "  … and {} more", r.changed + r.added + r.removed - listed);
+        let _ = writeln!(
+            out,
+            "  … and {} more",
+            r.changed + r.added + r.removed - listed
+        );
     }
     if let Some(g) = &c.geometry {
         let _ = writeln!(
@@ -555,9 +760,18 @@ fn run_diff(a: &Path, b: &Path, json: bool, root: Option<&Path>, max_bytes: u64)
     }
     if let Some(p) = &c.placements {
         let n = &p.counts;
-        let _ = writeln!(out, "placements: {} the same, {} moved, {} added, {} removed", n.same, n.moved, n.added, n.removed);
-        let at = |x: Option<[f32; 3]>| x.map_or(String::new(), |[a, b, c]| format!("({a}, {b}, {c})"));
-        for (what, list) in [("moved", &p.moved), ("added", &p.added), ("removed", &p.removed)] {
+        let _ = writeln!(
+            out,
+            "placements: {} the same, {} moved, {} added, {} removed",
+            n.same, n.moved, n.added, n.removed
+        );
+        let at =
+            |x: Option<[f32; 3]>| x.map_or(String::new(), |[a, b, c]| format!("({a}, {b}, {c})"));
+        for (what, list) in [
+            ("moved", &p.moved),
+            ("added", &p.added),
+            ("removed", &p.removed),
+        ] {
             for x in list {
                 let model = x.model.as_deref().unwrap_or("?");
                 let _ = writeln!(
@@ -566,7 +780,11 @@ fn run_diff(a: &Path, b: &Path, json: bool, root: Option<&Path>, max_bytes: u64)
                     x.path,
                     x.section,
                     at(x.position_a),
-                    if x.position_a.is_some() && x.position_b.is_some() { " → " } else { "" },
+                    if x.position_a.is_some() && x.position_b.is_some() {
+                        " → "
+                    } else {
+                        ""
+                    },
                     at(x.position_b)
                 );
             }
@@ -587,8 +805,20 @@ struct ExportAsked {
     rig: gltf::Rig,
 }
 
-fn run_export(file: &Path, root: Option<&Path>, out: &Path, asked: ExportAsked, max_bytes: u64) -> ExitCode {
-    let ExportAsked { lod, all_lods, model, lighting, rig } = asked;
+fn run_export(
+    file: &Path,
+    root: Option<&Path>,
+    out: &Path,
+    asked: ExportAsked,
+    max_bytes: u64,
+) -> ExitCode {
+    let ExportAsked {
+        lod,
+        all_lods,
+        model,
+        lighting,
+        rig,
+    } = asked;
     let opened = match open(file, root, max_bytes, Purpose::Asset) {
         Ok(o) => o,
         Err(e) => return fail(false, &e, None),
@@ -597,11 +827,25 @@ fn run_export(file: &Path, root: Option<&Path>, out: &Path, asked: ExportAsked, 
         return fail(false, &format!("{}: {e}", file.display()), Some(e.offset));
     }
     let Some(mut scene) = opened.scene else {
-        return fail(false, &format!("{}: a {} has no 3D scene to export", file.display(), opened.document.kind().title()), None);
+        return fail(
+            false,
+            &format!(
+                "{}: a {} has no 3D scene to export",
+                file.display(),
+                opened.document.kind().title()
+            ),
+            None,
+        );
     };
     // An export with nothing in it says why, from the file's own warnings (a world opened
     // without --root finds none of its models).
-    let warnings: Vec<String> = opened.document.info_rows().into_iter().filter(|r| r.severity == relicview::formats::Severity::Warning).map(|r| format!("{}: {}", r.label, r.value)).collect();
+    let warnings: Vec<String> = opened
+        .document
+        .info_rows()
+        .into_iter()
+        .filter(|r| r.severity == relicview::formats::Severity::Warning)
+        .map(|r| format!("{}: {}", r.label, r.value))
+        .collect();
     // The file's bytes and its model are no longer needed once the scene is built.
     drop(opened.document);
     // A file of several models: the one asked for (its layer `model N`), else the one the
@@ -609,15 +853,50 @@ fn run_export(file: &Path, root: Option<&Path>, out: &Path, asked: ExportAsked, 
     let option = match (model, &scene.choice) {
         (None, Some(c)) if !all_lods => Some(c.default),
         (None, _) => None,
-        (Some(n), Some(c)) => match scene.layers.iter().position(|l| *l == format!("model {n}")).and_then(|layer| c.options.iter().position(|o| o.layers.contains(&(layer as u32)))) {
+        (Some(n), Some(c)) => match scene
+            .layers
+            .iter()
+            .position(|l| *l == format!("model {n}"))
+            .and_then(|layer| {
+                c.options
+                    .iter()
+                    .position(|o| o.layers.contains(&(layer as u32)))
+            }) {
             Some(k) => Some(k),
-            None => return fail(false, &format!("{}: there is no model {n} (the file has {})", file.display(), c.options.iter().filter(|o| o.clip.is_none()).count()), None),
+            None => {
+                return fail(
+                    false,
+                    &format!(
+                        "{}: there is no model {n} (the file has {})",
+                        file.display(),
+                        c.options.iter().filter(|o| o.clip.is_none()).count()
+                    ),
+                    None,
+                )
+            }
         },
-        (Some(_), None) => return fail(false, &format!("{}: --model is for files of several models", file.display()), None),
+        (Some(_), None) => {
+            return fail(
+                false,
+                &format!("{}: --model is for files of several models", file.display()),
+                None,
+            )
+        }
     };
     let hidden_layers = option.map_or(Vec::new(), |k| scene.choose(k));
-    let colours = if lighting == ExportLighting::Game { relicview::scene::ColourSet::Lit } else { relicview::scene::ColourSet::Stored };
-    let options = gltf::ExportOptions { lod, hidden_layers, every_choice: all_lods && model.is_none(), colours, all_lods, rig };
+    let colours = if lighting == ExportLighting::Game {
+        relicview::scene::ColourSet::Lit
+    } else {
+        relicview::scene::ColourSet::Stored
+    };
+    let options = gltf::ExportOptions {
+        lod,
+        hidden_layers,
+        every_choice: all_lods && model.is_none(),
+        colours,
+        all_lods,
+        rig,
+    };
     let write = || -> std::io::Result<usize> {
         let mut w = std::io::BufWriter::new(std::fs::File::create(out)?);
         let n = gltf::write_glb(&scene, options.clone(), &mut w)?;
@@ -632,7 +911,10 @@ fn run_export(file: &Path, root: Option<&Path>, out: &Path, asked: ExportAsked, 
                     eprintln!("relicview: {}: nothing drawn; {w}", file.display());
                 }
             }
-            emit(&format!("{}: {n} bytes, {triangles} triangles at LOD {lod}\n", out.display()))
+            emit(&format!(
+                "{}: {n} bytes, {triangles} triangles at LOD {lod}\n",
+                out.display()
+            ))
         }
         Err(e) => fail(false, &format!("{}: {e}", out.display()), None),
     }
@@ -640,7 +922,14 @@ fn run_export(file: &Path, root: Option<&Path>, out: &Path, asked: ExportAsked, 
 
 /// `export --all`: the archive at `src` into the folder `out`, on every core, with a
 /// progress bar on a terminal; the report's summary (or the report, `--json`) on stdout.
-fn run_export_all(src: &Path, out: &Path, json: bool, all_scenes: bool, rig: gltf::Rig, max_bytes: u64) -> ExitCode {
+fn run_export_all(
+    src: &Path,
+    out: &Path,
+    json: bool,
+    all_scenes: bool,
+    rig: gltf::Rig,
+    max_bytes: u64,
+) -> ExitCode {
     use std::fmt::Write as _;
     let listed = match listing(src) {
         Ok(l) => l,
@@ -648,13 +937,26 @@ fn run_export_all(src: &Path, out: &Path, json: bool, all_scenes: bool, rig: glt
     };
     let files = &listed.files;
     let bar = indicatif::ProgressBar::new(files.len() as u64);
-    bar.set_style(indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {msg}").expect("valid template"));
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {msg}")
+            .expect("valid template"),
+    );
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let progress = |done: usize, path: &str| {
         bar.set_position(done as u64);
         bar.set_message(path.to_string());
     };
-    let report = match relicview::bundle::folder::export_to_folder(src, files, &listed.skipped, out, all_scenes, rig, max_bytes, threads, &progress) {
+    let report = match relicview::bundle::folder::export_to_folder(
+        src,
+        files,
+        &listed.skipped,
+        out,
+        all_scenes,
+        rig,
+        max_bytes,
+        threads,
+        &progress,
+    ) {
         Ok(r) => r,
         Err(e) => {
             bar.finish_and_clear();
@@ -662,10 +964,18 @@ fn run_export_all(src: &Path, out: &Path, json: bool, all_scenes: bool, rig: glt
         }
     };
     bar.finish_and_clear();
-    let code = if report.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE };
+    let code = if report.failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    };
     let mut text = String::new();
     if json {
-        let _ = writeln!(text, "{}", serde_json::to_string(&report).expect("the report serialises"));
+        let _ = writeln!(
+            text,
+            "{}",
+            serde_json::to_string(&report).expect("the report serialises")
+        );
     } else {
         let _ = writeln!(
             text,
@@ -684,7 +994,11 @@ fn run_export_all(src: &Path, out: &Path, json: bool, all_scenes: bool, rig: glt
         for r in &report.renamed {
             let _ = writeln!(text, "  renamed {} → {} ({})", r.from, r.to, r.why);
         }
-        let _ = writeln!(text, "  report: {}", out.join(relicview::bundle::report::REPORT_NAME).display());
+        let _ = writeln!(
+            text,
+            "  report: {}",
+            out.join(relicview::bundle::report::REPORT_NAME).display()
+        );
     }
     finish(&text, code)
 }
@@ -697,15 +1011,34 @@ fn run_census(dir: &Path, json: bool, max_bytes: u64) -> ExitCode {
         Err(e) => return fail(json, &e, None),
     };
     let bar = indicatif::ProgressBar::new(listing.files.len() as u64);
-    bar.set_style(indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {msg}").expect("valid template"));
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {msg}")
+            .expect("valid template"),
+    );
     let mut census = Census::default();
     // What the walk could not read is a failure of that entry, not of the census.
     for (path, why) in &listing.skipped {
-        census.failed.push(census::FailedFile { path: path.clone(), offset: 0, message: format!("cannot read: {why}") });
+        census.failed.push(census::FailedFile {
+            path: path.clone(),
+            offset: 0,
+            message: format!("cannot read: {why}"),
+        });
     }
-    census.notes = listing.notes.iter().map(|(container, note)| census::ContainerNote { container: container.clone(), note: note.clone() }).collect();
+    census.notes = listing
+        .notes
+        .iter()
+        .map(|(container, note)| census::ContainerNote {
+            container: container.clone(),
+            note: note.clone(),
+        })
+        .collect();
     let source = DiskSource::new(&listing.files, Disk::new(dir), max_bytes);
-    let index = ArchiveIndex::with_kinds(listing.files.iter().map(|f| (f.path.clone(), Kind::parse(f.kind))));
+    let index = ArchiveIndex::with_kinds(
+        listing
+            .files
+            .iter()
+            .map(|f| (f.path.clone(), Kind::parse(f.kind))),
+    );
     // Every file read once, in the order that costs least (a solid 7z's blocks decoded once
     // each); the worlds, which read other files, assembled after.
     let paths: Vec<&str> = listing.files.iter().map(|f| f.path.as_str()).collect();
@@ -720,7 +1053,11 @@ fn run_census(dir: &Path, json: bool, max_bytes: u64) -> ExitCode {
                 }
                 census.add(path, bytes);
             }
-            Err(e) => census.failed.push(census::FailedFile { path: path.to_string(), offset: 0, message: format!("cannot read: {e}") }),
+            Err(e) => census.failed.push(census::FailedFile {
+                path: path.to_string(),
+                offset: 0,
+                message: format!("cannot read: {e}"),
+            }),
         }
         bar.inc(1);
     });
@@ -728,23 +1065,49 @@ fn run_census(dir: &Path, json: bool, max_bytes: u64) -> ExitCode {
         // Assembled in an archive of its own, so that the assets one world reads are let go
         // before the next.
         let archive = RefCell::new(Archive::new(index.clone()));
-        let opened = pollster::block_on(archive::open_bytes(&archive, &source, &path, bytes, relicview::formats::registry::Purpose::Asset));
+        let opened = pollster::block_on(archive::open_bytes(
+            &archive,
+            &source,
+            &path,
+            bytes,
+            relicview::formats::registry::Purpose::Asset,
+        ));
         census.add_world(&path, &opened.document.stats());
     }
     census.failed.sort_by(|a, b| a.path.cmp(&b.path));
     bar.finish_and_clear();
     let mut out = String::new();
     if json {
-        let _ = writeln!(out, "{}", serde_json::to_string(&census).expect("census serialises"));
+        let _ = writeln!(
+            out,
+            "{}",
+            serde_json::to_string(&census).expect("census serialises")
+        );
     } else {
         let _ = writeln!(out, "{} files, {} bytes", census.files, census.bytes);
         for (k, n) in &census.kinds {
             let _ = writeln!(out, "  {k:16} {n}");
         }
-        let _ = writeln!(out, "records: {} files read, {} close exactly, {} failed", census.parsed_files, census.closes_exactly, census.failed.len());
+        let _ = writeln!(
+            out,
+            "records: {} files read, {} close exactly, {} failed",
+            census.parsed_files,
+            census.closes_exactly,
+            census.failed.len()
+        );
         let w = |k: &str| census.length_widths.get(k).copied().unwrap_or(0);
-        let _ = writeln!(out, "  length widths: 1-byte {} · 2-byte {} · 4-byte {}", w("1"), w("2"), w("4"));
-        let _ = writeln!(out, "  objects: {} meshes, {} light-point only; {} triangles (LOD 0)", census.mesh_objects, census.point_only_objects, census.triangles);
+        let _ = writeln!(
+            out,
+            "  length widths: 1-byte {} · 2-byte {} · 4-byte {}",
+            w("1"),
+            w("2"),
+            w("4")
+        );
+        let _ = writeln!(
+            out,
+            "  objects: {} meshes, {} light-point only; {} triangles (LOD 0)",
+            census.mesh_objects, census.point_only_objects, census.triangles
+        );
         let mut tags: Vec<_> = census.tags.iter().collect();
         tags.sort_by(|a, b| b.1.cmp(a.1));
         for (t, n) in tags {
@@ -754,18 +1117,35 @@ fn run_census(dir: &Path, json: bool, max_bytes: u64) -> ExitCode {
             let _ = writeln!(out, "  unknown tag {t} in {}", files.join(", "));
         }
         if census.worlds > 0 {
-            let _ = writeln!(out, "worlds: {} · {} placements · {} ambiguous names", census.worlds, census.placements, census.ambiguous_assets);
+            let _ = writeln!(
+                out,
+                "worlds: {} · {} placements · {} ambiguous names",
+                census.worlds, census.placements, census.ambiguous_assets
+            );
             for (asset, maps) in &census.missing_assets {
                 let _ = writeln!(out, "  missing {asset} (in {})", maps.join(", "));
             }
         }
-        for (title, words) in [("damage zones", &census.zones), ("behaviour words", &census.behaviours)] {
+        for (title, words) in [
+            ("damage zones", &census.zones),
+            ("behaviour words", &census.behaviours),
+        ] {
             if !words.is_empty() {
                 let _ = writeln!(out, "{title}: {}", words.len());
             }
             for (word, used) in words {
-                let more = if used.files > used.in_files.len() { format!(" and {} more", used.files - used.in_files.len()) } else { String::new() };
-                let _ = writeln!(out, "  {word:20} {} patches in {} files: {}{more}", used.patches, used.files, used.in_files.join(", "));
+                let more = if used.files > used.in_files.len() {
+                    format!(" and {} more", used.files - used.in_files.len())
+                } else {
+                    String::new()
+                };
+                let _ = writeln!(
+                    out,
+                    "  {word:20} {} patches in {} files: {}{more}",
+                    used.patches,
+                    used.files,
+                    used.in_files.join(", ")
+                );
             }
         }
         for f in &census.failed {
@@ -780,7 +1160,10 @@ fn run_census(dir: &Path, json: bool, max_bytes: u64) -> ExitCode {
 
 fn fail(json: bool, message: &str, offset: Option<usize>) -> ExitCode {
     if json {
-        let _ = emit(&format!("{}\n", serde_json::json!({"error": {"message": message, "offset": offset}})));
+        let _ = emit(&format!(
+            "{}\n",
+            serde_json::json!({"error": {"message": message, "offset": offset}})
+        ));
     } else {
         eprintln!("relicview: {message}");
     }

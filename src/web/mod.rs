@@ -30,7 +30,8 @@ pub fn start() {
 #[wasm_bindgen(js_name = exerciseCore)]
 pub fn exercise_core(side: u32, patches: u32) -> Result<f64, JsValue> {
     let t0 = clock_ms();
-    crate::demo::exercise_open_sequence(side as usize, patches as usize).map_err(|e| js_error(&e))?;
+    crate::demo::exercise_open_sequence(side as usize, patches as usize)
+        .map_err(|e| js_error(&e))?;
     Ok(clock_ms() - t0)
 }
 
@@ -60,7 +61,10 @@ pub fn no_kind() -> u8 {
 #[wasm_bindgen(js_name = kindsByName)]
 pub fn kinds_by_name(paths: &str, lengths: &[u32]) -> Vec<u8> {
     let names = crate::wire::split_js_joined(paths, lengths);
-    names.iter().map(|p| Kind::by_name(p).map_or(u8::MAX, Kind::number)).collect()
+    names
+        .iter()
+        .map(|p| Kind::by_name(p).map_or(u8::MAX, Kind::number))
+        .collect()
 }
 
 #[derive(Serialize, tsify::Tsify)]
@@ -77,7 +81,12 @@ pub struct KindInfo {
 #[wasm_bindgen(js_name = kindInfo, unchecked_return_type = "KindInfo")]
 pub fn kind_info(kind: &str) -> Result<JsValue, JsValue> {
     let k = Kind::parse(kind).unwrap_or(Kind::UNKNOWN);
-    to_js(&KindInfo { kind: k, label: k.label(), title: k.title(), capabilities: k.capabilities() })
+    to_js(&KindInfo {
+        kind: k,
+        label: k.label(),
+        title: k.title(),
+        capabilities: k.capabilities(),
+    })
 }
 
 /// Parse a file and build its scene without drawing: the core alone, for scripts and for
@@ -88,7 +97,9 @@ pub fn count_triangles(bytes: &[u8]) -> Result<u32, JsValue> {
     if let Some(e) = doc.error() {
         return Err(parse_error("input", e));
     }
-    Ok(doc.build_scene(&Archive::detached()).map_or(0, |s| s.triangle_count(0)) as u32)
+    Ok(doc
+        .build_scene(&Archive::detached())
+        .map_or(0, |s| s.triangle_count(0)) as u32)
 }
 
 /// The words the page's menus and keys use (backgrounds, lightings, axis views, camera

@@ -38,7 +38,15 @@ impl OpenedFile {
     /// What the core's open sequence gave, as the page takes it.
     pub(super) fn from_opened(opened: archive::Opened) -> OpenedFile {
         let has_scene = opened.scene.is_some();
-        OpenedFile { path: opened.path, document: opened.document, scene: opened.scene, has_scene, unreadable: opened.unreadable, notes: opened.notes, timings: opened.timings }
+        OpenedFile {
+            path: opened.path,
+            document: opened.document,
+            scene: opened.scene,
+            has_scene,
+            unreadable: opened.unreadable,
+            notes: opened.notes,
+            timings: opened.timings,
+        }
     }
 }
 
@@ -68,13 +76,19 @@ impl OpenedFile {
     /// `offset` and `chunkPath`), or null.
     #[wasm_bindgen(unchecked_return_type = "RelicviewError | null")]
     pub fn error(&self) -> JsValue {
-        self.document.error().filter(|_| !self.document.damaged()).map_or(JsValue::NULL, |e| parse_error(&self.path, e))
+        self.document
+            .error()
+            .filter(|_| !self.document.damaged())
+            .map_or(JsValue::NULL, |e| parse_error(&self.path, e))
     }
     /// Damage where the file ends (cut short, or bytes after its end) as an Error, or null:
     /// the file is shown up to it, and the page says so.
     #[wasm_bindgen(unchecked_return_type = "RelicviewError | null")]
     pub fn damage(&self) -> JsValue {
-        self.document.error().filter(|_| self.document.damaged()).map_or(JsValue::NULL, |e| parse_error(&self.path, e))
+        self.document
+            .error()
+            .filter(|_| self.document.damaged())
+            .map_or(JsValue::NULL, |e| parse_error(&self.path, e))
     }
     /// The inspector's view: rows, fields, coverage runs, diagnostics, byte views
     /// (`relicview_web_glue::inspector_view` says how it crosses).
@@ -91,7 +105,10 @@ impl OpenedFile {
     /// The length of byte view `view` (0 when there is none).
     #[wasm_bindgen(js_name = byteViewLength)]
     pub fn byte_view_length(&self, view: usize) -> usize {
-        self.document.inspector().and_then(|v| v.views.get(view)).map_or(0, |v| v.len)
+        self.document
+            .inspector()
+            .and_then(|v| v.views.get(view))
+            .map_or(0, |v| v.len)
     }
     /// How many byte views `bytes(view)` has.
     #[wasm_bindgen(js_name = byteViewCount)]
@@ -106,8 +123,16 @@ impl OpenedFile {
     #[wasm_bindgen(js_name = infoRows, unchecked_return_type = "InfoRow[]")]
     pub fn info_rows(&self) -> Result<JsValue, JsValue> {
         let mut rows = self.document.info_rows();
-        rows.extend(self.unreadable.iter().map(|u| InfoRow::warning("unreadable file", u.clone())));
-        rows.extend(self.notes.iter().map(|n| InfoRow::warning("untextured", n.clone())));
+        rows.extend(
+            self.unreadable
+                .iter()
+                .map(|u| InfoRow::warning("unreadable file", u.clone())),
+        );
+        rows.extend(
+            self.notes
+                .iter()
+                .map(|n| InfoRow::warning("untextured", n.clone())),
+        );
         to_js(&rows)
     }
     /// The summary `relicview info --json` prints for this file.
@@ -133,7 +158,11 @@ impl OpenedFile {
             let value = js_sys::Object::new();
             js_sys::Reflect::set(&value, &"name".into(), &plane.name.into())?;
             js_sys::Reflect::set(&value, &"hex".into(), &plane.hex.into())?;
-            js_sys::Reflect::set(&value, &"values".into(), &js_sys::Uint16Array::from(&plane.values[..]).into())?;
+            js_sys::Reflect::set(
+                &value,
+                &"values".into(),
+                &js_sys::Uint16Array::from(&plane.values[..]).into(),
+            )?;
             out.push(&value);
         }
         Ok(out.into())
@@ -147,11 +176,16 @@ impl OpenedFile {
     /// thumbnail: {width, height, rgba}}]), or null for a file not shown as a grid.
     #[wasm_bindgen(unchecked_return_type = "MaterialCard[] | null")]
     pub fn gallery(&self) -> Result<JsValue, JsValue> {
-        let Some(cards) = self.document.gallery() else { return Ok(JsValue::NULL) };
+        let Some(cards) = self.document.gallery() else {
+            return Ok(JsValue::NULL);
+        };
         let out = js_sys::Array::new();
         for card in cards {
             let thumbnail = card.thumbnail.as_ref().map(picture).transpose()?;
-            let value = to_js(&crate::gallery::MaterialCard { thumbnail: None, ..card.clone() })?;
+            let value = to_js(&crate::gallery::MaterialCard {
+                thumbnail: None,
+                ..card.clone()
+            })?;
             if let Some(t) = thumbnail {
                 js_sys::Reflect::set(&value, &"thumbnail".into(), &t)?;
             }
@@ -162,7 +196,10 @@ impl OpenedFile {
     /// Texture `i` of the file's scene (not yet taken by the viewer): {width, height, rgba}.
     #[wasm_bindgen(js_name = sceneTexture, unchecked_return_type = "Picture | null")]
     pub fn scene_texture(&self, i: usize) -> Result<JsValue, JsValue> {
-        self.scene.as_ref().and_then(|s| s.textures.get(i)).map_or(Ok(JsValue::NULL), |t| picture(&t.texels))
+        self.scene
+            .as_ref()
+            .and_then(|s| s.textures.get(i))
+            .map_or(Ok(JsValue::NULL), |t| picture(&t.texels))
     }
     /// What texel (x, y) of the scene's texture `i` is made of, in the format's words:
     /// [[name, value]] (empty where the texels are all there is).
@@ -184,7 +221,9 @@ impl OpenedFile {
     #[wasm_bindgen(js_name = takeSceneBytes)]
     pub fn take_scene_bytes(&mut self) -> Option<js_sys::Uint8Array> {
         let shown = crate::wire::ShownScene::of(self.scene.take()?, &*self.document);
-        relicview_web_glue::js_buffer(crate::wire::encoded_len(shown.lend()), |write| crate::wire::encode_into(shown.lend(), write))
+        relicview_web_glue::js_buffer(crate::wire::encoded_len(shown.lend()), |write| {
+            crate::wire::encode_into(shown.lend(), write)
+        })
     }
 }
 
@@ -195,7 +234,11 @@ pub(super) fn picture(t: &crate::texture::Texels) -> Result<JsValue, JsValue> {
     let out = js_sys::Object::new();
     js_sys::Reflect::set(&out, &"width".into(), &t.width.into())?;
     js_sys::Reflect::set(&out, &"height".into(), &t.height.into())?;
-    js_sys::Reflect::set(&out, &"rgba".into(), &js_sys::Uint8ClampedArray::from(&t.rgba[..]).into())?;
+    js_sys::Reflect::set(
+        &out,
+        &"rgba".into(),
+        &js_sys::Uint8ClampedArray::from(&t.rgba[..]).into(),
+    )?;
     Ok(out.into())
 }
 

@@ -38,7 +38,10 @@ impl Session {
     /// `read(path)` → Promise<ArrayBuffer> of an archive file.
     #[wasm_bindgen(constructor)]
     pub fn new(read: js_sys::Function) -> Session {
-        Session { archive: Rc::new(RefCell::new(Archive::new(ArchiveIndex::default()))), source: Rc::new(JsSource { read }) }
+        Session {
+            archive: Rc::new(RefCell::new(Archive::new(ArchiveIndex::default()))),
+            source: Rc::new(JsSource { read }),
+        }
     }
 
     /// The archive's paths and the kind each was typed as (bytes are read on demand): the
@@ -65,7 +68,9 @@ impl Session {
     pub fn open(&self, path: String) -> js_sys::Promise {
         let (archive, source) = (self.archive.clone(), self.source.clone());
         wasm_bindgen_futures::future_to_promise(async move {
-            let opened = archive::open_file(&archive, &*source, &path).await.map_err(|e| js_error(&e))?;
+            let opened = archive::open_file(&archive, &*source, &path)
+                .await
+                .map_err(|e| js_error(&e))?;
             // The deliberate trap of test builds (feature test-trap; ./run.sh's build and the
             // shipped page compile it out, so it cannot fire there): inside the open, after the
             // read, where a real fault in a parser would be. It must trap, not return an error:
@@ -90,7 +95,11 @@ impl Session {
             let out = js_sys::Array::new();
             for card in archive::texture_cards(&opened) {
                 let value = to_js(&card)?;
-                js_sys::Reflect::set(&value, &"thumbnail".into(), &super::opened::picture(&card.thumbnail)?)?;
+                js_sys::Reflect::set(
+                    &value,
+                    &"thumbnail".into(),
+                    &super::opened::picture(&card.thumbnail)?,
+                )?;
                 out.push(&value);
             }
             Ok(out.into())
@@ -102,7 +111,9 @@ impl Session {
     #[wasm_bindgen(js_name = textureUsers, unchecked_return_type = "Promise<TextureUsers>")]
     pub fn texture_users(&self, path: String) -> js_sys::Promise {
         let (archive, source) = (self.archive.clone(), self.source.clone());
-        wasm_bindgen_futures::future_to_promise(async move { to_js(&archive::texture_users(&archive, &*source, &path).await) })
+        wasm_bindgen_futures::future_to_promise(async move {
+            to_js(&archive::texture_users(&archive, &*source, &path).await)
+        })
     }
 
     /// Parse the file at `path` on its own, as `census` does, and drop it: → {kind, error:
@@ -116,7 +127,10 @@ impl Session {
             let checked = match source.read(&path).await {
                 Err(why) => Checked {
                     kind: Kind::sniff(&path, &[], 0),
-                    error: Some(Problem { message: format!("{path}: {why}"), offset: None }),
+                    error: Some(Problem {
+                        message: format!("{path}: {why}"),
+                        offset: None,
+                    }),
                     damaged: false,
                     warnings: 0,
                     zones: Vec::new(),
@@ -124,10 +138,23 @@ impl Session {
                 },
                 Ok(bytes) => {
                     let doc = registry::open(&path, bytes, Purpose::Asset);
-                    let error = doc.error().map(|e| Problem { message: format!("{path}: {e}"), offset: Some(e.offset) });
+                    let error = doc.error().map(|e| Problem {
+                        message: format!("{path}: {e}"),
+                        offset: Some(e.offset),
+                    });
                     let stats = doc.stats();
-                    let (zones, behaviours) = (stats.zones.into_iter().map(|z| z.0).collect(), stats.behaviours.into_iter().map(|b| b.0).collect());
-                    Checked { kind: doc.kind(), error, damaged: doc.damaged(), warnings: doc.diagnostics().len(), zones, behaviours }
+                    let (zones, behaviours) = (
+                        stats.zones.into_iter().map(|z| z.0).collect(),
+                        stats.behaviours.into_iter().map(|b| b.0).collect(),
+                    );
+                    Checked {
+                        kind: doc.kind(),
+                        error,
+                        damaged: doc.damaged(),
+                        warnings: doc.diagnostics().len(),
+                        zones,
+                        behaviours,
+                    }
                 }
             };
             to_js(&checked)
@@ -164,11 +191,16 @@ impl Session {
     /// `path` opened as an Export all opens it (`crate::bundle::open_for_export`: a picture
     /// shown, the rest as an asset), in an archive of its own, so that what it reads is let
     /// go with it.
-    fn opened_alone(&self, path: String) -> impl std::future::Future<Output = Result<archive::Opened, JsValue>> {
+    fn opened_alone(
+        &self,
+        path: String,
+    ) -> impl std::future::Future<Output = Result<archive::Opened, JsValue>> {
         let (index, source) = (self.archive.borrow().index.clone(), self.source.clone());
         async move {
             let archive = RefCell::new(Archive::new(index));
-            crate::bundle::open_for_export(&archive, &*source, &path).await.map_err(|e| js_error(&format!("{path}: {e}")))
+            crate::bundle::open_for_export(&archive, &*source, &path)
+                .await
+                .map_err(|e| js_error(&format!("{path}: {e}")))
         }
     }
 }

@@ -5,7 +5,10 @@ use super::opened::{records_of, OpenedFile};
 use super::{clock_ms, js_error, to_js};
 use crate::render::Renderer;
 use crate::scene::Scene;
-use crate::view::{layers, non_background, timeline_label, AxisView, CameraMode, CameraState, Clock, CompareView, FrameRate, OptionChanges, Side};
+use crate::view::{
+    layers, non_background, timeline_label, AxisView, CameraMode, CameraState, Clock, CompareView,
+    FrameRate, OptionChanges, Side,
+};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -69,11 +72,23 @@ impl Viewer {
         attrs.set_antialias(true);
         attrs.set_depth(true);
         attrs.set_alpha(false);
-        let gl =
-            canvas.get_context_with_context_options("webgl2", &attrs)?.ok_or_else(|| js_error("this browser has no WebGL2 context for the canvas"))?.dyn_into::<web_sys::WebGl2RenderingContext>()?;
+        let gl = canvas
+            .get_context_with_context_options("webgl2", &attrs)?
+            .ok_or_else(|| js_error("this browser has no WebGL2 context for the canvas"))?
+            .dyn_into::<web_sys::WebGl2RenderingContext>()?;
         let gl = three_d::context::Context::from_webgl2_context(gl);
-        let renderer = Renderer::new(gl, canvas.width(), canvas.height(), clock_ms).map_err(|e| js_error(&e))?;
-        Ok(Viewer { renderer, records: [Vec::new(), Vec::new()], difference_layers_from_b: Vec::new(), show_ms: 0.0, now: 0.0, clock: Clock::default(), placements: 0, frames: FrameRate::default() })
+        let renderer = Renderer::new(gl, canvas.width(), canvas.height(), clock_ms)
+            .map_err(|e| js_error(&e))?;
+        Ok(Viewer {
+            renderer,
+            records: [Vec::new(), Vec::new()],
+            difference_layers_from_b: Vec::new(),
+            show_ms: 0.0,
+            now: 0.0,
+            clock: Clock::default(),
+            placements: 0,
+            frames: FrameRate::default(),
+        })
     }
 
     /// Compile the shader programs models are drawn with before any file opens (see
@@ -83,7 +98,9 @@ impl Viewer {
         let t0 = clock_ms();
         // With and without normals and vertex colours; untextured, textured, and textured
         // with cut-out texels (the field models' materials).
-        let variants: Vec<(bool, bool, Option<f32>)> = (0..12).map(|k| (k & 1 != 0, k & 2 != 0, [None, Some(0.0), Some(0.5)][k >> 2])).collect();
+        let variants: Vec<(bool, bool, Option<f32>)> = (0..12)
+            .map(|k| (k & 1 != 0, k & 2 != 0, [None, Some(0.0), Some(0.5)][k >> 2]))
+            .collect();
         self.renderer.warm_up(&variants);
         clock_ms() - t0
     }
@@ -101,18 +118,36 @@ impl Viewer {
     /// (`ComparedFiles.takeScene`), each absent where that file has no scene, and the
     /// difference view's layers that hold B's geometry (a pick there names B's records).
     #[wasm_bindgen(js_name = showComparison)]
-    pub fn show_comparison(&mut self, a: Option<Vec<u8>>, b: Option<Vec<u8>>, difference: Option<Vec<u8>>, difference_layers_from_b: Vec<u32>) -> Result<(), JsValue> {
+    pub fn show_comparison(
+        &mut self,
+        a: Option<Vec<u8>>,
+        b: Option<Vec<u8>>,
+        difference: Option<Vec<u8>>,
+        difference_layers_from_b: Vec<u32>,
+    ) -> Result<(), JsValue> {
         let t0 = clock_ms();
-        let decode = |bytes: Option<Vec<u8>>| bytes.map(|b| crate::wire::decode(&b)).transpose().map_err(|e| js_error(&e));
+        let decode = |bytes: Option<Vec<u8>>| {
+            bytes
+                .map(|b| crate::wire::decode(&b))
+                .transpose()
+                .map_err(|e| js_error(&e))
+        };
         let (a, b, difference) = (decode(a)?, decode(b)?, decode(difference)?);
-        let ranges = |s: &Option<crate::wire::ShownScene>| s.as_ref().map_or(Vec::new(), |s| crate::wire::record_offsets(&s.records));
+        let ranges = |s: &Option<crate::wire::ShownScene>| {
+            s.as_ref()
+                .map_or(Vec::new(), |s| crate::wire::record_offsets(&s.records))
+        };
         self.records = [ranges(&a), ranges(&b)];
         self.placements = a.as_ref().map_or(0, |s| s.placements as usize);
         self.renderer.options.lod = 0;
         self.difference_layers_from_b = difference_layers_from_b;
         let now = self.clock_now();
         self.clock.set_playing(true, now);
-        self.renderer.set_comparison(a.map(|s| s.scene), b.map(|s| s.scene), difference.map(|s| s.scene));
+        self.renderer.set_comparison(
+            a.map(|s| s.scene),
+            b.map(|s| s.scene),
+            difference.map(|s| s.scene),
+        );
         self.show_ms = clock_ms() - t0;
         Ok(())
     }
@@ -121,11 +156,16 @@ impl Viewer {
     /// split: share of the width left of the split}; null while one file is on show.
     #[wasm_bindgen(js_name = compareView, unchecked_return_type = "CompareView | null")]
     pub fn compare_view(&self) -> Result<JsValue, JsValue> {
-        self.renderer.comparing().map_or(Ok(JsValue::NULL), |v| to_js(&v))
+        self.renderer
+            .comparing()
+            .map_or(Ok(JsValue::NULL), |v| to_js(&v))
     }
     /// Change how the comparison is drawn ({mode, split}); false when none is on show.
     #[wasm_bindgen(js_name = setCompareView)]
-    pub fn set_compare_view(&mut self, #[wasm_bindgen(unchecked_param_type = "Partial<CompareView>")] view: JsValue) -> Result<bool, JsValue> {
+    pub fn set_compare_view(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Partial<CompareView>")] view: JsValue,
+    ) -> Result<bool, JsValue> {
         let view: CompareView = serde_wasm_bindgen::from_value(view)?;
         Ok(self.renderer.set_compare_view(view))
     }
@@ -181,7 +221,11 @@ impl Viewer {
     #[wasm_bindgen(js_name = uploadProgress, unchecked_return_type = "UploadProgress")]
     pub fn upload_progress(&self) -> Result<JsValue, JsValue> {
         let (done, total) = self.renderer.upload_progress();
-        to_js(&UploadProgress { done, total, failed: self.renderer.gpu_error() })
+        to_js(&UploadProgress {
+            done,
+            total,
+            failed: self.renderer.gpu_error(),
+        })
     }
 
     /// "orbit" or "fly".
@@ -190,7 +234,10 @@ impl Viewer {
         to_js(&self.renderer.camera_mode)
     }
     #[wasm_bindgen(js_name = setCameraMode)]
-    pub fn set_camera_mode(&mut self, #[wasm_bindgen(unchecked_param_type = "CameraMode")] mode: JsValue) -> Result<(), JsValue> {
+    pub fn set_camera_mode(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "CameraMode")] mode: JsValue,
+    ) -> Result<(), JsValue> {
         self.renderer.camera_mode = serde_wasm_bindgen::from_value::<CameraMode>(mode)?;
         Ok(())
     }
@@ -215,7 +262,14 @@ impl Viewer {
     /// Look from viewpoint `i` (the eye above it, along its forward axis), flying from there.
     #[wasm_bindgen(js_name = lookFrom)]
     pub fn look_from(&mut self, i: usize) -> bool {
-        let Some(v) = self.renderer.viewpoints(self.animation_time()).into_iter().nth(i) else { return false };
+        let Some(v) = self
+            .renderer
+            .viewpoints(self.animation_time())
+            .into_iter()
+            .nth(i)
+        else {
+            return false;
+        };
         self.renderer.look_from(&v);
         self.renderer.camera_mode = CameraMode::Fly;
         true
@@ -231,7 +285,9 @@ impl Viewer {
     #[wasm_bindgen(unchecked_return_type = "LayerState[]")]
     pub fn layers(&self) -> Result<JsValue, JsValue> {
         let side = self.renderer.primary();
-        let Some(scene) = self.renderer.scene_of(side) else { return to_js(&Vec::<()>::new()) };
+        let Some(scene) = self.renderer.scene_of(side) else {
+            return to_js(&Vec::<()>::new());
+        };
         to_js(&layers::layers(scene, self.renderer.hidden_layers_of(side)))
     }
 
@@ -239,7 +295,13 @@ impl Viewer {
     /// [label], selected}, or null.
     #[wasm_bindgen(unchecked_return_type = "ChoiceState | null")]
     pub fn choice(&self) -> Result<JsValue, JsValue> {
-        let Some(c) = self.renderer.scene().and_then(|s| layers::choice(s, self.renderer.choice())) else { return Ok(JsValue::NULL) };
+        let Some(c) = self
+            .renderer
+            .scene()
+            .and_then(|s| layers::choice(s, self.renderer.choice()))
+        else {
+            return Ok(JsValue::NULL);
+        };
         to_js(&c)
     }
     /// Show option `k` of the scene's choice; false when there is no such option.
@@ -249,7 +311,9 @@ impl Viewer {
     /// Whether the scene has a skeleton to draw over it.
     #[wasm_bindgen(js_name = hasSkeleton)]
     pub fn has_skeleton(&self) -> bool {
-        self.renderer.scene().is_some_and(|s| !s.skeleton.is_empty())
+        self.renderer
+            .scene()
+            .is_some_and(|s| !s.skeleton.is_empty())
     }
     /// Whether the scene has damage zones: where colour by zone applies (and goes in a link).
     #[wasm_bindgen(js_name = hasZones)]
@@ -266,15 +330,29 @@ impl Viewer {
     /// triangles, placedIn}], partsTotal, words: {word: parts}}, at the LOD on show.
     #[wasm_bindgen(unchecked_return_type = "Parts")]
     pub fn parts(&self) -> Result<JsValue, JsValue> {
-        let Some(scene) = self.renderer.scene() else { return to_js(&crate::view::parts::Parts::default()) };
-        to_js(&crate::view::parts::parts(scene, self.renderer.current_lod().unwrap_or(0), self.renderer.hidden_layers()))
+        let Some(scene) = self.renderer.scene() else {
+            return to_js(&crate::view::parts::Parts::default());
+        };
+        to_js(&crate::view::parts::parts(
+            scene,
+            self.renderer.current_lod().unwrap_or(0),
+            self.renderer.hidden_layers(),
+        ))
     }
 
     /// Outline the parts of the damage zone called `name` (None clears); → triangles outlined.
     #[wasm_bindgen(js_name = highlightZone)]
     pub fn highlight_zone(&mut self, name: Option<String>) -> usize {
-        let zone = name.and_then(|n| self.renderer.scene().and_then(|s| s.zones.iter().copied().find(|&z| s.layers.get(z as usize) == Some(&n))));
-        self.renderer.set_zone_highlight(zone, self.animation_time())
+        let zone = name.and_then(|n| {
+            self.renderer.scene().and_then(|s| {
+                s.zones
+                    .iter()
+                    .copied()
+                    .find(|&z| s.layers.get(z as usize) == Some(&n))
+            })
+        });
+        self.renderer
+            .set_zone_highlight(zone, self.animation_time())
     }
 
     /// Hide the layers named in `names`, show the others.
@@ -287,7 +365,8 @@ impl Viewer {
     /// there is none): what a test checks a clip against.
     #[wasm_bindgen(js_name = nodePosition)]
     pub fn node_position(&self, name: &str) -> Option<Vec<f32>> {
-        layers::node_position(self.renderer.scene()?, name, self.animation_time()).map(|p| p.to_vec())
+        layers::node_position(self.renderer.scene()?, name, self.animation_time())
+            .map(|p| p.to_vec())
     }
     /// The UV offset of the first material called `name` at the animation clock.
     #[wasm_bindgen(js_name = uvOffset)]
@@ -312,7 +391,9 @@ impl Viewer {
     /// cadence): a still model shows no timeline.
     #[wasm_bindgen(js_name = hasTimeline)]
     pub fn has_timeline(&self) -> bool {
-        self.renderer.scene().is_some_and(|s| s.timeline_clips().any(|c| !c.tracks.is_empty()))
+        self.renderer
+            .scene()
+            .is_some_and(|s| s.timeline_clips().any(|c| !c.tracks.is_empty()))
     }
 
     /// Run or stop the animation clock.
@@ -331,21 +412,36 @@ impl Viewer {
     /// the frame, where the clips run in frames).
     #[wasm_bindgen(js_name = clockLabel)]
     pub fn clock_label(&self) -> String {
-        let Some(scene) = self.renderer.scene() else { return timeline_label(self.animation_time(), 0.0, None) };
-        timeline_label(self.animation_time(), layers::loop_duration(scene) as f64, scene.frame_time.map(f64::from))
+        let Some(scene) = self.renderer.scene() else {
+            return timeline_label(self.animation_time(), 0.0, None);
+        };
+        timeline_label(
+            self.animation_time(),
+            layers::loop_duration(scene) as f64,
+            scene.frame_time.map(f64::from),
+        )
     }
     /// {playing, speed} of the clock.
     #[wasm_bindgen(js_name = clockState, unchecked_return_type = "ClockState")]
     pub fn clock_state(&self) -> Result<JsValue, JsValue> {
-        to_js(&ClockState { playing: self.clock.playing, speed: self.clock.speed })
+        to_js(&ClockState {
+            playing: self.clock.playing,
+            speed: self.clock.speed,
+        })
     }
 
     /// The scene on show in the wire form, for the tools module's glTF export
     /// (`exportGlb(sceneBytes, glbOptions)`); null when nothing is on show.
     #[wasm_bindgen(js_name = sceneBytes)]
     pub fn scene_bytes(&self) -> Option<js_sys::Uint8Array> {
-        let shown = crate::wire::ShownSceneRef { scene: self.renderer.scene()?, records: &[], placements: self.placements as u64 };
-        relicview_web_glue::js_buffer(crate::wire::encoded_len(shown), |write| crate::wire::encode_into(shown, write))
+        let shown = crate::wire::ShownSceneRef {
+            scene: self.renderer.scene()?,
+            records: &[],
+            placements: self.placements as u64,
+        };
+        relicview_web_glue::js_buffer(crate::wire::encoded_len(shown), |write| {
+            crate::wire::encode_into(shown, write)
+        })
     }
 
     /// What a glTF export of the view takes: the LOD on show (with `all_lods`, every LOD as
@@ -353,7 +449,11 @@ impl Viewer {
     /// file's other models stay out), the colours as drawn (the game's lighting's where
     /// it is on show) and how skeletons go out (`rig`).
     #[wasm_bindgen(js_name = glbOptions, unchecked_return_type = "ExportOptions")]
-    pub fn glb_options(&self, all_lods: bool, #[wasm_bindgen(unchecked_param_type = "Rig")] rig: JsValue) -> Result<JsValue, JsValue> {
+    pub fn glb_options(
+        &self,
+        all_lods: bool,
+        #[wasm_bindgen(unchecked_param_type = "Rig")] rig: JsValue,
+    ) -> Result<JsValue, JsValue> {
         let rig: crate::gltf::Rig = serde_wasm_bindgen::from_value(rig)?;
         let game_lit = self.renderer.scene().is_some_and(|s| s.has_lit_colours());
         let options = crate::gltf::ExportOptions {
@@ -369,7 +469,10 @@ impl Viewer {
 
     /// Change view switches: {wireframe, cullBack, autoLod, lod}.
     #[wasm_bindgen(js_name = setOptions)]
-    pub fn set_options(&mut self, #[wasm_bindgen(unchecked_param_type = "OptionChanges")] changes: JsValue) -> Result<(), JsValue> {
+    pub fn set_options(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "OptionChanges")] changes: JsValue,
+    ) -> Result<(), JsValue> {
         let c: OptionChanges = serde_wasm_bindgen::from_value(changes)?;
         c.apply(&mut self.renderer.options);
         Ok(())
@@ -414,11 +517,19 @@ impl Viewer {
     /// face that made the triangle; or null.
     #[wasm_bindgen(unchecked_return_type = "Picked | null")]
     pub fn pick(&self, x: f32, y: f32) -> Result<JsValue, JsValue> {
-        let Some((shown, hit)) = self.renderer.pick(x, y, self.animation_time()) else { return Ok(JsValue::NULL) };
+        let Some((shown, hit)) = self.renderer.pick(x, y, self.animation_time()) else {
+            return Ok(JsValue::NULL);
+        };
         // Whose records the hit names: the difference view draws A's geometry, and B's on
         // layers of its own.
         let side = match shown {
-            Side::Difference if hit.layer.is_some_and(|l| self.difference_layers_from_b.contains(&l)) => Side::B,
+            Side::Difference
+                if hit
+                    .layer
+                    .is_some_and(|l| self.difference_layers_from_b.contains(&l)) =>
+            {
+                Side::B
+            }
             Side::Difference => Side::A,
             s => s,
         };
@@ -426,32 +537,55 @@ impl Viewer {
         // The face's own record, else its primitive's, else the node's nearest (geometry
         // brought from another file is stood for by what brought it).
         let source = hit.source.map(|s| s.record).or(hit.primitive).or(hit.node);
-        let range = |r: Option<u32>| r.and_then(|r| records.get(r as usize)).copied().unwrap_or((0, 0));
+        let range = |r: Option<u32>| {
+            r.and_then(|r| records.get(r as usize))
+                .copied()
+                .unwrap_or((0, 0))
+        };
         let (start, end) = match hit.source {
             Some(run) => run.face_bytes(hit.triangle, range(Some(run.record))),
             None => range(hit.primitive.or(hit.node)),
         };
         let triangle_in_source = hit.source.map_or(hit.triangle, |s| hit.triangle - s.first);
-        to_js(&Picked { primitive: hit.primitive, patch: hit.node, source, triangle_in_source, distance: hit.distance, start, end, side })
+        to_js(&Picked {
+            primitive: hit.primitive,
+            patch: hit.node,
+            source,
+            triangle_in_source,
+            distance: hit.distance,
+            start,
+            end,
+            side,
+        })
     }
 
     /// Outline, on one side of a comparison ("a" or "b"), the geometry of a record (null
     /// clears), or with `start`..`end` one face of it; A's outline shows in the difference
     /// view too. Returns the triangles outlined on that side.
     #[wasm_bindgen(js_name = setHighlightOn)]
-    pub fn set_highlight_on(&mut self, #[wasm_bindgen(unchecked_param_type = "Side")] side: JsValue, record: Option<u32>, start: Option<usize>, end: Option<usize>) -> Result<usize, JsValue> {
+    pub fn set_highlight_on(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Side")] side: JsValue,
+        record: Option<u32>,
+        start: Option<usize>,
+        end: Option<usize>,
+    ) -> Result<usize, JsValue> {
         let side: Side = serde_wasm_bindgen::from_value(side)?;
         let seconds = self.animation_time();
         let target = record.map(|r| (r, start.zip(end)));
         if side == Side::A {
-            self.renderer.set_highlight_on(Side::Difference, target, seconds);
+            self.renderer
+                .set_highlight_on(Side::Difference, target, seconds);
         }
         Ok(self.renderer.set_highlight_on(side, target, seconds))
     }
 
     /// Triangles outlined on one side of a comparison ("a", "b" or "difference").
     #[wasm_bindgen(js_name = highlightedTrianglesOn)]
-    pub fn highlighted_triangles_on(&self, #[wasm_bindgen(unchecked_param_type = "Side")] side: JsValue) -> Result<usize, JsValue> {
+    pub fn highlighted_triangles_on(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Side")] side: JsValue,
+    ) -> Result<usize, JsValue> {
         let side: Side = serde_wasm_bindgen::from_value(side)?;
         Ok(self.renderer.highlighted_triangles_on(side))
     }
@@ -460,30 +594,42 @@ impl Viewer {
     /// face there when the pointer is within a few pixels of it): [x, y, z], or undefined.
     #[wasm_bindgen(js_name = surfacePoint)]
     pub fn surface_point(&self, x: f32, y: f32) -> Option<Vec<f32>> {
-        self.renderer.surface_point(x, y, self.animation_time()).map(|p| p.to_vec())
+        self.renderer
+            .surface_point(x, y, self.animation_time())
+            .map(|p| p.to_vec())
     }
     /// The canvas pixel [x, y] (top-left origin) the world point (x, y, z) is drawn at, or
     /// undefined behind the eye.
     pub fn project(&self, x: f32, y: f32, z: f32) -> Option<Vec<f32>> {
-        self.renderer.project([x, y, z]).map(|(px, py)| vec![px, py])
+        self.renderer
+            .project([x, y, z])
+            .map(|(px, py)| vec![px, py])
     }
     /// Mark the points measured between: 0, 3 or 6 numbers (none, a start, both ends).
     #[wasm_bindgen(js_name = setMeasure)]
     pub fn set_measure(&mut self, flat: Vec<f32>) {
-        self.renderer.set_measure(flat.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect());
+        self.renderer
+            .set_measure(flat.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect());
     }
     /// What a length of the scene on show reads: in its units, and in metres by each
     /// reading of the file's unit.
     #[wasm_bindgen(js_name = lengthText)]
     pub fn length_text(&self, length: f32) -> String {
-        crate::view::measure::length_text(length, self.renderer.scene().map_or(&[][..], |s| &s.units))
+        crate::view::measure::length_text(
+            length,
+            self.renderer.scene().map_or(&[][..], |s| &s.units),
+        )
     }
     /// {scene: [x, y, z], selection: [x, y, z] or null, gridStep}: the sizes of the boxes
     /// around what is on show and around the outlined selection, and the grid's step.
     #[wasm_bindgen(unchecked_return_type = "Sizes")]
     pub fn sizes(&self) -> Result<JsValue, JsValue> {
         let (scene, selection) = self.renderer.sizes();
-        to_js(&Sizes { scene, selection, grid_step: self.renderer.grid_step() })
+        to_js(&Sizes {
+            scene,
+            selection,
+            grid_step: self.renderer.grid_step(),
+        })
     }
 
     /// The LOD number (as in `setOptions({lod})`) that shows the node of inspector record
@@ -504,7 +650,8 @@ impl Viewer {
     /// record `record` (what `pick` returned). Returns the number outlined.
     #[wasm_bindgen(js_name = setHighlightBytes)]
     pub fn set_highlight_bytes(&mut self, record: u32, start: usize, end: usize) -> usize {
-        self.renderer.set_highlight_face(record, start, end, self.animation_time())
+        self.renderer
+            .set_highlight_face(record, start, end, self.animation_time())
     }
 
     /// Triangles outlined in the LOD on show.
@@ -535,7 +682,10 @@ impl Viewer {
 
     /// Move the camera to {position, target, fov}; false when the view is unusable.
     #[wasm_bindgen(js_name = setCamera)]
-    pub fn set_camera(&mut self, #[wasm_bindgen(unchecked_param_type = "CameraState")] state: JsValue) -> Result<bool, JsValue> {
+    pub fn set_camera(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "CameraState")] state: JsValue,
+    ) -> Result<bool, JsValue> {
         let state: CameraState = serde_wasm_bindgen::from_value(state)?;
         Ok(self.renderer.set_camera_state(state))
     }
@@ -577,7 +727,12 @@ impl Viewer {
         let pixels = self.renderer.read_pixels();
         let background = self.renderer.options.background;
         let (width, height) = self.renderer.size();
-        to_js(&PixelStats { width, height, background: background.colors()[0], non_background: non_background(&pixels, background) })
+        to_js(&PixelStats {
+            width,
+            height,
+            background: background.colors()[0],
+            non_background: non_background(&pixels, background),
+        })
     }
 
     /// Redraw and return the frame as RGBA bytes, top row first (width × height × 4).
@@ -587,7 +742,13 @@ impl Viewer {
         let pixels = self.renderer.read_pixels();
         let (w, _) = self.renderer.size();
         // read_color returns the bottom row first.
-        Ok(pixels.chunks(w as usize).rev().flatten().flatten().copied().collect())
+        Ok(pixels
+            .chunks(w as usize)
+            .rev()
+            .flatten()
+            .flatten()
+            .copied()
+            .collect())
     }
 }
 
@@ -606,9 +767,15 @@ impl Viewer {
         match self.renderer.render(seconds) {
             Ok(_) => Ok(()),
             Err(why) => {
-                let name = self.renderer.scene().map(|s| s.name.clone()).unwrap_or_default();
+                let name = self
+                    .renderer
+                    .scene()
+                    .map(|s| s.name.clone())
+                    .unwrap_or_default();
                 self.clear();
-                Err(js_error(&format!("{name}: the scene could not be drawn: {why}")))
+                Err(js_error(&format!(
+                    "{name}: the scene could not be drawn: {why}"
+                )))
             }
         }
     }

@@ -19,10 +19,18 @@ pub struct Chunk {
 }
 
 pub fn leaf(id: u16, payload: Vec<u8>) -> Chunk {
-    Chunk { id, body: Body::Leaf(payload), label: None }
+    Chunk {
+        id,
+        body: Body::Leaf(payload),
+        label: None,
+    }
 }
 pub fn node(id: u16, children: Vec<Chunk>) -> Chunk {
-    Chunk { id, body: Body::Children(children), label: None }
+    Chunk {
+        id,
+        body: Body::Children(children),
+        label: None,
+    }
 }
 pub fn cstr(s: &str) -> Vec<u8> {
     let mut v = s.as_bytes().to_vec();
@@ -43,7 +51,11 @@ pub struct Offsets(pub Vec<(String, usize, usize)>);
 
 impl Offsets {
     pub fn of(&self, label: &str) -> (usize, usize) {
-        self.0.iter().find(|(l, _, _)| l == label).map(|&(_, a, b)| (a, b)).unwrap_or_else(|| panic!("no chunk labelled {label}"))
+        self.0
+            .iter()
+            .find(|(l, _, _)| l == label)
+            .map(|&(_, a, b)| (a, b))
+            .unwrap_or_else(|| panic!("no chunk labelled {label}"))
     }
 }
 
@@ -53,7 +65,9 @@ pub fn emit(c: &Chunk, out: &mut Vec<u8>, offsets: &mut Offsets) {
     let mut inner = Offsets::default();
     match &c.body {
         Body::Leaf(p) => payload.extend_from_slice(p),
-        Body::Children(children) => children.iter().for_each(|k| emit(k, &mut payload, &mut inner)),
+        Body::Children(children) => children
+            .iter()
+            .for_each(|k| emit(k, &mut payload, &mut inner)),
     }
     let (bits, len): (u16, Vec<u8>) = match payload.len() {
         n if n <= 0xFF => (0, vec![n as u8]),
@@ -66,7 +80,12 @@ pub fn emit(c: &Chunk, out: &mut Vec<u8>, offsets: &mut Offsets) {
     if let Some(l) = &c.label {
         offsets.0.push((l.clone(), start, payload_at));
     }
-    offsets.0.extend(inner.0.into_iter().map(|(l, a, b)| (l, a + payload_at, b + payload_at)));
+    offsets.0.extend(
+        inner
+            .0
+            .into_iter()
+            .map(|(l, a, b)| (l, a + payload_at, b + payload_at)),
+    );
     out.extend(payload);
 }
 

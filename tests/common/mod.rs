@@ -10,7 +10,10 @@ use std::process::{Child, Command, Stdio};
 
 /// An empty folder of this test program's own under the system's temporary folder.
 pub fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("relicview-containers-{}-{name}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "relicview-containers-{}-{name}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -27,8 +30,14 @@ pub fn write_tree(dir: &Path, files: &BTreeMap<String, Vec<u8>>) {
 
 /// A real tool run to success (its stderr in the failure).
 pub fn run(cmd: &mut Command) {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e} (scripts/setup.sh installs the tools)"));
-    assert!(out.status.success(), "{cmd:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{cmd:?}: {e} (scripts/setup.sh installs the tools)"));
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 pub struct Server {
@@ -45,18 +54,40 @@ impl Drop for Server {
 
 /// `relicview serve ARCHIVE --port 0 --site SITE`, once it says where it listens.
 pub fn serve(archive: &Path, site: &Path) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_relicview")).arg("serve").arg(archive).args(["--port", "0", "--site"]).arg(site).stdout(Stdio::piped()).spawn().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_relicview"))
+        .arg("serve")
+        .arg(archive)
+        .args(["--port", "0", "--site"])
+        .arg(site)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let port = line.trim().trim_end_matches('/').rsplit(':').next().and_then(|p| p.parse().ok()).unwrap_or_else(|| panic!("no port in {line:?}"));
-    assert!(line.contains("http://127.0.0.1:"), "binds loopback by default: {line}");
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port = line
+        .trim()
+        .trim_end_matches('/')
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no port in {line:?}"));
+    assert!(
+        line.contains("http://127.0.0.1:"),
+        "binds loopback by default: {line}"
+    );
     Server { child, port }
 }
 
 /// A raw request with extra header lines: (status, head, body).
 pub fn request(port: u16, method: &str, path: &str, headers: &str) -> (u16, String, Vec<u8>) {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    write!(s, "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{headers}Connection: close\r\n\r\n").unwrap();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{headers}Connection: close\r\n\r\n"
+    )
+    .unwrap();
     let mut raw = Vec::new();
     s.read_to_end(&mut raw).unwrap();
     let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();

@@ -69,13 +69,19 @@ mod tests {
 
     #[test]
     fn a_fallible_allocation_above_the_ceiling_fails_and_the_ceiling_ends_with_its_stretch() {
-        let refused = with_ceiling(1 << 20, || Vec::<u8>::new().try_reserve_exact(2 << 20).is_err());
+        let refused = with_ceiling(1 << 20, || {
+            Vec::<u8>::new().try_reserve_exact(2 << 20).is_err()
+        });
         assert!(refused);
-        let small = with_ceiling(1 << 20, || Vec::<u8>::new().try_reserve_exact(1 << 10).is_ok());
+        let small = with_ceiling(1 << 20, || {
+            Vec::<u8>::new().try_reserve_exact(1 << 10).is_ok()
+        });
         assert!(small);
         // Nested stretches keep the lower ceiling, and each ends with its stretch.
         with_ceiling(1 << 20, || {
-            with_ceiling(4 << 20, || assert!(Vec::<u8>::new().try_reserve_exact(2 << 20).is_err()));
+            with_ceiling(4 << 20, || {
+                assert!(Vec::<u8>::new().try_reserve_exact(2 << 20).is_err())
+            });
             assert_eq!(ceiling(), 1 << 20);
         });
         assert_eq!(ceiling(), usize::MAX);

@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 pub const RAW_SECTOR: u64 = 2352;
 pub const USER_SECTOR: u64 = 2048;
-const SYNC: [u8; 12] = [0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x00];
+const SYNC: [u8; 12] = [
+    0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x00,
+];
 
 /// How a sector holds its 2048 user bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,7 +35,9 @@ impl SectorMode {
 
     /// The mode a [`SectorMode::word`] names (any other word: none).
     pub fn from_word(word: &str) -> Option<SectorMode> {
-        [SectorMode::Cooked, SectorMode::Mode1, SectorMode::Mode2].into_iter().find(|m| m.word() == word)
+        [SectorMode::Cooked, SectorMode::Mode1, SectorMode::Mode2]
+            .into_iter()
+            .find(|m| m.word() == word)
     }
 
     fn layout(self) -> (u64, u64) {
@@ -72,7 +76,15 @@ impl SectorView {
         let (size, _) = mode.layout();
         let total = raw.len() / size;
         let tail = raw.len() % size;
-        (SectorView { raw, mode, start: start.min(total), sectors: total.saturating_sub(start) }, tail)
+        (
+            SectorView {
+                raw,
+                mode,
+                start: start.min(total),
+                sectors: total.saturating_sub(start),
+            },
+            tail,
+        )
     }
 }
 
@@ -84,8 +96,15 @@ impl ByteSource for SectorView {
         self.raw.forget();
     }
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
-        if offset.checked_add(buf.len() as u64).is_none_or(|e| e > self.len()) {
-            return Err(format!("{} bytes at byte {offset} run past the end of the track ({} sectors)", buf.len(), self.sectors));
+        if offset
+            .checked_add(buf.len() as u64)
+            .is_none_or(|e| e > self.len())
+        {
+            return Err(format!(
+                "{} bytes at byte {offset} run past the end of the track ({} sectors)",
+                buf.len(),
+                self.sectors
+            ));
         }
         if buf.is_empty() {
             return Ok(());
@@ -93,7 +112,10 @@ impl ByteSource for SectorView {
         let (size, data) = self.mode.layout();
         // One read of the raw sectors the range spans (a source read can be slow: a
         // browser's FileReaderSync), then their user bytes picked out.
-        let (first, last) = (offset / USER_SECTOR, (offset + buf.len() as u64 - 1) / USER_SECTOR);
+        let (first, last) = (
+            offset / USER_SECTOR,
+            (offset + buf.len() as u64 - 1) / USER_SECTOR,
+        );
         let from = (self.start + first) * size;
         let raw_len = ((last - first) * size + data + USER_SECTOR).min(self.raw.len() - from);
         let mut raw = vec![0u8; raw_len as usize];
@@ -127,16 +149,28 @@ pub fn cue_data_track(text: &str) -> Result<CueTrack, String> {
     let mut file: Option<String> = None;
     let mut track: Option<(SectorMode, usize)> = None;
     for (n, line) in text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())) {
-        let word = line.split_whitespace().next().unwrap_or("").to_ascii_uppercase();
+        let word = line
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_ascii_uppercase();
         match word.as_str() {
             "FILE" => {
                 let rest = line[4..].trim();
-                let name = if let Some(q) = rest.strip_prefix('"') { q.split('"').next().unwrap_or("") } else { rest.split_whitespace().next().unwrap_or("") };
+                let name = if let Some(q) = rest.strip_prefix('"') {
+                    q.split('"').next().unwrap_or("")
+                } else {
+                    rest.split_whitespace().next().unwrap_or("")
+                };
                 file = Some(name.to_string());
                 track = None;
             }
             "TRACK" => {
-                let mode = line.split_whitespace().nth(2).unwrap_or("").to_ascii_uppercase();
+                let mode = line
+                    .split_whitespace()
+                    .nth(2)
+                    .unwrap_or("")
+                    .to_ascii_uppercase();
                 track = match mode.as_str() {
                     "MODE2/2352" => Some((SectorMode::Mode2, n)),
                     "MODE1/2352" => Some((SectorMode::Mode1, n)),
@@ -146,15 +180,28 @@ pub fn cue_data_track(text: &str) -> Result<CueTrack, String> {
             }
             "INDEX" if line.split_whitespace().nth(1) == Some("01") => {
                 if let (Some((mode, line_no)), Some(f)) = (track, file.as_ref()) {
-                    let at = line.split_whitespace().nth(2).ok_or_else(|| format!("line {n}: INDEX 01 without a time"))?;
-                    let start = msf(at).ok_or_else(|| format!("line {n}: INDEX 01 {at}: expected mm:ss:ff"))?;
-                    return Ok(CueTrack { file: f.clone(), mode, start, line: line_no });
+                    let at = line
+                        .split_whitespace()
+                        .nth(2)
+                        .ok_or_else(|| format!("line {n}: INDEX 01 without a time"))?;
+                    let start = msf(at)
+                        .ok_or_else(|| format!("line {n}: INDEX 01 {at}: expected mm:ss:ff"))?;
+                    return Ok(CueTrack {
+                        file: f.clone(),
+                        mode,
+                        start,
+                        line: line_no,
+                    });
                 }
             }
             _ => {}
         }
     }
-    Err(if file.is_none() { "no FILE line".into() } else { "no MODE1 or MODE2 data track with an INDEX 01".into() })
+    Err(if file.is_none() {
+        "no FILE line".into()
+    } else {
+        "no MODE1 or MODE2 data track with an INDEX 01".into()
+    })
 }
 
 /// mm:ss:ff as a sector number (75 frames a second). A CD's times stay under 100 minutes;
@@ -186,7 +233,9 @@ mod tests {
 
     #[test]
     fn a_raw_track_reads_as_its_user_bytes_across_sector_edges() {
-        let user: Vec<u8> = (0..3 * USER_SECTOR as usize).map(|i| (i * 7 % 251) as u8).collect();
+        let user: Vec<u8> = (0..3 * USER_SECTOR as usize)
+            .map(|i| (i * 7 % 251) as u8)
+            .collect();
         for mode in [SectorMode::Mode1, SectorMode::Mode2] {
             let raw = raw_disc(&user, mode);
             assert_eq!(raw_mode(&raw), Some(mode));
@@ -195,7 +244,10 @@ mod tests {
             let mut buf = vec![0u8; 3000];
             view.read_at(2000, &mut buf).unwrap();
             assert_eq!(buf, user[2000..5000]);
-            assert!(view.read_at(3 * USER_SECTOR - 10, &mut [0u8; 11]).is_err(), "past the end is an error");
+            assert!(
+                view.read_at(3 * USER_SECTOR - 10, &mut [0u8; 11]).is_err(),
+                "past the end is an error"
+            );
         }
         assert_eq!(raw_mode(b"PK\x03\x04 not a disc"), None);
     }
@@ -211,14 +263,33 @@ mod tests {
     #[test]
     fn a_cue_sheet_names_its_data_track() {
         let cue = "FILE \"Final Fantasy VII (Disc 1).bin\" BINARY\r\n  TRACK 01 MODE2/2352\r\n    INDEX 01 00:00:00\r\n  TRACK 02 AUDIO\r\n    INDEX 00 70:00:00\r\n";
-        assert_eq!(cue_data_track(cue), Ok(CueTrack { file: "Final Fantasy VII (Disc 1).bin".into(), mode: SectorMode::Mode2, start: 0, line: 2 }));
+        assert_eq!(
+            cue_data_track(cue),
+            Ok(CueTrack {
+                file: "Final Fantasy VII (Disc 1).bin".into(),
+                mode: SectorMode::Mode2,
+                start: 0,
+                line: 2
+            })
+        );
         let later = "FILE a.bin BINARY\nTRACK 01 AUDIO\nINDEX 01 00:00:00\nFILE b.bin BINARY\nTRACK 02 MODE1/2352\nINDEX 00 00:00:00\nINDEX 01 00:02:10\n";
-        assert_eq!(cue_data_track(later).map(|t| (t.file, t.mode, t.start)), Ok(("b.bin".into(), SectorMode::Mode1, 2 * 75 + 10)));
-        assert!(cue_data_track("TRACK 01 AUDIO").unwrap_err().contains("no FILE"));
-        assert!(cue_data_track("FILE a.bin BINARY\nTRACK 01 MODE2/2352\nINDEX 01 00:99:00").unwrap_err().contains("line 3"));
+        assert_eq!(
+            cue_data_track(later).map(|t| (t.file, t.mode, t.start)),
+            Ok(("b.bin".into(), SectorMode::Mode1, 2 * 75 + 10))
+        );
+        assert!(cue_data_track("TRACK 01 AUDIO")
+            .unwrap_err()
+            .contains("no FILE"));
+        assert!(
+            cue_data_track("FILE a.bin BINARY\nTRACK 01 MODE2/2352\nINDEX 01 00:99:00")
+                .unwrap_err()
+                .contains("line 3")
+        );
         // A minute count that would overflow the sector number (found by the cue fuzz target).
         let huge = "FILE 770\n  TRACK 00 MODE1/2352\n  INDEX 01 00444444444444444444:0:000";
-        assert!(cue_data_track(huge).unwrap_err().contains("line 3: INDEX 01"));
+        assert!(cue_data_track(huge)
+            .unwrap_err()
+            .contains("line 3: INDEX 01"));
         assert_eq!(msf("999:59:74"), Some((999 * 60 + 59) * 75 + 74));
     }
 }

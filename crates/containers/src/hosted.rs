@@ -6,7 +6,10 @@
 
 use super::disc::SectorMode;
 use super::iso::{disc_volume, IsoContainer};
-use super::{chd, error, zip as zipfile, ByteSource, Container, ContainerError, ContainerKind, Limits, SourceReader};
+use super::{
+    chd, error, zip as zipfile, ByteSource, Container, ContainerError, ContainerKind, Limits,
+    SourceReader,
+};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::io::{Read, Seek, SeekFrom};
@@ -33,8 +36,14 @@ impl Layout {
     pub fn of(kind: ContainerKind) -> Option<Layout> {
         match kind {
             ContainerKind::Zip => Some(Layout::Zip),
-            ContainerKind::Iso => Some(Layout::Disc { mode: SectorMode::Cooked.word().into(), start: 0 }),
-            ContainerKind::RawDisc(mode) => Some(Layout::Disc { mode: mode.word().into(), start: 0 }),
+            ContainerKind::Iso => Some(Layout::Disc {
+                mode: SectorMode::Cooked.word().into(),
+                start: 0,
+            }),
+            ContainerKind::RawDisc(mode) => Some(Layout::Disc {
+                mode: mode.word().into(),
+                start: 0,
+            }),
             ContainerKind::Chd => Some(Layout::Chd),
             ContainerKind::SevenZ => None,
         }
@@ -101,15 +110,47 @@ pub struct Plan {
 
 /// Read every entry of the container in `source` (laid out as `layout`) once, noting the
 /// ranges each read took; `each(index, bytes)` sees each entry's bytes (to type it).
-pub fn plan(name: &str, layout: &Layout, source: Arc<dyn ByteSource>, limits: Limits, each: &mut dyn FnMut(usize, &[u8])) -> Result<Plan, ContainerError> {
-    let rec = Arc::new(Recording { inner: source, reads: RefCell::new(Vec::new()) });
+pub fn plan(
+    name: &str,
+    layout: &Layout,
+    source: Arc<dyn ByteSource>,
+    limits: Limits,
+    each: &mut dyn FnMut(usize, &[u8]),
+) -> Result<Plan, ContainerError> {
+    let rec = Arc::new(Recording {
+        inner: source,
+        reads: RefCell::new(Vec::new()),
+    });
     let (container, meta): (Box<dyn Container>, Vec<[u64; 2]>) = match layout {
-        Layout::Zip => (Box::new(zipfile::ZipContainer::open(name, rec.clone(), limits, &mut |_, _| {})?), Vec::new()),
+        Layout::Zip => (
+            Box::new(zipfile::ZipContainer::open(
+                name,
+                rec.clone(),
+                limits,
+                &mut |_, _| {},
+            )?),
+            Vec::new(),
+        ),
         Layout::Disc { .. } | Layout::Chd => {
             let view = volume(name, layout, rec.clone())?;
             let meta = rec.take();
-            let kind = if matches!(layout, Layout::Chd) { ContainerKind::Chd } else { ContainerKind::Iso };
-            (Box::new(IsoContainer::open(name, view, SectorMode::Cooked, 0, kind, limits, &mut |_, _| {})?), meta)
+            let kind = if matches!(layout, Layout::Chd) {
+                ContainerKind::Chd
+            } else {
+                ContainerKind::Iso
+            };
+            (
+                Box::new(IsoContainer::open(
+                    name,
+                    view,
+                    SectorMode::Cooked,
+                    0,
+                    kind,
+                    limits,
+                    &mut |_, _| {},
+                )?),
+                meta,
+            )
         }
     };
     rec.take();
@@ -117,7 +158,12 @@ pub fn plan(name: &str, layout: &Layout, source: Arc<dyn ByteSource>, limits: Li
     let mut unread = Vec::new();
     for (index, entry) in container.entries().iter().enumerate() {
         if let Some(why) = container.not_as_stored(index) {
-            unread.push(ContainerError { container: name.to_string(), entry: Some(entry.path.clone()), offset: container.located(index), message: why.to_string() });
+            unread.push(ContainerError {
+                container: name.to_string(),
+                entry: Some(entry.path.clone()),
+                offset: container.located(index),
+                message: why.to_string(),
+            });
             continue;
         }
         container.forget();
@@ -131,7 +177,11 @@ pub fn plan(name: &str, layout: &Layout, source: Arc<dyn ByteSource>, limits: Li
             }
         };
         let Some(at) = container.located(index) else {
-            unread.push(error(name, None, format!("{}: its place in the container is not known", entry.path)));
+            unread.push(error(
+                name,
+                None,
+                format!("{}: its place in the container is not known", entry.path),
+            ));
             continue;
         };
         let mut ranges = rec.take();
@@ -142,17 +192,38 @@ pub fn plan(name: &str, layout: &Layout, source: Arc<dyn ByteSource>, limits: Li
             ranges = vec![[at, end.saturating_sub(at)]];
         }
         each(index, &bytes);
-        entries.push(PlannedEntry { index, at, crc32: crc32fast::hash(&bytes), ranges, pieces: container.pieces(index) });
+        entries.push(PlannedEntry {
+            index,
+            at,
+            crc32: crc32fast::hash(&bytes),
+            ranges,
+            pieces: container.pieces(index),
+        });
     }
-    Ok(Plan { container, meta, entries, unread })
+    Ok(Plan {
+        container,
+        meta,
+        entries,
+        unread,
+    })
 }
 
 /// The 2048-byte sectors of a disc or a CHD laid out as `layout` in `source`.
-pub fn volume(name: &str, layout: &Layout, source: Arc<dyn ByteSource>) -> Result<Arc<dyn ByteSource>, ContainerError> {
+pub fn volume(
+    name: &str,
+    layout: &Layout,
+    source: Arc<dyn ByteSource>,
+) -> Result<Arc<dyn ByteSource>, ContainerError> {
     match layout {
         Layout::Zip => Err(error(name, None, "a zip has no sectors")),
         Layout::Disc { mode, start } => {
-            let mode = SectorMode::from_word(mode).ok_or_else(|| error(name, None, format!("sector mode {mode:?}: expected COOKED, MODE1 or MODE2")))?;
+            let mode = SectorMode::from_word(mode).ok_or_else(|| {
+                error(
+                    name,
+                    None,
+                    format!("sector mode {mode:?}: expected COOKED, MODE1 or MODE2"),
+                )
+            })?;
             Ok(disc_volume(source, mode, *start).0)
         }
         Layout::Chd => chd::volume(name, source),
@@ -171,8 +242,14 @@ pub struct Fetched {
 impl Fetched {
     /// `pieces` are (offset, bytes); each must lie within `len`.
     pub fn new(len: u64, mut pieces: Vec<(u64, Vec<u8>)>) -> Result<Fetched, String> {
-        if let Some((at, b)) = pieces.iter().find(|(at, b)| at.checked_add(b.len() as u64).is_none_or(|end| end > len)) {
-            return Err(format!("{} bytes fetched at byte {at} run past the container's {len}", b.len()));
+        if let Some((at, b)) = pieces
+            .iter()
+            .find(|(at, b)| at.checked_add(b.len() as u64).is_none_or(|end| end > len))
+        {
+            return Err(format!(
+                "{} bytes fetched at byte {at} run past the container's {len}",
+                b.len()
+            ));
         }
         pieces.sort_by_key(|(at, _)| *at);
         Ok(Fetched { len, pieces })
@@ -184,7 +261,16 @@ impl ByteSource for Fetched {
         self.len
     }
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
-        let end = offset.checked_add(buf.len() as u64).filter(|&e| e <= self.len).ok_or_else(|| format!("{} bytes at byte {offset} run past the end ({} bytes)", buf.len(), self.len))?;
+        let end = offset
+            .checked_add(buf.len() as u64)
+            .filter(|&e| e <= self.len)
+            .ok_or_else(|| {
+                format!(
+                    "{} bytes at byte {offset} run past the end ({} bytes)",
+                    buf.len(),
+                    self.len
+                )
+            })?;
         if buf.is_empty() {
             return Ok(());
         }
@@ -216,44 +302,100 @@ pub const MAX_PIECES: usize = 4096;
 
 /// An entry's bytes from its container's fetched ranges, checked against the index's CRC:
 /// bytes that differ mean the container changed after it was published.
-pub fn read_hosted(name: &str, entry: &str, layout: &Layout, fetched: Fetched, wanted: Wanted, limits: Limits) -> Result<Vec<u8>, ContainerError> {
-    let fail = |offset: Option<u64>, message: String| ContainerError { container: name.to_string(), entry: Some(entry.to_string()), offset, message };
+pub fn read_hosted(
+    name: &str,
+    entry: &str,
+    layout: &Layout,
+    fetched: Fetched,
+    wanted: Wanted,
+    limits: Limits,
+) -> Result<Vec<u8>, ContainerError> {
+    let fail = |offset: Option<u64>, message: String| ContainerError {
+        container: name.to_string(),
+        entry: Some(entry.to_string()),
+        offset,
+        message,
+    };
     if wanted.size > limits.max_entry_bytes {
-        return Err(fail(None, format!("{} bytes: more than the {} read at most", wanted.size, limits.max_entry_bytes)));
+        return Err(fail(
+            None,
+            format!(
+                "{} bytes: more than the {} read at most",
+                wanted.size, limits.max_entry_bytes
+            ),
+        ));
     }
     // Nothing is allocated by the index's word alone: an entry is at most what was fetched
     // for it, or, compressed (a zip's, a CHD's), the ratio a zip bomb stops at.
-    let fetched_bytes = fetched.pieces.iter().map(|(_, b)| b.len() as u64).sum::<u64>();
+    let fetched_bytes = fetched
+        .pieces
+        .iter()
+        .map(|(_, b)| b.len() as u64)
+        .sum::<u64>();
     let most = match layout {
         Layout::Disc { .. } => fetched_bytes,
         _ => fetched_bytes.saturating_mul(limits.max_ratio).max(1 << 20),
     };
     if wanted.size > most {
-        return Err(fail(None, format!("the index says {} bytes, more than its {fetched_bytes} fetched bytes can hold", wanted.size)));
+        return Err(fail(
+            None,
+            format!(
+                "the index says {} bytes, more than its {fetched_bytes} fetched bytes can hold",
+                wanted.size
+            ),
+        ));
     }
     // Bytes that were read when the index was written and cannot be now are not the same
     // bytes (a ranges' absence is the index's fault, and says so itself).
-    let changed = |e: String| if e.contains(NOT_FETCHED) { e } else { format!("{e}: the container is not the one indexed (changed since?); publish it again") };
+    let changed = |e: String| {
+        if e.contains(NOT_FETCHED) {
+            e
+        } else {
+            format!("{e}: the container is not the one indexed (changed since?); publish it again")
+        }
+    };
     let bytes = match layout {
-        Layout::Zip => read_zip_entry(Arc::new(fetched), &wanted).map_err(|e| fail(Some(wanted.at), changed(e)))?,
+        Layout::Zip => read_zip_entry(Arc::new(fetched), &wanted)
+            .map_err(|e| fail(Some(wanted.at), changed(e)))?,
         _ => {
-            let view = volume(name, layout, Arc::new(fetched)).map_err(|e| fail(None, changed(e.to_string())))?;
-            let pieces = wanted.pieces.clone().unwrap_or_else(|| vec![[wanted.at, wanted.size]]);
+            let view = volume(name, layout, Arc::new(fetched))
+                .map_err(|e| fail(None, changed(e.to_string())))?;
+            let pieces = wanted
+                .pieces
+                .clone()
+                .unwrap_or_else(|| vec![[wanted.at, wanted.size]]);
             if pieces.len() > MAX_PIECES {
-                return Err(fail(None, format!("the index names {} extents: at most {MAX_PIECES} are read", pieces.len())));
+                return Err(fail(
+                    None,
+                    format!(
+                        "the index names {} extents: at most {MAX_PIECES} are read",
+                        pieces.len()
+                    ),
+                ));
             }
             let total = pieces.iter().try_fold(0u64, |n, p| n.checked_add(p[1]));
             if total != Some(wanted.size) {
-                return Err(fail(None, format!("the index's extents add up to {}, not its {} bytes", total.map_or("more than 2^64".into(), |t| t.to_string()), wanted.size)));
+                return Err(fail(
+                    None,
+                    format!(
+                        "the index's extents add up to {}, not its {} bytes",
+                        total.map_or("more than 2^64".into(), |t| t.to_string()),
+                        wanted.size
+                    ),
+                ));
             }
             let mut out = vec![0u8; wanted.size as usize];
             let mut filled = 0usize;
             // An empty extent holds nothing wherever it points (the reader reads none of it).
             for &[at, len] in pieces.iter().filter(|p| p[1] > 0) {
                 if at.checked_add(len).is_none_or(|end| end > view.len()) {
-                    return Err(fail(Some(at), format!("{len} bytes lie past the disc's end ({} bytes)", view.len())));
+                    return Err(fail(
+                        Some(at),
+                        format!("{len} bytes lie past the disc's end ({} bytes)", view.len()),
+                    ));
                 }
-                view.read_at(at, &mut out[filled..filled + len as usize]).map_err(|e| fail(Some(at), changed(e)))?;
+                view.read_at(at, &mut out[filled..filled + len as usize])
+                    .map_err(|e| fail(Some(at), changed(e)))?;
                 filled += len as usize;
             }
             out
@@ -279,28 +421,56 @@ fn read_zip_entry(source: Arc<Fetched>, wanted: &Wanted) -> Result<Vec<u8>, Stri
     let word = |at: usize| u16::from_le_bytes([head[at], head[at + 1]]) as u64;
     let data = wanted.at + HEADER + word(26) + word(28);
     // The fetched span runs from the header to the data's end.
-    let end = source.pieces.iter().find(|(at, b)| *at <= wanted.at && wanted.at < at + b.len() as u64).map_or(data, |(at, b)| at + b.len() as u64);
-    let stored = end.checked_sub(data).ok_or_else(|| format!("a local header whose name and extra field ({} bytes) run past the {} bytes fetched", data - wanted.at, end - wanted.at))?;
+    let end = source
+        .pieces
+        .iter()
+        .find(|(at, b)| *at <= wanted.at && wanted.at < at + b.len() as u64)
+        .map_or(data, |(at, b)| at + b.len() as u64);
+    let stored = end.checked_sub(data).ok_or_else(|| {
+        format!(
+            "a local header whose name and extra field ({} bytes) run past the {} bytes fetched",
+            data - wanted.at,
+            end - wanted.at
+        )
+    })?;
     if word(6) & 1 != 0 {
         return Err("encrypted (ZipCrypto or AES): not read".into());
     }
     let mut reader = SourceReader::new(source.clone());
     if word(8) == super::zip::ZSTD_METHOD as u64 {
-        reader.seek(SeekFrom::Start(data)).map_err(|e| e.to_string())?;
-        return inflate_local(&mut super::zip::zstd_entry(reader.take(stored), wanted.crc32)?, wanted.size);
+        reader
+            .seek(SeekFrom::Start(data))
+            .map_err(|e| e.to_string())?;
+        return inflate_local(
+            &mut super::zip::zstd_entry(reader.take(stored), wanted.crc32)?,
+            wanted.size,
+        );
     }
-    reader.seek(SeekFrom::Start(wanted.at)).map_err(|e| e.to_string())?;
-    let options = ::zip::ZipReadOptions::default().override_compressed_size(stored).override_uncompressed_size(wanted.size).override_crc(wanted.crc32);
-    let mut file = ::zip::read::read_zipfile_from_stream_with_options(&mut reader, options).map_err(|e| format!("not a zip entry's local header: {e}"))?.ok_or("not a zip entry's local header")?;
+    reader
+        .seek(SeekFrom::Start(wanted.at))
+        .map_err(|e| e.to_string())?;
+    let options = ::zip::ZipReadOptions::default()
+        .override_compressed_size(stored)
+        .override_uncompressed_size(wanted.size)
+        .override_crc(wanted.crc32);
+    let mut file = ::zip::read::read_zipfile_from_stream_with_options(&mut reader, options)
+        .map_err(|e| format!("not a zip entry's local header: {e}"))?
+        .ok_or("not a zip entry's local header")?;
     inflate_local(&mut file, wanted.size)
 }
 
 fn inflate_local(input: &mut impl Read, size: u64) -> Result<Vec<u8>, String> {
     let mut out = Vec::with_capacity(size as usize);
     // One byte more than declared tells an entry that inflates past its size.
-    input.take(size + 1).read_to_end(&mut out).map_err(|e| format!("cannot be read: {e}"))?;
+    input
+        .take(size + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| format!("cannot be read: {e}"))?;
     if out.len() as u64 != size {
-        return Err(format!("inflates to {} bytes; the index says {size}", out.len()));
+        return Err(format!(
+            "inflates to {} bytes; the index says {size}",
+            out.len()
+        ));
     }
     Ok(out)
 }
@@ -311,7 +481,10 @@ mod tests {
 
     #[test]
     fn ranges_that_touch_or_overlap_become_one() {
-        assert_eq!(merge(vec![[10, 5], [0, 10], [30, 2], [14, 3], [40, 0]]), vec![[0, 17], [30, 2]]);
+        assert_eq!(
+            merge(vec![[10, 5], [0, 10], [30, 2], [14, 3], [40, 0]]),
+            vec![[0, 17], [30, 2]]
+        );
         assert_eq!(merge(vec![[5, 100], [10, 5]]), vec![[5, 100]]);
     }
 
@@ -321,20 +494,53 @@ mod tests {
         let mut b = [0u8; 4];
         f.read_at(52, &mut b).unwrap();
         assert_eq!(b, [5; 4]);
-        assert!(f.read_at(8, &mut b).unwrap_err().contains("not among the ranges"));
+        assert!(f
+            .read_at(8, &mut b)
+            .unwrap_err()
+            .contains("not among the ranges"));
         assert!(f.read_at(98, &mut b).is_err());
         assert!(Fetched::new(10, vec![(8, vec![0; 4])]).is_err());
     }
 
     #[test]
-    fn a_disc_file_in_extents_reads_them_in_order_and_an_empty_one_reads_nothing_wherever_it_points() {
+    fn a_disc_file_in_extents_reads_them_in_order_and_an_empty_one_reads_nothing_wherever_it_points(
+    ) {
         let disc: Vec<u8> = (0..4096u32).map(|i| (i * 7) as u8).collect();
-        let layout = Layout::Disc { mode: "COOKED".into(), start: 0 };
+        let layout = Layout::Disc {
+            mode: "COOKED".into(),
+            start: 0,
+        };
         let want: Vec<u8> = [&disc[100..105], &disc[50..55]].concat();
-        let wanted = Wanted { at: 100, size: 10, crc32: crc32fast::hash(&want), pieces: Some(vec![[100, 5], [1 << 40, 0], [50, 5]]) };
-        let got = read_hosted("d.iso", "F", &layout, Fetched::new(4096, vec![(0, disc.clone())]).unwrap(), wanted.clone(), Limits::default()).unwrap();
+        let wanted = Wanted {
+            at: 100,
+            size: 10,
+            crc32: crc32fast::hash(&want),
+            pieces: Some(vec![[100, 5], [1 << 40, 0], [50, 5]]),
+        };
+        let got = read_hosted(
+            "d.iso",
+            "F",
+            &layout,
+            Fetched::new(4096, vec![(0, disc.clone())]).unwrap(),
+            wanted.clone(),
+            Limits::default(),
+        )
+        .unwrap();
         assert_eq!(got, want);
-        let wrong = Wanted { pieces: Some(vec![[100, 5], [50, 4]]), ..wanted };
-        assert!(read_hosted("d.iso", "F", &layout, Fetched::new(4096, vec![(0, disc)]).unwrap(), wrong, Limits::default()).unwrap_err().to_string().contains("add up to 9, not its 10 bytes"));
+        let wrong = Wanted {
+            pieces: Some(vec![[100, 5], [50, 4]]),
+            ..wanted
+        };
+        assert!(read_hosted(
+            "d.iso",
+            "F",
+            &layout,
+            Fetched::new(4096, vec![(0, disc)]).unwrap(),
+            wrong,
+            Limits::default()
+        )
+        .unwrap_err()
+        .to_string()
+        .contains("add up to 9, not its 10 bytes"));
     }
 }

@@ -6,7 +6,10 @@
 //! docs/formats/containers.md, "ISO 9660".
 
 use super::disc::{SectorMode, SectorView, USER_SECTOR};
-use super::{drop_duplicates, error, within, ByteSource, Container, ContainerError, ContainerKind, Entry, Limits, Progress, CHUNK};
+use super::{
+    drop_duplicates, error, within, ByteSource, Container, ContainerError, ContainerKind, Entry,
+    Limits, Progress, CHUNK,
+};
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -57,7 +60,9 @@ fn record(b: &[u8]) -> Result<Record, String> {
 fn record_named(b: &[u8], names: Names) -> Result<Record, String> {
     let len = *b.first().ok_or("no record")? as usize;
     if len < RECORD || len > b.len() {
-        return Err(format!("a record of {len} bytes (at least {RECORD}, and within its sector)"));
+        return Err(format!(
+            "a record of {len} bytes (at least {RECORD}, and within its sector)"
+        ));
     }
     let name_len = b[32] as usize;
     if RECORD + name_len > len {
@@ -71,11 +76,20 @@ fn record_named(b: &[u8], names: Names) -> Result<Record, String> {
         [1] => "..".to_string(),
         _ => {
             let text = match names {
-                Names::Joliet => String::from_utf16_lossy(&raw.chunks_exact(2).map(|p| u16::from_be_bytes([p[0], p[1]])).collect::<Vec<_>>()),
+                Names::Joliet => String::from_utf16_lossy(
+                    &raw.chunks_exact(2)
+                        .map(|p| u16::from_be_bytes([p[0], p[1]]))
+                        .collect::<Vec<_>>(),
+                ),
                 _ => String::from_utf8_lossy(raw).into_owned(),
             };
             // A file's name ends ";1" (its version), and a name without an extension "." too.
-            let text = if directory { text } else { text.rsplit_once(';').map_or(text.clone(), |(n, _)| n.to_string()) };
+            let text = if directory {
+                text
+            } else {
+                text.rsplit_once(';')
+                    .map_or(text.clone(), |(n, _)| n.to_string())
+            };
             if !directory && text.ends_with('.') {
                 text[..text.len() - 1].to_string()
             } else {
@@ -85,7 +99,14 @@ fn record_named(b: &[u8], names: Names) -> Result<Record, String> {
     };
     // The system use area follows the name, after a pad byte where the name's length is even.
     let system_use = (RECORD + name_len + (name_len + 1) % 2, len);
-    Ok(Record { extent: le(2), length: le(10), directory, more_extents: b[25] & FLAG_MULTI_EXTENT != 0, name, system_use })
+    Ok(Record {
+        extent: le(2),
+        length: le(10),
+        directory,
+        more_extents: b[25] & FLAG_MULTI_EXTENT != 0,
+        name,
+        system_use,
+    })
 }
 
 /// What a record's Rock Ridge entries say (docs/formats/containers.md, "ISO 9660").
@@ -121,12 +142,20 @@ fn rock_ridge(area: &[u8], view: &dyn ByteSource, image: u64) -> RockRidge {
             }
             let e = &area[pos..pos + len];
             match sig {
-                b"NM" if len >= 5 && e[4] & 0x06 == 0 => name.get_or_insert_with(Vec::new).extend_from_slice(&e[5..]),
+                b"NM" if len >= 5 && e[4] & 0x06 == 0 => {
+                    name.get_or_insert_with(Vec::new).extend_from_slice(&e[5..])
+                }
                 b"RE" => out.relocated = true,
-                b"CL" if len >= 12 => out.child = Some(u32::from_le_bytes([e[4], e[5], e[6], e[7]])),
-                b"ZF" if len >= 16 && &e[4..6] == b"pz" => out.zisofs = Some((e[7], u32::from_le_bytes([e[8], e[9], e[10], e[11]]) as u64)),
+                b"CL" if len >= 12 => {
+                    out.child = Some(u32::from_le_bytes([e[4], e[5], e[6], e[7]]))
+                }
+                b"ZF" if len >= 16 && &e[4..6] == b"pz" => {
+                    out.zisofs = Some((e[7], u32::from_le_bytes([e[8], e[9], e[10], e[11]]) as u64))
+                }
                 b"CE" if len >= 28 => {
-                    let le = |at: usize| u32::from_le_bytes([e[at], e[at + 1], e[at + 2], e[at + 3]]) as u64;
+                    let le = |at: usize| {
+                        u32::from_le_bytes([e[at], e[at + 1], e[at + 2], e[at + 3]]) as u64
+                    };
                     next = Some((le(4) * USER_SECTOR + le(12), le(20) as usize));
                 }
                 b"ST" => break,
@@ -135,7 +164,11 @@ fn rock_ridge(area: &[u8], view: &dyn ByteSource, image: u64) -> RockRidge {
             pos += len;
         }
         match next {
-            Some((at, len)) if continuations < MAX_CONTINUATIONS && len <= USER_SECTOR as usize && at + len as u64 <= image => {
+            Some((at, len))
+                if continuations < MAX_CONTINUATIONS
+                    && len <= USER_SECTOR as usize
+                    && at + len as u64 <= image =>
+            {
                 let mut more = vec![0u8; len];
                 if view.read_at(at, &mut more).is_err() {
                     break;
@@ -146,7 +179,9 @@ fn rock_ridge(area: &[u8], view: &dyn ByteSource, image: u64) -> RockRidge {
             _ => break,
         }
     }
-    out.name = name.map(|n| String::from_utf8_lossy(&n).into_owned()).filter(|n| !n.is_empty() && n != "." && n != ".." && !n.contains('/'));
+    out.name = name
+        .map(|n| String::from_utf8_lossy(&n).into_owned())
+        .filter(|n| !n.is_empty() && n != "." && n != ".." && !n.contains('/'));
     out
 }
 
@@ -164,21 +199,60 @@ fn extents_flaw(extents: &[Extent], image: u64) -> Option<(u64, String)> {
     let total: u64 = extents.iter().map(|e| e.len).sum();
     // An empty extent holds no byte, wherever it points (an empty file's, a Rock Ridge
     // link's, may point past the end).
-    if let Some((k, e)) = extents.iter().enumerate().find(|(_, e)| e.len > 0 && e.at + e.len > image) {
-        let which = if extents.len() > 1 { format!("extent {} of {}: ", k + 1, extents.len()) } else { String::new() };
-        return Some((e.at, format!("{which}its {} bytes lie past the image's end ({image} bytes)", if extents.len() > 1 { e.len } else { total })));
+    if let Some((k, e)) = extents
+        .iter()
+        .enumerate()
+        .find(|(_, e)| e.len > 0 && e.at + e.len > image)
+    {
+        let which = if extents.len() > 1 {
+            format!("extent {} of {}: ", k + 1, extents.len())
+        } else {
+            String::new()
+        };
+        return Some((
+            e.at,
+            format!(
+                "{which}its {} bytes lie past the image's end ({image} bytes)",
+                if extents.len() > 1 { e.len } else { total }
+            ),
+        ));
     }
-    let mut sorted: Vec<(usize, Extent)> = extents.iter().copied().enumerate().filter(|(_, e)| e.len > 0).collect();
+    let mut sorted: Vec<(usize, Extent)> = extents
+        .iter()
+        .copied()
+        .enumerate()
+        .filter(|(_, e)| e.len > 0)
+        .collect();
     sorted.sort_by_key(|(_, e)| e.at);
-    sorted.windows(2).find(|w| w[0].1.at + w[0].1.len > w[1].1.at).map(|w| {
-        let (a, b) = if w[0].0 < w[1].0 { (w[0], w[1]) } else { (w[1], w[0]) };
-        (b.1.at, format!("extents {} and {} of {} share bytes from byte {}: not one file", a.0 + 1, b.0 + 1, extents.len(), w[1].1.at))
-    })
+    sorted
+        .windows(2)
+        .find(|w| w[0].1.at + w[0].1.len > w[1].1.at)
+        .map(|w| {
+            let (a, b) = if w[0].0 < w[1].0 {
+                (w[0], w[1])
+            } else {
+                (w[1], w[0])
+            };
+            (
+                b.1.at,
+                format!(
+                    "extents {} and {} of {} share bytes from byte {}: not one file",
+                    a.0 + 1,
+                    b.0 + 1,
+                    extents.len(),
+                    w[1].1.at
+                ),
+            )
+        })
 }
 
 /// A disc's 2048-byte sectors from sector `start` of `source` on, stored in `mode`, and the
 /// bytes past its last whole sector.
-pub(crate) fn disc_volume(source: Arc<dyn ByteSource>, mode: SectorMode, start: u64) -> (Arc<dyn ByteSource>, u64) {
+pub(crate) fn disc_volume(
+    source: Arc<dyn ByteSource>,
+    mode: SectorMode,
+    start: u64,
+) -> (Arc<dyn ByteSource>, u64) {
     match mode {
         SectorMode::Cooked if start == 0 => (source, 0),
         m => {
@@ -209,17 +283,40 @@ pub struct IsoContainer {
 impl IsoContainer {
     /// The image in `source`, its sectors in `mode`, the volume from sector `start` on (a
     /// cue sheet's INDEX 01).
-    pub fn open(name: &str, source: Arc<dyn ByteSource>, mode: SectorMode, start: u64, kind: ContainerKind, limits: Limits, progress: Progress) -> Result<IsoContainer, ContainerError> {
+    pub fn open(
+        name: &str,
+        source: Arc<dyn ByteSource>,
+        mode: SectorMode,
+        start: u64,
+        kind: ContainerKind,
+        limits: Limits,
+        progress: Progress,
+    ) -> Result<IsoContainer, ContainerError> {
         let mut problems = Vec::new();
         let (view, tail) = disc_volume(source, mode, start);
         if tail != 0 && mode != SectorMode::Cooked {
-            problems.push(error(name, None, format!("{tail} bytes after the last whole 2352-byte sector are not read")));
+            problems.push(error(
+                name,
+                None,
+                format!("{tail} bytes after the last whole 2352-byte sector are not read"),
+            ));
         }
         let len = view.len();
         if len % USER_SECTOR != 0 {
-            problems.push(error(name, None, format!("{} bytes after the last whole 2048-byte sector are not read", len % USER_SECTOR)));
+            problems.push(error(
+                name,
+                None,
+                format!(
+                    "{} bytes after the last whole 2048-byte sector are not read",
+                    len % USER_SECTOR
+                ),
+            ));
         }
-        let Volume { root, joliet, directories } = volume(name, &*view)?;
+        let Volume {
+            root,
+            joliet,
+            directories,
+        } = volume(name, &*view)?;
         // The names people know: Rock Ridge's where the primary volume carries them (as
         // Linux shows a disc), else a Joliet volume's (as Windows does), else the primary's.
         let volume_root = root.clone();
@@ -228,7 +325,18 @@ impl IsoContainer {
             (None, Some(joliet)) => (joliet, Names::Joliet),
             (None, None) => (root, Names::Primary),
         };
-        let mut walk = Walk { name, view: &*view, len, limits, names, listed: Vec::new(), problems: &mut problems, seen: HashSet::new(), progress, directories };
+        let mut walk = Walk {
+            name,
+            view: &*view,
+            len,
+            limits,
+            names,
+            listed: Vec::new(),
+            problems: &mut problems,
+            seen: HashSet::new(),
+            progress,
+            directories,
+        };
         walk.seen.insert(root.extent);
         walk.directory(&root, "", "", 0);
         let mut listed = std::mem::take(&mut walk.listed);
@@ -236,15 +344,39 @@ impl IsoContainer {
             // The primary volume's names of the same files (by where each starts), walked
             // apart: what the disc calls them besides the Joliet names listed.
             let mut quiet = Vec::new();
-            let mut primary = Walk { name, view: &*view, len, limits, names: Names::Primary, listed: Vec::new(), problems: &mut quiet, seen: HashSet::new(), progress: &mut |_, _| {}, directories: 0 };
+            let mut primary = Walk {
+                name,
+                view: &*view,
+                len,
+                limits,
+                names: Names::Primary,
+                listed: Vec::new(),
+                problems: &mut quiet,
+                seen: HashSet::new(),
+                progress: &mut |_, _| {},
+                directories: 0,
+            };
             primary.seen.insert(volume_root.extent);
             primary.directory(&volume_root, "", "", 0);
-            let by_start: std::collections::HashMap<u64, String> = primary.listed.into_iter().filter_map(|l| Some((l.extents.first()?.at, l.entry.path))).collect();
+            let by_start: std::collections::HashMap<u64, String> = primary
+                .listed
+                .into_iter()
+                .filter_map(|l| Some((l.extents.first()?.at, l.entry.path)))
+                .collect();
             for l in &mut listed {
-                l.written = l.extents.first().and_then(|e| by_start.get(&e.at)).filter(|w| **w != l.entry.path).cloned();
+                l.written = l
+                    .extents
+                    .first()
+                    .and_then(|e| by_start.get(&e.at))
+                    .filter(|w| **w != l.entry.path)
+                    .cloned();
             }
         }
-        let (entries, kept) = drop_duplicates(name, listed.iter().map(|l| l.entry.clone()).collect(), &mut problems);
+        let (entries, kept) = drop_duplicates(
+            name,
+            listed.iter().map(|l| l.entry.clone()).collect(),
+            &mut problems,
+        );
         let mut listed: Vec<Option<Listed>> = listed.into_iter().map(Some).collect();
         let mut extents = Vec::with_capacity(kept.len());
         let mut zisofs = Vec::with_capacity(kept.len());
@@ -255,11 +387,27 @@ impl IsoContainer {
             zisofs.push(l.as_ref().and_then(|l| l.zisofs));
             written.push(l.and_then(|l| l.written));
         }
-        Ok(IsoContainer { name: name.to_string(), kind, entries, extents, zisofs, written, problems, view, len, limits })
+        Ok(IsoContainer {
+            name: name.to_string(),
+            kind,
+            entries,
+            extents,
+            zisofs,
+            written,
+            problems,
+            view,
+            len,
+            limits,
+        })
     }
 
     fn entry_error(&self, index: usize, offset: u64, message: String) -> ContainerError {
-        ContainerError { container: self.name.clone(), entry: Some(self.entries[index].path.clone()), offset: Some(offset), message }
+        ContainerError {
+            container: self.name.clone(),
+            entry: Some(self.entries[index].path.clone()),
+            offset: Some(offset),
+            message,
+        }
     }
 
     /// Entry `index`'s extents, once they are known to lie within the image and apart.
@@ -276,21 +424,39 @@ impl IsoContainer {
     /// Bytes `skip..skip + take` of entry `index` (its `extents` checked) handed to `sink` in
     /// pieces of at most [`CHUNK`]: read extent by extent, or for a zisofs file, its blocks
     /// inflated.
-    fn read_range(&self, index: usize, extents: &[Extent], skip: u64, take: u64, sink: &mut dyn FnMut(&[u8]) -> Result<(), ContainerError>) -> Result<(), ContainerError> {
+    fn read_range(
+        &self,
+        index: usize,
+        extents: &[Extent],
+        skip: u64,
+        take: u64,
+        sink: &mut dyn FnMut(&[u8]) -> Result<(), ContainerError>,
+    ) -> Result<(), ContainerError> {
         let start = extents.first().map_or(0, |e| e.at);
         if let Some(Some((log2, size))) = self.zisofs.get(index) {
             let stored: u64 = extents.iter().map(|e| e.len).sum();
             let mut failed = None;
-            let decoded = super::zisofs::decode(stored, *size, *log2, &mut |at, buf| self.read_span(index, extents, at, buf).map_err(|e| e.message), skip, take, &mut |piece| {
-                for part in piece.chunks(CHUNK) {
-                    if let Err(e) = sink(part) {
-                        let message = e.message.clone();
-                        failed = Some(e);
-                        return Err(message);
+            let decoded = super::zisofs::decode(
+                stored,
+                *size,
+                *log2,
+                &mut |at, buf| {
+                    self.read_span(index, extents, at, buf)
+                        .map_err(|e| e.message)
+                },
+                skip,
+                take,
+                &mut |piece| {
+                    for part in piece.chunks(CHUNK) {
+                        if let Err(e) = sink(part) {
+                            let message = e.message.clone();
+                            failed = Some(e);
+                            return Err(message);
+                        }
                     }
-                }
-                Ok(())
-            });
+                    Ok(())
+                },
+            );
             return match (decoded, failed) {
                 (_, Some(e)) => Err(e),
                 (Err(why), None) => Err(self.entry_error(index, start, why)),
@@ -309,7 +475,13 @@ impl IsoContainer {
     }
 
     /// Bytes `skip..skip + buf.len()` of a file in `extents` (checked), read extent by extent.
-    fn read_span(&self, index: usize, extents: &[Extent], skip: u64, buf: &mut [u8]) -> Result<(), ContainerError> {
+    fn read_span(
+        &self,
+        index: usize,
+        extents: &[Extent],
+        skip: u64,
+        buf: &mut [u8],
+    ) -> Result<(), ContainerError> {
         let (mut logical, mut filled) = (0u64, 0usize);
         for e in extents {
             if filled == buf.len() {
@@ -320,7 +492,9 @@ impl IsoContainer {
                 let from = want - logical;
                 let n = ((e.len - from) as usize).min(buf.len() - filled);
                 let at = e.at + from;
-                self.view.read_at(at, &mut buf[filled..filled + n]).map_err(|err| self.entry_error(index, at, format!("cannot be read: {err}")))?;
+                self.view
+                    .read_at(at, &mut buf[filled..filled + n])
+                    .map_err(|err| self.entry_error(index, at, format!("cannot be read: {err}")))?;
                 filled += n;
             }
             logical += e.len;
@@ -354,26 +528,46 @@ fn volume(name: &str, view: &dyn ByteSource) -> Result<Volume, ContainerError> {
             if primary.is_some() {
                 break;
             }
-            return Err(error(name, Some(at), format!("not a readable ISO 9660 volume: {e}")));
+            return Err(error(
+                name,
+                Some(at),
+                format!("not a readable ISO 9660 volume: {e}"),
+            ));
         }
         if &sector[1..6] != b"CD001" {
             if primary.is_some() {
                 break;
             }
-            return Err(error(name, Some(at + 1), "not a readable ISO 9660 volume: expected CD001 (a volume descriptor)"));
+            return Err(error(
+                name,
+                Some(at + 1),
+                "not a readable ISO 9660 volume: expected CD001 (a volume descriptor)",
+            ));
         }
         let block_ok = |s: &[u8]| u16::from_le_bytes([s[128], s[129]]) as u64 == USER_SECTOR;
         match sector[0] {
             1 if primary.is_none() => {
                 if !block_ok(&sector) {
                     let block = u16::from_le_bytes([sector[128], sector[129]]);
-                    return Err(error(name, Some(at + 128), format!("logical blocks of {block} bytes: expected 2048")));
+                    return Err(error(
+                        name,
+                        Some(at + 128),
+                        format!("logical blocks of {block} bytes: expected 2048"),
+                    ));
                 }
-                let root = record_named(&sector[156..190], Names::Primary).map_err(|e| error(name, Some(at + 156), format!("the root directory record: {e}")))?;
+                let root = record_named(&sector[156..190], Names::Primary).map_err(|e| {
+                    error(
+                        name,
+                        Some(at + 156),
+                        format!("the root directory record: {e}"),
+                    )
+                })?;
                 primary = Some((root, path_table_directories(view, &sector)));
             }
             // A Joliet volume whose root cannot be read is passed over: the primary names stay.
-            2 if joliet.is_none() && JOLIET.contains(&&sector[88..91]) && block_ok(&sector) => joliet = record_named(&sector[156..190], Names::Joliet).ok(),
+            2 if joliet.is_none() && JOLIET.contains(&&sector[88..91]) && block_ok(&sector) => {
+                joliet = record_named(&sector[156..190], Names::Joliet).ok()
+            }
             255 => break,
             _ => {}
         }
@@ -389,7 +583,8 @@ fn volume(name: &str, view: &dyn ByteSource) -> Result<Volume, ContainerError> {
 /// record's area skips before its entries.
 fn rock_ridge_skip(view: &dyn ByteSource, root: &Record) -> Option<usize> {
     let mut sector = [0u8; USER_SECTOR as usize];
-    view.read_at(root.extent as u64 * USER_SECTOR, &mut sector).ok()?;
+    view.read_at(root.extent as u64 * USER_SECTOR, &mut sector)
+        .ok()?;
     let dot = record_named(&sector, Names::Primary).ok()?;
     let sp = sector.get(dot.system_use.0..dot.system_use.1)?;
     (sp.len() >= 7 && &sp[..2] == b"SP" && sp[4] == 0xBE && sp[5] == 0xEF).then(|| sp[6] as usize)
@@ -408,7 +603,10 @@ fn path_table_directories(view: &dyn ByteSource, pvd: &[u8]) -> u64 {
         return 0;
     }
     let mut table = vec![0u8; size as usize];
-    if view.read_at(sector as u64 * USER_SECTOR, &mut table).is_err() {
+    if view
+        .read_at(sector as u64 * USER_SECTOR, &mut table)
+        .is_err()
+    {
         return 0;
     }
     // Each entry: its name's length, an extended-attribute length, the extent (4), the
@@ -449,11 +647,25 @@ struct Walk<'a> {
 
 impl Walk<'_> {
     fn directory(&mut self, dir: &Record, prefix: &str, written_prefix: &str, depth: usize) {
-        (self.progress)(self.seen.len() as u64, self.directories.max(self.seen.len() as u64));
-        let here = if prefix.is_empty() { "the root directory".to_string() } else { format!("directory {prefix}") };
+        (self.progress)(
+            self.seen.len() as u64,
+            self.directories.max(self.seen.len() as u64),
+        );
+        let here = if prefix.is_empty() {
+            "the root directory".to_string()
+        } else {
+            format!("directory {prefix}")
+        };
         let start = dir.extent as u64 * USER_SECTOR;
         if start + dir.length as u64 > self.len {
-            self.problems.push(error(self.name, Some(start), format!("{here}: its extent lies past the image's end ({} bytes)", self.len)));
+            self.problems.push(error(
+                self.name,
+                Some(start),
+                format!(
+                    "{here}: its extent lies past the image's end ({} bytes)",
+                    self.len
+                ),
+            ));
             return;
         }
         let mut sector = [0u8; USER_SECTOR as usize];
@@ -463,20 +675,35 @@ impl Walk<'_> {
         for s in 0..(dir.length as u64).div_ceil(USER_SECTOR) {
             let at = start + s * USER_SECTOR;
             if let Err(e) = self.view.read_at(at, &mut sector) {
-                self.problems.push(error(self.name, Some(at), format!("{here} cannot be read on: {e}")));
+                self.problems.push(error(
+                    self.name,
+                    Some(at),
+                    format!("{here} cannot be read on: {e}"),
+                ));
                 return;
             }
             let mut pos = 0usize;
             // Records never cross a sector: a zero length byte ends the sector's records.
             while pos < sector.len() && sector[pos] != 0 {
                 if self.listed.len() >= self.limits.max_entries {
-                    self.problems.push(error(self.name, None, format!("more than {} entries: the rest are not listed", self.limits.max_entries)));
+                    self.problems.push(error(
+                        self.name,
+                        None,
+                        format!(
+                            "more than {} entries: the rest are not listed",
+                            self.limits.max_entries
+                        ),
+                    ));
                     return;
                 }
                 let mut r = match record_named(&sector[pos..], self.names) {
                     Ok(r) => r,
                     Err(e) => {
-                        self.problems.push(error(self.name, Some(at + pos as u64), format!("{here}: {e}; its listing ends here")));
+                        self.problems.push(error(
+                            self.name,
+                            Some(at + pos as u64),
+                            format!("{here}: {e}; its listing ends here"),
+                        ));
                         return;
                     }
                 };
@@ -489,7 +716,9 @@ impl Walk<'_> {
                 let written = r.name.clone();
                 let mut zisofs = None;
                 if let Names::RockRidge { skip } = self.names {
-                    let area = sector.get(here_at + r.system_use.0 + skip..here_at + r.system_use.1).unwrap_or(&[]);
+                    let area = sector
+                        .get(here_at + r.system_use.0 + skip..here_at + r.system_use.1)
+                        .unwrap_or(&[]);
                     let rr = rock_ridge(area, self.view, self.len);
                     if rr.relocated {
                         continue;
@@ -500,7 +729,12 @@ impl Walk<'_> {
                     if let Some(child) = rr.child {
                         // The relocated directory this record stands for: its own "." says its length.
                         match self.directory_at(child) {
-                            Some(dir) => r = Record { name: r.name, ..dir },
+                            Some(dir) => {
+                                r = Record {
+                                    name: r.name,
+                                    ..dir
+                                }
+                            }
                             None => {
                                 self.problems.push(error(self.name, Some(child as u64 * USER_SECTOR), format!("{here}: {}: its relocated directory cannot be read: not followed", r.name)));
                                 continue;
@@ -509,9 +743,16 @@ impl Walk<'_> {
                     }
                     zisofs = rr.zisofs;
                 }
-                let path = if prefix.is_empty() { r.name.clone() } else { format!("{prefix}/{}", r.name) };
+                let path = if prefix.is_empty() {
+                    r.name.clone()
+                } else {
+                    format!("{prefix}/{}", r.name)
+                };
                 let begins = r.extent as u64 * USER_SECTOR;
-                let extent = Extent { at: begins, len: r.length as u64 };
+                let extent = Extent {
+                    at: begins,
+                    len: r.length as u64,
+                };
                 match pending.take() {
                     Some((p, w, mut extents)) if !r.directory && w == written => {
                         extents.push(extent);
@@ -530,7 +771,12 @@ impl Walk<'_> {
                     if let Some(z) = zisofs {
                         // zisofs files are written in one extent (their size is the stored one).
                         let written = self.written_as(written_prefix, &written, &path);
-                        self.listed.push(Listed { entry: Entry { path, size: z.1 }, extents: vec![extent], zisofs: Some(z), written });
+                        self.listed.push(Listed {
+                            entry: Entry { path, size: z.1 },
+                            extents: vec![extent],
+                            zisofs: Some(z),
+                            written,
+                        });
                     } else if r.more_extents {
                         pending = Some((path, written, vec![extent]));
                     } else {
@@ -540,9 +786,20 @@ impl Walk<'_> {
                 } else if !self.seen.insert(r.extent) {
                     self.problems.push(error(self.name, Some(begins), format!("directory {path} points back at a directory already listed: not followed")));
                 } else if depth + 1 >= self.limits.max_depth {
-                    self.problems.push(error(self.name, Some(begins), format!("directory {path} nests deeper than {}: not followed", self.limits.max_depth)));
+                    self.problems.push(error(
+                        self.name,
+                        Some(begins),
+                        format!(
+                            "directory {path} nests deeper than {}: not followed",
+                            self.limits.max_depth
+                        ),
+                    ));
                 } else {
-                    let written_path = if written_prefix.is_empty() { written.clone() } else { format!("{written_prefix}/{written}") };
+                    let written_path = if written_prefix.is_empty() {
+                        written.clone()
+                    } else {
+                        format!("{written_prefix}/{written}")
+                    };
                     self.directory(&r, &path, &written_path, depth + 1);
                 }
             }
@@ -554,21 +811,34 @@ impl Walk<'_> {
 
     fn list_file(&mut self, path: String, extents: Vec<Extent>, written: Option<String>) {
         let size = extents.iter().map(|e| e.len).sum();
-        self.listed.push(Listed { entry: Entry { path, size }, extents, zisofs: None, written });
+        self.listed.push(Listed {
+            entry: Entry { path, size },
+            extents,
+            zisofs: None,
+            written,
+        });
     }
 
     /// A file's path as the volume writes it (`name` in the folder `prefix` so written),
     /// where it is not the listed `path`.
     fn written_as(&self, prefix: &str, name: &str, path: &str) -> Option<String> {
-        let written = if prefix.is_empty() { name.to_string() } else { format!("{prefix}/{name}") };
+        let written = if prefix.is_empty() {
+            name.to_string()
+        } else {
+            format!("{prefix}/{name}")
+        };
         (written != path).then_some(written)
     }
 
     /// The directory whose extent starts at `sector`, as its own "." record says.
     fn directory_at(&self, sector: u32) -> Option<Record> {
         let mut first = [0u8; USER_SECTOR as usize];
-        self.view.read_at(sector as u64 * USER_SECTOR, &mut first).ok()?;
-        record_named(&first, Names::Primary).ok().filter(|dot| dot.directory && dot.extent == sector)
+        self.view
+            .read_at(sector as u64 * USER_SECTOR, &mut first)
+            .ok()?;
+        record_named(&first, Names::Primary)
+            .ok()
+            .filter(|dot| dot.directory && dot.extent == sector)
     }
 
     /// A file whose flagged records are not followed by its last: its end is not known, so
@@ -579,7 +849,10 @@ impl Walk<'_> {
             container: self.name.to_string(),
             entry: Some(path.to_string()),
             offset: at,
-            message: format!("its {} extents end on one that says more follow, and none does: not listed", extents.len()),
+            message: format!(
+                "its {} extents end on one that says more follow, and none does: not listed",
+                extents.len()
+            ),
         });
     }
 }
@@ -604,16 +877,29 @@ impl Container for IsoContainer {
         self.zisofs.get(index).copied().flatten().map(|_| "compressed with zisofs: read when the disc itself is opened (dropped, or served by relicview serve), not by ranges from a static host")
     }
     fn pieces(&self, index: usize) -> Option<Vec<[u64; 2]>> {
-        self.extents.get(index).filter(|x| x.len() > 1).map(|x| x.iter().map(|e| [e.at, e.len]).collect())
+        self.extents
+            .get(index)
+            .filter(|x| x.len() > 1)
+            .map(|x| x.iter().map(|e| [e.at, e.len]).collect())
     }
     fn forget(&self) {
         self.view.forget();
     }
     fn read(&self, index: usize) -> Result<Vec<u8>, ContainerError> {
         let extents = self.checked_extents(index)?;
-        let (size, start) = (self.entries[index].size, extents.first().map_or(0, |e| e.at));
+        let (size, start) = (
+            self.entries[index].size,
+            extents.first().map_or(0, |e| e.at),
+        );
         if size > self.limits.max_entry_bytes {
-            return Err(self.entry_error(index, start, format!("{size} bytes: more than the {} read at most", self.limits.max_entry_bytes)));
+            return Err(self.entry_error(
+                index,
+                start,
+                format!(
+                    "{size} bytes: more than the {} read at most",
+                    self.limits.max_entry_bytes
+                ),
+            ));
         }
         if self.zisofs.get(index).is_some_and(|z| z.is_some()) {
             let mut out = Vec::with_capacity(size as usize);
@@ -629,16 +915,37 @@ impl Container for IsoContainer {
         self.read_span(index, extents, 0, &mut out)?;
         Ok(out)
     }
-    fn stream(&self, index: usize, skip: u64, take: u64, sink: &mut dyn FnMut(&[u8]) -> Result<(), String>) -> Result<(), ContainerError> {
+    fn stream(
+        &self,
+        index: usize,
+        skip: u64,
+        take: u64,
+        sink: &mut dyn FnMut(&[u8]) -> Result<(), String>,
+    ) -> Result<(), ContainerError> {
         let extents = self.checked_extents(index)?;
-        let (size, start) = (self.entries[index].size, extents.first().map_or(0, |e| e.at));
+        let (size, start) = (
+            self.entries[index].size,
+            extents.first().map_or(0, |e| e.at),
+        );
         if !within(skip, take, size) {
-            return Err(self.entry_error(index, start, format!("bytes {skip}..{} asked of {size}", skip.saturating_add(take))));
+            return Err(self.entry_error(
+                index,
+                start,
+                format!(
+                    "bytes {skip}..{} asked of {size}",
+                    skip.saturating_add(take)
+                ),
+            ));
         }
-        self.read_range(index, extents, skip, take, &mut |piece| sink(piece).map_err(|e| self.entry_error(index, start, e)))
+        self.read_range(index, extents, skip, take, &mut |piece| {
+            sink(piece).map_err(|e| self.entry_error(index, start, e))
+        })
     }
     fn head(&self, index: usize, n: usize) -> Result<Vec<u8>, ContainerError> {
-        let extents = self.extents.get(index).ok_or_else(|| error(&self.name, None, format!("no entry {index}")))?;
+        let extents = self
+            .extents
+            .get(index)
+            .ok_or_else(|| error(&self.name, None, format!("no entry {index}")))?;
         // What lies within the image of the file's start, before any check of the rest: a
         // file cut by the image's end still shows its first bytes' kind.
         let mut within_image = 0u64;
@@ -685,10 +992,33 @@ mod tests {
     #[test]
     fn records_read_their_extent_size_kind_and_name_without_its_version() {
         let r = record(&raw_record(b"MD1_1.BSX;1", 30, 1234, 0)).unwrap();
-        assert_eq!(r, Record { extent: 30, length: 1234, directory: false, more_extents: false, name: "MD1_1.BSX".into(), system_use: (44, 44) });
-        assert_eq!(record(&raw_record(b"NOEXT.;1", 1, 1, 0)).unwrap().name, "NOEXT");
-        assert_eq!(record(&raw_record(b"FIELD", 22, 2048, FLAG_DIRECTORY)).unwrap().name, "FIELD");
-        assert_eq!(record(&raw_record(&[0], 22, 2048, FLAG_DIRECTORY)).unwrap().name, ".");
+        assert_eq!(
+            r,
+            Record {
+                extent: 30,
+                length: 1234,
+                directory: false,
+                more_extents: false,
+                name: "MD1_1.BSX".into(),
+                system_use: (44, 44)
+            }
+        );
+        assert_eq!(
+            record(&raw_record(b"NOEXT.;1", 1, 1, 0)).unwrap().name,
+            "NOEXT"
+        );
+        assert_eq!(
+            record(&raw_record(b"FIELD", 22, 2048, FLAG_DIRECTORY))
+                .unwrap()
+                .name,
+            "FIELD"
+        );
+        assert_eq!(
+            record(&raw_record(&[0], 22, 2048, FLAG_DIRECTORY))
+                .unwrap()
+                .name,
+            "."
+        );
     }
 
     #[test]
@@ -699,7 +1029,9 @@ mod tests {
         }
         let mut long_name = r.clone();
         long_name[32] = 200;
-        assert!(record(&long_name).unwrap_err().contains("a name of 200 bytes"));
+        assert!(record(&long_name)
+            .unwrap_err()
+            .contains("a name of 200 bytes"));
         let mut tiny = r;
         tiny[0] = 5;
         assert!(record(&tiny).is_err());
@@ -713,8 +1045,18 @@ mod tests {
     #[test]
     fn rock_ridge_names_join_their_parts_and_follow_continuations_a_bounded_number_of_times() {
         let image = vec![0u8; 4 * 2048];
-        let area = [entry(b"PX", &[0; 32]), entry(b"NM", b"\x01Long File "), entry(b"NM", b"\x00Name.txt")].concat();
-        assert_eq!(rock_ridge(&area, &image, image.len() as u64).name.as_deref(), Some("Long File Name.txt"));
+        let area = [
+            entry(b"PX", &[0; 32]),
+            entry(b"NM", b"\x01Long File "),
+            entry(b"NM", b"\x00Name.txt"),
+        ]
+        .concat();
+        assert_eq!(
+            rock_ridge(&area, &image, image.len() as u64)
+                .name
+                .as_deref(),
+            Some("Long File Name.txt")
+        );
         // A continuation area in sector 2 that continues to itself: read a few times, not forever.
         let mut looped = image.clone();
         let mut ce = vec![0u8; 24];
@@ -727,12 +1069,25 @@ mod tests {
         let rr = rock_ridge(&ce, &looped, looped.len() as u64);
         assert_eq!(rr.name.unwrap(), "ab".repeat(MAX_CONTINUATIONS));
         // Cut at every byte: an answer or none, never a panic.
-        let full = [area, entry(b"ZF", &[b'p', b'z', 4, 15, 0x10, 0x27, 0, 0, 0, 0, 0x27, 0x10])].concat();
-        assert_eq!(rock_ridge(&full, &image, image.len() as u64).zisofs, Some((15, 10_000)));
+        let full = [
+            area,
+            entry(
+                b"ZF",
+                &[b'p', b'z', 4, 15, 0x10, 0x27, 0, 0, 0, 0, 0x27, 0x10],
+            ),
+        ]
+        .concat();
+        assert_eq!(
+            rock_ridge(&full, &image, image.len() as u64).zisofs,
+            Some((15, 10_000))
+        );
         for cut in 0..full.len() {
             let _ = rock_ridge(&full[..cut], &image, image.len() as u64);
         }
         // A name that would step out of its folder is not taken.
-        assert_eq!(rock_ridge(&entry(b"NM", b"\x00../x"), &image, 8192).name, None);
+        assert_eq!(
+            rock_ridge(&entry(b"NM", b"\x00../x"), &image, 8192).name,
+            None
+        );
     }
 }

@@ -48,7 +48,10 @@ impl ByteSource for Vec<u8> {
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
         let size = self.as_slice().len() as u64;
         let start = usize::try_from(offset).map_err(|_| past_end(offset, buf.len(), size))?;
-        let end = start.checked_add(buf.len()).filter(|&e| e <= self.as_slice().len()).ok_or_else(|| past_end(offset, buf.len(), size))?;
+        let end = start
+            .checked_add(buf.len())
+            .filter(|&e| e <= self.as_slice().len())
+            .ok_or_else(|| past_end(offset, buf.len(), size))?;
         buf.copy_from_slice(&self[start..end]);
         Ok(())
     }
@@ -65,11 +68,16 @@ pub struct FileBytes {
 impl FileBytes {
     pub fn open(path: &std::path::Path) -> Result<FileBytes, String> {
         let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let meta = file.metadata().map_err(|e| format!("{}: {e}", path.display()))?;
+        let meta = file
+            .metadata()
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         if !meta.is_file() {
             return Err(format!("{}: not a regular file", path.display()));
         }
-        Ok(FileBytes { file, len: meta.len() })
+        Ok(FileBytes {
+            file,
+            len: meta.len(),
+        })
     }
 }
 
@@ -80,10 +88,15 @@ impl ByteSource for FileBytes {
     }
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
         use std::os::unix::fs::FileExt;
-        if offset.checked_add(buf.len() as u64).is_none_or(|e| e > self.len) {
+        if offset
+            .checked_add(buf.len() as u64)
+            .is_none_or(|e| e > self.len)
+        {
             return Err(past_end(offset, buf.len(), self.len));
         }
-        self.file.read_exact_at(buf, offset).map_err(|e| format!("at byte {offset}: {e}"))
+        self.file
+            .read_exact_at(buf, offset)
+            .map_err(|e| format!("at byte {offset}: {e}"))
     }
 }
 
@@ -111,7 +124,9 @@ impl Read for SourceReader {
         if n == 0 {
             return Ok(0);
         }
-        self.source.read_at(self.pos, &mut buf[..n]).map_err(std::io::Error::other)?;
+        self.source
+            .read_at(self.pos, &mut buf[..n])
+            .map_err(std::io::Error::other)?;
         self.pos += n as u64;
         Ok(n)
     }
@@ -126,7 +141,10 @@ impl Seek for SourceReader {
             SeekFrom::Current(d) => self.pos as i128 + d as i128,
         };
         if at < 0 {
-            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "seek before the start"));
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "seek before the start",
+            ));
         }
         self.pos = at.min(u64::MAX as i128) as u64;
         Ok(self.pos)
@@ -175,8 +193,13 @@ pub fn sniff(name: &str, head: &[u8]) -> Option<ContainerKind> {
     if let Some(mode) = disc::raw_mode(head) {
         return Some(ContainerKind::RawDisc(mode));
     }
-    let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
-    if head.get(iso::DESCRIPTORS as usize + 1..iso::DESCRIPTORS as usize + 6) == Some(b"CD001") || (ext == "iso" && head.len() < iso::DESCRIPTORS as usize + 6) {
+    let ext = name
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    if head.get(iso::DESCRIPTORS as usize + 1..iso::DESCRIPTORS as usize + 6) == Some(b"CD001")
+        || (ext == "iso" && head.len() < iso::DESCRIPTORS as usize + 6)
+    {
         return Some(ContainerKind::Iso);
     }
     None
@@ -200,7 +223,10 @@ pub fn sniff_with_tail(name: &str, head: &[u8], tail: &[u8]) -> Option<Container
 /// Where in `tail` a zip's end record starts: its signature, with a comment length that
 /// reaches exactly to the end (the last such, as readers look from the end).
 pub fn zip_end_record(tail: &[u8]) -> Option<usize> {
-    (0..tail.len().saturating_sub(21)).rev().find(|&at| tail[at..].starts_with(b"PK\x05\x06") && at + 22 + u16::from_le_bytes([tail[at + 20], tail[at + 21]]) as usize == tail.len())
+    (0..tail.len().saturating_sub(21)).rev().find(|&at| {
+        tail[at..].starts_with(b"PK\x05\x06")
+            && at + 22 + u16::from_le_bytes([tail[at + 20], tail[at + 21]]) as usize == tail.len()
+    })
 }
 
 /// How many of a file's first bytes [`sniff`] wants to tell a container: 17 sectors (an
@@ -284,7 +310,12 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { max_entries: 200_000, max_entry_bytes: 1 << 30, max_ratio: 1_000, max_depth: 64 }
+        Limits {
+            max_entries: 200_000,
+            max_entry_bytes: 1 << 30,
+            max_ratio: 1_000,
+            max_depth: 64,
+        }
     }
 }
 
@@ -345,7 +376,13 @@ pub trait Container {
     /// [`CHUNK`] bytes as they are read (or inflated): a server sends a large entry, or a
     /// range of it, without holding it. An error from `sink` stops the stream and is
     /// returned as the entry's.
-    fn stream(&self, index: usize, skip: u64, take: u64, sink: &mut dyn FnMut(&[u8]) -> Result<(), String>) -> Result<(), ContainerError>;
+    fn stream(
+        &self,
+        index: usize,
+        skip: u64,
+        take: u64,
+        sink: &mut dyn FnMut(&[u8]) -> Result<(), String>,
+    ) -> Result<(), ContainerError>;
     /// Keep decoded entries in `store` as well, and look there before decoding (a 7z: a
     /// second open of a solid block need not decode it again). Other containers read in
     /// place and ignore it.
@@ -368,7 +405,11 @@ pub trait Container {
     /// the order that costs least to read them (a solid 7z: each block decoded once, its
     /// entries in the block's order), until `each` returns false. `each` must not read this
     /// container: it may be called in the middle of a decode.
-    fn read_each(&self, wanted: &[usize], each: &mut dyn FnMut(usize, Result<Vec<u8>, ContainerError>) -> bool) {
+    fn read_each(
+        &self,
+        wanted: &[usize],
+        each: &mut dyn FnMut(usize, Result<Vec<u8>, ContainerError>) -> bool,
+    ) {
         for &i in wanted {
             if !each(i, self.read(i)) {
                 return;
@@ -377,7 +418,9 @@ pub trait Container {
     }
     /// The entry at `path` (case ignored), if listed.
     fn find(&self, path: &str) -> Option<usize> {
-        self.entries().iter().position(|e| e.path.eq_ignore_ascii_case(path))
+        self.entries()
+            .iter()
+            .position(|e| e.path.eq_ignore_ascii_case(path))
     }
 }
 
@@ -410,14 +453,29 @@ pub fn is_cue(path: &str) -> bool {
 /// A cue sheet listed inside container `c` at entry `cue`: the entry of the .bin it names
 /// (beside it, case ignored) and the sheet's data track, or why not (naming the sheet's line).
 pub fn cue_inside(c: &dyn Container, cue: usize) -> Result<(usize, CueTrack), String> {
-    let entry = c.entries().get(cue).ok_or_else(|| format!("no entry {cue}"))?;
+    let entry = c
+        .entries()
+        .get(cue)
+        .ok_or_else(|| format!("no entry {cue}"))?;
     if entry.size > MAX_CUE_BYTES {
-        return Err(format!("{}: {} bytes is too long for a cue sheet", entry.path, entry.size));
+        return Err(format!(
+            "{}: {} bytes is too long for a cue sheet",
+            entry.path, entry.size
+        ));
     }
     let text = c.read(cue).map_err(|e| e.to_string())?;
-    let track = cue_data_track(&String::from_utf8_lossy(&text)).map_err(|e| format!("{}: {e}", entry.path))?;
-    let folder = entry.path.rsplit_once('/').map_or(String::new(), |(d, _)| format!("{d}/"));
-    let bin = c.find(&format!("{folder}{}", track.file)).ok_or_else(|| format!("{}: line {}: the track's file {} is not beside it", entry.path, track.line, track.file))?;
+    let track = cue_data_track(&String::from_utf8_lossy(&text))
+        .map_err(|e| format!("{}: {e}", entry.path))?;
+    let folder = entry
+        .path
+        .rsplit_once('/')
+        .map_or(String::new(), |(d, _)| format!("{d}/"));
+    let bin = c.find(&format!("{folder}{}", track.file)).ok_or_else(|| {
+        format!(
+            "{}: line {}: the track's file {} is not beside it",
+            entry.path, track.line, track.file
+        )
+    })?;
     Ok((bin, track))
 }
 
@@ -432,8 +490,16 @@ pub struct CueDiscs {
 
 impl CueDiscs {
     pub fn of(c: &dyn Container) -> CueDiscs {
-        let mut found = CueDiscs { discs: Vec::new(), problems: Vec::new() };
-        for (i, _) in c.entries().iter().enumerate().filter(|(_, e)| is_cue(&e.path)) {
+        let mut found = CueDiscs {
+            discs: Vec::new(),
+            problems: Vec::new(),
+        };
+        for (i, _) in c
+            .entries()
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| is_cue(&e.path))
+        {
             match cue_inside(c, i) {
                 Ok((bin, track)) => found.discs.push((i, bin, track)),
                 Err(why) => found.problems.push(why),
@@ -444,7 +510,9 @@ impl CueDiscs {
 
     /// Whether entry `index` is a sheet with its disc, or the .bin of one.
     pub fn takes(&self, index: usize) -> bool {
-        self.discs.iter().any(|&(cue, bin, _)| cue == index || bin == index)
+        self.discs
+            .iter()
+            .any(|&(cue, bin, _)| cue == index || bin == index)
     }
 }
 
@@ -469,39 +537,96 @@ pub(crate) fn within(skip: u64, take: u64, size: u64) -> bool {
 pub type Progress<'a> = &'a mut dyn FnMut(u64, u64);
 
 /// Open the container `name` (its name in the archive, for errors) of kind `kind`.
-pub fn open(name: &str, kind: ContainerKind, source: Arc<dyn ByteSource>, limits: Limits) -> Result<Box<dyn Container>, ContainerError> {
+pub fn open(
+    name: &str,
+    kind: ContainerKind,
+    source: Arc<dyn ByteSource>,
+    limits: Limits,
+) -> Result<Box<dyn Container>, ContainerError> {
     open_reporting(name, kind, source, limits, &mut |_, _| {})
 }
 
 /// [`open`], saying how far the listing got as it goes.
-pub fn open_reporting(name: &str, kind: ContainerKind, source: Arc<dyn ByteSource>, limits: Limits, progress: Progress) -> Result<Box<dyn Container>, ContainerError> {
+pub fn open_reporting(
+    name: &str,
+    kind: ContainerKind,
+    source: Arc<dyn ByteSource>,
+    limits: Limits,
+    progress: Progress,
+) -> Result<Box<dyn Container>, ContainerError> {
     match kind {
-        ContainerKind::Zip => Ok(Box::new(zip::ZipContainer::open(name, source, limits, progress)?)),
-        ContainerKind::Iso => Ok(Box::new(iso::IsoContainer::open(name, source, SectorMode::Cooked, 0, kind, limits, progress)?)),
-        ContainerKind::RawDisc(mode) => Ok(Box::new(iso::IsoContainer::open(name, source, mode, 0, kind, limits, progress)?)),
+        ContainerKind::Zip => Ok(Box::new(zip::ZipContainer::open(
+            name, source, limits, progress,
+        )?)),
+        ContainerKind::Iso => Ok(Box::new(iso::IsoContainer::open(
+            name,
+            source,
+            SectorMode::Cooked,
+            0,
+            kind,
+            limits,
+            progress,
+        )?)),
+        ContainerKind::RawDisc(mode) => Ok(Box::new(iso::IsoContainer::open(
+            name, source, mode, 0, kind, limits, progress,
+        )?)),
         ContainerKind::Chd => Ok(Box::new(chd::open(name, source, limits, progress)?)),
-        ContainerKind::SevenZ => Ok(Box::new(sevenz::SevenZContainer::open(name, source, limits, progress)?)),
+        ContainerKind::SevenZ => Ok(Box::new(sevenz::SevenZContainer::open(
+            name, source, limits, progress,
+        )?)),
     }
 }
 
 /// Open the data track a cue sheet names: `mode` sectors of `raw` from sector `start` on.
-pub fn open_track(name: &str, raw: Arc<dyn ByteSource>, mode: SectorMode, start: u64, limits: Limits) -> Result<Box<dyn Container>, ContainerError> {
+pub fn open_track(
+    name: &str,
+    raw: Arc<dyn ByteSource>,
+    mode: SectorMode,
+    start: u64,
+    limits: Limits,
+) -> Result<Box<dyn Container>, ContainerError> {
     open_track_reporting(name, raw, mode, start, limits, &mut |_, _| {})
 }
 
 /// [`open_track`], saying how far the listing got as it goes.
-pub fn open_track_reporting(name: &str, raw: Arc<dyn ByteSource>, mode: SectorMode, start: u64, limits: Limits, progress: Progress) -> Result<Box<dyn Container>, ContainerError> {
-    let kind = if mode == SectorMode::Cooked { ContainerKind::Iso } else { ContainerKind::RawDisc(mode) };
-    Ok(Box::new(iso::IsoContainer::open(name, raw, mode, start, kind, limits, progress)?))
+pub fn open_track_reporting(
+    name: &str,
+    raw: Arc<dyn ByteSource>,
+    mode: SectorMode,
+    start: u64,
+    limits: Limits,
+    progress: Progress,
+) -> Result<Box<dyn Container>, ContainerError> {
+    let kind = if mode == SectorMode::Cooked {
+        ContainerKind::Iso
+    } else {
+        ContainerKind::RawDisc(mode)
+    };
+    Ok(Box::new(iso::IsoContainer::open(
+        name, raw, mode, start, kind, limits, progress,
+    )?))
 }
 
 /// A container's error with no entry.
-pub(crate) fn error(container: &str, offset: Option<u64>, message: impl Into<String>) -> ContainerError {
-    ContainerError { container: container.to_string(), entry: None, offset, message: message.into() }
+pub(crate) fn error(
+    container: &str,
+    offset: Option<u64>,
+    message: impl Into<String>,
+) -> ContainerError {
+    ContainerError {
+        container: container.to_string(),
+        entry: None,
+        offset,
+        message: message.into(),
+    }
 }
 
 /// Names listed twice: the first is kept, the others reported (lookups ignore case).
-pub(crate) fn drop_duplicates(container: &str, entries: Vec<Entry>, problems: &mut Vec<ContainerError>) -> (Vec<Entry>, Vec<usize>) {
+pub(crate) fn drop_duplicates(
+    container: &str,
+    entries: Vec<Entry>,
+    problems: &mut Vec<ContainerError>,
+) -> (Vec<Entry>, Vec<usize>) {
     let mut seen = std::collections::HashSet::new();
     let mut kept = Vec::new();
     let mut original = Vec::new();
@@ -510,7 +635,12 @@ pub(crate) fn drop_duplicates(container: &str, entries: Vec<Entry>, problems: &m
             kept.push(e);
             original.push(i);
         } else {
-            problems.push(ContainerError { container: container.to_string(), entry: Some(e.path.clone()), offset: None, message: "listed again under the same name: the first is used".into() });
+            problems.push(ContainerError {
+                container: container.to_string(),
+                entry: Some(e.path.clone()),
+                offset: None,
+                message: "listed again under the same name: the first is used".into(),
+            });
         }
     }
     (kept, original)

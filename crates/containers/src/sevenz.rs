@@ -5,7 +5,10 @@
 //! a stream, and those small enough are kept (within a cap) for the opens that tend to
 //! follow — the files beside it. docs/formats/containers.md, "7z".
 
-use super::{drop_duplicates, error, within, ByteSource, Container, ContainerError, ContainerKind, DecodedStore, Entry, Limits, Progress, SourceReader, CHUNK};
+use super::{
+    drop_duplicates, error, within, ByteSource, Container, ContainerError, ContainerKind,
+    DecodedStore, Entry, Limits, Progress, SourceReader, CHUNK,
+};
 use sevenz_rust2::{Archive, ArchiveEntry, BlockDecoder, Password};
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
@@ -54,7 +57,9 @@ pub fn is_program(head: &[u8]) -> bool {
 /// the start header's CRC-32 over its 20 bytes (a chance match of 6 bytes inside a program
 /// is not one).
 fn signature_header_at(at: &[u8]) -> bool {
-    at.len() >= SIGNATURE_HEADER && is_7z(at) && crc32fast::hash(&at[12..32]) == u32::from_le_bytes([at[8], at[9], at[10], at[11]])
+    at.len() >= SIGNATURE_HEADER
+        && is_7z(at)
+        && crc32fast::hash(&at[12..32]) == u32::from_le_bytes([at[8], at[9], at[10], at[11]])
 }
 
 /// Where a 7z archive starts after the program in `head` (the first bytes of a file that
@@ -65,7 +70,11 @@ pub fn sfx_start_in(head: &[u8]) -> Option<u64> {
         return None;
     }
     let mut from = 0;
-    while let Some(k) = head.get(from..)?.windows(MAGIC.len()).position(|w| w == MAGIC) {
+    while let Some(k) = head
+        .get(from..)?
+        .windows(MAGIC.len())
+        .position(|w| w == MAGIC)
+    {
         let at = from + k;
         if signature_header_at(&head[at..]) {
             return Some(at as u64);
@@ -93,7 +102,9 @@ impl ByteSource for After {
         self.inner.len() - self.start
     }
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
-        let at = offset.checked_add(self.start).ok_or_else(|| format!("byte {offset} is past the end"))?;
+        let at = offset
+            .checked_add(self.start)
+            .ok_or_else(|| format!("byte {offset} is past the end"))?;
         self.inner.read_at(at, buf)
     }
 }
@@ -140,7 +151,12 @@ pub struct SevenZContainer {
 }
 
 impl SevenZContainer {
-    pub fn open(name: &str, source: Arc<dyn ByteSource>, limits: Limits, progress: Progress) -> Result<SevenZContainer, ContainerError> {
+    pub fn open(
+        name: &str,
+        source: Arc<dyn ByteSource>,
+        limits: Limits,
+        progress: Progress,
+    ) -> Result<SevenZContainer, ContainerError> {
         let mut notes = Vec::new();
         let mut head = [0u8; SIGNATURE_HEADER];
         let source: Arc<dyn ByteSource> = match source.read_at(0, &mut head) {
@@ -153,12 +169,22 @@ impl SevenZContainer {
                 None => return Err(error(name, Some(0), "not a readable 7z archive: no 7z signature, at its start or after a self-extracting program")),
             },
         };
-        source.read_at(0, &mut head).map_err(|e| error(name, Some(0), format!("not a readable 7z archive: {e}")))?;
+        source
+            .read_at(0, &mut head)
+            .map_err(|e| error(name, Some(0), format!("not a readable 7z archive: {e}")))?;
         // An archive of nothing: 7-Zip writes the signature header alone, its next header
         // empty (a header the crate would read past the end for).
         if signature_header_at(&head) && head[12..28].iter().all(|&b| b == 0) {
             let reader = BufReader::with_capacity(READ_AHEAD, SourceReader::new(source));
-            return Ok(SevenZContainer::of(name, Archive::default(), reader, Vec::new(), Vec::new(), notes, limits));
+            return Ok(SevenZContainer::of(
+                name,
+                Archive::default(),
+                reader,
+                Vec::new(),
+                Vec::new(),
+                notes,
+                limits,
+            ));
         }
         let header_at = header_offset(&*source);
         let mut reader = BufReader::with_capacity(READ_AHEAD, SourceReader::new(source));
@@ -172,7 +198,15 @@ impl SevenZContainer {
             e => error(name, header_at, format!("not a readable 7z archive: {}", said(&e))),
         })?;
         if archive.files.len() > limits.max_entries {
-            return Err(error(name, None, format!("{} entries: more than the {} listed at most", archive.files.len(), limits.max_entries)));
+            return Err(error(
+                name,
+                None,
+                format!(
+                    "{} entries: more than the {} listed at most",
+                    archive.files.len(),
+                    limits.max_entries
+                ),
+            ));
         }
         let mut listed = Vec::new();
         let count = archive.files.len() as u64;
@@ -181,19 +215,48 @@ impl SevenZContainer {
             if f.is_directory() || f.is_anti_item() {
                 continue;
             }
-            let path = f.name().replace('\\', "/").trim_start_matches('/').to_string();
+            let path = f
+                .name()
+                .replace('\\', "/")
+                .trim_start_matches('/')
+                .to_string();
             // A file the header gives no name: 7-Zip calls it after the archive, less its
             // extension.
-            let path = if path.is_empty() { nameless(name) } else { path };
-            listed.push((Entry { path, size: f.size() }, i));
+            let path = if path.is_empty() {
+                nameless(name)
+            } else {
+                path
+            };
+            listed.push((
+                Entry {
+                    path,
+                    size: f.size(),
+                },
+                i,
+            ));
         }
         let mut problems = Vec::new();
-        let (entries, kept) = drop_duplicates(name, listed.iter().map(|(e, _)| e.clone()).collect(), &mut problems);
+        let (entries, kept) = drop_duplicates(
+            name,
+            listed.iter().map(|(e, _)| e.clone()).collect(),
+            &mut problems,
+        );
         let files: Vec<usize> = kept.into_iter().map(|k| listed[k].1).collect();
-        Ok(SevenZContainer::of(name, archive, reader, entries, files, notes, limits).with_problems(problems))
+        Ok(
+            SevenZContainer::of(name, archive, reader, entries, files, notes, limits)
+                .with_problems(problems),
+        )
     }
 
-    fn of(name: &str, archive: Archive, reader: BufReader<SourceReader>, entries: Vec<Entry>, files: Vec<usize>, notes: Vec<ContainerError>, limits: Limits) -> SevenZContainer {
+    fn of(
+        name: &str,
+        archive: Archive,
+        reader: BufReader<SourceReader>,
+        entries: Vec<Entry>,
+        files: Vec<usize>,
+        notes: Vec<ContainerError>,
+        limits: Limits,
+    ) -> SevenZContainer {
         let listed_of = files.iter().enumerate().map(|(i, &f)| (f, i)).collect();
         SevenZContainer {
             name: name.to_string(),
@@ -218,7 +281,12 @@ impl SevenZContainer {
     }
 
     fn entry_error(&self, index: usize, message: impl Into<String>) -> ContainerError {
-        ContainerError { container: self.name.clone(), entry: self.entries.get(index).map(|e| e.path.clone()), offset: None, message: message.into() }
+        ContainerError {
+            container: self.name.clone(),
+            entry: self.entries.get(index).map(|e| e.path.clone()),
+            offset: None,
+            message: message.into(),
+        }
     }
 
     /// Listed entry `index` from the store, if it is there whole: its declared size and CRC.
@@ -228,17 +296,22 @@ impl SevenZContainer {
         let store = self.store.as_deref().filter(|_| self.in_store(index))?;
         let file = &self.archive.files[self.files[index]];
         let bytes = store.get(index)?;
-        (bytes.len() as u64 == file.size() && crc32fast::hash(&bytes) as u64 == file.crc).then_some(bytes)
+        (bytes.len() as u64 == file.size() && crc32fast::hash(&bytes) as u64 == file.crc)
+            .then_some(bytes)
     }
 
     /// Whether the store holds listed entry `index` (one it may hold).
     fn in_store(&self, index: usize) -> bool {
-        self.store.as_deref().is_some_and(|s| self.storable(index) && s.has(index))
+        self.store
+            .as_deref()
+            .is_some_and(|s| self.storable(index) && s.has(index))
     }
 
     /// The store, where listed entry `index` may go there and is not there yet.
     fn store_for(&self, index: usize) -> Option<&dyn DecodedStore> {
-        self.store.as_deref().filter(|s| self.storable(index) && !s.has(index))
+        self.store
+            .as_deref()
+            .filter(|s| self.storable(index) && !s.has(index))
     }
 
     /// Whether listed entry `index` may go to the store: its header gives its CRC.
@@ -279,7 +352,11 @@ impl Container for SevenZContainer {
     fn read(&self, index: usize) -> Result<Vec<u8>, ContainerError> {
         self.read_reporting(index, &mut |_, _| {})
     }
-    fn read_each(&self, wanted: &[usize], each: &mut dyn FnMut(usize, Result<Vec<u8>, ContainerError>) -> bool) {
+    fn read_each(
+        &self,
+        wanted: &[usize],
+        each: &mut dyn FnMut(usize, Result<Vec<u8>, ContainerError>) -> bool,
+    ) {
         self.read_each_by_block(wanted, each)
     }
     fn keep_decoded_in(&mut self, store: Box<dyn DecodedStore>) {
@@ -293,7 +370,15 @@ impl Container for SevenZContainer {
     }
     fn costs_a_decode(&self, index: usize) -> bool {
         self.archive.is_solid
-            && self.files.get(index).is_some_and(|&f| self.archive.stream_map.file_block_index.get(f).copied().flatten().is_some())
+            && self.files.get(index).is_some_and(|&f| {
+                self.archive
+                    .stream_map
+                    .file_block_index
+                    .get(f)
+                    .copied()
+                    .flatten()
+                    .is_some()
+            })
             && !self.kept.borrow().iter().any(|(i, _)| *i == index)
             && !self.in_store(index)
     }
@@ -305,16 +390,35 @@ impl Container for SevenZContainer {
         if self.kept.borrow().iter().any(|(i, _)| *i == index) || self.in_store(index) {
             return None;
         }
-        let block = self.archive.stream_map.file_block_index.get(file).copied().flatten()?;
+        let block = self
+            .archive
+            .stream_map
+            .file_block_index
+            .get(file)
+            .copied()
+            .flatten()?;
         let bytes = self.bytes_before(block, file);
-        (bytes > 4 << 20).then(|| format!("decoding block {} of {} ({} MB)", block + 1, self.archive.blocks.len(), bytes.div_ceil(1_000_000)))
+        (bytes > 4 << 20).then(|| {
+            format!(
+                "decoding block {} of {} ({} MB)",
+                block + 1,
+                self.archive.blocks.len(),
+                bytes.div_ceil(1_000_000)
+            )
+        })
     }
     fn read_reporting(&self, index: usize, progress: Progress) -> Result<Vec<u8>, ContainerError> {
         let (Some(entry), Some(&file)) = (self.entries.get(index), self.files.get(index)) else {
             return Err(error(&self.name, None, format!("no entry {index}")));
         };
         if entry.size > self.limits.max_entry_bytes {
-            return Err(self.entry_error(index, format!("{} bytes: more than the {} read at most", entry.size, self.limits.max_entry_bytes)));
+            return Err(self.entry_error(
+                index,
+                format!(
+                    "{} bytes: more than the {} read at most",
+                    entry.size, self.limits.max_entry_bytes
+                ),
+            ));
         }
         if let Some((_, bytes)) = self.kept.borrow().iter().find(|(i, _)| *i == index) {
             return Ok(bytes.clone());
@@ -326,13 +430,30 @@ impl Container for SevenZContainer {
             }
             return Ok(bytes);
         }
-        let Some(block) = self.block_of(index)? else { return Ok(Vec::new()) };
-        self.decode(block, Some(file), None, progress).map_err(|e| self.entry_error(index, e))?.ok_or_else(|| self.entry_error(index, format!("block {block} ended before it")))
+        let Some(block) = self.block_of(index)? else {
+            return Ok(Vec::new());
+        };
+        self.decode(block, Some(file), None, progress)
+            .map_err(|e| self.entry_error(index, e))?
+            .ok_or_else(|| self.entry_error(index, format!("block {block} ended before it")))
     }
-    fn stream(&self, index: usize, skip: u64, take: u64, sink: &mut dyn FnMut(&[u8]) -> Result<(), String>) -> Result<(), ContainerError> {
+    fn stream(
+        &self,
+        index: usize,
+        skip: u64,
+        take: u64,
+        sink: &mut dyn FnMut(&[u8]) -> Result<(), String>,
+    ) -> Result<(), ContainerError> {
         let bytes = self.read(index)?;
         if !within(skip, take, bytes.len() as u64) {
-            return Err(self.entry_error(index, format!("bytes {skip}..{} asked of {}", skip.saturating_add(take), bytes.len())));
+            return Err(self.entry_error(
+                index,
+                format!(
+                    "bytes {skip}..{} asked of {}",
+                    skip.saturating_add(take),
+                    bytes.len()
+                ),
+            ));
         }
         for piece in bytes[skip as usize..(skip + take) as usize].chunks(CHUNK) {
             sink(piece).map_err(|e| self.entry_error(index, e))?;
@@ -345,7 +466,8 @@ impl Container for SevenZContainer {
         if n <= HEAD_BYTES && !stored {
             if self.heads.borrow().get(&index).is_none() {
                 if let Some(block) = self.block_of(index)? {
-                    self.decode(block, None, None, &mut |_, _| {}).map_err(|e| self.entry_error(index, e))?;
+                    self.decode(block, None, None, &mut |_, _| {})
+                        .map_err(|e| self.entry_error(index, e))?;
                 }
             }
             if let Some(head) = self.heads.borrow().get(&index) {
@@ -362,9 +484,13 @@ impl Container for SevenZContainer {
             bytes.truncate(n);
             return Ok(bytes);
         }
-        let Some(block) = self.block_of(index)? else { return Ok(Vec::new()) };
+        let Some(block) = self.block_of(index)? else {
+            return Ok(Vec::new());
+        };
         let file = self.files[index];
-        self.decode(block, Some(file), Some(n as u64), &mut |_, _| {}).map_err(|e| self.entry_error(index, e))?.ok_or_else(|| self.entry_error(index, format!("block {block} ended before it")))
+        self.decode(block, Some(file), Some(n as u64), &mut |_, _| {})
+            .map_err(|e| self.entry_error(index, e))?
+            .ok_or_else(|| self.entry_error(index, format!("block {block} ended before it")))
     }
 }
 
@@ -373,7 +499,13 @@ impl SevenZContainer {
     /// cannot be read.
     fn block_of(&self, index: usize) -> Result<Option<usize>, ContainerError> {
         let file = self.files[index];
-        let block = self.archive.stream_map.file_block_index.get(file).copied().flatten();
+        let block = self
+            .archive
+            .stream_map
+            .file_block_index
+            .get(file)
+            .copied()
+            .flatten();
         if block.is_some() && self.archive.is_file_encrypted(file) {
             return Err(self.entry_error(index, "encrypted (AES): not read"));
         }
@@ -383,80 +515,115 @@ impl SevenZContainer {
     /// The bytes of `block` to decode to reach the end of archive file `file` (its own
     /// among them).
     fn bytes_before(&self, block: usize, file: usize) -> u64 {
-        let first = self.archive.stream_map.block_first_file_index.get(block).copied().unwrap_or(file);
-        self.archive.files.get(first..=file).map_or(0, |fs| fs.iter().map(|f| f.size()).sum())
+        let first = self
+            .archive
+            .stream_map
+            .block_first_file_index
+            .get(block)
+            .copied()
+            .unwrap_or(file);
+        self.archive
+            .files
+            .get(first..=file)
+            .map_or(0, |fs| fs.iter().map(|f| f.size()).sum())
     }
 
     /// Decode `block` from its start: each entry's first bytes noted, the small ones kept;
     /// up to and including archive file `want`, whose bytes are returned (its first
     /// `head_only` bytes, if given), or (None) to the block's end. `progress` hears the bytes
     /// decoded against those to decode.
-    fn decode(&self, block: usize, want: Option<usize>, head_only: Option<u64>, progress: Progress) -> Result<Option<Vec<u8>>, String> {
-        let mut at = self.archive.stream_map.block_first_file_index.get(block).copied().ok_or_else(|| format!("no block {block}"))?;
+    fn decode(
+        &self,
+        block: usize,
+        want: Option<usize>,
+        head_only: Option<u64>,
+        progress: Progress,
+    ) -> Result<Option<Vec<u8>>, String> {
+        let mut at = self
+            .archive
+            .stream_map
+            .block_first_file_index
+            .get(block)
+            .copied()
+            .ok_or_else(|| format!("no block {block}"))?;
         let total = match want {
             Some(file) => self.bytes_before(block, file),
-            None => self.archive.files.iter().zip(&self.archive.stream_map.file_block_index).filter(|(_, b)| **b == Some(block)).map(|(f, _)| f.size()).sum(),
+            None => self
+                .archive
+                .files
+                .iter()
+                .zip(&self.archive.stream_map.file_block_index)
+                .filter(|(_, b)| **b == Some(block))
+                .map(|(f, _)| f.size())
+                .sum(),
         };
         let mut done = 0u64;
         let mut wanted: Option<Result<Vec<u8>, String>> = None;
-        let mut visit = |e: &ArchiveEntry, reader: &mut dyn Read| -> Result<bool, sevenz_rust2::Error> {
-            let here = at;
-            at += 1;
-            let listed = self.listed_of.get(&here).copied();
-            let size = e.size();
-            progress(done, total);
-            done += size;
-            if let Some(n) = head_only.filter(|&n| Some(here) == want && n < size) {
-                let mut head = Vec::new();
-                reader.take(n).read_to_end(&mut head)?;
-                wanted = Some(Ok(head));
-                return Ok(false);
-            }
-            if Some(here) == want || (listed.is_some() && size as usize <= KEPT_ENTRY && size <= self.limits.max_entry_bytes) {
-                let bytes = read_exactly(reader, size);
-                if let (Some(i), Ok(b)) = (listed, &bytes) {
-                    self.heads.borrow_mut().insert(i, b[..b.len().min(HEAD_BYTES)].to_vec());
-                    if let Some(store) = self.store_for(i) {
-                        store.put(i, 0, b, true);
-                    }
-                }
-                if Some(here) == want {
-                    wanted = Some(bytes);
+        let mut visit =
+            |e: &ArchiveEntry, reader: &mut dyn Read| -> Result<bool, sevenz_rust2::Error> {
+                let here = at;
+                at += 1;
+                let listed = self.listed_of.get(&here).copied();
+                let size = e.size();
+                progress(done, total);
+                done += size;
+                if let Some(n) = head_only.filter(|&n| Some(here) == want && n < size) {
+                    let mut head = Vec::new();
+                    reader.take(n).read_to_end(&mut head)?;
+                    wanted = Some(Ok(head));
                     return Ok(false);
                 }
-                if let (Some(i), Ok(b)) = (listed, bytes) {
-                    self.keep(i, b);
-                }
-            } else {
-                // Too large to keep: its first bytes noted, the rest decoded and let go — on
-                // its way to the store, piece by piece, where there is one (a disc rip before
-                // its cue sheet is then not decoded again when the disc opens).
-                let store = listed.and_then(|i| self.store_for(i).map(|s| (i, s)));
-                let mut piece = vec![0u8; CHUNK];
-                let mut seen = 0u64;
-                let mut head = Vec::with_capacity(HEAD_BYTES);
-                loop {
-                    let n = reader.read(&mut piece)?;
-                    if n == 0 {
-                        break;
+                if Some(here) == want
+                    || (listed.is_some()
+                        && size as usize <= KEPT_ENTRY
+                        && size <= self.limits.max_entry_bytes)
+                {
+                    let bytes = read_exactly(reader, size);
+                    if let (Some(i), Ok(b)) = (listed, &bytes) {
+                        self.heads
+                            .borrow_mut()
+                            .insert(i, b[..b.len().min(HEAD_BYTES)].to_vec());
+                        if let Some(store) = self.store_for(i) {
+                            store.put(i, 0, b, true);
+                        }
                     }
-                    if head.len() < HEAD_BYTES {
-                        head.extend_from_slice(&piece[..n.min(HEAD_BYTES - head.len())]);
+                    if Some(here) == want {
+                        wanted = Some(bytes);
+                        return Ok(false);
                     }
-                    if let Some((i, store)) = store.filter(|_| seen + n as u64 <= size) {
-                        store.put(i, seen, &piece[..n], false);
+                    if let (Some(i), Ok(b)) = (listed, bytes) {
+                        self.keep(i, b);
                     }
-                    seen += n as u64;
+                } else {
+                    // Too large to keep: its first bytes noted, the rest decoded and let go — on
+                    // its way to the store, piece by piece, where there is one (a disc rip before
+                    // its cue sheet is then not decoded again when the disc opens).
+                    let store = listed.and_then(|i| self.store_for(i).map(|s| (i, s)));
+                    let mut piece = vec![0u8; CHUNK];
+                    let mut seen = 0u64;
+                    let mut head = Vec::with_capacity(HEAD_BYTES);
+                    loop {
+                        let n = reader.read(&mut piece)?;
+                        if n == 0 {
+                            break;
+                        }
+                        if head.len() < HEAD_BYTES {
+                            head.extend_from_slice(&piece[..n.min(HEAD_BYTES - head.len())]);
+                        }
+                        if let Some((i, store)) = store.filter(|_| seen + n as u64 <= size) {
+                            store.put(i, seen, &piece[..n], false);
+                        }
+                        seen += n as u64;
+                    }
+                    if let Some((i, store)) = store.filter(|_| seen == size) {
+                        store.put(i, seen, &[], true);
+                    }
+                    if let Some(i) = listed {
+                        self.heads.borrow_mut().insert(i, head);
+                    }
                 }
-                if let Some((i, store)) = store.filter(|_| seen == size) {
-                    store.put(i, seen, &[], true);
-                }
-                if let Some(i) = listed {
-                    self.heads.borrow_mut().insert(i, head);
-                }
-            }
-            Ok(true)
-        };
+                Ok(true)
+            };
         let decoded = self.run_block(block, &mut visit);
         match (decoded, wanted) {
             (_, Some(Ok(bytes))) => Ok(Some(bytes)),
@@ -471,17 +638,30 @@ impl SevenZContainer {
     /// Decode `block` from its start, handing `visit` each of its files in order (with a
     /// reader of its bytes) until it returns false: by the 7z crate, or here for the blocks
     /// it has no decoder for.
-    fn run_block(&self, block: usize, visit: &mut dyn FnMut(&ArchiveEntry, &mut dyn Read) -> Result<bool, sevenz_rust2::Error>) -> Result<bool, sevenz_rust2::Error> {
+    fn run_block(
+        &self,
+        block: usize,
+        visit: &mut dyn FnMut(&ArchiveEntry, &mut dyn Read) -> Result<bool, sevenz_rust2::Error>,
+    ) -> Result<bool, sevenz_rust2::Error> {
         // A read asked for while a block is being decoded (from inside `read_each`'s
         // callback) is an error, not a second reader of the same stream.
         let Ok(mut source) = self.source.try_borrow_mut() else {
-            return Err(sevenz_rust2::Error::Other("the archive is being decoded already: read it after that read ends".into()));
+            return Err(sevenz_rust2::Error::Other(
+                "the archive is being decoded already: read it after that read ends".into(),
+            ));
         };
         self.decodes.set(self.decodes.get() + 1);
         match self.archive.blocks.get(block).and_then(own_coder) {
             Some(coder) => self.decode_own(block, coder, &mut source, visit),
-            None => BlockDecoder::new_with_memory_limit(1, DECODER_MEMORY_KB, block, &self.archive, &Password::empty(), &mut *source)
-                .for_each_entries(&mut |e: &ArchiveEntry, r: &mut dyn Read| visit(e, r)),
+            None => BlockDecoder::new_with_memory_limit(
+                1,
+                DECODER_MEMORY_KB,
+                block,
+                &self.archive,
+                &Password::empty(),
+                &mut *source,
+            )
+            .for_each_entries(&mut |e: &ArchiveEntry, r: &mut dyn Read| visit(e, r)),
         }
     }
 
@@ -489,12 +669,18 @@ impl SevenZContainer {
     /// start to its last wanted entry, each wanted entry handed on as it is decoded (one
     /// entry's bytes held at a time), and put in the store where there is one; an entry kept
     /// or in the store is handed on without decoding.
-    fn read_each_by_block(&self, wanted: &[usize], each: &mut dyn FnMut(usize, Result<Vec<u8>, ContainerError>) -> bool) {
+    fn read_each_by_block(
+        &self,
+        wanted: &[usize],
+        each: &mut dyn FnMut(usize, Result<Vec<u8>, ContainerError>) -> bool,
+    ) {
         let mut by_block: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
         for &i in wanted {
             let done = match self.files.get(i) {
                 None => Some(Err(error(&self.name, None, format!("no entry {i}")))),
-                Some(_) if self.kept.borrow().iter().any(|(k, _)| *k == i) || self.in_store(i) => Some(self.read(i)),
+                Some(_) if self.kept.borrow().iter().any(|(k, _)| *k == i) || self.in_store(i) => {
+                    Some(self.read(i))
+                }
                 Some(_) if self.entries[i].size > self.limits.max_entry_bytes => Some(self.read(i)),
                 Some(_) => match self.block_of(i) {
                     Err(e) => Some(Err(e)),
@@ -513,7 +699,13 @@ impl SevenZContainer {
         }
         for (block, files) in by_block {
             let mut pending: std::collections::HashSet<usize> = files.into_iter().collect();
-            let mut at = self.archive.stream_map.block_first_file_index.get(block).copied().unwrap_or(0);
+            let mut at = self
+                .archive
+                .stream_map
+                .block_first_file_index
+                .get(block)
+                .copied()
+                .unwrap_or(0);
             let mut stopped = false;
             let decoded = self.run_block(block, &mut |e, reader| {
                 let file = at;
@@ -522,7 +714,8 @@ impl SevenZContainer {
                     return Ok(true);
                 }
                 let i = self.listed_of[&file];
-                let bytes = read_exactly(reader, e.size()).map_err(|why| self.entry_error(i, format!("block {block}: {why}")));
+                let bytes = read_exactly(reader, e.size())
+                    .map_err(|why| self.entry_error(i, format!("block {block}: {why}")));
                 if let (Ok(b), Some(store)) = (&bytes, self.store_for(i)) {
                     store.put(i, 0, b, true);
                 }
@@ -561,18 +754,37 @@ impl SevenZContainer {
         visit: &mut dyn FnMut(&ArchiveEntry, &mut dyn Read) -> Result<bool, sevenz_rust2::Error>,
     ) -> Result<bool, sevenz_rust2::Error> {
         let map = &self.archive.stream_map;
-        let missing = || sevenz_rust2::Error::Other(std::borrow::Cow::Owned(format!("block {block}: its packed stream is not in the header")));
-        let pack = *map.block_first_pack_stream_index().get(block).ok_or_else(missing)?;
-        let (offset, size) = (*map.pack_stream_offsets().get(pack).ok_or_else(missing)?, *self.archive.pack_sizes().get(pack).ok_or_else(missing)?);
-        let at = (SIGNATURE_HEADER as u64).checked_add(self.archive.pack_pos()).and_then(|p| p.checked_add(offset)).ok_or_else(missing)?;
-        source.seek(SeekFrom::Start(at)).map_err(|e| sevenz_rust2::Error::Io(e, "seeking to the block".into()))?;
+        let missing = || {
+            sevenz_rust2::Error::Other(std::borrow::Cow::Owned(format!(
+                "block {block}: its packed stream is not in the header"
+            )))
+        };
+        let pack = *map
+            .block_first_pack_stream_index()
+            .get(block)
+            .ok_or_else(missing)?;
+        let (offset, size) = (
+            *map.pack_stream_offsets().get(pack).ok_or_else(missing)?,
+            *self.archive.pack_sizes().get(pack).ok_or_else(missing)?,
+        );
+        let at = (SIGNATURE_HEADER as u64)
+            .checked_add(self.archive.pack_pos())
+            .and_then(|p| p.checked_add(offset))
+            .ok_or_else(missing)?;
+        source
+            .seek(SeekFrom::Start(at))
+            .map_err(|e| sevenz_rust2::Error::Io(e, "seeking to the block".into()))?;
         let packed = Read::take(&mut *source, size);
         let mut stream: Box<dyn Read + '_> = match coder {
             OwnCoder::Copy => Box::new(packed),
             OwnCoder::Deflate64 => Box::new(deflate64::Deflate64Decoder::new(packed)),
         };
         let first = *map.block_first_file_index.get(block).ok_or_else(missing)?;
-        let last = map.file_block_index.iter().rposition(|b| *b == Some(block)).ok_or_else(missing)?;
+        let last = map
+            .file_block_index
+            .iter()
+            .rposition(|b| *b == Some(block))
+            .ok_or_else(missing)?;
         for file in self.archive.files.get(first..=last).ok_or_else(missing)? {
             if !file.has_stream {
                 if !visit(file, &mut std::io::empty())? {
@@ -580,16 +792,33 @@ impl SevenZContainer {
                 }
                 continue;
             }
-            let mut reader = Crc32Counting { inner: Read::take(&mut stream, file.size), crc: crc32fast::Hasher::new(), count: 0 };
+            let mut reader = Crc32Counting {
+                inner: Read::take(&mut stream, file.size),
+                crc: crc32fast::Hasher::new(),
+                count: 0,
+            };
             if !visit(file, &mut reader)? {
                 return Ok(false);
             }
-            std::io::copy(&mut reader, &mut std::io::sink()).map_err(|e| sevenz_rust2::Error::Io(e, "decoding the block".into()))?;
+            std::io::copy(&mut reader, &mut std::io::sink())
+                .map_err(|e| sevenz_rust2::Error::Io(e, "decoding the block".into()))?;
             if reader.count != file.size {
-                return Err(sevenz_rust2::Error::Other(std::borrow::Cow::Owned(format!("{}: the block ends after {} of its {} bytes", file.name(), reader.count, file.size))));
+                return Err(sevenz_rust2::Error::Other(std::borrow::Cow::Owned(
+                    format!(
+                        "{}: the block ends after {} of its {} bytes",
+                        file.name(),
+                        reader.count,
+                        file.size
+                    ),
+                )));
             }
             if file.has_crc && reader.crc.finalize() as u64 != file.crc {
-                return Err(sevenz_rust2::Error::Other(std::borrow::Cow::Owned(format!("{}: its bytes' CRC-32 does not match the header's", file.name()))));
+                return Err(sevenz_rust2::Error::Other(std::borrow::Cow::Owned(
+                    format!(
+                        "{}: its bytes' CRC-32 does not match the header's",
+                        file.name()
+                    ),
+                )));
             }
         }
         Ok(true)
@@ -650,9 +879,19 @@ fn said(e: &sevenz_rust2::Error) -> String {
 /// declares stops here).
 fn read_exactly(reader: &mut dyn Read, size: u64) -> Result<Vec<u8>, String> {
     let mut out = Vec::with_capacity(size.min(64 << 20) as usize);
-    reader.take(size + 1).read_to_end(&mut out).map_err(|e| e.to_string())?;
+    reader
+        .take(size + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| e.to_string())?;
     if out.len() as u64 != size {
-        return Err(format!("decodes to {} bytes; the header declares {size}", if out.len() as u64 > size { "more".to_string() } else { out.len().to_string() }));
+        return Err(format!(
+            "decodes to {} bytes; the header declares {size}",
+            if out.len() as u64 > size {
+                "more".to_string()
+            } else {
+                out.len().to_string()
+            }
+        ));
     }
     Ok(out)
 }
@@ -684,14 +923,30 @@ mod tests {
         let at = program.len() as u64;
         program.extend(signature_header(10, 20));
         assert_eq!(sfx_start_in(&program), Some(at));
-        assert_eq!(sfx_start_in(&program[..at as usize + 31]), None, "a header cut short is not one");
+        assert_eq!(
+            sfx_start_in(&program[..at as usize + 31]),
+            None,
+            "a header cut short is not one"
+        );
         let mut elf = program.clone();
         elf[..4].copy_from_slice(b"\x7fELF");
-        assert_eq!(sfx_start_in(&elf), Some(at), "a Linux program (p7zip's module) too");
+        assert_eq!(
+            sfx_start_in(&elf),
+            Some(at),
+            "a Linux program (p7zip's module) too"
+        );
         let mut data = program.clone();
         data[..2].copy_from_slice(b"PK");
-        assert_eq!(sfx_start_in(&data), None, "only what starts as a program is looked through");
-        assert_eq!(sfx_start_in(&signature_header(10, 20)), None, "a 7z itself is no program");
+        assert_eq!(
+            sfx_start_in(&data),
+            None,
+            "only what starts as a program is looked through"
+        );
+        assert_eq!(
+            sfx_start_in(&signature_header(10, 20)),
+            None,
+            "a 7z itself is no program"
+        );
     }
 
     #[test]

@@ -18,16 +18,28 @@ const HEADER: usize = 16;
 /// ZF entry says), whose `stored` bytes are read by `read(offset, buf)`, handed to `sink` a
 /// block's part at a time. Every offset the file gives is checked against what is stored
 /// before anything is read or allocated by it.
-pub fn decode(stored: u64, size: u64, log2: u8, read: ReadAt, skip: u64, take: u64, sink: Sink) -> Result<(), String> {
+pub fn decode(
+    stored: u64,
+    size: u64,
+    log2: u8,
+    read: ReadAt,
+    skip: u64,
+    take: u64,
+    sink: Sink,
+) -> Result<(), String> {
     if !(15..=17).contains(&log2) {
-        return Err(format!("zisofs blocks of 2^{log2} bytes: expected 2^15 to 2^17"));
+        return Err(format!(
+            "zisofs blocks of 2^{log2} bytes: expected 2^15 to 2^17"
+        ));
     }
     if take == 0 {
         return Ok(());
     }
     let mut header = [0u8; HEADER];
     if stored < HEADER as u64 {
-        return Err(format!("zisofs: {stored} bytes stored, fewer than its {HEADER}-byte header"));
+        return Err(format!(
+            "zisofs: {stored} bytes stored, fewer than its {HEADER}-byte header"
+        ));
     }
     read(0, &mut header)?;
     if header[..8] != MAGIC {
@@ -35,10 +47,15 @@ pub fn decode(stored: u64, size: u64, log2: u8, read: ReadAt, skip: u64, take: u
     }
     let declared = u32::from_le_bytes([header[8], header[9], header[10], header[11]]) as u64;
     if declared != size {
-        return Err(format!("zisofs: its header says {declared} bytes, its ZF entry {size}"));
+        return Err(format!(
+            "zisofs: its header says {declared} bytes, its ZF entry {size}"
+        ));
     }
     if header[13] != log2 {
-        return Err(format!("zisofs: its header says blocks of 2^{}, its ZF entry 2^{log2}", header[13]));
+        return Err(format!(
+            "zisofs: its header says blocks of 2^{}, its ZF entry 2^{log2}",
+            header[13]
+        ));
     }
     let table_at = header[12] as u64 * 4;
     let block = 1u64 << log2;
@@ -71,13 +88,22 @@ pub fn decode(stored: u64, size: u64, log2: u8, read: ReadAt, skip: u64, take: u
         } else {
             compressed.resize((to - from) as usize, 0);
             read(from, &mut compressed)?;
-            flate2::read::ZlibDecoder::new(&compressed[..]).take(want as u64 + 1).read_to_end(&mut plain).map_err(|e| format!("zisofs: block {k} cannot be inflated: {e}"))?;
+            flate2::read::ZlibDecoder::new(&compressed[..])
+                .take(want as u64 + 1)
+                .read_to_end(&mut plain)
+                .map_err(|e| format!("zisofs: block {k} cannot be inflated: {e}"))?;
             if plain.len() != want {
-                return Err(format!("zisofs: block {k} inflates to {} bytes, not {want}", plain.len()));
+                return Err(format!(
+                    "zisofs: block {k} inflates to {} bytes, not {want}",
+                    plain.len()
+                ));
             }
         }
         let base = k * block;
-        let (lo, hi) = (skip.max(base) - base, (skip + take).min(base + want as u64) - base);
+        let (lo, hi) = (
+            skip.max(base) - base,
+            (skip + take).min(base + want as u64) - base,
+        );
         sink(&plain[lo as usize..hi as usize])?;
     }
     Ok(())
@@ -120,7 +146,11 @@ mod tests {
             file.len() as u64,
             size,
             15,
-            &mut |at, buf| file.get(at as usize..at as usize + buf.len()).map(|b| buf.copy_from_slice(b)).ok_or_else(|| "past the end".to_string()),
+            &mut |at, buf| {
+                file.get(at as usize..at as usize + buf.len())
+                    .map(|b| buf.copy_from_slice(b))
+                    .ok_or_else(|| "past the end".to_string())
+            },
             skip,
             take,
             &mut |b| Ok(out.extend_from_slice(b)),
@@ -133,9 +163,16 @@ mod tests {
         let mut data: Vec<u8> = (0..100_000u32).map(|i| (i * 7 % 251) as u8).collect();
         data[40_000..70_000].fill(0);
         let file = zisofs(&data);
-        assert_eq!(decoded(&file, data.len() as u64, 0, data.len() as u64).unwrap(), data);
+        assert_eq!(
+            decoded(&file, data.len() as u64, 0, data.len() as u64).unwrap(),
+            data
+        );
         for (skip, take) in [(0, 1), (32_767, 2), (65_530, 100), (99_999, 1), (1000, 0)] {
-            assert_eq!(decoded(&file, data.len() as u64, skip, take).unwrap(), data[skip as usize..(skip + take) as usize], "{skip}+{take}");
+            assert_eq!(
+                decoded(&file, data.len() as u64, skip, take).unwrap(),
+                data[skip as usize..(skip + take) as usize],
+                "{skip}+{take}"
+            );
         }
     }
 
@@ -143,9 +180,14 @@ mod tests {
     fn a_damaged_header_table_or_stream_is_an_error_never_a_panic() {
         let data: Vec<u8> = (0..70_000u32).map(|i| (i % 13) as u8).collect();
         let file = zisofs(&data);
-        assert!(decoded(&file, 1, 0, 1).unwrap_err().contains("its header says 70000 bytes"));
+        assert!(decoded(&file, 1, 0, 1)
+            .unwrap_err()
+            .contains("its header says 70000 bytes"));
         for cut in [0, 10, 20, 30, file.len() - 1] {
-            assert!(decoded(&file[..cut], data.len() as u64, 0, data.len() as u64).is_err(), "cut at {cut}");
+            assert!(
+                decoded(&file[..cut], data.len() as u64, 0, data.len() as u64).is_err(),
+                "cut at {cut}"
+            );
         }
         for at in 0..40 {
             let mut bad = file.clone();
@@ -154,6 +196,8 @@ mod tests {
         }
         let mut table = file.clone();
         table[HEADER + 4..HEADER + 8].copy_from_slice(&u32::MAX.to_le_bytes());
-        assert!(decoded(&table, data.len() as u64, 0, data.len() as u64).unwrap_err().contains("not one block's stream"));
+        assert!(decoded(&table, data.len() as u64, 0, data.len() as u64)
+            .unwrap_err()
+            .contains("not one block's stream"));
     }
 }

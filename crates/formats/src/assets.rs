@@ -58,7 +58,10 @@ pub fn file_name(path: &str) -> &str {
 /// The extension of an archive path's file name, lower case ("" when it has none: a dot in a
 /// folder's name is not one).
 pub fn extension(path: &str) -> String {
-    file_name(path).rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default()
+    file_name(path)
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default()
 }
 
 /// An archive path's file name without its extension.
@@ -70,7 +73,10 @@ pub fn stem(path: &str) -> &str {
 /// The file name a reference written inside a file names: a library may put folders or a
 /// DOS drive before it ("C:\\ART\\WATER.TGA" is WATER.TGA).
 pub fn base_name(reference: &str) -> &str {
-    reference.rsplit(['/', '\\', ':']).next().unwrap_or(reference)
+    reference
+        .rsplit(['/', '\\', ':'])
+        .next()
+        .unwrap_or(reference)
 }
 
 #[cfg(test)]
@@ -98,8 +104,16 @@ mod tests {
             true
         }
         fn resolve(&self, _from: &str, names: &[String]) -> Resolution {
-            let file = names.iter().find_map(|n| self.0.keys().find(|k| file_name(k).eq_ignore_ascii_case(file_name(n))).cloned());
-            Resolution { file, also: Vec::new() }
+            let file = names.iter().find_map(|n| {
+                self.0
+                    .keys()
+                    .find(|k| file_name(k).eq_ignore_ascii_case(file_name(n)))
+                    .cloned()
+            });
+            Resolution {
+                file,
+                also: Vec::new(),
+            }
         }
         fn get(&self, path: &str) -> Option<&dyn Document> {
             self.0.get(path).map(|d| &**d)
@@ -116,15 +130,48 @@ mod tests {
     fn a_model_takes_its_library_through_the_seam_alone() {
         let files: HashMap<String, Vec<u8>> = crate::demo::demo_files().into_iter().collect();
         let library = "DEMO/MATERIAL/DEMO.BMF";
-        let fake = Fake(HashMap::from([(library.to_string(), registry::open(library, files[library].clone(), Purpose::Asset))]));
-        let mut model = registry::open("HEXPOD.BGF", files["DEMO/VIDEO/HEXPOD.BGF"].clone(), Purpose::Asset);
-        assert!(model.needs(&fake).is_empty(), "the library is in: nothing more to read");
-        assert_eq!(model.needs(&NoAssets), Vec::<String>::new(), "on its own nothing resolves");
+        let fake = Fake(HashMap::from([(
+            library.to_string(),
+            registry::open(library, files[library].clone(), Purpose::Asset),
+        )]));
+        let mut model = registry::open(
+            "HEXPOD.BGF",
+            files["DEMO/VIDEO/HEXPOD.BGF"].clone(),
+            Purpose::Asset,
+        );
+        assert!(
+            model.needs(&fake).is_empty(),
+            "the library is in: nothing more to read"
+        );
+        assert_eq!(
+            model.needs(&NoAssets),
+            Vec::<String>::new(),
+            "on its own nothing resolves"
+        );
         let scene = model.build_scene(&fake).unwrap();
-        let hull = scene.materials.iter().find(|m| m.name.as_deref() == Some("demo:hull_mtl")).unwrap();
-        assert_eq!(hull.base_color, [0.25, 0.55, 0.85, 1.0], "the library's diffuse");
-        let mut alone = registry::open("HEXPOD.BGF", files["DEMO/VIDEO/HEXPOD.BGF"].clone(), Purpose::Asset);
+        let hull = scene
+            .materials
+            .iter()
+            .find(|m| m.name.as_deref() == Some("demo:hull_mtl"))
+            .unwrap();
+        assert_eq!(
+            hull.base_color,
+            [0.25, 0.55, 0.85, 1.0],
+            "the library's diffuse"
+        );
+        let mut alone = registry::open(
+            "HEXPOD.BGF",
+            files["DEMO/VIDEO/HEXPOD.BGF"].clone(),
+            Purpose::Asset,
+        );
         let grey = alone.build_scene(&NoAssets).unwrap();
-        assert_ne!(grey.materials.iter().find(|m| m.name.as_deref() == Some("demo:hull_mtl")).unwrap().base_color, hull.base_color);
+        assert_ne!(
+            grey.materials
+                .iter()
+                .find(|m| m.name.as_deref() == Some("demo:hull_mtl"))
+                .unwrap()
+                .base_color,
+            hull.base_color
+        );
     }
 }

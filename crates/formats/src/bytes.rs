@@ -18,10 +18,28 @@ pub struct BytesDocument {
 }
 
 pub fn open(_path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
-    let is_text = kind == Kind::UNKNOWN && bytes.len() <= MAX_TEXT && looks_like_text(&bytes[..bytes.len().min(4096)]) && !bytes.contains(&0);
+    let is_text = kind == Kind::UNKNOWN
+        && bytes.len() <= MAX_TEXT
+        && looks_like_text(&bytes[..bytes.len().min(4096)])
+        && !bytes.contains(&0);
     let text = is_text.then(|| decode(&bytes));
-    let inspector = (purpose == Purpose::Show).then(|| InspectorView::flat("bytes", bytes.len(), if is_text { ByteClass::Text } else { ByteClass::Unclaimed }));
-    Box::new(BytesDocument { kind, bytes, text, inspector })
+    let inspector = (purpose == Purpose::Show).then(|| {
+        InspectorView::flat(
+            "bytes",
+            bytes.len(),
+            if is_text {
+                ByteClass::Text
+            } else {
+                ByteClass::Unclaimed
+            },
+        )
+    });
+    Box::new(BytesDocument {
+        kind,
+        bytes,
+        text,
+        inspector,
+    })
 }
 
 impl Document for BytesDocument {
@@ -42,11 +60,19 @@ impl Document for BytesDocument {
     }
     fn info_rows(&self) -> Vec<InfoRow> {
         let what = match self.kind {
-            Kind::UNKNOWN if self.text.is_some() => "text (not a format relicview reads)".to_string(),
+            Kind::UNKNOWN if self.text.is_some() => {
+                "text (not a format relicview reads)".to_string()
+            }
             Kind::UNKNOWN => "unknown (not a format relicview reads): shown as bytes".to_string(),
-            k => format!("{}: recognised, its reader is not written yet; shown as bytes", k.title()),
+            k => format!(
+                "{}: recognised, its reader is not written yet; shown as bytes",
+                k.title()
+            ),
         };
-        vec![InfoRow::new("format", what), InfoRow::new("bytes", self.bytes.len().to_string())]
+        vec![
+            InfoRow::new("format", what),
+            InfoRow::new("bytes", self.bytes.len().to_string()),
+        ]
     }
     fn info_json(&self) -> String {
         serde_json::json!({ "format": "bytes", "kind": self.kind, "bytes": self.bytes.len(), "text": self.text.is_some() }).to_string()

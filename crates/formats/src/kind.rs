@@ -132,5 +132,13 @@ pub struct Format {
 
 impl Capabilities {
     /// Nothing: built up by name (`Capabilities { scene: true, ..Capabilities::NONE }`).
-    pub const NONE: Capabilities = Capabilities { scene: false, text: false, image: false, used_by: false, primary: false, assembles: false, own_textures: false };
+    pub const NONE: Capabilities = Capabilities {
+        scene: false,
+        text: false,
+        image: false,
+        used_by: false,
+        primary: false,
+        assembles: false,
+        own_textures: false,
+    };
 }

@@ -53,7 +53,10 @@ use std::any::Any;
 /// there is one (scripts test `"error" in result`; a successful file has no such key).
 pub(crate) fn summary_json(mut fields: serde_json::Value, error: Option<&ParseError>) -> String {
     if let (Some(e), Some(map)) = (error, fields.as_object_mut()) {
-        map.insert("error".into(), serde_json::json!({ "message": e.to_string(), "offset": e.offset, "path": e.path }));
+        map.insert(
+            "error".into(),
+            serde_json::json!({ "message": e.to_string(), "offset": e.offset, "path": e.path }),
+        );
     }
     fields.to_string()
 }
@@ -81,10 +84,20 @@ pub struct InfoRow {
 
 impl InfoRow {
     pub fn new(label: impl Into<String>, value: impl Into<String>) -> InfoRow {
-        InfoRow { label: label.into(), value: value.into(), severity: Severity::Normal, swatch: None, links: Vec::new(), compare: Vec::new() }
+        InfoRow {
+            label: label.into(),
+            value: value.into(),
+            severity: Severity::Normal,
+            swatch: None,
+            links: Vec::new(),
+            compare: Vec::new(),
+        }
     }
     pub fn warning(label: impl Into<String>, value: impl Into<String>) -> InfoRow {
-        InfoRow { severity: Severity::Warning, ..InfoRow::new(label, value) }
+        InfoRow {
+            severity: Severity::Warning,
+            ..InfoRow::new(label, value)
+        }
     }
     /// With a swatch of an RGB colour (0–1 each, as the file stores it; clamped).
     pub fn with_swatch(mut self, rgb: [f32; 3]) -> InfoRow {
@@ -100,7 +113,8 @@ impl InfoRow {
     pub fn with_candidates(mut self, taken: &str, others: &[String]) -> InfoRow {
         self.links.push(taken.to_string());
         self.links.extend(others.iter().cloned());
-        self.compare.extend(others.iter().map(|o| [taken.to_string(), o.clone()]));
+        self.compare
+            .extend(others.iter().map(|o| [taken.to_string(), o.clone()]));
         self
     }
 }

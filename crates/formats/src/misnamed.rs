@@ -19,14 +19,33 @@ fn why(path: &str, bytes: &[u8], claim: Option<&Claim>) -> ParseError {
     match magic {
         Some(magic) => {
             let head: Vec<String> = bytes.iter().take(8).map(|b| format!("{b:02X}")).collect();
-            let found = if bytes.is_empty() { "the file has 0 bytes".to_string() } else { format!("its first bytes are {}", head.join(" ")) };
-            ParseError::new(0, "", format!("{named}, but it does not start with {magic}: {found}"))
+            let found = if bytes.is_empty() {
+                "the file has 0 bytes".to_string()
+            } else {
+                format!("its first bytes are {}", head.join(" "))
+            };
+            ParseError::new(
+                0,
+                "",
+                format!("{named}, but it does not start with {magic}: {found}"),
+            )
         }
         None => {
             let probe = &bytes[..bytes.len().min(TEXT_PROBE)];
             match probe.iter().position(|&b| !looks_like_dos_text(&[b])) {
-                Some(at) => ParseError::new(at, "", format!("{named}, but it is not text: byte {at} is 0x{:02X}", probe[at])),
-                None => ParseError::new(0, "", format!("{named}, but the file has {} bytes", bytes.len())),
+                Some(at) => ParseError::new(
+                    at,
+                    "",
+                    format!(
+                        "{named}, but it is not text: byte {at} is 0x{:02X}",
+                        probe[at]
+                    ),
+                ),
+                None => ParseError::new(
+                    0,
+                    "",
+                    format!("{named}, but the file has {} bytes", bytes.len()),
+                ),
             }
         }
     }
@@ -42,10 +61,25 @@ pub struct MisnamedDocument {
 
 /// Open a file whose name made the claim `claim` (the registry's rows say what each name
 /// claims) and whose content did not pass for it.
-pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose, claim: Option<&Claim>) -> Box<dyn Document> {
+pub fn open(
+    path: &str,
+    bytes: Vec<u8>,
+    kind: Kind,
+    purpose: Purpose,
+    claim: Option<&Claim>,
+) -> Box<dyn Document> {
     let error = Some(why(path, &bytes, claim));
-    let inspector = (purpose == Purpose::Show).then(|| InspectorView { error: error.clone(), ..InspectorView::flat("bytes", bytes.len(), ByteClass::Unclaimed) });
-    Box::new(MisnamedDocument { kind, bytes, error, inspector, diagnostics: Vec::new() })
+    let inspector = (purpose == Purpose::Show).then(|| InspectorView {
+        error: error.clone(),
+        ..InspectorView::flat("bytes", bytes.len(), ByteClass::Unclaimed)
+    });
+    Box::new(MisnamedDocument {
+        kind,
+        bytes,
+        error,
+        inspector,
+        diagnostics: Vec::new(),
+    })
 }
 
 impl Document for MisnamedDocument {
@@ -54,12 +88,22 @@ impl Document for MisnamedDocument {
         (view == 0).then_some(&self.bytes[..])
     }
     fn info_rows(&self) -> Vec<InfoRow> {
-        let mut rows = vec![InfoRow::new("format", self.kind.title()), InfoRow::new("bytes", self.bytes.len().to_string())];
-        rows.extend(self.error.iter().map(|e| InfoRow::warning("error", e.to_string())));
+        let mut rows = vec![
+            InfoRow::new("format", self.kind.title()),
+            InfoRow::new("bytes", self.bytes.len().to_string()),
+        ];
+        rows.extend(
+            self.error
+                .iter()
+                .map(|e| InfoRow::warning("error", e.to_string())),
+        );
         rows
     }
     fn info_json(&self) -> String {
-        super::summary_json(serde_json::json!({ "format": "misnamed", "kind": self.kind, "bytes": self.bytes.len() }), self.error.as_ref())
+        super::summary_json(
+            serde_json::json!({ "format": "misnamed", "kind": self.kind, "bytes": self.bytes.len() }),
+            self.error.as_ref(),
+        )
     }
 }
 
@@ -74,17 +118,32 @@ mod tests {
         assert_eq!(png.kind(), Kind::MISNAMED);
         assert_eq!(png.error().unwrap().to_string(), "at byte 0: named .PNG, a PNG image, but it does not start with the PNG signature 89 50 4E 47: its first bytes are 47 49 46 38 39 61 2E 2E");
         let map = open("ARENA.MAP", b"[arena]\r\ntype=map\r\n\x00\x01");
-        assert_eq!(map.kind(), crate::world::MAP, "text in its first 16 bytes: read as a world (whose reader reports the rest)");
+        assert_eq!(
+            map.kind(),
+            crate::world::MAP,
+            "text in its first 16 bytes: read as a world (whose reader reports the rest)"
+        );
         let bin = open("ARENA.MAP", b"\x00\x01\x02[a]");
         assert_eq!(bin.error().unwrap().offset, 0);
-        assert!(bin.error().unwrap().message.contains("named .MAP, a pod world (INI-style text), but it is not text: byte 0 is 0x00"));
-        assert_eq!(open("E.SUB", b"").error().unwrap().message, "named .SUB, pod subsystems (INI-style text), but the file has 0 bytes");
+        assert!(bin.error().unwrap().message.contains(
+            "named .MAP, a pod world (INI-style text), but it is not text: byte 0 is 0x00"
+        ));
+        assert_eq!(
+            open("E.SUB", b"").error().unwrap().message,
+            "named .SUB, pod subsystems (INI-style text), but the file has 0 bytes"
+        );
         // Latin-1 text (a DOS-era accent) is text.
-        assert_eq!(open("CAFE.MOD", b"; caf\xe9\r\n[video]\r\n").kind(), crate::world::MOD);
+        assert_eq!(
+            open("CAFE.MOD", b"; caf\xe9\r\n[video]\r\n").kind(),
+            crate::world::MOD
+        );
         // Names that claim nothing stay unknown bytes.
         assert_eq!(open("X.BIN", b"\x00\x01").kind(), Kind::UNKNOWN);
         assert!(open("X.BIN", b"\x00\x01").error().is_none());
         let info: serde_json::Value = serde_json::from_str(&png.info_json()).unwrap();
-        assert_eq!((info["format"].as_str(), info["error"]["offset"].as_u64()), (Some("misnamed"), Some(0)));
+        assert_eq!(
+            (info["format"].as_str(), info["error"]["offset"].as_u64()),
+            (Some("misnamed"), Some(0))
+        );
     }
 }

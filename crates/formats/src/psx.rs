@@ -79,7 +79,9 @@ pub struct PageKey {
 
 impl Vram {
     pub fn new() -> Vram {
-        Vram { pixels: vec![0; WIDTH * HEIGHT] }
+        Vram {
+            pixels: vec![0; WIDTH * HEIGHT],
+        }
     }
 
     /// Write halfwords (little-endian) into the rectangle at (x, y), `width` wide.
@@ -99,13 +101,26 @@ impl Vram {
     /// What texel (u, v) of a page is made of: the halfword of VRAM that holds it, its index
     /// into the CLUT (4- and 8-bit pages) and the colour word the GPU draws.
     pub fn texel(&self, key: PageKey, u: usize, v: usize) -> PageTexel {
-        let (px, py, cx, cy) = (key.page_x as usize, key.page_y as usize, key.clut_x as usize, key.clut_y as usize);
+        let (px, py, cx, cy) = (
+            key.page_x as usize,
+            key.page_y as usize,
+            key.clut_x as usize,
+            key.clut_y as usize,
+        );
         let (u, v) = (u % 256, v % 256);
-        let (x, y) = ((px + u / key.depth.per_halfword()) % WIDTH, (py + v) % HEIGHT);
+        let (x, y) = (
+            (px + u / key.depth.per_halfword()) % WIDTH,
+            (py + v) % HEIGHT,
+        );
         let word = self.at(x, y);
         let index = key.depth.index(word, u);
         let colour = index.map_or(word, |i| self.at(cx + i as usize, cy));
-        PageTexel { word, at: (x as u16, y as u16), index, colour }
+        PageTexel {
+            word,
+            at: (x as u16, y as u16),
+            index,
+            colour,
+        }
     }
 
     /// The 256 × 256 texels a polygon with this key sees, as the GPU samples them. For a
@@ -113,21 +128,41 @@ impl Vram {
     pub fn page(&self, key: PageKey, semi: bool) -> Texels {
         let mut rgba_out = vec![0; 256 * 256 * 4];
         self.page_rows(key, semi, 0..256, &mut rgba_out);
-        Texels { width: 256, height: 256, rgba: std::sync::Arc::new(rgba_out) }
+        Texels {
+            width: 256,
+            height: 256,
+            rgba: std::sync::Arc::new(rgba_out),
+        }
     }
 
     /// Rows `rows` of a page's texels into `out` (256 RGBA a row, row v at v · 1024), as
     /// [`Self::texel`] samples them: a row of VRAM read once, the CLUT once.
-    pub fn page_rows(&self, key: PageKey, semi: bool, rows: impl IntoIterator<Item = usize>, out: &mut [u8]) {
-        let (px, cx, cy) = (key.page_x as usize, key.clut_x as usize, key.clut_y as usize);
+    pub fn page_rows(
+        &self,
+        key: PageKey,
+        semi: bool,
+        rows: impl IntoIterator<Item = usize>,
+        out: &mut [u8],
+    ) {
+        let (px, cx, cy) = (
+            key.page_x as usize,
+            key.clut_x as usize,
+            key.clut_y as usize,
+        );
         let clut: Vec<u16> = (0..256).map(|i| self.at(cx + i, cy)).collect();
         for v in rows {
             let y = (key.page_y as usize + v) % HEIGHT;
             let line = &self.pixels[y * WIDTH..(y + 1) * WIDTH];
             let word = |x: usize| line[x % WIDTH];
-            for (u, texel) in out[v * 1024..(v + 1) * 1024].chunks_exact_mut(4).enumerate() {
+            for (u, texel) in out[v * 1024..(v + 1) * 1024]
+                .chunks_exact_mut(4)
+                .enumerate()
+            {
                 let halfword = word(px + u / key.depth.per_halfword());
-                let c = key.depth.index(halfword, u).map_or(halfword, |i| clut[i as usize]);
+                let c = key
+                    .depth
+                    .index(halfword, u)
+                    .map_or(halfword, |i| clut[i as usize]);
                 texel.copy_from_slice(&rgba(c));
                 if semi && c & 0x8000 != 0 {
                     texel[3] = SEMI_ALPHA;
@@ -158,12 +193,22 @@ mod tests {
     use super::*;
 
     /// Page (640, 256) at 4 bits, its CLUT at (0, 500).
-    const PAGE: PageKey = PageKey { page_x: 640, page_y: 256, clut_x: 0, clut_y: 500, depth: Depth::Four };
+    const PAGE: PageKey = PageKey {
+        page_x: 640,
+        page_y: 256,
+        clut_x: 0,
+        clut_y: 500,
+        depth: Depth::Four,
+    };
 
     #[test]
     fn colours_widen_five_bits_to_eight_and_only_zero_is_transparent() {
         assert_eq!(rgba(0x0000), [0, 0, 0, 0]);
-        assert_eq!(rgba(0x8000), [0, 0, 0, 255], "black with its STP bit is opaque black");
+        assert_eq!(
+            rgba(0x8000),
+            [0, 0, 0, 255],
+            "black with its STP bit is opaque black"
+        );
         assert_eq!(rgba(0x7FFF), [255, 255, 255, 255]);
         // 3 = 0b00011 → 0b00011000 | 0b000 = 24; 17 = 0b10001 → 0b10001000 | 0b100 = 140.
         assert_eq!(rgba(3 | 17 << 5 | 31 << 10), [24, 140, 255, 255]);
@@ -171,8 +216,18 @@ mod tests {
 
     #[test]
     fn indices_come_low_bits_first() {
-        assert_eq!((0..4).map(|u| Depth::Four.index(0x1021, u)).collect::<Vec<_>>(), [Some(1), Some(2), Some(0), Some(1)]);
-        assert_eq!((0..2).map(|u| Depth::Eight.index(0xAB12, u)).collect::<Vec<_>>(), [Some(0x12), Some(0xAB)]);
+        assert_eq!(
+            (0..4)
+                .map(|u| Depth::Four.index(0x1021, u))
+                .collect::<Vec<_>>(),
+            [Some(1), Some(2), Some(0), Some(1)]
+        );
+        assert_eq!(
+            (0..2)
+                .map(|u| Depth::Eight.index(0xAB12, u))
+                .collect::<Vec<_>>(),
+            [Some(0x12), Some(0xAB)]
+        );
         assert_eq!(Depth::Fifteen.index(0x1234, 0), None);
     }
 
@@ -180,18 +235,39 @@ mod tests {
     fn four_bit_texels_read_low_nibble_first_through_the_clut() {
         let mut v = Vram::new();
         // CLUT at (0, 500): entry 1 red, entry 2 green (with STP), entry 0 is 0x0000.
-        v.upload(0, 500, 16, &[0, 0, 0x1F, 0, 0xE0, 0x83].iter().chain([0u8; 26].iter()).copied().collect::<Vec<_>>());
+        v.upload(
+            0,
+            500,
+            16,
+            &[0, 0, 0x1F, 0, 0xE0, 0x83]
+                .iter()
+                .chain([0u8; 26].iter())
+                .copied()
+                .collect::<Vec<_>>(),
+        );
         // Page (640, 256): first halfword holds nibbles 1, 2, 0, 1 (low first).
         v.upload(640, 256, 1, &0x1021u16.to_le_bytes());
         let t = v.page(PAGE, false);
         let px = |u: usize| t.rgba[u * 4..u * 4 + 4].to_vec();
         assert_eq!(px(0), [255, 0, 0, 255]);
-        assert_eq!(px(1), [0, 255, 0, 255], "STP texels are opaque on an opaque polygon");
+        assert_eq!(
+            px(1),
+            [0, 255, 0, 255],
+            "STP texels are opaque on an opaque polygon"
+        );
         assert_eq!(px(2), [0, 0, 0, 0], "0x0000 is transparent");
         assert_eq!(px(3), [255, 0, 0, 255]);
         // What the texel under the pointer is made of: the halfword, the nibble, the colour.
         let key = PAGE;
-        assert_eq!(v.texel(key, 1, 0), PageTexel { word: 0x1021, at: (640, 256), index: Some(2), colour: 0x83E0 });
+        assert_eq!(
+            v.texel(key, 1, 0),
+            PageTexel {
+                word: 0x1021,
+                at: (640, 256),
+                index: Some(2),
+                colour: 0x83E0
+            }
+        );
         // On a semi-transparent polygon only the STP texel blends.
         let semi = v.page(PAGE, true);
         assert_eq!(semi.rgba[4..8], [0, 255, 0, SEMI_ALPHA]);

@@ -21,14 +21,25 @@ const LEFT_OVER: &[Format] = &[
         refers_to: &[],
         open: open_misnamed,
     },
-    Format { kind: Kind::UNKNOWN, label: "?", title: "unknown", caps: Capabilities::NONE, sniffs: &[(Sniffed::Last, |_| true)], named: &[], claims: &[], refers_to: &[], open: bytes::open },
+    Format {
+        kind: Kind::UNKNOWN,
+        label: "?",
+        title: "unknown",
+        caps: Capabilities::NONE,
+        sniffs: &[(Sniffed::Last, |_| true)],
+        named: &[],
+        claims: &[],
+        refers_to: &[],
+        open: bytes::open,
+    },
 ];
 
 /// Every row, in the order the sniffers are asked: by tier, then as listed.
 fn rows() -> &'static [&'static Format] {
     static ROWS: OnceLock<Vec<&'static Format>> = OnceLock::new();
     ROWS.get_or_init(|| {
-        let mut rows: Vec<&'static Format> = FORMATS.iter().copied().flatten().chain(LEFT_OVER).collect();
+        let mut rows: Vec<&'static Format> =
+            FORMATS.iter().copied().flatten().chain(LEFT_OVER).collect();
         rows.sort_by_key(|f| first_tier(f));
         rows
     })
@@ -41,12 +52,19 @@ fn first_tier(f: &Format) -> Sniffed {
 fn format(kind: Kind) -> &'static Format {
     // A kind is only made by a format module, whose rows are all listed; a word that
     // reached here some other way is unknown.
-    rows().iter().find(|f| f.kind == kind).copied().unwrap_or(&LEFT_OVER[1])
+    rows()
+        .iter()
+        .find(|f| f.kind == kind)
+        .copied()
+        .unwrap_or(&LEFT_OVER[1])
 }
 
 /// What a file so named must be, where a format claims the name.
 fn claim(ext: &str) -> Option<&'static Claim> {
-    rows().iter().flat_map(|f| f.claims).find(|c| c.extensions.contains(&ext))
+    rows()
+        .iter()
+        .flat_map(|f| f.claims)
+        .find(|c| c.extensions.contains(&ext))
 }
 
 fn open_misnamed(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
@@ -59,23 +77,48 @@ impl Kind {
     /// are enough) and its size.
     pub fn sniff(path: &str, head: &[u8], size: u64) -> Kind {
         let ext = super::extension(path);
-        let head = Head { path, ext, bytes: head, size };
-        let tiers = [Sniffed::Content, Sniffed::Name, Sniffed::Structure, Sniffed::Claimed, Sniffed::Last];
-        tiers.iter().find_map(|tier| rows().iter().find(|f| f.sniffs.iter().any(|(t, sniff)| t == tier && sniff(&head)))).map_or(Kind::UNKNOWN, |f| f.kind)
+        let head = Head {
+            path,
+            ext,
+            bytes: head,
+            size,
+        };
+        let tiers = [
+            Sniffed::Content,
+            Sniffed::Name,
+            Sniffed::Structure,
+            Sniffed::Claimed,
+            Sniffed::Last,
+        ];
+        tiers
+            .iter()
+            .find_map(|tier| {
+                rows()
+                    .iter()
+                    .find(|f| f.sniffs.iter().any(|(t, sniff)| t == tier && sniff(&head)))
+            })
+            .map_or(Kind::UNKNOWN, |f| f.kind)
     }
 
     /// The kind a file's name says it is, where the name says (a known extension); the
     /// listing types it so without reading it.
     pub fn by_name(path: &str) -> Option<Kind> {
         let ext = super::extension(path);
-        rows().iter().find(|f| f.named.contains(&ext.as_str())).map(|f| f.kind)
+        rows()
+            .iter()
+            .find(|f| f.named.contains(&ext.as_str()))
+            .map(|f| f.kind)
     }
 
     /// Every extension some row reads or claims (lower case, each once): the names a
     /// hostile-input test gives files so that every format is reached.
     pub fn extensions() -> Vec<&'static str> {
         let mut out: Vec<&'static str> = Vec::new();
-        for ext in rows().iter().flat_map(|f| f.named.iter().chain(f.claims.iter().flat_map(|c| c.extensions))) {
+        for ext in rows().iter().flat_map(|f| {
+            f.named
+                .iter()
+                .chain(f.claims.iter().flat_map(|c| c.extensions))
+        }) {
             if !out.contains(ext) {
                 out.push(ext);
             }
@@ -90,7 +133,10 @@ impl Kind {
     /// The kind's number: its place in [`Kind::all`], the same in every instance of one
     /// build (how a listing's kinds cross into wasm: one byte a file).
     pub fn number(self) -> u8 {
-        rows().iter().position(|f| f.kind == self).map_or(u8::MAX, |n| n as u8)
+        rows()
+            .iter()
+            .position(|f| f.kind == self)
+            .map_or(u8::MAX, |n| n as u8)
     }
 
     /// The kind numbered `n` ([`Kind::number`]), if there is one.
@@ -126,7 +172,8 @@ impl Kind {
 impl<'de> serde::Deserialize<'de> for Kind {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Kind, D::Error> {
         let word = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        Kind::parse(&word).ok_or_else(|| serde::de::Error::custom(format!("no kind is called {word:?}")))
+        Kind::parse(&word)
+            .ok_or_else(|| serde::de::Error::custom(format!("no kind is called {word:?}")))
     }
 }
 
@@ -151,7 +198,11 @@ mod tests {
             }
         }
         assert!(named > 30, "{named}");
-        assert_eq!(Kind::by_name("A.BIN"), None, "a name that says nothing is typed by content");
+        assert_eq!(
+            Kind::by_name("A.BIN"),
+            None,
+            "a name that says nothing is typed by content"
+        );
         assert_eq!(Kind::by_name("NOEXT"), None);
         assert_eq!(Kind::by_name("x/field.tdb"), Some(crate::bsx::TDB));
     }
@@ -170,7 +221,9 @@ mod tests {
         assert_eq!(kind("X.LZS", &[96, 0, 0, 0, 1, 2], 100), "lzs");
         // Under its name a BSX is opened as one whatever it holds, to say what is wrong.
         assert_eq!(kind("CLOUD.BSX", &[95, 0, 0, 0, 1, 2], 100), "bsx");
-        assert!(open("CLOUD.BSX", vec![95, 0, 0, 0, 1, 2], Purpose::Asset).error().is_some());
+        assert!(open("CLOUD.BSX", vec![95, 0, 0, 0, 1, 2], Purpose::Asset)
+            .error()
+            .is_some());
         assert_eq!(kind("CLOUD.BCX", &[96, 0, 0, 0, 1, 2], 100), "bcx");
         assert_eq!(kind("FIELD.TDB", &[96, 0, 0, 0, 1, 2], 100), "tdb");
         assert_eq!(kind("ARENA1.MAP", b"[arena1]\ntype=m", 300), "map");
@@ -189,24 +242,64 @@ mod tests {
     /// order of the lines in `FORMATS` decides nothing.
     #[test]
     fn no_two_rows_of_a_tier_claim_one_file_so_the_lines_may_stand_in_any_order() {
-        let mut names: Vec<String> = rows().iter().flat_map(|f| f.named.iter().chain(f.claims.iter().flat_map(|c| c.extensions))).map(|e| format!("X.{}", e.to_ascii_uppercase())).collect();
+        let mut names: Vec<String> = rows()
+            .iter()
+            .flat_map(|f| {
+                f.named
+                    .iter()
+                    .chain(f.claims.iter().flat_map(|c| c.extensions))
+            })
+            .map(|e| format!("X.{}", e.to_ascii_uppercase()))
+            .collect();
         names.extend(["FIELD.BIN", "X.BIN", "NOEXT", "X.TXT"].map(String::from));
-        let mut heads: Vec<(Vec<u8>, u64)> = crate::demo::demo_files().iter().map(|(_, b)| (b[..b.len().min(16)].to_vec(), b.len() as u64)).collect();
+        let mut heads: Vec<(Vec<u8>, u64)> = crate::demo::demo_files()
+            .iter()
+            .map(|(_, b)| (b[..b.len().min(16)].to_vec(), b.len() as u64))
+            .collect();
         let real = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/testdata/ff7");
         for entry in std::fs::read_dir(real).expect("the real FF7 files beside the repo") {
             let bytes = std::fs::read(entry.unwrap().path()).unwrap();
             heads.push((bytes[..16].to_vec(), bytes.len() as u64));
         }
-        for magic in [&b"DIV-BIZ2\x03\x40"[..], b"DIV-BMF2", b"DIV-VIZ2\n", b"DIV-VMF2\n", b"\x89PNG\r\n", b"BM", b"\x01\xDA", b"[map]\r\n", &[0; 16], &[]] {
+        for magic in [
+            &b"DIV-BIZ2\x03\x40"[..],
+            b"DIV-BMF2",
+            b"DIV-VIZ2\n",
+            b"DIV-VMF2\n",
+            b"\x89PNG\r\n",
+            b"BM",
+            b"\x01\xDA",
+            b"[map]\r\n",
+            &[0; 16],
+            &[],
+        ] {
             heads.push((magic.to_vec(), 300));
         }
         let mut pairs = 0;
         for name in &names {
             for (bytes, size) in &heads {
-                let head = Head { path: name, ext: crate::extension(name), bytes, size: *size };
-                for tier in [Sniffed::Content, Sniffed::Name, Sniffed::Structure, Sniffed::Claimed, Sniffed::Last] {
-                    let yes: Vec<&str> = rows().iter().filter(|f| f.sniffs.iter().any(|(t, s)| *t == tier && s(&head))).map(|f| f.kind.as_str()).collect();
-                    assert!(yes.len() <= 1, "{name} with head {bytes:02x?}: {yes:?} all claim it in tier {tier:?}");
+                let head = Head {
+                    path: name,
+                    ext: crate::extension(name),
+                    bytes,
+                    size: *size,
+                };
+                for tier in [
+                    Sniffed::Content,
+                    Sniffed::Name,
+                    Sniffed::Structure,
+                    Sniffed::Claimed,
+                    Sniffed::Last,
+                ] {
+                    let yes: Vec<&str> = rows()
+                        .iter()
+                        .filter(|f| f.sniffs.iter().any(|(t, s)| *t == tier && s(&head)))
+                        .map(|f| f.kind.as_str())
+                        .collect();
+                    assert!(
+                        yes.len() <= 1,
+                        "{name} with head {bytes:02x?}: {yes:?} all claim it in tier {tier:?}"
+                    );
                 }
                 pairs += 1;
             }
@@ -223,10 +316,20 @@ mod tests {
         for k in &kinds {
             assert_eq!(kinds.iter().filter(|x| *x == k).count(), 1);
             assert_eq!(Kind::parse(k.as_str()), Some(*k));
-            assert_eq!(serde_json::to_value(k).unwrap(), serde_json::Value::String(k.as_str().into()));
+            assert_eq!(
+                serde_json::to_value(k).unwrap(),
+                serde_json::Value::String(k.as_str().into())
+            );
         }
-        assert_eq!(*kinds.last().unwrap(), Kind::UNKNOWN, "the catch-all sniffs last");
-        assert!(kinds.len() < u8::MAX as usize, "a kind's number is a byte, u8::MAX for none");
+        assert_eq!(
+            *kinds.last().unwrap(),
+            Kind::UNKNOWN,
+            "the catch-all sniffs last"
+        );
+        assert!(
+            kinds.len() < u8::MAX as usize,
+            "a kind's number is a byte, u8::MAX for none"
+        );
         for k in &kinds {
             assert_eq!(Kind::numbered(k.number()), Some(*k));
         }

@@ -18,7 +18,11 @@ pub struct ParseError {
 
 impl ParseError {
     pub fn new(offset: usize, path: &str, message: impl Into<String>) -> Self {
-        ParseError { offset, path: path.to_string(), message: message.into() }
+        ParseError {
+            offset,
+            path: path.to_string(),
+            message: message.into(),
+        }
     }
 }
 
@@ -61,9 +65,18 @@ impl Diagnostics {
     }
     /// A finding at `offset`, its message built only when it will be kept (it is counted
     /// either way).
-    pub fn add(&mut self, offset: usize, path: impl FnOnce() -> String, message: impl FnOnce() -> String) {
+    pub fn add(
+        &mut self,
+        offset: usize,
+        path: impl FnOnce() -> String,
+        message: impl FnOnce() -> String,
+    ) {
         if self.has_room() {
-            self.kept.push(Diagnostic { offset, path: path(), message: message() });
+            self.kept.push(Diagnostic {
+                offset,
+                path: path(),
+                message: message(),
+            });
         } else {
             self.dropped += 1;
         }
@@ -104,18 +117,32 @@ mod tests {
     fn diagnostics_are_capped_and_counted_however_they_arrive() {
         let mut d = Diagnostics::default();
         for k in 0..(MAX_DIAGNOSTICS + 7) {
-            d.push(Diagnostic { offset: k, path: String::new(), message: "x".into() });
+            d.push(Diagnostic {
+                offset: k,
+                path: String::new(),
+                message: "x".into(),
+            });
         }
-        assert_eq!((d.kept.len(), d.dropped, d.total()), (MAX_DIAGNOSTICS, 7, MAX_DIAGNOSTICS + 7));
+        assert_eq!(
+            (d.kept.len(), d.dropped, d.total()),
+            (MAX_DIAGNOSTICS, 7, MAX_DIAGNOSTICS + 7)
+        );
         let mut built = 0;
         d.add(1, String::new, || {
             built += 1;
             "y".into()
         });
-        assert_eq!((built, d.dropped), (0, 8), "a message past the cap is counted, not built");
+        assert_eq!(
+            (built, d.dropped),
+            (0, 8),
+            "a message past the cap is counted, not built"
+        );
         let mut merged = Diagnostics::default();
         merged.merge(d.kept.iter().take(3).cloned(), 10);
         merged.merge(d.kept.clone(), d.dropped);
-        assert_eq!((merged.kept.len(), merged.total()), (MAX_DIAGNOSTICS, 3 + 10 + MAX_DIAGNOSTICS + 8));
+        assert_eq!(
+            (merged.kept.len(), merged.total()),
+            (MAX_DIAGNOSTICS, 3 + 10 + MAX_DIAGNOSTICS + 8)
+        );
     }
 }

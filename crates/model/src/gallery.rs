@@ -111,12 +111,20 @@ pub fn css_color([r, g, b]: [f32; 3]) -> String {
 /// keeps them recognisable where smoothing would blur them.
 /// The texels of a `width × height` texture that the texture coordinates `uvs` (0..1, from
 /// the top left) sample: `[x, y, width, height]`, or None for no coordinates.
-pub fn used_bounds(uvs: impl Iterator<Item = [f32; 2]>, width: u32, height: u32) -> Option<[u32; 4]> {
-    let texel = |t: f32, size: u32| ((t.clamp(0.0, 1.0) * size as f32).floor() as u32).min(size.saturating_sub(1));
+pub fn used_bounds(
+    uvs: impl Iterator<Item = [f32; 2]>,
+    width: u32,
+    height: u32,
+) -> Option<[u32; 4]> {
+    let texel = |t: f32, size: u32| {
+        ((t.clamp(0.0, 1.0) * size as f32).floor() as u32).min(size.saturating_sub(1))
+    };
     let mut b: Option<[u32; 4]> = None;
     for [u, v] in uvs.filter(|[u, v]| u.is_finite() && v.is_finite()) {
         let (x, y) = (texel(u, width), texel(v, height));
-        b = Some(b.map_or([x, y, x, y], |[x0, y0, x1, y1]| [x0.min(x), y0.min(y), x1.max(x), y1.max(y)]));
+        b = Some(b.map_or([x, y, x, y], |[x0, y0, x1, y1]| {
+            [x0.min(x), y0.min(y), x1.max(x), y1.max(y)]
+        }));
     }
     b.map(|[x0, y0, x1, y1]| [x0, y0, x1 - x0 + 1, y1 - y0 + 1])
 }
@@ -127,7 +135,10 @@ pub fn thumbnail(texels: &Texels, side: u32) -> Texels {
         return texels.clone();
     }
     let scale = side as f64 / w.max(h) as f64;
-    let (tw, th) = (((w as f64 * scale).round() as u32).max(1), ((h as f64 * scale).round() as u32).max(1));
+    let (tw, th) = (
+        ((w as f64 * scale).round() as u32).max(1),
+        ((h as f64 * scale).round() as u32).max(1),
+    );
     let mut rgba = Vec::with_capacity(tw as usize * th as usize * 4);
     for y in 0..th {
         let sy = ((y as f64 + 0.5) / scale) as u32;
@@ -137,7 +148,11 @@ pub fn thumbnail(texels: &Texels, side: u32) -> Texels {
             rgba.extend_from_slice(&texels.rgba[at..at + 4]);
         }
     }
-    Texels { width: tw, height: th, rgba: std::sync::Arc::new(rgba) }
+    Texels {
+        width: tw,
+        height: th,
+        rgba: std::sync::Arc::new(rgba),
+    }
 }
 
 #[cfg(test)]
@@ -145,8 +160,14 @@ mod tests {
     use super::*;
 
     fn picture(w: u32, h: u32) -> Texels {
-        let rgba = (0..w * h).flat_map(|i| [(i % w) as u8, (i / w) as u8, 0, 255]).collect();
-        Texels { width: w, height: h, rgba: std::sync::Arc::new(rgba) }
+        let rgba = (0..w * h)
+            .flat_map(|i| [(i % w) as u8, (i / w) as u8, 0, 255])
+            .collect();
+        Texels {
+            width: w,
+            height: h,
+            rgba: std::sync::Arc::new(rgba),
+        }
     }
 
     #[test]
@@ -172,9 +193,16 @@ mod tests {
     fn used_bounds_cover_every_texcoord_sampled() {
         let t = picture(8, 4);
         // Texel centres of (2, 1) and (5, 2); 1.0 is the last texel, not past it.
-        let b = used_bounds([[2.5 / 8.0, 1.5 / 4.0], [5.5 / 8.0, 2.5 / 4.0]].into_iter(), 8, 4);
+        let b = used_bounds(
+            [[2.5 / 8.0, 1.5 / 4.0], [5.5 / 8.0, 2.5 / 4.0]].into_iter(),
+            8,
+            4,
+        );
         assert_eq!(b, Some([2, 1, 4, 2]));
-        assert_eq!(used_bounds([[1.0, 1.0], [f32::NAN, 0.0]].into_iter(), 8, 4), Some([7, 3, 1, 1]));
+        assert_eq!(
+            used_bounds([[1.0, 1.0], [f32::NAN, 0.0]].into_iter(), 8, 4),
+            Some([7, 3, 1, 1])
+        );
         assert_eq!(used_bounds(std::iter::empty(), 8, 4), None);
         // What the card shows of it.
         let c = crate::texture::crop(&t, 2, 1, 4, 2);

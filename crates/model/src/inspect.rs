@@ -165,7 +165,15 @@ pub struct InspectorView {
 impl InspectorView {
     /// A view with no records: the bytes in one run of `class`.
     pub fn flat(format: &'static str, len: usize, class: ByteClass) -> InspectorView {
-        let runs = if len == 0 { Vec::new() } else { vec![CoverageRun { start: 0, len, class }] };
+        let runs = if len == 0 {
+            Vec::new()
+        } else {
+            vec![CoverageRun {
+                start: 0,
+                len,
+                class,
+            }]
+        };
         InspectorView {
             format,
             bytes: len,
@@ -177,7 +185,10 @@ impl InspectorView {
             diagnostics: Vec::new(),
             diagnostics_dropped: 0,
             error: None,
-            views: vec![ByteView { label: "file".into(), len }],
+            views: vec![ByteView {
+                label: "file".into(),
+                len,
+            }],
         }
     }
 }
@@ -185,7 +196,8 @@ impl InspectorView {
 /// Each row's path in the tree, `OBJECT[0]/LOD[1]/PATCH[2]`: every step its name and its
 /// place among the earlier siblings of that name. Rows come in file order with parents first.
 pub fn record_paths(rows: &[Row]) -> Vec<String> {
-    let mut seen: std::collections::HashMap<(Option<u32>, &str), usize> = std::collections::HashMap::new();
+    let mut seen: std::collections::HashMap<(Option<u32>, &str), usize> =
+        std::collections::HashMap::new();
     let mut paths: Vec<String> = Vec::with_capacity(rows.len());
     for r in rows {
         let ordinal = seen.entry((r.parent, r.name.as_str())).or_insert(0);
@@ -252,10 +264,16 @@ impl InspectorView {
     /// The view as `relicview inspect` lists it.
     pub fn listing(&self) -> Listing<'_> {
         let paths = record_paths(&self.chunks);
-        let mut fields: Vec<Vec<ListedField<'_>>> = self.chunks.iter().map(|_| Vec::new()).collect();
+        let mut fields: Vec<Vec<ListedField<'_>>> =
+            self.chunks.iter().map(|_| Vec::new()).collect();
         for f in &self.fields {
             if let Some(list) = fields.get_mut(f.chunk as usize) {
-                list.push(ListedField { offset: f.offset, length: f.len, what: &f.what, value: &f.value });
+                list.push(ListedField {
+                    offset: f.offset,
+                    length: f.len,
+                    what: &f.what,
+                    value: &f.value,
+                });
             }
         }
         let records = self
@@ -319,8 +337,14 @@ pub fn runs_from_spans(len: usize, mut spans: Vec<(usize, usize, ByteClass)>) ->
             return;
         }
         match runs.last_mut() {
-            Some(last) if last.class == class && last.start + last.len == start => last.len += end - start,
-            _ => runs.push(CoverageRun { start, len: end - start, class }),
+            Some(last) if last.class == class && last.start + last.len == start => {
+                last.len += end - start
+            }
+            _ => runs.push(CoverageRun {
+                start,
+                len: end - start,
+                class,
+            }),
         }
     };
     let mut pos = 0;
@@ -340,16 +364,48 @@ mod tests {
 
     #[test]
     fn spans_become_runs_that_tile_the_bytes() {
-        let runs = runs_from_spans(20, vec![(10, 14, ByteClass::Decoded), (0, 4, ByteClass::Framing), (4, 6, ByteClass::Framing), (12, 30, ByteClass::Opaque)]);
+        let runs = runs_from_spans(
+            20,
+            vec![
+                (10, 14, ByteClass::Decoded),
+                (0, 4, ByteClass::Framing),
+                (4, 6, ByteClass::Framing),
+                (12, 30, ByteClass::Opaque),
+            ],
+        );
         assert_eq!(
             runs,
             vec![
-                CoverageRun { start: 0, len: 6, class: ByteClass::Framing },
-                CoverageRun { start: 6, len: 4, class: ByteClass::Unclaimed },
-                CoverageRun { start: 10, len: 4, class: ByteClass::Decoded },
-                CoverageRun { start: 14, len: 6, class: ByteClass::Opaque },
+                CoverageRun {
+                    start: 0,
+                    len: 6,
+                    class: ByteClass::Framing
+                },
+                CoverageRun {
+                    start: 6,
+                    len: 4,
+                    class: ByteClass::Unclaimed
+                },
+                CoverageRun {
+                    start: 10,
+                    len: 4,
+                    class: ByteClass::Decoded
+                },
+                CoverageRun {
+                    start: 14,
+                    len: 6,
+                    class: ByteClass::Opaque
+                },
             ]
         );
-        assert_eq!(coverage_of(&runs), Coverage { framing: 6, decoded: 4, opaque: 6, unclaimed: 4 });
+        assert_eq!(
+            coverage_of(&runs),
+            Coverage {
+                framing: 6,
+                decoded: 4,
+                opaque: 6,
+                unclaimed: 4
+            }
+        );
     }
 }

@@ -47,7 +47,11 @@ impl<'de, T: Pod + Deserialize<'de>> Deserialize<'de> for PodVec<T> {
                 // pod_collect_to_vec would zero the memory first: a second pass over
                 // tens of megabytes on the page's thread.)
                 unsafe {
-                    std::ptr::copy_nonoverlapping(v.as_ptr(), out.as_mut_ptr().cast::<u8>(), v.len());
+                    std::ptr::copy_nonoverlapping(
+                        v.as_ptr(),
+                        out.as_mut_ptr().cast::<u8>(),
+                        v.len(),
+                    );
                     out.set_len(n);
                 }
                 Ok(out)
@@ -63,7 +67,9 @@ pub mod pod_vec {
     pub fn serialize<T: Pod + Serialize, S: Serializer>(v: &[T], s: S) -> Result<S::Ok, S::Error> {
         PodRef(v).serialize(s)
     }
-    pub fn deserialize<'de, T: Pod + Deserialize<'de>, D: Deserializer<'de>>(d: D) -> Result<Vec<T>, D::Error> {
+    pub fn deserialize<'de, T: Pod + Deserialize<'de>, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Vec<T>, D::Error> {
         PodVec::deserialize(d).map(|v| v.0)
     }
 }
@@ -71,10 +77,15 @@ pub mod pod_vec {
 /// `#[serde(with = "crate::pod_serde::pod_vec_option")]` for `Option<Vec<T>>` of plain numbers.
 pub mod pod_vec_option {
     use super::*;
-    pub fn serialize<T: Pod + Serialize, S: Serializer>(v: &Option<Vec<T>>, s: S) -> Result<S::Ok, S::Error> {
+    pub fn serialize<T: Pod + Serialize, S: Serializer>(
+        v: &Option<Vec<T>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
         v.as_deref().map(PodRef).serialize(s)
     }
-    pub fn deserialize<'de, T: Pod + Deserialize<'de>, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<T>>, D::Error> {
+    pub fn deserialize<'de, T: Pod + Deserialize<'de>, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Vec<T>>, D::Error> {
         Ok(Option::<PodVec<T>>::deserialize(d)?.map(|v| v.0))
     }
 }

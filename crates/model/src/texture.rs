@@ -29,14 +29,19 @@ pub struct Texels {
 
 /// Which decoder a map file needs, by content first, then by extension (TGA has no magic).
 pub fn format_of(name: &str, bytes: &[u8]) -> Result<&'static str, String> {
-    let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+    let ext = name
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
     Ok(match bytes {
         [0x89, b'P', b'N', b'G', ..] => "png",
         [b'B', b'M', ..] => "bmp",
         [0x01, 0xDA, ..] => "sgi",
         _ if ext == "tga" => "tga",
         _ if matches!(ext.as_str(), "svt" | "vtx" | "bsl") => {
-            return Err(format!(".{ext} is a Division texture format with no decoder yet"));
+            return Err(format!(
+                ".{ext} is a Division texture format with no decoder yet"
+            ));
         }
         _ => return Err(format!("not a TGA, SGI/RGB, PNG or BMP image (.{ext})")),
     })
@@ -55,8 +60,11 @@ pub fn decode(name: &str, bytes: &[u8]) -> Result<Texels, String> {
     let format = format_of(name, bytes)?;
     let image = match format {
         "sgi" => {
-            let mut decoder = image_extras::sgi::SgiDecoder::new(Cursor::new(bytes)).map_err(|e| format!("SGI: {e}"))?;
-            decoder.set_limits(limits()).map_err(|e| format!("SGI: {e}"))?;
+            let mut decoder = image_extras::sgi::SgiDecoder::new(Cursor::new(bytes))
+                .map_err(|e| format!("SGI: {e}"))?;
+            decoder
+                .set_limits(limits())
+                .map_err(|e| format!("SGI: {e}"))?;
             DynamicImage::from_decoder(decoder).map_err(|e| format!("SGI: {e}"))?
         }
         f => {
@@ -67,12 +75,18 @@ pub fn decode(name: &str, bytes: &[u8]) -> Result<Texels, String> {
             };
             let mut reader = image::ImageReader::with_format(Cursor::new(bytes), fmt);
             reader.limits(limits());
-            reader.decode().map_err(|e| format!("{}: {e}", f.to_ascii_uppercase()))?
+            reader
+                .decode()
+                .map_err(|e| format!("{}: {e}", f.to_ascii_uppercase()))?
         }
     };
     // Into, not to: an RGBA image keeps its buffer instead of being copied.
     let rgba = image.into_rgba8();
-    Ok(Texels { width: rgba.width(), height: rgba.height(), rgba: std::sync::Arc::new(rgba.into_raw()) })
+    Ok(Texels {
+        width: rgba.width(),
+        height: rgba.height(),
+        rgba: std::sync::Arc::new(rgba.into_raw()),
+    })
 }
 
 /// An 8×8 checker of the diffuse colour and a darker shade, so a missing map still shows
@@ -87,14 +101,25 @@ pub fn checker(diffuse: [f32; 3]) -> Texels {
             rgba.extend([c[0], c[1], c[2], 255]);
         }
     }
-    Texels { width: 8, height: 8, rgba: std::sync::Arc::new(rgba) }
+    Texels {
+        width: 8,
+        height: 8,
+        rgba: std::sync::Arc::new(rgba),
+    }
 }
 
 /// The texels as a PNG (RGBA, 8 bits a channel).
 pub fn encode_png(t: &Texels) -> Result<Vec<u8>, String> {
     use image::ImageEncoder;
     let mut png = Vec::new();
-    image::codecs::png::PngEncoder::new(&mut png).write_image(&t.rgba[..], t.width, t.height, image::ExtendedColorType::Rgba8).map_err(|e| e.to_string())?;
+    image::codecs::png::PngEncoder::new(&mut png)
+        .write_image(
+            &t.rgba[..],
+            t.width,
+            t.height,
+            image::ExtendedColorType::Rgba8,
+        )
+        .map_err(|e| e.to_string())?;
     Ok(png)
 }
 
@@ -107,7 +132,11 @@ pub fn crop(t: &Texels, x: u32, y: u32, width: u32, height: u32) -> Texels {
         let start = (row as usize * t.width as usize + x as usize) * 4;
         rgba.extend_from_slice(&t.rgba[start..start + width as usize * 4]);
     }
-    Texels { width, height, rgba: std::sync::Arc::new(rgba) }
+    Texels {
+        width,
+        height,
+        rgba: std::sync::Arc::new(rgba),
+    }
 }
 
 /// The sRGB transfer curve: a stored colour channel (0–1) to linear light.
@@ -115,7 +144,11 @@ pub fn srgb_to_linear(c: f32) -> f32 {
     // In f64, rounded once to f32: wasm's and the native powf differ in the last bit of an
     // f32, and an export made in the page must be the bytes the CLI writes.
     let c = c as f64;
-    (if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }) as f32
+    (if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }) as f32
 }
 
 /// Texels as the renderer hands them to the GPU library, which samples texture bytes as
@@ -127,9 +160,21 @@ pub fn linear_texel_bytes(rgba: &[u8]) -> Vec<[u8; 4]> {
     static LUT: std::sync::OnceLock<[[u8; 256]; 2]> = std::sync::OnceLock::new();
     let [colour, alpha] = LUT.get_or_init(|| {
         let byte = |x: f32| (x * 255.0) as u8;
-        [std::array::from_fn(|c| byte(srgb_to_linear(c as f32 / 255.0))), std::array::from_fn(|a| byte(a as f32 / 255.0))]
+        [
+            std::array::from_fn(|c| byte(srgb_to_linear(c as f32 / 255.0))),
+            std::array::from_fn(|a| byte(a as f32 / 255.0)),
+        ]
     });
-    rgba.chunks_exact(4).map(|p| [colour[p[0] as usize], colour[p[1] as usize], colour[p[2] as usize], alpha[p[3] as usize]]).collect()
+    rgba.chunks_exact(4)
+        .map(|p| {
+            [
+                colour[p[0] as usize],
+                colour[p[1] as usize],
+                colour[p[2] as usize],
+                alpha[p[3] as usize],
+            ]
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -146,7 +191,11 @@ mod tests {
 
     #[test]
     fn a_crop_takes_its_rectangle_and_stays_inside_the_picture() {
-        let t = Texels { width: 3, height: 2, rgba: std::sync::Arc::new((0u8..24).collect()) };
+        let t = Texels {
+            width: 3,
+            height: 2,
+            rgba: std::sync::Arc::new((0u8..24).collect()),
+        };
         let c = crop(&t, 1, 1, 5, 5);
         assert_eq!((c.width, c.height), (2, 1));
         assert_eq!(*c.rgba, (16u8..24).collect::<Vec<_>>());
@@ -160,13 +209,19 @@ mod tests {
         img.put_pixel(0, 0, image::Rgba([255, 0, 0, 255]));
         img.put_pixel(3, 1, image::Rgba([0, 0, 255, 255]));
         let mut out = Cursor::new(Vec::new());
-        DynamicImage::ImageRgba8(img).write_to(&mut out, format).unwrap();
+        DynamicImage::ImageRgba8(img)
+            .write_to(&mut out, format)
+            .unwrap();
         out.into_inner()
     }
 
     #[test]
     fn png_bmp_and_tga_decode_top_row_first() {
-        for (name, format) in [("A.PNG", ImageFormat::Png), ("A.BMP", ImageFormat::Bmp), ("A.TGA", ImageFormat::Tga)] {
+        for (name, format) in [
+            ("A.PNG", ImageFormat::Png),
+            ("A.BMP", ImageFormat::Bmp),
+            ("A.TGA", ImageFormat::Tga),
+        ] {
             let t = decode(name, &encode(format)).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!((t.width, t.height), (4, 2), "{name}");
             assert_eq!(&t.rgba[..4], &[255, 0, 0, 255], "{name}");
@@ -206,7 +261,9 @@ mod tests {
 
     #[test]
     fn undecodable_maps_say_why_and_never_panic() {
-        assert!(decode("PANEL.SVT", b"whatever").unwrap_err().contains("Division texture format"));
+        assert!(decode("PANEL.SVT", b"whatever")
+            .unwrap_err()
+            .contains("Division texture format"));
         assert!(decode("X.TGA", &[0u8; 5]).unwrap_err().starts_with("TGA"));
         assert!(decode("X.PNG", b"\x89PNG\r\n\x1a\n").is_err());
         let mut huge = sgi_fixture();

@@ -11,7 +11,10 @@
 
 use super::to_mat4;
 use three_d::context::HasContext;
-use three_d::{AxisAlignedBoundingBox, ColorTexture, Context, DepthTexture, Effect, Geometry, GeometryId, Light, Mat4, Material, Matrix, Program, RenderStates, SquareMatrix, Vec3, Vec4, Viewer};
+use three_d::{
+    AxisAlignedBoundingBox, ColorTexture, Context, DepthTexture, Effect, Geometry, GeometryId,
+    Light, Mat4, Material, Matrix, Program, RenderStates, SquareMatrix, Vec3, Vec4, Viewer,
+};
 
 /// One primitive's arrays, placed by `model`, its colour bytes multiplied by `tint`.
 #[derive(Clone, Copy)]
@@ -77,11 +80,18 @@ struct Staged<F: FnMut(usize, &[u8])> {
 
 impl<F: FnMut(usize, &[u8])> Staged<F> {
     fn new(upload: F) -> Self {
-        Staged { upload, start: 0, pending: Vec::new() }
+        Staged {
+            upload,
+            start: 0,
+            pending: Vec::new(),
+        }
     }
 
     fn put(&mut self, offset: usize, bytes: &[u8]) {
-        if !self.pending.is_empty() && (offset != self.start + self.pending.len() || self.pending.len() + bytes.len() > STAGED_BYTES) {
+        if !self.pending.is_empty()
+            && (offset != self.start + self.pending.len()
+                || self.pending.len() + bytes.len() > STAGED_BYTES)
+        {
             self.flush();
         }
         if bytes.len() >= STAGED_BYTES {
@@ -146,7 +156,11 @@ fn bounds(parts: &[VertexArrays]) -> AxisAlignedBoundingBox {
             continue;
         }
         for corner in 0..8 {
-            let c = glam::Vec3::new(if corner & 1 == 0 { lo.x } else { hi.x }, if corner & 2 == 0 { lo.y } else { hi.y }, if corner & 4 == 0 { lo.z } else { hi.z });
+            let c = glam::Vec3::new(
+                if corner & 1 == 0 { lo.x } else { hi.x },
+                if corner & 2 == 0 { lo.y } else { hi.y },
+                if corner & 4 == 0 { lo.z } else { hi.z },
+            );
             let p = a.model.transform_point3(c).to_array();
             for k in 0..3 {
                 min[k] = min[k].min(p[k]);
@@ -168,14 +182,22 @@ fn upload_bytes(parts: &[VertexArrays]) -> usize {
     let normals = parts.iter().all(|a| a.normals.is_some());
     let colors = colours_needed(parts);
     let uvs = parts.iter().any(|a| a.uvs.is_some());
-    let index = if vertices <= u16::MAX as usize + 1 { 2 } else { 4 };
-    vertices * (12 + if normals { 12 } else { 0 } + if colors { 4 } else { 0 } + if uvs { 8 } else { 0 }) + indices * index
+    let index = if vertices <= u16::MAX as usize + 1 {
+        2
+    } else {
+        4
+    };
+    vertices
+        * (12 + if normals { 12 } else { 0 } + if colors { 4 } else { 0 } + if uvs { 8 } else { 0 })
+        + indices * index
 }
 
 /// A colour attribute is needed when a part has colours or the parts' tints differ; a tint
 /// they all share is a uniform.
 fn colours_needed(parts: &[VertexArrays]) -> bool {
-    parts.iter().any(|a| a.colors.is_some() || a.tint != parts[0].tint)
+    parts
+        .iter()
+        .any(|a| a.colors.is_some() || a.tint != parts[0].tint)
 }
 
 impl SceneGeometry {
@@ -200,7 +222,12 @@ impl SceneGeometry {
         let varyings = Varyings {
             normals: match normals {
                 false => Normals::None,
-                true if parts.iter().all(|a| normals_usable(a.normals.unwrap_or_default())) => Normals::Every,
+                true if parts
+                    .iter()
+                    .all(|a| normals_usable(a.normals.unwrap_or_default())) =>
+                {
+                    Normals::Every
+                }
                 true => Normals::Some,
             },
             vertex_colors: colors,
@@ -208,19 +235,50 @@ impl SceneGeometry {
         let one_tint = parts.iter().all(|a| a.tint == parts[0].tint);
         let single = parts.len() == 1;
         // A single part keeps its placement as a uniform; merged parts are placed in the buffers.
-        let (model, tint) = if single { (to_mat4(parts[0].model), parts[0].tint) } else { (Mat4::identity(), if one_tint { parts[0].tint } else { [1.0; 4] }) };
+        let (model, tint) = if single {
+            (to_mat4(parts[0].model), parts[0].tint)
+        } else {
+            (
+                Mat4::identity(),
+                if one_tint { parts[0].tint } else { [1.0; 4] },
+            )
+        };
         let gl = &**context;
         unsafe {
-            let vao = gl.create_vertex_array().map_err(|e| format!("the GPU gave no vertex array: {e}"))?;
+            let vao = gl
+                .create_vertex_array()
+                .map_err(|e| format!("the GPU gave no vertex array: {e}"))?;
             // Owns what is made from here on: deleted on every way out but the last.
-            let mut made = GpuObjects { context, vao, buffers: Vec::new(), handed_over: false };
+            let mut made = GpuObjects {
+                context,
+                vao,
+                buffers: Vec::new(),
+                handed_over: false,
+            };
             gl.bind_vertex_array(Some(vao));
-            let mut attribute = |location: u32, size: i32, kind: u32, stride: usize, fill: &mut dyn FnMut(&mut Put)| -> Result<(), String> {
-                let buffer = gl.create_buffer().map_err(|e| format!("the GPU gave no buffer for vertex attribute {location}: {e}"))?;
+            let mut attribute = |location: u32,
+                                 size: i32,
+                                 kind: u32,
+                                 stride: usize,
+                                 fill: &mut dyn FnMut(&mut Put)|
+             -> Result<(), String> {
+                let buffer = gl.create_buffer().map_err(|e| {
+                    format!("the GPU gave no buffer for vertex attribute {location}: {e}")
+                })?;
                 made.buffers.push(buffer);
                 gl.bind_buffer(three_d::context::ARRAY_BUFFER, Some(buffer));
-                gl.buffer_data_size(three_d::context::ARRAY_BUFFER, (vertices * stride) as i32, three_d::context::STATIC_DRAW);
-                let mut staged = Staged::new(|offset, bytes: &[u8]| gl.buffer_sub_data_u8_slice(three_d::context::ARRAY_BUFFER, offset as i32, bytes));
+                gl.buffer_data_size(
+                    three_d::context::ARRAY_BUFFER,
+                    (vertices * stride) as i32,
+                    three_d::context::STATIC_DRAW,
+                );
+                let mut staged = Staged::new(|offset, bytes: &[u8]| {
+                    gl.buffer_sub_data_u8_slice(
+                        three_d::context::ARRAY_BUFFER,
+                        offset as i32,
+                        bytes,
+                    )
+                });
                 fill(&mut |at, bytes| staged.put(at * stride, bytes));
                 staged.flush();
                 gl.enable_vertex_attrib_array(location);
@@ -240,7 +298,11 @@ impl SceneGeometry {
                 for a in parts {
                     if placed(a) {
                         scratch.clear();
-                        scratch.extend(a.positions.iter().map(|&v| a.model.transform_point3(glam::Vec3::from(v)).to_array()));
+                        scratch.extend(
+                            a.positions
+                                .iter()
+                                .map(|&v| a.model.transform_point3(glam::Vec3::from(v)).to_array()),
+                        );
                         put(at, bytemuck::cast_slice(&scratch));
                     } else {
                         put(at, bytemuck::cast_slice(a.positions));
@@ -279,8 +341,13 @@ impl SceneGeometry {
                                 let t = if one_tint { [1.0; 4] } else { a.tint };
                                 tinted.clear();
                                 match c {
-                                    Some(c) => tinted.extend(c.iter().map(|c| std::array::from_fn(|k| (c[k] as f32 * t[k] + 0.5) as u8))),
-                                    None => tinted.resize(a.positions.len(), std::array::from_fn(|k| (255.0 * t[k] + 0.5) as u8)),
+                                    Some(c) => tinted.extend(c.iter().map(|c| {
+                                        std::array::from_fn(|k| (c[k] as f32 * t[k] + 0.5) as u8)
+                                    })),
+                                    None => tinted.resize(
+                                        a.positions.len(),
+                                        std::array::from_fn(|k| (255.0 * t[k] + 0.5) as u8),
+                                    ),
                                 }
                                 put(at, bytemuck::cast_slice(&tinted));
                             }
@@ -295,7 +362,10 @@ impl SceneGeometry {
                     for a in parts {
                         match a.uvs {
                             Some(uv) => put(at, bytemuck::cast_slice(uv)),
-                            None => put(at, bytemuck::cast_slice(&vec![[0.0f32; 2]; a.positions.len()])),
+                            None => put(
+                                at,
+                                bytemuck::cast_slice(&vec![[0.0f32; 2]; a.positions.len()]),
+                            ),
                         }
                         at += a.positions.len();
                     }
@@ -304,14 +374,27 @@ impl SceneGeometry {
             // The index list: each part's numbers moved past the vertices before it.
             let short = vertices <= u16::MAX as usize + 1;
             drop(attribute);
-            let elements = gl.create_buffer().map_err(|e| format!("the GPU gave no index buffer: {e}"))?;
+            let elements = gl
+                .create_buffer()
+                .map_err(|e| format!("the GPU gave no index buffer: {e}"))?;
             made.buffers.push(elements);
             gl.bind_buffer(three_d::context::ELEMENT_ARRAY_BUFFER, Some(elements));
             let index_bytes = if short { 2 } else { 4 };
-            gl.buffer_data_size(three_d::context::ELEMENT_ARRAY_BUFFER, (indices * index_bytes) as i32, three_d::context::STATIC_DRAW);
+            gl.buffer_data_size(
+                three_d::context::ELEMENT_ARRAY_BUFFER,
+                (indices * index_bytes) as i32,
+                three_d::context::STATIC_DRAW,
+            );
             let (mut first, mut at) = (0u32, 0usize);
-            let mut staged = Staged::new(|offset, bytes: &[u8]| gl.buffer_sub_data_u8_slice(three_d::context::ELEMENT_ARRAY_BUFFER, offset as i32, bytes));
-            let (mut short_scratch, mut long_scratch): (Vec<u16>, Vec<u32>) = (Vec::new(), Vec::new());
+            let mut staged = Staged::new(|offset, bytes: &[u8]| {
+                gl.buffer_sub_data_u8_slice(
+                    three_d::context::ELEMENT_ARRAY_BUFFER,
+                    offset as i32,
+                    bytes,
+                )
+            });
+            let (mut short_scratch, mut long_scratch): (Vec<u16>, Vec<u32>) =
+                (Vec::new(), Vec::new());
             for a in parts {
                 let offset = at * index_bytes;
                 if short {
@@ -331,7 +414,14 @@ impl SceneGeometry {
             staged.flush();
             gl.bind_vertex_array(None);
             gl.bind_buffer(three_d::context::ARRAY_BUFFER, None);
-            let local = if single { bounds(&[VertexArrays { model: glam::Mat4::IDENTITY, ..parts[0] }]) } else { bounds(parts) };
+            let local = if single {
+                bounds(&[VertexArrays {
+                    model: glam::Mat4::IDENTITY,
+                    ..parts[0]
+                }])
+            } else {
+                bounds(parts)
+            };
             let (vao, buffers) = made.finish();
             Ok(Some(SceneGeometry {
                 context: context.clone(),
@@ -339,7 +429,11 @@ impl SceneGeometry {
                 buffers,
                 varyings,
                 uvs,
-                index_type: if short { three_d::context::UNSIGNED_SHORT } else { three_d::context::UNSIGNED_INT },
+                index_type: if short {
+                    three_d::context::UNSIGNED_SHORT
+                } else {
+                    three_d::context::UNSIGNED_INT
+                },
                 index_count: indices as i32,
                 model,
                 tint,
@@ -352,7 +446,10 @@ impl SceneGeometry {
 
     /// Draw once per transform in `at` (an instanced draw) instead of once at `model`.
     pub fn set_instances(&mut self, at: &[Mat4]) {
-        let rows: Vec<[f32; 12]> = at.iter().map(|m| std::array::from_fn(|i| m[i % 4][i / 4])).collect();
+        let rows: Vec<[f32; 12]> = at
+            .iter()
+            .map(|m| std::array::from_fn(|i| m[i % 4][i / 4]))
+            .collect();
         let mut aabb = AxisAlignedBoundingBox::EMPTY;
         for m in at {
             aabb.expand_with_aabb(self.local.transformed(*m));
@@ -367,7 +464,14 @@ impl SceneGeometry {
                     gl.bind_buffer(three_d::context::ARRAY_BUFFER, Some(b));
                     for k in 0..3 {
                         gl.enable_vertex_attrib_array(ROWS + k);
-                        gl.vertex_attrib_pointer_f32(ROWS + k, 4, three_d::context::FLOAT, false, 48, 16 * k as i32);
+                        gl.vertex_attrib_pointer_f32(
+                            ROWS + k,
+                            4,
+                            three_d::context::FLOAT,
+                            false,
+                            48,
+                            16 * k as i32,
+                        );
                         gl.vertex_attrib_divisor(ROWS + k, 1);
                     }
                     gl.bind_vertex_array(None);
@@ -375,7 +479,11 @@ impl SceneGeometry {
                 }
             };
             gl.bind_buffer(three_d::context::ARRAY_BUFFER, Some(buffer));
-            gl.buffer_data_u8_slice(three_d::context::ARRAY_BUFFER, bytemuck::cast_slice(&rows), three_d::context::DYNAMIC_DRAW);
+            gl.buffer_data_u8_slice(
+                three_d::context::ARRAY_BUFFER,
+                bytemuck::cast_slice(&rows),
+                three_d::context::DYNAMIC_DRAW,
+            );
             gl.bind_buffer(three_d::context::ARRAY_BUFFER, None);
             self.instances = Some((buffer, at.len() as i32, aabb));
         }
@@ -429,7 +537,11 @@ impl Drop for SceneGeometry {
         let gl = &**self.context;
         unsafe {
             gl.delete_vertex_array(self.vao);
-            for &b in self.buffers.iter().chain(self.instances.as_ref().map(|(b, _, _)| b)) {
+            for &b in self
+                .buffers
+                .iter()
+                .chain(self.instances.as_ref().map(|(b, _, _)| b))
+            {
                 gl.delete_buffer(b);
             }
         }
@@ -443,7 +555,9 @@ impl Geometry for SceneGeometry {
         program.use_uniform_if_required("modelMatrix", self.model);
         program.use_uniform_if_required("modelViewProjection", view_projection * self.model);
         if program.requires_uniform("normalMatrix") {
-            let Some(inverse) = self.model.invert() else { return };
+            let Some(inverse) = self.model.invert() else {
+                return;
+            };
             program.use_uniform("normalMatrix", inverse.transpose());
         }
         program.use_uniform_if_required("tint", Vec4::from(self.tint));
@@ -452,8 +566,19 @@ impl Geometry for SceneGeometry {
         program.draw_with(render_states, viewer.viewport(), || unsafe {
             gl.bind_vertex_array(Some(self.vao));
             match self.instances {
-                Some((_, count, _)) => gl.draw_elements_instanced(three_d::context::TRIANGLES, self.index_count, self.index_type, 0, count),
-                None => gl.draw_elements(three_d::context::TRIANGLES, self.index_count, self.index_type, 0),
+                Some((_, count, _)) => gl.draw_elements_instanced(
+                    three_d::context::TRIANGLES,
+                    self.index_count,
+                    self.index_type,
+                    0,
+                    count,
+                ),
+                None => gl.draw_elements(
+                    three_d::context::TRIANGLES,
+                    self.index_count,
+                    self.index_type,
+                    0,
+                ),
             }
             gl.bind_vertex_array(None);
         });
@@ -480,19 +605,47 @@ impl Geometry for SceneGeometry {
         // The public id range, one id per shader variant.
         let normals = self.varyings.normals != Normals::None;
         let positions = self.varyings.normals != Normals::Every;
-        GeometryId(0x0200 | normals as u16 | (self.varyings.vertex_colors as u16) << 1 | (self.uvs as u16) << 2 | (self.instances.is_some() as u16) << 3 | (positions as u16) << 4)
+        GeometryId(
+            0x0200
+                | normals as u16
+                | (self.varyings.vertex_colors as u16) << 1
+                | (self.uvs as u16) << 2
+                | (self.instances.is_some() as u16) << 3
+                | (positions as u16) << 4,
+        )
     }
 
     // three-d's trait returns nothing: a draw that fails (a shader that does not build) is
     // skipped and its reason kept for the renderer, which fails that file's view alone.
-    fn render_with_material(&self, material: &dyn Material, viewer: &dyn Viewer, lights: &[&dyn Light]) {
-        if let Err(e) = three_d::render_with_material(&self.context, viewer, self, material, lights) {
+    fn render_with_material(
+        &self,
+        material: &dyn Material,
+        viewer: &dyn Viewer,
+        lights: &[&dyn Light],
+    ) {
+        if let Err(e) = three_d::render_with_material(&self.context, viewer, self, material, lights)
+        {
             record_fault(e.to_string());
         }
     }
 
-    fn render_with_effect(&self, effect: &dyn Effect, viewer: &dyn Viewer, lights: &[&dyn Light], color_texture: Option<ColorTexture>, depth_texture: Option<DepthTexture>) {
-        if let Err(e) = three_d::render_with_effect(&self.context, viewer, self, effect, lights, color_texture, depth_texture) {
+    fn render_with_effect(
+        &self,
+        effect: &dyn Effect,
+        viewer: &dyn Viewer,
+        lights: &[&dyn Light],
+        color_texture: Option<ColorTexture>,
+        depth_texture: Option<DepthTexture>,
+    ) {
+        if let Err(e) = three_d::render_with_effect(
+            &self.context,
+            viewer,
+            self,
+            effect,
+            lights,
+            color_texture,
+            depth_texture,
+        ) {
             record_fault(e.to_string());
         }
     }
@@ -529,7 +682,12 @@ pub fn take_faults() -> Vec<String> {
 fn linear_color(tint: [f32; 4]) -> [f32; 4] {
     let byte = |c: f32| (255.0 * c + 0.5).floor() / 255.0;
     let decode = |c: f32| crate::texture::srgb_to_linear(byte(c));
-    [decode(tint[0]), decode(tint[1]), decode(tint[2]), byte(tint[3])]
+    [
+        decode(tint[0]),
+        decode(tint[1]),
+        decode(tint[2]),
+        byte(tint[3]),
+    ]
 }
 
 /// The outputs `RetroMaterial`'s fragment shader reads: pos, nor, uvs, and col where the

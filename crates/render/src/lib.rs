@@ -24,7 +24,10 @@ mod material;
 mod stage;
 
 use crate::scene::{Bounds, Scene};
-pub use crate::view::{AxisView, Background, CameraMode, CameraState, ViewOptions, ViewpointAt, BACKGROUND, CHECKER, CHECKER_PX};
+pub use crate::view::{
+    AxisView, Background, CameraMode, CameraState, ViewOptions, ViewpointAt, BACKGROUND, CHECKER,
+    CHECKER_PX,
+};
 use crate::view::{CompareView, Side};
 use geometry::{SceneGeometry, VertexArrays};
 use glam::Vec3 as GVec3;
@@ -32,8 +35,9 @@ pub use stage::Hit;
 use stage::{lighting, retro_materials, upload_texture, HighlightTarget, Stage, StageFrame};
 use std::sync::Arc;
 use three_d::{
-    degrees, vec3, Camera, ClearState, ColorMaterial, Context, CpuMesh, CpuTexture, Cull, Gm, InnerSpace, Interpolation, Mat3, Mat4, Mesh as GpuMesh, RenderTarget, ScissorBox, Srgba, Texture2DRef,
-    TextureData, Vec3, Viewport, Wrapping,
+    degrees, vec3, Camera, ClearState, ColorMaterial, Context, CpuMesh, CpuTexture, Cull, Gm,
+    InnerSpace, Interpolation, Mat3, Mat4, Mesh as GpuMesh, RenderTarget, ScissorBox, Srgba,
+    Texture2DRef, TextureData, Vec3, Viewport, Wrapping,
 };
 
 const FOV_DEGREES: f32 = 45.0;
@@ -69,8 +73,18 @@ pub struct Renderer {
     grid: Option<(Bounds, f32, Gm<GpuMesh, ColorMaterial>)>,
 }
 
-const MEASURE_COLOR: Srgba = Srgba { r: 80, g: 220, b: 255, a: 255 };
-const GRID_COLOR: Srgba = Srgba { r: 110, g: 118, b: 130, a: 255 };
+const MEASURE_COLOR: Srgba = Srgba {
+    r: 80,
+    g: 220,
+    b: 255,
+    a: 255,
+};
+const GRID_COLOR: Srgba = Srgba {
+    r: 110,
+    g: 118,
+    b: 130,
+    a: 255,
+};
 
 fn to_mat4(m: glam::Mat4) -> Mat4 {
     Mat4::from(m.to_cols_array_2d())
@@ -78,17 +92,33 @@ fn to_mat4(m: glam::Mat4) -> Mat4 {
 
 fn union(a: Option<Bounds>, b: Option<Bounds>) -> Option<Bounds> {
     match (a, b) {
-        (Some(a), Some(b)) => Some(Bounds { min: GVec3::from(a.min).min(GVec3::from(b.min)).into(), max: GVec3::from(a.max).max(GVec3::from(b.max)).into() }),
+        (Some(a), Some(b)) => Some(Bounds {
+            min: GVec3::from(a.min).min(GVec3::from(b.min)).into(),
+            max: GVec3::from(a.max).max(GVec3::from(b.max)).into(),
+        }),
         (a, b) => a.or(b),
     }
 }
 
 impl Renderer {
     /// `clock` gives milliseconds (the page's clock), for the upload timing.
-    pub fn new(gl: three_d::context::Context, width: u32, height: u32, clock: fn() -> f64) -> Result<Renderer, String> {
+    pub fn new(
+        gl: three_d::context::Context,
+        width: u32,
+        height: u32,
+        clock: fn() -> f64,
+    ) -> Result<Renderer, String> {
         let context = Context::from_gl_context(Arc::new(gl)).map_err(|e| e.to_string())?;
         let viewport = Viewport::new_at_origo(width.max(1), height.max(1));
-        let camera = Camera::new_perspective(viewport, vec3(3.0, 2.0, 4.0), vec3(0.0, 0.0, 0.0), vec3(0.0, 1.0, 0.0), degrees(FOV_DEGREES), 0.01, 1000.0);
+        let camera = Camera::new_perspective(
+            viewport,
+            vec3(3.0, 2.0, 4.0),
+            vec3(0.0, 0.0, 0.0),
+            vec3(0.0, 1.0, 0.0),
+            degrees(FOV_DEGREES),
+            0.01,
+            1000.0,
+        );
         Ok(Renderer {
             context,
             camera,
@@ -110,13 +140,21 @@ impl Renderer {
 
     pub fn camera_state(&self) -> CameraState {
         let (p, t) = (self.camera.position(), self.camera.target());
-        CameraState { position: [p.x, p.y, p.z], target: [t.x, t.y, t.z], fov: FOV_DEGREES }
+        CameraState {
+            position: [p.x, p.y, p.z],
+            target: [t.x, t.y, t.z],
+            fov: FOV_DEGREES,
+        }
     }
 
     /// Put the camera where a permalink says (a degenerate or non-finite view is ignored).
     pub fn set_camera_state(&mut self, state: CameraState) -> bool {
         let (p, t) = (Vec3::from(state.position), Vec3::from(state.target));
-        let finite = state.position.iter().chain(&state.target).all(|x| x.is_finite());
+        let finite = state
+            .position
+            .iter()
+            .chain(&state.target)
+            .all(|x| x.is_finite());
         if !finite || (p - t).magnitude() < 1e-6 {
             return false;
         }
@@ -128,7 +166,8 @@ impl Renderer {
     pub fn resize(&mut self, width: u32, height: u32) {
         self.width = width.max(1);
         self.height = height.max(1);
-        self.camera.set_viewport(Viewport::new_at_origo(self.width, self.height));
+        self.camera
+            .set_viewport(Viewport::new_at_origo(self.width, self.height));
     }
 
     /// Replace the drawn scene (None clears) and frame the camera on its first LOD.
@@ -143,7 +182,12 @@ impl Renderer {
 
     /// Show two files compared, and their difference view where there is one, under one
     /// camera framed on both.
-    pub fn set_comparison(&mut self, a: Option<Scene>, b: Option<Scene>, difference: Option<Scene>) {
+    pub fn set_comparison(
+        &mut self,
+        a: Option<Scene>,
+        b: Option<Scene>,
+        difference: Option<Scene>,
+    ) {
         self.set_measure(Vec::new());
         self.grid = None;
         let stage = |s: Option<Scene>| s.map(|s| Stage::new(&self.context, s));
@@ -159,7 +203,9 @@ impl Renderer {
 
     /// How the comparison is drawn; false when no comparison is on show.
     pub fn set_compare_view(&mut self, view: CompareView) -> bool {
-        let Some(c) = self.compare.as_mut() else { return false };
+        let Some(c) = self.compare.as_mut() else {
+            return false;
+        };
         *c = view;
         true
     }
@@ -183,7 +229,11 @@ impl Renderer {
     }
 
     fn bounds(&self) -> Option<Bounds> {
-        self.stages.iter().flatten().map(|s| s.bounds).fold(None, union)
+        self.stages
+            .iter()
+            .flatten()
+            .map(|s| s.bounds)
+            .fold(None, union)
     }
 
     /// Look at the scene's bounds from above and in front, far enough to see all of it.
@@ -210,9 +260,21 @@ impl Renderer {
     /// Frame the outlined geometry (the selection, on every side outlined), looking from
     /// where the camera is; false when nothing is outlined.
     pub fn frame_highlight(&mut self) -> bool {
-        let Some(b) = self.stages.iter().flatten().map(|s| s.highlight_bounds).fold(None, union) else { return false };
+        let Some(b) = self
+            .stages
+            .iter()
+            .flatten()
+            .map(|s| s.highlight_bounds)
+            .fold(None, union)
+        else {
+            return false;
+        };
         let back = self.camera.position() - self.camera.target();
-        let dir = if back.magnitude() > 1e-6 { back.normalize() } else { vec3(0.55, 0.45, 0.7).normalize() };
+        let dir = if back.magnitude() > 1e-6 {
+            back.normalize()
+        } else {
+            vec3(0.55, 0.45, 0.7).normalize()
+        };
         // The screen's up stays (looking straight down, world up would be degenerate).
         let up = self.camera.up();
         self.frame_bounds(b, dir, up);
@@ -229,7 +291,11 @@ impl Renderer {
 
     fn update_projection(&mut self) {
         let (d, r) = (self.distance(), self.radius());
-        self.camera.set_perspective_projection(degrees(FOV_DEGREES), (d * 0.01).min(r * 0.1), d * 10.0 + r * 4.0);
+        self.camera.set_perspective_projection(
+            degrees(FOV_DEGREES),
+            (d * 0.01).min(r * 0.1),
+            d * 10.0 + r * 4.0,
+        );
     }
 
     /// Orbit around the target by a drag of (dx, dy) CSS pixels; flying, look around.
@@ -239,7 +305,8 @@ impl Renderer {
             return;
         }
         let target = self.camera.target();
-        self.camera.rotate_around_with_fixed_up(target, -dx * 0.01, dy * 0.01);
+        self.camera
+            .rotate_around_with_fixed_up(target, -dx * 0.01, dy * 0.01);
     }
 
     /// Turn the view by `yaw` about the world's up and `pitch` about the view's right
@@ -253,10 +320,15 @@ impl Renderer {
         let (mut heading, mut elevation) = (dir.x.atan2(dir.z), dir.y.atan2(horizontal));
         heading += yaw;
         elevation = (elevation + pitch).clamp(-1.5, 1.5);
-        let d = GVec3::new(elevation.cos() * heading.sin(), elevation.sin(), elevation.cos() * heading.cos());
+        let d = GVec3::new(
+            elevation.cos() * heading.sin(),
+            elevation.sin(),
+            elevation.cos() * heading.cos(),
+        );
         // The target sits at the old focus distance, so switching back to orbiting feels right.
         let t = eye + d * self.distance().max(1e-3);
-        self.camera.set_view(p, vec3(t.x, t.y, t.z), vec3(0.0, 1.0, 0.0));
+        self.camera
+            .set_view(p, vec3(t.x, t.y, t.z), vec3(0.0, 1.0, 0.0));
         self.update_projection();
     }
 
@@ -275,16 +347,26 @@ impl Renderer {
 
     /// Look from a viewpoint: the eye [`EYE_HEIGHT`] above it, looking along its +Z.
     pub fn look_from(&mut self, v: &ViewpointAt) {
-        let (p, f, u) = (GVec3::from(v.position), GVec3::from(v.forward), GVec3::from(v.up));
+        let (p, f, u) = (
+            GVec3::from(v.position),
+            GVec3::from(v.forward),
+            GVec3::from(v.up),
+        );
         let eye = p + u * EYE_HEIGHT;
         let target = eye + f * self.radius().max(1.0) * 0.5;
-        self.camera.set_view(vec3(eye.x, eye.y, eye.z), vec3(target.x, target.y, target.z), vec3(0.0, 1.0, 0.0));
+        self.camera.set_view(
+            vec3(eye.x, eye.y, eye.z),
+            vec3(target.x, target.y, target.z),
+            vec3(0.0, 1.0, 0.0),
+        );
         self.update_projection();
     }
 
     /// The scene's viewpoints where they stand at `seconds`.
     pub fn viewpoints(&self, seconds: f64) -> Vec<ViewpointAt> {
-        let Some(stage) = self.main() else { return Vec::new() };
+        let Some(stage) = self.main() else {
+            return Vec::new();
+        };
         let scene = &stage.scene;
         let world = stage.world(seconds);
         scene
@@ -295,8 +377,14 @@ impl Renderer {
                 Some(ViewpointAt {
                     name: v.name.clone(),
                     position: m.transform_point3(GVec3::ZERO).to_array(),
-                    forward: m.transform_vector3(GVec3::Z).normalize_or(GVec3::Z).to_array(),
-                    up: m.transform_vector3(GVec3::Y).normalize_or(GVec3::Y).to_array(),
+                    forward: m
+                        .transform_vector3(GVec3::Z)
+                        .normalize_or(GVec3::Z)
+                        .to_array(),
+                    up: m
+                        .transform_vector3(GVec3::Y)
+                        .normalize_or(GVec3::Y)
+                        .to_array(),
                 })
             })
             .collect()
@@ -349,7 +437,9 @@ impl Renderer {
 
     /// Batches uploaded of the LODs drawn in the last frame, and in all.
     pub fn upload_progress(&self) -> (usize, usize) {
-        self.drawn_stages().map(|s| s.upload_progress(s.shown_lod)).fold((0, 0), |(a, b), (c, d)| (a + c, b + d))
+        self.drawn_stages()
+            .map(|s| s.upload_progress(s.shown_lod))
+            .fold((0, 0), |(a, b), (c, d)| (a + c, b + d))
     }
 
     /// The first draw the GPU would not take, of what is on show.
@@ -364,7 +454,8 @@ impl Renderer {
     /// Move camera and target across the view by a drag of (dx, dy) CSS pixels.
     pub fn pan(&mut self, dx: f32, dy: f32) {
         // World units per CSS pixel at the target's depth.
-        let scale = 2.0 * self.distance() * (FOV_DEGREES.to_radians() * 0.5).tan() / self.height as f32;
+        let scale =
+            2.0 * self.distance() * (FOV_DEGREES.to_radians() * 0.5).tan() / self.height as f32;
         let right = self.camera.right_direction();
         let up = self.camera.up_orthogonal();
         let change: Vec3 = right * (-dx * scale) + up * (dy * scale);
@@ -378,7 +469,8 @@ impl Renderer {
         let factor = (-steps * 0.15).exp();
         let r = self.radius();
         let (target, far) = (self.camera.target(), self.far_limit());
-        self.camera.zoom_towards(target, distance - distance * factor, r * 0.02, far);
+        self.camera
+            .zoom_towards(target, distance - distance * factor, r * 0.02, far);
         self.update_projection();
     }
 
@@ -386,7 +478,13 @@ impl Renderer {
     /// seen to switch.
     fn far_limit(&self) -> f32 {
         let r = self.radius();
-        self.stages.iter().flatten().flat_map(|s| &s.scene.lods).filter_map(|l| l.distance.map(|d| d[1])).fold(r * 200.0, f32::max) * 1.2
+        self.stages
+            .iter()
+            .flatten()
+            .flat_map(|s| &s.scene.lods)
+            .filter_map(|l| l.distance.map(|d| d[1]))
+            .fold(r * 200.0, f32::max)
+            * 1.2
     }
 
     /// Zoom towards the point of the surface under canvas pixel (x, y) (top-left origin):
@@ -394,17 +492,29 @@ impl Renderer {
     /// only ever covers part of the way there, so it never passes the surface. With nothing
     /// under the cursor (or flying) this is [`Self::zoom`].
     pub fn zoom_at(&mut self, steps: f32, x: f32, y: f32, seconds: f64) {
-        let hit = (self.camera_mode == CameraMode::Orbit).then(|| self.pick(x, y, seconds)).flatten();
-        let Some((_, hit)) = hit.filter(|(_, h)| h.distance.is_finite() && h.distance > 0.0) else { return self.zoom(steps) };
+        let hit = (self.camera_mode == CameraMode::Orbit)
+            .then(|| self.pick(x, y, seconds))
+            .flatten();
+        let Some((_, hit)) = hit.filter(|(_, h)| h.distance.is_finite() && h.distance > 0.0) else {
+            return self.zoom(steps);
+        };
         let pixel = (x, self.height as f32 - y);
-        let (eye, ray) = (self.camera.position(), self.camera.view_direction_at_pixel(pixel));
+        let (eye, ray) = (
+            self.camera.position(),
+            self.camera.view_direction_at_pixel(pixel),
+        );
         let point = eye + ray * hit.distance;
         let factor = (-steps * 0.15).exp();
         // Not nearer the surface than a thousandth of the model, nor further than the limit.
         let near = self.radius() * 1e-3;
-        let factor = factor.max(near / hit.distance).min(self.far_limit() / self.distance().max(1e-6));
+        let factor = factor
+            .max(near / hit.distance)
+            .min(self.far_limit() / self.distance().max(1e-6));
         let target = self.camera.target();
-        let (eye2, target2) = (point + (eye - point) * factor, point + (target - point) * factor);
+        let (eye2, target2) = (
+            point + (eye - point) * factor,
+            point + (target - point) * factor,
+        );
         let up = self.camera.up();
         self.camera.set_view(eye2, target2, up);
         self.update_projection();
@@ -412,12 +522,18 @@ impl Renderer {
 
     /// How many LODs the scene has (0 with nothing open; comparing, the most of either file).
     pub fn lod_count(&self) -> usize {
-        self.stages.iter().flatten().map(Stage::lod_count).max().unwrap_or(0)
+        self.stages
+            .iter()
+            .flatten()
+            .map(Stage::lod_count)
+            .max()
+            .unwrap_or(0)
     }
 
     /// The LOD the options select at the current camera distance.
     pub fn current_lod(&self) -> Option<usize> {
-        self.main().map(|s| s.current_lod(&self.options, self.camera.position()))
+        self.main()
+            .map(|s| s.current_lod(&self.options, self.camera.position()))
     }
 
     /// Compile the shader programs of `variants` (normals, vertex colours, and the texture's
@@ -427,7 +543,17 @@ impl Renderer {
     pub fn warm_up(&mut self, variants: &[(bool, bool, Option<f32>)]) {
         let texture = upload_texture(
             &self.context,
-            &crate::scene::Texture { name: None, texels: crate::texture::Texels { width: 1, height: 1, rgba: std::sync::Arc::new(vec![255; 4]) }, file: None, nearest: true, stand_in: false },
+            &crate::scene::Texture {
+                name: None,
+                texels: crate::texture::Texels {
+                    width: 1,
+                    height: 1,
+                    rgba: std::sync::Arc::new(vec![255; 4]),
+                },
+                file: None,
+                nearest: true,
+                stand_in: false,
+            },
         );
         let target = RenderTarget::screen(&self.context, self.width, self.height);
         // A small triangle in front of the camera, cleared away after: a software rasteriser
@@ -435,10 +561,21 @@ impl Renderer {
         // screen, so one behind the camera would leave that work to the first file's frame.
         let (centre, eye) = (self.camera.target(), self.camera.position());
         let size = (centre - eye).magnitude() * 0.02;
-        let (right, up) = (self.camera.right_direction() * size, self.camera.up_orthogonal() * size);
+        let (right, up) = (
+            self.camera.right_direction() * size,
+            self.camera.up_orthogonal() * size,
+        );
         let corner = |v: Vec3| [v.x, v.y, v.z];
-        let positions = [corner(centre - right - up), corner(centre + right - up), corner(centre + up)];
-        let (normals, colors, uvs) = ([[0.0f32, 1.0, 0.0]; 3], [[255u8; 4]; 3], [[0.0f32; 2], [1.0, 0.0], [0.5, 1.0]]);
+        let positions = [
+            corner(centre - right - up),
+            corner(centre + right - up),
+            corner(centre + up),
+        ];
+        let (normals, colors, uvs) = (
+            [[0.0f32, 1.0, 0.0]; 3],
+            [[255u8; 4]; 3],
+            [[0.0f32; 2], [1.0, 0.0], [0.5, 1.0]],
+        );
         for &(with_normals, with_colors, alpha_cutoff) in variants {
             let arrays = VertexArrays {
                 positions: &positions,
@@ -449,9 +586,18 @@ impl Renderer {
                 model: glam::Mat4::IDENTITY,
                 tint: [1.0; 4],
             };
-            let Ok(Some(geometry)) = SceneGeometry::new(&self.context, &[arrays]) else { continue };
-            let material = crate::scene::Material { alpha_cutoff: alpha_cutoff.filter(|&c| c > 0.0), ..Default::default() };
-            let (material, _) = retro_materials(Some(&material), alpha_cutoff.map(|_| texture.clone()), geometry.varyings());
+            let Ok(Some(geometry)) = SceneGeometry::new(&self.context, &[arrays]) else {
+                continue;
+            };
+            let material = crate::scene::Material {
+                alpha_cutoff: alpha_cutoff.filter(|&c| c > 0.0),
+                ..Default::default()
+            };
+            let (material, _) = retro_materials(
+                Some(&material),
+                alpha_cutoff.map(|_| texture.clone()),
+                geometry.varyings(),
+            );
             target.render(&self.camera, [&Gm::new(geometry, material)], &[]);
         }
         let [r, g, b] = BACKGROUND.map(|c| c as f32 / 255.0);
@@ -478,7 +624,11 @@ impl Renderer {
     fn passes(&self) -> Vec<crate::view::ComparePass> {
         match self.compare {
             Some(c) => c.passes(self.width, self.stages[Side::Difference.index()].is_some()),
-            None => vec![crate::view::ComparePass { side: Side::A, ghost: false, columns: (0, self.width) }],
+            None => vec![crate::view::ComparePass {
+                side: Side::A,
+                ghost: false,
+                columns: (0, self.width),
+            }],
         }
     }
 
@@ -490,7 +640,11 @@ impl Renderer {
         let d = self.camera.view_direction_at_pixel(pixel);
         let (o, d) = (GVec3::new(o.x, o.y, o.z), GVec3::new(d.x, d.y, d.z));
         let sides = match self.compare {
-            Some(c) => c.pickable(x, self.width, self.stages[Side::Difference.index()].is_some()),
+            Some(c) => c.pickable(
+                x,
+                self.width,
+                self.stages[Side::Difference.index()].is_some(),
+            ),
             None => vec![Side::A],
         };
         let eye = self.camera.position();
@@ -498,19 +652,39 @@ impl Renderer {
             .into_iter()
             .filter_map(|side| {
                 let stage = self.stage(side)?;
-                Some((side, stage.pick(o, d, stage.current_lod(&self.options, eye), seconds)?))
+                Some((
+                    side,
+                    stage.pick(o, d, stage.current_lod(&self.options, eye), seconds)?,
+                ))
             })
             .min_by(|a, b| a.1.distance.total_cmp(&b.1.distance))
     }
 
     /// Outline what came from inspector record `record` on `side` in the LOD on show; None
     /// clears. Returns how many triangles are outlined.
-    pub fn set_highlight_on(&mut self, side: Side, target: Option<(u32, Option<(usize, usize)>)>, seconds: f64) -> usize {
+    pub fn set_highlight_on(
+        &mut self,
+        side: Side,
+        target: Option<(u32, Option<(usize, usize)>)>,
+        seconds: f64,
+    ) -> usize {
         let eye = self.camera.position();
         let options = self.options;
-        let Some(stage) = self.stages[side.index()].as_mut() else { return 0 };
+        let Some(stage) = self.stages[side.index()].as_mut() else {
+            return 0;
+        };
         let lod = stage.current_lod(&options, eye);
-        stage.set_highlight(&self.context, target.map(|(record, face)| HighlightTarget { record, face, zone: None, lod: None }), Some(lod), seconds)
+        stage.set_highlight(
+            &self.context,
+            target.map(|(record, face)| HighlightTarget {
+                record,
+                face,
+                zone: None,
+                lod: None,
+            }),
+            Some(lod),
+            seconds,
+        )
     }
 
     /// Outline the parts of damage zone `zone` (a layer) of the scene on show in the LOD on
@@ -518,10 +692,22 @@ impl Renderer {
     pub fn set_zone_highlight(&mut self, zone: Option<u32>, seconds: f64) -> usize {
         let eye = self.camera.position();
         let options = self.options;
-        let Some(stage) = self.stages[Side::A.index()].as_mut() else { return 0 };
+        let Some(stage) = self.stages[Side::A.index()].as_mut() else {
+            return 0;
+        };
         let lod = stage.current_lod(&options, eye);
         // No record of its own: a zone's outline is its parts' triangles.
-        stage.set_highlight(&self.context, zone.map(|z| HighlightTarget { record: u32::MAX, face: None, zone: Some(z), lod: None }), Some(lod), seconds)
+        stage.set_highlight(
+            &self.context,
+            zone.map(|z| HighlightTarget {
+                record: u32::MAX,
+                face: None,
+                zone: Some(z),
+                lod: None,
+            }),
+            Some(lod),
+            seconds,
+        )
     }
 
     /// Outline what came from inspector record `record` in the LOD on show; None clears.
@@ -532,7 +718,13 @@ impl Renderer {
 
     /// Outline one face: the triangles made from the bytes start..end of index record
     /// `record` (a picked face), not the rest of its list.
-    pub fn set_highlight_face(&mut self, record: u32, start: usize, end: usize, seconds: f64) -> usize {
+    pub fn set_highlight_face(
+        &mut self,
+        record: u32,
+        start: usize,
+        end: usize,
+        seconds: f64,
+    ) -> usize {
         self.set_highlight_on(Side::A, Some((record, Some((start, end)))), seconds)
     }
 
@@ -585,11 +777,17 @@ impl Renderer {
     pub fn surface_point(&self, x: f32, y: f32, seconds: f64) -> Option<[f32; 3]> {
         let (_, hit) = self.pick(x, y, seconds)?;
         let pixel = (x, self.height as f32 - y);
-        let (eye, ray) = (self.camera.position(), self.camera.view_direction_at_pixel(pixel));
+        let (eye, ray) = (
+            self.camera.position(),
+            self.camera.view_direction_at_pixel(pixel),
+        );
         let at = eye + ray * hit.distance;
         let corners = hit.corners.map(GVec3::from);
         let screen = |c: GVec3| self.project(c.to_array());
-        Some(crate::view::measure::snapped(GVec3::new(at.x, at.y, at.z), &corners, screen, (x, y)).to_array())
+        Some(
+            crate::view::measure::snapped(GVec3::new(at.x, at.y, at.z), &corners, screen, (x, y))
+                .to_array(),
+        )
     }
 
     /// Mark the points measured between (one: where it starts; two: the line between).
@@ -601,12 +799,17 @@ impl Renderer {
     /// The size (x, y, z) of the box around what is on show, and of the outlined selection.
     pub fn sizes(&self) -> (Option<[f32; 3]>, Option<[f32; 3]>) {
         let size = |b: Bounds| (GVec3::from(b.max) - GVec3::from(b.min)).to_array();
-        (self.bounds().map(size), self.main().and_then(|s| s.highlight_bounds).map(size))
+        (
+            self.bounds().map(size),
+            self.main().and_then(|s| s.highlight_bounds).map(size),
+        )
     }
 
     /// The step of the ground grid for the scene on show (0 without one).
     pub fn grid_step(&self) -> f32 {
-        self.bounds().map_or(0.0, |b| crate::view::measure::grid_step((GVec3::from(b.max) - GVec3::from(b.min)).max_element()))
+        self.bounds().map_or(0.0, |b| {
+            crate::view::measure::grid_step((GVec3::from(b.max) - GVec3::from(b.min)).max_element())
+        })
     }
 
     /// Triangles of the measuring marks: a small diamond at each point and a bar between.
@@ -615,7 +818,10 @@ impl Renderer {
             return None;
         }
         let size = self.radius() * 0.012;
-        let mut cpu = stage::point_markers(&self.measure.iter().map(|&p| (p, size)).collect::<Vec<_>>(), size);
+        let mut cpu = stage::point_markers(
+            &self.measure.iter().map(|&p| (p, size)).collect::<Vec<_>>(),
+            size,
+        );
         if let [a, b] = self.measure[..] {
             let (a, b) = (GVec3::from(a), GVec3::from(b));
             let along = (b - a).normalize_or(GVec3::X);
@@ -634,17 +840,34 @@ impl Renderer {
         if let Some(colors) = cpu.colors.as_mut() {
             colors.iter_mut().for_each(|c| *c = MEASURE_COLOR);
         }
-        Some(Gm::new(GpuMesh::new(&self.context, &cpu), ColorMaterial::default()))
+        Some(Gm::new(
+            GpuMesh::new(&self.context, &cpu),
+            ColorMaterial::default(),
+        ))
     }
 
     /// The ground grid's mesh for the scene's bounds, made again when they change.
     fn grid_mesh(&mut self) -> Option<&Gm<GpuMesh, ColorMaterial>> {
         let b = self.bounds()?;
         let step = self.grid_step();
-        if self.grid.as_ref().is_none_or(|(gb, gs, _)| *gb != b || *gs != step) {
+        if self
+            .grid
+            .as_ref()
+            .is_none_or(|(gb, gs, _)| *gb != b || *gs != step)
+        {
             let quads = crate::view::measure::grid_quads(&b, step, step * 0.02);
-            let cpu = CpuMesh { positions: three_d::Positions::F32(quads.iter().map(|p| vec3(p[0], p[1], p[2])).collect()), colors: Some(vec![GRID_COLOR; quads.len()]), ..Default::default() };
-            self.grid = Some((b, step, Gm::new(GpuMesh::new(&self.context, &cpu), ColorMaterial::default())));
+            let cpu = CpuMesh {
+                positions: three_d::Positions::F32(
+                    quads.iter().map(|p| vec3(p[0], p[1], p[2])).collect(),
+                ),
+                colors: Some(vec![GRID_COLOR; quads.len()]),
+                ..Default::default()
+            };
+            self.grid = Some((
+                b,
+                step,
+                Gm::new(GpuMesh::new(&self.context, &cpu), ColorMaterial::default()),
+            ));
         }
         self.grid.as_ref().map(|(_, _, g)| g)
     }
@@ -656,20 +879,38 @@ impl Renderer {
         let mut calls = 0;
         if self.options.background == Background::Checker {
             let (w, h) = (self.width, self.height);
-            let checker = self.checker.get_or_insert_with(|| checker_square(&self.context));
+            let checker = self
+                .checker
+                .get_or_insert_with(|| checker_square(&self.context));
             // Squares of CHECKER_PX device pixels whatever the view's size.
             if let Some(t) = checker.material.texture.as_mut() {
-                t.transformation = Mat3::from_nonuniform_scale(w as f32 / (2.0 * CHECKER_PX), h as f32 / (2.0 * CHECKER_PX));
+                t.transformation = Mat3::from_nonuniform_scale(
+                    w as f32 / (2.0 * CHECKER_PX),
+                    h as f32 / (2.0 * CHECKER_PX),
+                );
             }
-            let flat = Camera::new_orthographic(Viewport::new_at_origo(w, h), vec3(0.0, 0.0, 1.0), vec3(0.0, 0.0, 0.0), vec3(0.0, 1.0, 0.0), 2.0, 0.1, 10.0);
+            let flat = Camera::new_orthographic(
+                Viewport::new_at_origo(w, h),
+                vec3(0.0, 0.0, 1.0),
+                vec3(0.0, 0.0, 0.0),
+                vec3(0.0, 1.0, 0.0),
+                2.0,
+                0.1,
+                10.0,
+            );
             checker.set_transformation(Mat4::from_nonuniform_scale(w as f32 / h as f32, 1.0, 1.0));
             target.render(&flat, [&*checker], &[]);
             target.clear(ClearState::depth(1.0));
             calls += 1;
         }
-        let cull = if self.options.cull_back { Cull::Back } else { Cull::None };
+        let cull = if self.options.cull_back {
+            Cull::Back
+        } else {
+            Cull::None
+        };
         let eye = self.camera.position();
-        let (radius, options, clock, height) = (self.radius(), self.options, self.clock, self.height);
+        let (radius, options, clock, height) =
+            (self.radius(), self.options, self.clock, self.height);
         let passes = self.passes();
         self.drawn = passes.iter().map(|p| p.side).collect();
         for stage in self.stages.iter_mut().flatten() {
@@ -678,7 +919,9 @@ impl Renderer {
         // Each side's upload shares the frame's budget.
         let budget = UPLOAD_BUDGET / passes.len().max(1);
         for pass in passes {
-            let Some(stage) = self.stages[pass.side.index()].as_mut() else { continue };
+            let Some(stage) = self.stages[pass.side.index()].as_mut() else {
+                continue;
+            };
             let lod = stage.current_lod(&options, eye);
             stage.set_colours(&options);
             stage.set_blinking(options.blink);
@@ -687,8 +930,28 @@ impl Renderer {
             let (light, ambient) = lighting(&options, &self.camera, stage.game_lit);
             stage.prepare(&self.context, lod, budget, clock);
             let (x0, x1) = pass.columns;
-            let frame = StageFrame { seconds, light, ambient, cull, scissor: ScissorBox { x: x0 as i32, y: 0, width: x1.saturating_sub(x0), height }, ghost: pass.ghost };
-            calls += stage.draw(&self.context, &target, &self.camera, lod, &frame, &options, radius);
+            let frame = StageFrame {
+                seconds,
+                light,
+                ambient,
+                cull,
+                scissor: ScissorBox {
+                    x: x0 as i32,
+                    y: 0,
+                    width: x1.saturating_sub(x0),
+                    height,
+                },
+                ghost: pass.ghost,
+            };
+            calls += stage.draw(
+                &self.context,
+                &target,
+                &self.camera,
+                lod,
+                &frame,
+                &options,
+                radius,
+            );
         }
         if self.options.grid {
             let camera = self.camera.clone();
@@ -703,7 +966,10 @@ impl Renderer {
             }
             if let Some(marks) = &self.measure_marks {
                 // Over everything: a measured corner may be behind the surface drawn.
-                target.clear_partially(ScissorBox::new_at_origo(self.width, self.height), ClearState::depth(1.0));
+                target.clear_partially(
+                    ScissorBox::new_at_origo(self.width, self.height),
+                    ClearState::depth(1.0),
+                );
                 target.render(&self.camera, [marks], &[]);
                 calls += 1;
             }
@@ -755,6 +1021,9 @@ fn checker_square(context: &Context) -> Gm<GpuMesh, ColorMaterial> {
         wrap_s: Wrapping::Repeat,
         wrap_t: Wrapping::Repeat,
     };
-    let material = ColorMaterial { texture: Some(Texture2DRef::from_cpu_texture(context, &cpu)), ..Default::default() };
+    let material = ColorMaterial {
+        texture: Some(Texture2DRef::from_cpu_texture(context, &cpu)),
+        ..Default::default()
+    };
     Gm::new(GpuMesh::new(context, &CpuMesh::square()), material)
 }

@@ -9,7 +9,8 @@
 
 use super::geometry::{Normals, Varyings};
 use three_d::{
-    Blend, BlendEquationType, BlendMultiplierType, ColorMapping, Cull, DepthTest, EffectMaterialId, Light, Material, MaterialType, Program, RenderStates, Texture2DRef, Vec3, Viewer, WriteMask,
+    Blend, BlendEquationType, BlendMultiplierType, ColorMapping, Cull, DepthTest, EffectMaterialId,
+    Light, Material, MaterialType, Program, RenderStates, Texture2DRef, Vec3, Viewer, WriteMask,
 };
 
 pub struct RetroMaterial {
@@ -72,7 +73,11 @@ impl Pass {
 }
 
 /// World-space direction towards the light (normalised in the shader).
-pub const LIGHT: Vec3 = Vec3 { x: 0.45, y: 0.8, z: 0.35 };
+pub const LIGHT: Vec3 = Vec3 {
+    x: 0.45,
+    y: 0.8,
+    z: 0.35,
+};
 
 impl Material for RetroMaterial {
     fn id(&self) -> EffectMaterialId {
@@ -83,7 +88,13 @@ impl Material for RetroMaterial {
             Normals::Some => 2,
         };
         let alpha_test = self.texture.is_some() && self.pass.drops_texels(self.alpha_cutoff);
-        EffectMaterialId(0x0100 | self.texture.is_some() as u16 | normals << 1 | (self.varyings.vertex_colors as u16) << 3 | (alpha_test as u16) << 4)
+        EffectMaterialId(
+            0x0100
+                | self.texture.is_some() as u16
+                | normals << 1
+                | (self.varyings.vertex_colors as u16) << 3
+                | (alpha_test as u16) << 4,
+        )
     }
 
     fn fragment_shader_source(&self, _lights: &[&dyn Light]) -> String {
@@ -169,7 +180,10 @@ void main()
         program.use_uniform_if_required("texelPass", pass);
         program.use_uniform("semiScale", scale);
         let [r, g, b] = GHOST_TINT;
-        program.use_uniform_if_required("ghost", three_d::Vec4::new(r, g, b, if self.ghost { GHOST_ALPHA } else { 0.0 }));
+        program.use_uniform_if_required(
+            "ghost",
+            three_d::Vec4::new(r, g, b, if self.ghost { GHOST_ALPHA } else { 0.0 }),
+        );
         if let Some(tex) = &self.texture {
             program.use_uniform("textureTransformation", tex.transformation);
             program.use_texture("tex", tex);
@@ -179,19 +193,38 @@ void main()
     fn render_states(&self) -> RenderStates {
         if self.ghost {
             // Over A where B coincides with it (equal depth passes), hidden where A is nearer.
-            return RenderStates { cull: self.cull, blend: Blend::TRANSPARENCY, write_mask: WriteMask::COLOR, depth_test: DepthTest::LessOrEqual };
+            return RenderStates {
+                cull: self.cull,
+                blend: Blend::TRANSPARENCY,
+                write_mask: WriteMask::COLOR,
+                depth_test: DepthTest::LessOrEqual,
+            };
         }
         let rule = match self.pass {
             Pass::SemiTexels(rule) => rule,
             Pass::Additive => crate::scene::Blend::Add,
-            Pass::All | Pass::OpaqueTexels => return RenderStates { cull: self.cull, blend: Blend::Disabled, ..Default::default() },
+            Pass::All | Pass::OpaqueTexels => {
+                return RenderStates {
+                    cull: self.cull,
+                    blend: Blend::Disabled,
+                    ..Default::default()
+                }
+            }
         };
         let (source, equation) = match rule {
             crate::scene::Blend::Average => (BlendMultiplierType::SrcAlpha, BlendEquationType::Add),
-            crate::scene::Blend::Subtract => (BlendMultiplierType::One, BlendEquationType::ReverseSubtract),
-            crate::scene::Blend::Add | crate::scene::Blend::AddQuarter => (BlendMultiplierType::One, BlendEquationType::Add),
+            crate::scene::Blend::Subtract => {
+                (BlendMultiplierType::One, BlendEquationType::ReverseSubtract)
+            }
+            crate::scene::Blend::Add | crate::scene::Blend::AddQuarter => {
+                (BlendMultiplierType::One, BlendEquationType::Add)
+            }
         };
-        let destination = if rule == crate::scene::Blend::Average { BlendMultiplierType::OneMinusSrcAlpha } else { BlendMultiplierType::One };
+        let destination = if rule == crate::scene::Blend::Average {
+            BlendMultiplierType::OneMinusSrcAlpha
+        } else {
+            BlendMultiplierType::One
+        };
         let blend = Blend::Enabled {
             source_rgb_multiplier: source,
             source_alpha_multiplier: BlendMultiplierType::Zero,
@@ -201,7 +234,12 @@ void main()
             alpha_equation: BlendEquationType::Add,
         };
         // Tested against the opaque depth, not written: what is behind stays visible.
-        RenderStates { cull: self.cull, blend, write_mask: WriteMask::COLOR, ..Default::default() }
+        RenderStates {
+            cull: self.cull,
+            blend,
+            write_mask: WriteMask::COLOR,
+            ..Default::default()
+        }
     }
 
     fn material_type(&self) -> MaterialType {

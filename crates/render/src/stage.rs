@@ -11,14 +11,25 @@ use crate::view::{skeleton, Lighting};
 use glam::Vec3 as GVec3;
 use std::sync::Arc;
 use three_d::{
-    vec2, vec3, Camera, ColorMaterial, Context, CpuMesh, CpuTexture, Cull, Geometry, Gm, InnerSpace, Interpolation, Mat3, Mat4, Mesh as GpuMesh, Mipmap, Positions, RenderTarget, ScissorBox, Srgba,
-    Texture2DRef, TextureData, Vec3, Wireframe, Wrapping,
+    vec2, vec3, Camera, ColorMaterial, Context, CpuMesh, CpuTexture, Cull, Geometry, Gm,
+    InnerSpace, Interpolation, Mat3, Mat4, Mesh as GpuMesh, Mipmap, Positions, RenderTarget,
+    ScissorBox, Srgba, Texture2DRef, TextureData, Vec3, Wireframe, Wrapping,
 };
 
-const WIRE_COLOR: Srgba = Srgba { r: 240, g: 240, b: 240, a: 255 };
+const WIRE_COLOR: Srgba = Srgba {
+    r: 240,
+    g: 240,
+    b: 240,
+    a: 255,
+};
 const POINT_COLOR: [u8; 4] = [255, 236, 150, 255];
 const DROPZONE_COLOR: [u8; 4] = [230, 40, 40, 255];
-const HIGHLIGHT_COLOR: Srgba = Srgba { r: 255, g: 200, b: 40, a: 255 };
+const HIGHLIGHT_COLOR: Srgba = Srgba {
+    r: 255,
+    g: 200,
+    b: 40,
+    a: 255,
+};
 /// The largest texture side uploaded; WebGL2 promises 2,048 and SwiftShader takes 8,192.
 const MAX_TEXTURE_SIDE: u32 = 8192;
 
@@ -137,7 +148,11 @@ pub(super) struct Stage {
 
 impl Stage {
     pub fn new(context: &Context, scene: Scene) -> Stage {
-        let textures = scene.textures.iter().map(|t| upload_texture(context, t)).collect();
+        let textures = scene
+            .textures
+            .iter()
+            .map(|t| upload_texture(context, t))
+            .collect();
         let lods = (0..scene.lod_count()).map(|_| None).collect();
         let mut stage = Stage {
             scene,
@@ -167,28 +182,44 @@ impl Stage {
         if stage.rest_world.len() != stage.scene.nodes.len() {
             stage.rest_world = stage.scene.rest_world();
         }
-        stage.bounds = stage.scene.bounds_placed(0, &stage.hidden_layers, &stage.rest_world);
+        stage.bounds = stage
+            .scene
+            .bounds_placed(0, &stage.hidden_layers, &stage.rest_world);
         stage
     }
 
     /// Show option `k` of the scene's choice (its layers, its clip) with LOD `lod` on show;
     /// false when there is none.
     pub fn choose(&mut self, k: usize, lod: usize) -> bool {
-        let Some(choice) = &self.scene.choice else { return false };
+        let Some(choice) = &self.scene.choice else {
+            return false;
+        };
         if k >= choice.options.len() {
             return false;
         }
-        let all: Vec<u32> = choice.options.iter().flat_map(|o| o.layers.iter().copied()).collect();
+        let all: Vec<u32> = choice
+            .options
+            .iter()
+            .flat_map(|o| o.layers.iter().copied())
+            .collect();
         let hidden = self.scene.choose(k);
         // The person's own hidden layers stay; the choice's are the option's.
-        let mut layers: Vec<u32> = self.hidden_layers.iter().copied().filter(|l| !all.contains(l)).collect();
+        let mut layers: Vec<u32> = self
+            .hidden_layers
+            .iter()
+            .copied()
+            .filter(|l| !all.contains(l))
+            .collect();
         layers.extend(hidden);
         self.choice = Some(k);
         // Clips that play changed: what is animated is planned again.
         self.lods.iter_mut().for_each(|l| *l = None);
         self.set_hidden_layers(layers);
         self.rest_world = self.scene.rest_world();
-        self.bounds = self.scene.bounds_placed(lod, &self.hidden_layers, &self.rest_world).or(self.bounds);
+        self.bounds = self
+            .scene
+            .bounds_placed(lod, &self.hidden_layers, &self.rest_world)
+            .or(self.bounds);
         true
     }
 
@@ -243,9 +274,15 @@ impl Stage {
         let Some(b) = self.bounds else { return 0 };
         let c = b.center();
         let d = (eye - vec3(c.x, c.y, c.z)).magnitude();
-        let within = |l: &crate::scene::LodLevel| l.distance.is_some_and(|[near, far]| d >= near && d < far);
+        let within =
+            |l: &crate::scene::LodLevel| l.distance.is_some_and(|[near, far]| d >= near && d < far);
         let beyond = |l: &crate::scene::LodLevel| l.distance.is_some_and(|[near, _]| d >= near);
-        self.scene.lods.iter().position(within).or_else(|| self.scene.lods.iter().rposition(beyond)).unwrap_or(0)
+        self.scene
+            .lods
+            .iter()
+            .position(within)
+            .or_else(|| self.scene.lods.iter().rposition(beyond))
+            .unwrap_or(0)
     }
 
     /// World matrices at the animation clock (a still scene's are its rest pose's).
@@ -259,11 +296,15 @@ impl Stage {
 
     /// Batches of LOD `lod` uploaded, and in all.
     pub fn upload_progress(&self, lod: Option<usize>) -> (usize, usize) {
-        lod.and_then(|i| self.lods.get(i)).and_then(Option::as_ref).map_or((0, 0), |l| (l.uploaded, l.batches()))
+        lod.and_then(|i| self.lods.get(i))
+            .and_then(Option::as_ref)
+            .map_or((0, 0), |l| (l.uploaded, l.batches()))
     }
 
     fn shown(&self) -> Option<&GpuLod> {
-        self.shown_lod.and_then(|i| self.lods.get(i)).and_then(Option::as_ref)
+        self.shown_lod
+            .and_then(|i| self.lods.get(i))
+            .and_then(Option::as_ref)
     }
 
     /// Triangles of the LOD drawn in the last frame, every instance counted.
@@ -293,7 +334,9 @@ impl Stage {
         let mut dropzones: Vec<glam::Mat4> = Vec::new();
         for (i, n) in scene.nodes.iter().enumerate().filter(|(i, _)| visible[*i]) {
             match n.marker {
-                Some(Marker::Light { radius }) => points.push((world[i].transform_point3(GVec3::ZERO).to_array(), radius)),
+                Some(Marker::Light { radius }) => {
+                    points.push((world[i].transform_point3(GVec3::ZERO).to_array(), radius))
+                }
                 Some(Marker::Dropzone) => dropzones.push(world[i]),
                 None => {}
             }
@@ -302,29 +345,75 @@ impl Stage {
         let markers = (!points.is_empty() || !dropzones.is_empty()).then(|| {
             let mut cpu = point_markers(&points, size);
             add_pyramids(&mut cpu, &dropzones, (size * 1.5).max(0.3));
-            Gm::new(GpuMesh::new(context, &cpu), ColorMaterial { color: Srgba::WHITE, ..Default::default() })
+            Gm::new(
+                GpuMesh::new(context, &cpu),
+                ColorMaterial {
+                    color: Srgba::WHITE,
+                    ..Default::default()
+                },
+            )
         });
-        let triangles = scene.nodes.iter().zip(&visible).filter(|(_, &v)| v).filter_map(|(n, _)| n.mesh).map(|m| scene.meshes[m as usize].triangle_count()).sum();
-        let instances = scene.nodes.iter().zip(&visible).filter(|(n, &v)| v && n.mesh.is_some()).count();
+        let triangles = scene
+            .nodes
+            .iter()
+            .zip(&visible)
+            .filter(|(_, &v)| v)
+            .filter_map(|(n, _)| n.mesh)
+            .map(|m| scene.meshes[m as usize].triangle_count())
+            .sum();
+        let instances = scene
+            .nodes
+            .iter()
+            .zip(&visible)
+            .filter(|(n, &v)| v && n.mesh.is_some())
+            .count();
         let lines = plan
             .lines
             .iter()
             .filter_map(|&(n, m, k)| {
                 let prim = &scene.meshes[m as usize].primitives[k as usize];
-                let corners: Vec<Vec3> =
-                    prim.indices.iter().filter_map(|&i| prim.positions.get(i as usize)).map(|p| Vec3::from(world[n as usize].transform_point3(GVec3::from(*p)).to_array())).collect();
-                let colour = self.zone_colours.as_ref().and_then(|z| z.get(m as usize).copied()).unwrap_or_else(|| scene.shading(prim).base_color);
+                let corners: Vec<Vec3> = prim
+                    .indices
+                    .iter()
+                    .filter_map(|&i| prim.positions.get(i as usize))
+                    .map(|p| {
+                        Vec3::from(
+                            world[n as usize]
+                                .transform_point3(GVec3::from(*p))
+                                .to_array(),
+                        )
+                    })
+                    .collect();
+                let colour = self
+                    .zone_colours
+                    .as_ref()
+                    .and_then(|z| z.get(m as usize).copied())
+                    .unwrap_or_else(|| scene.shading(prim).base_color);
                 let [r, g, b, _] = colour.map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8);
-                (corners.len() >= 3).then(|| Wireframe::new(context, &corners, 1.5, Srgba::new(r, g, b, 255)))
+                (corners.len() >= 3)
+                    .then(|| Wireframe::new(context, &corners, 1.5, Srgba::new(r, g, b, 255)))
             })
             .collect();
-        self.lods[lod] = Some(GpuLod { plan, merged: Vec::new(), instanced: Vec::new(), uploaded: 0, markers, wire: None, lines, triangles, instances });
+        self.lods[lod] = Some(GpuLod {
+            plan,
+            merged: Vec::new(),
+            instanced: Vec::new(),
+            uploaded: 0,
+            markers,
+            wire: None,
+            lines,
+            triangles,
+            instances,
+        });
     }
 
     /// Upload batches of LOD `lod` until `budget` vertices have gone up (one batch at
     /// least); → how many went up.
     fn upload_some(&mut self, context: &Context, lod: usize, budget: usize) -> usize {
-        let (scene, world, Some(Some(l))) = (&self.scene, &self.rest_world, self.lods.get_mut(lod)) else { return 0 };
+        let (scene, world, Some(Some(l))) = (&self.scene, &self.rest_world, self.lods.get_mut(lod))
+        else {
+            return 0;
+        };
         if l.uploaded >= l.batches() {
             return 0;
         }
@@ -335,35 +424,71 @@ impl Stage {
         // the scene's one decision (`Scene::texture_of`).
         let zone_colours = self.zone_colours.as_deref();
         // Each zone in its own colour: no texture, no vertex colours.
-        let texture_of = |p: &crate::scene::Primitive| scene.texture_of(p).filter(|_| zone_colours.is_none()).and_then(|t| textures.get(t as usize).cloned());
+        let texture_of = |p: &crate::scene::Primitive| {
+            scene
+                .texture_of(p)
+                .filter(|_| zone_colours.is_none())
+                .and_then(|t| textures.get(t as usize).cloned())
+        };
         let tint_of = |m: u32| zone_colours.and_then(|z| z.get(m as usize).copied());
         let mut sent = 0usize;
         while l.uploaded < l.batches() && (sent == 0 || sent < budget) {
             let k = l.uploaded;
             l.uploaded += 1;
             if let Some(batch) = l.plan.merged.get(k) {
-                let items: Vec<_> = batch.items.iter().map(|&(n, m, k)| (&scene.meshes[m as usize].primitives[k as usize], world[n as usize], tint_of(m))).collect();
-                sent += items.iter().map(|(p, _, _)| p.positions.len()).sum::<usize>();
-                let texture = batch.texture.filter(|_| zone_colours.is_none()).and_then(|t| textures.get(t as usize).cloned());
-                let geometry = match batch_geometry(context, scene, &items, texture.is_some(), self.colours) {
-                    Ok(Some(g)) => g,
-                    Ok(None) => continue,
-                    Err(e) => {
-                        self.gpu_error.get_or_insert(e);
-                        continue;
-                    }
-                };
+                let items: Vec<_> = batch
+                    .items
+                    .iter()
+                    .map(|&(n, m, k)| {
+                        (
+                            &scene.meshes[m as usize].primitives[k as usize],
+                            world[n as usize],
+                            tint_of(m),
+                        )
+                    })
+                    .collect();
+                sent += items
+                    .iter()
+                    .map(|(p, _, _)| p.positions.len())
+                    .sum::<usize>();
+                let texture = batch
+                    .texture
+                    .filter(|_| zone_colours.is_none())
+                    .and_then(|t| textures.get(t as usize).cloned());
+                let geometry =
+                    match batch_geometry(context, scene, &items, texture.is_some(), self.colours) {
+                        Ok(Some(g)) => g,
+                        Ok(None) => continue,
+                        Err(e) => {
+                            self.gpu_error.get_or_insert(e);
+                            continue;
+                        }
+                    };
                 self.upload_bytes += geometry.bytes();
-                let material = batch.items.first().and_then(|&(_, m, k)| scene.meshes[m as usize].primitives[k as usize].material).and_then(|m| scene.materials.get(m as usize));
+                let material = batch
+                    .items
+                    .first()
+                    .and_then(|&(_, m, k)| scene.meshes[m as usize].primitives[k as usize].material)
+                    .and_then(|m| scene.materials.get(m as usize));
                 let (material, semi) = retro_materials(material, texture, geometry.varyings());
-                l.merged.push(MergedDraw { gm: Gm::new(geometry, material), semi, animated_material: batch.animated_material });
+                l.merged.push(MergedDraw {
+                    gm: Gm::new(geometry, material),
+                    semi,
+                    animated_material: batch.animated_material,
+                });
                 continue;
             }
             let batch = &l.plan.instanced[k - l.plan.merged.len()];
             let prim = &scene.meshes[batch.mesh as usize].primitives[batch.primitive as usize];
             sent += prim.positions.len();
             let texture = texture_of(prim);
-            let mut geometry = match batch_geometry(context, scene, &[(prim, glam::Mat4::IDENTITY, tint_of(batch.mesh))], texture.is_some(), self.colours) {
+            let mut geometry = match batch_geometry(
+                context,
+                scene,
+                &[(prim, glam::Mat4::IDENTITY, tint_of(batch.mesh))],
+                texture.is_some(),
+                self.colours,
+            ) {
                 Ok(Some(g)) => g,
                 Ok(None) => continue,
                 Err(e) => {
@@ -372,8 +497,18 @@ impl Stage {
                 }
             };
             self.upload_bytes += geometry.bytes();
-            geometry.set_instances(&batch.nodes.iter().map(|&n| to_mat4(world[n as usize])).collect::<Vec<_>>());
-            let (material, semi) = retro_materials(prim.material.and_then(|m| scene.materials.get(m as usize)), texture, geometry.varyings());
+            geometry.set_instances(
+                &batch
+                    .nodes
+                    .iter()
+                    .map(|&n| to_mat4(world[n as usize]))
+                    .collect::<Vec<_>>(),
+            );
+            let (material, semi) = retro_materials(
+                prim.material.and_then(|m| scene.materials.get(m as usize)),
+                texture,
+                geometry.varyings(),
+            );
             l.instanced.push(InstancedDraw {
                 gm: Gm::new(geometry, material),
                 semi,
@@ -387,7 +522,13 @@ impl Stage {
 
     /// Plan LOD `lod` and upload up to `budget` vertices of it (the time it took counts);
     /// → how many vertices went up.
-    pub fn prepare(&mut self, context: &Context, lod: usize, budget: usize, clock: fn() -> f64) -> usize {
+    pub fn prepare(
+        &mut self,
+        context: &Context,
+        lod: usize,
+        budget: usize,
+        clock: fn() -> f64,
+    ) -> usize {
         self.shown_lod = Some(lod);
         self.ensure_lod(context, lod);
         let (t0, before) = (clock(), self.upload_bytes);
@@ -411,8 +552,15 @@ impl Stage {
         let hit = scene.pick(origin, dir, lod, &self.hidden_layers, &world)?;
         let prim = &scene.meshes[hit.mesh as usize].primitives[hit.primitive as usize];
         let corner = |k: usize| {
-            let v = prim.indices.get(hit.triangle as usize * 3 + k).and_then(|&i| prim.positions.get(i as usize)).copied().unwrap_or_default();
-            world[hit.node as usize].transform_point3(GVec3::from(v)).to_array()
+            let v = prim
+                .indices
+                .get(hit.triangle as usize * 3 + k)
+                .and_then(|&i| prim.positions.get(i as usize))
+                .copied()
+                .unwrap_or_default();
+            world[hit.node as usize]
+                .transform_point3(GVec3::from(v))
+                .to_array()
         };
         let mut layer = None;
         let mut at = Some(hit.node);
@@ -434,16 +582,26 @@ impl Stage {
     }
 
     /// Outline `target` in LOD `lod` (None clears); → how many triangles are outlined.
-    pub fn set_highlight(&mut self, context: &Context, target: Option<HighlightTarget>, lod: Option<usize>, seconds: f64) -> usize {
+    pub fn set_highlight(
+        &mut self,
+        context: &Context,
+        target: Option<HighlightTarget>,
+        lod: Option<usize>,
+        seconds: f64,
+    ) -> usize {
         self.highlight = None;
         self.highlight_bounds = None;
         self.highlight_count = 0;
         self.highlight_target = target.map(|t| HighlightTarget { lod, ..t });
-        let (Some(t), Some(lod)) = (target, lod) else { return 0 };
+        let (Some(t), Some(lod)) = (target, lod) else {
+            return 0;
+        };
         let world = self.world(seconds);
         let corners = match t.zone {
             Some(zone) => self.scene.triangles_of_zone(zone, lod, &world),
-            None => self.scene.triangles_of_record(t.record, t.face, lod, &world),
+            None => self
+                .scene
+                .triangles_of_record(t.record, t.face, lod, &world),
         };
         self.highlight_bounds = Bounds::of(corners.iter().copied());
         let positions: Vec<Vec3> = corners.iter().map(|&p| Vec3::from(p)).collect();
@@ -466,18 +624,49 @@ impl Stage {
 
     /// The bones of the scene's skeleton as posed at `seconds`, the bone of the outlined
     /// part in the highlight colour.
-    fn skeleton_overlay(&self, context: &Context, seconds: f64, lod: usize, radius: f32) -> Option<Gm<GpuMesh, ColorMaterial>> {
+    fn skeleton_overlay(
+        &self,
+        context: &Context,
+        seconds: f64,
+        lod: usize,
+        radius: f32,
+    ) -> Option<Gm<GpuMesh, ColorMaterial>> {
         let scene = &self.scene;
         if scene.skeleton.is_empty() {
             return None;
         }
         let world = scene.world(&scene.pose(seconds));
         let visible = scene.visible_in(lod, &self.hidden_layers);
-        let at = |n: u32| world.get(n as usize).map_or(GVec3::NAN, |m| m.transform_point3(GVec3::ZERO));
-        let shown: Vec<(u32, u32)> = scene.skeleton.iter().copied().filter(|&(_, b)| visible.get(b as usize).copied().unwrap_or(false)).collect();
-        let mut bones: Vec<skeleton::Bone> = shown.iter().map(|&(a, b)| skeleton::Bone { from: at(a), to: at(b), picked: false }).collect();
-        if let (Some(t), Some(centre)) = (self.highlight_target, self.highlight_bounds.map(|b| GVec3::from(b.center()))) {
-            let picked = skeleton::picked_bone(&shown, &scene.nodes_drawing_record(t.record), |n| scene.nodes.get(n as usize).and_then(|n| n.parent), &bones, centre);
+        let at = |n: u32| {
+            world
+                .get(n as usize)
+                .map_or(GVec3::NAN, |m| m.transform_point3(GVec3::ZERO))
+        };
+        let shown: Vec<(u32, u32)> = scene
+            .skeleton
+            .iter()
+            .copied()
+            .filter(|&(_, b)| visible.get(b as usize).copied().unwrap_or(false))
+            .collect();
+        let mut bones: Vec<skeleton::Bone> = shown
+            .iter()
+            .map(|&(a, b)| skeleton::Bone {
+                from: at(a),
+                to: at(b),
+                picked: false,
+            })
+            .collect();
+        if let (Some(t), Some(centre)) = (
+            self.highlight_target,
+            self.highlight_bounds.map(|b| GVec3::from(b.center())),
+        ) {
+            let picked = skeleton::picked_bone(
+                &shown,
+                &scene.nodes_drawing_record(t.record),
+                |n| scene.nodes.get(n as usize).and_then(|n| n.parent),
+                &bones,
+                centre,
+            );
             if let Some(k) = picked {
                 bones[k].picked = true;
             }
@@ -488,27 +677,57 @@ impl Stage {
         }
         let cpu = CpuMesh {
             positions: Positions::F32(mesh.positions.iter().map(|p| vec3(p.x, p.y, p.z)).collect()),
-            colors: Some(mesh.colors.iter().map(|&[r, g, b, a]| Srgba::new(r, g, b, a)).collect()),
+            colors: Some(
+                mesh.colors
+                    .iter()
+                    .map(|&[r, g, b, a]| Srgba::new(r, g, b, a))
+                    .collect(),
+            ),
             ..Default::default()
         };
-        Some(Gm::new(GpuMesh::new(context, &cpu), ColorMaterial::default()))
+        Some(Gm::new(
+            GpuMesh::new(context, &cpu),
+            ColorMaterial::default(),
+        ))
     }
 
     /// Draw LOD `lod` as `frame` says into `target` (its outline and, when asked and not a
     /// ghost, its skeleton over it); → the draw calls made.
-    pub fn draw(&mut self, context: &Context, target: &RenderTarget, camera: &Camera, lod: usize, frame: &StageFrame, options: &ViewOptions, radius: f32) -> u32 {
+    pub fn draw(
+        &mut self,
+        context: &Context,
+        target: &RenderTarget,
+        camera: &Camera,
+        lod: usize,
+        frame: &StageFrame,
+        options: &ViewOptions,
+        radius: f32,
+    ) -> u32 {
         // The outline follows the LOD on show: made again for it (empty when the outlined
         // record is in another LOD).
         if let Some(t) = self.highlight_target.filter(|t| t.lod != Some(lod)) {
             self.set_highlight(context, Some(t), Some(lod), frame.seconds);
         }
         let animating = self.animating();
-        let (scene, Some(Some(l))) = (&self.scene, self.lods.get_mut(lod)) else { return 0 };
+        let (scene, Some(Some(l))) = (&self.scene, self.lods.get_mut(lod)) else {
+            return 0;
+        };
         let offsets = scene.uv_offsets(frame.seconds);
         let glows = scene.glows(frame.seconds);
-        let world = if animating { scene.world(&scene.pose(frame.seconds)) } else { Vec::new() };
-        let uv = |m: Option<u32>| m.and_then(|m| offsets.get(m as usize)).map(|&[u, v]| Mat3::from_translation(vec2(u, v)));
-        let glow = |m: Option<u32>| m.and_then(|m| glows.get(m as usize)).copied().unwrap_or(0.0);
+        let world = if animating {
+            scene.world(&scene.pose(frame.seconds))
+        } else {
+            Vec::new()
+        };
+        let uv = |m: Option<u32>| {
+            m.and_then(|m| offsets.get(m as usize))
+                .map(|&[u, v]| Mat3::from_translation(vec2(u, v)))
+        };
+        let glow = |m: Option<u32>| {
+            m.and_then(|m| glows.get(m as usize))
+                .copied()
+                .unwrap_or(0.0)
+        };
         let update = |m: &mut RetroMaterial, animated: Option<u32>| {
             m.cull = frame.cull;
             m.light = frame.light;
@@ -531,17 +750,34 @@ impl Stage {
                 update(m, d.animated_material);
             }
             if d.animated && !world.is_empty() {
-                let transformations: Vec<Mat4> = d.nodes.iter().map(|&n| to_mat4(world[n as usize])).collect();
+                let transformations: Vec<Mat4> = d
+                    .nodes
+                    .iter()
+                    .map(|&n| to_mat4(world[n as usize]))
+                    .collect();
                 d.gm.geometry.set_instances(&transformations);
             }
         }
         if options.wireframe && l.wire.is_none() {
-            let w = if world.is_empty() { scene.world(&scene.pose(frame.seconds)) } else { world };
+            let w = if world.is_empty() {
+                scene.world(&scene.pose(frame.seconds))
+            } else {
+                world
+            };
             let visible = scene.visible_in(lod, &self.hidden_layers);
             let mut positions: Vec<Vec3> = Vec::new();
             for (n, node) in scene.nodes.iter().enumerate().filter(|(n, _)| visible[*n]) {
-                for p in node.mesh.iter().flat_map(|&m| &scene.meshes[m as usize].primitives) {
-                    positions.extend(p.indices.iter().filter_map(|&k| p.positions.get(k as usize)).map(|v| Vec3::from(w[n].transform_point3(GVec3::from(*v)).to_array())));
+                for p in node
+                    .mesh
+                    .iter()
+                    .flat_map(|&m| &scene.meshes[m as usize].primitives)
+                {
+                    positions.extend(
+                        p.indices
+                            .iter()
+                            .filter_map(|&k| p.positions.get(k as usize))
+                            .map(|v| Vec3::from(w[n].transform_point3(GVec3::from(*v)).to_array())),
+                    );
                 }
             }
             l.wire = Some(Wireframe::new(context, &positions, 1.0, WIRE_COLOR));
@@ -549,8 +785,15 @@ impl Stage {
         let scissor = frame.scissor;
         let mut calls = 0;
         // Additive surfaces go over everything opaque (a ghost draws them as a ghost).
-        let later = |gm: &Gm<SceneGeometry, RetroMaterial>| gm.material.pass.after_opaque() && !frame.ghost;
-        for gm in l.merged.iter().map(|d| &d.gm).chain(l.instanced.iter().map(|d| &d.gm)).filter(|gm| !later(gm)) {
+        let later =
+            |gm: &Gm<SceneGeometry, RetroMaterial>| gm.material.pass.after_opaque() && !frame.ghost;
+        for gm in l
+            .merged
+            .iter()
+            .map(|d| &d.gm)
+            .chain(l.instanced.iter().map(|d| &d.gm))
+            .filter(|gm| !later(gm))
+        {
             target.render_partially(scissor, camera, [gm], &[]);
             calls += 1;
         }
@@ -564,8 +807,18 @@ impl Stage {
                 .merged
                 .iter()
                 .filter_map(|d| Some((d.semi.as_ref()?, &d.gm.geometry as &dyn Geometry)))
-                .chain(l.instanced.iter().filter_map(|d| Some((d.semi.as_ref()?, &d.gm.geometry as &dyn Geometry))));
-            let additive = l.merged.iter().map(|d| &d.gm).chain(l.instanced.iter().map(|d| &d.gm)).filter(|gm| later(gm)).map(|gm| (&gm.material, &gm.geometry as &dyn Geometry));
+                .chain(
+                    l.instanced
+                        .iter()
+                        .filter_map(|d| Some((d.semi.as_ref()?, &d.gm.geometry as &dyn Geometry))),
+                );
+            let additive = l
+                .merged
+                .iter()
+                .map(|d| &d.gm)
+                .chain(l.instanced.iter().map(|d| &d.gm))
+                .filter(|gm| later(gm))
+                .map(|gm| (&gm.material, &gm.geometry as &dyn Geometry));
             for (semi, geometry) in semis.chain(additive) {
                 target.render_partially_with_material(scissor, semi, camera, [geometry], &[]);
                 calls += 1;
@@ -608,10 +861,24 @@ pub(super) fn lighting(options: &ViewOptions, camera: &Camera, game_lit: bool) -
 
 /// The material a primitive is drawn with and, for a semi-transparent one, the material of
 /// its second (blending) pass.
-pub(super) fn retro_materials(material: Option<&crate::scene::Material>, texture: Option<Texture2DRef>, varyings: Varyings) -> (RetroMaterial, Option<RetroMaterial>) {
+pub(super) fn retro_materials(
+    material: Option<&crate::scene::Material>,
+    texture: Option<Texture2DRef>,
+    varyings: Varyings,
+) -> (RetroMaterial, Option<RetroMaterial>) {
     let cutoff = material.and_then(|m| m.alpha_cutoff).unwrap_or(0.0);
     let blend = material.and_then(|m| m.blend).filter(|_| texture.is_some());
-    let make = |pass| RetroMaterial { texture: texture.clone(), varyings, cull: Cull::None, glow: 0.0, alpha_cutoff: cutoff, pass, light: material::LIGHT, ambient: 0.2, ghost: false };
+    let make = |pass| RetroMaterial {
+        texture: texture.clone(),
+        varyings,
+        cull: Cull::None,
+        glow: 0.0,
+        alpha_cutoff: cutoff,
+        pass,
+        light: material::LIGHT,
+        ambient: 0.2,
+        ghost: false,
+    };
     if material.is_some_and(|m| m.surface == crate::scene::Surface::Additive) {
         return (make(Pass::Additive), None);
     }
@@ -624,8 +891,18 @@ pub(super) fn retro_materials(material: Option<&crate::scene::Material>, texture
 /// Upload texels as sRGB-decoded RGBA: three-d samples textures as linear and encodes the
 /// output as sRGB, so the file's colours come out as they are stored.
 pub(super) fn upload_texture(context: &Context, t: &crate::scene::Texture) -> Texture2DRef {
-    let blank = crate::texture::Texels { width: 1, height: 1, rgba: Arc::new(vec![255; 4]) };
-    let fits = |x: &crate::texture::Texels| x.width > 0 && x.height > 0 && x.width <= MAX_TEXTURE_SIDE && x.height <= MAX_TEXTURE_SIDE && x.rgba.len() == x.width as usize * x.height as usize * 4;
+    let blank = crate::texture::Texels {
+        width: 1,
+        height: 1,
+        rgba: Arc::new(vec![255; 4]),
+    };
+    let fits = |x: &crate::texture::Texels| {
+        x.width > 0
+            && x.height > 0
+            && x.width <= MAX_TEXTURE_SIDE
+            && x.height <= MAX_TEXTURE_SIDE
+            && x.rgba.len() == x.width as usize * x.height as usize * 4
+    };
     // A picture the GPU cannot take is drawn white (times the material's colour), not failed.
     let texels = if fits(&t.texels) { &t.texels } else { &blank };
     let data = TextureData::RgbaU8(crate::texture::linear_texel_bytes(&texels.rgba));
@@ -636,7 +913,11 @@ pub(super) fn upload_texture(context: &Context, t: &crate::scene::Texture) -> Te
         height: texels.height,
         // Old games' texels are big on screen: keep them crisp. Emulated console VRAM is
         // sampled texel by texel far away too (its cut-out texels would smear in mipmaps).
-        min_filter: if t.nearest { Interpolation::Nearest } else { Interpolation::Linear },
+        min_filter: if t.nearest {
+            Interpolation::Nearest
+        } else {
+            Interpolation::Linear
+        },
         mag_filter: Interpolation::Nearest,
         mipmap: (!t.nearest).then(Mipmap::default),
         wrap_s: Wrapping::Repeat,
@@ -649,7 +930,12 @@ pub(super) fn upload_texture(context: &Context, t: &crate::scene::Texture) -> Te
 pub(super) fn point_markers(points: &[([f32; 3], f32)], size: f32) -> CpuMesh {
     let mut positions = Vec::with_capacity(points.len() * 24);
     let mut colors = Vec::with_capacity(points.len() * 24);
-    let dirs = [vec3(1.0, 0.0, 0.0), vec3(0.0, 0.0, 1.0), vec3(-1.0, 0.0, 0.0), vec3(0.0, 0.0, -1.0)];
+    let dirs = [
+        vec3(1.0, 0.0, 0.0),
+        vec3(0.0, 0.0, 1.0),
+        vec3(-1.0, 0.0, 0.0),
+        vec3(0.0, 0.0, -1.0),
+    ];
     let [r, g, b, a] = POINT_COLOR;
     for &(p, radius) in points {
         let c = vec3(p[0], p[1], p[2]);
@@ -662,16 +948,28 @@ pub(super) fn point_markers(points: &[([f32; 3], f32)], size: f32) -> CpuMesh {
             }
         }
     }
-    CpuMesh { positions: Positions::F32(positions), colors: Some(colors), ..Default::default() }
+    CpuMesh {
+        positions: Positions::F32(positions),
+        colors: Some(colors),
+        ..Default::default()
+    }
 }
 
 /// A red pyramid at every dropzone, its apex along the dropzone's +Z.
 fn add_pyramids(cpu: &mut CpuMesh, at: &[glam::Mat4], size: f32) {
-    let Positions::F32(positions) = &mut cpu.positions else { return };
+    let Positions::F32(positions) = &mut cpu.positions else {
+        return;
+    };
     let colors = cpu.colors.get_or_insert_with(Vec::new);
     let [r, g, b, a] = DROPZONE_COLOR;
     let (s, h) = (size, size * 2.0);
-    let base = [GVec3::new(-s, -s, 0.0), GVec3::new(s, -s, 0.0), GVec3::new(s, s, 0.0), GVec3::new(-s, s, 0.0)].map(|v| v + GVec3::Y * s);
+    let base = [
+        GVec3::new(-s, -s, 0.0),
+        GVec3::new(s, -s, 0.0),
+        GVec3::new(s, s, 0.0),
+        GVec3::new(-s, s, 0.0),
+    ]
+    .map(|v| v + GVec3::Y * s);
     let apex = GVec3::new(0.0, s, h);
     for m in at {
         let p = |v: GVec3| {
@@ -681,22 +979,40 @@ fn add_pyramids(cpu: &mut CpuMesh, at: &[glam::Mat4], size: f32) {
         for k in 0..4 {
             positions.extend([p(base[k]), p(base[(k + 1) % 4]), p(apex)]);
         }
-        positions.extend([p(base[0]), p(base[2]), p(base[1]), p(base[0]), p(base[3]), p(base[2])]);
+        positions.extend([
+            p(base[0]),
+            p(base[2]),
+            p(base[1]),
+            p(base[0]),
+            p(base[3]),
+            p(base[2]),
+        ]);
         colors.extend(std::iter::repeat_n(Srgba::new(r, g, b, a), 18));
     }
 }
 
 /// One draw's GPU buffers: the primitives placed by their world matrices, tinted by their
 /// materials' base colours (see `SceneGeometry::new`).
-fn batch_geometry(context: &Context, scene: &Scene, items: &[(&crate::scene::Primitive, glam::Mat4, Option<[f32; 4]>)], textured: bool, colours: ColourSet) -> Result<Option<SceneGeometry>, String> {
-    let tint_of = |p: &crate::scene::Primitive| scene.shading(p).base_color.map(|c| c.clamp(0.0, 1.0));
+fn batch_geometry(
+    context: &Context,
+    scene: &Scene,
+    items: &[(&crate::scene::Primitive, glam::Mat4, Option<[f32; 4]>)],
+    textured: bool,
+    colours: ColourSet,
+) -> Result<Option<SceneGeometry>, String> {
+    let tint_of =
+        |p: &crate::scene::Primitive| scene.shading(p).base_color.map(|c| c.clamp(0.0, 1.0));
     let parts: Vec<VertexArrays> = items
         .iter()
         .map(|&(p, model, colour)| VertexArrays {
             positions: &p.positions,
             normals: p.normals.as_deref(),
             // A colour of its own (its damage zone's) stands for the vertex colours.
-            colors: if colour.is_some() { None } else { p.colours(colours) },
+            colors: if colour.is_some() {
+                None
+            } else {
+                p.colours(colours)
+            },
             // Textured batches hold only primitives with a UV per vertex (`Scene::texture_of`).
             uvs: if textured { p.uvs.as_deref() } else { None },
             indices: &p.indices,

@@ -24,7 +24,10 @@ pub struct ArchiveIndex {
 }
 
 fn dir_parts(path: &str) -> Vec<String> {
-    let mut parts: Vec<String> = path.split(['/', '\\']).map(str::to_ascii_lowercase).collect();
+    let mut parts: Vec<String> = path
+        .split(['/', '\\'])
+        .map(str::to_ascii_lowercase)
+        .collect();
     parts.pop();
     parts
 }
@@ -34,13 +37,19 @@ impl ArchiveIndex {
         ArchiveIndex::with_kinds(paths.into_iter().map(|p| (p, None)))
     }
 
-    pub fn with_kinds<S: Into<String>>(files: impl IntoIterator<Item = (S, Option<Kind>)>) -> ArchiveIndex {
+    pub fn with_kinds<S: Into<String>>(
+        files: impl IntoIterator<Item = (S, Option<Kind>)>,
+    ) -> ArchiveIndex {
         let mut index = ArchiveIndex::default();
         for (p, kind) in files {
             let p: String = p.into();
             let i = index.paths.len();
             index.by_path.entry(p.to_ascii_lowercase()).or_insert(i);
-            index.by_name.entry(file_name(&p).to_ascii_lowercase()).or_default().push(i);
+            index
+                .by_name
+                .entry(file_name(&p).to_ascii_lowercase())
+                .or_default()
+                .push(i);
             index.paths.push(p);
             index.kinds.push(kind);
         }
@@ -52,7 +61,14 @@ impl ArchiveIndex {
     /// as its number (`Kind::number`); one string crosses into wasm, not 20,000.
     pub fn from_joined(paths: &str, lengths: &[u32], kinds: &[u8]) -> ArchiveIndex {
         let paths = crate::wire::split_js_joined(paths, lengths);
-        ArchiveIndex::with_kinds(paths.into_iter().zip(kinds.iter().map(|&n| Kind::numbered(n)).chain(std::iter::repeat(None))))
+        ArchiveIndex::with_kinds(
+            paths.into_iter().zip(
+                kinds
+                    .iter()
+                    .map(|&n| Kind::numbered(n))
+                    .chain(std::iter::repeat(None)),
+            ),
+        )
     }
 
     /// Kinds as the page sends them (numbers, in the listing's order): `set_kinds`.
@@ -121,7 +137,10 @@ impl ArchiveIndex {
         for n in names {
             let found = self.nearest(from, n);
             if let Some((first, rest)) = found.split_first() {
-                return Resolution { file: Some(first.to_string()), also: rest.iter().map(|s| s.to_string()).collect() };
+                return Resolution {
+                    file: Some(first.to_string()),
+                    also: rest.iter().map(|s| s.to_string()).collect(),
+                };
             }
         }
         Resolution::default()
@@ -202,7 +221,10 @@ impl MemorySource {
 
 impl FileSource for MemorySource {
     async fn read(&self, path: &str) -> Result<Vec<u8>, String> {
-        self.files.get(&path.to_ascii_lowercase()).cloned().ok_or_else(|| "no such file".to_string())
+        self.files
+            .get(&path.to_ascii_lowercase())
+            .cloned()
+            .ok_or_else(|| "no such file".to_string())
     }
 }
 
@@ -235,12 +257,21 @@ pub struct Opened {
 
 impl Archive {
     pub fn new(index: ArchiveIndex) -> Archive {
-        Archive { index, assets: HashMap::new(), refs: RefGraph::default(), resolves: true, table_uses: HashMap::new() }
+        Archive {
+            index,
+            assets: HashMap::new(),
+            refs: RefGraph::default(),
+            resolves: true,
+            table_uses: HashMap::new(),
+        }
     }
 
     /// An archive of one file: references resolve nowhere.
     pub fn detached() -> Archive {
-        Archive { resolves: false, ..Default::default() }
+        Archive {
+            resolves: false,
+            ..Default::default()
+        }
     }
 
     /// Whether `path` has been read as an asset (successfully or not).
@@ -290,14 +321,31 @@ impl Archive {
 
     /// Add a file's references to the graph (replacing what it had).
     pub fn record_references(&mut self, path: &str, doc: &dyn Document) {
-        let Some(user) = self.index.position(path) else { return };
+        let Some(user) = self.index.position(path) else {
+            return;
+        };
         // Now that the content has been read, the kind is known for sure.
         self.index.kinds[user] = Some(doc.kind());
-        let refs = if doc.error().is_some() { Vec::new() } else { doc.references() };
-        let uses: Vec<Use> = refs.into_iter().map(|r| Use { resolution: self.resolve(path, &r.names), reference: r }).collect();
+        let refs = if doc.error().is_some() {
+            Vec::new()
+        } else {
+            doc.references()
+        };
+        let uses: Vec<Use> = refs
+            .into_iter()
+            .map(|r| Use {
+                resolution: self.resolve(path, &r.names),
+                reference: r,
+            })
+            .collect();
         if let Some(old) = self.refs.uses.remove(&user) {
             for u in old {
-                if let Some(t) = u.resolution.file.as_deref().and_then(|f| self.index.position(f)) {
+                if let Some(t) = u
+                    .resolution
+                    .file
+                    .as_deref()
+                    .and_then(|f| self.index.position(f))
+                {
                     if let Some(list) = self.refs.users.get_mut(&t) {
                         list.retain(|&(by, _)| by != user);
                     }
@@ -305,7 +353,12 @@ impl Archive {
             }
         }
         for (k, u) in uses.iter().enumerate() {
-            if let Some(t) = u.resolution.file.as_deref().and_then(|f| self.index.position(f)) {
+            if let Some(t) = u
+                .resolution
+                .file
+                .as_deref()
+                .and_then(|f| self.index.position(f))
+            {
                 self.refs.users.entry(t).or_default().push((user, k));
             }
         }
@@ -314,18 +367,39 @@ impl Archive {
 
     /// Files whose references are not in the graph yet and may have some.
     pub fn unscanned(&self) -> Vec<String> {
-        (0..self.index.len()).filter(|i| !self.refs.uses.contains_key(i)).filter(|&i| self.index.kinds[i].is_none_or(|k| !k.refers_to().is_empty())).map(|i| self.index.paths[i].clone()).collect()
+        (0..self.index.len())
+            .filter(|i| !self.refs.uses.contains_key(i))
+            .filter(|&i| self.index.kinds[i].is_none_or(|k| !k.refers_to().is_empty()))
+            .map(|i| self.index.paths[i].clone())
+            .collect()
     }
 
     /// What the file at `path` refers to, resolved (None until it has been read).
     pub fn uses(&self, path: &str) -> Option<&[Use]> {
-        self.index.position(path).and_then(|i| self.refs.uses.get(&i)).map(Vec::as_slice)
+        self.index
+            .position(path)
+            .and_then(|i| self.refs.uses.get(&i))
+            .map(Vec::as_slice)
     }
 
     /// The files whose references lead to `path`, with the reference each made.
     pub fn used_by(&self, path: &str) -> Vec<(&str, &Use)> {
-        let Some(t) = self.index.position(path) else { return Vec::new() };
-        let mut out: Vec<(&str, &Use)> = self.refs.users.get(&t).into_iter().flatten().filter_map(|&(u, k)| Some((self.index.paths[u].as_str(), self.refs.uses.get(&u)?.get(k)?))).collect();
+        let Some(t) = self.index.position(path) else {
+            return Vec::new();
+        };
+        let mut out: Vec<(&str, &Use)> = self
+            .refs
+            .users
+            .get(&t)
+            .into_iter()
+            .flatten()
+            .filter_map(|&(u, k)| {
+                Some((
+                    self.index.paths[u].as_str(),
+                    self.refs.uses.get(&u)?.get(k)?,
+                ))
+            })
+            .collect();
         out.sort_by(|a, b| a.0.cmp(b.0));
         out
     }
@@ -340,11 +414,23 @@ impl Archive {
             return exports
                 .iter()
                 .map(|item| {
-                    let mut files: Vec<&str> = users.iter().filter(|(_, u)| u.reference.item.as_deref().is_some_and(|i| i.eq_ignore_ascii_case(item))).map(|(f, _)| *f).collect();
+                    let mut files: Vec<&str> = users
+                        .iter()
+                        .filter(|(_, u)| {
+                            u.reference
+                                .item
+                                .as_deref()
+                                .is_some_and(|i| i.eq_ignore_ascii_case(item))
+                        })
+                        .map(|(f, _)| *f)
+                        .collect();
                     files.dedup();
                     match files.is_empty() {
-                        true => InfoRow::warning(format!("used: {item}"), "nothing in this archive"),
-                        false => InfoRow::new(format!("used: {item}"), files.join(", ")).with_links(files.iter().map(|f| f.to_string()).collect()),
+                        true => {
+                            InfoRow::warning(format!("used: {item}"), "nothing in this archive")
+                        }
+                        false => InfoRow::new(format!("used: {item}"), files.join(", "))
+                            .with_links(files.iter().map(|f| f.to_string()).collect()),
                     }
                 })
                 .collect();
@@ -359,14 +445,29 @@ impl Archive {
             match entries.is_empty() {
                 true => InfoRow::warning(label, "none in this archive"),
                 false => {
-                    let text = entries.iter().map(|(f, rest)| format!("{f}{rest}")).collect::<Vec<_>>().join(", ");
-                    InfoRow::new(label, text).with_links(entries.into_iter().map(|(f, _)| f).collect())
+                    let text = entries
+                        .iter()
+                        .map(|(f, rest)| format!("{f}{rest}"))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    InfoRow::new(label, text)
+                        .with_links(entries.into_iter().map(|(f, _)| f).collect())
                 }
             }
         };
         for k in kind.referred_by() {
-            let direct: Vec<&str> = users.iter().map(|(f, _)| *f).filter(|f| kind_of(f) == k).collect();
-            rows.push(row(format!("used by {}s", k.label()), direct.iter().map(|s| (s.to_string(), String::new())).collect()));
+            let direct: Vec<&str> = users
+                .iter()
+                .map(|(f, _)| *f)
+                .filter(|f| kind_of(f) == k)
+                .collect();
+            rows.push(row(
+                format!("used by {}s", k.label()),
+                direct
+                    .iter()
+                    .map(|s| (s.to_string(), String::new()))
+                    .collect(),
+            ));
             for k2 in k.referred_by().filter(|k2| *k2 != k) {
                 let mut via: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
                 for d in &direct {
@@ -442,25 +543,44 @@ pub fn texture_cards(opened: &Opened) -> Vec<crate::gallery::TextureCard> {
             thumbnail: thumbnail(picture, THUMBNAIL_SIDE),
         }];
     }
-    let Some(scene) = &opened.scene else { return Vec::new() };
+    let Some(scene) = &opened.scene else {
+        return Vec::new();
+    };
     scene
         .textures
         .iter()
         .enumerate()
         .filter(|(_, t)| t.is_own())
         .map(|(i, t)| {
-            let materials = scene.materials.iter().filter(|m| m.texture == Some(i as u32)).filter_map(|m| m.name.clone()).collect();
+            let materials = scene
+                .materials
+                .iter()
+                .filter(|m| m.texture == Some(i as u32))
+                .filter_map(|m| m.name.clone())
+                .collect();
             // What the triangles sample of it: the rest of a VRAM page is other files'.
-            let sampling = |m: &Option<crate::scene::MaterialId>| m.and_then(|m| scene.materials.get(m as usize)).is_some_and(|m| m.texture == Some(i as u32));
+            let sampling = |m: &Option<crate::scene::MaterialId>| {
+                m.and_then(|m| scene.materials.get(m as usize))
+                    .is_some_and(|m| m.texture == Some(i as u32))
+            };
             let uvs = scene
                 .meshes
                 .iter()
                 .flat_map(|mesh| &mesh.primitives)
                 .filter(|p| sampling(&p.material))
-                .filter_map(|p| p.uvs.as_ref().map(|uv| p.indices.iter().filter_map(move |&k| uv.get(k as usize).copied())))
+                .filter_map(|p| {
+                    p.uvs.as_ref().map(|uv| {
+                        p.indices
+                            .iter()
+                            .filter_map(move |&k| uv.get(k as usize).copied())
+                    })
+                })
                 .flatten();
             let used = used_bounds(uvs, t.texels.width, t.texels.height);
-            let shown = used.map_or_else(|| t.texels.clone(), |[x, y, w, h]| crate::texture::crop(&t.texels, x, y, w, h));
+            let shown = used.map_or_else(
+                || t.texels.clone(),
+                |[x, y, w, h]| crate::texture::crop(&t.texels, x, y, w, h),
+            );
             TextureCard {
                 path: opened.path.clone(),
                 texture: Some(i),
@@ -479,19 +599,52 @@ pub fn texture_cards(opened: &Opened) -> Vec<crate::gallery::TextureCard> {
 /// texture of its own), the materials of those libraries whose texture is it, and the files
 /// that take those materials. Reads the archive's references once (`scan_references`) and
 /// opens the libraries that name it.
-pub async fn texture_users(archive: &RefCell<Archive>, source: &impl FileSource, path: &str) -> crate::gallery::TextureUsers {
+pub async fn texture_users(
+    archive: &RefCell<Archive>,
+    source: &impl FileSource,
+    path: &str,
+) -> crate::gallery::TextureUsers {
     scan_references(archive, source).await;
-    let direct: Vec<String> = archive.borrow().used_by(path).into_iter().map(|(f, _)| f.to_string()).collect();
-    let mut out = crate::gallery::TextureUsers { materials: Vec::new(), files: direct.clone() };
+    let direct: Vec<String> = archive
+        .borrow()
+        .used_by(path)
+        .into_iter()
+        .map(|(f, _)| f.to_string())
+        .collect();
+    let mut out = crate::gallery::TextureUsers {
+        materials: Vec::new(),
+        files: direct.clone(),
+    };
     for user in direct {
-        let Ok(opened) = open_file(archive, source, &user).await else { continue };
-        let Some(cards) = opened.document.gallery() else { continue };
-        let names: Vec<String> = cards.iter().filter(|c| c.texture_file.as_deref().is_some_and(|f| f.eq_ignore_ascii_case(path))).map(|c| c.name.clone()).collect();
-        let lib = crate::formats::file_name(&user).split('.').next().unwrap_or("").to_ascii_lowercase();
-        out.materials.extend(names.iter().map(|n| format!("{lib}:{n}")));
+        let Ok(opened) = open_file(archive, source, &user).await else {
+            continue;
+        };
+        let Some(cards) = opened.document.gallery() else {
+            continue;
+        };
+        let names: Vec<String> = cards
+            .iter()
+            .filter(|c| {
+                c.texture_file
+                    .as_deref()
+                    .is_some_and(|f| f.eq_ignore_ascii_case(path))
+            })
+            .map(|c| c.name.clone())
+            .collect();
+        let lib = crate::formats::file_name(&user)
+            .split('.')
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        out.materials
+            .extend(names.iter().map(|n| format!("{lib}:{n}")));
         let archive = archive.borrow();
         for (f, u) in archive.used_by(&user) {
-            if u.reference.item.as_deref().is_some_and(|i| names.iter().any(|n| n.eq_ignore_ascii_case(i))) {
+            if u.reference
+                .item
+                .as_deref()
+                .is_some_and(|i| names.iter().any(|n| n.eq_ignore_ascii_case(i)))
+            {
                 out.files.push(f.to_string());
             }
         }
@@ -507,15 +660,31 @@ pub async fn texture_users(archive: &RefCell<Archive>, source: &impl FileSource,
 /// FIELD.BIN: the field models whose polygons name it), as info rows: how many records of
 /// each file, the files as links. The archive's references are read once (who refers to
 /// `path`), and each of those files once: what each uses is kept.
-pub async fn table_user_rows(archive: &RefCell<Archive>, source: &impl FileSource, path: &str, table: &str, index: u32) -> Vec<InfoRow> {
+pub async fn table_user_rows(
+    archive: &RefCell<Archive>,
+    source: &impl FileSource,
+    path: &str,
+    table: &str,
+    index: u32,
+) -> Vec<InfoRow> {
     scan_references(archive, source).await;
-    let users: Vec<String> = archive.borrow().used_by(path).into_iter().map(|(f, _)| f.to_string()).collect();
+    let users: Vec<String> = archive
+        .borrow()
+        .used_by(path)
+        .into_iter()
+        .map(|(f, _)| f.to_string())
+        .collect();
     let key = |p: &str| (p.to_ascii_lowercase(), table.to_string());
-    let todo: Vec<&String> = users.iter().filter(|u| !archive.borrow().table_uses.contains_key(&key(u))).collect();
+    let todo: Vec<&String> = users
+        .iter()
+        .filter(|u| !archive.borrow().table_uses.contains_key(&key(u)))
+        .collect();
     for group in todo.chunks(READS_AT_ONCE) {
         let reads = futures_util::future::join_all(group.iter().map(|u| source.read(u))).await;
         for (user, bytes) in group.iter().zip(reads) {
-            let uses = bytes.map(|b| registry::open(user, b, Purpose::Asset).table_uses(table)).unwrap_or(("record", Vec::new()));
+            let uses = bytes
+                .map(|b| registry::open(user, b, Purpose::Asset).table_uses(table))
+                .unwrap_or(("record", Vec::new()));
             archive.borrow_mut().table_uses.insert(key(user), uses);
         }
     }
@@ -523,7 +692,9 @@ pub async fn table_user_rows(archive: &RefCell<Archive>, source: &impl FileSourc
     let mut noun = "record";
     let mut counts: Vec<(&str, u32)> = Vec::new();
     for u in &users {
-        let Some((what, uses)) = a.table_uses.get(&key(u)) else { continue };
+        let Some((what, uses)) = a.table_uses.get(&key(u)) else {
+            continue;
+        };
         if let Some(&(_, n)) = uses.iter().find(|(e, _)| *e == index) {
             noun = what;
             counts.push((u.as_str(), n));
@@ -533,11 +704,28 @@ pub async fn table_user_rows(archive: &RefCell<Archive>, source: &impl FileSourc
     let total: u32 = counts.iter().map(|c| c.1).sum();
     let label = format!("{table} {index} used by");
     if counts.is_empty() {
-        return vec![InfoRow::new(label, format!("no file of this archive ({} read)", crate::words::count_len(users.len(), "file that refers here")))];
+        return vec![InfoRow::new(
+            label,
+            format!(
+                "no file of this archive ({} read)",
+                crate::words::count_len(users.len(), "file that refers here")
+            ),
+        )];
     }
-    let list = counts.iter().map(|(f, n)| format!("{f} ({n})")).collect::<Vec<_>>().join(", ");
-    vec![InfoRow::new(label, format!("{} in {}: {list}", crate::words::count(total, noun), crate::words::count_len(counts.len(), "file")))
-        .with_links(counts.iter().map(|(f, _)| f.to_string()).collect())]
+    let list = counts
+        .iter()
+        .map(|(f, n)| format!("{f} ({n})"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    vec![InfoRow::new(
+        label,
+        format!(
+            "{} in {}: {list}",
+            crate::words::count(total, noun),
+            crate::words::count_len(counts.len(), "file")
+        ),
+    )
+    .with_links(counts.iter().map(|(f, _)| f.to_string()).collect())]
 }
 
 /// How many of an open's files are read at once.
@@ -545,9 +733,16 @@ const READS_AT_ONCE: usize = 16;
 
 /// The one open sequence: read the file, parse it, read the files it needs (round by
 /// round: libraries, then the maps they name), and build its scene.
-pub async fn open_file(archive: &RefCell<Archive>, source: &impl FileSource, path: &str) -> Result<Opened, String> {
+pub async fn open_file(
+    archive: &RefCell<Archive>,
+    source: &impl FileSource,
+    path: &str,
+) -> Result<Opened, String> {
     let t0 = source.now_ms();
-    let bytes = source.read(path).await.map_err(|e| format!("{path}: {e}"))?;
+    let bytes = source
+        .read(path)
+        .await
+        .map_err(|e| format!("{path}: {e}"))?;
     let read_ms = source.now_ms() - t0;
     let mut opened = open_bytes(archive, source, path, bytes, Purpose::Show).await;
     opened.timings.read_ms = read_ms;
@@ -556,8 +751,19 @@ pub async fn open_file(archive: &RefCell<Archive>, source: &impl FileSource, pat
 
 /// [`open_file`] for bytes already read; `Purpose::Asset` skips the inspector view (the CLI
 /// prints summaries, and the view costs memory per record).
-pub async fn open_bytes(archive: &RefCell<Archive>, source: &impl FileSource, path: &str, bytes: Vec<u8>, purpose: Purpose) -> Opened {
-    let path = archive.borrow().index.find(path).unwrap_or(path).to_string();
+pub async fn open_bytes(
+    archive: &RefCell<Archive>,
+    source: &impl FileSource,
+    path: &str,
+    bytes: Vec<u8>,
+    purpose: Purpose,
+) -> Opened {
+    let path = archive
+        .borrow()
+        .index
+        .find(path)
+        .unwrap_or(path)
+        .to_string();
     let t0 = source.now_ms();
     let mut document = registry::open(&path, bytes, purpose);
     archive.borrow_mut().record_references(&path, &*document);
@@ -580,7 +786,8 @@ pub async fn open_bytes(archive: &RefCell<Archive>, source: &impl FileSource, pa
             // after another), and a bounded few keep a map naming thousands of files from
             // asking for all of them at once.
             for group in needs.chunks(READS_AT_ONCE) {
-                let reads = futures_util::future::join_all(group.iter().map(|dep| source.read(dep))).await;
+                let reads =
+                    futures_util::future::join_all(group.iter().map(|dep| source.read(dep))).await;
                 for (dep, bytes) in group.iter().zip(reads) {
                     if let Err(why) = &bytes {
                         unreadable.push(format!("{dep}: {why}"));
@@ -594,7 +801,19 @@ pub async fn open_bytes(archive: &RefCell<Archive>, source: &impl FileSource, pa
     }
     let t3 = source.now_ms();
     let notes = scene.as_ref().map_or(Vec::new(), Scene::untextured_notes);
-    Opened { path, document, scene, unreadable, notes, timings: OpenTimings { read_ms: 0.0, parse_ms: t1 - t0, assets_ms: t2 - t1, build_ms: t3 - t2 } }
+    Opened {
+        path,
+        document,
+        scene,
+        unreadable,
+        notes,
+        timings: OpenTimings {
+            read_ms: 0.0,
+            parse_ms: t1 - t0,
+            assets_ms: t2 - t1,
+            build_ms: t3 - t2,
+        },
+    }
 }
 
 #[cfg(test)]
@@ -603,12 +822,31 @@ mod tests {
 
     #[test]
     fn new_kinds_for_the_same_listing_keep_its_paths_and_a_wrong_count_changes_nothing() {
-        let mut index = ArchiveIndex::with_kinds([("A/VIDEO/CUBE.BGF", Some(crate::formats::biz2::GEOMETRY)), ("A/NOEXT", None)]);
-        assert!(index.set_kinds([Some(crate::formats::biz2::GEOMETRY), Some(crate::formats::biz2::MATERIALS)]));
-        assert_eq!((index.kind("a/noext"), index.find("a/video/cube.bgf")), (Some(crate::formats::biz2::MATERIALS), Some("A/VIDEO/CUBE.BGF")));
+        let mut index = ArchiveIndex::with_kinds([
+            ("A/VIDEO/CUBE.BGF", Some(crate::formats::biz2::GEOMETRY)),
+            ("A/NOEXT", None),
+        ]);
+        assert!(index.set_kinds([
+            Some(crate::formats::biz2::GEOMETRY),
+            Some(crate::formats::biz2::MATERIALS)
+        ]));
+        assert_eq!(
+            (index.kind("a/noext"), index.find("a/video/cube.bgf")),
+            (
+                Some(crate::formats::biz2::MATERIALS),
+                Some("A/VIDEO/CUBE.BGF")
+            )
+        );
         assert!(!index.set_kinds([None]), "one kind for two paths");
-        assert!(!index.set_kinds([None, None, None]), "three kinds for two paths");
-        assert_eq!(index.kind("A/NOEXT"), Some(crate::formats::biz2::MATERIALS), "a refused set leaves the kinds as they were");
+        assert!(
+            !index.set_kinds([None, None, None]),
+            "three kinds for two paths"
+        );
+        assert_eq!(
+            index.kind("A/NOEXT"),
+            Some(crate::formats::biz2::MATERIALS),
+            "a refused set leaves the kinds as they were"
+        );
     }
 
     /// Reads that each wait once before they end (as the browser's do), counting how many
@@ -643,16 +881,49 @@ mod tests {
     #[test]
     fn a_worlds_files_are_read_a_bounded_few_at_once_and_give_the_same_world() {
         let files = MemorySource::new(crate::demo::demo_files());
-        let plain = pollster::block_on(open_file(&RefCell::new(files.archive()), &files, "DEMO/MAPS/CITY.MAP")).unwrap();
-        let waiting = Waiting { files: files.clone(), under_way: Default::default(), most: Default::default(), reads: Default::default() };
-        let opened = pollster::block_on(open_file(&RefCell::new(files.archive()), &waiting, "DEMO/MAPS/CITY.MAP")).unwrap();
-        assert!(waiting.reads.get() > 3, "CITY needs its include, game objects, models and library: {} reads", waiting.reads.get());
-        assert!(waiting.most.get() > 1, "a round's reads overlap: at most {} at once", waiting.most.get());
-        assert!(waiting.most.get() <= READS_AT_ONCE, "{} at once", waiting.most.get());
+        let plain = pollster::block_on(open_file(
+            &RefCell::new(files.archive()),
+            &files,
+            "DEMO/MAPS/CITY.MAP",
+        ))
+        .unwrap();
+        let waiting = Waiting {
+            files: files.clone(),
+            under_way: Default::default(),
+            most: Default::default(),
+            reads: Default::default(),
+        };
+        let opened = pollster::block_on(open_file(
+            &RefCell::new(files.archive()),
+            &waiting,
+            "DEMO/MAPS/CITY.MAP",
+        ))
+        .unwrap();
+        assert!(
+            waiting.reads.get() > 3,
+            "CITY needs its include, game objects, models and library: {} reads",
+            waiting.reads.get()
+        );
+        assert!(
+            waiting.most.get() > 1,
+            "a round's reads overlap: at most {} at once",
+            waiting.most.get()
+        );
+        assert!(
+            waiting.most.get() <= READS_AT_ONCE,
+            "{} at once",
+            waiting.most.get()
+        );
         let (a, b) = (plain.scene.unwrap(), opened.scene.unwrap());
         assert_eq!(a.nodes.len(), b.nodes.len());
-        assert_eq!(a.meshes.iter().map(|m| m.triangle_count()).sum::<usize>(), b.meshes.iter().map(|m| m.triangle_count()).sum::<usize>());
-        assert_eq!((plain.unreadable, plain.notes), (opened.unreadable, opened.notes));
+        assert_eq!(
+            a.meshes.iter().map(|m| m.triangle_count()).sum::<usize>(),
+            b.meshes.iter().map(|m| m.triangle_count()).sum::<usize>()
+        );
+        assert_eq!(
+            (plain.unreadable, plain.notes),
+            (opened.unreadable, opened.notes)
+        );
     }
 
     #[test]
@@ -661,20 +932,41 @@ mod tests {
         let archive = RefCell::new(source.archive());
         let users = pollster::block_on(texture_users(&archive, &source, "DEMO/TEXTURE/WATER.TGA"));
         assert_eq!(users.materials, vec!["demo:water_mtl".to_string()]);
-        assert!(users.files.contains(&"DEMO/MATERIAL/DEMO.BMF".to_string()), "{users:?}");
-        assert!(users.files.contains(&"DEMO/VIDEO/POOL.BGF".to_string()), "{users:?}");
-        let water = pollster::block_on(open_file(&archive, &source, "DEMO/TEXTURE/WATER.TGA")).unwrap();
+        assert!(
+            users.files.contains(&"DEMO/MATERIAL/DEMO.BMF".to_string()),
+            "{users:?}"
+        );
+        assert!(
+            users.files.contains(&"DEMO/VIDEO/POOL.BGF".to_string()),
+            "{users:?}"
+        );
+        let water =
+            pollster::block_on(open_file(&archive, &source, "DEMO/TEXTURE/WATER.TGA")).unwrap();
         let card = &texture_cards(&water)[0];
-        assert_eq!((card.texture, card.format.contains("TGA")), (None, true), "{card:?}");
-        let party = pollster::block_on(open_file(&archive, &source, "DEMO/FIELD/PARTY.BSX")).unwrap();
+        assert_eq!(
+            (card.texture, card.format.contains("TGA")),
+            (None, true),
+            "{card:?}"
+        );
+        let party =
+            pollster::block_on(open_file(&archive, &source, "DEMO/FIELD/PARTY.BSX")).unwrap();
         let pages = texture_cards(&party);
         assert!(!pages.is_empty());
-        assert!(pages.iter().all(|c| (c.width, c.height) == (256, 256) && c.texture.is_some() && !c.materials.is_empty()), "{pages:?}");
+        assert!(
+            pages.iter().all(|c| (c.width, c.height) == (256, 256)
+                && c.texture.is_some()
+                && !c.materials.is_empty()),
+            "{pages:?}"
+        );
         // The thumbnail shows what the triangles sample: the bounds of their texcoords.
         let scene = party.scene.as_ref().unwrap();
         for c in &pages {
             let (mut x0, mut y0, mut x1, mut y1) = (u32::MAX, u32::MAX, 0, 0);
-            for p in scene.meshes.iter().flat_map(|m| &m.primitives).filter(|p| p.material.is_some_and(|m| scene.materials[m as usize].texture == Some(c.texture.unwrap() as u32))) {
+            for p in scene.meshes.iter().flat_map(|m| &m.primitives).filter(|p| {
+                p.material.is_some_and(|m| {
+                    scene.materials[m as usize].texture == Some(c.texture.unwrap() as u32)
+                })
+            }) {
                 for &k in &p.indices {
                     let [u, v] = p.uvs.as_ref().unwrap()[k as usize];
                     let (x, y) = ((u * 256.0) as u32, (v * 256.0) as u32);
@@ -683,9 +975,16 @@ mod tests {
             }
             let used = c.used.expect("a page the model samples has used bounds");
             assert_eq!(used, [x0, y0, x1 - x0 + 1, y1 - y0 + 1], "{c:?}");
-            assert!(used[2] < 256 || used[3] < 256, "the demo's pages are used in part: {used:?}");
+            assert!(
+                used[2] < 256 || used[3] < 256,
+                "the demo's pages are used in part: {used:?}"
+            );
             let side = crate::gallery::THUMBNAIL_SIDE;
-            assert!(c.thumbnail.width.max(c.thumbnail.height) <= side.max(used[2].max(used[3]).min(side)), "{c:?}");
+            assert!(
+                c.thumbnail.width.max(c.thumbnail.height)
+                    <= side.max(used[2].max(used[3]).min(side)),
+                "{c:?}"
+            );
             if used[2] <= side && used[3] <= side {
                 // Not scaled: texel for texel the page's, from the bounds' corner.
                 let page = &scene.textures[c.texture.unwrap()].texels;
@@ -702,14 +1001,40 @@ mod tests {
 
     #[test]
     fn lookup_ignores_case_and_prefers_the_same_game_tree() {
-        let index = ArchiveIndex::new(["CONTENT/BTLIVE/MATERIAL/BASEV.BMF", "CONTENT/BTDAVE/MATERIAL/basev.bmf", "CONTENT/BTDAVE/VIDEO/MECH/MAD.BGF", "OTHER/BASEV.BMF"]);
-        assert_eq!(index.find("content/btdave/video/mech/mad.bgf"), Some("CONTENT/BTDAVE/VIDEO/MECH/MAD.BGF"));
-        assert_eq!(index.nearest("CONTENT/BTDAVE/VIDEO/MECH/MAD.BGF", "BASEV.BMF"), vec!["CONTENT/BTDAVE/MATERIAL/basev.bmf", "CONTENT/BTLIVE/MATERIAL/BASEV.BMF", "OTHER/BASEV.BMF"]);
+        let index = ArchiveIndex::new([
+            "CONTENT/BTLIVE/MATERIAL/BASEV.BMF",
+            "CONTENT/BTDAVE/MATERIAL/basev.bmf",
+            "CONTENT/BTDAVE/VIDEO/MECH/MAD.BGF",
+            "OTHER/BASEV.BMF",
+        ]);
+        assert_eq!(
+            index.find("content/btdave/video/mech/mad.bgf"),
+            Some("CONTENT/BTDAVE/VIDEO/MECH/MAD.BGF")
+        );
+        assert_eq!(
+            index.nearest("CONTENT/BTDAVE/VIDEO/MECH/MAD.BGF", "BASEV.BMF"),
+            vec![
+                "CONTENT/BTDAVE/MATERIAL/basev.bmf",
+                "CONTENT/BTLIVE/MATERIAL/BASEV.BMF",
+                "OTHER/BASEV.BMF"
+            ]
+        );
         // From elsewhere every candidate is equally far: ordered by path.
-        assert_eq!(index.nearest("X/Y.BGF", "basev.bmf")[0], "CONTENT/BTDAVE/MATERIAL/basev.bmf");
+        assert_eq!(
+            index.nearest("X/Y.BGF", "basev.bmf")[0],
+            "CONTENT/BTDAVE/MATERIAL/basev.bmf"
+        );
         assert!(index.nearest("X/Y.BGF", "none.bmf").is_empty());
         // Names with folders in them resolve by their file name.
-        assert_eq!(index.nearest("X/Y.BGF", "c:\\art\\OTHER\\basev.bmf".rsplit('\\').next().unwrap()).len(), 3);
+        assert_eq!(
+            index
+                .nearest(
+                    "X/Y.BGF",
+                    "c:\\art\\OTHER\\basev.bmf".rsplit('\\').next().unwrap()
+                )
+                .len(),
+            3
+        );
         let r = index.resolve("OTHER/A.BGF", &["NONE.BMF".into(), "BASEV.BMF".into()]);
         assert_eq!(r.file.as_deref(), Some("OTHER/BASEV.BMF"));
         assert_eq!(r.also.len(), 2);
@@ -719,27 +1044,62 @@ mod tests {
     fn the_reference_graph_answers_both_ways_and_follows_updates() {
         let files = crate::demo::demo_files();
         let source = MemorySource::new(files.clone());
-        let archive = RefCell::new(Archive::new(ArchiveIndex::new(files.iter().map(|(p, _)| p.clone()))));
+        let archive = RefCell::new(Archive::new(ArchiveIndex::new(
+            files.iter().map(|(p, _)| p.clone()),
+        )));
         let scanned = pollster::block_on(scan_references(&archive, &source));
         assert_eq!(scanned, files.len());
-        assert!(archive.borrow().unscanned().is_empty(), "a second scan reads nothing");
+        assert!(
+            archive.borrow().unscanned().is_empty(),
+            "a second scan reads nothing"
+        );
         let a = archive.borrow();
-        let users: Vec<&str> = a.used_by("DEMO/MATERIAL/DEMO.BMF").iter().map(|(f, _)| *f).collect();
-        assert!(users.contains(&"DEMO/VIDEO/HEXPOD.BGF") && users.contains(&"DEMO/VIDEO/POOL.BGF"), "{users:?}");
+        let users: Vec<&str> = a
+            .used_by("DEMO/MATERIAL/DEMO.BMF")
+            .iter()
+            .map(|(f, _)| *f)
+            .collect();
+        assert!(
+            users.contains(&"DEMO/VIDEO/HEXPOD.BGF") && users.contains(&"DEMO/VIDEO/POOL.BGF"),
+            "{users:?}"
+        );
         let uses = a.uses("DEMO/MODELS/HEXPOD.MOD").unwrap();
-        assert_eq!(uses[0].resolution.file.as_deref(), Some("DEMO/VIDEO/HEXPOD.BGF"));
+        assert_eq!(
+            uses[0].resolution.file.as_deref(),
+            Some("DEMO/VIDEO/HEXPOD.BGF")
+        );
         let rows = a.used_by_rows("DEMO/VIDEO/HEXPOD.BGF", &[]);
-        assert_eq!(rows[0], InfoRow::new("used by MODs", "DEMO/MODELS/HEXPOD.MOD").with_links(vec!["DEMO/MODELS/HEXPOD.MOD".into()]));
+        assert_eq!(
+            rows[0],
+            InfoRow::new("used by MODs", "DEMO/MODELS/HEXPOD.MOD")
+                .with_links(vec!["DEMO/MODELS/HEXPOD.MOD".into()])
+        );
         // The paths are links; what follows them is text.
-        assert_eq!(rows[1], InfoRow::new("used by MAPs", "DEMO/MAPS/DEMO.MAP (via hexpod.mod)").with_links(vec!["DEMO/MAPS/DEMO.MAP".into()]));
+        assert_eq!(
+            rows[1],
+            InfoRow::new("used by MAPs", "DEMO/MAPS/DEMO.MAP (via hexpod.mod)")
+                .with_links(vec!["DEMO/MAPS/DEMO.MAP".into()])
+        );
         let cube = a.used_by_rows("DEMO/VIDEO/CUBE.BGF", &[]);
         assert_eq!(cube[0].value, "none in this archive");
         drop(a);
         // The MOD is rewritten to draw the cube instead: one file's update, no rescan.
-        let doc = registry::open("DEMO/MODELS/HEXPOD.MOD", b"[video]\r\nobject=cube.bgf\r\n".to_vec(), Purpose::Asset);
-        archive.borrow_mut().record_references("DEMO/MODELS/HEXPOD.MOD", &*doc);
+        let doc = registry::open(
+            "DEMO/MODELS/HEXPOD.MOD",
+            b"[video]\r\nobject=cube.bgf\r\n".to_vec(),
+            Purpose::Asset,
+        );
+        archive
+            .borrow_mut()
+            .record_references("DEMO/MODELS/HEXPOD.MOD", &*doc);
         let a = archive.borrow();
-        assert_eq!(a.used_by_rows("DEMO/VIDEO/CUBE.BGF", &[])[0].value, "DEMO/MODELS/HEXPOD.MOD");
-        assert_eq!(a.used_by_rows("DEMO/VIDEO/HEXPOD.BGF", &[])[0].value, "none in this archive");
+        assert_eq!(
+            a.used_by_rows("DEMO/VIDEO/CUBE.BGF", &[])[0].value,
+            "DEMO/MODELS/HEXPOD.MOD"
+        );
+        assert_eq!(
+            a.used_by_rows("DEMO/VIDEO/HEXPOD.BGF", &[])[0].value,
+            "none in this archive"
+        );
     }
 }

@@ -103,7 +103,10 @@ impl Census {
         self.files += 1;
         self.bytes += bytes.len() as u64;
         let doc = registry::open(path, bytes, Purpose::Asset);
-        *self.kinds.entry(doc.kind().as_str().to_string()).or_default() += 1;
+        *self
+            .kinds
+            .entry(doc.kind().as_str().to_string())
+            .or_default() += 1;
         let stats = doc.stats();
         if stats.records_read {
             self.parsed_files += 1;
@@ -122,16 +125,26 @@ impl Census {
         }
         self.closes_exactly += stats.closes_exactly as usize;
         match doc.error() {
-            Some(e) => self.failed.push(FailedFile { path: path.to_string(), offset: e.offset, message: e.to_string() }),
+            Some(e) => self.failed.push(FailedFile {
+                path: path.to_string(),
+                offset: e.offset,
+                message: e.to_string(),
+            }),
             None => {
                 self.mesh_objects += stats.mesh_objects;
                 self.point_only_objects += stats.point_only_objects;
                 self.triangles += stats.triangles;
                 for (zone, patches) in &stats.zones {
-                    self.zones.entry(zone.clone()).or_default().add(path, *patches);
+                    self.zones
+                        .entry(zone.clone())
+                        .or_default()
+                        .add(path, *patches);
                 }
                 for (word, patches) in &stats.behaviours {
-                    self.behaviours.entry(word.clone()).or_default().add(path, *patches);
+                    self.behaviours
+                        .entry(word.clone())
+                        .or_default()
+                        .add(path, *patches);
                 }
                 if stats.diagnostics > 0 {
                     self.files_with_diagnostics += 1;
@@ -159,7 +172,17 @@ mod tests {
         // two field models, a character and the field's eyes and mouths; plus BAD.BGF and
         // NOTES.TXT.
         assert_eq!(c.files, 40);
-        assert_eq!((c.kinds["mod"], c.kinds["sub"], c.kinds["map"], c.kinds["bsx"], c.kinds["bcx"], c.kinds["tdb"]), (7, 1, 4, 2, 1, 1));
+        assert_eq!(
+            (
+                c.kinds["mod"],
+                c.kinds["sub"],
+                c.kinds["map"],
+                c.kinds["bsx"],
+                c.kinds["bcx"],
+                c.kinds["tdb"]
+            ),
+            (7, 1, 4, 2, 1, 1)
+        );
         assert_eq!(c.kinds["biz2-geometry"], 18);
         assert_eq!(c.kinds["biz2-materials"], 2);
         assert_eq!(c.kinds["image"], 3);
@@ -176,8 +199,22 @@ mod tests {
         assert_eq!(c.tags["0x0046 PMESH"], 1 + 2 + 6 + 14 + 12 + 21 + 1);
         // The walker's parts: a zone each (the gun arm two), counted by file and patch.
         assert_eq!(c.zones.len(), 10);
-        assert_eq!(c.zones["dz_lfoot"], WordUse { files: 1, patches: 1, in_files: vec!["DEMO/VIDEO/WALKER.BGF".into()] });
-        assert_eq!((c.behaviours["GEOMETRIZE"].patches, c.behaviours["BLINK"].patches), (11, 1), "the object's word counts for each of its patches");
+        assert_eq!(
+            c.zones["dz_lfoot"],
+            WordUse {
+                files: 1,
+                patches: 1,
+                in_files: vec!["DEMO/VIDEO/WALKER.BGF".into()]
+            }
+        );
+        assert_eq!(
+            (
+                c.behaviours["GEOMETRIZE"].patches,
+                c.behaviours["BLINK"].patches
+            ),
+            (11, 1),
+            "the object's word counts for each of its patches"
+        );
         assert_eq!(c.tags["0x0044 TRISTRIP"], 1);
         assert!(c.unknown_tags.is_empty());
     }

@@ -16,13 +16,17 @@ pub fn exercise_open_sequence(side: usize, patches: usize) -> Result<usize, Stri
     use crate::archive::{open_file, MemorySource};
     let mut files = city_files(side);
     let model = "DEMO/VIDEO/TERRAIN.BGF";
-    files.push((model.into(), write_file(&large_model(patches), WriteOptions::default())));
+    files.push((
+        model.into(),
+        write_file(&large_model(patches), WriteOptions::default()),
+    ));
     let source = MemorySource::new(files);
     let archive = std::cell::RefCell::new(source.archive());
     let mut triangles = 0;
     for path in ["DEMO/MAPS/CITY.MAP", model] {
         // A memory source reads at once: the open sequence finishes in its first poll.
-        let opened = now(open_file(&archive, &source, path)).ok_or_else(|| format!("{path}: the open waited on a read from memory"))??;
+        let opened = now(open_file(&archive, &source, path))
+            .ok_or_else(|| format!("{path}: the open waited on a read from memory"))??;
         if let Some(e) = opened.document.error() {
             return Err(format!("{path}: {e}"));
         }
@@ -34,7 +38,10 @@ pub fn exercise_open_sequence(side: usize, patches: usize) -> Result<usize, Stri
 /// A future's output if it is ready at its first poll.
 fn now<T>(future: impl std::future::Future<Output = T>) -> Option<T> {
     let mut future = std::pin::pin!(future);
-    match future.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) {
+    match future
+        .as_mut()
+        .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
+    {
         std::task::Poll::Ready(out) => Some(out),
         std::task::Poll::Pending => None,
     }
@@ -49,7 +56,11 @@ mod tests {
         // A block is three buildings of 24 triangles and a crate of 12 (as `relicview info`
         // counts the demo's BLDG.BGF and CRATE.BGF); a patch is 32×32 quads.
         for (side, patches) in [(1, 1), (3, 2), (12, 8)] {
-            assert_eq!(exercise_open_sequence(side, patches), Ok(side * side * (3 * 24 + 12) + patches * 32 * 32 * 2), "{side}, {patches}");
+            assert_eq!(
+                exercise_open_sequence(side, patches),
+                Ok(side * side * (3 * 24 + 12) + patches * 32 * 32 * 2),
+                "{side}, {patches}"
+            );
         }
     }
 
@@ -62,42 +73,94 @@ mod tests {
 
     #[test]
     fn pool_textures_resolve_decode_scroll_and_fall_back_to_a_checker() {
-        struct Counting(crate::archive::MemorySource, std::cell::RefCell<Vec<String>>);
+        struct Counting(
+            crate::archive::MemorySource,
+            std::cell::RefCell<Vec<String>>,
+        );
         impl crate::archive::FileSource for Counting {
             async fn read(&self, path: &str) -> Result<Vec<u8>, String> {
                 self.1.borrow_mut().push(path.to_string());
                 self.0.read(path).await
             }
         }
-        let source = Counting(crate::archive::MemorySource::new(demo_files()), Default::default());
+        let source = Counting(
+            crate::archive::MemorySource::new(demo_files()),
+            Default::default(),
+        );
         let archive = std::cell::RefCell::new(source.0.archive());
-        let opened = pollster::block_on(crate::archive::open_file(&archive, &source, "DEMO/VIDEO/POOL.BGF")).unwrap();
-        assert_eq!(*source.1.borrow(), vec!["DEMO/VIDEO/POOL.BGF", "DEMO/MATERIAL/DEMO.BMF", "DEMO/TEXTURE/WATER.TGA", "DEMO/TEXTURE/SIGN.RGB"], "the model, its library, then the maps it names");
+        let opened = pollster::block_on(crate::archive::open_file(
+            &archive,
+            &source,
+            "DEMO/VIDEO/POOL.BGF",
+        ))
+        .unwrap();
+        assert_eq!(
+            *source.1.borrow(),
+            vec![
+                "DEMO/VIDEO/POOL.BGF",
+                "DEMO/MATERIAL/DEMO.BMF",
+                "DEMO/TEXTURE/WATER.TGA",
+                "DEMO/TEXTURE/SIGN.RGB"
+            ],
+            "the model, its library, then the maps it names"
+        );
         let scene = opened.scene.unwrap();
         let info: serde_json::Value = serde_json::from_str(&opened.document.info_json()).unwrap();
         let statuses = info["texture_status"].as_array().unwrap();
         let by = |t: &str| statuses.iter().find(|s| s["texture"] == t).unwrap();
         assert_eq!(by("water_tex")["decoded"], true);
-        assert_eq!(by("water_tex")["scroll"], serde_json::json!([0.0, 0.0, 0.25, 0.1]));
+        assert_eq!(
+            by("water_tex")["scroll"],
+            serde_json::json!([0.0, 0.0, 0.25, 0.1])
+        );
         assert_eq!(by("water_tex")["file"], "DEMO/TEXTURE/WATER.TGA");
         assert_eq!(by("sign_tex")["decoded"], true);
         assert_eq!(by("panel_tex")["decoded"], false);
-        assert_eq!(by("panel_tex")["reason"], "map file PANEL.SVT is not in the archive");
+        assert_eq!(
+            by("panel_tex")["reason"],
+            "map file PANEL.SVT is not in the archive"
+        );
         assert_eq!(scene.textures.len(), 3);
-        let texels = |t: &str| &scene.textures.iter().find(|x| x.name.as_deref() == Some(t)).unwrap().texels;
-        assert_eq!((texels("sign_tex").width, texels("water_tex").width), (16, 32));
-        assert_eq!(texels("panel_tex"), &crate::texture::checker([0.85, 0.75, 0.3]));
+        let texels = |t: &str| {
+            &scene
+                .textures
+                .iter()
+                .find(|x| x.name.as_deref() == Some(t))
+                .unwrap()
+                .texels
+        };
+        assert_eq!(
+            (texels("sign_tex").width, texels("water_tex").width),
+            (16, 32)
+        );
+        assert_eq!(
+            texels("panel_tex"),
+            &crate::texture::checker([0.85, 0.75, 0.3])
+        );
         // Every primitive has a textured material and UVs; the water scrolls.
         let prims: Vec<_> = scene.meshes.iter().flat_map(|m| &m.primitives).collect();
         assert_eq!(prims.len(), 6);
-        assert!(prims.iter().all(|p| p.material.is_some_and(|m| scene.materials[m as usize].texture.is_some())));
-        assert!(prims.iter().all(|p| p.uvs.as_ref().map(Vec::len) == Some(p.positions.len())));
+        assert!(prims.iter().all(|p| p
+            .material
+            .is_some_and(|m| scene.materials[m as usize].texture.is_some())));
+        assert!(prims
+            .iter()
+            .all(|p| p.uvs.as_ref().map(Vec::len) == Some(p.positions.len())));
         assert_eq!(scene.scrolling_materials().len(), 1);
         assert_eq!(scene.draw_plan(0).draw_calls(), 3, "one draw per texture");
         // A second model using the same library reads nothing more.
         source.1.borrow_mut().clear();
-        pollster::block_on(crate::archive::open_file(&archive, &source, "DEMO/VIDEO/HEXPOD.BGF")).unwrap();
-        assert_eq!(*source.1.borrow(), vec!["DEMO/VIDEO/HEXPOD.BGF"], "libraries and maps are read once per archive");
+        pollster::block_on(crate::archive::open_file(
+            &archive,
+            &source,
+            "DEMO/VIDEO/HEXPOD.BGF",
+        ))
+        .unwrap();
+        assert_eq!(
+            *source.1.borrow(),
+            vec!["DEMO/VIDEO/HEXPOD.BGF"],
+            "libraries and maps are read once per archive"
+        );
     }
 
     #[test]
@@ -106,7 +169,10 @@ mod tests {
         // Drawn without a library: every patch is the neutral grey.
         let source = crate::archive::MemorySource::new([("FORMATS.BGF".to_string(), bytes)]);
         let archive = std::cell::RefCell::new(source.archive());
-        let scene = pollster::block_on(crate::archive::open_file(&archive, &source, "FORMATS.BGF")).unwrap().scene.unwrap();
+        let scene = pollster::block_on(crate::archive::open_file(&archive, &source, "FORMATS.BGF"))
+            .unwrap()
+            .scene
+            .unwrap();
         assert_eq!(scene.triangle_count(0), 28);
         let prims: Vec<_> = scene.meshes.iter().flat_map(|m| &m.primitives).collect();
         let base = |k: usize| scene.materials[prims[k].material.unwrap() as usize].base_color;

@@ -79,11 +79,18 @@ pub fn is_container(name: &str, real: &Path) -> bool {
 /// written; a lookup ignores case), the track's mode and first sector, or why not.
 pub fn cue_track_of(f: &ListedFile) -> Result<(String, containers::SectorMode, u64), String> {
     if f.size > containers::MAX_CUE_BYTES {
-        return Err(format!("{}: {} bytes is too long for a cue sheet", f.path, f.size));
+        return Err(format!(
+            "{}: {} bytes is too long for a cue sheet",
+            f.path, f.size
+        ));
     }
     let text = std::fs::read(&f.real).map_err(|e| format!("{}: {e}", f.path))?;
-    let track = containers::cue_data_track(&String::from_utf8_lossy(&text)).map_err(|e| format!("{}: {e}", f.path))?;
-    let folder = f.path.rsplit_once('/').map_or(String::new(), |(d, _)| format!("{d}/"));
+    let track = containers::cue_data_track(&String::from_utf8_lossy(&text))
+        .map_err(|e| format!("{}: {e}", f.path))?;
+    let folder = f
+        .path
+        .rsplit_once('/')
+        .map_or(String::new(), |(d, _)| format!("{d}/"));
     Ok((format!("{folder}{}", track.file), track.mode, track.start))
 }
 
@@ -96,7 +103,12 @@ impl Disk {
     /// `root` is a folder, or a container file whose entries are the archive.
     pub fn new(root: &Path) -> Disk {
         let root_container = root.is_file();
-        Disk { root: root.to_path_buf(), root_container, opened: RefCell::new(HashMap::new()), limits: Limits::default() }
+        Disk {
+            root: root.to_path_buf(),
+            root_container,
+            opened: RefCell::new(HashMap::new()),
+            limits: Limits::default(),
+        }
     }
 
     pub fn root_is_container(&self) -> bool {
@@ -110,51 +122,94 @@ impl Disk {
             return Ok(c.clone());
         }
         let opened: Rc<dyn Container> = Rc::from(self.open_container(path)?);
-        self.opened.borrow_mut().insert(path.to_ascii_lowercase(), opened.clone());
+        self.opened
+            .borrow_mut()
+            .insert(path.to_ascii_lowercase(), opened.clone());
         Ok(opened)
     }
 
     fn open_container(&self, path: &str) -> Result<Box<dyn Container>, String> {
-        let name = if path.is_empty() { self.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default() } else { path.to_string() };
+        let name = if path.is_empty() {
+            self.root
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        } else {
+            path.to_string()
+        };
         let (source, real): (Arc<dyn ByteSource>, Option<PathBuf>) = match self.split(path)? {
             (outer, Some(inner)) if !outer.is_empty() || self.root_container => {
                 if path.matches('/').count() > MAX_NESTING * 8 {
                     return Err(format!("{path}: containers nest too deep"));
                 }
                 let c = self.container(&outer)?;
-                let i = c.find(&inner).ok_or_else(|| format!("{path}: not in {outer}"))?;
+                let i = c
+                    .find(&inner)
+                    .ok_or_else(|| format!("{path}: not in {outer}"))?;
                 if containers::is_cue(&inner) {
                     // A cue sheet inside a container: its disc is the .bin beside it there.
-                    let (bin, track) = containers::cue_inside(&*c, i).map_err(|e| format!("{outer}/{e}"))?;
-                    let raw: Arc<dyn ByteSource> = Arc::new(c.read(bin).map_err(|e| e.to_string())?);
-                    return containers::open_track(&name, raw, track.mode, track.start, self.limits).map_err(|e| e.to_string());
+                    let (bin, track) =
+                        containers::cue_inside(&*c, i).map_err(|e| format!("{outer}/{e}"))?;
+                    let raw: Arc<dyn ByteSource> =
+                        Arc::new(c.read(bin).map_err(|e| e.to_string())?);
+                    return containers::open_track(
+                        &name,
+                        raw,
+                        track.mode,
+                        track.start,
+                        self.limits,
+                    )
+                    .map_err(|e| e.to_string());
                 }
                 (Arc::new(c.read(i).map_err(|e| e.to_string())?), None)
             }
             (_, _) => {
-                let real = if path.is_empty() { self.root.clone() } else { self.root.join(path) };
+                let real = if path.is_empty() {
+                    self.root.clone()
+                } else {
+                    self.root.join(path)
+                };
                 (Arc::new(FileBytes::open(&real)?), Some(real))
             }
         };
         if name.to_ascii_lowercase().ends_with(".cue") {
             return self.open_cue(&name, &source, real.as_deref());
         }
-        let kind = sniffed(&name, &*source).ok_or_else(|| format!("{name}: not a container (not a zip, an ISO 9660 image or a raw disc)"))?;
+        let kind = sniffed(&name, &*source).ok_or_else(|| {
+            format!("{name}: not a container (not a zip, an ISO 9660 image or a raw disc)")
+        })?;
         containers::open(&name, kind, source, self.limits).map_err(|e| e.to_string())
     }
 
     /// A .cue sheet: the disc is its data track, in the .bin it names beside it.
-    fn open_cue(&self, name: &str, sheet: &Arc<dyn ByteSource>, real: Option<&Path>) -> Result<Box<dyn Container>, String> {
+    fn open_cue(
+        &self,
+        name: &str,
+        sheet: &Arc<dyn ByteSource>,
+        real: Option<&Path>,
+    ) -> Result<Box<dyn Container>, String> {
         if sheet.len() > containers::MAX_CUE_BYTES {
-            return Err(format!("{name}: {} bytes is too long for a cue sheet", sheet.len()));
+            return Err(format!(
+                "{name}: {} bytes is too long for a cue sheet",
+                sheet.len()
+            ));
         }
         let mut text = vec![0u8; sheet.len() as usize];
         sheet.read_at(0, &mut text)?;
-        let track = containers::cue_data_track(&String::from_utf8_lossy(&text)).map_err(|e| format!("{name}: {e}"))?;
-        let folder = real.and_then(Path::parent).ok_or_else(|| format!("{name}: not on disk"))?;
-        let bin = beside(folder, &track.file).ok_or_else(|| format!("{name}: line {}: the track's file {} is not beside it", track.line, track.file))?;
+        let track = containers::cue_data_track(&String::from_utf8_lossy(&text))
+            .map_err(|e| format!("{name}: {e}"))?;
+        let folder = real
+            .and_then(Path::parent)
+            .ok_or_else(|| format!("{name}: not on disk"))?;
+        let bin = beside(folder, &track.file).ok_or_else(|| {
+            format!(
+                "{name}: line {}: the track's file {} is not beside it",
+                track.line, track.file
+            )
+        })?;
         let raw: Arc<dyn ByteSource> = Arc::new(FileBytes::open(&bin)?);
-        containers::open_track(name, raw, track.mode, track.start, self.limits).map_err(|e| e.to_string())
+        containers::open_track(name, raw, track.mode, track.start, self.limits)
+            .map_err(|e| e.to_string())
     }
 
     /// Split an archive path at its innermost container that is a file: (container, path
@@ -177,7 +232,11 @@ impl Disk {
     /// Whether archive path `path` is a container (a file on disk that is one, or an entry
     /// of a container that is one).
     fn holds_container(&self, path: &str) -> bool {
-        if self.opened.borrow().contains_key(&path.to_ascii_lowercase()) {
+        if self
+            .opened
+            .borrow()
+            .contains_key(&path.to_ascii_lowercase())
+        {
             return true;
         }
         let real = self.root.join(path);
@@ -185,13 +244,20 @@ impl Disk {
             return is_container(path, &real);
         }
         // Inside a container: is the entry one?
-        let Ok((outer, Some(inner))) = self.split(path) else { return false };
-        let Ok(c) = self.container(&outer) else { return false };
-        let Some(i) = c.find(&inner) else { return false };
+        let Ok((outer, Some(inner))) = self.split(path) else {
+            return false;
+        };
+        let Ok(c) = self.container(&outer) else {
+            return false;
+        };
+        let Some(i) = c.find(&inner) else {
+            return false;
+        };
         if containers::is_cue(&inner) {
             return containers::cue_inside(&*c, i).is_ok();
         }
-        c.head(i, 17 * 2048).is_ok_and(|h| containers::sniff(path, &h).is_some())
+        c.head(i, 17 * 2048)
+            .is_ok_and(|h| containers::sniff(path, &h).is_some())
     }
 
     /// The container holding archive path `path` (a file inside one), and its index there.
@@ -199,7 +265,16 @@ impl Disk {
         let (outer, inner) = self.split(path)?;
         let inner = inner.ok_or_else(|| format!("{path}: not inside a container"))?;
         let c = self.container(&outer)?;
-        let i = c.find(&inner).ok_or_else(|| format!("{path}: not in {}", if outer.is_empty() { "the container" } else { &outer }))?;
+        let i = c.find(&inner).ok_or_else(|| {
+            format!(
+                "{path}: not in {}",
+                if outer.is_empty() {
+                    "the container"
+                } else {
+                    &outer
+                }
+            )
+        })?;
         Ok((c, i))
     }
 
@@ -208,7 +283,9 @@ impl Disk {
         let (c, i) = self.entry(path)?;
         let size = c.entries()[i].size;
         if size > max {
-            return Err(format!("{path}: {size} bytes, more than the {max} read at most (--max-bytes)"));
+            return Err(format!(
+                "{path}: {size} bytes, more than the {max} read at most (--max-bytes)"
+            ));
         }
         c.read(i).map_err(|e| e.to_string())
     }
@@ -230,14 +307,41 @@ impl Disk {
                 return;
             }
         };
-        listing.notes.extend(c.notes().iter().map(|n| (path.to_string(), n.to_string())));
-        listing.problems.extend(c.problems().iter().map(|p| (path.to_string(), p.to_string())));
-        let full_path = |e: &containers::Entry| if path.is_empty() { e.path.clone() } else { format!("{path}/{}", e.path) };
+        listing
+            .notes
+            .extend(c.notes().iter().map(|n| (path.to_string(), n.to_string())));
+        listing.problems.extend(
+            c.problems()
+                .iter()
+                .map(|p| (path.to_string(), p.to_string())),
+        );
+        let full_path = |e: &containers::Entry| {
+            if path.is_empty() {
+                e.path.clone()
+            } else {
+                format!("{path}/{}", e.path)
+            }
+        };
         // Cue sheets first: each is a folder, its disc, and the .bin it names is listed
         // there rather than beside it. A sheet that names nothing here stays a file, said why.
-        let cues = if depth + 1 < MAX_NESTING { containers::CueDiscs::of(&*c) } else { containers::CueDiscs::default() };
-        let container = if path.is_empty() { self.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default() } else { path.to_string() };
-        listing.problems.extend(cues.problems.iter().map(|why| (path.to_string(), format!("{container}/{why}"))));
+        let cues = if depth + 1 < MAX_NESTING {
+            containers::CueDiscs::of(&*c)
+        } else {
+            containers::CueDiscs::default()
+        };
+        let container = if path.is_empty() {
+            self.root
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        } else {
+            path.to_string()
+        };
+        listing.problems.extend(
+            cues.problems
+                .iter()
+                .map(|why| (path.to_string(), format!("{container}/{why}"))),
+        );
         for (i, e) in c.entries().iter().enumerate() {
             let full = full_path(e);
             if cues.takes(i) {
@@ -251,12 +355,20 @@ impl Disk {
             // cost a decode of each block for the listing alone, before census or an export
             // reads them. Only names a container goes by are looked into.
             let costly = c.heads_are_costly() && !containers::may_nest(&full);
-            let head = if costly { Vec::new() } else { c.head(i, 17 * 2048).unwrap_or_default() };
+            let head = if costly {
+                Vec::new()
+            } else {
+                c.head(i, 17 * 2048).unwrap_or_default()
+            };
             if depth + 1 < MAX_NESTING && containers::sniff(&full, &head).is_some() {
                 self.list_into(&full, depth + 1, listing);
                 continue;
             }
-            listing.files.push(ContainedFile { path: full, size: e.size, head: head.into_iter().take(16).collect() });
+            listing.files.push(ContainedFile {
+                path: full,
+                size: e.size,
+                head: head.into_iter().take(16).collect(),
+            });
         }
     }
 }
@@ -267,7 +379,15 @@ fn beside(folder: &Path, name: &str) -> Option<PathBuf> {
     if exact.is_file() {
         return Some(exact);
     }
-    std::fs::read_dir(folder).ok()?.filter_map(Result::ok).map(|e| e.path()).find(|p| p.is_file() && p.file_name().is_some_and(|n| n.to_string_lossy().eq_ignore_ascii_case(name)))
+    std::fs::read_dir(folder)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| {
+            p.is_file()
+                && p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().eq_ignore_ascii_case(name))
+        })
 }
 
 /// The bytes of a regular file, at most `max` of them. FIFOs, devices, sockets and folders
@@ -290,16 +410,28 @@ pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, String> {
         } else {
             "not a regular file"
         };
-        return Err(format!("{}: is {what}, not a regular file; only files are read", path.display()));
+        return Err(format!(
+            "{}: is {what}, not a regular file; only files are read",
+            path.display()
+        ));
     }
     if meta.len() > max {
-        return Err(format!("{}: {} bytes is more than the limit of {max} (raise it with --max-bytes)", path.display(), meta.len()));
+        return Err(format!(
+            "{}: {} bytes is more than the limit of {max} (raise it with --max-bytes)",
+            path.display(),
+            meta.len()
+        ));
     }
     let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(max + 1).read_to_end(&mut bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     if bytes.len() as u64 > max {
-        return Err(format!("{}: grew past the limit of {max} bytes while it was read", path.display()));
+        return Err(format!(
+            "{}: grew past the limit of {max} bytes while it was read",
+            path.display()
+        ));
     }
     Ok(bytes)
 }
@@ -315,13 +447,25 @@ pub struct DiskSource {
 
 impl DiskSource {
     pub fn new(files: &[ListedFile], disk: Disk, max_bytes: u64) -> DiskSource {
-        let real = files.iter().filter(|f| !f.contained).map(|f| (f.path.clone(), f.real.clone())).collect();
-        DiskSource { real, disk: Some(disk), max_bytes }
+        let real = files
+            .iter()
+            .filter(|f| !f.contained)
+            .map(|f| (f.path.clone(), f.real.clone()))
+            .collect();
+        DiskSource {
+            real,
+            disk: Some(disk),
+            max_bytes,
+        }
     }
 
     /// Every path read through `disk` (a folder whose containers are folders).
     pub fn through(disk: Disk, max_bytes: u64) -> DiskSource {
-        DiskSource { real: Default::default(), disk: Some(disk), max_bytes }
+        DiskSource {
+            real: Default::default(),
+            disk: Some(disk),
+            max_bytes,
+        }
     }
 
     /// The bytes of each of `paths`, handed to `each(path, bytes or why)` in the order that
@@ -344,10 +488,17 @@ impl DiskSource {
                 Ok((c, i)) => {
                     let size = c.entries()[i].size;
                     if size > self.max_bytes {
-                        each(path, Err(format!("{path}: {size} bytes, more than the {} read at most (--max-bytes)", self.max_bytes)));
+                        each(
+                            path,
+                            Err(format!(
+                                "{path}: {size} bytes, more than the {} read at most (--max-bytes)",
+                                self.max_bytes
+                            )),
+                        );
                         continue;
                     }
-                    let same = |g: &Rc<dyn Container>| std::ptr::addr_eq(Rc::as_ptr(g), Rc::as_ptr(&c));
+                    let same =
+                        |g: &Rc<dyn Container>| std::ptr::addr_eq(Rc::as_ptr(g), Rc::as_ptr(&c));
                     match groups.iter_mut().find(|(g, _)| same(g)) {
                         Some((_, wanted)) => wanted.push((i, k)),
                         None => groups.push((c, vec![(i, k)])),
@@ -367,7 +518,11 @@ impl DiskSource {
 
     /// No archive around the file: every other path is not there.
     pub fn none(max_bytes: u64) -> DiskSource {
-        DiskSource { real: Default::default(), disk: None, max_bytes }
+        DiskSource {
+            real: Default::default(),
+            disk: None,
+            max_bytes,
+        }
     }
 }
 
@@ -382,6 +537,10 @@ impl FileSource for DiskSource {
     fn now_ms(&self) -> f64 {
         use std::sync::OnceLock;
         static START: OnceLock<std::time::Instant> = OnceLock::new();
-        START.get_or_init(std::time::Instant::now).elapsed().as_secs_f64() * 1000.0
+        START
+            .get_or_init(std::time::Instant::now)
+            .elapsed()
+            .as_secs_f64()
+            * 1000.0
     }
 }

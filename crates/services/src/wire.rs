@@ -37,10 +37,18 @@ pub struct ShownSceneRef<'a> {
 impl ShownScene {
     /// `scene` with what the viewer reads of the document it was built from.
     pub fn of(scene: Scene, document: &dyn Document) -> ShownScene {
-        ShownScene { scene, records: record_ranges(document), placements: document.stats().placements as u64 }
+        ShownScene {
+            scene,
+            records: record_ranges(document),
+            placements: document.stats().placements as u64,
+        }
     }
     pub fn lend(&self) -> ShownSceneRef<'_> {
-        ShownSceneRef { scene: &self.scene, records: &self.records, placements: self.placements }
+        ShownSceneRef {
+            scene: &self.scene,
+            records: &self.records,
+            placements: self.placements,
+        }
     }
 }
 
@@ -48,18 +56,27 @@ impl ShownScene {
 /// any file's end).
 pub fn record_offsets(ranges: &[(u64, u64)]) -> Vec<(usize, usize)> {
     let offset = |o: u64| usize::try_from(o).unwrap_or(usize::MAX);
-    ranges.iter().map(|&(a, b)| (offset(a), offset(b))).collect()
+    ranges
+        .iter()
+        .map(|&(a, b)| (offset(a), offset(b)))
+        .collect()
 }
 
 /// The byte range of every inspector record, for picks on strips.
 pub fn record_ranges(document: &dyn Document) -> Vec<(u64, u64)> {
-    document.inspector().map_or(Vec::new(), |v| v.chunks.iter().map(|r| (r.offset as u64, r.end as u64)).collect())
+    document.inspector().map_or(Vec::new(), |v| {
+        v.chunks
+            .iter()
+            .map(|r| (r.offset as u64, r.end as u64))
+            .collect()
+    })
 }
 
 pub fn encode(shown: ShownSceneRef) -> Vec<u8> {
     // Sized exactly up front (a counting pass, which copies nothing): growing by doubling
     // would copy the arrays again and, for a big scene, hold twice their size at once.
-    let size = postcard::serialize_with_flavor(&shown, postcard::ser_flavors::Size::default()).expect("a scene always serialises");
+    let size = postcard::serialize_with_flavor(&shown, postcard::ser_flavors::Size::default())
+        .expect("a scene always serialises");
     let mut out = Vec::with_capacity(TAG.len() + size);
     out.extend_from_slice(TAG);
     // Serialising into a Vec cannot fail: every scene type serialises.
@@ -68,14 +85,20 @@ pub fn encode(shown: ShownSceneRef) -> Vec<u8> {
 
 /// The length of [`encode`]'s bytes, counted without writing them.
 pub fn encoded_len(shown: ShownSceneRef) -> usize {
-    TAG.len() + postcard::serialize_with_flavor(&shown, postcard::ser_flavors::Size::default()).expect("a scene always serialises")
+    TAG.len()
+        + postcard::serialize_with_flavor(&shown, postcard::ser_flavors::Size::default())
+            .expect("a scene always serialises")
 }
 
 /// [`encode`] as `write(offset, bytes)` calls, the arrays passed straight from the scene:
 /// the worker writes into a JS buffer of [`encoded_len`] bytes and never holds a second copy
 /// of the scene in its own memory.
 pub fn encode_into(shown: ShownSceneRef, write: impl FnMut(usize, &[u8])) {
-    let mut sink = Chunked { staged: Vec::with_capacity(STAGE), at: 0, write };
+    let mut sink = Chunked {
+        staged: Vec::with_capacity(STAGE),
+        at: 0,
+        write,
+    };
     sink.put(TAG);
     postcard::serialize_with_flavor(&shown, sink).expect("a scene always serialises");
 }
@@ -129,10 +152,19 @@ impl<F: FnMut(usize, &[u8])> postcard::ser_flavors::Flavor for Chunked<F> {
 }
 
 pub fn decode(bytes: &[u8]) -> Result<ShownScene, String> {
-    let body = bytes.strip_prefix(TAG.as_slice()).ok_or_else(|| format!("the scene bytes do not start with {} (a worker of another build?)", String::from_utf8_lossy(TAG)))?;
-    let (shown, rest) = postcard::take_from_bytes::<ShownScene>(body).map_err(|e| format!("damaged scene bytes: {e}"))?;
+    let body = bytes.strip_prefix(TAG.as_slice()).ok_or_else(|| {
+        format!(
+            "the scene bytes do not start with {} (a worker of another build?)",
+            String::from_utf8_lossy(TAG)
+        )
+    })?;
+    let (shown, rest) = postcard::take_from_bytes::<ShownScene>(body)
+        .map_err(|e| format!("damaged scene bytes: {e}"))?;
     if !rest.is_empty() {
-        return Err(format!("damaged scene bytes: {} bytes after the scene", rest.len()));
+        return Err(format!(
+            "damaged scene bytes: {} bytes after the scene",
+            rest.len()
+        ));
     }
     Ok(shown)
 }
@@ -168,9 +200,16 @@ mod tests {
     fn paths_are_cut_by_their_js_lengths() {
         // "É" is one UTF-16 unit and two UTF-8 bytes; "𝄞" two units and four bytes.
         let paths = ["A/É.BGF", "𝄞/B.MAP", "", "C"];
-        let lengths: Vec<u32> = paths.iter().map(|p| p.encode_utf16().count() as u32).collect();
+        let lengths: Vec<u32> = paths
+            .iter()
+            .map(|p| p.encode_utf16().count() as u32)
+            .collect();
         assert_eq!(split_js_joined(&paths.concat(), &lengths), paths);
-        assert_eq!(split_js_joined("AB", &[1, 5, 2]), ["A", "B", ""], "too long: what is left, then nothing");
+        assert_eq!(
+            split_js_joined("AB", &[1, 5, 2]),
+            ["A", "B", ""],
+            "too long: what is left, then nothing"
+        );
     }
 
     fn shown() -> ShownScene {
@@ -185,16 +224,30 @@ mod tests {
             record: Some(7),
             sources: Vec::new(),
         };
-        let mut scene = Scene { name: "T".into(), ..Scene::default() };
-        scene.meshes.push(Mesh { name: Some("m".into()), primitives: vec![primitive] });
+        let mut scene = Scene {
+            name: "T".into(),
+            ..Scene::default()
+        };
+        scene.meshes.push(Mesh {
+            name: Some("m".into()),
+            primitives: vec![primitive],
+        });
         scene.textures.push(crate::scene::Texture {
             name: None,
-            texels: Texels { width: 1, height: 2, rgba: std::sync::Arc::new(vec![1, 2, 3, 4, 5, 6, 7, 8]) },
+            texels: Texels {
+                width: 1,
+                height: 2,
+                rgba: std::sync::Arc::new(vec![1, 2, 3, 4, 5, 6, 7, 8]),
+            },
             file: Some("A.TGA".into()),
             nearest: true,
             stand_in: false,
         });
-        ShownScene { scene, records: vec![(0, 12), (12, 40)], placements: 3 }
+        ShownScene {
+            scene,
+            records: vec![(0, 12), (12, 40)],
+            placements: 3,
+        }
     }
 
     #[test]
@@ -212,7 +265,11 @@ mod tests {
         // A scene with blocks above and below the pass-through size.
         let mut s = shown();
         let big = s.scene.meshes[0].primitives[0].clone();
-        s.scene.meshes[0].primitives.push(Primitive { positions: vec![[1.5, 2.5, 3.5]; 5000], indices: (0..15000).map(|i| i % 5000).collect(), ..big });
+        s.scene.meshes[0].primitives.push(Primitive {
+            positions: vec![[1.5, 2.5, 3.5]; 5000],
+            indices: (0..15000).map(|i| i % 5000).collect(),
+            ..big
+        });
         let whole = encode(s.lend());
         assert_eq!(encoded_len(s.lend()), whole.len());
         let mut pieces = vec![0xAA; whole.len()];
@@ -222,7 +279,10 @@ mod tests {
             writes += 1;
         });
         assert_eq!(pieces, whole);
-        assert!(writes >= 3, "the big blocks went through on their own ({writes} writes)");
+        assert!(
+            writes >= 3,
+            "the big blocks went through on their own ({writes} writes)"
+        );
         assert_eq!(decode(&pieces).unwrap(), s);
     }
 
@@ -230,7 +290,9 @@ mod tests {
     fn damaged_bytes_are_errors_not_panics() {
         let s = shown();
         let bytes = encode(s.lend());
-        assert!(decode(&bytes[1..]).unwrap_err().contains("do not start with RVSCENE4"));
+        assert!(decode(&bytes[1..])
+            .unwrap_err()
+            .contains("do not start with RVSCENE4"));
         for cut in 8..bytes.len() {
             assert!(decode(&bytes[..cut]).is_err(), "cut at {cut}");
         }

@@ -62,7 +62,9 @@ impl AxisView {
     }
     /// From its word, as serialised ("front", "side", "top").
     pub fn parse(word: &str) -> Option<AxisView> {
-        AxisView::ALL.into_iter().find(|a| serde_json::to_value(a).is_ok_and(|v| v == word))
+        AxisView::ALL
+            .into_iter()
+            .find(|a| serde_json::to_value(a).is_ok_and(|v| v == word))
     }
 }
 
@@ -75,13 +77,18 @@ mod tests {
         for a in AxisView::ALL {
             let (d, u) = (glam::Vec3::from(a.direction()), glam::Vec3::from(a.up()));
             assert!((d.length() - 1.0).abs() < 1e-6 && (u.length() - 1.0).abs() < 1e-6);
-            assert_eq!(d.dot(u), 0.0, "{a:?}: up is on the screen, not along the view");
+            assert_eq!(
+                d.dot(u),
+                0.0,
+                "{a:?}: up is on the screen, not along the view"
+            );
         }
         assert_eq!(AxisView::parse("top"), Some(AxisView::Top));
         assert_eq!(AxisView::parse("Top"), None);
         assert_eq!(serde_json::to_string(&AxisView::Side).unwrap(), "\"side\"");
         assert_eq!(serde_json::to_string(&CameraMode::Fly).unwrap(), "\"fly\"");
-        let state: CameraState = serde_json::from_str(r#"{"position":[1,2,3],"target":[0,0,0],"fov":45}"#).unwrap();
+        let state: CameraState =
+            serde_json::from_str(r#"{"position":[1,2,3],"target":[0,0,0],"fov":45}"#).unwrap();
         assert_eq!(state.position, [1.0, 2.0, 3.0]);
     }
 }

@@ -16,7 +16,12 @@ pub struct Clock {
 
 impl Default for Clock {
     fn default() -> Self {
-        Clock { playing: true, speed: 1.0, base: 0.0, since_ms: 0.0 }
+        Clock {
+            playing: true,
+            speed: 1.0,
+            base: 0.0,
+            since_ms: 0.0,
+        }
     }
 }
 
@@ -62,7 +67,9 @@ pub fn timeline_label(seconds: f64, period: f64, frame: Option<f64>) -> String {
         return format!("{seconds:.2} s");
     }
     // (A time a rounding short of the period is the loop's start again, not its end.)
-    let within = Some(seconds.rem_euclid(period)).filter(|w| period - w > 1e-6).unwrap_or(0.0);
+    let within = Some(seconds.rem_euclid(period))
+        .filter(|w| period - w > 1e-6)
+        .unwrap_or(0.0);
     // (Cut, not rounded, to the hundredth: a time short of the period never reads as it.)
     let time = format!("{:.2}/{period:.2} s", (within * 100.0).floor() / 100.0);
     match frame.filter(|f| *f > 0.0) {
@@ -84,20 +91,44 @@ mod tests {
     #[test]
     fn the_timeline_counts_within_the_loop() {
         assert_eq!(timeline_label(23.16, 12.0, None), "11.16/12.00 s");
-        assert_eq!(timeline_label(9.8, 0.8, Some(1.0 / 30.0)), "frame 6/24 · 0.20/0.80 s");
-        assert_eq!(timeline_label(0.4, 0.8, Some(1.0 / 30.0)), "frame 12/24 · 0.40/0.80 s");
+        assert_eq!(
+            timeline_label(9.8, 0.8, Some(1.0 / 30.0)),
+            "frame 6/24 · 0.20/0.80 s"
+        );
+        assert_eq!(
+            timeline_label(0.4, 0.8, Some(1.0 / 30.0)),
+            "frame 12/24 · 0.40/0.80 s"
+        );
         // One frame: frame 0 however the clock stands, a hair short of the period included.
         let frame = f64::from(1.0f32 / 30.0);
         for t in [0.0, 0.01, frame - 1e-9, frame, 7.0 * frame - 1e-8] {
             let label = timeline_label(t, frame, Some(frame));
-            assert!(label.starts_with("frame 0/1 · ") && label.ends_with("/0.03 s"), "{t}: {label}");
+            assert!(
+                label.starts_with("frame 0/1 · ") && label.ends_with("/0.03 s"),
+                "{t}: {label}"
+            );
         }
-        assert_eq!(timeline_label(frame - 1e-9, frame, Some(frame)), "frame 0/1 · 0.00/0.03 s");
-        assert_eq!(timeline_label(3.5, 0.0, None), "3.50 s", "nothing loops: the clock itself");
+        assert_eq!(
+            timeline_label(frame - 1e-9, frame, Some(frame)),
+            "frame 0/1 · 0.00/0.03 s"
+        );
+        assert_eq!(
+            timeline_label(3.5, 0.0, None),
+            "3.50 s",
+            "nothing loops: the clock itself"
+        );
         for k in 0..2000 {
             let t = k as f64 * 0.0137;
             let label = timeline_label(t, 1.2, Some(1.0 / 30.0));
-            let shown: f64 = label.split(" · ").nth(1).unwrap().split('/').next().unwrap().parse().unwrap();
+            let shown: f64 = label
+                .split(" · ")
+                .nth(1)
+                .unwrap()
+                .split('/')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
             assert!(shown <= 1.2, "{label}");
         }
     }
@@ -108,18 +139,34 @@ mod tests {
         c.set(2.0, 1000.0);
         assert_eq!(c.at(1500.0), 2.5);
         c.set_speed(4.0, 1500.0);
-        assert_eq!(c.at(1500.0), 2.5, "a new speed starts from where the clock is");
+        assert_eq!(
+            c.at(1500.0),
+            2.5,
+            "a new speed starts from where the clock is"
+        );
         assert_eq!(c.at(2000.0), 4.5);
         c.set_playing(false, 2000.0);
-        assert_eq!((c.at(2000.0), c.at(9000.0)), (4.5, 4.5), "stopped, it stays");
+        assert_eq!(
+            (c.at(2000.0), c.at(9000.0)),
+            (4.5, 4.5),
+            "stopped, it stays"
+        );
         c.set_playing(true, 9000.0);
-        assert_eq!(c.at(9250.0), 5.5, "restarted, it goes on from the stopped time");
+        assert_eq!(
+            c.at(9250.0),
+            5.5,
+            "restarted, it goes on from the stopped time"
+        );
         c.set_speed(100.0, 9250.0);
         assert_eq!(c.speed, SPEEDS.1);
         c.set_speed(f64::NAN, 9250.0);
         c.set_speed(-1.0, 9250.0);
         assert_eq!(c.speed, SPEEDS.1, "a speed that is no speed is ignored");
-        assert_eq!(c.at(9000.0), c.at(9250.0), "a frame stamped before the change does not go back");
+        assert_eq!(
+            c.at(9000.0),
+            c.at(9250.0),
+            "a frame stamped before the change does not go back"
+        );
         c.set(-3.0, 9250.0);
         assert_eq!(c.at(9250.0), 0.0);
         c.set(f64::INFINITY, 9250.0);

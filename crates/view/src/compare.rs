@@ -42,7 +42,13 @@ pub enum CompareMode {
 }
 
 impl CompareMode {
-    pub const ALL: [CompareMode; 5] = [CompareMode::A, CompareMode::B, CompareMode::Overlay, CompareMode::Split, CompareMode::Difference];
+    pub const ALL: [CompareMode; 5] = [
+        CompareMode::A,
+        CompareMode::B,
+        CompareMode::Overlay,
+        CompareMode::Split,
+        CompareMode::Difference,
+    ];
 }
 
 /// The comparison's switches: the mode, and where the split is (a share of the width).
@@ -55,7 +61,10 @@ pub struct CompareView {
 
 impl Default for CompareView {
     fn default() -> Self {
-        CompareView { mode: CompareMode::Overlay, split: 0.5 }
+        CompareView {
+            mode: CompareMode::Overlay,
+            split: 0.5,
+        }
     }
 }
 
@@ -70,7 +79,11 @@ pub struct Pass {
 impl CompareView {
     /// The column the split falls on in a view `width` pixels wide.
     pub fn split_column(&self, width: u32) -> u32 {
-        let s = if self.split.is_finite() { self.split.clamp(0.0, 1.0) } else { 0.5 };
+        let s = if self.split.is_finite() {
+            self.split.clamp(0.0, 1.0)
+        } else {
+            0.5
+        };
         (s * width as f32).round() as u32
     }
 
@@ -78,14 +91,21 @@ impl CompareView {
     /// view (text, or a side with no scene) that mode draws A.
     pub fn passes(&self, width: u32, has_difference: bool) -> Vec<Pass> {
         let whole = (0, width);
-        let pass = |side, ghost, columns| Pass { side, ghost, columns };
+        let pass = |side, ghost, columns| Pass {
+            side,
+            ghost,
+            columns,
+        };
         match self.mode {
             CompareMode::A => vec![pass(Side::A, false, whole)],
             CompareMode::B => vec![pass(Side::B, false, whole)],
             CompareMode::Overlay => vec![pass(Side::A, false, whole), pass(Side::B, true, whole)],
             CompareMode::Split => {
                 let at = self.split_column(width);
-                vec![pass(Side::A, false, (0, at)), pass(Side::B, false, (at, width))]
+                vec![
+                    pass(Side::A, false, (0, at)),
+                    pass(Side::B, false, (at, width)),
+                ]
             }
             CompareMode::Difference if has_difference => vec![pass(Side::Difference, false, whole)],
             CompareMode::Difference => vec![pass(Side::A, false, whole)],
@@ -94,7 +114,11 @@ impl CompareView {
 
     /// The scenes a click at column `x` can hit; the nearest hit among them wins.
     pub fn pickable(&self, x: f32, width: u32, has_difference: bool) -> Vec<Side> {
-        self.passes(width, has_difference).into_iter().filter(|p| x >= p.columns.0 as f32 && x < p.columns.1 as f32).map(|p| p.side).collect()
+        self.passes(width, has_difference)
+            .into_iter()
+            .filter(|p| x >= p.columns.0 as f32 && x < p.columns.1 as f32)
+            .map(|p| p.side)
+            .collect()
     }
 }
 
@@ -105,25 +129,72 @@ mod tests {
     #[test]
     fn each_mode_draws_its_scenes_where_it_says() {
         let v = |mode| CompareView { mode, split: 0.25 };
-        assert_eq!(v(CompareMode::Overlay).passes(400, true), vec![Pass { side: Side::A, ghost: false, columns: (0, 400) }, Pass { side: Side::B, ghost: true, columns: (0, 400) }]);
-        assert_eq!(v(CompareMode::Split).passes(400, true), vec![Pass { side: Side::A, ghost: false, columns: (0, 100) }, Pass { side: Side::B, ghost: false, columns: (100, 400) }]);
-        assert_eq!(v(CompareMode::Difference).passes(400, true)[0].side, Side::Difference);
-        assert_eq!(v(CompareMode::Difference).passes(400, false)[0].side, Side::A, "no difference view: A");
+        assert_eq!(
+            v(CompareMode::Overlay).passes(400, true),
+            vec![
+                Pass {
+                    side: Side::A,
+                    ghost: false,
+                    columns: (0, 400)
+                },
+                Pass {
+                    side: Side::B,
+                    ghost: true,
+                    columns: (0, 400)
+                }
+            ]
+        );
+        assert_eq!(
+            v(CompareMode::Split).passes(400, true),
+            vec![
+                Pass {
+                    side: Side::A,
+                    ghost: false,
+                    columns: (0, 100)
+                },
+                Pass {
+                    side: Side::B,
+                    ghost: false,
+                    columns: (100, 400)
+                }
+            ]
+        );
+        assert_eq!(
+            v(CompareMode::Difference).passes(400, true)[0].side,
+            Side::Difference
+        );
+        assert_eq!(
+            v(CompareMode::Difference).passes(400, false)[0].side,
+            Side::A,
+            "no difference view: A"
+        );
         assert_eq!(v(CompareMode::B).passes(400, true).len(), 1);
     }
 
     #[test]
     fn a_click_reaches_the_scenes_drawn_at_its_column() {
-        let split = CompareView { mode: CompareMode::Split, split: 0.5 };
+        let split = CompareView {
+            mode: CompareMode::Split,
+            split: 0.5,
+        };
         assert_eq!(split.pickable(10.0, 400, true), vec![Side::A]);
         assert_eq!(split.pickable(300.0, 400, true), vec![Side::B]);
-        let overlay = CompareView { mode: CompareMode::Overlay, split: 0.5 };
+        let overlay = CompareView {
+            mode: CompareMode::Overlay,
+            split: 0.5,
+        };
         assert_eq!(overlay.pickable(10.0, 400, true), vec![Side::A, Side::B]);
     }
 
     #[test]
     fn a_split_outside_the_view_is_held_at_its_edges() {
-        let at = |split| CompareView { mode: CompareMode::Split, split }.split_column(100);
+        let at = |split| {
+            CompareView {
+                mode: CompareMode::Split,
+                split,
+            }
+            .split_column(100)
+        };
         assert_eq!((at(-1.0), at(2.0), at(f32::NAN)), (0, 100, 50));
     }
 }

@@ -34,7 +34,10 @@ mod tests {
             f.drawn(k as f64 * 1000.0 / 60.0);
         }
         assert_eq!(f.fps(599.0 * 1000.0 / 60.0), 61);
-        assert!(f.times.len() <= 61, "old frames are dropped as new ones come");
+        assert!(
+            f.times.len() <= 61,
+            "old frames are dropped as new ones come"
+        );
         assert_eq!(f.fps(20_000.0), 0, "an idle viewer draws nothing");
     }
 }

@@ -20,7 +20,10 @@ pub use camera::{AxisView, CameraMode, CameraState, ViewpointAt};
 pub use clock::{timeline_label, Clock};
 pub use compare::{CompareMode, CompareView, Pass as ComparePass, Side};
 pub use frames::FrameRate;
-pub use options::{non_background, Background, Lighting, OptionChanges, ViewOptions, BACKGROUND, CHECKER, CHECKER_PX, LIGHT_BACKGROUND};
+pub use options::{
+    non_background, Background, Lighting, OptionChanges, ViewOptions, BACKGROUND, CHECKER,
+    CHECKER_PX, LIGHT_BACKGROUND,
+};
 
 /// The words the page's menus and keys use, from the enums that read them: the shell asks
 /// for these instead of writing them again.
@@ -37,8 +40,14 @@ pub struct Words {
     pub rigs: [Rig; 2],
 }
 
-pub const WORDS: Words =
-    Words { backgrounds: Background::ALL, lightings: Lighting::ALL, axis_views: AxisView::ALL, camera_modes: [CameraMode::Orbit, CameraMode::Fly], compare_modes: CompareMode::ALL, rigs: Rig::ALL };
+pub const WORDS: Words = Words {
+    backgrounds: Background::ALL,
+    lightings: Lighting::ALL,
+    axis_views: AxisView::ALL,
+    camera_modes: [CameraMode::Orbit, CameraMode::Fly],
+    compare_modes: CompareMode::ALL,
+    rigs: Rig::ALL,
+};
 
 #[cfg(test)]
 mod tests {

@@ -75,7 +75,12 @@ pub enum Lighting {
 }
 
 impl Lighting {
-    pub const ALL: [Lighting; 4] = [Lighting::Game, Lighting::Sun, Lighting::Camera, Lighting::Stored];
+    pub const ALL: [Lighting; 4] = [
+        Lighting::Game,
+        Lighting::Sun,
+        Lighting::Camera,
+        Lighting::Stored,
+    ];
 
     /// The lighting a scene is drawn with: the game's where the scene has its colours,
     /// else the sun for it.
@@ -134,7 +139,18 @@ pub struct OptionChanges {
 
 impl OptionChanges {
     pub fn apply(&self, o: &mut ViewOptions) {
-        let ViewOptions { wireframe, cull_back, auto_lod, lod, skeleton, grid, background, lighting, blink, zone_colours } = o;
+        let ViewOptions {
+            wireframe,
+            cull_back,
+            auto_lod,
+            lod,
+            skeleton,
+            grid,
+            background,
+            lighting,
+            blink,
+            zone_colours,
+        } = o;
         *zone_colours = self.zone_colours.unwrap_or(*zone_colours);
         *blink = self.blink.unwrap_or(*blink);
         *grid = self.grid.unwrap_or(*grid);
@@ -153,7 +169,10 @@ impl OptionChanges {
 pub fn non_background(pixels: &[[u8; 4]], background: Background) -> usize {
     let colors = background.colors();
     let near = |p: &[u8; 4], c: &[u8; 3]| p[..3].iter().zip(c).all(|(&a, &b)| a.abs_diff(b) <= 3);
-    pixels.iter().filter(|p| !colors.iter().any(|c| near(p, c))).count()
+    pixels
+        .iter()
+        .filter(|p| !colors.iter().any(|c| near(p, c)))
+        .count()
 }
 
 #[cfg(test)]
@@ -162,10 +181,24 @@ mod tests {
 
     #[test]
     fn changes_touch_only_what_they_name() {
-        let mut o = ViewOptions { lod: 2, wireframe: true, ..Default::default() };
-        let c: OptionChanges = serde_json::from_str(r#"{"background":"checker","cullBack":true}"#).unwrap();
+        let mut o = ViewOptions {
+            lod: 2,
+            wireframe: true,
+            ..Default::default()
+        };
+        let c: OptionChanges =
+            serde_json::from_str(r#"{"background":"checker","cullBack":true}"#).unwrap();
         c.apply(&mut o);
-        assert_eq!(o, ViewOptions { lod: 2, wireframe: true, cull_back: true, background: Background::Checker, ..Default::default() });
+        assert_eq!(
+            o,
+            ViewOptions {
+                lod: 2,
+                wireframe: true,
+                cull_back: true,
+                background: Background::Checker,
+                ..Default::default()
+            }
+        );
         assert!(serde_json::from_str::<OptionChanges>(r#"{"background":"purple"}"#).is_err());
         let back = serde_json::to_value(o).unwrap();
         assert_eq!(back["background"], "checker");
@@ -176,7 +209,13 @@ mod tests {
     fn the_background_is_counted_out_of_a_frame() {
         let [a, b] = CHECKER;
         let px = |c: [u8; 3]| [c[0], c[1], c[2], 255];
-        let frame = [px(a), px(b), px([a[0] + 2, a[1], a[2]]), px([250, 10, 10]), px(BACKGROUND)];
+        let frame = [
+            px(a),
+            px(b),
+            px([a[0] + 2, a[1], a[2]]),
+            px([250, 10, 10]),
+            px(BACKGROUND),
+        ];
         assert_eq!(non_background(&frame, Background::Checker), 2);
         assert_eq!(non_background(&frame, Background::Dark), 4);
         assert_eq!(non_background(&frame, Background::Light), 5);

@@ -87,29 +87,46 @@ pub fn css(c: [f32; 4]) -> String {
 pub fn parts(scene: &Scene, lod: usize, hidden: &[u32]) -> Parts {
     // Counted as shown at the LOD whatever is hidden: a destroyed zone still lists its parts.
     let zone_mask = scene.layer_mask(&scene.zones);
-    let unhidden: Vec<u32> = hidden.iter().copied().filter(|&l| !zone_mask.get(l as usize).copied().unwrap_or(false)).collect();
+    let unhidden: Vec<u32> = hidden
+        .iter()
+        .copied()
+        .filter(|&l| !zone_mask.get(l as usize).copied().unwrap_or(false))
+        .collect();
     let hidden_mask = scene.layer_mask(hidden);
     let visible = scene.visible_in(lod, &unhidden);
     let mut out = Parts::default();
     let mut counts: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
     for (i, n) in scene.nodes.iter().enumerate() {
-        let Some(part) = n.part.as_ref().filter(|_| visible[i]) else { continue };
-        let triangles = n.mesh.and_then(|m| scene.meshes.get(m as usize)).map_or(0, |m| m.triangle_count());
+        let Some(part) = n.part.as_ref().filter(|_| visible[i]) else {
+            continue;
+        };
+        let triangles = n
+            .mesh
+            .and_then(|m| scene.meshes.get(m as usize))
+            .map_or(0, |m| m.triangle_count());
         for &z in &part.zones {
             let c = counts.entry(z).or_default();
             c.0 += 1;
             c.1 += triangles;
         }
         for w in &part.words {
-            *out.words.entry(w.split(' ').next().unwrap_or(w).to_string()).or_default() += 1;
+            *out.words
+                .entry(w.split(' ').next().unwrap_or(w).to_string())
+                .or_default() += 1;
         }
         out.parts_total += 1;
         if out.parts.len() < MAX_PARTS {
-            let placed_in = (n.record.is_none()).then(|| placement_of(scene, i)).flatten();
+            let placed_in = (n.record.is_none())
+                .then(|| placement_of(scene, i))
+                .flatten();
             out.parts.push(PartState {
                 name: n.name.clone(),
                 record: n.record,
-                zones: part.zones.iter().filter_map(|&z| scene.layers.get(z as usize).cloned()).collect(),
+                zones: part
+                    .zones
+                    .iter()
+                    .filter_map(|&z| scene.layers.get(z as usize).cloned())
+                    .collect(),
                 words: part.words.clone(),
                 triangles,
                 placed_in,
@@ -123,7 +140,18 @@ pub fn parts(scene: &Scene, lod: usize, hidden: &[u32]) -> Parts {
         .map(|(k, &layer)| {
             let (patches, triangles) = counts.get(&layer).copied().unwrap_or_default();
             let hidden = hidden_mask.get(layer as usize).copied().unwrap_or(false);
-            ZoneState { name: scene.layers.get(layer as usize).cloned().unwrap_or_default(), layer, patches, triangles, hidden, colour: css(zone_colour(k)) }
+            ZoneState {
+                name: scene
+                    .layers
+                    .get(layer as usize)
+                    .cloned()
+                    .unwrap_or_default(),
+                layer,
+                patches,
+                triangles,
+                hidden,
+                colour: css(zone_colour(k)),
+            }
         })
         .collect();
     out
@@ -147,13 +175,24 @@ fn placement_of(scene: &Scene, i: usize) -> Option<String> {
 /// zone's, grey for none).
 pub fn mesh_zone_colours(scene: &Scene) -> Vec<[f32; 4]> {
     let mut out: Vec<Option<[f32; 4]>> = vec![None; scene.meshes.len()];
-    let place: HashMap<u32, usize> = scene.zones.iter().enumerate().map(|(k, &l)| (l, k)).collect();
+    let place: HashMap<u32, usize> = scene
+        .zones
+        .iter()
+        .enumerate()
+        .map(|(k, &l)| (l, k))
+        .collect();
     for n in &scene.nodes {
-        let Some(m) = n.mesh.filter(|&m| (m as usize) < out.len()) else { continue };
+        let Some(m) = n.mesh.filter(|&m| (m as usize) < out.len()) else {
+            continue;
+        };
         if out[m as usize].is_some() {
             continue;
         }
-        let first = n.part.as_ref().and_then(|p| p.zones.first()).and_then(|z| place.get(z).copied());
+        let first = n
+            .part
+            .as_ref()
+            .and_then(|p| p.zones.first())
+            .and_then(|z| place.get(z).copied());
         out[m as usize] = Some(first.map_or(ZONELESS, zone_colour));
     }
     out.into_iter().map(|c| c.unwrap_or(ZONELESS)).collect()
@@ -169,21 +208,58 @@ mod tests {
         let mut s = Scene::default();
         let (a, b) = (s.layer("dz_a"), s.layer("dz_b"));
         s.zones = vec![a, b];
-        let tri = Mesh { name: None, primitives: vec![Primitive { positions: vec![[0.0; 3]; 3], indices: vec![0, 1, 2, 0, 2, 1], ..Default::default() }] };
+        let tri = Mesh {
+            name: None,
+            primitives: vec![Primitive {
+                positions: vec![[0.0; 3]; 3],
+                indices: vec![0, 1, 2, 0, 2, 1],
+                ..Default::default()
+            }],
+        };
         let m = s.add_mesh(tri.clone());
         let m2 = s.add_mesh(tri);
-        let part = |zones: Vec<u32>, words: &[&str]| Some(Box::new(PartWords { zones, words: words.iter().map(|w| w.to_string()).collect() }));
-        s.add_node(None, Node { name: Some("one".into()), mesh: Some(m), record: Some(4), part: part(vec![a, b], &["dz_a", "dz_b", "GEOMETRIZE 0x1"]), ..Default::default() });
-        s.add_node(None, Node { name: Some("two".into()), mesh: Some(m2), part: part(vec![], &["BLINK"]), ..Default::default() });
+        let part = |zones: Vec<u32>, words: &[&str]| {
+            Some(Box::new(PartWords {
+                zones,
+                words: words.iter().map(|w| w.to_string()).collect(),
+            }))
+        };
+        s.add_node(
+            None,
+            Node {
+                name: Some("one".into()),
+                mesh: Some(m),
+                record: Some(4),
+                part: part(vec![a, b], &["dz_a", "dz_b", "GEOMETRIZE 0x1"]),
+                ..Default::default()
+            },
+        );
+        s.add_node(
+            None,
+            Node {
+                name: Some("two".into()),
+                mesh: Some(m2),
+                part: part(vec![], &["BLINK"]),
+                ..Default::default()
+            },
+        );
         let p = parts(&s, 0, &[b]);
-        assert_eq!((p.zones[0].patches, p.zones[0].triangles, p.zones[0].hidden), (1, 2, false));
-        assert_eq!((p.zones[1].patches, p.zones[1].hidden), (1, true), "a destroyed zone still lists its parts");
+        assert_eq!(
+            (p.zones[0].patches, p.zones[0].triangles, p.zones[0].hidden),
+            (1, 2, false)
+        );
+        assert_eq!(
+            (p.zones[1].patches, p.zones[1].hidden),
+            (1, true),
+            "a destroyed zone still lists its parts"
+        );
         assert_eq!(p.parts_total, 2);
         assert_eq!(p.words["GEOMETRIZE"], 1);
         assert_eq!(p.words["BLINK"], 1);
         assert_ne!(p.zones[0].colour, p.zones[1].colour);
         assert_eq!(mesh_zone_colours(&s), vec![zone_colour(0), ZONELESS]);
-        let colours: std::collections::BTreeSet<String> = (0..12).map(|k| css(zone_colour(k))).collect();
+        let colours: std::collections::BTreeSet<String> =
+            (0..12).map(|k| css(zone_colour(k))).collect();
         assert_eq!(colours.len(), 12, "twelve zones, twelve colours");
     }
 }

@@ -39,16 +39,38 @@ impl ByteSource for JsBytes {
         self.len
     }
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
-        if offset.checked_add(buf.len() as u64).is_none_or(|e| e > self.len) {
-            return Err(format!("{} bytes at byte {offset} run past the end ({} bytes)", buf.len(), self.len));
+        if offset
+            .checked_add(buf.len() as u64)
+            .is_none_or(|e| e > self.len)
+        {
+            return Err(format!(
+                "{} bytes at byte {offset} run past the end ({} bytes)",
+                buf.len(),
+                self.len
+            ));
         }
         let got = self
             .read
-            .call2(&JsValue::NULL, &(offset as f64).into(), &(buf.len() as f64).into())
-            .map_err(|e| format!("at byte {offset}: {}", e.as_string().or_else(|| js_sys::Error::from(e).message().as_string()).unwrap_or_default()))?;
+            .call2(
+                &JsValue::NULL,
+                &(offset as f64).into(),
+                &(buf.len() as f64).into(),
+            )
+            .map_err(|e| {
+                format!(
+                    "at byte {offset}: {}",
+                    e.as_string()
+                        .or_else(|| js_sys::Error::from(e).message().as_string())
+                        .unwrap_or_default()
+                )
+            })?;
         let bytes = js_sys::Uint8Array::new(&got);
         if bytes.length() as usize != buf.len() {
-            return Err(format!("at byte {offset}: {} bytes read of {}", bytes.length(), buf.len()));
+            return Err(format!(
+                "at byte {offset}: {} bytes read of {}",
+                bytes.length(),
+                buf.len()
+            ));
         }
         bytes.copy_to(buf);
         Ok(())
@@ -68,25 +90,39 @@ struct JsDecodedStore {
 
 impl JsDecodedStore {
     fn call(&self, name: &str, args: &[JsValue]) -> Option<JsValue> {
-        let f: js_sys::Function = js_sys::Reflect::get(&self.store, &name.into()).ok()?.dyn_into().ok()?;
-        f.apply(&self.store, &args.iter().collect::<js_sys::Array>()).ok()
+        let f: js_sys::Function = js_sys::Reflect::get(&self.store, &name.into())
+            .ok()?
+            .dyn_into()
+            .ok()?;
+        f.apply(&self.store, &args.iter().collect::<js_sys::Array>())
+            .ok()
     }
 }
 
 impl containers::DecodedStore for JsDecodedStore {
     fn has(&self, index: usize) -> bool {
-        self.call("has", &[(index as f64).into()]).is_some_and(|v| v.is_truthy())
+        self.call("has", &[(index as f64).into()])
+            .is_some_and(|v| v.is_truthy())
     }
     fn get(&self, index: usize) -> Option<Vec<u8>> {
         let v = self.call("get", &[(index as f64).into()])?;
-        v.is_instance_of::<js_sys::Uint8Array>().then(|| js_sys::Uint8Array::from(v).to_vec())
+        v.is_instance_of::<js_sys::Uint8Array>()
+            .then(|| js_sys::Uint8Array::from(v).to_vec())
     }
     fn put(&self, index: usize, offset: u64, bytes: &[u8], last: bool) {
         // SAFETY: the view into wasm memory lives only for this call, and the store writes
         // it synchronously without calling into wasm, so the memory cannot grow or move
         // under it (a copy would double a large entry's peak).
         let view = unsafe { js_sys::Uint8Array::view(bytes) };
-        let _ = self.call("put", &[(index as f64).into(), (offset as f64).into(), view.into(), last.into()]);
+        let _ = self.call(
+            "put",
+            &[
+                (index as f64).into(),
+                (offset as f64).into(),
+                view.into(),
+                last.into(),
+            ],
+        );
     }
 }
 
@@ -126,46 +162,78 @@ impl ContainerReader {
     #[wasm_bindgen(constructor)]
     pub fn new(
         name: String,
-        #[wasm_bindgen(unchecked_param_type = "(offset: number, length: number) => Uint8Array")] read: js_sys::Function,
+        #[wasm_bindgen(unchecked_param_type = "(offset: number, length: number) => Uint8Array")]
+        read: js_sys::Function,
         len: f64,
         mode: String,
         start: f64,
-        #[wasm_bindgen(unchecked_param_type = "(done: number, total: number) => void")] progress: js_sys::Function,
+        #[wasm_bindgen(unchecked_param_type = "(done: number, total: number) => void")]
+        progress: js_sys::Function,
         #[wasm_bindgen(unchecked_param_type = "DecodedStore | undefined")] store: JsValue,
     ) -> Result<ContainerReader, JsValue> {
         let mut report = |done: u64, total: u64| {
             // A listener that throws only loses its progress, not the listing.
-            let _ = progress.call2(&JsValue::NULL, &(done as f64).into(), &(total as f64).into());
+            let _ = progress.call2(
+                &JsValue::NULL,
+                &(done as f64).into(),
+                &(total as f64).into(),
+            );
         };
-        let source: Arc<dyn ByteSource> = Arc::new(JsBytes { read, len: len as u64 });
+        let source: Arc<dyn ByteSource> = Arc::new(JsBytes {
+            read,
+            len: len as u64,
+        });
         let limits = Limits::default();
         let mut root = match mode.as_str() {
             "" => {
-                let kind = containers::sniff_source(&name, &*source).ok_or_else(|| js_error(&format!("{name}: not a zip, a 7z, an ISO 9660 image, a raw disc or a CHD")))?;
+                let kind = containers::sniff_source(&name, &*source).ok_or_else(|| {
+                    js_error(&format!(
+                        "{name}: not a zip, a 7z, an ISO 9660 image, a raw disc or a CHD"
+                    ))
+                })?;
                 containers::open_reporting(&name, kind, source, limits, &mut report)
             }
             m => {
                 let mode = SectorMode::from_word(m).unwrap_or(SectorMode::Cooked);
-                containers::open_track_reporting(&name, source, mode, start as u64, limits, &mut report)
+                containers::open_track_reporting(
+                    &name,
+                    source,
+                    mode,
+                    start as u64,
+                    limits,
+                    &mut report,
+                )
             }
         }
         .map_err(|e| js_error(&e.to_string()))?;
         if store.is_object() {
             root.keep_decoded_in(Box::new(JsDecodedStore { store }));
         }
-        let mut reader = ContainerReader { opened: Vec::new(), listed: Vec::new(), problems: Vec::new(), notes: Vec::new() };
+        let mut reader = ContainerReader {
+            opened: Vec::new(),
+            listed: Vec::new(),
+            problems: Vec::new(),
+            notes: Vec::new(),
+        };
         reader.add(&name, root, 0);
         Ok(reader)
     }
 
     fn add(&mut self, name: &str, container: Box<dyn Container>, depth: usize) {
         let id = self.opened.len();
-        self.problems.extend(container.problems().iter().map(|p| p.to_string()));
-        self.notes.extend(container.notes().iter().map(|n| n.to_string()));
+        self.problems
+            .extend(container.problems().iter().map(|p| p.to_string()));
+        self.notes
+            .extend(container.notes().iter().map(|n| n.to_string()));
         // Cue sheets first: each is opened as its disc, from the .bin it names beside it,
         // which is then not listed on its own. A sheet that names nothing here stays a file.
-        let cues = if depth + 1 < MAX_NESTING { containers::CueDiscs::of(&*container) } else { containers::CueDiscs::default() };
-        self.problems.extend(cues.problems.iter().map(|why| format!("{name}/{why}")));
+        let cues = if depth + 1 < MAX_NESTING {
+            containers::CueDiscs::of(&*container)
+        } else {
+            containers::CueDiscs::default()
+        };
+        self.problems
+            .extend(cues.problems.iter().map(|why| format!("{name}/{why}")));
         let mut nested = Vec::new();
         for (i, e) in container.entries().iter().enumerate() {
             if cues.takes(i) {
@@ -182,7 +250,14 @@ impl ContainerReader {
                 }
             }
             let written = container.written_name(i).map(|w| format!("{name}/{w}"));
-            self.listed.push(Listed { path, size: e.size, container: id, index: i, costly: container.heads_are_costly(), written });
+            self.listed.push(Listed {
+                path,
+                size: e.size,
+                container: id,
+                index: i,
+                costly: container.heads_are_costly(),
+                written,
+            });
         }
         self.opened.push(container);
         for (cue, bin, track) in cues.discs {
@@ -190,14 +265,29 @@ impl ContainerReader {
             let opened = self.opened[id]
                 .read(bin)
                 .map_err(|e| e.to_string())
-                .and_then(|bytes| containers::open_track(&path, Arc::new(bytes), track.mode, track.start, Limits::default()).map_err(|e| e.to_string()));
+                .and_then(|bytes| {
+                    containers::open_track(
+                        &path,
+                        Arc::new(bytes),
+                        track.mode,
+                        track.start,
+                        Limits::default(),
+                    )
+                    .map_err(|e| e.to_string())
+                });
             match opened {
                 Ok(c) => self.add(&path, c, depth + 1),
                 Err(why) => self.problems.push(why),
             }
         }
         for (path, i, kind) in nested {
-            let opened = self.opened[id].read(i).map_err(|e| e.to_string()).and_then(|bytes| containers::open(&path, kind, Arc::new(bytes), Limits::default()).map_err(|e| e.to_string()));
+            let opened = self.opened[id]
+                .read(i)
+                .map_err(|e| e.to_string())
+                .and_then(|bytes| {
+                    containers::open(&path, kind, Arc::new(bytes), Limits::default())
+                        .map_err(|e| e.to_string())
+                });
             match opened {
                 Ok(c) => self.add(&path, c, depth + 1),
                 Err(why) => self.problems.push(why),
@@ -226,8 +316,16 @@ impl ContainerReader {
     }
 
     /// The first `n` bytes of entry `index` of opened container `container` (for its kind).
-    pub fn head(&self, container: usize, index: usize, n: usize) -> Result<js_sys::Uint8Array, JsValue> {
-        let c = self.opened.get(container).ok_or_else(|| js_error("no such container"))?;
+    pub fn head(
+        &self,
+        container: usize,
+        index: usize,
+        n: usize,
+    ) -> Result<js_sys::Uint8Array, JsValue> {
+        let c = self
+            .opened
+            .get(container)
+            .ok_or_else(|| js_error("no such container"))?;
         let bytes = c.head(index, n).map_err(|e| js_error(&e.to_string()))?;
         Ok(js_sys::Uint8Array::from(&bytes[..]))
     }
@@ -239,12 +337,26 @@ impl ContainerReader {
 
     /// `read`, `progress(done, total)` hearing how far a long read got (bytes).
     #[wasm_bindgen(js_name = readReporting)]
-    pub fn read_reporting(&self, container: usize, index: usize, progress: js_sys::Function) -> Result<js_sys::Uint8Array, JsValue> {
-        let c = self.opened.get(container).ok_or_else(|| js_error("no such container"))?;
+    pub fn read_reporting(
+        &self,
+        container: usize,
+        index: usize,
+        progress: js_sys::Function,
+    ) -> Result<js_sys::Uint8Array, JsValue> {
+        let c = self
+            .opened
+            .get(container)
+            .ok_or_else(|| js_error("no such container"))?;
         let mut report = |done: u64, total: u64| {
-            let _ = progress.call2(&JsValue::NULL, &(done as f64).into(), &(total as f64).into());
+            let _ = progress.call2(
+                &JsValue::NULL,
+                &(done as f64).into(),
+                &(total as f64).into(),
+            );
         };
-        let bytes = c.read_reporting(index, &mut report).map_err(|e| js_error(&e.to_string()))?;
+        let bytes = c
+            .read_reporting(index, &mut report)
+            .map_err(|e| js_error(&e.to_string()))?;
         Ok(js_sys::Uint8Array::from(&bytes[..]))
     }
 
@@ -260,10 +372,16 @@ impl ContainerReader {
     /// by one afterwards (Export all) takes each from there, where each would decode its
     /// block from the start. `progress(done, total)` hears the entries done. → how many
     /// entries were decoded (0: none costs a decode, or no container has a store).
-    pub fn warm(&self, #[wasm_bindgen(unchecked_param_type = "(done: number, total: number) => void")] progress: js_sys::Function) -> usize {
+    pub fn warm(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "(done: number, total: number) => void")]
+        progress: js_sys::Function,
+    ) -> usize {
         let mut decoded = 0;
         for c in self.opened.iter().filter(|c| c.keeps_decoded()) {
-            let all: Vec<usize> = (0..c.entries().len()).filter(|&i| c.costs_a_decode(i)).collect();
+            let all: Vec<usize> = (0..c.entries().len())
+                .filter(|&i| c.costs_a_decode(i))
+                .collect();
             let total = all.len() as f64;
             c.read_each(&all, &mut |_, read| {
                 decoded += read.is_ok() as usize;
@@ -311,19 +429,46 @@ pub fn read_hosted(
     extents: &[f64],
 ) -> Result<js_sys::Uint8Array, JsValue> {
     let fail = |m: String| js_error(&format!("{container}: {entry}: {m}"));
-    let layout: hosted::Layout = serde_wasm_bindgen::from_value(layout).map_err(|e| fail(format!("the index's layout: {e}")))?;
-    let crc32 = u32::from_str_radix(crc32, 16).map_err(|_| fail(format!("CRC-32 {crc32:?}: expected 8 hex digits")))?;
+    let layout: hosted::Layout = serde_wasm_bindgen::from_value(layout)
+        .map_err(|e| fail(format!("the index's layout: {e}")))?;
+    let crc32 = u32::from_str_radix(crc32, 16)
+        .map_err(|_| fail(format!("CRC-32 {crc32:?}: expected 8 hex digits")))?;
     let mut pieces = Vec::with_capacity(ranges.len() / 2);
     let mut used = 0usize;
     for pair in ranges.chunks_exact(2) {
         let (offset, length) = (pair[0] as u64, pair[1] as usize);
-        let piece = bytes.get(used..used.saturating_add(length)).ok_or_else(|| fail(format!("{length} bytes for the range at {offset}, {} left", bytes.len() - used)))?;
+        let piece = bytes
+            .get(used..used.saturating_add(length))
+            .ok_or_else(|| {
+                fail(format!(
+                    "{length} bytes for the range at {offset}, {} left",
+                    bytes.len() - used
+                ))
+            })?;
         pieces.push((offset, piece.to_vec()));
         used += length;
     }
     let fetched = hosted::Fetched::new(container_size as u64, pieces).map_err(fail)?;
-    let extents = (!extents.is_empty()).then(|| extents.chunks_exact(2).map(|p| [p[0] as u64, p[1] as u64]).collect());
-    let wanted = hosted::Wanted { at: at as u64, size: size as u64, crc32, pieces: extents };
-    let out = hosted::read_hosted(container, entry, &layout, fetched, wanted, Limits::default()).map_err(|e| js_error(&e.to_string()))?;
+    let extents = (!extents.is_empty()).then(|| {
+        extents
+            .chunks_exact(2)
+            .map(|p| [p[0] as u64, p[1] as u64])
+            .collect()
+    });
+    let wanted = hosted::Wanted {
+        at: at as u64,
+        size: size as u64,
+        crc32,
+        pieces: extents,
+    };
+    let out = hosted::read_hosted(
+        container,
+        entry,
+        &layout,
+        fetched,
+        wanted,
+        Limits::default(),
+    )
+    .map_err(|e| js_error(&e.to_string()))?;
     Ok(js_sys::Uint8Array::from(&out[..]))
 }

@@ -65,7 +65,10 @@ pub fn js_error(message: &str) -> JsValue {
 
 /// An error's message, whatever was thrown.
 pub fn message_of(e: &JsValue) -> String {
-    e.dyn_ref::<js_sys::Error>().map_or_else(|| e.as_string().unwrap_or_else(|| format!("{e:?}")), |e| String::from(e.message()))
+    e.dyn_ref::<js_sys::Error>().map_or_else(
+        || e.as_string().unwrap_or_else(|| format!("{e:?}")),
+        |e| String::from(e.message()),
+    )
 }
 
 /// The page's clock, the one requestAnimationFrame timestamps use (a worker's own where the
@@ -81,15 +84,24 @@ pub fn clock_ms() -> f64 {
 /// A file of the archive read through the page: `read(path)` returns a Promise of an
 /// ArrayBuffer (the page's read of a dropped File or a hosted URL).
 pub async fn read_through(read: &js_sys::Function, path: &str) -> Result<Vec<u8>, String> {
-    let promise: js_sys::Promise = read.call1(&JsValue::NULL, &JsValue::from_str(path)).map_err(|e| message_of(&e))?.dyn_into().map_err(|_| "read() did not return a Promise".to_string())?;
-    let buffer = wasm_bindgen_futures::JsFuture::from(promise).await.map_err(|e| message_of(&e))?;
+    let promise: js_sys::Promise = read
+        .call1(&JsValue::NULL, &JsValue::from_str(path))
+        .map_err(|e| message_of(&e))?
+        .dyn_into()
+        .map_err(|_| "read() did not return a Promise".to_string())?;
+    let buffer = wasm_bindgen_futures::JsFuture::from(promise)
+        .await
+        .map_err(|e| message_of(&e))?;
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
 /// A JS buffer of `len` bytes filled by `fill(write)`, each `write(offset, bytes)` copied
 /// straight from wasm memory: a scene's wire form goes out without a second copy of it in
 /// wasm memory. None where `len` is past a JS buffer's reach.
-pub fn js_buffer(len: usize, fill: impl FnOnce(&mut dyn FnMut(usize, &[u8]))) -> Option<js_sys::Uint8Array> {
+pub fn js_buffer(
+    len: usize,
+    fill: impl FnOnce(&mut dyn FnMut(usize, &[u8])),
+) -> Option<js_sys::Uint8Array> {
     let out = js_sys::Uint8Array::new_with_length(u32::try_from(len).ok()?);
     fill(&mut |at, bytes| {
         // SAFETY: the view is read by `set` at once, before anything can allocate and move

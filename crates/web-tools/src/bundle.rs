@@ -35,7 +35,10 @@ impl ArchiveExport {
     /// An export of the archive called `source` (the report says so).
     #[wasm_bindgen(constructor)]
     pub fn new(source: &str) -> ArchiveExport {
-        ArchiveExport { bundle: Some(Bundle::new(source)), zip: Some(ZipStream::new()) }
+        ArchiveExport {
+            bundle: Some(Bundle::new(source)),
+            zip: Some(ZipStream::new()),
+        }
     }
 
     fn parts(&mut self) -> Result<(&mut Bundle, &mut ZipStream), JsValue> {
@@ -47,8 +50,15 @@ impl ArchiveExport {
 
     /// Add what archive file `path` (its name in the zip) exports to → the zip's bytes that
     /// are final now, to hand on.
-    pub fn add(&mut self, path: &str, file: &mut ExportedFile) -> Result<js_sys::Uint8Array, JsValue> {
-        let outcome = file.outcome.take().ok_or_else(|| js_error("that file was added already"))?;
+    pub fn add(
+        &mut self,
+        path: &str,
+        file: &mut ExportedFile,
+    ) -> Result<js_sys::Uint8Array, JsValue> {
+        let outcome = file
+            .outcome
+            .take()
+            .ok_or_else(|| js_error("that file was added already"))?;
         let (bundle, zip) = self.parts()?;
         let mut out = Vec::new();
         for (name, bytes) in bundle.take(path, outcome) {
@@ -66,14 +76,24 @@ impl ArchiveExport {
     /// {files, written, bytes, failed} so far.
     #[wasm_bindgen(unchecked_return_type = "Summary")]
     pub fn summary(&self) -> Result<JsValue, JsValue> {
-        let b = self.bundle.as_ref().ok_or_else(|| js_error("the export is finished"))?;
+        let b = self
+            .bundle
+            .as_ref()
+            .ok_or_else(|| js_error("the export is finished"))?;
         let r = b.report();
-        to_js(&Summary { files: r.files, written: r.written.len(), bytes: r.bytes, failed: r.failed.len() })
+        to_js(&Summary {
+            files: r.files,
+            written: r.written.len(),
+            bytes: r.bytes,
+            failed: r.failed.len(),
+        })
     }
 
     /// The end of the zip: report.json and the zip's directory.
     pub fn finish(&mut self) -> Result<js_sys::Uint8Array, JsValue> {
-        let (Some(bundle), Some(mut zip)) = (self.bundle.take(), self.zip.take()) else { return Err(js_error("the export is finished")) };
+        let (Some(bundle), Some(mut zip)) = (self.bundle.take(), self.zip.take()) else {
+            return Err(js_error("the export is finished"));
+        };
         let report = bundle.finish();
         let json = serde_json::to_vec_pretty(&report).map_err(|e| js_error(&e.to_string()))?;
         let mut out = Vec::new();

@@ -53,15 +53,30 @@ impl ComparedFiles {
     pub(crate) fn new(a: Opened, b: Opened) -> Result<ComparedFiles, String> {
         let scenes = a.scene.as_ref().zip(b.scene.as_ref());
         let (comparison, alignment) = diff::compare_in_full(&*a.document, &*b.document, scenes);
-        let difference = scenes.and_then(|s| diff::difference_scene(&*a.document, &*b.document, s, &alignment));
+        let difference =
+            scenes.and_then(|s| diff::difference_scene(&*a.document, &*b.document, s, &alignment));
         let json = serde_json::to_string(&comparison).map_err(|e| e.to_string())?;
-        let (difference, difference_layers_from_b) = difference.map_or((None, Vec::new()), |d| (Some(d.scene), d.layers_from_b));
+        let (difference, difference_layers_from_b) =
+            difference.map_or((None, Vec::new()), |d| (Some(d.scene), d.layers_from_b));
         let side = |mut opened: Opened| {
             let has_scene = opened.scene.is_some();
-            let shown = opened.scene.take().map(|s| ShownScene::of(s, &*opened.document));
-            Side { opened, shown, has_scene }
+            let shown = opened
+                .scene
+                .take()
+                .map(|s| ShownScene::of(s, &*opened.document));
+            Side {
+                opened,
+                shown,
+                has_scene,
+            }
         };
-        Ok(ComparedFiles { sides: [side(a), side(b)], json, alignment, difference, difference_layers_from_b })
+        Ok(ComparedFiles {
+            sides: [side(a), side(b)],
+            json,
+            alignment,
+            difference,
+            difference_layers_from_b,
+        })
     }
 
     fn side(&self, which: &str) -> Result<&Side, JsValue> {
@@ -110,8 +125,16 @@ impl ComparedFiles {
         let document = &*side.opened.document;
         let out = js_sys::Object::new();
         js_sys::Reflect::set(&out, &"path".into(), &side.opened.path.as_str().into())?;
-        js_sys::Reflect::set(&out, &"view".into(), &relicview_web_glue::inspector_view(document.inspector())?)?;
-        js_sys::Reflect::set(&out, &"bytes".into(), &js_sys::Uint8Array::from(document.bytes(0).unwrap_or_default()).into())?;
+        js_sys::Reflect::set(
+            &out,
+            &"view".into(),
+            &relicview_web_glue::inspector_view(document.inspector())?,
+        )?;
+        js_sys::Reflect::set(
+            &out,
+            &"bytes".into(),
+            &js_sys::Uint8Array::from(document.bytes(0).unwrap_or_default()).into(),
+        )?;
         js_sys::Reflect::set(&out, &"scene".into(), &side.has_scene.into())?;
         Ok(out.into())
     }
@@ -121,14 +144,22 @@ impl ComparedFiles {
     #[wasm_bindgen(js_name = takeScene)]
     pub fn take_scene(&mut self, which: &str) -> Result<Option<js_sys::Uint8Array>, JsValue> {
         let shown = match which {
-            "difference" => self.difference.take().map(|scene| ShownScene { scene, records: Vec::new(), placements: 0 }),
+            "difference" => self.difference.take().map(|scene| ShownScene {
+                scene,
+                records: Vec::new(),
+                placements: 0,
+            }),
             _ => {
                 let k = usize::from(which == "b");
                 self.side(which)?;
                 self.sides[k].shown.take()
             }
         };
-        Ok(shown.and_then(|s| js_buffer(relicview_services::wire::encoded_len(s.lend()), |write| relicview_services::wire::encode_into(s.lend(), write))))
+        Ok(shown.and_then(|s| {
+            js_buffer(relicview_services::wire::encoded_len(s.lend()), |write| {
+                relicview_services::wire::encode_into(s.lend(), write)
+            })
+        }))
     }
     /// The difference view's layers that hold B's geometry (a pick there names B's records).
     #[wasm_bindgen(js_name = differenceLayersFromB)]

@@ -26,8 +26,12 @@ pub fn start() {
 /// A scene in the wire form (`Viewer.sceneBytes`) as a binary glTF, exported as `options`
 /// say (`Viewer.glbOptions`: the LOD on show or every LOD, the layers hidden, the colours).
 #[wasm_bindgen(js_name = exportGlb)]
-pub fn export_glb(scene: &[u8], #[wasm_bindgen(unchecked_param_type = "ExportOptions")] options: JsValue) -> Result<js_sys::Uint8Array, JsValue> {
-    let options: gltf::ExportOptions = serde_wasm_bindgen::from_value(options).map_err(|e| js_error(&format!("the export's options: {e}")))?;
+pub fn export_glb(
+    scene: &[u8],
+    #[wasm_bindgen(unchecked_param_type = "ExportOptions")] options: JsValue,
+) -> Result<js_sys::Uint8Array, JsValue> {
+    let options: gltf::ExportOptions = serde_wasm_bindgen::from_value(options)
+        .map_err(|e| js_error(&format!("the export's options: {e}")))?;
     let shown = wire::decode(scene).map_err(|e| js_error(&e))?;
     let glb = gltf::export_glb(&shown.scene, options).map_err(|e| js_error(&e))?;
     Ok(js_sys::Uint8Array::from(&glb[..]))

@@ -37,7 +37,10 @@ impl Session {
     /// `read(path)` → Promise<ArrayBuffer> of an archive file.
     #[wasm_bindgen(constructor)]
     pub fn new(read: js_sys::Function) -> Session {
-        Session { archive: Rc::new(RefCell::new(Archive::new(ArchiveIndex::default()))), source: Rc::new(JsSource { read }) }
+        Session {
+            archive: Rc::new(RefCell::new(Archive::new(ArchiveIndex::default()))),
+            source: Rc::new(JsSource { read }),
+        }
     }
 
     /// The archive's paths and kinds, as the core's `Session.setListing` takes them.
@@ -61,8 +64,12 @@ impl Session {
     pub fn open_comparison(&self, a: String, b: String) -> js_sys::Promise {
         let (archive, source) = (self.archive.clone(), self.source.clone());
         wasm_bindgen_futures::future_to_promise(async move {
-            let oa = archive::open_file(&archive, &*source, &a).await.map_err(|e| js_error(&e))?;
-            let ob = archive::open_file(&archive, &*source, &b).await.map_err(|e| js_error(&e))?;
+            let oa = archive::open_file(&archive, &*source, &a)
+                .await
+                .map_err(|e| js_error(&e))?;
+            let ob = archive::open_file(&archive, &*source, &b)
+                .await
+                .map_err(|e| js_error(&e))?;
             Ok(ComparedFiles::new(oa, ob).map_err(|e| js_error(&e))?.into())
         })
     }
@@ -73,14 +80,26 @@ impl Session {
     /// `all_scenes`: every LOD and model as glTF scenes (`export --all --lods all`); `rig`:
     /// how skeletons go out (`export --rig`).
     #[wasm_bindgen(js_name = exportFile, unchecked_return_type = "Promise<ExportedFile>")]
-    pub fn export_file(&self, path: String, all_scenes: bool, #[wasm_bindgen(unchecked_param_type = "Rig")] rig: JsValue) -> js_sys::Promise {
+    pub fn export_file(
+        &self,
+        path: String,
+        all_scenes: bool,
+        #[wasm_bindgen(unchecked_param_type = "Rig")] rig: JsValue,
+    ) -> js_sys::Promise {
         let (index, source) = (self.archive.borrow().index.clone(), self.source.clone());
         let rig: Result<relicview_services::gltf::Rig, _> = serde_wasm_bindgen::from_value(rig);
         wasm_bindgen_futures::future_to_promise(async move {
             let rig = rig.map_err(|e| js_error(&format!("the rig: {e}")))?;
             let archive = RefCell::new(Archive::new(index));
-            let opened = relicview_services::bundle::open_for_export(&archive, &*source, &path).await.map_err(|e| js_error(&format!("{path}: {e}")))?;
-            Ok(ExportedFile { outcome: Some(relicview_services::bundle::outcome_of(&opened, all_scenes, rig)) }.into())
+            let opened = relicview_services::bundle::open_for_export(&archive, &*source, &path)
+                .await
+                .map_err(|e| js_error(&format!("{path}: {e}")))?;
+            Ok(ExportedFile {
+                outcome: Some(relicview_services::bundle::outcome_of(
+                    &opened, all_scenes, rig,
+                )),
+            }
+            .into())
         })
     }
 }

@@ -7,11 +7,18 @@
 use relicview::containers::{self, ContainerKind, Limits};
 use std::sync::Arc;
 
-pub const LIMITS: Limits = Limits { max_entries: 2_000, max_entry_bytes: 8 << 20, max_ratio: 100, max_depth: 16 };
+pub const LIMITS: Limits = Limits {
+    max_entries: 2_000,
+    max_entry_bytes: 8 << 20,
+    max_ratio: 100,
+    max_depth: 16,
+};
 
 pub fn exercise(kind: ContainerKind, bytes: Vec<u8>, range: (u64, u64)) {
     let _ = containers::sniff("fuzz.bin", &bytes);
-    let Ok(c) = containers::open("fuzz", kind, Arc::new(bytes), LIMITS) else { return };
+    let Ok(c) = containers::open("fuzz", kind, Arc::new(bytes), LIMITS) else {
+        return;
+    };
     assert!(c.entries().len() <= LIMITS.max_entries);
     for (i, e) in c.entries().iter().enumerate().take(64) {
         match c.read(i) {
@@ -36,7 +43,10 @@ pub fn exercise(kind: ContainerKind, bytes: Vec<u8>, range: (u64, u64)) {
     let wanted: Vec<usize> = (0..c.entries().len().min(64)).rev().collect();
     let mut handed: Vec<Option<Result<Vec<u8>, String>>> = vec![None; wanted.len()];
     c.read_each(&wanted, &mut |i, read| {
-        assert!(handed[i].replace(read.map_err(|e| e.to_string())).is_none(), "entry {i} handed twice");
+        assert!(
+            handed[i].replace(read.map_err(|e| e.to_string())).is_none(),
+            "entry {i} handed twice"
+        );
         true
     });
     // Each entry read at once is as read alone (the container is not read from inside

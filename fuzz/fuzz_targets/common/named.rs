@@ -12,7 +12,10 @@ pub fn split_name(data: &[u8]) -> Option<(String, &[u8])> {
         return Some((format!("A.{ext}"), &rest[end + 1..]));
     }
     let (&pick, rest) = data.split_first()?;
-    let mut names: Vec<String> = Kind::extensions().iter().map(|e| format!("A.{}", e.to_ascii_uppercase())).collect();
+    let mut names: Vec<String> = Kind::extensions()
+        .iter()
+        .map(|e| format!("A.{}", e.to_ascii_uppercase()))
+        .collect();
     names.extend(["FIELD.BIN".to_string(), "A.BIN".to_string()]);
     Some((names[pick as usize % names.len()].clone(), rest))
 }

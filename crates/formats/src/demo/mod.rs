@@ -2,7 +2,10 @@
 //! DIV-BIZ2 writer. It is what a newcomer sees first and what the browser tests load.
 
 use crate::biz2::writer::{write_file, WriteOptions};
-use crate::biz2::{Biz2File, Connectivity, DeclaredBounds, FileKind, Header, LightPoint, Lod, MaterialDef, MaterialRef, Object, Patch, Primitive, PrimitiveKind, TextureDef, TextureRef, VertexBlock};
+use crate::biz2::{
+    Biz2File, Connectivity, DeclaredBounds, FileKind, Header, LightPoint, Lod, MaterialDef,
+    MaterialRef, Object, Patch, Primitive, PrimitiveKind, TextureDef, TextureRef, VertexBlock,
+};
 use std::f32::consts::TAU;
 
 mod arena;
@@ -60,12 +63,26 @@ pub fn large_model(patches: usize) -> Biz2File {
                 }
             }
             let at = |x: usize, z: usize| (z * (N + 1) + x) as i32;
-            let indices = (0..N).flat_map(|z| (0..N).flat_map(move |x| [at(x, z), at(x + 1, z), at(x + 1, z + 1), at(x, z + 1)])).collect();
+            let indices = (0..N)
+                .flat_map(|z| {
+                    (0..N)
+                        .flat_map(move |x| [at(x, z), at(x + 1, z), at(x + 1, z + 1), at(x, z + 1)])
+                })
+                .collect();
             let mesh = Primitive {
                 kind: PrimitiveKind::PMesh,
                 chunk: 0,
-                vertices: VertexBlock { format: 0x089, positions, normals: Some(normals), uvs: Some(uvs), ..Default::default() },
-                connectivity: vec![Connectivity::Faces { points_per_face: 4, indices }],
+                vertices: VertexBlock {
+                    format: 0x089,
+                    positions,
+                    normals: Some(normals),
+                    uvs: Some(uvs),
+                    ..Default::default()
+                },
+                connectivity: vec![Connectivity::Faces {
+                    points_per_face: 4,
+                    indices,
+                }],
                 triangles: Vec::new(),
                 triangle_sources: Vec::new(),
                 bounds: None,
@@ -73,7 +90,12 @@ pub fn large_model(patches: usize) -> Biz2File {
             patch(&format!("tile{k}"), "hull_mtl", vec![mesh])
         })
         .collect();
-    let lod = Lod { chunk: Some(0), distance: Some([0.0, 1.0e6]), transition: None, patches: patch_list };
+    let lod = Lod {
+        chunk: Some(0),
+        distance: Some([0.0, 1.0e6]),
+        transition: None,
+        patches: patch_list,
+    };
     geometry(vec![object("terrain", vec![lod])])
 }
 
@@ -93,7 +115,15 @@ pub fn write_demo(dir: &std::path::Path) -> std::io::Result<Vec<String>> {
 }
 
 fn header(filetype: u8) -> Header {
-    Header { version: Some("2.8".into()), date: Some("Nov 30 2026".into()), time: Some("12:00:00".into()), scale: Some(1.0), precision: Some(0), filetype: Some(filetype), unit: Some(1) }
+    Header {
+        version: Some("2.8".into()),
+        date: Some("Nov 30 2026".into()),
+        time: Some("12:00:00".into()),
+        scale: Some(1.0),
+        precision: Some(0),
+        filetype: Some(filetype),
+        unit: Some(1),
+    }
 }
 
 fn patch(name: &str, material: &str, primitives: Vec<Primitive>) -> Patch {
@@ -119,7 +149,12 @@ fn pmesh(format: u16, positions: Vec<[f32; 3]>, connectivity: Vec<Connectivity>)
     Primitive {
         kind: PrimitiveKind::PMesh,
         chunk: 0,
-        vertices: VertexBlock { format, positions, uvs, ..Default::default() },
+        vertices: VertexBlock {
+            format,
+            positions,
+            uvs,
+            ..Default::default()
+        },
         connectivity,
         triangles: Vec::new(),
         triangle_sources: Vec::new(),
@@ -128,14 +163,34 @@ fn pmesh(format: u16, positions: Vec<[f32; 3]>, connectivity: Vec<Connectivity>)
 }
 
 fn object(name: &str, lods: Vec<Lod>) -> Object {
-    Object { chunk: 0, name: Some(name.into()), front: None, back: None, sv_vertex: Some(0x88), specials: Vec::new(), lods, points: Vec::new() }
+    Object {
+        chunk: 0,
+        name: Some(name.into()),
+        front: None,
+        back: None,
+        sv_vertex: Some(0x88),
+        specials: Vec::new(),
+        lods,
+        points: Vec::new(),
+    }
 }
 
 /// A geometry file with a BOUND block declaring the box and sphere around its objects.
 fn geometry(objects: Vec<Object>) -> Biz2File {
-    let mut file = Biz2File { objects, ..Biz2File::new(FileKind::Geometry, header(0)) };
-    let vertices = file.objects.iter().flat_map(|o| o.lods.iter().take(1)).flat_map(|l| l.primitives()).flat_map(|p| p.vertices.positions.iter().copied());
-    let points = file.objects.iter().flat_map(|o| o.points.iter().map(|p| p.position));
+    let mut file = Biz2File {
+        objects,
+        ..Biz2File::new(FileKind::Geometry, header(0))
+    };
+    let vertices = file
+        .objects
+        .iter()
+        .flat_map(|o| o.lods.iter().take(1))
+        .flat_map(|l| l.primitives())
+        .flat_map(|p| p.vertices.positions.iter().copied());
+    let points = file
+        .objects
+        .iter()
+        .flat_map(|o| o.points.iter().map(|p| p.position));
     let all: Vec<[f32; 3]> = vertices.chain(points).collect();
     if let Some(first) = all.first() {
         let (mut min, mut max) = (*first, *first);
@@ -146,18 +201,51 @@ fn geometry(objects: Vec<Object>) -> Biz2File {
             }
         }
         let centre = [0, 1, 2].map(|k| (min[k] + max[k]) * 0.5);
-        let radius = all.iter().map(|p| (0..3).map(|k| (p[k] - centre[k]).powi(2)).sum::<f32>().sqrt()).fold(0.0, f32::max);
-        file.bounds = Some(DeclaredBounds { bbox: Some([min, max]), bsphere: Some((centre, radius)) });
+        let radius = all
+            .iter()
+            .map(|p| {
+                (0..3)
+                    .map(|k| (p[k] - centre[k]).powi(2))
+                    .sum::<f32>()
+                    .sqrt()
+            })
+            .fold(0.0, f32::max);
+        file.bounds = Some(DeclaredBounds {
+            bbox: Some([min, max]),
+            bsphere: Some((centre, radius)),
+        });
     }
     file
 }
 
 /// A 1994-style object: one quad PMESH straight under OBJECT (no LOD container).
 fn cube() -> Biz2File {
-    let p: Vec<[f32; 3]> = (0..8).map(|i| [(i & 1) as f32 * 2.0 - 1.0, (i >> 1 & 1) as f32 * 2.0 - 1.0, (i >> 2 & 1) as f32 * 2.0 - 1.0]).collect();
-    let quads = vec![0, 2, 3, 1, 4, 5, 7, 6, 0, 1, 5, 4, 2, 6, 7, 3, 0, 4, 6, 2, 1, 3, 7, 5];
-    let mesh = pmesh(0x088, p, vec![Connectivity::Faces { points_per_face: 4, indices: quads }]);
-    let lod = Lod { chunk: None, distance: None, transition: None, patches: vec![patch("box", "crate_mtl", vec![mesh])] };
+    let p: Vec<[f32; 3]> = (0..8)
+        .map(|i| {
+            [
+                (i & 1) as f32 * 2.0 - 1.0,
+                (i >> 1 & 1) as f32 * 2.0 - 1.0,
+                (i >> 2 & 1) as f32 * 2.0 - 1.0,
+            ]
+        })
+        .collect();
+    let quads = vec![
+        0, 2, 3, 1, 4, 5, 7, 6, 0, 1, 5, 4, 2, 6, 7, 3, 0, 4, 6, 2, 1, 3, 7, 5,
+    ];
+    let mesh = pmesh(
+        0x088,
+        p,
+        vec![Connectivity::Faces {
+            points_per_face: 4,
+            indices: quads,
+        }],
+    );
+    let lod = Lod {
+        chunk: None,
+        distance: None,
+        transition: None,
+        patches: vec![patch("box", "crate_mtl", vec![mesh])],
+    };
     geometry(vec![object("cube", vec![lod])])
 }
 
@@ -176,25 +264,63 @@ fn hexpod() -> Biz2File {
     p.push([0.0, 1.8, 0.0]);
     let bottom: Vec<i32> = (0..6).rev().collect();
     let top: Vec<i32> = (6..12).collect();
-    let sides: Vec<i32> = (0..6).flat_map(|i| [i, (i + 1) % 6, 6 + (i + 1) % 6, 6 + i]).collect();
+    let sides: Vec<i32> = (0..6)
+        .flat_map(|i| [i, (i + 1) % 6, 6 + (i + 1) % 6, 6 + i])
+        .collect();
     let roof: Vec<[i32; 3]> = (0..6).map(|i| [6 + i, 12, 6 + (i + 1) % 6]).collect();
     let fine = pmesh(
         0x088,
         p.clone(),
         vec![
-            Connectivity::Faces { points_per_face: 6, indices: [bottom.clone(), top.clone()].concat() },
-            Connectivity::Faces { points_per_face: 4, indices: sides.clone() },
+            Connectivity::Faces {
+                points_per_face: 6,
+                indices: [bottom.clone(), top.clone()].concat(),
+            },
+            Connectivity::Faces {
+                points_per_face: 4,
+                indices: sides.clone(),
+            },
             Connectivity::Triangles(roof),
         ],
     );
-    let coarse = pmesh(0x080, p[..12].to_vec(), vec![Connectivity::Faces { points_per_face: 6, indices: [bottom, top].concat() }, Connectivity::Faces { points_per_face: 4, indices: sides }]);
+    let coarse = pmesh(
+        0x080,
+        p[..12].to_vec(),
+        vec![
+            Connectivity::Faces {
+                points_per_face: 6,
+                indices: [bottom, top].concat(),
+            },
+            Connectivity::Faces {
+                points_per_face: 4,
+                indices: sides,
+            },
+        ],
+    );
     let lods = vec![
-        Lod { chunk: Some(0), distance: Some([0.0, 60.0]), transition: Some(2.0), patches: vec![patch("hull", "hull_mtl", vec![fine])] },
-        Lod { chunk: Some(0), distance: Some([60.0, 400.0]), transition: Some(2.0), patches: vec![patch("hull", "hull_mtl", vec![coarse])] },
+        Lod {
+            chunk: Some(0),
+            distance: Some([0.0, 60.0]),
+            transition: Some(2.0),
+            patches: vec![patch("hull", "hull_mtl", vec![fine])],
+        },
+        Lod {
+            chunk: Some(0),
+            distance: Some([60.0, 400.0]),
+            transition: Some(2.0),
+            patches: vec![patch("hull", "hull_mtl", vec![coarse])],
+        },
     ];
     // Six running lights on the roof rim: a point-only FX object like the pods' *_LP models.
     let lights = Object {
-        points: ring(6, 1.55, 1.05).enumerate().map(|(i, position)| LightPoint { chunk: 0, position, radius: Some(0.05 + 0.01 * i as f32) }).collect(),
+        points: ring(6, 1.55, 1.05)
+            .enumerate()
+            .map(|(i, position)| LightPoint {
+                chunk: 0,
+                position,
+                radius: Some(0.05 + 0.01 * i as f32),
+            })
+            .collect(),
         lods: Vec::new(),
         ..object("hexpod_lp", Vec::new())
     };
@@ -205,9 +331,26 @@ fn hexpod() -> Biz2File {
 /// A box centred on `c` of sides `size`, as one PMESH of six quads.
 fn box_mesh(c: [f32; 3], size: [f32; 3]) -> Primitive {
     let h = size.map(|s| s / 2.0);
-    let corners: Vec<[f32; 3]> = (0..8).map(|i| [c[0] + if i & 1 == 0 { -h[0] } else { h[0] }, c[1] + if i & 2 == 0 { -h[1] } else { h[1] }, c[2] + if i & 4 == 0 { -h[2] } else { h[2] }]).collect();
-    let quads = vec![0, 2, 3, 1, 4, 5, 7, 6, 0, 1, 5, 4, 2, 6, 7, 3, 0, 4, 6, 2, 1, 3, 7, 5];
-    pmesh(0x080, corners, vec![Connectivity::Faces { points_per_face: 4, indices: quads }])
+    let corners: Vec<[f32; 3]> = (0..8)
+        .map(|i| {
+            [
+                c[0] + if i & 1 == 0 { -h[0] } else { h[0] },
+                c[1] + if i & 2 == 0 { -h[1] } else { h[1] },
+                c[2] + if i & 4 == 0 { -h[2] } else { h[2] },
+            ]
+        })
+        .collect();
+    let quads = vec![
+        0, 2, 3, 1, 4, 5, 7, 6, 0, 1, 5, 4, 2, 6, 7, 3, 0, 4, 6, 2, 1, 3, 7, 5,
+    ];
+    pmesh(
+        0x080,
+        corners,
+        vec![Connectivity::Faces {
+            points_per_face: 4,
+            indices: quads,
+        }],
+    )
 }
 
 /// A small walking mech whose parts are named the pods' way, by SPECIAL words
@@ -215,23 +358,114 @@ fn box_mesh(c: [f32; 3], size: [f32; 3]) -> Primitive {
 /// a searchlight blended additively, a blinking beacon, a wireframe aerial panel, an arm that
 /// punches, and the object's own GEOMETRIZE word on every patch.
 fn walker() -> Biz2File {
-    let part = |name: &str, material: &str, words: &str, c: [f32; 3], size: [f32; 3]| Patch { specials: vec![format!(" {words} ")], ..patch(name, material, vec![box_mesh(c, size)]) };
+    let part = |name: &str, material: &str, words: &str, c: [f32; 3], size: [f32; 3]| Patch {
+        specials: vec![format!(" {words} ")],
+        ..patch(name, material, vec![box_mesh(c, size)])
+    };
     let fine = vec![
-        part("torso", "hull_mtl", "dz_utorso", [0.0, 3.0, 0.0], [2.0, 1.2, 1.4]),
-        part("hip", "tower_mtl", "dz_hip", [0.0, 2.1, 0.0], [1.2, 0.6, 1.0]),
-        part("left arm", "hull_mtl", "dz_larm PUNCH", [-1.4, 3.0, 0.0], [0.6, 0.6, 1.6]),
-        part("right gun", "tower_mtl", "dz_rarm dz_rgun", [1.4, 3.0, 0.4], [0.4, 0.4, 2.0]),
-        part("left leg", "crate_mtl", "dz_lleg", [-0.5, 1.0, 0.0], [0.5, 1.6, 0.6]),
-        part("left foot", "crate_mtl", "DZ_LFOOT", [-0.5, 0.1, 0.2], [0.7, 0.2, 1.0]),
-        part("right leg", "crate_mtl", "dz_rleg", [0.5, 1.0, 0.0], [0.5, 1.6, 0.6]),
-        part("right foot", "crate_mtl", "dz_rfoot", [0.5, 0.1, 0.2], [0.7, 0.2, 1.0]),
-        part("searchlight", "lamp_mtl", "dz_searchlight ADDITIVE_LODS", [0.0, 3.75, 0.6], [0.4, 0.3, 0.3]),
-        part("beacon", "crate_mtl", "BLINK", [0.0, 3.8, -0.5], [0.15, 0.4, 0.15]),
-        part("aerial", "tower_mtl", "WIREFRAME", [0.9, 4.3, -0.5], [0.9, 0.9, 0.04]),
+        part(
+            "torso",
+            "hull_mtl",
+            "dz_utorso",
+            [0.0, 3.0, 0.0],
+            [2.0, 1.2, 1.4],
+        ),
+        part(
+            "hip",
+            "tower_mtl",
+            "dz_hip",
+            [0.0, 2.1, 0.0],
+            [1.2, 0.6, 1.0],
+        ),
+        part(
+            "left arm",
+            "hull_mtl",
+            "dz_larm PUNCH",
+            [-1.4, 3.0, 0.0],
+            [0.6, 0.6, 1.6],
+        ),
+        part(
+            "right gun",
+            "tower_mtl",
+            "dz_rarm dz_rgun",
+            [1.4, 3.0, 0.4],
+            [0.4, 0.4, 2.0],
+        ),
+        part(
+            "left leg",
+            "crate_mtl",
+            "dz_lleg",
+            [-0.5, 1.0, 0.0],
+            [0.5, 1.6, 0.6],
+        ),
+        part(
+            "left foot",
+            "crate_mtl",
+            "DZ_LFOOT",
+            [-0.5, 0.1, 0.2],
+            [0.7, 0.2, 1.0],
+        ),
+        part(
+            "right leg",
+            "crate_mtl",
+            "dz_rleg",
+            [0.5, 1.0, 0.0],
+            [0.5, 1.6, 0.6],
+        ),
+        part(
+            "right foot",
+            "crate_mtl",
+            "dz_rfoot",
+            [0.5, 0.1, 0.2],
+            [0.7, 0.2, 1.0],
+        ),
+        part(
+            "searchlight",
+            "lamp_mtl",
+            "dz_searchlight ADDITIVE_LODS",
+            [0.0, 3.75, 0.6],
+            [0.4, 0.3, 0.3],
+        ),
+        part(
+            "beacon",
+            "crate_mtl",
+            "BLINK",
+            [0.0, 3.8, -0.5],
+            [0.15, 0.4, 0.15],
+        ),
+        part(
+            "aerial",
+            "tower_mtl",
+            "WIREFRAME",
+            [0.9, 4.3, -0.5],
+            [0.9, 0.9, 0.04],
+        ),
     ];
-    let coarse = vec![part("body", "hull_mtl", "dz_utorso", [0.0, 2.2, 0.0], [2.4, 4.4, 1.4])];
-    let lods = vec![Lod { chunk: Some(0), distance: Some([0.0, 80.0]), transition: None, patches: fine }, Lod { chunk: Some(0), distance: Some([80.0, 500.0]), transition: None, patches: coarse }];
-    geometry(vec![Object { specials: vec!["GEOMETRIZE 0x8000001a".into()], ..object("walker", lods) }])
+    let coarse = vec![part(
+        "body",
+        "hull_mtl",
+        "dz_utorso",
+        [0.0, 2.2, 0.0],
+        [2.4, 4.4, 1.4],
+    )];
+    let lods = vec![
+        Lod {
+            chunk: Some(0),
+            distance: Some([0.0, 80.0]),
+            transition: None,
+            patches: fine,
+        },
+        Lod {
+            chunk: Some(0),
+            distance: Some([80.0, 500.0]),
+            transition: None,
+            patches: coarse,
+        },
+    ];
+    geometry(vec![Object {
+        specials: vec!["GEOMETRIZE 0x8000001a".into()],
+        ..object("walker", lods)
+    }])
 }
 
 fn tower() -> Biz2File {
@@ -250,19 +484,39 @@ fn tower() -> Biz2File {
     let strip = Primitive {
         kind: PrimitiveKind::TriStrip,
         chunk: 0,
-        vertices: VertexBlock { format: 0x082, positions, colors: Some(colors), ..Default::default() },
+        vertices: VertexBlock {
+            format: 0x082,
+            positions,
+            colors: Some(colors),
+            ..Default::default()
+        },
         connectivity: Vec::new(),
         triangles: Vec::new(),
         triangle_sources: Vec::new(),
         bounds: None,
     };
-    let lod = Lod { chunk: Some(0), distance: Some([0.0, 200.0]), transition: None, patches: vec![patch("shaft", "tower_mtl", vec![strip])] };
+    let lod = Lod {
+        chunk: Some(0),
+        distance: Some([0.0, 200.0]),
+        transition: None,
+        patches: vec![patch("shaft", "tower_mtl", vec![strip])],
+    };
     geometry(vec![object("tower", vec![lod])])
 }
 
 fn library() -> Biz2File {
-    let mat = |name: &str, diffuse: [f32; 3]| MaterialDef { diffuse: Some(diffuse), ambient: Some([0.2, 0.2, 0.2]), ..MaterialDef::new(name) };
-    let textured = |name: &str, diffuse: [f32; 3], texture: &str| MaterialDef { texture: Some(TextureRef { mode: 2, name: Some(texture.into()) }), ..mat(name, diffuse) };
+    let mat = |name: &str, diffuse: [f32; 3]| MaterialDef {
+        diffuse: Some(diffuse),
+        ambient: Some([0.2, 0.2, 0.2]),
+        ..MaterialDef::new(name)
+    };
+    let textured = |name: &str, diffuse: [f32; 3], texture: &str| MaterialDef {
+        texture: Some(TextureRef {
+            mode: 2,
+            name: Some(texture.into()),
+        }),
+        ..mat(name, diffuse)
+    };
     let texture = |name: &str, map: &str, special: Option<&str>| TextureDef {
         map: Some(map.into()),
         wrap_u: Some(1),
@@ -292,12 +546,25 @@ fn library() -> Biz2File {
 }
 
 fn quad(format: u16, corners: [[f32; 3]; 4], uv_scale: f32) -> Primitive {
-    let uvs = [[0.0, 0.0], [uv_scale, 0.0], [uv_scale, uv_scale], [0.0, uv_scale]];
+    let uvs = [
+        [0.0, 0.0],
+        [uv_scale, 0.0],
+        [uv_scale, uv_scale],
+        [0.0, uv_scale],
+    ];
     Primitive {
         kind: PrimitiveKind::PMesh,
         chunk: 0,
-        vertices: VertexBlock { format, positions: corners.to_vec(), uvs: Some(uvs.to_vec()), ..Default::default() },
-        connectivity: vec![Connectivity::Faces { points_per_face: 4, indices: vec![0, 1, 2, 3] }],
+        vertices: VertexBlock {
+            format,
+            positions: corners.to_vec(),
+            uvs: Some(uvs.to_vec()),
+            ..Default::default()
+        },
+        connectivity: vec![Connectivity::Faces {
+            points_per_face: 4,
+            indices: vec![0, 1, 2, 3],
+        }],
         triangles: Vec::new(),
         triangle_sources: Vec::new(),
         bounds: None,
@@ -313,53 +580,116 @@ pub fn vertex_formats() -> Biz2File {
         .enumerate()
         .map(|(k, layout)| {
             let (x, y) = ((k % 5) as f32 * 1.3, -((k / 5) as f32) * 1.3);
-            let positions = vec![[x, y, 0.0], [x + 1.0, y, 0.0], [x + 1.0, y + 1.0, 0.0], [x, y + 1.0, 0.0]];
+            let positions = vec![
+                [x, y, 0.0],
+                [x + 1.0, y, 0.0],
+                [x + 1.0, y + 1.0, 0.0],
+                [x, y + 1.0, 0.0],
+            ];
             let n = |dx: f32, dy: f32| {
                 let l = (dx * dx + dy * dy + 1.0).sqrt();
                 [dx / l, dy / l, 1.0 / l]
             };
             let vertices = VertexBlock {
                 format: layout.id,
-                normals: layout.normal.map(|_| vec![n(-0.4, -0.4), n(0.4, -0.4), n(0.4, 0.4), n(-0.4, 0.4)]),
-                colors: layout.rgba.map(|_| vec![[0.9, 0.1, 0.1, 1.0], [0.1, 0.8, 0.1, 1.0], [0.1, 0.2, 0.9, 1.0], [0.9, 0.85, 0.1, 1.0]]),
-                lum: layout.lum.map(|_| vec![[0.25, 1.0], [0.5, 1.0], [0.75, 1.0], [1.0, 1.0]]),
-                uvs: layout.uv.map(|_| vec![[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]),
-                uvws: layout.uvw.map(|_| vec![[0.0, 0.0, 0.5], [1.0, 0.0, 0.5], [1.0, 1.0, 0.5], [0.0, 1.0, 0.5]]),
+                normals: layout
+                    .normal
+                    .map(|_| vec![n(-0.4, -0.4), n(0.4, -0.4), n(0.4, 0.4), n(-0.4, 0.4)]),
+                colors: layout.rgba.map(|_| {
+                    vec![
+                        [0.9, 0.1, 0.1, 1.0],
+                        [0.1, 0.8, 0.1, 1.0],
+                        [0.1, 0.2, 0.9, 1.0],
+                        [0.9, 0.85, 0.1, 1.0],
+                    ]
+                }),
+                lum: layout
+                    .lum
+                    .map(|_| vec![[0.25, 1.0], [0.5, 1.0], [0.75, 1.0], [1.0, 1.0]]),
+                uvs: layout
+                    .uv
+                    .map(|_| vec![[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]),
+                uvws: layout.uvw.map(|_| {
+                    vec![
+                        [0.0, 0.0, 0.5],
+                        [1.0, 0.0, 0.5],
+                        [1.0, 1.0, 0.5],
+                        [0.0, 1.0, 0.5],
+                    ]
+                }),
                 positions,
             };
             let quad = Primitive {
                 kind: PrimitiveKind::PMesh,
                 chunk: 0,
                 vertices,
-                connectivity: vec![Connectivity::Faces { points_per_face: 4, indices: vec![0, 1, 2, 3] }],
+                connectivity: vec![Connectivity::Faces {
+                    points_per_face: 4,
+                    indices: vec![0, 1, 2, 3],
+                }],
                 triangles: Vec::new(),
                 triangle_sources: Vec::new(),
                 bounds: None,
             };
-            patch(&format!("format_{:03x}", layout.id), "tower_mtl", vec![quad])
+            patch(
+                &format!("format_{:03x}", layout.id),
+                "tower_mtl",
+                vec![quad],
+            )
         })
         .collect();
-    let lod = Lod { chunk: None, distance: None, transition: None, patches };
+    let lod = Lod {
+        chunk: None,
+        distance: None,
+        transition: None,
+        patches,
+    };
     geometry(vec![object("formats", vec![lod])])
 }
 
 /// A scrolling-water pool with a rim of checker panels (their map is missing) and an SGI sign.
 fn pool() -> Biz2File {
-    let water = quad(0x088, [[-2.0, 0.0, -2.0], [2.0, 0.0, -2.0], [2.0, 0.0, 2.0], [-2.0, 0.0, 2.0]], 3.0);
+    let water = quad(
+        0x088,
+        [
+            [-2.0, 0.0, -2.0],
+            [2.0, 0.0, -2.0],
+            [2.0, 0.0, 2.0],
+            [-2.0, 0.0, 2.0],
+        ],
+        3.0,
+    );
     let rim: Vec<Primitive> = (0..4)
         .map(|side| {
             let a = side as f32 * std::f32::consts::FRAC_PI_2;
             let (c, s) = (a.cos(), a.sin());
             let at = |x: f32, y: f32| [2.0 * c - x * s, y, 2.0 * s + x * c];
-            quad(0x088, [at(-2.0, -0.4), at(2.0, -0.4), at(2.0, 0.3), at(-2.0, 0.3)], 2.0)
+            quad(
+                0x088,
+                [at(-2.0, -0.4), at(2.0, -0.4), at(2.0, 0.3), at(-2.0, 0.3)],
+                2.0,
+            )
         })
         .collect();
-    let sign = quad(0x088, [[-1.0, 0.6, -2.05], [1.0, 0.6, -2.05], [1.0, 1.6, -2.05], [-1.0, 1.6, -2.05]], 1.0);
+    let sign = quad(
+        0x088,
+        [
+            [-1.0, 0.6, -2.05],
+            [1.0, 0.6, -2.05],
+            [1.0, 1.6, -2.05],
+            [-1.0, 1.6, -2.05],
+        ],
+        1.0,
+    );
     let lod = Lod {
         chunk: Some(0),
         distance: Some([0.0, 300.0]),
         transition: None,
-        patches: vec![patch("water", "water_mtl", vec![water]), patch("rim", "panel_mtl", rim), patch("sign", "sign_mtl", vec![sign])],
+        patches: vec![
+            patch("water", "water_mtl", vec![water]),
+            patch("rim", "panel_mtl", rim),
+            patch("sign", "sign_mtl", vec![sign]),
+        ],
     };
     geometry(vec![object("pool", vec![lod])])
 }
@@ -367,11 +697,14 @@ fn pool() -> Biz2File {
 /// 32×32 TGA of soft diagonal waves.
 fn water_tga() -> Vec<u8> {
     let img = image::RgbaImage::from_fn(32, 32, |x, y| {
-        let w = (((x + y) as f32 / 32.0 * std::f32::consts::TAU * 2.0).sin() * 0.5 + 0.5) * 0.6 + 0.4;
+        let w =
+            (((x + y) as f32 / 32.0 * std::f32::consts::TAU * 2.0).sin() * 0.5 + 0.5) * 0.6 + 0.4;
         image::Rgba([(40.0 * w) as u8, (120.0 * w) as u8, (230.0 * w) as u8, 255])
     });
     let mut out = std::io::Cursor::new(Vec::new());
-    image::DynamicImage::ImageRgba8(img).write_to(&mut out, image::ImageFormat::Tga).expect("TGA encodes into memory");
+    image::DynamicImage::ImageRgba8(img)
+        .write_to(&mut out, image::ImageFormat::Tga)
+        .expect("TGA encodes into memory");
     out.into_inner()
 }
 
@@ -413,10 +746,17 @@ mod tests {
 
     #[test]
     fn every_demo_file_parses_cleanly_and_closes_exactly() {
-        for (path, bytes) in demo_files().into_iter().filter(|(p, _)| p.ends_with(".BGF") || p.ends_with(".BMF")) {
+        for (path, bytes) in demo_files()
+            .into_iter()
+            .filter(|(p, _)| p.ends_with(".BGF") || p.ends_with(".BMF"))
+        {
             let (tree, file) = Biz2File::parse(&bytes).unwrap_or_else(|e| panic!("{path}: {e}"));
             assert!(tree.closes_exactly, "{path}");
-            assert!(file.diagnostics.is_empty(), "{path}: {:?}", file.diagnostics);
+            assert!(
+                file.diagnostics.is_empty(),
+                "{path}: {:?}",
+                file.diagnostics
+            );
             // The writer writes nothing the reader does not explain.
             let cov = tree.coverage();
             assert_eq!((cov.opaque, cov.unclaimed), (0, 0), "{path}: {cov:?}");
@@ -447,9 +787,17 @@ mod tests {
         let bytes = write_file(&large_model(3), WriteOptions::default());
         let (tree, file) = Biz2File::parse(&bytes).unwrap();
         assert_eq!(file.triangle_count(), 3 * 2048);
-        let wide: Vec<&str> = tree.iter().filter(|c| c.len_width == 4).map(|c| c.name()).collect();
+        let wide: Vec<&str> = tree
+            .iter()
+            .filter(|c| c.len_width == 4)
+            .map(|c| c.name())
+            .collect();
         assert_eq!(wide, vec!["OBJECT", "LOD"]);
-        assert!((48_000..54_000).contains(&(bytes.len() / 3)), "{} bytes a patch", bytes.len() / 3);
+        assert!(
+            (48_000..54_000).contains(&(bytes.len() / 3)),
+            "{} bytes a patch",
+            bytes.len() / 3
+        );
     }
 
     #[test]
@@ -457,15 +805,31 @@ mod tests {
         let bytes = write_file(&vertex_formats(), WriteOptions::default());
         let (tree, file) = Biz2File::parse(&bytes).unwrap();
         assert!(file.diagnostics.is_empty());
-        let ids: Vec<u16> = tree.iter().filter(|c| crate::biz2::tags::vertex_layout(c.id).is_some()).map(|c| c.id).collect();
+        let ids: Vec<u16> = tree
+            .iter()
+            .filter(|c| crate::biz2::tags::vertex_layout(c.id).is_some())
+            .map(|c| c.id)
+            .collect();
         assert_eq!(ids.len(), 14);
         let prims: Vec<_> = file.objects[0].lods[0].primitives().collect();
         for (p, layout) in prims.iter().zip(crate::biz2::tags::VERTEX_LAYOUTS) {
             let v = &p.vertices;
             assert_eq!(v.format, layout.id);
             assert_eq!(
-                (v.normals.is_some(), v.colors.is_some(), v.lum.is_some(), v.uvs.is_some(), v.uvws.is_some()),
-                (layout.normal.is_some(), layout.rgba.is_some(), layout.lum.is_some(), layout.uv.is_some(), layout.uvw.is_some()),
+                (
+                    v.normals.is_some(),
+                    v.colors.is_some(),
+                    v.lum.is_some(),
+                    v.uvs.is_some(),
+                    v.uvws.is_some()
+                ),
+                (
+                    layout.normal.is_some(),
+                    layout.rgba.is_some(),
+                    layout.lum.is_some(),
+                    layout.uv.is_some(),
+                    layout.uvw.is_some()
+                ),
                 "{:#x}",
                 layout.id
             );

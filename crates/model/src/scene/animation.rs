@@ -20,7 +20,10 @@ impl Track {
             return key(self.times[..n].partition_point(|&k| (k as f64) <= t).max(1) - 1).to_vec();
         }
         // The segment holding t (or the last one, to extrapolate past it).
-        let i = self.times[..n].partition_point(|&k| (k as f64) <= t).clamp(1, n - 1) - 1;
+        let i = self.times[..n]
+            .partition_point(|&k| (k as f64) <= t)
+            .clamp(1, n - 1)
+            - 1;
         let (t0, t1) = (self.times[i] as f64, self.times[i + 1] as f64);
         let span = (t1 - t0).max(1e-9);
         let mut s = (t - t0) / span;
@@ -29,10 +32,15 @@ impl Track {
         }
         let (a, b) = (key(i), key(i + 1));
         if let Target::Rotation(_) = self.target {
-            let q = Quat::from_slice(a).normalize().slerp(Quat::from_slice(b).normalize(), s.clamp(0.0, 1.0) as f32);
+            let q = Quat::from_slice(a)
+                .normalize()
+                .slerp(Quat::from_slice(b).normalize(), s.clamp(0.0, 1.0) as f32);
             return q.to_array().to_vec();
         }
-        a.iter().zip(b).map(|(&x, &y)| (x as f64 + (y as f64 - x as f64) * s) as f32).collect()
+        a.iter()
+            .zip(b)
+            .map(|(&x, &y)| (x as f64 + (y as f64 - x as f64) * s) as f32)
+            .collect()
     }
 }
 
@@ -49,7 +57,11 @@ impl Clip {
 impl Scene {
     /// The clips that play (not [`Self::stopped`]).
     pub fn playing(&self) -> impl Iterator<Item = &Clip> + '_ {
-        self.clips.iter().enumerate().filter(|(i, _)| !self.stopped.contains(&(*i as u32))).map(|(_, c)| c)
+        self.clips
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !self.stopped.contains(&(*i as u32)))
+            .map(|(_, c)| c)
     }
 
     /// Let the blinks play (`on`) or stop them, whatever the choice plays.
@@ -64,7 +76,13 @@ impl Scene {
 
     /// The clips that play and loop with the timeline: those that play, less the blinks.
     pub fn timeline_clips(&self) -> impl Iterator<Item = &Clip> + '_ {
-        self.clips.iter().enumerate().filter(|(i, _)| !self.stopped.contains(&(*i as u32)) && !self.blinks.contains(&(*i as u32))).map(|(_, c)| c)
+        self.clips
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| {
+                !self.stopped.contains(&(*i as u32)) && !self.blinks.contains(&(*i as u32))
+            })
+            .map(|(_, c)| c)
     }
 
     /// The transforms of nodes as animated at `seconds`, for nodes that clips move.
@@ -141,7 +159,10 @@ impl Scene {
         let mut moved = vec![false; self.nodes.len()];
         for t in self.clips.iter().flat_map(|c| &c.tracks) {
             match t.target {
-                Target::Translation(n) | Target::Rotation(n) | Target::Scale(n) | Target::Visibility(n) => {
+                Target::Translation(n)
+                | Target::Rotation(n)
+                | Target::Scale(n)
+                | Target::Visibility(n) => {
                     if let Some(m) = moved.get_mut(n as usize) {
                         *m = true;
                     }
@@ -161,7 +182,18 @@ impl Scene {
 
     /// Materials whose UV offset a clip animates.
     pub fn scrolling_materials(&self) -> Vec<MaterialId> {
-        let mut out: Vec<MaterialId> = self.clips.iter().flat_map(|c| &c.tracks).filter_map(|t| if let Target::UvOffset(m) = t.target { Some(m) } else { None }).collect();
+        let mut out: Vec<MaterialId> = self
+            .clips
+            .iter()
+            .flat_map(|c| &c.tracks)
+            .filter_map(|t| {
+                if let Target::UvOffset(m) = t.target {
+                    Some(m)
+                } else {
+                    None
+                }
+            })
+            .collect();
         out.sort_unstable();
         out.dedup();
         out

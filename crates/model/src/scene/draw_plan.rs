@@ -61,7 +61,12 @@ impl Scene {
         let visible = self.visible_in(lod, hidden);
         let animated = self.animated_nodes();
         let animated_materials = self.animated_materials();
-        let drawn = |i: usize| self.nodes[i].mesh.filter(|_| visible[i]).map(|m| m as usize);
+        let drawn = |i: usize| {
+            self.nodes[i]
+                .mesh
+                .filter(|_| visible[i])
+                .map(|m| m as usize)
+        };
         let mut users = vec![0usize; self.meshes.len()];
         let mut static_users = vec![0usize; self.meshes.len()];
         for i in 0..self.nodes.len() {
@@ -70,13 +75,24 @@ impl Scene {
                 static_users[m] += usize::from(!animated[i]);
             }
         }
-        let vertices = |m: usize| self.meshes[m].primitives.iter().filter(|p| !p.indices.is_empty()).map(|p| p.positions.len()).sum::<usize>();
-        let mut shared: Vec<usize> = (0..self.meshes.len()).filter(|&m| users[m] > 1 && static_users[m] > 0).collect();
+        let vertices = |m: usize| {
+            self.meshes[m]
+                .primitives
+                .iter()
+                .filter(|p| !p.indices.is_empty())
+                .map(|p| p.positions.len())
+                .sum::<usize>()
+        };
+        let mut shared: Vec<usize> = (0..self.meshes.len())
+            .filter(|&m| users[m] > 1 && static_users[m] > 0)
+            .collect();
         shared.sort_by_key(|&m| (vertices(m), m));
         let mut baked = vec![false; self.meshes.len()];
         let mut budget = BAKED_VERTICES;
         for m in shared {
-            let Some(left) = budget.checked_sub(vertices(m).saturating_mul(static_users[m])) else { continue };
+            let Some(left) = budget.checked_sub(vertices(m).saturating_mul(static_users[m])) else {
+                continue;
+            };
             budget = left;
             baked[m] = true;
         }
@@ -92,19 +108,41 @@ impl Scene {
                     continue;
                 }
                 if animated[i] || (users[m] > 1 && !baked[m]) {
-                    match plan.instanced.iter_mut().find(|b| b.mesh == m as MeshId && b.primitive == k as u32) {
+                    match plan
+                        .instanced
+                        .iter_mut()
+                        .find(|b| b.mesh == m as MeshId && b.primitive == k as u32)
+                    {
                         Some(b) => b.nodes.push(i as NodeId),
-                        None => plan.instanced.push(InstancedBatch { mesh: m as MeshId, primitive: k as u32, nodes: vec![i as NodeId] }),
+                        None => plan.instanced.push(InstancedBatch {
+                            mesh: m as MeshId,
+                            primitive: k as u32,
+                            nodes: vec![i as NodeId],
+                        }),
                     }
                     continue;
                 }
                 let texture = self.texture_of(prim);
-                let own = prim.material.filter(|&id| (id as usize) < self.materials.len() && animated_materials.contains(&id));
+                let own = prim.material.filter(|&id| {
+                    (id as usize) < self.materials.len() && animated_materials.contains(&id)
+                });
                 let texels = self.texel_rule(prim);
-                let first = |b: &MergedBatch| b.items.first().map(|&(_, m, k)| &self.meshes[m as usize].primitives[k as usize]);
-                match plan.merged.iter_mut().find(|b| b.texture == texture && b.animated_material == own && first(b).is_some_and(|p| self.texel_rule(p) == texels)) {
+                let first = |b: &MergedBatch| {
+                    b.items
+                        .first()
+                        .map(|&(_, m, k)| &self.meshes[m as usize].primitives[k as usize])
+                };
+                match plan.merged.iter_mut().find(|b| {
+                    b.texture == texture
+                        && b.animated_material == own
+                        && first(b).is_some_and(|p| self.texel_rule(p) == texels)
+                }) {
                     Some(b) => b.items.push((i as NodeId, m as MeshId, k as u32)),
-                    None => plan.merged.push(MergedBatch { texture, animated_material: own, items: vec![(i as NodeId, m as MeshId, k as u32)] }),
+                    None => plan.merged.push(MergedBatch {
+                        texture,
+                        animated_material: own,
+                        items: vec![(i as NodeId, m as MeshId, k as u32)],
+                    }),
                 }
             }
         }
@@ -115,6 +153,8 @@ impl Scene {
     /// first primitive's material): the alpha cut-off, the blend rule and the surface.
     fn texel_rule(&self, p: &Primitive) -> (Option<u32>, Option<Blend>, Surface) {
         let material = p.material.and_then(|m| self.materials.get(m as usize));
-        material.map_or((None, None, Surface::Filled), |m| (m.alpha_cutoff.map(f32::to_bits), m.blend, m.surface))
+        material.map_or((None, None, Surface::Filled), |m| {
+            (m.alpha_cutoff.map(f32::to_bits), m.blend, m.surface)
+        })
     }
 }

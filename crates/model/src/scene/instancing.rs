@@ -42,8 +42,15 @@ impl Scene {
             .materials
             .iter()
             .map(|m| {
-                let m = Material { texture: m.texture.and_then(|t| textures.get(t as usize).copied()), ..m.clone() };
-                match self.materials.iter().position(|x| !own_materials && *x == m) {
+                let m = Material {
+                    texture: m.texture.and_then(|t| textures.get(t as usize).copied()),
+                    ..m.clone()
+                };
+                match self
+                    .materials
+                    .iter()
+                    .position(|x| !own_materials && *x == m)
+                {
                     Some(i) => i as MaterialId,
                     None => {
                         self.materials.push(m);
@@ -55,13 +62,29 @@ impl Scene {
         let meshes = std::mem::take(&mut other.meshes)
             .into_iter()
             .map(|mesh| {
-                let primitives =
-                    mesh.primitives.into_iter().map(|p| Primitive { material: p.material.and_then(|m| materials.get(m as usize).copied()), record: None, sources: Vec::new(), ..p }).collect();
-                self.add_mesh(Mesh { name: mesh.name, primitives })
+                let primitives = mesh
+                    .primitives
+                    .into_iter()
+                    .map(|p| Primitive {
+                        material: p.material.and_then(|m| materials.get(m as usize).copied()),
+                        record: None,
+                        sources: Vec::new(),
+                        ..p
+                    })
+                    .collect();
+                self.add_mesh(Mesh {
+                    name: mesh.name,
+                    primitives,
+                })
             })
             .collect();
         // Material clips (a texture's drift) once per material.
-        let have: Vec<Target> = self.clips.iter().flat_map(|c| &c.tracks).map(|t| t.target).collect();
+        let have: Vec<Target> = self
+            .clips
+            .iter()
+            .flat_map(|c| &c.tracks)
+            .map(|t| t.target)
+            .collect();
         for clip in &other.clips {
             let tracks: Vec<Track> = clip
                 .tracks
@@ -72,11 +95,17 @@ impl Scene {
                         Target::Glow(m) => Target::Glow(*materials.get(m as usize)?),
                         _ => return None,
                     };
-                    (!have.contains(&target)).then(|| Track { target, ..t.clone() })
+                    (!have.contains(&target)).then(|| Track {
+                        target,
+                        ..t.clone()
+                    })
                 })
                 .collect();
             if !tracks.is_empty() {
-                self.clips.push(Clip { tracks, ..clip.clone() });
+                self.clips.push(Clip {
+                    tracks,
+                    ..clip.clone()
+                });
             }
         }
         for (i, l) in other.lods.iter().enumerate() {
@@ -93,12 +122,21 @@ impl Scene {
                 }
             }
         }
-        Absorbed { meshes, materials, zones }
+        Absorbed {
+            meshes,
+            materials,
+            zones,
+        }
     }
 
     /// Place a copy of `template`'s node tree under `parent`, its meshes as `absorbed` maps
     /// them; node clips come along, retargeted. Returns the new id of every template node.
-    pub fn instantiate(&mut self, parent: Option<NodeId>, template: &Scene, absorbed: &Absorbed) -> Vec<NodeId> {
+    pub fn instantiate(
+        &mut self,
+        parent: Option<NodeId>,
+        template: &Scene,
+        absorbed: &Absorbed,
+    ) -> Vec<NodeId> {
         let mut ids: Vec<NodeId> = Vec::with_capacity(template.nodes.len());
         for n in &template.nodes {
             let up = match n.parent {
@@ -109,12 +147,23 @@ impl Scene {
                 name: n.name.clone(),
                 parent: None,
                 transform: n.transform,
-                mesh: n.mesh.and_then(|m| absorbed.meshes.get(m as usize).copied()),
+                mesh: n
+                    .mesh
+                    .and_then(|m| absorbed.meshes.get(m as usize).copied()),
                 marker: n.marker,
                 lod: n.lod,
                 record: None,
                 layer: None,
-                part: n.part.as_ref().map(|p| Box::new(PartWords { zones: p.zones.iter().filter_map(|&z| absorbed.zones.get(z as usize).copied().flatten()).collect(), words: p.words.clone() })),
+                part: n.part.as_ref().map(|p| {
+                    Box::new(PartWords {
+                        zones: p
+                            .zones
+                            .iter()
+                            .filter_map(|&z| absorbed.zones.get(z as usize).copied().flatten())
+                            .collect(),
+                        words: p.words.clone(),
+                    })
+                }),
             };
             ids.push(self.add_node(up, node));
         }
@@ -130,11 +179,17 @@ impl Scene {
                         Target::Visibility(n) => Target::Visibility(*ids.get(n as usize)?),
                         _ => return None,
                     };
-                    Some(Track { target, ..t.clone() })
+                    Some(Track {
+                        target,
+                        ..t.clone()
+                    })
                 })
                 .collect();
             if !tracks.is_empty() {
-                self.clips.push(Clip { tracks, ..clip.clone() });
+                self.clips.push(Clip {
+                    tracks,
+                    ..clip.clone()
+                });
             }
         }
         ids

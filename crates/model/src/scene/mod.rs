@@ -167,7 +167,9 @@ impl Primitive {
     }
     /// A UV for every vertex: what sampling a texture takes.
     pub fn has_uvs(&self) -> bool {
-        self.uvs.as_ref().is_some_and(|uv| uv.len() == self.positions.len())
+        self.uvs
+            .as_ref()
+            .is_some_and(|uv| uv.len() == self.positions.len())
     }
 }
 
@@ -207,13 +209,21 @@ pub struct Transform {
 
 impl Default for Transform {
     fn default() -> Self {
-        Transform { translation: [0.0; 3], rotation: [0.0, 0.0, 0.0, 1.0], scale: [1.0; 3] }
+        Transform {
+            translation: [0.0; 3],
+            rotation: [0.0, 0.0, 0.0, 1.0],
+            scale: [1.0; 3],
+        }
     }
 }
 
 impl Transform {
     pub fn matrix(&self) -> Mat4 {
-        Mat4::from_scale_rotation_translation(Vec3::from(self.scale), Quat::from_array(self.rotation).normalize(), Vec3::from(self.translation))
+        Mat4::from_scale_rotation_translation(
+            Vec3::from(self.scale),
+            Quat::from_array(self.rotation).normalize(),
+            Vec3::from(self.translation),
+        )
     }
 }
 
@@ -314,7 +324,16 @@ pub enum Blend {
 
 impl Default for Material {
     fn default() -> Self {
-        Material { name: None, base_color: [1.0; 4], texture: None, untextured_color: None, double_sided: true, alpha_cutoff: None, blend: None, surface: Surface::Filled }
+        Material {
+            name: None,
+            base_color: [1.0; 4],
+            texture: None,
+            untextured_color: None,
+            double_sided: true,
+            alpha_cutoff: None,
+            blend: None,
+            surface: Surface::Filled,
+        }
     }
 }
 
@@ -478,8 +497,17 @@ pub struct ChoiceOption {
 impl Choice {
     /// Layers of the choice that option `k` hides.
     pub fn hidden_layers(&self, k: usize) -> Vec<u32> {
-        let shown = self.options.get(k).map(|o| o.layers.as_slice()).unwrap_or_default();
-        let mut out: Vec<u32> = self.options.iter().flat_map(|o| o.layers.iter().copied()).filter(|l| !shown.contains(l)).collect();
+        let shown = self
+            .options
+            .get(k)
+            .map(|o| o.layers.as_slice())
+            .unwrap_or_default();
+        let mut out: Vec<u32> = self
+            .options
+            .iter()
+            .flat_map(|o| o.layers.iter().copied())
+            .filter(|l| !shown.contains(l))
+            .collect();
         out.sort_unstable();
         out.dedup();
         out
@@ -487,7 +515,12 @@ impl Choice {
     /// Clips of the choice that option `k` stops.
     pub fn stopped_clips(&self, k: usize) -> Vec<u32> {
         let playing = self.options.get(k).and_then(|o| o.clip);
-        let mut out: Vec<u32> = self.options.iter().filter_map(|o| o.clip).filter(|&c| Some(c) != playing).collect();
+        let mut out: Vec<u32> = self
+            .options
+            .iter()
+            .filter_map(|o| o.clip)
+            .filter(|&c| Some(c) != playing)
+            .collect();
         out.sort_unstable();
         out.dedup();
         out
@@ -521,7 +554,12 @@ impl Bounds {
             return;
         }
         match b {
-            None => *b = Some(Bounds { min: p.into(), max: p.into() }),
+            None => {
+                *b = Some(Bounds {
+                    min: p.into(),
+                    max: p.into(),
+                })
+            }
             Some(b) => {
                 b.min = Vec3::from(b.min).min(p).into();
                 b.max = Vec3::from(b.max).max(p).into();
@@ -544,7 +582,11 @@ impl Scene {
     }
 
     pub fn roots(&self) -> impl Iterator<Item = NodeId> + '_ {
-        self.nodes.iter().enumerate().filter(|(_, n)| n.parent.is_none()).map(|(i, _)| i as NodeId)
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.parent.is_none())
+            .map(|(i, _)| i as NodeId)
     }
 
     /// How many levels of detail can be chosen (at least one).
@@ -555,7 +597,9 @@ impl Scene {
     /// Show option `k` of the scene's choice: its layers (the returned hidden layers are the
     /// choice's others) and its clip (the choice's other clips stop).
     pub fn choose(&mut self, k: usize) -> Vec<u32> {
-        let Some(c) = &self.choice else { return Vec::new() };
+        let Some(c) = &self.choice else {
+            return Vec::new();
+        };
         self.stopped = c.stopped_clips(k);
         let hidden = c.hidden_layers(k);
         self.set_blinking(!self.blinks_stopped);
@@ -564,7 +608,10 @@ impl Scene {
 
     /// Whether some primitive has the colours the game's lighting gave it.
     pub fn has_lit_colours(&self) -> bool {
-        self.meshes.iter().flat_map(|m| &m.primitives).any(|p| p.lit_colors.is_some())
+        self.meshes
+            .iter()
+            .flat_map(|m| &m.primitives)
+            .any(|p| p.lit_colors.is_some())
     }
 
     /// The index of layer `name`, added if it is new.
@@ -595,7 +642,15 @@ impl Scene {
     /// World matrices of every node in the rest pose (clips at time 0). A scene no clip
     /// moves skips the pose: a world of 45,000 nodes copies no transforms to get them.
     pub fn rest_world(&self) -> Vec<Mat4> {
-        let moved = self.playing().flat_map(|c| &c.tracks).any(|t| matches!(t.target, Target::Translation(_) | Target::Rotation(_) | Target::Scale(_) | Target::Visibility(_)));
+        let moved = self.playing().flat_map(|c| &c.tracks).any(|t| {
+            matches!(
+                t.target,
+                Target::Translation(_)
+                    | Target::Rotation(_)
+                    | Target::Scale(_)
+                    | Target::Visibility(_)
+            )
+        });
         if moved {
             self.world(&self.pose(0.0))
         } else {
@@ -615,9 +670,17 @@ impl Scene {
         let off = |l: &u32| hidden.get(*l as usize).copied().unwrap_or(false);
         let mut out: Vec<bool> = Vec::with_capacity(self.nodes.len());
         for (i, n) in self.nodes.iter().enumerate() {
-            let parent = n.parent.filter(|&p| (p as usize) < i).is_none_or(|p| out[p as usize]);
+            let parent = n
+                .parent
+                .filter(|&p| (p as usize) < i)
+                .is_none_or(|p| out[p as usize]);
             let zone_hidden = n.part.as_ref().is_some_and(|p| p.zones.iter().any(off));
-            out.push(parent && n.lod.is_none_or(|l| l as usize == lod) && !n.layer.as_ref().is_some_and(off) && !zone_hidden);
+            out.push(
+                parent
+                    && n.lod.is_none_or(|l| l as usize == lod)
+                    && !n.layer.as_ref().is_some_and(off)
+                    && !zone_hidden,
+            );
         }
         out
     }
@@ -637,7 +700,12 @@ impl Scene {
     /// new. `layers` maps the name of every layer of the scene (the caller keeps it, from
     /// [`Self::layers_by_name`], so that a file of 50,000 zones does not search the layers
     /// for each); `zones` is [`Self::zones`] as a mask, kept the same way.
-    pub fn zone_layer(&mut self, name: &str, layers: &mut HashMap<String, u32>, zones: &mut Vec<bool>) -> u32 {
+    pub fn zone_layer(
+        &mut self,
+        name: &str,
+        layers: &mut HashMap<String, u32>,
+        zones: &mut Vec<bool>,
+    ) -> u32 {
         let l = *layers.entry(name.to_string()).or_insert_with(|| {
             self.layers.push(name.to_string());
             (self.layers.len() - 1) as u32
@@ -654,7 +722,14 @@ impl Scene {
 
     /// Every layer by its name, and the zone layers as a mask: what [`Self::zone_layer`] keeps.
     pub fn layers_by_name(&self) -> (HashMap<String, u32>, Vec<bool>) {
-        (self.layers.iter().enumerate().map(|(i, l)| (l.clone(), i as u32)).collect(), self.layer_mask(&self.zones))
+        (
+            self.layers
+                .iter()
+                .enumerate()
+                .map(|(i, l)| (l.clone(), i as u32))
+                .collect(),
+            self.layer_mask(&self.zones),
+        )
     }
 
     /// Triangles drawn at LOD `lod`, counting every instance.
@@ -665,13 +740,23 @@ impl Scene {
     /// [`Self::triangle_count`] with the layers in `hidden` hidden.
     pub fn triangle_count_in(&self, lod: usize, hidden: &[u32]) -> usize {
         let visible = self.visible_in(lod, hidden);
-        self.nodes.iter().zip(&visible).filter(|(_, &v)| v).filter_map(|(n, _)| n.mesh).map(|m| self.meshes[m as usize].triangle_count()).sum()
+        self.nodes
+            .iter()
+            .zip(&visible)
+            .filter(|(_, &v)| v)
+            .filter_map(|(n, _)| n.mesh)
+            .map(|m| self.meshes[m as usize].triangle_count())
+            .sum()
     }
 
     /// Nodes at LOD `lod` that draw a mesh.
     pub fn instance_count(&self, lod: usize) -> usize {
         let visible = self.visible(lod);
-        self.nodes.iter().zip(&visible).filter(|(n, &v)| v && n.mesh.is_some()).count()
+        self.nodes
+            .iter()
+            .zip(&visible)
+            .filter(|(n, &v)| v && n.mesh.is_some())
+            .count()
     }
 
     /// Bounds of what is shown at LOD `lod` in its rest pose: the triangles' vertices, or the
@@ -696,7 +781,9 @@ impl Scene {
         // for such a placement), found once per mesh.
         let mut local: Vec<Option<Option<Bounds>>> = vec![None; self.meshes.len()];
         for (i, n) in self.nodes.iter().enumerate() {
-            let (Some(m), Some(&w)) = (n.mesh.filter(|_| visible[i]), world.get(i)) else { continue };
+            let (Some(m), Some(&w)) = (n.mesh.filter(|_| visible[i]), world.get(i)) else {
+                continue;
+            };
             let mesh = &self.meshes[m as usize];
             let axis_aligned = w.x_axis.y == 0.0
                 && w.x_axis.z == 0.0
@@ -739,30 +826,74 @@ mod tests {
 
     fn quad(z: f32, record: u32) -> Primitive {
         Primitive {
-            positions: vec![[-1.0, -1.0, z], [1.0, -1.0, z], [1.0, 1.0, z], [-1.0, 1.0, z]],
+            positions: vec![
+                [-1.0, -1.0, z],
+                [1.0, -1.0, z],
+                [1.0, 1.0, z],
+                [-1.0, 1.0, z],
+            ],
             indices: vec![0, 1, 2, 0, 2, 3],
             record: Some(record),
-            sources: vec![SourceRun { first: 0, record, start: 100, face_len: 16, tris_per_face: 2 }],
+            sources: vec![SourceRun {
+                first: 0,
+                record,
+                start: 100,
+                face_len: 16,
+                tris_per_face: 2,
+            }],
             ..Default::default()
         }
     }
 
     fn two_quads() -> Scene {
         let mut s = Scene::default();
-        let m = s.add_mesh(Mesh { name: None, primitives: vec![quad(0.0, 10), quad(-2.0, 20)] });
-        s.add_node(None, Node { mesh: Some(m), record: Some(5), ..Default::default() });
+        let m = s.add_mesh(Mesh {
+            name: None,
+            primitives: vec![quad(0.0, 10), quad(-2.0, 20)],
+        });
+        s.add_node(
+            None,
+            Node {
+                mesh: Some(m),
+                record: Some(5),
+                ..Default::default()
+            },
+        );
         s
     }
 
     #[test]
     fn the_nodes_drawing_a_record_are_its_node_what_hangs_under_it_and_meshes_made_from_it() {
         let mut s = two_quads();
-        let child = s.add_node(Some(0), Node { record: Some(7), ..Default::default() });
-        let other = s.add_mesh(Mesh { name: None, primitives: vec![quad(1.0, 30)] });
-        s.add_node(None, Node { mesh: Some(other), ..Default::default() });
-        assert_eq!(s.nodes_drawing_record(5), [true, true, false], "the node and its child");
+        let child = s.add_node(
+            Some(0),
+            Node {
+                record: Some(7),
+                ..Default::default()
+            },
+        );
+        let other = s.add_mesh(Mesh {
+            name: None,
+            primitives: vec![quad(1.0, 30)],
+        });
+        s.add_node(
+            None,
+            Node {
+                mesh: Some(other),
+                ..Default::default()
+            },
+        );
+        assert_eq!(
+            s.nodes_drawing_record(5),
+            [true, true, false],
+            "the node and its child"
+        );
         assert_eq!(s.nodes_drawing_record(7), [false, true, false]);
-        assert_eq!(s.nodes_drawing_record(20), [true, false, false], "a primitive of node 0's mesh");
+        assert_eq!(
+            s.nodes_drawing_record(20),
+            [true, false, false],
+            "a primitive of node 0's mesh"
+        );
         assert_eq!(s.nodes_drawing_record(30), [false, false, true]);
         assert_eq!(s.nodes_drawing_record(99), [false, false, false]);
         assert_eq!(child, 1);
@@ -772,11 +903,24 @@ mod tests {
     fn pick_finds_the_nearest_triangle_from_either_side() {
         let s = two_quads();
         let w = s.world(&s.pose(0.0));
-        let hit = s.pick(Vec3::new(0.5, -0.5, 5.0), Vec3::NEG_Z, 0, &[], &w).unwrap();
+        let hit = s
+            .pick(Vec3::new(0.5, -0.5, 5.0), Vec3::NEG_Z, 0, &[], &w)
+            .unwrap();
         assert_eq!((hit.primitive, hit.triangle, hit.distance), (0, 0, 5.0));
-        assert_eq!(s.pick(Vec3::new(-0.5, 0.5, 5.0), Vec3::NEG_Z, 0, &[], &w).map(|h| (h.primitive, h.triangle)), Some((0, 1)));
-        assert_eq!(s.pick(Vec3::new(0.5, -0.5, -5.0), Vec3::Z, 0, &[], &w).map(|h| h.primitive), Some(1));
-        assert_eq!(s.pick(Vec3::new(3.0, 0.0, 5.0), Vec3::NEG_Z, 0, &[], &w), None);
+        assert_eq!(
+            s.pick(Vec3::new(-0.5, 0.5, 5.0), Vec3::NEG_Z, 0, &[], &w)
+                .map(|h| (h.primitive, h.triangle)),
+            Some((0, 1))
+        );
+        assert_eq!(
+            s.pick(Vec3::new(0.5, -0.5, -5.0), Vec3::Z, 0, &[], &w)
+                .map(|h| h.primitive),
+            Some(1)
+        );
+        assert_eq!(
+            s.pick(Vec3::new(3.0, 0.0, 5.0), Vec3::NEG_Z, 0, &[], &w),
+            None
+        );
         assert_eq!(s.pick(Vec3::new(0.0, 0.0, 5.0), Vec3::Z, 0, &[], &w), None);
     }
 
@@ -785,8 +929,12 @@ mod tests {
         let mut s = two_quads();
         s.nodes[0].transform.translation = [10.0, 0.0, 0.0];
         let w = s.world(&s.pose(0.0));
-        assert!(s.pick(Vec3::new(0.5, -0.5, 5.0), Vec3::NEG_Z, 0, &[], &w).is_none());
-        assert!(s.pick(Vec3::new(10.5, -0.5, 5.0), Vec3::NEG_Z, 0, &[], &w).is_some());
+        assert!(s
+            .pick(Vec3::new(0.5, -0.5, 5.0), Vec3::NEG_Z, 0, &[], &w)
+            .is_none());
+        assert!(s
+            .pick(Vec3::new(10.5, -0.5, 5.0), Vec3::NEG_Z, 0, &[], &w)
+            .is_some());
         let b = s.bounds(0).unwrap();
         assert_eq!((b.min, b.max), ([9.0, -1.0, -2.0], [11.0, 1.0, 0.0]));
     }
@@ -800,7 +948,10 @@ mod tests {
             for (i, n) in s.nodes.iter().enumerate() {
                 let Some(m) = n.mesh else { continue };
                 for p in &s.meshes[m as usize].primitives {
-                    p.indices.iter().filter_map(|&k| p.positions.get(k as usize)).for_each(|v| Bounds::grow(&mut b, w[i].transform_point3(Vec3::from(*v))));
+                    p.indices
+                        .iter()
+                        .filter_map(|&k| p.positions.get(k as usize))
+                        .for_each(|v| Bounds::grow(&mut b, w[i].transform_point3(Vec3::from(*v))));
                 }
             }
             b.unwrap()
@@ -810,13 +961,35 @@ mod tests {
         s.meshes[0].primitives[0].positions.push([50.0, 50.0, 50.0]);
         s.meshes[0].primitives[1].indices.extend([0, 1, 99]);
         let turned = glam::Quat::from_rotation_z(0.7) * glam::Quat::from_rotation_x(-0.3);
-        let placements = [([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3]), ([5.0, -3.0, 2.0], [0.0, 0.0, 0.0, 1.0], [2.0, 0.5, -1.0]), ([-4.0, 1.0, 0.0], turned.to_array(), [1.5, 1.0, 1.0])];
+        let placements = [
+            ([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3]),
+            ([5.0, -3.0, 2.0], [0.0, 0.0, 0.0, 1.0], [2.0, 0.5, -1.0]),
+            ([-4.0, 1.0, 0.0], turned.to_array(), [1.5, 1.0, 1.0]),
+        ];
         for (k, &(translation, rotation, scale)) in placements.iter().enumerate() {
-            let node = if k == 0 { 0 } else { s.add_node(None, Node { mesh: Some(0), ..Default::default() }) };
-            s.nodes[node as usize].transform = Transform { translation, rotation, scale };
+            let node = if k == 0 {
+                0
+            } else {
+                s.add_node(
+                    None,
+                    Node {
+                        mesh: Some(0),
+                        ..Default::default()
+                    },
+                )
+            };
+            s.nodes[node as usize].transform = Transform {
+                translation,
+                rotation,
+                scale,
+            };
             let (want, got) = (brute(&s), s.bounds(0).unwrap());
             for a in 0..3 {
-                assert!((want.min[a] - got.min[a]).abs() < 1e-5 && (want.max[a] - got.max[a]).abs() < 1e-5, "placements up to {k}: {want:?} vs {got:?}");
+                assert!(
+                    (want.min[a] - got.min[a]).abs() < 1e-5
+                        && (want.max[a] - got.max[a]).abs() < 1e-5,
+                    "placements up to {k}: {want:?} vs {got:?}"
+                );
             }
         }
     }
@@ -824,22 +997,65 @@ mod tests {
     #[test]
     fn a_primitive_samples_its_texture_only_with_a_uv_per_vertex() {
         let mut s = two_quads();
-        s.textures.push(Texture { name: None, texels: crate::texture::checker([1.0; 3]), file: None, nearest: false, stand_in: true });
-        s.materials.push(Material { name: Some("tex".into()), texture: Some(0), untextured_color: Some([0.5, 0.25, 0.125, 1.0]), ..Default::default() });
+        s.textures.push(Texture {
+            name: None,
+            texels: crate::texture::checker([1.0; 3]),
+            file: None,
+            nearest: false,
+            stand_in: true,
+        });
+        s.materials.push(Material {
+            name: Some("tex".into()),
+            texture: Some(0),
+            untextured_color: Some([0.5, 0.25, 0.125, 1.0]),
+            ..Default::default()
+        });
         let mut p = quad(0.0, 1);
         p.material = Some(0);
-        assert_eq!(s.shading(&p), Shading { texture: None, base_color: [0.5, 0.25, 0.125, 1.0], unsampled: true }, "no UVs: the material's colour");
+        assert_eq!(
+            s.shading(&p),
+            Shading {
+                texture: None,
+                base_color: [0.5, 0.25, 0.125, 1.0],
+                unsampled: true
+            },
+            "no UVs: the material's colour"
+        );
         p.uvs = Some(vec![[0.0; 2]; 3]);
         assert_eq!(s.texture_of(&p), None, "a UV short is none");
         p.uvs = Some(vec![[0.0; 2]; 4]);
-        assert_eq!(s.shading(&p), Shading { texture: Some(0), base_color: [1.0; 4], unsampled: false });
+        assert_eq!(
+            s.shading(&p),
+            Shading {
+                texture: Some(0),
+                base_color: [1.0; 4],
+                unsampled: false
+            }
+        );
         s.materials[0].texture = Some(7);
         assert_eq!(s.texture_of(&p), None, "a texture the scene does not have");
-        let m = s.add_mesh(Mesh { name: None, primitives: vec![Primitive { uvs: None, ..p.clone() }] });
+        let m = s.add_mesh(Mesh {
+            name: None,
+            primitives: vec![Primitive {
+                uvs: None,
+                ..p.clone()
+            }],
+        });
         s.materials[0].texture = Some(0);
-        s.add_node(None, Node { mesh: Some(m), ..Default::default() });
+        s.add_node(
+            None,
+            Node {
+                mesh: Some(m),
+                ..Default::default()
+            },
+        );
         assert_eq!(s.untextured_notes().len(), 1);
-        assert!(s.untextured_notes()[0].starts_with("tex has a texture, but 1 primitive using it has no UVs"), "{:?}", s.untextured_notes());
+        assert!(
+            s.untextured_notes()[0]
+                .starts_with("tex has a texture, but 1 primitive using it has no UVs"),
+            "{:?}",
+            s.untextured_notes()
+        );
     }
 
     #[test]
@@ -847,20 +1063,61 @@ mod tests {
         let q = quad(0.0, 10);
         let run = source_of(&q.sources, 1).unwrap();
         assert_eq!(run.face_bytes(1, (0, 0)), (100, 116));
-        let strip = SourceRun { first: 0, record: 3, start: 0, face_len: 0, tris_per_face: 0 };
+        let strip = SourceRun {
+            first: 0,
+            record: 3,
+            start: 0,
+            face_len: 0,
+            tris_per_face: 0,
+        };
         assert_eq!(strip.face_bytes(7, (40, 90)), (40, 90));
     }
 
     #[test]
     fn lods_hide_their_subtrees() {
         let mut s = Scene::default();
-        let m = s.add_mesh(Mesh { name: None, primitives: vec![quad(0.0, 1)] });
+        let m = s.add_mesh(Mesh {
+            name: None,
+            primitives: vec![quad(0.0, 1)],
+        });
         let root = s.add_node(None, Node::default());
-        let l0 = s.add_node(Some(root), Node { lod: Some(0), record: Some(40), ..Default::default() });
-        let l1 = s.add_node(Some(root), Node { lod: Some(1), record: Some(41), ..Default::default() });
-        s.add_node(Some(l0), Node { mesh: Some(m), ..Default::default() });
-        s.add_node(Some(l1), Node { mesh: Some(m), ..Default::default() });
-        s.add_node(Some(l1), Node { mesh: Some(m), ..Default::default() });
+        let l0 = s.add_node(
+            Some(root),
+            Node {
+                lod: Some(0),
+                record: Some(40),
+                ..Default::default()
+            },
+        );
+        let l1 = s.add_node(
+            Some(root),
+            Node {
+                lod: Some(1),
+                record: Some(41),
+                ..Default::default()
+            },
+        );
+        s.add_node(
+            Some(l0),
+            Node {
+                mesh: Some(m),
+                ..Default::default()
+            },
+        );
+        s.add_node(
+            Some(l1),
+            Node {
+                mesh: Some(m),
+                ..Default::default()
+            },
+        );
+        s.add_node(
+            Some(l1),
+            Node {
+                mesh: Some(m),
+                ..Default::default()
+            },
+        );
         assert_eq!((s.triangle_count(0), s.triangle_count(1)), (2, 4));
         assert_eq!(s.lod_of_record(41), Some(1));
         assert_eq!(s.visible(1), vec![true, false, true, false, true, true]);
@@ -868,13 +1125,35 @@ mod tests {
 
     /// `mesh` placed `n` times along X; → the nodes.
     fn place(s: &mut Scene, mesh: MeshId, n: usize) -> Vec<NodeId> {
-        (0..n).map(|k| s.add_node(None, Node { mesh: Some(mesh), transform: Transform { translation: [k as f32 * 3.0, 0.0, 0.0], ..Default::default() }, ..Default::default() })).collect()
+        (0..n)
+            .map(|k| {
+                s.add_node(
+                    None,
+                    Node {
+                        mesh: Some(mesh),
+                        transform: Transform {
+                            translation: [k as f32 * 3.0, 0.0, 0.0],
+                            ..Default::default()
+                        },
+                        ..Default::default()
+                    },
+                )
+            })
+            .collect()
     }
 
     /// A primitive of `vertices` points (a fan of triangles over them).
     fn fan(vertices: usize) -> Primitive {
-        let positions = (0..vertices).map(|k| [k as f32, (k % 2) as f32, 0.0]).collect();
-        Primitive { positions, indices: (1..vertices as u32 - 1).flat_map(|k| [0, k, k + 1]).collect(), ..Default::default() }
+        let positions = (0..vertices)
+            .map(|k| [k as f32, (k % 2) as f32, 0.0])
+            .collect();
+        Primitive {
+            positions,
+            indices: (1..vertices as u32 - 1)
+                .flat_map(|k| [0, k, k + 1])
+                .collect(),
+            ..Default::default()
+        }
     }
 
     #[test]
@@ -882,26 +1161,48 @@ mod tests {
         // One small mesh placed 1,000 times plus two single-use meshes sharing no texture:
         // all baked into one draw.
         let mut s = Scene::default();
-        let shared = s.add_mesh(Mesh { name: None, primitives: vec![quad(0.0, 1)] });
+        let shared = s.add_mesh(Mesh {
+            name: None,
+            primitives: vec![quad(0.0, 1)],
+        });
         place(&mut s, shared, 1000);
         for _ in 0..2 {
-            let m = s.add_mesh(Mesh { name: None, primitives: vec![quad(1.0, 2)] });
-            s.add_node(None, Node { mesh: Some(m), ..Default::default() });
+            let m = s.add_mesh(Mesh {
+                name: None,
+                primitives: vec![quad(1.0, 2)],
+            });
+            s.add_node(
+                None,
+                Node {
+                    mesh: Some(m),
+                    ..Default::default()
+                },
+            );
         }
         let plan = s.draw_plan(0);
         assert!(plan.instanced.is_empty());
-        assert_eq!(plan.merged.len(), 1, "untextured meshes merge into one draw");
+        assert_eq!(
+            plan.merged.len(),
+            1,
+            "untextured meshes merge into one draw"
+        );
         assert_eq!(plan.merged[0].items.len(), 1002);
         assert_eq!(plan.draw_calls(), 1);
         assert_eq!(s.instance_count(0), 1002);
         assert_eq!(s.triangle_count(0), 2004);
         // A mesh whose placements would pass the budget is one instanced draw, however often
         // it is placed.
-        let big = s.add_mesh(Mesh { name: None, primitives: vec![fan(BAKED_VERTICES / 100)] });
+        let big = s.add_mesh(Mesh {
+            name: None,
+            primitives: vec![fan(BAKED_VERTICES / 100)],
+        });
         place(&mut s, big, 101);
         let plan = s.draw_plan(0);
         assert_eq!(plan.instanced.len(), 1);
-        assert_eq!((plan.instanced[0].mesh, plan.instanced[0].nodes.len()), (big, 101));
+        assert_eq!(
+            (plan.instanced[0].mesh, plan.instanced[0].nodes.len()),
+            (big, 101)
+        );
         assert_eq!(plan.draw_calls(), 2);
     }
 
@@ -910,18 +1211,36 @@ mod tests {
         // Three meshes of 4, 1,000 and 3,000 vertices, 200 placements each: 800,000 vertices
         // in all, of which the two smaller ones' 200,800 fit and the largest's 600,000 do not.
         let mut s = Scene::default();
-        let meshes: Vec<MeshId> = [3000, 4, 1000].iter().map(|&v| s.add_mesh(Mesh { name: None, primitives: vec![fan(v)] })).collect();
+        let meshes: Vec<MeshId> = [3000, 4, 1000]
+            .iter()
+            .map(|&v| {
+                s.add_mesh(Mesh {
+                    name: None,
+                    primitives: vec![fan(v)],
+                })
+            })
+            .collect();
         for &m in &meshes {
             place(&mut s, m, 200);
         }
         let plan = s.draw_plan(0);
         let instanced: Vec<MeshId> = plan.instanced.iter().map(|b| b.mesh).collect();
         assert_eq!(instanced, [meshes[0]]);
-        let baked: usize = plan.merged.iter().flat_map(|b| &b.items).map(|&(_, m, k)| s.meshes[m as usize].primitives[k as usize].positions.len()).sum();
+        let baked: usize = plan
+            .merged
+            .iter()
+            .flat_map(|b| &b.items)
+            .map(|&(_, m, k)| s.meshes[m as usize].primitives[k as usize].positions.len())
+            .sum();
         assert_eq!(baked, 200 * (4 + 1000));
         assert!(baked <= BAKED_VERTICES);
         // Every placement is drawn once, by one batch or the other.
-        let mut nodes: Vec<NodeId> = plan.merged.iter().flat_map(|b| b.items.iter().map(|i| i.0)).chain(plan.instanced.iter().flat_map(|b| b.nodes.iter().copied())).collect();
+        let mut nodes: Vec<NodeId> = plan
+            .merged
+            .iter()
+            .flat_map(|b| b.items.iter().map(|i| i.0))
+            .chain(plan.instanced.iter().flat_map(|b| b.nodes.iter().copied()))
+            .collect();
         nodes.sort_unstable();
         assert_eq!(nodes, (0..600).collect::<Vec<NodeId>>());
     }
@@ -929,13 +1248,31 @@ mod tests {
     #[test]
     fn a_placement_a_clip_moves_stays_instanced_while_its_static_twins_are_baked() {
         let mut s = Scene::default();
-        let m = s.add_mesh(Mesh { name: None, primitives: vec![quad(0.0, 1)] });
+        let m = s.add_mesh(Mesh {
+            name: None,
+            primitives: vec![quad(0.0, 1)],
+        });
         let nodes = place(&mut s, m, 3);
-        s.clips.push(Clip { name: "slide".into(), duration: 1.0, repeat: Repeat::Loop, tracks: vec![Track { target: Target::Translation(nodes[1]), times: vec![0.0, 1.0], values: vec![0.0; 6] }] });
+        s.clips.push(Clip {
+            name: "slide".into(),
+            duration: 1.0,
+            repeat: Repeat::Loop,
+            tracks: vec![Track {
+                target: Target::Translation(nodes[1]),
+                times: vec![0.0, 1.0],
+                values: vec![0.0; 6],
+            }],
+        });
         let plan = s.draw_plan(0);
         assert_eq!(plan.instanced.len(), 1);
         assert_eq!(plan.instanced[0].nodes, [nodes[1]]);
-        assert_eq!(plan.merged.iter().flat_map(|b| b.items.iter().map(|i| i.0)).collect::<Vec<_>>(), [nodes[0], nodes[2]]);
+        assert_eq!(
+            plan.merged
+                .iter()
+                .flat_map(|b| b.items.iter().map(|i| i.0))
+                .collect::<Vec<_>>(),
+            [nodes[0], nodes[2]]
+        );
     }
 
     #[test]
@@ -943,18 +1280,47 @@ mod tests {
         // Four single-use meshes on one texture: plain, cut out, cut out, blended. A merged
         // draw takes its first primitive's material, so three draws.
         let mut s = Scene::default();
-        s.textures.push(Texture { name: None, texels: crate::texture::checker([1.0; 3]), file: None, nearest: false, stand_in: true });
-        let rules = [(None, None), (Some(0.5), None), (Some(0.5), None), (None, Some(Blend::Add))];
+        s.textures.push(Texture {
+            name: None,
+            texels: crate::texture::checker([1.0; 3]),
+            file: None,
+            nearest: false,
+            stand_in: true,
+        });
+        let rules = [
+            (None, None),
+            (Some(0.5), None),
+            (Some(0.5), None),
+            (None, Some(Blend::Add)),
+        ];
         for (k, (alpha_cutoff, blend)) in rules.into_iter().enumerate() {
-            s.materials.push(Material { texture: Some(0), alpha_cutoff, blend, ..Default::default() });
+            s.materials.push(Material {
+                texture: Some(0),
+                alpha_cutoff,
+                blend,
+                ..Default::default()
+            });
             let mut p = quad(k as f32, 1);
             p.uvs = Some(vec![[0.0; 2]; 4]);
             p.material = Some(k as MaterialId);
-            let m = s.add_mesh(Mesh { name: None, primitives: vec![p] });
-            s.add_node(None, Node { mesh: Some(m), ..Default::default() });
+            let m = s.add_mesh(Mesh {
+                name: None,
+                primitives: vec![p],
+            });
+            s.add_node(
+                None,
+                Node {
+                    mesh: Some(m),
+                    ..Default::default()
+                },
+            );
         }
         let plan = s.draw_plan(0);
-        let items: Vec<Vec<NodeId>> = plan.merged.iter().map(|b| b.items.iter().map(|i| i.0).collect()).collect();
+        let items: Vec<Vec<NodeId>> = plan
+            .merged
+            .iter()
+            .map(|b| b.items.iter().map(|i| i.0).collect())
+            .collect();
         assert_eq!(items, [vec![0], vec![1, 2], vec![3]]);
         assert!(plan.merged.iter().all(|b| b.texture == Some(0)));
     }
@@ -968,22 +1334,41 @@ mod tests {
             name: "door".into(),
             duration: 4.0,
             repeat: Repeat::Loop,
-            tracks: vec![Track { target: Target::Translation(door), times: vec![0.0, 1.0, 2.0, 3.0, 4.0], values: vec![0., 0., 0., 2., 0., 0., 2., 0., 0., 0., 0., 0., 0., 0., 0.] }],
+            tracks: vec![Track {
+                target: Target::Translation(door),
+                times: vec![0.0, 1.0, 2.0, 3.0, 4.0],
+                values: vec![0., 0., 0., 2., 0., 0., 2., 0., 0., 0., 0., 0., 0., 0., 0.],
+            }],
         });
         s.clips.push(Clip {
             name: "scroll".into(),
             duration: 1.0,
             repeat: Repeat::Extrapolate,
-            tracks: vec![Track { target: Target::UvOffset(0), times: vec![0.0, 1.0], values: vec![0.1, 0.0, 0.35, 0.5] }],
+            tracks: vec![Track {
+                target: Target::UvOffset(0),
+                times: vec![0.0, 1.0],
+                values: vec![0.1, 0.0, 0.35, 0.5],
+            }],
         });
         assert_eq!(s.pose(0.5)[0].translation, [1.0, 0.0, 0.0]);
         assert_eq!(s.pose(1.5)[0].translation, [2.0, 0.0, 0.0]);
-        assert_eq!(s.pose(6.5)[0].translation, [1.0, 0.0, 0.0], "loops every 4 s");
+        assert_eq!(
+            s.pose(6.5)[0].translation,
+            [1.0, 0.0, 0.0],
+            "loops every 4 s"
+        );
         let uv = s.uv_offsets(10.0);
-        assert!((uv[0][0] - (0.1f32 + 2.5).rem_euclid(1.0)).abs() < 1e-5 && (uv[0][1] - 0.0).abs() < 1e-5, "{uv:?}");
+        assert!(
+            (uv[0][0] - (0.1f32 + 2.5).rem_euclid(1.0)).abs() < 1e-5
+                && (uv[0][1] - 0.0).abs() < 1e-5,
+            "{uv:?}"
+        );
         assert_eq!(s.animated_nodes(), vec![true]);
         // A moving node is drawn on its own instanced batch, not baked.
-        let m = s.add_mesh(Mesh { name: None, primitives: vec![quad(0.0, 1)] });
+        let m = s.add_mesh(Mesh {
+            name: None,
+            primitives: vec![quad(0.0, 1)],
+        });
         s.nodes[0].mesh = Some(m);
         assert_eq!(s.draw_plan(0).instanced.len(), 1);
     }
@@ -992,22 +1377,59 @@ mod tests {
     fn the_rest_pose_is_where_playing_clips_start_and_the_nodes_own_transforms_elsewhere() {
         // A door whose clip starts it 3 units up, under a parent 10 along x.
         let mut s = Scene::default();
-        let parent = s.add_node(None, Node { transform: Transform { translation: [10.0, 0.0, 0.0], ..Default::default() }, ..Default::default() });
-        let door = s.add_node(Some(parent), Node { transform: Transform { translation: [0.0, 1.0, 0.0], ..Default::default() }, ..Default::default() });
+        let parent = s.add_node(
+            None,
+            Node {
+                transform: Transform {
+                    translation: [10.0, 0.0, 0.0],
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+        );
+        let door = s.add_node(
+            Some(parent),
+            Node {
+                transform: Transform {
+                    translation: [0.0, 1.0, 0.0],
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+        );
         let at = |w: &[Mat4]| w[door as usize].transform_point3(Vec3::ZERO).to_array();
-        assert_eq!(at(&s.rest_world()), [10.0, 1.0, 0.0], "no clip: the node's own transform");
+        assert_eq!(
+            at(&s.rest_world()),
+            [10.0, 1.0, 0.0],
+            "no clip: the node's own transform"
+        );
         s.clips.push(Clip {
             name: "door".into(),
             duration: 1.0,
             repeat: Repeat::Loop,
-            tracks: vec![Track { target: Target::Translation(door), times: vec![0.0, 1.0], values: vec![0., 3., 0., 0., 5., 0.] }],
+            tracks: vec![Track {
+                target: Target::Translation(door),
+                times: vec![0.0, 1.0],
+                values: vec![0., 3., 0., 0., 5., 0.],
+            }],
         });
-        assert_eq!(at(&s.rest_world()), [10.0, 3.0, 0.0], "a playing clip: where it is at time 0");
+        assert_eq!(
+            at(&s.rest_world()),
+            [10.0, 3.0, 0.0],
+            "a playing clip: where it is at time 0"
+        );
         assert_eq!(s.rest_world(), s.world(&s.pose(0.0)));
         s.stopped = vec![0];
-        assert_eq!(at(&s.rest_world()), [10.0, 1.0, 0.0], "a stopped clip moves nothing");
+        assert_eq!(
+            at(&s.rest_world()),
+            [10.0, 1.0, 0.0],
+            "a stopped clip moves nothing"
+        );
         // The bounds follow the same rest pose.
-        let m = s.add_mesh(Mesh { name: None, primitives: vec![quad(0.0, 1)] });
+        let m = s.add_mesh(Mesh {
+            name: None,
+            primitives: vec![quad(0.0, 1)],
+        });
         s.nodes[door as usize].mesh = Some(m);
         assert_eq!(s.bounds(0), s.bounds_placed(0, &[], &s.world(&s.pose(0.0))));
     }
@@ -1015,9 +1437,15 @@ mod tests {
     #[test]
     fn rotation_tracks_slerp() {
         let half = std::f32::consts::FRAC_1_SQRT_2;
-        let t = Track { target: Target::Rotation(0), times: vec![0.0, 1.0], values: vec![0.0, 0.0, 0.0, 1.0, 0.0, half, 0.0, half] };
+        let t = Track {
+            target: Target::Rotation(0),
+            times: vec![0.0, 1.0],
+            values: vec![0.0, 0.0, 0.0, 1.0, 0.0, half, 0.0, half],
+        };
         let q = Quat::from_slice(&t.sample(0.5, Repeat::Loop));
         let (axis, angle) = q.to_axis_angle();
-        assert!((angle - std::f32::consts::FRAC_PI_4).abs() < 1e-4 && (axis - Vec3::Y).length() < 1e-4);
+        assert!(
+            (angle - std::f32::consts::FRAC_PI_4).abs() < 1e-4 && (axis - Vec3::Y).length() < 1e-4
+        );
     }
 }

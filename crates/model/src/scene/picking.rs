@@ -52,11 +52,20 @@ impl Scene {
     /// The nearest triangle (either face: winding is unconfirmed) that the ray from `origin`
     /// along `dir` hits among the nodes shown at `lod` (layers in `hidden` hidden), with
     /// nodes placed by `world`.
-    pub fn pick(&self, origin: Vec3, dir: Vec3, lod: usize, hidden: &[u32], world: &[Mat4]) -> Option<SceneHit> {
+    pub fn pick(
+        &self,
+        origin: Vec3,
+        dir: Vec3,
+        lod: usize,
+        hidden: &[u32],
+        world: &[Mat4],
+    ) -> Option<SceneHit> {
         let visible = self.visible_in(lod, hidden);
         let mut best: Option<SceneHit> = None;
         for (i, n) in self.nodes.iter().enumerate() {
-            let Some(m) = n.mesh.filter(|_| visible[i]) else { continue };
+            let Some(m) = n.mesh.filter(|_| visible[i]) else {
+                continue;
+            };
             let inv = world[i].inverse();
             if !inv.is_finite() {
                 continue;
@@ -67,10 +76,18 @@ impl Scene {
             for (k, prim) in self.meshes[m as usize].primitives.iter().enumerate() {
                 for (t, tri) in prim.indices.chunks_exact(3).enumerate() {
                     let v = |j: usize| prim.positions.get(tri[j] as usize).map(|p| Vec3::from(*p));
-                    let (Some(a), Some(b), Some(c)) = (v(0), v(1), v(2)) else { continue };
+                    let (Some(a), Some(b), Some(c)) = (v(0), v(1), v(2)) else {
+                        continue;
+                    };
                     if let Some(dist) = ray_triangle(o, d, a, b, c) {
                         if best.is_none_or(|h| dist < h.distance) {
-                            best = Some(SceneHit { node: i as NodeId, mesh: m, primitive: k as u32, triangle: t as u32, distance: dist });
+                            best = Some(SceneHit {
+                                node: i as NodeId,
+                                mesh: m,
+                                primitive: k as u32,
+                                triangle: t as u32,
+                                distance: dist,
+                            });
                         }
                     }
                 }
@@ -81,7 +98,10 @@ impl Scene {
 
     /// The node that came from inspector record `record`.
     pub fn node_of_record(&self, record: u32) -> Option<NodeId> {
-        self.nodes.iter().position(|n| n.record == Some(record)).map(|i| i as NodeId)
+        self.nodes
+            .iter()
+            .position(|n| n.record == Some(record))
+            .map(|i| i as NodeId)
     }
 
     /// The LOD that shows the node from inspector record `record`, if that node is a LOD.
@@ -100,7 +120,9 @@ impl Scene {
     fn under_record(&self, record: u32) -> Vec<bool> {
         let mut under = vec![false; self.nodes.len()];
         for (i, n) in self.nodes.iter().enumerate() {
-            under[i] = n.record == Some(record) || n.parent.is_some_and(|p| (p as usize) < i && under[p as usize]);
+            under[i] = n.record == Some(record)
+                || n.parent
+                    .is_some_and(|p| (p as usize) < i && under[p as usize]);
         }
         under
     }
@@ -111,9 +133,18 @@ impl Scene {
     pub fn nodes_drawing_record(&self, record: u32) -> Vec<bool> {
         let under = self.under_record(record);
         let from_record = |m: Option<MeshId>| {
-            m.and_then(|m| self.meshes.get(m as usize)).is_some_and(|mesh| mesh.primitives.iter().any(|p| p.record == Some(record) || p.sources.iter().any(|r| r.record == record)))
+            m.and_then(|m| self.meshes.get(m as usize))
+                .is_some_and(|mesh| {
+                    mesh.primitives.iter().any(|p| {
+                        p.record == Some(record) || p.sources.iter().any(|r| r.record == record)
+                    })
+                })
         };
-        self.nodes.iter().enumerate().map(|(i, n)| under[i] || from_record(n.mesh)).collect()
+        self.nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| under[i] || from_record(n.mesh))
+            .collect()
     }
 
     /// World-space corners of the triangles shown at `lod` of the parts of damage zone
@@ -123,9 +154,16 @@ impl Scene {
         let mut out = Vec::new();
         for (i, n) in self.nodes.iter().enumerate() {
             let in_zone = n.part.as_ref().is_some_and(|p| p.zones.contains(&zone));
-            let Some(m) = n.mesh.filter(|_| visible[i] && in_zone) else { continue };
+            let Some(m) = n.mesh.filter(|_| visible[i] && in_zone) else {
+                continue;
+            };
             for prim in &self.meshes[m as usize].primitives {
-                out.extend(prim.indices.iter().filter_map(|&k| prim.positions.get(k as usize)).map(|p| world[i].transform_point3(Vec3::from(*p)).to_array()));
+                out.extend(
+                    prim.indices
+                        .iter()
+                        .filter_map(|&k| prim.positions.get(k as usize))
+                        .map(|p| world[i].transform_point3(Vec3::from(*p)).to_array()),
+                );
             }
         }
         out
@@ -136,18 +174,37 @@ impl Scene {
     /// With `face` (the bytes start..end of one face of index record `record`), only the
     /// triangles made from that face; a run whose triangles all come from the whole record
     /// (a strip) counts as one face.
-    pub fn triangles_of_record(&self, record: u32, face: Option<(usize, usize)>, lod: usize, world: &[Mat4]) -> Vec<[f32; 3]> {
+    pub fn triangles_of_record(
+        &self,
+        record: u32,
+        face: Option<(usize, usize)>,
+        lod: usize,
+        world: &[Mat4],
+    ) -> Vec<[f32; 3]> {
         let visible = self.visible(lod);
         let under = self.under_record(record);
         let mut out = Vec::new();
         for (i, n) in self.nodes.iter().enumerate() {
-            let Some(m) = n.mesh.filter(|_| visible[i]) else { continue };
+            let Some(m) = n.mesh.filter(|_| visible[i]) else {
+                continue;
+            };
             for prim in &self.meshes[m as usize].primitives {
                 let whole = face.is_none() && (under[i] || prim.record == Some(record));
-                let ours = |t: u32| source_of(&prim.sources, t).is_some_and(|r| r.record == record && face.is_none_or(|f| r.tris_per_face == 0 || r.face_bytes(t, (0, 0)) == f));
+                let ours = |t: u32| {
+                    source_of(&prim.sources, t).is_some_and(|r| {
+                        r.record == record
+                            && face.is_none_or(|f| {
+                                r.tris_per_face == 0 || r.face_bytes(t, (0, 0)) == f
+                            })
+                    })
+                };
                 for (t, tri) in prim.indices.chunks_exact(3).enumerate() {
                     if whole || ours(t as u32) {
-                        out.extend(tri.iter().filter_map(|&k| prim.positions.get(k as usize)).map(|p| world[i].transform_point3(Vec3::from(*p)).to_array()));
+                        out.extend(
+                            tri.iter()
+                                .filter_map(|&k| prim.positions.get(k as usize))
+                                .map(|p| world[i].transform_point3(Vec3::from(*p)).to_array()),
+                        );
                     }
                 }
             }

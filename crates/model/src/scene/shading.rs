@@ -21,11 +21,32 @@ impl Scene {
     /// shows its material's colour. This is the one place that decides; the renderer's
     /// shader variant, its draw batches, its tint and the glTF material all follow it.
     pub fn shading(&self, p: &Primitive) -> Shading {
-        let Some(material) = p.material.and_then(|m| self.materials.get(m as usize)) else { return Shading { texture: None, base_color: [1.0; 4], unsampled: false } };
-        match material.texture.filter(|&t| (t as usize) < self.textures.len()) {
-            Some(t) if p.has_uvs() => Shading { texture: Some(t), base_color: material.base_color, unsampled: false },
-            Some(_) => Shading { texture: None, base_color: material.untextured_color.unwrap_or(material.base_color), unsampled: true },
-            None => Shading { texture: None, base_color: material.base_color, unsampled: false },
+        let Some(material) = p.material.and_then(|m| self.materials.get(m as usize)) else {
+            return Shading {
+                texture: None,
+                base_color: [1.0; 4],
+                unsampled: false,
+            };
+        };
+        match material
+            .texture
+            .filter(|&t| (t as usize) < self.textures.len())
+        {
+            Some(t) if p.has_uvs() => Shading {
+                texture: Some(t),
+                base_color: material.base_color,
+                unsampled: false,
+            },
+            Some(_) => Shading {
+                texture: None,
+                base_color: material.untextured_color.unwrap_or(material.base_color),
+                unsampled: true,
+            },
+            None => Shading {
+                texture: None,
+                base_color: material.base_color,
+                unsampled: false,
+            },
         }
     }
 
@@ -56,6 +77,8 @@ impl Scene {
 
     /// How primitive `p`'s triangles are put down ([`Material::surface`]).
     pub fn surface_of(&self, p: &Primitive) -> Surface {
-        p.material.and_then(|m| self.materials.get(m as usize)).map_or(Surface::Filled, |m| m.surface)
+        p.material
+            .and_then(|m| self.materials.get(m as usize))
+            .map_or(Surface::Filled, |m| m.surface)
     }
 }

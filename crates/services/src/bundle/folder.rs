@@ -78,12 +78,17 @@ pub fn export_to_folder(
 ) -> std::io::Result<Report> {
     std::fs::create_dir_all(out)?;
     let out = out.canonicalize()?;
-    let index = ArchiveIndex::with_kinds(files.iter().map(|f| (f.path.clone(), Kind::parse(f.kind))));
+    let index =
+        ArchiveIndex::with_kinds(files.iter().map(|f| (f.path.clone(), Kind::parse(f.kind))));
     let threads = threads.max(1);
     // Files in flight at most, done or not: one a worker (a worker waits while the writer is
     // behind), so memory holds about as many files' outputs as there are workers.
     let window = threads;
-    let shared = Mutex::new(Shared { done: BTreeMap::new(), next: 0, written: 0 });
+    let shared = Mutex::new(Shared {
+        done: BTreeMap::new(),
+        next: 0,
+        written: 0,
+    });
     let changed = Condvar::new();
     let mut bundle = Bundle::new(&root.display().to_string());
     for (path, why) in unlisted {
@@ -94,7 +99,11 @@ pub fn export_to_folder(
     std::thread::scope(|scope| {
         scope.spawn(|| {
             let source = DiskSource::new(files, Disk::new(root), max_bytes);
-            let index_of: HashMap<&str, usize> = files.iter().enumerate().map(|(i, f)| (f.path.as_str(), i)).collect();
+            let index_of: HashMap<&str, usize> = files
+                .iter()
+                .enumerate()
+                .map(|(i, f)| (f.path.as_str(), i))
+                .collect();
             let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
             source.read_each(&paths, &mut |path, read| {
                 let i = index_of[path];
@@ -143,8 +152,20 @@ pub fn export_to_folder(
                     ahead_changed.notify_all();
                     let read = read.unwrap_or_else(|()| pollster::block_on(source.read(path)));
                     let archive = RefCell::new(Archive::new(index.clone()));
-                    let done = read.map(|bytes| outcome_of(&pollster::block_on(super::open_read_for_export(&archive, &source, path, bytes)), all_scenes, rig));
-                    shared.lock().expect("no worker panics holding it").done.insert(i, done);
+                    let done = read.map(|bytes| {
+                        outcome_of(
+                            &pollster::block_on(super::open_read_for_export(
+                                &archive, &source, path, bytes,
+                            )),
+                            all_scenes,
+                            rig,
+                        )
+                    });
+                    shared
+                        .lock()
+                        .expect("no worker panics holding it")
+                        .done
+                        .insert(i, done);
                     changed.notify_all();
                 }
             });
@@ -191,15 +212,28 @@ fn write_inside(out: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
         }
         at.push(step);
         match std::fs::symlink_metadata(&at) {
-            Ok(m) if m.file_type().is_symlink() => return Err(std::io::Error::other(format!("{} is a link; nothing is written through one", at.display()))),
-            Ok(m) if !m.is_dir() => return Err(std::io::Error::other(format!("{} is not a folder", at.display()))),
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(std::io::Error::other(format!(
+                    "{} is a link; nothing is written through one",
+                    at.display()
+                )))
+            }
+            Ok(m) if !m.is_dir() => {
+                return Err(std::io::Error::other(format!(
+                    "{} is not a folder",
+                    at.display()
+                )))
+            }
             Ok(_) => {}
             Err(_) => std::fs::create_dir(&at)?,
         }
     }
     at.push(steps[steps.len() - 1]);
     if std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(std::io::Error::other(format!("{} is a link; nothing is written through one", at.display())));
+        return Err(std::io::Error::other(format!(
+            "{} is a link; nothing is written through one",
+            at.display()
+        )));
     }
     std::fs::write(&at, bytes)
 }

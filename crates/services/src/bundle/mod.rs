@@ -44,15 +44,31 @@ pub enum Outcome {
 
 /// Read and open archive file `path` to be exported: as an asset (no inspector rows), but
 /// a picture as shown (a sheet's images are told apart only then).
-pub async fn open_for_export(archive: &RefCell<Archive>, source: &impl FileSource, path: &str) -> Result<Opened, String> {
+pub async fn open_for_export(
+    archive: &RefCell<Archive>,
+    source: &impl FileSource,
+    path: &str,
+) -> Result<Opened, String> {
     let bytes = source.read(path).await?;
     Ok(open_read_for_export(archive, source, path, bytes).await)
 }
 
 /// [`open_for_export`] of `path` whose `bytes` were read already (export --all reads a solid
 /// 7z's files in its blocks' order, ahead of the workers).
-pub async fn open_read_for_export(archive: &RefCell<Archive>, source: &impl FileSource, path: &str, bytes: Vec<u8>) -> Opened {
-    let purpose = if Kind::sniff(path, &bytes[..bytes.len().min(16)], bytes.len() as u64).capabilities().image { Purpose::Show } else { Purpose::Asset };
+pub async fn open_read_for_export(
+    archive: &RefCell<Archive>,
+    source: &impl FileSource,
+    path: &str,
+    bytes: Vec<u8>,
+) -> Opened {
+    let purpose = if Kind::sniff(path, &bytes[..bytes.len().min(16)], bytes.len() as u64)
+        .capabilities()
+        .image
+    {
+        Purpose::Show
+    } else {
+        Purpose::Asset
+    };
     archive::open_bytes(archive, source, path, bytes, purpose).await
 }
 
@@ -61,37 +77,73 @@ pub async fn open_read_for_export(archive: &RefCell<Archive>, source: &impl File
 pub fn outcome_of(opened: &Opened, all_scenes: bool, rig: crate::gltf::Rig) -> Outcome {
     let doc = &*opened.document;
     let note = match doc.error() {
-        Some(e) if !doc.damaged() => return Outcome::Failed { error: e.to_string(), offset: Some(e.offset) },
+        Some(e) if !doc.damaged() => {
+            return Outcome::Failed {
+                error: e.to_string(),
+                offset: Some(e.offset),
+            }
+        }
         Some(e) => Some(format!("damaged: {e}; what comes before it is exported")),
         None => None,
     };
     let mut outputs = Vec::new();
-    let png = |t: &crate::texture::Texels| crate::texture::encode_png(t).map_err(|e| format!("the PNG could not be made: {e}"));
+    let png = |t: &crate::texture::Texels| {
+        crate::texture::encode_png(t).map_err(|e| format!("the PNG could not be made: {e}"))
+    };
     let made: Result<(), String> = (|| {
         // A picture goes out as a picture (its flat quad of a scene is only how it is drawn).
         if let Some(picture) = doc.image() {
             let regions = doc.image_regions();
             if regions.is_empty() {
-                outputs.push(Output { suffix: ".png".into(), bytes: png(picture)? });
+                outputs.push(Output {
+                    suffix: ".png".into(),
+                    bytes: png(picture)?,
+                });
             }
             for (n, r) in regions.iter().enumerate() {
-                outputs.push(Output { suffix: format!(".image{n}.png"), bytes: png(&crate::texture::crop(picture, r.x, r.y, r.width, r.height))? });
+                outputs.push(Output {
+                    suffix: format!(".image{n}.png"),
+                    bytes: png(&crate::texture::crop(picture, r.x, r.y, r.width, r.height))?,
+                });
             }
         } else if let Some(scene) = &opened.scene {
             // As the viewer first shows it: the colours the game's lighting gave (where the file
             // has them), LOD 0 and the choice's first option; every LOD and option as glTF
             // scenes of their own with `all_scenes`.
-            let hidden_layers = if all_scenes { Vec::new() } else { scene.choice.as_ref().map_or(Vec::new(), |c| c.hidden_layers(c.default)) };
-            let options = crate::gltf::ExportOptions { lod: 0, hidden_layers, every_choice: all_scenes, colours: crate::scene::ColourSet::Lit, all_lods: all_scenes, rig };
-            outputs.push(Output { suffix: ".glb".into(), bytes: crate::gltf::export_glb(scene, options)? });
+            let hidden_layers = if all_scenes {
+                Vec::new()
+            } else {
+                scene
+                    .choice
+                    .as_ref()
+                    .map_or(Vec::new(), |c| c.hidden_layers(c.default))
+            };
+            let options = crate::gltf::ExportOptions {
+                lod: 0,
+                hidden_layers,
+                every_choice: all_scenes,
+                colours: crate::scene::ColourSet::Lit,
+                all_lods: all_scenes,
+                rig,
+            };
+            outputs.push(Output {
+                suffix: ".glb".into(),
+                bytes: crate::gltf::export_glb(scene, options)?,
+            });
             for (n, t) in scene.textures.iter().filter(|t| t.is_own()).enumerate() {
-                outputs.push(Output { suffix: format!(".page{n}.png"), bytes: png(&t.texels)? });
+                outputs.push(Output {
+                    suffix: format!(".page{n}.png"),
+                    bytes: png(&t.texels)?,
+                });
             }
         }
         Ok(())
     })();
     if let Err(error) = made {
-        return Outcome::Failed { error, offset: None };
+        return Outcome::Failed {
+            error,
+            offset: None,
+        };
     }
     if !outputs.is_empty() {
         return Outcome::Written { outputs, note };
@@ -117,7 +169,13 @@ impl Bundle {
     pub fn new(source: &str) -> Bundle {
         let mut names = SafeNames::default();
         names.reserve(REPORT_NAME);
-        Bundle { names, report: Report { source: source.to_string(), ..Report::default() } }
+        Bundle {
+            names,
+            report: Report {
+                source: source.to_string(),
+                ..Report::default()
+            },
+        }
     }
 
     /// Name what archive file `path` exports to and record it: → each output's name in the
@@ -130,16 +188,28 @@ impl Bundle {
                 .map(|o| {
                     let file = self.names.claim(&format!("{path}{}", o.suffix));
                     self.report.bytes += o.bytes.len() as u64;
-                    self.report.written.push(Written { path: path.to_string(), file: file.clone(), bytes: o.bytes.len(), note: note.clone() });
+                    self.report.written.push(Written {
+                        path: path.to_string(),
+                        file: file.clone(),
+                        bytes: o.bytes.len(),
+                        note: note.clone(),
+                    });
                     (file, o.bytes)
                 })
                 .collect(),
             Outcome::Skipped(why) => {
-                self.report.skipped.push(Skipped { path: path.to_string(), why });
+                self.report.skipped.push(Skipped {
+                    path: path.to_string(),
+                    why,
+                });
                 Vec::new()
             }
             Outcome::Failed { error, offset } => {
-                self.report.failed.push(Failed { path: path.to_string(), error: format!("{path}: {error}"), offset });
+                self.report.failed.push(Failed {
+                    path: path.to_string(),
+                    error: format!("{path}: {error}"),
+                    offset,
+                });
                 Vec::new()
             }
         }
@@ -147,14 +217,28 @@ impl Bundle {
 
     /// A file that could not be read at all.
     pub fn unreadable(&mut self, path: &str, why: &str) {
-        self.take(path, Outcome::Failed { error: format!("cannot read: {why}"), offset: None });
+        self.take(
+            path,
+            Outcome::Failed {
+                error: format!("cannot read: {why}"),
+                offset: None,
+            },
+        );
     }
 
     /// An entry the archive's listing could not list (a name a container lists twice): its
     /// path where the listing knows it, else the archive's, and why.
     pub fn not_listed(&mut self, path: &str, why: &str) {
-        let path = if path.is_empty() { self.report.source.clone() } else { path.to_string() };
-        self.report.failed.push(Failed { path, error: why.to_string(), offset: None });
+        let path = if path.is_empty() {
+            self.report.source.clone()
+        } else {
+            path.to_string()
+        };
+        self.report.failed.push(Failed {
+            path,
+            error: why.to_string(),
+            offset: None,
+        });
     }
 
     /// An output taken but not written (the disk refused it): failed, not written.
@@ -162,7 +246,11 @@ impl Bundle {
         if let Some(i) = self.report.written.iter().rposition(|w| w.file == file) {
             let w = self.report.written.remove(i);
             self.report.bytes -= w.bytes as u64;
-            self.report.failed.push(Failed { path: w.path, error, offset: None });
+            self.report.failed.push(Failed {
+                path: w.path,
+                error,
+                offset: None,
+            });
         }
     }
 

@@ -11,8 +11,10 @@ use std::collections::{HashMap, HashSet};
 const MAX_STEP: usize = 200;
 
 /// Names device files have on Windows, whatever their extension.
-const DEVICES: [&str; 22] =
-    ["con", "prn", "aux", "nul", "com1", "com2", "com3", "com4", "com5", "com6", "com7", "com8", "com9", "lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9"];
+const DEVICES: [&str; 22] = [
+    "con", "prn", "aux", "nul", "com1", "com2", "com3", "com4", "com5", "com6", "com7", "com8",
+    "com9", "lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9",
+];
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Renamed {
@@ -38,9 +40,22 @@ fn clean_step(step: &str, why: &mut Vec<&'static str>) -> String {
         why.push("a step up (..)");
         return "__".into();
     }
-    let mut out: String = step.chars().map(|c| if c.is_control() || "<>:\"|?*\\".contains(c) { '_' } else { c }).collect();
+    let mut out: String = step
+        .chars()
+        .map(|c| {
+            if c.is_control() || "<>:\"|?*\\".contains(c) {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
     if out != step {
-        why.push(if step.len() == 2 && step.ends_with(':') { "a drive letter" } else { "characters a file system refuses" });
+        why.push(if step.len() == 2 && step.ends_with(':') {
+            "a drive letter"
+        } else {
+            "characters a file system refuses"
+        });
     }
     // Windows drops trailing dots and spaces: "A." would be "A".
     if out.ends_with('.') || out.ends_with(' ') {
@@ -112,8 +127,14 @@ impl SafeNames {
                 let mut k = 2;
                 let step = loop {
                     let candidate = numbered(&steps[i], k);
-                    let full = if prefix.is_empty() { candidate.clone() } else { format!("{prefix}/{candidate}") };
-                    if !self.files.contains(&full.to_lowercase()) && !self.dirs.contains(&full.to_lowercase()) {
+                    let full = if prefix.is_empty() {
+                        candidate.clone()
+                    } else {
+                        format!("{prefix}/{candidate}")
+                    };
+                    if !self.files.contains(&full.to_lowercase())
+                        && !self.dirs.contains(&full.to_lowercase())
+                    {
                         break candidate;
                     }
                     k += 1;
@@ -126,10 +147,16 @@ impl SafeNames {
         let mut name = steps.join("/");
         if self.files.contains(&name.to_lowercase()) || self.dirs.contains(&name.to_lowercase()) {
             let mut k = 2;
-            while self.files.contains(&numbered(&name, k).to_lowercase()) || self.dirs.contains(&numbered(&name, k).to_lowercase()) {
+            while self.files.contains(&numbered(&name, k).to_lowercase())
+                || self.dirs.contains(&numbered(&name, k).to_lowercase())
+            {
                 k += 1;
             }
-            why.push(if self.dirs.contains(&name.to_lowercase()) { "a folder of the same name" } else { "another name the same but for case" });
+            why.push(if self.dirs.contains(&name.to_lowercase()) {
+                "a folder of the same name"
+            } else {
+                "another name the same but for case"
+            });
             name = numbered(&name, k);
         }
         self.files.insert(name.to_lowercase());
@@ -138,7 +165,11 @@ impl SafeNames {
             self.dirs.insert(parts[..i].join("/").to_lowercase());
         }
         if name != wanted {
-            self.renamed.push(Renamed { from: wanted.to_string(), to: name.clone(), why: why.join("; ") });
+            self.renamed.push(Renamed {
+                from: wanted.to_string(),
+                to: name.clone(),
+                why: why.join("; "),
+            });
         }
         name
     }
@@ -163,7 +194,11 @@ mod tests {
         ] {
             let got = n.claim(wanted);
             assert_eq!(got, given, "{wanted}");
-            assert!(!got.split('/').any(|s| s == ".." || s.is_empty() || s == "."), "{got}");
+            assert!(
+                !got.split('/')
+                    .any(|s| s == ".." || s.is_empty() || s == "."),
+                "{got}"
+            );
         }
         assert_eq!(n.renamed.len(), 8, "each renaming listed: {:?}", n.renamed);
         assert!(n.renamed.iter().any(|r| r.why.contains("drive letter")));

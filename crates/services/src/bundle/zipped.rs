@@ -50,7 +50,10 @@ impl Seek for Window {
                 t.pos = p;
                 Ok(p)
             }
-            _ => Err(std::io::Error::other(format!("a seek to {target:?}, outside the part of the zip still held ({}..{end})", t.base))),
+            _ => Err(std::io::Error::other(format!(
+                "a seek to {target:?}, outside the part of the zip still held ({}..{end})",
+                t.base
+            ))),
         }
     }
 }
@@ -69,7 +72,10 @@ impl Default for ZipStream {
 impl ZipStream {
     pub fn new() -> ZipStream {
         let tail = Rc::new(RefCell::new(Tail::default()));
-        ZipStream { zip: zip::ZipWriter::new(Window(tail.clone())), tail }
+        ZipStream {
+            zip: zip::ZipWriter::new(Window(tail.clone())),
+            tail,
+        }
     }
 
     /// Hand on the bytes before `upto`.
@@ -88,9 +94,15 @@ impl ZipStream {
             let t = self.tail.borrow();
             t.base + t.bytes.len() as u64
         };
-        let options = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated).large_file(bytes.len() as u64 >= u32::MAX as u64);
-        self.zip.start_file(name, options).map_err(|e| format!("{name}: {e}"))?;
-        self.zip.write_all(bytes).map_err(|e| format!("{name}: {e}"))?;
+        let options = SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated)
+            .large_file(bytes.len() as u64 >= u32::MAX as u64);
+        self.zip
+            .start_file(name, options)
+            .map_err(|e| format!("{name}: {e}"))?;
+        self.zip
+            .write_all(bytes)
+            .map_err(|e| format!("{name}: {e}"))?;
         Ok(self.drain(header))
     }
 
@@ -114,11 +126,22 @@ mod tests {
         let mut z = ZipStream::new();
         let mut out = Vec::new();
         let big: Vec<u8> = (0..300_000u32).map(|i| (i * 7 % 251) as u8).collect();
-        let entries: Vec<(String, Vec<u8>)> = (0..5).map(|k| (format!("dir{k}/file{k}.bin"), big[..50_000 * (k + 1)].to_vec())).collect();
+        let entries: Vec<(String, Vec<u8>)> = (0..5)
+            .map(|k| {
+                (
+                    format!("dir{k}/file{k}.bin"),
+                    big[..50_000 * (k + 1)].to_vec(),
+                )
+            })
+            .collect();
         for (name, bytes) in &entries {
             out.extend(z.add(name, bytes).unwrap());
             // Held: at most the entry just written (deflated) and its header.
-            assert!(z.tail.borrow().bytes.len() <= bytes.len() + 1024, "{}", z.tail.borrow().bytes.len());
+            assert!(
+                z.tail.borrow().bytes.len() <= bytes.len() + 1024,
+                "{}",
+                z.tail.borrow().bytes.len()
+            );
         }
         out.extend(z.finish().unwrap());
         let mut archive = zip::ZipArchive::new(std::io::Cursor::new(out)).unwrap();

@@ -5,7 +5,9 @@
 
 use super::bytes::ByteRanges;
 use super::records::{keys, Records};
-use super::{Added, AlignedRow, Changed, Comparison, FieldChange, Removed, RowStatus, MAX_LISTED, MAX_ROWS};
+use super::{
+    Added, AlignedRow, Changed, Comparison, FieldChange, Removed, RowStatus, MAX_LISTED, MAX_ROWS,
+};
 use crate::inspect::InspectorView;
 use similar::{capture_diff_slices_deadline, Algorithm, DiffOp};
 use std::collections::{HashMap, VecDeque};
@@ -34,8 +36,27 @@ pub(super) struct Differ<'x, 'a> {
 }
 
 impl<'x, 'a> Differ<'x, 'a> {
-    pub fn new(a: &'x Records<'a>, b: &'x Records<'a>, views: (Option<&'x InspectorView>, Option<&'x InspectorView>), out: Comparison, deadline: Option<similar::Instant>) -> Self {
-        Differ { a, b, view_a: views.0, view_b: views.1, out, pairs: HashMap::new(), rows: Vec::new(), rows_dropped: 0, bytes: ByteRanges::default(), depth: 0, deadline, fields: None }
+    pub fn new(
+        a: &'x Records<'a>,
+        b: &'x Records<'a>,
+        views: (Option<&'x InspectorView>, Option<&'x InspectorView>),
+        out: Comparison,
+        deadline: Option<similar::Instant>,
+    ) -> Self {
+        Differ {
+            a,
+            b,
+            view_a: views.0,
+            view_b: views.1,
+            out,
+            pairs: HashMap::new(),
+            rows: Vec::new(),
+            rows_dropped: 0,
+            bytes: ByteRanges::default(),
+            depth: 0,
+            deadline,
+            fields: None,
+        }
     }
 
     /// Align both files from their roots.
@@ -50,15 +71,28 @@ impl<'x, 'a> Differ<'x, 'a> {
         let mut added = Vec::new();
         for op in capture_diff_slices_deadline(Algorithm::Myers, &ka, &kb, self.deadline) {
             match op {
-                DiffOp::Equal { old_index, new_index, len } => {
+                DiffOp::Equal {
+                    old_index,
+                    new_index,
+                    len,
+                } => {
                     self.settle(&mut removed, &mut added);
                     for k in 0..len {
                         self.matched(ids_a[old_index + k], ids_b[new_index + k]);
                     }
                 }
-                DiffOp::Delete { old_index, old_len, .. } => removed.extend_from_slice(&ids_a[old_index..old_index + old_len]),
-                DiffOp::Insert { new_index, new_len, .. } => added.extend_from_slice(&ids_b[new_index..new_index + new_len]),
-                DiffOp::Replace { old_index, old_len, new_index, new_len } => {
+                DiffOp::Delete {
+                    old_index, old_len, ..
+                } => removed.extend_from_slice(&ids_a[old_index..old_index + old_len]),
+                DiffOp::Insert {
+                    new_index, new_len, ..
+                } => added.extend_from_slice(&ids_b[new_index..new_index + new_len]),
+                DiffOp::Replace {
+                    old_index,
+                    old_len,
+                    new_index,
+                    new_len,
+                } => {
                     removed.extend_from_slice(&ids_a[old_index..old_index + old_len]);
                     added.extend_from_slice(&ids_b[new_index..new_index + new_len]);
                 }
@@ -67,7 +101,13 @@ impl<'x, 'a> Differ<'x, 'a> {
         self.settle(&mut removed, &mut added);
     }
 
-    fn row(&mut self, a: Option<u32>, b: Option<u32>, status: RowStatus, depth: usize) -> Option<usize> {
+    fn row(
+        &mut self,
+        a: Option<u32>,
+        b: Option<u32>,
+        status: RowStatus,
+        depth: usize,
+    ) -> Option<usize> {
         if self.rows.len() >= MAX_ROWS {
             self.rows_dropped += 1;
             return None;
@@ -81,7 +121,10 @@ impl<'x, 'a> Differ<'x, 'a> {
             b: b.map(|i| self.b.id(i)),
             status,
             depth: depth as u32,
-            range: super::Sides { a: a.map(|i| range(self.a, i)), b: b.map(|i| range(self.b, i)) },
+            range: super::Sides {
+                a: a.map(|i| range(self.a, i)),
+                b: b.map(|i| range(self.b, i)),
+            },
         });
         Some(self.rows.len() - 1)
     }
@@ -89,14 +132,28 @@ impl<'x, 'a> Differ<'x, 'a> {
     /// Two records matched by the alignment: containers are compared inside.
     fn matched(&mut self, a: u32, b: u32) {
         self.pair(a, b);
-        let (ca, cb) = (self.a.children[a as usize].clone(), self.b.children[b as usize].clone());
-        if self.a.list[a as usize].container && !(ca.is_empty() && cb.is_empty()) && self.depth < MAX_DEPTH {
+        let (ca, cb) = (
+            self.a.children[a as usize].clone(),
+            self.b.children[b as usize].clone(),
+        );
+        if self.a.list[a as usize].container
+            && !(ca.is_empty() && cb.is_empty())
+            && self.depth < MAX_DEPTH
+        {
             let at = self.row(Some(a), Some(b), RowStatus::Same, self.depth);
-            let before = (self.out.records.changed, self.out.records.added, self.out.records.removed);
+            let before = (
+                self.out.records.changed,
+                self.out.records.added,
+                self.out.records.removed,
+            );
             self.depth += 1;
             self.align(&ca, &cb);
             self.depth -= 1;
-            let after = (self.out.records.changed, self.out.records.added, self.out.records.removed);
+            let after = (
+                self.out.records.changed,
+                self.out.records.added,
+                self.out.records.removed,
+            );
             if let (Some(at), true) = (at, before != after) {
                 self.rows[at].status = RowStatus::Inner;
             }
@@ -116,7 +173,10 @@ impl<'x, 'a> Differ<'x, 'a> {
         let mut by_tag: HashMap<&str, VecDeque<usize>> = HashMap::new();
         let b = self.b;
         for (k, &i) in added.iter().enumerate() {
-            by_tag.entry(b.list[i as usize].tag.as_str()).or_default().push_back(k);
+            by_tag
+                .entry(b.list[i as usize].tag.as_str())
+                .or_default()
+                .push_back(k);
         }
         for &r in removed.iter() {
             let tag = self.a.list[r as usize].tag.as_str();
@@ -150,9 +210,17 @@ impl<'x, 'a> Differ<'x, 'a> {
         } else {
             self.bytes.only_b(rec.offset, rec.end);
         }
-        let status = if in_a { RowStatus::Removed } else { RowStatus::Added };
+        let status = if in_a {
+            RowStatus::Removed
+        } else {
+            RowStatus::Added
+        };
         for (k, d) in r.subtree(i) {
-            let (a, b) = if in_a { (Some(k), None) } else { (None, Some(k)) };
+            let (a, b) = if in_a {
+                (Some(k), None)
+            } else {
+                (None, Some(k))
+            };
             self.row(a, b, status, self.depth + d as usize);
         }
         let mut leaves = Vec::new();
@@ -162,12 +230,18 @@ impl<'x, 'a> Differ<'x, 'a> {
             if in_a {
                 self.out.records.removed += 1;
                 if self.out.removed.len() < MAX_LISTED {
-                    self.out.removed.push(Removed { path: r.path(l), offset_a: offset });
+                    self.out.removed.push(Removed {
+                        path: r.path(l),
+                        offset_a: offset,
+                    });
                 }
             } else {
                 self.out.records.added += 1;
                 if self.out.added.len() < MAX_LISTED {
-                    self.out.added.push(Added { path: r.path(l), offset_b: offset });
+                    self.out.added.push(Added {
+                        path: r.path(l),
+                        offset_b: offset,
+                    });
                 }
             }
         }
@@ -182,14 +256,23 @@ impl<'x, 'a> Differ<'x, 'a> {
     fn changed(&mut self, a: u32, b: u32) {
         self.pair(a, b);
         self.row(Some(a), Some(b), RowStatus::Changed, self.depth);
-        self.bytes.changed(self.a.content(a), self.a.list[a as usize].offset, self.b.content(b), self.b.list[b as usize].offset);
+        self.bytes.changed(
+            self.a.content(a),
+            self.a.list[a as usize].offset,
+            self.b.content(b),
+            self.b.list[b as usize].offset,
+        );
         self.out.records.changed += 1;
         if self.out.changed.len() >= MAX_LISTED {
             return;
         }
         let fields = if self.a.lines {
             let text = |r: &Records<'_>, i: u32| String::from_utf8_lossy(r.content(i)).into_owned();
-            vec![FieldChange { name: "text".into(), a: text(self.a, a), b: text(self.b, b) }]
+            vec![FieldChange {
+                name: "text".into(),
+                a: text(self.a, a),
+                b: text(self.b, b),
+            }]
         } else {
             let by_row = |v: Option<&InspectorView>| {
                 let mut m: HashMap<u32, Vec<usize>> = HashMap::new();
@@ -200,15 +283,30 @@ impl<'x, 'a> Differ<'x, 'a> {
             };
             let (va, vb) = (self.view_a, self.view_b);
             let (fa, fb) = self.fields.get_or_insert_with(|| (by_row(va), by_row(vb)));
-            let of = |v: Option<&InspectorView>, index: &HashMap<u32, Vec<usize>>, row: Option<u32>| -> Vec<(String, String)> {
+            let of = |v: Option<&InspectorView>,
+                      index: &HashMap<u32, Vec<usize>>,
+                      row: Option<u32>|
+             -> Vec<(String, String)> {
                 match (v, row.and_then(|r| index.get(&r))) {
-                    (Some(v), Some(at)) => at.iter().map(|&i| (v.fields[i].what.clone(), v.fields[i].value.clone())).collect(),
+                    (Some(v), Some(at)) => at
+                        .iter()
+                        .map(|&i| (v.fields[i].what.clone(), v.fields[i].value.clone()))
+                        .collect(),
                     _ => Vec::new(),
                 }
             };
-            field_changes(of(va, fa, self.a.list[a as usize].row), of(vb, fb, self.b.list[b as usize].row))
+            field_changes(
+                of(va, fa, self.a.list[a as usize].row),
+                of(vb, fb, self.b.list[b as usize].row),
+            )
         };
-        self.out.changed.push(Changed { path_a: self.a.path(a), path_b: self.b.path(b), offset_a: self.a.list[a as usize].offset, offset_b: self.b.list[b as usize].offset, fields });
+        self.out.changed.push(Changed {
+            path_a: self.a.path(a),
+            path_b: self.b.path(b),
+            offset_a: self.a.list[a as usize].offset,
+            offset_b: self.b.list[b as usize].offset,
+            fields,
+        });
     }
 }
 
@@ -223,16 +321,21 @@ fn field_changes(fa: Vec<(String, String)>, fb: Vec<(String, String)>) -> Vec<Fi
     let mut out = Vec::new();
     let change = |x: Option<&(String, String)>, y: Option<&(String, String)>| {
         let name = x.or(y).map(|f| f.0.clone()).unwrap_or_default();
-        FieldChange { name, a: x.map(|f| f.1.clone()).unwrap_or_default(), b: y.map(|f| f.1.clone()).unwrap_or_default() }
-    };
-    let in_order = |xs: &[(String, String)], ys: &[(String, String)], out: &mut Vec<FieldChange>| {
-        for k in 0..xs.len().max(ys.len()) {
-            let (x, y) = (xs.get(k), ys.get(k));
-            if x != y {
-                out.push(change(x, y));
-            }
+        FieldChange {
+            name,
+            a: x.map(|f| f.1.clone()).unwrap_or_default(),
+            b: y.map(|f| f.1.clone()).unwrap_or_default(),
         }
     };
+    let in_order =
+        |xs: &[(String, String)], ys: &[(String, String)], out: &mut Vec<FieldChange>| {
+            for k in 0..xs.len().max(ys.len()) {
+                let (x, y) = (xs.get(k), ys.get(k));
+                if x != y {
+                    out.push(change(x, y));
+                }
+            }
+        };
     if fa.len() + fb.len() > MAX_ALIGNED_FIELDS {
         in_order(&fa, &fb, &mut out);
         return out;
@@ -265,8 +368,19 @@ mod tests {
         }
     }
 
-    fn run_within(a: &str, b: &str, deadline: Option<similar::Instant>) -> (Comparison, Vec<AlignedRow>, (Vec<[usize; 2]>, Vec<[usize; 2]>)) {
-        let (ra, rb) = (Records::of_lines(a.as_bytes()), Records::of_lines(b.as_bytes()));
+    fn run_within(
+        a: &str,
+        b: &str,
+        deadline: Option<similar::Instant>,
+    ) -> (
+        Comparison,
+        Vec<AlignedRow>,
+        (Vec<[usize; 2]>, Vec<[usize; 2]>),
+    ) {
+        let (ra, rb) = (
+            Records::of_lines(a.as_bytes()),
+            Records::of_lines(b.as_bytes()),
+        );
         let mut d = Differ::new(&ra, &rb, (None, None), empty(), deadline);
         d.run();
         (d.out, d.rows, d.bytes.finish())
@@ -281,33 +395,87 @@ mod tests {
         // 60,000 lines each, drawn from two different cycles of a few values: matches
         // everywhere, none lasting, so the exact search takes on the order of N² steps.
         let a: String = (0..60_000).map(|i| format!("x{}\n", i % 97)).collect();
-        let b: String = (0..60_000).map(|i| format!("x{}\n", (i * 31) % 89)).collect();
+        let b: String = (0..60_000)
+            .map(|i| format!("x{}\n", (i * 31) % 89))
+            .collect();
         let started = std::time::Instant::now();
-        let c = run_within(&a, &b, similar::Instant::now().checked_add(std::time::Duration::from_millis(200))).0;
-        assert!(started.elapsed() < std::time::Duration::from_secs(20), "{:?}", started.elapsed());
+        let c = run_within(
+            &a,
+            &b,
+            similar::Instant::now().checked_add(std::time::Duration::from_millis(200)),
+        )
+        .0;
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "{:?}",
+            started.elapsed()
+        );
         let r = &c.records;
-        assert_eq!((r.same + r.changed + r.removed, r.same + r.changed + r.added), (60_000, 60_000), "every line is accounted for on both sides");
+        assert_eq!(
+            (r.same + r.changed + r.removed, r.same + r.changed + r.added),
+            (60_000, 60_000),
+            "every line is accounted for on both sides"
+        );
         assert!(r.changed > 0);
     }
 
     #[test]
     fn lines_between_matches_pair_as_changed_and_the_rest_are_added_or_removed() {
         let c = run("a\nb\nc\nd\n", "a\nB\nc\nd\ne\n");
-        assert_eq!(c.records, Counts { same: 3, changed: 1, added: 1, removed: 0 });
+        assert_eq!(
+            c.records,
+            Counts {
+                same: 3,
+                changed: 1,
+                added: 1,
+                removed: 0
+            }
+        );
         assert_eq!((c.changed[0].offset_a, c.changed[0].offset_b), (2, 2));
-        assert_eq!(c.changed[0].fields, vec![FieldChange { name: "text".into(), a: "b".into(), b: "B".into() }]);
-        assert_eq!((c.added[0].path.as_str(), c.added[0].offset_b), ("line 5", 8));
+        assert_eq!(
+            c.changed[0].fields,
+            vec![FieldChange {
+                name: "text".into(),
+                a: "b".into(),
+                b: "B".into()
+            }]
+        );
+        assert_eq!(
+            (c.added[0].path.as_str(), c.added[0].offset_b),
+            ("line 5", 8)
+        );
         let c = run("x\r\ny\r\n", "y\r\n");
-        assert_eq!(c.records, Counts { same: 1, changed: 0, added: 0, removed: 1 });
+        assert_eq!(
+            c.records,
+            Counts {
+                same: 1,
+                changed: 0,
+                added: 0,
+                removed: 1
+            }
+        );
         assert_eq!(c.removed[0].offset_a, 0);
     }
 
     #[test]
     fn the_rows_put_both_files_side_by_side_and_mark_the_bytes_that_differ() {
-        let (_, rows, (bytes_a, bytes_b)) = run_within("keep\nold\nsame\ngone\n", "keep\nnew\nsame\n", None);
-        let shape: Vec<(Option<u32>, Option<u32>, RowStatus)> = rows.iter().map(|r| (r.a, r.b, r.status)).collect();
-        assert_eq!(shape, vec![(Some(0), Some(0), RowStatus::Same), (Some(1), Some(1), RowStatus::Changed), (Some(2), Some(2), RowStatus::Same), (Some(3), None, RowStatus::Removed)]);
-        assert_eq!((rows[1].range.a, rows[1].range.b), (Some([5, 8]), Some([5, 8])));
+        let (_, rows, (bytes_a, bytes_b)) =
+            run_within("keep\nold\nsame\ngone\n", "keep\nnew\nsame\n", None);
+        let shape: Vec<(Option<u32>, Option<u32>, RowStatus)> =
+            rows.iter().map(|r| (r.a, r.b, r.status)).collect();
+        assert_eq!(
+            shape,
+            vec![
+                (Some(0), Some(0), RowStatus::Same),
+                (Some(1), Some(1), RowStatus::Changed),
+                (Some(2), Some(2), RowStatus::Same),
+                (Some(3), None, RowStatus::Removed)
+            ]
+        );
+        assert_eq!(
+            (rows[1].range.a, rows[1].range.b),
+            (Some([5, 8]), Some([5, 8]))
+        );
         // "old" → "new": all three bytes; "gone" (bytes 14..18) is A's alone.
         assert_eq!(bytes_a, vec![[5, 8], [14, 18]]);
         assert_eq!(bytes_b, vec![[5, 8]]);
@@ -316,15 +484,40 @@ mod tests {
     #[test]
     fn a_container_with_a_difference_inside_is_marked_and_one_added_whole_lists_its_subtree() {
         // A: C(L1, L2); B: C(L1, L2'), D(L3).
-        let rec = |tag: &str, offset: usize, end: usize, container: bool, parent: Option<u32>| Record { tag: tag.into(), offset, end, container, parent, row: None };
+        let rec =
+            |tag: &str, offset: usize, end: usize, container: bool, parent: Option<u32>| Record {
+                tag: tag.into(),
+                offset,
+                end,
+                container,
+                parent,
+                row: None,
+            };
         let a_bytes = b"CC1122";
         let b_bytes = b"CC1133DD44";
-        let la = vec![rec("C", 0, 6, true, None), rec("L", 2, 4, false, Some(0)), rec("L", 4, 6, false, Some(0))];
-        let lb = vec![rec("C", 0, 6, true, None), rec("L", 2, 4, false, Some(0)), rec("L", 4, 6, false, Some(0)), rec("D", 6, 10, true, None), rec("L", 8, 10, false, Some(3))];
-        let (ra, rb) = (Records::new(a_bytes, la, 6, false), Records::new(b_bytes, lb, 10, false));
+        let la = vec![
+            rec("C", 0, 6, true, None),
+            rec("L", 2, 4, false, Some(0)),
+            rec("L", 4, 6, false, Some(0)),
+        ];
+        let lb = vec![
+            rec("C", 0, 6, true, None),
+            rec("L", 2, 4, false, Some(0)),
+            rec("L", 4, 6, false, Some(0)),
+            rec("D", 6, 10, true, None),
+            rec("L", 8, 10, false, Some(3)),
+        ];
+        let (ra, rb) = (
+            Records::new(a_bytes, la, 6, false),
+            Records::new(b_bytes, lb, 10, false),
+        );
         let mut d = Differ::new(&ra, &rb, (None, None), empty(), None);
         d.run();
-        let shape: Vec<(Option<u32>, Option<u32>, RowStatus, u32)> = d.rows.iter().map(|r| (r.a, r.b, r.status, r.depth)).collect();
+        let shape: Vec<(Option<u32>, Option<u32>, RowStatus, u32)> = d
+            .rows
+            .iter()
+            .map(|r| (r.a, r.b, r.status, r.depth))
+            .collect();
         assert_eq!(
             shape,
             vec![
@@ -335,7 +528,15 @@ mod tests {
                 (None, Some(4), RowStatus::Added, 1),
             ]
         );
-        assert_eq!(d.out.records, Counts { same: 1, changed: 1, added: 1, removed: 0 });
+        assert_eq!(
+            d.out.records,
+            Counts {
+                same: 1,
+                changed: 1,
+                added: 1,
+                removed: 0
+            }
+        );
         assert_eq!(d.bytes.finish(), (vec![[4, 6]], vec![[4, 10]]));
     }
 
@@ -345,16 +546,47 @@ mod tests {
         let chain = |leaf: u8| {
             let mut bytes = vec![0u8; 201];
             bytes[200] = leaf;
-            let mut list: Vec<Record> = (0..200).map(|i| Record { tag: "C".into(), offset: i, end: 201, container: true, parent: i.checked_sub(1).map(|p| p as u32), row: None }).collect();
-            list.push(Record { tag: "L".into(), offset: 200, end: 201, container: false, parent: Some(199), row: None });
+            let mut list: Vec<Record> = (0..200)
+                .map(|i| Record {
+                    tag: "C".into(),
+                    offset: i,
+                    end: 201,
+                    container: true,
+                    parent: i.checked_sub(1).map(|p| p as u32),
+                    row: None,
+                })
+                .collect();
+            list.push(Record {
+                tag: "L".into(),
+                offset: 200,
+                end: 201,
+                container: false,
+                parent: Some(199),
+                row: None,
+            });
             (list, bytes)
         };
         let ((la, ba), (lb, bb)) = (chain(1), chain(2));
-        let (ra, rb) = (Records::new(&ba, la, 201, false), Records::new(&bb, lb, 201, false));
+        let (ra, rb) = (
+            Records::new(&ba, la, 201, false),
+            Records::new(&bb, lb, 201, false),
+        );
         let mut d = Differ::new(&ra, &rb, (None, None), empty(), None);
         d.run();
-        assert_eq!(d.out.records, Counts { same: 0, changed: 1, added: 0, removed: 0 });
-        assert_eq!(d.out.changed[0].path_a.matches('/').count(), MAX_DEPTH, "the container at the limit is the record");
+        assert_eq!(
+            d.out.records,
+            Counts {
+                same: 0,
+                changed: 1,
+                added: 0,
+                removed: 0
+            }
+        );
+        assert_eq!(
+            d.out.changed[0].path_a.matches('/').count(),
+            MAX_DEPTH,
+            "the container at the limit is the record"
+        );
     }
 
     #[test]
@@ -362,7 +594,15 @@ mod tests {
         let a: String = (0..20_000).map(|i| format!("k{i}=v\n")).collect();
         let b = a.replacen("k10000=v", "k10000=w", 1);
         let c = run(&a, &b);
-        assert_eq!(c.records, Counts { same: 19_999, changed: 1, added: 0, removed: 0 });
+        assert_eq!(
+            c.records,
+            Counts {
+                same: 19_999,
+                changed: 1,
+                added: 0,
+                removed: 0
+            }
+        );
         assert_eq!(c.changed[0].offset_a, a.find("k10000=").unwrap());
     }
 }

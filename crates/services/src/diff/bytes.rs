@@ -51,7 +51,13 @@ impl ByteRanges {
         }
         let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
         let room = a.len().min(b.len()) - prefix;
-        let suffix = a.iter().rev().zip(b.iter().rev()).take(room).take_while(|(x, y)| x == y).count();
+        let suffix = a
+            .iter()
+            .rev()
+            .zip(b.iter().rev())
+            .take(room)
+            .take_while(|(x, y)| x == y)
+            .count();
         self.only_a(at_a + prefix, at_a + a.len() - suffix);
         self.only_b(at_b + prefix, at_b + b.len() - suffix);
     }
@@ -87,7 +93,10 @@ fn merged(mut ranges: Vec<[usize; 2]>) -> Vec<[usize; 2]> {
 
 /// The first byte at which two byte strings differ (or where the shorter ends).
 pub(super) fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
-    a.iter().zip(b).position(|(x, y)| x != y).or_else(|| (a.len() != b.len()).then(|| a.len().min(b.len())))
+    a.iter()
+        .zip(b)
+        .position(|(x, y)| x != y)
+        .or_else(|| (a.len() != b.len()).then(|| a.len().min(b.len())))
 }
 
 #[cfg(test)]
@@ -98,7 +107,10 @@ mod tests {
     fn records_of_one_length_mark_each_run_that_differs_and_others_the_middle() {
         let mut r = ByteRanges::default();
         r.changed(b"abcdefgh", 100, b"aXcdeYZh", 200);
-        assert_eq!(r.finish(), (vec![[101, 102], [105, 107]], vec![[201, 202], [205, 207]]));
+        assert_eq!(
+            r.finish(),
+            (vec![[101, 102], [105, 107]], vec![[201, 202], [205, 207]])
+        );
         let mut r = ByteRanges::default();
         // One byte inserted: only the middle, on B; A's side is empty and not listed.
         r.changed(b"abcdef", 0, b"abcXdef", 10);
@@ -123,7 +135,16 @@ mod tests {
         let mut r = ByteRanges::default();
         r.changed(&a, 0, &b, 0);
         let (ra, rb) = r.finish();
-        assert!(ra.len() <= MAX_RANGES + 1 && rb.len() <= MAX_RANGES + 1, "{} {}", ra.len(), rb.len());
-        assert_eq!(ra.last().unwrap()[1], a.len(), "the rest is one range to the record's end");
+        assert!(
+            ra.len() <= MAX_RANGES + 1 && rb.len() <= MAX_RANGES + 1,
+            "{} {}",
+            ra.len(),
+            rb.len()
+        );
+        assert_eq!(
+            ra.last().unwrap()[1],
+            a.len(),
+            "the rest is one range to the record's end"
+        );
     }
 }

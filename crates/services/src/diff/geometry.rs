@@ -39,9 +39,18 @@ pub const LAYER_MOVED_IN_B: &str = "moved, in B";
 
 /// A moved vertex's colour: `t` its move over the largest move (0 to 1).
 pub fn moved_colour(t: f32) -> [u8; 4] {
-    let t = if t.is_finite() { t.clamp(0.0, 1.0) } else { 1.0 };
+    let t = if t.is_finite() {
+        t.clamp(0.0, 1.0)
+    } else {
+        1.0
+    };
     let mix = |a: u8, b: u8| (a as f32 + (b as f32 - a as f32) * t).round() as u8;
-    [mix(MOVED_LEAST[0], MOVED_MOST[0]), mix(MOVED_LEAST[1], MOVED_MOST[1]), mix(MOVED_LEAST[2], MOVED_MOST[2]), 255]
+    [
+        mix(MOVED_LEAST[0], MOVED_MOST[0]),
+        mix(MOVED_LEAST[1], MOVED_MOST[1]),
+        mix(MOVED_LEAST[2], MOVED_MOST[2]),
+        255,
+    ]
 }
 
 /// A primitive: its mesh and its place in the mesh.
@@ -56,7 +65,12 @@ struct Pairing {
 }
 
 fn primitives(scene: &Scene) -> impl Iterator<Item = (PrimRef, &Primitive)> {
-    scene.meshes.iter().enumerate().flat_map(|(m, mesh)| mesh.primitives.iter().enumerate().map(move |(k, p)| ((m as MeshId, k), p)))
+    scene.meshes.iter().enumerate().flat_map(|(m, mesh)| {
+        mesh.primitives
+            .iter()
+            .enumerate()
+            .map(move |(k, p)| ((m as MeshId, k), p))
+    })
 }
 
 fn pair_primitives(a: &Scene, b: &Scene, pairs: &HashMap<u32, u32>) -> Pairing {
@@ -66,9 +80,15 @@ fn pair_primitives(a: &Scene, b: &Scene, pairs: &HashMap<u32, u32>) -> Pairing {
             of_b.entry(r).or_insert((at, p));
         }
     }
-    let mut out = Pairing { partner: HashMap::new(), b_used: HashSet::new() };
+    let mut out = Pairing {
+        partner: HashMap::new(),
+        b_used: HashSet::new(),
+    };
     for (at, pa) in primitives(a) {
-        let partner = pa.record.and_then(|r| pairs.get(&r)).and_then(|rb| of_b.get(rb).map(|x| (*rb, *x)));
+        let partner = pa
+            .record
+            .and_then(|r| pairs.get(&r))
+            .and_then(|rb| of_b.get(rb).map(|x| (*rb, *x)));
         if let Some((rb, (bt, pb))) = partner {
             if pb.positions.len() == pa.positions.len() && out.b_used.insert(rb) {
                 out.partner.insert(at, bt);
@@ -90,7 +110,13 @@ fn distance(x: &[f32; 3], y: &[f32; 3]) -> f32 {
 /// record its own record was aligned to, vertex by vertex when the counts agree.
 pub(super) fn geometry(a: &Scene, b: &Scene, pairs: &HashMap<u32, u32>) -> Geometry {
     let pairing = pair_primitives(a, b, pairs);
-    let mut g = Geometry { triangles_a: a.triangle_count(0), triangles_b: b.triangle_count(0), vertices_moved: 0, max_displacement: 0.0, vertices_unmatched: 0 };
+    let mut g = Geometry {
+        triangles_a: a.triangle_count(0),
+        triangles_b: b.triangle_count(0),
+        vertices_moved: 0,
+        max_displacement: 0.0,
+        vertices_unmatched: 0,
+    };
     for (at, pa) in primitives(a) {
         match pairing.partner.get(&at) {
             Some(&bt) => {
@@ -118,7 +144,8 @@ fn plain_copy(a: &Scene) -> Scene {
     let mut clips = a.clips.clone();
     // Materials are replaced: what animated them has nothing to animate.
     for c in &mut clips {
-        c.tracks.retain(|t| !matches!(t.target, Target::UvOffset(_) | Target::Glow(_)));
+        c.tracks
+            .retain(|t| !matches!(t.target, Target::UvOffset(_) | Target::Glow(_)));
     }
     Scene {
         name: format!("{} (difference)", a.name),
@@ -175,7 +202,9 @@ fn lod_above(scene: &Scene, n: NodeId) -> Option<u32> {
 fn shown_by_default(scene: &Scene, hidden: &[u32], n: NodeId) -> bool {
     let mut at = Some(n);
     while let Some(i) = at {
-        let Some(node) = scene.nodes.get(i as usize) else { return false };
+        let Some(node) = scene.nodes.get(i as usize) else {
+            return false;
+        };
         if node.layer.is_some_and(|l| hidden.contains(&l)) {
             return false;
         }
@@ -185,10 +214,31 @@ fn shown_by_default(scene: &Scene, hidden: &[u32], n: NodeId) -> bool {
 }
 
 /// A node of `into` placed where `world` puts B's node, drawing `mesh`, on `layer`.
-fn placed_copy(into: &mut Scene, parent: NodeId, world: Mat4, mesh: MeshId, lod: Option<u32>, record: Option<u32>) -> NodeId {
+fn placed_copy(
+    into: &mut Scene,
+    parent: NodeId,
+    world: Mat4,
+    mesh: MeshId,
+    lod: Option<u32>,
+    record: Option<u32>,
+) -> NodeId {
     let (scale, rotation, translation) = world.to_scale_rotation_translation();
-    let transform = Transform { translation: translation.to_array(), rotation: rotation.to_array(), scale: scale.to_array() };
-    into.add_node(Some(parent), Node { name: None, transform, mesh: Some(mesh), lod, record, ..Default::default() })
+    let transform = Transform {
+        translation: translation.to_array(),
+        rotation: rotation.to_array(),
+        scale: scale.to_array(),
+    };
+    into.add_node(
+        Some(parent),
+        Node {
+            name: None,
+            transform,
+            mesh: Some(mesh),
+            lod,
+            record,
+            ..Default::default()
+        },
+    )
 }
 
 /// A difference view: its scene, and which of its layers hold B's geometry (the rest is
@@ -205,7 +255,14 @@ fn b_layer_root(into: &mut Scene, layers_from_b: &mut Vec<u32>, name: &str) -> N
     if !layers_from_b.contains(&layer) {
         layers_from_b.push(layer);
     }
-    into.add_node(None, Node { name: Some(name.to_string()), layer: Some(layer), ..Default::default() })
+    into.add_node(
+        None,
+        Node {
+            name: Some(name.to_string()),
+            layer: Some(layer),
+            ..Default::default()
+        },
+    )
 }
 
 /// Two models' difference view: A's geometry with each vertex coloured by how far it moved
@@ -215,9 +272,19 @@ pub(super) fn model_difference(a: &Scene, b: &Scene, pairs: &HashMap<u32, u32>) 
     let pairing = pair_primitives(a, b, pairs);
     let moves = |at: &PrimRef| -> Option<Vec<f32>> {
         let bt = pairing.partner.get(at)?;
-        Some(primitive(a, *at).positions.iter().zip(&primitive(b, *bt).positions).map(|(x, y)| if x == y { 0.0 } else { distance(x, y) }).collect())
+        Some(
+            primitive(a, *at)
+                .positions
+                .iter()
+                .zip(&primitive(b, *bt).positions)
+                .map(|(x, y)| if x == y { 0.0 } else { distance(x, y) })
+                .collect(),
+        )
     };
-    let most = primitives(a).filter_map(|(at, _)| moves(&at)).flatten().fold(0.0f32, f32::max);
+    let most = primitives(a)
+        .filter_map(|(at, _)| moves(&at))
+        .flatten()
+        .fold(0.0f32, f32::max);
     let mut d = plain_copy(a);
     for (m, mesh) in a.meshes.iter().enumerate() {
         let primitives = mesh
@@ -226,16 +293,32 @@ pub(super) fn model_difference(a: &Scene, b: &Scene, pairs: &HashMap<u32, u32>) 
             .enumerate()
             .map(|(k, p)| {
                 let colors = match moves(&(m as MeshId, k)) {
-                    Some(ds) => ds.iter().map(|&x| if x > 0.0 { moved_colour(x / most) } else { UNCHANGED }).collect(),
+                    Some(ds) => ds
+                        .iter()
+                        .map(|&x| {
+                            if x > 0.0 {
+                                moved_colour(x / most)
+                            } else {
+                                UNCHANGED
+                            }
+                        })
+                        .collect(),
                     None => vec![ONLY_IN_A; p.positions.len()],
                 };
                 coloured(p, colors)
             })
             .collect();
-        d.add_mesh(Mesh { name: mesh.name.clone(), primitives });
+        d.add_mesh(Mesh {
+            name: mesh.name.clone(),
+            primitives,
+        });
     }
     // B's primitives without a partner, baked where B draws them.
-    let hidden = b.choice.as_ref().map(|c| c.hidden_layers(c.default)).unwrap_or_default();
+    let hidden = b
+        .choice
+        .as_ref()
+        .map(|c| c.hidden_layers(c.default))
+        .unwrap_or_default();
     let world = b.world(&b.pose(0.0));
     let (mut root, mut layers_from_b) = (None, Vec::new());
     for (n, node) in b.nodes.iter().enumerate() {
@@ -247,7 +330,11 @@ pub(super) fn model_difference(a: &Scene, b: &Scene, pairs: &HashMap<u32, u32>) 
             if p.record.is_some_and(|r| pairing.b_used.contains(&r)) {
                 continue;
             }
-            let baked: Vec<[f32; 3]> = p.positions.iter().map(|v| world[n].transform_point3(Vec3::from(*v)).to_array()).collect();
+            let baked: Vec<[f32; 3]> = p
+                .positions
+                .iter()
+                .map(|v| world[n].transform_point3(Vec3::from(*v)).to_array())
+                .collect();
             let colors = vec![ONLY_IN_B; baked.len()];
             let mesh = d.add_mesh(Mesh {
                 name: None,
@@ -263,20 +350,42 @@ pub(super) fn model_difference(a: &Scene, b: &Scene, pairs: &HashMap<u32, u32>) 
                     sources: p.sources.clone(),
                 }],
             });
-            let parent = *root.get_or_insert_with(|| b_layer_root(&mut d, &mut layers_from_b, LAYER_ONLY_IN_B));
-            placed_copy(&mut d, parent, Mat4::IDENTITY, mesh, lod_above(b, n as NodeId), None);
+            let parent = *root
+                .get_or_insert_with(|| b_layer_root(&mut d, &mut layers_from_b, LAYER_ONLY_IN_B));
+            placed_copy(
+                &mut d,
+                parent,
+                Mat4::IDENTITY,
+                mesh,
+                lod_above(b, n as NodeId),
+                None,
+            );
         }
     }
-    Difference { scene: d, layers_from_b }
+    Difference {
+        scene: d,
+        layers_from_b,
+    }
 }
 
 /// What became of each node's placement: a placement's own status, inherited by everything
 /// under it (the models it draws), `Same` above any placement.
-fn node_statuses(scene: &Scene, placements: &[Placement], statuses: &[PlacementStatus]) -> Vec<PlacementStatus> {
-    let own: HashMap<NodeId, PlacementStatus> = placements.iter().zip(statuses).filter_map(|(p, s)| Some((p.node?, *s))).collect();
+fn node_statuses(
+    scene: &Scene,
+    placements: &[Placement],
+    statuses: &[PlacementStatus],
+) -> Vec<PlacementStatus> {
+    let own: HashMap<NodeId, PlacementStatus> = placements
+        .iter()
+        .zip(statuses)
+        .filter_map(|(p, s)| Some((p.node?, *s)))
+        .collect();
     let mut out = Vec::with_capacity(scene.nodes.len());
     for (i, n) in scene.nodes.iter().enumerate() {
-        let inherited = n.parent.filter(|&p| (p as usize) < i).map_or(PlacementStatus::Same, |p| out[p as usize]);
+        let inherited = n
+            .parent
+            .filter(|&p| (p as usize) < i)
+            .map_or(PlacementStatus::Same, |p| out[p as usize]);
         out.push(own.get(&(i as NodeId)).copied().unwrap_or(inherited));
     }
     out
@@ -287,14 +396,30 @@ fn node_statuses(scene: &Scene, placements: &[Placement], statuses: &[PlacementS
 /// placements where B has them (scaled by [`MOVED_MOST`]) and what only B places in
 /// [`ONLY_IN_B`], each on a layer of its own. Models stay instanced: one recoloured copy of a
 /// mesh per colour it takes.
-pub(super) fn placement_difference(a: &Scene, b: &Scene, placements: (&[Placement], &[Placement]), statuses: &PlacementStatuses) -> Difference {
+pub(super) fn placement_difference(
+    a: &Scene,
+    b: &Scene,
+    placements: (&[Placement], &[Placement]),
+    statuses: &PlacementStatuses,
+) -> Difference {
     let mut d = plain_copy(a);
     let mut copies: HashMap<(bool, MeshId, [u8; 4]), MeshId> = HashMap::new();
     let mut recolour = |d: &mut Scene, from_b: bool, m: MeshId, colour: [u8; 4]| -> MeshId {
         *copies.entry((from_b, m, colour)).or_insert_with(|| {
-            let source = if from_b { &b.meshes[m as usize] } else { &a.meshes[m as usize] };
-            let primitives = source.primitives.iter().map(|p| coloured(p, vec![colour; p.positions.len()])).collect();
-            d.add_mesh(Mesh { name: source.name.clone(), primitives })
+            let source = if from_b {
+                &b.meshes[m as usize]
+            } else {
+                &a.meshes[m as usize]
+            };
+            let primitives = source
+                .primitives
+                .iter()
+                .map(|p| coloured(p, vec![colour; p.positions.len()]))
+                .collect();
+            d.add_mesh(Mesh {
+                name: source.name.clone(),
+                primitives,
+            })
         })
     };
     let status_a = node_statuses(a, placements.0, &statuses.a);
@@ -309,7 +434,8 @@ pub(super) fn placement_difference(a: &Scene, b: &Scene, placements: (&[Placemen
     }
     let status_b = node_statuses(b, placements.1, &statuses.b);
     let world = b.world(&b.pose(0.0));
-    let (mut roots, mut layers_from_b): (HashMap<&str, NodeId>, Vec<u32>) = (HashMap::new(), Vec::new());
+    let (mut roots, mut layers_from_b): (HashMap<&str, NodeId>, Vec<u32>) =
+        (HashMap::new(), Vec::new());
     for (i, n) in b.nodes.iter().enumerate() {
         let Some(m) = n.mesh else { continue };
         let (layer, colour) = match status_b[i] {
@@ -318,10 +444,22 @@ pub(super) fn placement_difference(a: &Scene, b: &Scene, placements: (&[Placemen
             PlacementStatus::Same | PlacementStatus::Removed => continue,
         };
         let mesh = recolour(&mut d, true, m, colour);
-        let parent = *roots.entry(layer).or_insert_with(|| b_layer_root(&mut d, &mut layers_from_b, layer));
-        placed_copy(&mut d, parent, world[i], mesh, lod_above(b, i as NodeId), b.record_of(i as NodeId));
+        let parent = *roots
+            .entry(layer)
+            .or_insert_with(|| b_layer_root(&mut d, &mut layers_from_b, layer));
+        placed_copy(
+            &mut d,
+            parent,
+            world[i],
+            mesh,
+            lod_above(b, i as NodeId),
+            b.record_of(i as NodeId),
+        );
     }
-    Difference { scene: d, layers_from_b }
+    Difference {
+        scene: d,
+        layers_from_b,
+    }
 }
 
 #[cfg(test)]
@@ -331,8 +469,22 @@ mod tests {
     /// One triangle on a node, its primitive from `record`.
     fn scene(positions: [[f32; 3]; 3], record: u32) -> Scene {
         let mut s = Scene::default();
-        let mesh = s.add_mesh(Mesh { name: None, primitives: vec![Primitive { positions: positions.to_vec(), indices: vec![0, 1, 2], record: Some(record), ..Default::default() }] });
-        s.add_node(None, Node { mesh: Some(mesh), ..Default::default() });
+        let mesh = s.add_mesh(Mesh {
+            name: None,
+            primitives: vec![Primitive {
+                positions: positions.to_vec(),
+                indices: vec![0, 1, 2],
+                record: Some(record),
+                ..Default::default()
+            }],
+        });
+        s.add_node(
+            None,
+            Node {
+                mesh: Some(mesh),
+                ..Default::default()
+            },
+        );
         s
     }
 
@@ -342,11 +494,21 @@ mod tests {
         let b = scene([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 3.0, 0.0]], 7);
         let pairs = HashMap::from([(5, 7)]);
         let g = geometry(&a, &b, &pairs);
-        assert_eq!((g.vertices_moved, g.max_displacement, g.vertices_unmatched), (1, 2.0, 0));
-        let Difference { scene: d, layers_from_b } = model_difference(&a, &b, &pairs);
+        assert_eq!(
+            (g.vertices_moved, g.max_displacement, g.vertices_unmatched),
+            (1, 2.0, 0)
+        );
+        let Difference {
+            scene: d,
+            layers_from_b,
+        } = model_difference(&a, &b, &pairs);
         assert!(layers_from_b.is_empty());
         let colors = d.meshes[0].primitives[0].colors.clone().unwrap();
-        assert_eq!(colors, vec![UNCHANGED, UNCHANGED, MOVED_MOST], "the farthest move takes the far end of the scale");
+        assert_eq!(
+            colors,
+            vec![UNCHANGED, UNCHANGED, MOVED_MOST],
+            "the farthest move takes the far end of the scale"
+        );
         assert_eq!(d.meshes[0].primitives[0].material, Some(0));
         assert!(d.textures.is_empty() && d.materials.len() == 1);
         assert!(d.layers.is_empty(), "nothing only B has: no layer for it");
@@ -358,13 +520,23 @@ mod tests {
         let mut b = scene([[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], 9);
         // B's node stands 10 units up: its copy in the view stands there too.
         b.nodes[0].transform.translation = [0.0, 10.0, 0.0];
-        let Difference { scene: d, layers_from_b } = model_difference(&a, &b, &HashMap::new());
-        assert_eq!(d.meshes[0].primitives[0].colors.as_ref().unwrap()[0], ONLY_IN_A);
+        let Difference {
+            scene: d,
+            layers_from_b,
+        } = model_difference(&a, &b, &HashMap::new());
+        assert_eq!(
+            d.meshes[0].primitives[0].colors.as_ref().unwrap()[0],
+            ONLY_IN_A
+        );
         assert_eq!(d.layers, vec![LAYER_ONLY_IN_B.to_string()]);
         assert_eq!(layers_from_b, [0], "its layer holds B's geometry");
         let only_b = &d.meshes[1].primitives[0];
         assert_eq!(only_b.colors.as_ref().unwrap()[2], ONLY_IN_B);
-        assert_eq!(only_b.positions[2], [0.0, 11.0, 0.0], "baked where B draws it");
+        assert_eq!(
+            only_b.positions[2],
+            [0.0, 11.0, 0.0],
+            "baked where B draws it"
+        );
         assert_eq!(only_b.record, Some(9), "a pick on it finds B's record");
         assert_eq!(d.triangle_count(0), 2);
     }

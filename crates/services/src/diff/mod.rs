@@ -14,7 +14,10 @@ mod geometry;
 mod placements;
 mod records;
 
-pub use geometry::{moved_colour, Difference, Geometry, LAYER_MOVED_IN_B, LAYER_ONLY_IN_B, MOVED_FROM, MOVED_LEAST, MOVED_MOST, ONLY_IN_A, ONLY_IN_B, UNCHANGED};
+pub use geometry::{
+    moved_colour, Difference, Geometry, LAYER_MOVED_IN_B, LAYER_ONLY_IN_B, MOVED_FROM, MOVED_LEAST,
+    MOVED_MOST, ONLY_IN_A, ONLY_IN_B, UNCHANGED,
+};
 pub use placements::{placements, PlacementChange, PlacementCounts, Placements};
 
 use crate::formats::Document;
@@ -156,12 +159,21 @@ pub fn compare(a: &dyn Document, b: &dyn Document, scenes: Option<(&Scene, &Scen
 }
 
 /// [`compare`], and what the page shows beside it.
-pub fn compare_in_full(a: &dyn Document, b: &dyn Document, scenes: Option<(&Scene, &Scene)>) -> (Comparison, Alignment) {
+pub fn compare_in_full(
+    a: &dyn Document,
+    b: &dyn Document,
+    scenes: Option<(&Scene, &Scene)>,
+) -> (Comparison, Alignment) {
     compare_within(a, b, scenes, ALIGN_BUDGET)
 }
 
 /// [`compare_in_full`], the alignment searching for at most `budget`.
-fn compare_within(a: &dyn Document, b: &dyn Document, scenes: Option<(&Scene, &Scene)>, budget: std::time::Duration) -> (Comparison, Alignment) {
+fn compare_within(
+    a: &dyn Document,
+    b: &dyn Document,
+    scenes: Option<(&Scene, &Scene)>,
+    budget: std::time::Duration,
+) -> (Comparison, Alignment) {
     let mut out = Comparison {
         same: false,
         kind_a: a.kind_word(),
@@ -175,17 +187,39 @@ fn compare_within(a: &dyn Document, b: &dyn Document, scenes: Option<(&Scene, &S
         placements: None,
     };
     let (bytes_a, bytes_b) = (a.bytes(0).unwrap_or(&[]), b.bytes(0).unwrap_or(&[]));
-    let records = if a.kind() == b.kind() { Records::of_document(a).zip(Records::of_document(b)) } else { None };
+    let records = if a.kind() == b.kind() {
+        Records::of_document(a).zip(Records::of_document(b))
+    } else {
+        None
+    };
     let Some((ra, rb)) = records else {
-        out.notes.push(if a.kind() != b.kind() { format!("a {} and a {}: compared by bytes", a.kind().title(), b.kind().title()) } else { "no records: compared by bytes".into() });
+        out.notes.push(if a.kind() != b.kind() {
+            format!(
+                "a {} and a {}: compared by bytes",
+                a.kind().title(),
+                b.kind().title()
+            )
+        } else {
+            "no records: compared by bytes".into()
+        });
         if let Some(at) = first_difference(bytes_a, bytes_b) {
-            out.notes.push(format!("the bytes differ from byte {at} ({} and {} bytes)", bytes_a.len(), bytes_b.len()));
+            out.notes.push(format!(
+                "the bytes differ from byte {at} ({} and {} bytes)",
+                bytes_a.len(),
+                bytes_b.len()
+            ));
         }
         out.same = first_difference(bytes_a, bytes_b).is_none();
         let mut ranges = bytes::ByteRanges::default();
         ranges.changed(bytes_a, 0, bytes_b, 0);
         let (a, b) = ranges.finish();
-        return (out, Alignment { bytes: Sides { a, b }, ..Alignment::default() });
+        return (
+            out,
+            Alignment {
+                bytes: Sides { a, b },
+                ..Alignment::default()
+            },
+        );
     };
     let deadline = similar::Instant::now().checked_add(budget);
     let mut d = align::Differ::new(&ra, &rb, (a.inspector(), b.inspector()), out, deadline);
@@ -195,7 +229,9 @@ fn compare_within(a: &dyn Document, b: &dyn Document, scenes: Option<(&Scene, &S
     }
     // A model's primitives name the records they came from; a world's come from the models
     // it places, whose records these are not, so a world is compared by its placements.
-    if let Some((sa, sb)) = scenes.filter(|(sa, sb)| !ra.lines && (!sa.meshes.is_empty() || !sb.meshes.is_empty())) {
+    if let Some((sa, sb)) =
+        scenes.filter(|(sa, sb)| !ra.lines && (!sa.meshes.is_empty() || !sb.meshes.is_empty()))
+    {
         d.out.geometry = Some(geometry::geometry(sa, sb, &d.pairs));
     }
     if !a.placements().is_empty() || !b.placements().is_empty() {
@@ -203,7 +239,10 @@ fn compare_within(a: &dyn Document, b: &dyn Document, scenes: Option<(&Scene, &S
     }
     // What the records do not reach (past a parse error, past the listed rows) compares
     // as bytes.
-    let (tail_a, tail_b) = (&bytes_a[ra.parsed_to.min(bytes_a.len())..], &bytes_b[rb.parsed_to.min(bytes_b.len())..]);
+    let (tail_a, tail_b) = (
+        &bytes_a[ra.parsed_to.min(bytes_a.len())..],
+        &bytes_b[rb.parsed_to.min(bytes_b.len())..],
+    );
     let tails_differ = first_difference(tail_a, tail_b).is_some();
     if ra.parsed_to < bytes_a.len() || rb.parsed_to < bytes_b.len() {
         d.out.notes.push(format!(
@@ -214,23 +253,47 @@ fn compare_within(a: &dyn Document, b: &dyn Document, scenes: Option<(&Scene, &S
             tail_b.len(),
             if tails_differ { "they differ" } else { "the same" }
         ));
-        d.bytes.changed(tail_a, ra.parsed_to.min(bytes_a.len()), tail_b, rb.parsed_to.min(bytes_b.len()));
+        d.bytes.changed(
+            tail_a,
+            ra.parsed_to.min(bytes_a.len()),
+            tail_b,
+            rb.parsed_to.min(bytes_b.len()),
+        );
     }
     let c = &d.out.records;
     d.out.same = c.changed == 0 && c.added == 0 && c.removed == 0 && !tails_differ;
     let (changed_a, changed_b) = d.bytes.finish();
-    let alignment = Alignment { lines: ra.lines, rows: d.rows, rows_dropped: d.rows_dropped, bytes: Sides { a: changed_a, b: changed_b }, pairs: d.pairs };
+    let alignment = Alignment {
+        lines: ra.lines,
+        rows: d.rows,
+        rows_dropped: d.rows_dropped,
+        bytes: Sides {
+            a: changed_a,
+            b: changed_b,
+        },
+        pairs: d.pairs,
+    };
     (d.out, alignment)
 }
 
 /// The difference view of two scenes compared: for two worlds by their placements, for
 /// models vertex by vertex through the records the alignment paired (docs/diff.md). None
 /// when there is nothing to compare in 3D (text, or a side without a scene).
-pub fn difference_scene(a: &dyn Document, b: &dyn Document, scenes: (&Scene, &Scene), alignment: &Alignment) -> Option<Difference> {
+pub fn difference_scene(
+    a: &dyn Document,
+    b: &dyn Document,
+    scenes: (&Scene, &Scene),
+    alignment: &Alignment,
+) -> Option<Difference> {
     let (sa, sb) = scenes;
     if !a.placements().is_empty() || !b.placements().is_empty() {
         let (_, statuses) = placements::placements_with_statuses(a.placements(), b.placements());
-        return Some(geometry::placement_difference(sa, sb, (a.placements(), b.placements()), &statuses));
+        return Some(geometry::placement_difference(
+            sa,
+            sb,
+            (a.placements(), b.placements()),
+            &statuses,
+        ));
     }
     if alignment.lines || (sa.meshes.is_empty() && sb.meshes.is_empty()) {
         return None;

@@ -63,11 +63,29 @@ pub fn placements(a: &[Placement], b: &[Placement]) -> Placements {
     placements_with_statuses(a, b).0
 }
 
-pub(super) fn placements_with_statuses(a: &[Placement], b: &[Placement]) -> (Placements, PlacementStatuses) {
-    let change = |p: &Placement| PlacementChange { path: p.path.clone(), section: p.section.clone(), model: p.model.clone(), position_a: None, position_b: None, rotation_a: None, rotation_b: None };
-    let of_b: HashMap<&str, usize> = b.iter().enumerate().map(|(i, p)| (p.path.as_str(), i)).collect();
+pub(super) fn placements_with_statuses(
+    a: &[Placement],
+    b: &[Placement],
+) -> (Placements, PlacementStatuses) {
+    let change = |p: &Placement| PlacementChange {
+        path: p.path.clone(),
+        section: p.section.clone(),
+        model: p.model.clone(),
+        position_a: None,
+        position_b: None,
+        rotation_a: None,
+        rotation_b: None,
+    };
+    let of_b: HashMap<&str, usize> = b
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.path.as_str(), i))
+        .collect();
     let mut out = Placements::default();
-    let mut statuses = PlacementStatuses { a: Vec::with_capacity(a.len()), b: vec![PlacementStatus::Added; b.len()] };
+    let mut statuses = PlacementStatuses {
+        a: Vec::with_capacity(a.len()),
+        b: vec![PlacementStatus::Added; b.len()],
+    };
     let mut paired = HashSet::new();
     for pa in a {
         match of_b.get(pa.path.as_str()) {
@@ -75,8 +93,13 @@ pub(super) fn placements_with_statuses(a: &[Placement], b: &[Placement]) -> (Pla
                 let pb = &b[k];
                 paired.insert(k);
                 // Positions written with three decimals: closer than that is the same place.
-                let near = |x: [f32; 3], y: [f32; 3]| x.iter().zip(&y).all(|(p, q)| (p - q).abs() < 1e-3);
-                let status = if near(pa.position, pb.position) && near(pa.rotation, pb.rotation) { PlacementStatus::Same } else { PlacementStatus::Moved };
+                let near =
+                    |x: [f32; 3], y: [f32; 3]| x.iter().zip(&y).all(|(p, q)| (p - q).abs() < 1e-3);
+                let status = if near(pa.position, pb.position) && near(pa.rotation, pb.rotation) {
+                    PlacementStatus::Same
+                } else {
+                    PlacementStatus::Moved
+                };
                 statuses.a.push(status);
                 statuses.b[k] = status;
                 if status == PlacementStatus::Same {
@@ -84,7 +107,13 @@ pub(super) fn placements_with_statuses(a: &[Placement], b: &[Placement]) -> (Pla
                 } else {
                     out.counts.moved += 1;
                     if out.moved.len() < MAX_LISTED {
-                        out.moved.push(PlacementChange { position_a: Some(pa.position), position_b: Some(pb.position), rotation_a: Some(pa.rotation), rotation_b: Some(pb.rotation), ..change(pa) });
+                        out.moved.push(PlacementChange {
+                            position_a: Some(pa.position),
+                            position_b: Some(pb.position),
+                            rotation_a: Some(pa.rotation),
+                            rotation_b: Some(pb.rotation),
+                            ..change(pa)
+                        });
                     }
                 }
             }
@@ -92,7 +121,11 @@ pub(super) fn placements_with_statuses(a: &[Placement], b: &[Placement]) -> (Pla
                 statuses.a.push(PlacementStatus::Removed);
                 out.counts.removed += 1;
                 if out.removed.len() < MAX_LISTED {
-                    out.removed.push(PlacementChange { position_a: Some(pa.position), rotation_a: Some(pa.rotation), ..change(pa) });
+                    out.removed.push(PlacementChange {
+                        position_a: Some(pa.position),
+                        rotation_a: Some(pa.rotation),
+                        ..change(pa)
+                    });
                 }
             }
         }
@@ -100,7 +133,11 @@ pub(super) fn placements_with_statuses(a: &[Placement], b: &[Placement]) -> (Pla
     for (_, pb) in b.iter().enumerate().filter(|(k, _)| !paired.contains(k)) {
         out.counts.added += 1;
         if out.added.len() < MAX_LISTED {
-            out.added.push(PlacementChange { position_b: Some(pb.position), rotation_b: Some(pb.rotation), ..change(pb) });
+            out.added.push(PlacementChange {
+                position_b: Some(pb.position),
+                rotation_b: Some(pb.rotation),
+                ..change(pb)
+            });
         }
     }
     (out, statuses)

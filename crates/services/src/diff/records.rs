@@ -38,7 +38,14 @@ impl<'a> Records<'a> {
                 None => roots.push(i as u32),
             }
         }
-        Records { bytes, list, roots, children, parsed_to, lines }
+        Records {
+            bytes,
+            list,
+            roots,
+            children,
+            parsed_to,
+            lines,
+        }
     }
 
     /// A text file's lines, each without its line ending, all of one tag.
@@ -46,9 +53,23 @@ impl<'a> Records<'a> {
         let mut list = Vec::new();
         let mut start = 0;
         while start < bytes.len() {
-            let end = bytes[start..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |n| start + n);
-            let text_end = if end > start && bytes[end - 1] == b'\r' { end - 1 } else { end };
-            list.push(Record { tag: "line".into(), offset: start, end: text_end, container: false, parent: None, row: None });
+            let end = bytes[start..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(bytes.len(), |n| start + n);
+            let text_end = if end > start && bytes[end - 1] == b'\r' {
+                end - 1
+            } else {
+                end
+            };
+            list.push(Record {
+                tag: "line".into(),
+                offset: start,
+                end: text_end,
+                container: false,
+                parent: None,
+                row: None,
+            });
             start = end + 1;
         }
         Records::new(bytes, list, bytes.len(), true)
@@ -57,10 +78,28 @@ impl<'a> Records<'a> {
     /// A format's inspector rows. Rows past the view's limit are not listed: the bytes
     /// after the last listed one compare as bytes.
     pub fn of_view(bytes: &'a [u8], view: &InspectorView) -> Records<'a> {
-        let list: Vec<Record> =
-            view.chunks.iter().map(|r| Record { tag: r.name.clone(), offset: r.offset, end: r.end.min(bytes.len()), container: r.container, parent: r.parent, row: Some(r.index) }).collect();
+        let list: Vec<Record> = view
+            .chunks
+            .iter()
+            .map(|r| Record {
+                tag: r.name.clone(),
+                offset: r.offset,
+                end: r.end.min(bytes.len()),
+                container: r.container,
+                parent: r.parent,
+                row: Some(r.index),
+            })
+            .collect();
         let complete = view.chunks.len() >= view.rows_total && view.error.is_none();
-        let parsed_to = if complete { bytes.len() } else { list.iter().filter(|r| r.parent.is_none()).map(|r| r.end).max().unwrap_or(0) };
+        let parsed_to = if complete {
+            bytes.len()
+        } else {
+            list.iter()
+                .filter(|r| r.parent.is_none())
+                .map(|r| r.end)
+                .max()
+                .unwrap_or(0)
+        };
         Records::new(bytes, list, parsed_to, false)
     }
 
@@ -102,7 +141,11 @@ impl<'a> Records<'a> {
                 Some(p) => &self.children[p as usize],
                 None => &self.roots,
             };
-            let ordinal = siblings.iter().take_while(|&&s| s != i).filter(|&&s| self.list[s as usize].tag == r.tag).count();
+            let ordinal = siblings
+                .iter()
+                .take_while(|&&s| s != i)
+                .filter(|&&s| self.list[s as usize].tag == r.tag)
+                .count();
             steps.push(format!("{}[{ordinal}]", r.tag));
             at = r.parent;
         }
@@ -136,7 +179,8 @@ impl<'a> Records<'a> {
 }
 
 fn is_text(view: &InspectorView) -> bool {
-    view.format == "text" || (!view.runs.is_empty() && view.runs.iter().all(|r| r.class == ByteClass::Text))
+    view.format == "text"
+        || (!view.runs.is_empty() && view.runs.iter().all(|r| r.class == ByteClass::Text))
 }
 
 /// What a sibling is matched by: its tag, and a leaf's bytes.
@@ -150,7 +194,10 @@ pub(super) fn keys<'a>(r: &'a Records<'_>, ids: &[u32]) -> Vec<Key<'a>> {
     ids.iter()
         .map(|&i| {
             let rec = &r.list[i as usize];
-            Key { tag: &rec.tag, content: (!rec.container).then(|| r.content(i)) }
+            Key {
+                tag: &rec.tag,
+                content: (!rec.container).then(|| r.content(i)),
+            }
         })
         .collect()
 }

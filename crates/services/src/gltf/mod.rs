@@ -58,10 +58,17 @@ pub struct ExportOptions {
 
 /// The glTF scenes of one LOD: each a name and the layers it leaves out.
 fn views(scene: &Scene, options: &ExportOptions) -> Vec<(Option<String>, Vec<u32>)> {
-    let Some(choice) = scene.choice.as_ref().filter(|_| options.every_choice) else { return vec![(None, options.hidden_layers.clone())] };
+    let Some(choice) = scene.choice.as_ref().filter(|_| options.every_choice) else {
+        return vec![(None, options.hidden_layers.clone())];
+    };
     let mut out: Vec<(Option<String>, Vec<u32>)> = Vec::new();
     for (k, option) in choice.options.iter().enumerate() {
-        let mut hidden: Vec<u32> = options.hidden_layers.iter().copied().chain(choice.hidden_layers(k)).collect();
+        let mut hidden: Vec<u32> = options
+            .hidden_layers
+            .iter()
+            .copied()
+            .chain(choice.hidden_layers(k))
+            .collect();
         hidden.sort_unstable();
         hidden.dedup();
         if !out.iter().any(|(_, h)| *h == hidden) {
@@ -110,7 +117,10 @@ impl Data<'_> {
                 [0.0; N]
             }
         }
-        fn floats<const N: usize>(w: &mut impl std::io::Write, values: impl Iterator<Item = [f32; N]>) -> std::io::Result<()> {
+        fn floats<const N: usize>(
+            w: &mut impl std::io::Write,
+            values: impl Iterator<Item = [f32; N]>,
+        ) -> std::io::Result<()> {
             for v in values {
                 w.write_all(bytemuck::cast_slice(&v.map(f32::to_le_bytes)))?;
             }
@@ -119,10 +129,20 @@ impl Data<'_> {
         match self {
             Data::Bytes(b) => w.write_all(b),
             Data::FinitePositions(v) => floats(w, v.iter().map(finite)),
-            Data::UnitNormals(v) => floats(w, v.iter().map(|n| glam::Vec3::from(*n).try_normalize().unwrap_or(glam::Vec3::Z).to_array())),
+            Data::UnitNormals(v) => floats(
+                w,
+                v.iter().map(|n| {
+                    glam::Vec3::from(*n)
+                        .try_normalize()
+                        .unwrap_or(glam::Vec3::Z)
+                        .to_array()
+                }),
+            ),
             Data::LinearColors(v) => floats(w, v.iter().map(linear_colour)),
             Data::FiniteUvs(v) => floats(w, v.iter().map(finite)),
-            Data::ShortIndices(v) => v.iter().try_for_each(|&i| w.write_all(&(i as u16).to_le_bytes())),
+            Data::ShortIndices(v) => v
+                .iter()
+                .try_for_each(|&i| w.write_all(&(i as u16).to_le_bytes())),
             Data::Indices(v) => v.iter().try_for_each(|&i| w.write_all(&i.to_le_bytes())),
         }
     }
@@ -130,7 +150,12 @@ impl Data<'_> {
 
 /// A vertex colour of sRGB bytes as glTF's linear floats (its alpha as it is).
 fn linear_colour(c: &[u8; 4]) -> [f32; 4] {
-    [srgb_to_linear(c[0] as f32 / 255.0), srgb_to_linear(c[1] as f32 / 255.0), srgb_to_linear(c[2] as f32 / 255.0), c[3] as f32 / 255.0]
+    [
+        srgb_to_linear(c[0] as f32 / 255.0),
+        srgb_to_linear(c[1] as f32 / 255.0),
+        srgb_to_linear(c[2] as f32 / 255.0),
+        c[3] as f32 / 255.0,
+    ]
 }
 
 /// The JSON, and the views of the binary chunk it points into.
@@ -145,7 +170,11 @@ fn aligned(n: usize) -> usize {
 }
 
 impl<'a> Builder<'a> {
-    fn view(&mut self, data: Data<'a>, target: Option<json::buffer::Target>) -> Index<json::buffer::View> {
+    fn view(
+        &mut self,
+        data: Data<'a>,
+        target: Option<json::buffer::Target>,
+    ) -> Index<json::buffer::View> {
         let (offset, len) = (self.bin_len, data.len());
         self.bin_len = aligned(offset + len);
         self.data.push(data);
@@ -188,7 +217,14 @@ impl<'a> Builder<'a> {
     }
 
     /// `count` normalised integer values (weights in bytes: 255 is 1.0).
-    fn normalised(&mut self, data: Data<'a>, count: usize, component: json::accessor::ComponentType, type_: json::accessor::Type, target: Option<json::buffer::Target>) -> Index<json::Accessor> {
+    fn normalised(
+        &mut self,
+        data: Data<'a>,
+        count: usize,
+        component: json::accessor::ComponentType,
+        type_: json::accessor::Type,
+        target: Option<json::buffer::Target>,
+    ) -> Index<json::Accessor> {
         let index = self.accessor(data, count, component, type_, target, None);
         self.root.accessors[index.value()].normalized = true;
         index
@@ -196,7 +232,13 @@ impl<'a> Builder<'a> {
 
     /// `count` float vectors of width `N` (with their bounds, which glTF asks of
     /// positions and animation inputs, when given).
-    fn floats<const N: usize>(&mut self, data: Data<'a>, count: usize, target: Option<json::buffer::Target>, bounds: Option<([f32; N], [f32; N])>) -> Index<json::Accessor> {
+    fn floats<const N: usize>(
+        &mut self,
+        data: Data<'a>,
+        count: usize,
+        target: Option<json::buffer::Target>,
+        bounds: Option<([f32; N], [f32; N])>,
+    ) -> Index<json::Accessor> {
         use json::accessor::Type;
         let type_ = match N {
             1 => Type::Scalar,
@@ -204,7 +246,14 @@ impl<'a> Builder<'a> {
             3 => Type::Vec3,
             _ => Type::Vec4,
         };
-        self.accessor(data, count, json::accessor::ComponentType::F32, type_, target, bounds.map(|(lo, hi)| (lo.to_vec(), hi.to_vec())))
+        self.accessor(
+            data,
+            count,
+            json::accessor::ComponentType::F32,
+            type_,
+            target,
+            bounds.map(|(lo, hi)| (lo.to_vec(), hi.to_vec())),
+        )
     }
 }
 
@@ -222,7 +271,12 @@ fn bounds<const N: usize>(values: impl Iterator<Item = [f32; N]>) -> ([f32; N], 
 }
 
 fn float_bytes<const N: usize>(values: &[[f32; N]]) -> Data<'static> {
-    Data::Bytes(values.iter().flat_map(|v| v.iter().flat_map(|x| x.to_le_bytes())).collect())
+    Data::Bytes(
+        values
+            .iter()
+            .flat_map(|v| v.iter().flat_map(|x| x.to_le_bytes()))
+            .collect(),
+    )
 }
 
 /// The scene as a .glb file.
@@ -235,24 +289,66 @@ pub fn export_glb(scene: &Scene, options: ExportOptions) -> Result<Vec<u8>, Stri
 /// Write the scene as a .glb to `out`: the JSON first, then the binary chunk straight from
 /// the scene's arrays (a large model's data is held once, not twice). Returns the bytes
 /// written. Each step below adds one kind of glTF object and hands the next what it made.
-pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::Write) -> std::io::Result<usize> {
-    let mut b = Builder { root: json::Root::default(), data: Vec::new(), bin_len: 0 };
-    b.root.asset = json::Asset { generator: Some(format!("relicview {}", env!("CARGO_PKG_VERSION"))), ..Default::default() };
+pub fn write_glb(
+    scene: &Scene,
+    options: ExportOptions,
+    out: &mut impl std::io::Write,
+) -> std::io::Result<usize> {
+    let mut b = Builder {
+        root: json::Root::default(),
+        data: Vec::new(),
+        bin_len: 0,
+    };
+    b.root.asset = json::Asset {
+        generator: Some(format!("relicview {}", env!("CARGO_PKG_VERSION"))),
+        ..Default::default()
+    };
     let mut materials = Materials::new(&mut b, scene, &options);
     let lods = scene.lod_count();
-    let exported: Vec<usize> = if options.all_lods { (0..lods).collect() } else { vec![options.lod.min(lods - 1)] };
+    let exported: Vec<usize> = if options.all_lods {
+        (0..lods).collect()
+    } else {
+        vec![options.lod.min(lods - 1)]
+    };
     let views = views(scene, &options);
-    let visible: Vec<Vec<bool>> = exported.iter().flat_map(|&lod| views.iter().map(move |(_, hidden)| scene.visible_in(lod, hidden))).collect();
-    let (mut skins, absorbed) = if options.rig == Rig::Skin { skin::plan(scene, &visible) } else { (Vec::new(), vec![false; scene.nodes.len()]) };
+    let visible: Vec<Vec<bool>> = exported
+        .iter()
+        .flat_map(|&lod| {
+            views
+                .iter()
+                .map(move |(_, hidden)| scene.visible_in(lod, hidden))
+        })
+        .collect();
+    let (mut skins, absorbed) = if options.rig == Rig::Skin {
+        skin::plan(scene, &visible)
+    } else {
+        (Vec::new(), vec![false; scene.nodes.len()])
+    };
     let used = meshes_placed(scene, &visible, &absorbed);
     let meshes = add_meshes(&mut b, scene, &used, options.colours, &mut materials)?;
-    skin::add_skin_meshes(&mut b, scene, &mut skins, &absorbed, options.colours, &mut materials)?;
+    skin::add_skin_meshes(
+        &mut b,
+        scene,
+        &mut skins,
+        &absorbed,
+        options.colours,
+        &mut materials,
+    )?;
     let copies = add_scenes(&mut b, scene, &exported, &views, &meshes, &absorbed, &skins);
-    let chosen = exported.iter().position(|&l| l == options.lod.min(lods - 1)).unwrap_or(0);
+    let chosen = exported
+        .iter()
+        .position(|&l| l == options.lod.min(lods - 1))
+        .unwrap_or(0);
     b.root.scene = Some(Index::new((chosen * views.len()) as u32));
     add_animations(&mut b, scene, &copies);
     if b.bin_len > 0 {
-        b.root.push(json::Buffer { byte_length: USize64::from(b.bin_len), name: None, uri: None, extensions: None, extras: Default::default() });
+        b.root.push(json::Buffer {
+            byte_length: USize64::from(b.bin_len),
+            name: None,
+            uri: None,
+            extensions: None,
+            extras: Default::default(),
+        });
     }
     validate(&b.root)?;
     write_framed(&b, out)
@@ -262,12 +358,20 @@ pub fn write_glb(scene: &Scene, options: ExportOptions, out: &mut impl std::io::
 /// one for those sampled texel by texel (emulated console VRAM), each sampler written once,
 /// when first used. Made when a material first samples it: an export holds only the textures
 /// it draws with.
-fn add_texture(b: &mut Builder, samplers: &mut [Option<Index<json::texture::Sampler>>; 2], t: &crate::scene::Texture) -> std::io::Result<Index<json::Texture>> {
+fn add_texture(
+    b: &mut Builder,
+    samplers: &mut [Option<Index<json::texture::Sampler>>; 2],
+    t: &crate::scene::Texture,
+) -> std::io::Result<Index<json::Texture>> {
     let sampler = *samplers[t.nearest as usize].get_or_insert_with(|| {
         b.root.push(json::texture::Sampler {
             // Texels are big on screen in these games: kept crisp up close.
             mag_filter: Some(Valid(json::texture::MagFilter::Nearest)),
-            min_filter: Some(Valid(if t.nearest { json::texture::MinFilter::Nearest } else { json::texture::MinFilter::LinearMipmapLinear })),
+            min_filter: Some(Valid(if t.nearest {
+                json::texture::MinFilter::Nearest
+            } else {
+                json::texture::MinFilter::LinearMipmapLinear
+            })),
             name: None,
             wrap_s: Valid(json::texture::WrappingMode::Repeat),
             wrap_t: Valid(json::texture::WrappingMode::Repeat),
@@ -275,11 +379,25 @@ fn add_texture(b: &mut Builder, samplers: &mut [Option<Index<json::texture::Samp
             extras: Default::default(),
         })
     });
-    let png = crate::texture::encode_png(&t.texels).map_err(|e| std::io::Error::other(format!("texture {}: {e}", t.name.as_deref().unwrap_or(""))))?;
+    let png = crate::texture::encode_png(&t.texels).map_err(|e| {
+        std::io::Error::other(format!("texture {}: {e}", t.name.as_deref().unwrap_or("")))
+    })?;
     let view = b.view(Data::Bytes(png), None);
-    let image =
-        b.root.push(json::Image { buffer_view: Some(view), mime_type: Some(json::image::MimeType("image/png".into())), name: t.name.clone(), uri: None, extensions: None, extras: Default::default() });
-    Ok(b.root.push(json::Texture { name: t.name.clone(), sampler: Some(sampler), source: image, extensions: None, extras: Default::default() }))
+    let image = b.root.push(json::Image {
+        buffer_view: Some(view),
+        mime_type: Some(json::image::MimeType("image/png".into())),
+        name: t.name.clone(),
+        uri: None,
+        extensions: None,
+        extras: Default::default(),
+    });
+    Ok(b.root.push(json::Texture {
+        name: t.name.clone(),
+        sampler: Some(sampler),
+        source: image,
+        extensions: None,
+        extras: Default::default(),
+    }))
 }
 
 /// Materials, made as primitives ask for them: a material as the file has it, and its
@@ -304,21 +422,41 @@ impl<'s> Materials<'s> {
         if unlit {
             b.root.extensions_used.push("KHR_materials_unlit".into());
         }
-        Materials { scene, textures: vec![None; scene.textures.len()], samplers: [None, None], offsets: scene.uv_offsets(0.0), scrolling: scene.scrolling_materials(), unlit, made: BTreeMap::new() }
+        Materials {
+            scene,
+            textures: vec![None; scene.textures.len()],
+            samplers: [None, None],
+            offsets: scene.uv_offsets(0.0),
+            scrolling: scene.scrolling_materials(),
+            unlit,
+            made: BTreeMap::new(),
+        }
     }
 
     /// The material primitive `p` is drawn with, as its shading says (`Scene::shading`, the
     /// one place that decides): its material with its texture, or its untextured twin. Each
     /// is made once.
-    fn of(&mut self, b: &mut Builder, p: &crate::scene::Primitive) -> std::io::Result<Option<Index<json::Material>>> {
-        let Some((id, m)) = p.material.and_then(|id| Some((id, self.scene.materials.get(id as usize)?))) else { return Ok(None) };
+    fn of(
+        &mut self,
+        b: &mut Builder,
+        p: &crate::scene::Primitive,
+    ) -> std::io::Result<Option<Index<json::Material>>> {
+        let Some((id, m)) = p
+            .material
+            .and_then(|id| Some((id, self.scene.materials.get(id as usize)?)))
+        else {
+            return Ok(None);
+        };
         let shading = self.scene.shading(p);
         let textured = shading.texture.is_some();
         if let Some(&index) = self.made.get(&(id, textured)) {
             return Ok(Some(index));
         }
         let [r, g, bl, a] = shading.base_color;
-        let texture = match shading.texture.and_then(|t| Some((t as usize, self.scene.textures.get(t as usize)?))) {
+        let texture = match shading
+            .texture
+            .and_then(|t| Some((t as usize, self.scene.textures.get(t as usize)?)))
+        {
             Some((t, _)) if self.textures[t].is_some() => self.textures[t],
             Some((t, texture)) => {
                 let made = add_texture(b, &mut self.samplers, texture)?;
@@ -328,22 +466,47 @@ impl<'s> Materials<'s> {
             None => None,
         };
         let base_color_texture = texture.map(|index| {
-            let transform = self.scrolling.contains(&id).then(|| json::extensions::texture::TextureTransform {
-                offset: json::extensions::texture::TextureTransformOffset(self.offsets[id as usize]),
-                // Written out: left empty, gltf-json writes `null`, which validators reject.
-                tex_coord: Some(0),
-                ..Default::default()
-            });
-            json::texture::Info { index, tex_coord: 0, extensions: transform.map(|t| json::extensions::texture::Info { texture_transform: Some(t) }), extras: Default::default() }
+            let transform =
+                self.scrolling
+                    .contains(&id)
+                    .then(|| json::extensions::texture::TextureTransform {
+                        offset: json::extensions::texture::TextureTransformOffset(
+                            self.offsets[id as usize],
+                        ),
+                        // Written out: left empty, gltf-json writes `null`, which validators reject.
+                        tex_coord: Some(0),
+                        ..Default::default()
+                    });
+            json::texture::Info {
+                index,
+                tex_coord: 0,
+                extensions: transform.map(|t| json::extensions::texture::Info {
+                    texture_transform: Some(t),
+                }),
+                extras: Default::default(),
+            }
         });
-        if base_color_texture.as_ref().is_some_and(|t| t.extensions.is_some()) && !b.root.extensions_used.iter().any(|e| e == "KHR_texture_transform") {
+        if base_color_texture
+            .as_ref()
+            .is_some_and(|t| t.extensions.is_some())
+            && !b
+                .root
+                .extensions_used
+                .iter()
+                .any(|e| e == "KHR_texture_transform")
+        {
             b.root.extensions_used.push("KHR_texture_transform".into());
         }
         let index = b.root.push(json::Material {
             name: m.name.clone(),
             double_sided: m.double_sided,
             pbr_metallic_roughness: json::material::PbrMetallicRoughness {
-                base_color_factor: json::material::PbrBaseColorFactor([srgb_to_linear(r), srgb_to_linear(g), srgb_to_linear(bl), a.clamp(0.0, 1.0)]),
+                base_color_factor: json::material::PbrBaseColorFactor([
+                    srgb_to_linear(r),
+                    srgb_to_linear(g),
+                    srgb_to_linear(bl),
+                    a.clamp(0.0, 1.0),
+                ]),
                 base_color_texture,
                 metallic_factor: json::material::StrengthFactor(0.0),
                 roughness_factor: json::material::StrengthFactor(1.0),
@@ -357,8 +520,13 @@ impl<'s> Materials<'s> {
                 (None, Some(_)) => json::material::AlphaMode::Mask,
                 (None, None) => json::material::AlphaMode::Opaque,
             }),
-            alpha_cutoff: m.alpha_cutoff.filter(|_| m.blend.is_none()).map(json::material::AlphaCutoff),
-            extensions: self.unlit.then_some(json::extensions::material::Material { unlit: Some(json::extensions::material::Unlit {}) }),
+            alpha_cutoff: m
+                .alpha_cutoff
+                .filter(|_| m.blend.is_none())
+                .map(json::material::AlphaCutoff),
+            extensions: self.unlit.then_some(json::extensions::material::Material {
+                unlit: Some(json::extensions::material::Unlit {}),
+            }),
             ..Default::default()
         });
         self.made.insert((id, textured), index);
@@ -373,7 +541,11 @@ fn meshes_placed(scene: &Scene, visible: &[Vec<bool>], absorbed: &[bool]) -> Vec
     let mut used = vec![false; scene.meshes.len()];
     for shown in visible {
         for ((n, &shown), &taken) in scene.nodes.iter().zip(shown).zip(absorbed) {
-            if let Some(u) = n.mesh.filter(|_| shown && !taken).and_then(|m| used.get_mut(m as usize)) {
+            if let Some(u) = n
+                .mesh
+                .filter(|_| shown && !taken)
+                .and_then(|m| used.get_mut(m as usize))
+            {
                 *u = true;
             }
         }
@@ -383,7 +555,13 @@ fn meshes_placed(scene: &Scene, visible: &[Vec<bool>], absorbed: &[bool]) -> Vec
 
 /// One glTF primitive per scene primitive that has triangles, for the meshes `used` marks;
 /// the glTF mesh of each scene mesh (None where it does not go out or has no triangles).
-fn add_meshes<'a>(b: &mut Builder<'a>, scene: &'a Scene, used: &[bool], colours: ColourSet, materials: &mut Materials) -> std::io::Result<Vec<Option<Index<json::Mesh>>>> {
+fn add_meshes<'a>(
+    b: &mut Builder<'a>,
+    scene: &'a Scene,
+    used: &[bool],
+    colours: ColourSet,
+    materials: &mut Materials,
+) -> std::io::Result<Vec<Option<Index<json::Mesh>>>> {
     use json::buffer::Target as T;
     let mut meshes = Vec::new();
     for (mesh, &u) in scene.meshes.iter().zip(used) {
@@ -395,22 +573,61 @@ fn add_meshes<'a>(b: &mut Builder<'a>, scene: &'a Scene, used: &[bool], colours:
         for p in mesh.primitives.iter().filter(|p| !p.indices.is_empty()) {
             let n = p.positions.len();
             // Vertices no triangle uses may hold NaN (the file's own): glTF allows no NaN.
-            let finite = p.positions.iter().map(|v| if v.iter().all(|x| x.is_finite()) { *v } else { [0.0; 3] });
+            let finite = p.positions.iter().map(|v| {
+                if v.iter().all(|x| x.is_finite()) {
+                    *v
+                } else {
+                    [0.0; 3]
+                }
+            });
             let mut attributes = BTreeMap::new();
-            attributes.insert(Valid(json::mesh::Semantic::Positions), b.floats(Data::FinitePositions(&p.positions), n, Some(T::ArrayBuffer), Some(bounds(finite))));
+            attributes.insert(
+                Valid(json::mesh::Semantic::Positions),
+                b.floats(
+                    Data::FinitePositions(&p.positions),
+                    n,
+                    Some(T::ArrayBuffer),
+                    Some(bounds(finite)),
+                ),
+            );
             if let Some(normals) = p.normals.as_ref().filter(|v| v.len() == n) {
-                attributes.insert(Valid(json::mesh::Semantic::Normals), b.floats::<3>(Data::UnitNormals(normals), n, Some(T::ArrayBuffer), None));
+                attributes.insert(
+                    Valid(json::mesh::Semantic::Normals),
+                    b.floats::<3>(Data::UnitNormals(normals), n, Some(T::ArrayBuffer), None),
+                );
             }
             if let Some(colors) = p.colours(colours).filter(|v| v.len() == n) {
-                attributes.insert(Valid(json::mesh::Semantic::Colors(0)), b.floats::<4>(Data::LinearColors(colors), n, Some(T::ArrayBuffer), None));
+                attributes.insert(
+                    Valid(json::mesh::Semantic::Colors(0)),
+                    b.floats::<4>(Data::LinearColors(colors), n, Some(T::ArrayBuffer), None),
+                );
             }
             if let Some(uvs) = p.uvs.as_ref().filter(|v| v.len() == n) {
-                attributes.insert(Valid(json::mesh::Semantic::TexCoords(0)), b.floats::<2>(Data::FiniteUvs(uvs), n, Some(T::ArrayBuffer), None));
+                attributes.insert(
+                    Valid(json::mesh::Semantic::TexCoords(0)),
+                    b.floats::<2>(Data::FiniteUvs(uvs), n, Some(T::ArrayBuffer), None),
+                );
             }
             let count = p.indices.len();
-            let (data, component) =
-                if n <= u16::MAX as usize { (Data::ShortIndices(&p.indices), json::accessor::ComponentType::U16) } else { (Data::Indices(&p.indices), json::accessor::ComponentType::U32) };
-            let indices = b.accessor(data, count, component, json::accessor::Type::Scalar, Some(T::ElementArrayBuffer), None);
+            let (data, component) = if n <= u16::MAX as usize {
+                (
+                    Data::ShortIndices(&p.indices),
+                    json::accessor::ComponentType::U16,
+                )
+            } else {
+                (
+                    Data::Indices(&p.indices),
+                    json::accessor::ComponentType::U32,
+                )
+            };
+            let indices = b.accessor(
+                data,
+                count,
+                component,
+                json::accessor::Type::Scalar,
+                Some(T::ElementArrayBuffer),
+                None,
+            );
             primitives.push(json::mesh::Primitive {
                 attributes,
                 extensions: None,
@@ -421,7 +638,15 @@ fn add_meshes<'a>(b: &mut Builder<'a>, scene: &'a Scene, used: &[bool], colours:
                 targets: None,
             });
         }
-        meshes.push((!primitives.is_empty()).then(|| b.root.push(json::Mesh { extensions: None, extras: Default::default(), name: mesh.name.clone(), primitives, weights: None })));
+        meshes.push((!primitives.is_empty()).then(|| {
+            b.root.push(json::Mesh {
+                extensions: None,
+                extras: Default::default(),
+                name: mesh.name.clone(),
+                primitives,
+                weights: None,
+            })
+        }));
     }
     Ok(meshes)
 }
@@ -446,21 +671,38 @@ fn add_scenes(
     }
     // A zoned node's object (its owner) and its transform from there (the levels of detail
     // between them included).
-    let zoned: Vec<Option<(NodeId, u32, Transform)>> = (0..scene.nodes.len()).map(|i| zone_placement(scene, i)).collect();
+    let zoned: Vec<Option<(NodeId, u32, Transform)>> = (0..scene.nodes.len())
+        .map(|i| zone_placement(scene, i))
+        .collect();
     let lods = scene.lod_count();
     let mut copies = Vec::new();
     for &lod in exported {
         for (label, hidden) in views {
             // A part whose mesh a skin took is no node of its own.
-            let visible: Vec<bool> = scene.visible_in(lod, hidden).into_iter().zip(absorbed).map(|(shown, &taken)| shown && !taken).collect();
+            let visible: Vec<bool> = scene
+                .visible_in(lod, hidden)
+                .into_iter()
+                .zip(absorbed)
+                .map(|(shown, &taken)| shown && !taken)
+                .collect();
             let index = add_node_tree(b, scene, &visible, &children_of, &zoned, meshes);
-            let mut roots: Vec<Index<json::Node>> = scene.roots().filter_map(|r| index[r as usize]).collect();
+            let mut roots: Vec<Index<json::Node>> =
+                scene.roots().filter_map(|r| index[r as usize]).collect();
             skin::place_skins(b, scene, skins, &index, &mut roots);
-            let mut name = if lods > 1 { format!("{} (LOD {lod})", scene.name) } else { scene.name.clone() };
+            let mut name = if lods > 1 {
+                format!("{} (LOD {lod})", scene.name)
+            } else {
+                scene.name.clone()
+            };
             if let Some(label) = label {
                 name = format!("{name}: {label}");
             }
-            b.root.push(json::Scene { extensions: None, extras: Default::default(), name: Some(name), nodes: roots });
+            b.root.push(json::Scene {
+                extensions: None,
+                extras: Default::default(),
+                name: Some(name),
+                nodes: roots,
+            });
             copies.push(index);
         }
     }
@@ -494,35 +736,60 @@ fn add_node_tree(
             continue;
         }
         let n = &scene.nodes[i];
-        let mut children: Vec<Index<json::Node>> = children_of[i].iter().filter(|&&c| zoned[c as usize].is_none()).filter_map(|&c| index.get(c as usize).copied().flatten()).collect();
+        let mut children: Vec<Index<json::Node>> = children_of[i]
+            .iter()
+            .filter(|&&c| zoned[c as usize].is_none())
+            .filter_map(|&c| index.get(c as usize).copied().flatten())
+            .collect();
         // The zones this node owns, in the order of the scene's layers.
-        let owned: Vec<u32> = zone_children.range((i as NodeId, 0)..=(i as NodeId, u32::MAX)).map(|(&(_, z), _)| z).collect();
+        let owned: Vec<u32> = zone_children
+            .range((i as NodeId, 0)..=(i as NodeId, u32::MAX))
+            .map(|(&(_, z), _)| z)
+            .collect();
         for z in owned {
             let members = zone_children.remove(&(i as NodeId, z)).unwrap_or_default();
             let name = scene.layers.get(z as usize).cloned();
             // A zone whose parts all sit under another zone (their first) is an empty node.
             let members = (!members.is_empty()).then_some(members);
-            children.push(b.root.push(json::Node { name: name.clone(), children: members, extras: extras(&serde_json::json!({ "zone": name })), ..Default::default() }));
+            children.push(b.root.push(json::Node {
+                name: name.clone(),
+                children: members,
+                extras: extras(&serde_json::json!({ "zone": name })),
+                ..Default::default()
+            }));
         }
         let t: Transform = zoned[i].map_or(n.transform, |(_, _, t)| t);
         let d = Transform::default();
         let extras = n.part.as_ref().map_or(Default::default(), |p| {
-            let zones: Vec<&str> = p.zones.iter().filter_map(|&z| scene.layers.get(z as usize).map(String::as_str)).collect();
+            let zones: Vec<&str> = p
+                .zones
+                .iter()
+                .filter_map(|&z| scene.layers.get(z as usize).map(String::as_str))
+                .collect();
             extras(&serde_json::json!({ "zones": zones, "words": p.words }))
         });
         let made = b.root.push(json::Node {
             name: n.name.clone(),
-            mesh: n.mesh.and_then(|m| meshes.get(m as usize).copied().flatten()),
+            mesh: n
+                .mesh
+                .and_then(|m| meshes.get(m as usize).copied().flatten()),
             children: (!children.is_empty()).then_some(children),
             translation: (t.translation != d.translation).then_some(t.translation),
-            rotation: (t.rotation != d.rotation).then(|| json::scene::UnitQuaternion(glam::Quat::from_array(t.rotation).normalize().to_array())),
+            rotation: (t.rotation != d.rotation).then(|| {
+                json::scene::UnitQuaternion(
+                    glam::Quat::from_array(t.rotation).normalize().to_array(),
+                )
+            }),
             scale: (t.scale != d.scale).then_some(t.scale),
             extras,
             ..Default::default()
         });
         index[i] = Some(made);
         if let Some((owner, zone, _)) = zoned[i] {
-            zone_children.entry((owner, zone)).or_default().insert(0, made);
+            zone_children
+                .entry((owner, zone))
+                .or_default()
+                .insert(0, made);
         }
     }
     index
@@ -545,7 +812,10 @@ fn add_animations(b: &mut Builder, scene: &Scene, copies: &[Vec<Option<Index<jso
                 Target::Scale(n) | Target::Visibility(n) => (n, json::animation::Property::Scale),
                 Target::UvOffset(_) | Target::Glow(_) => continue,
             };
-            let targets: Vec<Index<json::Node>> = copies.iter().filter_map(|copy| copy.get(node as usize).copied().flatten()).collect();
+            let targets: Vec<Index<json::Node>> = copies
+                .iter()
+                .filter_map(|copy| copy.get(node as usize).copied().flatten())
+                .collect();
             let stepped = matches!(track.target, Target::Visibility(_));
             let w = track.target.width();
             let keys = track.times.len().min(track.values.len() / w);
@@ -553,18 +823,34 @@ fn add_animations(b: &mut Builder, scene: &Scene, copies: &[Vec<Option<Index<jso
                 continue;
             }
             let times = &track.times[..keys];
-            let input = *inputs.entry(times.iter().map(|t| t.to_bits()).collect()).or_insert_with(|| {
-                let times: Vec<[f32; 1]> = times.iter().map(|&t| [t]).collect();
-                b.floats(float_bytes(&times), keys, None, Some(bounds(times.iter().copied())))
-            });
+            let input = *inputs
+                .entry(times.iter().map(|t| t.to_bits()).collect())
+                .or_insert_with(|| {
+                    let times: Vec<[f32; 1]> = times.iter().map(|&t| [t]).collect();
+                    b.floats(
+                        float_bytes(&times),
+                        keys,
+                        None,
+                        Some(bounds(times.iter().copied())),
+                    )
+                });
             let output = if stepped {
-                let v: Vec<[f32; 3]> = track.values[..keys].iter().map(|&v| if v < 0.5 { [0.0; 3] } else { [1.0; 3] }).collect();
+                let v: Vec<[f32; 3]> = track.values[..keys]
+                    .iter()
+                    .map(|&v| if v < 0.5 { [0.0; 3] } else { [1.0; 3] })
+                    .collect();
                 b.floats::<3>(float_bytes(&v), keys, None, None)
             } else if w == 4 {
-                let q: Vec<[f32; 4]> = track.values[..keys * 4].chunks_exact(4).map(|v| glam::Quat::from_slice(v).normalize().to_array()).collect();
+                let q: Vec<[f32; 4]> = track.values[..keys * 4]
+                    .chunks_exact(4)
+                    .map(|v| glam::Quat::from_slice(v).normalize().to_array())
+                    .collect();
                 b.floats::<4>(float_bytes(&q), keys, None, None)
             } else {
-                let v: Vec<[f32; 3]> = track.values[..keys * 3].chunks_exact(3).map(|v| [v[0], v[1], v[2]]).collect();
+                let v: Vec<[f32; 3]> = track.values[..keys * 3]
+                    .chunks_exact(3)
+                    .map(|v| [v[0], v[1], v[2]])
+                    .collect();
                 b.floats::<3>(float_bytes(&v), keys, None, None)
             };
             let sampler = Index::new(samplers.len() as u32);
@@ -572,20 +858,35 @@ fn add_animations(b: &mut Builder, scene: &Scene, copies: &[Vec<Option<Index<jso
                 extensions: None,
                 extras: Default::default(),
                 input,
-                interpolation: Valid(if stepped { json::animation::Interpolation::Step } else { json::animation::Interpolation::Linear }),
+                interpolation: Valid(if stepped {
+                    json::animation::Interpolation::Step
+                } else {
+                    json::animation::Interpolation::Linear
+                }),
                 output,
             });
             for target in targets {
                 channels.push(json::animation::Channel {
                     sampler,
-                    target: json::animation::Target { extensions: None, extras: Default::default(), node: target, path: Valid(path) },
+                    target: json::animation::Target {
+                        extensions: None,
+                        extras: Default::default(),
+                        node: target,
+                        path: Valid(path),
+                    },
                     extensions: None,
                     extras: Default::default(),
                 });
             }
         }
         if !channels.is_empty() {
-            b.root.push(json::Animation { extensions: None, extras: Default::default(), channels, name: Some(clip.name.clone()), samplers });
+            b.root.push(json::Animation {
+                extensions: None,
+                extras: Default::default(),
+                channels,
+                name: Some(clip.name.clone()),
+                samplers,
+            });
         }
     }
 }
@@ -595,11 +896,19 @@ fn add_animations(b: &mut Builder, scene: &Scene, copies: &[Vec<Option<Index<jso
 /// tests make passes through here.
 fn validate(root: &json::Root) -> std::io::Result<()> {
     let mut invalid = Vec::new();
-    json::validation::Validate::validate(root, root, json::Path::new, &mut |path: &dyn Fn() -> json::Path, e| invalid.push(format!("{}: {e}", path())));
+    json::validation::Validate::validate(
+        root,
+        root,
+        json::Path::new,
+        &mut |path: &dyn Fn() -> json::Path, e| invalid.push(format!("{}: {e}", path())),
+    );
     if invalid.is_empty() {
         Ok(())
     } else {
-        Err(std::io::Error::other(format!("the export fails glTF validation: {}", invalid.join("; "))))
+        Err(std::io::Error::other(format!(
+            "the export fails glTF validation: {}",
+            invalid.join("; ")
+        )))
     }
 }
 
@@ -611,7 +920,11 @@ fn write_framed(b: &Builder, out: &mut impl std::io::Write) -> std::io::Result<u
         text.push(b' ');
     }
     let total = 12 + 8 + text.len() + if b.bin_len == 0 { 0 } else { 8 + b.bin_len };
-    let too_big = || std::io::Error::other(format!("a .glb holds at most 4 GiB; this scene needs {total} bytes"));
+    let too_big = || {
+        std::io::Error::other(format!(
+            "a .glb holds at most 4 GiB; this scene needs {total} bytes"
+        ))
+    };
     out.write_all(b"glTF")?;
     out.write_all(&2u32.to_le_bytes())?;
     out.write_all(&u32::try_from(total).map_err(|_| too_big())?.to_le_bytes())?;
@@ -630,7 +943,10 @@ fn write_framed(b: &Builder, out: &mut impl std::io::Write) -> std::io::Result<u
             written += pad;
         }
         if written != b.bin_len {
-            return Err(std::io::Error::other(format!("the binary chunk came to {written} bytes, its header says {}", b.bin_len)));
+            return Err(std::io::Error::other(format!(
+                "the binary chunk came to {written} bytes, its header says {}",
+                b.bin_len
+            )));
         }
     }
     Ok(total)
@@ -644,7 +960,10 @@ fn zone_placement(scene: &Scene, i: usize) -> Option<(NodeId, u32, Transform)> {
     let zone = *node.part.as_ref()?.zones.first()?;
     let mut matrix = node.transform.matrix();
     let mut owner = node.parent.filter(|&p| (p as usize) < i)?;
-    while let Some(up) = scene.nodes[owner as usize].parent.filter(|_| scene.nodes[owner as usize].lod.is_some()) {
+    while let Some(up) = scene.nodes[owner as usize]
+        .parent
+        .filter(|_| scene.nodes[owner as usize].lod.is_some())
+    {
         matrix = scene.nodes[owner as usize].transform.matrix() * matrix;
         owner = up;
     }
@@ -652,7 +971,11 @@ fn zone_placement(scene: &Scene, i: usize) -> Option<(NodeId, u32, Transform)> {
         node.transform
     } else {
         let (scale, rotation, translation) = Mat4::to_scale_rotation_translation(&matrix);
-        Transform { translation: translation.into(), rotation: rotation.to_array(), scale: scale.into() }
+        Transform {
+            translation: translation.into(),
+            rotation: rotation.to_array(),
+            scale: scale.into(),
+        }
     };
     Some((owner, zone, transform))
 }
@@ -670,7 +993,10 @@ mod tests {
     /// The JSON chunk of a .glb.
     fn json_of(glb: &[u8]) -> serde_json::Value {
         assert_eq!(&glb[..4], b"glTF");
-        assert_eq!(u32::from_le_bytes(glb[8..12].try_into().unwrap()) as usize, glb.len());
+        assert_eq!(
+            u32::from_le_bytes(glb[8..12].try_into().unwrap()) as usize,
+            glb.len()
+        );
         let len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
         assert_eq!(&glb[16..20], b"JSON");
         serde_json::from_slice(&glb[20..20 + len]).unwrap()
@@ -678,17 +1004,41 @@ mod tests {
 
     #[test]
     fn node_trs_clips_become_animations() {
-        let mut s = Scene { name: "door".into(), ..Default::default() };
-        let m =
-            s.add_mesh(Mesh { name: Some("slab".into()), primitives: vec![Primitive { positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], indices: vec![0, 1, 2], ..Default::default() }] });
-        let door = s.add_node(None, Node { name: Some("dr1".into()), mesh: Some(m), ..Default::default() });
+        let mut s = Scene {
+            name: "door".into(),
+            ..Default::default()
+        };
+        let m = s.add_mesh(Mesh {
+            name: Some("slab".into()),
+            primitives: vec![Primitive {
+                positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+                indices: vec![0, 1, 2],
+                ..Default::default()
+            }],
+        });
+        let door = s.add_node(
+            None,
+            Node {
+                name: Some("dr1".into()),
+                mesh: Some(m),
+                ..Default::default()
+            },
+        );
         s.clips.push(Clip {
             name: "slide".into(),
             duration: 4.0,
             repeat: Repeat::Loop,
             tracks: vec![
-                Track { target: Target::Translation(door), times: vec![0.0, 2.0, 4.0], values: vec![0., 0., 0., 3., 0., 0., 0., 0., 0.] },
-                Track { target: Target::Rotation(door), times: vec![0.0, 4.0], values: vec![0., 0., 0., 1., 0., 1., 0., 0.] },
+                Track {
+                    target: Target::Translation(door),
+                    times: vec![0.0, 2.0, 4.0],
+                    values: vec![0., 0., 0., 3., 0., 0., 0., 0., 0.],
+                },
+                Track {
+                    target: Target::Rotation(door),
+                    times: vec![0.0, 4.0],
+                    values: vec![0., 0., 0., 1., 0., 1., 0., 0.],
+                },
             ],
         });
         let j = json_of(&export_glb(&s, ExportOptions::default()).unwrap());
@@ -705,49 +1055,176 @@ mod tests {
 
     #[test]
     fn a_primitive_without_uvs_gets_the_materials_untextured_twin() {
-        let mut s = Scene { name: "tile".into(), ..Default::default() };
-        s.textures.push(crate::scene::Texture { name: None, texels: crate::texture::checker([1.0; 3]), file: None, nearest: false, stand_in: true });
-        s.materials.push(crate::scene::Material { name: Some("tex".into()), texture: Some(0), untextured_color: Some([1.0, 0.0, 0.0, 1.0]), ..Default::default() });
-        let tri = |uvs: Option<Vec<[f32; 2]>>| Primitive { positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], uvs, indices: vec![0, 1, 2], material: Some(0), ..Default::default() };
-        let m = s.add_mesh(Mesh { name: None, primitives: vec![tri(None), tri(Some(vec![[0.0; 2]; 3])), tri(None)] });
-        s.add_node(None, Node { mesh: Some(m), ..Default::default() });
+        let mut s = Scene {
+            name: "tile".into(),
+            ..Default::default()
+        };
+        s.textures.push(crate::scene::Texture {
+            name: None,
+            texels: crate::texture::checker([1.0; 3]),
+            file: None,
+            nearest: false,
+            stand_in: true,
+        });
+        s.materials.push(crate::scene::Material {
+            name: Some("tex".into()),
+            texture: Some(0),
+            untextured_color: Some([1.0, 0.0, 0.0, 1.0]),
+            ..Default::default()
+        });
+        let tri = |uvs: Option<Vec<[f32; 2]>>| Primitive {
+            positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+            uvs,
+            indices: vec![0, 1, 2],
+            material: Some(0),
+            ..Default::default()
+        };
+        let m = s.add_mesh(Mesh {
+            name: None,
+            primitives: vec![tri(None), tri(Some(vec![[0.0; 2]; 3])), tri(None)],
+        });
+        s.add_node(
+            None,
+            Node {
+                mesh: Some(m),
+                ..Default::default()
+            },
+        );
         let j = json_of(&export_glb(&s, ExportOptions::default()).unwrap());
-        assert_eq!(j["materials"].as_array().unwrap().len(), 2, "the material and its twin, each once");
+        assert_eq!(
+            j["materials"].as_array().unwrap().len(),
+            2,
+            "the material and its twin, each once"
+        );
         for p in j["meshes"][0]["primitives"].as_array().unwrap() {
             let m = &j["materials"][p["material"].as_u64().unwrap() as usize];
             let textured = !m["pbrMetallicRoughness"]["baseColorTexture"].is_null();
             assert_eq!(textured, p["attributes"]["TEXCOORD_0"].is_u64());
             let factor = &m["pbrMetallicRoughness"]["baseColorFactor"];
-            assert_eq!(factor[1].as_f64(), Some(if textured { 1.0 } else { 0.0 }), "the twin is in the untextured colour");
+            assert_eq!(
+                factor[1].as_f64(),
+                Some(if textured { 1.0 } else { 0.0 }),
+                "the twin is in the untextured colour"
+            );
         }
     }
 
     #[test]
     fn by_default_the_lod_on_show_is_exported_and_with_all_lods_each_lod_is_a_scene() {
-        let mut s = Scene { name: "pod".into(), ..Default::default() };
-        let tri = |z| Mesh { name: None, primitives: vec![Primitive { positions: vec![[0.0, 0.0, z], [1.0, 0.0, z], [0.0, 1.0, z]], indices: vec![0, 1, 2], ..Default::default() }] };
+        let mut s = Scene {
+            name: "pod".into(),
+            ..Default::default()
+        };
+        let tri = |z| Mesh {
+            name: None,
+            primitives: vec![Primitive {
+                positions: vec![[0.0, 0.0, z], [1.0, 0.0, z], [0.0, 1.0, z]],
+                indices: vec![0, 1, 2],
+                ..Default::default()
+            }],
+        };
         let (m0, m1) = (s.add_mesh(tri(0.0)), s.add_mesh(tri(1.0)));
-        let root = s.add_node(None, Node { name: Some("pod".into()), ..Default::default() });
-        let l0 = s.add_node(Some(root), Node { name: Some("LOD 0".into()), lod: Some(0), ..Default::default() });
-        let l1 = s.add_node(Some(root), Node { name: Some("LOD 1".into()), lod: Some(1), ..Default::default() });
-        s.add_node(Some(l0), Node { mesh: Some(m0), ..Default::default() });
-        s.add_node(Some(l1), Node { mesh: Some(m1), ..Default::default() });
-        s.add_node(Some(root), Node { name: Some("light point 0".into()), transform: Transform { translation: [0.0, 2.0, 0.0], ..Default::default() }, ..Default::default() });
+        let root = s.add_node(
+            None,
+            Node {
+                name: Some("pod".into()),
+                ..Default::default()
+            },
+        );
+        let l0 = s.add_node(
+            Some(root),
+            Node {
+                name: Some("LOD 0".into()),
+                lod: Some(0),
+                ..Default::default()
+            },
+        );
+        let l1 = s.add_node(
+            Some(root),
+            Node {
+                name: Some("LOD 1".into()),
+                lod: Some(1),
+                ..Default::default()
+            },
+        );
+        s.add_node(
+            Some(l0),
+            Node {
+                mesh: Some(m0),
+                ..Default::default()
+            },
+        );
+        s.add_node(
+            Some(l1),
+            Node {
+                mesh: Some(m1),
+                ..Default::default()
+            },
+        );
+        s.add_node(
+            Some(root),
+            Node {
+                name: Some("light point 0".into()),
+                transform: Transform {
+                    translation: [0.0, 2.0, 0.0],
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+        );
         s.lods = vec![Default::default(); 2];
-        let shown = json_of(&export_glb(&s, ExportOptions { lod: 1, ..Default::default() }).unwrap());
-        assert_eq!(shown["scenes"].as_array().unwrap().len(), 1, "what the viewer shows: one LOD");
+        let shown = json_of(
+            &export_glb(
+                &s,
+                ExportOptions {
+                    lod: 1,
+                    ..Default::default()
+                },
+            )
+            .unwrap(),
+        );
+        assert_eq!(
+            shown["scenes"].as_array().unwrap().len(),
+            1,
+            "what the viewer shows: one LOD"
+        );
         assert_eq!(shown["scene"], 0);
         assert_eq!(shown["scenes"][0]["name"], "pod (LOD 1)");
-        assert_eq!(shown["meshes"].as_array().unwrap().len(), 1, "only the meshes of the LOD exported");
-        let j = json_of(&export_glb(&s, ExportOptions { lod: 1, all_lods: true, ..Default::default() }).unwrap());
+        assert_eq!(
+            shown["meshes"].as_array().unwrap().len(),
+            1,
+            "only the meshes of the LOD exported"
+        );
+        let j = json_of(
+            &export_glb(
+                &s,
+                ExportOptions {
+                    lod: 1,
+                    all_lods: true,
+                    ..Default::default()
+                },
+            )
+            .unwrap(),
+        );
         assert_eq!(j["scenes"].as_array().unwrap().len(), 2);
         assert_eq!(j["scene"], 1);
         let names = |scene: usize| -> Vec<String> {
             let mut out = Vec::new();
-            let mut stack: Vec<usize> = j["scenes"][scene]["nodes"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as usize).collect();
+            let mut stack: Vec<usize> = j["scenes"][scene]["nodes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap() as usize)
+                .collect();
             while let Some(n) = stack.pop() {
                 out.push(j["nodes"][n]["name"].as_str().unwrap_or("").to_string());
-                stack.extend(j["nodes"][n]["children"].as_array().into_iter().flatten().map(|v| v.as_u64().unwrap() as usize));
+                stack.extend(
+                    j["nodes"][n]["children"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(|v| v.as_u64().unwrap() as usize),
+                );
             }
             out.sort();
             out
@@ -759,49 +1236,172 @@ mod tests {
     #[test]
     fn damage_zones_become_nodes_under_their_object_and_blinks_step_their_scale() {
         use crate::scene::{PartWords, Repeat};
-        let mut s = Scene { name: "mech".into(), ..Default::default() };
-        let tri = |z| Mesh { name: None, primitives: vec![Primitive { positions: vec![[0.0, 0.0, z], [1.0, 0.0, z], [0.0, 1.0, z]], indices: vec![0, 1, 2], ..Default::default() }] };
+        let mut s = Scene {
+            name: "mech".into(),
+            ..Default::default()
+        };
+        let tri = |z| Mesh {
+            name: None,
+            primitives: vec![Primitive {
+                positions: vec![[0.0, 0.0, z], [1.0, 0.0, z], [0.0, 1.0, z]],
+                indices: vec![0, 1, 2],
+                ..Default::default()
+            }],
+        };
         let (larm, rgun) = (s.layer("dz_larm"), s.layer("dz_rgun"));
         s.zones = vec![larm, rgun];
-        let root = s.add_node(None, Node { name: Some("mech".into()), ..Default::default() });
-        let object = s.add_node(Some(root), Node { name: Some("body".into()), ..Default::default() });
-        let lod = s.add_node(Some(object), Node { name: Some("LOD 0".into()), lod: Some(0), transform: Transform { translation: [0.0, 5.0, 0.0], ..Default::default() }, ..Default::default() });
-        let part = |zones: Vec<u32>, words: &[&str]| Some(Box::new(PartWords { zones, words: words.iter().map(|w| w.to_string()).collect() }));
+        let root = s.add_node(
+            None,
+            Node {
+                name: Some("mech".into()),
+                ..Default::default()
+            },
+        );
+        let object = s.add_node(
+            Some(root),
+            Node {
+                name: Some("body".into()),
+                ..Default::default()
+            },
+        );
+        let lod = s.add_node(
+            Some(object),
+            Node {
+                name: Some("LOD 0".into()),
+                lod: Some(0),
+                transform: Transform {
+                    translation: [0.0, 5.0, 0.0],
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+        );
+        let part = |zones: Vec<u32>, words: &[&str]| {
+            Some(Box::new(PartWords {
+                zones,
+                words: words.iter().map(|w| w.to_string()).collect(),
+            }))
+        };
         let meshes: Vec<u32> = (0..3).map(|k| s.add_mesh(tri(k as f32))).collect();
-        let arm = s.add_node(Some(lod), Node { name: Some("arm".into()), mesh: Some(meshes[0]), part: part(vec![larm, rgun], &["dz_larm", "dz_rgun", "BLINK"]), ..Default::default() });
-        s.add_node(Some(lod), Node { name: Some("gun".into()), mesh: Some(meshes[1]), part: part(vec![rgun], &["dz_rgun"]), ..Default::default() });
-        s.add_node(Some(lod), Node { name: Some("hull".into()), mesh: Some(meshes[2]), ..Default::default() });
+        let arm = s.add_node(
+            Some(lod),
+            Node {
+                name: Some("arm".into()),
+                mesh: Some(meshes[0]),
+                part: part(vec![larm, rgun], &["dz_larm", "dz_rgun", "BLINK"]),
+                ..Default::default()
+            },
+        );
+        s.add_node(
+            Some(lod),
+            Node {
+                name: Some("gun".into()),
+                mesh: Some(meshes[1]),
+                part: part(vec![rgun], &["dz_rgun"]),
+                ..Default::default()
+            },
+        );
+        s.add_node(
+            Some(lod),
+            Node {
+                name: Some("hull".into()),
+                mesh: Some(meshes[2]),
+                ..Default::default()
+            },
+        );
         s.lods = vec![Default::default()];
         s.clips.push(Clip {
             name: "BLINK".into(),
             duration: 1.0,
             repeat: Repeat::Loop,
-            tracks: vec![Track { target: Target::Visibility(arm), times: vec![0.0, 0.5, 1.0], values: vec![1.0, 0.0, 1.0] }],
+            tracks: vec![Track {
+                target: Target::Visibility(arm),
+                times: vec![0.0, 0.5, 1.0],
+                values: vec![1.0, 0.0, 1.0],
+            }],
         });
         let j = json_of(&export_glb(&s, ExportOptions::default()).unwrap());
         let nodes = j["nodes"].as_array().unwrap();
-        let find = |name: &str| nodes.iter().position(|n| n["name"] == name).unwrap_or_else(|| panic!("{name}"));
-        let children =
-            |n: usize| -> Vec<String> { nodes[n]["children"].as_array().into_iter().flatten().map(|c| nodes[c.as_u64().unwrap() as usize]["name"].as_str().unwrap_or("").to_string()).collect() };
+        let find = |name: &str| {
+            nodes
+                .iter()
+                .position(|n| n["name"] == name)
+                .unwrap_or_else(|| panic!("{name}"))
+        };
+        let children = |n: usize| -> Vec<String> {
+            nodes[n]["children"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|c| {
+                    nodes[c.as_u64().unwrap() as usize]["name"]
+                        .as_str()
+                        .unwrap_or("")
+                        .to_string()
+                })
+                .collect()
+        };
         let mut under_object = children(find("body"));
         under_object.sort();
-        assert_eq!(under_object, ["LOD 0", "dz_larm", "dz_rgun"], "the zones are nodes of the object");
-        assert_eq!(children(find("dz_larm")), ["arm"], "a patch of several zones sits under its first");
+        assert_eq!(
+            under_object,
+            ["LOD 0", "dz_larm", "dz_rgun"],
+            "the zones are nodes of the object"
+        );
+        assert_eq!(
+            children(find("dz_larm")),
+            ["arm"],
+            "a patch of several zones sits under its first"
+        );
         assert_eq!(children(find("dz_rgun")), ["gun"]);
         assert_eq!(children(find("LOD 0")), ["hull"]);
-        assert_eq!(nodes[find("arm")]["extras"]["zones"], serde_json::json!(["dz_larm", "dz_rgun"]));
-        assert_eq!(nodes[find("arm")]["extras"]["words"], serde_json::json!(["dz_larm", "dz_rgun", "BLINK"]));
+        assert_eq!(
+            nodes[find("arm")]["extras"]["zones"],
+            serde_json::json!(["dz_larm", "dz_rgun"])
+        );
+        assert_eq!(
+            nodes[find("arm")]["extras"]["words"],
+            serde_json::json!(["dz_larm", "dz_rgun", "BLINK"])
+        );
         assert_eq!(nodes[find("dz_larm")]["extras"]["zone"], "dz_larm");
         // Moved out of the LOD, a part keeps where the LOD put it.
-        assert_eq!(nodes[find("gun")]["translation"], serde_json::json!([0.0, 5.0, 0.0]));
+        assert_eq!(
+            nodes[find("gun")]["translation"],
+            serde_json::json!([0.0, 5.0, 0.0])
+        );
         let sampler = &j["animations"][0]["samplers"][0];
         assert_eq!(sampler["interpolation"], "STEP");
         assert_eq!(j["animations"][0]["channels"][0]["target"]["path"], "scale");
-        assert_eq!(j["animations"][0]["channels"][0]["target"]["node"].as_u64().unwrap() as usize, find("arm"));
+        assert_eq!(
+            j["animations"][0]["channels"][0]["target"]["node"]
+                .as_u64()
+                .unwrap() as usize,
+            find("arm")
+        );
         // Hidden zones are left out with what they hold.
-        let hidden = json_of(&export_glb(&s, ExportOptions { hidden_layers: vec![rgun], ..Default::default() }).unwrap());
-        let names: Vec<&str> = hidden["nodes"].as_array().unwrap().iter().filter_map(|n| n["name"].as_str()).collect();
-        assert!(!names.contains(&"arm") && !names.contains(&"gun") && !names.contains(&"dz_rgun") && names.contains(&"hull"), "{names:?}");
+        let hidden = json_of(
+            &export_glb(
+                &s,
+                ExportOptions {
+                    hidden_layers: vec![rgun],
+                    ..Default::default()
+                },
+            )
+            .unwrap(),
+        );
+        let names: Vec<&str> = hidden["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|n| n["name"].as_str())
+            .collect();
+        assert!(
+            !names.contains(&"arm")
+                && !names.contains(&"gun")
+                && !names.contains(&"dz_rgun")
+                && names.contains(&"hull"),
+            "{names:?}"
+        );
     }
 
     /// The floats of accessor `a` of a .glb (packed, as the exporter writes them).
@@ -819,38 +1419,114 @@ mod tests {
             _ => 16,
         };
         let n = acc["count"].as_u64().unwrap() as usize * width;
-        bin[at..at + 4 * n].chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+        bin[at..at + 4 * n]
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
     }
 
     /// Two models of bones with a part on each (the second on a layer left out), and a clip each.
     fn two_rigged_models() -> Scene {
         use crate::scene::Skin;
-        let mut s = Scene { name: "npcs".into(), ..Default::default() };
-        s.materials.push(crate::scene::Material { name: Some("flat".into()), ..Default::default() });
+        let mut s = Scene {
+            name: "npcs".into(),
+            ..Default::default()
+        };
+        s.materials.push(crate::scene::Material {
+            name: Some("flat".into()),
+            ..Default::default()
+        });
         // A texture no material samples: it stays out of every export.
         s.textures.push(texture(true));
         let tri = |x: f32| Mesh {
             name: None,
-            primitives: vec![Primitive { positions: vec![[x, 0.0, 0.0], [x + 1.0, 0.0, 0.0], [x, 1.0, 0.0]], indices: vec![0, 1, 2], material: Some(0), ..Default::default() }],
+            primitives: vec![Primitive {
+                positions: vec![[x, 0.0, 0.0], [x + 1.0, 0.0, 0.0], [x, 1.0, 0.0]],
+                indices: vec![0, 1, 2],
+                material: Some(0),
+                ..Default::default()
+            }],
         };
-        let top = s.add_node(None, Node { name: Some("npcs".into()), ..Default::default() });
+        let top = s.add_node(
+            None,
+            Node {
+                name: Some("npcs".into()),
+                ..Default::default()
+            },
+        );
         let other = s.layer("model 1");
         for (k, layer) in [(0, None), (1, Some(other))] {
             let turn = glam::Quat::from_rotation_x(std::f32::consts::PI).to_array();
-            let root = s.add_node(Some(top), Node { name: Some(format!("model {k}")), transform: Transform { rotation: turn, scale: [0.5; 3], ..Default::default() }, layer, ..Default::default() });
-            let b0 = s.add_node(Some(root), Node { name: Some("bone 0".into()), transform: Transform { translation: [0.0, -40.0, 2.0], ..Default::default() }, ..Default::default() });
+            let root = s.add_node(
+                Some(top),
+                Node {
+                    name: Some(format!("model {k}")),
+                    transform: Transform {
+                        rotation: turn,
+                        scale: [0.5; 3],
+                        ..Default::default()
+                    },
+                    layer,
+                    ..Default::default()
+                },
+            );
+            let b0 = s.add_node(
+                Some(root),
+                Node {
+                    name: Some("bone 0".into()),
+                    transform: Transform {
+                        translation: [0.0, -40.0, 2.0],
+                        ..Default::default()
+                    },
+                    ..Default::default()
+                },
+            );
             let bend = glam::Quat::from_rotation_y(0.7).to_array();
-            let b1 = s.add_node(Some(b0), Node { name: Some("bone 1".into()), transform: Transform { translation: [0.0, 0.0, -30.0], rotation: bend, ..Default::default() }, ..Default::default() });
+            let b1 = s.add_node(
+                Some(b0),
+                Node {
+                    name: Some("bone 1".into()),
+                    transform: Transform {
+                        translation: [0.0, 0.0, -30.0],
+                        rotation: bend,
+                        ..Default::default()
+                    },
+                    ..Default::default()
+                },
+            );
             for (b, x) in [(b0, 0.0), (b1, 5.0)] {
                 let m = s.add_mesh(tri(x));
-                s.add_node(Some(b), Node { mesh: Some(m), ..Default::default() });
+                s.add_node(
+                    Some(b),
+                    Node {
+                        mesh: Some(m),
+                        ..Default::default()
+                    },
+                );
             }
-            s.skins.push(Skin { name: format!("model {k}"), root, joints: vec![b0, b1] });
+            s.skins.push(Skin {
+                name: format!("model {k}"),
+                root,
+                joints: vec![b0, b1],
+            });
             let key = [
-                Track { target: Target::Rotation(b1), times: vec![0.0, 0.5], values: [bend, [0.0, 0.0, 0.0, 1.0]].concat() },
-                Track { target: Target::Translation(b0), times: vec![0.0, 0.5], values: vec![0.0, -40.0, 2.0, 0.0, -20.0, 2.0] },
+                Track {
+                    target: Target::Rotation(b1),
+                    times: vec![0.0, 0.5],
+                    values: [bend, [0.0, 0.0, 0.0, 1.0]].concat(),
+                },
+                Track {
+                    target: Target::Translation(b0),
+                    times: vec![0.0, 0.5],
+                    values: vec![0.0, -40.0, 2.0, 0.0, -20.0, 2.0],
+                },
             ];
-            s.clips.push(Clip { name: format!("model {k} animation 0"), duration: 0.5, repeat: Repeat::Loop, tracks: key.to_vec() });
+            s.clips.push(Clip {
+                name: format!("model {k} animation 0"),
+                duration: 0.5,
+                repeat: Repeat::Loop,
+                tracks: key.to_vec(),
+            });
         }
         s
     }
@@ -859,143 +1535,327 @@ mod tests {
     fn a_skin_is_one_mesh_weighted_to_the_bone_nodes_each_vertex_where_its_part_was() {
         let s = two_rigged_models();
         let hidden = vec![s.layers.iter().position(|l| l == "model 1").unwrap() as u32];
-        let glb = export_glb(&s, ExportOptions { hidden_layers: hidden.clone(), ..Default::default() }).unwrap();
+        let glb = export_glb(
+            &s,
+            ExportOptions {
+                hidden_layers: hidden.clone(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
         let j = json_of(&glb);
         let nodes = j["nodes"].as_array().unwrap();
         let skin = &j["skins"][0];
-        assert_eq!(j["skins"].as_array().unwrap().len(), 1, "the model on show only");
-        let joints: Vec<usize> = skin["joints"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as usize).collect();
-        assert_eq!(joints.iter().map(|&n| nodes[n]["name"].as_str().unwrap()).collect::<Vec<_>>(), ["bone 0", "bone 1"]);
-        assert_eq!(j["meshes"].as_array().unwrap().len(), 1, "the parts merged into one mesh");
-        assert_eq!(j["meshes"][0]["primitives"].as_array().unwrap().len(), 1, "one primitive for their one material");
-        assert!(j["images"].is_null() && j["textures"].is_null(), "a texture nothing samples stays out");
+        assert_eq!(
+            j["skins"].as_array().unwrap().len(),
+            1,
+            "the model on show only"
+        );
+        let joints: Vec<usize> = skin["joints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap() as usize)
+            .collect();
+        assert_eq!(
+            joints
+                .iter()
+                .map(|&n| nodes[n]["name"].as_str().unwrap())
+                .collect::<Vec<_>>(),
+            ["bone 0", "bone 1"]
+        );
+        assert_eq!(
+            j["meshes"].as_array().unwrap().len(),
+            1,
+            "the parts merged into one mesh"
+        );
+        assert_eq!(
+            j["meshes"][0]["primitives"].as_array().unwrap().len(),
+            1,
+            "one primitive for their one material"
+        );
+        assert!(
+            j["images"].is_null() && j["textures"].is_null(),
+            "a texture nothing samples stays out"
+        );
         // The skinned mesh's node is a root of the scene (glTF ignores its place).
         let mesh_node = nodes.iter().position(|n| n["skin"].is_u64()).unwrap();
-        assert!(j["scenes"][0]["nodes"].as_array().unwrap().iter().any(|n| n.as_u64() == Some(mesh_node as u64)));
+        assert!(j["scenes"][0]["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_u64() == Some(mesh_node as u64)));
         // Each vertex, through its joint's place at rest and inverse bind matrix, lands where
         // the scene draws the part's vertex.
         let world = s.world(&s.nodes.iter().map(|n| n.transform).collect::<Vec<_>>());
         let p = &j["meshes"][0]["primitives"][0];
-        let positions = accessor_floats(&glb, &j, p["attributes"]["POSITION"].as_u64().unwrap() as usize);
-        let ibm = accessor_floats(&glb, &j, skin["inverseBindMatrices"].as_u64().unwrap() as usize);
+        let positions = accessor_floats(
+            &glb,
+            &j,
+            p["attributes"]["POSITION"].as_u64().unwrap() as usize,
+        );
+        let ibm = accessor_floats(
+            &glb,
+            &j,
+            skin["inverseBindMatrices"].as_u64().unwrap() as usize,
+        );
         let scene_joints = [s.skins[0].joints[0] as usize, s.skins[0].joints[1] as usize];
         let mut expected = Vec::new();
         for &b in &scene_joints {
             for v in [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]] {
                 let x = if b == scene_joints[0] { 0.0 } else { 5.0 };
-                expected.push((b, world[b].transform_point3(glam::Vec3::new(v[0] + x, v[1], v[2]))));
+                expected.push((
+                    b,
+                    world[b].transform_point3(glam::Vec3::new(v[0] + x, v[1], v[2])),
+                ));
             }
         }
         for (k, (b, want)) in expected.iter().enumerate() {
             let slot = scene_joints.iter().position(|x| x == b).unwrap();
             let inverse = glam::Mat4::from_cols_slice(&ibm[16 * slot..16 * slot + 16]);
-            let got = world[*b] * inverse * glam::Vec3::from_slice(&positions[3 * k..3 * k + 3]).extend(1.0);
-            assert!((got.truncate() - *want).length() < 1e-4, "vertex {k}: {got} against {want}");
+            let got = world[*b]
+                * inverse
+                * glam::Vec3::from_slice(&positions[3 * k..3 * k + 3]).extend(1.0);
+            assert!(
+                (got.truncate() - *want).length() < 1e-4,
+                "vertex {k}: {got} against {want}"
+            );
         }
         // Only this model's clip, its two tracks sharing one input.
         let animations = j["animations"].as_array().unwrap();
-        assert_eq!(animations.iter().map(|a| a["name"].as_str().unwrap()).collect::<Vec<_>>(), ["model 0 animation 0"]);
-        let inputs: Vec<u64> = animations[0]["samplers"].as_array().unwrap().iter().map(|s| s["input"].as_u64().unwrap()).collect();
+        assert_eq!(
+            animations
+                .iter()
+                .map(|a| a["name"].as_str().unwrap())
+                .collect::<Vec<_>>(),
+            ["model 0 animation 0"]
+        );
+        let inputs: Vec<u64> = animations[0]["samplers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["input"].as_u64().unwrap())
+            .collect();
         assert_eq!((inputs.len(), inputs[0] == inputs[1]), (2, true));
         // As nodes: a mesh per part on its bone, no skin.
-        let nodes = json_of(&export_glb(&s, ExportOptions { hidden_layers: hidden, rig: Rig::Nodes, ..Default::default() }).unwrap());
+        let nodes = json_of(
+            &export_glb(
+                &s,
+                ExportOptions {
+                    hidden_layers: hidden,
+                    rig: Rig::Nodes,
+                    ..Default::default()
+                },
+            )
+            .unwrap(),
+        );
         assert!(nodes["skins"].is_null());
         assert_eq!(nodes["meshes"].as_array().unwrap().len(), 2);
         assert_eq!(nodes["animations"].as_array().unwrap().len(), 1);
     }
 
     fn builder<'a>() -> Builder<'a> {
-        Builder { root: json::Root::default(), data: Vec::new(), bin_len: 0 }
+        Builder {
+            root: json::Root::default(),
+            data: Vec::new(),
+            bin_len: 0,
+        }
     }
 
     fn texture(nearest: bool) -> crate::scene::Texture {
-        crate::scene::Texture { name: None, texels: crate::texture::checker([1.0; 3]), file: None, nearest, stand_in: false }
+        crate::scene::Texture {
+            name: None,
+            texels: crate::texture::checker([1.0; 3]),
+            file: None,
+            nearest,
+            stand_in: false,
+        }
     }
 
     #[test]
     fn textures_share_one_sampler_per_filtering_and_each_is_a_png() {
-        let s = Scene { textures: vec![texture(true), texture(false), texture(true)], ..Default::default() };
+        let s = Scene {
+            textures: vec![texture(true), texture(false), texture(true)],
+            ..Default::default()
+        };
         let mut b = builder();
         let mut samplers = [None, None];
-        let t: Vec<_> = s.textures.iter().map(|x| add_texture(&mut b, &mut samplers, x).unwrap()).collect();
-        assert_eq!((t.len(), b.root.samplers.len(), b.root.images.len()), (3, 2, 3));
+        let t: Vec<_> = s
+            .textures
+            .iter()
+            .map(|x| add_texture(&mut b, &mut samplers, x).unwrap())
+            .collect();
+        assert_eq!(
+            (t.len(), b.root.samplers.len(), b.root.images.len()),
+            (3, 2, 3)
+        );
         let sampler = |i: usize| b.root.textures[t[i].value()].sampler;
         assert_eq!(sampler(0), sampler(2));
         assert_ne!(sampler(0), sampler(1));
-        let Data::Bytes(png) = &b.data[0] else { panic!("a PNG's bytes") };
+        let Data::Bytes(png) = &b.data[0] else {
+            panic!("a PNG's bytes")
+        };
         assert_eq!(&png[1..4], b"PNG");
     }
 
     #[test]
     fn each_material_and_its_twin_are_made_once_and_a_scroll_names_its_extension_once() {
-        let mut s = Scene { textures: vec![texture(false)], ..Default::default() };
+        let mut s = Scene {
+            textures: vec![texture(false)],
+            ..Default::default()
+        };
         for _ in 0..2 {
-            s.materials.push(crate::scene::Material { texture: Some(0), ..Default::default() });
+            s.materials.push(crate::scene::Material {
+                texture: Some(0),
+                ..Default::default()
+            });
         }
         for m in 0..2 {
             s.clips.push(Clip {
                 name: "scroll".into(),
                 duration: 1.0,
                 repeat: Repeat::Loop,
-                tracks: vec![Track { target: Target::UvOffset(m), times: vec![0.0, 1.0], values: vec![0.25, 0.0, 1.25, 0.0] }],
+                tracks: vec![Track {
+                    target: Target::UvOffset(m),
+                    times: vec![0.0, 1.0],
+                    values: vec![0.25, 0.0, 1.25, 0.0],
+                }],
             });
         }
         let mut b = builder();
         let mut m = Materials::new(&mut b, &s, &ExportOptions::default());
-        let prim = |material: u32, uvs: bool| Primitive { positions: vec![[0.0; 3]; 3], uvs: uvs.then(|| vec![[0.0; 2]; 3]), indices: vec![0, 1, 2], material: Some(material), ..Default::default() };
+        let prim = |material: u32, uvs: bool| Primitive {
+            positions: vec![[0.0; 3]; 3],
+            uvs: uvs.then(|| vec![[0.0; 2]; 3]),
+            indices: vec![0, 1, 2],
+            material: Some(material),
+            ..Default::default()
+        };
         let mut of = |b: &mut Builder, p: &Primitive| m.of(b, p).unwrap();
-        let (a, a_again, twin) = (of(&mut b, &prim(0, true)), of(&mut b, &prim(0, true)), of(&mut b, &prim(0, false)));
+        let (a, a_again, twin) = (
+            of(&mut b, &prim(0, true)),
+            of(&mut b, &prim(0, true)),
+            of(&mut b, &prim(0, false)),
+        );
         assert_eq!(a, a_again);
         assert_ne!(a, twin, "without UVs, the untextured twin");
         of(&mut b, &prim(1, true));
-        assert_eq!(of(&mut b, &prim(7, true)), None, "a material the scene does not have");
+        assert_eq!(
+            of(&mut b, &prim(7, true)),
+            None,
+            "a material the scene does not have"
+        );
         assert_eq!(b.root.materials.len(), 3);
         assert_eq!(b.root.images.len(), 1, "the texture both sample, made once");
         assert_eq!(b.root.extensions_used, ["KHR_texture_transform"]);
-        assert!(b.root.materials[twin.unwrap().value()].pbr_metallic_roughness.base_color_texture.is_none());
+        assert!(b.root.materials[twin.unwrap().value()]
+            .pbr_metallic_roughness
+            .base_color_texture
+            .is_none());
     }
 
     #[test]
     fn only_meshes_some_exported_lod_places_go_out() {
         let mut s = Scene::default();
-        let tri = || Mesh { name: None, primitives: vec![Primitive { positions: vec![[0.0; 3]; 3], indices: vec![0, 1, 2], ..Default::default() }] };
+        let tri = || Mesh {
+            name: None,
+            primitives: vec![Primitive {
+                positions: vec![[0.0; 3]; 3],
+                indices: vec![0, 1, 2],
+                ..Default::default()
+            }],
+        };
         let (m0, m1, _unplaced) = (s.add_mesh(tri()), s.add_mesh(tri()), s.add_mesh(tri()));
         let root = s.add_node(None, Node::default());
         for (lod, mesh) in [(0, m0), (1, m1)] {
-            let l = s.add_node(Some(root), Node { lod: Some(lod), ..Default::default() });
-            s.add_node(Some(l), Node { mesh: Some(mesh), ..Default::default() });
+            let l = s.add_node(
+                Some(root),
+                Node {
+                    lod: Some(lod),
+                    ..Default::default()
+                },
+            );
+            s.add_node(
+                Some(l),
+                Node {
+                    mesh: Some(mesh),
+                    ..Default::default()
+                },
+            );
         }
         s.lods = vec![Default::default(); 2];
         let at = |lod: usize| s.visible_in(lod, &[]);
         let none = vec![false; s.nodes.len()];
         assert_eq!(meshes_placed(&s, &[at(0)], &none), [true, false, false]);
         assert_eq!(meshes_placed(&s, &[at(1)], &none), [false, true, false]);
-        assert_eq!(meshes_placed(&s, &[at(0), at(1)], &none), [true, true, false]);
+        assert_eq!(
+            meshes_placed(&s, &[at(0), at(1)], &none),
+            [true, true, false]
+        );
         let mut taken = none.clone();
         taken[s.nodes.iter().position(|n| n.mesh == Some(m0)).unwrap()] = true;
-        assert_eq!(meshes_placed(&s, &[at(0), at(1)], &taken), [false, true, false], "a mesh a skin took is not placed again");
+        assert_eq!(
+            meshes_placed(&s, &[at(0), at(1)], &taken),
+            [false, true, false],
+            "a mesh a skin took is not placed again"
+        );
     }
 
     #[test]
     fn a_channel_reaches_every_copy_of_its_node_and_a_visibility_steps() {
         let mut s = Scene::default();
         let node = s.add_node(None, Node::default());
-        s.clips.push(Clip { name: "blink".into(), duration: 1.0, repeat: Repeat::Loop, tracks: vec![Track { target: Target::Visibility(node), times: vec![0.0, 0.5], values: vec![0.2, 0.9] }] });
+        s.clips.push(Clip {
+            name: "blink".into(),
+            duration: 1.0,
+            repeat: Repeat::Loop,
+            tracks: vec![Track {
+                target: Target::Visibility(node),
+                times: vec![0.0, 0.5],
+                values: vec![0.2, 0.9],
+            }],
+        });
         let mut b = builder();
-        let copies = vec![vec![Some(Index::new(4))], vec![None], vec![Some(Index::new(9))]];
+        let copies = vec![
+            vec![Some(Index::new(4))],
+            vec![None],
+            vec![Some(Index::new(9))],
+        ];
         add_animations(&mut b, &s, &copies);
         let a = &b.root.animations[0];
-        assert_eq!(a.channels.iter().map(|c| c.target.node.value()).collect::<Vec<_>>(), [4, 9], "the copies that show it");
-        assert_eq!(a.samplers[0].interpolation, Valid(json::animation::Interpolation::Step));
-        let Data::Bytes(scales) = &b.data[1] else { panic!() };
-        let floats: Vec<f32> = scales.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
-        assert_eq!(floats, [0.0, 0.0, 0.0, 1.0, 1.0, 1.0], "hidden under one half, shown above");
+        assert_eq!(
+            a.channels
+                .iter()
+                .map(|c| c.target.node.value())
+                .collect::<Vec<_>>(),
+            [4, 9],
+            "the copies that show it"
+        );
+        assert_eq!(
+            a.samplers[0].interpolation,
+            Valid(json::animation::Interpolation::Step)
+        );
+        let Data::Bytes(scales) = &b.data[1] else {
+            panic!()
+        };
+        let floats: Vec<f32> = scales
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(
+            floats,
+            [0.0, 0.0, 0.0, 1.0, 1.0, 1.0],
+            "hidden under one half, shown above"
+        );
     }
 
     #[test]
     fn validation_names_what_points_nowhere() {
         let mut b = builder();
-        b.root.push(json::Node { mesh: Some(Index::new(3)), ..Default::default() });
+        b.root.push(json::Node {
+            mesh: Some(Index::new(3)),
+            ..Default::default()
+        });
         let e = validate(&b.root).unwrap_err().to_string();
         assert!(e.contains("nodes[0].mesh"), "{e}");
         assert!(validate(&builder().root).is_ok());
@@ -1006,7 +1866,13 @@ mod tests {
         let mut b = builder();
         b.view(Data::Bytes(vec![1, 2, 3, 4, 5]), None);
         b.view(Data::ShortIndices(&[7]), None);
-        b.root.push(json::Buffer { byte_length: USize64::from(b.bin_len), name: None, uri: None, extensions: None, extras: Default::default() });
+        b.root.push(json::Buffer {
+            byte_length: USize64::from(b.bin_len),
+            name: None,
+            uri: None,
+            extensions: None,
+            extras: Default::default(),
+        });
         let mut out = Vec::new();
         let total = write_framed(&b, &mut out).unwrap();
         assert_eq!(total, out.len());
@@ -1015,7 +1881,11 @@ mod tests {
         assert_eq!(json_len % 4, 0);
         let bin = 20 + json_len;
         assert_eq!(&out[bin + 4..bin + 8], b"BIN\0");
-        assert_eq!(u32::from_le_bytes(out[bin..bin + 4].try_into().unwrap()), 12, "5 bytes padded to 8, then 2 padded to 4");
+        assert_eq!(
+            u32::from_le_bytes(out[bin..bin + 4].try_into().unwrap()),
+            12,
+            "5 bytes padded to 8, then 2 padded to 4"
+        );
         assert_eq!(&out[bin + 8..], [1, 2, 3, 4, 5, 0, 0, 0, 7, 0, 0, 0]);
     }
 }

@@ -31,17 +31,29 @@ pub(super) fn plan(scene: &Scene, visible: &[Vec<bool>]) -> (Vec<SkinOut>, Vec<b
     let mut absorbed = vec![false; scene.nodes.len()];
     let mut out = Vec::new();
     for (k, skin) in scene.skins.iter().enumerate() {
-        let shown = |n: NodeId| visible.iter().any(|v| v.get(n as usize).copied().unwrap_or(false));
+        let shown = |n: NodeId| {
+            visible
+                .iter()
+                .any(|v| v.get(n as usize).copied().unwrap_or(false))
+        };
         if !shown(skin.root) {
             continue;
         }
         let joints: Vec<bool> = joint_mask(scene, &skin.joints);
         for (i, n) in scene.nodes.iter().enumerate() {
-            if n.mesh.is_some() && n.parent.is_some_and(|p| joints.get(p as usize).copied().unwrap_or(false)) && shown(i as NodeId) {
+            if n.mesh.is_some()
+                && n.parent
+                    .is_some_and(|p| joints.get(p as usize).copied().unwrap_or(false))
+                && shown(i as NodeId)
+            {
                 absorbed[i] = true;
             }
         }
-        out.push(SkinOut { skin: k, mesh: None, inverse_binds: None });
+        out.push(SkinOut {
+            skin: k,
+            mesh: None,
+            inverse_binds: None,
+        });
     }
     (out, absorbed)
 }
@@ -61,7 +73,9 @@ fn joint_mask(scene: &Scene, joints: &[NodeId]) -> Vec<bool> {
 fn binds(scene: &Scene, root: NodeId, joints: &[NodeId]) -> BTreeMap<NodeId, Mat4> {
     let mut placed: BTreeMap<NodeId, Mat4> = BTreeMap::new();
     for &j in joints {
-        let Some(node) = scene.nodes.get(j as usize) else { continue };
+        let Some(node) = scene.nodes.get(j as usize) else {
+            continue;
+        };
         let above = match node.parent {
             Some(p) if p == root => Mat4::IDENTITY,
             Some(p) => match placed.get(&p) {
@@ -81,7 +95,9 @@ fn up_to(scene: &Scene, mut n: NodeId, root: NodeId) -> Mat4 {
     let mut m = Mat4::IDENTITY;
     let mut steps = 0;
     while n != root && steps < scene.nodes.len() {
-        let Some(node) = scene.nodes.get(n as usize) else { break };
+        let Some(node) = scene.nodes.get(n as usize) else {
+            break;
+        };
         m = node.transform.matrix() * m;
         let Some(p) = node.parent else { break };
         n = p;
@@ -105,21 +121,39 @@ struct Merged<'s> {
 
 /// Each skin's mesh (a primitive per material and set of attributes) and inverse bind
 /// matrices, written into `b`.
-pub(super) fn add_skin_meshes<'a>(b: &mut Builder<'a>, scene: &'a Scene, skins: &mut [SkinOut], absorbed: &[bool], colours: ColourSet, materials: &mut Materials) -> std::io::Result<()> {
+pub(super) fn add_skin_meshes<'a>(
+    b: &mut Builder<'a>,
+    scene: &'a Scene,
+    skins: &mut [SkinOut],
+    absorbed: &[bool],
+    colours: ColourSet,
+    materials: &mut Materials,
+) -> std::io::Result<()> {
     use json::buffer::Target as T;
     for out in skins.iter_mut() {
         let skin = &scene.skins[out.skin];
         let placed = binds(scene, skin.root, &skin.joints);
-        let slot: BTreeMap<NodeId, u16> = skin.joints.iter().enumerate().map(|(k, &j)| (j, k as u16)).collect();
+        let slot: BTreeMap<NodeId, u16> = skin
+            .joints
+            .iter()
+            .enumerate()
+            .map(|(k, &j)| (j, k as u16))
+            .collect();
         // Keyed by material and which attributes a primitive has: merged ones must agree.
         let mut groups: BTreeMap<(Option<u32>, bool, bool, bool), Merged<'a>> = BTreeMap::new();
         for (i, n) in scene.nodes.iter().enumerate() {
-            let (Some(mesh), Some(parent)) = (n.mesh, n.parent) else { continue };
-            let (Some(&joint), Some(bone)) = (slot.get(&parent), placed.get(&parent)) else { continue };
+            let (Some(mesh), Some(parent)) = (n.mesh, n.parent) else {
+                continue;
+            };
+            let (Some(&joint), Some(bone)) = (slot.get(&parent), placed.get(&parent)) else {
+                continue;
+            };
             if !absorbed[i] {
                 continue;
             }
-            let Some(mesh) = scene.meshes.get(mesh as usize) else { continue };
+            let Some(mesh) = scene.meshes.get(mesh as usize) else {
+                continue;
+            };
             let m = *bone * n.transform.matrix();
             let turn = Mat3::from_mat4(m).inverse().transpose();
             for p in mesh.primitives.iter().filter(|p| !p.indices.is_empty()) {
@@ -127,12 +161,25 @@ pub(super) fn add_skin_meshes<'a>(b: &mut Builder<'a>, scene: &'a Scene, skins: 
                 let normals = p.normals.as_ref().filter(|v| v.len() == count);
                 let cols = p.colours(colours).filter(|v| v.len() == count);
                 let uvs = p.uvs.as_ref().filter(|v| v.len() == count);
-                let g = groups.entry((p.material, normals.is_some(), cols.is_some(), uvs.is_some())).or_default();
+                let g = groups
+                    .entry((p.material, normals.is_some(), cols.is_some(), uvs.is_some()))
+                    .or_default();
                 g.first.get_or_insert(p);
                 let base = g.positions.len() as u32;
-                g.positions.extend(p.positions.iter().map(|v| if v.iter().all(|x| x.is_finite()) { m.transform_point3(Vec3::from(*v)).to_array() } else { [0.0; 3] }));
+                g.positions.extend(p.positions.iter().map(|v| {
+                    if v.iter().all(|x| x.is_finite()) {
+                        m.transform_point3(Vec3::from(*v)).to_array()
+                    } else {
+                        [0.0; 3]
+                    }
+                }));
                 if let Some(normals) = normals {
-                    g.normals.extend(normals.iter().map(|v| (turn * Vec3::from(*v)).try_normalize().unwrap_or(Vec3::Z).to_array()));
+                    g.normals.extend(normals.iter().map(|v| {
+                        (turn * Vec3::from(*v))
+                            .try_normalize()
+                            .unwrap_or(Vec3::Z)
+                            .to_array()
+                    }));
                 }
                 if let Some(cols) = cols {
                     g.colours.extend_from_slice(cols);
@@ -150,34 +197,114 @@ pub(super) fn add_skin_meshes<'a>(b: &mut Builder<'a>, scene: &'a Scene, skins: 
             let n = g.positions.len();
             let mut attributes = BTreeMap::new();
             let finite = bounds(g.positions.iter().copied());
-            attributes.insert(Valid(json::mesh::Semantic::Positions), b.floats(super::float_bytes(&g.positions), n, Some(T::ArrayBuffer), Some(finite)));
+            attributes.insert(
+                Valid(json::mesh::Semantic::Positions),
+                b.floats(
+                    super::float_bytes(&g.positions),
+                    n,
+                    Some(T::ArrayBuffer),
+                    Some(finite),
+                ),
+            );
             if !g.normals.is_empty() {
-                attributes.insert(Valid(json::mesh::Semantic::Normals), b.floats::<3>(super::float_bytes(&g.normals), n, Some(T::ArrayBuffer), None));
+                attributes.insert(
+                    Valid(json::mesh::Semantic::Normals),
+                    b.floats::<3>(
+                        super::float_bytes(&g.normals),
+                        n,
+                        Some(T::ArrayBuffer),
+                        None,
+                    ),
+                );
             }
             if !g.colours.is_empty() {
                 let linear: Vec<[f32; 4]> = g.colours.iter().map(super::linear_colour).collect();
-                attributes.insert(Valid(json::mesh::Semantic::Colors(0)), b.floats::<4>(super::float_bytes(&linear), n, Some(T::ArrayBuffer), None));
+                attributes.insert(
+                    Valid(json::mesh::Semantic::Colors(0)),
+                    b.floats::<4>(super::float_bytes(&linear), n, Some(T::ArrayBuffer), None),
+                );
             }
             if !g.uvs.is_empty() {
-                let finite: Vec<[f32; 2]> = g.uvs.iter().map(|v| if v.iter().all(|x| x.is_finite()) { *v } else { [0.0; 2] }).collect();
-                attributes.insert(Valid(json::mesh::Semantic::TexCoords(0)), b.floats::<2>(super::float_bytes(&finite), n, Some(T::ArrayBuffer), None));
+                let finite: Vec<[f32; 2]> = g
+                    .uvs
+                    .iter()
+                    .map(|v| {
+                        if v.iter().all(|x| x.is_finite()) {
+                            *v
+                        } else {
+                            [0.0; 2]
+                        }
+                    })
+                    .collect();
+                attributes.insert(
+                    Valid(json::mesh::Semantic::TexCoords(0)),
+                    b.floats::<2>(super::float_bytes(&finite), n, Some(T::ArrayBuffer), None),
+                );
             }
             // A joint index per vertex (the first of four; the others weigh nothing).
             let (joints, component) = if skin.joints.len() <= 256 {
-                (Data::Bytes(g.joints.iter().flat_map(|&j| [j as u8, 0, 0, 0]).collect()), json::accessor::ComponentType::U8)
+                (
+                    Data::Bytes(g.joints.iter().flat_map(|&j| [j as u8, 0, 0, 0]).collect()),
+                    json::accessor::ComponentType::U8,
+                )
             } else {
-                (Data::Bytes(g.joints.iter().flat_map(|&j| [j.to_le_bytes(), [0, 0], [0, 0], [0, 0]].concat()).collect()), json::accessor::ComponentType::U16)
+                (
+                    Data::Bytes(
+                        g.joints
+                            .iter()
+                            .flat_map(|&j| [j.to_le_bytes(), [0, 0], [0, 0], [0, 0]].concat())
+                            .collect(),
+                    ),
+                    json::accessor::ComponentType::U16,
+                )
             };
-            attributes.insert(Valid(json::mesh::Semantic::Joints(0)), b.accessor(joints, n, component, json::accessor::Type::Vec4, Some(T::ArrayBuffer), None));
+            attributes.insert(
+                Valid(json::mesh::Semantic::Joints(0)),
+                b.accessor(
+                    joints,
+                    n,
+                    component,
+                    json::accessor::Type::Vec4,
+                    Some(T::ArrayBuffer),
+                    None,
+                ),
+            );
             // All of each vertex on its one joint: 255 of 255, a normalised byte.
             let weights = Data::Bytes([255u8, 0, 0, 0].repeat(n));
-            attributes.insert(Valid(json::mesh::Semantic::Weights(0)), b.normalised(weights, n, json::accessor::ComponentType::U8, json::accessor::Type::Vec4, Some(T::ArrayBuffer)));
+            attributes.insert(
+                Valid(json::mesh::Semantic::Weights(0)),
+                b.normalised(
+                    weights,
+                    n,
+                    json::accessor::ComponentType::U8,
+                    json::accessor::Type::Vec4,
+                    Some(T::ArrayBuffer),
+                ),
+            );
             let (indices, component) = if n <= u16::MAX as usize {
-                (Data::Bytes(g.indices.iter().flat_map(|&i| (i as u16).to_le_bytes()).collect()), json::accessor::ComponentType::U16)
+                (
+                    Data::Bytes(
+                        g.indices
+                            .iter()
+                            .flat_map(|&i| (i as u16).to_le_bytes())
+                            .collect(),
+                    ),
+                    json::accessor::ComponentType::U16,
+                )
             } else {
-                (Data::Bytes(g.indices.iter().flat_map(|&i| i.to_le_bytes()).collect()), json::accessor::ComponentType::U32)
+                (
+                    Data::Bytes(g.indices.iter().flat_map(|&i| i.to_le_bytes()).collect()),
+                    json::accessor::ComponentType::U32,
+                )
             };
-            let indices = b.accessor(indices, g.indices.len(), component, json::accessor::Type::Scalar, Some(T::ElementArrayBuffer), None);
+            let indices = b.accessor(
+                indices,
+                g.indices.len(),
+                component,
+                json::accessor::Type::Scalar,
+                Some(T::ElementArrayBuffer),
+                None,
+            );
             // The material as the first part drew it: every part of the group shares it and
             // its attributes, so its shading is theirs.
             let material = materials.of(b, first)?;
@@ -194,22 +321,80 @@ pub(super) fn add_skin_meshes<'a>(b: &mut Builder<'a>, scene: &'a Scene, skins: 
         if primitives.is_empty() {
             continue;
         }
-        out.mesh = Some(b.root.push(json::Mesh { extensions: None, extras: Default::default(), name: Some(skin.name.clone()), primitives, weights: None }));
+        out.mesh = Some(b.root.push(json::Mesh {
+            extensions: None,
+            extras: Default::default(),
+            name: Some(skin.name.clone()),
+            primitives,
+            weights: None,
+        }));
         // Inverted as affine maps: glTF asks for a last row of exactly (0, 0, 0, 1).
-        let inverse: Vec<[f32; 16]> = skin.joints.iter().map(|j| placed.get(j).map_or(Mat4::IDENTITY, |m| Mat4::from(Affine3A::from_mat4(*m).inverse())).to_cols_array()).collect();
-        out.inverse_binds =
-            Some(b.accessor(Data::Bytes(inverse.iter().flatten().flat_map(|x| x.to_le_bytes()).collect()), inverse.len(), json::accessor::ComponentType::F32, json::accessor::Type::Mat4, None, None));
+        let inverse: Vec<[f32; 16]> = skin
+            .joints
+            .iter()
+            .map(|j| {
+                placed
+                    .get(j)
+                    .map_or(Mat4::IDENTITY, |m| {
+                        Mat4::from(Affine3A::from_mat4(*m).inverse())
+                    })
+                    .to_cols_array()
+            })
+            .collect();
+        out.inverse_binds = Some(
+            b.accessor(
+                Data::Bytes(
+                    inverse
+                        .iter()
+                        .flatten()
+                        .flat_map(|x| x.to_le_bytes())
+                        .collect(),
+                ),
+                inverse.len(),
+                json::accessor::ComponentType::F32,
+                json::accessor::Type::Mat4,
+                None,
+                None,
+            ),
+        );
     }
     Ok(())
 }
 
 /// In one glTF scene (`index`: the glTF node of each scene node it shows), each skin whose
 /// bones it shows: the glTF skin and its mesh's node, which joins the scene's roots.
-pub(super) fn place_skins(b: &mut Builder, scene: &Scene, skins: &[SkinOut], index: &[Option<Index<json::Node>>], roots: &mut Vec<Index<json::Node>>) {
+pub(super) fn place_skins(
+    b: &mut Builder,
+    scene: &Scene,
+    skins: &[SkinOut],
+    index: &[Option<Index<json::Node>>],
+    roots: &mut Vec<Index<json::Node>>,
+) {
     for out in skins {
-        let (Some(mesh), skin) = (out.mesh, &scene.skins[out.skin]) else { continue };
-        let Some(joints) = skin.joints.iter().map(|&j| index.get(j as usize).copied().flatten()).collect::<Option<Vec<_>>>() else { continue };
-        let made = b.root.push(json::Skin { extensions: None, extras: Default::default(), inverse_bind_matrices: out.inverse_binds, joints, name: Some(skin.name.clone()), skeleton: None });
-        roots.push(b.root.push(json::Node { name: Some(format!("{} mesh", skin.name)), mesh: Some(mesh), skin: Some(made), ..Default::default() }));
+        let (Some(mesh), skin) = (out.mesh, &scene.skins[out.skin]) else {
+            continue;
+        };
+        let Some(joints) = skin
+            .joints
+            .iter()
+            .map(|&j| index.get(j as usize).copied().flatten())
+            .collect::<Option<Vec<_>>>()
+        else {
+            continue;
+        };
+        let made = b.root.push(json::Skin {
+            extensions: None,
+            extras: Default::default(),
+            inverse_bind_matrices: out.inverse_binds,
+            joints,
+            name: Some(skin.name.clone()),
+            skeleton: None,
+        });
+        roots.push(b.root.push(json::Node {
+            name: Some(format!("{} mesh", skin.name)),
+            mesh: Some(mesh),
+            skin: Some(made),
+            ..Default::default()
+        }));
     }
 }
