@@ -6,13 +6,14 @@
 //! for an earlier one in one step. docs/publishing.md.
 
 use crate::containers::hosted::{self, Layout};
-use crate::containers::{self, ByteSource, FileBytes, Limits, SectorMode};
+use crate::containers::CueTrack;
+use crate::containers::{self, ByteSource, FileBytes, Limits};
 use crate::disk::cue_track_of;
 use crate::serve::{list_folder, ListedFile};
 use serde::Serialize;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::rc::Rc;
 
 /// What index.json holds.
 #[derive(Debug, Serialize)]
@@ -80,7 +81,7 @@ pub fn build_index(root: &Path, only: Option<&str>) -> io::Result<Index> {
             .find(|f| f.path == name)
             .filter(|f| is_cue(&f.path))
             .and_then(|f| cue_track_of(f).ok())
-            .map(|(bin, _, _)| bin.to_ascii_lowercase());
+            .map(|track| track.file.to_ascii_lowercase());
         files.retain(|f| f.path == name || Some(f.path.to_ascii_lowercase()) == bin);
         if !files.iter().any(|f| f.path == name) {
             return Err(io::Error::new(
@@ -91,7 +92,7 @@ pub fn build_index(root: &Path, only: Option<&str>) -> io::Result<Index> {
     }
     files.retain(|f| f.path != "index.json");
     // A .bin that a cue sheet beside it names is that disc, listed once, under the cue's name.
-    let cues: Vec<(String, Result<(String, SectorMode, u64), String>)> = files
+    let cues: Vec<(String, Result<CueTrack, String>)> = files
         .iter()
         .filter(|f| is_cue(&f.path))
         .map(|f| (f.path.clone(), cue_track_of(f)))
@@ -106,20 +107,27 @@ pub fn build_index(root: &Path, only: Option<&str>) -> io::Result<Index> {
     let mut failures: Vec<(usize, String)> = Vec::new();
     for (cue, track) in cues {
         let cue_at = by_path[&cue.to_ascii_lowercase()];
-        let planned = track.and_then(|(bin, mode, start)| {
-            let bin_at = *by_path
-                .get(&bin.to_ascii_lowercase())
-                .ok_or_else(|| format!("{cue}: the track's file {bin} is not beside it"))?;
-            consumed[bin_at] = true;
-            plan_container(
-                &cue,
-                &files[bin_at],
-                Layout::Disc {
-                    mode: mode.word().into(),
-                    start,
-                },
-            )
-        });
+        let planned = track.and_then(
+            |CueTrack {
+                 file: bin,
+                 mode,
+                 start,
+                 ..
+             }| {
+                let bin_at = *by_path
+                    .get(&bin.to_ascii_lowercase())
+                    .ok_or_else(|| format!("{cue}: the track's file {bin} is not beside it"))?;
+                consumed[bin_at] = true;
+                plan_container(
+                    &cue,
+                    &files[bin_at],
+                    Layout::Disc {
+                        mode: mode.word().into(),
+                        start,
+                    },
+                )
+            },
+        );
         match planned {
             Ok(c) => {
                 consumed[cue_at] = true;
@@ -234,7 +242,7 @@ fn plan_container(
     bytes: &ListedFile,
     layout: Layout,
 ) -> Result<Vec<HostedContainer>, String> {
-    let source: Arc<dyn ByteSource> = Arc::new(FileBytes::open(&bytes.real)?);
+    let source: Rc<dyn ByteSource> = Rc::new(FileBytes::open(&bytes.real)?);
     let mut out = Vec::new();
     plan_source(path, &bytes.path, source, layout, None, 0, &mut out)?;
     Ok(out)
@@ -245,7 +253,7 @@ fn plan_container(
 fn plan_source(
     path: &str,
     file: &str,
-    source: Arc<dyn ByteSource>,
+    source: Rc<dyn ByteSource>,
     layout: Layout,
     inside: Option<Inside>,
     depth: usize,
@@ -330,7 +338,7 @@ fn plan_source(
                 plan_source(
                     &inner,
                     file,
-                    Arc::new(b),
+                    Rc::new(b),
                     layout,
                     Some(Inside {
                         container: path.to_string(),

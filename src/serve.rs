@@ -592,7 +592,7 @@ fn byte_range(header: &str, total: u64) -> Option<Result<(u64, u64), ()>> {
             let n: u64 = n.parse().ok()?;
             (total.saturating_sub(n), total.checked_sub(1)?)
         }
-        (a, "") => (a.parse().ok()?, total.checked_sub(1).unwrap_or(0)),
+        (a, "") => (a.parse().ok()?, total.saturating_sub(1)),
         (a, b) => (
             a.parse().ok()?,
             b.parse::<u64>().ok()?.min(total.saturating_sub(1)),
@@ -756,7 +756,7 @@ fn open_containers(
         .iter()
         .filter(|f| f.path.to_ascii_lowercase().ends_with(".cue"))
         .filter_map(|f| crate::disk::cue_track_of(f).ok())
-        .map(|(bin, _, _)| bin.to_ascii_lowercase())
+        .map(|track| track.file.to_ascii_lowercase())
         .collect();
     let mut out = Vec::with_capacity(files.len());
     for f in files {

@@ -489,13 +489,9 @@ fn malformed_files_are_errors_with_their_offset() {
     bad[0] ^= 1;
     assert!(error(bad).message.contains("size_file"));
     // An LZS bomb: references that would decompress far past the bound stop with an error.
-    let mut bomb = Vec::new();
-    for _ in 0..(1 << 20) / 17 {
-        bomb.push(0u8);
-        for _ in 0..8 {
-            bomb.extend([0xEE, 0xFF]);
-        }
-    }
+    let bomb: Vec<u8> = (0..(1 << 20) / 17)
+        .flat_map(|_| std::iter::once(0u8).chain([0xEE, 0xFF].repeat(8)))
+        .collect();
     let mut file = (bomb.len() as u32).to_le_bytes().to_vec();
     file.extend(&bomb);
     let out = lzs::decode(&file, 1 << 20);

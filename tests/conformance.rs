@@ -644,7 +644,7 @@ fn check(
     };
     // An archive per open, as a fresh page would have.
     let archive = RefCell::new(Archive::new(index.clone()));
-    let opened = open(&archive, &source, &path);
+    let opened = open(&archive, source, &path);
     let doc: &dyn Document = &*opened.document;
     assert!(doc.error().is_none(), "{name}: {:?}", doc.error());
     let placements = ctx.placements();

@@ -10,7 +10,13 @@ use relicview::containers::{self, Container, ContainerKind, Limits, SectorMode};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Arc;
+use std::rc::Rc;
+use std::sync::{Arc, Mutex};
+
+/// These tests open 7z archives as the CLI does: under its allocator (containers' ceiling.rs).
+#[global_allocator]
+static ALLOCATOR: relicview::containers::ceiling::CeilingAllocator =
+    relicview::containers::ceiling::CeilingAllocator;
 
 fn shared(name: &str) -> Vec<u8> {
     std::fs::read(
@@ -53,7 +59,7 @@ fn disc_field_bin() -> Vec<u8> {
 }
 
 fn open(path: &Path) -> Box<dyn Container> {
-    let source = Arc::new(std::fs::read(path).unwrap());
+    let source = Rc::new(std::fs::read(path).unwrap());
     let kind = containers::sniff(&path.to_string_lossy(), &source[..source.len().min(65536)])
         .expect("sniffed as a container");
     containers::open(
@@ -139,7 +145,7 @@ fn a_zip_inside_a_zip_is_a_container_of_its_own() {
     let nested = containers::open(
         "outer.zip/DISC/INNER.ZIP",
         kind,
-        Arc::new(bytes),
+        Rc::new(bytes),
         Limits::default(),
     )
     .unwrap();
@@ -332,7 +338,7 @@ fn chds_from_chdman_of_a_cd_rip_and_of_a_dvd_image_list_the_disc_and_read_its_fi
         let e = containers::open(
             "cut.chd",
             ContainerKind::Chd,
-            Arc::new(whole[..cut].to_vec()),
+            Rc::new(whole[..cut].to_vec()),
             Limits::default(),
         )
         .err()
@@ -344,7 +350,7 @@ fn chds_from_chdman_of_a_cd_rip_and_of_a_dvd_image_list_the_disc_and_read_its_fi
             let c = containers::open(
                 "cut.chd",
                 ContainerKind::Chd,
-                Arc::new(whole[..cut].to_vec()),
+                Rc::new(whole[..cut].to_vec()),
                 Limits::default(),
             )
             .unwrap();
@@ -394,7 +400,7 @@ fn a_chd_hunk_that_claims_more_compressed_bytes_than_it_has_is_an_error_not_a_pa
     match containers::open(
         "liar.chd",
         ContainerKind::Chd,
-        Arc::new(bytes),
+        Rc::new(bytes),
         Limits::default(),
     ) {
         Err(e) => assert!(
@@ -435,7 +441,7 @@ fn a_chd_whose_map_table_overruns_is_an_error_naming_it() {
     let e = containers::open(
         "bad.chd",
         ContainerKind::Chd,
-        Arc::new(bad),
+        Rc::new(bad),
         Limits::default(),
     )
     .err()
@@ -476,7 +482,7 @@ fn hostile_zips_give_errors_that_name_the_container_the_entry_and_the_byte() {
     let c = containers::open(
         "liar.zip",
         ContainerKind::Zip,
-        Arc::new(bytes),
+        Rc::new(bytes),
         Limits::default(),
     )
     .unwrap();
@@ -509,7 +515,7 @@ fn hostile_zips_give_errors_that_name_the_container_the_entry_and_the_byte() {
         let err = containers::open(
             "bad.zip",
             ContainerKind::Zip,
-            Arc::new(bytes),
+            Rc::new(bytes),
             Limits::default(),
         )
         .err()
@@ -549,7 +555,7 @@ fn hostile_isos_loop_nothing_read_nothing_past_the_end_and_keep_the_rest() {
     let c = containers::open(
         "loop.iso",
         ContainerKind::Iso,
-        Arc::new(looped),
+        Rc::new(looped),
         Limits::default(),
     )
     .unwrap();
@@ -575,7 +581,7 @@ fn hostile_isos_loop_nothing_read_nothing_past_the_end_and_keep_the_rest() {
     let c = containers::open(
         "past.iso",
         ContainerKind::Iso,
-        Arc::new(past),
+        Rc::new(past),
         Limits::default(),
     )
     .unwrap();
@@ -598,7 +604,7 @@ fn hostile_isos_loop_nothing_read_nothing_past_the_end_and_keep_the_rest() {
     let c = containers::open(
         "odd.bin",
         ContainerKind::RawDisc(SectorMode::Mode2),
-        Arc::new(raw),
+        Rc::new(raw),
         Limits::default(),
     )
     .unwrap();
@@ -612,7 +618,7 @@ fn hostile_isos_loop_nothing_read_nothing_past_the_end_and_keep_the_rest() {
     assert!(containers::open(
         "junk.iso",
         ContainerKind::Iso,
-        Arc::new(junk),
+        Rc::new(junk),
         Limits::default()
     )
     .is_err());
@@ -1005,7 +1011,7 @@ fn listing_progress_counts_the_discs_directories_and_the_zips_entries() {
         .collect();
     folders.insert(String::new());
     let mut heard = Vec::new();
-    let image = Arc::new(std::fs::read(&iso).unwrap());
+    let image = Rc::new(std::fs::read(&iso).unwrap());
     containers::open_reporting(
         "ff7.iso",
         ContainerKind::Iso,
@@ -1026,7 +1032,7 @@ fn listing_progress_counts_the_discs_directories_and_the_zips_entries() {
     containers::open_reporting(
         "progress.zip",
         ContainerKind::Zip,
-        Arc::new(std::fs::read(&zip).unwrap()),
+        Rc::new(std::fs::read(&zip).unwrap()),
         Limits::default(),
         &mut |done, total| heard.push((done, total)),
     )
@@ -1363,7 +1369,7 @@ fn method_zips(dir: &Path, tree: &Path) -> Vec<(String, PathBuf)> {
 }
 
 fn open_sniffed(path: &Path) -> Box<dyn Container> {
-    let source = Arc::new(std::fs::read(path).unwrap());
+    let source = Rc::new(std::fs::read(path).unwrap());
     let kind = containers::sniff_source(&path.file_name().unwrap().to_string_lossy(), &*source)
         .unwrap_or_else(|| panic!("{} is told as a container", path.display()));
     containers::open(
@@ -1567,7 +1573,7 @@ fn a_hostile_7z_is_an_error_naming_it_and_an_entry_that_decodes_wrong_names_its_
         let e = containers::open(
             "cut.7z",
             ContainerKind::SevenZ,
-            Arc::new(bytes[..cut].to_vec()),
+            Rc::new(bytes[..cut].to_vec()),
             Limits::default(),
         )
         .err()
@@ -1585,7 +1591,7 @@ fn a_hostile_7z_is_an_error_naming_it_and_an_entry_that_decodes_wrong_names_its_
     let c = containers::open(
         "bad.7z",
         ContainerKind::SevenZ,
-        Arc::new(bad),
+        Rc::new(bad),
         Limits::default(),
     )
     .unwrap();
@@ -1605,7 +1611,7 @@ fn a_hostile_7z_is_an_error_naming_it_and_an_entry_that_decodes_wrong_names_its_
         max_entry_bytes: 1000,
         ..Limits::default()
     };
-    let c = containers::open("limits.7z", ContainerKind::SevenZ, Arc::new(bytes), small).unwrap();
+    let c = containers::open("limits.7z", ContainerKind::SevenZ, Rc::new(bytes), small).unwrap();
     let i = c.find("FIELD/FIELD.TDB").unwrap();
     assert!(c
         .read(i)
@@ -1894,10 +1900,10 @@ fn a_7z_of_millions_of_entries_is_an_error_naming_it_within_tens_of_megabytes_an
 /// A store of decoded entries in memory, as the page's is on disk, counting what it is asked:
 /// an entry is kept once its last piece has come.
 #[derive(Default, Clone)]
-struct MemoryStore(
-    Arc<std::sync::Mutex<(BTreeMap<usize, Vec<u8>>, usize)>>,
-    Arc<std::sync::Mutex<BTreeMap<usize, Vec<u8>>>>,
-);
+struct MemoryStore(Arc<Mutex<(Entries, usize)>>, Arc<Mutex<Entries>>);
+
+/// Decoded entries by index.
+type Entries = BTreeMap<usize, Vec<u8>>;
 
 impl containers::DecodedStore for MemoryStore {
     fn has(&self, index: usize) -> bool {
@@ -1943,7 +1949,7 @@ fn a_solid_7z_opened_again_with_its_store_reads_entries_from_it_without_decoding
     let (_, solid) = sevenz_archives(&dir, &tree).remove(0);
     let bytes = std::fs::read(&solid).unwrap();
     let open_with = |store: &MemoryStore| {
-        let source = Arc::new(Counted(bytes.clone(), 0.into()));
+        let source = Rc::new(Counted(bytes.clone(), 0.into()));
         let mut c = containers::open(
             "SOLID.7z",
             ContainerKind::SevenZ,
@@ -2117,7 +2123,7 @@ fn an_entry_too_large_to_keep_goes_to_the_store_in_pieces_as_a_later_one_is_deco
     let bytes = std::fs::read(&sevenz).unwrap();
     let store = MemoryStore::default();
     let open_with = |store: &MemoryStore| {
-        let source = Arc::new(Counted(bytes.clone(), 0.into()));
+        let source = Rc::new(Counted(bytes.clone(), 0.into()));
         let mut c = containers::open(
             "PAIR.7z",
             ContainerKind::SevenZ,

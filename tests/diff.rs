@@ -9,6 +9,11 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// These tests open 7z archives as the CLI does: under its allocator (containers' ceiling.rs).
+#[global_allocator]
+static ALLOCATOR: relicview::containers::ceiling::CeilingAllocator =
+    relicview::containers::ceiling::CeilingAllocator;
+
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("relicview-diff-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);

@@ -8,6 +8,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// These tests open 7z archives as the CLI does: under its allocator (containers' ceiling.rs).
+#[global_allocator]
+static ALLOCATOR: relicview::containers::ceiling::CeilingAllocator =
+    relicview::containers::ceiling::CeilingAllocator;
+
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!(
         "relicview-export-all-{name}-{}",

@@ -12,7 +12,12 @@ use std::collections::BTreeMap;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::Arc;
+use std::rc::Rc;
+
+/// These tests open 7z archives as the CLI does: under its allocator (containers' ceiling.rs).
+#[global_allocator]
+static ALLOCATOR: relicview::containers::ceiling::CeilingAllocator =
+    relicview::containers::ceiling::CeilingAllocator;
 
 /// Bytes no two files here share: a counter through a multiplier, from `seed`.
 fn pattern(seed: u32, len: usize) -> Vec<u8> {
@@ -26,8 +31,8 @@ fn pattern(seed: u32, len: usize) -> Vec<u8> {
 }
 
 fn open_file(path: &Path) -> Box<dyn Container> {
-    let source: Arc<dyn containers::ByteSource> =
-        Arc::new(containers::FileBytes::open(path).unwrap());
+    let source: Rc<dyn containers::ByteSource> =
+        Rc::new(containers::FileBytes::open(path).unwrap());
     let kind = containers::sniff_source(&path.to_string_lossy(), &*source)
         .expect("sniffed as a container");
     containers::open(
@@ -101,7 +106,7 @@ fn a_file_in_two_iso_extents_reads_both_in_order_and_from_a_host_by_its_extents(
     let c = containers::open(
         "two.iso",
         ContainerKind::Iso,
-        Arc::new(image.clone()),
+        Rc::new(image.clone()),
         Limits::default(),
     )
     .unwrap();
@@ -126,8 +131,11 @@ fn a_file_in_two_iso_extents_reads_both_in_order_and_from_a_host_by_its_extents(
         "a head across the join"
     );
     let mut streamed = Vec::new();
-    c.stream(k, 4990, 20, &mut |p| Ok(streamed.extend_from_slice(p)))
-        .unwrap();
+    c.stream(k, 4990, 20, &mut |p| {
+        let _: () = streamed.extend_from_slice(p);
+        Ok(())
+    })
+    .unwrap();
     assert_eq!(streamed, joined[4990..5010], "a range across the join");
     assert_eq!(c.pieces(k).map(|p| p.len()), Some(2));
 
@@ -218,7 +226,7 @@ fn iso_extents_that_overlap_run_past_the_image_or_never_end_are_errors_that_say_
     let c = containers::open(
         "overlap.iso",
         ContainerKind::Iso,
-        Arc::new(overlap),
+        Rc::new(overlap),
         Limits::default(),
     )
     .unwrap();
@@ -243,7 +251,7 @@ fn iso_extents_that_overlap_run_past_the_image_or_never_end_are_errors_that_say_
     let c = containers::open(
         "past.iso",
         ContainerKind::Iso,
-        Arc::new(past),
+        Rc::new(past),
         Limits::default(),
     )
     .unwrap();
@@ -258,7 +266,7 @@ fn iso_extents_that_overlap_run_past_the_image_or_never_end_are_errors_that_say_
     let c = containers::open(
         "cut.iso",
         ContainerKind::Iso,
-        Arc::new(cut),
+        Rc::new(cut),
         Limits::default(),
     )
     .unwrap();
@@ -635,7 +643,7 @@ fn the_7z_archives_7_zip_reads_in_their_less_common_shapes_read_here_too() {
     let c = containers::open(
         "empty-id.7z",
         ContainerKind::SevenZ,
-        Arc::new(handmade_7z(&data, Some("DATA.BIN"), &[])),
+        Rc::new(handmade_7z(&data, Some("DATA.BIN"), &[])),
         Limits::default(),
     )
     .unwrap();
@@ -1048,8 +1056,11 @@ fn an_iso_lists_the_names_its_users_know_rock_ridge_then_joliet_and_reads_zisofs
     );
     let k = c.find("Sub Folder/Mixed Case Name.DAT").unwrap();
     let mut part = Vec::new();
-    c.stream(k, 32_760, 40_000, &mut |p| Ok(part.extend_from_slice(p)))
-        .unwrap();
+    c.stream(k, 32_760, 40_000, &mut |p| {
+        let _: () = part.extend_from_slice(p);
+        Ok(())
+    })
+    .unwrap();
     assert_eq!(
         part,
         files["Sub Folder/Mixed Case Name.DAT"][32_760..72_760]

@@ -10,7 +10,7 @@ mod common;
 
 use libfuzzer_sys::fuzz_target;
 use relicview::containers::hosted::{self, Fetched, Layout, Wanted};
-use std::sync::Arc;
+use std::rc::Rc;
 
 fn word(b: &[u8]) -> u64 {
     b.iter().rev().fold(0, |n, &x| n << 8 | x as u64)
@@ -62,7 +62,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(plan) = hosted::plan(
         "fuzz",
         &layout,
-        Arc::new(bytes.clone()),
+        Rc::new(bytes.clone()),
         common::LIMITS,
         &mut |_, _| {},
     ) else {

@@ -13,7 +13,6 @@ use relicview::containers::{self, ContainerKind, DecodedStore};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
-use std::sync::Arc;
 
 /// A store in memory, an entry kept once its last piece came; it flips a byte of every
 /// third entry, cuts every fifth.
@@ -56,7 +55,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(plain) = containers::open(
         "fuzz",
         ContainerKind::SevenZ,
-        Arc::new(rest.to_vec()),
+        Rc::new(rest.to_vec()),
         common::LIMITS,
     ) else {
         return;
@@ -65,7 +64,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(mut stored) = containers::open(
         "fuzz",
         ContainerKind::SevenZ,
-        Arc::new(rest.to_vec()),
+        Rc::new(rest.to_vec()),
         common::LIMITS,
     ) else {
         return;

@@ -12,6 +12,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// The CLI reads containers: a 7z header's tables are read under a ceiling on one allocation,
+/// which only this allocator enforces (crates/containers/src/ceiling.rs).
+#[global_allocator]
+static ALLOCATOR: relicview::containers::ceiling::CeilingAllocator =
+    relicview::containers::ceiling::CeilingAllocator;
+
 #[derive(Parser)]
 #[command(
     name = "relicview",

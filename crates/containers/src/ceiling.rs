@@ -6,6 +6,17 @@
 //! fallible one (`try_reserve`); under a ceiling those fail as they would on a machine
 //! without the memory, and the header is refused with an error instead of the process
 //! growing by gigabytes. Elsewhere the ceiling is off and this allocator is the system's.
+//!
+//! A library does not choose a program's allocator: each program that reads containers (the
+//! CLI, the containers wasm module, the tests and fuzz targets that open 7z archives)
+//! installs it, in one line:
+//!
+//! ```ignore
+//! #[global_allocator]
+//! static ALLOCATOR: CeilingAllocator = CeilingAllocator;
+//! ```
+//!
+//! Without it a ceiling bounds nothing; [`installed`] tells.
 //! docs/formats/containers.md, "7z", says what it bounds.
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -30,23 +41,33 @@ unsafe impl GlobalAlloc for CeilingAllocator {
         if layout.size() > ceiling() {
             return std::ptr::null_mut();
         }
+        // SAFETY: the caller's contract for this call is the system allocator's.
         unsafe { System.alloc(layout) }
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         if layout.size() > ceiling() {
             return std::ptr::null_mut();
         }
+        // SAFETY: the caller's contract for this call is the system allocator's.
         unsafe { System.alloc_zeroed(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller's contract for this call is the system allocator's.
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if new_size > ceiling() {
             return std::ptr::null_mut();
         }
+        // SAFETY: the caller's contract for this call is the system allocator's.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
+}
+
+/// Whether this program's allocator is [`CeilingAllocator`]: a ceiling of one byte refuses a
+/// two-byte reservation only then.
+pub fn installed() -> bool {
+    with_ceiling(1, || Vec::<u8>::new().try_reserve_exact(2).is_err())
 }
 
 /// Runs `f` with each allocation on this thread limited to `bytes`. Only code whose large
@@ -66,6 +87,11 @@ pub fn with_ceiling<T>(bytes: usize, f: impl FnOnce() -> T) -> T {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_tests_run_under_the_ceiling_allocator() {
+        assert!(installed());
+    }
 
     #[test]
     fn a_fallible_allocation_above_the_ceiling_fails_and_the_ceiling_ends_with_its_stretch() {

@@ -8,7 +8,7 @@ use super::disc::{SectorMode, SectorView, RAW_SECTOR, USER_SECTOR};
 use super::iso::IsoContainer;
 use super::{error, ByteSource, ContainerError, ContainerKind, Limits, Progress, SourceReader};
 use std::cell::RefCell;
-use std::sync::Arc;
+use std::rc::Rc;
 
 /// The header's tag.
 pub const MAGIC: &[u8; 8] = b"MComprHD";
@@ -381,7 +381,7 @@ fn guarded<T>(call: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
 /// Open a CHD image of a CD (its first data track) or a DVD as a disc.
 pub fn open(
     name: &str,
-    source: Arc<dyn ByteSource>,
+    source: Rc<dyn ByteSource>,
     limits: Limits,
     progress: Progress,
 ) -> Result<IsoContainer, ContainerError> {
@@ -399,8 +399,8 @@ pub fn open(
 /// A CHD's data as a disc's 2048-byte sectors (a CD's first data track, or a DVD's).
 pub fn volume(
     name: &str,
-    source: Arc<dyn ByteSource>,
-) -> Result<Arc<dyn ByteSource>, ContainerError> {
+    source: Rc<dyn ByteSource>,
+) -> Result<Rc<dyn ByteSource>, ContainerError> {
     check_header(name, &*source)?;
     let mut chd =
         guarded(|| ::chd::Chd::open(SourceReader::new(source), None).map_err(|e| e.to_string()))
@@ -481,12 +481,12 @@ pub fn volume(
             logical_bytes,
         );
         if mode != SectorMode::Cooked {
-            let (view, _) = SectorView::new(Arc::new(s), mode, 0);
-            return Ok(Arc::new(view));
+            let (view, _) = SectorView::new(Rc::new(s), mode, 0);
+            return Ok(Rc::new(view));
         }
         s
     };
-    Ok(Arc::new(sectors))
+    Ok(Rc::new(sectors))
 }
 
 impl ChdSectors {

@@ -4,7 +4,7 @@
 //! is. docs/formats/containers.md, "Disc images".
 
 use super::ByteSource;
-use std::sync::Arc;
+use std::rc::Rc;
 
 pub const RAW_SECTOR: u64 = 2352;
 pub const USER_SECTOR: u64 = 2048;
@@ -63,7 +63,7 @@ pub fn raw_mode(head: &[u8]) -> Option<SectorMode> {
 
 /// A track's 2048-byte user sectors, from sector `start` of `raw` on.
 pub struct SectorView {
-    raw: Arc<dyn ByteSource>,
+    raw: Rc<dyn ByteSource>,
     mode: SectorMode,
     start: u64,
     sectors: u64,
@@ -72,7 +72,7 @@ pub struct SectorView {
 impl SectorView {
     /// The view, and the bytes past the last whole sector (a rip that is not a whole
     /// number of sectors: the tail is not read).
-    pub fn new(raw: Arc<dyn ByteSource>, mode: SectorMode, start: u64) -> (SectorView, u64) {
+    pub fn new(raw: Rc<dyn ByteSource>, mode: SectorMode, start: u64) -> (SectorView, u64) {
         let (size, _) = mode.layout();
         let total = raw.len() / size;
         let tail = raw.len() % size;
@@ -239,7 +239,7 @@ mod tests {
         for mode in [SectorMode::Mode1, SectorMode::Mode2] {
             let raw = raw_disc(&user, mode);
             assert_eq!(raw_mode(&raw), Some(mode));
-            let (view, tail) = SectorView::new(Arc::new(raw), mode, 0);
+            let (view, tail) = SectorView::new(Rc::new(raw), mode, 0);
             assert_eq!((view.len(), tail), (3 * USER_SECTOR, 0));
             let mut buf = vec![0u8; 3000];
             view.read_at(2000, &mut buf).unwrap();
@@ -256,7 +256,7 @@ mod tests {
     fn a_rip_that_is_not_whole_sectors_says_how_much_is_left_over() {
         let mut raw = raw_disc(&[1u8; 4096], SectorMode::Mode2);
         raw.extend([0u8; 100]);
-        let (view, tail) = SectorView::new(Arc::new(raw), SectorMode::Mode2, 0);
+        let (view, tail) = SectorView::new(Rc::new(raw), SectorMode::Mode2, 0);
         assert_eq!((view.len(), tail), (2 * USER_SECTOR, 100));
     }
 

@@ -13,7 +13,7 @@ use super::{
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::io::{Read, Seek, SeekFrom};
-use std::sync::Arc;
+use std::rc::Rc;
 
 /// How a container's entries lie in its bytes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,7 +66,7 @@ pub fn merge(mut ranges: Vec<[u64; 2]>) -> Vec<[u64; 2]> {
 
 /// A source that notes every range read from it.
 struct Recording {
-    inner: Arc<dyn ByteSource>,
+    inner: Rc<dyn ByteSource>,
     reads: RefCell<Vec<[u64; 2]>>,
 }
 
@@ -113,11 +113,11 @@ pub struct Plan {
 pub fn plan(
     name: &str,
     layout: &Layout,
-    source: Arc<dyn ByteSource>,
+    source: Rc<dyn ByteSource>,
     limits: Limits,
     each: &mut dyn FnMut(usize, &[u8]),
 ) -> Result<Plan, ContainerError> {
-    let rec = Arc::new(Recording {
+    let rec = Rc::new(Recording {
         inner: source,
         reads: RefCell::new(Vec::new()),
     });
@@ -212,8 +212,8 @@ pub fn plan(
 pub fn volume(
     name: &str,
     layout: &Layout,
-    source: Arc<dyn ByteSource>,
-) -> Result<Arc<dyn ByteSource>, ContainerError> {
+    source: Rc<dyn ByteSource>,
+) -> Result<Rc<dyn ByteSource>, ContainerError> {
     match layout {
         Layout::Zip => Err(error(name, None, "a zip has no sectors")),
         Layout::Disc { mode, start } => {
@@ -355,10 +355,10 @@ pub fn read_hosted(
         }
     };
     let bytes = match layout {
-        Layout::Zip => read_zip_entry(Arc::new(fetched), &wanted)
+        Layout::Zip => read_zip_entry(Rc::new(fetched), &wanted)
             .map_err(|e| fail(Some(wanted.at), changed(e)))?,
         _ => {
-            let view = volume(name, layout, Arc::new(fetched))
+            let view = volume(name, layout, Rc::new(fetched))
                 .map_err(|e| fail(None, changed(e.to_string())))?;
             let pieces = wanted
                 .pieces
@@ -414,7 +414,7 @@ pub fn read_hosted(
 /// A zip entry from its local header on, by the zip crate, which is told the sizes and CRC
 /// the index gives (a header that defers them to a data descriptor, as a zip written to a
 /// stream does, has none of its own); a Zstandard entry by ruzstd, as in zip.rs.
-fn read_zip_entry(source: Arc<Fetched>, wanted: &Wanted) -> Result<Vec<u8>, String> {
+fn read_zip_entry(source: Rc<Fetched>, wanted: &Wanted) -> Result<Vec<u8>, String> {
     const HEADER: u64 = 30;
     let mut head = [0u8; HEADER as usize];
     source.read_at(wanted.at, &mut head)?;

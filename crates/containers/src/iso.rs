@@ -11,7 +11,7 @@ use super::{
     Limits, Progress, CHUNK,
 };
 use std::collections::HashSet;
-use std::sync::Arc;
+use std::rc::Rc;
 
 /// Where the volume descriptors start: sector 16.
 pub const DESCRIPTORS: u64 = 16 * USER_SECTOR;
@@ -249,15 +249,15 @@ fn extents_flaw(extents: &[Extent], image: u64) -> Option<(u64, String)> {
 /// A disc's 2048-byte sectors from sector `start` of `source` on, stored in `mode`, and the
 /// bytes past its last whole sector.
 pub(crate) fn disc_volume(
-    source: Arc<dyn ByteSource>,
+    source: Rc<dyn ByteSource>,
     mode: SectorMode,
     start: u64,
-) -> (Arc<dyn ByteSource>, u64) {
+) -> (Rc<dyn ByteSource>, u64) {
     match mode {
         SectorMode::Cooked if start == 0 => (source, 0),
         m => {
             let (view, tail) = SectorView::new(source, m, start);
-            (Arc::new(view), tail)
+            (Rc::new(view), tail)
         }
     }
 }
@@ -275,7 +275,7 @@ pub struct IsoContainer {
     written: Vec<Option<String>>,
     problems: Vec<ContainerError>,
     /// The image as 2048-byte sectors, and its length.
-    view: Arc<dyn ByteSource>,
+    view: Rc<dyn ByteSource>,
     len: u64,
     limits: Limits,
 }
@@ -285,7 +285,7 @@ impl IsoContainer {
     /// cue sheet's INDEX 01).
     pub fn open(
         name: &str,
-        source: Arc<dyn ByteSource>,
+        source: Rc<dyn ByteSource>,
         mode: SectorMode,
         start: u64,
         kind: ContainerKind,

@@ -7,9 +7,9 @@
 
 pub mod ceiling;
 
-/// Every allocation goes to the system's allocator; a container reader can set a ceiling on
-/// one allocation for a stretch (a 7z header's tables: `ceiling` says why). Declared here, so
-/// that every program that reads containers (the wasm module, the CLI, the tests) has it.
+/// This crate's unit tests run under the ceiling allocator, as the programs that read
+/// containers do (each installs it: `ceiling` says why and how).
+#[cfg(test)]
 #[global_allocator]
 static ALLOCATOR: ceiling::CeilingAllocator = ceiling::CeilingAllocator;
 mod chd;
@@ -25,7 +25,7 @@ pub use zip::ZSTD_MAX_WINDOW;
 
 use std::fmt;
 use std::io::{Read, Seek, SeekFrom};
-use std::sync::Arc;
+use std::rc::Rc;
 
 /// Random access to a container's bytes: a file on disk, a `File` in the browser (read
 /// synchronously by a worker), memory. Reads past the end are errors, not short reads.
@@ -107,12 +107,12 @@ fn past_end(offset: u64, len: usize, size: u64) -> String {
 /// `Read + Seek` over a byte source, for readers that want them (the zip crate, the ISO
 /// reader).
 pub(crate) struct SourceReader {
-    source: Arc<dyn ByteSource>,
+    source: Rc<dyn ByteSource>,
     pos: u64,
 }
 
 impl SourceReader {
-    pub(crate) fn new(source: Arc<dyn ByteSource>) -> SourceReader {
+    pub(crate) fn new(source: Rc<dyn ByteSource>) -> SourceReader {
         SourceReader { source, pos: 0 }
     }
 }
@@ -540,7 +540,7 @@ pub type Progress<'a> = &'a mut dyn FnMut(u64, u64);
 pub fn open(
     name: &str,
     kind: ContainerKind,
-    source: Arc<dyn ByteSource>,
+    source: Rc<dyn ByteSource>,
     limits: Limits,
 ) -> Result<Box<dyn Container>, ContainerError> {
     open_reporting(name, kind, source, limits, &mut |_, _| {})
@@ -550,7 +550,7 @@ pub fn open(
 pub fn open_reporting(
     name: &str,
     kind: ContainerKind,
-    source: Arc<dyn ByteSource>,
+    source: Rc<dyn ByteSource>,
     limits: Limits,
     progress: Progress,
 ) -> Result<Box<dyn Container>, ContainerError> {
@@ -580,7 +580,7 @@ pub fn open_reporting(
 /// Open the data track a cue sheet names: `mode` sectors of `raw` from sector `start` on.
 pub fn open_track(
     name: &str,
-    raw: Arc<dyn ByteSource>,
+    raw: Rc<dyn ByteSource>,
     mode: SectorMode,
     start: u64,
     limits: Limits,
@@ -591,7 +591,7 @@ pub fn open_track(
 /// [`open_track`], saying how far the listing got as it goes.
 pub fn open_track_reporting(
     name: &str,
-    raw: Arc<dyn ByteSource>,
+    raw: Rc<dyn ByteSource>,
     mode: SectorMode,
     start: u64,
     limits: Limits,

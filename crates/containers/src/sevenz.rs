@@ -13,7 +13,7 @@ use sevenz_rust2::{Archive, ArchiveEntry, BlockDecoder, Password};
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::io::{BufReader, Read, Seek, SeekFrom};
-use std::sync::Arc;
+use std::rc::Rc;
 
 /// The 7z signature.
 pub const MAGIC: [u8; 6] = [b'7', b'z', 0xBC, 0xAF, 0x27, 0x1C];
@@ -93,7 +93,7 @@ pub fn sfx_start(source: &dyn ByteSource) -> Option<u64> {
 
 /// The bytes of `inner` from `start` on: a self-extracting archive without its program.
 struct After {
-    inner: Arc<dyn ByteSource>,
+    inner: Rc<dyn ByteSource>,
     start: u64,
 }
 
@@ -153,18 +153,18 @@ pub struct SevenZContainer {
 impl SevenZContainer {
     pub fn open(
         name: &str,
-        source: Arc<dyn ByteSource>,
+        source: Rc<dyn ByteSource>,
         limits: Limits,
         progress: Progress,
     ) -> Result<SevenZContainer, ContainerError> {
         let mut notes = Vec::new();
         let mut head = [0u8; SIGNATURE_HEADER];
-        let source: Arc<dyn ByteSource> = match source.read_at(0, &mut head) {
+        let source: Rc<dyn ByteSource> = match source.read_at(0, &mut head) {
             Ok(()) if is_7z(&head) => source,
             _ => match sfx_start(&*source) {
                 Some(start) => {
                     notes.push(error(name, Some(start), format!("the 7z archive starts at byte {start}, after a self-extracting program of {start} bytes")));
-                    Arc::new(After { inner: source, start })
+                    Rc::new(After { inner: source, start })
                 }
                 None => return Err(error(name, Some(0), "not a readable 7z archive: no 7z signature, at its start or after a self-extracting program")),
             },

@@ -9,7 +9,7 @@ use super::{
 };
 use std::cell::RefCell;
 use std::io::Read;
-use std::sync::Arc;
+use std::rc::Rc;
 
 pub struct ZipContainer {
     name: String,
@@ -26,7 +26,7 @@ pub struct ZipContainer {
 impl ZipContainer {
     pub fn open(
         name: &str,
-        source: Arc<dyn ByteSource>,
+        source: Rc<dyn ByteSource>,
         limits: Limits,
         progress: Progress,
     ) -> Result<ZipContainer, ContainerError> {

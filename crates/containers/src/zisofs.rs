@@ -153,7 +153,10 @@ mod tests {
             },
             skip,
             take,
-            &mut |b| Ok(out.extend_from_slice(b)),
+            &mut |b| {
+                let _: () = out.extend_from_slice(b);
+                Ok(())
+            },
         )?;
         Ok(out)
     }

@@ -81,6 +81,9 @@ pub enum Purpose {
 /// How a row recognises its files. Rows are asked tier by tier in this order; within a tier
 /// no two rows claim the same file (the registry's tests check it on every file they hold),
 /// so where a row stands in the registry does not matter.
+/// One way a kind is recognised: its tier, and the test of a file's head, name and size.
+pub type Sniff = (Sniffed, fn(&Head) -> bool);
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Sniffed {
     /// By what the bytes start with (a magic number, a signature, code), whatever the name.
@@ -118,7 +121,7 @@ pub struct Format {
     pub title: &'static str,
     pub caps: Capabilities,
     /// How its files are recognised: each test in its tier, given the head, name and size.
-    pub sniffs: &'static [(Sniffed, fn(&Head) -> bool)],
+    pub sniffs: &'static [Sniff],
     /// Extensions that name this kind: a file so named is typed by its name in a listing
     /// (its content confirms it, or says otherwise, when it is opened).
     pub named: &'static [&'static str],

@@ -327,13 +327,9 @@ mod tests {
     #[test]
     fn output_is_bounded() {
         // 1,000 references of 18 bytes each from 2,125 bytes: 18,000 bytes out, never more.
-        let mut stream = Vec::new();
-        for _ in 0..125 {
-            stream.push(0u8);
-            for _ in 0..8 {
-                stream.extend([0xEE, 0xFF]);
-            }
-        }
+        let stream: Vec<u8> = (0..125)
+            .flat_map(|_| std::iter::once(0u8).chain([0xEE, 0xFF].repeat(8)))
+            .collect();
         let out = decode_stream(&stream, usize::MAX).unwrap();
         assert_eq!(out.len(), 18_000);
         assert!(out.len() <= stream.len() * MAX_RATIO);

@@ -200,6 +200,139 @@ fn colours_needed(parts: &[VertexArrays]) -> bool {
         .any(|a| a.colors.is_some() || a.tint != parts[0].tint)
 }
 
+/// What a draw of some parts uploads, decided once from the parts.
+struct DrawLayout {
+    varyings: Varyings,
+    uvs: bool,
+    /// Every part has the same tint (a uniform then, not baked into colour bytes).
+    one_tint: bool,
+    /// One part, placed by a uniform: its vertices go up as they are.
+    single: bool,
+}
+
+impl DrawLayout {
+    fn of(parts: &[VertexArrays]) -> DrawLayout {
+        // Smooth normals only where every part has them; the shader makes flat facets otherwise.
+        let normals = match parts.iter().all(|a| a.normals.is_some()) {
+            false => Normals::None,
+            true if parts
+                .iter()
+                .all(|a| normals_usable(a.normals.unwrap_or_default())) =>
+            {
+                Normals::Every
+            }
+            true => Normals::Some,
+        };
+        DrawLayout {
+            varyings: Varyings {
+                normals,
+                vertex_colors: colours_needed(parts),
+            },
+            uvs: parts.iter().any(|a| a.uvs.is_some()),
+            one_tint: parts.iter().all(|a| a.tint == parts[0].tint),
+            single: parts.len() == 1,
+        }
+    }
+
+    /// Whether a part's vertices are placed (moved by its model matrix) in the buffer.
+    fn placed(&self, a: &VertexArrays) -> bool {
+        !self.single && a.model != glam::Mat4::IDENTITY
+    }
+}
+
+/// How one vertex attribute is laid out: its shader location, components, GL type and the
+/// bytes of one vertex.
+#[derive(Clone, Copy)]
+struct AttributeLayout {
+    location: u32,
+    size: i32,
+    kind: u32,
+    stride: usize,
+}
+
+/// Writes each part's positions, placed where `layout` says, through one scratch array
+/// reused (a world's thousands of small parts make no allocation each).
+fn put_positions(parts: &[VertexArrays], layout: &DrawLayout, put: &mut Put) {
+    let mut scratch: Vec<[f32; 3]> = Vec::new();
+    let mut at = 0;
+    for a in parts {
+        if layout.placed(a) {
+            scratch.clear();
+            scratch.extend(
+                a.positions
+                    .iter()
+                    .map(|&v| a.model.transform_point3(glam::Vec3::from(v)).to_array()),
+            );
+            put(at, bytemuck::cast_slice(&scratch));
+        } else {
+            put(at, bytemuck::cast_slice(a.positions));
+        }
+        at += a.positions.len();
+    }
+}
+
+/// Writes each part's normals, turned by its normal matrix where it is placed.
+fn put_normals(parts: &[VertexArrays], layout: &DrawLayout, put: &mut Put) {
+    let mut scratch: Vec<[f32; 3]> = Vec::new();
+    let mut at = 0;
+    for a in parts {
+        let n = a.normals.unwrap_or_default();
+        if layout.placed(a) {
+            let m = glam::Mat3::from_mat4(a.model).inverse().transpose();
+            scratch.clear();
+            scratch.extend(n.iter().map(|&v| (m * glam::Vec3::from(v)).to_array()));
+            put(at, bytemuck::cast_slice(&scratch));
+        } else {
+            put(at, bytemuck::cast_slice(n));
+        }
+        at += a.positions.len();
+    }
+}
+
+/// Writes each part's colour bytes: as they are under a shared tint; otherwise tinted by the
+/// part's own tint (the shader's is 1 then), and white under the shared tint where a part
+/// has no colours.
+fn put_colours(parts: &[VertexArrays], layout: &DrawLayout, put: &mut Put) {
+    let mut tinted: Vec<[u8; 4]> = Vec::new();
+    let mut at = 0;
+    for a in parts {
+        match (a.colors, layout.one_tint) {
+            (Some(c), true) => put(at, bytemuck::cast_slice(c)),
+            (c, _) => {
+                let t = if layout.one_tint { [1.0; 4] } else { a.tint };
+                tinted.clear();
+                match c {
+                    Some(c) => tinted.extend(
+                        c.iter()
+                            .map(|c| std::array::from_fn(|k| (c[k] as f32 * t[k] + 0.5) as u8)),
+                    ),
+                    None => tinted.resize(
+                        a.positions.len(),
+                        std::array::from_fn(|k| (255.0 * t[k] + 0.5) as u8),
+                    ),
+                }
+                put(at, bytemuck::cast_slice(&tinted));
+            }
+        }
+        at += a.positions.len();
+    }
+}
+
+/// Writes each part's texture coordinates, (0, 0) for a part without.
+fn put_uvs(parts: &[VertexArrays], put: &mut Put) {
+    let mut at = 0;
+    for a in parts {
+        match a.uvs {
+            Some(uv) => put(at, bytemuck::cast_slice(uv)),
+            None => put(
+                at,
+                bytemuck::cast_slice(&vec![[0.0f32; 2]; a.positions.len()]),
+            ),
+        }
+        at += a.positions.len();
+    }
+}
+
 impl SceneGeometry {
     /// Upload `parts` as one draw. A part's positions and normals go up as they are unless its
     /// model matrix moves them (then they are baked first, that part alone); colour bytes go
@@ -215,233 +348,51 @@ impl SceneGeometry {
         if indices == 0 || vertices == 0 || bytes > i32::MAX as usize {
             return Ok(None);
         }
-        // Smooth normals only where every part has them; the shader makes flat facets otherwise.
-        let normals = parts.iter().all(|a| a.normals.is_some());
-        let uvs = parts.iter().any(|a| a.uvs.is_some());
-        let colors = colours_needed(parts);
-        let varyings = Varyings {
-            normals: match normals {
-                false => Normals::None,
-                true if parts
-                    .iter()
-                    .all(|a| normals_usable(a.normals.unwrap_or_default())) =>
-                {
-                    Normals::Every
-                }
-                true => Normals::Some,
-            },
-            vertex_colors: colors,
-        };
-        let one_tint = parts.iter().all(|a| a.tint == parts[0].tint);
-        let single = parts.len() == 1;
+        let layout = DrawLayout::of(parts);
         // A single part keeps its placement as a uniform; merged parts are placed in the buffers.
-        let (model, tint) = if single {
+        let (model, tint) = if layout.single {
             (to_mat4(parts[0].model), parts[0].tint)
         } else {
             (
                 Mat4::identity(),
-                if one_tint { parts[0].tint } else { [1.0; 4] },
+                if layout.one_tint {
+                    parts[0].tint
+                } else {
+                    [1.0; 4]
+                },
             )
         };
-        let gl = &**context;
-        unsafe {
-            let vao = gl
-                .create_vertex_array()
-                .map_err(|e| format!("the GPU gave no vertex array: {e}"))?;
-            // Owns what is made from here on: deleted on every way out but the last.
-            let mut made = GpuObjects {
-                context,
-                vao,
-                buffers: Vec::new(),
-                handed_over: false,
-            };
-            gl.bind_vertex_array(Some(vao));
-            let mut attribute = |location: u32,
-                                 size: i32,
-                                 kind: u32,
-                                 stride: usize,
-                                 fill: &mut dyn FnMut(&mut Put)|
-             -> Result<(), String> {
-                let buffer = gl.create_buffer().map_err(|e| {
-                    format!("the GPU gave no buffer for vertex attribute {location}: {e}")
-                })?;
-                made.buffers.push(buffer);
-                gl.bind_buffer(three_d::context::ARRAY_BUFFER, Some(buffer));
-                gl.buffer_data_size(
-                    three_d::context::ARRAY_BUFFER,
-                    (vertices * stride) as i32,
-                    three_d::context::STATIC_DRAW,
-                );
-                let mut staged = Staged::new(|offset, bytes: &[u8]| {
-                    gl.buffer_sub_data_u8_slice(
-                        three_d::context::ARRAY_BUFFER,
-                        offset as i32,
-                        bytes,
-                    )
-                });
-                fill(&mut |at, bytes| staged.put(at * stride, bytes));
-                staged.flush();
-                gl.enable_vertex_attrib_array(location);
-                if kind == three_d::context::FLOAT {
-                    gl.vertex_attrib_pointer_f32(location, size, kind, false, 0, 0);
-                } else {
-                    gl.vertex_attrib_pointer_i32(location, size, kind, 0, 0);
-                }
-                Ok(())
-            };
-            let placed = |a: &VertexArrays| !single && a.model != glam::Mat4::IDENTITY;
-            // A part placed in the buffer is written through one scratch array, reused: a
-            // world's thousands of small parts make no allocation each.
-            let mut scratch: Vec<[f32; 3]> = Vec::new();
-            attribute(POSITION, 3, three_d::context::FLOAT, 12, &mut |put| {
-                let mut at = 0;
-                for a in parts {
-                    if placed(a) {
-                        scratch.clear();
-                        scratch.extend(
-                            a.positions
-                                .iter()
-                                .map(|&v| a.model.transform_point3(glam::Vec3::from(v)).to_array()),
-                        );
-                        put(at, bytemuck::cast_slice(&scratch));
-                    } else {
-                        put(at, bytemuck::cast_slice(a.positions));
-                    }
-                    at += a.positions.len();
-                }
-            })?;
-            if normals {
-                attribute(NORMAL, 3, three_d::context::FLOAT, 12, &mut |put| {
-                    let mut at = 0;
-                    for a in parts {
-                        let n = a.normals.unwrap_or_default();
-                        if placed(a) {
-                            let m = glam::Mat3::from_mat4(a.model).inverse().transpose();
-                            scratch.clear();
-                            scratch.extend(n.iter().map(|&v| (m * glam::Vec3::from(v)).to_array()));
-                            put(at, bytemuck::cast_slice(&scratch));
-                        } else {
-                            put(at, bytemuck::cast_slice(n));
-                        }
-                        at += a.positions.len();
-                    }
-                })?;
-            }
-            if colors {
-                let mut tinted: Vec<[u8; 4]> = Vec::new();
-                attribute(COLOR, 4, three_d::context::UNSIGNED_BYTE, 4, &mut |put| {
-                    let mut at = 0;
-                    for a in parts {
-                        match (a.colors, one_tint) {
-                            (Some(c), true) => put(at, bytemuck::cast_slice(c)),
-                            (c, _) => {
-                                // Written tinted: by the part's own tint where tints differ (the
-                                // shader's is 1 then); white under the shared tint where a part
-                                // has no colours.
-                                let t = if one_tint { [1.0; 4] } else { a.tint };
-                                tinted.clear();
-                                match c {
-                                    Some(c) => tinted.extend(c.iter().map(|c| {
-                                        std::array::from_fn(|k| (c[k] as f32 * t[k] + 0.5) as u8)
-                                    })),
-                                    None => tinted.resize(
-                                        a.positions.len(),
-                                        std::array::from_fn(|k| (255.0 * t[k] + 0.5) as u8),
-                                    ),
-                                }
-                                put(at, bytemuck::cast_slice(&tinted));
-                            }
-                        }
-                        at += a.positions.len();
-                    }
-                })?;
-            }
-            if uvs {
-                attribute(UV, 2, three_d::context::FLOAT, 8, &mut |put| {
-                    let mut at = 0;
-                    for a in parts {
-                        match a.uvs {
-                            Some(uv) => put(at, bytemuck::cast_slice(uv)),
-                            None => put(
-                                at,
-                                bytemuck::cast_slice(&vec![[0.0f32; 2]; a.positions.len()]),
-                            ),
-                        }
-                        at += a.positions.len();
-                    }
-                })?;
-            }
-            // The index list: each part's numbers moved past the vertices before it.
-            let short = vertices <= u16::MAX as usize + 1;
-            drop(attribute);
-            let elements = gl
-                .create_buffer()
-                .map_err(|e| format!("the GPU gave no index buffer: {e}"))?;
-            made.buffers.push(elements);
-            gl.bind_buffer(three_d::context::ELEMENT_ARRAY_BUFFER, Some(elements));
-            let index_bytes = if short { 2 } else { 4 };
-            gl.buffer_data_size(
-                three_d::context::ELEMENT_ARRAY_BUFFER,
-                (indices * index_bytes) as i32,
-                three_d::context::STATIC_DRAW,
-            );
-            let (mut first, mut at) = (0u32, 0usize);
-            let mut staged = Staged::new(|offset, bytes: &[u8]| {
-                gl.buffer_sub_data_u8_slice(
-                    three_d::context::ELEMENT_ARRAY_BUFFER,
-                    offset as i32,
-                    bytes,
-                )
-            });
-            let (mut short_scratch, mut long_scratch): (Vec<u16>, Vec<u32>) =
-                (Vec::new(), Vec::new());
-            for a in parts {
-                let offset = at * index_bytes;
-                if short {
-                    short_scratch.clear();
-                    short_scratch.extend(a.indices.iter().map(|&i| (i + first) as u16));
-                    staged.put(offset, bytemuck::cast_slice(&short_scratch));
-                } else if first == 0 {
-                    staged.put(offset, bytemuck::cast_slice(a.indices));
-                } else {
-                    long_scratch.clear();
-                    long_scratch.extend(a.indices.iter().map(|&i| i + first));
-                    staged.put(offset, bytemuck::cast_slice(&long_scratch));
-                }
-                first += a.positions.len() as u32;
-                at += a.indices.len();
-            }
-            staged.flush();
-            gl.bind_vertex_array(None);
-            gl.bind_buffer(three_d::context::ARRAY_BUFFER, None);
-            let local = if single {
-                bounds(&[VertexArrays {
-                    model: glam::Mat4::IDENTITY,
-                    ..parts[0]
-                }])
+        let mut made = GpuObjects::new(context)?;
+        made.attributes(parts, vertices, &layout)?;
+        let short = vertices <= u16::MAX as usize + 1;
+        made.indices(parts, indices, short)?;
+        let local = if layout.single {
+            bounds(&[VertexArrays {
+                model: glam::Mat4::IDENTITY,
+                ..parts[0]
+            }])
+        } else {
+            bounds(parts)
+        };
+        let (vao, buffers) = made.finish();
+        Ok(Some(SceneGeometry {
+            context: context.clone(),
+            vao,
+            buffers,
+            varyings: layout.varyings,
+            uvs: layout.uvs,
+            index_type: if short {
+                three_d::context::UNSIGNED_SHORT
             } else {
-                bounds(parts)
-            };
-            let (vao, buffers) = made.finish();
-            Ok(Some(SceneGeometry {
-                context: context.clone(),
-                vao,
-                buffers,
-                varyings,
-                uvs,
-                index_type: if short {
-                    three_d::context::UNSIGNED_SHORT
-                } else {
-                    three_d::context::UNSIGNED_INT
-                },
-                index_count: indices as i32,
-                model,
-                tint,
-                local,
-                bytes,
-                instances: None,
-            }))
-        }
+                three_d::context::UNSIGNED_INT
+            },
+            index_count: indices as i32,
+            model,
+            tint,
+            local,
+            bytes,
+            instances: None,
+        }))
     }
 
     /// Draw once per transform in `at` (an instanced draw) instead of once at `model`.
@@ -455,6 +406,8 @@ impl SceneGeometry {
             aabb.expand_with_aabb(self.local.transformed(*m));
         }
         let gl = &**self.context;
+        // SAFETY: names only this geometry's vertex array and its instance buffer (made here
+        // on this context, deleted only when the geometry drops); data from a live slice.
         unsafe {
             let buffer = match self.instances {
                 Some((b, _, _)) => b,
@@ -502,6 +455,11 @@ impl SceneGeometry {
 
 /// A vertex array and buffers being made: deleted when dropped, unless `finish` handed them
 /// to the geometry that owns them from then on.
+///
+/// Every GL call here is `unsafe` in glow because a WebGL object's name is not checked: each
+/// names only objects this context made here and has not deleted (the vertex array and the
+/// buffers this holds), sizes are within the i32 that `SceneGeometry::new` checked, and data
+/// comes from live slices.
 struct GpuObjects<'a> {
     context: &'a Context,
     vao: three_d::context::VertexArray,
@@ -509,7 +467,163 @@ struct GpuObjects<'a> {
     handed_over: bool,
 }
 
-impl GpuObjects<'_> {
+impl<'a> GpuObjects<'a> {
+    /// A new vertex array, bound for the attributes and index list that follow.
+    fn new(context: &'a Context) -> Result<GpuObjects<'a>, String> {
+        let gl = &***context;
+        // SAFETY: makes a vertex array on this context and binds it (see the struct).
+        let vao = unsafe { gl.create_vertex_array() }
+            .map_err(|e| format!("the GPU gave no vertex array: {e}"))?;
+        // SAFETY: the vertex array just made.
+        unsafe { gl.bind_vertex_array(Some(vao)) };
+        Ok(GpuObjects {
+            context,
+            vao,
+            buffers: Vec::new(),
+            handed_over: false,
+        })
+    }
+
+    /// A new buffer, bound to `target`, sized to `bytes`: `fill` writes it through `put`.
+    fn buffer(
+        &mut self,
+        target: u32,
+        bytes: usize,
+        fill: &mut dyn FnMut(&mut Put),
+        what: &str,
+    ) -> Result<(), String> {
+        let gl = &***self.context;
+        // SAFETY: makes a buffer on this context (see the struct); held to be deleted.
+        let buffer = unsafe { gl.create_buffer() }
+            .map_err(|e| format!("the GPU gave no buffer for {what}: {e}"))?;
+        self.buffers.push(buffer);
+        // SAFETY: the buffer just made; `bytes` is within i32 (see the struct).
+        unsafe {
+            gl.bind_buffer(target, Some(buffer));
+            gl.buffer_data_size(target, bytes as i32, three_d::context::STATIC_DRAW);
+        }
+        let mut staged = Staged::new(|offset, bytes: &[u8]| {
+            // SAFETY: writes a live slice into the buffer bound above.
+            unsafe { gl.buffer_sub_data_u8_slice(target, offset as i32, bytes) }
+        });
+        fill(&mut |at, bytes| staged.put(at, bytes));
+        staged.flush();
+        Ok(())
+    }
+
+    /// One vertex attribute of `vertices` vertices, written by `fill` (at vertex numbers),
+    /// pointed to by the vertex array.
+    fn attribute(
+        &mut self,
+        vertices: usize,
+        layout: AttributeLayout,
+        fill: &mut dyn FnMut(&mut Put),
+    ) -> Result<(), String> {
+        let AttributeLayout {
+            location,
+            size,
+            kind,
+            stride,
+        } = layout;
+        let what = format!("vertex attribute {location}");
+        self.buffer(
+            three_d::context::ARRAY_BUFFER,
+            vertices * stride,
+            &mut |put| fill(&mut |at, bytes| put(at * stride, bytes)),
+            &what,
+        )?;
+        let gl = &***self.context;
+        // SAFETY: points the bound vertex array's attribute at the buffer bound by `buffer`.
+        unsafe {
+            gl.enable_vertex_attrib_array(location);
+            if kind == three_d::context::FLOAT {
+                gl.vertex_attrib_pointer_f32(location, size, kind, false, 0, 0);
+            } else {
+                gl.vertex_attrib_pointer_i32(location, size, kind, 0, 0);
+            }
+        }
+        Ok(())
+    }
+
+    /// Every attribute `layout` asks for.
+    fn attributes(
+        &mut self,
+        parts: &[VertexArrays],
+        vertices: usize,
+        layout: &DrawLayout,
+    ) -> Result<(), String> {
+        use three_d::context::{FLOAT, UNSIGNED_BYTE};
+        let at = |location, size, kind, stride| AttributeLayout {
+            location,
+            size,
+            kind,
+            stride,
+        };
+        self.attribute(vertices, at(POSITION, 3, FLOAT, 12), &mut |put| {
+            put_positions(parts, layout, put)
+        })?;
+        if layout.varyings.normals != Normals::None {
+            self.attribute(vertices, at(NORMAL, 3, FLOAT, 12), &mut |put| {
+                put_normals(parts, layout, put)
+            })?;
+        }
+        if layout.varyings.vertex_colors {
+            self.attribute(vertices, at(COLOR, 4, UNSIGNED_BYTE, 4), &mut |put| {
+                put_colours(parts, layout, put)
+            })?;
+        }
+        if layout.uvs {
+            self.attribute(vertices, at(UV, 2, FLOAT, 8), &mut |put| {
+                put_uvs(parts, put)
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The index list: each part's numbers moved past the vertices before it, as u16 when
+    /// `short`. Leaves nothing bound.
+    fn indices(
+        &mut self,
+        parts: &[VertexArrays],
+        indices: usize,
+        short: bool,
+    ) -> Result<(), String> {
+        let index_bytes = if short { 2 } else { 4 };
+        self.buffer(
+            three_d::context::ELEMENT_ARRAY_BUFFER,
+            indices * index_bytes,
+            &mut |put| {
+                let (mut first, mut at) = (0u32, 0usize);
+                let (mut short_scratch, mut long_scratch): (Vec<u16>, Vec<u32>) =
+                    (Vec::new(), Vec::new());
+                for a in parts {
+                    let offset = at * index_bytes;
+                    if short {
+                        short_scratch.clear();
+                        short_scratch.extend(a.indices.iter().map(|&i| (i + first) as u16));
+                        put(offset, bytemuck::cast_slice(&short_scratch));
+                    } else if first == 0 {
+                        put(offset, bytemuck::cast_slice(a.indices));
+                    } else {
+                        long_scratch.clear();
+                        long_scratch.extend(a.indices.iter().map(|&i| i + first));
+                        put(offset, bytemuck::cast_slice(&long_scratch));
+                    }
+                    first += a.positions.len() as u32;
+                    at += a.indices.len();
+                }
+            },
+            "the index list",
+        )?;
+        let gl = &***self.context;
+        // SAFETY: unbinds (the vertex array keeps its index buffer).
+        unsafe {
+            gl.bind_vertex_array(None);
+            gl.bind_buffer(three_d::context::ARRAY_BUFFER, None);
+        }
+        Ok(())
+    }
+
     fn finish(mut self) -> (three_d::context::VertexArray, Vec<three_d::context::Buffer>) {
         self.handed_over = true;
         (self.vao, std::mem::take(&mut self.buffers))
@@ -522,6 +636,7 @@ impl Drop for GpuObjects<'_> {
             return;
         }
         let gl = &***self.context;
+        // SAFETY: deletes what this made and did not hand over, once.
         unsafe {
             gl.bind_vertex_array(None);
             gl.delete_vertex_array(self.vao);
@@ -535,6 +650,7 @@ impl Drop for GpuObjects<'_> {
 impl Drop for SceneGeometry {
     fn drop(&mut self) {
         let gl = &**self.context;
+        // SAFETY: deletes the objects this geometry owns, once, as it goes.
         unsafe {
             gl.delete_vertex_array(self.vao);
             for &b in self
@@ -563,6 +679,8 @@ impl Geometry for SceneGeometry {
         program.use_uniform_if_required("tint", Vec4::from(self.tint));
         program.use_uniform_if_required("baseColor", Vec4::from(linear_color(self.tint)));
         let gl = &**self.context;
+        // SAFETY: draws from this geometry's own vertex array, whose buffers hold
+        // `index_count` indices of `index_type`, each below the vertex count.
         program.draw_with(render_states, viewer.viewport(), || unsafe {
             gl.bind_vertex_array(Some(self.vao));
             match self.instances {

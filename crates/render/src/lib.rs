@@ -108,7 +108,11 @@ impl Renderer {
         height: u32,
         clock: fn() -> f64,
     ) -> Result<Renderer, String> {
-        let context = Context::from_gl_context(Arc::new(gl)).map_err(|e| e.to_string())?;
+        // three-d takes its GL context in an Arc; a WebGL context lives on the page's one
+        // thread.
+        #[allow(clippy::arc_with_non_send_sync)]
+        let gl = Arc::new(gl);
+        let context = Context::from_gl_context(gl).map_err(|e| e.to_string())?;
         let viewport = Viewport::new_at_origo(width.max(1), height.max(1));
         let camera = Camera::new_perspective(
             viewport,
@@ -931,6 +935,8 @@ impl Renderer {
             stage.prepare(&self.context, lod, budget, clock);
             let (x0, x1) = pass.columns;
             let frame = StageFrame {
+                lod,
+                radius,
                 seconds,
                 light,
                 ambient,
@@ -943,15 +949,7 @@ impl Renderer {
                 },
                 ghost: pass.ghost,
             };
-            calls += stage.draw(
-                &self.context,
-                &target,
-                &self.camera,
-                lod,
-                &frame,
-                &options,
-                radius,
-            );
+            calls += stage.draw(&self.context, &target, &self.camera, &frame, &options);
         }
         if self.options.grid {
             let camera = self.camera.clone();

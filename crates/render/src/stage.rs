@@ -101,9 +101,12 @@ pub struct Hit {
     pub corners: [[f32; 3]; 3],
 }
 
-/// How a stage is drawn in a frame: the light, the culling and the clock, the columns of
-/// the view it owns, and whether it is a ghost over another.
+/// How a stage is drawn in a frame: the LOD on show, the light, the culling and the clock,
+/// the columns of the view it owns, whether it is a ghost over another, and the view's radius
+/// (which sizes the skeleton's bones).
 pub(super) struct StageFrame {
+    pub lod: usize,
+    pub radius: f32,
     pub seconds: f64,
     pub light: Vec3,
     pub ambient: f32,
@@ -658,7 +661,7 @@ impl Stage {
             .collect();
         if let (Some(t), Some(centre)) = (
             self.highlight_target,
-            self.highlight_bounds.map(|b| GVec3::from(b.center())),
+            self.highlight_bounds.map(|b| b.center()),
         ) {
             let picked = skeleton::picked_bone(
                 &shown,
@@ -698,11 +701,10 @@ impl Stage {
         context: &Context,
         target: &RenderTarget,
         camera: &Camera,
-        lod: usize,
         frame: &StageFrame,
         options: &ViewOptions,
-        radius: f32,
     ) -> u32 {
+        let (lod, radius) = (frame.lod, frame.radius);
         // The outline follows the LOD on show: made again for it (empty when the outlined
         // record is in another LOD).
         if let Some(t) = self.highlight_target.filter(|t| t.lod != Some(lod)) {

@@ -10,7 +10,6 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::sync::Arc;
 
 /// Containers nest at most this deep (a zip in a zip in a folder is 2).
 const MAX_NESTING: usize = 4;
@@ -75,9 +74,15 @@ pub fn is_container(name: &str, real: &Path) -> bool {
     FileBytes::open(real).is_ok_and(|f| sniffed(name, &f).is_some())
 }
 
-/// A listed cue sheet's data track: the archive path of the .bin it names (beside it, as
-/// written; a lookup ignores case), the track's mode and first sector, or why not.
-pub fn cue_track_of(f: &ListedFile) -> Result<(String, containers::SectorMode, u64), String> {
+/// One file's bytes, or why they could not be read.
+pub type FileRead = Result<Vec<u8>, String>;
+
+/// A container and the entries asked of it: (a path's place in the request, its entry index).
+type EntriesOf = (Rc<dyn Container>, Vec<(usize, usize)>);
+
+/// A listed cue sheet's data track, its `file` the archive path of the .bin it names (beside
+/// it, as written; a lookup ignores case), or why not.
+pub fn cue_track_of(f: &ListedFile) -> Result<containers::CueTrack, String> {
     if f.size > containers::MAX_CUE_BYTES {
         return Err(format!(
             "{}: {} bytes is too long for a cue sheet",
@@ -91,7 +96,10 @@ pub fn cue_track_of(f: &ListedFile) -> Result<(String, containers::SectorMode, u
         .path
         .rsplit_once('/')
         .map_or(String::new(), |(d, _)| format!("{d}/"));
-    Ok((format!("{folder}{}", track.file), track.mode, track.start))
+    Ok(containers::CueTrack {
+        file: format!("{folder}{}", track.file),
+        ..track
+    })
 }
 
 /// The first bytes a container is told by: the start, and sector 16 of an ISO.
@@ -137,7 +145,7 @@ impl Disk {
         } else {
             path.to_string()
         };
-        let (source, real): (Arc<dyn ByteSource>, Option<PathBuf>) = match self.split(path)? {
+        let (source, real): (Rc<dyn ByteSource>, Option<PathBuf>) = match self.split(path)? {
             (outer, Some(inner)) if !outer.is_empty() || self.root_container => {
                 if path.matches('/').count() > MAX_NESTING * 8 {
                     return Err(format!("{path}: containers nest too deep"));
@@ -150,8 +158,7 @@ impl Disk {
                     // A cue sheet inside a container: its disc is the .bin beside it there.
                     let (bin, track) =
                         containers::cue_inside(&*c, i).map_err(|e| format!("{outer}/{e}"))?;
-                    let raw: Arc<dyn ByteSource> =
-                        Arc::new(c.read(bin).map_err(|e| e.to_string())?);
+                    let raw: Rc<dyn ByteSource> = Rc::new(c.read(bin).map_err(|e| e.to_string())?);
                     return containers::open_track(
                         &name,
                         raw,
@@ -161,7 +168,7 @@ impl Disk {
                     )
                     .map_err(|e| e.to_string());
                 }
-                (Arc::new(c.read(i).map_err(|e| e.to_string())?), None)
+                (Rc::new(c.read(i).map_err(|e| e.to_string())?), None)
             }
             (_, _) => {
                 let real = if path.is_empty() {
@@ -169,7 +176,7 @@ impl Disk {
                 } else {
                     self.root.join(path)
                 };
-                (Arc::new(FileBytes::open(&real)?), Some(real))
+                (Rc::new(FileBytes::open(&real)?), Some(real))
             }
         };
         if name.to_ascii_lowercase().ends_with(".cue") {
@@ -185,7 +192,7 @@ impl Disk {
     fn open_cue(
         &self,
         name: &str,
-        sheet: &Arc<dyn ByteSource>,
+        sheet: &Rc<dyn ByteSource>,
         real: Option<&Path>,
     ) -> Result<Box<dyn Container>, String> {
         if sheet.len() > containers::MAX_CUE_BYTES {
@@ -207,7 +214,7 @@ impl Disk {
                 track.line, track.file
             )
         })?;
-        let raw: Arc<dyn ByteSource> = Arc::new(FileBytes::open(&bin)?);
+        let raw: Rc<dyn ByteSource> = Rc::new(FileBytes::open(&bin)?);
         containers::open_track(name, raw, track.mode, track.start, self.limits)
             .map_err(|e| e.to_string())
     }
@@ -472,8 +479,9 @@ impl DiskSource {
     /// costs least: loose files as they come, then each container's entries through
     /// [`Container::read_each`] (a solid 7z's blocks decoded once each, not once an entry).
     /// `each` must not read through this source (a decode may be under way).
-    pub fn read_each(&self, paths: &[&str], each: &mut dyn FnMut(&str, Result<Vec<u8>, String>)) {
-        let mut groups: Vec<(Rc<dyn Container>, Vec<(usize, usize)>)> = Vec::new();
+    pub fn read_each(&self, paths: &[&str], each: &mut dyn FnMut(&str, FileRead)) {
+        // Each container, with (the path's place in `paths`, the entry's index) of its paths.
+        let mut groups: Vec<EntriesOf> = Vec::new();
         for (k, &path) in paths.iter().enumerate() {
             if let Some(real) = self.real.get(path) {
                 each(path, read_regular(real, self.max_bytes));

@@ -16,9 +16,14 @@
 use relicview_containers::{self as containers, hosted, ByteSource, Container, Limits, SectorMode};
 use relicview_web_glue::{js_error, to_js};
 use serde::Serialize;
-use std::sync::Arc;
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
+
+/// This module reads containers: a 7z header's tables are read under a ceiling on one
+/// allocation, which only this allocator enforces (crates/containers/src/ceiling.rs).
+#[global_allocator]
+static ALLOCATOR: containers::ceiling::CeilingAllocator = containers::ceiling::CeilingAllocator;
 
 #[wasm_bindgen(start)]
 pub fn start() {
@@ -179,7 +184,7 @@ impl ContainerReader {
                 &(total as f64).into(),
             );
         };
-        let source: Arc<dyn ByteSource> = Arc::new(JsBytes {
+        let source: Rc<dyn ByteSource> = Rc::new(JsBytes {
             read,
             len: len as u64,
         });
@@ -268,7 +273,7 @@ impl ContainerReader {
                 .and_then(|bytes| {
                     containers::open_track(
                         &path,
-                        Arc::new(bytes),
+                        Rc::new(bytes),
                         track.mode,
                         track.start,
                         Limits::default(),
@@ -285,7 +290,7 @@ impl ContainerReader {
                 .read(i)
                 .map_err(|e| e.to_string())
                 .and_then(|bytes| {
-                    containers::open(&path, kind, Arc::new(bytes), Limits::default())
+                    containers::open(&path, kind, Rc::new(bytes), Limits::default())
                         .map_err(|e| e.to_string())
                 });
             match opened {

@@ -525,7 +525,7 @@ fn animation_clip(name: &str, a: &Animation, d: &AnimationData, rig: &Rig, bones
 /// The PlayStation's blend rule of a semi-transparent polygon (control byte bit 4 on,
 /// bits 5–6 the rule).
 fn blend_of(control: u8) -> Option<Blend> {
-    (control & 0x10 != 0).then(|| match (control >> 5) & 3 {
+    (control & 0x10 != 0).then_some(match (control >> 5) & 3 {
         0 => Blend::Average,
         1 => Blend::Add,
         2 => Blend::Subtract,

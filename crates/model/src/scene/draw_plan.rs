@@ -69,10 +69,10 @@ impl Scene {
         };
         let mut users = vec![0usize; self.meshes.len()];
         let mut static_users = vec![0usize; self.meshes.len()];
-        for i in 0..self.nodes.len() {
+        for (i, &moving) in animated.iter().enumerate().take(self.nodes.len()) {
             if let Some(m) = drawn(i) {
                 users[m] += 1;
-                static_users[m] += usize::from(!animated[i]);
+                static_users[m] += usize::from(!moving);
             }
         }
         let vertices = |m: usize| {
@@ -97,7 +97,7 @@ impl Scene {
             baked[m] = true;
         }
         let mut plan = DrawPlan::default();
-        for i in 0..self.nodes.len() {
+        for (i, &moving) in animated.iter().enumerate().take(self.nodes.len()) {
             let Some(m) = drawn(i) else { continue };
             for (k, prim) in self.meshes[m].primitives.iter().enumerate() {
                 if prim.indices.is_empty() {
@@ -107,7 +107,7 @@ impl Scene {
                     plan.lines.push((i as NodeId, m as MeshId, k as u32));
                     continue;
                 }
-                if animated[i] || (users[m] > 1 && !baked[m]) {
+                if moving || (users[m] > 1 && !baked[m]) {
                     match plan
                         .instanced
                         .iter_mut()

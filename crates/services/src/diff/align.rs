@@ -12,6 +12,9 @@ use crate::inspect::InspectorView;
 use similar::{capture_diff_slices_deadline, Algorithm, DiffOp};
 use std::collections::{HashMap, VecDeque};
 
+/// For each inspector row, the indices of its fields.
+type FieldsOfRows = HashMap<u32, Vec<usize>>;
+
 /// Levels of containers compared inside (the formats nest far less; this bounds the
 /// recursion whatever a view holds).
 pub(super) const MAX_DEPTH: usize = 64;
@@ -32,7 +35,7 @@ pub(super) struct Differ<'x, 'a> {
     depth: usize,
     deadline: Option<similar::Instant>,
     /// The fields of each inspector row of A and of B, made when first asked.
-    fields: Option<(HashMap<u32, Vec<usize>>, HashMap<u32, Vec<usize>>)>,
+    fields: Option<(FieldsOfRows, FieldsOfRows)>,
 }
 
 impl<'x, 'a> Differ<'x, 'a> {
@@ -375,7 +378,7 @@ mod tests {
     ) -> (
         Comparison,
         Vec<AlignedRow>,
-        (Vec<[usize; 2]>, Vec<[usize; 2]>),
+        crate::diff::bytes::ByteRangePair,
     ) {
         let (ra, rb) = (
             Records::of_lines(a.as_bytes()),

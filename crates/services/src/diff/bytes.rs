@@ -5,6 +5,9 @@
 /// two files that differ in every other byte cost a bounded list.
 pub const MAX_RANGES: usize = 100_000;
 
+/// The differing byte ranges of side A and of side B, as [`ByteRanges::finish`] gives them.
+pub(super) type ByteRangePair = (Vec<[usize; 2]>, Vec<[usize; 2]>);
+
 /// The byte ranges `[start, end)` of each side that differ, in file order once finished.
 #[derive(Debug, Default)]
 pub(super) struct ByteRanges {
@@ -63,7 +66,7 @@ impl ByteRanges {
     }
 
     /// Both sides sorted, overlapping and touching ranges merged.
-    pub fn finish(self) -> (Vec<[usize; 2]>, Vec<[usize; 2]>) {
+    pub fn finish(self) -> ByteRangePair {
         (merged(self.a), merged(self.b))
     }
 }

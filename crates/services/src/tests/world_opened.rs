@@ -61,7 +61,7 @@ fn include_cycles_and_self_nesting_are_errors_with_the_line_and_offset() {
     let e = o.document.error().expect("a cycle is an error");
     assert_eq!(
         e.offset,
-        a.windows(10).position(|w| w == b"file=b.map").unwrap() - 0,
+        a.windows(10).position(|w| w == b"file=b.map").unwrap(),
         "{e}"
     );
     assert!(
