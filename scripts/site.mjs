@@ -37,7 +37,12 @@ mkdirSync(join(building, 'assets'), { recursive: true });
 // `bytes` written at `path` with its compressed forms beside it.
 function writeCompressed(path, bytes) {
   writeFileSync(path, bytes);
-  writeFileSync(`${path}.br`, brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }));
+  writeFileSync(
+    `${path}.br`,
+    brotliCompressSync(bytes, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length },
+    }),
+  );
   writeFileSync(`${path}.gz`, gzipSync(bytes, { level: 9 }));
 }
 
@@ -51,15 +56,25 @@ function hashed(base, ext, bytes) {
 // The page's table of files (www/assets.js): each name to its hashed file, beside the
 // script that reads the table (all of them sit in assets/).
 const table = {};
-const assetsModule = () => `export const ASSETS = ${JSON.stringify(Object.fromEntries(Object.entries(table).map(([k, v]) => [k, `./${v}`])))};
+const assetsModule =
+  () => `export const ASSETS = ${JSON.stringify(Object.fromEntries(Object.entries(table).map(([k, v]) => [k, `./${v}`])))};
 export function assetUrl(name) { return new URL(ASSETS[name], import.meta.url).href; }`;
 const withTable = {
   name: 'relicview-assets',
   setup(build) {
-    build.onResolve({ filter: /(^|\/)assets\.js$/ }, (args) => (resolve(args.resolveDir, args.path) === join(repo, 'www/assets.js') ? { path: 'assets', namespace: 'relicview-assets' } : undefined));
-    build.onLoad({ filter: /.*/, namespace: 'relicview-assets' }, () => ({ contents: assetsModule(), loader: 'js' }));
+    build.onResolve({ filter: /(^|\/)assets\.js$/ }, args =>
+      resolve(args.resolveDir, args.path) === join(repo, 'www/assets.js')
+        ? { path: 'assets', namespace: 'relicview-assets' }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'relicview-assets' }, () => ({
+      contents: assetsModule(),
+      loader: 'js',
+    }));
     // The glue a worker imports, from the modules this site is built from.
-    build.onResolve({ filter: /^\.\.\/pkg\/[\w.-]+\.js$/ }, (args) => ({ path: join(pkg, args.path.split('/').pop()) }));
+    build.onResolve({ filter: /^\.\.\/pkg\/[\w.-]+\.js$/ }, args => ({
+      path: join(pkg, args.path.split('/').pop()),
+    }));
   },
 };
 
@@ -79,29 +94,56 @@ async function bundle(entry) {
 
 // The wasm modules, and their glue (imported by URL: a fresh import is a fresh instance,
 // www/core.js).
-for (const [key, name] of [['core', 'relicview'], ['containers', 'relicview_containers'], ['tools', 'relicview_tools']]) {
+for (const [key, name] of [
+  ['core', 'relicview'],
+  ['containers', 'relicview_containers'],
+  ['tools', 'relicview_tools'],
+]) {
   table[key] = hashed(`${name}_bg`, 'wasm', readFileSync(join(pkg, `${name}_bg.wasm`)));
-  const glue = await esbuild.transform(readFileSync(join(pkg, `${name}.js`), 'utf8'), { format: 'esm', minify: true, target: 'es2022' });
+  const glue = await esbuild.transform(readFileSync(join(pkg, `${name}.js`), 'utf8'), {
+    format: 'esm',
+    minify: true,
+    target: 'es2022',
+  });
   table[`${key}Glue`] = hashed(name, 'js', Buffer.from(glue.code));
 }
 // The workers (each bundled with what it imports, the glue it runs included).
-for (const [key, file] of [['containerWorker', 'container-worker'], ['openWorker', 'open-worker'], ['headWorker', 'head-worker']]) {
+for (const [key, file] of [
+  ['containerWorker', 'container-worker'],
+  ['openWorker', 'open-worker'],
+  ['headWorker', 'head-worker'],
+]) {
   table[key] = hashed(file, 'js', await bundle(`www/${file}.js`));
 }
 const page = hashed('main', 'js', await bundle('www/main.js'));
-const css = await esbuild.transform(readFileSync(join(repo, 'www/style.css'), 'utf8'), { loader: 'css', minify: true });
+const css = await esbuild.transform(readFileSync(join(repo, 'www/style.css'), 'utf8'), {
+  loader: 'css',
+  minify: true,
+});
 const style = hashed('style', 'css', Buffer.from(css.code));
-const early = (await esbuild.transform(readFileSync(join(repo, 'www/early.js'), 'utf8'), { minify: true, target: 'es2022' })).code.trim();
+const early = (
+  await esbuild.transform(readFileSync(join(repo, 'www/early.js'), 'utf8'), {
+    minify: true,
+    target: 'es2022',
+  })
+).code.trim();
 
 // index.html: the source's, its three references to the source tree replaced.
 let html = readFileSync(join(repo, 'index.html'), 'utf8');
 const replace = (from, to) => {
-  if (!html.includes(from)) throw new Error(`index.html no longer holds ${from}: scripts/site.mjs must follow it`);
+  if (!html.includes(from))
+    throw new Error(`index.html no longer holds ${from}: scripts/site.mjs must follow it`);
   html = html.replace(from, to);
 };
 replace('<link rel="stylesheet" href="www/style.css">', `<link rel="stylesheet" href="assets/${style}">`);
-replace('<script src="www/early.js" data-core="pkg/relicview_bg.wasm"></script>', `<script data-core="assets/${table.core}">${early}</script>\n  <link rel="modulepreload" href="assets/${table.coreGlue}">`);
-replace('<script type="module" src="www/main.js"></script>', `<script type="module" src="assets/${page}"></script>`);
+replace(
+  '<script src="www/early.js" data-core="pkg/relicview_bg.wasm"></script>',
+  `<script data-core="assets/${table.core}">${early}</script>\n  <link rel="modulepreload" href="assets/${table.coreGlue}">`,
+);
+replace(
+  '<script type="module" src="www/main.js"></script>',
+  `<script type="module" src="assets/${page}"></script>`,
+);
 writeCompressed(join(building, 'index.html'), Buffer.from(html));
 writeFileSync(join(building, 'assets.json'), `${JSON.stringify({ ...table, page, style }, null, 1)}\n`);
 

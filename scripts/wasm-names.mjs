@@ -63,15 +63,29 @@ function demangle(name) {
     parts.push(s.slice(0, len));
     s = s.slice(len);
   }
-  return parts.filter((p) => !/^h[0-9a-f]{16}$/.test(p)).join('::')
-    .replaceAll('$LT$', '<').replaceAll('$GT$', '>').replaceAll('$u20$', ' ').replaceAll('$RF$', '&').replaceAll('$C$', ',').replaceAll('$u7b$', '{').replaceAll('$u7d$', '}').replaceAll('..', '::');
+  return parts
+    .filter(p => !/^h[0-9a-f]{16}$/.test(p))
+    .join('::')
+    .replaceAll('$LT$', '<')
+    .replaceAll('$GT$', '>')
+    .replaceAll('$u20$', ' ')
+    .replaceAll('$RF$', '&')
+    .replaceAll('$C$', ',')
+    .replaceAll('$u7b$', '{')
+    .replaceAll('$u7d$', '}')
+    .replaceAll('..', '::');
 }
 
 const text = process.argv[2] ? readFileSync(process.argv[2], 'utf8') : readFileSync(0, 'utf8');
 const modules = new Map();
-process.stdout.write(text.replace(/([\w-]+?)(?:\.[0-9a-f]{12})?\.wasm:wasm-function\[(\d+)\](:0x[0-9a-f]+)?/g, (all, base, index) => {
-  const file = join(repo, 'target/wasm-names', `${base}.wasm`);
-  if (!modules.has(base)) modules.set(base, existsSync(file) ? namesOf(file) : null);
-  const name = modules.get(base)?.get(Number(index));
-  return name ? `${all} ${demangle(name)}` : all;
-}));
+process.stdout.write(
+  text.replace(
+    /([\w-]+?)(?:\.[0-9a-f]{12})?\.wasm:wasm-function\[(\d+)\](:0x[0-9a-f]+)?/g,
+    (all, base, index) => {
+      const file = join(repo, 'target/wasm-names', `${base}.wasm`);
+      if (!modules.has(base)) modules.set(base, existsSync(file) ? namesOf(file) : null);
+      const name = modules.get(base)?.get(Number(index));
+      return name ? `${all} ${demangle(name)}` : all;
+    },
+  ),
+);

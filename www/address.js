@@ -21,7 +21,7 @@ function currentView() {
     t: stats.animating ? state.viewer.animationTime() : null,
     mode: state.current && state.viewer.cameraMode() === 'fly' ? 'fly' : null,
     view: state.viewpoint,
-    hide: layers.filter((l) => !l.shown && !l.chosen).map((l) => l.name),
+    hide: layers.filter(l => !l.shown && !l.chosen).map(l => l.name),
     paused: state.current && stats.animating && !state.viewer.clockState().playing,
     choice: state.current && state.viewer.choice() ? stats.choice : null,
     skeleton: state.current && o.skeleton,
@@ -68,7 +68,7 @@ export function writeHash({ push, opened = false }) {
 
 export const followView = throttle(() => writeHash({ push: false }), 250);
 
-const linkOf = (view) => `${location.origin}${location.pathname}${hashOf(view)}`;
+const linkOf = view => `${location.origin}${location.pathname}${hashOf(view)}`;
 
 export function permalink() {
   return linkOf(currentView());
@@ -100,6 +100,8 @@ export async function share() {
     status.textContent = 'copy the link (Ctrl+C)';
   }
   clearTimeout(state.shareTimer);
-  state.shareTimer = setTimeout(() => { status.textContent = ''; }, 4000);
+  state.shareTimer = setTimeout(() => {
+    status.textContent = '';
+  }, 4000);
   return link;
 }

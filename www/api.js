@@ -4,7 +4,17 @@
 
 import { $, ready, state } from './state.js';
 import { permalink, share } from './address.js';
-import { axisView, choose, clock, frame, setCamera, setClock, setLayers, setOptions, stats } from './controls.js';
+import {
+  axisView,
+  choose,
+  clock,
+  frame,
+  setCamera,
+  setClock,
+  setLayers,
+  setOptions,
+  stats,
+} from './controls.js';
 import { loadFiles, open } from './openflow.js';
 import { checkArchive } from './check.js';
 import { exportGlb, exportRig, saveExport, saveScreenshot } from './exporting.js';
@@ -37,7 +47,7 @@ import { loadedModules } from './modules.js';
   // files}}]; show the texture gallery (→ how many textures); open one at full size.
   textures,
   showTextureGallery: showGallery,
-  openTexture: async (i) => openTexture((await textures()) && state.textures.cards[i]),
+  openTexture: async i => openTexture((await textures()) && state.textures.cards[i]),
   // Every file of the archive out in one .zip (as `relicview export --all` writes them),
   // downloaded → {files, bytes, failed, name} once the download is handed over.
   exportAll,
@@ -62,7 +72,7 @@ import { loadedModules } from './modules.js';
   // what is on show and around the outlined selection, in file units; the grid's step.
   sizes: () => state.viewer.sizes(),
   // The canvas pixel [x, y] a world point is drawn at (undefined behind the eye).
-  project: (p) => state.viewer.project(p[0], p[1], p[2]) ?? null,
+  project: p => state.viewer.project(p[0], p[1], p[2]) ?? null,
   // Which of the wasm modules loaded when first used have been loaded: {containers, tools}.
   modules: loadedModules,
   // The scene on show as binary glTF bytes (a Promise of a Uint8Array), the LOD on show as
@@ -71,7 +81,7 @@ import { loadedModules } from './modules.js';
   exportGlb: (allLods = false, rig = exportRig()) => exportGlb(allLods, rig),
   // {wireframe, cullBack, autoLod, lod} → frame stats after the change is drawn.
   setOptions,
-  setLod: (lod) => setOptions({ lod, autoLod: false }),
+  setLod: lod => setOptions({ lod, autoLod: false }),
   // Reads the framebuffer back: {width, height, background, nonBackground}.
   pixelStats: () => state.viewer.pixelStats(),
   // Draws one frame and waits until it is rasterised (one pixel read back); → ms.
@@ -91,21 +101,28 @@ import { loadedModules } from './modules.js';
   comparison: () => {
     if (!state.compare) return null;
     const view = state.viewer.compareView();
-    return { a: state.compare.a, b: state.compare.b, mode: view.mode, split: view.split, hasDifference: state.compare.hasDifference, inspector: state.compareInspector.state() };
+    return {
+      a: state.compare.a,
+      b: state.compare.b,
+      mode: view.mode,
+      split: view.split,
+      hasDifference: state.compare.hasDifference,
+      inspector: state.compareInspector.state(),
+    };
   },
   // {mode: 'a'|'b'|'overlay'|'split'|'difference', split: 0–1} → the view, once drawn.
   setCompareView,
   // Drive the aligned trees: select row i, the next / previous difference (→ its row),
   // show only the differences, select the row holding byte o of side 'a' or 'b'.
   compareInspector: {
-    select: (i) => state.compareInspector.select(i),
+    select: i => state.compareInspector.select(i),
     next: () => state.compareInspector.step(1),
     previous: () => state.compareInspector.step(-1),
-    setOnlyDifferences: (on) => state.compareInspector.setOnlyDifferences(on),
+    setOnlyDifferences: on => state.compareInspector.setOnlyDifferences(on),
     selectByte: (side, o) => state.compareInspector.selectByte(side, o),
   },
   // Triangles outlined on one side of a comparison: 'a', 'b' or 'difference'.
-  highlightedTrianglesOn: (side) => state.viewer.highlightedTrianglesOn(side),
+  highlightedTrianglesOn: side => state.viewer.highlightedTrianglesOn(side),
   // Where the last open() spent its time: {readMs, parseMs, inspectMs, assetsMs, buildMs, showMs, uploadMs, uploadBytes, drawMs, rasterMs, frameMs, totalMs}.
   lastOpen: () => state.lastOpen ?? null,
   // The page's share of compiling the model shaders at start (ms); the GPU's runs on after.
@@ -129,21 +146,32 @@ import { loadedModules } from './modules.js';
   // search, kind filter and folded folders leave in the list).
   listing: () => state.files.counts(),
   // One listed file: {path, size, kind, pending, failed, failure (why it failed), damaged}, or null.
-  entry: (path) => {
+  entry: path => {
     const e = state.byPath.get(String(path).toLowerCase());
-    return e ? { path: e.path, size: e.size, kind: e.kind || "unknown", pending: Boolean(e.pending), failed: Boolean(e.failed), failure: e.failure ?? null, damaged: Boolean(e.damaged), writtenAs: e.writtenAs ?? null } : null;
+    return e
+      ? {
+          path: e.path,
+          size: e.size,
+          kind: e.kind || 'unknown',
+          pending: Boolean(e.pending),
+          failed: Boolean(e.failed),
+          failure: e.failure ?? null,
+          damaged: Boolean(e.damaged),
+          writtenAs: e.writtenAs ?? null,
+        }
+      : null;
   },
   // The paths the list shows, in order (at most `limit`, default 1,000).
   shownFiles: (limit = 1000) => state.files.visibleFiles().slice(0, limit),
   // The chunk tree and hex view: selectChunk(i), selectByte(offset), selection().
   inspector: {
-    selectChunk: (i) => state.inspector.selectChunk(i),
-    selectByte: (offset) => state.inspector.selectByte(offset),
+    selectChunk: i => state.inspector.selectChunk(i),
+    selectByte: offset => state.inspector.selectByte(offset),
     selection: () => state.inspector.selection,
     view: () => state.inspector.view,
     // Which byte view the hex view shows (0: what the rows refer to), and switching it.
     byteView: () => state.inspector.shownView,
-    setByteView: (i) => state.inspector.setByteView(i),
+    setByteView: i => state.inspector.setByteView(i),
   },
   // Viewpoints of the scene on show (a world's dropzones): [{name, position, forward, up}].
   viewpoints: () => state.viewer.viewpoints(),
@@ -165,19 +193,25 @@ import { loadedModules } from './modules.js';
   // animation frame in seconds where its clips run in frames, else null.
   hasSkeleton: () => Boolean(state.current && state.viewer.hasSkeleton()),
   hasBlink: () => Boolean(state.current && state.viewer.hasBlink()),
-  frameTime: () => (state.current ? state.viewer.frameTime() ?? null : null),
+  frameTime: () => (state.current ? (state.viewer.frameTime() ?? null) : null),
   // Where a node (by name) is in the world at the clock, and a material's UV offset.
-  nodePosition: (name) => state.viewer.nodePosition(name) ?? null,
-  uvOffset: (name) => state.viewer.uvOffset(name) ?? null,
+  nodePosition: name => state.viewer.nodePosition(name) ?? null,
+  uvOffset: name => state.viewer.uvOffset(name) ?? null,
   // {done, total, failed} batches of the scene on show uploaded, and the first the GPU refused.
   uploadProgress: () => state.viewer.uploadProgress(),
   // Files from this size (bytes) on open in a worker; setWorkerThreshold(Infinity) keeps
   // every open on the page's thread.
   workerThreshold: () => state.workerThreshold,
-  setWorkerThreshold: (bytes) => { state.workerThreshold = Number(bytes); },
+  setWorkerThreshold: bytes => {
+    state.workerThreshold = Number(bytes);
+  },
   // {started, abandoned, busy}: workers started so far, opens ended with their worker
   // because another file was asked for, and whether one is opening a file now.
-  workers: () => ({ started: state.opener.started, abandoned: state.opener.abandoned, busy: Boolean(state.opener.job) }),
+  workers: () => ({
+    started: state.opener.started,
+    abandoned: state.opener.abandoned,
+    busy: Boolean(state.opener.job),
+  }),
   // Bytes of the wasm core's linear memory (it only grows; the peak of everything opened).
   memoryBytes: () => state.wasm.memory.buffer.byteLength,
   // What listing the dropped containers (or a hosted index) found wrong without stopping: [message].
@@ -199,15 +233,26 @@ import { loadedModules } from './modules.js';
   // Triangles outlined in the view (a picked face, a record chosen in the tree) in the LOD on show.
   highlightedTriangles: () => state.viewer.highlightedTriangles(),
   // Frame the selection (or, with none, the model) → camera.
-  frame: async () => { frame(); await state.viewport.requestFrame(); return state.viewer.camera(); },
+  frame: async () => {
+    frame();
+    await state.viewport.requestFrame();
+    return state.viewer.camera();
+  },
   // The flat view of a file that is not 3D: {mode: 'picture', zoom, width, height, regions}
   // or {mode: 'gallery', cards}; null while the 3D view is up.
   flatView: () => flatState(),
   // The picture's zoom (screen pixels per texel) about the view's centre → the zoom; fit it.
-  setPictureZoom: (zoom) => setZoom(Number(zoom)),
-  fitPicture: () => { fit(); return flatState(); },
+  setPictureZoom: zoom => setZoom(Number(zoom)),
+  fitPicture: () => {
+    fit();
+    return flatState();
+  },
   // The texel under point (x, y) of the picture view (CSS pixels): {x, y, rgba, region} or null.
   pictureAt: (x, y) => describeAt(x, y),
   // The frame as {width, height, data: RGBA bytes, top row first}.
-  readPixels: () => ({ width: $('viewport').width, height: $('viewport').height, data: state.viewer.readPixels() }),
+  readPixels: () => ({
+    width: $('viewport').width,
+    height: $('viewport').height,
+    data: state.viewer.readPixels(),
+  }),
 };

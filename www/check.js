@@ -51,8 +51,12 @@ function showReport(report) {
   addRow(dl, 'checked', count(report.checked, 'file'));
   addRow(dl, 'failing', String(report.failed.length), report.failed.length > 0);
   addRow(dl, 'damaged', String(report.damaged.length), report.damaged.length > 0);
-  for (const [what, list] of [['fails', report.failed], ['damaged', report.damaged]]) {
-    for (const f of list.slice(0, 500)) addRow(dl, what, `${f.path} — ${f.message.slice(f.path.length + 2)}`, true, { links: [f.path] });
+  for (const [what, list] of [
+    ['fails', report.failed],
+    ['damaged', report.damaged],
+  ]) {
+    for (const f of list.slice(0, 500))
+      addRow(dl, what, `${f.path} — ${f.message.slice(f.path.length + 2)}`, true, { links: [f.path] });
     if (list.length > 500) addRow(dl, what, `… and ${list.length - 500} more`);
   }
   if (!report.failed.length && !report.damaged.length) addRow(dl, 'result', 'every file parses');

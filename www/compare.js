@@ -30,12 +30,12 @@ const MODE_TITLE = {
 // Compare files `a` and `b` of the archive; `restore` is a link's view to put back. → the
 // JSON `relicview diff --json` prints for them, once both are shown.
 export function compareFiles(a, b, restore = null) {
-  return queued(`${a} and ${b}`, (request) => compareNow(a, b, restore, request));
+  return queued(`${a} and ${b}`, request => compareNow(a, b, restore, request));
 }
 
 async function compareNow(pathA, pathB, restore, request) {
   const abandoned = () => request !== state.requests;
-  const [ea, eb] = [pathA, pathB].map((p) => state.byPath.get(String(p).toLowerCase()));
+  const [ea, eb] = [pathA, pathB].map(p => state.byPath.get(String(p).toLowerCase()));
   if (!ea || !eb) {
     const missing = !ea ? pathA : pathB;
     const err = new Error(`${missing}: no such file in the archive`);
@@ -70,10 +70,30 @@ async function compareNow(pathA, pathB, restore, request) {
   // (Asked before the viewer takes the difference view.)
   const hasDifference = compared.hasDifference();
   const [sa, sb] = [compared.side('a'), compared.side('b')];
-  state.viewer.showComparison(compared.takeScene('a'), compared.takeScene('b'), compared.takeScene('difference'), compared.differenceLayersFromB());
-  const data = { a: { path: sa.path, view: sa.view, bytes: sa.bytes }, b: { path: sb.path, view: sb.view, bytes: sb.bytes }, result: JSON.parse(compared.json()), alignment: compared.alignment(), legend: compared.legend(), hasDifference, sceneA: sa.scene, sceneB: sb.scene };
+  state.viewer.showComparison(
+    compared.takeScene('a'),
+    compared.takeScene('b'),
+    compared.takeScene('difference'),
+    compared.differenceLayersFromB(),
+  );
+  const data = {
+    a: { path: sa.path, view: sa.view, bytes: sa.bytes },
+    b: { path: sb.path, view: sb.view, bytes: sb.bytes },
+    result: JSON.parse(compared.json()),
+    alignment: compared.alignment(),
+    legend: compared.legend(),
+    hasDifference,
+    sceneA: sa.scene,
+    sceneB: sb.scene,
+  };
   compared.free();
-  setComparison({ a: ea.path, b: eb.path, result: data.result, legend: data.legend, hasDifference: data.hasDifference });
+  setComparison({
+    a: ea.path,
+    b: eb.path,
+    result: data.result,
+    legend: data.legend,
+    hasDifference: data.hasDifference,
+  });
   leaveViewpoint();
   clearMeasure();
   hideFlat();
@@ -81,7 +101,11 @@ async function compareNow(pathA, pathB, restore, request) {
   state.inspector.show(null, []);
   state.compareInspector.show(data);
   showComparisonInfo(data);
-  if (!data.sceneA && !data.sceneB) viewMessage('Neither file has a 3D scene: they are compared record by record and byte by byte in the inspector below.', { note: true });
+  if (!data.sceneA && !data.sceneB)
+    viewMessage(
+      'Neither file has a 3D scene: they are compared record by record and byte by byte in the inspector below.',
+      { note: true },
+    );
   if (restore) {
     restoreView(restore, { chunk: false });
     const view = state.viewer.compareView();
@@ -95,7 +119,8 @@ async function compareNow(pathA, pathB, restore, request) {
   writeHash({ push: !restore, opened: true });
   linkApplied();
   let stats = state.viewport.drawNow();
-  while (stats.uploading && state.compare && state.compare.a === ea.path) stats = await state.viewport.requestFrame();
+  while (stats.uploading && state.compare && state.compare.a === ea.path)
+    stats = await state.viewport.requestFrame();
   endLoading();
   return data.result;
 }
@@ -112,16 +137,28 @@ function showComparisonInfo(data) {
   addRow(dl, 'B', data.b.path, false, { links: [data.b.path] });
   addRow(dl, 'verdict', r.same ? 'the same' : 'they differ', !r.same);
   addRow(dl, 'kinds', r.kind_a === r.kind_b ? r.kind_a : `${r.kind_a} and ${r.kind_b}`);
-  addRow(dl, 'records', `${r.records.same} the same · ${r.records.changed} changed · ${r.records.added} added · ${r.records.removed} removed`);
+  addRow(
+    dl,
+    'records',
+    `${r.records.same} the same · ${r.records.changed} changed · ${r.records.added} added · ${r.records.removed} removed`,
+  );
   if (r.geometry) {
     const g = r.geometry;
     addRow(dl, 'triangles', `${g.triangles_a} in A · ${g.triangles_b} in B`);
-    const vertices = (n) => `${n} ${n === 1 ? 'vertex' : 'vertices'}`;
-    addRow(dl, 'vertices', `${vertices(g.vertices_moved)} moved, the farthest by ${Number(g.max_displacement.toPrecision(4))} · ${g.vertices_unmatched} unmatched`);
+    const vertices = n => `${n} ${n === 1 ? 'vertex' : 'vertices'}`;
+    addRow(
+      dl,
+      'vertices',
+      `${vertices(g.vertices_moved)} moved, the farthest by ${Number(g.max_displacement.toPrecision(4))} · ${g.vertices_unmatched} unmatched`,
+    );
   }
   if (r.placements) {
     const c = r.placements.counts;
-    addRow(dl, 'placements', `${c.same} the same · ${c.moved} moved · ${c.added} added · ${c.removed} removed`);
+    addRow(
+      dl,
+      'placements',
+      `${c.same} the same · ${c.moved} moved · ${c.added} added · ${c.removed} removed`,
+    );
   }
   for (const note of r.notes || []) addRow(dl, 'note', note, true);
   const more = $('info-more');
@@ -150,17 +187,48 @@ function showComparisonInfo(data) {
   const inspector = state.compareInspector;
   const byOffset = (key, offset) => () => {
     const rows = data.alignment.rows;
-    const i = rows.findIndex((row) => row.range[key] && row.range[key][0] === offset && row.status !== 'inner' && (row.status !== 'same'));
+    const i = rows.findIndex(
+      row =>
+        row.range[key] && row.range[key][0] === offset && row.status !== 'inner' && row.status !== 'same',
+    );
     if (i >= 0) inspector.select(i);
   };
-  list('changed', r.changed, (c) => `${c.path_a} @${c.offset_a}${c.fields.length ? ': ' + c.fields.map((f) => `${f.name} ${f.a} → ${f.b}`).join(', ') : ''}`, (c) => byOffset('a', c.offset_a)());
-  list('only in A', r.removed, (c) => `${c.path} @${c.offset_a}`, (c) => byOffset('a', c.offset_a)());
-  list('only in B', r.added, (c) => `${c.path} @${c.offset_b}`, (c) => byOffset('b', c.offset_b)());
-  const where = (p) => (p ? `(${p.map((x) => Number(x.toFixed(3))).join(', ')})` : '');
+  list(
+    'changed',
+    r.changed,
+    c =>
+      `${c.path_a} @${c.offset_a}${c.fields.length ? ': ' + c.fields.map(f => `${f.name} ${f.a} → ${f.b}`).join(', ') : ''}`,
+    c => byOffset('a', c.offset_a)(),
+  );
+  list(
+    'only in A',
+    r.removed,
+    c => `${c.path} @${c.offset_a}`,
+    c => byOffset('a', c.offset_a)(),
+  );
+  list(
+    'only in B',
+    r.added,
+    c => `${c.path} @${c.offset_b}`,
+    c => byOffset('b', c.offset_b)(),
+  );
+  const where = p => (p ? `(${p.map(x => Number(x.toFixed(3))).join(', ')})` : '');
   if (r.placements) {
-    list('placements moved', r.placements.moved, (p) => `${p.path} ${p.model || ''} ${where(p.position_a)} → ${where(p.position_b)}`);
-    list('placements only in A', r.placements.removed, (p) => `${p.path} ${p.model || ''} ${where(p.position_a)}`);
-    list('placements only in B', r.placements.added, (p) => `${p.path} ${p.model || ''} ${where(p.position_b)}`);
+    list(
+      'placements moved',
+      r.placements.moved,
+      p => `${p.path} ${p.model || ''} ${where(p.position_a)} → ${where(p.position_b)}`,
+    );
+    list(
+      'placements only in A',
+      r.placements.removed,
+      p => `${p.path} ${p.model || ''} ${where(p.position_a)}`,
+    );
+    list(
+      'placements only in B',
+      r.placements.added,
+      p => `${p.path} ${p.model || ''} ${where(p.position_b)}`,
+    );
   }
   setExport(data.sceneA, `${data.a.path.split('/').pop()} has no 3D scene to export`);
 }
@@ -173,22 +241,26 @@ export function syncCompareControls() {
   if (!view) return;
   const modes = $('compare-modes');
   if (!modes.children.length) {
-    modes.replaceChildren(...words().compareModes.map((mode) => {
-      const b = document.createElement('button');
-      b.type = 'button';
-      b.className = 'button';
-      b.dataset.cmode = mode;
-      b.textContent = MODE_LABEL[mode] || mode;
-      b.title = MODE_TITLE[mode] || mode;
-      b.addEventListener('click', () => setCompareView({ mode }));
-      return b;
-    }));
+    modes.replaceChildren(
+      ...words().compareModes.map(mode => {
+        const b = document.createElement('button');
+        b.type = 'button';
+        b.className = 'button';
+        b.dataset.cmode = mode;
+        b.textContent = MODE_LABEL[mode] || mode;
+        b.title = MODE_TITLE[mode] || mode;
+        b.addEventListener('click', () => setCompareView({ mode }));
+        return b;
+      }),
+    );
   }
   for (const b of modes.children) {
     b.setAttribute('aria-pressed', String(b.dataset.cmode === view.mode));
     if (b.dataset.cmode === 'difference') {
       b.disabled = !state.compare.hasDifference;
-      b.title = state.compare.hasDifference ? MODE_TITLE.difference : 'No difference view: the files are not both models or worlds';
+      b.title = state.compare.hasDifference
+        ? MODE_TITLE.difference
+        : 'No difference view: the files are not both models or worlds';
     }
   }
   const split = view.mode === 'split';
@@ -215,7 +287,13 @@ export function syncCompareControls() {
     bar.className = 'swatch scale';
     bar.style.background = `linear-gradient(90deg, ${l.movedLeast}, ${l.movedMost})`;
     scale.append(bar, document.createTextNode('moved (least → most)'));
-    legend.replaceChildren(chip(l.unchanged, 'unchanged'), scale, chip(l.onlyInA, 'only in A'), chip(l.onlyInB, 'only in B'), chip(l.movedFrom, 'moved from (A)'));
+    legend.replaceChildren(
+      chip(l.unchanged, 'unchanged'),
+      scale,
+      chip(l.onlyInA, 'only in A'),
+      chip(l.onlyInB, 'only in B'),
+      chip(l.movedFrom, 'moved from (A)'),
+    );
   }
   if (legend.hidden) legend.replaceChildren();
 }
@@ -267,18 +345,25 @@ export function bindCompare() {
   });
   $('compare-pick-cancel').addEventListener('click', () => pickComparison(null));
   const handle = $('split-handle');
-  handle.addEventListener('pointerdown', (e) => {
+  handle.addEventListener('pointerdown', e => {
     e.preventDefault();
-    try { handle.setPointerCapture(e.pointerId); } catch { /* dragged without capture too */ }
-    const move = (ev) => {
+    try {
+      handle.setPointerCapture(e.pointerId);
+    } catch {
+      /* dragged without capture too */
+    }
+    const move = ev => {
       const r = $('view').getBoundingClientRect();
       setCompareView({ split: (ev.clientX - r.left) / Math.max(1, r.width) });
     };
-    const up = () => { handle.removeEventListener('pointermove', move); handle.removeEventListener('pointerup', up); };
+    const up = () => {
+      handle.removeEventListener('pointermove', move);
+      handle.removeEventListener('pointerup', up);
+    };
     handle.addEventListener('pointermove', move);
     handle.addEventListener('pointerup', up);
   });
-  handle.addEventListener('keydown', (e) => {
+  handle.addEventListener('keydown', e => {
     const v = state.viewer.compareView();
     if (!v) return;
     const step = e.shiftKey ? 0.1 : 0.02;
@@ -287,7 +372,7 @@ export function bindCompare() {
     else return;
     e.preventDefault();
   });
-  document.addEventListener('keydown', (e) => {
+  document.addEventListener('keydown', e => {
     if (!state.compare || e.ctrlKey || e.metaKey || e.altKey) return;
     // (Typing in the list goes to its search box.)
     const target = /** @type {Element} */ (e.target);
@@ -296,34 +381,49 @@ export function bindCompare() {
       pickComparison(null);
       return;
     }
-    const row = COMPARE_KEYS.find((r) => r.keys.includes(e.key));
+    const row = COMPARE_KEYS.find(r => r.keys.includes(e.key));
     if (!row) return;
     row.run(e);
     e.preventDefault();
   });
-  document.addEventListener('keydown', (e) => {
+  document.addEventListener('keydown', e => {
     if (e.key === 'Escape' && state.comparePick) pickComparison(null);
   });
 }
 
 // A comparison's keys, listed once: dispatched by this table, listed by the help (help.js).
 export const COMPARE_KEYS = [
-  { label: 'N, Shift + N / P', what: 'the next / previous difference (both records and their bytes selected)', keys: ['n', 'N', 'p', 'P'],
-    run: (e) => state.compareInspector.step(e.shiftKey || e.key === 'p' || e.key === 'P' ? -1 : 1) },
-  { label: 'X', what: 'switch the view between A and B', keys: ['x', 'X'], run: () => setCompareView({ mode: state.viewer.compareView().mode === 'a' ? 'b' : 'a' }) },
-  { label: 'C', what: 'the next way to show them: A, B, overlay (B ghosted over A), split, difference', keys: ['c', 'C'], run: () => {
-    const modes = words().compareModes;
-    let k = modes.indexOf(state.viewer.compareView().mode);
-    do k = (k + 1) % modes.length; while (modes[k] === 'difference' && !state.compare.hasDifference);
-    setCompareView({ mode: modes[k] });
-  } },
+  {
+    label: 'N, Shift + N / P',
+    what: 'the next / previous difference (both records and their bytes selected)',
+    keys: ['n', 'N', 'p', 'P'],
+    run: e => state.compareInspector.step(e.shiftKey || e.key === 'p' || e.key === 'P' ? -1 : 1),
+  },
+  {
+    label: 'X',
+    what: 'switch the view between A and B',
+    keys: ['x', 'X'],
+    run: () => setCompareView({ mode: state.viewer.compareView().mode === 'a' ? 'b' : 'a' }),
+  },
+  {
+    label: 'C',
+    what: 'the next way to show them: A, B, overlay (B ghosted over A), split, difference',
+    keys: ['c', 'C'],
+    run: () => {
+      const modes = words().compareModes;
+      let k = modes.indexOf(state.viewer.compareView().mode);
+      do k = (k + 1) % modes.length;
+      while (modes[k] === 'difference' && !state.compare.hasDifference);
+      setCompareView({ mode: modes[k] });
+    },
+  },
 ];
 
 // A file's menu in the list: open it, compare the file on show with it, or pick the file
 // to compare it with.
 export function openRowMenu(path, x, y) {
   const menu = $('row-menu');
-  const name = (p) => p.split('/').pop();
+  const name = p => p.split('/').pop();
   const withCurrent = menu.querySelector('[data-act="compare-current"]');
   const current = state.compare ? state.compare.a : state.current;
   withCurrent.hidden = !current || current === path;
@@ -337,17 +437,20 @@ export function openRowMenu(path, x, y) {
 
 function bindRowMenu() {
   const menu = $('row-menu');
-  const close = () => { menu.hidden = true; };
-  menu.addEventListener('click', (e) => {
+  const close = () => {
+    menu.hidden = true;
+  };
+  menu.addEventListener('click', e => {
     const b = e.target.closest('[data-act]');
     if (!b) return;
     const path = menu.dataset.path;
     close();
     if (b.dataset.act === 'open') open(path).catch(() => {});
-    else if (b.dataset.act === 'compare-current') compareFiles(state.compare ? state.compare.a : state.current, path).catch(() => {});
+    else if (b.dataset.act === 'compare-current')
+      compareFiles(state.compare ? state.compare.a : state.current, path).catch(() => {});
     else pickComparison(path);
   });
-  menu.addEventListener('keydown', (e) => {
+  menu.addEventListener('keydown', e => {
     const items = [...menu.querySelectorAll('button:not([hidden])')];
     const at = items.indexOf(document.activeElement);
     if (e.key === 'Escape') close();
@@ -356,7 +459,9 @@ function bindRowMenu() {
     else return;
     e.preventDefault();
   });
-  document.addEventListener('pointerdown', (e) => { if (!menu.hidden && !menu.contains(e.target)) close(); });
+  document.addEventListener('pointerdown', e => {
+    if (!menu.hidden && !menu.contains(e.target)) close();
+  });
 }
 
 // A pick in the view while comparing: the face's record on its side selects its row (both
@@ -368,14 +473,27 @@ export function pickedWhileComparing(hit) {
 
 // Both records of a row outlined in the view (a face alone where one was picked).
 export function outlineRow(row, bytes) {
-  const one = (key) => {
+  const one = key => {
     let record = row[key];
     const face = bytes && bytes[key] && row[key] !== null ? bytes[key] : null;
-    let outlined = state.viewer.setHighlightOn(key, record ?? undefined, face ? face[0] : undefined, face ? face[1] : undefined);
+    let outlined = state.viewer.setHighlightOn(
+      key,
+      record ?? undefined,
+      face ? face[0] : undefined,
+      face ? face[1] : undefined,
+    );
     // A record that draws nothing itself (a vertex list): the nearest record above it that
     // does (its primitive), so both sides show where the difference is.
     const chunks = state.compareInspector.data?.[key]?.view?.chunks;
-    while (!outlined && chunks && record !== null && record !== undefined && chunks[record] && chunks[record].parent !== null && chunks[record].parent !== undefined) {
+    while (
+      !outlined &&
+      chunks &&
+      record !== null &&
+      record !== undefined &&
+      chunks[record] &&
+      chunks[record].parent !== null &&
+      chunks[record].parent !== undefined
+    ) {
       record = chunks[record].parent;
       outlined = state.viewer.setHighlightOn(key, record);
     }

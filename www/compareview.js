@@ -11,7 +11,13 @@ import { $, count, state } from './state.js';
 
 const OVERSCAN = 100;
 const MARK = { same: ' ', changed: '~', added: '+', removed: '−', inner: '•' };
-const WORD = { same: 'the same', changed: 'changed', added: 'only in B', removed: 'only in A', inner: 'holds a difference' };
+const WORD = {
+  same: 'the same',
+  changed: 'changed',
+  added: 'only in B',
+  removed: 'only in A',
+  inner: 'holds a difference',
+};
 const decoder = new TextDecoder();
 
 // Whether `offset` lies in one of the sorted, disjoint ranges [[start, end)].
@@ -40,19 +46,22 @@ export class CompareInspector {
     this.shown = []; // indices of the aligned rows the tree shows, in order
     this.selected = null; // an aligned row's index
     this.selection = { a: null, b: null }; // byte ranges selected on each side
-    const side = (key) => {
+    const side = key => {
       const box = root.querySelector(`#compare-hex-${key}`);
       const view = new HexView({
         box,
         spacer: box.querySelector('.hex-spacer'),
         rows: box.querySelector('.hex-rows'),
-        classOf: (o) => {
+        classOf: o => {
           const sel = this.selection[key];
-          return (this.data && inRanges(this.data.alignment.bytes[key], o) ? 'diff' : '') + (sel && o >= sel[0] && o < sel[1] ? ' sel' : '');
+          return (
+            (this.data && inRanges(this.data.alignment.bytes[key], o) ? 'diff' : '') +
+            (sel && o >= sel[0] && o < sel[1] ? ' sel' : '')
+          );
         },
       });
       view.onScroll = () => this.follow(key);
-      box.addEventListener('click', (e) => {
+      box.addEventListener('click', e => {
         const b = e.target.closest('[data-o]');
         if (b) this.selectByte(key, Number(b.dataset.o));
       });
@@ -62,11 +71,11 @@ export class CompareInspector {
     this.names = { a: root.querySelector('#compare-name-a'), b: root.querySelector('#compare-name-b') };
     this.syncing = false;
     this.tree.addEventListener('scroll', () => this.renderWindow());
-    this.tree.addEventListener('click', (e) => {
+    this.tree.addEventListener('click', e => {
       const row = e.target.closest('[data-row]');
       if (row) this.select(Number(row.dataset.row));
     });
-    this.tree.addEventListener('keydown', (e) => this.treeKey(e));
+    this.tree.addEventListener('keydown', e => this.treeKey(e));
     this.only.addEventListener('change', () => this.applyFilter());
     root.querySelector('#compare-next').addEventListener('click', () => this.step(1));
     root.querySelector('#compare-prev').addEventListener('click', () => this.step(-1));
@@ -93,9 +102,15 @@ export class CompareInspector {
       return;
     }
     const r = data.result.records;
-    const dropped = data.alignment.rowsDropped ? ` · ${count(data.alignment.rowsDropped, 'row')} past the first ${data.alignment.rows.length} not listed` : '';
+    const dropped = data.alignment.rowsDropped
+      ? ` · ${count(data.alignment.rowsDropped, 'row')} past the first ${data.alignment.rows.length} not listed`
+      : '';
     this.countsLine.textContent = `${r.same} the same · ${r.changed} changed · ${r.added} added · ${r.removed} removed${dropped}`;
-    this.detail.textContent = (data.result.notes || []).join(' · ') || (data.result.same ? 'The files are the same.' : 'Click a row: both records, their bytes and their geometry are selected.');
+    this.detail.textContent =
+      (data.result.notes || []).join(' · ') ||
+      (data.result.same
+        ? 'The files are the same.'
+        : 'Click a row: both records, their bytes and their geometry are selected.');
     this.applyFilter();
   }
 
@@ -104,7 +119,8 @@ export class CompareInspector {
   applyFilter() {
     const rows = this.data ? this.data.alignment.rows : [];
     this.shown = [];
-    for (let i = 0; i < rows.length; i++) if (!this.only.checked || rows[i].status !== 'same') this.shown.push(i);
+    for (let i = 0; i < rows.length; i++)
+      if (!this.only.checked || rows[i].status !== 'same') this.shown.push(i);
     this.spacer.style.height = `${this.shown.length * ROW_HEIGHT}px`;
     this.window = null;
     this.renderWindow(true);
@@ -119,7 +135,10 @@ export class CompareInspector {
     const first = Math.max(0, top - OVERSCAN);
     const last = Math.min(this.shown.length, top + inSight + OVERSCAN);
     if (!force && this.window && first >= this.window[0] && last <= this.window[1]) return;
-    this.window = [Math.max(0, top - 2 * OVERSCAN), Math.min(this.shown.length, top + inSight + 2 * OVERSCAN)];
+    this.window = [
+      Math.max(0, top - 2 * OVERSCAN),
+      Math.min(this.shown.length, top + inSight + 2 * OVERSCAN),
+    ];
     this.rowsBox.style.top = `${this.window[0] * ROW_HEIGHT}px`;
     const frag = document.createDocumentFragment();
     for (let k = this.window[0]; k < this.window[1]; k++) frag.append(this.rowElement(this.shown[k]));
@@ -139,7 +158,9 @@ export class CompareInspector {
       span.textContent = `${String(record + 1).padStart(5)} ${text}`;
     } else {
       const c = side.view && side.view.chunks[record];
-      span.textContent = c ? `${hex(c.offset, 6)} ${c.label}${c.summary ? '  ' + c.summary : ''}` : `${hex(range[0], 6)}`;
+      span.textContent = c
+        ? `${hex(c.offset, 6)} ${c.label}${c.summary ? '  ' + c.summary : ''}`
+        : `${hex(range[0], 6)}`;
     }
     span.style.paddingLeft = `${row.depth * 12 + 4}px`;
     span.title = span.textContent;
@@ -169,7 +190,8 @@ export class CompareInspector {
     if (at < 0) return;
     const top = at * ROW_HEIGHT;
     const h = this.tree.clientHeight || 300;
-    if (top < this.tree.scrollTop || top > this.tree.scrollTop + h - ROW_HEIGHT) this.tree.scrollTop = Math.max(0, top - ROW_HEIGHT * 3);
+    if (top < this.tree.scrollTop || top > this.tree.scrollTop + h - ROW_HEIGHT)
+      this.tree.scrollTop = Math.max(0, top - ROW_HEIGHT * 3);
     this.renderWindow(true);
   }
 
@@ -179,7 +201,8 @@ export class CompareInspector {
     if (!row) return;
     this.selected = i;
     this.selection = { a: row.range.a, b: row.range.b, ...bytes };
-    for (const el of this.rowsBox.querySelectorAll('[aria-selected="true"]')) el.setAttribute('aria-selected', 'false');
+    for (const el of this.rowsBox.querySelectorAll('[aria-selected="true"]'))
+      el.setAttribute('aria-selected', 'false');
     const el = this.rowsBox.querySelector(`[data-row="${i}"]`);
     if (el) el.setAttribute('aria-selected', 'true');
     this.reveal(i);
@@ -197,9 +220,12 @@ export class CompareInspector {
   // What the selected row is: each side's path and offset, and the fields that differ.
   describe(row) {
     const c = this.data.result;
-    const at = (key) => (row.range[key] ? `${key.toUpperCase()} @${row.range[key][0]}` : `not in ${key.toUpperCase()}`);
-    const change = row.status === 'changed' && (c.changed || []).find((x) => x.offset_a === row.range.a[0] && x.offset_b === row.range.b[0]);
-    const fields = change ? change.fields.map((f) => `${f.name}: ${f.a} → ${f.b}`).join(' · ') : '';
+    const at = key =>
+      row.range[key] ? `${key.toUpperCase()} @${row.range[key][0]}` : `not in ${key.toUpperCase()}`;
+    const change =
+      row.status === 'changed' &&
+      (c.changed || []).find(x => x.offset_a === row.range.a[0] && x.offset_b === row.range.b[0]);
+    const fields = change ? change.fields.map(f => `${f.name}: ${f.a} → ${f.b}`).join(' · ') : '';
     const path = change ? change.path_a : '';
     this.detail.textContent = `${WORD[row.status]} · ${at('a')} · ${at('b')}${path ? ' · ' + path : ''}${fields ? ' · ' + fields : ''}`;
   }
@@ -225,7 +251,8 @@ export class CompareInspector {
     let best = null;
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i].range[key];
-      if (r && offset >= r[0] && offset < r[1] && (best === null || rows[i].depth >= rows[best].depth)) best = i;
+      if (r && offset >= r[0] && offset < r[1] && (best === null || rows[i].depth >= rows[best].depth))
+        best = i;
     }
     if (best !== null) this.select(best, { scroll: false });
   }
@@ -249,13 +276,22 @@ export class CompareInspector {
   treeKey(e) {
     if (!this.shown.length) return;
     const at = this.selected === null ? -1 : this.shown.indexOf(this.selected);
-    const go = (k) => this.select(this.shown[Math.max(0, Math.min(this.shown.length - 1, k))]);
+    const go = k => this.select(this.shown[Math.max(0, Math.min(this.shown.length - 1, k))]);
     switch (e.key) {
-      case 'ArrowDown': go(at + 1); break;
-      case 'ArrowUp': go(at < 0 ? 0 : at - 1); break;
-      case 'Home': go(0); break;
-      case 'End': go(this.shown.length - 1); break;
-      default: return;
+      case 'ArrowDown':
+        go(at + 1);
+        break;
+      case 'ArrowUp':
+        go(at < 0 ? 0 : at - 1);
+        break;
+      case 'Home':
+        go(0);
+        break;
+      case 'End':
+        go(this.shown.length - 1);
+        break;
+      default:
+        return;
     }
     e.preventDefault();
   }
@@ -270,9 +306,18 @@ export class CompareInspector {
     let best = null;
     for (const r of rows) {
       const mine = r.range[key];
-      if (mine && r.range[other] && top >= mine[0] && top < Math.max(mine[1], mine[0] + 1) && (best === null || r.depth >= best.depth)) best = r;
+      if (
+        mine &&
+        r.range[other] &&
+        top >= mine[0] &&
+        top < Math.max(mine[1], mine[0] + 1) &&
+        (best === null || r.depth >= best.depth)
+      )
+        best = r;
     }
-    const to = best ? best.range[other][0] + Math.min(top - best.range[key][0], best.range[other][1] - best.range[other][0]) : top;
+    const to = best
+      ? best.range[other][0] + Math.min(top - best.range[key][0], best.range[other][1] - best.range[other][0])
+      : top;
     this.syncing = true;
     this.hex[other].top = to;
     this.hex[other].render();
@@ -284,7 +329,7 @@ export class CompareInspector {
     if (!this.data) return null;
     const rows = this.data.alignment.rows;
     return {
-      rows: this.shown.map((i) => ({ a: rows[i].a, b: rows[i].b, status: rows[i].status })),
+      rows: this.shown.map(i => ({ a: rows[i].a, b: rows[i].b, status: rows[i].status })),
       selected: this.selected,
       onlyDifferences: this.only.checked,
       selection: { ...this.selection },
@@ -335,11 +380,14 @@ export function fitComparison(on = Boolean(state.compare)) {
   const room = ROOM_REM * (parseFloat(getComputedStyle(document.documentElement).fontSize) || 16);
   const stage = $('stage').getBoundingClientRect().width;
   if (on && !phone && !folded && panes.shown('info-panel') && stage < room) {
-    foldedWidth = $('info-panel').getBoundingClientRect().width + $('split-info').getBoundingClientRect().width;
+    foldedWidth =
+      $('info-panel').getBoundingClientRect().width + $('split-info').getBoundingClientRect().width;
     panes.fold('info-panel', true);
   } else if (folded && (!on || phone || stage - foldedWidth >= room)) {
     panes.fold('info-panel', false);
   }
 }
 
-window.addEventListener('resize', () => { if (state.compare) fitComparison(true); });
+window.addEventListener('resize', () => {
+  if (state.compare) fitComparison(true);
+});

@@ -26,7 +26,7 @@ function throttled(job) {
   };
 }
 
-self.onmessage = async (e) => {
+self.onmessage = async e => {
   const m = e.data;
   if (m.type === 'init') {
     booted = init({ module_or_path: m.module });
@@ -37,15 +37,32 @@ self.onmessage = async (e) => {
     if (m.type === 'open') {
       const sync = new FileReaderSync();
       const file = m.file;
-      const read = (offset, length) => new Uint8Array(sync.readAsArrayBuffer(file.slice(offset, offset + length)));
+      const read = (offset, length) =>
+        new Uint8Array(sync.readAsArrayBuffer(file.slice(offset, offset + length)));
       // How far the listing got, a few times a second (it runs in one call).
       const progress = throttled(m.job);
       // A 7z keeps what it decodes in this browser's storage (decoded-cache.js).
-      const store = !m.mode && keepsDecoded(read(0, Math.min(file.size, 32))) ? await openStore(m.name, file) : null;
+      const store =
+        !m.mode && keepsDecoded(read(0, Math.min(file.size, 32))) ? await openStore(m.name, file) : null;
       if (store) stores.set(m.id, store);
-      const reader = new ContainerReader(m.name, read, file.size, m.mode || '', m.start || 0, progress, store ?? undefined);
+      const reader = new ContainerReader(
+        m.name,
+        read,
+        file.size,
+        m.mode || '',
+        m.start || 0,
+        progress,
+        store ?? undefined,
+      );
       readers.set(m.id, reader);
-      self.postMessage({ type: 'listed', job: m.job, entries: reader.entries(), problems: reader.problems(), notes: reader.notes(), cache: { ...cacheStats, blocksDecoded: blocksDecoded() } });
+      self.postMessage({
+        type: 'listed',
+        job: m.job,
+        entries: reader.entries(),
+        problems: reader.problems(),
+        notes: reader.notes(),
+        cache: { ...cacheStats, blocksDecoded: blocksDecoded() },
+      });
     } else if (m.type === 'read') {
       const reader = readers.get(m.id);
       // A read that takes long (a 7z's solid block) says what it does and how far it got.
@@ -59,11 +76,19 @@ self.onmessage = async (e) => {
       };
       if (what) self.postMessage({ type: 'progress', job: m.job, what, done: 0, total: 0 });
       const bytes = reader.readReporting(m.container, m.index, progress);
-      self.postMessage({ type: 'read', job: m.job, bytes, cache: { ...cacheStats, blocksDecoded: blocksDecoded() } }, [bytes.buffer]);
+      self.postMessage(
+        { type: 'read', job: m.job, bytes, cache: { ...cacheStats, blocksDecoded: blocksDecoded() } },
+        [bytes.buffer],
+      );
     } else if (m.type === 'warm') {
       // Every entry of a solid 7z decoded once into its store, before Export all reads them.
       const decoded = readers.get(m.id).warm(throttled(m.job));
-      self.postMessage({ type: 'warmed', job: m.job, decoded, cache: { ...cacheStats, blocksDecoded: blocksDecoded() } });
+      self.postMessage({
+        type: 'warmed',
+        job: m.job,
+        decoded,
+        cache: { ...cacheStats, blocksDecoded: blocksDecoded() },
+      });
     } else if (m.type === 'heads') {
       // Each entry's first 16 bytes, or why not (one entry's fault is its own).
       const heads = [];
@@ -77,7 +102,10 @@ self.onmessage = async (e) => {
           errors.push(err && err.message ? err.message : String(err));
         }
       }
-      self.postMessage({ type: 'heads', job: m.job, heads, errors }, heads.filter(Boolean).map((b) => b.buffer));
+      self.postMessage(
+        { type: 'heads', job: m.job, heads, errors },
+        heads.filter(Boolean).map(b => b.buffer),
+      );
     } else if (m.type === 'close') {
       readers.get(m.id)?.free();
       readers.delete(m.id);

@@ -18,7 +18,7 @@ const CANDIDATE = /\.(zip|7z|iso|bin|img|chd|cue|exe|com)$/i;
 // folder named as a container is, else null.
 export function containerOfPath(path) {
   const parts = String(path || '').split('/');
-  const at = parts.slice(0, -1).findIndex((p) => CANDIDATE.test(p));
+  const at = parts.slice(0, -1).findIndex(p => CANDIDATE.test(p));
   return at < 0 ? null : parts.slice(0, at + 1).join('/');
 }
 const HEAD = 17 * 2048;
@@ -34,7 +34,7 @@ class ContainerWorker {
     this.lastId = 0;
     this.heads = []; // head requests not yet sent: {id, container, index, resolve, reject}
     this.headsInFlight = false;
-    this.worker.onmessage = (e) => {
+    this.worker.onmessage = e => {
       const job = this.jobs.get(e.data.job);
       if (!job) return;
       if (e.data.type === 'progress') {
@@ -47,9 +47,10 @@ class ContainerWorker {
       if (e.data.type === 'error') job.reject(new Error(e.data.message));
       else job.resolve(e.data);
     };
-    this.worker.onerror = (e) => {
+    this.worker.onerror = e => {
       e.preventDefault();
-      for (const job of this.jobs.values()) job.reject(new Error(`the container worker stopped: ${e.message || 'script error'}`));
+      for (const job of this.jobs.values())
+        job.reject(new Error(`the container worker stopped: ${e.message || 'script error'}`));
       this.jobs.clear();
     };
   }
@@ -73,7 +74,7 @@ class ContainerWorker {
 
   // `progress(what, done, total)` hears a long read's steps (a 7z block decoded).
   read(id, container, index, progress = null) {
-    return this.ask({ type: 'read', id, container, index }, [], progress).then((m) => {
+    return this.ask({ type: 'read', id, container, index }, [], progress).then(m => {
       cacheStats = m.cache;
       return m.bytes.buffer;
     });
@@ -86,7 +87,7 @@ class ContainerWorker {
   // Decode every entry of listing `id` that costs a decode of others (a solid 7z's) once,
   // into its store. → how many were decoded. `progress(done, total)`.
   warm(id, progress = null) {
-    return this.ask({ type: 'warm', id }, [], progress).then((m) => {
+    return this.ask({ type: 'warm', id }, [], progress).then(m => {
       cacheStats = m.cache;
       return m.decoded;
     });
@@ -107,8 +108,13 @@ class ContainerWorker {
     const batch = this.heads.splice(0, HEAD_BATCH);
     this.headsInFlight = true;
     this.ask({ type: 'heads', items: batch.map(({ id, container, index }) => ({ id, container, index })) })
-      .then((m) => batch.forEach((h, k) => (m.heads[k] ? h.resolve(m.heads[k].buffer) : h.reject(new Error(m.errors[k])))),
-        (err) => batch.forEach((h) => h.reject(err)))
+      .then(
+        m =>
+          batch.forEach((h, k) =>
+            m.heads[k] ? h.resolve(m.heads[k].buffer) : h.reject(new Error(m.errors[k])),
+          ),
+        err => batch.forEach(h => h.reject(err)),
+      )
       .finally(() => {
         this.headsInFlight = false;
         this.pumpHeads();
@@ -152,10 +158,10 @@ export async function expandContainers(entries, progress = () => {}) {
     else worker.worker.terminate();
   }
   lastListing = [];
-  const candidates = entries.filter((e) => e.file && CANDIDATE.test(e.path));
+  const candidates = entries.filter(e => e.file && CANDIDATE.test(e.path));
   if (candidates.length === 0) return entries;
-  const byPath = new Map(entries.map((e) => [e.path.toLowerCase(), e]));
-  const folder = (p) => (p.includes('/') ? p.slice(0, p.lastIndexOf('/') + 1) : '');
+  const byPath = new Map(entries.map(e => [e.path.toLowerCase(), e]));
+  const folder = p => (p.includes('/') ? p.slice(0, p.lastIndexOf('/') + 1) : '');
   const replaced = new Set();
   const added = [];
   const problems = [];
@@ -169,7 +175,8 @@ export async function expandContainers(entries, progress = () => {}) {
         if (e.size > 64 << 10) throw new Error(`${e.path}: ${e.size} bytes is too long for a cue sheet`);
         const track = core.cueTrack(await e.file.text());
         const bin = byPath.get((folder(e.path) + track.file).toLowerCase());
-        if (!bin || !bin.file) throw new Error(`${e.path}: line ${track.line}: the track's file ${track.file} is not beside it`);
+        if (!bin || !bin.file)
+          throw new Error(`${e.path}: line ${track.line}: the track's file ${track.file} is not beside it`);
         replaced.add(bin);
         ({ file } = bin);
         ({ mode, start } = track);
@@ -179,7 +186,9 @@ export async function expandContainers(entries, progress = () => {}) {
       const wanted = Math.min(file.size, core.containerHead(head));
       if (wanted > head.length) head = new Uint8Array(await file.slice(0, wanted).arrayBuffer());
       const tailBytes = Math.min(file.size, core.containerTail());
-      const tail = mode ? new Uint8Array(0) : new Uint8Array(await file.slice(file.size - tailBytes).arrayBuffer());
+      const tail = mode
+        ? new Uint8Array(0)
+        : new Uint8Array(await file.slice(file.size - tailBytes).arrayBuffer());
       const kind = mode ? 'cue' : core.containerKind(e.path, head, tail);
       if (!kind) continue;
       progress(`listing ${e.path}…`);
@@ -192,7 +201,9 @@ export async function expandContainers(entries, progress = () => {}) {
       // A CHD gets a worker of its own: the crate that reads it can trap on a hostile image,
       // which must not take the other containers' readers with it.
       const worker = kind === 'chd' ? new ContainerWorker(module) : (shared ||= new ContainerWorker(module));
-      const listed = await worker.open(e.path, file, mode, start, (done, total) => progress(`listing ${e.path}…`, done, total));
+      const listed = await worker.open(e.path, file, mode, start, (done, total) =>
+        progress(`listing ${e.path}…`, done, total),
+      );
       lastListing.push({ worker, id: listed.id });
       // Nothing listed, for its problems: not a folder but a file that failed (as serve says).
       if (!listed.entries.length && listed.problems.length) throw new Error(String(listed.problems[0]));
@@ -200,11 +211,18 @@ export async function expandContainers(entries, progress = () => {}) {
       state.containerNotes.push(...listed.notes);
       replaced.add(e);
       for (const x of listed.entries) {
-        const read = (progress) => worker.read(listed.id, x.container, x.index, progress);
+        const read = progress => worker.read(listed.id, x.container, x.index, progress);
         // Typed by content after the listing shows, as a folder's files are.
         // (An entry of a solid 7z is typed, or its name confirmed, by its content when opened:
         // its head would cost decoding the block before it.)
-        added.push({ path: x.path, size: x.size, read, head: () => worker.head(listed.id, x.container, x.index), confirmOnOpen: x.costly, writtenAs: x.written });
+        added.push({
+          path: x.path,
+          size: x.size,
+          read,
+          head: () => worker.head(listed.id, x.container, x.index),
+          confirmOnOpen: x.costly,
+          writtenAs: x.written,
+        });
       }
     } catch (err) {
       // Not opened: the file stays, red, with why (a trap in a reader says only what the
@@ -214,5 +232,5 @@ export async function expandContainers(entries, progress = () => {}) {
     }
   }
   state.containerProblems.push(...problems);
-  return entries.filter((e) => !replaced.has(e)).concat(added);
+  return entries.filter(e => !replaced.has(e)).concat(added);
 }

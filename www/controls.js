@@ -43,12 +43,14 @@ export function syncToolbar() {
   const o = state.viewer.options();
   const count = state.viewer.stats().lodCount;
   const select = $('lod-select');
-  select.replaceChildren(...Array.from({ length: Math.max(count, 1) }, (_, i) => {
-    const opt = document.createElement('option');
-    opt.value = String(i);
-    opt.textContent = String(i);
-    return opt;
-  }));
+  select.replaceChildren(
+    ...Array.from({ length: Math.max(count, 1) }, (_, i) => {
+      const opt = document.createElement('option');
+      opt.value = String(i);
+      opt.textContent = String(i);
+      return opt;
+    }),
+  );
   select.value = String(Math.min(o.lod, Math.max(count - 1, 0)));
   select.disabled = count < 2 || o.autoLod;
   // A single level of detail leaves nothing to pick.
@@ -71,15 +73,25 @@ export function syncWorldControls() {
   const camera = $('camera-select');
   const points = state.current ? state.viewer.viewpoints() : [];
   const options = [['orbit', 'orbit'], ['fly', 'fly (WASD)'], ...points.map((v, i) => [`view:${i}`, v.name])];
-  if (camera.options.length !== options.length || [...camera.options].some((o, i) => o.value !== options[i][0])) {
-    camera.replaceChildren(...options.map(([value, label]) => {
-      const o = document.createElement('option');
-      o.value = value;
-      o.textContent = label;
-      return o;
-    }));
+  if (
+    camera.options.length !== options.length ||
+    [...camera.options].some((o, i) => o.value !== options[i][0])
+  ) {
+    camera.replaceChildren(
+      ...options.map(([value, label]) => {
+        const o = document.createElement('option');
+        o.value = value;
+        o.textContent = label;
+        return o;
+      }),
+    );
   }
-  camera.value = state.viewpoint !== null && state.viewpoint !== undefined ? `view:${state.viewpoint}` : state.current ? state.viewer.cameraMode() : 'orbit';
+  camera.value =
+    state.viewpoint !== null && state.viewpoint !== undefined
+      ? `view:${state.viewpoint}`
+      : state.current
+        ? state.viewer.cameraMode()
+        : 'orbit';
   // The fly pad shows while the camera flies (phones and touch screens, style.css).
   $('fly-pad').hidden = !(state.current && state.viewport.flyAllowed());
   // The scene's choice (a file's models and their animations) and its skeleton switch.
@@ -88,13 +100,18 @@ export function syncWorldControls() {
   if (choice) {
     $('choice-name').textContent = choice.name;
     const select = $('choice-select');
-    if (select.options.length !== choice.options.length || [...select.options].some((o, i) => o.textContent !== choice.options[i])) {
-      select.replaceChildren(...choice.options.map((label, i) => {
-        const o = document.createElement('option');
-        o.value = String(i);
-        o.textContent = label;
-        return o;
-      }));
+    if (
+      select.options.length !== choice.options.length ||
+      [...select.options].some((o, i) => o.textContent !== choice.options[i])
+    ) {
+      select.replaceChildren(
+        ...choice.options.map((label, i) => {
+          const o = document.createElement('option');
+          o.value = String(i);
+          o.textContent = label;
+          return o;
+        }),
+      );
     }
     select.value = String(choice.selected ?? 0);
   }
@@ -104,18 +121,20 @@ export function syncWorldControls() {
   $('opt-blink').checked = state.viewer.options().blink;
   const layers = $('layers');
   // Damage zones are the Parts view's (parts.js).
-  const shown = state.current ? state.viewer.layers().filter((l) => l.nodes > 0 && !l.chosen && !l.zone) : [];
-  layers.replaceChildren(...shown.map((l) => {
-    const label = document.createElement('label');
-    label.title = `Show or hide the ${l.name} (${l.nodes})`;
-    const box = document.createElement('input');
-    box.type = 'checkbox';
-    box.checked = l.shown;
-    box.dataset.layer = l.name;
-    box.addEventListener('change', () => setLayers({ [l.name]: box.checked }));
-    label.append(box, document.createTextNode(` ${l.name}`));
-    return label;
-  }));
+  const shown = state.current ? state.viewer.layers().filter(l => l.nodes > 0 && !l.chosen && !l.zone) : [];
+  layers.replaceChildren(
+    ...shown.map(l => {
+      const label = document.createElement('label');
+      label.title = `Show or hide the ${l.name} (${l.nodes})`;
+      const box = document.createElement('input');
+      box.type = 'checkbox';
+      box.checked = l.shown;
+      box.dataset.layer = l.name;
+      box.addEventListener('change', () => setLayers({ [l.name]: box.checked }));
+      label.append(box, document.createTextNode(` ${l.name}`));
+      return label;
+    }),
+  );
   layers.hidden = shown.length === 0;
   const stats = state.viewer.stats();
   const timeline = $('timeline');
@@ -148,15 +167,24 @@ export function explainEmptyChoice(stats) {
   }
   if (!box.hidden && !ours) return; // (a damaged file's note stays)
   const label = choice.options[choice.selected ?? 0];
-  const missing = [...$('info-body').querySelectorAll('dd.bad')].map((dd) => `${dd.previousElementSibling.textContent}: ${dd.textContent}`);
-  viewMessage(`Nothing to draw for ${label}.${missing.length ? `\n${missing.join('\n')}` : ''}`, { note: true });
+  const missing = [...$('info-body').querySelectorAll('dd.bad')].map(
+    dd => `${dd.previousElementSibling.textContent}: ${dd.textContent}`,
+  );
+  viewMessage(`Nothing to draw for ${label}.${missing.length ? `\n${missing.join('\n')}` : ''}`, {
+    note: true,
+  });
   box.dataset.about = 'choice';
 }
 
 // Hide or show layers by name ({doors: false}); resolves once the change is drawn.
 export async function setLayers(changes) {
   await ready;
-  const hidden = new Set(state.viewer.layers().filter((l) => !l.shown).map((l) => l.name));
+  const hidden = new Set(
+    state.viewer
+      .layers()
+      .filter(l => !l.shown)
+      .map(l => l.name),
+  );
   for (const [name, shown] of Object.entries(changes)) {
     if (shown) hidden.delete(name);
     else hidden.add(name);
@@ -236,17 +264,23 @@ export const words = viewWords;
 
 // The background and lighting menus offer what the core takes.
 export function fillMenus() {
-  const fill = (select, values, label = (v) => v) => select.replaceChildren(...values.map((v) => new Option(label(v), v)));
+  const fill = (select, values, label = v => v) =>
+    select.replaceChildren(...values.map(v => new Option(label(v), v)));
   fill($('background-select'), words().backgrounds);
-  fill($('lighting-select'), words().lightings, (v) => LIGHTING_LABELS[v] || v);
-  fill($('export-rig'), words().rigs, (v) => RIG_LABELS[v] || v);
+  fill($('lighting-select'), words().lightings, v => LIGHTING_LABELS[v] || v);
+  fill($('export-rig'), words().rigs, v => RIG_LABELS[v] || v);
 }
 
 // What each of the core's rig words means, in the menu.
 const RIG_LABELS = { skin: 'skin (an armature)', nodes: 'a node per bone' };
 
 // What each of the core's lighting words means, in the menu.
-const LIGHTING_LABELS = { game: 'game (as it lit the model)', sun: 'sun', camera: 'camera', stored: 'stored colours, unlit' };
+const LIGHTING_LABELS = {
+  game: 'game (as it lit the model)',
+  sun: 'sun',
+  camera: 'camera',
+  stored: 'stored colours, unlit',
+};
 
 export const next = (list, now) => list[(list.indexOf(now) + 1) % list.length];
 

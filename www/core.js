@@ -10,7 +10,10 @@ import { assetUrl } from './assets.js';
 
 // Whether an error means the instance that threw it is gone.
 export function isTrap(err) {
-  return err instanceof WebAssembly.RuntimeError || /recursive use of an object detected/.test(String(err && err.message));
+  return (
+    err instanceof WebAssembly.RuntimeError ||
+    /recursive use of an object detected/.test(String(err && err.message))
+  );
 }
 
 // The compiled module at `url` (streaming: compiled while it downloads). A server that does
@@ -18,7 +21,7 @@ export function isTrap(err) {
 // module and why it could not be had.
 /** @param {string} url @param {string} what */
 export async function compileModule(url, what) {
-  const failed = (why) => new Error(`relicview could not load its ${what} (${url}): ${why}`);
+  const failed = why => new Error(`relicview could not load its ${what} (${url}): ${why}`);
   let response;
   try {
     response = await fetch(url);
@@ -28,10 +31,13 @@ export async function compileModule(url, what) {
   if (!response.ok) throw failed(`HTTP ${response.status}`);
   try {
     // (Streaming compilation takes only a response that says it is wasm.)
-    if (/^application\/wasm\b/.test(response.headers.get('Content-Type') || '')) return await WebAssembly.compileStreaming(response);
+    if (/^application\/wasm\b/.test(response.headers.get('Content-Type') || ''))
+      return await WebAssembly.compileStreaming(response);
     return await WebAssembly.compile(await response.arrayBuffer());
   } catch (err) {
-    throw failed(`not a module this browser compiles, or cut short (${err && err.message ? err.message : err})`);
+    throw failed(
+      `not a module this browser compiles, or cut short (${err && err.message ? err.message : err})`,
+    );
   }
 }
 
@@ -39,7 +45,9 @@ export async function compileModule(url, what) {
 // scripts run (www/early.js); otherwise it starts here.
 export function compileCore() {
   const early = /** @type {{ core?: Promise<WebAssembly.Module> } | undefined} */ (globalThis.relicviewEarly);
-  return early?.core ? early.core.catch(() => compileModule(assetUrl('core'), 'core')) : compileModule(assetUrl('core'), 'core');
+  return early?.core
+    ? early.core.catch(() => compileModule(assetUrl('core'), 'core'))
+    : compileModule(assetUrl('core'), 'core');
 }
 
 // Instance number `generation` of a compiled module, through its glue at `glueUrl`:

@@ -57,7 +57,7 @@ class Store {
     // writing); the next record is written over it.
     this.indexEnd = 0;
     for (let at = 0; at < records.byteLength; at += RECORD) {
-      const [entry, start, length] = [0, 8, 16].map((o) => Number(records.getBigUint64(at + o, true)));
+      const [entry, start, length] = [0, 8, 16].map(o => Number(records.getBigUint64(at + o, true)));
       if (start + length > dataSize) break;
       this.entries.set(entry, { at: start, length });
       this.indexEnd = at + RECORD;
@@ -89,7 +89,8 @@ class Store {
         this.pending = null;
         return;
       }
-      if (bytes.length && this.data.write(bytes, { at: p.at + offset }) !== bytes.length) throw new Error('a short write');
+      if (bytes.length && this.data.write(bytes, { at: p.at + offset }) !== bytes.length)
+        throw new Error('a short write');
       p.length += bytes.length;
       if (!last) return;
       this.pending = null;
@@ -117,7 +118,7 @@ class Store {
 
 async function keyOf(text) {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
-  return [...new Uint8Array(digest).slice(0, 12)].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return [...new Uint8Array(digest).slice(0, 12)].map(b => b.toString(16).padStart(2, '0')).join('');
 }
 
 // Remove the stores written to longest ago until the others leave room for this one to grow

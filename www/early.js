@@ -24,10 +24,16 @@
         if (!response.ok) throw fail('the core', url, response);
         if (store) {
           const kept = response.clone();
-          store.put(url, kept).then(() => store.keys()).then((keys) => Promise.all(keys.filter((k) => k.url !== url).map((k) => store.delete(k)))).catch(() => {});
+          store
+            .put(url, kept)
+            .then(() => store.keys())
+            .then(keys => Promise.all(keys.filter(k => k.url !== url).map(k => store.delete(k))))
+            .catch(() => {});
         }
       }
-      return /^application\/wasm\b/.test(response.headers.get('Content-Type') || '') ? WebAssembly.compileStreaming(response) : WebAssembly.compile(await response.arrayBuffer());
+      return /^application\/wasm\b/.test(response.headers.get('Content-Type') || '')
+        ? WebAssembly.compileStreaming(response)
+        : WebAssembly.compile(await response.arrayBuffer());
     })();
     early.core.catch(() => {});
   }
@@ -35,7 +41,7 @@
   const archive = link.get('archive');
   if (!archive) return;
   const listingUrl = new URL(archive, location.href).href;
-  const listing = fetch(listingUrl).then((r) => (r.ok ? r.json() : null));
+  const listing = fetch(listingUrl).then(r => (r.ok ? r.json() : null));
   early.listing = { url: listingUrl, json: listing };
   listing.catch(() => {});
   const path = link.get('path');
@@ -47,28 +53,40 @@
   // left to the page. → early.files: [{path, size, fetched: Promise of {url, buffer}}].
   const WHOLE_AT_MOST = 16 << 20;
   early.files = [];
-  const files = listing.then((json) => {
+  const files = listing.then(json => {
     const rows = json && Array.isArray(json.files) ? json.files : [];
-    const byPath = new Map(rows.filter((f) => f && typeof f.path === 'string').map((f) => [f.path.toLowerCase(), f]));
+    const byPath = new Map(
+      rows.filter(f => f && typeof f.path === 'string').map(f => [f.path.toLowerCase(), f]),
+    );
     const file = byPath.get(path.toLowerCase());
     if (!file || typeof file.failure === 'string') return [];
-    const refs = Array.isArray(file.refs) ? file.refs.slice(0, 256).map((r) => byPath.get(String(r).toLowerCase())).filter(Boolean) : [];
+    const refs = Array.isArray(file.refs)
+      ? file.refs
+          .slice(0, 256)
+          .map(r => byPath.get(String(r).toLowerCase()))
+          .filter(Boolean)
+      : [];
     const base = new URL(typeof json.base === 'string' ? json.base : '', listingUrl);
-    return [file, ...refs].filter((f) => Number(f.size) < WHOLE_AT_MOST).map((f) => {
-      const url = new URL(f.path.split('/').map(encodeURIComponent).join('/'), base).href;
-      return { path: f.path, size: Number(f.size), url };
-    });
+    return [file, ...refs]
+      .filter(f => Number(f.size) < WHOLE_AT_MOST)
+      .map(f => {
+        const url = new URL(f.path.split('/').map(encodeURIComponent).join('/'), base).href;
+        return { path: f.path, size: Number(f.size), url };
+      });
   });
   // (The page takes the list once it has it: hosted.js waits for none of these.)
-  files.then((list) => {
-    if (!early.files) return;
-    for (const { path: p, size, url } of list) {
-      const fetched = fetch(url).then((r) => {
-        if (!r.ok) throw fail(p, url, r);
-        return r.arrayBuffer().then((buffer) => ({ url, buffer }));
-      });
-      fetched.catch(() => {});
-      early.files.push({ path: p, size, fetched });
-    }
-  }, () => {});
+  files.then(
+    list => {
+      if (!early.files) return;
+      for (const { path: p, size, url } of list) {
+        const fetched = fetch(url).then(r => {
+          if (!r.ok) throw fail(p, url, r);
+          return r.arrayBuffer().then(buffer => ({ url, buffer }));
+        });
+        fetched.catch(() => {});
+        early.files.push({ path: p, size, fetched });
+      }
+    },
+    () => {},
+  );
 })();

@@ -13,9 +13,9 @@ import { warmContainers } from './containers.js';
 // The archive's files as the zip names them: a dropped folder's own name is the zip's,
 // not a folder inside it (as `export --all GAME` writes DEMO/…, not GAME/DEMO/…).
 function zipPaths(entries) {
-  const tops = new Set(entries.map((e) => e.path.split('/')[0]));
-  const folder = tops.size === 1 && entries.every((e) => e.path.includes('/')) ? [...tops][0] : null;
-  return { folder, paths: entries.map((e) => (folder ? e.path.slice(folder.length + 1) : e.path)) };
+  const tops = new Set(entries.map(e => e.path.split('/')[0]));
+  const folder = tops.size === 1 && entries.every(e => e.path.includes('/')) ? [...tops][0] : null;
+  return { folder, paths: entries.map(e => (folder ? e.path.slice(folder.length + 1) : e.path)) };
 }
 
 // → {files, written, bytes, failed, name} once the download has been handed over, or
@@ -33,14 +33,28 @@ export async function exportAll() {
   state.exportJob = job;
   try {
     // (Loading the tools module the first time is part of the export.)
-    return await withTools((tools) => exportWith(tools, { job, generation, entries, paths, name, allScenes, rig, source: folder || state.source.archive || 'dropped files' }));
+    return await withTools(tools =>
+      exportWith(tools, {
+        job,
+        generation,
+        entries,
+        paths,
+        name,
+        allScenes,
+        rig,
+        source: folder || state.source.archive || 'dropped files',
+      }),
+    );
   } finally {
     state.exportJob = null;
   }
 }
 
 /** @param {{ glue: typeof import('../pkg/relicview_tools.js'), session: import('../pkg/relicview_tools.js').Session }} tools */
-async function exportWith({ glue, session }, { job, generation, entries, paths, name, allScenes, rig, source }) {
+async function exportWith(
+  { glue, session },
+  { job, generation, entries, paths, name, allScenes, rig, source },
+) {
   const exporter = new glue.ArchiveExport(source);
   const parts = [];
   const bar = $('export-progress');
@@ -93,7 +107,7 @@ export function bindExportAll() {
     if (state.exportJob) state.exportJob.cancelled = true;
     else {
       clearStatus();
-      exportAll().catch((err) => {
+      exportAll().catch(err => {
         $('export-status').textContent = err.message;
         $('export-dismiss').hidden = false;
       });
@@ -110,4 +124,3 @@ function clearStatus() {
   $('export-status').textContent = '';
   $('export-dismiss').hidden = true;
 }
-

@@ -31,7 +31,12 @@ export async function exportGlb(allLods, rig) {
 // The scene on show as a .glb named after the file, downloaded.
 export async function saveExport() {
   const glb = await exportGlb(exportsAllLods(), exportRig());
-  const name = `${(state.current || 'relicview').split('/').pop().replace(/\.[^.]*$/, '') || 'relicview'}.glb`;
+  const name = `${
+    (state.current || 'relicview')
+      .split('/')
+      .pop()
+      .replace(/\.[^.]*$/, '') || 'relicview'
+  }.glb`;
   // (The core's bytes are a copy, on an ArrayBuffer of their own, never a shared one.)
   download(new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (glb)], { type: 'model/gltf-binary' }), name);
   return name;
@@ -51,12 +56,18 @@ export function download(blob, name) {
 function screenshotBlob() {
   const canvas = $('viewport');
   state.viewer.render(performance.now());
-  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('the canvas gave no image'))), 'image/png'));
+  return new Promise((resolve, reject) =>
+    canvas.toBlob(b => (b ? resolve(b) : reject(new Error('the canvas gave no image'))), 'image/png'),
+  );
 }
 
 export async function saveScreenshot() {
   const blob = await screenshotBlob();
-  const base = (state.current || 'relicview').split('/').pop().replace(/\.[^.]*$/, '') || 'relicview';
+  const base =
+    (state.current || 'relicview')
+      .split('/')
+      .pop()
+      .replace(/\.[^.]*$/, '') || 'relicview';
   download(blob, `${base}.png`);
   return `${base}.png`;
 }

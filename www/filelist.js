@@ -40,29 +40,32 @@ export class FileList {
     this.bottom = spacer();
     this.list.replaceChildren(this.top, this.bottom);
     // The chips count what the search leaves, so they follow it.
-    search.addEventListener('input', () => { this.applyFilter(); this.renderKinds(); });
+    search.addEventListener('input', () => {
+      this.applyFilter();
+      this.renderKinds();
+    });
     // From the search box, ↓ and Enter go to the first match, whichever file is open.
-    search.addEventListener('keydown', (e) => {
+    search.addEventListener('keydown', e => {
       if (e.key === 'ArrowDown' || e.key === 'Enter') {
         e.preventDefault();
         this.list.focus();
         this.move(0, 0);
       }
     });
-    kinds.addEventListener('click', (e) => {
+    kinds.addEventListener('click', e => {
       const chip = e.target.closest('[data-kind]');
       if (!chip) return;
       this.kindFilter = this.kindFilter === chip.dataset.kind ? null : chip.dataset.kind;
       this.applyFilter();
     });
-    list.addEventListener('click', (e) => {
+    list.addEventListener('click', e => {
       const li = e.target.closest('li');
       if (!li || li.classList.contains('spacer')) return;
       if (li.dataset.folder !== undefined) this.toggleFolder(li.dataset.folder);
       else this.onOpen(li.dataset.path, { pointer: true });
     });
-    list.addEventListener('keydown', (e) => this.key(e));
-    list.addEventListener('contextmenu', (e) => {
+    list.addEventListener('keydown', e => this.key(e));
+    list.addEventListener('contextmenu', e => {
       if (!this.onMenu) return;
       // (The context-menu key opens the menu from keydown; its event lands on the list.)
       e.preventDefault();
@@ -136,18 +139,22 @@ export class FileList {
       all.set(kind, (all.get(kind) || 0) + 1);
       if (!q || e.path.toLowerCase().includes(q)) counts.set(kind, (counts.get(kind) || 0) + 1);
     }
-    this.kindsBox.replaceChildren(...[...all].sort((a, b) => b[1] - a[1]).map(([kind]) => {
-      const n = counts.get(kind) || 0;
-      const chip = document.createElement('button');
-      chip.type = 'button';
-      chip.className = 'chip' + (n === 0 ? ' none' : '');
-      chip.dataset.kind = kind;
-      chip.dataset.count = String(n);
-      chip.setAttribute('aria-pressed', String(this.kindFilter === kind));
-      chip.textContent = `${this.label(kind)} ${n}`;
-      chip.title = `${kind}: show only these (click again for all)`;
-      return chip;
-    }));
+    this.kindsBox.replaceChildren(
+      ...[...all]
+        .sort((a, b) => b[1] - a[1])
+        .map(([kind]) => {
+          const n = counts.get(kind) || 0;
+          const chip = document.createElement('button');
+          chip.type = 'button';
+          chip.className = 'chip' + (n === 0 ? ' none' : '');
+          chip.dataset.kind = kind;
+          chip.dataset.count = String(n);
+          chip.setAttribute('aria-pressed', String(this.kindFilter === kind));
+          chip.textContent = `${this.label(kind)} ${n}`;
+          chip.title = `${kind}: show only these (click again for all)`;
+          return chip;
+        }),
+    );
   }
 
   query() {
@@ -165,7 +172,11 @@ export class FileList {
       const files = [];
       for (; j < this.entries.length && dirOf(this.entries[j].path) === dir; j++) {
         const e = this.entries[j];
-        if ((!q || e.path.toLowerCase().includes(q)) && (!this.kindFilter || (e.kind || 'unknown') === this.kindFilter)) files.push({ entry: e });
+        if (
+          (!q || e.path.toLowerCase().includes(q)) &&
+          (!this.kindFilter || (e.kind || 'unknown') === this.kindFilter)
+        )
+          files.push({ entry: e });
       }
       if (files.length) {
         const collapsed = this.collapsed.has(dir);
@@ -175,13 +186,19 @@ export class FileList {
       i = j;
     }
     this.rows = rows;
-    for (const chip of this.kindsBox.children) chip.setAttribute('aria-pressed', String(chip.dataset.kind === this.kindFilter));
+    for (const chip of this.kindsBox.children)
+      chip.setAttribute('aria-pressed', String(chip.dataset.kind === this.kindFilter));
     // Nothing left to show: say so, and what hid it.
     if (this.noMatches) {
       const none = this.entries.length > 0 && rows.length === 0;
       this.noMatches.hidden = !none;
       if (none) {
-        const what = [q && `“${this.search.value.trim()}”`, this.kindFilter && `of kind ${this.label(this.kindFilter)}`].filter(Boolean).join(' ');
+        const what = [
+          q && `“${this.search.value.trim()}”`,
+          this.kindFilter && `of kind ${this.label(this.kindFilter)}`,
+        ]
+          .filter(Boolean)
+          .join(' ');
         this.noMatches.textContent = `No files match ${what}.`;
       }
     }
@@ -193,7 +210,10 @@ export class FileList {
   render() {
     const height = this.list.clientHeight || 600;
     const top = this.list.scrollTop;
-    const inSight = [Math.floor(top / ROW_HEIGHT), Math.min(this.rows.length, Math.ceil((top + height) / ROW_HEIGHT))];
+    const inSight = [
+      Math.floor(top / ROW_HEIGHT),
+      Math.min(this.rows.length, Math.ceil((top + height) / ROW_HEIGHT)),
+    ];
     // The same rows, and every row in sight already in the DOM: nothing to do. A list a few
     // pixels shorter (the kind chips above it wrapped to a new line while the folder was
     // typed) or scrolled within its overscan keeps its rows; re-rendering them there made a
@@ -208,7 +228,7 @@ export class FileList {
     const lis = [];
     for (let k = first; k < last; k++) lis.push(this.rowElement(this.rows[k]));
     this.list.replaceChildren(this.top, ...lis, this.bottom);
-    const active = lis.find((li) => li.getAttribute('aria-selected') === 'true');
+    const active = lis.find(li => li.getAttribute('aria-selected') === 'true');
     if (active) this.list.setAttribute('aria-activedescendant', active.id);
     else this.list.removeAttribute('aria-activedescendant');
   }
@@ -269,13 +289,20 @@ export class FileList {
       if (e.failed) failed++;
       folders.add(dirOf(e.path));
     }
-    const shown = this.rows.filter((r) => r.entry).length;
-    return { files: this.entries.length, folders: folders.size, pending, failed, shown, shownFolders: this.rows.length - shown };
+    const shown = this.rows.filter(r => r.entry).length;
+    return {
+      files: this.entries.length,
+      folders: folders.size,
+      pending,
+      failed,
+      shown,
+      shownFolders: this.rows.length - shown,
+    };
   }
 
   mark(path) {
     this.current = path;
-    const i = this.rows.findIndex((r) => r.entry && r.entry.path === path);
+    const i = this.rows.findIndex(r => r.entry && r.entry.path === path);
     if (i >= 0) {
       // Scrolled into sight, as the browser would for a row in the DOM.
       const height = this.list.clientHeight || 600;
@@ -305,7 +332,7 @@ export class FileList {
     else if (i >= 0) i = Math.min(files.length - 1, Math.max(0, i + step));
     else if (this.current === null) i = 0;
     else {
-      const after = files.findIndex((p) => comparePaths(p, this.current) > 0);
+      const after = files.findIndex(p => comparePaths(p, this.current) > 0);
       if (step > 0) i = after < 0 ? files.length - 1 : after;
       else if (step < 0) i = after < 0 ? files.length - 1 : Math.max(0, after - 1);
       else i = after < 0 ? files.length - 1 : after;
@@ -321,16 +348,19 @@ export class FileList {
     else if (e.key === 'ArrowUp') this.move(-1);
     else if (e.key === 'Home') this.move(0, 0);
     else if (e.key === 'End') this.move(0, -1);
-    else if (e.key === 'Enter' && this.picking) { if (this.current) this.onOpen(this.current); }
-    else if (e.key === 'Enter') this.move(0);
-    else if (e.key === 'ArrowLeft') { if (!this.collapsed.has(dir)) this.toggleFolder(dir); }
-    else if (e.key === 'ArrowRight') { if (this.collapsed.has(dir)) this.toggleFolder(dir); }
-    else if ((e.key === 'ContextMenu' || (e.key === 'F10' && e.shiftKey)) && this.current && this.onMenu) {
+    else if (e.key === 'Enter' && this.picking) {
+      if (this.current) this.onOpen(this.current);
+    } else if (e.key === 'Enter') this.move(0);
+    else if (e.key === 'ArrowLeft') {
+      if (!this.collapsed.has(dir)) this.toggleFolder(dir);
+    } else if (e.key === 'ArrowRight') {
+      if (this.collapsed.has(dir)) this.toggleFolder(dir);
+    } else if ((e.key === 'ContextMenu' || (e.key === 'F10' && e.shiftKey)) && this.current && this.onMenu) {
       const li = this.list.querySelector('li[aria-selected="true"]');
       const r = (li || this.list).getBoundingClientRect();
       this.onMenu(this.current, r.left + 24, r.bottom);
-    }
-    else if (e.key === '?') return; // The help's, from anywhere but a text field.
+    } else if (e.key === '?')
+      return; // The help's, from anywhere but a text field.
     else if (e.key.length === 1 && !e.ctrlKey && !e.metaKey && !e.altKey) {
       // Type-ahead: the keystroke goes on in the search box.
       this.search.focus();

@@ -3,7 +3,14 @@
 // or on a static host (hosted.js). Each entry is {path, size, read(): Promise<ArrayBuffer>};
 // bytes are read only on open.
 
-import { checkContainer, checkEntry, fetchListing, fetchWhole, prefetchWhole, readHostedEntry } from './hosted.js';
+import {
+  checkContainer,
+  checkEntry,
+  fetchListing,
+  fetchWhole,
+  prefetchWhole,
+  readHostedEntry,
+} from './hosted.js';
 import { state } from './state.js';
 import { assetUrl } from './assets.js';
 
@@ -18,9 +25,15 @@ function localEntry(path, file) {
   let size = null;
   return {
     path,
-    get size() { return (size ??= file.size); },
-    get sized() { return size !== null; },
-    learnSize(n) { size = n; },
+    get size() {
+      return (size ??= file.size);
+    },
+    get sized() {
+      return size !== null;
+    },
+    learnSize(n) {
+      size = n;
+    },
     file,
     read: () => file.arrayBuffer(),
     head: () => file.slice(0, 16).arrayBuffer(),
@@ -30,7 +43,9 @@ function localEntry(path, file) {
 }
 
 export function entriesFromFiles(files) {
-  return Array.from(files, (file) => localEntry(file.webkitRelativePath || file.relativePath || file.name, file));
+  return Array.from(files, file =>
+    localEntry(file.webkitRelativePath || file.relativePath || file.name, file),
+  );
 }
 
 // Walk a drop. webkitGetAsEntry() must be called synchronously inside the drop handler;
@@ -53,8 +68,10 @@ export function collectDrop(dataTransfer) {
 // Each directory batch's Files are asked for together: one at a time, a dropped folder of
 // 2,000 took 4.1 s to list here, against 2.2 s for a page that only walks it so.
 async function walkEntry(entry, out) {
-  const fileOf = (e) => new Promise((resolve, reject) => e.file(resolve, reject))
-    .then((file) => out.push(localEntry(e.fullPath.replace(/^\//, ''), file)));
+  const fileOf = e =>
+    new Promise((resolve, reject) => e.file(resolve, reject)).then(file =>
+      out.push(localEntry(e.fullPath.replace(/^\//, ''), file)),
+    );
   if (entry.isFile) return fileOf(entry);
   const stack = [entry];
   while (stack.length) {
@@ -63,7 +80,7 @@ async function walkEntry(entry, out) {
       const batch = await new Promise((resolve, reject) => reader.readEntries(resolve, reject));
       if (batch.length === 0) break;
       for (const e of batch) if (e.isDirectory) stack.push(e);
-      await Promise.all(batch.filter((e) => e.isFile).map(fileOf));
+      await Promise.all(batch.filter(e => e.isFile).map(fileOf));
     }
   }
 }
@@ -78,21 +95,30 @@ export async function hostedEntries(listingUrl) {
   if (!listing || !Array.isArray(listing.files)) return null;
   const base = new URL(typeof listing.base === 'string' ? listing.base : '', listingUrl);
   // (Made when first read: a URL for each of 20,000 files took some 100 ms.)
-  const urlOf = (path) => new URL(String(path).split('/').map(encodeURIComponent).join('/'), base).href;
+  const urlOf = path => new URL(String(path).split('/').map(encodeURIComponent).join('/'), base).href;
   // A file's references as the index names them (`refs`: what its open reads besides it)
   // are fetched as the file is: not one round trip after another as the parse finds them.
   // (Not for a file the parsing worker opens: it fetches its own.)
   // (A file read once is kept by the core's archive: it is not fetched ahead again.)
   let rows = null;
-  const rowOf = (p) => (rows ??= new Map(listing.files.slice(0, MAX_HOSTED).map((f) => [String(f.path).toLowerCase(), f]))).get(String(p).toLowerCase());
+  const rowOf = p =>
+    (rows ??= new Map(listing.files.slice(0, MAX_HOSTED).map(f => [String(f.path).toLowerCase(), f]))).get(
+      String(p).toLowerCase(),
+    );
   const read = new Set();
-  const prefetchRefs = (refs) => {
+  const prefetchRefs = refs => {
     for (const ref of Array.isArray(refs) ? refs.slice(0, 256) : []) {
       const row = rowOf(ref);
-      if (row && !read.has(row) && typeof row.failure !== 'string' && Number(row.size) < state.workerThreshold) prefetchWhole(urlOf(row.path), Number(row.size), String(row.path));
+      if (
+        row &&
+        !read.has(row) &&
+        typeof row.failure !== 'string' &&
+        Number(row.size) < state.workerThreshold
+      )
+        prefetchWhole(urlOf(row.path), Number(row.size), String(row.path));
     }
   };
-  const entries = listing.files.slice(0, MAX_HOSTED).map((row) => {
+  const entries = listing.files.slice(0, MAX_HOSTED).map(row => {
     const { path, size, kind, failure, refs } = row;
     let made = null;
     const url = () => (made ??= urlOf(path));
@@ -117,8 +143,10 @@ export async function hostedEntries(listingUrl) {
   const problems = [];
   const hostedContainers = Array.isArray(listing.containers) ? listing.containers : [];
   // A container inside another is listed as a folder of its own, not as its outer's file.
-  const byPath = new Map(hostedContainers.map((c) => [c && c.path, c]));
-  const nestedRows = new Set(hostedContainers.filter((c) => c && c.inside).map((c) => `${c.inside.container}\u0000${c.inside.entry}`));
+  const byPath = new Map(hostedContainers.map(c => [c && c.path, c]));
+  const nestedRows = new Set(
+    hostedContainers.filter(c => c && c.inside).map(c => `${c.inside.container}\u0000${c.inside.entry}`),
+  );
   const urls = new Map();
   for (const c of hostedContainers) {
     const why = checkContainer(c);
@@ -131,22 +159,36 @@ export async function hostedEntries(listingUrl) {
     urls.set(c.path, url);
     if (c.inside) {
       const outer = byPath.get(c.inside.container);
-      const row = outer && Array.isArray(outer.entries) ? outer.entries.find((r) => Array.isArray(r) && r[0] === c.inside.entry) : null;
+      const row =
+        outer && Array.isArray(outer.entries)
+          ? outer.entries.find(r => Array.isArray(r) && r[0] === c.inside.entry)
+          : null;
       if (!row || !urls.has(outer.path)) {
-        problems.push(`${listingUrl}: ${c.path}: inside ${c.inside.container}/${c.inside.entry}, which the index does not list before it`);
+        problems.push(
+          `${listingUrl}: ${c.path}: inside ${c.inside.container}/${c.inside.entry}, which the index does not list before it`,
+        );
         continue;
       }
       c.outer = { container: outer, row, url: urls.get(outer.path) };
     }
     for (const row of c.entries.slice(0, MAX_HOSTED - entries.length)) {
       if (!checkEntry(row)) {
-        problems.push(`${listingUrl}: ${c.path}: an entry that is not [path, size, kind, offset, CRC-32, ranges]`);
+        problems.push(
+          `${listingUrl}: ${c.path}: an entry that is not [path, size, kind, offset, CRC-32, ranges]`,
+        );
         continue;
       }
       if (nestedRows.has(`${c.path}\u0000${row[0]}`)) continue;
       // (A large one parsed in the worker is read here, rebuilt, and handed over.)
       const read = () => readHostedEntry(url(), c, row);
-      entries.push({ path: `${c.path}/${row[0]}`, size: row[1], kind: row[2], head: async () => new ArrayBuffer(0), read, source: () => ({ read }) });
+      entries.push({
+        path: `${c.path}/${row[0]}`,
+        size: row[1],
+        kind: row[2],
+        head: async () => new ArrayBuffer(0),
+        read,
+        source: () => ({ read }),
+      });
     }
     problems.push(...(Array.isArray(c.problems) ? c.problems.map(String) : []));
   }
@@ -176,14 +218,19 @@ export function readHeads(files) {
   }
   const worker = headWorker;
   const job = ++headJobs;
-  return new Promise((resolve) => {
-    const done = (heads) => {
+  return new Promise(resolve => {
+    const done = heads => {
       worker.removeEventListener('message', answer);
       worker.removeEventListener('error', failed);
       resolve(heads);
     };
-    const answer = (e) => { if (e.data.job === job) done({ heads: e.data.heads, sizes: e.data.sizes }); };
-    const failed = () => { headWorker = false; done(null); };
+    const answer = e => {
+      if (e.data.job === job) done({ heads: e.data.heads, sizes: e.data.sizes });
+    };
+    const failed = () => {
+      headWorker = false;
+      done(null);
+    };
     worker.addEventListener('message', answer);
     worker.addEventListener('error', failed);
     worker.postMessage({ job, files });

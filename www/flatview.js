@@ -17,7 +17,6 @@ const CHECKER = 8;
 // What the flat view shows: {mode: 'picture'|'gallery', …} or null when the 3D view is up.
 let shown = null;
 
-
 // Show `file`'s own view if it is not 3D; → whether it did.
 export function showFlat(file) {
   const can = file.capabilities();
@@ -27,8 +26,7 @@ export function showFlat(file) {
     const image = file.image();
     showPicture(image, file.imageRegions());
     shown.describe = planesReadout(file.imagePlanes(), image.width);
-  }
-  else if (can.text && !can.scene) showText(file.text());
+  } else if (can.text && !can.scene) showText(file.text());
   else return false;
   return true;
 }
@@ -50,7 +48,11 @@ function showText(text) {
 function findInText(step) {
   if (!shown || shown.mode !== 'text') return null;
   const found = shown.view.find($('text-find').value, step);
-  $('text-find-status').textContent = !found ? '' : found.matches ? `line ${found.line} · ${found.match} of ${found.matches}` : 'not found';
+  $('text-find-status').textContent = !found
+    ? ''
+    : found.matches
+      ? `line ${found.line} · ${found.match} of ${found.matches}`
+      : 'not found';
   return found;
 }
 
@@ -72,7 +74,7 @@ export function hideFlat() {
 export function planesReadout(planes, width) {
   if (!planes.length) return null;
   const word = (p, v) => (p.hex ? `0x${v.toString(16).toUpperCase().padStart(4, '0')}` : String(v));
-  return (x, y) => planes.map((p) => `${p.name} ${word(p, p.values[y * width + x])}`).join(' · ');
+  return (x, y) => planes.map(p => `${p.name} ${word(p, p.values[y * width + x])}`).join(' · ');
 }
 
 // A texture at full size (from the texture gallery): `describe(x, y)` adds what the format
@@ -99,7 +101,9 @@ export function showTextureGrid() {
 function downloadPicture() {
   if (!shown || shown.mode !== 'picture') return;
   const name = `${shown.name || 'picture'}.png`;
-  shown.texels.toBlob((blob) => { if (blob) download(blob, name); }, 'image/png');
+  shown.texels.toBlob(blob => {
+    if (blob) download(blob, name);
+  }, 'image/png');
 }
 
 // What the flat view shows, for scripts: {mode, zoom, width, height, regions, cards}.
@@ -108,7 +112,13 @@ export function flatState() {
   if (shown.mode === 'gallery') return { mode: 'gallery', cards: shown.cards };
   if (shown.mode === 'textures') return { mode: 'textures' };
   if (shown.mode === 'text') return { mode: 'text', lines: shown.lines };
-  return { mode: 'picture', zoom: shown.zoom, width: shown.image.width, height: shown.image.height, regions: shown.regions.length };
+  return {
+    mode: 'picture',
+    zoom: shown.zoom,
+    width: shown.image.width,
+    height: shown.image.height,
+    regions: shown.regions.length,
+  };
 }
 
 function reveal() {
@@ -121,8 +131,20 @@ function showPicture(image, regions) {
   const texels = document.createElement('canvas');
   texels.width = image.width;
   texels.height = image.height;
-  texels.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray(image.rgba), image.width, image.height), 0, 0);
-  shown = { mode: 'picture', image, regions, grid: gridOf(regions), texels, zoom: 1, x: 0, y: 0, hover: null };
+  texels
+    .getContext('2d')
+    .putImageData(new ImageData(new Uint8ClampedArray(image.rgba), image.width, image.height), 0, 0);
+  shown = {
+    mode: 'picture',
+    image,
+    regions,
+    grid: gridOf(regions),
+    texels,
+    zoom: 1,
+    x: 0,
+    y: 0,
+    hover: null,
+  };
   $('picture-pane').hidden = false;
   reveal();
   fit();
@@ -136,11 +158,13 @@ const LABEL_MARGIN = { x: 34, y: 16 }; // CSS px kept free beside a labelled she
 function gridOf(regions) {
   if (!regions.length) return null;
   const [w, h] = [regions[0].width, regions[0].height];
-  if (regions.some((r) => r.width !== w || r.height !== h)) return null;
-  const columns = [...new Set(regions.map((r) => r.x))].sort((a, b) => a - b);
+  if (regions.some(r => r.width !== w || r.height !== h)) return null;
+  const columns = [...new Set(regions.map(r => r.x))].sort((a, b) => a - b);
   const firsts = new Map();
   for (const r of regions) if (!firsts.has(r.y) || r.x < firsts.get(r.y).x) firsts.set(r.y, r);
-  const rows = [...firsts.entries()].sort((a, b) => a[0] - b[0]).map(([y, r]) => [y, r.number === undefined ? '' : String(r.number)]);
+  const rows = [...firsts.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([y, r]) => [y, r.number === undefined ? '' : String(r.number)]);
   return { columns, rows, width: w, height: h };
 }
 
@@ -156,7 +180,10 @@ export function fit() {
   const { w, h } = viewSize();
   // A labelled sheet keeps room for its labels on every side (it stays centred).
   const [mx, my] = shown.grid ? [LABEL_MARGIN.x, LABEL_MARGIN.y] : [0, 0];
-  const fitted = Math.min(Math.max(1, w - 2 * mx) / shown.image.width, Math.max(1, h - 2 * my) / shown.image.height);
+  const fitted = Math.min(
+    Math.max(1, w - 2 * mx) / shown.image.width,
+    Math.max(1, h - 2 * my) / shown.image.height,
+  );
   const zoom = fitted >= 1 ? Math.floor(fitted) : fitted;
   setZoom(zoom, { x: w / 2, y: h / 2 }, true);
 }
@@ -215,11 +242,14 @@ function drawPicture() {
     g.fillStyle = '#a3a9b4';
     g.textBaseline = 'middle';
     g.textAlign = 'right';
-    for (const [ry, label] of shown.grid.rows) g.fillText(label, x - 5, y + (ry + shown.grid.height / 2) * zoom);
+    for (const [ry, label] of shown.grid.rows)
+      g.fillText(label, x - 5, y + (ry + shown.grid.height / 2) * zoom);
     if (shown.grid.width * zoom >= 24) {
       g.textAlign = 'center';
       g.textBaseline = 'bottom';
-      shown.grid.columns.forEach((cx, k) => g.fillText(`+${k}`, x + (cx + shown.grid.width / 2) * zoom, y - 3));
+      shown.grid.columns.forEach((cx, k) =>
+        g.fillText(`+${k}`, x + (cx + shown.grid.width / 2) * zoom, y - 3),
+      );
     }
     g.textAlign = 'start';
   }
@@ -242,7 +272,8 @@ function texelAt(px, py) {
   if (tx < 0 || ty < 0 || tx >= shown.image.width || ty >= shown.image.height) return null;
   const at = (ty * shown.image.width + tx) * 4;
   const [r, g, b, a] = shown.image.rgba.slice(at, at + 4);
-  const region = shown.regions.find((q) => tx >= q.x && ty >= q.y && tx < q.x + q.width && ty < q.y + q.height) || null;
+  const region =
+    shown.regions.find(q => tx >= q.x && ty >= q.y && tx < q.x + q.width && ty < q.y + q.height) || null;
   return { x: tx, y: ty, rgba: [r, g, b, a], region };
 }
 
@@ -250,7 +281,7 @@ function texelAt(px, py) {
 export function describeAt(px, py) {
   if (!shown || shown.mode !== 'picture') return null;
   const t = texelAt(px, py);
-  const hex = (v) => v.toString(16).padStart(2, '0');
+  const hex = v => v.toString(16).padStart(2, '0');
   const source = t && shown.describe ? shown.describe(t.x, t.y) : null;
   if (t && source) t.source = source;
   $('picture-readout').textContent = t
@@ -267,21 +298,25 @@ export function describeAt(px, py) {
 export function bindFlatView() {
   const canvas = $('picture-canvas');
   let drag = null;
-  const local = (e) => {
+  const local = e => {
     const r = canvas.getBoundingClientRect();
     return { x: e.clientX - r.left, y: e.clientY - r.top };
   };
-  canvas.addEventListener('wheel', (e) => {
-    if (!shown || shown.mode !== 'picture') return;
-    e.preventDefault();
-    setZoom(shown.zoom * (e.deltaY < 0 ? 2 : 0.5), local(e));
-  }, { passive: false });
-  canvas.addEventListener('pointerdown', (e) => {
+  canvas.addEventListener(
+    'wheel',
+    e => {
+      if (!shown || shown.mode !== 'picture') return;
+      e.preventDefault();
+      setZoom(shown.zoom * (e.deltaY < 0 ? 2 : 0.5), local(e));
+    },
+    { passive: false },
+  );
+  canvas.addEventListener('pointerdown', e => {
     if (!shown || shown.mode !== 'picture') return;
     drag = { ...local(e), x0: shown.x, y0: shown.y, moved: false };
     canvas.setPointerCapture(e.pointerId);
   });
-  canvas.addEventListener('pointermove', (e) => {
+  canvas.addEventListener('pointermove', e => {
     if (!shown || shown.mode !== 'picture') return;
     const p = local(e);
     if (drag) {
@@ -292,14 +327,15 @@ export function bindFlatView() {
     }
     describeAt(p.x, p.y);
   });
-  canvas.addEventListener('pointerup', (e) => {
+  canvas.addEventListener('pointerup', e => {
     const click = drag && !drag.moved;
     drag = null;
     // A click on a sheet's image selects its bytes in the inspector.
     const t = click && shown?.mode === 'picture' ? texelAt(local(e).x, local(e).y) : null;
-    if (t?.region && t.region.record !== undefined && t.region.record !== null) state.inspector.selectChunk(t.region.record);
+    if (t?.region && t.region.record !== undefined && t.region.record !== null)
+      state.inspector.selectChunk(t.region.record);
   });
-  canvas.addEventListener('keydown', (e) => {
+  canvas.addEventListener('keydown', e => {
     if (!shown || shown.mode !== 'picture') return;
     const step = { '+': 2, '=': 2, '-': 0.5 }[e.key];
     if (step) setZoom(shown.zoom * step);
@@ -314,7 +350,7 @@ export function bindFlatView() {
   $('picture-out').addEventListener('click', () => setZoom(shown.zoom / 2));
   $('picture-png').addEventListener('click', () => downloadPicture());
   $('text-find').addEventListener('input', () => findInText(0));
-  $('text-find').addEventListener('keydown', (e) => {
+  $('text-find').addEventListener('keydown', e => {
     if (e.key !== 'Enter') return;
     e.preventDefault();
     findInText(e.shiftKey ? -1 : 1);
@@ -334,14 +370,19 @@ function showGallery(file) {
   // Which models take each material: the archive's reference graph, read once.
   if (state.session && file.exports().length) {
     const path = file.path;
-    state.session.usedBy(path, file.exports()).then((rows) => {
-      if (state.current !== path) return;
-      for (const row of rows) {
-        const name = row.label.replace(/^used: /, '');
-        const slot = [...grid.querySelectorAll('.card')].find((c) => c.dataset.name.toLowerCase() === name.toLowerCase());
-        if (slot) fillUsers(slot.querySelector('.card-users'), row);
-      }
-    }).catch(() => {});
+    state.session
+      .usedBy(path, file.exports())
+      .then(rows => {
+        if (state.current !== path) return;
+        for (const row of rows) {
+          const name = row.label.replace(/^used: /, '');
+          const slot = [...grid.querySelectorAll('.card')].find(
+            c => c.dataset.name.toLowerCase() === name.toLowerCase(),
+          );
+          if (slot) fillUsers(slot.querySelector('.card-users'), row);
+        }
+      })
+      .catch(() => {});
   }
 }
 
@@ -355,7 +396,13 @@ function card(c) {
   if (c.thumbnail) {
     picture.width = c.thumbnail.width;
     picture.height = c.thumbnail.height;
-    picture.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray(c.thumbnail.rgba), c.thumbnail.width, c.thumbnail.height), 0, 0);
+    picture
+      .getContext('2d')
+      .putImageData(
+        new ImageData(new Uint8ClampedArray(c.thumbnail.rgba), c.thumbnail.width, c.thumbnail.height),
+        0,
+        0,
+      );
   } else {
     picture.width = 1;
     picture.height = 1;
@@ -371,7 +418,8 @@ function card(c) {
   if (c.color) swatch.style.background = c.color;
   else swatch.classList.add('none');
   title.append(swatch, document.createTextNode(c.name));
-  if (c.record !== undefined && c.record !== null) title.addEventListener('click', () => state.inspector.selectChunk(c.record));
+  if (c.record !== undefined && c.record !== null)
+    title.addEventListener('click', () => state.inspector.selectChunk(c.record));
   const texture = document.createElement('p');
   texture.className = 'card-texture';
   if (c.textureFile) {
@@ -393,7 +441,10 @@ function fileLink(path, text) {
   a.href = '#';
   a.textContent = text;
   a.title = `Open ${path}`;
-  a.addEventListener('click', (e) => { e.preventDefault(); requestOpen(path); });
+  a.addEventListener('click', e => {
+    e.preventDefault();
+    requestOpen(path);
+  });
   return a;
 }
 

@@ -7,10 +7,14 @@ import { $, state } from './state.js';
 export function drawGizmo() {
   const c = state.viewer.camera();
   const f = norm(c.target.map((t, i) => t - c.position[i]));
-  const r = norm(cross(f, [0, 1, 0]).some((v) => Math.abs(v) > 1e-6) ? cross(f, [0, 1, 0]) : [1, 0, 0]);
+  const r = norm(cross(f, [0, 1, 0]).some(v => Math.abs(v) > 1e-6) ? cross(f, [0, 1, 0]) : [1, 0, 0]);
   const u = cross(r, f);
   /** @type {[string, number[], string][]} */
-  const directions = [['X', [1, 0, 0], '#f07c6c'], ['Y', [0, 1, 0], '#7cd67c'], ['Z', [0, 0, 1], '#7cb0f0']];
+  const directions = [
+    ['X', [1, 0, 0], '#f07c6c'],
+    ['Y', [0, 1, 0], '#7cd67c'],
+    ['Z', [0, 0, 1], '#7cb0f0'],
+  ];
   const axes = directions
     .map(([name, a, color]) => ({ name, color, x: dot(a, r) * 20, y: -dot(a, u) * 20, z: dot(a, f) }))
     .sort((a, b) => b.z - a.z);
@@ -19,7 +23,15 @@ export function drawGizmo() {
   const parts = [];
   for (const a of axes) {
     const line = document.createElementNS(ns, 'line');
-    Object.entries({ x1: 0, y1: 0, x2: a.x.toFixed(1), y2: a.y.toFixed(1), stroke: a.color, 'stroke-width': 2, opacity: a.z > 0 ? 0.45 : 1 }).forEach(([k, v]) => line.setAttribute(k, String(v)));
+    Object.entries({
+      x1: 0,
+      y1: 0,
+      x2: a.x.toFixed(1),
+      y2: a.y.toFixed(1),
+      stroke: a.color,
+      'stroke-width': 2,
+      opacity: a.z > 0 ? 0.45 : 1,
+    }).forEach(([k, v]) => line.setAttribute(k, String(v)));
     const text = document.createElementNS(ns, 'text');
     text.setAttribute('x', (a.x * 1.3).toFixed(1));
     text.setAttribute('y', (a.y * 1.3).toFixed(1));
@@ -28,11 +40,14 @@ export function drawGizmo() {
     parts.push(line, text);
   }
   svg.replaceChildren(...parts);
-  svg.dataset.axes = axes.map((a) => `${a.name}:${a.x.toFixed(0)},${a.y.toFixed(0)}`).join(' ');
+  svg.dataset.axes = axes.map(a => `${a.name}:${a.x.toFixed(0)},${a.y.toFixed(0)}`).join(' ');
 }
 
 const dot = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 
 const cross = (a, b) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
 
-const norm = (a) => { const l = Math.hypot(...a) || 1; return a.map((v) => v / l); };
+const norm = a => {
+  const l = Math.hypot(...a) || 1;
+  return a.map(v => v / l);
+};

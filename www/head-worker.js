@@ -7,10 +7,15 @@
 const SMALL = 64 * 1024;
 const HEAD = 16;
 
-self.onmessage = async (e) => {
+self.onmessage = async e => {
   const { job, files } = e.data;
-  const heads = await Promise.all(files.map((f) => (f.size <= SMALL ? f : f.slice(0, HEAD)).arrayBuffer()
-    .then((bytes) => (bytes.byteLength > HEAD ? bytes.slice(0, HEAD) : bytes))
-    .catch(() => null)));
-  self.postMessage({ job, heads, sizes: files.map((f) => f.size) }, heads.filter(Boolean));
+  const heads = await Promise.all(
+    files.map(f =>
+      (f.size <= SMALL ? f : f.slice(0, HEAD))
+        .arrayBuffer()
+        .then(bytes => (bytes.byteLength > HEAD ? bytes.slice(0, HEAD) : bytes))
+        .catch(() => null),
+    ),
+  );
+  self.postMessage({ job, heads, sizes: files.map(f => f.size) }, heads.filter(Boolean));
 };

@@ -52,12 +52,12 @@ function formatBytes(n) {
   return n < 1e6 ? `${(n / 1e3).toFixed(1)} kB` : `${(n / 1e6).toFixed(1)} MB`;
 }
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
 
 // A place among the requests in flight; a request done hands its place to the next in line
 // (so that none can slip in between and make it IN_FLIGHT + 1).
 async function slot() {
-  if (stats.inFlight >= IN_FLIGHT) await new Promise((resolve) => waiting.push(resolve));
+  if (stats.inFlight >= IN_FLIGHT) await new Promise(resolve => waiting.push(resolve));
   else stats.inFlight++;
   stats.peak = Math.max(stats.peak, stats.inFlight);
   showStatus();
@@ -83,9 +83,14 @@ class HostError extends Error {
 async function unreachable(url, err) {
   const target = new URL(url, location.href);
   if (target.origin !== location.origin) {
-    const answered = await fetch(target, { mode: 'no-cors', cache: 'no-store' }).then(() => true, () => false);
+    const answered = await fetch(target, { mode: 'no-cors', cache: 'no-store' }).then(
+      () => true,
+      () => false,
+    );
     if (answered) {
-      return new HostError(`${target.href}: the host ${target.origin} answered, but without an Access-Control-Allow-Origin header for this page (${location.origin}), so the browser keeps its answer from the page; the host must send it (docs/publishing.md)`);
+      return new HostError(
+        `${target.href}: the host ${target.origin} answered, but without an Access-Control-Allow-Origin header for this page (${location.origin}), so the browser keeps its answer from the page; the host must send it (docs/publishing.md)`,
+      );
     }
   }
   return new HostError(`${target.href}: the host could not be reached (${err.message || err})`, true);
@@ -100,7 +105,8 @@ async function request(url, headers) {
     return { response, abort, timer };
   } catch (err) {
     clearTimeout(timer);
-    if (abort.signal.aborted) throw new HostError(`${url}: no answer from the host in ${timeoutMs / 1000} s`, true);
+    if (abort.signal.aborted)
+      throw new HostError(`${url}: no answer from the host in ${timeoutMs / 1000} s`, true);
     throw await unreachable(url, err);
   }
 }
@@ -119,8 +125,12 @@ async function body(got, url, expected, limit = Infinity) {
       got.timer = setTimeout(() => got.abort.abort(), timeoutMs);
       const { done, value } = await reader.read();
       if (done) break;
-      if (out && n + value.length > expected) throw new HostError(`${url}: the host sent more than the ${expected} bytes expected (the range asked for, or the size the index says: if the file changed, publish it again)`);
-      if (n + value.length > limit) throw new HostError(`${url}: more than ${formatBytes(limit)}: not a listing the page reads`);
+      if (out && n + value.length > expected)
+        throw new HostError(
+          `${url}: the host sent more than the ${expected} bytes expected (the range asked for, or the size the index says: if the file changed, publish it again)`,
+        );
+      if (n + value.length > limit)
+        throw new HostError(`${url}: more than ${formatBytes(limit)}: not a listing the page reads`);
       if (out) out.set(value, n);
       else pieces.push(value);
       n += value.length;
@@ -129,7 +139,8 @@ async function body(got, url, expected, limit = Infinity) {
     }
   } catch (err) {
     if (err instanceof HostError) throw err;
-    if (got.abort.signal.aborted) throw new HostError(`${url}: the host sent nothing for ${timeoutMs / 1000} s`, true);
+    if (got.abort.signal.aborted)
+      throw new HostError(`${url}: the host sent nothing for ${timeoutMs / 1000} s`, true);
     throw new HostError(`${url}: the answer was cut off (${err.message || err})`, true);
   } finally {
     clearTimeout(got.timer);
@@ -167,8 +178,14 @@ async function answerError(got, url, what) {
 }
 
 function statusError(url, status, what) {
-  if (status === 404) return new HostError(`${url}: not on the host (HTTP 404): ${what} was indexed but is not served there; publish it again`);
-  if (status === 416) return new HostError(`${url}: the host says the range is past the file's end (HTTP 416): the file is shorter than the index says; the index is stale, publish it again`);
+  if (status === 404)
+    return new HostError(
+      `${url}: not on the host (HTTP 404): ${what} was indexed but is not served there; publish it again`,
+    );
+  if (status === 416)
+    return new HostError(
+      `${url}: the host says the range is past the file's end (HTTP 416): the file is shorter than the index says; the index is stale, publish it again`,
+    );
   return new HostError(`${url}: HTTP ${status} from the host`, status >= 500 || status === 429);
 }
 
@@ -244,12 +261,19 @@ function adoptEarly() {
   const started = /** @type {any} */ (globalThis).relicviewEarly;
   if (!started || !Array.isArray(started.files)) return;
   for (const { path, size, fetched } of started.files) {
-    keepPrefetch(path, fetched.then((got) => {
-      if (!got) return null;
-      stats.requests++;
-      stats.bytes += got.buffer.byteLength;
-      return { url: got.url, bytes: new Uint8Array(got.buffer) };
-    }, () => null), size);
+    keepPrefetch(
+      path,
+      fetched.then(
+        got => {
+          if (!got) return null;
+          stats.requests++;
+          stats.bytes += got.buffer.byteLength;
+          return { url: got.url, bytes: new Uint8Array(got.buffer) };
+        },
+        () => null,
+      ),
+      size,
+    );
   }
   started.files = null;
 }
@@ -260,14 +284,21 @@ export function prefetchWhole(url, size, what) {
   adoptEarly();
   const key = String(what).toLowerCase();
   if (prefetched.has(key) || !(size >= 0) || prefetchedBytes + size > PREFETCH_BYTES) return;
-  keepPrefetch(what, fetchWholeNow(url, size, what).then((bytes) => ({ url, bytes }), () => null), size);
+  keepPrefetch(
+    what,
+    fetchWholeNow(url, size, what).then(
+      bytes => ({ url, bytes }),
+      () => null,
+    ),
+    size,
+  );
 }
 
 // A listing's JSON at `url` (archive.json, index.json), with the timeout and retries of any
 // read from a host. → the parsed listing, or null where the URL holds none (a 404, not
 // JSON); a host that cannot be read throws why.
 export async function fetchListing(url) {
-  const started = earlyListing((e) => e.url === url);
+  const started = earlyListing(e => e.url === url);
   if (started) {
     const listing = await started.json.catch(() => null);
     if (listing) {
@@ -279,7 +310,8 @@ export async function fetchListing(url) {
     const got = await request(url, {});
     if (!got.response.ok) {
       dismiss(got);
-      if (got.response.status >= 500 || got.response.status === 429) throw statusError(url, got.response.status, 'the listing');
+      if (got.response.status >= 500 || got.response.status === 429)
+        throw statusError(url, got.response.status, 'the listing');
       return null;
     }
     const bytes = await body(got, url, undefined, LISTING_AT_MOST);
@@ -302,7 +334,8 @@ export async function fetchWhole(url, size, what) {
     prefetched.delete(key);
     prefetchedBytes -= Number(size) || 0;
     const got = await pending;
-    if (got && got.url === url && (!(Number.isFinite(size) && size > 0) || got.bytes.length === size)) return got.bytes;
+    if (got && got.url === url && (!(Number.isFinite(size) && size > 0) || got.bytes.length === size))
+      return got.bytes;
   }
   return fetchWholeNow(url, size, what);
 }
@@ -314,7 +347,9 @@ function fetchWholeNow(url, size, what) {
     const bytes = await body(got, url, Number.isFinite(size) && size > 0 ? size : undefined);
     stats.requests++;
     if (Number.isFinite(size) && size > 0 && bytes.length !== size) {
-      throw new HostError(`${url}: the host serves ${bytes.length} bytes; the index says ${size}: the file changed after the index was written; publish it again`);
+      throw new HostError(
+        `${url}: the host serves ${bytes.length} bytes; the index says ${size}: the file changed after the index was written; publish it again`,
+      );
     }
     return bytes;
   });
@@ -330,7 +365,7 @@ export function fetchRange(url, size, offset, length, what) {
     cache.set(key, hit);
     return Promise.resolve(hit);
   }
-  if (wholeFiles.has(url)) return wholeFiles.get(url).then((whole) => whole.subarray(offset, offset + length));
+  if (wholeFiles.has(url)) return wholeFiles.get(url).then(whole => whole.subarray(offset, offset + length));
   if (!flying.has(key)) {
     const p = polite(() => rangeOnce(url, size, offset, length, what)).finally(() => flying.delete(key));
     flying.set(key, p);
@@ -345,11 +380,16 @@ async function rangeOnce(url, size, offset, length, what) {
     // The host ignored Range: it is sending the whole file.
     if (size > WHOLE_AT_MOST) {
       dismiss(got);
-      throw new HostError(`${url}: the host does not serve byte ranges (it answered a Range request with the whole file), and ${what} is ${formatBytes(size)}: not downloaded whole; serve it from a host that honours Range (docs/publishing.md)`);
+      throw new HostError(
+        `${url}: the host does not serve byte ranges (it answered a Range request with the whole file), and ${what} is ${formatBytes(size)}: not downloaded whole; serve it from a host that honours Range (docs/publishing.md)`,
+      );
     }
-    const whole = body(got, url, size).then((bytes) => {
+    const whole = body(got, url, size).then(bytes => {
       stats.requests++;
-      if (bytes.length !== size) throw new HostError(`${url}: the host serves ${bytes.length} bytes; the index says ${size}: ${what} changed after the index was written; publish it again`);
+      if (bytes.length !== size)
+        throw new HostError(
+          `${url}: the host serves ${bytes.length} bytes; the index says ${size}: ${what} changed after the index was written; publish it again`,
+        );
       return bytes;
     });
     wholeFiles.set(url, whole);
@@ -361,20 +401,27 @@ async function rangeOnce(url, size, offset, length, what) {
   const range = response.headers.get('Content-Range');
   if (!range) {
     dismiss(got);
-    throw new HostError(`${url}: the host answered the range but this page may not read its Content-Range header: a host on another origin must send Access-Control-Expose-Headers: Content-Range, Content-Length (docs/publishing.md)`);
+    throw new HostError(
+      `${url}: the host answered the range but this page may not read its Content-Range header: a host on another origin must send Access-Control-Expose-Headers: Content-Range, Content-Length (docs/publishing.md)`,
+    );
   }
   const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(range.trim());
   if (m && m[3] !== '*' && Number(m[3]) !== size) {
     dismiss(got);
-    throw new HostError(`${url}: the host's file is ${Number(m[3])} bytes; the index says ${size}: ${what} changed after the index was written; publish it again`);
+    throw new HostError(
+      `${url}: the host's file is ${Number(m[3])} bytes; the index says ${size}: ${what} changed after the index was written; publish it again`,
+    );
   }
   if (!m || Number(m[1]) !== offset || Number(m[2]) !== offset + length - 1) {
     dismiss(got);
-    throw new HostError(`${url}: asked for bytes ${offset}-${offset + length - 1}, the host answered "${range}"`);
+    throw new HostError(
+      `${url}: asked for bytes ${offset}-${offset + length - 1}, the host answered "${range}"`,
+    );
   }
   const bytes = await body(got, url, length);
   stats.requests++;
-  if (bytes.length !== length) throw new HostError(`${url}: ${bytes.length} bytes came for a range of ${length}`, true);
+  if (bytes.length !== length)
+    throw new HostError(`${url}: ${bytes.length} bytes came for a range of ${length}`, true);
   remember(`${url} ${offset} ${length}`, bytes);
   return bytes;
 }
@@ -405,7 +452,7 @@ function nestedBytes(container) {
   let got = nested.get(container.path);
   if (!got) {
     const { container: outer, row, url } = container.outer;
-    got = readHostedEntry(url(), outer, row).then((b) => new Uint8Array(b));
+    got = readHostedEntry(url(), outer, row).then(b => new Uint8Array(b));
     got.catch(() => nested.delete(container.path));
     nested.set(container.path, got);
     while (nested.size > NESTED_KEPT) nested.delete(nested.keys().next().value);
@@ -418,10 +465,15 @@ export async function readHostedEntry(url, container, entry) {
   const wanted = [...container.meta, ...ranges];
   const what = container.path;
   const pieces = container.outer
-    ? await nestedBytes(container).then((bytes) => wanted.map(([o, l]) => {
-      if (o + l > bytes.length) throw new HostError(`${what}: the index names bytes ${o}..${o + l} of its ${bytes.length}: publish it again`);
-      return bytes.subarray(o, o + l);
-    }))
+    ? await nestedBytes(container).then(bytes =>
+        wanted.map(([o, l]) => {
+          if (o + l > bytes.length)
+            throw new HostError(
+              `${what}: the index names bytes ${o}..${o + l} of its ${bytes.length}: publish it again`,
+            );
+          return bytes.subarray(o, o + l);
+        }),
+      )
     : await Promise.all(wanted.map(([o, l]) => fetchRange(url, container.size, o, l, what)));
   const all = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
   let k = 0;
@@ -431,25 +483,54 @@ export async function readHostedEntry(url, container, entry) {
   }
   const layout = { kind: container.kind, mode: container.mode, start: container.start };
   const containers = await containersHere();
-  const bytes = containers.readHosted(container.path, path, layout, container.size, Float64Array.from(wanted.flat()), all, at, size, crc, Float64Array.from(extents.flat()));
+  const bytes = containers.readHosted(
+    container.path,
+    path,
+    layout,
+    container.size,
+    Float64Array.from(wanted.flat()),
+    all,
+    at,
+    size,
+    crc,
+    Float64Array.from(extents.flat()),
+  );
   return bytes.buffer.byteLength === bytes.length ? bytes.buffer : bytes.slice().buffer;
 }
 
-const isCount = (n) => Number.isSafeInteger(n) && n >= 0;
-const isRanges = (r) => Array.isArray(r) && r.length <= 4096 && r.every((x) => Array.isArray(x) && x.length === 2 && isCount(x[0]) && isCount(x[1]));
+const isCount = n => Number.isSafeInteger(n) && n >= 0;
+const isRanges = r =>
+  Array.isArray(r) &&
+  r.length <= 4096 &&
+  r.every(x => Array.isArray(x) && x.length === 2 && isCount(x[0]) && isCount(x[1]));
 
 // A container of index.json as the page trusts it, or why not (the index is read as hostile
 // as any file).
 export function checkContainer(c) {
-  if (!c || typeof c.path !== 'string' || typeof c.file !== 'string' || !isCount(c.size)) return 'a container without its path, file or size';
-  if (!['zip', 'disc', 'chd'].includes(c.kind)) return `${c.path}: kind ${JSON.stringify(c.kind)} is not one the page reads`;
+  if (!c || typeof c.path !== 'string' || typeof c.file !== 'string' || !isCount(c.size))
+    return 'a container without its path, file or size';
+  if (!['zip', 'disc', 'chd'].includes(c.kind))
+    return `${c.path}: kind ${JSON.stringify(c.kind)} is not one the page reads`;
   if (!isRanges(c.meta) || !Array.isArray(c.entries)) return `${c.path}: no meta ranges or entries`;
-  if (c.inside !== undefined && (!c.inside || typeof c.inside.container !== 'string' || typeof c.inside.entry !== 'string')) return `${c.path}: an "inside" that names no container and entry`;
+  if (
+    c.inside !== undefined &&
+    (!c.inside || typeof c.inside.container !== 'string' || typeof c.inside.entry !== 'string')
+  )
+    return `${c.path}: an "inside" that names no container and entry`;
   return null;
 }
 
 // One entry row `[path, size, kind, at, crc32, ranges]` (and `extents`, for a disc file in
 // several), checked.
 export function checkEntry(row) {
-  return Array.isArray(row) && typeof row[0] === 'string' && isCount(row[1]) && typeof row[2] === 'string' && isCount(row[3]) && /^[0-9a-f]{8}$/.test(row[4]) && isRanges(row[5]) && (row.length === 6 || (row.length === 7 && isRanges(row[6])));
+  return (
+    Array.isArray(row) &&
+    typeof row[0] === 'string' &&
+    isCount(row[1]) &&
+    typeof row[2] === 'string' &&
+    isCount(row[3]) &&
+    /^[0-9a-f]{8}$/.test(row[4]) &&
+    isRanges(row[5]) &&
+    (row.length === 6 || (row.length === 7 && isRanges(row[6])))
+  );
 }

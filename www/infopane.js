@@ -53,7 +53,7 @@ function fileLink(path) {
   a.className = 'file-link';
   a.dataset.path = path;
   a.append(breakable(path));
-  a.addEventListener('click', (e) => {
+  a.addEventListener('click', e => {
     if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey) return;
     e.preventDefault();
     // The open flow sits above this pane: it answers the request (requests.js).
@@ -74,7 +74,12 @@ function compareButton(a, b) {
 }
 
 function addRows(dl, rows) {
-  for (const r of rows) addRow(dl, r.label, r.value, r.severity === 'warning', { swatch: r.swatch, links: r.links || [], compare: r.compare || [] });
+  for (const r of rows)
+    addRow(dl, r.label, r.value, r.severity === 'warning', {
+      swatch: r.swatch,
+      links: r.links || [],
+      compare: r.compare || [],
+    });
 }
 
 export function button(id, label, onClick) {
@@ -116,12 +121,19 @@ export function showDocument(file) {
     });
     more.append(b);
   }
-  more.append(button('compare-with-button', 'Compare with…', () => {
-    requestPickForComparison(path);
-  }));
+  more.append(
+    button('compare-with-button', 'Compare with…', () => {
+      requestPickForComparison(path);
+    }),
+  );
   // A picture is shown flat: it goes out in the glTF of the models that use it.
   const name = file.path.split('/').pop();
-  setExport(can.export && !can.image, can.image ? `${name} is a picture; it is exported with the models that use it` : `${name} has no 3D scene to export`);
+  setExport(
+    can.export && !can.image,
+    can.image
+      ? `${name} is a picture; it is exported with the models that use it`
+      : `${name} has no 3D scene to export`,
+  );
 }
 
 // A selected record that is an entry of a table other files index by number (a normal of
@@ -138,7 +150,8 @@ export async function showEntryUsers(c) {
 }
 
 // The export button, with why it is greyed out when it is.
-const EXPORT_TITLE = 'Download the scene as drawn as binary glTF (.glb); each LOD is a glTF scene, the one on show is the default';
+const EXPORT_TITLE =
+  'Download the scene as drawn as binary glTF (.glb); each LOD is a glTF scene, the one on show is the default';
 export function setExport(enabled, why = null) {
   const b = $('export-button');
   b.disabled = !enabled;
@@ -187,13 +200,16 @@ export function showNote(title, text, actions = []) {
 // The file's "drawn (LOD 0)" row follows the LOD on show (`stats`, the last frame's): its
 // label and, away from LOD 0, the triangles drawn there.
 export function syncDrawnRow(stats) {
-  const dt = [...$('info-body').querySelectorAll('dt')].find((d) => /^drawn \(LOD \d+\)$/.test(d.textContent || ''));
+  const dt = [...$('info-body').querySelectorAll('dt')].find(d =>
+    /^drawn \(LOD \d+\)$/.test(d.textContent || ''),
+  );
   const dd = dt?.nextElementSibling;
   if (!dt || !dd || stats.lod === null || stats.lod === undefined) return;
   // (The file's own figure, for LOD 0, with its vertices.)
   if (dt instanceof HTMLElement && dt.dataset.lod0 === undefined) dt.dataset.lod0 = dd.textContent || '';
   dt.textContent = `drawn (LOD ${stats.lod})`;
-  dd.textContent = stats.lod === 0 && dt instanceof HTMLElement ? dt.dataset.lod0 || '' : `${stats.triangles} triangles`;
+  dd.textContent =
+    stats.lod === 0 && dt instanceof HTMLElement ? dt.dataset.lod0 || '' : `${stats.triangles} triangles`;
 }
 
 // A message over the view (null: none): an error, or a note such as "choose a file".
@@ -211,12 +227,14 @@ export function viewMessage(text, { note = false, warning = false, banner = fals
   if (banner) actions = [...actions, ['dismiss', () => viewMessage(null)]];
   box.setAttribute('role', note ? 'status' : 'alert');
   $('view-message-text').textContent = text;
-  $('view-message-actions').replaceChildren(...actions.map(([label, onClick]) => {
-    const b = document.createElement('button');
-    b.className = 'button';
-    b.type = 'button';
-    b.textContent = label;
-    b.addEventListener('click', onClick);
-    return b;
-  }));
+  $('view-message-actions').replaceChildren(
+    ...actions.map(([label, onClick]) => {
+      const b = document.createElement('button');
+      b.className = 'button';
+      b.type = 'button';
+      b.textContent = label;
+      b.addEventListener('click', onClick);
+      return b;
+    }),
+  );
 }

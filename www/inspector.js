@@ -43,9 +43,13 @@ export class Inspector {
       spacer: root.querySelector('#hex-spacer'),
       rows: this.hexRows,
       heads: root.querySelector('.hex-heads .hex-cols'),
-      classOf: (o) => {
+      classOf: o => {
         const sel = this.selection;
-        return `cov-${this.classAt(o)}` + (sel && o >= sel.start && o < sel.end ? ' sel' : '') + (o === this.cursor ? ' cursor' : '');
+        return (
+          `cov-${this.classAt(o)}` +
+          (sel && o >= sel.start && o < sel.end ? ' sel' : '') +
+          (o === this.cursor ? ' cursor' : '')
+        );
       },
     });
     this.detail = root.querySelector('#inspector-detail');
@@ -61,21 +65,21 @@ export class Inspector {
     this.shownView = 0;
     this.viewSelect.addEventListener('change', () => this.setByteView(Number(this.viewSelect.value)));
     this.selection = null; // {chunk, start, end}
-    this.hexRows.addEventListener('click', (e) => {
+    this.hexRows.addEventListener('click', e => {
       const b = e.target.closest('[data-o]');
       if (b) this.selectByte(Number(b.dataset.o));
     });
-    this.tree.addEventListener('click', (e) => {
+    this.tree.addEventListener('click', e => {
       const row = e.target.closest('[data-chunk]');
       if (!row) return;
       if (e.target.classList.contains('twisty')) this.toggle(Number(row.dataset.chunk));
       else this.selectChunk(Number(row.dataset.chunk));
     });
-    this.diagnostics.addEventListener('click', (e) => {
+    this.diagnostics.addEventListener('click', e => {
       const item = e.target.closest('[data-offset]');
       if (item) this.goToProblem(item);
     });
-    this.diagnostics.addEventListener('keydown', (e) => {
+    this.diagnostics.addEventListener('keydown', e => {
       const item = e.target.closest('[data-offset]');
       if (item && (e.key === 'Enter' || e.key === ' ')) {
         e.preventDefault();
@@ -84,18 +88,18 @@ export class Inspector {
     });
     this.values = root.querySelector('#value-inspector');
     this.cursor = null; // the hex view's byte cursor (an offset), or null
-    this.tree.addEventListener('keydown', (e) => this.treeKey(e));
-    this.hexBox.addEventListener('keydown', (e) => this.hexKey(e));
+    this.tree.addEventListener('keydown', e => this.treeKey(e));
+    this.hexBox.addEventListener('keydown', e => this.hexKey(e));
     const gotoField = root.querySelector('#goto-offset');
     const findField = root.querySelector('#find-bytes');
     this.status = root.querySelector('#find-status');
-    root.querySelector('#hex-tools').addEventListener('submit', (e) => e.preventDefault());
-    gotoField.addEventListener('keydown', (e) => {
+    root.querySelector('#hex-tools').addEventListener('submit', e => e.preventDefault());
+    gotoField.addEventListener('keydown', e => {
       if (e.key !== 'Enter') return;
       e.preventDefault();
       this.goTo(gotoField.value);
     });
-    findField.addEventListener('keydown', (e) => {
+    findField.addEventListener('keydown', e => {
       if (e.key !== 'Enter') return;
       e.preventDefault();
       this.find(findField.value, e.shiftKey ? -1 : 1);
@@ -125,7 +129,8 @@ export class Inspector {
     if (!sel) {
       this.selection = null;
       this.colours.hidden = true;
-      for (const row of this.tree.querySelectorAll('[aria-selected="true"]')) row.setAttribute('aria-selected', 'false');
+      for (const row of this.tree.querySelectorAll('[aria-selected="true"]'))
+        row.setAttribute('aria-selected', 'false');
       this.renderHex();
       if (this.onClear) this.onClear();
       return;
@@ -142,17 +147,30 @@ export class Inspector {
   // goes to the parent, → expands or goes to the first child, Enter folds, * / - all.
   treeKey(e) {
     if (!this.view || !this.shownRows.length) return;
-    const at = this.selection && this.selection.chunk !== null ? this.shownRows.indexOf(this.selection.chunk) : -1;
+    const at =
+      this.selection && this.selection.chunk !== null ? this.shownRows.indexOf(this.selection.chunk) : -1;
     const page = Math.max(1, Math.floor((this.treeSize.height || 300) / ROW_HEIGHT) - 1);
-    const go = (i) => this.selectChunk(this.shownRows[Math.max(0, Math.min(this.shownRows.length - 1, i))]);
+    const go = i => this.selectChunk(this.shownRows[Math.max(0, Math.min(this.shownRows.length - 1, i))]);
     const c = at >= 0 ? this.view.chunks[this.shownRows[at]] : null;
     switch (e.key) {
-      case 'ArrowDown': go(at + 1); break;
-      case 'ArrowUp': go(at < 0 ? 0 : at - 1); break;
-      case 'PageDown': go(at + page); break;
-      case 'PageUp': go(at - page); break;
-      case 'Home': go(0); break;
-      case 'End': go(this.shownRows.length - 1); break;
+      case 'ArrowDown':
+        go(at + 1);
+        break;
+      case 'ArrowUp':
+        go(at < 0 ? 0 : at - 1);
+        break;
+      case 'PageDown':
+        go(at + page);
+        break;
+      case 'PageUp':
+        go(at - page);
+        break;
+      case 'Home':
+        go(0);
+        break;
+      case 'End':
+        go(this.shownRows.length - 1);
+        break;
       case 'ArrowLeft':
         if (c && c.container && !this.collapsed.has(c.index)) this.toggle(c.index);
         else if (c && c.parent !== null && c.parent !== undefined) this.selectChunk(c.parent);
@@ -161,16 +179,24 @@ export class Inspector {
         if (c && c.container && this.collapsed.has(c.index)) this.toggle(c.index);
         else if (c && c.container && at + 1 < this.shownRows.length) go(at + 1);
         break;
-      case 'Enter': if (c) this.toggle(c.index); else go(0); break;
-      case '*': this.setAllCollapsed(false); break;
-      case '-': this.setAllCollapsed(true); break;
-      default: return;
+      case 'Enter':
+        if (c) this.toggle(c.index);
+        else go(0);
+        break;
+      case '*':
+        this.setAllCollapsed(false);
+        break;
+      case '-':
+        this.setAllCollapsed(true);
+        break;
+      default:
+        return;
     }
     e.preventDefault();
   }
 
   setAllCollapsed(collapsed) {
-    this.collapsed = new Set(collapsed ? this.view.chunks.filter((c) => c.container).map((c) => c.index) : []);
+    this.collapsed = new Set(collapsed ? this.view.chunks.filter(c => c.container).map(c => c.index) : []);
     this.renderTree();
     if (this.selection && this.selection.chunk !== null && !collapsed) this.revealRow(this.selection.chunk);
   }
@@ -184,16 +210,36 @@ export class Inspector {
     const page = row * this.hexView.pageRows;
     let to = null;
     switch (e.key) {
-      case 'ArrowRight': to = at + 1; break;
-      case 'ArrowLeft': to = at - 1; break;
-      case 'ArrowDown': to = at + row; break;
-      case 'ArrowUp': to = at - row; break;
-      case 'PageDown': to = at + page; break;
-      case 'PageUp': to = at - page; break;
-      case 'Home': to = e.ctrlKey ? 0 : at - (at % row); break;
-      case 'End': to = e.ctrlKey ? n - 1 : at - (at % row) + row - 1; break;
-      case 'Enter': this.selectByte(at); e.preventDefault(); return;
-      default: return;
+      case 'ArrowRight':
+        to = at + 1;
+        break;
+      case 'ArrowLeft':
+        to = at - 1;
+        break;
+      case 'ArrowDown':
+        to = at + row;
+        break;
+      case 'ArrowUp':
+        to = at - row;
+        break;
+      case 'PageDown':
+        to = at + page;
+        break;
+      case 'PageUp':
+        to = at - page;
+        break;
+      case 'Home':
+        to = e.ctrlKey ? 0 : at - (at % row);
+        break;
+      case 'End':
+        to = e.ctrlKey ? n - 1 : at - (at % row) + row - 1;
+        break;
+      case 'Enter':
+        this.selectByte(at);
+        e.preventDefault();
+        return;
+      default:
+        return;
     }
     e.preventDefault();
     this.setCursor(Math.max(0, Math.min(n - 1, to)));
@@ -215,7 +261,7 @@ export class Inspector {
     }
     const b = this.bytes;
     const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
-    const fits = (k) => o + k <= b.length;
+    const fits = k => o + k <= b.length;
     const f32 = fits(4) ? view.getFloat32(o, true) : null;
     const rows = [
       ['offset', `${o} (0x${hex(o, 1)})`],
@@ -225,18 +271,27 @@ export class Inspector {
       ['i16', fits(2) ? String(view.getInt16(o, true)) : '—'],
       ['u32', fits(4) ? `${view.getUint32(o, true)} (0x${hex(view.getUint32(o, true), 8)})` : '—'],
       ['i32', fits(4) ? String(view.getInt32(o, true)) : '—'],
-      ['f32', f32 === null ? '—' : Number.isFinite(f32) && Math.abs(f32) < 1e7 && (Math.abs(f32) > 1e-5 || f32 === 0) ? String(Number(f32.toPrecision(7))) : f32.toExponential(4)],
+      [
+        'f32',
+        f32 === null
+          ? '—'
+          : Number.isFinite(f32) && Math.abs(f32) < 1e7 && (Math.abs(f32) > 1e-5 || f32 === 0)
+            ? String(Number(f32.toPrecision(7)))
+            : f32.toExponential(4),
+      ],
     ];
-    this.values.replaceChildren(...rows.map(([k, v]) => {
-      const div = document.createElement('div');
-      const dt = document.createElement('dt');
-      dt.textContent = k;
-      const dd = document.createElement('dd');
-      dd.textContent = v;
-      dd.title = `${k} at byte ${o}, little-endian: ${v}`;
-      div.append(dt, dd);
-      return div;
-    }));
+    this.values.replaceChildren(
+      ...rows.map(([k, v]) => {
+        const div = document.createElement('div');
+        const dt = document.createElement('dt');
+        dt.textContent = k;
+        const dd = document.createElement('dd');
+        dd.textContent = v;
+        dd.title = `${k} at byte ${o}, little-endian: ${v}`;
+        div.append(dt, dd);
+        return div;
+      }),
+    );
     this.values.dataset.offset = String(o);
   }
 
@@ -269,7 +324,7 @@ export class Inspector {
     }
     const b = this.bytes;
     const from = this.cursor ?? -1;
-    const matchAt = (i) => {
+    const matchAt = i => {
       for (let k = 0; k < needle.length; k++) if (b[i + k] !== needle[k]) return false;
       return true;
     };
@@ -277,9 +332,11 @@ export class Inspector {
     let found = -1;
     if (direction > 0) {
       for (let i = from + 1; i <= last && found < 0; i++) if (b[i] === needle[0] && matchAt(i)) found = i;
-      for (let i = 0; i <= Math.min(from, last) && found < 0; i++) if (b[i] === needle[0] && matchAt(i)) found = i;
+      for (let i = 0; i <= Math.min(from, last) && found < 0; i++)
+        if (b[i] === needle[0] && matchAt(i)) found = i;
     } else {
-      for (let i = Math.min(from - 1, last); i >= 0 && found < 0; i--) if (b[i] === needle[0] && matchAt(i)) found = i;
+      for (let i = Math.min(from - 1, last); i >= 0 && found < 0; i--)
+        if (b[i] === needle[0] && matchAt(i)) found = i;
       for (let i = last; i > from && found < 0; i--) if (b[i] === needle[0] && matchAt(i)) found = i;
     }
     if (found < 0) {
@@ -288,7 +345,11 @@ export class Inspector {
     }
     this.status.textContent = `at ${found} (0x${hex(found, 1)})`;
     this.selectByte(found);
-    this.selection = { chunk: this.selection ? this.selection.chunk : null, start: found, end: found + needle.length };
+    this.selection = {
+      chunk: this.selection ? this.selection.chunk : null,
+      start: found,
+      end: found + needle.length,
+    };
     this.setCursor(found);
     return found;
   }
@@ -300,12 +361,14 @@ export class Inspector {
     this.byteSets = byteSets;
     this.shownView = 0;
     this.bytes = byteSets[0] || new Uint8Array(0);
-    this.viewSelect.replaceChildren(...(view ? view.views : []).map((v, i) => {
-      const o = document.createElement('option');
-      o.value = String(i);
-      o.textContent = `${v.label} (${count(v.len, 'byte')})`;
-      return o;
-    }));
+    this.viewSelect.replaceChildren(
+      ...(view ? view.views : []).map((v, i) => {
+        const o = document.createElement('option');
+        o.value = String(i);
+        o.textContent = `${v.label} (${count(v.len, 'byte')})`;
+        return o;
+      }),
+    );
     this.viewSelect.hidden = !view || view.views.length < 2;
     this.selection = null;
     this.colours.hidden = true;
@@ -320,18 +383,28 @@ export class Inspector {
     // Both panes from their top, laid out without reading the page's layout (boxsize.js).
     this.renderTree(0);
     this.hexView.set(this.bytes);
-    const listed = !view ? '' : view.rows_total > view.chunks.length ? `the first ${view.chunks.length} of ${view.rows_total} records listed` : count(view.chunks.length, 'chunk');
+    const listed = !view
+      ? ''
+      : view.rows_total > view.chunks.length
+        ? `the first ${view.chunks.length} of ${view.rows_total} records listed`
+        : count(view.chunks.length, 'chunk');
     this.detail.textContent = view ? `${listed} · click a chunk or a byte` : '';
   }
 
   renderLegend() {
     this.legend.replaceChildren();
     if (!this.view) return;
-    const classes = [['framing', 'framing'], ['decoded', 'decoded'], ['opaque', 'opaque'], ['unclaimed', 'unclaimed']];
-    if (this.view.runs.some((r) => r.class === 'text')) classes.push(['text', 'text']);
-    if (this.view.runs.some((r) => r.class === 'unlisted')) classes.push(['unlisted', 'past the listed records']);
+    const classes = [
+      ['framing', 'framing'],
+      ['decoded', 'decoded'],
+      ['opaque', 'opaque'],
+      ['unclaimed', 'unclaimed'],
+    ];
+    if (this.view.runs.some(r => r.class === 'text')) classes.push(['text', 'text']);
+    if (this.view.runs.some(r => r.class === 'unlisted'))
+      classes.push(['unlisted', 'past the listed records']);
     for (const [cls, label] of classes) {
-      const n = this.view.runs.filter((r) => r.class === cls).reduce((s, r) => s + r.len, 0);
+      const n = this.view.runs.filter(r => r.class === cls).reduce((s, r) => s + r.len, 0);
       const item = document.createElement('span');
       item.className = `legend cov-${cls}`;
       item.dataset.class = cls;
@@ -378,7 +451,8 @@ export class Inspector {
     const hidden = new Uint8Array(chunks.length);
     for (const c of chunks) {
       const p = c.parent;
-      if (p !== null && p !== undefined && p < chunks.length && (hidden[p] || this.collapsed.has(p))) hidden[c.index] = 1;
+      if (p !== null && p !== undefined && p < chunks.length && (hidden[p] || this.collapsed.has(p)))
+        hidden[c.index] = 1;
       else this.shownRows.push(c.index);
     }
     this.treeSpacer.style.height = `${this.shownRows.length * ROW_HEIGHT}px`;
@@ -398,12 +472,20 @@ export class Inspector {
     const last = Math.min(this.shownRows.length, top + inSight + TREE_OVERSCAN);
     // Re-render only when the sight nears the edge of what is in the DOM.
     const [a, b] = this.window;
-    if (!force && first >= a && last <= b && (top - a > TREE_OVERSCAN / 4 || a === 0) && (b - top - inSight > TREE_OVERSCAN / 4 || b === this.shownRows.length)) return;
+    if (
+      !force &&
+      first >= a &&
+      last <= b &&
+      (top - a > TREE_OVERSCAN / 4 || a === 0) &&
+      (b - top - inSight > TREE_OVERSCAN / 4 || b === this.shownRows.length)
+    )
+      return;
     this.window = [first, last];
     this.treeRows.style.top = `${first * ROW_HEIGHT}px`;
     const frag = document.createDocumentFragment();
     const selected = this.selection ? this.selection.chunk : null;
-    for (let i = first; i < last; i++) frag.append(this.treeRow(this.view.chunks[this.shownRows[i]], selected));
+    for (let i = first; i < last; i++)
+      frag.append(this.treeRow(this.view.chunks[this.shownRows[i]], selected));
     this.treeRows.replaceChildren(frag);
   }
 
@@ -456,7 +538,8 @@ export class Inspector {
     if (at < 0) return;
     const top = at * ROW_HEIGHT;
     const h = this.treeSize.height || 300;
-    if (top < this.tree.scrollTop || top > this.tree.scrollTop + h - ROW_HEIGHT) this.scrollTree(Math.max(0, top - ROW_HEIGHT * 2));
+    if (top < this.tree.scrollTop || top > this.tree.scrollTop + h - ROW_HEIGHT)
+      this.scrollTree(Math.max(0, top - ROW_HEIGHT * 2));
     this.renderTreeWindow(true);
   }
 
@@ -497,7 +580,10 @@ export class Inspector {
     let last = -1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      if (chunks[mid].offset <= offset) { last = mid; lo = mid + 1; } else hi = mid - 1;
+      if (chunks[mid].offset <= offset) {
+        last = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
     }
     // The last chunk starting at or before `offset` holds it, or one of its ancestors does.
     for (let i = last; i !== null && i !== undefined && i >= 0; i = chunks[i].parent) {
@@ -507,7 +593,7 @@ export class Inspector {
   }
 
   fieldAt(offset) {
-    return this.view ? this.view.fields.find((f) => offset >= f.offset && offset < f.offset + f.len) : null;
+    return this.view ? this.view.fields.find(f => offset >= f.offset && offset < f.offset + f.len) : null;
   }
 
   selectChunk(index, scrollHex = true) {
@@ -516,7 +602,8 @@ export class Inspector {
     if (this.shownView !== 0) this.setByteView(0);
     this.selection = { chunk: index, start: c.offset, end: c.end };
     this.revealRow(index);
-    for (const row of this.tree.querySelectorAll('[aria-selected="true"]')) row.setAttribute('aria-selected', 'false');
+    for (const row of this.tree.querySelectorAll('[aria-selected="true"]'))
+      row.setAttribute('aria-selected', 'false');
     const row = this.tree.querySelector(`[data-chunk="${index}"]`);
     if (row) row.setAttribute('aria-selected', 'true');
     this.tree.setAttribute('aria-activedescendant', `chunk-row-${index}`);
@@ -551,7 +638,9 @@ export class Inspector {
     else this.selection = { chunk: null, start: offset, end: offset + 1 };
     this.scrollHexTo(offset);
     const f = this.fieldAt(offset);
-    const what = f ? ` · byte ${offset} is ${f.what}${f.value ? ' = ' + f.value : ''}` : ` · byte ${offset} is ${this.classAt(offset)}`;
+    const what = f
+      ? ` · byte ${offset} is ${f.what}${f.value ? ' = ' + f.value : ''}`
+      : ` · byte ${offset} is ${this.classAt(offset)}`;
     this.detail.textContent = (c ? this.detail.textContent : 'magic') + what;
     this.renderHex();
     this.renderValues();
@@ -594,9 +683,13 @@ function parseNeedle(text) {
   const t = String(text).trim();
   if (!t) return [];
   // "quoted" is always text.
-  if (t.length >= 2 && t.startsWith('"') && t.endsWith('"')) return [...new TextEncoder().encode(t.slice(1, -1))];
+  if (t.length >= 2 && t.startsWith('"') && t.endsWith('"'))
+    return [...new TextEncoder().encode(t.slice(1, -1))];
   const compact = t.replace(/\s+/g, '');
-  if (/^(?:[0-9a-f]{2})+$/i.test(compact) && (/\s/.test(t) || /^0x/i.test(t) === false && compact.length >= 2 && /[0-9]/.test(compact))) {
+  if (
+    /^(?:[0-9a-f]{2})+$/i.test(compact) &&
+    (/\s/.test(t) || (/^0x/i.test(t) === false && compact.length >= 2 && /[0-9]/.test(compact)))
+  ) {
     const out = [];
     for (let i = 0; i < compact.length; i += 2) out.push(parseInt(compact.slice(i, i + 2), 16));
     return out;

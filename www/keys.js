@@ -14,29 +14,88 @@ const orbitOrPan = (e, dx, dy) => {
   else state.viewer.orbit(dx, dy);
   leaveViewpoint();
 };
-const axis = (k) => () => axisView(words().axisViews[k]);
+const axis = k => () => axisView(words().axisViews[k]);
 
 export const VIEW_KEYS = [
-  { label: '← → ↑ ↓', what: 'orbit the camera around its target; with Shift: pan', keys: ['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown'],
-    run: (e) => orbitOrPan(e, { ArrowLeft: -STEP, ArrowRight: STEP }[e.key] || 0, { ArrowUp: -STEP, ArrowDown: STEP }[e.key] || 0) },
-  { label: '+ / −', what: 'zoom in / out (towards the middle of the view)', keys: ['+', '=', '-', '_'], run: (e, v) => v.zoom(e.key === '+' || e.key === '=' ? 1 : -1) },
+  {
+    label: '← → ↑ ↓',
+    what: 'orbit the camera around its target; with Shift: pan',
+    keys: ['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown'],
+    run: e =>
+      orbitOrPan(
+        e,
+        { ArrowLeft: -STEP, ArrowRight: STEP }[e.key] || 0,
+        { ArrowUp: -STEP, ArrowDown: STEP }[e.key] || 0,
+      ),
+  },
+  {
+    label: '+ / −',
+    what: 'zoom in / out (towards the middle of the view)',
+    keys: ['+', '=', '-', '_'],
+    run: (e, v) => v.zoom(e.key === '+' || e.key === '=' ? 1 : -1),
+  },
   { label: 'F', what: 'frame the model, or the selected chunk', keys: ['f', 'F'], run: () => frame() },
-  { label: 'W', what: 'wireframe on / off (in orbit mode)', keys: ['w', 'W'], run: (e, v) => setOptions({ wireframe: !v.options().wireframe }) },
-  { label: 'B', what: 'hide / show back faces', keys: ['b', 'B'], run: (e, v) => setOptions({ cullBack: !v.options().cullBack }) },
-  { label: 'L', what: 'next level of detail', keys: ['l', 'L'], run: (e, v) => {
-    const count = v.stats().lodCount;
-    if (count > 1) setOptions({ lod: (v.stats().lod + 1) % count, autoLod: false });
-  } },
-  { label: 'G', what: 'background: dark, light, checker', keys: ['g', 'G'], run: (e, v) => setOptions({ background: next(words().backgrounds, v.options().background) }) },
-  { label: 'I', what: 'lighting: game, sun, camera, stored colours', keys: ['i', 'I'], run: (e, v) => setOptions({ lighting: next(words().lightings, v.options().lighting) }) },
+  {
+    label: 'W',
+    what: 'wireframe on / off (in orbit mode)',
+    keys: ['w', 'W'],
+    run: (e, v) => setOptions({ wireframe: !v.options().wireframe }),
+  },
+  {
+    label: 'B',
+    what: 'hide / show back faces',
+    keys: ['b', 'B'],
+    run: (e, v) => setOptions({ cullBack: !v.options().cullBack }),
+  },
+  {
+    label: 'L',
+    what: 'next level of detail',
+    keys: ['l', 'L'],
+    run: (e, v) => {
+      const count = v.stats().lodCount;
+      if (count > 1) setOptions({ lod: (v.stats().lod + 1) % count, autoLod: false });
+    },
+  },
+  {
+    label: 'G',
+    what: 'background: dark, light, checker',
+    keys: ['g', 'G'],
+    run: (e, v) => setOptions({ background: next(words().backgrounds, v.options().background) }),
+  },
+  {
+    label: 'I',
+    what: 'lighting: game, sun, camera, stored colours',
+    keys: ['i', 'I'],
+    run: (e, v) => setOptions({ lighting: next(words().lightings, v.options().lighting) }),
+  },
   // As on a numpad in Blender: 1 front, 3 side, 7 top.
   { label: '1', what: 'look from the front', keys: ['1'], run: axis(0) },
   { label: '3', what: 'look from the side', keys: ['3'], run: axis(1) },
   { label: '7', what: 'look from the top', keys: ['7'], run: axis(2) },
-  { label: 'V', what: 'switch the camera between orbit and fly', keys: ['v', 'V'], run: (e, v) => setCamera(v.cameraMode() === 'fly' ? 'orbit' : 'fly') },
-  { label: 'M', what: 'measure: a click takes a point of the surface (a corner snaps), two give their distance', keys: ['m', 'M'], run: () => setMeasuring(!state.measuring) },
-  { label: 'Z', what: 'each damage zone in its own colour (a model with zones: the Parts view)', keys: ['z', 'Z'], run: (e, v) => (v.parts().zones.length ? setZoneColours(!v.options().zoneColours) : false) },
-  { label: 'Space', what: 'play / pause the clock (doors, scrolling textures, animations)', keys: [' '], run: (e, v) => (v.stats().animating ? setClock({ playing: !v.clockState().playing }) : false) },
+  {
+    label: 'V',
+    what: 'switch the camera between orbit and fly',
+    keys: ['v', 'V'],
+    run: (e, v) => setCamera(v.cameraMode() === 'fly' ? 'orbit' : 'fly'),
+  },
+  {
+    label: 'M',
+    what: 'measure: a click takes a point of the surface (a corner snaps), two give their distance',
+    keys: ['m', 'M'],
+    run: () => setMeasuring(!state.measuring),
+  },
+  {
+    label: 'Z',
+    what: 'each damage zone in its own colour (a model with zones: the Parts view)',
+    keys: ['z', 'Z'],
+    run: (e, v) => (v.parts().zones.length ? setZoneColours(!v.options().zoneColours) : false),
+  },
+  {
+    label: 'Space',
+    what: 'play / pause the clock (doors, scrolling textures, animations)',
+    keys: [' '],
+    run: (e, v) => (v.stats().animating ? setClock({ playing: !v.clockState().playing }) : false),
+  },
   // Flying is the viewport's own (viewport.js), at a viewpoint or in fly mode.
   { label: 'W A S D, Q E', what: 'fly (in fly mode or at a viewpoint); Shift: faster', keys: [] },
 ];
@@ -44,6 +103,6 @@ export const VIEW_KEYS = [
 // A key over the view; → whether it was one of the view's keys.
 export function viewKey(e) {
   if (e.ctrlKey || e.metaKey || e.altKey) return false;
-  const row = VIEW_KEYS.find((r) => r.run && r.keys.includes(e.key));
+  const row = VIEW_KEYS.find(r => r.run && r.keys.includes(e.key));
   return Boolean(row) && row.run(e, state.viewer) !== false;
 }

@@ -24,7 +24,7 @@ export function kindOfEntry(entry) {
 export async function setEntries(entries, sourceLabel, source, generation) {
   state.files.set([]);
   const sorted = entries.slice().sort((a, b) => comparePaths(a.path, b.path));
-  const byPath = new Map(sorted.map((e) => [e.path.toLowerCase(), e]));
+  const byPath = new Map(sorted.map(e => [e.path.toLowerCase(), e]));
   await nextTask();
   if (generation !== state.generation) return false;
   state.source = source;
@@ -42,7 +42,7 @@ export async function setEntries(entries, sourceLabel, source, generation) {
 // The listing's kinds as the core numbers them (kindWords), one byte a file.
 function kindNumbers() {
   const numbers = new Map(core.kindWords().map((word, n) => [word, n]));
-  return Uint8Array.from(state.entries, (e) => numbers.get(e.kind || 'unknown') ?? core.noKind());
+  return Uint8Array.from(state.entries, e => numbers.get(e.kind || 'unknown') ?? core.noKind());
 }
 
 // A file of the listing as read for the tools module's archive (modules.js).
@@ -56,8 +56,8 @@ function readEntry(path) {
 // its kinds. (The paths joined into one string with the lengths beside it: see
 // Session.setListing.)
 export function setListing() {
-  const paths = state.entries.map((e) => e.path).join('');
-  const lengths = Uint32Array.from(state.entries, (e) => e.path.length);
+  const paths = state.entries.map(e => e.path).join('');
+  const lengths = Uint32Array.from(state.entries, e => e.path.length);
   const kinds = kindNumbers();
   state.session.setListing(paths, lengths, kinds);
   state.opener?.setListing({ paths, lengths, kinds }, holdsLargeFile());
@@ -67,7 +67,7 @@ export function setListing() {
 // Whether a file of the listing is known to be large enough to open in the worker (a local
 // file's size is known once looked up: see files.js).
 function holdsLargeFile() {
-  return state.entries.some((e) => e.sized !== false && e.size >= state.workerThreshold);
+  return state.entries.some(e => e.sized !== false && e.size >= state.workerThreshold);
 }
 
 // The core's archives learn new kinds for the same listing (typing by content ended): its
@@ -97,8 +97,8 @@ const BATCH = 50;
 
 // The first bytes of a batch (null where unreadable); local files learn their sizes too.
 async function headsOf(batch) {
-  const read = batch.every((e) => e.file) ? await readHeads(batch.map((e) => e.file)) : null;
-  if (!read) return Promise.all(batch.map((e) => e.head().catch(() => null)));
+  const read = batch.every(e => e.file) ? await readHeads(batch.map(e => e.file)) : null;
+  if (!read) return Promise.all(batch.map(e => e.head().catch(() => null)));
   batch.forEach((e, k) => e.learnSize?.(read.sizes[k]));
   return read.heads;
 }
@@ -110,12 +110,16 @@ async function forEachHeads(entries, generation, each, before = null) {
   const queue = [];
   // (Each batch sent in a task of its own: sending is the costly part for this thread.)
   const later = (tasks, f) => (tasks === 0 ? f() : nextTask().then(() => later(tasks - 1, f)));
-  const send = async (batch) => {
+  const send = async batch => {
     if (before) await before();
     return generation === state.generation ? headsOf(batch) : null;
   };
   for (let i = 0; i < entries.length; i += BATCH) {
-    for (let j = i + queue.length * BATCH, k = 0; queue.length < AHEAD && j < entries.length; j += BATCH, k++) {
+    for (
+      let j = i + queue.length * BATCH, k = 0;
+      queue.length < AHEAD && j < entries.length;
+      j += BATCH, k++
+    ) {
       const batch = entries.slice(j, j + BATCH);
       queue.push(later(k, () => send(batch)));
     }
@@ -129,14 +133,16 @@ async function forEachHeads(entries, generation, each, before = null) {
 
 export async function typeEntries(entries, generation) {
   const bar = $('index-progress');
-  const pending = entries.filter((e) => e.pending);
+  const pending = entries.filter(e => e.pending);
   bar.max = pending.length;
   bar.value = 0;
   bar.hidden = pending.length < 200;
   $('file-list').dataset.typing = String(pending.length > 0);
   let lastChips = performance.now();
   const typed = await forEachHeads(pending, generation, async (batch, heads, i) => {
-    const kinds = batch.map((e, k) => (heads[k] ? core.kindOf(e.path, new Uint8Array(heads[k]), e.size) : 'unknown'));
+    const kinds = batch.map((e, k) =>
+      heads[k] ? core.kindOf(e.path, new Uint8Array(heads[k]), e.size) : 'unknown',
+    );
     batch.forEach((e, k) => state.files.setKind(e, kinds[k]));
     state.files.refresh();
     bar.value = Math.min(pending.length, i + BATCH);
@@ -161,30 +167,35 @@ export async function typeEntries(entries, generation) {
 // when another archive is loaded. Resolves with the number of kinds corrected, or null
 // when interrupted by another archive.
 export async function confirmKinds(entries, generation) {
-  const named = entries.filter((e) => e.byName && !e.confirmOnOpen);
+  const named = entries.filter(e => e.byName && !e.confirmOnOpen);
   let corrected = 0;
   // (A task first: an open asked for just now has begun by then.)
   const noOpen = async () => {
     await nextTask();
-    while (state.opening > 0 && generation === state.generation) await new Promise((r) => setTimeout(r, 50));
+    while (state.opening > 0 && generation === state.generation) await new Promise(r => setTimeout(r, 50));
   };
-  const done = await forEachHeads(named, generation, (batch, heads) => {
-    let changed = false;
-    batch.forEach((e, k) => {
-      e.byName = false;
-      if (!heads[k]) return;
-      const kind = core.kindOf(e.path, new Uint8Array(heads[k]), e.size);
-      if (kind === e.kind) return;
-      state.files.setKind(e, kind);
-      corrected++;
-      changed = true;
-    });
-    if (changed) {
-      state.files.refresh();
-      state.files.renderKinds();
-      setKinds();
-    }
-  }, noOpen);
+  const done = await forEachHeads(
+    named,
+    generation,
+    (batch, heads) => {
+      let changed = false;
+      batch.forEach((e, k) => {
+        e.byName = false;
+        if (!heads[k]) return;
+        const kind = core.kindOf(e.path, new Uint8Array(heads[k]), e.size);
+        if (kind === e.kind) return;
+        state.files.setKind(e, kind);
+        corrected++;
+        changed = true;
+      });
+      if (changed) {
+        state.files.refresh();
+        state.files.renderKinds();
+        setKinds();
+      }
+    },
+    noOpen,
+  );
   return done ? corrected : null;
 }
 
@@ -203,4 +214,3 @@ export async function fingerprintFolder(generation) {
   state.source.folder = fingerprint(entries);
   return true;
 }
-

@@ -10,7 +10,7 @@ const QUIET_MS = 150;
 let timer = null;
 let path = null;
 
-const name = (p) => p.split('/').pop();
+const name = p => p.split('/').pop();
 
 function reveal(detail, done, total) {
   clearTimeout(timer);

@@ -27,7 +27,14 @@ import { CompareInspector } from './compareview.js';
 import { measureClick, sizeText, syncScaleBar } from './measure.js';
 import { bindExportAll } from './exportall.js';
 import { bindTextures } from './textures.js';
-import { bindCompare, compareFiles, openRowMenu, outlineRow, pickComparison, pickedWhileComparing } from './compare.js';
+import {
+  bindCompare,
+  compareFiles,
+  openRowMenu,
+  outlineRow,
+  pickComparison,
+  pickedWhileComparing,
+} from './compare.js';
 import { answerRequests } from './requests.js';
 import { linkApplied } from './opens.js';
 // Defines window.relicview.
@@ -42,7 +49,7 @@ async function boot() {
   // A link to a file: that file first, the viewer's other shaders later.
   await startCore(0, { shadersLater: linksToFile() });
   fillMenus();
-  state.opener = new WorkerOpener(state.module, (path) => {
+  state.opener = new WorkerOpener(state.module, path => {
     const entry = state.byPath.get(path.toLowerCase());
     return entry ? (entry.source ? entry.source() : { read: entry.read }) : null;
   });
@@ -50,11 +57,14 @@ async function boot() {
   state.viewport = new Viewport(canvas, state.viewer);
   // Moving the camera leaves the viewpoint it was at.
   state.viewport.onFly = leaveViewpoint;
-  canvas.addEventListener('pointermove', (e) => { if (e.buttons) leaveViewpoint(); });
+  canvas.addEventListener('pointermove', e => {
+    if (e.buttons) leaveViewpoint();
+  });
   canvas.addEventListener('wheel', leaveViewpoint);
   // W A S D fly in fly mode and at a viewpoint; in orbit mode W is the wireframe key.
-  state.viewport.flyAllowed = () => state.viewer.cameraMode() === 'fly' || (state.viewpoint !== null && state.viewpoint !== undefined);
-  state.viewport.onKey = (e) => (state.current ? viewKey(e) : false);
+  state.viewport.flyAllowed = () =>
+    state.viewer.cameraMode() === 'fly' || (state.viewpoint !== null && state.viewpoint !== undefined);
+  state.viewport.onKey = e => (state.current ? viewKey(e) : false);
   state.inspector = new Inspector($('inspector'));
   state.compareInspector = new CompareInspector($('inspector'));
   // A row of the aligned trees chosen: both records outlined (a face alone where picked).
@@ -70,14 +80,19 @@ async function boot() {
   narrow.addEventListener('change', placeParts);
   placeParts();
   const onOpen = (path, how = {}) => {
-    const same = (p) => Boolean(p) && p.toLowerCase() === path.toLowerCase();
+    const same = p => Boolean(p) && p.toLowerCase() === path.toLowerCase();
     // "Compare with…" waits for this choice (the file asked about is no answer).
     if (state.comparePick) {
       if (same(state.comparePick)) return;
       // The comparison is the view's: its keys (N, X …) go there, and a phone shows it.
       const chosen = compareFiles(state.comparePick, path);
       if (narrow.matches) $('stage').scrollIntoView({ block: 'start' });
-      chosen.then(() => { if ($('sidebar').contains(document.activeElement)) $('viewport').focus(); }, () => {});
+      chosen.then(
+        () => {
+          if ($('sidebar').contains(document.activeElement)) $('viewport').focus();
+        },
+        () => {},
+      );
       return;
     }
     // Enter on the file on show (alone, or as A of a comparison) leaves the view as it is.
@@ -85,11 +100,20 @@ async function boot() {
     open(path).catch(() => {});
     if (how.pointer && narrow.matches) $('stage').scrollIntoView({ block: 'start' });
   };
-  state.files = new FileList({ list: $('file-list'), search: $('search'), kinds: $('kinds'), noMatches: $('no-matches'), label: (kind) => kindOfEntry({ kind }).label, onOpen, onMenu: openRowMenu });
-  state.viewport.onFrame = (s) => {
+  state.files = new FileList({
+    list: $('file-list'),
+    search: $('search'),
+    kinds: $('kinds'),
+    noMatches: $('no-matches'),
+    label: kind => kindOfEntry({ kind }).label,
+    onOpen,
+    onMenu: openRowMenu,
+  });
+  state.viewport.onFrame = s => {
     const lod = s.lod === null || s.lod === undefined ? '' : ` · LOD ${s.lod}`;
     const placed = s.placements ? ` · ${count(s.placements, 'placement')}` : '';
-    $('hud-stats').textContent = `${count(s.triangles, 'triangle')} · ${count(s.drawCalls, 'draw call')}${placed}${lod}`;
+    $('hud-stats').textContent =
+      `${count(s.triangles, 'triangle')} · ${count(s.drawCalls, 'draw call')}${placed}${lod}`;
     if (s.uploading) {
       const p = state.viewer.uploadProgress();
       loadingProgress(`batch ${p.done + 1} of ${p.total}`, p.done, p.total);
@@ -101,14 +125,19 @@ async function boot() {
       $('scrub').value = String(period > 0 ? t % period : t);
     }
     // With distance switching the LOD follows the camera: keep the picker in step.
-    if (s.lod !== null && s.lod !== undefined && $('lod-select').value !== String(s.lod)) $('lod-select').value = String(s.lod);
+    if (s.lod !== null && s.lod !== undefined && $('lod-select').value !== String(s.lod))
+      $('lod-select').value = String(s.lod);
     if (state.current) followView();
     drawGizmo();
     syncScaleBar();
   };
-  state.inspector.onClear = () => { state.viewer.setHighlight(null); state.viewport.requestFrame(); followView(); };
+  state.inspector.onClear = () => {
+    state.viewer.setHighlight(null);
+    state.viewport.requestFrame();
+    followView();
+  };
   // Tree → 3D: outline the geometry of the chosen chunk.
-  state.inspector.onSelect = (c) => {
+  state.inspector.onSelect = c => {
     const lod = state.viewer.lodOf(c.index);
     if (lod !== undefined && lod !== null) {
       // Show the LOD picked in the tree.
@@ -119,7 +148,8 @@ async function boot() {
     showEntryUsers(c);
     // What the record draws: the size of its box.
     const outlined = sizeText('selection');
-    if (outlined && state.viewer.highlightedTriangles()) state.inspector.detail.textContent += ` · its geometry ${outlined}`;
+    if (outlined && state.viewer.highlightedTriangles())
+      state.inspector.detail.textContent += ` · its geometry ${outlined}`;
     state.viewport.requestFrame();
     followView();
   };
@@ -151,9 +181,13 @@ async function boot() {
   };
   // A trap outside an open (a frame, a pick, a task the core left running) recovers too;
   // a frame that cannot draw its scene says so for the file on show.
-  window.addEventListener('error', (e) => { if (isTrap(e.error)) recoverFromTrap(e.error); });
-  window.addEventListener('unhandledrejection', (e) => { if (isTrap(e.reason)) recoverFromTrap(e.reason); });
-  state.viewport.onError = (err) => {
+  window.addEventListener('error', e => {
+    if (isTrap(e.error)) recoverFromTrap(e.error);
+  });
+  window.addEventListener('unhandledrejection', e => {
+    if (isTrap(e.reason)) recoverFromTrap(e.reason);
+  });
+  state.viewport.onError = err => {
     if (isTrap(err)) recoverFromTrap(err);
     else if (state.current && !state.opening) {
       const entry = state.byPath.get(state.current.toLowerCase());
@@ -164,9 +198,9 @@ async function boot() {
   // What the modules below the flows ask of them: a file link (info pane, gallery) its file;
   // two files to compare (a link, an info-pane candidate, a menu), or the first of them.
   answerRequests({
-    open: (path) => open(path).catch(() => {}),
+    open: path => open(path).catch(() => {}),
     compare: (a, b, link) => compareFiles(a, b, link).catch(() => {}),
-    pickForComparison: (path) => pickComparison(path),
+    pickForComparison: path => pickComparison(path),
   });
   readyResolve();
   state.viewport.requestFrame();
@@ -179,32 +213,45 @@ async function boot() {
     const container = containerOfPath(link.path);
     if (container) {
       const name = container.split('/').pop();
-      showNote(`Open ${name}, the file this link was made for`,
+      showNote(
+        `Open ${name}, the file this link was made for`,
         `This link shows ${link.path.slice(container.length + 1)} inside ${name} (fingerprint ${link.folder}). Open ${name} or drop it here (or the folder that holds it), and the view comes back.`,
-        [[`Open ${name}…`, () => $('files-input').click()], ['Open folder…', () => $('folder-input').click()]]);
+        [
+          [`Open ${name}…`, () => $('files-input').click()],
+          ['Open folder…', () => $('folder-input').click()],
+        ],
+      );
       return;
     }
-    showNote('Open the folder this link was made for',
+    showNote(
+      'Open the folder this link was made for',
       `This link shows ${link.path || 'a file'} in a local folder (fingerprint ${link.folder}). Drop that folder here or open it, and the view comes back.`,
-      [['Open folder…', () => $('folder-input').click()]]);
+      [['Open folder…', () => $('folder-input').click()]],
+    );
     return;
   }
   // A hosted archive: the listing named by the link, else the one `relicview serve` makes,
   // else the index.json a published site carries beside the page.
   let listing = link.archive || 'archive.json';
   let failure = null;
-  const read = (url) => hostedEntries(new URL(url, location.href).href).catch((err) => {
-    failure = err;
-    return null;
-  });
+  const read = url =>
+    hostedEntries(new URL(url, location.href).href).catch(err => {
+      failure = err;
+      return null;
+    });
   let hosted = await read(listing);
   if (!hosted && !link.archive) {
     listing = 'index.json';
     failure = null;
     hosted = await read(listing);
   }
-  if (hosted && state.entries.length === 0) await loadEntries(hosted, `hosted at ${listing}`, { archive: listing });
-  else if (link.archive && !hosted) showError('Archive not found', failure || new Error(`No file listing could be read from ${link.archive}`));
+  if (hosted && state.entries.length === 0)
+    await loadEntries(hosted, `hosted at ${listing}`, { archive: listing });
+  else if (link.archive && !hosted)
+    showError(
+      'Archive not found',
+      failure || new Error(`No file listing could be read from ${link.archive}`),
+    );
 }
 
 // On the landing, the archive this page is served with (`relicview serve`, ./run.sh) is one
@@ -216,7 +263,7 @@ async function offerDemo(link) {
   if (!hosted || !hosted.length || state.entries.length) return;
   $('landing-demo').hidden = false;
   $('demo-link').href = `${location.pathname}${location.search}#archive=archive.json`;
-  $('demo-link').onclick = (e) => {
+  $('demo-link').onclick = e => {
     e.preventDefault();
     linkApplied();
     history.replaceState(null, '', `${location.pathname}${location.search}`);
@@ -225,7 +272,7 @@ async function offerDemo(link) {
   };
 }
 
-boot().catch((err) => {
+boot().catch(err => {
   showError('relicview could not start', err);
   readyReject(err);
 });

@@ -7,8 +7,8 @@
 import { $, state } from './state.js';
 import { followView } from './address.js';
 
-const figure = (x) => (Math.abs(x) >= 1000 ? x.toFixed(0) : Number(x.toPrecision(4)).toString());
-const size = (s) => s.map(figure).join(' × ');
+const figure = x => (Math.abs(x) >= 1000 ? x.toFixed(0) : Number(x.toPrecision(4)).toString());
+const size = s => s.map(figure).join(' × ');
 
 // Turn measure mode on or off; → whether it is on.
 export function setMeasuring(on) {
@@ -31,7 +31,7 @@ export function measureClick(x, y) {
 // Measure between `a` and `b`: each a canvas pixel [x, y] (the surface point there) or a
 // world point [x, y, z]; → the measurement, once drawn.
 export async function measure(a, b) {
-  const point = (q) => (q.length === 2 ? state.viewer.surfacePoint(q[0], q[1]) : q);
+  const point = q => (q.length === 2 ? state.viewer.surfacePoint(q[0], q[1]) : q);
   const [pa, pb] = [point(a), point(b)];
   if (!pa || !pb) throw new Error(`nothing under ${JSON.stringify(!pa ? a : b)} to measure from`);
   state.measured = [Array.from(pa), Array.from(pb)];
@@ -75,8 +75,10 @@ export function syncMeasure() {
   box.hidden = !state.measuring && !m;
   if (box.hidden) return;
   if (!m) box.textContent = 'Measure: click a point of the surface (a corner snaps), then another.';
-  else if (m.distance === null) box.textContent = `From (${m.points[0].map(figure).join(', ')}): click the second point.`;
-  else box.textContent = `${m.text} · from (${m.points[0].map(figure).join(', ')}) to (${m.points[1].map(figure).join(', ')})`;
+  else if (m.distance === null)
+    box.textContent = `From (${m.points[0].map(figure).join(', ')}): click the second point.`;
+  else
+    box.textContent = `${m.text} · from (${m.points[0].map(figure).join(', ')}) to (${m.points[1].map(figure).join(', ')})`;
 }
 
 // The scale bar under the grid: the grid's step as drawn at the camera's target.
@@ -93,7 +95,8 @@ export function syncScaleBar() {
   const perUnit = canvas.clientHeight / (2 * distance * Math.tan((cam.fov * Math.PI) / 360));
   const px = gridStep * perUnit;
   bar.querySelector('.bar').style.width = `${Math.max(2, Math.min(px, canvas.clientWidth * 0.6))}px`;
-  bar.querySelector('.label').textContent = `${figure(gridStep)} ${gridStep === 1 ? 'unit' : 'units'} (a grid square)`;
+  bar.querySelector('.label').textContent =
+    `${figure(gridStep)} ${gridStep === 1 ? 'unit' : 'units'} (a grid square)`;
 }
 
 // The sizes of the model and of the selected record, in words.

@@ -30,7 +30,12 @@ function compiledModule(name) {
   if (!module) {
     module = compileModule(assetUrl(name), `${name} module`);
     compiled.set(name, module);
-    module.then(() => { loaded[name] = true; }, () => compiled.delete(name));
+    module.then(
+      () => {
+        loaded[name] = true;
+      },
+      () => compiled.delete(name),
+    );
   }
   return module;
 }
@@ -51,11 +56,14 @@ let containersOnPage = null;
 /** @returns {Promise<ContainersGlue>} */
 export function containersHere() {
   containersOnPage ||= containersModule()
-    .then((module) => instantiateWith(module, 0, assetUrl('containersGlue')))
-    .then(({ glue }) => /** @type {ContainersGlue} */ (glue), (err) => {
-      containersOnPage = null;
-      throw err;
-    });
+    .then(module => instantiateWith(module, 0, assetUrl('containersGlue')))
+    .then(
+      ({ glue }) => /** @type {ContainersGlue} */ (glue),
+      err => {
+        containersOnPage = null;
+        throw err;
+      },
+    );
   return containersOnPage;
 }
 
@@ -74,29 +82,42 @@ let read = null;
 export function toolsListing(arrays, reader) {
   listing = arrays;
   read = reader;
-  tools?.then(({ session }) => session.setListing(arrays.paths, arrays.lengths, arrays.kinds), () => {});
+  tools?.then(
+    ({ session }) => session.setListing(arrays.paths, arrays.lengths, arrays.kinds),
+    () => {},
+  );
 }
 
 /** @param {Uint8Array} kinds */
 export function toolsKinds(kinds) {
   if (!listing) return;
   listing = { ...listing, kinds };
-  tools?.then(({ session }) => { if (!session.setKinds(kinds)) session.setListing(listing.paths, listing.lengths, listing.kinds); }, () => {});
+  tools?.then(
+    ({ session }) => {
+      if (!session.setKinds(kinds)) session.setListing(listing.paths, listing.lengths, listing.kinds);
+    },
+    () => {},
+  );
 }
 
 /** @returns {Promise<{ glue: ToolsGlue, session: import('../pkg/relicview_tools.js').Session }>} */
 function toolsInstance() {
   tools ||= compiledModule('tools')
-    .then((module) => instantiateWith(module, toolsGeneration++, assetUrl('toolsGlue')))
-    .then(({ glue }) => {
-      const g = /** @type {ToolsGlue} */ (glue);
-      const session = new g.Session((path) => (read ? read(path) : Promise.reject(new Error('no archive is open'))));
-      if (listing) session.setListing(listing.paths, listing.lengths, listing.kinds);
-      return { glue: g, session };
-    }, (err) => {
-      tools = null;
-      throw err;
-    });
+    .then(module => instantiateWith(module, toolsGeneration++, assetUrl('toolsGlue')))
+    .then(
+      ({ glue }) => {
+        const g = /** @type {ToolsGlue} */ (glue);
+        const session = new g.Session(path =>
+          read ? read(path) : Promise.reject(new Error('no archive is open')),
+        );
+        if (listing) session.setListing(listing.paths, listing.lengths, listing.kinds);
+        return { glue: g, session };
+      },
+      err => {
+        tools = null;
+        throw err;
+      },
+    );
   return tools;
 }
 
@@ -111,8 +132,10 @@ export async function withTools(use) {
     if (isTrap(err)) {
       tools = null;
       const said = /** @type {any} */ (globalThis).relicviewPanic;
-      delete (/** @type {any} */ (globalThis)).relicviewPanic;
-      throw new Error(`relicview's tools module stopped (${said || (err && err.message) || err}); it starts again at the next use`);
+      delete /** @type {any} */ (globalThis).relicviewPanic;
+      throw new Error(
+        `relicview's tools module stopped (${said || (err && err.message) || err}); it starts again at the next use`,
+      );
     }
     throw err;
   }

@@ -34,7 +34,11 @@ async function read(path) {
 
 function plainError(err) {
   if (!err) return null;
-  return { message: err.message || String(err), offset: err.offset ?? null, chunkPath: err.chunkPath ?? null };
+  return {
+    message: err.message || String(err),
+    offset: err.offset ?? null,
+    chunkPath: err.chunkPath ?? null,
+  };
 }
 
 async function open(job, path) {
@@ -48,7 +52,11 @@ async function open(job, path) {
     const inspect = file.inspectJson();
     const views = file.byteViewCount();
     // The last view is the file as stored: the bytes read here, where their length agrees.
-    const bytes = Array.from({ length: views }, (_, i) => (i === views - 1 && stored && stored.byteLength === file.byteViewLength(i) ? new Uint8Array(stored) : file.bytes(i) || new Uint8Array(0)));
+    const bytes = Array.from({ length: views }, (_, i) =>
+      i === views - 1 && stored && stored.byteLength === file.byteViewLength(i)
+        ? new Uint8Array(stored)
+        : file.bytes(i) || new Uint8Array(0),
+    );
     const image = can.image ? file.image() : null;
     const scene = file.takeSceneBytes();
     const result = {
@@ -77,23 +85,26 @@ async function open(job, path) {
       packMs: performance.now() - t0,
       postedAt: performance.timeOrigin + performance.now(),
     };
-    const transfer = bytes.map((b) => b.buffer);
+    const transfer = bytes.map(b => b.buffer);
     if (scene) transfer.push(scene.buffer);
-    if (image) transfer.push(image.rgba.buffer, ...result.imagePlanes.map((p) => p.values.buffer));
+    if (image) transfer.push(image.rgba.buffer, ...result.imagePlanes.map(p => p.values.buffer));
     self.postMessage(result, transfer);
   } finally {
     file.free();
   }
 }
 
-self.onmessage = async (e) => {
+self.onmessage = async e => {
   const m = e.data;
   if (m.type === 'init') {
     booted = (async () => {
       wasmMemory = (await init({ module_or_path: m.module })).memory;
       session = new Session(read);
     })();
-    booted.then(() => self.postMessage({ type: 'ready' }), (err) => self.postMessage({ type: 'broken', message: String((err && err.message) || err) }));
+    booted.then(
+      () => self.postMessage({ type: 'ready' }),
+      err => self.postMessage({ type: 'broken', message: String((err && err.message) || err) }),
+    );
     return;
   }
   if (m.type === 'source') {

@@ -56,8 +56,8 @@ export class WorkerOpener {
 
   spawn() {
     const worker = new Worker(assetUrl('openWorker'), { type: 'module' });
-    worker.onmessage = (e) => this.answer(worker, e.data);
-    worker.onerror = (e) => {
+    worker.onmessage = e => this.answer(worker, e.data);
+    worker.onerror = e => {
       e.preventDefault();
       this.fail(worker, new Error(`the parsing worker stopped: ${e.message || 'script error'}`));
     };
@@ -80,7 +80,10 @@ export class WorkerOpener {
     if (worker !== this.worker) return;
     if (m.type === 'broken') {
       this.broken = true;
-      this.fail(worker, Object.assign(new Error(`the parsing worker cannot start: ${m.message}`), { workerBroken: true }));
+      this.fail(
+        worker,
+        Object.assign(new Error(`the parsing worker cannot start: ${m.message}`), { workerBroken: true }),
+      );
     } else if (m.type === 'source') {
       const where = this.locate(m.path);
       if (!where) worker.postMessage({ type: 'source', id: m.id, error: 'not in the archive' });
@@ -142,22 +145,55 @@ export class RemoteFile {
     // From the worker's post to this thread's message event (the structured clone).
     this.deliverMs = performance.timeOrigin + performance.now() - m.postedAt;
   }
-  kind() { return this.m.kind; }
-  capabilities() { return this.m.capabilities; }
-  error() { return asError(this.m.error); }
-  damage() { return asError(this.m.damage); }
-  inspect() { return JSON.parse(this.m.inspect); }
-  bytes(view) { return this.m.bytes[view] || null; }
-  infoRows() { return this.m.infoRows; }
-  info() { return this.m.info; }
-  text() { return this.m.text; }
-  image() { return this.m.image; }
-  imageRegions() { return this.m.imageRegions; }
-  imagePlanes() { return this.m.imagePlanes; }
-  gallery() { return this.m.gallery; }
-  exports() { return this.m.exports; }
-  timings() { return this.m.timings; }
-  free() { this.m = null; this.sceneBytes = null; }
+  kind() {
+    return this.m.kind;
+  }
+  capabilities() {
+    return this.m.capabilities;
+  }
+  error() {
+    return asError(this.m.error);
+  }
+  damage() {
+    return asError(this.m.damage);
+  }
+  inspect() {
+    return JSON.parse(this.m.inspect);
+  }
+  bytes(view) {
+    return this.m.bytes[view] || null;
+  }
+  infoRows() {
+    return this.m.infoRows;
+  }
+  info() {
+    return this.m.info;
+  }
+  text() {
+    return this.m.text;
+  }
+  image() {
+    return this.m.image;
+  }
+  imageRegions() {
+    return this.m.imageRegions;
+  }
+  imagePlanes() {
+    return this.m.imagePlanes;
+  }
+  gallery() {
+    return this.m.gallery;
+  }
+  exports() {
+    return this.m.exports;
+  }
+  timings() {
+    return this.m.timings;
+  }
+  free() {
+    this.m = null;
+    this.sceneBytes = null;
+  }
 }
 
 function asError(e) {

@@ -6,10 +6,27 @@ import { isTrap } from './core.js';
 import { entriesFromFiles } from './files.js';
 import { linksToFile, readHash } from './urlstate.js';
 import { $, afterNextFrame, core, count, message, nextTask, ready, state } from './state.js';
-import { addRow, clearInfo, reason, setExport, showDocument, showError, syncDrawnRow, viewMessage } from './infopane.js';
+import {
+  addRow,
+  clearInfo,
+  reason,
+  setExport,
+  showDocument,
+  showError,
+  syncDrawnRow,
+  viewMessage,
+} from './infopane.js';
 import { clearMeasure, sizeText } from './measure.js';
 import { hideFlat, showFlat } from './flatview.js';
-import { confirmKinds, fingerprintFolder, kindOfEntry, markSelected, setEntries, setKinds, typeEntries } from './listing.js';
+import {
+  confirmKinds,
+  fingerprintFolder,
+  kindOfEntry,
+  markSelected,
+  setEntries,
+  setKinds,
+  typeEntries,
+} from './listing.js';
 import { followView, forgetShared, writeHash } from './address.js';
 import { explainEmptyChoice, leaveViewpoint, restoreView, stats, syncToolbar } from './controls.js';
 import { recoverFromTrap } from './recovery.js';
@@ -18,7 +35,15 @@ import { containerOfPath, expandContainers } from './containers.js';
 import { setComparing } from './compareview.js';
 import { setView, viewOf } from './viewmode.js';
 import { requestCompare } from './requests.js';
-import { abandonOpens, enqueue, linkApplied, showing, showingNothing, startReading, takeRead } from './opens.js';
+import {
+  abandonOpens,
+  enqueue,
+  linkApplied,
+  showing,
+  showingNothing,
+  startReading,
+  takeRead,
+} from './opens.js';
 
 // Run one open (`label` names what it opens) with the core up; a trap of the core during
 // it ends it with why, once a new core instance is up.
@@ -61,7 +86,11 @@ function showInspector(file) {
   const views = view ? view.views : [];
   const stored = takeRead(file.path);
   // The last view is the file as stored: the bytes this page read, where it read them.
-  const bytes = views.map((v, i) => (i === views.length - 1 && stored && stored.byteLength === v.len ? new Uint8Array(stored) : file.bytes(i) || new Uint8Array(0)));
+  const bytes = views.map((v, i) =>
+    i === views.length - 1 && stored && stored.byteLength === v.len
+      ? new Uint8Array(stored)
+      : file.bytes(i) || new Uint8Array(0),
+  );
   state.inspector.show(view, bytes);
   return performance.now() - t0;
 }
@@ -186,7 +215,11 @@ async function openNow(path, restore, request) {
   state.files.setDamaged(entry, Boolean(damage));
   // Over the top of the view, not the model it says is drawn; the info pane keeps it.
   if (damage) addRow($('info-body'), 'damaged', reason(entry.path, damage), true);
-  if (damage) viewMessage(`${entry.path} is damaged: ${reason(entry.path, damage)}\nWhat lies before that point is shown.`, { note: true, warning: true, banner: true });
+  if (damage)
+    viewMessage(
+      `${entry.path} is damaged: ${reason(entry.path, damage)}\nWhat lies before that point is shown.`,
+      { note: true, warning: true, banner: true },
+    );
   else explainEmptyChoice(stats);
   syncToolbar();
   writeHash({ push: newFile && !restore, opened: true });
@@ -249,14 +282,14 @@ async function failed(entry, err) {
 // replaced before it could show is abandoned (→ {abandoned: true}): stepping through a
 // list with the keyboard shows where it stops, not every file on the way.
 export function open(path, restore = null) {
-  return queued(path, (request) => openNow(path, restore, request));
+  return queued(path, request => openNow(path, restore, request));
 }
 
 // The way every open runs: after the one before it, the last one asked for winning (`run`
 // gets its request number, to tell whether a later one replaced it), guarded against a
 // trap of the core. Comparisons (compare.js) run this way too.
 export function queued(label, run) {
-  const { job } = enqueue((request) => guarded(label, () => run(request)));
+  const { job } = enqueue(request => guarded(label, () => run(request)));
   // A big file still parsing in the worker is not waited for.
   state.opener?.abandon();
   return job;
@@ -294,9 +327,13 @@ export function applyLink(link) {
   if (link.path && !target) {
     clearShown();
     // The URL stays as it is: the reader may have the wrong archive, or a typo to fix.
-    showError(link.path, new Error(`This link's file is not in this archive (${count(state.entries.length, 'file')}). The link is kept as it is.`), [
-      ['Show the first model instead', () => openFirstValid().catch(() => {})],
-    ]);
+    showError(
+      link.path,
+      new Error(
+        `This link's file is not in this archive (${count(state.entries.length, 'file')}). The link is kept as it is.`,
+      ),
+      [['Show the first model instead', () => openFirstValid().catch(() => {})]],
+    );
     return true;
   }
   if (!target) return false;
@@ -323,7 +360,9 @@ function entryInsideContainer(path) {
   if (!container) return null;
   const name = container.split('/').pop();
   const tail = `${name}/${path.slice(container.length + 1)}`.toLowerCase();
-  const found = state.entries.filter((e) => e.path.toLowerCase() === tail || e.path.toLowerCase().endsWith(`/${tail}`));
+  const found = state.entries.filter(
+    e => e.path.toLowerCase() === tail || e.path.toLowerCase().endsWith(`/${tail}`),
+  );
   return found.length === 1 ? found[0] : null;
 }
 
@@ -341,8 +380,12 @@ async function openInitial(generation) {
     return;
   }
   if (linkFolder && state.source.folder && linkFolder !== state.source.folder) {
-    showError('This folder does not match the link', new Error(
-      `The link was made for a folder with fingerprint ${linkFolder}; this one is ${state.source.folder} (number of files, then a hash of names and sizes). Its view is not restored.`));
+    showError(
+      'This folder does not match the link',
+      new Error(
+        `The link was made for a folder with fingerprint ${linkFolder}; this one is ${state.source.folder} (number of files, then a hash of names and sizes). Its view is not restored.`,
+      ),
+    );
   } else if (!(link.archive && link.archive !== state.source.archive) && applyLink(link)) {
     // (A link to a hosted archive says nothing of a folder dropped in its place.)
     return;
@@ -357,9 +400,12 @@ async function openInitial(generation) {
 const FIRST_TRIES = 40;
 
 async function openFirstValid() {
-  const candidates = state.entries.filter((e) => kindOfEntry(e).capabilities.primary && !e.failed).slice(0, FIRST_TRIES);
+  const candidates = state.entries
+    .filter(e => kindOfEntry(e).capabilities.primary && !e.failed)
+    .slice(0, FIRST_TRIES);
   // Nothing to show first: the reader picks (said only then, not while a first model loads).
-  if (candidates.length === 0 && state.entries.length) viewMessage('Choose a file in the list, or type in the search box to find one.', { note: true });
+  if (candidates.length === 0 && state.entries.length)
+    viewMessage('Choose a file in the list, or type in the search box to find one.', { note: true });
   for (const e of candidates) {
     const before = state.requests;
     try {
@@ -404,14 +450,21 @@ export async function loadEntries(entries, label, source) {
   // (A write of the last archive's view still waiting would put its link back while this
   // one is listed, and the link would then ask for that archive.)
   followView.cancel();
-  if (!state.linkPending && location.hash) history.replaceState(null, '', location.pathname + location.search);
+  if (!state.linkPending && location.hash)
+    history.replaceState(null, '', location.pathname + location.search);
   // Listed at once, typed by name where the name says what a file is (opening it confirms
   // its content, or says otherwise); the others typed by their first bytes after. Reading a
   // File costs the browser about a millisecond however it is done, so a folder of 20,000
   // would take half a minute to type by content.
-  const untyped = entries.filter((e) => !e.kind);
+  const untyped = entries.filter(e => !e.kind);
   const words = core.kindWords();
-  const named = Array.from(core.kindsByName(untyped.map((e) => e.path).join(''), Uint32Array.from(untyped, (e) => e.path.length)), (n) => words[n] || null);
+  const named = Array.from(
+    core.kindsByName(
+      untyped.map(e => e.path).join(''),
+      Uint32Array.from(untyped, e => e.path.length),
+    ),
+    n => words[n] || null,
+  );
   untyped.forEach((e, i) => {
     // (No bytes, no size: a local file's size is a look-up of its own; see files.js.)
     e.kind = named[i] || core.kindOf(e.path, new Uint8Array(0), 0);
@@ -422,7 +475,8 @@ export async function loadEntries(entries, label, source) {
   });
   // (The listing is made in tasks of its own: see setEntries.)
   await nextTask();
-  if (generation !== state.generation || !(await setEntries(entries, label, source, generation))) return { files: entries.length };
+  if (generation !== state.generation || !(await setEntries(entries, label, source, generation)))
+    return { files: entries.length };
   for (const e of state.entries) if (e.containerFailure) state.files.setFailed(e, true, e.containerFailure);
   const requestsAtList = state.requests;
   state.lastListMs = performance.now() - t0;
@@ -437,13 +491,17 @@ export async function loadEntries(entries, label, source) {
   // Unless a file was opened from the list meanwhile: the user's choice stands.
   if (state.requests === requestsAtList) openInitial(generation).catch(() => {});
   const timeline = state.indexTimeline;
-  confirmKinds(state.entries, generation).then((corrected) => {
-    if (corrected === null) return;
-    timeline.confirmed = performance.now();
-    timeline.corrected = corrected;
-    // (Most sizes are known by now: the head worker sent them.)
-    return fingerprintFolder(generation).then((done) => { if (done && generation === state.generation) followView(); });
-  }).catch(() => {});
+  confirmKinds(state.entries, generation)
+    .then(corrected => {
+      if (corrected === null) return;
+      timeline.confirmed = performance.now();
+      timeline.corrected = corrected;
+      // (Most sizes are known by now: the head worker sent them.)
+      return fingerprintFolder(generation).then(done => {
+        if (done && generation === state.generation) followView();
+      });
+    })
+    .catch(() => {});
   return { files: entries.length };
 }
 

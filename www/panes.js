@@ -23,7 +23,8 @@ export class Panes {
       });
       if (this.saved.hidden?.includes(pane.id)) this.setShown(pane.id, false, false);
     }
-    for (const splitter of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.splitter'))) this.bindSplitter(splitter);
+    for (const splitter of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.splitter')))
+      this.bindSplitter(splitter);
     for (const [id, px] of Object.entries(this.saved.sizes || {})) {
       const pane = document.getElementById(id);
       if (pane) this.setSize(pane, px, false);
@@ -36,7 +37,10 @@ export class Panes {
     const pane = document.getElementById(id);
     if (!pane) return false;
     pane.hidden = !shown;
-    for (const s of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(`.splitter[data-pane="${id}"]`))) s.hidden = !shown;
+    for (const s of /** @type {NodeListOf<HTMLElement>} */ (
+      document.querySelectorAll(`.splitter[data-pane="${id}"]`)
+    ))
+      s.hidden = !shown;
     const toggle = /** @type {HTMLElement} */ (document.querySelector(`.pane-toggle[data-pane="${id}"]`));
     if (toggle) toggle.setAttribute('aria-expanded', String(shown));
     if (remember) this.save();
@@ -65,18 +69,26 @@ export class Panes {
     const pane = document.getElementById(splitter.dataset.pane);
     const edge = splitter.dataset.edge;
     const vertical = edge === 'top';
-    splitter.addEventListener('pointerdown', (e) => {
+    splitter.addEventListener('pointerdown', e => {
       e.preventDefault();
       splitter.classList.add('dragging');
-      try { splitter.setPointerCapture(e.pointerId); } catch { /* drags without capture too */ }
+      try {
+        splitter.setPointerCapture(e.pointerId);
+      } catch {
+        /* drags without capture too */
+      }
       // Where the pointer holds the splitter stays under it as it moves.
-      const reach = (m) => {
+      const reach = m => {
         const r = pane.getBoundingClientRect();
-        return edge === 'right' ? m.clientX - r.left : edge === 'left' ? r.right - m.clientX : r.bottom - m.clientY;
+        return edge === 'right'
+          ? m.clientX - r.left
+          : edge === 'left'
+            ? r.right - m.clientX
+            : r.bottom - m.clientY;
       };
       const r0 = pane.getBoundingClientRect();
       const grab = reach(e) - (vertical ? r0.height : r0.width);
-      const move = (m) => this.setSize(pane, reach(m) - grab);
+      const move = m => this.setSize(pane, reach(m) - grab);
       const up = () => {
         splitter.classList.remove('dragging');
         splitter.removeEventListener('pointermove', move);
@@ -88,12 +100,16 @@ export class Panes {
       splitter.addEventListener('pointerup', up);
       splitter.addEventListener('pointercancel', up);
     });
-    splitter.addEventListener('keydown', (e) => {
+    splitter.addEventListener('keydown', e => {
       const r = pane.getBoundingClientRect();
       const now = vertical ? r.height : r.width;
       const step = KEY_STEP * (e.shiftKey ? 4 : 1);
       // Arrows move the splitter itself: towards the pane shrinks it.
-      const grow = { right: ['ArrowRight', 'ArrowLeft'], left: ['ArrowLeft', 'ArrowRight'], top: ['ArrowUp', 'ArrowDown'] }[edge];
+      const grow = {
+        right: ['ArrowRight', 'ArrowLeft'],
+        left: ['ArrowLeft', 'ArrowRight'],
+        top: ['ArrowUp', 'ArrowDown'],
+      }[edge];
       let px = null;
       if (e.key === grow[0]) px = now + step;
       else if (e.key === grow[1]) px = now - step;
@@ -101,7 +117,9 @@ export class Panes {
       else if (e.key === 'End') px = 1e6;
       else if (e.key === 'Enter') {
         e.preventDefault();
-        const toggle = /** @type {HTMLElement} */ (document.querySelector(`.pane-toggle[data-pane="${pane.id}"]`));
+        const toggle = /** @type {HTMLElement} */ (
+          document.querySelector(`.pane-toggle[data-pane="${pane.id}"]`)
+        );
         this.setShown(pane.id, false);
         toggle?.focus();
         return;
@@ -117,7 +135,8 @@ export class Panes {
   setSize(pane, px, notify = true) {
     const prop = pane.id === 'inspector' ? 'height' : 'width';
     // A comparison's inspector has a height of its own (style.css), not remembered.
-    if (pane.id === 'inspector' && document.body.dataset.view === 'compare') pane.style.setProperty('--compare-h', `${Math.max(0, Math.round(px))}px`);
+    if (pane.id === 'inspector' && document.body.dataset.view === 'compare')
+      pane.style.setProperty('--compare-h', `${Math.max(0, Math.round(px))}px`);
     else pane.style[prop] = `${Math.max(0, Math.round(px))}px`;
     this.updateValues();
     if (notify) this.onChange();
@@ -128,7 +147,10 @@ export class Panes {
       const pane = document.getElementById(s.dataset.pane);
       if (!pane) continue;
       const r = pane.getBoundingClientRect();
-      const share = s.dataset.edge === 'top' ? r.height / Math.max(1, window.innerHeight) : r.width / Math.max(1, window.innerWidth);
+      const share =
+        s.dataset.edge === 'top'
+          ? r.height / Math.max(1, window.innerHeight)
+          : r.width / Math.max(1, window.innerWidth);
       s.setAttribute('aria-valuemin', '0');
       s.setAttribute('aria-valuemax', '100');
       s.setAttribute('aria-valuenow', String(Math.round(share * 100)));
@@ -142,9 +164,15 @@ export class Panes {
       const prop = pane?.id === 'inspector' ? 'height' : 'width';
       if (pane && pane.style[prop]) sizes[pane.id] = parseFloat(pane.style[prop]);
     }
-    const hidden = [.../** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.pane-toggle'))].map((t) => t.dataset.pane).filter((id) => document.getElementById(id)?.hidden && !this.folded.has(id));
+    const hidden = [.../** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.pane-toggle'))]
+      .map(t => t.dataset.pane)
+      .filter(id => document.getElementById(id)?.hidden && !this.folded.has(id));
     this.saved = { sizes, hidden };
-    try { localStorage.setItem(STORE, JSON.stringify(this.saved)); } catch { /* private mode: not remembered */ }
+    try {
+      localStorage.setItem(STORE, JSON.stringify(this.saved));
+    } catch {
+      /* private mode: not remembered */
+    }
   }
 }
 

@@ -19,7 +19,12 @@ const MAX_ZONE_ROWS = 1000;
 // view once drawn.
 export async function setZones(hiddenByName) {
   await ready;
-  const hidden = new Set(state.viewer.layers().filter((l) => !l.shown).map((l) => l.name));
+  const hidden = new Set(
+    state.viewer
+      .layers()
+      .filter(l => !l.shown)
+      .map(l => l.name),
+  );
   for (const [name, hide] of Object.entries(hiddenByName)) {
     if (hide) hidden.add(name);
     else hidden.delete(name);
@@ -30,13 +35,14 @@ export async function setZones(hiddenByName) {
 
 // One zone: setPart('dz_larm', {hidden: true}).
 export function setPart(zone, { hidden }) {
-  if (!state.viewer.parts().zones.some((z) => z.name === zone)) return Promise.reject(new Error(`no damage zone ${zone} in the file on show`));
+  if (!state.viewer.parts().zones.some(z => z.name === zone))
+    return Promise.reject(new Error(`no damage zone ${zone} in the file on show`));
   return setZones({ [zone]: Boolean(hidden) });
 }
 
 // Every zone destroyed (true) or intact (false).
 export function setAllZones(hidden) {
-  return setZones(Object.fromEntries(state.viewer.parts().zones.map((z) => [z.name, hidden])));
+  return setZones(Object.fromEntries(state.viewer.parts().zones.map(z => [z.name, hidden])));
 }
 
 export async function setZoneColours(on) {
@@ -75,37 +81,81 @@ export function syncParts() {
   const words = Object.keys(parts.words);
   if (wordFilter && !words.includes(wordFilter)) wordFilter = '';
   const select = $('parts-word');
-  select.replaceChildren(el('option', { value: '', textContent: `every part with words (${parts.partsTotal})` }), ...words.map((w) => el('option', { value: w, textContent: `with ${w} (${parts.words[w]})` })));
+  select.replaceChildren(
+    el('option', { value: '', textContent: `every part with words (${parts.partsTotal})` }),
+    ...words.map(w => el('option', { value: w, textContent: `with ${w} (${parts.words[w]})` })),
+  );
   select.value = wordFilter;
   $('parts-find').hidden = !wordFilter;
-  const shown = parts.parts.filter((p) => !wordFilter || p.words.some((w) => w.split(' ')[0] === wordFilter));
+  const shown = parts.parts.filter(p => !wordFilter || p.words.some(w => w.split(' ')[0] === wordFilter));
   $('parts-list').replaceChildren(...shown.map(partRow));
   const more = parts.partsTotal - parts.parts.length;
   const zonesMore = parts.zones.length - Math.min(parts.zones.length, MAX_ZONE_ROWS);
-  $('parts-more').textContent = [zonesMore > 0 ? `${zonesMore} more zones not listed (show destroyed / intact switch them all)` : '', more > 0 ? `${more} more parts not listed` : ''].filter(Boolean).join(' · ');
+  $('parts-more').textContent = [
+    zonesMore > 0 ? `${zonesMore} more zones not listed (show destroyed / intact switch them all)` : '',
+    more > 0 ? `${more} more parts not listed` : '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
 }
 
 function zoneRow(z) {
-  const box = el('input', { type: 'checkbox', checked: !z.hidden, title: `${z.name}: intact (shown) or destroyed (hidden, as the game hides it)` });
+  const box = el('input', {
+    type: 'checkbox',
+    checked: !z.hidden,
+    title: `${z.name}: intact (shown) or destroyed (hidden, as the game hides it)`,
+  });
   box.dataset.zone = z.name;
   // Named for a screen reader as it reads to the eye: the zone, ticked while intact.
   box.setAttribute('aria-label', `${z.name} intact`);
   box.addEventListener('change', () => setZones({ [z.name]: !box.checked }));
   const swatch = el('span', { className: 'swatch', title: 'Its colour when each zone has its own' });
   swatch.style.background = z.colour;
-  const name = el('button', { type: 'button', className: 'link', textContent: z.name, title: `Select the first of its parts in the inspector` });
+  const name = el('button', {
+    type: 'button',
+    className: 'link',
+    textContent: z.name,
+    title: `Select the first of its parts in the inspector`,
+  });
   name.addEventListener('click', () => selectZone(z.name));
-  const row = el('li', {}, el('label', {}, box, swatch), name, el('span', { className: 'muted', textContent: ` ${plural(z.patches, 'part', 'parts')} · ${plural(z.triangles, 'triangle', 'triangles')}` }));
+  const row = el(
+    'li',
+    {},
+    el('label', {}, box, swatch),
+    name,
+    el('span', {
+      className: 'muted',
+      textContent: ` ${plural(z.patches, 'part', 'parts')} · ${plural(z.triangles, 'triangle', 'triangles')}`,
+    }),
+  );
   row.dataset.zone = z.name;
-  row.addEventListener('mouseenter', () => { state.viewer.highlightZone(z.name); state.viewport.requestFrame(); });
+  row.addEventListener('mouseenter', () => {
+    state.viewer.highlightZone(z.name);
+    state.viewport.requestFrame();
+  });
   row.addEventListener('mouseleave', restoreOutline);
   return row;
 }
 
 function partRow(p) {
-  const name = el('button', { type: 'button', className: 'link', textContent: p.name || '(unnamed part)', disabled: p.record === null || p.record === undefined, title: p.placedIn ? `placed by ${p.placedIn}` : 'Select its record in the inspector' });
+  const name = el('button', {
+    type: 'button',
+    className: 'link',
+    textContent: p.name || '(unnamed part)',
+    disabled: p.record === null || p.record === undefined,
+    title: p.placedIn ? `placed by ${p.placedIn}` : 'Select its record in the inspector',
+  });
   name.addEventListener('click', () => selectRecord(p.record));
-  return el('li', {}, name, el('span', { className: 'words', textContent: ` ${p.words.join(' · ')}` }), el('span', { className: 'muted', textContent: ` · ${plural(p.triangles, 'triangle', 'triangles')}${p.placedIn ? ` · in ${p.placedIn}` : ''}` }));
+  return el(
+    'li',
+    {},
+    name,
+    el('span', { className: 'words', textContent: ` ${p.words.join(' · ')}` }),
+    el('span', {
+      className: 'muted',
+      textContent: ` · ${plural(p.triangles, 'triangle', 'triangles')}${p.placedIn ? ` · in ${p.placedIn}` : ''}`,
+    }),
+  );
 }
 
 function restoreOutline() {
@@ -122,7 +172,9 @@ function selectRecord(record) {
 
 // The zone's first part with a record of the file on show, selected in the inspector.
 function selectZone(zone) {
-  const part = state.viewer.parts().parts.find((p) => p.zones.includes(zone) && p.record !== null && p.record !== undefined);
+  const part = state.viewer
+    .parts()
+    .parts.find(p => p.zones.includes(zone) && p.record !== null && p.record !== undefined);
   if (part) selectRecord(part.record);
 }
 
@@ -132,7 +184,9 @@ export async function filesWithWord(word) {
   await ready;
   const generation = state.generation;
   const found = [];
-  const geometry = state.entries.filter((e) => !e.kind || e.kind === 'biz2-geometry' || /\.(bgf|b2z)$/i.test(e.path));
+  const geometry = state.entries.filter(
+    e => !e.kind || e.kind === 'biz2-geometry' || /\.(bgf|b2z)$/i.test(e.path),
+  );
   for (const [k, e] of geometry.entries()) {
     const r = await state.session.check(e.path);
     if (generation !== state.generation) return found;
@@ -157,9 +211,13 @@ async function showUsers() {
 
 // The section's own controls.
 export function wireParts() {
-  $('opt-zone-colours').addEventListener('change', (e) => setZoneColours(e.target.checked));
+  $('opt-zone-colours').addEventListener('change', e => setZoneColours(e.target.checked));
   $('parts-destroyed').addEventListener('click', () => setAllZones(true));
   $('parts-intact').addEventListener('click', () => setAllZones(false));
-  $('parts-word').addEventListener('change', (e) => { wordFilter = e.target.value; $('parts-users').replaceChildren(); syncParts(); });
+  $('parts-word').addEventListener('change', e => {
+    wordFilter = e.target.value;
+    $('parts-users').replaceChildren();
+    syncParts();
+  });
   $('parts-find').addEventListener('click', () => showUsers());
 }

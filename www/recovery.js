@@ -13,13 +13,16 @@ import { keepRead, resetOpens } from './opens.js';
 function readForCore(path) {
   const entry = state.byPath.get(path.toLowerCase());
   // Each file read while opening shows: a world reads its models one after another.
-  if (state.opening && path.toLowerCase() !== state.current?.toLowerCase()) loadingProgress(`reading ${path}`);
+  if (state.opening && path.toLowerCase() !== state.current?.toLowerCase())
+    loadingProgress(`reading ${path}`);
   if (!entry) return Promise.reject(new Error('not in the archive'));
   // The file being opened is kept as read: the hex view shows it as stored from this
   // buffer rather than from a copy of the core's. A read that takes long (a 7z's solid block
   // decoded) says how far it got.
-  const progress = (what, done, total) => { if (state.opening) loadingProgress(what, done, total); };
-  return entry.read(progress).then((buffer) => {
+  const progress = (what, done, total) => {
+    if (state.opening) loadingProgress(what, done, total);
+  };
+  return entry.read(progress).then(buffer => {
     keepRead(entry.path, buffer);
     return buffer;
   });
@@ -37,7 +40,9 @@ export async function startCore(generation, { shadersLater = false } = {}) {
   else state.warmUpMs = state.viewer.warmUp();
   state.session = new core.Session(readForCore);
   if (state.viewport) state.viewport.useViewer(state.viewer);
-  state.coreLost = new Promise((_, reject) => { state.loseCore = reject; });
+  state.coreLost = new Promise((_, reject) => {
+    state.loseCore = reject;
+  });
   state.coreLost.catch(() => {});
   warmCoreWhenIdle(generation);
 }
@@ -57,7 +62,8 @@ function warmShadersAfterFirstFrame(viewer) {
     // (The warm-up draws to the canvas and clears it: the view on show is drawn again.)
     state.viewport?.requestFrame().catch(() => {});
   };
-  const idle = () => (globalThis.requestIdleCallback ? requestIdleCallback(warm, { timeout: 2000 }) : setTimeout(warm, 200));
+  const idle = () =>
+    globalThis.requestIdleCallback ? requestIdleCallback(warm, { timeout: 2000 }) : setTimeout(warm, 200);
   const later = () => idle();
   document.addEventListener('relicview:frame', later, { once: true });
   setTimeout(idle, 5000);
@@ -76,7 +82,8 @@ const WARM_ROUNDS = [[3, 1], [5, 2], [8, 3], ...Array(14).fill([10, 4])];
 
 function warmCoreWhenIdle(generation) {
   state.coreWarmUp = { rounds: 0, ms: 0, longestMs: 0 };
-  const idle = (step) => (globalThis.requestIdleCallback ? requestIdleCallback(step, { timeout: 2000 }) : setTimeout(step, 200));
+  const idle = step =>
+    globalThis.requestIdleCallback ? requestIdleCallback(step, { timeout: 2000 }) : setTimeout(step, 200);
   const step = () => {
     const round = WARM_ROUNDS[state.coreWarmUp.rounds];
     if (state.traps.length !== generation || !round) return;
@@ -120,7 +127,7 @@ export function recoverFromTrap(err) {
     // Nothing of the lost instance's stays on show: its records, its progress.
     state.inspector.show(null, []);
     endLoading();
-    setExport(false, 'the viewer\'s core was restarted');
+    setExport(false, "the viewer's core was restarted");
     showError(path || 'relicview', new Error(why));
     state.viewport.requestFrame().catch(() => {});
     state.recovering = null;

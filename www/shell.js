@@ -18,12 +18,14 @@ import { wireParts } from './parts.js';
 
 // The toolbar's menus close on Escape (focus back on their button) and on a click outside.
 function bindMenus() {
-  const menus = [.../** @type {NodeListOf<HTMLDetailsElement>} */ (document.querySelectorAll('details.menu'))];
-  document.addEventListener('pointerdown', (e) => {
+  const menus = [
+    .../** @type {NodeListOf<HTMLDetailsElement>} */ (document.querySelectorAll('details.menu')),
+  ];
+  document.addEventListener('pointerdown', e => {
     for (const m of menus) if (m.open && !m.contains(/** @type {Node} */ (e.target))) m.open = false;
   });
   for (const m of menus) {
-    m.addEventListener('keydown', (e) => {
+    m.addEventListener('keydown', e => {
       if (e.key !== 'Escape' || !m.open) return;
       e.preventDefault();
       e.stopPropagation();
@@ -47,10 +49,21 @@ function bindMenus() {
 // The fly pad's buttons are held like the fly keys.
 function bindFlyPad() {
   for (const b of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('#fly-pad [data-fly]'))) {
-    const hold = (down) => (e) => { e.preventDefault(); state.viewport.hold(b.dataset.fly, down); };
-    b.addEventListener('pointerdown', (/** @type {PointerEvent} */ e) => { try { b.setPointerCapture(e.pointerId); } catch { /* held without capture too */ } hold(true)(e); });
-    for (const end of ['pointerup', 'pointercancel', 'lostpointercapture']) b.addEventListener(end, hold(false));
-    b.addEventListener('contextmenu', (e) => e.preventDefault());
+    const hold = down => e => {
+      e.preventDefault();
+      state.viewport.hold(b.dataset.fly, down);
+    };
+    b.addEventListener('pointerdown', (/** @type {PointerEvent} */ e) => {
+      try {
+        b.setPointerCapture(e.pointerId);
+      } catch {
+        /* held without capture too */
+      }
+      hold(true)(e);
+    });
+    for (const end of ['pointerup', 'pointercancel', 'lostpointercapture'])
+      b.addEventListener(end, hold(false));
+    b.addEventListener('contextmenu', e => e.preventDefault());
   }
 }
 
@@ -58,14 +71,19 @@ export function bindShell() {
   bindMenus();
   bindFlyPad();
   // Real buttons (in the Tab order) for the hidden file inputs.
-  for (const [button, input] of [['folder-button', 'folder-input'], ['files-button', 'files-input'], ['landing-folder', 'folder-input'], ['landing-files', 'files-input']]) {
+  for (const [button, input] of [
+    ['folder-button', 'folder-input'],
+    ['files-button', 'files-input'],
+    ['landing-folder', 'folder-input'],
+    ['landing-files', 'files-input'],
+  ]) {
     $(button).addEventListener('click', () => $(input).click());
   }
-  $('background-select').addEventListener('change', (e) => setOptions({ background: e.target.value }));
-  $('lighting-select').addEventListener('change', (e) => setOptions({ lighting: e.target.value }));
+  $('background-select').addEventListener('change', e => setOptions({ background: e.target.value }));
+  $('lighting-select').addEventListener('change', e => setOptions({ lighting: e.target.value }));
   state.help = new Help($('help'), $('help-keys'), $('help-button'), $('help-close'));
   // ? anywhere but in a text field.
-  document.addEventListener('keydown', (e) => {
+  document.addEventListener('keydown', e => {
     if (e.key !== '?' || e.ctrlKey || e.metaKey || e.altKey || state.help.open) return;
     const target = /** @type {Element} */ (e.target);
     if (target.closest && target.closest('input, select, textarea')) return;
@@ -74,7 +92,7 @@ export function bindShell() {
   });
   state.panes = new Panes({ onChange: () => state.viewport?.requestFrame() });
   for (const id of ['folder-input', 'files-input']) {
-    $(id).addEventListener('change', (e) => {
+    $(id).addEventListener('change', e => {
       // The Files are taken and the input emptied: the browser keeps an input's chosen paths
       // in the page's saved form state and writes all of it to the history entry on every
       // address change, 4.8 s of each 5 s for a folder of 20,000 while a model played (and
@@ -84,30 +102,36 @@ export function bindShell() {
       if (files.length) loadFiles(files);
     });
   }
-  $('lod-select').addEventListener('change', (e) => setOptions({ lod: Number(e.target.value) }));
-  $('opt-autolod').addEventListener('change', (e) => setOptions({ autoLod: e.target.checked }));
-  $('opt-wireframe').addEventListener('change', (e) => setOptions({ wireframe: e.target.checked }));
-  $('opt-cullback').addEventListener('change', (e) => setOptions({ cullBack: e.target.checked }));
+  $('lod-select').addEventListener('change', e => setOptions({ lod: Number(e.target.value) }));
+  $('opt-autolod').addEventListener('change', e => setOptions({ autoLod: e.target.checked }));
+  $('opt-wireframe').addEventListener('change', e => setOptions({ wireframe: e.target.checked }));
+  $('opt-cullback').addEventListener('change', e => setOptions({ cullBack: e.target.checked }));
   $('frame-button').addEventListener('click', () => frame());
-  $('camera-select').addEventListener('change', (e) => {
+  $('camera-select').addEventListener('change', e => {
     const v = e.target.value;
     setCamera(v.startsWith('view:') ? Number(v.slice(5)) : v).catch(() => {});
   });
-  for (const b of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('#axis-views [data-axis]'))) {
+  for (const b of /** @type {NodeListOf<HTMLElement>} */ (
+    document.querySelectorAll('#axis-views [data-axis]')
+  )) {
     b.addEventListener('click', () => axisView(b.dataset.axis));
   }
   $('play-button').addEventListener('click', () => setClock({ playing: !state.viewer.clockState().playing }));
-  $('speed-select').addEventListener('change', (e) => setClock({ speed: Number(e.target.value) }));
-  $('scrub').addEventListener('input', (e) => setClock({ time: Number(e.target.value), playing: false }));
+  $('speed-select').addEventListener('change', e => setClock({ speed: Number(e.target.value) }));
+  $('scrub').addEventListener('input', e => setClock({ time: Number(e.target.value), playing: false }));
   // One frame of a clip that runs in frames (an FF7 animation), else a tenth of a second.
   // A frame of the clips on show, or a tenth of a second where they do not run in frames.
-  const step = (k) => setClock({ time: Math.max(0, state.viewer.animationTime() + k * (state.viewer.frameTime() ?? 0.1)), playing: false });
+  const step = k =>
+    setClock({
+      time: Math.max(0, state.viewer.animationTime() + k * (state.viewer.frameTime() ?? 0.1)),
+      playing: false,
+    });
   $('step-back').addEventListener('click', () => step(-1));
   $('step-forward').addEventListener('click', () => step(1));
-  $('choice-select').addEventListener('change', (e) => choose(Number(e.target.value)));
-  $('opt-skeleton').addEventListener('change', (e) => setOptions({ skeleton: e.target.checked }));
-  $('opt-blink').addEventListener('change', (e) => setOptions({ blink: e.target.checked }));
-  $('opt-grid').addEventListener('change', (e) => setOptions({ grid: e.target.checked }));
+  $('choice-select').addEventListener('change', e => choose(Number(e.target.value)));
+  $('opt-skeleton').addEventListener('change', e => setOptions({ skeleton: e.target.checked }));
+  $('opt-blink').addEventListener('change', e => setOptions({ blink: e.target.checked }));
+  $('opt-grid').addEventListener('change', e => setOptions({ grid: e.target.checked }));
   $('measure-button').addEventListener('click', () => setMeasuring(!state.measuring));
   $('share-button').addEventListener('click', () => share());
   $('check-button').addEventListener('click', () => checkArchive().catch(() => {}));
@@ -121,15 +145,22 @@ export function bindShell() {
   $('info-title').addEventListener('click', fold);
   $('screenshot-button').addEventListener('click', () => saveScreenshot());
   // (The first export loads the tools module: a failure to load it says so over the view.)
-  $('export-button').addEventListener('click', () => saveExport().catch((err) => viewMessage(`No .glb: ${message(err)}`, { warning: true })));
+  $('export-button').addEventListener('click', () =>
+    saveExport().catch(err => viewMessage(`No .glb: ${message(err)}`, { warning: true })),
+  );
   wireParts();
   const overlay = $('drop-overlay');
-  window.addEventListener('dragover', (e) => { e.preventDefault(); overlay.hidden = false; });
-  window.addEventListener('dragleave', (e) => { if (!e.relatedTarget) overlay.hidden = true; });
-  window.addEventListener('drop', (e) => {
+  window.addEventListener('dragover', e => {
+    e.preventDefault();
+    overlay.hidden = false;
+  });
+  window.addEventListener('dragleave', e => {
+    if (!e.relatedTarget) overlay.hidden = true;
+  });
+  window.addEventListener('drop', e => {
     e.preventDefault();
     overlay.hidden = true;
-    collectDrop(e.dataTransfer).then((entries) => loadEntries(entries, 'dropped', { folder: null }));
+    collectDrop(e.dataTransfer).then(entries => loadEntries(entries, 'dropped', { folder: null }));
   });
   // Back/forward, and links pasted into the address bar of an open page.
   const follow = () => applyLink(readHash());

@@ -5,7 +5,7 @@
 // An element of index.html by its id. Typed `any`: which element each id is (an input, a
 // canvas, a dialog) is index.html's, and the modules use each as what it is.
 /** @type {(id: string) => any} */
-export const $ = (id) => document.getElementById(id);
+export const $ = id => document.getElementById(id);
 // The glue of the wasm instance in use (Viewer, Session, kindOf, kindInfo): replaced when an
 // instance traps (core.js). Its types are the core's own declarations (pkg/relicview.d.ts,
 // which wasm-bindgen writes from the Rust exports): tsc checks every call against them.
@@ -114,7 +114,10 @@ export const state = {
 
 // Resolves once the page is wired and the core is up; rejects when it could not start.
 export let readyResolve, readyReject;
-export const ready = new Promise((resolve, reject) => { readyResolve = resolve; readyReject = reject; });
+export const ready = new Promise((resolve, reject) => {
+  readyResolve = resolve;
+  readyReject = reject;
+});
 
 // "1 file", "2 files": a count and its noun, plural unless it is one.
 // Paths in the list's order: case and accents aside, as these discs' names are. One
@@ -132,13 +135,13 @@ export function message(err) {
 
 // Resolves in a task of its own, after whatever the browser has waiting (input, frames).
 export function nextTask() {
-  return new Promise((resolve) => setTimeout(resolve, 0));
+  return new Promise(resolve => setTimeout(resolve, 0));
 }
 
 // Resolves once the browser has drawn its next frame (what the page changed so far is on
 // screen), or after `limitMs` where no frame comes (a hidden page draws none).
 export function afterNextFrame(limitMs = 100) {
-  return new Promise((resolve) => {
+  return new Promise(resolve => {
     requestAnimationFrame(() => setTimeout(resolve, 0));
     setTimeout(resolve, limitMs);
   });

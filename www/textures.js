@@ -15,9 +15,9 @@ import { closeFile } from './openflow.js';
 import { requestOpen } from './requests.js';
 import { addRow } from './infopane.js';
 
-
 // What a card's PNG is called: the file's name, and its texture's place for a decoded one.
-const pngName = (c) => `${c.path.split('/').pop()}${c.texture === undefined || c.texture === null ? '' : `.page${c.own}`}`;
+const pngName = c =>
+  `${c.path.split('/').pop()}${c.texture === undefined || c.texture === null ? '' : `.page${c.own}`}`;
 
 // The archive's textures → [{path, texture, width, height, format, materials, users}],
 // read once per archive (the cards keep their thumbnails).
@@ -28,7 +28,10 @@ export async function textureList({ onCard = null } = {}) {
     return state.textures.cards;
   }
   const generation = state.generation;
-  const files = state.entries.filter((e) => { const c = kindOfEntry(e).capabilities; return c.image || c.ownTextures; });
+  const files = state.entries.filter(e => {
+    const c = kindOfEntry(e).capabilities;
+    return c.image || c.ownTextures;
+  });
   const cards = [];
   for (const e of files) {
     let found = [];
@@ -41,7 +44,8 @@ export async function textureList({ onCard = null } = {}) {
     found.forEach((card, own) => {
       // The gallery's card: the core's, its place among its file's textures, and who uses it
       // (a decoded texture's users are its file's materials; a picture's are looked up below).
-      const users = card.texture === undefined ? null : { materials: card.materials || [], files: [card.path] };
+      const users =
+        card.texture === undefined ? null : { materials: card.materials || [], files: [card.path] };
       const c = { ...card, own, users };
       cards.push(c);
       if (onCard) onCard(c);
@@ -62,7 +66,16 @@ export async function textureList({ onCard = null } = {}) {
 // The list as scripts read it (no thumbnails, no elements).
 export async function textures() {
   const cards = await textureList();
-  return cards.map((c) => ({ path: c.path, texture: c.texture ?? null, width: c.width, height: c.height, format: c.format, materials: c.materials || [], used: c.used ?? null, users: c.users }));
+  return cards.map(c => ({
+    path: c.path,
+    texture: c.texture ?? null,
+    width: c.width,
+    height: c.height,
+    format: c.format,
+    materials: c.materials || [],
+    used: c.used ?? null,
+    users: c.users,
+  }));
 }
 
 // Open the gallery in the main view. No file is on show while it is: the file that was
@@ -75,7 +88,7 @@ export async function showGallery() {
   grid.replaceChildren();
   const status = $('texture-gallery-status');
   status.textContent = 'Reading the archive\u2019s textures…';
-  const cards = await textureList({ onCard: (c) => grid.append(card(c)) });
+  const cards = await textureList({ onCard: c => grid.append(card(c)) });
   status.textContent = `${count(cards.length, 'texture')}: pictures, and the pages field models decode with their CLUTs. Click one for it at full size.`;
   return cards.length;
 }
@@ -89,13 +102,20 @@ function card(c) {
   picture.className = 'card-picture';
   picture.width = c.thumbnail.width;
   picture.height = c.thumbnail.height;
-  picture.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray(c.thumbnail.rgba), c.thumbnail.width, c.thumbnail.height), 0, 0);
+  picture
+    .getContext('2d')
+    .putImageData(
+      new ImageData(new Uint8ClampedArray(c.thumbnail.rgba), c.thumbnail.width, c.thumbnail.height),
+      0,
+      0,
+    );
   picture.title = 'Open it at full size';
   picture.addEventListener('click', () => openTexture(c));
   const title = document.createElement('button');
   title.type = 'button';
   title.className = 'card-name';
-  title.textContent = c.texture === undefined ? c.path.split('/').pop() : `${c.path.split('/').pop()} · page ${c.own}`;
+  title.textContent =
+    c.texture === undefined ? c.path.split('/').pop() : `${c.path.split('/').pop()} · page ${c.own}`;
   title.title = `${c.path}: open it at full size`;
   title.addEventListener('click', () => openTexture(c));
   const meta = document.createElement('p');
@@ -120,7 +140,8 @@ function card(c) {
 function fillUsers(slot, users) {
   slot.replaceChildren();
   const parts = [];
-  if (users.materials.length) parts.push(document.createTextNode(`materials ${users.materials.join(', ')}; `));
+  if (users.materials.length)
+    parts.push(document.createTextNode(`materials ${users.materials.join(', ')}; `));
   if (!users.files.length) parts.push(document.createTextNode('used by nothing in this archive'));
   else {
     parts.push(document.createTextNode(`used by ${count(users.files.length, 'file')}: `));
@@ -132,7 +153,10 @@ function fillUsers(slot, users) {
       a.dataset.path = p;
       a.textContent = p.split('/').pop();
       a.title = `Open ${p}`;
-      a.addEventListener('click', (e) => { e.preventDefault(); requestOpen(p); });
+      a.addEventListener('click', e => {
+        e.preventDefault();
+        requestOpen(p);
+      });
       parts.push(a);
     });
   }
@@ -150,7 +174,14 @@ async function texels(c) {
 export async function openTexture(c) {
   const image = await texels(c);
   const file = state.textureFile;
-  const describe = c.texture === undefined ? planesReadout(file.imagePlanes(), image.width) : (x, y) => file.texelSource(c.texture, x, y).map(([k, v]) => `${k} ${v}`).join(' · ');
+  const describe =
+    c.texture === undefined
+      ? planesReadout(file.imagePlanes(), image.width)
+      : (x, y) =>
+          file
+            .texelSource(c.texture, x, y)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(' · ');
   showTexture(image, { describe, back: () => backToGallery(c), name: pngName(c) });
   setView('texture');
   describeTexture(c);
@@ -170,10 +201,15 @@ function describeTexture(c) {
   const dl = $('info-body');
   dl.replaceChildren();
   addRow(dl, 'texture', `${c.width} × ${c.height} · ${c.format}`);
-  addRow(dl, 'from', c.texture === undefined ? c.path : `${c.path}, the VRAM page it decodes`, false, { links: [c.path] });
-  if (c.used) addRow(dl, 'sampled', `the model samples ${c.used[2]} × ${c.used[3]} at (${c.used[0]}, ${c.used[1]})`);
+  addRow(dl, 'from', c.texture === undefined ? c.path : `${c.path}, the VRAM page it decodes`, false, {
+    links: [c.path],
+  });
+  if (c.used)
+    addRow(dl, 'sampled', `the model samples ${c.used[2]} × ${c.used[3]} at (${c.used[0]}, ${c.used[1]})`);
   if (c.users) {
-    const users = c.users.files.length ? `${count(c.users.files.length, 'file')}: ${c.users.files.join(', ')}` : 'nothing in this archive';
+    const users = c.users.files.length
+      ? `${count(c.users.files.length, 'file')}: ${c.users.files.join(', ')}`
+      : 'nothing in this archive';
     addRow(dl, 'used by', users, false, { links: c.users.files });
   }
 }
@@ -190,14 +226,18 @@ async function downloadCard(c) {
   const canvas = document.createElement('canvas');
   canvas.width = image.width;
   canvas.height = image.height;
-  canvas.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray(image.rgba), image.width, image.height), 0, 0);
-  canvas.toBlob((blob) => { if (blob) download(blob, `${pngName(c)}.png`); }, 'image/png');
+  canvas
+    .getContext('2d')
+    .putImageData(new ImageData(new Uint8ClampedArray(image.rgba), image.width, image.height), 0, 0);
+  canvas.toBlob(blob => {
+    if (blob) download(blob, `${pngName(c)}.png`);
+  }, 'image/png');
 }
 
 export function bindTextures() {
   $('textures-button').addEventListener('click', () => showGallery());
   // Escape goes back one step: from a texture to the gallery.
-  document.addEventListener('keydown', (e) => {
+  document.addEventListener('keydown', e => {
     if (e.key !== 'Escape' || currentView() !== 'texture' || !$('help').hidden) return;
     const target = /** @type {Element} */ (e.target);
     if (target.closest && target.closest('input, select, textarea')) return;

@@ -32,7 +32,8 @@ export function textView(text) {
   hit.hidden = true;
   const show = (first, last) => {
     gutter.textContent = Array.from({ length: last - first }, (_, i) => first + i + 1).join('\n');
-    pre.textContent = lines.slice(first, last).join('\n') + (last === lines.length && text.endsWith('\n') ? '\n' : '');
+    pre.textContent =
+      lines.slice(first, last).join('\n') + (last === lines.length && text.endsWith('\n') ? '\n' : '');
   };
   /** @type {(reset?: boolean) => void} */
   let render = () => {};
@@ -70,21 +71,28 @@ export function textView(text) {
       return null;
     }
     const matching = [];
-    for (let i = 0; i < lines.length && matching.length < 100_000; i++) if (lines[i].toLowerCase().includes(q)) matching.push(i);
+    for (let i = 0; i < lines.length && matching.length < 100_000; i++)
+      if (lines[i].toLowerCase().includes(q)) matching.push(i);
     if (!matching.length) {
       hit.hidden = true;
       return { match: 0, matches: 0, line: null };
     }
     // The next matching line after the one marked (or the first), round the end.
     // (Step 0: the words changed; the line marked stays if it still holds them.)
-    let k = step > 0 ? matching.findIndex((i) => i > at) : step === 0 ? matching.findIndex((i) => i >= at) : matching.findLastIndex((i) => i < at);
+    let k =
+      step > 0
+        ? matching.findIndex(i => i > at)
+        : step === 0
+          ? matching.findIndex(i => i >= at)
+          : matching.findLastIndex(i => i < at);
     if (k < 0) k = step < 0 ? matching.length - 1 : 0;
     at = matching[k];
     hit.hidden = false;
     hit.style.top = `${at * TEXT_LINE_PX}px`;
     hit.style.width = `${wrap.scrollWidth}px`;
     const y = at * TEXT_LINE_PX;
-    if (y < wrap.scrollTop || y + TEXT_LINE_PX > wrap.scrollTop + wrap.clientHeight) wrap.scrollTop = Math.max(0, y - wrap.clientHeight / 3);
+    if (y < wrap.scrollTop || y + TEXT_LINE_PX > wrap.scrollTop + wrap.clientHeight)
+      wrap.scrollTop = Math.max(0, y - wrap.clientHeight / 3);
     render(true);
     return { match: k + 1, matches: matching.length, line: at + 1 };
   };

@@ -18,7 +18,7 @@
 
 import { viewWords } from './state.js';
 
-const round = (x) => Number(x.toFixed(4));
+const round = x => Number(x.toFixed(4));
 
 // Whether the address is a link to a file (`path=`): read before the core is up, whose words
 // readHash needs. Such a page opens that file before anything it can do later.
@@ -29,13 +29,40 @@ export function linksToFile(hash = location.hash) {
 export function readHash(hash = location.hash) {
   const p = new URLSearchParams(hash.replace(/^#/, ''));
   const numbers = (p.get('cam') || '').split(',').map(Number);
-  const cam = numbers.length === 7 && numbers.every(Number.isFinite)
-    ? { position: numbers.slice(0, 3), target: numbers.slice(3, 6), fov: numbers[6] }
-    : null;
-  const int = (name) => (p.has(name) && /^\d+$/.test(p.get(name)) ? Number(p.get(name)) : null);
+  const cam =
+    numbers.length === 7 && numbers.every(Number.isFinite)
+      ? { position: numbers.slice(0, 3), target: numbers.slice(3, 6), fov: numbers[6] }
+      : null;
+  const int = name => (p.has(name) && /^\d+$/.test(p.get(name)) ? Number(p.get(name)) : null);
   const t = p.has('t') && Number.isFinite(Number(p.get('t'))) ? Number(p.get('t')) : null;
   const hide = p.has('hide') ? p.get('hide').split(',').filter(Boolean) : null;
-  return { archive: p.get('archive'), folder: p.get('folder'), path: p.get('path'), cam, lod: int('lod'), chunk: int('chunk'), t, mode: p.get('mode') === 'fly' ? 'fly' : null, view: int('view'), hide, paused: p.get('paused') === '1', choice: int('choice'), skeleton: p.get('skeleton') === '1', wire: p.get('wire') === '1', cull: p.get('cull') === '1', bg: oneOf(p.get('bg'), viewWords().backgrounds), light: oneOf(p.get('light'), [...viewWords().lightings, 'none']), blink: p.get('blink') === '0' ? false : null, zones: p.get('zones') === '1', grid: p.get('grid') === '1', measure: points(p.get('measure')), compare: p.get('compare'), cmode: oneOf(p.get('cmode'), viewWords().compareModes), split: p.has('split') && Number.isFinite(Number(p.get('split'))) ? Number(p.get('split')) : null, row: int('row') };
+  return {
+    archive: p.get('archive'),
+    folder: p.get('folder'),
+    path: p.get('path'),
+    cam,
+    lod: int('lod'),
+    chunk: int('chunk'),
+    t,
+    mode: p.get('mode') === 'fly' ? 'fly' : null,
+    view: int('view'),
+    hide,
+    paused: p.get('paused') === '1',
+    choice: int('choice'),
+    skeleton: p.get('skeleton') === '1',
+    wire: p.get('wire') === '1',
+    cull: p.get('cull') === '1',
+    bg: oneOf(p.get('bg'), viewWords().backgrounds),
+    light: oneOf(p.get('light'), [...viewWords().lightings, 'none']),
+    blink: p.get('blink') === '0' ? false : null,
+    zones: p.get('zones') === '1',
+    grid: p.get('grid') === '1',
+    measure: points(p.get('measure')),
+    compare: p.get('compare'),
+    cmode: oneOf(p.get('cmode'), viewWords().compareModes),
+    split: p.has('split') && Number.isFinite(Number(p.get('split'))) ? Number(p.get('split')) : null,
+    row: int('row'),
+  };
 }
 
 // Points as a link writes them: x,y,z after x,y,z (up to two), else null.
@@ -81,7 +108,10 @@ export function hashOf(view) {
 
 // A short fingerprint of a folder's listing (paths and sizes, in path order): FNV-1a 32.
 export function fingerprint(entries) {
-  const text = entries.map((e) => `${e.path}\t${e.size}`).sort().join('\n');
+  const text = entries
+    .map(e => `${e.path}\t${e.size}`)
+    .sort()
+    .join('\n');
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);

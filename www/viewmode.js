@@ -13,7 +13,18 @@
 //   textures  the archive's texture gallery (no file is open)
 //   texture   one of its textures at full size
 //   compare   two files compared
-export const VIEWS = ['none', 'scene', 'picture', 'gallery', 'text', 'bytes', 'failed', 'textures', 'texture', 'compare'];
+export const VIEWS = [
+  'none',
+  'scene',
+  'picture',
+  'gallery',
+  'text',
+  'bytes',
+  'failed',
+  'textures',
+  'texture',
+  'compare',
+];
 
 export function setView(name) {
   if (!VIEWS.includes(name)) throw new Error(`no view called ${name}`);

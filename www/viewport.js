@@ -3,7 +3,14 @@
 // maths lives in Rust (Viewer.orbit/pan/zoom); this only turns DOM events into calls.
 
 // Keys that fly the camera: [forward, right, up] per second, at the viewer's fly speed.
-const FLY_KEYS = { KeyW: [1, 0, 0], KeyS: [-1, 0, 0], KeyD: [0, 1, 0], KeyA: [0, -1, 0], KeyE: [0, 0, 1], KeyQ: [0, 0, -1] };
+const FLY_KEYS = {
+  KeyW: [1, 0, 0],
+  KeyS: [-1, 0, 0],
+  KeyD: [0, 1, 0],
+  KeyA: [0, -1, 0],
+  KeyE: [0, 0, 1],
+  KeyQ: [0, 0, -1],
+};
 
 export class Viewport {
   constructor(canvas, viewer) {
@@ -33,7 +40,10 @@ export class Viewport {
     this.keys = new Set();
     this.lastFly = null;
     this.resize();
-    new ResizeObserver(() => { this.resize(); this.requestFrame(); }).observe(canvas);
+    new ResizeObserver(() => {
+      this.resize();
+      this.requestFrame();
+    }).observe(canvas);
     this.bindInput();
   }
 
@@ -67,14 +77,14 @@ export class Viewport {
       this.pending.push({ resolve, reject });
       if (this.scheduled) return;
       this.scheduled = true;
-      requestAnimationFrame((now) => {
+      requestAnimationFrame(now => {
         this.scheduled = false;
         const waiting = this.pending.splice(0);
         try {
           const stats = this.drawFrame(now);
-          waiting.forEach((p) => p.resolve(stats));
+          waiting.forEach(p => p.resolve(stats));
         } catch (e) {
-          waiting.forEach((p) => p.reject(e));
+          waiting.forEach(p => p.reject(e));
           if (this.onError) this.onError(e);
         }
       });
@@ -95,7 +105,7 @@ export class Viewport {
     const fence = gl && gl.fenceSync ? gl.fenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0) : null;
     if (!fence) return Promise.resolve(0);
     gl.flush();
-    return new Promise((resolve) => {
+    return new Promise(resolve => {
       const look = () => {
         const status = gl.isContextLost() ? null : gl.getSyncParameter(fence, gl.SYNC_STATUS);
         if (status === gl.SIGNALED || status === null || performance.now() - t0 > limitMs) {
@@ -127,10 +137,14 @@ export class Viewport {
     }
     const dt = this.lastFly === null ? 1 / 60 : Math.min(0.1, (now - this.lastFly) / 1000);
     this.lastFly = now;
-    const speed = this.viewer.flySpeed() * (this.keys.has('ShiftLeft') || this.keys.has('ShiftRight') ? 4 : 1) * dt;
+    const speed =
+      this.viewer.flySpeed() * (this.keys.has('ShiftLeft') || this.keys.has('ShiftRight') ? 4 : 1) * dt;
     const m = [0, 0, 0];
-    for (const k of this.keys) (FLY_KEYS[k] || [0, 0, 0]).forEach((v, i) => { m[i] += v; });
-    if (m.some((v) => v !== 0)) {
+    for (const k of this.keys)
+      (FLY_KEYS[k] || [0, 0, 0]).forEach((v, i) => {
+        m[i] += v;
+      });
+    if (m.some(v => v !== 0)) {
       if (this.viewer.cameraMode() !== 'fly') this.viewer.setCameraMode('fly');
       this.viewer.fly(m[0] * speed, m[1] * speed, m[2] * speed);
       if (this.onFly) this.onFly();
@@ -141,7 +155,7 @@ export class Viewport {
     const c = this.canvas;
     // The canvas takes the keyboard once clicked (or tabbed to): W A S D Q E fly where
     // flying is on (`flyAllowed`), every other key goes to `onKey` (true: it was used).
-    c.addEventListener('keydown', (e) => {
+    c.addEventListener('keydown', e => {
       const plain = !e.ctrlKey && !e.metaKey && !e.altKey;
       const flying = plain && (this.flyAllowed ? this.flyAllowed() : true);
       if (flying && (e.code in FLY_KEYS || e.code.startsWith('Shift'))) {
@@ -155,18 +169,28 @@ export class Viewport {
         this.requestFrame();
       }
     });
-    c.addEventListener('keyup', (e) => this.keys.delete(e.code));
+    c.addEventListener('keyup', e => this.keys.delete(e.code));
     c.addEventListener('blur', () => this.keys.clear());
-    c.addEventListener('contextmenu', (e) => e.preventDefault());
-    c.addEventListener('pointerdown', (e) => {
+    c.addEventListener('contextmenu', e => e.preventDefault());
+    c.addEventListener('pointerdown', e => {
       c.focus({ preventScroll: true });
-      this.pointers.set(e.pointerId, { x: e.clientX, y: e.clientY, button: e.button, startX: e.clientX, startY: e.clientY });
+      this.pointers.set(e.pointerId, {
+        x: e.clientX,
+        y: e.clientY,
+        button: e.button,
+        startX: e.clientX,
+        startY: e.clientY,
+      });
       // Capture keeps a drag alive outside the canvas; it throws for pointers the browser
       // does not track (e.g. synthetic ones), which must not stop the gesture.
-      try { c.setPointerCapture(e.pointerId); } catch { /* gesture works without capture */ }
+      try {
+        c.setPointerCapture(e.pointerId);
+      } catch {
+        /* gesture works without capture */
+      }
     });
-    const release = (e) => this.pointers.delete(e.pointerId);
-    c.addEventListener('pointerup', (e) => {
+    const release = e => this.pointers.delete(e.pointerId);
+    c.addEventListener('pointerup', e => {
       const p = this.pointers.get(e.pointerId);
       release(e);
       // A click (not a drag) with the primary button picks what is under it; the second
@@ -174,14 +198,14 @@ export class Viewport {
       // click's pick).
       this.lastClick = p && p.button === 0 && Math.hypot(e.clientX - p.startX, e.clientY - p.startY) < 4;
     });
-    c.addEventListener('click', (e) => {
+    c.addEventListener('click', e => {
       if (!this.lastClick || e.detail > 1 || !this.onPick) return;
       const r = c.getBoundingClientRect();
       const dpr = c.width / Math.max(1, r.width);
       this.onPick((e.clientX - r.left) * dpr, (e.clientY - r.top) * dpr);
     });
     c.addEventListener('pointercancel', release);
-    c.addEventListener('pointermove', (e) => {
+    c.addEventListener('pointermove', e => {
       const p = this.pointers.get(e.pointerId);
       if (!p) return;
       const dx = e.clientX - p.x;
@@ -190,27 +214,33 @@ export class Viewport {
         // Pinch: the change in finger distance zooms, the midpoint's motion pans.
         const [a, b] = [...this.pointers.values()];
         const before = Math.hypot(a.x - b.x, a.y - b.y);
-        p.x = e.clientX; p.y = e.clientY;
+        p.x = e.clientX;
+        p.y = e.clientY;
         const after = Math.hypot(a.x - b.x, a.y - b.y);
         if (before > 0 && after > 0) this.viewer.zoom(Math.log(after / before) / 0.15);
         this.viewer.pan(dx / 2, dy / 2);
       } else {
-        p.x = e.clientX; p.y = e.clientY;
+        p.x = e.clientX;
+        p.y = e.clientY;
         if (p.button === 2 || p.button === 1 || e.shiftKey) this.viewer.pan(dx, dy);
         else this.viewer.orbit(dx, dy);
       }
       this.requestFrame();
     });
-    c.addEventListener('wheel', (e) => {
-      e.preventDefault();
-      // Pixel, line and page deltas all become "notches" of about 100 px.
-      const scale = e.deltaMode === 1 ? 33 : e.deltaMode === 2 ? 400 : 1;
-      // Towards the point under the cursor (the viewer stops short of the surface there).
-      const r = c.getBoundingClientRect();
-      const dpr = c.width / Math.max(1, r.width);
-      this.viewer.zoomAt(-(e.deltaY * scale) / 100, (e.clientX - r.left) * dpr, (e.clientY - r.top) * dpr);
-      this.requestFrame();
-    }, { passive: false });
+    c.addEventListener(
+      'wheel',
+      e => {
+        e.preventDefault();
+        // Pixel, line and page deltas all become "notches" of about 100 px.
+        const scale = e.deltaMode === 1 ? 33 : e.deltaMode === 2 ? 400 : 1;
+        // Towards the point under the cursor (the viewer stops short of the surface there).
+        const r = c.getBoundingClientRect();
+        const dpr = c.width / Math.max(1, r.width);
+        this.viewer.zoomAt(-(e.deltaY * scale) / 100, (e.clientX - r.left) * dpr, (e.clientY - r.top) * dpr);
+        this.requestFrame();
+      },
+      { passive: false },
+    );
     c.addEventListener('dblclick', () => {
       if (this.onDoubleClick) this.onDoubleClick();
       else this.viewer.home();

@@ -16,7 +16,7 @@ import { gzipSync } from 'node:zlib';
 import { startServer, launch, repo, lzsLiterals } from '../e2e/harness.mjs';
 
 const reps = process.env.RELICVIEW_BENCH_SMOKE ? 1 : Math.max(3, Number(process.argv[2]) || 9);
-const shared = (name) => readFileSync(join(repo, '../shared/testdata/ff7', name));
+const shared = name => readFileSync(join(repo, '../shared/testdata/ff7', name));
 const root = mkdtempSync(join(tmpdir(), 'relicview-lighting-bench-'));
 const folder = (name, withFieldBin) => {
   const dir = join(root, name, 'FIELD');
@@ -37,7 +37,11 @@ const stored = folder('STORED', false);
 const served = mkdtempSync(join(tmpdir(), 'relicview-lighting-served-'));
 const server = await startServer(served);
 const browser = await launch();
-const median = (xs) => { const s = xs.slice().sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+const median = xs => {
+  const s = xs.slice().sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
 
 // One open in a fresh page with `dir` dropped → {ms, pixels, lighting, parts of the open}.
 async function run(dir, name) {
@@ -49,11 +53,26 @@ async function run(dir, name) {
     await page.locator('#folder-input').setInputFiles(dir);
     await page.waitForFunction(() => window.relicview.indexTimeline()?.confirmed, null, { timeout: 120000 });
     const path = `${name}/FIELD/MD1_1.BSX`;
-    return await page.evaluate(async (p) => {
+    return await page.evaluate(async p => {
       await window.relicview.open(p);
       const o = window.relicview.lastOpen();
-      const lighting = [...document.querySelectorAll('#info-body dt')].find((d) => d.textContent === 'lighting')?.nextElementSibling?.textContent ?? '';
-      return { ms: o.frameMs, pixels: window.relicview.pixelStats().nonBackground, triangles: window.relicview.stats().triangles, lighting, read: o.readMs, parse: o.parseMs, assets: o.assetsMs, build: o.buildMs, show: o.showMs, upload: o.uploadMs, draw: o.drawMs, raster: o.rasterMs };
+      const lighting =
+        [...document.querySelectorAll('#info-body dt')].find(d => d.textContent === 'lighting')
+          ?.nextElementSibling?.textContent ?? '';
+      return {
+        ms: o.frameMs,
+        pixels: window.relicview.pixelStats().nonBackground,
+        triangles: window.relicview.stats().triangles,
+        lighting,
+        read: o.readMs,
+        parse: o.parseMs,
+        assets: o.assetsMs,
+        build: o.buildMs,
+        show: o.showMs,
+        upload: o.uploadMs,
+        draw: o.drawMs,
+        raster: o.rasterMs,
+      };
     }, path);
   } finally {
     await context.close();
@@ -62,8 +81,8 @@ async function run(dir, name) {
 
 try {
   const keys = ['ms', 'pixels', 'read', 'parse', 'assets', 'build', 'show', 'upload', 'draw', 'raster'];
-  const a = Object.fromEntries(keys.map((k) => [k, []]));
-  const b = Object.fromEntries(keys.map((k) => [k, []]));
+  const a = Object.fromEntries(keys.map(k => [k, []]));
+  const b = Object.fromEntries(keys.map(k => [k, []]));
   let notes = {};
   for (let i = 0; i < reps; i++) {
     const x = await run(lit, 'LIT');
@@ -74,13 +93,20 @@ try {
       b[k].push(y[k]);
     }
   }
-  console.log(`a field model's first rasterised frame, with the game's lighting and without, a dropped folder, a 1000×700 window, ${reps} alternating fresh pages`);
-  console.log(`  with FIELD.BIN    ${notes.triangles[0]} triangles, ${median(a.pixels)} pixels  median ${median(a.ms).toFixed(0).padStart(5)} ms (runs: ${a.ms.map((x) => x.toFixed(0)).join(' ')}) · ${notes.lit}`);
-  console.log(`  without FIELD.BIN ${notes.triangles[1]} triangles, ${median(b.pixels)} pixels  median ${median(b.ms).toFixed(0).padStart(5)} ms (runs: ${b.ms.map((x) => x.toFixed(0)).join(' ')}) · ${notes.stored}`);
+  console.log(
+    `a field model's first rasterised frame, with the game's lighting and without, a dropped folder, a 1000×700 window, ${reps} alternating fresh pages`,
+  );
+  console.log(
+    `  with FIELD.BIN    ${notes.triangles[0]} triangles, ${median(a.pixels)} pixels  median ${median(a.ms).toFixed(0).padStart(5)} ms (runs: ${a.ms.map(x => x.toFixed(0)).join(' ')}) · ${notes.lit}`,
+  );
+  console.log(
+    `  without FIELD.BIN ${notes.triangles[1]} triangles, ${median(b.pixels)} pixels  median ${median(b.ms).toFixed(0).padStart(5)} ms (runs: ${b.ms.map(x => x.toFixed(0)).join(' ')}) · ${notes.stored}`,
+  );
   const apart = Math.abs(median(a.pixels) - median(b.pixels)) / Math.max(1, median(b.pixels));
   if (apart > 0.01) console.log(`  the two sides cover pixels ${(apart * 100).toFixed(1)} % apart: no ratio`);
   else console.log(`  ratio with / without the game's lighting: ${(median(a.ms) / median(b.ms)).toFixed(3)}`);
-  const parts = (x) => `read ${median(x.read).toFixed(1)}, parse ${median(x.parse).toFixed(1)}, assets ${median(x.assets).toFixed(1)} (FIELD.TDB${x === a ? ', FIELD.BIN unpacked' : ''}), build ${median(x.build).toFixed(1)}, show ${median(x.show).toFixed(1)} (upload ${median(x.upload).toFixed(1)}), draw ${median(x.draw).toFixed(1)}, raster ${median(x.raster).toFixed(1)} ms`;
+  const parts = x =>
+    `read ${median(x.read).toFixed(1)}, parse ${median(x.parse).toFixed(1)}, assets ${median(x.assets).toFixed(1)} (FIELD.TDB${x === a ? ', FIELD.BIN unpacked' : ''}), build ${median(x.build).toFixed(1)}, show ${median(x.show).toFixed(1)} (upload ${median(x.upload).toFixed(1)}), draw ${median(x.draw).toFixed(1)}, raster ${median(x.raster).toFixed(1)} ms`;
   console.log(`  with: ${parts(a)}`);
   console.log(`  without: ${parts(b)}`);
 } finally {

@@ -25,7 +25,9 @@ function accessor(json, bin, k) {
   const view = json.bufferViews[a.bufferView];
   if (view.byteStride || a.sparse) throw new Error(`accessor ${k}: strided or sparse data is not read here`);
   const width = { SCALAR: 1, VEC2: 2, VEC3: 3, VEC4: 4 }[a.type];
-  const Type = { 5121: Uint8Array, 5123: Uint16Array, 5125: Uint32Array, 5126: Float32Array }[a.componentType];
+  const Type = { 5121: Uint8Array, 5123: Uint16Array, 5125: Uint32Array, 5126: Float32Array }[
+    a.componentType
+  ];
   const start = bin.byteOffset + (view.byteOffset || 0) + (a.byteOffset || 0);
   return new Type(bin.buffer.slice(start, start + a.count * width * Type.BYTES_PER_ELEMENT));
 }
@@ -34,7 +36,8 @@ function accessor(json, bin, k) {
 const IDENTITY = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
 function multiply(a, b) {
   const out = new Array(16).fill(0);
-  for (let c = 0; c < 4; c++) for (let r = 0; r < 4; r++) for (let k = 0; k < 4; k++) out[c * 4 + r] += a[k * 4 + r] * b[c * 4 + k];
+  for (let c = 0; c < 4; c++)
+    for (let r = 0; r < 4; r++) for (let k = 0; k < 4; k++) out[c * 4 + r] += a[k * 4 + r] * b[c * 4 + k];
   return out;
 }
 function nodeMatrix(node) {
@@ -43,10 +46,22 @@ function nodeMatrix(node) {
   const [sx, sy, sz] = node.scale || [1, 1, 1];
   const [tx, ty, tz] = node.translation || [0, 0, 0];
   return [
-    (1 - 2 * (y * y + z * z)) * sx, 2 * (x * y + z * w) * sx, 2 * (x * z - y * w) * sx, 0,
-    2 * (x * y - z * w) * sy, (1 - 2 * (x * x + z * z)) * sy, 2 * (y * z + x * w) * sy, 0,
-    2 * (x * z + y * w) * sz, 2 * (y * z - x * w) * sz, (1 - 2 * (x * x + y * y)) * sz, 0,
-    tx, ty, tz, 1,
+    (1 - 2 * (y * y + z * z)) * sx,
+    2 * (x * y + z * w) * sx,
+    2 * (x * z - y * w) * sx,
+    0,
+    2 * (x * y - z * w) * sy,
+    (1 - 2 * (x * x + z * z)) * sy,
+    2 * (y * z + x * w) * sy,
+    0,
+    2 * (x * z + y * w) * sz,
+    2 * (y * z - x * w) * sz,
+    (1 - 2 * (x * x + y * y)) * sz,
+    0,
+    tx,
+    ty,
+    tz,
+    1,
   ];
 }
 
@@ -55,8 +70,8 @@ function vertexNormals(positions, indices) {
   const n = new Float32Array(positions.length);
   for (let i = 0; i + 2 < indices.length; i += 3) {
     const [a, b, c] = [indices[i] * 3, indices[i + 1] * 3, indices[i + 2] * 3];
-    const e1 = [0, 1, 2].map((k) => positions[b + k] - positions[a + k]);
-    const e2 = [0, 1, 2].map((k) => positions[c + k] - positions[a + k]);
+    const e1 = [0, 1, 2].map(k => positions[b + k] - positions[a + k]);
+    const e2 = [0, 1, 2].map(k => positions[c + k] - positions[a + k]);
     const f = [e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]];
     for (const v of [a, b, c]) for (let k = 0; k < 3; k++) n[v + k] += f[k];
   }
@@ -73,8 +88,14 @@ export function flatGlb(src, out) {
     for (const p of node.mesh === undefined ? [] : json.meshes[node.mesh].primitives) {
       if ((p.mode ?? 4) !== 4) continue;
       const positions = accessor(json, bin, p.attributes.POSITION);
-      const indices = p.indices === undefined ? Uint32Array.from({ length: positions.length / 3 }, (_, i) => i) : accessor(json, bin, p.indices);
-      const normals = p.attributes.NORMAL === undefined ? vertexNormals(positions, indices) : accessor(json, bin, p.attributes.NORMAL);
+      const indices =
+        p.indices === undefined
+          ? Uint32Array.from({ length: positions.length / 3 }, (_, i) => i)
+          : accessor(json, bin, p.indices);
+      const normals =
+        p.attributes.NORMAL === undefined
+          ? vertexNormals(positions, indices)
+          : accessor(json, bin, p.attributes.NORMAL);
       parts.push({ m, positions, normals, indices });
     }
     for (const c of node.children || []) walk(c, m);
@@ -104,7 +125,7 @@ export function flatGlb(src, out) {
     v += ps.length / 3;
     i += is.length;
   }
-  const chunks = [positions, normals, indices].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength));
+  const chunks = [positions, normals, indices].map(a => Buffer.from(a.buffer, a.byteOffset, a.byteLength));
   let offset = 0;
   const bufferViews = chunks.map((c, k) => {
     const view = { buffer: 0, byteOffset: offset, byteLength: c.length, target: k === 2 ? 34963 : 34962 };
@@ -132,8 +153,19 @@ export function flatGlb(src, out) {
   head.writeUInt32LE(0x46546c67, 0);
   head.writeUInt32LE(2, 4);
   head.writeUInt32LE(12 + 8 + text.length + 8 + bin2.length, 8);
-  const chunkHead = (length, type) => { const h = Buffer.alloc(8); h.writeUInt32LE(length, 0); h.writeUInt32LE(type, 4); return h; };
-  const file = Buffer.concat([head, chunkHead(text.length, 0x4e4f534a), text, chunkHead(bin2.length, 0x004e4942), bin2]);
+  const chunkHead = (length, type) => {
+    const h = Buffer.alloc(8);
+    h.writeUInt32LE(length, 0);
+    h.writeUInt32LE(type, 4);
+    return h;
+  };
+  const file = Buffer.concat([
+    head,
+    chunkHead(text.length, 0x4e4f534a),
+    text,
+    chunkHead(bin2.length, 0x004e4942),
+    bin2,
+  ]);
   writeFileSync(out, file);
   return { triangles: count / 3, bytes: file.length };
 }

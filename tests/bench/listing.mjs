@@ -20,7 +20,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repo, relicview, walk, startServer, launch, newPage, dropFolder } from '../e2e/harness.mjs';
 
-const counts = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const counts = process.argv
+  .slice(2)
+  .map(Number)
+  .filter(n => n > 0);
 const demo = mkdtempSync(join(tmpdir(), 'relicview-listing-'));
 relicview('demo', demo);
 const files = walk(join(demo, 'DEMO'));
@@ -31,12 +34,27 @@ const browser = await launch();
 
 // Long tasks from now on, and when the folder input's `change` event or a `drop` came (a
 // capturing listener, registered first: it runs before the page's own).
-const watch = (input) => {
+const watch = input => {
   window.longTasks = [];
   window.changeAt = null;
-  new PerformanceObserver((l) => { for (const e of l.getEntries()) window.longTasks.push({ start: e.startTime, end: e.startTime + e.duration }); }).observe({ type: 'longtask' });
-  document.getElementById(input).addEventListener('change', () => { window.changeAt = performance.now(); }, { capture: true });
-  window.addEventListener('drop', () => { window.changeAt = performance.now(); }, { capture: true });
+  new PerformanceObserver(l => {
+    for (const e of l.getEntries())
+      window.longTasks.push({ start: e.startTime, end: e.startTime + e.duration });
+  }).observe({ type: 'longtask' });
+  document.getElementById(input).addEventListener(
+    'change',
+    () => {
+      window.changeAt = performance.now();
+    },
+    { capture: true },
+  );
+  window.addEventListener(
+    'drop',
+    () => {
+      window.changeAt = performance.now();
+    },
+    { capture: true },
+  );
 };
 
 // The bare page for a drop: it walks the dropped folder to its Files (directory readers in
@@ -63,24 +81,46 @@ addEventListener('drop', (e) => {
 });
 </script>`;
 // The longest stretch of long tasks in [from, to), counted from `from` for a task begun before.
-const longest = (tasks, from, to) => Math.max(0, ...tasks.filter((t) => t.end > from && t.start < to).map((t) => Math.min(t.end, to) - Math.max(t.start, from)));
+const longest = (tasks, from, to) =>
+  Math.max(
+    0,
+    ...tasks
+      .filter(t => t.end > from && t.start < to)
+      .map(t => Math.min(t.end, to) - Math.max(t.start, from)),
+  );
 
 // The bare page given a drop: → {walked: ms from the drop until every File was had, longest:
 // its longest task from the drop}.
 async function bareDrop(dir) {
   const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
   try {
-    await page.route('**/__bench/bare-drop.html', (r) => r.fulfill({ status: 200, contentType: 'text/html', body: BARE_DROP }));
+    await page.route('**/__bench/bare-drop.html', r =>
+      r.fulfill({ status: 200, contentType: 'text/html', body: BARE_DROP }),
+    );
     await page.goto(`${server.url}/__bench/bare-drop.html`);
     await page.evaluate(() => {
       window.longTasks = [];
-      new PerformanceObserver((l) => { for (const e of l.getEntries()) window.longTasks.push({ start: e.startTime, end: e.startTime + e.duration }); }).observe({ type: 'longtask' });
-      window.addEventListener('drop', () => { window.changeAt = performance.now(); }, { capture: true });
+      new PerformanceObserver(l => {
+        for (const e of l.getEntries())
+          window.longTasks.push({ start: e.startTime, end: e.startTime + e.duration });
+      }).observe({ type: 'longtask' });
+      window.addEventListener(
+        'drop',
+        () => {
+          window.changeAt = performance.now();
+        },
+        { capture: true },
+      );
     });
     await dropFolder(page, dir);
     await page.waitForFunction(() => window.walked, null, { timeout: 600000 });
-    await page.evaluate(() => new Promise((r) => setTimeout(r, 100)));
-    const r = await page.evaluate(() => ({ walked: window.walked.at - window.changeAt, tasks: window.longTasks, at: window.changeAt, files: window.walked.files }));
+    await page.evaluate(() => new Promise(r => setTimeout(r, 100)));
+    const r = await page.evaluate(() => ({
+      walked: window.walked.at - window.changeAt,
+      tasks: window.longTasks,
+      at: window.changeAt,
+      files: window.walked.files,
+    }));
     return { walked: r.walked, files: r.files, longest: longest(r.tasks, r.at, r.at + r.walked) };
   } finally {
     await page.close();
@@ -92,16 +132,25 @@ async function bareDrop(dir) {
 async function bare(dir) {
   const page = await browser.newPage();
   try {
-    await page.route('**/__bench/bare.html', (r) => r.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><input type="file" id="folder" webkitdirectory multiple>' }));
+    await page.route('**/__bench/bare.html', r =>
+      r.fulfill({
+        status: 200,
+        contentType: 'text/html',
+        body: '<!doctype html><input type="file" id="folder" webkitdirectory multiple>',
+      }),
+    );
     await page.goto(`${server.url}/__bench/bare.html`);
     await page.evaluate(watch, 'folder');
     await page.locator('#folder').setInputFiles(dir);
     await page.waitForFunction(() => window.changeAt !== null, null, { timeout: 600000 });
     // (Long tasks are reported after they end.)
-    await page.evaluate(() => new Promise((r) => setTimeout(r, 100)));
+    await page.evaluate(() => new Promise(r => setTimeout(r, 100)));
     return await page.evaluate(() => {
-      const task = window.longTasks.find((t) => t.start <= window.changeAt && t.end >= window.changeAt);
-      return { before: task ? window.changeAt - task.start : 0, after: task ? task.end - window.changeAt : 0 };
+      const task = window.longTasks.find(t => t.start <= window.changeAt && t.end >= window.changeAt);
+      return {
+        before: task ? window.changeAt - task.start : 0,
+        after: task ? task.end - window.changeAt : 0,
+      };
     });
   } finally {
     await page.close();
@@ -117,7 +166,11 @@ try {
       for (let i = 0; i < n; i++) {
         const f = files[i % files.length];
         const rel = f.slice(join(demo, 'DEMO').length + 1);
-        const out = join(dir, `TREE${String(Math.floor(i / files.length)).padStart(4, '0')}`, i % 3 === 2 ? rel.replace(/\.[^./]+$/, '.DAT') : rel);
+        const out = join(
+          dir,
+          `TREE${String(Math.floor(i / files.length)).padStart(4, '0')}`,
+          i % 3 === 2 ? rel.replace(/\.[^./]+$/, '.DAT') : rel,
+        );
         mkdirSync(join(out, '..'), { recursive: true });
         copyFileSync(f, out);
       }
@@ -133,31 +186,55 @@ try {
         await page.evaluate(watch, 'folder-input');
         await give(page);
         // (This folder's timeline: the page's own empty archive had one before it.)
-        await page.waitForFunction(() => window.changeAt !== null && window.relicview.indexTimeline()?.start >= window.changeAt && window.relicview.indexTimeline().typed, null, { timeout: 600000 });
+        await page.waitForFunction(
+          () =>
+            window.changeAt !== null &&
+            window.relicview.indexTimeline()?.start >= window.changeAt &&
+            window.relicview.indexTimeline().typed,
+          null,
+          { timeout: 600000 },
+        );
         const line = await page.evaluate(() => window.relicview.indexTimeline());
         const eventAt = await page.evaluate(() => window.changeAt);
-        const typing = await page.evaluate(([from, to]) => window.longTasks.filter((t) => t.start >= from && t.start < to).map((t) => t.end - t.start), [line.listed, line.typed]);
-        console.log(`${named} ${event}: listed ${(line.listed - eventAt).toFixed(0).padStart(5)} ms after the ${event} event, typed ${(line.typed - line.listed).toFixed(0).padStart(6)} ms after the listing (by name, ${Math.floor(total / 3)} by content); long tasks while typing ${typing.length} (longest ${Math.max(0, ...typing).toFixed(0)} ms)`);
+        const typing = await page.evaluate(
+          ([from, to]) =>
+            window.longTasks.filter(t => t.start >= from && t.start < to).map(t => t.end - t.start),
+          [line.listed, line.typed],
+        );
+        console.log(
+          `${named} ${event}: listed ${(line.listed - eventAt).toFixed(0).padStart(5)} ms after the ${event} event, typed ${(line.typed - line.listed).toFixed(0).padStart(6)} ms after the listing (by name, ${Math.floor(total / 3)} by content); long tasks while typing ${typing.length} (longest ${Math.max(0, ...typing).toFixed(0)} ms)`,
+        );
         // Then every name is confirmed by its content in the background.
-        await page.waitForFunction(() => window.relicview.indexTimeline()?.confirmed, null, { timeout: 600000 });
-        await page.evaluate(() => new Promise((r) => setTimeout(r, 100)));
+        await page.waitForFunction(() => window.relicview.indexTimeline()?.confirmed, null, {
+          timeout: 600000,
+        });
+        await page.evaluate(() => new Promise(r => setTimeout(r, 100)));
         const done = await page.evaluate(() => window.relicview.indexTimeline());
         const tasks = await page.evaluate(() => window.longTasks);
-        const confirming = tasks.filter((t) => t.start >= done.typed && t.start < done.confirmed).map((t) => t.end - t.start);
-        console.log(`${''.padStart(6)}        names confirmed by content in the background ${(done.confirmed - done.typed).toFixed(0).padStart(6)} ms after that (${done.corrected} kinds corrected); long tasks meanwhile ${confirming.length} (longest ${Math.max(0, ...confirming).toFixed(0)} ms)`);
+        const confirming = tasks
+          .filter(t => t.start >= done.typed && t.start < done.confirmed)
+          .map(t => t.end - t.start);
+        console.log(
+          `${''.padStart(6)}        names confirmed by content in the background ${(done.confirmed - done.typed).toFixed(0).padStart(6)} ms after that (${done.corrected} kinds corrected); long tasks meanwhile ${confirming.length} (longest ${Math.max(0, ...confirming).toFixed(0)} ms)`,
+        );
         return longest(tasks, eventAt, done.confirmed);
       } finally {
         await page.close();
       }
     };
     const browserShare = await bare(dir);
-    const picked = await measure((page) => page.locator('#folder-input').setInputFiles(dir), 'change');
-    console.log(`${''.padStart(6)}        the browser's share, a bare page given the same files: one task of ${browserShare.before.toFixed(0)} ms before the change event (${browserShare.after.toFixed(0)} ms after it); relicview's longest task from the change event until every name was confirmed: ${picked.toFixed(0)} ms`);
+    const picked = await measure(page => page.locator('#folder-input').setInputFiles(dir), 'change');
+    console.log(
+      `${''.padStart(6)}        the browser's share, a bare page given the same files: one task of ${browserShare.before.toFixed(0)} ms before the change event (${browserShare.after.toFixed(0)} ms after it); relicview's longest task from the change event until every name was confirmed: ${picked.toFixed(0)} ms`,
+    );
     const walked = await bareDrop(dir);
     // (The folder holds its marker file too.)
-    if (walked.files !== total + 1) throw new Error(`the bare page walked ${walked.files} files of the drop, not ${total + 1}`);
-    const dropped = await measure((page) => dropFolder(page, dir), 'drop');
-    console.log(`${''.padStart(6)}        a bare page walking the same drop to its Files: ${walked.walked.toFixed(0)} ms from the drop event (longest task ${walked.longest.toFixed(0)} ms); relicview's longest task from the drop event until every name was confirmed: ${dropped.toFixed(0)} ms`);
+    if (walked.files !== total + 1)
+      throw new Error(`the bare page walked ${walked.files} files of the drop, not ${total + 1}`);
+    const dropped = await measure(page => dropFolder(page, dir), 'drop');
+    console.log(
+      `${''.padStart(6)}        a bare page walking the same drop to its Files: ${walked.walked.toFixed(0)} ms from the drop event (longest task ${walked.longest.toFixed(0)} ms); relicview's longest task from the drop event until every name was confirmed: ${dropped.toFixed(0)} ms`,
+    );
   }
 } finally {
   await browser.close();

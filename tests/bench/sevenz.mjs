@@ -9,7 +9,18 @@
 //
 // node tests/bench/sevenz.mjs [MEGABYTES]
 
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  openSync,
+  writeSync,
+  closeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -31,7 +42,9 @@ if (!existsSync(join(root, '.complete'))) {
   const chunk = Buffer.alloc(1 << 20);
   for (let f = 0; f < megabytes; f++) {
     for (let i = 0; i < chunk.length; i++) {
-      x ^= x << 13; x ^= x >>> 17; x ^= x << 5;
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
       chunk[i] = x & 0x3f;
     }
     const fd = openSync(join(src, 'DATA', `D${String(f).padStart(5, '0')}.DAT`), 'w');
@@ -40,13 +53,31 @@ if (!existsSync(join(root, '.complete'))) {
   }
   writeFileSync(join(src, LAST), lzsLiterals(readFileSync(join(repo, '../shared/testdata/ff7/MD1_1_u.BSX'))));
   mkdirSync(drop);
-  execFileSync('7zz', ['a', '-bso0', '-bsp0', '-t7z', '-m0=LZMA2', '-mx=1', '-ms=4g', '-mqs=off', join(drop, 'BIG.7z'), 'DATA', 'ZZ'], { cwd: src });
+  execFileSync(
+    '7zz',
+    [
+      'a',
+      '-bso0',
+      '-bsp0',
+      '-t7z',
+      '-m0=LZMA2',
+      '-mx=1',
+      '-ms=4g',
+      '-mqs=off',
+      join(drop, 'BIG.7z'),
+      'DATA',
+      'ZZ',
+    ],
+    { cwd: src },
+  );
   rmSync(src, { recursive: true, force: true });
   writeFileSync(join(root, '.complete'), '');
 }
 const archive = join(drop, 'BIG.7z');
 const bytes = statSync(archive).size;
-const blocks = execFileSync('7zz', ['l', '-slt', archive]).toString().match(/^Blocks = (\d+)/m)?.[1];
+const blocks = execFileSync('7zz', ['l', '-slt', archive])
+  .toString()
+  .match(/^Blocks = (\d+)/m)?.[1];
 
 // 7-Zip decoding the whole archive natively (the last file ends its one block).
 const n0 = Date.now();
@@ -63,21 +94,33 @@ try {
   await page.goto(`${server.url}#folder=none`);
   await page.evaluate(() => window.relicview.ready);
   const visit = async () => {
-    await page.evaluate(() => document.getElementById('folder-input').addEventListener('change', (e) => { window.picked = [...e.target.files]; }, { capture: true }));
+    await page.evaluate(() =>
+      document.getElementById('folder-input').addEventListener(
+        'change',
+        e => {
+          window.picked = [...e.target.files];
+        },
+        { capture: true },
+      ),
+    );
     const t0 = Date.now();
     await page.locator('#folder-input').setInputFiles(drop);
     await page.waitForFunction(() => window.relicview.indexTimeline()?.listed, null, { timeout: 600000 });
     const listWall = Date.now() - t0;
     const listMs = await page.evaluate(() => window.relicview.lastListMs());
-    const open = await page.evaluate(async (p) => { await window.relicview.open(p); return window.relicview.lastOpen(); }, `drop/BIG.7z/${LAST}`);
+    const open = await page.evaluate(async p => {
+      await window.relicview.open(p);
+      return window.relicview.lastOpen();
+    }, `drop/BIG.7z/${LAST}`);
     return { listWall, listMs, open, cache: await page.evaluate(() => window.relicview.decodedCache()) };
   };
   const first = await visit();
   // Decoding the block alone to the last file: the core's reader in a bare worker, over the
   // same File, with no store and no page around it.
-  const { ms: decodeMs, cold: coldMs } = await page.evaluate(async ([last, assets]) => {
-    const file = window.picked.find((f) => f.name === 'BIG.7z');
-    const src = `import init, { ContainerReader } from '${location.origin}/assets/${assets.containersGlue}';
+  const { ms: decodeMs, cold: coldMs } = await page.evaluate(
+    async ([last, assets]) => {
+      const file = window.picked.find(f => f.name === 'BIG.7z');
+      const src = `import init, { ContainerReader } from '${location.origin}/assets/${assets.containersGlue}';
       self.onmessage = async (e) => {
         await init({ module_or_path: '${location.origin}/assets/${assets.containers}' });
         const sync = new FileReaderSync();
@@ -97,24 +140,38 @@ try {
         }
         self.postMessage({ cold: times[0], ms: times[1] });
       };`;
-    const w = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })), { type: 'module' });
-    const got = await new Promise((resolve, reject) => {
-      w.onmessage = (e) => resolve(e.data);
-      w.onerror = (e) => reject(new Error(`the bare decoder failed: ${e.message}`));
-      w.postMessage({ file, last });
-    });
-    w.terminate();
-    return got;
-  }, [LAST, SITE_ASSETS]);
+      const w = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })), {
+        type: 'module',
+      });
+      const got = await new Promise((resolve, reject) => {
+        w.onmessage = e => resolve(e.data);
+        w.onerror = e => reject(new Error(`the bare decoder failed: ${e.message}`));
+        w.postMessage({ file, last });
+      });
+      w.terminate();
+      return got;
+    },
+    [LAST, SITE_ASSETS],
+  );
   await page.reload();
   await page.evaluate(() => window.relicview.ready);
   const again = await visit();
-  console.log(`# solid 7z: ${(bytes / 1e6).toFixed(0)} MB packed (${megabytes} MB of files), ${blocks} block(s), made by 7-Zip (LZMA2 -mx=1)`);
+  console.log(
+    `# solid 7z: ${(bytes / 1e6).toFixed(0)} MB packed (${megabytes} MB of files), ${blocks} block(s), made by 7-Zip (LZMA2 -mx=1)`,
+  );
   console.log(`# listed in ${first.listMs.toFixed(0)} ms (from the drop: ${first.listWall} ms wall)`);
-  console.log(`# the last file of the block opened in ${first.open.totalMs.toFixed(0)} ms (read ${first.open.readMs.toFixed(0)}; the store kept ${first.cache?.stored} entries, ${((first.cache?.bytesWritten ?? 0) / 1e6).toFixed(0)} MB)`);
-  console.log(`# decoding the block alone to it (the core in a bare worker, its second run; the first ${coldMs.toFixed(0)} ms): ${decodeMs.toFixed(0)} ms; open / decode alone = ${(first.open.totalMs / decodeMs).toFixed(2)}`);
-  console.log(`# 7-Zip decoding the archive natively: ${nativeMs} ms; wasm decode / native 7-Zip = ${(decodeMs / nativeMs).toFixed(2)}`);
-  console.log(`# after a reload, dropped again: listed in ${again.listMs.toFixed(0)} ms; the same file opened in ${again.open.totalMs.toFixed(0)} ms from the store (${again.cache?.hits} hit(s), ${again.cache?.bytesRead} bytes read); second open / first = ${(again.open.totalMs / first.open.totalMs).toFixed(3)}`);
+  console.log(
+    `# the last file of the block opened in ${first.open.totalMs.toFixed(0)} ms (read ${first.open.readMs.toFixed(0)}; the store kept ${first.cache?.stored} entries, ${((first.cache?.bytesWritten ?? 0) / 1e6).toFixed(0)} MB)`,
+  );
+  console.log(
+    `# decoding the block alone to it (the core in a bare worker, its second run; the first ${coldMs.toFixed(0)} ms): ${decodeMs.toFixed(0)} ms; open / decode alone = ${(first.open.totalMs / decodeMs).toFixed(2)}`,
+  );
+  console.log(
+    `# 7-Zip decoding the archive natively: ${nativeMs} ms; wasm decode / native 7-Zip = ${(decodeMs / nativeMs).toFixed(2)}`,
+  );
+  console.log(
+    `# after a reload, dropped again: listed in ${again.listMs.toFixed(0)} ms; the same file opened in ${again.open.totalMs.toFixed(0)} ms from the store (${again.cache?.hits} hit(s), ${again.cache?.bytesRead} bytes read); second open / first = ${(again.open.totalMs / first.open.totalMs).toFixed(3)}`,
+  );
   await context.close();
 } finally {
   await browser.close();

@@ -29,11 +29,18 @@ const budgetMs = process.env.RELICVIEW_BENCH_SMOKE ? 0 : 3000;
 const copy = new Uint8Array(bytes.length);
 const memcpyMs = best(budgetMs, () => copy.set(bytes));
 let triangles = 0;
-const fullMs = best(budgetMs, () => { triangles = countTriangles(bytes); });
-if (triangles !== native.triangles) throw new Error(`wasm counted ${triangles} triangles, native ${native.triangles}`);
+const fullMs = best(budgetMs, () => {
+  triangles = countTriangles(bytes);
+});
+if (triangles !== native.triangles)
+  throw new Error(`wasm counted ${triangles} triangles, native ${native.triangles}`);
 
-const rate = (ms) => mb / (ms / 1000);
+const rate = ms => mb / (ms / 1000);
 console.log(`wasm (Node ${process.version}), ${mb.toFixed(1)} MB, ${triangles} triangles`);
 console.log(`  JS copy of the bytes          ${rate(memcpyMs).toFixed(1).padStart(8)} MB/s`);
-console.log(`  parse + triangulate (wasm)    ${rate(fullMs).toFixed(1).padStart(8)} MB/s   ${(rate(fullMs) / rate(memcpyMs)).toFixed(3)} of the JS copy`);
-console.log(`  native parse + triangulate    ${native.parse_triangulate_mb_s.toFixed(1).padStart(8)} MB/s   wasm time / native time = ${(native.parse_triangulate_mb_s / rate(fullMs)).toFixed(2)}${process.env.RELICVIEW_BENCH_SMOKE ? ' (smoke run: the native side unoptimised)' : ''}`);
+console.log(
+  `  parse + triangulate (wasm)    ${rate(fullMs).toFixed(1).padStart(8)} MB/s   ${(rate(fullMs) / rate(memcpyMs)).toFixed(3)} of the JS copy`,
+);
+console.log(
+  `  native parse + triangulate    ${native.parse_triangulate_mb_s.toFixed(1).padStart(8)} MB/s   wasm time / native time = ${(native.parse_triangulate_mb_s / rate(fullMs)).toFixed(2)}${process.env.RELICVIEW_BENCH_SMOKE ? ' (smoke run: the native side unoptimised)' : ''}`,
+);

@@ -34,7 +34,11 @@ const floorTriangles = flatGlb(exported, flat).triangles;
 const served = mkdtempSync(join(tmpdir(), 'relicview-world-served-'));
 const server = await startServer(served);
 const browser = await launch();
-const median = (xs) => { const s = xs.slice().sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+const median = xs => {
+  const s = xs.slice().sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
 
 // One open in a fresh page with the folder dropped: → {ms, triangles, longest task (ms),
 // camera, background, covered pixels, …}.
@@ -48,14 +52,16 @@ async function run(path) {
     // The folder at rest: listed, typed, every name confirmed by content in the background
     // (an open asked for before then shares the thread with that confirmation).
     await page.waitForFunction(() => window.relicview.indexTimeline()?.confirmed, null, { timeout: 120000 });
-    return await page.evaluate(async (p) => {
+    return await page.evaluate(async p => {
       const tasks = [];
-      new PerformanceObserver((l) => { for (const e of l.getEntries()) tasks.push(e); }).observe({ type: 'longtask' });
+      new PerformanceObserver(l => {
+        for (const e of l.getEntries()) tasks.push(e);
+      }).observe({ type: 'longtask' });
       const gl = document.getElementById('viewport').getContext('webgl2');
       // The clock stops at the page's relicview:frame event (the file drawn, every batch,
       // and rasterised; its panes are filled after), with a read-back there.
       let frameAt = null;
-      const onFrame = (e) => {
+      const onFrame = e => {
         if (frameAt !== null || e.detail.path.toLowerCase() !== p.toLowerCase()) return;
         gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
         frameAt = performance.now();
@@ -69,8 +75,11 @@ async function run(path) {
       if (frameAt === null) throw new Error(`no relicview:frame event for ${p}`);
       const ms = frameAt - t0;
       // (Long tasks are reported after they end.) The whole open counts, panes included.
-      await new Promise((r) => setTimeout(r, 50));
-      const longest = Math.max(0, ...tasks.filter((t) => t.startTime >= t0 && t.startTime < tOpen).map((t) => t.duration));
+      await new Promise(r => setTimeout(r, 50));
+      const longest = Math.max(
+        0,
+        ...tasks.filter(t => t.startTime >= t0 && t.startTime < tOpen).map(t => t.duration),
+      );
       // The rasteriser alone: a second frame of the same view, drawn and read back.
       const r0 = performance.now();
       window.relicview.pixelStats();
@@ -81,9 +90,29 @@ async function run(path) {
       const bg = window.relicview.pixelStats().background;
       const all = window.relicview.readPixels().data;
       let covered = 0;
-      for (let i = 0; i < all.length; i += 4) if (Math.abs(all[i] - bg[0]) > 2 || Math.abs(all[i + 1] - bg[1]) > 2 || Math.abs(all[i + 2] - bg[2]) > 2) covered++;
+      for (let i = 0; i < all.length; i += 4)
+        if (
+          Math.abs(all[i] - bg[0]) > 2 ||
+          Math.abs(all[i + 1] - bg[1]) > 2 ||
+          Math.abs(all[i + 2] - bg[2]) > 2
+        )
+          covered++;
       const canvas = document.getElementById('viewport');
-      return { ms, open: tOpen - t0, triangles: window.relicview.stats().triangles, longest, second, before, raster: o.rasterMs, warmRounds: warm.rounds, warmMs: warm.ms, camera: window.relicview.camera(), background: bg, covered, size: [canvas.width, canvas.height] };
+      return {
+        ms,
+        open: tOpen - t0,
+        triangles: window.relicview.stats().triangles,
+        longest,
+        second,
+        before,
+        raster: o.rasterMs,
+        warmRounds: warm.rounds,
+        warmMs: warm.ms,
+        camera: window.relicview.camera(),
+        background: bg,
+        covered,
+        size: [canvas.width, canvas.height],
+      };
     }, path);
   } finally {
     await context.close();
@@ -92,19 +121,27 @@ async function run(path) {
 
 // The floor on a canvas of relicview's size, from its camera, its file read from a File.
 async function floorRun(size, camera, background) {
-  const context = await browser.newContext({ viewport: { width: size[0] + 20, height: size[1] + 60 }, deviceScaleFactor: 1 });
+  const context = await browser.newContext({
+    viewport: { width: size[0] + 20, height: size[1] + 60 },
+    deviceScaleFactor: 1,
+  });
   const page = await context.newPage();
   try {
-    await page.route('**/__bench/floor.html', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: floorPage(size[0], size[1]) }));
+    await page.route('**/__bench/floor.html', route =>
+      route.fulfill({ status: 200, contentType: 'text/html', body: floorPage(size[0], size[1]) }),
+    );
     await page.goto(`${server.url}/__bench/floor.html`);
     await page.waitForFunction(() => window.ready === true);
     await page.locator('#file').setInputFiles(flat);
-    return await page.evaluate(async ([camera, background]) => {
-      window.useCamera = camera;
-      window.background = background;
-      const out = await window.openFlatFile();
-      return { ...out, second: window.again(), covered: window.covered() };
-    }, [camera, background]);
+    return await page.evaluate(
+      async ([camera, background]) => {
+        window.useCamera = camera;
+        window.background = background;
+        const out = await window.openFlatFile();
+        return { ...out, second: window.again(), covered: window.covered() };
+      },
+      [camera, background],
+    );
   } finally {
     await context.close();
   }
@@ -112,7 +149,7 @@ async function floorRun(size, camera, background) {
 
 try {
   const keys = ['ms', 'open', 'longest', 'second', 'before', 'raster', 'warmRounds', 'warmMs', 'covered'];
-  const w = Object.fromEntries(keys.map((k) => [k, []]));
+  const w = Object.fromEntries(keys.map(k => [k, []]));
   const floor = { ms: [], second: [], covered: [] };
   let triangles = null;
   let size = null;
@@ -126,20 +163,38 @@ try {
     floor.second.push(b.second);
     floor.covered.push(b.covered);
   }
-  const runs = (xs) => xs.map((x) => x.toFixed(0)).join(' ');
-  console.log(`a world's first rasterised frame, a dropped folder, a 1000×700 window (canvas ${size[0]}×${size[1]}), ${reps} alternating fresh pages, antialias on, 1-pixel read-back`);
-  console.log(`  CITY.MAP (6,400 placements)    ${String(triangles).padStart(8)} triangles  median ${median(w.ms).toFixed(0).padStart(6)} ms (runs: ${runs(w.ms)}); longest task ${Math.max(...w.longest).toFixed(0)} ms`);
-  console.log(`  floor: the same, one mesh      ${String(floorTriangles).padStart(8)} triangles  median ${median(floor.ms).toFixed(0).padStart(6)} ms (runs: ${runs(floor.ms)})`);
+  const runs = xs => xs.map(x => x.toFixed(0)).join(' ');
+  console.log(
+    `a world's first rasterised frame, a dropped folder, a 1000×700 window (canvas ${size[0]}×${size[1]}), ${reps} alternating fresh pages, antialias on, 1-pixel read-back`,
+  );
+  console.log(
+    `  CITY.MAP (6,400 placements)    ${String(triangles).padStart(8)} triangles  median ${median(w.ms).toFixed(0).padStart(6)} ms (runs: ${runs(w.ms)}); longest task ${Math.max(...w.longest).toFixed(0)} ms`,
+  );
+  console.log(
+    `  floor: the same, one mesh      ${String(floorTriangles).padStart(8)} triangles  median ${median(floor.ms).toFixed(0).padStart(6)} ms (runs: ${runs(floor.ms)})`,
+  );
   const [pa, pb] = [median(w.covered), median(floor.covered)];
   const apart = Math.abs(pa - pb) / Math.max(1, Math.min(pa, pb));
-  console.log(`  pixels covered, from relicview's camera: relicview ${pa}, floor ${pb} (${(apart * 100).toFixed(2)} % apart)`);
-  if (apart > 0.01 || triangles !== floorTriangles) console.log(`  NOT LIKE WITH LIKE: ${triangles !== floorTriangles ? 'the triangles differ' : 'the frames cover pixels more than 1 % apart'}; no ratio is reported`);
-  else console.log(`  ratio world / floor: ${(median(w.ms) / median(floor.ms)).toFixed(2)}; the rasterisers alone (second frame): ${(median(w.second) / median(floor.second)).toFixed(2)}`);
+  console.log(
+    `  pixels covered, from relicview's camera: relicview ${pa}, floor ${pb} (${(apart * 100).toFixed(2)} % apart)`,
+  );
+  if (apart > 0.01 || triangles !== floorTriangles)
+    console.log(
+      `  NOT LIKE WITH LIKE: ${triangles !== floorTriangles ? 'the triangles differ' : 'the frames cover pixels more than 1 % apart'}; no ratio is reported`,
+    );
+  else
+    console.log(
+      `  ratio world / floor: ${(median(w.ms) / median(floor.ms)).toFixed(2)}; the rasterisers alone (second frame): ${(median(w.second) / median(floor.second)).toFixed(2)}`,
+    );
   console.log(`  open() resolved, the panes filled: ${median(w.open).toFixed(0)} ms`);
   // Where the time goes (medians): the open's own work before the draw calls, the first
   // frame's raster, and the rasteriser alone on a second frame (drawn and read back).
-  console.log(`  CITY.MAP: before the draw calls ${median(w.before).toFixed(0)} ms, the last draw calls' raster ${median(w.raster).toFixed(0)} ms, a second frame ${median(w.second).toFixed(0)} ms; the floor's second frame ${median(floor.second).toFixed(0)} ms`);
-  console.log(`  before the clock, in idle time: the core's warm-up (a small built-in world and model opened from memory) ran ${median(w.warmRounds)} rounds in ${median(w.warmMs).toFixed(0)} ms (medians)`);
+  console.log(
+    `  CITY.MAP: before the draw calls ${median(w.before).toFixed(0)} ms, the last draw calls' raster ${median(w.raster).toFixed(0)} ms, a second frame ${median(w.second).toFixed(0)} ms; the floor's second frame ${median(floor.second).toFixed(0)} ms`,
+  );
+  console.log(
+    `  before the clock, in idle time: the core's warm-up (a small built-in world and model opened from memory) ran ${median(w.warmRounds)} rounds in ${median(w.warmMs).toFixed(0)} ms (medians)`,
+  );
 } finally {
   await browser.close();
   server.stop();

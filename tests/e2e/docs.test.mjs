@@ -28,7 +28,10 @@ function documentedKeys() {
   for (const line of readFileSync(join(repo, 'docs/keys.md'), 'utf8').split('\n')) {
     if (line.startsWith('## ')) groups.push({ group: line.slice(3), rows: [] });
     else if (line.startsWith('| ') && groups.length && !/^\| (key|---)/.test(line)) {
-      const cells = line.slice(2, -2).split(/ (?<!\\)\| /).map((c) => c.replaceAll('\\|', '|'));
+      const cells = line
+        .slice(2, -2)
+        .split(/ (?<!\\)\| /)
+        .map(c => c.replaceAll('\\|', '|'));
       groups[groups.length - 1].rows.push(cells);
     }
   }
@@ -37,7 +40,10 @@ function documentedKeys() {
 
 test('docs/keys.md lists every key the help dialog does, in its groups and words', async () => {
   const documented = documentedKeys();
-  assert.ok(documented.length >= 8 && documented[0].rows.length >= 10, JSON.stringify(documented.slice(0, 1)));
+  assert.ok(
+    documented.length >= 8 && documented[0].rows.length >= 10,
+    JSON.stringify(documented.slice(0, 1)),
+  );
   const { page, problems } = await newPage(browser, server.url);
   await page.keyboard.press('?');
   await page.waitForFunction(() => !document.getElementById('help').hidden);
@@ -45,7 +51,11 @@ test('docs/keys.md lists every key the help dialog does, in its groups and words
     const groups = [];
     for (const tr of document.querySelectorAll('#help-keys tr')) {
       if (tr.className === 'group') groups.push({ group: tr.textContent, rows: [] });
-      else groups[groups.length - 1].rows.push([tr.querySelector('th').textContent, tr.querySelector('td').textContent]);
+      else
+        groups[groups.length - 1].rows.push([
+          tr.querySelector('th').textContent,
+          tr.querySelector('td').textContent,
+        ]);
     }
     return groups;
   });

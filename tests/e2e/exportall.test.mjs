@@ -41,7 +41,7 @@ function alike(name, a, b) {
 // Two .glb files of one scene, one made in the page (wasm) and one by the CLI (native):
 // the same glTF, and the same binary chunk, numbers `close`; → how many floats differ.
 function sameGlb(name, a, b) {
-  const chunks = (glb) => {
+  const chunks = glb => {
     const n = glb.readUInt32LE(12);
     return [JSON.parse(glb.subarray(20, 20 + n).toString('utf8')), glb.subarray(20 + n + 8)];
   };
@@ -50,7 +50,10 @@ function sameGlb(name, a, b) {
   assert.equal(ba.length, bb.length, `${name}: the same binary chunk length`);
   for (let i = 0; i + 4 <= ba.length; i += 4) {
     if (ba.readUInt32LE(i) === bb.readUInt32LE(i)) continue;
-    assert.ok(close(ba.readFloatLE(i), bb.readFloatLE(i)), `${name}: binary byte ${i}: ${ba.readFloatLE(i)} against ${bb.readFloatLE(i)}`);
+    assert.ok(
+      close(ba.readFloatLE(i), bb.readFloatLE(i)),
+      `${name}: binary byte ${i}: ${ba.readFloatLE(i)} against ${bb.readFloatLE(i)}`,
+    );
     apart++;
   }
   return apart;
@@ -58,68 +61,94 @@ function sameGlb(name, a, b) {
 
 // Every file under `d` by its path relative to it.
 function filesUnder(d) {
-  return new Map(walk(d).map((f) => [relative(d, f), readFileSync(f)]));
+  return new Map(walk(d).map(f => [relative(d, f), readFileSync(f)]));
 }
 
 let out, report;
-const ctx = servedArchive((dir) => {
+const ctx = servedArchive(dir => {
   out = mkdtempSync(join(tmpdir(), 'relicview-all-'));
   ({ report } = exportAllCli(dir, out));
 });
 
-test('every .glb of export --all passes the Khronos validator and loads in GLTFLoader with the viewer\'s triangles; every PNG decodes; the report names the bad files', async () => {
+test("every .glb of export --all passes the Khronos validator and loads in GLTFLoader with the viewer's triangles; every PNG decodes; the report names the bad files", async () => {
   const files = filesUnder(out);
-  const glbs = [...files.keys()].filter((f) => f.endsWith('.glb'));
+  const glbs = [...files.keys()].filter(f => f.endsWith('.glb'));
   assert.ok(glbs.length >= 25, `${glbs.length} .glb files`);
   for (const f of glbs) {
     const v = await validator.validateBytes(new Uint8Array(files.get(f)), { maxIssues: 1000 });
-    assert.equal(v.issues.numErrors, 0, `${f}: ${JSON.stringify(v.issues.messages.filter((m) => m.severity === 0).slice(0, 3))}`);
+    assert.equal(
+      v.issues.numErrors,
+      0,
+      `${f}: ${JSON.stringify(v.issues.messages.filter(m => m.severity === 0).slice(0, 3))}`,
+    );
   }
-  const pngs = [...files.keys()].filter((f) => f.endsWith('.png'));
+  const pngs = [...files.keys()].filter(f => f.endsWith('.png'));
   for (const f of pngs) {
     const png = PNG.sync.read(files.get(f));
     assert.ok(png.width > 0 && png.height > 0, f);
   }
   // The bad files: BROKEN.BGF fails with its error and byte; CUT.BGF (cut short) goes out as
   // far as it goes, with a note.
-  const failed = new Map(report.failed.map((x) => [x.path, x]));
+  const failed = new Map(report.failed.map(x => [x.path, x]));
   assert.ok(failed.has('DEMO/VIDEO/BROKEN.BGF'), JSON.stringify(report.failed));
   assert.match(failed.get('DEMO/VIDEO/BROKEN.BGF').error, /BROKEN\.BGF/);
   assert.equal(typeof failed.get('DEMO/VIDEO/BROKEN.BGF').offset, 'number');
-  const cut = report.written.find((w) => w.path === 'DEMO/VIDEO/CUT.BGF');
+  const cut = report.written.find(w => w.path === 'DEMO/VIDEO/CUT.BGF');
   assert.match(cut.note, /damaged/);
   // A name that would be markup is a file name like any other, made safe.
-  assert.ok(report.renamed.some((r) => r.from.startsWith('DEMO/VIDEO/<img') && !r.to.includes('<')), JSON.stringify(report.renamed));
+  assert.ok(
+    report.renamed.some(r => r.from.startsWith('DEMO/VIDEO/<img') && !r.to.includes('<')),
+    JSON.stringify(report.renamed),
+  );
   // GLTFLoader on each model, world and field model, against what the viewer draws.
   const { page, problems } = await newPage(ctx.browser, ctx.server.url);
-  await page.waitForFunction(() => window.relicview.listing().files > 0 && window.relicview.indexTimeline()?.typed);
+  await page.waitForFunction(
+    () => window.relicview.listing().files > 0 && window.relicview.indexTimeline()?.typed,
+  );
   await withThree(page);
   let checked = 0;
   for (const f of glbs) {
     const path = f.replace(/\.glb$/, '');
     if (path.includes('<img')) continue;
-    const drawn = await page.evaluate((p) => window.relicview.open(p).then((r) => r.triangles, () => null), path);
+    const drawn = await page.evaluate(
+      p =>
+        window.relicview.open(p).then(
+          r => r.triangles,
+          () => null,
+        ),
+      path,
+    );
     if (drawn === null) continue;
-    const loaded = await page.evaluate(async (b64) => {
+    const loaded = await page.evaluate(async b64 => {
       const { GLTFLoader } = await import('/__three/examples/jsm/loaders/GLTFLoader.js');
-      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      const bytes = Uint8Array.from(atob(b64), c => c.charCodeAt(0));
       const gltf = await new GLTFLoader().parseAsync(bytes.buffer, '');
       let triangles = 0;
-      gltf.scene.traverse((o) => { if (o.isMesh) triangles += (o.geometry.index ? o.geometry.index.count : o.geometry.attributes.position.count) / 3; });
+      gltf.scene.traverse(o => {
+        if (o.isMesh)
+          triangles += (o.geometry.index ? o.geometry.index.count : o.geometry.attributes.position.count) / 3;
+      });
       return triangles;
     }, files.get(f).toString('base64'));
     assert.equal(loaded, drawn, `${path}: GLTFLoader's default scene against the viewer`);
     checked++;
   }
   assert.ok(checked >= 25, `${checked} checked`);
-  console.log(`# ${glbs.length} .glb (0 validator errors), ${pngs.length} .png; GLTFLoader matched the viewer on ${checked}`);
+  console.log(
+    `# ${glbs.length} .glb (0 validator errors), ${pngs.length} .png; GLTFLoader matched the viewer on ${checked}`,
+  );
   assert.deepEqual(problems, []);
   await page.close();
 });
 
 test('a zip of the archive made by Python exports the same files', () => {
   const zipped = join(mkdtempSync(join(tmpdir(), 'relicview-zip-')), 'GAME.zip');
-  execFileSync('python3', ['-c', "import os, sys, zipfile\nz = zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED)\nfor d, _, fs in os.walk(sys.argv[1]):\n    for f in fs:\n        p = os.path.join(d, f)\n        z.write(p, os.path.relpath(p, sys.argv[1]))\nz.close()", ctx.dir, zipped]);
+  execFileSync('python3', [
+    '-c',
+    "import os, sys, zipfile\nz = zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED)\nfor d, _, fs in os.walk(sys.argv[1]):\n    for f in fs:\n        p = os.path.join(d, f)\n        z.write(p, os.path.relpath(p, sys.argv[1]))\nz.close()",
+    ctx.dir,
+    zipped,
+  ]);
   const dest = join(dirname(zipped), 'OUT');
   const { report: fromZip } = exportAllCli(zipped, dest);
   const [a, b] = [filesUnder(out), filesUnder(dest)];
@@ -128,7 +157,7 @@ test('a zip of the archive made by Python exports the same files', () => {
   assert.deepEqual(fromZip.written, report.written);
 });
 
-test('the page\'s Export all downloads a zip of the same entries as the CLI writes, with progress, and can be cancelled', async () => {
+test("the page's Export all downloads a zip of the same entries as the CLI writes, with progress, and can be cancelled", async () => {
   const { page, problems } = await newPage(ctx.browser, ctx.server.url);
   await loadFolder(page, ctx.dir, walk(ctx.dir).length);
   // Cancelled after it starts: no download, the button back.
@@ -136,21 +165,50 @@ test('the page\'s Export all downloads a zip of the same entries as the CLI writ
     const run = window.relicview.exportAll();
     // Cancelled once it shows its progress (an export over before that fails below).
     let over = false;
-    run.then(() => { over = true; }, () => { over = true; });
+    run.then(
+      () => {
+        over = true;
+      },
+      () => {
+        over = true;
+      },
+    );
     const bar = document.getElementById('export-progress');
-    while (bar.hidden && !over) await new Promise((r) => requestAnimationFrame(r));
-    const during = { shown: !bar.hidden, max: bar.max, value: bar.value, button: document.getElementById('export-all-button').textContent };
+    while (bar.hidden && !over) await new Promise(r => requestAnimationFrame(r));
+    const during = {
+      shown: !bar.hidden,
+      max: bar.max,
+      value: bar.value,
+      button: document.getElementById('export-all-button').textContent,
+    };
     document.getElementById('export-all-button').click();
     return { cancelled: await run, during };
   });
   assert.deepEqual(cancelled, { cancelled: true });
-  assert.deepEqual([during.shown, during.max, during.button], [true, walk(ctx.dir).length, 'Cancel export'], JSON.stringify(during));
+  assert.deepEqual(
+    [during.shown, during.max, during.button],
+    [true, walk(ctx.dir).length, 'Cancel export'],
+    JSON.stringify(during),
+  );
   assert.equal(await page.locator('#export-all-button').textContent(), 'Export all');
-  const [download, result] = await Promise.all([page.waitForEvent('download'), page.evaluate(() => window.relicview.exportAll())]);
+  const [download, result] = await Promise.all([
+    page.waitForEvent('download'),
+    page.evaluate(() => window.relicview.exportAll()),
+  ]);
   assert.equal(download.suggestedFilename(), 'GAME-export.zip');
   const zipPath = await download.path();
   // Unzipped by Python's zipfile: names and bytes.
-  const listing = JSON.parse(execFileSync('python3', ['-c', "import sys, json, zipfile, base64\nz = zipfile.ZipFile(sys.argv[1])\nprint(json.dumps({i.filename: base64.b64encode(z.read(i)).decode() for i in z.infolist()}))", zipPath], { encoding: 'utf8', maxBuffer: 1 << 30 }));
+  const listing = JSON.parse(
+    execFileSync(
+      'python3',
+      [
+        '-c',
+        'import sys, json, zipfile, base64\nz = zipfile.ZipFile(sys.argv[1])\nprint(json.dumps({i.filename: base64.b64encode(z.read(i)).decode() for i in z.infolist()}))',
+        zipPath,
+      ],
+      { encoding: 'utf8', maxBuffer: 1 << 30 },
+    ),
+  );
   const cli = filesUnder(out);
   assert.deepEqual(Object.keys(listing).sort(), [...cli.keys()].sort());
   let floatsApart = 0;
@@ -161,14 +219,26 @@ test('the page\'s Export all downloads a zip of the same entries as the CLI writ
     else floatsApart += sameGlb(k, fromPage, v);
   }
   // The display menu's rig (a skin, at first) reaches the page's Export all as the CLI's default.
-  const party = Object.keys(listing).find((k) => k.endsWith('PARTY.BSX.glb'));
+  const party = Object.keys(listing).find(k => k.endsWith('PARTY.BSX.glb'));
   assert.ok(party, 'the field model is exported');
-  const partyJson = JSON.parse(Buffer.from(listing[party], 'base64').subarray(20, 20 + Buffer.from(listing[party], 'base64').readUInt32LE(12)).toString('utf8'));
+  const partyJson = JSON.parse(
+    Buffer.from(listing[party], 'base64')
+      .subarray(20, 20 + Buffer.from(listing[party], 'base64').readUInt32LE(12))
+      .toString('utf8'),
+  );
   assert.equal(partyJson.skins?.length, 1, `${party}: its skeleton as a skin`);
-  console.log(`# the page's zip: ${Object.keys(listing).length} entries as the CLI's; ${floatsApart} floats of the .glb files apart in their last bits (wasm and native round a few operations differently)`);
+  console.log(
+    `# the page's zip: ${Object.keys(listing).length} entries as the CLI's; ${floatsApart} floats of the .glb files apart in their last bits (wasm and native round a few operations differently)`,
+  );
   const pageReport = JSON.parse(Buffer.from(listing['report.json'], 'base64').toString('utf8'));
-  for (const key of ['written', 'skipped', 'failed', 'renamed', 'files', 'bytes']) assert.deepEqual(pageReport[key], report[key], key);
-  assert.deepEqual(result, { files: report.written.length, bytes: report.bytes, failed: report.failed.length, name: 'GAME-export.zip' });
+  for (const key of ['written', 'skipped', 'failed', 'renamed', 'files', 'bytes'])
+    assert.deepEqual(pageReport[key], report[key], key);
+  assert.deepEqual(result, {
+    files: report.written.length,
+    bytes: report.bytes,
+    failed: report.failed.length,
+    name: 'GAME-export.zip',
+  });
   assert.deepEqual(problems, []);
   await page.close();
 });

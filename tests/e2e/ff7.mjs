@@ -40,11 +40,17 @@ const readU32 = (b, at) => (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at
 const RAM = 0x7fffffff;
 
 function readBones(b, at, n) {
-  return Array.from({ length: n }, (_, k) => ({ length: readS16(b, at + 4 * k), parent: (b[at + 4 * k + 2] << 24) >> 24 }));
+  return Array.from({ length: n }, (_, k) => ({
+    length: readS16(b, at + 4 * k),
+    parent: (b[at + 4 * k + 2] << 24) >> 24,
+  }));
 }
 
 function readParts(b, at, n) {
-  return Array.from({ length: n }, (_, k) => ({ bone: b[at + 32 * k + 1], polygons: [...b.subarray(at + 32 * k + 4, at + 32 * k + 12)].reduce((x, y) => x + y, 0) }));
+  return Array.from({ length: n }, (_, k) => ({
+    bone: b[at + 32 * k + 1],
+    polygons: [...b.subarray(at + 32 * k + 4, at + 32 * k + 12)].reduce((x, y) => x + y, 0),
+  }));
 }
 
 // An animation header and its data block: the channels and the three value tables.
@@ -58,9 +64,15 @@ function readAnimations(b, at, n) {
     const base = readU32(b, h + 12) & RAM;
     const channels = Array.from({ length: bones }, (_, c) => {
       const d = base + 4 + 8 * c;
-      return { mask: b[d], rotation: [b[d + 1], b[d + 2], b[d + 3]], translation: [b[d + 4], b[d + 5], b[d + 6]] };
+      return {
+        mask: b[d],
+        rotation: [b[d + 1], b[d + 2], b[d + 3]],
+        translation: [b[d + 4], b[d + 5], b[d + 6]],
+      };
     });
-    const translations = Array.from({ length: nTrans * frames }, (_, i) => readS16(b, base + offTrans + 2 * i));
+    const translations = Array.from({ length: nTrans * frames }, (_, i) =>
+      readS16(b, base + offTrans + 2 * i),
+    );
     const statics = Array.from({ length: nStatic }, (_, i) => readS16(b, base + offStatic + 2 * i));
     const rotations = [...b.subarray(base + offRot, base + offRot + nRot * frames)];
     return { frames, bones, channels, translations, statics, rotations };
@@ -105,7 +117,17 @@ export function readBcx(bytes) {
   };
 }
 
-export const CHARACTERS = ['CLOUD.BCX', 'EARITH.BCX', 'BALLET.BCX', 'TIFA.BCX', 'RED.BCX', 'CID.BCX', 'YUFI.BCX', 'KETCY.BCX', 'VINCENT.BCX'];
+export const CHARACTERS = [
+  'CLOUD.BCX',
+  'EARITH.BCX',
+  'BALLET.BCX',
+  'TIFA.BCX',
+  'RED.BCX',
+  'CID.BCX',
+  'YUFI.BCX',
+  'KETCY.BCX',
+  'VINCENT.BCX',
+];
 
 // A model as the engine assembles it: a character's BCX fills the first slots, the record's
 // own bones, parts and animations go at their ranges' starts. `bcx(name)` gives a character's
@@ -132,8 +154,10 @@ export function assemble(model, bcx) {
 export function channelAt(anim, b, f) {
   const ch = anim.channels[b];
   if (!ch) return { rotation: [0, 0, 0], translation: [0, 0, 0] };
-  const rotation = [0, 1, 2].map((a) => ((ch.mask >> a) & 1 ? anim.rotations[ch.rotation[a] * anim.frames + f] : ch.rotation[a]));
-  const translation = [0, 1, 2].map((a) => {
+  const rotation = [0, 1, 2].map(a =>
+    (ch.mask >> a) & 1 ? anim.rotations[ch.rotation[a] * anim.frames + f] : ch.rotation[a],
+  );
+  const translation = [0, 1, 2].map(a => {
     const t = ch.translation[a];
     if ((ch.mask >> (a + 4)) & 1) return anim.translations[t * anim.frames + f];
     return t === 0xff ? 0 : anim.statics[t];
@@ -143,7 +167,11 @@ export function channelAt(anim, b, f) {
 
 // 3×4 matrices as rows [r00 r01 r02 t0; …], applied to column vectors.
 const mul = (a, b) =>
-  [0, 1, 2].map((i) => [0, 1, 2, 3].map((j) => a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j] + (j === 3 ? a[i][3] : 0)));
+  [0, 1, 2].map(i =>
+    [0, 1, 2, 3].map(
+      j => a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j] + (j === 3 ? a[i][3] : 0),
+    ),
+  );
 const IDENTITY = [
   [1, 0, 0, 0],
   [0, 1, 0, 0],
@@ -165,26 +193,46 @@ export function jointsAt(rig, anim, f) {
   rig.bones.forEach((bone, b) => {
     if (!bone) return;
     const { rotation, translation } = channelAt(anim, b, f);
-    const [rx, ry, rz] = rotation.map((a) => (a * 2 * Math.PI) / 256);
-    const [cx, sx, cy, sy, cz, sz] = [Math.cos(rx), Math.sin(rx), Math.cos(ry), Math.sin(ry), Math.cos(rz), Math.sin(rz)];
-    const Rx = [[1, 0, 0, 0], [0, cx, -sx, 0], [0, sx, cx, 0]];
-    const Ry = [[cy, 0, sy, 0], [0, 1, 0, 0], [-sy, 0, cy, 0]];
-    const Rz = [[cz, -sz, 0, 0], [sz, cz, 0, 0], [0, 0, 1, 0]];
+    const [rx, ry, rz] = rotation.map(a => (a * 2 * Math.PI) / 256);
+    const [cx, sx, cy, sy, cz, sz] = [
+      Math.cos(rx),
+      Math.sin(rx),
+      Math.cos(ry),
+      Math.sin(ry),
+      Math.cos(rz),
+      Math.sin(rz),
+    ];
+    const Rx = [
+      [1, 0, 0, 0],
+      [0, cx, -sx, 0],
+      [0, sx, cx, 0],
+    ];
+    const Ry = [
+      [cy, 0, sy, 0],
+      [0, 1, 0, 0],
+      [-sy, 0, cy, 0],
+    ];
+    const Rz = [
+      [cz, -sz, 0, 0],
+      [sz, cz, 0, 0],
+      [0, 0, 1, 0],
+    ];
     const local = mul(mul(Ry, Rx), Rz);
     local[0][3] = translation[0];
     local[1][3] = translation[1];
     local[2][3] = bone.length + translation[2];
-    const parent = bone.parent >= 0 && bone.parent < b && matrices[bone.parent] ? matrices[bone.parent] : IDENTITY;
+    const parent =
+      bone.parent >= 0 && bone.parent < b && matrices[bone.parent] ? matrices[bone.parent] : IDENTITY;
     matrices[b] = mul(parent, local);
   });
-  return rig.bones.map((bone, b) => (bone ? mul(model, matrices[b]).map((row) => row[3]) : null));
+  return rig.bones.map((bone, b) => (bone ? mul(model, matrices[b]).map(row => row[3]) : null));
 }
 
 // Per model record of a field model cut short, from the bytes alone (the layout of
 // docs/formats/bsx.md): the triangles of the parts whose header and data lie wholly inside.
 export function trianglesInside(b) {
-  const u32 = (at) => b.readUInt32LE(at);
-  const u16 = (at) => b.readUInt16LE(at);
+  const u32 = at => b.readUInt32LE(at);
+  const u16 = at => b.readUInt16LE(at);
   const om = u32(4);
   if (om + 16 > b.length) return [];
   const sizes = [0x18, 0x14, 0x0c, 0x0c, 0x08, 0x08, 0x10, 0x14];
@@ -203,8 +251,14 @@ export function trianglesInside(b) {
         const base = u32(h + 0x18) & 0x7fffffff;
         const counts = [...b.subarray(h + 4, h + 12)];
         const polys = counts.reduce((s, n, k) => s + n * sizes[k], 0);
-        const ends = [base + 4 + 8 * b[h + 2], base + u16(h + 0x0e) + polys, base + u16(h + 0x12) + 4 * b[h + 0x0c], base + u16(h + 0x10) + 2 * b[h + 3], base + u16(h + 0x14) + b[h + 0x0d]];
-        if (ends.every((e) => e <= b.length)) triangles += counts.reduce((s, n, k) => s + n * weights[k], 0);
+        const ends = [
+          base + 4 + 8 * b[h + 2],
+          base + u16(h + 0x0e) + polys,
+          base + u16(h + 0x12) + 4 * b[h + 0x0c],
+          base + u16(h + 0x10) + 2 * b[h + 3],
+          base + u16(h + 0x14) + b[h + 0x0d],
+        ];
+        if (ends.every(e => e <= b.length)) triangles += counts.reduce((s, n, k) => s + n * weights[k], 0);
       }
     }
     models.push({ triangles, character });
@@ -251,7 +305,12 @@ function writePart(w, k) {
   const at = w.at;
   w.u32(0);
   const spread = 20 + 7 * k;
-  for (const [x, y, z] of [[0, 0, 0], [spread, 0, 0], [0, spread, 10]]) w.u16(x, y, z, 0);
+  for (const [x, y, z] of [
+    [0, 0, 0],
+    [spread, 0, 0],
+    [0, spread, 10],
+  ])
+    w.u16(x, y, z, 0);
   w.u8(0, 1, 2, 0, 0x40 + k * 9, 0x80, 0xc0 - k * 5, 0);
   return at;
 }
@@ -273,12 +332,17 @@ function animationHeader(w, anim, block) {
   const offTrans = 4 + 8 * nb;
   const offStatic = offTrans + 2 * anim.translations.length;
   const offRot = offStatic + 2 * anim.statics.length;
-  w.u16(anim.frames).u8(nb, anim.translations.length / anim.frames, anim.statics.length, anim.rotations.length / anim.frames).u16(offTrans, offStatic, offRot).u32((block | 0x80000000) >>> 0);
+  w.u16(anim.frames)
+    .u8(nb, anim.translations.length / anim.frames, anim.statics.length, anim.rotations.length / anim.frames)
+    .u16(offTrans, offStatic, offRot)
+    .u32((block | 0x80000000) >>> 0);
 }
 
 function partHeader(w, part, block) {
   // Lit, on its bone, 3 vertices, no texcoords, one tri_mono; no texture words.
-  w.u8(1, part.bone, 3, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0).u16(28, 36, 36, 36, 20).u32((block | 0x80000000) >>> 0, 0);
+  w.u8(1, part.bone, 3, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0)
+    .u16(28, 36, 36, 36, 20)
+    .u32((block | 0x80000000) >>> 0, 0);
 }
 
 // A clip for `bones` bones: each bone's axes take their turn at every mode (rotation fixed or
@@ -299,11 +363,12 @@ export function crossClip(bones, frames, seed, still = false) {
       const mode = still ? ((b + a + seed) % 3 === 2 ? 1 : (b + a + seed) % 3) : (b + a + seed) % 3;
       if (mode === 1) {
         ch.translation[a] = anim.statics.length;
-        anim.statics.push(((seed + 1) * 31 + b * 13 + a * 5) % 200 - 100);
+        anim.statics.push((((seed + 1) * 31 + b * 13 + a * 5) % 200) - 100);
       } else if (mode === 2) {
         ch.mask |= 1 << (a + 4);
         ch.translation[a] = anim.translations.length / frames;
-        for (let f = 0; f < frames; f++) anim.translations.push(((seed * 41 + b * 19 + a * 3 + f * 9) % 160) - 80);
+        for (let f = 0; f < frames; f++)
+          anim.translations.push(((seed * 41 + b * 19 + a * 3 + f * 9) % 160) - 80);
       }
     }
     anim.channels.push(ch);
@@ -317,8 +382,8 @@ export function crossClip(bones, frames, seed, still = false) {
 export function writeBsx(models) {
   const w = new Bytes();
   w.u32(0, 0);
-  const blocks = models.map((m) => ({ parts: m.parts.map((_, k) => writePart(w, k)), anims: [] }));
-  models.forEach((m, i) => (blocks[i].anims = m.animations.map((a) => writeAnimation(w, a))));
+  const blocks = models.map(m => ({ parts: m.parts.map((_, k) => writePart(w, k)), anims: [] }));
+  models.forEach((m, i) => (blocks[i].anims = m.animations.map(a => writeAnimation(w, a))));
   w.align();
   const offsetModels = w.at;
   w.u32((offsetModels | 0x80000000) >>> 0, models.length, 0, 0);
@@ -330,19 +395,33 @@ export function writeBsx(models) {
   models.forEach((m, i) => {
     const r = records[i];
     const skeleton = w.at;
-    for (const bone of m.bones) w.u16(bone.length).u8(bone.parent, m.parts.some((p) => p.bone === bone.index) ? 1 : 0);
+    for (const bone of m.bones)
+      w.u16(bone.length).u8(bone.parent, m.parts.some(p => p.bone === bone.index) ? 1 : 0);
     m.parts.forEach((p, k) => partHeader(w, p, blocks[i].parts[k]));
     m.animations.forEach((a, k) => animationHeader(w, a, blocks[i].anims[k]));
     const put = (at, ...v) => v.forEach((x, k) => (w.b[r + at + k] = x & 0xff));
     put(0, 0x21, m.character, m.scale, m.scale >> 8);
     w.set32(r + 4, skeleton - r);
     put(8, 0x40, 0x40, 0x40);
-    for (const [at, dir] of [[0x0c, [4096, 0, 0]], [0x18, [0, 4096, 0]], [0x24, [0, 0, 4096]]]) dir.forEach((d, k) => put(at + 2 * k, d, d >> 8));
-    const range = (at, n, start, count) => (count ? put(at, start, start + count - 1) : put(at, 0xff, 0xff), put(n, count));
+    for (const [at, dir] of [
+      [0x0c, [4096, 0, 0]],
+      [0x18, [0, 4096, 0]],
+      [0x24, [0, 0, 4096]],
+    ])
+      dir.forEach((d, k) => put(at + 2 * k, d, d >> 8));
+    const range = (at, n, start, count) => (
+      count ? put(at, start, start + count - 1) : put(at, 0xff, 0xff),
+      put(n, count)
+    );
     range(0x12, 0x17, m.starts[0], m.bones.length);
     range(0x1e, 0x23, m.starts[1], m.parts.length);
     range(0x2a, 0x2f, m.starts[2], m.animations.length);
-    for (const [at, rgb] of [[0x14, [0x80, 0x60, 0x40]], [0x20, [0x30, 0x30, 0x60]], [0x2c, [0x20, 0x40, 0x20]]]) put(at, ...rgb);
+    for (const [at, rgb] of [
+      [0x14, [0x80, 0x60, 0x40]],
+      [0x20, [0x30, 0x30, 0x60]],
+      [0x2c, [0x20, 0x40, 0x20]],
+    ])
+      put(at, ...rgb);
   });
   w.align();
   w.set32(offsetModels + 8, w.at - offsetModels);
@@ -357,14 +436,15 @@ export function writeBcx(model) {
   const w = new Bytes();
   w.u32(0, 0);
   const parts = model.parts.map((_, k) => writePart(w, k));
-  const anims = model.animations.map((a) => writeAnimation(w, a));
+  const anims = model.animations.map(a => writeAnimation(w, a));
   w.align();
   const h = w.at;
   const [nb, np] = [model.bones.length, model.parts.length];
   w.u16(0xff01).u8(nb, np, model.animations.length);
   for (let k = 0; k < 17; k++) w.u8(0);
   w.u16(model.scale, 4 * nb, 4 * nb + 32 * np).u32(((h + 36) | 0x80000000) >>> 0, 0);
-  for (const bone of model.bones) w.u16(bone.length).u8(bone.parent, model.parts.some((p) => p.bone === bone.index) ? 1 : 0);
+  for (const bone of model.bones)
+    w.u16(bone.length).u8(bone.parent, model.parts.some(p => p.bone === bone.index) ? 1 : 0);
   model.parts.forEach((p, k) => partHeader(w, p, parts[k]));
   model.animations.forEach((a, k) => animationHeader(w, a, anims[k]));
   w.set32(0, w.at);
@@ -386,7 +466,11 @@ export function wrapLzs(bytes) {
 
 // A skeleton of `n` bones: a root, then a chain with a branch (parents always earlier).
 export function skeleton(n) {
-  return Array.from({ length: n }, (_, b) => ({ index: b, length: b === 0 ? 0 : -30 - 11 * b, parent: b === 0 ? -1 : b === 1 ? 0 : b % 3 === 0 ? 1 : b - 1 }));
+  return Array.from({ length: n }, (_, b) => ({
+    index: b,
+    length: b === 0 ? 0 : -30 - 11 * b,
+    parent: b === 0 ? -1 : b === 1 ? 0 : b % 3 === 0 ? 1 : b - 1,
+  }));
 }
 
 // The LZS wrapper around `bytes`, compressed greedily as the notes' encoder does: at each
@@ -396,11 +480,11 @@ export function skeleton(n) {
 export function compressLzs(bytes) {
   const out = [0, 0, 0, 0];
   const seen = new Map();
-  const key = (p) => bytes[p] | (bytes[p + 1] << 8) | (bytes[p + 2] << 16);
+  const key = p => bytes[p] | (bytes[p + 1] << 8) | (bytes[p + 2] << 16);
   let pos = 0;
   let control = -1;
   let bit = 8;
-  const item = (literal) => {
+  const item = literal => {
     if (bit === 8) {
       control = out.length;
       out.push(0);
@@ -409,7 +493,7 @@ export function compressLzs(bytes) {
     if (literal) out[control] |= 1 << bit;
     bit++;
   };
-  const remember = (p) => {
+  const remember = p => {
     if (p + 2 >= bytes.length) return;
     const k = key(p);
     const list = seen.get(k) || [];

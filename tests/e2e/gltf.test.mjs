@@ -13,7 +13,6 @@ import { makeArchive, startServer, launch, newPage, nativeInfo, bin, walk, withT
 
 let dir, server, browser;
 
-
 before(async () => {
   dir = makeArchive();
   server = await startServer(dir);
@@ -29,7 +28,10 @@ after(async () => {
 function exportFile(file, lod = 0, lods = 'shown') {
   const out = join(mkdtempSync(join(tmpdir(), 'relicview-glb-')), 'out.glb');
   try {
-    execFileSync(bin, ['export', file, '--root', dir, '-o', out, '--lod', String(lod), '--lods', lods], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    execFileSync(bin, ['export', file, '--root', dir, '-o', out, '--lod', String(lod), '--lods', lods], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     return { glb: readFileSync(out) };
   } catch (e) {
     return { glb: null, why: String(e.stderr) };
@@ -66,21 +68,31 @@ test('every model and fixture exports a .glb the Khronos validator finds no erro
       continue;
     }
     const report = await validator.validateBytes(new Uint8Array(glb), { maxIssues: 1000 });
-    const errors = report.issues.messages.filter((m) => m.severity === 0);
+    const errors = report.issues.messages.filter(m => m.severity === 0);
     assert.equal(report.issues.numErrors, 0, `${rel}: ${JSON.stringify(errors.slice(0, 5))}`);
     // Warnings, infos and hints by code, for the record (severity 1, 2, 3).
-    for (const m of report.issues.messages.filter((x) => x.severity > 0)) {
+    for (const m of report.issues.messages.filter(x => x.severity > 0)) {
       const key = `${['error', 'warning', 'info', 'hint'][m.severity]} ${m.code}`;
       warnings.set(key, (warnings.get(key) || 0) + 1);
     }
     exported.push(rel);
   }
-  console.log(`# validated ${exported.length} exports, 0 errors; other findings: ${JSON.stringify(Object.fromEntries(warnings))}`);
-  for (const m of ['CUBE', 'HEXPOD', 'TOWER', 'POOL', 'FORMATS']) assert.ok(exported.includes(`DEMO/VIDEO/${m}.BGF`), m);
+  console.log(
+    `# validated ${exported.length} exports, 0 errors; other findings: ${JSON.stringify(Object.fromEntries(warnings))}`,
+  );
+  for (const m of ['CUBE', 'HEXPOD', 'TOWER', 'POOL', 'FORMATS'])
+    assert.ok(exported.includes(`DEMO/VIDEO/${m}.BGF`), m);
   assert.ok(exported.includes('BROKENTREE/VIDEO/CUBE.BGF'), 'a model whose library is broken still exports');
-  assert.ok(exported.includes('DEMO/TEXTURE/WATER.TGA') && exported.includes('DEMO/TEXTURE/SIGN.RGB'), 'images export as a textured quad');
+  assert.ok(
+    exported.includes('DEMO/TEXTURE/WATER.TGA') && exported.includes('DEMO/TEXTURE/SIGN.RGB'),
+    'images export as a textured quad',
+  );
   assert.ok(!exported.includes('DEMO/VIDEO/BROKEN.BGF') && !exported.includes('DEMO/MATERIAL/DEMO.BMF'));
-  for (const f of ['ROBOT.BSX', 'PARTY.BSX', 'CLOUD.BCX']) assert.ok(exported.includes(`DEMO/FIELD/${f}`), `${f}: FF7 models with skeletons, animations, cut-outs and blending`);
+  for (const f of ['ROBOT.BSX', 'PARTY.BSX', 'CLOUD.BCX'])
+    assert.ok(
+      exported.includes(`DEMO/FIELD/${f}`),
+      `${f}: FF7 models with skeletons, animations, cut-outs and blending`,
+    );
 });
 
 test('the export keeps the node names, the LOD on show (every LOD as a scene with --lods all), light points, vertex colours and the scroll start', async () => {
@@ -96,22 +108,32 @@ test('the export keeps the node names, the LOD on show (every LOD as a scene wit
     assert.equal(sceneTriangles(json, lod), native.objects[0].lods[lod].triangles);
   }
   const json = gltfJson(exportFile(hexpod, 0, 'all').glb);
-  const names = json.nodes.map((n) => n.name);
-  for (const n of ['HEXPOD.BGF', 'hexpod', 'LOD 0', 'LOD 1', 'light point 5']) assert.ok(names.includes(n), `${n} in ${names}`);
-  assert.equal(names.filter((n) => /^light point/.test(n)).length, 6 * 2, 'six light points, in each LOD scene');
+  const names = json.nodes.map(n => n.name);
+  for (const n of ['HEXPOD.BGF', 'hexpod', 'LOD 0', 'LOD 1', 'light point 5'])
+    assert.ok(names.includes(n), `${n} in ${names}`);
+  assert.equal(
+    names.filter(n => /^light point/.test(n)).length,
+    6 * 2,
+    'six light points, in each LOD scene',
+  );
 
   const formats = gltfJson(exportFile(join(dir, 'DEMO/VIDEO/FORMATS.BGF')).glb);
-  const attrs = formats.meshes.flatMap((m) => m.primitives.map((p) => Object.keys(p.attributes).sort().join(',')));
+  const attrs = formats.meshes.flatMap(m =>
+    m.primitives.map(p => Object.keys(p.attributes).sort().join(',')),
+  );
   assert.ok(attrs.includes('COLOR_0,POSITION'), `vertex colours: ${attrs}`);
   assert.ok(attrs.includes('NORMAL,POSITION'), 'normals where the file has them');
-  assert.ok(attrs.some((a) => a.includes('TEXCOORD_0')));
+  assert.ok(attrs.some(a => a.includes('TEXCOORD_0')));
 
   const pool = gltfJson(exportFile(join(dir, 'DEMO/VIDEO/POOL.BGF')).glb);
   assert.deepEqual(pool.extensionsUsed, ['KHR_texture_transform']);
-  const water = pool.materials.find((m) => m.name === 'demo:water_mtl');
-  assert.deepEqual(water.pbrMetallicRoughness.baseColorTexture.extensions.KHR_texture_transform.offset, [0, 0]);
+  const water = pool.materials.find(m => m.name === 'demo:water_mtl');
+  assert.deepEqual(
+    water.pbrMetallicRoughness.baseColorTexture.extensions.KHR_texture_transform.offset,
+    [0, 0],
+  );
   assert.equal(pool.images.length, 3, 'the decoded textures and the checker, embedded');
-  assert.ok(pool.images.every((i) => i.mimeType === 'image/png'));
+  assert.ok(pool.images.every(i => i.mimeType === 'image/png'));
 });
 
 test('the page exports each model as a .glb that GLTFLoader loads with the triangles the viewer draws', async () => {
@@ -119,7 +141,10 @@ test('the page exports each model as a .glb that GLTFLoader loads with the trian
   await page.waitForFunction(() => document.querySelectorAll('#file-list li[data-path]').length > 0);
   // The button downloads <file>.glb.
   await page.evaluate(() => window.relicview.open('DEMO/VIDEO/HEXPOD.BGF'));
-  const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#export-button').click()]);
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.locator('#export-button').click(),
+  ]);
   assert.equal(download.suggestedFilename(), 'HEXPOD.glb');
   const saved = readFileSync(await download.path());
   assert.equal(saved.subarray(0, 4).toString(), 'glTF');
@@ -128,15 +153,18 @@ test('the page exports each model as a .glb that GLTFLoader loads with the trian
   await withThree(page);
   for (const m of ['CUBE', 'HEXPOD', 'TOWER', 'POOL', 'FORMATS']) {
     const path = `DEMO/VIDEO/${m}.BGF`;
-    const drawn = await page.evaluate((p) => window.relicview.open(p), path);
+    const drawn = await page.evaluate(p => window.relicview.open(p), path);
     const stats = await page.evaluate(() => window.relicview.stats());
     const loaded = await page.evaluate(async () => {
       const { GLTFLoader } = await import('/__three/examples/jsm/loaders/GLTFLoader.js');
       const glb = await window.relicview.exportGlb();
-      const gltf = await new GLTFLoader().parseAsync(glb.buffer.slice(glb.byteOffset, glb.byteOffset + glb.byteLength), '');
+      const gltf = await new GLTFLoader().parseAsync(
+        glb.buffer.slice(glb.byteOffset, glb.byteOffset + glb.byteLength),
+        '',
+      );
       let triangles = 0;
       let textured = 0;
-      gltf.scene.traverse((o) => {
+      gltf.scene.traverse(o => {
         if (o.isMesh) {
           triangles += (o.geometry.index ? o.geometry.index.count : o.geometry.attributes.position.count) / 3;
           if (o.material.map) textured++;

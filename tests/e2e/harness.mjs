@@ -14,7 +14,7 @@ export const bin = process.env.RELICVIEW_BIN || join(repo, 'target/release/relic
 
 // Every file under `d`, recursively.
 export function walk(d) {
-  return readdirSync(d).flatMap((n) => (statSync(join(d, n)).isDirectory() ? walk(join(d, n)) : [join(d, n)]));
+  return readdirSync(d).flatMap(n => (statSync(join(d, n)).isDirectory() ? walk(join(d, n)) : [join(d, n)]));
 }
 
 export function relicview(...args) {
@@ -49,9 +49,15 @@ export function makeArchive() {
   writeFileSync(join(dir, 'BROKENTREE/VIDEO/CUBE.BGF'), readFileSync(join(dir, 'DEMO/VIDEO/CUBE.BGF')));
   // The text twin of the format, which is shown as text.
   mkdirSync(join(dir, 'TEXTS'), { recursive: true });
-  writeFileSync(join(dir, 'TEXTS/BOX.VGF'), 'DIV-VIZ2\nHEADER {\n  VERSION 2.8\n}\nOBJECT "box" {\n  <script>alert(1)</script>\n}\n');
+  writeFileSync(
+    join(dir, 'TEXTS/BOX.VGF'),
+    'DIV-VIZ2\nHEADER {\n  VERSION 2.8\n}\nOBJECT "box" {\n  <script>alert(1)</script>\n}\n',
+  );
   // A name that would run script if it ever reached the page as HTML.
-  writeFileSync(join(dir, 'DEMO/VIDEO/<img src=x onerror=alert(1)>.BGF'), readFileSync(join(dir, 'DEMO/VIDEO/CUBE.BGF')));
+  writeFileSync(
+    join(dir, 'DEMO/VIDEO/<img src=x onerror=alert(1)>.BGF'),
+    readFileSync(join(dir, 'DEMO/VIDEO/CUBE.BGF')),
+  );
   return dir;
 }
 
@@ -59,8 +65,11 @@ export function makeArchive() {
 // length width 3 (invalid): an error in the middle of the file, not at its end.
 export function malformed(bytes) {
   const out = Buffer.from(bytes);
-  const width = (at) => [1, 2, 4][out.readUInt16LE(at) >> 14];
-  const length = (at) => ({ 1: () => out[at + 2], 2: () => out.readUInt16LE(at + 2), 4: () => out.readUInt32LE(at + 2) })[width(at)]();
+  const width = at => [1, 2, 4][out.readUInt16LE(at) >> 14];
+  const length = at =>
+    ({ 1: () => out[at + 2], 2: () => out.readUInt16LE(at + 2), 4: () => out.readUInt32LE(at + 2) })[
+      width(at)
+    ]();
   const second = 8 + 2 + width(8) + length(8);
   const child = second + 2 + width(second);
   out[child + 1] |= 0xc0;
@@ -74,25 +83,49 @@ export function buildContainers(dir) {
   const tree = join(dir, 'tree');
   relicview('demo', tree);
   mkdirSync(join(tree, 'FF7/FIELD'), { recursive: true });
-  for (const n of ['MD1_1', 'ELEVTR1']) writeFileSync(join(tree, `FF7/FIELD/${n}.BSX`), lzsLiterals(readFileSync(join(repo, `../shared/testdata/ff7/${n}_u.BSX`))));
-  writeFileSync(join(tree, 'FF7/FIELD/FIELD.TDB'), readFileSync(join(repo, '../shared/testdata/ff7/FIELD.TDB_u')));
-  execFileSync('python3', ['-c', `import os, sys, zipfile
+  for (const n of ['MD1_1', 'ELEVTR1'])
+    writeFileSync(
+      join(tree, `FF7/FIELD/${n}.BSX`),
+      lzsLiterals(readFileSync(join(repo, `../shared/testdata/ff7/${n}_u.BSX`))),
+    );
+  writeFileSync(
+    join(tree, 'FF7/FIELD/FIELD.TDB'),
+    readFileSync(join(repo, '../shared/testdata/ff7/FIELD.TDB_u')),
+  );
+  execFileSync('python3', [
+    '-c',
+    `import os, sys, zipfile
 root = sys.argv[1]
 with zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED) as z:
   for d, _, fs in sorted(os.walk(root)):
     for f in sorted(fs):
-      p = os.path.join(d, f); z.write(p, os.path.relpath(p, root))`, tree, join(dir, 'GAME.zip')]);
-  execFileSync('xorriso', ['-as', 'mkisofs', '-quiet', '-iso-level', '2', '-o', join(dir, 'GAME.iso'), tree], { stdio: 'ignore' });
+      p = os.path.join(d, f); z.write(p, os.path.relpath(p, root))`,
+    tree,
+    join(dir, 'GAME.zip'),
+  ]);
+  execFileSync(
+    'xorriso',
+    ['-as', 'mkisofs', '-quiet', '-iso-level', '2', '-o', join(dir, 'GAME.iso'), tree],
+    { stdio: 'ignore' },
+  );
   // The ISO as raw CD-ROM XA mode 2 form 1 sectors, and the cue sheet that names them.
-  execFileSync('python3', ['-c', `import sys
+  execFileSync('python3', [
+    '-c',
+    `import sys
 iso = open(sys.argv[1], 'rb').read()
 out = bytearray()
 bcd = lambda n: (n // 10) << 4 | n % 10
 for i in range(0, len(iso), 2048):
   lba = i // 2048 + 150
   out += bytes([0] + [255] * 10 + [0, bcd(lba // 4500), bcd(lba // 75 % 60), bcd(lba % 75), 2, 0, 0, 8, 0, 0, 0, 8, 0]) + iso[i:i + 2048] + bytes(280)
-open(sys.argv[2], 'wb').write(out)`, join(dir, 'GAME.iso'), join(dir, 'FF7.bin')]);
-  writeFileSync(join(dir, 'FF7.cue'), 'FILE "FF7.BIN" BINARY\r\n  TRACK 01 MODE2/2352\r\n    INDEX 01 00:00:00\r\n');
+open(sys.argv[2], 'wb').write(out)`,
+    join(dir, 'GAME.iso'),
+    join(dir, 'FF7.bin'),
+  ]);
+  writeFileSync(
+    join(dir, 'FF7.cue'),
+    'FILE "FF7.BIN" BINARY\r\n  TRACK 01 MODE2/2352\r\n    INDEX 01 00:00:00\r\n',
+  );
   // The same rip compressed by MAME's chdman (from a cue of its own, gone before the drop).
   const chdCue = join(dir, 'chdman.cue');
   writeFileSync(chdCue, 'FILE "FF7.bin" BINARY\n  TRACK 01 MODE2/2352\n    INDEX 01 00:00:00\n');
@@ -116,10 +149,18 @@ export function makeDiscImage(root, files, megabytes) {
   const used = files * md1.length;
   const fillers = 20;
   const each = Math.max(0, Math.floor((megabytes * 1e6 - used) / fillers));
-  for (let k = 0; k < fillers; k++) execFileSync('truncate', ['-s', String(each), join(tree, 'MOVIE', `MOV${k}.STR`)]);
-  execFileSync('xorriso', ['-as', 'mkisofs', '-quiet', '-iso-level', '2', '-o', join(root, 'disc.iso'), tree], { stdio: 'ignore' });
+  for (let k = 0; k < fillers; k++)
+    execFileSync('truncate', ['-s', String(each), join(tree, 'MOVIE', `MOV${k}.STR`)]);
+  execFileSync(
+    'xorriso',
+    ['-as', 'mkisofs', '-quiet', '-iso-level', '2', '-o', join(root, 'disc.iso'), tree],
+    { stdio: 'ignore' },
+  );
   const mid = Math.floor(files / 2);
-  return { folder: `F${String(Math.floor(mid / 100)).padStart(2, '0')}`, name: `M${String(mid).padStart(5, '0')}.BSX` };
+  return {
+    folder: `F${String(Math.floor(mid / 100)).padStart(2, '0')}`,
+    name: `M${String(mid).padStart(5, '0')}.BSX`,
+  };
 }
 
 // The usual set-up of a file of browser tests: the archive (and what `prepare(dir)` adds to
@@ -141,15 +182,17 @@ export function servedArchive(prepare = () => {}) {
 }
 
 export async function startServer(dir) {
-  const child = spawn(bin, ['serve', dir, '--port', '0', '--site', join(repo, 'site')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(bin, ['serve', dir, '--port', '0', '--site', join(repo, 'site')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const url = await new Promise((resolvePromise, reject) => {
     let out = '';
-    child.stdout.on('data', (d) => {
+    child.stdout.on('data', d => {
       out += d;
       const m = out.match(/at (http:\/\/[^\s]+)/);
       if (m) resolvePromise(m[1]);
     });
-    child.on('exit', (code) => reject(new Error(`relicview serve exited with ${code}`)));
+    child.on('exit', code => reject(new Error(`relicview serve exited with ${code}`)));
   });
   return { url, stop: () => child.kill() };
 }
@@ -158,9 +201,15 @@ export async function launch() {
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     args: [
-      '--no-sandbox', '--disable-gpu', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      '--no-first-run', '--disable-quic',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--use-angle=swiftshader',
+      '--enable-unsafe-swiftshader',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
     ],
   });
   return browser;
@@ -169,9 +218,14 @@ export async function launch() {
 export async function newPage(browser, url) {
   const page = await browser.newPage({ viewport: { width: 1000, height: 900 }, deviceScaleFactor: 1 });
   const problems = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('dialog', (d) => { problems.push(`dialog: ${d.message()}`); d.dismiss(); });
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('pageerror', e => problems.push(`pageerror: ${e.message}`));
+  page.on('dialog', d => {
+    problems.push(`dialog: ${d.message()}`);
+    d.dismiss();
+  });
+  page.on('console', m => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
   await page.goto(url);
   await page.evaluate(() => window.relicview.ready);
   return { page, problems };
@@ -184,8 +238,10 @@ export async function sizedPage(browser, url, [width, height] = [1400, 850], opt
   const context = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: 1, ...options });
   const page = await context.newPage();
   const problems = [];
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error' && !/404/.test(m.text())) problems.push(`console: ${m.text()}`); });
+  page.on('pageerror', e => problems.push(`pageerror: ${e.message}`));
+  page.on('console', m => {
+    if (m.type() === 'error' && !/404/.test(m.text())) problems.push(`console: ${m.text()}`);
+  });
   await page.goto(url);
   await page.evaluate(() => window.relicview.ready);
   return { page, problems, close: () => context.close() };
@@ -198,7 +254,8 @@ export async function dropFolder(page, path) {
   const cdp = await page.context().newCDPSession(page);
   const { width, height } = page.viewportSize();
   const data = { items: [], files: [path], dragOperationsMask: 1 };
-  for (const type of ['dragEnter', 'dragOver', 'drop']) await cdp.send('Input.dispatchDragEvent', { type, x: width / 2, y: height / 2, data });
+  for (const type of ['dragEnter', 'dragOver', 'drop'])
+    await cdp.send('Input.dispatchDragEvent', { type, x: width / 2, y: height / 2, data });
   await cdp.detach();
 }
 
@@ -206,7 +263,7 @@ export async function dropFolder(page, path) {
 // listed and typed by content (the list shows first, the kinds follow).
 export async function loadFolder(page, dir, count) {
   await page.locator('#folder-input').setInputFiles(dir);
-  await page.waitForFunction((n) => window.relicview.listing().files === n, count);
+  await page.waitForFunction(n => window.relicview.listing().files === n, count);
   await page.waitForFunction(() => window.relicview.indexTimeline()?.typed);
 }
 
@@ -225,9 +282,12 @@ export function lzsLiterals(data) {
 // three.js from tests/e2e/node_modules, served to the page under /__three/ (for GLTFLoader).
 export async function withThree(page) {
   const root = join(import.meta.dirname, 'node_modules/three');
-  await page.route('**/__three/**', (route) => {
+  await page.route('**/__three/**', route => {
     const path = new URL(route.request().url()).pathname.replace(/^\/__three\//, '');
-    const body = readFileSync(join(root, path), 'utf8').replaceAll(/from 'three'/g, "from '/__three/build/three.module.js'");
+    const body = readFileSync(join(root, path), 'utf8').replaceAll(
+      /from 'three'/g,
+      "from '/__three/build/three.module.js'",
+    );
     route.fulfill({ status: 200, contentType: 'text/javascript', body });
   });
 }
@@ -236,10 +296,15 @@ export async function withThree(page) {
 // served page is the built one (one bundle), so a test that reads a module's own tables
 // (the keys a view is dispatched by) imports that module from the source tree.
 export async function withSourceModules(page) {
-  await page.route('**/__source/**', (route) => {
+  await page.route('**/__source/**', route => {
     const path = new URL(route.request().url()).pathname.replace(/^\/__source\//, '');
-    if (!/^(www|pkg)\/[\w.-]+\.(js|wasm)$/.test(path)) return route.fulfill({ status: 404, body: 'not a page module' });
-    route.fulfill({ status: 200, contentType: path.endsWith('.wasm') ? 'application/wasm' : 'text/javascript', body: readFileSync(join(repo, path)) });
+    if (!/^(www|pkg)\/[\w.-]+\.(js|wasm)$/.test(path))
+      return route.fulfill({ status: 404, body: 'not a page module' });
+    route.fulfill({
+      status: 200,
+      contentType: path.endsWith('.wasm') ? 'application/wasm' : 'text/javascript',
+      body: readFileSync(join(repo, path)),
+    });
   });
 }
 
@@ -249,7 +314,7 @@ export async function canvasCoverage(page) {
   const png = PNG.sync.read(await page.locator('#viewport').screenshot());
   const { bg, masks } = await page.evaluate(() => {
     const c = document.getElementById('viewport').getBoundingClientRect();
-    const masks = ['info-panel', 'hud', 'toolbar'].map((id) => {
+    const masks = ['info-panel', 'hud', 'toolbar'].map(id => {
       const r = document.getElementById(id).getBoundingClientRect();
       return [r.left - c.left, r.top - c.top, r.right - c.left, r.bottom - c.top];
     });
@@ -262,7 +327,13 @@ export async function canvasCoverage(page) {
       if (masks.some(([l, t, r, b]) => x >= l && x < r && y >= t && y < b)) continue;
       total++;
       const i = (y * png.width + x) * 4;
-      if (Math.abs(png.data[i] - bg[0]) + Math.abs(png.data[i + 1] - bg[1]) + Math.abs(png.data[i + 2] - bg[2]) > 12) differing++;
+      if (
+        Math.abs(png.data[i] - bg[0]) +
+          Math.abs(png.data[i + 1] - bg[1]) +
+          Math.abs(png.data[i + 2] - bg[2]) >
+        12
+      )
+        differing++;
     }
   }
   return { differing, total, png };
@@ -296,8 +367,12 @@ print('REPORT ' + json.dumps(report))
 `,
   );
   const env = { PATH: '/usr/bin:/bin', HOME: folder, LANG: 'C.UTF-8' };
-  const out = execFileSync('blender', ['-b', '--factory-startup', '--python-exit-code', '1', '--python', script, '--', folder], { env, encoding: 'utf8', maxBuffer: 256 << 20, timeout: 600_000 });
-  const line = out.split('\n').find((l) => l.startsWith('REPORT '));
+  const out = execFileSync(
+    'blender',
+    ['-b', '--factory-startup', '--python-exit-code', '1', '--python', script, '--', folder],
+    { env, encoding: 'utf8', maxBuffer: 256 << 20, timeout: 600_000 },
+  );
+  const line = out.split('\n').find(l => l.startsWith('REPORT '));
   if (!line) throw new Error(`Blender printed no report:\n${out.slice(-2000)}`);
   return JSON.parse(line.slice('REPORT '.length));
 }
@@ -305,7 +380,9 @@ print('REPORT ' + json.dumps(report))
 // A page at `[width, height]` once its archive is listed, typed and its first file opened.
 export async function listedPage(browser, url, size = [1400, 850]) {
   const p = await sizedPage(browser, url, size);
-  await p.page.waitForFunction(() => window.relicview.listing().files > 0 && window.relicview.indexTimeline()?.typed);
+  await p.page.waitForFunction(
+    () => window.relicview.listing().files > 0 && window.relicview.indexTimeline()?.typed,
+  );
   await p.page.waitForFunction(() => window.relicview.lastOpen() !== null);
   return p;
 }
@@ -313,10 +390,14 @@ export async function listedPage(browser, url, size = [1400, 850]) {
 // axe-core's serious and critical findings on the page as it is: none, or the test fails
 // naming them (`what`: the state checked).
 export async function axeClean(page, what) {
-  await page.addScriptTag({ content: readFileSync(join(import.meta.dirname, 'node_modules/axe-core/axe.min.js'), 'utf8') });
+  await page.addScriptTag({
+    content: readFileSync(join(import.meta.dirname, 'node_modules/axe-core/axe.min.js'), 'utf8'),
+  });
   const found = await page.evaluate(async () => {
     const r = await window.axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ id: v.id, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+    return r.violations
+      .filter(v => v.impact === 'serious' || v.impact === 'critical')
+      .map(v => ({ id: v.id, nodes: v.nodes.slice(0, 3).map(n => n.target.join(' ')) }));
   });
   if (found.length) throw new Error(`axe: ${what}: ${JSON.stringify(found)}`);
 }

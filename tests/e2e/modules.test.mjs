@@ -31,14 +31,16 @@ after(async () => {
 async function page({ block = [] } = {}) {
   const p = await browser.newPage({ viewport: { width: 1000, height: 900 }, deviceScaleFactor: 1 });
   const problems = [];
-  p.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  p.on('pageerror', e => problems.push(`pageerror: ${e.message}`));
   const asked = [];
-  p.on('request', (r) => asked.push(new URL(r.url()).pathname.split('/').pop()));
-  for (const name of block) await p.route(`**/assets/${MODULES[name]}`, (route) => route.fulfill({ status: 404, body: 'gone' }));
+  p.on('request', r => asked.push(new URL(r.url()).pathname.split('/').pop()));
+  for (const name of block)
+    await p.route(`**/assets/${MODULES[name]}`, route => route.fulfill({ status: 404, body: 'gone' }));
   await p.goto(server.url);
   await p.evaluate(() => window.relicview.ready);
   await p.waitForFunction(() => window.relicview.listing().files > 30);
-  const fetched = () => Object.fromEntries(Object.entries(MODULES).map(([k, file]) => [k, asked.filter((a) => a === file).length]));
+  const fetched = () =>
+    Object.fromEntries(Object.entries(MODULES).map(([k, file]) => [k, asked.filter(a => a === file).length]));
   return { page: p, problems, fetched };
 }
 
@@ -54,14 +56,16 @@ test('a loose model opens with the core alone; containers, an export and a compa
   await loadFolder(p, dir, 5 * looseCount());
   const loose = await p.evaluate(() => window.relicview.open('DROP/tree/DEMO/VIDEO/HEXPOD.BGF'));
   for (const c of ['GAME.zip', 'GAME.iso', 'FF7.cue', 'FF7.chd']) {
-    const inside = await p.evaluate((x) => window.relicview.open(x), `DROP/${c}/DEMO/VIDEO/HEXPOD.BGF`);
+    const inside = await p.evaluate(x => window.relicview.open(x), `DROP/${c}/DEMO/VIDEO/HEXPOD.BGF`);
     assert.equal(inside.triangles, loose.triangles, c);
   }
   assert.deepEqual(fetched(), { core: 1, containers: 1, tools: 0 });
   // An export and a comparison: the tools module, once.
   const glb = await p.evaluate(async () => (await window.relicview.exportGlb()).length);
   assert.ok(glb > 1000, `a .glb of ${glb} bytes`);
-  const diff = await p.evaluate(() => window.relicview.compare('DROP/tree/DEMO/VIDEO/HEXPOD.BGF', 'DROP/GAME.zip/DEMO/VIDEO/CUBE.BGF'));
+  const diff = await p.evaluate(() =>
+    window.relicview.compare('DROP/tree/DEMO/VIDEO/HEXPOD.BGF', 'DROP/GAME.zip/DEMO/VIDEO/CUBE.BGF'),
+  );
   assert.equal(diff.same, false);
   assert.deepEqual(fetched(), { core: 1, containers: 1, tools: 1 });
   assert.deepEqual(await p.evaluate(() => window.relicview.modules()), { containers: true, tools: true });
@@ -80,19 +84,38 @@ test('a module that cannot be had says which and why, the rest of the page works
   await loadFolder(p, drop, 2);
   const zip = await p.evaluate(() => window.relicview.entry('SMALL/GAME.zip'));
   assert.equal(zip.failed, true);
-  assert.match(zip.failure, /SMALL\/GAME\.zip: not opened: relicview could not load its containers module \(.*relicview_containers_bg\.[0-9a-f]+\.wasm\): HTTP 404/);
+  assert.match(
+    zip.failure,
+    /SMALL\/GAME\.zip: not opened: relicview could not load its containers module \(.*relicview_containers_bg\.[0-9a-f]+\.wasm\): HTTP 404/,
+  );
   const cube = await p.evaluate(() => window.relicview.open('SMALL/VIDEO/CUBE.BGF'));
   assert.ok(cube.triangles > 0, 'a loose file opens');
   // An export: refused with the tools module named; the view stays as it was.
-  const refused = await p.evaluate(() => window.relicview.exportGlb().then(() => 'exported', (e) => e.message));
-  assert.match(refused, /relicview could not load its tools module \(.*relicview_tools_bg\.[0-9a-f]+\.wasm\): HTTP 404/);
+  const refused = await p.evaluate(() =>
+    window.relicview.exportGlb().then(
+      () => 'exported',
+      e => e.message,
+    ),
+  );
+  assert.match(
+    refused,
+    /relicview could not load its tools module \(.*relicview_tools_bg\.[0-9a-f]+\.wasm\): HTTP 404/,
+  );
   await p.locator('#export-button').click();
-  await p.waitForFunction(() => /No \.glb: relicview could not load its tools module/.test(document.getElementById('view-message-text').textContent));
+  await p.waitForFunction(() =>
+    /No \.glb: relicview could not load its tools module/.test(
+      document.getElementById('view-message-text').textContent,
+    ),
+  );
   assert.equal((await p.evaluate(() => window.relicview.stats())).triangles, cube.triangles);
   // Served again: the next export loads it.
   await p.unroute(`**/assets/${MODULES.tools}`);
   const glb = await p.evaluate(async () => (await window.relicview.exportGlb()).length);
   assert.ok(glb > 100);
-  assert.equal(fetched().tools, 3, 'asked again at each use after a failure: the export, the button, the export that worked');
+  assert.equal(
+    fetched().tools,
+    3,
+    'asked again at each use after a failure: the export, the button, the export that worked',
+  );
   await p.close();
 });

@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
+const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find(p => existsSync(p));
 
 async function freePort() {
   return new Promise((resolve, reject) => {
@@ -52,11 +52,14 @@ const CORS = `
 // request that comes within half a second of the one before (limit_req); `site` serves as
 // docs/publishing.md tells a host to serve a published site (SITE_CONFIG).
 export async function startNginx(origins) {
-  if (!NGINX) throw new Error('nginx is not installed (scripts/setup.sh --tests installs Debian\'s nginx-light)');
+  if (!NGINX)
+    throw new Error("nginx is not installed (scripts/setup.sh --tests installs Debian's nginx-light)");
   const dir = mkdtempSync(join(tmpdir(), 'relicview-nginx-'));
   const ports = {};
   for (const name of Object.keys(origins)) ports[name] = await freePort();
-  const servers = Object.entries(origins).map(([name, o]) => `
+  const servers = Object.entries(origins)
+    .map(
+      ([name, o]) => `
     server {
       listen 127.0.0.1:${ports[name]};
       root ${o.root};
@@ -64,11 +67,18 @@ export async function startNginx(origins) {
       ${o.flaky ? 'limit_req zone=flaky nodelay; limit_req_status 503;' : ''}
       ${o.cors ? (o.noExpose ? 'add_header Access-Control-Allow-Origin * always;' : CORS) : ''}
       ${o.site ? SITE_CONFIG : ''}
-    }`).join('\n');
+    }`,
+    )
+    .join('\n');
   const log = join(dir, 'access.log');
-  const site = Object.values(origins).some((o) => o.site);
-  if (site && !existsSync(BROTLI_STATIC)) throw new Error(`${BROTLI_STATIC} is missing (scripts/setup.sh --tests installs Debian's libnginx-mod-http-brotli-static)`);
-  writeFileSync(join(dir, 'nginx.conf'), `${site ? `load_module ${BROTLI_STATIC};` : ''}
+  const site = Object.values(origins).some(o => o.site);
+  if (site && !existsSync(BROTLI_STATIC))
+    throw new Error(
+      `${BROTLI_STATIC} is missing (scripts/setup.sh --tests installs Debian's libnginx-mod-http-brotli-static)`,
+    );
+  writeFileSync(
+    join(dir, 'nginx.conf'),
+    `${site ? `load_module ${BROTLI_STATIC};` : ''}
 daemon off;
 master_process off;
 worker_processes 1;
@@ -87,36 +97,58 @@ http {
   etag off;
   ${servers}
 }
-`);
+`,
+  );
   writeFileSync(log, '');
-  const child = spawn(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf')], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
-  child.stderr.on('data', (d) => { stderr += d; });
+  child.stderr.on('data', d => {
+    stderr += d;
+  });
   // Up once every port answers. nginx says nothing when it is ready (no daemon, no
   // output), so its ports are asked every 50 ms, at most 100 times, and a nginx that exited
   // ends the wait with its error log: a poll of the condition, not a fixed sleep.
   for (const name of Object.keys(origins)) {
     for (let tries = 0; ; tries++) {
-      const up = await fetch(`http://127.0.0.1:${ports[name]}/`).then(() => true, () => false);
+      const up = await fetch(`http://127.0.0.1:${ports[name]}/`).then(
+        () => true,
+        () => false,
+      );
       if (up) break;
-      if (child.exitCode !== null || tries > 100) throw new Error(`nginx did not start: ${stderr}${existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : ''}`);
-      await new Promise((r) => setTimeout(r, 50));
+      if (child.exitCode !== null || tries > 100)
+        throw new Error(
+          `nginx did not start: ${stderr}${existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : ''}`,
+        );
+      await new Promise(r => setTimeout(r, 50));
     }
   }
-  const entries = () => readFileSync(log, 'utf8').split('\n').filter(Boolean).map((line) => {
-    const m = /^([\d.]+) (\d+) "(.*)" (\d+) (\d+) "(.*)"$/.exec(line);
-    const origin = Object.keys(ports).find((n) => ports[n] === Number(m[2]));
-    // `at`: when the response ended, in ms since the epoch (a page's performance.timeOrigin
-    // plus its clock is on the same scale).
-    return { at: Number(m[1]) * 1000, origin, uri: decodeURIComponent(m[3]), status: Number(m[4]), bytes: Number(m[5]), range: m[6] === '-' ? null : m[6] };
-  });
+  const entries = () =>
+    readFileSync(log, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map(line => {
+        const m = /^([\d.]+) (\d+) "(.*)" (\d+) (\d+) "(.*)"$/.exec(line);
+        const origin = Object.keys(ports).find(n => ports[n] === Number(m[2]));
+        // `at`: when the response ended, in ms since the epoch (a page's performance.timeOrigin
+        // plus its clock is on the same scale).
+        return {
+          at: Number(m[1]) * 1000,
+          origin,
+          uri: decodeURIComponent(m[3]),
+          status: Number(m[4]),
+          bytes: Number(m[5]),
+          range: m[6] === '-' ? null : m[6],
+        };
+      });
   return {
-    url: (name) => `http://127.0.0.1:${ports[name]}/`,
+    url: name => `http://127.0.0.1:${ports[name]}/`,
     // Requests logged so far; `mark()` then `since(mark)`: those after it (nginx writes its
     // log line when the response is sent).
     log: entries,
     mark: () => entries().length,
-    since: (mark) => entries().slice(mark),
+    since: mark => entries().slice(mark),
     stop: () => child.kill(),
   };
 }

@@ -24,39 +24,71 @@ const WALKER = 'DEMO/VIDEO/WALKER.BGF';
 
 async function walker(page) {
   await page.waitForFunction(() => document.querySelectorAll('#file-list li[data-path]').length > 0);
-  await page.evaluate((p) => window.relicview.open(p), WALKER);
+  await page.evaluate(p => window.relicview.open(p), WALKER);
   // Still and unlit: a zone's colour is drawn exactly, the beacon shown (first half second).
   await page.evaluate(() => window.relicview.setClock({ time: 0.25, playing: false }));
   await page.evaluate(() => window.relicview.setOptions({ lighting: 'stored' }));
 }
 
-const pixels = (page) => page.evaluate(() => window.relicview.readPixels());
-const css = (c) => c.match(/\d+/g).map(Number);
-const near = (d, i, c, tol = 2) => Math.abs(d[i] - c[0]) <= tol && Math.abs(d[i + 1] - c[1]) <= tol && Math.abs(d[i + 2] - c[2]) <= tol;
+const pixels = page => page.evaluate(() => window.relicview.readPixels());
+const css = c => c.match(/\d+/g).map(Number);
+const near = (d, i, c, tol = 2) =>
+  Math.abs(d[i] - c[0]) <= tol && Math.abs(d[i + 1] - c[1]) <= tol && Math.abs(d[i + 2] - c[2]) <= tol;
 
 test('the Parts view lists the zones and words; destroying a zone removes exactly its pixels; each zone shows in its colour', async () => {
   const { page, problems } = await newPage(browser, server.url);
   await walker(page);
   const parts = await page.evaluate(() => window.relicview.parts());
-  assert.deepEqual(parts.zones.map((z) => z.name), ['dz_utorso', 'dz_hip', 'dz_larm', 'dz_rarm', 'dz_rgun', 'dz_lleg', 'dz_lfoot', 'dz_rleg', 'dz_rfoot', 'dz_searchlight']);
-  assert.ok(parts.zones.every((z) => z.patches === 1 && z.triangles === 12 && !z.hidden), JSON.stringify(parts.zones));
-  for (const w of ['BLINK', 'WIREFRAME', 'ADDITIVE_LODS', 'PUNCH', 'GEOMETRIZE']) assert.ok(parts.words[w] > 0, `${w} in ${Object.keys(parts.words)}`);
-  assert.equal(parts.words.GEOMETRIZE, 11, 'the object\'s word is every part\'s');
+  assert.deepEqual(
+    parts.zones.map(z => z.name),
+    [
+      'dz_utorso',
+      'dz_hip',
+      'dz_larm',
+      'dz_rarm',
+      'dz_rgun',
+      'dz_lleg',
+      'dz_lfoot',
+      'dz_rleg',
+      'dz_rfoot',
+      'dz_searchlight',
+    ],
+  );
+  assert.ok(
+    parts.zones.every(z => z.patches === 1 && z.triangles === 12 && !z.hidden),
+    JSON.stringify(parts.zones),
+  );
+  for (const w of ['BLINK', 'WIREFRAME', 'ADDITIVE_LODS', 'PUNCH', 'GEOMETRIZE'])
+    assert.ok(parts.words[w] > 0, `${w} in ${Object.keys(parts.words)}`);
+  assert.equal(parts.words.GEOMETRIZE, 11, "the object's word is every part's");
   assert.equal(await page.locator('#parts-zones li').count(), 10);
-  assert.equal(await page.locator('#layers input[data-layer^="dz_"]').count(), 0, 'zones are not in the layer switches');
+  assert.equal(
+    await page.locator('#layers input[data-layer^="dz_"]').count(),
+    0,
+    'zones are not in the layer switches',
+  );
   // The words filter lists the parts that carry one.
   await page.locator('#parts-word').selectOption('BLINK');
   assert.deepEqual(await page.locator('#parts-list li button').allInnerTexts(), ['beacon']);
   // The info pane says which words are drawn how, and that BLINK's cadence is ours.
-  assert.match(await page.locator('#info-body').innerText(), /BLINK blinks on the timeline \(0\.5 s shown, 0\.5 s hidden: the cadence is relicview's own\)/);
+  assert.match(
+    await page.locator('#info-body').innerText(),
+    /BLINK blinks on the timeline \(0\.5 s shown, 0\.5 s hidden: the cadence is relicview's own\)/,
+  );
 
   // Colour by zone: every zone seen from here in its own colour, unlit.
   await page.evaluate(() => window.relicview.setZoneColours(true));
   const coloured = await pixels(page);
-  const count = (img, c) => { let n = 0; for (let i = 0; i < img.data.length; i += 4) if (near(img.data, i, c)) n++; return n; };
-  const seen = parts.zones.filter((z) => count(coloured, css(z.colour)) > 20);
-  assert.ok(seen.length >= 8, `zones seen in their colour: ${seen.map((z) => z.name)}`);
-  const swatch = await page.locator('#parts-zones li[data-zone="dz_larm"] .swatch').evaluate((e) => e.style.background);
+  const count = (img, c) => {
+    let n = 0;
+    for (let i = 0; i < img.data.length; i += 4) if (near(img.data, i, c)) n++;
+    return n;
+  };
+  const seen = parts.zones.filter(z => count(coloured, css(z.colour)) > 20);
+  assert.ok(seen.length >= 8, `zones seen in their colour: ${seen.map(z => z.name)}`);
+  const swatch = await page
+    .locator('#parts-zones li[data-zone="dz_larm"] .swatch')
+    .evaluate(e => e.style.background);
   assert.deepEqual(css(swatch), css(parts.zones[2].colour), 'the legend is the colour drawn');
 
   // Destroying the left arm takes exactly its pixels: what changes lies on the arm or on
@@ -68,11 +100,30 @@ test('the Parts view lists the zones and words; destroying a zone removes exactl
   const { width, height } = coloured;
   const onArm = new Uint8Array(width * height);
   for (let p = 0; p < width * height; p++) onArm[p] = near(coloured.data, p * 4, arm) ? 1 : 0;
-  const nearArm = (p) => { const x = p % width, y = (p / width) | 0; for (let dy = -1; dy <= 1; dy++) for (let dx = -1; dx <= 1; dx++) { const q = (y + dy) * width + x + dx; if (x + dx >= 0 && x + dx < width && y + dy >= 0 && y + dy < height && onArm[q]) return true; } return false; };
-  let changed = 0, offArm = 0, armLeft = 0;
+  const nearArm = p => {
+    const x = p % width,
+      y = (p / width) | 0;
+    for (let dy = -1; dy <= 1; dy++)
+      for (let dx = -1; dx <= 1; dx++) {
+        const q = (y + dy) * width + x + dx;
+        if (x + dx >= 0 && x + dx < width && y + dy >= 0 && y + dy < height && onArm[q]) return true;
+      }
+    return false;
+  };
+  let changed = 0,
+    offArm = 0,
+    armLeft = 0;
   for (let p = 0; p < width * height; p++) {
     if (near(destroyed.data, p * 4, arm, 0)) armLeft++;
-    if (near(coloured.data, p * 4, [destroyed.data[p * 4], destroyed.data[p * 4 + 1], destroyed.data[p * 4 + 2]], 0)) continue;
+    if (
+      near(
+        coloured.data,
+        p * 4,
+        [destroyed.data[p * 4], destroyed.data[p * 4 + 1], destroyed.data[p * 4 + 2]],
+        0,
+      )
+    )
+      continue;
     changed++;
     if (!nearArm(p)) offArm++;
   }
@@ -89,9 +140,13 @@ test('the Parts view lists the zones and words; destroying a zone removes exactl
   assert.equal(await page.evaluate(() => window.relicview.highlightedTriangles()), 12, 'the torso outlined');
   await page.locator('#parts-zones li[data-zone="dz_rgun"] button').click();
   const selected = await page.evaluate(() => window.relicview.inspector.selection());
-  const record = await page.evaluate((c) => window.relicview.inspector.view().chunks[c], selected.chunk);
-  assert.match(`${record.name} ${record.summary}`, /PATCH/, `the part's record is selected: ${JSON.stringify(record)}`);
-  const gun = (await page.evaluate(() => window.relicview.parts())).parts.find((p) => p.name === 'right gun');
+  const record = await page.evaluate(c => window.relicview.inspector.view().chunks[c], selected.chunk);
+  assert.match(
+    `${record.name} ${record.summary}`,
+    /PATCH/,
+    `the part's record is selected: ${JSON.stringify(record)}`,
+  );
+  const gun = (await page.evaluate(() => window.relicview.parts())).parts.find(p => p.name === 'right gun');
   assert.equal(selected.chunk, gun.record);
 
   // A link keeps the destroyed zone and the colours; a fresh page restores both.
@@ -103,7 +158,10 @@ test('the Parts view lists the zones and words; destroying a zone removes exactl
   await fresh.evaluate(() => window.relicview.ready);
   await fresh.waitForFunction(() => window.relicview.parts().zones.length === 10);
   const restored = await fresh.evaluate(() => window.relicview.parts());
-  assert.deepEqual(restored.zones.filter((z) => z.hidden).map((z) => z.name), ['dz_larm']);
+  assert.deepEqual(
+    restored.zones.filter(z => z.hidden).map(z => z.name),
+    ['dz_larm'],
+  );
   assert.equal(await fresh.evaluate(() => document.querySelector('#opt-zone-colours').checked), true);
   await fresh.close();
 
@@ -111,7 +169,10 @@ test('the Parts view lists the zones and words; destroying a zone removes exactl
   await page.locator('#viewport').focus();
   await page.keyboard.press('z');
   await page.waitForFunction(() => !document.querySelector('#opt-zone-colours').checked);
-  await assert.rejects(page.evaluate(() => window.relicview.setPart('dz_nothing', { hidden: true })), /no damage zone dz_nothing/);
+  await assert.rejects(
+    page.evaluate(() => window.relicview.setPart('dz_nothing', { hidden: true })),
+    /no damage zone dz_nothing/,
+  );
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -122,15 +183,23 @@ test('the beacon blinks on the clock, the aerial is lines, the searchlight adds 
   // Everything destroyed but the searchlight: left are the searchlight, the beacon (no
   // zone) and the aerial (no zone).
   await page.evaluate(() => window.relicview.setAllZones(true));
-  const shown = async (t) => { await page.evaluate((time) => window.relicview.setClock({ time, playing: false }), t); return (await page.evaluate(() => window.relicview.pixelStats())).nonBackground; };
+  const shown = async t => {
+    await page.evaluate(time => window.relicview.setClock({ time, playing: false }), t);
+    return (await page.evaluate(() => window.relicview.pixelStats())).nonBackground;
+  };
   const [on, off, again] = [await shown(0.25), await shown(0.75), await shown(1.25)];
   assert.ok(on > off + 20, `the beacon shows at 0.25 s (${on}) and not at 0.75 s (${off})`);
   assert.equal(again, on, 'and again at 1.25 s');
   // At 0.75 s only the aerial is drawn: lines along its twelve triangles cover a small
   // share of the square it spans on screen.
-  const corners = [[0.45, 3.85, -0.52], [1.35, 3.85, -0.52], [0.45, 4.75, -0.52], [1.35, 4.75, -0.52]];
-  const xy = await page.evaluate((cs) => cs.map((c) => window.relicview.project(c)), corners);
-  const [xs, ys] = [xy.map((p) => p[0]), xy.map((p) => p[1])];
+  const corners = [
+    [0.45, 3.85, -0.52],
+    [1.35, 3.85, -0.52],
+    [0.45, 4.75, -0.52],
+    [1.35, 4.75, -0.52],
+  ];
+  const xy = await page.evaluate(cs => cs.map(c => window.relicview.project(c)), corners);
+  const [xs, ys] = [xy.map(p => p[0]), xy.map(p => p[1])];
   const area = (Math.max(...xs) - Math.min(...xs)) * (Math.max(...ys) - Math.min(...ys));
   console.log(`# beacon ${on}/${off}, the aerial ${off} of ${area.toFixed(0)}`);
   assert.ok(area > 400, `the aerial spans ${area} pixels`);
@@ -150,35 +219,62 @@ test('the beacon blinks on the clock, the aerial is lines, the searchlight adds 
     dark.push(darkest(overDark.data, i));
     light.push(darkest(overLight.data, i));
   }
-  const median = (v) => v.sort((a, b) => a - b)[v.length >> 1];
-  console.log(`# searchlight: ${dark.length} pixels, darkest channel ${median(dark)} over dark, ${median(light)} over light`);
+  const median = v => v.sort((a, b) => a - b)[v.length >> 1];
+  console.log(
+    `# searchlight: ${dark.length} pixels, darkest channel ${median(dark)} over dark, ${median(light)} over light`,
+  );
   assert.ok(dark.length > 100, `the searchlight covers ${dark.length} pixels`);
-  assert.ok(median(light) - median(dark) > 150, `added to what is behind: ${median(dark)} over dark, ${median(light)} over light`);
+  assert.ok(
+    median(light) - median(dark) > 150,
+    `added to what is behind: ${median(dark)} over dark, ${median(light)} over light`,
+  );
   assert.deepEqual(problems, []);
   await page.close();
 });
 
-test('three.js GLTFLoader finds a node per damage zone holding its parts\' triangles, and the beacon\'s blink as a stepped animation', async () => {
+test("three.js GLTFLoader finds a node per damage zone holding its parts' triangles, and the beacon's blink as a stepped animation", async () => {
   const { page, problems } = await newPage(browser, server.url);
   await walker(page);
   await withThree(page);
   const parts = await page.evaluate(() => window.relicview.parts());
   // Each zone's node holds the parts whose first zone it is (the gun arm's two zones: dz_rarm).
-  const expected = Object.fromEntries(parts.zones.map((z) => [z.name, 0]));
+  const expected = Object.fromEntries(parts.zones.map(z => [z.name, 0]));
   for (const p of parts.parts) if (p.zones.length) expected[p.zones[0]] += p.triangles;
-  const loaded = await page.evaluate(async (names) => {
-    const { GLTFLoader } = await import('/__three/examples/jsm/loaders/GLTFLoader.js');
-    const glb = await window.relicview.exportGlb();
-    const gltf = await new GLTFLoader().parseAsync(glb.buffer.slice(glb.byteOffset, glb.byteOffset + glb.byteLength), '');
-    const triangles = (o) => { let n = 0; o.traverse((m) => { if (m.isMesh) n += m.geometry.index.count / 3; }); return n; };
-    const zones = {};
-    for (const name of names) {
-      const node = gltf.scene.getObjectByName(name);
-      zones[name] = node ? { triangles: triangles(node), parent: node.parent.name, zone: node.userData.zone } : null;
-    }
-    const blink = gltf.animations.map((a) => ({ name: a.name, tracks: a.tracks.map((t) => ({ name: t.name, interpolation: t.getInterpolation(), times: [...t.times], values: [...t.values] })) }));
-    return { zones, blink };
-  }, parts.zones.map((z) => z.name));
+  const loaded = await page.evaluate(
+    async names => {
+      const { GLTFLoader } = await import('/__three/examples/jsm/loaders/GLTFLoader.js');
+      const glb = await window.relicview.exportGlb();
+      const gltf = await new GLTFLoader().parseAsync(
+        glb.buffer.slice(glb.byteOffset, glb.byteOffset + glb.byteLength),
+        '',
+      );
+      const triangles = o => {
+        let n = 0;
+        o.traverse(m => {
+          if (m.isMesh) n += m.geometry.index.count / 3;
+        });
+        return n;
+      };
+      const zones = {};
+      for (const name of names) {
+        const node = gltf.scene.getObjectByName(name);
+        zones[name] = node
+          ? { triangles: triangles(node), parent: node.parent.name, zone: node.userData.zone }
+          : null;
+      }
+      const blink = gltf.animations.map(a => ({
+        name: a.name,
+        tracks: a.tracks.map(t => ({
+          name: t.name,
+          interpolation: t.getInterpolation(),
+          times: [...t.times],
+          values: [...t.values],
+        })),
+      }));
+      return { zones, blink };
+    },
+    parts.zones.map(z => z.name),
+  );
   for (const z of parts.zones) {
     assert.ok(loaded.zones[z.name], `${z.name}: a node`);
     assert.equal(loaded.zones[z.name].triangles, expected[z.name], `${z.name}: its parts' triangles`);
@@ -186,7 +282,7 @@ test('three.js GLTFLoader finds a node per damage zone holding its parts\' trian
     assert.equal(loaded.zones[z.name].zone, z.name, 'the zone in its extras');
   }
   assert.equal(loaded.zones.dz_rgun.triangles, 0, 'the gun arm sits under dz_rarm, its first zone');
-  const [scale] = loaded.blink.flatMap((a) => a.tracks).filter((t) => t.name.endsWith('.scale'));
+  const [scale] = loaded.blink.flatMap(a => a.tracks).filter(t => t.name.endsWith('.scale'));
   assert.ok(scale, JSON.stringify(loaded.blink));
   assert.equal(scale.interpolation, 2300, 'InterpolateDiscrete: a step');
   assert.deepEqual(scale.times, [0, 0.5, 1]);

@@ -6,7 +6,16 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, rmSync, statSync, cpSync, renameSync } from 'node:fs';
+import {
+  mkdtempSync,
+  mkdirSync,
+  readFileSync,
+  writeFileSync,
+  rmSync,
+  statSync,
+  cpSync,
+  renameSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launch, newPage, relicview, buildContainers, makeDiscImage } from './harness.mjs';
@@ -25,7 +34,13 @@ before(async () => {
   buildContainers(dir);
   // Containers inside a container: the zip and the ISO in a zip of their own (Python's
   // zipfile; the zip deflated, the ISO stored).
-  execFileSync('python3', ['-c', "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[3], 'w', zipfile.ZIP_DEFLATED) as z:\n  z.write(sys.argv[1], 'PACKS/GAME.zip')\n  z.write(sys.argv[2], 'PACKS/GAME.iso', compress_type=zipfile.ZIP_STORED)\n", join(dir, 'GAME.zip'), join(dir, 'GAME.iso'), join(dir, 'NESTED.zip')]);
+  execFileSync('python3', [
+    '-c',
+    "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[3], 'w', zipfile.ZIP_DEFLATED) as z:\n  z.write(sys.argv[1], 'PACKS/GAME.zip')\n  z.write(sys.argv[2], 'PACKS/GAME.iso', compress_type=zipfile.ZIP_STORED)\n",
+    join(dir, 'GAME.zip'),
+    join(dir, 'GAME.iso'),
+    join(dir, 'NESTED.zip'),
+  ]);
   site = join(root, 'hosts/site');
   mkdirSync(site, { recursive: true });
   relicview('publish', dir, join(site, 'same'));
@@ -58,36 +73,48 @@ after(async () => {
 // A page on the site origin at `path`, once its hosted listing shows (or its error does).
 async function sitePage(path, { listed = true } = {}) {
   const { page, problems } = await newPage(browser, `${nginx.url('site')}${path}`);
-  if (listed) await page.waitForFunction(() => /hosted at/.test(document.getElementById('archive-summary').textContent));
+  if (listed)
+    await page.waitForFunction(() =>
+      /hosted at/.test(document.getElementById('archive-summary').textContent),
+    );
   // The page's probe for `relicview serve`'s archive.json is a 404 on a static host.
-  return { page, problems: () => problems.filter((p) => !/404/.test(p)) };
+  return { page, problems: () => problems.filter(p => !/404/.test(p)) };
 }
 
-const indexOf = (path) => JSON.parse(readFileSync(path, 'utf8'));
+const indexOf = path => JSON.parse(readFileSync(path, 'utf8'));
 
 async function draw(page, path) {
-  const r = await page.evaluate((p) => window.relicview.open(p), path);
+  const r = await page.evaluate(p => window.relicview.open(p), path);
   await page.evaluate(() => window.relicview.setClock({ time: 0, playing: false }));
-  return { triangles: r.triangles, pixels: (await page.evaluate(() => window.relicview.pixelStats())).nonBackground };
+  return {
+    triangles: r.triangles,
+    pixels: (await page.evaluate(() => window.relicview.pixelStats())).nonBackground,
+  };
 }
 
-test('a published site lists every container from index.json alone, and every model inside opens by range with the loose files\' triangles and pixels', async () => {
+test("a published site lists every container from index.json alone, and every model inside opens by range with the loose files' triangles and pixels", async () => {
   const mark = nginx.mark();
   const { page, problems } = await sitePage('same/index.html');
   // Listing read the page and index.json, and nothing of any container (the page opens its
   // first model after the listing).
   await page.waitForFunction(() => window.relicview.indexTimeline()?.listed);
   const listed = await page.evaluate(() => performance.timeOrigin + window.relicview.indexTimeline().listed);
-  const listing = nginx.since(mark).filter((r) => r.at <= listed);
-  assert.ok(listing.some((r) => r.uri.endsWith('/index.json')), JSON.stringify(listing));
-  const containerBytes = listing.filter((r) => /\.(zip|iso|bin|chd)$/.test(r.uri));
+  const listing = nginx.since(mark).filter(r => r.at <= listed);
+  assert.ok(
+    listing.some(r => r.uri.endsWith('/index.json')),
+    JSON.stringify(listing),
+  );
+  const containerBytes = listing.filter(r => /\.(zip|iso|bin|chd)$/.test(r.uri));
   assert.deepEqual(containerBytes, [], 'no container byte read to list');
   const index = indexOf(join(site, 'same/index.json'));
   assert.equal(index.base, 'archive/');
   const shown = await page.evaluate(() => window.relicview.shownFiles(100000));
-  for (const c of CONTAINERS) assert.ok(shown.includes(`${c}/DEMO/VIDEO/HEXPOD.BGF`), `${c} lists its models`);
-  assert.ok(!shown.some((p) => p.startsWith('FF7.bin')), 'the cue names the disc; its bin is not listed again');
-  const models = index.files.filter((f) => f.path.startsWith('tree/') && MODEL_KINDS.has(f.kind)).map((f) => f.path.slice('tree/'.length));
+  for (const c of CONTAINERS)
+    assert.ok(shown.includes(`${c}/DEMO/VIDEO/HEXPOD.BGF`), `${c} lists its models`);
+  assert.ok(!shown.some(p => p.startsWith('FF7.bin')), 'the cue names the disc; its bin is not listed again');
+  const models = index.files
+    .filter(f => f.path.startsWith('tree/') && MODEL_KINDS.has(f.kind))
+    .map(f => f.path.slice('tree/'.length));
   assert.ok(models.length >= 25, `${models.length} models`);
   for (const model of models) {
     const loose = await draw(page, `tree/${model}`);
@@ -99,7 +126,11 @@ test('a published site lists every container from index.json alone, and every mo
   }
   const hosted = await page.evaluate(() => window.relicview.hostStats());
   assert.ok(hosted.requests > 0 && hosted.inFlight === 0, JSON.stringify(hosted));
-  assert.equal(await page.locator('#host-status').isHidden(), true, 'the reading line is gone once nothing is in flight');
+  assert.equal(
+    await page.locator('#host-status').isHidden(),
+    true,
+    'the reading line is gone once nothing is in flight',
+  );
   assert.deepEqual(await page.evaluate(() => window.relicview.containerProblems()), []);
   assert.deepEqual(problems(), []);
   await page.close();
@@ -116,10 +147,14 @@ test('a zip and an ISO inside a hosted zip list as folders and their models open
   const mark = nginx.mark();
   for (const model of ['DEMO/VIDEO/HEXPOD.BGF', 'FF7/FIELD/MD1_1.BSX']) {
     const loose = await draw(page, `tree/${model}`);
-    for (const inner of ['NESTED.zip/PACKS/GAME.zip', 'NESTED.zip/PACKS/GAME.iso']) assert.deepEqual(await draw(page, `${inner}/${model}`), loose, `${model} in ${inner}`);
+    for (const inner of ['NESTED.zip/PACKS/GAME.zip', 'NESTED.zip/PACKS/GAME.iso'])
+      assert.deepEqual(await draw(page, `${inner}/${model}`), loose, `${model} in ${inner}`);
   }
-  const reads = nginx.since(mark).filter((r) => r.uri.endsWith('/NESTED.zip'));
-  assert.ok(reads.length > 0 && reads.every((r) => r.range), `the outer zip is read by ranges: ${JSON.stringify(reads)}`);
+  const reads = nginx.since(mark).filter(r => r.uri.endsWith('/NESTED.zip'));
+  assert.ok(
+    reads.length > 0 && reads.every(r => r.range),
+    `the outer zip is read by ranges: ${JSON.stringify(reads)}`,
+  );
   assert.deepEqual(await page.evaluate(() => window.relicview.containerProblems()), []);
   assert.deepEqual(problems(), []);
   await page.close();
@@ -132,13 +167,17 @@ test('one field model inside a hosted disc costs about its own size in transfer,
     const mark = nginx.mark();
     await draw(page, `${c}/FF7/FIELD/MD1_1.BSX`);
     const file = c === 'FF7.cue' ? 'FF7.bin' : c;
-    const reads = nginx.since(mark).filter((r) => r.uri.endsWith(`/archive/${file}`));
+    const reads = nginx.since(mark).filter(r => r.uri.endsWith(`/archive/${file}`));
     const sent = reads.reduce((n, r) => n + r.bytes, 0);
-    assert.ok(reads.length > 0 && reads.every((r) => r.status === 206 && r.range), JSON.stringify(reads));
+    assert.ok(reads.length > 0 && reads.every(r => r.status === 206 && r.range), JSON.stringify(reads));
     // FIELD.TDB and FIELD.BIN are read with it (its faces and its lighting): at most a few
     // times the model itself, however large the disc.
-    const others = ['FIELD.TDB', 'MD1_1.BSX'].map((n) => statSync(join(dir, 'tree/FF7/FIELD', n)).size).reduce((a, b) => a + b, 0);
-    console.log(`${c}: MD1_1.BSX (${size} bytes) with what it reads beside it (${others} bytes): ${sent} bytes sent in ${reads.length} requests`);
+    const others = ['FIELD.TDB', 'MD1_1.BSX']
+      .map(n => statSync(join(dir, 'tree/FF7/FIELD', n)).size)
+      .reduce((a, b) => a + b, 0);
+    console.log(
+      `${c}: MD1_1.BSX (${size} bytes) with what it reads beside it (${others} bytes): ${sent} bytes sent in ${reads.length} requests`,
+    );
     assert.ok(sent <= 3 * others, `${c}: ${sent} bytes sent for ${others}`);
   }
   await page.evaluate(() => window.relicview.open('FF7.cue/FF7/FIELD/MD1_1.BSX'));
@@ -146,22 +185,27 @@ test('one field model inside a hosted disc costs about its own size in transfer,
   assert.match(link, /#archive=index\.json&path=FF7\.cue%2FFF7%2FFIELD%2FMD1_1\.BSX/);
   const triangles = (await page.evaluate(() => window.relicview.stats())).triangles;
   const fresh = await newPage(browser, link);
-  await fresh.page.waitForFunction(() => document.getElementById('info-title').textContent === 'FF7.cue/FF7/FIELD/MD1_1.BSX');
+  await fresh.page.waitForFunction(
+    () => document.getElementById('info-title').textContent === 'FF7.cue/FF7/FIELD/MD1_1.BSX',
+  );
   assert.equal((await fresh.page.evaluate(() => window.relicview.stats())).triangles, triangles);
-  assert.deepEqual(fresh.problems.filter((p) => !/404/.test(p)), []);
+  assert.deepEqual(
+    fresh.problems.filter(p => !/404/.test(p)),
+    [],
+  );
   assert.deepEqual(problems(), []);
   await fresh.page.close();
   await page.close();
 });
 
-test('an index and its containers on a second origin with CORS open as on the page\'s own', async () => {
+test("an index and its containers on a second origin with CORS open as on the page's own", async () => {
   const indexUrl = `${nginx.url('data')}index.json`;
   const { page, problems } = await sitePage(`same/index.html#archive=${encodeURIComponent(indexUrl)}`);
   for (const c of CONTAINERS) {
     const loose = await draw(page, `tree/DEMO/VIDEO/HEXPOD.BGF`);
     assert.deepEqual(await draw(page, `${c}/DEMO/VIDEO/HEXPOD.BGF`), loose, c);
   }
-  const fromData = nginx.log().filter((r) => r.origin === 'data' && r.range);
+  const fromData = nginx.log().filter(r => r.origin === 'data' && r.range);
   assert.ok(fromData.length > 0, 'ranges were read from the second origin');
   assert.deepEqual(problems(), []);
   await page.close();
@@ -170,14 +214,24 @@ test('an index and its containers on a second origin with CORS open as on the pa
 test('hosts that get it wrong say what they lack, and the rest of the archive stays usable', async () => {
   // No CORS at all: the listing cannot be read, and the page says which header is missing.
   {
-    const { page } = await sitePage(`same/index.html#archive=${encodeURIComponent(`${nginx.url('bare')}index.json`)}`, { listed: false });
+    const { page } = await sitePage(
+      `same/index.html#archive=${encodeURIComponent(`${nginx.url('bare')}index.json`)}`,
+      { listed: false },
+    );
     await page.waitForFunction(() => /Access-Control-Allow-Origin/.test(document.body.textContent));
     await page.close();
   }
   // CORS, but Content-Range not exposed: loose files open, a container's entry says why not.
   {
-    const { page } = await sitePage(`same/index.html#archive=${encodeURIComponent(`${nginx.url('noexpose')}index.json`)}`);
-    const err = await page.evaluate(() => window.relicview.open('GAME.iso/DEMO/VIDEO/HEXPOD.BGF').then(() => 'opened', (e) => e.message));
+    const { page } = await sitePage(
+      `same/index.html#archive=${encodeURIComponent(`${nginx.url('noexpose')}index.json`)}`,
+    );
+    const err = await page.evaluate(() =>
+      window.relicview.open('GAME.iso/DEMO/VIDEO/HEXPOD.BGF').then(
+        () => 'opened',
+        e => e.message,
+      ),
+    );
     assert.match(err, /Access-Control-Expose-Headers: Content-Range/);
     assert.ok((await draw(page, 'tree/DEMO/VIDEO/HEXPOD.BGF')).triangles > 0, 'a loose file still opens');
     await page.close();
@@ -185,11 +239,16 @@ test('hosts that get it wrong say what they lack, and the rest of the archive st
   // No Range support: a small container is read whole, once, and says so in the console.
   {
     const mark = nginx.mark();
-    const { page } = await sitePage(`same/index.html#archive=${encodeURIComponent(`${nginx.url('norange')}index.json`)}`);
+    const { page } = await sitePage(
+      `same/index.html#archive=${encodeURIComponent(`${nginx.url('norange')}index.json`)}`,
+    );
     const loose = await draw(page, 'tree/DEMO/VIDEO/HEXPOD.BGF');
     assert.deepEqual(await draw(page, 'GAME.iso/DEMO/VIDEO/HEXPOD.BGF'), loose);
-    assert.deepEqual(await draw(page, 'GAME.iso/DEMO/VIDEO/CUBE.BGF'), await draw(page, 'tree/DEMO/VIDEO/CUBE.BGF'));
-    const isoReads = nginx.since(mark).filter((r) => r.uri === '/GAME.iso');
+    assert.deepEqual(
+      await draw(page, 'GAME.iso/DEMO/VIDEO/CUBE.BGF'),
+      await draw(page, 'tree/DEMO/VIDEO/CUBE.BGF'),
+    );
+    const isoReads = nginx.since(mark).filter(r => r.uri === '/GAME.iso');
     assert.equal(isoReads.length, 1, 'read whole once, then from memory');
     assert.equal(isoReads[0].status, 200);
     await page.close();
@@ -200,20 +259,37 @@ test('hosts that get it wrong say what they lack, and the rest of the archive st
   rmSync(join(copy, 'archive/tree/DEMO/VIDEO/CUBE.BGF'));
   const bin = readFileSync(join(copy, 'archive/FF7.bin'));
   const index = indexOf(join(copy, 'index.json'));
-  const disc = index.containers.find((c) => c.path === 'FF7.cue');
-  const md1 = disc.entries.find((e) => e[0] === 'FF7/FIELD/MD1_1.BSX');
+  const disc = index.containers.find(c => c.path === 'FF7.cue');
+  const md1 = disc.entries.find(e => e[0] === 'FF7/FIELD/MD1_1.BSX');
   bin[md1[5][0][0] + 24 + 100] ^= 0xff;
   writeFileSync(join(copy, 'archive/FF7.bin'), bin);
   const zip = readFileSync(join(copy, 'archive/GAME.zip'));
   writeFileSync(join(copy, 'archive/GAME.zip'), Buffer.concat([zip, Buffer.alloc(10)]));
   {
     const { page } = await sitePage('broken/index.html');
-    const openError = (p) => page.evaluate((x) => window.relicview.open(x).then(() => 'opened', (e) => e.message), p);
+    const openError = p =>
+      page.evaluate(
+        x =>
+          window.relicview.open(x).then(
+            () => 'opened',
+            e => e.message,
+          ),
+        p,
+      );
     assert.match(await openError('tree/DEMO/VIDEO/CUBE.BGF'), /not on the host \(HTTP 404\)/);
     assert.match(await openError('FF7.cue/FF7/FIELD/MD1_1.BSX'), /not those indexed.*publish it again/);
-    assert.match(await openError('GAME.zip/DEMO/VIDEO/HEXPOD.BGF'), /the host's file is \d+ bytes; the index says \d+.*publish it again/);
-    assert.ok((await draw(page, 'GAME.iso/DEMO/VIDEO/HEXPOD.BGF')).triangles > 0, 'the rest of the archive still opens');
-    assert.ok((await draw(page, 'FF7.cue/FF7/FIELD/ELEVTR1.BSX')).triangles > 0, 'and the rest of the changed disc');
+    assert.match(
+      await openError('GAME.zip/DEMO/VIDEO/HEXPOD.BGF'),
+      /the host's file is \d+ bytes; the index says \d+.*publish it again/,
+    );
+    assert.ok(
+      (await draw(page, 'GAME.iso/DEMO/VIDEO/HEXPOD.BGF')).triangles > 0,
+      'the rest of the archive still opens',
+    );
+    assert.ok(
+      (await draw(page, 'FF7.cue/FF7/FIELD/ELEVTR1.BSX')).triangles > 0,
+      'and the rest of the changed disc',
+    );
     await page.close();
   }
 });
@@ -224,42 +300,69 @@ test('a 650 MB hosted disc lists without reading it, one field model inside tran
   const path = `DISC.ISO/FIELD/${bigModel.folder}/${bigModel.name}`;
   const size = statSync(join(big, 'tree/FIELD', bigModel.folder, bigModel.name)).size;
   const mark = nginx.mark();
-  const { page, problems } = await sitePage(`same/index.html#archive=${encodeURIComponent(`${nginx.url('big')}index.json`)}`);
+  const { page, problems } = await sitePage(
+    `same/index.html#archive=${encodeURIComponent(`${nginx.url('big')}index.json`)}`,
+  );
   await page.waitForFunction(() => window.relicview.indexTimeline()?.listed);
   const listed = await page.evaluate(() => performance.timeOrigin + window.relicview.indexTimeline().listed);
-  const toList = nginx.since(mark).filter((r) => r.origin === 'big' && r.at <= listed);
-  assert.deepEqual(toList.map((r) => r.uri), ['/index.json'], 'listing read the index alone');
+  const toList = nginx.since(mark).filter(r => r.origin === 'big' && r.at <= listed);
+  assert.deepEqual(
+    toList.map(r => r.uri),
+    ['/index.json'],
+    'listing read the index alone',
+  );
   assert.equal(await page.evaluate(() => window.relicview.listing().files), 1020);
   // The page's first model opened; then the one measured.
-  await page.waitForFunction(() => window.relicview.hostStats().requests > 0 && window.relicview.hostStats().inFlight === 0);
+  await page.waitForFunction(
+    () => window.relicview.hostStats().requests > 0 && window.relicview.hostStats().inFlight === 0,
+  );
   // What the status line says while the model is read.
   await page.evaluate(() => {
     window.hostLines = [];
     const el = document.getElementById('host-status');
-    new MutationObserver(() => { if (!el.hidden) window.hostLines.push(el.textContent); }).observe(el, { attributes: true, childList: true, characterData: true, subtree: true });
+    new MutationObserver(() => {
+      if (!el.hidden) window.hostLines.push(el.textContent);
+    }).observe(el, { attributes: true, childList: true, characterData: true, subtree: true });
   });
   const before = nginx.mark();
   assert.ok((await draw(page, path)).triangles > 0);
   const lines = await page.evaluate(() => window.hostLines);
-  assert.ok(lines.some((l) => /^Reading from the host… [\d.]+ (kB|MB) fetched$/.test(l)), JSON.stringify(lines));
+  assert.ok(
+    lines.some(l => /^Reading from the host… [\d.]+ (kB|MB) fetched$/.test(l)),
+    JSON.stringify(lines),
+  );
   assert.equal(await page.locator('#host-status').isHidden(), true);
-  const reads = nginx.since(before).filter((r) => r.uri === '/DISC.ISO');
+  const reads = nginx.since(before).filter(r => r.uri === '/DISC.ISO');
   const sent = reads.reduce((n, r) => n + r.bytes, 0);
-  console.log(`650 MB disc: index.json ${statSync(join(big, 'host/index.json')).size} bytes for 1,020 files; ${path} (${size} bytes): ${sent} bytes sent in ${reads.length} requests (${(sent / size).toFixed(2)}×)`);
+  console.log(
+    `650 MB disc: index.json ${statSync(join(big, 'host/index.json')).size} bytes for 1,020 files; ${path} (${size} bytes): ${sent} bytes sent in ${reads.length} requests (${(sent / size).toFixed(2)}×)`,
+  );
   assert.ok(reads.length >= 1 && sent <= 2 * size, `${sent} bytes sent for a file of ${size}`);
   assert.deepEqual(problems(), []);
   await page.close();
   // The same disc on a host that ignores Range: refused after the first answer's head.
   const m2 = nginx.mark();
-  const { page: bare } = await sitePage(`same/index.html#archive=${encodeURIComponent(`${nginx.url('bignorange')}index.json`)}`);
-  const err = await bare.evaluate((p) => window.relicview.open(p).then(() => 'opened', (e) => e.message), path);
+  const { page: bare } = await sitePage(
+    `same/index.html#archive=${encodeURIComponent(`${nginx.url('bignorange')}index.json`)}`,
+  );
+  const err = await bare.evaluate(
+    p =>
+      window.relicview.open(p).then(
+        () => 'opened',
+        e => e.message,
+      ),
+    path,
+  );
   assert.match(err, /does not serve byte ranges.*not downloaded whole/);
   await bare.close();
-  const whole = nginx.since(m2).filter((r) => r.uri === '/DISC.ISO').reduce((n, r) => n + r.bytes, 0);
+  const whole = nginx
+    .since(m2)
+    .filter(r => r.uri === '/DISC.ISO')
+    .reduce((n, r) => n + r.bytes, 0);
   assert.ok(whole < 64e6, `${whole} bytes of the disc went out before the page stopped it`);
 });
 
-test('requests are few at a time, a host\'s 503s are waited out, and a host that never answers times out with a message', async () => {
+test("requests are few at a time, a host's 503s are waited out, and a host that never answers times out with a message", async () => {
   // A world inside the disc reads its models at once: never more than 4 requests out.
   {
     const { page, problems } = await sitePage('same/index.html');
@@ -273,29 +376,44 @@ test('requests are few at a time, a host\'s 503s are waited out, and a host that
   // nginx's limit_req answers 503 to requests that come too fast: retried after back-off.
   {
     const mark = nginx.mark();
-    const { page, problems } = await sitePage(`same/index.html#archive=${encodeURIComponent(`${nginx.url('flaky')}index.json`)}`);
+    const { page, problems } = await sitePage(
+      `same/index.html#archive=${encodeURIComponent(`${nginx.url('flaky')}index.json`)}`,
+    );
     const loose = await draw(page, 'tree/DEMO/VIDEO/CUBE.BGF');
     assert.ok(loose.triangles > 0);
     assert.deepEqual(await draw(page, 'GAME.iso/DEMO/VIDEO/CUBE.BGF'), loose);
     const s = await page.evaluate(() => window.relicview.hostStats());
-    const refused = nginx.since(mark).filter((r) => r.origin === 'flaky' && r.status === 503);
-    assert.ok(refused.length > 0 && s.retries >= refused.length, `${refused.length} 503s, ${s.retries} retries`);
-    assert.deepEqual(problems().filter((p) => !/503/.test(p)), []);
+    const refused = nginx.since(mark).filter(r => r.origin === 'flaky' && r.status === 503);
+    assert.ok(
+      refused.length > 0 && s.retries >= refused.length,
+      `${refused.length} 503s, ${s.retries} retries`,
+    );
+    assert.deepEqual(
+      problems().filter(p => !/503/.test(p)),
+      [],
+    );
     await page.close();
   }
   // A host that takes the connection and never answers.
   const silent = createServer(() => {});
-  await new Promise((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  await new Promise(resolve => silent.listen(0, '127.0.0.1', resolve));
   try {
     const index = indexOf(join(site, 'same/index.json'));
     index.base = `http://127.0.0.1:${silent.address().port}/`;
     mkdirSync(join(site, 'silent'), { recursive: true });
     writeFileSync(join(site, 'silent/index.json'), JSON.stringify(index));
     // (A link to a file the archive lacks: the page opens nothing of its own.)
-    const { page } = await sitePage(`same/index.html#archive=${encodeURIComponent('../silent/index.json')}&path=NOPE.BGF`);
+    const { page } = await sitePage(
+      `same/index.html#archive=${encodeURIComponent('../silent/index.json')}&path=NOPE.BGF`,
+    );
     await page.evaluate(() => window.relicview.setHostTimeout(300));
     const t0 = Date.now();
-    const err = await page.evaluate(() => window.relicview.open('GAME.iso/DEMO/VIDEO/CUBE.BGF').then(() => 'opened', (e) => e.message));
+    const err = await page.evaluate(() =>
+      window.relicview.open('GAME.iso/DEMO/VIDEO/CUBE.BGF').then(
+        () => 'opened',
+        e => e.message,
+      ),
+    );
     assert.match(err, /no answer from the host in 0\.3 s/);
     const s = await page.evaluate(() => window.relicview.hostStats());
     assert.equal(s.retries, 3, 'three tries more, then the error');

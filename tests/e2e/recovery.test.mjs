@@ -39,7 +39,14 @@ after(async () => {
 
 // relicview.open(path) → {ok, message}.
 function openIn(page, path) {
-  return page.evaluate((p) => window.relicview.open(p).then(() => ({ ok: true }), (e) => ({ ok: false, message: e.message })), path);
+  return page.evaluate(
+    p =>
+      window.relicview.open(p).then(
+        () => ({ ok: true }),
+        e => ({ ok: false, message: e.message }),
+      ),
+    path,
+  );
 }
 
 async function openCubeAndLook(page) {
@@ -50,38 +57,58 @@ async function openCubeAndLook(page) {
 
 test('every file of the archive opens one after another in one page; only the bad ones fail', async () => {
   const { page, problems } = await newPage(browser, server.url);
-  await page.waitForFunction((n) => window.relicview.listing().files === n && !window.relicview.listing().pending, walk(dir).length);
+  await page.waitForFunction(
+    n => window.relicview.listing().files === n && !window.relicview.listing().pending,
+    walk(dir).length,
+  );
   const intended = new Set(['DEMO/VIDEO/BROKEN.BGF', 'DEMO/VIDEO/NOTBIZ.BGF', 'DEMO/VIDEO/BOOM.TRAP']);
-  const files = walk(dir).map((f) => relative(dir, f).split('\\').join('/')).sort();
+  const files = walk(dir)
+    .map(f => relative(dir, f).split('\\').join('/'))
+    .sort();
   const failures = new Map();
   for (const path of files) {
     const r = await openIn(page, path);
     if (!r.ok) failures.set(path, r.message);
   }
-  assert.deepEqual([...failures.keys()].sort(), [...intended].sort(), JSON.stringify(Object.fromEntries(failures)));
+  assert.deepEqual(
+    [...failures.keys()].sort(),
+    [...intended].sort(),
+    JSON.stringify(Object.fromEntries(failures)),
+  );
   // What each says: where and what was expected.
-  assert.match(failures.get('DEMO/VIDEO/NOTBIZ.BGF'), /NOTBIZ\.BGF: at byte 0: named \.BGF, but it does not start with DIV-BIZ2: its first 8 bytes are "this is "/);
+  assert.match(
+    failures.get('DEMO/VIDEO/NOTBIZ.BGF'),
+    /NOTBIZ\.BGF: at byte 0: named \.BGF, but it does not start with DIV-BIZ2: its first 8 bytes are "this is "/,
+  );
   assert.match(failures.get('DEMO/VIDEO/BROKEN.BGF'), /at byte \d+/);
   assert.match(failures.get('DEMO/VIDEO/BOOM.TRAP'), /core was restarted/);
   // The list still holds the whole archive; the bad files are red with their reasons.
   assert.equal((await page.evaluate(() => window.relicview.listing())).files, files.length);
   for (const path of intended) {
-    const e = await page.evaluate((p) => window.relicview.entry(p), path);
+    const e = await page.evaluate(p => window.relicview.entry(p), path);
     assert.ok(e.failed, path);
     assert.ok(e.failure && e.failure.length > 20, `${path}: ${e.failure}`);
   }
   const traps = await page.evaluate(() => window.relicview.traps());
-  assert.deepEqual(traps.map((t) => t.path), ['DEMO/VIDEO/BOOM.TRAP']);
+  assert.deepEqual(
+    traps.map(t => t.path),
+    ['DEMO/VIDEO/BOOM.TRAP'],
+  );
   // The page keeps working: a model opens and draws after all of it.
   await openCubeAndLook(page);
   // Nothing went wrong but the trap itself (the panic's report and the RuntimeError).
-  const unexpected = problems.filter((p) => !/test build's trap|unreachable|RuntimeError|BROKEN\.BGF|NOTBIZ\.BGF/.test(p));
+  const unexpected = problems.filter(
+    p => !/test build's trap|unreachable|RuntimeError|BROKEN\.BGF|NOTBIZ\.BGF/.test(p),
+  );
   assert.deepEqual(unexpected, []);
   // The panic's report carries the wasm frames by number (the shipped core has no names);
   // scripts/wasm-names.mjs gives them their names from the build's target/wasm-names/.
-  const report = problems.find((p) => /test build's trap/.test(p) && /wasm-function\[\d+\]/.test(p));
+  const report = problems.find(p => /test build's trap/.test(p) && /wasm-function\[\d+\]/.test(p));
   assert.ok(report, 'the panic is reported with its wasm frames');
-  const named = execFileSync('node', [join(repo, 'scripts/wasm-names.mjs')], { input: report, encoding: 'utf8' });
+  const named = execFileSync('node', [join(repo, 'scripts/wasm-names.mjs')], {
+    input: report,
+    encoding: 'utf8',
+  });
   assert.match(named, /wasm-function\[\d+\]:0x[0-9a-f]+ .*relicview_web_glue::install_panic_hook/, named);
   await page.close();
 });
@@ -94,9 +121,16 @@ test('a trapped core is replaced: the file is marked, the view says so, the next
   const trapped = await openIn(page, 'DEMO/VIDEO/BOOM.TRAP');
   assert.equal(trapped.ok, false);
   assert.match(trapped.message, /BOOM\.TRAP: .*test build's trap.* \(the viewer's core was restarted\)/);
-  const view = await page.evaluate(() => ({ shown: !document.getElementById('view-message').hidden, text: document.getElementById('view-message-text').textContent, row: document.querySelector('[data-path="DEMO/VIDEO/BOOM.TRAP"]')?.className }));
+  const view = await page.evaluate(() => ({
+    shown: !document.getElementById('view-message').hidden,
+    text: document.getElementById('view-message-text').textContent,
+    row: document.querySelector('[data-path="DEMO/VIDEO/BOOM.TRAP"]')?.className,
+  }));
   assert.ok(view.shown, 'a message over the view');
-  assert.match(view.text, /BOOM\.TRAP\nThe viewer's core stopped on this file .* It has been restarted: the archive is still open/);
+  assert.match(
+    view.text,
+    /BOOM\.TRAP\nThe viewer's core stopped on this file .* It has been restarted: the archive is still open/,
+  );
   assert.match(view.row, /failed/);
   // Nothing of the file before it stays in the inspector, and no progress bar runs on.
   assert.equal(await page.evaluate(() => window.relicview.inspector.view()), null);
@@ -104,7 +138,10 @@ test('a trapped core is replaced: the file is marked, the view says so, the next
   // The new instance has the listing: a model resolves its library and draws.
   await openCubeAndLook(page);
   assert.deepEqual(await openIn(page, 'DEMO/MAPS/ARENA1.MAP'), { ok: true });
-  assert.ok((await page.evaluate(() => window.relicview.stats())).triangles > 100, 'a world assembles from the listing');
+  assert.ok(
+    (await page.evaluate(() => window.relicview.stats())).triangles > 100,
+    'a world assembles from the listing',
+  );
   // "Used by" reads the archive through the new session.
   assert.deepEqual(await openIn(page, 'DEMO/MATERIAL/DEMO.BMF'), { ok: true });
   // A second trap is recovered from as well.
@@ -120,21 +157,27 @@ test('loose files, in no game tree, get the answers the command line gives them'
   const files = {
     'BAD.BGF': 'NOTBIZ2-and-more-bytes',
     'EMPTY.BGF': '',
-    'SELFINC.MAP': '[me]\r\ntype=include\r\nfile=selfinc.map\r\n[selfinc]\r\ntype=map\r\ninstance=x 0 0 0 0 0 0\r\n',
+    'SELFINC.MAP':
+      '[me]\r\ntype=include\r\nfile=selfinc.map\r\n[selfinc]\r\ntype=map\r\ninstance=x 0 0 0 0 0 0\r\n',
     'GHOST.MOD': '[video]\r\nobject=nowhere.bgf\r\n',
     'SKY.PNG': 'GIF89a-not-a-png',
   };
   for (const [name, text] of Object.entries(files)) writeFileSync(join(loose, name), text);
   const { page } = await newPage(browser, `${server.url}#folder=none`);
-  await page.locator('#files-input').setInputFiles(Object.keys(files).map((n) => join(loose, n)));
-  await page.waitForFunction(() => window.relicview.listing().files === 5 && !window.relicview.listing().pending);
+  await page.locator('#files-input').setInputFiles(Object.keys(files).map(n => join(loose, n)));
+  await page.waitForFunction(
+    () => window.relicview.listing().files === 5 && !window.relicview.listing().pending,
+  );
   for (const name of ['BAD.BGF', 'EMPTY.BGF', 'SELFINC.MAP', 'SKY.PNG']) {
     const r = await openIn(page, name);
     assert.equal(r.ok, false, name);
     // The command line's message, for the same file lying alone (--root its folder).
     const cli = nativeInfoIn(loose, join(loose, name));
     assert.equal(r.message, cli.error.message.replace(join(loose, name), name), name);
-    assert.equal((await page.evaluate((p) => window.relicview.entry(p), name)).kind, ({ MAP: 'map', PNG: 'misnamed', BGF: 'biz2-unreadable' })[name.slice(-3)]);
+    assert.equal(
+      (await page.evaluate(p => window.relicview.entry(p), name)).kind,
+      { MAP: 'map', PNG: 'misnamed', BGF: 'biz2-unreadable' }[name.slice(-3)],
+    );
   }
   // A game object whose model is nowhere opens, saying what is missing.
   assert.deepEqual(await openIn(page, 'GHOST.MOD'), { ok: true });

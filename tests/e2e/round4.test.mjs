@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { makeArchive, startServer, launch, sizedPage, listedPage, axeClean, repo } from './harness.mjs';
 import { compressLzs, unwrapLzs, trianglesInside } from './ff7.mjs';
 
-const ff7 = (name) => readFileSync(join(repo, '../shared/testdata', name));
+const ff7 = name => readFileSync(join(repo, '../shared/testdata', name));
 const MD1_1 = ff7('ff7/MD1_1_u.BSX');
 // MD1_1 as on the disc, rebuilt by the tests' own LZS encoder (written from the notes, not
 // relicview's), then cut at three quarters of its container (past its models section: half
@@ -42,21 +42,39 @@ after(async () => {
   server?.stop();
 });
 
-const page = (size) => listedPage(browser, server.url, size);
+const page = size => listedPage(browser, server.url, size);
 
-const open = (page, path) => page.evaluate((p) => window.relicview.open(p).then((r) => r, (e) => ({ error: e.message })), path);
+const open = (page, path) =>
+  page.evaluate(
+    p =>
+      window.relicview.open(p).then(
+        r => r,
+        e => ({ error: e.message }),
+      ),
+    path,
+  );
 
 const axe = axeClean;
 
 test('a field model as on the disc (LZS) cut short is read as its container: what decoded is drawn, damaged where the compressed data ends', async () => {
-  const decoded = Buffer.from(unwrapLzs(Buffer.concat([Buffer.from(new Uint32Array([HALF.length - 4]).buffer), HALF.subarray(4)])));
+  const decoded = Buffer.from(
+    unwrapLzs(Buffer.concat([Buffer.from(new Uint32Array([HALF.length - 4]).buffer), HALF.subarray(4)])),
+  );
   const expected = trianglesInside(decoded);
-  assert.ok(expected.some((m) => m.triangles > 0) && decoded.length < MD1_1.length, `half the container holds whole parts: ${JSON.stringify(expected)}`);
+  assert.ok(
+    expected.some(m => m.triangles > 0) && decoded.length < MD1_1.length,
+    `half the container holds whole parts: ${JSON.stringify(expected)}`,
+  );
   const { page: p, problems, close } = await page();
   await open(p, 'FF7/HALF.BSX');
   assert.equal(await p.evaluate(() => window.relicview.entry('FF7/HALF.BSX').damaged), true);
   const message = await p.locator('#view-message').textContent();
-  assert.match(message, new RegExp(`the LZS container ends at byte ${HALF.length} of the ${PACKED.length} its header says, which decompress to ${decoded.length} bytes, size_file says ${MD1_1.length} bytes`));
+  assert.match(
+    message,
+    new RegExp(
+      `the LZS container ends at byte ${HALF.length} of the ${PACKED.length} its header says, which decompress to ${decoded.length} bytes, size_file says ${MD1_1.length} bytes`,
+    ),
+  );
   const info = await p.locator('#info-body').textContent();
   assert.match(info, /compressed \(LZS, cut short/, 'the info pane says it is compressed and cut');
   assert.doesNotMatch(info, /not compressed/);
@@ -65,15 +83,18 @@ test('a field model as on the disc (LZS) cut short is read as its container: wha
   let drawn = 0;
   for (const [k, m] of expected.entries()) {
     if (m.character || !m.triangles) continue;
-    const at = options.findIndex((o) => o === `model ${k}` || o.startsWith(`model ${k} (`));
-    const shown = await p.evaluate((at) => window.relicview.choose(at), at);
+    const at = options.findIndex(o => o === `model ${k}` || o.startsWith(`model ${k} (`));
+    const shown = await p.evaluate(at => window.relicview.choose(at), at);
     assert.equal(shown.triangles, m.triangles, `model ${k}`);
     drawn++;
   }
   assert.ok(drawn > 0);
   // Cloud's BCX from the disc, cut: an LZS container cut short, its header past what decoded.
   await open(p, 'FF7/CLOUDCUT.BCX');
-  assert.match(await p.locator('#view-message').textContent(), /the LZS container ends at byte \d+ of the \d+ its header says/);
+  assert.match(
+    await p.locator('#view-message').textContent(),
+    /the LZS container ends at byte \d+ of the \d+ its header says/,
+  );
   await axe(p, 'a cut container');
   assert.deepEqual(problems, []);
   await close();
@@ -96,7 +117,11 @@ test('each file opens playing: a pause stays with the file it was made on, a lin
   assert.match(link, /paused/);
   const other = await sizedPage(browser, link, [1400, 850]);
   await other.page.waitForFunction(() => window.relicview.lastOpen()?.path === 'FF7/MD1_1.BSX');
-  assert.equal(await other.page.evaluate(() => window.relicview.clock().playing), false, 'the link says paused');
+  assert.equal(
+    await other.page.evaluate(() => window.relicview.clock().playing),
+    false,
+    'the link says paused',
+  );
   await other.close();
   assert.deepEqual(problems, []);
   await close();
@@ -109,11 +134,11 @@ test('search then ↓ (or Enter) opens the first match, whichever file was open'
   const first = await p.evaluate(() => window.relicview.shownFiles()[0]);
   assert.notEqual(first, 'DEMO/VIDEO/TOWER.BGF', 'the open file is not the first match');
   await p.locator('#search').press('ArrowDown');
-  await p.waitForFunction((f) => window.relicview.lastOpen()?.path === f, first);
+  await p.waitForFunction(f => window.relicview.lastOpen()?.path === f, first);
   await open(p, 'DEMO/VIDEO/TOWER.BGF');
   await p.locator('#search').focus();
   await p.locator('#search').press('Enter');
-  await p.waitForFunction((f) => window.relicview.lastOpen()?.path === f, first);
+  await p.waitForFunction(f => window.relicview.lastOpen()?.path === f, first);
   assert.deepEqual(problems, []);
   await close();
 });
@@ -128,10 +153,19 @@ test("a playable character's first three clips are named stand, walk and run in 
   await open(p, 'FF7/MD1_1.BSX');
   const field = await p.evaluate(() => window.relicview.choice().options);
   // Cloud (model 0) with his BCX's three and the field's own after them; an NPC's by number.
-  assert.ok(field.some((o) => /^model 0: animation 1, walk \(/.test(o)), JSON.stringify(field));
-  assert.ok(field.some((o) => /^model 0: animation 3 \(/.test(o)), 'the field\'s own clip keeps its number');
-  assert.ok(field.some((o) => /^model 3: animation 0 \(/.test(o)), 'an NPC\'s clips keep their numbers');
-  assert.ok(!field.some((o) => /^model 3: animation \d, (stand|walk|run)/.test(o)));
+  assert.ok(
+    field.some(o => /^model 0: animation 1, walk \(/.test(o)),
+    JSON.stringify(field),
+  );
+  assert.ok(
+    field.some(o => /^model 0: animation 3 \(/.test(o)),
+    "the field's own clip keeps its number",
+  );
+  assert.ok(
+    field.some(o => /^model 3: animation 0 \(/.test(o)),
+    "an NPC's clips keep their numbers",
+  );
+  assert.ok(!field.some(o => /^model 3: animation \d, (stand|walk|run)/.test(o)));
   assert.deepEqual(problems, []);
   await close();
 });
@@ -144,7 +178,11 @@ test('Export all leaves the file on show in the info pane; its outcome stays in 
   assert.match(download.suggestedFilename(), /-export\.zip$/);
   await p.waitForFunction(() => /written from/.test(document.getElementById('export-status').textContent));
   assert.equal(await p.locator('#info-title').textContent(), title, 'the info pane still shows the file');
-  assert.match(await p.locator('#export-status').textContent(), /failed \(report\.json in the zip says why\)/, 'the archive has bad files: the line says where to read why');
+  assert.match(
+    await p.locator('#export-status').textContent(),
+    /failed \(report\.json in the zip says why\)/,
+    'the archive has bad files: the line says where to read why',
+  );
   await axe(p, 'after Export all');
   await p.locator('#export-dismiss').click();
   assert.equal(await p.locator('#export-status').textContent(), '');
@@ -155,27 +193,32 @@ test('Export all leaves the file on show in the info pane; its outcome stays in 
 
 // The canvas's pixels, as a hash.
 // (The clock held at 0: a scroll or a door would change it from frame to frame.)
-const picture = (page) => page.evaluate(async () => {
-  await window.relicview.setClock({ time: 0, playing: false });
-  await window.relicview.frame();
-  const { data } = window.relicview.readPixels();
-  let h = 0;
-  for (let i = 0; i < data.length; i += 7) h = (h * 31 + data[i]) | 0;
-  return h;
-});
+const picture = page =>
+  page.evaluate(async () => {
+    await window.relicview.setClock({ time: 0, playing: false });
+    await window.relicview.frame();
+    const { data } = window.relicview.readPixels();
+    let h = 0;
+    for (let i = 0; i < data.length; i += 7) h = (h * 31 + data[i]) | 0;
+    return h;
+  });
 
-test('colour by zone is the zoned files\' mode: a file without zones keeps its colours and its link leaves it out', async () => {
+test("colour by zone is the zoned files' mode: a file without zones keeps its colours and its link leaves it out", async () => {
   const { page: p, problems, close } = await page();
   await open(p, 'DEMO/VIDEO/TOWER.BGF');
   const own = await picture(p);
   await open(p, 'DEMO/VIDEO/WALKER.BGF');
   const plainWalker = await picture(p);
   await p.locator('#opt-zone-colours').check();
-  assert.notEqual(await picture(p), plainWalker, 'the walker in its zones\' colours');
+  assert.notEqual(await picture(p), plainWalker, "the walker in its zones' colours");
   assert.match(await p.evaluate(() => window.relicview.permalink()), /zones=1/);
   await open(p, 'DEMO/VIDEO/TOWER.BGF');
   assert.equal(await picture(p), own, 'the tower as it always is: textures and colours');
-  assert.doesNotMatch(await p.evaluate(() => window.relicview.permalink()), /zones=/, 'its link does not carry the mode');
+  assert.doesNotMatch(
+    await p.evaluate(() => window.relicview.permalink()),
+    /zones=/,
+    'its link does not carry the mode',
+  );
   await open(p, 'FF7/MD1_1.BSX');
   assert.doesNotMatch(await p.evaluate(() => window.relicview.permalink()), /zones=/);
   // Back to a zoned file: coloured again, and the switch that turns it off beside it.
@@ -191,13 +234,20 @@ test('colour by zone is the zoned files\' mode: a file without zones keeps its c
 test('the damage note sits at the top of the view, off the model it says is drawn, and can be dismissed; the info pane keeps it', async () => {
   const { page: p, problems, close } = await page();
   await open(p, 'FF7/HALF.BSX');
-  const [box, view] = await Promise.all(['#view-message', '#viewport'].map((s) => p.locator(s).boundingBox()));
+  const [box, view] = await Promise.all(['#view-message', '#viewport'].map(s => p.locator(s).boundingBox()));
   const middle = { x: view.x + view.width / 2, y: view.y + view.height / 2 };
-  assert.ok(box.y + box.height < middle.y - view.height * 0.15, `the note (${JSON.stringify(box)}) stays off the middle of the view (${JSON.stringify(view)})`);
+  assert.ok(
+    box.y + box.height < middle.y - view.height * 0.15,
+    `the note (${JSON.stringify(box)}) stays off the middle of the view (${JSON.stringify(view)})`,
+  );
   await axe(p, 'the damage note');
   await p.locator('#view-message-actions button', { hasText: 'dismiss' }).click();
   assert.equal(await p.locator('#view-message').isVisible(), false);
-  assert.match(await p.locator('#info-body').textContent(), /damaged.*LZS container ends at byte/s, 'the info pane still says why');
+  assert.match(
+    await p.locator('#info-body').textContent(),
+    /damaged.*LZS container ends at byte/s,
+    'the info pane still says why',
+  );
   assert.deepEqual(problems, []);
   await close();
 });
@@ -205,12 +255,17 @@ test('the damage note sits at the top of the view, off the model it says is draw
 test("the info pane's drawn row follows the LOD on show", async () => {
   const { page: p, problems, close } = await page();
   await open(p, 'DEMO/VIDEO/HEXPOD.BGF');
-  const row = () => p.evaluate(() => {
-    const dt = [...document.querySelectorAll('#info-body dt')].find((d) => d.textContent.startsWith('drawn'));
-    return `${dt.textContent}: ${dt.nextElementSibling.textContent}`;
-  });
+  const row = () =>
+    p.evaluate(() => {
+      const dt = [...document.querySelectorAll('#info-body dt')].find(d => d.textContent.startsWith('drawn'));
+      return `${dt.textContent}: ${dt.nextElementSibling.textContent}`;
+    });
   assert.match(await row(), /^drawn \(LOD 0\): 26 triangles/);
-  const rowSays = (text) => p.waitForFunction((t) => [...document.querySelectorAll('#info-body dt')].some((d) => d.textContent === t), text);
+  const rowSays = text =>
+    p.waitForFunction(
+      t => [...document.querySelectorAll('#info-body dt')].some(d => d.textContent === t),
+      text,
+    );
   await p.locator('#lod-select').selectOption('1');
   await rowSays('drawn (LOD 1)');
   assert.equal(await row(), 'drawn (LOD 1): 20 triangles');
@@ -234,7 +289,7 @@ test('after a comparison chosen with the keyboard its keys work at once, and ? o
   await p.waitForFunction(() => document.activeElement?.id === 'viewport');
   const mode = (await p.evaluate(() => window.relicview.comparison())).mode;
   await p.keyboard.press('c');
-  await p.waitForFunction((m) => window.relicview.comparison().mode !== m, mode);
+  await p.waitForFunction(m => window.relicview.comparison().mode !== m, mode);
   await p.keyboard.press('?');
   assert.equal(await p.locator('#help').isVisible(), true, 'the help');
   await p.keyboard.press('Escape');
@@ -252,7 +307,11 @@ test('after a comparison chosen with the keyboard its keys work at once, and ? o
 
 // WCAG's contrast ratio of two sRGB colours ([r, g, b], 0–255).
 function contrast(a, b) {
-  const lum = ([r, g, bl]) => [r, g, bl].map((c) => c / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4)).reduce((s, c, k) => s + c * [0.2126, 0.7152, 0.0722][k], 0);
+  const lum = ([r, g, bl]) =>
+    [r, g, bl]
+      .map(c => c / 255)
+      .map(c => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4))
+      .reduce((s, c, k) => s + c * [0.2126, 0.7152, 0.0722][k], 0);
   const [x, y] = [lum(a), lum(b)].sort((m, n) => n - m);
   return (x + 0.05) / (y + 0.05);
 }
@@ -261,18 +320,28 @@ test("the view's corner figures are readable over a bright model and on every ba
   const { page: p, problems, close } = await page();
   await open(p, 'DEMO/VIDEO/CUBE.BGF');
   for (const bg of ['dark', 'light', 'checker']) {
-    await p.evaluate((b) => window.relicview.setOptions({ background: b }), bg);
+    await p.evaluate(b => window.relicview.setOptions({ background: b }), bg);
     const { color, plate } = await p.evaluate(() => {
       const s = getComputedStyle(document.getElementById('hud'));
       return { color: s.color, plate: s.backgroundColor };
     });
-    const rgb = (c) => c.match(/[\d.]+/g).slice(0, 3).map(Number);
+    const rgb = c =>
+      c
+        .match(/[\d.]+/g)
+        .slice(0, 3)
+        .map(Number);
     const alpha = Number(plate.match(/[\d.]+/g)[3] ?? 1);
     assert.ok(alpha >= 0.75, `${bg}: the figures sit on a plate (${plate})`);
     // The plate over the brightest thing that can be behind it (white) and the darkest.
-    for (const under of [[255, 255, 255], [0, 0, 0]]) {
+    for (const under of [
+      [255, 255, 255],
+      [0, 0, 0],
+    ]) {
       const seen = rgb(plate).map((c, k) => c * alpha + under[k] * (1 - alpha));
-      assert.ok(contrast(rgb(color), seen) >= 4.5, `${bg}: ${color} on ${plate} over ${under}: ${contrast(rgb(color), seen).toFixed(2)}`);
+      assert.ok(
+        contrast(rgb(color), seen) >= 4.5,
+        `${bg}: ${color} on ${plate} over ${under}: ${contrast(rgb(color), seen).toFixed(2)}`,
+      );
     }
   }
   assert.deepEqual(problems, []);
@@ -282,7 +351,9 @@ test("the view's corner figures are readable over a bright model and on every ba
 test('a texture opened at full size from the gallery fills the info pane: its size, where it comes from, who uses it', async () => {
   const { page: p, problems, close } = await page();
   await p.locator('#textures-button').click();
-  await p.waitForFunction(() => /\d+ textures?:/.test(document.getElementById('texture-gallery-status').textContent));
+  await p.waitForFunction(() =>
+    /\d+ textures?:/.test(document.getElementById('texture-gallery-status').textContent),
+  );
   await p.locator('#texture-cards .texture-card[data-path="DEMO/TEXTURE/WATER.TGA"] .card-name').click();
   await p.waitForFunction(() => window.relicview.flatView()?.mode === 'picture');
   assert.equal(await p.locator('#info-title').textContent(), 'DEMO/TEXTURE/WATER.TGA');
@@ -294,17 +365,27 @@ test('a texture opened at full size from the gallery fills the info pane: its si
   await close();
 });
 
-test('a phone (430 × 900, touch): the help table fits its card, the display menu stays inside the window, a comparison\'s second file brings the view into sight', async () => {
+test("a phone (430 × 900, touch): the help table fits its card, the display menu stays inside the window, a comparison's second file brings the view into sight", async () => {
   const phone = await sizedPage(browser, server.url, [430, 900], { hasTouch: true, isMobile: true });
   const { page: p, problems } = phone;
   await p.waitForFunction(() => window.relicview.listing().files > 0 && window.relicview.lastOpen() !== null);
   await open(p, 'DEMO/MAPS/ARENA1.MAP');
   await p.locator('#display-menu > summary').tap();
-  const menu = await p.evaluate(() => ({ right: document.querySelector('#display-menu .menu-body').getBoundingClientRect().right, width: document.documentElement.clientWidth, page: document.documentElement.scrollWidth }));
-  assert.ok(menu.right <= menu.width && menu.page <= menu.width, `the menu inside the window: ${JSON.stringify(menu)}`);
+  const menu = await p.evaluate(() => ({
+    right: document.querySelector('#display-menu .menu-body').getBoundingClientRect().right,
+    width: document.documentElement.clientWidth,
+    page: document.documentElement.scrollWidth,
+  }));
+  assert.ok(
+    menu.right <= menu.width && menu.page <= menu.width,
+    `the menu inside the window: ${JSON.stringify(menu)}`,
+  );
   await p.locator('#display-menu > summary').tap();
   await p.locator('#help-button').tap();
-  const help = await p.evaluate(() => ({ table: document.getElementById('help-keys').scrollWidth, card: document.querySelector('.help-card').clientWidth }));
+  const help = await p.evaluate(() => ({
+    table: document.getElementById('help-keys').scrollWidth,
+    card: document.querySelector('.help-card').clientWidth,
+  }));
   assert.ok(help.table <= help.card, `the keys' table fits its card: ${JSON.stringify(help)}`);
   await axe(p, 'the help on a phone');
   await p.locator('#help-close').tap();
@@ -326,11 +407,18 @@ test('a link to a file inside a dropped zip asks for that zip by name, and comes
   // A zip made by Python's zipfile, in a folder of its own with a file beside it.
   const holder = mkdtempSync(join(tmpdir(), 'relicview-round4-'));
   mkdirSync(join(holder, 'GAMES'));
-  execFileSync('python3', ['-c', `import zipfile, sys
+  execFileSync('python3', [
+    '-c',
+    `import zipfile, sys
 z = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED)
 for name in sys.argv[3:]:
     z.write(sys.argv[2] + '/' + name, name)
-z.close()`, join(holder, 'GAMES/demo.zip'), dir, 'DEMO/VIDEO/TOWER.BGF', 'DEMO/VIDEO/CUBE.BGF']);
+z.close()`,
+    join(holder, 'GAMES/demo.zip'),
+    dir,
+    'DEMO/VIDEO/TOWER.BGF',
+    'DEMO/VIDEO/CUBE.BGF',
+  ]);
   writeFileSync(join(holder, 'GAMES/README.TXT'), 'the demo, zipped\n');
   const zip = join(holder, 'GAMES/demo.zip');
   const target = 'demo.zip/DEMO/VIDEO/TOWER.BGF';
@@ -338,8 +426,8 @@ z.close()`, join(holder, 'GAMES/demo.zip'), dir, 'DEMO/VIDEO/TOWER.BGF', 'DEMO/V
   // Dropped alone, opened at the tower: the link.
   const first = await sizedPage(browser, server.url + '#folder=none', [1400, 850]);
   await first.page.locator('#files-input').setInputFiles([zip]);
-  await first.page.waitForFunction((t) => window.relicview.shownFiles().includes(t), target);
-  await first.page.evaluate((t) => window.relicview.open(t), target);
+  await first.page.waitForFunction(t => window.relicview.shownFiles().includes(t), target);
+  await first.page.evaluate(t => window.relicview.open(t), target);
   const link = await first.page.evaluate(() => window.relicview.permalink());
   assert.match(decodeURIComponent(link), /folder=[^&]+.*path=demo\.zip\/DEMO\/VIDEO\/TOWER\.BGF/);
   await first.close();
@@ -352,11 +440,18 @@ z.close()`, join(holder, 'GAMES/demo.zip'), dir, 'DEMO/VIDEO/TOWER.BGF', 'DEMO/V
     const note = await p.locator('#view-message').textContent();
     assert.match(note, /DEMO\/VIDEO\/TOWER\.BGF inside demo\.zip/);
     assert.doesNotMatch(note, /Drop that folder/);
-    assert.equal(await p.locator('#view-message-actions button', { hasText: 'Open demo.zip…' }).isVisible(), true);
+    assert.equal(
+      await p.locator('#view-message-actions button', { hasText: 'Open demo.zip…' }).isVisible(),
+      true,
+    );
     await axe(p, 'a link waiting for its zip');
     // The zip itself, or the folder that holds it (with a file beside it): the view comes back.
     await p.locator(Array.isArray(chosen) ? '#files-input' : '#folder-input').setInputFiles(chosen);
-    await p.waitForFunction(() => /demo\.zip\/DEMO\/VIDEO\/TOWER\.BGF$/.test(window.relicview.lastOpen()?.path || ''), null, { timeout: 20_000 });
+    await p.waitForFunction(
+      () => /demo\.zip\/DEMO\/VIDEO\/TOWER\.BGF$/.test(window.relicview.lastOpen()?.path || ''),
+      null,
+      { timeout: 20_000 },
+    );
     assert.doesNotMatch(await p.locator('#info-title').textContent(), /does not match/);
     assert.deepEqual(fresh.problems, [], String(chosen));
     await fresh.close();
@@ -376,17 +471,29 @@ test('a .txt is badged as text in the list and opens as text', async () => {
   await close();
 });
 
-test('a phone: the Parts switches sit right under the view, and a picture\'s tools above it, in sight once it opens', async () => {
+test("a phone: the Parts switches sit right under the view, and a picture's tools above it, in sight once it opens", async () => {
   const phone = await sizedPage(browser, server.url, [430, 900], { hasTouch: true, isMobile: true });
   const { page: p, problems } = phone;
   await p.waitForFunction(() => window.relicview.listing().files > 0 && window.relicview.lastOpen() !== null);
   await p.locator('#search').fill('WALKER');
   await p.locator('#file-list li[data-path="DEMO/VIDEO/WALKER.BGF"]').tap();
-  await p.waitForFunction(() => window.relicview.lastOpen()?.path === 'DEMO/VIDEO/WALKER.BGF' && !document.getElementById('parts').hidden);
-  const gap = await p.evaluate(() => document.getElementById('opt-zone-colours').getBoundingClientRect().top - document.getElementById('view').getBoundingClientRect().bottom);
+  await p.waitForFunction(
+    () =>
+      window.relicview.lastOpen()?.path === 'DEMO/VIDEO/WALKER.BGF' &&
+      !document.getElementById('parts').hidden,
+  );
+  const gap = await p.evaluate(
+    () =>
+      document.getElementById('opt-zone-colours').getBoundingClientRect().top -
+      document.getElementById('view').getBoundingClientRect().bottom,
+  );
   assert.ok(gap >= 0 && gap < 120, `the zone switches ${gap} px under the view`);
   await p.locator('#opt-zone-colours').tap();
-  assert.equal(await p.evaluate(() => window.relicview.permalink().includes('zones=1')), true, 'the switch works where it sits');
+  assert.equal(
+    await p.evaluate(() => window.relicview.permalink().includes('zones=1')),
+    true,
+    'the switch works where it sits',
+  );
   await axe(p, 'the Parts under the view on a phone');
   await p.locator('#search').fill('WATER');
   await p.locator('#file-list li[data-path="DEMO/TEXTURE/WATER.TGA"]').tap();
@@ -396,7 +503,10 @@ test('a phone: the Parts switches sit right under the view, and a picture\'s too
     const c = document.getElementById('picture-canvas').getBoundingClientRect();
     return { top: t.top, bottom: t.bottom, canvas: c.top, height: innerHeight };
   });
-  assert.ok(tools.bottom <= tools.canvas + 1 && tools.top >= 0 && tools.bottom <= tools.height, `the picture's tools above it and in sight: ${JSON.stringify(tools)}`);
+  assert.ok(
+    tools.bottom <= tools.canvas + 1 && tools.top >= 0 && tools.bottom <= tools.height,
+    `the picture's tools above it and in sight: ${JSON.stringify(tools)}`,
+  );
   assert.deepEqual(problems, []);
   await phone.close();
 });

@@ -21,7 +21,11 @@ function tim(depth, clut, width, height, data) {
   const header = Buffer.alloc(8);
   header.writeUInt32LE(0x10, 0);
   header.writeUInt32LE({ 4: 0, 8: 1, 16: 2, 24: 3 }[depth] | (clut ? 8 : 0), 4);
-  return Buffer.concat([header, ...(clut ? [block(0, 480, clut.colours, clut.rows, clut.bytes)] : []), block(640, 0, width, height, data)]);
+  return Buffer.concat([
+    header,
+    ...(clut ? [block(0, 480, clut.colours, clut.rows, clut.bytes)] : []),
+    block(640, 0, width, height, data),
+  ]);
 }
 
 // Halfword colours: (i * 2 + 1) in red, i in blue, and colour 0 left 0x0000 (transparent).
@@ -31,15 +35,15 @@ for (let i = 1; i < 32; i++) colours.writeUInt16LE(((i % 16) * 2 + 1) | ((i % 16
 const texels = Buffer.alloc(6 * 4 * 2);
 for (let i = 0; i < texels.length; i++) texels[i] = ((2 * i) % 16) | (((2 * i + 1) % 16) << 4);
 
-const ctx = servedArchive((dir) => {
+const ctx = servedArchive(dir => {
   mkdirSync(join(dir, 'PSX'), { recursive: true });
   writeFileSync(join(dir, 'PSX/FOUR.TIM'), tim(4, { colours: 16, rows: 2, bytes: colours }, 6, 4, texels));
   writeFileSync(join(dir, 'PSX/TRUE.TIM'), tim(16, null, 3, 2, colours.subarray(2, 14)));
 });
 
-const expand = (v) => (v << 3) | (v >> 2);
+const expand = v => (v << 3) | (v >> 2);
 
-test('a TIM opens in the flat view at its size and reads out each texel\'s CLUT index and colour word; the gallery lists it', async () => {
+test("a TIM opens in the flat view at its size and reads out each texel's CLUT index and colour word; the gallery lists it", async () => {
   const { dir } = ctx;
   const { page, problems } = await newPage(ctx.browser, ctx.server.url);
   await loadFolder(page, dir, walk(dir).length);
@@ -58,8 +62,15 @@ test('a TIM opens in the flat view at its size and reads out each texel\'s CLUT 
     return { w: c.width / 2, h: c.height / 2, texel: window.relicview.pictureAt(c.width / 2, c.height / 2) };
   });
   assert.ok(middle.texel, 'a texel under the middle of the view');
-  for (const [tx, ty] of [[1, 0], [22, 3], [13, 2]]) {
-    const t = await page.evaluate(([x, y]) => window.relicview.pictureAt(x, y), [middle.w + 16 * (tx - middle.texel.x), middle.h + 16 * (ty - middle.texel.y)]);
+  for (const [tx, ty] of [
+    [1, 0],
+    [22, 3],
+    [13, 2],
+  ]) {
+    const t = await page.evaluate(
+      ([x, y]) => window.relicview.pictureAt(x, y),
+      [middle.w + 16 * (tx - middle.texel.x), middle.h + 16 * (ty - middle.texel.y)],
+    );
     assert.deepEqual([t?.x, t?.y], [tx, ty], JSON.stringify(t));
     // The texel's halfword, its nibble from the low bits, and the first CLUT row's colour.
     const word = texels.readUInt16LE(2 * (t.y * 6 + Math.floor(t.x / 4)));
@@ -69,17 +80,24 @@ test('a TIM opens in the flat view at its size and reads out each texel\'s CLUT 
     assert.equal(t.source, `CLUT index ${index} · colour word ${hex}`, JSON.stringify(t));
     const rgb = [colour & 31, (colour >> 5) & 31, (colour >> 10) & 31].map(expand);
     assert.deepEqual(t.rgba, colour === 0 ? [0, 0, 0, 0] : [...rgb, 255], JSON.stringify(t));
-    assert.match(await page.locator('#picture-readout').textContent(), new RegExp(`CLUT index ${index} · colour word ${hex}`));
+    assert.match(
+      await page.locator('#picture-readout').textContent(),
+      new RegExp(`CLUT index ${index} · colour word ${hex}`),
+    );
   }
   // The last open is the TIM's.
   const info = await page.evaluate(() => window.relicview.lastOpen());
   assert.equal(info.path, 'GAME/PSX/FOUR.TIM');
   // The gallery: both TIMs, with their sizes and their depth.
   await page.locator('#textures-button').click();
-  await page.waitForFunction(() => /textures?:/.test(document.getElementById('texture-gallery-status').textContent), null, { timeout: 60000 });
+  await page.waitForFunction(
+    () => /textures?:/.test(document.getElementById('texture-gallery-status').textContent),
+    null,
+    { timeout: 60000 },
+  );
   const list = await page.evaluate(() => window.relicview.textures());
-  const four = list.find((t) => t.path === 'GAME/PSX/FOUR.TIM');
-  const truecolour = list.find((t) => t.path === 'GAME/PSX/TRUE.TIM');
+  const four = list.find(t => t.path === 'GAME/PSX/FOUR.TIM');
+  const truecolour = list.find(t => t.path === 'GAME/PSX/TRUE.TIM');
   assert.deepEqual([four?.width, four?.height, four?.texture], [24, 4, null], JSON.stringify(four));
   assert.match(four.format, /TIM, 4 bits/);
   assert.deepEqual([truecolour?.width, truecolour?.height], [3, 2], JSON.stringify(truecolour));
@@ -92,7 +110,11 @@ test('a TIM opens in the flat view at its size and reads out each texel\'s CLUT 
     return window.relicview.pictureAt(c.width / 2, c.height / 2);
   });
   const word = colours.readUInt16LE(2 + 2 * (t.y * 3 + t.x));
-  assert.equal(t.source, `colour word 0x${word.toString(16).toUpperCase().padStart(4, '0')}`, JSON.stringify(t));
+  assert.equal(
+    t.source,
+    `colour word 0x${word.toString(16).toUpperCase().padStart(4, '0')}`,
+    JSON.stringify(t),
+  );
   assert.deepEqual(problems, []);
   await page.close();
 });
