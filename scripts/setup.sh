@@ -15,6 +15,14 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   rustup target add wasm32-unknown-unknown
 fi
 
+# ./test.sh checks the formatting and clippy's lints.
+for component in rustfmt clippy; do
+  if ! rustup component list --installed | grep -q "^$component"; then
+    log "adding the $component component"
+    rustup component add "$component"
+  fi
+done
+
 # The CLI must match the wasm-bindgen crate exactly, or it refuses the module.
 want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/"/, "", $3); print $3; exit }' Cargo.lock)
 if [ -z "$want" ]; then echo "setup: no wasm-bindgen version in Cargo.lock" >&2; exit 1; fi

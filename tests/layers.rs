@@ -780,7 +780,96 @@ fn every_page_module_is_type_checked() {
     assert!(modules > 40, "{modules}");
     let config = std::fs::read_to_string(Path::new(ROOT).join("tsconfig.json")).unwrap();
     assert!(
-        config.contains("\"checkJs\": true") && config.contains("pkg/relicview.d.ts"),
+        config.contains("\"checkJs\": true")
+            && config.contains("\"strict\": true")
+            && config.contains("pkg/relicview.d.ts"),
         "{config}"
     );
+}
+
+/// The DOM type an element of `tag` is (the tags index.html gives an id).
+fn element_type(tag: &str) -> &'static str {
+    match tag {
+        "a" => "HTMLAnchorElement",
+        "button" => "HTMLButtonElement",
+        "canvas" => "HTMLCanvasElement",
+        "details" => "HTMLDetailsElement",
+        "dialog" => "HTMLDialogElement",
+        "div" => "HTMLDivElement",
+        "dl" => "HTMLDListElement",
+        "form" => "HTMLFormElement",
+        "h1" | "h2" | "h3" | "h4" => "HTMLHeadingElement",
+        "input" => "HTMLInputElement",
+        "label" => "HTMLLabelElement",
+        "li" => "HTMLLIElement",
+        "ol" => "HTMLOListElement",
+        "p" => "HTMLParagraphElement",
+        "pre" => "HTMLPreElement",
+        "progress" => "HTMLProgressElement",
+        "select" => "HTMLSelectElement",
+        "span" => "HTMLSpanElement",
+        "svg" => "SVGSVGElement",
+        "table" => "HTMLTableElement",
+        "textarea" => "HTMLTextAreaElement",
+        "ul" => "HTMLUListElement",
+        // aside, b, header, main, nav, section …: no type of their own.
+        _ => "HTMLElement",
+    }
+}
+
+#[test]
+fn the_page_elements_by_id_are_index_html_s_id_for_id_and_tag_for_tag() {
+    // `$(id)` (www/state.js) is typed by www/page-elements.d.ts: an id missing there does not
+    // type-check, and one typed as another element than index.html makes would lie to tsc.
+    let html = std::fs::read_to_string(Path::new(ROOT).join("index.html")).unwrap();
+    let mut from_html = BTreeMap::new();
+    for tag in html.split('<').skip(1) {
+        let Some(end) = tag.find('>') else { continue };
+        let tag = &tag[..end];
+        let name: String = tag
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect();
+        if name.is_empty() {
+            continue; // a closing tag, a comment, the doctype
+        }
+        if let Some(at) = tag.find(" id=\"") {
+            let id = &tag[at + 5..];
+            let id = &id[..id.find('"').unwrap()];
+            assert!(
+                from_html
+                    .insert(id.to_string(), element_type(&name.to_ascii_lowercase()))
+                    .is_none(),
+                "index.html has id {id} twice"
+            );
+        }
+    }
+    assert!(
+        from_html.len() > 100,
+        "the reader finds the ids: {from_html:?}"
+    );
+    let typed = std::fs::read_to_string(Path::new(ROOT).join("www/page-elements.d.ts")).unwrap();
+    let from_types: BTreeMap<String, &str> = typed
+        .lines()
+        .filter_map(|l| l.trim().split_once(": "))
+        .filter(|(_, ty)| ty.ends_with(';'))
+        .map(|(id, ty)| (id.trim_matches('\'').to_string(), ty.trim_end_matches(';')))
+        .collect();
+    let differing: Vec<_> = from_html
+        .iter()
+        .filter(|(id, ty)| from_types.get(*id) != Some(*ty))
+        .map(|(id, ty)| {
+            format!(
+                "{id}: index.html makes {ty}, page-elements.d.ts says {:?}",
+                from_types.get(id)
+            )
+        })
+        .chain(
+            from_types
+                .keys()
+                .filter(|id| !from_html.contains_key(*id))
+                .map(|id| format!("{id}: in page-elements.d.ts, not in index.html")),
+        )
+        .collect();
+    assert!(differing.is_empty(), "{differing:#?}");
 }

@@ -41,7 +41,7 @@ function currentView() {
 // A comparison's part of the link: file B, the mode, the split, the row selected.
 function comparedView() {
   const view = state.compare ? state.viewer.compareView() : null;
-  if (!view) return {};
+  if (!view || !state.compare) return {};
   return {
     compare: state.compare.b,
     cmode: view.mode,
@@ -53,6 +53,7 @@ function comparedView() {
 
 // A new file is a new history entry (back returns to the previous file); camera moves and
 // selections only replace the current one, at most a few times a second.
+/** @param {{ push: boolean, opened?: boolean }} how */
 export function writeHash({ push, opened = false }) {
   // Only the open that just finished may write while an open is under way.
   if (state.opening && !opened) return;
@@ -68,7 +69,8 @@ export function writeHash({ push, opened = false }) {
 
 export const followView = throttle(() => writeHash({ push: false }), 250);
 
-const linkOf = view => `${location.origin}${location.pathname}${hashOf(view)}`;
+const linkOf = (/** @type {import('./urlstate.js').LinkView} */ view) =>
+  `${location.origin}${location.pathname}${hashOf(view)}`;
 
 export function permalink() {
   return linkOf(currentView());
@@ -77,7 +79,7 @@ export function permalink() {
 // The share button's note ("link copied", or the link to copy) and its field go.
 export function forgetShared() {
   state.shared = null;
-  clearTimeout(state.shareTimer);
+  clearTimeout(state.shareTimer ?? undefined);
   $('share-status').textContent = '';
   $('share-link').hidden = true;
 }
@@ -99,7 +101,7 @@ export async function share() {
     field.select();
     status.textContent = 'copy the link (Ctrl+C)';
   }
-  clearTimeout(state.shareTimer);
+  clearTimeout(state.shareTimer ?? undefined);
   state.shareTimer = setTimeout(() => {
     status.textContent = '';
   }, 4000);

@@ -28,7 +28,8 @@ import { hostStats, setHostTimeout } from './hosted.js';
 import { decodedCacheStats } from './containers.js';
 import { loadedModules } from './modules.js';
 
-/** @type {any} */ (window).relicview = {
+// The API, typed: page-types.d.ts declares it as `window.relicview`.
+export const api = {
   ready,
   loadFiles,
   open,
@@ -47,7 +48,12 @@ import { loadedModules } from './modules.js';
   // files}}]; show the texture gallery (→ how many textures); open one at full size.
   textures,
   showTextureGallery: showGallery,
-  openTexture: async i => openTexture((await textures()) && state.textures.cards[i]),
+  openTexture: async (/** @type {number} */ i) => {
+    await textures();
+    const card = state.textures?.cards[i];
+    if (!card) throw new Error(`no texture ${i}`);
+    return openTexture(card);
+  },
   // Every file of the archive out in one .zip (as `relicview export --all` writes them),
   // downloaded → {files, bytes, failed, name} once the download is handed over.
   exportAll,
@@ -72,7 +78,7 @@ import { loadedModules } from './modules.js';
   // what is on show and around the outlined selection, in file units; the grid's step.
   sizes: () => state.viewer.sizes(),
   // The canvas pixel [x, y] a world point is drawn at (undefined behind the eye).
-  project: p => state.viewer.project(p[0], p[1], p[2]) ?? null,
+  project: (/** @type {number[]} */ p) => state.viewer.project(p[0], p[1], p[2]) ?? null,
   // Which of the wasm modules loaded when first used have been loaded: {containers, tools}.
   modules: loadedModules,
   // The scene on show as binary glTF bytes (a Promise of a Uint8Array), the LOD on show as
@@ -81,7 +87,7 @@ import { loadedModules } from './modules.js';
   exportGlb: (allLods = false, rig = exportRig()) => exportGlb(allLods, rig),
   // {wireframe, cullBack, autoLod, lod} → frame stats after the change is drawn.
   setOptions,
-  setLod: lod => setOptions({ lod, autoLod: false }),
+  setLod: (/** @type {number} */ lod) => setOptions({ lod, autoLod: false }),
   // Reads the framebuffer back: {width, height, background, nonBackground}.
   pixelStats: () => state.viewer.pixelStats(),
   // Draws one frame and waits until it is rasterised (one pixel read back); → ms.
@@ -90,12 +96,12 @@ import { loadedModules } from './modules.js';
     const gl = canvas.getContext('webgl2');
     const t = performance.now();
     state.viewer.render(t);
-    gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
+    gl?.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
     return performance.now() - t;
   },
   // Two files compared record by record and shown side by side: → what `relicview diff
   // --json` prints for them, once both are shown.
-  compare: (a, b) => compareFiles(a, b),
+  compare: (/** @type {string} */ a, /** @type {string} */ b) => compareFiles(a, b),
   // The comparison on show: {a, b, mode, split, hasDifference, inspector: {rows, selected,
   // onlyDifferences, selection}}, or null.
   comparison: () => {
@@ -104,8 +110,8 @@ import { loadedModules } from './modules.js';
     return {
       a: state.compare.a,
       b: state.compare.b,
-      mode: view.mode,
-      split: view.split,
+      mode: view?.mode,
+      split: view?.split,
       hasDifference: state.compare.hasDifference,
       inspector: state.compareInspector.state(),
     };
@@ -115,14 +121,16 @@ import { loadedModules } from './modules.js';
   // Drive the aligned trees: select row i, the next / previous difference (→ its row),
   // show only the differences, select the row holding byte o of side 'a' or 'b'.
   compareInspector: {
-    select: i => state.compareInspector.select(i),
+    select: (/** @type {number} */ i) => state.compareInspector.select(i),
     next: () => state.compareInspector.step(1),
     previous: () => state.compareInspector.step(-1),
-    setOnlyDifferences: on => state.compareInspector.setOnlyDifferences(on),
-    selectByte: (side, o) => state.compareInspector.selectByte(side, o),
+    setOnlyDifferences: (/** @type {boolean} */ on) => state.compareInspector.setOnlyDifferences(on),
+    selectByte: (/** @type {'a' | 'b'} */ side, /** @type {number} */ o) =>
+      state.compareInspector.selectByte(side, o),
   },
   // Triangles outlined on one side of a comparison: 'a', 'b' or 'difference'.
-  highlightedTrianglesOn: side => state.viewer.highlightedTrianglesOn(side),
+  highlightedTrianglesOn: (/** @type {import('../pkg/relicview.js').Side} */ side) =>
+    state.viewer.highlightedTrianglesOn(side),
   // Where the last open() spent its time: {readMs, parseMs, inspectMs, assetsMs, buildMs, showMs, uploadMs, uploadBytes, drawMs, rasterMs, frameMs, totalMs}.
   lastOpen: () => state.lastOpen ?? null,
   // The page's share of compiling the model shaders at start (ms); the GPU's runs on after.
@@ -141,12 +149,12 @@ import { loadedModules } from './modules.js';
   // The animation clock in seconds (texture scrolling follows it).
   animationTime: () => state.viewer.animationTime(),
   // What is under canvas pixel (x, y): {primitive, patch, source, triangleInSource, start, end} or null.
-  pick: (x, y) => state.viewer.pick(x, y),
+  pick: (/** @type {number} */ x, /** @type {number} */ y) => state.viewer.pick(x, y),
   // The file list: {files, folders, pending, failed, shown, shownFolders} (shown: files the
   // search, kind filter and folded folders leave in the list).
   listing: () => state.files.counts(),
   // One listed file: {path, size, kind, pending, failed, failure (why it failed), damaged}, or null.
-  entry: path => {
+  entry: (/** @type {string} */ path) => {
     const e = state.byPath.get(String(path).toLowerCase());
     return e
       ? {
@@ -165,13 +173,13 @@ import { loadedModules } from './modules.js';
   shownFiles: (limit = 1000) => state.files.visibleFiles().slice(0, limit),
   // The chunk tree and hex view: selectChunk(i), selectByte(offset), selection().
   inspector: {
-    selectChunk: i => state.inspector.selectChunk(i),
-    selectByte: offset => state.inspector.selectByte(offset),
+    selectChunk: (/** @type {number} */ i) => state.inspector.selectChunk(i),
+    selectByte: (/** @type {number} */ offset) => state.inspector.selectByte(offset),
     selection: () => state.inspector.selection,
     view: () => state.inspector.view,
     // Which byte view the hex view shows (0: what the rows refer to), and switching it.
     byteView: () => state.inspector.shownView,
-    setByteView: i => state.inspector.setByteView(i),
+    setByteView: (/** @type {number} */ i) => state.inspector.setByteView(i),
   },
   // Viewpoints of the scene on show (a world's dropzones): [{name, position, forward, up}].
   viewpoints: () => state.viewer.viewpoints(),
@@ -195,25 +203,25 @@ import { loadedModules } from './modules.js';
   hasBlink: () => Boolean(state.current && state.viewer.hasBlink()),
   frameTime: () => (state.current ? (state.viewer.frameTime() ?? null) : null),
   // Where a node (by name) is in the world at the clock, and a material's UV offset.
-  nodePosition: name => state.viewer.nodePosition(name) ?? null,
-  uvOffset: name => state.viewer.uvOffset(name) ?? null,
+  nodePosition: (/** @type {string} */ name) => state.viewer.nodePosition(name) ?? null,
+  uvOffset: (/** @type {string} */ name) => state.viewer.uvOffset(name) ?? null,
   // {done, total, failed} batches of the scene on show uploaded, and the first the GPU refused.
   uploadProgress: () => state.viewer.uploadProgress(),
   // Files from this size (bytes) on open in a worker; setWorkerThreshold(Infinity) keeps
   // every open on the page's thread.
   workerThreshold: () => state.workerThreshold,
-  setWorkerThreshold: bytes => {
+  setWorkerThreshold: (/** @type {number} */ bytes) => {
     state.workerThreshold = Number(bytes);
   },
   // {started, abandoned, busy}: workers started so far, opens ended with their worker
   // because another file was asked for, and whether one is opening a file now.
   workers: () => ({
-    started: state.opener.started,
-    abandoned: state.opener.abandoned,
-    busy: Boolean(state.opener.job),
+    started: state.opener?.started ?? 0,
+    abandoned: state.opener?.abandoned ?? 0,
+    busy: Boolean(state.opener?.job),
   }),
   // Bytes of the wasm core's linear memory (it only grows; the peak of everything opened).
-  memoryBytes: () => state.wasm.memory.buffer.byteLength,
+  memoryBytes: () => state.wasm?.memory.buffer.byteLength ?? 0,
   // What listing the dropped containers (or a hosted index) found wrong without stopping: [message].
   containerProblems: () => state.containerProblems.slice(),
   // What listing said of the dropped containers that is not wrong (a self-extracting program
@@ -242,13 +250,13 @@ import { loadedModules } from './modules.js';
   // or {mode: 'gallery', cards}; null while the 3D view is up.
   flatView: () => flatState(),
   // The picture's zoom (screen pixels per texel) about the view's centre → the zoom; fit it.
-  setPictureZoom: zoom => setZoom(Number(zoom)),
+  setPictureZoom: (/** @type {number} */ zoom) => setZoom(Number(zoom)),
   fitPicture: () => {
     fit();
     return flatState();
   },
   // The texel under point (x, y) of the picture view (CSS pixels): {x, y, rgba, region} or null.
-  pictureAt: (x, y) => describeAt(x, y),
+  pictureAt: (/** @type {number} */ x, /** @type {number} */ y) => describeAt(x, y),
   // The frame as {width, height, data: RGBA bytes, top row first}.
   readPixels: () => ({
     width: $('viewport').width,
@@ -256,3 +264,5 @@ import { loadedModules } from './modules.js';
     data: state.viewer.readPixels(),
   }),
 };
+
+window.relicview = api;

@@ -4,6 +4,7 @@
 // out there and then (some 25 ms with a large file's inspector); a size read here costs
 // nothing, and the page is laid out once, when the browser next draws. The observer reports
 // the element's size once after it is first laid out, and again on every change.
+/** @param {HTMLElement} el @param {() => void} [onResize] */
 export function observedSize(el, onResize = () => {}) {
   const size = { width: el.clientWidth, height: el.clientHeight };
   if (typeof ResizeObserver === 'function') {

@@ -4,7 +4,7 @@
 // the info pane's summary, the toolbar's modes (A, B, B ghosted over A, a split, the
 // difference colours) and the link that restores it all.
 
-import { $, nextTask, state } from './state.js';
+import { $, all, closestTo, fileName, first, nextTask, state } from './state.js';
 import { open, queued } from './openflow.js';
 import { addRow, clearInfo, setExport, showError, viewMessage } from './infopane.js';
 import { hideFlat } from './flatview.js';
@@ -27,12 +27,27 @@ const MODE_TITLE = {
   difference: 'Vertices coloured by how far they moved; what only one file has in its own colour',
 };
 
+/**
+ * Two files compared, as the comparison's panes take them (compareview.js).
+ * @typedef {object} ComparedData
+ * @property {{ path: string, view: import('../pkg/relicview_tools.js').InspectorView | null, bytes: Uint8Array }} a
+ * @property {{ path: string, view: import('../pkg/relicview_tools.js').InspectorView | null, bytes: Uint8Array }} b
+ * @property {any} result the comparison as `relicview diff --json` prints it
+ * @property {import('../pkg/relicview_tools.js').Alignment} alignment
+ * @property {import('../pkg/relicview_tools.js').Legend} legend
+ * @property {boolean} hasDifference
+ * @property {boolean} sceneA
+ * @property {boolean} sceneB
+ */
+
 // Compare files `a` and `b` of the archive; `restore` is a link's view to put back. → the
 // JSON `relicview diff --json` prints for them, once both are shown.
+/** @param {string} a @param {string} b @param {import('./urlstate.js').LinkView | null} [restore] */
 export function compareFiles(a, b, restore = null) {
-  return queued(`${a} and ${b}`, request => compareNow(a, b, restore, request));
+  return queued(`${a} and ${b}`, (/** @type {number} */ request) => compareNow(a, b, restore, request));
 }
 
+/** @param {string} pathA @param {string} pathB @param {import('./urlstate.js').LinkView | null} restore @param {number} request */
 async function compareNow(pathA, pathB, restore, request) {
   const abandoned = () => request !== state.requests;
   const [ea, eb] = [pathA, pathB].map(p => state.byPath.get(String(p).toLowerCase()));
@@ -76,6 +91,7 @@ async function compareNow(pathA, pathB, restore, request) {
     compared.takeScene('difference'),
     compared.differenceLayersFromB(),
   );
+  /** @type {ComparedData} */
   const data = {
     a: { path: sa.path, view: sa.view, bytes: sa.bytes },
     b: { path: sb.path, view: sb.view, bytes: sb.bytes },
@@ -109,9 +125,11 @@ async function compareNow(pathA, pathB, restore, request) {
   if (restore) {
     restoreView(restore, { chunk: false });
     const view = state.viewer.compareView();
-    if (restore.cmode) view.mode = restore.cmode;
-    if (restore.split !== null && restore.split !== undefined) view.split = restore.split;
-    state.viewer.setCompareView(view);
+    if (view) {
+      if (restore.cmode) view.mode = /** @type {import('../pkg/relicview.js').CompareMode} */ (restore.cmode);
+      if (restore.split !== null && restore.split !== undefined) view.split = restore.split;
+      state.viewer.setCompareView(view);
+    }
     if (restore.row !== null && restore.row !== undefined) state.compareInspector.select(restore.row);
   }
   syncToolbar();
@@ -127,6 +145,7 @@ async function compareNow(pathA, pathB, restore, request) {
 
 // The info pane: both files (links), what differs in numbers, the notes, and the lists
 // of changed, added and removed records and placements (a click selects a record's row).
+/** @param {ComparedData} data */
 function showComparisonInfo(data) {
   clearInfo();
   viewMessage(null);
@@ -145,7 +164,7 @@ function showComparisonInfo(data) {
   if (r.geometry) {
     const g = r.geometry;
     addRow(dl, 'triangles', `${g.triangles_a} in A · ${g.triangles_b} in B`);
-    const vertices = n => `${n} ${n === 1 ? 'vertex' : 'vertices'}`;
+    const vertices = (/** @type {number} */ n) => `${n} ${n === 1 ? 'vertex' : 'vertices'}`;
     addRow(
       dl,
       'vertices',
@@ -163,7 +182,12 @@ function showComparisonInfo(data) {
   for (const note of r.notes || []) addRow(dl, 'note', note, true);
   const more = $('info-more');
   more.replaceChildren();
-  const list = (title, items, text, onClick) => {
+  /**
+   * @template T
+   * @param {string} title @param {T[] | undefined} items @param {(item: T) => string} text
+   * @param {((item: T) => void) | null} [onClick]
+   */
+  const list = (title, items, text, onClick = null) => {
     if (!items || !items.length) return;
     const h = document.createElement('h3');
     h.className = 'compare-list-title';
@@ -185,7 +209,7 @@ function showComparisonInfo(data) {
     more.append(h, ul);
   };
   const inspector = state.compareInspector;
-  const byOffset = (key, offset) => () => {
+  const byOffset = (/** @type {'a' | 'b'} */ key, /** @type {number} */ offset) => () => {
     const rows = data.alignment.rows;
     const i = rows.findIndex(
       row =>
@@ -197,7 +221,7 @@ function showComparisonInfo(data) {
     'changed',
     r.changed,
     c =>
-      `${c.path_a} @${c.offset_a}${c.fields.length ? ': ' + c.fields.map(f => `${f.name} ${f.a} → ${f.b}`).join(', ') : ''}`,
+      `${c.path_a} @${c.offset_a}${c.fields.length ? ': ' + c.fields.map((/** @type {{ name: string, a: string, b: string }} */ f) => `${f.name} ${f.a} → ${f.b}`).join(', ') : ''}`,
     c => byOffset('a', c.offset_a)(),
   );
   list(
@@ -212,7 +236,8 @@ function showComparisonInfo(data) {
     c => `${c.path} @${c.offset_b}`,
     c => byOffset('b', c.offset_b)(),
   );
-  const where = p => (p ? `(${p.map(x => Number(x.toFixed(3))).join(', ')})` : '');
+  const where = (/** @type {number[] | null | undefined} */ p) =>
+    p ? `(${p.map(x => Number(x.toFixed(3))).join(', ')})` : '';
   if (r.placements) {
     list(
       'placements moved',
@@ -230,7 +255,7 @@ function showComparisonInfo(data) {
       p => `${p.path} ${p.model || ''} ${where(p.position_b)}`,
     );
   }
-  setExport(data.sceneA, `${data.a.path.split('/').pop()} has no 3D scene to export`);
+  setExport(data.sceneA, `${fileName(data.a.path)} has no 3D scene to export`);
 }
 
 // The comparison's controls over the view follow it: the mode pressed, the split's handle,
@@ -254,11 +279,12 @@ export function syncCompareControls() {
       }),
     );
   }
-  for (const b of modes.children) {
+  const hasDifference = Boolean(state.compare?.hasDifference);
+  for (const b of /** @type {HTMLCollectionOf<HTMLButtonElement>} */ (modes.children)) {
     b.setAttribute('aria-pressed', String(b.dataset.cmode === view.mode));
     if (b.dataset.cmode === 'difference') {
-      b.disabled = !state.compare.hasDifference;
-      b.title = state.compare.hasDifference
+      b.disabled = !hasDifference;
+      b.title = hasDifference
         ? MODE_TITLE.difference
         : 'No difference view: the files are not both models or worlds';
     }
@@ -269,10 +295,10 @@ export function syncCompareControls() {
   handle.style.left = `${view.split * 100}%`;
   handle.setAttribute('aria-valuenow', String(Math.round(view.split * 100)));
   const legend = $('compare-legend');
-  legend.hidden = view.mode !== 'difference' || !state.compare.hasDifference;
-  if (!legend.hidden && !legend.children.length) {
-    const l = state.compare.legend;
-    const chip = (colour, text) => {
+  const l = state.compare?.legend;
+  legend.hidden = view.mode !== 'difference' || !hasDifference;
+  if (l && !legend.hidden && !legend.children.length) {
+    const chip = (/** @type {string} */ colour, /** @type {string} */ text) => {
       const s = document.createElement('span');
       s.className = 'legend-chip';
       const sw = document.createElement('span');
@@ -299,6 +325,7 @@ export function syncCompareControls() {
 }
 
 // Change how the comparison is drawn: {mode, split}; → the view, once drawn.
+/** @param {Partial<import('../pkg/relicview.js').CompareView>} changes */
 export async function setCompareView(changes) {
   if (!state.compare) return null;
   const next = { ...state.viewer.compareView(), ...changes };
@@ -314,6 +341,7 @@ export async function setCompareView(changes) {
 // Ask for the other file of a comparison with `path` (null: the question is withdrawn).
 // The choice is made in the file list, so focus goes there, on the file asked about: the
 // arrows move to the other file, Enter confirms it, Escape withdraws the question.
+/** @param {string | null} path */
 export function pickComparison(path) {
   const withdrawn = state.comparePick && !path;
   state.comparePick = path;
@@ -331,7 +359,7 @@ export function pickComparison(path) {
 export function syncPick() {
   const bar = $('compare-pick');
   bar.hidden = !state.comparePick;
-  state.files.setPicking(state.comparePick);
+  state.files.setPicking(Boolean(state.comparePick));
   if (state.comparePick) $('compare-pick-name').textContent = state.comparePick;
 }
 
@@ -352,7 +380,7 @@ export function bindCompare() {
     } catch {
       /* dragged without capture too */
     }
-    const move = ev => {
+    const move = (/** @type {PointerEvent} */ ev) => {
       const r = $('view').getBoundingClientRect();
       setCompareView({ split: (ev.clientX - r.left) / Math.max(1, r.width) });
     };
@@ -392,6 +420,7 @@ export function bindCompare() {
 }
 
 // A comparison's keys, listed once: dispatched by this table, listed by the help (help.js).
+/** @type {{ label: string, what: string, keys: string[], run: (e: KeyboardEvent) => void }[]} */
 export const COMPARE_KEYS = [
   {
     label: 'N, Shift + N / P',
@@ -403,7 +432,7 @@ export const COMPARE_KEYS = [
     label: 'X',
     what: 'switch the view between A and B',
     keys: ['x', 'X'],
-    run: () => setCompareView({ mode: state.viewer.compareView().mode === 'a' ? 'b' : 'a' }),
+    run: () => setCompareView({ mode: state.viewer.compareView()?.mode === 'a' ? 'b' : 'a' }),
   },
   {
     label: 'C',
@@ -411,9 +440,10 @@ export const COMPARE_KEYS = [
     keys: ['c', 'C'],
     run: () => {
       const modes = words().compareModes;
-      let k = modes.indexOf(state.viewer.compareView().mode);
+      const now = state.viewer.compareView()?.mode;
+      let k = now ? modes.indexOf(now) : -1;
       do k = (k + 1) % modes.length;
-      while (modes[k] === 'difference' && !state.compare.hasDifference);
+      while (modes[k] === 'difference' && !state.compare?.hasDifference);
       setCompareView({ mode: modes[k] });
     },
   },
@@ -421,18 +451,20 @@ export const COMPARE_KEYS = [
 
 // A file's menu in the list: open it, compare the file on show with it, or pick the file
 // to compare it with.
+/** @param {string} path @param {number} x @param {number} y */
 export function openRowMenu(path, x, y) {
   const menu = $('row-menu');
-  const name = p => p.split('/').pop();
-  const withCurrent = menu.querySelector('[data-act="compare-current"]');
+  const withCurrent = first(menu, '[data-act="compare-current"]');
   const current = state.compare ? state.compare.a : state.current;
-  withCurrent.hidden = !current || current === path;
-  if (current) withCurrent.textContent = `Compare ${name(current)} (on show) with this`;
+  if (withCurrent) {
+    withCurrent.hidden = !current || current === path;
+    if (current) withCurrent.textContent = `Compare ${fileName(current)} (on show) with this`;
+  }
   menu.dataset.path = path;
   menu.hidden = false;
   menu.style.left = `${Math.min(x, window.innerWidth - menu.offsetWidth - 4)}px`;
   menu.style.top = `${Math.min(y, window.innerHeight - menu.offsetHeight - 4)}px`;
-  menu.querySelector('button:not([hidden])').focus();
+  first(menu, 'button:not([hidden])')?.focus();
 }
 
 function bindRowMenu() {
@@ -441,18 +473,19 @@ function bindRowMenu() {
     menu.hidden = true;
   };
   menu.addEventListener('click', e => {
-    const b = e.target.closest('[data-act]');
-    if (!b) return;
+    const b = closestTo(e, '[data-act]');
     const path = menu.dataset.path;
+    if (!b || path === undefined) return;
     close();
+    const current = state.compare ? state.compare.a : state.current;
     if (b.dataset.act === 'open') open(path).catch(() => {});
-    else if (b.dataset.act === 'compare-current')
-      compareFiles(state.compare ? state.compare.a : state.current, path).catch(() => {});
-    else pickComparison(path);
+    else if (b.dataset.act === 'compare-current') {
+      if (current) compareFiles(current, path).catch(() => {});
+    } else pickComparison(path);
   });
   menu.addEventListener('keydown', e => {
-    const items = [...menu.querySelectorAll('button:not([hidden])')];
-    const at = items.indexOf(document.activeElement);
+    const items = all(menu, 'button:not([hidden])');
+    const at = items.findIndex(b => b === document.activeElement);
     if (e.key === 'Escape') close();
     else if (e.key === 'ArrowDown') items[(at + 1) % items.length].focus();
     else if (e.key === 'ArrowUp') items[(at - 1 + items.length) % items.length].focus();
@@ -460,20 +493,22 @@ function bindRowMenu() {
     e.preventDefault();
   });
   document.addEventListener('pointerdown', e => {
-    if (!menu.hidden && !menu.contains(e.target)) close();
+    if (!menu.hidden && !(e.target instanceof Node && menu.contains(e.target))) close();
   });
 }
 
 // A pick in the view while comparing: the face's record on its side selects its row (both
 // records), its bytes on that side.
+/** @param {import('../pkg/relicview.js').Picked} hit */
 export function pickedWhileComparing(hit) {
   const key = hit.side === 'b' ? 'b' : 'a';
   return state.compareInspector.selectRecord(key, hit.source, [hit.start, hit.end]);
 }
 
 // Both records of a row outlined in the view (a face alone where one was picked).
+/** @param {import('../pkg/relicview_tools.js').AlignedRow} row @param {{ a?: number[] | null, b?: number[] | null } | null} [bytes] */
 export function outlineRow(row, bytes) {
-  const one = key => {
+  const one = (/** @type {'a' | 'b'} */ key) => {
     let record = row[key];
     const face = bytes && bytes[key] && row[key] !== null ? bytes[key] : null;
     let outlined = state.viewer.setHighlightOn(

@@ -7,10 +7,14 @@
 
 import { setView } from './viewmode.js';
 import { HexView, ROW_HEIGHT, hex } from './hexview.js';
-import { $, count, state } from './state.js';
+import { $, closestTo, count, first, state } from './state.js';
 
 const OVERSCAN = 100;
+/** @typedef {'a' | 'b'} Side */
+/** @typedef {import('../pkg/relicview_tools.js').RowStatus} RowStatus */
+/** @type {Record<RowStatus, string>} */
 const MARK = { same: ' ', changed: '~', added: '+', removed: '−', inner: '•' };
+/** @type {Record<RowStatus, string>} */
 const WORD = {
   same: 'the same',
   changed: 'changed',
@@ -19,8 +23,11 @@ const WORD = {
   inner: 'holds a difference',
 };
 const decoder = new TextDecoder();
+/** @type {Side[]} */
+const SIDES = ['a', 'b'];
 
 // Whether `offset` lies in one of the sorted, disjoint ranges [[start, end)].
+/** @param {number[][]} ranges @param {number} offset */
 function inRanges(ranges, offset) {
   let lo = 0;
   let hi = ranges.length - 1;
@@ -34,24 +41,31 @@ function inRanges(ranges, offset) {
 }
 
 export class CompareInspector {
+  /** @param {HTMLElement} root */
   constructor(root) {
     this.root = root;
-    this.tree = root.querySelector('#compare-tree');
-    this.spacer = this.tree.querySelector('.spacer');
-    this.rowsBox = this.tree.querySelector('.rows');
-    this.only = root.querySelector('#compare-only');
-    this.countsLine = root.querySelector('#compare-counts');
-    this.detail = root.querySelector('#compare-detail');
+    this.tree = $('compare-tree');
+    this.spacer = /** @type {HTMLElement} */ (first(this.tree, '.spacer'));
+    this.rowsBox = /** @type {HTMLElement} */ (first(this.tree, '.rows'));
+    this.only = $('compare-only');
+    this.countsLine = $('compare-counts');
+    this.detail = $('compare-detail');
+    /** @type {import('./compare.js').ComparedData | null} */
     this.data = null;
+    /** @type {number[]} */
     this.shown = []; // indices of the aligned rows the tree shows, in order
+    /** @type {number | null} */
     this.selected = null; // an aligned row's index
+    /** @type {Record<Side, number[] | null>} */
     this.selection = { a: null, b: null }; // byte ranges selected on each side
-    const side = key => {
-      const box = root.querySelector(`#compare-hex-${key}`);
+    /** @type {[number, number] | null} */
+    this.window = null;
+    const side = (/** @type {Side} */ key) => {
+      const box = $(key === 'a' ? 'compare-hex-a' : 'compare-hex-b');
       const view = new HexView({
         box,
-        spacer: box.querySelector('.hex-spacer'),
-        rows: box.querySelector('.hex-rows'),
+        spacer: /** @type {HTMLElement} */ (first(box, '.hex-spacer')),
+        rows: /** @type {HTMLElement} */ (first(box, '.hex-rows')),
         classOf: o => {
           const sel = this.selection[key];
           return (
@@ -62,34 +76,36 @@ export class CompareInspector {
       });
       view.onScroll = () => this.follow(key);
       box.addEventListener('click', e => {
-        const b = e.target.closest('[data-o]');
+        const b = closestTo(e, '[data-o]');
         if (b) this.selectByte(key, Number(b.dataset.o));
       });
       return view;
     };
     this.hex = { a: side('a'), b: side('b') };
-    this.names = { a: root.querySelector('#compare-name-a'), b: root.querySelector('#compare-name-b') };
+    this.names = { a: $('compare-name-a'), b: $('compare-name-b') };
     this.syncing = false;
     this.tree.addEventListener('scroll', () => this.renderWindow());
     this.tree.addEventListener('click', e => {
-      const row = e.target.closest('[data-row]');
+      const row = closestTo(e, '[data-row]');
       if (row) this.select(Number(row.dataset.row));
     });
     this.tree.addEventListener('keydown', e => this.treeKey(e));
     this.only.addEventListener('change', () => this.applyFilter());
-    root.querySelector('#compare-next').addEventListener('click', () => this.step(1));
-    root.querySelector('#compare-prev').addEventListener('click', () => this.step(-1));
+    $('compare-next').addEventListener('click', () => this.step(1));
+    $('compare-prev').addEventListener('click', () => this.step(-1));
+    /** @type {((row: import('../pkg/relicview_tools.js').AlignedRow, bytes: Partial<Record<Side, number[]>> | null) => void) | null} */
     this.onSelect = null; // (row, {a, b}) → the view outlines the records
   }
 
   // Show a comparison: {a: {path, view, bytes}, b: {...}, alignment, result} (the two
   // files' inspector views and bytes, the core's rows and marked bytes, the CLI's JSON).
+  /** @param {import('./compare.js').ComparedData | null} data */
   show(data) {
     this.data = data;
     this.selected = null;
     this.selection = { a: null, b: null };
     this.only.checked = false;
-    for (const key of ['a', 'b']) {
+    for (const key of SIDES) {
       this.names[key].textContent = data ? `${key.toUpperCase()}: ${data[key].path}` : '';
       this.hex[key].set(data ? data[key].bytes : new Uint8Array(0));
     }
@@ -128,6 +144,7 @@ export class CompareInspector {
   }
 
   // Only the rows near those in sight are in the DOM.
+  /** @param {boolean} [force] */
   renderWindow(force = false) {
     if (!this.data) return;
     const inSight = Math.ceil((this.tree.clientHeight || 300) / ROW_HEIGHT);
@@ -146,13 +163,14 @@ export class CompareInspector {
   }
 
   // A side's record as the tree shows it: offset, name, what it holds; or a line's text.
+  /** @param {Side} key @param {number} index @param {import('../pkg/relicview_tools.js').AlignedRow} row */
   cell(key, index, row) {
     const span = document.createElement('span');
     span.className = `cside ${key}`;
     const record = row[key];
-    if (record === null || record === undefined) return span;
-    const side = this.data[key];
     const range = row.range[key];
+    if (record === null || record === undefined || !this.data || !range) return span;
+    const side = this.data[key];
     if (this.data.alignment.lines) {
       const text = decoder.decode(side.bytes.subarray(range[0], Math.min(range[1], range[0] + 300)));
       span.textContent = `${String(record + 1).padStart(5)} ${text}`;
@@ -167,9 +185,11 @@ export class CompareInspector {
     return span;
   }
 
+  /** @param {number} i */
   rowElement(i) {
-    const row = this.data.alignment.rows[i];
     const div = document.createElement('div');
+    const row = this.data?.alignment.rows[i];
+    if (!row) return div;
     div.className = `crow ${row.status}`;
     div.dataset.row = String(i);
     div.setAttribute('role', 'row');
@@ -185,6 +205,7 @@ export class CompareInspector {
   }
 
   // Bring aligned row `i` into sight (with the filter on, a same row is not in the tree).
+  /** @param {number} i */
   reveal(i) {
     const at = this.shown.indexOf(i);
     if (at < 0) return;
@@ -196,6 +217,7 @@ export class CompareInspector {
   }
 
   // Select aligned row `i`: both records, their bytes in both hex views, their geometry.
+  /** @param {number} i @param {{ bytes?: Partial<Record<Side, number[]>> | null, scroll?: boolean }} [how] */
   select(i, { bytes = null, scroll = true } = {}) {
     const row = this.data && this.data.alignment.rows[i];
     if (!row) return;
@@ -207,7 +229,7 @@ export class CompareInspector {
     if (el) el.setAttribute('aria-selected', 'true');
     this.reveal(i);
     this.syncing = true;
-    for (const key of ['a', 'b']) {
+    for (const key of SIDES) {
       const sel = this.selection[key];
       if (sel && scroll) this.hex[key].scrollTo(sel[0]);
       this.hex[key].render();
@@ -218,19 +240,30 @@ export class CompareInspector {
   }
 
   // What the selected row is: each side's path and offset, and the fields that differ.
+  /** @param {import('../pkg/relicview_tools.js').AlignedRow} row */
   describe(row) {
-    const c = this.data.result;
-    const at = key =>
-      row.range[key] ? `${key.toUpperCase()} @${row.range[key][0]}` : `not in ${key.toUpperCase()}`;
+    const c = this.data?.result;
+    const at = (/** @type {Side} */ key) => {
+      const range = row.range[key];
+      return range ? `${key.toUpperCase()} @${range[0]}` : `not in ${key.toUpperCase()}`;
+    };
     const change =
       row.status === 'changed' &&
-      (c.changed || []).find(x => x.offset_a === row.range.a[0] && x.offset_b === row.range.b[0]);
-    const fields = change ? change.fields.map(f => `${f.name}: ${f.a} → ${f.b}`).join(' · ') : '';
+      (c?.changed || []).find(
+        (/** @type {{ offset_a: number, offset_b: number }} */ x) =>
+          x.offset_a === row.range.a?.[0] && x.offset_b === row.range.b?.[0],
+      );
+    const fields = change
+      ? change.fields
+          .map((/** @type {{ name: string, a: string, b: string }} */ f) => `${f.name}: ${f.a} → ${f.b}`)
+          .join(' · ')
+      : '';
     const path = change ? change.path_a : '';
     this.detail.textContent = `${WORD[row.status]} · ${at('a')} · ${at('b')}${path ? ' · ' + path : ''}${fields ? ' · ' + fields : ''}`;
   }
 
   // The row holding record `record` of side `key` (an inspector row, or a line).
+  /** @param {Side} key @param {number | null | undefined} record */
   rowOf(key, record) {
     const rows = this.data ? this.data.alignment.rows : [];
     for (let i = 0; i < rows.length; i++) if (rows[i][key] === record) return i;
@@ -238,6 +271,7 @@ export class CompareInspector {
   }
 
   // A picked face or a clicked byte: its record's row, the bytes on that side.
+  /** @param {Side} key @param {number | null | undefined} record @param {number[] | null} [range] */
   selectRecord(key, record, range = null) {
     const i = this.rowOf(key, record);
     if (i === null) return null;
@@ -246,8 +280,10 @@ export class CompareInspector {
   }
 
   // A byte clicked in one hex view: the deepest row of that side holding it.
+  /** @param {Side} key @param {number} offset */
   selectByte(key, offset) {
     const rows = this.data ? this.data.alignment.rows : [];
+    /** @type {number | null} */
     let best = null;
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i].range[key];
@@ -258,6 +294,7 @@ export class CompareInspector {
   }
 
   // The next (or previous) changed, added or removed row after the selected one, wrapping.
+  /** @param {number} direction */
   step(direction) {
     const rows = this.data ? this.data.alignment.rows : [];
     const n = rows.length;
@@ -273,10 +310,12 @@ export class CompareInspector {
     return null;
   }
 
+  /** @param {KeyboardEvent} e */
   treeKey(e) {
     if (!this.shown.length) return;
     const at = this.selected === null ? -1 : this.shown.indexOf(this.selected);
-    const go = k => this.select(this.shown[Math.max(0, Math.min(this.shown.length - 1, k))]);
+    const go = (/** @type {number} */ k) =>
+      this.select(this.shown[Math.max(0, Math.min(this.shown.length - 1, k))]);
     switch (e.key) {
       case 'ArrowDown':
         go(at + 1);
@@ -297,12 +336,14 @@ export class CompareInspector {
   }
 
   // One hex view scrolled: the other follows to the same place in the aligned record.
+  /** @param {Side} key */
   follow(key) {
     if (this.syncing || !this.data) return;
     const other = key === 'a' ? 'b' : 'a';
     const top = this.hex[key].top;
     const rows = this.data.alignment.rows;
     // The deepest row on this side that holds the top byte and has a partner.
+    /** @type {import('../pkg/relicview_tools.js').AlignedRow | null} */
     let best = null;
     for (const r of rows) {
       const mine = r.range[key];
@@ -315,9 +356,8 @@ export class CompareInspector {
       )
         best = r;
     }
-    const to = best
-      ? best.range[other][0] + Math.min(top - best.range[key][0], best.range[other][1] - best.range[other][0])
-      : top;
+    const [mine, theirs] = best ? [best.range[key], best.range[other]] : [null, null];
+    const to = mine && theirs ? theirs[0] + Math.min(top - mine[0], theirs[1] - theirs[0]) : top;
     this.syncing = true;
     this.hex[other].top = to;
     this.hex[other].render();
@@ -336,6 +376,7 @@ export class CompareInspector {
     };
   }
 
+  /** @param {boolean} on */
   setOnlyDifferences(on) {
     this.only.checked = Boolean(on);
     this.applyFilter();
@@ -346,10 +387,12 @@ export class CompareInspector {
 // toolbar's controls and the split's handle. Turned off, the comparison is over.
 // (state.compare is written here alone: setComparison, and setComparing(false).)
 // The comparison on show: {a, b, result, legend, hasDifference} (compare.js).
+/** @param {Comparison | null} comparison */
 export function setComparison(comparison) {
   state.compare = comparison;
 }
 
+/** @param {boolean} on */
 export function setComparing(on) {
   if (!on && !state.compare) return;
   if (on) setView('compare');

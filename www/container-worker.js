@@ -7,6 +7,7 @@
 import init, { ContainerReader, keepsDecoded } from '../pkg/relicview_containers.js';
 import { openStore, stats as cacheStats } from './decoded-cache.js';
 
+/** @type {Promise<unknown> | null} */
 let booted = null;
 
 // Blocks decoded from their start by every reader of this worker (a solid 7z's).
@@ -16,9 +17,10 @@ const stores = new Map(); // container id → its store of decoded entries (a 7z
 
 // A progress listener for job `job` that posts at most every 50 ms (the calls it hears run
 // in one call into the module, many times a second).
+/** @param {number} job */
 function throttled(job) {
   let said = -Infinity;
-  return (done, total) => {
+  return (/** @type {number} */ done, /** @type {number} */ total) => {
     const now = performance.now();
     if (now - said < 50) return;
     said = now;
@@ -37,7 +39,7 @@ self.onmessage = async e => {
     if (m.type === 'open') {
       const sync = new FileReaderSync();
       const file = m.file;
-      const read = (offset, length) =>
+      const read = (/** @type {number} */ offset, /** @type {number} */ length) =>
         new Uint8Array(sync.readAsArrayBuffer(file.slice(offset, offset + length)));
       // How far the listing got, a few times a second (it runs in one call).
       const progress = throttled(m.job);
@@ -68,7 +70,7 @@ self.onmessage = async e => {
       // A read that takes long (a 7z's solid block) says what it does and how far it got.
       const what = reader.readNote(m.container, m.index);
       let said = -Infinity;
-      const progress = (done, total) => {
+      const progress = (/** @type {number} */ done, /** @type {number} */ total) => {
         const now = performance.now();
         if (!what || now - said < 50) return;
         said = now;
@@ -99,7 +101,7 @@ self.onmessage = async e => {
           errors.push(null);
         } catch (err) {
           heads.push(null);
-          errors.push(err && err.message ? err.message : String(err));
+          errors.push(err instanceof Error && err.message ? err.message : String(err));
         }
       }
       self.postMessage(
@@ -113,6 +115,10 @@ self.onmessage = async e => {
       stores.delete(m.id);
     }
   } catch (err) {
-    self.postMessage({ type: 'error', job: m.job, message: err && err.message ? err.message : String(err) });
+    self.postMessage({
+      type: 'error',
+      job: m.job,
+      message: err instanceof Error && err.message ? err.message : String(err),
+    });
   }
 };

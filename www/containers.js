@@ -6,8 +6,9 @@
 // page as text. The core tells a container by its name and bytes; the worker reads it with
 // the containers module (modules.js), loaded the first time a container is found.
 
-import { core, state } from './state.js';
+import { core, message, state } from './state.js';
 import { assetUrl } from './assets.js';
+import { bufferOf } from './hosted.js';
 import { containersModule } from './modules.js';
 
 // Names worth a look at their first and last bytes (a zip is told by its bytes, whatever
@@ -16,6 +17,7 @@ const CANDIDATE = /\.(zip|7z|iso|bin|img|chd|cue|exe|com)$/i;
 
 // The container a path lies inside (`GAME/demo.7z` of `GAME/demo.7z/DEMO/X.BGF`): its first
 // folder named as a container is, else null.
+/** @param {string | null | undefined} path */
 export function containerOfPath(path) {
   const parts = String(path || '').split('/');
   const at = parts.slice(0, -1).findIndex(p => CANDIDATE.test(p));
@@ -24,14 +26,23 @@ export function containerOfPath(path) {
 const HEAD = 17 * 2048;
 const HEAD_BATCH = 16;
 
+/**
+ * What the container worker answers (container-worker.js).
+ * @typedef {{ path: string, size: number, container: number, index: number, costly?: boolean, written?: string }} ListedEntry
+ * @typedef {{ resolve: (m: any) => void, reject: (err: Error) => void, progress: ((...steps: any[]) => void) | null }} Job
+ * @typedef {{ id: number, container: number, index: number, resolve: (head: ArrayBuffer) => void, reject: (err: unknown) => void }} HeadAsked
+ */
+
 class ContainerWorker {
   /** @param {WebAssembly.Module} module the containers module */
   constructor(module) {
     this.worker = new Worker(assetUrl('containerWorker'), { type: 'module' });
     this.worker.postMessage({ type: 'init', module });
+    /** @type {Map<number, Job>} */
     this.jobs = new Map();
     this.lastJob = 0;
     this.lastId = 0;
+    /** @type {HeadAsked[]} */
     this.heads = []; // head requests not yet sent: {id, container, index, resolve, reject}
     this.headsInFlight = false;
     this.worker.onmessage = e => {
@@ -55,6 +66,7 @@ class ContainerWorker {
     };
   }
 
+  /** @param {object} message @param {Transferable[]} [transfer] @param {Job['progress']} [progress] @returns {Promise<any>} */
   ask(message, transfer = [], progress = null) {
     const job = ++this.lastJob;
     return new Promise((resolve, reject) => {
@@ -65,6 +77,7 @@ class ContainerWorker {
 
   // → {id, entries: [{path, size, container, index}], problems, notes}; `progress(done, total)`
   // hears how far the listing got.
+  /** @param {string} name @param {File} file @param {string} mode @param {number} start @param {(done: number, total: number) => void} progress @returns {Promise<{ id: number, entries: ListedEntry[], problems: string[], notes: string[] }>} */
   async open(name, file, mode, start, progress) {
     const id = ++this.lastId;
     const listed = await this.ask({ type: 'open', id, name, file, mode, start }, [], progress);
@@ -73,6 +86,7 @@ class ContainerWorker {
   }
 
   // `progress(what, done, total)` hears a long read's steps (a 7z block decoded).
+  /** @param {number} id @param {number} container @param {number} index @param {ReadProgress | null} [progress] @returns {Promise<ArrayBuffer>} */
   read(id, container, index, progress = null) {
     return this.ask({ type: 'read', id, container, index }, [], progress).then(m => {
       cacheStats = m.cache;
@@ -80,12 +94,14 @@ class ContainerWorker {
     });
   }
 
+  /** @param {number} id */
   close(id) {
     this.worker.postMessage({ type: 'close', id });
   }
 
   // Decode every entry of listing `id` that costs a decode of others (a solid 7z's) once,
   // into its store. → how many were decoded. `progress(done, total)`.
+  /** @param {number} id @param {((done: number, total: number) => void) | null} [progress] @returns {Promise<number>} */
   warm(id, progress = null) {
     return this.ask({ type: 'warm', id }, [], progress).then(m => {
       cacheStats = m.cache;
@@ -96,6 +112,7 @@ class ContainerWorker {
   // The first 16 bytes, for the entry's kind. Asked in batches of HEAD_BATCH, one batch in
   // the worker at a time, so an entry the user opens waits behind one batch at most, not
   // behind the whole listing's typing.
+  /** @param {number} id @param {number} container @param {number} index @returns {Promise<ArrayBuffer>} */
   head(id, container, index) {
     return new Promise((resolve, reject) => {
       this.heads.push({ id, container, index, resolve, reject });
@@ -109,9 +126,11 @@ class ContainerWorker {
     this.headsInFlight = true;
     this.ask({ type: 'heads', items: batch.map(({ id, container, index }) => ({ id, container, index })) })
       .then(
-        m =>
+        (/** @type {{ heads: (Uint8Array | null)[], errors: string[] }} */ m) =>
           batch.forEach((h, k) =>
-            m.heads[k] ? h.resolve(m.heads[k].buffer) : h.reject(new Error(m.errors[k])),
+            m.heads[k]
+              ? h.resolve(bufferOf(/** @type {Uint8Array} */ (m.heads[k])))
+              : h.reject(new Error(m.errors[k])),
           ),
         err => batch.forEach(h => h.reject(err)),
       )
@@ -122,17 +141,21 @@ class ContainerWorker {
   }
 }
 
+/** @type {ContainerWorker | null} */
 let shared = null;
 // The containers of the archive listed last, closed when the next is listed: [{worker, id}].
+/** @type {{ worker: ContainerWorker, id: number }[]} */
 let lastListing = [];
 // What the container worker's store of decoded 7z entries has done (decoded-cache.js):
 // {hits, bytesRead, stored, bytesWritten, refused}; null before a container is opened.
+/** @type {Record<string, number> | null} */
 let cacheStats = null;
 
 // Every entry of the dropped containers that would cost a decode of others (a solid 7z's)
 // decoded once, block by block, into the browser's store, so that reading them one by one
 // (Export all) decodes each block once rather than once an entry. `progress(done, total)`.
 // → how many entries were decoded.
+/** @param {(done: number, total: number) => void} [progress] */
 export async function warmContainers(progress = () => {}) {
   let decoded = 0;
   for (const { worker, id } of lastListing) decoded += await worker.warm(id, progress);
@@ -146,7 +169,7 @@ export function decodedCacheStats() {
 // `entries` with every container replaced by its entries; a container that cannot be opened
 // stays a file, marked failed with why. `progress(label, done, total)` says what is being
 // listed and how far it got (total 0: not known).
-/** @param {(what: string, done?: number, total?: number) => void} [progress] */
+/** @param {Entries} entries @param {(what: string, done?: number, total?: number) => void} [progress] @returns {Promise<Entry[]>} */
 export async function expandContainers(entries, progress = () => {}) {
   // A hosted index's findings (entries it could not read, rows the page refused) first.
   state.containerProblems = Array.isArray(entries.problems) ? entries.problems.slice() : [];
@@ -161,24 +184,27 @@ export async function expandContainers(entries, progress = () => {}) {
   const candidates = entries.filter(e => e.file && CANDIDATE.test(e.path));
   if (candidates.length === 0) return entries;
   const byPath = new Map(entries.map(e => [e.path.toLowerCase(), e]));
-  const folder = p => (p.includes('/') ? p.slice(0, p.lastIndexOf('/') + 1) : '');
+  const folder = (/** @type {string} */ p) => (p.includes('/') ? p.slice(0, p.lastIndexOf('/') + 1) : '');
+  /** @type {Set<Entry>} */
   const replaced = new Set();
+  /** @type {Entry[]} */
   const added = [];
+  /** @type {string[]} */
   const problems = [];
   for (const e of candidates) {
     if (replaced.has(e)) continue;
-    let file = e.file;
+    let file = /** @type {File} */ (e.file);
     let mode = '';
     let start = 0;
     try {
       if (/\.cue$/i.test(e.path)) {
         if (e.size > 64 << 10) throw new Error(`${e.path}: ${e.size} bytes is too long for a cue sheet`);
-        const track = core.cueTrack(await e.file.text());
+        const track = core.cueTrack(await file.text());
         const bin = byPath.get((folder(e.path) + track.file).toLowerCase());
         if (!bin || !bin.file)
           throw new Error(`${e.path}: line ${track.line}: the track's file ${track.file} is not beside it`);
         replaced.add(bin);
-        ({ file } = bin);
+        file = bin.file;
         ({ mode, start } = track);
       }
       let head = new Uint8Array(await file.slice(0, HEAD).arrayBuffer());
@@ -196,7 +222,7 @@ export async function expandContainers(entries, progress = () => {}) {
       try {
         module = await containersModule();
       } catch (err) {
-        throw new Error(`${e.path}: not opened: ${err && err.message ? err.message : err}`);
+        throw new Error(`${e.path}: not opened: ${message(err)}`);
       }
       // A CHD gets a worker of its own: the crate that reads it can trap on a hostile image,
       // which must not take the other containers' readers with it.
@@ -211,7 +237,8 @@ export async function expandContainers(entries, progress = () => {}) {
       state.containerNotes.push(...listed.notes);
       replaced.add(e);
       for (const x of listed.entries) {
-        const read = progress => worker.read(listed.id, x.container, x.index, progress);
+        const read = (/** @type {ReadProgress | undefined} */ progress) =>
+          worker.read(listed.id, x.container, x.index, progress);
         // Typed by content after the listing shows, as a folder's files are.
         // (An entry of a solid 7z is typed, or its name confirmed, by its content when opened:
         // its head would cost decoding the block before it.)
@@ -227,7 +254,7 @@ export async function expandContainers(entries, progress = () => {}) {
     } catch (err) {
       // Not opened: the file stays, red, with why (a trap in a reader says only what the
       // engine calls it, so the container's name is put first).
-      const why = err.message || String(err);
+      const why = message(err);
       e.containerFailure = why.startsWith(e.path) ? why : `${e.path}: its reader stopped: ${why}`;
     }
   }

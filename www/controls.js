@@ -10,6 +10,7 @@ import { syncDrawnRow, viewMessage } from './infopane.js';
 
 // Put back what a link says of the view: LOD, camera (a viewpoint, or a position and a
 // mode), selected chunk, clock and hidden layers.
+/** @param {import('./urlstate.js').LinkView} link @param {{ chunk?: boolean }} [how] */
 export function restoreView(link, { chunk = true } = {}) {
   if (link.hide) state.viewer.setHiddenLayers(link.hide);
   // After the hidden layers: the choice hides the layers of its other options.
@@ -18,21 +19,26 @@ export function restoreView(link, { chunk = true } = {}) {
   // The display switches a link carries; a link without them leaves the reader's own.
   if (link.wire) state.viewer.setOptions({ wireframe: true });
   if (link.cull) state.viewer.setOptions({ cullBack: true });
-  if (link.bg) state.viewer.setOptions({ background: link.bg });
-  if (link.light) state.viewer.setOptions({ lighting: link.light });
+  // (Words readHash took only from the core's own: viewWords.)
+  if (link.bg)
+    state.viewer.setOptions({
+      background: /** @type {import('../pkg/relicview.js').Background} */ (link.bg),
+    });
+  if (link.light)
+    state.viewer.setOptions({ lighting: /** @type {import('../pkg/relicview.js').Lighting} */ (link.light) });
   if (link.blink === false) state.viewer.setOptions({ blink: false });
   if (link.zones) state.viewer.setOptions({ zoneColours: true });
   if (link.grid) state.viewer.setOptions({ grid: true });
   if (link.measure) restoreMeasure(link.measure);
   syncBackground();
-  if (link.lod !== null) state.viewer.setOptions({ lod: link.lod, autoLod: false });
+  if (link.lod !== null && link.lod !== undefined) state.viewer.setOptions({ lod: link.lod, autoLod: false });
   if (link.view !== null && link.view !== undefined && state.viewer.lookFrom(link.view)) {
     state.viewpoint = link.view;
   } else {
-    if (link.cam) state.viewer.setCamera(link.cam);
+    if (link.cam) state.viewer.setCamera(/** @type {import('../pkg/relicview.js').CameraState} */ (link.cam));
     state.viewer.setCameraMode(link.mode === 'fly' ? 'fly' : 'orbit');
   }
-  if (chunk && link.chunk !== null) state.inspector.selectChunk(link.chunk);
+  if (chunk && link.chunk !== null && link.chunk !== undefined) state.inspector.selectChunk(link.chunk);
   // Stopped first, then set: a clock still running between the two would move on.
   if (link.paused) state.viewer.setPlaying(false);
   if (link.t !== null && link.t !== undefined) state.viewer.setAnimationTime(link.t);
@@ -93,7 +99,7 @@ export function syncWorldControls() {
         ? state.viewer.cameraMode()
         : 'orbit';
   // The fly pad shows while the camera flies (phones and touch screens, style.css).
-  $('fly-pad').hidden = !(state.current && state.viewport.flyAllowed());
+  $('fly-pad').hidden = !(state.current && state.viewport.flyAllowed?.());
   // The scene's choice (a file's models and their animations) and its skeleton switch.
   const choice = state.current ? state.viewer.choice() : null;
   $('choice-label').hidden = !choice;
@@ -157,6 +163,7 @@ export function syncWorldControls() {
 
 // A choice that draws nothing says so over the view, with what the info pane found missing
 // (a character's file, and where it was looked for); any other choice clears the note.
+/** @param {import('../pkg/relicview.js').FrameStats} stats */
 export function explainEmptyChoice(stats) {
   const choice = state.current ? state.viewer.choice() : null;
   const box = $('view-message');
@@ -168,7 +175,7 @@ export function explainEmptyChoice(stats) {
   if (!box.hidden && !ours) return; // (a damaged file's note stays)
   const label = choice.options[choice.selected ?? 0];
   const missing = [...$('info-body').querySelectorAll('dd.bad')].map(
-    dd => `${dd.previousElementSibling.textContent}: ${dd.textContent}`,
+    dd => `${dd.previousElementSibling?.textContent}: ${dd.textContent}`,
   );
   viewMessage(`Nothing to draw for ${label}.${missing.length ? `\n${missing.join('\n')}` : ''}`, {
     note: true,
@@ -177,6 +184,7 @@ export function explainEmptyChoice(stats) {
 }
 
 // Hide or show layers by name ({doors: false}); resolves once the change is drawn.
+/** @param {Record<string, boolean>} changes */
 export async function setLayers(changes) {
   await ready;
   const hidden = new Set(
@@ -198,6 +206,7 @@ export async function setLayers(changes) {
 }
 
 // Show option `k` of the scene's choice (a model, an animation); resolves once drawn.
+/** @param {number} k */
 export async function choose(k) {
   await ready;
   if (!state.viewer.choose(k)) throw new Error(`no option ${k} to choose`);
@@ -211,6 +220,7 @@ export async function choose(k) {
 }
 
 // Camera: 'orbit', 'fly', or a viewpoint's index; resolves once drawn.
+/** @param {number | string} choice */
 export async function setCamera(choice) {
   await ready;
   if (typeof choice === 'number') {
@@ -243,6 +253,7 @@ export async function setClock({ time, playing, speed } = {}) {
   return clock();
 }
 
+/** @param {import('../pkg/relicview.js').OptionChanges} changes */
 export async function setOptions(changes) {
   await ready;
   state.viewer.setOptions(changes);
@@ -264,6 +275,7 @@ export const words = viewWords;
 
 // The background and lighting menus offer what the core takes.
 export function fillMenus() {
+  /** @param {HTMLSelectElement} select @param {string[]} values @param {(v: string) => string} [label] */
   const fill = (select, values, label = v => v) =>
     select.replaceChildren(...values.map(v => new Option(label(v), v)));
   fill($('background-select'), words().backgrounds);
@@ -272,9 +284,11 @@ export function fillMenus() {
 }
 
 // What each of the core's rig words means, in the menu.
+/** @type {Record<string, string>} */
 const RIG_LABELS = { skin: 'skin (an armature)', nodes: 'a node per bone' };
 
 // What each of the core's lighting words means, in the menu.
+/** @type {Record<string, string>} */
 const LIGHTING_LABELS = {
   game: 'game (as it lit the model)',
   sun: 'sun',
@@ -282,6 +296,7 @@ const LIGHTING_LABELS = {
   stored: 'stored colours, unlit',
 };
 
+/** @template T @param {T[]} list @param {T} now @returns {T} */
 export const next = (list, now) => list[(list.indexOf(now) + 1) % list.length];
 
 // Frame the selected chunk's geometry where one is selected and drawn, else the model.
@@ -303,6 +318,7 @@ export function leaveViewpoint() {
 }
 
 // Look along an axis: 'front', 'side' or 'top' (words().axisViews) → camera, once drawn.
+/** @param {string} axis */
 export async function axisView(axis) {
   state.viewer.axisView(axis);
   leaveViewpoint();

@@ -9,10 +9,11 @@
 import { assetUrl } from './assets.js';
 
 // Whether an error means the instance that threw it is gone.
+/** @param {unknown} err */
 export function isTrap(err) {
   return (
     err instanceof WebAssembly.RuntimeError ||
-    /recursive use of an object detected/.test(String(err && err.message))
+    /recursive use of an object detected/.test(err instanceof Error ? err.message : '')
   );
 }
 
@@ -21,12 +22,13 @@ export function isTrap(err) {
 // module and why it could not be had.
 /** @param {string} url @param {string} what */
 export async function compileModule(url, what) {
-  const failed = why => new Error(`relicview could not load its ${what} (${url}): ${why}`);
+  const failed = /** @param {string} why */ why =>
+    new Error(`relicview could not load its ${what} (${url}): ${why}`);
   let response;
   try {
     response = await fetch(url);
   } catch (err) {
-    throw failed(`the request failed (${err && err.message ? err.message : err})`);
+    throw failed(`the request failed (${err instanceof Error ? err.message : err})`);
   }
   if (!response.ok) throw failed(`HTTP ${response.status}`);
   try {
@@ -36,7 +38,7 @@ export async function compileModule(url, what) {
     return await WebAssembly.compile(await response.arrayBuffer());
   } catch (err) {
     throw failed(
-      `not a module this browser compiles, or cut short (${err && err.message ? err.message : err})`,
+      `not a module this browser compiles, or cut short (${err instanceof Error ? err.message : err})`,
     );
   }
 }
@@ -44,7 +46,7 @@ export async function compileModule(url, what) {
 // The core, compiled. index.html starts its download and compilation before the page's
 // scripts run (www/early.js); otherwise it starts here.
 export function compileCore() {
-  const early = /** @type {{ core?: Promise<WebAssembly.Module> } | undefined} */ (globalThis.relicviewEarly);
+  const early = globalThis.relicviewEarly;
   return early?.core
     ? early.core.catch(() => compileModule(assetUrl('core'), 'core'))
     : compileModule(assetUrl('core'), 'core');
@@ -52,7 +54,7 @@ export function compileCore() {
 
 // Instance number `generation` of a compiled module, through its glue at `glueUrl`:
 // → {glue, exports (its memory)}.
-/** @template T @param {WebAssembly.Module} module @param {number} generation @param {string} glueUrl @returns {Promise<{ glue: T, exports: any }>} */
+/** @template T @param {WebAssembly.Module} module @param {number} generation @param {string} glueUrl @returns {Promise<{ glue: T, exports: { memory: WebAssembly.Memory } }>} */
 export async function instantiateWith(module, generation, glueUrl) {
   const glue = await import(generation ? `${glueUrl}?instance=${generation}` : glueUrl);
   const exports = await glue.default({ module_or_path: module });
@@ -61,7 +63,7 @@ export async function instantiateWith(module, generation, glueUrl) {
 
 // Instance number `generation` of the core: → {glue (Viewer, Session, kindOf, kindInfo …),
 // exports (its memory)}.
-/** @param {WebAssembly.Module} module @param {number} generation @returns {Promise<{ glue: typeof import('../pkg/relicview.js'), exports: any }>} */
+/** @param {WebAssembly.Module} module @param {number} generation @returns {Promise<{ glue: typeof import('../pkg/relicview.js'), exports: { memory: WebAssembly.Memory } }>} */
 export function instantiate(module, generation) {
   return instantiateWith(module, generation, assetUrl('coreGlue'));
 }

@@ -18,10 +18,12 @@ const ARCHIVE_CAP = 2 ** 30;
 const TOTAL_CAP = 2 ** 31;
 const RECORD = 24;
 
+/** @type {{ hits: number, bytesRead: number, stored: number, bytesWritten: number, refused: string | null }} */
 export const stats = { hits: 0, bytesRead: 0, stored: 0, bytesWritten: 0, refused: null };
 
 // A store for `file` (listed as `name`), or null where the browser has none to give (no
 // OPFS, another tab holding this archive's store, no room).
+/** @param {string} name @param {File} file */
 export async function openStore(name, file) {
   try {
     const root = await navigator.storage.getDirectory();
@@ -38,17 +40,20 @@ export async function openStore(name, file) {
     }
     return new Store(data, index);
   } catch (err) {
-    stats.refused = err && err.message ? err.message : String(err);
+    stats.refused = err instanceof Error && err.message ? err.message : String(err);
     return null;
   }
 }
 
 class Store {
+  /** @param {FileSystemSyncAccessHandle} data @param {FileSystemSyncAccessHandle} index */
   constructor(data, index) {
     this.data = data;
     this.index = index;
+    /** @type {Map<number, { at: number, length: number }>} */
     this.entries = new Map(); // entry index → {at, length}
     this.broken = false;
+    /** @type {{ entry: number, at: number, length: number } | null} */
     this.pending = null; // the entry being written: {entry, at, length}
     const dataSize = data.getSize();
     const records = new DataView(new ArrayBuffer(index.getSize() - (index.getSize() % RECORD)));
@@ -64,10 +69,12 @@ class Store {
     }
   }
 
+  /** @param {number} entry */
   has(entry) {
     return this.entries.has(entry);
   }
 
+  /** @param {number} entry */
   get(entry) {
     const where = this.entries.get(entry);
     if (!where) return undefined;
@@ -80,6 +87,7 @@ class Store {
 
   // Entry `entry`'s bytes from `offset` on, in order; `last` ends it, and only then is its
   // record written (a piece out of order, or past the cap, drops the entry).
+  /** @param {number} entry @param {number} offset @param {Uint8Array} bytes @param {boolean} last */
   put(entry, offset, bytes, last) {
     if (this.broken || this.entries.has(entry)) return;
     try {
@@ -106,7 +114,7 @@ class Store {
     } catch (err) {
       // Out of room (the browser's quota) or the disk failed: this archive stops storing.
       this.broken = true;
-      stats.refused = err && err.message ? err.message : String(err);
+      stats.refused = err instanceof Error && err.message ? err.message : String(err);
     }
   }
 
@@ -116,6 +124,7 @@ class Store {
   }
 }
 
+/** @param {string} text */
 async function keyOf(text) {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
   return [...new Uint8Array(digest).slice(0, 12)].map(b => b.toString(16).padStart(2, '0')).join('');
@@ -123,11 +132,12 @@ async function keyOf(text) {
 
 // Remove the stores written to longest ago until the others leave room for this one to grow
 // to ARCHIVE_CAP within TOTAL_CAP. One held open by another tab cannot be removed: passed over.
+/** @param {FileSystemDirectoryHandle} folder @param {string} keep */
 async function keepWithinCap(folder, keep) {
   const stores = new Map(); // key → {bytes, used}
   for await (const [name, handle] of folder.entries()) {
     const key = name.replace(/\.(data|index)$/, '');
-    const file = await handle.getFile().catch(() => null);
+    const file = handle instanceof FileSystemFileHandle ? await handle.getFile().catch(() => null) : null;
     const s = stores.get(key) ?? { bytes: 0, used: 0 };
     if (file) {
       s.bytes += file.size;

@@ -7,8 +7,10 @@
 // `globalThis.relicviewEarly` (core.js, hosted.js) and does again whatever failed here.
 (() => {
   const script = document.currentScript;
+  /** @type {EarlyDownloads} */
   const early = {};
   globalThis.relicviewEarly = early;
+  /** @param {string} what @param {string} url @param {Response} r */
   const fail = (what, url, r) => new Error(`${url}: HTTP ${r.status} for ${what}`);
   if (script && script.dataset.core) {
     const url = new URL(script.dataset.core, location.href).href;
@@ -54,6 +56,7 @@
   const WHOLE_AT_MOST = 16 << 20;
   early.files = [];
   const files = listing.then(json => {
+    /** @type {ListingRow[]} */
     const rows = json && Array.isArray(json.files) ? json.files : [];
     const byPath = new Map(
       rows.filter(f => f && typeof f.path === 'string').map(f => [f.path.toLowerCase(), f]),
@@ -64,7 +67,7 @@
       ? file.refs
           .slice(0, 256)
           .map(r => byPath.get(String(r).toLowerCase()))
-          .filter(Boolean)
+          .filter(f => f !== undefined)
       : [];
     const base = new URL(typeof json.base === 'string' ? json.base : '', listingUrl);
     return [file, ...refs]

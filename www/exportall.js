@@ -5,13 +5,14 @@
 // the page never holds the zip; the download starts when the last part is in. Progress in
 // the sidebar; cancel stops between two files.
 
-import { $, count, nextTask, ready, state } from './state.js';
+import { $, count, fileName, message, nextTask, ready, state } from './state.js';
 import { download, exportRig, exportsAllLods } from './exporting.js';
 import { withTools } from './modules.js';
 import { warmContainers } from './containers.js';
 
 // The archive's files as the zip names them: a dropped folder's own name is the zip's,
 // not a folder inside it (as `export --all GAME` writes DEMO/…, not GAME/DEMO/…).
+/** @param {Entry[]} entries */
 function zipPaths(entries) {
   const tops = new Set(entries.map(e => e.path.split('/')[0]));
   const folder = tops.size === 1 && entries.every(e => e.path.includes('/')) ? [...tops][0] : null;
@@ -50,12 +51,16 @@ export async function exportAll() {
   }
 }
 
-/** @param {{ glue: typeof import('../pkg/relicview_tools.js'), session: import('../pkg/relicview_tools.js').Session }} tools */
+/**
+ * @param {{ glue: typeof import('../pkg/relicview_tools.js'), session: import('../pkg/relicview_tools.js').Session }} tools
+ * @param {{ job: { cancelled: boolean }, generation: number, entries: Entry[], paths: string[], name: string, allScenes: boolean, rig: import('../pkg/relicview.js').Rig, source: string }} asked
+ */
 async function exportWith(
   { glue, session },
   { job, generation, entries, paths, name, allScenes, rig, source },
 ) {
   const exporter = new glue.ArchiveExport(source);
+  /** @type {Blob[]} */
   const parts = [];
   const bar = $('export-progress');
   const status = $('export-status');
@@ -66,7 +71,7 @@ async function exportWith(
   button.textContent = 'Cancel export';
   try {
     // A solid 7z's entries decoded once, block by block, before they are read one by one.
-    await warmContainers((done, total) => {
+    await warmContainers((/** @type {number} */ done, /** @type {number} */ total) => {
       status.textContent = `decoding the solid archives: ${done} of ${total} files`;
     });
     for (let i = 0; i < entries.length; i++) {
@@ -77,10 +82,10 @@ async function exportWith(
         file.free();
         if (chunk.length) parts.push(new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (chunk)]));
       } catch (err) {
-        exporter.unreadable(paths[i], err && err.message ? err.message : String(err));
+        exporter.unreadable(paths[i], message(err));
       }
       bar.value = i + 1;
-      status.textContent = `${i + 1} of ${entries.length} · ${entries[i].path.split('/').pop()}`;
+      status.textContent = `${i + 1} of ${entries.length} · ${fileName(entries[i].path)}`;
       // Input and frames get in between two files.
       await nextTask();
     }
@@ -108,7 +113,7 @@ export function bindExportAll() {
     else {
       clearStatus();
       exportAll().catch(err => {
-        $('export-status').textContent = err.message;
+        $('export-status').textContent = message(err);
         $('export-dismiss').hidden = false;
       });
     }

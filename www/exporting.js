@@ -1,7 +1,7 @@
 // @ts-check
 // What leaves the page as a file: the glTF export and the screenshot.
 
-import { $, state } from './state.js';
+import { $, fileName, state } from './state.js';
 import { withTools } from './modules.js';
 
 // Whether exports hold every LOD (and model) as glTF scenes of their own, not only what
@@ -28,20 +28,22 @@ export async function exportGlb(allLods, rig) {
   return withTools(({ glue }) => glue.exportGlb(scene, options));
 }
 
+// The name of the file on show, without its folder and extension ("relicview" while none is
+// shown): what its downloads are called.
+function shownName() {
+  return fileName(state.current || 'relicview').replace(/\.[^.]*$/, '') || 'relicview';
+}
+
 // The scene on show as a .glb named after the file, downloaded.
 export async function saveExport() {
   const glb = await exportGlb(exportsAllLods(), exportRig());
-  const name = `${
-    (state.current || 'relicview')
-      .split('/')
-      .pop()
-      .replace(/\.[^.]*$/, '') || 'relicview'
-  }.glb`;
+  const name = `${shownName()}.glb`;
   // (The core's bytes are a copy, on an ArrayBuffer of their own, never a shared one.)
   download(new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (glb)], { type: 'model/gltf-binary' }), name);
   return name;
 }
 
+/** @param {Blob} blob @param {string} name */
 export function download(blob, name) {
   const a = document.createElement('a');
   a.href = URL.createObjectURL(blob);
@@ -63,11 +65,6 @@ function screenshotBlob() {
 
 export async function saveScreenshot() {
   const blob = await screenshotBlob();
-  const base =
-    (state.current || 'relicview')
-      .split('/')
-      .pop()
-      .replace(/\.[^.]*$/, '') || 'relicview';
-  download(blob, `${base}.png`);
-  return `${base}.png`;
+  download(blob, `${shownName()}.png`);
+  return `${shownName()}.png`;
 }

@@ -12,9 +12,21 @@ import { comparePaths } from './state.js';
 const ROW_HEIGHT = 18; // px, matches #file-list li in style.css
 const OVERSCAN = 20; // rows rendered beyond each edge of the visible ones
 
+/** @typedef {{ folder: true, dir: string, collapsed: boolean } | { entry: Entry }} ListRow */
+
 export class FileList {
   // `label(kind)` is the core's badge for a kind; `onMenu(path, x, y)` is asked for a file's
   // menu (a right-click, the context-menu key or Shift+F10 on it).
+  /**
+   * @param {object} parts
+   * @param {HTMLElement} parts.list
+   * @param {HTMLInputElement} parts.search
+   * @param {HTMLElement} parts.kinds
+   * @param {HTMLElement | null} parts.noMatches
+   * @param {(kind: string) => string} parts.label
+   * @param {(path: string, how?: { pointer: boolean }) => void} parts.onOpen
+   * @param {((path: string, x: number, y: number) => void) | null} [parts.onMenu]
+   */
   constructor({ list, search, kinds, noMatches, label, onOpen, onMenu = null }) {
     this.label = label;
     this.onMenu = onMenu;
@@ -26,14 +38,22 @@ export class FileList {
     // While the other file of a comparison is chosen (setPicking): arrows move the cursor
     // without opening, Enter confirms.
     this.picking = false;
+    /** @type {Entry[]} */
     this.entries = [];
     // What the list shows, in order: {folder, dir} heads and {entry} files.
+    /** @type {ListRow[]} */
     this.rows = [];
+    /** @type {[number, number] | null} */
     this.window = null; // [first, last) rows in the DOM
+    /** @type {string | null} */
     this.current = null;
+    /** @type {string | null} */
     this.kindFilter = null;
+    /** @type {Set<string>} */
     this.collapsed = new Set();
+    /** @type {WeakMap<Entry, number>} */
     this.rowIds = new WeakMap();
+    this.stale = false;
     this.nextRowId = 0;
     this.list.tabIndex = 0;
     this.top = spacer();
@@ -53,34 +73,40 @@ export class FileList {
       }
     });
     kinds.addEventListener('click', e => {
-      const chip = e.target.closest('[data-kind]');
+      const chip = /** @type {HTMLElement | null} */ (
+        /** @type {Element} */ (e.target).closest('[data-kind]')
+      );
       if (!chip) return;
-      this.kindFilter = this.kindFilter === chip.dataset.kind ? null : chip.dataset.kind;
+      this.kindFilter = this.kindFilter === chip.dataset.kind ? null : (chip.dataset.kind ?? null);
       this.applyFilter();
     });
     list.addEventListener('click', e => {
-      const li = e.target.closest('li');
+      const li = /** @type {Element} */ (e.target).closest('li');
       if (!li || li.classList.contains('spacer')) return;
       if (li.dataset.folder !== undefined) this.toggleFolder(li.dataset.folder);
-      else this.onOpen(li.dataset.path, { pointer: true });
+      else if (li.dataset.path !== undefined) this.onOpen(li.dataset.path, { pointer: true });
     });
     list.addEventListener('keydown', e => this.key(e));
     list.addEventListener('contextmenu', e => {
       if (!this.onMenu) return;
       // (The context-menu key opens the menu from keydown; its event lands on the list.)
       e.preventDefault();
-      const li = e.target.closest('li[data-path]');
-      if (li) this.onMenu(li.dataset.path, e.clientX, e.clientY);
+      const li = /** @type {HTMLElement | null} */ (
+        /** @type {Element} */ (e.target).closest('li[data-path]')
+      );
+      if (li?.dataset.path !== undefined) this.onMenu(li.dataset.path, e.clientX, e.clientY);
     });
     list.addEventListener('scroll', () => this.render());
     if (typeof ResizeObserver === 'function') new ResizeObserver(() => this.render()).observe(list);
   }
 
   // The other file of a comparison is being chosen (true) or not.
+  /** @param {boolean} on */
   setPicking(on) {
     this.picking = Boolean(on);
   }
 
+  /** @param {Entry[]} entries */
   set(entries) {
     this.entries = entries;
     this.collapsed.clear();
@@ -91,6 +117,7 @@ export class FileList {
   }
 
   // The kind an entry was typed as by its content (its row follows at the next render).
+  /** @param {Entry} entry @param {string} kind */
   setKind(entry, kind) {
     entry.kind = kind;
     entry.pending = false;
@@ -98,6 +125,7 @@ export class FileList {
   }
 
   // A file that failed to open is marked red, with why as its tooltip; one that opened is not.
+  /** @param {Entry} entry @param {boolean} failed @param {string | null} [why] */
   setFailed(entry, failed, why = null) {
     entry.failed = failed;
     entry.failure = failed ? why : null;
@@ -107,6 +135,7 @@ export class FileList {
 
   // What a check of the whole archive found for one file; the rows follow at the next
   // refresh (a check of thousands of files renders once per batch, not once per file).
+  /** @param {Entry} entry @param {{ failed: boolean, damaged: boolean }} verdict */
   setVerdict(entry, { failed, damaged }) {
     if (Boolean(entry.failed) === failed && Boolean(entry.damaged) === damaged) return;
     entry.failed = failed;
@@ -115,6 +144,7 @@ export class FileList {
   }
 
   // A file shown despite damage at its end is marked as such.
+  /** @param {Entry} entry @param {boolean} damaged */
   setDamaged(entry, damaged) {
     if (Boolean(entry.damaged) === damaged) return;
     entry.damaged = damaged;
@@ -132,7 +162,9 @@ export class FileList {
   // kind the search leaves none of keeps its chip, at 0, so the row does not jump).
   renderKinds() {
     const q = this.query();
+    /** @type {Map<string, number>} */
     const counts = new Map();
+    /** @type {Map<string, number>} */
     const all = new Map();
     for (const e of this.entries) {
       const kind = e.kind || 'unknown';
@@ -163,12 +195,14 @@ export class FileList {
 
   applyFilter() {
     const q = this.query();
+    /** @type {ListRow[]} */
     const rows = [];
     // Entries are sorted by path, so each folder's files are together.
     let i = 0;
     while (i < this.entries.length) {
       const dir = dirOf(this.entries[i].path);
       let j = i;
+      /** @type {ListRow[]} */
       const files = [];
       for (; j < this.entries.length && dirOf(this.entries[j].path) === dir; j++) {
         const e = this.entries[j];
@@ -186,7 +220,7 @@ export class FileList {
       i = j;
     }
     this.rows = rows;
-    for (const chip of this.kindsBox.children)
+    for (const chip of /** @type {HTMLCollectionOf<HTMLElement>} */ (this.kindsBox.children))
       chip.setAttribute('aria-pressed', String(chip.dataset.kind === this.kindFilter));
     // Nothing left to show: say so, and what hid it.
     if (this.noMatches) {
@@ -233,10 +267,11 @@ export class FileList {
     else this.list.removeAttribute('aria-activedescendant');
   }
 
+  /** @param {ListRow} row */
   rowElement(row) {
     const li = document.createElement('li');
     li.setAttribute('role', 'treeitem');
-    if (row.folder) {
+    if ('folder' in row) {
       li.className = row.collapsed ? 'folder collapsed' : 'folder';
       li.dataset.folder = row.dir;
       li.setAttribute('aria-level', '1');
@@ -258,7 +293,7 @@ export class FileList {
     li.title = entry.failed && entry.failure ? `${entry.path}\n${entry.failure}` : entry.path;
     const badge = document.createElement('span');
     badge.className = `kind kind-${li.dataset.kind}`;
-    badge.textContent = this.label(li.dataset.kind);
+    badge.textContent = this.label(entry.kind || 'unknown');
     const size = document.createElement('span');
     size.className = 'size';
     size.textContent = formatSize(entry.size);
@@ -266,6 +301,7 @@ export class FileList {
     return li;
   }
 
+  /** @param {string} dir */
   toggleFolder(dir) {
     if (this.collapsed.has(dir)) this.collapsed.delete(dir);
     else this.collapsed.add(dir);
@@ -275,7 +311,7 @@ export class FileList {
   // Paths of the files the list shows (search, kind filter and folded folders applied).
   visibleFiles() {
     const out = [];
-    for (const r of this.rows) if (r.entry) out.push(r.entry.path);
+    for (const r of this.rows) if ('entry' in r) out.push(r.entry.path);
     return out;
   }
 
@@ -289,7 +325,7 @@ export class FileList {
       if (e.failed) failed++;
       folders.add(dirOf(e.path));
     }
-    const shown = this.rows.filter(r => r.entry).length;
+    const shown = this.rows.filter(r => 'entry' in r).length;
     return {
       files: this.entries.length,
       folders: folders.size,
@@ -300,9 +336,10 @@ export class FileList {
     };
   }
 
+  /** @param {string | null} path */
   mark(path) {
     this.current = path;
-    const i = this.rows.findIndex(r => r.entry && r.entry.path === path);
+    const i = this.rows.findIndex(r => 'entry' in r && r.entry.path === path);
     if (i >= 0) {
       // Scrolled into sight, as the browser would for a row in the DOM.
       const height = this.list.clientHeight || 600;
@@ -315,6 +352,7 @@ export class FileList {
   }
 
   // A stable id per entry, for aria-activedescendant.
+  /** @param {Entry} entry */
   rowId(entry) {
     const id = this.nextRowId++;
     this.rowIds.set(entry, id);
@@ -324,15 +362,17 @@ export class FileList {
   // Open the visible file `step` places from the current one (0: the current or first).
   // The current file hidden (its folder folded, or the search left it out): the step starts
   // from where it would be, so ↓ goes to the file after its folder and ↑ to the one before.
+  /** @param {number} step @param {number | null} [absolute] */
   move(step, absolute = null) {
     const files = this.visibleFiles();
     if (!files.length) return;
-    let i = files.indexOf(this.current);
+    const current = this.current;
+    let i = current === null ? -1 : files.indexOf(current);
     if (absolute !== null) i = absolute < 0 ? files.length - 1 : absolute;
     else if (i >= 0) i = Math.min(files.length - 1, Math.max(0, i + step));
-    else if (this.current === null) i = 0;
+    else if (current === null) i = 0;
     else {
-      const after = files.findIndex(p => comparePaths(p, this.current) > 0);
+      const after = files.findIndex(p => comparePaths(p, current) > 0);
       if (step > 0) i = after < 0 ? files.length - 1 : after;
       else if (step < 0) i = after < 0 ? files.length - 1 : Math.max(0, after - 1);
       else i = after < 0 ? files.length - 1 : after;
@@ -342,6 +382,7 @@ export class FileList {
     else this.onOpen(files[i]);
   }
 
+  /** @param {KeyboardEvent} e */
   key(e) {
     const dir = this.current ? dirOf(this.current) : '';
     if (e.key === 'ArrowDown') this.move(1);
@@ -370,6 +411,7 @@ export class FileList {
   }
 }
 
+/** @param {string} path */
 function dirOf(path) {
   const slash = path.lastIndexOf('/');
   return slash < 0 ? '' : path.slice(0, slash);
@@ -383,6 +425,7 @@ function spacer() {
   return li;
 }
 
+/** @param {number} n */
 export function formatSize(n) {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;

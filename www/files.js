@@ -4,6 +4,7 @@
 // bytes are read only on open.
 
 import {
+  bufferOf,
   checkContainer,
   checkEntry,
   fetchListing,
@@ -21,7 +22,9 @@ const MAX_HOSTED = 200000;
 // the browser finds each picked File's size with a synchronous look-up of about half a
 // millisecond, ten seconds of a blocked page for a folder of 20,000. Files sent to the head
 // worker learn theirs from it for nothing (`learnSize`); `sized` says whether it is known.
+/** @param {string} path @param {File} file @returns {Entry} */
 function localEntry(path, file) {
+  /** @type {number | null} */
   let size = null;
   return {
     path,
@@ -31,7 +34,7 @@ function localEntry(path, file) {
     get sized() {
       return size !== null;
     },
-    learnSize(n) {
+    learnSize(/** @type {number} */ n) {
       size = n;
     },
     file,
@@ -42,15 +45,23 @@ function localEntry(path, file) {
   };
 }
 
+/** @param {Iterable<File> | ArrayLike<File>} files */
 export function entriesFromFiles(files) {
   return Array.from(files, file =>
-    localEntry(file.webkitRelativePath || file.relativePath || file.name, file),
+    localEntry(
+      file.webkitRelativePath ||
+        /** @type {File & { relativePath?: string }} */ (file).relativePath ||
+        file.name,
+      file,
+    ),
   );
 }
 
 // Walk a drop. webkitGetAsEntry() must be called synchronously inside the drop handler;
 // directory readers return partial batches, so readEntries is called until it returns none.
+/** @param {DataTransfer} dataTransfer @returns {Promise<Entry[]>} */
 export function collectDrop(dataTransfer) {
+  /** @type {FileSystemEntry[]} */
   const roots = [];
   for (const item of dataTransfer.items || []) {
     const entry = item.kind === 'file' && item.webkitGetAsEntry ? item.webkitGetAsEntry() : null;
@@ -59,6 +70,7 @@ export function collectDrop(dataTransfer) {
   const plainFiles = Array.from(dataTransfer.files || []);
   return (async () => {
     if (roots.length === 0) return entriesFromFiles(plainFiles);
+    /** @type {Entry[]} */
     const out = [];
     for (const root of roots) await walkEntry(root, out);
     return out;
@@ -67,20 +79,28 @@ export function collectDrop(dataTransfer) {
 
 // Each directory batch's Files are asked for together: one at a time, a dropped folder of
 // 2,000 took 4.1 s to list here, against 2.2 s for a page that only walks it so.
+/** @param {FileSystemEntry} e @returns {e is FileSystemFileEntry} */
+const isFile = e => e.isFile;
+/** @param {FileSystemEntry} e @returns {e is FileSystemDirectoryEntry} */
+const isFolder = e => e.isDirectory;
+
+/** @param {FileSystemEntry} entry @param {Entry[]} out */
 async function walkEntry(entry, out) {
-  const fileOf = e =>
-    new Promise((resolve, reject) => e.file(resolve, reject)).then(file =>
+  const fileOf = (/** @type {FileSystemFileEntry} */ e) =>
+    new Promise((/** @type {(file: File) => void} */ resolve, reject) => e.file(resolve, reject)).then(file =>
       out.push(localEntry(e.fullPath.replace(/^\//, ''), file)),
     );
-  if (entry.isFile) return fileOf(entry);
+  if (isFile(entry)) return fileOf(entry);
+  if (!isFolder(entry)) return;
   const stack = [entry];
-  while (stack.length) {
-    const reader = stack.pop().createReader();
+  for (let folder = stack.pop(); folder; folder = stack.pop()) {
+    const reader = folder.createReader();
     for (;;) {
+      /** @type {FileSystemEntry[]} */
       const batch = await new Promise((resolve, reject) => reader.readEntries(resolve, reject));
       if (batch.length === 0) break;
-      for (const e of batch) if (e.isDirectory) stack.push(e);
-      await Promise.all(batch.filter(e => e.isFile).map(fileOf));
+      for (const e of batch) if (isFolder(e)) stack.push(e);
+      await Promise.all(batch.filter(isFile).map(fileOf));
     }
   }
 }
@@ -90,23 +110,29 @@ async function walkEntry(entry, out) {
 // `publish`); files are fetched from `base` relative to the listing, whole, and a
 // container's entries by the ranges the index gives (hosted.js). Nothing else is read.
 // → entries, or null where the URL holds no listing; a host that cannot be read throws why.
+/** @param {string} listingUrl @returns {Promise<Entries | null>} */
 export async function hostedEntries(listingUrl) {
+  /** @type {HostedListing | null} */
   const listing = await fetchListing(listingUrl);
   if (!listing || !Array.isArray(listing.files)) return null;
   const base = new URL(typeof listing.base === 'string' ? listing.base : '', listingUrl);
   // (Made when first read: a URL for each of 20,000 files took some 100 ms.)
-  const urlOf = path => new URL(String(path).split('/').map(encodeURIComponent).join('/'), base).href;
+  const urlOf = (/** @type {string} */ path) =>
+    new URL(String(path).split('/').map(encodeURIComponent).join('/'), base).href;
   // A file's references as the index names them (`refs`: what its open reads besides it)
   // are fetched as the file is: not one round trip after another as the parse finds them.
   // (Not for a file the parsing worker opens: it fetches its own.)
   // (A file read once is kept by the core's archive: it is not fetched ahead again.)
+  /** @type {Map<string, ListingRow> | null} */
   let rows = null;
-  const rowOf = p =>
-    (rows ??= new Map(listing.files.slice(0, MAX_HOSTED).map(f => [String(f.path).toLowerCase(), f]))).get(
+  const files = listing.files;
+  const rowOf = (/** @type {string} */ p) =>
+    (rows ??= new Map(files.slice(0, MAX_HOSTED).map(f => [String(f.path).toLowerCase(), f]))).get(
       String(p).toLowerCase(),
     );
+  /** @type {Set<ListingRow>} */
   const read = new Set();
-  const prefetchRefs = refs => {
+  const prefetchRefs = (/** @type {unknown} */ refs) => {
     for (const ref of Array.isArray(refs) ? refs.slice(0, 256) : []) {
       const row = rowOf(ref);
       if (
@@ -118,14 +144,16 @@ export async function hostedEntries(listingUrl) {
         prefetchWhole(urlOf(row.path), Number(row.size), String(row.path));
     }
   };
-  const entries = listing.files.slice(0, MAX_HOSTED).map(row => {
+  /** @type {Entries} */
+  const entries = files.slice(0, MAX_HOSTED).map(row => {
     const { path, size, kind, failure, refs } = row;
+    /** @type {string | null} */
     let made = null;
     const url = () => (made ??= urlOf(path));
     const whole = async () => {
       prefetchRefs(refs);
       read.add(row);
-      return (await fetchWhole(url(), Number(size), String(path))).buffer;
+      return bufferOf(await fetchWhole(url(), Number(size), String(path)));
     };
     return {
       path: String(path),
@@ -140,13 +168,15 @@ export async function hostedEntries(listingUrl) {
       source: () => ({ url: url() }),
     };
   });
+  /** @type {string[]} */
   const problems = [];
   const hostedContainers = Array.isArray(listing.containers) ? listing.containers : [];
   // A container inside another is listed as a folder of its own, not as its outer's file.
   const byPath = new Map(hostedContainers.map(c => [c && c.path, c]));
   const nestedRows = new Set(
-    hostedContainers.filter(c => c && c.inside).map(c => `${c.inside.container}\u0000${c.inside.entry}`),
+    hostedContainers.flatMap(c => (c && c.inside ? [`${c.inside.container}\u0000${c.inside.entry}`] : [])),
   );
+  /** @type {Map<string, () => string>} */
   const urls = new Map();
   for (const c of hostedContainers) {
     const why = checkContainer(c);
@@ -154,22 +184,25 @@ export async function hostedEntries(listingUrl) {
       problems.push(`${listingUrl}: ${why}`);
       continue;
     }
+    /** @type {string | null} */
     let made = null;
     const url = () => (made ??= urlOf(c.file));
     urls.set(c.path, url);
-    if (c.inside) {
-      const outer = byPath.get(c.inside.container);
+    const inside = c.inside;
+    if (inside) {
+      const outer = byPath.get(inside.container);
       const row =
         outer && Array.isArray(outer.entries)
-          ? outer.entries.find(r => Array.isArray(r) && r[0] === c.inside.entry)
+          ? outer.entries.find(r => Array.isArray(r) && r[0] === inside.entry)
           : null;
-      if (!row || !urls.has(outer.path)) {
+      const outerUrl = outer && urls.get(outer.path);
+      if (!outer || !row || !outerUrl) {
         problems.push(
-          `${listingUrl}: ${c.path}: inside ${c.inside.container}/${c.inside.entry}, which the index does not list before it`,
+          `${listingUrl}: ${c.path}: inside ${inside.container}/${inside.entry}, which the index does not list before it`,
         );
         continue;
       }
-      c.outer = { container: outer, row, url: urls.get(outer.path) };
+      c.outer = { container: outer, row, url: outerUrl };
     }
     for (const row of c.entries.slice(0, MAX_HOSTED - entries.length)) {
       if (!checkEntry(row)) {
@@ -206,8 +239,13 @@ export async function hostedEntries(listingUrl) {
 // One worker: with two to four, each given a share of the batches, typing 20,000 files took
 // longer here (8.6 s against 7.2 s) and the sends made longer tasks (the browser's file
 // look-ups do not overlap).
+/** @type {Worker | false | null} */
 let headWorker = null;
 let headJobs = 0;
+/**
+ * @param {File[]} files
+ * @returns {Promise<{ heads: (ArrayBuffer | null)[], sizes: number[] } | null>}
+ */
 export function readHeads(files) {
   if (headWorker === false) return Promise.resolve(null);
   try {
@@ -219,12 +257,12 @@ export function readHeads(files) {
   const worker = headWorker;
   const job = ++headJobs;
   return new Promise(resolve => {
-    const done = heads => {
+    const done = (/** @type {{ heads: (ArrayBuffer | null)[], sizes: number[] } | null} */ heads) => {
       worker.removeEventListener('message', answer);
       worker.removeEventListener('error', failed);
       resolve(heads);
     };
-    const answer = e => {
+    const answer = (/** @type {MessageEvent} */ e) => {
       if (e.data.job === job) done({ heads: e.data.heads, sizes: e.data.sizes });
     };
     const failed = () => {

@@ -4,7 +4,7 @@
 // sheet's images labelled), or a grid of cards (a library's materials). It lies over the
 // 3D canvas, which keeps its context. Everything from the file reaches the page as text.
 
-import { $, count, state } from './state.js';
+import { $, count, fileName, state } from './state.js';
 import { download } from './exporting.js';
 import { textView } from './textview.js';
 import { requestOpen } from './requests.js';
@@ -14,19 +14,46 @@ const MIN_ZOOM = 1 / 16;
 // Checker squares under the picture, in CSS pixels (as the 3D view's checker background).
 const CHECKER = 8;
 
+/**
+ * @typedef {import('../pkg/relicview.js').ImageRegion} ImageRegion
+ * @typedef {{ columns: number[], rows: [number, string][], width: number, height: number }} SheetGrid
+ * @typedef {{ x: number, y: number, rgba: number[], region: ImageRegion | null, source?: string }} Texel
+ * @typedef {object} PictureShown
+ * @property {'picture'} mode
+ * @property {import('../pkg/relicview.js').Picture} image
+ * @property {ImageRegion[]} regions
+ * @property {SheetGrid | null} grid
+ * @property {HTMLCanvasElement} texels
+ * @property {number} zoom
+ * @property {number} x
+ * @property {number} y
+ * @property {ImageRegion | null} hover
+ * @property {((x: number, y: number) => string) | null} [describe]
+ * @property {string} [name]
+ * @typedef {{ mode: 'text', view: import('./textview.js').TextViewElement, lines: number } | { mode: 'textures' } | { mode: 'gallery', cards: number } | PictureShown} FlatShown
+ */
+
 // What the flat view shows: {mode: 'picture'|'gallery', …} or null when the 3D view is up.
+/** @type {FlatShown | null} */
 let shown = null;
 
+// The picture on show, or null (the flat view shows something else, or nothing).
+/** @returns {PictureShown | null} */
+function pictureShown() {
+  return shown?.mode === 'picture' ? shown : null;
+}
+
 // Show `file`'s own view if it is not 3D; → whether it did.
+/** @param {ShownFile} file */
 export function showFlat(file) {
   const can = file.capabilities();
   hideFlat();
   if (can.gallery) showGallery(file);
   else if (can.image) {
     const image = file.image();
-    showPicture(image, file.imageRegions());
-    shown.describe = planesReadout(file.imagePlanes(), image.width);
-  } else if (can.text && !can.scene) showText(file.text());
+    if (!image) return false;
+    showPicture(image, file.imageRegions()).describe = planesReadout(file.imagePlanes(), image.width);
+  } else if (can.text && !can.scene) showText(file.text() ?? '');
   else return false;
   return true;
 }
@@ -35,6 +62,7 @@ export function showFlat(file) {
 
 // A text file's lines in the main view, with a find box (Enter: the next line holding the
 // words, Shift+Enter: the previous).
+/** @param {string} text */
 function showText(text) {
   const view = textView(text);
   $('text-body').replaceChildren(view);
@@ -45,8 +73,9 @@ function showText(text) {
   reveal();
 }
 
+/** @param {number} step */
 function findInText(step) {
-  if (!shown || shown.mode !== 'text') return null;
+  if (shown?.mode !== 'text') return null;
   const found = shown.view.find($('text-find').value, step);
   $('text-find-status').textContent = !found
     ? ''
@@ -71,19 +100,26 @@ export function hideFlat() {
 
 // What a picture's texels are stored as (`planes`: [{name, hex, values}], one number a
 // texel), as `describe(x, y)` for the read-out; null when there is nothing but the colours.
+/** @param {ReturnType<import('../pkg/relicview.js').OpenedFile['imagePlanes']>} planes @param {number} width @returns {((x: number, y: number) => string) | null} */
 export function planesReadout(planes, width) {
   if (!planes.length) return null;
-  const word = (p, v) => (p.hex ? `0x${v.toString(16).toUpperCase().padStart(4, '0')}` : String(v));
-  return (x, y) => planes.map(p => `${p.name} ${word(p, p.values[y * width + x])}`).join(' · ');
+  const word = (/** @type {{ hex: boolean }} */ p, /** @type {number} */ v) =>
+    p.hex ? `0x${v.toString(16).toUpperCase().padStart(4, '0')}` : String(v);
+  return (/** @type {number} */ x, /** @type {number} */ y) =>
+    planes.map(p => `${p.name} ${word(p, p.values[y * width + x])}`).join(' · ');
 }
 
 // A texture at full size (from the texture gallery): `describe(x, y)` adds what the format
 // says of a texel, `back` returns to the gallery, `name` names its PNG download.
+/**
+ * @param {import('../pkg/relicview.js').Picture} image
+ * @param {{ describe?: ((x: number, y: number) => string) | null, back?: (() => void) | null, name?: string }} [how]
+ */
 export function showTexture(image, { describe = null, back = null, name = 'texture' } = {}) {
   hideFlat();
-  showPicture(image, []);
-  shown.describe = describe;
-  shown.name = name;
+  const picture = showPicture(image, []);
+  picture.describe = describe;
+  picture.name = name;
   $('picture-back').hidden = !back;
   $('picture-back').onclick = back;
   $('picture-png').hidden = false;
@@ -99,7 +135,8 @@ export function showTextureGrid() {
 
 // The picture on show as a PNG, downloaded under `name`.png.
 function downloadPicture() {
-  if (!shown || shown.mode !== 'picture') return;
+  const shown = pictureShown();
+  if (!shown) return;
   const name = `${shown.name || 'picture'}.png`;
   shown.texels.toBlob(blob => {
     if (blob) download(blob, name);
@@ -127,14 +164,21 @@ function reveal() {
 
 // ---- the picture ----
 
+/**
+ * @param {import('../pkg/relicview.js').Picture} image @param {ImageRegion[]} regions
+ * @returns {PictureShown} what is on show now
+ */
 function showPicture(image, regions) {
   const texels = document.createElement('canvas');
   texels.width = image.width;
   texels.height = image.height;
-  texels
-    .getContext('2d')
-    .putImageData(new ImageData(new Uint8ClampedArray(image.rgba), image.width, image.height), 0, 0);
-  shown = {
+  context2d(texels).putImageData(
+    new ImageData(new Uint8ClampedArray(image.rgba), image.width, image.height),
+    0,
+    0,
+  );
+  /** @type {PictureShown} */
+  const picture = {
     mode: 'picture',
     image,
     regions,
@@ -145,9 +189,19 @@ function showPicture(image, regions) {
     y: 0,
     hover: null,
   };
+  shown = picture;
   $('picture-pane').hidden = false;
   reveal();
   fit();
+  return picture;
+}
+
+// A canvas's 2D context (a canvas made here always gives one).
+/** @param {HTMLCanvasElement} canvas */
+export function context2d(canvas) {
+  const g = canvas.getContext('2d');
+  if (!g) throw new Error('the browser gave no 2D canvas context');
+  return g;
 }
 
 // A sheet whose images lie in rows and columns of one size (FIELD.TDB): its rows' first
@@ -155,16 +209,18 @@ function showPicture(image, regions) {
 // image. → {columns: [x], rows: [[y, label]], width, height} or null.
 const LABEL_MARGIN = { x: 34, y: 16 }; // CSS px kept free beside a labelled sheet
 
+/** @param {ImageRegion[]} regions @returns {SheetGrid | null} */
 function gridOf(regions) {
   if (!regions.length) return null;
   const [w, h] = [regions[0].width, regions[0].height];
   if (regions.some(r => r.width !== w || r.height !== h)) return null;
   const columns = [...new Set(regions.map(r => r.x))].sort((a, b) => a - b);
+  /** @type {Map<number, ImageRegion>} */
   const firsts = new Map();
-  for (const r of regions) if (!firsts.has(r.y) || r.x < firsts.get(r.y).x) firsts.set(r.y, r);
+  for (const r of regions) if ((firsts.get(r.y)?.x ?? Infinity) > r.x) firsts.set(r.y, r);
   const rows = [...firsts.entries()]
     .sort((a, b) => a[0] - b[0])
-    .map(([y, r]) => [y, r.number === undefined ? '' : String(r.number)]);
+    .map(([y, r]) => /** @type {[number, string]} */ ([y, r.number === undefined ? '' : String(r.number)]));
   return { columns, rows, width: w, height: h };
 }
 
@@ -176,7 +232,8 @@ function viewSize() {
 // Fit the picture in the view, centred: a large one shrunk, a small one enlarged by whole
 // steps (texels stay square blocks of one size, drawn nearest).
 export function fit() {
-  if (!shown || shown.mode !== 'picture') return;
+  const shown = pictureShown();
+  if (!shown) return;
   const { w, h } = viewSize();
   // A labelled sheet keeps room for its labels on every side (it stays centred).
   const [mx, my] = shown.grid ? [LABEL_MARGIN.x, LABEL_MARGIN.y] : [0, 0];
@@ -189,8 +246,10 @@ export function fit() {
 }
 
 // Zoom to `zoom` screen pixels per texel about the point `at` of the view (CSS pixels).
+/** @param {number} zoom @param {{ x: number, y: number } | null} [at] @param {boolean} [centre] */
 export function setZoom(zoom, at = null, centre = false) {
-  if (!shown || shown.mode !== 'picture') return null;
+  const shown = pictureShown();
+  if (!shown) return null;
   const { w, h } = viewSize();
   const z = Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, zoom));
   const p = at || { x: w / 2, y: h / 2 };
@@ -208,7 +267,8 @@ export function setZoom(zoom, at = null, centre = false) {
 }
 
 function drawPicture() {
-  if (!shown || shown.mode !== 'picture') return;
+  const shown = pictureShown();
+  if (!shown) return;
   const canvas = $('picture-canvas');
   const ratio = window.devicePixelRatio || 1;
   const { w, h } = viewSize();
@@ -216,7 +276,7 @@ function drawPicture() {
     canvas.width = Math.round(w * ratio);
     canvas.height = Math.round(h * ratio);
   }
-  const g = canvas.getContext('2d');
+  const g = context2d(canvas);
   g.setTransform(ratio, 0, 0, ratio, 0, 0);
   g.clearRect(0, 0, w, h);
   const { x, y, zoom, image } = shown;
@@ -247,9 +307,8 @@ function drawPicture() {
     if (shown.grid.width * zoom >= 24) {
       g.textAlign = 'center';
       g.textBaseline = 'bottom';
-      shown.grid.columns.forEach((cx, k) =>
-        g.fillText(`+${k}`, x + (cx + shown.grid.width / 2) * zoom, y - 3),
-      );
+      const grid = shown.grid;
+      grid.columns.forEach((cx, k) => g.fillText(`+${k}`, x + (cx + grid.width / 2) * zoom, y - 3));
     }
     g.textAlign = 'start';
   }
@@ -266,7 +325,8 @@ function drawPicture() {
 }
 
 // The texel under view point (px, py) (CSS pixels), or null off the picture.
-function texelAt(px, py) {
+/** @param {PictureShown} shown @param {number} px @param {number} py @returns {Texel | null} */
+function texelAt(shown, px, py) {
   const tx = Math.floor((px - shown.x) / shown.zoom);
   const ty = Math.floor((py - shown.y) / shown.zoom);
   if (tx < 0 || ty < 0 || tx >= shown.image.width || ty >= shown.image.height) return null;
@@ -278,10 +338,12 @@ function texelAt(px, py) {
 }
 
 // What the readout says of view point (px, py); → the texel (for scripts) or null.
+/** @param {number} px @param {number} py */
 export function describeAt(px, py) {
-  if (!shown || shown.mode !== 'picture') return null;
-  const t = texelAt(px, py);
-  const hex = v => v.toString(16).padStart(2, '0');
+  const shown = pictureShown();
+  if (!shown) return null;
+  const t = texelAt(shown, px, py);
+  const hex = (/** @type {number} */ v) => v.toString(16).padStart(2, '0');
   const source = t && shown.describe ? shown.describe(t.x, t.y) : null;
   if (t && source) t.source = source;
   $('picture-readout').textContent = t
@@ -297,27 +359,31 @@ export function describeAt(px, py) {
 
 export function bindFlatView() {
   const canvas = $('picture-canvas');
+  /** @type {{ x: number, y: number, x0: number, y0: number, moved: boolean } | null} */
   let drag = null;
-  const local = e => {
+  const local = (/** @type {MouseEvent} */ e) => {
     const r = canvas.getBoundingClientRect();
     return { x: e.clientX - r.left, y: e.clientY - r.top };
   };
   canvas.addEventListener(
     'wheel',
     e => {
-      if (!shown || shown.mode !== 'picture') return;
+      const shown = pictureShown();
+      if (!shown) return;
       e.preventDefault();
       setZoom(shown.zoom * (e.deltaY < 0 ? 2 : 0.5), local(e));
     },
     { passive: false },
   );
   canvas.addEventListener('pointerdown', e => {
-    if (!shown || shown.mode !== 'picture') return;
+    const shown = pictureShown();
+    if (!shown) return;
     drag = { ...local(e), x0: shown.x, y0: shown.y, moved: false };
     canvas.setPointerCapture(e.pointerId);
   });
   canvas.addEventListener('pointermove', e => {
-    if (!shown || shown.mode !== 'picture') return;
+    const shown = pictureShown();
+    if (!shown) return;
     const p = local(e);
     if (drag) {
       drag.moved ||= Math.hypot(p.x - drag.x, p.y - drag.y) > 3;
@@ -331,13 +397,15 @@ export function bindFlatView() {
     const click = drag && !drag.moved;
     drag = null;
     // A click on a sheet's image selects its bytes in the inspector.
-    const t = click && shown?.mode === 'picture' ? texelAt(local(e).x, local(e).y) : null;
+    const picture = pictureShown();
+    const t = click && picture ? texelAt(picture, local(e).x, local(e).y) : null;
     if (t?.region && t.region.record !== undefined && t.region.record !== null)
       state.inspector.selectChunk(t.region.record);
   });
   canvas.addEventListener('keydown', e => {
-    if (!shown || shown.mode !== 'picture') return;
-    const step = { '+': 2, '=': 2, '-': 0.5 }[e.key];
+    const shown = pictureShown();
+    if (!shown) return;
+    const step = /** @type {Record<string, number>} */ ({ '+': 2, '=': 2, '-': 0.5 })[e.key];
     if (step) setZoom(shown.zoom * step);
     else if (e.key === '0' || e.key === 'f') fit();
     else if (e.key === '1') setZoom(1);
@@ -346,8 +414,8 @@ export function bindFlatView() {
   });
   $('picture-fit').addEventListener('click', () => fit());
   $('picture-native').addEventListener('click', () => setZoom(1));
-  $('picture-in').addEventListener('click', () => setZoom(shown.zoom * 2));
-  $('picture-out').addEventListener('click', () => setZoom(shown.zoom / 2));
+  $('picture-in').addEventListener('click', () => setZoom((pictureShown()?.zoom ?? 1) * 2));
+  $('picture-out').addEventListener('click', () => setZoom((pictureShown()?.zoom ?? 1) / 2));
   $('picture-png').addEventListener('click', () => downloadPicture());
   $('text-find').addEventListener('input', () => findInText(0));
   $('text-find').addEventListener('keydown', e => {
@@ -360,8 +428,9 @@ export function bindFlatView() {
 
 // ---- the cards ----
 
+/** @param {ShownFile} file */
 function showGallery(file) {
-  const cards = file.gallery();
+  const cards = file.gallery() ?? [];
   const grid = $('gallery');
   grid.replaceChildren(...cards.map(card));
   shown = { mode: 'gallery', cards: cards.length };
@@ -377,15 +446,17 @@ function showGallery(file) {
         for (const row of rows) {
           const name = row.label.replace(/^used: /, '');
           const slot = [...grid.querySelectorAll('.card')].find(
-            c => c.dataset.name.toLowerCase() === name.toLowerCase(),
+            c => c instanceof HTMLElement && c.dataset.name?.toLowerCase() === name.toLowerCase(),
           );
-          if (slot) fillUsers(slot.querySelector('.card-users'), row);
+          const users = slot?.querySelector('.card-users');
+          if (users instanceof HTMLElement) fillUsers(users, row);
         }
       })
       .catch(() => {});
   }
 }
 
+/** @param {import('../pkg/relicview.js').MaterialCard} c */
 function card(c) {
   const li = document.createElement('li');
   li.className = 'card';
@@ -396,13 +467,11 @@ function card(c) {
   if (c.thumbnail) {
     picture.width = c.thumbnail.width;
     picture.height = c.thumbnail.height;
-    picture
-      .getContext('2d')
-      .putImageData(
-        new ImageData(new Uint8ClampedArray(c.thumbnail.rgba), c.thumbnail.width, c.thumbnail.height),
-        0,
-        0,
-      );
+    context2d(picture).putImageData(
+      new ImageData(new Uint8ClampedArray(c.thumbnail.rgba), c.thumbnail.width, c.thumbnail.height),
+      0,
+      0,
+    );
   } else {
     picture.width = 1;
     picture.height = 1;
@@ -418,12 +487,13 @@ function card(c) {
   if (c.color) swatch.style.background = c.color;
   else swatch.classList.add('none');
   title.append(swatch, document.createTextNode(c.name));
-  if (c.record !== undefined && c.record !== null)
-    title.addEventListener('click', () => state.inspector.selectChunk(c.record));
+  const record = c.record;
+  if (record !== undefined && record !== null)
+    title.addEventListener('click', () => state.inspector.selectChunk(record));
   const texture = document.createElement('p');
   texture.className = 'card-texture';
   if (c.textureFile) {
-    const a = fileLink(c.textureFile, `${c.texture} · ${c.textureFile.split('/').pop()}`);
+    const a = fileLink(c.textureFile, `${c.texture} · ${fileName(c.textureFile)}`);
     texture.append(a);
   } else if (c.texture) {
     texture.textContent = `${c.texture}: ${c.problem || 'not found'}`;
@@ -436,6 +506,7 @@ function card(c) {
   return li;
 }
 
+/** @param {string} path @param {string} text */
 function fileLink(path, text) {
   const a = document.createElement('a');
   a.href = '#';
@@ -448,6 +519,7 @@ function fileLink(path, text) {
   return a;
 }
 
+/** @param {HTMLElement} slot @param {{ links?: string[] }} row */
 function fillUsers(slot, row) {
   const links = row.links || [];
   if (!links.length) {
@@ -457,6 +529,6 @@ function fillUsers(slot, row) {
   slot.replaceChildren(document.createTextNode(`used by ${count(links.length, 'file')}: `));
   links.forEach((p, i) => {
     if (i) slot.append(document.createTextNode(', '));
-    slot.append(fileLink(p, p.split('/').pop()));
+    slot.append(fileLink(p, fileName(p)));
   });
 }

@@ -43,10 +43,14 @@ export function drawGizmo() {
   svg.dataset.axes = axes.map(a => `${a.name}:${a.x.toFixed(0)},${a.y.toFixed(0)}`).join(' ');
 }
 
+/** @typedef {number[]} Vector */
+/** @param {Vector} a @param {Vector} b */
 const dot = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 
+/** @param {Vector} a @param {Vector} b */
 const cross = (a, b) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
 
+/** @param {Vector} a */
 const norm = a => {
   const l = Math.hypot(...a) || 1;
   return a.map(v => v / l);

@@ -8,6 +8,7 @@ const SMALL = 64 * 1024;
 const HEAD = 16;
 
 self.onmessage = async e => {
+  /** @type {{ job: number, files: File[] }} */
   const { job, files } = e.data;
   const heads = await Promise.all(
     files.map(f =>
@@ -17,5 +18,8 @@ self.onmessage = async e => {
         .catch(() => null),
     ),
   );
-  self.postMessage({ job, heads, sizes: files.map(f => f.size) }, heads.filter(Boolean));
+  self.postMessage(
+    { job, heads, sizes: files.map(f => f.size) },
+    heads.filter(h => h !== null),
+  );
 };

@@ -91,6 +91,7 @@ export const viewKeys = [
 ];
 
 export class Help {
+  /** @param {HTMLElement} dialog @param {HTMLTableElement} table @param {HTMLButtonElement} openButton @param {HTMLButtonElement} closeButton */
   constructor(dialog, table, openButton, closeButton) {
     this.dialog = dialog;
     /** @type {HTMLElement | null} */
@@ -123,7 +124,7 @@ export class Help {
       if (e.target === dialog) this.close();
     });
     this.closeButton = closeButton;
-    this.card = dialog.querySelector('.help-card');
+    this.card = /** @type {HTMLElement} */ (dialog.querySelector('.help-card'));
     this.card.tabIndex = -1;
     dialog.addEventListener('keydown', e => {
       if (e.key === 'Escape' || e.key === '?') {

@@ -9,20 +9,33 @@ import { observedSize } from './boxsize.js';
 const WIDE_ROW = 16;
 const NARROW_ROW = 8;
 export const ROW_HEIGHT = 18; // px, matches .hexrow in style.css
-export const hex = (n, width) => n.toString(16).toUpperCase().padStart(width, '0');
+export const hex = (/** @type {number} */ n, /** @type {number} */ width) =>
+  n.toString(16).toUpperCase().padStart(width, '0');
 
 export class HexView {
   // `box` scrolls, `spacer` gives it the whole height, `rows` holds the rows in sight,
   // `heads` (optional) is the column heading; `classOf(offset)` → the byte's class names.
-  constructor({ box, spacer, rows, heads = null, classOf = (/** @type {number} */ _at) => '' }) {
+  /**
+   * @param {object} parts
+   * @param {HTMLElement} parts.box
+   * @param {HTMLElement} parts.spacer
+   * @param {HTMLElement} parts.rows
+   * @param {HTMLElement | null} [parts.heads]
+   * @param {(offset: number) => string} [parts.classOf]
+   */
+  constructor({ box, spacer, rows, heads = null, classOf = _at => '' }) {
     this.box = box;
     this.spacer = spacer;
     this.rows = rows;
     this.heads = heads;
     this.classOf = classOf;
+    /** @type {Uint8Array} */
     this.bytes = new Uint8Array(0);
     this.rowBytes = WIDE_ROW;
+    /** @type {(() => void) | null} */
     this.onScroll = null;
+    /** @type {number | undefined} */
+    this.charWidth = undefined;
     // Where the box is scrolled to, as last set here or reported by its scroll event (read
     // from the box, it would lay the page out: see boxsize.js).
     this.scrolledTo = 0;
@@ -36,6 +49,7 @@ export class HexView {
   }
 
   // New bytes, from their start (laid out without reading the page's layout: see boxsize.js).
+  /** @param {Uint8Array} bytes */
   set(bytes) {
     this.bytes = bytes;
     // (Setting scrollTop lays the page out too, so only when it is not at the top already.)
@@ -43,12 +57,14 @@ export class HexView {
     this.fit(true, 0);
   }
 
+  /** @param {number} px */
   scrollBox(px) {
     this.box.scrollTop = px;
     this.scrolledTo = px;
   }
 
   // Bring `offset` into sight (a few rows from the top when it was out of sight).
+  /** @param {number} offset */
   scrollTo(offset) {
     const top = Math.floor(offset / this.rowBytes) * ROW_HEIGHT;
     if (top < this.box.scrollTop || top > this.box.scrollTop + this.size.height - ROW_HEIGHT) {
@@ -72,6 +88,7 @@ export class HexView {
   // 16 bytes a row where offset, 16 bytes and their text fit the pane, else 8; the spacer
   // and the column heading follow. Rendered from row `first` (else where the view is
   // scrolled to); a resize renders the rows it brings into sight.
+  /** @param {boolean} [force] @param {number} [first] */
   fit(force = false, first = undefined) {
     const ch = this.charWidth || (this.charWidth = measureCh(this.box));
     const needed = (8 + 16 * 2.4 + 16) * ch + 30;
@@ -126,6 +143,7 @@ export class HexView {
 }
 
 // The width of one monospace character in the hex view (px).
+/** @param {HTMLElement} box */
 function measureCh(box) {
   const probe = document.createElement('span');
   probe.style.cssText = 'position:absolute;visibility:hidden;white-space:pre;font:inherit';

@@ -23,11 +23,17 @@ const CACHE_BYTES = 32 << 20;
 const LISTING_AT_MOST = 256 << 20;
 
 const stats = { requests: 0, bytes: 0, retries: 0, inFlight: 0, peak: 0 };
+/** @type {Map<string, Uint8Array>} */
 const cache = new Map(); // `${url} ${offset} ${length}` → Uint8Array, oldest first
 let cached = 0;
+/** @type {Map<string, Promise<Uint8Array>>} */
 const flying = new Map(); // same key → Promise<Uint8Array>
+/** @type {(() => void)[]} */
 const waiting = [];
+/** @type {Map<string, Promise<Uint8Array>>} */
 const wholeFiles = new Map(); // url → Promise<Uint8Array> (hosts without Range)
+
+/** A request under way: its answer, and how it is given up. @typedef {{ response: Response, abort: AbortController, timer: ReturnType<typeof setTimeout> }} Answer */
 
 // What the page fetched from hosts so far (tests and the benchmark read it); `peak`: the
 // most requests that were in flight at once.
@@ -37,6 +43,7 @@ export function hostStats() {
 
 // How long a host may keep the page waiting for an answer, or between two pieces of one
 // (ms; 30 s unless set).
+/** @param {number} ms */
 export function setHostTimeout(ms) {
   if (Number(ms) > 0) timeoutMs = Number(ms);
 }
@@ -48,16 +55,17 @@ function showStatus() {
   if (stats.inFlight) el.textContent = `Reading from the host… ${formatBytes(stats.bytes)} fetched`;
 }
 
+/** @param {number} n */
 function formatBytes(n) {
   return n < 1e6 ? `${(n / 1e3).toFixed(1)} kB` : `${(n / 1e6).toFixed(1)} MB`;
 }
 
-const sleep = ms => new Promise(resolve => setTimeout(resolve, ms));
+const sleep = (/** @type {number} */ ms) => new Promise(resolve => setTimeout(resolve, ms));
 
 // A place among the requests in flight; a request done hands its place to the next in line
 // (so that none can slip in between and make it IN_FLIGHT + 1).
 async function slot() {
-  if (stats.inFlight >= IN_FLIGHT) await new Promise(resolve => waiting.push(resolve));
+  if (stats.inFlight >= IN_FLIGHT) await new Promise(resolve => waiting.push(() => resolve(undefined)));
   else stats.inFlight++;
   stats.peak = Math.max(stats.peak, stats.inFlight);
   showStatus();
@@ -71,6 +79,7 @@ function release() {
 }
 
 class HostError extends Error {
+  /** @param {string} message @param {boolean} [retry] */
   constructor(message, retry = false) {
     super(message);
     this.retry = retry;
@@ -80,6 +89,7 @@ class HostError extends Error {
 // Why a fetch that threw (no response at all) failed: a host on another origin that
 // answers without Access-Control-Allow-Origin looks to the page exactly like one that is
 // down, so an opaque request tells the two apart.
+/** @param {string} url @param {unknown} err */
 async function unreachable(url, err) {
   const target = new URL(url, location.href);
   if (target.origin !== location.origin) {
@@ -93,10 +103,14 @@ async function unreachable(url, err) {
       );
     }
   }
-  return new HostError(`${target.href}: the host could not be reached (${err.message || err})`, true);
+  return new HostError(
+    `${target.href}: the host could not be reached (${err instanceof Error ? err.message : err})`,
+    true,
+  );
 }
 
 // One request, with its timeout. → {response, abort, timer}, or a HostError.
+/** @param {string} url @param {Record<string, string>} headers @returns {Promise<Answer>} */
 async function request(url, headers) {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), timeoutMs);
@@ -113,19 +127,23 @@ async function request(url, headers) {
 
 // The answer's body as it comes (counted in the status line), given up when nothing comes
 // for timeoutMs. `expected`: its length where known; `limit`: the most taken where not.
+/** @param {Answer} got @param {string} url @param {number | undefined} expected @param {number} [limit] @returns {Promise<Uint8Array>} */
 async function body(got, url, expected, limit = Infinity) {
   // Where the length is known, the pieces go straight into place.
   const out = expected !== undefined ? new Uint8Array(expected) : null;
+  /** @type {Uint8Array[]} */
   const pieces = [];
   let n = 0;
   try {
-    const reader = got.response.body.getReader();
+    const stream = got.response.body;
+    if (!stream) throw new HostError(`${url}: an answer without a body`, true);
+    const reader = stream.getReader();
     for (;;) {
       clearTimeout(got.timer);
       got.timer = setTimeout(() => got.abort.abort(), timeoutMs);
       const { done, value } = await reader.read();
       if (done) break;
-      if (out && n + value.length > expected)
+      if (out && n + value.length > out.length)
         throw new HostError(
           `${url}: the host sent more than the ${expected} bytes expected (the range asked for, or the size the index says: if the file changed, publish it again)`,
         );
@@ -141,7 +159,7 @@ async function body(got, url, expected, limit = Infinity) {
     if (err instanceof HostError) throw err;
     if (got.abort.signal.aborted)
       throw new HostError(`${url}: the host sent nothing for ${timeoutMs / 1000} s`, true);
-    throw new HostError(`${url}: the answer was cut off (${err.message || err})`, true);
+    throw new HostError(`${url}: the answer was cut off (${err instanceof Error ? err.message : err})`, true);
   } finally {
     clearTimeout(got.timer);
   }
@@ -163,6 +181,7 @@ const REASON_AT_MOST = 4096;
 
 // The error for an answer that is not the file: for an entry the server cannot read, the
 // reason its body gives (as text, never as markup).
+/** @param {Answer} got @param {string} url @param {string} what */
 async function answerError(got, url, what) {
   if (got.response.status !== UNREADABLE) {
     dismiss(got);
@@ -177,6 +196,7 @@ async function answerError(got, url, what) {
   return new HostError(`${what}: cannot be read: ${why || `HTTP ${UNREADABLE} from the host`}`);
 }
 
+/** @param {string} url @param {number} status @param {string} what */
 function statusError(url, status, what) {
   if (status === 404)
     return new HostError(
@@ -190,6 +210,7 @@ function statusError(url, status, what) {
 }
 
 // Retried on what may pass (5xx, a network error, a timeout), with back-off.
+/** @template T @param {() => Promise<T>} job @returns {Promise<T>} */
 async function withRetries(job) {
   for (let attempt = 0; ; attempt++) {
     try {
@@ -204,6 +225,7 @@ async function withRetries(job) {
 
 // A read from a host: each try in a slot of its own (at most IN_FLIGHT at once), retried as
 // withRetries says.
+/** @template T @param {() => Promise<T>} job @returns {Promise<T>} */
 function polite(job) {
   return withRetries(async () => {
     await slot();
@@ -216,6 +238,7 @@ function polite(job) {
 }
 
 // An answer not read: its timer stopped and its body left unread.
+/** @param {Answer} got */
 function dismiss(got) {
   clearTimeout(got.timer);
   got.abort.abort();
@@ -224,9 +247,9 @@ function dismiss(got) {
 // What index.html started fetching before the page's scripts ran (www/early.js): the
 // listing a link names ({url, json}), taken once by the read it was started for. A failed
 // one is left for the page to fetch.
-/** @param {(started: any) => boolean} wanted */
+/** @param {(started: { url: string, json: Promise<any> }) => boolean} wanted */
 function earlyListing(wanted) {
-  const started = /** @type {any} */ (globalThis).relicviewEarly;
+  const started = globalThis.relicviewEarly;
   const pending = started && started.listing;
   if (!pending || !wanted(pending)) return null;
   started.listing = null;
@@ -239,11 +262,13 @@ function earlyListing(wanted) {
 // (www/early.js: a link's file and its references). By lower-case path: Promise of {url,
 // bytes} or null. Each is taken by the read it was fetched for; one no read takes goes after
 // a while, and they hold at most PREFETCH_BYTES.
+/** @type {Map<string, Promise<{ url: string, bytes: Uint8Array } | null>>} */
 const prefetched = new Map();
 let prefetchedBytes = 0;
 const PREFETCH_BYTES = 64 << 20;
 const PREFETCH_KEPT_MS = 60_000;
 
+/** @param {string} path @param {Promise<{ url: string, bytes: Uint8Array } | null>} fetched @param {number} size */
 function keepPrefetch(path, fetched, size) {
   const key = path.toLowerCase();
   prefetched.set(key, fetched);
@@ -258,7 +283,7 @@ function keepPrefetch(path, fetched, size) {
 
 // Whatever index.html started, into the prefetched files (once).
 function adoptEarly() {
-  const started = /** @type {any} */ (globalThis).relicviewEarly;
+  const started = globalThis.relicviewEarly;
   if (!started || !Array.isArray(started.files)) return;
   for (const { path, size, fetched } of started.files) {
     keepPrefetch(
@@ -280,6 +305,7 @@ function adoptEarly() {
 
 // Fetch the loose file `what` at `url` (`size` bytes, as indexed) ahead of its read, unless
 // it is already (or too large to keep).
+/** @param {string} url @param {number} size @param {string} what */
 export function prefetchWhole(url, size, what) {
   adoptEarly();
   const key = String(what).toLowerCase();
@@ -297,6 +323,7 @@ export function prefetchWhole(url, size, what) {
 // A listing's JSON at `url` (archive.json, index.json), with the timeout and retries of any
 // read from a host. → the parsed listing, or null where the URL holds none (a 404, not
 // JSON); a host that cannot be read throws why.
+/** @param {string} url @returns {Promise<any>} */
 export async function fetchListing(url) {
   const started = earlyListing(e => e.url === url);
   if (started) {
@@ -326,6 +353,7 @@ export async function fetchListing(url) {
 
 // A hosted file's whole bytes (`size`: what the index says; another length is a stale
 // index). For loose files.
+/** @param {string} url @param {number} size @param {string} what @returns {Promise<Uint8Array>} */
 export async function fetchWhole(url, size, what) {
   adoptEarly();
   const key = String(what).toLowerCase();
@@ -340,6 +368,7 @@ export async function fetchWhole(url, size, what) {
   return fetchWholeNow(url, size, what);
 }
 
+/** @param {string} url @param {number} size @param {string} what @returns {Promise<Uint8Array>} */
 function fetchWholeNow(url, size, what) {
   return polite(async () => {
     const got = await request(url, {});
@@ -357,6 +386,7 @@ function fetchWholeNow(url, size, what) {
 
 // Bytes `offset .. offset + length` of the hosted file at `url`, which the index says is
 // `size` bytes long. `what` names it in errors.
+/** @param {string} url @param {number} size @param {number} offset @param {number} length @param {string} what @returns {Promise<Uint8Array>} */
 export function fetchRange(url, size, offset, length, what) {
   const key = `${url} ${offset} ${length}`;
   const hit = cache.get(key);
@@ -365,14 +395,17 @@ export function fetchRange(url, size, offset, length, what) {
     cache.set(key, hit);
     return Promise.resolve(hit);
   }
-  if (wholeFiles.has(url)) return wholeFiles.get(url).then(whole => whole.subarray(offset, offset + length));
-  if (!flying.has(key)) {
-    const p = polite(() => rangeOnce(url, size, offset, length, what)).finally(() => flying.delete(key));
+  const whole = wholeFiles.get(url);
+  if (whole) return whole.then(bytes => bytes.subarray(offset, offset + length));
+  let p = flying.get(key);
+  if (!p) {
+    p = polite(() => rangeOnce(url, size, offset, length, what)).finally(() => flying.delete(key));
     flying.set(key, p);
   }
-  return flying.get(key);
+  return p;
 }
 
+/** @param {string} url @param {number} size @param {number} offset @param {number} length @param {string} what */
 async function rangeOnce(url, size, offset, length, what) {
   const got = await request(url, { Range: `bytes=${offset}-${offset + length - 1}` });
   const { response } = got;
@@ -426,6 +459,7 @@ async function rangeOnce(url, size, offset, length, what) {
   return bytes;
 }
 
+/** @param {string} key @param {Uint8Array} bytes */
 function remember(key, bytes) {
   if (bytes.length > CACHE_BYTES / 4) return;
   cache.set(key, bytes);
@@ -444,10 +478,12 @@ function remember(key, bytes) {
 // page reads one in a dropped container, by its outer entry's own ranges; the last few are
 // kept (their entries tend to be opened together).
 const NESTED_KEPT = 4;
+/** @type {Map<string, Promise<Uint8Array>>} */
 const nested = new Map(); // container path → Promise of its bytes
 
 // The bytes of nested container `container`, whose outer container and row files.js found
 // (`container.outer`: {container, row, url}).
+/** @param {HostedContainer & { outer: NonNullable<HostedContainer['outer']> }} container */
 function nestedBytes(container) {
   let got = nested.get(container.path);
   if (!got) {
@@ -455,17 +491,19 @@ function nestedBytes(container) {
     got = readHostedEntry(url(), outer, row).then(b => new Uint8Array(b));
     got.catch(() => nested.delete(container.path));
     nested.set(container.path, got);
-    while (nested.size > NESTED_KEPT) nested.delete(nested.keys().next().value);
+    for (const key of nested.keys()) if (nested.size > NESTED_KEPT) nested.delete(key);
   }
   return got;
 }
 
+/** @param {string} url @param {HostedContainer} container @param {HostedEntryRow} entry @returns {Promise<ArrayBuffer>} */
 export async function readHostedEntry(url, container, entry) {
   const [path, size, , at, crc, ranges, extents = []] = entry;
   const wanted = [...container.meta, ...ranges];
   const what = container.path;
-  const pieces = container.outer
-    ? await nestedBytes(container).then(bytes =>
+  const outer = container.outer;
+  const pieces = outer
+    ? await nestedBytes({ ...container, outer }).then(bytes =>
         wanted.map(([o, l]) => {
           if (o + l > bytes.length)
             throw new HostError(
@@ -481,7 +519,10 @@ export async function readHostedEntry(url, container, entry) {
     all.set(p, k);
     k += p.length;
   }
-  const layout = { kind: container.kind, mode: container.mode, start: container.start };
+  // (As index.json gives it: checkContainer checked its kind, the core checks the rest.)
+  const layout = /** @type {import('../pkg/relicview_containers.js').Layout} */ (
+    /** @type {unknown} */ ({ kind: container.kind, mode: container.mode, start: container.start })
+  );
   const containers = await containersHere();
   const bytes = containers.readHosted(
     container.path,
@@ -495,17 +536,26 @@ export async function readHostedEntry(url, container, entry) {
     crc,
     Float64Array.from(extents.flat()),
   );
-  return bytes.buffer.byteLength === bytes.length ? bytes.buffer : bytes.slice().buffer;
+  return bufferOf(bytes);
 }
 
-const isCount = n => Number.isSafeInteger(n) && n >= 0;
-const isRanges = r =>
+// The bytes as an ArrayBuffer of their own: their buffer where they fill it, else a copy.
+/** @param {Uint8Array} bytes @returns {ArrayBuffer} */
+export function bufferOf(bytes) {
+  return bytes.buffer instanceof ArrayBuffer && bytes.buffer.byteLength === bytes.length
+    ? bytes.buffer
+    : bytes.slice().buffer;
+}
+
+const isCount = (/** @type {unknown} */ n) => Number.isSafeInteger(n) && Number(n) >= 0;
+const isRanges = (/** @type {unknown} */ r) =>
   Array.isArray(r) &&
   r.length <= 4096 &&
   r.every(x => Array.isArray(x) && x.length === 2 && isCount(x[0]) && isCount(x[1]));
 
 // A container of index.json as the page trusts it, or why not (the index is read as hostile
 // as any file).
+/** @param {any} c (a container of index.json, as parsed) @returns {string | null} */
 export function checkContainer(c) {
   if (!c || typeof c.path !== 'string' || typeof c.file !== 'string' || !isCount(c.size))
     return 'a container without its path, file or size';
@@ -522,6 +572,7 @@ export function checkContainer(c) {
 
 // One entry row `[path, size, kind, at, crc32, ranges]` (and `extents`, for a disc file in
 // several), checked.
+/** @param {unknown} row @returns {row is HostedEntryRow} */
 export function checkEntry(row) {
   return (
     Array.isArray(row) &&

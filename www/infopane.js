@@ -3,12 +3,19 @@
 // views, errors and notes over the view.
 
 import { hashOf } from './urlstate.js';
-import { $, message, state } from './state.js';
+import { $, fileName, message, state } from './state.js';
 import { textView } from './textview.js';
 import { requestCompare, requestOpen, requestPickForComparison } from './requests.js';
 
 // `links`: archive paths the value names (each a link); `compare`: pairs of them the reader
 // may compare (a "compare" button after the second of each).
+/**
+ * @param {HTMLElement} dl
+ * @param {string} label
+ * @param {string} value
+ * @param {boolean} [bad]
+ * @param {{ swatch?: string | null, links?: string[], compare?: [string, string][] }} [more]
+ */
 export function addRow(dl, label, value, bad = false, { swatch = null, links = [], compare = [] } = {}) {
   const dt = document.createElement('dt');
   dt.textContent = label;
@@ -37,6 +44,7 @@ export function addRow(dl, label, value, bad = false, { swatch = null, links = [
 }
 
 // Text that may wrap after each slash.
+/** @param {string} text */
 function breakable(text) {
   const frag = document.createDocumentFragment();
   text.split('/').forEach((part, i, all) => {
@@ -47,6 +55,7 @@ function breakable(text) {
 }
 
 // A link that opens an archive file (and is a permalink to it).
+/** @param {string} path */
 function fileLink(path) {
   const a = document.createElement('a');
   a.href = hashOf({ ...state.source, path });
@@ -63,6 +72,7 @@ function fileLink(path) {
 }
 
 // A button that compares two archive files (the comparison flow answers, requests.js).
+/** @param {string} a @param {string} b */
 function compareButton(a, b) {
   const button = document.createElement('button');
   button.type = 'button';
@@ -73,6 +83,7 @@ function compareButton(a, b) {
   return button;
 }
 
+/** @param {HTMLElement} dl @param {import('../pkg/relicview.js').InfoRow[]} rows */
 function addRows(dl, rows) {
   for (const r of rows)
     addRow(dl, r.label, r.value, r.severity === 'warning', {
@@ -82,6 +93,7 @@ function addRows(dl, rows) {
     });
 }
 
+/** @param {string} id @param {string} label @param {(e: MouseEvent) => void} onClick */
 export function button(id, label, onClick) {
   const b = document.createElement('button');
   b.className = 'button';
@@ -92,6 +104,7 @@ export function button(id, label, onClick) {
 }
 
 // The info panel for an opened file: the core's rows, then what the file can show.
+/** @param {ShownFile} file */
 export function showDocument(file) {
   viewMessage(null);
   $('info-title').textContent = file.path;
@@ -111,7 +124,7 @@ export function showDocument(file) {
   const can = file.capabilities();
   const path = file.path;
   // Text beside a scene is read here; text alone has the main view (flatview.js).
-  if (can.text && can.scene) more.append(textView(file.text()));
+  if (can.text && can.scene) more.append(textView(file.text() ?? ''));
   if (can.usedBy) {
     const exports = file.exports();
     const b = button('used-by-button', 'Which files use this?', async () => {
@@ -127,7 +140,7 @@ export function showDocument(file) {
     }),
   );
   // A picture is shown flat: it goes out in the glTF of the models that use it.
-  const name = file.path.split('/').pop();
+  const name = fileName(file.path);
   setExport(
     can.export && !can.image,
     can.image
@@ -138,6 +151,7 @@ export function showDocument(file) {
 
 // A selected record that is an entry of a table other files index by number (a normal of
 // FIELD.BIN): what it is and who uses it, under the file's rows until the next selection.
+/** @param {import('../pkg/relicview.js').Row | null} c */
 export async function showEntryUsers(c) {
   const dl = $('info-selection');
   dl.replaceChildren();
@@ -152,6 +166,7 @@ export async function showEntryUsers(c) {
 // The export button, with why it is greyed out when it is.
 const EXPORT_TITLE =
   'Download the scene as drawn as binary glTF (.glb); each LOD is a glTF scene, the one on show is the default';
+/** @param {boolean} enabled @param {string | null} [why] */
 export function setExport(enabled, why = null) {
   const b = $('export-button');
   b.disabled = !enabled;
@@ -171,11 +186,13 @@ export function clearInfo() {
 
 // An error's message without the path it starts with, where it names `path` (the title
 // above it says it already).
+/** @param {string} path @param {unknown} err */
 export function reason(path, err) {
   const text = message(err);
   return text.startsWith(`${path}: `) ? text.slice(path.length + 2) : text;
 }
 
+/** @param {string} path @param {unknown} err @param {MessageAction[]} [actions] */
 export function showError(path, err, actions = []) {
   $('info-title').textContent = path;
   $('info-body').replaceChildren();
@@ -188,6 +205,7 @@ export function showError(path, err, actions = []) {
 }
 
 // Something the reader is asked to do, in the panel and over the view (not as an error).
+/** @param {string} title @param {string} text @param {MessageAction[]} [actions] */
 export function showNote(title, text, actions = []) {
   $('info-title').textContent = title;
   $('info-body').replaceChildren();
@@ -199,6 +217,7 @@ export function showNote(title, text, actions = []) {
 
 // The file's "drawn (LOD 0)" row follows the LOD on show (`stats`, the last frame's): its
 // label and, away from LOD 0, the triangles drawn there.
+/** @param {import('../pkg/relicview.js').FrameStats} stats */
 export function syncDrawnRow(stats) {
   const dt = [...$('info-body').querySelectorAll('dt')].find(d =>
     /^drawn \(LOD \d+\)$/.test(d.textContent || ''),
@@ -215,6 +234,7 @@ export function syncDrawnRow(stats) {
 // A message over the view (null: none): an error, or a note such as "choose a file".
 // `actions`: [[label, onClick]] buttons under it. A `banner` sits at the top of the view,
 // off what is drawn, with a button that takes it down.
+/** @param {string | null} text @param {{ note?: boolean, warning?: boolean, banner?: boolean, actions?: MessageAction[] }} [how] */
 export function viewMessage(text, { note = false, warning = false, banner = false, actions = [] } = {}) {
   const box = $('view-message');
   box.hidden = text === null;

@@ -5,27 +5,32 @@
 // tree's arrows walk and select records, the hex view's move a byte cursor whose values
 // (u8 … f32) are shown under it; an offset can be gone to and bytes or text searched for.
 
-import { count } from './state.js';
+import { $, closestTo, count, first } from './state.js';
 import { HexView, ROW_HEIGHT, hex } from './hexview.js';
 import { observedSize } from './boxsize.js';
+import { findBytes, parseNeedle, parseOffset, valueRows } from './bytes.js';
 
 // Tree rows kept in the DOM beyond those in sight, above and below: a small file's tree is
 // whole, a file of thousands of records costs a few hundred rows.
 const TREE_OVERSCAN = 200;
 
+/** @typedef {import('../pkg/relicview.js').Row} Row */
+
 export class Inspector {
+  /** @param {HTMLElement} root */
   constructor(root) {
     this.root = root;
     // What the page does when the selection is cleared, and when record `c` is selected.
     /** @type {(() => void) | null} */
     this.onClear = null;
-    /** @type {((c: any) => void) | null} */
+    /** @type {((c: Row) => void) | null} */
     this.onSelect = null;
-    this.tree = root.querySelector('#chunk-tree');
-    this.treeSpacer = root.querySelector('#tree-spacer');
-    this.treeRows = root.querySelector('#tree-rows');
+    this.tree = $('chunk-tree');
+    this.treeSpacer = $('tree-spacer');
+    this.treeRows = $('tree-rows');
     // The records the tree shows (not under a collapsed one), in order, and the window of
     // them in the DOM.
+    /** @type {number[]} */
     this.shownRows = [];
     this.window = [0, 0];
     // Where the tree is scrolled to, as last set here or reported by its scroll event (as
@@ -36,13 +41,13 @@ export class Inspector {
       this.renderTreeWindow();
     });
     this.treeSize = observedSize(this.tree, () => this.renderTreeWindow());
-    this.hexBox = root.querySelector('#hex');
-    this.hexRows = root.querySelector('#hex-rows');
+    this.hexBox = $('hex');
+    this.hexRows = $('hex-rows');
     this.hexView = new HexView({
       box: this.hexBox,
-      spacer: root.querySelector('#hex-spacer'),
+      spacer: $('hex-spacer'),
       rows: this.hexRows,
-      heads: root.querySelector('.hex-heads .hex-cols'),
+      heads: first(root, '.hex-heads .hex-cols'),
       classOf: o => {
         const sel = this.selection;
         return (
@@ -52,48 +57,56 @@ export class Inspector {
         );
       },
     });
-    this.detail = root.querySelector('#inspector-detail');
+    this.detail = $('inspector-detail');
     // A polygon record's colours (stored, and lit by the game) as swatches.
-    this.colours = root.querySelector('#inspector-colours');
-    this.diagnostics = root.querySelector('#diagnostics');
-    this.legend = root.querySelector('#coverage-legend');
-    this.viewSelect = root.querySelector('#byte-view');
+    this.colours = $('inspector-colours');
+    this.diagnostics = $('diagnostics');
+    this.legend = $('coverage-legend');
+    this.viewSelect = $('byte-view');
+    /** @type {import('../pkg/relicview.js').InspectorView | null} */
     this.view = null;
+    /** @type {Uint8Array} */
     this.bytes = new Uint8Array(0);
     // Every byte view of the file (the decoded bytes first for a container), and the one shown.
+    /** @type {Uint8Array[]} */
     this.byteSets = [];
     this.shownView = 0;
+    /** @type {Set<number>} */
+    this.collapsed = new Set();
     this.viewSelect.addEventListener('change', () => this.setByteView(Number(this.viewSelect.value)));
+    /** @type {InspectorSelection | null} */
     this.selection = null; // {chunk, start, end}
     this.hexRows.addEventListener('click', e => {
-      const b = e.target.closest('[data-o]');
+      const b = closestTo(e, '[data-o]');
       if (b) this.selectByte(Number(b.dataset.o));
     });
     this.tree.addEventListener('click', e => {
-      const row = e.target.closest('[data-chunk]');
+      const row = closestTo(e, '[data-chunk]');
       if (!row) return;
-      if (e.target.classList.contains('twisty')) this.toggle(Number(row.dataset.chunk));
+      if (e.target instanceof Element && e.target.classList.contains('twisty'))
+        this.toggle(Number(row.dataset.chunk));
       else this.selectChunk(Number(row.dataset.chunk));
     });
     this.diagnostics.addEventListener('click', e => {
-      const item = e.target.closest('[data-offset]');
+      const item = closestTo(e, '[data-offset]');
       if (item) this.goToProblem(item);
     });
     this.diagnostics.addEventListener('keydown', e => {
-      const item = e.target.closest('[data-offset]');
+      const item = closestTo(e, '[data-offset]');
       if (item && (e.key === 'Enter' || e.key === ' ')) {
         e.preventDefault();
         this.goToProblem(item);
       }
     });
-    this.values = root.querySelector('#value-inspector');
+    this.values = $('value-inspector');
+    /** @type {number | null} */
     this.cursor = null; // the hex view's byte cursor (an offset), or null
     this.tree.addEventListener('keydown', e => this.treeKey(e));
     this.hexBox.addEventListener('keydown', e => this.hexKey(e));
-    const gotoField = root.querySelector('#goto-offset');
-    const findField = root.querySelector('#find-bytes');
-    this.status = root.querySelector('#find-status');
-    root.querySelector('#hex-tools').addEventListener('submit', e => e.preventDefault());
+    const gotoField = $('goto-offset');
+    const findField = $('find-bytes');
+    this.status = $('find-status');
+    $('hex-tools').addEventListener('submit', e => e.preventDefault());
     gotoField.addEventListener('keydown', e => {
       if (e.key !== 'Enter') return;
       e.preventDefault();
@@ -108,6 +121,7 @@ export class Inspector {
 
   // A problem's link lands on the record it names: the chunk at its offset (an error at a
   // chunk's first byte names that chunk, not the bytes before it).
+  /** @param {HTMLElement} item */
   goToProblem(item) {
     const offset = Number(item.dataset.offset);
     const c = this.chunkStartingAt(offset);
@@ -117,14 +131,17 @@ export class Inspector {
     } else this.selectByte(offset);
   }
 
+  /** @param {number} offset */
   chunkStartingAt(offset) {
     const chunks = this.view ? this.view.chunks : [];
+    /** @type {Row | null} */
     let found = null;
     for (const c of chunks) if (c.offset === offset) found = c; // the deepest comes last
     return found;
   }
 
   // Put back a selection taken from `selection` earlier (null: none).
+  /** @param {InspectorSelection | null | undefined} sel */
   restore(sel) {
     if (!sel) {
       this.selection = null;
@@ -145,12 +162,14 @@ export class Inspector {
 
   // Tree keys: ↑/↓ (Page Up/Down, Home/End) select the previous/next record, ← collapses or
   // goes to the parent, → expands or goes to the first child, Enter folds, * / - all.
+  /** @param {KeyboardEvent} e */
   treeKey(e) {
     if (!this.view || !this.shownRows.length) return;
     const at =
       this.selection && this.selection.chunk !== null ? this.shownRows.indexOf(this.selection.chunk) : -1;
     const page = Math.max(1, Math.floor((this.treeSize.height || 300) / ROW_HEIGHT) - 1);
-    const go = i => this.selectChunk(this.shownRows[Math.max(0, Math.min(this.shownRows.length - 1, i))]);
+    const go = (/** @type {number} */ i) =>
+      this.selectChunk(this.shownRows[Math.max(0, Math.min(this.shownRows.length - 1, i))]);
     const c = at >= 0 ? this.view.chunks[this.shownRows[at]] : null;
     switch (e.key) {
       case 'ArrowDown':
@@ -195,13 +214,17 @@ export class Inspector {
     e.preventDefault();
   }
 
+  /** @param {boolean} collapsed */
   setAllCollapsed(collapsed) {
-    this.collapsed = new Set(collapsed ? this.view.chunks.filter(c => c.container).map(c => c.index) : []);
+    this.collapsed = new Set(
+      collapsed && this.view ? this.view.chunks.filter(c => c.container).map(c => c.index) : [],
+    );
     this.renderTree();
     if (this.selection && this.selection.chunk !== null && !collapsed) this.revealRow(this.selection.chunk);
   }
 
   // Hex keys move the byte cursor; Enter selects the record that holds it.
+  /** @param {KeyboardEvent} e */
   hexKey(e) {
     const n = this.bytes.length;
     if (!n) return;
@@ -246,6 +269,7 @@ export class Inspector {
   }
 
   // The byte cursor: scrolled to, outlined, its values shown and described.
+  /** @param {number} offset */
   setCursor(offset) {
     this.cursor = offset;
     this.scrollHexTo(offset);
@@ -259,27 +283,7 @@ export class Inspector {
       this.values.replaceChildren();
       return;
     }
-    const b = this.bytes;
-    const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
-    const fits = k => o + k <= b.length;
-    const f32 = fits(4) ? view.getFloat32(o, true) : null;
-    const rows = [
-      ['offset', `${o} (0x${hex(o, 1)})`],
-      ['u8', `${b[o]} (0x${hex(b[o], 2)})`],
-      ['i8', String(view.getInt8(o))],
-      ['u16', fits(2) ? String(view.getUint16(o, true)) : '—'],
-      ['i16', fits(2) ? String(view.getInt16(o, true)) : '—'],
-      ['u32', fits(4) ? `${view.getUint32(o, true)} (0x${hex(view.getUint32(o, true), 8)})` : '—'],
-      ['i32', fits(4) ? String(view.getInt32(o, true)) : '—'],
-      [
-        'f32',
-        f32 === null
-          ? '—'
-          : Number.isFinite(f32) && Math.abs(f32) < 1e7 && (Math.abs(f32) > 1e-5 || f32 === 0)
-            ? String(Number(f32.toPrecision(7)))
-            : f32.toExponential(4),
-      ],
-    ];
+    const rows = valueRows(this.bytes, o);
     this.values.replaceChildren(
       ...rows.map(([k, v]) => {
         const div = document.createElement('div');
@@ -296,14 +300,14 @@ export class Inspector {
   }
 
   // Go to an offset typed by the reader: decimal, or hex with 0x (or a trailing h).
+  /** @param {string} text */
   goTo(text) {
     const t = String(text).trim();
-    const m = /^(?:0x([0-9a-f]+)|([0-9a-f]+)h|(\d+))$/i.exec(t);
-    if (!m) {
+    const offset = parseOffset(t);
+    if (offset === null) {
       this.status.textContent = `“${t}” is not an offset (decimal, or hex as 0x1F)`;
       return null;
     }
-    const offset = m[3] !== undefined ? Number(m[3]) : parseInt(m[1] ?? m[2], 16);
     if (offset >= this.bytes.length) {
       this.status.textContent = `offset ${offset} is past the end (${count(this.bytes.length, 'byte')})`;
       return null;
@@ -316,29 +320,14 @@ export class Inspector {
 
   // Find bytes from the cursor on (direction -1: backwards), wrapping at the ends. The
   // needle is hex bytes ("de ad 00") when it reads as such, else text.
+  /** @param {string} text @param {number} [direction] */
   find(text, direction = 1) {
     const needle = parseNeedle(text);
     if (!needle.length) {
       this.status.textContent = '';
       return null;
     }
-    const b = this.bytes;
-    const from = this.cursor ?? -1;
-    const matchAt = i => {
-      for (let k = 0; k < needle.length; k++) if (b[i + k] !== needle[k]) return false;
-      return true;
-    };
-    const last = b.length - needle.length;
-    let found = -1;
-    if (direction > 0) {
-      for (let i = from + 1; i <= last && found < 0; i++) if (b[i] === needle[0] && matchAt(i)) found = i;
-      for (let i = 0; i <= Math.min(from, last) && found < 0; i++)
-        if (b[i] === needle[0] && matchAt(i)) found = i;
-    } else {
-      for (let i = Math.min(from - 1, last); i >= 0 && found < 0; i--)
-        if (b[i] === needle[0] && matchAt(i)) found = i;
-      for (let i = last; i > from && found < 0; i--) if (b[i] === needle[0] && matchAt(i)) found = i;
-    }
+    const found = findBytes(this.bytes, needle, this.cursor ?? -1, direction);
     if (found < 0) {
       this.status.textContent = 'not found';
       return null;
@@ -356,6 +345,7 @@ export class Inspector {
 
   // Show a file: the core's view (chunks, fields, runs, diagnostics, error, byte views) and
   // the bytes of each byte view; the rows and shading refer to the first.
+  /** @param {import('../pkg/relicview.js').InspectorView | null} view @param {Uint8Array[]} byteSets */
   show(view, byteSets) {
     this.view = view;
     this.byteSets = byteSets;
@@ -417,6 +407,7 @@ export class Inspector {
   renderDiagnostics() {
     this.diagnostics.replaceChildren();
     if (!this.view) return;
+    /** @type {(import('../pkg/relicview.js').Diagnostic & { error?: boolean })[]} */
     const items = [];
     if (this.view.error) items.push({ ...this.view.error, error: true });
     items.push(...this.view.diagnostics);
@@ -438,6 +429,7 @@ export class Inspector {
   }
 
   // (`top`: the row the tree is scrolled to, where the caller knows it.)
+  /** @param {number} [top] */
   renderTree(top = undefined) {
     this.window = [0, 0];
     this.treeRows.replaceChildren();
@@ -459,6 +451,7 @@ export class Inspector {
     this.renderTreeWindow(true, top);
   }
 
+  /** @param {number} px */
   scrollTree(px) {
     this.tree.scrollTop = px;
     this.treeScrolledTo = px;
@@ -484,11 +477,12 @@ export class Inspector {
     this.treeRows.style.top = `${first * ROW_HEIGHT}px`;
     const frag = document.createDocumentFragment();
     const selected = this.selection ? this.selection.chunk : null;
-    for (let i = first; i < last; i++)
-      frag.append(this.treeRow(this.view.chunks[this.shownRows[i]], selected));
+    const chunks = this.view ? this.view.chunks : [];
+    for (let i = first; i < last; i++) frag.append(this.treeRow(chunks[this.shownRows[i]], selected));
     this.treeRows.replaceChildren(frag);
   }
 
+  /** @param {Row} c @param {number | null} selected */
   treeRow(c, selected) {
     const row = document.createElement('div');
     row.className = ['chunk', ...c.flags].join(' ');
@@ -514,9 +508,10 @@ export class Inspector {
     return row;
   }
 
+  /** @param {number} index */
   toggle(index) {
-    const c = this.view.chunks[index];
-    if (!c.container) return;
+    const c = this.view?.chunks[index];
+    if (!c || !c.container) return;
     if (this.collapsed.has(index)) this.collapsed.delete(index);
     else this.collapsed.add(index);
     const scroll = this.tree.scrollTop;
@@ -527,7 +522,9 @@ export class Inspector {
 
   // Bring record `index` into the tree's sight: its collapsed ancestors opened, the tree
   // scrolled to it.
+  /** @param {number} index */
   revealRow(index) {
+    if (!this.view) return;
     const chunks = this.view.chunks;
     let opened = false;
     for (let p = chunks[index].parent; p !== null && p !== undefined; p = chunks[p].parent) {
@@ -545,6 +542,7 @@ export class Inspector {
 
   // Show byte view `i` in the hex view: the rows and their shading belong to view 0, so other
   // views (a container's own bytes) are shown plain.
+  /** @param {number} i */
   setByteView(i) {
     if (!this.byteSets[i]) return;
     this.shownView = i;
@@ -552,11 +550,12 @@ export class Inspector {
     this.bytes = this.byteSets[i];
     this.selection = null;
     this.hexView.set(this.bytes);
-    this.detail.textContent = `${this.view.views[i].label}: ${count(this.bytes.length, 'byte')}`;
+    this.detail.textContent = `${this.view?.views[i].label}: ${count(this.bytes.length, 'byte')}`;
     this.renderHex();
   }
 
   // The byte class at an offset, from the core's runs (sorted, tiling the file).
+  /** @param {number} offset */
   classAt(offset) {
     if (this.shownView !== 0) return 'container';
     const runs = this.view ? this.view.runs : [];
@@ -573,6 +572,7 @@ export class Inspector {
   }
 
   // The deepest chunk holding `offset`, or null (the magic belongs to no chunk).
+  /** @param {number} offset */
   chunkAt(offset) {
     const chunks = this.view ? this.view.chunks : [];
     let lo = 0;
@@ -586,16 +586,18 @@ export class Inspector {
       } else hi = mid - 1;
     }
     // The last chunk starting at or before `offset` holds it, or one of its ancestors does.
-    for (let i = last; i !== null && i !== undefined && i >= 0; i = chunks[i].parent) {
+    for (let i = /** @type {number | null} */ (last); i !== null && i >= 0; i = chunks[i].parent) {
       if (offset < chunks[i].end) return chunks[i];
     }
     return null;
   }
 
+  /** @param {number} offset */
   fieldAt(offset) {
     return this.view ? this.view.fields.find(f => offset >= f.offset && offset < f.offset + f.len) : null;
   }
 
+  /** @param {number} index @param {boolean} [scrollHex] */
   selectChunk(index, scrollHex = true) {
     const c = this.view && this.view.chunks[index];
     if (!c) return;
@@ -617,19 +619,21 @@ export class Inspector {
 
   // Select a run of bytes inside a chunk (a picked face): the chunk in the tree, the bytes
   // in the hex view.
+  /** @param {number | null} index @param {number} start @param {number} end @param {string} [note] */
   selectRange(index, start, end, note) {
-    this.selectChunk(index, false);
+    if (index !== null) this.selectChunk(index, false);
     this.selection = { chunk: index, start, end };
     this.scrollHexTo(start);
     if (note) this.detail.textContent = `${note} · bytes ${start}–${end} of ${this.detail.textContent}`;
     this.renderHex();
   }
 
+  /** @param {number} offset */
   selectByte(offset) {
     this.cursor = offset;
     if (this.shownView !== 0) {
       this.selection = { chunk: null, start: offset, end: offset + 1 };
-      this.detail.textContent = `${this.view.views[this.shownView].label} byte ${offset}`;
+      this.detail.textContent = `${this.view?.views[this.shownView].label} byte ${offset}`;
       this.renderHex();
       return;
     }
@@ -646,6 +650,7 @@ export class Inspector {
     this.renderValues();
   }
 
+  /** @param {number} offset */
   scrollHexTo(offset) {
     this.hexView.scrollTo(offset);
   }
@@ -657,10 +662,11 @@ export class Inspector {
 
 // A polygon's colours as swatches: per colour word the stored colour and, where the game's
 // lighting ran, the colour it lit, with the normal that lit it.
+/** @param {import('../pkg/relicview.js').PolygonRecord} polygon */
 function colourSwatches(polygon) {
   const out = document.createElement('span');
   out.className = 'polygon-colours';
-  const chip = (rgb, what) => {
+  const chip = (/** @type {number[]} */ rgb, /** @type {string} */ what) => {
     const s = document.createElement('span');
     s.className = 'swatch';
     s.style.background = `rgb(${rgb.join(',')})`;
@@ -676,23 +682,4 @@ function colourSwatches(polygon) {
     out.append(item);
   });
   return out;
-}
-
-// Hex bytes ("DE AD 00", "dead00") when the text reads as such, else the text's bytes.
-function parseNeedle(text) {
-  const t = String(text).trim();
-  if (!t) return [];
-  // "quoted" is always text.
-  if (t.length >= 2 && t.startsWith('"') && t.endsWith('"'))
-    return [...new TextEncoder().encode(t.slice(1, -1))];
-  const compact = t.replace(/\s+/g, '');
-  if (
-    /^(?:[0-9a-f]{2})+$/i.test(compact) &&
-    (/\s/.test(t) || (/^0x/i.test(t) === false && compact.length >= 2 && /[0-9]/.test(compact)))
-  ) {
-    const out = [];
-    for (let i = 0; i < compact.length; i += 2) out.push(parseInt(compact.slice(i, i + 2), 16));
-    return out;
-  }
-  return [...new TextEncoder().encode(t)];
 }

@@ -9,13 +9,19 @@ import { setMeasuring } from './measure.js';
 import { setZoneColours } from './parts.js';
 
 const STEP = 24;
+/** @param {KeyboardEvent} e @param {number} dx @param {number} dy */
 const orbitOrPan = (e, dx, dy) => {
   if (e.shiftKey) state.viewer.pan(dx, dy);
   else state.viewer.orbit(dx, dy);
   leaveViewpoint();
 };
-const axis = k => () => axisView(words().axisViews[k]);
+const axis = (/** @type {number} */ k) => () => axisView(words().axisViews[k]);
 
+/**
+ * A row of the view's keys: `run(e, viewer)` → false where the key was not taken.
+ * @typedef {{ label: string, what: string, keys: string[], run?: (e: KeyboardEvent, v: import('./state.js').Viewer) => unknown }} KeyRow
+ */
+/** @type {KeyRow[]} */
 export const VIEW_KEYS = [
   {
     label: '← → ↑ ↓',
@@ -24,8 +30,8 @@ export const VIEW_KEYS = [
     run: e =>
       orbitOrPan(
         e,
-        { ArrowLeft: -STEP, ArrowRight: STEP }[e.key] || 0,
-        { ArrowUp: -STEP, ArrowDown: STEP }[e.key] || 0,
+        e.key === 'ArrowLeft' ? -STEP : e.key === 'ArrowRight' ? STEP : 0,
+        e.key === 'ArrowUp' ? -STEP : e.key === 'ArrowDown' ? STEP : 0,
       ),
   },
   {
@@ -53,7 +59,7 @@ export const VIEW_KEYS = [
     keys: ['l', 'L'],
     run: (e, v) => {
       const count = v.stats().lodCount;
-      if (count > 1) setOptions({ lod: (v.stats().lod + 1) % count, autoLod: false });
+      if (count > 1) setOptions({ lod: ((v.stats().lod ?? 0) + 1) % count, autoLod: false });
     },
   },
   {
@@ -101,8 +107,9 @@ export const VIEW_KEYS = [
 ];
 
 // A key over the view; → whether it was one of the view's keys.
+/** @param {KeyboardEvent} e */
 export function viewKey(e) {
   if (e.ctrlKey || e.metaKey || e.altKey) return false;
-  const row = VIEW_KEYS.find(r => r.run && r.keys.includes(e.key));
-  return Boolean(row) && row.run(e, state.viewer) !== false;
+  const run = VIEW_KEYS.find(r => r.run && r.keys.includes(e.key))?.run;
+  return Boolean(run) && run?.(e, state.viewer) !== false;
 }

@@ -9,18 +9,22 @@ import { fingerprint } from './urlstate.js';
 import { $, comparePaths, core, count, nextTask, state } from './state.js';
 
 // What the core says of a kind (badge, title, what its files can do), asked once per kind.
+/** @type {Map<string, import('../pkg/relicview.js').KindInfo>} */
 const kinds = new Map();
 
+/** @param {Pick<Entry, 'kind'>} entry @returns {import('../pkg/relicview.js').KindInfo} */
 export function kindOfEntry(entry) {
   const kind = entry.kind || 'unknown';
-  if (!kinds.has(kind)) kinds.set(kind, core.kindInfo(kind));
-  return kinds.get(kind);
+  let info = kinds.get(kind);
+  if (!info) kinds.set(kind, (info = core.kindInfo(kind)));
+  return info;
 }
 
 // A new listing, in tasks of their own: sorting and indexing, the core's listing, then the
 // rows (some 50, 30 and 50 ms for 20,000 files: one task of 220 ms with the naming before
 // them). The old rows go at once, and the core knows every path before a row can be
 // clicked. → false once another archive came (`generation`).
+/** @param {Entry[]} entries @param {string} sourceLabel @param {typeof state.source} source @param {number} generation */
 export async function setEntries(entries, sourceLabel, source, generation) {
   state.files.set([]);
   const sorted = entries.slice().sort((a, b) => comparePaths(a.path, b.path));
@@ -81,6 +85,7 @@ export function setKinds() {
   if (holdsLargeFile()) state.opener?.warm();
 }
 
+/** @param {string | null} path */
 export function markSelected(path) {
   state.files.mark(path);
 }
@@ -96,9 +101,11 @@ export function markSelected(path) {
 const BATCH = 50;
 
 // The first bytes of a batch (null where unreadable); local files learn their sizes too.
+/** @param {Entry[]} batch @returns {Promise<(ArrayBuffer | null)[]>} */
 async function headsOf(batch) {
-  const read = batch.every(e => e.file) ? await readHeads(batch.map(e => e.file)) : null;
-  if (!read) return Promise.all(batch.map(e => e.head().catch(() => null)));
+  const files = batch.map(e => e.file);
+  const read = files.every(f => f !== undefined) ? await readHeads(files) : null;
+  if (!read) return Promise.all(batch.map(e => (e.head ? e.head().catch(() => null) : null)));
   batch.forEach((e, k) => e.learnSize?.(read.sizes[k]));
   return read.heads;
 }
@@ -106,11 +113,14 @@ async function headsOf(batch) {
 // Each batch of `entries` with its heads, read AHEAD batches ahead (200 files), each sent once
 // `before()` (if given) has resolved. → false once `generation` is not the archive's any more.
 const AHEAD = 4;
+/** @param {Entry[]} entries @param {number} generation @param {(batch: Entry[], heads: (ArrayBuffer | null)[], at: number) => unknown} each @param {(() => Promise<void>) | null} [before] */
 async function forEachHeads(entries, generation, each, before = null) {
+  /** @type {Promise<(ArrayBuffer | null)[] | null>[]} */
   const queue = [];
   // (Each batch sent in a task of its own: sending is the costly part for this thread.)
+  /** @template T @param {number} tasks @param {() => Promise<T>} f @returns {Promise<T>} */
   const later = (tasks, f) => (tasks === 0 ? f() : nextTask().then(() => later(tasks - 1, f)));
-  const send = async batch => {
+  const send = async (/** @type {Entry[]} */ batch) => {
     if (before) await before();
     return generation === state.generation ? headsOf(batch) : null;
   };
@@ -125,12 +135,13 @@ async function forEachHeads(entries, generation, each, before = null) {
     }
     const heads = await queue.shift();
     if (generation !== state.generation) return false;
-    await each(entries.slice(i, i + BATCH), heads, i);
+    await each(entries.slice(i, i + BATCH), heads ?? [], i);
     if (generation !== state.generation) return false;
   }
   return true;
 }
 
+/** @param {Entry[]} entries @param {number} generation */
 export async function typeEntries(entries, generation) {
   const bar = $('index-progress');
   const pending = entries.filter(e => e.pending);
@@ -141,7 +152,9 @@ export async function typeEntries(entries, generation) {
   let lastChips = performance.now();
   const typed = await forEachHeads(pending, generation, async (batch, heads, i) => {
     const kinds = batch.map((e, k) =>
-      heads[k] ? core.kindOf(e.path, new Uint8Array(heads[k]), e.size) : 'unknown',
+      heads[k]
+        ? core.kindOf(e.path, new Uint8Array(/** @type {ArrayBuffer} */ (heads[k])), e.size)
+        : 'unknown',
     );
     batch.forEach((e, k) => state.files.setKind(e, kinds[k]));
     state.files.refresh();
@@ -166,6 +179,7 @@ export async function typeEntries(entries, generation) {
 // opened). Never while a file is being opened, which would wait on the same reads; stops
 // when another archive is loaded. Resolves with the number of kinds corrected, or null
 // when interrupted by another archive.
+/** @param {Entry[]} entries @param {number} generation */
 export async function confirmKinds(entries, generation) {
   const named = entries.filter(e => e.byName && !e.confirmOnOpen);
   let corrected = 0;
@@ -181,8 +195,9 @@ export async function confirmKinds(entries, generation) {
       let changed = false;
       batch.forEach((e, k) => {
         e.byName = false;
-        if (!heads[k]) return;
-        const kind = core.kindOf(e.path, new Uint8Array(heads[k]), e.size);
+        const head = heads[k];
+        if (!head) return;
+        const kind = core.kindOf(e.path, new Uint8Array(head), e.size);
         if (kind === e.kind) return;
         state.files.setKind(e, kind);
         corrected++;
@@ -202,12 +217,13 @@ export async function confirmKinds(entries, generation) {
 // A local folder's fingerprint (for its links) needs every file's size: those not learnt
 // from the head worker are looked up here, 100 to a task (some 50 ms), so that a folder of
 // 20,000 never blocks the page. Fills state.source.folder; → false if another archive came.
+/** @param {number} generation */
 export async function fingerprintFolder(generation) {
   // (An archive dropped since is not this one: its fingerprint is not ours to report.)
   if (state.source?.folder !== null) return generation === state.generation;
   const entries = state.entries;
   for (let i = 0; i < entries.length; i += 100) {
-    for (const e of entries.slice(i, i + 100)) if (e.sized === false) e.learnSize(e.file.size);
+    for (const e of entries.slice(i, i + 100)) if (e.sized === false && e.file) e.learnSize?.(e.file.size);
     await nextTask();
     if (generation !== state.generation) return false;
   }

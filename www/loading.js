@@ -4,17 +4,20 @@
 // shows. A quick open says nothing: the label comes only once an open takes a moment, or
 // at once when there is progress to report.
 
-import { $, state } from './state.js';
+import { $, fileName, state } from './state.js';
 
 const QUIET_MS = 150;
-let timer = null;
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let timer;
+/** @type {string | null} */
 let path = null;
 
-const name = p => p.split('/').pop();
+const name = (/** @type {string | null} */ p) => fileName(p ?? '');
 
-function reveal(detail, done, total) {
+/** @param {string | null} detail @param {number} [done] @param {number} [total] */
+function reveal(detail, done = 0, total = 0) {
   clearTimeout(timer);
-  timer = null;
+  timer = undefined;
   const bar = $('open-progress');
   if (total) {
     bar.max = total;
@@ -30,6 +33,7 @@ function reveal(detail, done, total) {
 }
 
 // An open of `file` started (`previous`: another file is on show until it is done).
+/** @param {string} file @param {boolean} previous */
 export function startLoading(file, previous) {
   endLoading();
   path = file;
@@ -39,12 +43,14 @@ export function startLoading(file, previous) {
 }
 
 // How far the open got: `detail` in words, `done` of `total` steps where they are known.
+/** @param {string} detail @param {number} [done] @param {number} [total] */
 export function loadingProgress(detail, done = 0, total = 0) {
   if (path) reveal(detail, done, total);
 }
 
 // A container being listed: `label` over the view, with a bar of `done` of `total` steps
 // (a disc's directories, a zip's entries), or one that says it is under way (total 0).
+/** @param {string} label @param {number} [done] @param {number} [total] */
 export function showListing(label, done = 0, total = 0) {
   $('loading-label').textContent = total ? `${label} ${Math.floor((100 * done) / total)} %` : label;
   const bar = $('open-progress');
@@ -60,7 +66,7 @@ export function showListing(label, done = 0, total = 0) {
 
 export function endLoading() {
   clearTimeout(timer);
-  timer = null;
+  timer = undefined;
   path = null;
   $('loading').hidden = true;
   $('open-progress').hidden = true;

@@ -10,7 +10,7 @@ import { Inspector } from './inspector.js';
 import { WorkerOpener } from './opener.js';
 import { linksToFile, readHash } from './urlstate.js';
 import { Viewport } from './viewport.js';
-import { $, count, message, readyReject, readyResolve, state } from './state.js';
+import { $, count, fileName, message, readyReject, readyResolve, state } from './state.js';
 import { showEntryUsers, showError, showNote } from './infopane.js';
 import { kindOfEntry } from './listing.js';
 import { followView } from './address.js';
@@ -40,9 +40,31 @@ import { linkApplied } from './opens.js';
 // Defines window.relicview.
 import './api.js';
 
+// The page's boot, in steps: the core and the view, the panes, what the view's frames and
+// clicks do, the answers to the modules below, then the archive the address names.
 async function boot() {
   bindShell();
   bindFlatView();
+  await startViewer();
+  makePanes();
+  wireFrames();
+  wirePicks();
+  wireFailures();
+  // What the modules below the flows ask of them: a file link (info pane, gallery) its file;
+  // two files to compare (a link, an info-pane candidate, a menu), or the first of them.
+  answerRequests({
+    open: path => open(path).catch(() => {}),
+    compare: (a, b, link) => compareFiles(a, b, link).catch(() => {}),
+    pickForComparison: path => pickComparison(path),
+  });
+  readyResolve();
+  state.viewport.requestFrame();
+  await openFromAddress(readHash());
+}
+
+// The core compiled and started, the worker that opens big files, and the viewport on the
+// canvas with its camera's ways.
+async function startViewer() {
   // Compiled once: the worker that opens big files instantiates the same module. (index.html
   // started its download: www/early.js.)
   state.module = await compileCore();
@@ -65,6 +87,13 @@ async function boot() {
   state.viewport.flyAllowed = () =>
     state.viewer.cameraMode() === 'fly' || (state.viewpoint !== null && state.viewpoint !== undefined);
   state.viewport.onKey = e => (state.current ? viewKey(e) : false);
+}
+
+// On a phone the list sits above the view: a tap on a file brings the view into sight.
+const narrow = window.matchMedia('(max-width: 760px)');
+
+// The inspector, the comparison's, the file list and the controls that sit beside them.
+function makePanes() {
   state.inspector = new Inspector($('inspector'));
   state.compareInspector = new CompareInspector($('inspector'));
   // A row of the aligned trees chosen: both records outlined (a face alone where picked).
@@ -72,43 +101,48 @@ async function boot() {
   bindCompare();
   bindExportAll();
   bindTextures();
-  // On a phone the list sits above the view: a tap on a file brings the view into sight.
-  const narrow = window.matchMedia('(max-width: 760px)');
   // On a phone the Parts switches sit right under the view they change, not a screenful
   // below it in the info pane (which follows the inspector there).
   const placeParts = () => (narrow.matches ? $('view').after($('parts')) : $('info-more').after($('parts')));
   narrow.addEventListener('change', placeParts);
   placeParts();
-  const onOpen = (path, how = {}) => {
-    const same = p => Boolean(p) && p.toLowerCase() === path.toLowerCase();
-    // "Compare with…" waits for this choice (the file asked about is no answer).
-    if (state.comparePick) {
-      if (same(state.comparePick)) return;
-      // The comparison is the view's: its keys (N, X …) go there, and a phone shows it.
-      const chosen = compareFiles(state.comparePick, path);
-      if (narrow.matches) $('stage').scrollIntoView({ block: 'start' });
-      chosen.then(
-        () => {
-          if ($('sidebar').contains(document.activeElement)) $('viewport').focus();
-        },
-        () => {},
-      );
-      return;
-    }
-    // Enter on the file on show (alone, or as A of a comparison) leaves the view as it is.
-    if (!how.pointer && same(state.current)) return;
-    open(path).catch(() => {});
-    if (how.pointer && narrow.matches) $('stage').scrollIntoView({ block: 'start' });
-  };
   state.files = new FileList({
     list: $('file-list'),
     search: $('search'),
     kinds: $('kinds'),
     noMatches: $('no-matches'),
     label: kind => kindOfEntry({ kind }).label,
-    onOpen,
+    onOpen: openFromList,
     onMenu: openRowMenu,
   });
+}
+
+// A file chosen in the list (`pointer`: by a click or tap, not the keyboard).
+/** @param {string} path @param {{ pointer?: boolean }} [how] */
+function openFromList(path, how = {}) {
+  const same = (/** @type {string | null} */ p) => Boolean(p) && p?.toLowerCase() === path.toLowerCase();
+  // "Compare with…" waits for this choice (the file asked about is no answer).
+  if (state.comparePick) {
+    if (same(state.comparePick)) return;
+    // The comparison is the view's: its keys (N, X …) go there, and a phone shows it.
+    const chosen = compareFiles(state.comparePick, path);
+    if (narrow.matches) $('stage').scrollIntoView({ block: 'start' });
+    chosen.then(
+      () => {
+        if ($('sidebar').contains(document.activeElement)) $('viewport').focus();
+      },
+      () => {},
+    );
+    return;
+  }
+  // Enter on the file on show (alone, or as A of a comparison) leaves the view as it is.
+  if (!how.pointer && same(state.current)) return;
+  open(path).catch(() => {});
+  if (how.pointer && narrow.matches) $('stage').scrollIntoView({ block: 'start' });
+}
+
+// Each frame: the HUD, the clock, the LOD picker, the address, the gizmo and the scale bar.
+function wireFrames() {
   state.viewport.onFrame = s => {
     const lod = s.lod === null || s.lod === undefined ? '' : ` · LOD ${s.lod}`;
     const placed = s.placements ? ` · ${count(s.placements, 'placement')}` : '';
@@ -131,6 +165,10 @@ async function boot() {
     drawGizmo();
     syncScaleBar();
   };
+}
+
+// Tree → 3D and 3D → tree: the records chosen outline their geometry, a click picks a face.
+function wirePicks() {
   state.inspector.onClear = () => {
     state.viewer.setHighlight(null);
     state.viewport.requestFrame();
@@ -179,6 +217,10 @@ async function boot() {
     leaveViewpoint();
     syncWorldControls();
   };
+}
+
+// A trap outside an open recovers; a frame that cannot draw says so for the file on show.
+function wireFailures() {
   // A trap outside an open (a frame, a pick, a task the core left running) recovers too;
   // a frame that cannot draw its scene says so for the file on show.
   window.addEventListener('error', e => {
@@ -195,24 +237,21 @@ async function boot() {
       showError(state.current, err);
     }
   };
-  // What the modules below the flows ask of them: a file link (info pane, gallery) its file;
-  // two files to compare (a link, an info-pane candidate, a menu), or the first of them.
-  answerRequests({
-    open: path => open(path).catch(() => {}),
-    compare: (a, b, link) => compareFiles(a, b, link).catch(() => {}),
-    pickForComparison: path => pickComparison(path),
-  });
-  readyResolve();
-  state.viewport.requestFrame();
-  const link = readHash();
+}
+
+// The archive the address names: a local folder's link asks for its folder; a hosted
+// listing (the link's, else `relicview serve`'s archive.json, else a published site's
+// index.json) is loaded.
+/** @param {import('./urlstate.js').LinkView} link */
+async function openFromAddress(link) {
   offerDemo(link);
   if (link.folder && !link.archive) {
     // A link to someone's local folder: only that folder can restore it. A request, not
     // an error. A file inside a container (a zip, a 7z, a disc image) asks for that file by
     // name; the folder that holds it does as well.
     const container = containerOfPath(link.path);
-    if (container) {
-      const name = container.split('/').pop();
+    if (container && link.path) {
+      const name = fileName(container);
       showNote(
         `Open ${name}, the file this link was made for`,
         `This link shows ${link.path.slice(container.length + 1)} inside ${name} (fingerprint ${link.folder}). Open ${name} or drop it here (or the folder that holds it), and the view comes back.`,
@@ -233,8 +272,9 @@ async function boot() {
   // A hosted archive: the listing named by the link, else the one `relicview serve` makes,
   // else the index.json a published site carries beside the page.
   let listing = link.archive || 'archive.json';
+  /** @type {unknown} */
   let failure = null;
-  const read = url =>
+  const read = (/** @type {string} */ url) =>
     hostedEntries(new URL(url, location.href).href).catch(err => {
       failure = err;
       return null;
@@ -256,6 +296,7 @@ async function boot() {
 
 // On the landing, the archive this page is served with (`relicview serve`, ./run.sh) is one
 // click away: "Try the demo". A link that named something else is given up for it.
+/** @param {import('./urlstate.js').LinkView} link */
 async function offerDemo(link) {
   if (!link.archive && !link.folder) return;
   const listing = new URL('archive.json', location.href).href;

@@ -7,10 +7,12 @@
 import { $, state } from './state.js';
 import { followView } from './address.js';
 
-const figure = x => (Math.abs(x) >= 1000 ? x.toFixed(0) : Number(x.toPrecision(4)).toString());
-const size = s => s.map(figure).join(' × ');
+const figure = (/** @type {number} */ x) =>
+  Math.abs(x) >= 1000 ? x.toFixed(0) : Number(x.toPrecision(4)).toString();
+const size = (/** @type {number[]} */ s) => s.map(figure).join(' × ');
 
 // Turn measure mode on or off; → whether it is on.
+/** @param {boolean} on */
 export function setMeasuring(on) {
   state.measuring = Boolean(on) && Boolean(state.current);
   $('measure-button').setAttribute('aria-pressed', String(state.measuring));
@@ -20,6 +22,7 @@ export function setMeasuring(on) {
 }
 
 // A click in measure mode: the first point, the second, then a new first.
+/** @param {number} x @param {number} y */
 export function measureClick(x, y) {
   const p = state.viewer.surfacePoint(x, y);
   if (!p) return null;
@@ -30,8 +33,9 @@ export function measureClick(x, y) {
 
 // Measure between `a` and `b`: each a canvas pixel [x, y] (the surface point there) or a
 // world point [x, y, z]; → the measurement, once drawn.
+/** @param {number[]} a @param {number[]} b */
 export async function measure(a, b) {
-  const point = q => (q.length === 2 ? state.viewer.surfacePoint(q[0], q[1]) : q);
+  const point = (/** @type {number[]} */ q) => (q.length === 2 ? state.viewer.surfacePoint(q[0], q[1]) : q);
   const [pa, pb] = [point(a), point(b)];
   if (!pa || !pb) throw new Error(`nothing under ${JSON.stringify(!pa ? a : b)} to measure from`);
   state.measured = [Array.from(pa), Array.from(pb)];
@@ -50,6 +54,7 @@ export function measurement() {
 }
 
 // Put back the points a link measured between (or none).
+/** @param {number[][] | null} points */
 export function restoreMeasure(points) {
   state.measured = points ? points.slice(0, 2) : [];
   showMeasure();
@@ -94,12 +99,14 @@ export function syncScaleBar() {
   // CSS pixels per world unit at the target's depth.
   const perUnit = canvas.clientHeight / (2 * distance * Math.tan((cam.fov * Math.PI) / 360));
   const px = gridStep * perUnit;
-  bar.querySelector('.bar').style.width = `${Math.max(2, Math.min(px, canvas.clientWidth * 0.6))}px`;
-  bar.querySelector('.label').textContent =
+  /** @type {HTMLElement} */ (bar.querySelector('.bar')).style.width =
+    `${Math.max(2, Math.min(px, canvas.clientWidth * 0.6))}px`;
+  /** @type {HTMLElement} */ (bar.querySelector('.label')).textContent =
     `${figure(gridStep)} ${gridStep === 1 ? 'unit' : 'units'} (a grid square)`;
 }
 
 // The sizes of the model and of the selected record, in words.
+/** @param {'scene' | 'selection'} which */
 export function sizeText(which) {
   const s = state.viewer.sizes()[which];
   return s ? `${size(s)} units` : null;

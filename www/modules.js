@@ -69,11 +69,15 @@ export function containersHere() {
 
 // The tools' instance and the archive it opens files in: {glue, session}. A trap in it
 // (a panic while exporting or comparing) ends that instance; the next use makes another.
+/** @typedef {{ glue: ToolsGlue, session: import('../pkg/relicview_tools.js').Session }} Tools */
+/** @type {Promise<Tools> | null} */
 let tools = null;
 let toolsGeneration = 0;
 // The listing the core was given last (listing.js tells), for the tools' session: {paths,
 // lengths, kinds} as Session.setListing takes them, and the page's read of a file.
+/** @type {{ paths: string, lengths: Uint32Array, kinds: Uint8Array } | null} */
 let listing = null;
+/** @type {((path: string) => Promise<ArrayBuffer>) | null} */
 let read = null;
 
 // The archive's listing, as the core's session was just given it (`kinds` alone: new kinds
@@ -91,23 +95,23 @@ export function toolsListing(arrays, reader) {
 /** @param {Uint8Array} kinds */
 export function toolsKinds(kinds) {
   if (!listing) return;
-  listing = { ...listing, kinds };
+  const now = (listing = { ...listing, kinds });
   tools?.then(
     ({ session }) => {
-      if (!session.setKinds(kinds)) session.setListing(listing.paths, listing.lengths, listing.kinds);
+      if (!session.setKinds(kinds)) session.setListing(now.paths, now.lengths, now.kinds);
     },
     () => {},
   );
 }
 
-/** @returns {Promise<{ glue: ToolsGlue, session: import('../pkg/relicview_tools.js').Session }>} */
+/** @returns {Promise<Tools>} */
 function toolsInstance() {
   tools ||= compiledModule('tools')
     .then(module => instantiateWith(module, toolsGeneration++, assetUrl('toolsGlue')))
     .then(
       ({ glue }) => {
         const g = /** @type {ToolsGlue} */ (glue);
-        const session = new g.Session(path =>
+        const session = new g.Session((/** @type {string} */ path) =>
           read ? read(path) : Promise.reject(new Error('no archive is open')),
         );
         if (listing) session.setListing(listing.paths, listing.lengths, listing.kinds);
@@ -131,10 +135,10 @@ export async function withTools(use) {
   } catch (err) {
     if (isTrap(err)) {
       tools = null;
-      const said = /** @type {any} */ (globalThis).relicviewPanic;
-      delete /** @type {any} */ (globalThis).relicviewPanic;
+      const said = globalThis.relicviewPanic;
+      globalThis.relicviewPanic = undefined;
       throw new Error(
-        `relicview's tools module stopped (${said || (err && err.message) || err}); it starts again at the next use`,
+        `relicview's tools module stopped (${said || (err instanceof Error ? err.message : String(err))}); it starts again at the next use`,
       );
     }
     throw err;

@@ -6,22 +6,29 @@
 // views, the info rows, and the scene as bytes (transferred, not copied).
 import init, { Session } from '../pkg/relicview.js';
 
-let session = null;
+/** @type {Session} */
+let session;
+/** @type {Promise<void> | null} */
 let booted = null; // the init message's work: everything else waits for it
 // The instance's memory, for the page's measurements (its size after each open).
-let wasmMemory = null;
+/** @type {WebAssembly.Memory} */
+let wasmMemory;
+/** @type {Map<number, { resolve: (where: { buffer?: ArrayBuffer, file?: File, url?: string }) => void, reject: (err: Error) => void }>} */
 const sources = new Map(); // request id → {resolve, reject}
 let lastSource = 0;
 // The file being opened as read: sent as its "as stored" bytes instead of a copy of the core's.
+/** @type {{ path: string | null, buffer: ArrayBuffer | null }} */
 let reading = { path: null, buffer: null };
 
+/** @param {string} path @returns {Promise<ArrayBuffer>} */
 async function read(path) {
   const id = ++lastSource;
+  /** @type {{ buffer?: ArrayBuffer, file?: File, url?: string }} */
   const where = await new Promise((resolve, reject) => {
     sources.set(id, { resolve, reject });
     self.postMessage({ type: 'source', id, path });
   });
-  let buffer = where.buffer;
+  let buffer = where.buffer ?? new ArrayBuffer(0);
   if (where.file) buffer = await where.file.arrayBuffer();
   else if (where.url) {
     const r = await fetch(where.url);
@@ -32,6 +39,7 @@ async function read(path) {
   return buffer;
 }
 
+/** @param {any} err an Error, the core's (with its offset and record path) or another @returns {{ message: string, offset: number | null, chunkPath: string | null } | null} */
 function plainError(err) {
   if (!err) return null;
   return {
@@ -41,10 +49,11 @@ function plainError(err) {
   };
 }
 
+/** @param {number} job @param {string} path */
 async function open(job, path) {
   reading = { path, buffer: null };
   const file = await session.open(path);
-  const stored = reading.buffer;
+  const stored = /** @type {ArrayBuffer | null} */ (reading.buffer);
   reading = { path: null, buffer: null };
   const t0 = performance.now();
   try {
@@ -87,7 +96,11 @@ async function open(job, path) {
     };
     const transfer = bytes.map(b => b.buffer);
     if (scene) transfer.push(scene.buffer);
-    if (image) transfer.push(image.rgba.buffer, ...result.imagePlanes.map(p => p.values.buffer));
+    if (image)
+      transfer.push(
+        image.rgba.buffer,
+        ...result.imagePlanes.map((/** @type {{ values: Uint16Array }} */ p) => p.values.buffer),
+      );
     self.postMessage(result, transfer);
   } finally {
     file.free();

@@ -16,11 +16,15 @@ export class Abandoned extends Error {
 export class WorkerOpener {
   // `module`: the compiled wasm core (shared, not compiled again); `locate(path)` → {file}
   // (a local File), {url} (a served archive's file) or null.
+  /** @param {WebAssembly.Module} module @param {(path: string) => EntrySource | null} locate */
   constructor(module, locate) {
     this.module = module;
     this.locate = locate;
+    /** @type {Worker | null} */
     this.worker = null;
+    /** @type {{ paths: string, lengths: Uint32Array, kinds: Uint8Array } | null} */
     this.listing = null;
+    /** @type {{ id: number, resolve: (file: RemoteFile) => void, reject: (err: unknown) => void } | null} */
     this.job = null; // {id, resolve, reject} of the open under way
     this.jobs = 0;
     this.broken = false;
@@ -31,6 +35,7 @@ export class WorkerOpener {
 
   // `warm`: a file of the listing will open here, so a worker starts now rather than then.
   // `listing`: {paths, lengths, kinds} as Session.setListing takes them.
+  /** @param {{ paths: string, lengths: Uint32Array, kinds: Uint8Array }} listing @param {boolean} warm */
   setListing(listing, warm) {
     this.listing = listing;
     if (this.worker) this.worker.postMessage({ type: 'listing', ...listing });
@@ -43,6 +48,7 @@ export class WorkerOpener {
   }
 
   // New kinds for the same listing (`kinds` as Session.setKinds takes them).
+  /** @param {Uint8Array} kinds */
   setKinds(kinds) {
     if (!this.listing) return;
     this.listing = { ...this.listing, kinds };
@@ -67,15 +73,17 @@ export class WorkerOpener {
     this.worker = worker;
   }
 
+  /** @param {Worker} worker @param {Error} err */
   fail(worker, err) {
     if (worker !== this.worker) return;
-    this.worker.terminate();
+    worker.terminate();
     this.worker = null;
     const job = this.job;
     this.job = null;
     job?.reject(err);
   }
 
+  /** @param {Worker} worker @param {any} m (what the worker posted: open-worker.js) */
   async answer(worker, m) {
     if (worker !== this.worker) return;
     if (m.type === 'broken') {
@@ -87,13 +95,17 @@ export class WorkerOpener {
     } else if (m.type === 'source') {
       const where = this.locate(m.path);
       if (!where) worker.postMessage({ type: 'source', id: m.id, error: 'not in the archive' });
-      else if (where.read) {
+      else if ('read' in where) {
         // Neither a File nor a URL: the page reads it and hands the bytes over.
         try {
           const buffer = await where.read();
           worker.postMessage({ type: 'source', id: m.id, buffer }, [buffer]);
         } catch (err) {
-          worker.postMessage({ type: 'source', id: m.id, error: String((err && err.message) || err) });
+          worker.postMessage({
+            type: 'source',
+            id: m.id,
+            error: err instanceof Error ? err.message : String(err),
+          });
         }
       } else worker.postMessage({ type: 'source', id: m.id, ...where });
     } else if (this.job && m.job === this.job.id) {
@@ -101,7 +113,7 @@ export class WorkerOpener {
       this.job = null;
       // The worker's memory grew to hold the file several times over: it is ended, which
       // gives that memory back, and a fresh one waits for the next file.
-      this.worker.terminate();
+      worker.terminate();
       this.spawn();
       if (m.type === 'opened') job.resolve(new RemoteFile(m));
       else job.reject(Object.assign(new Error(m.error.message), m.error));
@@ -109,13 +121,15 @@ export class WorkerOpener {
   }
 
   // → Promise<RemoteFile>; rejects when the file cannot be read, or with `Abandoned`.
+  /** @param {string} path @returns {Promise<RemoteFile>} */
   open(path) {
     if (this.job) this.abandon();
     if (!this.worker) this.spawn();
+    const worker = /** @type {Worker} */ (this.worker);
     const id = ++this.jobs;
     return new Promise((resolve, reject) => {
       this.job = { id, resolve, reject };
-      this.worker.postMessage({ type: 'open', job: id, path });
+      worker.postMessage({ type: 'open', job: id, path });
     });
   }
 
@@ -125,7 +139,7 @@ export class WorkerOpener {
     if (!this.job) return;
     const job = this.job;
     this.job = null;
-    this.worker.terminate();
+    this.worker?.terminate();
     this.worker = null;
     this.abandoned++;
     job.reject(new Abandoned());
@@ -133,8 +147,11 @@ export class WorkerOpener {
 }
 
 // A file the worker opened, answering as the core's OpenedFile does.
+/** @implements {ShownFile} */
 export class RemoteFile {
+  /** @param {OpenedMessage} m */
   constructor(m) {
+    /** @type {OpenedMessage | null} */
     this.m = m;
     this.path = m.path;
     // The scene's bytes for Viewer.showSceneBytes (null without a scene).
@@ -145,50 +162,56 @@ export class RemoteFile {
     // From the worker's post to this thread's message event (the structured clone).
     this.deliverMs = performance.timeOrigin + performance.now() - m.postedAt;
   }
+  // What the worker sent (an error once freed, as the core's OpenedFile is).
+  get opened() {
+    if (!this.m) throw new Error(`${this.path}: used after it was freed`);
+    return this.m;
+  }
   kind() {
-    return this.m.kind;
+    return this.opened.kind;
   }
   capabilities() {
-    return this.m.capabilities;
+    return this.opened.capabilities;
   }
   error() {
-    return asError(this.m.error);
+    return asError(this.opened.error);
   }
   damage() {
-    return asError(this.m.damage);
+    return asError(this.opened.damage);
   }
   inspect() {
-    return JSON.parse(this.m.inspect);
+    return JSON.parse(this.opened.inspect);
   }
+  /** @param {number} view */
   bytes(view) {
-    return this.m.bytes[view] || null;
+    return this.opened.bytes[view] || undefined;
   }
   infoRows() {
-    return this.m.infoRows;
+    return this.opened.infoRows;
   }
   info() {
-    return this.m.info;
+    return this.opened.info;
   }
   text() {
-    return this.m.text;
+    return this.opened.text ?? undefined;
   }
   image() {
-    return this.m.image;
+    return this.opened.image;
   }
   imageRegions() {
-    return this.m.imageRegions;
+    return this.opened.imageRegions;
   }
   imagePlanes() {
-    return this.m.imagePlanes;
+    return this.opened.imagePlanes;
   }
   gallery() {
-    return this.m.gallery;
+    return this.opened.gallery;
   }
   exports() {
-    return this.m.exports;
+    return this.opened.exports;
   }
   timings() {
-    return this.m.timings;
+    return this.opened.timings;
   }
   free() {
     this.m = null;
@@ -196,6 +219,9 @@ export class RemoteFile {
   }
 }
 
+/** @param {PostedError | null} e @returns {import('../pkg/relicview.js').RelicviewError | null} */
 function asError(e) {
-  return e ? Object.assign(new Error(e.message), { offset: e.offset, chunkPath: e.chunkPath }) : null;
+  return e
+    ? Object.assign(new Error(e.message), { offset: e.offset ?? 0, chunkPath: e.chunkPath ?? '' })
+    : null;
 }

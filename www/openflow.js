@@ -3,9 +3,10 @@
 // the worker, then the document, the scene and the link's view; loading an archive.
 
 import { isTrap } from './core.js';
+import { Abandoned } from './opener.js';
 import { entriesFromFiles } from './files.js';
 import { linksToFile, readHash } from './urlstate.js';
-import { $, afterNextFrame, core, count, message, nextTask, ready, state } from './state.js';
+import { $, afterNextFrame, core, count, fileName, message, nextTask, ready, state } from './state.js';
 import {
   addRow,
   clearInfo,
@@ -47,17 +48,18 @@ import {
 
 // Run one open (`label` names what it opens) with the core up; a trap of the core during
 // it ends it with why, once a new core instance is up.
+/** @template T @param {string} label @param {() => Promise<T>} run @returns {Promise<T>} */
 async function guarded(label, run) {
   await ready;
   const lost = state.coreLost;
   state.opening++;
   try {
     // An open whose core traps never settles on its own: the trap ends it.
-    return await Promise.race([run(), lost]);
+    return await Promise.race(lost ? [run(), lost] : [run()]);
   } catch (err) {
     if (!isTrap(err)) throw err;
     await recoverFromTrap(err);
-    throw new Error(`${label}: ${state.traps.at(-1).message} (the viewer's core was restarted)`);
+    throw new Error(`${label}: ${state.traps.at(-1)?.message} (the viewer's core was restarted)`);
   } finally {
     state.opening = Math.max(0, state.opening - 1);
   }
@@ -65,14 +67,21 @@ async function guarded(label, run) {
 
 // The core opens the file and everything it refers to: a big one in the worker, others here
 // through state.session's reader. → {file, viaWorker}
+/**
+ * A file opened: by the core on this thread, or by the worker.
+ * @typedef {{ file: import('./state.js').OpenedFile, viaWorker: false } | { file: import('./opener.js').RemoteFile, viaWorker: true }} OpenedHere
+ */
+
+/** @param {Entry} entry @returns {Promise<OpenedHere>} */
 async function openFile(entry) {
-  if (state.opener.usable && entry.size >= state.workerThreshold && entry.source) {
+  const opener = state.opener;
+  if (opener?.usable && entry.size >= state.workerThreshold && entry.source) {
     loadingProgress('parsing in the background');
     try {
-      return { file: await state.opener.open(entry.path), viaWorker: true };
+      return { file: await opener.open(entry.path), viaWorker: true };
     } catch (err) {
       // Where no worker can start, files open here as small ones do.
-      if (!err.workerBroken) throw err;
+      if (!(err instanceof Error && 'workerBroken' in err && err.workerBroken)) throw err;
     }
   }
   startReading(entry.path);
@@ -80,6 +89,7 @@ async function openFile(entry) {
 }
 
 // Fill the inspector with an opened file's records and bytes; → ms it took.
+/** @param {ShownFile} file */
 function showInspector(file) {
   const t0 = performance.now();
   const view = file.inspect();
@@ -95,9 +105,18 @@ function showInspector(file) {
   return performance.now() - t0;
 }
 
+// What an open that a later one replaced gives back.
+const ABANDONED = Object.freeze({ abandoned: true });
+
+/**
+ * What a finished open gives back: the first frame's numbers, or that a later open replaced it.
+ * @typedef {{ triangles: number, drawCalls: number } | { abandoned: true }} Opened
+ */
+
+/** @param {string} path @param {import('./urlstate.js').LinkView | null} restore @param {number} request @returns {Promise<Opened>} */
 async function openNow(path, restore, request) {
   const abandoned = () => request !== state.requests;
-  if (abandoned()) return { abandoned: true };
+  if (abandoned()) return ABANDONED;
   const entry = state.byPath.get(String(path).toLowerCase());
   if (!entry) throw new Error(`${path}: no such file in the archive`);
   // A file opened alone ends a comparison (file A opened alone is a new view too).
@@ -107,53 +126,114 @@ async function openNow(path, restore, request) {
   showing(entry.path);
   markSelected(entry.path);
   const t0 = performance.now();
-  let file;
-  let viaWorker = false;
+  /** @type {OpenedHere} */
+  let opened;
   try {
-    ({ file, viaWorker } = await openFile(entry));
+    opened = await openFile(entry);
   } catch (err) {
-    if (err.abandoned || abandoned()) return { abandoned: true };
+    if (err instanceof Abandoned || abandoned()) return ABANDONED;
     return failed(entry, err);
   }
-  if (abandoned()) {
-    file.free();
-    return { abandoned: true };
+  // The opened file is freed here, and only here, however the open ends.
+  try {
+    return await showOpened(entry, opened, { restore, newFile, t0, abandoned });
+  } finally {
+    release(opened.file);
   }
+}
+
+// A file's memory in the core let go. (A file of an instance that trapped went with it.)
+/** @param {ShownFile} file */
+function release(file) {
+  try {
+    file.free();
+  } catch (err) {
+    if (!isTrap(err)) throw err;
+  }
+}
+
+/**
+ * How an open goes on: the link's view to put back, whether the file is new to the view,
+ * when the open began, and whether a later open replaced it.
+ * @typedef {{ restore: import('./urlstate.js').LinkView | null, newFile: boolean, t0: number, abandoned: () => boolean }} OpenSteps
+ */
+
+// An opened file on show: checked, drawn, its panes filled, its timings kept.
+/** @param {Entry} entry @param {OpenedHere} opened @param {OpenSteps} steps @returns {Promise<Opened>} */
+async function showOpened(entry, opened, steps) {
+  const { file } = opened;
+  const { abandoned } = steps;
+  if (abandoned()) return ABANDONED;
   // The steps of an open are tasks of their own, so that input and frames get in between.
   await nextTask();
-  // What the content says the file is: a name can claim a kind its content is not.
+  const failure = checkOpened(entry, file);
+  if (failure) {
+    // A broken file is inspected up to its error.
+    showInspector(file);
+    return failed(entry, failure);
+  }
+  const drawn = await drawOpened(entry, opened, steps);
+  const gone = () => abandoned() || state.current !== entry.path;
+  if (gone()) return ABANDONED;
+  // The user's wait is over: the file is drawn. Scripts time an open to here
+  // (`relicview:frame`, on the document and as a performance mark).
+  const frameMs = performance.now() - steps.t0;
+  performance.mark('relicview:frame', { detail: entry.path });
+  document.dispatchEvent(new CustomEvent('relicview:frame', { detail: { path: entry.path, ms: frameMs } }));
+  // The frame goes on screen before the panes are filled: the info pane, the toolbar, the
+  // address and the inspector are not needed to see the model (a world's info pane lays
+  // out its whole text; a new history entry alone took 15–45 ms after a big frame), so
+  // they come after, each in a task of its own.
+  await afterNextFrame();
+  if (gone()) return ABANDONED;
+  fillInfo(entry, file, drawn.stats, steps);
+  await nextTask();
+  if (gone()) return ABANDONED;
+  const inspectMs = showInspector(file);
+  if (steps.restore && steps.restore.chunk !== null && steps.restore.chunk !== undefined) {
+    state.inspector.selectChunk(steps.restore.chunk);
+    writeHash({ push: false, opened: true });
+  }
+  endLoading();
+  keepTimings(entry, opened, { ...drawn, frameMs, inspectMs, t0: steps.t0 });
+  return { triangles: drawn.stats.triangles, drawCalls: drawn.stats.drawCalls };
+}
+
+// What the content says the file is (a name can claim a kind its content is not), and why
+// it cannot be shown: its error, or a container that could not be listed (a cut-off zip, a
+// bad disc image: it opens as bytes, its failure the reason).
+/** @param {Entry} entry @param {ShownFile} file */
+function checkOpened(entry, file) {
   const kind = file.kind();
   if (kind !== entry.kind) {
     state.files.setKind(entry, kind);
     state.files.refresh();
     state.files.renderKinds();
   }
-  const error = file.error();
-  // A container that could not be listed (a cut-off zip, a bad disc image) opens as bytes:
-  // its failure is the reason, over the view.
-  const failure = error || (entry.containerFailure ? new Error(entry.containerFailure) : null);
-  if (failure) {
-    // A broken file is inspected up to its error.
-    showInspector(file);
-    file.free();
-    return failed(entry, failure);
-  }
+  return file.error() || (entry.containerFailure ? new Error(entry.containerFailure) : null);
+}
+
+// The file drawn, the link's view put back, and the first frame rasterised (a large world
+// goes up batch by batch, a frame each: it is drawn once the last is). A scene that cannot
+// be drawn fails this file alone. → the last frame's stats and the times it took.
+/** @param {Entry} entry @param {OpenedHere} opened @param {OpenSteps} steps */
+async function drawOpened(entry, opened, { restore, newFile }) {
+  const { file } = opened;
   // The previous file's records and selection go; this file's come after its first frame.
   state.inspector.show(null, []);
   // Scripts tell the upload-and-draw task from the parse before it by this mark.
   performance.mark('relicview:show', { detail: entry.path });
-  if (!viaWorker) state.viewer.show(file);
-  else if (file.sceneBytes) {
-    state.viewer.showSceneBytes(file.sceneBytes);
-    file.sceneBytes = null;
+  if (!opened.viaWorker) state.viewer.show(opened.file);
+  else if (opened.file.sceneBytes) {
+    state.viewer.showSceneBytes(opened.file.sceneBytes);
+    opened.file.sceneBytes = null;
   } else state.viewer.clear();
   leaveViewpoint();
   if (newFile) clearMeasure();
   if (entry.failed) state.files.setFailed(entry, false);
   // (The previous file's message goes before this file's first frame.)
   viewMessage(null);
-  const can = file.capabilities();
-  setView(viewOf(can));
+  setView(viewOf(file.capabilities()));
   showFlat(file);
   if (restore) {
     restoreView(restore, { chunk: false });
@@ -164,48 +244,28 @@ async function openNow(path, restore, request) {
   const t3 = performance.now();
   // The first frame goes to the GPU first; the panes are filled once it is rasterised.
   let stats;
+  let drawMs = 0;
   try {
     stats = state.viewport.drawNow();
-  } catch (err) {
-    // A scene that cannot be drawn (the core took it off the view) fails this file alone.
-    if (isTrap(err)) throw err;
-    file.free();
-    return failed(entry, err);
-  }
-  const drawMs = performance.now() - t3;
-  // A large world goes up batch by batch, a frame each: it is drawn once the last is.
-  try {
+    drawMs = performance.now() - t3;
     while (stats.uploading && state.current === entry.path) stats = await state.viewport.requestFrame();
     // A draw the GPU would not take (no buffer for it): the file is not drawn whole.
     const refused = state.current === entry.path && state.viewer.uploadProgress().failed;
     if (refused) throw new Error(`${entry.path}: not drawn whole: ${refused}`);
   } catch (err) {
     if (isTrap(err)) throw err;
-    file.free();
     return failed(entry, err);
   }
   // The panes wait until the GPU has rasterised the frame: built while it was rasterising,
   // the inspector slowed the frame by some 200 ms for a 500k-triangle model (two cores
   // shared by the page, its layout and the rasteriser). The page takes input meanwhile.
   const rasterMs = await state.viewport.rasterised();
-  if (abandoned() || state.current !== entry.path) {
-    file.free();
-    return { abandoned: true };
-  }
-  // The user's wait is over: the file is drawn. Scripts time an open to here
-  // (`relicview:frame`, on the document and as a performance mark).
-  const frameMs = performance.now() - t0;
-  performance.mark('relicview:frame', { detail: entry.path });
-  document.dispatchEvent(new CustomEvent('relicview:frame', { detail: { path: entry.path, ms: frameMs } }));
-  // The frame goes on screen before the panes are filled: the info pane, the toolbar, the
-  // address and the inspector are not needed to see the model (a world's info pane lays
-  // out its whole text; a new history entry alone took 15–45 ms after a big frame), so
-  // they come after, each in a task of its own.
-  await afterNextFrame();
-  if (abandoned() || state.current !== entry.path) {
-    file.free();
-    return { abandoned: true };
-  }
+  return { stats, drawMs, rasterMs };
+}
+
+// The info pane, the toolbar and the address for a file on show; its damage said.
+/** @param {Entry} entry @param {ShownFile} file @param {import('../pkg/relicview.js').FrameStats} stats @param {OpenSteps} steps */
+function fillInfo(entry, file, stats, { restore, newFile }) {
   showDocument(file);
   syncDrawnRow(state.viewer.stats());
   const size = sizeText('scene');
@@ -224,18 +284,16 @@ async function openNow(path, restore, request) {
   syncToolbar();
   writeHash({ push: newFile && !restore, opened: true });
   linkApplied();
-  await nextTask();
-  if (abandoned() || state.current !== entry.path) {
-    file.free();
-    return { abandoned: true };
-  }
-  const inspectMs = showInspector(file);
-  if (restore && restore.chunk !== null && state.current === entry.path) {
-    state.inspector.selectChunk(restore.chunk);
-    writeHash({ push: false, opened: true });
-  }
-  endLoading();
-  const core = file.timings();
+}
+
+// What the open took, for scripts (state.lastOpen).
+/**
+ * @param {Entry} entry @param {OpenedHere} opened
+ * @param {{ drawMs: number, rasterMs: number, frameMs: number, inspectMs: number, t0: number }} times
+ */
+function keepTimings(entry, opened, { drawMs, rasterMs, frameMs, inspectMs, t0 }) {
+  const core = opened.file.timings();
+  const worker = opened.viaWorker ? opened.file : null;
   state.lastOpen = {
     path: entry.path,
     readMs: core.readMs,
@@ -247,10 +305,10 @@ async function openNow(path, restore, request) {
     uploadMs: state.viewer.uploadMs(),
     uploadBytes: state.viewer.uploadBytes(),
     // Opened by the worker (read, parse and inspector off this thread), and its memory.
-    worker: viaWorker,
-    workerMemoryBytes: viaWorker ? file.workerMemoryBytes : null,
-    packMs: viaWorker ? file.packMs : null,
-    deliverMs: viaWorker ? file.deliverMs : null,
+    worker: opened.viaWorker,
+    workerMemoryBytes: worker ? worker.workerMemoryBytes : null,
+    packMs: worker ? worker.packMs : null,
+    deliverMs: worker ? worker.deliverMs : null,
     // Uploading the scene and making the first frame's draw calls (the GPU rasterises it
     // after).
     drawMs,
@@ -260,12 +318,11 @@ async function openNow(path, restore, request) {
     frameMs,
     totalMs: performance.now() - t0,
   };
-  file.free();
-  return { triangles: stats.triangles, drawCalls: stats.drawCalls };
 }
 
 // A file that cannot be read or parsed: marked in the list, its error in the panel, the view
 // cleared; the rest of the archive stays usable.
+/** @param {Entry} entry @param {unknown} err @returns {Promise<never>} */
 async function failed(entry, err) {
   endLoading();
   state.viewer.clear();
@@ -273,7 +330,7 @@ async function failed(entry, err) {
   hideFlat();
   setView('failed');
   showError(entry.path, err);
-  setExport(false, `${entry.path.split('/').pop()} could not be opened`);
+  setExport(false, `${fileName(entry.path)} could not be opened`);
   await state.viewport.requestFrame();
   throw err;
 }
@@ -281,13 +338,15 @@ async function failed(entry, err) {
 // An open asked for while another is under way runs after it; an open that a later one
 // replaced before it could show is abandoned (→ {abandoned: true}): stepping through a
 // list with the keyboard shows where it stops, not every file on the way.
+/** @param {string} path @param {import('./urlstate.js').LinkView | null} [restore] @returns {Promise<Opened>} */
 export function open(path, restore = null) {
-  return queued(path, request => openNow(path, restore, request));
+  return queued(path, (/** @type {number} */ request) => openNow(path, restore, request));
 }
 
 // The way every open runs: after the one before it, the last one asked for winning (`run`
 // gets its request number, to tell whether a later one replaced it), guarded against a
 // trap of the core. Comparisons (compare.js) run this way too.
+/** @template T @param {string} label @param {(request: number) => Promise<T>} run @returns {Promise<T>} */
 export function queued(label, run) {
   const { job } = enqueue(request => guarded(label, () => run(request)));
   // A big file still parsing in the worker is not waited for.
@@ -296,6 +355,7 @@ export function queued(label, run) {
 }
 
 // No file on show (the archive's texture gallery is): `title` heads the info pane.
+/** @param {string} title */
 export function closeFile(title) {
   clearShown();
   $('info-title').textContent = title;
@@ -322,6 +382,7 @@ function clearShown() {
 }
 
 // Restore the view a link describes: its file (with camera, LOD and chunk).
+/** @param {import('./urlstate.js').LinkView} link */
 export function applyLink(link) {
   const target = link.path && state.byPath.get(link.path.toLowerCase());
   if (link.path && !target) {
@@ -355,10 +416,11 @@ export function applyLink(link) {
 // The one entry a link's path inside a container names in this archive: the same container
 // path, or one ending in it (the folder that holds the container was opened); null unless
 // exactly one.
+/** @param {string} path */
 function entryInsideContainer(path) {
   const container = containerOfPath(path);
   if (!container) return null;
-  const name = container.split('/').pop();
+  const name = fileName(container);
   const tail = `${name}/${path.slice(container.length + 1)}`.toLowerCase();
   const found = state.entries.filter(
     e => e.path.toLowerCase() === tail || e.path.toLowerCase().endsWith(`/${tail}`),
@@ -368,13 +430,15 @@ function entryInsideContainer(path) {
 
 // After a new file list: restore the link's view if it is for this archive, else show the
 // first model. (A link to a local folder waits for the folder's fingerprint.)
+/** @param {number} generation */
 async function openInitial(generation) {
   const link = readHash();
   const linkFolder = link.folder && !link.archive ? link.folder : null;
   if (linkFolder && !(await fingerprintFolder(generation))) return;
   // A link to a file inside a container: the container itself opened, or the folder that
   // holds it, is the archive the link asks for (whatever else lies beside it).
-  const inside = linkFolder && linkFolder !== state.source.folder ? entryInsideContainer(link.path) : null;
+  const inside =
+    linkFolder && link.path && linkFolder !== state.source.folder ? entryInsideContainer(link.path) : null;
   if (inside) {
     applyLink({ ...link, path: inside.path });
     return;
@@ -410,7 +474,7 @@ async function openFirstValid() {
     const before = state.requests;
     try {
       const shown = await open(e.path);
-      if (!shown || shown.abandoned) return null;
+      if (!shown || 'abandoned' in shown) return null;
       // Drawn despite damage: shown only if nothing after it opens whole.
       if (!e.damaged || e === candidates[candidates.length - 1]) return e.path;
       if (state.requests !== before + 1) return null;
@@ -422,6 +486,7 @@ async function openFirstValid() {
   return null;
 }
 
+/** @param {Entries} entries @param {string} label @param {typeof state.source} source */
 export async function loadEntries(entries, label, source) {
   await ready;
   const generation = ++state.generation;
@@ -506,6 +571,7 @@ export async function loadEntries(entries, label, source) {
 }
 
 // (A local folder's fingerprint comes once its sizes are known: see fingerprintFolder.)
+/** @param {Iterable<File> | ArrayLike<File>} files */
 export function loadFiles(files) {
   return loadEntries(entriesFromFiles(files), 'local files', { folder: null });
 }

@@ -6,6 +6,7 @@
 import { state } from './state.js';
 
 // `path` is on show (a file, or file A of a comparison).
+/** @param {string} path */
 export function showing(path) {
   state.current = path;
 }
@@ -17,6 +18,7 @@ export function showingNothing() {
 
 // `run(request)` after the opens before it; → its job. The request number tells a run whether
 // a later one replaced it.
+/** @template T @param {(request: number) => Promise<T>} run @returns {{ request: number, job: Promise<T> }} */
 export function enqueue(run) {
   const request = ++state.requests;
   const job = state.queue.then(() => run(request));
@@ -38,16 +40,19 @@ export function resetOpens() {
 
 // The file `path` is about to be read for an open on this thread: its bytes are kept as read
 // (keepRead), for the hex view's "as stored".
+/** @param {string} path */
 export function startReading(path) {
   state.reading = { path, buffer: null };
 }
 
 // The bytes of `path` as read, kept if it is the file being opened.
+/** @param {string} path @param {ArrayBuffer} buffer */
 export function keepRead(path, buffer) {
   if (path === state.reading.path) state.reading.buffer = buffer;
 }
 
 // The bytes kept for `path` (null if none), and the keeping ends.
+/** @param {string} path */
 export function takeRead(path) {
   const stored = state.reading.path === path ? state.reading.buffer : null;
   state.reading = { path: null, buffer: null };

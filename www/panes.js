@@ -7,15 +7,23 @@
 const STORE = 'relicview.panes';
 const KEY_STEP = 16; // px per arrow press (Shift: 4×)
 
+// The pane a toggle or splitter names (data-pane), or null.
+/** @param {HTMLElement} el */
+function paneOf(el) {
+  return el.dataset.pane ? document.getElementById(el.dataset.pane) : null;
+}
+
 export class Panes {
   /** @param {{onChange?: () => void}} [options] */
   constructor({ onChange } = {}) {
     this.onChange = onChange || (() => {});
     this.saved = load();
     // Panes a view folded away for room (fold): the reader's own choice is kept apart.
+    /** @type {Set<string>} */
     this.folded = new Set();
     for (const toggle of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.pane-toggle'))) {
-      const pane = document.getElementById(toggle.dataset.pane);
+      const pane = paneOf(toggle);
+      if (!pane) continue;
       toggle.addEventListener('click', () => {
         // The reader's choice overrides a view's fold.
         this.folded.delete(pane.id);
@@ -33,6 +41,7 @@ export class Panes {
   }
 
   // Show or hide a pane with its splitter; → whether it shows.
+  /** @param {string} id @param {boolean} shown @param {boolean} [remember] */
   setShown(id, shown, remember = true) {
     const pane = document.getElementById(id);
     if (!pane) return false;
@@ -51,6 +60,7 @@ export class Panes {
   // Fold pane `id` away for a view's room (on), or bring back one so folded (off). What
   // the reader chose is untouched: a pane they hid stays hidden, and a folded pane is not
   // remembered as hidden.
+  /** @param {string} id @param {boolean} on */
   fold(id, on) {
     if (on && this.shown(id)) {
       this.folded.add(id);
@@ -60,14 +70,17 @@ export class Panes {
     }
   }
 
+  /** @param {string} id */
   shown(id) {
     const pane = document.getElementById(id);
     return Boolean(pane && !pane.hidden);
   }
 
+  /** @param {HTMLElement} splitter */
   bindSplitter(splitter) {
-    const pane = document.getElementById(splitter.dataset.pane);
-    const edge = splitter.dataset.edge;
+    const pane = paneOf(splitter);
+    if (!pane) return;
+    const edge = /** @type {'right' | 'left' | 'top'} */ (splitter.dataset.edge);
     const vertical = edge === 'top';
     splitter.addEventListener('pointerdown', e => {
       e.preventDefault();
@@ -78,7 +91,7 @@ export class Panes {
         /* drags without capture too */
       }
       // Where the pointer holds the splitter stays under it as it moves.
-      const reach = m => {
+      const reach = (/** @type {PointerEvent} */ m) => {
         const r = pane.getBoundingClientRect();
         return edge === 'right'
           ? m.clientX - r.left
@@ -88,7 +101,7 @@ export class Panes {
       };
       const r0 = pane.getBoundingClientRect();
       const grab = reach(e) - (vertical ? r0.height : r0.width);
-      const move = m => this.setSize(pane, reach(m) - grab);
+      const move = (/** @type {PointerEvent} */ m) => this.setSize(pane, reach(m) - grab);
       const up = () => {
         splitter.classList.remove('dragging');
         splitter.removeEventListener('pointermove', move);
@@ -110,7 +123,7 @@ export class Panes {
         left: ['ArrowLeft', 'ArrowRight'],
         top: ['ArrowUp', 'ArrowDown'],
       }[edge];
-      let px = null;
+      let px = 0;
       if (e.key === grow[0]) px = now + step;
       else if (e.key === grow[1]) px = now - step;
       else if (e.key === 'Home') px = 0;
@@ -132,19 +145,20 @@ export class Panes {
 
   // Size a pane in CSS px, within its CSS min/max (the browser clamps; the value shown to
   // assistive technology is what it got, as a share of the window).
+  /** @param {HTMLElement} pane @param {number} px @param {boolean} [notify] */
   setSize(pane, px, notify = true) {
     const prop = pane.id === 'inspector' ? 'height' : 'width';
     // A comparison's inspector has a height of its own (style.css), not remembered.
     if (pane.id === 'inspector' && document.body.dataset.view === 'compare')
       pane.style.setProperty('--compare-h', `${Math.max(0, Math.round(px))}px`);
-    else pane.style[prop] = `${Math.max(0, Math.round(px))}px`;
+    else pane.style.setProperty(prop, `${Math.max(0, Math.round(px))}px`);
     this.updateValues();
     if (notify) this.onChange();
   }
 
   updateValues() {
     for (const s of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.splitter'))) {
-      const pane = document.getElementById(s.dataset.pane);
+      const pane = paneOf(s);
       if (!pane) continue;
       const r = pane.getBoundingClientRect();
       const share =
@@ -158,14 +172,16 @@ export class Panes {
   }
 
   save() {
+    /** @type {Record<string, number>} */
     const sizes = {};
     for (const s of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.splitter'))) {
-      const pane = document.getElementById(s.dataset.pane);
+      const pane = paneOf(s);
       const prop = pane?.id === 'inspector' ? 'height' : 'width';
-      if (pane && pane.style[prop]) sizes[pane.id] = parseFloat(pane.style[prop]);
+      const size = pane?.style.getPropertyValue(prop);
+      if (pane && size) sizes[pane.id] = parseFloat(size);
     }
     const hidden = [.../** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('.pane-toggle'))]
-      .map(t => t.dataset.pane)
+      .flatMap(t => (t.dataset.pane ? [t.dataset.pane] : []))
       .filter(id => document.getElementById(id)?.hidden && !this.folded.has(id));
     this.saved = { sizes, hidden };
     try {

@@ -17,6 +17,7 @@ const MAX_ZONE_ROWS = 1000;
 
 // Hide (destroy) or show damage zones by name ({dz_larm: true}); resolves with the Parts
 // view once drawn.
+/** @param {Record<string, boolean>} hiddenByName */
 export async function setZones(hiddenByName) {
   await ready;
   const hidden = new Set(
@@ -34,6 +35,7 @@ export async function setZones(hiddenByName) {
 }
 
 // One zone: setPart('dz_larm', {hidden: true}).
+/** @param {string} zone @param {{ hidden: boolean }} how */
 export function setPart(zone, { hidden }) {
   if (!state.viewer.parts().zones.some(z => z.name === zone))
     return Promise.reject(new Error(`no damage zone ${zone} in the file on show`));
@@ -41,10 +43,12 @@ export function setPart(zone, { hidden }) {
 }
 
 // Every zone destroyed (true) or intact (false).
+/** @param {boolean} hidden */
 export function setAllZones(hidden) {
   return setZones(Object.fromEntries(state.viewer.parts().zones.map(z => [z.name, hidden])));
 }
 
+/** @param {boolean} on */
 export async function setZoneColours(on) {
   await ready;
   state.viewer.setOptions({ zoneColours: Boolean(on) });
@@ -59,6 +63,10 @@ async function redraw() {
   return state.viewer.parts();
 }
 
+/**
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag @param {Partial<HTMLElementTagNameMap[K]>} [props] @param {(Node | string)[]} children
+ */
 function el(tag, props = {}, ...children) {
   const e = document.createElement(tag);
   Object.assign(e, props);
@@ -66,14 +74,15 @@ function el(tag, props = {}, ...children) {
   return e;
 }
 
-const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+const plural = (/** @type {number} */ n, /** @type {string} */ one, /** @type {string} */ many) =>
+  `${n} ${n === 1 ? one : many}`;
 
 // The Parts section follows the file on show.
 export function syncParts() {
   const section = $('parts');
   const parts = state.current && !state.compare ? state.viewer.parts() : null;
   section.hidden = !parts || (parts.zones.length === 0 && parts.partsTotal === 0);
-  if (section.hidden) return;
+  if (!parts || section.hidden) return;
   $('opt-zone-colours').checked = state.viewer.options().zoneColours;
   $('opt-zone-colours').disabled = parts.zones.length === 0;
   $('parts-zone-tools').hidden = parts.zones.length === 0;
@@ -99,6 +108,7 @@ export function syncParts() {
     .join(' · ');
 }
 
+/** @param {import('../pkg/relicview.js').ZoneState} z */
 function zoneRow(z) {
   const box = el('input', {
     type: 'checkbox',
@@ -137,6 +147,7 @@ function zoneRow(z) {
   return row;
 }
 
+/** @param {import('../pkg/relicview.js').PartState} p */
 function partRow(p) {
   const name = el('button', {
     type: 'button',
@@ -165,12 +176,14 @@ function restoreOutline() {
   state.viewport.requestFrame();
 }
 
+/** @param {number | null | undefined} record */
 function selectRecord(record) {
   if (record === null || record === undefined) return;
   state.inspector.selectChunk(record);
 }
 
 // The zone's first part with a record of the file on show, selected in the inspector.
+/** @param {string} zone */
 function selectZone(zone) {
   const part = state.viewer
     .parts()
@@ -180,9 +193,11 @@ function selectZone(zone) {
 
 // The archive's files whose models carry `word` (a zone, lower case; a behaviour word,
 // upper case), each parsed on its own as the archive check does → [path].
+/** @param {string} word @returns {Promise<string[]>} */
 export async function filesWithWord(word) {
   await ready;
   const generation = state.generation;
+  /** @type {string[]} */
   const found = [];
   const geometry = state.entries.filter(
     e => !e.kind || e.kind === 'biz2-geometry' || /\.(bgf|b2z)$/i.test(e.path),
@@ -211,11 +226,11 @@ async function showUsers() {
 
 // The section's own controls.
 export function wireParts() {
-  $('opt-zone-colours').addEventListener('change', e => setZoneColours(e.target.checked));
+  $('opt-zone-colours').addEventListener('change', () => setZoneColours($('opt-zone-colours').checked));
   $('parts-destroyed').addEventListener('click', () => setAllZones(true));
   $('parts-intact').addEventListener('click', () => setAllZones(false));
-  $('parts-word').addEventListener('change', e => {
-    wordFilter = e.target.value;
+  $('parts-word').addEventListener('change', () => {
+    wordFilter = $('parts-word').value;
     $('parts-users').replaceChildren();
     syncParts();
   });

@@ -10,6 +10,7 @@ import { endLoading, loadingProgress } from './loading.js';
 import { keepRead, resetOpens } from './opens.js';
 
 // How the core reads an archive file: → Promise<ArrayBuffer>.
+/** @param {string} path @returns {Promise<ArrayBuffer>} */
 function readForCore(path) {
   const entry = state.byPath.get(path.toLowerCase());
   // Each file read while opening shows: a world reads its models one after another.
@@ -19,6 +20,7 @@ function readForCore(path) {
   // The file being opened is kept as read: the hex view shows it as stored from this
   // buffer rather than from a copy of the core's. A read that takes long (a 7z's solid block
   // decoded) says how far it got.
+  /** @type {ReadProgress} */
   const progress = (what, done, total) => {
     if (state.opening) loadingProgress(what, done, total);
   };
@@ -31,6 +33,7 @@ function readForCore(path) {
 // Instance `generation` of the core, with the viewer and the archive session on it.
 // `shadersLater`: the viewer's shaders are compiled once the page is idle after its first
 // frame (a link to a file), not now.
+/** @param {number} generation @param {{ shadersLater?: boolean }} [how] */
 export async function startCore(generation, { shadersLater = false } = {}) {
   const { glue, exports } = await instantiate(state.module, generation);
   setCore(glue);
@@ -52,6 +55,7 @@ export async function startCore(generation, { shadersLater = false } = {}) {
 // some 190 ms of a cold link's wait here, which its one model needs a few of. A link to a
 // file opens that file first, and the rest are compiled when the page is idle after its
 // frame (or after 5 s without one: a link to a file that fails).
+/** @param {import('./state.js').Viewer} viewer */
 function warmShadersAfterFirstFrame(viewer) {
   let done = false;
   const warm = () => {
@@ -63,7 +67,9 @@ function warmShadersAfterFirstFrame(viewer) {
     state.viewport?.requestFrame().catch(() => {});
   };
   const idle = () =>
-    globalThis.requestIdleCallback ? requestIdleCallback(warm, { timeout: 2000 }) : setTimeout(warm, 200);
+    typeof requestIdleCallback === 'function'
+      ? requestIdleCallback(warm, { timeout: 2000 })
+      : setTimeout(warm, 200);
   const later = () => idle();
   document.addEventListener('relicview:frame', later, { once: true });
   setTimeout(idle, 5000);
@@ -80,10 +86,13 @@ function warmShadersAfterFirstFrame(viewer) {
 /** @type {[number, number][]} */
 const WARM_ROUNDS = [[3, 1], [5, 2], [8, 3], ...Array(14).fill([10, 4])];
 
+/** @param {number} generation */
 function warmCoreWhenIdle(generation) {
   state.coreWarmUp = { rounds: 0, ms: 0, longestMs: 0 };
-  const idle = step =>
-    globalThis.requestIdleCallback ? requestIdleCallback(step, { timeout: 2000 }) : setTimeout(step, 200);
+  const idle = (/** @type {() => void} */ step) =>
+    typeof requestIdleCallback === 'function'
+      ? requestIdleCallback(step, { timeout: 2000 })
+      : setTimeout(step, 200);
   const step = () => {
     const round = WARM_ROUNDS[state.coreWarmUp.rounds];
     if (state.traps.length !== generation || !round) return;
@@ -110,19 +119,21 @@ function warmCoreWhenIdle(generation) {
 
 // The core trapped: start a new instance, give it the archive's listing, mark the file that
 // was on show or opening, and say what happened over the view. The next open works.
+/** @param {unknown} err */
 export function recoverFromTrap(err) {
   state.recovering ||= (async () => {
     const path = state.current;
     // The panic's own words where the core left them, else the trap's.
     const said = globalThis.relicviewPanic;
-    delete globalThis.relicviewPanic;
-    state.traps.push({ path, message: said || message(err) });
-    state.loseCore(err);
+    globalThis.relicviewPanic = undefined;
+    const trap = { path, message: said || message(err) };
+    state.traps.push(trap);
+    state.loseCore?.(err);
     resetOpens();
     await startCore(state.traps.length);
     setListing();
     const entry = path && state.byPath.get(path.toLowerCase());
-    const why = `The viewer's core stopped${path ? ' on this file' : ''} (${state.traps.at(-1).message}). It has been restarted: the archive is still open, and other files open as before.`;
+    const why = `The viewer's core stopped${path ? ' on this file' : ''} (${trap.message}). It has been restarted: the archive is still open, and other files open as before.`;
     if (entry) state.files.setFailed(entry, true, why);
     // Nothing of the lost instance's stays on show: its records, its progress.
     state.inspector.show(null, []);

@@ -3,24 +3,45 @@
 // the second file of a comparison. main.js gives the answers once, at boot; a module that
 // asks names no module above it, and no request goes round through an event.
 
-const answers = { open: null, compare: null, pickForComparison: null };
+/**
+ * @typedef {object} Answers
+ * @property {(path: string) => void} open
+ * @property {(a: string, b: string, link: import('./urlstate.js').LinkView | null) => void} compare
+ * @property {(path: string) => void} pickForComparison
+ */
+
+// Until main.js answers, a request is an error (none can come before boot ends).
+/** @param {string} what */
+const unanswered = what => () => {
+  throw new Error(`${what} was asked for before the page could answer`);
+};
+/** @type {Answers} */
+const answers = {
+  open: unanswered('an open'),
+  compare: unanswered('a comparison'),
+  pickForComparison: unanswered('a comparison'),
+};
 
 // `given`: {open(path), compare(a, b, link), pickForComparison(path)} (main.js only).
+/** @param {Answers} given */
 export function answerRequests(given) {
   Object.assign(answers, given);
 }
 
 // Open the archive file at `path` (a link in the info pane, a gallery card's user).
+/** @param {string} path */
 export function requestOpen(path) {
   answers.open(path);
 }
 
 // Compare files `a` and `b` (`link`: the view a shared link asks for, or null).
+/** @param {string} a @param {string} b @param {import('./urlstate.js').LinkView | null} [link] */
 export function requestCompare(a, b, link = null) {
   answers.compare(a, b, link);
 }
 
 // `path` is the first file of a comparison; the next file picked is the second.
+/** @param {string} path */
 export function requestPickForComparison(path) {
   answers.pickForComparison(path);
 }

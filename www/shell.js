@@ -49,9 +49,9 @@ function bindMenus() {
 // The fly pad's buttons are held like the fly keys.
 function bindFlyPad() {
   for (const b of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('#fly-pad [data-fly]'))) {
-    const hold = down => e => {
+    const hold = (/** @type {boolean} */ down) => (/** @type {Event} */ e) => {
       e.preventDefault();
-      state.viewport.hold(b.dataset.fly, down);
+      state.viewport.hold(b.dataset.fly ?? '', down);
     };
     b.addEventListener('pointerdown', (/** @type {PointerEvent} */ e) => {
       try {
@@ -72,15 +72,23 @@ export function bindShell() {
   bindFlyPad();
   // Real buttons (in the Tab order) for the hidden file inputs.
   for (const [button, input] of [
-    ['folder-button', 'folder-input'],
-    ['files-button', 'files-input'],
-    ['landing-folder', 'folder-input'],
-    ['landing-files', 'files-input'],
+    [$('folder-button'), $('folder-input')],
+    [$('files-button'), $('files-input')],
+    [$('landing-folder'), $('folder-input')],
+    [$('landing-files'), $('files-input')],
   ]) {
-    $(button).addEventListener('click', () => $(input).click());
+    button.addEventListener('click', () => input.click());
   }
-  $('background-select').addEventListener('change', e => setOptions({ background: e.target.value }));
-  $('lighting-select').addEventListener('change', e => setOptions({ lighting: e.target.value }));
+  $('background-select').addEventListener('change', () =>
+    setOptions({
+      background: /** @type {import('../pkg/relicview.js').Background} */ ($('background-select').value),
+    }),
+  );
+  $('lighting-select').addEventListener('change', () =>
+    setOptions({
+      lighting: /** @type {import('../pkg/relicview.js').Lighting} */ ($('lighting-select').value),
+    }),
+  );
   state.help = new Help($('help'), $('help-keys'), $('help-button'), $('help-close'));
   // ? anywhere but in a text field.
   document.addEventListener('keydown', e => {
@@ -91,47 +99,47 @@ export function bindShell() {
     state.help.show();
   });
   state.panes = new Panes({ onChange: () => state.viewport?.requestFrame() });
-  for (const id of ['folder-input', 'files-input']) {
-    $(id).addEventListener('change', e => {
+  for (const input of [$('folder-input'), $('files-input')]) {
+    input.addEventListener('change', () => {
       // The Files are taken and the input emptied: the browser keeps an input's chosen paths
       // in the page's saved form state and writes all of it to the history entry on every
       // address change, 4.8 s of each 5 s for a folder of 20,000 while a model played (and
       // the same folder can be chosen again).
-      const files = Array.from(e.target.files);
-      e.target.value = '';
+      const files = Array.from(input.files ?? []);
+      input.value = '';
       if (files.length) loadFiles(files);
     });
   }
-  $('lod-select').addEventListener('change', e => setOptions({ lod: Number(e.target.value) }));
-  $('opt-autolod').addEventListener('change', e => setOptions({ autoLod: e.target.checked }));
-  $('opt-wireframe').addEventListener('change', e => setOptions({ wireframe: e.target.checked }));
-  $('opt-cullback').addEventListener('change', e => setOptions({ cullBack: e.target.checked }));
+  $('lod-select').addEventListener('change', () => setOptions({ lod: Number($('lod-select').value) }));
+  $('opt-autolod').addEventListener('change', () => setOptions({ autoLod: $('opt-autolod').checked }));
+  $('opt-wireframe').addEventListener('change', () => setOptions({ wireframe: $('opt-wireframe').checked }));
+  $('opt-cullback').addEventListener('change', () => setOptions({ cullBack: $('opt-cullback').checked }));
   $('frame-button').addEventListener('click', () => frame());
-  $('camera-select').addEventListener('change', e => {
-    const v = e.target.value;
+  $('camera-select').addEventListener('change', () => {
+    const v = $('camera-select').value;
     setCamera(v.startsWith('view:') ? Number(v.slice(5)) : v).catch(() => {});
   });
   for (const b of /** @type {NodeListOf<HTMLElement>} */ (
     document.querySelectorAll('#axis-views [data-axis]')
   )) {
-    b.addEventListener('click', () => axisView(b.dataset.axis));
+    b.addEventListener('click', () => axisView(b.dataset.axis ?? ''));
   }
   $('play-button').addEventListener('click', () => setClock({ playing: !state.viewer.clockState().playing }));
-  $('speed-select').addEventListener('change', e => setClock({ speed: Number(e.target.value) }));
-  $('scrub').addEventListener('input', e => setClock({ time: Number(e.target.value), playing: false }));
+  $('speed-select').addEventListener('change', () => setClock({ speed: Number($('speed-select').value) }));
+  $('scrub').addEventListener('input', () => setClock({ time: Number($('scrub').value), playing: false }));
   // One frame of a clip that runs in frames (an FF7 animation), else a tenth of a second.
   // A frame of the clips on show, or a tenth of a second where they do not run in frames.
-  const step = k =>
+  const step = (/** @type {number} */ k) =>
     setClock({
       time: Math.max(0, state.viewer.animationTime() + k * (state.viewer.frameTime() ?? 0.1)),
       playing: false,
     });
   $('step-back').addEventListener('click', () => step(-1));
   $('step-forward').addEventListener('click', () => step(1));
-  $('choice-select').addEventListener('change', e => choose(Number(e.target.value)));
-  $('opt-skeleton').addEventListener('change', e => setOptions({ skeleton: e.target.checked }));
-  $('opt-blink').addEventListener('change', e => setOptions({ blink: e.target.checked }));
-  $('opt-grid').addEventListener('change', e => setOptions({ grid: e.target.checked }));
+  $('choice-select').addEventListener('change', () => choose(Number($('choice-select').value)));
+  $('opt-skeleton').addEventListener('change', () => setOptions({ skeleton: $('opt-skeleton').checked }));
+  $('opt-blink').addEventListener('change', () => setOptions({ blink: $('opt-blink').checked }));
+  $('opt-grid').addEventListener('change', () => setOptions({ grid: $('opt-grid').checked }));
   $('measure-button').addEventListener('click', () => setMeasuring(!state.measuring));
   $('share-button').addEventListener('click', () => share());
   $('check-button').addEventListener('click', () => checkArchive().catch(() => {}));
@@ -160,7 +168,8 @@ export function bindShell() {
   window.addEventListener('drop', e => {
     e.preventDefault();
     overlay.hidden = true;
-    collectDrop(e.dataTransfer).then(entries => loadEntries(entries, 'dropped', { folder: null }));
+    if (e.dataTransfer)
+      collectDrop(e.dataTransfer).then(entries => loadEntries(entries, 'dropped', { folder: null }));
   });
   // Back/forward, and links pasted into the address bar of an open page.
   const follow = () => applyLink(readHash());

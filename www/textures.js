@@ -6,9 +6,9 @@
 // out (for a VRAM page: VRAM's word, the CLUT index and the colour). The core finds them
 // and their users; cards come in as files are read.
 
-import { $, count, nextTask, ready, state } from './state.js';
+import { $, count, fileName, first, nextTask, ready, state } from './state.js';
 import { kindOfEntry } from './listing.js';
-import { planesReadout, showTexture, showTextureGrid } from './flatview.js';
+import { context2d, planesReadout, showTexture, showTextureGrid } from './flatview.js';
 import { download } from './exporting.js';
 import { currentView, setView } from './viewmode.js';
 import { closeFile } from './openflow.js';
@@ -16,11 +16,12 @@ import { requestOpen } from './requests.js';
 import { addRow } from './infopane.js';
 
 // What a card's PNG is called: the file's name, and its texture's place for a decoded one.
-const pngName = c =>
-  `${c.path.split('/').pop()}${c.texture === undefined || c.texture === null ? '' : `.page${c.own}`}`;
+const pngName = (/** @type {TextureCardShown} */ c) =>
+  `${fileName(c.path)}${c.texture === undefined || c.texture === null ? '' : `.page${c.own}`}`;
 
 // The archive's textures → [{path, texture, width, height, format, materials, users}],
 // read once per archive (the cards keep their thumbnails).
+/** @param {{ onCard?: ((c: TextureCardShown) => void) | null }} [how] @returns {Promise<TextureCardShown[]>} */
 export async function textureList({ onCard = null } = {}) {
   await ready;
   if (state.textures && state.textures.generation === state.generation) {
@@ -32,8 +33,10 @@ export async function textureList({ onCard = null } = {}) {
     const c = kindOfEntry(e).capabilities;
     return c.image || c.ownTextures;
   });
+  /** @type {TextureCardShown[]} */
   const cards = [];
   for (const e of files) {
+    /** @type {Awaited<ReturnType<import('./state.js').Session['textureCards']>>} */
     let found = [];
     try {
       found = await state.session.textureCards(e.path);
@@ -57,7 +60,8 @@ export async function textureList({ onCard = null } = {}) {
     if (c.users) continue;
     c.users = await state.session.textureUsers(c.path).catch(() => ({ materials: [], files: [] }));
     if (generation !== state.generation) return [];
-    if (c.element) fillUsers(c.element.querySelector('.card-users'), c.users);
+    const slot = c.element && first(c.element, '.card-users');
+    if (slot) fillUsers(slot, c.users);
   }
   state.textures = { generation, cards };
   return cards;
@@ -93,6 +97,7 @@ export async function showGallery() {
   return cards.length;
 }
 
+/** @param {TextureCardShown} c */
 function card(c) {
   const li = document.createElement('li');
   li.className = 'card texture-card';
@@ -102,20 +107,17 @@ function card(c) {
   picture.className = 'card-picture';
   picture.width = c.thumbnail.width;
   picture.height = c.thumbnail.height;
-  picture
-    .getContext('2d')
-    .putImageData(
-      new ImageData(new Uint8ClampedArray(c.thumbnail.rgba), c.thumbnail.width, c.thumbnail.height),
-      0,
-      0,
-    );
+  context2d(picture).putImageData(
+    new ImageData(new Uint8ClampedArray(c.thumbnail.rgba), c.thumbnail.width, c.thumbnail.height),
+    0,
+    0,
+  );
   picture.title = 'Open it at full size';
   picture.addEventListener('click', () => openTexture(c));
   const title = document.createElement('button');
   title.type = 'button';
   title.className = 'card-name';
-  title.textContent =
-    c.texture === undefined ? c.path.split('/').pop() : `${c.path.split('/').pop()} · page ${c.own}`;
+  title.textContent = c.texture === undefined ? fileName(c.path) : `${fileName(c.path)} · page ${c.own}`;
   title.title = `${c.path}: open it at full size`;
   title.addEventListener('click', () => openTexture(c));
   const meta = document.createElement('p');
@@ -137,8 +139,10 @@ function card(c) {
   return li;
 }
 
+/** @param {HTMLElement} slot @param {import('../pkg/relicview.js').TextureUsers} users */
 function fillUsers(slot, users) {
   slot.replaceChildren();
+  /** @type {Node[]} */
   const parts = [];
   if (users.materials.length)
     parts.push(document.createTextNode(`materials ${users.materials.join(', ')}; `));
@@ -151,7 +155,7 @@ function fillUsers(slot, users) {
       a.href = '#';
       a.className = 'file-link';
       a.dataset.path = p;
-      a.textContent = p.split('/').pop();
+      a.textContent = fileName(p);
       a.title = `Open ${p}`;
       a.addEventListener('click', e => {
         e.preventDefault();
@@ -164,22 +168,26 @@ function fillUsers(slot, users) {
 }
 
 // The texels of a card at full size: a picture file's, or its file's scene texture.
+/** @param {TextureCardShown} c @returns {Promise<{ file: import('./state.js').OpenedFile, image: import('../pkg/relicview.js').Picture }>} */
 async function texels(c) {
   if (state.textureFile) state.textureFile.free();
-  state.textureFile = await state.session.open(c.path);
-  return c.texture === undefined ? state.textureFile.image() : state.textureFile.sceneTexture(c.texture);
+  const file = (state.textureFile = await state.session.open(c.path));
+  const image = c.texture === undefined ? file.image() : file.sceneTexture(c.texture);
+  if (!image) throw new Error(`${c.path}: no texture to show`);
+  return { file, image };
 }
 
 // One texture at full size; a decoded one says what each texel is made of.
+/** @param {TextureCardShown} c */
 export async function openTexture(c) {
-  const image = await texels(c);
-  const file = state.textureFile;
+  const { file, image } = await texels(c);
+  const texture = c.texture;
   const describe =
-    c.texture === undefined
+    texture === undefined
       ? planesReadout(file.imagePlanes(), image.width)
-      : (x, y) =>
+      : (/** @type {number} */ x, /** @type {number} */ y) =>
           file
-            .texelSource(c.texture, x, y)
+            .texelSource(texture, x, y)
             .map(([k, v]) => `${k} ${v}`)
             .join(' · ');
   showTexture(image, { describe, back: () => backToGallery(c), name: pngName(c) });
@@ -193,6 +201,7 @@ export async function openTexture(c) {
 
 // The info pane for a texture opened at full size: what it is, where it comes from, who
 // uses it (each file a link).
+/** @param {TextureCardShown} c */
 function describeTexture(c) {
   $('info-title').textContent = c.texture === undefined ? c.path : `${c.path} · page ${c.own}`;
   $('info-error').hidden = true;
@@ -215,20 +224,24 @@ function describeTexture(c) {
 }
 
 // Back from a texture to the gallery, on the card it was opened from.
+/** @param {TextureCardShown} c */
 async function backToGallery(c) {
   await showGallery();
-  c.element?.querySelector('.card-name')?.focus();
+  (c.element && first(c.element, '.card-name'))?.focus();
 }
 
 // A card's PNG, at full size.
+/** @param {TextureCardShown} c */
 async function downloadCard(c) {
-  const image = await texels(c);
+  const { image } = await texels(c);
   const canvas = document.createElement('canvas');
   canvas.width = image.width;
   canvas.height = image.height;
-  canvas
-    .getContext('2d')
-    .putImageData(new ImageData(new Uint8ClampedArray(image.rgba), image.width, image.height), 0, 0);
+  context2d(canvas).putImageData(
+    new ImageData(new Uint8ClampedArray(image.rgba), image.width, image.height),
+    0,
+    0,
+  );
   canvas.toBlob(blob => {
     if (blob) download(blob, `${pngName(c)}.png`);
   }, 'image/png');

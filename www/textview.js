@@ -10,9 +10,13 @@ const TEXT_WINDOW = 400; // lines in the DOM at once, at most
 // → the view's element, with its `lineCount` and `find(query, step)` attached: the next (+1) or previous (−1)
 // line holding `query`, case aside, or the marked one if it still does (0)
 // → {match, matches, line} (line counted from 1), or null for no query.
+/**
+ * @typedef {HTMLDivElement & { lineCount: number, find: (query: string, step?: number) => TextFound | null }} TextViewElement
+ * @typedef {{ match: number, matches: number, line: number | null }} TextFound
+ */
+/** @param {string} text */
 export function textView(text) {
-  /** @type {any} */
-  const wrap = document.createElement('div');
+  const wrap = /** @type {TextViewElement} */ (document.createElement('div'));
   wrap.className = 'text-wrap';
   // Scrolled by the keyboard too.
   wrap.tabIndex = 0;
@@ -30,6 +34,7 @@ export function textView(text) {
   const hit = document.createElement('div');
   hit.className = 'text-hit';
   hit.hidden = true;
+  /** @param {number} first @param {number} last */
   const show = (first, last) => {
     gutter.textContent = Array.from({ length: last - first }, (_, i) => first + i + 1).join('\n');
     pre.textContent =
@@ -63,7 +68,7 @@ export function textView(text) {
     render(true);
   }
   let at = -1;
-  wrap.find = (query, step = 1) => {
+  wrap.find = (/** @type {string} */ query, step = 1) => {
     const q = query.toLowerCase();
     if (!q) {
       hit.hidden = true;

@@ -18,6 +18,38 @@
 
 import { viewWords } from './state.js';
 
+/**
+ * A view as a link holds it: what readHash gives, and what hashOf writes (a flag that is
+ * falsy, a field null or absent, is left out of the link).
+ * @typedef {object} LinkView
+ * @property {string | null} [archive]
+ * @property {string | null} [folder]
+ * @property {string | null} [path]
+ * @property {{ position: number[], target: number[], fov: number } | null} [cam]
+ * @property {number | null} [lod]
+ * @property {number | null} [chunk]
+ * @property {number | null} [t]
+ * @property {string | null} [mode]
+ * @property {number | null} [view]
+ * @property {string[] | null} [hide]
+ * @property {unknown} [paused]
+ * @property {number | null} [choice]
+ * @property {unknown} [skeleton]
+ * @property {unknown} [wire]
+ * @property {unknown} [cull]
+ * @property {string | null} [bg]
+ * @property {string | null} [light]
+ * @property {boolean | null} [blink]
+ * @property {unknown} [zones]
+ * @property {unknown} [grid]
+ * @property {number[][] | null} [measure]
+ * @property {string | null} [compare]
+ * @property {string | null} [cmode]
+ * @property {number | null} [split]
+ * @property {number | null} [row]
+ */
+
+/** @param {number} x */
 const round = x => Number(x.toFixed(4));
 
 // Whether the address is a link to a file (`path=`): read before the core is up, whose words
@@ -26,6 +58,7 @@ export function linksToFile(hash = location.hash) {
   return new URLSearchParams(hash.replace(/^#/, '')).has('path');
 }
 
+/** @returns {LinkView} */
 export function readHash(hash = location.hash) {
   const p = new URLSearchParams(hash.replace(/^#/, ''));
   const numbers = (p.get('cam') || '').split(',').map(Number);
@@ -33,9 +66,9 @@ export function readHash(hash = location.hash) {
     numbers.length === 7 && numbers.every(Number.isFinite)
       ? { position: numbers.slice(0, 3), target: numbers.slice(3, 6), fov: numbers[6] }
       : null;
-  const int = name => (p.has(name) && /^\d+$/.test(p.get(name)) ? Number(p.get(name)) : null);
+  const int = (/** @type {string} */ name) => (/^\d+$/.test(p.get(name) ?? '') ? Number(p.get(name)) : null);
   const t = p.has('t') && Number.isFinite(Number(p.get('t'))) ? Number(p.get('t')) : null;
-  const hide = p.has('hide') ? p.get('hide').split(',').filter(Boolean) : null;
+  const hide = p.get('hide')?.split(',').filter(Boolean) ?? null;
   return {
     archive: p.get('archive'),
     folder: p.get('folder'),
@@ -66,16 +99,19 @@ export function readHash(hash = location.hash) {
 }
 
 // Points as a link writes them: x,y,z after x,y,z (up to two), else null.
+/** @param {string | null} text */
 function points(text) {
   const n = (text || '').split(',').map(Number);
   if (!text || n.length % 3 !== 0 || n.length > 6 || !n.every(Number.isFinite)) return null;
   return n.length === 3 ? [n] : [n.slice(0, 3), n.slice(3)];
 }
 
+/** @param {string | null} value @param {string[]} allowed */
 function oneOf(value, allowed) {
-  return allowed.includes(value) ? value : null;
+  return value !== null && allowed.includes(value) ? value : null;
 }
 
+/** @param {LinkView} view */
 export function hashOf(view) {
   const p = new URLSearchParams();
   if (view.archive) p.set('archive', view.archive);
@@ -107,6 +143,7 @@ export function hashOf(view) {
 }
 
 // A short fingerprint of a folder's listing (paths and sizes, in path order): FNV-1a 32.
+/** @param {Entry[]} entries */
 export function fingerprint(entries) {
   const text = entries
     .map(e => `${e.path}\t${e.size}`)
@@ -122,20 +159,27 @@ export function fingerprint(entries) {
 
 // Calls `write` at most every `ms` milliseconds, always with the latest arguments;
 // `.cancel()` drops a call still waiting.
+/**
+ * @template {unknown[]} A
+ * @param {(...args: A) => void} write
+ * @param {number} ms
+ */
 export function throttle(write, ms) {
-  let timer = null;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
+  /** @type {A | null} */
   let last = null;
-  const call = (...args) => {
+  const call = (/** @type {A} */ ...args) => {
     last = args;
     if (timer) return;
     timer = setTimeout(() => {
-      timer = null;
-      write(...last);
+      timer = undefined;
+      if (last) write(...last);
     }, ms);
   };
   call.cancel = () => {
     clearTimeout(timer);
-    timer = null;
+    timer = undefined;
   };
   return call;
 }

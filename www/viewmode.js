@@ -26,6 +26,7 @@ export const VIEWS = [
   'compare',
 ];
 
+/** @param {string} name */
 export function setView(name) {
   if (!VIEWS.includes(name)) throw new Error(`no view called ${name}`);
   document.body.dataset.view = name;
@@ -36,6 +37,7 @@ export function currentView() {
 }
 
 // The view a file opened alone gets, from what it can show.
+/** @param {import('../pkg/relicview.js').FileCapabilities} can */
 export function viewOf(can) {
   // (A picture has a scene too, its quad, for the models' exports: shown flat.)
   if (can.gallery) return 'gallery';

@@ -3,6 +3,7 @@
 // maths lives in Rust (Viewer.orbit/pan/zoom); this only turns DOM events into calls.
 
 // Keys that fly the camera: [forward, right, up] per second, at the viewer's fly speed.
+/** @type {Record<string, number[]>} */
 const FLY_KEYS = {
   KeyW: [1, 0, 0],
   KeyS: [-1, 0, 0],
@@ -12,14 +13,17 @@ const FLY_KEYS = {
   KeyQ: [0, 0, -1],
 };
 
+/** @typedef {import('../pkg/relicview.js').FrameStats} FrameStats */
+
 export class Viewport {
+  /** @param {HTMLCanvasElement} canvas @param {import('./state.js').Viewer} viewer */
   constructor(canvas, viewer) {
     this.canvas = canvas;
     this.viewer = viewer;
     // What the page does on these (main.js gives them): a frame drawn (its stats), a draw
     // that failed, a fly key pressed, a key on the view (→ whether it was taken), a pick at
     // view point (x, y), a double click; and whether the keys may fly the camera (unset: they do).
-    /** @type {((stats: any) => void) | null} */
+    /** @type {((stats: FrameStats) => void) | null} */
     this.onFrame = null;
     /** @type {((err: Error) => void) | null} */
     this.onError = null;
@@ -33,11 +37,16 @@ export class Viewport {
     this.onDoubleClick = null;
     /** @type {(() => boolean) | null} */
     this.flyAllowed = null;
+    /** @type {{ resolve: (stats: FrameStats) => void, reject: (err: unknown) => void }[]} */
     this.pending = [];
     this.scheduled = false;
+    /** @type {Map<number, { x: number, y: number, button: number, startX: number, startY: number }>} */
     this.pointers = new Map();
+    this.lastClick = false;
     // Fly keys held down, and the time of the last frame that moved by them.
+    /** @type {Set<string>} */
     this.keys = new Set();
+    /** @type {number | null} */
     this.lastFly = null;
     this.resize();
     new ResizeObserver(() => {
@@ -48,11 +57,13 @@ export class Viewport {
   }
 
   // The core's viewer drawn with (a new one after the core restarts from a trap).
+  /** @param {import('./state.js').Viewer} viewer */
   useViewer(viewer) {
     this.viewer = viewer;
   }
 
   // Hold or release a fly key from an on-screen control (the fly pad).
+  /** @param {string} code @param {boolean} down */
   hold(code, down) {
     if (!(code in FLY_KEYS)) return;
     if (down) this.keys.add(code);
@@ -72,6 +83,7 @@ export class Viewport {
   }
 
   // Resolves with the frame's stats once the next frame has been drawn.
+  /** @returns {Promise<FrameStats>} */
   requestFrame() {
     return new Promise((resolve, reject) => {
       this.pending.push({ resolve, reject });
@@ -85,7 +97,7 @@ export class Viewport {
           waiting.forEach(p => p.resolve(stats));
         } catch (e) {
           waiting.forEach(p => p.reject(e));
-          if (this.onError) this.onError(e);
+          if (this.onError) this.onError(e instanceof Error ? e : new Error(String(e)));
         }
       });
     });
@@ -99,11 +111,12 @@ export class Viewport {
 
   // Resolves once the GPU has finished what was drawn so far (a fence, looked at between
   // tasks), or after `limitMs` whatever it says (a lost context never signals); → ms waited.
+  /** @returns {Promise<number>} */
   rasterised(limitMs = 10000) {
     const gl = this.canvas.getContext('webgl2');
     const t0 = performance.now();
     const fence = gl && gl.fenceSync ? gl.fenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0) : null;
-    if (!fence) return Promise.resolve(0);
+    if (!gl || !fence) return Promise.resolve(0);
     gl.flush();
     return new Promise(resolve => {
       const look = () => {
@@ -117,6 +130,7 @@ export class Viewport {
     });
   }
 
+  /** @param {number} now @returns {FrameStats} */
   drawFrame(now) {
     this.resize();
     this.flyStep(now);
@@ -130,6 +144,7 @@ export class Viewport {
   }
 
   // Move the camera by the fly keys held, for the time since the last frame.
+  /** @param {number} now */
   flyStep(now) {
     if (this.keys.size === 0) {
       this.lastFly = null;
@@ -189,14 +204,15 @@ export class Viewport {
         /* gesture works without capture */
       }
     });
-    const release = e => this.pointers.delete(e.pointerId);
+    const release = (/** @type {PointerEvent} */ e) => this.pointers.delete(e.pointerId);
     c.addEventListener('pointerup', e => {
       const p = this.pointers.get(e.pointerId);
       release(e);
       // A click (not a drag) with the primary button picks what is under it; the second
       // click of a double-click does not (it frames, and `onDoubleClick` undoes the first
       // click's pick).
-      this.lastClick = p && p.button === 0 && Math.hypot(e.clientX - p.startX, e.clientY - p.startY) < 4;
+      this.lastClick =
+        Boolean(p) && p?.button === 0 && Math.hypot(e.clientX - p.startX, e.clientY - p.startY) < 4;
     });
     c.addEventListener('click', e => {
       if (!this.lastClick || e.detail > 1 || !this.onPick) return;

@@ -1,0 +1,195 @@
+// Shapes the page's modules hand each other, declared once; the modules' JSDoc names them.
+// What the core hands the page is typed by its own declarations (pkg/relicview.d.ts).
+
+/** Where a worker can read a file itself (opener.js): a local File, a URL, or a reader. */
+type EntrySource = { file: File } | { url: string } | { read: () => Promise<ArrayBuffer> };
+
+/** How a long read goes: what it is doing, `done` of `total` steps (0: unknown). */
+type ReadProgress = (what: string, done: number, total: number) => void;
+
+/** A file of the archive's listing (files.js makes them; filelist.js marks them). */
+interface Entry {
+  path: string;
+  readonly size: number;
+  /** Whether the size is known yet (a local file's is looked up when first asked for). */
+  readonly sized?: boolean;
+  /** The kind's word (the core's), null or absent while not yet typed. */
+  kind?: string | null;
+  /** Its bytes; `progress` hears how a long read goes (a container entry's decoding). */
+  read(progress?: ReadProgress): Promise<ArrayBuffer>;
+  head?(): Promise<ArrayBuffer>;
+  source?(): EntrySource;
+  learnSize?(n: number): void;
+  file?: File;
+  /** A container the host could not open: why. */
+  containerFailure?: string;
+  /** Typing by content is under way. */
+  pending?: boolean;
+  /** Typed by its name so far: its content is read in the background to confirm it. */
+  byName?: boolean;
+  /** Its content is costly to read ahead (a solid 7z's entry): confirmed when opened. */
+  confirmOnOpen?: boolean;
+  failed?: boolean;
+  failure?: string | null;
+  damaged?: boolean;
+  /** The name on the disc, where the listing shows another (a version suffix cut). */
+  writtenAs?: string;
+}
+
+/** A listing's entries, with what the listing said of itself. */
+interface Entries extends Array<Entry> {
+  /** The archive's name (a served folder's). */
+  root?: string;
+  /** What the listing found wrong, as messages naming the container. */
+  problems?: string[];
+}
+
+/** What index.html's early script started (www/early.js): the core and a link's files. */
+interface EarlyDownloads {
+  core?: Promise<WebAssembly.Module>;
+  /** The listing a link names, taken (set to null) by the read it was started for. */
+  listing?: { url: string; json: Promise<any> } | null;
+  files?: { path: string; size: number; fetched: Promise<{ url: string; buffer: ArrayBuffer }> }[] | null;
+}
+
+declare var relicviewEarly: EarlyDownloads | undefined;
+
+/** A file's row of a hosted listing (archive.json, index.json), as read. */
+interface ListingRow {
+  path: string;
+  size: number;
+  kind?: string;
+  /** A container the host could not open: why. */
+  failure?: string;
+  /** What the file's open reads besides it (its libraries, textures, a world's models). */
+  refs?: string[];
+}
+
+/** What the inspector has selected: a record (null: bytes alone) and a byte range. */
+interface InspectorSelection {
+  chunk: number | null;
+  start: number;
+  end: number;
+}
+
+/** Two files compared, while on show (compare.js makes it, compareview.js holds it). */
+interface Comparison {
+  a: string;
+  b: string;
+  /** The comparison as `relicview diff --json` gives it. */
+  result: any;
+  legend: import('../pkg/relicview_tools.js').Legend;
+  hasDifference: boolean;
+}
+
+/** A texture of the gallery: the core's card, its place among its file's, who uses it. */
+type TextureCardShown = import('../pkg/relicview.js').TextureCard & {
+  thumbnail: import('../pkg/relicview.js').Picture;
+  own: number;
+  users: import('../pkg/relicview.js').TextureUsers | null;
+  /** Its card on the page, once drawn. */
+  element?: HTMLElement;
+};
+
+/** What the last panic in a wasm module said (crates/web-glue sets it; the page takes it). */
+declare var relicviewPanic: string | undefined;
+
+/**
+ * A file opened for the page: the core's OpenedFile, or one the parsing worker opened
+ * (opener.js's RemoteFile answers the same calls from what the worker sent).
+ */
+type ShownFile = Pick<
+  import('../pkg/relicview.js').OpenedFile,
+  | 'path'
+  | 'kind'
+  | 'capabilities'
+  | 'error'
+  | 'damage'
+  | 'inspect'
+  | 'bytes'
+  | 'infoRows'
+  | 'info'
+  | 'text'
+  | 'image'
+  | 'imageRegions'
+  | 'imagePlanes'
+  | 'gallery'
+  | 'exports'
+  | 'timings'
+  | 'free'
+>;
+
+/** A button under a message: its label and what it does. */
+type MessageAction = [string, () => void];
+
+/** A hosted listing (archive.json from `relicview serve`, index.json from `index`/`publish`). */
+interface HostedListing {
+  files?: ListingRow[];
+  containers?: HostedContainer[];
+  /** Where the files are, relative to the listing. */
+  base?: string;
+  /** The archive's name. */
+  root?: string;
+}
+
+/** Byte ranges as [offset, length] pairs. */
+type ByteRanges = [number, number][];
+
+/** A container entry of a hosted index: [path, size, kind, at, CRC-32, ranges, extents?]. */
+type HostedEntryRow = [string, number, string, number, string, ByteRanges, ByteRanges?];
+
+/** A container of a hosted index, read by the ranges it gives (hosted.js checks each). */
+interface HostedContainer {
+  path: string;
+  file: string;
+  size: number;
+  kind: 'zip' | 'disc' | 'chd';
+  mode?: string;
+  start?: number;
+  meta: ByteRanges;
+  entries: HostedEntryRow[];
+  /** A container inside another: that container and its entry. */
+  inside?: { container: string; entry: string };
+  problems?: string[];
+  /** Set by files.js for a container inside another: where its bytes are read from. */
+  outer?: { container: HostedContainer; row: HostedEntryRow; url: () => string };
+}
+
+/** An error as a worker posts it: its words, and the byte and record path where known. */
+interface PostedError {
+  message: string;
+  offset: number | null;
+  chunkPath: string | null;
+}
+
+/** What the parsing worker posts for a file it opened (open-worker.js; opener.js reads it). */
+interface OpenedMessage {
+  type: 'opened';
+  job: number;
+  path: string;
+  kind: string;
+  capabilities: import('../pkg/relicview.js').FileCapabilities;
+  error: PostedError | null;
+  damage: PostedError | null;
+  /** The inspector view, as JSON. */
+  inspect: string;
+  bytes: Uint8Array[];
+  infoRows: import('../pkg/relicview.js').InfoRow[];
+  info: Record<string, unknown>;
+  text: string | null;
+  image: import('../pkg/relicview.js').Picture | null;
+  imageRegions: import('../pkg/relicview.js').ImageRegion[];
+  imagePlanes: ReturnType<import('../pkg/relicview.js').OpenedFile['imagePlanes']>;
+  gallery: import('../pkg/relicview.js').MaterialCard[] | null;
+  exports: string[];
+  timings: import('../pkg/relicview.js').OpenTimings;
+  scene: Uint8Array | null | undefined;
+  memoryBytes: number;
+  packMs: number;
+  postedAt: number;
+}
+
+interface Window {
+  /** The automation API scripts outside this repo rely on (api.js; docs/api.md). */
+  relicview: typeof import('./api.js').api;
+}
