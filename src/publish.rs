@@ -79,9 +79,9 @@ pub fn build_index(root: &Path, only: Option<&str>) -> io::Result<Index> {
         let bin = files
             .iter()
             .find(|f| f.path == name)
-            .filter(|f| is_cue(&f.path))
+            .filter(|f| containers::is_cue(&f.path))
             .and_then(|f| cue_track_of(f).ok())
-            .map(|track| track.file.to_ascii_lowercase());
+            .map(|track| track.file_beside(name).to_ascii_lowercase());
         files.retain(|f| f.path == name || Some(f.path.to_ascii_lowercase()) == bin);
         if !files.iter().any(|f| f.path == name) {
             return Err(io::Error::new(
@@ -94,7 +94,7 @@ pub fn build_index(root: &Path, only: Option<&str>) -> io::Result<Index> {
     // A .bin that a cue sheet beside it names is that disc, listed once, under the cue's name.
     let cues: Vec<(String, Result<CueTrack, String>)> = files
         .iter()
-        .filter(|f| is_cue(&f.path))
+        .filter(|f| containers::is_cue(&f.path))
         .map(|f| (f.path.clone(), cue_track_of(f)))
         .collect();
     let by_path: std::collections::HashMap<String, usize> = files
@@ -107,27 +107,20 @@ pub fn build_index(root: &Path, only: Option<&str>) -> io::Result<Index> {
     let mut failures: Vec<(usize, String)> = Vec::new();
     for (cue, track) in cues {
         let cue_at = by_path[&cue.to_ascii_lowercase()];
-        let planned = track.and_then(
-            |CueTrack {
-                 file: bin,
-                 mode,
-                 start,
-                 ..
-             }| {
-                let bin_at = *by_path
-                    .get(&bin.to_ascii_lowercase())
-                    .ok_or_else(|| format!("{cue}: the track's file {bin} is not beside it"))?;
-                consumed[bin_at] = true;
-                plan_container(
-                    &cue,
-                    &files[bin_at],
-                    Layout::Disc {
-                        mode: mode.word().into(),
-                        start,
-                    },
-                )
-            },
-        );
+        let planned = track.and_then(|track: CueTrack| {
+            let bin_at = *by_path
+                .get(&track.file_beside(&cue).to_ascii_lowercase())
+                .ok_or_else(|| track.not_beside(&cue))?;
+            consumed[bin_at] = true;
+            plan_container(
+                &cue,
+                &files[bin_at],
+                Layout::Disc {
+                    mode: track.mode.word().into(),
+                    start: track.start,
+                },
+            )
+        });
         match planned {
             Ok(c) => {
                 consumed[cue_at] = true;
@@ -137,7 +130,7 @@ pub fn build_index(root: &Path, only: Option<&str>) -> io::Result<Index> {
         }
     }
     for (i, f) in files.iter().enumerate() {
-        if consumed[i] || is_cue(&f.path) {
+        if consumed[i] || containers::is_cue(&f.path) {
             continue;
         }
         // (A 7z is served whole: its entries are not ranges of it.)
@@ -227,10 +220,6 @@ fn record_references(root: &Path, files: &mut [ListedFile]) {
     }
 }
 
-fn is_cue(path: &str) -> bool {
-    path.to_ascii_lowercase().ends_with(".cue")
-}
-
 fn sniff(f: &ListedFile) -> Option<containers::ContainerKind> {
     containers::sniff_source(&f.path, &FileBytes::open(&f.real).ok()?)
 }
@@ -302,7 +291,7 @@ fn plan_source(
             .filter(|(_, e)| containers::may_nest(&e.path))
             .filter_map(|(i, _)| {
                 plan.container
-                    .head(i, 17 * 2048)
+                    .head(i, containers::HEAD)
                     .ok()
                     .and_then(|head| containers::sniff(&listed[i].path, &head))
                     .and_then(Layout::of)

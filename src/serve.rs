@@ -752,12 +752,7 @@ fn open_containers(
     notes: &mut Vec<(String, String)>,
 ) -> Vec<ListedFile> {
     let disk = crate::disk::Disk::new(root);
-    let named_by_cues: std::collections::HashSet<String> = files
-        .iter()
-        .filter(|f| f.path.to_ascii_lowercase().ends_with(".cue"))
-        .filter_map(|f| crate::disk::cue_track_of(f).ok())
-        .map(|track| track.file.to_ascii_lowercase())
-        .collect();
+    let named_by_cues = crate::disk::bins_named_by_cues(&files);
     let mut out = Vec::with_capacity(files.len());
     for f in files {
         if named_by_cues.contains(&f.path.to_ascii_lowercase()) {

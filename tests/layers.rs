@@ -722,6 +722,117 @@ fn state_fields_written(code: &str) -> BTreeSet<String> {
     out
 }
 
+/// The page's modules as docs/architecture.md draws them ("The page's modules"): each
+/// module's tier (its place in the order the table gives them) and the state fields it owns.
+fn page_table() -> BTreeMap<String, (usize, String, BTreeSet<String>)> {
+    let doc = std::fs::read_to_string(Path::new(ROOT).join("docs/architecture.md")).unwrap();
+    let start = doc
+        .find("### The page's modules")
+        .expect("docs/architecture.md draws the page's modules");
+    let mut tiers: Vec<String> = Vec::new();
+    let mut out = BTreeMap::new();
+    for line in doc[start..]
+        .lines()
+        .skip_while(|l| !l.starts_with("| tier"))
+        .skip(2)
+    {
+        let Some(row) = line.strip_prefix('|') else {
+            break;
+        };
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let [tier, module, _, owns, ..] = cells[..] else {
+            panic!("a row of four cells: {line}")
+        };
+        if tiers.last().map(String::as_str) != Some(tier) {
+            assert!(
+                !tiers.iter().any(|t| t == tier),
+                "tier {tier} is split in the table"
+            );
+            tiers.push(tier.to_string());
+        }
+        let owned = owns
+            .split(',')
+            .map(str::trim)
+            .filter(|f| !f.is_empty())
+            .map(String::from)
+            .collect();
+        let name = module.trim_end_matches(".js").to_string();
+        assert!(
+            out.insert(name, (tiers.len() - 1, tier.to_string(), owned))
+                .is_none(),
+            "{module} is listed twice"
+        );
+    }
+    out
+}
+
+#[test]
+fn the_page_modules_are_as_the_architecture_draws_them() {
+    // Every module in the table and every one of the table a module; each import to its own
+    // tier or one before it; the state fields each writes are the ones the table says it
+    // owns, and it writes each of them. ("apart": the workers and early.js, which import
+    // only each other.)
+    let table = page_table();
+    let www = Path::new(ROOT).join("www");
+    let mut modules = BTreeSet::new();
+    let mut wrong = Vec::new();
+    for e in std::fs::read_dir(&www).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "js") {
+            continue;
+        }
+        let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+        modules.insert(name.clone());
+        let Some((tier, tier_name, owns)) = table.get(&name) else {
+            wrong.push(format!("{name}.js is not in docs/architecture.md's table"));
+            continue;
+        };
+        let code: String = std::fs::read_to_string(&p)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        for line in code.lines() {
+            let Some((_, rest)) = line
+                .split_once(" from './")
+                .or_else(|| line.split_once("import './"))
+            else {
+                continue;
+            };
+            let Some(imported) = rest.split(".js'").next() else {
+                continue;
+            };
+            match table.get(imported) {
+                None => wrong.push(format!("{name}.js imports {imported}.js, not in the table")),
+                Some((t, t_name, _))
+                    if (tier_name == "apart") != (t_name == "apart") || t > tier =>
+                {
+                    wrong.push(format!(
+                        "{name}.js ({tier_name}) imports {imported}.js ({t_name}), a tier after it"
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+        let writes = if name == "state" {
+            BTreeSet::new()
+        } else {
+            state_fields_written(&code)
+        };
+        if &writes != owns {
+            wrong.push(format!(
+                "{name}.js writes {writes:?} of state; the table says it owns {owns:?}"
+            ));
+        }
+    }
+    for name in table.keys().filter(|n| !modules.contains(*n)) {
+        wrong.push(format!("{name}.js is in the table but not in www/"));
+    }
+    assert!(table.len() > 40, "the reader finds the table: {table:?}");
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
 #[test]
 fn each_page_state_field_is_written_by_one_module() {
     // The others ask the module that owns it (opens.js: what is on show and the opens asked

@@ -5,58 +5,41 @@
 import { hashOf, throttle } from './urlstate.js';
 import { $, state } from './state.js';
 
-// The view as a link describes it.
+// The view as a link describes it: the viewer's part (camera, LOD, clock, layers, choice,
+// switches, a comparison's mode and split), with the page's own (where the archive comes
+// from, the file, the record selected, the viewpoint, the points measured, file B and the row).
+/** @returns {import('./urlstate.js').ViewLink} */
 function currentView() {
-  const o = state.viewer.options();
+  const shown = Boolean(state.current);
   const sel = state.inspector.selection;
-  // (Asked once each: a world's stats and layers walk all its nodes.)
-  const stats = state.viewer.stats();
-  const layers = state.current ? state.viewer.layers() : [];
   return {
-    ...state.source,
+    ...state.viewer.link(shown),
+    archive: state.source.archive ?? null,
+    folder: state.source.folder ?? null,
     path: state.current,
-    cam: state.current ? state.viewer.camera() : null,
-    lod: o.autoLod || o.lod === 0 ? null : o.lod,
     chunk: sel && sel.chunk !== null ? sel.chunk : null,
-    t: stats.animating ? state.viewer.animationTime() : null,
-    mode: state.current && state.viewer.cameraMode() === 'fly' ? 'fly' : null,
     view: state.viewpoint,
-    hide: layers.filter(l => !l.shown && !l.chosen).map(l => l.name),
-    paused: state.current && stats.animating && !state.viewer.clockState().playing,
-    choice: state.current && state.viewer.choice() ? stats.choice : null,
-    skeleton: state.current && o.skeleton,
-    wire: state.current && o.wireframe,
-    cull: state.current && o.cullBack,
-    bg: o.background === 'dark' ? null : o.background,
-    light: o.lighting === 'game' ? null : o.lighting,
-    blink: state.current && !o.blink ? false : null,
-    // Colour by zone is the zoned files' mode: a link to any other leaves it out.
-    zones: state.current && o.zoneColours && state.viewer.hasZones(),
-    grid: state.current && o.grid,
-    measure: state.current && state.measured.length ? state.measured : null,
+    // (Points of three numbers each: measure.js takes them from the core.)
+    measure: shown ? /** @type {[number, number, number][]} */ (state.measured) : [],
     ...comparedView(),
   };
 }
 
-// A comparison's part of the link: file B, the mode, the split, the row selected.
+// A comparison's part of the link the page keeps: file B and the row selected.
 function comparedView() {
-  const view = state.compare ? state.viewer.compareView() : null;
-  if (!view || !state.compare) return {};
-  return {
-    compare: state.compare.b,
-    cmode: view.mode,
-    split: view.mode === 'split' ? view.split : null,
-    row: state.compareInspector.selected,
-    chunk: null,
-  };
+  if (!state.compare) return {};
+  return { compare: state.compare.b, row: state.compareInspector.selected, chunk: null };
 }
 
 // A new file is a new history entry (back returns to the previous file); camera moves and
 // selections only replace the current one, at most a few times a second.
 /** @param {{ push: boolean, opened?: boolean }} how */
 export function writeHash({ push, opened = false }) {
-  // Only the open that just finished may write while an open is under way.
-  if (state.opening && !opened) return;
+  // Only the open that just finished may write while an open is under way; and a link not
+  // yet applied (its file not found, its archive still listing) stays in the address until
+  // an open applies it or replaces it: the background's end (the kinds confirmed, a
+  // folder's fingerprint) wrote it over, with no file on show.
+  if ((state.opening || state.linkPending) && !opened) return;
   const view = currentView();
   const hash = hashOf(view);
   if (hash === location.hash) return;
@@ -69,7 +52,7 @@ export function writeHash({ push, opened = false }) {
 
 export const followView = throttle(() => writeHash({ push: false }), 250);
 
-const linkOf = (/** @type {import('./urlstate.js').LinkView} */ view) =>
+const linkOf = (/** @type {import('./urlstate.js').ViewLink} */ view) =>
   `${location.origin}${location.pathname}${hashOf(view)}`;
 
 export function permalink() {

@@ -42,12 +42,12 @@ const MODE_TITLE = {
 
 // Compare files `a` and `b` of the archive; `restore` is a link's view to put back. → the
 // JSON `relicview diff --json` prints for them, once both are shown.
-/** @param {string} a @param {string} b @param {import('./urlstate.js').LinkView | null} [restore] */
+/** @param {string} a @param {string} b @param {import('./urlstate.js').ViewLink | null} [restore] */
 export function compareFiles(a, b, restore = null) {
   return queued(`${a} and ${b}`, (/** @type {number} */ request) => compareNow(a, b, restore, request));
 }
 
-/** @param {string} pathA @param {string} pathB @param {import('./urlstate.js').LinkView | null} restore @param {number} request */
+/** @param {string} pathA @param {string} pathB @param {import('./urlstate.js').ViewLink | null} restore @param {number} request */
 async function compareNow(pathA, pathB, restore, request) {
   const abandoned = () => request !== state.requests;
   const [ea, eb] = [pathA, pathB].map(p => state.byPath.get(String(p).toLowerCase()));
@@ -124,12 +124,6 @@ async function compareNow(pathA, pathB, restore, request) {
     );
   if (restore) {
     restoreView(restore, { chunk: false });
-    const view = state.viewer.compareView();
-    if (view) {
-      if (restore.cmode) view.mode = /** @type {import('../pkg/relicview.js').CompareMode} */ (restore.cmode);
-      if (restore.split !== null && restore.split !== undefined) view.split = restore.split;
-      state.viewer.setCompareView(view);
-    }
     if (restore.row !== null && restore.row !== undefined) state.compareInspector.select(restore.row);
   }
   syncToolbar();

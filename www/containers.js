@@ -23,7 +23,6 @@ export function containerOfPath(path) {
   const at = parts.slice(0, -1).findIndex(p => CANDIDATE.test(p));
   return at < 0 ? null : parts.slice(0, at + 1).join('/');
 }
-const HEAD = 17 * 2048;
 const HEAD_BATCH = 16;
 
 /**
@@ -184,7 +183,6 @@ export async function expandContainers(entries, progress = () => {}) {
   const candidates = entries.filter(e => e.file && CANDIDATE.test(e.path));
   if (candidates.length === 0) return entries;
   const byPath = new Map(entries.map(e => [e.path.toLowerCase(), e]));
-  const folder = (/** @type {string} */ p) => (p.includes('/') ? p.slice(0, p.lastIndexOf('/') + 1) : '');
   /** @type {Set<Entry>} */
   const replaced = new Set();
   /** @type {Entry[]} */
@@ -197,17 +195,18 @@ export async function expandContainers(entries, progress = () => {}) {
     let mode = '';
     let start = 0;
     try {
-      if (/\.cue$/i.test(e.path)) {
-        if (e.size > 64 << 10) throw new Error(`${e.path}: ${e.size} bytes is too long for a cue sheet`);
-        const track = core.cueTrack(await file.text());
-        const bin = byPath.get((folder(e.path) + track.file).toLowerCase());
-        if (!bin || !bin.file)
-          throw new Error(`${e.path}: line ${track.line}: the track's file ${track.file} is not beside it`);
+      if (core.isCueSheet(e.path)) {
+        // (The core's rule, as every reader of a sheet keeps it: its size, its track, the
+        // file beside it.)
+        const sheet = file;
+        const track = await core.cueSheet(e.path, e.size, () => sheet.arrayBuffer());
+        const bin = byPath.get(track.beside.toLowerCase());
+        if (!bin || !bin.file) throw new Error(track.notBeside);
         replaced.add(bin);
         file = bin.file;
         ({ mode, start } = track);
       }
-      let head = new Uint8Array(await file.slice(0, HEAD).arrayBuffer());
+      let head = new Uint8Array(await file.slice(0, core.containerFirstBytes()).arrayBuffer());
       // A program may be a self-extracting 7z: the core wants more of it to find the archive.
       const wanted = Math.min(file.size, core.containerHead(head));
       if (wanted > head.length) head = new Uint8Array(await file.slice(0, wanted).arrayBuffer());

@@ -8,40 +8,15 @@ import { restoreMeasure, syncScaleBar } from './measure.js';
 import { syncParts } from './parts.js';
 import { syncDrawnRow, viewMessage } from './infopane.js';
 
-// Put back what a link says of the view: LOD, camera (a viewpoint, or a position and a
-// mode), selected chunk, clock and hidden layers.
-/** @param {import('./urlstate.js').LinkView} link @param {{ chunk?: boolean }} [how] */
+// Put back what a link says of the view: the viewer's part (the core's: Viewer.restore),
+// then the page's: the viewpoint the camera took, the points measured, the record selected.
+/** @param {import('./urlstate.js').ViewLink} link @param {{ chunk?: boolean }} [how] */
 export function restoreView(link, { chunk = true } = {}) {
-  if (link.hide) state.viewer.setHiddenLayers(link.hide);
-  // After the hidden layers: the choice hides the layers of its other options.
-  if (link.choice !== null && link.choice !== undefined) state.viewer.choose(link.choice);
-  if (link.skeleton) state.viewer.setOptions({ skeleton: true });
-  // The display switches a link carries; a link without them leaves the reader's own.
-  if (link.wire) state.viewer.setOptions({ wireframe: true });
-  if (link.cull) state.viewer.setOptions({ cullBack: true });
-  // (Words readHash took only from the core's own: viewWords.)
-  if (link.bg)
-    state.viewer.setOptions({
-      background: /** @type {import('../pkg/relicview.js').Background} */ (link.bg),
-    });
-  if (link.light)
-    state.viewer.setOptions({ lighting: /** @type {import('../pkg/relicview.js').Lighting} */ (link.light) });
-  if (link.blink === false) state.viewer.setOptions({ blink: false });
-  if (link.zones) state.viewer.setOptions({ zoneColours: true });
-  if (link.grid) state.viewer.setOptions({ grid: true });
-  if (link.measure) restoreMeasure(link.measure);
-  syncBackground();
-  if (link.lod !== null && link.lod !== undefined) state.viewer.setOptions({ lod: link.lod, autoLod: false });
-  if (link.view !== null && link.view !== undefined && state.viewer.lookFrom(link.view)) {
+  if (state.viewer.restore(link) && link.view !== null && link.view !== undefined)
     state.viewpoint = link.view;
-  } else {
-    if (link.cam) state.viewer.setCamera(/** @type {import('../pkg/relicview.js').CameraState} */ (link.cam));
-    state.viewer.setCameraMode(link.mode === 'fly' ? 'fly' : 'orbit');
-  }
+  if (link.measure?.length) restoreMeasure(link.measure);
+  syncBackground();
   if (chunk && link.chunk !== null && link.chunk !== undefined) state.inspector.selectChunk(link.chunk);
-  // Stopped first, then set: a clock still running between the two would move on.
-  if (link.paused) state.viewer.setPlaying(false);
-  if (link.t !== null && link.t !== undefined) state.viewer.setAnimationTime(link.t);
 }
 
 // The toolbar mirrors the viewer's options and the open file's LOD count.

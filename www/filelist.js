@@ -59,6 +59,12 @@ export class FileList {
     this.top = spacer();
     this.bottom = spacer();
     this.list.replaceChildren(this.top, this.bottom);
+    this.listen();
+  }
+
+  // What the list, its search box and its kind chips do.
+  listen() {
+    const { list, search, kindsBox: kinds } = this;
     // The chips count what the search leaves, so they follow it.
     search.addEventListener('input', () => {
       this.applyFilter();

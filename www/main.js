@@ -242,7 +242,7 @@ function wireFailures() {
 // The archive the address names: a local folder's link asks for its folder; a hosted
 // listing (the link's, else `relicview serve`'s archive.json, else a published site's
 // index.json) is loaded.
-/** @param {import('./urlstate.js').LinkView} link */
+/** @param {import('./urlstate.js').ViewLink} link */
 async function openFromAddress(link) {
   offerDemo(link);
   if (link.folder && !link.archive) {
@@ -296,7 +296,7 @@ async function openFromAddress(link) {
 
 // On the landing, the archive this page is served with (`relicview serve`, ./run.sh) is one
 // click away: "Try the demo". A link that named something else is given up for it.
-/** @param {import('./urlstate.js').LinkView} link */
+/** @param {import('./urlstate.js').ViewLink} link */
 async function offerDemo(link) {
   if (!link.archive && !link.folder) return;
   const listing = new URL('archive.json', location.href).href;

@@ -113,7 +113,7 @@ const ABANDONED = Object.freeze({ abandoned: true });
  * @typedef {{ triangles: number, drawCalls: number } | { abandoned: true }} Opened
  */
 
-/** @param {string} path @param {import('./urlstate.js').LinkView | null} restore @param {number} request @returns {Promise<Opened>} */
+/** @param {string} path @param {import('./urlstate.js').ViewLink | null} restore @param {number} request @returns {Promise<Opened>} */
 async function openNow(path, restore, request) {
   const abandoned = () => request !== state.requests;
   if (abandoned()) return ABANDONED;
@@ -155,7 +155,7 @@ function release(file) {
 /**
  * How an open goes on: the link's view to put back, whether the file is new to the view,
  * when the open began, and whether a later open replaced it.
- * @typedef {{ restore: import('./urlstate.js').LinkView | null, newFile: boolean, t0: number, abandoned: () => boolean }} OpenSteps
+ * @typedef {{ restore: import('./urlstate.js').ViewLink | null, newFile: boolean, t0: number, abandoned: () => boolean }} OpenSteps
  */
 
 // An opened file on show: checked, drawn, its panes filled, its timings kept.
@@ -338,7 +338,7 @@ async function failed(entry, err) {
 // An open asked for while another is under way runs after it; an open that a later one
 // replaced before it could show is abandoned (→ {abandoned: true}): stepping through a
 // list with the keyboard shows where it stops, not every file on the way.
-/** @param {string} path @param {import('./urlstate.js').LinkView | null} [restore] @returns {Promise<Opened>} */
+/** @param {string} path @param {import('./urlstate.js').ViewLink | null} [restore] @returns {Promise<Opened>} */
 export function open(path, restore = null) {
   return queued(path, (/** @type {number} */ request) => openNow(path, restore, request));
 }
@@ -382,7 +382,7 @@ function clearShown() {
 }
 
 // Restore the view a link describes: its file (with camera, LOD and chunk).
-/** @param {import('./urlstate.js').LinkView} link */
+/** @param {import('./urlstate.js').ViewLink} link */
 export function applyLink(link) {
   const target = link.path && state.byPath.get(link.path.toLowerCase());
   if (link.path && !target) {

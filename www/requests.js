@@ -6,7 +6,7 @@
 /**
  * @typedef {object} Answers
  * @property {(path: string) => void} open
- * @property {(a: string, b: string, link: import('./urlstate.js').LinkView | null) => void} compare
+ * @property {(a: string, b: string, link: import('./urlstate.js').ViewLink | null) => void} compare
  * @property {(path: string) => void} pickForComparison
  */
 
@@ -35,7 +35,7 @@ export function requestOpen(path) {
 }
 
 // Compare files `a` and `b` (`link`: the view a shared link asks for, or null).
-/** @param {string} a @param {string} b @param {import('./urlstate.js').LinkView | null} [link] */
+/** @param {string} a @param {string} b @param {import('./urlstate.js').ViewLink | null} [link] */
 export function requestCompare(a, b, link = null) {
   answers.compare(a, b, link);
 }

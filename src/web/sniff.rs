@@ -3,25 +3,57 @@
 //! a folder holding none never downloads it.
 
 use crate::containers;
-use relicview_web_glue::js_error;
+use relicview_web_glue::{js_error, to_js};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-/// The data track a cue sheet names: {file, mode ("MODE1", "MODE2", "COOKED"), start,
-/// line}, or an Error naming the line.
-// The shape `cue_track` below makes, for tsc (it is built key by key).
-#[wasm_bindgen(typescript_custom_section)]
-const CUE_TRACK: &str = "/** A cue sheet's data track: its file, sector mode, INDEX 01 sector and line. */\nexport interface CueTrack { file: string; mode: string; start: number; line: number }";
+/// A dropped cue sheet's data track, as the page lists its disc: the file it names (as
+/// written), the mode word, the first sector, its line in the sheet; the archive path of
+/// that file beside the sheet, and why the disc cannot be read when no such file is there.
+#[derive(Serialize, tsify::Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct CueSheet {
+    file: String,
+    mode: &'static str,
+    start: u64,
+    line: usize,
+    beside: String,
+    not_beside: String,
+}
 
-#[wasm_bindgen(js_name = cueTrack, unchecked_return_type = "CueTrack")]
-pub fn cue_track(text: &str) -> Result<JsValue, JsValue> {
-    let t = containers::cue_data_track(text).map_err(|e| js_error(&e))?;
-    let mode = t.mode.word();
-    let out = js_sys::Object::new();
-    js_sys::Reflect::set(&out, &"file".into(), &t.file.into())?;
-    js_sys::Reflect::set(&out, &"mode".into(), &mode.into())?;
-    js_sys::Reflect::set(&out, &"start".into(), &(t.start as f64).into())?;
-    js_sys::Reflect::set(&out, &"line".into(), &(t.line as f64).into())?;
-    Ok(out.into())
+/// Cue sheet `sheet`, `size` bytes, whose bytes `read()` gives (a Promise of an
+/// ArrayBuffer, asked only when the size is one the core reads): → Promise of its
+/// [`CueSheet`], or an Error saying why not. The rule (the size, the track, the file beside
+/// it) is the one every reader of a sheet keeps (containers' `read_cue_sheet`).
+#[wasm_bindgen(js_name = cueSheet, unchecked_return_type = "Promise<CueSheet>")]
+pub fn cue_sheet(sheet: String, size: f64, read: js_sys::Function) -> js_sys::Promise {
+    wasm_bindgen_futures::future_to_promise(async move {
+        containers::cue_size_read(&sheet, size as u64).map_err(|e| js_error(&e))?;
+        let text = relicview_web_glue::read_through(&read, &sheet)
+            .await
+            .map_err(|e| js_error(&format!("{sheet}: {e}")))?;
+        let t = containers::parse_cue_sheet(&sheet, &text).map_err(|e| js_error(&e))?;
+        to_js(&CueSheet {
+            beside: t.file_beside(&sheet),
+            not_beside: t.not_beside(&sheet),
+            mode: t.mode.word(),
+            file: t.file,
+            start: t.start,
+            line: t.line,
+        })
+    })
+}
+
+/// Whether a file is a cue sheet (by its name, as every reader of the archive tells one).
+#[wasm_bindgen(js_name = isCueSheet)]
+pub fn is_cue_sheet(name: &str) -> bool {
+    containers::is_cue(name)
+}
+
+/// How many of a file's first bytes tell a container (read before `containerHead`).
+#[wasm_bindgen(js_name = containerFirstBytes)]
+pub fn container_first_bytes() -> usize {
+    containers::HEAD
 }
 
 /// What container a file is (its name, first bytes: 17 sectors tell an ISO, and last

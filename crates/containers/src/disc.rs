@@ -143,6 +143,60 @@ pub struct CueTrack {
     pub line: usize,
 }
 
+impl CueTrack {
+    /// The archive path of the track's file: beside the sheet at `sheet`, as written (a
+    /// lookup ignores case).
+    pub fn file_beside(&self, sheet: &str) -> String {
+        match sheet.rsplit_once('/') {
+            Some((folder, _)) => format!("{folder}/{}", self.file),
+            None => self.file.clone(),
+        }
+    }
+
+    /// Why the disc of sheet `sheet` cannot be read: the file its track names is not beside it.
+    pub fn not_beside(&self, sheet: &str) -> String {
+        format!(
+            "{sheet}: line {}: the track's file {} is not beside it",
+            self.line, self.file
+        )
+    }
+}
+
+/// The longest cue sheet read.
+pub const MAX_CUE_BYTES: u64 = 64 << 10;
+
+/// Whether a file is a cue sheet, by its name.
+pub fn is_cue(path: &str) -> bool {
+    path.to_ascii_lowercase().ends_with(".cue")
+}
+
+/// The data track of cue sheet `sheet`, `size` bytes long, whose text `read` gives: read only
+/// when the size is within [`MAX_CUE_BYTES`]. Every reader of a sheet (a folder on disk, a
+/// container's entry, the page's dropped files, a publish) asks this, so each says the same.
+pub fn read_cue_sheet(
+    sheet: &str,
+    size: u64,
+    read: impl FnOnce() -> Result<Vec<u8>, String>,
+) -> Result<CueTrack, String> {
+    cue_size_read(sheet, size)?;
+    let text = read().map_err(|e| format!("{sheet}: {e}"))?;
+    parse_cue_sheet(sheet, &text)
+}
+
+/// Whether a cue sheet of `size` bytes is read at all (its first step, for a reader whose
+/// read is its own: the page's).
+pub fn cue_size_read(sheet: &str, size: u64) -> Result<(), String> {
+    if size > MAX_CUE_BYTES {
+        return Err(format!("{sheet}: {size} bytes is too long for a cue sheet"));
+    }
+    Ok(())
+}
+
+/// Sheet `sheet`'s data track, from its bytes (its second step).
+pub fn parse_cue_sheet(sheet: &str, text: &[u8]) -> Result<CueTrack, String> {
+    cue_data_track(&String::from_utf8_lossy(text)).map_err(|e| format!("{sheet}: {e}"))
+}
+
 /// The first data track of a cue sheet (`FILE "…" BINARY`, `TRACK nn MODE2/2352`,
 /// `INDEX 01 mm:ss:ff`), or why there is none (with the line).
 pub fn cue_data_track(text: &str) -> Result<CueTrack, String> {

@@ -230,13 +230,15 @@ pub fn volume(
     }
 }
 
-const NOT_FETCHED: &str = "were not among the ranges the index names";
-
 /// Some ranges of a container of `len` bytes, fetched from its host; a read outside them is
-/// an error (the index does not match the container).
+/// an error (the index does not match the container), and the source keeps the first such
+/// read, so that a caller tells the index's fault from the container's without reading the
+/// words of an error.
 pub struct Fetched {
     len: u64,
     pieces: Vec<(u64, Vec<u8>)>,
+    /// The first read that asked for bytes not fetched: `[start, end)`.
+    missed: std::cell::Cell<Option<[u64; 2]>>,
 }
 
 impl Fetched {
@@ -252,7 +254,16 @@ impl Fetched {
             ));
         }
         pieces.sort_by_key(|(at, _)| *at);
-        Ok(Fetched { len, pieces })
+        Ok(Fetched {
+            len,
+            pieces,
+            missed: std::cell::Cell::new(None),
+        })
+    }
+
+    /// The first read that asked for bytes outside the ranges fetched, if one did.
+    pub fn missed(&self) -> Option<[u64; 2]> {
+        self.missed.get()
     }
 }
 
@@ -282,7 +293,14 @@ impl ByteSource for Fetched {
                 buf.copy_from_slice(&bytes[from..from + buf.len()]);
                 Ok(())
             }
-            _ => Err(format!("bytes {offset}..{end} {NOT_FETCHED}")),
+            _ => {
+                if self.missed.get().is_none() {
+                    self.missed.set(Some([offset, end]));
+                }
+                Err(format!(
+                    "bytes {offset}..{end} were not among the ranges the index names"
+                ))
+            }
         }
     }
 }
@@ -346,19 +364,20 @@ pub fn read_hosted(
         ));
     }
     // Bytes that were read when the index was written and cannot be now are not the same
-    // bytes (a ranges' absence is the index's fault, and says so itself).
+    // bytes (a read outside the ranges fetched is the index's fault, and says so itself).
+    let fetched = Rc::new(fetched);
     let changed = |e: String| {
-        if e.contains(NOT_FETCHED) {
+        if fetched.missed().is_some() {
             e
         } else {
             format!("{e}: the container is not the one indexed (changed since?); publish it again")
         }
     };
     let bytes = match layout {
-        Layout::Zip => read_zip_entry(Rc::new(fetched), &wanted)
+        Layout::Zip => read_zip_entry(fetched.clone(), &wanted)
             .map_err(|e| fail(Some(wanted.at), changed(e)))?,
         _ => {
-            let view = volume(name, layout, Rc::new(fetched))
+            let view = volume(name, layout, fetched.clone())
                 .map_err(|e| fail(None, changed(e.to_string())))?;
             let pieces = wanted
                 .pieces

@@ -20,7 +20,10 @@ mod sevenz;
 mod zip;
 mod zisofs;
 
-pub use disc::{cue_data_track, CueTrack, SectorMode};
+pub use disc::{
+    cue_data_track, cue_size_read, is_cue, parse_cue_sheet, read_cue_sheet, CueTrack, SectorMode,
+    MAX_CUE_BYTES,
+};
 pub use zip::ZSTD_MAX_WINDOW;
 
 use std::fmt;
@@ -205,6 +208,10 @@ pub fn sniff(name: &str, head: &[u8]) -> Option<ContainerKind> {
     None
 }
 
+/// How many of a file's first bytes tell a container: 17 sectors of 2,048 (an ISO 9660
+/// image's primary volume descriptor lies in sector 16).
+pub const HEAD: usize = 17 * 2048;
+
 /// How many bytes at a file's end hold a zip's end record, whatever comes before the zip:
 /// the record's 22 bytes and a comment of up to 65,535.
 pub const TAIL: usize = 22 + 65_535;
@@ -236,14 +243,14 @@ pub fn head_wanted(head: &[u8]) -> usize {
     if sevenz::is_program(head) {
         sevenz::SFX_SCAN
     } else {
-        17 * 2048
+        HEAD
     }
 }
 
 /// [`sniff_with_tail`] of the bytes in `source`: its first 17 sectors (more for a program:
 /// [`head_wanted`]), then its last [`TAIL`] bytes if those say nothing.
 pub fn sniff_source(name: &str, source: &dyn ByteSource) -> Option<ContainerKind> {
-    let mut head = vec![0u8; source.len().min(17 * 2048) as usize];
+    let mut head = vec![0u8; source.len().min(HEAD as u64) as usize];
     source.read_at(0, &mut head).ok()?;
     let wanted = head_wanted(&head) as u64;
     if wanted > head.len() as u64 {
@@ -442,14 +449,6 @@ pub fn keeps_decoded(head: &[u8]) -> bool {
     sevenz::is_7z(head)
 }
 
-/// The longest cue sheet read.
-pub const MAX_CUE_BYTES: u64 = 64 << 10;
-
-/// Whether an entry is a cue sheet by its name.
-pub fn is_cue(path: &str) -> bool {
-    path.to_ascii_lowercase().ends_with(".cue")
-}
-
 /// A cue sheet listed inside container `c` at entry `cue`: the entry of the .bin it names
 /// (beside it, case ignored) and the sheet's data track, or why not (naming the sheet's line).
 pub fn cue_inside(c: &dyn Container, cue: usize) -> Result<(usize, CueTrack), String> {
@@ -457,25 +456,12 @@ pub fn cue_inside(c: &dyn Container, cue: usize) -> Result<(usize, CueTrack), St
         .entries()
         .get(cue)
         .ok_or_else(|| format!("no entry {cue}"))?;
-    if entry.size > MAX_CUE_BYTES {
-        return Err(format!(
-            "{}: {} bytes is too long for a cue sheet",
-            entry.path, entry.size
-        ));
-    }
-    let text = c.read(cue).map_err(|e| e.to_string())?;
-    let track = cue_data_track(&String::from_utf8_lossy(&text))
-        .map_err(|e| format!("{}: {e}", entry.path))?;
-    let folder = entry
-        .path
-        .rsplit_once('/')
-        .map_or(String::new(), |(d, _)| format!("{d}/"));
-    let bin = c.find(&format!("{folder}{}", track.file)).ok_or_else(|| {
-        format!(
-            "{}: line {}: the track's file {} is not beside it",
-            entry.path, track.line, track.file
-        )
+    let track = read_cue_sheet(&entry.path, entry.size, || {
+        c.read(cue).map_err(|e| e.to_string())
     })?;
+    let bin = c
+        .find(&track.file_beside(&entry.path))
+        .ok_or_else(|| track.not_beside(&entry.path))?;
     Ok((bin, track))
 }
 

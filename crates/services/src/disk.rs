@@ -68,7 +68,7 @@ pub struct Disk {
 
 /// Whether `name` (with these first bytes) opens as a container: by content, or a .cue.
 pub fn is_container(name: &str, real: &Path) -> bool {
-    if name.to_ascii_lowercase().ends_with(".cue") {
+    if containers::is_cue(name) {
         return true;
     }
     FileBytes::open(real).is_ok_and(|f| sniffed(name, &f).is_some())
@@ -80,25 +80,21 @@ pub type FileRead = Result<Vec<u8>, String>;
 /// A container and the entries asked of it: (a path's place in the request, its entry index).
 type EntriesOf = (Rc<dyn Container>, Vec<(usize, usize)>);
 
-/// A listed cue sheet's data track, its `file` the archive path of the .bin it names (beside
-/// it, as written; a lookup ignores case), or why not.
+/// The .bin files a cue sheet among `files` names (their archive paths, lower case): each is
+/// that sheet's disc, listed once, under the sheet's name.
+pub fn bins_named_by_cues(files: &[ListedFile]) -> std::collections::HashSet<String> {
+    files
+        .iter()
+        .filter(|f| containers::is_cue(&f.path))
+        .filter_map(|f| cue_track_of(f).ok().map(|t| t.file_beside(&f.path)))
+        .map(|bin| bin.to_ascii_lowercase())
+        .collect()
+}
+
+/// A listed cue sheet's data track (its `file_beside` the archive path of the .bin), or why not.
 pub fn cue_track_of(f: &ListedFile) -> Result<containers::CueTrack, String> {
-    if f.size > containers::MAX_CUE_BYTES {
-        return Err(format!(
-            "{}: {} bytes is too long for a cue sheet",
-            f.path, f.size
-        ));
-    }
-    let text = std::fs::read(&f.real).map_err(|e| format!("{}: {e}", f.path))?;
-    let track = containers::cue_data_track(&String::from_utf8_lossy(&text))
-        .map_err(|e| format!("{}: {e}", f.path))?;
-    let folder = f
-        .path
-        .rsplit_once('/')
-        .map_or(String::new(), |(d, _)| format!("{d}/"));
-    Ok(containers::CueTrack {
-        file: format!("{folder}{}", track.file),
-        ..track
+    containers::read_cue_sheet(&f.path, f.size, || {
+        std::fs::read(&f.real).map_err(|e| e.to_string())
     })
 }
 
@@ -179,7 +175,7 @@ impl Disk {
                 (Rc::new(FileBytes::open(&real)?), Some(real))
             }
         };
-        if name.to_ascii_lowercase().ends_with(".cue") {
+        if containers::is_cue(&name) {
             return self.open_cue(&name, &source, real.as_deref());
         }
         let kind = sniffed(&name, &*source).ok_or_else(|| {
@@ -195,25 +191,15 @@ impl Disk {
         sheet: &Rc<dyn ByteSource>,
         real: Option<&Path>,
     ) -> Result<Box<dyn Container>, String> {
-        if sheet.len() > containers::MAX_CUE_BYTES {
-            return Err(format!(
-                "{name}: {} bytes is too long for a cue sheet",
-                sheet.len()
-            ));
-        }
-        let mut text = vec![0u8; sheet.len() as usize];
-        sheet.read_at(0, &mut text)?;
-        let track = containers::cue_data_track(&String::from_utf8_lossy(&text))
-            .map_err(|e| format!("{name}: {e}"))?;
+        let track = containers::read_cue_sheet(name, sheet.len(), || {
+            let mut text = vec![0u8; sheet.len() as usize];
+            sheet.read_at(0, &mut text)?;
+            Ok(text)
+        })?;
         let folder = real
             .and_then(Path::parent)
             .ok_or_else(|| format!("{name}: not on disk"))?;
-        let bin = beside(folder, &track.file).ok_or_else(|| {
-            format!(
-                "{name}: line {}: the track's file {} is not beside it",
-                track.line, track.file
-            )
-        })?;
+        let bin = beside(folder, &track.file).ok_or_else(|| track.not_beside(name))?;
         let raw: Rc<dyn ByteSource> = Rc::new(FileBytes::open(&bin)?);
         containers::open_track(name, raw, track.mode, track.start, self.limits)
             .map_err(|e| e.to_string())
@@ -263,7 +249,7 @@ impl Disk {
         if containers::is_cue(&inner) {
             return containers::cue_inside(&*c, i).is_ok();
         }
-        c.head(i, 17 * 2048)
+        c.head(i, containers::HEAD)
             .is_ok_and(|h| containers::sniff(path, &h).is_some())
     }
 
@@ -365,7 +351,7 @@ impl Disk {
             let head = if costly {
                 Vec::new()
             } else {
-                c.head(i, 17 * 2048).unwrap_or_default()
+                c.head(i, containers::HEAD).unwrap_or_default()
             };
             if depth + 1 < MAX_NESTING && containers::sniff(&full, &head).is_some() {
                 self.list_into(&full, depth + 1, listing);

@@ -11,6 +11,7 @@ pub mod clock;
 pub mod compare;
 pub mod frames;
 pub mod layers;
+pub mod link;
 pub mod measure;
 pub mod options;
 pub mod parts;
@@ -20,6 +21,7 @@ pub use camera::{AxisView, CameraMode, CameraState, ViewpointAt};
 pub use clock::{timeline_label, Clock};
 pub use compare::{CompareMode, CompareView, Pass as ComparePass, Side};
 pub use frames::FrameRate;
+pub use link::{ViewLink, ViewerPart};
 pub use options::{
     non_background, Background, Lighting, OptionChanges, ViewOptions, BACKGROUND, CHECKER,
     CHECKER_PX, LIGHT_BACKGROUND,
