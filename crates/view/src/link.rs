@@ -118,30 +118,31 @@ fn finite(text: &str) -> Option<f64> {
     n.is_finite().then_some(n)
 }
 
-/// Numbers of a link, comma-separated, where each reads.
-fn numbers(text: &str) -> Option<Vec<f64>> {
-    text.split(',').map(finite).collect()
+/// A number of a link the view keeps in single precision (a camera, a point, the split):
+/// where it is finite there too.
+fn finite32(text: &str) -> Option<f32> {
+    finite(text).map(|n| n as f32).filter(|n| n.is_finite())
+}
+
+/// Numbers of a link, comma-separated, where each reads (in single precision).
+fn numbers(text: &str) -> Option<Vec<f32>> {
+    text.split(',').map(finite32).collect()
 }
 
 /// A camera: position, target (three numbers each) and field of view.
 fn camera(text: &str) -> Option<CameraState> {
     let n = numbers(text).filter(|n| n.len() == 7)?;
-    let f = |k: usize| n[k] as f32;
     Some(CameraState {
-        position: [f(0), f(1), f(2)],
-        target: [f(3), f(4), f(5)],
-        fov: f(6),
+        position: [n[0], n[1], n[2]],
+        target: [n[3], n[4], n[5]],
+        fov: n[6],
     })
 }
 
 /// One or two points of three numbers each.
 fn points(text: &str) -> Option<Vec<[f32; 3]>> {
     let n = numbers(text).filter(|n| !text.is_empty() && n.len() % 3 == 0 && n.len() <= 6)?;
-    Some(
-        n.chunks(3)
-            .map(|p| [p[0] as f32, p[1] as f32, p[2] as f32])
-            .collect(),
-    )
+    Some(n.chunks(3).map(|p| [p[0], p[1], p[2]]).collect())
 }
 
 /// A count of a link: digits only.
@@ -202,7 +203,7 @@ impl ViewLink {
             measure: get("measure").and_then(points).unwrap_or_default(),
             compare: name("compare"),
             cmode: get("cmode").and_then(from_word),
-            split: get("split").and_then(finite).map(|s| s as f32),
+            split: get("split").and_then(finite32),
             row: get("row").and_then(count),
         }
     }
@@ -403,6 +404,11 @@ mod tests {
         // The older word for stored colours.
         assert_eq!(ViewLink::parse("light=none").light, Some(Lighting::Stored));
         // Numbers as people type them.
+        // (Too large for the single precision the view keeps: left out, not infinite.)
+        assert_eq!(
+            ViewLink::parse(&format!("split=3{}", "3".repeat(60))).split,
+            None
+        );
         let l = ViewLink::parse("t=1e1&cam=1,2,3,4,5,6,1e1&split=.5");
         assert_eq!(
             (l.t, l.cam.map(|c| c.fov), l.split),
