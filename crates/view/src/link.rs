@@ -55,8 +55,9 @@ pub struct ViewLink {
     /// Each damage zone in its own colour.
     pub zones: bool,
     pub grid: bool,
-    /// The points measured between (one or two).
-    pub measure: Vec<[f32; 3]>,
+    /// The points measured between (one or two), as the page holds them (double precision:
+    /// a point typed as 1.8 comes back as 1.8).
+    pub measure: Vec<[f64; 3]>,
     /// File B of a comparison (`path` is file A), how it is drawn, the split, the row.
     pub compare: Option<String>,
     pub cmode: Option<CompareMode>,
@@ -140,8 +141,12 @@ fn camera(text: &str) -> Option<CameraState> {
 }
 
 /// One or two points of three numbers each.
-fn points(text: &str) -> Option<Vec<[f32; 3]>> {
-    let n = numbers(text).filter(|n| !text.is_empty() && n.len() % 3 == 0 && n.len() <= 6)?;
+fn points(text: &str) -> Option<Vec<[f64; 3]>> {
+    let n = text
+        .split(',')
+        .map(finite)
+        .collect::<Option<Vec<f64>>>()
+        .filter(|n| !text.is_empty() && n.len() % 3 == 0 && n.len() <= 6)?;
     Some(n.chunks(3).map(|p| [p[0], p[1], p[2]]).collect())
 }
 
@@ -258,7 +263,10 @@ impl ViewLink {
             ("blink", flag(self.no_blink, "0")),
             ("zones", flag(self.zones, "1")),
             ("grid", flag(self.grid, "1")),
-            ("measure", numbers(&mut self.measure.iter().flatten())),
+            (
+                "measure",
+                joined(self.measure.iter().flatten().map(|&x| number(x)).collect()),
+            ),
         ];
         let mut out = form_urlencoded::Serializer::new(String::new());
         for (key, value) in pairs {
