@@ -119,8 +119,8 @@ fn finite(text: &str) -> Option<f64> {
     n.is_finite().then_some(n)
 }
 
-/// A number of a link the view keeps in single precision (a camera, a point, the split):
-/// where it is finite there too.
+/// A number of a link the view keeps in single precision (the camera, the split): where it
+/// is finite there too.
 fn finite32(text: &str) -> Option<f32> {
     finite(text).map(|n| n as f32).filter(|n| n.is_finite())
 }
