@@ -77,8 +77,9 @@ impl Session {
             // the browser tests prove the page survives a trapped core with it.
             #[cfg(feature = "test-trap")]
             if path.to_ascii_uppercase().ends_with(".TRAP") {
-                // Cannot fire in the shipped page: compiled only with the test-trap feature.
-                panic!("{path}: the test build's trap");
+                // (This panic cannot fire in the shipped page: it is compiled only with the
+                // test-trap feature, which only scripts/build.sh --test-build sets.)
+                panic!("{path}: the test build's trap"); // cannot fire outside test builds
             }
             Ok(OpenedFile::from_opened(opened).into())
         })

@@ -4,7 +4,7 @@
 // test can count what the page transferred.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, existsSync, watch } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -107,23 +107,30 @@ http {
   child.stderr.on('data', d => {
     stderr += d;
   });
-  // Up once every port answers. nginx says nothing when it is ready (no daemon, no
-  // output), so its ports are asked every 50 ms, at most 100 times, and a nginx that exited
-  // ends the wait with its error log: a poll of the condition, not a fixed sleep.
-  for (const name of Object.keys(origins)) {
-    for (let tries = 0; ; tries++) {
-      const up = await fetch(`http://127.0.0.1:${ports[name]}/`).then(
-        () => true,
-        () => false,
-      );
-      if (up) break;
-      if (child.exitCode !== null || tries > 100)
-        throw new Error(
+  // Up once its pid file is written: nginx writes it after it has bound and listens on
+  // every port, and says nothing else when it is ready (no daemon, no output). The folder
+  // is watched for it; a nginx that exits first ends the wait with its error log.
+  const pidFile = join(dir, 'nginx.pid');
+  await new Promise((resolve, reject) => {
+    const watcher = watch(dir, () => {
+      if (existsSync(pidFile)) done();
+    });
+    const exited = () =>
+      done(
+        new Error(
           `nginx did not start: ${stderr}${existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : ''}`,
-        );
-      await new Promise(r => setTimeout(r, 50));
+        ),
+      );
+    /** @param {Error} [err] */
+    function done(err) {
+      watcher.close();
+      child.off('exit', exited);
+      if (err) reject(err);
+      else resolve(undefined);
     }
-  }
+    child.once('exit', exited);
+    if (existsSync(pidFile)) done();
+  });
   const entries = () =>
     readFileSync(log, 'utf8')
       .split('\n')
