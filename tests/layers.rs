@@ -598,29 +598,46 @@ fn the_page_state_is_defined_in_one_place() {
     }
 }
 
-#[test]
-fn the_page_modules_import_downward_only() {
-    let www = Path::new(ROOT).join("www");
-    let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for e in std::fs::read_dir(&www).unwrap() {
+/// The page's modules (www/*.js): each one's name (without `.js`) and its code, its comment
+/// lines left out.
+fn page_modules() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(Path::new(ROOT).join("www")).unwrap() {
         let p = e.unwrap().path();
         if p.extension().is_none_or(|x| x != "js") {
             continue;
         }
-        let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-        let text = std::fs::read_to_string(&p).unwrap();
-        // A static import names its module after `from` (on the import's last line, when the
-        // formatter breaks a long one) or, for its effects alone, right after `import`.
-        let imports = text
+        let code: String = std::fs::read_to_string(&p)
+            .unwrap()
             .lines()
             .filter(|l| !l.trim_start().starts_with("//"))
-            .filter_map(|l| {
-                l.split_once(" from './")
-                    .or_else(|| l.split_once("import './"))
-                    .map(|(_, rest)| rest)
-            })
-            .filter_map(|rest| rest.split(".js'").next())
-            .map(str::to_string);
+            .collect::<Vec<_>>()
+            .join("\n");
+        out.push((p.file_stem().unwrap().to_string_lossy().into_owned(), code));
+    }
+    out
+}
+
+/// The page modules a module's code imports statically. An import names its module after
+/// `from` (on the import's last line, when the formatter breaks a long one) or, for its
+/// effects alone, right after `import`.
+fn page_imports(code: &str) -> Vec<String> {
+    code.lines()
+        .filter_map(|l| {
+            l.split_once(" from './")
+                .or_else(|| l.split_once("import './"))
+                .map(|(_, rest)| rest)
+        })
+        .filter_map(|rest| rest.split(".js'").next())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn the_page_modules_import_downward_only() {
+    let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (name, code) in page_modules() {
+        let imports = page_imports(&code);
         g.entry(name).or_default().extend(imports);
     }
     assert!(
@@ -773,36 +790,16 @@ fn the_page_modules_are_as_the_architecture_draws_them() {
     // owns, and it writes each of them. ("apart": the workers and early.js, which import
     // only each other.)
     let table = page_table();
-    let www = Path::new(ROOT).join("www");
     let mut modules = BTreeSet::new();
     let mut wrong = Vec::new();
-    for e in std::fs::read_dir(&www).unwrap() {
-        let p = e.unwrap().path();
-        if p.extension().is_none_or(|x| x != "js") {
-            continue;
-        }
-        let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+    for (name, code) in page_modules() {
         modules.insert(name.clone());
         let Some((tier, tier_name, owns)) = table.get(&name) else {
             wrong.push(format!("{name}.js is not in docs/architecture.md's table"));
             continue;
         };
-        let code: String = std::fs::read_to_string(&p)
-            .unwrap()
-            .lines()
-            .filter(|l| !l.trim_start().starts_with("//"))
-            .collect::<Vec<_>>()
-            .join("\n");
-        for line in code.lines() {
-            let Some((_, rest)) = line
-                .split_once(" from './")
-                .or_else(|| line.split_once("import './"))
-            else {
-                continue;
-            };
-            let Some(imported) = rest.split(".js'").next() else {
-                continue;
-            };
+        for imported in page_imports(&code) {
+            let imported = imported.as_str();
             match table.get(imported) {
                 None => wrong.push(format!("{name}.js imports {imported}.js, not in the table")),
                 Some((t, t_name, _))
@@ -841,23 +838,13 @@ fn each_page_state_field_is_written_by_one_module() {
         state_fields_written("state.a = 1; state.b.c = 2; x.state.d = 3; state.e === f; state.g.h(); ++state.i; state.j ||= k; state.l.m(n = 1)"),
         BTreeSet::from(["a", "b", "i", "j"].map(String::from))
     );
-    let www = Path::new(ROOT).join("www");
     let mut writers: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for e in std::fs::read_dir(&www).unwrap() {
-        let p = e.unwrap().path();
-        if p.extension().is_none_or(|x| x != "js") || p.file_name().is_some_and(|n| n == "state.js")
-        {
-            continue;
-        }
-        let name = p.file_name().unwrap().to_string_lossy().into_owned();
-        let code: String = std::fs::read_to_string(&p)
-            .unwrap()
-            .lines()
-            .filter(|l| !l.trim_start().starts_with("//"))
-            .collect::<Vec<_>>()
-            .join("\n");
+    for (name, code) in page_modules().into_iter().filter(|(n, _)| n != "state") {
         for field in state_fields_written(&code) {
-            writers.entry(field).or_default().insert(name.clone());
+            writers
+                .entry(field)
+                .or_default()
+                .insert(format!("{name}.js"));
         }
     }
     assert!(writers.len() > 30, "{writers:?}");

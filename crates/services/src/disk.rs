@@ -132,15 +132,20 @@ impl Disk {
         Ok(opened)
     }
 
-    fn open_container(&self, path: &str) -> Result<Box<dyn Container>, String> {
-        let name = if path.is_empty() {
+    /// What archive path `path` is called in messages: itself, or (`""`) the root's name.
+    fn name_of(&self, path: &str) -> String {
+        if path.is_empty() {
             self.root
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default()
         } else {
             path.to_string()
-        };
+        }
+    }
+
+    fn open_container(&self, path: &str) -> Result<Box<dyn Container>, String> {
+        let name = self.name_of(path);
         let (source, real): (Rc<dyn ByteSource>, Option<PathBuf>) = match self.split(path)? {
             (outer, Some(inner)) if !outer.is_empty() || self.root_container => {
                 if path.matches('/').count() > MAX_NESTING * 8 {
@@ -322,14 +327,7 @@ impl Disk {
         } else {
             containers::CueDiscs::default()
         };
-        let container = if path.is_empty() {
-            self.root
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        } else {
-            path.to_string()
-        };
+        let container = self.name_of(path);
         listing.problems.extend(
             cues.problems
                 .iter()
