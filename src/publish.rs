@@ -2,67 +2,17 @@
 //! static web host. The index (index.json) lists every loose file and what is inside each
 //! container (a zip's entries, a disc's files), with the byte ranges of the container each
 //! entry is read from, so the page lists at once and reads an entry with a Range request or
-//! two (crates/containers/src/hosted.rs). `publish` writes the page beside it and swaps the new site
+//! two (crates/containers/src/hosted/). `publish` writes the page beside it and swaps the new site
 //! for an earlier one in one step. docs/publishing.md.
 
-use crate::containers::hosted::{self, Layout};
+use crate::containers::hosted::{self, HostedContainer, HostedEntry, HostedIndex, Inside, Layout};
 use crate::containers::CueTrack;
 use crate::containers::{self, ByteSource, FileBytes, Limits};
 use crate::disk::cue_track_of;
 use crate::serve::{list_folder, ListedFile};
-use serde::Serialize;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-
-/// What index.json holds.
-#[derive(Debug, Serialize)]
-pub struct Index {
-    /// What the archive is called (its folder's or its container's name).
-    pub root: String,
-    /// Where the files are, relative to the index's own URL (or an absolute URL).
-    pub base: String,
-    /// Files served whole: loose files, and containers that could not be opened (with why).
-    pub files: Vec<ListedFile>,
-    /// Containers whose entries are listed and read by range.
-    pub containers: Vec<HostedContainer>,
-}
-
-/// A container in the index: its entries are listed under `path`.
-#[derive(Debug, Serialize)]
-pub struct HostedContainer {
-    /// Its name in the listing (a cue sheet's, for the disc it names).
-    pub path: String,
-    /// The file its bytes are in, relative to the base (a cue sheet's .bin).
-    pub file: String,
-    /// That file's size: a host that serves another size holds another file.
-    pub size: u64,
-    #[serde(flatten)]
-    pub layout: Layout,
-    /// Ranges every entry's read needs first (a CHD's header and map).
-    pub meta: Vec<[u64; 2]>,
-    /// `[path inside, size, kind, where it starts, CRC-32 as 8 hex digits, [[offset, length], …]]`,
-    /// and for a disc file written in several extents, a seventh: `[[first byte, length], …]`
-    /// in the disc's sectors. Arrays, not objects, to keep a disc of thousands of files small.
-    pub entries: Vec<HostedEntry>,
-    /// Entries that could not be read when the index was made, with why.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub problems: Vec<String>,
-    /// A container inside another (a zip in a zip): its bytes are that container's entry,
-    /// read as the page reads any entry, and `size`, `meta` and the rows' ranges are
-    /// offsets in those bytes.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub inside: Option<Inside>,
-}
-
-/// Where a nested container's bytes are: an entry of another container of the index.
-#[derive(Debug, Serialize)]
-pub struct Inside {
-    /// The outer container's `path` in the index.
-    pub container: String,
-    /// The entry's path in it.
-    pub entry: String,
-}
 
 /// The largest container inside a container listed from a host: the page reads it whole
 /// (as when the outer one is dropped) before it reads an entry of it.
@@ -72,7 +22,7 @@ const NESTED_DEPTH: usize = 3;
 
 /// The index of the archive folder `root`; `only`: the one file (a container given as the
 /// archive) to index of it, with the .bin a cue sheet names.
-pub fn build_index(root: &Path, only: Option<&str>) -> io::Result<Index> {
+pub fn build_index(root: &Path, only: Option<&str>) -> io::Result<HostedIndex> {
     let listing = list_folder(root, false)?;
     let mut files = listing.files;
     if let Some(name) = only {
@@ -159,10 +109,10 @@ pub fn build_index(root: &Path, only: Option<&str>) -> io::Result<Index> {
         Some(n) => n.rsplit('/').next().unwrap_or(n).to_string(),
         None => listing.root,
     };
-    Ok(Index {
+    Ok(HostedIndex {
         root: name,
         base: String::new(),
-        files,
+        files: files.iter().map(ListedFile::hosted).collect(),
         containers: containers_out,
     })
 }
@@ -270,7 +220,7 @@ fn plan_source(
         .map(|e| HostedEntry {
             path: listed[e.index].path.clone(),
             size: listed[e.index].size,
-            kind: kind_of.remove(&e.index).unwrap_or("bytes"),
+            kind: kind_of.remove(&e.index).unwrap_or("bytes").to_string(),
             at: e.at,
             crc32: format!("{:08x}", e.crc32),
             ranges: e.ranges.clone(),
@@ -352,35 +302,6 @@ fn entries_of(plan: &hosted::Plan) -> impl Iterator<Item = (usize, &containers::
         .map(|e| (e.index, &plan.container.entries()[e.index]))
 }
 
-/// One entry's row in a hosted container (see [`HostedContainer::entries`]).
-#[derive(Debug)]
-pub struct HostedEntry {
-    pub path: String,
-    pub size: u64,
-    pub kind: &'static str,
-    pub at: u64,
-    pub crc32: String,
-    pub ranges: Vec<[u64; 2]>,
-    pub pieces: Option<Vec<[u64; 2]>>,
-}
-
-impl Serialize for HostedEntry {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeSeq;
-        let mut row = s.serialize_seq(Some(6 + self.pieces.is_some() as usize))?;
-        row.serialize_element(&self.path)?;
-        row.serialize_element(&self.size)?;
-        row.serialize_element(self.kind)?;
-        row.serialize_element(&self.at)?;
-        row.serialize_element(&self.crc32)?;
-        row.serialize_element(&self.ranges)?;
-        if let Some(p) = &self.pieces {
-            row.serialize_element(p)?;
-        }
-        row.end()
-    }
-}
-
 /// Write `DIR/index.json` (through a temporary file and a rename: readers see the old index
 /// or the new one; never through a link). Returns the files and container entries listed.
 pub fn write_index(dir: &Path) -> io::Result<usize> {
@@ -393,7 +314,7 @@ pub fn write_index(dir: &Path) -> io::Result<usize> {
     Ok(n)
 }
 
-fn listed(index: &Index) -> usize {
+fn listed(index: &HostedIndex) -> usize {
     index.files.len()
         + index
             .containers

@@ -165,6 +165,14 @@ fn a_file_in_two_iso_extents_reads_both_in_order_and_from_a_host_by_its_extents(
         .unwrap();
     let extents: Vec<[u64; 2]> =
         serde_json::from_value(row[6].clone()).expect("a seventh column: the extents");
+    // The page's reader (the core's) takes every container and row the CLI wrote.
+    let read =
+        hosted::read_index(&std::fs::read(host.join("index.json")).unwrap(), usize::MAX).unwrap();
+    assert!(read.problems.is_empty(), "{:?}", read.problems);
+    let entries = &read.index.containers[0].entries;
+    assert_eq!(entries.len(), disc["entries"].as_array().unwrap().len());
+    let a = entries.iter().find(|e| e.path == "A.BIN").unwrap();
+    assert_eq!(a.pieces.as_deref(), Some(&extents[..]));
     assert_eq!(extents.len(), 2);
     assert_eq!(
         extents.iter().map(|e| e[1]).collect::<Vec<_>>(),

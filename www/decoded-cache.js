@@ -45,6 +45,7 @@ export async function openStore(name, file) {
   }
 }
 
+/** @implements {DecodedStore} */
 class Store {
   /** @param {FileSystemSyncAccessHandle} data @param {FileSystemSyncAccessHandle} index */
   constructor(data, index) {

@@ -43,8 +43,12 @@
   const archive = link.get('archive');
   if (!archive) return;
   const listingUrl = new URL(archive, location.href).href;
-  const listing = fetch(listingUrl).then(r => (r.ok ? r.json() : null));
-  early.listing = { url: listingUrl, json: listing };
+  // (Its bytes are the core's to read, once it is up; the few fields taken here for the
+  // early fetches are read as loosely as a hostile listing allows.)
+  const bytes = fetch(listingUrl).then(r => (r.ok ? r.arrayBuffer() : null));
+  early.listing = { url: listingUrl, bytes };
+  bytes.catch(() => {});
+  const listing = bytes.then(b => (b ? JSON.parse(new TextDecoder().decode(b)) : null));
   listing.catch(() => {});
   const path = link.get('path');
   if (!path || link.get('compare')) return;

@@ -3,16 +3,8 @@
 // or on a static host (hosted.js). Each entry is {path, size, read(): Promise<ArrayBuffer>};
 // bytes are read only on open.
 
-import {
-  bufferOf,
-  checkContainer,
-  checkEntry,
-  fetchListing,
-  fetchWhole,
-  prefetchWhole,
-  readHostedEntry,
-} from './hosted.js';
-import { state } from './state.js';
+import { bufferOf, fetchListing, fetchWhole, prefetchWhole, readHostedEntry } from './hosted.js';
+import { core, state } from './state.js';
 import { assetUrl } from './assets.js';
 
 // Files a hosted listing gives the page at most.
@@ -107,18 +99,19 @@ async function walkEntry(entry, out) {
 
 // A hosted archive: a listing {files: [{path, size, kind}], containers, base} at
 // `listingUrl` (archive.json from `relicview serve`, index.json from `relicview index` or
-// `publish`); files are fetched from `base` relative to the listing, whole, and a
-// container's entries by the ranges the index gives (hosted.js). Nothing else is read.
+// `publish`), read by the core, which checks every row; files are fetched from `base`
+// relative to the listing, whole, and a container's entries by the ranges the index gives
+// (hosted.js). Nothing else is read.
 // → entries, or null where the URL holds no listing; a host that cannot be read throws why.
 /** @param {string} listingUrl @returns {Promise<Entries | null>} */
 export async function hostedEntries(listingUrl) {
-  /** @type {HostedListing | null} */
-  const listing = await fetchListing(listingUrl);
-  if (!listing || !Array.isArray(listing.files)) return null;
-  const base = new URL(typeof listing.base === 'string' ? listing.base : '', listingUrl);
+  const bytes = await fetchListing(listingUrl);
+  const listing = bytes && core.readHostedIndex(bytes, MAX_HOSTED);
+  if (!listing) return null;
+  const base = new URL(listing.base ?? '', listingUrl);
   // (Made when first read: a URL for each of 20,000 files took some 100 ms.)
   const urlOf = (/** @type {string} */ path) =>
-    new URL(String(path).split('/').map(encodeURIComponent).join('/'), base).href;
+    new URL(path.split('/').map(encodeURIComponent).join('/'), base).href;
   // A file's references as the index names them (`refs`: what its open reads besides it)
   // are fetched as the file is: not one round trip after another as the parse finds them.
   // (Not for a file the parsing worker opens: it fetches its own.)
@@ -127,25 +120,18 @@ export async function hostedEntries(listingUrl) {
   let rows = null;
   const files = listing.files;
   const rowOf = (/** @type {string} */ p) =>
-    (rows ??= new Map(files.slice(0, MAX_HOSTED).map(f => [String(f.path).toLowerCase(), f]))).get(
-      String(p).toLowerCase(),
-    );
+    (rows ??= new Map(files.map(f => [f.path.toLowerCase(), f]))).get(p.toLowerCase());
   /** @type {Set<ListingRow>} */
   const read = new Set();
-  const prefetchRefs = (/** @type {unknown} */ refs) => {
-    for (const ref of Array.isArray(refs) ? refs.slice(0, 256) : []) {
+  const prefetchRefs = (/** @type {string[] | undefined} */ refs) => {
+    for (const ref of refs ?? []) {
       const row = rowOf(ref);
-      if (
-        row &&
-        !read.has(row) &&
-        typeof row.failure !== 'string' &&
-        Number(row.size) < state.workerThreshold
-      )
-        prefetchWhole(urlOf(row.path), Number(row.size), String(row.path));
+      if (row && !read.has(row) && row.failure === undefined && row.size < state.workerThreshold)
+        prefetchWhole(urlOf(row.path), row.size, row.path);
     }
   };
   /** @type {Entries} */
-  const entries = files.slice(0, MAX_HOSTED).map(row => {
+  const entries = files.map(row => {
     const { path, size, kind, failure, refs } = row;
     /** @type {string | null} */
     let made = null;
@@ -153,15 +139,15 @@ export async function hostedEntries(listingUrl) {
     const whole = async () => {
       prefetchRefs(refs);
       read.add(row);
-      return bufferOf(await fetchWhole(url(), Number(size), String(path)));
+      return bufferOf(await fetchWhole(url(), size, path));
     };
     return {
-      path: String(path),
-      size: Number(size) || 0,
+      path,
+      size,
       // The server typed the file by content; nothing needs fetching to know it.
-      kind: typeof kind === 'string' ? kind : null,
+      kind: kind ?? null,
       // A container the server could not open: why (the list marks it, opening it says so).
-      containerFailure: typeof failure === 'string' ? failure : undefined,
+      containerFailure: failure,
       head: async () => new ArrayBuffer(0),
       read: whole,
       // A large file parsed in the worker is fetched there, straight into its memory.
@@ -169,21 +155,17 @@ export async function hostedEntries(listingUrl) {
     };
   });
   /** @type {string[]} */
-  const problems = [];
-  const hostedContainers = Array.isArray(listing.containers) ? listing.containers : [];
+  const problems = listing.problems.map(p => `${listingUrl}: ${p}`);
+  /** @type {HostedContainer[]} */
+  const hostedContainers = listing.containers ?? [];
   // A container inside another is listed as a folder of its own, not as its outer's file.
-  const byPath = new Map(hostedContainers.map(c => [c && c.path, c]));
+  const byPath = new Map(hostedContainers.map(c => [c.path, c]));
   const nestedRows = new Set(
-    hostedContainers.flatMap(c => (c && c.inside ? [`${c.inside.container}\u0000${c.inside.entry}`] : [])),
+    hostedContainers.flatMap(c => (c.inside ? [`${c.inside.container}\u0000${c.inside.entry}`] : [])),
   );
   /** @type {Map<string, () => string>} */
   const urls = new Map();
   for (const c of hostedContainers) {
-    const why = checkContainer(c);
-    if (why) {
-      problems.push(`${listingUrl}: ${why}`);
-      continue;
-    }
     /** @type {string | null} */
     let made = null;
     const url = () => (made ??= urlOf(c.file));
@@ -191,10 +173,7 @@ export async function hostedEntries(listingUrl) {
     const inside = c.inside;
     if (inside) {
       const outer = byPath.get(inside.container);
-      const row =
-        outer && Array.isArray(outer.entries)
-          ? outer.entries.find(r => Array.isArray(r) && r[0] === inside.entry)
-          : null;
+      const row = outer?.entries.find(r => r[0] === inside.entry);
       const outerUrl = outer && urls.get(outer.path);
       if (!outer || !row || !outerUrl) {
         problems.push(
@@ -204,29 +183,24 @@ export async function hostedEntries(listingUrl) {
       }
       c.outer = { container: outer, row, url: outerUrl };
     }
-    for (const row of c.entries.slice(0, MAX_HOSTED - entries.length)) {
-      if (!checkEntry(row)) {
-        problems.push(
-          `${listingUrl}: ${c.path}: an entry that is not [path, size, kind, offset, CRC-32, ranges]`,
-        );
-        continue;
-      }
-      if (nestedRows.has(`${c.path}\u0000${row[0]}`)) continue;
+    for (const row of c.entries) {
+      const [path, size, kind] = row;
+      if (nestedRows.has(`${c.path}\u0000${path}`)) continue;
       // (A large one parsed in the worker is read here, rebuilt, and handed over.)
       const read = () => readHostedEntry(url(), c, row);
       entries.push({
-        path: `${c.path}/${row[0]}`,
-        size: row[1],
-        kind: row[2],
+        path: `${c.path}/${path}`,
+        size,
+        kind,
         head: async () => new ArrayBuffer(0),
         read,
         source: () => ({ read }),
       });
     }
-    problems.push(...(Array.isArray(c.problems) ? c.problems.map(String) : []));
+    problems.push(...(c.problems ?? []));
   }
   // The archive's name (its folder, or the container served): what its exports are called.
-  if (typeof listing.root === 'string' && listing.root) entries.root = listing.root;
+  if (listing.root) entries.root = listing.root;
   entries.problems = problems;
   return entries;
 }

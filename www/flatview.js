@@ -456,7 +456,7 @@ function showGallery(file) {
   }
 }
 
-/** @param {import('../pkg/relicview.js').MaterialCard} c */
+/** @param {import('../pkg/relicview.js').PicturedMaterialCard} c */
 function card(c) {
   const li = document.createElement('li');
   li.className = 'card';

@@ -245,9 +245,9 @@ function dismiss(got) {
 }
 
 // What index.html started fetching before the page's scripts ran (www/early.js): the
-// listing a link names ({url, json}), taken once by the read it was started for. A failed
+// listing a link names ({url, bytes}), taken once by the read it was started for. A failed
 // one is left for the page to fetch.
-/** @param {(started: { url: string, json: Promise<any> }) => boolean} wanted */
+/** @param {(started: { url: string, bytes: Promise<ArrayBuffer | null> }) => boolean} wanted */
 function earlyListing(wanted) {
   const started = globalThis.relicviewEarly;
   const pending = started && started.listing;
@@ -320,17 +320,17 @@ export function prefetchWhole(url, size, what) {
   );
 }
 
-// A listing's JSON at `url` (archive.json, index.json), with the timeout and retries of any
-// read from a host. → the parsed listing, or null where the URL holds none (a 404, not
-// JSON); a host that cannot be read throws why.
-/** @param {string} url @returns {Promise<any>} */
+// A listing's bytes at `url` (archive.json, index.json), with the timeout and retries of
+// any read from a host, for the core to read (`readHostedIndex`). → its bytes, or null where
+// the URL holds none (a 404); a host that cannot be read throws why.
+/** @param {string} url @returns {Promise<Uint8Array | null>} */
 export async function fetchListing(url) {
   const started = earlyListing(e => e.url === url);
   if (started) {
-    const listing = await started.json.catch(() => null);
+    const listing = await started.bytes.catch(() => null);
     if (listing) {
       stats.requests++;
-      return listing;
+      return new Uint8Array(listing);
     }
   }
   return polite(async () => {
@@ -343,11 +343,7 @@ export async function fetchListing(url) {
     }
     const bytes = await body(got, url, undefined, LISTING_AT_MOST);
     stats.requests++;
-    try {
-      return JSON.parse(new TextDecoder().decode(bytes));
-    } catch {
-      return null;
-    }
+    return bytes;
   });
 }
 
@@ -519,10 +515,11 @@ export async function readHostedEntry(url, container, entry) {
     all.set(p, k);
     k += p.length;
   }
-  // (As index.json gives it: checkContainer checked its kind, the core checks the rest.)
-  const layout = /** @type {import('../pkg/relicview_containers.js').Layout} */ (
-    /** @type {unknown} */ ({ kind: container.kind, mode: container.mode, start: container.start })
-  );
+  /** @type {import('../pkg/relicview_containers.js').Layout} */
+  const layout =
+    container.kind === 'disc'
+      ? { kind: 'disc', mode: container.mode, start: container.start }
+      : { kind: container.kind };
   const containers = await containersHere();
   const bytes = containers.readHosted(
     container.path,
@@ -545,43 +542,4 @@ export function bufferOf(bytes) {
   return bytes.buffer instanceof ArrayBuffer && bytes.buffer.byteLength === bytes.length
     ? bytes.buffer
     : bytes.slice().buffer;
-}
-
-const isCount = (/** @type {unknown} */ n) => Number.isSafeInteger(n) && Number(n) >= 0;
-const isRanges = (/** @type {unknown} */ r) =>
-  Array.isArray(r) &&
-  r.length <= 4096 &&
-  r.every(x => Array.isArray(x) && x.length === 2 && isCount(x[0]) && isCount(x[1]));
-
-// A container of index.json as the page trusts it, or why not (the index is read as hostile
-// as any file).
-/** @param {any} c (a container of index.json, as parsed) @returns {string | null} */
-export function checkContainer(c) {
-  if (!c || typeof c.path !== 'string' || typeof c.file !== 'string' || !isCount(c.size))
-    return 'a container without its path, file or size';
-  if (!['zip', 'disc', 'chd'].includes(c.kind))
-    return `${c.path}: kind ${JSON.stringify(c.kind)} is not one the page reads`;
-  if (!isRanges(c.meta) || !Array.isArray(c.entries)) return `${c.path}: no meta ranges or entries`;
-  if (
-    c.inside !== undefined &&
-    (!c.inside || typeof c.inside.container !== 'string' || typeof c.inside.entry !== 'string')
-  )
-    return `${c.path}: an "inside" that names no container and entry`;
-  return null;
-}
-
-// One entry row `[path, size, kind, at, crc32, ranges]` (and `extents`, for a disc file in
-// several), checked.
-/** @param {unknown} row @returns {row is HostedEntryRow} */
-export function checkEntry(row) {
-  return (
-    Array.isArray(row) &&
-    typeof row[0] === 'string' &&
-    isCount(row[1]) &&
-    typeof row[2] === 'string' &&
-    isCount(row[3]) &&
-    /^[0-9a-f]{8}$/.test(row[4]) &&
-    isRanges(row[5]) &&
-    (row.length === 6 || (row.length === 7 && isRanges(row[6])))
-  );
 }

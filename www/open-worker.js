@@ -39,54 +39,41 @@ async function read(path) {
   return buffer;
 }
 
-/** @param {any} err an Error, the core's (with its offset and record path) or another @returns {{ message: string, offset: number | null, chunkPath: string | null } | null} */
+/** @param {any} err an Error, the core's (with its offset and record path) or another @returns {import('../pkg/relicview.js').ErrorAt} */
 function plainError(err) {
-  if (!err) return null;
   return {
-    message: err.message || String(err),
-    offset: err.offset ?? null,
-    chunkPath: err.chunkPath ?? null,
+    message: (err && err.message) || String(err),
+    offset: err?.offset ?? 0,
+    chunkPath: err?.chunkPath ?? '',
   };
+}
+
+// The typed arrays' buffers in a value (each once), to transfer rather than copy.
+/** @param {unknown} value @param {Set<ArrayBuffer>} found @returns {Set<ArrayBuffer>} */
+function buffersIn(value, found = new Set()) {
+  if (ArrayBuffer.isView(value) && value.buffer instanceof ArrayBuffer) found.add(value.buffer);
+  else if (Array.isArray(value)) for (const v of value) buffersIn(v, found);
+  else if (value && typeof value === 'object') for (const v of Object.values(value)) buffersIn(v, found);
+  return found;
 }
 
 /** @param {number} job @param {string} path */
 async function open(job, path) {
   reading = { path, buffer: null };
   const file = await session.open(path);
-  const stored = /** @type {ArrayBuffer | null} */ (reading.buffer);
+  const stored = reading.buffer;
   reading = { path: null, buffer: null };
   const t0 = performance.now();
   try {
-    const can = file.capabilities();
-    const inspect = file.inspectJson();
-    const views = file.byteViewCount();
-    // The last view is the file as stored: the bytes read here, where their length agrees.
-    const bytes = Array.from({ length: views }, (_, i) =>
-      i === views - 1 && stored && stored.byteLength === file.byteViewLength(i)
-        ? new Uint8Array(stored)
-        : file.bytes(i) || new Uint8Array(0),
-    );
-    const image = can.image ? file.image() : null;
-    const scene = file.takeSceneBytes();
-    const result = {
+    // The core describes the file (one shape, OpenedSummary); the read bytes stand in for
+    // its copy of the file as stored.
+    const summary = file.summary(stored ? new Uint8Array(stored) : undefined);
+    const scene = file.takeSceneBytes() ?? null;
+    /** @type {OpenedMessage} */
+    const message = {
       type: 'opened',
       job,
-      path: file.path,
-      kind: file.kind(),
-      capabilities: can,
-      error: plainError(file.error()),
-      damage: plainError(file.damage()),
-      inspect,
-      bytes,
-      infoRows: file.infoRows(),
-      info: file.info(),
-      text: can.text ? file.text() : null,
-      image,
-      imageRegions: can.image ? file.imageRegions() : [],
-      imagePlanes: can.image ? file.imagePlanes() : [],
-      gallery: can.gallery ? file.gallery() : null,
-      exports: file.exports(),
-      timings: file.timings(),
+      summary,
       scene,
       memoryBytes: wasmMemory.buffer.byteLength,
       // Putting the results into messages (ms), and when it was posted (ms since the epoch:
@@ -94,14 +81,7 @@ async function open(job, path) {
       packMs: performance.now() - t0,
       postedAt: performance.timeOrigin + performance.now(),
     };
-    const transfer = bytes.map(b => b.buffer);
-    if (scene) transfer.push(scene.buffer);
-    if (image)
-      transfer.push(
-        image.rgba.buffer,
-        ...result.imagePlanes.map((/** @type {{ values: Uint16Array }} */ p) => p.values.buffer),
-      );
-    self.postMessage(result, transfer);
+    self.postMessage(message, [...buffersIn(message)]);
   } finally {
     file.free();
   }

@@ -116,7 +116,7 @@ export class WorkerOpener {
       worker.terminate();
       this.spawn();
       if (m.type === 'opened') job.resolve(new RemoteFile(m));
-      else job.reject(Object.assign(new Error(m.error.message), m.error));
+      else job.reject(asError(m.error));
     }
   }
 
@@ -146,14 +146,14 @@ export class WorkerOpener {
   }
 }
 
-// A file the worker opened, answering as the core's OpenedFile does.
+// A file the worker opened, answering as the core's OpenedFile does from its summary.
 /** @implements {ShownFile} */
 export class RemoteFile {
   /** @param {OpenedMessage} m */
   constructor(m) {
-    /** @type {OpenedMessage | null} */
-    this.m = m;
-    this.path = m.path;
+    /** @type {import('../pkg/relicview.js').OpenedSummary | null} */
+    this.summary = m.summary;
+    this.path = m.summary.path;
     // The scene's bytes for Viewer.showSceneBytes (null without a scene).
     this.sceneBytes = m.scene;
     // The worker's wasm memory after the open (bytes).
@@ -164,8 +164,8 @@ export class RemoteFile {
   }
   // What the worker sent (an error once freed, as the core's OpenedFile is).
   get opened() {
-    if (!this.m) throw new Error(`${this.path}: used after it was freed`);
-    return this.m;
+    if (!this.summary) throw new Error(`${this.path}: used after it was freed`);
+    return this.summary;
   }
   kind() {
     return this.opened.kind;
@@ -179,6 +179,7 @@ export class RemoteFile {
   damage() {
     return asError(this.opened.damage);
   }
+  /** @returns {import('../pkg/relicview.js').InspectorView | null} */
   inspect() {
     return JSON.parse(this.opened.inspect);
   }
@@ -214,14 +215,13 @@ export class RemoteFile {
     return this.opened.timings;
   }
   free() {
-    this.m = null;
+    this.summary = null;
     this.sceneBytes = null;
   }
 }
 
-/** @param {PostedError | null} e @returns {import('../pkg/relicview.js').RelicviewError | null} */
+// An error the worker posted as plain data, as the Error the core's OpenedFile gives.
+/** @param {import('../pkg/relicview.js').ErrorAt | null} e @returns {(Error & import('../pkg/relicview.js').ErrorAt) | null} */
 function asError(e) {
-  return e
-    ? Object.assign(new Error(e.message), { offset: e.offset ?? 0, chunkPath: e.chunkPath ?? '' })
-    : null;
+  return e ? Object.assign(new Error(e.message), e) : null;
 }

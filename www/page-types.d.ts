@@ -48,22 +48,14 @@ interface Entries extends Array<Entry> {
 interface EarlyDownloads {
   core?: Promise<WebAssembly.Module>;
   /** The listing a link names, taken (set to null) by the read it was started for. */
-  listing?: { url: string; json: Promise<any> } | null;
+  listing?: { url: string; bytes: Promise<ArrayBuffer | null> } | null;
   files?: { path: string; size: number; fetched: Promise<{ url: string; buffer: ArrayBuffer }> }[] | null;
 }
 
 declare var relicviewEarly: EarlyDownloads | undefined;
 
-/** A file's row of a hosted listing (archive.json, index.json), as read. */
-interface ListingRow {
-  path: string;
-  size: number;
-  kind?: string;
-  /** A container the host could not open: why. */
-  failure?: string;
-  /** What the file's open reads besides it (its libraries, textures, a world's models). */
-  refs?: string[];
-}
+/** A file's row of a hosted listing (archive.json, index.json), as the core reads it. */
+type ListingRow = import('../pkg/relicview.js').HostedFile;
 
 /** What the inspector has selected: a record (null: bytes alone) and a byte range. */
 interface InspectorSelection {
@@ -83,8 +75,7 @@ interface Comparison {
 }
 
 /** A texture of the gallery: the core's card, its place among its file's, who uses it. */
-type TextureCardShown = import('../pkg/relicview.js').TextureCard & {
-  thumbnail: import('../pkg/relicview.js').Picture;
+type TextureCardShown = import('../pkg/relicview.js').PicturedTextureCard & {
   own: number;
   users: import('../pkg/relicview.js').TextureUsers | null;
   /** Its card on the page, once drawn. */
@@ -122,72 +113,14 @@ type ShownFile = Pick<
 /** A button under a message: its label and what it does. */
 type MessageAction = [string, () => void];
 
-/** A hosted listing (archive.json from `relicview serve`, index.json from `index`/`publish`). */
-interface HostedListing {
-  files?: ListingRow[];
-  containers?: HostedContainer[];
-  /** Where the files are, relative to the listing. */
-  base?: string;
-  /** The archive's name. */
-  root?: string;
-}
+/** A container entry of a hosted index, as the core reads it: [path, size, kind, at, CRC-32, ranges, extents?]. */
+type HostedEntryRow = import('../pkg/relicview.js').HostedContainer['entries'][number];
 
-/** Byte ranges as [offset, length] pairs. */
-type ByteRanges = [number, number][];
-
-/** A container entry of a hosted index: [path, size, kind, at, CRC-32, ranges, extents?]. */
-type HostedEntryRow = [string, number, string, number, string, ByteRanges, ByteRanges?];
-
-/** A container of a hosted index, read by the ranges it gives (hosted.js checks each). */
-interface HostedContainer {
-  path: string;
-  file: string;
-  size: number;
-  kind: 'zip' | 'disc' | 'chd';
-  mode?: string;
-  start?: number;
-  meta: ByteRanges;
-  entries: HostedEntryRow[];
-  /** A container inside another: that container and its entry. */
-  inside?: { container: string; entry: string };
-  problems?: string[];
+/** A container of a hosted index, as the core reads it (`readHostedIndex`). */
+type HostedContainer = import('../pkg/relicview.js').HostedContainer & {
   /** Set by files.js for a container inside another: where its bytes are read from. */
   outer?: { container: HostedContainer; row: HostedEntryRow; url: () => string };
-}
-
-/** An error as a worker posts it: its words, and the byte and record path where known. */
-interface PostedError {
-  message: string;
-  offset: number | null;
-  chunkPath: string | null;
-}
-
-/** What the parsing worker posts for a file it opened (open-worker.js; opener.js reads it). */
-interface OpenedMessage {
-  type: 'opened';
-  job: number;
-  path: string;
-  kind: string;
-  capabilities: import('../pkg/relicview.js').FileCapabilities;
-  error: PostedError | null;
-  damage: PostedError | null;
-  /** The inspector view, as JSON. */
-  inspect: string;
-  bytes: Uint8Array[];
-  infoRows: import('../pkg/relicview.js').InfoRow[];
-  info: Record<string, unknown>;
-  text: string | null;
-  image: import('../pkg/relicview.js').Picture | null;
-  imageRegions: import('../pkg/relicview.js').ImageRegion[];
-  imagePlanes: ReturnType<import('../pkg/relicview.js').OpenedFile['imagePlanes']>;
-  gallery: import('../pkg/relicview.js').MaterialCard[] | null;
-  exports: string[];
-  timings: import('../pkg/relicview.js').OpenTimings;
-  scene: Uint8Array | null | undefined;
-  memoryBytes: number;
-  packMs: number;
-  postedAt: number;
-}
+};
 
 interface Window {
   /** The automation API scripts outside this repo rely on (api.js; docs/api.md). */

@@ -108,3 +108,15 @@ pub fn count_triangles(bytes: &[u8]) -> Result<u32, JsValue> {
 pub fn view_words() -> Result<JsValue, JsValue> {
     to_js(&crate::view::WORDS)
 }
+
+/// A hosted listing (index.json from `relicview publish` or `index`, archive.json from
+/// `relicview serve`) as the page lists it: every file and container row checked, what is
+/// wrong left out with why, at most `max_listed` files and entries; null where `bytes` are
+/// no listing at all.
+#[wasm_bindgen(js_name = readHostedIndex, unchecked_return_type = "ReadIndex | null")]
+pub fn read_hosted_index(bytes: &[u8], max_listed: u32) -> Result<JsValue, JsValue> {
+    to_js(&crate::containers::hosted::read_index(
+        bytes,
+        max_listed as usize,
+    ))
+}

@@ -4,7 +4,9 @@
 use super::{js_error, parse_error, to_js};
 use crate::archive;
 use crate::formats::{Document, InfoRow};
+use crate::gallery::{ImageRegion, MaterialCard, TextureCard};
 use crate::scene::Scene;
+use relicview_web_glue::{ErrorAt, Picture};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -48,6 +50,127 @@ impl OpenedFile {
             timings: opened.timings,
         }
     }
+
+    fn capabilities_of(&self) -> FileCapabilities {
+        FileCapabilities {
+            scene: self.has_scene,
+            text: self.document.text().is_some(),
+            image: self.document.image().is_some(),
+            gallery: self.document.gallery().is_some(),
+            used_by: self.document.kind().capabilities().used_by,
+            export: self.has_scene,
+        }
+    }
+
+    /// The parse error where the file is `damaged` (cut short, or bytes after its end) or
+    /// where it is not.
+    fn fault(&self, damaged: bool) -> Option<&crate::findings::ParseError> {
+        self.document
+            .error()
+            .filter(|_| self.document.damaged() == damaged)
+    }
+
+    fn info_rows_of(&self) -> Vec<InfoRow> {
+        let mut rows = self.document.info_rows();
+        rows.extend(
+            self.unreadable
+                .iter()
+                .map(|u| InfoRow::warning("unreadable file", u.clone())),
+        );
+        rows.extend(
+            self.notes
+                .iter()
+                .map(|n| InfoRow::warning("untextured", n.clone())),
+        );
+        rows
+    }
+
+    fn image_planes_of(&self) -> Vec<TexelPlaneShown> {
+        self.document
+            .image_planes()
+            .into_iter()
+            .map(|plane| TexelPlaneShown {
+                values: js_sys::Uint16Array::from(&plane.values[..]).into(),
+                name: plane.name.to_string(),
+                hex: plane.hex,
+            })
+            .collect()
+    }
+
+    fn gallery_of(&self) -> Option<Vec<PicturedMaterialCard>> {
+        let cards = self.document.gallery()?;
+        Some(
+            cards
+                .iter()
+                .map(|card| PicturedMaterialCard {
+                    thumbnail: card.thumbnail.as_ref().map(Picture::of),
+                    card: card.clone(),
+                })
+                .collect(),
+        )
+    }
+}
+
+/// Everything the page reads of an opened file but its scene (`OpenedFile.summary`): what a
+/// parsing worker posts, and what the page's `RemoteFile` (www/opener.js) answers from, so
+/// the file has one shape on both threads.
+#[derive(Serialize, tsify::Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenedSummary {
+    path: String,
+    kind: String,
+    capabilities: FileCapabilities,
+    error: Option<ErrorAt>,
+    damage: Option<ErrorAt>,
+    /// The inspector's view as JSON text (`InspectorView | null` once parsed): parsing it on
+    /// the page is several times quicker than the structured clone of the same objects.
+    inspect: String,
+    /// The byte views (`OpenedFile.bytes`), the file as stored last.
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    #[tsify(type = "Uint8Array[]")]
+    bytes: JsValue,
+    info_rows: Vec<InfoRow>,
+    /// What `relicview info --json` prints.
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    #[tsify(type = "Record<string, unknown>")]
+    info: JsValue,
+    text: Option<String>,
+    image: Option<Picture>,
+    image_regions: Vec<ImageRegion>,
+    image_planes: Vec<TexelPlaneShown>,
+    gallery: Option<Vec<PicturedMaterialCard>>,
+    exports: Vec<String>,
+    timings: archive::OpenTimings,
+}
+
+/// What a picture's texels are stored as (a palette index, a colour word): one number a
+/// texel, the top row first.
+#[derive(Serialize, tsify::Tsify)]
+pub struct TexelPlaneShown {
+    name: String,
+    /// Written in hexadecimal.
+    hex: bool,
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    #[tsify(type = "Uint16Array")]
+    values: JsValue,
+}
+
+/// A material card with its thumbnail as a picture the page draws.
+#[derive(Serialize, tsify::Tsify)]
+pub struct PicturedMaterialCard {
+    #[serde(flatten)]
+    card: MaterialCard,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[tsify(optional)]
+    thumbnail: Option<Picture>,
+}
+
+/// A texture card with its thumbnail as a picture the page draws.
+#[derive(Serialize, tsify::Tsify)]
+pub struct PicturedTextureCard {
+    #[serde(flatten)]
+    pub(super) card: TextureCard,
+    pub(super) thumbnail: Picture,
 }
 
 #[wasm_bindgen]
@@ -63,31 +186,20 @@ impl OpenedFile {
     /// What the page can do with it: {scene, text, image, gallery, usedBy, export}.
     #[wasm_bindgen(unchecked_return_type = "FileCapabilities")]
     pub fn capabilities(&self) -> Result<JsValue, JsValue> {
-        to_js(&FileCapabilities {
-            scene: self.has_scene,
-            text: self.document.text().is_some(),
-            image: self.document.image().is_some(),
-            gallery: self.document.gallery().is_some(),
-            used_by: self.document.kind().capabilities().used_by,
-            export: self.has_scene,
-        })
+        to_js(&self.capabilities_of())
     }
     /// The parse error as an Error to throw (message naming file and byte offset, with
     /// `offset` and `chunkPath`), or null.
-    #[wasm_bindgen(unchecked_return_type = "RelicviewError | null")]
+    #[wasm_bindgen(unchecked_return_type = "(Error & ErrorAt) | null")]
     pub fn error(&self) -> JsValue {
-        self.document
-            .error()
-            .filter(|_| !self.document.damaged())
+        self.fault(false)
             .map_or(JsValue::NULL, |e| parse_error(&self.path, e))
     }
     /// Damage where the file ends (cut short, or bytes after its end) as an Error, or null:
     /// the file is shown up to it, and the page says so.
-    #[wasm_bindgen(unchecked_return_type = "RelicviewError | null")]
+    #[wasm_bindgen(unchecked_return_type = "(Error & ErrorAt) | null")]
     pub fn damage(&self) -> JsValue {
-        self.document
-            .error()
-            .filter(|_| self.document.damaged())
+        self.fault(true)
             .map_or(JsValue::NULL, |e| parse_error(&self.path, e))
     }
     /// The inspector's view: rows, fields, coverage runs, diagnostics, byte views
@@ -122,18 +234,7 @@ impl OpenedFile {
     /// The info panel: [{label, value, severity}], with assets that could not be read.
     #[wasm_bindgen(js_name = infoRows, unchecked_return_type = "InfoRow[]")]
     pub fn info_rows(&self) -> Result<JsValue, JsValue> {
-        let mut rows = self.document.info_rows();
-        rows.extend(
-            self.unreadable
-                .iter()
-                .map(|u| InfoRow::warning("unreadable file", u.clone())),
-        );
-        rows.extend(
-            self.notes
-                .iter()
-                .map(|n| InfoRow::warning("untextured", n.clone())),
-        );
-        to_js(&rows)
+        to_js(&self.info_rows_of())
     }
     /// The summary `relicview info --json` prints for this file.
     #[wasm_bindgen(unchecked_return_type = "Record<string, unknown>")]
@@ -147,25 +248,13 @@ impl OpenedFile {
     /// The picture: {width, height, rgba} (top row first), for files shown as pictures.
     #[wasm_bindgen(unchecked_return_type = "Picture | null")]
     pub fn image(&self) -> Result<JsValue, JsValue> {
-        self.document.image().map_or(Ok(JsValue::NULL), picture)
+        to_js(&self.document.image().map(Picture::of))
     }
     /// What the picture's texels are stored as: [{name, hex, values}] with `values` a
     /// Uint16Array of one number a texel, the top row first ([] where the colours are all).
-    #[wasm_bindgen(js_name = imagePlanes, unchecked_return_type = "{ name: string, hex: boolean, values: Uint16Array }[]")]
+    #[wasm_bindgen(js_name = imagePlanes, unchecked_return_type = "TexelPlaneShown[]")]
     pub fn image_planes(&self) -> Result<JsValue, JsValue> {
-        let out = js_sys::Array::new();
-        for plane in self.document.image_planes() {
-            let value = js_sys::Object::new();
-            js_sys::Reflect::set(&value, &"name".into(), &plane.name.into())?;
-            js_sys::Reflect::set(&value, &"hex".into(), &plane.hex.into())?;
-            js_sys::Reflect::set(
-                &value,
-                &"values".into(),
-                &js_sys::Uint16Array::from(&plane.values[..]).into(),
-            )?;
-            out.push(&value);
-        }
-        Ok(out.into())
+        to_js(&self.image_planes_of())
     }
     /// The picture's labelled parts: [{x, y, width, height, label, record}] in texels.
     #[wasm_bindgen(js_name = imageRegions, unchecked_return_type = "ImageRegion[]")]
@@ -174,24 +263,9 @@ impl OpenedFile {
     }
     /// The file's items as cards ([{name, color, texture, textureFile, problem, record,
     /// thumbnail: {width, height, rgba}}]), or null for a file not shown as a grid.
-    #[wasm_bindgen(unchecked_return_type = "MaterialCard[] | null")]
+    #[wasm_bindgen(unchecked_return_type = "PicturedMaterialCard[] | null")]
     pub fn gallery(&self) -> Result<JsValue, JsValue> {
-        let Some(cards) = self.document.gallery() else {
-            return Ok(JsValue::NULL);
-        };
-        let out = js_sys::Array::new();
-        for card in cards {
-            let thumbnail = card.thumbnail.as_ref().map(picture).transpose()?;
-            let value = to_js(&crate::gallery::MaterialCard {
-                thumbnail: None,
-                ..card.clone()
-            })?;
-            if let Some(t) = thumbnail {
-                js_sys::Reflect::set(&value, &"thumbnail".into(), &t)?;
-            }
-            out.push(&value);
-        }
-        Ok(out.into())
+        to_js(&self.gallery_of())
     }
     /// Texture `i` of the file's scene (not yet taken by the viewer): {width, height, rgba}.
     #[wasm_bindgen(js_name = sceneTexture, unchecked_return_type = "Picture | null")]
@@ -199,13 +273,48 @@ impl OpenedFile {
         self.scene
             .as_ref()
             .and_then(|s| s.textures.get(i))
-            .map_or(Ok(JsValue::NULL), |t| picture(&t.texels))
+            .map_or(Ok(JsValue::NULL), |t| to_js(&Picture::of(&t.texels)))
     }
     /// What texel (x, y) of the scene's texture `i` is made of, in the format's words:
     /// [[name, value]] (empty where the texels are all there is).
     #[wasm_bindgen(js_name = texelSource, unchecked_return_type = "[string, string][]")]
     pub fn texel_source(&self, i: usize, x: u32, y: u32) -> Result<JsValue, JsValue> {
         to_js(&self.document.texel_source(i, x, y))
+    }
+    /// Everything the page reads of the file but its scene, in one value a worker posts as
+    /// it is (its typed arrays transferred): see [`OpenedSummary`]. `stored`: the file's
+    /// bytes as the worker read them, sent as its last byte view where their lengths agree
+    /// rather than a second copy out of wasm memory.
+    #[wasm_bindgen(unchecked_return_type = "OpenedSummary")]
+    pub fn summary(&self, stored: Option<js_sys::Uint8Array>) -> Result<JsValue, JsValue> {
+        let capabilities = self.capabilities_of();
+        let views = self.byte_view_count();
+        let bytes: js_sys::Array = (0..views)
+            .map(|i| match &stored {
+                Some(s) if i == views - 1 && s.length() as usize == self.byte_view_length(i) => {
+                    JsValue::from(s)
+                }
+                _ => self.bytes(i).unwrap_or_default().into(),
+            })
+            .collect();
+        to_js(&OpenedSummary {
+            path: self.path.clone(),
+            kind: self.kind(),
+            error: self.fault(false).map(|e| ErrorAt::of(&self.path, e)),
+            damage: self.fault(true).map(|e| ErrorAt::of(&self.path, e)),
+            inspect: self.inspect_json()?,
+            bytes: bytes.into(),
+            info_rows: self.info_rows_of(),
+            info: self.info()?,
+            text: self.text(),
+            image: self.document.image().map(Picture::of),
+            image_regions: self.document.image_regions(),
+            image_planes: self.image_planes_of(),
+            gallery: self.gallery_of(),
+            exports: self.exports(),
+            timings: self.timings,
+            capabilities,
+        })
     }
     /// Named items other files take from this one (a library's materials).
     pub fn exports(&self) -> Vec<String> {
@@ -225,21 +334,6 @@ impl OpenedFile {
             crate::wire::encode_into(shown.lend(), write)
         })
     }
-}
-
-/// A picture as the page draws it: {width, height, rgba} (top row first), the texels in one
-/// typed array rather than a list of numbers (its TypeScript shape, `Picture`, is declared
-/// beside `Texels` in the model, whose types name it).
-pub(super) fn picture(t: &crate::texture::Texels) -> Result<JsValue, JsValue> {
-    let out = js_sys::Object::new();
-    js_sys::Reflect::set(&out, &"width".into(), &t.width.into())?;
-    js_sys::Reflect::set(&out, &"height".into(), &t.height.into())?;
-    js_sys::Reflect::set(
-        &out,
-        &"rgba".into(),
-        &js_sys::Uint8ClampedArray::from(&t.rgba[..]).into(),
-    )?;
-    Ok(out.into())
 }
 
 /// The byte range of every inspector record, for picks on strips.

@@ -88,22 +88,19 @@ impl Session {
     /// The textures archive file `path` gives the texture gallery → Promise<[{path, texture,
     /// width, height, format, materials, thumbnail: {width, height, rgba}}]>: its picture, or
     /// the textures its scene decodes itself. Opened in an archive of its own.
-    #[wasm_bindgen(js_name = textureCards, unchecked_return_type = "Promise<(TextureCard & { thumbnail: Picture })[]>")]
+    #[wasm_bindgen(js_name = textureCards, unchecked_return_type = "Promise<PicturedTextureCard[]>")]
     pub fn texture_cards(&self, path: String) -> js_sys::Promise {
         let alone = self.opened_alone(path);
         wasm_bindgen_futures::future_to_promise(async move {
             let opened = alone.await?;
-            let out = js_sys::Array::new();
-            for card in archive::texture_cards(&opened) {
-                let value = to_js(&card)?;
-                js_sys::Reflect::set(
-                    &value,
-                    &"thumbnail".into(),
-                    &super::opened::picture(&card.thumbnail)?,
-                )?;
-                out.push(&value);
-            }
-            Ok(out.into())
+            let cards: Vec<_> = archive::texture_cards(&opened)
+                .into_iter()
+                .map(|card| super::opened::PicturedTextureCard {
+                    thumbnail: relicview_web_glue::Picture::of(&card.thumbnail),
+                    card,
+                })
+                .collect();
+            to_js(&cards)
         })
     }
 

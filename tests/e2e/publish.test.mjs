@@ -292,6 +292,33 @@ test('hosts that get it wrong say what they lack, and the rest of the archive st
     );
     await page.close();
   }
+  // An index tampered with (read as hostile as any file): a container of a kind no reader
+  // knows, a row whose CRC is not 8 hex digits, and a container that is not one. What is
+  // wrong is left out and said; the rest lists and opens.
+  const hostile = join(root, 'hosts/site/hostile');
+  cpSync(join(site, 'same'), hostile, { recursive: true });
+  for (const packed of ['index.json.gz', 'index.json.br']) rmSync(join(hostile, packed));
+  const tampered = indexOf(join(hostile, 'index.json'));
+  tampered.containers.find(c => c.path === 'GAME.zip').kind = 'rar';
+  const iso = tampered.containers.find(c => c.path === 'GAME.iso');
+  const cube = iso.entries.find(e => e[0] === 'DEMO/VIDEO/CUBE.BGF');
+  cube[4] = 'not-a-crc';
+  tampered.containers.push('x');
+  writeFileSync(join(hostile, 'index.json'), JSON.stringify(tampered));
+  {
+    const { page, problems } = await sitePage('hostile/index.html');
+    const listed = p => page.evaluate(x => window.relicview.entry(x) !== null, p);
+    assert.ok(!(await listed('GAME.zip/DEMO/VIDEO/HEXPOD.BGF')), 'the unknown kind lists nothing');
+    assert.ok(!(await listed('GAME.iso/DEMO/VIDEO/CUBE.BGF')), 'nor the bad row');
+    assert.ok(await listed('GAME.iso/DEMO/VIDEO/HEXPOD.BGF'), 'the rest of its container does');
+    const said = (await page.evaluate(() => window.relicview.containerProblems())).join('\n');
+    assert.match(said, /index\.json: container \d+: unknown variant `rar`/);
+    assert.match(said, /GAME\.iso: entry \d+: CRC-32 "not-a-crc": expected 8 hex digits/);
+    assert.match(said, /container \d+: not an object/);
+    assert.ok((await draw(page, 'GAME.iso/DEMO/VIDEO/HEXPOD.BGF')).triangles > 0);
+    assert.deepEqual(problems(), []);
+    await page.close();
+  }
 });
 
 test('a 650 MB hosted disc lists without reading it, one field model inside transfers about its own size, and a host without Range is not made to send it whole', async () => {

@@ -910,7 +910,7 @@ impl Container for IsoContainer {
             return Ok(out);
         }
         // One read of each extent: a hosted disc's index records the ranges this takes, and
-        // the page reads them back so (crates/containers/src/hosted.rs).
+        // the page reads them back so (crates/containers/src/hosted/).
         let mut out = vec![0u8; size as usize];
         self.read_span(index, extents, 0, &mut out)?;
         Ok(out)

@@ -340,7 +340,7 @@ pub trait Container {
     /// The bytes of entry `index`.
     fn read(&self, index: usize) -> Result<Vec<u8>, ContainerError>;
     /// Where entry `index` starts: a disc entry's first byte in the disc's 2048-byte
-    /// sectors, a zip entry's local header in the file (hosted.rs reads it from there).
+    /// sectors, a zip entry's local header in the file (hosted/ reads it from there).
     fn located(&self, index: usize) -> Option<u64>;
     /// The name the container itself writes for entry `index`, where the listed one is
     /// another (an ISO's primary volume name, 8.3 at level 1, under a Rock Ridge or Joliet

@@ -26,9 +26,8 @@ pub struct MaterialCard {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
     /// The texture's picture scaled to fit [`THUMBNAIL_SIDE`], texel by texel (the page gets
-    /// it as a picture: see `OpenedFile.gallery`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(target_arch = "wasm32", tsify(optional, type = "Picture"))]
+    /// it beside the card, as a picture: see `OpenedFile.gallery`).
+    #[serde(skip)]
     pub thumbnail: Option<Texels>,
     /// The inspector record the material was read from.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -10,13 +10,6 @@ use std::io::Cursor;
 /// browser tab has little memory to spare for a hostile header.
 pub const MAX_SIDE: u32 = 4096;
 
-// How the page gets `Texels`: {width, height, rgba}, built key by key by the glue (not by
-// serde), declared for tsc here, beside the types that name it (every wasm module that links
-// them declares it).
-#[cfg(target_arch = "wasm32")]
-#[wasm_bindgen::prelude::wasm_bindgen(typescript_custom_section)]
-const PICTURE: &str = "/** A picture: RGBA texels, the top row first. */\nexport interface Picture { width: number; height: number; rgba: Uint8ClampedArray }";
-
 /// Decoded texels, RGBA, top row first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Texels {

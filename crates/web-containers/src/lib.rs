@@ -82,35 +82,38 @@ impl ByteSource for JsBytes {
     }
 }
 
-// What the page's store must answer (the calls `JsDecodedStore` makes), for tsc.
-#[wasm_bindgen(typescript_custom_section)]
-const DECODED_STORE: &str = "/** Decoded entries the page keeps (www/decoded-cache.js). */\nexport interface DecodedStore { has(index: number): boolean; get(index: number): Uint8Array | undefined; put(index: number, offset: number, bytes: Uint8Array, last: boolean): void }";
-
-/// Decoded entries kept by the page (www/decoded-cache.js: the Origin Private File System),
-/// an object with synchronous `has(index)`, `get(index) → Uint8Array | undefined` and
-/// `put(index, offset, bytes, last)`. A store that throws is a store without the entry.
-struct JsDecodedStore {
-    store: JsValue,
+#[wasm_bindgen]
+extern "C" {
+    /// Decoded entries kept by the page (www/decoded-cache.js: the Origin Private File
+    /// System), answering synchronously. Its TypeScript interface is the page's, declared
+    /// where the page implements it (www/worker-types.d.ts).
+    #[wasm_bindgen(typescript_type = "DecodedStore")]
+    pub type DecodedStore;
+    #[wasm_bindgen(method, catch)]
+    fn has(this: &DecodedStore, index: f64) -> Result<bool, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn get(this: &DecodedStore, index: f64) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn put(
+        this: &DecodedStore,
+        index: f64,
+        offset: f64,
+        bytes: &js_sys::Uint8Array,
+        last: bool,
+    ) -> Result<(), JsValue>;
 }
 
-impl JsDecodedStore {
-    fn call(&self, name: &str, args: &[JsValue]) -> Option<JsValue> {
-        let f: js_sys::Function = js_sys::Reflect::get(&self.store, &name.into())
-            .ok()?
-            .dyn_into()
-            .ok()?;
-        f.apply(&self.store, &args.iter().collect::<js_sys::Array>())
-            .ok()
-    }
-}
+/// The page's store as the containers crate asks it. A store that throws is a store
+/// without the entry.
+struct JsDecodedStore(DecodedStore);
 
 impl containers::DecodedStore for JsDecodedStore {
     fn has(&self, index: usize) -> bool {
-        self.call("has", &[(index as f64).into()])
-            .is_some_and(|v| v.is_truthy())
+        self.0.has(index as f64).unwrap_or(false)
     }
     fn get(&self, index: usize) -> Option<Vec<u8>> {
-        let v = self.call("get", &[(index as f64).into()])?;
+        // Whatever a store answers is checked: a Uint8Array or no entry.
+        let v = self.0.get(index as f64).ok()?;
         v.is_instance_of::<js_sys::Uint8Array>()
             .then(|| js_sys::Uint8Array::from(v).to_vec())
     }
@@ -119,15 +122,7 @@ impl containers::DecodedStore for JsDecodedStore {
         // it synchronously without calling into wasm, so the memory cannot grow or move
         // under it (a copy would double a large entry's peak).
         let view = unsafe { js_sys::Uint8Array::view(bytes) };
-        let _ = self.call(
-            "put",
-            &[
-                (index as f64).into(),
-                (offset as f64).into(),
-                view.into(),
-                last.into(),
-            ],
-        );
+        let _ = self.0.put(index as f64, offset as f64, &view, last);
     }
 }
 
@@ -174,7 +169,7 @@ impl ContainerReader {
         start: f64,
         #[wasm_bindgen(unchecked_param_type = "(done: number, total: number) => void")]
         progress: js_sys::Function,
-        #[wasm_bindgen(unchecked_param_type = "DecodedStore | undefined")] store: JsValue,
+        store: Option<DecodedStore>,
     ) -> Result<ContainerReader, JsValue> {
         let mut report = |done: u64, total: u64| {
             // A listener that throws only loses its progress, not the listing.
@@ -211,8 +206,8 @@ impl ContainerReader {
             }
         }
         .map_err(|e| js_error(&e.to_string()))?;
-        if store.is_object() {
-            root.keep_decoded_in(Box::new(JsDecodedStore { store }));
+        if let Some(store) = store {
+            root.keep_decoded_in(Box::new(JsDecodedStore(store)));
         }
         let mut reader = ContainerReader {
             opened: Vec::new(),

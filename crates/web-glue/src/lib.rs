@@ -46,17 +46,59 @@ pub fn inspector_view(view: Option<&InspectorView>) -> Result<JsValue, JsValue> 
     }
 }
 
-// The shape `parse_error` below makes, for tsc (it is built key by key).
-#[wasm_bindgen(typescript_custom_section)]
-const RELICVIEW_ERROR: &str = "/** An Error naming the file and byte, with the byte and record path apart. */\nexport interface RelicviewError extends Error { offset: number; chunkPath: string }";
+/// Where a file went wrong, as plain data: the message naming the file and byte, the byte
+/// and the record path apart (so scripts need not parse the text). A worker posts it as it
+/// is; [`parse_error`] makes an Error carrying the same fields.
+#[derive(Serialize, tsify::Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorAt {
+    pub message: String,
+    /// The byte offset in the file.
+    pub offset: f64,
+    /// The record path, such as `OBJECT[0]/LOD[1]`; empty at the top level.
+    pub chunk_path: String,
+}
 
-/// An Error whose message names the file and byte offset, with `offset` and `chunkPath`
-/// properties so scripts need not parse the text.
+impl ErrorAt {
+    pub fn of(file: &str, e: &ParseError) -> ErrorAt {
+        ErrorAt {
+            message: format!("{file}: {e}"),
+            offset: e.offset as f64,
+            chunk_path: e.path.clone(),
+        }
+    }
+}
+
+/// An Error (`Error & ErrorAt` to tsc) whose message names the file and byte offset, with
+/// `offset` and `chunkPath` properties.
 pub fn parse_error(file: &str, e: &ParseError) -> JsValue {
-    let err = js_sys::Error::new(&format!("{file}: {e}"));
-    let _ = js_sys::Reflect::set(&err, &"offset".into(), &JsValue::from_f64(e.offset as f64));
-    let _ = js_sys::Reflect::set(&err, &"chunkPath".into(), &JsValue::from_str(&e.path));
-    err.into()
+    let at = ErrorAt::of(file, e);
+    let err = js_sys::Error::new(&at.message);
+    match to_js(&at) {
+        Ok(fields) => js_sys::Object::assign(&err, &fields.into()).into(),
+        Err(_) => err.into(),
+    }
+}
+
+/// A picture as the page draws it: RGBA texels, the top row first, in one typed array
+/// rather than a list of numbers.
+#[derive(Serialize, tsify::Tsify)]
+pub struct Picture {
+    pub width: u32,
+    pub height: u32,
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    #[tsify(type = "Uint8ClampedArray")]
+    pub rgba: JsValue,
+}
+
+impl Picture {
+    pub fn of(t: &relicview_model::texture::Texels) -> Picture {
+        Picture {
+            width: t.width,
+            height: t.height,
+            rgba: js_sys::Uint8ClampedArray::from(&t.rgba[..]).into(),
+        }
+    }
 }
 
 pub fn js_error(message: &str) -> JsValue {

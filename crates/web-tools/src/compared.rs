@@ -29,9 +29,21 @@ struct Side {
     has_scene: bool,
 }
 
-// The shape `side_view` below makes, for tsc (it is built key by key).
-#[wasm_bindgen(typescript_custom_section)]
-const COMPARED_SIDE: &str = "/** One file of two compared, as the inspector shows it: its path, records and bytes as read, and whether it has a 3D scene. */\nexport interface ComparedSide { path: string; view: InspectorView | null; bytes: Uint8Array; scene: boolean }";
+/// One file of two compared, as the inspector shows it.
+#[derive(Serialize, tsify::Tsify)]
+pub struct ComparedSide {
+    path: String,
+    /// Its records (`InspectorView | null`, as `relicview_web_glue::inspector_view` sends it).
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    #[tsify(type = "InspectorView | null")]
+    view: JsValue,
+    /// Its bytes as read.
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    #[tsify(type = "Uint8Array")]
+    bytes: JsValue,
+    /// Whether it has a 3D scene.
+    scene: bool,
+}
 
 /// The difference view's colours, for the page's legend (`#rrggbb`).
 #[derive(Serialize, tsify::Tsify)]
@@ -123,20 +135,12 @@ impl ComparedFiles {
     pub fn side_js(&self, which: &str) -> Result<JsValue, JsValue> {
         let side = self.side(which)?;
         let document = &*side.opened.document;
-        let out = js_sys::Object::new();
-        js_sys::Reflect::set(&out, &"path".into(), &side.opened.path.as_str().into())?;
-        js_sys::Reflect::set(
-            &out,
-            &"view".into(),
-            &relicview_web_glue::inspector_view(document.inspector())?,
-        )?;
-        js_sys::Reflect::set(
-            &out,
-            &"bytes".into(),
-            &js_sys::Uint8Array::from(document.bytes(0).unwrap_or_default()).into(),
-        )?;
-        js_sys::Reflect::set(&out, &"scene".into(), &side.has_scene.into())?;
-        Ok(out.into())
+        to_js(&ComparedSide {
+            path: side.opened.path.clone(),
+            view: relicview_web_glue::inspector_view(document.inspector())?,
+            bytes: js_sys::Uint8Array::from(document.bytes(0).unwrap_or_default()).into(),
+            scene: side.has_scene,
+        })
     }
     /// The scene of side 'a' or 'b', or the 'difference' view, in the wire form for the
     /// core's `Viewer.showComparison` (taken: a second call gives null); null where there is

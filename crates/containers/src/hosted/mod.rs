@@ -12,6 +12,11 @@ use super::{
 };
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
+
+mod index;
+pub use index::{
+    read_index, HostedContainer, HostedEntry, HostedFile, HostedIndex, Inside, ReadIndex,
+};
 use std::io::{Read, Seek, SeekFrom};
 use std::rc::Rc;
 
