@@ -11,6 +11,7 @@
 //! closed, and only so many connections are served at once: stalled clients cannot pin the
 //! server.
 
+use crate::disk::DiskError;
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
@@ -434,9 +435,18 @@ async fn serve_entry(
     // cross to the connection through a small channel, so a slow client slows the reading.
     tokio::task::spawn_blocking(move || {
         let disk = crate::disk::Disk::new(&archive);
-        let Ok((container, index)) = disk.entry(&decoded) else {
-            let _ = head_tx.send(EntryHead::Missing);
-            return;
+        // A path the archive lacks is not found; a container that is there but does not
+        // open is unreadable, and says why.
+        let (container, index) = match disk.entry(&decoded) {
+            Ok(found) => found,
+            Err(DiskError::NotFound(_)) => {
+                let _ = head_tx.send(EntryHead::Missing);
+                return;
+            }
+            Err(e) => {
+                let _ = head_tx.send(EntryHead::Unreadable(e.to_string()));
+                return;
+            }
         };
         let total = container.entries()[index].size;
         let (skip, take, answer) = match range.as_deref().and_then(|r| byte_range(r, total)) {

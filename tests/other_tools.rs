@@ -890,6 +890,9 @@ open(out, 'wb').write(b)
         .arg(script)
         .arg(&zip)
         .arg(dir.join("big")));
+    run(Command::new("python3").arg("-c").arg(
+        "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w') as z: z.writestr('OK.TXT', b'fine' * 100)\nb = open(sys.argv[1], 'rb').read()\nopen(sys.argv[1], 'wb').write(b[:60])",
+    ).arg(archive.join("CUT.zip")));
     run(Command::new("zip")
         .current_dir(&tree)
         .args(["-q", "-P", "secret"])
@@ -949,6 +952,14 @@ open(out, 'wb').write(b)
     }
     let (status, _, _) = common::request(server.port, "HEAD", "/archive/BAD.zip/SECRET.TXT", "");
     assert_eq!(status, 422, "HEAD says it as GET does");
+    // A path the zip lacks is not found; a path in a zip that does not open (Python's zip cut
+    // before its directory) is there but unreadable, and the answer says why.
+    let (status, _, _) = common::get(server.port, "/archive/BAD.zip/NOPE.TXT");
+    assert_eq!(status, 404, "not in the zip");
+    let (status, _, body) = common::get(server.port, "/archive/CUT.zip/OK.TXT");
+    let body = String::from_utf8(body).unwrap();
+    assert_eq!(status, 422, "a zip that does not open: {body}");
+    assert!(body.starts_with("CUT.zip: "), "{body}");
     assert_eq!(
         common::get(server.port, "/archive/BAD.zip/OK.TXT"),
         (

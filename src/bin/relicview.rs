@@ -455,7 +455,7 @@ fn open(
         },
     };
     let bytes = match &inside {
-        None => read_regular(file, max_bytes)?,
+        None => read_regular(file, max_bytes).map_err(|e| e.to_string())?,
         // The container's reader names the container and the entry: said once.
         Some((container, _)) => pollster::block_on(source.read(&path)).map_err(|e| {
             let name = container

@@ -39,6 +39,19 @@ pub struct ListedFile {
     pub refs: Vec<String>,
 }
 
+impl ListedFile {
+    /// Its row in a hosted index.
+    pub fn hosted(&self) -> containers::hosted::HostedFile {
+        containers::hosted::HostedFile {
+            path: self.path.clone(),
+            size: self.size,
+            kind: Some(self.kind.to_string()),
+            failure: self.failure.clone(),
+            refs: self.refs.clone(),
+        }
+    }
+}
+
 /// One file an archive lists inside a container: its path under the container's, its size
 /// and its first bytes (for its kind).
 pub struct ContainedFile {
@@ -74,8 +87,30 @@ pub fn is_container(name: &str, real: &Path) -> bool {
     FileBytes::open(real).is_ok_and(|f| sniffed(name, &f).is_some())
 }
 
+/// Why an archive path on disk could not be read, in words that name it. Its callers answer
+/// each kind differently: the server with 404, 413 or 422 and why, the CLI in its message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DiskError {
+    /// The archive has no such path (or no such file on disk).
+    #[error("{0}")]
+    NotFound(String),
+    /// More bytes than the reader takes (`--max-bytes`).
+    #[error("{0}")]
+    TooLarge(String),
+    /// It is there, but cannot be read: a container that does not open, an entry that does
+    /// not inflate or check, a FIFO or a folder, an I/O error.
+    #[error("{0}")]
+    Unreadable(String),
+}
+
+impl From<containers::ContainerError> for DiskError {
+    fn from(e: containers::ContainerError) -> DiskError {
+        DiskError::Unreadable(e.to_string())
+    }
+}
+
 /// One file's bytes, or why they could not be read.
-pub type FileRead = Result<Vec<u8>, String>;
+pub type FileRead = Result<Vec<u8>, DiskError>;
 
 /// A container and the entries asked of it: (a path's place in the request, its entry index).
 type EntriesOf = (Rc<dyn Container>, Vec<(usize, usize)>);
@@ -121,7 +156,7 @@ impl Disk {
 
     /// Open the container at archive path `path` (`""`: the root itself), from disk or from
     /// inside another container.
-    pub fn container(&self, path: &str) -> Result<Rc<dyn Container>, String> {
+    pub fn container(&self, path: &str) -> Result<Rc<dyn Container>, DiskError> {
         if let Some(c) = self.opened.borrow().get(&path.to_ascii_lowercase()) {
             return Ok(c.clone());
         }
@@ -144,32 +179,32 @@ impl Disk {
         }
     }
 
-    fn open_container(&self, path: &str) -> Result<Box<dyn Container>, String> {
+    fn open_container(&self, path: &str) -> Result<Box<dyn Container>, DiskError> {
+        use DiskError::{NotFound, Unreadable};
         let name = self.name_of(path);
-        let (source, real): (Rc<dyn ByteSource>, Option<PathBuf>) = match self.split(path)? {
+        let (source, real): (Rc<dyn ByteSource>, Option<PathBuf>) = match self.split(path) {
             (outer, Some(inner)) if !outer.is_empty() || self.root_container => {
                 if path.matches('/').count() > MAX_NESTING * 8 {
-                    return Err(format!("{path}: containers nest too deep"));
+                    return Err(Unreadable(format!("{path}: containers nest too deep")));
                 }
                 let c = self.container(&outer)?;
                 let i = c
                     .find(&inner)
-                    .ok_or_else(|| format!("{path}: not in {outer}"))?;
+                    .ok_or_else(|| NotFound(format!("{path}: not in {outer}")))?;
                 if containers::is_cue(&inner) {
                     // A cue sheet inside a container: its disc is the .bin beside it there.
-                    let (bin, track) =
-                        containers::cue_inside(&*c, i).map_err(|e| format!("{outer}/{e}"))?;
-                    let raw: Rc<dyn ByteSource> = Rc::new(c.read(bin).map_err(|e| e.to_string())?);
-                    return containers::open_track(
+                    let (bin, track) = containers::cue_inside(&*c, i)
+                        .map_err(|e| Unreadable(format!("{outer}/{e}")))?;
+                    let raw: Rc<dyn ByteSource> = Rc::new(c.read(bin)?);
+                    return Ok(containers::open_track(
                         &name,
                         raw,
                         track.mode,
                         track.start,
                         self.limits,
-                    )
-                    .map_err(|e| e.to_string());
+                    )?);
                 }
-                (Rc::new(c.read(i).map_err(|e| e.to_string())?), None)
+                (Rc::new(c.read(i)?), None)
             }
             (_, _) => {
                 let real = if path.is_empty() {
@@ -177,16 +212,18 @@ impl Disk {
                 } else {
                     self.root.join(path)
                 };
-                (Rc::new(FileBytes::open(&real)?), Some(real))
+                (Rc::new(file_bytes(&real)?), Some(real))
             }
         };
         if containers::is_cue(&name) {
             return self.open_cue(&name, &source, real.as_deref());
         }
         let kind = sniffed(&name, &*source).ok_or_else(|| {
-            format!("{name}: not a container (not a zip, an ISO 9660 image or a raw disc)")
+            Unreadable(format!(
+                "{name}: not a container (not a zip, an ISO 9660 image or a raw disc)"
+            ))
         })?;
-        containers::open(&name, kind, source, self.limits).map_err(|e| e.to_string())
+        Ok(containers::open(&name, kind, source, self.limits)?)
     }
 
     /// A .cue sheet: the disc is its data track, in the .bin it names beside it.
@@ -195,36 +232,43 @@ impl Disk {
         name: &str,
         sheet: &Rc<dyn ByteSource>,
         real: Option<&Path>,
-    ) -> Result<Box<dyn Container>, String> {
+    ) -> Result<Box<dyn Container>, DiskError> {
+        use DiskError::{NotFound, Unreadable};
         let track = containers::read_cue_sheet(name, sheet.len(), || {
             let mut text = vec![0u8; sheet.len() as usize];
             sheet.read_at(0, &mut text)?;
             Ok(text)
-        })?;
+        })
+        .map_err(Unreadable)?;
         let folder = real
             .and_then(Path::parent)
-            .ok_or_else(|| format!("{name}: not on disk"))?;
-        let bin = beside(folder, &track.file).ok_or_else(|| track.not_beside(name))?;
-        let raw: Rc<dyn ByteSource> = Rc::new(FileBytes::open(&bin)?);
-        containers::open_track(name, raw, track.mode, track.start, self.limits)
-            .map_err(|e| e.to_string())
+            .ok_or_else(|| Unreadable(format!("{name}: not on disk")))?;
+        let bin = beside(folder, &track.file).ok_or_else(|| NotFound(track.not_beside(name)))?;
+        let raw: Rc<dyn ByteSource> = Rc::new(file_bytes(&bin)?);
+        Ok(containers::open_track(
+            name,
+            raw,
+            track.mode,
+            track.start,
+            self.limits,
+        )?)
     }
 
     /// Split an archive path at its innermost container that is a file: (container, path
     /// inside it). A path with no container in it is (path, None).
-    fn split(&self, path: &str) -> Result<(String, Option<String>), String> {
+    fn split(&self, path: &str) -> (String, Option<String>) {
         let parts: Vec<&str> = path.split('/').collect();
         // From the longest prefix down, but the whole path itself is the container's own.
         for k in (1..parts.len()).rev() {
             let outer = parts[..k].join("/");
             if self.holds_container(&outer) {
-                return Ok((outer, Some(parts[k..].join("/"))));
+                return (outer, Some(parts[k..].join("/")));
             }
         }
         if self.root_container && !path.is_empty() {
-            return Ok((String::new(), Some(path.to_string())));
+            return (String::new(), Some(path.to_string()));
         }
-        Ok((path.to_string(), None))
+        (path.to_string(), None)
     }
 
     /// Whether archive path `path` is a container (a file on disk that is one, or an entry
@@ -242,7 +286,7 @@ impl Disk {
             return is_container(path, &real);
         }
         // Inside a container: is the entry one?
-        let Ok((outer, Some(inner))) = self.split(path) else {
+        let (outer, Some(inner)) = self.split(path) else {
             return false;
         };
         let Ok(c) = self.container(&outer) else {
@@ -259,33 +303,29 @@ impl Disk {
     }
 
     /// The container holding archive path `path` (a file inside one), and its index there.
-    pub fn entry(&self, path: &str) -> Result<(Rc<dyn Container>, usize), String> {
-        let (outer, inner) = self.split(path)?;
-        let inner = inner.ok_or_else(|| format!("{path}: not inside a container"))?;
+    pub fn entry(&self, path: &str) -> Result<(Rc<dyn Container>, usize), DiskError> {
+        let (outer, inner) = self.split(path);
+        let inner =
+            inner.ok_or_else(|| DiskError::NotFound(format!("{path}: not inside a container")))?;
         let c = self.container(&outer)?;
         let i = c.find(&inner).ok_or_else(|| {
-            format!(
+            DiskError::NotFound(format!(
                 "{path}: not in {}",
                 if outer.is_empty() {
                     "the container"
                 } else {
                     &outer
                 }
-            )
+            ))
         })?;
         Ok((c, i))
     }
 
     /// The bytes of archive path `path` (a file inside a container), at most `max`.
-    pub fn read(&self, path: &str, max: u64) -> Result<Vec<u8>, String> {
+    pub fn read(&self, path: &str, max: u64) -> Result<Vec<u8>, DiskError> {
         let (c, i) = self.entry(path)?;
-        let size = c.entries()[i].size;
-        if size > max {
-            return Err(format!(
-                "{path}: {size} bytes, more than the {max} read at most (--max-bytes)"
-            ));
-        }
-        c.read(i).map_err(|e| e.to_string())
+        too_large(path, c.entries()[i].size, max)?;
+        Ok(c.read(i)?)
     }
 
     /// Every file inside the container at `path`, containers in it opened as folders in
@@ -301,7 +341,7 @@ impl Disk {
         let c = match self.container(path) {
             Ok(c) => c,
             Err(e) => {
-                listing.problems.push((path.to_string(), e));
+                listing.problems.push((path.to_string(), e.to_string()));
                 return;
             }
         };
@@ -384,9 +424,9 @@ fn beside(folder: &Path, name: &str) -> Option<PathBuf> {
 /// The bytes of a regular file, at most `max` of them. FIFOs, devices, sockets and folders
 /// are refused by name (reading them could hang or never end), and so is a file that is
 /// larger than the limit — or grows past it while it is read.
-pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, String> {
+pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, DiskError> {
     use std::io::Read;
-    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let meta = std::fs::metadata(path).map_err(|e| io_error(path, e))?;
     if !meta.is_file() {
         use std::os::unix::fs::FileTypeExt;
         let t = meta.file_type();
@@ -401,30 +441,61 @@ pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, String> {
         } else {
             "not a regular file"
         };
-        return Err(format!(
+        return Err(DiskError::Unreadable(format!(
             "{}: is {what}, not a regular file; only files are read",
             path.display()
-        ));
+        )));
     }
     if meta.len() > max {
-        return Err(format!(
+        return Err(DiskError::TooLarge(format!(
             "{}: {} bytes is more than the limit of {max} (raise it with --max-bytes)",
             path.display(),
             meta.len()
-        ));
+        )));
     }
-    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let file = std::fs::File::open(path).map_err(|e| io_error(path, e))?;
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.take(max + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+        .map_err(|e| io_error(path, e))?;
     if bytes.len() as u64 > max {
-        return Err(format!(
+        return Err(DiskError::TooLarge(format!(
             "{}: grew past the limit of {max} bytes while it was read",
             path.display()
-        ));
+        )));
     }
     Ok(bytes)
+}
+
+/// An I/O error on `path`: not found where the file is not there.
+fn io_error(path: &Path, e: std::io::Error) -> DiskError {
+    let said = format!("{}: {e}", path.display());
+    if e.kind() == std::io::ErrorKind::NotFound {
+        DiskError::NotFound(said)
+    } else {
+        DiskError::Unreadable(said)
+    }
+}
+
+/// A file on disk as a byte source.
+fn file_bytes(path: &Path) -> Result<FileBytes, DiskError> {
+    FileBytes::open(path).map_err(|e| {
+        if path.exists() {
+            DiskError::Unreadable(e)
+        } else {
+            DiskError::NotFound(e)
+        }
+    })
+}
+
+/// An entry of `size` bytes at `path` is more than a reader of `max` takes.
+fn too_large(path: &str, size: u64, max: u64) -> Result<(), DiskError> {
+    if size > max {
+        return Err(DiskError::TooLarge(format!(
+            "{path}: {size} bytes, more than the {max} read at most (--max-bytes)"
+        )));
+    }
+    Ok(())
 }
 
 /// Archive paths on disk: the files the listing found (names that are not UTF-8 included),
@@ -472,21 +543,17 @@ impl DiskSource {
                 continue;
             }
             let Some(disk) = &self.disk else {
-                each(path, Err("not in the archive".to_string()));
+                each(
+                    path,
+                    Err(DiskError::NotFound(format!("{path}: not in the archive"))),
+                );
                 continue;
             };
             match disk.entry(path) {
                 Err(why) => each(path, Err(why)),
                 Ok((c, i)) => {
-                    let size = c.entries()[i].size;
-                    if size > self.max_bytes {
-                        each(
-                            path,
-                            Err(format!(
-                                "{path}: {size} bytes, more than the {} read at most (--max-bytes)",
-                                self.max_bytes
-                            )),
-                        );
+                    if let Err(e) = too_large(path, c.entries()[i].size, self.max_bytes) {
+                        each(path, Err(e));
                         continue;
                     }
                     let same =
@@ -502,7 +569,7 @@ impl DiskSource {
             let path_of: HashMap<usize, usize> = wanted.iter().copied().collect();
             let indices: Vec<usize> = wanted.iter().map(|&(i, _)| i).collect();
             c.read_each(&indices, &mut |i, bytes| {
-                each(paths[path_of[&i]], bytes.map_err(|e| e.to_string()));
+                each(paths[path_of[&i]], bytes.map_err(DiskError::from));
                 true
             });
         }
@@ -523,8 +590,9 @@ impl FileSource for DiskSource {
         match (self.real.get(path), &self.disk) {
             (Some(real), _) => read_regular(real, self.max_bytes),
             (None, Some(disk)) => disk.read(path, self.max_bytes),
-            (None, None) => Err("not in the archive".to_string()),
+            (None, None) => Err(DiskError::NotFound("not in the archive".to_string())),
         }
+        .map_err(|e| e.to_string())
     }
     fn now_ms(&self) -> f64 {
         use std::sync::OnceLock;

@@ -23,7 +23,7 @@ pub const READ_AHEAD_BYTES: u64 = 256 << 20;
 /// Files read ahead of the workers, by their place in the listing.
 #[derive(Default)]
 struct ReadAhead {
-    ready: HashMap<usize, Result<Vec<u8>, String>>,
+    ready: HashMap<usize, crate::disk::FileRead>,
     bytes: u64,
     /// Files a worker read itself (the reader drops them when it comes to them).
     taken: HashSet<usize>,
@@ -38,7 +38,7 @@ impl ReadAhead {
     fn take(&mut self, i: usize) -> Option<Result<Result<Vec<u8>, String>, ()>> {
         if let Some(read) = self.ready.remove(&i) {
             self.bytes -= read.as_ref().map_or(0, |b| b.len() as u64);
-            return Some(Ok(read));
+            return Some(Ok(read.map_err(|e| e.to_string())));
         }
         if self.done || self.waiting {
             self.taken.insert(i);
