@@ -83,7 +83,7 @@ export class WorkerOpener {
     job?.reject(err);
   }
 
-  /** @param {Worker} worker @param {any} m (what the worker posted: open-worker.js) */
+  /** @param {Worker} worker @param {OpenWorkerMessage} m */
   async answer(worker, m) {
     if (worker !== this.worker) return;
     if (m.type === 'broken') {
@@ -108,7 +108,7 @@ export class WorkerOpener {
           });
         }
       } else worker.postMessage({ type: 'source', id: m.id, ...where });
-    } else if (this.job && m.job === this.job.id) {
+    } else if (m.type !== 'ready' && this.job && m.job === this.job.id) {
       const job = this.job;
       this.job = null;
       // The worker's memory grew to hold the file several times over: it is ended, which

@@ -23,3 +23,11 @@ interface OpenedMessage {
   packMs: number;
   postedAt: number;
 }
+
+/** Everything the parsing worker posts (open-worker.js; opener.js answers). */
+type OpenWorkerMessage =
+  | OpenedMessage
+  | { type: 'failed'; job: number; error: import('../pkg/relicview.js').ErrorAt }
+  | { type: 'source'; id: number; path: string }
+  | { type: 'ready' }
+  | { type: 'broken'; message: string };
