@@ -77,6 +77,20 @@ open('corpus/field_bin/patch', 'wb').write(b'\\x01' + bytes(range(1, 64)))" ../.
     printf '#archive=archive.json&path=DEMO%%2FVIDEO%%2FHEXPOD.BGF&cam=1.5%%2C-2%%2C3%%2C0%%2C0%%2C0%%2C45&lod=1&chunk=3&t=0.5&paused=1' > corpus/link/page
     printf 'path=A&compare=B&cmode=split&split=0.4&row=12&hide=doors,dz_larm&measure=1,2,3,4,5,6&bg=checker&light=none&blink=0' > corpus/link/typed
   fi
+  if [ -z "$(ls -A "corpus/$target")" ] && [ "$target" = hosted_index ]; then
+    # Seed with the index `relicview index` writes for the demo folder and a zip of it
+    # (Python's zipfile), and the listing `relicview serve` gives.
+    seeds=$(mktemp -d)
+    cargo run -q --manifest-path ../Cargo.toml -- demo "$seeds" >/dev/null
+    python3 -c "
+import os, sys, zipfile
+with zipfile.ZipFile(sys.argv[1] + '/GAME.zip', 'w', zipfile.ZIP_DEFLATED) as z:
+  for d, _, fs in os.walk(sys.argv[1] + '/DEMO'):
+    for f in fs: z.write(os.path.join(d, f), os.path.relpath(os.path.join(d, f), sys.argv[1]))" "$seeds"
+    cargo run -q --manifest-path ../Cargo.toml -- index "$seeds" >/dev/null
+    cp "$seeds/index.json" corpus/hosted_index/published
+    printf '{"root":"R","files":[{"path":"A.BGF","size":3,"kind":"biz2-geometry"}]}' > corpus/hosted_index/served
+  fi
   case "$target" in zip | iso | raw_disc | cue | chd)
     if [ -z "$(ls -A "corpus/$target")" ]; then
       # Seeds made by the real tools (Python's zipfile, xorriso, chdman), after the 8 bytes

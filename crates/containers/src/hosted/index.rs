@@ -293,6 +293,19 @@ fn read_container(
             container.path
         ));
     }
+    let start = match container.layout {
+        Layout::Disc { start, .. } => start,
+        _ => 0,
+    };
+    if let Some(n) = container
+        .meta
+        .iter()
+        .flatten()
+        .chain([&start])
+        .find(|&&n| n > MAX_COUNT)
+    {
+        return Err(format!("{}: {n}: more than 2^53", container.path));
+    }
     for (i, row) in rows.into_iter().enumerate() {
         if *left == 0 {
             *cut = true;
