@@ -33,6 +33,7 @@ pub mod demo;
 formats! {
     biz2,
     bsx,
+    field,
     image,
     lzs,
     text,

@@ -25,17 +25,17 @@ pub struct Records {
 }
 
 /// A row before it is placed in the tree.
-pub(super) struct Pending {
+pub(crate) struct Pending {
     start: usize,
     end: usize,
     name: String,
     label: String,
     summary: String,
-    pub(super) fields: Vec<(usize, usize, String, String)>,
+    pub(crate) fields: Vec<(usize, usize, String, String)>,
     /// Bytes kept as they are, not read (a module's code): shaded opaque.
-    pub(super) opaque: bool,
+    pub(crate) opaque: bool,
     polygon: Option<Box<PolygonRecord>>,
-    pub(super) entry: Option<TableEntry>,
+    pub(crate) entry: Option<TableEntry>,
     /// What the scene keeps of this row's index.
     key: Key,
 }
@@ -51,7 +51,7 @@ enum Key {
     CharacterAnimation(u8),
 }
 
-pub(super) fn row(start: usize, end: usize, name: &str, label: String, summary: String) -> Pending {
+pub(crate) fn row(start: usize, end: usize, name: &str, label: String, summary: String) -> Pending {
     Pending { start, end, name: name.to_string(), label, summary, fields: Vec::new(), opaque: false, polygon: None, entry: None, key: Key::None }
 }
 
@@ -343,7 +343,7 @@ pub(super) fn fields<const N: usize>(base: usize, layout: &[FieldAt; N], values:
 }
 
 /// Place rows in file order, each under the nearest row that holds it.
-pub(super) fn tree(mut pending: Vec<Pending>, file_len: usize, decoded_len: usize, container_len: Option<usize>) -> (InspectorView, Records) {
+pub(crate) fn tree(mut pending: Vec<Pending>, file_len: usize, decoded_len: usize, container_len: Option<usize>) -> (InspectorView, Records) {
     pending.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
     pending.dedup_by(|b, a| a.start == b.start && a.end == b.end && a.name == b.name);
     let mut view = InspectorView::flat("bsx", decoded_len, ByteClass::Unclaimed);

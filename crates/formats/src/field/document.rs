@@ -1,0 +1,360 @@
+//! A field's .DAT through the document interface, LZS-wrapped (as on the disc) or not:
+//! every section and its records in the inspector (each script walked into its opcodes, the
+//! dialogue's strings, the walkmesh's triangles and their neighbours, the camera, the
+//! gateways, the encounters, the model slots), and what `relicview info --json` says of the
+//! field (docs/formats/field-dat.md).
+
+use super::opcodes;
+use super::raw::{
+    Camera, DatFile, EncounterTable, LoaderRecord, TileMap, Triggers, ScriptCode, ScriptSection, Walkmesh, ARROWS_AT, ARROW_FLAGS_AT, BG_TRIGGERS_AT,
+    CAMERA, GATEWAYS_AT, HEADER, SCRIPTS_PER_ACTOR, SCRIPT_HEADER, SECTION_NAMES, SLOTS,
+};
+use crate::bsx::inspect::{row, tree, Pending};
+use crate::findings::Diagnostics;
+use crate::inspect::InspectorView;
+use crate::kind::{Head, Kind, Purpose};
+use crate::lzs::Stored;
+use crate::words::count_len as count;
+use crate::{Diagnostic, Document, InfoRow, ParseError};
+
+/// The first pointer of every field's section table: the script section right after it.
+const FIRST_POINTER: [u8; 4] = [0x00, 0x50, 0x11, 0x80];
+
+/// A field's .DAT by its first bytes: unpacked, its section table's first pointer; as the
+/// disc stores it, the LZS length of the rest, then a control byte of eight literals that
+/// start with that pointer.
+pub fn sniff(h: &Head) -> bool {
+    h.bytes.get(..4) == Some(&FIRST_POINTER[..])
+        || crate::lzs::wrapped(h) && h.bytes.get(4) == Some(&0xFF) && h.bytes.get(5..9) == Some(&FIRST_POINTER[..])
+}
+
+pub struct DatDocument {
+    kind: Kind,
+    stored: Stored,
+    pub parsed: Option<DatFile>,
+    error: Option<ParseError>,
+    diagnostics: Vec<Diagnostic>,
+    inspector: Option<InspectorView>,
+}
+
+pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
+    let stored = Stored::read(path, "dat", file);
+    let mut error = stored.error.clone();
+    let parsed = match error {
+        Some(_) => None,
+        None => DatFile::parse(stored.bytes()).map_err(|e| error = Some(e)).ok(),
+    };
+    // A section that could not be read is the file's error; the rest are shown.
+    if let Some(e) = parsed.as_ref().and_then(DatFile::first_error) {
+        error.get_or_insert_with(|| e.clone());
+    }
+    let mut found = Diagnostics::default();
+    if let Some(Ok(s)) = parsed.as_ref().map(|p| &p.script) {
+        for c in s.scripts.iter().filter_map(|c| c.overrun.map(|at| (c, at))) {
+            found.add(c.1, || SECTION_NAMES[0].into(), || format!("an opcode runs past the script's end at byte {}: the rest of the script is not decoded", c.0.range.end));
+        }
+    }
+    let inspector = (purpose == Purpose::Show).then(|| match &parsed {
+        Some(d) => view(d, &stored, error.clone(), &found),
+        None => stored.failed_view("field-dat", error.clone()),
+    });
+    Box::new(DatDocument { kind, stored, parsed, error, diagnostics: found.kept, inspector })
+}
+
+/// One field's bytes: (offset, length, what, value).
+type FieldRow = (usize, usize, String, String);
+
+fn f(at: usize, len: usize, what: &str, value: impl ToString) -> FieldRow {
+    (at, len, what.to_string(), value.to_string())
+}
+
+fn with(mut p: Pending, fields: Vec<FieldRow>) -> Pending {
+    p.fields = fields;
+    p
+}
+
+fn view(d: &DatFile, stored: &Stored, error: Option<ParseError>, found: &Diagnostics) -> InspectorView {
+    let bytes = stored.bytes();
+    let mut rows = vec![with(
+        row(0, HEADER, "sections", "section table".into(), "seven RAM addresses (the file loaded at 0x80114FE4)".into()),
+        (0..7).map(|k| f(4 * k, 4, &format!("u32 section {} ({}) address", k + 1, SECTION_NAMES[k]), format!("{:#010x}: byte {}", u32::from_le_bytes([bytes[4 * k], bytes[4 * k + 1], bytes[4 * k + 2], bytes[4 * k + 3]]), d.sections[k].start))).collect(),
+    )];
+    for (k, r) in d.sections.iter().enumerate() {
+        rows.push(row(r.start, r.end, &SECTION_NAMES[k].replace(' ', "_"), format!("section {}: {}", k + 1, SECTION_NAMES[k]), count(r.len(), "byte")));
+    }
+    if let Ok(s) = &d.script {
+        script_rows(s, bytes, &mut rows);
+    }
+    if let Ok(w) = &d.walkmesh {
+        walkmesh_rows(w, &mut rows);
+    }
+    if let Ok(t) = &d.tile_map {
+        tile_map_rows(t, &mut rows);
+    }
+    if let Ok(c) = &d.camera {
+        camera_rows(c, &mut rows);
+    }
+    if let Ok(t) = &d.triggers {
+        trigger_rows(t, &mut rows);
+    }
+    if let Ok(tables) = &d.encounters {
+        encounter_rows(tables, &mut rows);
+    }
+    if let Ok(records) = &d.loader {
+        loader_rows(records, bytes, d.sections[6].start, &mut rows);
+    }
+    let (mut v, _) = tree(rows, bytes.len(), bytes.len(), stored.container());
+    v.format = "field-dat";
+    v.error = error;
+    v.diagnostics = found.kept.clone();
+    v.diagnostics_dropped = found.dropped;
+    v
+}
+
+fn script_rows(s: &ScriptSection, bytes: &[u8], rows: &mut Vec<Pending>) {
+    let at = s.range.start;
+    rows.push(with(row(at, at + SCRIPT_HEADER, "header", "script header".into(), format!("{} · {}, {} models, scale {}", s.name, count(s.actor_count as usize, "actor"), s.model_count, s.scale)), vec![
+        f(at, 2, "u8 × 2 version", format!("{}.{}", s.version[0], s.version[1])),
+        f(at + 2, 1, "u8 actors", s.actor_count),
+        f(at + 3, 1, "u8 model slots", s.model_count),
+        f(at + 4, 2, "u16 dialogue offset", s.text_offset),
+        f(at + 6, 2, "u16 music blocks", s.akao_count),
+        f(at + 8, 2, "u16 scale (512 = 1.0)", s.scale),
+        f(at + 0x10, 8, "char[8] creator", &s.creator),
+        f(at + 0x18, 8, "char[8] field name", &s.name),
+    ]));
+    if let (Some(first), Some(last)) = (s.actors.first(), s.actors.last()) {
+        rows.push(with(row(first.0, last.0 + 8, "actors", "actor names".into(), count(s.actors.len(), "actor")), s.actors.iter().enumerate().map(|(k, (at, name))| f(*at, 8, &format!("char[8] actor {k}"), actor_label(name, k))).collect()));
+    }
+    if let (Some(first), Some(last)) = (s.akao.first(), s.akao.last()) {
+        rows.push(with(row(first.0, last.0 + 4, "music", "music block offsets".into(), count(s.akao.len(), "block")), s.akao.iter().enumerate().map(|(k, (at, o))| f(*at, 4, &format!("u32 music block {k}"), o)).collect()));
+    }
+    let table_end = s.table_at + 2 * SCRIPTS_PER_ACTOR * s.table.len();
+    rows.push(row(s.table_at, table_end, "script_table", "script table".into(), format!("32 entry points an actor; {}", count(s.scripts.len(), "distinct script"))));
+    for (a, entries) in s.table.iter().enumerate() {
+        let from = s.table_at + 2 * SCRIPTS_PER_ACTOR * a;
+        rows.push(with(row(from, from + 2 * SCRIPTS_PER_ACTOR, "entries", format!("{}'s scripts", actor_label(&s.actors[a].1, a)), String::new()), entries.iter().enumerate().map(|(k, e)| f(from + 2 * k, 2, &format!("u16 script {k}"), e)).collect()));
+    }
+    for c in &s.scripts {
+        rows.push(script_row(c, s));
+        for op in &c.ops {
+            rows.push(with(row(op.at, op.at + op.len, "op", opcodes::name(op.code).to_string(), arguments(&bytes[op.at..op.at + op.len])), vec![f(op.at, 1, "opcode", format!("{:#04x} {}", op.code, opcodes::name(op.code)))]));
+        }
+    }
+    if let Some(dlg) = &s.dialogue {
+        rows.push(row(dlg.at, s.range.end, "dialogue", "dialogue".into(), count(dlg.strings.len(), "string")));
+        for (k, (r, text)) in dlg.strings.iter().enumerate() {
+            rows.push(row(r.start, r.end, "string", format!("string {k}"), text.clone()));
+        }
+    }
+}
+
+fn script_row(c: &ScriptCode, s: &ScriptSection) -> Pending {
+    let who: Vec<String> = c.entries.iter().take(4).map(|&(a, k)| format!("{} script {k}", actor_label(&s.actors[a].1, a))).collect();
+    let more = c.entries.len().saturating_sub(4);
+    let label = if more > 0 { format!("{} and {more} more", who.join(", ")) } else { who.join(", ") };
+    row(c.range.start, c.range.end, "script", label, count(c.ops.len(), "opcode"))
+}
+
+fn walkmesh_rows(w: &Walkmesh, rows: &mut Vec<Pending>) {
+    let s = w.range.start;
+    let n = w.triangles.len();
+    rows.push(with(row(s, s + 4, "count", "triangle count".into(), n.to_string()), vec![f(s, 4, "u32 triangles", n)]));
+    rows.push(row(s + 4, w.access_at(0), "triangles", "triangles".into(), count(n, "triangle")));
+    for (t, tri) in w.triangles.iter().enumerate() {
+        let at = w.triangle_at(t);
+        rows.push(with(row(at, at + 24, "triangle", format!("triangle {t}"), format!("{:?} {:?} {:?}", tri[0], tri[1], tri[2])), (0..3).map(|v| f(at + 8 * v, 8, &format!("s16 × 4 vertex {} (x, y, z, pad)", ["A", "B", "C"][v]), format!("{:?}", tri[v]))).collect()));
+    }
+    rows.push(row(w.access_at(0), w.access_at(n), "access", "access (the neighbour across each edge)".into(), String::new()));
+    for (t, a) in w.access.iter().enumerate() {
+        let at = w.access_at(t);
+        let side = |x: i16| if x < 0 { "wall".to_string() } else { format!("triangle {x}") };
+        rows.push(with(row(at, at + 6, "access", format!("triangle {t}"), format!("{} · {} · {}", side(a[0]), side(a[1]), side(a[2]))), (0..3).map(|e| f(at + 2 * e, 2, &format!("s16 across {}", ["AB", "BC", "CA"][e]), a[e])).collect()));
+    }
+}
+
+/// An opcode's argument bytes in hex.
+fn arguments(op: &[u8]) -> String {
+    op[1..].iter().map(|b| format!("{b:02X}")).collect::<Vec<_>>().join(" ")
+}
+
+/// An actor's name, or "actor N" where it has none.
+pub fn actor_label(name: &str, k: usize) -> String {
+    if name.is_empty() {
+        format!("actor {k}")
+    } else {
+        name.to_string()
+    }
+}
+
+/// A playable character by global model id (the BCX files' order).
+pub fn character_name(global: u8) -> Option<&'static str> {
+    ["Cloud", "Aerith", "Barret", "Tifa", "Red XIII", "Cid", "Yuffie", "Cait Sith", "Vincent"].get(global.checked_sub(1)? as usize).copied()
+}
+
+/// Each actor's model slot as the init pass binds them: the k-th CHAR executed is slot k.
+/// Here the init code of each actor (script 0 up to its first RET) is read straight through,
+/// in actor order.
+pub fn model_slots(s: &ScriptSection) -> Vec<Option<usize>> {
+    let mut next = 0;
+    (0..s.table.len())
+        .map(|a| {
+            let code = s.code_of(a, 0)?;
+            let init = code.ops.iter().take_while(|op| op.code != opcodes::RET);
+            let has_char = init.clone().any(|op| op.code == 0xA1);
+            has_char.then(|| {
+                next += 1;
+                next - 1
+            })
+        })
+        .collect()
+}
+
+impl Document for DatDocument {
+    crate::common_accessors!();
+    fn bytes(&self, view: usize) -> Option<&[u8]> {
+        self.stored.view(view)
+    }
+    fn info_rows(&self) -> Vec<InfoRow> {
+        let mut rows = vec![InfoRow::new("format", self.kind.title()), InfoRow::new("bytes", self.stored.bytes().len().to_string())];
+        let Some(d) = &self.parsed else { return rows };
+        if let Ok(s) = &d.script {
+            rows.push(InfoRow::new("field", s.name.clone()));
+            rows.push(InfoRow::new("actors", s.actors.iter().enumerate().map(|(k, (_, n))| actor_label(n, k)).collect::<Vec<_>>().join(", ")));
+            rows.push(InfoRow::new("scripts", format!("{} · {} opcodes", count(s.scripts.len(), "script"), s.scripts.iter().map(|c| c.ops.len()).sum::<usize>())));
+        }
+        if let Ok(w) = &d.walkmesh {
+            rows.push(InfoRow::new("walkmesh", count(w.triangles.len(), "triangle")));
+        }
+        if let Ok(t) = &d.triggers {
+            rows.push(InfoRow::new("gateways", t.gateways.iter().map(|g| format!("map {}", g.map)).collect::<Vec<_>>().join(", ")));
+        }
+        if let Ok(l) = &d.loader {
+            rows.push(InfoRow::new("models", count(l.len(), "model slot")));
+        }
+        rows
+    }
+    fn info_json(&self) -> String {
+        let field = self.parsed.as_ref().map(field_json);
+        let fields = serde_json::json!({
+            "format": "field-dat",
+            "kind": self.kind,
+            "bytes": self.stored.bytes().len(),
+            "compressed": self.stored.compressed,
+            "field": field,
+        });
+        crate::summary_json(fields, self.error.as_ref())
+    }
+}
+
+/// `info --json`'s "field": the script's name, its entities and their model slots, the
+/// walkmesh's size and bounds, the camera, the gateways; in the field's own units and axes.
+fn field_json(d: &DatFile) -> serde_json::Value {
+    let script = d.script.as_ref().ok();
+    let slots = script.map(model_slots).unwrap_or_default();
+    let entities: Vec<serde_json::Value> = script.map_or(Vec::new(), |s| {
+        s.actors.iter().enumerate().map(|(k, (_, name))| serde_json::json!({"index": k, "name": name, "model": slots.get(k).copied().flatten()})).collect()
+    });
+    let walkmesh = d.walkmesh.as_ref().ok().map(|w| {
+        let mut lo = [i16::MAX; 3];
+        let mut hi = [i16::MIN; 3];
+        for v in w.triangles.iter().flatten() {
+            for c in 0..3 {
+                lo[c] = lo[c].min(v[c]);
+                hi[c] = hi[c].max(v[c]);
+            }
+        }
+        serde_json::json!({"triangles": w.triangles.len(), "bounds": if w.triangles.is_empty() { serde_json::Value::Null } else { serde_json::json!([lo, hi]) }})
+    });
+    let camera = d.camera.as_ref().ok().map(|c| {
+        let r = c.matrix();
+        serde_json::json!({"position": c.position(), "axis": r[2], "projection": c.projection})
+    });
+    let gateways = d.triggers.as_ref().ok().map(|t| t.gateways.iter().map(|g| serde_json::json!({"line": g.line, "to": g.map})).collect::<Vec<_>>());
+    serde_json::json!({
+        "name": script.map(|s| s.name.clone()),
+        "entities": entities,
+        "walkmesh": walkmesh,
+        "camera": camera,
+        "gateways": gateways,
+    })
+}
+
+fn tile_map_rows(t: &TileMap, rows: &mut Vec<Pending>) {
+    let s = t.range.start;
+    rows.push(with(row(s, s + 16, "header", "block offsets".into(), String::new()), ["layer-1 tiles (16 × 16, 8 bytes each)", "texture-page words", "layer-2 tiles (14 bytes each)", "layer-3 and 4 tiles (10 bytes each)"].iter().enumerate().map(|(k, what)| f(s + 4 * k, 4, &format!("u32 offset of the {what}"), t.blocks[k] - s)).collect()));
+    let groups_end = t.blocks[0];
+    rows.push(row(s + 16, groups_end, "row_groups", "row groups".into(), t.layers.iter().map(|l| count(l.len(), "group")).collect::<Vec<_>>().join(", ")));
+    for (k, (from, to)) in [(t.blocks[0], t.blocks[1]), (t.blocks[1], t.blocks[2]), (t.blocks[2], t.blocks[3]), (t.blocks[3], t.range.end)].into_iter().enumerate() {
+        let name = ["layer 1 tiles", "texture-page words", "layer 2 tiles", "layer 3 and 4 tiles"][k];
+        let mut p = row(from, to.max(from), "tiles", name.into(), "the picture's placement of the .MIM's pixels".into());
+        p.opaque = true;
+        rows.push(p);
+    }
+}
+
+fn camera_rows(c: &Camera, rows: &mut Vec<Pending>) {
+    let at = c.at;
+    let mut fields: Vec<FieldRow> = (0..9).map(|i| f(at + 2 * i, 2, &format!("s16 rotation R{}{} (4.12)", i / 3 + 1, i % 3 + 1), c.rotation[i / 3][i % 3])).collect();
+    fields.push(f(at + 0x12, 2, "s16 a copy of R33", c.rotation[2][2]));
+    fields.extend((0..3).map(|k| f(at + 0x14 + 4 * k, 4, &format!("s32 translation {}", ["x", "y", "z"][k]), c.translation[k])));
+    fields.push(f(at + 0x20, 2, "s16 screen offset x", c.offset[0]));
+    fields.push(f(at + 0x22, 2, "s16 screen offset y", c.offset[1]));
+    fields.push(f(at + 0x24, 2, "u16 projection distance (pixels)", c.projection));
+    let p = c.position();
+    rows.push(with(row(at, at + CAMERA, "camera", "camera".into(), format!("at ({:.0}, {:.0}, {:.0}), projection {}", p[0], p[1], p[2], c.projection)), fields));
+}
+
+fn trigger_rows(t: &Triggers, rows: &mut Vec<Pending>) {
+    let s = t.at;
+    rows.push(with(row(s, s + GATEWAYS_AT, "header", "triggers header".into(), format!("scroll x {}..{}, y {}..{}", t.scroll[0], t.scroll[2], t.scroll[1], t.scroll[3])), vec![
+        f(s, 9, "char[9] field name", &t.name),
+        f(s + 9, 1, "u8 control direction", t.control_direction),
+        f(s + 0x0A, 2, "s16 camera focus height", t.focus_height),
+        f(s + 0x0C, 8, "s16 × 4 scroll range (min x, min y, max x, max y)", format!("{:?}", t.scroll)),
+    ]));
+    rows.push(row(s + GATEWAYS_AT, s + BG_TRIGGERS_AT, "gateways", "gateways".into(), count(t.gateways.len(), "gateway")));
+    for g in &t.gateways {
+        rows.push(with(row(g.at, g.at + 24, "gateway", format!("gateway to map {}", g.map), format!("({}, {}) on triangle {}, facing {}", g.destination[0], g.destination[1], g.triangle, g.direction)), vec![
+            f(g.at, 12, "s16 × 6 exit line", format!("{:?} – {:?}", g.line[0], g.line[1])),
+            f(g.at + 12, 4, "s16 × 2 destination x, y", format!("{:?}", g.destination)),
+            f(g.at + 16, 2, "u16 destination triangle", g.triangle),
+            f(g.at + 18, 2, "u16 destination map id", g.map),
+            f(g.at + 20, 4, "u8 direction (and three copies)", g.direction),
+        ]));
+    }
+    rows.push(row(s + BG_TRIGGERS_AT, s + ARROW_FLAGS_AT, "bg_triggers", "background triggers".into(), count(t.bg_triggers.len(), "trigger")));
+    for g in &t.bg_triggers {
+        rows.push(with(row(g.at, g.at + 16, "bg_trigger", format!("background byte {}, bit {}", g.byte, g.bit), format!("behaviour {}", g.behaviour)), vec![f(g.at, 12, "s16 × 6 line", format!("{:?} – {:?}", g.line[0], g.line[1]))]));
+    }
+    rows.push(with(row(s + ARROW_FLAGS_AT, s + ARROWS_AT, "arrow_flags", "exit arrows shown".into(), String::new()), (0..SLOTS).map(|k| f(s + ARROW_FLAGS_AT + k, 1, &format!("u8 gateway {k}'s arrow"), t.arrow_flags[k])).collect()));
+    let mut arrows = row(s + ARROWS_AT, s + 740, "arrows", "extra arrows".into(), String::new());
+    arrows.opaque = true;
+    rows.push(arrows);
+}
+
+fn encounter_rows(tables: &[EncounterTable; 2], rows: &mut Vec<Pending>) {
+    for (k, t) in tables.iter().enumerate() {
+        let mut fields = vec![f(t.at, 1, "u8 enabled", t.enabled), f(t.at + 1, 1, "u8 rate", t.rate)];
+        fields.extend(t.battles.iter().enumerate().map(|(i, (id, p))| f(t.at + 2 + 2 * i, 2, &format!("u16 battle {i} ({}): id | chance << 10", if i < 6 { "normal" } else { "special" }), format!("battle {id}, {p} of 64"))));
+        rows.push(with(row(t.at, t.at + 24, "encounters", format!("encounter table {}", k + 1), if t.enabled { format!("rate {}", t.rate) } else { "off".into() }), fields));
+    }
+}
+
+fn loader_rows(records: &[LoaderRecord], bytes: &[u8], s: usize, rows: &mut Vec<Pending>) {
+    rows.push(with(row(s, s + 4, "header", "model loader header".into(), count(records.len(), "model slot")), vec![f(s, 2, "u16 section size", u16::from_le_bytes([bytes[s], bytes[s + 1]])), f(s + 2, 2, "u16 count", records.len())]));
+    for (k, r) in records.iter().enumerate() {
+        let who = match r.global {
+            0 => "field-only model".to_string(),
+            g => format!("playable character {g} ({})", character_name(g).unwrap_or("?")),
+        };
+        rows.push(with(row(r.at, r.at + 8, "model_slot", format!("model slot {k}"), who), vec![
+            f(r.at, 1, "u8 face id", r.face),
+            f(r.at + 1, 1, "u8 bones", r.bones),
+            f(r.at + 2, 1, "u8 parts", r.parts),
+            f(r.at + 3, 1, "u8 animations", r.animations),
+            f(r.at + 5, 1, "u8 load (1 always, 0 when a party member has it)", r.load),
+            f(r.at + 7, 1, "u8 global model id (0 field-only, 1–9 a BCX)", r.global),
+        ]));
+    }
+}

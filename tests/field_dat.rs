@@ -1,0 +1,310 @@
+//! FF7 field .DAT files: the three real fields as the disc stores them, checked against what
+//! docs/formats/field-dat.md says must hold (worked out here from the bytes and the numbers,
+//! not from the reader's own summaries), the models their BSX holds, and clear errors for a
+//! cut or broken file.
+
+use relicview::formats::field::raw::{DatFile, BASE};
+use relicview::formats::lzs;
+use relicview::formats::registry::{self, Purpose};
+
+const FIELDS: [&str; 3] = ["MD1_1", "NMKIN_1", "ELEVTR1"];
+
+fn shared(path: &str) -> Vec<u8> {
+    std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/testdata")
+            .join(path),
+    )
+    .expect("the shared FF7 test data sits beside the repo")
+}
+
+fn u32_at(b: &[u8], at: usize) -> usize {
+    u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize
+}
+
+fn unpacked(name: &str) -> Vec<u8> {
+    let disc = shared(&format!("ff7-disc/{name}.DAT"));
+    assert_eq!(u32_at(&disc, 0), disc.len() - 4, "{name}: LZS length word");
+    lzs::decode(&disc, lzs::MAX_OUTPUT).unwrap()
+}
+
+#[test]
+fn the_sections_follow_each_other_to_the_end_of_the_file() {
+    for name in FIELDS {
+        let b = unpacked(name);
+        let d = DatFile::parse(&b).unwrap();
+        assert_eq!(
+            u32_at(&b, 0) as u32,
+            BASE + 28,
+            "{name}: the script section follows the table"
+        );
+        for k in 0..7 {
+            assert_eq!(d.sections[k].start, u32_at(&b, 4 * k) - BASE as usize);
+            assert_eq!(d.sections[k].len() % 4, 0, "{name}: section {k}");
+        }
+        assert_eq!(d.sections[6].end, b.len());
+        assert!(d.first_error().is_none(), "{name}: {:?}", d.first_error());
+        let s = d.script.as_ref().unwrap();
+        assert_eq!((s.version, s.creator.as_str()), ([2, 5], "kita"));
+        assert_eq!(
+            s.name,
+            name.to_ascii_lowercase(),
+            "the script's name is the file's"
+        );
+        assert_eq!(d.triggers.as_ref().unwrap().name, name.to_ascii_lowercase());
+        assert_eq!(d.sections[4].len(), 740, "{name}: triggers");
+    }
+}
+
+#[test]
+fn every_script_walks_opcode_by_opcode_exactly_to_the_next() {
+    // The opcode lengths are right where every walk from an entry point ends exactly on the
+    // next entry point (the last on the dialogue): no opcode straddles a boundary.
+    let mut regions = 0;
+    let mut ops = 0;
+    for name in FIELDS {
+        let b = unpacked(name);
+        let d = DatFile::parse(&b).unwrap();
+        let s = d.script.as_ref().unwrap();
+        for c in &s.scripts {
+            assert!(
+                c.overrun.is_none(),
+                "{name}: script at {} overruns at {:?}",
+                c.range.start,
+                c.overrun
+            );
+            let walked: usize = c.ops.iter().map(|o| o.len).sum();
+            assert_eq!(walked, c.range.len(), "{name}: script at {}", c.range.start);
+            // Each opcode starts where the one before ended.
+            for w in c.ops.windows(2) {
+                assert_eq!(w[0].at + w[0].len, w[1].at);
+            }
+            regions += 1;
+            ops += c.ops.len();
+        }
+        // Every actor's script 0 holds init: it reaches a RET.
+        for a in 0..s.table.len() {
+            let init = s.code_of(a, 0).unwrap();
+            assert!(
+                init.ops.iter().any(|o| o.code == 0),
+                "{name}: actor {a}'s init has no RET"
+            );
+        }
+    }
+    assert!(
+        regions > 50 && ops > 500,
+        "{regions} regions, {ops} opcodes"
+    );
+}
+
+#[test]
+fn the_walkmesh_neighbours_agree_both_ways_over_one_shared_edge() {
+    for name in FIELDS {
+        let b = unpacked(name);
+        let d = DatFile::parse(&b).unwrap();
+        let w = d.walkmesh.as_ref().unwrap();
+        let n = w.triangles.len();
+        // The size is the count's: 4 + 30 n (+ 2 where n is odd).
+        assert_eq!(d.sections[1].len(), 4 + 30 * n + 2 * (n % 2), "{name}");
+        let mut winding = Vec::new();
+        for (t, tri) in w.triangles.iter().enumerate() {
+            let [a, bv, c] = tri.map(|v| [v[0] as i64, v[1] as i64]);
+            winding
+                .push(((bv[0] - a[0]) * (c[1] - a[1]) - (bv[1] - a[1]) * (c[0] - a[0])).signum());
+            for e in 0..3 {
+                let across = w.access[t][e];
+                if across < 0 {
+                    continue;
+                }
+                let u = across as usize;
+                assert!(u < n, "{name}: triangle {t} edge {e} names {u}");
+                let back = w.access[u].iter().position(|&x| x as usize == t);
+                let back = back.unwrap_or_else(|| panic!("{name}: {u} does not name {t} back"));
+                let edge = |tri: &[[i16; 3]; 3], k: usize| {
+                    let mut e = [tri[k], tri[(k + 1) % 3]];
+                    e.sort();
+                    e
+                };
+                assert_eq!(
+                    edge(tri, e),
+                    edge(&w.triangles[u], back),
+                    "{name}: the edge {t}/{u}"
+                );
+            }
+        }
+        winding.dedup();
+        assert_eq!(winding, [-1], "{name}: every triangle winds one way");
+    }
+}
+
+#[test]
+fn the_camera_is_a_rotation_and_the_gateways_repeat_their_direction() {
+    for name in FIELDS {
+        let b = unpacked(name);
+        let d = DatFile::parse(&b).unwrap();
+        let c = d.camera.as_ref().unwrap();
+        let r = c.rotation.map(|row| row.map(|v| v as f64 / 4096.0));
+        for i in 0..3 {
+            for j in 0..3 {
+                let dot: f64 = (0..3).map(|k| r[i][k] * r[j][k]).sum();
+                let want = if i == j { 1.0 } else { 0.0 };
+                assert!((dot - want).abs() < 0.001, "{name}: rows {i}·{j} = {dot}");
+            }
+        }
+        let at = d.sections[3].start;
+        assert_eq!(
+            i16::from_le_bytes([b[at + 0x12], b[at + 0x13]]),
+            c.rotation[2][2],
+            "R33's copy"
+        );
+        // The camera sits where R·p/4096 + T is zero (up to R's rounding to 4.12 fixed
+        // point: a thousandth of T's length).
+        let p = c.position();
+        let t_len = c
+            .translation
+            .iter()
+            .map(|&t| (t as f64).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        for (row, t) in r.iter().zip(c.translation) {
+            let v: f64 = (0..3).map(|i| row[i] * p[i]).sum::<f64>() + t as f64;
+            assert!(v.abs() < 1e-3 * t_len, "{name}: {v} of {t_len}");
+        }
+        for g in &d.triggers.as_ref().unwrap().gateways {
+            assert_eq!(
+                b[g.at + 20..g.at + 24],
+                [g.direction; 4],
+                "{name}: gateway at {}",
+                g.at
+            );
+        }
+    }
+    let projections: Vec<u16> = FIELDS
+        .iter()
+        .map(|n| {
+            DatFile::parse(&unpacked(n))
+                .unwrap()
+                .camera
+                .unwrap()
+                .projection
+        })
+        .collect();
+    assert_eq!(projections, [703, 1769, 548]);
+}
+
+#[test]
+fn the_model_slots_are_the_bsx_models_and_each_is_bound_by_one_char() {
+    for name in FIELDS {
+        let b = unpacked(name);
+        let d = DatFile::parse(&b).unwrap();
+        let s = d.script.as_ref().unwrap();
+        let loader = d.loader.as_ref().unwrap();
+        let bsx = shared(&format!("ff7/{name}_u.BSX"));
+        let om = u32_at(&bsx, 4);
+        let models = u32_at(&bsx, om + 4);
+        assert_eq!(
+            (loader.len(), s.model_count as usize),
+            (models, models),
+            "{name}"
+        );
+        for (k, r) in loader.iter().enumerate() {
+            let rec = om + 16 + 48 * k;
+            assert_eq!(
+                (r.face, r.global),
+                (bsx[rec], bsx[rec + 1]),
+                "{name}: slot {k}"
+            );
+        }
+        let slots = relicview::formats::field::document::model_slots(s);
+        let bound: Vec<usize> = slots.iter().flatten().copied().collect();
+        assert_eq!(
+            bound,
+            (0..models).collect::<Vec<_>>(),
+            "{name}: slots in CHAR order"
+        );
+    }
+}
+
+#[test]
+fn info_names_the_field_its_entities_and_their_models() {
+    let disc = shared("ff7-disc/MD1_1.DAT");
+    let doc = registry::open("FIELD/MD1_1.DAT", disc, Purpose::Show);
+    assert_eq!(doc.kind().as_str(), "field-dat");
+    assert!(doc.error().is_none());
+    let info: serde_json::Value = serde_json::from_str(&doc.info_json()).unwrap();
+    let field = &info["field"];
+    assert_eq!(field["name"], "md1_1");
+    let cl = field["entities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "cl")
+        .unwrap();
+    assert_eq!(
+        (cl["index"].as_u64(), cl["model"].as_u64()),
+        (Some(1), Some(0))
+    );
+    assert_eq!(field["walkmesh"]["triangles"], 100);
+    assert_eq!(field["camera"]["projection"], 703);
+    assert_eq!(field["gateways"].as_array().unwrap().len(), 2);
+    // The inspector shows the sections, the scripts' opcodes and the dialogue's strings.
+    let v = doc.inspector().unwrap();
+    for name in [
+        "sections",
+        "script",
+        "op",
+        "string",
+        "triangle",
+        "camera",
+        "gateway",
+        "model_slot",
+    ] {
+        assert!(v.chunks.iter().any(|r| r.name == name), "no {name} row");
+    }
+    assert!(v.chunks.iter().any(|r| r.name == "op" && r.label == "CHAR"));
+}
+
+#[test]
+fn a_cut_or_broken_file_says_where_and_shows_what_it_could_read() {
+    let b = unpacked("NMKIN_1");
+    // Cut inside the camera: the sections before it read, the camera's error names its byte.
+    let camera = DatFile::parse(&b).unwrap().sections[3].start;
+    let mut cut = b[..camera + 10].to_vec();
+    // The later sections' pointers now point past the end: the table says so first.
+    let e = DatFile::parse(&cut).unwrap_err();
+    assert_eq!(e.offset, 16, "{e}");
+    assert!(
+        e.to_string().contains("section 5 (triggers) pointer"),
+        "{e}"
+    );
+    // With the table mended to end the file there, the camera is short.
+    let end = (BASE + cut.len() as u32).to_le_bytes();
+    for k in 4..7 {
+        cut[4 * k..4 * k + 4].copy_from_slice(&end);
+    }
+    let d = DatFile::parse(&cut).unwrap();
+    assert!(d.script.is_ok() && d.walkmesh.is_ok());
+    let e = d.camera.as_ref().unwrap_err();
+    assert_eq!(e.offset, camera);
+    assert!(
+        e.to_string()
+            .contains("expected 38 bytes for the camera record"),
+        "{e}"
+    );
+    // A version the engine refuses.
+    let mut bad = b.clone();
+    bad[28] = 3;
+    let e = DatFile::parse(&bad).unwrap().script.unwrap_err();
+    assert_eq!(e.offset, 28);
+    // Through the registry: the error is the document's, the inspector still shows rows.
+    let doc = registry::open("X.DAT", bad, Purpose::Show);
+    assert!(doc
+        .error()
+        .is_some_and(|e| e.to_string().contains("version 3.5")));
+    assert!(doc
+        .inspector()
+        .unwrap()
+        .chunks
+        .iter()
+        .any(|r| r.name == "triangle"));
+}
