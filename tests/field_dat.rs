@@ -3,6 +3,7 @@
 //! not from the reader's own summaries), the models their BSX holds, and clear errors for a
 //! cut or broken file.
 
+use relicview::formats::field::init;
 use relicview::formats::field::raw::{DatFile, BASE};
 use relicview::formats::lzs;
 use relicview::formats::registry::{self, Purpose};
@@ -215,14 +216,66 @@ fn the_model_slots_are_the_bsx_models_and_each_is_bound_by_one_char() {
                 "{name}: slot {k}"
             );
         }
-        let slots = relicview::formats::field::document::model_slots(s);
-        let bound: Vec<usize> = slots.iter().flatten().copied().collect();
+        let pass = init::run(s, &b, &mut init::Memory::default());
+        assert!(pass.stopped.is_empty(), "{name}: {:?}", pass.stopped);
+        let mut bound: Vec<usize> = pass.entities.iter().filter_map(|e| e.model).collect();
         assert_eq!(
             bound,
             (0..models).collect::<Vec<_>>(),
             "{name}: slots in CHAR order"
         );
+        bound.dedup();
+        assert_eq!(bound.len(), models, "{name}: one actor a slot");
     }
+}
+
+/// Whether (x, y) is inside triangle `t` (edges tested as docs/formats/field-dat.md says:
+/// all on one side, the side every triangle winds), and the plane's height there.
+fn inside_and_height(t: &[[i16; 3]; 3], x: f64, y: f64) -> (bool, f64) {
+    let p = t.map(|v| v.map(|c| c as f64));
+    let side = |a: [f64; 3], b: [f64; 3]| (x - a[0]) * (b[1] - a[1]) - (y - a[1]) * (b[0] - a[0]);
+    let sides = [side(p[0], p[1]), side(p[1], p[2]), side(p[2], p[0])];
+    let inside = sides.iter().all(|&s| s >= 0.0) || sides.iter().all(|&s| s <= 0.0);
+    let (u, v) = (
+        [p[1][0] - p[0][0], p[1][1] - p[0][1], p[1][2] - p[0][2]],
+        [p[2][0] - p[1][0], p[2][1] - p[1][1], p[2][2] - p[1][2]],
+    );
+    let n = [
+        u[1] * v[2] - u[2] * v[1],
+        u[2] * v[0] - u[0] * v[2],
+        u[0] * v[1] - u[1] * v[0],
+    ];
+    let d = n[0] * p[0][0] + n[1] * p[0][1] + n[2] * p[0][2];
+    (inside, (d - n[0] * x - n[1] * y) / n[2])
+}
+
+#[test]
+fn every_model_the_init_pass_places_stands_inside_its_triangle_on_its_plane() {
+    let mut placed = 0;
+    for name in FIELDS {
+        let b = unpacked(name);
+        let d = DatFile::parse(&b).unwrap();
+        let w = d.walkmesh.as_ref().unwrap();
+        let pass = init::run(d.script.as_ref().unwrap(), &b, &mut init::Memory::default());
+        for (k, e) in pass.entities.iter().enumerate() {
+            let (Some(p), Some(t)) = (e.position, e.triangle) else {
+                continue;
+            };
+            let tri = &w.triangles[t as usize];
+            let (inside, z) = inside_and_height(tri, p[0] as f64, p[1] as f64);
+            assert!(
+                inside,
+                "{name}: actor {k} at {p:?} is not in triangle {t} {tri:?}"
+            );
+            assert!(
+                (z - p[2] as f64).abs() <= 1.0,
+                "{name}: actor {k} at z {} where the plane is {z}",
+                p[2]
+            );
+            placed += 1;
+        }
+    }
+    assert!(placed >= 8, "{placed} placements");
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! gateways, the encounters, the model slots), and what `relicview info --json` says of the
 //! field (docs/formats/field-dat.md).
 
-use super::opcodes;
+use super::{init, opcodes};
 use super::raw::{
     Camera, DatFile, EncounterTable, LoaderRecord, TileMap, Triggers, ScriptCode, ScriptSection, Walkmesh, ARROWS_AT, ARROW_FLAGS_AT, BG_TRIGGERS_AT,
     CAMERA, GATEWAYS_AT, HEADER, SCRIPTS_PER_ACTOR, SCRIPT_HEADER, SECTION_NAMES, SLOTS,
@@ -192,24 +192,6 @@ pub fn character_name(global: u8) -> Option<&'static str> {
     ["Cloud", "Aerith", "Barret", "Tifa", "Red XIII", "Cid", "Yuffie", "Cait Sith", "Vincent"].get(global.checked_sub(1)? as usize).copied()
 }
 
-/// Each actor's model slot as the init pass binds them: the k-th CHAR executed is slot k.
-/// Here the init code of each actor (script 0 up to its first RET) is read straight through,
-/// in actor order.
-pub fn model_slots(s: &ScriptSection) -> Vec<Option<usize>> {
-    let mut next = 0;
-    (0..s.table.len())
-        .map(|a| {
-            let code = s.code_of(a, 0)?;
-            let init = code.ops.iter().take_while(|op| op.code != opcodes::RET);
-            let has_char = init.clone().any(|op| op.code == 0xA1);
-            has_char.then(|| {
-                next += 1;
-                next - 1
-            })
-        })
-        .collect()
-}
-
 impl Document for DatDocument {
     crate::common_accessors!();
     fn bytes(&self, view: usize) -> Option<&[u8]> {
@@ -235,7 +217,7 @@ impl Document for DatDocument {
         rows
     }
     fn info_json(&self) -> String {
-        let field = self.parsed.as_ref().map(field_json);
+        let field = self.parsed.as_ref().map(|d| field_json(d, self.stored.bytes()));
         let fields = serde_json::json!({
             "format": "field-dat",
             "kind": self.kind,
@@ -247,13 +229,39 @@ impl Document for DatDocument {
     }
 }
 
-/// `info --json`'s "field": the script's name, its entities and their model slots, the
+/// `info --json`'s "field": the script's name, its entities and their model slots, every
+/// model where the init pass puts it (every variable 0), the conditions it tested, the
 /// walkmesh's size and bounds, the camera, the gateways; in the field's own units and axes.
-fn field_json(d: &DatFile) -> serde_json::Value {
+fn field_json(d: &DatFile, bytes: &[u8]) -> serde_json::Value {
     let script = d.script.as_ref().ok();
-    let slots = script.map(model_slots).unwrap_or_default();
+    let pass = script.map(|s| init::run(s, bytes, &mut init::Memory::default()));
+    let name_of = |k: usize| script.map(|s| actor_label(&s.actors[k].1, k)).unwrap_or_default();
     let entities: Vec<serde_json::Value> = script.map_or(Vec::new(), |s| {
-        s.actors.iter().enumerate().map(|(k, (_, name))| serde_json::json!({"index": k, "name": name, "model": slots.get(k).copied().flatten()})).collect()
+        s.actors.iter().enumerate().map(|(k, (_, name))| serde_json::json!({"index": k, "name": name, "model": pass.as_ref().and_then(|p| p.entities[k].model)})).collect()
+    });
+    let models: Vec<serde_json::Value> = d.loader.as_ref().map_or(Vec::new(), |slots| {
+        slots.iter().enumerate().map(|(k, slot)| {
+            let found = pass.as_ref().and_then(|p| p.entities.iter().enumerate().find(|(_, e)| e.model == Some(k)));
+            let (entity, e) = match found {
+                Some((a, e)) => (Some(name_of(a)), e.clone()),
+                None => (None, init::Entity::default()),
+            };
+            // The party leader comes in by an entrance, unless init locked the controls.
+            let leader = e.character == Some(init::LEADER) && !pass.as_ref().is_some_and(|p| p.control_locked);
+            serde_json::json!({
+                "model": k,
+                "entity": entity,
+                "character": character_name(slot.global),
+                "position": if leader { None } else { e.position },
+                "triangle": if leader { None } else { e.triangle },
+                "direction": e.direction,
+                "visible": e.visible,
+                "animation": e.animation,
+            })
+        }).collect()
+    });
+    let branches: Vec<serde_json::Value> = pass.as_ref().map_or(Vec::new(), |p| {
+        p.branches.iter().map(|b| serde_json::json!({"entity": name_of(b.actor), "at": b.at, "test": b.test, "taken": b.taken})).collect()
     });
     let walkmesh = d.walkmesh.as_ref().ok().map(|w| {
         let mut lo = [i16::MAX; 3];
@@ -274,6 +282,8 @@ fn field_json(d: &DatFile) -> serde_json::Value {
     serde_json::json!({
         "name": script.map(|s| s.name.clone()),
         "entities": entities,
+        "models": models,
+        "branches": branches,
         "walkmesh": walkmesh,
         "camera": camera,
         "gateways": gateways,

@@ -3,6 +3,7 @@
 //! (docs/formats/field-dat.md).
 
 pub mod document;
+pub mod init;
 pub mod opcodes;
 pub mod raw;
 
