@@ -361,3 +361,48 @@ fn a_cut_or_broken_file_says_where_and_shows_what_it_could_read() {
         .iter()
         .any(|r| r.name == "triangle"));
 }
+
+#[test]
+fn a_field_opens_as_its_walkmesh_with_its_gateways_and_each_triangle_picks_its_record() {
+    for name in FIELDS {
+        let b = unpacked(name);
+        let d = DatFile::parse(&b).unwrap();
+        let n = d.walkmesh.as_ref().unwrap().triangles.len();
+        let gateways = d.triggers.as_ref().unwrap().gateways.len();
+        let mut doc = registry::open(
+            &format!("FIELD/{name}.DAT"),
+            shared(&format!("ff7-disc/{name}.DAT")),
+            Purpose::Show,
+        );
+        let scene = doc
+            .build_scene(&relicview::formats::NoAssets)
+            .expect("a scene");
+        assert_eq!(scene.layers, ["walkmesh", "walkmesh outline", "gateways"]);
+        let mesh = |layer: u32| {
+            let node = scene.nodes.iter().find(|n| n.layer == Some(layer))?;
+            Some(&scene.meshes[node.mesh? as usize].primitives[0])
+        };
+        let floor = mesh(0).unwrap();
+        assert_eq!(floor.indices.len(), 3 * n, "{name}");
+        assert_eq!(mesh(1).unwrap().indices.len(), 3 * n);
+        // A gateway is its line and its arrow.
+        assert_eq!(
+            mesh(2).map_or(0, |p| p.indices.len()),
+            6 * gateways,
+            "{name}"
+        );
+        // The floor's vertices are the walkmesh's, and triangle t picks the record of triangle t.
+        let v = doc.inspector().unwrap();
+        for t in [0, n / 2, n - 1] {
+            let w = &d.walkmesh.as_ref().unwrap().triangles[t];
+            assert_eq!(floor.positions[3 * t], w[0].map(|c| c as f32));
+            let run = floor
+                .sources
+                .iter()
+                .rev()
+                .find(|s| s.first <= t as u32)
+                .unwrap();
+            assert_eq!(v.chunks[run.record as usize].label, format!("triangle {t}"));
+        }
+    }
+}

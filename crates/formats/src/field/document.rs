@@ -30,11 +30,14 @@ pub fn sniff(h: &Head) -> bool {
 
 pub struct DatDocument {
     kind: Kind,
+    path: String,
     stored: Stored,
     pub parsed: Option<DatFile>,
     error: Option<ParseError>,
     diagnostics: Vec<Diagnostic>,
     inspector: Option<InspectorView>,
+    /// Each walkmesh triangle's inspector record, for picks.
+    triangle_rows: Vec<u32>,
 }
 
 pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
@@ -58,7 +61,8 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
         Some(d) => view(d, &stored, error.clone(), &found),
         None => stored.failed_view("field-dat", error.clone()),
     });
-    Box::new(DatDocument { kind, stored, parsed, error, diagnostics: found.kept, inspector })
+    let triangle_rows = inspector.as_ref().map_or(Vec::new(), |v| v.chunks.iter().filter(|r| r.name == "triangle").map(|r| r.index).collect());
+    Box::new(DatDocument { kind, path: path.to_string(), stored, parsed, error, diagnostics: found.kept, inspector, triangle_rows })
 }
 
 /// One field's bytes: (offset, length, what, value).
@@ -194,6 +198,11 @@ pub fn character_name(global: u8) -> Option<&'static str> {
 
 impl Document for DatDocument {
     crate::common_accessors!();
+    fn build_scene(&mut self, _assets: &dyn crate::Assets) -> Option<crate::scene::Scene> {
+        let d = self.parsed.as_ref()?;
+        let pass = d.script.as_ref().ok().map(|s| init::run(s, self.stored.bytes(), &mut init::Memory::default()));
+        super::scene::build(crate::stem(&self.path), d, pass.as_ref(), &self.triangle_rows)
+    }
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         self.stored.view(view)
     }

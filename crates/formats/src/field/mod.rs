@@ -6,6 +6,7 @@ pub mod document;
 pub mod init;
 pub mod opcodes;
 pub mod raw;
+pub mod scene;
 
 pub use document::{open, sniff, DatDocument};
 pub use raw::DatFile;
@@ -19,7 +20,7 @@ pub const FORMATS: &[Format] = &[Format {
     kind: FIELD_DAT,
     label: "DAT",
     title: "FF7 field (script, walkmesh, camera)",
-    caps: Capabilities::NONE,
+    caps: Capabilities { scene: true, ..Capabilities::NONE },
     // By content: .DAT names a thousand other things.
     sniffs: &[(Sniffed::Content, sniff)],
     named: &["dat"],
