@@ -406,3 +406,97 @@ fn a_field_opens_as_its_walkmesh_with_its_gateways_and_each_triangle_picks_its_r
         }
     }
 }
+
+/// A field with its models, faces, lights and characters beside it, as the disc has them.
+fn field_among_its_files(name: &str) -> relicview::archive::Opened {
+    let files: Vec<(String, Vec<u8>)> = vec![
+        (
+            format!("FIELD/{name}.DAT"),
+            shared(&format!("ff7-disc/{name}.DAT")),
+        ),
+        (
+            format!("FIELD/{name}.BSX"),
+            shared(&format!("ff7/{name}_u.BSX")),
+        ),
+        ("FIELD/FIELD.TDB".into(), shared("ff7/FIELD.TDB_u")),
+        ("FIELD/FIELD.BIN".into(), shared("ff7/FIELD.BIN_u")),
+        ("FIELD/CLOUD.BCX".into(), shared("ff7-disc/CLOUD.BCX")),
+        ("FIELD/BALLET.BCX".into(), shared("ff7-disc/BALLET.BCX")),
+    ];
+    let source = relicview::archive::MemorySource::new(files);
+    let archive = std::cell::RefCell::new(source.archive());
+    pollster::block_on(relicview::archive::open_file(
+        &archive,
+        &source,
+        &format!("FIELD/{name}.DAT"),
+    ))
+    .unwrap()
+}
+
+#[test]
+fn each_model_stands_where_the_init_puts_it_facing_its_way_playing_its_idle_animation() {
+    for name in FIELDS {
+        let opened = field_among_its_files(name);
+        assert!(opened.unreadable.is_empty(), "{:?}", opened.unreadable);
+        let scene = opened.scene.as_ref().expect("a scene");
+        let info: serde_json::Value = serde_json::from_str(&opened.document.info_json()).unwrap();
+        let models = info["field"]["models"].as_array().unwrap();
+        let hidden = scene
+            .layers
+            .iter()
+            .position(|l| l == "hidden by the game")
+            .unwrap() as u32;
+        assert_eq!(scene.hidden, [hidden]);
+        for m in models {
+            let k = m["model"].as_u64().unwrap();
+            let node = scene
+                .nodes
+                .iter()
+                .find(|n| n.name.as_deref() == Some(&format!("model {k}")))
+                .unwrap();
+            let t = node.transform;
+            if let Some(p) = m["position"].as_array() {
+                let p: Vec<f32> = p.iter().map(|c| c.as_f64().unwrap() as f32).collect();
+                assert_eq!(
+                    t.translation,
+                    [p[0], p[1], p[2] - 10.0],
+                    "{name}: model {k}"
+                );
+            }
+            // Facing: model +X turns to (cos θ, sin θ, 0) in the field.
+            let theta = m["direction"].as_f64().unwrap() / 256.0 * std::f64::consts::TAU;
+            let x = glam::Quat::from_array(t.rotation) * glam::Vec3::X;
+            assert!(
+                (x.x as f64 - theta.cos()).abs() < 1e-4
+                    && (x.y as f64 - theta.sin()).abs() < 1e-4
+                    && x.z.abs() < 1e-4,
+                "{name}: model {k} {x:?}"
+            );
+            assert_eq!(
+                node.layer == Some(hidden),
+                !m["visible"].as_bool().unwrap(),
+                "{name}: model {k}"
+            );
+            // Its idle animation plays (the scene has it when the model has that many).
+            let anim = m["animation"].as_u64().unwrap();
+            if let Some(c) = scene
+                .clips
+                .iter()
+                .position(|c| c.name == format!("model {k} animation {anim}"))
+            {
+                assert!(
+                    !scene.stopped.contains(&(c as u32)),
+                    "{name}: model {k} animation {anim} is stopped"
+                );
+            }
+        }
+        // One animation a model plays at most (and the blinks).
+        let playing = scene.clips.len() - scene.stopped.len() - scene.blinks.len();
+        assert!(playing <= models.len(), "{name}: {playing} clips play");
+        let floor = info["field"]["walkmesh"]["triangles"].as_u64().unwrap() as usize;
+        assert!(
+            scene.triangle_count(0) > 2 * floor + 500,
+            "{name}: the models are drawn"
+        );
+    }
+}

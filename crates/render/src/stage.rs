@@ -178,6 +178,7 @@ impl Stage {
             zone_colours: None,
         };
         stage.game_lit = stage.scene.has_lit_colours();
+        stage.hidden_layers = stage.scene.hidden.clone();
         if let Some(k) = stage.scene.choice.as_ref().map(|c| c.default) {
             stage.choose(k, 0);
         }

@@ -202,6 +202,83 @@ impl From<&Face> for FaceJson {
 /// The file that holds the normals, the sine table and the face tables.
 const FIELD_BIN: &str = "FIELD.BIN";
 
+impl BsxDocument {
+    /// The scene with what was found for it in `assets` (the BCXs, FIELD.TDB, FIELD.BIN):
+    /// the built scene, the info rows saying what came from where, the FIELD.BIN it was lit
+    /// by, and what became of each character.
+    fn scene_from(&self, assets: &dyn Assets) -> Option<SceneFrom> {
+        let (characters, faces) = self.wants();
+        let mut extras = Extras::default();
+        let mut links = Vec::new();
+        let found = |name: &str| assets.resolve(&self.path, &[name.to_string()]).file;
+        for g in characters {
+            let bcx = super::character_file(g).expect("wants() keeps known characters");
+            let doc = found(bcx).and_then(|p| assets.get(&p).map(|d| (p, d)));
+            match doc.as_ref().and_then(|(p, d)| Some((p, d.as_any().downcast_ref::<BsxDocument>()?.file()?))) {
+                Some((p, f)) => {
+                    extras.characters[g as usize - 1] = Some(f);
+                    links.push(InfoRow::new(format!("character {g}"), format!("skeleton, parts and animations merged from {p}")).with_links(vec![p.clone()]));
+                }
+                None => links.push(InfoRow::warning(format!("character {g}"), why_not(assets, found(bcx), bcx, "its records are drawn alone"))),
+            }
+        }
+        if faces {
+            let doc = found(FACES).and_then(|p| assets.get(&p).map(|d| (p, d)));
+            match doc.as_ref().and_then(|(p, d)| d.as_any().downcast_ref::<TdbDocument>().and_then(|t| Some((p, t.parsed.as_ref()?, t.bytes())))) {
+                Some((p, t, bytes)) => {
+                    extras.faces = Some((t, bytes));
+                    links.push(InfoRow::new("eyes and mouths", format!("from {p}")).with_links(vec![p.clone()]));
+                }
+                None => links.push(InfoRow::warning("eyes and mouths", why_not(assets, found(FACES), FACES, "drawn grey"))),
+            }
+        }
+        let mut field_bin = None;
+        if self.wants_field_bin() {
+            let doc = found(FIELD_BIN).and_then(|p| assets.get(&p).map(|d| (p, d)));
+            match doc.as_ref().and_then(|(p, d)| Some((p, d.as_any().downcast_ref::<FieldBinDocument>()?.tables.as_ref()?))) {
+                Some((p, t)) => {
+                    extras.tables = Some(t);
+                    field_bin = Some(p.clone());
+                }
+                None => {
+                    let why = why_not(assets, found(FIELD_BIN), FIELD_BIN, "stored colours, and the faces' images guessed from FIELD.TDB's layout");
+                    links.push(InfoRow::warning("lighting", why));
+                }
+            }
+        }
+        // What became of each character's skeleton, for its animation blocks' labels.
+        let characters: Vec<(u8, String)> = self
+            .wants()
+            .0
+            .iter()
+            .filter_map(|&g| {
+                let bcx = super::character_file(g)?;
+                let how = match extras.characters[g as usize - 1] {
+                    Some(c) => format!("played on {bcx}'s {}", crate::words::count_len(c.models[0].bones.len(), "bone")),
+                    None => format!("{bcx} not in this archive"),
+                };
+                Some((g, how))
+            })
+            .collect();
+        let f = self.parsed.as_ref()?;
+        let built = scene::build(file_name(&self.path), f, self.stored.bytes(), &self.records, &extras);
+        let faces_found = extras.faces.is_some();
+        Some(SceneFrom { built, links, field_bin, characters, faces_found })
+    }
+}
+
+/// What [`BsxDocument::scene_from`] made.
+struct SceneFrom {
+    built: scene::Built,
+    links: Vec<InfoRow>,
+    /// The FIELD.BIN the scene was lit by.
+    field_bin: Option<String>,
+    /// What became of each character's skeleton.
+    characters: Vec<(u8, String)>,
+    /// Whether FIELD.TDB's eyes and mouths were found.
+    faces_found: bool,
+}
+
 impl Document for BsxDocument {
     crate::common_accessors!();
     fn damaged(&self) -> bool {
@@ -280,61 +357,8 @@ impl Document for BsxDocument {
         self.references().iter().filter_map(|r| assets.resolve(&self.path, &r.names).file).filter(|p| !assets.known(p)).collect()
     }
     fn build_scene(&mut self, assets: &dyn Assets) -> Option<Scene> {
-        let (characters, faces) = self.wants();
-        let mut extras = Extras::default();
-        let mut links = Vec::new();
-        let found = |name: &str| assets.resolve(&self.path, &[name.to_string()]).file;
-        for g in characters {
-            let bcx = super::character_file(g).expect("wants() keeps known characters");
-            let doc = found(bcx).and_then(|p| assets.get(&p).map(|d| (p, d)));
-            match doc.as_ref().and_then(|(p, d)| Some((p, d.as_any().downcast_ref::<BsxDocument>()?.file()?))) {
-                Some((p, f)) => {
-                    extras.characters[g as usize - 1] = Some(f);
-                    links.push(InfoRow::new(format!("character {g}"), format!("skeleton, parts and animations merged from {p}")).with_links(vec![p.clone()]));
-                }
-                None => links.push(InfoRow::warning(format!("character {g}"), why_not(assets, found(bcx), bcx, "its records are drawn alone"))),
-            }
-        }
-        if faces {
-            let doc = found(FACES).and_then(|p| assets.get(&p).map(|d| (p, d)));
-            match doc.as_ref().and_then(|(p, d)| d.as_any().downcast_ref::<TdbDocument>().and_then(|t| Some((p, t.parsed.as_ref()?, t.bytes())))) {
-                Some((p, t, bytes)) => {
-                    extras.faces = Some((t, bytes));
-                    links.push(InfoRow::new("eyes and mouths", format!("from {p}")).with_links(vec![p.clone()]));
-                }
-                None => links.push(InfoRow::warning("eyes and mouths", why_not(assets, found(FACES), FACES, "drawn grey"))),
-            }
-        }
-        let mut field_bin = None;
-        if self.wants_field_bin() {
-            let doc = found(FIELD_BIN).and_then(|p| assets.get(&p).map(|d| (p, d)));
-            match doc.as_ref().and_then(|(p, d)| Some((p, d.as_any().downcast_ref::<FieldBinDocument>()?.tables.as_ref()?))) {
-                Some((p, t)) => {
-                    extras.tables = Some(t);
-                    field_bin = Some(p.clone());
-                }
-                None => {
-                    let why = why_not(assets, found(FIELD_BIN), FIELD_BIN, "stored colours, and the faces' images guessed from FIELD.TDB's layout");
-                    links.push(InfoRow::warning("lighting", why));
-                }
-            }
-        }
-        // What became of each character's skeleton, for its animation blocks' labels.
-        let characters: Vec<(u8, String)> = self
-            .wants()
-            .0
-            .iter()
-            .filter_map(|&g| {
-                let bcx = super::character_file(g)?;
-                let how = match extras.characters[g as usize - 1] {
-                    Some(c) => format!("played on {bcx}'s {}", crate::words::count_len(c.models[0].bones.len(), "bone")),
-                    None => format!("{bcx} not in this archive"),
-                };
-                Some((g, how))
-            })
-            .collect();
+        let SceneFrom { built, mut links, field_bin, characters, faces_found } = self.scene_from(assets)?;
         let f = self.parsed.as_ref()?;
-        let built = scene::build(file_name(&self.path), f, self.stored.bytes(), &self.records, &extras);
         let (bcx_alone, offset_models) = (f.bcx.is_some(), f.offset_models as usize);
         match (&built.lit, &field_bin) {
             (Some(lit), Some(p)) => {
@@ -347,7 +371,7 @@ impl Document for BsxDocument {
             (None, Some(p)) if bcx_alone => links.push(InfoRow::new("lighting", format!("stored colours: a character's lights are in the field files that place it ({p} is there for them)")).with_links(vec![p.clone()])),
             _ => {}
         }
-        if built.faces.iter().any(Option::is_some) && extras.faces.is_some() {
+        if built.faces.iter().any(Option::is_some) && faces_found {
             let source = match field_bin {
                 Some(_) => format!("chosen by FIELD.BIN's face tables, eyes open; they blink, shut for {} every {} (relicview's cadence: the game's scripts drive its own)", count(scene::BLINK_FRAMES, "frame"), count(scene::BLINK_EVERY, "frame")),
                 None => "guessed from FIELD.TDB's layout (no FIELD.BIN)".to_string(),
@@ -367,6 +391,9 @@ impl Document for BsxDocument {
         self.pages = Some((built.vram, built.pages));
         self.shut_eyes = built.shut_eyes;
         Some(built.scene)
+    }
+    fn scene_as_asset(&self, assets: &dyn Assets) -> Option<Scene> {
+        self.scene_from(assets).map(|s| s.built.scene)
     }
     fn texel_source(&self, texture: usize, x: u32, y: u32) -> Vec<(String, String)> {
         let Some((vram, pages)) = &self.pages else { return Vec::new() };

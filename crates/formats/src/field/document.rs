@@ -196,12 +196,32 @@ pub fn character_name(global: u8) -> Option<&'static str> {
     ["Cloud", "Aerith", "Barret", "Tifa", "Red XIII", "Cid", "Yuffie", "Cait Sith", "Vincent"].get(global.checked_sub(1)? as usize).copied()
 }
 
+impl DatDocument {
+    /// The field's models: the .BSX of its name beside it.
+    fn models_file(&self, assets: &dyn crate::Assets) -> Option<String> {
+        assets.resolve(&self.path, &[format!("{}.BSX", crate::stem(&self.path))]).file
+    }
+}
+
 impl Document for DatDocument {
     crate::common_accessors!();
-    fn build_scene(&mut self, _assets: &dyn crate::Assets) -> Option<crate::scene::Scene> {
+    fn references(&self) -> Vec<crate::Reference> {
+        let name = format!("{}.BSX", crate::stem(&self.path));
+        vec![crate::Reference { role: "models", written: name.clone(), names: vec![name], item: None }]
+    }
+    fn needs(&self, assets: &dyn crate::Assets) -> Vec<String> {
+        // The .BSX beside it, and then what the .BSX needs (its characters, faces, lights).
+        let Some(bsx) = self.models_file(assets) else { return Vec::new() };
+        if !assets.known(&bsx) {
+            return vec![bsx];
+        }
+        assets.get(&bsx).map_or(Vec::new(), |d| d.needs(assets))
+    }
+    fn build_scene(&mut self, assets: &dyn crate::Assets) -> Option<crate::scene::Scene> {
         let d = self.parsed.as_ref()?;
         let pass = d.script.as_ref().ok().map(|s| init::run(s, self.stored.bytes(), &mut init::Memory::default()));
-        super::scene::build(crate::stem(&self.path), d, pass.as_ref(), &self.triangle_rows)
+        let models = self.models_file(assets).and_then(|p| assets.get(&p)).and_then(|doc| doc.scene_as_asset(assets));
+        super::scene::build(crate::stem(&self.path), d, pass.as_ref(), &self.triangle_rows, models)
     }
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         self.stored.view(view)

@@ -25,6 +25,6 @@ pub const FORMATS: &[Format] = &[Format {
     sniffs: &[(Sniffed::Content, sniff)],
     named: &["dat"],
     claims: &[],
-    refers_to: &[],
+    refers_to: &[crate::bsx::BSX],
     open,
 }];

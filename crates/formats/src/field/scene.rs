@@ -1,11 +1,19 @@
 //! A field as a scene (docs/formats/field-dat.md, "The field scene"): the walkmesh filled
-//! and outlined, the triangles the init pass locked marked, and each gateway as its exit line
-//! with an arrow pointing out of the field. In the field's units, turned so that its z (up)
-//! is the viewer's y.
+//! and outlined, the triangles the init pass locked marked, each gateway as its exit line
+//! with an arrow pointing out of the field, and the field's models (its .BSX's scene) each
+//! where the init pass put it, facing its way, playing its idle animation; the models the
+//! engine hides on a layer hidden when the scene opens. In the field's units, turned so that
+//! its z (up) is the viewer's y.
 
-use super::init::InitPass;
+use super::init::{Entity, InitPass};
 use super::raw::{DatFile, Walkmesh, TRIANGLE};
 use crate::scene::{Material, Mesh, Node, Primitive, Scene, SourceRun, Surface, Transform};
+
+/// The layer of the models the engine hides (party members other than the leader, and
+/// those the init hides).
+pub const HIDDEN: &str = "hidden by the game";
+/// The engine draws a model's root this far below its entity.
+const ROOT_BELOW: f32 = 10.0;
 
 /// The layers a field scene's parts are on, so each can be hidden.
 pub const LAYERS: [&str; 3] = ["walkmesh", "walkmesh outline", "gateways"];
@@ -17,14 +25,18 @@ const GATEWAY: [f32; 4] = [0.2, 0.85, 0.35, 1.0];
 /// How far above the floor the lines are drawn, so they do not fight it for depth.
 const LIFT: f32 = 2.0;
 
-/// The scene of a field: `triangle_rows[t]` is triangle `t`'s inspector record.
-pub fn build(name: &str, d: &DatFile, pass: Option<&InitPass>, triangle_rows: &[u32]) -> Option<Scene> {
+/// The scene of a field: `triangle_rows[t]` is triangle `t`'s inspector record; `models`
+/// the scene of its .BSX, whose model `k` is slot `k`.
+pub fn build(name: &str, d: &DatFile, pass: Option<&InitPass>, triangle_rows: &[u32], models: Option<Scene>) -> Option<Scene> {
     let w = d.walkmesh.as_ref().ok()?;
-    let mut scene = Scene {
-        name: format!("{name} walkmesh"),
-        layers: LAYERS.iter().map(|l| l.to_string()).collect(),
-        ..Default::default()
-    };
+    let placed = models.is_some();
+    let mut scene = models.unwrap_or_default();
+    scene.name = format!("{name} field");
+    // The models' scene has a root holding each model: it becomes the field's.
+    if scene.nodes.is_empty() {
+        scene.add_node(None, Node::default());
+    }
+    let layers: Vec<u32> = LAYERS.iter().map(|l| scene.layer(l)).collect();
     let material = |scene: &mut Scene, name: &str, colour: [f32; 4], surface: Surface| {
         scene.materials.push(Material {
             name: Some(name.into()),
@@ -44,14 +56,19 @@ pub fn build(name: &str, d: &DatFile, pass: Option<&InitPass>, triangle_rows: &[
         rotation: glam::Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2).to_array(),
         ..Default::default()
     };
-    let root = scene.add_node(None, Node { name: Some(name.into()), transform: turn, ..Default::default() });
+    let root = scene.roots().next().unwrap_or(0);
+    scene.nodes[root as usize].name = Some(name.into());
+    scene.nodes[root as usize].transform = turn;
+    if placed {
+        place_models(&mut scene, root, w, pass);
+    }
     let parts = [
         (floor_primitive(w, &locked, triangle_rows, floor), 0),
         (outline_primitive(w, outline), 1),
     ];
-    for (prim, layer) in parts {
-        let mesh = scene.add_mesh(Mesh { name: Some(LAYERS[layer].into()), primitives: vec![prim] });
-        scene.add_node(Some(root), Node { name: Some(LAYERS[layer].into()), mesh: Some(mesh), layer: Some(layer as u32), ..Default::default() });
+    for (prim, k) in parts {
+        let mesh = scene.add_mesh(Mesh { name: Some(LAYERS[k].into()), primitives: vec![prim] });
+        scene.add_node(Some(root), Node { name: Some(LAYERS[k].into()), mesh: Some(mesh), layer: Some(layers[k]), ..Default::default() });
     }
     if let Ok(t) = &d.triggers {
         let centre = centre_of(w);
@@ -61,7 +78,7 @@ pub fn build(name: &str, d: &DatFile, pass: Option<&InitPass>, triangle_rows: &[
         }
         if !prim.indices.is_empty() {
             let mesh = scene.add_mesh(Mesh { name: Some("gateways".into()), primitives: vec![prim] });
-            scene.add_node(Some(root), Node { name: Some("gateways".into()), mesh: Some(mesh), layer: Some(2), ..Default::default() });
+            scene.add_node(Some(root), Node { name: Some("gateways".into()), mesh: Some(mesh), layer: Some(layers[2]), ..Default::default() });
         }
     }
     Some(scene)
@@ -139,4 +156,46 @@ fn line_with_arrow(prim: &mut Primitive, line: [[f32; 3]; 2], centre: [f32; 2]) 
     let first = prim.positions.len() as u32;
     prim.positions.extend([left, tip, right]);
     prim.indices.extend([first, first + 1, first + 2]);
+}
+
+/// Each model of the .BSX's scene (its node `model k`, under `root`) put where the init pass
+/// left the actor bound to slot `k`: at its position (the root 10 units below), turned by
+/// its direction (model X to (cos θ, sin θ, 0), Y to −z, Z to (−sin θ, cos θ, 0)), at its
+/// own scale, playing its idle animation; the hidden ones on the hidden layer. A model no
+/// actor places (the party leader, who comes in by an entrance) stands at the middle of the
+/// walkmesh's first triangle.
+fn place_models(scene: &mut Scene, root: u32, w: &Walkmesh, pass: Option<&InitPass>) {
+    let hidden = scene.layer(HIDDEN);
+    let nobody = Entity::default();
+    let mut playing: Vec<u32> = scene.blinks.clone();
+    let children: Vec<u32> = (0..scene.nodes.len() as u32).filter(|&n| scene.nodes[n as usize].parent == Some(root)).collect();
+    for node in children {
+        let Some(k) = scene.nodes[node as usize].name.as_deref().and_then(|n| n.strip_prefix("model ")).and_then(|k| k.parse::<usize>().ok()) else { continue };
+        let e = pass.and_then(|p| p.entities.iter().find(|e| e.model == Some(k))).unwrap_or(&nobody);
+        let at = match e.position {
+            Some(p) => p.map(|c| c as f32),
+            None => w.triangles.first().map_or([0.0; 3], |t| {
+                let c = |i: usize| (t[0][i] as f32 + t[1][i] as f32 + t[2][i] as f32) / 3.0;
+                [c(0), c(1), c(2)]
+            }),
+        };
+        let theta = e.direction as f32 / 256.0 * std::f32::consts::TAU;
+        let (sin, cos) = theta.sin_cos();
+        let facing = glam::Mat3::from_cols(glam::Vec3::new(cos, sin, 0.0), glam::Vec3::new(0.0, 0.0, -1.0), glam::Vec3::new(-sin, cos, 0.0));
+        let n = &mut scene.nodes[node as usize];
+        n.transform.translation = [at[0], at[1], at[2] - ROOT_BELOW];
+        n.transform.rotation = glam::Quat::from_mat3(&facing).to_array();
+        if !e.visible {
+            n.layer = Some(hidden);
+        }
+        // Its idle animation: the init's DFANM, else 0 (a player's stand), as the engine falls
+        // back to 0 for an animation the model does not have.
+        let clip_of = |a: u8| scene.clips.iter().position(|c| c.name == format!("model {k} animation {a}"));
+        if let Some(c) = clip_of(e.animation).or_else(|| clip_of(0)) {
+            playing.push(c as u32);
+        }
+    }
+    scene.choice = None;
+    scene.stopped = (0..scene.clips.len() as u32).filter(|c| !playing.contains(c)).collect();
+    scene.hidden = vec![hidden];
 }

@@ -451,6 +451,10 @@ pub struct Scene {
     /// The layers that are damage zones (a node is on them by [`PartWords::zones`]).
     #[serde(default)]
     pub zones: Vec<u32>,
+    /// Layers hidden when the scene opens: what the file itself keeps out of sight (the
+    /// party members a field's engine hides). The person may show them.
+    #[serde(default)]
+    pub hidden: Vec<u32>,
     /// Skeletons whose meshes are rigid parts on their bones: a glTF export may write each as
     /// a skin (one mesh weighted to the bones) rather than a mesh per bone.
     #[serde(default)]

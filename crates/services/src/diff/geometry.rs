@@ -165,6 +165,7 @@ fn plain_copy(a: &Scene) -> Scene {
         blinks: a.blinks.clone(),
         blinks_stopped: a.blinks_stopped,
         zones: a.zones.clone(),
+        hidden: a.hidden.clone(),
         // The difference's meshes are its own: no skeleton's parts to merge.
         skins: Vec::new(),
     }
