@@ -449,11 +449,25 @@ fn each_model_stands_where_the_init_puts_it_facing_its_way_playing_its_idle_anim
         assert_eq!(scene.hidden, [hidden]);
         for m in models {
             let k = m["model"].as_u64().unwrap();
+            // Named by its actor, and a pick on it goes to its model slot's record.
             let node = scene
                 .nodes
                 .iter()
-                .find(|n| n.name.as_deref() == Some(&format!("model {k}")))
+                .find(|n| {
+                    n.name
+                        .as_deref()
+                        .is_some_and(|s| s.ends_with(&format!("(model {k})")))
+                })
                 .unwrap();
+            assert_eq!(
+                node.name.as_deref(),
+                Some(format!("{} (model {k})", m["entity"].as_str().unwrap()).as_str())
+            );
+            let slot = node.record.expect("the model's record");
+            assert_eq!(
+                opened.document.inspector().unwrap().chunks[slot as usize].label,
+                format!("model slot {k}")
+            );
             let t = node.transform;
             if let Some(p) = m["position"].as_array() {
                 let p: Vec<f32> = p.iter().map(|c| c.as_f64().unwrap() as f32).collect();

@@ -36,8 +36,8 @@ pub struct DatDocument {
     error: Option<ParseError>,
     diagnostics: Vec<Diagnostic>,
     inspector: Option<InspectorView>,
-    /// Each walkmesh triangle's inspector record, for picks.
-    triangle_rows: Vec<u32>,
+    /// The inspector records picks go to.
+    rows: super::scene::Rows,
 }
 
 pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
@@ -61,8 +61,9 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
         Some(d) => view(d, &stored, error.clone(), &found),
         None => stored.failed_view("field-dat", error.clone()),
     });
-    let triangle_rows = inspector.as_ref().map_or(Vec::new(), |v| v.chunks.iter().filter(|r| r.name == "triangle").map(|r| r.index).collect());
-    Box::new(DatDocument { kind, path: path.to_string(), stored, parsed, error, diagnostics: found.kept, inspector, triangle_rows })
+    let rows_named = |name: &str| inspector.as_ref().map_or(Vec::new(), |v| v.chunks.iter().filter(|r| r.name == name).map(|r| r.index).collect());
+    let rows = super::scene::Rows { triangles: rows_named("triangle"), slots: rows_named("model_slot") };
+    Box::new(DatDocument { kind, path: path.to_string(), stored, parsed, error, diagnostics: found.kept, inspector, rows })
 }
 
 /// One field's bytes: (offset, length, what, value).
@@ -221,7 +222,8 @@ impl Document for DatDocument {
         let d = self.parsed.as_ref()?;
         let pass = d.script.as_ref().ok().map(|s| init::run(s, self.stored.bytes(), &mut init::Memory::default()));
         let models = self.models_file(assets).and_then(|p| assets.get(&p)).and_then(|doc| doc.scene_as_asset(assets));
-        super::scene::build(crate::stem(&self.path), d, pass.as_ref(), &self.triangle_rows, models)
+        let names: Vec<String> = d.script.as_ref().map_or(Vec::new(), |s| s.actors.iter().enumerate().map(|(k, (_, n))| actor_label(n, k)).collect());
+        super::scene::build(crate::stem(&self.path), d, pass.as_ref(), &self.rows, &names, models)
     }
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         self.stored.view(view)
@@ -238,7 +240,8 @@ impl Document for DatDocument {
             rows.push(InfoRow::new("walkmesh", count(w.triangles.len(), "triangle")));
         }
         if let Ok(t) = &d.triggers {
-            rows.push(InfoRow::new("gateways", t.gateways.iter().map(|g| format!("map {}", g.map)).collect::<Vec<_>>().join(", ")));
+            let to: Vec<String> = t.gateways.iter().map(|g| format!("map {}", g.map)).collect();
+            rows.push(InfoRow::new("gateways", if to.is_empty() { "none".to_string() } else { to.join(", ") }));
         }
         if let Ok(l) = &d.loader {
             rows.push(InfoRow::new("models", count(l.len(), "model slot")));

@@ -25,9 +25,17 @@ const GATEWAY: [f32; 4] = [0.2, 0.85, 0.35, 1.0];
 /// How far above the floor the lines are drawn, so they do not fight it for depth.
 const LIFT: f32 = 2.0;
 
-/// The scene of a field: `triangle_rows[t]` is triangle `t`'s inspector record; `models`
-/// the scene of its .BSX, whose model `k` is slot `k`.
-pub fn build(name: &str, d: &DatFile, pass: Option<&InitPass>, triangle_rows: &[u32], models: Option<Scene>) -> Option<Scene> {
+/// The inspector records a field scene's picks go to: each walkmesh triangle's, each model
+/// slot's.
+#[derive(Debug, Clone, Default)]
+pub struct Rows {
+    pub triangles: Vec<u32>,
+    pub slots: Vec<u32>,
+}
+
+/// The scene of a field; `models` the scene of its .BSX, whose model `k` is slot `k`;
+/// `names[a]` actor `a`'s name.
+pub fn build(name: &str, d: &DatFile, pass: Option<&InitPass>, rows: &Rows, names: &[String], models: Option<Scene>) -> Option<Scene> {
     let w = d.walkmesh.as_ref().ok()?;
     let placed = models.is_some();
     let mut scene = models.unwrap_or_default();
@@ -60,10 +68,10 @@ pub fn build(name: &str, d: &DatFile, pass: Option<&InitPass>, triangle_rows: &[
     scene.nodes[root as usize].name = Some(name.into());
     scene.nodes[root as usize].transform = turn;
     if placed {
-        place_models(&mut scene, root, w, pass);
+        place_models(&mut scene, root, w, pass, rows, names);
     }
     let parts = [
-        (floor_primitive(w, &locked, triangle_rows, floor), 0),
+        (floor_primitive(w, &locked, &rows.triangles, floor), 0),
         (outline_primitive(w, outline), 1),
     ];
     for (prim, k) in parts {
@@ -164,14 +172,28 @@ fn line_with_arrow(prim: &mut Primitive, line: [[f32; 3]; 2], centre: [f32; 2]) 
 /// own scale, playing its idle animation; the hidden ones on the hidden layer. A model no
 /// actor places (the party leader, who comes in by an entrance) stands at the middle of the
 /// walkmesh's first triangle.
-fn place_models(scene: &mut Scene, root: u32, w: &Walkmesh, pass: Option<&InitPass>) {
+fn place_models(scene: &mut Scene, root: u32, w: &Walkmesh, pass: Option<&InitPass>, rows: &Rows, names: &[String]) {
     let hidden = scene.layer(HIDDEN);
     let nobody = Entity::default();
     let mut playing: Vec<u32> = scene.blinks.clone();
     let children: Vec<u32> = (0..scene.nodes.len() as u32).filter(|&n| scene.nodes[n as usize].parent == Some(root)).collect();
     for node in children {
         let Some(k) = scene.nodes[node as usize].name.as_deref().and_then(|n| n.strip_prefix("model ")).and_then(|k| k.parse::<usize>().ok()) else { continue };
-        let e = pass.and_then(|p| p.entities.iter().find(|e| e.model == Some(k))).unwrap_or(&nobody);
+        let actor = pass.and_then(|p| p.entities.iter().position(|e| e.model == Some(k)));
+        let e = actor.and_then(|a| pass?.entities.get(a)).unwrap_or(&nobody);
+        // Named by its actor; a pick on it goes to its slot's record (the .BSX's own records
+        // are the .BSX's, not this file's).
+        if let Some(name) = actor.and_then(|a| names.get(a)) {
+            scene.nodes[node as usize].name = Some(format!("{name} (model {k})"));
+        }
+        let slot_row = rows.slots.get(k).copied();
+        scene.nodes[node as usize].record = slot_row;
+        for m in meshes_under(scene, node) {
+            for prim in &mut scene.meshes[m as usize].primitives {
+                prim.record = slot_row;
+                prim.sources.clear();
+            }
+        }
         let at = match e.position {
             Some(p) => p.map(|c| c as f32),
             None => w.triangles.first().map_or([0.0; 3], |t| {
@@ -198,4 +220,21 @@ fn place_models(scene: &mut Scene, root: u32, w: &Walkmesh, pass: Option<&InitPa
     scene.choice = None;
     scene.stopped = (0..scene.clips.len() as u32).filter(|c| !playing.contains(c)).collect();
     scene.hidden = vec![hidden];
+}
+
+/// The meshes of `node` and every node under it.
+fn meshes_under(scene: &Scene, node: u32) -> Vec<u32> {
+    let mut inside = vec![false; scene.nodes.len()];
+    inside[node as usize] = true;
+    let mut out = Vec::new();
+    // Parents come before their children.
+    for (i, n) in scene.nodes.iter().enumerate() {
+        if i != node as usize && n.parent.is_some_and(|p| inside[p as usize]) {
+            inside[i] = true;
+        }
+        if inside[i] {
+            out.extend(n.mesh);
+        }
+    }
+    out
 }
