@@ -315,6 +315,15 @@ fn info_names_the_field_its_entities_and_their_models() {
         assert!(v.chunks.iter().any(|r| r.name == name), "no {name} row");
     }
     assert!(v.chunks.iter().any(|r| r.name == "op" && r.label == "CHAR"));
+    // Every byte is some record's.
+    for name in FIELDS {
+        let doc = registry::open(
+            "X.DAT",
+            shared(&format!("ff7-disc/{name}.DAT")),
+            Purpose::Show,
+        );
+        assert_eq!(doc.inspector().unwrap().coverage.unclaimed, 0, "{name}");
+    }
 }
 
 #[test]

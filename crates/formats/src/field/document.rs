@@ -98,6 +98,10 @@ fn view(d: &DatFile, stored: &Stored, error: Option<ParseError>, found: &Diagnos
     }
     if let Ok(c) = &d.camera {
         camera_rows(c, &mut rows);
+        let tail = c.at + CAMERA..d.sections[3].end;
+        if !tail.is_empty() {
+            rows.push(row(tail.start, tail.end, "unused", "after the camera record".into(), "not read by the engine's usual path (md1_1 repeats the rotation here)".into()));
+        }
     }
     if let Ok(t) = &d.triggers {
         trigger_rows(t, &mut rows);
@@ -125,6 +129,7 @@ fn script_rows(s: &ScriptSection, bytes: &[u8], rows: &mut Vec<Pending>) {
         f(at + 4, 2, "u16 dialogue offset", s.text_offset),
         f(at + 6, 2, "u16 music blocks", s.akao_count),
         f(at + 8, 2, "u16 scale (512 = 1.0)", s.scale),
+        f(at + 0x0A, 6, "zero", hex_of(&bytes[at + 0x0A..at + 0x10])),
         f(at + 0x10, 8, "char[8] creator", &s.creator),
         f(at + 0x18, 8, "char[8] field name", &s.name),
     ]));
@@ -143,13 +148,40 @@ fn script_rows(s: &ScriptSection, bytes: &[u8], rows: &mut Vec<Pending>) {
     for c in &s.scripts {
         rows.push(script_row(c, s));
         for op in &c.ops {
-            rows.push(with(row(op.at, op.at + op.len, "op", opcodes::name(op.code).to_string(), arguments(&bytes[op.at..op.at + op.len])), vec![f(op.at, 1, "opcode", format!("{:#04x} {}", op.code, opcodes::name(op.code)))]));
+            let mut fields = vec![f(op.at, 1, "opcode", format!("{:#04x} {}", op.code, opcodes::name(op.code)))];
+            if op.len > 1 {
+                fields.push(f(op.at + 1, op.len - 1, "arguments", arguments(&bytes[op.at..op.at + op.len])));
+            }
+            rows.push(with(row(op.at, op.at + op.len, "op", opcodes::name(op.code).to_string(), arguments(&bytes[op.at..op.at + op.len])), fields));
         }
     }
+    // The music blocks after the dialogue, kept as they are.
+    let mut music: Vec<usize> = s.akao.iter().map(|&(_, o)| at + o as usize).filter(|&o| o >= at + s.text_offset as usize && o < s.range.end).collect();
+    music.sort_unstable();
+    for (k, &from) in music.iter().enumerate() {
+        let to = music.get(k + 1).copied().unwrap_or(s.range.end);
+        let mut p = row(from, to, "music", format!("music block {k}"), "AKAO sequence (not read)".into());
+        p.opaque = true;
+        rows.push(p);
+    }
     if let Some(dlg) = &s.dialogue {
-        rows.push(row(dlg.at, s.range.end, "dialogue", "dialogue".into(), count(dlg.strings.len(), "string")));
+        let dialogue_end = music.first().copied().unwrap_or(s.range.end);
+        rows.push(row(dlg.at, dialogue_end, "dialogue", "dialogue".into(), count(dlg.strings.len(), "string")));
+        let mut table = vec![f(dlg.at, 2, "u16 strings", dlg.count)];
+        table.extend(dlg.offsets.iter().enumerate().map(|(k, o)| f(dlg.at + 2 + 2 * k, 2, &format!("u16 string {k}'s offset"), o)));
+        rows.push(with(row(dlg.at, dlg.at + 2 + 2 * dlg.offsets.len(), "offsets", "string offsets".into(), String::new()), table));
         for (k, (r, text)) in dlg.strings.iter().enumerate() {
             rows.push(row(r.start, r.end, "string", format!("string {k}"), text.clone()));
+        }
+        // What lies between the strings (and after the last) that no offset names.
+        let mut named: Vec<(usize, usize)> = dlg.strings.iter().map(|(r, _)| (r.start, r.end)).collect();
+        named.sort_unstable();
+        let mut at = dlg.at + 2 + 2 * dlg.offsets.len();
+        for (from, to) in named.into_iter().chain([(dialogue_end, dialogue_end)]) {
+            if from > at {
+                rows.push(row(at, from, "unnamed", "bytes no string offset names".into(), count(from - at, "byte")));
+            }
+            at = at.max(to);
         }
     }
 }
@@ -171,6 +203,9 @@ fn walkmesh_rows(w: &Walkmesh, rows: &mut Vec<Pending>) {
         rows.push(with(row(at, at + 24, "triangle", format!("triangle {t}"), format!("{:?} {:?} {:?}", tri[0], tri[1], tri[2])), (0..3).map(|v| f(at + 8 * v, 8, &format!("s16 × 4 vertex {} (x, y, z, pad)", ["A", "B", "C"][v]), format!("{:?}", tri[v]))).collect()));
     }
     rows.push(row(w.access_at(0), w.access_at(n), "access", "access (the neighbour across each edge)".into(), String::new()));
+    if n % 2 == 1 {
+        rows.push(row(w.access_at(n), w.access_at(n) + 2, "padding", "padding".into(), "to a multiple of 4 bytes".into()));
+    }
     for (t, a) in w.access.iter().enumerate() {
         let at = w.access_at(t);
         let side = |x: i16| if x < 0 { "wall".to_string() } else { format!("triangle {x}") };
@@ -354,6 +389,11 @@ fn trigger_rows(t: &Triggers, rows: &mut Vec<Pending>) {
         f(s + 9, 1, "u8 control direction", t.control_direction),
         f(s + 0x0A, 2, "s16 camera focus height", t.focus_height),
         f(s + 0x0C, 8, "s16 × 4 scroll range (min x, min y, max x, max y)", format!("{:?}", t.scroll)),
+        f(s + 0x14, 4, "u8 × 4 scroll mode (1, 2: along a diagonal) and three unused", hex_of(&t.rest[0..4])),
+        f(s + 0x18, 8, "s16 × 4 layer 3 and 4 width and height", format!("{:?}", s16s(&t.rest[4..12]))),
+        f(s + 0x20, 8, "s16 × 4 layer 3 and 4 scroll (the engine writes these)", format!("{:?}", s16s(&t.rest[12..20]))),
+        f(s + 0x28, 8, "s16 × 4 layer 3 and 4 parallax (of 256)", format!("{:?}", s16s(&t.rest[20..28]))),
+        f(s + 0x30, 8, "unused", hex_of(&t.rest[28..36])),
     ]));
     rows.push(row(s + GATEWAYS_AT, s + BG_TRIGGERS_AT, "gateways", "gateways".into(), count(t.gateways.len(), "gateway")));
     for g in &t.gateways {
@@ -365,9 +405,27 @@ fn trigger_rows(t: &Triggers, rows: &mut Vec<Pending>) {
             f(g.at + 20, 4, "u8 direction (and three copies)", g.direction),
         ]));
     }
+    for k in 0..SLOTS {
+        let at = s + GATEWAYS_AT + k * 24;
+        if !t.gateways.iter().any(|g| g.at == at) {
+            rows.push(row(at, at + 24, "unused", format!("gateway slot {k}"), "not used (map 0x7FFF)".into()));
+        }
+    }
     rows.push(row(s + BG_TRIGGERS_AT, s + ARROW_FLAGS_AT, "bg_triggers", "background triggers".into(), count(t.bg_triggers.len(), "trigger")));
     for g in &t.bg_triggers {
-        rows.push(with(row(g.at, g.at + 16, "bg_trigger", format!("background byte {}, bit {}", g.byte, g.bit), format!("behaviour {}", g.behaviour)), vec![f(g.at, 12, "s16 × 6 line", format!("{:?} – {:?}", g.line[0], g.line[1]))]));
+        rows.push(with(row(g.at, g.at + 16, "bg_trigger", format!("background byte {}, bit {}", g.byte, g.bit), format!("behaviour {}", g.behaviour)), vec![
+            f(g.at, 12, "s16 × 6 line", format!("{:?} – {:?}", g.line[0], g.line[1])),
+            f(g.at + 12, 1, "u8 background byte", g.byte),
+            f(g.at + 13, 1, "u8 bit", g.bit),
+            f(g.at + 14, 1, "u8 behaviour", g.behaviour),
+            f(g.at + 15, 1, "u8 sound", g.sound),
+        ]));
+    }
+    for k in 0..SLOTS {
+        let at = s + BG_TRIGGERS_AT + k * 16;
+        if !t.bg_triggers.iter().any(|g| g.at == at) {
+            rows.push(row(at, at + 16, "unused", format!("background trigger slot {k}"), "not used (byte 0xFF)".into()));
+        }
     }
     rows.push(with(row(s + ARROW_FLAGS_AT, s + ARROWS_AT, "arrow_flags", "exit arrows shown".into(), String::new()), (0..SLOTS).map(|k| f(s + ARROW_FLAGS_AT + k, 1, &format!("u8 gateway {k}'s arrow"), t.arrow_flags[k])).collect()));
     let mut arrows = row(s + ARROWS_AT, s + 740, "arrows", "extra arrows".into(), String::new());
@@ -379,6 +437,7 @@ fn encounter_rows(tables: &[EncounterTable; 2], rows: &mut Vec<Pending>) {
     for (k, t) in tables.iter().enumerate() {
         let mut fields = vec![f(t.at, 1, "u8 enabled", t.enabled), f(t.at + 1, 1, "u8 rate", t.rate)];
         fields.extend(t.battles.iter().enumerate().map(|(i, (id, p))| f(t.at + 2 + 2 * i, 2, &format!("u16 battle {i} ({}): id | chance << 10", if i < 6 { "normal" } else { "special" }), format!("battle {id}, {p} of 64"))));
+        fields.push(f(t.at + 22, 2, "u16 padding", u16::from_le_bytes(t.pad)));
         rows.push(with(row(t.at, t.at + 24, "encounters", format!("encounter table {}", k + 1), if t.enabled { format!("rate {}", t.rate) } else { "off".into() }), fields));
     }
 }
@@ -395,8 +454,20 @@ fn loader_rows(records: &[LoaderRecord], bytes: &[u8], s: usize, rows: &mut Vec<
             f(r.at + 1, 1, "u8 bones", r.bones),
             f(r.at + 2, 1, "u8 parts", r.parts),
             f(r.at + 3, 1, "u8 animations", r.animations),
+            f(r.at + 4, 1, "u8 run-time slot (the engine writes it)", bytes[r.at + 4]),
             f(r.at + 5, 1, "u8 load (1 always, 0 when a party member has it)", r.load),
+            f(r.at + 6, 1, "u8 run-time flag", bytes[r.at + 6]),
             f(r.at + 7, 1, "u8 global model id (0 field-only, 1–9 a BCX)", r.global),
         ]));
     }
+}
+
+/// Bytes in hex, one word a byte.
+fn hex_of(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02X}")).collect::<Vec<_>>().join(" ")
+}
+
+/// Little-endian s16s.
+fn s16s(bytes: &[u8]) -> Vec<i16> {
+    bytes.chunks_exact(2).map(|c| i16::from_le_bytes([c[0], c[1]])).collect()
 }

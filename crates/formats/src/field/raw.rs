@@ -244,6 +244,9 @@ pub struct Op {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Dialogue {
     pub at: usize,
+    /// The count word, and the offsets that follow it (from the block's start).
+    pub count: usize,
+    pub offsets: Vec<u16>,
     pub strings: Vec<(Range<usize>, String)>,
 }
 
@@ -409,13 +412,16 @@ fn walk(code: &[u8], at: usize) -> (Vec<Op>, Option<usize>) {
 impl Dialogue {
     fn parse(b: &[u8], at: usize, end: usize) -> Dialogue {
         let mut strings = Vec::new();
+        let mut offsets = Vec::new();
+        let mut count = 0;
         if at + 2 <= end {
-            let count = (u16_at(b, at) as usize).min(MAX_STRINGS);
+            count = (u16_at(b, at) as usize).min(MAX_STRINGS);
             for k in 0..count {
                 let o = at + 2 + 2 * k;
                 if o + 2 > end {
                     break;
                 }
+                offsets.push(u16_at(b, o));
                 let from = at + u16_at(b, o) as usize;
                 if from >= end {
                     continue;
@@ -427,7 +433,12 @@ impl Dialogue {
                 strings.push((from..to, decode_text(&b[from..to])));
             }
         }
-        Dialogue { at, strings }
+        Dialogue {
+            at,
+            count,
+            offsets,
+            strings,
+        }
     }
 }
 
@@ -613,6 +624,8 @@ pub struct BgTrigger {
     pub bit: u8,
     /// 0 on, 1 off, 2 on and off when leaving, 3 off and on, 4–5 as 2–3 on the plus side.
     pub behaviour: u8,
+    /// Which of four sounds it plays.
+    pub sound: u8,
 }
 
 /// The triggers section: its header, and the slots in use.
@@ -627,6 +640,9 @@ pub struct Triggers {
     pub gateways: Vec<Gateway>,
     pub bg_triggers: Vec<BgTrigger>,
     pub arrow_flags: [u8; SLOTS],
+    /// The header's bytes from 0x14 to the gateways: scroll mode, layer sizes, scroll and
+    /// parallax, unused.
+    pub rest: [u8; GATEWAYS_AT - 0x14],
 }
 
 impl Triggers {
@@ -657,6 +673,7 @@ impl Triggers {
                 byte: b[at + 12],
                 bit: b[at + 13],
                 behaviour: b[at + 14],
+                sound: b[at + 15],
             })
             .collect();
         Ok(Triggers {
@@ -668,6 +685,7 @@ impl Triggers {
             gateways,
             bg_triggers,
             arrow_flags: std::array::from_fn(|k| b[s + ARROW_FLAGS_AT + k]),
+            rest: std::array::from_fn(|k| b[s + 0x14 + k]),
         })
     }
 }
@@ -679,6 +697,8 @@ pub struct EncounterTable {
     pub enabled: bool,
     pub rate: u8,
     pub battles: [(u16, u8); 10],
+    /// The last two bytes.
+    pub pad: [u8; 2],
 }
 
 fn parse_encounters(b: &[u8], range: Range<usize>) -> Result<[EncounterTable; 2], ParseError> {
@@ -693,6 +713,7 @@ fn parse_encounters(b: &[u8], range: Range<usize>) -> Result<[EncounterTable; 2]
                 let w = u16_at(b, at + 2 + 2 * k);
                 (w & 0x3FF, (w >> 10) as u8)
             }),
+            pad: [b[at + 22], b[at + 23]],
         }
     }))
 }

@@ -184,7 +184,12 @@ fn place_models(scene: &mut Scene, root: u32, w: &Walkmesh, pass: Option<&InitPa
         // Named by its actor; a pick on it goes to its slot's record (the .BSX's own records
         // are the .BSX's, not this file's).
         if let Some(name) = actor.and_then(|a| names.get(a)) {
-            scene.nodes[node as usize].name = Some(format!("{name} (model {k})"));
+            let named = format!("{name} (model {k})");
+            // Its layer ("model k" in the .BSX's view) is named as it is.
+            if let Some(l) = scene.nodes[node as usize].layer {
+                scene.layers[l as usize] = named.clone();
+            }
+            scene.nodes[node as usize].name = Some(named);
         }
         let slot_row = rows.slots.get(k).copied();
         scene.nodes[node as usize].record = slot_row;
