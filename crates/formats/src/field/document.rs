@@ -405,12 +405,8 @@ fn trigger_rows(t: &Triggers, rows: &mut Vec<Pending>) {
             f(g.at + 20, 4, "u8 direction (and three copies)", g.direction),
         ]));
     }
-    for k in 0..SLOTS {
-        let at = s + GATEWAYS_AT + k * 24;
-        if !t.gateways.iter().any(|g| g.at == at) {
-            rows.push(row(at, at + 24, "unused", format!("gateway slot {k}"), "not used (map 0x7FFF)".into()));
-        }
-    }
+    let used: Vec<usize> = t.gateways.iter().map(|g| g.at).collect();
+    unused_slots(rows, s + GATEWAYS_AT, 24, &used, "gateway slot", "not used (map 0x7FFF)");
     rows.push(row(s + BG_TRIGGERS_AT, s + ARROW_FLAGS_AT, "bg_triggers", "background triggers".into(), count(t.bg_triggers.len(), "trigger")));
     for g in &t.bg_triggers {
         rows.push(with(row(g.at, g.at + 16, "bg_trigger", format!("background byte {}, bit {}", g.byte, g.bit), format!("behaviour {}", g.behaviour)), vec![
@@ -421,12 +417,8 @@ fn trigger_rows(t: &Triggers, rows: &mut Vec<Pending>) {
             f(g.at + 15, 1, "u8 sound", g.sound),
         ]));
     }
-    for k in 0..SLOTS {
-        let at = s + BG_TRIGGERS_AT + k * 16;
-        if !t.bg_triggers.iter().any(|g| g.at == at) {
-            rows.push(row(at, at + 16, "unused", format!("background trigger slot {k}"), "not used (byte 0xFF)".into()));
-        }
-    }
+    let used: Vec<usize> = t.bg_triggers.iter().map(|g| g.at).collect();
+    unused_slots(rows, s + BG_TRIGGERS_AT, 16, &used, "background trigger slot", "not used (byte 0xFF)");
     rows.push(with(row(s + ARROW_FLAGS_AT, s + ARROWS_AT, "arrow_flags", "exit arrows shown".into(), String::new()), (0..SLOTS).map(|k| f(s + ARROW_FLAGS_AT + k, 1, &format!("u8 gateway {k}'s arrow"), t.arrow_flags[k])).collect()));
     let mut arrows = row(s + ARROWS_AT, s + 740, "arrows", "extra arrows".into(), String::new());
     arrows.opaque = true;
@@ -459,6 +451,17 @@ fn loader_rows(records: &[LoaderRecord], bytes: &[u8], s: usize, rows: &mut Vec<
             f(r.at + 6, 1, "u8 run-time flag", bytes[r.at + 6]),
             f(r.at + 7, 1, "u8 global model id (0 field-only, 1–9 a BCX)", r.global),
         ]));
+    }
+}
+
+/// A row for each of a trigger table's twelve slots of `width` bytes from `from` that is
+/// not among the `used` ones.
+fn unused_slots(rows: &mut Vec<Pending>, from: usize, width: usize, used: &[usize], what: &str, why: &str) {
+    for k in 0..SLOTS {
+        let at = from + k * width;
+        if !used.contains(&at) {
+            rows.push(row(at, at + width, "unused", format!("{what} {k}"), why.into()));
+        }
     }
 }
 
