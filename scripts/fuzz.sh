@@ -76,6 +76,10 @@ open('corpus/field_bin/patch', 'wb').write(b'\\x01' + bytes(range(1, 64)))" ../.
     # Seed with the three real fields as the disc stores them.
     for f in ../../shared/testdata/ff7-disc/*.DAT; do cp "$f" "corpus/field_dat/$(basename "$f")"; done
   fi
+  if [ -z "$(ls -A "corpus/$target")" ] && [ "$target" = mim ]; then
+    # Seed with the three real fields' pictures as the disc stores them.
+    for f in ../../shared/testdata/ff7-disc/*.MIM; do cp "$f" "corpus/mim/$(basename "$f")"; done
+  fi
   if [ -z "$(ls -A "corpus/$target")" ] && [ "$target" = link ]; then
     # Seed with links as the page writes them and as people type them.
     printf '#archive=archive.json&path=DEMO%%2FVIDEO%%2FHEXPOD.BGF&cam=1.5%%2C-2%%2C3%%2C0%%2C0%%2C0%%2C45&lod=1&chunk=3&t=0.5&paused=1' > corpus/link/page

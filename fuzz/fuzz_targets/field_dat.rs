@@ -1,10 +1,12 @@
 //! A field's .DAT (docs/formats/field-dat.md), packed as the disc stores it or not: the
 //! reader, the inspector, the init pass, `info` and the scene never panic, hang or allocate
-//! past what the bytes bound, however the sections, counts, scripts and jumps lie.
+//! past what the bytes bound, however the sections, counts, scripts and jumps lie; and its
+//! background composes from any tile map (over video memory of a pattern).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use relicview::formats::field::{self, FIELD_DAT};
+use relicview::formats::field::{self, backdrop, background, FIELD_DAT};
+use relicview::formats::psx::Vram;
 use relicview::formats::registry::Purpose;
 use relicview::formats::NoAssets;
 
@@ -13,4 +15,22 @@ fuzz_target!(|data: &[u8]| {
     let _ = doc.info_json();
     let _ = doc.info_rows();
     let _ = doc.build_scene(&NoAssets);
+    if let Some(d) = doc
+        .as_any()
+        .downcast_ref::<field::DatDocument>()
+        .and_then(|d| d.parsed.as_ref())
+    {
+        if let Ok(map) = &d.tile_map {
+            let mut vram = Vram::new();
+            for (k, p) in vram.pixels.iter_mut().enumerate() {
+                *p = (k as u16).wrapping_mul(40503);
+            }
+            let _ = background::compose(
+                map,
+                &vram,
+                background::frame(backdrop::scroll(d), map),
+                [true; 4],
+            );
+        }
+    }
 });

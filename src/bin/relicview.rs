@@ -102,6 +102,11 @@ enum Command {
         /// With --all: print the report as JSON.
         #[arg(long)]
         json: bool,
+        /// Write the picture the game shows behind the scene (an FF7 field's background,
+        /// composed from the .MIM beside it) as a PNG, rather than the scene. With --all,
+        /// every field's goes out anyway, as NAME.background.png.
+        #[arg(long)]
+        background: bool,
         /// The archive the file belongs to: resolve its materials and textures there.
         #[arg(long)]
         root: Option<PathBuf>,
@@ -242,6 +247,7 @@ fn main() -> ExitCode {
         Command::Info { file, json, root, max_bytes } => run_info(&file, json, root.as_deref(), max_bytes),
         Command::Inspect { file, json, root, fields, max_bytes } => run_inspect(&file, json, root.as_deref(), fields, max_bytes),
         Command::Export { file, all: true, out, json, lods, rig, max_bytes, .. } => run_export_all(&file, &out, json, lods == ExportLods::All, rig, max_bytes),
+        Command::Export { file, root, out, background: true, max_bytes, .. } => run_export_background(&file, root.as_deref(), &out, max_bytes),
         Command::Export { file, root, out, lod, lods, model, lighting, rig, max_bytes, .. } => {
             run_export(&file, root.as_deref(), &out, ExportAsked { lod, all_lods: lods == ExportLods::All, model, lighting, rig }, max_bytes)
         }
@@ -922,6 +928,74 @@ fn run_export(
                 out.display()
             ))
         }
+        Err(e) => fail(false, &format!("{}: {e}", out.display()), None),
+    }
+}
+
+/// `export --background`: the picture a file's game camera shows behind its scene, as a PNG.
+/// The archive is the file's folder unless `root` says otherwise (the .MIM lies beside the
+/// .DAT).
+fn run_export_background(file: &Path, root: Option<&Path>, out: &Path, max_bytes: u64) -> ExitCode {
+    let folder = file
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let opened = match open(
+        file,
+        Some(root.unwrap_or(folder)),
+        max_bytes,
+        Purpose::Asset,
+    ) {
+        Ok(o) => o,
+        Err(e) => return fail(false, &e, None),
+    };
+    if let Some(e) = opened.document.error() {
+        return fail(false, &format!("{}: {e}", file.display()), Some(e.offset));
+    }
+    let cameras = opened
+        .scene
+        .as_ref()
+        .map_or(&[][..], |s| s.cameras.as_slice());
+    let Some(camera) = cameras.first() else {
+        return fail(
+            false,
+            &format!(
+                "{}: a {} has no game camera, so no background",
+                file.display(),
+                opened.document.kind().title()
+            ),
+            None,
+        );
+    };
+    let Some(texture) = camera
+        .backdrop
+        .and_then(|t| opened.scene.as_ref()?.textures.get(t as usize))
+    else {
+        return fail(
+            false,
+            &format!(
+                "{}: no background: {}",
+                file.display(),
+                camera.notes.join("; ")
+            ),
+            None,
+        );
+    };
+    let written = relicview::texture::encode_png(&texture.texels)
+        .map_err(|e| e.to_string())
+        .and_then(|png| {
+            std::fs::write(out, &png)
+                .map(|_| png.len())
+                .map_err(|e| e.to_string())
+        });
+    match written {
+        Ok(n) => emit(&format!(
+            "{}: {n} bytes, {} × {} pixels ({})\n",
+            out.display(),
+            texture.texels.width,
+            texture.texels.height,
+            texture.name.as_deref().unwrap_or("background")
+        )),
         Err(e) => fail(false, &format!("{}: {e}", out.display()), None),
     }
 }

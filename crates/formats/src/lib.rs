@@ -36,6 +36,7 @@ formats! {
     field,
     image,
     lzs,
+    mim,
     text,
     tim,
     world,

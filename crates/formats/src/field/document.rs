@@ -4,7 +4,8 @@
 //! gateways, the encounters, the model slots), and what `relicview info --json` says of the
 //! field (docs/formats/field-dat.md).
 
-use super::{init, opcodes};
+use super::tiles::{Tile, LAYERS, RECORD};
+use super::{backdrop, init, opcodes};
 use super::raw::{
     Camera, DatFile, EncounterTable, LoaderRecord, TileMap, Triggers, ScriptCode, ScriptSection, Walkmesh, ARROWS_AT, ARROW_FLAGS_AT, BG_TRIGGERS_AT,
     CAMERA, GATEWAYS_AT, HEADER, SCRIPTS_PER_ACTOR, SCRIPT_HEADER, SECTION_NAMES, SLOTS,
@@ -237,28 +238,47 @@ impl DatDocument {
     fn models_file(&self, assets: &dyn crate::Assets) -> Option<String> {
         assets.resolve(&self.path, &[format!("{}.BSX", crate::stem(&self.path))]).file
     }
+    /// The field's background pixels: the .MIM of its name beside it.
+    fn pixels_file(&self, assets: &dyn crate::Assets) -> Option<String> {
+        assets.resolve(&self.path, &[format!("{}.MIM", crate::stem(&self.path))]).file
+    }
 }
 
 impl Document for DatDocument {
     crate::common_accessors!();
     fn references(&self) -> Vec<crate::Reference> {
-        let name = format!("{}.BSX", crate::stem(&self.path));
-        vec![crate::Reference { role: "models", written: name.clone(), names: vec![name], item: None }]
+        let stem = crate::stem(&self.path);
+        [("models", "BSX"), ("background", "MIM")]
+            .into_iter()
+            .map(|(role, ext)| {
+                let name = format!("{stem}.{ext}");
+                crate::Reference { role, written: name.clone(), names: vec![name], item: None }
+            })
+            .collect()
     }
     fn needs(&self, assets: &dyn crate::Assets) -> Vec<String> {
-        // The .BSX beside it, and then what the .BSX needs (its characters, faces, lights).
-        let Some(bsx) = self.models_file(assets) else { return Vec::new() };
-        if !assets.known(&bsx) {
-            return vec![bsx];
+        // The .MIM beside it; the .BSX, and then what the .BSX needs (its characters, faces,
+        // lights).
+        let mut needed: Vec<String> = self.pixels_file(assets).filter(|p| !assets.known(p)).into_iter().collect();
+        if let Some(bsx) = self.models_file(assets) {
+            match assets.get(&bsx) {
+                _ if !assets.known(&bsx) => needed.push(bsx),
+                Some(d) => needed.extend(d.needs(assets)),
+                None => {}
+            }
         }
-        assets.get(&bsx).map_or(Vec::new(), |d| d.needs(assets))
+        needed
     }
     fn build_scene(&mut self, assets: &dyn crate::Assets) -> Option<crate::scene::Scene> {
         let d = self.parsed.as_ref()?;
         let pass = d.script.as_ref().ok().map(|s| init::run(s, self.stored.bytes(), &mut init::Memory::default()));
         let models = self.models_file(assets).and_then(|p| assets.get(&p)).and_then(|doc| doc.scene_as_asset(assets));
         let names: Vec<String> = d.script.as_ref().map_or(Vec::new(), |s| s.actors.iter().enumerate().map(|(k, (_, n))| actor_label(n, k)).collect());
-        super::scene::build(crate::stem(&self.path), d, pass.as_ref(), &self.rows, &names, models)
+        let mut scene = super::scene::build(crate::stem(&self.path), d, pass.as_ref(), &self.rows, &names, models)?;
+        let mim = self.pixels_file(assets);
+        let pixels = mim.as_deref().and_then(|p| Some(backdrop::Pixels { path: p, vram: assets.get(p)?.as_any().downcast_ref::<crate::mim::MimDocument>()?.vram()? }));
+        backdrop::add_to(&mut scene, d, crate::stem(&self.path), pixels.as_ref());
+        Some(scene)
     }
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         self.stored.view(view)
@@ -360,14 +380,62 @@ fn field_json(d: &DatFile, bytes: &[u8]) -> serde_json::Value {
 fn tile_map_rows(t: &TileMap, rows: &mut Vec<Pending>) {
     let s = t.range.start;
     rows.push(with(row(s, s + 16, "header", "block offsets".into(), String::new()), ["layer-1 tiles (16 × 16, 8 bytes each)", "texture-page words", "layer-2 tiles (14 bytes each)", "layer-3 and 4 tiles (10 bytes each)"].iter().enumerate().map(|(k, what)| f(s + 4 * k, 4, &format!("u32 offset of the {what}"), t.blocks[k] - s)).collect()));
-    let groups_end = t.blocks[0];
-    rows.push(row(s + 16, groups_end, "row_groups", "row groups".into(), t.layers.iter().map(|l| count(l.len(), "group")).collect::<Vec<_>>().join(", ")));
-    for (k, (from, to)) in [(t.blocks[0], t.blocks[1]), (t.blocks[1], t.blocks[2]), (t.blocks[2], t.blocks[3]), (t.blocks[3], t.range.end)].into_iter().enumerate() {
-        let name = ["layer 1 tiles", "texture-page words", "layer 2 tiles", "layer 3 and 4 tiles"][k];
-        let mut p = row(from, to.max(from), "tiles", name.into(), "the picture's placement of the .MIM's pixels".into());
-        p.opaque = true;
-        rows.push(p);
+    let per_layer: Vec<String> = (0..LAYERS).map(|l| format!("layer {}: {}", l + 1, count(t.groups.iter().filter(|g| g.layer == l).count(), "group"))).collect();
+    rows.push(row(s + 16, t.groups_end, "row_groups", "row groups".into(), per_layer.join(", ")));
+    for g in &t.groups {
+        let page = g.page.map_or(String::new(), |p| format!(", page word {p}"));
+        rows.push(with(row(g.at, g.at + 6, "row_group", format!("layer {} row y {}", g.layer + 1, g.y), format!("tiles {}..{}{page}", g.first, g.first as usize + g.count as usize)), vec![f(g.at, 2, "s16 y", g.y), f(g.at + 2, 2, "u16 first tile", g.first), f(g.at + 4, 2, "u16 tiles", g.count)]));
     }
+    for m in &t.markers {
+        rows.push(with(row(m.at, m.at + 6, "page_marker", format!("layer {} texture page", m.layer + 1), format!("the groups before it take page word {}", m.index)), vec![f(m.at, 2, "u16 marker 0x7FFE", "0x7ffe"), f(m.at + 2, 2, "u16 page word index", m.index), f(m.at + 4, 2, "u16", m.rest)]));
+    }
+    for (k, &at) in t.layer_ends.iter().enumerate() {
+        rows.push(with(row(at, at + 2, "layer_end", format!("end of layer {}", k + 1), String::new()), vec![f(at, 2, "u16 end word 0x7FFF", "0x7fff")]));
+    }
+    if t.blocks[0] > t.groups_end {
+        rows.push(row(t.groups_end, t.blocks[0], "unused", "after the row groups".into(), count(t.blocks[0] - t.groups_end, "byte")));
+    }
+    let block_names = ["layer 1 tiles", "layer 2 tiles", "layer 3 and 4 tiles"];
+    for (k, name) in block_names.iter().enumerate() {
+        let b = t.block(k);
+        let n = t.tiles.iter().filter(|x| t.block(x.layer) == b).count();
+        rows.push(row(b.start, b.end, "tiles", name.to_string(), count(n, "tile")));
+    }
+    rows.push(with(row(t.blocks[1], t.blocks[2], "pages", "texture-page words".into(), t.pages.iter().map(|p| format!("{p:#06x}")).collect::<Vec<_>>().join(" ")), t.pages.iter().enumerate().map(|(k, p)| f(t.blocks[1] + 2 * k, 2, &format!("u16 page word {k}"), format!("{p:#06x}: x {}, y {}, {} bits", (p & 0xF) * 64, ((p >> 4) & 1) * 256, [4, 8, 16, 16][((p >> 7) & 3) as usize]))).collect()));
+    for (i, tile) in t.tiles.iter().enumerate() {
+        rows.push(tile_row(i, tile));
+    }
+}
+
+fn tile_row(i: usize, t: &Tile) -> Pending {
+    let at = t.at;
+    let mut fields = vec![
+        f(at, 4, "s16 × 2 place (pixels from the projection centre)", format!("({}, {})", t.dst[0], t.dst[1])),
+        f(at + 4, 2, "u8 × 2 texel u, v", format!("({}, {})", t.uv[0], t.uv[1])),
+        f(at + 6, 2, "u16 palette (CLUT)", format!("{:#06x}: x {}, y {}", t.clut, (t.clut & 63) * 16, t.clut >> 6)),
+    ];
+    let mut summary = format!("at ({}, {}), texels ({}, {})", t.dst[0], t.dst[1], t.uv[0], t.uv[1]);
+    match t.layer {
+        0 => {}
+        1 => {
+            fields.push(f(at + 8, 2, "u16 texture-page word", format!("{:#06x}", t.page.unwrap_or(0))));
+            fields.push(f(at + 10, 2, "u16 depth (larger is farther)", t.id.unwrap_or(0)));
+            fields.push(f(at + 12, 1, "u8 param (bit 7 semi-transparent, group)", t.param));
+            fields.push(f(at + 13, 1, "u8 state bit", t.state));
+            summary += &format!(", depth {}", t.id.unwrap_or(0));
+        }
+        _ => {
+            fields.push(f(at + 8, 1, "u8 param (bit 7 semi-transparent, group)", t.param));
+            fields.push(f(at + 9, 1, "u8 state bit", t.state));
+        }
+    }
+    if t.group() != 0 {
+        summary += &format!(", group {} state {}", t.group(), t.state);
+    }
+    if t.semi_transparent() {
+        summary += ", semi-transparent";
+    }
+    with(row(at, at + RECORD[t.layer], "tile", format!("layer {} tile {i}", t.layer + 1), summary), fields)
 }
 
 fn camera_rows(c: &Camera, rows: &mut Vec<Pending>) {

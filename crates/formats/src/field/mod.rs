@@ -2,11 +2,15 @@
 //! dialogue, walkmesh, background tile map, camera, triggers, encounters and model loader
 //! (docs/formats/field-dat.md).
 
+pub mod bytes;
 pub mod document;
 pub mod init;
 pub mod opcodes;
 pub mod raw;
 pub mod scene;
+pub mod tiles;
+pub mod background;
+pub mod backdrop;
 
 pub use document::{open, sniff, DatDocument};
 pub use raw::DatFile;
@@ -25,6 +29,6 @@ pub const FORMATS: &[Format] = &[Format {
     sniffs: &[(Sniffed::Content, sniff)],
     named: &["dat"],
     claims: &[],
-    refers_to: &[crate::bsx::BSX],
+    refers_to: &[crate::bsx::BSX, crate::mim::MIM],
     open,
 }];

@@ -6,6 +6,9 @@
 //! the others are still read.
 
 use super::opcodes;
+pub use super::bytes::SECTION_NAMES;
+use super::bytes::{need, s16_at, s32_at, section_error, u16_at, u32_at};
+pub use super::tiles::TileMap;
 use crate::findings::ParseError;
 use std::ops::Range;
 
@@ -13,15 +16,6 @@ use std::ops::Range;
 pub const BASE: u32 = 0x8011_4FE4;
 /// The section table: seven pointers.
 pub const HEADER: usize = 28;
-pub const SECTION_NAMES: [&str; 7] = [
-    "script",
-    "walkmesh",
-    "tile map",
-    "camera",
-    "triggers",
-    "encounters",
-    "model loader",
-];
 /// The script section's header before the actor names.
 pub const SCRIPT_HEADER: usize = 0x20;
 /// Entry points a script table gives each actor.
@@ -66,18 +60,6 @@ pub struct DatFile {
     pub loader: Result<Vec<LoaderRecord>, ParseError>,
 }
 
-fn u16_at(b: &[u8], at: usize) -> u16 {
-    u16::from_le_bytes([b[at], b[at + 1]])
-}
-fn s16_at(b: &[u8], at: usize) -> i16 {
-    i16::from_le_bytes([b[at], b[at + 1]])
-}
-fn u32_at(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
-}
-fn s32_at(b: &[u8], at: usize) -> i32 {
-    i32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
-}
 
 /// A NUL-padded ASCII name as text (bytes outside printable ASCII as `\xNN`).
 pub fn name_of(bytes: &[u8]) -> String {
@@ -173,25 +155,7 @@ impl DatFile {
     }
 }
 
-/// An error inside section `k` at file offset `at`.
-fn section_error(k: usize, at: usize, message: String) -> ParseError {
-    ParseError::new(at, SECTION_NAMES[k], message)
-}
 
-/// Section `k` must hold `need` bytes from its start.
-fn need(k: usize, range: &Range<usize>, need: usize, what: &str) -> Result<(), ParseError> {
-    if range.len() < need {
-        return Err(section_error(
-            k,
-            range.start,
-            format!(
-                "expected {need} bytes for {what}; the section has {}",
-                range.len()
-            ),
-        ));
-    }
-    Ok(())
-}
 
 /// The script section.
 #[derive(Debug, Clone)]
@@ -504,67 +468,6 @@ impl Walkmesh {
     /// Where triangle `t`'s access record is.
     pub fn access_at(&self, t: usize) -> usize {
         self.range.start + 4 + self.triangles.len() * TRIANGLE + t * ACCESS
-    }
-}
-
-/// The background tile map's four blocks (their records are read when the picture is
-/// composed).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TileMap {
-    pub range: Range<usize>,
-    /// Layer 1 tiles, texture-page words, layer 2 tiles, layers 3 and 4: file offsets.
-    pub blocks: [usize; 4],
-    /// The row groups: (at, y, first tile, count), each layer's, in order.
-    pub layers: Vec<Vec<(usize, i16, u16, u16)>>,
-}
-
-impl TileMap {
-    fn parse(b: &[u8], range: Range<usize>) -> Result<TileMap, ParseError> {
-        need(2, &range, 16, "the four block offsets")?;
-        let s = range.start;
-        let mut blocks = [0usize; 4];
-        for (k, block) in blocks.iter_mut().enumerate() {
-            let o = u32_at(b, s + 4 * k) as usize;
-            if o < 16 || o > range.len() {
-                return Err(section_error(
-                    2,
-                    s + 4 * k,
-                    format!(
-                        "block {} offset {o}: expected one from 16 to the section's {} bytes",
-                        k + 1,
-                        range.len()
-                    ),
-                ));
-            }
-            *block = s + o;
-        }
-        // The row groups from +16 to the first block: layers end with 0x7FFF; a 0x7FFE
-        // marker (6 bytes) names a texture-page word for the groups before it.
-        let mut layers = vec![Vec::new()];
-        let mut at = s + 16;
-        while at + 2 <= blocks[0] && layers.len() <= 4 {
-            match u16_at(b, at) {
-                0x7FFF => {
-                    layers.push(Vec::new());
-                    at += 2;
-                }
-                0x7FFE => at += 6,
-                _ if at + 6 <= blocks[0] => {
-                    let group = (at, s16_at(b, at), u16_at(b, at + 2), u16_at(b, at + 4));
-                    if let Some(l) = layers.last_mut() {
-                        l.push(group);
-                    }
-                    at += 6;
-                }
-                _ => break,
-            }
-        }
-        layers.retain(|l| !l.is_empty());
-        Ok(TileMap {
-            range,
-            blocks,
-            layers,
-        })
     }
 }
 

@@ -459,6 +459,54 @@ pub struct Scene {
     /// a skin (one mesh weighted to the bones) rather than a mesh per bone.
     #[serde(default)]
     pub skins: Vec<Skin>,
+    /// Cameras the file itself sets up (an FF7 field's), each with the picture the game
+    /// draws behind the scene through it.
+    #[serde(default)]
+    pub cameras: Vec<GameCamera>,
+}
+
+/// A camera a file sets up, as its game projects through it: a point `p` of the scene (world
+/// coordinates) is `v = rotation · p + translation` in the camera's frame (x right, y down,
+/// z ahead), and lands on the picture at `projection · (v.x, v.y) / v.z` pixels from its
+/// centre.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GameCamera {
+    pub name: String,
+    /// Rows of the rotation.
+    pub rotation: [[f32; 3]; 3],
+    pub translation: [f32; 3],
+    /// The projection distance in pixels.
+    pub projection: f32,
+    /// The picture's frame on the projection plane: min x, min y, max x, max y, in pixels
+    /// from its centre (y down).
+    pub frame: [i32; 4],
+    /// The picture the game draws behind the scene, covering the frame (a field's
+    /// pre-rendered background), where the file's archive has it.
+    pub backdrop: Option<TextureId>,
+    /// What the viewer should say of this view (a part that is not shown, a fit that is
+    /// our reading).
+    pub notes: Vec<String>,
+}
+
+impl GameCamera {
+    /// Where the camera is in the scene: the point whose `v` is zero, −Rᵀ·T.
+    pub fn eye(&self) -> [f32; 3] {
+        let (r, t) = (self.rotation, self.translation);
+        std::array::from_fn(|i| -(0..3).map(|k| r[k][i] * t[k]).sum::<f32>())
+    }
+    /// Where scene point `p` lands on the picture (pixels from its centre, y down), and its
+    /// depth; None behind the camera.
+    pub fn project(&self, p: [f32; 3]) -> Option<([f32; 2], f32)> {
+        let v: [f32; 3] = std::array::from_fn(|i| {
+            (0..3).map(|k| self.rotation[i][k] * p[k]).sum::<f32>() + self.translation[i]
+        });
+        (v[2] > 0.0).then(|| {
+            (
+                [self.projection * v[0] / v[2], self.projection * v[1] / v[2]],
+                v[2],
+            )
+        })
+    }
 }
 
 /// A skeleton of bone nodes under one node (a model's), whose meshes hang rigidly on the

@@ -136,6 +136,23 @@ pub fn outcome_of(opened: &Opened, all_scenes: bool, rig: crate::gltf::Rig) -> O
                     bytes: png(&t.texels)?,
                 });
             }
+            // The picture a game camera shows behind the scene (a field's background).
+            for (n, t) in scene
+                .cameras
+                .iter()
+                .filter_map(|c| scene.textures.get(c.backdrop? as usize))
+                .enumerate()
+            {
+                let suffix = if n == 0 {
+                    ".background.png".to_string()
+                } else {
+                    format!(".background{n}.png")
+                };
+                outputs.push(Output {
+                    suffix,
+                    bytes: png(&t.texels)?,
+                });
+            }
         }
         Ok(())
     })();

@@ -168,6 +168,15 @@ fn plain_copy(a: &Scene) -> Scene {
         hidden: a.hidden.clone(),
         // The difference's meshes are its own: no skeleton's parts to merge.
         skins: Vec::new(),
+        // The cameras without their pictures (the textures are not copied).
+        cameras: a
+            .cameras
+            .iter()
+            .map(|c| crate::scene::GameCamera {
+                backdrop: None,
+                ..c.clone()
+            })
+            .collect(),
     }
 }
 

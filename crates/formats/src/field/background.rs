@@ -1,0 +1,169 @@
+//! The background the player saw: a field's tile map drawn from its .MIM's pixels as the
+//! engine draws it (docs/formats/field-dat.md, "Composing the background"): every tile of
+//! every layer sampled from its texture page with its palette and colour depth, layer 3 at
+//! the back, then layer 1, layer 2 from far to near by its depth, layer 4 in front, the
+//! semi-transparent ones blended by their page's rule, on a canvas of the field's scroll
+//! range (the picture's frame on the projection plane, the projection centre at its origin).
+
+use super::tiles::{Tile, TileMap, LAYERS};
+use crate::psx::{Depth, PageKey, Vram};
+use crate::texture::Texels;
+use std::collections::BTreeMap;
+
+/// The widest and tallest canvas composed: a frame larger than this (or inside out) is
+/// replaced by the tiles' own extent, cut to it.
+pub const MAX_SIDE: i32 = 2048;
+
+/// A composed background.
+#[derive(Debug, Clone)]
+pub struct Composed {
+    pub picture: Texels,
+    /// The canvas on the projection plane: min x, min y, max x, max y, in pixels from the
+    /// projection centre (y down).
+    pub frame: [i32; 4],
+    /// Tiles drawn, by layer.
+    pub drawn: [usize; LAYERS],
+    /// The optional tiles' groups and the state drawn of each (its lowest): which one a
+    /// field starts with is its scripts' business.
+    pub states: BTreeMap<u8, u8>,
+    /// Tiles not drawn: another state of their group, or no texture page.
+    pub left_out: usize,
+}
+
+/// The frame the picture is composed in: the scroll range (min x, min y, max x, max y) the
+/// triggers give, or, where that is empty or too large, the tiles' extent (cut to
+/// [`MAX_SIDE`]).
+pub fn frame(scroll: Option<[i16; 4]>, map: &TileMap) -> [i32; 4] {
+    let fits = |f: [i32; 4]| f[2] > f[0] && f[3] > f[1] && f[2] - f[0] <= MAX_SIDE && f[3] - f[1] <= MAX_SIDE;
+    if let Some(f) = scroll.map(|s| s.map(i32::from)).filter(|&f| fits(f)) {
+        return f;
+    }
+    let mut f = [i32::MAX, i32::MAX, i32::MIN, i32::MIN];
+    for t in &map.tiles {
+        let side = t.side() as i32;
+        let (x, y) = (t.dst[0] as i32, t.dst[1] as i32);
+        f = [f[0].min(x), f[1].min(y), f[2].max(x + side), f[3].max(y + side)];
+    }
+    if f[0] > f[2] {
+        return [-160, -120, 160, 120];
+    }
+    [f[0], f[1], f[2].min(f[0] + MAX_SIDE), f[3].min(f[1] + MAX_SIDE)]
+}
+
+/// The state drawn of each optional tile group: the lowest bit its tiles are drawn under.
+pub fn group_states(map: &TileMap) -> BTreeMap<u8, u8> {
+    let mut states: BTreeMap<u8, u8> = BTreeMap::new();
+    for t in map.tiles.iter().filter(|t| t.group() != 0 && t.state != 0) {
+        let lowest = 1u8 << t.state.trailing_zeros();
+        states.entry(t.group()).and_modify(|s| *s = (*s).min(lowest)).or_insert(lowest);
+    }
+    states
+}
+
+/// The tiles drawn, in the order they are drawn: layer 3, layer 1, layer 2 from its largest
+/// depth to its smallest (in file order where two are equal), layer 4; the optional tiles of
+/// each group in its drawn state only. `shown` switches layers 1..4.
+pub fn draw_order<'a>(map: &'a TileMap, shown: [bool; LAYERS], states: &BTreeMap<u8, u8>) -> Vec<&'a Tile> {
+    let drawn = |t: &&Tile| t.group() == 0 || states.get(&t.group()).is_some_and(|&s| t.state & s != 0);
+    let mut order = Vec::with_capacity(map.tiles.len());
+    for layer in [2, 0, 1, 3] {
+        if !shown[layer] {
+            continue;
+        }
+        let start = order.len();
+        order.extend(map.layer(layer).filter(drawn));
+        if layer == 1 {
+            order[start..].sort_by_key(|t: &&Tile| std::cmp::Reverse(t.id.unwrap_or(0)));
+        }
+    }
+    order
+}
+
+/// What a texture-page word says: the page, its depth, its blending rule.
+fn page_of(word: u16, clut: u16) -> (PageKey, u16) {
+    let depth = match (word >> 7) & 3 {
+        0 => Depth::Four,
+        1 => Depth::Eight,
+        _ => Depth::Fifteen,
+    };
+    let key = PageKey { page_x: (word & 0xF) * 64, page_y: ((word >> 4) & 1) * 256, clut_x: (clut & 63) * 16, clut_y: (clut >> 6) & 511, depth };
+    (key, (word >> 5) & 3)
+}
+
+/// A semi-transparent texel `front` over `back` by the page's rule, channel by channel in
+/// the console's five bits: 0 the mean, 1 the sum, 2 the difference, 3 back plus a quarter.
+fn blend(back: u16, front: u16, rule: u16) -> u16 {
+    let mut out = 0;
+    for shift in [0, 5, 10] {
+        let (b, f) = (((back >> shift) & 31) as i32, ((front >> shift) & 31) as i32);
+        let c = match rule {
+            0 => (b + f) / 2,
+            1 => b + f,
+            2 => b - f,
+            _ => b + f / 4,
+        };
+        out |= (c.clamp(0, 31) as u16) << shift;
+    }
+    out
+}
+
+/// The background of `map` from `vram` (the .MIM loaded) in `frame`, layers switched by
+/// `shown`, on black (the screen the engine clears).
+pub fn compose(map: &TileMap, vram: &Vram, frame: [i32; 4], shown: [bool; LAYERS]) -> Composed {
+    let (w, h) = ((frame[2] - frame[0]).clamp(1, MAX_SIDE) as usize, (frame[3] - frame[1]).clamp(1, MAX_SIDE) as usize);
+    // The console's own colour words, blended as it blends them; widened at the end.
+    let mut canvas = vec![0u16; w * h];
+    let states = group_states(map);
+    let order = draw_order(map, shown, &states);
+    let mut drawn = [0; LAYERS];
+    for t in &order {
+        let Some(word) = t.page else { continue };
+        let (key, rule) = page_of(word, t.clut);
+        drawn[t.layer] += 1;
+        let side = t.side();
+        for dy in 0..side {
+            let y = t.dst[1] as i32 + dy as i32 - frame[1];
+            if !(0..h as i32).contains(&y) {
+                continue;
+            }
+            for dx in 0..side {
+                let x = t.dst[0] as i32 + dx as i32 - frame[0];
+                if !(0..w as i32).contains(&x) {
+                    continue;
+                }
+                let c = vram.texel(key, (t.uv[0] as usize + dx) % 256, (t.uv[1] as usize + dy) % 256).colour;
+                if c == 0 {
+                    continue;
+                }
+                let pixel = &mut canvas[y as usize * w + x as usize];
+                *pixel = if t.semi_transparent() && c & 0x8000 != 0 { blend(*pixel, c, rule) } else { c & 0x7FFF };
+            }
+        }
+    }
+    let widen = |v: u16| ((v << 3) | (v >> 2)) as u8;
+    let rgba: Vec<u8> = canvas.iter().flat_map(|&c| [widen(c & 31), widen((c >> 5) & 31), widen((c >> 10) & 31), 255]).collect();
+    let left_out = map.tiles.iter().filter(|t| shown[t.layer]).count() - drawn.iter().sum::<usize>();
+    Composed { picture: Texels { width: w as u32, height: h as u32, rgba: std::sync::Arc::new(rgba) }, frame: [frame[0], frame[1], frame[0] + w as i32, frame[1] + h as i32], drawn, states, left_out }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_blending_rules_work_channel_by_channel_and_saturate() {
+        let (b, f) = (10 | (20 << 5) | (30 << 10), 6 | (20 << 5) | (8 << 10));
+        assert_eq!(blend(b, f, 0), 8 | (20 << 5) | (19 << 10));
+        assert_eq!(blend(b, f, 1), 16 | (31 << 5) | (31 << 10));
+        assert_eq!(blend(b, f, 2), 4 | (22 << 10), "green: 20 − 20");
+        assert_eq!(blend(b, f, 3), 11 | (25 << 5) | (31 << 10));
+    }
+
+    #[test]
+    fn a_page_word_says_where_the_page_is_its_depth_and_rule() {
+        let (key, rule) = page_of(0x0098, 0x7800 | 3);
+        assert_eq!((key.page_x, key.page_y, key.depth, rule), (512, 256, Depth::Eight, 0));
+        assert_eq!((key.clut_x, key.clut_y), (48, 480));
+        assert_eq!(page_of(0x0086 | (1 << 5), 0).1, 1);
+    }
+}
