@@ -183,9 +183,12 @@ export const api = {
   },
   // Viewpoints of the scene on show (a world's dropzones): [{name, position, forward, up}].
   viewpoints: () => state.viewer.viewpoints(),
-  // 'orbit', 'fly', or a viewpoint's index (the eye above it, looking along it) → camera.
+  // 'orbit', 'fly', 'game' (through the file's own camera: an FF7 field's, its background
+  // behind), or a viewpoint's index (the eye above it, looking along it) → camera.
   setCamera,
   cameraMode: () => state.viewer.cameraMode(),
+  // The file's own camera, or null: {name, notes, frame, projection, background}.
+  gameCamera: () => state.viewer.gameCamera(),
   // Look along an axis: 'front', 'side', 'top' → camera.
   axisView,
   // The scene's choice {name, options, selected} (a file's models and animations), and choosing.

@@ -53,7 +53,13 @@ export function syncToolbar() {
 export function syncWorldControls() {
   const camera = $('camera-select');
   const points = state.current ? state.viewer.viewpoints() : [];
-  const options = [['orbit', 'orbit'], ['fly', 'fly (WASD)'], ...points.map((v, i) => [`view:${i}`, v.name])];
+  const game = state.current ? state.viewer.gameCamera() : null;
+  const options = [
+    ['orbit', 'orbit'],
+    ['fly', 'fly (WASD)'],
+    ...(game ? [['game', game.name]] : []),
+    ...points.map((v, i) => [`view:${i}`, v.name]),
+  ];
   if (
     camera.options.length !== options.length ||
     [...camera.options].some((o, i) => o.value !== options[i][0])
@@ -73,6 +79,13 @@ export function syncWorldControls() {
       : state.current
         ? state.viewer.cameraMode()
         : 'orbit';
+  // What the viewer says of the game camera's view (a picture it lacks, a fit not settled).
+  const through = game && state.viewer.cameraMode() === 'game';
+  const note = $('camera-note');
+  note.hidden = !through || (game.background && game.notes.length === 0);
+  note.textContent = through
+    ? [...(game.background ? [] : ['no background picture']), ...game.notes].join(' · ')
+    : '';
   // The fly pad shows while the camera flies (phones and touch screens, style.css).
   $('fly-pad').hidden = !(state.current && state.viewport.flyAllowed?.());
   // The scene's choice (a file's models and their animations) and its skeleton switch.
@@ -194,7 +207,8 @@ export async function choose(k) {
   return { triangles: stats.triangles, drawCalls: stats.drawCalls, choice: stats.choice };
 }
 
-// Camera: 'orbit', 'fly', or a viewpoint's index; resolves once drawn.
+// Camera: 'orbit', 'fly', 'game' (the file's own camera), or a viewpoint's index; resolves
+// once drawn.
 /** @param {number | string} choice */
 export async function setCamera(choice) {
   await ready;
@@ -202,7 +216,7 @@ export async function setCamera(choice) {
     if (!state.viewer.lookFrom(choice)) throw new Error(`no viewpoint ${choice}`);
     state.viewpoint = choice;
   } else {
-    state.viewer.setCameraMode(choice === 'fly' ? 'fly' : 'orbit');
+    state.viewer.setCameraMode(choice === 'fly' || choice === 'game' ? choice : 'orbit');
     state.viewpoint = null;
   }
   syncWorldControls();
@@ -282,12 +296,16 @@ export function frame() {
   state.viewport.requestFrame();
 }
 
-// The camera leaves the viewpoint it was at (a world's dropzone), if any. This module is
+// The camera leaves the viewpoint it was at (a world's dropzone) or the game's camera, if
+// any. This module is
 // the only one that writes state.viewpoint (tests/layers.rs): forgetting it somewhere left
 // fly mode broken.
 export function leaveViewpoint() {
   if (state.viewpoint !== null && state.viewpoint !== undefined) {
     state.viewpoint = null;
+    syncWorldControls();
+  } else if ($('camera-select').value === 'game' && state.viewer.cameraMode() !== 'game') {
+    // A drag or the wheel took the camera off the game's (the core orbits from there).
     syncWorldControls();
   }
 }

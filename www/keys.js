@@ -85,6 +85,12 @@ export const VIEW_KEYS = [
     run: (e, v) => setCamera(v.cameraMode() === 'fly' ? 'orbit' : 'fly'),
   },
   {
+    label: 'T',
+    what: "look through the file's own camera (an FF7 field's, its background behind), and back to orbit",
+    keys: ['t', 'T'],
+    run: (e, v) => v.gameCamera() && setCamera(v.cameraMode() === 'game' ? 'orbit' : 'game'),
+  },
+  {
     label: 'M',
     what: 'measure: a click takes a point of the surface (a corner snaps), two give their distance',
     keys: ['m', 'M'],

@@ -55,6 +55,7 @@ interface PageElements {
   'export-rig': HTMLSelectElement;
   'camera-menu': HTMLDetailsElement;
   'camera-select': HTMLSelectElement;
+  'camera-note': HTMLParagraphElement;
   'axis-views': HTMLSpanElement;
   'measure-button': HTMLButtonElement;
   'frame-button': HTMLButtonElement;

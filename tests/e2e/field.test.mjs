@@ -10,7 +10,20 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, launch, newPage, nativeInfo, repo, walk, lzsLiterals, loadFolder } from './harness.mjs';
+import {
+  startServer,
+  launch,
+  newPage,
+  nativeInfo,
+  relicview,
+  repo,
+  walk,
+  lzsLiterals,
+  loadFolder,
+  blenderImports,
+} from './harness.mjs';
+import validator from 'gltf-validator';
+import { PNG } from 'pngjs';
 import { unwrapLzs } from './ff7.mjs';
 
 const shared = p => readFileSync(join(repo, '../shared/testdata', p));
@@ -25,6 +38,10 @@ before(async () => {
   writeFileSync(join(dir, 'FIELD/FIELD.BIN'), shared('ff7/FIELD.BIN_u'));
   writeFileSync(join(dir, 'FIELD/CLOUD.BCX'), shared('ff7-disc/CLOUD.BCX'));
   writeFileSync(join(dir, 'FIELD/BALLET.BCX'), shared('ff7-disc/BALLET.BCX'));
+  // A second field with its background's pixels, as the disc stores them.
+  writeFileSync(join(dir, 'FIELD/NMKIN_1.DAT'), shared('ff7-disc/NMKIN_1.DAT'));
+  writeFileSync(join(dir, 'FIELD/NMKIN_1.MIM'), shared('ff7-disc/NMKIN_1.MIM'));
+  writeFileSync(join(dir, 'FIELD/NMKIN_1.BSX'), lzsLiterals(shared('ff7/NMKIN_1_u.BSX')));
   server = await startServer(dir);
   browser = await launch();
 });
@@ -35,16 +52,19 @@ after(async () => {
 });
 
 // The walkmesh's triangle count and the gateways in use, from the unpacked bytes.
-function fromBytes() {
-  const b = unwrapLzs(shared('ff7-disc/MD1_1.DAT'));
+function fromBytes(name = 'MD1_1') {
+  const b = unwrapLzs(shared(`ff7-disc/${name}.DAT`));
   const u32 = at => (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)) >>> 0;
   const u16 = at => b[at] | (b[at + 1] << 8);
   const base = 0x80114fe4;
   const walkmesh = u32(4) - base;
   const triggers = u32(16) - base;
-  let gateways = 0;
-  for (let k = 0; k < 12; k++) if (u16(triggers + 0x38 + 24 * k + 18) !== 0x7fff) gateways++;
-  return { triangles: u16(walkmesh), gateways };
+  const maps = [];
+  for (let k = 0; k < 12; k++) {
+    const map = u16(triggers + 0x38 + 24 * k + 18);
+    if (map !== 0x7fff) maps.push(map);
+  }
+  return { triangles: u16(walkmesh), gateways: maps.length, maps };
 }
 
 test('a field draws its walkmesh, its gateways and its models where its script puts them', async () => {
@@ -86,3 +106,154 @@ test('a field draws its walkmesh, its gateways and its models where its script p
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+// The field's camera from the unpacked bytes (docs/formats/field-dat.md, "Camera"), and the
+// scroll range the picture is framed in ("Triggers").
+function cameraFromBytes(name) {
+  const b = unwrapLzs(shared(`ff7-disc/${name}.DAT`));
+  const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  const base = 0x80114fe4;
+  const c = dv.getUint32(12, true) - base;
+  const t = dv.getUint32(16, true) - base;
+  const r = [...Array(9)].map((_, i) => dv.getInt16(c + 2 * i, true) / 4096);
+  const tr = [0, 1, 2].map(k => dv.getInt32(c + 0x14 + 4 * k, true));
+  const h = dv.getUint16(c + 0x24, true);
+  const frame = [0, 1, 2, 3].map(k => dv.getInt16(t + 0x0c + 2 * k, true));
+  // Field point → pixels from the projection centre (y down).
+  const project = p => {
+    const v = [0, 1, 2].map(i => r[3 * i] * p[0] + r[3 * i + 1] * p[1] + r[3 * i + 2] * p[2] + tr[i]);
+    return [(h * v[0]) / v[2], (h * v[1]) / v[2]];
+  };
+  return { h, frame, project };
+}
+
+test("a field seen through its game camera: its background on the picture's frame, its models where the camera puts them, and the link keeps it", async () => {
+  const { page, problems } = await newPage(browser, server.url + '#folder=none');
+  const root = dir.split('/').pop();
+  await loadFolder(page, dir, walk(dir).length);
+  const path = `${root}/FIELD/NMKIN_1.DAT`;
+  await page.evaluate(p => window.relicview.open(p), path);
+  const game = await page.evaluate(() => window.relicview.gameCamera());
+  assert.equal(game.background, true, JSON.stringify(game));
+  const { h, frame, project } = cameraFromBytes('NMKIN_1');
+  assert.deepEqual(game.frame, frame);
+  assert.equal(game.projection, h);
+  const options = await page.locator('#camera-select option').evaluateAll(os => os.map(o => o.value));
+  assert.ok(options.includes('game'), options.join());
+  await page.evaluate(() => window.relicview.setClock({ time: 0, playing: false }));
+  await page.evaluate(() => window.relicview.setCamera('game'));
+  assert.equal(await page.evaluate(() => window.relicview.cameraMode()), 'game');
+  // Every layer off: the background alone, against the picture relicview export writes
+  // (itself checked pixel for pixel against a compositor of the tests, tests/field_background.rs).
+  const names = (await page.evaluate(() => window.relicview.layers())).map(l => l.name);
+  await page.evaluate(n => window.relicview.setLayers(Object.fromEntries(n.map(x => [x, false]))), names);
+  const bare = await page.evaluate(() => window.relicview.readPixels());
+  // (Written beside the folder: a file more in it would make it another folder to the link.)
+  const out = join(mkdtempSync(join(tmpdir(), 'relicview-bg-')), 'NMKIN_1.png');
+  relicview('export', '--background', '-o', out, join(dir, 'FIELD/NMKIN_1.DAT'));
+  const png = PNG.sync.read(readFileSync(out));
+  const { width: W, height: H } = bare;
+  const aspect = W / H;
+  const [x0, y0, x1, y1] = frame;
+  const t = Math.max(Math.max(-y0, y1) / h, Math.max(-x0, x1) / h / aspect);
+  // Picture point (pixels from the projection centre) → canvas pixel, and back.
+  const canvas = ([px, py]) => [W / 2 + (px / (h * t * aspect)) * (W / 2), H / 2 + (py / (h * t)) * (H / 2)];
+  const picture = ([cx, cy]) => [((cx - W / 2) / (W / 2)) * h * t * aspect, ((cy - H / 2) / (H / 2)) * h * t];
+  // Canvas pixels inside the frame, each the picture's pixel under its centre (or a
+  // neighbour's: the view may be smaller than the picture).
+  const [left, top] = canvas([x0, y0]).map(Math.ceil);
+  const [right, bottom] = canvas([x1, y1]).map(Math.floor);
+  let same = 0;
+  let sampled = 0;
+  for (let cy = top + 1; cy < bottom - 1; cy += 7) {
+    for (let cx = left + 1; cx < right - 1; cx += 7) {
+      const [px, py] = picture([cx + 0.5, cy + 0.5]).map(Math.floor);
+      const at = 4 * (cy * W + cx);
+      sampled++;
+      const near = [-1, 0, 1].flatMap(dy =>
+        [-1, 0, 1].map(dx => 4 * ((py - y0 + dy) * png.width + (px - x0 + dx))),
+      );
+      if (near.some(want => [0, 1, 2].every(k => Math.abs(bare.data[at + k] - png.data[want + k]) <= 2)))
+        same++;
+    }
+  }
+  assert.ok(same > sampled * 0.97, `${same} of ${sampled} samples are the picture's`);
+  // With the models: each model shown lands where the field's camera projects its place.
+  await page.evaluate(
+    n => window.relicview.setLayers(Object.fromEntries(n.map(x => [x, true]))),
+    names.filter(n => n !== 'hidden by the game' && !n.startsWith('walkmesh') && n !== 'gateways'),
+  );
+  const dressed = await page.evaluate(() => window.relicview.readPixels());
+  const models = nativeInfo(join(dir, 'FIELD/NMKIN_1.DAT')).field.models.filter(m => m.visible && m.position);
+  assert.ok(models.length > 0);
+  for (const m of models) {
+    // The model stands on its place: its feet there, its body above (up the picture).
+    const [cx, cy] = canvas(project(m.position)).map(Math.round);
+    let changed = 0;
+    for (let dy = -40; dy <= 4; dy++)
+      for (let dx = -12; dx <= 12; dx++) {
+        const at = 4 * ((cy + dy) * W + cx + dx);
+        if ([0, 1, 2].some(k => Math.abs(dressed.data[at + k] - bare.data[at + k]) > 8)) changed++;
+      }
+    assert.ok(changed > 20, `${m.entity}: ${changed} pixels changed around (${cx}, ${cy})`);
+  }
+  // A drag leaves the game's camera for orbiting; the link of the game's view brings it back.
+  await page.evaluate(() => window.relicview.setCamera('game'));
+  const link = await page.evaluate(() => window.relicview.permalink());
+  assert.match(link, /mode=game/);
+  const box = await page.locator('#viewport').boundingBox();
+  await page.mouse.move(box.x + 300, box.y + 300);
+  await page.mouse.down();
+  await page.mouse.move(box.x + 340, box.y + 310, { steps: 4 });
+  await page.mouse.up();
+  assert.equal(await page.evaluate(() => window.relicview.cameraMode()), 'orbit');
+  assert.equal(await page.locator('#camera-select').inputValue(), 'orbit');
+  const fresh = await browser.newPage({ viewport: { width: 1000, height: 900 } });
+  await fresh.goto(link);
+  await fresh.evaluate(() => window.relicview.ready);
+  await fresh.locator('#folder-input').setInputFiles(dir);
+  await fresh.waitForFunction(() => window.relicview.cameraMode() === 'game');
+  assert.equal(await fresh.locator('#camera-select').inputValue(), 'game');
+  await fresh.close();
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test(
+  "a field's glTF: the Khronos validator finds no error, and Blender imports the walkmesh, each model where its script puts it, the gateways by name and the game's camera",
+  { timeout: 600_000 },
+  async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'relicview-field-glb-'));
+    relicview('export', join(dir, 'FIELD/NMKIN_1.DAT'), '--root', dir, '-o', join(folder, 'NMKIN_1.glb'));
+    const glb = readFileSync(join(folder, 'NMKIN_1.glb'));
+    const report = await validator.validateBytes(new Uint8Array(glb), { maxIssues: 100 });
+    assert.equal(report.issues.numErrors, 0, JSON.stringify(report.issues.messages.slice(0, 5)));
+    const imported = blenderImports(folder, {
+      each: `    import mathutils
+    for o in bpy.context.scene.objects:
+        m = o.matrix_world
+        entry[o.name] = {'type': o.type, 'at': list(m.translation), 'polygons': len(o.data.polygons) if o.type == 'MESH' else 0,
+                         'ahead': list(m.to_3x3() @ mathutils.Vector((0, 0, -1))) if o.type == 'CAMERA' else None}`,
+    })['NMKIN_1.glb'];
+    // Blender turns glTF's y up into its z up: the field's own axes (its z is up), so its
+    // numbers are the field's, as info --json gives them.
+    const field = nativeInfo(join(dir, 'FIELD/NMKIN_1.DAT')).field;
+    const close = (a, b, tol) => a.every((x, i) => Math.abs(x - b[i]) <= tol);
+    const camera = imported['game camera'];
+    assert.equal(camera?.type, 'CAMERA', Object.keys(imported).join(', '));
+    assert.ok(close(camera.at, field.camera.position, 0.5), `${camera.at} vs ${field.camera.position}`);
+    assert.ok(close(camera.ahead, field.camera.axis, 1e-3), `${camera.ahead} vs ${field.camera.axis}`);
+    const placed = field.models.filter(m => m.position);
+    assert.ok(placed.length >= 5);
+    for (const m of placed) {
+      const o = imported[`${m.entity} (model ${m.model})`];
+      // The model's root 10 units below its place, as the engine draws it.
+      const want = [m.position[0], m.position[1], m.position[2] - 10];
+      assert.ok(o && close(o.at, want, 0.5), `${m.entity}: ${o?.at} vs ${want}`);
+    }
+    const { triangles, maps } = fromBytes('NMKIN_1');
+    assert.equal(imported.walkmesh.polygons, triangles);
+    for (const map of maps)
+      assert.equal(imported[`gateway to map ${map}`]?.type, 'MESH', `gateway to map ${map}`);
+  },
+);

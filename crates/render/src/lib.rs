@@ -19,6 +19,7 @@
 use relicview_model::{scene, texture};
 use relicview_view as view;
 
+mod game_camera;
 mod geometry;
 mod material;
 mod stage;
@@ -71,6 +72,11 @@ pub struct Renderer {
     measure_marks: Option<Gm<GpuMesh, ColorMaterial>>,
     /// The ground grid as drawn, for the bounds and step it was made for.
     grid: Option<(Bounds, f32, Gm<GpuMesh, ColorMaterial>)>,
+    /// The picture behind the scene through its game camera, uploaded once per scene (None
+    /// inside: the scene has none).
+    backdrop: Option<Option<three_d::Texture2DRef>>,
+    /// The backdrop's square as drawn, for the rectangle it was made for.
+    backdrop_quad: Option<([f32; 4], Gm<GpuMesh, ColorMaterial>)>,
 }
 
 const MEASURE_COLOR: Srgba = Srgba {
@@ -139,6 +145,8 @@ impl Renderer {
             measure: Vec::new(),
             measure_marks: None,
             grid: None,
+            backdrop: None,
+            backdrop_quad: None,
         })
     }
 
@@ -172,6 +180,46 @@ impl Renderer {
         self.height = height.max(1);
         self.camera
             .set_viewport(Viewport::new_at_origo(self.width, self.height));
+        if self.camera_mode == CameraMode::Game {
+            self.update_projection();
+        }
+    }
+
+    /// Orbit, fly, or look through the scene's game camera (false, and no change, where the
+    /// scene has none).
+    pub fn set_camera_mode(&mut self, mode: CameraMode) -> bool {
+        if mode == CameraMode::Game {
+            let Some((eye, target, up)) = self.game_camera().map(game_camera::view) else {
+                return false;
+            };
+            self.camera_mode = mode;
+            self.camera.set_view(eye, target, up);
+        } else {
+            self.camera_mode = mode;
+        }
+        self.update_projection();
+        true
+    }
+
+    /// The game camera of the scene on show (not while comparing).
+    pub fn game_camera(&self) -> Option<&crate::scene::GameCamera> {
+        if self.compare.is_some() {
+            return None;
+        }
+        game_camera::of(&self.main()?.scene)
+    }
+
+    /// A move of the camera by the person leaves the game's camera for orbiting from there.
+    fn leave_game_camera(&mut self) {
+        if self.camera_mode == CameraMode::Game {
+            self.camera_mode = CameraMode::Orbit;
+            // The target at the middle of the scene's depth, so orbiting turns about it.
+            let (eye, ahead) = (self.camera.position(), self.camera.view_direction());
+            let target = eye + ahead.normalize() * self.radius();
+            let up = self.camera.up();
+            self.camera.set_view(eye, target, up);
+            self.update_projection();
+        }
     }
 
     /// Replace the drawn scene (None clears) and frame the camera on its first LOD.
@@ -181,6 +229,7 @@ impl Renderer {
         self.stages = [scene.map(|s| Stage::new(&self.context, s)), None, None];
         self.compare = None;
         self.camera_mode = CameraMode::Orbit;
+        (self.backdrop, self.backdrop_quad) = (None, None);
         self.frame();
     }
 
@@ -198,6 +247,7 @@ impl Renderer {
         self.stages = [stage(a), stage(b), stage(difference)];
         self.compare = Some(CompareView::default());
         self.camera_mode = CameraMode::Orbit;
+        (self.backdrop, self.backdrop_quad) = (None, None);
         self.frame();
     }
 
@@ -250,6 +300,10 @@ impl Renderer {
     /// fits the narrower of the view's two angles: a tall, narrow view (a phone held
     /// upright) fits the model across its width.
     fn frame_bounds(&mut self, b: Bounds, dir: Vec3, up: Vec3) {
+        // Framing moves the camera: it is no longer the game's.
+        if self.camera_mode == CameraMode::Game {
+            self.camera_mode = CameraMode::Orbit;
+        }
         let c = b.center();
         let center = vec3(c.x, c.y, c.z);
         let radius = b.radius().max(1e-3);
@@ -295,6 +349,23 @@ impl Renderer {
 
     fn update_projection(&mut self) {
         let (d, r) = (self.distance(), self.radius());
+        if self.camera_mode == CameraMode::Game {
+            if let Some(fov) = self
+                .game_camera()
+                .map(|c| view::game_view::fov_degrees(c, self.width as f32 / self.height as f32))
+            {
+                // From the eye to past the far side of the scene, wherever the eye is.
+                let far = (self.camera.position()
+                    - self.bounds().map_or(Vec3::new(0.0, 0.0, 0.0), |b| {
+                        vec3(b.center().x, b.center().y, b.center().z)
+                    }))
+                .magnitude()
+                    + r * 2.0;
+                self.camera
+                    .set_perspective_projection(degrees(fov), far * 1e-4, far);
+                return;
+            }
+        }
         self.camera.set_perspective_projection(
             degrees(FOV_DEGREES),
             (d * 0.01).min(r * 0.1),
@@ -304,6 +375,7 @@ impl Renderer {
 
     /// Orbit around the target by a drag of (dx, dy) CSS pixels; flying, look around.
     pub fn orbit(&mut self, dx: f32, dy: f32) {
+        self.leave_game_camera();
         if self.camera_mode == CameraMode::Fly {
             self.look(-dx * 0.004, -dy * 0.004);
             return;
@@ -316,6 +388,7 @@ impl Renderer {
     /// Turn the view by `yaw` about the world's up and `pitch` about the view's right
     /// (radians), the eye staying where it is; the pitch stops short of straight up or down.
     pub fn look(&mut self, yaw: f32, pitch: f32) {
+        self.leave_game_camera();
         let p = self.camera.position();
         let eye = GVec3::new(p.x, p.y, p.z);
         let dir = self.camera.view_direction();
@@ -338,6 +411,7 @@ impl Renderer {
 
     /// Fly by (forward, right, up) world units along the view, its right and the world's up.
     pub fn fly(&mut self, forward: f32, right: f32, up: f32) {
+        self.leave_game_camera();
         let d = self.camera.view_direction();
         let r = self.camera.right_direction();
         let change = d.normalize() * forward + r.normalize() * right + vec3(0.0, up, 0.0);
@@ -457,6 +531,7 @@ impl Renderer {
 
     /// Move camera and target across the view by a drag of (dx, dy) CSS pixels.
     pub fn pan(&mut self, dx: f32, dy: f32) {
+        self.leave_game_camera();
         // World units per CSS pixel at the target's depth.
         let scale =
             2.0 * self.distance() * (FOV_DEGREES.to_radians() * 0.5).tan() / self.height as f32;
@@ -469,6 +544,7 @@ impl Renderer {
     /// Zoom exponentially: positive `steps` move closer (one wheel notch is about 1). The
     /// far limit is generous so that distance-switched LODs can be seen to switch.
     pub fn zoom(&mut self, steps: f32) {
+        self.leave_game_camera();
         let distance = self.distance();
         let factor = (-steps * 0.15).exp();
         let r = self.radius();
@@ -496,6 +572,7 @@ impl Renderer {
     /// only ever covers part of the way there, so it never passes the surface. With nothing
     /// under the cursor (or flying) this is [`Self::zoom`].
     pub fn zoom_at(&mut self, steps: f32, x: f32, y: f32, seconds: f64) {
+        self.leave_game_camera();
         let hit = (self.camera_mode == CameraMode::Orbit)
             .then(|| self.pick(x, y, seconds))
             .flatten();
@@ -907,6 +984,9 @@ impl Renderer {
             target.clear(ClearState::depth(1.0));
             calls += 1;
         }
+        if self.camera_mode == CameraMode::Game {
+            calls += self.draw_backdrop(&target);
+        }
         let cull = if self.options.cull_back {
             Cull::Back
         } else {
@@ -976,7 +1056,48 @@ impl Renderer {
         calls
     }
 
-    /// Read back the frame just drawn (bottom row first).
+    /// The picture the game draws behind the scene, on its frame, under everything.
+    fn draw_backdrop(&mut self, target: &RenderTarget) -> u32 {
+        let (w, h) = (self.width, self.height);
+        let aspect = w as f32 / h as f32;
+        let Some(camera) = self.game_camera().cloned() else {
+            return 0;
+        };
+        if self.backdrop.is_none() {
+            let texture = camera
+                .backdrop
+                .and_then(|t| self.main()?.scene.textures.get(t as usize))
+                .filter(|t| {
+                    t.texels.rgba.len() == 4 * t.texels.width as usize * t.texels.height as usize
+                })
+                .map(|t| game_camera::backdrop_texture(&self.context, &t.texels));
+            self.backdrop = Some(texture);
+        }
+        let Some(Some(texture)) = self.backdrop.clone() else {
+            return 0;
+        };
+        let rect = game_camera::frame_on_screen(&camera, aspect);
+        if self.backdrop_quad.as_ref().is_none_or(|(r, _)| *r != rect) {
+            self.backdrop_quad = Some((rect, game_camera::backdrop(&self.context, texture, rect)));
+        }
+        let Some((_, quad)) = &self.backdrop_quad else {
+            return 0;
+        };
+        let flat = Camera::new_orthographic(
+            Viewport::new_at_origo(w, h),
+            vec3(0.0, 0.0, 1.0),
+            vec3(0.0, 0.0, 0.0),
+            vec3(0.0, 1.0, 0.0),
+            2.0,
+            0.1,
+            10.0,
+        );
+        target.render(&flat, [quad], &[]);
+        target.clear(ClearState::depth(1.0));
+        1
+    }
+
+    /// Read back the frame just drawn (top row first: three-d turns GL's rows over).
     pub fn read_pixels(&mut self) -> Vec<[u8; 4]> {
         let target = RenderTarget::screen(&self.context, self.width, self.height);
         target.read_color::<[u8; 4]>()

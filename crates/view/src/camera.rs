@@ -11,7 +11,8 @@ pub struct CameraState {
     pub target: [f32; 3],
     pub fov: f32,
 }
-/// How the camera moves: around a target, or flying (looking where it goes).
+/// How the camera moves: around a target, flying (looking where it goes), or fixed where
+/// the file's own camera is (an FF7 field's, through which its game shows it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "lowercase")]
@@ -19,6 +20,7 @@ pub enum CameraMode {
     #[default]
     Orbit,
     Fly,
+    Game,
 }
 
 /// A viewpoint of the scene on show, in world space.

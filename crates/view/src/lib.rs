@@ -10,6 +10,7 @@ pub mod camera;
 pub mod clock;
 pub mod compare;
 pub mod frames;
+pub mod game_view;
 pub mod layers;
 pub mod link;
 pub mod measure;
@@ -36,7 +37,7 @@ pub struct Words {
     pub backgrounds: [Background; 3],
     pub lightings: [Lighting; 4],
     pub axis_views: [AxisView; 3],
-    pub camera_modes: [CameraMode; 2],
+    pub camera_modes: [CameraMode; 3],
     pub compare_modes: [CompareMode; 5],
     /// How an export writes a skeleton.
     pub rigs: [Rig; 2],
@@ -46,7 +47,7 @@ pub const WORDS: Words = Words {
     backgrounds: Background::ALL,
     lightings: Lighting::ALL,
     axis_views: AxisView::ALL,
-    camera_modes: [CameraMode::Orbit, CameraMode::Fly],
+    camera_modes: [CameraMode::Orbit, CameraMode::Fly, CameraMode::Game],
     compare_modes: CompareMode::ALL,
     rigs: Rig::ALL,
 };
@@ -58,7 +59,7 @@ mod tests {
         let w = serde_json::to_value(super::WORDS).unwrap();
         assert_eq!(
             w,
-            serde_json::json!({ "backgrounds": ["dark", "light", "checker"], "lightings": ["game", "sun", "camera", "stored"], "axisViews": ["front", "side", "top"], "cameraModes": ["orbit", "fly"], "compareModes": ["a", "b", "overlay", "split", "difference"], "rigs": ["skin", "nodes"] })
+            serde_json::json!({ "backgrounds": ["dark", "light", "checker"], "lightings": ["game", "sun", "camera", "stored"], "axisViews": ["front", "side", "top"], "cameraModes": ["orbit", "fly", "game"], "compareModes": ["a", "b", "overlay", "split", "difference"], "rigs": ["skin", "nodes"] })
         );
     }
 }

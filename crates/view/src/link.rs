@@ -37,6 +37,8 @@ pub struct ViewLink {
     pub paused: bool,
     /// The camera flies.
     pub fly: bool,
+    /// Looking through the file's own camera (an FF7 field's): `cam` is where it is.
+    pub game: bool,
     /// Looking from viewpoint `view` (a world's dropzone).
     pub view: Option<usize>,
     /// Layers not shown (destroyed damage zones among them).
@@ -72,6 +74,8 @@ pub struct ViewerPart<'a> {
     pub options: &'a ViewOptions,
     pub camera: CameraState,
     pub fly: bool,
+    /// Looking through the file's own camera.
+    pub game: bool,
     /// Something moves with the clock; where the clock is; whether it runs.
     pub animating: bool,
     pub time: f64,
@@ -187,6 +191,7 @@ impl ViewLink {
             t: get("t").and_then(finite),
             paused: flag("paused"),
             fly: get("mode") == Some("fly"),
+            game: get("mode") == Some("game"),
             view: get("view").and_then(count),
             hide: get("hide")
                 .map(|h| {
@@ -239,7 +244,7 @@ impl ViewLink {
             ("chunk", int(self.chunk)),
             ("t", num(self.t)),
             ("paused", flag(self.paused, "1")),
-            ("mode", flag(self.fly, "fly")),
+            ("mode", flag(self.fly, "fly").or(flag(self.game, "game"))),
             ("view", int(self.view)),
             ("hide", joined(self.hide.clone())),
             ("choice", int(self.choice)),
@@ -289,6 +294,7 @@ impl ViewLink {
             t: v.animating.then_some(v.time),
             paused: shown && v.animating && !v.playing,
             fly: shown && v.fly,
+            game: shown && v.game,
             hide: if shown { v.hidden } else { Vec::new() },
             choice: if shown { v.choice } else { None },
             skeleton: shown && o.skeleton,
@@ -425,6 +431,14 @@ mod tests {
     }
 
     #[test]
+    fn the_game_camera_is_a_mode_of_its_own() {
+        let l = ViewLink::parse("path=FIELD%2FNMKIN_1.DAT&mode=game");
+        assert!(l.game && !l.fly);
+        assert_eq!(l.fragment(), "#path=FIELD%2FNMKIN_1.DAT&mode=game");
+        assert!(!ViewLink::parse("mode=fly").game);
+    }
+
+    #[test]
     fn numbers_go_out_to_four_decimals_as_the_page_wrote_them() {
         for (x, text) in [
             (0.5, "0.5"),
@@ -456,6 +470,7 @@ mod tests {
                 fov: 45.0,
             },
             fly: true,
+            game: false,
             animating: false,
             time: 2.0,
             playing: true,

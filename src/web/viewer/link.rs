@@ -34,6 +34,7 @@ impl Viewer {
             options: &self.renderer.options,
             camera: self.renderer.camera_state(),
             fly: self.renderer.camera_mode == CameraMode::Fly,
+            game: self.renderer.camera_mode == CameraMode::Game,
             animating: self.renderer.animating(),
             time: self.animation_time(),
             playing: self.clock.playing,
@@ -61,15 +62,18 @@ impl Viewer {
         }
         link.option_changes().apply(&mut self.renderer.options);
         let at_viewpoint = link.view.is_some_and(|v| self.look_from(v));
-        if !at_viewpoint {
+        // Through the file's own camera: where it is, whatever the link's camera says.
+        let through_game =
+            !at_viewpoint && link.game && self.renderer.set_camera_mode(CameraMode::Game);
+        if !at_viewpoint && !through_game {
             if let Some(cam) = link.cam {
                 self.renderer.set_camera_state(cam);
             }
-            self.renderer.camera_mode = if link.fly {
+            self.renderer.set_camera_mode(if link.fly {
                 CameraMode::Fly
             } else {
                 CameraMode::Orbit
-            };
+            });
         }
         // Stopped first, then set: a clock still running between the two would move on.
         if link.paused {

@@ -231,7 +231,7 @@ impl Viewer {
         })
     }
 
-    /// "orbit" or "fly".
+    /// "orbit", "fly" or "game".
     #[wasm_bindgen(js_name = cameraMode, unchecked_return_type = "CameraMode")]
     pub fn camera_mode(&self) -> Result<JsValue, JsValue> {
         to_js(&self.renderer.camera_mode)
@@ -241,8 +241,23 @@ impl Viewer {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "CameraMode")] mode: JsValue,
     ) -> Result<(), JsValue> {
-        self.renderer.camera_mode = serde_wasm_bindgen::from_value::<CameraMode>(mode)?;
+        let mode = serde_wasm_bindgen::from_value::<CameraMode>(mode)?;
+        if !self.renderer.set_camera_mode(mode) {
+            return Err(js_error("the file on show has no game camera"));
+        }
         Ok(())
+    }
+    /// The game camera of the file on show (an FF7 field's), or null: its name, what the
+    /// viewer says of it, its picture's frame and whether the picture is there.
+    #[wasm_bindgen(js_name = gameCamera, unchecked_return_type = "GameCameraShown | null")]
+    pub fn game_camera(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.renderer.game_camera().map(|c| GameCameraShown {
+            name: c.name.clone(),
+            notes: c.notes.clone(),
+            frame: c.frame,
+            projection: c.projection,
+            background: c.backdrop.is_some(),
+        }))
     }
     /// Turn the view (radians about the up axis, then about the view's right).
     pub fn look(&mut self, yaw: f32, pitch: f32) {
@@ -273,8 +288,8 @@ impl Viewer {
         else {
             return false;
         };
+        self.renderer.set_camera_mode(CameraMode::Fly);
         self.renderer.look_from(&v);
-        self.renderer.camera_mode = CameraMode::Fly;
         true
     }
     /// Look along an axis: "front", "side" or "top" (`viewWords().axisViews`).
@@ -593,16 +608,8 @@ impl Viewer {
     #[wasm_bindgen(js_name = readPixels)]
     pub fn read_pixels(&mut self) -> Result<Vec<u8>, JsValue> {
         self.draw()?;
-        let pixels = self.renderer.read_pixels();
-        let (w, _) = self.renderer.size();
-        // read_color returns the bottom row first.
-        Ok(pixels
-            .chunks(w as usize)
-            .rev()
-            .flatten()
-            .flatten()
-            .copied()
-            .collect())
+        // three-d's read_color turns GL's rows the right way up: the top row comes first.
+        Ok(self.renderer.read_pixels().into_iter().flatten().collect())
     }
 }
 
@@ -633,6 +640,19 @@ impl Viewer {
             }
         }
     }
+}
+
+/// A file's own camera, as the page shows it.
+#[derive(Serialize, tsify::Tsify)]
+pub struct GameCameraShown {
+    name: String,
+    notes: Vec<String>,
+    /// The picture's frame: min x, min y, max x, max y, pixels from its centre.
+    frame: [i32; 4],
+    /// The projection distance, in pixels.
+    projection: f32,
+    /// The picture the game draws behind the scene is there.
+    background: bool,
 }
 
 /// Batches of the scene on show uploaded to the GPU so far, of all there are.
