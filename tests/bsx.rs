@@ -1306,9 +1306,9 @@ fn a_characters_bcx_alone_names_its_clips_after_it_and_says_which_character_it_i
     assert_eq!(
         names,
         [
-            "CLOUD animation 0",
-            "CLOUD animation 1",
-            "CLOUD animation 2"
+            "CLOUD animation 0 (stand)",
+            "CLOUD animation 1 (walk)",
+            "CLOUD animation 2 (run)"
         ]
     );
     assert_eq!(scene.skins.len(), 1);

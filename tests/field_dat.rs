@@ -394,11 +394,26 @@ fn a_field_opens_as_its_walkmesh_with_its_gateways_and_each_triangle_picks_its_r
         let floor = mesh(0).unwrap();
         assert_eq!(floor.indices.len(), 3 * n, "{name}");
         assert_eq!(mesh(1).unwrap().indices.len(), 3 * n);
-        // A gateway is its line and its arrow.
-        assert_eq!(
-            mesh(2).map_or(0, |p| p.indices.len()),
-            6 * gateways,
-            "{name}"
+        // A gateway is its line and its arrow, on a node named by the map it leads to.
+        let lines: Vec<(&str, usize)> = scene
+            .nodes
+            .iter()
+            .filter(|n| n.layer == Some(2) && n.mesh.is_some())
+            .map(|n| {
+                (
+                    n.name.as_deref().unwrap_or(""),
+                    scene.meshes[n.mesh.unwrap() as usize].primitives[0]
+                        .indices
+                        .len(),
+                )
+            })
+            .collect();
+        assert_eq!(lines.len(), gateways, "{name}");
+        assert!(
+            lines
+                .iter()
+                .all(|(n, i)| n.starts_with("gateway to map ") && *i == 6),
+            "{name}: {lines:?}"
         );
         // The floor's vertices are the walkmesh's, and triangle t picks the record of triangle t.
         let v = doc.inspector().unwrap();

@@ -85,11 +85,19 @@ before(async () => {
         args: [join(dir, file), '--model', String(k)],
         rig,
         prefix: `model ${k}`,
+        // A playable character's (global id 1..9): its first three clips are named.
+        character: model.character >= 1 && model.character <= 9,
       });
     });
   }
   for (const file of ['CLOUD.BCX', 'BALLET.BCX', 'TIFA.BCX'])
-    exports.push({ name: file, args: [join(dir, file)], rig: bcx(file), prefix: file.replace('.BCX', '') });
+    exports.push({
+      name: file,
+      args: [join(dir, file)],
+      rig: bcx(file),
+      prefix: file.replace('.BCX', ''),
+      character: true,
+    });
   for (const e of exports) {
     for (const rig of ['skin', 'nodes']) {
       const path = join(out, `${e.name.replaceAll(' ', '_')}.${rig}.glb`);
@@ -111,12 +119,16 @@ function gltfJson(glb) {
 }
 
 // Per clip (by its index in the rig), per frame, every joint where the notes put it.
+// A clip's name in the export: a character's stand, walk and run say so.
+const clipName = (e, n) =>
+  `${e.prefix} animation ${n}${e.character && n < 3 ? ` (${['stand', 'walk', 'run'][n]})` : ''}`;
+
 function expected(e) {
   const clips = new Map();
   e.rig.animations.forEach((anim, n) => {
     if (!anim) return;
     clips.set(
-      `${e.prefix} animation ${n}`,
+      clipName(e, n),
       Array.from({ length: Math.max(anim.frames, 1) }, (_, f) => jointsAt(e.rig, anim, f)),
     );
   });
@@ -173,7 +185,7 @@ test('every FF7 model exports as a skin the Khronos validator finds nothing in, 
     // Every clip lasts its frames, a still one too.
     e.rig.animations.forEach((anim, n) => {
       if (!anim) return;
-      const a = json.animations.find(x => x.name === `${e.prefix} animation ${n}`);
+      const a = json.animations.find(x => x.name === clipName(e, n));
       const end = Math.max(...a.samplers.map(s => json.accessors[s.input].max[0]));
       assert.ok(
         Math.abs(end - Math.max(anim.frames, 1) / 30) < 1e-6,

@@ -426,9 +426,10 @@ pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras
                 continue;
             }
             let clip = scene.clips.len() as u32;
-            scene.clips.push(animation_clip(&format!("{model_name} animation {a}"), anim, data, &rig, &bones));
             // A character's first three clips are its stand, walk and run; the rest keep numbers.
             let known = (file.bcx.is_some() || super::character_file(m.global_id).is_some()).then(|| super::CHARACTER_CLIPS.get(a)).flatten();
+            let clip_name = known.map_or(format!("{model_name} animation {a}"), |n| format!("{model_name} animation {a} ({n})"));
+            scene.clips.push(animation_clip(&clip_name, anim, data, &rig, &bones));
             let what = known.map_or(format!("animation {a}"), |n| format!("animation {a}, {n}"));
             options.push(ChoiceOption { label: format!("model {k}: {what} ({})", count(anim.frames, "frame")), layers: vec![layer], clip: Some(clip) });
         }

@@ -79,14 +79,15 @@ pub fn build(name: &str, d: &DatFile, pass: Option<&InitPass>, rows: &Rows, name
         scene.add_node(Some(root), Node { name: Some(LAYERS[k].into()), mesh: Some(mesh), layer: Some(layers[k]), ..Default::default() });
     }
     if let Ok(t) = &d.triggers {
+        // Each gateway a node of its own, named by where it leads (an export lists them).
         let centre = centre_of(w);
-        let mut prim = Primitive { material: gateway, ..Default::default() };
-        for g in &t.gateways {
+        let group = (!t.gateways.is_empty()).then(|| scene.add_node(Some(root), Node { name: Some("gateways".into()), layer: Some(layers[2]), ..Default::default() }));
+        for (g, parent) in t.gateways.iter().zip(std::iter::repeat(group).flatten()) {
+            let mut prim = Primitive { material: gateway, ..Default::default() };
             line_with_arrow(&mut prim, g.line.map(|p| p.map(|c| c as f32)), centre);
-        }
-        if !prim.indices.is_empty() {
-            let mesh = scene.add_mesh(Mesh { name: Some("gateways".into()), primitives: vec![prim] });
-            scene.add_node(Some(root), Node { name: Some("gateways".into()), mesh: Some(mesh), layer: Some(layers[2]), ..Default::default() });
+            let name = format!("gateway to map {}", g.map);
+            let mesh = scene.add_mesh(Mesh { name: Some(name.clone()), primitives: vec![prim] });
+            scene.add_node(Some(parent), Node { name: Some(name), mesh: Some(mesh), layer: Some(layers[2]), ..Default::default() });
         }
     }
     Some(scene)

@@ -675,6 +675,7 @@ fn add_scenes(
         .map(|i| zone_placement(scene, i))
         .collect();
     let lods = scene.lod_count();
+    let cameras = add_cameras(b, scene);
     let mut copies = Vec::new();
     for &lod in exported {
         for (label, hidden) in views {
@@ -689,6 +690,7 @@ fn add_scenes(
             let mut roots: Vec<Index<json::Node>> =
                 scene.roots().filter_map(|r| index[r as usize]).collect();
             skin::place_skins(b, scene, skins, &index, &mut roots);
+            roots.extend(&cameras);
             let mut name = if lods > 1 {
                 format!("{} (LOD {lod})", scene.name)
             } else {
@@ -707,6 +709,48 @@ fn add_scenes(
         }
     }
     copies
+}
+
+/// The scene's game cameras (an FF7 field's) as glTF perspective cameras on nodes of their
+/// own at the scene's root, in every glTF scene: where the camera is, looking along its
+/// third row with its picture's up, its frame's height as the vertical field of view (a
+/// glTF camera is centred: an uneven frame is widened to its larger side).
+fn add_cameras(b: &mut Builder, scene: &Scene) -> Vec<Index<json::Node>> {
+    scene
+        .cameras
+        .iter()
+        .map(|c| {
+            let row = |i: usize| glam::Vec3::from(c.rotation[i]).normalize_or_zero();
+            // glTF's camera looks down its −Z with +Y up: its axes in the scene.
+            let axes = glam::Mat3::from_cols(row(0), -row(1), -row(2));
+            let [x0, y0, x1, y1] = c.frame.map(|v| v as f32);
+            let (half_x, half_y) = (x0.abs().max(x1.abs()).max(1.0), y0.abs().max(y1.abs()).max(1.0));
+            let projection = c.projection.max(1.0);
+            let camera = b.root.push(json::Camera {
+                name: Some(c.name.clone()),
+                orthographic: None,
+                perspective: Some(json::camera::Perspective {
+                    aspect_ratio: Some(half_x / half_y),
+                    yfov: 2.0 * (half_y / projection).atan(),
+                    zfar: None,
+                    znear: 1.0,
+                    extensions: None,
+                    extras: Default::default(),
+                }),
+                type_: Valid(json::camera::Type::Perspective),
+                extensions: None,
+                extras: Default::default(),
+            });
+            b.root.push(json::Node {
+                name: Some(c.name.clone()),
+                camera: Some(camera),
+                translation: Some(c.eye()),
+                rotation: Some(json::scene::UnitQuaternion(glam::Quat::from_mat3(&axes).normalize().to_array())),
+                extras: extras(&serde_json::json!({ "projection": c.projection, "frame": c.frame, "notes": c.notes })),
+                ..Default::default()
+            })
+        })
+        .collect()
 }
 
 /// The nodes `visible` marks, children before parents so that each parent lists them; a
