@@ -78,6 +78,7 @@ if [ -n "$smoke" ]; then
   run "the browser's share, a bare page" node tests/bench/listing.mjs 300
   run "ratio world / floor" node tests/bench/world.mjs
   run "first rasterised frame, with the game's lighting" node tests/bench/field-lighting.mjs
+  run "ratio field scene / its models alone" node tests/bench/field-scene.mjs
   run "bytes sent / file size" node tests/bench/disc.mjs 40 20
   run "second open / first" node tests/bench/sevenz.mjs 8
   run "ratio census / 7zz t" python3 tests/bench/sevenz-census.py --files 300 --runs 1
@@ -94,6 +95,7 @@ node tests/bench/big-model.mjs
 node tests/bench/listing.mjs 2000 20000
 node tests/bench/world.mjs "${1:-9}"
 node tests/bench/field-lighting.mjs "${1:-9}"
+node tests/bench/field-scene.mjs "${1:-9}"
 node tests/bench/disc.mjs
 node tests/bench/sevenz.mjs
 python3 tests/bench/sevenz-census.py

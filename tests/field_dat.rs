@@ -538,3 +538,81 @@ fn each_model_stands_where_the_init_puts_it_facing_its_way_playing_its_idle_anim
         );
     }
 }
+
+/// `relicview info --json --set …` on a real field.
+fn info_with(name: &str, set: &[&str]) -> serde_json::Value {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("../shared/testdata/ff7-disc/{name}.DAT"));
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_relicview"));
+    cmd.args(["info", "--json"]).arg(&path);
+    for s in set {
+        cmd.args(["--set", s]);
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The init pass reads the story's progress (bank 2, address 0) where the game would: every
+/// condition it tested is one on that variable, and whether it held is worked out here from
+/// the condition's own bytes (docs/formats/field-dat.md, "Scripts") for each value set.
+#[test]
+fn a_story_moment_set_by_hand_takes_the_init_s_other_branches() {
+    let b = unpacked("MD1_1");
+    let mut hidden_by_value = Vec::new();
+    for value in [0, 6, 7, 9, 300] {
+        let info = info_with("MD1_1", &[&format!("2:0={value}")]);
+        let field = &info["field"];
+        assert_eq!(
+            field["state"],
+            serde_json::json!([{"bank": 2, "address": 0, "value": value}])
+        );
+        let branches = field["branches"].as_array().unwrap();
+        assert!(!branches.is_empty());
+        for br in branches {
+            let at = br["at"].as_u64().unwrap() as usize;
+            // IFSW (0x16): banks, a: u16, b: u16, condition; here a is [2:0] and b a number.
+            assert_eq!((b[at], b[at + 1] >> 4, b[at + 2]), (0x16, 2, 0), "at {at}");
+            let against = i16::from_le_bytes([b[at + 4], b[at + 5]]) as i32;
+            let held = match b[at + 6] {
+                0 => value == against,
+                1 => value != against,
+                2 => value > against,
+                3 => value < against,
+                4 => value >= against,
+                5 => value <= against,
+                c => panic!("condition {c} at {at}"),
+            };
+            assert_eq!(br["taken"], held, "{value}: {br}");
+        }
+        let hidden = field["models"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["visible"] == false)
+            .count();
+        hidden_by_value.push(hidden);
+    }
+    // Later in the story the station's people have gone: more of them hidden.
+    assert!(
+        hidden_by_value[2] > hidden_by_value[0],
+        "{hidden_by_value:?}"
+    );
+    assert_eq!(
+        info_with("MD1_1", &[])["field"]["state"],
+        serde_json::json!([])
+    );
+    // A bank the game has not is refused, naming what is expected.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_relicview"))
+        .args(["info", "--set", "9:0=1", "x.DAT"])
+        .output()
+        .unwrap();
+    assert!(
+        !out.status.success()
+            && String::from_utf8_lossy(&out.stderr).contains("BANK:ADDRESS=VALUE")
+    );
+}

@@ -5,6 +5,7 @@ use relicview::archive::{self, Archive, ArchiveIndex, FileSource, Opened};
 use relicview::census::{self, Census};
 use relicview::disk::{read_regular, Disk, DiskSource};
 use relicview::formats::registry::{Kind, Purpose};
+use relicview::formats::GameVariable;
 use relicview::serve::ListedFile;
 use relicview::{demo, gltf, publish, serve};
 use std::cell::RefCell;
@@ -67,6 +68,11 @@ enum Command {
         /// The archive the file belongs to: resolve its material libraries there.
         #[arg(long)]
         root: Option<PathBuf>,
+        /// Set one of the game's variables the file's scripts read, BANK:ADDRESS=VALUE (an
+        /// FF7 field's init branches on them: 2:0 is the story's progress); repeatable.
+        /// Every other variable is 0.
+        #[arg(long = "set", value_name = "BANK:ADDRESS=VALUE", value_parser = GameVariable::parse)]
+        set: Vec<GameVariable>,
         /// Refuse files larger than this many bytes.
         #[arg(long, default_value_t = DEFAULT_MAX_BYTES)]
         max_bytes: u64,
@@ -110,6 +116,10 @@ enum Command {
         /// The archive the file belongs to: resolve its materials and textures there.
         #[arg(long)]
         root: Option<PathBuf>,
+        /// Set one of the game's variables, as for info (an FF7 field's scene is built with
+        /// it); repeatable.
+        #[arg(long = "set", value_name = "BANK:ADDRESS=VALUE", value_parser = GameVariable::parse)]
+        set: Vec<GameVariable>,
         /// Where to write the .glb (with --all, the folder to write into).
         #[arg(short, long)]
         out: PathBuf,
@@ -244,12 +254,12 @@ fn finish(text: &str, code: ExitCode) -> ExitCode {
 
 fn main() -> ExitCode {
     match Cli::parse().command {
-        Command::Info { file, json, root, max_bytes } => run_info(&file, json, root.as_deref(), max_bytes),
+        Command::Info { file, json, root, max_bytes, set } => run_info(&file, json, root.as_deref(), max_bytes, &set),
         Command::Inspect { file, json, root, fields, max_bytes } => run_inspect(&file, json, root.as_deref(), fields, max_bytes),
         Command::Export { file, all: true, out, json, lods, rig, max_bytes, .. } => run_export_all(&file, &out, json, lods == ExportLods::All, rig, max_bytes),
-        Command::Export { file, root, out, background: true, max_bytes, .. } => run_export_background(&file, root.as_deref(), &out, max_bytes),
-        Command::Export { file, root, out, lod, lods, model, lighting, rig, max_bytes, .. } => {
-            run_export(&file, root.as_deref(), &out, ExportAsked { lod, all_lods: lods == ExportLods::All, model, lighting, rig }, max_bytes)
+        Command::Export { file, root, out, background: true, max_bytes, set, .. } => run_export_background(&file, root.as_deref(), &out, max_bytes, &set),
+        Command::Export { file, root, out, lod, lods, model, lighting, rig, max_bytes, set, .. } => {
+            run_export(&file, root.as_deref(), &out, ExportAsked { lod, all_lods: lods == ExportLods::All, model, lighting, rig, state: set }, max_bytes)
         }
         Command::Census { dir, json, max_bytes } => run_census(&dir, json, max_bytes),
         Command::Diff { a, b, json, root, max_bytes } => run_diff(&a, &b, json, root.as_deref(), max_bytes),
@@ -384,6 +394,7 @@ fn open(
     root: Option<&Path>,
     max_bytes: u64,
     purpose: Purpose,
+    state: &[GameVariable],
 ) -> Result<Opened, String> {
     let inside = if file.is_file() {
         None
@@ -477,6 +488,8 @@ fn open(
             }
         })?,
     };
+    let mut archive = archive;
+    archive.game_state = state.to_vec();
     let archive = RefCell::new(archive);
     Ok(pollster::block_on(archive::open_bytes(
         &archive, &source, &path, bytes, purpose,
@@ -499,10 +512,16 @@ fn beside(file: &Path) -> Vec<(String, Option<Kind>, PathBuf)> {
 }
 const BESIDE_MAX: usize = 10_000;
 
-fn run_info(file: &Path, json: bool, root: Option<&Path>, max_bytes: u64) -> ExitCode {
+fn run_info(
+    file: &Path,
+    json: bool,
+    root: Option<&Path>,
+    max_bytes: u64,
+    state: &[GameVariable],
+) -> ExitCode {
     use std::fmt::Write as _;
     // A summary needs no inspector view.
-    let opened = match open(file, root, max_bytes, Purpose::Asset) {
+    let opened = match open(file, root, max_bytes, Purpose::Asset, state) {
         Ok(o) => o,
         Err(e) => return fail(json, &e, None),
     };
@@ -555,7 +574,7 @@ fn run_inspect(
     max_bytes: u64,
 ) -> ExitCode {
     use std::fmt::Write as _;
-    let opened = match open(file, root, max_bytes, Purpose::Show) {
+    let opened = match open(file, root, max_bytes, Purpose::Show, &[]) {
         Ok(o) => o,
         Err(e) => return fail(json, &e, None),
     };
@@ -690,8 +709,8 @@ fn run_diff(a: &Path, b: &Path, json: bool, root: Option<&Path>, max_bytes: u64)
     use std::fmt::Write as _;
     // The records are the inspector's: both files are opened to be shown.
     let (oa, ob) = match (
-        open(a, root, max_bytes, Purpose::Show),
-        open(b, root, max_bytes, Purpose::Show),
+        open(a, root, max_bytes, Purpose::Show, &[]),
+        open(b, root, max_bytes, Purpose::Show, &[]),
     ) {
         (Ok(oa), Ok(ob)) => (oa, ob),
         (Err(e), _) | (_, Err(e)) => {
@@ -815,6 +834,7 @@ struct ExportAsked {
     model: Option<usize>,
     lighting: ExportLighting,
     rig: gltf::Rig,
+    state: Vec<GameVariable>,
 }
 
 fn run_export(
@@ -830,8 +850,9 @@ fn run_export(
         model,
         lighting,
         rig,
+        state,
     } = asked;
-    let opened = match open(file, root, max_bytes, Purpose::Asset) {
+    let opened = match open(file, root, max_bytes, Purpose::Asset, &state) {
         Ok(o) => o,
         Err(e) => return fail(false, &e, None),
     };
@@ -935,7 +956,13 @@ fn run_export(
 /// `export --background`: the picture a file's game camera shows behind its scene, as a PNG.
 /// The archive is the file's folder unless `root` says otherwise (the .MIM lies beside the
 /// .DAT).
-fn run_export_background(file: &Path, root: Option<&Path>, out: &Path, max_bytes: u64) -> ExitCode {
+fn run_export_background(
+    file: &Path,
+    root: Option<&Path>,
+    out: &Path,
+    max_bytes: u64,
+    state: &[GameVariable],
+) -> ExitCode {
     let folder = file
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -945,6 +972,7 @@ fn run_export_background(file: &Path, root: Option<&Path>, out: &Path, max_bytes
         Some(root.unwrap_or(folder)),
         max_bytes,
         Purpose::Asset,
+        state,
     ) {
         Ok(o) => o,
         Err(e) => return fail(false, &e, None),

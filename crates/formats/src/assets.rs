@@ -18,6 +18,54 @@ pub trait Assets {
     fn failure(&self, path: &str) -> Option<&str>;
     /// Whether `path` has been read as an asset (successfully or not).
     fn known(&self, path: &str) -> bool;
+    /// The game's variables as the person set them (a story moment): what a file's scripts
+    /// read where they branch on the save game (an FF7 field's init). Unset ones are 0.
+    fn game_state(&self) -> &[GameVariable] {
+        &[]
+    }
+}
+
+/// One of the game's save variables set by hand: `BANK:ADDRESS=VALUE`, as `--set` takes it
+/// (FF7's banks: 1–4, 11–15 and 7 the save game's, 5 and 6 the field's own scratch memory;
+/// docs/formats/field-dat.md, "Game state").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct GameVariable {
+    pub bank: u8,
+    pub address: u8,
+    pub value: i32,
+}
+
+impl GameVariable {
+    /// `BANK:ADDRESS=VALUE`, decimal (or hexadecimal with 0x); a bank the game has, an
+    /// address below 256, a value of 16 bits (signed or not).
+    pub fn parse(text: &str) -> Result<GameVariable, String> {
+        let expected = || {
+            format!("{text:?}: expected BANK:ADDRESS=VALUE (as 2:0=5), a bank of 1 to 7 or 11 to 15, an address below 256 and a 16-bit value")
+        };
+        let number = |t: &str| -> Option<i64> {
+            let t = t.trim();
+            match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+                Some(hex) => i64::from_str_radix(hex, 16).ok(),
+                None => t.parse().ok(),
+            }
+        };
+        let (place, value) = text.split_once('=').ok_or_else(expected)?;
+        let (bank, address) = place.split_once(':').ok_or_else(expected)?;
+        let (bank, address, value) = (
+            number(bank).ok_or_else(expected)?,
+            number(address).ok_or_else(expected)?,
+            number(value).ok_or_else(expected)?,
+        );
+        let bank_known = matches!(bank, 1..=7 | 11..=15);
+        if !bank_known || !(0..256).contains(&address) || !(-32768..65536).contains(&value) {
+            return Err(expected());
+        }
+        Ok(GameVariable {
+            bank: bank as u8,
+            address: address as u8,
+            value: value as i32,
+        })
+    }
 }
 
 /// Which file a reference leads to.
@@ -82,6 +130,29 @@ pub fn base_name(reference: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_game_variable_is_bank_address_and_value() {
+        assert_eq!(
+            GameVariable::parse("2:0=5"),
+            Ok(GameVariable {
+                bank: 2,
+                address: 0,
+                value: 5
+            })
+        );
+        assert_eq!(
+            GameVariable::parse("0xB:0x10=-1"),
+            Ok(GameVariable {
+                bank: 11,
+                address: 16,
+                value: -1
+            })
+        );
+        for bad in ["2:0", "0:1=1", "8:1=1", "2:256=1", "2:1=70000", "x:1=1", ""] {
+            assert!(GameVariable::parse(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn path_helpers_read_the_file_name_only() {

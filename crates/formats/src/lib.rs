@@ -46,7 +46,9 @@ pub use crate::findings::{Diagnostic, ParseError, Severity};
 use crate::inspect::InspectorView;
 use crate::scene::Scene;
 use crate::texture::Texels;
-pub use assets::{base_name, extension, file_name, stem, Assets, NoAssets, Resolution};
+pub use assets::{
+    base_name, extension, file_name, stem, Assets, GameVariable, NoAssets, Resolution,
+};
 pub use kind::{Capabilities, Kind};
 use serde::Serialize;
 use std::any::Any;

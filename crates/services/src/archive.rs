@@ -178,6 +178,8 @@ pub struct Archive {
     /// How many records of each file use each entry of a table it indexes, by (lower-case
     /// path, table), once read: `table_user_rows` reads each file once.
     table_uses: HashMap<(String, String), TableUses>,
+    /// The game's variables as the person set them (`--set`), which scripts read.
+    pub game_state: Vec<crate::formats::GameVariable>,
 }
 
 /// What a file's records are ("polygon") and how many use each entry of a table: (entry,
@@ -263,6 +265,7 @@ impl Archive {
             refs: RefGraph::default(),
             resolves: true,
             table_uses: HashMap::new(),
+            game_state: Vec::new(),
         }
     }
 
@@ -508,6 +511,9 @@ impl Assets for Archive {
     }
     fn known(&self, path: &str) -> bool {
         Archive::known(self, path)
+    }
+    fn game_state(&self) -> &[crate::formats::GameVariable] {
+        &self.game_state
     }
 }
 

@@ -39,6 +39,9 @@ pub struct DatDocument {
     inspector: Option<InspectorView>,
     /// The inspector records picks go to.
     rows: super::scene::Rows,
+    /// The game's variables the scene was built with (every other one 0): `info` says what
+    /// the same state gives.
+    state: Vec<crate::GameVariable>,
 }
 
 pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
@@ -64,7 +67,7 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
     });
     let rows_named = |name: &str| inspector.as_ref().map_or(Vec::new(), |v| v.chunks.iter().filter(|r| r.name == name).map(|r| r.index).collect());
     let rows = super::scene::Rows { triangles: rows_named("triangle"), slots: rows_named("model_slot") };
-    Box::new(DatDocument { kind, path: path.to_string(), stored, parsed, error, diagnostics: found.kept, inspector, rows })
+    Box::new(DatDocument { kind, path: path.to_string(), stored, parsed, error, diagnostics: found.kept, inspector, rows, state: Vec::new() })
 }
 
 /// One field's bytes: (offset, length, what, value).
@@ -271,7 +274,8 @@ impl Document for DatDocument {
     }
     fn build_scene(&mut self, assets: &dyn crate::Assets) -> Option<crate::scene::Scene> {
         let d = self.parsed.as_ref()?;
-        let pass = d.script.as_ref().ok().map(|s| init::run(s, self.stored.bytes(), &mut init::Memory::default()));
+        self.state = assets.game_state().to_vec();
+        let pass = d.script.as_ref().ok().map(|s| init::run(s, self.stored.bytes(), &mut memory(&self.state)));
         let models = self.models_file(assets).and_then(|p| assets.get(&p)).and_then(|doc| doc.scene_as_asset(assets));
         let names: Vec<String> = d.script.as_ref().map_or(Vec::new(), |s| s.actors.iter().enumerate().map(|(k, (_, n))| actor_label(n, k)).collect());
         let mut scene = super::scene::build(crate::stem(&self.path), d, pass.as_ref(), &self.rows, &names, models)?;
@@ -298,13 +302,15 @@ impl Document for DatDocument {
             let to: Vec<String> = t.gateways.iter().map(|g| format!("map {}", g.map)).collect();
             rows.push(InfoRow::new("gateways", if to.is_empty() { "none".to_string() } else { to.join(", ") }));
         }
+        let state: Vec<String> = self.state.iter().map(|v| format!("{}:{}={}", v.bank, v.address, v.value)).collect();
+        rows.push(InfoRow::new("game state", if state.is_empty() { "every variable 0 (relicview --set BANK:ADDRESS=VALUE sets one)".to_string() } else { format!("{}, every other variable 0", state.join(", ")) }));
         if let Ok(l) = &d.loader {
             rows.push(InfoRow::new("models", count(l.len(), "model slot")));
         }
         rows
     }
     fn info_json(&self) -> String {
-        let field = self.parsed.as_ref().map(|d| field_json(d, self.stored.bytes()));
+        let field = self.parsed.as_ref().map(|d| field_json(d, self.stored.bytes(), &self.state));
         let fields = serde_json::json!({
             "format": "field-dat",
             "kind": self.kind,
@@ -316,12 +322,22 @@ impl Document for DatDocument {
     }
 }
 
+/// The init pass's memory: every variable 0 but those `state` sets.
+fn memory(state: &[crate::GameVariable]) -> init::Memory {
+    let mut m = init::Memory::default();
+    for v in state {
+        m.set(v.bank, v.address, v.value);
+    }
+    m
+}
+
 /// `info --json`'s "field": the script's name, its entities and their model slots, every
-/// model where the init pass puts it (every variable 0), the conditions it tested, the
-/// walkmesh's size and bounds, the camera, the gateways; in the field's own units and axes.
-fn field_json(d: &DatFile, bytes: &[u8]) -> serde_json::Value {
+/// model where the init pass puts it (every variable 0 but those `state` sets), the
+/// conditions it tested, the walkmesh's size and bounds, the camera, the gateways; in the
+/// field's own units and axes.
+fn field_json(d: &DatFile, bytes: &[u8], state: &[crate::GameVariable]) -> serde_json::Value {
     let script = d.script.as_ref().ok();
-    let pass = script.map(|s| init::run(s, bytes, &mut init::Memory::default()));
+    let pass = script.map(|s| init::run(s, bytes, &mut memory(state)));
     let name_of = |k: usize| script.map(|s| actor_label(&s.actors[k].1, k)).unwrap_or_default();
     let entities: Vec<serde_json::Value> = script.map_or(Vec::new(), |s| {
         s.actors.iter().enumerate().map(|(k, (_, name))| serde_json::json!({"index": k, "name": name, "model": pass.as_ref().and_then(|p| p.entities[k].model)})).collect()
@@ -374,6 +390,7 @@ fn field_json(d: &DatFile, bytes: &[u8]) -> serde_json::Value {
         "walkmesh": walkmesh,
         "camera": camera,
         "gateways": gateways,
+        "state": state,
     })
 }
 
