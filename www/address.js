@@ -17,6 +17,7 @@ function currentView() {
     archive: state.source.archive ?? null,
     folder: state.source.folder ?? null,
     path: state.current,
+    state: shown ? state.session.gameState() || null : null,
     chunk: sel && sel.chunk !== null ? sel.chunk : null,
     view: state.viewpoint,
     // (Points of three numbers each: measure.js takes them from the core.)

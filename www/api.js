@@ -15,7 +15,7 @@ import {
   setOptions,
   stats,
 } from './controls.js';
-import { loadFiles, open } from './openflow.js';
+import { loadFiles, open, setGameState } from './openflow.js';
 import { checkArchive } from './check.js';
 import { exportGlb, exportRig, saveExport, saveScreenshot } from './exporting.js';
 import { describeAt, fit, flatState, setZoom } from './flatview.js';
@@ -189,6 +189,11 @@ export const api = {
   cameraMode: () => state.viewer.cameraMode(),
   // The file's own camera, or null: {name, notes, frame, projection, background}.
   gameCamera: () => state.viewer.gameCamera(),
+  // The game's variables set by hand ('2:0=7,3:1=1'; '' every variable 0), and setting them
+  // (an FF7 field's init places its models by them): the file on show opens again with
+  // them → its open (null where nothing changed). Rejects text that does not read.
+  gameState: () => state.session.gameState(),
+  setGameState: async (/** @type {string} */ text) => setGameState(text),
   // Look along an axis: 'front', 'side', 'top' → camera.
   axisView,
   // The scene's choice {name, options, selected} (a file's models and animations), and choosing.

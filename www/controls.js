@@ -7,6 +7,7 @@ import { followView } from './address.js';
 import { restoreMeasure, syncScaleBar } from './measure.js';
 import { syncParts } from './parts.js';
 import { syncDrawnRow, viewMessage } from './infopane.js';
+import { syncGameState } from './gamestate.js';
 
 // Put back what a link says of the view: the viewer's part (the core's: Viewer.restore),
 // then the page's: the viewpoint the camera took, the points measured, the record selected.
@@ -46,6 +47,7 @@ export function syncToolbar() {
   $('lighting-select').value = o.lighting;
   syncBackground();
   syncWorldControls();
+  syncGameState();
 }
 
 // The camera picker (orbit, fly, the scene's viewpoints), the layer switches and the

@@ -112,6 +112,7 @@ self.onmessage = async e => {
     await booted;
     if (m.type === 'listing') session.setListing(m.paths, m.lengths, m.kinds);
     else if (m.type === 'kinds') session.setKinds(m.kinds);
+    else if (m.type === 'state') session.setGameState(m.text);
     else if (m.type === 'open') await open(m.job, m.path);
   } catch (err) {
     if (m.type === 'open') self.postMessage({ type: 'failed', job: m.job, error: plainError(err) });

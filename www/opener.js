@@ -24,6 +24,8 @@ export class WorkerOpener {
     this.worker = null;
     /** @type {{ paths: string, lengths: Uint32Array, kinds: Uint8Array } | null} */
     this.listing = null;
+    // The game state the page's session has (Session.gameState), for the worker's.
+    this.gameState = '';
     /** @type {{ id: number, resolve: (file: RemoteFile) => void, reject: (err: unknown) => void } | null} */
     this.job = null; // {id, resolve, reject} of the open under way
     this.jobs = 0;
@@ -55,6 +57,13 @@ export class WorkerOpener {
     if (this.worker) this.worker.postMessage({ type: 'kinds', kinds });
   }
 
+  // The game's variables set by hand, as the page's session has them (Session.setGameState).
+  /** @param {string} text */
+  setGameState(text) {
+    this.gameState = text;
+    if (this.worker) this.worker.postMessage({ type: 'state', text });
+  }
+
   // Whether a worker can run here at all (false after one failed to start).
   get usable() {
     return !this.broken;
@@ -70,6 +79,7 @@ export class WorkerOpener {
     worker.postMessage({ type: 'init', module: this.module });
     this.started++;
     if (this.listing) worker.postMessage({ type: 'listing', ...this.listing });
+    if (this.gameState) worker.postMessage({ type: 'state', text: this.gameState });
     this.worker = worker;
   }
 

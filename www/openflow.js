@@ -34,6 +34,7 @@ import { recoverFromTrap } from './recovery.js';
 import { endLoading, loadingProgress, showListing, startLoading } from './loading.js';
 import { containerOfPath, expandContainers } from './containers.js';
 import { setComparing } from './compareview.js';
+import { applyGameState } from './gamestate.js';
 import { setView, viewOf } from './viewmode.js';
 import { requestCompare } from './requests.js';
 import {
@@ -381,6 +382,16 @@ function clearShown() {
   state.viewport.requestFrame();
 }
 
+// Set the game's variables (`BANK:ADDRESS=VALUE` …) and open the file on show again with
+// them, the view kept; throws on text that does not read. → the open, or null where nothing
+// changed or nothing is on show.
+/** @param {string} text */
+export function setGameState(text) {
+  const changed = applyGameState(text);
+  if (!changed || !state.current || state.compare) return null;
+  return open(state.current, { ...state.viewer.link(true), path: state.current });
+}
+
 // Restore the view a link describes: its file (with camera, LOD and chunk).
 /** @param {import('./urlstate.js').ViewLink} link */
 export function applyLink(link) {
@@ -398,12 +409,19 @@ export function applyLink(link) {
     return true;
   }
   if (!target) return false;
+  // The link's game state first: the file's scene is built with it.
+  let stateChanged = false;
+  try {
+    stateChanged = applyGameState(link.state ?? '');
+  } catch {
+    // A state that does not read is left out; the file opens with the one set.
+  }
   if (link.compare) {
     // Two files compared: the comparison flow sits above this one (it answers, requests.js).
     requestCompare(target.path, link.compare, link);
     return true;
   }
-  if (target.path === state.current && !state.compare) {
+  if (target.path === state.current && !state.compare && !stateChanged) {
     restoreView(link);
     syncToolbar();
     state.viewport.requestFrame();

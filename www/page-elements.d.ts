@@ -57,6 +57,8 @@ interface PageElements {
   'camera-select': HTMLSelectElement;
   'camera-note': HTMLParagraphElement;
   'axis-views': HTMLSpanElement;
+  'state-label': HTMLLabelElement;
+  'state-input': HTMLInputElement;
   'measure-button': HTMLButtonElement;
   'frame-button': HTMLButtonElement;
   'share-button': HTMLButtonElement;

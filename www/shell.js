@@ -10,7 +10,7 @@ import { $, message, state } from './state.js';
 import { button, viewMessage } from './infopane.js';
 import { share } from './address.js';
 import { axisView, choose, frame, setCamera, setClock, setOptions } from './controls.js';
-import { applyLink, loadEntries, loadFiles } from './openflow.js';
+import { applyLink, loadEntries, loadFiles, setGameState } from './openflow.js';
 import { checkArchive } from './check.js';
 import { saveExport, saveScreenshot } from './exporting.js';
 import { setMeasuring } from './measure.js';
@@ -118,6 +118,16 @@ export function bindShell() {
   $('camera-select').addEventListener('change', () => {
     const v = $('camera-select').value;
     setCamera(v.startsWith('view:') ? Number(v.slice(5)) : v).catch(() => {});
+  });
+  // The game state: a field opens again with the variables typed (Enter or leaving the field).
+  $('state-input').addEventListener('change', () => {
+    const input = $('state-input');
+    try {
+      setGameState(input.value)?.catch(() => {});
+    } catch (err) {
+      input.setCustomValidity(message(err));
+      input.reportValidity();
+    }
   });
   for (const b of /** @type {NodeListOf<HTMLElement>} */ (
     document.querySelectorAll('#axis-views [data-axis]')

@@ -50,7 +50,27 @@ impl Session {
     /// wasm, not 20,000 (a 20,000-file listing took 45 ms as arrays of strings).
     #[wasm_bindgen(js_name = setListing)]
     pub fn set_listing(&self, paths: &str, lengths: &[u32], kinds: &[u8]) {
-        *self.archive.borrow_mut() = Archive::new(ArchiveIndex::from_joined(paths, lengths, kinds));
+        let mut archive = Archive::new(ArchiveIndex::from_joined(paths, lengths, kinds));
+        // The game state the person set outlives a new listing.
+        archive.game_state = std::mem::take(&mut self.archive.borrow_mut().game_state);
+        *self.archive.borrow_mut() = archive;
+    }
+
+    /// Set the game's variables the files' scripts read (an FF7 field's init), as
+    /// `BANK:ADDRESS=VALUE` separated by commas or spaces (empty: every variable 0), for the
+    /// opens from now on. Rejects text that does not read, naming what is expected, and
+    /// keeps the state as it was.
+    #[wasm_bindgen(js_name = setGameState)]
+    pub fn set_game_state(&self, text: &str) -> Result<(), JsValue> {
+        let state = crate::formats::GameVariable::parse_list(text).map_err(|e| js_error(&e))?;
+        self.archive.borrow_mut().game_state = state;
+        Ok(())
+    }
+
+    /// The game state set, as `setGameState` reads it ("" when every variable is 0).
+    #[wasm_bindgen(js_name = gameState)]
+    pub fn game_state(&self) -> String {
+        crate::formats::GameVariable::list_text(&self.archive.borrow().game_state)
     }
 
     /// The listing's kinds again, as numbers (`kindWords`) in the listing's order, its paths

@@ -257,3 +257,55 @@ test(
       assert.equal(imported[`gateway to map ${map}`]?.type, 'MESH', `gateway to map ${map}`);
   },
 );
+
+test("a story moment set in the page: the field opens again with the init's other branches taken, and the link keeps it", async () => {
+  const { page, problems } = await newPage(browser, server.url + '#folder=none');
+  const root = dir.split('/').pop();
+  await loadFolder(page, dir, walk(dir).length);
+  const path = `${root}/FIELD/MD1_1.DAT`;
+  await page.evaluate(p => window.relicview.open(p), path);
+  assert.equal(await page.locator('#state-label').isVisible(), true);
+  const hiddenNodes = () =>
+    page.evaluate(() => window.relicview.layers().find(l => l.name === 'hidden by the game')?.nodes ?? 0);
+  const before = await hiddenNodes();
+  // What relicview info says of the same moment: more of the station's people hidden.
+  const native = nativeInfo(join(dir, 'FIELD/MD1_1.DAT'));
+  const later = JSON.parse(relicview('info', '--json', '--set', '2:0=7', join(dir, 'FIELD/MD1_1.DAT')));
+  const hiddenIn = info => info.field.models.filter(m => !m.visible).length;
+  assert.ok(hiddenIn(later) > hiddenIn(native));
+  // Typed in the toolbar's field, as a person does.
+  await page.locator('#state-input').fill('2:0=7');
+  await page.locator('#state-input').press('Enter');
+  await page.waitForFunction(b => {
+    const l = window.relicview.layers().find(x => x.name === 'hidden by the game');
+    return l && l.nodes > b;
+  }, before);
+  assert.equal(await page.evaluate(() => window.relicview.gameState()), '2:0=7');
+  // The info pane (filled once the frame is drawn) names the state.
+  await page.waitForFunction(() =>
+    /2:0=7, every other variable 0/.test(document.getElementById('info-body')?.textContent ?? ''),
+  );
+  // Text that does not read is refused, the state kept.
+  await assert.rejects(
+    page.evaluate(() => window.relicview.setGameState('9:0=1')),
+    /BANK:ADDRESS=VALUE/,
+  );
+  assert.equal(await page.evaluate(() => window.relicview.gameState()), '2:0=7');
+  const link = await page.evaluate(() => window.relicview.permalink());
+  assert.match(link, /state=2%3A0%3D7/);
+  const fresh = await browser.newPage({ viewport: { width: 1000, height: 900 } });
+  await fresh.goto(link);
+  await fresh.evaluate(() => window.relicview.ready);
+  await fresh.locator('#folder-input').setInputFiles(dir);
+  await fresh.waitForFunction(
+    () => window.relicview.gameState() === '2:0=7' && window.relicview.stats().triangles > 0,
+  );
+  const again = await fresh.evaluate(
+    () => window.relicview.layers().find(l => l.name === 'hidden by the game')?.nodes,
+  );
+  assert.ok(again > before, `${again} hidden nodes after the link, ${before} at 0`);
+  assert.equal(await fresh.locator('#state-input').inputValue(), '2:0=7');
+  await fresh.close();
+  assert.deepEqual(problems, []);
+  await page.close();
+});

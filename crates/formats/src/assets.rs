@@ -66,6 +66,28 @@ impl GameVariable {
             value: value as i32,
         })
     }
+    /// Variables separated by commas or spaces (a link's `state`); a later one of the same
+    /// bank and address replaces an earlier one. At most 256.
+    pub fn parse_list(text: &str) -> Result<Vec<GameVariable>, String> {
+        let mut out: Vec<GameVariable> = Vec::new();
+        for word in text.split([',', ' ']).filter(|w| !w.is_empty()) {
+            let v = GameVariable::parse(word)?;
+            out.retain(|o| (o.bank, o.address) != (v.bank, v.address));
+            out.push(v);
+            if out.len() > 256 {
+                return Err("more than 256 game variables".into());
+            }
+        }
+        Ok(out)
+    }
+    /// `parse_list`'s text for `state`.
+    pub fn list_text(state: &[GameVariable]) -> String {
+        state
+            .iter()
+            .map(|v| format!("{}:{}={}", v.bank, v.address, v.value))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
 }
 
 /// Which file a reference leads to.
@@ -152,6 +174,10 @@ mod tests {
         for bad in ["2:0", "0:1=1", "8:1=1", "2:256=1", "2:1=70000", "x:1=1", ""] {
             assert!(GameVariable::parse(bad).is_err(), "{bad}");
         }
+        let list = GameVariable::parse_list("2:0=5, 3:1=1 2:0=7").unwrap();
+        assert_eq!(GameVariable::list_text(&list), "3:1=1,2:0=7");
+        assert_eq!(GameVariable::parse_list("").unwrap(), []);
+        assert!(GameVariable::parse_list("2:0=5,oops").is_err());
     }
 
     #[test]

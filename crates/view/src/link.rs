@@ -39,6 +39,9 @@ pub struct ViewLink {
     pub fly: bool,
     /// Looking through the file's own camera (an FF7 field's): `cam` is where it is.
     pub game: bool,
+    /// The game's variables set by hand (an FF7 field's story moment), as the core's session
+    /// reads them: `2:0=7,3:1=1`.
+    pub state: Option<String>,
     /// Looking from viewpoint `view` (a world's dropzone).
     pub view: Option<usize>,
     /// Layers not shown (destroyed damage zones among them).
@@ -192,6 +195,7 @@ impl ViewLink {
             paused: flag("paused"),
             fly: get("mode") == Some("fly"),
             game: get("mode") == Some("game"),
+            state: name("state"),
             view: get("view").and_then(count),
             hide: get("hide")
                 .map(|h| {
@@ -227,10 +231,11 @@ impl ViewLink {
         let joined = |n: Vec<String>| (!n.is_empty()).then(|| n.join(","));
         let numbers =
             |xs: &mut dyn Iterator<Item = &f32>| joined(xs.map(|&x| number(x.into())).collect());
-        let pairs: [(&str, Option<String>); 25] = [
+        let pairs: [(&str, Option<String>); 26] = [
             ("archive", text(&self.archive).map(String::from)),
             ("folder", text(&self.folder).map(String::from)),
             ("path", text(&self.path).map(String::from)),
+            ("state", text(&self.state).map(String::from)),
             ("compare", text(&self.compare).map(String::from)),
             ("cmode", self.cmode.as_ref().map(word)),
             ("split", num(self.split.map(f64::from))),
@@ -436,6 +441,10 @@ mod tests {
         assert!(l.game && !l.fly);
         assert_eq!(l.fragment(), "#path=FIELD%2FNMKIN_1.DAT&mode=game");
         assert!(!ViewLink::parse("mode=fly").game);
+        // A story moment: the game's variables as the core's session writes them.
+        let l = ViewLink::parse("path=A.DAT&state=2%3A0%3D7%2C3%3A1%3D1");
+        assert_eq!(l.state.as_deref(), Some("2:0=7,3:1=1"));
+        assert_eq!(l.fragment(), "#path=A.DAT&state=2%3A0%3D7%2C3%3A1%3D1");
     }
 
     #[test]

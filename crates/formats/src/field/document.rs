@@ -302,8 +302,8 @@ impl Document for DatDocument {
             let to: Vec<String> = t.gateways.iter().map(|g| format!("map {}", g.map)).collect();
             rows.push(InfoRow::new("gateways", if to.is_empty() { "none".to_string() } else { to.join(", ") }));
         }
-        let state: Vec<String> = self.state.iter().map(|v| format!("{}:{}={}", v.bank, v.address, v.value)).collect();
-        rows.push(InfoRow::new("game state", if state.is_empty() { "every variable 0 (relicview --set BANK:ADDRESS=VALUE sets one)".to_string() } else { format!("{}, every other variable 0", state.join(", ")) }));
+        let state = crate::GameVariable::list_text(&self.state);
+        rows.push(InfoRow::new("game state", if state.is_empty() { "every variable 0 (the toolbar's game state, or relicview --set BANK:ADDRESS=VALUE, sets one)".to_string() } else { format!("{state}, every other variable 0") }));
         if let Ok(l) = &d.loader {
             rows.push(InfoRow::new("models", count(l.len(), "model slot")));
         }
