@@ -534,3 +534,70 @@ fn export_all_writes_each_field_s_background_beside_its_scene() {
     assert!(out.join("ELEVTR1.MIM.image1.png").exists());
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// The scene's game camera draws layers 1 and 3 behind everything and the tiles of layers 2
+/// and 4 as cards at their depths among the models: those cards over that picture give the
+/// whole background back, pixel for pixel; each layer-2 card stands four times its tile's
+/// depth (as the notes read the engine's sorting) ahead of the camera, layer 4 in front,
+/// and they come far to near.
+#[test]
+fn the_cards_among_the_models_over_the_picture_behind_give_the_background_back() {
+    for name in FIELDS {
+        let opened = field_with_pixels(name, true);
+        let scene = opened.scene.expect("a field scene");
+        let camera = &scene.cameras[0];
+        let whole = &scene.textures[camera.backdrop.unwrap() as usize].texels;
+        let (Some(behind), Some(atlas)) = (&camera.behind, &camera.card_texels) else {
+            panic!("{name}: no cards")
+        };
+        let [x0, y0, _, _] = camera.frame;
+        let mut out = (*behind.rgba).clone();
+        for c in &camera.cards {
+            for dy in 0..c.texels[3] {
+                for dx in 0..c.texels[2] {
+                    let a = ((c.texels[1] + dy) * atlas.width + c.texels[0] + dx) as usize * 4;
+                    let (x, y) = (c.rect[0] + dx as i32 - x0, c.rect[1] + dy as i32 - y0);
+                    if atlas.rgba[a + 3] == 0
+                        || x < 0
+                        || y < 0
+                        || x >= whole.width as i32
+                        || y >= whole.height as i32
+                    {
+                        continue;
+                    }
+                    let o = (y as u32 * whole.width + x as u32) as usize * 4;
+                    out[o..o + 4].copy_from_slice(&atlas.rgba[a..a + 4]);
+                }
+            }
+        }
+        assert!(
+            out == *whole.rgba,
+            "{name}: the cards over the picture behind are the background"
+        );
+        // Depths from the tile map's own bytes: layer 2's by its place on the picture.
+        let (tiles, _) = tiles(&unpacked(&format!("{name}.DAT")));
+        for c in &camera.cards {
+            let want: Vec<f32> = tiles
+                .iter()
+                .filter(|t| (t.layer == 1 || t.layer == 3) && [t.x, t.y] == [c.rect[0], c.rect[1]])
+                .map(|t| {
+                    if t.layer == 1 {
+                        4.0 * t.depth.max(1) as f32
+                    } else {
+                        4.0
+                    }
+                })
+                .collect();
+            assert!(
+                want.contains(&c.depth),
+                "{name}: card at {:?}, depth {} (tiles there: {want:?})",
+                c.rect,
+                c.depth
+            );
+        }
+        assert!(
+            camera.cards.windows(2).all(|w| w[0].depth >= w[1].depth),
+            "{name}: far to near"
+        );
+    }
+}

@@ -90,3 +90,79 @@ pub fn backdrop(
     };
     Gm::new(GpuMesh::new(context, &mesh), material)
 }
+
+/// How far inside its texels a card's texture coordinates start, in texels.
+const INSET: f32 = 1.0 / 64.0;
+
+/// The flat camera the backgrounds are drawn with: its eye one unit before the plane z = 0,
+/// seeing from `FLAT_NEAR` to `FLAT_FAR` ahead.
+pub const FLAT_NEAR: f32 = 0.1;
+pub const FLAT_FAR: f32 = 10.0;
+
+/// The picture's pieces at depths among the models, as one mesh for the flat camera, far to
+/// near in the camera's order (the GPU keeps a draw's order): each square exactly on its
+/// rectangle of the frame, as the picture behind is, with the depth the perspective camera
+/// (`near`, `far`) gives a point `depth` ahead of it, so that the depth test against the
+/// models drawn works. Drawn after the scene without writing depth: a piece hides what is
+/// farther and nothing nearer, and the pieces lie over each other in the game's order.
+pub fn cards(
+    context: &Context,
+    c: &GameCamera,
+    texture: three_d::Texture2DRef,
+    aspect: f32,
+    near: f32,
+    far: f32,
+) -> Option<Gm<GpuMesh, ColorMaterial>> {
+    let atlas = c.card_texels.as_ref()?;
+    if c.cards.is_empty() {
+        return None;
+    }
+    // The perspective camera's depth (normalised device z) at distance `d`, and where the
+    // flat camera puts the same depth: its distance, and so its z.
+    let flat_z = |d: f32| {
+        let ndc = (far + near) / (far - near) - 2.0 * far * near / ((far - near) * d);
+        let distance = FLAT_NEAR + (ndc + 1.0) * (FLAT_FAR - FLAT_NEAR) / 2.0;
+        1.0 - distance
+    };
+    let at = |px: f32, py: f32, z: f32| {
+        let [x, y] = game_view::on_view(c, aspect, [px, py]);
+        vec3(x * aspect, y, z)
+    };
+    let (aw, ah) = (atlas.width.max(1) as f32, atlas.height.max(1) as f32);
+    let (mut positions, mut uvs, mut indices) = (Vec::new(), Vec::new(), Vec::new());
+    for card in &c.cards {
+        let [x0, y0, x1, y1] = card.rect.map(|v| v as f32);
+        // A hair inside the texels: a pixel on the card's edge samples the card, never the
+        // cell beside it.
+        let [tx, ty, tw, th] = card.texels.map(|v| v as f32);
+        let (tx, ty, tw, th) = (tx + INSET, ty + INSET, tw - 2.0 * INSET, th - 2.0 * INSET);
+        let first = positions.len() as u32;
+        let z = flat_z(card.depth.clamp(near, far));
+        positions.extend([at(x0, y0, z), at(x1, y0, z), at(x1, y1, z), at(x0, y1, z)]);
+        uvs.extend([
+            Vec2::new(tx / aw, ty / ah),
+            Vec2::new((tx + tw) / aw, ty / ah),
+            Vec2::new((tx + tw) / aw, (ty + th) / ah),
+            Vec2::new(tx / aw, (ty + th) / ah),
+        ]);
+        indices.extend([first, first + 2, first + 1, first, first + 3, first + 2]);
+    }
+    let mesh = CpuMesh {
+        positions: Positions::F32(positions),
+        indices: three_d::Indices::U32(indices),
+        uvs: Some(uvs),
+        ..Default::default()
+    };
+    let material = ColorMaterial {
+        texture: Some(texture),
+        render_states: three_d::RenderStates {
+            write_mask: three_d::WriteMask::COLOR,
+            depth_test: three_d::DepthTest::Less,
+            blend: three_d::Blend::TRANSPARENCY,
+            cull: three_d::Cull::None,
+        },
+        is_transparent: true,
+        ..Default::default()
+    };
+    Some(Gm::new(GpuMesh::new(context, &mesh), material))
+}

@@ -43,6 +43,9 @@ use three_d::{
 
 const FOV_DEGREES: f32 = 45.0;
 
+/// Something drawn with a flat camera (a picture on the view).
+type Flat = Gm<GpuMesh, ColorMaterial>;
+
 /// Vertices uploaded per frame at most (but always one batch): a large world appears batch
 /// by batch, one mesh after another, and no frame waits for the whole upload.
 const UPLOAD_BUDGET: usize = 150_000;
@@ -77,6 +80,9 @@ pub struct Renderer {
     backdrop: Option<Option<three_d::Texture2DRef>>,
     /// The backdrop's square as drawn, for the rectangle it was made for.
     backdrop_quad: Option<([f32; 4], Gm<GpuMesh, ColorMaterial>)>,
+    /// The picture's pieces at depths among the models, for the view's aspect and the
+    /// camera's near and far planes they were made for.
+    cards: Option<([f32; 3], Option<Flat>)>,
 }
 
 const MEASURE_COLOR: Srgba = Srgba {
@@ -147,6 +153,7 @@ impl Renderer {
             grid: None,
             backdrop: None,
             backdrop_quad: None,
+            cards: None,
         })
     }
 
@@ -229,7 +236,7 @@ impl Renderer {
         self.stages = [scene.map(|s| Stage::new(&self.context, s)), None, None];
         self.compare = None;
         self.camera_mode = CameraMode::Orbit;
-        (self.backdrop, self.backdrop_quad) = (None, None);
+        (self.backdrop, self.backdrop_quad, self.cards) = (None, None, None);
         self.frame();
     }
 
@@ -247,7 +254,7 @@ impl Renderer {
         self.stages = [stage(a), stage(b), stage(difference)];
         self.compare = Some(CompareView::default());
         self.camera_mode = CameraMode::Orbit;
-        (self.backdrop, self.backdrop_quad) = (None, None);
+        (self.backdrop, self.backdrop_quad, self.cards) = (None, None, None);
         self.frame();
     }
 
@@ -361,6 +368,11 @@ impl Renderer {
                     }))
                 .magnitude()
                     + r * 2.0;
+                // The picture's deepest piece too.
+                let deepest = self
+                    .game_camera()
+                    .map_or(0.0, |c| c.cards.iter().map(|k| k.depth).fold(0.0, f32::max));
+                let far = far.max(deepest * 1.05);
                 self.camera
                     .set_perspective_projection(degrees(fov), far * 1e-4, far);
                 return;
@@ -1031,6 +1043,9 @@ impl Renderer {
             };
             calls += stage.draw(&self.context, &target, &self.camera, &frame, &options);
         }
+        if self.camera_mode == CameraMode::Game {
+            calls += self.draw_cards(&target);
+        }
         if self.options.grid {
             let camera = self.camera.clone();
             if let Some(grid) = self.grid_mesh() {
@@ -1064,13 +1079,18 @@ impl Renderer {
             return 0;
         };
         if self.backdrop.is_none() {
-            let texture = camera
+            // What lies behind every model: the whole picture, or where some of it lies
+            // among the models (cards, drawn after them), the rest.
+            let whole = camera
                 .backdrop
-                .and_then(|t| self.main()?.scene.textures.get(t as usize))
-                .filter(|t| {
-                    t.texels.rgba.len() == 4 * t.texels.width as usize * t.texels.height as usize
-                })
-                .map(|t| game_camera::backdrop_texture(&self.context, &t.texels));
+                .and_then(|t| Some(&self.main()?.scene.textures.get(t as usize)?.texels));
+            let texels = camera.behind.as_ref().or(whole);
+            let fits = |t: &&crate::texture::Texels| {
+                t.rgba.len() == 4 * t.width as usize * t.height as usize
+            };
+            let texture = texels
+                .filter(fits)
+                .map(|t| game_camera::backdrop_texture(&self.context, t));
             self.backdrop = Some(texture);
         }
         let Some(Some(texture)) = self.backdrop.clone() else {
@@ -1089,11 +1109,55 @@ impl Renderer {
             vec3(0.0, 0.0, 0.0),
             vec3(0.0, 1.0, 0.0),
             2.0,
-            0.1,
-            10.0,
+            game_camera::FLAT_NEAR,
+            game_camera::FLAT_FAR,
         );
         target.render(&flat, [quad], &[]);
         target.clear(ClearState::depth(1.0));
+        1
+    }
+
+    /// The picture's pieces at depths among the models, over the scene drawn: with the flat
+    /// camera, as the picture behind, at the depths the scene's camera gives them.
+    fn draw_cards(&mut self, target: &RenderTarget) -> u32 {
+        let Some(camera) = self.game_camera().cloned() else {
+            return 0;
+        };
+        let (w, h) = (self.width, self.height);
+        let key = [
+            w as f32 / h as f32,
+            self.camera.z_near(),
+            self.camera.z_far(),
+        ];
+        if self.cards.as_ref().is_none_or(|(k, _)| *k != key) {
+            let fits = |t: &&crate::texture::Texels| {
+                t.rgba.len() == 4 * t.width as usize * t.height as usize
+            };
+            let texture = camera
+                .card_texels
+                .as_ref()
+                .filter(fits)
+                .map(|t| game_camera::backdrop_texture(&self.context, t));
+            let [aspect, near, far] = key;
+            self.cards = Some((
+                key,
+                texture
+                    .and_then(|t| game_camera::cards(&self.context, &camera, t, aspect, near, far)),
+            ));
+        }
+        let Some((_, Some(cards))) = &self.cards else {
+            return 0;
+        };
+        let flat = Camera::new_orthographic(
+            Viewport::new_at_origo(w, h),
+            vec3(0.0, 0.0, 1.0),
+            vec3(0.0, 0.0, 0.0),
+            vec3(0.0, 1.0, 0.0),
+            2.0,
+            game_camera::FLAT_NEAR,
+            game_camera::FLAT_FAR,
+        );
+        target.render(&flat, [cards], &[]);
         1
     }
 

@@ -78,6 +78,9 @@ mod tests {
             projection: 1769.0,
             frame: [-312, -200, 312, 200],
             backdrop: None,
+            behind: None,
+            cards: Vec::new(),
+            card_texels: None,
             notes: Vec::new(),
         }
     }

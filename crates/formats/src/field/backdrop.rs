@@ -31,7 +31,7 @@ pub fn game_camera(d: &DatFile) -> Option<GameCamera> {
             notes.push(format!("this field's scale is {} (512 is 1): how its walkmesh fits the picture through this camera is not settled, and the models may stand off the floor the picture shows", s.scale));
         }
     }
-    Some(GameCamera { name: "game camera".into(), rotation, translation: c.translation.map(|t| t as f32), projection: c.projection as f32, frame, backdrop: None, notes })
+    Some(GameCamera { name: "game camera".into(), rotation, translation: c.translation.map(|t| t as f32), projection: c.projection as f32, frame, backdrop: None, notes, behind: None, cards: Vec::new(), card_texels: None })
 }
 
 /// The scroll range: the frame the game's picture moves in.
@@ -51,6 +51,21 @@ pub fn add_to(scene: &mut Scene, d: &DatFile, name: &str, pixels: Option<&Pixels
     let Some(mut camera) = game_camera(d) else { return };
     match pixels.and_then(|p| compose(d, p).map(|c| (p, c))) {
         Some((p, composed)) => {
+            // What the models pass among (layers 2 and 4) as cards at their depths, and
+            // the rest (layers 3 and 1) behind everything.
+            if let Ok(map) = &d.tile_map {
+                let cards = background::cards(map, &p.vram, &composed);
+                if !cards.cards.is_empty() {
+                    let behind = background::compose(map, &p.vram, composed.frame, [true, false, true, false]);
+                    camera.behind = Some(behind.picture);
+                    camera.notes.push(format!("{} tiles of layers 2 and 4 are drawn at their depths among the models (our reading of the engine's sorting: its ordering-table index is a quarter of the depth)", cards.cards.len()));
+                    if cards.left_out > 0 {
+                        camera.notes.push(format!("{} more tiles of layers 2 and 4 are not drawn (past {})", cards.left_out, background::MAX_CARDS));
+                    }
+                    camera.cards = cards.cards;
+                    camera.card_texels = Some(cards.texels);
+                }
+            }
             scene.textures.push(Texture { name: Some(format!("background ({} tiles)", composed.drawn.iter().sum::<usize>())), texels: composed.picture, file: Some(p.path.to_string()), nearest: true, stand_in: false });
             camera.backdrop = Some(scene.textures.len() as u32 - 1);
             if !composed.states.is_empty() {

@@ -7,6 +7,7 @@
 
 use super::tiles::{Tile, TileMap, LAYERS};
 use crate::psx::{Depth, PageKey, Vram};
+use crate::scene::Card;
 use crate::texture::Texels;
 use std::collections::BTreeMap;
 
@@ -144,6 +145,84 @@ pub fn compose(map: &TileMap, vram: &Vram, frame: [i32; 4], shown: [bool; LAYERS
     let rgba: Vec<u8> = canvas.iter().flat_map(|&c| [widen(c & 31), widen((c >> 5) & 31), widen((c >> 10) & 31), 255]).collect();
     let left_out = map.tiles.iter().filter(|t| shown[t.layer]).count() - drawn.iter().sum::<usize>();
     Composed { picture: Texels { width: w as u32, height: h as u32, rgba: std::sync::Arc::new(rgba) }, frame: [frame[0], frame[1], frame[0] + w as i32, frame[1] + h as i32], drawn, states, left_out }
+}
+
+/// How far ahead of the camera the engine sorts a tile of depth `d` among the models: its
+/// ordering-table index is a quarter of the screen depth (docs/formats/field-dat.md,
+/// "Depth among the models"; our reading of the engine's defaults).
+const Z_PER_DEPTH: f32 = 4.0;
+/// Layer 4's depth: in front of everything.
+const LAYER_4_DEPTH: u16 = 1;
+/// The atlas's cells: a tile each (16 or 32 texels a side) inside a border of [`PAD`]
+/// texels that repeat its edge, so that a texel sampled a little outside the tile, at the
+/// edge of its square on the view, is still the tile's.
+const PAD: u32 = 8;
+const CELL: u32 = 32 + 2 * PAD;
+const CELLS_A_ROW: u32 = 21;
+/// The most cards made (the atlas 1,008 × 4,080).
+pub const MAX_CARDS: usize = 21 * 85;
+
+/// The picture's pieces at depths among the models: its tiles of layer 2 (at their depth) and
+/// layer 4 (in front), in the order drawn, with their texels in an atlas.
+pub struct Cards {
+    pub texels: Texels,
+    pub cards: Vec<Card>,
+    /// Tiles past [`MAX_CARDS`], not made.
+    pub left_out: usize,
+}
+
+/// The cards of `map` from `vram`, the optional groups drawn as `states` says. A card's
+/// texels are those of the `composed` picture where its tile draws (so the blending rules
+/// are the console's, as composed), transparent elsewhere: the cards over the picture of
+/// the layers behind (1 and 3) give the composed picture back, and a model between two
+/// cards hides the farther.
+pub fn cards(map: &TileMap, vram: &Vram, composed: &Composed) -> Cards {
+    let states = &composed.states;
+    let picture = &composed.picture;
+    let shown = |x: i32, y: i32| -> Option<[u8; 4]> {
+        let (px, py) = (x - composed.frame[0], y - composed.frame[1]);
+        if px < 0 || py < 0 || px >= picture.width as i32 || py >= picture.height as i32 {
+            return None;
+        }
+        let at = (py as usize * picture.width as usize + px as usize) * 4;
+        picture.rgba.get(at..at + 4).map(|p| [p[0], p[1], p[2], 255])
+    };
+    let order: Vec<&Tile> = draw_order(map, [false, true, false, true], states).into_iter().filter(|t| t.page.is_some()).collect();
+    let kept = order.len().min(MAX_CARDS);
+    let rows = (kept as u32).div_ceil(CELLS_A_ROW).max(1);
+    let (w, h) = (CELL * CELLS_A_ROW, CELL * rows);
+    let mut rgba = vec![0u8; (w * h * 4) as usize];
+    let mut cards = Vec::with_capacity(kept);
+    for (k, t) in order.iter().take(kept).enumerate() {
+        let Some(word) = t.page else { continue };
+        let (key, _) = page_of(word, t.clut);
+        let (cx, cy) = ((k as u32 % CELLS_A_ROW) * CELL, (k as u32 / CELLS_A_ROW) * CELL);
+        let side = t.side();
+        // The tile's texel (dx, dy): the picture's colour where it draws, else transparent.
+        let texel = |dx: usize, dy: usize| -> [u8; 4] {
+            let c = vram.texel(key, (t.uv[0] as usize + dx) % 256, (t.uv[1] as usize + dy) % 256).colour;
+            if c == 0 {
+                return [0; 4];
+            }
+            shown(t.dst[0] as i32 + dx as i32, t.dst[1] as i32 + dy as i32).unwrap_or([0; 4])
+        };
+        let pad = PAD as usize;
+        for y in 0..side + 2 * pad {
+            for x in 0..side + 2 * pad {
+                let (dx, dy) = (x.clamp(pad, pad + side - 1) - pad, y.clamp(pad, pad + side - 1) - pad);
+                let at = (((cy as usize + y) * w as usize) + cx as usize + x) * 4;
+                rgba[at..at + 4].copy_from_slice(&texel(dx, dy));
+            }
+        }
+        let depth = if t.layer == 1 { t.id.unwrap_or(0) } else { LAYER_4_DEPTH };
+        let (x, y) = (t.dst[0] as i32, t.dst[1] as i32);
+        cards.push(Card {
+            rect: [x, y, x + side as i32, y + side as i32],
+            depth: Z_PER_DEPTH * depth.max(1) as f32,
+            texels: [cx + PAD, cy + PAD, side as u32, side as u32],
+        });
+    }
+    Cards { texels: Texels { width: w, height: h, rgba: std::sync::Arc::new(rgba) }, cards, left_out: order.len() - kept }
 }
 
 #[cfg(test)]

@@ -486,6 +486,29 @@ pub struct GameCamera {
     /// What the viewer should say of this view (a part that is not shown, a fit that is
     /// our reading).
     pub notes: Vec<String>,
+    /// The part of the picture the scene's models never pass in front of — where some of
+    /// the picture lies at depths among the models (`cards`), the rest; drawn first, on the
+    /// frame.
+    #[serde(default)]
+    pub behind: Option<crate::texture::Texels>,
+    /// The picture's pieces at depths among the models (a field's layer-2 tiles at their
+    /// sort depth, layer 4 in front), drawn after the scene, far to near, each hiding what
+    /// is farther; their texels in `card_texels`.
+    #[serde(default)]
+    pub cards: Vec<Card>,
+    #[serde(default)]
+    pub card_texels: Option<crate::texture::Texels>,
+}
+
+/// A piece of a game camera's picture at a depth: a rectangle of the frame (pixels from its
+/// centre, y down: min x, min y, max x, max y) as far ahead of the camera as `depth` (its
+/// v.z), its texels a rectangle of the camera's card texels (x, y, width, height); texels
+/// with alpha 0 are not drawn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Card {
+    pub rect: [i32; 4],
+    pub depth: f32,
+    pub texels: [u32; 4],
 }
 
 impl GameCamera {

@@ -174,6 +174,9 @@ fn plain_copy(a: &Scene) -> Scene {
             .iter()
             .map(|c| crate::scene::GameCamera {
                 backdrop: None,
+                behind: None,
+                cards: Vec::new(),
+                card_texels: None,
                 ..c.clone()
             })
             .collect(),
