@@ -148,6 +148,13 @@ test("a field seen through its game camera: its background on the picture's fram
   const names = (await page.evaluate(() => window.relicview.layers())).map(l => l.name);
   await page.evaluate(n => window.relicview.setLayers(Object.fromEntries(n.map(x => [x, false]))), names);
   const bare = await page.evaluate(() => window.relicview.readPixels());
+  // Under the tiles drawn among the models, the picture behind is magenta in this field (the
+  // artists' key colour, which the composed background never shows): no seam between the
+  // cards lets it through.
+  let keyed = 0;
+  for (let i = 0; i < bare.data.length; i += 4)
+    if (bare.data[i] > 200 && bare.data[i + 1] < 60 && bare.data[i + 2] > 200) keyed++;
+  assert.equal(keyed, 0, `${keyed} pixels of the key colour show between the cards`);
   // (Written beside the folder: a file more in it would make it another folder to the link.)
   const out = join(mkdtempSync(join(tmpdir(), 'relicview-bg-')), 'NMKIN_1.png');
   relicview('export', '--background', '-o', out, join(dir, 'FIELD/NMKIN_1.DAT'));

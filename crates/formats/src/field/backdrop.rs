@@ -56,11 +56,10 @@ pub fn add_to(scene: &mut Scene, d: &DatFile, name: &str, pixels: Option<&Pixels
             if let Ok(map) = &d.tile_map {
                 let cards = background::cards(map, &p.vram, &composed);
                 if !cards.cards.is_empty() {
-                    let behind = background::compose(map, &p.vram, composed.frame, [true, false, true, false]);
-                    camera.behind = Some(behind.picture);
+                    camera.behind = Some(composed.behind.clone());
                     camera.notes.push(format!("{} tiles of layers 2 and 4 are drawn at their depths among the models (our reading of the engine's sorting: its ordering-table index is a quarter of the depth)", cards.cards.len()));
                     if cards.left_out > 0 {
-                        camera.notes.push(format!("{} more tiles of layers 2 and 4 are not drawn (past {})", cards.left_out, background::MAX_CARDS));
+                        camera.notes.push(format!("{} more tiles of layers 2 and 4 are not drawn (more than the card atlas holds)", cards.left_out));
                     }
                     camera.cards = cards.cards;
                     camera.card_texels = Some(cards.texels);

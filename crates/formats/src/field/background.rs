@@ -29,6 +29,9 @@ pub struct Composed {
     pub states: BTreeMap<u8, u8>,
     /// Tiles not drawn: another state of their group, or no texture page.
     pub left_out: usize,
+    /// The picture as it was once layers 3 and 1 were drawn (before layer 2): what lies
+    /// behind every model.
+    pub behind: Texels,
 }
 
 /// The frame the picture is composed in: the scroll range (min x, min y, max x, max y) the
@@ -117,7 +120,13 @@ pub fn compose(map: &TileMap, vram: &Vram, frame: [i32; 4], shown: [bool; LAYERS
     let states = group_states(map);
     let order = draw_order(map, shown, &states);
     let mut drawn = [0; LAYERS];
+    let widen = |v: u16| ((v << 3) | (v >> 2)) as u8;
+    let texels = |canvas: &[u16]| Texels { width: w as u32, height: h as u32, rgba: std::sync::Arc::new(canvas.iter().flat_map(|&c| [widen(c & 31), widen((c >> 5) & 31), widen((c >> 10) & 31), 255]).collect()) };
+    let mut behind = None;
     for t in &order {
+        if t.layer == 1 || t.layer == 3 {
+            behind.get_or_insert_with(|| texels(&canvas));
+        }
         let Some(word) = t.page else { continue };
         let (key, rule) = page_of(word, t.clut);
         drawn[t.layer] += 1;
@@ -141,10 +150,9 @@ pub fn compose(map: &TileMap, vram: &Vram, frame: [i32; 4], shown: [bool; LAYERS
             }
         }
     }
-    let widen = |v: u16| ((v << 3) | (v >> 2)) as u8;
-    let rgba: Vec<u8> = canvas.iter().flat_map(|&c| [widen(c & 31), widen((c >> 5) & 31), widen((c >> 10) & 31), 255]).collect();
+    let picture = texels(&canvas);
     let left_out = map.tiles.iter().filter(|t| shown[t.layer]).count() - drawn.iter().sum::<usize>();
-    Composed { picture: Texels { width: w as u32, height: h as u32, rgba: std::sync::Arc::new(rgba) }, frame: [frame[0], frame[1], frame[0] + w as i32, frame[1] + h as i32], drawn, states, left_out }
+    Composed { behind: behind.unwrap_or_else(|| picture.clone()), picture, frame: [frame[0], frame[1], frame[0] + w as i32, frame[1] + h as i32], drawn, states, left_out }
 }
 
 /// How far ahead of the camera the engine sorts a tile of depth `d` among the models: its
@@ -153,21 +161,40 @@ pub fn compose(map: &TileMap, vram: &Vram, frame: [i32; 4], shown: [bool; LAYERS
 const Z_PER_DEPTH: f32 = 4.0;
 /// Layer 4's depth: in front of everything.
 const LAYER_4_DEPTH: u16 = 1;
-/// The atlas's cells: a tile each (16 or 32 texels a side) inside a border of [`PAD`]
-/// texels that repeat its edge, so that a texel sampled a little outside the tile, at the
-/// edge of its square on the view, is still the tile's.
-const PAD: u32 = 8;
-const CELL: u32 = 32 + 2 * PAD;
-const CELLS_A_ROW: u32 = 21;
-/// The most cards made (the atlas 1,008 × 4,080).
-pub const MAX_CARDS: usize = 21 * 85;
+/// The atlas: a cell a tile (16 or 32 texels a side) inside a border of [`PAD`] texels that
+/// repeat its edge, so that a texel sampled a little outside the tile, at the edge of its
+/// square on the view, is still the tile's; cells left to right in rows [`ATLAS_WIDTH`] wide.
+const PAD: usize = 2;
+const ATLAS_WIDTH: usize = 1024;
+/// The tallest atlas made: the tiles past it are not made.
+const ATLAS_HEIGHT: usize = 4096;
+
+/// Where each of the tiles of these sides goes in the atlas (its cell's corner), and the
+/// atlas's height; the tiles that fit.
+fn shelves(sides: impl Iterator<Item = usize>) -> (Vec<(usize, usize)>, usize) {
+    let (mut x, mut y, mut row) = (0, 0, 0);
+    let mut at = Vec::new();
+    for side in sides {
+        let cell = side + 2 * PAD;
+        if x + cell > ATLAS_WIDTH {
+            (x, y, row) = (0, y + row, 0);
+        }
+        if y + cell > ATLAS_HEIGHT {
+            break;
+        }
+        at.push((x, y));
+        x += cell;
+        row = row.max(cell);
+    }
+    (at, (y + row).max(1))
+}
 
 /// The picture's pieces at depths among the models: its tiles of layer 2 (at their depth) and
 /// layer 4 (in front), in the order drawn, with their texels in an atlas.
 pub struct Cards {
     pub texels: Texels,
     pub cards: Vec<Card>,
-    /// Tiles past [`MAX_CARDS`], not made.
+    /// Tiles past what the atlas holds, not made.
     pub left_out: usize,
 }
 
@@ -188,30 +215,34 @@ pub fn cards(map: &TileMap, vram: &Vram, composed: &Composed) -> Cards {
         picture.rgba.get(at..at + 4).map(|p| [p[0], p[1], p[2], 255])
     };
     let order: Vec<&Tile> = draw_order(map, [false, true, false, true], states).into_iter().filter(|t| t.page.is_some()).collect();
-    let kept = order.len().min(MAX_CARDS);
-    let rows = (kept as u32).div_ceil(CELLS_A_ROW).max(1);
-    let (w, h) = (CELL * CELLS_A_ROW, CELL * rows);
-    let mut rgba = vec![0u8; (w * h * 4) as usize];
+    let (cells, h) = shelves(order.iter().map(|t| t.side()));
+    let (kept, w) = (cells.len(), ATLAS_WIDTH);
+    let mut rgba = vec![0u8; w * h * 4];
     let mut cards = Vec::with_capacity(kept);
     for (k, t) in order.iter().take(kept).enumerate() {
         let Some(word) = t.page else { continue };
         let (key, _) = page_of(word, t.clut);
-        let (cx, cy) = ((k as u32 % CELLS_A_ROW) * CELL, (k as u32 / CELLS_A_ROW) * CELL);
+        let (cx, cy) = cells[k];
         let side = t.side();
-        // The tile's texel (dx, dy): the picture's colour where it draws, else transparent.
-        let texel = |dx: usize, dy: usize| -> [u8; 4] {
-            let c = vram.texel(key, (t.uv[0] as usize + dx) % 256, (t.uv[1] as usize + dy) % 256).colour;
-            if c == 0 {
-                return [0; 4];
-            }
-            shown(t.dst[0] as i32 + dx as i32, t.dst[1] as i32 + dy as i32).unwrap_or([0; 4])
-        };
-        let pad = PAD as usize;
+        // The tile's texels: the picture's colour where it draws, else transparent; then
+        // its cell, each texel of the border the nearest of the tile's.
+        let tile: Vec<[u8; 4]> = (0..side * side)
+            .map(|k| {
+                let (dx, dy) = (k % side, k / side);
+                let c = vram.texel(key, (t.uv[0] as usize + dx) % 256, (t.uv[1] as usize + dy) % 256).colour;
+                if c == 0 {
+                    return [0; 4];
+                }
+                shown(t.dst[0] as i32 + dx as i32, t.dst[1] as i32 + dy as i32).unwrap_or([0; 4])
+            })
+            .collect();
+        let pad = PAD;
         for y in 0..side + 2 * pad {
+            let dy = y.clamp(pad, pad + side - 1) - pad;
             for x in 0..side + 2 * pad {
-                let (dx, dy) = (x.clamp(pad, pad + side - 1) - pad, y.clamp(pad, pad + side - 1) - pad);
-                let at = (((cy as usize + y) * w as usize) + cx as usize + x) * 4;
-                rgba[at..at + 4].copy_from_slice(&texel(dx, dy));
+                let dx = x.clamp(pad, pad + side - 1) - pad;
+                let at = ((cy + y) * w + cx + x) * 4;
+                rgba[at..at + 4].copy_from_slice(&tile[dy * side + dx]);
             }
         }
         let depth = if t.layer == 1 { t.id.unwrap_or(0) } else { LAYER_4_DEPTH };
@@ -219,10 +250,10 @@ pub fn cards(map: &TileMap, vram: &Vram, composed: &Composed) -> Cards {
         cards.push(Card {
             rect: [x, y, x + side as i32, y + side as i32],
             depth: Z_PER_DEPTH * depth.max(1) as f32,
-            texels: [cx + PAD, cy + PAD, side as u32, side as u32],
+            texels: [(cx + PAD) as u32, (cy + PAD) as u32, side as u32, side as u32],
         });
     }
-    Cards { texels: Texels { width: w, height: h, rgba: std::sync::Arc::new(rgba) }, cards, left_out: order.len() - kept }
+    Cards { texels: Texels { width: w as u32, height: h as u32, rgba: std::sync::Arc::new(rgba) }, cards, left_out: order.len() - kept }
 }
 
 #[cfg(test)]
