@@ -27,7 +27,7 @@ import { join, relative } from 'node:path';
 import { createHash } from 'node:crypto';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 import { execFileSync } from 'node:child_process';
-import { repo, relicview, launch, walk } from '../e2e/harness.mjs';
+import { repo, relicview, launch, walk, median } from '../e2e/harness.mjs';
 import { startNginx } from '../e2e/nginx.mjs';
 
 const smoke = Boolean(process.env.RELICVIEW_BENCH_SMOKE);
@@ -90,11 +90,6 @@ for (const site of SITES) {
 const nginx = await startNginx({ host: { root: host, site: true } });
 const browser = await launch();
 
-const median = xs => {
-  const s = xs.slice().sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 const kb = n => `${(n / 1000).toFixed(1)} kB`;
 
 // A page in a fresh context (an empty cache) on the emulated line; `requests()` lists what

@@ -13,7 +13,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { startServer, launch, repo, lzsLiterals } from '../e2e/harness.mjs';
+import { startServer, launch, repo, lzsLiterals, median } from '../e2e/harness.mjs';
 
 const reps = process.env.RELICVIEW_BENCH_SMOKE ? 1 : Math.max(3, Number(process.argv[2]) || 9);
 const shared = name => readFileSync(join(repo, '../shared/testdata/ff7', name));
@@ -37,11 +37,6 @@ const stored = folder('STORED', false);
 const served = mkdtempSync(join(tmpdir(), 'relicview-lighting-served-'));
 const server = await startServer(served);
 const browser = await launch();
-const median = xs => {
-  const s = xs.slice().sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 // One open in a fresh page with `dir` dropped → {ms, pixels, lighting, parts of the open}.
 async function run(dir, name) {

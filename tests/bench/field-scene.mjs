@@ -11,7 +11,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, launch, repo, lzsLiterals } from '../e2e/harness.mjs';
+import { startServer, launch, repo, lzsLiterals, median } from '../e2e/harness.mjs';
 
 const reps = process.env.RELICVIEW_BENCH_SMOKE ? 1 : Math.max(3, Number(process.argv[2]) || 9);
 const shared = name => readFileSync(join(repo, '../shared/testdata', name));
@@ -28,11 +28,6 @@ for (const f of ['CLOUD.BCX', 'BALLET.BCX']) writeFileSync(join(dir, f), shared(
 const served = mkdtempSync(join(tmpdir(), 'relicview-field-scene-served-'));
 const server = await startServer(served);
 const browser = await launch();
-const median = xs => {
-  const s = xs.slice().sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 // One open of `file` in a fresh page with the folder dropped → {ms, triangles, parts}.
 async function run(file) {

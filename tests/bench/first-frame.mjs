@@ -28,7 +28,7 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repo, relicview, startServer, launch, withThree } from '../e2e/harness.mjs';
+import { repo, relicview, startServer, launch, withThree, median } from '../e2e/harness.mjs';
 import { flatGlb, floorPage } from './floor.mjs';
 
 // (CI's smoke run, scripts/bench.sh --smoke, takes one repetition: it proves the bench runs.)
@@ -64,11 +64,6 @@ relicview('export', join(dir, model), '-o', join(dir, glb));
 const flat = 'TERRAIN.flat.glb';
 flatGlb(join(dir, glb), join(dir, flat));
 
-const median = xs => {
-  const s = xs.slice().sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 const f = x => x.toFixed(1).padStart(7);
 
 // The three.js page: three-gltf-viewer's set-up (a PBR material lit by an ambient and a

@@ -16,7 +16,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { relicview, startServer, launch } from '../e2e/harness.mjs';
+import { relicview, startServer, launch, median } from '../e2e/harness.mjs';
 import { flatGlb, floorPage } from './floor.mjs';
 
 const reps = process.env.RELICVIEW_BENCH_SMOKE ? 1 : Math.max(3, Number(process.argv[2]) || 5);
@@ -34,11 +34,6 @@ const floorTriangles = flatGlb(exported, flat).triangles;
 const served = mkdtempSync(join(tmpdir(), 'relicview-world-served-'));
 const server = await startServer(served);
 const browser = await launch();
-const median = xs => {
-  const s = xs.slice().sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 // One open in a fresh page with the folder dropped: → {ms, triangles, longest task (ms),
 // camera, background, covered pixels, …}.

@@ -12,6 +12,15 @@ import { PNG } from 'pngjs';
 export const repo = resolve(import.meta.dirname, '../..');
 export const bin = process.env.RELICVIEW_BIN || join(repo, 'target/release/relicview');
 
+// The middle of `xs` (the mean of the two middle ones for an even count): what a benchmark
+// reports of its runs.
+/** @param {number[]} xs */
+export const median = xs => {
+  const s = xs.slice().sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
 // Every file under `d`, recursively.
 export function walk(d) {
   return readdirSync(d).flatMap(n => (statSync(join(d, n)).isDirectory() ? walk(join(d, n)) : [join(d, n)]));

@@ -99,6 +99,20 @@ const INSET: f32 = 1.0 / 64.0;
 pub const FLAT_NEAR: f32 = 0.1;
 pub const FLAT_FAR: f32 = 10.0;
 
+/// The flat camera of a view `w` × `h`: two units high, `w / h` · 2 wide, looking at the plane
+/// z = 0 (the checker, the picture behind a game camera and its cards are drawn with it).
+pub fn flat_camera(w: u32, h: u32) -> three_d::Camera {
+    three_d::Camera::new_orthographic(
+        three_d::Viewport::new_at_origo(w, h),
+        vec3(0.0, 0.0, 1.0),
+        vec3(0.0, 0.0, 0.0),
+        vec3(0.0, 1.0, 0.0),
+        2.0,
+        FLAT_NEAR,
+        FLAT_FAR,
+    )
+}
+
 /// The picture's pieces at depths among the models, as one mesh for the flat camera, far to
 /// near in the camera's order (the GPU keeps a draw's order): each square exactly on its
 /// rectangle of the frame, as the picture behind is, with the depth the perspective camera

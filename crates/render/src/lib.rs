@@ -982,15 +982,7 @@ impl Renderer {
                     h as f32 / (2.0 * CHECKER_PX),
                 );
             }
-            let flat = Camera::new_orthographic(
-                Viewport::new_at_origo(w, h),
-                vec3(0.0, 0.0, 1.0),
-                vec3(0.0, 0.0, 0.0),
-                vec3(0.0, 1.0, 0.0),
-                2.0,
-                0.1,
-                10.0,
-            );
+            let flat = game_camera::flat_camera(w, h);
             checker.set_transformation(Mat4::from_nonuniform_scale(w as f32 / h as f32, 1.0, 1.0));
             target.render(&flat, [&*checker], &[]);
             target.clear(ClearState::depth(1.0));
@@ -1103,15 +1095,7 @@ impl Renderer {
         let Some((_, quad)) = &self.backdrop_quad else {
             return 0;
         };
-        let flat = Camera::new_orthographic(
-            Viewport::new_at_origo(w, h),
-            vec3(0.0, 0.0, 1.0),
-            vec3(0.0, 0.0, 0.0),
-            vec3(0.0, 1.0, 0.0),
-            2.0,
-            game_camera::FLAT_NEAR,
-            game_camera::FLAT_FAR,
-        );
+        let flat = game_camera::flat_camera(w, h);
         target.render(&flat, [quad], &[]);
         target.clear(ClearState::depth(1.0));
         1
@@ -1148,15 +1132,7 @@ impl Renderer {
         let Some((_, Some(cards))) = &self.cards else {
             return 0;
         };
-        let flat = Camera::new_orthographic(
-            Viewport::new_at_origo(w, h),
-            vec3(0.0, 0.0, 1.0),
-            vec3(0.0, 0.0, 0.0),
-            vec3(0.0, 1.0, 0.0),
-            2.0,
-            game_camera::FLAT_NEAR,
-            game_camera::FLAT_FAR,
-        );
+        let flat = game_camera::flat_camera(w, h);
         target.render(&flat, [cards], &[]);
         1
     }
