@@ -95,6 +95,17 @@ test('a field draws its walkmesh, its gateways and its models where its script p
   await page.evaluate(() => window.relicview.setLayers({ walkmesh: true, 'hidden by the game': true }));
   const withHidden = (await page.evaluate(() => window.relicview.pixelStats())).nonBackground;
   assert.ok(withHidden >= all, `${withHidden} with the hidden model, ${all} without`);
+  // The link keeps it shown: a fresh page shows it too.
+  const link = await page.evaluate(() => window.relicview.permalink());
+  assert.match(link, /show=hidden\+by\+the\+game/);
+  const fresh = await browser.newPage({ viewport: { width: 1000, height: 900 } });
+  await fresh.goto(link);
+  await fresh.evaluate(() => window.relicview.ready);
+  await fresh.locator('#folder-input').setInputFiles(dir);
+  await fresh.waitForFunction(
+    () => window.relicview.layers().find(l => l.name === 'hidden by the game')?.shown === true,
+  );
+  await fresh.close();
   // The script's names are on the models, as info --json gives them.
   const native = nativeInfo(join(dir, 'FIELD/MD1_1.DAT'));
   const names = native.field.models.map(m => m.entity);

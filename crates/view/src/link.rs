@@ -46,6 +46,9 @@ pub struct ViewLink {
     pub view: Option<usize>,
     /// Layers not shown (destroyed damage zones among them).
     pub hide: Vec<String>,
+    /// Layers the file keeps out of sight when it opens (the party members a field's engine
+    /// hides) that are shown.
+    pub show: Vec<String>,
     /// The option of the scene's choice on show (a model and its animation).
     pub choice: Option<usize>,
     pub skeleton: bool,
@@ -83,6 +86,8 @@ pub struct ViewerPart<'a> {
     pub animating: bool,
     pub time: f64,
     pub playing: bool,
+    /// The layers the file hides when it opens that are shown.
+    pub revealed: Vec<String>,
     /// The layers hidden that the scene's choice does not hide.
     pub hidden: Vec<String>,
     /// The option of the scene's choice on show, where the scene has a choice.
@@ -205,6 +210,14 @@ impl ViewLink {
                         .collect()
                 })
                 .unwrap_or_default(),
+            show: get("show")
+                .map(|h| {
+                    h.split(',')
+                        .filter(|n| !n.is_empty())
+                        .map(String::from)
+                        .collect()
+                })
+                .unwrap_or_default(),
             choice: get("choice").and_then(count),
             skeleton: flag("skeleton"),
             wire: flag("wire"),
@@ -231,7 +244,7 @@ impl ViewLink {
         let joined = |n: Vec<String>| (!n.is_empty()).then(|| n.join(","));
         let numbers =
             |xs: &mut dyn Iterator<Item = &f32>| joined(xs.map(|&x| number(x.into())).collect());
-        let pairs: [(&str, Option<String>); 26] = [
+        let pairs: [(&str, Option<String>); 27] = [
             ("archive", text(&self.archive).map(String::from)),
             ("folder", text(&self.folder).map(String::from)),
             ("path", text(&self.path).map(String::from)),
@@ -252,6 +265,7 @@ impl ViewLink {
             ("mode", flag(self.fly, "fly").or(flag(self.game, "game"))),
             ("view", int(self.view)),
             ("hide", joined(self.hide.clone())),
+            ("show", joined(self.show.clone())),
             ("choice", int(self.choice)),
             ("skeleton", flag(self.skeleton, "1")),
             ("wire", flag(self.wire, "1")),
@@ -301,6 +315,7 @@ impl ViewLink {
             fly: shown && v.fly,
             game: shown && v.game,
             hide: if shown { v.hidden } else { Vec::new() },
+            show: if shown { v.revealed } else { Vec::new() },
             choice: if shown { v.choice } else { None },
             skeleton: shown && o.skeleton,
             wire: shown && o.wireframe,
@@ -448,6 +463,13 @@ mod tests {
     }
 
     #[test]
+    fn a_layer_the_file_hides_and_the_person_shows_is_in_the_link() {
+        let l = ViewLink::parse("path=A.DAT&show=hidden+by+the+game");
+        assert_eq!(l.show, ["hidden by the game"]);
+        assert_eq!(l.fragment(), "#path=A.DAT&show=hidden+by+the+game");
+    }
+
+    #[test]
     fn numbers_go_out_to_four_decimals_as_the_page_wrote_them() {
         for (x, text) in [
             (0.5, "0.5"),
@@ -484,6 +506,7 @@ mod tests {
             time: 2.0,
             playing: true,
             hidden: vec!["doors".into()],
+            revealed: vec!["hidden by the game".into()],
             choice: Some(1),
             has_zones: false,
             comparing: None,

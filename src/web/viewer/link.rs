@@ -24,6 +24,19 @@ impl Viewer {
                 .collect(),
             _ => Vec::new(),
         };
+        // The layers the file hides when it opens that the person shows.
+        let revealed = match self.renderer.scene_of(side) {
+            Some(scene) if shown => {
+                let now = self.renderer.hidden_layers_of(side);
+                scene
+                    .hidden
+                    .iter()
+                    .filter(|l| !now.contains(l))
+                    .filter_map(|&l| scene.layers.get(l as usize).cloned())
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
         let has_choice = self
             .renderer
             .scene()
@@ -39,6 +52,7 @@ impl Viewer {
             time: self.animation_time(),
             playing: self.clock.playing,
             hidden,
+            revealed,
             choice: self.renderer.choice().filter(|_| has_choice),
             has_zones: self.renderer.scene().is_some_and(|s| !s.zones.is_empty()),
             comparing: self.renderer.comparing(),
@@ -54,7 +68,9 @@ impl Viewer {
         #[wasm_bindgen(unchecked_param_type = "ViewLink")] link: JsValue,
     ) -> Result<bool, JsValue> {
         let link: ViewLink = serde_wasm_bindgen::from_value(link)?;
-        if !link.hide.is_empty() {
+        // The layers hidden are the link's, where it says anything of layers (a link that
+        // shows a layer the file hides names it, and may hide none).
+        if !link.hide.is_empty() || !link.show.is_empty() {
             self.renderer.set_hidden_layers_named(&link.hide);
         }
         if let Some(k) = link.choice {
