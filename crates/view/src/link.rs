@@ -189,6 +189,15 @@ impl ViewLink {
         let flag = |key: &str| get(key) == Some("1");
         // (An empty name is none: the page never acted on one.)
         let name = |key: &str| get(key).filter(|v| !v.is_empty()).map(String::from);
+        // A list of layer names, comma-separated (empty ones dropped).
+        let names = |key: &str| -> Vec<String> {
+            get(key).map_or(Vec::new(), |h| {
+                h.split(',')
+                    .filter(|n| !n.is_empty())
+                    .map(String::from)
+                    .collect()
+            })
+        };
         ViewLink {
             archive: name("archive"),
             folder: name("folder"),
@@ -202,22 +211,8 @@ impl ViewLink {
             game: get("mode") == Some("game"),
             state: name("state"),
             view: get("view").and_then(count),
-            hide: get("hide")
-                .map(|h| {
-                    h.split(',')
-                        .filter(|n| !n.is_empty())
-                        .map(String::from)
-                        .collect()
-                })
-                .unwrap_or_default(),
-            show: get("show")
-                .map(|h| {
-                    h.split(',')
-                        .filter(|n| !n.is_empty())
-                        .map(String::from)
-                        .collect()
-                })
-                .unwrap_or_default(),
+            hide: names("hide"),
+            show: names("show"),
             choice: get("choice").and_then(count),
             skeleton: flag("skeleton"),
             wire: flag("wire"),
