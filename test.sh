@@ -4,6 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/setup.sh --tests
+# The run's temporary files in a folder of its own, removed however the run ends; at the
+# end, any scratch folder a test left behind fails the run (every test removes its own:
+# tests/common's Scratch, tests/e2e/scratch.mjs). Runs that left theirs once filled a disk.
+run_tmp=$(mktemp -d)
+trap 'rm -rf "$run_tmp"' EXIT
+export TMPDIR=$run_tmp
 echo "== formatting: rustfmt (the workspace and the fuzz targets) and Prettier (www/, tests/, scripts/)"
 cargo fmt --all --check
 cargo fmt --manifest-path fuzz/Cargo.toml --all --check
@@ -24,3 +30,10 @@ echo "== browser tests"
 (cd tests/e2e && node --test --test-reporter=spec --test-concurrency=1 ./*.test.mjs)
 echo "== benchmarks, smoke run (each once on small inputs: they must run; no timing is asserted)"
 scripts/bench.sh --smoke
+echo "== nothing left behind in the temporary folder"
+left=$(find "$run_tmp" -mindepth 1 -maxdepth 1 -name 'relicview-*')
+if [ -n "$left" ]; then
+  echo "the tests left these behind (each should remove its own scratch folder):" >&2
+  echo "$left" >&2
+  exit 1
+fi

@@ -7,12 +7,15 @@ cd "$(dirname "$0")/../fuzz"
 seconds=${1:-300}
 shift || true
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz
+# The seeds' scratch folders, removed when the script ends however it ends.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
 for target in ${@:-$(cargo fuzz list)}; do
   mkdir -p "corpus/$target"
   if [ -z "$(ls -A "corpus/$target")" ] && { [ "$target" = biz2 ] || [ "$target" = open ]; }; then
     # Seed with the demo archive: for biz2 the magic stripped (the target prepends it), for
     # open with the file's extension (".BGF.", fuzz_targets/common/named.rs).
-    seeds=$(mktemp -d)
+    seeds=$(mktemp -d -p "$scratch")
     cargo run -q --manifest-path ../Cargo.toml -- demo "$seeds" >/dev/null
     i=0
     for f in $(find "$seeds" -type f); do
@@ -30,7 +33,7 @@ for target in ${@:-$(cargo fuzz list)}; do
   if [ -z "$(ls -A "corpus/$target")" ] && [ "$target" = export ]; then
     # Seed with the demo's files under 60 KB: the extension (".BGF."), names to claim (a way
     # up, two alike but for case), a zero byte, the file.
-    seeds=$(mktemp -d)
+    seeds=$(mktemp -d -p "$scratch")
     cargo run -q --manifest-path ../Cargo.toml -- demo "$seeds" >/dev/null
     for f in $(find "$seeds" -type f -size -60k); do
       { printf '.%s.' "${f##*.}"; printf '../a/B.png\nA/b.png\nC:/x\000'; cat "$f"; } > "corpus/export/$(basename "$f")"
@@ -39,7 +42,7 @@ for target in ${@:-$(cargo fuzz list)}; do
   if [ -z "$(ls -A "corpus/$target")" ] && [ "$target" = diff ]; then
     # Seed with pairs of the demo's files of one kind (under 64 KB): a file and itself, a
     # file and the next of its kind; the extension (".BGF."), A's length (u16), A, B.
-    seeds=$(mktemp -d)
+    seeds=$(mktemp -d -p "$scratch")
     cargo run -q --manifest-path ../Cargo.toml -- demo "$seeds" >/dev/null
     le16() { printf "\\$(printf '%03o' $(($1 & 255)))\\$(printf '%03o' $(($1 >> 8)))"; }
     for ext in $(find "$seeds" -type f | sed 's/.*\.//' | sort -u); do
@@ -53,7 +56,7 @@ for target in ${@:-$(cargo fuzz list)}; do
   fi
   if [ -z "$(ls -A "corpus/$target")" ] && [ "$target" = bsx ]; then
     # Seed with the demo's field: u16 BSX length, u16 BCX length, PARTY.BSX, CLOUD.BCX, FIELD.TDB.
-    seeds=$(mktemp -d)
+    seeds=$(mktemp -d -p "$scratch")
     cargo run -q --manifest-path ../Cargo.toml -- demo "$seeds" >/dev/null
     field="$seeds/DEMO/FIELD"
     le16() { printf "\\$(printf '%03o' $(($1 & 255)))\\$(printf '%03o' $(($1 >> 8)))"; }
@@ -88,7 +91,7 @@ open('corpus/field_bin/patch', 'wb').write(b'\\x01' + bytes(range(1, 64)))" ../.
   if [ -z "$(ls -A "corpus/$target")" ] && [ "$target" = hosted_index ]; then
     # Seed with the index `relicview index` writes for the demo folder and a zip of it
     # (Python's zipfile), and the listing `relicview serve` gives.
-    seeds=$(mktemp -d)
+    seeds=$(mktemp -d -p "$scratch")
     cargo run -q --manifest-path ../Cargo.toml -- demo "$seeds" >/dev/null
     python3 -c "
 import os, sys, zipfile
@@ -105,7 +108,7 @@ with zipfile.ZipFile(sys.argv[1] + '/GAME.zip', 'w', zipfile.ZIP_DEFLATED) as z:
       # that pick a range to stream: a zip, an ISO from its volume descriptors on (the
       # target adds the system area), its first sectors as raw MODE2 (after a mode byte), a
       # cue sheet, and chdman's CD and raw images of that ISO.
-      seeds=$(mktemp -d)
+      seeds=$(mktemp -d -p "$scratch")
       mkdir -p "$seeds/tree/FIELD" && printf 'hello\r\n' > "$seeds/tree/README.TXT" && head -c 3000 /dev/urandom > "$seeds/tree/FIELD/A.BSX"
       range='\000\020\000\000\000\000\001\000'
       case "$target" in
@@ -142,7 +145,7 @@ open(sys.argv[2], 'wb').write(out)" "$seeds/a.iso" "$seeds/a.bin"
     # xorriso's image of A.BIN, B.BIN, C.TXT at level 3, A.BIN made the first of two extents
     # as ECMA-119 writes one (bit 7 of its flags; B.BIN's record renamed A.BIN), as
     # tests/other_tools.rs does.
-    seeds=$(mktemp -d)
+    seeds=$(mktemp -d -p "$scratch")
     mkdir -p "$seeds/tree" && head -c 5000 /dev/urandom > "$seeds/tree/A.BIN" && head -c 3000 /dev/urandom > "$seeds/tree/B.BIN" && printf 'rest' > "$seeds/tree/C.TXT"
     xorriso -as mkisofs -quiet -iso-level 3 -o "$seeds/a.iso" "$seeds/tree"
     python3 -c "
@@ -158,7 +161,7 @@ open(sys.argv[2], 'wb').write(bytes(b[16 * 2048:44 * 2048]))" "$seeds/a.iso" "$s
   if [ "$target" = hosted ] && [ -z "$(ls -A corpus/hosted)" ]; then
     # Seeds made by the real tools after the 20 bytes that pick the layout (the first byte:
     # 0 zip, 1 ISO, 4 CHD) and a hostile row: a zip, an ISO without padding, chdman's raw CHD.
-    seeds=$(mktemp -d)
+    seeds=$(mktemp -d -p "$scratch")
     mkdir -p "$seeds/tree/FIELD" && printf 'hello\r\n' > "$seeds/tree/README.TXT" && head -c 3000 /dev/urandom > "$seeds/tree/FIELD/A.BSX"
     row='\000\000\001\000\000\000\000\020\000\000\000\200\000\000\000\020\000\000\000\000'
     python3 -c "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED); z.write(sys.argv[2], 'FIELD/A.BSX'); z.writestr('B.TXT', b'b' * 100); z.close()" "$seeds/a.zip" "$seeds/tree/FIELD/A.BSX"
@@ -171,7 +174,7 @@ open(sys.argv[2], 'wb').write(bytes(b[16 * 2048:44 * 2048]))" "$seeds/a.iso" "$s
   if { [ "$target" = sevenz ] || [ "$target" = zip_end ]; } && [ -z "$(ls -A "corpus/$target")" ]; then
     # 7-Zip's own archives (solid LZMA2, PPMd, BZip2 apart, BCJ + LZMA) and zips (Deflate64,
     # PPMd), after the 8 bytes that pick a range (and for zip_end a prefix length byte).
-    seeds=$(mktemp -d)
+    seeds=$(mktemp -d -p "$scratch")
     mkdir -p "$seeds/tree/FIELD" && printf 'hello\r\n' > "$seeds/tree/README.TXT" && head -c 3000 /dev/urandom > "$seeds/tree/FIELD/A.BSX"
     range='\000\020\000\000\000\000\001\000'
     here=$PWD
@@ -188,7 +191,7 @@ open(sys.argv[2], 'wb').write(bytes(b[16 * 2048:44 * 2048]))" "$seeds/a.iso" "$s
   if [ "$target" = sevenz ] && [ ! -e corpus/sevenz/sfx ]; then
     # The shapes 7-Zip reads that the reader learned (tests/other_tools.rs): Copy, Deflate64
     # solid and not, an archive emptied of its files, a self-extracting program.
-    seeds=$(mktemp -d)
+    seeds=$(mktemp -d -p "$scratch")
     mkdir -p "$seeds/tree" && printf 'hello\r\n' > "$seeds/tree/README.TXT" && head -c 3000 /dev/urandom > "$seeds/tree/A.BSX"
     range='\000\020\000\000\000\000\001\000'
     (cd "$seeds/tree" && 7zz a -bso0 -bsp0 -m0=Copy "$seeds/copy.7z" . && 7zz a -bso0 -bsp0 -m0=Deflate64 -ms=on "$seeds/d64s.7z" . && 7zz a -bso0 -bsp0 -m0=Deflate64 -ms=off "$seeds/d64.7z" . && 7zz a -bso0 -bsp0 "$seeds/empty.7z" README.TXT && 7zz d -bso0 -bsp0 "$seeds/empty.7z" README.TXT)

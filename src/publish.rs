@@ -675,17 +675,20 @@ fn copy_new(from: &Path, to: &Path) -> io::Result<u64> {
 mod tests {
     use super::*;
 
-    fn tmp(name: &str) -> PathBuf {
-        let d =
-            std::env::temp_dir().join(format!("relicview-publish-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d.canonicalize().unwrap()
+    /// A scratch folder (its canonical path), removed when the guard is dropped at the
+    /// test's end, passed or failed.
+    fn tmp(name: &str) -> (tempfile::TempDir, PathBuf) {
+        let guard = tempfile::Builder::new()
+            .prefix(&format!("relicview-publish-{name}-"))
+            .tempdir()
+            .unwrap();
+        let path = guard.path().canonicalize().unwrap();
+        (guard, path)
     }
 
     #[test]
     fn index_is_written_atomically_and_never_through_a_link() {
-        let base = tmp("index");
+        let (_scratch, base) = tmp("index");
         let root = base.join("root");
         std::fs::create_dir_all(&root).unwrap();
         std::fs::write(root.join("A.BGF"), b"x").unwrap();

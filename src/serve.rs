@@ -814,16 +814,20 @@ fn open_containers(
 mod tests {
     use super::*;
 
-    fn tmp(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("relicview-serve-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d.canonicalize().unwrap()
+    /// A scratch folder (its canonical path), removed when the guard is dropped at the
+    /// test's end, passed or failed.
+    pub(super) fn tmp(name: &str) -> (tempfile::TempDir, PathBuf) {
+        let guard = tempfile::Builder::new()
+            .prefix(&format!("relicview-serve-{name}-"))
+            .tempdir()
+            .unwrap();
+        let path = guard.path().canonicalize().unwrap();
+        (guard, path)
     }
 
     #[test]
     fn resolve_refuses_every_way_out() {
-        let base = tmp("resolve");
+        let (_scratch, base) = tmp("resolve");
         let root = base.join("root");
         std::fs::create_dir_all(root.join("A")).unwrap();
         std::fs::write(root.join("A/B.BGF"), b"x").unwrap();
@@ -851,7 +855,7 @@ mod tests {
 
     #[test]
     fn listing_has_every_file_and_skips_links_out() {
-        let base = tmp("list");
+        let (_scratch, base) = tmp("list");
         let root = base.join("root");
         std::fs::create_dir_all(root.join("DEMO/VIDEO")).unwrap();
         std::fs::write(root.join("DEMO/VIDEO/A.BGF"), b"abc").unwrap();
@@ -888,7 +892,8 @@ mod tests {
     #[test]
     fn vanished_entries_are_skipped_with_a_reason_and_odd_names_stay_apart() {
         use std::os::unix::ffi::OsStrExt;
-        let root = tmp("odd").join("root");
+        let (_scratch, odd) = tmp("odd");
+        let root = odd.join("root");
         std::fs::create_dir_all(&root).unwrap();
         std::os::unix::fs::symlink(root.join("gone"), root.join("dangling")).unwrap();
         // Two names that are not UTF-8 and would read the same with replacement characters.
@@ -921,10 +926,9 @@ mod limits {
     use std::net::TcpStream;
 
     /// A server over a folder holding one 1 MB file, with the given limits.
-    fn server(name: &str, limits: Limits) -> (RunningServer, Vec<u8>) {
-        let dir =
-            std::env::temp_dir().join(format!("relicview-limits-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+    /// Its scratch folder comes too, removed when the test drops it.
+    fn server(name: &str, limits: Limits) -> (RunningServer, Vec<u8>, tempfile::TempDir) {
+        let (scratch, dir) = super::tests::tmp(&format!("limits-{name}"));
         std::fs::create_dir_all(dir.join("site")).unwrap();
         std::fs::create_dir_all(dir.join("archive")).unwrap();
         std::fs::write(dir.join("site/index.html"), b"<!doctype html>").unwrap();
@@ -938,7 +942,7 @@ mod limits {
             limits,
         })
         .unwrap();
-        (s, data)
+        (s, data, scratch)
     }
 
     /// Send `request` and read the whole answer (the server closes after it): the head in
@@ -981,7 +985,7 @@ mod limits {
 
     #[test]
     fn ranges_head_and_conditional_requests_are_answered_without_the_whole_file() {
-        let (server, data) = server("range", Limits::default());
+        let (server, data, _scratch) = server("range", Limits::default());
         let (head, body) = ask(server.addr, "GET /archive/BIG.BGF HTTP/1.1\r\nHost: x\r\nRange: bytes=100-199\r\nConnection: close\r\n\r\n");
         assert!(head.starts_with("http/1.1 206"), "{head}");
         assert!(
@@ -1039,7 +1043,7 @@ mod limits {
 
     #[test]
     fn idle_and_half_sent_requests_are_closed_after_the_timeout() {
-        let (server, _) = server(
+        let (server, _, _scratch) = server(
             "timeout",
             Limits {
                 header_timeout: Duration::from_millis(300),
@@ -1066,7 +1070,7 @@ mod limits {
 
     #[test]
     fn connections_beyond_the_cap_are_closed_and_the_rest_stay_served() {
-        let (server, _) = server(
+        let (server, _, _scratch) = server(
             "cap",
             Limits {
                 header_timeout: Duration::from_secs(30),

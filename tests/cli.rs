@@ -12,11 +12,9 @@ fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_relicview"))
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("relicview-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d.canonicalize().unwrap()
+/// A scratch folder of this test's own, removed when the test ends (tests/common).
+fn temp_dir(name: &str) -> common::Scratch {
+    common::scratch(&format!("cli-{name}"))
 }
 
 /// How many files `relicview demo` writes.
@@ -577,7 +575,7 @@ fn the_cli_reads_only_regular_files_up_to_a_limit() {
     for (path, what) in [
         (fifo.as_path(), "is a FIFO"),
         (Path::new("/dev/zero"), "is a device"),
-        (dir.as_path(), "is a folder"),
+        (dir.as_ref(), "is a folder"),
     ] {
         let mut cmd = bin();
         cmd.arg("info").arg(path);
@@ -995,12 +993,12 @@ fn peak_ratio(args: &[&str], path: &Path, bytes: u64) -> (bool, f64) {
     // early, as in a CI run that read 0 KiB and so took the program's own memory for the
     // file's): the baseline is the highest of three.
     let tiny_path = if path.is_dir() {
-        tiny.clone()
+        tiny.to_path_buf()
     } else {
         tiny.join("T.BGF")
     };
     let baseline = (0..3).map(|_| run(&tiny_path).1).max().unwrap_or(0);
-    let _ = std::fs::remove_dir_all(&tiny);
+    drop(tiny);
     // The program is deterministic, so its peak is too; the lower of two runs keeps a
     // sample disturbed by the tests running beside this one (seen once in CI: one run of
     // the 24 MB case at 4.5×, every other at 1.6×) from standing for the program.
@@ -1303,7 +1301,7 @@ fn a_file_gets_the_same_answer_wherever_it_lies_and_its_name_is_part_of_its_kind
     // A map that includes itself, and a game object whose model is nowhere.
     let cycle = b"[me]\r\ntype=include\r\nfile=selfinc.map\r\n[selfinc]\r\ntype=map\r\ninstance=x 0 0 0 0 0 0\r\n";
     let ghost = b"[video]\r\nobject=nowhere.bgf\r\n";
-    for dir in [&outside, &inside] {
+    for dir in [&*outside, inside.as_path()] {
         for (name, bytes, why) in bad {
             std::fs::write(dir.join(name), bytes).unwrap();
             let (code, j) = info_in(&root, &dir.join(name));

@@ -2,6 +2,8 @@
 //! here from each edit and the format notes (docs/formats/biz2.md: a chunk is a tag word, a
 //! 1-, 2- or 4-byte length, then its payload; XYZ_N_UV vertices are 8 floats, position
 //! first), never read back through our reader.
+mod common;
+
 use relicview::demo::large_model;
 use relicview::formats::biz2::writer::{write_file, WriteOptions};
 use relicview::formats::biz2::Biz2File;
@@ -14,11 +16,9 @@ use std::process::Command;
 static ALLOCATOR: relicview::containers::ceiling::CeilingAllocator =
     relicview::containers::ceiling::CeilingAllocator;
 
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("relicview-diff-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A scratch folder of this test's own, removed when the test ends (tests/common).
+fn temp_dir(name: &str) -> common::Scratch {
+    common::scratch(&format!("diff-{name}"))
 }
 
 fn diff(a: &Path, b: &Path) -> (i32, Value) {

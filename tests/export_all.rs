@@ -3,6 +3,8 @@
 //! its header, a VRAM page's 256 × 256), containers made by Python's zipfile, hostile names,
 //! a link in the output, and the names given whatever the number of threads.
 
+mod common;
+
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -13,14 +15,9 @@ use std::process::Command;
 static ALLOCATOR: relicview::containers::ceiling::CeilingAllocator =
     relicview::containers::ceiling::CeilingAllocator;
 
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "relicview-export-all-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A scratch folder of this test's own, removed when the test ends (tests/common).
+fn temp_dir(name: &str) -> common::Scratch {
+    common::scratch(&format!("export-all-{name}"))
 }
 
 fn export_all(src: &Path, out: &Path) -> (i32, Value) {
@@ -87,8 +84,10 @@ fn python(script: &str, args: &[&Path]) {
 
 /// The demo archive, a malformed model, and the real FF7 field files (FIELD.TDB, FIELD.BIN
 /// and a BSX).
-fn archive(name: &str) -> PathBuf {
-    let dir = temp_dir(name).join("GAME");
+/// Its scratch folder comes too: the folder goes when the test drops it.
+fn archive(name: &str) -> (common::Scratch, PathBuf) {
+    let scratch = temp_dir(name);
+    let dir = scratch.join("GAME");
     relicview::demo::write_demo(&dir).unwrap();
     let hexpod = std::fs::read(dir.join("DEMO/VIDEO/HEXPOD.BGF")).unwrap();
     // Its first chunk's tag word given a length width of 3, which the notes do not allow.
@@ -100,13 +99,13 @@ fn archive(name: &str) -> PathBuf {
     std::fs::copy(ff7.join("FIELD.TDB_u"), dir.join("FF7/FIELD/FIELD.TDB")).unwrap();
     std::fs::copy(ff7.join("MD1_1_u.BSX"), dir.join("FF7/FIELD/MD1_1.BSX")).unwrap();
     std::fs::copy(ff7.join("FIELD.BIN_u"), dir.join("FF7/FIELD/FIELD.BIN")).unwrap();
-    dir
+    (scratch, dir)
 }
 
 #[test]
 fn every_file_goes_out_once_as_glb_or_png_at_the_size_its_header_says_and_the_report_accounts_for_each(
 ) {
-    let dir = archive("demo");
+    let (_scratch, dir) = archive("demo");
     let out = dir.parent().unwrap().join("OUT");
     let (code, report) = export_all(&dir, &out);
     assert_eq!(code, 1, "a file failed: exit 1: {report}");
@@ -303,7 +302,7 @@ fn every_file_goes_out_once_as_glb_or_png_at_the_size_its_header_says_and_the_re
 
 #[test]
 fn a_zip_of_the_archive_exports_what_its_loose_files_do_byte_for_byte() {
-    let dir = archive("zip");
+    let (_scratch, dir) = archive("zip");
     let root = dir.parent().unwrap();
     python("import os, sys, zipfile\nz = zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED)\nfor d, _, fs in os.walk(sys.argv[1]):\n    for f in fs:\n        p = os.path.join(d, f)\n        z.write(p, os.path.relpath(p, sys.argv[1]))\nz.close()", &[&dir, &root.join("GAME.zip")]);
     let (_, loose) = export_all(&dir, &root.join("LOOSE"));
@@ -323,7 +322,7 @@ fn a_zip_of_the_archive_exports_what_its_loose_files_do_byte_for_byte() {
 
 #[test]
 fn a_solid_7z_of_the_archive_exports_what_its_loose_files_do_byte_for_byte() {
-    let dir = archive("7z");
+    let (_scratch, dir) = archive("7z");
     let root = dir.parent().unwrap();
     let sevenz = root.join("GAME.7z");
     let made = Command::new("7zz")
@@ -462,11 +461,7 @@ fn the_names_given_do_not_depend_on_how_many_threads_export() {
     let reports: Vec<Value> = [1, 2, 4]
         .iter()
         .map(|&threads| {
-            let out = std::env::temp_dir().join(format!(
-                "relicview-export-all-threads-{threads}-{}",
-                std::process::id()
-            ));
-            let _ = std::fs::remove_dir_all(&out);
+            let out = temp_dir(&format!("threads-out-{threads}"));
             let r = relicview::bundle::folder::export_to_folder(
                 &dir,
                 &listing.files,

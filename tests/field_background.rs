@@ -6,6 +6,8 @@
 //! the picture. Also the .MIM on its own (its blocks and picture), and a field whose .MIM
 //! is missing.
 
+mod common;
+
 use relicview::formats::lzs;
 use relicview::formats::registry::{self, Purpose};
 use std::path::{Path, PathBuf};
@@ -237,7 +239,8 @@ fn compose(dat: &[u8], mim: &[u8]) -> (Vec<[u8; 3]>, Vec<bool>, usize, usize) {
 }
 
 fn exported_background(name: &str) -> image::RgbaImage {
-    let out = std::env::temp_dir().join(format!("relicview-bg-{}-{name}.png", std::process::id()));
+    let scratch = common::scratch("bg");
+    let out = scratch.join(format!("{name}.png"));
     let run = Command::new(env!("CARGO_BIN_EXE_relicview"))
         .args(["export", "--background", "-o"])
         .arg(&out)
@@ -249,9 +252,7 @@ fn exported_background(name: &str) -> image::RgbaImage {
         "{name}: {}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let picture = image::open(&out).unwrap().to_rgba8();
-    let _ = std::fs::remove_file(&out);
-    picture
+    image::open(&out).unwrap().to_rgba8()
 }
 
 #[test]
@@ -500,8 +501,7 @@ fn a_cut_mim_says_where() {
 
 #[test]
 fn export_all_writes_each_field_s_background_beside_its_scene() {
-    let root = std::env::temp_dir().join(format!("relicview-bg-all-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
+    let root = common::scratch("bg-all");
     std::fs::create_dir_all(root.join("src/FIELD")).unwrap();
     for f in ["ELEVTR1.DAT", "ELEVTR1.MIM", "NMKIN_1.DAT"] {
         std::fs::copy(disc(f), root.join("src/FIELD").join(f)).unwrap();
@@ -532,7 +532,6 @@ fn export_all_writes_each_field_s_background_beside_its_scene() {
     let palettes = image::open(out.join("ELEVTR1.MIM.image0.png")).unwrap();
     assert_eq!(palettes.width(), 256);
     assert!(out.join("ELEVTR1.MIM.image1.png").exists());
-    let _ = std::fs::remove_dir_all(&root);
 }
 
 /// The scene's game camera draws layers 1 and 3 behind everything and the tiles of layers 2

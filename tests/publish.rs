@@ -2,14 +2,14 @@
 //! The site's pages are a stand-in folder here (the real page's run is the browser test
 //! tests/e2e/publish.test.mjs, against nginx).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("relicview-publish-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.canonicalize().unwrap()
+/// A scratch folder of this test's own, removed when the test ends (tests/common).
+fn scratch(name: &str) -> common::Scratch {
+    common::scratch(&format!("publish-{name}"))
 }
 
 /// A built site as `publish` copies it (scripts/site.mjs writes the real one): index.html,

@@ -4,19 +4,19 @@
 //! `info --json`, `inspect --json` and `export --all` from the command line; hostile headers
 //! and blocks as errors naming their byte, the files beside them read as when alone.
 
+mod common;
+
 use relicview::formats::registry::{self, Purpose};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_relicview"))
 }
 
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("relicview-tim-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A scratch folder of this test's own, removed when the test ends (tests/common).
+fn temp(name: &str) -> common::Scratch {
+    common::scratch(&format!("tim-{name}"))
 }
 
 /// A TIM as the notes lay it out: tag 0x10, flags (bits 0–1 the depth, bit 3 a CLUT), then

@@ -7,6 +7,8 @@
 //! exactly its triangles; BLINK blinks), the export (a node per zone under its object), the
 //! census and diff.
 
+mod common;
+
 #[path = "common/chunks.rs"]
 mod chunks;
 use chunks::*;
@@ -344,11 +346,9 @@ fn info_json(path: &Path) -> Value {
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
 }
 
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("relicview-zones-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A scratch folder of this test's own, removed when the test ends (tests/common).
+fn temp_dir(name: &str) -> common::Scratch {
+    common::scratch(&format!("zones-{name}"))
 }
 
 #[test]

@@ -4,17 +4,17 @@
 //
 // node tests/bench/big-model.mjs   (cargo bench --bench throughput writes target/bench/big.bgf)
 
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { repo, relicview, startServer, launch, newPage } from '../e2e/harness.mjs';
+import { scratchDir } from '../e2e/scratch.mjs';
 
 const source = join(repo, 'target/bench/big.bgf');
 if (!existsSync(source)) throw new Error(`${source} is missing: run cargo bench --bench throughput first`);
 const dir = join(repo, 'target/bench/big-model');
 mkdirSync(dir, { recursive: true });
 copyFileSync(source, join(dir, 'BIG.BGF'));
-const demo = mkdtempSync(join(tmpdir(), 'relicview-big-'));
+const demo = scratchDir('big');
 relicview('demo', demo);
 copyFileSync(join(demo, 'DEMO/VIDEO/CUBE.BGF'), join(dir, 'A_CUBE.BGF'));
 rmSync(demo, { recursive: true });

@@ -21,14 +21,14 @@
 // node tests/bench/cold-link.mjs [REPETITIONS]
 //   (RELICVIEW_BENCH_SMOKE: one repetition, the demo and the home line only)
 
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { createHash } from 'node:crypto';
 import { gzipSync, brotliCompressSync, constants } from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { repo, relicview, launch, walk, median } from '../e2e/harness.mjs';
 import { startNginx } from '../e2e/nginx.mjs';
+import { scratchDir } from '../e2e/scratch.mjs';
 
 const smoke = Boolean(process.env.RELICVIEW_BENCH_SMOKE);
 const reps = smoke ? 1 : Math.max(3, Number(process.argv[2]) || 7);
@@ -38,7 +38,7 @@ const NETWORKS = [
   { name: 'phone line, 5 Mbit/s, 150 ms', down: 5e6 / 8, up: 1e6 / 8, latency: 150 },
 ].slice(0, smoke ? 1 : 2);
 
-const root = mkdtempSync(join(tmpdir(), 'relicview-cold-link-'));
+const root = scratchDir('cold-link');
 const host = join(root, 'host');
 mkdirSync(host);
 

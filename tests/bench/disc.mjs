@@ -10,13 +10,13 @@
 //
 // node tests/bench/disc.mjs [FILES] [MEGABYTES]
 
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
 import { repo, relicview, startServer, launch, newPage, makeDiscImage } from '../e2e/harness.mjs';
 import { startNginx } from '../e2e/nginx.mjs';
+import { scratchDir } from '../e2e/scratch.mjs';
 
 const files = Number(process.argv[2]) || 3000;
 const megabytes = Number(process.argv[3]) || 650;
@@ -83,7 +83,7 @@ const dirs = readFileSync(join(root, 'dirs.txt'), 'utf8')
 const binBytes = statSync(join(drop, 'DISC.BIN')).size;
 // The page is served with an empty archive (target/bench's 20,000-file listings would be
 // typed by the server and offered by the page while the disc is read).
-const served = mkdtempSync(join(tmpdir(), 'relicview-disc-served-'));
+const served = scratchDir('disc-served');
 const server = await startServer(served);
 const browser = await launch();
 try {

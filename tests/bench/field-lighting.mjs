@@ -9,15 +9,15 @@
 //
 // node tests/bench/field-lighting.mjs [REPETITIONS]
 
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { startServer, launch, repo, lzsLiterals, median } from '../e2e/harness.mjs';
+import { scratchDir } from '../e2e/scratch.mjs';
 
 const reps = process.env.RELICVIEW_BENCH_SMOKE ? 1 : Math.max(3, Number(process.argv[2]) || 9);
 const shared = name => readFileSync(join(repo, '../shared/testdata/ff7', name));
-const root = mkdtempSync(join(tmpdir(), 'relicview-lighting-bench-'));
+const root = scratchDir('lighting-bench');
 const folder = (name, withFieldBin) => {
   const dir = join(root, name, 'FIELD');
   mkdirSync(dir, { recursive: true });
@@ -34,7 +34,7 @@ const folder = (name, withFieldBin) => {
 const lit = folder('LIT', true);
 const stored = folder('STORED', false);
 
-const served = mkdtempSync(join(tmpdir(), 'relicview-lighting-served-'));
+const served = scratchDir('lighting-served');
 const server = await startServer(served);
 const browser = await launch();
 

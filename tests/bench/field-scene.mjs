@@ -8,14 +8,14 @@
 //
 // node tests/bench/field-scene.mjs [REPETITIONS]
 
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, launch, repo, lzsLiterals, median } from '../e2e/harness.mjs';
+import { scratchDir } from '../e2e/scratch.mjs';
 
 const reps = process.env.RELICVIEW_BENCH_SMOKE ? 1 : Math.max(3, Number(process.argv[2]) || 9);
 const shared = name => readFileSync(join(repo, '../shared/testdata', name));
-const root = mkdtempSync(join(tmpdir(), 'relicview-field-scene-bench-'));
+const root = scratchDir('field-scene-bench');
 const dir = join(root, 'NMKIN', 'FIELD');
 mkdirSync(dir, { recursive: true });
 writeFileSync(join(dir, 'NMKIN_1.DAT'), shared('ff7-disc/NMKIN_1.DAT'));
@@ -25,7 +25,7 @@ writeFileSync(join(dir, 'FIELD.TDB'), shared('ff7/FIELD.TDB_u'));
 writeFileSync(join(dir, 'FIELD.BIN'), shared('ff7/FIELD.BIN_u'));
 for (const f of ['CLOUD.BCX', 'BALLET.BCX']) writeFileSync(join(dir, f), shared(`ff7-disc/${f}`));
 
-const served = mkdtempSync(join(tmpdir(), 'relicview-field-scene-served-'));
+const served = scratchDir('field-scene-served');
 const server = await startServer(served);
 const browser = await launch();
 

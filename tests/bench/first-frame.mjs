@@ -25,11 +25,11 @@
 // node tests/bench/first-frame.mjs [REPETITIONS] [WORKER_THRESHOLD] [--only served|dropped]
 //   (scripts/bench.sh prepares the model)
 
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { repo, relicview, startServer, launch, withThree, median } from '../e2e/harness.mjs';
 import { flatGlb, floorPage } from './floor.mjs';
+import { scratchDir } from '../e2e/scratch.mjs';
 
 // (CI's smoke run, scripts/bench.sh --smoke, takes one repetition: it proves the bench runs.)
 const reps = process.env.RELICVIEW_BENCH_SMOKE ? 1 : Math.max(5, Number(process.argv[2]) || 7);
@@ -55,7 +55,7 @@ const model = 'TERRAIN.BGF';
 const glb = 'TERRAIN.glb';
 mkdirSync(dir, { recursive: true });
 copyFileSync(source, join(dir, model));
-const demo = mkdtempSync(join(tmpdir(), 'relicview-bench-'));
+const demo = scratchDir('bench');
 relicview('demo', demo);
 copyFileSync(join(demo, 'DEMO/VIDEO/CUBE.BGF'), join(dir, 'A_CUBE.BGF'));
 rmSync(demo, { recursive: true });

@@ -15,20 +15,20 @@
 //
 // node tests/bench/listing.mjs [COUNTS...]
 
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { repo, relicview, walk, startServer, launch, newPage, dropFolder } from '../e2e/harness.mjs';
+import { scratchDir } from '../e2e/scratch.mjs';
 
 const counts = process.argv
   .slice(2)
   .map(Number)
   .filter(n => n > 0);
-const demo = mkdtempSync(join(tmpdir(), 'relicview-listing-'));
+const demo = scratchDir('listing');
 relicview('demo', demo);
 const files = walk(join(demo, 'DEMO'));
 // The page is served with an empty archive: the folder is all it is given.
-const empty = mkdtempSync(join(tmpdir(), 'relicview-listing-served-'));
+const empty = scratchDir('listing-served');
 const server = await startServer(empty);
 const browser = await launch();
 

@@ -12,7 +12,6 @@
 import {
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   rmSync,
   statSync,
@@ -21,10 +20,10 @@ import {
   writeSync,
   closeSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { repo, startServer, launch, lzsLiterals } from '../e2e/harness.mjs';
+import { scratchDir } from '../e2e/scratch.mjs';
 
 const megabytes = Number(process.argv[2]) || 650;
 const root = join(repo, `target/bench/7z-${megabytes}`);
@@ -84,7 +83,7 @@ const n0 = Date.now();
 execFileSync('7zz', ['t', '-bso0', '-bsp0', archive]);
 const nativeMs = Date.now() - n0;
 
-const served = mkdtempSync(join(tmpdir(), 'relicview-7z-served-'));
+const served = scratchDir('7z-served');
 const server = await startServer(served);
 const browser = await launch();
 try {

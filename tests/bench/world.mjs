@@ -13,14 +13,14 @@
 //
 // node tests/bench/world.mjs [REPETITIONS]
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { relicview, startServer, launch, median } from '../e2e/harness.mjs';
 import { flatGlb, floorPage } from './floor.mjs';
+import { scratchDir } from '../e2e/scratch.mjs';
 
 const reps = process.env.RELICVIEW_BENCH_SMOKE ? 1 : Math.max(3, Number(process.argv[2]) || 5);
-const root = mkdtempSync(join(tmpdir(), 'relicview-world-bench-'));
+const root = scratchDir('world-bench');
 relicview('demo', root);
 const folder = join(root, 'DEMO');
 const world = 'DEMO/MAPS/CITY.MAP';
@@ -31,7 +31,7 @@ relicview('export', join(root, world), '--root', root, '-o', exported);
 const floorTriangles = flatGlb(exported, flat).triangles;
 
 // The page is served with an empty archive: the folder is what it is given.
-const served = mkdtempSync(join(tmpdir(), 'relicview-world-served-'));
+const served = scratchDir('world-served');
 const server = await startServer(served);
 const browser = await launch();
 

@@ -8,15 +8,43 @@ use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-/// An empty folder of this test program's own under the system's temporary folder.
-pub fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "relicview-containers-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// An empty folder of this test's own under the system's temporary folder, removed with
+/// everything in it when the value is dropped: at the end of the test, passed or failed (a
+/// panic unwinds through it). Without that, every run of the suite left its archives behind
+/// and a machine's disk filled. It reads as the folder's path (`dir.join(..)`, `&dir`).
+pub struct Scratch {
+    dir: tempfile::TempDir,
+    /// The folder's canonical path (the temporary folder may be reached through a link).
+    path: PathBuf,
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.path.as_os_str()
+    }
+}
+
+/// A new [`Scratch`] folder named after the test (`relicview-NAME-…`).
+pub fn scratch(name: &str) -> Scratch {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("relicview-{name}-"))
+        .tempdir()
+        .unwrap();
+    let path = dir.path().canonicalize().unwrap();
+    Scratch { dir, path }
 }
 
 /// `files` (path → bytes) written under `dir`.

@@ -7,11 +7,11 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { startServer, launch, newPage, relicview, repo, lzsLiterals, walk, loadFolder } from './harness.mjs';
+import { scratchDir } from './scratch.mjs';
 
 const SEVENZ = {
   'SOLID.7z': ['-m0=LZMA2', '-ms=on'],
@@ -23,7 +23,7 @@ const ZIPS = ['Deflate64', 'BZip2', 'LZMA', 'PPMd', 'XZ'];
 let dir, tree, server, browser;
 
 before(async () => {
-  dir = join(mkdtempSync(join(tmpdir(), 'relicview-archives-')), 'SHARED');
+  dir = join(scratchDir('archives'), 'SHARED');
   tree = join(dir, 'tree');
   relicview('demo', tree);
   mkdirSync(join(tree, 'FF7/FIELD'), { recursive: true });
@@ -246,7 +246,7 @@ test("a field model after a large file in a solid 7z says which block it decodes
 
 test('Export all of a solid 7z decodes each of its blocks once, and its zip holds what export --all writes', async () => {
   // The demo's files in a 7z whose blocks hold 10 files each, dropped alone.
-  const drop = mkdtempSync(join(tmpdir(), 'relicview-solid-export-'));
+  const drop = scratchDir('solid-export');
   execFileSync(
     '7zz',
     ['a', '-bso0', '-bsp0', '-t7z', '-m0=LZMA2', '-ms=10f', '-r', join(drop, 'DEMO.7z'), 'DEMO'],
@@ -258,7 +258,7 @@ test('Export all of a solid 7z decodes each of its blocks once, and its zip hold
     )[1],
   );
   assert.ok(blocks >= 3, `${blocks} blocks`);
-  const cliOut = mkdtempSync(join(tmpdir(), 'relicview-solid-export-cli-'));
+  const cliOut = scratchDir('solid-export-cli');
   relicview('export', '--all', join(drop, 'DEMO.7z'), '-o', cliOut);
   const cliReport = JSON.parse(readFileSync(join(cliOut, 'report.json'), 'utf8'));
   const { page, problems } = await newPage(browser, `${server.url}#folder=none`);
@@ -313,7 +313,7 @@ test('Export all of a solid 7z decodes each of its blocks once, and its zip hold
 });
 
 test('a disc lists its files by their Rock Ridge names, and the info pane says what the disc itself calls each', async () => {
-  const drop = mkdtempSync(join(tmpdir(), 'relicview-long-names-'));
+  const drop = scratchDir('long-names');
   const src = join(drop, 'src/Game Models');
   mkdirSync(src, { recursive: true });
   writeFileSync(join(src, 'Hexpod Walker.BGF'), readFileSync(join(tree, 'DEMO/VIDEO/HEXPOD.BGF')));

@@ -7,10 +7,10 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeArchive, startServer, launch, newPage, blenderImports } from './harness.mjs';
+import { scratchDir } from './scratch.mjs';
 
 let dir, server, browser;
 
@@ -46,7 +46,7 @@ test(
     const paths = await page.evaluate(() =>
       [...document.querySelectorAll('#file-list li[data-path]')].map(li => li.dataset.path),
     );
-    const folder = mkdtempSync(join(tmpdir(), 'relicview-blender-'));
+    const folder = scratchDir('blender');
     const drawn = new Map();
     for (const [k, path] of paths.entries()) {
       const exported = await page.evaluate(async p => {

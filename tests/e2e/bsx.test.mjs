@@ -5,8 +5,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   makeArchive,
@@ -20,6 +19,7 @@ import {
   lzsLiterals,
   loadFolder,
 } from './harness.mjs';
+import { scratchDir } from './scratch.mjs';
 
 let dir, server, browser;
 
@@ -244,7 +244,7 @@ test('a field model exports with its textures and animations: GLTFLoader plays t
 
 /// A folder of its own: FF7/MD1_1.BSX, and FIELD.TDB beside it when `faces`.
 function fieldFolder(faces) {
-  const own = mkdtempSync(join(tmpdir(), 'relicview-ff7-'));
+  const own = scratchDir('ff7');
   mkdirSync(join(own, 'FIELD'));
   writeFileSync(
     join(own, 'FIELD/MD1_1.BSX'),

@@ -6,8 +6,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import {
@@ -21,11 +20,12 @@ import {
   loadFolder,
   buildContainers,
 } from './harness.mjs';
+import { scratchDir } from './scratch.mjs';
 
 let dir, server, browser;
 
 before(async () => {
-  dir = join(mkdtempSync(join(tmpdir(), 'relicview-containers-')), 'DROP');
+  dir = join(scratchDir('containers'), 'DROP');
   buildContainers(dir);
   server = await startServer(dir);
   browser = await launch();
@@ -143,7 +143,7 @@ test("the listing bar counts a disc's directories and a zip's entries as it goes
 });
 
 test('a zip inside a zip inside a folder opens in the page as a folder of folders', async () => {
-  const nest = join(mkdtempSync(join(tmpdir(), 'relicview-nested-')), 'NEST');
+  const nest = join(scratchDir('nested'), 'NEST');
   mkdirSync(nest, { recursive: true });
   execFileSync('python3', [
     '-c',
@@ -175,7 +175,7 @@ with zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_STORED) as z:
 });
 
 test('a 7z of a rip and its cue sheet (7-Zip, solid) lists the disc under the sheet, dropped and served, and its model draws as the loose one', async () => {
-  const rip = join(mkdtempSync(join(tmpdir(), 'relicview-rip7z-')), 'RIP');
+  const rip = join(scratchDir('rip7z'), 'RIP');
   mkdirSync(join(rip, 'holder'), { recursive: true });
   writeFileSync(join(rip, 'holder/FF7.bin'), readFileSync(join(dir, 'FF7.bin')));
   writeFileSync(join(rip, 'holder/FF7.cue'), readFileSync(join(dir, 'FF7.cue')));
@@ -248,7 +248,7 @@ test('a served folder with containers lists them as folders and opens what is in
 });
 
 test('hostile containers: a zip cut short, a CHD whose map overruns and a cue without its bin stay red files saying why; a bomb fails its own entry', async () => {
-  const bad = join(mkdtempSync(join(tmpdir(), 'relicview-badcontainers-')), 'BAD');
+  const bad = join(scratchDir('badcontainers'), 'BAD');
   mkdirSync(bad, { recursive: true });
   execFileSync('python3', [
     '-c',

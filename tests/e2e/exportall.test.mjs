@@ -6,13 +6,13 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join, relative, dirname } from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import validator from 'gltf-validator';
 import { PNG } from 'pngjs';
 import { servedArchive, newPage, bin, walk, withThree, loadFolder } from './harness.mjs';
+import { scratchDir } from './scratch.mjs';
 
 // `relicview export --all SRC -o OUT --json` → {code, report}.
 function exportAllCli(src, dest) {
@@ -66,7 +66,7 @@ function filesUnder(d) {
 
 let out, report;
 const ctx = servedArchive(dir => {
-  out = mkdtempSync(join(tmpdir(), 'relicview-all-'));
+  out = scratchDir('all');
   ({ report } = exportAllCli(dir, out));
 });
 
@@ -142,7 +142,7 @@ test("every .glb of export --all passes the Khronos validator and loads in GLTFL
 });
 
 test('a zip of the archive made by Python exports the same files', () => {
-  const zipped = join(mkdtempSync(join(tmpdir(), 'relicview-zip-')), 'GAME.zip');
+  const zipped = join(scratchDir('zip'), 'GAME.zip');
   execFileSync('python3', [
     '-c',
     "import os, sys, zipfile\nz = zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED)\nfor d, _, fs in os.walk(sys.argv[1]):\n    for f in fs:\n        p = os.path.join(d, f)\n        z.write(p, os.path.relpath(p, sys.argv[1]))\nz.close()",

@@ -7,8 +7,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   startServer,
@@ -25,12 +24,13 @@ import {
 import validator from 'gltf-validator';
 import { PNG } from 'pngjs';
 import { unwrapLzs } from './ff7.mjs';
+import { scratchDir } from './scratch.mjs';
 
 const shared = p => readFileSync(join(repo, '../shared/testdata', p));
 let dir, server, browser;
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'relicview-field-'));
+  dir = scratchDir('field');
   mkdirSync(join(dir, 'FIELD'), { recursive: true });
   writeFileSync(join(dir, 'FIELD/MD1_1.DAT'), shared('ff7-disc/MD1_1.DAT'));
   writeFileSync(join(dir, 'FIELD/MD1_1.BSX'), lzsLiterals(shared('ff7/MD1_1_u.BSX')));
@@ -167,7 +167,7 @@ test("a field seen through its game camera: its background on the picture's fram
     if (bare.data[i] > 200 && bare.data[i + 1] < 60 && bare.data[i + 2] > 200) keyed++;
   assert.equal(keyed, 0, `${keyed} pixels of the key colour show between the cards`);
   // (Written beside the folder: a file more in it would make it another folder to the link.)
-  const out = join(mkdtempSync(join(tmpdir(), 'relicview-bg-')), 'NMKIN_1.png');
+  const out = join(scratchDir('bg'), 'NMKIN_1.png');
   relicview('export', '--background', '-o', out, join(dir, 'FIELD/NMKIN_1.DAT'));
   const png = PNG.sync.read(readFileSync(out));
   const { width: W, height: H } = bare;
@@ -241,7 +241,7 @@ test(
   "a field's glTF: the Khronos validator finds no error, and Blender imports the walkmesh, each model where its script puts it, the gateways by name and the game's camera",
   { timeout: 600_000 },
   async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'relicview-field-glb-'));
+    const folder = scratchDir('field-glb');
     relicview('export', join(dir, 'FIELD/NMKIN_1.DAT'), '--root', dir, '-o', join(folder, 'NMKIN_1.glb'));
     const glb = readFileSync(join(folder, 'NMKIN_1.glb'));
     const report = await validator.validateBytes(new Uint8Array(glb), { maxIssues: 100 });

@@ -4,12 +4,12 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import validator from 'gltf-validator';
 import { makeArchive, startServer, launch, newPage, nativeInfo, bin, walk, withThree } from './harness.mjs';
+import { scratchDir } from './scratch.mjs';
 
 let dir, server, browser;
 
@@ -26,7 +26,7 @@ after(async () => {
 
 // `relicview export`; null when the file has no scene (or fails), with the reason.
 function exportFile(file, lod = 0, lods = 'shown') {
-  const out = join(mkdtempSync(join(tmpdir(), 'relicview-glb-')), 'out.glb');
+  const out = join(scratchDir('glb'), 'out.glb');
   try {
     execFileSync(bin, ['export', file, '--root', dir, '-o', out, '--lod', String(lod), '--lods', lods], {
       encoding: 'utf8',

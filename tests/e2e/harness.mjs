@@ -3,11 +3,11 @@
 
 import { before, after } from 'node:test';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 import { PNG } from 'pngjs';
+import { scratchDir } from './scratch.mjs';
 
 export const repo = resolve(import.meta.dirname, '../..');
 export const bin = process.env.RELICVIEW_BIN || join(repo, 'target/release/relicview');
@@ -42,7 +42,7 @@ export function nativeInfo(path) {
 
 // The demo archive plus hostile extras, in a fresh temp folder.
 export function makeArchive() {
-  const root = mkdtempSync(join(tmpdir(), 'relicview-e2e-'));
+  const root = scratchDir('e2e');
   const dir = join(root, 'GAME');
   relicview('demo', dir);
   // A malformed model: the first chunk inside its OBJECT has an invalid tag word.

@@ -8,8 +8,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import validator from 'gltf-validator';
 import { startServer, launch, newPage, withThree } from './harness.mjs';
@@ -26,6 +25,7 @@ import {
   writeMatrix,
   worldOfAll,
 } from './matrix.mjs';
+import { scratchDir } from './scratch.mjs';
 
 let root, server, browser, combos;
 
@@ -41,7 +41,7 @@ const squarePath = (normals, colour) =>
   `GAME/VIDEO/SQ_${normals.replace(' ', '_')}_${colour}.BGF`.toUpperCase();
 
 before(async () => {
-  root = mkdtempSync(join(tmpdir(), 'relicview-matrix-'));
+  root = scratchDir('matrix');
   const wanted = [];
   FORMATS.forEach((fmt, f) =>
     MATERIALS.forEach((mat, m) =>

@@ -6,17 +6,17 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, mkdtempSync, mkdirSync, copyFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, mkdirSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, launch, repo, walk, loadFolder, buildContainers, makeArchive } from './harness.mjs';
+import { scratchDir } from './scratch.mjs';
 
 let dir, server, browser;
 const assets = JSON.parse(readFileSync(join(repo, 'site/assets.json'), 'utf8'));
 const MODULES = { core: assets.core, containers: assets.containers, tools: assets.tools };
 
 before(async () => {
-  dir = join(mkdtempSync(join(tmpdir(), 'relicview-modules-')), 'DROP');
+  dir = join(scratchDir('modules'), 'DROP');
   buildContainers(dir);
   server = await startServer(makeArchive());
   browser = await launch();
@@ -77,7 +77,7 @@ test('a module that cannot be had says which and why, the rest of the page works
   const { page: p, fetched } = await page({ block: ['containers', 'tools'] });
   // A zip dropped beside loose files: the zip's row says why it was not opened; the loose
   // files list and open.
-  const drop = join(mkdtempSync(join(tmpdir(), 'relicview-modules-drop-')), 'SMALL');
+  const drop = join(scratchDir('modules-drop'), 'SMALL');
   mkdirSync(join(drop, 'VIDEO'), { recursive: true });
   copyFileSync(join(dir, 'GAME.zip'), join(drop, 'GAME.zip'));
   copyFileSync(join(dir, 'tree/DEMO/VIDEO/CUBE.BGF'), join(drop, 'VIDEO/CUBE.BGF'));

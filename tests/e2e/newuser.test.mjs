@@ -3,8 +3,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   makeArchive,
@@ -17,6 +16,7 @@ import {
   nativeInfo,
   repo,
 } from './harness.mjs';
+import { scratchDir } from './scratch.mjs';
 
 let dir, server, browser;
 
@@ -36,7 +36,7 @@ after(async () => {
 
 // A folder of its own in a fresh temp dir: {relative path: bytes}.
 function folder(name, files) {
-  const root = join(mkdtempSync(join(tmpdir(), 'relicview-drop-')), name);
+  const root = join(scratchDir('drop'), name);
   for (const [path, bytes] of Object.entries(files)) {
     mkdirSync(join(root, path, '..'), { recursive: true });
     writeFileSync(join(root, path), bytes);

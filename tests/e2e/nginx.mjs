@@ -4,10 +4,10 @@
 // test can count what the page transferred.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, existsSync, watch } from 'node:fs';
+import { readFileSync, writeFileSync, existsSync, watch } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { scratchDir } from './scratch.mjs';
 
 const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find(p => existsSync(p));
 
@@ -54,7 +54,7 @@ const CORS = `
 export async function startNginx(origins) {
   if (!NGINX)
     throw new Error("nginx is not installed (scripts/setup.sh --tests installs Debian's nginx-light)");
-  const dir = mkdtempSync(join(tmpdir(), 'relicview-nginx-'));
+  const dir = scratchDir('nginx');
   const ports = {};
   for (const name of Object.keys(origins)) ports[name] = await freePort();
   const servers = Object.entries(origins)

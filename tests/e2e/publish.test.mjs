@@ -6,22 +6,13 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  mkdtempSync,
-  mkdirSync,
-  readFileSync,
-  writeFileSync,
-  rmSync,
-  statSync,
-  cpSync,
-  renameSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync, rmSync, statSync, cpSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { launch, newPage, relicview, buildContainers, makeDiscImage } from './harness.mjs';
 import { startNginx } from './nginx.mjs';
 import { createServer } from 'node:net';
 import { execFileSync } from 'node:child_process';
+import { scratchDir } from './scratch.mjs';
 
 const CONTAINERS = ['GAME.zip', 'GAME.iso', 'FF7.cue', 'FF7.chd'];
 const MODEL_KINDS = new Set(['biz2-geometry', 'map', 'mod', 'bsx']);
@@ -29,7 +20,7 @@ const MODEL_KINDS = new Set(['biz2-geometry', 'map', 'mod', 'bsx']);
 let root, dir, site, big, bigModel, nginx, browser;
 
 before(async () => {
-  root = mkdtempSync(join(tmpdir(), 'relicview-publish-'));
+  root = scratchDir('publish');
   dir = join(root, 'DROP');
   buildContainers(dir);
   // Containers inside a container: the zip and the ISO in a zip of their own (Python's

@@ -5,11 +5,11 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { makeArchive, startServer, launch, newPage, walk, bin, repo } from './harness.mjs';
+import { scratchDir } from './scratch.mjs';
 
 // `relicview info --json --root DIR FILE` (it exits 1 on a bad file and still prints JSON).
 function nativeInfoIn(root, file) {
@@ -153,7 +153,7 @@ test('a trapped core is replaced: the file is marked, the view says so, the next
 
 test('loose files, in no game tree, get the answers the command line gives them', async () => {
   // Picked with "Open files…": named by their names alone, beside each other.
-  const loose = mkdtempSync(join(tmpdir(), 'relicview-loose-'));
+  const loose = scratchDir('loose');
   const files = {
     'BAD.BGF': 'NOTBIZ2-and-more-bytes',
     'EMPTY.BGF': '',

@@ -8,13 +8,13 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, copyFileSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync, copyFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import validator from 'gltf-validator';
 import { bin, repo, startServer, launch, newPage, withThree, blenderImports } from './harness.mjs';
 import { readBsx, readBcx, assemble, jointsAt, writeBsx, writeBcx, crossClip, skeleton } from './ff7.mjs';
+import { scratchDir } from './scratch.mjs';
 
 const shared = join(repo, '../shared/testdata');
 let dir, out, server, browser;
@@ -61,8 +61,8 @@ function generate(folder) {
 }
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'relicview-rig-'));
-  out = mkdtempSync(join(tmpdir(), 'relicview-rig-out-'));
+  dir = scratchDir('rig');
+  out = scratchDir('rig-out');
   for (const f of readdirSync(join(shared, 'ff7')))
     copyFileSync(join(shared, 'ff7', f), join(dir, f.replace('_u.BSX', '.BSX').replace(/_u$/, '')));
   for (const f of ['CLOUD.BCX', 'BALLET.BCX']) copyFileSync(join(shared, 'ff7-disc', f), join(dir, f));
@@ -344,7 +344,7 @@ test(
   'Blender imports each character as one armature with its bones and an action per clip, each bone where the game puts it',
   { timeout: 600_000 },
   async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'relicview-rig-blender-'));
+    const folder = scratchDir('rig-blender');
     exports.forEach((e, i) => writeFileSync(join(folder, `${String(i).padStart(3, '0')}.glb`), e.skin));
     const report = blenderImports(folder, {
       before: '    bpy.context.scene.render.fps = 30',

@@ -4,12 +4,12 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { makeArchive, startServer, launch, sizedPage, listedPage, axeClean, repo } from './harness.mjs';
 import { compressLzs, unwrapLzs, trianglesInside } from './ff7.mjs';
+import { scratchDir } from './scratch.mjs';
 
 const ff7 = name => readFileSync(join(repo, '../shared/testdata', name));
 const MD1_1 = ff7('ff7/MD1_1_u.BSX');
@@ -405,7 +405,7 @@ test("a phone (430 × 900, touch): the help table fits its card, the display men
 
 test('a link to a file inside a dropped zip asks for that zip by name, and comes back from the zip or the folder that holds it', async () => {
   // A zip made by Python's zipfile, in a folder of its own with a file beside it.
-  const holder = mkdtempSync(join(tmpdir(), 'relicview-round4-'));
+  const holder = scratchDir('round4');
   mkdirSync(join(holder, 'GAMES'));
   execFileSync('python3', [
     '-c',

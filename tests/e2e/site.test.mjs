@@ -8,19 +8,19 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { canvasCoverage, launch, relicview, repo } from './harness.mjs';
 import { startNginx } from './nginx.mjs';
+import { scratchDir } from './scratch.mjs';
 
 let root, host, demo, nginx, browser;
 
 before(async () => {
-  root = mkdtempSync(join(tmpdir(), 'relicview-site-'));
+  root = scratchDir('site');
   host = join(root, 'host');
   mkdirSync(host);
   demo = join(root, 'GAME');

@@ -6,8 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   makeArchive,
@@ -22,6 +21,7 @@ import {
   withSourceModules,
 } from './harness.mjs';
 import { trianglesInside } from './ff7.mjs';
+import { scratchDir } from './scratch.mjs';
 
 const ff7 = name => readFileSync(join(repo, '../shared/testdata/ff7', name));
 const MD1_1 = ff7('MD1_1_u.BSX');
@@ -57,7 +57,7 @@ before(async () => {
   tga[16] = 32;
   put('BAD/BAD.TGA', tga);
   // Containers made by real tools, then cut: Python's zipfile, and xorriso.
-  const scratch = mkdtempSync(join(tmpdir(), 'relicview-trips-'));
+  const scratch = scratchDir('trips');
   execFileSync('python3', [
     '-c',
     `import zipfile, sys
@@ -441,7 +441,7 @@ test('every failing kind says why over the view when opened: a cut zip, a cut IS
 
 test('a cut zip dropped as part of a folder is a red row that says why when opened', async () => {
   const { page: p, problems, close } = await sizedPage(browser, server.url + '#folder=none', [1400, 850]);
-  const own = mkdtempSync(join(tmpdir(), 'relicview-dropcut-'));
+  const own = scratchDir('dropcut');
   mkdirSync(join(own, 'D'));
   writeFileSync(join(own, 'D/CUT.ZIP'), readFileSync(join(dir, 'BAD/CUT.ZIP')));
   writeFileSync(join(own, 'D/CUT.ISO'), readFileSync(join(dir, 'BAD/CUT.ISO')));

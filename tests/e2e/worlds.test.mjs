@@ -5,12 +5,12 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import validator from 'gltf-validator';
 import { makeArchive, startServer, launch, newPage, bin, walk, withThree, loadFolder } from './harness.mjs';
+import { scratchDir } from './scratch.mjs';
 
 let dir, server, browser;
 
@@ -318,7 +318,7 @@ test('a large map loads without freezing the page: its progress shows, and input
 });
 
 test('a world exports as one .glb: a mesh per unique model, a node per placement, the door as an animation', async () => {
-  const out = join(mkdtempSync(join(tmpdir(), 'relicview-world-')), 'arena1.glb');
+  const out = join(scratchDir('world'), 'arena1.glb');
   execFileSync(bin, ['export', join(dir, ARENA), '--root', dir, '-o', out]);
   const glb = readFileSync(out);
   const report = await validator.validateBytes(new Uint8Array(glb), { maxIssues: 1000 });
