@@ -186,8 +186,21 @@ fn tiles(dat: &[u8]) -> (Vec<Tile>, [i32; 4]) {
 /// The picture, RGB, on black, over the scroll range; and which pixels a semi-transparent
 /// tile touched (the console's blending is not redone here).
 fn compose(dat: &[u8], mim: &[u8]) -> (Vec<[u8; 3]>, Vec<bool>, usize, usize) {
+    let (picture, blended, _, w, h) = compose_layers(dat, mim, &[0, 1, 2, 3]);
+    (picture, blended, w, h)
+}
+
+/// `compose` with only the tile map's layers in `layers` (0–3: layers 1–4), and which
+/// pixels they draw.
+#[allow(clippy::type_complexity)]
+fn compose_layers(
+    dat: &[u8],
+    mim: &[u8],
+    layers: &[usize],
+) -> (Vec<[u8; 3]>, Vec<bool>, Vec<bool>, usize, usize) {
     let vram = Vram::load(mim);
     let (mut tiles, scroll) = tiles(dat);
+    tiles.retain(|t| layers.contains(&t.layer));
     let (w, h) = (
         (scroll[2] - scroll[0]) as usize,
         (scroll[3] - scroll[1]) as usize,
@@ -210,6 +223,7 @@ fn compose(dat: &[u8], mim: &[u8]) -> (Vec<[u8; 3]>, Vec<bool>, usize, usize) {
     tiles.sort_by_key(rank);
     let mut picture = vec![[0u8; 3]; w * h];
     let mut blended = vec![false; w * h];
+    let mut drawn = vec![false; w * h];
     for t in &tiles {
         let side = if t.layer >= 2 { 32 } else { 16 };
         for dy in 0..side {
@@ -223,6 +237,7 @@ fn compose(dat: &[u8], mim: &[u8]) -> (Vec<[u8; 3]>, Vec<bool>, usize, usize) {
                     continue;
                 }
                 let at = y as usize * w + x as usize;
+                drawn[at] = true;
                 if t.semi && c & 0x8000 != 0 {
                     blended[at] = true;
                     continue;
@@ -235,7 +250,7 @@ fn compose(dat: &[u8], mim: &[u8]) -> (Vec<[u8; 3]>, Vec<bool>, usize, usize) {
             }
         }
     }
-    (picture, blended, w, h)
+    (picture, blended, drawn, w, h)
 }
 
 fn exported_background(name: &str) -> image::RgbaImage {
@@ -598,5 +613,82 @@ fn the_cards_among_the_models_over_the_picture_behind_give_the_background_back()
             camera.cards.windows(2).all(|w| w[0].depth >= w[1].depth),
             "{name}: far to near"
         );
+    }
+}
+
+/// A switch per layer of the picture: each layer that draws a tile is a scene layer named
+/// "background layer N"; layers 1 and 3 (behind every model) each have a picture of their
+/// own, the tiles of that layer alone drawn from the .MIM (checked against the compositor
+/// above run on that layer, pixel for pixel where no semi-transparent tile blends, and
+/// transparent exactly where the layer draws nothing); each card is on its tile's layer.
+#[test]
+fn each_layer_of_the_picture_can_be_hidden_and_the_ones_behind_the_models_have_their_own_pictures()
+{
+    for name in FIELDS {
+        let (dat, mim) = (
+            unpacked(&format!("{name}.DAT")),
+            unpacked(&format!("{name}.MIM")),
+        );
+        let scene = field_with_pixels(name, true).scene.expect("a field scene");
+        let camera = &scene.cameras[0];
+        let (tiles, _) = tiles(&dat);
+        let names: Vec<&str> = camera
+            .layers
+            .iter()
+            .map(|l| scene.layers[l.layer as usize].as_str())
+            .collect();
+        // The layers with tiles, in the order drawn: 3, 1, 2, 4.
+        let want: Vec<String> = [2, 0, 1, 3]
+            .into_iter()
+            .filter(|&l| tiles.iter().any(|t| t.layer == l))
+            .map(|l| format!("background layer {}", l + 1))
+            .collect();
+        assert_eq!(names, want, "{name}");
+        for l in &camera.layers {
+            let layer: usize = scene.layers[l.layer as usize]
+                .rsplit(' ')
+                .next()
+                .unwrap()
+                .parse::<usize>()
+                .unwrap()
+                - 1;
+            match (&l.picture, layer) {
+                (Some(own), 0 | 2) => {
+                    let (picture, blended, drawn, w, h) = compose_layers(&dat, &mim, &[layer]);
+                    assert_eq!((own.width as usize, own.height as usize), (w, h), "{name}");
+                    let mut compared = 0;
+                    for (k, px) in own.rgba.chunks_exact(4).enumerate() {
+                        assert_eq!(
+                            px[3] == 255,
+                            drawn[k],
+                            "{name} layer {}: pixel {k}",
+                            layer + 1
+                        );
+                        if drawn[k] && !blended[k] {
+                            assert_eq!(
+                                &px[..3],
+                                &picture[k],
+                                "{name} layer {}: pixel {k}",
+                                layer + 1
+                            );
+                            compared += 1;
+                        }
+                    }
+                    assert!(compared > 0, "{name} layer {}", layer + 1);
+                }
+                (None, 1 | 3) => {}
+                (p, _) => panic!("{name} layer {}: picture {}", layer + 1, p.is_some()),
+            }
+        }
+        // Each card on the layer of a tile of its place and depth.
+        for c in &camera.cards {
+            let on = &scene.layers[c.layer.expect("a card's layer") as usize];
+            assert!(
+                tiles.iter().any(|t| [t.x, t.y] == [c.rect[0], c.rect[1]]
+                    && *on == format!("background layer {}", t.layer + 1)),
+                "{name}: card at {:?} on {on}",
+                c.rect
+            );
+        }
     }
 }

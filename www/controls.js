@@ -116,12 +116,18 @@ export function syncWorldControls() {
   $('blink-label').hidden = !(state.current && state.viewer.hasBlink());
   $('opt-blink').checked = state.viewer.options().blink;
   const layers = $('layers');
-  // Damage zones are the Parts view's (parts.js).
-  const shown = state.current ? state.viewer.layers().filter(l => l.nodes > 0 && !l.chosen && !l.zone) : [];
+  // Damage zones are the Parts view's (parts.js). A layer of a game camera's picture (a
+  // field's background layer) has tiles rather than nodes: it shows through that camera.
+  const shown = state.current
+    ? state.viewer.layers().filter(l => (l.nodes > 0 || l.tiles > 0) && !l.chosen && !l.zone)
+    : [];
   layers.replaceChildren(
     ...shown.map(l => {
       const label = document.createElement('label');
-      label.title = `Show or hide the ${l.name} (${l.nodes})`;
+      label.title =
+        l.nodes > 0
+          ? `Show or hide the ${l.name} (${l.nodes})`
+          : `Show or hide the ${l.name} (${l.tiles} tiles, seen through the game camera)`;
       const box = document.createElement('input');
       box.type = 'checkbox';
       box.checked = l.shown;

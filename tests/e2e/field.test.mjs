@@ -154,9 +154,12 @@ test("a field seen through its game camera: its background on the picture's fram
   await page.evaluate(() => window.relicview.setClock({ time: 0, playing: false }));
   await page.evaluate(() => window.relicview.setCamera('game'));
   assert.equal(await page.evaluate(() => window.relicview.cameraMode()), 'game');
-  // Every layer off: the background alone, against the picture relicview export writes
-  // (itself checked pixel for pixel against a compositor of the tests, tests/field_background.rs).
-  const names = (await page.evaluate(() => window.relicview.layers())).map(l => l.name);
+  // Every layer of the scene off but the background's: the background alone, against the
+  // picture relicview export writes (itself checked pixel for pixel against a compositor of
+  // the tests, tests/field_background.rs).
+  const names = (await page.evaluate(() => window.relicview.layers()))
+    .filter(l => l.tiles === 0)
+    .map(l => l.name);
   await page.evaluate(n => window.relicview.setLayers(Object.fromEntries(n.map(x => [x, false]))), names);
   const bare = await page.evaluate(() => window.relicview.readPixels());
   // Under the tiles drawn among the models, the picture behind is magenta in this field (the
@@ -233,6 +236,72 @@ test("a field seen through its game camera: its background on the picture's fram
   await fresh.waitForFunction(() => window.relicview.cameraMode() === 'game');
   assert.equal(await fresh.locator('#camera-select').inputValue(), 'game');
   await fresh.close();
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("each layer of a field's background is a switch: hidden in the pane, the picture through the game camera loses it, and the link keeps it", async () => {
+  const { page, problems } = await newPage(browser, server.url + '#folder=none');
+  const root = dir.split('/').pop();
+  await loadFolder(page, dir, walk(dir).length);
+  await page.evaluate(p => window.relicview.open(p), `${root}/FIELD/NMKIN_1.DAT`);
+  await page.evaluate(() => window.relicview.setClock({ time: 0, playing: false }));
+  await page.evaluate(() => window.relicview.setCamera('game'));
+  const layers = await page.evaluate(() => window.relicview.layers());
+  const background = layers.filter(l => l.tiles > 0).map(l => l.name);
+  assert.ok(background.includes('background layer 1'), JSON.stringify(layers));
+  assert.ok(
+    background.every(n => /^background layer [1-4]$/.test(n)),
+    background.join(),
+  );
+  // The models, the walkmesh and the gateways off: the picture alone.
+  await page.evaluate(
+    n => window.relicview.setLayers(Object.fromEntries(n.map(x => [x, false]))),
+    layers.filter(l => l.tiles === 0).map(l => l.name),
+  );
+  const whole = await page.evaluate(() => window.relicview.readPixels());
+  const differing = (a, b) => {
+    let n = 0;
+    for (let i = 0; i < a.data.length; i += 4)
+      if ([0, 1, 2].some(k => Math.abs(a.data[i + k] - b.data[i + k]) > 2)) n++;
+    return n;
+  };
+  // The pane's switch, as a person clicks it: layer 1 (the bulk of a field's picture) goes.
+  const box = page.locator('#layers input[data-layer="background layer 1"]');
+  assert.equal(await box.isChecked(), true);
+  await box.click();
+  await page.waitForFunction(
+    () => !window.relicview.layers().find(l => l.name === 'background layer 1')?.shown,
+  );
+  await page.evaluate(() => window.relicview.setLayers({}));
+  const without = await page.evaluate(() => window.relicview.readPixels());
+  const pixels = whole.data.length / 4;
+  assert.ok(differing(whole, without) > pixels * 0.1, `${differing(whole, without)} of ${pixels} changed`);
+  // The link hides it again in a fresh page.
+  const link = await page.evaluate(() => window.relicview.permalink());
+  assert.match(link, /hide=[^&]*background(\+|%20)layer(\+|%20)1/);
+  const fresh = await browser.newPage({ viewport: { width: 1000, height: 900 } });
+  await fresh.goto(link);
+  await fresh.evaluate(() => window.relicview.ready);
+  await fresh.locator('#folder-input').setInputFiles(dir);
+  await fresh.waitForFunction(() => window.relicview.cameraMode() === 'game');
+  const restored = await fresh.evaluate(() => window.relicview.layers());
+  assert.equal(restored.find(l => l.name === 'background layer 1')?.shown, false);
+  assert.equal(restored.find(l => l.name === 'background layer 3')?.shown ?? true, true);
+  await fresh.close();
+  // Every layer of the picture off: nothing of it is drawn, only the view's own backdrop.
+  await page.evaluate(
+    n => window.relicview.setLayers(Object.fromEntries(n.map(x => [x, false]))),
+    background,
+  );
+  const none = await page.evaluate(() => window.relicview.readPixels());
+  const colours = new Set();
+  for (let i = 0; i < none.data.length; i += 4 * 97) colours.add(none.data.slice(i, i + 3).join());
+  assert.ok(colours.size <= 3, `${colours.size} colours left: ${[...colours].slice(0, 5).join(' ')}`);
+  // And all on again: the picture as composed, pixel for pixel.
+  await page.evaluate(n => window.relicview.setLayers(Object.fromEntries(n.map(x => [x, true]))), background);
+  const again = await page.evaluate(() => window.relicview.readPixels());
+  assert.equal(differing(whole, again), 0);
   assert.deepEqual(problems, []);
   await page.close();
 });

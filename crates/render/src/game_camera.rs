@@ -61,11 +61,13 @@ pub fn backdrop_texture(
 }
 
 /// The picture behind the scene as a square the flat camera draws over `rect`: its first row
-/// at the top.
+/// at the top. `layered`: one of several drawn over each other, each where its texels are
+/// not transparent, in the order drawn (no depth test: they lie in one plane).
 pub fn backdrop(
     context: &Context,
     texture: three_d::Texture2DRef,
     rect: [f32; 4],
+    layered: bool,
 ) -> Gm<GpuMesh, ColorMaterial> {
     let [l, b, r, t] = rect;
     let mesh = CpuMesh {
@@ -84,9 +86,23 @@ pub fn backdrop(
         ]),
         ..Default::default()
     };
-    let material = ColorMaterial {
-        texture: Some(texture),
-        ..Default::default()
+    let material = if layered {
+        ColorMaterial {
+            texture: Some(texture),
+            render_states: three_d::RenderStates {
+                write_mask: three_d::WriteMask::COLOR,
+                depth_test: three_d::DepthTest::Always,
+                blend: three_d::Blend::TRANSPARENCY,
+                cull: three_d::Cull::None,
+            },
+            is_transparent: true,
+            ..Default::default()
+        }
+    } else {
+        ColorMaterial {
+            texture: Some(texture),
+            ..Default::default()
+        }
     };
     Gm::new(GpuMesh::new(context, &mesh), material)
 }
@@ -118,7 +134,8 @@ pub fn flat_camera(w: u32, h: u32) -> three_d::Camera {
 /// rectangle of the frame, as the picture behind is, with the depth the perspective camera
 /// (`near`, `far`) gives a point `depth` ahead of it, so that the depth test against the
 /// models drawn works. Drawn after the scene without writing depth: a piece hides what is
-/// farther and nothing nearer, and the pieces lie over each other in the game's order.
+/// farther and nothing nearer, and the pieces lie over each other in the game's order. The
+/// pieces on a layer in `hidden` are left out.
 pub fn cards(
     context: &Context,
     c: &GameCamera,
@@ -126,9 +143,15 @@ pub fn cards(
     aspect: f32,
     near: f32,
     far: f32,
+    hidden: &[u32],
 ) -> Option<Gm<GpuMesh, ColorMaterial>> {
     let atlas = c.card_texels.as_ref()?;
-    if c.cards.is_empty() {
+    let shown: Vec<&crate::scene::Card> = c
+        .cards
+        .iter()
+        .filter(|card| card.layer.is_none_or(|l| !hidden.contains(&l)))
+        .collect();
+    if shown.is_empty() {
         return None;
     }
     // The perspective camera's depth (normalised device z) at distance `d`, and where the
@@ -144,7 +167,7 @@ pub fn cards(
     };
     let (aw, ah) = (atlas.width.max(1) as f32, atlas.height.max(1) as f32);
     let (mut positions, mut uvs, mut indices) = (Vec::new(), Vec::new(), Vec::new());
-    for card in &c.cards {
+    for card in shown {
         let [x0, y0, x1, y1] = card.rect.map(|v| v as f32);
         // A hair inside the texels: a pixel on the card's edge samples the card, never the
         // cell beside it.

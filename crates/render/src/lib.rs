@@ -45,6 +45,9 @@ const FOV_DEGREES: f32 = 45.0;
 
 /// Something drawn with a flat camera (a picture on the view).
 type Flat = Gm<GpuMesh, ColorMaterial>;
+/// What the cards as drawn were made for: the view's aspect, the camera's near and far
+/// planes, and the layers of the picture hidden.
+type CardsKey = ([f32; 3], Vec<u32>);
 
 /// Vertices uploaded per frame at most (but always one batch): a large world appears batch
 /// by batch, one mesh after another, and no frame waits for the whole upload.
@@ -75,14 +78,14 @@ pub struct Renderer {
     measure_marks: Option<Gm<GpuMesh, ColorMaterial>>,
     /// The ground grid as drawn, for the bounds and step it was made for.
     grid: Option<(Bounds, f32, Gm<GpuMesh, ColorMaterial>)>,
-    /// The picture behind the scene through its game camera, uploaded once per scene (None
-    /// inside: the scene has none).
-    backdrop: Option<Option<three_d::Texture2DRef>>,
-    /// The backdrop's square as drawn, for the rectangle it was made for.
-    backdrop_quad: Option<([f32; 4], Gm<GpuMesh, ColorMaterial>)>,
-    /// The picture's pieces at depths among the models, for the view's aspect and the
-    /// camera's near and far planes they were made for.
-    cards: Option<([f32; 3], Option<Flat>)>,
+    /// The picture behind the scene through its game camera, uploaded once per scene and
+    /// set of its layers hidden (the key): the pictures drawn, in order (none: nothing).
+    backdrop: Option<(Vec<u32>, Vec<three_d::Texture2DRef>)>,
+    /// The backdrop's squares as drawn, for the rectangle they were made for.
+    backdrop_quad: Option<([f32; 4], Vec<Flat>)>,
+    /// The picture's pieces at depths among the models, for the view's aspect, the
+    /// camera's near and far planes and the picture's layers hidden they were made for.
+    cards: Option<(CardsKey, Option<Flat>)>,
 }
 
 const MEASURE_COLOR: Srgba = Srgba {
@@ -1063,56 +1066,94 @@ impl Renderer {
         calls
     }
 
-    /// The picture the game draws behind the scene, on its frame, under everything.
+    /// The layers of the game camera's picture that are hidden.
+    fn hidden_picture_layers(&self, camera: &crate::scene::GameCamera) -> Vec<u32> {
+        let hidden = self.hidden_layers();
+        camera
+            .layers
+            .iter()
+            .map(|l| l.layer)
+            .filter(|l| hidden.contains(l))
+            .collect()
+    }
+
+    /// The picture the game draws behind the scene, on its frame, under everything: as
+    /// composed where every layer of it is shown, else the shown layers' own pictures over
+    /// each other in the order drawn.
     fn draw_backdrop(&mut self, target: &RenderTarget) -> u32 {
         let (w, h) = (self.width, self.height);
         let aspect = w as f32 / h as f32;
         let Some(camera) = self.game_camera().cloned() else {
             return 0;
         };
-        if self.backdrop.is_none() {
+        let hidden = self.hidden_picture_layers(&camera);
+        if self.backdrop.as_ref().is_none_or(|(k, _)| *k != hidden) {
             // What lies behind every model: the whole picture, or where some of it lies
             // among the models (cards, drawn after them), the rest.
             let whole = camera
                 .backdrop
                 .and_then(|t| Some(&self.main()?.scene.textures.get(t as usize)?.texels));
-            let texels = camera.behind.as_ref().or(whole);
-            let fits = |t: &&crate::texture::Texels| {
-                t.rgba.len() == 4 * t.width as usize * t.height as usize
+            let pictures: Vec<&crate::texture::Texels> = if hidden.is_empty() {
+                camera.behind.as_ref().or(whole).into_iter().collect()
+            } else {
+                camera
+                    .layers
+                    .iter()
+                    .filter(|l| !hidden.contains(&l.layer))
+                    .filter_map(|l| l.picture.as_ref())
+                    .collect()
             };
-            let texture = texels
-                .filter(fits)
-                .map(|t| game_camera::backdrop_texture(&self.context, t));
-            self.backdrop = Some(texture);
+            let textures = pictures
+                .into_iter()
+                .filter(|t| t.rgba.len() == 4 * t.width as usize * t.height as usize)
+                .map(|t| game_camera::backdrop_texture(&self.context, t))
+                .collect();
+            self.backdrop = Some((hidden.clone(), textures));
+            self.backdrop_quad = None;
         }
-        let Some(Some(texture)) = self.backdrop.clone() else {
+        let Some((_, textures)) = &self.backdrop else {
             return 0;
         };
+        if textures.is_empty() {
+            return 0;
+        }
         let rect = game_camera::frame_on_screen(&camera, aspect);
         if self.backdrop_quad.as_ref().is_none_or(|(r, _)| *r != rect) {
-            self.backdrop_quad = Some((rect, game_camera::backdrop(&self.context, texture, rect)));
+            // Several pictures are layers, each over the ones before where it draws.
+            let layered = !hidden.is_empty();
+            let quads = textures
+                .iter()
+                .map(|t| game_camera::backdrop(&self.context, t.clone(), rect, layered))
+                .collect();
+            self.backdrop_quad = Some((rect, quads));
         }
-        let Some((_, quad)) = &self.backdrop_quad else {
+        let Some((_, quads)) = &self.backdrop_quad else {
             return 0;
         };
         let flat = game_camera::flat_camera(w, h);
-        target.render(&flat, [quad], &[]);
+        for quad in quads {
+            target.render(&flat, [quad], &[]);
+        }
         target.clear(ClearState::depth(1.0));
-        1
+        quads.len() as u32
     }
 
     /// The picture's pieces at depths among the models, over the scene drawn: with the flat
-    /// camera, as the picture behind, at the depths the scene's camera gives them.
+    /// camera, as the picture behind, at the depths the scene's camera gives them; those of
+    /// a hidden layer left out.
     fn draw_cards(&mut self, target: &RenderTarget) -> u32 {
         let Some(camera) = self.game_camera().cloned() else {
             return 0;
         };
         let (w, h) = (self.width, self.height);
-        let key = [
-            w as f32 / h as f32,
-            self.camera.z_near(),
-            self.camera.z_far(),
-        ];
+        let key = (
+            [
+                w as f32 / h as f32,
+                self.camera.z_near(),
+                self.camera.z_far(),
+            ],
+            self.hidden_picture_layers(&camera),
+        );
         if self.cards.as_ref().is_none_or(|(k, _)| *k != key) {
             let fits = |t: &&crate::texture::Texels| {
                 t.rgba.len() == 4 * t.width as usize * t.height as usize
@@ -1122,12 +1163,11 @@ impl Renderer {
                 .as_ref()
                 .filter(fits)
                 .map(|t| game_camera::backdrop_texture(&self.context, t));
-            let [aspect, near, far] = key;
-            self.cards = Some((
-                key,
-                texture
-                    .and_then(|t| game_camera::cards(&self.context, &camera, t, aspect, near, far)),
-            ));
+            let ([aspect, near, far], hidden) = &key;
+            let cards = texture.and_then(|t| {
+                game_camera::cards(&self.context, &camera, t, *aspect, *near, *far, hidden)
+            });
+            self.cards = Some((key, cards));
         }
         let Some((_, Some(cards))) = &self.cards else {
             return 0;

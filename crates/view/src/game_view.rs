@@ -82,6 +82,7 @@ mod tests {
             cards: Vec::new(),
             card_texels: None,
             notes: Vec::new(),
+            layers: Vec::new(),
         }
     }
 

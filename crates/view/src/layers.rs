@@ -13,6 +13,9 @@ pub struct LayerState<'a> {
     pub shown: bool,
     /// Nodes on the layer.
     pub nodes: usize,
+    /// Tiles of a game camera's picture on the layer (a field's background layer): shown
+    /// through that camera.
+    pub tiles: usize,
     /// The scene's choice shows and hides it (the page does not offer it as a switch).
     pub chosen: bool,
     /// A damage zone: the Parts view offers it (`view::parts`), not the layer list.
@@ -33,6 +36,12 @@ pub fn layers<'a>(scene: &'a Scene, hidden: &[u32]) -> Vec<LayerState<'a>> {
         scene.layer_mask(&scene.zones),
     );
     let mut nodes = vec![0usize; scene.layers.len()];
+    let mut tiles = vec![0usize; scene.layers.len()];
+    for l in scene.cameras.iter().flat_map(|c| &c.layers) {
+        if let Some(count) = tiles.get_mut(l.layer as usize) {
+            *count += l.tiles;
+        }
+    }
     for n in &scene.nodes {
         for l in n.layer.iter().chain(n.part.iter().flat_map(|p| &p.zones)) {
             if let Some(count) = nodes.get_mut(*l as usize) {
@@ -48,6 +57,7 @@ pub fn layers<'a>(scene: &'a Scene, hidden: &[u32]) -> Vec<LayerState<'a>> {
             name,
             shown: !hidden[i],
             nodes: nodes[i],
+            tiles: tiles[i],
             chosen: chosen[i],
             zone: zones[i],
         })

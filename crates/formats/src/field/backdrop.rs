@@ -6,7 +6,11 @@ use super::background::{self, Composed};
 use super::raw::DatFile;
 use super::tiles::LAYERS;
 use crate::psx::Vram;
-use crate::scene::{GameCamera, Scene, Texture};
+use crate::scene::{GameCamera, PictureLayer, Scene, Texture};
+
+/// What a background layer's scene layer is called, before its number (1–4): "background
+/// layer 2" is what a link hides.
+pub const PICTURE_LAYER: &str = "background layer";
 
 /// The field scale the camera's fit is known for: a field of another scale (md1_1's 1024)
 /// does not put its walkmesh on the picture's floor (docs/formats/field-dat.md).
@@ -31,7 +35,7 @@ pub fn game_camera(d: &DatFile) -> Option<GameCamera> {
             notes.push(format!("this field's scale is {} (512 is 1): how its walkmesh fits the picture through this camera is not settled, and the models may stand off the floor the picture shows", s.scale));
         }
     }
-    Some(GameCamera { name: "game camera".into(), rotation, translation: c.translation.map(|t| t as f32), projection: c.projection as f32, frame, backdrop: None, notes, behind: None, cards: Vec::new(), card_texels: None })
+    Some(GameCamera { name: "game camera".into(), rotation, translation: c.translation.map(|t| t as f32), projection: c.projection as f32, frame, backdrop: None, notes, behind: None, cards: Vec::new(), card_texels: None, layers: Vec::new() })
 }
 
 /// The scroll range: the frame the game's picture moves in.
@@ -53,8 +57,21 @@ pub fn add_to(scene: &mut Scene, d: &DatFile, name: &str, pixels: Option<&Pixels
         Some((p, composed)) => {
             // What the models pass among (layers 2 and 4) as cards at their depths, and
             // the rest (layers 3 and 1) behind everything.
+            // Each layer that draws a tile a scene layer the person can hide, in the order
+            // drawn: 3 and 1 behind every model, each with its own picture, then 2 and 4.
+            let mut layer_of = [None; LAYERS];
+            for l in [2, 0, 1, 3] {
+                if composed.drawn[l] > 0 {
+                    let id = scene.layer(&format!("{PICTURE_LAYER} {}", l + 1));
+                    layer_of[l] = Some(id);
+                    camera.layers.push(PictureLayer { layer: id, tiles: composed.drawn[l], picture: composed.alone[l].clone() });
+                }
+            }
             if let Ok(map) = &d.tile_map {
-                let cards = background::cards(map, &p.vram, &composed);
+                let mut cards = background::cards(map, &p.vram, &composed);
+                for (card, &l) in cards.cards.iter_mut().zip(&cards.tile_layers) {
+                    card.layer = layer_of[l];
+                }
                 if !cards.cards.is_empty() {
                     camera.behind = Some(composed.behind.clone());
                     camera.notes.push(format!("{} tiles of layers 2 and 4 are drawn at their depths among the models (our reading of the engine's sorting: its ordering-table index is a quarter of the depth)", cards.cards.len()));

@@ -32,7 +32,17 @@ pub struct Composed {
     /// The picture as it was once layers 3 and 1 were drawn (before layer 2): what lies
     /// behind every model.
     pub behind: Texels,
+    /// Each layer behind every model (1 and 3) on its own, transparent where it draws
+    /// nothing, where it draws something: what is shown of the picture when the person hides
+    /// some of its layers. (A semi-transparent texel is blended over its own layer only.)
+    pub alone: [Option<Texels>; LAYERS],
 }
+
+/// The layers drawn behind every model, in the order drawn: 3, then 1 (indices 2 and 0).
+pub const BEHIND_MODELS: [usize; 2] = [2, 0];
+/// A texel of a layer's own canvas that the layer draws (the console's colour words have 15
+/// bits of colour; the 16th marks it).
+const DRAWN: u16 = 0x8000;
 
 /// The frame the picture is composed in: the scroll range (min x, min y, max x, max y) the
 /// triggers give, or, where that is empty or too large, the tiles' extent (cut to
@@ -123,6 +133,7 @@ pub fn compose(map: &TileMap, vram: &Vram, frame: [i32; 4], shown: [bool; LAYERS
     let widen = |v: u16| ((v << 3) | (v >> 2)) as u8;
     let texels = |canvas: &[u16]| Texels { width: w as u32, height: h as u32, rgba: std::sync::Arc::new(canvas.iter().flat_map(|&c| [widen(c & 31), widen((c >> 5) & 31), widen((c >> 10) & 31), 255]).collect()) };
     let mut behind = None;
+    let mut own: [Vec<u16>; LAYERS] = std::array::from_fn(|l| if BEHIND_MODELS.contains(&l) && shown[l] { vec![0u16; w * h] } else { Vec::new() });
     for t in &order {
         if t.layer == 1 || t.layer == 3 {
             behind.get_or_insert_with(|| texels(&canvas));
@@ -145,14 +156,26 @@ pub fn compose(map: &TileMap, vram: &Vram, frame: [i32; 4], shown: [bool; LAYERS
                 if c == 0 {
                     continue;
                 }
-                let pixel = &mut canvas[y as usize * w + x as usize];
-                *pixel = if t.semi_transparent() && c & 0x8000 != 0 { blend(*pixel, c, rule) } else { c & 0x7FFF };
+                let at = y as usize * w + x as usize;
+                let over = |under: u16| if t.semi_transparent() && c & 0x8000 != 0 { blend(under, c, rule) } else { c & 0x7FFF };
+                canvas[at] = over(canvas[at]);
+                if let Some(mine) = own[t.layer].get_mut(at) {
+                    *mine = DRAWN | over(*mine & !DRAWN);
+                }
             }
         }
     }
     let picture = texels(&canvas);
+    let alone = std::array::from_fn(|l| {
+        let mine = &own[l];
+        (drawn[l] > 0 && !mine.is_empty()).then(|| Texels {
+            width: w as u32,
+            height: h as u32,
+            rgba: std::sync::Arc::new(mine.iter().flat_map(|&c| if c & DRAWN == 0 { [0; 4] } else { [widen(c & 31), widen((c >> 5) & 31), widen((c >> 10) & 31), 255] }).collect()),
+        })
+    });
     let left_out = map.tiles.iter().filter(|t| shown[t.layer]).count() - drawn.iter().sum::<usize>();
-    Composed { behind: behind.unwrap_or_else(|| picture.clone()), picture, frame: [frame[0], frame[1], frame[0] + w as i32, frame[1] + h as i32], drawn, states, left_out }
+    Composed { behind: behind.unwrap_or_else(|| picture.clone()), picture, frame: [frame[0], frame[1], frame[0] + w as i32, frame[1] + h as i32], drawn, states, left_out, alone }
 }
 
 /// How far ahead of the camera the engine sorts a tile of depth `d` among the models: its
@@ -194,6 +217,8 @@ fn shelves(sides: impl Iterator<Item = usize>) -> (Vec<(usize, usize)>, usize) {
 pub struct Cards {
     pub texels: Texels,
     pub cards: Vec<Card>,
+    /// Each card's layer of the tile map (1 or 3: layers 2 and 4), as `cards`.
+    pub tile_layers: Vec<usize>,
     /// Tiles past what the atlas holds, not made.
     pub left_out: usize,
 }
@@ -219,6 +244,7 @@ pub fn cards(map: &TileMap, vram: &Vram, composed: &Composed) -> Cards {
     let (kept, w) = (cells.len(), ATLAS_WIDTH);
     let mut rgba = vec![0u8; w * h * 4];
     let mut cards = Vec::with_capacity(kept);
+    let mut tile_layers = Vec::with_capacity(kept);
     for (k, t) in order.iter().take(kept).enumerate() {
         let Some(word) = t.page else { continue };
         let (key, _) = page_of(word, t.clut);
@@ -251,9 +277,11 @@ pub fn cards(map: &TileMap, vram: &Vram, composed: &Composed) -> Cards {
             rect: [x, y, x + side as i32, y + side as i32],
             depth: Z_PER_DEPTH * depth.max(1) as f32,
             texels: [(cx + PAD) as u32, (cy + PAD) as u32, side as u32, side as u32],
+            layer: None,
         });
+        tile_layers.push(t.layer);
     }
-    Cards { texels: Texels { width: w as u32, height: h as u32, rgba: std::sync::Arc::new(rgba) }, cards, left_out: order.len() - kept }
+    Cards { texels: Texels { width: w as u32, height: h as u32, rgba: std::sync::Arc::new(rgba) }, cards, tile_layers, left_out: order.len() - kept }
 }
 
 #[cfg(test)]

@@ -498,6 +498,23 @@ pub struct GameCamera {
     pub cards: Vec<Card>,
     #[serde(default)]
     pub card_texels: Option<crate::texture::Texels>,
+    /// The picture's layers a person can switch off (a field's background layers), in the
+    /// order drawn. With every one shown the picture is `behind` (or `backdrop`) and the
+    /// cards, exactly as composed; with some hidden, the shown ones' own pictures over each
+    /// other in this order, and the shown ones' cards.
+    #[serde(default)]
+    pub layers: Vec<PictureLayer>,
+}
+
+/// A layer of a game camera's picture the viewer can hide: its scene layer (named, so that
+/// a link keeps it hidden), how many of the picture's tiles are on it, and for a layer
+/// behind every model its own picture on the frame (transparent where it draws nothing);
+/// a layer among the models is its cards (`Card::layer`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PictureLayer {
+    pub layer: u32,
+    pub tiles: usize,
+    pub picture: Option<crate::texture::Texels>,
 }
 
 /// A piece of a game camera's picture at a depth: a rectangle of the frame (pixels from its
@@ -509,6 +526,9 @@ pub struct Card {
     pub rect: [i32; 4],
     pub depth: f32,
     pub texels: [u32; 4],
+    /// The scene layer it is on (a field's "background layer 2"): hidden with it.
+    #[serde(default)]
+    pub layer: Option<u32>,
 }
 
 impl GameCamera {

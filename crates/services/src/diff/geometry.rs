@@ -177,6 +177,7 @@ fn plain_copy(a: &Scene) -> Scene {
                 behind: None,
                 cards: Vec::new(),
                 card_texels: None,
+                layers: Vec::new(),
                 ..c.clone()
             })
             .collect(),
