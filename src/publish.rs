@@ -145,8 +145,7 @@ fn record_references(root: &Path, files: &mut [ListedFile]) {
             self.source.read(path).await
         }
     }
-    let index =
-        ArchiveIndex::with_kinds(files.iter().map(|f| (f.path.clone(), Kind::parse(f.kind))));
+    let index = ArchiveIndex::listed(files);
     // (A path the open asked for that the archive lacks is not a file to fetch.)
     let listed: std::collections::HashSet<String> = files.iter().map(|f| f.path.clone()).collect();
     let noting = Noting {

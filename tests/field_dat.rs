@@ -616,3 +616,267 @@ fn a_story_moment_set_by_hand_takes_the_init_s_other_branches() {
             && String::from_utf8_lossy(&out.stderr).contains("BANK:ADDRESS=VALUE")
     );
 }
+
+/// The three fields as the disc stores them (.DAT and .MIM), their models, FIELD.BIN and the
+/// two characters, in one archive; `unpacked_dat`: the .DATs unpacked instead.
+fn three_fields(unpacked_dat: bool) -> relicview::archive::MemorySource {
+    let mut files: Vec<(String, Vec<u8>)> = vec![
+        ("FIELD/FIELD.TDB".into(), shared("ff7/FIELD.TDB_u")),
+        ("FIELD/FIELD.BIN".into(), shared("ff7/FIELD.BIN_u")),
+        ("FIELD/CLOUD.BCX".into(), shared("ff7-disc/CLOUD.BCX")),
+        ("FIELD/BALLET.BCX".into(), shared("ff7-disc/BALLET.BCX")),
+    ];
+    for name in FIELDS {
+        let dat = match unpacked_dat {
+            true => unpacked(name),
+            false => shared(&format!("ff7-disc/{name}.DAT")),
+        };
+        files.push((format!("FIELD/{name}.DAT"), dat));
+        files.push((
+            format!("FIELD/{name}.MIM"),
+            shared(&format!("ff7-disc/{name}.MIM")),
+        ));
+        files.push((
+            format!("FIELD/{name}.BSX"),
+            shared(&format!("ff7/{name}_u.BSX")),
+        ));
+    }
+    relicview::archive::MemorySource::new(files)
+}
+
+fn open_in(source: &relicview::archive::MemorySource, name: &str) -> relicview::archive::Opened {
+    let archive = std::cell::RefCell::new(source.archive());
+    pollster::block_on(relicview::archive::open_file(
+        &archive,
+        source,
+        &format!("FIELD/{name}.DAT"),
+    ))
+    .unwrap()
+}
+
+/// A way from one field into another, read here from the bytes: (to map, x, y, triangle,
+/// direction).
+type Way = (u16, i16, i16, u16, u8);
+
+/// The gateways in use of a field (its triggers' twelve records of 24 bytes at +0x38: the
+/// line, then where the player arrives, x, y, triangle, map, direction), and every run of
+/// bytes in its script section shaped as a MAPJUMP (`60 map x y triangle direction`): a
+/// superset of its MAPJUMPs, found without walking the scripts.
+fn ways_out(b: &[u8]) -> (Vec<Way>, Vec<Way>) {
+    let s16 = |at: usize| i16::from_le_bytes([b[at], b[at + 1]]);
+    let u16_ = |at: usize| u16::from_le_bytes([b[at], b[at + 1]]);
+    // Section pointers are RAM addresses of the file loaded at 0x80114FE4.
+    let at = |k: usize| u32_at(b, 4 * k) - 0x8011_4FE4;
+    let triggers = at(4);
+    let gateways = (0..12)
+        .map(|k| triggers + 0x38 + 24 * k)
+        .filter(|&g| u16_(g + 18) != 0x7FFF)
+        .map(|g| {
+            (
+                u16_(g + 18),
+                s16(g + 12),
+                s16(g + 14),
+                u16_(g + 16),
+                b[g + 20],
+            )
+        })
+        .collect();
+    let (script, walkmesh) = (at(0), at(1));
+    let jumps = (script..walkmesh - 10)
+        .filter(|&at| b[at] == 0x60)
+        .map(|at| {
+            (
+                u16_(at + 1),
+                s16(at + 3),
+                s16(at + 5),
+                u16_(at + 7),
+                b[at + 9],
+            )
+        })
+        .collect();
+    (gateways, jumps)
+}
+
+#[test]
+fn the_party_leader_comes_in_where_another_field_s_gateway_or_mapjump_leads() {
+    // Each field's map id: the one FIELD.BIN's table (24 bytes an id at 0x3A5B8: sector and
+    // size of the .DAT, .MIM and .BSX) gives this .DAT's and .MIM's sizes as stored.
+    let bin = shared("ff7/FIELD.BIN_u");
+    let id_of = |name: &str| -> u16 {
+        let (dat, mim) = (
+            shared(&format!("ff7-disc/{name}.DAT")).len(),
+            shared(&format!("ff7-disc/{name}.MIM")).len(),
+        );
+        let ids: Vec<u16> = (0..787u16)
+            .filter(|&id| {
+                let at = 0x3A5B8 + 24 * id as usize;
+                u32_at(&bin, at + 4) == dat && u32_at(&bin, at + 12) == mim
+            })
+            .collect();
+        assert_eq!(ids.len(), 1, "{name}: {ids:?}");
+        ids[0]
+    };
+    let source = three_fields(false);
+    let mut seen = 0;
+    for name in FIELDS {
+        let id = id_of(name);
+        let opened = open_in(&source, name);
+        let info: serde_json::Value = serde_json::from_str(&opened.document.info_json()).unwrap();
+        assert_eq!(info["field"]["map"], id, "{name}");
+        let b = unpacked(name);
+        let d = DatFile::parse(&b).unwrap();
+        let triangles = &d.walkmesh.as_ref().unwrap().triangles;
+        // The ways here among the other fields' bytes.
+        let (mut gateways, mut jumps) = (Vec::new(), Vec::new());
+        for other in FIELDS.iter().filter(|&&o| o != name) {
+            let (g, j) = ways_out(&unpacked(other));
+            gateways.extend(
+                g.into_iter()
+                    .filter(|w| w.0 == id)
+                    .map(|w| (other.to_string(), w)),
+            );
+            jumps.extend(
+                j.into_iter()
+                    .filter(|w| w.0 == id)
+                    .map(|w| (other.to_string(), w)),
+            );
+        }
+        let entrances = info["field"]["entrances"].as_array().unwrap();
+        let way = |e: &serde_json::Value| -> (String, Way) {
+            let p = &e["position"];
+            (
+                e["from"].as_str().unwrap().to_string(),
+                (
+                    id,
+                    p[0].as_i64().unwrap() as i16,
+                    p[1].as_i64().unwrap() as i16,
+                    e["triangle"].as_u64().unwrap() as u16,
+                    e["direction"].as_u64().unwrap() as u8,
+                ),
+            )
+        };
+        for g in &gateways {
+            assert!(
+                entrances.iter().any(|e| way(e) == *g),
+                "{name}: gateway {g:?} in {entrances:?}"
+            );
+        }
+        for e in entrances {
+            let (from, w) = way(e);
+            let by = e["via"].as_str().unwrap();
+            let found = match by {
+                "gateway" => gateways.contains(&(from.clone(), w)),
+                _ => jumps.contains(&(from.clone(), w)),
+            };
+            assert!(found, "{name}: {e} is not in {from}'s bytes");
+            // On its triangle, on the triangle's plane.
+            let (inside, z) = inside_and_height(&triangles[w.3 as usize], w.1 as f64, w.2 as f64);
+            assert!(inside, "{name}: {e}");
+            assert!(
+                (e["position"][2].as_f64().unwrap() - z).abs() <= 1.0,
+                "{name}: {e} (plane {z})"
+            );
+            seen += 1;
+        }
+        // The leader (Cloud, the party's head with every variable 0) stands at the first,
+        // facing its way; the scene's choice offers each.
+        let scene = opened.scene.as_ref().unwrap();
+        let leader = info["field"]["models"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["character"] == "Cloud" && m["position"].is_null());
+        match (entrances.first(), leader) {
+            (Some(first), Some(m)) => {
+                let k = m["model"].as_u64().unwrap();
+                let node = scene
+                    .nodes
+                    .iter()
+                    .find(|n| {
+                        n.name
+                            .as_deref()
+                            .is_some_and(|s| s.ends_with(&format!("(model {k})")))
+                    })
+                    .unwrap();
+                let p: Vec<f32> = first["position"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|c| c.as_f64().unwrap() as f32)
+                    .collect();
+                assert_eq!(
+                    node.transform.translation,
+                    [p[0], p[1], p[2] - 10.0],
+                    "{name}"
+                );
+                let theta = first["direction"].as_f64().unwrap() / 256.0 * std::f64::consts::TAU;
+                let x = glam::Quat::from_array(node.transform.rotation) * glam::Vec3::X;
+                assert!(
+                    (x.x as f64 - theta.cos()).abs() < 1e-4
+                        && (x.y as f64 - theta.sin()).abs() < 1e-4,
+                    "{name}: {x:?}"
+                );
+                let choice = scene.choice.as_ref().expect("the entrances to choose from");
+                assert_eq!(choice.name, "entrance");
+                let labels: Vec<String> = entrances
+                    .iter()
+                    .map(|e| {
+                        format!(
+                            "from {} ({})",
+                            e["from"].as_str().unwrap(),
+                            e["via"].as_str().unwrap()
+                        )
+                    })
+                    .collect();
+                assert_eq!(
+                    choice
+                        .options
+                        .iter()
+                        .map(|o| o.label.clone())
+                        .collect::<Vec<_>>(),
+                    labels
+                );
+            }
+            _ => assert!(scene.choice.is_none(), "{name}"),
+        }
+    }
+    // ELEVTR1 is entered by NMKIN_1's gateway, NMKIN_1 by ELEVTR1's MAPJUMP.
+    assert!(seen >= 2, "{seen} entrances");
+    // A way in faces into the field: away from the gateway that leads back (the direction d
+    // faces (sin, −cos) of its angle).
+    let info: serde_json::Value =
+        serde_json::from_str(&open_in(&source, "NMKIN_1").document.info_json()).unwrap();
+    let e = &info["field"]["entrances"][0];
+    let back = info["field"]["gateways"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| {
+            g["to"]
+                == info["field"]["entrances"][0]["from"]
+                    .as_str()
+                    .map(|_| id_of("ELEVTR1"))
+                    .unwrap()
+        })
+        .expect("NMKIN_1's gateway to ELEVTR1");
+    let mid = |k: usize| {
+        (back["line"][0][k].as_f64().unwrap() + back["line"][1][k].as_f64().unwrap()) / 2.0
+    };
+    let (dx, dy) = (
+        e["position"][0].as_f64().unwrap() - mid(0),
+        e["position"][1].as_f64().unwrap() - mid(1),
+    );
+    let a = e["direction"].as_f64().unwrap() / 256.0 * std::f64::consts::TAU;
+    assert!(dx * a.sin() - dy * a.cos() > 0.0, "{e} faces the way back");
+    // A field whose .DAT is stored unpacked is not in FIELD.BIN's table by its size: said.
+    let opened = open_in(&three_fields(true), "ELEVTR1");
+    let info: serde_json::Value = serde_json::from_str(&opened.document.info_json()).unwrap();
+    assert!(info["field"]["entrances"].as_array().unwrap().is_empty());
+    let row = opened
+        .document
+        .info_rows()
+        .into_iter()
+        .find(|r| r.label == "entrances")
+        .unwrap();
+    assert!(row.value.contains("stored unpacked"), "{}", row.value);
+}

@@ -95,6 +95,7 @@ export function syncWorldControls() {
   $('choice-label').hidden = !choice;
   if (choice) {
     $('choice-name').textContent = choice.name;
+    $('choice-label').title = `Which ${choice.name} is shown`;
     const select = $('choice-select');
     if (
       select.options.length !== choice.options.length ||

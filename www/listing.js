@@ -4,7 +4,7 @@
 // content in the background), and handed to the core's sessions.
 
 import { readHeads } from './files.js';
-import { toolsKinds, toolsListing } from './modules.js';
+import { toolsKinds, toolsListing, toolsSizes } from './modules.js';
 import { fingerprint } from './urlstate.js';
 import { $, comparePaths, core, count, nextTask, state } from './state.js';
 
@@ -56,16 +56,33 @@ function readEntry(path) {
   return entry ? entry.read() : Promise.reject(new Error('not in the archive'));
 }
 
-// The core's archives (this thread's and the worker's) and the tools' learn the listing and
-// its kinds. (The paths joined into one string with the lengths beside it: see
-// Session.setListing.)
+// The listing's sizes as the core takes them, one number a file: NaN where a picked file's
+// is not looked up yet (that costs the page half a millisecond a file: fingerprintFolder
+// looks them up in the background, then setSizes).
+function sizeNumbers() {
+  return Float64Array.from(state.entries, e => (e.sized === false ? NaN : e.size));
+}
+
+// The core's archives (this thread's and the worker's) and the tools' learn the listing,
+// its kinds and its sizes. (The paths joined into one string with the lengths beside it:
+// see Session.setListing.)
 export function setListing() {
   const paths = state.entries.map(e => e.path).join('');
   const lengths = Uint32Array.from(state.entries, e => e.path.length);
   const kinds = kindNumbers();
-  state.session.setListing(paths, lengths, kinds);
-  state.opener?.setListing({ paths, lengths, kinds }, holdsLargeFile());
-  toolsListing({ paths, lengths, kinds }, readEntry);
+  const sizes = sizeNumbers();
+  state.session.setListing(paths, lengths, kinds, sizes);
+  state.opener?.setListing({ paths, lengths, kinds, sizes }, holdsLargeFile());
+  toolsListing({ paths, lengths, kinds, sizes }, readEntry);
+}
+
+// The core's archives learn every size, once a picked folder's are all looked up: an FF7
+// field finds the fields that lead to it by their sizes (FIELD.BIN's table).
+function setSizes() {
+  const sizes = sizeNumbers();
+  if (!state.session.setSizes(sizes)) return setListing();
+  state.opener?.setSizes(sizes);
+  toolsSizes(sizes);
 }
 
 // Whether a file of the listing is known to be large enough to open in the worker (a local
@@ -228,5 +245,6 @@ export async function fingerprintFolder(generation) {
     if (generation !== state.generation) return false;
   }
   state.source.folder = fingerprint(entries);
+  setSizes();
   return true;
 }

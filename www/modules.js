@@ -74,20 +74,20 @@ export function containersHere() {
 let tools = null;
 let toolsGeneration = 0;
 // The listing the core was given last (listing.js tells), for the tools' session: {paths,
-// lengths, kinds} as Session.setListing takes them, and the page's read of a file.
-/** @type {{ paths: string, lengths: Uint32Array, kinds: Uint8Array } | null} */
+// lengths, kinds, sizes} as Session.setListing takes them, and the page's read of a file.
+/** @type {Listing | null} */
 let listing = null;
 /** @type {((path: string) => Promise<ArrayBuffer>) | null} */
 let read = null;
 
 // The archive's listing, as the core's session was just given it (`kinds` alone: new kinds
 // for the same listing), and how a file is read.
-/** @param {{ paths: string, lengths: Uint32Array, kinds: Uint8Array }} arrays @param {(path: string) => Promise<ArrayBuffer>} reader */
+/** @param {Listing} arrays @param {(path: string) => Promise<ArrayBuffer>} reader */
 export function toolsListing(arrays, reader) {
   listing = arrays;
   read = reader;
   tools?.then(
-    ({ session }) => session.setListing(arrays.paths, arrays.lengths, arrays.kinds),
+    ({ session }) => session.setListing(arrays.paths, arrays.lengths, arrays.kinds, arrays.sizes),
     () => {},
   );
 }
@@ -98,7 +98,19 @@ export function toolsKinds(kinds) {
   const now = (listing = { ...listing, kinds });
   tools?.then(
     ({ session }) => {
-      if (!session.setKinds(kinds)) session.setListing(now.paths, now.lengths, now.kinds);
+      if (!session.setKinds(kinds)) session.setListing(now.paths, now.lengths, now.kinds, now.sizes);
+    },
+    () => {},
+  );
+}
+
+/** @param {Float64Array} sizes */
+export function toolsSizes(sizes) {
+  if (!listing) return;
+  const now = (listing = { ...listing, sizes });
+  tools?.then(
+    ({ session }) => {
+      if (!session.setSizes(sizes)) session.setListing(now.paths, now.lengths, now.kinds, now.sizes);
     },
     () => {},
   );
@@ -114,7 +126,7 @@ function toolsInstance() {
         const session = new g.Session((/** @type {string} */ path) =>
           read ? read(path) : Promise.reject(new Error('no archive is open')),
         );
-        if (listing) session.setListing(listing.paths, listing.lengths, listing.kinds);
+        if (listing) session.setListing(listing.paths, listing.lengths, listing.kinds, listing.sizes);
         return { glue: g, session };
       },
       err => {

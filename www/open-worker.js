@@ -110,8 +110,9 @@ self.onmessage = async e => {
   }
   try {
     await booted;
-    if (m.type === 'listing') session.setListing(m.paths, m.lengths, m.kinds);
+    if (m.type === 'listing') session.setListing(m.paths, m.lengths, m.kinds, m.sizes);
     else if (m.type === 'kinds') session.setKinds(m.kinds);
+    else if (m.type === 'sizes') session.setSizes(m.sizes);
     else if (m.type === 'state') session.setGameState(m.text);
     else if (m.type === 'open') await open(m.job, m.path);
   } catch (err) {

@@ -22,7 +22,7 @@ export class WorkerOpener {
     this.locate = locate;
     /** @type {Worker | null} */
     this.worker = null;
-    /** @type {{ paths: string, lengths: Uint32Array, kinds: Uint8Array } | null} */
+    /** @type {Listing | null} */
     this.listing = null;
     // The game state the page's session has (Session.gameState), for the worker's.
     this.gameState = '';
@@ -36,8 +36,8 @@ export class WorkerOpener {
   }
 
   // `warm`: a file of the listing will open here, so a worker starts now rather than then.
-  // `listing`: {paths, lengths, kinds} as Session.setListing takes them.
-  /** @param {{ paths: string, lengths: Uint32Array, kinds: Uint8Array }} listing @param {boolean} warm */
+  // `listing`: {paths, lengths, kinds, sizes} as Session.setListing takes them.
+  /** @param {Listing} listing @param {boolean} warm */
   setListing(listing, warm) {
     this.listing = listing;
     if (this.worker) this.worker.postMessage({ type: 'listing', ...listing });
@@ -55,6 +55,14 @@ export class WorkerOpener {
     if (!this.listing) return;
     this.listing = { ...this.listing, kinds };
     if (this.worker) this.worker.postMessage({ type: 'kinds', kinds });
+  }
+
+  // The listing's sizes again (`sizes` as Session.setSizes takes them).
+  /** @param {Float64Array} sizes */
+  setSizes(sizes) {
+    if (!this.listing) return;
+    this.listing = { ...this.listing, sizes };
+    if (this.worker) this.worker.postMessage({ type: 'sizes', sizes });
   }
 
   // The game's variables set by hand, as the page's session has them (Session.setGameState).

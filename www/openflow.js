@@ -446,6 +446,13 @@ function entryInsideContainer(path) {
   return found.length === 1 ? found[0] : null;
 }
 
+// The core knows every size of a picked folder (fingerprintFolder sent them): when, on the
+// indexing's timeline.
+function markSized() {
+  if (state.indexTimeline && state.source?.folder && !state.indexTimeline.sized)
+    state.indexTimeline.sized = performance.now();
+}
+
 // After a new file list: restore the link's view if it is for this archive, else show the
 // first model. (A link to a local folder waits for the folder's fingerprint.)
 /** @param {number} generation */
@@ -453,6 +460,7 @@ async function openInitial(generation) {
   const link = readHash();
   const linkFolder = link.folder && !link.archive ? link.folder : null;
   if (linkFolder && !(await fingerprintFolder(generation))) return;
+  if (linkFolder) markSized();
   // A link to a file inside a container: the container itself opened, or the folder that
   // holds it, is the archive the link asks for (whatever else lies beside it).
   const inside =
@@ -581,7 +589,9 @@ export async function loadEntries(entries, label, source) {
       timeline.corrected = corrected;
       // (Most sizes are known by now: the head worker sent them.)
       return fingerprintFolder(generation).then(done => {
-        if (done && generation === state.generation) followView();
+        if (!done || generation !== state.generation) return;
+        markSized();
+        followView();
       });
     })
     .catch(() => {});

@@ -7,6 +7,15 @@ type EntrySource = { file: File } | { url: string } | { read: () => Promise<Arra
 /** How a long read goes: what it is doing, `done` of `total` steps (0: unknown). */
 type ReadProgress = (what: string, done: number, total: number) => void;
 
+/** The archive's listing as the core's sessions take it (Session.setListing): the paths
+ * joined, each one's length, its kind's number, its size as stored (NaN: not known yet). */
+interface Listing {
+  paths: string;
+  lengths: Uint32Array;
+  kinds: Uint8Array;
+  sizes: Float64Array;
+}
+
 /** A file of the archive's listing (files.js makes them; filelist.js marks them). */
 interface Entry {
   path: string;

@@ -108,7 +108,7 @@ export const state = {
   lastOpen: null,
   lastListMs: 0,
   lastIndexMs: 0,
-  /** @type {{ start: number, listed: number | null, typed: number | null, confirmed: number | null, corrected: number } | null} */
+  /** @type {{ start: number, listed: number | null, typed: number | null, confirmed: number | null, corrected: number, sized?: number } | null} */
   indexTimeline: null,
   // The inspector's selection before a click picked a face: a double-click restores it.
   // `undefined` while there is none to restore.

@@ -448,8 +448,7 @@ fn open(
                     }
                 };
             let source = DiskSource::new(&files, Disk::new(&root_real), max_bytes);
-            let index =
-                ArchiveIndex::with_kinds(files.into_iter().map(|f| (f.path, Kind::parse(f.kind))));
+            let index = ArchiveIndex::listed(&files);
             (Archive::new(index), path, source)
         }
         None => match &inside {
@@ -1141,12 +1140,7 @@ fn run_census(dir: &Path, json: bool, max_bytes: u64) -> ExitCode {
         })
         .collect();
     let source = DiskSource::new(&listing.files, Disk::new(dir), max_bytes);
-    let index = ArchiveIndex::with_kinds(
-        listing
-            .files
-            .iter()
-            .map(|f| (f.path.clone(), Kind::parse(f.kind))),
-    );
+    let index = ArchiveIndex::listed(&listing.files);
     // Every file read once, in the order that costs least (a solid 7z's blocks decoded once
     // each); the worlds, which read other files, assembled after.
     let paths: Vec<&str> = listing.files.iter().map(|f| f.path.as_str()).collect();

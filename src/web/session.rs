@@ -44,13 +44,16 @@ impl Session {
         }
     }
 
-    /// The archive's paths and the kind each was typed as (bytes are read on demand): the
-    /// paths one after another in `paths`, each as long as `lengths` says (in UTF-16 units,
-    /// as JS counts), and each kind as its number (`kindWords`). One string crosses into
-    /// wasm, not 20,000 (a 20,000-file listing took 45 ms as arrays of strings).
+    /// The archive's paths, the kind each was typed as and its size as stored (bytes are
+    /// read on demand): the paths one after another in `paths`, each as long as `lengths`
+    /// says (in UTF-16 units, as JS counts), each kind as its number (`kindWords`), each size
+    /// a number (NaN where not known yet: `setSizes`). One string crosses into wasm, not
+    /// 20,000 (a 20,000-file listing took 45 ms as arrays of strings).
     #[wasm_bindgen(js_name = setListing)]
-    pub fn set_listing(&self, paths: &str, lengths: &[u32], kinds: &[u8]) {
-        let mut archive = Archive::new(ArchiveIndex::from_joined(paths, lengths, kinds));
+    pub fn set_listing(&self, paths: &str, lengths: &[u32], kinds: &[u8], sizes: &[f64]) {
+        let mut index = ArchiveIndex::from_joined(paths, lengths, kinds);
+        index.set_size_numbers(sizes);
+        let mut archive = Archive::new(index);
         // The game state the person set outlives a new listing.
         archive.game_state = std::mem::take(&mut self.archive.borrow_mut().game_state);
         *self.archive.borrow_mut() = archive;
@@ -79,6 +82,14 @@ impl Session {
     #[wasm_bindgen(js_name = setKinds)]
     pub fn set_kinds(&self, kinds: &[u8]) -> bool {
         self.archive.borrow_mut().index.set_kind_numbers(kinds)
+    }
+
+    /// The listing's sizes again, as `setListing` takes them (a picked folder's are looked
+    /// up in the background): → false, and nothing changed, when the count is not the
+    /// listing's. An FF7 field finds the fields that lead to it by their sizes.
+    #[wasm_bindgen(js_name = setSizes)]
+    pub fn set_sizes(&self, sizes: &[f64]) -> bool {
+        self.archive.borrow_mut().index.set_size_numbers(sizes)
     }
 
     /// Open a file through the core's open sequence (read, parse, read what it refers to,

@@ -42,6 +42,10 @@ before(async () => {
   writeFileSync(join(dir, 'FIELD/NMKIN_1.DAT'), shared('ff7-disc/NMKIN_1.DAT'));
   writeFileSync(join(dir, 'FIELD/NMKIN_1.MIM'), shared('ff7-disc/NMKIN_1.MIM'));
   writeFileSync(join(dir, 'FIELD/NMKIN_1.BSX'), lzsLiterals(shared('ff7/NMKIN_1_u.BSX')));
+  // A third, the elevator NMKIN_1 leads to and back from.
+  writeFileSync(join(dir, 'FIELD/ELEVTR1.DAT'), shared('ff7-disc/ELEVTR1.DAT'));
+  writeFileSync(join(dir, 'FIELD/ELEVTR1.MIM'), shared('ff7-disc/ELEVTR1.MIM'));
+  writeFileSync(join(dir, 'FIELD/ELEVTR1.BSX'), lzsLiterals(shared('ff7/ELEVTR1_u.BSX')));
   server = await startServer(dir);
   browser = await launch();
 });
@@ -344,6 +348,86 @@ test(
       assert.equal(imported[`gateway to map ${map}`]?.type, 'MESH', `gateway to map ${map}`);
   },
 );
+
+// Where the party leader arrives in field `into` coming from field `from`, from the bytes:
+// `into`'s map id (FIELD.BIN's table, 24 bytes an id at 0x3A5B8, holds each field's .DAT
+// and .MIM sizes as the disc stores them), the MAPJUMPs to it in `from`'s script section
+// (`60 map:u16 x:s16 y:s16 triangle:u16 direction:u8`, found as runs of bytes of that shape),
+// and z on the plane of the arrival's triangle of `into`'s walkmesh.
+function arrivalFromBytes(from, into) {
+  const bin = shared('ff7/FIELD.BIN_u');
+  const size = f => shared(`ff7-disc/${f}`).length;
+  const ids = [];
+  for (let id = 0; id < 787; id++) {
+    const at = 0x3a5b8 + 24 * id;
+    if (bin.readUInt32LE(at + 4) === size(`${into}.DAT`) && bin.readUInt32LE(at + 12) === size(`${into}.MIM`))
+      ids.push(id);
+  }
+  assert.equal(ids.length, 1, `${into}: map ids ${ids}`);
+  const base = 0x80114fe4;
+  const b = Buffer.from(unwrapLzs(shared(`ff7-disc/${from}.DAT`)));
+  const jumps = [];
+  for (let at = b.readUInt32LE(0) - base; at < b.readUInt32LE(4) - base - 10; at++)
+    if (b[at] === 0x60 && b.readUInt16LE(at + 1) === ids[0])
+      jumps.push({
+        x: b.readInt16LE(at + 3),
+        y: b.readInt16LE(at + 5),
+        triangle: b.readUInt16LE(at + 7),
+        direction: b[at + 9],
+      });
+  assert.equal(jumps.length, 1, JSON.stringify(jumps));
+  const { x, y, triangle, direction } = jumps[0];
+  const w = Buffer.from(unwrapLzs(shared(`ff7-disc/${into}.DAT`)));
+  const corner = k => {
+    const at = w.readUInt32LE(4) - base + 4 + 24 * triangle + 8 * k;
+    return [w.readInt16LE(at), w.readInt16LE(at + 2), w.readInt16LE(at + 4)];
+  };
+  const [a, p, q] = [0, 1, 2].map(corner);
+  const u = [p[0] - a[0], p[1] - a[1], p[2] - a[2]];
+  const v = [q[0] - a[0], q[1] - a[1], q[2] - a[2]];
+  const n = [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
+  const z = a[2] - (n[0] * (x - a[0]) + n[1] * (y - a[1])) / n[2];
+  return { position: [x, y, z], direction };
+}
+
+test("a field's party leader comes in where the field that leads here puts it: the entrance picker, the info pane, the link", async () => {
+  const { page, problems } = await newPage(browser, server.url + '#folder=none');
+  const root = dir.split('/').pop();
+  await loadFolder(page, dir, walk(dir).length);
+  // The fields that lead here are found by their sizes, which a picked folder's files give
+  // up in the background.
+  await page.waitForFunction(() => window.relicview.indexTimeline()?.sized);
+  await page.evaluate(p => window.relicview.open(p), `${root}/FIELD/NMKIN_1.DAT`);
+  const choice = await page.evaluate(() => window.relicview.choice());
+  assert.deepEqual(choice, { name: 'entrance', options: ['from ELEVTR1 (MAPJUMP)'], selected: 0 });
+  assert.equal(await page.locator('#choice-label').isVisible(), true);
+  assert.equal(await page.locator('#choice-name').textContent(), 'entrance');
+  assert.match(await page.locator('#info-body').textContent(), /entrances.*from ELEVTR1 \(MAPJUMP\)/s);
+  // Cloud, the party's head with every variable 0, stands there: the model's root is 10
+  // units under its place, and the field's z is the view's y (field (x, y, z) is (x, z, −y)).
+  const { position } = arrivalFromBytes('ELEVTR1', 'NMKIN_1');
+  const cloud = nativeInfo(join(dir, 'FIELD/NMKIN_1.DAT')).field.models.find(m => m.character === 'Cloud');
+  const node = `${cloud.entity} (model ${cloud.model})`;
+  await page.evaluate(() => window.relicview.setClock({ time: 0, playing: false }));
+  const at = await page.evaluate(n => window.relicview.nodePosition(n), node);
+  const want = [position[0], position[2] - 10, -position[1]];
+  assert.ok(
+    at && at.every((c, k) => Math.abs(c - want[k]) < 1.5),
+    `${node} at ${JSON.stringify(at)}, the entrance at ${JSON.stringify(want)}`,
+  );
+  // A fresh page from the link puts it there again.
+  const link = await page.evaluate(() => window.relicview.permalink());
+  const fresh = await browser.newPage({ viewport: { width: 1000, height: 900 } });
+  await fresh.goto(link);
+  await fresh.evaluate(() => window.relicview.ready);
+  await fresh.locator('#folder-input').setInputFiles(dir);
+  await fresh.waitForFunction(() => window.relicview.choice()?.name === 'entrance');
+  await fresh.evaluate(() => window.relicview.setClock({ time: 0, playing: false }));
+  assert.deepEqual(await fresh.evaluate(n => window.relicview.nodePosition(n), node), at);
+  await fresh.close();
+  assert.deepEqual(problems, []);
+  await page.close();
+});
 
 test("a story moment set in the page: the field opens again with the init's other branches taken, and the link keeps it", async () => {
   const { page, problems } = await newPage(browser, server.url + '#folder=none');

@@ -23,6 +23,17 @@ pub trait Assets {
     fn game_state(&self) -> &[GameVariable] {
         &[]
     }
+    /// The archive's files whose extension is `extension` (lower case) and whose size as
+    /// stored is `size`, where the archive knows their sizes: those in `from`'s folder
+    /// first. (An FF7 gateway names the field it leads to by a number that FIELD.BIN's
+    /// table gives only the files' sizes of.)
+    fn files_sized(&self, _from: &str, _extension: &str, _size: u64) -> Vec<String> {
+        Vec::new()
+    }
+    /// The size of an archive file as stored, where the archive knows it.
+    fn size(&self, _path: &str) -> Option<u64> {
+        None
+    }
 }
 
 /// One of the game's save variables set by hand: `BANK:ADDRESS=VALUE`, as `--set` takes it

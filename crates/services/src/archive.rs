@@ -19,6 +19,9 @@ pub struct ArchiveIndex {
     paths: Vec<String>,
     /// What each file is, where the front end typed it (by its first bytes).
     kinds: Vec<Option<Kind>>,
+    /// Each file's size as stored, where the front end knows it (a picked file's is looked
+    /// up in the background): empty until sizes are given.
+    sizes: Vec<Option<u64>>,
     by_path: HashMap<String, usize>,
     by_name: HashMap<String, Vec<usize>>,
 }
@@ -86,6 +89,54 @@ impl ArchiveIndex {
         }
         self.kinds = kinds;
         true
+    }
+
+    /// The files' sizes as stored, in the listing's order (None where not known). False,
+    /// and nothing changed, when there is not exactly one per path.
+    pub fn set_sizes(&mut self, sizes: impl IntoIterator<Item = Option<u64>>) -> bool {
+        let sizes: Vec<Option<u64>> = sizes.into_iter().take(self.paths.len() + 1).collect();
+        if sizes.len() != self.paths.len() {
+            return false;
+        }
+        self.sizes = sizes;
+        true
+    }
+
+    /// Sizes as the page sends them (a number a file, in the listing's order; NaN where it
+    /// does not know one yet): `set_sizes`.
+    pub fn set_size_numbers(&mut self, sizes: &[f64]) -> bool {
+        self.set_sizes(
+            sizes
+                .iter()
+                .map(|&s| (s.is_finite() && s >= 0.0).then_some(s as u64)),
+        )
+    }
+
+    /// The size of `path` as stored, where known.
+    pub fn size(&self, path: &str) -> Option<u64> {
+        self.position(path)
+            .and_then(|i| self.sizes.get(i).copied().flatten())
+    }
+
+    /// The files with extension `extension` (lower case) of size `size` as stored, those
+    /// sharing the most leading folders with `from` first (then by path).
+    pub fn sized(&self, from: &str, extension: &str, size: u64) -> Vec<&str> {
+        let from = dir_parts(from);
+        let mut found: Vec<(usize, &str)> = self
+            .sizes
+            .iter()
+            .enumerate()
+            .filter(|(i, s)| {
+                **s == Some(size) && crate::formats::extension(&self.paths[*i]) == extension
+            })
+            .map(|(i, _)| {
+                let dirs = dir_parts(&self.paths[i]);
+                let shared = from.iter().zip(&dirs).take_while(|(a, b)| a == b).count();
+                (shared, self.paths[i].as_str())
+            })
+            .collect();
+        found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+        found.into_iter().map(|(_, p)| p).collect()
     }
 
     pub fn len(&self) -> usize {
@@ -216,8 +267,15 @@ impl MemorySource {
         }
         source
     }
+    /// Its archive, every file's size known.
     pub fn archive(&self) -> Archive {
-        Archive::new(ArchiveIndex::new(self.paths.iter().cloned()))
+        let mut index = ArchiveIndex::new(self.paths.iter().cloned());
+        index.set_sizes(self.paths.iter().map(|p| {
+            self.files
+                .get(&p.to_ascii_lowercase())
+                .map(|b| b.len() as u64)
+        }));
+        Archive::new(index)
     }
 }
 
@@ -514,6 +572,19 @@ impl Assets for Archive {
     }
     fn game_state(&self) -> &[crate::formats::GameVariable] {
         &self.game_state
+    }
+    fn files_sized(&self, from: &str, extension: &str, size: u64) -> Vec<String> {
+        if !self.resolves {
+            return Vec::new();
+        }
+        self.index
+            .sized(from, extension, size)
+            .into_iter()
+            .map(str::to_string)
+            .collect()
+    }
+    fn size(&self, path: &str) -> Option<u64> {
+        self.index.size(path)
     }
 }
 

@@ -39,6 +39,19 @@ pub struct ListedFile {
     pub refs: Vec<String>,
 }
 
+impl crate::archive::ArchiveIndex {
+    /// A listing of files on disk (or in containers there): their paths, kinds and sizes.
+    pub fn listed(files: &[ListedFile]) -> crate::archive::ArchiveIndex {
+        let mut index = crate::archive::ArchiveIndex::with_kinds(
+            files
+                .iter()
+                .map(|f| (f.path.clone(), crate::formats::kind::Kind::parse(f.kind))),
+        );
+        index.set_sizes(files.iter().map(|f| Some(f.size)));
+        index
+    }
+}
+
 impl ListedFile {
     /// Its row in a hosted index.
     pub fn hosted(&self) -> containers::hosted::HostedFile {

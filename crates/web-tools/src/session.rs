@@ -43,10 +43,19 @@ impl Session {
         }
     }
 
-    /// The archive's paths and kinds, as the core's `Session.setListing` takes them.
+    /// The archive's paths, kinds and sizes, as the core's `Session.setListing` takes them.
     #[wasm_bindgen(js_name = setListing)]
-    pub fn set_listing(&self, paths: &str, lengths: &[u32], kinds: &[u8]) {
-        *self.archive.borrow_mut() = Archive::new(ArchiveIndex::from_joined(paths, lengths, kinds));
+    pub fn set_listing(&self, paths: &str, lengths: &[u32], kinds: &[u8], sizes: &[f64]) {
+        let mut index = ArchiveIndex::from_joined(paths, lengths, kinds);
+        index.set_size_numbers(sizes);
+        *self.archive.borrow_mut() = Archive::new(index);
+    }
+
+    /// The listing's sizes again, as the core's `Session.setSizes` takes them: → false, and
+    /// nothing changed, when the count is not the listing's.
+    #[wasm_bindgen(js_name = setSizes)]
+    pub fn set_sizes(&self, sizes: &[f64]) -> bool {
+        self.archive.borrow_mut().index.set_size_numbers(sizes)
     }
 
     /// The listing's kinds again, as the core's `Session.setKinds` takes them: → false, and

@@ -40,6 +40,12 @@ impl Table {
     }
 }
 
+/// Per map id, where its files lie on the disc: `u32 sector, u32 size` of its .DAT, .MIM and
+/// .BSX (RAM 0x800DA5B8). Ids 1–64 are the world map's slots; 787 ids in all (the words
+/// after them are another variable). A gateway names the field it leads to by this id.
+pub const MAPS: Table = Table { name: "field table", at: 0x3A5B8, entries: 787, width: 24 };
+/// Map ids up to this one are the world map's slots (its files are elsewhere).
+pub const WORLD_MAP_SLOTS: u16 = 64;
 /// Sine and cosine per 256th of a turn, `s16 sin, s16 cos` in 4.12 (RAM 0x800DF120).
 pub const SINES: Table = Table { name: "sine table", at: 0x3F120, entries: 256, width: 4 };
 /// Unit normals, `s16 x, y, z, pad` in 4.12 (RAM 0x800DF520): it ends where the next
@@ -49,7 +55,8 @@ pub const NORMALS: Table = Table { name: "normal table", at: 0x3F520, entries: 2
 pub const EYES: Table = Table { name: "eye table", at: 0x3FCA4, entries: 34, width: 7 };
 /// Per face id, the TDB image of each mouth slot (RAM 0x800DFD94).
 pub const MOUTHS: Table = Table { name: "mouth table", at: 0x3FD94, entries: 34, width: 3 };
-pub const TABLES: [Table; 4] = [SINES, NORMALS, EYES, MOUTHS];
+/// In the order they lie in the module.
+pub const TABLES: [Table; 5] = [MAPS, SINES, NORMALS, EYES, MOUTHS];
 
 /// A normal's length in 4.12 may be this far from 4096 (the real table's run 4094.6–4095.8).
 const NORMAL_SLACK: f64 = 16.0;
@@ -73,6 +80,24 @@ pub struct FieldTables {
     pub sines: Vec<[i16; 2]>,
     pub eyes: Vec<[u8; 7]>,
     pub mouths: Vec<[u8; 3]>,
+    /// Per map id, its files on the disc ([`MAPS`]).
+    pub maps: Vec<MapFiles>,
+}
+
+/// Where a map id's files lie on the disc: (sector, size in bytes as stored) of each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MapFiles {
+    pub dat: [u32; 2],
+    pub mim: [u32; 2],
+    pub bsx: [u32; 2],
+}
+
+impl MapFiles {
+    /// Whether a field whose .DAT (and .MIM, where known) have these sizes as stored is this
+    /// map's: the sizes are what the disc's files are known by here (the table names no file).
+    pub fn fits(&self, dat: u64, mim: Option<u64>) -> bool {
+        self.dat[1] as u64 == dat && mim.is_none_or(|m| self.mim[1] as u64 == m)
+    }
 }
 
 /// The module's own words at its start: `u32 0`, then RAM pointers into the module (the
@@ -179,7 +204,14 @@ impl FieldTables {
         }
         let eyes = r.slice(EYES.at, EYES.bytes(), EYES.name, "the eye table")?.chunks_exact(7).map(|e| e.try_into().expect("7 bytes")).collect();
         let mouths = r.slice(MOUTHS.at, MOUTHS.bytes(), MOUTHS.name, "the mouth table")?.chunks_exact(3).map(|e| e.try_into().expect("3 bytes")).collect();
-        Ok(FieldTables { normals, sines, eyes, mouths })
+        let u32s = |b: &[u8], k: usize| u32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]]);
+        let maps = r.slice(MAPS.at, MAPS.bytes(), MAPS.name, "the field table")?.chunks_exact(MAPS.width).map(|e| MapFiles { dat: [u32s(e, 0), u32s(e, 1)], mim: [u32s(e, 2), u32s(e, 3)], bsx: [u32s(e, 4), u32s(e, 5)] }).collect();
+        Ok(FieldTables { normals, sines, eyes, mouths, maps })
+    }
+
+    /// The map ids whose .DAT (and .MIM, where known) have these sizes as stored.
+    pub fn maps_fitting(&self, dat: u64, mim: Option<u64>) -> Vec<u16> {
+        self.maps.iter().enumerate().filter(|(_, m)| m.fits(dat, mim)).map(|(id, _)| id as u16).collect()
     }
 
     /// Normal `k` (x, y, z in 4.12).

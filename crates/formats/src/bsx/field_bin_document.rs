@@ -3,7 +3,7 @@
 //! normal, each face's eye and mouth images), the rest of the module as opaque code and data,
 //! and the 240 normals drawn as points on a sphere, each picking its record.
 
-use super::field_bin::{self, FieldTables, Packing, Table, EYES, MODULE_LEN, MOUTHS, NORMALS, SINES};
+use super::field_bin::{self, FieldTables, Packing, Table, EYES, MAPS, MODULE_LEN, MOUTHS, NORMALS, SINES};
 use super::inspect::{row, tree, Pending};
 use crate::findings::Diagnostics;
 use crate::kind::{Head, Kind, Purpose};
@@ -95,6 +95,13 @@ fn view(module: &[u8], stored_len: usize, packing: Option<Packing>, tables: Opti
         from = table.end();
     }
     rows.extend(unread(from, module.len()));
+    rows.push(table_row(&MAPS, "per map id, u32 sector and u32 size of its .DAT, .MIM and .BSX on the disc".into()));
+    for (id, m) in t.maps.iter().enumerate() {
+        let at = MAPS.at + MAPS.width * id;
+        let mut r = row(at, at + MAPS.width, "map", format!("map {id}"), format!("DAT {} bytes, MIM {} bytes, BSX {} bytes", m.dat[1], m.mim[1], m.bsx[1]));
+        r.fields = [("DAT", m.dat), ("MIM", m.mim), ("BSX", m.bsx)].iter().enumerate().flat_map(|(k, (what, [sector, size]))| [(at + 8 * k, 4, format!("u32 {what} sector"), sector.to_string()), (at + 8 * k + 4, 4, format!("u32 {what} size"), size.to_string())]).collect();
+        rows.push(r);
+    }
     let mut sines = table_row(&SINES, "(sin, cos) in 4.12 per 256th of a turn".into());
     sines.fields = t.sines.iter().enumerate().map(|(k, [s, c])| (SINES.at + 4 * k, 4, format!("angle {k} ({:.2}°)", k as f64 * 360.0 / 256.0), format!("sin {s}, cos {c}"))).collect();
     rows.push(sines);

@@ -5,6 +5,7 @@
 //! field (docs/formats/field-dat.md).
 
 use super::tiles::{Tile, LAYERS, RECORD};
+use super::entrances::{self, Entrance};
 use super::{backdrop, init, opcodes};
 use super::raw::{
     Camera, DatFile, EncounterTable, LoaderRecord, TileMap, Triggers, ScriptCode, ScriptSection, Walkmesh, ARROWS_AT, ARROW_FLAGS_AT, BG_TRIGGERS_AT,
@@ -42,7 +43,21 @@ pub struct DatDocument {
     /// The game's variables the scene was built with (every other one 0): `info` says what
     /// the same state gives.
     state: Vec<crate::GameVariable>,
+    /// Which field this is (its map id) and the ways into it, as found when the scene was
+    /// built; or why none were.
+    ways_in: WaysIn,
 }
+
+/// The field's map id and its entrances, found among the archive's fields; or why not.
+#[derive(Debug, Clone, Default)]
+struct WaysIn {
+    map: Option<u16>,
+    entrances: Vec<Entrance>,
+    why_none: Option<String>,
+}
+
+/// The file whose field table gives every field's map id.
+const FIELD_BIN: &str = "FIELD.BIN";
 
 pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
     let stored = Stored::read(path, "dat", file);
@@ -67,7 +82,7 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
     });
     let rows_named = |name: &str| inspector.as_ref().map_or(Vec::new(), |v| v.chunks.iter().filter(|r| r.name == name).map(|r| r.index).collect());
     let rows = super::scene::Rows { triangles: rows_named("triangle"), slots: rows_named("model_slot") };
-    Box::new(DatDocument { kind, path: path.to_string(), stored, parsed, error, diagnostics: found.kept, inspector, rows, state: Vec::new() })
+    Box::new(DatDocument { kind, path: path.to_string(), stored, parsed, error, diagnostics: found.kept, inspector, rows, state: Vec::new(), ways_in: WaysIn::default() })
 }
 
 /// One field's bytes: (offset, length, what, value).
@@ -245,6 +260,75 @@ impl DatDocument {
     fn pixels_file(&self, assets: &dyn crate::Assets) -> Option<String> {
         assets.resolve(&self.path, &[format!("{}.MIM", crate::stem(&self.path))]).file
     }
+    /// FIELD.BIN, nearest first.
+    fn field_bin_file(&self, assets: &dyn crate::Assets) -> Option<String> {
+        assets.resolve(&self.path, &[FIELD_BIN.to_string()]).file
+    }
+    /// FIELD.BIN's tables, once read.
+    fn field_tables<'a>(&self, assets: &'a dyn crate::Assets) -> Option<&'a crate::bsx::field_bin::FieldTables> {
+        let doc = assets.get(&self.field_bin_file(assets)?)?;
+        doc.as_any().downcast_ref::<crate::bsx::FieldBinDocument>()?.tables.as_ref()
+    }
+    /// This field's map id: the one whose .DAT as stored (and .MIM, where its size is
+    /// known) have this field's sizes; or why there is none.
+    fn map_id(&self, tables: &crate::bsx::field_bin::FieldTables, assets: &dyn crate::Assets) -> Result<u16, String> {
+        let dat = self.stored.file.len() as u64;
+        let mim = self.pixels_file(assets).and_then(|p| assets.size(&p));
+        match tables.maps_fitting(dat, mim)[..] {
+            [id] => Ok(id),
+            [] if !self.stored.compressed => Err(format!("FIELD.BIN's field table knows a field by its .DAT's size as the disc stores it (LZS-compressed); this one is stored unpacked ({dat} bytes)")),
+            [] => Err(format!("no field of FIELD.BIN's table has a .DAT of {dat} bytes{}", mim.map_or(String::new(), |m| format!(" and a .MIM of {m}")))),
+            ref several => Err(format!("{} fields of FIELD.BIN's table have a .DAT of {dat} bytes (maps {several:?}), and the .MIM that would tell them apart is not beside it", several.len())),
+        }
+    }
+    /// The fields this one leads to (by its gateways and MAPJUMPs) that the archive has: the
+    /// .DAT of each one's size in FIELD.BIN's table, nearest first; at most
+    /// [`entrances::MAX_NEIGHBOURS`].
+    fn neighbour_files(&self, tables: &crate::bsx::field_bin::FieldTables, assets: &dyn crate::Assets) -> Vec<String> {
+        let Some(d) = &self.parsed else { return Vec::new() };
+        let mut maps: Vec<u16> = entrances::exits(d, self.stored.bytes()).iter().map(|e| e.to).filter(|&m| m > crate::bsx::field_bin::WORLD_MAP_SLOTS).collect();
+        maps.sort_unstable();
+        maps.dedup();
+        let mut files: Vec<String> = Vec::new();
+        for m in maps {
+            let Some(entry) = tables.maps.get(m as usize) else { continue };
+            let found = assets.files_sized(&self.path, "dat", entry.dat[1] as u64);
+            if let Some(f) = found.into_iter().find(|f| !f.eq_ignore_ascii_case(&self.path) && !files.contains(f)) {
+                files.push(f);
+            }
+            if files.len() == entrances::MAX_NEIGHBOURS {
+                break;
+            }
+        }
+        files
+    }
+    /// The ways in: this field's map id and the exits into it among its neighbours'.
+    fn ways_in(&self, assets: &dyn crate::Assets) -> WaysIn {
+        let none = |why: String| WaysIn { why_none: Some(why), ..Default::default() };
+        let (Some(d), true) = (&self.parsed, assets.resolves()) else { return none("opened on its own: the fields that lead here are looked for in its archive".into()) };
+        let Ok(w) = &d.walkmesh else { return none("the walkmesh is not read".into()) };
+        let Some(tables) = self.field_tables(assets) else {
+            return none(format!("{FIELD_BIN} is not in the archive: its field table says which field this is"));
+        };
+        let id = match self.map_id(tables, assets) {
+            Ok(id) => id,
+            Err(why) => return none(why),
+        };
+        let neighbours = self.neighbour_files(tables, assets);
+        let found = entrances::entrances(
+            w,
+            id,
+            neighbours.iter().filter_map(|p| {
+                let doc = assets.get(p)?.as_any().downcast_ref::<DatDocument>()?;
+                Some((crate::stem(p), entrances::exits(doc.parsed.as_ref()?, doc.stored.bytes())))
+            }),
+        );
+        let why_none = found.is_empty().then(|| match neighbours.is_empty() {
+            true => "none of the fields this one leads to is in the archive (their .DAT files are found by their sizes in FIELD.BIN's table, where the archive knows its files' sizes)".to_string(),
+            false => format!("none of the fields this one leads to leads back here ({})", neighbours.iter().map(|p| crate::stem(p)).collect::<Vec<_>>().join(", ")),
+        });
+        WaysIn { map: Some(id), entrances: found, why_none }
+    }
 }
 
 impl Document for DatDocument {
@@ -263,6 +347,15 @@ impl Document for DatDocument {
         // The .MIM beside it; the .BSX, and then what the .BSX needs (its characters, faces,
         // lights).
         let mut needed: Vec<String> = self.pixels_file(assets).filter(|p| !assets.known(p)).into_iter().collect();
+        // FIELD.BIN (which field this is, by its table), then the fields this one leads to
+        // (their ways back are its entrances).
+        if let Some(fb) = self.field_bin_file(assets) {
+            match self.field_tables(assets) {
+                _ if !assets.known(&fb) => needed.push(fb),
+                Some(tables) => needed.extend(self.neighbour_files(tables, assets).into_iter().filter(|p| !assets.known(p))),
+                None => {}
+            }
+        }
         if let Some(bsx) = self.models_file(assets) {
             match assets.get(&bsx) {
                 _ if !assets.known(&bsx) => needed.push(bsx),
@@ -278,10 +371,12 @@ impl Document for DatDocument {
         let pass = d.script.as_ref().ok().map(|s| init::run(s, self.stored.bytes(), &mut memory(&self.state)));
         let models = self.models_file(assets).and_then(|p| assets.get(&p)).and_then(|doc| doc.scene_as_asset(assets));
         let names: Vec<String> = d.script.as_ref().map_or(Vec::new(), |s| s.actors.iter().enumerate().map(|(k, (_, n))| actor_label(n, k)).collect());
-        let mut scene = super::scene::build(crate::stem(&self.path), d, pass.as_ref(), &self.rows, &names, models)?;
+        let ways_in = self.ways_in(assets);
+        let mut scene = super::scene::build(crate::stem(&self.path), d, pass.as_ref(), &self.rows, &names, models, &ways_in.entrances)?;
         let mim = self.pixels_file(assets);
         let pixels = mim.as_deref().and_then(|p| Some(backdrop::Pixels { path: p, vram: assets.get(p)?.as_any().downcast_ref::<crate::mim::MimDocument>()?.vram()? }));
         backdrop::add_to(&mut scene, d, crate::stem(&self.path), pixels.as_ref());
+        self.ways_in = ways_in;
         Some(scene)
     }
     fn bytes(&self, view: usize) -> Option<&[u8]> {
@@ -302,6 +397,14 @@ impl Document for DatDocument {
             let to: Vec<String> = t.gateways.iter().map(|g| format!("map {}", g.map)).collect();
             rows.push(InfoRow::new("gateways", if to.is_empty() { "none".to_string() } else { to.join(", ") }));
         }
+        if let Some(id) = self.ways_in.map {
+            rows.push(InfoRow::new("map id", format!("{id} (FIELD.BIN's field table)")));
+        }
+        rows.push(match (&self.ways_in.entrances[..], &self.ways_in.why_none) {
+            ([], Some(why)) => InfoRow::warning("entrances", format!("none found: {why}; the party leader stands where the init put it")),
+            ([], None) => InfoRow::new("entrances", "looked for when the field's scene is built".to_string()),
+            (ways, _) => InfoRow::new("entrances", format!("{}: the party leader comes in by the first, the entrance picker by any", ways.iter().map(|w| format!("{} at ({}, {}, {}) facing {}", w.label(), w.position[0], w.position[1], w.position[2], w.direction)).collect::<Vec<_>>().join("; "))),
+        });
         let state = crate::GameVariable::list_text(&self.state);
         rows.push(InfoRow::new("game state", if state.is_empty() { "every variable 0 (the toolbar's game state, or relicview --set BANK:ADDRESS=VALUE, sets one)".to_string() } else { format!("{state}, every other variable 0") }));
         if let Ok(l) = &d.loader {
@@ -310,7 +413,12 @@ impl Document for DatDocument {
         rows
     }
     fn info_json(&self) -> String {
-        let field = self.parsed.as_ref().map(|d| field_json(d, self.stored.bytes(), &self.state));
+        let field = self.parsed.as_ref().map(|d| {
+            let mut json = field_json(d, self.stored.bytes(), &self.state);
+            json["map"] = serde_json::json!(self.ways_in.map);
+            json["entrances"] = self.ways_in.entrances.iter().map(|w| serde_json::json!({"from": w.from, "via": w.via.word(), "position": w.position, "triangle": w.triangle, "direction": w.direction})).collect();
+            json
+        });
         let fields = serde_json::json!({
             "format": "field-dat",
             "kind": self.kind,

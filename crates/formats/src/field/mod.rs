@@ -4,6 +4,7 @@
 
 pub mod bytes;
 pub mod document;
+pub mod entrances;
 pub mod init;
 pub mod opcodes;
 pub mod raw;

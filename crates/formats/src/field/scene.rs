@@ -5,9 +5,10 @@
 //! engine hides on a layer hidden when the scene opens. In the field's units, turned so that
 //! its z (up) is the viewer's y.
 
-use super::init::{Entity, InitPass};
+use super::entrances::Entrance;
+use super::init::{self, Entity, InitPass};
 use super::raw::{DatFile, Walkmesh, TRIANGLE};
-use crate::scene::{Material, Mesh, Node, Primitive, Scene, SourceRun, Surface, Transform};
+use crate::scene::{Choice, ChoiceOption, Clip, Material, Mesh, Node, Primitive, Scene, SourceRun, Surface, Target, Track, Transform};
 
 /// The layer of the models the engine hides (party members other than the leader, and
 /// those the init hides).
@@ -34,8 +35,8 @@ pub struct Rows {
 }
 
 /// The scene of a field; `models` the scene of its .BSX, whose model `k` is slot `k`;
-/// `names[a]` actor `a`'s name.
-pub fn build(name: &str, d: &DatFile, pass: Option<&InitPass>, rows: &Rows, names: &[String], models: Option<Scene>) -> Option<Scene> {
+/// `names[a]` actor `a`'s name; `entrances` the ways in the party leader may come by.
+pub fn build(name: &str, d: &DatFile, pass: Option<&InitPass>, rows: &Rows, names: &[String], models: Option<Scene>, entrances: &[Entrance]) -> Option<Scene> {
     let w = d.walkmesh.as_ref().ok()?;
     let placed = models.is_some();
     let mut scene = models.unwrap_or_default();
@@ -68,7 +69,7 @@ pub fn build(name: &str, d: &DatFile, pass: Option<&InitPass>, rows: &Rows, name
     scene.nodes[root as usize].name = Some(name.into());
     scene.nodes[root as usize].transform = turn;
     if placed {
-        place_models(&mut scene, root, w, pass, rows, names);
+        place_models(&mut scene, root, w, pass, rows, names, entrances);
     }
     let parts = [
         (floor_primitive(w, &locked, &rows.triangles, floor), 0),
@@ -170,13 +171,17 @@ fn line_with_arrow(prim: &mut Primitive, line: [[f32; 3]; 2], centre: [f32; 2]) 
 /// Each model of the .BSX's scene (its node `model k`, under `root`) put where the init pass
 /// left the actor bound to slot `k`: at its position (the root 10 units below), turned by
 /// its direction (model X to (cos θ, sin θ, 0), Y to −z, Z to (−sin θ, cos θ, 0)), at its
-/// own scale, playing its idle animation; the hidden ones on the hidden layer. A model no
-/// actor places (the party leader, who comes in by an entrance) stands at the middle of the
-/// walkmesh's first triangle.
-fn place_models(scene: &mut Scene, root: u32, w: &Walkmesh, pass: Option<&InitPass>, rows: &Rows, names: &[String]) {
+/// own scale, playing its idle animation; the hidden ones on the hidden layer. The party
+/// leader (unless the init locked the controls) stands at the first of `entrances`, and the
+/// scene's choice puts it at any other (a copy of it at each, one shown at a time); a model
+/// no actor places, with no entrance, stands at the middle of the walkmesh's first triangle.
+fn place_models(scene: &mut Scene, root: u32, w: &Walkmesh, pass: Option<&InitPass>, rows: &Rows, names: &[String], entrances: &[Entrance]) {
     let hidden = scene.layer(HIDDEN);
     let nobody = Entity::default();
     let mut playing: Vec<u32> = scene.blinks.clone();
+    let controls_locked = pass.is_some_and(|p| p.control_locked);
+    // The leader's node and its idle clip, once placed at the first entrance.
+    let mut leader: Option<(u32, Option<u32>)> = None;
     let children: Vec<u32> = (0..scene.nodes.len() as u32).filter(|&n| scene.nodes[n as usize].parent == Some(root)).collect();
     for node in children {
         let Some(k) = scene.nodes[node as usize].name.as_deref().and_then(|n| n.strip_prefix("model ")).and_then(|k| k.parse::<usize>().ok()) else { continue };
@@ -200,32 +205,110 @@ fn place_models(scene: &mut Scene, root: u32, w: &Walkmesh, pass: Option<&InitPa
                 prim.sources.clear();
             }
         }
-        let at = match e.position {
-            Some(p) => p.map(|c| c as f32),
-            None => w.triangles.first().map_or([0.0; 3], |t| {
+        let entrance = entrances.first().filter(|_| e.character == Some(init::LEADER) && !controls_locked);
+        let at = match (entrance, e.position) {
+            (Some(way), _) => way.position.map(|c| c as f32),
+            (None, Some(p)) => p.map(|c| c as f32),
+            (None, None) => w.triangles.first().map_or([0.0; 3], |t| {
                 let c = |i: usize| (t[0][i] as f32 + t[1][i] as f32 + t[2][i] as f32) / 3.0;
                 [c(0), c(1), c(2)]
             }),
         };
-        let theta = e.direction as f32 / 256.0 * std::f32::consts::TAU;
-        let (sin, cos) = theta.sin_cos();
-        let facing = glam::Mat3::from_cols(glam::Vec3::new(cos, sin, 0.0), glam::Vec3::new(0.0, 0.0, -1.0), glam::Vec3::new(-sin, cos, 0.0));
+        let direction = entrance.map_or(e.direction, |way| way.direction);
         let n = &mut scene.nodes[node as usize];
-        n.transform.translation = [at[0], at[1], at[2] - ROOT_BELOW];
-        n.transform.rotation = glam::Quat::from_mat3(&facing).to_array();
+        n.transform = standing(n.transform, at, direction);
         if !e.visible {
             n.layer = Some(hidden);
         }
         // Its idle animation: the init's DFANM, else 0 (a player's stand), as the engine falls
         // back to 0 for an animation the model does not have.
         let clip_of = |a: u8| scene.clips.iter().position(|c| c.name == format!("model {k} animation {a}"));
-        if let Some(c) = clip_of(e.animation).or_else(|| clip_of(0)) {
-            playing.push(c as u32);
+        let idle = clip_of(e.animation).or_else(|| clip_of(0)).map(|c| c as u32);
+        playing.extend(idle);
+        // (A leader the init hides is not offered at its entrances.)
+        if entrance.is_some() && e.visible {
+            leader = Some((node, idle));
         }
     }
     scene.choice = None;
+    if let Some((node, idle)) = leader {
+        let copies = copies_at_entrances(scene, node, idle, &entrances[1..]);
+        let layer_of = |scene: &mut Scene, n: u32| match scene.nodes[n as usize].layer {
+            Some(l) => l,
+            None => {
+                let l = scene.layer(&format!("{} {}", scene.nodes[n as usize].name.clone().unwrap_or_default(), entrances[0].label()));
+                scene.nodes[n as usize].layer = Some(l);
+                l
+            }
+        };
+        let mut options = vec![ChoiceOption { label: entrances[0].label(), layers: vec![layer_of(scene, node)], clip: idle }];
+        for ((copy, clip), way) in copies.into_iter().zip(&entrances[1..]) {
+            options.push(ChoiceOption { label: way.label(), layers: vec![layer_of(scene, copy)], clip });
+        }
+        scene.choice = Some(Choice { name: "entrance".into(), options, default: 0 });
+    }
     scene.stopped = (0..scene.clips.len() as u32).filter(|c| !playing.contains(c)).collect();
     scene.hidden = vec![hidden];
+}
+
+/// `t` moved to stand at `at` (the root 10 units below it) facing `direction` (256 steps a
+/// turn: model X to (cos θ, sin θ, 0), Y to −z, Z to (−sin θ, cos θ, 0)).
+fn standing(t: Transform, at: [f32; 3], direction: u8) -> Transform {
+    let theta = direction as f32 / 256.0 * std::f32::consts::TAU;
+    let (sin, cos) = theta.sin_cos();
+    let facing = glam::Mat3::from_cols(glam::Vec3::new(cos, sin, 0.0), glam::Vec3::new(0.0, 0.0, -1.0), glam::Vec3::new(-sin, cos, 0.0));
+    Transform { translation: [at[0], at[1], at[2] - ROOT_BELOW], rotation: glam::Quat::from_mat3(&facing).to_array(), ..t }
+}
+
+/// A copy of the model under `node` (its nodes, sharing its meshes) standing at each of
+/// `entrances`, each on a layer of its own named by its entrance, with a copy of its idle
+/// clip `idle` moving the copy's nodes: (the copy's node, its clip), in order.
+fn copies_at_entrances(scene: &mut Scene, node: u32, idle: Option<u32>, entrances: &[Entrance]) -> Vec<(u32, Option<u32>)> {
+    let inside = subtree(scene, node);
+    let name = scene.nodes[node as usize].name.clone().unwrap_or_default();
+    let mut out = Vec::with_capacity(entrances.len());
+    for way in entrances {
+        // Old node → its copy: parents come before their children, so a copy's parent is
+        // copied before it.
+        let mut copy_of: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+        for &old in &inside {
+            let mut n = scene.nodes[old as usize].clone();
+            n.parent = n.parent.map(|p| copy_of.get(&p).copied().unwrap_or(p));
+            if old == node {
+                n.transform = standing(n.transform, way.position.map(|c| c as f32), way.direction);
+                n.layer = Some(scene.layer(&format!("{name} {}", way.label())));
+            }
+            let new = scene.add_node(n.parent, n);
+            copy_of.insert(old, new);
+        }
+        let clip = idle.and_then(|c| scene.clips.get(c as usize).cloned()).map(|c| {
+            let retarget = |t: Target| match t {
+                Target::Translation(n) => Target::Translation(copy_of.get(&n).copied().unwrap_or(n)),
+                Target::Rotation(n) => Target::Rotation(copy_of.get(&n).copied().unwrap_or(n)),
+                Target::Scale(n) => Target::Scale(copy_of.get(&n).copied().unwrap_or(n)),
+                Target::Visibility(n) => Target::Visibility(copy_of.get(&n).copied().unwrap_or(n)),
+                other => other,
+            };
+            scene.clips.push(Clip { name: format!("{} ({})", c.name, way.label()), tracks: c.tracks.into_iter().map(|t| Track { target: retarget(t.target), ..t }).collect(), ..c });
+            scene.clips.len() as u32 - 1
+        });
+        out.push((copy_of[&node], clip));
+    }
+    out
+}
+
+/// `node` and every node under it, parents first.
+fn subtree(scene: &Scene, node: u32) -> Vec<u32> {
+    let mut inside = vec![false; scene.nodes.len()];
+    inside[node as usize] = true;
+    let mut out = vec![node];
+    for (i, n) in scene.nodes.iter().enumerate().skip(node as usize + 1) {
+        if n.parent.is_some_and(|p| inside[p as usize]) {
+            inside[i] = true;
+            out.push(i as u32);
+        }
+    }
+    out
 }
 
 /// The meshes of `node` and every node under it.

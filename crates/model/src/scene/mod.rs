@@ -690,12 +690,17 @@ impl Scene {
     }
 
     /// Show option `k` of the scene's choice: its layers (the returned hidden layers are the
-    /// choice's others) and its clip (the choice's other clips stop).
+    /// choice's others) and its clip (the choice's other clips stop; a clip of no option
+    /// stays as it was: a field's other models keep playing their own).
     pub fn choose(&mut self, k: usize) -> Vec<u32> {
         let Some(c) = &self.choice else {
             return Vec::new();
         };
-        self.stopped = c.stopped_clips(k);
+        let options: Vec<u32> = c.options.iter().filter_map(|o| o.clip).collect();
+        self.stopped.retain(|s| !options.contains(s));
+        self.stopped.extend(c.stopped_clips(k));
+        self.stopped.sort_unstable();
+        self.stopped.dedup();
         let hidden = c.hidden_layers(k);
         self.set_blinking(!self.blinks_stopped);
         hidden

@@ -10,7 +10,6 @@ use super::report::{self, Report};
 use super::{outcome_of, Bundle, Outcome};
 use crate::archive::{Archive, ArchiveIndex, FileSource};
 use crate::disk::{Disk, DiskSource, ListedFile};
-use crate::formats::kind::Kind;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -78,8 +77,7 @@ pub fn export_to_folder(
 ) -> std::io::Result<Report> {
     std::fs::create_dir_all(out)?;
     let out = out.canonicalize()?;
-    let index =
-        ArchiveIndex::with_kinds(files.iter().map(|f| (f.path.clone(), Kind::parse(f.kind))));
+    let index = ArchiveIndex::listed(files);
     let threads = threads.max(1);
     // Files in flight at most, done or not: one a worker (a worker waits while the writer is
     // behind), so memory holds about as many files' outputs as there are workers.
