@@ -329,23 +329,12 @@ fn info_names_the_field_its_entities_and_their_models() {
 #[test]
 fn a_cut_or_broken_file_says_where_and_shows_what_it_could_read() {
     let b = unpacked("NMKIN_1");
-    // Cut inside the camera: the sections before it read, the camera's error names its byte.
+    // Cut inside the camera: the sections before it read, the camera's error names its byte,
+    // and each later section (its address now past the end) says the file is cut short.
     let camera = DatFile::parse(&b).unwrap().sections[3].start;
-    let mut cut = b[..camera + 10].to_vec();
-    // The later sections' pointers now point past the end: the table says so first.
-    let e = DatFile::parse(&cut).unwrap_err();
-    assert_eq!(e.offset, 16, "{e}");
-    assert!(
-        e.to_string().contains("section 5 (triggers) pointer"),
-        "{e}"
-    );
-    // With the table mended to end the file there, the camera is short.
-    let end = (BASE + cut.len() as u32).to_le_bytes();
-    for k in 4..7 {
-        cut[4 * k..4 * k + 4].copy_from_slice(&end);
-    }
+    let cut = b[..camera + 10].to_vec();
     let d = DatFile::parse(&cut).unwrap();
-    assert!(d.script.is_ok() && d.walkmesh.is_ok());
+    assert!(d.script.is_ok() && d.walkmesh.is_ok() && d.tile_map.is_ok());
     let e = d.camera.as_ref().unwrap_err();
     assert_eq!(e.offset, camera);
     assert!(
@@ -353,6 +342,15 @@ fn a_cut_or_broken_file_says_where_and_shows_what_it_could_read() {
             .contains("expected 38 bytes for the camera record"),
         "{e}"
     );
+    let e = d.triggers.as_ref().unwrap_err();
+    assert_eq!(e.offset, cut.len(), "{e}");
+    assert!(
+        e.to_string()
+            .contains("section 5 (triggers) starts at byte")
+            && e.to_string().contains("cut short"),
+        "{e}"
+    );
+    assert_eq!(d.first_error().unwrap().offset, camera);
     // A version the engine refuses.
     let mut bad = b.clone();
     bad[28] = 3;

@@ -368,7 +368,7 @@ impl Document for DatDocument {
     fn build_scene(&mut self, assets: &dyn crate::Assets) -> Option<crate::scene::Scene> {
         let d = self.parsed.as_ref()?;
         self.state = assets.game_state().to_vec();
-        let pass = d.script.as_ref().ok().map(|s| init::run(s, self.stored.bytes(), &mut memory(&self.state)));
+        let pass = init_pass(d, self.stored.bytes(), &self.state);
         let models = self.models_file(assets).and_then(|p| assets.get(&p)).and_then(|doc| doc.scene_as_asset(assets));
         let names: Vec<String> = d.script.as_ref().map_or(Vec::new(), |s| s.actors.iter().enumerate().map(|(k, (_, n))| actor_label(n, k)).collect());
         let ways_in = self.ways_in(assets);
@@ -389,6 +389,12 @@ impl Document for DatDocument {
             rows.push(InfoRow::new("field", s.name.clone()));
             rows.push(InfoRow::new("actors", s.actors.iter().enumerate().map(|(k, (_, n))| actor_label(n, k)).collect::<Vec<_>>().join(", ")));
             rows.push(InfoRow::new("scripts", format!("{} · {} opcodes", count(s.scripts.len(), "script"), s.scripts.iter().map(|c| c.ops.len()).sum::<usize>())));
+        }
+        if let Some(pass) = init_pass(d, self.stored.bytes(), &self.state) {
+            let names: Vec<String> = d.script.as_ref().map_or(Vec::new(), |s| s.actors.iter().enumerate().map(|(k, (_, n))| actor_label(n, k)).collect());
+            for (a, at, why) in &pass.stopped {
+                rows.push(InfoRow::warning("init stopped", format!("{}'s init at byte {at}: {why}; the scene shows what it did until then", names.get(*a).map_or("an actor", |n| n.as_str()))));
+            }
         }
         if let Ok(w) = &d.walkmesh {
             rows.push(InfoRow::new("walkmesh", count(w.triangles.len(), "triangle")));
@@ -430,6 +436,16 @@ impl Document for DatDocument {
     }
 }
 
+/// The init pass with every variable 0 but those `state` sets, the models XYI placed on
+/// their triangles' planes.
+fn init_pass(d: &DatFile, bytes: &[u8], state: &[crate::GameVariable]) -> Option<init::InitPass> {
+    let mut pass = init::run(d.script.as_ref().ok()?, bytes, &mut memory(state));
+    if let Ok(w) = &d.walkmesh {
+        pass.settle(w);
+    }
+    Some(pass)
+}
+
 /// The init pass's memory: every variable 0 but those `state` sets.
 fn memory(state: &[crate::GameVariable]) -> init::Memory {
     let mut m = init::Memory::default();
@@ -445,7 +461,7 @@ fn memory(state: &[crate::GameVariable]) -> init::Memory {
 /// field's own units and axes.
 fn field_json(d: &DatFile, bytes: &[u8], state: &[crate::GameVariable]) -> serde_json::Value {
     let script = d.script.as_ref().ok();
-    let pass = script.map(|s| init::run(s, bytes, &mut memory(state)));
+    let pass = init_pass(d, bytes, state);
     let name_of = |k: usize| script.map(|s| actor_label(&s.actors[k].1, k)).unwrap_or_default();
     let entities: Vec<serde_json::Value> = script.map_or(Vec::new(), |s| {
         s.actors.iter().enumerate().map(|(k, (_, name))| serde_json::json!({"index": k, "name": name, "model": pass.as_ref().and_then(|p| p.entities[k].model)})).collect()
@@ -471,6 +487,8 @@ fn field_json(d: &DatFile, bytes: &[u8], state: &[crate::GameVariable]) -> serde
             })
         }).collect()
     });
+    // An init that never reached its RET (a loop, code that runs out) was stopped: said.
+    let stopped: Vec<serde_json::Value> = pass.as_ref().map_or(Vec::new(), |p| p.stopped.iter().map(|(a, at, why)| serde_json::json!({"entity": name_of(*a), "at": at, "why": why})).collect());
     let branches: Vec<serde_json::Value> = pass.as_ref().map_or(Vec::new(), |p| {
         p.branches.iter().map(|b| serde_json::json!({"entity": name_of(b.actor), "at": b.at, "test": b.test, "taken": b.taken})).collect()
     });
@@ -495,6 +513,7 @@ fn field_json(d: &DatFile, bytes: &[u8], state: &[crate::GameVariable]) -> serde
         "entities": entities,
         "models": models,
         "branches": branches,
+        "stopped": stopped,
         "walkmesh": walkmesh,
         "camera": camera,
         "gateways": gateways,

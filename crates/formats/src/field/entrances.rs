@@ -72,12 +72,19 @@ pub fn arrival(w: &Walkmesh, exit: &Exit) -> Option<[i16; 3]> {
         let mid = |i: usize| ((v[0][i] + v[1][i] + v[2][i]) / 3.0).round() as i16;
         return Some([mid(0), mid(1), mid(2)]);
     }
-    let [x, y] = exit.point.map(|c| c as f64);
+    Some([exit.point[0], exit.point[1], height_on(w, exit.triangle, exit.point[0], exit.point[1])?])
+}
+
+/// The height of triangle `t`'s plane of walkmesh `w` at (x, y), rounded; None where the
+/// walkmesh has no such triangle.
+pub fn height_on(w: &Walkmesh, t: u16, x: i16, y: i16) -> Option<i16> {
+    let v = w.triangles.get(t as usize)?.map(|p| p.map(|c| c as f64));
+    let [x, y] = [x as f64, y as f64];
     // The plane through the three corners: n · (p − a) = 0, solved for z.
     let (e1, e2) = ([v[1][0] - v[0][0], v[1][1] - v[0][1], v[1][2] - v[0][2]], [v[2][0] - v[0][0], v[2][1] - v[0][1], v[2][2] - v[0][2]]);
     let n = [e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]];
     let z = if n[2].abs() < 1e-9 { v[0][2] } else { v[0][2] - (n[0] * (x - v[0][0]) + n[1] * (y - v[0][1])) / n[2] };
-    Some([exit.point[0], exit.point[1], z.round().clamp(i16::MIN as f64, i16::MAX as f64) as i16])
+    Some(z.round().clamp(i16::MIN as f64, i16::MAX as f64) as i16)
 }
 
 /// A way into a field: from which field (its file's stem), by what, where the leader stands

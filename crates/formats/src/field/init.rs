@@ -114,6 +114,9 @@ pub struct Entity {
     pub animation: u8,
     /// An event line (ladders, exits), not a model.
     pub line: Option<[[i16; 3]; 2]>,
+    /// Placed by XYI, which gives no z: its z is its triangle's plane's there (the walkmesh
+    /// is not the init's to read: [`InitPass::settle`]).
+    pub z_on_plane: bool,
 }
 
 /// A condition the pass tested: where, what it compared, and whether it held.
@@ -323,12 +326,14 @@ fn model(op: &[u8], actor: usize, memory: &mut Memory, pass: &mut InitPass, next
                 }
                 0xA7 => e.position = Some([x, y, third as i16]),
                 _ => {
-                    // XYI leaves z to the triangle's plane: kept as it was until then.
+                    // XYI gives no z: the triangle's plane gives it (settle), as the engine
+                    // stands a character on the walkmesh.
                     let z = e.position.map_or(0, |p| p[2]);
                     e.position = Some([x, y, z]);
                     e.triangle = Some(third as u16);
                 }
             }
+            e.z_on_plane = op[0] == 0xA6;
         }
         0xB3 => e.direction = memory.read(op[1] & 0xF, op[2] as u16) as u8,
         0xA2 => e.animation = op[1],
@@ -336,6 +341,20 @@ fn model(op: &[u8], actor: usize, memory: &mut Memory, pass: &mut InitPass, next
         0x6D if op[3] != 0 => pass.locked_triangles.push(u16_(op, 1)),
         0xD0 => e.line = Some([[s16(op, 1), s16(op, 3), s16(op, 5)], [s16(op, 7), s16(op, 9), s16(op, 11)]]),
         _ => {}
+    }
+}
+
+impl InitPass {
+    /// Each entity XYI placed stood on its triangle's plane of walkmesh `w` (where it has
+    /// that triangle).
+    pub fn settle(&mut self, w: &super::raw::Walkmesh) {
+        for e in self.entities.iter_mut().filter(|e| e.z_on_plane) {
+            if let (Some(p), Some(t)) = (&mut e.position, e.triangle) {
+                if let Some(z) = super::entrances::height_on(w, t, p[0], p[1]) {
+                    p[2] = z;
+                }
+            }
+        }
     }
 }
 

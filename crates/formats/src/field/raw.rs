@@ -91,10 +91,17 @@ impl DatFile {
             ));
         }
         let mut starts = [0usize; 7];
+        // Sections that start past the end (a file cut short): each an error of its own at
+        // the end, the sections before still read.
+        let mut past = [None; 7];
         for k in 0..7 {
             let ptr = u32_at(bytes, 4 * k);
-            let at = ptr.wrapping_sub(BASE) as usize;
-            if ptr < BASE || at < HEADER || at > bytes.len() {
+            let mut at = ptr.wrapping_sub(BASE) as usize;
+            if ptr >= BASE && at > bytes.len() {
+                past[k] = Some(at);
+                at = bytes.len();
+            }
+            if ptr < BASE || at < HEADER {
                 return Err(ParseError::new(
                     4 * k,
                     "",
@@ -126,14 +133,35 @@ impl DatFile {
             starts[k]..if k < 6 { starts[k + 1] } else { bytes.len() }
         });
         let at = |k: usize| &sections[k];
+        let cut = |k: usize| {
+            past[k].map(|at| {
+                ParseError::new(
+                    bytes.len(),
+                    SECTION_NAMES[k],
+                    format!(
+                        "section {} ({}) starts at byte {at} (its address at byte {}), past the file's end at byte {}: the file is cut short",
+                        k + 1,
+                        SECTION_NAMES[k],
+                        4 * k,
+                        bytes.len()
+                    ),
+                )
+            })
+        };
+        fn or_cut<T>(read: Result<T, ParseError>, cut: Option<ParseError>) -> Result<T, ParseError> {
+            match cut {
+                Some(e) => Err(e),
+                None => read,
+            }
+        }
         Ok(DatFile {
-            script: ScriptSection::parse(bytes, at(0).clone()),
-            walkmesh: Walkmesh::parse(bytes, at(1).clone()),
-            tile_map: TileMap::parse(bytes, at(2).clone()),
-            camera: Camera::parse(bytes, at(3).clone()),
-            triggers: Triggers::parse(bytes, at(4).clone()),
-            encounters: parse_encounters(bytes, at(5).clone()),
-            loader: parse_loader(bytes, at(6).clone()),
+            script: or_cut(ScriptSection::parse(bytes, at(0).clone()), cut(0)),
+            walkmesh: or_cut(Walkmesh::parse(bytes, at(1).clone()), cut(1)),
+            tile_map: or_cut(TileMap::parse(bytes, at(2).clone()), cut(2)),
+            camera: or_cut(Camera::parse(bytes, at(3).clone()), cut(3)),
+            triggers: or_cut(Triggers::parse(bytes, at(4).clone()), cut(4)),
+            encounters: or_cut(parse_encounters(bytes, at(5).clone()), cut(5)),
+            loader: or_cut(parse_loader(bytes, at(6).clone()), cut(6)),
             sections,
         })
     }
