@@ -327,3 +327,59 @@ fn meshes_under(scene: &Scene, node: u32) -> Vec<u32> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::field::entrances::Via;
+    use crate::scene::Repeat;
+
+    /// A scene of one model ("model 0", a bone under it, its idle clip turning the bone).
+    fn one_model() -> (Scene, u32, u32) {
+        let mut scene = Scene::default();
+        let root = scene.add_node(None, Node::default());
+        let layer = scene.layer("model 0");
+        let model = scene.add_node(Some(root), Node { name: Some("model 0".into()), layer: Some(layer), ..Default::default() });
+        let bone = scene.add_node(Some(model), Node { name: Some("bone".into()), ..Default::default() });
+        scene.clips.push(Clip { name: "model 0 animation 0".into(), duration: 1.0, repeat: Repeat::Loop, tracks: vec![Track { target: Target::Rotation(bone), times: vec![0.0], values: vec![0.0, 0.0, 0.0, 1.0] }] });
+        (scene, root, bone)
+    }
+
+    #[test]
+    fn the_leader_stands_at_each_entrance_one_shown_at_a_time_with_its_own_idle_clip() {
+        let (mut scene, root, bone) = one_model();
+        let w = Walkmesh { range: 0..0, triangles: vec![[[0, 0, 0], [100, 0, 0], [0, 100, 0]]], access: vec![[-1; 3]] };
+        let pass = InitPass { entities: vec![Entity { model: Some(0), character: Some(init::LEADER), visible: true, ..Default::default() }], ..Default::default() };
+        let way = |from: &str, position: [i16; 3], direction: u8| Entrance { from: from.into(), via: Via::Gateway, position, triangle: 0, direction };
+        let ways = [way("A", [10, 10, 0], 0), way("B", [20, 30, 5], 64)];
+        place_models(&mut scene, root, &w, Some(&pass), &Rows::default(), &["cl".into()], &ways);
+        let choice = scene.choice.clone().expect("an entrance to choose");
+        assert_eq!(choice.name, "entrance");
+        assert_eq!(choice.options.iter().map(|o| o.label.as_str()).collect::<Vec<_>>(), ["from A (gateway)", "from B (gateway)"]);
+        // The leader at the first, the copy at the second: each its own bone, its own clip.
+        let at = |layer: u32| scene.nodes.iter().position(|n| n.layer == Some(layer)).unwrap() as u32;
+        let (first, second) = (at(choice.options[0].layers[0]), at(choice.options[1].layers[0]));
+        assert_eq!(scene.nodes[first as usize].transform.translation, [10.0, 10.0, -10.0]);
+        assert_eq!(scene.nodes[second as usize].transform.translation, [20.0, 30.0, -5.0]);
+        let copied_bone = scene.nodes.iter().position(|n| n.parent == Some(second)).unwrap() as u32;
+        assert_ne!(copied_bone, bone);
+        let clip = choice.options[1].clip.unwrap() as usize;
+        assert_eq!(scene.clips[clip].tracks[0].target, Target::Rotation(copied_bone));
+        // Choosing the second hides the first and plays the copy's clip alone.
+        let hidden = scene.choose(1);
+        assert_eq!(hidden, choice.options[0].layers);
+        assert!(!scene.stopped.contains(&(clip as u32)) && scene.stopped.contains(&choice.options[0].clip.unwrap()));
+    }
+
+    #[test]
+    fn a_leader_whose_init_locked_the_controls_stays_where_it_put_it() {
+        let (mut scene, root, _) = one_model();
+        let w = Walkmesh { range: 0..0, triangles: vec![[[0, 0, 0], [100, 0, 0], [0, 100, 0]]], access: vec![[-1; 3]] };
+        let leader = Entity { model: Some(0), character: Some(init::LEADER), visible: true, position: Some([40, 40, 0]), ..Default::default() };
+        let pass = InitPass { entities: vec![leader], control_locked: true, ..Default::default() };
+        let ways = [Entrance { from: "A".into(), via: Via::MapJump, position: [10, 10, 0], triangle: 0, direction: 0 }];
+        place_models(&mut scene, root, &w, Some(&pass), &Rows::default(), &["cl".into()], &ways);
+        assert!(scene.choice.is_none());
+        assert_eq!(scene.nodes[1].transform.translation, [40.0, 40.0, -10.0]);
+    }
+}
