@@ -442,7 +442,7 @@ fn field_with_pixels(name: &str, with_mim: bool) -> relicview::archive::Opened {
 #[test]
 fn a_field_without_its_mim_says_the_picture_needs_it() {
     let opened = field_with_pixels("NMKIN_1", false);
-    let scene = opened.scene.expect("the walkmesh is still shown");
+    let scene = opened.scene.as_ref().expect("the walkmesh is still shown");
     let camera = &scene.cameras[0];
     assert_eq!(camera.backdrop, None);
     assert!(
@@ -450,6 +450,12 @@ fn a_field_without_its_mim_says_the_picture_needs_it() {
         "{:?}",
         camera.notes
     );
+    // The info pane says it too.
+    assert!(opened
+        .document
+        .info_rows()
+        .iter()
+        .any(|r| r.label == "game camera" && r.value.contains("NMKIN_1.MIM")));
     let run = Command::new(env!("CARGO_BIN_EXE_relicview"))
         .args(["export", "--background", "-o", "/dev/null"])
         .arg(std::env::temp_dir().join("no-such-folder/X.DAT"))

@@ -46,6 +46,9 @@ pub struct DatDocument {
     /// Which field this is (its map id) and the ways into it, as found when the scene was
     /// built; or why none were.
     ways_in: WaysIn,
+    /// What the game camera's view says of itself (what it lacks, where it is our reading),
+    /// as found when the scene was built: the info pane says it too.
+    camera_notes: Vec<String>,
 }
 
 /// The field's map id and its entrances, found among the archive's fields; or why not.
@@ -82,7 +85,7 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
     });
     let rows_named = |name: &str| inspector.as_ref().map_or(Vec::new(), |v| v.chunks.iter().filter(|r| r.name == name).map(|r| r.index).collect());
     let rows = super::scene::Rows { triangles: rows_named("triangle"), slots: rows_named("model_slot") };
-    Box::new(DatDocument { kind, path: path.to_string(), stored, parsed, error, diagnostics: found.kept, inspector, rows, state: Vec::new(), ways_in: WaysIn::default() })
+    Box::new(DatDocument { kind, path: path.to_string(), stored, parsed, error, diagnostics: found.kept, inspector, rows, state: Vec::new(), ways_in: WaysIn::default(), camera_notes: Vec::new() })
 }
 
 /// One field's bytes: (offset, length, what, value).
@@ -377,6 +380,7 @@ impl Document for DatDocument {
         let pixels = mim.as_deref().and_then(|p| Some(backdrop::Pixels { path: p, vram: assets.get(p)?.as_any().downcast_ref::<crate::mim::MimDocument>()?.vram()? }));
         backdrop::add_to(&mut scene, d, crate::stem(&self.path), pixels.as_ref());
         self.ways_in = ways_in;
+        self.camera_notes = scene.cameras.iter().flat_map(|c| c.notes.iter().cloned()).collect();
         Some(scene)
     }
     fn bytes(&self, view: usize) -> Option<&[u8]> {
@@ -403,6 +407,7 @@ impl Document for DatDocument {
             let to: Vec<String> = t.gateways.iter().map(|g| format!("map {}", g.map)).collect();
             rows.push(InfoRow::new("gateways", if to.is_empty() { "none".to_string() } else { to.join(", ") }));
         }
+        rows.extend(self.camera_notes.iter().map(|n| InfoRow::new("game camera", n.clone())));
         if let Some(id) = self.ways_in.map {
             rows.push(InfoRow::new("map id", format!("{id} (FIELD.BIN's field table)")));
         }
