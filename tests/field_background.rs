@@ -658,7 +658,16 @@ fn each_layer_of_the_picture_can_be_hidden_and_the_ones_behind_the_models_have_t
                 .parse::<usize>()
                 .unwrap()
                 - 1;
+            // With one of layers 1 and 3, its picture is the picture behind the models.
+            let alone = [0, 2].iter().all(|&b| tiles.iter().any(|t| t.layer == b));
             match (&l.picture, layer) {
+                (Some(own), 0 | 2) if !alone => {
+                    assert!(
+                        Some(own) == camera.behind.as_ref(),
+                        "{name} layer {}",
+                        layer + 1
+                    );
+                }
                 (Some(own), 0 | 2) => {
                     let (picture, blended, drawn, w, h) = compose_layers(&dat, &mim, &[layer]);
                     assert_eq!((own.width as usize, own.height as usize), (w, h), "{name}");

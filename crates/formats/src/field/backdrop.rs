@@ -64,7 +64,10 @@ pub fn add_to(scene: &mut Scene, d: &DatFile, name: &str, pixels: Option<&Pixels
                 if composed.drawn[l] > 0 {
                     let id = scene.layer(&format!("{PICTURE_LAYER} {}", l + 1));
                     layer_of[l] = Some(id);
-                    camera.layers.push(PictureLayer { layer: id, tiles: composed.drawn[l], picture: composed.alone[l].clone() });
+                    // A layer behind the models has its own picture; the only one there is
+                    // the picture behind.
+                    let own = composed.alone[l].clone().or_else(|| background::BEHIND_MODELS.contains(&l).then(|| composed.behind.clone()));
+                    camera.layers.push(PictureLayer { layer: id, tiles: composed.drawn[l], picture: own });
                 }
             }
             if let Ok(map) = &d.tile_map {

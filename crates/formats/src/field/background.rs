@@ -33,8 +33,8 @@ pub struct Composed {
     /// behind every model.
     pub behind: Texels,
     /// Each layer behind every model (1 and 3) on its own, transparent where it draws
-    /// nothing, where it draws something: what is shown of the picture when the person hides
-    /// some of its layers. (A semi-transparent texel is blended over its own layer only.)
+    /// nothing, where both draw something: what is shown of the picture when the person
+    /// hides one of them. (A semi-transparent texel is blended over its own layer only.)
     pub alone: [Option<Texels>; LAYERS],
 }
 
@@ -133,7 +133,9 @@ pub fn compose(map: &TileMap, vram: &Vram, frame: [i32; 4], shown: [bool; LAYERS
     let widen = |v: u16| ((v << 3) | (v >> 2)) as u8;
     let texels = |canvas: &[u16]| Texels { width: w as u32, height: h as u32, rgba: std::sync::Arc::new(canvas.iter().flat_map(|&c| [widen(c & 31), widen((c >> 5) & 31), widen((c >> 10) & 31), 255]).collect()) };
     let mut behind = None;
-    let mut own: [Vec<u16>; LAYERS] = std::array::from_fn(|l| if BEHIND_MODELS.contains(&l) && shown[l] { vec![0u16; w * h] } else { Vec::new() });
+    // (Only where both layers behind the models draw: with one, the picture behind is it.)
+    let both = BEHIND_MODELS.iter().all(|&l| shown[l] && map.layer(l).next().is_some());
+    let mut own: [Vec<u16>; LAYERS] = std::array::from_fn(|l| if both && BEHIND_MODELS.contains(&l) { vec![0u16; w * h] } else { Vec::new() });
     for t in &order {
         if t.layer == 1 || t.layer == 3 {
             behind.get_or_insert_with(|| texels(&canvas));
@@ -295,6 +297,54 @@ mod tests {
         assert_eq!(blend(b, f, 1), 16 | (31 << 5) | (31 << 10));
         assert_eq!(blend(b, f, 2), 4 | (22 << 10), "green: 20 − 20");
         assert_eq!(blend(b, f, 3), 11 | (25 << 5) | (31 << 10));
+    }
+
+    /// A tile of `layer` at (x, y) whose texels are page 0's 15-bit texels at `uv`.
+    fn tile(layer: usize, x: i16, y: i16, uv: [u8; 2]) -> Tile {
+        Tile { at: 0, layer, dst: [x, y], uv, clut: 0, page: Some(0x0100), id: None, param: 0, state: 0 }
+    }
+
+    #[test]
+    fn with_layers_1_and_3_each_has_its_own_picture_and_layer_1_over_layer_3_is_the_picture_behind() {
+        // Page 0 at 15 bits: texel (u, v) a colour of its own, and u below 8 transparent
+        // (colour 0), so that a layer-1 tile lets layer 3 show through its left edge.
+        let mut vram = Vram::new();
+        for v in 0..64usize {
+            for u in 0..64usize {
+                vram.pixels[v * 1024 + u] = if u < 8 { 0 } else { 1 + (u as u16 * 7 + v as u16 * 131) % 0x7FFE };
+            }
+        }
+        let map = TileMap {
+            range: 0..0,
+            blocks: [0; 4],
+            groups: Vec::new(),
+            markers: Vec::new(),
+            layer_ends: Vec::new(),
+            groups_end: 0,
+            pages: Vec::new(),
+            // Layer 3 (32 px) at the origin, layer 1 (16 px) over part of it and beside it.
+            tiles: vec![tile(2, 0, 0, [8, 8]), tile(0, 8, 8, [0, 0]), tile(0, 40, 0, [16, 16])],
+        };
+        let frame = [0, 0, 64, 32];
+        let c = compose(&map, &vram, frame, [true; LAYERS]);
+        let (one, three) = (c.alone[0].as_ref().expect("layer 1's own"), c.alone[2].as_ref().expect("layer 3's own"));
+        let px = |t: &Texels, x: usize, y: usize| -> [u8; 4] { t.rgba[(y * 64 + x) * 4..(y * 64 + x) * 4 + 4].try_into().unwrap() };
+        let mut both = 0;
+        for y in 0..32 {
+            for x in 0..64 {
+                let (a, b, behind) = (px(one, x, y), px(three, x, y), px(&c.behind, x, y));
+                // Layer 1 over layer 3, on black: the picture behind.
+                let over = if a[3] == 255 { a } else if b[3] == 255 { b } else { [0, 0, 0, 255] };
+                assert_eq!(over, behind, "({x}, {y})");
+                both += usize::from(a[3] == 255 && b[3] == 255);
+            }
+        }
+        assert!(both > 0, "the layers overlap somewhere");
+        // Layer 3 alone: transparent outside its tile.
+        assert_eq!(px(three, 50, 5)[3], 0);
+        // With one of the two, no picture of its own: the picture behind is it.
+        let only_one = TileMap { tiles: vec![tile(0, 8, 8, [0, 0])], ..map };
+        assert!(compose(&only_one, &vram, frame, [true; LAYERS]).alone.iter().all(Option::is_none));
     }
 
     #[test]
