@@ -24,15 +24,16 @@ pub fn frame_on_screen(c: &GameCamera, aspect: f32) -> [f32; 4] {
     [l * aspect, b, r * aspect, t]
 }
 
-/// The picture behind the scene as a texture: linear colours in floats, so that the darks a
-/// PlayStation picture is full of come back out to the byte (eight bits of linear colour
-/// would merge them).
+/// The picture behind the scene as a texture: linear colours in half floats, so that the
+/// darks a PlayStation picture is full of come back out to the byte (eight bits of linear
+/// colour would merge them; a half float's 11 bits keep the console's 32 levels apart), at
+/// half the upload of full floats.
 pub fn backdrop_texture(
     context: &Context,
     texels: &crate::texture::Texels,
 ) -> three_d::Texture2DRef {
-    let lut: Vec<f32> = (0..256)
-        .map(|c| crate::texture::srgb_to_linear(c as f32 / 255.0))
+    let lut: Vec<three_d::f16> = (0..256)
+        .map(|c| three_d::f16::from_f32(crate::texture::srgb_to_linear(c as f32 / 255.0)))
         .collect();
     let data = texels
         .rgba
@@ -42,13 +43,13 @@ pub fn backdrop_texture(
                 lut[p[0] as usize],
                 lut[p[1] as usize],
                 lut[p[2] as usize],
-                p[3] as f32 / 255.0,
+                three_d::f16::from_f32(p[3] as f32 / 255.0),
             ]
         })
         .collect();
     let cpu = three_d::CpuTexture {
         name: String::new(),
-        data: three_d::TextureData::RgbaF32(data),
+        data: three_d::TextureData::RgbaF16(data),
         width: texels.width.max(1),
         height: texels.height.max(1),
         min_filter: three_d::Interpolation::Nearest,
