@@ -878,3 +878,74 @@ fn the_party_leader_comes_in_where_another_field_s_gateway_or_mapjump_leads() {
         .unwrap();
     assert!(row.value.contains("stored unpacked"), "{}", row.value);
 }
+
+#[test]
+fn a_field_says_which_of_its_files_is_missing_and_shows_the_rest() {
+    let open_with = |skip: &[&str]| {
+        let files: Vec<(String, Vec<u8>)> = [
+            ("FIELD/MD1_1.DAT", "ff7-disc/MD1_1.DAT"),
+            ("FIELD/MD1_1.BSX", "ff7/MD1_1_u.BSX"),
+            ("FIELD/FIELD.TDB", "ff7/FIELD.TDB_u"),
+            ("FIELD/FIELD.BIN", "ff7/FIELD.BIN_u"),
+            ("FIELD/CLOUD.BCX", "ff7-disc/CLOUD.BCX"),
+            ("FIELD/BALLET.BCX", "ff7-disc/BALLET.BCX"),
+        ]
+        .iter()
+        .filter(|(p, _)| !skip.iter().any(|s| p.ends_with(s)))
+        .map(|(p, s)| (p.to_string(), shared(s)))
+        .collect();
+        let source = relicview::archive::MemorySource::new(files);
+        let opened = open_in_source(&source, "FIELD/MD1_1.DAT");
+        let rows: Vec<(String, String)> = opened
+            .document
+            .info_rows()
+            .into_iter()
+            .map(|r| (r.label, r.value))
+            .collect();
+        (opened, rows)
+    };
+    let said = |rows: &[(String, String)], file: &str| {
+        rows.iter()
+            .any(|(_, v)| v.contains(&format!("{file} is not")))
+    };
+    // Everything there: nothing said missing; each slot's record names its actor.
+    let (opened, rows) = open_with(&[]);
+    assert!(
+        !said(&rows, "MD1_1.BSX") && !said(&rows, "BALLET.BCX"),
+        "{rows:?}"
+    );
+    let slots: Vec<String> = opened
+        .document
+        .inspector()
+        .unwrap()
+        .chunks
+        .iter()
+        .filter(|c| c.name == "model_slot")
+        .map(|c| c.summary.clone())
+        .collect();
+    assert!(
+        slots[1].starts_with("ba: playable character 3 (Barret)"),
+        "{slots:?}"
+    );
+    assert!(slots[2].starts_with("av_m: field-only model"), "{slots:?}");
+    // No .BSX: said, and the walkmesh is still drawn.
+    let (opened, rows) = open_with(&["MD1_1.BSX"]);
+    assert!(said(&rows, "MD1_1.BSX"), "{rows:?}");
+    assert!(opened.scene.as_ref().unwrap().triangle_count(0) >= 100);
+    // No Barret: said by name, the other models still drawn.
+    let (opened, rows) = open_with(&["BALLET.BCX"]);
+    assert!(
+        rows.iter()
+            .any(|(l, v)| l == "character Barret" && v.contains("BALLET.BCX is not")),
+        "{rows:?}"
+    );
+    assert!(opened.scene.as_ref().unwrap().triangle_count(0) > 700);
+}
+
+fn open_in_source(
+    source: &relicview::archive::MemorySource,
+    path: &str,
+) -> relicview::archive::Opened {
+    let archive = std::cell::RefCell::new(source.archive());
+    pollster::block_on(relicview::archive::open_file(&archive, source, path)).unwrap()
+}

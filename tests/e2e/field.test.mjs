@@ -222,6 +222,23 @@ test("a field seen through its game camera: its background on the picture's fram
       }
     assert.ok(changed > 20, `${m.entity}: ${changed} pixels changed around (${cx}, ${cy})`);
   }
+  // A pick on a model names its actor: the record it selects is its model slot's, which says
+  // which actor the script binds there (the nearest pixel of it above its feet that picks).
+  const chunks = await page.evaluate(() => window.relicview.inspector.view().chunks);
+  let named = 0;
+  for (const m of models) {
+    const [cx, cy] = canvas(project(m.position)).map(Math.round);
+    for (let dy = 4; dy <= 40; dy += 4) {
+      const hit = await page.evaluate(([x, y]) => window.relicview.pick(x, y), [cx, cy - dy]);
+      const chunk = hit && chunks.find(c => c.index === hit.source);
+      if (chunk?.name !== 'model_slot') continue;
+      assert.equal(chunk.label, `model slot ${m.model}`, `${m.entity} at (${cx}, ${cy - dy})`);
+      assert.ok(chunk.summary.startsWith(`${m.entity}: `), chunk.summary);
+      named++;
+      break;
+    }
+  }
+  assert.ok(named >= models.length / 2, `${named} of ${models.length} models picked by name`);
   // A drag leaves the game's camera for orbiting; the link of the game's view brings it back.
   await page.evaluate(() => window.relicview.setCamera('game'));
   const link = await page.evaluate(() => window.relicview.permalink());

@@ -49,6 +49,9 @@ pub struct DatDocument {
     /// What the game camera's view says of itself (what it lacks, where it is our reading),
     /// as found when the scene was built: the info pane says it too.
     camera_notes: Vec<String>,
+    /// The files the scene needed that the archive lacks (its .BSX, a character's .BCX), as
+    /// found when the scene was built.
+    missing: Vec<InfoRow>,
 }
 
 /// The field's map id and its entrances, found among the archive's fields; or why not.
@@ -85,7 +88,7 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
     });
     let rows_named = |name: &str| inspector.as_ref().map_or(Vec::new(), |v| v.chunks.iter().filter(|r| r.name == name).map(|r| r.index).collect());
     let rows = super::scene::Rows { triangles: rows_named("triangle"), slots: rows_named("model_slot") };
-    Box::new(DatDocument { kind, path: path.to_string(), stored, parsed, error, diagnostics: found.kept, inspector, rows, state: Vec::new(), ways_in: WaysIn::default(), camera_notes: Vec::new() })
+    Box::new(DatDocument { kind, path: path.to_string(), stored, parsed, error, diagnostics: found.kept, inspector, rows, state: Vec::new(), ways_in: WaysIn::default(), camera_notes: Vec::new(), missing: Vec::new() })
 }
 
 /// One field's bytes: (offset, length, what, value).
@@ -132,7 +135,16 @@ fn view(d: &DatFile, stored: &Stored, error: Option<ParseError>, found: &Diagnos
         encounter_rows(tables, &mut rows);
     }
     if let Ok(records) = &d.loader {
-        loader_rows(records, bytes, d.sections[6].start, &mut rows);
+        // Each slot named by the actor the init binds to it (every variable 0).
+        let pass = init_pass(d, bytes, &[]);
+        let bound: Vec<Option<String>> = (0..records.len())
+            .map(|k| {
+                let p = pass.as_ref()?;
+                let a = p.entities.iter().position(|e| e.model == Some(k))?;
+                d.script.as_ref().ok().map(|s| actor_label(&s.actors[a].1, a))
+            })
+            .collect();
+        loader_rows(records, bytes, d.sections[6].start, &bound, &mut rows);
     }
     let (mut v, _) = tree(rows, bytes.len(), bytes.len(), stored.container());
     v.format = "field-dat";
@@ -263,6 +275,29 @@ impl DatDocument {
     fn pixels_file(&self, assets: &dyn crate::Assets) -> Option<String> {
         assets.resolve(&self.path, &[format!("{}.MIM", crate::stem(&self.path))]).file
     }
+    /// What the scene lacks of the archive's files: the .BSX (then no model is drawn), or a
+    /// playable character's .BCX a model slot needs (then that model is the .BSX's records
+    /// alone), each as a warning naming the file.
+    fn missing_files(&self, d: &DatFile, assets: &dyn crate::Assets) -> Vec<InfoRow> {
+        if !assets.resolves() {
+            return Vec::new();
+        }
+        let stem = crate::stem(&self.path);
+        if self.models_file(assets).is_none() {
+            return vec![InfoRow::warning("models", format!("{stem}.BSX is not beside the field: the walkmesh, its gateways and the camera are shown, the models not"))];
+        }
+        let mut out = Vec::new();
+        let mut globals: Vec<u8> = d.loader.as_ref().map_or(Vec::new(), |l| l.iter().map(|r| r.global).filter(|&g| g > 0).collect());
+        globals.sort_unstable();
+        globals.dedup();
+        for g in globals {
+            let Some(bcx) = crate::bsx::character_file(g) else { continue };
+            if assets.resolve(&self.path, &[bcx.to_string()]).file.is_none() {
+                out.push(InfoRow::warning(format!("character {}", character_name(g).unwrap_or("?")), format!("{bcx} is not in the archive: that model is drawn from {stem}.BSX's own records, without the character's skeleton and animations")));
+            }
+        }
+        out
+    }
     /// FIELD.BIN, nearest first.
     fn field_bin_file(&self, assets: &dyn crate::Assets) -> Option<String> {
         assets.resolve(&self.path, &[FIELD_BIN.to_string()]).file
@@ -381,6 +416,7 @@ impl Document for DatDocument {
         backdrop::add_to(&mut scene, d, crate::stem(&self.path), pixels.as_ref());
         self.ways_in = ways_in;
         self.camera_notes = scene.cameras.iter().flat_map(|c| c.notes.iter().cloned()).collect();
+        self.missing = self.missing_files(d, assets);
         Some(scene)
     }
     fn bytes(&self, view: usize) -> Option<&[u8]> {
@@ -407,6 +443,7 @@ impl Document for DatDocument {
             let to: Vec<String> = t.gateways.iter().map(|g| format!("map {}", g.map)).collect();
             rows.push(InfoRow::new("gateways", if to.is_empty() { "none".to_string() } else { to.join(", ") }));
         }
+        rows.extend(self.missing.iter().cloned());
         rows.extend(self.camera_notes.iter().map(|n| InfoRow::new("game camera", n.clone())));
         if let Some(id) = self.ways_in.map {
             rows.push(InfoRow::new("map id", format!("{id} (FIELD.BIN's field table)")));
@@ -651,12 +688,17 @@ fn encounter_rows(tables: &[EncounterTable; 2], rows: &mut Vec<Pending>) {
     }
 }
 
-fn loader_rows(records: &[LoaderRecord], bytes: &[u8], s: usize, rows: &mut Vec<Pending>) {
+/// The model loader's records; `bound[k]` the actor slot `k` is bound to (its name).
+fn loader_rows(records: &[LoaderRecord], bytes: &[u8], s: usize, bound: &[Option<String>], rows: &mut Vec<Pending>) {
     rows.push(with(row(s, s + 4, "header", "model loader header".into(), count(records.len(), "model slot")), vec![f(s, 2, "u16 section size", u16::from_le_bytes([bytes[s], bytes[s + 1]])), f(s + 2, 2, "u16 count", records.len())]));
     for (k, r) in records.iter().enumerate() {
-        let who = match r.global {
+        let what = match r.global {
             0 => "field-only model".to_string(),
             g => format!("playable character {g} ({})", character_name(g).unwrap_or("?")),
+        };
+        let who = match bound.get(k).cloned().flatten() {
+            Some(actor) => format!("{actor}: {what}"),
+            None => format!("no actor: {what}"),
         };
         rows.push(with(row(r.at, r.at + 8, "model_slot", format!("model slot {k}"), who), vec![
             f(r.at, 1, "u8 face id", r.face),
