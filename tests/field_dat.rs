@@ -446,13 +446,29 @@ fn field_among_its_files(name: &str) -> relicview::archive::Opened {
         ("FIELD/BALLET.BCX".into(), shared("ff7-disc/BALLET.BCX")),
     ];
     let source = relicview::archive::MemorySource::new(files);
+    open_path(&source, &format!("FIELD/{name}.DAT"))
+}
+
+/// The file at `path` of `source`, opened as the page and the CLI open one.
+fn open_path(source: &relicview::archive::MemorySource, path: &str) -> relicview::archive::Opened {
     let archive = std::cell::RefCell::new(source.archive());
-    pollster::block_on(relicview::archive::open_file(
-        &archive,
-        &source,
-        &format!("FIELD/{name}.DAT"),
-    ))
-    .unwrap()
+    pollster::block_on(relicview::archive::open_file(&archive, source, path)).unwrap()
+}
+
+/// The node of model slot `k` in a field scene (named "actor (model k)").
+fn model_node(
+    scene: &relicview::formats::scene::Scene,
+    k: u64,
+) -> &relicview::formats::scene::Node {
+    scene
+        .nodes
+        .iter()
+        .find(|n| {
+            n.name
+                .as_deref()
+                .is_some_and(|s| s.ends_with(&format!("(model {k})")))
+        })
+        .unwrap()
 }
 
 #[test]
@@ -472,15 +488,7 @@ fn each_model_stands_where_the_init_puts_it_facing_its_way_playing_its_idle_anim
         for m in models {
             let k = m["model"].as_u64().unwrap();
             // Named by its actor, and a pick on it goes to its model slot's record.
-            let node = scene
-                .nodes
-                .iter()
-                .find(|n| {
-                    n.name
-                        .as_deref()
-                        .is_some_and(|s| s.ends_with(&format!("(model {k})")))
-                })
-                .unwrap();
+            let node = model_node(scene, k);
             assert_eq!(
                 node.name.as_deref(),
                 Some(format!("{} (model {k})", m["entity"].as_str().unwrap()).as_str())
@@ -642,14 +650,9 @@ fn three_fields(unpacked_dat: bool) -> relicview::archive::MemorySource {
     relicview::archive::MemorySource::new(files)
 }
 
+/// FIELD/`name`.DAT of `source`, opened.
 fn open_in(source: &relicview::archive::MemorySource, name: &str) -> relicview::archive::Opened {
-    let archive = std::cell::RefCell::new(source.archive());
-    pollster::block_on(relicview::archive::open_file(
-        &archive,
-        source,
-        &format!("FIELD/{name}.DAT"),
-    ))
-    .unwrap()
+    open_path(source, &format!("FIELD/{name}.DAT"))
 }
 
 /// A way from one field into another, read here from the bytes: (to map, x, y, triangle,
@@ -787,15 +790,7 @@ fn the_party_leader_comes_in_where_another_field_s_gateway_or_mapjump_leads() {
         match (entrances.first(), leader) {
             (Some(first), Some(m)) => {
                 let k = m["model"].as_u64().unwrap();
-                let node = scene
-                    .nodes
-                    .iter()
-                    .find(|n| {
-                        n.name
-                            .as_deref()
-                            .is_some_and(|s| s.ends_with(&format!("(model {k})")))
-                    })
-                    .unwrap();
+                let node = model_node(scene, k);
                 let p: Vec<f32> = first["position"]
                     .as_array()
                     .unwrap()
@@ -895,7 +890,7 @@ fn a_field_says_which_of_its_files_is_missing_and_shows_the_rest() {
         .map(|(p, s)| (p.to_string(), shared(s)))
         .collect();
         let source = relicview::archive::MemorySource::new(files);
-        let opened = open_in_source(&source, "FIELD/MD1_1.DAT");
+        let opened = open_path(&source, "FIELD/MD1_1.DAT");
         let rows: Vec<(String, String)> = opened
             .document
             .info_rows()
@@ -940,12 +935,4 @@ fn a_field_says_which_of_its_files_is_missing_and_shows_the_rest() {
         "{rows:?}"
     );
     assert!(opened.scene.as_ref().unwrap().triangle_count(0) > 700);
-}
-
-fn open_in_source(
-    source: &relicview::archive::MemorySource,
-    path: &str,
-) -> relicview::archive::Opened {
-    let archive = std::cell::RefCell::new(source.archive());
-    pollster::block_on(relicview::archive::open_file(&archive, source, path)).unwrap()
 }
