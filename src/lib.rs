@@ -17,6 +17,9 @@ pub use relicview_view as view;
 pub use relicview_services::disk;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod publish;
+/// The unit tests' scratch folders.
+#[cfg(test)]
+mod scratch;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod serve;
 

@@ -674,15 +674,9 @@ fn copy_new(from: &Path, to: &Path) -> io::Result<u64> {
 mod tests {
     use super::*;
 
-    /// A scratch folder (its canonical path), removed when the guard is dropped at the
-    /// test's end, passed or failed.
+    /// A scratch folder of this module's tests (crate::scratch).
     fn tmp(name: &str) -> (tempfile::TempDir, PathBuf) {
-        let guard = tempfile::Builder::new()
-            .prefix(&format!("relicview-publish-{name}-"))
-            .tempdir()
-            .unwrap();
-        let path = guard.path().canonicalize().unwrap();
-        (guard, path)
+        crate::scratch::tmp(&format!("publish-{name}"))
     }
 
     #[test]

@@ -814,15 +814,9 @@ fn open_containers(
 mod tests {
     use super::*;
 
-    /// A scratch folder (its canonical path), removed when the guard is dropped at the
-    /// test's end, passed or failed.
+    /// A scratch folder of this module's tests (crate::scratch).
     pub(super) fn tmp(name: &str) -> (tempfile::TempDir, PathBuf) {
-        let guard = tempfile::Builder::new()
-            .prefix(&format!("relicview-serve-{name}-"))
-            .tempdir()
-            .unwrap();
-        let path = guard.path().canonicalize().unwrap();
-        (guard, path)
+        crate::scratch::tmp(&format!("serve-{name}"))
     }
 
     #[test]

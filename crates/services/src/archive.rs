@@ -83,23 +83,19 @@ impl ArchiveIndex {
     /// their content): the index of 20,000 paths is kept, not rebuilt. False, and nothing
     /// changed, when there is not exactly one kind per path.
     pub fn set_kinds(&mut self, kinds: impl IntoIterator<Item = Option<Kind>>) -> bool {
-        let kinds: Vec<Option<Kind>> = kinds.into_iter().take(self.paths.len() + 1).collect();
-        if kinds.len() != self.paths.len() {
-            return false;
-        }
-        self.kinds = kinds;
-        true
+        self.one_each(kinds).map(|k| self.kinds = k).is_some()
+    }
+
+    /// `items` when there is exactly one per path (no more are read than that).
+    fn one_each<T>(&self, items: impl IntoIterator<Item = T>) -> Option<Vec<T>> {
+        let items: Vec<T> = items.into_iter().take(self.paths.len() + 1).collect();
+        (items.len() == self.paths.len()).then_some(items)
     }
 
     /// The files' sizes as stored, in the listing's order (None where not known). False,
     /// and nothing changed, when there is not exactly one per path.
     pub fn set_sizes(&mut self, sizes: impl IntoIterator<Item = Option<u64>>) -> bool {
-        let sizes: Vec<Option<u64>> = sizes.into_iter().take(self.paths.len() + 1).collect();
-        if sizes.len() != self.paths.len() {
-            return false;
-        }
-        self.sizes = sizes;
-        true
+        self.one_each(sizes).map(|s| self.sizes = s).is_some()
     }
 
     /// Sizes as the page sends them (a number a file, in the listing's order; NaN where it
