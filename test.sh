@@ -26,6 +26,7 @@ scripts/build.sh --test-build
 echo "== tsc: the page's modules and workers against the core's own declarations (pkg/relicview.d.ts)"
 tests/e2e/node_modules/.bin/tsc -p tsconfig.json
 tests/e2e/node_modules/.bin/tsc -p www/workers.tsconfig.json
+tests/e2e/node_modules/.bin/tsc -p www/webm.tsconfig.json
 echo "== browser tests"
 (cd tests/e2e && node --test --test-reporter=spec --test-concurrency=1 ./*.test.mjs)
 echo "== benchmarks, smoke run (each once on small inputs: they must run; no timing is asserted)"

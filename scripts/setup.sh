@@ -86,6 +86,14 @@ if [ "${1:-}" = "--tests" ]; then
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends blender python3-numpy >/dev/null
   fi
+  # The captures' real client: Debian's ffprobe (ffmpeg) reads the WebM videos the page
+  # records (tests/e2e/capture.test.mjs).
+  if ! command -v ffprobe >/dev/null; then
+    log "installing Debian's ffmpeg (ffprobe)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends ffmpeg >/dev/null
+  fi
   if [ ! -d tests/e2e/node_modules/playwright-core ] || [ tests/e2e/package-lock.json -nt tests/e2e/node_modules/.package-lock.json ]; then
     log "installing the browser tests' npm packages"
     (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)

@@ -107,11 +107,14 @@ for (const [key, name] of [
   });
   table[`${key}Glue`] = hashed(name, 'js', Buffer.from(glue.code));
 }
-// The workers (each bundled with what it imports, the glue it runs included).
+// The workers (each bundled with what it imports, the glue it runs included), and the
+// WebM writer, bundled with Mediabunny.
 for (const [key, file] of [
   ['containerWorker', 'container-worker'],
   ['openWorker', 'open-worker'],
   ['headWorker', 'head-worker'],
+  // (Not a worker: the WebM writer the page imports when a capture makes a video.)
+  ['webm', 'webm'],
 ]) {
   table[key] = hashed(file, 'js', await bundle(`www/${file}.js`));
 }

@@ -27,6 +27,7 @@ import { filesWithWord, setAllZones, setPart, setZoneColours } from './parts.js'
 import { hostStats, setHostTimeout } from './hosted.js';
 import { decodedCacheStats } from './containers.js';
 import { loadedModules } from './modules.js';
+import { capture, captureProgress, stopCapture } from './capture.js';
 
 // The API, typed: page-types.d.ts declares it as `window.relicview`.
 export const api = {
@@ -41,6 +42,14 @@ export const api = {
   share,
   // Saves a PNG named after the open file; → the file name.
   screenshot: saveScreenshot,
+  // Capture the view: {kind: 'still' | 'turntable' | 'timeline', scale: 1 | 2 | 4,
+  // transparent, seconds, fps, format: 'webm' | 'frames'} (each may be left out) → once the
+  // file is handed over, {name, kind, format, width, height, frames, fps, seconds, bytes,
+  // transparent, codec, notes, stopped}; rejects saying why where it cannot be made.
+  capture,
+  // The capture under way {frame, frames}, or null; stop it (the frames so far are saved).
+  captureProgress,
+  stopCapture,
   // Downloads the scene on show as <file>.glb; → the file name.
   export: saveExport,
   // The archive's textures: [{path, texture (a decoded texture's place in its file's scene,

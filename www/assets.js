@@ -15,6 +15,8 @@ export const ASSETS = {
   containersGlue: '../pkg/relicview_containers.js',
   tools: '../pkg/relicview_tools_bg.wasm',
   toolsGlue: '../pkg/relicview_tools.js',
+  // The WebM writer, loaded when a capture makes a video (capture.js).
+  webm: './webm.js',
   // The workers.
   containerWorker: './container-worker.js',
   openWorker: './open-worker.js',

@@ -3,10 +3,11 @@
 // lists it (help.js). Each row: the keys as shown, what they do, the `key` values that
 // press them, and what they run (→ false: not taken here, the key goes on).
 
-import { state } from './state.js';
+import { $, state } from './state.js';
 import { axisView, frame, leaveViewpoint, next, setCamera, setClock, setOptions, words } from './controls.js';
 import { setMeasuring } from './measure.js';
 import { setZoneColours } from './parts.js';
+import { captureFromMenu } from './capture.js';
 
 const STEP = 24;
 /** @param {KeyboardEvent} e @param {number} dx @param {number} dy */
@@ -107,6 +108,18 @@ export const VIEW_KEYS = [
     what: 'play / pause the clock (doors, scrolling textures, animations)',
     keys: [' '],
     run: (e, v) => (v.stats().animating ? setClock({ playing: !v.clockState().playing }) : false),
+  },
+  {
+    label: 'K',
+    what: "keep a still picture (PNG) at the capture menu's size and background",
+    keys: ['k', 'K'],
+    run: () => captureFromMenu({ kind: 'still' }),
+  },
+  {
+    label: 'R',
+    what: "record the capture menu's turntable or timeline (a turntable where it asks for a still); again: stop",
+    keys: ['r', 'R'],
+    run: () => captureFromMenu({ kind: $('capture-kind').value === 'timeline' ? 'timeline' : 'turntable' }),
   },
   // Flying is the viewport's own (viewport.js), at a viewpoint or in fly mode.
   { label: 'W A S D, Q E', what: 'fly (in fly mode or at a viewpoint); Shift: faster', keys: [] },

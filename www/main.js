@@ -26,6 +26,7 @@ import { loadingProgress } from './loading.js';
 import { CompareInspector } from './compareview.js';
 import { measureClick, sizeText, syncScaleBar } from './measure.js';
 import { bindExportAll } from './exportall.js';
+import { bindCapture } from './capture.js';
 import { bindTextures } from './textures.js';
 import {
   bindCompare,
@@ -100,6 +101,7 @@ function makePanes() {
   state.compareInspector.onSelect = outlineRow;
   bindCompare();
   bindExportAll();
+  bindCapture();
   bindTextures();
   // On a phone the Parts switches sit right under the view they change, not a screenful
   // below it in the info pane (which follows the inspector there).

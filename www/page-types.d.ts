@@ -131,6 +131,21 @@ type HostedContainer = import('../pkg/relicview.js').HostedContainer & {
   outer?: { container: HostedContainer; row: HostedEntryRow; url: () => string };
 };
 
+// A WebM video being written (www/webm.js, loaded when a capture makes one): frames added in
+// order, then finished into a Blob; `alpha`: the encoder keeps transparency.
+interface WebmWriter {
+  codec: string;
+  alpha: boolean;
+  add(rgba: Uint8Array, i: number): Promise<void>;
+  finish(): Promise<Blob>;
+  cancel(): Promise<void>;
+}
+// What www/webm.js exports (its own declarations, Mediabunny's, are checked by
+// www/webm.tsconfig.json: they clash with the DOM library's WebCodecs types).
+interface WebmModule {
+  startWebm(asked: { width: number; height: number; fps: number; transparent: boolean }): Promise<WebmWriter>;
+}
+
 interface Window {
   /** The automation API scripts outside this repo rely on (api.js; docs/api.md). */
   relicview: typeof import('./api.js').api;

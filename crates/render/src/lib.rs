@@ -19,6 +19,7 @@
 use relicview_model::{scene, texture};
 use relicview_view as view;
 
+mod capture;
 mod game_camera;
 mod geometry;
 mod material;
@@ -858,6 +859,46 @@ impl Renderer {
         }
     }
 
+    /// The largest side a capture can have on this GPU.
+    pub fn max_capture_size(&self) -> u32 {
+        capture::max_size(&self.context)
+    }
+
+    /// Draw the view off the screen at `width` × `height` (the view's shape, scaled), at
+    /// `seconds`, the camera turned by `turn` radians about its target, without the view's
+    /// background where `transparent`; → its pixels, RGBA rows top first, colours straight
+    /// (`view::capture::unpremultiply`). The view itself is left as it was.
+    pub fn capture(
+        &mut self,
+        seconds: f64,
+        (width, height): (u32, u32),
+        transparent: bool,
+        turn: f32,
+    ) -> Result<Vec<u8>, String> {
+        let offscreen = capture::Offscreen::new(&self.context, width, height)?;
+        let (shown_width, shown_height, camera) = (self.width, self.height, self.camera.clone());
+        if turn != 0.0 {
+            let (p, t, up) = (camera.position(), camera.target(), camera.up());
+            let q = crate::view::capture::turned([p.x, p.y, p.z], [t.x, t.y, t.z], turn);
+            self.camera.set_view(Vec3::from(q), t, up);
+        }
+        self.resize(width, height);
+        geometry::take_faults();
+        let mut pixels = offscreen.draw(|target| {
+            self.draw_into(target, seconds, transparent);
+        });
+        let faults = geometry::take_faults();
+        self.camera = camera;
+        self.resize(shown_width, shown_height);
+        if !faults.is_empty() {
+            return Err(faults.join("; "));
+        }
+        if transparent {
+            crate::view::capture::unpremultiply(&mut pixels);
+        }
+        Ok(pixels)
+    }
+
     /// The canvas pixel (top-left origin) a world point is drawn at; None behind the eye.
     pub fn project(&self, p: [f32; 3]) -> Option<(f32, f32)> {
         let clip = self.camera.projection() * self.camera.view() * Vec3::from(p).extend(1.0);
@@ -969,11 +1010,21 @@ impl Renderer {
     }
 
     fn draw(&mut self, seconds: f64) -> u32 {
-        let [r, g, b] = self.options.background.colors()[0].map(|c| c as f32 / 255.0);
         let target = RenderTarget::screen(&self.context, self.width, self.height);
-        target.clear(ClearState::color_and_depth(r, g, b, 1.0, 1.0));
+        self.draw_into(&target, seconds, false)
+    }
+
+    /// Draw a frame into `target` (of the view's size); `transparent` leaves the view's
+    /// background out (a capture's): its pixels keep alpha 0.
+    fn draw_into(&mut self, target: &RenderTarget, seconds: f64, transparent: bool) -> u32 {
+        let [r, g, b] = self.options.background.colors()[0].map(|c| c as f32 / 255.0);
+        if transparent {
+            target.clear(ClearState::color_and_depth(0.0, 0.0, 0.0, 0.0, 1.0));
+        } else {
+            target.clear(ClearState::color_and_depth(r, g, b, 1.0, 1.0));
+        }
         let mut calls = 0;
-        if self.options.background == Background::Checker {
+        if self.options.background == Background::Checker && !transparent {
             let (w, h) = (self.width, self.height);
             let checker = self
                 .checker
@@ -992,7 +1043,7 @@ impl Renderer {
             calls += 1;
         }
         if self.camera_mode == CameraMode::Game {
-            calls += self.draw_backdrop(&target);
+            calls += self.draw_backdrop(target);
         }
         let cull = if self.options.cull_back {
             Cull::Back
@@ -1036,10 +1087,10 @@ impl Renderer {
                 },
                 ghost: pass.ghost,
             };
-            calls += stage.draw(&self.context, &target, &self.camera, &frame, &options);
+            calls += stage.draw(&self.context, target, &self.camera, &frame, &options);
         }
         if self.camera_mode == CameraMode::Game {
-            calls += self.draw_cards(&target);
+            calls += self.draw_cards(target);
         }
         if self.options.grid {
             let camera = self.camera.clone();

@@ -123,6 +123,7 @@ uniform float glow;
 uniform float alphaCutoff;
 uniform int texelPass;
 uniform float semiScale;
+uniform float opaqueOut;
 uniform vec4 ghost;
 #ifdef USE_TEXTURE
 uniform sampler2D tex;
@@ -163,6 +164,9 @@ void main()
     outColor = vec4(c.rgb * (light + glow), c.a);
     // The console blends in its own (gamma) space: scale after the output mapping.
     outColor.rgb = color_mapping(outColor.rgb) * semiScale;
+    // What the opaque passes draw covers the pixel whole (a capture without the background
+    // keeps it); the blended ones cover it by their alpha.
+    outColor.a = mix(outColor.a, 1.0, opaqueOut);
     if (ghost.a > 0.0) outColor = vec4(mix(outColor.rgb, ghost.rgb, 0.5), ghost.a);
 }
 "#,
@@ -179,6 +183,8 @@ void main()
         let (pass, scale) = self.pass.uniforms();
         program.use_uniform_if_required("texelPass", pass);
         program.use_uniform("semiScale", scale);
+        let opaque = !self.ghost && !self.pass.after_opaque();
+        program.use_uniform_if_required("opaqueOut", if opaque { 1.0f32 } else { 0.0 });
         let [r, g, b] = GHOST_TINT;
         program.use_uniform_if_required(
             "ghost",
@@ -225,11 +231,13 @@ void main()
         } else {
             BlendMultiplierType::One
         };
+        // Alpha gathers coverage (what a capture without the background keeps): the texel's
+        // over what is there. The canvas itself has no alpha.
         let blend = Blend::Enabled {
             source_rgb_multiplier: source,
-            source_alpha_multiplier: BlendMultiplierType::Zero,
+            source_alpha_multiplier: BlendMultiplierType::One,
             destination_rgb_multiplier: destination,
-            destination_alpha_multiplier: BlendMultiplierType::One,
+            destination_alpha_multiplier: BlendMultiplierType::OneMinusSrcAlpha,
             rgb_equation: equation,
             alpha_equation: BlendEquationType::Add,
         };

@@ -7,6 +7,7 @@ use relicview_model::scene;
 use relicview_model::scene::Rig;
 
 pub mod camera;
+pub mod capture;
 pub mod clock;
 pub mod compare;
 pub mod frames;
@@ -41,6 +42,10 @@ pub struct Words {
     pub compare_modes: [CompareMode; 5],
     /// How an export writes a skeleton.
     pub rigs: [Rig; 2],
+    /// What a capture is, how its frames leave, and its sizes (times the view's).
+    pub capture_kinds: [capture::CaptureKind; 3],
+    pub capture_formats: [capture::CaptureFormat; 2],
+    pub capture_scales: [u32; 3],
 }
 
 pub const WORDS: Words = Words {
@@ -50,6 +55,9 @@ pub const WORDS: Words = Words {
     camera_modes: [CameraMode::Orbit, CameraMode::Fly, CameraMode::Game],
     compare_modes: CompareMode::ALL,
     rigs: Rig::ALL,
+    capture_kinds: capture::CaptureKind::ALL,
+    capture_formats: capture::CaptureFormat::ALL,
+    capture_scales: capture::SCALES,
 };
 
 #[cfg(test)]
@@ -59,7 +67,7 @@ mod tests {
         let w = serde_json::to_value(super::WORDS).unwrap();
         assert_eq!(
             w,
-            serde_json::json!({ "backgrounds": ["dark", "light", "checker"], "lightings": ["game", "sun", "camera", "stored"], "axisViews": ["front", "side", "top"], "cameraModes": ["orbit", "fly", "game"], "compareModes": ["a", "b", "overlay", "split", "difference"], "rigs": ["skin", "nodes"] })
+            serde_json::json!({ "backgrounds": ["dark", "light", "checker"], "lightings": ["game", "sun", "camera", "stored"], "axisViews": ["front", "side", "top"], "cameraModes": ["orbit", "fly", "game"], "compareModes": ["a", "b", "overlay", "split", "difference"], "rigs": ["skin", "nodes"], "captureKinds": ["still", "turntable", "timeline"], "captureFormats": ["webm", "frames"], "captureScales": [1, 2, 4] })
         );
     }
 }

@@ -1,5 +1,6 @@
 //! The page's Export all: each archive file exported as the CLI's `export --all` exports it
-//! (`relicview_services::bundle`), named the same way, into a zip handed on entry by entry.
+//! (`relicview_services::bundle`), named the same way, into a zip handed on entry by entry;
+//! and a capture's numbered PNG frames into a zip the same way.
 
 use relicview_services::bundle::zipped::ZipStream;
 use relicview_services::bundle::{report::REPORT_NAME, Bundle, Outcome};
@@ -99,6 +100,50 @@ impl ArchiveExport {
         let mut out = Vec::new();
         out.extend(zip.add(REPORT_NAME, &json).map_err(|e| js_error(&e))?);
         out.extend(zip.finish().map_err(|e| js_error(&e))?);
+        Ok(js_sys::Uint8Array::from(&out[..]))
+    }
+}
+
+/// A capture's frames as a zip of numbered PNGs, handed on frame by frame (the page never
+/// holds the whole zip).
+#[wasm_bindgen]
+pub struct FrameZip {
+    zip: Option<ZipStream>,
+}
+
+impl Default for FrameZip {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[wasm_bindgen]
+impl FrameZip {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> FrameZip {
+        FrameZip {
+            zip: Some(ZipStream::new()),
+        }
+    }
+
+    /// Add a frame's PNG as `name` (stored: a PNG is compressed already) → the zip's bytes
+    /// that are final now, to hand on.
+    pub fn add(&mut self, name: &str, png: &[u8]) -> Result<js_sys::Uint8Array, JsValue> {
+        let zip = self
+            .zip
+            .as_mut()
+            .ok_or_else(|| js_error("the frames' zip is finished"))?;
+        let out = zip.add_stored(name, png).map_err(|e| js_error(&e))?;
+        Ok(js_sys::Uint8Array::from(&out[..]))
+    }
+
+    /// The end of the zip: the last frame and the zip's directory.
+    pub fn finish(&mut self) -> Result<js_sys::Uint8Array, JsValue> {
+        let zip = self
+            .zip
+            .take()
+            .ok_or_else(|| js_error("the frames' zip is finished"))?;
+        let out = zip.finish().map_err(|e| js_error(&e))?;
         Ok(js_sys::Uint8Array::from(&out[..]))
     }
 }

@@ -13,6 +13,7 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+mod capture;
 mod link;
 mod pointing;
 

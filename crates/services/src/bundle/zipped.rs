@@ -90,12 +90,26 @@ impl ZipStream {
     /// this entry. (Starting it finishes the entry before, whose header gets its size and
     /// CRC; this one's header is written after all that, where the zip ends.)
     pub fn add(&mut self, name: &str, bytes: &[u8]) -> Result<Vec<u8>, String> {
+        self.add_as(name, bytes, zip::CompressionMethod::Deflated)
+    }
+
+    /// Add entry `name` stored as it is (bytes compressed already, a PNG's); → as `add`.
+    pub fn add_stored(&mut self, name: &str, bytes: &[u8]) -> Result<Vec<u8>, String> {
+        self.add_as(name, bytes, zip::CompressionMethod::Stored)
+    }
+
+    fn add_as(
+        &mut self,
+        name: &str,
+        bytes: &[u8],
+        method: zip::CompressionMethod,
+    ) -> Result<Vec<u8>, String> {
         let header = {
             let t = self.tail.borrow();
             t.base + t.bytes.len() as u64
         };
         let options = SimpleFileOptions::default()
-            .compression_method(zip::CompressionMethod::Deflated)
+            .compression_method(method)
             .large_file(bytes.len() as u64 >= u32::MAX as u64);
         self.zip
             .start_file(name, options)
