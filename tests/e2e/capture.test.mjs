@@ -218,6 +218,14 @@ test("the timeline's PNG frames are numbered, as many as asked, and move where t
   );
   // The page's own clock is where it was: the capture ran a clock of its own.
   assert.equal(await page.evaluate(() => window.relicview.clock().time), 0);
+  // The walker's beacon blinks on the clock (BLINK, docs/formats/biz2.md): shown half a
+  // second, hidden half a second.
+  await page.evaluate(p => window.relicview.open(p), WALKER);
+  await page.evaluate(() => window.relicview.setClock({ time: 0.1, playing: false }));
+  const walker = await capture(page, { kind: 'timeline', seconds: 1, fps: 2, format: 'frames' });
+  const [lit, dark] = unzipped(walker.path).map(e => PNG.sync.read(e.bytes).data);
+  const blinked = differing(lit, dark);
+  assert.ok(blinked > 10, `${blinked} pixels change as the beacon blinks`);
   assert.deepEqual(problems, []);
   await close();
 });
@@ -249,7 +257,7 @@ test('a long capture shows its progress and stops when asked, keeping the frames
   await close();
 });
 
-test('what the browser cannot do is said: no video encoder, a size past the GPU, a length out of range', async () => {
+test('what cannot be made is said: no video encoder; a scale, length or rate out of range; a misspelt option', async () => {
   const { page, close } = await opened(WALKER);
   const refused = asked =>
     page.evaluate(

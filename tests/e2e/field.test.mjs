@@ -261,6 +261,53 @@ test("a field seen through its game camera: its background on the picture's fram
   await page.close();
 });
 
+test("a capture through a field's game camera is the view at its size: the background and the models where they are; a turntable is refused there", async () => {
+  const { page, problems } = await newPage(browser, server.url + '#folder=none');
+  const root = dir.split('/').pop();
+  await loadFolder(page, dir, walk(dir).length);
+  await page.evaluate(p => window.relicview.open(p), `${root}/FIELD/NMKIN_1.DAT`);
+  await page.evaluate(() => window.relicview.setClock({ time: 0, playing: false }));
+  await page.evaluate(() => window.relicview.setCamera('game'));
+  const view = await page.evaluate(() => window.relicview.readPixels());
+  const [download, made] = await Promise.all([
+    page.waitForEvent('download'),
+    page.evaluate(() => window.relicview.capture({ kind: 'still', scale: 2 })),
+  ]);
+  assert.equal(download.suggestedFilename(), 'NMKIN_1_game-camera_2x.png');
+  const png = PNG.sync.read(readFileSync(await download.path()));
+  assert.deepEqual([png.width, png.height, made.width], [view.width * 2, view.height * 2, view.width * 2]);
+  // Each view pixel against the mean of its 2 × 2 block: the same picture, drawn finer.
+  let same = 0;
+  for (let y = 0; y < view.height; y++)
+    for (let x = 0; x < view.width; x++) {
+      const i = 4 * (y * view.width + x);
+      const close = [0, 1, 2].every(k => {
+        let sum = 0;
+        for (const [dx, dy] of [
+          [0, 0],
+          [1, 0],
+          [0, 1],
+          [1, 1],
+        ])
+          sum += png.data[4 * ((2 * y + dy) * png.width + 2 * x + dx) + k];
+        return Math.abs(sum / 4 - view.data[i + k]) <= 24;
+      });
+      if (close) same++;
+    }
+  const total = view.width * view.height;
+  // (93 % here: the picture behind, sampled twice as finely, differs at its texels' edges.)
+  assert.ok(same > total * 0.85, `${same} of ${total} pixels as the view draws them`);
+  const why = await page.evaluate(() =>
+    window.relicview.capture({ kind: 'turntable', format: 'frames' }).then(
+      () => 'made',
+      e => e.message,
+    ),
+  );
+  assert.match(why, /game's camera/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("each layer of a field's background is a switch: hidden in the pane, the picture through the game camera loses it, and the link keeps it", async () => {
   const { page, problems } = await newPage(browser, server.url + '#folder=none');
   const root = dir.split('/').pop();

@@ -242,8 +242,10 @@ pub fn unpremultiply(rgba: &mut [u8]) {
 /// extension: `WALKER_dz-larm-destroyed_2x.png`. Each part is kept to letters, digits, `-`
 /// and `.`, so any file system takes the name.
 pub fn file_name(stem: &str, tags: &[String], kind: CaptureKind, scale: u32, ext: &str) -> String {
-    let mut parts = vec![name_part(stem).unwrap_or_else(|| "relicview".into())];
-    parts.extend(tags.iter().filter_map(|t| name_part(t)));
+    // (The file's own name keeps its underscores, MD1_1; a tag's become dashes, dz-larm,
+    // so that `_` parts the name's parts.)
+    let mut parts = vec![name_part(stem, true).unwrap_or_else(|| "relicview".into())];
+    parts.extend(tags.iter().filter_map(|t| name_part(t, false)));
     if kind != CaptureKind::Still {
         parts.push(format!("{kind:?}").to_lowercase());
     }
@@ -294,11 +296,12 @@ pub fn tags(
 }
 
 /// `text` as a part of a file name (None when nothing is left): runs of anything but
-/// letters, digits and dots become one `-`, at most 40 characters.
-fn name_part(text: &str) -> Option<String> {
+/// letters, digits, dots (and underscores where `underscores`) become one `-`, at most 40
+/// characters.
+fn name_part(text: &str, underscores: bool) -> Option<String> {
     let mut out = String::new();
     for ch in text.chars() {
-        if ch.is_ascii_alphanumeric() || ch == '.' {
+        if ch.is_ascii_alphanumeric() || ch == '.' || (underscores && ch == '_') {
             out.push(ch);
         } else if !out.is_empty() && !out.ends_with('-') {
             out.push('-');
@@ -307,7 +310,9 @@ fn name_part(text: &str) -> Option<String> {
             break;
         }
     }
-    let out = out.trim_matches(|c| c == '-' || c == '.').to_string();
+    let out = out
+        .trim_matches(|c| c == '-' || c == '.' || c == '_')
+        .to_string();
     (!out.is_empty()).then_some(out)
 }
 
@@ -501,8 +506,14 @@ mod tests {
             "WALKER_dz-larm-destroyed_2x.png"
         );
         assert_eq!(
-            file_name("AAAA", &[], CaptureKind::Turntable, 1, "webm"),
-            "AAAA_turntable_1x.webm"
+            file_name(
+                "MD1_1",
+                &["cl: idle".into()],
+                CaptureKind::Turntable,
+                1,
+                "webm"
+            ),
+            "MD1_1_cl-idle_turntable_1x.webm"
         );
         let odd = vec!["../<b>x</b>".to_string(), "   ".to_string(), "a".repeat(90)];
         let name = file_name("", &odd, CaptureKind::Timeline, 4, "zip");
