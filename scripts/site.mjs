@@ -113,6 +113,7 @@ for (const [key, file] of [
   ['containerWorker', 'container-worker'],
   ['openWorker', 'open-worker'],
   ['headWorker', 'head-worker'],
+  ['thumbWorker', 'thumb-worker'],
   // (Not a worker: the WebM writer the page imports when a capture makes a video.)
   ['webm', 'webm'],
 ]) {

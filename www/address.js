@@ -4,6 +4,10 @@
 
 import { hashOf, throttle } from './urlstate.js';
 import { $, state } from './state.js';
+import { currentView as viewShown } from './viewmode.js';
+
+// The archive grid is on show (grid.js).
+const browsing = () => viewShown() === 'grid';
 
 // The view as a link describes it: the viewer's part (camera, LOD, clock, layers, choice,
 // switches, a comparison's mode and split), with the page's own (where the archive comes
@@ -22,6 +26,7 @@ function currentView() {
     view: state.viewpoint,
     // (Points of three numbers each: measure.js takes them from the core.)
     measure: shown ? /** @type {[number, number, number][]} */ (state.measured) : [],
+    browseGrid: browsing(),
     ...comparedView(),
   };
 }

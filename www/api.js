@@ -28,6 +28,8 @@ import { hostStats, setHostTimeout } from './hosted.js';
 import { decodedCacheStats } from './containers.js';
 import { loadedModules } from './modules.js';
 import { capture, captureProgress, stopCapture } from './capture.js';
+import { gridState, setBrowse } from './grid.js';
+import { thumbnailStats } from './thumbnails.js';
 
 // The API, typed: page-types.d.ts declares it as `window.relicview`.
 export const api = {
@@ -42,6 +44,13 @@ export const api = {
   share,
   // Saves a PNG named after the open file; → the file name.
   screenshot: saveScreenshot,
+  // The archive grid: setView('grid') shows it (→ its state once its cards are laid out),
+  // setView('list') goes back to the list alone; grid() → {shown, cards: [{path, paths, kind,
+  // state: 'pending' | 'drawn' | 'none' | 'failed', failure, cached}], focused};
+  // thumbnails() → {drawn, kept, failed, longestMs, store}.
+  setView: setBrowse,
+  grid: gridState,
+  thumbnails: thumbnailStats,
   // Capture the view: {kind: 'still' | 'turntable' | 'timeline', scale: 1 | 2 | 4,
   // transparent, seconds, fps, format: 'webm' | 'frames'} (each may be left out) → once the
   // file is handed over, {name, kind, format, width, height, frames, fps, seconds, bytes,

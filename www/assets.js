@@ -21,6 +21,7 @@ export const ASSETS = {
   containerWorker: './container-worker.js',
   openWorker: './open-worker.js',
   headWorker: './head-worker.js',
+  thumbWorker: './thumb-worker.js',
 };
 
 /** @param {keyof typeof ASSETS} name */

@@ -26,9 +26,11 @@ export class FileList {
    * @param {(kind: string) => string} parts.label
    * @param {(path: string, how?: { pointer: boolean }) => void} parts.onOpen
    * @param {((path: string, x: number, y: number) => void) | null} [parts.onMenu]
+   * @param {(() => void) | null} [parts.onFilter] told when the search or the kind filter changes
    */
-  constructor({ list, search, kinds, noMatches, label, onOpen, onMenu = null }) {
+  constructor({ list, search, kinds, noMatches, label, onOpen, onMenu = null, onFilter = null }) {
     this.label = label;
+    this.onFilter = onFilter;
     this.onMenu = onMenu;
     this.noMatches = noMatches;
     this.list = list;
@@ -244,6 +246,7 @@ export class FileList {
     }
     this.stale = true;
     this.render();
+    this.onFilter?.();
   }
 
   // Put the rows in sight into the DOM (when the window moved or rows changed).

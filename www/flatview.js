@@ -30,7 +30,7 @@ const CHECKER = 8;
  * @property {ImageRegion | null} hover
  * @property {((x: number, y: number) => string) | null} [describe]
  * @property {string} [name]
- * @typedef {{ mode: 'text', view: import('./textview.js').TextViewElement, lines: number } | { mode: 'textures' } | { mode: 'gallery', cards: number } | PictureShown} FlatShown
+ * @typedef {{ mode: 'text', view: import('./textview.js').TextViewElement, lines: number } | { mode: 'textures' } | { mode: 'grid' } | { mode: 'gallery', cards: number } | PictureShown} FlatShown
  */
 
 // What the flat view shows: {mode: 'picture'|'gallery', …} or null when the 3D view is up.
@@ -92,6 +92,8 @@ export function hideFlat() {
   $('gallery').replaceChildren();
   $('gallery').hidden = true;
   $('texture-gallery').hidden = true;
+  // (The grid's cards stay: it comes back where it was.)
+  $('archive-grid').hidden = true;
   $('text-pane').hidden = true;
   $('text-body').replaceChildren();
   $('picture-back').hidden = true;
@@ -133,6 +135,14 @@ export function showTextureGrid() {
   reveal();
 }
 
+// The archive grid (grid.js) in the flat view: its cards shown, the rest hidden.
+export function showGrid() {
+  hideFlat();
+  shown = { mode: 'grid' };
+  $('archive-grid').hidden = false;
+  reveal();
+}
+
 // The picture on show as a PNG, downloaded under `name`.png.
 function downloadPicture() {
   const shown = pictureShown();
@@ -147,7 +157,7 @@ function downloadPicture() {
 export function flatState() {
   if (!shown) return null;
   if (shown.mode === 'gallery') return { mode: 'gallery', cards: shown.cards };
-  if (shown.mode === 'textures') return { mode: 'textures' };
+  if (shown.mode === 'textures' || shown.mode === 'grid') return { mode: shown.mode };
   if (shown.mode === 'text') return { mode: 'text', lines: shown.lines };
   return {
     mode: 'picture',

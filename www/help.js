@@ -74,6 +74,14 @@ export const viewKeys = [
   ],
   ['Problems list (in the info pane)', [['Enter', 'go to the record the problem names']]],
   [
+    'The archive grid (the Grid button)',
+    [
+      ['O', 'the archive grid, and back to the list (anywhere but a text box)'],
+      ['← → ↑ ↓, Home End', 'move between the cards'],
+      ['Enter, click', "open the card's file (O comes back to the grid where it was)"],
+    ],
+  ],
+  [
     "Comparing two files (a file's menu in the list, or Compare with… in the info pane)",
     [
       ...COMPARE_KEYS.map(k => [k.label, k.what]),

@@ -27,6 +27,7 @@ import { CompareInspector } from './compareview.js';
 import { measureClick, sizeText, syncScaleBar } from './measure.js';
 import { bindExportAll } from './exportall.js';
 import { bindCapture } from './capture.js';
+import { bindGrid, gridFilterChanged, showGrid } from './grid.js';
 import { bindTextures } from './textures.js';
 import {
   bindCompare,
@@ -57,6 +58,7 @@ async function boot() {
     open: path => open(path).catch(() => {}),
     compare: (a, b, link) => compareFiles(a, b, link).catch(() => {}),
     pickForComparison: path => pickComparison(path),
+    grid: () => showGrid().catch(() => {}),
   });
   readyResolve();
   state.viewport.requestFrame();
@@ -102,6 +104,7 @@ function makePanes() {
   bindCompare();
   bindExportAll();
   bindCapture();
+  bindGrid();
   bindTextures();
   // On a phone the Parts switches sit right under the view they change, not a screenful
   // below it in the info pane (which follows the inspector there).
@@ -116,6 +119,7 @@ function makePanes() {
     label: kind => kindOfEntry({ kind }).label,
     onOpen: openFromList,
     onMenu: openRowMenu,
+    onFilter: gridFilterChanged,
   });
 }
 

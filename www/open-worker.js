@@ -5,6 +5,7 @@
 // What the page shows of the file goes back as plain data: the inspector view, the byte
 // views, the info rows, and the scene as bytes (transferred, not copied).
 import init, { Session } from '../pkg/relicview.js';
+import { pageSources } from './worker-sources.js';
 
 /** @type {Session} */
 let session;
@@ -13,28 +14,14 @@ let booted = null; // the init message's work: everything else waits for it
 // The instance's memory, for the page's measurements (its size after each open).
 /** @type {WebAssembly.Memory} */
 let wasmMemory;
-/** @type {Map<number, { resolve: (where: { buffer?: ArrayBuffer, file?: File, url?: string }) => void, reject: (err: Error) => void }>} */
-const sources = new Map(); // request id → {resolve, reject}
-let lastSource = 0;
+const sources = pageSources();
 // The file being opened as read: sent as its "as stored" bytes instead of a copy of the core's.
 /** @type {{ path: string | null, buffer: ArrayBuffer | null }} */
 let reading = { path: null, buffer: null };
 
 /** @param {string} path @returns {Promise<ArrayBuffer>} */
 async function read(path) {
-  const id = ++lastSource;
-  /** @type {{ buffer?: ArrayBuffer, file?: File, url?: string }} */
-  const where = await new Promise((resolve, reject) => {
-    sources.set(id, { resolve, reject });
-    self.postMessage({ type: 'source', id, path });
-  });
-  let buffer = where.buffer ?? new ArrayBuffer(0);
-  if (where.file) buffer = await where.file.arrayBuffer();
-  else if (where.url) {
-    const r = await fetch(where.url);
-    if (!r.ok) throw new Error(`${path}: HTTP ${r.status} from the archive server`);
-    buffer = await r.arrayBuffer();
-  }
+  const buffer = await sources.read(path);
   if (path === reading.path) reading.buffer = buffer;
   return buffer;
 }
@@ -101,11 +88,7 @@ self.onmessage = async e => {
     return;
   }
   if (m.type === 'source') {
-    const waiting = sources.get(m.id);
-    sources.delete(m.id);
-    if (!waiting) return;
-    if (m.error) waiting.reject(new Error(m.error));
-    else waiting.resolve(m);
+    sources.answer(m);
     return;
   }
   try {

@@ -13,6 +13,23 @@ export class Abandoned extends Error {
   }
 }
 
+// A worker's question where file `path` is (worker-sources.js), answered: a File or a URL
+// it reads itself, the bytes where only the page can read them, or why not.
+/** @param {Worker} worker @param {{ id: number, path: string }} asked @param {(path: string) => EntrySource | null} locate */
+export async function answerSource(worker, { id, path }, locate) {
+  const where = locate(path);
+  if (!where) worker.postMessage({ type: 'source', id, error: 'not in the archive' });
+  else if ('read' in where) {
+    // Neither a File nor a URL: the page reads it and hands the bytes over.
+    try {
+      const buffer = await where.read();
+      worker.postMessage({ type: 'source', id, buffer }, [buffer]);
+    } catch (err) {
+      worker.postMessage({ type: 'source', id, error: err instanceof Error ? err.message : String(err) });
+    }
+  } else worker.postMessage({ type: 'source', id, ...where });
+}
+
 export class WorkerOpener {
   // `module`: the compiled wasm core (shared, not compiled again); `locate(path)` → {file}
   // (a local File), {url} (a served archive's file) or null.
@@ -111,21 +128,7 @@ export class WorkerOpener {
         Object.assign(new Error(`the parsing worker cannot start: ${m.message}`), { workerBroken: true }),
       );
     } else if (m.type === 'source') {
-      const where = this.locate(m.path);
-      if (!where) worker.postMessage({ type: 'source', id: m.id, error: 'not in the archive' });
-      else if ('read' in where) {
-        // Neither a File nor a URL: the page reads it and hands the bytes over.
-        try {
-          const buffer = await where.read();
-          worker.postMessage({ type: 'source', id: m.id, buffer }, [buffer]);
-        } catch (err) {
-          worker.postMessage({
-            type: 'source',
-            id: m.id,
-            error: err instanceof Error ? err.message : String(err),
-          });
-        }
-      } else worker.postMessage({ type: 'source', id: m.id, ...where });
+      await answerSource(worker, m, this.locate);
     } else if (m.type !== 'ready' && this.job && m.job === this.job.id) {
       const job = this.job;
       this.job = null;

@@ -36,7 +36,7 @@ import { containerOfPath, expandContainers } from './containers.js';
 import { setComparing } from './compareview.js';
 import { applyGameState } from './gamestate.js';
 import { setView, viewOf } from './viewmode.js';
-import { requestCompare } from './requests.js';
+import { requestCompare, requestGrid } from './requests.js';
 import {
   abandonOpens,
   enqueue,
@@ -476,6 +476,11 @@ async function openInitial(generation) {
         `The link was made for a folder with fingerprint ${linkFolder}; this one is ${state.source.folder} (number of files, then a hash of names and sizes). Its view is not restored.`,
       ),
     );
+  } else if (link.browseGrid && !link.path && !(link.archive && link.archive !== state.source.archive)) {
+    // A link to the archive's grid: the grid, not the first model.
+    linkApplied();
+    requestGrid();
+    return;
   } else if (!(link.archive && link.archive !== state.source.archive) && applyLink(link)) {
     // (A link to a hosted archive says nothing of a folder dropped in its place.)
     return;

@@ -18,6 +18,10 @@ interface PageElements {
   kinds: HTMLDivElement;
   'archive-tools': HTMLDivElement;
   'check-button': HTMLButtonElement;
+  'grid-button': HTMLButtonElement;
+  'archive-grid': HTMLDivElement;
+  'grid-status': HTMLParagraphElement;
+  'grid-body': HTMLDivElement;
   'textures-button': HTMLButtonElement;
   'export-all-button': HTMLButtonElement;
   'check-bar': HTMLDivElement;

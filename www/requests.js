@@ -8,6 +8,7 @@
  * @property {(path: string) => void} open
  * @property {(a: string, b: string, link: import('./urlstate.js').ViewLink | null) => void} compare
  * @property {(path: string) => void} pickForComparison
+ * @property {() => void} grid
  */
 
 // Until main.js answers, a request is an error (none can come before boot ends).
@@ -20,9 +21,10 @@ const answers = {
   open: unanswered('an open'),
   compare: unanswered('a comparison'),
   pickForComparison: unanswered('a comparison'),
+  grid: unanswered('the archive grid'),
 };
 
-// `given`: {open(path), compare(a, b, link), pickForComparison(path)} (main.js only).
+// `given`: {open(path), compare(a, b, link), pickForComparison(path), grid()} (main.js only).
 /** @param {Answers} given */
 export function answerRequests(given) {
   Object.assign(answers, given);
@@ -44,4 +46,9 @@ export function requestCompare(a, b, link = null) {
 /** @param {string} path */
 export function requestPickForComparison(path) {
   answers.pickForComparison(path);
+}
+
+// Show the archive grid (a link's `browse=grid`).
+export function requestGrid() {
+  answers.grid();
 }

@@ -12,6 +12,7 @@
 //   failed    a file that could not be opened: why, over the view; its bytes below
 //   textures  the archive's texture gallery (no file is open)
 //   texture   one of its textures at full size
+//   grid      the archive grid: its files as pictures (no file is open)
 //   compare   two files compared
 export const VIEWS = [
   'none',
@@ -23,6 +24,7 @@ export const VIEWS = [
   'failed',
   'textures',
   'texture',
+  'grid',
   'compare',
 ];
 

@@ -63,6 +63,8 @@ pub struct ViewLink {
     /// Each damage zone in its own colour.
     pub zones: bool,
     pub grid: bool,
+    /// The archive grid is on show (no file): `browse=grid`.
+    pub browse_grid: bool,
     /// The points measured between (one or two), as the page holds them (double precision:
     /// a point typed as 1.8 comes back as 1.8).
     pub measure: Vec<[f64; 3]>,
@@ -222,6 +224,7 @@ impl ViewLink {
             no_blink: get("blink") == Some("0"),
             zones: flag("zones"),
             grid: flag("grid"),
+            browse_grid: get("browse") == Some("grid"),
             measure: get("measure").and_then(points).unwrap_or_default(),
             compare: name("compare"),
             cmode: get("cmode").and_then(from_word),
@@ -239,7 +242,7 @@ impl ViewLink {
         let joined = |n: Vec<String>| (!n.is_empty()).then(|| n.join(","));
         let numbers =
             |xs: &mut dyn Iterator<Item = &f32>| joined(xs.map(|&x| number(x.into())).collect());
-        let pairs: [(&str, Option<String>); 27] = [
+        let pairs: [(&str, Option<String>); 28] = [
             ("archive", text(&self.archive).map(String::from)),
             ("folder", text(&self.folder).map(String::from)),
             ("path", text(&self.path).map(String::from)),
@@ -282,6 +285,7 @@ impl ViewLink {
             ("blink", flag(self.no_blink, "0")),
             ("zones", flag(self.zones, "1")),
             ("grid", flag(self.grid, "1")),
+            ("browse", flag(self.browse_grid, "grid")),
             (
                 "measure",
                 joined(self.measure.iter().flatten().map(|&x| number(x)).collect()),
@@ -386,6 +390,7 @@ mod tests {
             no_blink: true,
             zones: true,
             grid: true,
+            browse_grid: true,
             measure: vec![[1.0, 2.0, 3.0], [4.0, 5.5, 6.0]],
             compare: Some("FF7.cue/FIELD/MD1_2.BSX".into()),
             cmode: Some(CompareMode::Split),
@@ -400,7 +405,7 @@ mod tests {
              &compare=FF7.cue%2FFIELD%2FMD1_2.BSX&cmode=split&split=0.4&row=7\
              &cam=1.5%2C-2%2C3.25%2C0%2C0.5%2C0%2C45&lod=2&chunk=12&t=3.25&paused=1&mode=fly&view=2\
              &hide=doors%2Cdz_larm&choice=1&skeleton=1&wire=1&cull=1&bg=checker&light=stored\
-             &blink=0&zones=1&grid=1&measure=1%2C2%2C3%2C4%2C5.5%2C6"
+             &blink=0&zones=1&grid=1&browse=grid&measure=1%2C2%2C3%2C4%2C5.5%2C6"
         );
         assert_eq!(ViewLink::parse(&fragment), link);
     }

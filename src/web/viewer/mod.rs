@@ -72,27 +72,14 @@ impl Viewer {
     /// Take the canvas's WebGL2 context. Fails with a clear message where WebGL2 is missing.
     #[wasm_bindgen(constructor)]
     pub fn new(canvas: web_sys::HtmlCanvasElement) -> Result<Viewer, JsValue> {
-        let attrs = web_sys::WebGlContextAttributes::new();
-        attrs.set_antialias(true);
-        attrs.set_depth(true);
-        attrs.set_alpha(false);
-        let gl = canvas
-            .get_context_with_context_options("webgl2", &attrs)?
-            .ok_or_else(|| js_error("this browser has no WebGL2 context for the canvas"))?
-            .dyn_into::<web_sys::WebGl2RenderingContext>()?;
-        let gl = three_d::context::Context::from_webgl2_context(gl);
-        let renderer = Renderer::new(gl, canvas.width(), canvas.height(), clock_ms)
-            .map_err(|e| js_error(&e))?;
-        Ok(Viewer {
-            renderer,
-            records: [Vec::new(), Vec::new()],
-            difference_layers_from_b: Vec::new(),
-            show_ms: 0.0,
-            now: 0.0,
-            clock: Clock::default(),
-            placements: 0,
-            frames: FrameRate::default(),
-        })
+        let gl = canvas.get_context_with_context_options("webgl2", &context_attributes())?;
+        Viewer::on(gl, canvas.width(), canvas.height())
+    }
+
+    /// A viewer on a canvas off the page (a worker's: the archive grid's thumbnails).
+    pub fn offscreen(canvas: web_sys::OffscreenCanvas) -> Result<Viewer, JsValue> {
+        let gl = canvas.get_context_with_context_options("webgl2", &context_attributes())?;
+        Viewer::on(gl, canvas.width(), canvas.height())
     }
 
     /// Compile the shader programs models are drawn with before any file opens (see
@@ -615,6 +602,25 @@ impl Viewer {
 }
 
 impl Viewer {
+    /// A viewer drawing with `gl`, a canvas's WebGL2 context (None: the browser gave none).
+    fn on(gl: Option<js_sys::Object>, width: u32, height: u32) -> Result<Viewer, JsValue> {
+        let gl = gl
+            .ok_or_else(|| js_error("this browser has no WebGL2 context for the canvas"))?
+            .dyn_into::<web_sys::WebGl2RenderingContext>()?;
+        let gl = three_d::context::Context::from_webgl2_context(gl);
+        let renderer = Renderer::new(gl, width, height, clock_ms).map_err(|e| js_error(&e))?;
+        Ok(Viewer {
+            renderer,
+            records: [Vec::new(), Vec::new()],
+            difference_layers_from_b: Vec::new(),
+            show_ms: 0.0,
+            now: 0.0,
+            clock: Clock::default(),
+            placements: 0,
+            frames: FrameRate::default(),
+        })
+    }
+
     /// The page's time now, for a change of the clock. Not the last frame's: a stopped clock
     /// draws no frames, and a change timed from the last one would jump by the pause.
     fn clock_now(&mut self) -> f64 {
@@ -641,6 +647,16 @@ impl Viewer {
             }
         }
     }
+}
+
+/// The WebGL2 context the view draws with: antialiased, with depth, no alpha (the page's
+/// own colour shows through nowhere).
+fn context_attributes() -> web_sys::WebGlContextAttributes {
+    let attrs = web_sys::WebGlContextAttributes::new();
+    attrs.set_antialias(true);
+    attrs.set_depth(true);
+    attrs.set_alpha(false);
+    attrs
 }
 
 /// A file's own camera, as the page shows it.

@@ -1,0 +1,266 @@
+// The archive grid, checked against what the test finds itself: the files that draw are
+// found by their names, the copies by hashing the files with node's crypto, a thumbnail
+// against the viewer drawing that file on a canvas of the thumbnail's size (a core
+// instance of the test's own), the failures against the CLI's. The grid is driven by the
+// keyboard alone, is axe-clean, follows the list's filter, keeps its place, comes back from
+// a link, and a second visit takes its thumbnails from the browser's store.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { PNG } from 'pngjs';
+import {
+  makeArchive,
+  startServer,
+  launch,
+  sizedPage,
+  walk,
+  axeClean,
+  withSourceModules,
+  nativeInfo,
+} from './harness.mjs';
+import { join } from 'node:path';
+
+let dir, server, browser;
+
+before(async () => {
+  dir = makeArchive();
+  server = await startServer(dir);
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+// The files the grid draws, by their names: models, worlds, field models, pictures.
+const PICTURED = /\.(bgf|mod|map|bsx|bcx|tga|rgb|tdb)$/i;
+
+function archiveFiles() {
+  return walk(dir).map(f => ({ path: relative(dir, f), bytes: readFileSync(f) }));
+}
+
+// A page with the served archive listed and typed, and the grid on show with every card's
+// thumbnail (or failure) in.
+async function gridPage(size = [1200, 850]) {
+  const p = await sizedPage(browser, server.url, size);
+  await p.page.waitForFunction(() => window.relicview.indexTimeline()?.typed);
+  await p.page.evaluate(() => window.relicview.setView('grid'));
+  return p;
+}
+
+// Scroll the grid through, so every card comes into view, until none is waiting.
+async function everyThumbnail(page) {
+  await page.waitForFunction(
+    () => {
+      const body = document.getElementById('grid-body');
+      body.scrollTop += body.clientHeight / 2;
+      if (body.scrollTop + body.clientHeight >= body.scrollHeight - 2) body.scrollTop = 0;
+      return window.relicview.grid().cards.every(c => c.state !== 'pending');
+    },
+    null,
+    { timeout: 120_000, polling: 100 },
+  );
+  return page.evaluate(() => window.relicview.grid());
+}
+
+test('a card for every model, world and picture, each with its thumbnail or why not; copies folded with their count', async () => {
+  const { page, problems, close } = await gridPage();
+  const grid = await everyThumbnail(page);
+  assert.equal(grid.shown, true);
+  const files = archiveFiles().filter(f => PICTURED.test(f.path));
+  // Every such file is on a card, once.
+  const covered = grid.cards.flatMap(c => c.paths).sort();
+  assert.deepEqual(covered, files.map(f => f.path).sort());
+  // Files of the same bytes are one card, its paths all of them.
+  const byHash = new Map();
+  for (const f of files) {
+    const h = createHash('sha256').update(f.bytes).digest('hex');
+    byHash.set(h, [...(byHash.get(h) || []), f.path]);
+  }
+  const copies = [...byHash.values()].filter(g => g.length > 1);
+  assert.ok(
+    copies.some(g => g.length >= 3),
+    'the archive has a file three times (CUBE.BGF)',
+  );
+  for (const group of copies) {
+    const card = grid.cards.find(c => c.paths.includes(group[0]));
+    assert.deepEqual([...card.paths].sort(), [...group].sort(), `one card for ${group.join(', ')}`);
+  }
+  assert.equal(grid.cards.length, byHash.size);
+  const cube = grid.cards.find(c => c.paths.length >= 3);
+  const meta = await page.locator(`.grid-card[data-path="${cube.path}"] .grid-kind`).textContent();
+  assert.match(meta, new RegExp(`×${cube.paths.length}$`), 'the card says how many copies');
+  // A broken file says why, as the CLI does; the others are drawn.
+  const broken = grid.cards.find(c => c.path.endsWith('BROKEN.BGF'));
+  assert.equal(broken.state, 'failed');
+  const cli = nativeInfo(join(dir, 'DEMO/VIDEO/BROKEN.BGF'));
+  // (The CLI names the file by its path on disk, the page by its path in the archive.)
+  const why = cli.error.message.slice(cli.error.message.indexOf(': at byte') + 2);
+  assert.ok(
+    why.startsWith('at byte') && broken.failure.endsWith(`BROKEN.BGF: ${why}`),
+    `${broken.failure} / ${why}`,
+  );
+  assert.match(await page.locator(`.grid-card[data-path="${broken.path}"]`).textContent(), /Cannot be shown/);
+  const drawn = grid.cards.filter(c => c.state === 'drawn');
+  assert.equal(
+    drawn.length,
+    grid.cards.length - 1,
+    JSON.stringify(grid.cards.filter(c => c.state !== 'drawn')),
+  );
+  // Drawn by the worker: the page's thread drew none.
+  const made = await page.evaluate(() => window.relicview.thumbnails());
+  assert.ok(made.drawn + made.kept >= drawn.length, JSON.stringify(made));
+  // Each picture shows something: not one colour.
+  for (const c of drawn) {
+    const png = await thumbnailPng(page, c.path);
+    const first = png.data.readUInt32BE(0);
+    let other = 0;
+    for (let i = 0; i < png.data.length; i += 4) if (png.data.readUInt32BE(i) !== first) other++;
+    assert.ok(other > 50, `${c.path}: ${other} pixels differ from the first`);
+  }
+  await axeClean(page, 'the archive grid');
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+// A card's thumbnail as the page holds it, decoded by pngjs.
+async function thumbnailPng(page, path) {
+  const bytes = await page.evaluate(async p => {
+    const img = document.querySelector(`.grid-card[data-path="${CSS.escape(p)}"] img`);
+    const blob = await (await fetch(img.src)).blob();
+    return Array.from(new Uint8Array(await blob.arrayBuffer()));
+  }, path);
+  return PNG.sync.read(Buffer.from(bytes));
+}
+
+test("a thumbnail is the viewer's own drawing of its file at that size", async () => {
+  const { page, close } = await gridPage();
+  await everyThumbnail(page);
+  await withSourceModules(page);
+  for (const path of ['DEMO/VIDEO/HEXPOD.BGF', 'DEMO/MAPS/ARENA1.MAP', 'DEMO/FIELD/ROBOT.BSX']) {
+    const thumb = await thumbnailPng(page, path);
+    // The same core, an instance of the test's own, on a canvas of the thumbnail's size,
+    // the archive read from the server, the file opened and drawn once its upload is done.
+    const drawn = await page.evaluate(
+      async ([p, w, h]) => {
+        const glue = await import('/__source/pkg/relicview.js');
+        await glue.default({ module_or_path: '/__source/pkg/relicview_bg.wasm' });
+        const listing = await (await fetch('archive.json')).json();
+        const base = new URL(listing.base ?? '', new URL('archive.json', location.href));
+        const url = path => new URL(path.split('/').map(encodeURIComponent).join('/'), base).href;
+        const session = new glue.Session(async path => (await fetch(url(path))).arrayBuffer());
+        const words = glue.kindWords();
+        const files = listing.files;
+        session.setListing(
+          files.map(f => f.path).join(''),
+          Uint32Array.from(files, f => f.path.length),
+          Uint8Array.from(files, f => Math.max(0, words.indexOf(f.kind))),
+          Float64Array.from(files, f => f.size),
+        );
+        const canvas = document.createElement('canvas');
+        [canvas.width, canvas.height] = [w, h];
+        const viewer = new glue.Viewer(canvas);
+        const file = await session.open(p);
+        viewer.show(file);
+        viewer.setPlaying(false);
+        viewer.setAnimationTime(0);
+        for (let k = 0; k < 1000 && viewer.render(performance.now()).uploading; k++);
+        return Array.from(viewer.readPixels());
+      },
+      [path, thumb.width, thumb.height],
+    );
+    let apart = 0;
+    for (let i = 0; i < drawn.length; i += 4)
+      if ([0, 1, 2, 3].some(k => Math.abs(drawn[i + k] - thumb.data[i + k]) > 8)) apart++;
+    assert.ok(apart <= (thumb.width * thumb.height) / 200, `${path}: ${apart} pixels apart`);
+  }
+  await close();
+});
+
+test('the keyboard alone: O shows the grid, arrows move, Enter opens, O comes back to the same card; the filter and a link follow', async () => {
+  const { page, problems, close } = await gridPage();
+  await page.evaluate(() => window.relicview.setView('list'));
+  assert.equal(await page.evaluate(() => window.relicview.grid().shown), false);
+  await page.locator('#search').focus();
+  await page.keyboard.press('Escape');
+  await page.locator('#viewport').focus();
+  await page.keyboard.press('o');
+  await page.waitForFunction(() => window.relicview.grid().shown);
+  const cards = await page.evaluate(() => window.relicview.grid().cards.map(c => c.path));
+  const focusedPath = () => page.evaluate(() => document.activeElement?.dataset?.path ?? null);
+  assert.equal(await focusedPath(), cards[0], 'the first card has the focus');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await focusedPath(), cards[2]);
+  await page.keyboard.press('ArrowDown');
+  const below = await focusedPath();
+  const [a, b] = await page.evaluate(
+    ([x, y]) =>
+      [x, y].map(
+        p => document.querySelector(`.grid-card[data-path="${CSS.escape(p)}"]`).getBoundingClientRect().top,
+      ),
+    [cards[2], below],
+  );
+  assert.ok(b > a, `down goes to a lower card (${a} → ${b})`);
+  await page.keyboard.press('End');
+  assert.equal(await focusedPath(), cards[cards.length - 1]);
+  await page.keyboard.press('Home');
+  await page.keyboard.press('ArrowRight');
+  const chosen = await focusedPath();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(
+    p => window.relicview.entry(p) && document.getElementById('info-title').textContent === p,
+    chosen,
+  );
+  assert.equal(await page.evaluate(() => window.relicview.grid().shown), false);
+  await page.locator('#viewport').focus();
+  await page.keyboard.press('o');
+  await page.waitForFunction(() => window.relicview.grid().shown);
+  assert.equal(await focusedPath(), chosen, 'back on the card it left');
+  // The link says the grid is on show; a fresh page from it shows the grid.
+  const link = await page.evaluate(() => window.relicview.permalink());
+  assert.match(link, /[#&]browse=grid(&|$)/);
+  const fresh = await sizedPage(browser, link, [1000, 800]);
+  await fresh.page.waitForFunction(
+    () => window.relicview.grid().shown && window.relicview.grid().cards.length > 0,
+  );
+  await fresh.close();
+  // The list's search filters the grid.
+  await page.locator('#search').fill('HEXPOD.BGF');
+  await page.waitForFunction(() => window.relicview.grid().cards.length === 1);
+  assert.equal(await page.evaluate(() => window.relicview.grid().cards[0].path), 'DEMO/VIDEO/HEXPOD.BGF');
+  await page.locator('#search').fill('');
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('a second visit takes the thumbnails from the browser; the store is bounded', async () => {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 850 } });
+  const visit = async () => {
+    const page = await context.newPage();
+    await page.goto(server.url);
+    await page.evaluate(() => window.relicview.ready);
+    await page.waitForFunction(() => window.relicview.indexTimeline()?.typed);
+    await page.evaluate(() => window.relicview.setView('grid'));
+    const grid = await everyThumbnail(page);
+    const stats = await page.evaluate(() => window.relicview.thumbnails());
+    await page.close();
+    return { grid, stats };
+  };
+  const first = await visit();
+  const drawnFirst = first.grid.cards.filter(c => c.state === 'drawn').length;
+  assert.equal(first.stats.drawn, drawnFirst, 'the first visit draws each');
+  const second = await visit();
+  assert.equal(second.stats.drawn, 0, 'the second draws none');
+  assert.equal(second.stats.kept, drawnFirst);
+  assert.ok(second.grid.cards.filter(c => c.state === 'drawn').every(c => c.cached));
+  assert.ok(
+    second.stats.store.kept >= drawnFirst && second.stats.store.bytes <= 64 << 20,
+    JSON.stringify(second.stats.store),
+  );
+  await context.close();
+});

@@ -1,0 +1,334 @@
+// @ts-check
+// The archive grid: every model, world, field model and picture of the archive as a card
+// with its thumbnail (thumbnails.js: drawn off the page's thread as the card comes into
+// view, kept in this browser), its name and kind, grouped by folder and filtered as the
+// list is (its search and kind). Files holding the same bytes (a file on each disc) are
+// one card with their count; a file that fails shows why instead of a picture. Arrow keys
+// move between the cards, Enter opens one; the grid keeps its place for when you come
+// back (O, the Grid button, `setView('grid')`, a link's `browse=grid`). This module owns
+// the grid's cards and place.
+
+import { $, count, fileName, ready, state } from './state.js';
+import { kindOfEntry } from './listing.js';
+import { currentView, setView } from './viewmode.js';
+import { hideFlat, showGrid as showGridPane } from './flatview.js';
+import { closeFile, open } from './openflow.js';
+import { THUMB, deferThumbnail, forgetThumbnails, sameBytes, thumbnail } from './thumbnails.js';
+import { followView } from './address.js';
+
+/**
+ * One card: the files of one content (the first path is the card's), and its thumbnail.
+ * @typedef {{ paths: string[], kind: string, label: string, element: HTMLButtonElement | null, state: 'pending' | 'drawn' | 'none' | 'failed', failure: string | null, url: string | null, cached: boolean }} Card
+ */
+
+// Cards made for this archive (by first path), kept across filters and visits.
+/** @type {Map<string, Card>} */
+let cards = new Map();
+// The archive the cards are of, the paths folded into another card (path → its card's).
+let generation = -1;
+/** @type {Map<string, string>} */
+let folded = new Map();
+// Where the reader was: the card focused, the grid's scroll.
+/** @type {string | null} */
+let focused = null;
+let scrollTop = 0;
+/** @type {IntersectionObserver | null} */
+let watcher = null;
+// The cards on show, in order (after the filter).
+/** @type {Card[]} */
+let shown = [];
+
+// The files the grid has a card for: those shown as a scene or a picture.
+/** @param {Entry} e */
+const pictured = e => {
+  const c = kindOfEntry(e).capabilities;
+  return c.scene || c.image;
+};
+
+// A new archive: its cards go (and their pictures' URLs), the worker's queue with them.
+function forget() {
+  for (const c of cards.values()) if (c.url) URL.revokeObjectURL(c.url);
+  cards = new Map();
+  folded = new Map();
+  focused = null;
+  scrollTop = 0;
+  shown = [];
+  forgetThumbnails();
+  generation = state.generation;
+}
+
+// Which files hold the same bytes: those of one size and kind, hashed by the worker.
+async function foldDuplicates() {
+  /** @type {Map<string, string[]>} */
+  const bySize = new Map();
+  for (const e of state.entries) {
+    if (!pictured(e) || !(e.size > 0)) continue;
+    const key = `${e.size}|${e.kind}`;
+    bySize.set(key, [...(bySize.get(key) || []), e.path]);
+  }
+  const groups = [...bySize.values()].filter(g => g.length > 1);
+  const same = await sameBytes(groups).catch(() => []);
+  folded = new Map();
+  for (const paths of same) for (const p of paths.slice(1)) folded.set(p, paths[0]);
+  /** @type {Map<string, string[]>} */
+  const copies = new Map(same.map(paths => [paths[0], paths]));
+  return copies;
+}
+
+// Show the grid in the main view (no file is on show meanwhile), where it was left.
+export async function showGrid() {
+  await ready;
+  const fresh = generation !== state.generation;
+  if (fresh) forget();
+  closeFile('The archive at a glance');
+  setView('grid');
+  showGridPane();
+  const status = $('grid-status');
+  if (fresh || !cards.size) {
+    status.textContent = 'Looking for files that hold the same bytes…';
+    const copies = await foldDuplicates();
+    if (generation !== state.generation) return gridState();
+    for (const e of state.entries) {
+      if (!pictured(e) || folded.has(e.path)) continue;
+      const info = kindOfEntry(e);
+      cards.set(e.path, {
+        paths: copies.get(e.path) || [e.path],
+        kind: info.kind,
+        label: info.label,
+        element: null,
+        state: 'pending',
+        failure: null,
+        url: null,
+        cached: false,
+      });
+    }
+  }
+  render();
+  followView();
+  return gridState();
+}
+
+// Back from the grid to the plain list (nothing on show).
+export function hideGrid() {
+  if (currentView() !== 'grid') return;
+  remember();
+  hideFlat();
+  setView('none');
+  followView();
+}
+
+function remember() {
+  scrollTop = $('grid-body').scrollTop;
+  const active = /** @type {HTMLElement | null} */ (document.activeElement);
+  if (active?.classList.contains('grid-card')) focused = active.dataset.path ?? null;
+}
+
+// The cards the list's search and kind filter leave, grouped by folder.
+function render() {
+  const body = $('grid-body');
+  watcher?.disconnect();
+  watcher = new IntersectionObserver(seen, { root: body, rootMargin: '200px 0px' });
+  const q = $('search').value.trim().toLowerCase();
+  const kind = state.files.kindFilter;
+  shown = [...cards.values()].filter(
+    c => (!q || c.paths.some(p => p.toLowerCase().includes(q))) && (!kind || c.kind === kind),
+  );
+  /** @type {Map<string, Card[]>} */
+  const byFolder = new Map();
+  for (const c of shown) {
+    const dir = c.paths[0].slice(0, c.paths[0].lastIndexOf('/') + 1) || '/';
+    byFolder.set(dir, [...(byFolder.get(dir) || []), c]);
+  }
+  const sections = [...byFolder].map(([dir, list]) => {
+    const section = document.createElement('section');
+    section.className = 'grid-folder';
+    const h = document.createElement('h3');
+    h.textContent = dir;
+    const ul = document.createElement('ul');
+    ul.className = 'grid-cards';
+    ul.setAttribute('aria-label', dir);
+    for (const c of list) {
+      const li = document.createElement('li');
+      li.append(cardElement(c));
+      ul.append(li);
+    }
+    section.append(h, ul);
+    return section;
+  });
+  body.replaceChildren(...sections);
+  const copies = shown.reduce((n, c) => n + c.paths.length - 1, 0);
+  $('grid-status').textContent = shown.length
+    ? `${count(shown.length, 'file')} as pictures${copies ? ` (and ${count(copies, 'copy')} of them, folded)` : ''}. Arrows move, Enter opens, O comes back here.`
+    : 'No file of the archive matches the search and kind: no picture to show.';
+  for (const c of shown) if (c.element) watcher.observe(c.element);
+  body.scrollTop = scrollTop;
+  const back = focused ? cards.get(focused)?.element : null;
+  (back || shown[0]?.element)?.focus({ preventScroll: Boolean(back) });
+}
+
+// A card as a button: its picture (or why there is none), its name and kind, its copies.
+/** @param {Card} c */
+function cardElement(c) {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.className = 'grid-card';
+  b.dataset.path = c.paths[0];
+  b.dataset.state = c.state;
+  const name = fileName(c.paths[0]);
+  const copies = c.paths.length > 1 ? ` · ×${c.paths.length}` : '';
+  b.title = c.paths.length > 1 ? `${c.paths.join('\n')}\n(the same bytes)` : c.paths[0];
+  const picture = document.createElement('span');
+  picture.className = 'grid-picture';
+  picture.style.aspectRatio = `${THUMB.width} / ${THUMB.height}`;
+  const label = document.createElement('span');
+  label.className = 'grid-name';
+  label.textContent = name;
+  const meta = document.createElement('span');
+  meta.className = 'grid-kind';
+  meta.textContent = `${c.label}${copies}`;
+  b.append(picture, label, meta);
+  b.addEventListener('click', () => openCard(c));
+  c.element = b;
+  paint(c);
+  return b;
+}
+
+// The card's picture as it stands: the thumbnail, a failure's reason, or waiting.
+/** @param {Card} c */
+function paint(c) {
+  const b = c.element;
+  if (!b) return;
+  b.dataset.state = c.state;
+  const picture = /** @type {HTMLElement} */ (b.firstElementChild);
+  if (c.state === 'drawn' && c.url) {
+    const img = document.createElement('img');
+    img.src = c.url;
+    img.alt = `${fileName(c.paths[0])} as the viewer shows it`;
+    img.width = THUMB.width / 2;
+    img.height = THUMB.height / 2;
+    picture.replaceChildren(img);
+  } else if (c.state === 'failed') {
+    picture.textContent = `Cannot be shown: ${c.failure}`;
+    picture.classList.add('failed');
+  } else if (c.state === 'none') picture.textContent = 'no picture';
+  else picture.textContent = '';
+}
+
+/** @param {IntersectionObserverEntry[]} entries */
+function seen(entries) {
+  for (const entry of entries) {
+    const path = /** @type {HTMLElement} */ (entry.target).dataset.path;
+    const c = path ? cards.get(path) : null;
+    if (!c || c.state !== 'pending') continue;
+    if (!entry.isIntersecting) {
+      deferThumbnail(c.paths[0]);
+      continue;
+    }
+    const at = generation;
+    thumbnail(c.paths[0]).then(
+      t => {
+        if (at !== generation) return;
+        c.cached = t.cached;
+        if (t.failure) [c.state, c.failure] = ['failed', t.failure];
+        else if (t.png) [c.state, c.url] = ['drawn', URL.createObjectURL(t.png)];
+        else c.state = 'none';
+        paint(c);
+      },
+      () => {},
+    );
+  }
+}
+
+/** @param {Card} c */
+function openCard(c) {
+  remember();
+  focused = c.paths[0];
+  open(c.paths[0]).catch(() => {});
+}
+
+// Arrow keys move to the card beside, above or below; Home and End to the first and last.
+/** @param {KeyboardEvent} e */
+function gridKey(e) {
+  const from = /** @type {HTMLElement} */ (e.target);
+  if (!from.classList?.contains('grid-card')) return;
+  const buttons = shown.map(c => c.element).filter(b => b !== null);
+  const i = buttons.indexOf(/** @type {HTMLButtonElement} */ (from));
+  let to = null;
+  if (e.key === 'ArrowRight') to = buttons[i + 1];
+  else if (e.key === 'ArrowLeft') to = buttons[i - 1];
+  else if (e.key === 'Home') to = buttons[0];
+  else if (e.key === 'End') to = buttons[buttons.length - 1];
+  else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') to = vertical(buttons, i, e.key === 'ArrowDown');
+  else return;
+  e.preventDefault();
+  to?.focus();
+}
+
+// The card in the next row down (or up) nearest across.
+/** @param {HTMLButtonElement[]} buttons @param {number} i @param {boolean} down */
+function vertical(buttons, i, down) {
+  const here = buttons[i].getBoundingClientRect();
+  const x = here.left + here.width / 2;
+  let best = null;
+  let bestScore = Infinity;
+  for (const b of buttons) {
+    const r = b.getBoundingClientRect();
+    const dy = down ? r.top - here.bottom : here.top - r.bottom;
+    if (dy < -1) continue;
+    const score = Math.round(dy) * 100000 + Math.abs(r.left + r.width / 2 - x);
+    if (b !== buttons[i] && score < bestScore) [best, bestScore] = [b, score];
+  }
+  return best;
+}
+
+// What the grid shows, for scripts: {shown, cards: [{path, paths, kind, state, failure,
+// cached}], focused}.
+export function gridState() {
+  return {
+    shown: currentView() === 'grid',
+    cards: shown.map(c => ({
+      path: c.paths[0],
+      paths: c.paths.slice(),
+      kind: c.kind,
+      state: c.state,
+      failure: c.failure,
+      cached: c.cached,
+    })),
+    focused:
+      currentView() === 'grid'
+        ? (document.activeElement?.closest('.grid-card')?.getAttribute('data-path') ?? null)
+        : focused,
+  };
+}
+
+// 'grid' shows the grid, 'list' the list alone.
+/** @param {'grid' | 'list'} view */
+export async function setBrowse(view) {
+  if (view === 'grid') return showGrid();
+  if (view !== 'list') throw new Error(`no view called ${view}: 'grid' or 'list'`);
+  hideGrid();
+  return gridState();
+}
+
+// The list's filter changed: the grid, if on show, follows it.
+export function gridFilterChanged() {
+  if (currentView() === 'grid') {
+    scrollTop = 0;
+    render();
+  }
+}
+
+// The key that shows the grid and goes back, and the Grid button.
+export function bindGrid() {
+  $('grid-button').addEventListener('click', () => (currentView() === 'grid' ? hideGrid() : showGrid()));
+  $('grid-body').addEventListener('keydown', gridKey);
+  document.addEventListener('keydown', e => {
+    if (e.key !== 'o' && e.key !== 'O') return;
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const target = /** @type {Element} */ (e.target);
+    if (target.closest?.('input, select, textarea, [contenteditable]')) return;
+    e.preventDefault();
+    if (currentView() === 'grid') hideGrid();
+    else showGrid();
+  });
+}
