@@ -33,7 +33,10 @@
 # - a shared link opened with an empty cache: the demo and a real FF7 field folder published
 #   and served by nginx, against a three.js + GLTFLoader page (bundled by esbuild) showing
 #   the same model from the same host, at a home line and a phone's, with a second visit,
-#   a second model, and every file of the page raw / gzip / brotli.
+#   a second model, and every file of the page raw / gzip / brotli;
+# - the archive grid of 1,000 distinct models, served: its first screenful of thumbnails and
+#   all of them, with the page's longest task, a second visit from the browser's store,
+#   against opening models in turn.
 # scripts/bench.sh [REPETITIONS]
 # scripts/bench.sh --smoke: every benchmark once, on small inputs, with the build already
 #   made (the cargo benches unoptimised) (./test.sh runs it so that no benchmark can rot
@@ -85,6 +88,7 @@ if [ -n "$smoke" ]; then
   run "ratio: time" python3 tests/bench/export-all.py --models 1 --mb 1 --runs 1
   run "ratio skin / nodes" python3 tests/bench/rig-export.py --runs 1
   run "ratio cold link relicview / three.js" node tests/bench/cold-link.mjs
+  run "ratio grid / opening in turn" node tests/bench/grid.mjs
   exit 0
 fi
 cargo bench --bench throughput
@@ -102,3 +106,4 @@ python3 tests/bench/sevenz-census.py
 python3 tests/bench/export-all.py
 python3 tests/bench/rig-export.py
 node tests/bench/cold-link.mjs "${1:-9}"
+node tests/bench/grid.mjs 1000

@@ -24,10 +24,9 @@ import { followView } from './address.js';
 // Cards made for this archive (by first path), kept across filters and visits.
 /** @type {Map<string, Card>} */
 let cards = new Map();
-// The archive the cards are of, the paths folded into another card (path → its card's).
+// The archive the cards are of; whether its copies are still being looked for.
 let generation = -1;
-/** @type {Map<string, string>} */
-let folded = new Map();
+let folding = false;
 // Where the reader was: the card focused, the grid's scroll.
 /** @type {string | null} */
 let focused = null;
@@ -49,7 +48,7 @@ const pictured = e => {
 function forget() {
   for (const c of cards.values()) if (c.url) URL.revokeObjectURL(c.url);
   cards = new Map();
-  folded = new Map();
+  folding = false;
   focused = null;
   scrollTop = 0;
   shown = [];
@@ -57,42 +56,44 @@ function forget() {
   generation = state.generation;
 }
 
-// Which files hold the same bytes: those of one size and kind, hashed by the worker.
-async function foldDuplicates() {
+// Which files hold the same bytes: those of one size and kind, hashed by the worker while
+// the thumbnails are drawn. Each set becomes one card, the first path's, with their count.
+async function foldCopies() {
   /** @type {Map<string, string[]>} */
   const bySize = new Map();
-  for (const e of state.entries) {
-    if (!pictured(e) || !(e.size > 0)) continue;
-    const key = `${e.size}|${e.kind}`;
-    bySize.set(key, [...(bySize.get(key) || []), e.path]);
+  for (const c of cards.values()) {
+    const e = state.byPath.get(c.paths[0].toLowerCase());
+    if (!e || !(e.size > 0)) continue;
+    const key = `${e.size}|${c.kind}`;
+    bySize.set(key, [...(bySize.get(key) || []), c.paths[0]]);
   }
-  const groups = [...bySize.values()].filter(g => g.length > 1);
-  const same = await sameBytes(groups).catch(() => []);
-  folded = new Map();
-  for (const paths of same) for (const p of paths.slice(1)) folded.set(p, paths[0]);
-  /** @type {Map<string, string[]>} */
-  const copies = new Map(same.map(paths => [paths[0], paths]));
-  return copies;
+  const at = generation;
+  const same = await sameBytes([...bySize.values()].filter(g => g.length > 1)).catch(() => []);
+  if (at !== generation) return;
+  for (const paths of same) {
+    const card = cards.get(paths[0]);
+    if (!card) continue;
+    card.paths = paths;
+    for (const p of paths.slice(1)) {
+      const copy = cards.get(p);
+      if (copy?.url) URL.revokeObjectURL(copy.url);
+      cards.delete(p);
+    }
+  }
+  folding = false;
+  if (currentView() === 'grid') render(Boolean(document.activeElement?.closest('#grid-body')));
 }
 
 // Show the grid in the main view (no file is on show meanwhile), where it was left.
 export async function showGrid() {
   await ready;
-  const fresh = generation !== state.generation;
-  if (fresh) forget();
-  closeFile('The archive at a glance');
-  setView('grid');
-  showGridPane();
-  const status = $('grid-status');
-  if (fresh || !cards.size) {
-    status.textContent = 'Looking for files that hold the same bytes…';
-    const copies = await foldDuplicates();
-    if (generation !== state.generation) return gridState();
+  if (generation !== state.generation) {
+    forget();
     for (const e of state.entries) {
-      if (!pictured(e) || folded.has(e.path)) continue;
+      if (!pictured(e)) continue;
       const info = kindOfEntry(e);
       cards.set(e.path, {
-        paths: copies.get(e.path) || [e.path],
+        paths: [e.path],
         kind: info.kind,
         label: info.label,
         element: null,
@@ -102,8 +103,13 @@ export async function showGrid() {
         cached: false,
       });
     }
+    folding = true;
+    foldCopies();
   }
-  render();
+  closeFile('The archive at a glance');
+  setView('grid');
+  showGridPane();
+  render(true);
   followView();
   return gridState();
 }
@@ -117,15 +123,21 @@ export function hideGrid() {
   followView();
 }
 
+// Where the reader is in the grid, kept as it changes (a file opened from the list hides
+// the grid without asking it).
 function remember() {
+  if (currentView() !== 'grid') return;
   scrollTop = $('grid-body').scrollTop;
   const active = /** @type {HTMLElement | null} */ (document.activeElement);
   if (active?.classList.contains('grid-card')) focused = active.dataset.path ?? null;
 }
 
-// The cards the list's search and kind filter leave, grouped by folder.
-function render() {
+// The cards the list's search and kind filter leave, grouped by folder; `focus`: the card
+// the reader was on (else the first) takes the focus.
+function render(focus = false) {
   const body = $('grid-body');
+  // (Replacing the cards scrolls the grid to its top: where it was is put back after.)
+  const [top, back] = [scrollTop, focused];
   watcher?.disconnect();
   watcher = new IntersectionObserver(seen, { root: body, rootMargin: '200px 0px' });
   const q = $('search').value.trim().toLowerCase();
@@ -157,13 +169,15 @@ function render() {
   });
   body.replaceChildren(...sections);
   const copies = shown.reduce((n, c) => n + c.paths.length - 1, 0);
+  const looking = folding ? ' Looking for files that hold the same bytes…' : '';
   $('grid-status').textContent = shown.length
-    ? `${count(shown.length, 'file')} as pictures${copies ? ` (and ${count(copies, 'copy')} of them, folded)` : ''}. Arrows move, Enter opens, O comes back here.`
+    ? `${count(shown.length, 'file')} as pictures${copies ? ` (and ${copies} ${copies === 1 ? 'copy' : 'copies'} of them, folded)` : ''}. Arrows move, Enter opens, O comes back here.${looking}`
     : 'No file of the archive matches the search and kind: no picture to show.';
   for (const c of shown) if (c.element) watcher.observe(c.element);
-  body.scrollTop = scrollTop;
-  const back = focused ? cards.get(focused)?.element : null;
-  (back || shown[0]?.element)?.focus({ preventScroll: Boolean(back) });
+  body.scrollTop = top;
+  askInSight();
+  const card = back ? cards.get(back)?.element : null;
+  if (focus) (card || shown[0]?.element)?.focus({ preventScroll: Boolean(card) });
 }
 
 // A card as a button: its picture (or why there is none), its name and kind, its copies.
@@ -220,23 +234,36 @@ function seen(entries) {
     const path = /** @type {HTMLElement} */ (entry.target).dataset.path;
     const c = path ? cards.get(path) : null;
     if (!c || c.state !== 'pending') continue;
-    if (!entry.isIntersecting) {
-      deferThumbnail(c.paths[0]);
-      continue;
-    }
-    const at = generation;
-    thumbnail(c.paths[0]).then(
-      t => {
-        if (at !== generation) return;
-        c.cached = t.cached;
-        if (t.failure) [c.state, c.failure] = ['failed', t.failure];
-        else if (t.png) [c.state, c.url] = ['drawn', URL.createObjectURL(t.png)];
-        else c.state = 'none';
-        paint(c);
-      },
-      () => {},
-    );
+    if (entry.isIntersecting) ask(c);
+    else deferThumbnail(c.paths[0]);
   }
+}
+
+// The cards in sight (and a little beyond) asked for, as the grid is laid out or scrolled:
+// beside the observer, whose first report a page drawn in the background can hold back.
+function askInSight() {
+  const box = $('grid-body').getBoundingClientRect();
+  for (const c of shown) {
+    if (c.state !== 'pending' || !c.element) continue;
+    const r = c.element.getBoundingClientRect();
+    if (r.bottom > box.top - 200 && r.top < box.bottom + 200) ask(c);
+  }
+}
+
+/** @param {Card} c */
+function ask(c) {
+  const at = generation;
+  thumbnail(c.paths[0]).then(
+    t => {
+      if (at !== generation || c.state !== 'pending') return;
+      c.cached = t.cached;
+      if (t.failure) [c.state, c.failure] = ['failed', t.failure];
+      else if (t.png) [c.state, c.url] = ['drawn', URL.createObjectURL(t.png)];
+      else c.state = 'none';
+      paint(c);
+    },
+    () => {},
+  );
 }
 
 /** @param {Card} c */
@@ -281,11 +308,12 @@ function vertical(buttons, i, down) {
   return best;
 }
 
-// What the grid shows, for scripts: {shown, cards: [{path, paths, kind, state, failure,
-// cached}], focused}.
+// What the grid shows, for scripts: {shown, folding, cards: [{path, paths, kind, state,
+// failure, cached}], focused}.
 export function gridState() {
   return {
     shown: currentView() === 'grid',
+    folding,
     cards: shown.map(c => ({
       path: c.paths[0],
       paths: c.paths.slice(),
@@ -314,6 +342,7 @@ export async function setBrowse(view) {
 export function gridFilterChanged() {
   if (currentView() === 'grid') {
     scrollTop = 0;
+    focused = null;
     render();
   }
 }
@@ -322,11 +351,21 @@ export function gridFilterChanged() {
 export function bindGrid() {
   $('grid-button').addEventListener('click', () => (currentView() === 'grid' ? hideGrid() : showGrid()));
   $('grid-body').addEventListener('keydown', gridKey);
+  $('grid-body').addEventListener(
+    'scroll',
+    () => {
+      remember();
+      askInSight();
+    },
+    { passive: true },
+  );
+  $('grid-body').addEventListener('focusin', remember);
   document.addEventListener('keydown', e => {
     if (e.key !== 'o' && e.key !== 'O') return;
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const target = /** @type {Element} */ (e.target);
-    if (target.closest?.('input, select, textarea, [contenteditable]')) return;
+    // (Typed in the list it searches its names; in the inspector, its boxes.)
+    if (target.closest?.('input, select, textarea, [contenteditable], #sidebar, #inspector, dialog')) return;
     e.preventDefault();
     if (currentView() === 'grid') hideGrid();
     else showGrid();

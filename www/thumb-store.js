@@ -1,8 +1,9 @@
 // @ts-check
 // The archive grid's thumbnails kept in this browser (IndexedDB, used by thumb-worker.js):
-// each PNG under its key (its file's SHA-256, the core's build, the size), with the files
-// its open read (`deps`: where, relative to the file, and their SHA-256) and when it was last
-// used. At most `limitBytes` of PNGs are kept: past that, the least recently used go first.
+// under a key (its file's SHA-256, the core's build, the size), the PNGs drawn of that file
+// with the files each open read (`deps`: where, relative to the file, and their SHA-256) —
+// a few, since copies of one file beside other libraries are drawn differently — and when
+// the key was last used. At most `limitBytes` of PNGs are kept: past that, the least recently used go first.
 // A store the browser refuses, or one that fails, is no store: every thumbnail is drawn
 // again, and never a wrong one shown.
 
@@ -10,7 +11,11 @@ const DB = 'relicview-thumbnails';
 const STORE = 'thumbnails';
 
 /** @typedef {{ path: string, sha: string }} Dep */
-/** @typedef {{ key: string, png: Blob, deps: Dep[], bytes: number, used: number }} Kept */
+/** @typedef {{ png: Blob, deps: Dep[] }} Drawn */
+/** @typedef {{ key: string, drawn: Drawn[], bytes: number, used: number }} Kept */
+
+// Drawings of one file kept at most (each with other files beside it).
+const DRAWINGS = 4;
 
 /** @template T @param {IDBRequest<T>} request @returns {Promise<T>} */
 function done(request) {
@@ -44,7 +49,7 @@ export function openStore(limitBytes) {
     return d ? d.transaction(STORE, mode).objectStore(STORE) : null;
   };
   return {
-    // The thumbnail kept under `key` (its last use now), or null.
+    // The drawings kept under `key` (its last use now), or null.
     /** @param {string} key @returns {Promise<Kept | null>} */
     async get(key) {
       const s = await store('readwrite');
@@ -56,13 +61,23 @@ export function openStore(limitBytes) {
       hits++;
       return found;
     },
-    // Keep `png` under `key`, then drop the least recently used past the limit.
+    // Keep `png` under `key` with the files it was drawn from (the newest of DRAWINGS), then
+    // drop the least recently used past the limit.
     /** @param {string} key @param {Blob} png @param {Dep[]} deps */
     async put(key, png, deps) {
       const s = await store('readwrite');
       if (!s) return;
       try {
-        await done(s.put({ key, png, deps, bytes: png.size, used: Date.now() }));
+        /** @type {Kept | undefined} */
+        const old = await done(s.get(key));
+        // (A drawing from the very same files replaces its older self.)
+        const where = (/** @type {Dep[]} */ d) => d.map(x => `${x.path}=${x.sha}`).join('\n');
+        const drawn = [{ png, deps }, ...(old?.drawn ?? []).filter(d => where(d.deps) !== where(deps))].slice(
+          0,
+          DRAWINGS,
+        );
+        const bytes = drawn.reduce((n, d) => n + d.png.size, 0);
+        await done(s.put({ key, drawn, bytes, used: Date.now() }));
         stored++;
       } catch (err) {
         refused = err instanceof Error ? err.message : String(err);

@@ -29,11 +29,41 @@ let build = '';
 /** @type {[string, ArrayBuffer][] | null} */
 let reads = null;
 
+// The listing the page sent (each open starts from it: see `thumbnail`).
+/** @type {{ paths: string, lengths: Uint32Array, kinds: Uint8Array, sizes: Float64Array } | null} */
+let listing = null;
+// Files read lately, so that each thumbnail's open, in an archive of its own, does not ask the
+// page again for the library or FIELD.BIN the last one read: at most READ_KEPT bytes, the
+// least recently read going first.
+const READ_KEPT = 48 << 20;
+/** @type {Map<string, ArrayBuffer>} */
+const lately = new Map();
+let latelyBytes = 0;
+
+/** @param {string} path */
+async function readKept(path) {
+  const key = path.toLowerCase();
+  let buffer = lately.get(key);
+  if (buffer) lately.delete(key);
+  else {
+    buffer = await sources.read(path);
+    latelyBytes += buffer.byteLength;
+  }
+  lately.set(key, buffer);
+  for (const [k, b] of lately) {
+    if (latelyBytes <= READ_KEPT) break;
+    lately.delete(k);
+    latelyBytes -= b.byteLength;
+  }
+  return buffer;
+}
+
 /** @param {string} path */
 async function read(path) {
-  const buffer = await sources.read(path);
+  const buffer = await readKept(path);
   reads?.push([path, buffer]);
-  return buffer;
+  // (The core takes the bytes it is given: it gets a copy, the kept one stays whole.)
+  return buffer.slice(0);
 }
 
 /** @param {ArrayBuffer} bytes */
@@ -63,17 +93,23 @@ function resolved(from, rel) {
   return parts.join('/');
 }
 
-// The kept thumbnail of `path` (its bytes hashing to `key`'s file part) where every file its
-// open read is still there with the same bytes; else null.
+// A kept thumbnail of `path` (its bytes hashing to `key`'s file part) whose open read files
+// that are all still there with the same bytes; else null.
 /** @param {string} path @param {string} key */
 async function kept(path, key) {
   const found = await store.get(key);
-  if (!found) return null;
-  for (const dep of found.deps) {
-    const bytes = await sources.read(resolved(path, dep.path)).catch(() => null);
-    if (!bytes || (await sha256(bytes)) !== dep.sha) return null;
+  for (const drawing of found?.drawn ?? []) {
+    let same = true;
+    for (const dep of drawing.deps) {
+      const bytes = await readKept(resolved(path, dep.path)).catch(() => null);
+      if (!bytes || (await sha256(bytes)) !== dep.sha) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return drawing.png;
   }
-  return found.png;
+  return null;
 }
 
 // A picture scaled to fit the thumbnail, in its middle.
@@ -118,7 +154,7 @@ async function sceneThumbnail(file) {
  * @returns {Promise<{ png: Blob | null, cached: boolean, failure: string | null }>}
  */
 async function thumbnail(path) {
-  const bytes = await sources.read(path);
+  const bytes = await readKept(path);
   const key = `${await sha256(bytes)}|${build}|${canvas.width}x${canvas.height}`;
   const hit = await kept(path, key).catch(() => null);
   if (hit) return { png: hit, cached: true, failure: null };
@@ -126,6 +162,9 @@ async function thumbnail(path) {
   /** @type {import('../pkg/relicview.js').OpenedFile | null} */
   let file = null;
   try {
+    // An archive of its own for each open (the listing set again): every file the open
+    // reads is read, so the thumbnail is kept with all it was drawn from.
+    if (listing) session.setListing(listing.paths, listing.lengths, listing.kinds, listing.sizes);
     file = await session.open(path);
     const error = file.error();
     if (error) return { png: null, cached: false, failure: error.message };
@@ -191,10 +230,18 @@ self.onmessage = async e => {
   } catch {
     return;
   }
-  if (m.type === 'listing') session.setListing(m.paths, m.lengths, m.kinds, m.sizes);
-  else if (m.type === 'thumb') {
+  if (m.type === 'listing') {
+    listing = m;
+    lately.clear();
+    latelyBytes = 0;
+  } else if (m.type === 'thumb') {
     const t0 = performance.now();
-    const made = await thumbnail(m.path);
+    // (Every question is answered: the page asks for the next thumbnail only then.)
+    const made = await thumbnail(m.path).catch(err => ({
+      png: null,
+      cached: false,
+      failure: err instanceof Error ? err.message : String(err),
+    }));
     self.postMessage({ type: 'thumb', id: m.id, path: m.path, ...made, ms: performance.now() - t0 });
   } else if (m.type === 'same') {
     self.postMessage({ type: 'same', id: m.id, same: await sameBytes(m.groups) });

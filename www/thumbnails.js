@@ -14,6 +14,11 @@ import { state } from './state.js';
 export const THUMB = { width: 224, height: 168 };
 // The thumbnails kept in this browser at most (thumb-store.js).
 const KEPT_BYTES = 64 << 20;
+// A thumbnail not answered in this long: the worker is taken for stuck, ended, and a new
+// one asked (a file that hangs the core's drawing must not stop the grid).
+const ANSWER_MS = 30_000;
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let answerTimer;
 
 /** @typedef {{ png: Blob | null, cached: boolean, failure: string | null, ms: number }} Thumbnail */
 
@@ -27,11 +32,14 @@ let asked = 0;
 let waiting = [];
 /** @type {Map<string, { resolve: (t: Thumbnail) => void, reject: (e: Error) => void }[]>} */
 const askers = new Map();
-let busy = false;
+// The path the worker is drawing now (null: none).
+/** @type {string | null} */
+let busy = null;
 /** @type {Map<number, (value: any) => void>} */
 const replies = new Map();
-// {drawn, kept, failed, longestMs}: what the worker did since the page started, for scripts.
-const counts = { drawn: 0, kept: 0, failed: 0, longestMs: 0 };
+// {drawn, kept, failed, longestMs, stopped}: what the worker did since the page started, for
+// scripts (`stopped`: why the last worker ended, where one did).
+const counts = { drawn: 0, kept: 0, failed: 0, longestMs: 0, stopped: /** @type {string | null} */ (null) };
 
 function started() {
   if (worker) return worker;
@@ -59,9 +67,11 @@ function started() {
 // The worker ended (it failed, or a new archive came): every thumbnail waited for fails.
 /** @param {Error} why */
 function stop(why) {
+  if (worker) counts.stopped = why.message;
+  clearTimeout(answerTimer);
   worker?.terminate();
   worker = null;
-  busy = false;
+  busy = null;
   waiting = [];
   for (const list of askers.values()) for (const a of list) a.reject(why);
   askers.clear();
@@ -88,7 +98,8 @@ async function answer(w, m) {
   if (m.type === 'broken') stop(new Error(`the thumbnail worker cannot start: ${m.message}`));
   else if (m.type === 'source') await answerSource(w, m, state.opener?.locate ?? (() => null));
   else if (m.type === 'thumb') {
-    busy = false;
+    busy = null;
+    clearTimeout(answerTimer);
     const list = askers.get(m.path) || [];
     askers.delete(m.path);
     if (m.failure) counts.failed++;
@@ -105,12 +116,16 @@ async function answer(w, m) {
 }
 
 function next() {
-  if (busy || !worker) return;
+  if (busy !== null || !worker) return;
   const path = waiting.pop();
   if (path === undefined) return;
-  busy = true;
+  busy = path;
   listing(worker);
   worker.postMessage({ type: 'thumb', id: ++asked, path });
+  answerTimer = setTimeout(
+    () => stop(new Error(`the thumbnail worker gave no answer for ${path} in ${ANSWER_MS / 1000} s`)),
+    ANSWER_MS,
+  );
 }
 
 // The thumbnail of `path`: {png (null: the file has no picture), cached, failure, ms}.
@@ -153,7 +168,8 @@ export async function sameBytes(groups) {
   return m?.same ?? [];
 }
 
-// What the thumbnails cost and what the store kept: {drawn, kept, failed, longestMs, store}.
+// What the thumbnails cost and what the store kept: {drawn, kept, failed, longestMs, stopped,
+// drawing (the path being drawn), store}.
 export async function thumbnailStats() {
   /** @type {unknown} */
   let store = null;
@@ -166,5 +182,5 @@ export async function thumbnailStats() {
     });
     store = m?.stats ?? null;
   }
-  return { ...counts, store };
+  return { ...counts, drawing: busy, store };
 }

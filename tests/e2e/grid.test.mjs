@@ -8,7 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { PNG } from 'pngjs';
 import {
@@ -49,12 +49,16 @@ async function gridPage(size = [1200, 850]) {
   const p = await sizedPage(browser, server.url, size);
   await p.page.waitForFunction(() => window.relicview.indexTimeline()?.typed);
   await p.page.evaluate(() => window.relicview.setView('grid'));
+  await p.page.waitForFunction(() => !window.relicview.grid().folding);
   return p;
 }
 
 // Scroll the grid through, so every card comes into view, until none is waiting.
 async function everyThumbnail(page) {
-  await page.waitForFunction(
+  // (A page the browser draws in the background gets no scroll events and no intersection
+  // reports: the cards out of sight would never be asked for. A reader's page is in front.)
+  await page.bringToFront();
+  const waited = page.waitForFunction(
     () => {
       const body = document.getElementById('grid-body');
       body.scrollTop += body.clientHeight / 2;
@@ -64,6 +68,17 @@ async function everyThumbnail(page) {
     null,
     { timeout: 120_000, polling: 100 },
   );
+  await waited.catch(async err => {
+    const now = await page.evaluate(async () => ({
+      waiting: window.relicview
+        .grid()
+        .cards.filter(c => c.state === 'pending')
+        .map(c => c.path),
+      thumbnails: await window.relicview.thumbnails(),
+      host: window.relicview.hostStats(),
+    }));
+    throw new Error(`${err.message}: ${JSON.stringify(now)}`);
+  });
   return page.evaluate(() => window.relicview.grid());
 }
 
@@ -253,14 +268,89 @@ test('a second visit takes the thumbnails from the browser; the store is bounded
   };
   const first = await visit();
   const drawnFirst = first.grid.cards.filter(c => c.state === 'drawn').length;
-  assert.equal(first.stats.drawn, drawnFirst, 'the first visit draws each');
+  // (A copy may be drawn before it is found to be one.)
+  assert.ok(first.stats.drawn >= drawnFirst, 'the first visit draws each');
   const second = await visit();
   assert.equal(second.stats.drawn, 0, 'the second draws none');
-  assert.equal(second.stats.kept, drawnFirst);
+  assert.ok(second.stats.kept >= drawnFirst, JSON.stringify(second.stats));
   assert.ok(second.grid.cards.filter(c => c.state === 'drawn').every(c => c.cached));
   assert.ok(
     second.stats.store.kept >= drawnFirst && second.stats.store.bytes <= 64 << 20,
     JSON.stringify(second.stats.store),
   );
   await context.close();
+});
+
+test('a kept thumbnail serves a renamed file, and is drawn again when a file its open read has changed', async () => {
+  const own = makeArchive();
+  const host = await startServer(own);
+  const context = await browser.newContext({ viewport: { width: 1200, height: 850 } });
+  const visit = async () => {
+    const page = await context.newPage();
+    await page.goto(host.url);
+    await page.evaluate(() => window.relicview.ready);
+    await page.waitForFunction(() => window.relicview.indexTimeline()?.typed);
+    await page.evaluate(() => window.relicview.setView('grid'));
+    await page.waitForFunction(() => !window.relicview.grid().folding);
+    const grid = await everyThumbnail(page);
+    await page.close();
+    return new Map(grid.cards.map(c => [c.path, c]));
+  };
+  await visit();
+  // A model renamed: its bytes and what it reads are the same, it is not drawn again.
+  renameSync(join(own, 'DEMO/VIDEO/HEXPOD.BGF'), join(own, 'DEMO/VIDEO/HEXPOD2.BGF'));
+  const renamed = await visit();
+  assert.equal(renamed.get('DEMO/VIDEO/HEXPOD2.BGF').cached, true, 'the renamed model is not drawn again');
+  // The material library its colours come from changed: drawn again; a picture that reads
+  // no library is kept.
+  const library = join(own, 'DEMO/MATERIAL/DEMO.BMF');
+  writeFileSync(library, Buffer.concat([readFileSync(library), Buffer.alloc(16)]));
+  const changed = await visit();
+  assert.equal(
+    changed.get('DEMO/VIDEO/HEXPOD2.BGF').cached,
+    false,
+    'a model whose library changed is drawn again',
+  );
+  assert.equal(changed.get('DEMO/VIDEO/HEXPOD2.BGF').state, 'drawn');
+  assert.equal(changed.get('DEMO/TEXTURE/WATER.TGA').cached, true);
+  await context.close();
+  host.stop();
+});
+
+test('the store keeps at most its limit, the least recently used going first', async () => {
+  const { page, close } = await sizedPage(browser, server.url, [800, 600]);
+  await withSourceModules(page);
+  const kept = await page.evaluate(async () => {
+    const { openStore } = await import('/__source/www/thumb-store.js');
+    const store = openStore(1000);
+    const png = n => new Blob([new Uint8Array(n)]);
+    await store.put('a', png(400), []);
+    await new Promise(r => setTimeout(r, 5));
+    await store.put('b', png(400), []);
+    await new Promise(r => setTimeout(r, 5));
+    // Used again: now the most recent.
+    await store.get('a');
+    await new Promise(r => setTimeout(r, 5));
+    await store.put('c', png(400), []);
+    const has = {};
+    for (const k of ['a', 'b', 'c']) has[k] = Boolean(await store.get(k));
+    return { has, stats: await store.stats() };
+  });
+  assert.deepEqual(kept.has, { a: true, b: false, c: true }, JSON.stringify(kept));
+  assert.ok(kept.stats.bytes <= 1000 && kept.stats.evicted === 1, JSON.stringify(kept.stats));
+  await close();
+});
+
+// The picture docs/using.md shows: the grid of the test archive, made by the page itself.
+test('docs/using.md shows the grid', async () => {
+  const { page, close } = await gridPage([1100, 760]);
+  await everyThumbnail(page);
+  await page.evaluate(() => (document.getElementById('grid-body').scrollTop = 0));
+  const docs = join(import.meta.dirname, '../../docs');
+  if (process.env.RELICVIEW_WRITE_DOCS)
+    await page.locator('#view').screenshot({ path: join(docs, 'grid.png') });
+  assert.match(readFileSync(join(docs, 'using.md'), 'utf8'), /!\[[^\]]+\]\(grid\.png\)/);
+  const shown = PNG.sync.read(readFileSync(join(docs, 'grid.png')));
+  assert.ok(shown.width > 400 && shown.height > 300, `${shown.width} × ${shown.height}`);
+  await close();
 });
