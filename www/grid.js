@@ -81,7 +81,10 @@ async function foldCopies() {
     }
   }
   folding = false;
-  if (currentView() === 'grid') render(Boolean(document.activeElement?.closest('#grid-body')));
+  if (currentView() !== 'grid') return;
+  // (No copies: the cards stay as they are, only the status changes.)
+  if (same.length) render(Boolean(document.activeElement?.closest('#grid-body')));
+  else say();
 }
 
 // Show the grid in the main view (no file is on show meanwhile), where it was left.
@@ -151,6 +154,8 @@ function render(focus = false) {
     const dir = c.paths[0].slice(0, c.paths[0].lastIndexOf('/') + 1) || '/';
     byFolder.set(dir, [...(byFolder.get(dir) || []), c]);
   }
+  // (In the order they are laid out: the keys and the look for cards in sight follow it.)
+  shown = [...byFolder.values()].flat();
   const sections = [...byFolder].map(([dir, list]) => {
     const section = document.createElement('section');
     section.className = 'grid-folder';
@@ -168,16 +173,21 @@ function render(focus = false) {
     return section;
   });
   body.replaceChildren(...sections);
-  const copies = shown.reduce((n, c) => n + c.paths.length - 1, 0);
-  const looking = folding ? ' Looking for files that hold the same bytes…' : '';
-  $('grid-status').textContent = shown.length
-    ? `${count(shown.length, 'file')} as pictures${copies ? ` (and ${copies} ${copies === 1 ? 'copy' : 'copies'} of them, folded)` : ''}. Arrows move, Enter opens, O comes back here.${looking}`
-    : 'No file of the archive matches the search and kind: no picture to show.';
+  say();
   for (const c of shown) if (c.element) watcher.observe(c.element);
   body.scrollTop = top;
   askInSight();
   const card = back ? cards.get(back)?.element : null;
   if (focus) (card || shown[0]?.element)?.focus({ preventScroll: Boolean(card) });
+}
+
+// The grid's line: how many files, how many copies folded, whether copies are looked for.
+function say() {
+  const copies = shown.reduce((n, c) => n + c.paths.length - 1, 0);
+  const looking = folding ? ' Looking for files that hold the same bytes…' : '';
+  $('grid-status').textContent = shown.length
+    ? `${count(shown.length, 'file')} as pictures${copies ? ` (and ${copies} ${copies === 1 ? 'copy' : 'copies'} of them, folded)` : ''}. Arrows move, Enter opens, O comes back here.${looking}`
+    : 'No file of the archive matches the search and kind: no picture to show.';
 }
 
 // A card as a button: its picture (or why there is none), its name and kind, its copies.
@@ -244,9 +254,11 @@ function seen(entries) {
 function askInSight() {
   const box = $('grid-body').getBoundingClientRect();
   for (const c of shown) {
-    if (c.state !== 'pending' || !c.element) continue;
+    if (!c.element) continue;
     const r = c.element.getBoundingClientRect();
-    if (r.bottom > box.top - 200 && r.top < box.bottom + 200) ask(c);
+    // (The cards run down the page in order: past the view, none further is in sight.)
+    if (r.top > box.bottom + 200) break;
+    if (c.state === 'pending' && r.bottom > box.top - 200) ask(c);
   }
 }
 
