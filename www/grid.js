@@ -18,7 +18,7 @@ import { followView } from './address.js';
 
 /**
  * One card: the files of one content (the first path is the card's), and its thumbnail.
- * @typedef {{ paths: string[], kind: string, label: string, element: HTMLButtonElement | null, state: 'pending' | 'drawn' | 'none' | 'failed', failure: string | null, url: string | null, cached: boolean }} Card
+ * @typedef {{ paths: string[], kind: string, label: string, element: HTMLButtonElement | null, state: 'pending' | 'drawn' | 'none' | 'failed', failure: string | null, url: string | null, cached: boolean, asked?: boolean }} Card
  */
 
 // Cards made for this archive (by first path), kept across filters and visits.
@@ -244,7 +244,7 @@ function seen(entries) {
     const path = /** @type {HTMLElement} */ (entry.target).dataset.path;
     const c = path ? cards.get(path) : null;
     if (!c || c.state !== 'pending') continue;
-    if (entry.isIntersecting) ask(c);
+    if (entry.isIntersecting) ask(c, true);
     else deferThumbnail(c.paths[0]);
   }
 }
@@ -258,24 +258,39 @@ function askInSight() {
     const r = c.element.getBoundingClientRect();
     // (The cards run down the page in order: past the view, none further is in sight.)
     if (r.top > box.bottom + 200) break;
-    if (c.state === 'pending' && r.bottom > box.top - 200) ask(c);
+    if (c.state === 'pending' && r.bottom > box.top - 200) ask(c, true);
   }
 }
 
-/** @param {Card} c */
-function ask(c) {
+// `c`'s thumbnail asked for; `again`: asked again as it comes into sight (drawn sooner).
+/** @param {Card} c @param {boolean} [again] */
+function ask(c, again = false) {
+  if (c.asked && !again) return;
+  c.asked = true;
   const at = generation;
   thumbnail(c.paths[0]).then(
     t => {
-      if (at !== generation || c.state !== 'pending') return;
-      c.cached = t.cached;
-      if (t.failure) [c.state, c.failure] = ['failed', t.failure];
-      else if (t.png) [c.state, c.url] = ['drawn', URL.createObjectURL(t.png)];
-      else c.state = 'none';
-      paint(c);
+      if (at !== generation) return;
+      if (c.state === 'pending') {
+        c.cached = t.cached;
+        if (t.failure) [c.state, c.failure] = ['failed', t.failure];
+        else if (t.png) [c.state, c.url] = ['drawn', URL.createObjectURL(t.png)];
+        else c.state = 'none';
+        paint(c);
+      }
+      trickle();
     },
-    () => {},
+    () => {
+      c.asked = false;
+    },
   );
+}
+
+// One card more, the first in layout order still waiting: the grid fills in behind what is
+// in sight (which is asked for first) without waiting for a scroll to reach it.
+function trickle() {
+  const next = shown.find(c => c.state === 'pending' && !c.asked);
+  if (next) ask(next);
 }
 
 /** @param {Card} c */
