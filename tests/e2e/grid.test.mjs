@@ -281,10 +281,15 @@ test('a second visit takes the thumbnails from the browser; the store is bounded
   await context.close();
 });
 
-test('a kept thumbnail serves a renamed file, and is drawn again when a file its open read has changed', async () => {
+test('a kept thumbnail serves a renamed file, and is drawn again when a file its open read has changed', async t => {
   const own = makeArchive();
   const host = await startServer(own);
   const context = await browser.newContext({ viewport: { width: 1200, height: 850 } });
+  // (Stopped however the test ends: a server left running keeps the test file's process up.)
+  t.after(async () => {
+    await context.close();
+    host.stop();
+  });
   const visit = async () => {
     const page = await context.newPage();
     await page.goto(host.url);
@@ -313,8 +318,6 @@ test('a kept thumbnail serves a renamed file, and is drawn again when a file its
   );
   assert.equal(changed.get('DEMO/VIDEO/HEXPOD2.BGF').state, 'drawn');
   assert.equal(changed.get('DEMO/TEXTURE/WATER.TGA').cached, true);
-  await context.close();
-  host.stop();
 });
 
 test('the store keeps at most its limit, the least recently used going first', async () => {
