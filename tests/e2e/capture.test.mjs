@@ -236,7 +236,7 @@ test('a long capture shows its progress and stops when asked, keeping the frames
     page.waitForEvent('download', { timeout: 120_000 }),
     page.evaluate(async () => {
       const running = window.relicview.capture({ kind: 'timeline', seconds: 60, fps: 30, format: 'frames' });
-      while ((window.relicview.captureProgress()?.frame ?? 0) < 5) await new Promise(r => setTimeout(r, 20));
+      while ((window.relicview.captureProgress()?.frame ?? 0) < 5) await new Promise(requestAnimationFrame);
       const seen = {
         progress: window.relicview.captureProgress(),
         bar: !document.getElementById('capture-progress').hidden,

@@ -327,13 +327,18 @@ test('the store keeps at most its limit, the least recently used going first', a
     const { openStore } = await import('/__source/www/thumb-store.js');
     const store = openStore(1000);
     const png = n => new Blob([new Uint8Array(n)]);
+    // The next millisecond: each use stamped after the one before.
+    const later = async () => {
+      const t = Date.now();
+      while (Date.now() <= t) await Promise.resolve();
+    };
     await store.put('a', png(400), []);
-    await new Promise(r => setTimeout(r, 5));
+    await later();
     await store.put('b', png(400), []);
-    await new Promise(r => setTimeout(r, 5));
+    await later();
     // Used again: now the most recent.
     await store.get('a');
-    await new Promise(r => setTimeout(r, 5));
+    await later();
     await store.put('c', png(400), []);
     const has = {};
     for (const k of ['a', 'b', 'c']) has[k] = Boolean(await store.get(k));
