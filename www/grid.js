@@ -18,7 +18,7 @@ import { followView } from './address.js';
 
 /**
  * One card: the files of one content (the first path is the card's), and its thumbnail.
- * @typedef {{ paths: string[], kind: string, label: string, element: HTMLButtonElement | null, state: 'pending' | 'drawn' | 'none' | 'failed', failure: string | null, url: string | null, cached: boolean, asked?: boolean }} Card
+ * @typedef {{ paths: string[], kind: string, label: string, element: HTMLButtonElement | null, state: 'pending' | 'drawn' | 'none' | 'failed', failure: string | null, src: string | null, cached: boolean, asked?: boolean }} Card
  */
 
 // Cards made for this archive (by first path), kept across filters and visits.
@@ -33,9 +33,19 @@ let focused = null;
 let scrollTop = 0;
 /** @type {IntersectionObserver | null} */
 let watcher = null;
-// The cards on show, in order (after the filter).
+// The cards on show, in order (after the filter), and how many times they were laid out
+// (a layout under way stops when a newer one starts).
 /** @type {Card[]} */
 let shown = [];
+let layouts = 0;
+// How many of them are on the page so far.
+let onPage = 0;
+// What the cards on the page were laid out for (the archive, its cards, the filter).
+let laidFor = '';
+// Cards put on the page at once (beyond where the reader was): more than a screen holds; and
+// the time a task of the page's puts more on, in ms.
+const SCREENFUL = 120;
+const SLICE_MS = 12;
 
 // The files the grid has a card for: those shown as a scene or a picture.
 /** @param {Entry} e */
@@ -44,10 +54,11 @@ const pictured = e => {
   return c.scene || c.image;
 };
 
-// A new archive: its cards go (and their pictures' URLs), the worker's queue with them.
+// A new archive: its cards go, the worker's queue with them.
 function forget() {
-  for (const c of cards.values()) if (c.url) URL.revokeObjectURL(c.url);
   cards = new Map();
+  layouts++;
+  laidFor = '';
   folding = false;
   focused = null;
   scrollTop = 0;
@@ -65,7 +76,9 @@ async function foldCopies() {
     const e = state.byPath.get(c.paths[0].toLowerCase());
     if (!e || !(e.size > 0)) continue;
     const key = `${e.size}|${c.kind}`;
-    bySize.set(key, [...(bySize.get(key) || []), c.paths[0]]);
+    const same = bySize.get(key);
+    if (same) same.push(c.paths[0]);
+    else bySize.set(key, [c.paths[0]]);
   }
   const at = generation;
   const same = await sameBytes([...bySize.values()].filter(g => g.length > 1)).catch(() => []);
@@ -75,8 +88,6 @@ async function foldCopies() {
     if (!card) continue;
     card.paths = paths;
     for (const p of paths.slice(1)) {
-      const copy = cards.get(p);
-      if (copy?.url) URL.revokeObjectURL(copy.url);
       cards.delete(p);
     }
   }
@@ -102,7 +113,7 @@ export async function showGrid() {
         element: null,
         state: 'pending',
         failure: null,
-        url: null,
+        src: null,
         cached: false,
       });
     }
@@ -136,49 +147,92 @@ function remember() {
 }
 
 // The cards the list's search and kind filter leave, grouped by folder; `focus`: the card
-// the reader was on (else the first) takes the focus.
+// the reader was on (else the first) takes the focus. The cards are put on the page a slice
+// at a time, so that no task of the page's runs long (a thousand cards at once were a 90 ms
+// task): those up to where the reader was at once, the rest in tasks of their own after.
 function render(focus = false) {
   const body = $('grid-body');
-  // (Replacing the cards scrolls the grid to its top: where it was is put back after.)
   const [top, back] = [scrollTop, focused];
-  watcher?.disconnect();
-  watcher = new IntersectionObserver(seen, { root: body, rootMargin: '200px 0px' });
   const q = $('search').value.trim().toLowerCase();
   const kind = state.files.kindFilter;
-  shown = [...cards.values()].filter(
-    c => (!q || c.paths.some(p => p.toLowerCase().includes(q))) && (!kind || c.kind === kind),
-  );
+  // The same cards as when the grid was left: they are on the page still, where they were.
+  const same = `${generation}|${cards.size}|${kind}|${q}`;
+  if (same === laidFor) {
+    body.scrollTop = top;
+    askInSight();
+    const card = back ? cards.get(back)?.element : null;
+    if (focus) (card || shown[0]?.element)?.focus({ preventScroll: true });
+    return;
+  }
+  laidFor = same;
+  const laying = ++layouts;
+  watcher?.disconnect();
+  watcher = new IntersectionObserver(seen, { root: body, rootMargin: '200px 0px' });
   /** @type {Map<string, Card[]>} */
   const byFolder = new Map();
-  for (const c of shown) {
+  for (const c of cards.values()) {
+    if ((q && !c.paths.some(p => p.toLowerCase().includes(q))) || (kind && c.kind !== kind)) continue;
     const dir = c.paths[0].slice(0, c.paths[0].lastIndexOf('/') + 1) || '/';
-    byFolder.set(dir, [...(byFolder.get(dir) || []), c]);
+    const list = byFolder.get(dir);
+    if (list) list.push(c);
+    else byFolder.set(dir, [c]);
   }
   // (In the order they are laid out: the keys and the look for cards in sight follow it.)
   shown = [...byFolder.values()].flat();
-  const sections = [...byFolder].map(([dir, list]) => {
-    const section = document.createElement('section');
-    section.className = 'grid-folder';
-    const h = document.createElement('h3');
-    h.textContent = dir;
-    const ul = document.createElement('ul');
-    ul.className = 'grid-cards';
-    ul.setAttribute('aria-label', dir);
-    for (const c of list) {
-      const li = document.createElement('li');
-      li.append(cardElement(c));
-      ul.append(li);
-    }
-    section.append(h, ul);
-    return section;
-  });
-  body.replaceChildren(...sections);
+  for (const c of shown) c.element = null;
+  body.replaceChildren();
+  onPage = 0;
   say();
-  for (const c of shown) if (c.element) watcher.observe(c.element);
+  const folders = [...byFolder];
+  // The folder being laid out, its next card, the cards laid out in all.
+  let [folder, at, laidOut] = [0, 0, 0];
+  /** @type {HTMLUListElement | null} */
+  let ul = null;
+  // Cards put on the page until `last` (an index into `shown`) or `until` (a clock time).
+  /** @param {number} last @param {number} until */
+  const lay = (last, until) => {
+    while (folder < folders.length) {
+      const [dir, list] = folders[folder];
+      if (!ul) {
+        const section = document.createElement('section');
+        section.className = 'grid-folder';
+        const h = document.createElement('h3');
+        h.textContent = dir;
+        ul = document.createElement('ul');
+        ul.className = 'grid-cards';
+        ul.setAttribute('aria-label', dir);
+        section.append(h, ul);
+        body.append(section);
+      }
+      const li = document.createElement('li');
+      const button = cardElement(list[at]);
+      li.append(button);
+      ul.append(li);
+      watcher?.observe(button);
+      laidOut++;
+      if (++at === list.length) [folder, at, ul] = [folder + 1, 0, null];
+      if (laidOut % 16 === 0 && laidOut > last && performance.now() > until) break;
+    }
+    onPage = laidOut;
+  };
+  // Up to the card the reader was on and a screenful beyond, now.
+  const backAt = back ? shown.findIndex(c => c.paths[0] === back) : -1;
+  lay(Math.max(backAt, 0) + SCREENFUL, 0);
+  // (And as far down as the grid was scrolled.)
+  while (folder < folders.length && body.scrollHeight < top + 2 * body.clientHeight)
+    lay(laidOut + SCREENFUL, 0);
+  // (Replacing the cards scrolled the grid to its top: where it was is put back.)
   body.scrollTop = top;
   askInSight();
   const card = back ? cards.get(back)?.element : null;
   if (focus) (card || shown[0]?.element)?.focus({ preventScroll: Boolean(card) });
+  // The rest, a slice a task.
+  const more = () => {
+    if (laying !== layouts || folder >= folders.length) return;
+    lay(0, performance.now() + SLICE_MS);
+    setTimeout(more, 0);
+  };
+  setTimeout(more, 0);
 }
 
 // The grid's line: how many files, how many copies folded, whether copies are looked for.
@@ -224,9 +278,9 @@ function paint(c) {
   if (!b) return;
   b.dataset.state = c.state;
   const picture = /** @type {HTMLElement} */ (b.firstElementChild);
-  if (c.state === 'drawn' && c.url) {
+  if (c.state === 'drawn' && c.src) {
     const img = document.createElement('img');
-    img.src = c.url;
+    img.src = c.src;
     img.alt = `${fileName(c.paths[0])} as the viewer shows it`;
     img.width = THUMB.width / 2;
     img.height = THUMB.height / 2;
@@ -274,7 +328,7 @@ function ask(c, again = false) {
       if (c.state === 'pending') {
         c.cached = t.cached;
         if (t.failure) [c.state, c.failure] = ['failed', t.failure];
-        else if (t.png) [c.state, c.url] = ['drawn', URL.createObjectURL(t.png)];
+        else if (t.src) [c.state, c.src] = ['drawn', t.src];
         else c.state = 'none';
         paint(c);
       }
@@ -336,7 +390,7 @@ function vertical(buttons, i, down) {
 }
 
 // What the grid shows, for scripts: {shown, folding, cards: [{path, paths, kind, state,
-// failure, cached}], focused}.
+// failure, cached}], onPage (how many of the cards are on the page yet), focused}.
 export function gridState() {
   return {
     shown: currentView() === 'grid',
@@ -349,6 +403,7 @@ export function gridState() {
       failure: c.failure,
       cached: c.cached,
     })),
+    onPage,
     focused:
       currentView() === 'grid'
         ? (document.activeElement?.closest('.grid-card')?.getAttribute('data-path') ?? null)

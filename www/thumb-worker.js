@@ -242,7 +242,12 @@ self.onmessage = async e => {
       cached: false,
       failure: err instanceof Error ? err.message : String(err),
     }));
-    self.postMessage({ type: 'thumb', id: m.id, path: m.path, ...made, ms: performance.now() - t0 });
+    // The picture goes to the page as a data: URL, not a Blob: a Blob's object URL is
+    // registered with the browser by a call that blocks the page's thread, for hundreds of
+    // milliseconds while the browser is busy storing thumbnails (measured: docs/benchmarks.md).
+    const { png, ...rest } = made;
+    const src = png ? new FileReaderSync().readAsDataURL(png) : null;
+    self.postMessage({ type: 'thumb', id: m.id, path: m.path, ...rest, src, ms: performance.now() - t0 });
   } else if (m.type === 'same') {
     self.postMessage({ type: 'same', id: m.id, same: await sameBytes(m.groups) });
   } else if (m.type === 'stats') {

@@ -20,7 +20,8 @@ const ANSWER_MS = 30_000;
 /** @type {ReturnType<typeof setTimeout> | undefined} */
 let answerTimer;
 
-/** @typedef {{ png: Blob | null, cached: boolean, failure: string | null, ms: number }} Thumbnail */
+// `src`: the PNG as a data: URL (null: the file has no picture).
+/** @typedef {{ src: string | null, cached: boolean, failure: string | null, ms: number }} Thumbnail */
 
 /** @type {Worker | null} */
 let worker = null;
@@ -104,9 +105,9 @@ async function answer(w, m) {
     askers.delete(m.path);
     if (m.failure) counts.failed++;
     else if (m.cached) counts.kept++;
-    else if (m.png) counts.drawn++;
+    else if (m.src) counts.drawn++;
     counts.longestMs = Math.max(counts.longestMs, m.ms);
-    for (const a of list) a.resolve({ png: m.png, cached: m.cached, failure: m.failure, ms: m.ms });
+    for (const a of list) a.resolve({ src: m.src, cached: m.cached, failure: m.failure, ms: m.ms });
     next();
   } else if (replies.has(m.id)) {
     const reply = replies.get(m.id);
@@ -128,7 +129,7 @@ function next() {
   );
 }
 
-// The thumbnail of `path`: {png (null: the file has no picture), cached, failure, ms}.
+// The thumbnail of `path`: {src (null: the file has no picture), cached, failure, ms}.
 /** @param {string} path @returns {Promise<Thumbnail>} */
 export function thumbnail(path) {
   started();
