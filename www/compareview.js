@@ -7,7 +7,7 @@
 
 import { setView } from './viewmode.js';
 import { HexView, ROW_HEIGHT, hex } from './hexview.js';
-import { $, closestTo, count, first, state } from './state.js';
+import { $, closestTo, count, first, narrow, state } from './state.js';
 
 const OVERSCAN = 100;
 /** @typedef {'a' | 'b'} Side */
@@ -419,7 +419,7 @@ export function fitComparison(on = Boolean(state.compare)) {
   const panes = state.panes;
   if (!panes) return;
   const folded = panes.folded.has('info-panel');
-  const phone = window.matchMedia('(max-width: 760px)').matches;
+  const phone = narrow.matches;
   const room = ROOM_REM * (parseFloat(getComputedStyle(document.documentElement).fontSize) || 16);
   const stage = $('stage').getBoundingClientRect().width;
   if (on && !phone && !folded && panes.shown('info-panel') && stage < room) {

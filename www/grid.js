@@ -8,7 +8,7 @@
 // back (O, the Grid button, `setView('grid')`, a link's `browse=grid`). This module owns
 // the grid's cards and place.
 
-import { $, count, fileName, ready, state } from './state.js';
+import { $, count, fileName, narrow, ready, state } from './state.js';
 import { kindOfEntry } from './listing.js';
 import { currentView, setView } from './viewmode.js';
 import { hideFlat, showGrid as showGridPane } from './flatview.js';
@@ -431,7 +431,14 @@ export function gridFilterChanged() {
 
 // The key that shows the grid and goes back, and the Grid button.
 export function bindGrid() {
-  $('grid-button').addEventListener('click', () => (currentView() === 'grid' ? hideGrid() : showGrid()));
+  $('grid-button').addEventListener('click', () => {
+    if (currentView() === 'grid') return hideGrid();
+    // (On a phone the list sits above the view: the grid, the view's height, is brought
+    // into sight once shown.)
+    showGrid().then(() => {
+      if (narrow.matches) $('view').scrollIntoView({ block: 'start' });
+    });
+  });
   $('grid-body').addEventListener('keydown', gridKey);
   $('grid-body').addEventListener(
     'scroll',

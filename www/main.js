@@ -10,7 +10,7 @@ import { Inspector } from './inspector.js';
 import { WorkerOpener } from './opener.js';
 import { linksToFile, readHash } from './urlstate.js';
 import { Viewport } from './viewport.js';
-import { $, count, fileName, message, readyReject, readyResolve, state } from './state.js';
+import { $, count, fileName, message, readyReject, readyResolve, narrow, state } from './state.js';
 import { showEntryUsers, showError, showNote } from './infopane.js';
 import { kindOfEntry } from './listing.js';
 import { followView } from './address.js';
@@ -92,9 +92,6 @@ async function startViewer() {
   state.viewport.onKey = e => (state.current ? viewKey(e) : false);
 }
 
-// On a phone the list sits above the view: a tap on a file brings the view into sight.
-const narrow = window.matchMedia('(max-width: 760px)');
-
 // The inspector, the comparison's, the file list and the controls that sit beside them.
 function makePanes() {
   state.inspector = new Inspector($('inspector'));
@@ -144,6 +141,7 @@ function openFromList(path, how = {}) {
   // Enter on the file on show (alone, or as A of a comparison) leaves the view as it is.
   if (!how.pointer && same(state.current)) return;
   open(path).catch(() => {});
+  // (On a phone the list sits above the view: a tap on a file brings the view into sight.)
   if (how.pointer && narrow.matches) $('stage').scrollIntoView({ block: 'start' });
 }
 

@@ -200,6 +200,10 @@ export function message(err) {
   return err instanceof Error && err.message ? err.message : String(err);
 }
 
+// A phone (or a window as narrow): the panes stack in one scrolling column, the list above
+// the view (style.css's `max-width: 760px` rules).
+export const narrow = window.matchMedia('(max-width: 760px)');
+
 // Resolves in a task of its own, after whatever the browser has waiting (input, frames).
 export function nextTask() {
   return new Promise(resolve => setTimeout(resolve, 0));

@@ -3,7 +3,8 @@
 // against the viewer drawing that file on a canvas of the thumbnail's size (a core
 // instance of the test's own), the failures against the CLI's. The grid is driven by the
 // keyboard alone, is axe-clean, follows the list's filter, keeps its place, comes back from
-// a link, and a second visit takes its thumbnails from the browser's store.
+// a link, fits a phone's screen, and a second visit takes its thumbnails from the browser's
+// store.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -249,6 +250,65 @@ test('the keyboard alone: O shows the grid, arrows move, Enter opens, O comes ba
   await page.waitForFunction(() => window.relicview.grid().cards.length === 1);
   assert.equal(await page.evaluate(() => window.relicview.grid().cards[0].path), 'DEMO/VIDEO/HEXPOD.BGF');
   await page.locator('#search').fill('');
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test("at a phone's size: the Grid button brings the grid into sight, its cards fit the screen two a row, a tap opens one and the button comes back to it", async () => {
+  const { page, problems, close } = await sizedPage(browser, server.url, [390, 844], {
+    hasTouch: true,
+    isMobile: true,
+    deviceScaleFactor: 2,
+  });
+  await page.waitForFunction(() => window.relicview.indexTimeline()?.typed);
+  await page.bringToFront();
+  await page.tap('#grid-button');
+  await page.waitForFunction(() => window.relicview.grid().shown && !window.relicview.grid().folding);
+  // The cards on the screen, once each has its thumbnail (or why not).
+  const onScreen = () =>
+    page.evaluate(() =>
+      [...document.querySelectorAll('.grid-card')]
+        .map(c => ({ path: c.dataset.path, state: c.dataset.state, ...c.getBoundingClientRect().toJSON() }))
+        .filter(r => r.top < innerHeight && r.bottom > 0),
+    );
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('.grid-card')]
+      .filter(c => c.getBoundingClientRect().top < innerHeight)
+      .every(c => c.dataset.state !== 'pending'),
+  );
+  const screen = await page.evaluate(() => ({
+    width: innerWidth,
+    height: innerHeight,
+    scrollWidth: document.scrollingElement.scrollWidth,
+    grid: document.getElementById('grid-body').getBoundingClientRect().toJSON(),
+  }));
+  assert.equal(screen.scrollWidth, screen.width, 'nothing is wider than the screen');
+  // The grid, not the list above it, fills the screen.
+  const gridHeight = Math.min(screen.grid.bottom, screen.height) - Math.max(screen.grid.top, 0);
+  assert.ok(gridHeight > 0.6 * screen.height, `the grid takes ${gridHeight} of ${screen.height} px`);
+  const cards = await onScreen();
+  assert.ok(cards.length >= 4, JSON.stringify(cards));
+  for (const c of cards) assert.ok(c.left >= 0 && c.right <= screen.width, `${c.path} is within the screen`);
+  const rows = new Map();
+  for (const c of cards) rows.set(Math.round(c.top), (rows.get(Math.round(c.top)) || 0) + 1);
+  assert.ok(
+    [...rows.values()].some(n => n >= 2),
+    `two cards a row: ${JSON.stringify([...rows])}`,
+  );
+  assert.ok(
+    cards.some(c => c.state === 'drawn'),
+    'a thumbnail is on the screen',
+  );
+  // A tap opens a card's file; the Grid button (up with the list) shows the grid again with
+  // that card on the screen.
+  const chosen = cards[cards.length > 4 ? 3 : 1].path;
+  await page.tap(`.grid-card[data-path="${chosen}"]`);
+  await page.waitForFunction(p => document.getElementById('info-title').textContent === p, chosen);
+  await page.tap('#grid-button');
+  await page.waitForFunction(() => window.relicview.grid().shown);
+  const back = (await onScreen()).find(c => c.path === chosen);
+  assert.ok(back && back.top >= 0 && back.bottom <= screen.height, `${chosen} is on the screen again`);
+  await axeClean(page, 'the archive grid on a phone');
   assert.deepEqual(problems, []);
   await close();
 });

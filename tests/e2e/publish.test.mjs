@@ -2,13 +2,15 @@
 // site on one origin, the same archive indexed on a second origin with CORS, and hosts that
 // get it wrong (no CORS, Content-Range not exposed, no Range support). Containers made by
 // real tools (Python's zipfile, xorriso, chdman) open by Range requests with the loose
-// files' triangles and pixels; what each step transferred is read from nginx's access log.
+// files' triangles and pixels, and the archive grid folds the same file in every container into
+// one card; what each step transferred is read from nginx's access log.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync, rmSync, statSync, cpSync, renameSync } from 'node:fs';
-import { join } from 'node:path';
-import { launch, newPage, relicview, buildContainers, makeDiscImage } from './harness.mjs';
+import { join, relative } from 'node:path';
+import { createHash } from 'node:crypto';
+import { launch, newPage, relicview, buildContainers, makeDiscImage, walk } from './harness.mjs';
 import { startNginx } from './nginx.mjs';
 import { createServer } from 'node:net';
 import { execFileSync } from 'node:child_process';
@@ -186,6 +188,49 @@ test('one field model inside a hosted disc costs about its own size in transfer,
   );
   assert.deepEqual(problems(), []);
   await fresh.page.close();
+  await page.close();
+});
+
+test('the grid of a published site: a file in each container is one card with its count, drawn from reads by Range', async () => {
+  const { page, problems } = await sitePage('same/index.html');
+  // (Cards out of sight are asked for as they come into view: a page in front scrolls.)
+  await page.bringToFront();
+  const mark = nginx.mark();
+  await page.evaluate(() => window.relicview.setView('grid'));
+  await page.waitForFunction(
+    () => {
+      const body = document.getElementById('grid-body');
+      body.scrollTop += body.clientHeight / 2;
+      if (body.scrollTop + body.clientHeight >= body.scrollHeight - 2) body.scrollTop = 0;
+      const grid = window.relicview.grid();
+      return !grid.folding && grid.cards.every(c => c.state !== 'pending');
+    },
+    null,
+    { timeout: 120_000, polling: 100 },
+  );
+  const grid = await page.evaluate(() => window.relicview.grid());
+  // What the test expects, from the loose files hashed by node: one card for each content of
+  // the pictured files, its paths that content's files in the tree and in every container.
+  const tree = join(dir, 'tree');
+  const byHash = new Map();
+  for (const f of walk(tree)) {
+    if (!/\.(bgf|mod|map|bsx|bcx|tga|rgb|tdb)$/i.test(f)) continue;
+    const h = createHash('sha256').update(readFileSync(f)).digest('hex');
+    byHash.set(h, [...(byHash.get(h) || []), relative(tree, f)]);
+  }
+  const holders = ['tree', ...CONTAINERS, 'NESTED.zip/PACKS/GAME.zip', 'NESTED.zip/PACKS/GAME.iso'];
+  assert.equal(grid.cards.length, byHash.size, grid.cards.map(c => c.path).join(', '));
+  for (const files of byHash.values()) {
+    const card = grid.cards.find(c => c.paths.includes(`tree/${files[0]}`));
+    const expected = holders.flatMap(h => files.map(f => `${h}/${f}`));
+    assert.deepEqual([...(card?.paths ?? [])].sort(), expected.sort(), `one card for ${files[0]}`);
+    assert.equal(card.state, 'drawn', `${card.path}: ${card.failure}`);
+  }
+  // The containers were read by Range, never whole.
+  const reads = nginx.since(mark).filter(r => /\/archive\/[^/]+\.(zip|iso|bin|chd)$/.test(r.uri));
+  assert.ok(reads.length > 0);
+  for (const r of reads) assert.ok(r.status === 206 && r.range, JSON.stringify(r));
+  assert.deepEqual(problems(), []);
   await page.close();
 });
 
