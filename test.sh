@@ -27,8 +27,17 @@ echo "== tsc: the page's modules and workers against the core's own declarations
 tests/e2e/node_modules/.bin/tsc -p tsconfig.json
 tests/e2e/node_modules/.bin/tsc -p www/workers.tsconfig.json
 tests/e2e/node_modules/.bin/tsc -p www/webm.tsconfig.json
-echo "== browser tests"
-(cd tests/e2e && node --test --test-reporter=spec --test-concurrency=1 ./*.test.mjs)
+echo "== browser tests (a file at a time, each file's time after it; a failing file fails the run at the end)"
+failed=()
+for f in tests/e2e/*.test.mjs; do
+  start=$SECONDS
+  (cd tests/e2e && node --test --test-reporter=spec "./${f##*/}") || failed+=("${f##*/}")
+  echo "-- ${f##*/}: $((SECONDS - start)) s"
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "browser tests failed in: ${failed[*]}" >&2
+  exit 1
+fi
 echo "== benchmarks, smoke run (each once on small inputs: they must run; no timing is asserted)"
 scripts/bench.sh --smoke
 echo "== nothing left behind in the temporary folder"

@@ -29,10 +29,7 @@ let build = '';
 /** @type {[string, ArrayBuffer][] | null} */
 let reads = null;
 
-// The listing the page sent (each open starts from it: see `thumbnail`).
-/** @type {{ paths: string, lengths: Uint32Array, kinds: Uint8Array, sizes: Float64Array } | null} */
-let listing = null;
-// Files read lately, so that each thumbnail's open, in an archive of its own, does not ask the
+// Files read lately, so that each thumbnail's open, its reads forgotten, does not ask the
 // page again for the library or FIELD.BIN the last one read: at most READ_KEPT bytes, the
 // least recently read going first.
 const READ_KEPT = 48 << 20;
@@ -162,9 +159,9 @@ async function thumbnail(path) {
   /** @type {import('../pkg/relicview.js').OpenedFile | null} */
   let file = null;
   try {
-    // An archive of its own for each open (the listing set again): every file the open
-    // reads is read, so the thumbnail is kept with all it was drawn from.
-    if (listing) session.setListing(listing.paths, listing.lengths, listing.kinds, listing.sizes);
+    // What earlier opens read is forgotten: every file this open reads is read, so the
+    // thumbnail is kept with all it was drawn from.
+    session.forgetReads();
     file = await session.open(path);
     const error = file.error();
     if (error) return { png: null, cached: false, failure: error.message };
@@ -231,7 +228,7 @@ self.onmessage = async e => {
     return;
   }
   if (m.type === 'listing') {
-    listing = m;
+    session.setListing(m.paths, m.lengths, m.kinds, m.sizes);
     lately.clear();
     latelyBytes = 0;
   } else if (m.type === 'thumb') {

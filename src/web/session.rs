@@ -59,6 +59,14 @@ impl Session {
         *self.archive.borrow_mut() = archive;
     }
 
+    /// Forget the files read so far, keeping the listing: the next open reads all it needs
+    /// again (the thumbnail worker keeps each thumbnail with every file it was drawn from).
+    /// `setListing` again does the same at a cost that grows with the listing.
+    #[wasm_bindgen(js_name = forgetReads)]
+    pub fn forget_reads(&self) {
+        self.archive.borrow_mut().forget_reads();
+    }
+
     /// Set the game's variables the files' scripts read (an FF7 field's init), as
     /// `BANK:ADDRESS=VALUE` separated by commas or spaces (empty: every variable 0), for the
     /// opens from now on. Rejects text that does not read, naming what is expected, and
