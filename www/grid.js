@@ -316,13 +316,14 @@ function askInSight() {
   }
 }
 
-// `c`'s thumbnail asked for; `again`: asked again as it comes into sight (drawn sooner).
+// `c`'s thumbnail asked for: `again` as it comes into sight (drawn before the others
+// waiting), else as one out of sight (drawn after them).
 /** @param {Card} c @param {boolean} [again] */
 function ask(c, again = false) {
   if (c.asked && !again) return;
   c.asked = true;
   const at = generation;
-  thumbnail(c.paths[0]).then(
+  thumbnail(c.paths[0], !again).then(
     t => {
       if (at !== generation) return;
       if (c.state === 'pending') {

@@ -129,9 +129,10 @@ function next() {
   );
 }
 
-// The thumbnail of `path`: {src (null: the file has no picture), cached, failure, ms}.
-/** @param {string} path @returns {Promise<Thumbnail>} */
-export function thumbnail(path) {
+// The thumbnail of `path`: {src (null: the file has no picture), cached, failure, ms};
+// `behind`: drawn after every other waiting (a card out of sight), else before them.
+/** @param {string} path @param {boolean} [behind] @returns {Promise<Thumbnail>} */
+export function thumbnail(path, behind = false) {
   started();
   return new Promise((resolve, reject) => {
     const list = askers.get(path);
@@ -140,7 +141,8 @@ export function thumbnail(path) {
       // Asked again (scrolled back into view): drawn sooner.
       waiting = waiting.filter(p => p !== path);
     } else askers.set(path, [{ resolve, reject }]);
-    waiting.push(path);
+    if (behind) waiting.unshift(path);
+    else waiting.push(path);
     next();
   });
 }

@@ -153,6 +153,36 @@ async function thumbnailPng(page, path) {
   return PNG.sync.read(Buffer.from(bytes));
 }
 
+test('the cards in sight are drawn before the rest', async () => {
+  // A short window: most cards are out of sight (a browser of its own: nothing kept yet).
+  const { page, close } = await sizedPage(browser, server.url, [900, 420]);
+  await page.waitForFunction(() => window.relicview.indexTimeline()?.typed);
+  await page.bringToFront();
+  await page.evaluate(() => window.relicview.setView('grid'));
+  // The moment the cards in sight (and those within 200 px, asked with them) all have their
+  // thumbnails: how many cards have theirs then.
+  const at = await page.waitForFunction(
+    () => {
+      const box = document.getElementById('grid-body').getBoundingClientRect();
+      const cards = [...document.querySelectorAll('.grid-card')];
+      const near = cards.filter(c => {
+        const r = c.getBoundingClientRect();
+        return r.bottom > box.top - 200 && r.top < box.bottom + 200;
+      });
+      if (!near.length || near.some(c => c.dataset.state === 'pending')) return null;
+      const done = window.relicview.grid().cards.filter(c => c.state !== 'pending').length;
+      return { near: near.length, done, all: window.relicview.grid().cards.length };
+    },
+    null,
+    { polling: 20, timeout: 60_000 },
+  );
+  const { near, done, all } = await at.jsonValue();
+  assert.ok(all > 2 * near, `most cards are out of sight: ${near} near of ${all}`);
+  // (One out of sight may be drawing as the last in sight comes in, and one more asked.)
+  assert.ok(done <= near + 2, `${done} cards drawn when the ${near} in sight were`);
+  await close();
+});
+
 test("a thumbnail is the viewer's own drawing of its file at that size", async () => {
   const { page, close } = await gridPage();
   await everyThumbnail(page);
@@ -410,6 +440,31 @@ test('the store keeps at most its limit, the least recently used going first', a
 });
 
 // The picture docs/using.md shows: the grid of the test archive, made by the page itself.
+test('a store that is missing or full keeps nothing and says why: the thumbnail is drawn again, never another shown', async () => {
+  const { page, close } = await sizedPage(browser, server.url, [800, 600]);
+  await withSourceModules(page);
+  const found = await page.evaluate(async () => {
+    const { openStore } = await import('/__source/www/thumb-store.js');
+    const png = n => new Blob([new Uint8Array(n)]);
+    // Full: a store whose limit is less than one drawing keeps none of them.
+    const full = openStore(100);
+    await full.put('big', png(400), []);
+    const fromFull = await full.get('big');
+    const fullStats = await full.stats();
+    // Missing: a browser that gives the page no IndexedDB (a private window's may not).
+    Object.defineProperty(globalThis, 'indexedDB', { value: undefined, configurable: true });
+    const none = openStore(1 << 20);
+    await none.put('a', png(400), []);
+    return { fromFull, fullStats, fromNone: await none.get('a'), noneStats: await none.stats() };
+  });
+  assert.equal(found.fromFull, null, 'nothing comes back from a full store');
+  assert.equal(found.fullStats.kept, 0);
+  assert.equal(found.fullStats.evicted, 1);
+  assert.equal(found.fromNone, null);
+  assert.match(found.noneStats.refused, /no IndexedDB/);
+  await close();
+});
+
 test('docs/using.md shows the grid', async () => {
   const { page, close } = await gridPage([1100, 760]);
   await everyThumbnail(page);
