@@ -10,24 +10,26 @@ scripts/setup.sh --tests
 run_tmp=$(mktemp -d)
 trap 'rm -rf "$run_tmp"' EXIT
 export TMPDIR=$run_tmp
-echo "== formatting: rustfmt (the workspace and the fuzz targets) and Prettier (www/, tests/, scripts/)"
+# Each step's heading with the time the run has taken so far (where CI's minutes go).
+step() { echo "== $* ($((SECONDS / 60)) min $((SECONDS % 60)) s in)"; }
+step "formatting: rustfmt (the workspace and the fuzz targets) and Prettier (www/, tests/, scripts/)"
 cargo fmt --all --check
 cargo fmt --manifest-path fuzz/Cargo.toml --all --check
 node_modules/.bin/prettier --check www tests scripts --log-level warn
-echo "== clippy, warnings denied: natively (every target) and for the page's wasm"
+step "clippy, warnings denied: natively (every target) and for the page's wasm"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo clippy --workspace --lib --locked --target wasm32-unknown-unknown -- -D warnings
-echo "== cargo test"
+step "cargo test"
 cargo test --workspace --locked
-echo "== the fuzz targets compile (scripts/fuzz.sh runs them)"
+step "the fuzz targets compile (scripts/fuzz.sh runs them)"
 cargo check --locked --manifest-path fuzz/Cargo.toml --bins
-echo "== wasm build"
+step "wasm build"
 scripts/build.sh --test-build
-echo "== tsc: the page's modules and workers against the core's own declarations (pkg/relicview.d.ts)"
+step "tsc: the page's modules and workers against the core's own declarations (pkg/relicview.d.ts)"
 tests/e2e/node_modules/.bin/tsc -p tsconfig.json
 tests/e2e/node_modules/.bin/tsc -p www/workers.tsconfig.json
 tests/e2e/node_modules/.bin/tsc -p www/webm.tsconfig.json
-echo "== browser tests (a file at a time, each file's time after it; a failing file fails the run at the end)"
+step "browser tests (a file at a time, each file's time after it; a failing file fails the run at the end)"
 failed=()
 for f in tests/e2e/*.test.mjs; do
   start=$SECONDS
@@ -38,9 +40,9 @@ if [ ${#failed[@]} -gt 0 ]; then
   echo "browser tests failed in: ${failed[*]}" >&2
   exit 1
 fi
-echo "== benchmarks, smoke run (each once on small inputs: they must run; no timing is asserted)"
+step "benchmarks, smoke run (each once on small inputs: they must run; no timing is asserted)"
 scripts/bench.sh --smoke
-echo "== nothing left behind in the temporary folder"
+step "nothing left behind in the temporary folder"
 left=$(find "$run_tmp" -mindepth 1 -maxdepth 1 -name 'relicview-*')
 if [ -n "$left" ]; then
   echo "the tests left these behind (each should remove its own scratch folder):" >&2

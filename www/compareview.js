@@ -419,7 +419,7 @@ export function fitComparison(on = Boolean(state.compare)) {
   const panes = state.panes;
   if (!panes) return;
   const folded = panes.folded.has('info-panel');
-  const phone = narrow.matches;
+  const phone = narrow().matches;
   const room = ROOM_REM * (parseFloat(getComputedStyle(document.documentElement).fontSize) || 16);
   const stage = $('stage').getBoundingClientRect().width;
   if (on && !phone && !folded && panes.shown('info-panel') && stage < room) {

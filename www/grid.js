@@ -147,24 +147,26 @@ function remember() {
 }
 
 // The cards the list's search and kind filter leave, grouped by folder; `focus`: the card
-// the reader was on (else the first) takes the focus. The cards are put on the page a slice
-// at a time, so that no task of the page's runs long (a thousand cards at once were a 90 ms
-// task): those up to where the reader was at once, the rest in tasks of their own after.
-function render(focus = false) {
+// the reader was on (else the first) takes the focus; `fromTop`: a new filter's cards start
+// at the top. The cards are put on the page a slice at a time, so that no task of the
+// page's runs long (a thousand cards at once were a 90 ms task): those up to where the
+// reader was at once, the rest in tasks of their own after.
+function render(focus = false, fromTop = false) {
   const body = $('grid-body');
-  const [top, back] = [scrollTop, focused];
   const q = $('search').value.trim().toLowerCase();
   const kind = state.files.kindFilter;
   // The same cards as when the grid was left: they are on the page still, where they were.
   const same = `${generation}|${cards.size}|${kind}|${q}`;
   if (same === laidFor) {
-    body.scrollTop = top;
+    body.scrollTop = scrollTop;
     askInSight();
-    const card = back ? cards.get(back)?.element : null;
+    const card = focused ? cards.get(focused)?.element : null;
     if (focus) (card || shown[0]?.element)?.focus({ preventScroll: true });
     return;
   }
   laidFor = same;
+  if (fromTop) [scrollTop, focused] = [0, null];
+  const [top, back] = [scrollTop, focused];
   const laying = ++layouts;
   watcher?.disconnect();
   watcher = new IntersectionObserver(seen, { root: body, rootMargin: '200px 0px' });
@@ -188,7 +190,8 @@ function render(focus = false) {
   let [folder, at, laidOut] = [0, 0, 0];
   /** @type {HTMLUListElement | null} */
   let ul = null;
-  // Cards put on the page until `last` (an index into `shown`) or `until` (a clock time).
+  // Cards put on the page: the first `last` at least, then more until the clock passes
+  // `until` (looked at every 16 cards).
   /** @param {number} last @param {number} until */
   const lay = (last, until) => {
     while (folder < folders.length) {
@@ -316,14 +319,14 @@ function askInSight() {
   }
 }
 
-// `c`'s thumbnail asked for: `again` as it comes into sight (drawn before the others
-// waiting), else as one out of sight (drawn after them).
-/** @param {Card} c @param {boolean} [again] */
-function ask(c, again = false) {
-  if (c.asked && !again) return;
+// `c`'s thumbnail asked for: `inSight` as it comes into sight (drawn before the others
+// waiting, asked again if it was), else as one out of sight (drawn after them).
+/** @param {Card} c @param {boolean} [inSight] */
+function ask(c, inSight = false) {
+  if (c.asked && !inSight) return;
   c.asked = true;
   const at = generation;
-  thumbnail(c.paths[0], !again).then(
+  thumbnail(c.paths[0], !inSight).then(
     t => {
       if (at !== generation) return;
       if (c.state === 'pending') {
@@ -423,11 +426,7 @@ export async function setBrowse(view) {
 
 // The list's filter changed: the grid, if on show, follows it.
 export function gridFilterChanged() {
-  if (currentView() === 'grid') {
-    scrollTop = 0;
-    focused = null;
-    render();
-  }
+  if (currentView() === 'grid') render(false, true);
 }
 
 // The key that shows the grid and goes back, and the Grid button.
@@ -437,7 +436,7 @@ export function bindGrid() {
     // (On a phone the list sits above the view: the grid, the view's height, is brought
     // into sight once shown.)
     showGrid().then(() => {
-      if (narrow.matches) $('view').scrollIntoView({ block: 'start' });
+      if (narrow().matches) $('view').scrollIntoView({ block: 'start' });
     });
   });
   $('grid-body').addEventListener('keydown', gridKey);

@@ -105,8 +105,9 @@ function makePanes() {
   bindTextures();
   // On a phone the Parts switches sit right under the view they change, not a screenful
   // below it in the info pane (which follows the inspector there).
-  const placeParts = () => (narrow.matches ? $('view').after($('parts')) : $('info-more').after($('parts')));
-  narrow.addEventListener('change', placeParts);
+  const placeParts = () =>
+    narrow().matches ? $('view').after($('parts')) : $('info-more').after($('parts'));
+  narrow().addEventListener('change', placeParts);
   placeParts();
   state.files = new FileList({
     list: $('file-list'),
@@ -129,7 +130,7 @@ function openFromList(path, how = {}) {
     if (same(state.comparePick)) return;
     // The comparison is the view's: its keys (N, X …) go there, and a phone shows it.
     const chosen = compareFiles(state.comparePick, path);
-    if (narrow.matches) $('stage').scrollIntoView({ block: 'start' });
+    if (narrow().matches) $('stage').scrollIntoView({ block: 'start' });
     chosen.then(
       () => {
         if ($('sidebar').contains(document.activeElement)) $('viewport').focus();
@@ -142,7 +143,7 @@ function openFromList(path, how = {}) {
   if (!how.pointer && same(state.current)) return;
   open(path).catch(() => {});
   // (On a phone the list sits above the view: a tap on a file brings the view into sight.)
-  if (how.pointer && narrow.matches) $('stage').scrollIntoView({ block: 'start' });
+  if (how.pointer && narrow().matches) $('stage').scrollIntoView({ block: 'start' });
 }
 
 // Each frame: the HUD, the clock, the LOD picker, the address, the gizmo and the scale bar.

@@ -201,8 +201,14 @@ export function message(err) {
 }
 
 // A phone (or a window as narrow): the panes stack in one scrolling column, the list above
-// the view (style.css's `max-width: 760px` rules).
-export const narrow = window.matchMedia('(max-width: 760px)');
+// the view (style.css's `max-width: 760px` rules). Asked when first used: the module is also
+// loaded where there is no window (node's tests of the file list).
+/** @type {MediaQueryList | null} */
+let narrowQuery = null;
+export function narrow() {
+  narrowQuery ??= window.matchMedia('(max-width: 760px)');
+  return narrowQuery;
+}
 
 // Resolves in a task of its own, after whatever the browser has waiting (input, frames).
 export function nextTask() {
