@@ -343,19 +343,24 @@ test("at a phone's size: the Grid button brings the grid into sight, its cards f
   await close();
 });
 
+// A visit in `context` (whose browser keeps its store between visits): the archive at `url`
+// listed, the grid shown with every thumbnail in → {grid, stats (the thumbnail worker's)}.
+async function visitGrid(context, url) {
+  const page = await context.newPage();
+  await page.goto(url);
+  await page.evaluate(() => window.relicview.ready);
+  await page.waitForFunction(() => window.relicview.indexTimeline()?.typed);
+  await page.evaluate(() => window.relicview.setView('grid'));
+  await page.waitForFunction(() => !window.relicview.grid().folding);
+  const grid = await everyThumbnail(page);
+  const stats = await page.evaluate(() => window.relicview.thumbnails());
+  await page.close();
+  return { grid, stats };
+}
+
 test('a second visit takes the thumbnails from the browser; the store is bounded', async () => {
   const context = await browser.newContext({ viewport: { width: 1200, height: 850 } });
-  const visit = async () => {
-    const page = await context.newPage();
-    await page.goto(server.url);
-    await page.evaluate(() => window.relicview.ready);
-    await page.waitForFunction(() => window.relicview.indexTimeline()?.typed);
-    await page.evaluate(() => window.relicview.setView('grid'));
-    const grid = await everyThumbnail(page);
-    const stats = await page.evaluate(() => window.relicview.thumbnails());
-    await page.close();
-    return { grid, stats };
-  };
+  const visit = () => visitGrid(context, server.url);
   const first = await visit();
   const drawnFirst = first.grid.cards.filter(c => c.state === 'drawn').length;
   // (A copy may be drawn before it is found to be one.)
@@ -381,14 +386,7 @@ test('a kept thumbnail serves a renamed file, and is drawn again when a file its
     host.stop();
   });
   const visit = async () => {
-    const page = await context.newPage();
-    await page.goto(host.url);
-    await page.evaluate(() => window.relicview.ready);
-    await page.waitForFunction(() => window.relicview.indexTimeline()?.typed);
-    await page.evaluate(() => window.relicview.setView('grid'));
-    await page.waitForFunction(() => !window.relicview.grid().folding);
-    const grid = await everyThumbnail(page);
-    await page.close();
+    const { grid } = await visitGrid(context, host.url);
     return new Map(grid.cards.map(c => [c.path, c]));
   };
   await visit();
