@@ -13,7 +13,14 @@ import { kindOfEntry } from './listing.js';
 import { currentView, setView } from './viewmode.js';
 import { hideFlat, showGrid as showGridPane } from './flatview.js';
 import { closeFile, open } from './openflow.js';
-import { THUMB, deferThumbnail, forgetThumbnails, sameBytes, thumbnail } from './thumbnails.js';
+import {
+  THUMB,
+  deferThumbnail,
+  forgetThumbnails,
+  sameBytes,
+  thumbnail,
+  thumbnailWait,
+} from './thumbnails.js';
 import { followView } from './address.js';
 
 /**
@@ -24,9 +31,12 @@ import { followView } from './address.js';
 // Cards made for this archive (by first path), kept across filters and visits.
 /** @type {Map<string, Card>} */
 let cards = new Map();
-// The archive the cards are of; whether its copies are still being looked for.
+// The archive the cards are of; whether its copies are still being looked for, and why
+// they could not be (null: they were, or are being, looked for).
 let generation = -1;
 let folding = false;
+/** @type {string | null} */
+let foldFailed = null;
 // Where the reader was: the card focused, the grid's scroll.
 /** @type {string | null} */
 let focused = null;
@@ -60,6 +70,7 @@ function forget() {
   layouts++;
   laidFor = '';
   folding = false;
+  foldFailed = null;
   focused = null;
   scrollTop = 0;
   shown = [];
@@ -81,8 +92,10 @@ async function foldCopies() {
     else bySize.set(key, [c.paths[0]]);
   }
   const at = generation;
-  const same = await sameBytes([...bySize.values()].filter(g => g.length > 1)).catch(() => []);
+  const found = await sameBytes([...bySize.values()].filter(g => g.length > 1)).catch(() => null);
   if (at !== generation) return;
+  const same = found ?? [];
+  if (!found) foldFailed = 'Copies were not looked for: the thumbnail worker could not compare the files.';
   for (const paths of same) {
     const card = cards.get(paths[0]);
     if (!card) continue;
@@ -241,7 +254,11 @@ function render(focus = false, fromTop = false) {
 // The grid's line: how many files, how many copies folded, whether copies are looked for.
 function say() {
   const copies = shown.reduce((n, c) => n + c.paths.length - 1, 0);
-  const looking = folding ? ' Looking for files that hold the same bytes…' : '';
+  const looking = folding
+    ? ' Looking for files that hold the same bytes…'
+    : foldFailed
+      ? ` ${foldFailed}`
+      : '';
   $('grid-status').textContent = shown.length
     ? `${count(shown.length, 'file')} as pictures${copies ? ` (and ${copies} ${copies === 1 ? 'copy' : 'copies'} of them, folded)` : ''}. Arrows move, Enter opens, O comes back here.${looking}`
     : 'No file of the archive matches the search and kind: no picture to show.';
@@ -326,6 +343,8 @@ function ask(c, inSight = false) {
   if (c.asked && !inSight) return;
   c.asked = true;
   const at = generation;
+  // (It rejects only when another archive is opened; anything else ends the card, drawn or
+  // failed with why, so that no card waits for ever.)
   thumbnail(c.paths[0], !inSight).then(
     t => {
       if (at !== generation) return;
@@ -338,8 +357,11 @@ function ask(c, inSight = false) {
       }
       trickle();
     },
-    () => {
-      c.asked = false;
+    err => {
+      if (at !== generation || c.state !== 'pending') return;
+      [c.state, c.failure] = ['failed', err instanceof Error ? err.message : String(err)];
+      paint(c);
+      trickle();
     },
   );
 }
@@ -393,12 +415,14 @@ function vertical(buttons, i, down) {
   return best;
 }
 
-// What the grid shows, for scripts: {shown, folding, cards: [{path, paths, kind, state,
-// failure, cached}], onPage (how many of the cards are on the page yet), focused}.
+// What the grid shows, for scripts: {shown, folding, foldFailed, cards: [{path, paths, kind,
+// state, failure, cached, waiting}], onPage (how many of the cards are on the page yet),
+// focused}; `waiting`: why a pending card's thumbnail is not in yet, in words.
 export function gridState() {
   return {
     shown: currentView() === 'grid',
     folding,
+    foldFailed,
     cards: shown.map(c => ({
       path: c.paths[0],
       paths: c.paths.slice(),
@@ -406,6 +430,7 @@ export function gridState() {
       state: c.state,
       failure: c.failure,
       cached: c.cached,
+      waiting: c.state === 'pending' ? thumbnailWait(c.paths[0]) : null,
     })),
     onPage,
     focused:

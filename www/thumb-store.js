@@ -17,11 +17,25 @@ const STORE = 'thumbnails';
 // Drawings of one file kept at most (each with other files beside it).
 const DRAWINGS = 4;
 
+// The longest the browser's store may take to answer one request: past it, the request is
+// taken as failed (a store that stops answering mid-way must not stop the thumbnails).
+const ANSWER_MS = 5_000;
+
 /** @template T @param {IDBRequest<T>} request @returns {Promise<T>} */
 function done(request) {
   return new Promise((resolve, reject) => {
-    request.onsuccess = () => resolve(request.result);
-    request.onerror = () => reject(request.error);
+    const late = setTimeout(
+      () => reject(new Error(`the browser's store did not answer in ${ANSWER_MS / 1000} s`)),
+      ANSWER_MS,
+    );
+    request.onsuccess = () => {
+      clearTimeout(late);
+      resolve(request.result);
+    };
+    request.onerror = () => {
+      clearTimeout(late);
+      reject(request.error);
+    };
   });
 }
 
@@ -37,12 +51,18 @@ function openDb() {
 
 /** @param {number} limitBytes */
 export function openStore(limitBytes) {
-  /** @type {Promise<IDBDatabase | null>} */
-  const db = (typeof indexedDB === 'undefined' ? Promise.resolve(null) : openDb()).catch(() => null);
   let [hits, stored, evicted, refused] = [0, 0, 0, /** @type {string | null} */ (null)];
-  db.then(d => {
-    if (!d) refused = 'this browser gives the page no IndexedDB';
-  });
+  /** @type {Promise<IDBDatabase | null>} */
+  const db =
+    typeof indexedDB === 'undefined'
+      ? Promise.resolve(null).then(() => {
+          refused = 'this browser gives the page no IndexedDB';
+          return null;
+        })
+      : openDb().catch(err => {
+          refused = `the browser's store cannot be opened: ${err instanceof Error ? err.message : String(err)}`;
+          return null;
+        });
   /** @param {IDBTransactionMode} mode */
   const store = async mode => {
     const d = await db;
@@ -52,22 +72,27 @@ export function openStore(limitBytes) {
     // The drawings kept under `key` (its last use now), or null.
     /** @param {string} key @returns {Promise<Kept | null>} */
     async get(key) {
-      const s = await store('readwrite');
-      if (!s) return null;
-      /** @type {Kept | undefined} */
-      const found = await done(s.get(key));
-      if (!found) return null;
-      s.put({ ...found, used: Date.now() });
-      hits++;
-      return found;
+      try {
+        const s = await store('readwrite');
+        if (!s) return null;
+        /** @type {Kept | undefined} */
+        const found = await done(s.get(key));
+        if (!found) return null;
+        s.put({ ...found, used: Date.now() });
+        hits++;
+        return found;
+      } catch (err) {
+        refused = err instanceof Error ? err.message : String(err);
+        return null;
+      }
     },
     // Keep `png` under `key` with the files it was drawn from (the newest of DRAWINGS), then
     // drop the least recently used past the limit.
     /** @param {string} key @param {Blob} png @param {Dep[]} deps */
     async put(key, png, deps) {
-      const s = await store('readwrite');
-      if (!s) return;
       try {
+        const s = await store('readwrite');
+        if (!s) return;
         /** @type {Kept | undefined} */
         const old = await done(s.get(key));
         // (A drawing from the very same files replaces its older self.)
@@ -90,7 +115,10 @@ export function openStore(limitBytes) {
       const s = await store('readwrite');
       if (!s) return;
       /** @type {Kept[]} */
-      const all = await done(s.index('used').getAll());
+      const all = await done(s.index('used').getAll()).catch(err => {
+        refused = err instanceof Error ? err.message : String(err);
+        return [];
+      });
       let total = all.reduce((n, k) => n + k.bytes, 0);
       for (const k of all) {
         if (total <= limitBytes) break;
@@ -101,9 +129,13 @@ export function openStore(limitBytes) {
     },
     // {kept, bytes, hits, stored, evicted, refused} since the worker started.
     async stats() {
-      const s = await store('readonly');
       /** @type {Kept[]} */
-      const all = s ? await done(s.getAll()) : [];
+      const all = await store('readonly')
+        .then(s => (s ? done(s.getAll()) : []))
+        .catch(err => {
+          refused = err instanceof Error ? err.message : String(err);
+          return [];
+        });
       return {
         kept: all.length,
         bytes: all.reduce((n, k) => n + k.bytes, 0),

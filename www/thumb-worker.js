@@ -63,6 +63,9 @@ async function read(path) {
   return buffer.slice(0);
 }
 
+// A moment for the messages waiting (the page's pings) before the next step.
+const breath = () => new Promise(resolve => setTimeout(resolve, 0));
+
 /** @param {ArrayBuffer} bytes */
 async function sha256(bytes) {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
@@ -135,8 +138,9 @@ async function sceneThumbnail(file) {
   viewer.show(file);
   viewer.setPlaying(false);
   viewer.setAnimationTime(0);
-  // A large world goes up to the GPU batch by batch, one per frame.
-  for (let k = 0; k < 1000 && viewer.render(performance.now()).uploading; k++);
+  // A large world goes up to the GPU batch by batch, one per frame; between frames the
+  // worker answers the page's pings (thumbnails.js: a worker silent too long is ended).
+  for (let k = 0; k < 1000 && viewer.render(performance.now()).uploading; k++) await breath();
   const rgba = viewer.readPixels();
   viewer.clear();
   const out = new OffscreenCanvas(canvas.width, canvas.height);
@@ -201,8 +205,21 @@ async function sameBytes(groups) {
   return same;
 }
 
+// The last thumbnail asked for and the one being drawn (ids), for the page's pings.
+let lastAsked = 0;
+/** @type {number | null} */
+let drawing = null;
+
+/** @param {unknown} err */
+const said = err => (err instanceof Error ? err.message : String(err));
+
 self.onmessage = async e => {
   const m = e.data;
+  if (m.type === 'ping') {
+    // Answered at once, booted or not: the page learns the worker lives and what it holds.
+    self.postMessage({ type: 'pong', ping: m.id, asked: lastAsked, drawing });
+    return;
+  }
   if (m.type === 'init') {
     booted = (async () => {
       await init({ module_or_path: m.module });
@@ -214,7 +231,7 @@ self.onmessage = async e => {
     })();
     booted.then(
       () => self.postMessage({ type: 'ready' }),
-      err => self.postMessage({ type: 'broken', message: String((err && err.message) || err) }),
+      err => self.postMessage({ type: 'broken', message: said(err) }),
     );
     return;
   }
@@ -222,32 +239,41 @@ self.onmessage = async e => {
     sources.answer(m);
     return;
   }
+  if (m.type === 'thumb') {
+    lastAsked = m.id;
+    drawing = m.id;
+  }
   try {
     await booted;
   } catch {
     return;
   }
+  // Every question is answered, whatever fails on the way (the page asks for the next
+  // thumbnail only then, and counts a question unanswered as lost).
   if (m.type === 'listing') {
     session.setListing(m.paths, m.lengths, m.kinds, m.sizes);
     lately.clear();
     latelyBytes = 0;
   } else if (m.type === 'thumb') {
     const t0 = performance.now();
-    // (Every question is answered: the page asks for the next thumbnail only then.)
-    const made = await thumbnail(m.path).catch(err => ({
-      png: null,
-      cached: false,
-      failure: err instanceof Error ? err.message : String(err),
-    }));
-    // The picture goes to the page as a data: URL, not a Blob: a Blob's object URL is
-    // registered with the browser by a call that blocks the page's thread, for hundreds of
-    // milliseconds while the browser is busy storing thumbnails (measured: docs/benchmarks.md).
-    const { png, ...rest } = made;
-    const src = png ? new FileReaderSync().readAsDataURL(png) : null;
-    self.postMessage({ type: 'thumb', id: m.id, path: m.path, ...rest, src, ms: performance.now() - t0 });
+    /** @type {{ src: string | null, cached: boolean, failure: string | null }} */
+    let made;
+    try {
+      const { png, ...rest } = await thumbnail(m.path);
+      // The picture goes to the page as a data: URL, not a Blob: a Blob's object URL is
+      // registered with the browser by a call that blocks the page's thread, for hundreds
+      // of milliseconds while the browser is busy storing thumbnails (docs/benchmarks.md).
+      made = { ...rest, src: png ? new FileReaderSync().readAsDataURL(png) : null };
+    } catch (err) {
+      made = { src: null, cached: false, failure: said(err) };
+    }
+    self.postMessage({ type: 'thumb', id: m.id, path: m.path, ...made, ms: performance.now() - t0 });
+    if (drawing === m.id) drawing = null;
   } else if (m.type === 'same') {
-    self.postMessage({ type: 'same', id: m.id, same: await sameBytes(m.groups) });
+    const same = await sameBytes(m.groups).catch(() => null);
+    self.postMessage({ type: 'same', id: m.id, same });
   } else if (m.type === 'stats') {
-    self.postMessage({ type: 'stats', id: m.id, stats: await store.stats() });
+    const stats = await store.stats().catch(err => ({ refused: said(err) }));
+    self.postMessage({ type: 'stats', id: m.id, stats });
   }
 };

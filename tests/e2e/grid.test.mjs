@@ -183,6 +183,123 @@ test('the cards in sight are drawn before the rest', async () => {
   await close();
 });
 
+// The page's Worker wrapped before the page's own script runs, as a faulty browser or a
+// lost message would treat the thumbnail worker (nothing of the page is changed): each
+// thumbnail worker kept in `window.thumbWorkers`; a request for a thumbnail dropped on its
+// way to the worker when `window.dropRequest(message)` says so, an answer on its way back
+// when `window.dropAnswer(message)` says so; the worker ended by the browser as soon as it
+// is asked to draw a path `window.endOn(path)` names.
+const WORKER_FAULTS = `(() => {
+  const Real = window.Worker;
+  window.thumbWorkers = [];
+  window.Worker = class extends Real {
+    constructor(url, options) {
+      super(url, options);
+      if (!String(url).includes('thumb-worker')) return;
+      window.thumbWorkers.push(this);
+      const post = this.postMessage.bind(this);
+      this.postMessage = (m, transfer) => {
+        if (m?.type === 'thumb' && window.dropRequest?.(m)) return;
+        post(m, transfer);
+        if (m?.type === 'thumb' && window.endOn?.(m.path)) this.terminate();
+      };
+      this.addEventListener('message', e => {
+        if (e.data?.type === 'thumb' && window.dropAnswer?.(e.data)) e.stopImmediatePropagation();
+      });
+    }
+  };
+})();`;
+
+// The grid shown on a page whose thumbnail worker meets `faults` (set in the page before
+// the grid is shown) → {page, grid (once every card is in), thumbnails, close}.
+async function faultyGrid(faults) {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 850 }, deviceScaleFactor: 1 });
+  await context.addInitScript(WORKER_FAULTS);
+  const page = await context.newPage();
+  await page.goto(server.url);
+  await page.evaluate(() => window.relicview.ready);
+  await page.waitForFunction(() => window.relicview.indexTimeline()?.typed);
+  await page.evaluate(faults);
+  await page.evaluate(() => window.relicview.setView('grid'));
+  const grid = await everyThumbnail(page);
+  const thumbnails = await page.evaluate(() => window.relicview.thumbnails());
+  return { page, grid, thumbnails, close: () => context.close() };
+}
+
+// Every card drawn but BROKEN.BGF (which fails as the CLI says), and those in `failing`.
+function drawnBut(grid, failing = []) {
+  const odd = grid.cards.filter(
+    c => (c.state !== 'drawn') !== (c.path.endsWith('BROKEN.BGF') || failing.includes(c.path)),
+  );
+  assert.deepEqual(odd, [], 'every card drawn but those that fail');
+}
+
+test('a request or an answer lost on the way is asked again: the grid completes, every card drawn', async () => {
+  // The third request never reaches the worker; the fifth answer never reaches the page.
+  const { grid, thumbnails, close } = await faultyGrid(() => {
+    let [requests, answers] = [0, 0];
+    window.dropRequest = () => ++requests === 3;
+    window.dropAnswer = () => ++answers === 5;
+  });
+  drawnBut(grid);
+  assert.ok(thumbnails.resent >= 2, JSON.stringify(thumbnails));
+  assert.equal(thumbnails.lost, 0, 'no worker was ended for it');
+  await close();
+});
+
+test('a worker ended mid-grid is replaced and its thumbnail drawn again; one that ends it each time fails, saying so', async () => {
+  // Two pages at once (each waits for a silent worker): on one the worker is ended by the
+  // browser after three thumbnails, on the other every time it is asked for
+  // DEMO/VIDEO/CRATE.BGF.
+  const [once, always] = await Promise.all([
+    faultyGrid(() => {
+      let asked = 0;
+      window.endOn = () => ++asked === 4;
+    }),
+    faultyGrid(() => {
+      window.endOn = path => path === 'DEMO/VIDEO/CRATE.BGF';
+    }),
+  ]);
+  drawnBut(once.grid);
+  assert.equal(once.thumbnails.lost, 1, JSON.stringify(once.thumbnails));
+  assert.match(once.thumbnails.stopped, /said nothing for \d+ s while drawing/);
+  const crate = always.grid.cards.filter(c => c.path === 'DEMO/VIDEO/CRATE.BGF').map(c => c.path);
+  assert.equal(crate.length, 1, 'a card of DEMO/VIDEO/CRATE.BGF');
+  drawnBut(always.grid, crate);
+  const failed = always.grid.cards.find(c => c.path === crate[0]);
+  assert.match(failed.failure, /the thumbnail worker was ended twice while drawing it/);
+  assert.equal(always.thumbnails.lost, 2, JSON.stringify(always.thumbnails));
+  assert.match(
+    await always.page.locator(`.grid-card[data-path="${crate[0]}"]`).textContent(),
+    /Cannot be shown: the thumbnail worker was ended twice/,
+  );
+  await once.close();
+  await always.close();
+});
+
+test("a browser whose worker has no WebGL says so on every card, and the grid's wait ends", async () => {
+  // (As WebKit's workers have none.) The worker's canvas refuses a WebGL2 context.
+  const context = await browser.newContext({ viewport: { width: 1000, height: 700 }, deviceScaleFactor: 1 });
+  await context.route('**/thumb-worker*.js', async route => {
+    const response = await route.fetch();
+    const body = `OffscreenCanvas.prototype.getContext = function () { return null; };\n${await response.text()}`;
+    await route.fulfill({ response, body });
+  });
+  const page = await context.newPage();
+  await page.goto(server.url);
+  await page.evaluate(() => window.relicview.ready);
+  await page.waitForFunction(() => window.relicview.indexTimeline()?.typed);
+  await page.evaluate(() => window.relicview.setView('grid'));
+  const grid = await everyThumbnail(page);
+  assert.ok(grid.cards.length > 5);
+  for (const c of grid.cards) assert.match(c.failure ?? '', /the thumbnail worker cannot start/, c.path);
+  assert.match(
+    await page.locator('.grid-card .grid-picture.failed').first().textContent(),
+    /Cannot be shown/,
+  );
+  await context.close();
+});
+
 test("a thumbnail is the viewer's own drawing of its file at that size", async () => {
   const { page, close } = await gridPage();
   await everyThumbnail(page);
@@ -460,6 +577,29 @@ test('a store that is missing or full keeps nothing and says why: the thumbnail 
   assert.equal(found.fullStats.evicted, 1);
   assert.equal(found.fromNone, null);
   assert.match(found.noneStats.refused, /no IndexedDB/);
+  await close();
+});
+
+test('a store that stops answering mid-way is no store: its requests end, saying why, and nothing is waited for ever', async () => {
+  const { page, close } = await sizedPage(browser, server.url, [800, 600]);
+  await withSourceModules(page);
+  const found = await page.evaluate(async () => {
+    const { openStore } = await import('/__source/www/thumb-store.js');
+    const store = openStore(1 << 20);
+    await store.put('a', new Blob([new Uint8Array(10)]), []);
+    const before = await store.get('a');
+    // From now on the browser's store takes requests and never answers them.
+    const silent = () => ({ onsuccess: null, onerror: null });
+    IDBObjectStore.prototype.get = silent;
+    IDBObjectStore.prototype.put = silent;
+    const t0 = performance.now();
+    const [got] = await Promise.all([store.get('a'), store.put('b', new Blob([new Uint8Array(10)]), [])]);
+    return { before: Boolean(before), got, ms: performance.now() - t0, stats: await store.stats() };
+  });
+  assert.equal(found.before, true, 'the store worked before');
+  assert.equal(found.got, null, 'a request that gets no answer gives nothing');
+  assert.ok(found.ms < 15_000, `ended in ${found.ms} ms`);
+  assert.match(found.stats.refused, /did not answer in 5 s/);
   await close();
 });
 
