@@ -37,6 +37,9 @@ for (let k = 0; k < models; k++) {
   writeFileSync(join(folder, `M${String(k).padStart(4, '0')}.BGF`), bytes);
 }
 
+// The longest the grid may take to draw every card (a thumbnail takes well under 100 ms
+// here): past it the benchmark fails, naming the cards still pending and why.
+const gridLimitMs = Math.max(120_000, models * 1_000);
 const server = await startServer(root);
 const browser = await launch();
 
@@ -59,7 +62,9 @@ async function listedPage(context) {
 // The grid shown: ms until the first screenful is drawn, until all are, the longest task.
 async function gridRun(context) {
   const page = await listedPage(context);
-  const run = await page.evaluate(async () => {
+  // (The page's own bound, below, ends it first and says more.)
+  page.evaluateMs = gridLimitMs + 60_000;
+  const run = await page.evaluate(async limitMs => {
     const t0 = performance.now();
     await window.relicview.setView('grid');
     const body = document.getElementById('grid-body');
@@ -70,16 +75,34 @@ async function gridRun(context) {
         return r.bottom > box.top && r.top < box.bottom;
       });
     };
-    const wait = async done => {
-      while (!done()) await new Promise(r => setTimeout(r, 10));
+    // Until `done()`, or an error after `limitMs` naming what was awaited and the cards
+    // still pending, each with why (grid().cards[].waiting).
+    const wait = async (what, done) => {
+      while (!done()) {
+        if (performance.now() - t0 > limitMs) {
+          const g = window.relicview.grid();
+          const pending = g.cards.filter(c => c.state === 'pending');
+          const stats = await window.relicview.thumbnails();
+          throw new Error(
+            `the grid did not reach ${what} in ${limitMs / 1000} s: ${pending.length} of ${g.cards.length} cards pending` +
+              ` (${pending
+                .slice(0, 10)
+                .map(c => `${c.path}: ${c.waiting}`)
+                .join(
+                  '; ',
+                )}), folding ${g.folding}; the worker: ${JSON.stringify({ ...stats, store: undefined })}`,
+          );
+        }
+        await new Promise(r => setTimeout(r, 10));
+      }
       return performance.now() - t0;
     };
-    const screenful = await wait(() => {
+    const screenful = await wait('its first screenful', () => {
       const cards = inView();
       return cards.length > 0 && cards.every(c => c.dataset.state !== 'pending');
     });
     const cardsInView = inView().length;
-    const all = await wait(() => {
+    const all = await wait('every card', () => {
       const g = window.relicview.grid();
       if (g.folding || g.cards.some(c => c.state === 'pending')) {
         body.scrollTop += body.clientHeight;
@@ -98,7 +121,7 @@ async function gridRun(context) {
       kept: g.cards.filter(c => c.cached).length,
       longest: window.longest,
     };
-  });
+  }, gridLimitMs);
   await page.close();
   return run;
 }

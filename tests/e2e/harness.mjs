@@ -194,16 +194,116 @@ export async function startServer(dir) {
   const child = spawn(bin, ['serve', dir, '--port', '0', '--site', join(repo, 'site')], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const url = await new Promise((resolvePromise, reject) => {
-    let out = '';
-    child.stdout.on('data', d => {
-      out += d;
-      const m = out.match(/at (http:\/\/[^\s]+)/);
-      if (m) resolvePromise(m[1]);
-    });
-    child.on('exit', code => reject(new Error(`relicview serve exited with ${code}`)));
-  });
+  let out = '';
+  const url = await within(
+    new Promise((resolvePromise, reject) => {
+      child.stdout.on('data', d => {
+        out += d;
+        const m = out.match(/at (http:\/\/[^\s]+)/);
+        if (m) resolvePromise(m[1]);
+      });
+      child.on('exit', code => reject(new Error(`relicview serve exited with ${code}`)));
+    }),
+    60_000,
+    async () => {
+      child.kill();
+      return `relicview serve ${dir} printed no address in 60 s; it printed: ${JSON.stringify(out.slice(-500))}`;
+    },
+  );
   return { url, stop: () => child.kill() };
+}
+
+// Every wait of a browser test or benchmark ends, and says what it waited for and what the
+// page showed then. A page's `evaluate` ends within EVALUATE_MS (a page can set its own:
+// `page.evaluateMs`), its `waitForFunction` within the timeout it is given or Playwright's;
+// either failing names the function awaited and the page's state (`pageSeen`).
+const EVALUATE_MS = Number(process.env.RELICVIEW_EVALUATE_MS) || 300_000;
+const SEEN_MS = 5_000;
+const BOUNDED = Symbol('bounded');
+
+// `promise`, or an error after `ms` saying `what()` did not end.
+/** @template T @param {Promise<T>} promise @param {number} ms @param {() => Promise<string>} what */
+export function within(promise, ms, what) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(async () => reject(new Error(await what())), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+// A function's source, short, for a message.
+const described = fn =>
+  (typeof fn === 'function' ? fn.toString() : String(fn)).replace(/\s+/g, ' ').slice(0, 240);
+
+// What the page shows, in one line: its link, the file open and the one opening, the view's
+// loading line, the grid's pending cards and why each waits, the thumbnail worker; or that
+// the page did not answer (its thread busy).
+export async function pageSeen(page) {
+  const evaluate = page[BOUNDED] ?? page.evaluate.bind(page);
+  const look = () => {
+    const r = window.relicview;
+    const call = f => {
+      try {
+        return f();
+      } catch (e) {
+        return `(${e.message})`;
+      }
+    };
+    const text = id => document.getElementById(id)?.textContent?.trim().slice(0, 200) || undefined;
+    const grid = r && call(() => r.grid());
+    return JSON.stringify({
+      hash: location.hash.slice(0, 200),
+      lastOpen: r && call(() => r.lastOpen()?.path),
+      listed: r && call(() => r.listing()?.files),
+      loading: document.getElementById('loading')?.hidden === false ? text('loading-label') : undefined,
+      grid: grid?.shown
+        ? {
+            folding: grid.folding,
+            cards: grid.cards.length,
+            pending: grid.cards
+              .filter(c => c.state === 'pending')
+              .slice(0, 12)
+              .map(c => `${c.path}: ${c.waiting}`),
+            status: text('grid-status'),
+          }
+        : undefined,
+    });
+  };
+  return within(evaluate(look), SEEN_MS, async () => `the page did not answer in ${SEEN_MS / 1000} s`).catch(
+    e => e.message,
+  );
+}
+
+// `page` with bounded waits (above); once per page.
+export function bounded(page) {
+  if (page[BOUNDED]) return page;
+  const evaluate = page.evaluate.bind(page);
+  const waitForFunction = page.waitForFunction.bind(page);
+  page[BOUNDED] = evaluate;
+  page.evaluate = (fn, arg) => {
+    const ms = page.evaluateMs ?? EVALUATE_MS;
+    return within(
+      evaluate(fn, arg),
+      ms,
+      async () =>
+        `page.evaluate did not end in ${ms / 1000} s: ${described(fn)}; the page: ${await pageSeen(page)}`,
+    );
+  };
+  page.waitForFunction = (fn, arg, options) =>
+    waitForFunction(fn, arg, options).catch(async e => {
+      throw new Error(
+        `waited for ${described(fn)} (${e.message.split('\n')[0]}); the page: ${await pageSeen(page)}`,
+      );
+    });
+  return page;
+}
+
+// A context whose pages are bounded.
+function boundedContext(context) {
+  const newPage = context.newPage.bind(context);
+  context.newPage = async (...args) => bounded(await newPage(...args));
+  context.on('page', bounded);
+  return context;
 }
 
 export async function launch() {
@@ -221,6 +321,10 @@ export async function launch() {
       '--disable-quic',
     ],
   });
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (...args) => boundedContext(await newContext(...args));
+  const newPage = browser.newPage.bind(browser);
+  browser.newPage = async (...args) => bounded(await newPage(...args));
   return browser;
 }
 

@@ -111,7 +111,8 @@ http {
   // every port, and says nothing else when it is ready (no daemon, no output). The folder
   // is watched for it; a nginx that exits first ends the wait with its error log.
   const pidFile = join(dir, 'nginx.pid');
-  await new Promise((resolve, reject) => {
+  let ended = () => {};
+  const up = new Promise((resolve, reject) => {
     const watcher = watch(dir, () => {
       if (existsSync(pidFile)) done();
     });
@@ -129,8 +130,15 @@ http {
       else resolve(undefined);
     }
     child.once('exit', exited);
+    ended = () => {
+      child.off('exit', exited);
+      child.kill();
+      done(new Error(`nginx wrote no pid file in 30 s: ${stderr}`));
+    };
     if (existsSync(pidFile)) done();
   });
+  const late = setTimeout(() => ended(), 30_000);
+  await up.finally(() => clearTimeout(late));
   const entries = () =>
     readFileSync(log, 'utf8')
       .split('\n')

@@ -47,6 +47,7 @@ function get(path, encoding) {
       );
     });
     req.on('error', reject);
+    req.setTimeout(30_000, () => req.destroy(new Error(`GET ${path}: no answer from nginx in 30 s`)));
     req.end();
   });
 }

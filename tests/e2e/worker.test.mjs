@@ -174,8 +174,13 @@ test("a 50 MB model parses in the worker: no long task on the page's thread befo
   // Asked for another file while it parses: its worker is ended and the other file shows.
   const [big, cube, workers] = await page.evaluate(async () => {
     const big = window.relicview.open('GAME/LARGE.BGF');
-    // Until its worker is at work on it.
-    while (!window.relicview.workers().busy) await new Promise(resolve => requestAnimationFrame(resolve));
+    // Until its worker is at work on it (30 s at most).
+    const until = performance.now() + 30_000;
+    while (!window.relicview.workers().busy) {
+      if (performance.now() > until)
+        throw new Error(`no worker took LARGE.BGF in 30 s: ${JSON.stringify(window.relicview.workers())}`);
+      await new Promise(resolve => requestAnimationFrame(resolve));
+    }
     const busy = window.relicview.workers();
     const cube = await window.relicview.open('GAME/DEMO/VIDEO/CUBE.BGF');
     return [await big, cube, { busy, after: window.relicview.workers() }];
