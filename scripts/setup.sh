@@ -4,7 +4,9 @@
 #     Cargo.lock, and esbuild (package.json), which bundles the page (scripts/site.mjs)
 #   --tests (./test.sh, scripts/bench.sh): the tools the tests make their containers with
 #     (xorriso, bchunk, chdman, 7-Zip and its SFX module, Info-ZIP's zip, zstd, python-zstandard),
-#     Debian's nginx, Chromium and Blender, and the npm packages of the browser tests
+#     the readers ours are compared with (bsdtar, ImageMagick), Debian's nginx, Chromium,
+#     Blender and ffmpeg, and the npm packages of the browser tests. Debian's packages come
+#     through scripts/apt.sh, which waits while another program holds apt's locks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,59 +42,60 @@ if [ ! -x node_modules/.bin/esbuild ] || [ package-lock.json -nt node_modules/.p
 fi
 
 if [ "${1:-}" = "--tests" ]; then
+  # Debian's packages the tests need, gathered, then installed in one go by scripts/apt.sh,
+  # which waits while another program holds apt's locks (a new machine's own updates).
+  debian=()
+  # (Chromium with its recommended fonts and codecs, as it was always installed here.)
+  with_recommends=()
   # The container tests build their ZIPs, ISOs, raw rips and CHDs with real tools (Python's
   # zipfile, 7-Zip, Info-ZIP's zip, xorriso, bchunk, MAME's chdman), not with ours, and
   # Zstandard frames with python-zstandard and the zstd tool; p7zip-full for 7-Zip's
-  # self-extracting module (/usr/lib/p7zip/7zCon.sfx).
-  if ! command -v xorriso >/dev/null || ! command -v bchunk >/dev/null || ! command -v chdman >/dev/null || ! command -v 7zz >/dev/null || ! command -v zip >/dev/null || ! command -v zstd >/dev/null || [ ! -e /usr/lib/p7zip/7zCon.sfx ]; then
-    log "installing xorriso, bchunk, chdman (mame-tools), 7-Zip and its SFX module, Info-ZIP's zip and zstd"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends xorriso bchunk mame-tools 7zip p7zip-full zip zstd >/dev/null
+  # self-extracting module (/usr/lib/p7zip/7zCon.sfx); libarchive's bsdtar reads the discs
+  # our ISO reader is compared with (tests/other_tools.rs).
+  if ! command -v xorriso >/dev/null || ! command -v bchunk >/dev/null || ! command -v chdman >/dev/null || ! command -v 7zz >/dev/null || ! command -v zip >/dev/null || ! command -v zstd >/dev/null || [ ! -e /usr/lib/p7zip/7zCon.sfx ] || ! command -v bsdtar >/dev/null; then
+    log "xorriso, bchunk, chdman (mame-tools), 7-Zip and its SFX module, Info-ZIP's zip, zstd and bsdtar are needed"
+    debian+=(xorriso bchunk mame-tools 7zip p7zip-full zip zstd libarchive-tools)
   fi
   # PlayStation pictures are checked against ImageMagick's own TIM reader.
   if ! command -v convert-im6.q16 >/dev/null; then
-    log "installing ImageMagick"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends imagemagick-6.q16 >/dev/null
+    log "ImageMagick is needed"
+    debian+=(imagemagick-6.q16)
   fi
-  if ! python3 -c 'import zstandard' 2>/dev/null; then
-    log "installing python-zstandard"
-    python3 -m pip install -q 'zstandard==0.23.0'
-  fi
-
   # The static host of the publishing tests and the cold-link benchmark
   # (tests/e2e/publish.test.mjs, tests/bench/cold-link.mjs): Debian's nginx, started by the
   # tests on loopback with a config of their own, with its module that sends a file's .br
   # beside it (docs/publishing.md).
   if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ] || [ ! -e /usr/lib/nginx/modules/ngx_http_brotli_static_module.so ]; then
-    log "installing Debian's nginx-light and its brotli_static module"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends nginx-light libnginx-mod-http-brotli-static >/dev/null
+    log "Debian's nginx-light and its brotli_static module are needed"
+    debian+=(nginx-light libnginx-mod-http-brotli-static)
   fi
   if [ ! -x /usr/bin/chromium ]; then
-    log "installing Debian's chromium"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq chromium >/dev/null
+    log "Debian's chromium is needed"
+    with_recommends+=(chromium)
   fi
   # The exports' real client: Debian's Blender, run headless by tests/e2e/blender.test.mjs,
   # with Debian's numpy (its glTF importer needs it).
   if ! command -v blender >/dev/null || ! /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
-    log "installing Debian's blender and python3-numpy"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends blender python3-numpy >/dev/null
+    log "Debian's blender and python3-numpy are needed"
+    debian+=(blender python3-numpy)
   fi
   # The captures' real client: Debian's ffprobe (ffmpeg) reads the WebM videos the page
   # records (tests/e2e/capture.test.mjs).
   if ! command -v ffprobe >/dev/null; then
-    log "installing Debian's ffmpeg (ffprobe)"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends ffmpeg >/dev/null
+    log "Debian's ffmpeg (ffprobe) is needed"
+    debian+=(ffmpeg)
+  fi
+  if [ ${#debian[@]} -gt 0 ]; then
+    log "installing ${debian[*]}"
+    scripts/apt.sh install --no-install-recommends "${debian[@]}"
+  fi
+  if [ ${#with_recommends[@]} -gt 0 ]; then
+    log "installing ${with_recommends[*]}"
+    scripts/apt.sh install "${with_recommends[@]}"
+  fi
+  if ! python3 -c 'import zstandard' 2>/dev/null; then
+    log "installing python-zstandard"
+    python3 -m pip install -q 'zstandard==0.23.0'
   fi
   if [ ! -d tests/e2e/node_modules/playwright-core ] || [ tests/e2e/package-lock.json -nt tests/e2e/node_modules/.package-lock.json ]; then
     log "installing the browser tests' npm packages"
