@@ -4,7 +4,7 @@
 #     Cargo.lock, and esbuild (package.json), which bundles the page (scripts/site.mjs)
 #   --tests (./test.sh, scripts/bench.sh): the tools the tests make their containers with
 #     (xorriso, bchunk, chdman, 7-Zip and its SFX module, Info-ZIP's zip, zstd, python-zstandard),
-#     the readers ours are compared with (bsdtar, ImageMagick), Debian's nginx, Chromium,
+#     the readers ours are compared with (ImageMagick), Debian's nginx, Chromium,
 #     Blender and ffmpeg, and the npm packages of the browser tests. Debian's packages come
 #     through scripts/apt.sh, which waits while another program holds apt's locks.
 set -euo pipefail
@@ -50,11 +50,10 @@ if [ "${1:-}" = "--tests" ]; then
   # The container tests build their ZIPs, ISOs, raw rips and CHDs with real tools (Python's
   # zipfile, 7-Zip, Info-ZIP's zip, xorriso, bchunk, MAME's chdman), not with ours, and
   # Zstandard frames with python-zstandard and the zstd tool; p7zip-full for 7-Zip's
-  # self-extracting module (/usr/lib/p7zip/7zCon.sfx); libarchive's bsdtar reads the discs
-  # our ISO reader is compared with (tests/other_tools.rs).
-  if ! command -v xorriso >/dev/null || ! command -v bchunk >/dev/null || ! command -v chdman >/dev/null || ! command -v 7zz >/dev/null || ! command -v zip >/dev/null || ! command -v zstd >/dev/null || [ ! -e /usr/lib/p7zip/7zCon.sfx ] || ! command -v bsdtar >/dev/null; then
-    log "xorriso, bchunk, chdman (mame-tools), 7-Zip and its SFX module, Info-ZIP's zip, zstd and bsdtar are needed"
-    debian+=(xorriso bchunk mame-tools 7zip p7zip-full zip zstd libarchive-tools)
+  # self-extracting module (/usr/lib/p7zip/7zCon.sfx).
+  if ! command -v xorriso >/dev/null || ! command -v bchunk >/dev/null || ! command -v chdman >/dev/null || ! command -v 7zz >/dev/null || ! command -v zip >/dev/null || ! command -v zstd >/dev/null || [ ! -e /usr/lib/p7zip/7zCon.sfx ]; then
+    log "xorriso, bchunk, chdman (mame-tools), 7-Zip and its SFX module, Info-ZIP's zip and zstd are needed"
+    debian+=(xorriso bchunk mame-tools 7zip p7zip-full zip zstd)
   fi
   # PlayStation pictures are checked against ImageMagick's own TIM reader.
   if ! command -v convert-im6.q16 >/dev/null; then
