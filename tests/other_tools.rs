@@ -690,6 +690,138 @@ fn the_7z_archives_7_zip_reads_in_their_less_common_shapes_read_here_too() {
     );
 }
 
+/// `archive` (one whose header is plain) with that header stored as an encoded header: one
+/// packed stream, the plain header where it lies, in one folder of one Copy coder whose
+/// method id is `method` (py7zr's copy_2.7z leaves it empty; 7-Zip writes 00), its CRC-32
+/// given as `crc` says (7zFormat.txt, "kEncodedHeader"); the start header points at it.
+fn copy_encoded(archive: &[u8], method: &[u8], crc: Option<u32>) -> Vec<u8> {
+    let le64 = |at: usize| u64::from_le_bytes(archive[at..at + 8].try_into().unwrap());
+    let (offset, size) = (le64(12), le64(20));
+    let end = 32 + (offset + size) as usize;
+    assert_eq!(
+        archive[32 + offset as usize],
+        0x01,
+        "a plain header (kHeader)"
+    );
+    let mut e = vec![0x17, 0x06]; // kEncodedHeader, kPackInfo
+    e.extend(number(offset));
+    e.extend([0x01, 0x09]); // one pack stream, kSize
+    e.extend(number(size));
+    e.extend([0x00, 0x07, 0x0B, 0x01, 0x00]); // kEnd, kUnPackInfo, kFolder, one, not external
+    e.extend([0x01, method.len() as u8]); // one coder: simple, its id's size
+    e.extend(method);
+    e.push(0x0C); // kCodersUnPackSize
+    e.extend(number(size));
+    if let Some(c) = crc {
+        e.extend([0x0A, 0x01]); // kCRC, all defined
+        e.extend(c.to_le_bytes());
+    }
+    e.extend([0x00, 0x00]); // ends UnPackInfo, then the streams
+    let mut out = archive[..end].to_vec();
+    let mut start = Vec::new();
+    start.extend((end as u64 - 32).to_le_bytes());
+    start.extend((e.len() as u64).to_le_bytes());
+    start.extend(crc32fast::hash(&e).to_le_bytes());
+    out[8..12].copy_from_slice(&crc32fast::hash(&start).to_le_bytes());
+    out[12..32].copy_from_slice(&start);
+    out.extend(e);
+    out
+}
+
+#[test]
+fn a_header_stored_by_copy_under_an_empty_method_id_reads_as_7_zip_reads_it() {
+    let dir = scratch("7z-copy-header");
+    let tree = dir.join("tree");
+    let files = BTreeMap::from([
+        ("A.TXT".to_string(), b"hello, 7z".to_vec()),
+        ("SUB/B.BIN".to_string(), pattern(6, 90_000)),
+    ]);
+    write_tree(&tree, &files);
+    let read_all = |c: &dyn Container| -> BTreeMap<String, Vec<u8>> {
+        (0..c.entries().len())
+            .map(|i| {
+                (
+                    c.entries()[i].path.clone(),
+                    c.read(i).unwrap_or_else(|e| panic!("{e}")),
+                )
+            })
+            .collect()
+    };
+    let seven_zip_tests = |path: &Path| {
+        let out = Command::new("7zz").arg("t").arg(path).output().unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    // 7-Zip's archives with their headers plain (-mhc=off), Copy and solid LZMA2, and
+    // py7zr's copy_2.7z layout (its files too in Copy under an empty id, written from the
+    // description); each header then stored by Copy under an empty id or 00, its CRC given
+    // or not.
+    let mut sources = Vec::new();
+    for (what, method) in [("Copy", "-m0=Copy"), ("LZMA2", "-m0=LZMA2")] {
+        let out = dir.join(format!("{what}.7z"));
+        run(Command::new("7zz")
+            .current_dir(&tree)
+            .args(["a", "-bd", "-bso0", "-mhc=off", method])
+            .arg(&out)
+            .args(["A.TXT", "SUB"]));
+        sources.push((what, std::fs::read(&out).unwrap(), files.clone()));
+    }
+    let data = pattern(7, 3000);
+    sources.push((
+        "py7zr's layout",
+        handmade_7z(&data, Some("DATA.BIN"), &[]),
+        BTreeMap::from([("DATA.BIN".to_string(), data)]),
+    ));
+    for (what, archive, want) in &sources {
+        for method in [&[][..], &[0]] {
+            let crc = |h: &[u8]| crc32fast::hash(h);
+            let le64 =
+                |at: usize| u64::from_le_bytes(archive[at..at + 8].try_into().unwrap()) as usize;
+            let header = &archive[32 + le64(12)..][..le64(20)];
+            for given in [Some(crc(header)), None] {
+                let case = format!(
+                    "{what}, header id {method:?}, CRC {}",
+                    if given.is_some() {
+                        "given"
+                    } else {
+                        "not given"
+                    }
+                );
+                let path = dir.join("edited.7z");
+                std::fs::write(&path, copy_encoded(archive, method, given)).unwrap();
+                let (ok, said) = seven_zip_tests(&path);
+                assert!(ok, "{case}: 7-Zip reads the edited archive: {said}");
+                let c = open_file(&path);
+                assert_eq!(&read_all(&*c), want, "{case}");
+                assert!(c.problems().is_empty(), "{case}: {:?}", c.problems());
+            }
+        }
+        // A CRC that does not hold: refused, as 7-Zip refuses it.
+        let path = dir.join("bad-crc.7z");
+        std::fs::write(&path, copy_encoded(archive, &[], Some(0xDEAD_BEEF))).unwrap();
+        assert!(
+            !seven_zip_tests(&path).0,
+            "{what}: 7-Zip refuses a header whose CRC fails"
+        );
+        let source: Rc<dyn containers::ByteSource> =
+            Rc::new(containers::FileBytes::open(&path).unwrap());
+        let e = containers::open(
+            "bad-crc.7z",
+            ContainerKind::SevenZ,
+            source,
+            Limits::default(),
+        )
+        .err()
+        .expect("refused");
+        assert!(
+            e.to_string().contains("its header's CRC does not match"),
+            "{what}: {e}"
+        );
+    }
+}
+
 #[test]
 fn census_says_of_a_self_extracting_program_in_its_notes_not_its_failures() {
     let dir = scratch("sfx-census");
@@ -1011,6 +1143,207 @@ fn listed_and_read(c: &dyn Container) -> BTreeMap<String, Vec<u8>> {
             )
         })
         .collect()
+}
+
+/// xorriso's disc of `tree` with Rock Ridge (and `settings`), at `iso`.
+fn xorriso_disc(tree: &Path, iso: &Path, settings: &[&str]) {
+    run(Command::new("xorriso")
+        .arg("-outdev")
+        .arg(iso)
+        .arg("-map")
+        .arg(tree)
+        .arg("/")
+        .args(["-rockridge", "on", "-joliet", "off"])
+        .args(settings)
+        .arg("-commit")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null()));
+}
+
+/// The files xorriso lists on `iso` read without Rock Ridge (`-read_fs norock`): the primary
+/// volume's ISO 9660 names, and their stored bytes (a zisofs file's as stored), extracted.
+fn xorriso_norock(iso: &Path, out: &Path) -> BTreeMap<String, Vec<u8>> {
+    // (Killed past two minutes: xorriso reading Rock Ridge goes round a continuation loop
+    // for ever and ignores SIGTERM; without Rock Ridge it should not meet one.)
+    run(Command::new("timeout")
+        .args(["-s", "KILL", "120", "xorriso"])
+        .args(["-read_fs", "norock", "-indev"])
+        .arg(iso)
+        .args(["-osirrox", "on", "-extract", "/"])
+        .arg(out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null()));
+    walk_files(out)
+}
+
+/// Every file under `root` by its path from there, with its bytes.
+fn walk_files(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut found = BTreeMap::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else {
+                let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+                found.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    found
+}
+
+/// A Rock Ridge SUSP entry's 32-bit numbers are written both ways (ECMA-119 7.3.3).
+fn both32(v: u32) -> Vec<u8> {
+    [v.to_le_bytes(), v.to_be_bytes()].concat()
+}
+
+#[test]
+fn a_rock_ridge_continuation_that_loops_falls_back_to_the_iso_9660_name() {
+    let dir = scratch("iso-ce-loop");
+    let tree = dir.join("tree");
+    // Three names long enough that xorriso continues each in a continuation area (CE), and
+    // one whose Rock Ridge name fits its record.
+    let mut files = BTreeMap::new();
+    for k in 1..=3 {
+        files.insert(
+            format!("L{k}_{}.txt", "x".repeat(230)),
+            format!("file {k}\n").repeat(100).into_bytes(),
+        );
+    }
+    files.insert("Mixed Name.txt".to_string(), b"mixed".to_vec());
+    write_tree(&tree, &files);
+    let iso = dir.join("rr.iso");
+    xorriso_disc(&tree, &iso, &[]);
+    let mut image = std::fs::read(&iso).unwrap();
+    assert_eq!(
+        listed_and_read(&*open_file(&iso)),
+        files,
+        "the disc as xorriso wrote it"
+    );
+    // Each continuation area that carries a name's rest (its first entry NM) is made to
+    // start with a CE entry leading back to itself (SUSP 5.1: "CE", 28, version 1, the
+    // area's sector, offset and length, each both-endian): a loop. libarchive's
+    // test_read_format_iso_rockridge_ce_loop.iso has three such files.
+    let mut looped = 0;
+    let mut at = 0;
+    while let Some(k) = image[at..].windows(4).position(|w| w == b"CE\x1c\x01") {
+        let ce = at + k;
+        at = ce + 1;
+        let le = |o: usize| u32::from_le_bytes(image[ce + o..ce + o + 4].try_into().unwrap());
+        let (sector, offset, len) = (le(4), le(12), le(20));
+        let area = sector as usize * 2048 + offset as usize;
+        if len < 28 || &image[area..area + 2] != b"NM" {
+            continue;
+        }
+        let entry = [
+            b"CE\x1c\x01".to_vec(),
+            both32(sector),
+            both32(offset),
+            both32(len),
+        ]
+        .concat();
+        image[area..area + 28].copy_from_slice(&entry);
+        looped += 1;
+    }
+    assert_eq!(looped, 3, "the three long names continue in an area each");
+    let edited = dir.join("loop.iso");
+    std::fs::write(&edited, &image).unwrap();
+    // Read while the loop is there: the looped files under the names the primary volume
+    // gives them (as xorriso lists the disc without Rock Ridge: xorriso and Debian's bsdtar
+    // 3.6 themselves go round the loop for ever), the fourth by its Rock Ridge name.
+    let c = open_file(&edited);
+    let plain = xorriso_norock(&edited, &dir.join("norock"));
+    let mut want: BTreeMap<String, Vec<u8>> = plain
+        .into_iter()
+        .filter(|(name, _)| name.starts_with('L'))
+        .collect();
+    assert_eq!(want.len(), 3, "{want:?}");
+    want.insert("Mixed Name.txt".into(), b"mixed".to_vec());
+    assert_eq!(listed_and_read(&*c), want);
+    let problems: Vec<String> = c.problems().iter().map(|p| p.to_string()).collect();
+    assert_eq!(problems.len(), 3, "{problems:?}");
+    for p in &problems {
+        assert!(
+            p.contains("continuation areas loop back") && p.contains("ISO 9660 name"),
+            "{p}"
+        );
+    }
+}
+
+#[test]
+fn a_zisofs_size_that_cannot_be_true_reads_as_the_bytes_stored() {
+    let dir = scratch("iso-zisofs-overflow");
+    let tree = dir.join("tree");
+    let files = BTreeMap::from([
+        ("BIG.BIN".to_string(), pattern(21, 100_000)),
+        ("OTHER.BIN".to_string(), pattern(22, 80_000)),
+    ]);
+    write_tree(&tree, &files);
+    let iso = dir.join("z.iso");
+    xorriso_disc(&tree, &iso, &["-set_filter_r", "--zisofs", "/", "--"]);
+    let image = std::fs::read(&iso).unwrap();
+    // The ZF entries ("ZF", 16, version 1, "pz", the header's size in words, the block size's
+    // log2, the size both-endian): BIG.BIN's is the one whose size is 100,000.
+    let zf = (0..image.len() - 16)
+        .find(|&i| {
+            &image[i..i + 6] == b"ZF\x10\x01pz" && image[i + 8..i + 16] == both32(100_000)[..]
+        })
+        .expect("BIG.BIN's ZF entry");
+    // Edits of that entry: libarchive's zisofs_overflow disc (blocks of 2^2, 4,294,966,265
+    // bytes), a block size the format allows with a size whose table of block offsets the
+    // stored bytes cannot hold, and a block size past 2^17.
+    for (log2, size) in [(2u8, 0xFFFF_FBF9u32), (15, 0xFFFF_FBF9), (18, 100_000)] {
+        let mut edited = image.clone();
+        edited[zf + 7] = log2;
+        edited[zf + 8..zf + 16].copy_from_slice(&both32(size));
+        let path = dir.join(format!("overflow-{log2}.iso"));
+        std::fs::write(&path, &edited).unwrap();
+        let c = open_file(&path);
+        // BIG.BIN listed at its stored size and read as its stored bytes, as xorriso
+        // extracts them when it reads no Rock Ridge; OTHER.BIN inflated as ever.
+        let stored = xorriso_norock(&path, &dir.join(format!("norock-{log2}")));
+        let mut want = BTreeMap::from([("BIG.BIN".to_string(), stored["BIG.BIN"].clone())]);
+        want.insert("OTHER.BIN".into(), files["OTHER.BIN"].clone());
+        assert!(
+            stored["BIG.BIN"].starts_with(&[0x37, 0xE4, 0x53, 0x96]),
+            "the stored bytes are zisofs's"
+        );
+        let k = c.find("BIG.BIN").unwrap();
+        assert_eq!(
+            c.entries()[k].size,
+            stored["BIG.BIN"].len() as u64,
+            "2^{log2}"
+        );
+        assert_eq!(listed_and_read(&*c), want, "2^{log2}");
+        let problems: Vec<String> = c.problems().iter().map(|p| p.to_string()).collect();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].contains(&format!(
+                "says {size} bytes in blocks of 2^{log2}, which cannot be true"
+            )) && problems[0].contains(&format!(
+                "read as the {} bytes stored",
+                stored["BIG.BIN"].len()
+            )),
+            "{}",
+            problems[0]
+        );
+    }
+    // A size its table could hold but that its own zisofs header contradicts: believed, and
+    // reading it says which.
+    let mut edited = image.clone();
+    edited[zf + 8..zf + 16].copy_from_slice(&both32(90_000));
+    let path = dir.join("contradicted.iso");
+    std::fs::write(&path, &edited).unwrap();
+    let c = open_file(&path);
+    let k = c.find("BIG.BIN").unwrap();
+    assert_eq!(c.entries()[k].size, 90_000);
+    let e = c.read(k).unwrap_err().to_string();
+    assert!(
+        e.contains("its header says 100000 bytes, its ZF entry 90000"),
+        "{e}"
+    );
 }
 
 #[test]

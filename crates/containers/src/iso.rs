@@ -120,6 +120,9 @@ struct RockRidge {
     child: Option<u32>,
     /// A zisofs-compressed file (ZF): its block size's log2 and its size.
     zisofs: Option<(u8, u64)>,
+    /// Where a continuation area (CE) led back to one already read: the record's Rock Ridge
+    /// entries are not used (its ISO 9660 name stands), as libarchive does.
+    looped: Option<u64>,
 }
 
 /// Continuation areas (CE) followed at most per record, each at most a sector.
@@ -132,6 +135,8 @@ fn rock_ridge(area: &[u8], view: &dyn ByteSource, image: u64) -> RockRidge {
     let mut name: Option<Vec<u8>> = None;
     let mut area = area.to_vec();
     let mut continuations = 0;
+    // The continuation areas read, by where they start.
+    let mut read: Vec<u64> = Vec::new();
     loop {
         let mut next: Option<(u64, usize)> = None;
         let mut pos = 0;
@@ -164,6 +169,12 @@ fn rock_ridge(area: &[u8], view: &dyn ByteSource, image: u64) -> RockRidge {
             pos += len;
         }
         match next {
+            Some((at, _)) if read.contains(&at) => {
+                return RockRidge {
+                    looped: Some(at),
+                    ..RockRidge::default()
+                }
+            }
             Some((at, len))
                 if continuations < MAX_CONTINUATIONS
                     && len <= USER_SECTOR as usize
@@ -174,6 +185,7 @@ fn rock_ridge(area: &[u8], view: &dyn ByteSource, image: u64) -> RockRidge {
                     break;
                 }
                 area = more;
+                read.push(at);
                 continuations += 1;
             }
             _ => break,
@@ -720,6 +732,9 @@ impl Walk<'_> {
                         .get(here_at + r.system_use.0 + skip..here_at + r.system_use.1)
                         .unwrap_or(&[]);
                     let rr = rock_ridge(area, self.view, self.len);
+                    if let Some(at) = rr.looped {
+                        self.problems.push(error(self.name, Some(at), format!("{here}: {}: its Rock Ridge continuation areas loop back to the one at byte {at}: its Rock Ridge entries are not read, and it keeps its ISO 9660 name", r.name)));
+                    }
                     if rr.relocated {
                         continue;
                     }
@@ -766,6 +781,14 @@ impl Walk<'_> {
                     }
                     Some((p, _, extents)) => self.cut_short(&p, &extents),
                     None => {}
+                }
+                // A ZF entry whose size its stored bytes cannot hold is not believed: the file
+                // is read as the bytes stored, as libarchive does.
+                if let Some((log2, size)) = zisofs.filter(|_| !r.directory) {
+                    if let Err(why) = super::zisofs::plausible(log2, size, r.length as u64) {
+                        self.problems.push(error(self.name, Some(begins), format!("{here}: {path}: its Rock Ridge ZF entry says {size} bytes in blocks of 2^{log2}, which cannot be true ({why}): read as the {} bytes stored", r.length)));
+                        zisofs = None;
+                    }
                 }
                 if !r.directory {
                     if let Some(z) = zisofs {
@@ -1057,17 +1080,35 @@ mod tests {
                 .as_deref(),
             Some("Long File Name.txt")
         );
-        // A continuation area in sector 2 that continues to itself: read a few times, not forever.
+        // A CE entry leading to the area at byte `at` of `len` bytes (SUSP: sector, offset,
+        // length, each both-endian; the little-endian halves are read).
+        let ce_to = |at: u32, len: u32| {
+            let mut ce = vec![0u8; 24];
+            ce[0..4].copy_from_slice(&(at / 2048).to_le_bytes());
+            ce[8..12].copy_from_slice(&(at % 2048).to_le_bytes());
+            ce[16..20].copy_from_slice(&len.to_le_bytes());
+            entry(b"CE", &ce)
+        };
+        // A continuation area in sector 2 that continues to itself: a loop, so none of the
+        // record's Rock Ridge entries is used (its ISO 9660 name stands), as libarchive does.
         let mut looped = image.clone();
-        let mut ce = vec![0u8; 24];
-        ce[0..4].copy_from_slice(&2u32.to_le_bytes());
-        ce[8..12].copy_from_slice(&0u32.to_le_bytes());
-        ce[16..20].copy_from_slice(&40u32.to_le_bytes());
-        let ce = entry(b"CE", &ce);
-        let inside = [entry(b"NM", b"\x01ab"), ce.clone()].concat();
+        let inside = [entry(b"NM", b"\x01ab"), ce_to(2 * 2048, 40)].concat();
         looped[2 * 2048..2 * 2048 + inside.len()].copy_from_slice(&inside);
-        let rr = rock_ridge(&ce, &looped, looped.len() as u64);
-        assert_eq!(rr.name.unwrap(), "ab".repeat(MAX_CONTINUATIONS));
+        let rr = rock_ridge(&ce_to(2 * 2048, 40), &looped, looped.len() as u64);
+        assert_eq!((rr.name, rr.looped), (None, Some(2 * 2048)));
+        // A chain of areas, each leading to the next (40 bytes apart): followed at most
+        // MAX_CONTINUATIONS times, the name's parts joined that far.
+        let mut chain = image.clone();
+        for k in 0..2 * MAX_CONTINUATIONS as u32 {
+            let at = 2048 + 40 * k;
+            let part = [entry(b"NM", b"\x01ab"), ce_to(at + 40, 40)].concat();
+            chain[at as usize..at as usize + part.len()].copy_from_slice(&part);
+        }
+        let rr = rock_ridge(&ce_to(2048, 40), &chain, chain.len() as u64);
+        assert_eq!(
+            (rr.name.unwrap(), rr.looped),
+            ("ab".repeat(MAX_CONTINUATIONS), None)
+        );
         // Cut at every byte: an answer or none, never a panic.
         let full = [
             area,

@@ -117,6 +117,173 @@ enum OwnCoder {
     Deflate64,
 }
 
+/// The largest encoded header looked at for [`copied_header`] (one packed stream and one
+/// folder of one coder take under 40 bytes).
+const ENCODED_HEADER_MAX: u64 = 256;
+
+/// A 7z number (7zFormat.txt, "UINT64"): the first byte's leading ones say how many bytes
+/// follow (little-endian, the low bytes), its other bits are the value's high part; →
+/// (value, bytes used).
+fn number(b: &[u8]) -> Option<(u64, usize)> {
+    let first = *b.first()?;
+    let extra = first.leading_ones() as usize;
+    let mut value = 0u64;
+    for k in 0..extra {
+        value |= u64::from(*b.get(1 + k)?) << (8 * k);
+    }
+    if extra < 8 {
+        value |= (u64::from(first) & ((0x80 >> extra) - 1)) << (8 * extra);
+    }
+    Some((value, 1 + extra))
+}
+
+/// An encoded header (kEncodedHeader) of the layout some writers use for a header they do
+/// not compress: one packed stream, one folder of one Copy coder named by an empty method
+/// id, which 7-Zip reads as 00 (Copy) and the 7z crate refuses (py7zr's copy_2.7z). Copy
+/// keeps the bytes as they are, so the plain header is the packed stream itself: → where it
+/// starts after the signature header, its length and its CRC-32 (from the folder, else
+/// computed); None for any other header. docs/formats/containers.md, "7z".
+fn copied_header(source: &dyn ByteSource) -> Result<Option<(u64, u64, u32)>, String> {
+    let mut start = [0u8; SIGNATURE_HEADER];
+    if source.read_at(0, &mut start).is_err() || !signature_header_at(&start) {
+        return Ok(None);
+    }
+    let le64 = |at: usize| u64::from_le_bytes(start[at..at + 8].try_into().unwrap_or_default());
+    let (offset, size) = (le64(12), le64(20));
+    let crc = u32::from_le_bytes([start[28], start[29], start[30], start[31]]);
+    if size == 0 || size > ENCODED_HEADER_MAX {
+        return Ok(None);
+    }
+    let Some(at) = offset
+        .checked_add(SIGNATURE_HEADER as u64)
+        .filter(|a| a.checked_add(size).is_some_and(|e| e <= source.len()))
+    else {
+        return Ok(None);
+    };
+    let mut h = vec![0u8; size as usize];
+    source.read_at(at, &mut h)?;
+    if crc32fast::hash(&h) != crc {
+        return Ok(None);
+    }
+    // kEncodedHeader, PackInfo (pack position, one stream, its size), UnpackInfo (one folder
+    // of one coder whose flag byte is 0: an empty id, simple, no properties), its unpacked
+    // size and CRC, then the ends of UnpackInfo and StreamsInfo.
+    let mut pos = 0;
+    let byte = |pos: &mut usize| -> Option<u8> {
+        let b = *h.get(*pos)?;
+        *pos += 1;
+        Some(b)
+    };
+    let num = |pos: &mut usize| -> Option<u64> {
+        let (v, n) = number(h.get(*pos..)?)?;
+        *pos += n;
+        Some(v)
+    };
+    let parsed = (|| -> Option<(u64, u64, u64, Option<u32>)> {
+        (byte(&mut pos)? == 0x17 && byte(&mut pos)? == 0x06).then_some(())?;
+        let pack_pos = num(&mut pos)?;
+        (num(&mut pos)? == 1 && byte(&mut pos)? == 0x09).then_some(())?;
+        let pack_size = num(&mut pos)?;
+        (byte(&mut pos)? == 0x00 && byte(&mut pos)? == 0x07 && byte(&mut pos)? == 0x0B)
+            .then_some(())?;
+        (num(&mut pos)? == 1
+            && byte(&mut pos)? == 0
+            && num(&mut pos)? == 1
+            && byte(&mut pos)? == 0x00)
+            .then_some(())?;
+        (byte(&mut pos)? == 0x0C).then_some(())?;
+        let unpack_size = num(&mut pos)?;
+        let crc = match byte(&mut pos)? {
+            0x0A if byte(&mut pos)? == 1 => {
+                let b = h.get(pos..pos + 4)?;
+                pos += 4;
+                let crc = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                (byte(&mut pos)? == 0x00).then_some(Some(crc))?
+            }
+            0x00 => None,
+            _ => return None,
+        };
+        (byte(&mut pos)? == 0x00 && pos == h.len()).then_some((
+            pack_pos,
+            pack_size,
+            unpack_size,
+            crc,
+        ))
+    })();
+    let Some((pack_pos, pack_size, unpack_size, folder_crc)) = parsed else {
+        return Ok(None);
+    };
+    if pack_size != unpack_size {
+        return Err(format!(
+            "its header is stored by Copy in {pack_size} bytes but says it is {unpack_size}"
+        ));
+    }
+    let header_at = pack_pos
+        .checked_add(SIGNATURE_HEADER as u64)
+        .filter(|a| a.checked_add(pack_size).is_some_and(|e| e <= source.len()));
+    let Some(header_at) = header_at else {
+        return Err(format!("its header, stored by Copy, lies at bytes {pack_pos}+{pack_size} after the signature header: past the archive's end"));
+    };
+    if pack_size > (HEADER_MEMORY_KB as u64) << 10 {
+        return Err(format!(
+            "its header is {} MB or more: more than the {} MB read at most",
+            pack_size >> 20,
+            HEADER_MEMORY_KB >> 10
+        ));
+    }
+    let mut plain = vec![0u8; pack_size as usize];
+    source.read_at(header_at, &mut plain)?;
+    let computed = crc32fast::hash(&plain);
+    if folder_crc.is_some_and(|c| c != computed) {
+        return Err("its header's CRC does not match".into());
+    }
+    Ok(Some((pack_pos, pack_size, computed)))
+}
+
+/// The archive with its start header pointing at the plain header a [`copied_header`]
+/// stores (the bytes are the same; only the 20 bytes saying where the header is, and their
+/// CRC, are read otherwise).
+struct PlainHeader {
+    inner: Rc<dyn ByteSource>,
+    start: [u8; SIGNATURE_HEADER],
+}
+
+impl PlainHeader {
+    fn new(
+        inner: Rc<dyn ByteSource>,
+        (offset, size, crc): (u64, u64, u32),
+    ) -> Result<PlainHeader, String> {
+        let mut start = [0u8; SIGNATURE_HEADER];
+        inner.read_at(0, &mut start)?;
+        start[12..20].copy_from_slice(&offset.to_le_bytes());
+        start[20..28].copy_from_slice(&size.to_le_bytes());
+        start[28..32].copy_from_slice(&crc.to_le_bytes());
+        let start_crc = crc32fast::hash(&start[12..32]);
+        start[8..12].copy_from_slice(&start_crc.to_le_bytes());
+        Ok(PlainHeader { inner, start })
+    }
+}
+
+impl ByteSource for PlainHeader {
+    fn len(&self) -> u64 {
+        self.inner.len()
+    }
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<(), String> {
+        self.inner.read_at(offset, buf)?;
+        // The part of the signature header the read covers comes from the one made here.
+        for (k, b) in buf.iter_mut().enumerate() {
+            match offset.checked_add(k as u64) {
+                Some(at) if at < SIGNATURE_HEADER as u64 => *b = self.start[at as usize],
+                _ => break,
+            }
+        }
+        Ok(())
+    }
+    fn forget(&self) {
+        self.inner.forget()
+    }
+}
+
 fn own_coder(block: &sevenz_rust2::Block) -> Option<OwnCoder> {
     match block.coders.as_slice() {
         [only] if only.encoder_method_id().is_empty() => Some(OwnCoder::Copy),
@@ -186,6 +353,21 @@ impl SevenZContainer {
                 limits,
             ));
         }
+        // A header stored by Copy under an empty method id: read from where it lies.
+        let source: Rc<dyn ByteSource> = match copied_header(&*source) {
+            Ok(Some(plain)) => Rc::new(
+                PlainHeader::new(source.clone(), plain)
+                    .map_err(|e| error(name, Some(0), format!("not a readable 7z archive: {e}")))?,
+            ),
+            Ok(None) => source,
+            Err(e) => {
+                return Err(error(
+                    name,
+                    header_offset(&*source),
+                    format!("not a readable 7z archive: {e}"),
+                ))
+            }
+        };
         let header_at = header_offset(&*source);
         let mut reader = BufReader::with_capacity(READ_AHEAD, SourceReader::new(source));
         let archive = super::ceiling::with_ceiling(HEADER_ALLOCATION, || Archive::read_with_memory_limit(&mut reader, &Password::empty(), HEADER_MEMORY_KB)).map_err(|e| match e {
@@ -899,6 +1081,29 @@ fn read_exactly(reader: &mut dyn Read, size: u64) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_read_as_7zformat_txt_writes_them() {
+        // (value, its bytes): one byte below 0x80; then each leading one adds a byte below
+        // the first byte's remaining bits; 0xFF: eight bytes follow.
+        for (value, bytes) in [
+            (0u64, vec![0x00]),
+            (0x7F, vec![0x7F]),
+            (0x80, vec![0x80, 0x80]),
+            (0x407, vec![0x84, 0x07]),
+            (0x3FFF, vec![0xBF, 0xFF]),
+            (0x4000, vec![0xC0, 0x00, 0x40]),
+            (0x1F_FFFF, vec![0xDF, 0xFF, 0xFF]),
+            (u64::MAX, vec![0xFF; 9]),
+        ] {
+            assert_eq!(number(&bytes), Some((value, bytes.len())), "{bytes:02x?}");
+            assert_eq!(
+                number(&bytes[..bytes.len() - 1]),
+                None,
+                "{bytes:02x?} cut short"
+            );
+        }
+    }
 
     /// A signature header whose start header says `next` bytes of header at `offset`.
     fn signature_header(offset: u64, next: u64) -> Vec<u8> {

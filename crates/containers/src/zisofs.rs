@@ -14,6 +14,24 @@ pub type Sink<'a> = &'a mut dyn FnMut(&[u8]) -> Result<(), String>;
 pub const MAGIC: [u8; 8] = [0x37, 0xE4, 0x53, 0x96, 0xC9, 0xDB, 0xD6, 0x07];
 const HEADER: usize = 16;
 
+/// Whether a zisofs file of `size` bytes in blocks of `1 << log2` can be held by `stored`
+/// bytes: the block size one the format allows (2^15 to 2^17), and the header and the table of
+/// block offsets (one more than the blocks) within them; else why not.
+pub fn plausible(log2: u8, size: u64, stored: u64) -> Result<(), String> {
+    if !(15..=17).contains(&log2) {
+        return Err(format!("blocks of 2^{log2} bytes: expected 2^15 to 2^17"));
+    }
+    let table = (size.div_ceil(1 << log2) + 1) * 4;
+    if HEADER as u64 + table > stored {
+        return Err(format!(
+            "its header and table of {} block offsets take {} bytes, more than the {stored} stored",
+            table / 4,
+            HEADER as u64 + table
+        ));
+    }
+    Ok(())
+}
+
 /// Bytes `skip..skip + take` of a zisofs file of `size` bytes in blocks of `1 << log2` (as its
 /// ZF entry says), whose `stored` bytes are read by `read(offset, buf)`, handed to `sink` a
 /// block's part at a time. Every offset the file gives is checked against what is stored
