@@ -181,10 +181,17 @@ pub struct Stored {
     pub compressed: bool,
     /// Why the container could not be decompressed.
     pub error: Option<ParseError>,
-    /// A container cut short: the compressed length its header says (more than the file
-    /// holds). What the bytes there decode to is `decoded`.
-    pub cut_from: Option<usize>,
+    /// A container whose header disagrees with the file (docs/formats/lzs.md, "Lengths"):
+    /// the compressed length it says. More than the file holds: cut short, `decoded` is what
+    /// the bytes there decode to; fewer: `decoded` is what the bytes it says decode to, and
+    /// those after them are not read.
+    pub header_says: Option<usize>,
 }
+
+/// What a format's own bytes start like (a field model's header, a .DAT's section table):
+/// how a container whose header disagrees with the file is told from the format's bytes
+/// stored unpacked.
+pub type StartsLike = fn(&[u8]) -> bool;
 
 /// A field model's container cut short (docs/formats/lzs.md, "Cut short"): its first word
 /// says more compressed bytes than follow, the file read as the model's own bytes would be
@@ -203,8 +210,26 @@ fn cut_model_container(file: &[u8]) -> Option<Vec<u8>> {
     (size >= decoded.len() && models < size && models % 4 == 0 && models >= 8).then_some(decoded)
 }
 
+/// A container whose header disagrees with the file, told by `starts_like` from the format's
+/// own bytes (docs/formats/lzs.md, "Lengths"): the file read as the format's bytes does not
+/// start like them, and what the stream decodes to does — the bytes the header says where
+/// the file holds more, those there are where it holds fewer. → (what the header says, the
+/// decoded bytes).
+fn disagreeing_container(file: &[u8], starts_like: StartsLike) -> Option<(usize, Vec<u8>)> {
+    let declared = u32::from_le_bytes(file.get(..4)?.try_into().ok()?) as usize;
+    let held = file.len().checked_sub(4)?;
+    if declared == held || declared == 0 || starts_like(file) {
+        return None;
+    }
+    let stream = &file[4..4 + declared.min(held)];
+    let decoded = decode_stream(stream, MAX_OUTPUT.min(stream.len().saturating_mul(MAX_RATIO))).ok()?;
+    starts_like(&decoded).then_some((declared, decoded))
+}
+
 impl Stored {
-    pub fn read(path: &str, ext: &str, file: Vec<u8>) -> Stored {
+    /// The file as stored; `starts_like` says what the format's own bytes start like, for a
+    /// container whose header disagrees with the file.
+    pub fn read(path: &str, ext: &str, file: Vec<u8>, starts_like: StartsLike) -> Stored {
         let head = Head { path, ext: ext.into(), bytes: &file[..file.len().min(16)], size: file.len() as u64 };
         let compressed = wrapped(&head);
         let (decoded, error) = match compressed.then(|| decode(&file, MAX_OUTPUT)) {
@@ -212,15 +237,56 @@ impl Stored {
             Some(Err(e)) => (None, Some(ParseError { path: "LZS".into(), ..e })),
             None => (None, None),
         };
-        // A model's container cut short decodes as far as it goes (FIELD.TDB has no header
-        // that could say it is cut).
-        if !compressed && matches!(ext, "bsx" | "bcx") {
-            if let Some(d) = cut_model_container(&file) {
-                let declared = u32::from_le_bytes([file[0], file[1], file[2], file[3]]) as usize;
-                return Stored { file, decoded: Some(d), compressed: true, error: None, cut_from: Some(declared) };
+        if !compressed {
+            // A model's container cut short decodes as far as it goes (the model's own
+            // reader says what the cut left out).
+            let cut = matches!(ext, "bsx" | "bcx").then(|| cut_model_container(&file)).flatten();
+            let declared = || u32::from_le_bytes([file[0], file[1], file[2], file[3]]) as usize;
+            if let Some(d) = cut {
+                let declared = declared();
+                return Stored { file, decoded: Some(d), compressed: true, error: None, header_says: Some(declared) };
+            }
+            if let Some((declared, d)) = disagreeing_container(&file, starts_like) {
+                return Stored { file, decoded: Some(d), compressed: true, error: None, header_says: Some(declared) };
             }
         }
-        Stored { file, decoded, compressed, error, cut_from: None }
+        Stored { file, decoded, compressed, error, header_says: None }
+    }
+    /// A container cut short: the compressed length its header says (more than the file
+    /// holds).
+    pub fn cut(&self) -> Option<usize> {
+        self.header_says.filter(|&n| n > self.file.len().saturating_sub(4))
+    }
+    /// Where the container's header disagrees with the file, in words: what it says and what
+    /// the file holds.
+    fn disagreement(&self) -> Option<String> {
+        let says = self.header_says?;
+        let holds = self.file.len().saturating_sub(4);
+        let what = if says > holds {
+            format!("{} short of them: cut short", says - holds)
+        } else {
+            format!("the {} after them are not read", holds - says)
+        };
+        Some(format!("the LZS header says {says} compressed bytes, the file holds {holds} after it ({what})"))
+    }
+    /// The finding at byte 0 where the container's header disagrees with the file
+    /// (docs/formats/lzs.md, "Lengths"), for the document's diagnostics.
+    pub fn header_finding(&self) -> Option<Diagnostic> {
+        Some(Diagnostic { offset: 0, path: "LZS".into(), message: self.disagreement()? })
+    }
+    /// The damage where the container's header disagrees with the file, for a file that
+    /// otherwise reads: what lies in the bytes read is shown.
+    pub fn header_damage(&self) -> Option<ParseError> {
+        Some(ParseError::new(0, "LZS", self.disagreement()?))
+    }
+    /// Whether `error` is the container's header disagreeing with the file
+    /// ([`Stored::header_damage`]): the file is damaged, and what it holds is shown.
+    pub fn is_header_damage(&self, error: Option<&ParseError>) -> bool {
+        error.is_some() && error.cloned() == self.header_damage()
+    }
+    /// The info pane's row where the container's header disagrees with the file.
+    pub fn header_rows(&self) -> Vec<InfoRow> {
+        self.disagreement().map(|d| InfoRow::warning("damaged", format!("{d}; what it holds is shown"))).into_iter().collect()
     }
     /// The bytes the format's offsets refer to.
     pub fn bytes(&self) -> &[u8] {
@@ -240,7 +306,8 @@ impl Stored {
     }
     pub fn bytes_row(&self) -> InfoRow {
         InfoRow::new("bytes", match &self.decoded {
-            Some(d) if self.cut_from.is_some() => format!("{} compressed (LZS, cut short: its header says {}) · {} decompressed", self.file.len(), self.cut_from.unwrap_or(0) + 4, d.len()),
+            Some(d) if self.cut().is_some() => format!("{} compressed (LZS, cut short: its header says {}) · {} decompressed", self.file.len(), self.cut().unwrap_or(0) + 4, d.len()),
+            Some(d) if self.header_says.is_some() => format!("{} compressed (LZS, of which its header says {}) · {} decompressed", self.file.len(), self.header_says.unwrap_or(0) + 4, d.len()),
             Some(d) => format!("{} compressed (LZS) · {} decompressed", self.file.len(), d.len()),
             None if self.compressed => format!("{} (LZS, not decompressed)", self.file.len()),
             None => format!("{} (not compressed)", self.file.len()),

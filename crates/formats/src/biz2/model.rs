@@ -472,7 +472,15 @@ impl Builder<'_, '_> {
     fn text(&mut self, c: &Chunk, from: usize) -> String {
         let p = self.tree.payload(c);
         let rest = p.get(from..).unwrap_or_default();
-        let end = rest.iter().position(|&b| b == 0).map_or(rest.len(), |n| n + 1);
+        let nul = rest.iter().position(|&b| b == 0);
+        let end = nul.map_or(rest.len(), |n| n + 1);
+        // A string is its payload (biz2.md): a length that says more or less is said.
+        let len = rest.len();
+        match nul {
+            Some(n) if n + 1 < len => self.diag(c.payload_offset + from + n + 1, c.index, format!("{} bytes after the string's NUL, to the chunk's end: its length says more than the string", len - n - 1)),
+            None if !rest.is_empty() => self.diag(c.payload_offset + from, c.index, "the string has no NUL before the chunk's end: its length says less than the string"),
+            _ => {}
+        }
         let s = cstr(rest);
         // Strings are counted but never refused: each is at most its own payload.
         self.budget = self.budget.saturating_sub(s.len());
@@ -509,7 +517,13 @@ impl Builder<'_, '_> {
 
     /// u8 type (0 none, 1 named, 2 default, 3 same as front), then the name for type 1.
     fn material_ref(&mut self, c: &Chunk) -> Option<MaterialRef> {
-        Some(match self.byte(c)? {
+        let kind = self.byte(c)?;
+        // Only a named reference (1) has more than its type byte.
+        let len = self.tree.payload(c).len();
+        if kind != 1 && len > 1 {
+            self.diag(c.payload_offset + 1, c.index, format!("{} bytes after the reference's type {kind}, which has none: its length says more", len - 1));
+        }
+        Some(match kind {
             0 => MaterialRef::None,
             1 => MaterialRef::Named(self.text(c, 1)),
             2 => MaterialRef::Default,

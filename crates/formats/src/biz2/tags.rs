@@ -237,7 +237,10 @@ pub struct Classified {
 pub fn classify(parent: Option<u16>, word: u16) -> Classified {
     let raw = word & 0x2FFF;
     if raw & ATTRIBUTE != 0 {
-        return Classified { id: raw, container: false, namespace_inferred: false, known: name(raw).is_some(), misplaced: false };
+        // An attribute belongs to the chunk around it: one at the top level (a container whose
+        // length said less than its children) is said, as a misplaced structural id is.
+        let known = name(raw).is_some();
+        return Classified { id: raw, container: false, namespace_inferred: false, known, misplaced: known && parent.is_none() };
     }
     if let Some(container) = structural_child(parent, raw) {
         return Classified { id: raw, container, namespace_inferred: false, known: true, misplaced: false };

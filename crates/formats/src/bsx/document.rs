@@ -111,25 +111,35 @@ impl BsxDocument {
 
 pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
     let bcx = kind == crate::bsx::BCX;
-    let stored = Stored::read(path, kind.as_str(), file);
+    let stored = Stored::read(path, kind.as_str(), file, super::raw::starts_like_a_model);
     let mut error = stored.error.clone();
     let parsed = match error {
         Some(_) => None,
         None => if bcx { BsxFile::parse_bcx(stored.bytes()) } else { BsxFile::parse(stored.bytes()) }.map_err(|e| error = Some(e)).ok(),
     };
     // A container cut short that decoded to too little to read says so with why.
-    if let (Some(e), Some(_)) = (error.as_mut(), stored.cut_from) {
+    if let (Some(e), Some(_)) = (error.as_mut(), stored.cut()) {
         e.message = format!("{}; {}", container_cut(&stored), e.message);
     }
     // Cut short: what lies wholly inside is shown, and the damage says where the file ends.
-    let damaged = match parsed.as_ref().and_then(|f| f.cut.as_ref()) {
+    let mut damaged = match parsed.as_ref().and_then(|f| f.cut.as_ref()) {
         Some(cut) => {
             error = Some(cut_error(cut, &stored));
             true
         }
         None => false,
     };
-    let diagnostics = parsed.as_ref().map(|f| f.diagnostics.clone()).unwrap_or_default();
+    // A file whose size_file says fewer bytes than it has, or whose LZS header disagrees
+    // with the file, reads: it is damaged, said at byte 0, however well the rest reads.
+    if let (None, Some(f)) = (&error, &parsed) {
+        error = f.extra_bytes(stored.bytes().len()).or_else(|| stored.header_damage());
+        damaged = error.is_some();
+    }
+    let mut diagnostics = Diagnostics::default();
+    diagnostics.merge(stored.header_finding(), 0);
+    if let Some(f) = &parsed {
+        diagnostics.merge(f.diagnostics.kept.iter().cloned(), f.diagnostics.dropped);
+    }
     // An asset (a character's BCX, merged into the model that names it) lends its records
     // to no inspector: it builds none.
     let (inspector, records) = match (&parsed, purpose) {
@@ -159,13 +169,13 @@ fn cut_error(cut: &super::raw::Cut, stored: &Stored) -> ParseError {
         left.push_str(&format!("; and {} more", cut.more));
     }
     let left = if left.is_empty() { "nothing the file's records point at".to_string() } else { left };
-    let ends = if stored.cut_from.is_some() { container_cut(stored) } else { format!("cut short: the file ends at byte {len}") };
+    let ends = if stored.cut().is_some() { container_cut(stored) } else { format!("cut short: the file ends at byte {len}") };
     ParseError::new(len, "", format!("{ends}, size_file says {} bytes; left out: {left}", cut.declared))
 }
 
 /// Where a cut LZS container ends, against what its header says, and what that decoded to.
 fn container_cut(stored: &Stored) -> String {
-    let declared = stored.cut_from.unwrap_or(0) + 4;
+    let declared = stored.cut().unwrap_or(0) + 4;
     format!("cut short: the LZS container ends at byte {} of the {declared} its header says, which decompress to {} bytes", stored.file.len(), stored.bytes().len())
 }
 

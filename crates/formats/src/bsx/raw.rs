@@ -437,18 +437,41 @@ fn range(r: Reader<'_>, at: usize, count_at: usize, path: &str, what: &str) -> R
     Ok(Range { start: r.u8(at, path, what)?, end: r.u8(at + 1, path, what)?, count: r.u8(count_at, path, what)? })
 }
 
+/// Whether `b` starts as a field model (BSX) or character (BCX) does: its models section
+/// 4-byte aligned, after the 8-byte header and before the size it declares, and there
+/// psx_memory naming it (a BSX) or a character header's 0xFF01 (a BCX). What tells a model's
+/// LZS container whose header disagrees with the file from the model's own bytes
+/// (docs/formats/lzs.md, "Lengths").
+pub fn starts_like_a_model(b: &[u8]) -> bool {
+    let word = |at: usize| b.get(at..at + 4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+    let (Some(size), Some(models)) = (word(0), word(4)) else { return false };
+    let at = models as usize;
+    models >= 8 && models % 4 == 0 && models < size && (word(at) == Some(models | RAM) || b.get(at..at + 2) == Some(&[0x01, 0xFF]))
+}
+
 impl BsxFile {
     /// The 8-byte header BSX and BCX share. A size_file larger than the file marks it cut
-    /// short (read as far as it goes); a smaller one is an error.
+    /// short (read as far as it goes); a smaller one is said at byte 0 and the file read
+    /// ([`BsxFile::extra_bytes`]).
     fn header(r: Reader<'_>) -> Result<BsxFile, ParseError> {
         let b = r.slice(0, 8, "header", "the 8-byte header")?;
         let mut f = BsxFile { size_file: field(b, FILE_HEADER[0]), offset_models: field(b, FILE_HEADER[1]), ..Default::default() };
-        if (f.size_file as usize) > r.bytes.len() {
+        let len = r.bytes.len();
+        if (f.size_file as usize) > len {
             f.cut = Some(Cut { declared: f.size_file, ..Default::default() });
-        } else if f.size_file as usize != r.bytes.len() {
-            return Err(ParseError::new(0, "header", format!("size_file says {} bytes, the file has {}", f.size_file, r.bytes.len())));
+        } else if (f.size_file as usize) < 8 {
+            return Err(ParseError::new(0, "header", format!("size_file says {} bytes, fewer than its own 8-byte header; the file has {len}", f.size_file)));
+        } else if let Some(e) = f.extra_bytes(len) {
+            f.warn(0, "header", e.message);
         }
         Ok(f)
+    }
+
+    /// The damage of a file of `len` bytes whose size_file says fewer: the bytes after them
+    /// are not the model's (the file is read all the same).
+    pub fn extra_bytes(&self, len: usize) -> Option<ParseError> {
+        let declared = self.size_file as usize;
+        (self.cut.is_none() && declared < len).then(|| ParseError::new(0, "header", format!("size_file says {declared} bytes, the file has {len}: the {} after them are not the model's", len - declared)))
     }
 
     /// An item that could not be read: in a file cut short it is left out and noted (the

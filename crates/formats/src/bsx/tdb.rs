@@ -36,6 +36,17 @@ pub enum Feature {
     Mouth,
 }
 
+/// Whether `b` starts as FIELD.TDB does, whole or cut short: a size at least the bytes there
+/// are, palettes, and its images and palettes after the 16-byte header within that size.
+/// What tells its LZS container whose header disagrees with the file from the table's own
+/// bytes (docs/formats/lzs.md, "Lengths").
+pub fn starts_like_faces(b: &[u8]) -> bool {
+    let word = |at: usize| b.get(at..at + 4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]) as usize);
+    let (Some(size), Some(images), Some(palettes)) = (word(0), word(8), word(12)) else { return false };
+    let palette_count = u16::from_le_bytes([b[6], b[7]]);
+    size >= b.len() && size < 1 << 24 && palette_count > 0 && (16..size).contains(&images) && (16..size).contains(&palettes)
+}
+
 impl TdbFile {
     /// The header, with the image and palette blocks checked to lie inside the file.
     pub fn parse(bytes: &[u8]) -> Result<TdbFile, ParseError> {

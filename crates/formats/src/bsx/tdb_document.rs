@@ -33,18 +33,24 @@ impl TdbDocument {
 }
 
 pub fn open_tdb(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
-    let stored = Stored::read(path, "tdb", file);
+    let stored = Stored::read(path, "tdb", file, super::tdb::starts_like_faces);
     let mut error = stored.error.clone();
     let parsed = match error {
         Some(_) => None,
         None => TdbFile::parse(stored.bytes()).map_err(|e| error = Some(e)).ok(),
     };
+    // A container whose header disagrees with the file: damaged, said at byte 0.
+    if parsed.is_some() && error.is_none() {
+        error = stored.header_damage();
+    }
+    let mut diagnostics = Diagnostics::default();
+    diagnostics.merge(stored.header_finding(), 0);
     let inspector = (purpose == Purpose::Show).then(|| match &parsed {
-        Some(t) => view(t, &stored),
+        Some(t) => InspectorView { diagnostics: diagnostics.kept.clone(), ..view(t, &stored) },
         None => stored.failed_view("tdb", error.clone()),
     });
     let overview = parsed.as_ref().filter(|_| purpose == Purpose::Show).map(|t| t.overview(stored.bytes()));
-    Box::new(TdbDocument { kind, stored, parsed, error, diagnostics: Diagnostics::default(), inspector, overview })
+    Box::new(TdbDocument { kind, stored, parsed, error, diagnostics, inspector, overview })
 }
 
 fn view(t: &TdbFile, stored: &Stored) -> InspectorView {
@@ -73,6 +79,9 @@ fn view(t: &TdbFile, stored: &Stored) -> InspectorView {
 
 impl Document for TdbDocument {
     crate::common_accessors!();
+    fn damaged(&self) -> bool {
+        self.stored.is_header_damage(self.error.as_ref())
+    }
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         self.stored.view(view)
     }
@@ -95,6 +104,7 @@ impl Document for TdbDocument {
     }
     fn info_rows(&self) -> Vec<InfoRow> {
         let mut rows = vec![InfoRow::new("format", self.kind.title()), self.stored.bytes_row()];
+        rows.extend(self.stored.header_rows());
         if let Some(t) = &self.parsed {
             rows.push(InfoRow::new("images", format!("{} eyes and mouths, 32 × 32 at 4 bits", t.image_count)));
             rows.push(InfoRow::new("palettes", format!("{}, one per face", t.palette_count)));

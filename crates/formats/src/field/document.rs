@@ -26,8 +26,9 @@ const FIRST_POINTER: [u8; 4] = [0x00, 0x50, 0x11, 0x80];
 /// disc stores it, the LZS length of the rest, then a control byte of eight literals that
 /// start with that pointer.
 pub fn sniff(h: &Head) -> bool {
-    h.bytes.get(..4) == Some(&FIRST_POINTER[..])
-        || crate::lzs::wrapped(h) && h.bytes.get(4) == Some(&0xFF) && h.bytes.get(5..9) == Some(&FIRST_POINTER[..])
+    // (The LZS header's word is not asked to match the file: a container cut short or with
+    // bytes after its stream is still a field, its header's disagreement said when it opens.)
+    h.bytes.get(..4) == Some(&FIRST_POINTER[..]) || h.bytes.get(4) == Some(&0xFF) && h.bytes.get(5..9) == Some(&FIRST_POINTER[..])
 }
 
 pub struct DatDocument {
@@ -66,7 +67,7 @@ struct WaysIn {
 const FIELD_BIN: &str = "FIELD.BIN";
 
 pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
-    let stored = Stored::read(path, "dat", file);
+    let stored = Stored::read(path, "dat", file, super::raw::starts_like_a_field);
     let mut error = stored.error.clone();
     let parsed = match error {
         Some(_) => None,
@@ -76,7 +77,16 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
     if let Some(e) = parsed.as_ref().and_then(DatFile::first_error) {
         error.get_or_insert_with(|| e.clone());
     }
+    // A container whose header disagrees with the file: damaged, said at byte 0.
+    if parsed.is_some() && error.is_none() {
+        error = stored.header_damage();
+    }
     let mut found = Diagnostics::default();
+    found.merge(stored.header_finding(), 0);
+    if let Some(d) = &parsed {
+        let lengths = d.length_findings(stored.bytes());
+        found.merge(lengths.kept, lengths.dropped);
+    }
     if let Some(Ok(s)) = parsed.as_ref().map(|p| &p.script) {
         for c in s.scripts.iter().filter_map(|c| c.overrun.map(|at| (c, at))) {
             found.add(c.1, || SECTION_NAMES[0].into(), || format!("an opcode runs past the script's end at byte {}: the rest of the script is not decoded", c.0.range.end));
@@ -371,6 +381,9 @@ impl DatDocument {
 
 impl Document for DatDocument {
     crate::common_accessors!();
+    fn damaged(&self) -> bool {
+        self.stored.is_header_damage(self.error.as_ref())
+    }
     fn references(&self) -> Vec<crate::Reference> {
         let stem = crate::stem(&self.path);
         [("models", "BSX"), ("background", "MIM")]
@@ -424,6 +437,7 @@ impl Document for DatDocument {
     }
     fn info_rows(&self) -> Vec<InfoRow> {
         let mut rows = vec![InfoRow::new("format", self.kind.title()), InfoRow::new("bytes", self.stored.bytes().len().to_string())];
+        rows.extend(self.stored.header_rows());
         let Some(d) = &self.parsed else { return rows };
         if let Ok(s) = &d.script {
             rows.push(InfoRow::new("field", s.name.clone()));

@@ -9,7 +9,7 @@ use super::opcodes;
 pub use super::bytes::SECTION_NAMES;
 use super::bytes::{need, s16_at, s32_at, section_error, u16_at, u32_at};
 pub use super::tiles::TileMap;
-use crate::findings::ParseError;
+use crate::findings::{Diagnostics, ParseError};
 use std::ops::Range;
 
 /// Where the engine loads the unpacked file: a section's offset is its pointer minus this.
@@ -74,6 +74,16 @@ pub fn name_of(bytes: &[u8]) -> String {
             }
         })
         .collect()
+}
+
+/// Whether `b` starts as a field's .DAT does: a section table of seven RAM addresses in
+/// order, the first the byte after the table (loaded at [`BASE`]). What tells a .DAT's LZS
+/// container whose header disagrees with the file from the .DAT's own bytes
+/// (docs/formats/lzs.md, "Lengths").
+pub fn starts_like_a_field(b: &[u8]) -> bool {
+    let Some(table) = b.get(..HEADER) else { return false };
+    let words: Vec<u32> = table.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
+    words[0] == BASE + HEADER as u32 && words.windows(2).all(|w| w[0] <= w[1])
 }
 
 impl DatFile {
@@ -164,6 +174,63 @@ impl DatFile {
             loader: or_cut(parse_loader(bytes, at(6).clone()), cut(6)),
             sections,
         })
+    }
+
+    /// Where a length the file declares disagrees with what it holds (field-dat.md, "The
+    /// section table"; lzs.md, "Lengths"), each a diagnostic at that length's byte, the file
+    /// read as it is: a section off the 4-byte boundary every section of the game's files
+    /// starts on; a walkmesh, triggers, encounters or loader section longer or shorter than
+    /// its counts make it; a tile-map block of part of a record; a camera whose copy of its
+    /// last rotation entry (byte 18) is not that entry.
+    pub fn length_findings(&self, b: &[u8]) -> Diagnostics {
+        // (byte, section, what is wrong)
+        let mut said: Vec<(usize, usize, String)> = Vec::new();
+        for (k, r) in self.sections.iter().enumerate() {
+            if r.start % 4 != 0 {
+                said.push((4 * k, k, format!("section {} ({}) starts at byte {}, off the 4-byte boundary every section starts on", k + 1, SECTION_NAMES[k], r.start)));
+            }
+        }
+        let exactly = |k: usize, at: usize, want: usize, what: String| {
+            let len = self.sections[k].len();
+            (len != want).then(|| (at, k, format!("the section is {len} bytes; {what} are {want}")))
+        };
+        if let Ok(w) = &self.walkmesh {
+            let n = w.triangles.len();
+            said.extend(exactly(1, w.range.start, 4 + n * (TRIANGLE + ACCESS) + 2 * (n % 2), format!("its count, {n} triangles and their access records (and a pad where the count is odd)")));
+        }
+        if self.triggers.is_ok() {
+            said.extend(exactly(4, self.sections[4].start, TRIGGERS, "the triggers".to_string()));
+        }
+        if self.encounters.is_ok() {
+            said.extend(exactly(5, self.sections[5].start, 2 * ENCOUNTER_TABLE, "two encounter tables".to_string()));
+        }
+        if let Ok(records) = &self.loader {
+            let s = self.sections[6].start;
+            said.extend(exactly(6, s + 2, 4 + records.len() * LOADER_RECORD, format!("its size, count and {} model records", records.len())));
+            let declared = u16_at(b, s) as usize;
+            if declared != self.sections[6].len() {
+                said.push((s, 6, format!("the loader's size word says {declared} bytes; the section is {}", self.sections[6].len())));
+            }
+        }
+        if let Ok(c) = &self.camera {
+            let copy = s16_at(b, c.at + 18);
+            if copy != c.rotation[2][2] {
+                said.push((c.at + 18, 3, format!("the camera's copy of its last rotation entry is {copy}; the entry (byte 16) is {}", c.rotation[2][2])));
+            }
+        }
+        if let Ok(t) = &self.tile_map {
+            let pages = t.blocks[1]..t.blocks[2];
+            for (block, what, record) in [(t.block(0), "layer 1's tiles", super::tiles::RECORD[0]), (pages, "the texture-page words", 2), (t.block(1), "layer 2's tiles", super::tiles::RECORD[1]), (t.block(2), "layers 3 and 4's tiles", super::tiles::RECORD[2])] {
+                if block.len() % record != 0 {
+                    said.push((block.start, 2, format!("the block of {what} is {} bytes, not a whole number of its {record}-byte records", block.len())));
+                }
+            }
+        }
+        let mut found = Diagnostics::default();
+        for (at, k, message) in said {
+            found.add(at, || SECTION_NAMES[k].to_string(), || message);
+        }
+        found
     }
 
     /// The first section that could not be read, with why.

@@ -32,14 +32,27 @@ struct Overview {
 }
 
 pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
-    let stored = Stored::read(path, "mim", file);
+    let stored = Stored::read(path, "mim", file, super::raw::starts_like_a_mim);
     let mut error = stored.error.clone();
     let parsed = match error {
         Some(_) => None,
         None => MimFile::parse(stored.bytes()).map_err(|e| error = Some(e)).ok(),
     };
+    // A container whose header disagrees with the file: damaged, said at byte 0.
+    if parsed.is_some() && error.is_none() {
+        error = stored.header_damage();
+    }
     let mut found = Diagnostics::default();
+    found.merge(stored.header_finding(), 0);
     if let Some(m) = &parsed {
+        // A block size larger than its rectangle (smaller is an error): the bytes between
+        // are not read, and the next block is looked for past them.
+        for (k, b) in m.blocks.iter().enumerate() {
+            let need = b.data.end - b.at;
+            if b.size as usize != need {
+                found.add(b.at, || BLOCK_NAMES[k].into(), || format!("block size {}: its 12-byte header and {} × {} halfwords are {need} bytes; the next block is looked for at byte {}", b.size, b.width, b.height, b.at + (b.size as usize & !3)));
+            }
+        }
         let len = stored.bytes().len();
         if m.end < len {
             found.add(m.end, || "mim".into(), || format!("{} bytes after the last block are not read", len - m.end));
@@ -159,6 +172,9 @@ fn overview(m: &MimFile, bytes: &[u8]) -> Overview {
 
 impl Document for MimDocument {
     crate::common_accessors!();
+    fn damaged(&self) -> bool {
+        self.stored.is_header_damage(self.error.as_ref())
+    }
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         self.stored.view(view)
     }
@@ -176,6 +192,7 @@ impl Document for MimDocument {
     }
     fn info_rows(&self) -> Vec<InfoRow> {
         let mut rows = vec![InfoRow::new("format", self.kind.title()), self.stored.bytes_row()];
+        rows.extend(self.stored.header_rows());
         if let Some(m) = &self.parsed {
             rows.push(InfoRow::new("palettes", format!("{} of 256 colours", m.palette_count())));
             for (k, b) in m.images().iter().enumerate() {

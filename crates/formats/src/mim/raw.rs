@@ -41,6 +41,19 @@ fn u16_at(b: &[u8], at: usize) -> u16 {
     u16::from_le_bytes([b[at], b[at + 1]])
 }
 
+/// Whether `b` starts as a field's .MIM does, whole or cut short: a first block whose size is
+/// its 12-byte header and its rectangle of halfwords, the rectangle within video memory.
+/// What tells a .MIM's LZS container whose header disagrees with the file from the .MIM's own
+/// bytes (docs/formats/lzs.md, "Lengths").
+pub fn starts_like_a_mim(b: &[u8]) -> bool {
+    if b.len() < BLOCK_HEADER {
+        return false;
+    }
+    let size = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize;
+    let (x, y, width, height) = (u16_at(b, 4) as usize, u16_at(b, 6) as usize, u16_at(b, 8) as usize, u16_at(b, 10) as usize);
+    width > 0 && height > 0 && x + width <= 1024 && y + height <= 512 && size == BLOCK_HEADER + 2 * width * height
+}
+
 impl MimFile {
     pub fn parse(b: &[u8]) -> Result<MimFile, ParseError> {
         let mut blocks = Vec::new();
