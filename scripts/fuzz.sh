@@ -198,6 +198,51 @@ open(sys.argv[2], 'wb').write(bytes(b[16 * 2048:44 * 2048]))" "$seeds/a.iso" "$s
     for n in copy d64s d64 empty; do { printf "$range"; cat "$seeds/$n.7z"; } > "corpus/sevenz/$n"; done
     { printf "$range"; head -c 4096 /usr/lib/p7zip/7zCon.sfx; cat "$seeds/copy.7z"; } > corpus/sevenz/sfx
   fi
+  if [ "$target" = sevenz ] && [ ! -e corpus/sevenz/copy-header ]; then
+    # 7-Zip's archive with its header plain, then stored as py7zr's copy_2.7z stores it: an
+    # encoded header of one Copy coder under an empty method id (tests/other_tools.rs).
+    seeds=$(mktemp -d -p "$scratch")
+    mkdir -p "$seeds/tree" && printf 'hello\r\n' > "$seeds/tree/README.TXT" && head -c 3000 /dev/urandom > "$seeds/tree/A.BSX"
+    (cd "$seeds/tree" && 7zz a -bso0 -bsp0 -mhc=off -m0=Copy "$seeds/plain.7z" .)
+    python3 -c "
+import struct, sys, zlib
+a = open(sys.argv[1], 'rb').read()
+off, size = struct.unpack('<QQ', a[12:28])
+def num(v):
+    for n in range(8):
+        if v < 1 << (7 * n + 7):
+            return bytes([(0xFF00 >> n) & 0xFF | v >> (8 * n)]) + v.to_bytes(8, 'little')[:n]
+    return b'\xff' + v.to_bytes(8, 'little')
+e = b'\x17\x06' + num(off) + b'\x01\x09' + num(size) + b'\x00\x07\x0b\x01\x00\x01\x00\x0c' + num(size) + b'\x0a\x01' + struct.pack('<I', zlib.crc32(a[32 + off:32 + off + size])) + b'\x00\x00'
+start = struct.pack('<QQI', off + size, len(e), zlib.crc32(e))
+out = a[:8] + struct.pack('<I', zlib.crc32(start)) + start + a[32:32 + off + size] + e
+open(sys.argv[2], 'wb').write(b'\x00\x10\x00\x00\x00\x00\x01\x00' + out)" "$seeds/plain.7z" corpus/sevenz/copy-header
+  fi
+  if [ "$target" = iso ] && [ ! -e corpus/iso/ce-loop ]; then
+    # xorriso's Rock Ridge disc of a name long enough to continue in a CE area, that area
+    # made to lead back to itself; and a zisofs file whose ZF entry says blocks of 2^2 and
+    # 4,294,966,265 bytes (libarchive's zisofs_overflow disc) (tests/other_tools.rs).
+    seeds=$(mktemp -d -p "$scratch")
+    mkdir -p "$seeds/tree" "$seeds/ztree" && printf 'x%.0s' $(seq 230) > "$seeds/tree/L$(printf 'x%.0s' $(seq 200)).TXT"
+    head -c 100000 /dev/zero | tr '\0' 'a' > "$seeds/ztree/BIG.BIN"
+    xorriso -outdev "$seeds/rr.iso" -map "$seeds/tree" / -rockridge on -joliet off -commit >/dev/null 2>&1
+    xorriso -outdev "$seeds/z.iso" -map "$seeds/ztree" / -rockridge on -set_filter_r --zisofs / -- -commit >/dev/null 2>&1
+    python3 -c "
+import struct, sys
+both = lambda v: struct.pack('<I', v) + struct.pack('>I', v)
+d = bytearray(open(sys.argv[1], 'rb').read())
+i = d.find(b'CE\x1c\x01')
+blk, off, ln = (struct.unpack('<I', d[i + k:i + k + 4])[0] for k in (4, 12, 20))
+at = blk * 2048 + off
+d[at:at + 28] = b'CE\x1c\x01' + both(blk) + both(off) + both(ln)
+# (Up to the area's sector: the fuzzer's inputs are at most 64 KB.)
+open(sys.argv[3], 'wb').write(b'\x00\x10\x00\x00\x00\x00\x01\x00' + bytes(d[16 * 2048:(blk + 1) * 2048])[:65528])
+z = bytearray(open(sys.argv[2], 'rb').read())
+j = z.find(b'ZF\x10\x01pz')
+z[j + 7] = 2
+z[j + 8:j + 16] = both(0xFFFFFBF9)
+open(sys.argv[4], 'wb').write(b'\x00\x10\x00\x00\x00\x00\x01\x00' + bytes(z[16 * 2048:]))" "$seeds/rr.iso" "$seeds/z.iso" corpus/iso/ce-loop corpus/iso/zisofs-overflow
+  fi
   # Inputs up to 64 KB: large enough for deep trees and long index lists.
   cargo fuzz run --sanitizer none "$target" -- -max_total_time="$seconds" -max_len=65536 -timeout=5 -rss_limit_mb=1024 2>&1 | tail -n 3
 done

@@ -16,7 +16,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BIN = os.path.join(HERE, '..', '..', 'target', 'release', 'relicview')
+# The release CLI, or another build named by RELICVIEW_BIN (./test.sh's smoke run: the test build's).
+BIN = os.environ.get('RELICVIEW_BIN') or os.path.join(HERE, '..', '..', 'target', 'release', 'relicview')
 SHARED = os.path.join(HERE, '..', '..', '..', 'shared', 'testdata')
 
 

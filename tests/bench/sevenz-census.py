@@ -17,7 +17,8 @@ import subprocess
 import tempfile
 import time
 
-BIN = os.path.join(os.path.dirname(__file__), '..', '..', 'target', 'release', 'relicview')
+# The release CLI, or another build named by RELICVIEW_BIN (./test.sh's smoke run: the test build's).
+BIN = os.environ.get('RELICVIEW_BIN') or os.path.join(os.path.dirname(__file__), '..', '..', 'target', 'release', 'relicview')
 
 
 def timed(args):
