@@ -129,10 +129,10 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
         }
         None => false,
     };
-    // A file whose size_file says fewer bytes than it has, or whose LZS header disagrees
-    // with the file, reads: it is damaged, said at byte 0, however well the rest reads.
-    if let (None, Some(f)) = (&error, &parsed) {
-        error = f.extra_bytes(stored.bytes().len()).or_else(|| stored.header_damage());
+    // A file whose LZS header disagrees with the file reads: it is damaged, said at byte 0,
+    // however well the rest reads.
+    if let (None, Some(_)) = (&error, &parsed) {
+        error = stored.header_damage();
         damaged = error.is_some();
     }
     let mut diagnostics = Diagnostics::default();

@@ -451,27 +451,16 @@ pub fn starts_like_a_model(b: &[u8]) -> bool {
 
 impl BsxFile {
     /// The 8-byte header BSX and BCX share. A size_file larger than the file marks it cut
-    /// short (read as far as it goes); a smaller one is said at byte 0 and the file read
-    /// ([`BsxFile::extra_bytes`]).
+    /// short (read as far as it goes); a smaller one is an error.
     fn header(r: Reader<'_>) -> Result<BsxFile, ParseError> {
         let b = r.slice(0, 8, "header", "the 8-byte header")?;
         let mut f = BsxFile { size_file: field(b, FILE_HEADER[0]), offset_models: field(b, FILE_HEADER[1]), ..Default::default() };
-        let len = r.bytes.len();
-        if (f.size_file as usize) > len {
+        if (f.size_file as usize) > r.bytes.len() {
             f.cut = Some(Cut { declared: f.size_file, ..Default::default() });
-        } else if (f.size_file as usize) < 8 {
-            return Err(ParseError::new(0, "header", format!("size_file says {} bytes, fewer than its own 8-byte header; the file has {len}", f.size_file)));
-        } else if let Some(e) = f.extra_bytes(len) {
-            f.warn(0, "header", e.message);
+        } else if f.size_file as usize != r.bytes.len() {
+            return Err(ParseError::new(0, "header", format!("size_file says {} bytes, the file has {}", f.size_file, r.bytes.len())));
         }
         Ok(f)
-    }
-
-    /// The damage of a file of `len` bytes whose size_file says fewer: the bytes after them
-    /// are not the model's (the file is read all the same).
-    pub fn extra_bytes(&self, len: usize) -> Option<ParseError> {
-        let declared = self.size_file as usize;
-        (self.cut.is_none() && declared < len).then(|| ParseError::new(0, "header", format!("size_file says {declared} bytes, the file has {len}: the {} after them are not the model's", len - declared)))
     }
 
     /// An item that could not be read: in a file cut short it is left out and noted (the
