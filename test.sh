@@ -29,10 +29,20 @@ step "the Rust test build, every target, linted by clippy (warnings denied)"
 cargo test --workspace --all-targets --locked --no-run
 step "cargo test"
 cargo test --workspace --locked
-step "the fuzz targets compile, linted (scripts/fuzz.sh runs them)"
-cargo check --locked --manifest-path fuzz/Cargo.toml --bins
-step "wasm build, linted (the page's crates for wasm32)"
+step "wasm build, linted (the page's crates for wasm32), and beside it the fuzz targets compile, linted (scripts/fuzz.sh runs them)"
+# (The fuzz targets' check fills the core the wasm build's fat-LTO links leave idle: its own
+# target folder, its output printed when it ends.)
+fuzz_log=$run_tmp/fuzz-check.log
+cargo check --locked --manifest-path fuzz/Cargo.toml --bins >"$fuzz_log" 2>&1 &
+fuzz_check=$!
 scripts/build.sh --test-build
+fuzz_rc=0
+wait "$fuzz_check" || fuzz_rc=$?
+cat "$fuzz_log"
+if [ "$fuzz_rc" -ne 0 ]; then
+  echo "the fuzz targets do not compile (above)" >&2
+  exit 1
+fi
 # The browser tests and the benchmarks' smoke run use the test build's CLI.
 export RELICVIEW_BIN=$PWD/target/debug/relicview
 step "tsc: the page's modules and workers against the core's own declarations (pkg/relicview.d.ts)"
@@ -60,10 +70,13 @@ run_e2e_file() {
   echo "$rc" >"$e2e_logs/$name.rc"
   flock "$e2e_logs/print.lock" bash -c 'cat "$1"; echo "$2"' _ "$e2e_logs/$name.log" "$took"
 }
+# The longest first (as measured: docs/testing.md), so that no long file starts last.
+longest=(ux.test.mjs grid.test.mjs publish.test.mjs matrix.test.mjs blender.test.mjs trips.test.mjs round4.test.mjs)
 together=()
+for name in "${longest[@]}"; do [ ! -e "tests/e2e/$name" ] || together+=("$name"); done
 for f in tests/e2e/*.test.mjs; do
   name=${f##*/}
-  [[ " ${alone[*]} " == *" $name "* ]] || together+=("$name")
+  [[ " ${alone[*]} ${longest[*]} " == *" $name "* ]] || together+=("$name")
 done
 for name in "${together[@]}"; do
   while [ "$(jobs -rp | wc -l)" -ge "$e2e_jobs" ]; do wait -n || true; done
