@@ -286,7 +286,7 @@ impl Stored {
     }
     /// The info pane's row where the container's header disagrees with the file.
     pub fn header_rows(&self) -> Vec<InfoRow> {
-        self.disagreement().map(|d| InfoRow::warning("damaged", format!("{d}; what it holds is shown"))).into_iter().collect()
+        self.disagreement().map(|d| InfoRow::warning("LZS header", d)).into_iter().collect()
     }
     /// The bytes the format's offsets refer to.
     pub fn bytes(&self) -> &[u8] {
