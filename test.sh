@@ -29,20 +29,10 @@ step "the Rust test build, every target, linted by clippy (warnings denied)"
 cargo test --workspace --all-targets --locked --no-run
 step "cargo test"
 cargo test --workspace --locked
-step "wasm build, linted (the page's crates for wasm32), and beside it the fuzz targets compile, linted (scripts/fuzz.sh runs them)"
-# (The fuzz targets' check fills the core the wasm build's fat-LTO links leave idle: its own
-# target folder, its output printed when it ends.)
-fuzz_log=$run_tmp/fuzz-check.log
-cargo check --locked --manifest-path fuzz/Cargo.toml --bins >"$fuzz_log" 2>&1 &
-fuzz_check=$!
+step "the fuzz targets compile, linted (scripts/fuzz.sh runs them)"
+cargo check --locked --manifest-path fuzz/Cargo.toml --bins
+step "wasm build, linted (the page's crates for wasm32)"
 scripts/build.sh --test-build
-fuzz_rc=0
-wait "$fuzz_check" || fuzz_rc=$?
-cat "$fuzz_log"
-if [ "$fuzz_rc" -ne 0 ]; then
-  echo "the fuzz targets do not compile (above)" >&2
-  exit 1
-fi
 # The browser tests and the benchmarks' smoke run use the test build's CLI.
 export RELICVIEW_BIN=$PWD/target/debug/relicview
 step "tsc: the page's modules and workers against the core's own declarations (pkg/relicview.d.ts)"
@@ -56,8 +46,8 @@ E2E_TEST_MS=${RELICVIEW_E2E_TEST_MS:-600000}
 E2E_FILE_S=${RELICVIEW_E2E_FILE_S:-1200}
 e2e_jobs=${RELICVIEW_E2E_JOBS:-2}
 # Files whose tests time the page's own long tasks (what another browser beside them would
-# lengthen): run one at a time once the rest are done.
-alone=(api.test.mjs worker.test.mjs worlds.test.mjs viewer.test.mjs)
+# lengthen): run one at a time once the rest are done. Keep such tests in these files.
+alone=(api.test.mjs worker.test.mjs responsive.test.mjs)
 e2e_logs=$run_tmp/e2e-logs
 mkdir -p "$e2e_logs"
 # One file, its output kept apart and printed whole when it ends (under a lock: two files
@@ -70,13 +60,10 @@ run_e2e_file() {
   echo "$rc" >"$e2e_logs/$name.rc"
   flock "$e2e_logs/print.lock" bash -c 'cat "$1"; echo "$2"' _ "$e2e_logs/$name.log" "$took"
 }
-# The longest first (as measured: docs/testing.md), so that no long file starts last.
-longest=(ux.test.mjs grid.test.mjs publish.test.mjs matrix.test.mjs blender.test.mjs trips.test.mjs round4.test.mjs)
 together=()
-for name in "${longest[@]}"; do [ ! -e "tests/e2e/$name" ] || together+=("$name"); done
 for f in tests/e2e/*.test.mjs; do
   name=${f##*/}
-  [[ " ${alone[*]} ${longest[*]} " == *" $name "* ]] || together+=("$name")
+  [[ " ${alone[*]} " == *" $name "* ]] || together+=("$name")
 done
 for name in "${together[@]}"; do
   while [ "$(jobs -rp | wc -l)" -ge "$e2e_jobs" ]; do wait -n || true; done

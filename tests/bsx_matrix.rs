@@ -423,25 +423,36 @@ fn check(c: &Case) {
 
 #[test]
 fn every_polygon_kind_clut_count_skeleton_size_animation_length_and_sharing() {
-    let mut n = 0;
-    for kind in PolyKind::ALL {
-        for cluts in [1, 4, 16] {
-            for bones in [1, 8, 32] {
-                for frames in [1, 30, 1000] {
-                    for models in [1, 3] {
-                        check(&Case {
-                            kind,
-                            cluts,
-                            bones,
-                            frames,
-                            models,
-                        });
-                        n += 1;
+    // A thread per polygon kind: this test alone is its binary, and a debug build's checks
+    // of 432 models take a core a quarter of a minute.
+    let n: usize = std::thread::scope(|scope| {
+        let kinds: Vec<_> = PolyKind::ALL
+            .into_iter()
+            .map(|kind| {
+                scope.spawn(move || {
+                    let mut n = 0;
+                    for cluts in [1, 4, 16] {
+                        for bones in [1, 8, 32] {
+                            for frames in [1, 30, 1000] {
+                                for models in [1, 3] {
+                                    check(&Case {
+                                        kind,
+                                        cluts,
+                                        bones,
+                                        frames,
+                                        models,
+                                    });
+                                    n += 1;
+                                }
+                            }
+                        }
                     }
-                }
-            }
-        }
-    }
+                    n
+                })
+            })
+            .collect();
+        kinds.into_iter().map(|k| k.join().unwrap()).sum()
+    });
     assert_eq!(n, 8 * 3 * 3 * 3 * 2);
 }
 

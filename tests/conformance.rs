@@ -789,11 +789,6 @@ fn every_vertex_format_material_structure_and_context_opens_draws_picks_and_expo
     }
     let source = MemorySource::new(files.clone());
     let index = ArchiveIndex::new(files.iter().map(|(p, _)| p.clone()));
-    let (mut checked, mut failed) = (0, Vec::new());
-    // Every combination is tried, and the failures listed together (quietly: one panic
-    // message each would bury the list).
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
     for (c, m) in combos.iter().zip(&models) {
         let formula = c.prim.triangles_by_formula();
         assert_eq!(
@@ -801,25 +796,54 @@ fn every_vertex_format_material_structure_and_context_opens_draws_picks_and_expo
             formula,
             "the test's own triangles"
         );
-        for (k, &ctx) in CONTEXTS.iter().enumerate() {
-            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                check(c, m, ctx, k, &index, &source)
-            }));
-            if let Err(e) = run {
-                let why = e
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default();
-                failed.push(format!(
-                    "{} {ctx:?}: {}",
-                    c.name(),
-                    why.lines().next().unwrap_or("")
-                ));
-            }
-            checked += 1;
-        }
     }
+    // Every combination is tried, and the failures listed together (quietly: one panic
+    // message each would bury the list); the combinations are shared among the machine's
+    // cores, as this test alone is its binary.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let cases: Vec<_> = combos.iter().zip(&models).collect();
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let (index, source) = (&index, &source);
+    let (checked, failed) = std::thread::scope(|scope| {
+        let shares: Vec<_> = cases
+            .chunks(cases.len().div_ceil(threads))
+            .map(|share| {
+                scope.spawn(move || {
+                    let (mut checked, mut failed) = (0, Vec::new());
+                    for &(c, m) in share {
+                        for (k, &ctx) in CONTEXTS.iter().enumerate() {
+                            let run =
+                                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                                    check(c, m, ctx, k, index, source)
+                                }));
+                            if let Err(e) = run {
+                                let why = e
+                                    .downcast_ref::<String>()
+                                    .cloned()
+                                    .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                                    .unwrap_or_default();
+                                failed.push(format!(
+                                    "{} {ctx:?}: {}",
+                                    c.name(),
+                                    why.lines().next().unwrap_or("")
+                                ));
+                            }
+                            checked += 1;
+                        }
+                    }
+                    (checked, failed)
+                })
+            })
+            .collect();
+        shares.into_iter().map(|s| s.join().unwrap()).fold(
+            (0, Vec::new()),
+            |(n, mut all), (k, f)| {
+                all.extend(f);
+                (n + k, all)
+            },
+        )
+    });
     std::panic::set_hook(hook);
     // 14 formats × 6 materials × 16 structures × 4 contexts.
     assert_eq!(checked, 14 * 6 * 16 * 4);

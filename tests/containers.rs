@@ -29,7 +29,13 @@ fn shared(name: &str) -> Vec<u8> {
 
 /// The disc's field files: the real ones, LZS-wrapped, FIELD.TDB as it is, and FIELD.BIN as
 /// the disc stores it (its unpacked length, a word, and a gzip stream from Python's gzip).
+/// Made once per test binary (encoding three models is the slow part of a debug build's run).
 fn field_files() -> BTreeMap<String, Vec<u8>> {
+    static FILES: std::sync::OnceLock<BTreeMap<String, Vec<u8>>> = std::sync::OnceLock::new();
+    FILES.get_or_init(make_field_files).clone()
+}
+
+fn make_field_files() -> BTreeMap<String, Vec<u8>> {
     let lzs = |n: &str| relicview::formats::lzs::encode(&shared(n));
     BTreeMap::from([
         ("FIELD/MD1_1.BSX".to_string(), lzs("MD1_1_u.BSX")),
