@@ -5,7 +5,10 @@
 #   --test-build: the core with the test-only fault trigger (feature test-trap), which the
 #   browser tests use to prove the page recovers from a trapped core, and no release CLI:
 #   ./test.sh runs the test build's (target/debug/relicview, which its cargo test built;
-#   the release one was five of CI's minutes). ./run.sh builds without it.
+#   the release one was five of CI's minutes), and the modules loaded when first used linked
+#   without LTO (the same code, a few percent larger and slower; their fat-LTO link was
+#   37 s of CI's). The core, whose size and speed the tests and benchmarks see, is built as
+#   it ships. ./run.sh builds without it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 features=()
@@ -13,11 +16,12 @@ release_cli=1
 if [ "${1:-}" = "--test-build" ]; then
   features=(--features relicview/test-trap)
   release_cli=""
+  export CARGO_PROFILE_WASM_SPEED_LTO=off CARGO_PROFILE_WASM_SPEED_CODEGEN_UNITS=16
 fi
 # The page's three wasm modules: the core (this crate: what viewing a file needs, the page's
 # first download), built for size (the wasm profile), and the modules loaded when first used,
 # containers and tools (crates/web-containers, crates/web-tools), built for speed
-# (wasm-speed), in one cargo run so that what they share is built once (Cargo.toml says why).
+# (wasm-speed; Cargo.toml says why).
 cargo build --profile wasm --locked --target wasm32-unknown-unknown --lib -p relicview "${features[@]}"
 cargo build --profile wasm-speed --locked --target wasm32-unknown-unknown --lib -p relicview-web-containers -p relicview-web-tools
 mkdir -p pkg target/wasm-names

@@ -22,7 +22,8 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
 import * as esbuild from 'esbuild';
 
 const repo = resolve(import.meta.dirname, '..');
@@ -34,16 +35,19 @@ const building = `${out}.building`;
 rmSync(building, { recursive: true, force: true });
 mkdirSync(join(building, 'assets'), { recursive: true });
 
-// `bytes` written at `path` with its compressed forms beside it.
+// `bytes` written at `path`, its compressed forms beside it once `compressing` is awaited:
+// they are made on Node's worker threads, the largest (brotli 11 of the wasm modules, most
+// of this script's time) side by side.
+const compressing = [];
+const [brotli, gzipped] = [promisify(brotliCompress), promisify(gzip)];
 function writeCompressed(path, bytes) {
   writeFileSync(path, bytes);
-  writeFileSync(
-    `${path}.br`,
-    brotliCompressSync(bytes, {
+  compressing.push(
+    brotli(bytes, {
       params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length },
-    }),
+    }).then(br => writeFileSync(`${path}.br`, br)),
+    gzipped(bytes, { level: 9 }).then(gz => writeFileSync(`${path}.gz`, gz)),
   );
-  writeFileSync(`${path}.gz`, gzipSync(bytes, { level: 9 }));
 }
 
 // `bytes` written as assets/BASE.HASH.EXT; → its name there.
@@ -150,6 +154,7 @@ replace(
 );
 writeCompressed(join(building, 'index.html'), Buffer.from(html));
 writeFileSync(join(building, 'assets.json'), `${JSON.stringify({ ...table, page, style }, null, 1)}\n`);
+await Promise.all(compressing);
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(dirname(out), { recursive: true });
