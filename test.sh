@@ -27,12 +27,28 @@ export RUSTC_WORKSPACE_WRAPPER
 export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 step "the Rust test build, every target, linted by clippy (warnings denied)"
 cargo test --workspace --all-targets --locked --no-run
-step "cargo test"
-cargo test --workspace --locked
+# cargo test runs beside the next two builds, its output kept and shown after them: its
+# tests leave a third of the two cores idle (one binary at a time, several waiting on
+# 7-Zip, xorriso or a server), which the builds fill. Cargo lets go of target/debug once
+# the tests start, and the builds lock folders of their own (fuzz/target, the wasm
+# profiles'), so none waits for another. A run that stops early stops the tests too.
+step "cargo test (beside the next two steps; its output after them)"
+cargo test --workspace --locked >"$run_tmp/cargo-test.log" 2>&1 &
+cargo_test=$!
+trap 'pkill -P "$cargo_test" 2>/dev/null || true; kill "$cargo_test" 2>/dev/null || true; rm -rf "$run_tmp"' EXIT
 step "the fuzz targets compile, linted (scripts/fuzz.sh runs them)"
 cargo check --locked --manifest-path fuzz/Cargo.toml --bins
 step "wasm build, linted (the page's crates for wasm32)"
 scripts/build.sh --test-build
+step "cargo test's output"
+cargo_test_rc=0
+wait "$cargo_test" || cargo_test_rc=$?
+trap 'rm -rf "$run_tmp"' EXIT
+cat "$run_tmp/cargo-test.log"
+if [ "$cargo_test_rc" -ne 0 ]; then
+  echo "cargo test failed (exit $cargo_test_rc)" >&2
+  exit 1
+fi
 # The browser tests and the benchmarks' smoke run use the test build's CLI.
 export RELICVIEW_BIN=$PWD/target/debug/relicview
 step "tsc: the page's modules and workers against the core's own declarations (pkg/relicview.d.ts)"

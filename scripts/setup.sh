@@ -29,10 +29,18 @@ done
 want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/"/, "", $3); print $3; exit }' Cargo.lock)
 if [ -z "$want" ]; then echo "setup: no wasm-bindgen version in Cargo.lock" >&2; exit 1; fi
 have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+bindgen_install=""
 if [ "$have" != "$want" ]; then
-  log "installing wasm-bindgen-cli $want (about 5 minutes, once)"
-  # Not --locked: its lockfile names a crate version this registry does not serve.
-  cargo install wasm-bindgen-cli --version "$want"
+  log "installing wasm-bindgen-cli $want (two minutes of compiling, once, beside the rest of the set-up)"
+  # It compiles while the rest downloads and installs (npm's and Debian's packages), its
+  # output kept for a failure. Only the wasm-bindgen program, without the TLS its test
+  # runner downloads browsers with (ring's C and rustls: a tenth of the compiling). Not
+  # --locked: its lockfile names a crate version this registry does not serve.
+  bindgen_log=$(mktemp)
+  cargo install wasm-bindgen-cli --version "$want" --bin wasm-bindgen --no-default-features >"$bindgen_log" 2>&1 &
+  bindgen_install=$!
+  # (set -e holds inside the trap: a kill of an install already ended must not fail the set-up.)
+  trap 'kill "$bindgen_install" 2>/dev/null || true; rm -f "$bindgen_log"' EXIT
 fi
 
 # The page's bundler (scripts/site.mjs), from the npm registry as package-lock.json pins it.
@@ -100,4 +108,13 @@ if [ "${1:-}" = "--tests" ]; then
     log "installing the browser tests' npm packages"
     (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
   fi
+fi
+
+if [ -n "$bindgen_install" ]; then
+  if ! wait "$bindgen_install"; then
+    cat "$bindgen_log" >&2
+    echo "setup: installing wasm-bindgen-cli $want failed (its output above)" >&2
+    exit 1
+  fi
+  log "wasm-bindgen-cli $want installed"
 fi
