@@ -63,6 +63,11 @@ if [ "${1:-}" = "--tests" ]; then
     log "xorriso, bchunk, chdman (mame-tools), 7-Zip and its SFX module, Info-ZIP's zip and zstd are needed"
     debian+=(xorriso bchunk mame-tools 7zip p7zip-full zip zstd)
   fi
+  # The memory tests read a command's peak from the kernel through GNU time (tests/cli.rs).
+  if [ ! -x /usr/bin/time ]; then
+    log "GNU time is needed"
+    debian+=(time)
+  fi
   # PlayStation pictures are checked against ImageMagick's own TIM reader.
   if ! command -v convert-im6.q16 >/dev/null; then
     log "ImageMagick is needed"

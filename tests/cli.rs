@@ -837,36 +837,44 @@ fn two_hundred_downloads_fifty_at_a_time_are_all_served_in_bounded_memory() {
     );
 }
 
-/// Peak resident memory of a command, sampled from /proc until it exits (VmHWM only grows).
-fn peak_rss(mut cmd: Command) -> (std::process::ExitStatus, u64) {
-    let mut child = cmd
+/// Peak resident memory of a command, as GNU time reads it from the kernel when the command
+/// ends (`wait4`'s `ru_maxrss`): exact however short the run. Sampling /proc misses the
+/// peak of a run of a few milliseconds on a busy machine (a CI run took 188 KiB for the
+/// program's own memory, and so the program for the file), and this process cannot ask
+/// `wait4` itself: a child started from it inherits its high-water mark (tens of MB here).
+/// GNU time's own is a megabyte, below any run of ours.
+fn peak_rss(cmd: Command) -> (std::process::ExitStatus, u64) {
+    let report = tempfile::NamedTempFile::new().unwrap();
+    let mut child = Command::new("/usr/bin/time")
+        .arg("-o")
+        .arg(report.path())
+        .args(["-f", "%M"])
+        .arg(cmd.get_program())
+        .args(cmd.get_args())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .unwrap();
-    let mut peak = 0;
-    let started = std::time::Instant::now();
-    loop {
-        if let Ok(status) = std::fs::read_to_string(format!("/proc/{}/status", child.id())) {
-            if let Some(kb) = status
-                .lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            {
-                peak = peak.max(kb * 1024);
-            }
-        }
+        .expect("GNU time (/usr/bin/time, Debian's package time; scripts/setup.sh installs it)");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    let status = loop {
         if let Some(status) = child.try_wait().unwrap() {
-            return (status, peak);
+            break status;
         }
-        // Polled without pause at first, so that even a process of a few milliseconds (the
-        // baseline) is seen at its peak rather than not at all.
-        if started.elapsed() < std::time::Duration::from_millis(100) {
-            std::thread::yield_now();
-        } else {
-            std::thread::sleep(std::time::Duration::from_millis(5));
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} still running after 5 min");
         }
-    }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    // A command that fails has time's "Command exited with non-zero status N" line first.
+    let text = std::fs::read_to_string(report.path()).unwrap();
+    let kib: u64 = text
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .unwrap_or_else(|| panic!("GNU time's report on {cmd:?}: {text:?}"));
+    (status, kib * 1024)
 }
 
 #[test]
@@ -989,15 +997,12 @@ fn peak_ratio(args: &[&str], path: &Path, bytes: u64) -> (bool, f64) {
     };
     let tiny = temp_dir("tiny");
     std::fs::write(tiny.join("T.BGF"), b"DIV-BIZ2\x05\x00\x00").unwrap();
-    // A run of a few milliseconds can end between two looks at its peak (read as 0, or
-    // early, as in a CI run that read 0 KiB and so took the program's own memory for the
-    // file's): the baseline is the highest of three.
     let tiny_path = if path.is_dir() {
         tiny.to_path_buf()
     } else {
         tiny.join("T.BGF")
     };
-    let baseline = (0..3).map(|_| run(&tiny_path).1).max().unwrap_or(0);
+    let baseline = run(&tiny_path).1;
     drop(tiny);
     // The program is deterministic, so its peak is too; the lower of two runs keeps a
     // sample disturbed by the tests running beside this one (seen once in CI: one run of
