@@ -5,27 +5,29 @@
 #   --test-build: the core with the test-only fault trigger (feature test-trap), which the
 #   browser tests use to prove the page recovers from a trapped core, and no release CLI:
 #   ./test.sh runs the test build's (target/debug/relicview, which its cargo test built;
-#   the release one was five of CI's minutes), and the modules loaded when first used linked
-#   without LTO (the same code, a few percent larger and slower; their fat-LTO link was
-#   37 s of CI's). The core, whose size and speed the tests and benchmarks see, is built as
-#   it ships. ./run.sh builds without it.
+#   the release one was five of CI's minutes). The three modules are built in one profile,
+#   the core's (for size, fat LTO), so that the dependencies they share compile once: the
+#   same code, the modules loaded when first used a few percent slower (they ship built for
+#   speed); 111 s alone against 180 s for the two profiles. The core, whose size and speed
+#   the tests and benchmarks see, is built as it ships. ./run.sh builds without it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-features=()
 release_cli=1
-if [ "${1:-}" = "--test-build" ]; then
-  features=(--features relicview/test-trap)
-  release_cli=""
-  export CARGO_PROFILE_WASM_SPEED_LTO=off CARGO_PROFILE_WASM_SPEED_CODEGEN_UNITS=16
-fi
 # The page's three wasm modules: the core (this crate: what viewing a file needs, the page's
 # first download), built for size (the wasm profile), and the modules loaded when first used,
 # containers and tools (crates/web-containers, crates/web-tools), built for speed
 # (wasm-speed; Cargo.toml says why).
-cargo build --profile wasm --locked --target wasm32-unknown-unknown --lib -p relicview "${features[@]}"
-cargo build --profile wasm-speed --locked --target wasm32-unknown-unknown --lib -p relicview-web-containers -p relicview-web-tools
+speed=wasm-speed
+if [ "${1:-}" = "--test-build" ]; then
+  release_cli=""
+  speed=wasm
+  cargo build --profile wasm --locked --target wasm32-unknown-unknown --lib -p relicview -p relicview-web-containers -p relicview-web-tools --features relicview/test-trap
+else
+  cargo build --profile wasm --locked --target wasm32-unknown-unknown --lib -p relicview
+  cargo build --profile wasm-speed --locked --target wasm32-unknown-unknown --lib -p relicview-web-containers -p relicview-web-tools
+fi
 mkdir -p pkg target/wasm-names
-for module in wasm/relicview:relicview wasm-speed/relicview_web_containers:relicview_containers wasm-speed/relicview_web_tools:relicview_tools; do
+for module in wasm/relicview:relicview "$speed/relicview_web_containers:relicview_containers" "$speed/relicview_web_tools:relicview_tools"; do
   crate=target/wasm32-unknown-unknown/${module%%:*}
   name=${module##*:}
   # The functions' names are kept beside the build (target/wasm-names/, for reading a trace
