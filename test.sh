@@ -36,8 +36,13 @@ step "cargo test (beside the next two steps; its output after them)"
 cargo test --workspace --locked >"$run_tmp/cargo-test.log" 2>&1 &
 cargo_test=$!
 trap 'pkill -P "$cargo_test" 2>/dev/null || true; kill "$cargo_test" 2>/dev/null || true; rm -rf "$run_tmp"' EXIT
-step "the fuzz targets compile, linted (scripts/fuzz.sh runs them)"
+step "the fuzz targets compile, linted (scripts/fuzz.sh runs them), and each format family alone"
 cargo check --locked --manifest-path fuzz/Cargo.toml --bins
+# The formats crate with no family, the pods alone and FF7 alone (its features), checked in
+# the fuzz targets' folder, whose checked dependencies they share.
+for family in "" pods ff7; do
+  cargo check --locked --target-dir fuzz/target -p relicview-formats --no-default-features ${family:+--features "$family"} --lib
+done
 step "wasm build, linted (the page's crates for wasm32)"
 scripts/build.sh --test-build
 step "cargo test's output"

@@ -7,7 +7,7 @@
 
 use relicview::archive::{open_bytes, MemorySource};
 use relicview::demo::large_model;
-use relicview::formats::biz2::writer::{write_file, WriteOptions};
+use relicview::formats::pods::biz2::writer::{write_file, WriteOptions};
 use relicview::formats::registry::Purpose;
 use std::cell::RefCell;
 use std::hint::black_box;

@@ -7,8 +7,8 @@
 
 use relicview::archive::{open_file, Archive, MemorySource};
 use relicview::demo::large_model;
-use relicview::formats::biz2::writer::{write_file, WriteOptions};
-use relicview::formats::biz2::Biz2File;
+use relicview::formats::pods::biz2::writer::{write_file, WriteOptions};
+use relicview::formats::pods::biz2::Biz2File;
 use relicview::formats::registry::{self, Purpose};
 use std::cell::RefCell;
 use std::hint::black_box;

@@ -1,8 +1,8 @@
 //! Triangulation and diagnostics of the DIV-BIZ2 model layer, on files made by the writer.
 
 use proptest::prelude::*;
-use relicview::formats::biz2::writer::{write_file, write_nodes, Node, WriteOptions};
-use relicview::formats::biz2::{
+use relicview::formats::pods::biz2::writer::{write_file, write_nodes, Node, WriteOptions};
+use relicview::formats::pods::biz2::{
     tags, Biz2File, Connectivity, DeclaredBounds, FileKind, Header, LightPoint, Lod, MaterialDef,
     MaterialRef, Object, Patch, Primitive, PrimitiveKind, RampDef, TextureDef, TextureRef,
     VertexBlock,
@@ -699,7 +699,7 @@ fn parse_and_build_time(bytes: &[u8]) -> f64 {
     (0..3)
         .map(|_| {
             let t = std::time::Instant::now();
-            let mut tree = relicview::formats::biz2::ChunkTree::parse(bytes);
+            let mut tree = relicview::formats::pods::biz2::ChunkTree::parse(bytes);
             let file = Biz2File::build(&mut tree);
             std::hint::black_box((&tree, &file));
             t.elapsed().as_secs_f64()
@@ -762,9 +762,9 @@ fn a_model_stops_growing_at_twice_its_file_and_says_where() {
     let bytes = empty_patches(2_000_000);
     let (_, file) = Biz2File::parse(&bytes).unwrap();
     let built = file.objects[0].lods[0].patches.len();
-    let budget = relicview::formats::biz2::model::model_budget(bytes.len());
+    let budget = relicview::formats::pods::biz2::model::model_budget(bytes.len());
     assert!(
-        built * std::mem::size_of::<relicview::formats::biz2::Patch>() <= budget,
+        built * std::mem::size_of::<relicview::formats::pods::biz2::Patch>() <= budget,
         "{built} patches built"
     );
     assert!(

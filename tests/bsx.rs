@@ -4,11 +4,11 @@
 
 use proptest::prelude::*;
 use relicview::archive::Archive;
-use relicview::formats::bsx::raw::{BsxFile, Channel, PolyKind};
-use relicview::formats::bsx::writer::{
+use relicview::formats::ff7::bsx::raw::{BsxFile, Channel, PolyKind};
+use relicview::formats::ff7::bsx::writer::{
     write, write_bcx, AnimSpec, BsxSpec, ModelSpec, PartSpec, PolySpec, RectSpec,
 };
-use relicview::formats::lzs;
+use relicview::formats::ff7::lzs;
 use relicview::formats::registry::{self, Purpose};
 
 fn shared(name: &str) -> Vec<u8> {
@@ -434,7 +434,7 @@ proptest! {
         let own = ModelSpec { face_id: 0x21, ambient: [0; 3], ..model };
         prop_assert_eq!(normalised(spec_of(&f, &bytes)), normalised(BsxSpec { models: vec![own], rects: vec![] }));
         let doc = registry::open("CLOUD.BCX", lzs::encode(&bytes), Purpose::Asset);
-        prop_assert_eq!(doc.kind(), relicview::formats::bsx::BCX);
+        prop_assert_eq!(doc.kind(), relicview::formats::ff7::bsx::BCX);
         prop_assert!(doc.error().is_none(), "{:?}", doc.error());
     }
 }

@@ -7,8 +7,8 @@
 //! 4-bit page shows for an index through its CLUT, a key a frame for a moving bone.
 
 use relicview::archive::Archive;
-use relicview::formats::bsx::raw::{Channel, PolyKind};
-use relicview::formats::bsx::writer::{
+use relicview::formats::ff7::bsx::raw::{Channel, PolyKind};
+use relicview::formats::ff7::bsx::writer::{
     write, AnimSpec, BsxSpec, ModelSpec, PartSpec, PolySpec, RectSpec,
 };
 use relicview::formats::registry::{self, Purpose};

@@ -879,8 +879,8 @@ fn peak_rss(cmd: Command) -> (std::process::ExitStatus, u64) {
 
 #[test]
 fn one_large_texture_used_by_thirty_materials_is_decoded_once() {
-    use relicview::formats::biz2::writer::{write_file, WriteOptions};
-    use relicview::formats::biz2::{
+    use relicview::formats::pods::biz2::writer::{write_file, WriteOptions};
+    use relicview::formats::pods::biz2::{
         Biz2File, FileKind, Header, MaterialDef, MaterialRef, TextureDef, TextureRef,
     };
     let dir = temp_dir("bigtexture");
@@ -1040,7 +1040,7 @@ fn container(word: u16, payload_len: usize) -> Vec<u8> {
 
 #[test]
 fn parse_memory_stays_within_three_times_the_file() {
-    use relicview::formats::biz2::writer::{write_file, WriteOptions};
+    use relicview::formats::pods::biz2::writer::{write_file, WriteOptions};
     let dir = temp_dir("memory");
     let mut report = Vec::new();
     // The files are big enough that the program's own memory (measured on a 7-byte file and

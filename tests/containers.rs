@@ -36,7 +36,7 @@ fn field_files() -> BTreeMap<String, Vec<u8>> {
 }
 
 fn make_field_files() -> BTreeMap<String, Vec<u8>> {
-    let lzs = |n: &str| relicview::formats::lzs::encode(&shared(n));
+    let lzs = |n: &str| relicview::formats::ff7::lzs::encode(&shared(n));
     BTreeMap::from([
         ("FIELD/MD1_1.BSX".to_string(), lzs("MD1_1_u.BSX")),
         ("FIELD/ELEVTR1.BSX".to_string(), lzs("ELEVTR1_u.BSX")),

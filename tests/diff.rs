@@ -5,8 +5,8 @@
 mod common;
 
 use relicview::demo::large_model;
-use relicview::formats::biz2::writer::{write_file, WriteOptions};
-use relicview::formats::biz2::Biz2File;
+use relicview::formats::pods::biz2::writer::{write_file, WriteOptions};
+use relicview::formats::pods::biz2::Biz2File;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -8,7 +8,7 @@
 
 mod common;
 
-use relicview::formats::lzs;
+use relicview::formats::ff7::lzs;
 use relicview::formats::registry::{self, Purpose};
 use std::path::{Path, PathBuf};
 

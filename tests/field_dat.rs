@@ -3,9 +3,9 @@
 //! not from the reader's own summaries), the models their BSX holds, and clear errors for a
 //! cut or broken file.
 
-use relicview::formats::field::init;
-use relicview::formats::field::raw::{DatFile, BASE};
-use relicview::formats::lzs;
+use relicview::formats::ff7::field::init;
+use relicview::formats::ff7::field::raw::{DatFile, BASE};
+use relicview::formats::ff7::lzs;
 use relicview::formats::registry::{self, Purpose};
 
 const FIELDS: [&str; 3] = ["MD1_1", "NMKIN_1", "ELEVTR1"];

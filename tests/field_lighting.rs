@@ -4,8 +4,8 @@
 //! the models in their stored colours with the reason said (docs/formats/bsx.md).
 
 use relicview::archive::{open_file, MemorySource, Opened};
-use relicview::formats::bsx::field_bin::{FieldTables, EYES, MOUTHS};
-use relicview::formats::lzs;
+use relicview::formats::ff7::bsx::field_bin::{FieldTables, EYES, MOUTHS};
+use relicview::formats::ff7::lzs;
 use relicview::scene::Scene;
 use std::cell::RefCell;
 use std::io::Write;
@@ -172,7 +172,7 @@ fn every_real_file_is_lit_every_byte_of_it_claimed_and_the_shading_follows_the_n
             .iter()
             .filter_map(|r| r.get("polygon"))
             .collect();
-        let f = relicview::formats::bsx::raw::BsxFile::parse(&shared(name)).unwrap();
+        let f = relicview::formats::ff7::bsx::raw::BsxFile::parse(&shared(name)).unwrap();
         assert_eq!(
             polygons.len(),
             f.parts.values().map(|d| d.polygons.len()).sum::<usize>(),
@@ -248,7 +248,7 @@ fn every_real_file_is_lit_every_byte_of_it_claimed_and_the_shading_follows_the_n
 
 /// The world rotation of bone `b` of model `m` at its first animation's first frame, in
 /// floats: its own Ry·Rx·Rz under its parent's.
-fn float_world(f: &relicview::formats::bsx::raw::BsxFile, m: usize, b: usize) -> glam::DMat3 {
+fn float_world(f: &relicview::formats::ff7::bsx::raw::BsxFile, m: usize, b: usize) -> glam::DMat3 {
     let model = &f.models[m];
     let first = model
         .animations
@@ -257,7 +257,7 @@ fn float_world(f: &relicview::formats::bsx::raw::BsxFile, m: usize, b: usize) ->
     let angle = |a: u8| a as f64 * std::f64::consts::TAU / 256.0;
     let local = |b: usize| {
         let (rot, _) = first.map_or(([0; 3], [0; 3]), |(a, d)| {
-            relicview::formats::bsx::scene::frame(a, d, b, 0)
+            relicview::formats::ff7::bsx::scene::frame(a, d, b, 0)
         });
         glam::DMat3::from_rotation_y(angle(rot[1]))
             * glam::DMat3::from_rotation_x(angle(rot[0]))
@@ -274,7 +274,7 @@ fn float_world(f: &relicview::formats::bsx::raw::BsxFile, m: usize, b: usize) ->
 #[test]
 fn the_face_tables_name_real_field_tdb_images_and_info_says_what_each_model_shows() {
     let tdb_bytes = shared("FIELD.TDB_u");
-    let tdb = relicview::formats::bsx::tdb::TdbFile::parse(&tdb_bytes).unwrap();
+    let tdb = relicview::formats::ff7::bsx::tdb::TdbFile::parse(&tdb_bytes).unwrap();
     let tables = FieldTables::parse(&shared("FIELD.BIN_u")).unwrap();
     assert_eq!(
         (tables.eyes.len(), tables.mouths.len()),
@@ -353,7 +353,7 @@ fn the_face_tables_name_real_field_tdb_images_and_info_says_what_each_model_show
         let c = tdb.palette(&tdb_bytes, 13);
         let byte = tdb.image(&tdb_bytes, image).unwrap()[y * 16 + x / 2];
         let k = if x % 2 == 0 { byte & 15 } else { byte >> 4 } as usize;
-        relicview::formats::psx::rgba(u16::from_le_bytes([c[2 * k], c[2 * k + 1]]))
+        relicview::formats::ff7::psx::rgba(u16::from_le_bytes([c[2 * k], c[2 * k + 1]]))
     };
     let (open, shut) = (tables.eyes[13][1] as usize, tables.eyes[13][2] as usize);
     for (x, y) in [(16, 16), (10, 12), (22, 20)] {
@@ -515,7 +515,7 @@ fn field_bin_opened_lists_its_tables_and_draws_its_normals_on_a_sphere() {
         "normal",
         44,
     ));
-    let f = relicview::formats::bsx::raw::BsxFile::parse(&shared("MD1_1_u.BSX")).unwrap();
+    let f = relicview::formats::ff7::bsx::raw::BsxFile::parse(&shared("MD1_1_u.BSX")).unwrap();
     let uses = f
         .parts
         .values()

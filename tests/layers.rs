@@ -55,12 +55,20 @@ fn code_of(src: &str) -> String {
             i += 1;
         }
     }
-    // Drop test modules: from `#[cfg(test)]` followed by `mod x {` to its closing brace.
+    // Drop test modules: from `#[cfg(test)]` (or `#[cfg(all(test, …))]`, tests that need
+    // features) followed by `mod x {` to its closing brace.
     let mut kept = String::with_capacity(out.len());
     let mut rest = out.as_str();
-    while let Some(at) = rest.find("#[cfg(test)]") {
+    let test_attribute = |s: &str| {
+        ["#[cfg(test)]", "#[cfg(all(test,"]
+            .iter()
+            .filter_map(|a| s.find(a))
+            .min()
+    };
+    while let Some(at) = test_attribute(rest) {
         kept.push_str(&rest[..at]);
-        let after = &rest[at + "#[cfg(test)]".len()..];
+        let attribute_end = rest[at..].find(']').map_or(rest.len(), |e| at + e + 1);
+        let after = &rest[attribute_end..];
         let trimmed = after.trim_start();
         let is_mod = trimmed.starts_with("mod ") || trimmed.starts_with("pub mod ");
         match (is_mod, after.find('{')) {
@@ -207,19 +215,21 @@ impl Crate {
         Crate { modules }
     }
 
-    /// The formats crate's modules (each folded to its first step): those that give the
-    /// registry rows (`pub const FORMATS: &[Format]`), and the rest: the seam they stand on,
-    /// the registry among them (its lib.rs alone lists the formats).
-    fn formats(&self) -> (BTreeSet<String>, BTreeSet<String>) {
-        let (mut formats, mut all) = (BTreeSet::new(), BTreeSet::new());
+    /// The formats crate's top-level modules: the families (whose modules give the registry
+    /// rows, `pub const FORMATS: &[Format]`), and the rest: the seam they stand on, the
+    /// registry among them. And the formats, as (family, format).
+    fn families(&self) -> (BTreeSet<String>, BTreeSet<String>, BTreeSet<(String, String)>) {
+        let (mut families, mut all, mut formats) =
+            (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
         for (m, code) in &self.modules {
             all.insert(m[0].clone());
-            if code.contains("pub const FORMATS: &[Format]") {
-                formats.insert(m[0].clone());
+            if code.contains("pub const FORMATS: &[Format]") && m.len() >= 2 {
+                families.insert(m[0].clone());
+                formats.insert((m[0].clone(), m[1].clone()));
             }
         }
-        let seam = all.difference(&formats).cloned().collect();
-        (formats, seam)
+        let seam = all.difference(&families).cloned().collect();
+        (families, seam, formats)
     }
 
     /// The module a path names: its longest prefix that is a module.
@@ -456,15 +466,14 @@ fn no_two_modules_of_a_crate_need_each_other() {
     for (name, src, _) in CRATES {
         let c = Crate::read(src);
         let mut under: Vec<Vec<&str>> = vec![vec![]];
-        // Inside a folder too: a format's files, the renderer's, the glue's, the viewer's state.
+        // Inside a folder too: a family's formats, a format's files, the renderer's, the
+        // glue's, the viewer's state.
         under.extend(
             c.modules
                 .keys()
-                .filter(|m| m.len() == 2)
-                .map(|m| m[0].as_str())
-                .collect::<BTreeSet<_>>()
-                .into_iter()
-                .map(|m| vec![m]),
+                .flat_map(|m| (1..m.len()).map(move |k| &m[..k]))
+                .map(|m| m.iter().map(String::as_str).collect::<Vec<_>>())
+                .collect::<BTreeSet<_>>(),
         );
         for under in &under {
             let g = c.graph(under);
@@ -480,8 +489,8 @@ fn no_two_modules_of_a_crate_need_each_other() {
         formats
             .modules
             .keys()
-            .filter(|m| m.len() == 2)
-            .map(|m| &m[0])
+            .filter(|m| m.len() == 3)
+            .map(|m| &m[..2])
             .collect::<BTreeSet<_>>()
             .len()
             >= 4,
@@ -491,26 +500,52 @@ fn no_two_modules_of_a_crate_need_each_other() {
 
 #[test]
 fn the_seam_names_no_format_and_the_leaves_name_nothing() {
-    // The seam the formats stand on (the registry too) names none of them: the crate's lib.rs
-    // alone lists them, so a format is added by its folder and a line there.
+    // The seam the formats stand on (the registry too) names none of them: the families list
+    // them, and the crate's lib.rs the families, so a format is added by its folder and a
+    // line in its family.
     let c = Crate::read("crates/formats/src");
     let f = c.graph(&[]);
-    let (formats, mut seam) = c.formats();
+    let (families, mut seam, formats) = c.families();
     // The demo files are written by the formats' writers: above them, in their crate only so
     // that the formats' tests can read them; no format's code (tests aside) names them.
     assert!(seam.remove("demo"), "the demo files are beside the formats");
+    assert_eq!(
+        families,
+        ["common", "ff7", "pods"].map(String::from).into(),
+        "the families (formats {formats:?}, seam {seam:?})"
+    );
     assert!(
-        formats.len() >= 6 && seam.contains("kind") && seam.contains("registry"),
+        formats.len() >= 9 && seam.contains("kind") && seam.contains("registry"),
         "formats {formats:?}, seam {seam:?}"
     );
     for module in &seam {
-        let named: Vec<&String> = f[module].iter().filter(|m| formats.contains(*m)).collect();
+        let named: Vec<&String> = f[module].iter().filter(|m| families.contains(*m)).collect();
+        // The registry's last word, what no row recognises, is the common bytes view.
+        let allowed = |m: &&String| module == "registry" && m.as_str() == "common";
+        let named: Vec<&String> = named.into_iter().filter(|m| !allowed(m)).collect();
         assert!(
             named.is_empty(),
             "the formats crate's {module} is not a format (it gives no rows), yet names {named:?}"
         );
     }
-    for module in formats.iter().chain(&seam) {
+    // A family leans on the seam and the common formats, never on another family: each
+    // builds alone (the crate's features).
+    for family in &families {
+        let others: Vec<&String> = f[family]
+            .iter()
+            .filter(|m| families.contains(*m) && *m != "common")
+            .collect();
+        assert!(
+            others.is_empty(),
+            "the {family} family names {others:?}"
+        );
+        assert!(
+            family != "common" || !f[family].iter().any(|m| families.contains(m)),
+            "the common formats name {:?}",
+            f[family]
+        );
+    }
+    for module in families.iter().chain(&seam) {
         assert!(
             !f[module].contains("demo"),
             "{module} names the demo files outside its tests"

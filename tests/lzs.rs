@@ -2,7 +2,7 @@
 //! bound without panicking.
 
 use proptest::prelude::*;
-use relicview::formats::lzs::{decode, decode_stream, encode, MAX_OUTPUT, MAX_RATIO};
+use relicview::formats::ff7::lzs::{decode, decode_stream, encode, MAX_OUTPUT, MAX_RATIO};
 
 /// Bytes with runs and repeats, so that the encoder finds matches near and far.
 fn arb_data() -> impl Strategy<Value = Vec<u8>> {

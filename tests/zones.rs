@@ -791,7 +791,7 @@ fn fifty_thousand_zones_and_a_string_of_a_hundred_thousand_words_cost_linear_tim
     };
     let time = |s: &str| {
         let t = std::time::Instant::now();
-        let w = relicview::formats::biz2::special::Words::read([s]);
+        let w = relicview::formats::pods::biz2::special::Words::read([s]);
         assert_eq!(w.zones.len() + w.unknown.len(), s.split(' ').count());
         t.elapsed().as_secs_f64()
     };

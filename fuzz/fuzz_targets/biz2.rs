@@ -4,8 +4,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use relicview::formats::biz2::writer::{write_file, WriteOptions};
-use relicview::formats::biz2::{inspect, Biz2File, ChunkTree};
+use relicview::formats::pods::biz2::writer::{write_file, WriteOptions};
+use relicview::formats::pods::biz2::{inspect, Biz2File, ChunkTree};
 
 fuzz_target!(|data: &[u8]| {
     // Let the fuzzer skip the magic: most inputs then reach the walker.
@@ -43,7 +43,7 @@ fuzz_target!(|data: &[u8]| {
             let rewritten = write_file(&file, WriteOptions::default());
             let (_, again) = Biz2File::parse(&rewritten).expect("the writer's output parses");
             assert_eq!(again.triangle_count(), file.triangle_count());
-            let _ = relicview::formats::biz2::summary::summarize(&tree, &file);
+            let _ = relicview::formats::pods::biz2::summary::summarize(&tree, &file);
         }
     }
 });

@@ -8,7 +8,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use relicview::archive::{open_file, MemorySource};
-use relicview::formats::bsx::scene::scene_budget;
+use relicview::formats::ff7::bsx::scene::scene_budget;
 
 fuzz_target!(|data: &[u8]| {
     let len = |at: usize| {

@@ -8,7 +8,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use relicview::archive::{open_file, MemorySource};
-use relicview::formats::bsx::field_bin::{MOUTHS, SINES};
+use relicview::formats::ff7::bsx::field_bin::{MOUTHS, SINES};
 
 /// The real unpacked module and a real field file, read at build time from beside the repo.
 const MODULE: &[u8] = include_bytes!("../../../shared/testdata/ff7/FIELD.BIN_u");

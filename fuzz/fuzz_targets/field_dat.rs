@@ -6,8 +6,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use relicview::formats::field::{self, backdrop, background, entrances, FIELD_DAT};
-use relicview::formats::psx::Vram;
+use relicview::formats::ff7::field::{self, backdrop, background, entrances, FIELD_DAT};
+use relicview::formats::ff7::psx::Vram;
 use relicview::formats::registry::Purpose;
 use relicview::formats::NoAssets;
 

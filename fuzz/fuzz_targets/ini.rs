@@ -4,9 +4,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use relicview::formats::world::ini::{latin1, IniFile};
-use relicview::formats::world::map::MapFile;
-use relicview::formats::world::objects::{GameObject, SubsystemFile};
+use relicview::formats::pods::world::ini::{latin1, IniFile};
+use relicview::formats::pods::world::map::MapFile;
+use relicview::formats::pods::world::objects::{GameObject, SubsystemFile};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(f) = IniFile::parse(data) else { return };

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use relicview::formats::lzs::{decode, decode_stream, encode, MAX_OUTPUT, MAX_RATIO};
+use relicview::formats::ff7::lzs::{decode, decode_stream, encode, MAX_OUTPUT, MAX_RATIO};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(out) = decode_stream(data, 1 << 20) {

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use relicview::formats::mim::{self, MimDocument, MIM};
+use relicview::formats::ff7::mim::{self, MimDocument, MIM};
 use relicview::formats::registry::Purpose;
 
 fuzz_target!(|data: &[u8]| {

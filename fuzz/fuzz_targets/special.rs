@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use relicview::formats::biz2::special::{roles, word_spans, Role, Words, ZONE_PREFIX};
+use relicview::formats::pods::biz2::special::{roles, word_spans, Role, Words, ZONE_PREFIX};
 
 fuzz_target!(|data: &[u8]| {
     let end = data.iter().position(|&b| b == 0).unwrap_or(data.len());

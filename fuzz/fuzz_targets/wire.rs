@@ -7,7 +7,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use relicview::archive::Archive;
-use relicview::formats::biz2::writer::{write_file, WriteOptions};
+use relicview::formats::pods::biz2::writer::{write_file, WriteOptions};
 use relicview::formats::registry::{self, Purpose};
 use relicview::wire::{decode, encode, encode_into, encoded_len, ShownScene};
 use std::sync::OnceLock;

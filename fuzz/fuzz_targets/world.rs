@@ -6,7 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use relicview::archive::{open_file, MemorySource};
-use relicview::formats::world::assemble::MAX_PLACEMENTS;
+use relicview::formats::pods::world::assemble::MAX_PLACEMENTS;
 
 fuzz_target!(|data: &[u8]| {
     let mut parts = data.splitn(4, |&b| b == 0);

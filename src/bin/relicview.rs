@@ -307,7 +307,7 @@ fn main() -> ExitCode {
                     return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("--large {mb}: expected megabytes between 0 and 4096")));
                 }
                 let patches = (mb * 1e6 / 51_000.0).round().max(1.0) as usize;
-                let bytes = relicview::formats::biz2::writer::write_file(&demo::large_model(patches), Default::default());
+                let bytes = relicview::formats::pods::biz2::writer::write_file(&demo::large_model(patches), Default::default());
                 std::fs::write(out_dir.join("LARGE.BGF"), bytes)?;
                 files.push("LARGE.BGF".into());
             }

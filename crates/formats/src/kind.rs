@@ -111,8 +111,8 @@ pub struct Claim {
 }
 
 /// A format's row: everything the rest of relicview needs to know of a kind. A format
-/// module exports its rows as `pub const FORMATS: &[Format]`; its line in `formats!`
-/// (the crate's lib.rs) hands them to the registry.
+/// module exports its rows as `pub const FORMATS: &[Format]`; its line in its family's
+/// `FORMATS` (pods/mod.rs, ff7/mod.rs, common/mod.rs) hands them to the registry.
 pub struct Format {
     pub kind: Kind,
     /// A short badge ("BGF").

@@ -1,46 +1,44 @@
-//! One module per file format, and the seam every format plugs into: the [`registry`] of
-//! kinds and the [`Document`] interface. The page, the web glue, `info`, `census` and the
-//! renderer only ever talk to these; adding a format is a folder here, a line in
-//! `formats!` below, and its tests (see docs/adding-a-format.md).
+//! Relicview's file formats, by family, and the seam every format plugs into: the
+//! [`registry`] of kinds and the [`Document`] interface. The page, the web glue, `info`,
+//! `census` and the renderer only ever talk to these; adding a format is a folder in its
+//! family, a line in the family's `FORMATS`, and its tests (see docs/adding-a-format.md).
+//!
+//! The families are the units that lean on each other: the pods' DIV-BIZ2 and worlds
+//! ([`pods`]), FF7's PlayStation files ([`ff7`]) and what any archive holds ([`common`]).
+//! A format may use another of its own family; families use only the seam and the common
+//! formats. The pods and FF7 are features (both on by default), as the `object` crate's
+//! file formats are, so each can be built alone (docs/architecture.md).
 
 // The neutral types below, under the names the formats have always used for them.
 pub use relicview_model::{findings, gallery, inspect, scene, texture, words};
 
 // The seam: what formats stand on. None of these names a format.
 pub mod assets;
-pub mod bytes;
 pub mod charset;
 pub mod kind;
 pub mod misnamed;
-pub mod psx;
 pub mod registry;
 
-/// Declares each format's module and hands its rows (`FORMATS`) to the registry.
-macro_rules! formats {
-    ($($format:ident),* $(,)?) => {
-        $(pub mod $format;)*
-        /// Every format's rows, as `formats!` lists them; the registry asks them by tier,
-        /// so the order here decides nothing.
-        const FORMATS: &[&[kind::Format]] = &[$($format::FORMATS),*];
-    };
-}
+// The families.
+pub mod common;
+#[cfg(feature = "ff7")]
+pub mod ff7;
+#[cfg(feature = "pods")]
+pub mod pods;
+
+/// Every family's rows; the registry asks them by tier, so the order here decides nothing.
+const FAMILIES: &[&[&[kind::Format]]] = &[
+    common::FORMATS,
+    #[cfg(feature = "ff7")]
+    ff7::FORMATS,
+    #[cfg(feature = "pods")]
+    pods::FORMATS,
+];
 
 // Files written by the formats' writers from the format notes: the demo archive, the
-// benchmarks' inputs and the tests' fixtures. Not a format.
+// benchmarks' inputs and the tests' fixtures. Not a format; it writes both games' files.
+#[cfg(all(feature = "pods", feature = "ff7"))]
 pub mod demo;
-
-// Every format, one line each.
-formats! {
-    biz2,
-    bsx,
-    field,
-    image,
-    lzs,
-    mim,
-    text,
-    tim,
-    world,
-}
 
 pub use crate::findings::{Diagnostic, ParseError, Severity};
 use crate::inspect::InspectorView;

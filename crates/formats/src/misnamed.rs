@@ -107,7 +107,8 @@ impl Document for MisnamedDocument {
     }
 }
 
-#[cfg(test)]
+// The names of both families are asked.
+#[cfg(all(test, feature = "pods", feature = "ff7"))]
 mod tests {
     use crate::registry::{self, Kind, Purpose};
 
@@ -120,7 +121,7 @@ mod tests {
         let map = open("ARENA.MAP", b"[arena]\r\ntype=map\r\n\x00\x01");
         assert_eq!(
             map.kind(),
-            crate::world::MAP,
+            crate::pods::world::MAP,
             "text in its first 16 bytes: read as a world (whose reader reports the rest)"
         );
         let bin = open("ARENA.MAP", b"\x00\x01\x02[a]");
@@ -135,7 +136,7 @@ mod tests {
         // Latin-1 text (a DOS-era accent) is text.
         assert_eq!(
             open("CAFE.MOD", b"; caf\xe9\r\n[video]\r\n").kind(),
-            crate::world::MOD
+            crate::pods::world::MOD
         );
         // Names that claim nothing stay unknown bytes.
         assert_eq!(open("X.BIN", b"\x00\x01").kind(), Kind::UNKNOWN);

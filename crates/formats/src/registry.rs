@@ -1,11 +1,12 @@
-//! The registry of kinds: every format's rows (`formats!` in the crate's lib.rs lists the
-//! formats, one line each). `Kind::sniff` asks the rows tier by tier ([`Sniffed`]: content,
-//! then names, then weaker structure); each format says how its files look and which tier
-//! each test belongs to, so the order of the lines in `formats!` does not matter (the tests
-//! check that no two rows of a tier claim one file).
+//! The registry of kinds: every format's rows (each family's `FORMATS`, gathered in the
+//! crate's lib.rs). `Kind::sniff` asks the rows tier by tier ([`Sniffed`]: content, then
+//! names, then weaker structure); each format says how its files look and which tier each
+//! test belongs to, so the order of the rows does not matter (the tests check that no two
+//! rows of a tier claim one file).
 
 pub use super::kind::{Capabilities, Claim, Format, Head, Kind, Purpose, Sniffed};
-use super::{bytes, misnamed, Document, FORMATS};
+use super::common::bytes;
+use super::{misnamed, Document, FAMILIES};
 use std::sync::OnceLock;
 
 /// The registry's own rows: what no format recognises.
@@ -39,7 +40,7 @@ fn rows() -> &'static [&'static Format] {
     static ROWS: OnceLock<Vec<&'static Format>> = OnceLock::new();
     ROWS.get_or_init(|| {
         let mut rows: Vec<&'static Format> =
-            FORMATS.iter().copied().flatten().chain(LEFT_OVER).collect();
+            FAMILIES.iter().flat_map(|family| family.iter().copied().flatten()).chain(LEFT_OVER).collect();
         rows.sort_by_key(|f| first_tier(f));
         rows
     })
@@ -183,7 +184,8 @@ pub fn open(path: &str, bytes: Vec<u8>, purpose: Purpose) -> Box<dyn Document> {
     (format(kind).open)(path, bytes, kind, purpose)
 }
 
-#[cfg(test)]
+// The tests ask every format at once: they need both families.
+#[cfg(all(test, feature = "pods", feature = "ff7"))]
 mod tests {
     use super::*;
 
@@ -204,7 +206,7 @@ mod tests {
             "a name that says nothing is typed by content"
         );
         assert_eq!(Kind::by_name("NOEXT"), None);
-        assert_eq!(Kind::by_name("x/field.tdb"), Some(crate::bsx::TDB));
+        assert_eq!(Kind::by_name("x/field.tdb"), Some(crate::ff7::bsx::TDB));
     }
 
     #[test]

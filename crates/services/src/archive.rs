@@ -601,7 +601,7 @@ pub async fn scan_references(archive: &RefCell<Archive>, source: &impl FileSourc
     for path in &todo {
         let refs_doc = match source.read(path).await {
             Ok(bytes) => registry::open(path, bytes, Purpose::Asset),
-            Err(_) => crate::formats::bytes::open(path, Vec::new(), Kind::UNKNOWN, Purpose::Asset),
+            Err(_) => crate::formats::common::bytes::open(path, Vec::new(), Kind::UNKNOWN, Purpose::Asset),
         };
         archive.borrow_mut().record_references(path, &*refs_doc);
     }
@@ -906,17 +906,17 @@ mod tests {
     #[test]
     fn new_kinds_for_the_same_listing_keep_its_paths_and_a_wrong_count_changes_nothing() {
         let mut index = ArchiveIndex::with_kinds([
-            ("A/VIDEO/CUBE.BGF", Some(crate::formats::biz2::GEOMETRY)),
+            ("A/VIDEO/CUBE.BGF", Some(crate::formats::pods::biz2::GEOMETRY)),
             ("A/NOEXT", None),
         ]);
         assert!(index.set_kinds([
-            Some(crate::formats::biz2::GEOMETRY),
-            Some(crate::formats::biz2::MATERIALS)
+            Some(crate::formats::pods::biz2::GEOMETRY),
+            Some(crate::formats::pods::biz2::MATERIALS)
         ]));
         assert_eq!(
             (index.kind("a/noext"), index.find("a/video/cube.bgf")),
             (
-                Some(crate::formats::biz2::MATERIALS),
+                Some(crate::formats::pods::biz2::MATERIALS),
                 Some("A/VIDEO/CUBE.BGF")
             )
         );
@@ -927,7 +927,7 @@ mod tests {
         );
         assert_eq!(
             index.kind("A/NOEXT"),
-            Some(crate::formats::biz2::MATERIALS),
+            Some(crate::formats::pods::biz2::MATERIALS),
             "a refused set leaves the kinds as they were"
         );
     }

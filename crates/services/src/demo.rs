@@ -1,7 +1,7 @@
 //! The demo archive (written by the formats' writers: `formats::demo`), and what is done
 //! with it through the archive: the page's warm-up.
 
-use crate::formats::biz2::writer::{write_file, WriteOptions};
+use crate::formats::pods::biz2::writer::{write_file, WriteOptions};
 pub use crate::formats::demo::*;
 
 /// Opens a generated world (a city of `side`² blocks) and a model of `patches` height-field

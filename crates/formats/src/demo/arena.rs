@@ -6,7 +6,7 @@
 //! buildings and crates, for streaming and draw calls.
 
 use super::{geometry, object, write_file, WriteOptions};
-use crate::biz2::{
+use crate::pods::biz2::{
     Biz2File, Connectivity, FileKind, Lod, MaterialDef, Patch, Primitive, PrimitiveKind,
     TextureDef, TextureRef, VertexBlock,
 };

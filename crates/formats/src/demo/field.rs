@@ -3,8 +3,8 @@
 //! each of the eight kinds, a 4-bit texture with its CLUT, two animations (a wave, a nod),
 //! and a one-bone crate as a second model.
 
-use crate::bsx::raw::{Channel, PolyKind};
-use crate::bsx::writer::{
+use crate::ff7::bsx::raw::{Channel, PolyKind};
+use crate::ff7::bsx::writer::{
     write, write_bcx, write_tdb, AnimSpec, BsxSpec, ModelSpec, PartSpec, PolySpec, RectSpec,
 };
 
@@ -273,7 +273,7 @@ pub fn robot_spec() -> BsxSpec {
 
 /// ROBOT.BSX as the disc would hold it: LZS-wrapped.
 pub fn robot_bsx() -> Vec<u8> {
-    crate::lzs::encode(&write(&robot_spec()))
+    crate::ff7::lzs::encode(&write(&robot_spec()))
 }
 
 /// Flag words of eye and mouth polygons: page (768, 256), 4 bpp, CLUT (320, 480), as a
@@ -460,7 +460,7 @@ pub fn faces_tdb() -> Vec<u8> {
             .copied()
             .unwrap_or(c(31, 0, 31))
     });
-    crate::lzs::encode(&write_tdb(&images, &[palette; 11]))
+    crate::ff7::lzs::encode(&write_tdb(&images, &[palette; 11]))
 }
 
 /// A field with the hero in it: its record adds a sword on the right arm (after the BCX's
@@ -558,7 +558,7 @@ pub fn party_spec() -> BsxSpec {
 
 /// PARTY.BSX, CLOUD.BCX and FIELD.TDB as the disc holds them: LZS-wrapped.
 pub fn party_files() -> Vec<(String, Vec<u8>)> {
-    let lzs = crate::lzs::encode;
+    let lzs = crate::ff7::lzs::encode;
     vec![
         ("DEMO/FIELD/PARTY.BSX".into(), lzs(&write(&party_spec()))),
         ("DEMO/FIELD/CLOUD.BCX".into(), lzs(&write_bcx(&hero()))),

@@ -1,8 +1,8 @@
 //! The demo archive: a small, deterministic game tree written with the project's own
 //! DIV-BIZ2 writer. It is what a newcomer sees first and what the browser tests load.
 
-use crate::biz2::writer::{write_file, WriteOptions};
-use crate::biz2::{
+use crate::pods::biz2::writer::{write_file, WriteOptions};
+use crate::pods::biz2::{
     Biz2File, Connectivity, DeclaredBounds, FileKind, Header, LightPoint, Lod, MaterialDef,
     MaterialRef, Object, Patch, Primitive, PrimitiveKind, TextureDef, TextureRef, VertexBlock,
 };
@@ -575,7 +575,7 @@ fn quad(format: u16, corners: [[f32; 3]; 4], uv_scale: f32) -> Primitive {
 /// its format carries: tilted normals, red/green/blue/yellow corners, a luminance ramp,
 /// UVs and UVWs. A tour of every layout the reader knows.
 pub fn vertex_formats() -> Biz2File {
-    let patches = crate::biz2::tags::VERTEX_LAYOUTS
+    let patches = crate::pods::biz2::tags::VERTEX_LAYOUTS
         .iter()
         .enumerate()
         .map(|(k, layout)| {
@@ -807,12 +807,12 @@ mod tests {
         assert!(file.diagnostics.is_empty());
         let ids: Vec<u16> = tree
             .iter()
-            .filter(|c| crate::biz2::tags::vertex_layout(c.id).is_some())
+            .filter(|c| crate::pods::biz2::tags::vertex_layout(c.id).is_some())
             .map(|c| c.id)
             .collect();
         assert_eq!(ids.len(), 14);
         let prims: Vec<_> = file.objects[0].lods[0].primitives().collect();
-        for (p, layout) in prims.iter().zip(crate::biz2::tags::VERTEX_LAYOUTS) {
+        for (p, layout) in prims.iter().zip(crate::pods::biz2::tags::VERTEX_LAYOUTS) {
             let v = &p.vertices;
             assert_eq!(v.format, layout.id);
             assert_eq!(

@@ -3,9 +3,9 @@
 
 use crate::archive::{open_file, MemorySource, Opened};
 use crate::demo::demo_files;
-use crate::formats::biz2::tags;
-use crate::formats::biz2::writer::{write_file, write_nodes, Node, WriteOptions};
-use crate::formats::biz2::{
+use crate::formats::pods::biz2::tags;
+use crate::formats::pods::biz2::writer::{write_file, write_nodes, Node, WriteOptions};
+use crate::formats::pods::biz2::{
     Biz2File, FileKind, Header, MaterialDef, MaterialRef, TextureDef, TextureRef,
 };
 use crate::scene::source_of;

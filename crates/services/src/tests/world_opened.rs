@@ -4,7 +4,8 @@
 use crate::archive::{open_file, MemorySource, Opened};
 use crate::demo::demo_files;
 use crate::formats::kind::Purpose;
-use crate::formats::{world, NoAssets, Severity};
+use crate::formats::pods::world;
+use crate::formats::{NoAssets, Severity};
 use std::cell::RefCell;
 
 fn open_in(files: Vec<(String, Vec<u8>)>, path: &str) -> Opened {
