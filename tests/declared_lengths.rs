@@ -7,8 +7,8 @@
 
 mod common;
 
-use relicview::formats::registry::{self, Purpose};
 use relicview::formats::ff7::lzs;
+use relicview::formats::registry::{self, Purpose};
 use relicview::formats::Document;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};

@@ -101,7 +101,8 @@ fn real_middle() -> Vec<u8> {
             .join("../shared/testdata/ff7-disc/ELEVTR1.DAT"),
     )
     .expect("the shared FF7 test data sits beside the repo");
-    let b = relicview::formats::ff7::lzs::decode(&disc, relicview::formats::ff7::lzs::MAX_OUTPUT).unwrap();
+    let b = relicview::formats::ff7::lzs::decode(&disc, relicview::formats::ff7::lzs::MAX_OUTPUT)
+        .unwrap();
     let at = |k: usize| {
         (u32::from_le_bytes(b[4 * k..4 * k + 4].try_into().unwrap()) - LOADED_AT) as usize
     };
@@ -118,7 +119,9 @@ fn dat(actors: &[(&str, Vec<u8>)], slots: u8, middle: &[u8]) -> Vec<u8> {
             .join("../shared/testdata/ff7-disc/ELEVTR1.DAT"),
     )
     .unwrap();
-    let real = relicview::formats::ff7::lzs::decode(&disc, relicview::formats::ff7::lzs::MAX_OUTPUT).unwrap();
+    let real =
+        relicview::formats::ff7::lzs::decode(&disc, relicview::formats::ff7::lzs::MAX_OUTPUT)
+            .unwrap();
     let real_at = |k: usize| {
         (u32::from_le_bytes(real[4 * k..4 * k + 4].try_into().unwrap()) - LOADED_AT) as usize
     };

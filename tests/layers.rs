@@ -218,7 +218,13 @@ impl Crate {
     /// The formats crate's top-level modules: the families (whose modules give the registry
     /// rows, `pub const FORMATS: &[Format]`), and the rest: the seam they stand on, the
     /// registry among them. And the formats, as (family, format).
-    fn families(&self) -> (BTreeSet<String>, BTreeSet<String>, BTreeSet<(String, String)>) {
+    fn families(
+        &self,
+    ) -> (
+        BTreeSet<String>,
+        BTreeSet<String>,
+        BTreeSet<(String, String)>,
+    ) {
         let (mut families, mut all, mut formats) =
             (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
         for (m, code) in &self.modules {
@@ -535,10 +541,7 @@ fn the_seam_names_no_format_and_the_leaves_name_nothing() {
             .iter()
             .filter(|m| families.contains(*m) && *m != "common")
             .collect();
-        assert!(
-            others.is_empty(),
-            "the {family} family names {others:?}"
-        );
+        assert!(others.is_empty(), "the {family} family names {others:?}");
         assert!(
             family != "common" || !f[family].iter().any(|m| families.contains(m)),
             "the common formats name {:?}",

@@ -4,8 +4,8 @@
 //! test belongs to, so the order of the rows does not matter (the tests check that no two
 //! rows of a tier claim one file).
 
-pub use super::kind::{Capabilities, Claim, Format, Head, Kind, Purpose, Sniffed};
 use super::common::bytes;
+pub use super::kind::{Capabilities, Claim, Format, Head, Kind, Purpose, Sniffed};
 use super::{misnamed, Document, FAMILIES};
 use std::sync::OnceLock;
 
@@ -39,8 +39,11 @@ const LEFT_OVER: &[Format] = &[
 fn rows() -> &'static [&'static Format] {
     static ROWS: OnceLock<Vec<&'static Format>> = OnceLock::new();
     ROWS.get_or_init(|| {
-        let mut rows: Vec<&'static Format> =
-            FAMILIES.iter().flat_map(|family| family.iter().copied().flatten()).chain(LEFT_OVER).collect();
+        let mut rows: Vec<&'static Format> = FAMILIES
+            .iter()
+            .flat_map(|family| family.iter().copied().flatten())
+            .chain(LEFT_OVER)
+            .collect();
         rows.sort_by_key(|f| first_tier(f));
         rows
     })

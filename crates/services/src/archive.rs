@@ -601,7 +601,9 @@ pub async fn scan_references(archive: &RefCell<Archive>, source: &impl FileSourc
     for path in &todo {
         let refs_doc = match source.read(path).await {
             Ok(bytes) => registry::open(path, bytes, Purpose::Asset),
-            Err(_) => crate::formats::common::bytes::open(path, Vec::new(), Kind::UNKNOWN, Purpose::Asset),
+            Err(_) => {
+                crate::formats::common::bytes::open(path, Vec::new(), Kind::UNKNOWN, Purpose::Asset)
+            }
         };
         archive.borrow_mut().record_references(path, &*refs_doc);
     }
@@ -906,7 +908,10 @@ mod tests {
     #[test]
     fn new_kinds_for_the_same_listing_keep_its_paths_and_a_wrong_count_changes_nothing() {
         let mut index = ArchiveIndex::with_kinds([
-            ("A/VIDEO/CUBE.BGF", Some(crate::formats::pods::biz2::GEOMETRY)),
+            (
+                "A/VIDEO/CUBE.BGF",
+                Some(crate::formats::pods::biz2::GEOMETRY),
+            ),
             ("A/NOEXT", None),
         ]);
         assert!(index.set_kinds([

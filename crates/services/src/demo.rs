@@ -1,8 +1,8 @@
 //! The demo archive (written by the formats' writers: `formats::demo`), and what is done
 //! with it through the archive: the page's warm-up.
 
-use crate::formats::pods::biz2::writer::{write_file, WriteOptions};
 pub use crate::formats::demo::*;
+use crate::formats::pods::biz2::writer::{write_file, WriteOptions};
 
 /// Opens a generated world (a city of `side`² blocks) and a model of `patches` height-field
 /// patches through the one open sequence, from memory, and lets them go; → the triangles

@@ -2,9 +2,9 @@
 //! Never an error: a file that is not a model is simply not a model.
 
 use crate::charset::{decode, looks_like_text};
+use crate::inspect::{ByteClass, InspectorView};
 use crate::kind::{Kind, Purpose};
 use crate::{Document, InfoRow};
-use crate::inspect::{ByteClass, InspectorView};
 use std::any::Any;
 
 /// Larger files are shown as bytes only, never decoded into text for the page.

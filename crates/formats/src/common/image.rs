@@ -1,11 +1,11 @@
 //! Image files (TGA, SGI/RGB, PNG, BMP), decoded by the image crates: shown as a picture,
 //! on a quad in 3D, and used as texture maps by material libraries.
 
-use crate::kind::{Capabilities, Claim, Format, Head, Kind, Purpose, Sniffed};
-use crate::{Document, InfoRow, ParseError};
 use crate::inspect::{ByteClass, InspectorView, Row};
+use crate::kind::{Capabilities, Claim, Format, Head, Kind, Purpose, Sniffed};
 use crate::scene::{Material, Mesh, Node, Primitive, Scene, Texture};
 use crate::texture::{self, Texels};
+use crate::{Document, InfoRow, ParseError};
 use std::any::Any;
 
 pub const IMAGE: Kind = Kind::new("image");
@@ -14,13 +14,32 @@ pub const FORMATS: &[Format] = &[Format {
     kind: IMAGE,
     label: "IMG",
     title: "image (TGA, SGI, PNG, BMP)",
-    caps: Capabilities { scene: true, image: true, used_by: true, ..Capabilities::NONE },
+    caps: Capabilities {
+        scene: true,
+        image: true,
+        used_by: true,
+        ..Capabilities::NONE
+    },
     sniffs: &[(Sniffed::Content, by_signature), (Sniffed::Name, by_name)],
-    named: &["tga", "png", "bmp", "rgb", "rgba", "sgi", "bw", "int", "inta"],
+    named: &[
+        "tga", "png", "bmp", "rgb", "rgba", "sgi", "bw", "int", "inta",
+    ],
     claims: &[
-        Claim { extensions: &["png"], what: "a PNG image", starts_with: Some("the PNG signature 89 50 4E 47") },
-        Claim { extensions: &["bmp"], what: "a BMP image", starts_with: Some("the BMP magic \"BM\"") },
-        Claim { extensions: &["rgb", "rgba", "sgi", "bw", "int", "inta"], what: "an SGI image", starts_with: Some("the SGI magic 01 DA") },
+        Claim {
+            extensions: &["png"],
+            what: "a PNG image",
+            starts_with: Some("the PNG signature 89 50 4E 47"),
+        },
+        Claim {
+            extensions: &["bmp"],
+            what: "a BMP image",
+            starts_with: Some("the BMP magic \"BM\""),
+        },
+        Claim {
+            extensions: &["rgb", "rgba", "sgi", "bw", "int", "inta"],
+            what: "an SGI image",
+            starts_with: Some("the SGI magic 01 DA"),
+        },
     ],
     refers_to: &[],
     open,
@@ -46,13 +65,26 @@ pub struct ImageDocument {
 
 pub fn open(path: &str, bytes: Vec<u8>, _kind: Kind, purpose: Purpose) -> Box<dyn Document> {
     let decoder = texture::format_of(path, &bytes).unwrap_or("?");
-    let (texels, error) = match tga_cut_short(decoder, &bytes).map_or_else(|| texture::decode(path, &bytes).map_err(|e| ParseError::new(0, "", e)), Err) {
+    let (texels, error) = match tga_cut_short(decoder, &bytes).map_or_else(
+        || texture::decode(path, &bytes).map_err(|e| ParseError::new(0, "", e)),
+        Err,
+    ) {
         Ok(t) => (Some(t), None),
         Err(e) => (None, Some(e)),
     };
     let inspector = (purpose == Purpose::Show).then(|| {
-        let mut view = InspectorView::flat("image", bytes.len(), if texels.is_some() { ByteClass::Decoded } else { ByteClass::Unclaimed });
-        let summary = texels.as_ref().map_or("not decoded".to_string(), |t| format!("{} × {} texels", t.width, t.height));
+        let mut view = InspectorView::flat(
+            "image",
+            bytes.len(),
+            if texels.is_some() {
+                ByteClass::Decoded
+            } else {
+                ByteClass::Unclaimed
+            },
+        );
+        let summary = texels.as_ref().map_or("not decoded".to_string(), |t| {
+            format!("{} × {} texels", t.width, t.height)
+        });
         view.chunks.push(Row {
             index: 0,
             offset: 0,
@@ -62,7 +94,11 @@ pub fn open(path: &str, bytes: Vec<u8>, _kind: Kind, purpose: Purpose) -> Box<dy
             parent: None,
             container: false,
             name: decoder.to_ascii_uppercase(),
-            label: format!("{} image, {} bytes", decoder.to_ascii_uppercase(), bytes.len()),
+            label: format!(
+                "{} image, {} bytes",
+                decoder.to_ascii_uppercase(),
+                bytes.len()
+            ),
             detail: format!("read whole by the {decoder} decoder"),
             summary,
             flags: Vec::new(),
@@ -73,7 +109,14 @@ pub fn open(path: &str, bytes: Vec<u8>, _kind: Kind, purpose: Purpose) -> Box<dy
         view.error = error.clone();
         view
     });
-    Box::new(ImageDocument { path: path.to_string(), bytes, decoder, texels, error, inspector })
+    Box::new(ImageDocument {
+        path: path.to_string(),
+        bytes,
+        decoder,
+        texels,
+        error,
+        inspector,
+    })
 }
 
 /// An uncompressed TGA (types 1, 2, 3) holds its texels whole after its 18-byte header,
@@ -85,7 +128,11 @@ fn tga_cut_short(decoder: &str, b: &[u8]) -> Option<ParseError> {
     }
     let u16_at = |at: usize| u16::from_le_bytes([b[at], b[at + 1]]) as u64;
     let (width, height, depth) = (u16_at(12), u16_at(14), b[16] as u64);
-    let map = if b[1] == 1 { u16_at(5) * (b[7] as u64).div_ceil(8) } else { 0 };
+    let map = if b[1] == 1 {
+        u16_at(5) * (b[7] as u64).div_ceil(8)
+    } else {
+        0
+    };
     let texels = width * height * depth.div_ceil(8);
     let needed = 18 + b[0] as u64 + map + texels;
     (needed > b.len() as u64).then(|| {
@@ -116,9 +163,15 @@ impl Document for ImageDocument {
         format!("{} image", self.decoder.to_ascii_uppercase())
     }
     fn info_rows(&self) -> Vec<InfoRow> {
-        let mut rows = vec![InfoRow::new("format", self.image_format()), InfoRow::new("bytes", self.bytes.len().to_string())];
+        let mut rows = vec![
+            InfoRow::new("format", self.image_format()),
+            InfoRow::new("bytes", self.bytes.len().to_string()),
+        ];
         if let Some(t) = &self.texels {
-            rows.push(InfoRow::new("size", format!("{} × {} texels", t.width, t.height)));
+            rows.push(InfoRow::new(
+                "size",
+                format!("{} × {} texels", t.width, t.height),
+            ));
         }
         rows
     }
@@ -137,9 +190,22 @@ impl Document for ImageDocument {
     fn build_scene(&mut self, _assets: &dyn crate::Assets) -> Option<Scene> {
         let t = self.texels.clone()?;
         let (w, h) = (t.width as f32 / t.height.max(1) as f32 * 0.5, 0.5);
-        let mut scene = Scene { name: crate::file_name(&self.path).to_string(), ..Default::default() };
-        scene.textures.push(Texture { name: Some(scene.name.clone()), texels: t, file: Some(self.path.clone()), nearest: false, stand_in: false });
-        scene.materials.push(Material { name: Some(scene.name.clone()), texture: Some(0), ..Default::default() });
+        let mut scene = Scene {
+            name: crate::file_name(&self.path).to_string(),
+            ..Default::default()
+        };
+        scene.textures.push(Texture {
+            name: Some(scene.name.clone()),
+            texels: t,
+            file: Some(self.path.clone()),
+            nearest: false,
+            stand_in: false,
+        });
+        scene.materials.push(Material {
+            name: Some(scene.name.clone()),
+            texture: Some(0),
+            ..Default::default()
+        });
         let quad = Primitive {
             positions: vec![[-w, h, 0.0], [w, h, 0.0], [w, -h, 0.0], [-w, -h, 0.0]],
             normals: Some(vec![[0.0, 0.0, 1.0]; 4]),
@@ -149,8 +215,19 @@ impl Document for ImageDocument {
             record: Some(0),
             ..Default::default()
         };
-        let mesh = scene.add_mesh(Mesh { name: Some(scene.name.clone()), primitives: vec![quad] });
-        scene.add_node(None, Node { name: Some(scene.name.clone()), mesh: Some(mesh), record: Some(0), ..Default::default() });
+        let mesh = scene.add_mesh(Mesh {
+            name: Some(scene.name.clone()),
+            primitives: vec![quad],
+        });
+        scene.add_node(
+            None,
+            Node {
+                name: Some(scene.name.clone()),
+                mesh: Some(mesh),
+                record: Some(0),
+                ..Default::default()
+            },
+        );
         Some(scene)
     }
 }
@@ -163,21 +240,34 @@ mod tests {
     fn tga() -> Vec<u8> {
         let mut out = Vec::new();
         let rgba: Vec<u8> = (0..15u8).flat_map(|i| [i, 2 * i, 3 * i, 255]).collect();
-        image::codecs::tga::TgaEncoder::new(&mut out).disable_rle().encode(&rgba, 5, 3, image::ExtendedColorType::Rgba8).unwrap();
+        image::codecs::tga::TgaEncoder::new(&mut out)
+            .disable_rle()
+            .encode(&rgba, 5, 3, image::ExtendedColorType::Rgba8)
+            .unwrap();
         out
     }
 
     #[test]
     fn a_tga_cut_short_says_what_its_header_promised_and_where_it_ends() {
         let whole = tga();
-        let doc = open("A.TGA", whole.clone(), crate::common::image::IMAGE, Purpose::Show);
+        let doc = open(
+            "A.TGA",
+            whole.clone(),
+            crate::common::image::IMAGE,
+            Purpose::Show,
+        );
         assert!(doc.error().is_none(), "{:?}", doc.error());
         assert_eq!(doc.image().map(|t| (t.width, t.height)), Some((5, 3)));
         // The header's own arithmetic: 18 bytes, its id, then 5 × 3 texels of 4 bytes.
         let needed = 18 + whole[0] as usize + 5 * 3 * 4;
         assert!(whole.len() >= needed);
         for cut in [18, 19, needed - 1] {
-            let doc = open("A.TGA", whole[..cut].to_vec(), crate::common::image::IMAGE, Purpose::Show);
+            let doc = open(
+                "A.TGA",
+                whole[..cut].to_vec(),
+                crate::common::image::IMAGE,
+                Purpose::Show,
+            );
             let e = doc.error().expect("cut short");
             assert_eq!(e.offset, cut);
             assert_eq!(e.message, format!("TGA cut short: its header promises 5 × 3 texels at 32 bits, {needed} bytes in all; the file has {cut}"));

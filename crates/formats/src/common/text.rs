@@ -2,10 +2,10 @@
 //! (docs/formats/text.md). The pods' INI-style MAP / MOD / SUB files are text too, read by
 //! `formats::pods::world`.
 
-use crate::kind::{Capabilities, Claim, Format, Head, Kind, Purpose, Sniffed};
 use crate::charset::decode;
-use crate::{Diagnostic, Document, InfoRow, ParseError};
 use crate::inspect::{ByteClass, InspectorView};
+use crate::kind::{Capabilities, Claim, Format, Head, Kind, Purpose, Sniffed};
+use crate::{Diagnostic, Document, InfoRow, ParseError};
 
 pub const VIZ2: Kind = Kind::new("viz2-text");
 pub const VMF2: Kind = Kind::new("vmf2-text");
@@ -17,10 +17,17 @@ pub const FORMATS: &[Format] = &[
         kind: VIZ2,
         label: "VIZ2",
         title: "DIV-VIZ2 text geometry",
-        caps: Capabilities { text: true, ..Capabilities::NONE },
+        caps: Capabilities {
+            text: true,
+            ..Capabilities::NONE
+        },
         sniffs: &[(Sniffed::Content, sniff_viz2)],
         named: &["vgf"],
-        claims: &[Claim { extensions: &["vgf"], what: "DIV-VIZ2 text geometry", starts_with: Some("DIV-VIZ2") }],
+        claims: &[Claim {
+            extensions: &["vgf"],
+            what: "DIV-VIZ2 text geometry",
+            starts_with: Some("DIV-VIZ2"),
+        }],
         refers_to: &[],
         open,
     },
@@ -28,10 +35,17 @@ pub const FORMATS: &[Format] = &[
         kind: VMF2,
         label: "VMF2",
         title: "DIV-VMF2 text materials",
-        caps: Capabilities { text: true, ..Capabilities::NONE },
+        caps: Capabilities {
+            text: true,
+            ..Capabilities::NONE
+        },
         sniffs: &[(Sniffed::Content, sniff_vmf2)],
         named: &["vmf"],
-        claims: &[Claim { extensions: &["vmf"], what: "DIV-VMF2 text materials", starts_with: Some("DIV-VMF2") }],
+        claims: &[Claim {
+            extensions: &["vmf"],
+            what: "DIV-VMF2 text materials",
+            starts_with: Some("DIV-VMF2"),
+        }],
         refers_to: &[],
         open,
     },
@@ -39,7 +53,10 @@ pub const FORMATS: &[Format] = &[
         kind: PLAIN,
         label: "TXT",
         title: "text",
-        caps: Capabilities { text: true, ..Capabilities::NONE },
+        caps: Capabilities {
+            text: true,
+            ..Capabilities::NONE
+        },
         sniffs: &[(Sniffed::Name, sniff_plain)],
         named: &["txt"],
         claims: &[],
@@ -73,9 +90,18 @@ pub struct TextDocument {
 
 pub fn open(_path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
     let text = decode(&bytes);
-    let inspector = (purpose == Purpose::Show).then(|| InspectorView::flat("text", bytes.len(), ByteClass::Text));
+    let inspector = (purpose == Purpose::Show)
+        .then(|| InspectorView::flat("text", bytes.len(), ByteClass::Text));
     let lines = text.lines().count();
-    Box::new(TextDocument { kind, bytes, text, error: None, diagnostics: Vec::new(), inspector, lines })
+    Box::new(TextDocument {
+        kind,
+        bytes,
+        text,
+        error: None,
+        diagnostics: Vec::new(),
+        inspector,
+        lines,
+    })
 }
 
 impl Document for TextDocument {
@@ -87,9 +113,18 @@ impl Document for TextDocument {
         self.error.is_none().then_some(&self.text[..])
     }
     fn info_rows(&self) -> Vec<InfoRow> {
-        let mut rows = vec![InfoRow::new("format", self.kind.title()), InfoRow::new("bytes", format!("{} · {} lines", self.bytes.len(), self.lines))];
+        let mut rows = vec![
+            InfoRow::new("format", self.kind.title()),
+            InfoRow::new(
+                "bytes",
+                format!("{} · {} lines", self.bytes.len(), self.lines),
+            ),
+        ];
         if self.kind == crate::common::text::VIZ2 || self.kind == crate::common::text::VMF2 {
-            rows.push(InfoRow::new("reader", "the text twin of DIV-BIZ2: shown as text, not parsed into a model yet"));
+            rows.push(InfoRow::new(
+                "reader",
+                "the text twin of DIV-BIZ2: shown as text, not parsed into a model yet",
+            ));
         }
         rows
     }
@@ -110,7 +145,12 @@ mod tests {
 
     #[test]
     fn a_text_twin_is_text_and_never_an_error() {
-        let doc = open("BOX.VGF", b"DIV-VIZ2\nHEADER {\n}\n".to_vec(), crate::common::text::VIZ2, Purpose::Show);
+        let doc = open(
+            "BOX.VGF",
+            b"DIV-VIZ2\nHEADER {\n}\n".to_vec(),
+            crate::common::text::VIZ2,
+            Purpose::Show,
+        );
         assert!(doc.error().is_none());
         assert_eq!(doc.text().unwrap().lines().count(), 3);
         assert_eq!(doc.inspector().unwrap().runs[0].class, ByteClass::Text);

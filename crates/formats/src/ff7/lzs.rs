@@ -3,10 +3,10 @@
 //! 18 bytes). A decoder with a hard output bound, an encoder for fixtures, and the document
 //! that shows a container's decompressed bytes with its own bytes one view away.
 
-use crate::kind::{Capabilities, Format, Head, Kind, Purpose, Sniffed};
 use crate::charset::{decode as decode_text, looks_like_text};
-use crate::{Diagnostic, Document, InfoRow, ParseError};
 use crate::inspect::{ByteClass, ByteView, InspectorView};
+use crate::kind::{Capabilities, Format, Head, Kind, Purpose, Sniffed};
+use crate::{Diagnostic, Document, InfoRow, ParseError};
 
 const N: usize = 4096;
 /// Where the ring's write cursor starts (N − 18).
@@ -21,7 +21,10 @@ pub const MAX_OUTPUT: usize = 64 << 20;
 
 /// A container: `u32` compressed length equal to the rest of the file.
 pub fn wrapped(h: &Head) -> bool {
-    h.size >= 8 && h.bytes.get(..4).is_some_and(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64 == h.size - 4)
+    h.size >= 8
+        && h.bytes
+            .get(..4)
+            .is_some_and(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64 == h.size - 4)
 }
 
 pub const LZS: Kind = Kind::new("lzs");
@@ -54,14 +57,25 @@ pub fn decode_stream(stream: &[u8], max_out: usize) -> Result<Vec<u8>, ParseErro
             }
             if control >> bit & 1 == 1 {
                 if out.len() >= max_out {
-                    return Err(ParseError::new(i, "", format!("expected at most {max_out} decompressed bytes; the stream goes on")));
+                    return Err(ParseError::new(
+                        i,
+                        "",
+                        format!(
+                            "expected at most {max_out} decompressed bytes; the stream goes on"
+                        ),
+                    ));
                 }
                 out.push(stream[i]);
                 i += 1;
                 continue;
             }
             // A reference needs two bytes; a lone trailing byte is ignored like spare bits.
-            let Some(&[b0, b1]) = stream.get(i..i + 2).map(|s| <&[u8; 2]>::try_from(s).expect("two bytes")) else { break };
+            let Some(&[b0, b1]) = stream
+                .get(i..i + 2)
+                .map(|s| <&[u8; 2]>::try_from(s).expect("two bytes"))
+            else {
+                break;
+            };
             let raw = b0 as usize | ((b1 as usize & 0xF0) << 4);
             let len = (b1 as usize & 0x0F) + 3;
             if out.len() + len > max_out {
@@ -84,13 +98,30 @@ pub fn decode_stream(stream: &[u8], max_out: usize) -> Result<Vec<u8>, ParseErro
 /// Decode a whole container: the `u32` length must be the rest of the file.
 pub fn decode(file: &[u8], max_out: usize) -> Result<Vec<u8>, ParseError> {
     let Some(head) = file.get(..4) else {
-        return Err(ParseError::new(0, "", format!("expected a 4-byte compressed length, the file has {} bytes", file.len())));
+        return Err(ParseError::new(
+            0,
+            "",
+            format!(
+                "expected a 4-byte compressed length, the file has {} bytes",
+                file.len()
+            ),
+        ));
     };
     let len = u32::from_le_bytes(head.try_into().expect("four bytes")) as usize;
     if len != file.len() - 4 {
-        return Err(ParseError::new(0, "", format!("the compressed length says {len} bytes, the file holds {} after it", file.len() - 4)));
+        return Err(ParseError::new(
+            0,
+            "",
+            format!(
+                "the compressed length says {len} bytes, the file holds {} after it",
+                file.len() - 4
+            ),
+        ));
     }
-    decode_stream(&file[4..], max_out).map_err(|e| ParseError { offset: e.offset + 4, ..e })
+    decode_stream(&file[4..], max_out).map_err(|e| ParseError {
+        offset: e.offset + 4,
+        ..e
+    })
 }
 
 /// Compress greedily (the longest match within the window, zero prefill included) and wrap
@@ -110,7 +141,9 @@ pub fn encode(data: &[u8]) -> Vec<u8> {
             }
             while indexed < pos {
                 if let Some(key) = data.get(indexed..indexed + 3) {
-                    seen.entry([key[0], key[1], key[2]]).or_default().push(indexed);
+                    seen.entry([key[0], key[1], key[2]])
+                        .or_default()
+                        .push(indexed);
                 }
                 indexed += 1;
             }
@@ -135,11 +168,19 @@ pub fn encode(data: &[u8]) -> Vec<u8> {
 /// The longest earlier run (distance 1..4095) that matches `data[pos..]`, among the last
 /// 64 positions that start with the same three bytes, or in the zero prefill before the
 /// first byte: (length, source position, negative in the prefill).
-fn longest_match(data: &[u8], pos: usize, seen: &std::collections::HashMap<[u8; 3], Vec<usize>>) -> (usize, isize) {
+fn longest_match(
+    data: &[u8],
+    pos: usize,
+    seen: &std::collections::HashMap<[u8; 3], Vec<usize>>,
+) -> (usize, isize) {
     let want = (data.len() - pos).min(MAX_MATCH);
     let at = |s: isize| if s < 0 { 0 } else { data[s as usize] };
     // Overlapping runs repeat the pattern, as the decoder copies byte by byte.
-    let run = |src: isize| (0..want).take_while(|&k| at(src + k as isize) == data[pos + k]).count();
+    let run = |src: isize| {
+        (0..want)
+            .take_while(|&k| at(src + k as isize) == data[pos + k])
+            .count()
+    };
     let mut best = (0, 0);
     let mut consider = |src: isize| {
         let len = run(src);
@@ -151,7 +192,11 @@ fn longest_match(data: &[u8], pos: usize, seen: &std::collections::HashMap<[u8; 
         consider(pos as isize - (N as isize - 1));
     }
     if let Some(key) = data.get(pos..pos + 3) {
-        for &src in seen.get(&[key[0], key[1], key[2]]).into_iter().flat_map(|v| v.iter().rev().take(64)) {
+        for &src in seen
+            .get(&[key[0], key[1], key[2]])
+            .into_iter()
+            .flat_map(|v| v.iter().rev().take(64))
+        {
             if pos - src >= N {
                 break;
             }
@@ -199,13 +244,20 @@ pub type StartsLike = fn(&[u8]) -> bool;
 /// boundary), and what the stream there decodes to starts as a model does (a declared size
 /// at least what decoded, a models section inside it, 4-byte aligned). → the decoded bytes.
 fn cut_model_container(file: &[u8]) -> Option<Vec<u8>> {
-    let word = |b: &[u8], at: usize| b.get(at..at + 4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]) as usize);
+    let word = |b: &[u8], at: usize| {
+        b.get(at..at + 4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]) as usize)
+    };
     let (declared, plain_models) = (word(file, 0)?, word(file, 4)?);
     let plain_sense = plain_models < declared && plain_models % 4 == 0;
     if declared <= file.len() - 4 || plain_sense {
         return None;
     }
-    let decoded = decode_stream(&file[4..], MAX_OUTPUT.min(declared.saturating_mul(MAX_RATIO))).ok()?;
+    let decoded = decode_stream(
+        &file[4..],
+        MAX_OUTPUT.min(declared.saturating_mul(MAX_RATIO)),
+    )
+    .ok()?;
     let (size, models) = (word(&decoded, 0)?, word(&decoded, 4)?);
     (size >= decoded.len() && models < size && models % 4 == 0 && models >= 8).then_some(decoded)
 }
@@ -222,7 +274,11 @@ fn disagreeing_container(file: &[u8], starts_like: StartsLike) -> Option<(usize,
         return None;
     }
     let stream = &file[4..4 + declared.min(held)];
-    let decoded = decode_stream(stream, MAX_OUTPUT.min(stream.len().saturating_mul(MAX_RATIO))).ok()?;
+    let decoded = decode_stream(
+        stream,
+        MAX_OUTPUT.min(stream.len().saturating_mul(MAX_RATIO)),
+    )
+    .ok()?;
     starts_like(&decoded).then_some((declared, decoded))
 }
 
@@ -230,32 +286,64 @@ impl Stored {
     /// The file as stored; `starts_like` says what the format's own bytes start like, for a
     /// container whose header disagrees with the file.
     pub fn read(path: &str, ext: &str, file: Vec<u8>, starts_like: StartsLike) -> Stored {
-        let head = Head { path, ext: ext.into(), bytes: &file[..file.len().min(16)], size: file.len() as u64 };
+        let head = Head {
+            path,
+            ext: ext.into(),
+            bytes: &file[..file.len().min(16)],
+            size: file.len() as u64,
+        };
         let compressed = wrapped(&head);
         let (decoded, error) = match compressed.then(|| decode(&file, MAX_OUTPUT)) {
             Some(Ok(d)) => (Some(d), None),
-            Some(Err(e)) => (None, Some(ParseError { path: "LZS".into(), ..e })),
+            Some(Err(e)) => (
+                None,
+                Some(ParseError {
+                    path: "LZS".into(),
+                    ..e
+                }),
+            ),
             None => (None, None),
         };
         if !compressed {
             // A model's container cut short decodes as far as it goes (the model's own
             // reader says what the cut left out).
-            let cut = matches!(ext, "bsx" | "bcx").then(|| cut_model_container(&file)).flatten();
+            let cut = matches!(ext, "bsx" | "bcx")
+                .then(|| cut_model_container(&file))
+                .flatten();
             let declared = || u32::from_le_bytes([file[0], file[1], file[2], file[3]]) as usize;
             if let Some(d) = cut {
                 let declared = declared();
-                return Stored { file, decoded: Some(d), compressed: true, error: None, header_says: Some(declared) };
+                return Stored {
+                    file,
+                    decoded: Some(d),
+                    compressed: true,
+                    error: None,
+                    header_says: Some(declared),
+                };
             }
             if let Some((declared, d)) = disagreeing_container(&file, starts_like) {
-                return Stored { file, decoded: Some(d), compressed: true, error: None, header_says: Some(declared) };
+                return Stored {
+                    file,
+                    decoded: Some(d),
+                    compressed: true,
+                    error: None,
+                    header_says: Some(declared),
+                };
             }
         }
-        Stored { file, decoded, compressed, error, header_says: None }
+        Stored {
+            file,
+            decoded,
+            compressed,
+            error,
+            header_says: None,
+        }
     }
     /// A container cut short: the compressed length its header says (more than the file
     /// holds).
     pub fn cut(&self) -> Option<usize> {
-        self.header_says.filter(|&n| n > self.file.len().saturating_sub(4))
+        self.header_says
+            .filter(|&n| n > self.file.len().saturating_sub(4))
     }
     /// Where the container's header disagrees with the file, in words: what it says and what
     /// the file holds.
@@ -267,12 +355,18 @@ impl Stored {
         } else {
             format!("the {} after them are not read", holds - says)
         };
-        Some(format!("the LZS header says {says} compressed bytes, the file holds {holds} after it ({what})"))
+        Some(format!(
+            "the LZS header says {says} compressed bytes, the file holds {holds} after it ({what})"
+        ))
     }
     /// The finding at byte 0 where the container's header disagrees with the file
     /// (docs/formats/lzs.md, "Lengths"), for the document's diagnostics.
     pub fn header_finding(&self) -> Option<Diagnostic> {
-        Some(Diagnostic { offset: 0, path: "LZS".into(), message: self.disagreement()? })
+        Some(Diagnostic {
+            offset: 0,
+            path: "LZS".into(),
+            message: self.disagreement()?,
+        })
     }
     /// The damage where the container's header disagrees with the file, for a file that
     /// otherwise reads: what lies in the bytes read is shown.
@@ -286,7 +380,10 @@ impl Stored {
     }
     /// The info pane's row where the container's header disagrees with the file.
     pub fn header_rows(&self) -> Vec<InfoRow> {
-        self.disagreement().map(|d| InfoRow::warning("LZS header", d)).into_iter().collect()
+        self.disagreement()
+            .map(|d| InfoRow::warning("LZS header", d))
+            .into_iter()
+            .collect()
     }
     /// The bytes the format's offsets refer to.
     pub fn bytes(&self) -> &[u8] {
@@ -305,20 +402,47 @@ impl Stored {
         }
     }
     pub fn bytes_row(&self) -> InfoRow {
-        InfoRow::new("bytes", match &self.decoded {
-            Some(d) if self.cut().is_some() => format!("{} compressed (LZS, cut short: its header says {}) · {} decompressed", self.file.len(), self.cut().unwrap_or(0) + 4, d.len()),
-            Some(d) if self.header_says.is_some() => format!("{} compressed (LZS, of which its header says {}) · {} decompressed", self.file.len(), self.header_says.unwrap_or(0) + 4, d.len()),
-            Some(d) => format!("{} compressed (LZS) · {} decompressed", self.file.len(), d.len()),
-            None if self.compressed => format!("{} (LZS, not decompressed)", self.file.len()),
-            None => format!("{} (not compressed)", self.file.len()),
-        })
+        InfoRow::new(
+            "bytes",
+            match &self.decoded {
+                Some(d) if self.cut().is_some() => format!(
+                    "{} compressed (LZS, cut short: its header says {}) · {} decompressed",
+                    self.file.len(),
+                    self.cut().unwrap_or(0) + 4,
+                    d.len()
+                ),
+                Some(d) if self.header_says.is_some() => format!(
+                    "{} compressed (LZS, of which its header says {}) · {} decompressed",
+                    self.file.len(),
+                    self.header_says.unwrap_or(0) + 4,
+                    d.len()
+                ),
+                Some(d) => format!(
+                    "{} compressed (LZS) · {} decompressed",
+                    self.file.len(),
+                    d.len()
+                ),
+                None if self.compressed => format!("{} (LZS, not decompressed)", self.file.len()),
+                None => format!("{} (not compressed)", self.file.len()),
+            },
+        )
     }
     /// The inspector of a file that did not parse: its bytes, unclaimed, and the error.
     pub fn failed_view(&self, format: &'static str, error: Option<ParseError>) -> InspectorView {
         let mut view = InspectorView::flat(format, self.bytes().len(), ByteClass::Unclaimed);
-        view.views = vec![ByteView { label: if self.compressed { "decompressed".into() } else { "file".into() }, len: self.bytes().len() }];
+        view.views = vec![ByteView {
+            label: if self.compressed {
+                "decompressed".into()
+            } else {
+                "file".into()
+            },
+            len: self.bytes().len(),
+        }];
         if let Some(n) = self.container() {
-            view.views.push(ByteView { label: "container".into(), len: n });
+            view.views.push(ByteView {
+                label: "container".into(),
+                len: n,
+            });
         }
         view.error = error;
         view
@@ -333,13 +457,37 @@ pub fn open(_path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
     let diagnostics = Vec::new();
     let inspector = (purpose == Purpose::Show).then(|| {
         let text = !decoded.is_empty() && looks_like_text(&decoded[..decoded.len().min(4096)]);
-        let mut view = InspectorView::flat("lzs", decoded.len(), if text { ByteClass::Text } else { ByteClass::Unclaimed });
-        view.views = vec![ByteView { label: "decompressed".into(), len: decoded.len() }, ByteView { label: "container".into(), len: file.len() }];
+        let mut view = InspectorView::flat(
+            "lzs",
+            decoded.len(),
+            if text {
+                ByteClass::Text
+            } else {
+                ByteClass::Unclaimed
+            },
+        );
+        view.views = vec![
+            ByteView {
+                label: "decompressed".into(),
+                len: decoded.len(),
+            },
+            ByteView {
+                label: "container".into(),
+                len: file.len(),
+            },
+        ];
         view.diagnostics = diagnostics.clone();
         view.error = error.clone();
         view
     });
-    Box::new(LzsDocument { kind, file, decoded, error, diagnostics, inspector })
+    Box::new(LzsDocument {
+        kind,
+        file,
+        decoded,
+        error,
+        diagnostics,
+        inspector,
+    })
 }
 
 impl Document for LzsDocument {
@@ -357,12 +505,29 @@ impl Document for LzsDocument {
     fn info_rows(&self) -> Vec<InfoRow> {
         let mut rows = vec![
             InfoRow::new("format", self.kind.title()),
-            InfoRow::new("bytes", format!("{} compressed · {} decompressed ({:.2}×)", self.file.len(), self.decoded.len(), self.decoded.len() as f64 / self.file.len().max(1) as f64)),
+            InfoRow::new(
+                "bytes",
+                format!(
+                    "{} compressed · {} decompressed ({:.2}×)",
+                    self.file.len(),
+                    self.decoded.len(),
+                    self.decoded.len() as f64 / self.file.len().max(1) as f64
+                ),
+            ),
         ];
-        if !self.decoded.is_empty() && looks_like_text(&self.decoded[..self.decoded.len().min(4096)]) {
-            rows.push(InfoRow::new("decompressed text", decode_text(&self.decoded[..self.decoded.len().min(200)])));
+        if !self.decoded.is_empty()
+            && looks_like_text(&self.decoded[..self.decoded.len().min(4096)])
+        {
+            rows.push(InfoRow::new(
+                "decompressed text",
+                decode_text(&self.decoded[..self.decoded.len().min(200)]),
+            ));
         }
-        rows.extend(self.diagnostics.iter().map(|d| InfoRow::warning(format!("warning @{}", d.offset), d.message.clone())));
+        rows.extend(
+            self.diagnostics
+                .iter()
+                .map(|d| InfoRow::warning(format!("warning @{}", d.offset), d.message.clone())),
+        );
         rows
     }
     fn info_json(&self) -> String {
@@ -383,8 +548,14 @@ mod tests {
 
     #[test]
     fn the_format_notes_vectors_decode() {
-        assert_eq!(decode(&[4, 0, 0, 0, 0x01, 0x41, 0xEE, 0xFF], MAX_OUTPUT).unwrap(), vec![b'A'; 19]);
-        assert_eq!(decode(&[3, 0, 0, 0, 0, 0, 0], MAX_OUTPUT).unwrap(), vec![0, 0, 0]);
+        assert_eq!(
+            decode(&[4, 0, 0, 0, 0x01, 0x41, 0xEE, 0xFF], MAX_OUTPUT).unwrap(),
+            vec![b'A'; 19]
+        );
+        assert_eq!(
+            decode(&[3, 0, 0, 0, 0, 0, 0], MAX_OUTPUT).unwrap(),
+            vec![0, 0, 0]
+        );
         let mut v = vec![10, 0, 0, 0, 0xFF];
         v.extend(b"ABCDEFGH");
         v.push(0x01);
@@ -415,21 +586,48 @@ mod tests {
 
     #[test]
     fn real_field_files_round_trip_through_the_encoder() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/testdata/ff7");
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/testdata/ff7");
         let mut seen = 0;
-        for entry in std::fs::read_dir(&dir).expect("the shared FF7 test data sits beside the repo") {
+        for entry in std::fs::read_dir(&dir).expect("the shared FF7 test data sits beside the repo")
+        {
             let path = entry.unwrap().path();
             let data = std::fs::read(&path).unwrap();
             let packed = encode(&data);
-            assert!(packed.len() < data.len(), "{}: {} → {}", path.display(), data.len(), packed.len());
-            assert_eq!(decode(&packed, MAX_OUTPUT).unwrap(), data, "{}", path.display());
+            assert!(
+                packed.len() < data.len(),
+                "{}: {} → {}",
+                path.display(),
+                data.len(),
+                packed.len()
+            );
+            assert_eq!(
+                decode(&packed, MAX_OUTPUT).unwrap(),
+                data,
+                "{}",
+                path.display()
+            );
             if path.to_string_lossy().ends_with("_u.BSX") {
                 // size_file: the first u32 of a BSX is its own size.
-                assert_eq!(u32::from_le_bytes(data[..4].try_into().unwrap()) as usize, data.len(), "{}", path.display());
-                let doc = crate::ff7::bsx::open("X.BSX", packed, crate::ff7::bsx::BSX, Purpose::Show);
-                assert!(doc.error().is_none() && doc.diagnostics().is_empty(), "{:?}", doc.error());
+                assert_eq!(
+                    u32::from_le_bytes(data[..4].try_into().unwrap()) as usize,
+                    data.len(),
+                    "{}",
+                    path.display()
+                );
+                let doc =
+                    crate::ff7::bsx::open("X.BSX", packed, crate::ff7::bsx::BSX, Purpose::Show);
+                assert!(
+                    doc.error().is_none() && doc.diagnostics().is_empty(),
+                    "{:?}",
+                    doc.error()
+                );
                 assert_eq!(doc.bytes(0).unwrap(), &data[..]);
-                assert_eq!(doc.bytes(1).unwrap().len(), doc.inspector().unwrap().views[1].len, "the container one view away");
+                assert_eq!(
+                    doc.bytes(1).unwrap().len(),
+                    doc.inspector().unwrap().views[1].len,
+                    "the container one view away"
+                );
             }
             seen += 1;
         }

@@ -4,20 +4,20 @@
 
 use super::field_bin_document::{FieldBinDocument, NORMAL_TABLE};
 use super::inspect;
-use super::raw::BsxFile;
 use super::inspect::Records;
+use super::raw::BsxFile;
 use super::scene::{self, Extras, Face, Lit, ShutEyes};
-use super::vram;
-use crate::ff7::psx::{PageKey, Vram};
 use super::tdb_document::TdbDocument;
-use crate::{file_name, Assets};
+use super::vram;
 use crate::ff7::lzs::Stored;
-use crate::kind::{Head, Kind, Purpose};
+use crate::ff7::psx::{PageKey, Vram};
 use crate::findings::Diagnostics;
-use crate::{Diagnostic, DocStats, Document, InfoRow, ParseError, Reference};
 use crate::inspect::InspectorView;
+use crate::kind::{Head, Kind, Purpose};
 use crate::scene::Scene;
 use crate::words::{count, count_len};
+use crate::{file_name, Assets};
+use crate::{Diagnostic, DocStats, Document, InfoRow, ParseError, Reference};
 use serde::Serialize;
 
 /// A .BSX, compressed or not; under that name anything else is opened as BSX too, to say
@@ -60,37 +60,72 @@ impl BsxDocument {
     /// The character a BCX holds, by its name (1 for CLOUD.BCX …), if it is one.
     fn character(&self) -> Option<u8> {
         let name = file_name(&self.path);
-        (self.kind == crate::ff7::bsx::BCX).then(|| super::CHARACTERS.iter().position(|c| c.eq_ignore_ascii_case(name)).map(|i| i as u8 + 1)).flatten()
+        (self.kind == crate::ff7::bsx::BCX)
+            .then(|| {
+                super::CHARACTERS
+                    .iter()
+                    .position(|c| c.eq_ignore_ascii_case(name))
+                    .map(|i| i as u8 + 1)
+            })
+            .flatten()
     }
 
     /// The characters whose BCX the scene merges in, and whether any polygon shows an eye
     /// or a mouth (which FIELD.TDB supplies).
     fn wants(&self) -> (Vec<u8>, bool) {
-        let Some(f) = &self.parsed else { return (Vec::new(), false) };
-        let mut characters: Vec<u8> = f.models.iter().map(|m| m.global_id).filter(|g| super::character_file(*g).is_some()).collect();
+        let Some(f) = &self.parsed else {
+            return (Vec::new(), false);
+        };
+        let mut characters: Vec<u8> = f
+            .models
+            .iter()
+            .map(|m| m.global_id)
+            .filter(|g| super::character_file(*g).is_some())
+            .collect();
         characters.sort_unstable();
         characters.dedup();
         // A character's eyes and mouth are in its BCX parts: a character needs faces too.
-        let faces = !characters.is_empty() || f.parts.values().flat_map(|d| &d.flags).any(|&w| w & 0x3F < 2);
+        let faces = !characters.is_empty()
+            || f.parts
+                .values()
+                .flat_map(|d| &d.flags)
+                .any(|&w| w & 0x3F < 2);
         (characters, faces)
     }
 
     /// Whether FIELD.BIN has something to give: polygons to light, faces to choose images for.
     fn wants_field_bin(&self) -> bool {
-        self.parsed.as_ref().is_some_and(|f| !f.parts.is_empty() || f.models.iter().any(|m| m.global_id != 0 || m.face_id < 0x21))
+        self.parsed.as_ref().is_some_and(|f| {
+            !f.parts.is_empty()
+                || f.models
+                    .iter()
+                    .any(|m| m.global_id != 0 || m.face_id < 0x21)
+        })
     }
 
     /// The inspector after the scene's build: each polygon record's lit colours beside its
     /// stored ones, and a character's animation blocks labelled with what became of its
     /// skeleton.
     fn annotate(&mut self, lit: Option<&Lit>, characters: &[(u8, String)]) {
-        let (Some(view), Some(f)) = (self.inspector.as_mut(), self.parsed.as_ref()) else { return };
+        let (Some(view), Some(f)) = (self.inspector.as_mut(), self.parsed.as_ref()) else {
+            return;
+        };
         if let Some(lit) = lit {
             for (&block, colours) in &lit.blocks {
-                let Some(d) = f.parts.get(&block) else { continue };
+                let Some(d) = f.parts.get(&block) else {
+                    continue;
+                };
                 for (p, lit_words) in d.polygons.iter().zip(colours) {
-                    let Some(&row) = self.records.polygon_rows.get(&p.offset) else { continue };
-                    let Some(record) = view.chunks.get_mut(row as usize).and_then(|r| r.polygon.as_mut()) else { continue };
+                    let Some(&row) = self.records.polygon_rows.get(&p.offset) else {
+                        continue;
+                    };
+                    let Some(record) = view
+                        .chunks
+                        .get_mut(row as usize)
+                        .and_then(|r| r.polygon.as_mut())
+                    else {
+                        continue;
+                    };
                     // (The colour words' fields keep saying what the bytes store: writing the
                     // lit colour into thousands of their texts took as long again as the
                     // lighting and the scene's build together.)
@@ -101,7 +136,9 @@ impl BsxDocument {
             }
         }
         for &(row, g) in &self.records.character_animations {
-            let Some(r) = view.chunks.get_mut(row as usize) else { continue };
+            let Some(r) = view.chunks.get_mut(row as usize) else {
+                continue;
+            };
             if let Some((_, how)) = characters.iter().find(|(c, _)| *c == g) {
                 r.label = format!("{} ({how})", r.label);
             }
@@ -115,7 +152,13 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
     let mut error = stored.error.clone();
     let parsed = match error {
         Some(_) => None,
-        None => if bcx { BsxFile::parse_bcx(stored.bytes()) } else { BsxFile::parse(stored.bytes()) }.map_err(|e| error = Some(e)).ok(),
+        None => if bcx {
+            BsxFile::parse_bcx(stored.bytes())
+        } else {
+            BsxFile::parse(stored.bytes())
+        }
+        .map_err(|e| error = Some(e))
+        .ok(),
     };
     // A container cut short that decoded to too little to read says so with why.
     if let (Some(e), Some(_)) = (error.as_mut(), stored.cut()) {
@@ -144,15 +187,33 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
     // to no inspector: it builds none.
     let (inspector, records) = match (&parsed, purpose) {
         (Some(f), Purpose::Show) => {
-            let (mut view, records) = inspect::view(f, stored.bytes(), stored.bytes().len(), stored.container());
+            let (mut view, records) =
+                inspect::view(f, stored.bytes(), stored.bytes().len(), stored.container());
             view.diagnostics = diagnostics.kept.clone();
             view.diagnostics_dropped = diagnostics.dropped;
             (Some(view), records)
         }
-        (None, Purpose::Show) => (Some(stored.failed_view(kind.as_str(), error.clone())), Records::default()),
+        (None, Purpose::Show) => (
+            Some(stored.failed_view(kind.as_str(), error.clone())),
+            Records::default(),
+        ),
         (_, Purpose::Asset) => (None, Records::default()),
     };
-    let mut doc = BsxDocument { kind, path: path.to_string(), stored, parsed, records, error, damaged, diagnostics, inspector, links: Vec::new(), pages: None, shut_eyes: Vec::new(), faces: Vec::new() };
+    let mut doc = BsxDocument {
+        kind,
+        path: path.to_string(),
+        stored,
+        parsed,
+        records,
+        error,
+        damaged,
+        diagnostics,
+        inspector,
+        links: Vec::new(),
+        pages: None,
+        shut_eyes: Vec::new(),
+        faces: Vec::new(),
+    };
     // A BCX alone draws its character with the face its name implies.
     if let (Some(g), Some(f)) = (doc.character(), doc.parsed.as_mut()) {
         f.models[0].face_id = g - 1;
@@ -168,9 +229,24 @@ fn cut_error(cut: &super::raw::Cut, stored: &Stored) -> ParseError {
     if cut.more > 0 {
         left.push_str(&format!("; and {} more", cut.more));
     }
-    let left = if left.is_empty() { "nothing the file's records point at".to_string() } else { left };
-    let ends = if stored.cut().is_some() { container_cut(stored) } else { format!("cut short: the file ends at byte {len}") };
-    ParseError::new(len, "", format!("{ends}, size_file says {} bytes; left out: {left}", cut.declared))
+    let left = if left.is_empty() {
+        "nothing the file's records point at".to_string()
+    } else {
+        left
+    };
+    let ends = if stored.cut().is_some() {
+        container_cut(stored)
+    } else {
+        format!("cut short: the file ends at byte {len}")
+    };
+    ParseError::new(
+        len,
+        "",
+        format!(
+            "{ends}, size_file says {} bytes; left out: {left}",
+            cut.declared
+        ),
+    )
 }
 
 /// Where a cut LZS container ends, against what its header says, and what that decoded to.
@@ -205,7 +281,12 @@ struct FaceJson {
 
 impl From<&Face> for FaceJson {
     fn from(f: &Face) -> FaceJson {
-        FaceJson { id: f.id, eyes: [f.open[0], f.open[1]], mouth: f.open[2], source: if f.from_tables { "FIELD.BIN" } else { "guess" } }
+        FaceJson {
+            id: f.id,
+            eyes: [f.open[0], f.open[1]],
+            mouth: f.open[2],
+            source: if f.from_tables { "FIELD.BIN" } else { "guess" },
+        }
     }
 }
 
@@ -224,34 +305,69 @@ impl BsxDocument {
         for g in characters {
             let bcx = super::character_file(g).expect("wants() keeps known characters");
             let doc = found(bcx).and_then(|p| assets.get(&p).map(|d| (p, d)));
-            match doc.as_ref().and_then(|(p, d)| Some((p, d.as_any().downcast_ref::<BsxDocument>()?.file()?))) {
+            match doc
+                .as_ref()
+                .and_then(|(p, d)| Some((p, d.as_any().downcast_ref::<BsxDocument>()?.file()?)))
+            {
                 Some((p, f)) => {
                     extras.characters[g as usize - 1] = Some(f);
-                    links.push(InfoRow::new(format!("character {g}"), format!("skeleton, parts and animations merged from {p}")).with_links(vec![p.clone()]));
+                    links.push(
+                        InfoRow::new(
+                            format!("character {g}"),
+                            format!("skeleton, parts and animations merged from {p}"),
+                        )
+                        .with_links(vec![p.clone()]),
+                    );
                 }
-                None => links.push(InfoRow::warning(format!("character {g}"), why_not(assets, found(bcx), bcx, "its records are drawn alone"))),
+                None => links.push(InfoRow::warning(
+                    format!("character {g}"),
+                    why_not(assets, found(bcx), bcx, "its records are drawn alone"),
+                )),
             }
         }
         if faces {
             let doc = found(FACES).and_then(|p| assets.get(&p).map(|d| (p, d)));
-            match doc.as_ref().and_then(|(p, d)| d.as_any().downcast_ref::<TdbDocument>().and_then(|t| Some((p, t.parsed.as_ref()?, t.bytes())))) {
+            match doc.as_ref().and_then(|(p, d)| {
+                d.as_any()
+                    .downcast_ref::<TdbDocument>()
+                    .and_then(|t| Some((p, t.parsed.as_ref()?, t.bytes())))
+            }) {
                 Some((p, t, bytes)) => {
                     extras.faces = Some((t, bytes));
-                    links.push(InfoRow::new("eyes and mouths", format!("from {p}")).with_links(vec![p.clone()]));
+                    links.push(
+                        InfoRow::new("eyes and mouths", format!("from {p}"))
+                            .with_links(vec![p.clone()]),
+                    );
                 }
-                None => links.push(InfoRow::warning("eyes and mouths", why_not(assets, found(FACES), FACES, "drawn grey"))),
+                None => links.push(InfoRow::warning(
+                    "eyes and mouths",
+                    why_not(assets, found(FACES), FACES, "drawn grey"),
+                )),
             }
         }
         let mut field_bin = None;
         if self.wants_field_bin() {
             let doc = found(FIELD_BIN).and_then(|p| assets.get(&p).map(|d| (p, d)));
-            match doc.as_ref().and_then(|(p, d)| Some((p, d.as_any().downcast_ref::<FieldBinDocument>()?.tables.as_ref()?))) {
+            match doc.as_ref().and_then(|(p, d)| {
+                Some((
+                    p,
+                    d.as_any()
+                        .downcast_ref::<FieldBinDocument>()?
+                        .tables
+                        .as_ref()?,
+                ))
+            }) {
                 Some((p, t)) => {
                     extras.tables = Some(t);
                     field_bin = Some(p.clone());
                 }
                 None => {
-                    let why = why_not(assets, found(FIELD_BIN), FIELD_BIN, "stored colours, and the faces' images guessed from FIELD.TDB's layout");
+                    let why = why_not(
+                        assets,
+                        found(FIELD_BIN),
+                        FIELD_BIN,
+                        "stored colours, and the faces' images guessed from FIELD.TDB's layout",
+                    );
                     links.push(InfoRow::warning("lighting", why));
                 }
             }
@@ -264,16 +380,31 @@ impl BsxDocument {
             .filter_map(|&g| {
                 let bcx = super::character_file(g)?;
                 let how = match extras.characters[g as usize - 1] {
-                    Some(c) => format!("played on {bcx}'s {}", crate::words::count_len(c.models[0].bones.len(), "bone")),
+                    Some(c) => format!(
+                        "played on {bcx}'s {}",
+                        crate::words::count_len(c.models[0].bones.len(), "bone")
+                    ),
                     None => format!("{bcx} not in this archive"),
                 };
                 Some((g, how))
             })
             .collect();
         let f = self.parsed.as_ref()?;
-        let built = scene::build(file_name(&self.path), f, self.stored.bytes(), &self.records, &extras);
+        let built = scene::build(
+            file_name(&self.path),
+            f,
+            self.stored.bytes(),
+            &self.records,
+            &extras,
+        );
         let faces_found = extras.faces.is_some();
-        Some(SceneFrom { built, links, field_bin, characters, faces_found })
+        Some(SceneFrom {
+            built,
+            links,
+            field_bin,
+            characters,
+            faces_found,
+        })
     }
 }
 
@@ -298,27 +429,60 @@ impl Document for BsxDocument {
         self.stored.view(view)
     }
     fn info_rows(&self) -> Vec<InfoRow> {
-        let mut rows = vec![InfoRow::new("format", self.kind.title()), self.stored.bytes_row()];
+        let mut rows = vec![
+            InfoRow::new("format", self.kind.title()),
+            self.stored.bytes_row(),
+        ];
         if let (true, Some(e)) = (self.damaged, &self.error) {
-            rows.insert(0, InfoRow::warning("damaged", format!("{}; what lies wholly inside is shown", e.message)));
+            rows.insert(
+                0,
+                InfoRow::warning(
+                    "damaged",
+                    format!("{}; what lies wholly inside is shown", e.message),
+                ),
+            );
         }
         if let Some(f) = &self.parsed {
             for (k, m) in f.models.iter().enumerate() {
-                let own = format!("{} · {} · {} · {}", count_len(m.bones.len(), "bone"), count_len(m.parts.len(), "part"), count_len(m.animations.len(), "animation"), count_len(f.triangles(m), "triangle"));
+                let own = format!(
+                    "{} · {} · {} · {}",
+                    count_len(m.bones.len(), "bone"),
+                    count_len(m.parts.len(), "part"),
+                    count_len(m.animations.len(), "animation"),
+                    count_len(f.triangles(m), "triangle")
+                );
                 let value = match super::character_file(m.global_id) {
                     Some(bcx) => format!("character {} ({bcx} brings its skeleton, parts and first animations) · this record adds {own}", m.global_id),
                     None => own,
                 };
-                rows.push(InfoRow::new(if f.bcx.is_some() { "character".to_string() } else { format!("model {k}") }, value));
+                rows.push(InfoRow::new(
+                    if f.bcx.is_some() {
+                        "character".to_string()
+                    } else {
+                        format!("model {k}")
+                    },
+                    value,
+                ));
             }
             if let Some(t) = &f.textures {
-                rows.push(InfoRow::new("textures", format!("{} VRAM rectangles", t.rects.len())));
+                rows.push(InfoRow::new(
+                    "textures",
+                    format!("{} VRAM rectangles", t.rects.len()),
+                ));
             }
         }
         rows.extend(self.links.iter().cloned());
-        rows.extend(self.diagnostics.iter().map(|d| InfoRow::warning(format!("warning @{}", d.offset), format!("{}: {}", d.path, d.message))));
+        rows.extend(self.diagnostics.iter().map(|d| {
+            InfoRow::warning(
+                format!("warning @{}", d.offset),
+                format!("{}: {}", d.path, d.message),
+            )
+        }));
         if self.diagnostics.dropped > 0 {
-            rows.push(InfoRow::warning("more warnings", format!("{} not listed", self.diagnostics.dropped)));
+            rows.push(InfoRow::warning(
+                "more warnings",
+                format!("{} not listed", self.diagnostics.dropped),
+            ));
         }
         rows
     }
@@ -326,17 +490,25 @@ impl Document for BsxDocument {
         let models: Vec<ModelJson> = self
             .parsed
             .iter()
-            .flat_map(|f| f.models.iter().enumerate().map(move |(k, m)| ModelJson {
-                bones: m.bones.len(),
-                parts: m.parts.len(),
-                animations: m.animations.len(),
-                triangles: f.triangles(m),
-                vertices: f.vertices(m),
-                scale: m.scale,
-                // A BCX's own record names no character: its file name does.
-                character: self.character().unwrap_or(m.global_id),
-                face: self.faces.get(k).copied().flatten().as_ref().map(FaceJson::from),
-            }))
+            .flat_map(|f| {
+                f.models.iter().enumerate().map(move |(k, m)| ModelJson {
+                    bones: m.bones.len(),
+                    parts: m.parts.len(),
+                    animations: m.animations.len(),
+                    triangles: f.triangles(m),
+                    vertices: f.vertices(m),
+                    scale: m.scale,
+                    // A BCX's own record names no character: its file name does.
+                    character: self.character().unwrap_or(m.global_id),
+                    face: self
+                        .faces
+                        .get(k)
+                        .copied()
+                        .flatten()
+                        .as_ref()
+                        .map(FaceJson::from),
+                })
+            })
             .collect();
         let triangles: usize = models.iter().map(|m| m.triangles).sum();
         let fields = serde_json::json!({
@@ -354,20 +526,49 @@ impl Document for BsxDocument {
     }
     fn references(&self) -> Vec<Reference> {
         let (characters, faces) = self.wants();
-        let mut refs: Vec<Reference> = characters.iter().filter_map(|&g| super::character_file(g)).map(|bcx| Reference { role: "character", written: bcx.to_string(), names: vec![bcx.to_string()], item: None }).collect();
+        let mut refs: Vec<Reference> = characters
+            .iter()
+            .filter_map(|&g| super::character_file(g))
+            .map(|bcx| Reference {
+                role: "character",
+                written: bcx.to_string(),
+                names: vec![bcx.to_string()],
+                item: None,
+            })
+            .collect();
         if faces {
-            refs.push(Reference { role: "eyes and mouths", written: FACES.to_string(), names: vec![FACES.to_string()], item: None });
+            refs.push(Reference {
+                role: "eyes and mouths",
+                written: FACES.to_string(),
+                names: vec![FACES.to_string()],
+                item: None,
+            });
         }
         if self.wants_field_bin() {
-            refs.push(Reference { role: "lighting and face tables", written: FIELD_BIN.to_string(), names: vec![FIELD_BIN.to_string()], item: None });
+            refs.push(Reference {
+                role: "lighting and face tables",
+                written: FIELD_BIN.to_string(),
+                names: vec![FIELD_BIN.to_string()],
+                item: None,
+            });
         }
         refs
     }
     fn needs(&self, assets: &dyn Assets) -> Vec<String> {
-        self.references().iter().filter_map(|r| assets.resolve(&self.path, &r.names).file).filter(|p| !assets.known(p)).collect()
+        self.references()
+            .iter()
+            .filter_map(|r| assets.resolve(&self.path, &r.names).file)
+            .filter(|p| !assets.known(p))
+            .collect()
     }
     fn build_scene(&mut self, assets: &dyn Assets) -> Option<Scene> {
-        let SceneFrom { built, mut links, field_bin, characters, faces_found } = self.scene_from(assets)?;
+        let SceneFrom {
+            built,
+            mut links,
+            field_bin,
+            characters,
+            faces_found,
+        } = self.scene_from(assets)?;
         let f = self.parsed.as_ref()?;
         let (bcx_alone, offset_models) = (f.bcx.is_some(), f.offset_models as usize);
         match (&built.lit, &field_bin) {
@@ -392,8 +593,16 @@ impl Document for BsxDocument {
         self.faces = built.faces;
         self.links = links;
         if let Some(message) = built.refused {
-            let d = Diagnostic { offset: offset_models, path: "models".into(), message };
-            if let Some(view) = self.inspector.as_mut().filter(|_| self.diagnostics.has_room()) {
+            let d = Diagnostic {
+                offset: offset_models,
+                path: "models".into(),
+                message,
+            };
+            if let Some(view) = self
+                .inspector
+                .as_mut()
+                .filter(|_| self.diagnostics.has_room())
+            {
                 view.diagnostics.push(d.clone());
             }
             self.diagnostics.push(d);
@@ -406,39 +615,83 @@ impl Document for BsxDocument {
         self.scene_from(assets).map(|s| s.built.scene)
     }
     fn texel_source(&self, texture: usize, x: u32, y: u32) -> Vec<(String, String)> {
-        let Some((vram, pages)) = &self.pages else { return Vec::new() };
-        let Some(&(key, blinking)) = pages.get(texture) else { return Vec::new() };
+        let Some((vram, pages)) = &self.pages else {
+            return Vec::new();
+        };
+        let Some(&(key, blinking)) = pages.get(texture) else {
+            return Vec::new();
+        };
         // Below a face page's 256 lines: the same page with the slot's eyes shut (the blink's).
-        let shut = blinking.filter(|_| y >= 256).and_then(|slot| self.shut_eyes.iter().find(|e| e.slot == slot));
+        let shut = blinking
+            .filter(|_| y >= 256)
+            .and_then(|slot| self.shut_eyes.iter().find(|e| e.slot == slot));
         let (t, note) = match shut {
-            Some(eyes) => (vram::with_eyes(&mut vram.clone(), eyes.slot, &eyes.left, &eyes.right, |v| v.texel(key, x as usize, y as usize % 256)), " with the eyes shut, for the blink"),
+            Some(eyes) => (
+                vram::with_eyes(&mut vram.clone(), eyes.slot, &eyes.left, &eyes.right, |v| {
+                    v.texel(key, x as usize, y as usize % 256)
+                }),
+                " with the eyes shut, for the blink",
+            ),
             None => (vram.texel(key, x as usize, y as usize % 256), ""),
         };
-        let mut out = vec![("VRAM word".to_string(), format!("0x{:04X} at ({}, {}){note}", t.word, t.at.0, t.at.1))];
+        let mut out = vec![(
+            "VRAM word".to_string(),
+            format!("0x{:04X} at ({}, {}){note}", t.word, t.at.0, t.at.1),
+        )];
         if let Some(i) = t.index {
-            out.push(("CLUT index".to_string(), format!("{i} of the CLUT at ({}, {})", key.clut_x, key.clut_y)));
+            out.push((
+                "CLUT index".to_string(),
+                format!("{i} of the CLUT at ({}, {})", key.clut_x, key.clut_y),
+            ));
         }
         let c = t.colour;
         let stp = if c & 0x8000 != 0 { ", STP set" } else { "" };
-        out.push(("colour".to_string(), format!("0x{c:04X}: red {} green {} blue {} of 31{stp}", c & 0x1F, (c >> 5) & 0x1F, (c >> 10) & 0x1F)));
+        out.push((
+            "colour".to_string(),
+            format!(
+                "0x{c:04X}: red {} green {} blue {} of 31{stp}",
+                c & 0x1F,
+                (c >> 5) & 0x1F,
+                (c >> 10) & 0x1F
+            ),
+        ));
         out
     }
     fn table_uses(&self, table: &str) -> (&'static str, Vec<(u32, u32)>) {
-        let Some(f) = self.parsed.as_ref().filter(|_| table == NORMAL_TABLE) else { return ("polygon", Vec::new()) };
+        let Some(f) = self.parsed.as_ref().filter(|_| table == NORMAL_TABLE) else {
+            return ("polygon", Vec::new());
+        };
         // A polygon uses a normal when one of its colour words names it; each counts once.
         let mut uses = [0u32; 256];
         for p in f.parts.values().flat_map(|d| &d.polygons) {
-            let words = if p.kind.gouraud() { p.kind.corners() } else { 1 };
+            let words = if p.kind.gouraud() {
+                p.kind.corners()
+            } else {
+                1
+            };
             let mut named: Vec<u8> = p.colors[..words].iter().map(|c| c[3]).collect();
             named.sort_unstable();
             named.dedup();
             named.into_iter().for_each(|n| uses[n as usize] += 1);
         }
-        ("polygon", uses.iter().enumerate().filter(|(_, &n)| n > 0).map(|(k, &n)| (k as u32, n)).collect())
+        (
+            "polygon",
+            uses.iter()
+                .enumerate()
+                .filter(|(_, &n)| n > 0)
+                .map(|(k, &n)| (k as u32, n))
+                .collect(),
+        )
     }
     fn stats(&self) -> DocStats {
-        let Some(f) = &self.parsed else { return DocStats::default() };
-        DocStats { triangles: f.models.iter().map(|m| f.triangles(m)).sum(), diagnostics: self.diagnostics.total(), ..Default::default() }
+        let Some(f) = &self.parsed else {
+            return DocStats::default();
+        };
+        DocStats {
+            triangles: f.models.iter().map(|m| f.triangles(m)).sum(),
+            diagnostics: self.diagnostics.total(),
+            ..Default::default()
+        }
     }
 }
 

@@ -3,14 +3,16 @@
 //! normal, each face's eye and mouth images), the rest of the module as opaque code and data,
 //! and the 240 normals drawn as points on a sphere, each picking its record.
 
-use super::field_bin::{self, FieldTables, Packing, Table, EYES, MAPS, MODULE_LEN, MOUTHS, NORMALS, SINES};
+use super::field_bin::{
+    self, FieldTables, Packing, Table, EYES, MAPS, MODULE_LEN, MOUTHS, NORMALS, SINES,
+};
 use super::inspect::{row, tree, Pending};
 use crate::findings::Diagnostics;
-use crate::kind::{Head, Kind, Purpose};
-use crate::{file_name, Document, InfoRow, ParseError};
 use crate::inspect::{ByteClass, ByteView, InspectorView, TableEntry};
+use crate::kind::{Head, Kind, Purpose};
 use crate::scene::{Material, Mesh, Node, Primitive, Scene, SourceRun, Transform};
 use crate::words::count_len;
+use crate::{file_name, Document, InfoRow, ParseError};
 
 /// A file named as the field module, or holding it (unpacked, or as the disc stores it).
 /// FIELD.BIN by its size and code, whatever its name.
@@ -47,7 +49,12 @@ impl FieldBinDocument {
     }
 }
 
-pub fn open_field_bin(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
+pub fn open_field_bin(
+    path: &str,
+    file: Vec<u8>,
+    kind: Kind,
+    purpose: Purpose,
+) -> Box<dyn Document> {
     let (packing, module, mut error) = match field_bin::unpack(&file) {
         Ok((packing, module)) => (Some(packing), module, None),
         Err(e) => (None, None, Some(e)),
@@ -62,27 +69,70 @@ pub fn open_field_bin(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -
         Purpose::Asset => (None, Vec::new()),
     };
     let _ = path;
-    Box::new(FieldBinDocument { kind, file, module, packing, tables, error, diagnostics: Diagnostics::default(), inspector, normal_rows })
+    Box::new(FieldBinDocument {
+        kind,
+        file,
+        module,
+        packing,
+        tables,
+        error,
+        diagnostics: Diagnostics::default(),
+        inspector,
+        normal_rows,
+    })
 }
 
 /// The module's bytes `from..to` that are not one of the tables, kept as they are.
 fn unread(from: usize, to: usize) -> Option<Pending> {
-    let mut r = row(from, to, "module", "the field engine's code and data (not read)".into(), count_len(to.checked_sub(from).filter(|&n| n > 0)?, "byte"));
+    let mut r = row(
+        from,
+        to,
+        "module",
+        "the field engine's code and data (not read)".into(),
+        count_len(to.checked_sub(from).filter(|&n| n > 0)?, "byte"),
+    );
     r.opaque = true;
     Some(r)
 }
 
 /// A table's row (a container of its entries' rows, or of its fields) at its offset.
 fn table_row(t: &Table, summary: String) -> Pending {
-    row(t.at, t.end(), &t.name.replace(' ', "_"), format!("{} · RAM {:#010x} · {} × {} bytes", t.name, t.ram(), t.entries, t.width), summary)
+    row(
+        t.at,
+        t.end(),
+        &t.name.replace(' ', "_"),
+        format!(
+            "{} · RAM {:#010x} · {} × {} bytes",
+            t.name,
+            t.ram(),
+            t.entries,
+            t.width
+        ),
+        summary,
+    )
 }
 
-fn view(module: &[u8], stored_len: usize, packing: Option<Packing>, tables: Option<&FieldTables>, error: Option<ParseError>) -> (Option<InspectorView>, Vec<u32>) {
+fn view(
+    module: &[u8],
+    stored_len: usize,
+    packing: Option<Packing>,
+    tables: Option<&FieldTables>,
+    error: Option<ParseError>,
+) -> (Option<InspectorView>, Vec<u32>) {
     let packed = matches!(packing, Some(Packing::Gzip { .. }));
     let Some(t) = tables else {
         let mut v = InspectorView::flat("field-bin", module.len(), ByteClass::Unclaimed);
         if packed {
-            v.views = vec![ByteView { label: "unpacked".into(), len: module.len() }, ByteView { label: "as stored".into(), len: stored_len }];
+            v.views = vec![
+                ByteView {
+                    label: "unpacked".into(),
+                    len: module.len(),
+                },
+                ByteView {
+                    label: "as stored".into(),
+                    len: stored_len,
+                },
+            ];
         }
         v.error = error;
         return (Some(v), Vec::new());
@@ -95,40 +145,152 @@ fn view(module: &[u8], stored_len: usize, packing: Option<Packing>, tables: Opti
         from = table.end();
     }
     rows.extend(unread(from, module.len()));
-    rows.push(table_row(&MAPS, "per map id, u32 sector and u32 size of its .DAT, .MIM and .BSX on the disc".into()));
+    rows.push(table_row(
+        &MAPS,
+        "per map id, u32 sector and u32 size of its .DAT, .MIM and .BSX on the disc".into(),
+    ));
     for (id, m) in t.maps.iter().enumerate() {
         let at = MAPS.at + MAPS.width * id;
-        let mut r = row(at, at + MAPS.width, "map", format!("map {id}"), format!("DAT {} bytes, MIM {} bytes, BSX {} bytes", m.dat[1], m.mim[1], m.bsx[1]));
-        r.fields = [("DAT", m.dat), ("MIM", m.mim), ("BSX", m.bsx)].iter().enumerate().flat_map(|(k, (what, [sector, size]))| [(at + 8 * k, 4, format!("u32 {what} sector"), sector.to_string()), (at + 8 * k + 4, 4, format!("u32 {what} size"), size.to_string())]).collect();
+        let mut r = row(
+            at,
+            at + MAPS.width,
+            "map",
+            format!("map {id}"),
+            format!(
+                "DAT {} bytes, MIM {} bytes, BSX {} bytes",
+                m.dat[1], m.mim[1], m.bsx[1]
+            ),
+        );
+        r.fields = [("DAT", m.dat), ("MIM", m.mim), ("BSX", m.bsx)]
+            .iter()
+            .enumerate()
+            .flat_map(|(k, (what, [sector, size]))| {
+                [
+                    (
+                        at + 8 * k,
+                        4,
+                        format!("u32 {what} sector"),
+                        sector.to_string(),
+                    ),
+                    (
+                        at + 8 * k + 4,
+                        4,
+                        format!("u32 {what} size"),
+                        size.to_string(),
+                    ),
+                ]
+            })
+            .collect();
         rows.push(r);
     }
     let mut sines = table_row(&SINES, "(sin, cos) in 4.12 per 256th of a turn".into());
-    sines.fields = t.sines.iter().enumerate().map(|(k, [s, c])| (SINES.at + 4 * k, 4, format!("angle {k} ({:.2}°)", k as f64 * 360.0 / 256.0), format!("sin {s}, cos {c}"))).collect();
+    sines.fields = t
+        .sines
+        .iter()
+        .enumerate()
+        .map(|(k, [s, c])| {
+            (
+                SINES.at + 4 * k,
+                4,
+                format!("angle {k} ({:.2}°)", k as f64 * 360.0 / 256.0),
+                format!("sin {s}, cos {c}"),
+            )
+        })
+        .collect();
     rows.push(sines);
-    rows.push(table_row(&NORMALS, "s16 x, y, z, pad: unit vectors in 4.12".into()));
+    rows.push(table_row(
+        &NORMALS,
+        "s16 x, y, z, pad: unit vectors in 4.12".into(),
+    ));
     for (k, n) in t.normals.iter().take(NORMALS.entries).enumerate() {
         let at = NORMALS.at + 8 * k;
         let f = n.map(|c| c as f64 / 4096.0);
-        let mut r = row(at, at + 8, "normal", format!("normal {k}"), format!("({}, {}, {}) · ({:.3}, {:.3}, {:.3})", n[0], n[1], n[2], f[0], f[1], f[2]));
-        r.fields = ["x", "y", "z", "pad"].iter().enumerate().map(|(i, axis)| (at + 2 * i, 2, format!("s16 {axis}"), n[i].to_string())).collect();
-        r.entry = Some(TableEntry { table: NORMAL_TABLE, index: k as u32 });
+        let mut r = row(
+            at,
+            at + 8,
+            "normal",
+            format!("normal {k}"),
+            format!(
+                "({}, {}, {}) · ({:.3}, {:.3}, {:.3})",
+                n[0], n[1], n[2], f[0], f[1], f[2]
+            ),
+        );
+        r.fields = ["x", "y", "z", "pad"]
+            .iter()
+            .enumerate()
+            .map(|(i, axis)| (at + 2 * i, 2, format!("s16 {axis}"), n[i].to_string()))
+            .collect();
+        r.entry = Some(TableEntry {
+            table: NORMAL_TABLE,
+            index: k as u32,
+        });
         rows.push(r);
     }
-    for (table, list, slots) in [(&EYES, &t.eyes.iter().map(|r| r.to_vec()).collect::<Vec<_>>(), "eye slot"), (&MOUTHS, &t.mouths.iter().map(|r| r.to_vec()).collect::<Vec<_>>(), "mouth slot")] {
-        rows.push(table_row(table, format!("per face id, the FIELD.TDB image of each {slots}")));
+    for (table, list, slots) in [
+        (
+            &EYES,
+            &t.eyes.iter().map(|r| r.to_vec()).collect::<Vec<_>>(),
+            "eye slot",
+        ),
+        (
+            &MOUTHS,
+            &t.mouths.iter().map(|r| r.to_vec()).collect::<Vec<_>>(),
+            "mouth slot",
+        ),
+    ] {
+        rows.push(table_row(
+            table,
+            format!("per face id, the FIELD.TDB image of each {slots}"),
+        ));
         for (f, images) in list.iter().enumerate() {
             let at = table.at + table.width * f;
-            let mut r = row(at, at + table.width, "face", format!("face {f}"), format!("images {images:?}"));
-            r.fields = images.iter().enumerate().map(|(slot, i)| (at + slot, 1, format!("u8 {slots} {slot}"), format!("image {i}"))).collect();
+            let mut r = row(
+                at,
+                at + table.width,
+                "face",
+                format!("face {f}"),
+                format!("images {images:?}"),
+            );
+            r.fields = images
+                .iter()
+                .enumerate()
+                .map(|(slot, i)| {
+                    (
+                        at + slot,
+                        1,
+                        format!("u8 {slots} {slot}"),
+                        format!("image {i}"),
+                    )
+                })
+                .collect();
             rows.push(r);
         }
     }
-    let (mut v, _) = tree(rows, module.len(), module.len(), packed.then_some(stored_len));
+    let (mut v, _) = tree(
+        rows,
+        module.len(),
+        module.len(),
+        packed.then_some(stored_len),
+    );
     v.format = "field-bin";
     if packed {
-        v.views = vec![ByteView { label: "unpacked".into(), len: module.len() }, ByteView { label: "as stored".into(), len: stored_len }];
+        v.views = vec![
+            ByteView {
+                label: "unpacked".into(),
+                len: module.len(),
+            },
+            ByteView {
+                label: "as stored".into(),
+                len: stored_len,
+            },
+        ];
     }
-    let normal_rows = v.chunks.iter().filter(|c| c.name == "normal").map(|c| c.index).collect();
+    let normal_rows = v
+        .chunks
+        .iter()
+        .filter(|c| c.name == "normal")
+        .map(|c| c.index)
+        .collect();
     (Some(v), normal_rows)
 }
 
@@ -153,11 +315,37 @@ impl Document for FieldBinDocument {
             _ => format!("{} (the unpacked module)", self.file.len()),
         }));
         if let Some(t) = &self.tables {
-            rows.push(InfoRow::new("normals", format!("{} unit vectors at {:#x} (RAM {:#010x}): polygons are lit by them", NORMALS.entries, NORMALS.at, NORMALS.ram())));
-            rows.push(InfoRow::new("sine table", format!("{} entries at {:#x}: bone rotations for the lighting", SINES.entries, SINES.at)));
-            rows.push(InfoRow::new("faces", format!("{} faces: eye images at {:#x}, mouth images at {:#x}", t.eyes.len(), EYES.at, MOUTHS.at)));
+            rows.push(InfoRow::new(
+                "normals",
+                format!(
+                    "{} unit vectors at {:#x} (RAM {:#010x}): polygons are lit by them",
+                    NORMALS.entries,
+                    NORMALS.at,
+                    NORMALS.ram()
+                ),
+            ));
+            rows.push(InfoRow::new(
+                "sine table",
+                format!(
+                    "{} entries at {:#x}: bone rotations for the lighting",
+                    SINES.entries, SINES.at
+                ),
+            ));
+            rows.push(InfoRow::new(
+                "faces",
+                format!(
+                    "{} faces: eye images at {:#x}, mouth images at {:#x}",
+                    t.eyes.len(),
+                    EYES.at,
+                    MOUTHS.at
+                ),
+            ));
         }
-        rows.extend(self.error.iter().map(|e| InfoRow::warning("error", e.to_string())));
+        rows.extend(
+            self.error
+                .iter()
+                .map(|e| InfoRow::warning("error", e.to_string())),
+        );
         rows
     }
     fn info_json(&self) -> String {
@@ -173,31 +361,82 @@ impl Document for FieldBinDocument {
     }
     fn build_scene(&mut self, _assets: &dyn crate::Assets) -> Option<Scene> {
         let t = self.tables.as_ref()?;
-        let mut scene = Scene { name: "FIELD.BIN normals".into(), ..Default::default() };
-        scene.materials.push(Material { name: Some("normals".into()), ..Default::default() });
-        let mut prim = Primitive { positions: Vec::new(), colors: Some(Vec::new()), material: Some(0), ..Default::default() };
+        let mut scene = Scene {
+            name: "FIELD.BIN normals".into(),
+            ..Default::default()
+        };
+        scene.materials.push(Material {
+            name: Some("normals".into()),
+            ..Default::default()
+        });
+        let mut prim = Primitive {
+            positions: Vec::new(),
+            colors: Some(Vec::new()),
+            material: Some(0),
+            ..Default::default()
+        };
         // Each normal a small octahedron at its tip, coloured by its direction.
         for (k, n) in t.normals.iter().take(NORMALS.entries).enumerate() {
             let d = glam::Vec3::new(n[0] as f32, n[1] as f32, n[2] as f32) / 4096.0;
             let centre = d * SPHERE;
             let first = prim.positions.len() as u32;
             let tri = prim.indices.len() as u32 / 3;
-            for axis in [glam::Vec3::X, -glam::Vec3::X, glam::Vec3::Y, -glam::Vec3::Y, glam::Vec3::Z, -glam::Vec3::Z] {
+            for axis in [
+                glam::Vec3::X,
+                -glam::Vec3::X,
+                glam::Vec3::Y,
+                -glam::Vec3::Y,
+                glam::Vec3::Z,
+                -glam::Vec3::Z,
+            ] {
                 prim.positions.push((centre + axis * POINT).to_array());
             }
-            let colour = d.map(|c| ((c * 0.5 + 0.5) * 255.0).clamp(0.0, 255.0)).to_array().map(|c| c as u8);
-            prim.colors.as_mut().expect("made with colours").extend([[colour[0], colour[1], colour[2], 255]; 6]);
+            let colour = d
+                .map(|c| ((c * 0.5 + 0.5) * 255.0).clamp(0.0, 255.0))
+                .to_array()
+                .map(|c| c as u8);
+            prim.colors
+                .as_mut()
+                .expect("made with colours")
+                .extend([[colour[0], colour[1], colour[2], 255]; 6]);
             for (a, b) in [(0, 2), (2, 1), (1, 3), (3, 0)] {
-                prim.indices.extend([first + a, first + b, first + 4, first + b, first + a, first + 5]);
+                prim.indices.extend([
+                    first + a,
+                    first + b,
+                    first + 4,
+                    first + b,
+                    first + a,
+                    first + 5,
+                ]);
             }
             if let Some(&record) = self.normal_rows.get(k) {
-                prim.sources.push(SourceRun { first: tri, record, start: NORMALS.at + 8 * k, face_len: 8, tris_per_face: 8 });
+                prim.sources.push(SourceRun {
+                    first: tri,
+                    record,
+                    start: NORMALS.at + 8 * k,
+                    face_len: 8,
+                    tris_per_face: 8,
+                });
             }
         }
-        let mesh = scene.add_mesh(Mesh { name: Some("normals".into()), primitives: vec![prim] });
+        let mesh = scene.add_mesh(Mesh {
+            name: Some("normals".into()),
+            primitives: vec![prim],
+        });
         // The console's +Y is down: half a turn about X, as the field models are turned.
-        let turn = Transform { rotation: glam::Quat::from_rotation_x(std::f32::consts::PI).to_array(), ..Default::default() };
-        scene.add_node(None, Node { name: Some("normals".into()), mesh: Some(mesh), transform: turn, ..Default::default() });
+        let turn = Transform {
+            rotation: glam::Quat::from_rotation_x(std::f32::consts::PI).to_array(),
+            ..Default::default()
+        };
+        scene.add_node(
+            None,
+            Node {
+                name: Some("normals".into()),
+                mesh: Some(mesh),
+                transform: turn,
+                ..Default::default()
+            },
+        );
         Some(scene)
     }
 }

@@ -34,7 +34,12 @@ pub const FORMATS: &[Format] = &[
         kind: BSX,
         label: "BSX",
         title: "FF7 field model",
-        caps: Capabilities { scene: true, primary: true, own_textures: true, ..Capabilities::NONE },
+        caps: Capabilities {
+            scene: true,
+            primary: true,
+            own_textures: true,
+            ..Capabilities::NONE
+        },
         // Under its name a BSX is opened as one whatever it holds, to say what is wrong.
         sniffs: &[(Sniffed::Name, sniff)],
         named: &["bsx"],
@@ -46,7 +51,12 @@ pub const FORMATS: &[Format] = &[
         kind: BCX,
         label: "BCX",
         title: "FF7 field character",
-        caps: Capabilities { scene: true, used_by: true, own_textures: true, ..Capabilities::NONE },
+        caps: Capabilities {
+            scene: true,
+            used_by: true,
+            own_textures: true,
+            ..Capabilities::NONE
+        },
         sniffs: &[(Sniffed::Name, sniff_bcx)],
         named: &["bcx"],
         claims: &[],
@@ -57,7 +67,11 @@ pub const FORMATS: &[Format] = &[
         kind: TDB,
         label: "TDB",
         title: "FF7 field eyes and mouths",
-        caps: Capabilities { image: true, used_by: true, ..Capabilities::NONE },
+        caps: Capabilities {
+            image: true,
+            used_by: true,
+            ..Capabilities::NONE
+        },
         sniffs: &[(Sniffed::Name, sniff_tdb)],
         named: &["tdb"],
         claims: &[],
@@ -68,8 +82,15 @@ pub const FORMATS: &[Format] = &[
         kind: FIELD_BIN,
         label: "FBIN",
         title: "FF7 field module (FIELD.BIN: normals, face tables)",
-        caps: Capabilities { scene: true, used_by: true, ..Capabilities::NONE },
-        sniffs: &[(Sniffed::Content, field_bin_document::by_content), (Sniffed::Name, field_bin_document::by_name)],
+        caps: Capabilities {
+            scene: true,
+            used_by: true,
+            ..Capabilities::NONE
+        },
+        sniffs: &[
+            (Sniffed::Content, field_bin_document::by_content),
+            (Sniffed::Name, field_bin_document::by_name),
+        ],
         named: &[],
         claims: &[],
         refers_to: &[],
@@ -78,7 +99,17 @@ pub const FORMATS: &[Format] = &[
 ];
 
 /// The BCX files of the playable characters, by global model id 1..9.
-pub const CHARACTERS: [&str; 9] = ["CLOUD.BCX", "EARITH.BCX", "BALLET.BCX", "TIFA.BCX", "RED.BCX", "CID.BCX", "YUFI.BCX", "KETCY.BCX", "VINCENT.BCX"];
+pub const CHARACTERS: [&str; 9] = [
+    "CLOUD.BCX",
+    "EARITH.BCX",
+    "BALLET.BCX",
+    "TIFA.BCX",
+    "RED.BCX",
+    "CID.BCX",
+    "YUFI.BCX",
+    "KETCY.BCX",
+    "VINCENT.BCX",
+];
 
 /// What a playable character's first three clips (its BCX's) are: the field engine plays
 /// them to stand, walk and run (docs/formats/bsx.md, "Characters").
@@ -86,7 +117,9 @@ pub const CHARACTER_CLIPS: [&str; 3] = ["stand", "walk", "run"];
 
 /// The BCX that holds character `global_id`'s skeleton, parts and first animations.
 pub fn character_file(global_id: u8) -> Option<&'static str> {
-    CHARACTERS.get((global_id as usize).checked_sub(1)?).copied()
+    CHARACTERS
+        .get((global_id as usize).checked_sub(1)?)
+        .copied()
 }
 
 #[cfg(test)]
@@ -94,16 +127,32 @@ mod tests {
     use super::raw::*;
 
     pub fn shared(name: &str) -> Vec<u8> {
-        std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/testdata/ff7").join(name)).expect("the shared FF7 test data sits beside the repo")
+        std::fs::read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../../shared/testdata/ff7")
+                .join(name),
+        )
+        .expect("the shared FF7 test data sits beside the repo")
     }
 
     #[test]
     fn every_real_file_parses_with_every_invariant_holding() {
-        for name in ["ELEVTR1_u.BSX", "MD1_1_u.BSX", "NMKIN_1_u.BSX", "STARTMAP_u.BSX"] {
+        for name in [
+            "ELEVTR1_u.BSX",
+            "MD1_1_u.BSX",
+            "NMKIN_1_u.BSX",
+            "STARTMAP_u.BSX",
+        ] {
             let bytes = shared(name);
             let f = BsxFile::parse(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(f.diagnostics.is_empty(), "{name}: {:?}", f.diagnostics);
-            eprintln!("{name}: {} models, {} part blocks, {} animation blocks, {} rects", f.models.len(), f.parts.len(), f.anims.len(), f.textures.as_ref().map_or(0, |t| t.rects.len()));
+            eprintln!(
+                "{name}: {} models, {} part blocks, {} animation blocks, {} rects",
+                f.models.len(),
+                f.parts.len(),
+                f.anims.len(),
+                f.textures.as_ref().map_or(0, |t| t.rects.len())
+            );
         }
     }
 }

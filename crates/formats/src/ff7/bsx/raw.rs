@@ -17,10 +17,26 @@ pub struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    pub fn slice(&self, at: usize, len: usize, path: &str, what: &str) -> Result<&'a [u8], ParseError> {
-        at.checked_add(len).filter(|&end| end <= self.bytes.len()).map(|end| &self.bytes[at..end]).ok_or_else(|| {
-            ParseError::new(at.min(self.bytes.len()), path, format!("expected {what} ({len} bytes at byte {at}), the file has {} bytes", self.bytes.len()))
-        })
+    pub fn slice(
+        &self,
+        at: usize,
+        len: usize,
+        path: &str,
+        what: &str,
+    ) -> Result<&'a [u8], ParseError> {
+        at.checked_add(len)
+            .filter(|&end| end <= self.bytes.len())
+            .map(|end| &self.bytes[at..end])
+            .ok_or_else(|| {
+                ParseError::new(
+                    at.min(self.bytes.len()),
+                    path,
+                    format!(
+                        "expected {what} ({len} bytes at byte {at}), the file has {} bytes",
+                        self.bytes.len()
+                    ),
+                )
+            })
     }
     pub fn u8(&self, at: usize, path: &str, what: &str) -> Result<u8, ParseError> {
         Ok(self.slice(at, 1, path, what)?[0])
@@ -45,16 +61,29 @@ pub type FieldAt = (usize, usize, &'static str);
 
 /// The little-endian value of a field of `b`, the structure's bytes (already checked to hold it).
 pub fn field(b: &[u8], (at, len, _): FieldAt) -> u32 {
-    b[at..at + len].iter().rev().fold(0, |v, &x| v << 8 | x as u32)
+    b[at..at + len]
+        .iter()
+        .rev()
+        .fold(0, |v, &x| v << 8 | x as u32)
 }
 
 /// The 8-byte file header BSX and BCX share.
 pub const FILE_HEADER: [FieldAt; 2] = [(0, 4, "u32 size_file"), (4, 4, "u32 offset_models")];
 /// The 16-byte models header at offset_models.
-pub const MODELS_HEADER: [FieldAt; 4] = [(0, 4, "u32 psx_memory"), (4, 4, "u32 num_models"), (8, 4, "u32 texture_pointer"), (12, 4, "u32 buffer_size")];
+pub const MODELS_HEADER: [FieldAt; 4] = [
+    (0, 4, "u32 psx_memory"),
+    (4, 4, "u32 num_models"),
+    (8, 4, "u32 texture_pointer"),
+    (12, 4, "u32 buffer_size"),
+];
 /// The first fields of a 48-byte model record; the ambient colour, the lights and the
 /// ranges follow ([`AMBIENT`], [`LIGHT_AT`], [`RANGE_AT`]).
-pub const MODEL_RECORD: [FieldAt; 4] = [(0, 1, "u8 face id"), (1, 1, "u8 global model id"), (2, 2, "u16 scale (4.12)"), (4, 4, "u32 offset_skeleton")];
+pub const MODEL_RECORD: [FieldAt; 4] = [
+    (0, 1, "u8 face id"),
+    (1, 1, "u8 global model id"),
+    (2, 2, "u16 scale (4.12)"),
+    (4, 4, "u32 offset_skeleton"),
+];
 /// The ambient colour (R, G, B), then a byte no source explains (0 in every sample).
 pub const AMBIENT: usize = 8;
 pub const RECORD_UNKNOWN: usize = 0x0B;
@@ -154,7 +183,16 @@ pub enum PolyKind {
 }
 
 impl PolyKind {
-    pub const ALL: [PolyKind; 8] = [PolyKind::QuadColorTex, PolyKind::TriColorTex, PolyKind::QuadMonoTex, PolyKind::TriMonoTex, PolyKind::TriMono, PolyKind::QuadMono, PolyKind::TriColor, PolyKind::QuadColor];
+    pub const ALL: [PolyKind; 8] = [
+        PolyKind::QuadColorTex,
+        PolyKind::TriColorTex,
+        PolyKind::QuadMonoTex,
+        PolyKind::TriMonoTex,
+        PolyKind::TriMono,
+        PolyKind::QuadMono,
+        PolyKind::TriColor,
+        PolyKind::QuadColor,
+    ];
     /// Bytes per record.
     pub fn size(self) -> usize {
         match self {
@@ -168,16 +206,31 @@ impl PolyKind {
     }
     pub fn corners(self) -> usize {
         match self {
-            PolyKind::QuadColorTex | PolyKind::QuadMonoTex | PolyKind::QuadMono | PolyKind::QuadColor => 4,
+            PolyKind::QuadColorTex
+            | PolyKind::QuadMonoTex
+            | PolyKind::QuadMono
+            | PolyKind::QuadColor => 4,
             _ => 3,
         }
     }
     pub fn textured(self) -> bool {
-        matches!(self, PolyKind::QuadColorTex | PolyKind::TriColorTex | PolyKind::QuadMonoTex | PolyKind::TriMonoTex)
+        matches!(
+            self,
+            PolyKind::QuadColorTex
+                | PolyKind::TriColorTex
+                | PolyKind::QuadMonoTex
+                | PolyKind::TriMonoTex
+        )
     }
     /// One colour per corner (gouraud) or one for the polygon (flat).
     pub fn gouraud(self) -> bool {
-        matches!(self, PolyKind::QuadColorTex | PolyKind::TriColorTex | PolyKind::TriColor | PolyKind::QuadColor)
+        matches!(
+            self,
+            PolyKind::QuadColorTex
+                | PolyKind::TriColorTex
+                | PolyKind::TriColor
+                | PolyKind::QuadColor
+        )
     }
     /// The libgpu packet size the engine builds for one polygon (POLY_GT4 …).
     pub fn gpu_size(self) -> usize {
@@ -433,8 +486,18 @@ pub struct BcxHeader {
 /// the models count (a u32 in the file).
 pub const MAX_MODELS: u32 = 256;
 
-fn range(r: Reader<'_>, at: usize, count_at: usize, path: &str, what: &str) -> Result<Range, ParseError> {
-    Ok(Range { start: r.u8(at, path, what)?, end: r.u8(at + 1, path, what)?, count: r.u8(count_at, path, what)? })
+fn range(
+    r: Reader<'_>,
+    at: usize,
+    count_at: usize,
+    path: &str,
+    what: &str,
+) -> Result<Range, ParseError> {
+    Ok(Range {
+        start: r.u8(at, path, what)?,
+        end: r.u8(at + 1, path, what)?,
+        count: r.u8(count_at, path, what)?,
+    })
 }
 
 /// Whether `b` starts as a field model (BSX) or character (BCX) does: its models section
@@ -443,10 +506,18 @@ fn range(r: Reader<'_>, at: usize, count_at: usize, path: &str, what: &str) -> R
 /// LZS container whose header disagrees with the file from the model's own bytes
 /// (docs/formats/lzs.md, "Lengths").
 pub fn starts_like_a_model(b: &[u8]) -> bool {
-    let word = |at: usize| b.get(at..at + 4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
-    let (Some(size), Some(models)) = (word(0), word(4)) else { return false };
+    let word = |at: usize| {
+        b.get(at..at + 4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+    };
+    let (Some(size), Some(models)) = (word(0), word(4)) else {
+        return false;
+    };
     let at = models as usize;
-    models >= 8 && models % 4 == 0 && models < size && (word(at) == Some(models | RAM) || b.get(at..at + 2) == Some(&[0x01, 0xFF]))
+    models >= 8
+        && models % 4 == 0
+        && models < size
+        && (word(at) == Some(models | RAM) || b.get(at..at + 2) == Some(&[0x01, 0xFF]))
 }
 
 impl BsxFile {
@@ -454,11 +525,26 @@ impl BsxFile {
     /// short (read as far as it goes); a smaller one is an error.
     fn header(r: Reader<'_>) -> Result<BsxFile, ParseError> {
         let b = r.slice(0, 8, "header", "the 8-byte header")?;
-        let mut f = BsxFile { size_file: field(b, FILE_HEADER[0]), offset_models: field(b, FILE_HEADER[1]), ..Default::default() };
+        let mut f = BsxFile {
+            size_file: field(b, FILE_HEADER[0]),
+            offset_models: field(b, FILE_HEADER[1]),
+            ..Default::default()
+        };
         if (f.size_file as usize) > r.bytes.len() {
-            f.cut = Some(Cut { declared: f.size_file, ..Default::default() });
+            f.cut = Some(Cut {
+                declared: f.size_file,
+                ..Default::default()
+            });
         } else if f.size_file as usize != r.bytes.len() {
-            return Err(ParseError::new(0, "header", format!("size_file says {} bytes, the file has {}", f.size_file, r.bytes.len())));
+            return Err(ParseError::new(
+                0,
+                "header",
+                format!(
+                    "size_file says {} bytes, the file has {}",
+                    f.size_file,
+                    r.bytes.len()
+                ),
+            ));
         }
         Ok(f)
     }
@@ -487,19 +573,37 @@ impl BsxFile {
             Ok(h) => h,
             Err(_) if f.cut.is_some() => {
                 // Cut before its models: nothing to draw, and the file says where it ends.
-                let past = ParseError::new(bytes.len(), "models", format!("the models section starts at byte {om}, past the end"));
+                let past = ParseError::new(
+                    bytes.len(),
+                    "models",
+                    format!("the models section starts at byte {om}, past the end"),
+                );
                 f.leave_out("every model".into(), past)?;
                 return Ok(f);
             }
             Err(e) => return Err(e),
         };
-        let [psx_memory, num_models, texture_pointer, buffer_size] = MODELS_HEADER.map(|at| field(h, at));
-        (f.psx_memory, f.texture_pointer, f.buffer_size) = (psx_memory, texture_pointer, buffer_size);
+        let [psx_memory, num_models, texture_pointer, buffer_size] =
+            MODELS_HEADER.map(|at| field(h, at));
+        (f.psx_memory, f.texture_pointer, f.buffer_size) =
+            (psx_memory, texture_pointer, buffer_size);
         if f.psx_memory != f.offset_models | RAM {
-            f.warn(om, "models", format!("psx_memory is {:#010x}, expected offset_models | 0x80000000 = {:#010x}", f.psx_memory, f.offset_models | RAM));
+            f.warn(
+                om,
+                "models",
+                format!(
+                    "psx_memory is {:#010x}, expected offset_models | 0x80000000 = {:#010x}",
+                    f.psx_memory,
+                    f.offset_models | RAM
+                ),
+            );
         }
         if num_models > MAX_MODELS {
-            return Err(ParseError::new(om + 4, "models", format!("{num_models} models: expected at most {MAX_MODELS}")));
+            return Err(ParseError::new(
+                om + 4,
+                "models",
+                format!("{num_models} models: expected at most {MAX_MODELS}"),
+            ));
         }
         for i in 0..num_models as usize {
             match f.model(r, om + 16 + i * 48, i) {
@@ -518,14 +622,18 @@ impl BsxFile {
     }
 
     fn warn(&mut self, offset: usize, path: &str, message: String) {
-        self.diagnostics.add(offset, || path.to_string(), || message);
+        self.diagnostics
+            .add(offset, || path.to_string(), || message);
     }
 
     fn model(&mut self, r: Reader<'_>, at: usize, i: usize) -> Result<ModelRecord, ParseError> {
         let path = format!("model[{i}]");
         let p = path.as_str();
         let b = r.slice(at, 48, p, "a 48-byte model record")?;
-        let light = |k: usize| Light { direction: [0, 2, 4].map(|o| i16::from_le_bytes([b[k + o], b[k + o + 1]])), color: [0, 1, 2].map(|c| b[k + LIGHT_COLOUR + c]) };
+        let light = |k: usize| Light {
+            direction: [0, 2, 4].map(|o| i16::from_le_bytes([b[k + o], b[k + o + 1]])),
+            color: [0, 1, 2].map(|c| b[k + LIGHT_COLOUR + c]),
+        };
         let mut m = ModelRecord {
             offset: at,
             face_id: field(b, MODEL_RECORD[0]) as u8,
@@ -534,27 +642,66 @@ impl BsxFile {
             offset_skeleton: field(b, MODEL_RECORD[3]),
             ambient: [0, 1, 2].map(|c| b[AMBIENT + c]),
             lights: LIGHT_AT.map(light),
-            bones_range: range(r, at + RANGE_AT[0].0, at + RANGE_AT[0].1, p, "the bones range")?,
-            parts_range: range(r, at + RANGE_AT[1].0, at + RANGE_AT[1].1, p, "the parts range")?,
-            anims_range: range(r, at + RANGE_AT[2].0, at + RANGE_AT[2].1, p, "the animations range")?,
+            bones_range: range(
+                r,
+                at + RANGE_AT[0].0,
+                at + RANGE_AT[0].1,
+                p,
+                "the bones range",
+            )?,
+            parts_range: range(
+                r,
+                at + RANGE_AT[1].0,
+                at + RANGE_AT[1].1,
+                p,
+                "the parts range",
+            )?,
+            anims_range: range(
+                r,
+                at + RANGE_AT[2].0,
+                at + RANGE_AT[2].1,
+                p,
+                "the animations range",
+            )?,
             bones: Vec::new(),
             parts: Vec::new(),
             animations: Vec::new(),
             skeleton: 0,
             skeleton_end: 0,
         };
-        for (what, rg) in [("bones", m.bones_range), ("parts", m.parts_range), ("animations", m.anims_range)] {
-            let ok = if rg.count > 0 { rg.end as usize == rg.start as usize + rg.count as usize - 1 } else { rg.start == 0xFF && rg.end == 0xFF };
+        for (what, rg) in [
+            ("bones", m.bones_range),
+            ("parts", m.parts_range),
+            ("animations", m.anims_range),
+        ] {
+            let ok = if rg.count > 0 {
+                rg.end as usize == rg.start as usize + rg.count as usize - 1
+            } else {
+                rg.start == 0xFF && rg.end == 0xFF
+            };
             if !ok {
-                self.warn(at, p, format!("{what} range {}..{} does not fit its count {}", rg.start, rg.end, rg.count));
+                self.warn(
+                    at,
+                    p,
+                    format!(
+                        "{what} range {}..{} does not fit its count {}",
+                        rg.start, rg.end, rg.count
+                    ),
+                );
             }
         }
-        let (nb, np, na) = (m.bones_range.count as usize, m.parts_range.count as usize, m.anims_range.count as usize);
+        let (nb, np, na) = (
+            m.bones_range.count as usize,
+            m.parts_range.count as usize,
+            m.anims_range.count as usize,
+        );
         if nb + np + na == 0 {
             // A character from its BCX with nothing of its own: offset_skeleton means nothing.
             return Ok(m);
         }
-        let skeleton = at.checked_add(m.offset_skeleton as usize).ok_or_else(|| ParseError::new(at + 4, p, "offset_skeleton overflows"))?;
+        let skeleton = at
+            .checked_add(m.offset_skeleton as usize)
+            .ok_or_else(|| ParseError::new(at + 4, p, "offset_skeleton overflows"))?;
         if let Err(e) = self.skeleton(r, &mut m, skeleton, p) {
             // Without its bones a model cannot be posed: it keeps its place, empty.
             self.leave_out(format!("model[{i}]"), e)?;
@@ -565,18 +712,40 @@ impl BsxFile {
 
     /// A model's bones, part headers and animation headers, one after the other from
     /// `skeleton`, as many as its ranges count (and the data blocks they point at).
-    fn skeleton(&mut self, r: Reader<'_>, m: &mut ModelRecord, skeleton: usize, p: &str) -> Result<(), ParseError> {
-        let (nb, np, na) = (m.bones_range.count as usize, m.parts_range.count as usize, m.anims_range.count as usize);
+    fn skeleton(
+        &mut self,
+        r: Reader<'_>,
+        m: &mut ModelRecord,
+        skeleton: usize,
+        p: &str,
+    ) -> Result<(), ParseError> {
+        let (nb, np, na) = (
+            m.bones_range.count as usize,
+            m.parts_range.count as usize,
+            m.anims_range.count as usize,
+        );
         m.skeleton = skeleton;
         for k in 0..nb {
             let o = skeleton + 4 * k;
             let b = r.slice(o, 4, &format!("{p}/bone[{k}]"), "a 4-byte bone")?;
-            let bone = Bone { offset: o, length: i16::from_le_bytes([b[0], b[1]]), parent: b[2] as i8, has_mesh: b[3] };
+            let bone = Bone {
+                offset: o,
+                length: i16::from_le_bytes([b[0], b[1]]),
+                parent: b[2] as i8,
+                has_mesh: b[3],
+            };
             // Parents come first: the root alone has none. A character's extra bones may
             // hang from its BCX skeleton, which this file does not hold.
             let own = m.global_id == 0;
             if own && (bone.parent as i32 >= k as i32 || bone.parent < -1) {
-                return Err(ParseError::new(o + 2, &format!("{p}/bone[{k}]"), format!("parent {} of bone {k}: expected −1 for the root or an earlier bone", bone.parent)));
+                return Err(ParseError::new(
+                    o + 2,
+                    &format!("{p}/bone[{k}]"),
+                    format!(
+                        "parent {} of bone {k}: expected −1 for the root or an earlier bone",
+                        bone.parent
+                    ),
+                ));
             }
             if own && bone.parent == -1 && k > 0 {
                 self.warn(o + 2, p, format!("bone {k} is a second root"));
@@ -589,7 +758,10 @@ impl BsxFile {
                 Ok(part) => m.parts.push(part),
                 Err(e) => {
                     // The headers follow one another, then the animations' headers.
-                    self.leave_out(format!("{p}: parts {k} to {} and its animations", np - 1), e)?;
+                    self.leave_out(
+                        format!("{p}: parts {k} to {} and its animations", np - 1),
+                        e,
+                    )?;
                     m.skeleton_end = parts_at + 32 * k;
                     return Ok(());
                 }
@@ -598,7 +770,11 @@ impl BsxFile {
         for (k, bone) in m.bones.iter().enumerate() {
             let used = m.parts.iter().any(|q| q.bone as usize == k);
             if (bone.has_mesh != 0) != used {
-                let message = format!("bone {k}: has_mesh is {} but {} part uses it", bone.has_mesh, if used { "a" } else { "no" });
+                let message = format!(
+                    "bone {k}: has_mesh is {} but {} part uses it",
+                    bone.has_mesh,
+                    if used { "a" } else { "no" }
+                );
                 self.warn(bone.offset + 3, p, message);
             }
         }
@@ -626,7 +802,8 @@ impl BsxFile {
         let at = f.offset_models as usize;
         let p = "character";
         let b = r.slice(at, 36, p, "the 36-byte character header")?;
-        let [magic, bones, parts, animations, scale, offset_parts, offset_anims, offset_skeleton] = BCX_HEADER.map(|at| field(b, at));
+        let [magic, bones, parts, animations, scale, offset_parts, offset_anims, offset_skeleton] =
+            BCX_HEADER.map(|at| field(b, at));
         let h = BcxHeader {
             offset: at,
             magic: magic as u16,
@@ -639,20 +816,62 @@ impl BsxFile {
             offset_skeleton,
         };
         if h.magic != 0xFF01 {
-            f.warn(at, p, format!("the header starts with {:#06x}, expected 0xff01", h.magic));
+            f.warn(
+                at,
+                p,
+                format!("the header starts with {:#06x}, expected 0xff01", h.magic),
+            );
         }
         let skeleton = (h.offset_skeleton & !RAM) as usize;
         if skeleton != at + 36 {
-            f.warn(at + BCX_HEADER[7].0, p, format!("offset_skeleton is {:#x}, expected offset_models + 36 = {:#x}", h.offset_skeleton, (at + 36) as u32 | RAM));
+            f.warn(
+                at + BCX_HEADER[7].0,
+                p,
+                format!(
+                    "offset_skeleton is {:#x}, expected offset_models + 36 = {:#x}",
+                    h.offset_skeleton,
+                    (at + 36) as u32 | RAM
+                ),
+            );
         }
         let (nb, np) = (h.bones as usize, h.parts as usize);
         if h.offset_parts as usize != 4 * nb {
-            f.warn(at + BCX_HEADER[5].0, p, format!("offset_parts is {}, expected 4 × {nb} bones = {}", h.offset_parts, 4 * nb));
+            f.warn(
+                at + BCX_HEADER[5].0,
+                p,
+                format!(
+                    "offset_parts is {}, expected 4 × {nb} bones = {}",
+                    h.offset_parts,
+                    4 * nb
+                ),
+            );
         }
         if h.offset_anims as usize != 4 * nb + 32 * np {
-            f.warn(at + BCX_HEADER[6].0, p, format!("offset_anims is {}, expected 4 × {nb} bones + 32 × {np} parts = {}", h.offset_anims, 4 * nb + 32 * np));
+            f.warn(
+                at + BCX_HEADER[6].0,
+                p,
+                format!(
+                    "offset_anims is {}, expected 4 × {nb} bones + 32 × {np} parts = {}",
+                    h.offset_anims,
+                    4 * nb + 32 * np
+                ),
+            );
         }
-        let full = |n: u8| if n == 0 { Range { start: 0xFF, end: 0xFF, count: 0 } } else { Range { start: 0, end: n - 1, count: n } };
+        let full = |n: u8| {
+            if n == 0 {
+                Range {
+                    start: 0xFF,
+                    end: 0xFF,
+                    count: 0,
+                }
+            } else {
+                Range {
+                    start: 0,
+                    end: n - 1,
+                    count: n,
+                }
+            }
+        };
         let mut m = ModelRecord {
             offset: at,
             face_id: 0x21,
@@ -677,7 +896,13 @@ impl BsxFile {
         Ok(f)
     }
 
-    fn part(&mut self, r: Reader<'_>, at: usize, p: &str, m: &ModelRecord) -> Result<Part, ParseError> {
+    fn part(
+        &mut self,
+        r: Reader<'_>,
+        at: usize,
+        p: &str,
+        m: &ModelRecord,
+    ) -> Result<Part, ParseError> {
         let b = r.slice(at, 32, p, "a 32-byte part header")?;
         let v = PART_HEADER.map(|f| field(b, f));
         let polygons: [u8; 8] = std::array::from_fn(|k| v[4 + k] as u8);
@@ -685,7 +910,13 @@ impl BsxFile {
             header: at,
             lighting: v[0] as u8,
             bone: v[1] as u8,
-            counts: PartCounts { vertices: v[2] as u8, texcoords: v[3] as u8, polygons, flags: v[12] as u8, control: v[13] as u8 },
+            counts: PartCounts {
+                vertices: v[2] as u8,
+                texcoords: v[3] as u8,
+                polygons,
+                flags: v[12] as u8,
+                control: v[13] as u8,
+            },
             offset_poly: v[14] as u16,
             offset_texcoord: v[15] as u16,
             offset_flags: v[16] as u16,
@@ -696,19 +927,52 @@ impl BsxFile {
         };
         // Bones: the model's own, or (a character's extra parts) its BCX skeleton's.
         if m.global_id == 0 && part.bone as usize >= m.bones.len() {
-            return Err(ParseError::new(at + 1, p, format!("bone_index {} out of range: the model has {} bones", part.bone, m.bones.len())));
+            return Err(ParseError::new(
+                at + 1,
+                p,
+                format!(
+                    "bone_index {} out of range: the model has {} bones",
+                    part.bone,
+                    m.bones.len()
+                ),
+            ));
         }
         let c = &part.counts;
         let textured: usize = c.polygons[..4].iter().map(|&n| n as usize).sum();
         if c.control as usize != textured {
-            self.warn(at + 0x0D, p, format!("num_control is {}, the part has {textured} textured polygons", c.control));
+            self.warn(
+                at + 0x0D,
+                p,
+                format!(
+                    "num_control is {}, the part has {textured} textured polygons",
+                    c.control
+                ),
+            );
         }
-        let gpu: usize = PolyKind::ALL.iter().zip(&c.polygons).map(|(k, &n)| k.gpu_size() * n as usize).sum();
+        let gpu: usize = PolyKind::ALL
+            .iter()
+            .zip(&c.polygons)
+            .map(|(k, &n)| k.gpu_size() * n as usize)
+            .sum();
         if part.buffer_size as usize != gpu {
-            self.warn(at + 0x16, p, format!("buffer_size is {}, the polygons need {gpu} bytes of GPU packets", part.buffer_size));
+            self.warn(
+                at + 0x16,
+                p,
+                format!(
+                    "buffer_size is {}, the polygons need {gpu} bytes of GPU packets",
+                    part.buffer_size
+                ),
+            );
         }
         if part.offset_prec != 0 {
-            self.warn(at + 0x1C, p, format!("offset_prec is {:#x}, expected 0 in a file", part.offset_prec));
+            self.warn(
+                at + 0x1C,
+                p,
+                format!(
+                    "offset_prec is {:#x}, expected 0 in a file",
+                    part.offset_prec
+                ),
+            );
         }
         if !self.parts.contains_key(&part.block) {
             // A part whose data the cut reached keeps its header (and its slot), not drawn.
@@ -719,7 +983,14 @@ impl BsxFile {
                 Err(e) => self.leave_out(format!("{p}'s data"), e)?,
             }
         } else if self.parts[&part.block].vertices.len() != c.vertices as usize {
-            return Err(ParseError::new(at + 0x18, p, format!("part data at byte {} is shared with a part of another size", part.block)));
+            return Err(ParseError::new(
+                at + 0x18,
+                p,
+                format!(
+                    "part data at byte {} is shared with a part of another size",
+                    part.block
+                ),
+            ));
         }
         Ok(part)
     }
@@ -727,19 +998,41 @@ impl BsxFile {
     fn part_data(&mut self, r: Reader<'_>, part: &Part, p: &str) -> Result<PartData, ParseError> {
         let base = part.block;
         let c = &part.counts;
-        let mut d = PartData { offset: base, vertex_flag: r.u32(base, p, "the part data's first u32")?, ..Default::default() };
+        let mut d = PartData {
+            offset: base,
+            vertex_flag: r.u32(base, p, "the part data's first u32")?,
+            ..Default::default()
+        };
         if d.vertex_flag != 0 {
-            self.warn(base, p, format!("the part data starts with {:#x}, expected 0 in a file", d.vertex_flag));
+            self.warn(
+                base,
+                p,
+                format!(
+                    "the part data starts with {:#x}, expected 0 in a file",
+                    d.vertex_flag
+                ),
+            );
         }
         let nv = c.vertices as usize;
         d.vertices_at = base + 4;
         let vb = r.slice(d.vertices_at, 8 * nv, p, "the vertices")?;
-        d.vertices = vb.chunks_exact(8).map(|v| [0, 2, 4, 6].map(|o| i16::from_le_bytes([v[o], v[o + 1]]))).collect();
+        d.vertices = vb
+            .chunks_exact(8)
+            .map(|v| [0, 2, 4, 6].map(|o| i16::from_le_bytes([v[o], v[o + 1]])))
+            .collect();
         if d.vertices.iter().any(|v| v[3] != 0) {
             self.warn(base + 4, p, "a vertex's pad halfword is not 0".into());
         }
         if part.offset_poly as usize != 4 + 8 * nv {
-            self.warn(part.header + 0x0E, p, format!("offset_poly is {}, expected 4 + 8 × {nv} vertices = {}", part.offset_poly, 4 + 8 * nv));
+            self.warn(
+                part.header + 0x0E,
+                p,
+                format!(
+                    "offset_poly is {}, expected 4 + 8 × {nv} vertices = {}",
+                    part.offset_poly,
+                    4 + 8 * nv
+                ),
+            );
         }
         let mut at = base + part.offset_poly as usize;
         let mut control = 0u16;
@@ -748,10 +1041,27 @@ impl BsxFile {
             for (k, rec) in block.chunks_exact(kind.size()).enumerate() {
                 let offset = at + k * kind.size();
                 let corners = kind.corners();
-                let mut poly = Polygon { kind: *kind, offset, vertices: [0; 4], colors: [[0; 4]; 4], texcoords: [0; 4], control: None };
+                let mut poly = Polygon {
+                    kind: *kind,
+                    offset,
+                    vertices: [0; 4],
+                    colors: [[0; 4]; 4],
+                    texcoords: [0; 4],
+                    control: None,
+                };
                 poly.vertices[..corners].copy_from_slice(&rec[..corners]);
-                if let Some(v) = poly.vertices[..corners].iter().position(|&v| v as usize >= nv) {
-                    return Err(ParseError::new(offset + v, p, format!("vertex index {} out of range: the part has {nv} vertices", poly.vertices[v])));
+                if let Some(v) = poly.vertices[..corners]
+                    .iter()
+                    .position(|&v| v as usize >= nv)
+                {
+                    return Err(ParseError::new(
+                        offset + v,
+                        p,
+                        format!(
+                            "vertex index {} out of range: the part has {nv} vertices",
+                            poly.vertices[v]
+                        ),
+                    ));
                 }
                 let (col, tc) = kind.layout();
                 let colours = if kind.gouraud() { corners } else { 1 };
@@ -760,8 +1070,18 @@ impl BsxFile {
                 }
                 if let Some(tc) = tc {
                     poly.texcoords[..corners].copy_from_slice(&rec[tc..tc + corners]);
-                    if let Some(t) = poly.texcoords[..corners].iter().position(|&t| t >= c.texcoords) {
-                        return Err(ParseError::new(offset + tc + t, p, format!("texcoord index {} out of range: the part has {} texcoords", poly.texcoords[t], c.texcoords)));
+                    if let Some(t) = poly.texcoords[..corners]
+                        .iter()
+                        .position(|&t| t >= c.texcoords)
+                    {
+                        return Err(ParseError::new(
+                            offset + tc + t,
+                            p,
+                            format!(
+                                "texcoord index {} out of range: the part has {} texcoords",
+                                poly.texcoords[t], c.texcoords
+                            ),
+                        ));
                     }
                     poly.control = Some(control);
                     control += 1;
@@ -772,21 +1092,48 @@ impl BsxFile {
         }
         let rel = |o: usize| o - base;
         if part.offset_flags as usize != rel(at) {
-            self.warn(part.header + 0x12, p, format!("offset_flags is {}, the polygons end at {}", part.offset_flags, rel(at)));
+            self.warn(
+                part.header + 0x12,
+                p,
+                format!(
+                    "offset_flags is {}, the polygons end at {}",
+                    part.offset_flags,
+                    rel(at)
+                ),
+            );
         }
         let nf = c.flags as usize;
         d.flags_at = base + part.offset_flags as usize;
         let fb = r.slice(d.flags_at, 4 * nf, p, "the texture flag words")?;
-        d.flags = fb.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
+        d.flags = fb
+            .chunks_exact(4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect();
         let nt = c.texcoords as usize;
         if part.offset_texcoord as usize != part.offset_flags as usize + 4 * nf {
-            self.warn(part.header + 0x10, p, format!("offset_texcoord is {}, expected offset_flags + 4 × {nf} = {}", part.offset_texcoord, part.offset_flags as usize + 4 * nf));
+            self.warn(
+                part.header + 0x10,
+                p,
+                format!(
+                    "offset_texcoord is {}, expected offset_flags + 4 × {nf} = {}",
+                    part.offset_texcoord,
+                    part.offset_flags as usize + 4 * nf
+                ),
+            );
         }
         d.texcoords_at = base + part.offset_texcoord as usize;
         let tb = r.slice(d.texcoords_at, 2 * nt, p, "the texcoords")?;
         d.texcoords = tb.chunks_exact(2).map(|t| [t[0], t[1]]).collect();
         if part.offset_control as usize != part.offset_texcoord as usize + 2 * nt {
-            self.warn(part.header + 0x14, p, format!("offset_control is {}, expected offset_texcoord + 2 × {nt} = {}", part.offset_control, part.offset_texcoord as usize + 2 * nt));
+            self.warn(
+                part.header + 0x14,
+                p,
+                format!(
+                    "offset_control is {}, expected offset_texcoord + 2 × {nt} = {}",
+                    part.offset_control,
+                    part.offset_texcoord as usize + 2 * nt
+                ),
+            );
         }
         let nc = c.control as usize;
         let control_at = base + part.offset_control as usize;
@@ -795,20 +1142,41 @@ impl BsxFile {
         for poly in &d.polygons {
             if let Some(k) = poly.control {
                 let Some(&byte) = d.control.get(k as usize) else {
-                    return Err(ParseError::new(control_at, p, format!("textured polygon {k} has no control byte: the part has {nc}")));
+                    return Err(ParseError::new(
+                        control_at,
+                        p,
+                        format!("textured polygon {k} has no control byte: the part has {nc}"),
+                    ));
                 };
                 if (byte & 0x0F) as usize >= nf {
-                    return Err(ParseError::new(control_at + k as usize, p, format!("control byte {byte:#04x} names texture flag {}, the part has {nf}", byte & 0x0F)));
+                    return Err(ParseError::new(
+                        control_at + k as usize,
+                        p,
+                        format!(
+                            "control byte {byte:#04x} names texture flag {}, the part has {nf}",
+                            byte & 0x0F
+                        ),
+                    ));
                 }
             }
         }
-        d.end = [base + 4 + 8 * nv, at, base + part.offset_flags as usize + 4 * nf, base + part.offset_texcoord as usize + 2 * nt, control_at + nc].into_iter().max().unwrap_or(base);
+        d.end = [
+            base + 4 + 8 * nv,
+            at,
+            base + part.offset_flags as usize + 4 * nf,
+            base + part.offset_texcoord as usize + 2 * nt,
+            control_at + nc,
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(base);
         Ok(d)
     }
 
     fn animation(&mut self, r: Reader<'_>, at: usize, p: &str) -> Result<Animation, ParseError> {
         let b = r.slice(at, 16, p, "a 16-byte animation header")?;
-        let [frames, bones, n_trans, n_static, n_rot, off_trans, off_static, off_rot, block] = ANIMATION_HEADER.map(|f| field(b, f));
+        let [frames, bones, n_trans, n_static, n_rot, off_trans, off_static, off_rot, block] =
+            ANIMATION_HEADER.map(|f| field(b, f));
         let a = Animation {
             header: at,
             frames: frames as u16,
@@ -832,81 +1200,218 @@ impl BsxFile {
         Ok(a)
     }
 
-    fn animation_data(&mut self, r: Reader<'_>, a: &Animation, p: &str) -> Result<AnimationData, ParseError> {
+    fn animation_data(
+        &mut self,
+        r: Reader<'_>,
+        a: &Animation,
+        p: &str,
+    ) -> Result<AnimationData, ParseError> {
         let base = a.block;
         let (nb, nf) = (a.bones as usize, a.frames as usize);
-        let mut d = AnimationData { offset: base, flag: r.u32(base, p, "the animation data's first u32")?, ..Default::default() };
+        let mut d = AnimationData {
+            offset: base,
+            flag: r.u32(base, p, "the animation data's first u32")?,
+            ..Default::default()
+        };
         d.channels_at = base + 4;
         let cb = r.slice(d.channels_at, 8 * nb, p, "the bone channels")?;
-        d.channels = cb.chunks_exact(8).map(|c| Channel { mask: c[0], rotation: [c[1], c[2], c[3]], translation: [c[4], c[5], c[6]] }).collect();
-        let expect = [(a.off_trans as usize, 4 + 8 * nb, "off_trans_frames"), (a.off_static as usize, a.off_trans as usize + 2 * a.n_trans as usize * nf, "off_static_trans"), (a.off_rot as usize, a.off_static as usize + 2 * a.n_static as usize, "off_rot_frames")];
+        d.channels = cb
+            .chunks_exact(8)
+            .map(|c| Channel {
+                mask: c[0],
+                rotation: [c[1], c[2], c[3]],
+                translation: [c[4], c[5], c[6]],
+            })
+            .collect();
+        let expect = [
+            (a.off_trans as usize, 4 + 8 * nb, "off_trans_frames"),
+            (
+                a.off_static as usize,
+                a.off_trans as usize + 2 * a.n_trans as usize * nf,
+                "off_static_trans",
+            ),
+            (
+                a.off_rot as usize,
+                a.off_static as usize + 2 * a.n_static as usize,
+                "off_rot_frames",
+            ),
+        ];
         for (got, want, name) in expect {
             if got != want {
                 self.warn(a.header, p, format!("{name} is {got}, expected {want}"));
             }
         }
-        (d.translations_at, d.statics_at, d.rotations_at) = (base + a.off_trans as usize, base + a.off_static as usize, base + a.off_rot as usize);
-        let tb = r.slice(d.translations_at, 2 * a.n_trans as usize * nf, p, "the translation frames")?;
-        d.translations = tb.chunks_exact(2).map(|v| i16::from_le_bytes([v[0], v[1]])).collect();
-        let sb = r.slice(d.statics_at, 2 * a.n_static as usize, p, "the static translations")?;
-        d.statics = sb.chunks_exact(2).map(|v| i16::from_le_bytes([v[0], v[1]])).collect();
-        d.rotations = r.slice(d.rotations_at, a.n_rot as usize * nf, p, "the rotation frames")?.to_vec();
+        (d.translations_at, d.statics_at, d.rotations_at) = (
+            base + a.off_trans as usize,
+            base + a.off_static as usize,
+            base + a.off_rot as usize,
+        );
+        let tb = r.slice(
+            d.translations_at,
+            2 * a.n_trans as usize * nf,
+            p,
+            "the translation frames",
+        )?;
+        d.translations = tb
+            .chunks_exact(2)
+            .map(|v| i16::from_le_bytes([v[0], v[1]]))
+            .collect();
+        let sb = r.slice(
+            d.statics_at,
+            2 * a.n_static as usize,
+            p,
+            "the static translations",
+        )?;
+        d.statics = sb
+            .chunks_exact(2)
+            .map(|v| i16::from_le_bytes([v[0], v[1]]))
+            .collect();
+        d.rotations = r
+            .slice(
+                d.rotations_at,
+                a.n_rot as usize * nf,
+                p,
+                "the rotation frames",
+            )?
+            .to_vec();
         for (k, ch) in d.channels.iter().enumerate() {
             for axis in 0..3 {
-                let (rot_animated, tr_animated) = (ch.mask >> axis & 1 == 1, ch.mask >> (axis + 4) & 1 == 1);
+                let (rot_animated, tr_animated) =
+                    (ch.mask >> axis & 1 == 1, ch.mask >> (axis + 4) & 1 == 1);
                 if rot_animated && ch.rotation[axis] >= a.n_rot {
-                    return Err(ParseError::new(base + 4 + 8 * k + 1 + axis, p, format!("bone {k} rotation channel {} out of range: {} animated rotations", ch.rotation[axis], a.n_rot)));
+                    return Err(ParseError::new(
+                        base + 4 + 8 * k + 1 + axis,
+                        p,
+                        format!(
+                            "bone {k} rotation channel {} out of range: {} animated rotations",
+                            ch.rotation[axis], a.n_rot
+                        ),
+                    ));
                 }
                 let t = ch.translation[axis];
                 if tr_animated && t >= a.n_trans {
                     return Err(ParseError::new(base + 4 + 8 * k + 4 + axis, p, format!("bone {k} translation channel {t} out of range: {} animated translations", a.n_trans)));
                 }
                 if !tr_animated && t != 0xFF && t >= a.n_static {
-                    return Err(ParseError::new(base + 4 + 8 * k + 4 + axis, p, format!("bone {k} static translation {t} out of range: {} static values", a.n_static)));
+                    return Err(ParseError::new(
+                        base + 4 + 8 * k + 4 + axis,
+                        p,
+                        format!(
+                            "bone {k} static translation {t} out of range: {} static values",
+                            a.n_static
+                        ),
+                    ));
                 }
             }
         }
-        d.end = [base + 4 + 8 * nb, base + a.off_trans as usize + tb.len(), base + a.off_static as usize + sb.len(), base + a.off_rot as usize + d.rotations.len()].into_iter().max().unwrap_or(base);
+        d.end = [
+            base + 4 + 8 * nb,
+            base + a.off_trans as usize + tb.len(),
+            base + a.off_static as usize + sb.len(),
+            base + a.off_rot as usize + d.rotations.len(),
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(base);
         Ok(d)
     }
 
     fn texture_section(&mut self, r: Reader<'_>) -> Result<(), ParseError> {
         let at = self.offset_models as usize + self.texture_pointer as usize;
         if at >= r.bytes.len() && self.cut.is_some() {
-            return Err(ParseError::new(r.bytes.len(), "textures", format!("the section starts at byte {at}, past the end")));
+            return Err(ParseError::new(
+                r.bytes.len(),
+                "textures",
+                format!("the section starts at byte {at}, past the end"),
+            ));
         }
         if at >= r.bytes.len() {
-            self.warn(self.offset_models as usize + 8, "textures", "texture_pointer leads past the end of the file: no texture section".into());
+            self.warn(
+                self.offset_models as usize + 8,
+                "textures",
+                "texture_pointer leads past the end of the file: no texture section".into(),
+            );
             return Ok(());
         }
         let p = "textures";
-        let mut t = TextureSection { offset: at, size: r.u32(at, p, "u32 size_section")?, count: r.u8(at + 4, p, "the texture count")?, ..Default::default() };
-        t.patch.copy_from_slice(r.slice(at + 5, 3, p, "the TDB patch offset")?);
+        let mut t = TextureSection {
+            offset: at,
+            size: r.u32(at, p, "u32 size_section")?,
+            count: r.u8(at + 4, p, "the texture count")?,
+            ..Default::default()
+        };
+        t.patch
+            .copy_from_slice(r.slice(at + 5, 3, p, "the TDB patch offset")?);
         if t.size as usize != r.bytes.len() - at && self.cut.is_none() {
-            self.warn(at, p, format!("size_section is {}, {} bytes remain", t.size, r.bytes.len() - at));
+            self.warn(
+                at,
+                p,
+                format!(
+                    "size_section is {}, {} bytes remain",
+                    t.size,
+                    r.bytes.len() - at
+                ),
+            );
         }
         if t.patch != [0; 3] {
-            self.warn(at + 5, p, "a TDB patch block is named; it is not read".into());
+            self.warn(
+                at + 5,
+                p,
+                "a TDB patch block is named; it is not read".into(),
+            );
         }
         for k in 0..t.count as usize {
             let e = at + 8 + 12 * k;
             let path = format!("textures/rect[{k}]");
             let b = r.slice(e, 12, &path, "a 12-byte rectangle entry")?;
             let v = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
-            let rect = VramRect { entry: e, width: v(0), height: v(2), x: v(4), y: v(6), data: at + u32::from_le_bytes([b[8], b[9], b[10], b[11]]) as usize };
-            if let Err(e) = r.slice(rect.data, rect.width as usize * rect.height as usize * 2, &path, "the rectangle's halfwords") {
+            let rect = VramRect {
+                entry: e,
+                width: v(0),
+                height: v(2),
+                x: v(4),
+                y: v(6),
+                data: at + u32::from_le_bytes([b[8], b[9], b[10], b[11]]) as usize,
+            };
+            if let Err(e) = r.slice(
+                rect.data,
+                rect.width as usize * rect.height as usize * 2,
+                &path,
+                "the rectangle's halfwords",
+            ) {
                 self.leave_out(path, e)?;
                 continue;
             }
-            if rect.x as usize + rect.width as usize > 1024 || rect.y as usize + rect.height as usize > 512 {
-                return Err(ParseError::new(e + 4, &path, format!("rectangle {}×{} at ({}, {}) runs outside the 1024×512 VRAM", rect.width, rect.height, rect.x, rect.y)));
+            if rect.x as usize + rect.width as usize > 1024
+                || rect.y as usize + rect.height as usize > 512
+            {
+                return Err(ParseError::new(
+                    e + 4,
+                    &path,
+                    format!(
+                        "rectangle {}×{} at ({}, {}) runs outside the 1024×512 VRAM",
+                        rect.width, rect.height, rect.x, rect.y
+                    ),
+                ));
             }
             t.rects.push(rect);
         }
         // The blocks end the file (each padded to 4 bytes).
-        if let Some(end) = t.rects.iter().map(|r| r.data + 2 * r.width as usize * r.height as usize).max() {
+        if let Some(end) = t
+            .rects
+            .iter()
+            .map(|r| r.data + 2 * r.width as usize * r.height as usize)
+            .max()
+        {
             if end.div_ceil(4) * 4 != r.bytes.len() && end != r.bytes.len() && self.cut.is_none() {
-                self.warn(at, p, format!("the rectangles end at byte {end}, the file at {}", r.bytes.len()));
+                self.warn(
+                    at,
+                    p,
+                    format!(
+                        "the rectangles end at byte {end}, the file at {}",
+                        r.bytes.len()
+                    ),
+                );
             }
         }
         self.textures = Some(t);
@@ -915,7 +1420,12 @@ impl BsxFile {
 
     /// Triangles the model's own parts draw (quads count as two).
     pub fn triangles(&self, m: &ModelRecord) -> usize {
-        m.parts.iter().filter_map(|p| self.parts.get(&p.block)).flat_map(|d| &d.polygons).map(|p| p.kind.corners() - 2).sum()
+        m.parts
+            .iter()
+            .filter_map(|p| self.parts.get(&p.block))
+            .flat_map(|d| &d.polygons)
+            .map(|p| p.kind.corners() - 2)
+            .sum()
     }
     pub fn vertices(&self, m: &ModelRecord) -> usize {
         m.parts.iter().map(|p| p.counts.vertices as usize).sum()

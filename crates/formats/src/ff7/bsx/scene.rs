@@ -4,13 +4,16 @@
 //! looping clip of rotation (and translation) tracks (docs/formats/bsx.md, "Pose").
 
 use super::field_bin::{FieldTables, CLOSED_EYES, OPEN_EYES};
+use super::inspect::Records;
 use super::lighting::{bone_worlds, PartLight};
 use super::raw::{Animation, AnimationData, Bone, BsxFile, ModelRecord, Part, PartData, Polygon};
-use super::inspect::Records;
 use super::tdb::{Feature, TdbFile};
 use super::vram::{self, TextureFlag, TextureKind};
 use crate::ff7::psx::{PageKey, Vram};
-use crate::scene::{Blend, Choice, ChoiceOption, Clip, Material, Mesh, Node, Primitive, Repeat, Scene, Skin, SourceRun, Target, Texture, Track, Transform};
+use crate::scene::{
+    Blend, Choice, ChoiceOption, Clip, Material, Mesh, Node, Primitive, Repeat, Scene, Skin,
+    SourceRun, Target, Texture, Track, Transform,
+};
 use crate::texture::Texels;
 use crate::words::count;
 use glam::{EulerRot, Quat};
@@ -29,17 +32,34 @@ pub fn angle(a: u8) -> f32 {
 pub fn bone_transform(rotation: [u8; 3], translation: [i16; 3], length: i16) -> Transform {
     let [rx, ry, rz] = rotation.map(angle);
     let q = Quat::from_euler(EulerRot::YXZ, ry, rx, rz);
-    Transform { translation: [translation[0] as f32, translation[1] as f32, length as f32 + translation[2] as f32], rotation: q.to_array(), scale: [1.0; 3] }
+    Transform {
+        translation: [
+            translation[0] as f32,
+            translation[1] as f32,
+            length as f32 + translation[2] as f32,
+        ],
+        rotation: q.to_array(),
+        scale: [1.0; 3],
+    }
 }
 
 /// Rotation and translation of bone `b` at frame `f` of an animation.
 pub fn frame(a: &Animation, d: &AnimationData, b: usize, f: usize) -> ([u8; 3], [i16; 3]) {
-    let Some(ch) = d.channels.get(b) else { return ([0; 3], [0; 3]) };
+    let Some(ch) = d.channels.get(b) else {
+        return ([0; 3], [0; 3]);
+    };
     let n = a.frames as usize;
     let mut rot = [0u8; 3];
     let mut tr = [0i16; 3];
     for axis in 0..3 {
-        rot[axis] = if ch.mask >> axis & 1 == 1 { d.rotations.get(ch.rotation[axis] as usize * n + f).copied().unwrap_or(0) } else { ch.rotation[axis] };
+        rot[axis] = if ch.mask >> axis & 1 == 1 {
+            d.rotations
+                .get(ch.rotation[axis] as usize * n + f)
+                .copied()
+                .unwrap_or(0)
+        } else {
+            ch.rotation[axis]
+        };
         let t = ch.translation[axis];
         tr[axis] = if ch.mask >> (axis + 4) & 1 == 1 {
             d.translations.get(t as usize * n + f).copied().unwrap_or(0)
@@ -65,16 +85,30 @@ pub fn scene_budget(decoded_len: usize) -> usize {
 /// Whether bone `b` moves in the animation: some channel of it changes per frame, from data
 /// the file has for every frame. A bone that does not is one key, however long the clip.
 fn moves(a: &Animation, d: &AnimationData, b: usize) -> bool {
-    let Some(ch) = d.channels.get(b) else { return false };
+    let Some(ch) = d.channels.get(b) else {
+        return false;
+    };
     let n = a.frames as usize;
     let backed = |index: u8, len: usize| (index as usize + 1).saturating_mul(n) <= len;
-    (0..3).any(|axis| (ch.mask >> axis & 1 == 1 && backed(ch.rotation[axis], d.rotations.len())) || (ch.mask >> (axis + 4) & 1 == 1 && backed(ch.translation[axis], d.translations.len())))
+    (0..3).any(|axis| {
+        (ch.mask >> axis & 1 == 1 && backed(ch.rotation[axis], d.rotations.len()))
+            || (ch.mask >> (axis + 4) & 1 == 1
+                && backed(ch.translation[axis], d.translations.len()))
+    })
 }
 
 /// Keys the clip of an animation holds, rotation and translation together: a key a frame
 /// (and one to close the loop) for each bone that moves, two for each that does not.
 fn animation_keys(a: &Animation, d: &AnimationData, bones: usize) -> usize {
-    (0..bones.min(a.bones as usize)).map(|b| if moves(a, d, b) { 2 * (a.frames.max(1) as usize + 1) } else { 4 }).sum()
+    (0..bones.min(a.bones as usize))
+        .map(|b| {
+            if moves(a, d, b) {
+                2 * (a.frames.max(1) as usize + 1)
+            } else {
+                4
+            }
+        })
+        .sum()
 }
 
 /// Bytes of the scene left to allocate, and what was not built for want of them.
@@ -109,7 +143,11 @@ impl Budget {
 /// Bytes a part's mesh takes: per corner a position, a colour, a lit colour and a
 /// texcoord, per triangle three indices.
 fn part_cost(data: &super::raw::PartData) -> usize {
-    data.polygons.iter().map(|p| p.kind.corners() * 28 + (p.kind.corners() - 2) * 12 + 16).sum::<usize>() + 64
+    data.polygons
+        .iter()
+        .map(|p| p.kind.corners() * 28 + (p.kind.corners() - 2) * 12 + 16)
+        .sum::<usize>()
+        + 64
 }
 
 /// A scene, and the warning that says what the budget left out (if it left anything out).
@@ -179,11 +217,23 @@ impl Face {
         match tables {
             Some(t) => {
                 let open = t.face_images(id, OPEN_EYES.0, OPEN_EYES.1)?;
-                Some(Face { id, open, closed: t.face_images(id, CLOSED_EYES.0, CLOSED_EYES.1).filter(|c| *c != open), from_tables: true })
+                Some(Face {
+                    id,
+                    open,
+                    closed: t
+                        .face_images(id, CLOSED_EYES.0, CLOSED_EYES.1)
+                        .filter(|c| *c != open),
+                    from_tables: true,
+                })
             }
             None => {
                 let eye = super::tdb::guessed_image(id, Feature::Eye)?;
-                Some(Face { id, open: [eye, eye, super::tdb::guessed_image(id, Feature::Mouth)?], closed: None, from_tables: false })
+                Some(Face {
+                    id,
+                    open: [eye, eye, super::tdb::guessed_image(id, Feature::Mouth)?],
+                    closed: None,
+                    from_tables: false,
+                })
             }
         }
     }
@@ -243,13 +293,26 @@ fn rig<'a>(m: &'a ModelRecord, file: &'a BsxFile, extras: &Extras<'a>) -> Rig<'a
     // A model of its own lists its items from slot 0; a character's record adds to its BCX's.
     let mut starts = [0usize; 3];
     if let Some(bcx) = super::character_file(m.global_id) {
-        starts = [m.bones_range.start, m.parts_range.start, m.anims_range.start].map(usize::from);
+        starts = [
+            m.bones_range.start,
+            m.parts_range.start,
+            m.anims_range.start,
+        ]
+        .map(usize::from);
         if let Some(c) = extras.characters[m.global_id as usize - 1] {
             let cm = &c.models[0];
             r.character = Some(bcx);
             r.bones = cm.bones.iter().map(|b| Some((*b, false))).collect();
-            r.parts = cm.parts.iter().map(|p| c.parts.get(&p.block).map(|d| (p, d, false))).collect();
-            r.animations = cm.animations.iter().map(|a| c.anims.get(&a.block).map(|d| (a, d))).collect();
+            r.parts = cm
+                .parts
+                .iter()
+                .map(|p| c.parts.get(&p.block).map(|d| (p, d, false)))
+                .collect();
+            r.animations = cm
+                .animations
+                .iter()
+                .map(|a| c.anims.get(&a.block).map(|d| (a, d)))
+                .collect();
         }
     }
     for (k, b) in m.bones.iter().enumerate() {
@@ -289,13 +352,23 @@ struct Painter<'a> {
 /// at its first animation's first frame, each lit part's colours from its bone's world
 /// rotation and the record's lights; a part data block is lit once, by the first part (in
 /// record order) that draws it.
-fn light(t: &FieldTables, file: &BsxFile, rigs: &[Rig]) -> (HashMap<BlockKey, Option<LitBlock>>, Lit) {
+fn light(
+    t: &FieldTables,
+    file: &BsxFile,
+    rigs: &[Rig],
+) -> (HashMap<BlockKey, Option<LitBlock>>, Lit) {
     let mut blocks: HashMap<BlockKey, Option<LitBlock>> = HashMap::new();
     let mut lit = Lit::default();
     for (k, (m, rig)) in file.models.iter().zip(rigs).enumerate() {
         let first = rig.animations.first().copied().flatten();
-        let parents: Vec<Option<i8>> = rig.bones.iter().map(|b| b.map(|(bone, _)| bone.parent)).collect();
-        let worlds = bone_worlds(t, &parents, |b| first.map_or([0; 3], |(a, d)| frame(a, d, b, 0).0));
+        let parents: Vec<Option<i8>> = rig
+            .bones
+            .iter()
+            .map(|b| b.map(|(bone, _)| bone.parent))
+            .collect();
+        let worlds = bone_worlds(t, &parents, |b| {
+            first.map_or([0; 3], |(a, d)| frame(a, d, b, 0).0)
+        });
         let (mut boneless, mut flagged) = (0usize, 0usize);
         for &(part, data, own) in rig.parts.iter().flatten() {
             let key = (if own { None } else { Some(m.global_id) }, data.offset);
@@ -303,7 +376,10 @@ fn light(t: &FieldTables, file: &BsxFile, rigs: &[Rig]) -> (HashMap<BlockKey, Op
             let colours = blocks.entry(key).or_insert_with(|| {
                 world.filter(|_| part.lighting == 1).map(|w| {
                     let light = PartLight::new(m, &w);
-                    data.polygons.iter().map(|p| lit_polygon(t, &light, p, &mut lit.past_table)).collect()
+                    data.polygons
+                        .iter()
+                        .map(|p| lit_polygon(t, &light, p, &mut lit.past_table))
+                        .collect()
                 })
             });
             // Lit, or not: no bone to light it with, or a lighting flag that is not 1.
@@ -320,7 +396,10 @@ fn light(t: &FieldTables, file: &BsxFile, rigs: &[Rig]) -> (HashMap<BlockKey, Op
             });
         }
         if flagged > 0 {
-            lit.unlit.push(format!("model {k}: {} whose lighting flag is not 1 drawn with stored colours", count(flagged as u32, "part")));
+            lit.unlit.push(format!(
+                "model {k}: {} whose lighting flag is not 1 drawn with stored colours",
+                count(flagged as u32, "part")
+            ));
         }
     }
     // This file's own blocks, for its inspector (a character's BCX has none of its rows).
@@ -333,8 +412,17 @@ fn light(t: &FieldTables, file: &BsxFile, rigs: &[Rig]) -> (HashMap<BlockKey, Op
 }
 
 /// A polygon's colour words lit (the first only, for a flat kind).
-fn lit_polygon(t: &FieldTables, light: &PartLight, p: &Polygon, past_table: &mut usize) -> [[u8; 3]; 4] {
-    let words = if p.kind.gouraud() { p.kind.corners() } else { 1 };
+fn lit_polygon(
+    t: &FieldTables,
+    light: &PartLight,
+    p: &Polygon,
+    past_table: &mut usize,
+) -> [[u8; 3]; 4] {
+    let words = if p.kind.gouraud() {
+        p.kind.corners()
+    } else {
+        1
+    };
     let mut out = [[0; 3]; 4];
     for (j, c) in p.colors.iter().take(words).enumerate() {
         *past_table += usize::from(c[3] as usize >= super::field_bin::NORMALS.entries);
@@ -343,22 +431,46 @@ fn lit_polygon(t: &FieldTables, light: &PartLight, p: &Polygon, past_table: &mut
     out
 }
 
-pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras: &Extras) -> Built {
-    let mut budget = Budget { left: scene_budget(bytes.len()), refused: [0; 3] };
-    let mut scene = Scene { name: name.to_string(), frame_time: Some(1.0 / FPS), ..Default::default() };
+pub fn build(
+    name: &str,
+    file: &BsxFile,
+    bytes: &[u8],
+    records: &Records,
+    extras: &Extras,
+) -> Built {
+    let mut budget = Budget {
+        left: scene_budget(bytes.len()),
+        refused: [0; 3],
+    };
+    let mut scene = Scene {
+        name: name.to_string(),
+        frame_time: Some(1.0 / FPS),
+        ..Default::default()
+    };
     let mut vram = vram::load(file, bytes);
     // The engine copies each model's eyes and mouth to VRAM beside the textures, by slot.
-    let faces: Vec<Option<Face>> = file.models.iter().map(|m| Face::of(m.face_id, extras.tables)).collect();
+    let faces: Vec<Option<Face>> = file
+        .models
+        .iter()
+        .map(|m| Face::of(m.face_id, extras.tables))
+        .collect();
     let load = |vram: &mut Vram, k: usize| {
-        let (Some((t, b)), Some(face)) = (extras.faces, faces[k]) else { return false };
+        let (Some((t, b)), Some(face)) = (extras.faces, faces[k]) else {
+            return false;
+        };
         vram::load_face(vram, t, b, k, face.id, face.open)
     };
     let faced: Vec<bool> = (0..file.models.len()).map(|k| load(&mut vram, k)).collect();
     // A slot whose face shows in VRAM and has shut eyes in FIELD.BIN's tables blinks.
     let shut: Vec<Option<ShutEyes>> = (0..file.models.len())
         .map(|slot| {
-            let ((t, b), [left, right, _]) = (extras.faces?, faces[slot]?.closed.filter(|_| faced[slot])?);
-            Some(ShutEyes { slot, left: t.image(b, left as usize)?.to_vec(), right: t.image(b, right as usize)?.to_vec() })
+            let ((t, b), [left, right, _]) =
+                (extras.faces?, faces[slot]?.closed.filter(|_| faced[slot])?);
+            Some(ShutEyes {
+                slot,
+                left: t.image(b, left as usize)?.to_vec(),
+                right: t.image(b, right as usize)?.to_vec(),
+            })
         })
         .collect();
     // A character's BCX alone has no lights: the field files that place it have them.
@@ -370,8 +482,22 @@ pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras
         }
         None => (HashMap::new(), None),
     };
-    let mut painter = Painter { vram, shut, looks: HashMap::new(), budget: &mut budget, faced, pages: Vec::new(), blinking: Vec::new() };
-    let root = scene.add_node(None, Node { name: Some(name.to_string()), ..Default::default() });
+    let mut painter = Painter {
+        vram,
+        shut,
+        looks: HashMap::new(),
+        budget: &mut budget,
+        faced,
+        pages: Vec::new(),
+        blinking: Vec::new(),
+    };
+    let root = scene.add_node(
+        None,
+        Node {
+            name: Some(name.to_string()),
+            ..Default::default()
+        },
+    );
     let mut options: Vec<ChoiceOption> = Vec::new();
     let mut first_drawn = None;
     for (k, (m, rig)) in file.models.iter().zip(rigs).enumerate() {
@@ -379,31 +505,76 @@ pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras
         // The console's +Y is down: half a turn about X, and the model's own scale.
         let s = m.scale as f32 / 4096.0;
         let turn = Quat::from_rotation_x(std::f32::consts::PI);
-        let transform = Transform { rotation: turn.to_array(), scale: [s; 3], ..Default::default() };
-        let model = scene.add_node(Some(root), Node { name: Some(format!("model {k}")), transform, layer: Some(layer), record: records.models.get(k).copied(), ..Default::default() });
+        let transform = Transform {
+            rotation: turn.to_array(),
+            scale: [s; 3],
+            ..Default::default()
+        };
+        let model = scene.add_node(
+            Some(root),
+            Node {
+                name: Some(format!("model {k}")),
+                transform,
+                layer: Some(layer),
+                record: records.models.get(k).copied(),
+                ..Default::default()
+            },
+        );
         let bones = bone_nodes(&mut scene, model, &rig, records);
         // A character's BCX opened alone is its character (`CLOUD`); a field file's are numbered.
         let model_name = match &file.bcx {
-            Some(_) => name.rsplit_once('.').map_or(name, |(stem, _)| stem).to_string(),
+            Some(_) => name
+                .rsplit_once('.')
+                .map_or(name, |(stem, _)| stem)
+                .to_string(),
             None => format!("model {k}"),
         };
         let joints: Vec<u32> = bones.iter().flatten().copied().collect();
         if !joints.is_empty() {
-            scene.skins.push(Skin { name: model_name.clone(), root: model, joints });
+            scene.skins.push(Skin {
+                name: model_name.clone(),
+                root: model,
+                joints,
+            });
         }
         let mut drawn = false;
         for (j, slot) in rig.parts.iter().enumerate() {
-            let Some((part, data, own)) = *slot else { continue };
+            let Some((part, data, own)) = *slot else {
+                continue;
+            };
             // A part on a bone that is not here (a character's, without its BCX) hangs at the model.
-            let parent = bones.get(part.bone as usize).copied().flatten().unwrap_or(model);
+            let parent = bones
+                .get(part.bone as usize)
+                .copied()
+                .flatten()
+                .unwrap_or(model);
             if !painter.budget.afford(Cost::Part, part_cost(data)) {
                 continue;
             }
             let key = (if own { None } else { Some(m.global_id) }, data.offset);
             let lit = lit_blocks.get(&key).and_then(Option::as_deref);
-            let mesh = part_mesh(&mut scene, &mut painter, data, own.then_some(records), k, lit);
-            let record = if own { records.parts.get(&part.header).copied() } else { None };
-            scene.add_node(Some(parent), Node { name: Some(format!("part {j}")), mesh: Some(mesh), record, ..Default::default() });
+            let mesh = part_mesh(
+                &mut scene,
+                &mut painter,
+                data,
+                own.then_some(records),
+                k,
+                lit,
+            );
+            let record = if own {
+                records.parts.get(&part.header).copied()
+            } else {
+                None
+            };
+            scene.add_node(
+                Some(parent),
+                Node {
+                    name: Some(format!("part {j}")),
+                    mesh: Some(mesh),
+                    record,
+                    ..Default::default()
+                },
+            );
             drawn = true;
         }
         if drawn && first_drawn.is_none() {
@@ -411,10 +582,16 @@ pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras
         }
         let label = match (super::character_file(m.global_id), rig.character) {
             (Some(_), Some(bcx)) => format!("model {k} ({bcx})"),
-            (Some(bcx), None) if !drawn => format!("model {k} ({bcx} is not here: nothing of its own)"),
+            (Some(bcx), None) if !drawn => {
+                format!("model {k} ({bcx} is not here: nothing of its own)")
+            }
             _ => format!("model {k}"),
         };
-        options.push(ChoiceOption { label, layers: vec![layer], clip: None });
+        options.push(ChoiceOption {
+            label,
+            layers: vec![layer],
+            clip: None,
+        });
         if bones.iter().all(Option::is_none) {
             continue;
         }
@@ -427,19 +604,48 @@ pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras
             }
             let clip = scene.clips.len() as u32;
             // A character's first three clips are its stand, walk and run; the rest keep numbers.
-            let known = (file.bcx.is_some() || super::character_file(m.global_id).is_some()).then(|| super::CHARACTER_CLIPS.get(a)).flatten();
-            let clip_name = known.map_or(format!("{model_name} animation {a}"), |n| format!("{model_name} animation {a} ({n})"));
-            scene.clips.push(animation_clip(&clip_name, anim, data, &rig, &bones));
+            let known = (file.bcx.is_some() || super::character_file(m.global_id).is_some())
+                .then(|| super::CHARACTER_CLIPS.get(a))
+                .flatten();
+            let clip_name = known.map_or(format!("{model_name} animation {a}"), |n| {
+                format!("{model_name} animation {a} ({n})")
+            });
+            scene
+                .clips
+                .push(animation_clip(&clip_name, anim, data, &rig, &bones));
             let what = known.map_or(format!("animation {a}"), |n| format!("animation {a}, {n}"));
-            options.push(ChoiceOption { label: format!("model {k}: {what} ({})", count(anim.frames, "frame")), layers: vec![layer], clip: Some(clip) });
+            options.push(ChoiceOption {
+                label: format!("model {k}: {what} ({})", count(anim.frames, "frame")),
+                layers: vec![layer],
+                clip: Some(clip),
+            });
         }
     }
     if !options.is_empty() {
-        let default = first_drawn.map_or(0, |i| if options.get(i + 1).is_some_and(|o| o.clip.is_some() && o.layers == options[i].layers) { i + 1 } else { i });
-        scene.choice = Some(Choice { name: "model".into(), options, default });
+        let default = first_drawn.map_or(0, |i| {
+            if options
+                .get(i + 1)
+                .is_some_and(|o| o.clip.is_some() && o.layers == options[i].layers)
+            {
+                i + 1
+            } else {
+                i
+            }
+        });
+        scene.choice = Some(Choice {
+            name: "model".into(),
+            options,
+            default,
+        });
         scene.choose(default);
     }
-    let Painter { vram, pages, blinking, shut, .. } = painter;
+    let Painter {
+        vram,
+        pages,
+        blinking,
+        shut,
+        ..
+    } = painter;
     let shut_eyes: Vec<ShutEyes> = shut.into_iter().flatten().collect();
     if !blinking.is_empty() {
         scene.blinks.push(scene.clips.len() as u32);
@@ -450,7 +656,15 @@ pub fn build(name: &str, file: &BsxFile, bytes: &[u8], records: &Records, extras
         let limit = scene_budget(bytes.len());
         format!("the scene would take more than {limit} bytes of memory (64 times the file, plus 8 MiB): {parts} parts, {textures} texture pages (drawn untextured) and {animations} animations are not built")
     });
-    Built { scene, refused, vram, pages, shut_eyes, lit, faces }
+    Built {
+        scene,
+        refused,
+        vram,
+        pages,
+        shut_eyes,
+        lit,
+        faces,
+    }
 }
 
 /// The eyes shut for [`BLINK_FRAMES`] frames at the end of every [`BLINK_EVERY`]: the face
@@ -460,9 +674,24 @@ fn blink_clip(materials: &[u32]) -> Clip {
     let [shut, end] = [BLINK_EVERY - BLINK_FRAMES, BLINK_EVERY].map(|f| f as f32 / FPS);
     // Two keys at one time make a step; the loop's end opens the eyes again.
     let times = vec![0.0, shut, shut, end];
-    let values: Vec<f32> = [0.0, 0.0, 0.5, 0.5].iter().flat_map(|&v| [0.0, v]).collect();
-    let tracks = materials.iter().map(|&m| Track { target: Target::UvOffset(m), times: times.clone(), values: values.clone() }).collect();
-    Clip { name: "blink".into(), duration: end, repeat: Repeat::Loop, tracks }
+    let values: Vec<f32> = [0.0, 0.0, 0.5, 0.5]
+        .iter()
+        .flat_map(|&v| [0.0, v])
+        .collect();
+    let tracks = materials
+        .iter()
+        .map(|&m| Track {
+            target: Target::UvOffset(m),
+            times: times.clone(),
+            values: values.clone(),
+        })
+        .collect();
+    Clip {
+        name: "blink".into(),
+        duration: end,
+        repeat: Repeat::Loop,
+        tracks,
+    }
 }
 
 /// Nodes of a model's bones (None for an empty slot), posed at its first animation's first
@@ -477,9 +706,20 @@ fn bone_nodes(scene: &mut Scene, model: u32, rig: &Rig, records: &Records) -> Ve
             continue;
         };
         let (rot, tr) = first.map_or(([0; 3], [0; 3]), |(a, d)| frame(a, d, b, 0));
-        let parent = usize::try_from(bone.parent).ok().and_then(|p| nodes.get(p).copied().flatten());
-        let record = if own { records.bones.get(&bone.offset).copied() } else { None };
-        let node = Node { name: Some(format!("bone {b}")), transform: bone_transform(rot, tr, bone.length), record, ..Default::default() };
+        let parent = usize::try_from(bone.parent)
+            .ok()
+            .and_then(|p| nodes.get(p).copied().flatten());
+        let record = if own {
+            records.bones.get(&bone.offset).copied()
+        } else {
+            None
+        };
+        let node = Node {
+            name: Some(format!("bone {b}")),
+            transform: bone_transform(rot, tr, bone.length),
+            record,
+            ..Default::default()
+        };
         let id = scene.add_node(Some(parent.unwrap_or(model)), node);
         if let Some(p) = parent {
             scene.skeleton.push((p, id));
@@ -496,31 +736,68 @@ fn bone_nodes(scene: &mut Scene, model: u32, rig: &Rig, records: &Records) -> Ve
 /// clip lasts its frames. Every bone is keyed, its translation too: a clip may hold the root
 /// somewhere other than the first animation puts it, and whatever clip played before, this
 /// one says where each bone is.
-fn animation_clip(name: &str, a: &Animation, d: &AnimationData, rig: &Rig, bones: &[Option<u32>]) -> Clip {
+fn animation_clip(
+    name: &str,
+    a: &Animation,
+    d: &AnimationData,
+    rig: &Rig,
+    bones: &[Option<u32>],
+) -> Clip {
     let frames = a.frames.max(1) as usize;
     let duration = frames as f32 / FPS;
     let times: Vec<f32> = (0..=frames).map(|f| f as f32 / FPS).collect();
     let mut tracks = Vec::new();
     for (b, slot) in rig.bones.iter().enumerate().take(a.bones as usize) {
-        let (Some((bone, _)), Some(Some(node))) = (slot, bones.get(b)) else { continue };
+        let (Some((bone, _)), Some(Some(node))) = (slot, bones.get(b)) else {
+            continue;
+        };
         let poses: Vec<Transform> = if moves(a, d, b) {
-            (0..=frames).map(|f| {
-                let (rot, tr) = frame(a, d, b, f % frames);
-                bone_transform(rot, tr, bone.length)
-            }).collect()
+            (0..=frames)
+                .map(|f| {
+                    let (rot, tr) = frame(a, d, b, f % frames);
+                    bone_transform(rot, tr, bone.length)
+                })
+                .collect()
         } else {
             let (rot, tr) = frame(a, d, b, 0);
             vec![bone_transform(rot, tr, bone.length)]
         };
-        let held = |changes: bool| if changes { times.clone() } else { vec![0.0, duration] };
+        let held = |changes: bool| {
+            if changes {
+                times.clone()
+            } else {
+                vec![0.0, duration]
+            }
+        };
         let rotations_change = poses.iter().any(|p| p.rotation != poses[0].rotation);
-        let rotations: Vec<f32> = if rotations_change { poses.iter().flat_map(|p| p.rotation).collect() } else { [poses[0].rotation; 2].concat() };
-        tracks.push(Track { target: Target::Rotation(*node), times: held(rotations_change), values: rotations });
+        let rotations: Vec<f32> = if rotations_change {
+            poses.iter().flat_map(|p| p.rotation).collect()
+        } else {
+            [poses[0].rotation; 2].concat()
+        };
+        tracks.push(Track {
+            target: Target::Rotation(*node),
+            times: held(rotations_change),
+            values: rotations,
+        });
         let translations_change = poses.iter().any(|p| p.translation != poses[0].translation);
-        let translations: Vec<f32> = if translations_change { poses.iter().flat_map(|p| p.translation).collect() } else { [poses[0].translation; 2].concat() };
-        tracks.push(Track { target: Target::Translation(*node), times: held(translations_change), values: translations });
+        let translations: Vec<f32> = if translations_change {
+            poses.iter().flat_map(|p| p.translation).collect()
+        } else {
+            [poses[0].translation; 2].concat()
+        };
+        tracks.push(Track {
+            target: Target::Translation(*node),
+            times: held(translations_change),
+            values: translations,
+        });
     }
-    Clip { name: name.to_string(), duration, repeat: Repeat::Loop, tracks }
+    Clip {
+        name: name.to_string(),
+        duration,
+        repeat: Repeat::Loop,
+        tracks,
+    }
 }
 
 /// The PlayStation's blend rule of a semi-transparent polygon (control byte bit 4 on,
@@ -537,26 +814,45 @@ fn blend_of(control: u8) -> Option<Blend> {
 /// Where a model slot's eye or mouth sits in the face page, in texels: the stored texcoords
 /// are slot 0's.
 fn face_offset(feature: Feature, slot: usize) -> [u16; 2] {
-    if feature == Feature::Eye { [(slot % 4) as u16 * 64, (slot / 4) as u16 * 32] } else { [(slot % 8) as u16 * 32, (slot / 8) as u16 * 32] }
+    if feature == Feature::Eye {
+        [(slot % 4) as u16 * 64, (slot / 4) as u16 * 32]
+    } else {
+        [(slot % 8) as u16 * 32, (slot / 8) as u16 * 32]
+    }
 }
 
 /// A part's polygons as a mesh: a primitive per look. `records` is None for a part from
 /// another file (a character's BCX): nothing in this file's inspector stands for it. `lit`
 /// is the part's data as the game's lighting lit it, where it did.
-fn part_mesh(scene: &mut Scene, painter: &mut Painter, data: &PartData, records: Option<&Records>, slot: usize, lit: Option<&[[[u8; 3]; 4]]>) -> u32 {
+fn part_mesh(
+    scene: &mut Scene,
+    painter: &mut Painter,
+    data: &PartData,
+    records: Option<&Records>,
+    slot: usize,
+    lit: Option<&[[[u8; 3]; 4]]>,
+) -> u32 {
     let mut groups: Vec<(Look, Primitive)> = Vec::new();
     for (p, poly) in data.polygons.iter().enumerate() {
         let corners = poly.kind.corners();
-        let control = poly.control.and_then(|c| data.control.get(c as usize)).copied();
+        let control = poly
+            .control
+            .and_then(|c| data.control.get(c as usize))
+            .copied();
         let (look, offset) = match control.and_then(|c| data.flags.get((c & 0xF) as usize)) {
             Some(&word) => {
                 let flag = TextureFlag::of(word);
                 let blend = control.and_then(blend_of);
                 match flag.kind {
                     TextureKind::Own => (Look::Page(flag.key, blend), [0, 0]),
-                    TextureKind::Face(feature) if painter.faced.get(slot).copied().unwrap_or(false) => {
+                    TextureKind::Face(feature)
+                        if painter.faced.get(slot).copied().unwrap_or(false) =>
+                    {
                         // The engine adds the slot to the face CLUT's row, and samples the slot's images.
-                        let key = PageKey { clut_y: flag.key.clut_y + slot as u16, ..flag.key };
+                        let key = PageKey {
+                            clut_y: flag.key.clut_y + slot as u16,
+                            ..flag.key
+                        };
                         (Look::FacePage(key, blend, slot), face_offset(feature, slot))
                     }
                     kind => (Look::Face(kind), [0, 0]),
@@ -568,12 +864,26 @@ fn part_mesh(scene: &mut Scene, painter: &mut Painter, data: &PartData, records:
             Some(i) => i,
             None => {
                 let material = material_for(scene, painter, look);
-                groups.push((look, Primitive { material: Some(material), positions: Vec::new(), colors: Some(Vec::new()), lit_colors: lit.map(|_| Vec::new()), uvs: (look != Look::Plain).then(Vec::new), ..Default::default() }));
+                groups.push((
+                    look,
+                    Primitive {
+                        material: Some(material),
+                        positions: Vec::new(),
+                        colors: Some(Vec::new()),
+                        lit_colors: lit.map(|_| Vec::new()),
+                        uvs: (look != Look::Plain).then(Vec::new),
+                        ..Default::default()
+                    },
+                ));
                 groups.len() - 1
             }
         };
         // A face page with the shut eyes below the open ones is twice as tall.
-        let height = if matches!(look, Look::FacePage(.., s) if painter.blinks(s)) { 512.0 } else { 256.0 };
+        let height = if matches!(look, Look::FacePage(.., s) if painter.blinks(s)) {
+            512.0
+        } else {
+            256.0
+        };
         let prim = &mut groups[at].1;
         let first = prim.positions.len() as u32;
         let textured = poly.kind.textured();
@@ -582,18 +892,32 @@ fn part_mesh(scene: &mut Scene, painter: &mut Painter, data: &PartData, records:
             let word = if poly.kind.gouraud() { c } else { 0 };
             let col = poly.colors[word];
             // Textured polygons modulate texels by colour / 128 (0x80 leaves them as they are).
-            let scale = |x: u8| if textured { (x as u16 * 2).min(255) as u8 } else { x };
-            let tc = data.texcoords.get(poly.texcoords[c] as usize).copied().unwrap_or([0, 0]);
+            let scale = |x: u8| {
+                if textured {
+                    (x as u16 * 2).min(255) as u8
+                } else {
+                    x
+                }
+            };
+            let tc = data
+                .texcoords
+                .get(poly.texcoords[c] as usize)
+                .copied()
+                .unwrap_or([0, 0]);
             prim.positions.push([v[0] as f32, v[1] as f32, v[2] as f32]);
             if let Some(colors) = prim.colors.as_mut() {
                 colors.push([scale(col[0]), scale(col[1]), scale(col[2]), 255]);
             }
-            if let (Some(colors), Some(l)) = (prim.lit_colors.as_mut(), lit.and_then(|l| l.get(p))) {
+            if let (Some(colors), Some(l)) = (prim.lit_colors.as_mut(), lit.and_then(|l| l.get(p)))
+            {
                 let [r, g, b] = l[word];
                 colors.push([scale(r), scale(g), scale(b), 255]);
             }
             if let Some(uvs) = prim.uvs.as_mut() {
-                uvs.push([(tc[0] as u16 + offset[0]) as f32 / 256.0, (tc[1] as u16 + offset[1]) as f32 / height]);
+                uvs.push([
+                    (tc[0] as u16 + offset[0]) as f32 / 256.0,
+                    (tc[1] as u16 + offset[1]) as f32 / height,
+                ]);
             }
         }
         let tri = prim.indices.len() as u32 / 3;
@@ -604,14 +928,31 @@ fn part_mesh(scene: &mut Scene, painter: &mut Painter, data: &PartData, records:
         }
         let Some(records) = records else { continue };
         // The polygon's own record; past the inspector's last listed row, its kind's group.
-        let record = records.polygon_rows.get(&poly.offset).or_else(|| records.polygons.get(&(data.offset, poly.kind))).copied().unwrap_or(0);
+        let record = records
+            .polygon_rows
+            .get(&poly.offset)
+            .or_else(|| records.polygons.get(&(data.offset, poly.kind)))
+            .copied()
+            .unwrap_or(0);
         let tris = corners as u32 - 2;
-        let continues = prim.sources.last().is_some_and(|r| r.record == record && r.start + ((tri - r.first) / tris) as usize * poly.kind.size() == poly.offset);
+        let continues = prim.sources.last().is_some_and(|r| {
+            r.record == record
+                && r.start + ((tri - r.first) / tris) as usize * poly.kind.size() == poly.offset
+        });
         if !continues {
-            prim.sources.push(SourceRun { first: tri, record, start: poly.offset, face_len: poly.kind.size() as u32, tris_per_face: tris });
+            prim.sources.push(SourceRun {
+                first: tri,
+                record,
+                start: poly.offset,
+                face_len: poly.kind.size() as u32,
+                tris_per_face: tris,
+            });
         }
     }
-    scene.add_mesh(Mesh { name: None, primitives: groups.into_iter().map(|(_, p)| p).collect() })
+    scene.add_mesh(Mesh {
+        name: None,
+        primitives: groups.into_iter().map(|(_, p)| p).collect(),
+    })
 }
 
 fn material_for(scene: &mut Scene, painter: &mut Painter, look: Look) -> u32 {
@@ -634,30 +975,63 @@ fn material_for(scene: &mut Scene, painter: &mut Painter, look: Look) -> u32 {
         Look::Plain => ("vertex colours".to_string(), None, None),
         Look::Page(key, blend) | Look::FacePage(key, blend, _) => {
             let t = scene.textures.len() as u32;
-            let semi = if blend.is_some() { ", semi-transparent" } else { "" };
-            let name = format!("page ({}, {}) clut ({}, {}) {:?}{semi}", key.page_x, key.page_y, key.clut_x, key.clut_y, key.depth);
+            let semi = if blend.is_some() {
+                ", semi-transparent"
+            } else {
+                ""
+            };
+            let name = format!(
+                "page ({}, {}) clut ({}, {}) {:?}{semi}",
+                key.page_x, key.page_y, key.clut_x, key.clut_y, key.depth
+            );
             let (texels, blinking) = match look {
                 Look::FacePage(.., slot) if painter.blinks(slot) => {
                     // The open eyes above, the shut ones below: the blink moves down to them.
                     painter.blinking.push(scene.materials.len() as u32);
-                    (painter.blinking_page(key, blend.is_some(), slot), Some(slot))
+                    (
+                        painter.blinking_page(key, blend.is_some(), slot),
+                        Some(slot),
+                    )
                 }
                 _ => (painter.vram.page(key, blend.is_some()), None),
             };
-            scene.textures.push(Texture { name: Some(name.clone()), texels, file: None, nearest: true, stand_in: false });
+            scene.textures.push(Texture {
+                name: Some(name.clone()),
+                texels,
+                file: None,
+                nearest: true,
+                stand_in: false,
+            });
             painter.pages.push((key, blinking));
             (name, Some(t), blend)
         }
         // Eyes and mouths come from FIELD.TDB: without it (or for a type no file uses), grey.
-        Look::Face(kind) => (match kind {
-            TextureKind::Face(Feature::Eye) => "eye (FIELD.TDB)".to_string(),
-            TextureKind::Face(Feature::Mouth) => "mouth (FIELD.TDB)".to_string(),
-            k => format!("texture type {} (not known)", k.bits()),
-        }, None, None),
+        Look::Face(kind) => (
+            match kind {
+                TextureKind::Face(Feature::Eye) => "eye (FIELD.TDB)".to_string(),
+                TextureKind::Face(Feature::Mouth) => "mouth (FIELD.TDB)".to_string(),
+                k => format!("texture type {} (not known)", k.bits()),
+            },
+            None,
+            None,
+        ),
     };
-    let base = if matches!(look, Look::Face(_)) { [0.6, 0.6, 0.6, 1.0] } else { [1.0; 4] };
+    let base = if matches!(look, Look::Face(_)) {
+        [0.6, 0.6, 0.6, 1.0]
+    } else {
+        [1.0; 4]
+    };
     let id = scene.materials.len() as u32;
-    scene.materials.push(Material { name: Some(name), base_color: base, texture, untextured_color: None, double_sided: true, alpha_cutoff: texture.map(|_| if blend.is_some() { 0.25 } else { 0.5 }), blend, surface: Default::default() });
+    scene.materials.push(Material {
+        name: Some(name),
+        base_color: base,
+        texture,
+        untextured_color: None,
+        double_sided: true,
+        alpha_cutoff: texture.map(|_| if blend.is_some() { 0.25 } else { 0.5 }),
+        blend,
+        surface: Default::default(),
+    });
     painter.looks.insert(look, id);
     id
 }
@@ -677,8 +1051,14 @@ impl Painter<'_> {
         self.vram.page_rows(key, semi, 0..256, open);
         shut.copy_from_slice(open);
         if let Some(eyes) = self.shut.get(slot).cloned().flatten() {
-            vram::with_eyes(&mut self.vram, slot, &eyes.left, &eyes.right, |v| v.page_rows(key, semi, vram::eye_rows(key, slot), shut));
+            vram::with_eyes(&mut self.vram, slot, &eyes.left, &eyes.right, |v| {
+                v.page_rows(key, semi, vram::eye_rows(key, slot), shut)
+            });
         }
-        Texels { width: 256, height: 512, rgba: std::sync::Arc::new(rgba) }
+        Texels {
+            width: 256,
+            height: 512,
+            rgba: std::sync::Arc::new(rgba),
+        }
     }
 }

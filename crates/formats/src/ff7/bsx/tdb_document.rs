@@ -3,13 +3,13 @@
 
 use super::inspect::{fields, row, tree};
 use super::tdb::{TdbFile, HEADER, IMAGE_BYTES, PALETTE_BYTES};
-use crate::findings::Diagnostics;
 use crate::ff7::lzs::Stored;
-use crate::kind::{Head, Kind, Purpose};
-use crate::{Document, InfoRow, ParseError};
-use crate::inspect::InspectorView;
+use crate::findings::Diagnostics;
 use crate::gallery::{ImageRegion, TexelPlane};
+use crate::inspect::InspectorView;
+use crate::kind::{Head, Kind, Purpose};
 use crate::texture::Texels;
+use crate::{Document, InfoRow, ParseError};
 
 pub fn sniff_tdb(h: &Head) -> bool {
     h.ext == "tdb"
@@ -37,7 +37,9 @@ pub fn open_tdb(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<
     let mut error = stored.error.clone();
     let parsed = match error {
         Some(_) => None,
-        None => TdbFile::parse(stored.bytes()).map_err(|e| error = Some(e)).ok(),
+        None => TdbFile::parse(stored.bytes())
+            .map_err(|e| error = Some(e))
+            .ok(),
     };
     // A container whose header disagrees with the file: damaged, said at byte 0.
     if parsed.is_some() && error.is_none() {
@@ -46,33 +48,103 @@ pub fn open_tdb(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<
     let mut diagnostics = Diagnostics::default();
     diagnostics.merge(stored.header_finding(), 0);
     let inspector = (purpose == Purpose::Show).then(|| match &parsed {
-        Some(t) => InspectorView { diagnostics: diagnostics.kept.clone(), ..view(t, &stored) },
+        Some(t) => InspectorView {
+            diagnostics: diagnostics.kept.clone(),
+            ..view(t, &stored)
+        },
         None => stored.failed_view("tdb", error.clone()),
     });
-    let overview = parsed.as_ref().filter(|_| purpose == Purpose::Show).map(|t| t.overview(stored.bytes()));
-    Box::new(TdbDocument { kind, stored, parsed, error, diagnostics, inspector, overview })
+    let overview = parsed
+        .as_ref()
+        .filter(|_| purpose == Purpose::Show)
+        .map(|t| t.overview(stored.bytes()));
+    Box::new(TdbDocument {
+        kind,
+        stored,
+        parsed,
+        error,
+        diagnostics,
+        inspector,
+        overview,
+    })
 }
 
 fn view(t: &TdbFile, stored: &Stored) -> InspectorView {
     let (io, po) = (t.image_offset as usize, t.palette_offset as usize);
-    let mut header = row(0, 16, "header", "FIELD.TDB header".into(), format!("{} images, {} palettes", t.image_count, t.palette_count));
-    header.fields = fields(0, &HEADER, [t.size.to_string(), t.image_count.to_string(), t.palette_count.to_string(), io.to_string(), po.to_string()]);
+    let mut header = row(
+        0,
+        16,
+        "header",
+        "FIELD.TDB header".into(),
+        format!("{} images, {} palettes", t.image_count, t.palette_count),
+    );
+    header.fields = fields(
+        0,
+        &HEADER,
+        [
+            t.size.to_string(),
+            t.image_count.to_string(),
+            t.palette_count.to_string(),
+            io.to_string(),
+            po.to_string(),
+        ],
+    );
     let mut rows = vec![header];
-    rows.push(row(io, io + t.image_count as usize * IMAGE_BYTES, "images", format!("{} images, 32 × 32 at 4 bits", t.image_count), String::new()));
+    rows.push(row(
+        io,
+        io + t.image_count as usize * IMAGE_BYTES,
+        "images",
+        format!("{} images, 32 × 32 at 4 bits", t.image_count),
+        String::new(),
+    ));
     for i in 0..t.image_count as usize {
-        rows.push(row(io + i * IMAGE_BYTES, io + (i + 1) * IMAGE_BYTES, "image", format!("image {i}"), format!("drawn with face {}'s palette in the overview", TdbFile::face_of_image(i))));
+        rows.push(row(
+            io + i * IMAGE_BYTES,
+            io + (i + 1) * IMAGE_BYTES,
+            "image",
+            format!("image {i}"),
+            format!(
+                "drawn with face {}'s palette in the overview",
+                TdbFile::face_of_image(i)
+            ),
+        ));
     }
-    rows.push(row(po, po + t.palette_count as usize * PALETTE_BYTES, "palettes", format!("{} palettes of 16 colours", t.palette_count), String::new()));
+    rows.push(row(
+        po,
+        po + t.palette_count as usize * PALETTE_BYTES,
+        "palettes",
+        format!("{} palettes of 16 colours", t.palette_count),
+        String::new(),
+    ));
     for k in 0..t.palette_count as usize {
-        let mut p = row(po + k * PALETTE_BYTES, po + (k + 1) * PALETTE_BYTES, "palette", format!("palette {k}"), format!("face {k}"));
+        let mut p = row(
+            po + k * PALETTE_BYTES,
+            po + (k + 1) * PALETTE_BYTES,
+            "palette",
+            format!("palette {k}"),
+            format!("face {k}"),
+        );
         let bytes = stored.bytes();
-        p.fields = (0..16).map(|c| {
-            let at = po + k * PALETTE_BYTES + 2 * c;
-            (at, 2, format!("colour {c}"), format!("{:#06x}", u16::from_le_bytes([bytes[at], bytes[at + 1]])))
-        }).collect();
+        p.fields = (0..16)
+            .map(|c| {
+                let at = po + k * PALETTE_BYTES + 2 * c;
+                (
+                    at,
+                    2,
+                    format!("colour {c}"),
+                    format!("{:#06x}", u16::from_le_bytes([bytes[at], bytes[at + 1]])),
+                )
+            })
+            .collect();
         rows.push(p);
     }
-    let mut v = tree(rows, stored.bytes().len(), stored.bytes().len(), stored.container()).0;
+    let mut v = tree(
+        rows,
+        stored.bytes().len(),
+        stored.bytes().len(),
+        stored.container(),
+    )
+    .0;
     v.format = "tdb";
     v
 }
@@ -92,22 +164,48 @@ impl Document for TdbDocument {
         self.overview.as_ref().map_or(Vec::new(), |o| o.1.clone())
     }
     fn image_regions(&self) -> Vec<ImageRegion> {
-        let Some(t) = &self.parsed else { return Vec::new() };
-        let record_at = |offset: usize| self.inspector.as_ref()?.chunks.iter().position(|c| c.name == "image" && c.offset == offset).map(|i| i as u32);
+        let Some(t) = &self.parsed else {
+            return Vec::new();
+        };
+        let record_at = |offset: usize| {
+            self.inspector
+                .as_ref()?
+                .chunks
+                .iter()
+                .position(|c| c.name == "image" && c.offset == offset)
+                .map(|i| i as u32)
+        };
         (0..t.image_count as usize)
             .map(|i| {
                 let (x, y) = TdbFile::overview_cell(i);
                 let face = TdbFile::face_of_image(i);
-                ImageRegion { x, y, width: 32, height: 32, label: format!("image {i} · palette {face}"), number: Some(i as u32), record: record_at(t.image_offset as usize + i * IMAGE_BYTES) }
+                ImageRegion {
+                    x,
+                    y,
+                    width: 32,
+                    height: 32,
+                    label: format!("image {i} · palette {face}"),
+                    number: Some(i as u32),
+                    record: record_at(t.image_offset as usize + i * IMAGE_BYTES),
+                }
             })
             .collect()
     }
     fn info_rows(&self) -> Vec<InfoRow> {
-        let mut rows = vec![InfoRow::new("format", self.kind.title()), self.stored.bytes_row()];
+        let mut rows = vec![
+            InfoRow::new("format", self.kind.title()),
+            self.stored.bytes_row(),
+        ];
         rows.extend(self.stored.header_rows());
         if let Some(t) = &self.parsed {
-            rows.push(InfoRow::new("images", format!("{} eyes and mouths, 32 × 32 at 4 bits", t.image_count)));
-            rows.push(InfoRow::new("palettes", format!("{}, one per face", t.palette_count)));
+            rows.push(InfoRow::new(
+                "images",
+                format!("{} eyes and mouths, 32 × 32 at 4 bits", t.image_count),
+            ));
+            rows.push(InfoRow::new(
+                "palettes",
+                format!("{}, one per face", t.palette_count),
+            ));
         }
         rows
     }
@@ -123,4 +221,3 @@ impl Document for TdbDocument {
         crate::summary_json(fields, self.error.as_ref())
     }
 }
-

@@ -58,7 +58,13 @@ impl TextureFlag {
         };
         TextureFlag {
             kind: TextureKind::of((word & 0x3F) as u8),
-            key: PageKey { page_x: ((word >> 8) & 0xF) as u16 * 64, page_y: ((word >> 12) & 1) as u16 * 256, clut_x: ((word >> 16) & 0x3F) as u16 * 16, clut_y: ((word >> 22) & 0x1FF) as u16, depth },
+            key: PageKey {
+                page_x: ((word >> 8) & 0xF) as u16 * 64,
+                page_y: ((word >> 12) & 1) as u16 * 256,
+                clut_x: ((word >> 16) & 0x3F) as u16 * 16,
+                clut_y: ((word >> 22) & 0x1FF) as u16,
+                depth,
+            },
         }
     }
 }
@@ -68,7 +74,14 @@ pub fn load(file: &BsxFile, bytes: &[u8]) -> Vram {
     let mut v = Vram::new();
     let r = Reader { bytes };
     for rect in file.textures.iter().flat_map(|t| &t.rects) {
-        let Ok(data) = r.slice(rect.data, rect.width as usize * rect.height as usize * 2, "", "") else { continue };
+        let Ok(data) = r.slice(
+            rect.data,
+            rect.width as usize * rect.height as usize * 2,
+            "",
+            "",
+        ) else {
+            continue;
+        };
         v.upload(rect.x as usize, rect.y as usize, rect.width as usize, data);
     }
     v
@@ -80,11 +93,21 @@ pub fn load(file: &BsxFile, bytes: &[u8]) -> Vram {
 /// (768 + (slot % 8)·8, 416 + (slot / 8)·32). `images` are the TDB images of the left
 /// eye, the right eye and the mouth. False when the face has none (0x21 and up), the
 /// slot does not fit, or an image is past the file's.
-pub fn load_face(vram: &mut Vram, tdb: &TdbFile, bytes: &[u8], slot: usize, face: u8, images: [u8; 3]) -> bool {
+pub fn load_face(
+    vram: &mut Vram,
+    tdb: &TdbFile,
+    bytes: &[u8],
+    slot: usize,
+    face: u8,
+    images: [u8; 3],
+) -> bool {
     if face >= 0x21 || slot >= MAX_FACE_SLOTS {
         return false;
     }
-    let [Some(left), Some(right), Some(mouth)] = images.map(|i| tdb.image(bytes, i as usize)) else { return false };
+    let [Some(left), Some(right), Some(mouth)] = images.map(|i| tdb.image(bytes, i as usize))
+    else {
+        return false;
+    };
     vram.upload(320, 480 + slot, 16, tdb.palette(bytes, face));
     upload_eyes(vram, slot, left, right);
     vram.upload(768 + (slot % 8) * 8, 416 + (slot / 8) * 32, 8, mouth);
@@ -105,7 +128,13 @@ fn upload_eyes(vram: &mut Vram, slot: usize, left: &[u8], right: &[u8]) {
 
 /// Run `f` with other images (a blink's shut eyes) over a slot's eyes, then put back
 /// what was there.
-pub fn with_eyes<R>(vram: &mut Vram, slot: usize, left: &[u8], right: &[u8], f: impl FnOnce(&Vram) -> R) -> R {
+pub fn with_eyes<R>(
+    vram: &mut Vram,
+    slot: usize,
+    left: &[u8],
+    right: &[u8],
+    f: impl FnOnce(&Vram) -> R,
+) -> R {
     let rows = eyes_at(slot).1 * WIDTH..(eyes_at(slot).1 + 32).min(HEIGHT) * WIDTH;
     let kept = vram.pixels[rows.clone()].to_vec();
     upload_eyes(vram, slot, left, right);
@@ -117,7 +146,11 @@ pub fn with_eyes<R>(vram: &mut Vram, slot: usize, left: &[u8], right: &[u8], f: 
 /// The rows of a page (from its top) that a slot's eyes lie in.
 pub fn eye_rows(key: PageKey, slot: usize) -> impl Iterator<Item = usize> {
     let first = eyes_at(slot).1;
-    (first..first + 32).filter_map(move |y| (y + HEIGHT - key.page_y as usize).checked_rem(HEIGHT).filter(|&v| v < 256))
+    (first..first + 32).filter_map(move |y| {
+        (y + HEIGHT - key.page_y as usize)
+            .checked_rem(HEIGHT)
+            .filter(|&v| v < 256)
+    })
 }
 
 #[cfg(test)]
@@ -129,6 +162,15 @@ mod tests {
         // By the bit table of docs/formats/bsx.md, "Textures": type 2, 4 bpp, page (640, 256), CLUT (0, 500).
         let f = TextureFlag::of(0x7D00_1A02);
         assert_eq!(f.kind, TextureKind::Own);
-        assert_eq!(f.key, PageKey { page_x: 640, page_y: 256, clut_x: 0, clut_y: 500, depth: Depth::Four });
+        assert_eq!(
+            f.key,
+            PageKey {
+                page_x: 640,
+                page_y: 256,
+                clut_x: 0,
+                clut_y: 500,
+                depth: Depth::Four
+            }
+        );
     }
 }

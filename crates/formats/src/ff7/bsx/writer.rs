@@ -144,7 +144,15 @@ fn write_part(out: &mut Vec<u8>, p: &PartSpec) -> PartBlock {
     let offset_control = (out.len() - offset) as u16;
     out.extend(&control);
     align(out);
-    PartBlock { offset, counts, offset_poly, offset_flags, offset_texcoord, offset_control, control: control.len() as u8 }
+    PartBlock {
+        offset,
+        counts,
+        offset_poly,
+        offset_flags,
+        offset_texcoord,
+        offset_control,
+        control: control.len() as u8,
+    }
 }
 
 fn write_anim(out: &mut Vec<u8>, a: &AnimSpec) -> AnimBlock {
@@ -168,7 +176,15 @@ fn write_anim(out: &mut Vec<u8>, a: &AnimSpec) -> AnimBlock {
     out.extend(&a.rotations);
     align(out);
     let per = a.frames.max(1) as usize;
-    AnimBlock { offset, off_trans, off_static, off_rot, n_trans: (a.translations.len() / per) as u8, n_static: a.statics.len() as u8, n_rot: (a.rotations.len() / per) as u8 }
+    AnimBlock {
+        offset,
+        off_trans,
+        off_static,
+        off_rot,
+        n_trans: (a.translations.len() / per) as u8,
+        n_static: a.statics.len() as u8,
+        n_rot: (a.rotations.len() / per) as u8,
+    }
 }
 
 fn range(start: usize, n: usize) -> [u8; 2] {
@@ -190,17 +206,31 @@ fn write_skeleton(out: &mut Vec<u8>, m: &ModelSpec, parts: &[PartBlock], anims: 
         out.extend([1, p.bone, p.vertices.len() as u8, p.texcoords.len() as u8]);
         out.extend(block.counts);
         out.extend([p.flags.len() as u8, block.control]);
-        for v in [block.offset_poly, block.offset_texcoord, block.offset_flags, block.offset_control] {
+        for v in [
+            block.offset_poly,
+            block.offset_texcoord,
+            block.offset_flags,
+            block.offset_control,
+        ] {
             put16(out, v);
         }
-        let gpu: usize = PolyKind::ALL.iter().zip(&block.counts).map(|(k, &n)| k.gpu_size() * n as usize).sum();
+        let gpu: usize = PolyKind::ALL
+            .iter()
+            .zip(&block.counts)
+            .map(|(k, &n)| k.gpu_size() * n as usize)
+            .sum();
         put16(out, gpu as u16);
         put32(out, block.offset as u32 | 0x8000_0000);
         put32(out, 0);
     }
     for (a, block) in m.animations.iter().zip(anims) {
         put16(out, a.frames);
-        out.extend([a.channels.len() as u8, block.n_trans, block.n_static, block.n_rot]);
+        out.extend([
+            a.channels.len() as u8,
+            block.n_trans,
+            block.n_static,
+            block.n_rot,
+        ]);
         for v in [block.off_trans, block.off_static, block.off_rot] {
             put16(out, v);
         }
@@ -211,8 +241,21 @@ fn write_skeleton(out: &mut Vec<u8>, m: &ModelSpec, parts: &[PartBlock], anims: 
 /// The file, decompressed.
 pub fn write(spec: &BsxSpec) -> Vec<u8> {
     let mut out = vec![0u8; 8];
-    let parts: Vec<Vec<PartBlock>> = spec.models.iter().map(|m| m.parts.iter().map(|p| write_part(&mut out, p)).collect()).collect();
-    let anims: Vec<Vec<AnimBlock>> = spec.models.iter().map(|m| m.animations.iter().map(|a| write_anim(&mut out, a)).collect()).collect();
+    let parts: Vec<Vec<PartBlock>> = spec
+        .models
+        .iter()
+        .map(|m| m.parts.iter().map(|p| write_part(&mut out, p)).collect())
+        .collect();
+    let anims: Vec<Vec<AnimBlock>> = spec
+        .models
+        .iter()
+        .map(|m| {
+            m.animations
+                .iter()
+                .map(|a| write_anim(&mut out, a))
+                .collect()
+        })
+        .collect();
     let om = out.len();
     let records = om + 16;
     let mut skeleton = records + 48 * spec.models.len();
@@ -292,10 +335,18 @@ pub fn write(spec: &BsxSpec) -> Vec<u8> {
 pub fn write_bcx(m: &ModelSpec) -> Vec<u8> {
     let mut out = vec![0u8; 8];
     let parts: Vec<PartBlock> = m.parts.iter().map(|p| write_part(&mut out, p)).collect();
-    let anims: Vec<AnimBlock> = m.animations.iter().map(|a| write_anim(&mut out, a)).collect();
+    let anims: Vec<AnimBlock> = m
+        .animations
+        .iter()
+        .map(|a| write_anim(&mut out, a))
+        .collect();
     let om = out.len();
     put16(&mut out, 0xFF01);
-    out.extend([m.bones.len() as u8, m.parts.len() as u8, m.animations.len() as u8]);
+    out.extend([
+        m.bones.len() as u8,
+        m.parts.len() as u8,
+        m.animations.len() as u8,
+    ]);
     out.extend([0u8; 17]);
     put16(&mut out, m.scale);
     put16(&mut out, (4 * m.bones.len()) as u16);

@@ -28,14 +28,30 @@ pub fn game_camera(d: &DatFile) -> Option<GameCamera> {
     let c = d.camera.as_ref().ok()?;
     let r = c.matrix();
     let rotation = r.map(|row| [row[0] as f32, row[2] as f32, -row[1] as f32]);
-    let frame = d.tile_map.as_ref().ok().map_or([-160, -120, 160, 120], |m| background::frame(scroll(d), m));
+    let frame = d
+        .tile_map
+        .as_ref()
+        .ok()
+        .map_or([-160, -120, 160, 120], |m| background::frame(scroll(d), m));
     let mut notes = Vec::new();
     if let Ok(s) = &d.script {
         if s.scale != KNOWN_SCALE {
             notes.push(format!("this field's scale is {} (512 is 1): how its walkmesh fits the picture through this camera is not settled, and the models may stand off the floor the picture shows", s.scale));
         }
     }
-    Some(GameCamera { name: "game camera".into(), rotation, translation: c.translation.map(|t| t as f32), projection: c.projection as f32, frame, backdrop: None, notes, behind: None, cards: Vec::new(), card_texels: None, layers: Vec::new() })
+    Some(GameCamera {
+        name: "game camera".into(),
+        rotation,
+        translation: c.translation.map(|t| t as f32),
+        projection: c.projection as f32,
+        frame,
+        backdrop: None,
+        notes,
+        behind: None,
+        cards: Vec::new(),
+        card_texels: None,
+        layers: Vec::new(),
+    })
 }
 
 /// The scroll range: the frame the game's picture moves in.
@@ -46,13 +62,20 @@ pub fn scroll(d: &DatFile) -> Option<[i16; 4]> {
 /// The composed background of `d` from `pixels`, every layer on.
 pub fn compose(d: &DatFile, pixels: &Pixels) -> Option<Composed> {
     let map = d.tile_map.as_ref().ok()?;
-    Some(background::compose(map, &pixels.vram, background::frame(scroll(d), map), [true; LAYERS]))
+    Some(background::compose(
+        map,
+        &pixels.vram,
+        background::frame(scroll(d), map),
+        [true; LAYERS],
+    ))
 }
 
 /// Give `scene` the field's game camera, with the composed background behind it where the
 /// .MIM is there; without it the camera says what the picture needs.
 pub fn add_to(scene: &mut Scene, d: &DatFile, name: &str, pixels: Option<&Pixels>) {
-    let Some(mut camera) = game_camera(d) else { return };
+    let Some(mut camera) = game_camera(d) else {
+        return;
+    };
     match pixels.and_then(|p| compose(d, p).map(|c| (p, c))) {
         Some((p, composed)) => {
             // What the models pass among (layers 2 and 4) as cards at their depths, and
@@ -66,8 +89,16 @@ pub fn add_to(scene: &mut Scene, d: &DatFile, name: &str, pixels: Option<&Pixels
                     layer_of[l] = Some(id);
                     // A layer behind the models has its own picture; the only one there is
                     // the picture behind.
-                    let own = composed.alone[l].clone().or_else(|| background::BEHIND_MODELS.contains(&l).then(|| composed.behind.clone()));
-                    camera.layers.push(PictureLayer { layer: id, tiles: composed.drawn[l], picture: own });
+                    let own = composed.alone[l].clone().or_else(|| {
+                        background::BEHIND_MODELS
+                            .contains(&l)
+                            .then(|| composed.behind.clone())
+                    });
+                    camera.layers.push(PictureLayer {
+                        layer: id,
+                        tiles: composed.drawn[l],
+                        picture: own,
+                    });
                 }
             }
             if let Ok(map) = &d.tile_map {
@@ -85,13 +116,24 @@ pub fn add_to(scene: &mut Scene, d: &DatFile, name: &str, pixels: Option<&Pixels
                     camera.card_texels = Some(cards.texels);
                 }
             }
-            scene.textures.push(Texture { name: Some(format!("background ({} tiles)", composed.drawn.iter().sum::<usize>())), texels: composed.picture, file: Some(p.path.to_string()), nearest: true, stand_in: false });
+            scene.textures.push(Texture {
+                name: Some(format!(
+                    "background ({} tiles)",
+                    composed.drawn.iter().sum::<usize>()
+                )),
+                texels: composed.picture,
+                file: Some(p.path.to_string()),
+                nearest: true,
+                stand_in: false,
+            });
             camera.backdrop = Some(scene.textures.len() as u32 - 1);
             if !composed.states.is_empty() {
                 camera.notes.push(format!("optional tiles: each group drawn in its first state ({}); which one the game starts with is its scripts' business", composed.states.iter().map(|(g, s)| format!("group {g}: {s}")).collect::<Vec<_>>().join(", ")));
             }
         }
-        None => camera.notes.push(format!("the background's pixels are in {name}.MIM, which is not beside the field")),
+        None => camera.notes.push(format!(
+            "the background's pixels are in {name}.MIM, which is not beside the field"
+        )),
     }
     scene.cameras.push(camera);
 }

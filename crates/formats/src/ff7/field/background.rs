@@ -48,7 +48,9 @@ const DRAWN: u16 = 0x8000;
 /// triggers give, or, where that is empty or too large, the tiles' extent (cut to
 /// [`MAX_SIDE`]).
 pub fn frame(scroll: Option<[i16; 4]>, map: &TileMap) -> [i32; 4] {
-    let fits = |f: [i32; 4]| f[2] > f[0] && f[3] > f[1] && f[2] - f[0] <= MAX_SIDE && f[3] - f[1] <= MAX_SIDE;
+    let fits = |f: [i32; 4]| {
+        f[2] > f[0] && f[3] > f[1] && f[2] - f[0] <= MAX_SIDE && f[3] - f[1] <= MAX_SIDE
+    };
     if let Some(f) = scroll.map(|s| s.map(i32::from)).filter(|&f| fits(f)) {
         return f;
     }
@@ -56,12 +58,22 @@ pub fn frame(scroll: Option<[i16; 4]>, map: &TileMap) -> [i32; 4] {
     for t in &map.tiles {
         let side = t.side() as i32;
         let (x, y) = (t.dst[0] as i32, t.dst[1] as i32);
-        f = [f[0].min(x), f[1].min(y), f[2].max(x + side), f[3].max(y + side)];
+        f = [
+            f[0].min(x),
+            f[1].min(y),
+            f[2].max(x + side),
+            f[3].max(y + side),
+        ];
     }
     if f[0] > f[2] {
         return [-160, -120, 160, 120];
     }
-    [f[0], f[1], f[2].min(f[0] + MAX_SIDE), f[3].min(f[1] + MAX_SIDE)]
+    [
+        f[0],
+        f[1],
+        f[2].min(f[0] + MAX_SIDE),
+        f[3].min(f[1] + MAX_SIDE),
+    ]
 }
 
 /// The state drawn of each optional tile group: the lowest bit its tiles are drawn under.
@@ -69,7 +81,10 @@ pub fn group_states(map: &TileMap) -> BTreeMap<u8, u8> {
     let mut states: BTreeMap<u8, u8> = BTreeMap::new();
     for t in map.tiles.iter().filter(|t| t.group() != 0 && t.state != 0) {
         let lowest = 1u8 << t.state.trailing_zeros();
-        states.entry(t.group()).and_modify(|s| *s = (*s).min(lowest)).or_insert(lowest);
+        states
+            .entry(t.group())
+            .and_modify(|s| *s = (*s).min(lowest))
+            .or_insert(lowest);
     }
     states
 }
@@ -77,8 +92,13 @@ pub fn group_states(map: &TileMap) -> BTreeMap<u8, u8> {
 /// The tiles drawn, in the order they are drawn: layer 3, layer 1, layer 2 from its largest
 /// depth to its smallest (in file order where two are equal), layer 4; the optional tiles of
 /// each group in its drawn state only. `shown` switches layers 1..4.
-pub fn draw_order<'a>(map: &'a TileMap, shown: [bool; LAYERS], states: &BTreeMap<u8, u8>) -> Vec<&'a Tile> {
-    let drawn = |t: &&Tile| t.group() == 0 || states.get(&t.group()).is_some_and(|&s| t.state & s != 0);
+pub fn draw_order<'a>(
+    map: &'a TileMap,
+    shown: [bool; LAYERS],
+    states: &BTreeMap<u8, u8>,
+) -> Vec<&'a Tile> {
+    let drawn =
+        |t: &&Tile| t.group() == 0 || states.get(&t.group()).is_some_and(|&s| t.state & s != 0);
     let mut order = Vec::with_capacity(map.tiles.len());
     for layer in [2, 0, 1, 3] {
         if !shown[layer] {
@@ -100,7 +120,13 @@ fn page_of(word: u16, clut: u16) -> (PageKey, u16) {
         1 => Depth::Eight,
         _ => Depth::Fifteen,
     };
-    let key = PageKey { page_x: (word & 0xF) * 64, page_y: ((word >> 4) & 1) * 256, clut_x: (clut & 63) * 16, clut_y: (clut >> 6) & 511, depth };
+    let key = PageKey {
+        page_x: (word & 0xF) * 64,
+        page_y: ((word >> 4) & 1) * 256,
+        clut_x: (clut & 63) * 16,
+        clut_y: (clut >> 6) & 511,
+        depth,
+    };
     (key, (word >> 5) & 3)
 }
 
@@ -109,7 +135,10 @@ fn page_of(word: u16, clut: u16) -> (PageKey, u16) {
 fn blend(back: u16, front: u16, rule: u16) -> u16 {
     let mut out = 0;
     for shift in [0, 5, 10] {
-        let (b, f) = (((back >> shift) & 31) as i32, ((front >> shift) & 31) as i32);
+        let (b, f) = (
+            ((back >> shift) & 31) as i32,
+            ((front >> shift) & 31) as i32,
+        );
         let c = match rule {
             0 => (b + f) / 2,
             1 => b + f,
@@ -124,18 +153,45 @@ fn blend(back: u16, front: u16, rule: u16) -> u16 {
 /// The background of `map` from `vram` (the .MIM loaded) in `frame`, layers switched by
 /// `shown`, on black (the screen the engine clears).
 pub fn compose(map: &TileMap, vram: &Vram, frame: [i32; 4], shown: [bool; LAYERS]) -> Composed {
-    let (w, h) = ((frame[2] - frame[0]).clamp(1, MAX_SIDE) as usize, (frame[3] - frame[1]).clamp(1, MAX_SIDE) as usize);
+    let (w, h) = (
+        (frame[2] - frame[0]).clamp(1, MAX_SIDE) as usize,
+        (frame[3] - frame[1]).clamp(1, MAX_SIDE) as usize,
+    );
     // The console's own colour words, blended as it blends them; widened at the end.
     let mut canvas = vec![0u16; w * h];
     let states = group_states(map);
     let order = draw_order(map, shown, &states);
     let mut drawn = [0; LAYERS];
     let widen = |v: u16| ((v << 3) | (v >> 2)) as u8;
-    let texels = |canvas: &[u16]| Texels { width: w as u32, height: h as u32, rgba: std::sync::Arc::new(canvas.iter().flat_map(|&c| [widen(c & 31), widen((c >> 5) & 31), widen((c >> 10) & 31), 255]).collect()) };
+    let texels = |canvas: &[u16]| Texels {
+        width: w as u32,
+        height: h as u32,
+        rgba: std::sync::Arc::new(
+            canvas
+                .iter()
+                .flat_map(|&c| {
+                    [
+                        widen(c & 31),
+                        widen((c >> 5) & 31),
+                        widen((c >> 10) & 31),
+                        255,
+                    ]
+                })
+                .collect(),
+        ),
+    };
     let mut behind = None;
     // (Only where both layers behind the models draw: with one, the picture behind is it.)
-    let both = BEHIND_MODELS.iter().all(|&l| shown[l] && map.layer(l).next().is_some());
-    let mut own: [Vec<u16>; LAYERS] = std::array::from_fn(|l| if both && BEHIND_MODELS.contains(&l) { vec![0u16; w * h] } else { Vec::new() });
+    let both = BEHIND_MODELS
+        .iter()
+        .all(|&l| shown[l] && map.layer(l).next().is_some());
+    let mut own: [Vec<u16>; LAYERS] = std::array::from_fn(|l| {
+        if both && BEHIND_MODELS.contains(&l) {
+            vec![0u16; w * h]
+        } else {
+            Vec::new()
+        }
+    });
     for t in &order {
         if t.layer == 1 || t.layer == 3 {
             behind.get_or_insert_with(|| texels(&canvas));
@@ -154,12 +210,24 @@ pub fn compose(map: &TileMap, vram: &Vram, frame: [i32; 4], shown: [bool; LAYERS
                 if !(0..w as i32).contains(&x) {
                     continue;
                 }
-                let c = vram.texel(key, (t.uv[0] as usize + dx) % 256, (t.uv[1] as usize + dy) % 256).colour;
+                let c = vram
+                    .texel(
+                        key,
+                        (t.uv[0] as usize + dx) % 256,
+                        (t.uv[1] as usize + dy) % 256,
+                    )
+                    .colour;
                 if c == 0 {
                     continue;
                 }
                 let at = y as usize * w + x as usize;
-                let over = |under: u16| if t.semi_transparent() && c & 0x8000 != 0 { blend(under, c, rule) } else { c & 0x7FFF };
+                let over = |under: u16| {
+                    if t.semi_transparent() && c & 0x8000 != 0 {
+                        blend(under, c, rule)
+                    } else {
+                        c & 0x7FFF
+                    }
+                };
                 canvas[at] = over(canvas[at]);
                 if let Some(mine) = own[t.layer].get_mut(at) {
                     *mine = DRAWN | over(*mine & !DRAWN);
@@ -173,11 +241,35 @@ pub fn compose(map: &TileMap, vram: &Vram, frame: [i32; 4], shown: [bool; LAYERS
         (drawn[l] > 0 && !mine.is_empty()).then(|| Texels {
             width: w as u32,
             height: h as u32,
-            rgba: std::sync::Arc::new(mine.iter().flat_map(|&c| if c & DRAWN == 0 { [0; 4] } else { [widen(c & 31), widen((c >> 5) & 31), widen((c >> 10) & 31), 255] }).collect()),
+            rgba: std::sync::Arc::new(
+                mine.iter()
+                    .flat_map(|&c| {
+                        if c & DRAWN == 0 {
+                            [0; 4]
+                        } else {
+                            [
+                                widen(c & 31),
+                                widen((c >> 5) & 31),
+                                widen((c >> 10) & 31),
+                                255,
+                            ]
+                        }
+                    })
+                    .collect(),
+            ),
         })
     });
-    let left_out = map.tiles.iter().filter(|t| shown[t.layer]).count() - drawn.iter().sum::<usize>();
-    Composed { behind: behind.unwrap_or_else(|| picture.clone()), picture, frame: [frame[0], frame[1], frame[0] + w as i32, frame[1] + h as i32], drawn, states, left_out, alone }
+    let left_out =
+        map.tiles.iter().filter(|t| shown[t.layer]).count() - drawn.iter().sum::<usize>();
+    Composed {
+        behind: behind.unwrap_or_else(|| picture.clone()),
+        picture,
+        frame: [frame[0], frame[1], frame[0] + w as i32, frame[1] + h as i32],
+        drawn,
+        states,
+        left_out,
+        alone,
+    }
 }
 
 /// How far ahead of the camera the engine sorts a tile of depth `d` among the models: its
@@ -239,9 +331,15 @@ pub fn cards(map: &TileMap, vram: &Vram, composed: &Composed) -> Cards {
             return None;
         }
         let at = (py as usize * picture.width as usize + px as usize) * 4;
-        picture.rgba.get(at..at + 4).map(|p| [p[0], p[1], p[2], 255])
+        picture
+            .rgba
+            .get(at..at + 4)
+            .map(|p| [p[0], p[1], p[2], 255])
     };
-    let order: Vec<&Tile> = draw_order(map, [false, true, false, true], states).into_iter().filter(|t| t.page.is_some()).collect();
+    let order: Vec<&Tile> = draw_order(map, [false, true, false, true], states)
+        .into_iter()
+        .filter(|t| t.page.is_some())
+        .collect();
     let (cells, h) = shelves(order.iter().map(|t| t.side()));
     let (kept, w) = (cells.len(), ATLAS_WIDTH);
     let mut rgba = vec![0u8; w * h * 4];
@@ -257,7 +355,13 @@ pub fn cards(map: &TileMap, vram: &Vram, composed: &Composed) -> Cards {
         let tile: Vec<[u8; 4]> = (0..side * side)
             .map(|k| {
                 let (dx, dy) = (k % side, k / side);
-                let c = vram.texel(key, (t.uv[0] as usize + dx) % 256, (t.uv[1] as usize + dy) % 256).colour;
+                let c = vram
+                    .texel(
+                        key,
+                        (t.uv[0] as usize + dx) % 256,
+                        (t.uv[1] as usize + dy) % 256,
+                    )
+                    .colour;
                 if c == 0 {
                     return [0; 4];
                 }
@@ -273,17 +377,35 @@ pub fn cards(map: &TileMap, vram: &Vram, composed: &Composed) -> Cards {
                 rgba[at..at + 4].copy_from_slice(&tile[dy * side + dx]);
             }
         }
-        let depth = if t.layer == 1 { t.id.unwrap_or(0) } else { LAYER_4_DEPTH };
+        let depth = if t.layer == 1 {
+            t.id.unwrap_or(0)
+        } else {
+            LAYER_4_DEPTH
+        };
         let (x, y) = (t.dst[0] as i32, t.dst[1] as i32);
         cards.push(Card {
             rect: [x, y, x + side as i32, y + side as i32],
             depth: Z_PER_DEPTH * depth.max(1) as f32,
-            texels: [(cx + PAD) as u32, (cy + PAD) as u32, side as u32, side as u32],
+            texels: [
+                (cx + PAD) as u32,
+                (cy + PAD) as u32,
+                side as u32,
+                side as u32,
+            ],
             layer: None,
         });
         tile_layers.push(t.layer);
     }
-    Cards { texels: Texels { width: w as u32, height: h as u32, rgba: std::sync::Arc::new(rgba) }, cards, tile_layers, left_out: order.len() - kept }
+    Cards {
+        texels: Texels {
+            width: w as u32,
+            height: h as u32,
+            rgba: std::sync::Arc::new(rgba),
+        },
+        cards,
+        tile_layers,
+        left_out: order.len() - kept,
+    }
 }
 
 #[cfg(test)]
@@ -301,17 +423,32 @@ mod tests {
 
     /// A tile of `layer` at (x, y) whose texels are page 0's 15-bit texels at `uv`.
     fn tile(layer: usize, x: i16, y: i16, uv: [u8; 2]) -> Tile {
-        Tile { at: 0, layer, dst: [x, y], uv, clut: 0, page: Some(0x0100), id: None, param: 0, state: 0 }
+        Tile {
+            at: 0,
+            layer,
+            dst: [x, y],
+            uv,
+            clut: 0,
+            page: Some(0x0100),
+            id: None,
+            param: 0,
+            state: 0,
+        }
     }
 
     #[test]
-    fn with_layers_1_and_3_each_has_its_own_picture_and_layer_1_over_layer_3_is_the_picture_behind() {
+    fn with_layers_1_and_3_each_has_its_own_picture_and_layer_1_over_layer_3_is_the_picture_behind()
+    {
         // Page 0 at 15 bits: texel (u, v) a colour of its own, and u below 8 transparent
         // (colour 0), so that a layer-1 tile lets layer 3 show through its left edge.
         let mut vram = Vram::new();
         for v in 0..64usize {
             for u in 0..64usize {
-                vram.pixels[v * 1024 + u] = if u < 8 { 0 } else { 1 + (u as u16 * 7 + v as u16 * 131) % 0x7FFE };
+                vram.pixels[v * 1024 + u] = if u < 8 {
+                    0
+                } else {
+                    1 + (u as u16 * 7 + v as u16 * 131) % 0x7FFE
+                };
             }
         }
         let map = TileMap {
@@ -323,18 +460,35 @@ mod tests {
             groups_end: 0,
             pages: Vec::new(),
             // Layer 3 (32 px) at the origin, layer 1 (16 px) over part of it and beside it.
-            tiles: vec![tile(2, 0, 0, [8, 8]), tile(0, 8, 8, [0, 0]), tile(0, 40, 0, [16, 16])],
+            tiles: vec![
+                tile(2, 0, 0, [8, 8]),
+                tile(0, 8, 8, [0, 0]),
+                tile(0, 40, 0, [16, 16]),
+            ],
         };
         let frame = [0, 0, 64, 32];
         let c = compose(&map, &vram, frame, [true; LAYERS]);
-        let (one, three) = (c.alone[0].as_ref().expect("layer 1's own"), c.alone[2].as_ref().expect("layer 3's own"));
-        let px = |t: &Texels, x: usize, y: usize| -> [u8; 4] { t.rgba[(y * 64 + x) * 4..(y * 64 + x) * 4 + 4].try_into().unwrap() };
+        let (one, three) = (
+            c.alone[0].as_ref().expect("layer 1's own"),
+            c.alone[2].as_ref().expect("layer 3's own"),
+        );
+        let px = |t: &Texels, x: usize, y: usize| -> [u8; 4] {
+            t.rgba[(y * 64 + x) * 4..(y * 64 + x) * 4 + 4]
+                .try_into()
+                .unwrap()
+        };
         let mut both = 0;
         for y in 0..32 {
             for x in 0..64 {
                 let (a, b, behind) = (px(one, x, y), px(three, x, y), px(&c.behind, x, y));
                 // Layer 1 over layer 3, on black: the picture behind.
-                let over = if a[3] == 255 { a } else if b[3] == 255 { b } else { [0, 0, 0, 255] };
+                let over = if a[3] == 255 {
+                    a
+                } else if b[3] == 255 {
+                    b
+                } else {
+                    [0, 0, 0, 255]
+                };
                 assert_eq!(over, behind, "({x}, {y})");
                 both += usize::from(a[3] == 255 && b[3] == 255);
             }
@@ -343,14 +497,23 @@ mod tests {
         // Layer 3 alone: transparent outside its tile.
         assert_eq!(px(three, 50, 5)[3], 0);
         // With one of the two, no picture of its own: the picture behind is it.
-        let only_one = TileMap { tiles: vec![tile(0, 8, 8, [0, 0])], ..map };
-        assert!(compose(&only_one, &vram, frame, [true; LAYERS]).alone.iter().all(Option::is_none));
+        let only_one = TileMap {
+            tiles: vec![tile(0, 8, 8, [0, 0])],
+            ..map
+        };
+        assert!(compose(&only_one, &vram, frame, [true; LAYERS])
+            .alone
+            .iter()
+            .all(Option::is_none));
     }
 
     #[test]
     fn a_page_word_says_where_the_page_is_its_depth_and_rule() {
         let (key, rule) = page_of(0x0098, 0x7800 | 3);
-        assert_eq!((key.page_x, key.page_y, key.depth, rule), (512, 256, Depth::Eight, 0));
+        assert_eq!(
+            (key.page_x, key.page_y, key.depth, rule),
+            (512, 256, Depth::Eight, 0)
+        );
         assert_eq!((key.clut_x, key.clut_y), (48, 480));
         assert_eq!(page_of(0x0086 | (1 << 5), 0).1, 1);
     }

@@ -36,7 +36,12 @@ pub(super) fn section_error(k: usize, at: usize, message: String) -> ParseError 
 }
 
 /// Section `k` must hold `need` bytes from its start.
-pub(super) fn need(k: usize, range: &Range<usize>, need: usize, what: &str) -> Result<(), ParseError> {
+pub(super) fn need(
+    k: usize,
+    range: &Range<usize>,
+    need: usize,
+    what: &str,
+) -> Result<(), ParseError> {
     if range.len() < need {
         return Err(section_error(
             k,

@@ -48,7 +48,14 @@ pub struct Exit {
 pub fn exits(d: &DatFile, bytes: &[u8]) -> Vec<Exit> {
     let mut out: Vec<Exit> = Vec::new();
     if let Ok(t) = &d.triggers {
-        out.extend(t.gateways.iter().map(|g| Exit { via: Via::Gateway, at: g.at, to: g.map, point: g.destination, triangle: g.triangle, direction: g.direction }));
+        out.extend(t.gateways.iter().map(|g| Exit {
+            via: Via::Gateway,
+            at: g.at,
+            to: g.map,
+            point: g.destination,
+            triangle: g.triangle,
+            direction: g.direction,
+        }));
     }
     if let Ok(s) = &d.script {
         for op in s.scripts.iter().flat_map(|c| &c.ops) {
@@ -56,7 +63,14 @@ pub fn exits(d: &DatFile, bytes: &[u8]) -> Vec<Exit> {
                 continue;
             }
             let at = op.at;
-            out.push(Exit { via: Via::MapJump, at, to: u16_at(bytes, at + 1), point: [s16_at(bytes, at + 3), s16_at(bytes, at + 5)], triangle: u16_at(bytes, at + 7), direction: bytes[at + 9] });
+            out.push(Exit {
+                via: Via::MapJump,
+                at,
+                to: u16_at(bytes, at + 1),
+                point: [s16_at(bytes, at + 3), s16_at(bytes, at + 5)],
+                triangle: u16_at(bytes, at + 7),
+                direction: bytes[at + 9],
+            });
         }
     }
     out
@@ -72,7 +86,11 @@ pub fn arrival(w: &Walkmesh, exit: &Exit) -> Option<[i16; 3]> {
         let mid = |i: usize| ((v[0][i] + v[1][i] + v[2][i]) / 3.0).round() as i16;
         return Some([mid(0), mid(1), mid(2)]);
     }
-    Some([exit.point[0], exit.point[1], height_on(w, exit.triangle, exit.point[0], exit.point[1])?])
+    Some([
+        exit.point[0],
+        exit.point[1],
+        height_on(w, exit.triangle, exit.point[0], exit.point[1])?,
+    ])
 }
 
 /// The height of triangle `t`'s plane of walkmesh `w` at (x, y), rounded; None where the
@@ -81,9 +99,20 @@ pub fn height_on(w: &Walkmesh, t: u16, x: i16, y: i16) -> Option<i16> {
     let v = w.triangles.get(t as usize)?.map(|p| p.map(|c| c as f64));
     let [x, y] = [x as f64, y as f64];
     // The plane through the three corners: n · (p − a) = 0, solved for z.
-    let (e1, e2) = ([v[1][0] - v[0][0], v[1][1] - v[0][1], v[1][2] - v[0][2]], [v[2][0] - v[0][0], v[2][1] - v[0][1], v[2][2] - v[0][2]]);
-    let n = [e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]];
-    let z = if n[2].abs() < 1e-9 { v[0][2] } else { v[0][2] - (n[0] * (x - v[0][0]) + n[1] * (y - v[0][1])) / n[2] };
+    let (e1, e2) = (
+        [v[1][0] - v[0][0], v[1][1] - v[0][1], v[1][2] - v[0][2]],
+        [v[2][0] - v[0][0], v[2][1] - v[0][1], v[2][2] - v[0][2]],
+    );
+    let n = [
+        e1[1] * e2[2] - e1[2] * e2[1],
+        e1[2] * e2[0] - e1[0] * e2[2],
+        e1[0] * e2[1] - e1[1] * e2[0],
+    ];
+    let z = if n[2].abs() < 1e-9 {
+        v[0][2]
+    } else {
+        v[0][2] - (n[0] * (x - v[0][0]) + n[1] * (y - v[0][1])) / n[2]
+    };
     Some(z.round().clamp(i16::MIN as f64, i16::MAX as f64) as i16)
 }
 
@@ -108,13 +137,28 @@ impl Entrance {
 /// The entrances into the field whose walkmesh is `w` and whose map id is `id` among the
 /// exits of `neighbours` (each field's stem and exits): each arrival once, in the order
 /// found.
-pub fn entrances<'a>(w: &Walkmesh, id: u16, neighbours: impl IntoIterator<Item = (&'a str, Vec<Exit>)>) -> Vec<Entrance> {
+pub fn entrances<'a>(
+    w: &Walkmesh,
+    id: u16,
+    neighbours: impl IntoIterator<Item = (&'a str, Vec<Exit>)>,
+) -> Vec<Entrance> {
     let mut out: Vec<Entrance> = Vec::new();
     for (from, exits) in neighbours {
         for e in exits.iter().filter(|e| e.to == id) {
-            let Some(position) = arrival(w, e) else { continue };
-            let entrance = Entrance { from: from.to_string(), via: e.via, position, triangle: e.triangle, direction: e.direction };
-            if !out.iter().any(|o| (o.position, o.direction) == (entrance.position, entrance.direction)) {
+            let Some(position) = arrival(w, e) else {
+                continue;
+            };
+            let entrance = Entrance {
+                from: from.to_string(),
+                via: e.via,
+                position,
+                triangle: e.triangle,
+                direction: e.direction,
+            };
+            if !out
+                .iter()
+                .any(|o| (o.position, o.direction) == (entrance.position, entrance.direction))
+            {
                 out.push(entrance);
             }
         }
@@ -127,23 +171,61 @@ mod tests {
     use super::*;
 
     fn mesh() -> Walkmesh {
-        Walkmesh { range: 0..0, triangles: vec![[[0, 0, 0], [100, 0, 100], [0, 100, 0]]], access: vec![[-1; 3]] }
+        Walkmesh {
+            range: 0..0,
+            triangles: vec![[[0, 0, 0], [100, 0, 100], [0, 100, 0]]],
+            access: vec![[-1; 3]],
+        }
     }
 
     #[test]
     fn an_arrival_stands_on_its_triangle_s_plane_or_at_its_middle() {
-        let e = Exit { via: Via::Gateway, at: 0, to: 1, point: [50, 10, ], triangle: 0, direction: 64 };
-        assert_eq!(arrival(&mesh(), &e), Some([50, 10, 50]), "z rises with x on this slope");
-        let middle = Exit { point: [MIDDLE, 0], ..e };
+        let e = Exit {
+            via: Via::Gateway,
+            at: 0,
+            to: 1,
+            point: [50, 10],
+            triangle: 0,
+            direction: 64,
+        };
+        assert_eq!(
+            arrival(&mesh(), &e),
+            Some([50, 10, 50]),
+            "z rises with x on this slope"
+        );
+        let middle = Exit {
+            point: [MIDDLE, 0],
+            ..e
+        };
         assert_eq!(arrival(&mesh(), &middle), Some([33, 33, 33]));
         assert_eq!(arrival(&mesh(), &Exit { triangle: 1, ..e }), None);
     }
 
     #[test]
     fn entrances_are_the_neighbours_exits_into_this_field_each_once() {
-        let e = |to: u16, x: i16| Exit { via: Via::MapJump, at: 0, to, point: [x, 5], triangle: 0, direction: 0 };
-        let found = entrances(&mesh(), 7, [("A", vec![e(7, 10), e(8, 10), e(7, 10)]), ("B", vec![e(7, 20)])]);
-        assert_eq!(found.iter().map(|f| (f.from.as_str(), f.position[0])).collect::<Vec<_>>(), [("A", 10), ("B", 20)]);
+        let e = |to: u16, x: i16| Exit {
+            via: Via::MapJump,
+            at: 0,
+            to,
+            point: [x, 5],
+            triangle: 0,
+            direction: 0,
+        };
+        let found = entrances(
+            &mesh(),
+            7,
+            [
+                ("A", vec![e(7, 10), e(8, 10), e(7, 10)]),
+                ("B", vec![e(7, 20)]),
+            ],
+        );
+        assert_eq!(
+            found
+                .iter()
+                .map(|f| (f.from.as_str(), f.position[0]))
+                .collect::<Vec<_>>(),
+            [("A", 10), ("B", 20)]
+        );
         assert_eq!(found[0].label(), "from A (MAPJUMP)");
     }
 }

@@ -153,7 +153,19 @@ fn u16_(b: &[u8], at: usize) -> u16 {
     u16::from_le_bytes([b[at], b[at + 1]])
 }
 
-const CONDITIONS: [&str; 11] = ["==", "!=", ">", "<", ">=", "<=", "&", "^", "|", "bit set", "bit clear"];
+const CONDITIONS: [&str; 11] = [
+    "==",
+    "!=",
+    ">",
+    "<",
+    ">=",
+    "<=",
+    "&",
+    "^",
+    "|",
+    "bit set",
+    "bit clear",
+];
 
 fn holds(a: i32, b: i32, cond: u8) -> bool {
     match cond {
@@ -190,12 +202,20 @@ pub fn run(script: &ScriptSection, bytes: &[u8], memory: &mut Memory) -> InitPas
         let mut steps = 0;
         loop {
             if steps == MAX_STEPS {
-                pass.stopped.push((actor, pc, format!("{MAX_STEPS} opcodes run without reaching RET")));
+                pass.stopped.push((
+                    actor,
+                    pc,
+                    format!("{MAX_STEPS} opcodes run without reaching RET"),
+                ));
                 break;
             }
             steps += 1;
-            let Some(len) = (pc < end).then(|| super::opcodes::length(&bytes[pc..end])).flatten() else {
-                pass.stopped.push((actor, pc, "the code ran out before a RET".into()));
+            let Some(len) = (pc < end)
+                .then(|| super::opcodes::length(&bytes[pc..end]))
+                .flatten()
+            else {
+                pass.stopped
+                    .push((actor, pc, "the code ran out before a RET".into()));
                 break;
             };
             let op = &bytes[pc..pc + len];
@@ -221,7 +241,14 @@ fn banks(b: u8) -> (u8, u8) {
 }
 
 /// One opcode of an init. `op` holds its bytes, at file offset `pc`.
-fn step(op: &[u8], pc: usize, actor: usize, memory: &mut Memory, pass: &mut InitPass, next_slot: &mut usize) -> Flow {
+fn step(
+    op: &[u8],
+    pc: usize,
+    actor: usize,
+    memory: &mut Memory,
+    pass: &mut InitPass,
+    next_slot: &mut usize,
+) -> Flow {
     match op[0] {
         0x00 => Flow::Return,
         0x10 => Flow::Jump(pc + 1 + op[1] as usize),
@@ -245,11 +272,22 @@ fn condition(op: &[u8], pc: usize, actor: usize, memory: &mut Memory, pass: &mut
     let hi = banks;
     let (b1, b2) = hi(op[1]);
     let (a, b, cond, jump_at) = match op[0] {
-        0x14 | 0x15 => (memory.read(b1, op[2] as u16), memory.read(b2, op[3] as u16), op[4], 5),
+        0x14 | 0x15 => (
+            memory.read(b1, op[2] as u16),
+            memory.read(b2, op[3] as u16),
+            op[4],
+            5,
+        ),
         _ => {
             let (x, y) = (memory.read(b1, u16_(op, 2)), memory.read(b2, u16_(op, 4)));
             // IFSW reads signed words; IFUW unsigned.
-            let signed = |v: i32| if matches!(op[0], 0x16 | 0x17) { v as u16 as i16 as i32 } else { v as u16 as i32 };
+            let signed = |v: i32| {
+                if matches!(op[0], 0x16 | 0x17) {
+                    v as u16 as i16 as i32
+                } else {
+                    v as u16 as i32
+                }
+            };
             (signed(x), signed(y), op[6], 7)
         }
     };
@@ -257,11 +295,20 @@ fn condition(op: &[u8], pc: usize, actor: usize, memory: &mut Memory, pass: &mut
     pass.branches.push(Branch {
         actor,
         at: pc,
-        test: format!("{} {} {}", operand(b1, op, 2, op[0] >= 0x16), CONDITIONS.get(cond as usize).unwrap_or(&"?"), operand(b2, op, if op[0] >= 0x16 { 4 } else { 3 }, op[0] >= 0x16)),
+        test: format!(
+            "{} {} {}",
+            operand(b1, op, 2, op[0] >= 0x16),
+            CONDITIONS.get(cond as usize).unwrap_or(&"?"),
+            operand(b2, op, if op[0] >= 0x16 { 4 } else { 3 }, op[0] >= 0x16)
+        ),
         taken,
     });
     if !taken {
-        let j = if op[0] % 2 == 1 { u16_(op, jump_at) as usize } else { op[jump_at] as usize };
+        let j = if op[0] % 2 == 1 {
+            u16_(op, jump_at) as usize
+        } else {
+            op[jump_at] as usize
+        };
         return Flow::Jump(pc + jump_at + j);
     }
     Flow::Next
@@ -286,7 +333,11 @@ fn assign(op: &[u8], memory: &mut Memory) {
             let bit = memory.read(b2, op[3] as u16);
             let v = memory.read(b1, op[2] as u16);
             if (0..32).contains(&bit) {
-                let v = if op[0] == 0x82 { v | 1 << bit } else { v & !(1 << bit) };
+                let v = if op[0] == 0x82 {
+                    v | 1 << bit
+                } else {
+                    v & !(1 << bit)
+                };
                 memory.write(b1, op[2], v);
             }
         }
@@ -339,7 +390,12 @@ fn model(op: &[u8], actor: usize, memory: &mut Memory, pass: &mut InitPass, next
         0xA2 => e.animation = op[1],
         0x33 => pass.control_locked = op[1] == 1,
         0x6D if op[3] != 0 => pass.locked_triangles.push(u16_(op, 1)),
-        0xD0 => e.line = Some([[s16(op, 1), s16(op, 3), s16(op, 5)], [s16(op, 7), s16(op, 9), s16(op, 11)]]),
+        0xD0 => {
+            e.line = Some([
+                [s16(op, 1), s16(op, 3), s16(op, 5)],
+                [s16(op, 7), s16(op, 9), s16(op, 11)],
+            ])
+        }
         _ => {}
     }
 }

@@ -2,6 +2,8 @@
 //! dialogue, walkmesh, background tile map, camera, triggers, encounters and model loader
 //! (docs/formats/field-dat.md).
 
+pub mod backdrop;
+pub mod background;
 pub mod bytes;
 pub mod document;
 pub mod entrances;
@@ -10,8 +12,6 @@ pub mod opcodes;
 pub mod raw;
 pub mod scene;
 pub mod tiles;
-pub mod background;
-pub mod backdrop;
 
 pub use document::{open, sniff, DatDocument};
 pub use raw::DatFile;
@@ -25,7 +25,10 @@ pub const FORMATS: &[Format] = &[Format {
     kind: FIELD_DAT,
     label: "DAT",
     title: "FF7 field (script, walkmesh, camera)",
-    caps: Capabilities { scene: true, ..Capabilities::NONE },
+    caps: Capabilities {
+        scene: true,
+        ..Capabilities::NONE
+    },
     // By content: .DAT names a thousand other things.
     sniffs: &[(Sniffed::Content, sniff)],
     named: &["dat"],

@@ -5,9 +5,9 @@
 //! loader. Each section is read on its own: one that is wrong is an error at its byte, and
 //! the others are still read.
 
-use super::opcodes;
 pub use super::bytes::SECTION_NAMES;
 use super::bytes::{need, s16_at, s32_at, section_error, u16_at, u32_at};
+use super::opcodes;
 pub use super::tiles::TileMap;
 use crate::findings::{Diagnostics, ParseError};
 use std::ops::Range;
@@ -60,7 +60,6 @@ pub struct DatFile {
     pub loader: Result<Vec<LoaderRecord>, ParseError>,
 }
 
-
 /// A NUL-padded ASCII name as text (bytes outside printable ASCII as `\xNN`).
 pub fn name_of(bytes: &[u8]) -> String {
     let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
@@ -81,8 +80,13 @@ pub fn name_of(bytes: &[u8]) -> String {
 /// container whose header disagrees with the file from the .DAT's own bytes
 /// (docs/formats/lzs.md, "Lengths").
 pub fn starts_like_a_field(b: &[u8]) -> bool {
-    let Some(table) = b.get(..HEADER) else { return false };
-    let words: Vec<u32> = table.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
+    let Some(table) = b.get(..HEADER) else {
+        return false;
+    };
+    let words: Vec<u32> = table
+        .chunks_exact(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect();
     words[0] == BASE + HEADER as u32 && words.windows(2).all(|w| w[0] <= w[1])
 }
 
@@ -139,9 +143,8 @@ impl DatFile {
             }
             starts[k] = at;
         }
-        let sections: [Range<usize>; 7] = std::array::from_fn(|k| {
-            starts[k]..if k < 6 { starts[k + 1] } else { bytes.len() }
-        });
+        let sections: [Range<usize>; 7] =
+            std::array::from_fn(|k| starts[k]..if k < 6 { starts[k + 1] } else { bytes.len() });
         let at = |k: usize| &sections[k];
         let cut = |k: usize| {
             past[k].map(|at| {
@@ -158,7 +161,10 @@ impl DatFile {
                 )
             })
         };
-        fn or_cut<T>(read: Result<T, ParseError>, cut: Option<ParseError>) -> Result<T, ParseError> {
+        fn or_cut<T>(
+            read: Result<T, ParseError>,
+            cut: Option<ParseError>,
+        ) -> Result<T, ParseError> {
             match cut {
                 Some(e) => Err(e),
                 None => read,
@@ -192,24 +198,52 @@ impl DatFile {
         }
         let exactly = |k: usize, at: usize, want: usize, what: String| {
             let len = self.sections[k].len();
-            (len != want).then(|| (at, k, format!("the section is {len} bytes; {what} are {want}")))
+            (len != want).then(|| {
+                (
+                    at,
+                    k,
+                    format!("the section is {len} bytes; {what} are {want}"),
+                )
+            })
         };
         if let Ok(w) = &self.walkmesh {
             let n = w.triangles.len();
             said.extend(exactly(1, w.range.start, 4 + n * (TRIANGLE + ACCESS) + 2 * (n % 2), format!("its count, {n} triangles and their access records (and a pad where the count is odd)")));
         }
         if self.triggers.is_ok() {
-            said.extend(exactly(4, self.sections[4].start, TRIGGERS, "the triggers".to_string()));
+            said.extend(exactly(
+                4,
+                self.sections[4].start,
+                TRIGGERS,
+                "the triggers".to_string(),
+            ));
         }
         if self.encounters.is_ok() {
-            said.extend(exactly(5, self.sections[5].start, 2 * ENCOUNTER_TABLE, "two encounter tables".to_string()));
+            said.extend(exactly(
+                5,
+                self.sections[5].start,
+                2 * ENCOUNTER_TABLE,
+                "two encounter tables".to_string(),
+            ));
         }
         if let Ok(records) = &self.loader {
             let s = self.sections[6].start;
-            said.extend(exactly(6, s + 2, 4 + records.len() * LOADER_RECORD, format!("its size, count and {} model records", records.len())));
+            said.extend(exactly(
+                6,
+                s + 2,
+                4 + records.len() * LOADER_RECORD,
+                format!("its size, count and {} model records", records.len()),
+            ));
             let declared = u16_at(b, s) as usize;
             if declared != self.sections[6].len() {
-                said.push((s, 6, format!("the loader's size word says {declared} bytes; the section is {}", self.sections[6].len())));
+                said.push((
+                    s,
+                    6,
+                    format!(
+                        "the loader's size word says {declared} bytes; the section is {}",
+                        self.sections[6].len()
+                    ),
+                ));
             }
         }
         if let Ok(c) = &self.camera {
@@ -220,7 +254,16 @@ impl DatFile {
         }
         if let Ok(t) = &self.tile_map {
             let pages = t.blocks[1]..t.blocks[2];
-            for (block, what, record) in [(t.block(0), "layer 1's tiles", super::tiles::RECORD[0]), (pages, "the texture-page words", 2), (t.block(1), "layer 2's tiles", super::tiles::RECORD[1]), (t.block(2), "layers 3 and 4's tiles", super::tiles::RECORD[2])] {
+            for (block, what, record) in [
+                (t.block(0), "layer 1's tiles", super::tiles::RECORD[0]),
+                (pages, "the texture-page words", 2),
+                (t.block(1), "layer 2's tiles", super::tiles::RECORD[1]),
+                (
+                    t.block(2),
+                    "layers 3 and 4's tiles",
+                    super::tiles::RECORD[2],
+                ),
+            ] {
                 if block.len() % record != 0 {
                     said.push((block.start, 2, format!("the block of {what} is {} bytes, not a whole number of its {record}-byte records", block.len())));
                 }
@@ -249,8 +292,6 @@ impl DatFile {
         .next()
     }
 }
-
-
 
 /// The script section.
 #[derive(Debug, Clone)]
@@ -401,7 +442,9 @@ impl ScriptSection {
 
     /// The code of actor `actor`'s script `k`.
     pub fn code_of(&self, actor: usize, k: usize) -> Option<&ScriptCode> {
-        self.scripts.iter().find(|c| c.entries.contains(&(actor, k)))
+        self.scripts
+            .iter()
+            .find(|c| c.entries.contains(&(actor, k)))
     }
 }
 
@@ -418,7 +461,7 @@ fn entry_points(
     text_at: usize,
     table_at: usize,
 ) -> Result<Vec<EntryPoint>, ParseError> {
-let mut starts: Vec<(usize, Vec<(usize, usize)>)> = Vec::new();
+    let mut starts: Vec<(usize, Vec<(usize, usize)>)> = Vec::new();
     for (a, entries) in table.iter().enumerate() {
         for (k, &e) in entries.iter().enumerate() {
             let at = s + e as usize;
@@ -584,7 +627,9 @@ impl Camera {
         let s = range.start;
         Ok(Camera {
             at: s,
-            rotation: std::array::from_fn(|r| std::array::from_fn(|c| s16_at(b, s + 2 * (3 * r + c)))),
+            rotation: std::array::from_fn(|r| {
+                std::array::from_fn(|c| s16_at(b, s + 2 * (3 * r + c)))
+            }),
             translation: std::array::from_fn(|k| s32_at(b, s + 0x14 + 4 * k)),
             offset: [s16_at(b, s + 0x20), s16_at(b, s + 0x22)],
             projection: u16_at(b, s + 0x24),

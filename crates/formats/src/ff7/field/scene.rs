@@ -8,7 +8,10 @@
 use super::entrances::Entrance;
 use super::init::{self, Entity, InitPass};
 use super::raw::{DatFile, Walkmesh, TRIANGLE};
-use crate::scene::{Choice, ChoiceOption, Clip, Material, Mesh, Node, Primitive, Scene, SourceRun, Surface, Target, Track, Transform};
+use crate::scene::{
+    Choice, ChoiceOption, Clip, Material, Mesh, Node, Primitive, Scene, SourceRun, Surface, Target,
+    Track, Transform,
+};
 
 /// The layer of the models the engine hides (party members other than the leader, and
 /// those the init hides).
@@ -36,7 +39,15 @@ pub struct Rows {
 
 /// The scene of a field; `models` the scene of its .BSX, whose model `k` is slot `k`;
 /// `names[a]` actor `a`'s name; `entrances` the ways in the party leader may come by.
-pub fn build(name: &str, d: &DatFile, pass: Option<&InitPass>, rows: &Rows, names: &[String], models: Option<Scene>, entrances: &[Entrance]) -> Option<Scene> {
+pub fn build(
+    name: &str,
+    d: &DatFile,
+    pass: Option<&InitPass>,
+    rows: &Rows,
+    names: &[String],
+    models: Option<Scene>,
+    entrances: &[Entrance],
+) -> Option<Scene> {
     let w = d.walkmesh.as_ref().ok()?;
     let placed = models.is_some();
     let mut scene = models.unwrap_or_default();
@@ -76,19 +87,53 @@ pub fn build(name: &str, d: &DatFile, pass: Option<&InitPass>, rows: &Rows, name
         (outline_primitive(w, outline), 1),
     ];
     for (prim, k) in parts {
-        let mesh = scene.add_mesh(Mesh { name: Some(LAYERS[k].into()), primitives: vec![prim] });
-        scene.add_node(Some(root), Node { name: Some(LAYERS[k].into()), mesh: Some(mesh), layer: Some(layers[k]), ..Default::default() });
+        let mesh = scene.add_mesh(Mesh {
+            name: Some(LAYERS[k].into()),
+            primitives: vec![prim],
+        });
+        scene.add_node(
+            Some(root),
+            Node {
+                name: Some(LAYERS[k].into()),
+                mesh: Some(mesh),
+                layer: Some(layers[k]),
+                ..Default::default()
+            },
+        );
     }
     if let Ok(t) = &d.triggers {
         // Each gateway a node of its own, named by where it leads (an export lists them).
         let centre = centre_of(w);
-        let group = (!t.gateways.is_empty()).then(|| scene.add_node(Some(root), Node { name: Some("gateways".into()), layer: Some(layers[2]), ..Default::default() }));
+        let group = (!t.gateways.is_empty()).then(|| {
+            scene.add_node(
+                Some(root),
+                Node {
+                    name: Some("gateways".into()),
+                    layer: Some(layers[2]),
+                    ..Default::default()
+                },
+            )
+        });
         for (g, parent) in t.gateways.iter().zip(std::iter::repeat(group).flatten()) {
-            let mut prim = Primitive { material: gateway, ..Default::default() };
+            let mut prim = Primitive {
+                material: gateway,
+                ..Default::default()
+            };
             line_with_arrow(&mut prim, g.line.map(|p| p.map(|c| c as f32)), centre);
             let name = format!("gateway to map {}", g.map);
-            let mesh = scene.add_mesh(Mesh { name: Some(name.clone()), primitives: vec![prim] });
-            scene.add_node(Some(parent), Node { name: Some(name), mesh: Some(mesh), layer: Some(layers[2]), ..Default::default() });
+            let mesh = scene.add_mesh(Mesh {
+                name: Some(name.clone()),
+                primitives: vec![prim],
+            });
+            scene.add_node(
+                Some(parent),
+                Node {
+                    name: Some(name),
+                    mesh: Some(mesh),
+                    layer: Some(layers[2]),
+                    ..Default::default()
+                },
+            );
         }
     }
     Some(scene)
@@ -101,16 +146,33 @@ fn vertex(v: [i16; 3]) -> [f32; 3] {
 /// The floor: each triangle its own three vertices (so a locked one takes its own colour),
 /// each picking its record.
 fn floor_primitive(w: &Walkmesh, locked: &[u16], rows: &[u32], material: Option<u32>) -> Primitive {
-    let mut prim = Primitive { material, colors: Some(Vec::new()), ..Default::default() };
+    let mut prim = Primitive {
+        material,
+        colors: Some(Vec::new()),
+        ..Default::default()
+    };
     for (t, tri) in w.triangles.iter().enumerate() {
         let first = prim.positions.len() as u32;
         prim.positions.extend(tri.map(vertex));
-        let colour = if locked.contains(&(t as u16)) { LOCKED } else { FLOOR };
+        let colour = if locked.contains(&(t as u16)) {
+            LOCKED
+        } else {
+            FLOOR
+        };
         let rgba = colour.map(|c| (c * 255.0) as u8);
-        prim.colors.as_mut().expect("made with colours").extend([rgba; 3]);
+        prim.colors
+            .as_mut()
+            .expect("made with colours")
+            .extend([rgba; 3]);
         prim.indices.extend([first, first + 1, first + 2]);
         if let Some(&record) = rows.get(t) {
-            prim.sources.push(SourceRun { first: t as u32, record, start: w.triangle_at(t), face_len: TRIANGLE as u32, tris_per_face: 1 });
+            prim.sources.push(SourceRun {
+                first: t as u32,
+                record,
+                start: w.triangle_at(t),
+                face_len: TRIANGLE as u32,
+                tris_per_face: 1,
+            });
         }
     }
     prim
@@ -118,7 +180,10 @@ fn floor_primitive(w: &Walkmesh, locked: &[u16], rows: &[u32], material: Option<
 
 /// The triangles' edges, lifted a little above the floor.
 fn outline_primitive(w: &Walkmesh, material: Option<u32>) -> Primitive {
-    let mut prim = Primitive { material, ..Default::default() };
+    let mut prim = Primitive {
+        material,
+        ..Default::default()
+    };
     for tri in &w.triangles {
         let first = prim.positions.len() as u32;
         prim.positions.extend(tri.map(|v| {
@@ -134,7 +199,11 @@ fn outline_primitive(w: &Walkmesh, material: Option<u32>) -> Primitive {
 /// The walkmesh's middle in x and y.
 fn centre_of(w: &Walkmesh) -> [f32; 2] {
     let n = (w.triangles.len() * 3).max(1) as f32;
-    let sum = w.triangles.iter().flatten().fold([0.0f32; 2], |s, v| [s[0] + v[0] as f32, s[1] + v[1] as f32]);
+    let sum = w
+        .triangles
+        .iter()
+        .flatten()
+        .fold([0.0f32; 2], |s, v| [s[0] + v[0] as f32, s[1] + v[1] as f32]);
     [sum[0] / n, sum[1] / n]
 }
 
@@ -148,7 +217,11 @@ fn line_with_arrow(prim: &mut Primitive, line: [[f32; 3]; 2], centre: [f32; 2]) 
     let first = prim.positions.len() as u32;
     prim.positions.extend([a, b, b]);
     prim.indices.extend([first, first + 1, first + 2]);
-    let mid = [(a[0] + b[0]) / 2.0, (a[1] + b[1]) / 2.0, (a[2] + b[2]) / 2.0];
+    let mid = [
+        (a[0] + b[0]) / 2.0,
+        (a[1] + b[1]) / 2.0,
+        (a[2] + b[2]) / 2.0,
+    ];
     let along = glam::Vec2::new(b[0] - a[0], b[1] - a[1]);
     let length = along.length();
     if length < 1.0 {
@@ -175,16 +248,33 @@ fn line_with_arrow(prim: &mut Primitive, line: [[f32; 3]; 2], centre: [f32; 2]) 
 /// leader (unless the init locked the controls) stands at the first of `entrances`, and the
 /// scene's choice puts it at any other (a copy of it at each, one shown at a time); a model
 /// no actor places, with no entrance, stands at the middle of the walkmesh's first triangle.
-fn place_models(scene: &mut Scene, root: u32, w: &Walkmesh, pass: Option<&InitPass>, rows: &Rows, names: &[String], entrances: &[Entrance]) {
+fn place_models(
+    scene: &mut Scene,
+    root: u32,
+    w: &Walkmesh,
+    pass: Option<&InitPass>,
+    rows: &Rows,
+    names: &[String],
+    entrances: &[Entrance],
+) {
     let hidden = scene.layer(HIDDEN);
     let nobody = Entity::default();
     let mut playing: Vec<u32> = scene.blinks.clone();
     let controls_locked = pass.is_some_and(|p| p.control_locked);
     // The leader's node and its idle clip, once placed at the first entrance.
     let mut leader: Option<(u32, Option<u32>)> = None;
-    let children: Vec<u32> = (0..scene.nodes.len() as u32).filter(|&n| scene.nodes[n as usize].parent == Some(root)).collect();
+    let children: Vec<u32> = (0..scene.nodes.len() as u32)
+        .filter(|&n| scene.nodes[n as usize].parent == Some(root))
+        .collect();
     for node in children {
-        let Some(k) = scene.nodes[node as usize].name.as_deref().and_then(|n| n.strip_prefix("model ")).and_then(|k| k.parse::<usize>().ok()) else { continue };
+        let Some(k) = scene.nodes[node as usize]
+            .name
+            .as_deref()
+            .and_then(|n| n.strip_prefix("model "))
+            .and_then(|k| k.parse::<usize>().ok())
+        else {
+            continue;
+        };
         let actor = pass.and_then(|p| p.entities.iter().position(|e| e.model == Some(k)));
         let e = actor.and_then(|a| pass?.entities.get(a)).unwrap_or(&nobody);
         // Named by its actor; a pick on it goes to its slot's record (the .BSX's own records
@@ -205,7 +295,9 @@ fn place_models(scene: &mut Scene, root: u32, w: &Walkmesh, pass: Option<&InitPa
                 prim.sources.clear();
             }
         }
-        let entrance = entrances.first().filter(|_| e.character == Some(init::LEADER) && !controls_locked);
+        let entrance = entrances
+            .first()
+            .filter(|_| e.character == Some(init::LEADER) && !controls_locked);
         let at = match (entrance, e.position) {
             (Some(way), _) => way.position.map(|c| c as f32),
             (None, Some(p)) => p.map(|c| c as f32),
@@ -222,8 +314,15 @@ fn place_models(scene: &mut Scene, root: u32, w: &Walkmesh, pass: Option<&InitPa
         }
         // Its idle animation: the init's DFANM, else 0 (a player's stand), as the engine falls
         // back to 0 for an animation the model does not have.
-        let clip_of = |a: u8| scene.clips.iter().position(|c| c.name == format!("model {k} animation {a}"));
-        let idle = clip_of(e.animation).or_else(|| clip_of(0)).map(|c| c as u32);
+        let clip_of = |a: u8| {
+            scene
+                .clips
+                .iter()
+                .position(|c| c.name == format!("model {k} animation {a}"))
+        };
+        let idle = clip_of(e.animation)
+            .or_else(|| clip_of(0))
+            .map(|c| c as u32);
         playing.extend(idle);
         // (A leader the init hides is not offered at its entrances.)
         if entrance.is_some() && e.visible {
@@ -236,18 +335,36 @@ fn place_models(scene: &mut Scene, root: u32, w: &Walkmesh, pass: Option<&InitPa
         let layer_of = |scene: &mut Scene, n: u32| match scene.nodes[n as usize].layer {
             Some(l) => l,
             None => {
-                let l = scene.layer(&format!("{} {}", scene.nodes[n as usize].name.clone().unwrap_or_default(), entrances[0].label()));
+                let l = scene.layer(&format!(
+                    "{} {}",
+                    scene.nodes[n as usize].name.clone().unwrap_or_default(),
+                    entrances[0].label()
+                ));
                 scene.nodes[n as usize].layer = Some(l);
                 l
             }
         };
-        let mut options = vec![ChoiceOption { label: entrances[0].label(), layers: vec![layer_of(scene, node)], clip: idle }];
+        let mut options = vec![ChoiceOption {
+            label: entrances[0].label(),
+            layers: vec![layer_of(scene, node)],
+            clip: idle,
+        }];
         for ((copy, clip), way) in copies.into_iter().zip(&entrances[1..]) {
-            options.push(ChoiceOption { label: way.label(), layers: vec![layer_of(scene, copy)], clip });
+            options.push(ChoiceOption {
+                label: way.label(),
+                layers: vec![layer_of(scene, copy)],
+                clip,
+            });
         }
-        scene.choice = Some(Choice { name: "entrance".into(), options, default: 0 });
+        scene.choice = Some(Choice {
+            name: "entrance".into(),
+            options,
+            default: 0,
+        });
     }
-    scene.stopped = (0..scene.clips.len() as u32).filter(|c| !playing.contains(c)).collect();
+    scene.stopped = (0..scene.clips.len() as u32)
+        .filter(|c| !playing.contains(c))
+        .collect();
     scene.hidden = vec![hidden];
 }
 
@@ -256,14 +373,27 @@ fn place_models(scene: &mut Scene, root: u32, w: &Walkmesh, pass: Option<&InitPa
 fn standing(t: Transform, at: [f32; 3], direction: u8) -> Transform {
     let theta = direction as f32 / 256.0 * std::f32::consts::TAU;
     let (sin, cos) = theta.sin_cos();
-    let facing = glam::Mat3::from_cols(glam::Vec3::new(cos, sin, 0.0), glam::Vec3::new(0.0, 0.0, -1.0), glam::Vec3::new(-sin, cos, 0.0));
-    Transform { translation: [at[0], at[1], at[2] - ROOT_BELOW], rotation: glam::Quat::from_mat3(&facing).to_array(), ..t }
+    let facing = glam::Mat3::from_cols(
+        glam::Vec3::new(cos, sin, 0.0),
+        glam::Vec3::new(0.0, 0.0, -1.0),
+        glam::Vec3::new(-sin, cos, 0.0),
+    );
+    Transform {
+        translation: [at[0], at[1], at[2] - ROOT_BELOW],
+        rotation: glam::Quat::from_mat3(&facing).to_array(),
+        ..t
+    }
 }
 
 /// A copy of the model under `node` (its nodes, sharing its meshes) standing at each of
 /// `entrances`, each on a layer of its own named by its entrance, with a copy of its idle
 /// clip `idle` moving the copy's nodes: (the copy's node, its clip), in order.
-fn copies_at_entrances(scene: &mut Scene, node: u32, idle: Option<u32>, entrances: &[Entrance]) -> Vec<(u32, Option<u32>)> {
+fn copies_at_entrances(
+    scene: &mut Scene,
+    node: u32,
+    idle: Option<u32>,
+    entrances: &[Entrance],
+) -> Vec<(u32, Option<u32>)> {
     let inside = subtree(scene, node);
     let name = scene.nodes[node as usize].name.clone().unwrap_or_default();
     let mut out = Vec::with_capacity(entrances.len());
@@ -281,17 +411,34 @@ fn copies_at_entrances(scene: &mut Scene, node: u32, idle: Option<u32>, entrance
             let new = scene.add_node(n.parent, n);
             copy_of.insert(old, new);
         }
-        let clip = idle.and_then(|c| scene.clips.get(c as usize).cloned()).map(|c| {
-            let retarget = |t: Target| match t {
-                Target::Translation(n) => Target::Translation(copy_of.get(&n).copied().unwrap_or(n)),
-                Target::Rotation(n) => Target::Rotation(copy_of.get(&n).copied().unwrap_or(n)),
-                Target::Scale(n) => Target::Scale(copy_of.get(&n).copied().unwrap_or(n)),
-                Target::Visibility(n) => Target::Visibility(copy_of.get(&n).copied().unwrap_or(n)),
-                other => other,
-            };
-            scene.clips.push(Clip { name: format!("{} ({})", c.name, way.label()), tracks: c.tracks.into_iter().map(|t| Track { target: retarget(t.target), ..t }).collect(), ..c });
-            scene.clips.len() as u32 - 1
-        });
+        let clip = idle
+            .and_then(|c| scene.clips.get(c as usize).cloned())
+            .map(|c| {
+                let retarget = |t: Target| match t {
+                    Target::Translation(n) => {
+                        Target::Translation(copy_of.get(&n).copied().unwrap_or(n))
+                    }
+                    Target::Rotation(n) => Target::Rotation(copy_of.get(&n).copied().unwrap_or(n)),
+                    Target::Scale(n) => Target::Scale(copy_of.get(&n).copied().unwrap_or(n)),
+                    Target::Visibility(n) => {
+                        Target::Visibility(copy_of.get(&n).copied().unwrap_or(n))
+                    }
+                    other => other,
+                };
+                scene.clips.push(Clip {
+                    name: format!("{} ({})", c.name, way.label()),
+                    tracks: c
+                        .tracks
+                        .into_iter()
+                        .map(|t| Track {
+                            target: retarget(t.target),
+                            ..t
+                        })
+                        .collect(),
+                    ..c
+                });
+                scene.clips.len() as u32 - 1
+            });
         out.push((copy_of[&node], clip));
     }
     out
@@ -339,46 +486,154 @@ mod tests {
         let mut scene = Scene::default();
         let root = scene.add_node(None, Node::default());
         let layer = scene.layer("model 0");
-        let model = scene.add_node(Some(root), Node { name: Some("model 0".into()), layer: Some(layer), ..Default::default() });
-        let bone = scene.add_node(Some(model), Node { name: Some("bone".into()), ..Default::default() });
-        scene.clips.push(Clip { name: "model 0 animation 0".into(), duration: 1.0, repeat: Repeat::Loop, tracks: vec![Track { target: Target::Rotation(bone), times: vec![0.0], values: vec![0.0, 0.0, 0.0, 1.0] }] });
+        let model = scene.add_node(
+            Some(root),
+            Node {
+                name: Some("model 0".into()),
+                layer: Some(layer),
+                ..Default::default()
+            },
+        );
+        let bone = scene.add_node(
+            Some(model),
+            Node {
+                name: Some("bone".into()),
+                ..Default::default()
+            },
+        );
+        scene.clips.push(Clip {
+            name: "model 0 animation 0".into(),
+            duration: 1.0,
+            repeat: Repeat::Loop,
+            tracks: vec![Track {
+                target: Target::Rotation(bone),
+                times: vec![0.0],
+                values: vec![0.0, 0.0, 0.0, 1.0],
+            }],
+        });
         (scene, root, bone)
     }
 
     #[test]
     fn the_leader_stands_at_each_entrance_one_shown_at_a_time_with_its_own_idle_clip() {
         let (mut scene, root, bone) = one_model();
-        let w = Walkmesh { range: 0..0, triangles: vec![[[0, 0, 0], [100, 0, 0], [0, 100, 0]]], access: vec![[-1; 3]] };
-        let pass = InitPass { entities: vec![Entity { model: Some(0), character: Some(init::LEADER), visible: true, ..Default::default() }], ..Default::default() };
-        let way = |from: &str, position: [i16; 3], direction: u8| Entrance { from: from.into(), via: Via::Gateway, position, triangle: 0, direction };
+        let w = Walkmesh {
+            range: 0..0,
+            triangles: vec![[[0, 0, 0], [100, 0, 0], [0, 100, 0]]],
+            access: vec![[-1; 3]],
+        };
+        let pass = InitPass {
+            entities: vec![Entity {
+                model: Some(0),
+                character: Some(init::LEADER),
+                visible: true,
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let way = |from: &str, position: [i16; 3], direction: u8| Entrance {
+            from: from.into(),
+            via: Via::Gateway,
+            position,
+            triangle: 0,
+            direction,
+        };
         let ways = [way("A", [10, 10, 0], 0), way("B", [20, 30, 5], 64)];
-        place_models(&mut scene, root, &w, Some(&pass), &Rows::default(), &["cl".into()], &ways);
+        place_models(
+            &mut scene,
+            root,
+            &w,
+            Some(&pass),
+            &Rows::default(),
+            &["cl".into()],
+            &ways,
+        );
         let choice = scene.choice.clone().expect("an entrance to choose");
         assert_eq!(choice.name, "entrance");
-        assert_eq!(choice.options.iter().map(|o| o.label.as_str()).collect::<Vec<_>>(), ["from A (gateway)", "from B (gateway)"]);
+        assert_eq!(
+            choice
+                .options
+                .iter()
+                .map(|o| o.label.as_str())
+                .collect::<Vec<_>>(),
+            ["from A (gateway)", "from B (gateway)"]
+        );
         // The leader at the first, the copy at the second: each its own bone, its own clip.
-        let at = |layer: u32| scene.nodes.iter().position(|n| n.layer == Some(layer)).unwrap() as u32;
-        let (first, second) = (at(choice.options[0].layers[0]), at(choice.options[1].layers[0]));
-        assert_eq!(scene.nodes[first as usize].transform.translation, [10.0, 10.0, -10.0]);
-        assert_eq!(scene.nodes[second as usize].transform.translation, [20.0, 30.0, -5.0]);
-        let copied_bone = scene.nodes.iter().position(|n| n.parent == Some(second)).unwrap() as u32;
+        let at = |layer: u32| {
+            scene
+                .nodes
+                .iter()
+                .position(|n| n.layer == Some(layer))
+                .unwrap() as u32
+        };
+        let (first, second) = (
+            at(choice.options[0].layers[0]),
+            at(choice.options[1].layers[0]),
+        );
+        assert_eq!(
+            scene.nodes[first as usize].transform.translation,
+            [10.0, 10.0, -10.0]
+        );
+        assert_eq!(
+            scene.nodes[second as usize].transform.translation,
+            [20.0, 30.0, -5.0]
+        );
+        let copied_bone = scene
+            .nodes
+            .iter()
+            .position(|n| n.parent == Some(second))
+            .unwrap() as u32;
         assert_ne!(copied_bone, bone);
         let clip = choice.options[1].clip.unwrap() as usize;
-        assert_eq!(scene.clips[clip].tracks[0].target, Target::Rotation(copied_bone));
+        assert_eq!(
+            scene.clips[clip].tracks[0].target,
+            Target::Rotation(copied_bone)
+        );
         // Choosing the second hides the first and plays the copy's clip alone.
         let hidden = scene.choose(1);
         assert_eq!(hidden, choice.options[0].layers);
-        assert!(!scene.stopped.contains(&(clip as u32)) && scene.stopped.contains(&choice.options[0].clip.unwrap()));
+        assert!(
+            !scene.stopped.contains(&(clip as u32))
+                && scene.stopped.contains(&choice.options[0].clip.unwrap())
+        );
     }
 
     #[test]
     fn a_leader_whose_init_locked_the_controls_stays_where_it_put_it() {
         let (mut scene, root, _) = one_model();
-        let w = Walkmesh { range: 0..0, triangles: vec![[[0, 0, 0], [100, 0, 0], [0, 100, 0]]], access: vec![[-1; 3]] };
-        let leader = Entity { model: Some(0), character: Some(init::LEADER), visible: true, position: Some([40, 40, 0]), ..Default::default() };
-        let pass = InitPass { entities: vec![leader], control_locked: true, ..Default::default() };
-        let ways = [Entrance { from: "A".into(), via: Via::MapJump, position: [10, 10, 0], triangle: 0, direction: 0 }];
-        place_models(&mut scene, root, &w, Some(&pass), &Rows::default(), &["cl".into()], &ways);
+        let w = Walkmesh {
+            range: 0..0,
+            triangles: vec![[[0, 0, 0], [100, 0, 0], [0, 100, 0]]],
+            access: vec![[-1; 3]],
+        };
+        let leader = Entity {
+            model: Some(0),
+            character: Some(init::LEADER),
+            visible: true,
+            position: Some([40, 40, 0]),
+            ..Default::default()
+        };
+        let pass = InitPass {
+            entities: vec![leader],
+            control_locked: true,
+            ..Default::default()
+        };
+        let ways = [Entrance {
+            from: "A".into(),
+            via: Via::MapJump,
+            position: [10, 10, 0],
+            triangle: 0,
+            direction: 0,
+        }];
+        place_models(
+            &mut scene,
+            root,
+            &w,
+            Some(&pass),
+            &Rows::default(),
+            &["cl".into()],
+            &ways,
+        );
         assert!(scene.choice.is_none());
         assert_eq!(scene.nodes[1].transform.translation, [40.0, 40.0, -10.0]);
     }

@@ -99,8 +99,20 @@ impl TileMap {
         need(2, &range, 16, "the four block offsets")?;
         let blocks = block_offsets(b, &range)?;
         let (groups, markers, layer_ends, groups_end) = row_groups(b, range.start + 16, blocks[0])?;
-        let pages = (blocks[1]..blocks[2] - (blocks[2] - blocks[1]) % 2).step_by(2).map(|at| u16_at(b, at)).collect();
-        let mut map = TileMap { range, blocks, groups, markers, layer_ends, groups_end, pages, tiles: Vec::new() };
+        let pages = (blocks[1]..blocks[2] - (blocks[2] - blocks[1]) % 2)
+            .step_by(2)
+            .map(|at| u16_at(b, at))
+            .collect();
+        let mut map = TileMap {
+            range,
+            blocks,
+            groups,
+            markers,
+            layer_ends,
+            groups_end,
+            pages,
+            tiles: Vec::new(),
+        };
         map.tiles = map.read_tiles(b)?;
         Ok(map)
     }
@@ -121,12 +133,18 @@ impl TileMap {
             1 => 1,
             _ => 2,
         };
-        self.groups.iter().filter(|g| g.layer < first_of_block).map(|g| g.count as usize).sum()
+        self.groups
+            .iter()
+            .filter(|g| g.layer < first_of_block)
+            .map(|g| g.count as usize)
+            .sum()
     }
 
     fn read_tiles(&self, b: &[u8]) -> Result<Vec<Tile>, ParseError> {
         // Groups that name the same records again cannot make more tiles than the blocks hold.
-        let records: usize = (0..3).map(|layer| self.block(layer).len() / RECORD[layer]).sum();
+        let records: usize = (0..3)
+            .map(|layer| self.block(layer).len() / RECORD[layer])
+            .sum();
         let named: usize = self.groups.iter().map(|g| g.count as usize).sum();
         if named > records {
             return Err(section_error(2, self.range.start + 16, format!("the row groups name {named} tiles: expected at most the {records} records the blocks hold")));
@@ -137,7 +155,15 @@ impl TileMap {
             let before = self.counted_before(g.layer);
             let record = RECORD[g.layer];
             let first = (g.first as usize).checked_sub(before).ok_or_else(|| {
-                section_error(2, g.at, format!("row group's first tile {}: expected one of layer {} (from {before})", g.first, g.layer + 1))
+                section_error(
+                    2,
+                    g.at,
+                    format!(
+                        "row group's first tile {}: expected one of layer {} (from {before})",
+                        g.first,
+                        g.layer + 1
+                    ),
+                )
             })?;
             let from = block.start + record * first;
             let to = from + record * g.count as usize;
@@ -145,7 +171,15 @@ impl TileMap {
                 return Err(section_error(
                     2,
                     g.at,
-                    format!("row group names layer {} tiles {}..{}: its block (bytes {}..{}) holds {}", g.layer + 1, first, first + g.count as usize, block.start, block.end, block.len() / record),
+                    format!(
+                        "row group names layer {} tiles {}..{}: its block (bytes {}..{}) holds {}",
+                        g.layer + 1,
+                        first,
+                        first + g.count as usize,
+                        block.start,
+                        block.end,
+                        block.len() / record
+                    ),
                 ));
             }
             for at in (from..to).step_by(record) {
@@ -170,8 +204,18 @@ impl TileMap {
         };
         match g.layer {
             0 => base,
-            1 => Tile { page: Some(u16_at(b, at + 8)), id: Some(u16_at(b, at + 10)), param: b[at + 12], state: b[at + 13], ..base },
-            _ => Tile { param: b[at + 8], state: b[at + 9], ..base },
+            1 => Tile {
+                page: Some(u16_at(b, at + 8)),
+                id: Some(u16_at(b, at + 10)),
+                param: b[at + 12],
+                state: b[at + 13],
+                ..base
+            },
+            _ => Tile {
+                param: b[at + 8],
+                state: b[at + 9],
+                ..base
+            },
         }
     }
 
@@ -188,7 +232,15 @@ fn block_offsets(b: &[u8], range: &Range<usize>) -> Result<[usize; 4], ParseErro
         let o = u32_at(b, s + 4 * k) as usize;
         let low = if k == 0 { 16 } else { blocks[k - 1] - s };
         if o < low || o > range.len() {
-            return Err(section_error(2, s + 4 * k, format!("block {} offset {o}: expected one from {low} to the section's {} bytes", k + 1, range.len())));
+            return Err(section_error(
+                2,
+                s + 4 * k,
+                format!(
+                    "block {} offset {o}: expected one from {low} to the section's {} bytes",
+                    k + 1,
+                    range.len()
+                ),
+            ));
         }
         blocks[k] = s + o;
     }
@@ -216,7 +268,13 @@ fn row_groups(b: &[u8], mut at: usize, end: usize) -> Result<Groups, ParseError>
             }
             word => {
                 if at + 6 > end {
-                    return Err(section_error(2, at, format!("expected a 6-byte row group or marker before the tiles at byte {end}")));
+                    return Err(section_error(
+                        2,
+                        at,
+                        format!(
+                            "expected a 6-byte row group or marker before the tiles at byte {end}"
+                        ),
+                    ));
                 }
                 if word == PAGE_MARKER {
                     let index = u16_at(b, at + 2);
@@ -225,9 +283,21 @@ fn row_groups(b: &[u8], mut at: usize, end: usize) -> Result<Groups, ParseError>
                         g.page = Some(index);
                     }
                     waiting = groups.len();
-                    markers.push(PageMarker { at, layer, index, rest: u16_at(b, at + 4) });
+                    markers.push(PageMarker {
+                        at,
+                        layer,
+                        index,
+                        rest: u16_at(b, at + 4),
+                    });
                 } else {
-                    groups.push(RowGroup { at, layer, y: word as i16, first: u16_at(b, at + 2), count: u16_at(b, at + 4), page: None });
+                    groups.push(RowGroup {
+                        at,
+                        layer,
+                        y: word as i16,
+                        first: u16_at(b, at + 2),
+                        count: u16_at(b, at + 4),
+                        page: None,
+                    });
                 }
                 at += 6;
             }

@@ -6,13 +6,13 @@
 
 use super::raw::{Block, MimFile, BLOCK_NAMES, PALETTE_WIDTH};
 use crate::ff7::bsx::inspect::{row, tree};
+use crate::ff7::lzs::Stored;
+use crate::ff7::psx::{rgba, Vram};
+use crate::findings::Diagnostics;
 use crate::gallery::{ImageRegion, TexelPlane};
 use crate::inspect::InspectorView;
 use crate::kind::{Kind, Purpose};
-use crate::ff7::lzs::Stored;
-use crate::ff7::psx::{rgba, Vram};
 use crate::texture::Texels;
-use crate::findings::Diagnostics;
 use crate::{Diagnostic, Document, InfoRow, ParseError};
 
 pub struct MimDocument {
@@ -36,7 +36,9 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
     let mut error = stored.error.clone();
     let parsed = match error {
         Some(_) => None,
-        None => MimFile::parse(stored.bytes()).map_err(|e| error = Some(e)).ok(),
+        None => MimFile::parse(stored.bytes())
+            .map_err(|e| error = Some(e))
+            .ok(),
     };
     // A container whose header disagrees with the file: damaged, said at byte 0.
     if parsed.is_some() && error.is_none() {
@@ -55,7 +57,11 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
         }
         let len = stored.bytes().len();
         if m.end < len {
-            found.add(m.end, || "mim".into(), || format!("{} bytes after the last block are not read", len - m.end));
+            found.add(
+                m.end,
+                || "mim".into(),
+                || format!("{} bytes after the last block are not read", len - m.end),
+            );
         }
     }
     let show = purpose == Purpose::Show;
@@ -67,8 +73,19 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
         }
         None => stored.failed_view("mim", error.clone()),
     });
-    let overview = parsed.as_ref().filter(|_| show).map(|m| overview(m, stored.bytes()));
-    Box::new(MimDocument { kind, stored, parsed, error, diagnostics: found.kept, inspector, overview })
+    let overview = parsed
+        .as_ref()
+        .filter(|_| show)
+        .map(|m| overview(m, stored.bytes()));
+    Box::new(MimDocument {
+        kind,
+        stored,
+        parsed,
+        error,
+        diagnostics: found.kept,
+        inspector,
+        overview,
+    })
 }
 
 impl MimDocument {
@@ -81,23 +98,63 @@ impl MimDocument {
 fn view(m: &MimFile, stored: &Stored, error: Option<ParseError>) -> InspectorView {
     let mut rows = Vec::new();
     for (k, b) in m.blocks.iter().enumerate() {
-        let mut r = row(b.at, b.data.end, "block", BLOCK_NAMES[k].to_string(), summary(k, b));
+        let mut r = row(
+            b.at,
+            b.data.end,
+            "block",
+            BLOCK_NAMES[k].to_string(),
+            summary(k, b),
+        );
         r.fields = vec![
-            (b.at, 4, "u32 block size (with its header)".into(), b.size.to_string()),
+            (
+                b.at,
+                4,
+                "u32 block size (with its header)".into(),
+                b.size.to_string(),
+            ),
             (b.at + 4, 2, "u16 VRAM x".into(), b.x.to_string()),
             (b.at + 6, 2, "u16 VRAM y".into(), b.y.to_string()),
-            (b.at + 8, 2, "u16 width (halfwords)".into(), b.width.to_string()),
+            (
+                b.at + 8,
+                2,
+                "u16 width (halfwords)".into(),
+                b.width.to_string(),
+            ),
             (b.at + 10, 2, "u16 height".into(), b.height.to_string()),
-            (b.data.start, b.data.len(), "halfwords".into(), if k == 0 { "colours, 256 a palette".into() } else { "texels, two a halfword".into() }),
+            (
+                b.data.start,
+                b.data.len(),
+                "halfwords".into(),
+                if k == 0 {
+                    "colours, 256 a palette".into()
+                } else {
+                    "texels, two a halfword".into()
+                },
+            ),
         ];
         rows.push(r);
-        let next = m.blocks.get(k + 1).map_or(m.end_word.unwrap_or(m.end), |n| n.at);
+        let next = m
+            .blocks
+            .get(k + 1)
+            .map_or(m.end_word.unwrap_or(m.end), |n| n.at);
         if next > b.data.end {
-            rows.push(row(b.data.end, next, "padding", "padding".into(), "to the next block".into()));
+            rows.push(row(
+                b.data.end,
+                next,
+                "padding",
+                "padding".into(),
+                "to the next block".into(),
+            ));
         }
     }
     if let Some(at) = m.end_word {
-        let mut r = row(at, at + 4, "end", "no more blocks".into(), "a block size of 0".into());
+        let mut r = row(
+            at,
+            at + 4,
+            "end",
+            "no more blocks".into(),
+            "a block size of 0".into(),
+        );
         r.fields = vec![(at, 4, "u32 block size".into(), "0".into())];
         rows.push(r);
     }
@@ -110,21 +167,38 @@ fn view(m: &MimFile, stored: &Stored, error: Option<ParseError>) -> InspectorVie
 
 fn summary(k: usize, b: &Block) -> String {
     if k == 0 {
-        format!("{} palettes of 256 colours, loaded at (0, 480)", b.width as usize * b.height as usize / PALETTE_WIDTH)
+        format!(
+            "{} palettes of 256 colours, loaded at (0, 480)",
+            b.width as usize * b.height as usize / PALETTE_WIDTH
+        )
     } else {
-        format!("{} × {} texels at 8 bits, loaded at ({}, {})", 2 * b.width as usize, b.height, b.x, b.y)
+        format!(
+            "{} × {} texels at 8 bits, loaded at ({}, {})",
+            2 * b.width as usize,
+            b.height,
+            b.x,
+            b.y
+        )
     }
 }
 
 /// A part of the overview: its label, width and height, and what texel (x, y) shows (the
 /// number the read-out gives, the colour).
-type Part<'a> = (String, usize, usize, Box<dyn Fn(usize, usize) -> (u16, u16) + 'a>);
+type Part<'a> = (
+    String,
+    usize,
+    usize,
+    Box<dyn Fn(usize, usize) -> (u16, u16) + 'a>,
+);
 
 /// The palettes (a texel a colour) above each image (8 bits a texel, in the first palette).
 fn overview(m: &MimFile, bytes: &[u8]) -> Overview {
     let word = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
     let palettes = m.blocks.first().map_or(0..0, |b| b.data.clone());
-    let first_palette: Vec<u16> = (0..PALETTE_WIDTH).map(|i| palettes.start + 2 * i).map(|at| if at + 2 <= palettes.end { word(at) } else { 0 }).collect();
+    let first_palette: Vec<u16> = (0..PALETTE_WIDTH)
+        .map(|i| palettes.start + 2 * i)
+        .map(|at| if at + 2 <= palettes.end { word(at) } else { 0 })
+        .collect();
     let palette_rows = palettes.len() / (2 * PALETTE_WIDTH);
     let mut parts: Vec<Part> = vec![(
         format!("palettes · {palette_rows} of 256 colours"),
@@ -139,7 +213,12 @@ fn overview(m: &MimFile, bytes: &[u8]) -> Overview {
         let (w, data) = (b.width as usize, b.data.clone());
         let palette = first_palette.clone();
         parts.push((
-            format!("image {} · at ({}, {}), drawn with palette 0", k + 1, b.x, b.y),
+            format!(
+                "image {} · at ({}, {}), drawn with palette 0",
+                k + 1,
+                b.x,
+                b.y
+            ),
             2 * w,
             b.height as usize,
             Box::new(move |x, y| {
@@ -163,11 +242,38 @@ fn overview(m: &MimFile, bytes: &[u8]) -> Overview {
                 (numbers[at], words[at]) = (n, c);
             }
         }
-        regions.push(ImageRegion { x: 0, y: top as u32, width: *w as u32, height: *h as u32, label: label.clone(), number: None, record: None });
+        regions.push(ImageRegion {
+            x: 0,
+            y: top as u32,
+            width: *w as u32,
+            height: *h as u32,
+            label: label.clone(),
+            number: None,
+            record: None,
+        });
         top += h;
     }
-    let planes = vec![TexelPlane { name: "CLUT index (a palette's colour word)", hex: false, values: numbers }, TexelPlane { name: "colour word", hex: true, values: words }];
-    Overview { picture: Texels { width: width as u32, height: height as u32, rgba: std::sync::Arc::new(rgba_out) }, planes, regions }
+    let planes = vec![
+        TexelPlane {
+            name: "CLUT index (a palette's colour word)",
+            hex: false,
+            values: numbers,
+        },
+        TexelPlane {
+            name: "colour word",
+            hex: true,
+            values: words,
+        },
+    ];
+    Overview {
+        picture: Texels {
+            width: width as u32,
+            height: height as u32,
+            rgba: std::sync::Arc::new(rgba_out),
+        },
+        planes,
+        regions,
+    }
 }
 
 impl Document for MimDocument {
@@ -182,23 +288,51 @@ impl Document for MimDocument {
         self.overview.as_ref().map(|o| &o.picture)
     }
     fn image_planes(&self) -> Vec<TexelPlane> {
-        self.overview.as_ref().map_or(Vec::new(), |o| o.planes.clone())
+        self.overview
+            .as_ref()
+            .map_or(Vec::new(), |o| o.planes.clone())
     }
     fn image_regions(&self) -> Vec<ImageRegion> {
         // Region k is block k: its record is the k-th block row.
-        let blocks: Vec<u32> = self.inspector.as_ref().map_or(Vec::new(), |v| v.chunks.iter().enumerate().filter(|(_, c)| c.name == "block").map(|(i, _)| i as u32).collect());
-        let regions = self.overview.as_ref().map_or(Vec::new(), |o| o.regions.clone());
-        regions.into_iter().enumerate().map(|(k, r)| ImageRegion { record: blocks.get(k).copied(), ..r }).collect()
+        let blocks: Vec<u32> = self.inspector.as_ref().map_or(Vec::new(), |v| {
+            v.chunks
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.name == "block")
+                .map(|(i, _)| i as u32)
+                .collect()
+        });
+        let regions = self
+            .overview
+            .as_ref()
+            .map_or(Vec::new(), |o| o.regions.clone());
+        regions
+            .into_iter()
+            .enumerate()
+            .map(|(k, r)| ImageRegion {
+                record: blocks.get(k).copied(),
+                ..r
+            })
+            .collect()
     }
     fn info_rows(&self) -> Vec<InfoRow> {
-        let mut rows = vec![InfoRow::new("format", self.kind.title()), self.stored.bytes_row()];
+        let mut rows = vec![
+            InfoRow::new("format", self.kind.title()),
+            self.stored.bytes_row(),
+        ];
         rows.extend(self.stored.header_rows());
         if let Some(m) = &self.parsed {
-            rows.push(InfoRow::new("palettes", format!("{} of 256 colours", m.palette_count())));
+            rows.push(InfoRow::new(
+                "palettes",
+                format!("{} of 256 colours", m.palette_count()),
+            ));
             for (k, b) in m.images().iter().enumerate() {
                 rows.push(InfoRow::new(format!("image {}", k + 1), summary(k + 1, b)));
             }
-            rows.push(InfoRow::new("placed by", "the field's .DAT (its tile map): open it to see the background composed"));
+            rows.push(InfoRow::new(
+                "placed by",
+                "the field's .DAT (its tile map): open it to see the background composed",
+            ));
         }
         rows
     }
@@ -215,4 +349,3 @@ impl Document for MimDocument {
         crate::summary_json(fields, self.error.as_ref())
     }
 }
-

@@ -17,7 +17,11 @@ pub const FORMATS: &[Format] = &[Format {
     kind: MIM,
     label: "MIM",
     title: "FF7 field background pixels",
-    caps: Capabilities { image: true, used_by: true, ..Capabilities::NONE },
+    caps: Capabilities {
+        image: true,
+        used_by: true,
+        ..Capabilities::NONE
+    },
     sniffs: &[(Sniffed::Name, sniff)],
     named: &["mim"],
     claims: &[],

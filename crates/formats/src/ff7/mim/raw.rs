@@ -1,8 +1,8 @@
 //! A .MIM read from its unpacked bytes (docs/formats/mim.md): up to three blocks, each a
 //! 12-byte header (its size, where it goes in VRAM and how large it is) and its halfwords.
 
-use crate::findings::ParseError;
 use crate::ff7::psx::Vram;
+use crate::findings::ParseError;
 use std::ops::Range;
 
 /// A block's header: u32 size (with the header), u16 x, y, width (halfwords), height.
@@ -50,8 +50,17 @@ pub fn starts_like_a_mim(b: &[u8]) -> bool {
         return false;
     }
     let size = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize;
-    let (x, y, width, height) = (u16_at(b, 4) as usize, u16_at(b, 6) as usize, u16_at(b, 8) as usize, u16_at(b, 10) as usize);
-    width > 0 && height > 0 && x + width <= 1024 && y + height <= 512 && size == BLOCK_HEADER + 2 * width * height
+    let (x, y, width, height) = (
+        u16_at(b, 4) as usize,
+        u16_at(b, 6) as usize,
+        u16_at(b, 8) as usize,
+        u16_at(b, 10) as usize,
+    );
+    width > 0
+        && height > 0
+        && x + width <= 1024
+        && y + height <= 512
+        && size == BLOCK_HEADER + 2 * width * height
 }
 
 impl MimFile {
@@ -62,7 +71,14 @@ impl MimFile {
         while blocks.len() < BLOCKS && at < b.len() {
             let what = BLOCK_NAMES[blocks.len()];
             if at + 4 > b.len() {
-                return Err(ParseError::new(at, what, format!("expected a 4-byte block size; the file ends at byte {}", b.len())));
+                return Err(ParseError::new(
+                    at,
+                    what,
+                    format!(
+                        "expected a 4-byte block size; the file ends at byte {}",
+                        b.len()
+                    ),
+                ));
             }
             let size = u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
             if size == 0 && !blocks.is_empty() {
@@ -71,9 +87,21 @@ impl MimFile {
                 break;
             }
             if at + BLOCK_HEADER > b.len() {
-                return Err(ParseError::new(at, what, format!("expected a {BLOCK_HEADER}-byte block header; the file ends at byte {}", b.len())));
+                return Err(ParseError::new(
+                    at,
+                    what,
+                    format!(
+                        "expected a {BLOCK_HEADER}-byte block header; the file ends at byte {}",
+                        b.len()
+                    ),
+                ));
             }
-            let (x, y, width, height) = (u16_at(b, at + 4), u16_at(b, at + 6), u16_at(b, at + 8), u16_at(b, at + 10));
+            let (x, y, width, height) = (
+                u16_at(b, at + 4),
+                u16_at(b, at + 6),
+                u16_at(b, at + 8),
+                u16_at(b, at + 10),
+            );
             let pixels = 2 * width as usize * height as usize;
             let need = BLOCK_HEADER + pixels;
             if (size as usize) < need {
@@ -81,15 +109,35 @@ impl MimFile {
             }
             let next = at + (size as usize & !3);
             if next > b.len() || at + need > b.len() {
-                return Err(ParseError::new(at, what, format!("block of {size} bytes: the file ends at byte {}", b.len())));
+                return Err(ParseError::new(
+                    at,
+                    what,
+                    format!("block of {size} bytes: the file ends at byte {}", b.len()),
+                ));
             }
-            blocks.push(Block { at, size, x, y, width, height, data: at + BLOCK_HEADER..at + need });
+            blocks.push(Block {
+                at,
+                size,
+                x,
+                y,
+                width,
+                height,
+                data: at + BLOCK_HEADER..at + need,
+            });
             at = next;
         }
         if blocks.is_empty() {
-            return Err(ParseError::new(0, "palettes", "expected a palette block; the file is empty"));
+            return Err(ParseError::new(
+                0,
+                "palettes",
+                "expected a palette block; the file is empty",
+            ));
         }
-        Ok(MimFile { blocks, end_word, end: at })
+        Ok(MimFile {
+            blocks,
+            end_word,
+            end: at,
+        })
     }
 
     /// The video memory once the engine has loaded the file: the palettes at (0, 480), 256
@@ -97,7 +145,11 @@ impl MimFile {
     pub fn vram(&self, b: &[u8]) -> Vram {
         let mut vram = Vram::new();
         for (k, block) in self.blocks.iter().enumerate() {
-            let (x, y, width) = if k == 0 { (PALETTES_AT.0, PALETTES_AT.1, PALETTE_WIDTH) } else { (block.x as usize, block.y as usize, block.width as usize) };
+            let (x, y, width) = if k == 0 {
+                (PALETTES_AT.0, PALETTES_AT.1, PALETTE_WIDTH)
+            } else {
+                (block.x as usize, block.y as usize, block.width as usize)
+            };
             vram.upload(x, y, width, &b[block.data.clone()]);
         }
         vram
@@ -110,6 +162,8 @@ impl MimFile {
 
     /// The palettes: how many 256-colour lines.
     pub fn palette_count(&self) -> usize {
-        self.blocks.first().map_or(0, |p| p.data.len() / (2 * PALETTE_WIDTH))
+        self.blocks
+            .first()
+            .map_or(0, |p| p.data.len() / (2 * PALETTE_WIDTH))
     }
 }

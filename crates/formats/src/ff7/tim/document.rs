@@ -4,12 +4,12 @@
 
 use super::raw::{Block, TimFile, BLOCK_HEADER, HEADER};
 use crate::findings::Diagnostics;
-use crate::kind::{Kind, Purpose};
-use crate::{DocStats, Document, InfoRow, ParseError};
 use crate::gallery::TexelPlane;
 use crate::inspect::{coverage_of, runs_from_spans, ByteClass, Field, InspectorView, Row};
+use crate::kind::{Kind, Purpose};
 use crate::texture::Texels;
 use crate::words::count;
+use crate::{DocStats, Document, InfoRow, ParseError};
 
 /// Most colour fields the inspector lists (the first palette rows'); the rest of a CLUT is
 /// one record a row.
@@ -33,7 +33,16 @@ pub fn open(_path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dy
         Err(e) => (None, Some(e)),
     };
     let picture = parsed.as_ref().map(|t| t.decode(&bytes));
-    let mut doc = TimDocument { kind, bytes, parsed, error, diagnostics: found.kept, diagnostics_dropped: found.dropped, inspector: None, picture };
+    let mut doc = TimDocument {
+        kind,
+        bytes,
+        parsed,
+        error,
+        diagnostics: found.kept,
+        diagnostics_dropped: found.dropped,
+        inspector: None,
+        picture,
+    };
     if purpose == Purpose::Show {
         doc.inspector = Some(doc.view());
     }
@@ -49,7 +58,15 @@ struct Records {
 }
 
 impl Records {
-    fn push(&mut self, offset: usize, end: usize, parent: Option<u32>, name: &str, label: String, summary: String) -> u32 {
+    fn push(
+        &mut self,
+        offset: usize,
+        end: usize,
+        parent: Option<u32>,
+        name: &str,
+        label: String,
+        summary: String,
+    ) -> u32 {
         let index = self.rows.len() as u32;
         let depth = parent.map_or(0, |p| self.rows[p as usize].depth + 1);
         if let Some(p) = parent {
@@ -74,19 +91,58 @@ impl Records {
         index
     }
     fn field(&mut self, chunk: u32, offset: usize, len: usize, what: &str, value: String) {
-        self.fields.push(Field { chunk, offset, len, what: what.to_string(), value });
+        self.fields.push(Field {
+            chunk,
+            offset,
+            len,
+            what: what.to_string(),
+            value,
+        });
     }
 
     /// A block: its record, its header's record and fields, and a record for its halfwords.
     fn block(&mut self, b: &Block, what: &str, summary: String) -> u32 {
-        let block = self.push(b.offset, b.end(), None, what, format!("{what} block, {} bytes", b.length), summary);
-        let header = self.push(b.offset, b.offset + BLOCK_HEADER, Some(block), "block header", format!("at VRAM ({}, {}), {} × {} halfwords", b.x, b.y, b.width, b.height), String::new());
-        self.field(header, b.offset, 4, "u32 length (header included)", b.length.to_string());
-        for (k, (name, value)) in [("u16 VRAM x (halfwords)", b.x), ("u16 VRAM y (lines)", b.y), ("u16 width (halfwords)", b.width), ("u16 height (lines)", b.height)].into_iter().enumerate() {
+        let block = self.push(
+            b.offset,
+            b.end(),
+            None,
+            what,
+            format!("{what} block, {} bytes", b.length),
+            summary,
+        );
+        let header = self.push(
+            b.offset,
+            b.offset + BLOCK_HEADER,
+            Some(block),
+            "block header",
+            format!(
+                "at VRAM ({}, {}), {} × {} halfwords",
+                b.x, b.y, b.width, b.height
+            ),
+            String::new(),
+        );
+        self.field(
+            header,
+            b.offset,
+            4,
+            "u32 length (header included)",
+            b.length.to_string(),
+        );
+        for (k, (name, value)) in [
+            ("u16 VRAM x (halfwords)", b.x),
+            ("u16 VRAM y (lines)", b.y),
+            ("u16 width (halfwords)", b.width),
+            ("u16 height (lines)", b.height),
+        ]
+        .into_iter()
+        .enumerate()
+        {
             self.field(header, b.offset + 4 + 2 * k, 2, name, value.to_string());
         }
-        self.spans.push((b.offset, b.offset + BLOCK_HEADER, ByteClass::Framing));
-        self.spans.push((b.offset + BLOCK_HEADER, b.end(), ByteClass::Decoded));
+        self.spans
+            .push((b.offset, b.offset + BLOCK_HEADER, ByteClass::Framing));
+        self.spans
+            .push((b.offset + BLOCK_HEADER, b.end(), ByteClass::Decoded));
         block
     }
 }
@@ -99,28 +155,100 @@ impl TimDocument {
         view.diagnostics_dropped = self.diagnostics_dropped;
         let Some(t) = &self.parsed else { return view };
         let mut r = Records::default();
-        let header = r.push(0, HEADER, None, "header", "TIM header".into(), format!("{} bits a texel{}", t.depth.bits(), if t.clut.is_some() { ", with a CLUT" } else { "" }));
+        let header = r.push(
+            0,
+            HEADER,
+            None,
+            "header",
+            "TIM header".into(),
+            format!(
+                "{} bits a texel{}",
+                t.depth.bits(),
+                if t.clut.is_some() {
+                    ", with a CLUT"
+                } else {
+                    ""
+                }
+            ),
+        );
         r.field(header, 0, 4, "u32 tag (0x10, version 0)", "0x10".into());
-        r.field(header, 4, 4, "u32 flags: bits 0–1 depth, bit 3 CLUT", format!("{:#x}: {} bits{}", t.flags, t.depth.bits(), if t.clut.is_some() { ", CLUT" } else { "" }));
+        r.field(
+            header,
+            4,
+            4,
+            "u32 flags: bits 0–1 depth, bit 3 CLUT",
+            format!(
+                "{:#x}: {} bits{}",
+                t.flags,
+                t.depth.bits(),
+                if t.clut.is_some() { ", CLUT" } else { "" }
+            ),
+        );
         r.spans.push((0, HEADER, ByteClass::Framing));
         if let Some(c) = &t.clut {
-            let block = r.block(c, "CLUT", format!("{} of {}", count(c.height, "palette row"), count(c.width, "colour")));
+            let block = r.block(
+                c,
+                "CLUT",
+                format!(
+                    "{} of {}",
+                    count(c.height, "palette row"),
+                    count(c.width, "colour")
+                ),
+            );
             let mut listed = 0;
             for row in 0..c.height as usize {
                 let at = c.offset + BLOCK_HEADER + row * 2 * c.width as usize;
-                let record = r.push(at, at + 2 * c.width as usize, Some(block), "palette", format!("palette row {row}"), if row == 0 { "the one the picture is drawn with".into() } else { String::new() });
+                let record = r.push(
+                    at,
+                    at + 2 * c.width as usize,
+                    Some(block),
+                    "palette",
+                    format!("palette row {row}"),
+                    if row == 0 {
+                        "the one the picture is drawn with".into()
+                    } else {
+                        String::new()
+                    },
+                );
                 for k in 0..c.width as usize {
                     if listed == MAX_COLOUR_FIELDS {
                         break;
                     }
-                    let word = u16::from_le_bytes([self.bytes[at + 2 * k], self.bytes[at + 2 * k + 1]]);
-                    r.field(record, at + 2 * k, 2, "colour word (5 bits a channel, bit 15 STP)", format!("{k}: {word:#06x}"));
+                    let word =
+                        u16::from_le_bytes([self.bytes[at + 2 * k], self.bytes[at + 2 * k + 1]]);
+                    r.field(
+                        record,
+                        at + 2 * k,
+                        2,
+                        "colour word (5 bits a channel, bit 15 STP)",
+                        format!("{k}: {word:#06x}"),
+                    );
                     listed += 1;
                 }
             }
         }
-        let image = r.block(&t.image, "image", format!("{} × {} texels at {} bits", t.width(), t.height(), t.depth.bits()));
-        r.push(t.image.offset + BLOCK_HEADER, t.image.end(), Some(image), "texels", format!("{} of {}", count(t.image.height, "row"), count(t.image.width, "halfword")), String::new());
+        let image = r.block(
+            &t.image,
+            "image",
+            format!(
+                "{} × {} texels at {} bits",
+                t.width(),
+                t.height(),
+                t.depth.bits()
+            ),
+        );
+        r.push(
+            t.image.offset + BLOCK_HEADER,
+            t.image.end(),
+            Some(image),
+            "texels",
+            format!(
+                "{} of {}",
+                count(t.image.height, "row"),
+                count(t.image.width, "halfword")
+            ),
+            String::new(),
+        );
         view.rows_total = r.rows.len();
         view.runs = runs_from_spans(self.bytes.len(), r.spans);
         view.coverage = coverage_of(&view.runs);
@@ -139,19 +267,50 @@ impl Document for TimDocument {
         self.picture.as_ref().map(|p| &p.0)
     }
     fn image_format(&self) -> String {
-        self.parsed.as_ref().map_or_else(|| "TIM".into(), |t| format!("TIM, {} bits", t.depth.bits()))
+        self.parsed
+            .as_ref()
+            .map_or_else(|| "TIM".into(), |t| format!("TIM, {} bits", t.depth.bits()))
     }
     fn image_planes(&self) -> Vec<TexelPlane> {
         self.picture.as_ref().map_or(Vec::new(), |p| p.1.clone())
     }
     fn info_rows(&self) -> Vec<InfoRow> {
-        let mut rows = vec![InfoRow::new("format", self.kind.title()), InfoRow::new("bytes", self.bytes.len().to_string())];
+        let mut rows = vec![
+            InfoRow::new("format", self.kind.title()),
+            InfoRow::new("bytes", self.bytes.len().to_string()),
+        ];
         if let Some(t) = &self.parsed {
-            rows.push(InfoRow::new("size", format!("{} × {} texels at {} bits", t.width(), t.height(), t.depth.bits())));
-            rows.push(InfoRow::new("in VRAM", format!("({}, {}), {} × {} halfwords", t.image.x, t.image.y, t.image.width, t.image.height)));
+            rows.push(InfoRow::new(
+                "size",
+                format!(
+                    "{} × {} texels at {} bits",
+                    t.width(),
+                    t.height(),
+                    t.depth.bits()
+                ),
+            ));
+            rows.push(InfoRow::new(
+                "in VRAM",
+                format!(
+                    "({}, {}), {} × {} halfwords",
+                    t.image.x, t.image.y, t.image.width, t.image.height
+                ),
+            ));
             match &t.clut {
-                Some(c) => rows.push(InfoRow::new("CLUT", format!("{} of {} at VRAM ({}, {}); drawn with the first", count(c.height, "palette row"), count(c.width, "colour"), c.x, c.y))),
-                None if t.depth.bits() <= 8 => rows.push(InfoRow::warning("CLUT", "none: the indices are drawn as greys")),
+                Some(c) => rows.push(InfoRow::new(
+                    "CLUT",
+                    format!(
+                        "{} of {} at VRAM ({}, {}); drawn with the first",
+                        count(c.height, "palette row"),
+                        count(c.width, "colour"),
+                        c.x,
+                        c.y
+                    ),
+                )),
+                None if t.depth.bits() <= 8 => rows.push(InfoRow::warning(
+                    "CLUT",
+                    "none: the indices are drawn as greys",
+                )),
                 None => {}
             }
         }
@@ -171,11 +330,22 @@ impl Document for TimDocument {
         crate::summary_json(fields, self.error.as_ref())
     }
     fn stats(&self) -> DocStats {
-        let Some(t) = &self.parsed else { return DocStats::default() };
-        let mut records = vec![("TIM header".to_string(), 1), ("image block".to_string(), 1)];
+        let Some(t) = &self.parsed else {
+            return DocStats::default();
+        };
+        let mut records = vec![
+            ("TIM header".to_string(), 1),
+            ("image block".to_string(), 1),
+        ];
         if t.clut.is_some() {
             records.push(("CLUT block".to_string(), 1));
         }
-        DocStats { records, records_read: true, closes_exactly: t.image.end() == self.bytes.len(), diagnostics: self.diagnostics.len() + self.diagnostics_dropped, ..Default::default() }
+        DocStats {
+            records,
+            records_read: true,
+            closes_exactly: t.image.end() == self.bytes.len(),
+            diagnostics: self.diagnostics.len() + self.diagnostics_dropped,
+            ..Default::default()
+        }
     }
 }

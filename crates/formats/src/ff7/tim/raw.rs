@@ -1,8 +1,8 @@
 //! The TIM layout read from borrowed bytes, every part with its offset (docs/formats/tim.md),
 //! and the picture decoded from it.
 
-use crate::findings::{Diagnostics, ParseError};
 use crate::ff7::psx::{self, rgba};
+use crate::findings::{Diagnostics, ParseError};
 use crate::gallery::TexelPlane;
 use crate::texture::Texels;
 use std::ops::Range;
@@ -101,21 +101,44 @@ impl TimFile {
     /// Read the header and both blocks. An error names the byte where what was expected is
     /// not; findings that do not stop the picture go to `diagnostics`.
     pub fn parse(bytes: &[u8], diagnostics: &mut Diagnostics) -> Result<TimFile, ParseError> {
-        let word = |at: usize| bytes.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        let word = |at: usize| {
+            bytes
+                .get(at..at + 4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        };
         let Some(tag) = word(0) else {
-            return Err(ParseError::new(0, "", format!("the TIM header needs 8 bytes; the file has {}", bytes.len())));
+            return Err(ParseError::new(
+                0,
+                "",
+                format!("the TIM header needs 8 bytes; the file has {}", bytes.len()),
+            ));
         };
         if tag != TAG {
-            return Err(ParseError::new(0, "", format!("the TIM tag is 10 00 00 00 (tag 0x10, version 0); the file starts {tag:08x}")));
+            return Err(ParseError::new(
+                0,
+                "",
+                format!(
+                    "the TIM tag is 10 00 00 00 (tag 0x10, version 0); the file starts {tag:08x}"
+                ),
+            ));
         }
         let Some(flags) = word(4) else {
-            return Err(ParseError::new(4, "", format!("the TIM header needs 8 bytes; the file has {}", bytes.len())));
+            return Err(ParseError::new(
+                4,
+                "",
+                format!("the TIM header needs 8 bytes; the file has {}", bytes.len()),
+            ));
         };
         if flags & !KNOWN_FLAGS != 0 {
             return Err(ParseError::new(4, "", format!("flags {flags:#x}: only bits 0–1 (the depth) and bit 3 (a CLUT follows) are known")));
         }
-        let depth = [Depth::Four, Depth::Eight, Depth::Sixteen, Depth::TwentyFour][(flags & 3) as usize];
-        let clut = if flags & CLUT_FLAG != 0 { Some(block(bytes, HEADER, "CLUT")?) } else { None };
+        let depth =
+            [Depth::Four, Depth::Eight, Depth::Sixteen, Depth::TwentyFour][(flags & 3) as usize];
+        let clut = if flags & CLUT_FLAG != 0 {
+            Some(block(bytes, HEADER, "CLUT")?)
+        } else {
+            None
+        };
         let image = block(bytes, clut.as_ref().map_or(HEADER, Block::end), "image")?;
         if depth.texels_in(image.width as u32) == 0 {
             return Err(ParseError::new(image.offset + 8, "", format!("the image block is {} halfword wide: at 24 bits a texel takes three bytes, so a row holds none", image.width)));
@@ -130,12 +153,27 @@ impl TimFile {
                 Some(_) => {}
             }
         } else if depth.indexed().is_some() {
-            diagnostics.add(4, String::new, || format!("{} bits a texel but no CLUT: the indices are drawn as greys", depth.bits()));
+            diagnostics.add(4, String::new, || {
+                format!(
+                    "{} bits a texel but no CLUT: the indices are drawn as greys",
+                    depth.bits()
+                )
+            });
         }
         if image.end() < bytes.len() {
-            diagnostics.add(image.end(), String::new, || format!("{} bytes after the image block, not read", bytes.len() - image.end()));
+            diagnostics.add(image.end(), String::new, || {
+                format!(
+                    "{} bytes after the image block, not read",
+                    bytes.len() - image.end()
+                )
+            });
         }
-        Ok(TimFile { flags, depth, clut, image })
+        Ok(TimFile {
+            flags,
+            depth,
+            clut,
+            image,
+        })
     }
 
     pub fn width(&self) -> u32 {
@@ -162,7 +200,9 @@ impl TimFile {
                 let per = gpu.per_halfword();
                 for y in 0..h {
                     for u in 0..w {
-                        let index = gpu.index(self.image.halfword(bytes, y * stride + u / per), u).unwrap_or(0);
+                        let index = gpu
+                            .index(self.image.halfword(bytes, y * stride + u / per), u)
+                            .unwrap_or(0);
                         let at = y * w + u;
                         indices[at] = index;
                         let texel = match &self.clut {
@@ -172,16 +212,26 @@ impl TimFile {
                             }
                             Some(_) => [0; 4],
                             None => {
-                                let grey = (index as u32 * 255 / (gpu.clut_colours().unwrap_or(256) as u32 - 1)) as u8;
+                                let grey = (index as u32 * 255
+                                    / (gpu.clut_colours().unwrap_or(256) as u32 - 1))
+                                    as u8;
                                 [grey, grey, grey, 255]
                             }
                         };
                         out[at * 4..at * 4 + 4].copy_from_slice(&texel);
                     }
                 }
-                planes.push(TexelPlane { name: "CLUT index", hex: false, values: indices });
+                planes.push(TexelPlane {
+                    name: "CLUT index",
+                    hex: false,
+                    values: indices,
+                });
                 if self.clut.is_some() {
-                    planes.push(TexelPlane { name: "colour word", hex: true, values: words });
+                    planes.push(TexelPlane {
+                        name: "colour word",
+                        hex: true,
+                        values: words,
+                    });
                 }
             }
             None if self.depth == Depth::Sixteen => {
@@ -189,7 +239,11 @@ impl TimFile {
                 for (texel, &word) in out.chunks_exact_mut(4).zip(&words) {
                     texel.copy_from_slice(&rgba(word));
                 }
-                planes.push(TexelPlane { name: "colour word", hex: true, values: words });
+                planes.push(TexelPlane {
+                    name: "colour word",
+                    hex: true,
+                    values: words,
+                });
             }
             None => {
                 // 24 bits: R, G, B bytes, each row `stride` halfwords long.
@@ -203,7 +257,14 @@ impl TimFile {
                 }
             }
         }
-        (Texels { width: w as u32, height: h as u32, rgba: std::sync::Arc::new(out) }, planes)
+        (
+            Texels {
+                width: w as u32,
+                height: h as u32,
+                rgba: std::sync::Arc::new(out),
+            },
+            planes,
+        )
     }
 }
 
@@ -211,10 +272,24 @@ impl TimFile {
 /// rectangle within VRAM and its halfwords within the file.
 fn block(bytes: &[u8], at: usize, what: &str) -> Result<Block, ParseError> {
     let Some(h) = bytes.get(at..at + BLOCK_HEADER) else {
-        return Err(ParseError::new(at, "", format!("the {what} block's 12-byte header runs past the end of the file ({} bytes)", bytes.len())));
+        return Err(ParseError::new(
+            at,
+            "",
+            format!(
+                "the {what} block's 12-byte header runs past the end of the file ({} bytes)",
+                bytes.len()
+            ),
+        ));
     };
     let half = |k: usize| u16::from_le_bytes([h[k], h[k + 1]]);
-    let b = Block { offset: at, length: u32::from_le_bytes([h[0], h[1], h[2], h[3]]), x: half(4), y: half(6), width: half(8), height: half(10) };
+    let b = Block {
+        offset: at,
+        length: u32::from_le_bytes([h[0], h[1], h[2], h[3]]),
+        x: half(4),
+        y: half(6),
+        width: half(8),
+        height: half(10),
+    };
     if b.width == 0 || b.height == 0 || b.width > MAX_WIDTH || b.height > MAX_HEIGHT {
         return Err(ParseError::new(at + 8, "", format!("the {what} block is {} × {} halfwords; a block is a rectangle of VRAM, 1 × 1 to 1024 × 512", b.width, b.height)));
     }
@@ -245,7 +320,10 @@ mod tests {
 
     #[test]
     fn rows_hold_texels_by_depth() {
-        assert_eq!([Depth::Four, Depth::Eight, Depth::Sixteen, Depth::TwentyFour].map(|d| d.texels_in(3)), [12, 6, 3, 2]);
+        assert_eq!(
+            [Depth::Four, Depth::Eight, Depth::Sixteen, Depth::TwentyFour].map(|d| d.texels_in(3)),
+            [12, 6, 3, 2]
+        );
         assert_eq!(Depth::TwentyFour.texels_in(1), 0);
     }
 
@@ -254,7 +332,10 @@ mod tests {
         let mut bytes = sixteen(2, 2);
         let mut found = Diagnostics::default();
         let t = TimFile::parse(&bytes, &mut found).unwrap();
-        assert_eq!((t.width(), t.height(), t.cluts(), t.image.end()), (2, 2, 0, bytes.len()));
+        assert_eq!(
+            (t.width(), t.height(), t.cluts(), t.image.end()),
+            (2, 2, 0, bytes.len())
+        );
         assert!(found.is_empty());
         let (picture, planes) = t.decode(&bytes);
         assert_eq!(planes[0].values, [1, 2, 3, 4]);

@@ -2,17 +2,17 @@
 //! the inspector view and the info summary; the scene is built from the model once the
 //! libraries and texture maps it names have been read.
 
-use super::raw::{ChunkTree, MAGIC_GEOMETRY, MAGIC_MATERIALS};
 use super::materials::{self, library_file_names, split_material_ref, Libraries};
+use super::raw::{ChunkTree, MAGIC_GEOMETRY, MAGIC_MATERIALS};
 use super::scene;
 use super::summary::{self, Info};
 use super::{inspect, Biz2File, FileKind, MaterialRef};
-use crate::Assets;
-use crate::kind::{Head, Kind, Purpose};
-use crate::{Diagnostic, DocStats, Document, InfoRow, ParseError, Reference};
-use crate::inspect::InspectorView;
 use crate::gallery::MaterialCard;
+use crate::inspect::InspectorView;
+use crate::kind::{Head, Kind, Purpose};
 use crate::scene::Scene;
+use crate::Assets;
+use crate::{Diagnostic, DocStats, Document, InfoRow, ParseError, Reference};
 
 /// DIV-BIZ2 is also the magic of some material libraries (their FILETYPE says so): a .BMF
 /// with it is a library, as its name says, not a model.
@@ -51,7 +51,13 @@ pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
     // Described fields only for the inspector; a summary needs their byte counts alone.
     let model = Biz2File::build_with(&mut tree, purpose == Purpose::Show);
     let inspector = (purpose == Purpose::Show).then(|| inspect::view(&tree, &model));
-    let error = tree.error.clone().map(|e| if kind == crate::pods::biz2::UNREADABLE { named_but_not(path, &bytes, e) } else { e });
+    let error = tree.error.clone().map(|e| {
+        if kind == crate::pods::biz2::UNREADABLE {
+            named_but_not(path, &bytes, e)
+        } else {
+            e
+        }
+    });
     let damaged = error.is_some() && tree.damaged_tail;
     let info = (error.is_none() || damaged).then(|| summary::summarize(&tree, &model));
     let diagnostics = model.diagnostics.clone();
@@ -60,7 +66,11 @@ pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
     drop(tree);
     Box::new(Biz2Document {
         kind,
-        materials: model.materials.iter().filter_map(|m| m.name.clone()).collect(),
+        materials: model
+            .materials
+            .iter()
+            .filter_map(|m| m.name.clone())
+            .collect(),
         diagnostics,
         damaged,
         model: Some(model),
@@ -79,31 +89,57 @@ pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
 /// that it never reads as a broken chunk of a real DIV-BIZ2 file.
 fn named_but_not(path: &str, bytes: &[u8], e: ParseError) -> ParseError {
     let ext = crate::extension(path).to_ascii_uppercase();
-    let magic = if ext == "BMF" { "DIV-BMF2 or DIV-BIZ2" } else { "DIV-BIZ2" };
+    let magic = if ext == "BMF" {
+        "DIV-BMF2 or DIV-BIZ2"
+    } else {
+        "DIV-BIZ2"
+    };
     let found = match bytes.get(..8) {
         Some(head) => format!("its first 8 bytes are {:?}", String::from_utf8_lossy(head)),
         None => format!("the file has {} bytes", bytes.len()),
     };
-    ParseError { message: format!("named .{ext}, but it does not start with {magic}: {found}"), ..e }
+    ParseError {
+        message: format!("named .{ext}, but it does not start with {magic}: {found}"),
+        ..e
+    }
 }
 
 fn references(model: &Biz2File) -> Vec<Reference> {
     let mut out: Vec<Reference> = Vec::new();
     let object_refs = model.objects.iter().flat_map(|o| [&o.front, &o.back]);
-    let patch_refs = model.objects.iter().flat_map(|o| o.lods.iter()).flat_map(|l| l.patches.iter()).flat_map(|p| [&p.front, &p.back]);
+    let patch_refs = model
+        .objects
+        .iter()
+        .flat_map(|o| o.lods.iter())
+        .flat_map(|l| l.patches.iter())
+        .flat_map(|p| [&p.front, &p.back]);
     for r in patch_refs.chain(object_refs) {
-        let Some(MaterialRef::Named(written)) = r else { continue };
+        let Some(MaterialRef::Named(written)) = r else {
+            continue;
+        };
         if out.iter().any(|o| o.written == *written) {
             continue;
         }
-        let Some((lib, item)) = split_material_ref(written) else { continue };
-        out.push(Reference { role: "material", written: written.clone(), names: library_file_names(lib), item: Some(item.to_string()) });
+        let Some((lib, item)) = split_material_ref(written) else {
+            continue;
+        };
+        out.push(Reference {
+            role: "material",
+            written: written.clone(),
+            names: library_file_names(lib),
+            item: Some(item.to_string()),
+        });
     }
     for t in &model.textures {
         if let Some(map) = &t.map {
             let base = crate::base_name(map).to_string();
             if !out.iter().any(|o| o.names == [base.clone()]) {
-                out.push(Reference { role: "texture map", written: map.clone(), names: vec![base], item: None });
+                out.push(Reference {
+                    role: "texture map",
+                    written: map.clone(),
+                    names: vec![base],
+                    item: None,
+                });
             }
         }
     }
@@ -111,11 +147,24 @@ fn references(model: &Biz2File) -> Vec<Reference> {
 }
 
 fn stats(tree: &ChunkTree<'_>, model: &Biz2File) -> DocStats {
-    let records = tree.stats.ids().map(|(id, n)| (format!("{id:#06x} {}", super::tags::name(id).unwrap_or("UNKNOWN")), n)).collect();
+    let records = tree
+        .stats
+        .ids()
+        .map(|(id, n)| {
+            (
+                format!("{id:#06x} {}", super::tags::name(id).unwrap_or("UNKNOWN")),
+                n,
+            )
+        })
+        .collect();
     let [w1, w2, w4] = tree.length_widths();
     let mut s = DocStats {
         records,
-        unknown_records: tree.unknown_tags().iter().map(|id| format!("{id:#06x}")).collect(),
+        unknown_records: tree
+            .unknown_tags()
+            .iter()
+            .map(|id| format!("{id:#06x}"))
+            .collect(),
         length_widths: vec![("1", w1), ("2", w2), ("4", w4)],
         records_read: true,
         closes_exactly: tree.closes_exactly,
@@ -133,15 +182,30 @@ fn stats(tree: &ChunkTree<'_>, model: &Biz2File) -> DocStats {
         }
         s.triangles = model.triangle_count();
         let parts = super::summary::PartCounts::of(model);
-        s.zones = parts.zones.into_iter().map(|(z, i)| (z, i.patches)).collect();
-        s.behaviours = parts.behaviours.into_iter().map(|(w, n)| (w.to_string(), n)).collect();
+        s.zones = parts
+            .zones
+            .into_iter()
+            .map(|(z, i)| (z, i.patches))
+            .collect();
+        s.behaviours = parts
+            .behaviours
+            .into_iter()
+            .map(|(w, n)| (w.to_string(), n))
+            .collect();
     }
     s
 }
 
 /// The material libraries among `assets`: documents of this format whose model is still held.
 fn libraries(assets: &dyn Assets) -> Libraries<'_> {
-    Libraries { assets, library: |d| d.as_any().downcast_ref::<Biz2Document>().and_then(Biz2Document::model) }
+    Libraries {
+        assets,
+        library: |d| {
+            d.as_any()
+                .downcast_ref::<Biz2Document>()
+                .and_then(Biz2Document::model)
+        },
+    }
 }
 
 impl Biz2Document {
@@ -153,7 +217,11 @@ impl Biz2Document {
         self.info.as_ref()
     }
     fn material_refs(&self) -> Vec<String> {
-        self.references.iter().filter(|r| r.role == "material").map(|r| r.written.clone()).collect()
+        self.references
+            .iter()
+            .filter(|r| r.role == "material")
+            .map(|r| r.written.clone())
+            .collect()
     }
 }
 
@@ -165,7 +233,10 @@ impl Document for Biz2Document {
     fn info_rows(&self) -> Vec<InfoRow> {
         let mut rows = self.info.as_ref().map(Info::rows).unwrap_or_default();
         if let (true, Some(e)) = (self.damaged, &self.error) {
-            rows.insert(0, InfoRow::warning("damaged", format!("{e}; what comes before it is shown")));
+            rows.insert(
+                0,
+                InfoRow::warning("damaged", format!("{e}; what comes before it is shown")),
+            );
         }
         rows
     }
@@ -174,16 +245,29 @@ impl Document for Biz2Document {
     }
     /// The summary's own word, "geometry" or "materials", where the file was read.
     fn kind_word(&self) -> String {
-        let read = self.info.as_ref().and_then(|i| serde_json::to_value(i.kind).ok()).and_then(|v| v.as_str().map(String::from));
+        let read = self
+            .info
+            .as_ref()
+            .and_then(|i| serde_json::to_value(i.kind).ok())
+            .and_then(|v| v.as_str().map(String::from));
         read.unwrap_or_else(|| self.kind.as_str().to_string())
     }
     fn info_json(&self) -> String {
         match (&self.info, &self.error) {
             // Written straight from the summary: a value tree of a large file's summary
             // would cost several times the file.
-            (Some(info), None) => serde_json::to_string(info).unwrap_or_else(|e| crate::summary_json(serde_json::json!({ "format": "biz2" }), Some(&ParseError::new(0, "", e.to_string())))),
+            (Some(info), None) => serde_json::to_string(info).unwrap_or_else(|e| {
+                crate::summary_json(
+                    serde_json::json!({ "format": "biz2" }),
+                    Some(&ParseError::new(0, "", e.to_string())),
+                )
+            }),
             // Damaged: what was read, and the damage as its error.
-            (Some(info), Some(e)) => crate::summary_json(serde_json::to_value(info).unwrap_or_else(|_| serde_json::json!({ "format": "biz2" })), Some(e)),
+            (Some(info), Some(e)) => crate::summary_json(
+                serde_json::to_value(info)
+                    .unwrap_or_else(|_| serde_json::json!({ "format": "biz2" })),
+                Some(e),
+            ),
             (None, e) => crate::summary_json(serde_json::json!({ "format": "biz2" }), e.as_ref()),
         }
     }
@@ -199,7 +283,11 @@ impl Document for Biz2Document {
     fn needs(&self, assets: &dyn Assets) -> Vec<String> {
         let mut out = materials::needs(&libraries(assets), &self.path, &self.material_refs());
         // A library shown on its own shows its textures too.
-        if let Some(m) = self.model.as_ref().filter(|m| m.kind == FileKind::Materials && self.inspector.is_some() && out.is_empty()) {
+        if let Some(m) = self
+            .model
+            .as_ref()
+            .filter(|m| m.kind == FileKind::Materials && self.inspector.is_some() && out.is_empty())
+        {
             out = materials::own_maps(assets, &self.path, m);
         }
         out
@@ -215,15 +303,28 @@ impl Document for Biz2Document {
         let (scene, statuses) = scene::build(&self.path, model, &libraries);
         if let Some(info) = self.info.as_mut().filter(|_| assets.resolves()) {
             // Every named reference, back faces' and objects' included (sorted, as listed).
-            let resolved: Vec<_> = info.materials.iter().map(|m| materials::resolution(&libraries, &self.path, m)).collect();
-            info.missing_materials = Some(resolved.iter().filter(|r| !r.found).map(|r| r.reference.clone()).collect());
+            let resolved: Vec<_> = info
+                .materials
+                .iter()
+                .map(|m| materials::resolution(&libraries, &self.path, m))
+                .collect();
+            info.missing_materials = Some(
+                resolved
+                    .iter()
+                    .filter(|r| !r.found)
+                    .map(|r| r.reference.clone())
+                    .collect(),
+            );
             info.material_resolution = Some(resolved);
             info.texture_status = Some(statuses);
         }
         (geometry || scene.meshes.iter().any(|m| m.triangle_count() > 0)).then_some(scene)
     }
     fn scene_as_asset(&self, assets: &dyn Assets) -> Option<Scene> {
-        let model = self.model.as_ref().filter(|m| m.kind == FileKind::Geometry)?;
+        let model = self
+            .model
+            .as_ref()
+            .filter(|m| m.kind == FileKind::Geometry)?;
         Some(scene::build(&self.path, model.clone(), &libraries(assets)).0)
     }
     fn stats(&self) -> DocStats {
@@ -234,26 +335,62 @@ impl Document for Biz2Document {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pods::biz2::writer::{write_nodes, Node, WriteOptions};
     use crate::pods::biz2::tags;
+    use crate::pods::biz2::writer::{write_nodes, Node, WriteOptions};
 
     #[test]
     fn repeated_attributes_keep_every_special_and_report_what_is_ignored() {
         let special = |s: &str| Node::string(tags::SV_SPECIAL, s);
-        let patch = Node::container(tags::PATCH, vec![Node::string(tags::NAME, "first"), Node::string(tags::NAME, "second"), special(" A "), special(" B ")]);
+        let patch = Node::container(
+            tags::PATCH,
+            vec![
+                Node::string(tags::NAME, "first"),
+                Node::string(tags::NAME, "second"),
+                special(" A "),
+                special(" B "),
+            ],
+        );
         let object = Node::container(tags::OBJECT, vec![special("obj1"), special("obj2"), patch]);
-        let texture = Node::container(tags::TEXTURE, vec![Node::string(tags::NAME, "t"), special("ADDITIVE"), special(" SCROLL 0 0 1 2 ")]);
+        let texture = Node::container(
+            tags::TEXTURE,
+            vec![
+                Node::string(tags::NAME, "t"),
+                special("ADDITIVE"),
+                special(" SCROLL 0 0 1 2 "),
+            ],
+        );
         let bytes = write_nodes(b"DIV-BIZ2", &[texture, object], WriteOptions::default());
         let doc = open("X.BGF", bytes, crate::pods::biz2::GEOMETRY, Purpose::Show);
         let json: serde_json::Value = serde_json::from_str(&doc.info_json()).unwrap();
-        assert_eq!(json["specials"], serde_json::json!([" A ", " B ", "obj1", "obj2"]));
-        assert_eq!(json["textures"][0]["specials"], serde_json::json!(["ADDITIVE", " SCROLL 0 0 1 2 "]));
-        assert_eq!(json["textures"][0]["scroll"], serde_json::json!([0.0, 0.0, 1.0, 2.0]));
+        assert_eq!(
+            json["specials"],
+            serde_json::json!([" A ", " B ", "obj1", "obj2"])
+        );
+        assert_eq!(
+            json["textures"][0]["specials"],
+            serde_json::json!(["ADDITIVE", " SCROLL 0 0 1 2 "])
+        );
+        assert_eq!(
+            json["textures"][0]["scroll"],
+            serde_json::json!([0.0, 0.0, 1.0, 2.0])
+        );
         let d = doc.diagnostics();
         assert_eq!(d.len(), 1, "{d:?}");
-        assert!(d[0].message.contains("a second NAME in PATCH is ignored"), "{}", d[0].message);
+        assert!(
+            d[0].message.contains("a second NAME in PATCH is ignored"),
+            "{}",
+            d[0].message
+        );
         assert_eq!(d[0].path, "OBJECT[0]/PATCH[0]/NAME[1]");
-        let model = doc.as_any().downcast_ref::<Biz2Document>().unwrap().model().unwrap();
-        assert_eq!(model.objects[0].lods[0].patches[0].name.as_deref(), Some("first"));
+        let model = doc
+            .as_any()
+            .downcast_ref::<Biz2Document>()
+            .unwrap()
+            .model()
+            .unwrap();
+        assert_eq!(
+            model.objects[0].lods[0].patches[0].name.as_deref(),
+            Some("first")
+        );
     }
 }

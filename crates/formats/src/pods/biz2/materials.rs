@@ -3,9 +3,9 @@
 //! of that name (docs/formats/biz2.md, "Materials"). The scene and the summary both read it.
 
 use super::{Biz2File, MaterialDef, TextureDef};
-use crate::{base_name, Assets, Document};
 use crate::gallery::{css_color, thumbnail, MaterialCard, THUMBNAIL_SIDE};
 use crate::texture::Texels;
+use crate::{base_name, Assets, Document};
 use serde::Serialize;
 
 /// The material libraries a model reaches, through the resolver. A library is a parsed
@@ -65,22 +65,56 @@ pub struct Found<'a> {
 
 pub fn find<'a>(libraries: &Libraries<'a>, model: &str, reference: &str) -> Found<'a> {
     let assets = libraries.assets;
-    let mut resolution = MaterialResolution { reference: reference.to_string(), library: None, also: Vec::new(), found: false, library_error: None };
-    let Some((lib, name)) = split_material_ref(reference) else { return Found { resolution, library: None, def: None } };
+    let mut resolution = MaterialResolution {
+        reference: reference.to_string(),
+        library: None,
+        also: Vec::new(),
+        found: false,
+        library_error: None,
+    };
+    let Some((lib, name)) = split_material_ref(reference) else {
+        return Found {
+            resolution,
+            library: None,
+            def: None,
+        };
+    };
     let r = assets.resolve(model, &library_file_names(lib));
     resolution.library = r.file.clone();
     resolution.also = r.also;
-    let library = r.file.as_deref().and_then(|f| assets.get(f)).and_then(libraries.library);
-    resolution.library_error = r.file.as_deref().and_then(|f| assets.failure(f)).map(str::to_string);
-    let def = library.and_then(|l| l.materials.iter().find(|m| m.name.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(name))));
+    let library = r
+        .file
+        .as_deref()
+        .and_then(|f| assets.get(f))
+        .and_then(libraries.library);
+    resolution.library_error = r
+        .file
+        .as_deref()
+        .and_then(|f| assets.failure(f))
+        .map(str::to_string);
+    let def = library.and_then(|l| {
+        l.materials.iter().find(|m| {
+            m.name
+                .as_deref()
+                .is_some_and(|n| n.eq_ignore_ascii_case(name))
+        })
+    });
     resolution.found = def.is_some();
-    Found { resolution, library, def }
+    Found {
+        resolution,
+        library,
+        def,
+    }
 }
 
 /// The TEXTURE a material names, in the material's own library.
 pub fn texture_of<'a>(library: &'a Biz2File, material: &MaterialDef) -> Option<&'a TextureDef> {
     let name = material.texture_name()?;
-    library.textures.iter().find(|t| t.name.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(name)))
+    library.textures.iter().find(|t| {
+        t.name
+            .as_deref()
+            .is_some_and(|n| n.eq_ignore_ascii_case(name))
+    })
 }
 
 /// What a material's texture map resolved to, for the file at `at` (a model, or the
@@ -98,27 +132,55 @@ pub struct ResolvedMap<'a> {
 
 /// The map of the texture material `def` of `library` (at `lib_path`) names, where it has
 /// one; None for an untextured material.
-pub fn resolve_map<'a>(assets: &'a dyn Assets, at: &str, library: &'a Biz2File, lib_path: &str, def: &'a MaterialDef) -> Option<ResolvedMap<'a>> {
+pub fn resolve_map<'a>(
+    assets: &'a dyn Assets,
+    at: &str,
+    library: &'a Biz2File,
+    lib_path: &str,
+    def: &'a MaterialDef,
+) -> Option<ResolvedMap<'a>> {
     let name = def.texture_name()?;
     let tex = texture_of(library, def);
     let map = tex.and_then(|t| t.map.as_deref());
     let file = map.and_then(|m| assets.resolve(at, &[base_name(m).to_string()]).file);
-    let image = file.as_deref().and_then(|p| assets.get(p)).and_then(|d| d.image());
+    let image = file
+        .as_deref()
+        .and_then(|p| assets.get(p))
+        .and_then(|d| d.image());
     let reason = match (tex, map, file.as_deref(), image) {
         (None, ..) => Some(format!("texture {name} is not in {lib_path}")),
         (Some(_), None, ..) => Some(format!("texture {name} names no map file")),
         (Some(_), Some(map), None, _) => Some(format!("map file {map} is not in the archive")),
-        (.., Some(p), None) => Some(assets.failure(p).map_or(format!("{p} was not read"), str::to_string)),
+        (.., Some(p), None) => Some(
+            assets
+                .failure(p)
+                .map_or(format!("{p} was not read"), str::to_string),
+        ),
         (.., Some(_)) => None,
     };
-    Some(ResolvedMap { texture: name, map, file, image, reason, scroll: tex.and_then(|t| t.scroll()) })
+    Some(ResolvedMap {
+        texture: name,
+        map,
+        file,
+        image,
+        reason,
+        scroll: tex.and_then(|t| t.scroll()),
+    })
 }
 
 /// The map files a library's own materials name, still to read (for its cards).
 pub fn own_maps(assets: &dyn Assets, path: &str, library: &Biz2File) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for map in library.materials.iter().filter_map(|d| texture_of(library, d)?.map.as_deref()) {
-        if let Some(p) = assets.resolve(path, &[base_name(map).to_string()]).file.filter(|p| !assets.known(p) && !out.iter().any(|o| o.eq_ignore_ascii_case(p))) {
+    for map in library
+        .materials
+        .iter()
+        .filter_map(|d| texture_of(library, d)?.map.as_deref())
+    {
+        if let Some(p) = assets
+            .resolve(path, &[base_name(map).to_string()])
+            .file
+            .filter(|p| !assets.known(p) && !out.iter().any(|o| o.eq_ignore_ascii_case(p)))
+        {
             out.push(p);
         }
     }
@@ -140,7 +202,10 @@ pub fn cards(assets: &dyn Assets, path: &str, library: &Biz2File) -> Vec<Materia
                 texture: map.as_ref().map(|m| m.texture.to_string()),
                 texture_file: map.as_ref().and_then(|m| m.file.clone()),
                 problem: map.as_ref().and_then(|m| m.reason.clone()),
-                thumbnail: map.as_ref().and_then(|m| m.image).map(|t| thumbnail(t, THUMBNAIL_SIDE)),
+                thumbnail: map
+                    .as_ref()
+                    .and_then(|m| m.image)
+                    .map(|t| thumbnail(t, THUMBNAIL_SIDE)),
                 record: Some(def.chunk),
             }
         })
@@ -152,14 +217,20 @@ pub fn cards(assets: &dyn Assets, path: &str, library: &Biz2File) -> Vec<Materia
 pub fn needs(libraries: &Libraries<'_>, model: &str, references: &[String]) -> Vec<String> {
     let assets = libraries.assets;
     fn add(out: &mut Vec<String>, assets: &dyn Assets, p: Option<String>) {
-        if let Some(p) = p.filter(|p| !assets.known(p) && !out.iter().any(|o| o.eq_ignore_ascii_case(p))) {
+        if let Some(p) =
+            p.filter(|p| !assets.known(p) && !out.iter().any(|o| o.eq_ignore_ascii_case(p)))
+        {
             out.push(p);
         }
     }
     let mut out: Vec<String> = Vec::new();
     for r in references {
         if let Some((lib, _)) = split_material_ref(r) {
-            add(&mut out, assets, assets.resolve(model, &library_file_names(lib)).file);
+            add(
+                &mut out,
+                assets,
+                assets.resolve(model, &library_file_names(lib)).file,
+            );
         }
     }
     if !out.is_empty() {
@@ -169,7 +240,11 @@ pub fn needs(libraries: &Libraries<'_>, model: &str, references: &[String]) -> V
         let found = find(libraries, model, r);
         if let (Some(lib), Some(def)) = (found.library, found.def) {
             if let Some(map) = texture_of(lib, def).and_then(|t| t.map.as_deref()) {
-                add(&mut out, assets, assets.resolve(model, &[base_name(map).to_string()]).file);
+                add(
+                    &mut out,
+                    assets,
+                    assets.resolve(model, &[base_name(map).to_string()]).file,
+                );
             }
         }
     }
@@ -180,4 +255,3 @@ pub fn needs(libraries: &Libraries<'_>, model: &str, references: &[String]) -> V
 pub fn resolution(libraries: &Libraries<'_>, model: &str, reference: &str) -> MaterialResolution {
     find(libraries, model, reference).resolution
 }
-

@@ -13,7 +13,11 @@ pub mod tags;
 pub mod writer;
 
 pub use document::{open, sniff_geometry, sniff_materials, sniff_unreadable, Biz2Document};
-pub use model::{parse_scroll, Biz2File, Connectivity, DeclaredBounds, FileKind, Header, LightPoint, Lod, MaterialDef, MaterialRef, Object, Patch, Primitive, PrimitiveKind, RampDef, SourceRun, TextureDef, TextureRef, VertexBlock};
+pub use model::{
+    parse_scroll, Biz2File, Connectivity, DeclaredBounds, FileKind, Header, LightPoint, Lod,
+    MaterialDef, MaterialRef, Object, Patch, Primitive, PrimitiveKind, RampDef, SourceRun,
+    TextureDef, TextureRef, VertexBlock,
+};
 pub use raw::{Chunk, ChunkTree};
 
 use crate::kind::{Capabilities, Format, Kind, Sniffed};
@@ -30,7 +34,12 @@ pub const FORMATS: &[Format] = &[
         kind: GEOMETRY,
         label: "BGF",
         title: "DIV-BIZ2 geometry",
-        caps: Capabilities { scene: true, used_by: true, primary: true, ..Capabilities::NONE },
+        caps: Capabilities {
+            scene: true,
+            used_by: true,
+            primary: true,
+            ..Capabilities::NONE
+        },
         sniffs: &[(Sniffed::Content, sniff_geometry)],
         named: &["bgf", "b2z"],
         claims: &[],
@@ -41,7 +50,10 @@ pub const FORMATS: &[Format] = &[
         kind: MATERIALS,
         label: "BMF",
         title: "DIV-BIZ2 material library",
-        caps: Capabilities { used_by: true, ..Capabilities::NONE },
+        caps: Capabilities {
+            used_by: true,
+            ..Capabilities::NONE
+        },
         sniffs: &[(Sniffed::Content, sniff_materials)],
         named: &["bmf"],
         claims: &[],

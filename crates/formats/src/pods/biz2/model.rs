@@ -5,9 +5,9 @@
 
 use super::raw::{Chunk, ChunkTree, Field, Ordinals, MAGIC_MATERIALS};
 use super::tags::{self, VertexLayout};
-use crate::{Diagnostic, ParseError};
 use crate::inspect::Diagnostics;
 pub use crate::scene::SourceRun;
+use crate::{Diagnostic, ParseError};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -66,7 +66,10 @@ pub enum Connectivity {
     /// CONNECTION_LIST: a flat triangle list.
     Triangles(Vec<[i32; 3]>),
     /// PCONN_LIST: faces of `points_per_face` indices each.
-    Faces { points_per_face: u8, indices: Vec<i32> },
+    Faces {
+        points_per_face: u8,
+        indices: Vec<i32>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -116,7 +119,12 @@ impl Primitive {
             std::mem::size_of_val(v)
         }
         let v = &self.vertices;
-        let vertices = bytes(&v.positions) + v.normals.as_deref().map_or(0, bytes) + v.colors.as_deref().map_or(0, bytes) + v.lum.as_deref().map_or(0, bytes) + v.uvs.as_deref().map_or(0, bytes) + v.uvws.as_deref().map_or(0, bytes);
+        let vertices = bytes(&v.positions)
+            + v.normals.as_deref().map_or(0, bytes)
+            + v.colors.as_deref().map_or(0, bytes)
+            + v.lum.as_deref().map_or(0, bytes)
+            + v.uvs.as_deref().map_or(0, bytes)
+            + v.uvws.as_deref().map_or(0, bytes);
         let lists: usize = self
             .connectivity
             .iter()
@@ -259,10 +267,16 @@ impl TextureDef {
 /// Find `SCROLL u0 v0 du dv` (case-insensitive) among a SPECIAL string's words.
 pub fn parse_scroll(special: &str) -> Option<[f32; 4]> {
     let words: Vec<&str> = special.split_whitespace().collect();
-    let at = words.iter().position(|w| w.eq_ignore_ascii_case("SCROLL"))?;
+    let at = words
+        .iter()
+        .position(|w| w.eq_ignore_ascii_case("SCROLL"))?;
     let mut out = [0.0f32; 4];
     for (k, v) in out.iter_mut().enumerate() {
-        *v = words.get(at + 1 + k)?.parse().ok().filter(|x: &f32| x.is_finite())?;
+        *v = words
+            .get(at + 1 + k)?
+            .parse()
+            .ok()
+            .filter(|x: &f32| x.is_finite())?;
     }
     Some(out)
 }
@@ -341,7 +355,17 @@ impl Biz2File {
     /// file of millions of small chunks then costs no strings per chunk.
     pub fn build_with(tree: &mut ChunkTree<'_>, record_fields: bool) -> Biz2File {
         let budget = model_budget(tree.bytes.len());
-        let builder = Builder { tree, diagnostics: Diagnostics::default(), ordinals: Ordinals::default(), fields: Vec::new(), record_fields, decoded: 0, budget, refused: 0, budget_diagnostic: None };
+        let builder = Builder {
+            tree,
+            diagnostics: Diagnostics::default(),
+            ordinals: Ordinals::default(),
+            fields: Vec::new(),
+            record_fields,
+            decoded: 0,
+            budget,
+            refused: 0,
+            budget_diagnostic: None,
+        };
         let (file, fields, decoded) = builder.build();
         tree.fields = fields;
         tree.decoded_bytes = decoded;
@@ -349,10 +373,18 @@ impl Biz2File {
     }
 
     pub fn triangle_count(&self) -> usize {
-        self.objects.iter().filter_map(|o| o.lods.first()).map(Lod::triangle_count).sum()
+        self.objects
+            .iter()
+            .filter_map(|o| o.lods.first())
+            .map(Lod::triangle_count)
+            .sum()
     }
     pub fn vertex_count(&self) -> usize {
-        self.objects.iter().filter_map(|o| o.lods.first()).map(Lod::vertex_count).sum()
+        self.objects
+            .iter()
+            .filter_map(|o| o.lods.first())
+            .map(Lod::vertex_count)
+            .sum()
     }
 
     /// Most LODs of any object.
@@ -386,7 +418,6 @@ fn uint_le(bytes: &[u8]) -> Option<u32> {
     }
 }
 
-
 struct Builder<'t, 'a> {
     tree: &'t ChunkTree<'a>,
     diagnostics: Diagnostics,
@@ -415,8 +446,16 @@ pub fn model_budget(file_len: usize) -> usize {
 impl Builder<'_, '_> {
     fn diag(&mut self, offset: usize, chunk: u32, message: impl Into<String>) {
         // Past the cap only the count grows: no path, no message.
-        let path = if self.diagnostics.has_room() { self.tree.path_with(&mut self.ordinals, chunk) } else { String::new() };
-        self.diagnostics.push(Diagnostic { offset, path, message: message.into() });
+        let path = if self.diagnostics.has_room() {
+            self.tree.path_with(&mut self.ordinals, chunk)
+        } else {
+            String::new()
+        };
+        self.diagnostics.push(Diagnostic {
+            offset,
+            path,
+            message: message.into(),
+        });
     }
 
     /// Whether an element of `bytes` at chunk `c` still fits the model's budget; the first
@@ -429,7 +468,10 @@ impl Builder<'_, '_> {
         self.refused += 1;
         if self.refused == 1 {
             let limit = model_budget(self.tree.bytes.len());
-            self.budget_diagnostic = self.diagnostics.has_room().then_some(self.diagnostics.kept.len());
+            self.budget_diagnostic = self
+                .diagnostics
+                .has_room()
+                .then_some(self.diagnostics.kept.len());
             self.diag(c.offset, c.index, format!("the model would take more than {limit} bytes of memory (twice the file, plus 1 MiB): {} and what follows it are not built", c.name()));
         }
         false
@@ -446,8 +488,18 @@ impl Builder<'_, '_> {
                 self.diagnostics.dropped += 1;
                 return;
             }
-            let parent = c.parent.and_then(|p| self.tree.chunk(p)).map_or("the file", |p| p.name());
-            self.diag(c.offset, c.index, format!("a second {} in {parent} is ignored; the first one is kept", c.name()));
+            let parent = c
+                .parent
+                .and_then(|p| self.tree.chunk(p))
+                .map_or("the file", |p| p.name());
+            self.diag(
+                c.offset,
+                c.index,
+                format!(
+                    "a second {} in {parent} is ignored; the first one is kept",
+                    c.name()
+                ),
+            );
         } else {
             *slot = value;
         }
@@ -455,16 +507,37 @@ impl Builder<'_, '_> {
 
     /// A leaf whose payload is too short for what its id needs.
     fn short(&mut self, c: &Chunk, need: &str) {
-        self.diag(c.payload_offset, c.index, format!("{} expected {need}, payload has {} bytes", c.name(), c.payload_len()));
+        self.diag(
+            c.payload_offset,
+            c.index,
+            format!(
+                "{} expected {need}, payload has {} bytes",
+                c.name(),
+                c.payload_len()
+            ),
+        );
     }
 
     /// Record what `len` payload bytes of chunk `i`, from `from`, were decoded as.
     /// Every payload byte is decoded at most once, so the sum is the decoded total.
-    fn field(&mut self, c: &Chunk, from: usize, len: usize, what: impl Into<String>, value: impl Into<String>) {
+    fn field(
+        &mut self,
+        c: &Chunk,
+        from: usize,
+        len: usize,
+        what: impl Into<String>,
+        value: impl Into<String>,
+    ) {
         self.decoded += len.min(c.payload_len().saturating_sub(from));
         // Fields describe the records the inspector lists.
         if self.record_fields && (c.index as usize) < crate::inspect::MAX_ROWS {
-            self.fields.push(Field { chunk: c.index, offset: c.payload_offset + from, len, what: what.into(), value: value.into() });
+            self.fields.push(Field {
+                chunk: c.index,
+                offset: c.payload_offset + from,
+                len,
+                what: what.into(),
+                value: value.into(),
+            });
         }
     }
 
@@ -500,7 +573,13 @@ impl Builder<'_, '_> {
                     super::special::Role::Behaviour(b) => b.word().to_string(),
                     _ => String::from_utf8_lossy(&self.tree.payload(c)[start..end]).into_owned(),
                 };
-                self.fields.push(Field { chunk: c.index, offset: c.payload_offset + start, len: end - start, what: role.what().into(), value });
+                self.fields.push(Field {
+                    chunk: c.index,
+                    offset: c.payload_offset + start,
+                    len: end - start,
+                    what: role.what().into(),
+                    value,
+                });
             }
         }
         s
@@ -534,7 +613,11 @@ impl Builder<'_, '_> {
 
     fn build(mut self) -> (Biz2File, Vec<Field>, usize) {
         let tree = self.tree;
-        let kind = if &tree.magic == MAGIC_MATERIALS { FileKind::Materials } else { FileKind::Geometry };
+        let kind = if &tree.magic == MAGIC_MATERIALS {
+            FileKind::Materials
+        } else {
+            FileKind::Geometry
+        };
         let mut file = Biz2File::new(kind, Header::default());
         for c in tree.iter() {
             if c.misplaced {
@@ -542,8 +625,19 @@ impl Builder<'_, '_> {
                     self.diagnostics.dropped += 1;
                     continue;
                 }
-                let parent = c.parent.and_then(|p| tree.chunk(p)).map_or("the top level", |p| p.name());
-                self.diag(c.offset, c.index, format!("{} ({:#06x}) is not expected inside {parent}; kept as an opaque chunk", c.name(), c.tag_word));
+                let parent = c
+                    .parent
+                    .and_then(|p| tree.chunk(p))
+                    .map_or("the top level", |p| p.name());
+                self.diag(
+                    c.offset,
+                    c.index,
+                    format!(
+                        "{} ({:#06x}) is not expected inside {parent}; kept as an opaque chunk",
+                        c.name(),
+                        c.tag_word
+                    ),
+                );
             }
             if c.id == tags::COMMENT && self.afford(&c, std::mem::size_of::<String>()) {
                 file.comments.push(self.text(&c, 0));
@@ -561,8 +655,14 @@ impl Builder<'_, '_> {
             }
         }
         if self.refused > 0 {
-            if let Some(d) = self.budget_diagnostic.and_then(|k| self.diagnostics.kept.get_mut(k)) {
-                d.message = format!("{}; {} elements in all were not built", d.message, self.refused);
+            if let Some(d) = self
+                .budget_diagnostic
+                .and_then(|k| self.diagnostics.kept.get_mut(k))
+            {
+                d.message = format!(
+                    "{}; {} elements in all were not built",
+                    d.message, self.refused
+                );
             }
         }
         if file.header.filetype == Some(1) {
@@ -617,9 +717,23 @@ impl Builder<'_, '_> {
         if !self.afford(at, std::mem::size_of::<Object>()) {
             return None;
         }
-        let mut o = Object { chunk: at.index, name: None, front: None, back: None, sv_vertex: None, specials: Vec::new(), lods: Vec::new(), points: Vec::new() };
+        let mut o = Object {
+            chunk: at.index,
+            name: None,
+            front: None,
+            back: None,
+            sv_vertex: None,
+            specials: Vec::new(),
+            lods: Vec::new(),
+            points: Vec::new(),
+        };
         // 1994 files hang patches straight under OBJECT: they form one implicit LOD.
-        let mut flat = Lod { chunk: None, distance: None, transition: None, patches: Vec::new() };
+        let mut flat = Lod {
+            chunk: None,
+            distance: None,
+            transition: None,
+            patches: Vec::new(),
+        };
         for c in self.tree.children_of(at) {
             let p = self.tree.payload(&c);
             match c.id {
@@ -635,16 +749,26 @@ impl Builder<'_, '_> {
                     let v = self.material_ref(&c);
                     self.once(&mut o.back, v, &c)
                 }
-                tags::SV_SPECIAL if self.afford(&c, std::mem::size_of::<String>()) => o.specials.push(self.special(&c)),
+                tags::SV_SPECIAL if self.afford(&c, std::mem::size_of::<String>()) => {
+                    o.specials.push(self.special(&c))
+                }
                 tags::SV_VERTEX => match uint_le(p) {
                     Some(v) => {
-                        self.field(&c, 0, p.len(), format!("u{}", p.len() * 8), format!("{v:#x}"));
+                        self.field(
+                            &c,
+                            0,
+                            p.len(),
+                            format!("u{}", p.len() * 8),
+                            format!("{v:#x}"),
+                        );
                         self.once(&mut o.sv_vertex, Some(v), &c);
                     }
                     None => self.short(&c, "a 1-, 2- or 4-byte value"),
                 },
                 tags::LOD => {
-                    let Some(lod) = self.lod(&c, &mut o.points) else { continue };
+                    let Some(lod) = self.lod(&c, &mut o.points) else {
+                        continue;
+                    };
                     // An empty LOD marker beside flat patches is ignored (docs/formats/biz2.md).
                     if !(lod.patches.is_empty() && lod.distance.is_none()) {
                         o.lods.push(lod);
@@ -665,7 +789,12 @@ impl Builder<'_, '_> {
         if !self.afford(at, std::mem::size_of::<Lod>()) {
             return None;
         }
-        let mut lod = Lod { chunk: Some(at.index), distance: None, transition: None, patches: Vec::new() };
+        let mut lod = Lod {
+            chunk: Some(at.index),
+            distance: None,
+            transition: None,
+            patches: Vec::new(),
+        };
         for c in self.tree.children_of(at) {
             let p = self.tree.payload(&c);
             match c.id {
@@ -713,7 +842,9 @@ impl Builder<'_, '_> {
                     let v = self.material_ref(&c);
                     self.once(&mut patch.back, v, &c)
                 }
-                tags::SV_SPECIAL if self.afford(&c, std::mem::size_of::<String>()) => patch.specials.push(self.special(&c)),
+                tags::SV_SPECIAL if self.afford(&c, std::mem::size_of::<String>()) => {
+                    patch.specials.push(self.special(&c))
+                }
                 tags::SV_FACETED => {
                     let v = self.byte(&c);
                     self.once(&mut patch.faceted, v, &c)
@@ -722,10 +853,18 @@ impl Builder<'_, '_> {
                     let v = self.byte(&c);
                     self.once(&mut patch.decal, v, &c)
                 }
-                tags::PMESH => patch.primitives.extend(self.primitive(&c, PrimitiveKind::PMesh)),
-                tags::TRISTRIP => patch.primitives.extend(self.primitive(&c, PrimitiveKind::TriStrip)),
-                tags::POLYGON => patch.primitives.extend(self.primitive(&c, PrimitiveKind::Polygon)),
-                tags::POLYSTRIP => patch.primitives.extend(self.primitive(&c, PrimitiveKind::PolyStrip)),
+                tags::PMESH => patch
+                    .primitives
+                    .extend(self.primitive(&c, PrimitiveKind::PMesh)),
+                tags::TRISTRIP => patch
+                    .primitives
+                    .extend(self.primitive(&c, PrimitiveKind::TriStrip)),
+                tags::POLYGON => patch
+                    .primitives
+                    .extend(self.primitive(&c, PrimitiveKind::Polygon)),
+                tags::POLYSTRIP => patch
+                    .primitives
+                    .extend(self.primitive(&c, PrimitiveKind::PolyStrip)),
                 tags::SPHERE_LIST => self.spheres(&c, points),
                 _ => {}
             }
@@ -737,13 +876,25 @@ impl Builder<'_, '_> {
         if !self.afford(at, std::mem::size_of::<Primitive>()) {
             return None;
         }
-        let mut prim = Primitive { kind, chunk: at.index, vertices: VertexBlock::default(), connectivity: Vec::new(), triangles: Vec::new(), triangle_sources: Vec::new(), bounds: None };
+        let mut prim = Primitive {
+            kind,
+            chunk: at.index,
+            vertices: VertexBlock::default(),
+            connectivity: Vec::new(),
+            triangles: Vec::new(),
+            triangle_sources: Vec::new(),
+            bounds: None,
+        };
         let children: Vec<Chunk> = self.tree.children_of(at).collect();
         let (mut have_vertices, mut finite_count) = (false, 0);
         for c in &children {
             if let Some(layout) = tags::vertex_layout(c.id) {
                 if have_vertices {
-                    self.diag(c.offset, c.index, "a second vertex block in one primitive is ignored");
+                    self.diag(
+                        c.offset,
+                        c.index,
+                        "a second vertex block in one primitive is ignored",
+                    );
                     continue;
                 }
                 have_vertices = true;
@@ -755,7 +906,11 @@ impl Builder<'_, '_> {
         let bad_vertex: Vec<bool> = if finite_count == n as usize {
             Vec::new()
         } else {
-            prim.vertices.positions.iter().map(|p| !p.iter().all(|x| x.is_finite())).collect()
+            prim.vertices
+                .positions
+                .iter()
+                .map(|p| !p.iter().all(|x| x.is_finite()))
+                .collect()
         };
         match kind {
             PrimitiveKind::PMesh => {
@@ -768,14 +923,30 @@ impl Builder<'_, '_> {
                 }
             }
             PrimitiveKind::TriStrip => {
-                let whole = SourceRun { first: 0, record: at.index, start: 0, face_len: 0, tris_per_face: 0 };
+                let whole = SourceRun {
+                    first: 0,
+                    record: at.index,
+                    start: 0,
+                    face_len: 0,
+                    tris_per_face: 0,
+                };
                 for k in 0..n.saturating_sub(2) {
-                    let t = if k % 2 == 0 { [k, k + 1, k + 2] } else { [k + 1, k, k + 2] };
+                    let t = if k % 2 == 0 {
+                        [k, k + 1, k + 2]
+                    } else {
+                        [k + 1, k, k + 2]
+                    };
                     push_face(&mut prim, &[t], whole, &bad_vertex);
                 }
             }
             PrimitiveKind::Polygon | PrimitiveKind::PolyStrip => {
-                let whole = SourceRun { first: 0, record: at.index, start: 0, face_len: 0, tris_per_face: 0 };
+                let whole = SourceRun {
+                    first: 0,
+                    record: at.index,
+                    start: 0,
+                    face_len: 0,
+                    tris_per_face: 0,
+                };
                 for k in 1..n.saturating_sub(1) {
                     push_face(&mut prim, &[[0, k, k + 1]], whole, &bad_vertex);
                 }
@@ -790,7 +961,11 @@ impl Builder<'_, '_> {
     }
 
     /// The block, the box around its finite positions and how many positions are finite.
-    fn vertices(&mut self, c: &Chunk, layout: &VertexLayout) -> (VertexBlock, Option<[[f32; 3]; 2]>, usize) {
+    fn vertices(
+        &mut self,
+        c: &Chunk,
+        layout: &VertexLayout,
+    ) -> (VertexBlock, Option<[[f32; 3]; 2]>, usize) {
         let (at, p) = (c.index, self.tree.payload(c));
         let stride = layout.floats * 4;
         if p.len() % stride != 0 {
@@ -801,9 +976,19 @@ impl Builder<'_, '_> {
             );
         }
         let count = p.len() / stride;
-        self.field(c, 0, count * stride, format!("{count} vertices × {stride} B"), format!("{} floats per vertex", layout.floats));
+        self.field(
+            c,
+            0,
+            count * stride,
+            format!("{count} vertices × {stride} B"),
+            format!("{} floats per vertex", layout.floats),
+        );
         // One streaming pass per attribute: simple loops the compiler vectorises.
-        fn column<const N: usize>(p: &[u8], stride: usize, offset: Option<usize>) -> Option<Vec<[f32; N]>> {
+        fn column<const N: usize>(
+            p: &[u8],
+            stride: usize,
+            offset: Option<usize>,
+        ) -> Option<Vec<[f32; N]>> {
             let at = offset? * 4;
             let read = |v: &[u8]| -> [f32; N] {
                 let raw: [u32; N] = bytemuck::pod_read_unaligned(&v[at..at + N * 4]);
@@ -823,7 +1008,11 @@ impl Builder<'_, '_> {
         };
         let (bounds, finite) = finite_bounds(&block.positions);
         if finite < count {
-            let v = block.positions.iter().position(|p| !p.iter().all(|x| x.is_finite())).unwrap_or(0);
+            let v = block
+                .positions
+                .iter()
+                .position(|p| !p.iter().all(|x| x.is_finite()))
+                .unwrap_or(0);
             self.diag(
                 c.payload_offset + v * stride,
                 at,
@@ -836,27 +1025,61 @@ impl Builder<'_, '_> {
     fn connection_list(&mut self, c: &Chunk, n: u32, bad: &[bool], prim: &mut Primitive) {
         let (at, p) = (c.index, self.tree.payload(c));
         if p.len() % 12 != 0 {
-            self.diag(c.payload_offset, at, format!("CONNECTION_LIST of {} bytes is not a whole number of 12-byte triangles", p.len()));
+            self.diag(
+                c.payload_offset,
+                at,
+                format!(
+                    "CONNECTION_LIST of {} bytes is not a whole number of 12-byte triangles",
+                    p.len()
+                ),
+            );
         }
         let mut triangles: Vec<[i32; 3]> = bytemuck::pod_collect_to_vec(&p[..p.len() / 12 * 12]);
         from_le(bytemuck::cast_slice_mut(&mut triangles));
-        self.field(c, 0, triangles.len() * 12, format!("{} triangles × 3 × i32", triangles.len()), "");
+        self.field(
+            c,
+            0,
+            triangles.len() * 12,
+            format!("{} triangles × 3 × i32", triangles.len()),
+            "",
+        );
         prim.triangles.reserve(triangles.len());
-        let largest = triangles.iter().flatten().fold(0u32, |m, &i| m.max(i as u32));
+        let largest = triangles
+            .iter()
+            .flatten()
+            .fold(0u32, |m, &i| m.max(i as u32));
         if bad.is_empty() && largest < n && n <= i32::MAX as u32 {
             // Every index valid and every vertex finite (see pconn_list): one run, no checks.
             if !triangles.is_empty() {
                 let first = prim.triangles.len() as u32;
-                prim.triangle_sources.push(SourceRun { first, record: at, start: c.payload_offset, face_len: 12, tris_per_face: 1 });
+                prim.triangle_sources.push(SourceRun {
+                    first,
+                    record: at,
+                    start: c.payload_offset,
+                    face_len: 12,
+                    tris_per_face: 1,
+                });
             }
-            prim.triangles.extend(triangles.iter().map(|t| t.map(|i| i as u32)));
+            prim.triangles
+                .extend(triangles.iter().map(|t| t.map(|i| i as u32)));
             prim.connectivity.push(Connectivity::Triangles(triangles));
             return;
         }
         for (t, tri) in triangles.iter().enumerate() {
             let start = c.payload_offset + t * 12;
             if self.face_in_range(tri, n, start, at) {
-                push_face(prim, &[tri.map(|i| i as u32)], SourceRun { first: 0, record: at, start, face_len: 12, tris_per_face: 1 }, bad);
+                push_face(
+                    prim,
+                    &[tri.map(|i| i as u32)],
+                    SourceRun {
+                        first: 0,
+                        record: at,
+                        start,
+                        face_len: 12,
+                        tris_per_face: 1,
+                    },
+                    bad,
+                );
             }
         }
         prim.connectivity.push(Connectivity::Triangles(triangles));
@@ -865,12 +1088,20 @@ impl Builder<'_, '_> {
     fn pconn_list(&mut self, c: &Chunk, n: u32, bad: &[bool], prim: &mut Primitive) {
         let (at, p) = (c.index, self.tree.payload(c));
         let Some(&ppf) = p.first() else {
-            self.diag(c.payload_offset, at, "PCONN_LIST is too short to hold its points-per-face byte");
+            self.diag(
+                c.payload_offset,
+                at,
+                "PCONN_LIST is too short to hold its points-per-face byte",
+            );
             return;
         };
         self.field(c, 0, 1, "u8 points per face", ppf.to_string());
         if ppf < 3 {
-            self.diag(c.payload_offset, at, format!("PCONN_LIST points-per-face is {ppf}, expected 3 or more"));
+            self.diag(
+                c.payload_offset,
+                at,
+                format!("PCONN_LIST points-per-face is {ppf}, expected 3 or more"),
+            );
             return;
         }
         let face_bytes = ppf as usize * 4;
@@ -878,13 +1109,22 @@ impl Builder<'_, '_> {
             self.diag(
                 c.payload_offset + 1,
                 at,
-                format!("PCONN_LIST index data of {} bytes is not a whole number of {ppf}-point faces", p.len() - 1),
+                format!(
+                    "PCONN_LIST index data of {} bytes is not a whole number of {ppf}-point faces",
+                    p.len() - 1
+                ),
             );
         }
         let faces = (p.len() - 1) / face_bytes;
         let mut indices: Vec<i32> = bytemuck::pod_collect_to_vec(&p[1..1 + faces * face_bytes]);
         from_le(&mut indices);
-        self.field(c, 1, faces * face_bytes, format!("{faces} faces × {ppf} × i32"), "");
+        self.field(
+            c,
+            1,
+            faces * face_bytes,
+            format!("{faces} faces × {ppf} × i32"),
+            "",
+        );
         prim.triangles.reserve(faces * (ppf as usize - 2));
         // A negative index read as u32 is at least 2^31, above any vertex count a file can
         // hold; the maximum without a short-circuit is one vectorised pass.
@@ -893,7 +1133,13 @@ impl Builder<'_, '_> {
             // Every index valid and every vertex finite, the usual case: fan without checks.
             if !indices.is_empty() {
                 let first = prim.triangles.len() as u32;
-                prim.triangle_sources.push(SourceRun { first, record: at, start: c.payload_offset + 1, face_len: face_bytes as u32, tris_per_face: ppf as u32 - 2 });
+                prim.triangle_sources.push(SourceRun {
+                    first,
+                    record: at,
+                    start: c.payload_offset + 1,
+                    face_len: face_bytes as u32,
+                    tris_per_face: ppf as u32 - 2,
+                });
             }
             if ppf == 4 {
                 // Quads, by far the most common face: two triangles each.
@@ -903,10 +1149,16 @@ impl Builder<'_, '_> {
                 }));
             } else {
                 for face in indices.chunks_exact(ppf as usize) {
-                    prim.triangles.extend((1..face.len() - 1).map(|k| [face[0] as u32, face[k] as u32, face[k + 1] as u32]));
+                    prim.triangles.extend(
+                        (1..face.len() - 1)
+                            .map(|k| [face[0] as u32, face[k] as u32, face[k + 1] as u32]),
+                    );
                 }
             }
-            prim.connectivity.push(Connectivity::Faces { points_per_face: ppf, indices });
+            prim.connectivity.push(Connectivity::Faces {
+                points_per_face: ppf,
+                indices,
+            });
             return;
         }
         let mut fan: Vec<[u32; 3]> = Vec::with_capacity(ppf as usize - 2);
@@ -914,11 +1166,28 @@ impl Builder<'_, '_> {
             let start = c.payload_offset + 1 + f * face_bytes;
             if self.face_in_range(face, n, start, at) {
                 fan.clear();
-                fan.extend((1..face.len() - 1).map(|k| [face[0] as u32, face[k] as u32, face[k + 1] as u32]));
-                push_face(prim, &fan, SourceRun { first: 0, record: at, start, face_len: face_bytes as u32, tris_per_face: 0 }, bad);
+                fan.extend(
+                    (1..face.len() - 1)
+                        .map(|k| [face[0] as u32, face[k] as u32, face[k + 1] as u32]),
+                );
+                push_face(
+                    prim,
+                    &fan,
+                    SourceRun {
+                        first: 0,
+                        record: at,
+                        start,
+                        face_len: face_bytes as u32,
+                        tris_per_face: 0,
+                    },
+                    bad,
+                );
             }
         }
-        prim.connectivity.push(Connectivity::Faces { points_per_face: ppf, indices });
+        prim.connectivity.push(Connectivity::Faces {
+            points_per_face: ppf,
+            indices,
+        });
     }
 
     /// Whether every index of a face is in range; a diagnostic at the first one that is not.
@@ -926,7 +1195,14 @@ impl Builder<'_, '_> {
         match face.iter().position(|&i| i < 0 || i as u32 >= n) {
             None => true,
             Some(k) => {
-                self.diag(at_byte + k * 4, chunk, format!("index {} out of range: the vertex block has {n} vertices; face skipped", face[k]));
+                self.diag(
+                    at_byte + k * 4,
+                    chunk,
+                    format!(
+                        "index {} out of range: the vertex block has {n} vertices; face skipped",
+                        face[k]
+                    ),
+                );
                 false
             }
         }
@@ -938,7 +1214,9 @@ impl Builder<'_, '_> {
             let p = self.tree.payload(&c);
             match c.id {
                 tags::BBOX => {
-                    let v = self.floats::<6>(&c, p).map(|v| [[v[0], v[1], v[2]], [v[3], v[4], v[5]]]);
+                    let v = self
+                        .floats::<6>(&c, p)
+                        .map(|v| [[v[0], v[1], v[2]], [v[3], v[4], v[5]]]);
                     self.once(&mut b.bbox, v, &c)
                 }
                 tags::BSPHERE => {
@@ -961,11 +1239,21 @@ impl Builder<'_, '_> {
                 Some(_) if !self.afford(&c, std::mem::size_of::<LightPoint>()) => {}
                 Some(position) => {
                     let radius = f32s::<4>(p).map(|v| v[3]);
-                    self.field(&c, 0, 12, "3 × f32 centre (unconfirmed layout)", format!("{position:?}"));
+                    self.field(
+                        &c,
+                        0,
+                        12,
+                        "3 × f32 centre (unconfirmed layout)",
+                        format!("{position:?}"),
+                    );
                     if let Some(r) = radius {
                         self.field(&c, 12, 4, "f32 radius (unconfirmed)", r.to_string());
                     }
-                    points.push(LightPoint { chunk: c.index, position, radius });
+                    points.push(LightPoint {
+                        chunk: c.index,
+                        position,
+                        radius,
+                    });
                 }
                 None => self.short(&c, "at least three 4-byte floats (the centre)"),
             }
@@ -986,7 +1274,11 @@ impl Builder<'_, '_> {
         if !self.afford(at, std::mem::size_of::<MaterialDef>()) {
             return None;
         }
-        let mut m = MaterialDef { chunk: at.index, name: None, ..MaterialDef::new("") };
+        let mut m = MaterialDef {
+            chunk: at.index,
+            name: None,
+            ..MaterialDef::new("")
+        };
         for c in self.tree.children_of(at) {
             let p = self.tree.payload(&c);
             match c.id {
@@ -999,7 +1291,10 @@ impl Builder<'_, '_> {
                     self.once(&mut m.scope, v, &c)
                 }
                 tags::MATERIAL_TEXTURE => {
-                    let v = self.byte(&c).map(|mode| TextureRef { mode, name: (mode == 2).then(|| self.text(&c, 1)) });
+                    let v = self.byte(&c).map(|mode| TextureRef {
+                        mode,
+                        name: (mode == 2).then(|| self.text(&c, 1)),
+                    });
                     self.once(&mut m.texture, v, &c)
                 }
                 tags::AMBIENT => {
@@ -1036,7 +1331,11 @@ impl Builder<'_, '_> {
         if !self.afford(at, std::mem::size_of::<TextureDef>()) {
             return None;
         }
-        let mut t = TextureDef { chunk: at.index, name: None, ..TextureDef::new("") };
+        let mut t = TextureDef {
+            chunk: at.index,
+            name: None,
+            ..TextureDef::new("")
+        };
         for c in self.tree.children_of(at) {
             match c.id {
                 tags::NAME => {
@@ -1047,7 +1346,9 @@ impl Builder<'_, '_> {
                     let v = Some(self.text(&c, 0));
                     self.once(&mut t.map, v, &c)
                 }
-                tags::SV_SPECIAL if self.afford(&c, std::mem::size_of::<String>()) => t.specials.push(self.special(&c)),
+                tags::SV_SPECIAL if self.afford(&c, std::mem::size_of::<String>()) => {
+                    t.specials.push(self.special(&c))
+                }
                 id => {
                     let slot = match id {
                         tags::SCOPE => &mut t.scope,
@@ -1072,7 +1373,12 @@ impl Builder<'_, '_> {
         if !self.afford(at, std::mem::size_of::<RampDef>()) {
             return None;
         }
-        let mut r = RampDef { chunk: at.index, name: None, scope: None, colors: None };
+        let mut r = RampDef {
+            chunk: at.index,
+            name: None,
+            scope: None,
+            colors: None,
+        };
         for c in self.tree.children_of(at) {
             let p = self.tree.payload(&c);
             match c.id {
@@ -1086,7 +1392,9 @@ impl Builder<'_, '_> {
                 }
                 // Inside RAMP, 0x031 is the ramp data (color0, color1), not SV_B_MATERIAL.
                 tags::SV_B_MATERIAL => {
-                    let v = self.floats::<6>(&c, p).map(|v| [[v[0], v[1], v[2]], [v[3], v[4], v[5]]]);
+                    let v = self
+                        .floats::<6>(&c, p)
+                        .map(|v| [[v[0], v[1], v[2]], [v[3], v[4], v[5]]]);
                     self.once(&mut r.colors, v, &c)
                 }
                 _ => {}
@@ -1136,10 +1444,16 @@ fn push_face(prim: &mut Primitive, triangles: &[[u32; 3]], source: SourceRun, ba
         r.record == source.record
             && r.tris_per_face == tris_per_face
             && r.face_len == source.face_len
-            && (whole || r.start + ((at - r.first) / n) as usize * source.face_len as usize == source.start)
+            && (whole
+                || r.start + ((at - r.first) / n) as usize * source.face_len as usize
+                    == source.start)
     });
     if !continues {
-        prim.triangle_sources.push(SourceRun { first: at, tris_per_face, ..source });
+        prim.triangle_sources.push(SourceRun {
+            first: at,
+            tris_per_face,
+            ..source
+        });
     }
     prim.triangles.extend(triangles.iter().filter(keep));
 }

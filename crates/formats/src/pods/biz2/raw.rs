@@ -7,8 +7,8 @@
 //! record each (docs/formats/biz2.md, "Memory").
 
 use super::tags::{self, Classified};
-use crate::ParseError;
 pub use crate::inspect::{Coverage, Field};
+use crate::ParseError;
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -95,7 +95,15 @@ struct Stack {
 }
 
 impl Stack {
-    const EMPTY: Stack = Stack { items: [Open { index: 0, offset: 0, end: 0, id: 0 }; MAX_DEPTH], len: 0 };
+    const EMPTY: Stack = Stack {
+        items: [Open {
+            index: 0,
+            offset: 0,
+            end: 0,
+            id: 0,
+        }; MAX_DEPTH],
+        len: 0,
+    };
     fn top(&self) -> Option<&Open> {
         self.len.checked_sub(1).map(|i| &self.items[i])
     }
@@ -145,14 +153,24 @@ pub struct WalkStats {
 
 impl Default for WalkStats {
     fn default() -> Self {
-        WalkStats { per_id: vec![0; 0x3000].into_boxed_slice(), length_widths: [0; 3], framing: 0, known_payload: 0, opaque_payload: 0 }
+        WalkStats {
+            per_id: vec![0; 0x3000].into_boxed_slice(),
+            length_widths: [0; 3],
+            framing: 0,
+            known_payload: 0,
+            opaque_payload: 0,
+        }
     }
 }
 
 impl WalkStats {
     /// (id, chunks) for every id that occurs, in id order.
     pub fn ids(&self) -> impl Iterator<Item = (u16, usize)> + '_ {
-        self.per_id.iter().enumerate().filter(|(_, &n)| n > 0).map(|(id, &n)| (id as u16, n as usize))
+        self.per_id
+            .iter()
+            .enumerate()
+            .filter(|(_, &n)| n > 0)
+            .map(|(id, &n)| (id as u16, n as usize))
     }
 }
 
@@ -217,7 +235,14 @@ impl<'a> ChunkTree<'a> {
             decoded_bytes: 0,
         };
         if bytes.len() < 8 {
-            tree.error = Some(ParseError::new(0, "", format!("expected the 8-byte magic DIV-BIZ2, file has {} bytes", bytes.len())));
+            tree.error = Some(ParseError::new(
+                0,
+                "",
+                format!(
+                    "expected the 8-byte magic DIV-BIZ2, file has {} bytes",
+                    bytes.len()
+                ),
+            ));
             return tree;
         }
         tree.magic.copy_from_slice(&bytes[..8]);
@@ -226,12 +251,22 @@ impl<'a> ChunkTree<'a> {
             tree.error = Some(ParseError::new(
                 0,
                 "",
-                format!("expected magic DIV-BIZ2 or DIV-BMF2, found {:?}", String::from_utf8_lossy(&tree.magic)),
+                format!(
+                    "expected magic DIV-BIZ2 or DIV-BMF2, found {:?}",
+                    String::from_utf8_lossy(&tree.magic)
+                ),
             ));
             return tree;
         }
         if bytes.len() as u64 > MAX_FILE_BYTES as u64 {
-            tree.error = Some(ParseError::new(MAX_FILE_BYTES, "", format!("files over {MAX_FILE_BYTES} bytes are not supported (this one has {})", bytes.len())));
+            tree.error = Some(ParseError::new(
+                MAX_FILE_BYTES,
+                "",
+                format!(
+                    "files over {MAX_FILE_BYTES} bytes are not supported (this one has {})",
+                    bytes.len()
+                ),
+            ));
             return tree;
         }
         if let Err((e, end)) = tree.walk() {
@@ -240,7 +275,11 @@ impl<'a> ChunkTree<'a> {
             // later, at the missing trailer).
             tree.damaged_tail = end && tree.count > 0;
             // (A malformed chunk inside a cut one is the error: the file is not only cut.)
-            tree.error = Some(if end { tree.truncation.take().unwrap_or(e) } else { e });
+            tree.error = Some(if end {
+                tree.truncation.take().unwrap_or(e)
+            } else {
+                e
+            });
         }
         tree
     }
@@ -249,7 +288,11 @@ impl<'a> ChunkTree<'a> {
     /// trailer) rather than a malformed chunk.
     fn walk(&mut self) -> Result<(), (ParseError, bool)> {
         let bytes = self.bytes;
-        let mut w = Walk { pos: 8, index: 0, stack: Stack::EMPTY };
+        let mut w = Walk {
+            pos: 8,
+            index: 0,
+            stack: Stack::EMPTY,
+        };
         // For error paths: per open level, the ordinal of its container and the number of
         // container children seen per id (few: only known structural ids are containers).
         let mut ordinals: Vec<(u32, Vec<(u16, u32)>)> = vec![(0, Vec::new())];
@@ -262,17 +305,37 @@ impl<'a> ChunkTree<'a> {
             let parent = w.stack.top().copied();
             let limit = parent.map_or(bytes.len(), |o| o.end as usize);
             if pos == bytes.len() && parent.is_none() {
-                return Err((ParseError::new(pos, "", "expected the BIZ_DONE trailer (0x0005), the file ends here"), true));
+                return Err((
+                    ParseError::new(
+                        pos,
+                        "",
+                        "expected the BIZ_DONE trailer (0x0005), the file ends here",
+                    ),
+                    true,
+                ));
             }
             // The region being read runs to the end of the file: running out here is the file
             // being cut short, not a chunk that contradicts its parent.
             let at_end = limit == bytes.len();
             let path = || {
                 let names = w.stack.as_slice().iter().zip(&ordinals[1..]);
-                names.map(|(o, (n, _))| format!("{}[{n}]", tags::name(o.id).unwrap_or("UNKNOWN"))).collect::<Vec<_>>().join("/")
+                names
+                    .map(|(o, (n, _))| format!("{}[{n}]", tags::name(o.id).unwrap_or("UNKNOWN")))
+                    .collect::<Vec<_>>()
+                    .join("/")
             };
             if limit - pos < 2 {
-                return Err((ParseError::new(pos, &path(), format!("expected a 2-byte tag word, only {} bytes remain in the parent", limit - pos)), at_end));
+                return Err((
+                    ParseError::new(
+                        pos,
+                        &path(),
+                        format!(
+                            "expected a 2-byte tag word, only {} bytes remain in the parent",
+                            limit - pos
+                        ),
+                    ),
+                    at_end,
+                ));
             }
             let word = u16::from_le_bytes([bytes[pos], bytes[pos + 1]]);
             let Some(len_width) = width_of(word) else {
@@ -288,13 +351,26 @@ impl<'a> ChunkTree<'a> {
             let len = read_len(bytes, len_at, len_width);
             let payload_offset = len_at + len_width as usize;
             let remaining = limit - payload_offset;
-            let Classified { id, container, known, misplaced, .. } = tags::classify(parent.map(|o| o.id), word);
+            let Classified {
+                id,
+                container,
+                known,
+                misplaced,
+                ..
+            } = tags::classify(parent.map(|o| o.id), word);
             let name = tags::name(id).unwrap_or("UNKNOWN");
             if len as usize > remaining && !at_end {
                 return Err((ParseError::new(pos, &path(), format!("{name} ({word:#06x}) declares {len} payload bytes but its parent has only {remaining} left")), false));
             }
             if w.stack.len >= MAX_DEPTH && container {
-                return Err((ParseError::new(pos, &path(), format!("chunks nest deeper than {MAX_DEPTH} levels")), false));
+                return Err((
+                    ParseError::new(
+                        pos,
+                        &path(),
+                        format!("chunks nest deeper than {MAX_DEPTH} levels"),
+                    ),
+                    false,
+                ));
             }
             // Cut short by the end of the file: read as far as it goes (its children too).
             let len_in_file = if len as usize > remaining {
@@ -311,8 +387,13 @@ impl<'a> ChunkTree<'a> {
             };
             if self.count % MARK_EVERY == 0 {
                 let stack_at = self.mark_stack.len() as u32;
-                self.mark_stack.extend(w.stack.as_slice().iter().map(|o| [o.index, o.offset]));
-                self.marks.push(Mark { pos: pos as u32, stack_at, depth: w.stack.len as u8 });
+                self.mark_stack
+                    .extend(w.stack.as_slice().iter().map(|o| [o.index, o.offset]));
+                self.marks.push(Mark {
+                    pos: pos as u32,
+                    stack_at,
+                    depth: w.stack.len as u8,
+                });
             }
             let index = self.count;
             self.count += 1;
@@ -338,7 +419,14 @@ impl<'a> ChunkTree<'a> {
                 }
                 if end != bytes.len() {
                     return Err((
-                        ParseError::new(end, "BIZ_DONE", format!("expected the file to end after BIZ_DONE, {} more bytes follow", bytes.len() - end)),
+                        ParseError::new(
+                            end,
+                            "BIZ_DONE",
+                            format!(
+                                "expected the file to end after BIZ_DONE, {} more bytes follow",
+                                bytes.len() - end
+                            ),
+                        ),
                         true,
                     ));
                 }
@@ -346,7 +434,10 @@ impl<'a> ChunkTree<'a> {
                 return Ok(());
             }
             if container {
-                let level = &mut ordinals.last_mut().expect("one level per open container, plus the top").1;
+                let level = &mut ordinals
+                    .last_mut()
+                    .expect("one level per open container, plus the top")
+                    .1;
                 let ordinal = match level.iter_mut().find(|(i, _)| *i == id) {
                     Some((_, n)) => {
                         *n += 1;
@@ -358,7 +449,12 @@ impl<'a> ChunkTree<'a> {
                     }
                 };
                 ordinals.push((ordinal, Vec::new()));
-                w.stack.push(Open { index, offset: pos as u32, end: end as u32, id });
+                w.stack.push(Open {
+                    index,
+                    offset: pos as u32,
+                    end: end as u32,
+                    id,
+                });
                 w.pos = payload_offset;
             } else {
                 w.pos = end;
@@ -377,10 +473,21 @@ impl<'a> ChunkTree<'a> {
     /// The walk at mark `k`, its open containers read again from their headers.
     fn resume(&self, k: usize) -> Walk {
         let m = self.marks[k];
-        let mut w = Walk { pos: m.pos as usize, index: k as u32 * MARK_EVERY, stack: Stack::EMPTY };
-        for &[index, offset] in &self.mark_stack[m.stack_at as usize..m.stack_at as usize + m.depth as usize] {
+        let mut w = Walk {
+            pos: m.pos as usize,
+            index: k as u32 * MARK_EVERY,
+            stack: Stack::EMPTY,
+        };
+        for &[index, offset] in
+            &self.mark_stack[m.stack_at as usize..m.stack_at as usize + m.depth as usize]
+        {
             let c = self.read_at(offset as usize, index, &w.stack);
-            w.stack.push(Open { index, offset, end: c.payload_end() as u32, id: c.id });
+            w.stack.push(Open {
+                index,
+                offset,
+                end: c.payload_end() as u32,
+                id: c.id,
+            });
         }
         w
     }
@@ -397,7 +504,8 @@ impl<'a> ChunkTree<'a> {
         // The walk only let a chunk run past its parent where the parent runs to the file's
         // end: then it is cut at the end of the file.
         let payload_offset = pos + 2 + len_width as usize;
-        let missing = (payload_offset as u64 + len as u64).saturating_sub(bytes.len() as u64) as u32;
+        let missing =
+            (payload_offset as u64 + len as u64).saturating_sub(bytes.len() as u64) as u32;
         Chunk {
             index,
             offset: pos,
@@ -426,7 +534,12 @@ impl<'a> ChunkTree<'a> {
     fn descend(&self, w: &mut Walk, c: &Chunk) {
         w.index += 1;
         if c.container {
-            w.stack.push(Open { index: c.index, offset: c.offset as u32, end: c.payload_end() as u32, id: c.id });
+            w.stack.push(Open {
+                index: c.index,
+                offset: c.offset as u32,
+                end: c.payload_end() as u32,
+                id: c.id,
+            });
             w.pos = c.payload_offset;
         } else {
             w.pos = c.payload_end();
@@ -496,8 +609,20 @@ impl<'a> ChunkTree<'a> {
         // one level never looks below it: the entries under it stay blank.
         let mut stack = Stack::EMPTY;
         stack.len = p.depth as usize;
-        stack.push(Open { index: p.index, offset: p.offset as u32, end: p.payload_end() as u32, id: p.id });
-        Some((Walk { pos: p.payload_offset, index: p.index + 1, stack }, p.payload_end()))
+        stack.push(Open {
+            index: p.index,
+            offset: p.offset as u32,
+            end: p.payload_end() as u32,
+            id: p.id,
+        });
+        Some((
+            Walk {
+                pos: p.payload_offset,
+                index: p.index + 1,
+                stack,
+            },
+            p.payload_end(),
+        ))
     }
 
     /// The direct children of chunk `parent` (or of the top level for `None`).
@@ -569,7 +694,11 @@ impl<'a> ChunkTree<'a> {
 
     /// Sorted unique ids of chunks that no table knows.
     pub fn unknown_tags(&self) -> Vec<u16> {
-        self.stats.ids().map(|(id, _)| id).filter(|&id| tags::name(id).is_none()).collect()
+        self.stats
+            .ids()
+            .map(|(id, _)| id)
+            .filter(|&id| tags::name(id).is_none())
+            .collect()
     }
 }
 
@@ -593,7 +722,11 @@ impl Ordinals {
     const MAX_SCANS: usize = 256;
 
     fn ordinal(&mut self, tree: &ChunkTree<'_>, c: &Chunk) -> u32 {
-        if self.scans.get(&c.parent).is_some_and(|s| s.next.index > c.index) {
+        if self
+            .scans
+            .get(&c.parent)
+            .is_some_and(|s| s.next.index > c.index)
+        {
             self.scans.remove(&c.parent);
         }
         if !self.scans.contains_key(&c.parent) {
@@ -601,11 +734,21 @@ impl Ordinals {
                 self.scans.clear();
             }
             let parent = c.parent.and_then(|p| tree.chunk(p));
-            let Some((next, end)) = tree.first_child(parent.as_ref()) else { return 0 };
-            self.scans.insert(c.parent, OrdinalScan { next, end, counts: HashMap::new() });
+            let Some((next, end)) = tree.first_child(parent.as_ref()) else {
+                return 0;
+            };
+            self.scans.insert(
+                c.parent,
+                OrdinalScan {
+                    next,
+                    end,
+                    counts: HashMap::new(),
+                },
+            );
         }
         let scan = self.scans.get_mut(&c.parent).expect("inserted above");
-        while scan.next.index < c.index && scan.next.index < tree.count && scan.next.pos < scan.end {
+        while scan.next.index < c.index && scan.next.index < tree.count && scan.next.pos < scan.end
+        {
             let sibling = tree.read(&scan.next);
             *scan.counts.entry(sibling.id).or_default() += 1;
             tree.skip(&mut scan.next, &sibling);
@@ -650,7 +793,13 @@ mod tests {
         let ids: Vec<_> = tree.iter().map(|c| (c.id, c.len_width, c.depth)).collect();
         assert_eq!(
             ids,
-            vec![(0x0003, 2, 0), (0x2005, 1, 1), (0x0040, 4, 0), (0x2008, 1, 1), (0x0005, 1, 0)]
+            vec![
+                (0x0003, 2, 0),
+                (0x2005, 1, 1),
+                (0x0040, 4, 0),
+                (0x2008, 1, 1),
+                (0x0005, 1, 0)
+            ]
         );
         assert_eq!(tree.length_widths(), [3, 1, 1]);
         assert_eq!(tree.payload(&tree.chunk(3).unwrap()), b"box\0");
@@ -673,7 +822,11 @@ mod tests {
     fn trailer_with_payload_and_missing_trailer_are_errors() {
         let mut bytes = MAGIC_GEOMETRY.to_vec();
         bytes.extend(chunk(0x0005, &[1]));
-        assert!(ChunkTree::parse(&bytes).error.unwrap().message.contains("empty BIZ_DONE"));
+        assert!(ChunkTree::parse(&bytes)
+            .error
+            .unwrap()
+            .message
+            .contains("empty BIZ_DONE"));
         let bytes = MAGIC_GEOMETRY.to_vec();
         assert_eq!(ChunkTree::parse(&bytes).error.unwrap().offset, 8);
     }
@@ -705,18 +858,27 @@ mod tests {
             let tree = ChunkTree::parse(&whole[..cut]);
             assert!(tree.error.is_some(), "cut at {cut}");
             assert!(tree.damaged_tail, "cut at {cut}: {:?}", tree.error);
-            assert!(tree.iter().all(|c| c.payload_end() <= cut), "cut at {cut}: a chunk past the end");
+            assert!(
+                tree.iter().all(|c| c.payload_end() <= cut),
+                "cut at {cut}: a chunk past the end"
+            );
         }
         let cut = whole.len() - 3 - 2; // the trailer (3 bytes) and two bytes of the name
         let tree = ChunkTree::parse(&whole[..cut]);
-        let name = tree.iter().find(|c| c.id == 0x2008).expect("the cut chunk is recorded");
+        let name = tree
+            .iter()
+            .find(|c| c.id == 0x2008)
+            .expect("the cut chunk is recorded");
         assert!(name.truncated);
         assert_eq!((name.len, name.payload_len(), name.missing), (4, 2, 2));
         assert_eq!(tree.payload(&name), b"bo");
         let object = tree.iter().find(|c| c.id == 0x0040).unwrap();
         assert!(object.truncated, "its container is cut too");
         let e = tree.error.clone().expect("a cut is an error");
-        assert_eq!(e.offset, object.offset, "at the first chunk the cut went through");
+        assert_eq!(
+            e.offset, object.offset,
+            "at the first chunk the cut went through"
+        );
         assert!(e.message.contains("cut short"), "{}", e.message);
         // Bytes after the trailer: damage too, every chunk whole.
         let mut junk = whole.clone();
@@ -780,7 +942,10 @@ mod tests {
         assert_eq!(tree.error, None);
         assert!(tree.iter().all(|c| c.depth <= 2));
         let lod = tree.chunk(2).unwrap();
-        assert_eq!((lod.id, lod.depth, lod.container, lod.misplaced), (0x0041, 2, false, true));
+        assert_eq!(
+            (lod.id, lod.depth, lod.container, lod.misplaced),
+            (0x0041, 2, false, true)
+        );
         assert!(tree.unknown_tags().is_empty());
     }
 
@@ -791,7 +956,10 @@ mod tests {
         for n in 0..3 {
             lod1.extend(patch(b'0' + n));
         }
-        let object = chunk(0x4040, &[chunk(0x0041, &patch(b'x')), chunk(0x0041, &lod1)].concat());
+        let object = chunk(
+            0x4040,
+            &[chunk(0x0041, &patch(b'x')), chunk(0x0041, &lod1)].concat(),
+        );
         let bytes = file(&[object]);
         let tree = ChunkTree::parse(&bytes);
         assert_eq!(tree.error, None);
@@ -828,7 +996,11 @@ mod tests {
 
     #[test]
     fn every_chunk_is_found_alike_by_walk_index_children_and_path() {
-        let mut files: Vec<Vec<u8>> = crate::demo::demo_files().into_iter().filter(|(p, _)| p.ends_with(".BGF") || p.ends_with(".BMF")).map(|(_, b)| b).collect();
+        let mut files: Vec<Vec<u8>> = crate::demo::demo_files()
+            .into_iter()
+            .filter(|(p, _)| p.ends_with(".BGF") || p.ends_with(".BMF"))
+            .map(|(_, b)| b)
+            .collect();
         // Long sibling runs of leaves and containers, empty containers, and a cut file.
         let mut body = Vec::new();
         for k in 0..200u32 {
@@ -839,7 +1011,11 @@ mod tests {
             }
         }
         let object = chunk(0x8040, &body.concat());
-        files.push(file(&[object.clone(), chunk(0x0777, &[9; 3]), object.clone()]));
+        files.push(file(&[
+            object.clone(),
+            chunk(0x0777, &[9; 3]),
+            object.clone(),
+        ]));
         let whole = file(&[object.clone(), object]);
         files.push(whole[..whole.len() - 100].to_vec());
         for bytes in &files {
@@ -852,12 +1028,18 @@ mod tests {
                 assert_eq!(tree.chunk(i as u32), Some(*c));
             }
             assert_eq!(tree.chunk(tree.len() as u32), None);
-            for parent in std::iter::once(None).chain(all.iter().filter(|c| c.container).map(|c| Some(c.index))) {
+            for parent in std::iter::once(None)
+                .chain(all.iter().filter(|c| c.container).map(|c| Some(c.index)))
+            {
                 let kids: Vec<Chunk> = tree.children(parent).collect();
-                let expected: Vec<Chunk> = all.iter().filter(|c| c.parent == parent).copied().collect();
+                let expected: Vec<Chunk> =
+                    all.iter().filter(|c| c.parent == parent).copied().collect();
                 assert_eq!(kids, expected);
                 if let Some(p) = parent {
-                    assert_eq!(tree.children_of(&all[p as usize]).collect::<Vec<_>>(), expected);
+                    assert_eq!(
+                        tree.children_of(&all[p as usize]).collect::<Vec<_>>(),
+                        expected
+                    );
                 }
             }
             let naive = naive_paths(&tree);
@@ -875,13 +1057,28 @@ mod tests {
 
     #[test]
     fn walk_figures_add_up_to_the_file() {
-        let bytes = file(&[chunk(0x0040, &[chunk(0x2008, b"a\0"), chunk(0x0777, &[1, 2])].concat()), chunk(0x0004, b"hi\0")]);
+        let bytes = file(&[
+            chunk(
+                0x0040,
+                &[chunk(0x2008, b"a\0"), chunk(0x0777, &[1, 2])].concat(),
+            ),
+            chunk(0x0004, b"hi\0"),
+        ]);
         let tree = ChunkTree::parse(&bytes);
         let s = &tree.stats;
         assert_eq!(s.framing + s.known_payload + s.opaque_payload, bytes.len());
         assert_eq!((s.known_payload, s.opaque_payload), (2 + 3, 2));
         let ids: Vec<(u16, usize)> = s.ids().collect();
-        assert_eq!(ids, vec![(0x0004, 1), (0x0005, 1), (0x0040, 1), (0x0777, 1), (0x2008, 1)]);
+        assert_eq!(
+            ids,
+            vec![
+                (0x0004, 1),
+                (0x0005, 1),
+                (0x0040, 1),
+                (0x0777, 1),
+                (0x2008, 1)
+            ]
+        );
     }
 
     #[test]

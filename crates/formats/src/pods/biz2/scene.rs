@@ -5,7 +5,10 @@
 use super::materials::{find, resolve_map, Libraries, TextureStatus};
 use super::special::{Behaviour, Words};
 use super::{Biz2File, MaterialRef, Primitive};
-use crate::scene::{Clip, LodLevel, Marker, Material, Mesh, Node, PartWords, Repeat, Scene, Surface, Target, Texture, Track, Transform};
+use crate::scene::{
+    Clip, LodLevel, Marker, Material, Mesh, Node, PartWords, Repeat, Scene, Surface, Target,
+    Texture, Track, Transform,
+};
 use std::collections::HashMap;
 
 /// The grey of a patch whose material is not found.
@@ -43,40 +46,85 @@ fn surface_of(words: &Words) -> Surface {
 /// UNIT as the two sources read it (docs/formats/biz2.md, "Units"): code 1 is a metre by the
 /// bgf notes, an inch by the b2z notes; other codes neither says.
 fn unit_readings(unit: Option<u8>) -> Vec<crate::scene::UnitReading> {
-    let reading = |source: &str, unit: &str, metres: f32| crate::scene::UnitReading { source: source.into(), unit: unit.into(), metres };
+    let reading = |source: &str, unit: &str, metres: f32| crate::scene::UnitReading {
+        source: source.into(),
+        unit: unit.into(),
+        metres,
+    };
     match unit {
-        Some(1) => vec![reading("bgf notes", "metre", 1.0), reading("b2z notes", "inch", 0.0254)],
+        Some(1) => vec![
+            reading("bgf notes", "metre", 1.0),
+            reading("b2z notes", "inch", 0.0254),
+        ],
         _ => Vec::new(),
     }
 }
 
 /// The model as a scene, with every material resolved as far as `assets` allows, and what
 /// each textured material's map resolved to (for the info panel).
-pub fn build(model: &str, file: Biz2File, libraries: &Libraries<'_>) -> (Scene, Vec<TextureStatus>) {
+pub fn build(
+    model: &str,
+    file: Biz2File,
+    libraries: &Libraries<'_>,
+) -> (Scene, Vec<TextureStatus>) {
     let assets = libraries.assets;
-    let mut scene = Scene { name: crate::file_name(model).to_string(), units: unit_readings(file.header.unit), ..Default::default() };
+    let mut scene = Scene {
+        name: crate::file_name(model).to_string(),
+        units: unit_readings(file.header.unit),
+        ..Default::default()
+    };
     let mut statuses: Vec<TextureStatus> = Vec::new();
     let mut resolved: HashMap<String, Resolved> = HashMap::new();
     let mut shared_maps: HashMap<String, u32> = HashMap::new();
     // Every distinct front reference as drawn (the patch's own, else its object's): resolved once.
-    let drawn = file.objects.iter().flat_map(|o| o.lods.iter().flat_map(|l| &l.patches).map(move |p| p.front.as_ref().or(o.front.as_ref())));
-    for r in drawn.filter_map(|m| if let Some(MaterialRef::Named(n)) = m { Some(n.clone()) } else { None }) {
+    let drawn = file.objects.iter().flat_map(|o| {
+        o.lods
+            .iter()
+            .flat_map(|l| &l.patches)
+            .map(move |p| p.front.as_ref().or(o.front.as_ref()))
+    });
+    for r in drawn.filter_map(|m| {
+        if let Some(MaterialRef::Named(n)) = m {
+            Some(n.clone())
+        } else {
+            None
+        }
+    }) {
         if resolved.contains_key(&r) {
             continue;
         }
         let found = find(libraries, model, &r);
-        let mut front = Resolved { diffuse: found.def.and_then(|d| d.diffuse), ..Default::default() };
-        if let (Some(def), Some(library), Some(lib_path)) = (found.def, found.library, found.resolution.library.as_deref()) {
+        let mut front = Resolved {
+            diffuse: found.def.and_then(|d| d.diffuse),
+            ..Default::default()
+        };
+        if let (Some(def), Some(library), Some(lib_path)) = (
+            found.def,
+            found.library,
+            found.resolution.library.as_deref(),
+        ) {
             if let Some(m) = resolve_map(assets, model, library, lib_path, def) {
-                let (name, map, file_path, image, reason) = (m.texture, m.map, m.file, m.image, m.reason);
+                let (name, map, file_path, image, reason) =
+                    (m.texture, m.map, m.file, m.image, m.reason);
                 front.scroll = m.scroll;
                 // One scene texture per decoded map file, however many materials use it (their
                 // drift lives on the material); a checker is the material's own colour.
-                let shared = file_path.as_deref().filter(|_| reason.is_none()).and_then(|p| shared_maps.get(p).copied());
+                let shared = file_path
+                    .as_deref()
+                    .filter(|_| reason.is_none())
+                    .and_then(|p| shared_maps.get(p).copied());
                 front.texture = Some(shared.unwrap_or_else(|| {
                     let index = scene.textures.len() as u32;
-                    let texels = image.cloned().unwrap_or_else(|| crate::texture::checker(front.diffuse.unwrap_or(GREY)));
-                    scene.textures.push(Texture { name: Some(name.to_string()), texels, file: file_path.clone().filter(|_| reason.is_none()), nearest: false, stand_in: reason.is_some() });
+                    let texels = image
+                        .cloned()
+                        .unwrap_or_else(|| crate::texture::checker(front.diffuse.unwrap_or(GREY)));
+                    scene.textures.push(Texture {
+                        name: Some(name.to_string()),
+                        texels,
+                        file: file_path.clone().filter(|_| reason.is_none()),
+                        nearest: false,
+                        stand_in: reason.is_some(),
+                    });
                     if let Some(p) = file_path.as_deref().filter(|_| reason.is_none()) {
                         shared_maps.insert(p.to_string(), index);
                     }
@@ -104,35 +152,97 @@ pub fn build(model: &str, file: Biz2File, libraries: &Libraries<'_>) -> (Scene, 
     // One scene material per (reference, whether the primitive brings its own colours, how
     // the patch's words draw it).
     let mut materials: HashMap<(Option<String>, bool, Surface), u32> = HashMap::new();
-    let mut material_for = |scene: &mut Scene, reference: Option<&String>, own_colours: bool, surface: Surface| -> u32 {
-        *materials.entry((reference.cloned(), own_colours, surface)).or_insert_with(|| {
-            let s = reference.and_then(|r| resolved.get(r)).copied().unwrap_or_default();
-            let [r, g, b] = if own_colours { [1.0; 3] } else { s.diffuse.unwrap_or(GREY) };
-            // Vertex colours win over the material's colour, with a texture or without.
-            let untextured_color = s.untextured.filter(|_| !own_colours).map(|[r, g, b]| [r, g, b, 1.0]);
-            let id = scene.materials.len() as u32;
-            scene.materials.push(Material { name: reference.cloned(), base_color: [r, g, b, 1.0], texture: s.texture, untextured_color, double_sided: true, alpha_cutoff: None, blend: None, surface });
-            if let Some([u0, v0, du, dv]) = s.scroll {
-                scene.clips.push(Clip {
-                    name: format!("scroll {}", reference.map_or("", |r| r.as_str())),
-                    duration: 1.0,
-                    repeat: Repeat::Extrapolate,
-                    tracks: vec![Track { target: Target::UvOffset(id), times: vec![0.0, 1.0], values: vec![u0, v0, u0 + du, v0 + dv] }],
+    let mut material_for = |scene: &mut Scene,
+                            reference: Option<&String>,
+                            own_colours: bool,
+                            surface: Surface|
+     -> u32 {
+        *materials
+            .entry((reference.cloned(), own_colours, surface))
+            .or_insert_with(|| {
+                let s = reference
+                    .and_then(|r| resolved.get(r))
+                    .copied()
+                    .unwrap_or_default();
+                let [r, g, b] = if own_colours {
+                    [1.0; 3]
+                } else {
+                    s.diffuse.unwrap_or(GREY)
+                };
+                // Vertex colours win over the material's colour, with a texture or without.
+                let untextured_color = s
+                    .untextured
+                    .filter(|_| !own_colours)
+                    .map(|[r, g, b]| [r, g, b, 1.0]);
+                let id = scene.materials.len() as u32;
+                scene.materials.push(Material {
+                    name: reference.cloned(),
+                    base_color: [r, g, b, 1.0],
+                    texture: s.texture,
+                    untextured_color,
+                    double_sided: true,
+                    alpha_cutoff: None,
+                    blend: None,
+                    surface,
                 });
-            }
-            id
-        })
+                if let Some([u0, v0, du, dv]) = s.scroll {
+                    scene.clips.push(Clip {
+                        name: format!("scroll {}", reference.map_or("", |r| r.as_str())),
+                        duration: 1.0,
+                        repeat: Repeat::Extrapolate,
+                        tracks: vec![Track {
+                            target: Target::UvOffset(id),
+                            times: vec![0.0, 1.0],
+                            values: vec![u0, v0, u0 + du, v0 + dv],
+                        }],
+                    });
+                }
+                id
+            })
     };
 
-    let root = scene.add_node(None, Node { name: Some(scene.name.clone()), ..Default::default() });
+    let root = scene.add_node(
+        None,
+        Node {
+            name: Some(scene.name.clone()),
+            ..Default::default()
+        },
+    );
     let mut blinking: Vec<u32> = Vec::new();
     let (mut layers, mut zones) = scene.layers_by_name();
     for object in file.objects {
-        let object_node = scene.add_node(Some(root), Node { name: object.name.clone(), record: Some(object.chunk), ..Default::default() });
-        for (k, p) in object.points.iter().enumerate().filter(|(_, p)| p.position.iter().all(|x| x.is_finite())) {
-            let radius = p.radius.filter(|r| r.is_finite() && *r >= 0.0).unwrap_or(0.0);
-            let transform = Transform { translation: p.position, ..Default::default() };
-            scene.add_node(Some(object_node), Node { name: Some(format!("light point {k}")), transform, marker: Some(Marker::Light { radius }), record: Some(p.chunk), ..Default::default() });
+        let object_node = scene.add_node(
+            Some(root),
+            Node {
+                name: object.name.clone(),
+                record: Some(object.chunk),
+                ..Default::default()
+            },
+        );
+        for (k, p) in object
+            .points
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.position.iter().all(|x| x.is_finite()))
+        {
+            let radius = p
+                .radius
+                .filter(|r| r.is_finite() && *r >= 0.0)
+                .unwrap_or(0.0);
+            let transform = Transform {
+                translation: p.position,
+                ..Default::default()
+            };
+            scene.add_node(
+                Some(object_node),
+                Node {
+                    name: Some(format!("light point {k}")),
+                    transform,
+                    marker: Some(Marker::Light { radius }),
+                    record: Some(p.chunk),
+                    ..Default::default()
+                },
+            );
         }
         for (i, lod) in object.lods.into_iter().enumerate() {
             if scene.lods.len() <= i {
@@ -141,20 +251,66 @@ pub fn build(model: &str, file: Biz2File, libraries: &Libraries<'_>) -> (Scene, 
             if scene.lods[i].distance.is_none() {
                 scene.lods[i].distance = lod.distance;
             }
-            let name = if lod.chunk.is_some() { format!("LOD {i}") } else { format!("LOD {i} (patches straight under OBJECT)") };
-            let lod_node = scene.add_node(Some(object_node), Node { name: Some(name), lod: Some(i as u32), record: lod.chunk, ..Default::default() });
+            let name = if lod.chunk.is_some() {
+                format!("LOD {i}")
+            } else {
+                format!("LOD {i} (patches straight under OBJECT)")
+            };
+            let lod_node = scene.add_node(
+                Some(object_node),
+                Node {
+                    name: Some(name),
+                    lod: Some(i as u32),
+                    record: lod.chunk,
+                    ..Default::default()
+                },
+            );
             for mut patch in lod.patches {
                 let prims = std::mem::take(&mut patch.primitives);
                 let front = match patch.front.as_ref().or(object.front.as_ref()) {
                     Some(MaterialRef::Named(n)) => Some(n.clone()),
                     _ => None,
                 };
-                let words = Words::read(object.specials.iter().chain(&patch.specials).map(String::as_str));
+                let words = Words::read(
+                    object
+                        .specials
+                        .iter()
+                        .chain(&patch.specials)
+                        .map(String::as_str),
+                );
                 let surface = surface_of(&words);
-                let primitives = prims.into_iter().map(|p| primitive(p, &mut |own| material_for(&mut scene, front.as_ref(), own, surface))).collect();
-                let mesh = scene.add_mesh(Mesh { name: patch.name.clone(), primitives });
-                let part = (!words.is_empty()).then(|| Box::new(PartWords { zones: words.zones.iter().map(|z| scene.zone_layer(z, &mut layers, &mut zones)).collect(), words: words.spelled() }));
-                let node = scene.add_node(Some(lod_node), Node { name: patch.name.clone(), mesh: Some(mesh), record: Some(patch.chunk), part, ..Default::default() });
+                let primitives = prims
+                    .into_iter()
+                    .map(|p| {
+                        primitive(p, &mut |own| {
+                            material_for(&mut scene, front.as_ref(), own, surface)
+                        })
+                    })
+                    .collect();
+                let mesh = scene.add_mesh(Mesh {
+                    name: patch.name.clone(),
+                    primitives,
+                });
+                let part = (!words.is_empty()).then(|| {
+                    Box::new(PartWords {
+                        zones: words
+                            .zones
+                            .iter()
+                            .map(|z| scene.zone_layer(z, &mut layers, &mut zones))
+                            .collect(),
+                        words: words.spelled(),
+                    })
+                });
+                let node = scene.add_node(
+                    Some(lod_node),
+                    Node {
+                        name: patch.name.clone(),
+                        mesh: Some(mesh),
+                        record: Some(patch.chunk),
+                        part,
+                        ..Default::default()
+                    },
+                );
                 if words.has(Behaviour::Blink.word()) {
                     blinking.push(node);
                 }
@@ -167,7 +323,14 @@ pub fn build(model: &str, file: Biz2File, libraries: &Libraries<'_>) -> (Scene, 
             name: BLINK_CLIP.into(),
             duration: BLINK_PERIOD,
             repeat: Repeat::Loop,
-            tracks: blinking.into_iter().map(|n| Track { target: Target::Visibility(n), times: vec![0.0, half, BLINK_PERIOD], values: vec![1.0, 0.0, 1.0] }).collect(),
+            tracks: blinking
+                .into_iter()
+                .map(|n| Track {
+                    target: Target::Visibility(n),
+                    times: vec![0.0, half, BLINK_PERIOD],
+                    values: vec![1.0, 0.0, 1.0],
+                })
+                .collect(),
         });
     }
     (scene, statuses)
@@ -191,7 +354,10 @@ fn primitive(prim: Primitive, material: &mut dyn FnMut(bool) -> u32) -> crate::s
         lit_colors: None,
         // A 3D texture coordinate samples the library's 2D maps by its u and v (the w stays
         // in the inspector): docs/formats/biz2.md, "Vertex blocks".
-        uvs: v.uvs.or_else(|| v.uvws.map(|uvw| uvw.into_iter().map(|[u, v, _]| [u, v]).collect())),
+        uvs: v.uvs.or_else(|| {
+            v.uvws
+                .map(|uvw| uvw.into_iter().map(|[u, v, _]| [u, v]).collect())
+        }),
         indices: prim.triangles.into_flattened(),
         material: Some(material(own_colours)),
         record: Some(prim.chunk),

@@ -20,7 +20,15 @@ pub enum Behaviour {
 }
 
 /// Every behaviour word, as the files spell it (upper case); matched case-insensitively.
-const BEHAVIOUR_WORDS: [&str; 7] = ["PUNCH", "BLINK", "WIREFRAME", "ADDITIVE", "ADDITIVE_LODS", "GEOMETRIZE", "SCROLL"];
+const BEHAVIOUR_WORDS: [&str; 7] = [
+    "PUNCH",
+    "BLINK",
+    "WIREFRAME",
+    "ADDITIVE",
+    "ADDITIVE_LODS",
+    "GEOMETRIZE",
+    "SCROLL",
+];
 
 /// Words that name a damage zone start with this (matched case-insensitively).
 pub const ZONE_PREFIX: &str = "dz_";
@@ -103,12 +111,18 @@ pub fn roles(special: &str) -> Vec<Role> {
     let mut out = Vec::with_capacity(words.len());
     while out.len() < words.len() {
         let word = words[out.len()];
-        let is_zone = word.len() > ZONE_PREFIX.len() && word.get(..ZONE_PREFIX.len()).is_some_and(|p| p.eq_ignore_ascii_case(ZONE_PREFIX));
+        let is_zone = word.len() > ZONE_PREFIX.len()
+            && word
+                .get(..ZONE_PREFIX.len())
+                .is_some_and(|p| p.eq_ignore_ascii_case(ZONE_PREFIX));
         if is_zone {
             out.push(Role::Zone(word.to_lowercase()));
             continue;
         }
-        let Some(known) = BEHAVIOUR_WORDS.iter().find(|w| w.eq_ignore_ascii_case(word)) else {
+        let Some(known) = BEHAVIOUR_WORDS
+            .iter()
+            .find(|w| w.eq_ignore_ascii_case(word))
+        else {
             out.push(Role::Unknown(word.to_string()));
             continue;
         };
@@ -124,8 +138,14 @@ pub fn roles(special: &str) -> Vec<Role> {
                 (Behaviour::Geometrize(value), usize::from(value.is_some()))
             }
             _ => {
-                let args: Option<Vec<f32>> = words.get(next..next + 4).map(|a| a.iter().filter_map(|w| w.parse::<f32>().ok().filter(|x| x.is_finite())).collect());
-                let args = args.filter(|a| a.len() == 4).map(|a| [a[0], a[1], a[2], a[3]]);
+                let args: Option<Vec<f32>> = words.get(next..next + 4).map(|a| {
+                    a.iter()
+                        .filter_map(|w| w.parse::<f32>().ok().filter(|x| x.is_finite()))
+                        .collect()
+                });
+                let args = args
+                    .filter(|a| a.len() == 4)
+                    .map(|a| [a[0], a[1], a[2], a[3]]);
                 (Behaviour::Scroll(args), if args.is_some() { 4 } else { 0 })
             }
         };
@@ -184,7 +204,12 @@ impl Words {
 
     /// Every word as shown: zones, behaviours with their arguments, unknown words verbatim.
     pub fn spelled(&self) -> Vec<String> {
-        self.zones.iter().cloned().chain(self.behaviours.iter().map(Behaviour::spelled)).chain(self.unknown.iter().cloned()).collect()
+        self.zones
+            .iter()
+            .cloned()
+            .chain(self.behaviours.iter().map(Behaviour::spelled))
+            .chain(self.unknown.iter().cloned())
+            .collect()
     }
 }
 
@@ -198,21 +223,36 @@ mod tests {
         assert_eq!(w.zones, ["dz_larm", "dz_rgun"]);
         assert_eq!(w.behaviours, [Behaviour::Blink, Behaviour::Punch]);
         assert_eq!(w.unknown, ["wobble", "Wobble"]);
-        assert_eq!(w.spelled(), ["dz_larm", "dz_rgun", "BLINK", "PUNCH", "wobble", "Wobble"]);
+        assert_eq!(
+            w.spelled(),
+            ["dz_larm", "dz_rgun", "BLINK", "PUNCH", "wobble", "Wobble"]
+        );
     }
 
     #[test]
     fn geometrize_and_scroll_take_their_arguments_when_they_are_numbers() {
         let w = Words::read(["GEOMETRIZE 0x8000001a", "scroll 0 0 0.5 -1 dz_hip"]);
-        assert_eq!(w.behaviours, [Behaviour::Geometrize(Some(0x8000_001a)), Behaviour::Scroll(Some([0.0, 0.0, 0.5, -1.0]))]);
+        assert_eq!(
+            w.behaviours,
+            [
+                Behaviour::Geometrize(Some(0x8000_001a)),
+                Behaviour::Scroll(Some([0.0, 0.0, 0.5, -1.0]))
+            ]
+        );
         assert_eq!(w.zones, ["dz_hip"]);
         assert_eq!(w.behaviours[0].spelled(), "GEOMETRIZE 0x8000001a");
         // An argument that is not a number is a word of its own.
         let w = Words::read(["GEOMETRIZE dz_hip", "SCROLL 1 2 x 4"]);
-        assert_eq!(w.behaviours, [Behaviour::Geometrize(None), Behaviour::Scroll(None)]);
+        assert_eq!(
+            w.behaviours,
+            [Behaviour::Geometrize(None), Behaviour::Scroll(None)]
+        );
         assert_eq!(w.zones, ["dz_hip"]);
         assert_eq!(w.unknown, ["1", "2", "x", "4"]);
-        assert_eq!(Words::read(["GEOMETRIZE 26"]).behaviours, [Behaviour::Geometrize(Some(26))]);
+        assert_eq!(
+            Words::read(["GEOMETRIZE 26"]).behaviours,
+            [Behaviour::Geometrize(Some(26))]
+        );
     }
 
     #[test]
@@ -227,10 +267,19 @@ mod tests {
     #[test]
     fn every_word_has_a_role_and_a_span_in_the_bytes() {
         let bytes = b" dz_LArm\tGEOMETRIZE 0x10  \xff?x\0 ignored";
-        let text = String::from_utf8_lossy(&bytes[..bytes.iter().position(|&b| b == 0).unwrap()]).into_owned();
+        let text = String::from_utf8_lossy(&bytes[..bytes.iter().position(|&b| b == 0).unwrap()])
+            .into_owned();
         let roles = roles(&text);
         let spans = word_spans(bytes);
-        assert_eq!(roles, [Role::Zone("dz_larm".into()), Role::Behaviour(Behaviour::Geometrize(Some(16))), Role::Argument, Role::Unknown("\u{fffd}?x".into())]);
+        assert_eq!(
+            roles,
+            [
+                Role::Zone("dz_larm".into()),
+                Role::Behaviour(Behaviour::Geometrize(Some(16))),
+                Role::Argument,
+                Role::Unknown("\u{fffd}?x".into())
+            ]
+        );
         assert_eq!(spans, [(1, 8), (9, 19), (20, 24), (26, 29)]);
         assert_eq!(&bytes[spans[0].0..spans[0].1], b"dz_LArm");
     }

@@ -6,9 +6,9 @@ use super::materials::{MaterialResolution, TextureStatus};
 use super::scene::BLINK_PERIOD;
 use super::special::Words;
 use super::{Biz2File, ChunkTree, DeclaredBounds, FileKind, MaterialRef};
+use crate::inspect::Coverage;
 use crate::words::{count_as, count_len};
 use crate::{Diagnostic, InfoRow};
-use crate::inspect::Coverage;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -138,12 +138,23 @@ pub fn summarize(tree: &ChunkTree<'_>, file: &Biz2File) -> Info {
     let lod0 = || file.objects.iter().filter_map(|o| o.lods.first());
     // Each primitive's box was taken while it was decoded (a big model's positions would
     // otherwise all be read again).
-    let bounds = lod0().flat_map(|l| l.primitives()).filter_map(|p| p.bounds).reduce(|a, b| {
-        let (lo, hi) = (glam::Vec3::from(a[0]).min(b[0].into()), glam::Vec3::from(a[1]).max(b[1].into()));
-        [lo.into(), hi.into()]
-    });
+    let bounds = lod0()
+        .flat_map(|l| l.primitives())
+        .filter_map(|p| p.bounds)
+        .reduce(|a, b| {
+            let (lo, hi) = (
+                glam::Vec3::from(a[0]).min(b[0].into()),
+                glam::Vec3::from(a[1]).max(b[1].into()),
+            );
+            [lo.into(), hi.into()]
+        });
     let bounds = bounds.map(|[min, max]| BoundsInfo { min, max });
-    let patches = || file.objects.iter().flat_map(|o| o.lods.iter()).flat_map(|l| l.patches.iter());
+    let patches = || {
+        file.objects
+            .iter()
+            .flat_map(|o| o.lods.iter())
+            .flat_map(|l| l.patches.iter())
+    };
     let object_refs = file.objects.iter().flat_map(|o| [&o.front, &o.back]);
     let mut materials: Vec<String> = patches()
         .flat_map(|p| [&p.front, &p.back])
@@ -155,10 +166,17 @@ pub fn summarize(tree: &ChunkTree<'_>, file: &Biz2File) -> Info {
         .collect();
     materials.sort();
     materials.dedup();
-    let mut specials: Vec<String> = patches().flat_map(|p| p.specials.iter().cloned()).chain(file.objects.iter().flat_map(|o| o.specials.iter().cloned())).collect();
+    let mut specials: Vec<String> = patches()
+        .flat_map(|p| p.specials.iter().cloned())
+        .chain(file.objects.iter().flat_map(|o| o.specials.iter().cloned()))
+        .collect();
     specials.sort();
     specials.dedup();
-    let PartCounts { zones, behaviours, unknown_words } = PartCounts::of(file);
+    let PartCounts {
+        zones,
+        behaviours,
+        unknown_words,
+    } = PartCounts::of(file);
     Info {
         format: "biz2",
         kind: file.kind,
@@ -174,7 +192,15 @@ pub fn summarize(tree: &ChunkTree<'_>, file: &Biz2File) -> Info {
             .iter()
             .map(|o| ObjectInfo {
                 name: o.name.clone(),
-                lods: o.lods.iter().map(|l| LodInfo { distance: l.distance, vertices: l.vertex_count(), triangles: l.triangle_count() }).collect(),
+                lods: o
+                    .lods
+                    .iter()
+                    .map(|l| LodInfo {
+                        distance: l.distance,
+                        vertices: l.vertex_count(),
+                        triangles: l.triangle_count(),
+                    })
+                    .collect(),
                 points: o.points.len(),
             })
             .collect(),
@@ -190,12 +216,21 @@ pub fn summarize(tree: &ChunkTree<'_>, file: &Biz2File) -> Info {
         material_defs: file
             .materials
             .iter()
-            .map(|m| MaterialInfo { name: m.name.clone().unwrap_or_default(), diffuse: m.diffuse, texture: m.texture_name().map(str::to_string) })
+            .map(|m| MaterialInfo {
+                name: m.name.clone().unwrap_or_default(),
+                diffuse: m.diffuse,
+                texture: m.texture_name().map(str::to_string),
+            })
             .collect(),
         textures: file
             .textures
             .iter()
-            .map(|t| TextureInfo { name: t.name.clone().unwrap_or_default(), map: t.map.clone(), scroll: t.scroll(), specials: t.specials.clone() })
+            .map(|t| TextureInfo {
+                name: t.name.clone().unwrap_or_default(),
+                map: t.map.clone(),
+                scroll: t.scroll(),
+                specials: t.specials.clone(),
+            })
             .collect(),
         material_resolution: None,
         missing_materials: None,
@@ -233,14 +268,46 @@ impl Info {
     /// The info panel's rows.
     pub fn rows(&self) -> Vec<InfoRow> {
         let mut rows = vec![
-            InfoRow::new("format", format!("DIV-BIZ2 {}", if self.kind == FileKind::Geometry { "geometry" } else { "materials" })),
-            InfoRow::new("bytes", format!("{} · {} chunks · {}", self.bytes, self.chunks, if self.closes_exactly { "closes exactly" } else { "does not close" })),
+            InfoRow::new(
+                "format",
+                format!(
+                    "DIV-BIZ2 {}",
+                    if self.kind == FileKind::Geometry {
+                        "geometry"
+                    } else {
+                        "materials"
+                    }
+                ),
+            ),
+            InfoRow::new(
+                "bytes",
+                format!(
+                    "{} · {} chunks · {}",
+                    self.bytes,
+                    self.chunks,
+                    if self.closes_exactly {
+                        "closes exactly"
+                    } else {
+                        "does not close"
+                    }
+                ),
+            ),
         ];
         let w = |k: &str| self.length_widths.get(k).copied().unwrap_or(0);
-        rows.push(InfoRow::new("lengths", format!("1-byte {} · 2-byte {} · 4-byte {}", w("1"), w("2"), w("4"))));
+        rows.push(InfoRow::new(
+            "lengths",
+            format!("1-byte {} · 2-byte {} · 4-byte {}", w("1"), w("2"), w("4")),
+        ));
         if let Some(u) = self.unit {
-            let (bgf, b2z) = if u == 1 { ("metres", "inches") } else { ("model units", "model units") };
-            rows.push(InfoRow::new("unit", format!("{u} (bgf notes: {bgf}; b2z notes: {b2z})")));
+            let (bgf, b2z) = if u == 1 {
+                ("metres", "inches")
+            } else {
+                ("model units", "model units")
+            };
+            rows.push(InfoRow::new(
+                "unit",
+                format!("{u} (bgf notes: {bgf}; b2z notes: {b2z})"),
+            ));
         }
         if let Some(s) = self.scale {
             rows.push(InfoRow::new("scale", num(s)));
@@ -250,37 +317,78 @@ impl Info {
                 .lods
                 .iter()
                 .enumerate()
-                .map(|(i, l)| format!("LOD {i}{}: {} tris", l.distance.map_or(String::new(), |d| format!(" [{}]", join(&d, "–", num))), l.triangles))
+                .map(|(i, l)| {
+                    format!(
+                        "LOD {i}{}: {} tris",
+                        l.distance
+                            .map_or(String::new(), |d| format!(" [{}]", join(&d, "–", num))),
+                        l.triangles
+                    )
+                })
                 .collect();
             let mut parts = vec![lods.join(" · ")];
             if o.points > 0 {
                 parts.push(format!("{} light points", o.points));
             }
             parts.retain(|p| !p.is_empty());
-            let value = if parts.is_empty() { "empty".to_string() } else { parts.join(" · ") };
-            rows.push(InfoRow::new(format!("object {}", o.name.as_deref().unwrap_or("(unnamed)")), value));
+            let value = if parts.is_empty() {
+                "empty".to_string()
+            } else {
+                parts.join(" · ")
+            };
+            rows.push(InfoRow::new(
+                format!("object {}", o.name.as_deref().unwrap_or("(unnamed)")),
+                value,
+            ));
         }
         if self.kind == FileKind::Geometry {
-            rows.push(InfoRow::new("drawn (LOD 0)", format!("{} triangles · {} vertices", self.triangles, self.vertices)));
+            rows.push(InfoRow::new(
+                "drawn (LOD 0)",
+                format!("{} triangles · {} vertices", self.triangles, self.vertices),
+            ));
         }
         if let Some(b) = &self.bounds {
             let f = |v: &[f32; 3]| join(v, ", ", |x| format!("{x:.2}"));
-            rows.push(InfoRow::new("bounds", format!("min ({}) max ({})", f(&b.min), f(&b.max))));
+            rows.push(InfoRow::new(
+                "bounds",
+                format!("min ({}) max ({})", f(&b.min), f(&b.max)),
+            ));
         }
         for r in self.material_resolution.iter().flatten() {
             let label = format!("material {}", r.reference);
             rows.push(match (&r.library, r.found, &r.library_error) {
-                (Some(l), true, _) if r.also.is_empty() => InfoRow::new(label, format!("from {l}")).with_links(vec![l.clone()]),
-                (Some(l), true, _) => InfoRow::new(label, format!("from {l}; also {}", r.also.join(", "))).with_candidates(l, &r.also),
-                (_, _, Some(e)) => InfoRow::warning(label, format!("library unusable: {e} (drawn grey)")),
-                (Some(l), false, None) => InfoRow::warning(label, format!("not in {l} (drawn grey)")).with_links(vec![l.clone()]),
+                (Some(l), true, _) if r.also.is_empty() => {
+                    InfoRow::new(label, format!("from {l}")).with_links(vec![l.clone()])
+                }
+                (Some(l), true, _) => {
+                    InfoRow::new(label, format!("from {l}; also {}", r.also.join(", ")))
+                        .with_candidates(l, &r.also)
+                }
+                (_, _, Some(e)) => {
+                    InfoRow::warning(label, format!("library unusable: {e} (drawn grey)"))
+                }
+                (Some(l), false, None) => {
+                    InfoRow::warning(label, format!("not in {l} (drawn grey)"))
+                        .with_links(vec![l.clone()])
+                }
                 (None, ..) => InfoRow::warning(label, "no library in the archive (drawn grey)"),
             });
         }
         for t in self.texture_status.iter().flatten() {
             let label = format!("texture {}", t.texture);
             rows.push(match &t.reason {
-                None => InfoRow::new(label, format!("{}{}", t.file.as_deref().unwrap_or(""), t.scroll.map_or(String::new(), |s| format!(" · scrolls {}", join(&s, " ", num))))).with_links(t.file.iter().cloned().collect()),
+                None => InfoRow::new(
+                    label,
+                    format!(
+                        "{}{}",
+                        t.file.as_deref().unwrap_or(""),
+                        t.scroll.map_or(String::new(), |s| format!(
+                            " · scrolls {}",
+                            join(&s, " ", num)
+                        ))
+                    ),
+                )
+                .with_links(t.file.iter().cloned().collect()),
                 Some(why) => InfoRow::warning(label, format!("checker: {why}")),
             });
         }
@@ -288,37 +396,86 @@ impl Info {
             rows.push(InfoRow::new("specials", self.specials.join(" · ")));
         }
         if !self.zones.is_empty() {
-            let zones: Vec<String> = self.zones.iter().map(|(z, i)| format!("{z} ({}, {})", count_as(i.patches as u64, "patch", "patches"), count_len(i.triangles, "tri"))).collect();
-            rows.push(InfoRow::new(format!("damage zones (LOD 0): {}", self.zones.len()), zones.join(" · ")));
+            let zones: Vec<String> = self
+                .zones
+                .iter()
+                .map(|(z, i)| {
+                    format!(
+                        "{z} ({}, {})",
+                        count_as(i.patches as u64, "patch", "patches"),
+                        count_len(i.triangles, "tri")
+                    )
+                })
+                .collect();
+            rows.push(InfoRow::new(
+                format!("damage zones (LOD 0): {}", self.zones.len()),
+                zones.join(" · "),
+            ));
         }
         if !self.behaviours.is_empty() {
-            let words: Vec<String> = self.behaviours.iter().map(|(w, n)| format!("{w} on {}", count_as(*n as u64, "patch", "patches"))).collect();
+            let words: Vec<String> = self
+                .behaviours
+                .iter()
+                .map(|(w, n)| format!("{w} on {}", count_as(*n as u64, "patch", "patches")))
+                .collect();
             rows.push(InfoRow::new("behaviour words", words.join(" · ")));
-            rows.push(InfoRow::new("what they do", behaviour_note(self.behaviours.keys().copied())));
+            rows.push(InfoRow::new(
+                "what they do",
+                behaviour_note(self.behaviours.keys().copied()),
+            ));
         }
         if !self.unknown_words.is_empty() {
-            let words: Vec<String> = self.unknown_words.iter().map(|(w, n)| format!("{w} on {}", count_as(*n as u64, "patch", "patches"))).collect();
+            let words: Vec<String> = self
+                .unknown_words
+                .iter()
+                .map(|(w, n)| format!("{w} on {}", count_as(*n as u64, "patch", "patches")))
+                .collect();
             rows.push(InfoRow::new("unknown words", words.join(" · ")));
         }
         for t in &self.textures {
-            let scroll = t.scroll.map_or(String::new(), |s| format!(" · scroll {}", join(&s, " ", num)));
-            rows.push(InfoRow::new(format!("texture {}", t.name), format!("{}{scroll}", t.map.as_deref().unwrap_or("no map"))));
+            let scroll = t.scroll.map_or(String::new(), |s| {
+                format!(" · scroll {}", join(&s, " ", num))
+            });
+            rows.push(InfoRow::new(
+                format!("texture {}", t.name),
+                format!("{}{scroll}", t.map.as_deref().unwrap_or("no map")),
+            ));
         }
         for m in &self.material_defs {
-            let row = InfoRow::new(format!("material {}", m.name), m.diffuse.map_or("—".to_string(), |d| format!("diffuse {}", join(&d, ", ", |x| format!("{x:.2}")))));
-            rows.push(match m.diffuse.filter(|d| d.iter().all(|x| x.is_finite())) {
-                Some(d) => row.with_swatch(d),
-                None => row,
-            });
+            let row = InfoRow::new(
+                format!("material {}", m.name),
+                m.diffuse.map_or("—".to_string(), |d| {
+                    format!("diffuse {}", join(&d, ", ", |x| format!("{x:.2}")))
+                }),
+            );
+            rows.push(
+                match m.diffuse.filter(|d| d.iter().all(|x| x.is_finite())) {
+                    Some(d) => row.with_swatch(d),
+                    None => row,
+                },
+            );
         }
         if !self.unknown_tags.is_empty() {
-            rows.push(InfoRow::new("unknown tags", self.unknown_tags.iter().map(|t| format!("0x{t:04x}")).collect::<Vec<_>>().join(", ")));
+            rows.push(InfoRow::new(
+                "unknown tags",
+                self.unknown_tags
+                    .iter()
+                    .map(|t| format!("0x{t:04x}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ));
         }
         for d in &self.diagnostics {
-            rows.push(InfoRow::warning(format!("warning @{}", d.offset), format!("{}: {}", d.path, d.message)));
+            rows.push(InfoRow::warning(
+                format!("warning @{}", d.offset),
+                format!("{}: {}", d.path, d.message),
+            ));
         }
         if self.diagnostics_dropped > 0 {
-            rows.push(InfoRow::warning("more warnings", format!("{} not listed", self.diagnostics_dropped)));
+            rows.push(InfoRow::warning(
+                "more warnings",
+                format!("{} not listed", self.diagnostics_dropped),
+            ));
         }
         rows
     }

@@ -93,7 +93,15 @@ const fn layout(
     uv: Option<usize>,
     uvw: Option<usize>,
 ) -> VertexLayout {
-    VertexLayout { id, floats, normal, rgba, lum, uv, uvw }
+    VertexLayout {
+        id,
+        floats,
+        normal,
+        rgba,
+        lum,
+        uv,
+        uvw,
+    }
 }
 
 /// All 14 vertex formats 0x080–0x094.
@@ -240,17 +248,41 @@ pub fn classify(parent: Option<u16>, word: u16) -> Classified {
         // An attribute belongs to the chunk around it: one at the top level (a container whose
         // length said less than its children) is said, as a misplaced structural id is.
         let known = name(raw).is_some();
-        return Classified { id: raw, container: false, namespace_inferred: false, known, misplaced: known && parent.is_none() };
+        return Classified {
+            id: raw,
+            container: false,
+            namespace_inferred: false,
+            known,
+            misplaced: known && parent.is_none(),
+        };
     }
     if let Some(container) = structural_child(parent, raw) {
-        return Classified { id: raw, container, namespace_inferred: false, known: true, misplaced: false };
+        return Classified {
+            id: raw,
+            container,
+            namespace_inferred: false,
+            known: true,
+            misplaced: false,
+        };
     }
     let attr = raw | ATTRIBUTE;
     if parent.is_some() && name(attr).is_some() {
-        return Classified { id: attr, container: false, namespace_inferred: true, known: true, misplaced: false };
+        return Classified {
+            id: attr,
+            container: false,
+            namespace_inferred: true,
+            known: true,
+            misplaced: false,
+        };
     }
     let known = name(raw).is_some();
-    Classified { id: raw, container: false, namespace_inferred: false, known, misplaced: known }
+    Classified {
+        id: raw,
+        container: false,
+        namespace_inferred: false,
+        known,
+        misplaced: known,
+    }
 }
 
 #[cfg(test)]
@@ -268,11 +300,17 @@ mod tests {
     #[test]
     fn bare_ids_are_decoded_by_context() {
         let c = classify(Some(HEADER), 0x0005);
-        assert_eq!((c.id, c.namespace_inferred, c.container), (SCALE, true, false));
+        assert_eq!(
+            (c.id, c.namespace_inferred, c.container),
+            (SCALE, true, false)
+        );
         let c = classify(Some(LOD), 0x0046);
         assert_eq!((c.id, c.namespace_inferred), (LOD_DISTANCE, true));
         let c = classify(Some(PATCH), 0x0046);
-        assert_eq!((c.id, c.container, c.namespace_inferred), (PMESH, true, false));
+        assert_eq!(
+            (c.id, c.container, c.namespace_inferred),
+            (PMESH, true, false)
+        );
         // The length-width bits and bit 0x1000 never change the id.
         assert_eq!(classify(Some(PATCH), 0x4046 | UNKNOWN_BIT).id, PMESH);
     }
@@ -288,7 +326,13 @@ mod tests {
         for l in VERTEX_LAYOUTS {
             assert!(name(l.id).is_some());
             let mut end = 3;
-            for (off, n) in [(l.normal, 3), (l.rgba, 4), (l.lum, 2), (l.uv, 2), (l.uvw, 3)] {
+            for (off, n) in [
+                (l.normal, 3),
+                (l.rgba, 4),
+                (l.lum, 2),
+                (l.uv, 2),
+                (l.uvw, 3),
+            ] {
                 if let Some(o) = off {
                     assert_eq!(o, end, "format {:#x}", l.id);
                     end += n;

@@ -1,7 +1,10 @@
 //! The DIV-BIZ2 writer: builds chunk trees and serialises them. Used for the demo archive,
 //! test fixtures and round-trip property tests.
 
-use super::model::{Biz2File, Connectivity, FileKind, Header, LightPoint, Lod, MaterialDef, MaterialRef, Object, Patch, Primitive, PrimitiveKind, RampDef, TextureDef, VertexBlock};
+use super::model::{
+    Biz2File, Connectivity, FileKind, Header, LightPoint, Lod, MaterialDef, MaterialRef, Object,
+    Patch, Primitive, PrimitiveKind, RampDef, TextureDef, VertexBlock,
+};
 use super::raw::{MAGIC_GEOMETRY, MAGIC_MATERIALS};
 use super::tags;
 
@@ -21,7 +24,10 @@ pub struct WriteOptions {
 
 impl Node {
     pub fn leaf(id: u16, payload: impl Into<Vec<u8>>) -> Node {
-        Node::Leaf { id, payload: payload.into() }
+        Node::Leaf {
+            id,
+            payload: payload.into(),
+        }
     }
     pub fn container(id: u16, children: Vec<Node>) -> Node {
         Node::Container { id, children }
@@ -33,7 +39,10 @@ impl Node {
         Node::leaf(id, p)
     }
     pub fn floats(id: u16, v: &[f32]) -> Node {
-        Node::leaf(id, v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>())
+        Node::leaf(
+            id,
+            v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>(),
+        )
     }
 
     fn write(&self, out: &mut Vec<u8>, opts: WriteOptions) {
@@ -48,13 +57,14 @@ impl Node {
             }
         };
         let len = payload.len();
-        let (width_bits, len_bytes): (u16, Vec<u8>) = if opts.wide_lengths || len > u16::MAX as usize {
-            (0x8000, (len as u32).to_le_bytes().to_vec())
-        } else if len > u8::MAX as usize {
-            (0x4000, (len as u16).to_le_bytes().to_vec())
-        } else {
-            (0, vec![len as u8])
-        };
+        let (width_bits, len_bytes): (u16, Vec<u8>) =
+            if opts.wide_lengths || len > u16::MAX as usize {
+                (0x8000, (len as u32).to_le_bytes().to_vec())
+            } else if len > u8::MAX as usize {
+                (0x4000, (len as u16).to_le_bytes().to_vec())
+            } else {
+                (0, vec![len as u8])
+            };
         out.extend((id | width_bits).to_le_bytes());
         out.extend(len_bytes);
         out.extend(payload);
@@ -85,7 +95,10 @@ pub fn write_file(file: &Biz2File, opts: WriteOptions) -> Vec<u8> {
             c.push(Node::floats(tags::BBOX, &[min, max].concat()));
         }
         if let Some((centre, radius)) = b.bsphere {
-            c.push(Node::floats(tags::BSPHERE, &[centre[0], centre[1], centre[2], radius]));
+            c.push(Node::floats(
+                tags::BSPHERE,
+                &[centre[0], centre[1], centre[2], radius],
+            ));
         }
         nodes.push(Node::container(tags::BOUND, c));
     }
@@ -102,7 +115,11 @@ fn header_node(h: &Header) -> Node {
     string_leaf(&mut c, tags::VERSION, &h.version);
     string_leaf(&mut c, tags::DATE, &h.date);
     string_leaf(&mut c, tags::TIME, &h.time);
-    floats_leaf(&mut c, tags::SCALE, h.scale.as_ref().map(std::slice::from_ref));
+    floats_leaf(
+        &mut c,
+        tags::SCALE,
+        h.scale.as_ref().map(std::slice::from_ref),
+    );
     byte_leaf(&mut c, tags::PRECISION, h.precision);
     byte_leaf(&mut c, tags::FILETYPE, h.filetype);
     byte_leaf(&mut c, tags::UNIT, h.unit);
@@ -210,8 +227,16 @@ fn object_node(o: &Object) -> Node {
 
 fn lod_node(lod: &Lod) -> Node {
     let mut c = Vec::new();
-    floats_leaf(&mut c, tags::LOD_DISTANCE, lod.distance.as_ref().map(|d| &d[..]));
-    floats_leaf(&mut c, tags::LOD_TRANSITION, lod.transition.as_ref().map(std::slice::from_ref));
+    floats_leaf(
+        &mut c,
+        tags::LOD_DISTANCE,
+        lod.distance.as_ref().map(|d| &d[..]),
+    );
+    floats_leaf(
+        &mut c,
+        tags::LOD_TRANSITION,
+        lod.transition.as_ref().map(std::slice::from_ref),
+    );
     c.extend(lod.patches.iter().map(patch_node));
     Node::container(tags::LOD, c)
 }
@@ -261,10 +286,17 @@ fn primitive_node(p: &Primitive) -> Node {
     let mut c = vec![vertex_node(&p.vertices)];
     for conn in &p.connectivity {
         c.push(match conn {
-            Connectivity::Triangles(t) => {
-                Node::leaf(tags::CONNECTION_LIST, t.iter().flatten().flat_map(|i| i.to_le_bytes()).collect::<Vec<u8>>())
-            }
-            Connectivity::Faces { points_per_face, indices } => {
+            Connectivity::Triangles(t) => Node::leaf(
+                tags::CONNECTION_LIST,
+                t.iter()
+                    .flatten()
+                    .flat_map(|i| i.to_le_bytes())
+                    .collect::<Vec<u8>>(),
+            ),
+            Connectivity::Faces {
+                points_per_face,
+                indices,
+            } => {
                 let mut payload = vec![*points_per_face];
                 payload.extend(indices.iter().flat_map(|i| i.to_le_bytes()));
                 Node::leaf(tags::PCONN_LIST, payload)

@@ -5,10 +5,12 @@
 
 use super::map::{Instance, MapFile, MapSection, Pose, SectionKind};
 use super::objects::{GameObject, SubsystemFile};
-use crate::Resolution;
-use crate::ParseError;
 use crate::inspect::Diagnostics;
-use crate::scene::{Absorbed, Clip, Marker, Node, Repeat, Scene, Target, Track, Transform, Viewpoint};
+use crate::scene::{
+    Absorbed, Clip, Marker, Node, Repeat, Scene, Target, Track, Transform, Viewpoint,
+};
+use crate::ParseError;
+use crate::Resolution;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
@@ -76,16 +78,23 @@ impl<'m> Sections<'m> {
         let mut out: Vec<&'m str> = Vec::new();
         // (Sets, not searches of `out`: a hostile map may name 100,000 files.)
         let mut files: std::collections::HashSet<String> = std::collections::HashSet::new();
-        let mut seen: std::collections::HashSet<*const MapSection> = std::collections::HashSet::from([root as *const MapSection]);
+        let mut seen: std::collections::HashSet<*const MapSection> =
+            std::collections::HashSet::from([root as *const MapSection]);
         let mut maps = vec![root];
         while let Some(map) = maps.pop() {
             for inst in map.instances() {
-                let Some(found) = self.get(&inst.target) else { continue };
+                let Some(found) = self.get(&inst.target) else {
+                    continue;
+                };
                 if !seen.insert(found.section as *const MapSection) {
                     continue;
                 }
                 match &found.section.kind {
-                    SectionKind::Model { modelfile: Some(m) } if files.insert(m.value.to_ascii_lowercase()) => out.push(&m.value),
+                    SectionKind::Model { modelfile: Some(m) }
+                        if files.insert(m.value.to_ascii_lowercase()) =>
+                    {
+                        out.push(&m.value)
+                    }
                     SectionKind::Map { .. } => maps.push(found.section),
                     _ => {}
                 }
@@ -98,14 +107,28 @@ impl<'m> Sections<'m> {
 /// Gather the sections of `root` and of the maps it includes (depth first, in order). The
 /// first definition of a name wins; a later one is reported. An include cycle is an error
 /// at the root's include line that leads into it.
-pub fn gather<'m>(root_path: &str, root: &'m MapFile, assets: &'m dyn WorldAssets) -> Result<Sections<'m>, ParseError> {
-    let mut out = Sections { files: vec![(root_path.to_string(), root)], ..Default::default() };
+pub fn gather<'m>(
+    root_path: &str,
+    root: &'m MapFile,
+    assets: &'m dyn WorldAssets,
+) -> Result<Sections<'m>, ParseError> {
+    let mut out = Sections {
+        files: vec![(root_path.to_string(), root)],
+        ..Default::default()
+    };
     let mut stack: Vec<String> = vec![root_path.to_ascii_lowercase()];
     visit(&mut out, 0, root, assets, &mut stack, None)?;
     Ok(out)
 }
 
-fn visit<'m>(out: &mut Sections<'m>, file: usize, map: &'m MapFile, assets: &'m dyn WorldAssets, stack: &mut Vec<String>, via: Option<(u32, &str)>) -> Result<(), ParseError> {
+fn visit<'m>(
+    out: &mut Sections<'m>,
+    file: usize,
+    map: &'m MapFile,
+    assets: &'m dyn WorldAssets,
+    stack: &mut Vec<String>,
+    via: Option<(u32, &str)>,
+) -> Result<(), ParseError> {
     for s in &map.sections {
         match out.by_name.get(&s.key()) {
             Some(first) => {
@@ -120,20 +143,35 @@ fn visit<'m>(out: &mut Sections<'m>, file: usize, map: &'m MapFile, assets: &'m 
         }
     }
     for s in &map.sections {
-        let SectionKind::Include { file: Some(inc) } = &s.kind else { continue };
+        let SectionKind::Include { file: Some(inc) } = &s.kind else {
+            continue;
+        };
         // The error offset is always in the root map: its own line, or the include that led here.
         let (at, chain) = via.map_or((inc.offset, String::new()), |(o, c)| (o, c.to_string()));
         let here = &out.files[file].0.clone();
-        let step = format!("{chain}{}{here} line {} includes {}", if chain.is_empty() { "" } else { ", " }, inc.line, inc.value);
+        let step = format!(
+            "{chain}{}{here} line {} includes {}",
+            if chain.is_empty() { "" } else { ", " },
+            inc.line,
+            inc.value
+        );
         let Some(path) = assets.resolve(&inc.value).file else {
             out.unread.push((inc.value.clone(), None));
             continue;
         };
         if stack.contains(&path.to_ascii_lowercase()) {
-            return Err(ParseError::new(at as usize, &format!("line {}", line_at(out.files[0].1, at)), format!("include cycle: {step}, which is already being read")));
+            return Err(ParseError::new(
+                at as usize,
+                &format!("line {}", line_at(out.files[0].1, at)),
+                format!("include cycle: {step}, which is already being read"),
+            ));
         }
         if stack.len() > MAX_INCLUDE_DEPTH {
-            return Err(ParseError::new(at as usize, &format!("line {}", line_at(out.files[0].1, at)), format!("includes nest deeper than {MAX_INCLUDE_DEPTH}: {step}")));
+            return Err(ParseError::new(
+                at as usize,
+                &format!("line {}", line_at(out.files[0].1, at)),
+                format!("includes nest deeper than {MAX_INCLUDE_DEPTH}: {step}"),
+            ));
         }
         if out.files.iter().any(|(p, _)| p.eq_ignore_ascii_case(&path)) {
             continue;
@@ -191,8 +229,12 @@ pub struct Placed {
 #[derive(Debug, Clone, PartialEq)]
 pub enum PlacedKind {
     /// A game object: its section, and the .MOD written in it.
-    Model { modelfile: Option<String> },
-    Dropzone { pose: Pose },
+    Model {
+        modelfile: Option<String>,
+    },
+    Dropzone {
+        pose: Pose,
+    },
     /// A nested map: its placements are the children.
     Map,
     /// No section of that name.
@@ -218,10 +260,15 @@ pub struct Expanded {
 /// places itself, directly or through others, is an error at the root line that starts the
 /// chain; so is nesting past [`MAX_NESTING`].
 pub fn expand(sections: &Sections<'_>, root: &MapSection) -> Result<Expanded, ParseError> {
-    let mut out = Expanded { root_section: root.name.clone(), ..Default::default() };
+    let mut out = Expanded {
+        root_section: root.name.clone(),
+        ..Default::default()
+    };
     let mut count = 0usize;
     let mut stack = vec![root.key()];
-    out.placed = expand_map(sections, root, 0, &mut stack, &mut out, &mut count, None, false)?;
+    out.placed = expand_map(
+        sections, root, 0, &mut stack, &mut out, &mut count, None, false,
+    )?;
     Ok(out)
 }
 
@@ -243,8 +290,14 @@ impl Hop<'_> {
 
     fn route(&self) -> String {
         let here = match self.path {
-            Some(path) => format!("[{}] in {path} line {} places {}", self.map.name, self.instance.at.line, self.instance.target),
-            None => format!("[{}] line {} places {}", self.map.name, self.instance.at.line, self.instance.target),
+            Some(path) => format!(
+                "[{}] in {path} line {} places {}",
+                self.map.name, self.instance.at.line, self.instance.target
+            ),
+            None => format!(
+                "[{}] line {} places {}",
+                self.map.name, self.instance.at.line, self.instance.target
+            ),
         };
         match self.up {
             Some(up) => format!("{}, {here}", up.route()),
@@ -254,8 +307,21 @@ impl Hop<'_> {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn expand_map(sections: &Sections<'_>, map: &MapSection, file: usize, stack: &mut Vec<String>, out: &mut Expanded, count: &mut usize, up: Option<&Hop<'_>>, lab: bool) -> Result<Vec<Placed>, ParseError> {
-    let mut placed = Vec::with_capacity(MAX_PLACEMENTS.saturating_sub(*count).min(map.instances().len()));
+fn expand_map(
+    sections: &Sections<'_>,
+    map: &MapSection,
+    file: usize,
+    stack: &mut Vec<String>,
+    out: &mut Expanded,
+    count: &mut usize,
+    up: Option<&Hop<'_>>,
+    lab: bool,
+) -> Result<Vec<Placed>, ParseError> {
+    let mut placed = Vec::with_capacity(
+        MAX_PLACEMENTS
+            .saturating_sub(*count)
+            .min(map.instances().len()),
+    );
     let path = &sections.files[file].0;
     for inst in map.instances() {
         if *count >= MAX_PLACEMENTS {
@@ -264,10 +330,17 @@ fn expand_map(sections: &Sections<'_>, map: &MapSection, file: usize, stack: &mu
         }
         *count += 1;
         let lab_only = lab || inst.lab_only || map.lab_only;
-        let hop = Hop { map, path: up.map(|_| path.as_str()), instance: inst, up };
+        let hop = Hop {
+            map,
+            path: up.map(|_| path.as_str()),
+            instance: inst,
+            up,
+        };
         let found = sections.get(&inst.target);
         let kind = match found.map(|f| &f.section.kind) {
-            Some(SectionKind::Model { modelfile }) => PlacedKind::Model { modelfile: modelfile.as_ref().map(|m| m.value.clone()) },
+            Some(SectionKind::Model { modelfile }) => PlacedKind::Model {
+                modelfile: modelfile.as_ref().map(|m| m.value.clone()),
+            },
             Some(SectionKind::Dropzone { pose }) => PlacedKind::Dropzone { pose: *pose },
             Some(SectionKind::Map { .. }) => PlacedKind::Map,
             _ => {
@@ -275,21 +348,52 @@ fn expand_map(sections: &Sections<'_>, map: &MapSection, file: usize, stack: &mu
                 PlacedKind::Unknown
             }
         };
-        let mut p = Placed { target: inst.target.clone(), pose: inst.pose, kind, file, entry: inst.at.entry, line: inst.at.line, offset: inst.at.offset, lab_only, children: Vec::new() };
+        let mut p = Placed {
+            target: inst.target.clone(),
+            pose: inst.pose,
+            kind,
+            file,
+            entry: inst.at.entry,
+            line: inst.at.line,
+            offset: inst.at.offset,
+            lab_only,
+            children: Vec::new(),
+        };
         match (&p.kind, found) {
             (PlacedKind::Map, Some(f)) => {
                 let key = f.section.key();
                 if stack.contains(&key) {
-                    let what = if stack.len() == 1 && key == stack[0] { "places itself" } else { "places a map that places it" };
+                    let what = if stack.len() == 1 && key == stack[0] {
+                        "places itself"
+                    } else {
+                        "places a map that places it"
+                    };
                     let root_inst = hop.first();
-                    return Err(ParseError::new(root_inst.at.offset as usize, &format!("line {}", root_inst.at.line), format!("[{}] {what}: {}", stack[0], hop.route())));
+                    return Err(ParseError::new(
+                        root_inst.at.offset as usize,
+                        &format!("line {}", root_inst.at.line),
+                        format!("[{}] {what}: {}", stack[0], hop.route()),
+                    ));
                 }
                 if stack.len() >= MAX_NESTING {
                     let root_inst = hop.first();
-                    return Err(ParseError::new(root_inst.at.offset as usize, &format!("line {}", root_inst.at.line), format!("maps nest deeper than {MAX_NESTING}: {}", hop.route())));
+                    return Err(ParseError::new(
+                        root_inst.at.offset as usize,
+                        &format!("line {}", root_inst.at.line),
+                        format!("maps nest deeper than {MAX_NESTING}: {}", hop.route()),
+                    ));
                 }
                 stack.push(key);
-                p.children = expand_map(sections, f.section, f.file, stack, out, count, Some(&hop), lab_only)?;
+                p.children = expand_map(
+                    sections,
+                    f.section,
+                    f.file,
+                    stack,
+                    out,
+                    count,
+                    Some(&hop),
+                    lab_only,
+                )?;
                 stack.pop();
             }
             (PlacedKind::Model { .. }, _) => out.models += 1,
@@ -355,7 +459,12 @@ struct WorldLayers {
 
 impl WorldLayers {
     fn of(scene: &mut Scene) -> WorldLayers {
-        WorldLayers { dropzones: scene.layer(LAYER_DROPZONES), doors: scene.layer(LAYER_DOORS), fx: scene.layer(LAYER_FX), lab_only: scene.layer(LAYER_LAB_ONLY) }
+        WorldLayers {
+            dropzones: scene.layer(LAYER_DROPZONES),
+            doors: scene.layer(LAYER_DOORS),
+            fx: scene.layer(LAYER_FX),
+            lab_only: scene.layer(LAYER_LAB_ONLY),
+        }
     }
 }
 
@@ -374,8 +483,21 @@ struct Builder<'a> {
 }
 
 impl<'a> Builder<'a> {
-    fn new(assets: &'a dyn WorldAssets, scene: Scene, entry_row: &'a dyn Fn(u32) -> u32, layers: WorldLayers) -> Builder<'a> {
-        Builder { assets, scene, report: WorldReport::default(), templates: HashMap::new(), resolved: HashMap::new(), entry_row, layers }
+    fn new(
+        assets: &'a dyn WorldAssets,
+        scene: Scene,
+        entry_row: &'a dyn Fn(u32) -> u32,
+        layers: WorldLayers,
+    ) -> Builder<'a> {
+        Builder {
+            assets,
+            scene,
+            report: WorldReport::default(),
+            templates: HashMap::new(),
+            resolved: HashMap::new(),
+            entry_row,
+            layers,
+        }
     }
 
     fn resolve(&mut self, name: &str) -> Option<String> {
@@ -389,10 +511,21 @@ impl<'a> Builder<'a> {
             }
             Some(file) => {
                 if !r.also.is_empty() {
-                    self.report.ambiguous.insert(Ambiguity { name: name.to_ascii_lowercase(), taken: file.clone(), candidates: r.also.clone() });
+                    self.report.ambiguous.insert(Ambiguity {
+                        name: name.to_ascii_lowercase(),
+                        taken: file.clone(),
+                        candidates: r.also.clone(),
+                    });
                 }
-                if !self.report.resolved.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)) {
-                    self.report.resolved.push((name.to_ascii_lowercase(), file.clone()));
+                if !self
+                    .report
+                    .resolved
+                    .iter()
+                    .any(|(n, _)| n.eq_ignore_ascii_case(name))
+                {
+                    self.report
+                        .resolved
+                        .push((name.to_ascii_lowercase(), file.clone()));
                 }
             }
         }
@@ -410,7 +543,9 @@ impl<'a> Builder<'a> {
             Rc::new(ModelTemplate { scene, absorbed })
         });
         if t.is_none() {
-            self.report.missing.insert(crate::file_name(path).to_ascii_lowercase());
+            self.report
+                .missing
+                .insert(crate::file_name(path).to_ascii_lowercase());
         }
         self.templates.insert(path.to_string(), t.clone());
         t
@@ -420,9 +555,22 @@ impl<'a> Builder<'a> {
     /// its section and which of its siblings of that section it is (`block[1]/bldg[0]`).
     fn place(&mut self, parent: u32, p: &Placed, path: &str) {
         let record = (p.file == 0).then(|| (self.entry_row)(p.entry));
-        let transform = Transform { translation: p.pose.translation, rotation: p.pose.quat().to_array(), scale: [1.0; 3] };
+        let transform = Transform {
+            translation: p.pose.translation,
+            rotation: p.pose.quat().to_array(),
+            scale: [1.0; 3],
+        };
         let layer = p.lab_only.then_some(self.layers.lab_only);
-        let node = self.scene.add_node(Some(parent), Node { name: Some(p.target.clone()), transform, record, layer, ..Default::default() });
+        let node = self.scene.add_node(
+            Some(parent),
+            Node {
+                name: Some(p.target.clone()),
+                transform,
+                record,
+                layer,
+                ..Default::default()
+            },
+        );
         self.report.placement_nodes.push(node);
         let first = p.file == 0 && !self.report.outcomes.contains_key(&p.entry);
         // What the instance line led to, said the first time it is placed (the inspector's).
@@ -434,10 +582,26 @@ impl<'a> Builder<'a> {
                 first.then(|| format!("→ map [{}], {} placements", p.target, p.children.len()))
             }
             PlacedKind::Dropzone { pose } => {
-                let own = Transform { translation: pose.translation, rotation: pose.quat().to_array(), scale: [1.0; 3] };
-                let dz = self.scene.add_node(Some(node), Node { name: Some(p.target.clone()), transform: own, marker: Some(Marker::Dropzone), layer: Some(self.layers.dropzones), ..Default::default() });
+                let own = Transform {
+                    translation: pose.translation,
+                    rotation: pose.quat().to_array(),
+                    scale: [1.0; 3],
+                };
+                let dz = self.scene.add_node(
+                    Some(node),
+                    Node {
+                        name: Some(p.target.clone()),
+                        transform: own,
+                        marker: Some(Marker::Dropzone),
+                        layer: Some(self.layers.dropzones),
+                        ..Default::default()
+                    },
+                );
                 let n = self.scene.viewpoints.len() + 1;
-                self.scene.viewpoints.push(Viewpoint { name: format!("dropzone {n}: {}", p.target), node: dz });
+                self.scene.viewpoints.push(Viewpoint {
+                    name: format!("dropzone {n}: {}", p.target),
+                    node: dz,
+                });
                 first.then(|| format!("→ dropzone {n}"))
             }
             PlacedKind::Model { modelfile } => {
@@ -452,11 +616,23 @@ impl<'a> Builder<'a> {
                         match assets.game_object(&mod_path) {
                             Some(object) => {
                                 self.place_object(node, object, path);
-                                first.then(|| format!("→ {mod_path}: {}", object.video.iter().map(|v| v.file.as_str()).collect::<Vec<_>>().join(", ")))
+                                first.then(|| {
+                                    format!(
+                                        "→ {mod_path}: {}",
+                                        object
+                                            .video
+                                            .iter()
+                                            .map(|v| v.file.as_str())
+                                            .collect::<Vec<_>>()
+                                            .join(", ")
+                                    )
+                                })
                             }
                             None => {
                                 if assets.known(&mod_path) {
-                                    self.report.missing.insert(crate::file_name(&mod_path).to_ascii_lowercase());
+                                    self.report
+                                        .missing
+                                        .insert(crate::file_name(&mod_path).to_ascii_lowercase());
                                 }
                                 first.then(|| format!("→ {mod_path} could not be read"))
                             }
@@ -464,7 +640,9 @@ impl<'a> Builder<'a> {
                     }
                 }
             }
-            PlacedKind::Unknown => first.then(|| format!("→ no section [{}] in the map or its includes", p.target)),
+            PlacedKind::Unknown => {
+                first.then(|| format!("→ no section [{}] in the map or its includes", p.target))
+            }
         };
         if let Some(outcome) = outcome {
             self.report.outcomes.insert(p.entry, outcome);
@@ -474,28 +652,49 @@ impl<'a> Builder<'a> {
     /// A game object's video objects under `node`, with their doors moving.
     fn place_object(&mut self, node: u32, object: &GameObject, path: &str) {
         let assets = self.assets;
-        let subs = object.subsystems.as_ref().and_then(|s| self.resolve(&s.value)).and_then(|p| assets.subsystems(&p));
+        let subs = object
+            .subsystems
+            .as_ref()
+            .and_then(|s| self.resolve(&s.value))
+            .and_then(|p| assets.subsystems(&p));
         let mut is_door = false;
         for v in &object.video {
             let glow = v.stem.starts_with("laz");
-            let Some(bgf) = self.resolve(&v.file) else { continue };
+            let Some(bgf) = self.resolve(&v.file) else {
+                continue;
+            };
             let layer = glow.then_some(self.layers.fx);
             let name = v.node.clone().unwrap_or_else(|| v.stem.clone());
-            let leaf = self.scene.add_node(Some(node), Node { name: Some(name), layer, ..Default::default() });
+            let leaf = self.scene.add_node(
+                Some(node),
+                Node {
+                    name: Some(name),
+                    layer,
+                    ..Default::default()
+                },
+            );
             if let Some(t) = self.template(&bgf, glow) {
                 self.scene.instantiate(Some(leaf), &t.scene, &t.absorbed);
                 if glow {
                     self.glow(&t.absorbed);
                 }
             }
-            for door in subs.iter().flat_map(|s| s.doors()).filter(|d| d.video_object.as_deref() == Some(v.stem.as_str())) {
+            for door in subs
+                .iter()
+                .flat_map(|s| s.doors())
+                .filter(|d| d.video_object.as_deref() == Some(v.stem.as_str()))
+            {
                 if let Some(m) = door.door() {
                     let keys = m.keys();
                     self.scene.clips.push(Clip {
                         name: format!("{} @ {path}", door.name),
                         duration: m.period(),
                         repeat: Repeat::Loop,
-                        tracks: vec![Track { target: Target::Translation(leaf), times: keys.iter().map(|k| k.0).collect(), values: keys.iter().flat_map(|k| k.1).collect() }],
+                        tracks: vec![Track {
+                            target: Target::Translation(leaf),
+                            times: keys.iter().map(|k| k.0).collect(),
+                            values: keys.iter().flat_map(|k| k.1).collect(),
+                        }],
                     });
                     is_door = true;
                     self.report.doors += 1;
@@ -503,7 +702,9 @@ impl<'a> Builder<'a> {
             }
         }
         if is_door {
-            self.scene.nodes[node as usize].layer.get_or_insert(self.layers.doors);
+            self.scene.nodes[node as usize]
+                .layer
+                .get_or_insert(self.layers.doors);
         }
     }
 
@@ -513,7 +714,13 @@ impl<'a> Builder<'a> {
         materials.sort_unstable();
         materials.dedup();
         for m in materials {
-            if self.scene.clips.iter().flat_map(|c| &c.tracks).any(|t| t.target == Target::Glow(m)) {
+            if self
+                .scene
+                .clips
+                .iter()
+                .flat_map(|c| &c.tracks)
+                .any(|t| t.target == Target::Glow(m))
+            {
                 continue;
             }
             self.report.glowing += 1;
@@ -521,7 +728,11 @@ impl<'a> Builder<'a> {
                 name: "laser glow (approximation)".into(),
                 duration: 1.2,
                 repeat: Repeat::Loop,
-                tracks: vec![Track { target: Target::Glow(m), times: vec![0.0, 0.6, 1.2], values: vec![0.1, 0.9, 0.1] }],
+                tracks: vec![Track {
+                    target: Target::Glow(m),
+                    times: vec![0.0, 0.6, 1.2],
+                    values: vec![0.1, 0.9, 0.1],
+                }],
             });
         }
     }
@@ -543,12 +754,32 @@ fn placement_steps(placed: &[Placed]) -> Vec<String> {
 
 /// The expanded world as a scene. `entry_row` gives the inspector row of an entry of the
 /// root map, so that a placement picked in 3D finds its line.
-pub fn build_scene(name: &str, expanded: &Expanded, assets: &dyn WorldAssets, entry_row: &dyn Fn(u32) -> u32, root_row: u32) -> (Scene, WorldReport) {
-    let mut scene = Scene { name: name.to_string(), ..Default::default() };
+pub fn build_scene(
+    name: &str,
+    expanded: &Expanded,
+    assets: &dyn WorldAssets,
+    entry_row: &dyn Fn(u32) -> u32,
+    root_row: u32,
+) -> (Scene, WorldReport) {
+    let mut scene = Scene {
+        name: name.to_string(),
+        ..Default::default()
+    };
     let layers = WorldLayers::of(&mut scene);
-    let root = scene.add_node(None, Node { name: Some(format!("[{}]", expanded.root_section)), record: Some(root_row), ..Default::default() });
+    let root = scene.add_node(
+        None,
+        Node {
+            name: Some(format!("[{}]", expanded.root_section)),
+            record: Some(root_row),
+            ..Default::default()
+        },
+    );
     let mut b = Builder::new(assets, scene, entry_row, layers);
-    for (p, step) in expanded.placed.iter().zip(placement_steps(&expanded.placed)) {
+    for (p, step) in expanded
+        .placed
+        .iter()
+        .zip(placement_steps(&expanded.placed))
+    {
         b.place(root, p, &step);
     }
     b.report.missing.extend(expanded.unknown.iter().cloned());
@@ -556,10 +787,23 @@ pub fn build_scene(name: &str, expanded: &Expanded, assets: &dyn WorldAssets, en
 }
 
 /// A game object alone (a .MOD opened by itself) as a scene.
-pub fn object_scene(name: &str, object: &GameObject, assets: &dyn WorldAssets) -> (Scene, WorldReport) {
-    let mut scene = Scene { name: name.to_string(), ..Default::default() };
+pub fn object_scene(
+    name: &str,
+    object: &GameObject,
+    assets: &dyn WorldAssets,
+) -> (Scene, WorldReport) {
+    let mut scene = Scene {
+        name: name.to_string(),
+        ..Default::default()
+    };
     let layers = WorldLayers::of(&mut scene);
-    let root = scene.add_node(None, Node { name: Some(name.to_string()), ..Default::default() });
+    let root = scene.add_node(
+        None,
+        Node {
+            name: Some(name.to_string()),
+            ..Default::default()
+        },
+    );
     let mut b = Builder::new(assets, scene, &|e| e, layers);
     b.place_object(root, object, name);
     (b.scene, b.report)
@@ -606,19 +850,44 @@ mod tests {
     #[test]
     fn a_world_needs_the_model_files_its_expansion_places_found_without_expanding_it() {
         // Every world of the demo, and maps that nest, repeat and spell names in other cases.
-        let mut maps: Vec<(String, Vec<u8>)> = crate::demo::demo_files().into_iter().filter(|(p, _)| p.ends_with(".MAP")).collect();
+        let mut maps: Vec<(String, Vec<u8>)> = crate::demo::demo_files()
+            .into_iter()
+            .filter(|(p, _)| p.ends_with(".MAP"))
+            .collect();
         maps.push(("NEST.MAP".into(), b"[nest]\ntype=map\ninstance=Row 0 0 0 0 0 0\ninstance=row 9 0 0 0 0 0\ninstance=lamp 0 0 0 0 0 0\n[row]\ntype=map\ninstance=BOX 0 0 0 0 0 0\ninstance=box 1 0 0 0 0 0\ninstance=Crate 2 0 0 0 0 0\n[box]\ntype=model\nmodelfile=box.mod\n[crate]\ntype=model\nmodelfile=BOX.MOD\n[lamp]\ntype=model\nmodelfile=lamp.mod\n[unused]\ntype=model\nmodelfile=unused.mod\n".to_vec()));
-        assert!(maps.len() >= 4, "the demo's worlds: {:?}", maps.iter().map(|(p, _)| p).collect::<Vec<_>>());
+        assert!(
+            maps.len() >= 4,
+            "the demo's worlds: {:?}",
+            maps.iter().map(|(p, _)| p).collect::<Vec<_>>()
+        );
         for (path, bytes) in &maps {
             let map = MapFile::read(&IniFile::parse(bytes).unwrap());
-            let stem = crate::file_name(path).split('.').next().unwrap().to_string();
+            let stem = crate::file_name(path)
+                .split('.')
+                .next()
+                .unwrap()
+                .to_string();
             let sections = gather(path, &map, &Alone).unwrap();
-            let Some(root) = map.root_section(&stem) else { continue };
-            let placed: Vec<String> = sections.model_files_placed(root).iter().map(|m| m.to_ascii_lowercase()).collect();
+            let Some(root) = map.root_section(&stem) else {
+                continue;
+            };
+            let placed: Vec<String> = sections
+                .model_files_placed(root)
+                .iter()
+                .map(|m| m.to_ascii_lowercase())
+                .collect();
             let mut expanded = BTreeSet::new();
             expanded_model_files(&expand(&sections, root).unwrap().placed, &mut expanded);
-            assert_eq!(placed.iter().cloned().collect::<BTreeSet<_>>(), expanded, "{path}");
-            assert_eq!(placed.len(), expanded.len(), "{path}: each file once, whatever its case: {placed:?}");
+            assert_eq!(
+                placed.iter().cloned().collect::<BTreeSet<_>>(),
+                expanded,
+                "{path}"
+            );
+            assert_eq!(
+                placed.len(),
+                expanded.len(),
+                "{path}: each file once, whatever its case: {placed:?}"
+            );
         }
     }
 

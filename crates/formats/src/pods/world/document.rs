@@ -6,14 +6,14 @@ use super::assemble::{self, WorldAssets, WorldReport};
 use super::ini::IniFile;
 use super::map::MapFile;
 use super::objects::{GameObject, SubsystemFile};
-use crate::{base_name, file_name, Assets, Resolution};
-use crate::kind::{Kind, Purpose};
 use crate::charset::looks_like_dos_text;
 use crate::findings::Diagnostics;
-use crate::{Diagnostic, DocStats, Document, InfoRow, ParseError, Placement, Reference};
 use crate::inspect::{ByteClass, Field, InspectorView, Row, MAX_ROWS};
+use crate::kind::{Kind, Purpose};
 use crate::scene::{Bounds, Scene};
 use crate::words::count_len;
+use crate::{base_name, file_name, Assets, Resolution};
+use crate::{Diagnostic, DocStats, Document, InfoRow, ParseError, Placement, Reference};
 use serde::Serialize;
 
 pub fn sniff_map(h: &crate::kind::Head) -> bool {
@@ -61,11 +61,20 @@ struct Assembled {
 /// Every placement below `parent` (its path and world matrix), its children after it, as
 /// `build_scene` placed them: `nodes` gives each one's scene node in that order. Only a
 /// nested map has children (`assemble::Builder::place` walks the same way).
-fn placements_of(placed: &[assemble::Placed], parent: (&str, glam::Mat4), nodes: &mut impl Iterator<Item = u32>, out: &mut Vec<Placement>) {
+fn placements_of(
+    placed: &[assemble::Placed],
+    parent: (&str, glam::Mat4),
+    nodes: &mut impl Iterator<Item = u32>,
+    out: &mut Vec<Placement>,
+) {
     let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for p in placed {
         let n = seen.entry(p.target.as_str()).or_default();
-        let path = if parent.0.is_empty() { format!("{}[{}]", p.target, *n) } else { format!("{}/{}[{}]", parent.0, p.target, *n) };
+        let path = if parent.0.is_empty() {
+            format!("{}[{}]", p.target, *n)
+        } else {
+            format!("{}/{}[{}]", parent.0, p.target, *n)
+        };
         *n += 1;
         let world = parent.1 * p.pose.matrix();
         let model = match &p.kind {
@@ -74,7 +83,14 @@ fn placements_of(placed: &[assemble::Placed], parent: (&str, glam::Mat4), nodes:
             assemble::PlacedKind::Map => Some("map".into()),
             assemble::PlacedKind::Unknown => None,
         };
-        out.push(Placement { path: path.clone(), section: p.target.clone(), model, position: world.w_axis.truncate().to_array(), rotation: p.pose.rotation, node: nodes.next() });
+        out.push(Placement {
+            path: path.clone(),
+            section: p.target.clone(),
+            model,
+            position: world.w_axis.truncate().to_array(),
+            rotation: p.pose.rotation,
+            node: nodes.next(),
+        });
         if p.kind == assemble::PlacedKind::Map {
             placements_of(&p.children, (&path, world), nodes, out);
         }
@@ -100,13 +116,24 @@ pub struct WorldDocument {
 pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
     let text = crate::charset::decode(&bytes);
     let (parsed, rows, view, error, diagnostics, lines) = match IniFile::parse(&bytes) {
-        Err(e) => (Parsed::Map(MapFile::default()), (Vec::new(), Vec::new()), None, Some(ParseError::new(0, "", e)), Diagnostics::default(), 0),
+        Err(e) => (
+            Parsed::Map(MapFile::default()),
+            (Vec::new(), Vec::new()),
+            None,
+            Some(ParseError::new(0, "", e)),
+            Diagnostics::default(),
+            0,
+        ),
         Ok(ini) => {
             let mut diagnostics = Diagnostics::default();
             let stray = ini.stray.iter().map(|l| Diagnostic {
                 offset: l.start as usize,
                 path: format!("line {}", l.line),
-                message: if l.before_sections { "a key=value line before any [section] belongs to nothing".into() } else { "expected a [section], a key=value line or a comment".into() },
+                message: if l.before_sections {
+                    "a key=value line before any [section] belongs to nothing".into()
+                } else {
+                    "expected a [section], a key=value line or a comment".into()
+                },
             });
             diagnostics.merge(stray, ini.stray_dropped);
             let parsed = match kind {
@@ -128,7 +155,20 @@ pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
         }
     };
     let (section_rows, entry_rows) = rows;
-    Box::new(WorldDocument { kind, path: path.to_string(), bytes, text, parsed, entry_rows, section_rows, error, diagnostics, inspector: view, lines, assembled: None })
+    Box::new(WorldDocument {
+        kind,
+        path: path.to_string(),
+        bytes,
+        text,
+        parsed,
+        entry_rows,
+        section_rows,
+        error,
+        diagnostics,
+        inspector: view,
+        lines,
+        assembled: None,
+    })
 }
 
 /// The row of every section and of every entry: a section's row, then its entries'.
@@ -147,7 +187,11 @@ fn rows_of(ini: &IniFile<'_>) -> (Vec<u32>, Vec<u32>) {
     (sections, entries)
 }
 
-fn view_of(ini: &IniFile<'_>, (section_rows, _): &(Vec<u32>, Vec<u32>), diagnostics: &Diagnostics) -> InspectorView {
+fn view_of(
+    ini: &IniFile<'_>,
+    (section_rows, _): &(Vec<u32>, Vec<u32>),
+    diagnostics: &Diagnostics,
+) -> InspectorView {
     let bytes = ini.bytes;
     let mut view = InspectorView::flat("text", bytes.len(), ByteClass::Text);
     view.rows_total = ini.sections.len() + ini.entries.len();
@@ -168,7 +212,11 @@ fn view_of(ini: &IniFile<'_>, (section_rows, _): &(Vec<u32>, Vec<u32>), diagnost
             label: format!("[{name}] line {}{lab}", s.line),
             detail: format!("section {name} on line {}, {keys} keys", s.line),
             summary: format!("{keys} keys"),
-            flags: if s.lab_only { vec!["lab-only"] } else { Vec::new() },
+            flags: if s.lab_only {
+                vec!["lab-only"]
+            } else {
+                Vec::new()
+            },
             polygon: None,
             entry: None,
         });
@@ -178,7 +226,13 @@ fn view_of(ini: &IniFile<'_>, (section_rows, _): &(Vec<u32>, Vec<u32>), diagnost
             }
             let row = view.chunks.len() as u32;
             let (key, value) = (ini.text(e.key), ini.text(e.value));
-            view.fields.push(Field { chunk: row, offset: e.value.start as usize, len: e.value.len as usize, what: format!("value of {key}"), value: format!("{value:?}") });
+            view.fields.push(Field {
+                chunk: row,
+                offset: e.value.start as usize,
+                len: e.value.len as usize,
+                what: format!("value of {key}"),
+                value: format!("{value:?}"),
+            });
             view.chunks.push(Row {
                 index: row,
                 offset: e.start as usize,
@@ -191,7 +245,11 @@ fn view_of(ini: &IniFile<'_>, (section_rows, _): &(Vec<u32>, Vec<u32>), diagnost
                 label: format!("{key} line {}", e.line),
                 detail: format!("{key} = {value} (line {})", e.line),
                 summary: value.to_string(),
-                flags: if e.lab_only { vec!["lab-only"] } else { Vec::new() },
+                flags: if e.lab_only {
+                    vec!["lab-only"]
+                } else {
+                    Vec::new()
+                },
                 polygon: None,
                 entry: None,
             });
@@ -214,7 +272,8 @@ fn world_doc<'a>(archive: &'a dyn Assets, path: &str) -> Option<&'a WorldDocumen
 
 impl WorldAssets for RootAssets<'_> {
     fn resolve(&self, name: &str) -> Resolution {
-        self.archive.resolve(self.from, &[base_name(name).to_string()])
+        self.archive
+            .resolve(self.from, &[base_name(name).to_string()])
     }
     fn map(&self, path: &str) -> Option<&MapFile> {
         match &world_doc(self.archive, path)?.parsed {
@@ -254,14 +313,23 @@ impl WorldDocument {
     /// The paths still to read for a game object: its BGFs and SUB, then what they need.
     fn object_needs(assets: &RootAssets<'_>, object: &GameObject, out: &mut Vec<String>) {
         let add = |p: Option<String>, out: &mut Vec<String>| {
-            if let Some(p) = p.filter(|p| !assets.known(p) && !out.iter().any(|o| o.eq_ignore_ascii_case(p))) {
+            if let Some(p) =
+                p.filter(|p| !assets.known(p) && !out.iter().any(|o| o.eq_ignore_ascii_case(p)))
+            {
                 out.push(p);
             }
         };
         for v in &object.video {
             let bgf = assets.resolve(&v.file).file;
-            match bgf.as_deref().filter(|b| assets.known(b)).and_then(|b| assets.archive.get(b)) {
-                Some(doc) => doc.needs(assets.archive).into_iter().for_each(|p| add(Some(p), out)),
+            match bgf
+                .as_deref()
+                .filter(|b| assets.known(b))
+                .and_then(|b| assets.archive.get(b))
+            {
+                Some(doc) => doc
+                    .needs(assets.archive)
+                    .into_iter()
+                    .for_each(|p| add(Some(p), out)),
                 None => add(bgf, out),
             }
         }
@@ -283,13 +351,19 @@ impl Document for WorldDocument {
         let mut out: Vec<Reference> = Vec::new();
         let mut push = |role: &'static str, written: &str| {
             if !out.iter().any(|r| r.written.eq_ignore_ascii_case(written)) {
-                out.push(Reference { role, names: vec![base_name(written).to_string()], written: written.to_string(), item: None });
+                out.push(Reference {
+                    role,
+                    names: vec![base_name(written).to_string()],
+                    written: written.to_string(),
+                    item: None,
+                });
             }
         };
         match &self.parsed {
             Parsed::Map(m) => {
                 m.model_files().for_each(|f| push("game object", &f.value));
-                m.include_files().for_each(|f| push("included map", &f.value));
+                m.include_files()
+                    .for_each(|f| push("included map", &f.value));
             }
             Parsed::Mod(o) => {
                 o.video.iter().for_each(|v| push("model", &v.file));
@@ -303,25 +377,38 @@ impl Document for WorldDocument {
     }
 
     fn needs(&self, archive: &dyn Assets) -> Vec<String> {
-        let assets = RootAssets { archive, from: &self.path };
+        let assets = RootAssets {
+            archive,
+            from: &self.path,
+        };
         let mut out: Vec<String> = Vec::new();
         match &self.parsed {
             Parsed::Mod(o) => Self::object_needs(&assets, o, &mut out),
             Parsed::Sub(_) => {}
             Parsed::Map(map) => {
-                let Ok(sections) = assemble::gather(&self.path, map, &assets) else { return out };
+                let Ok(sections) = assemble::gather(&self.path, map, &assets) else {
+                    return out;
+                };
                 for (_, path) in &sections.unread {
                     if let Some(p) = path.as_ref().filter(|p| !assets.known(p)) {
                         out.push(p.clone());
                     }
                 }
-                let Some(root) = sections.files[0].1.root_section(&self.stem()) else { return out };
+                let Some(root) = sections.files[0].1.root_section(&self.stem()) else {
+                    return out;
+                };
                 let mods = sections.model_files_placed(root);
                 for m in mods {
-                    let Some(path) = assets.resolve(m).file else { continue };
+                    let Some(path) = assets.resolve(m).file else {
+                        continue;
+                    };
                     match assets.game_object(&path) {
                         Some(o) => Self::object_needs(&assets, o, &mut out),
-                        None if !assets.known(&path) && !out.iter().any(|o| o.eq_ignore_ascii_case(&path)) => out.push(path),
+                        None if !assets.known(&path)
+                            && !out.iter().any(|o| o.eq_ignore_ascii_case(&path)) =>
+                        {
+                            out.push(path)
+                        }
                         None => {}
                     }
                 }
@@ -331,18 +418,42 @@ impl Document for WorldDocument {
     }
 
     fn build_scene(&mut self, archive: &dyn Assets) -> Option<Scene> {
-        let assets = RootAssets { archive, from: &self.path };
+        let assets = RootAssets {
+            archive,
+            from: &self.path,
+        };
         let name = file_name(&self.path).to_string();
         let (scene, mut assembled) = match &self.parsed {
             Parsed::Sub(_) => return None,
             Parsed::Mod(object) => {
                 let (scene, report) = assemble::object_scene(&name, object, &assets);
-                let objects = report.resolved.iter().filter(|(n, _)| n.ends_with(".bgf")).map(|(_, p)| p.clone()).collect();
-                (scene, Assembled { report, objects, ..Default::default() })
+                let objects = report
+                    .resolved
+                    .iter()
+                    .filter(|(n, _)| n.ends_with(".bgf"))
+                    .map(|(_, p)| p.clone())
+                    .collect();
+                (
+                    scene,
+                    Assembled {
+                        report,
+                        objects,
+                        ..Default::default()
+                    },
+                )
             }
             Parsed::Map(map) => {
                 let result = assemble::gather(&self.path, map, &assets).and_then(|sections| {
-                    let root = sections.files[0].1.root_section(&self.stem()).ok_or_else(|| ParseError::new(0, "", "expected a section with type=map to show; the file has none"))?;
+                    let root = sections.files[0]
+                        .1
+                        .root_section(&self.stem())
+                        .ok_or_else(|| {
+                            ParseError::new(
+                                0,
+                                "",
+                                "expected a section with type=map to show; the file has none",
+                            )
+                        })?;
                     let expanded = assemble::expand(&sections, root)?;
                     let includes = sections.files[1..].iter().map(|(p, _)| p.clone()).collect();
                     let extra = sections.diagnostics.clone();
@@ -357,11 +468,27 @@ impl Document for WorldDocument {
                 };
                 self.diagnostics.merge(extra.kept, extra.dropped);
                 if expanded.left_out > 0 {
-                    self.diagnostics.add(0, String::new, || format!("the map expands to more than {} placements; {} are left out", assemble::MAX_PLACEMENTS, expanded.left_out));
+                    self.diagnostics.add(0, String::new, || {
+                        format!(
+                            "the map expands to more than {} placements; {} are left out",
+                            assemble::MAX_PLACEMENTS,
+                            expanded.left_out
+                        )
+                    });
                 }
                 let rows = &self.entry_rows;
-                let root_row = self.section_rows.get(root_index as usize).copied().unwrap_or(0);
-                let (scene, report) = assemble::build_scene(&name, &expanded, &assets, &|e| rows.get(e as usize).copied().unwrap_or(0), root_row);
+                let root_row = self
+                    .section_rows
+                    .get(root_index as usize)
+                    .copied()
+                    .unwrap_or(0);
+                let (scene, report) = assemble::build_scene(
+                    &name,
+                    &expanded,
+                    &assets,
+                    &|e| rows.get(e as usize).copied().unwrap_or(0),
+                    root_row,
+                );
                 let a = Assembled {
                     report,
                     placements: expanded.models,
@@ -385,14 +512,22 @@ impl Document for WorldDocument {
             assembled.report.ambiguous.clear();
         }
         for m in &assembled.report.missing {
-            self.diagnostics.add(0, String::new, || format!("{m} is not in the archive: not drawn"));
+            self.diagnostics.add(0, String::new, || {
+                format!("{m} is not in the archive: not drawn")
+            });
         }
         if let Some(view) = self.inspector.as_mut() {
             view.diagnostics = self.diagnostics.kept.clone();
             view.diagnostics_dropped = self.diagnostics.dropped;
             // Each instance line says what it led to.
             for (&entry, outcome) in &assembled.report.outcomes {
-                let Some(row) = self.entry_rows.get(entry as usize).and_then(|&r| view.chunks.get_mut(r as usize)) else { continue };
+                let Some(row) = self
+                    .entry_rows
+                    .get(entry as usize)
+                    .and_then(|&r| view.chunks.get_mut(r as usize))
+                else {
+                    continue;
+                };
                 row.summary = format!("{} {outcome}", row.summary);
                 row.detail = format!("{} {outcome}", row.detail);
             }
@@ -402,7 +537,13 @@ impl Document for WorldDocument {
     }
 
     fn info_rows(&self) -> Vec<InfoRow> {
-        let mut rows = vec![InfoRow::new("format", self.kind.title()), InfoRow::new("bytes", format!("{} · {} lines", self.bytes.len(), self.lines))];
+        let mut rows = vec![
+            InfoRow::new("format", self.kind.title()),
+            InfoRow::new(
+                "bytes",
+                format!("{} · {} lines", self.bytes.len(), self.lines),
+            ),
+        ];
         match &self.parsed {
             Parsed::Map(m) => {
                 rows.push(InfoRow::new("sections", m.sections.len().to_string()));
@@ -410,23 +551,61 @@ impl Document for WorldDocument {
                     if let Some(r) = &a.root_section {
                         rows.push(InfoRow::new("map", format!("[{r}]")));
                     }
-                    rows.push(InfoRow::new("placements", format!("{} · {} · {}{}", count_len(a.placements, "model"), count_len(a.dropzones, "dropzone"), count_len(a.report.doors, "door"), if a.lab_only > 0 { format!(" · {} LAB_ONLY", a.lab_only) } else { String::new() })));
+                    rows.push(InfoRow::new(
+                        "placements",
+                        format!(
+                            "{} · {} · {}{}",
+                            count_len(a.placements, "model"),
+                            count_len(a.dropzones, "dropzone"),
+                            count_len(a.report.doors, "door"),
+                            if a.lab_only > 0 {
+                                format!(" · {} LAB_ONLY", a.lab_only)
+                            } else {
+                                String::new()
+                            }
+                        ),
+                    ));
                     if !a.includes.is_empty() {
-                        rows.push(InfoRow::new("includes", a.includes.join(", ")).with_links(a.includes.clone()));
+                        rows.push(
+                            InfoRow::new("includes", a.includes.join(", "))
+                                .with_links(a.includes.clone()),
+                        );
                     }
                     // What it uses, as resolved (a long list is cut short: the inspector has all).
-                    let uses: Vec<&str> = a.report.resolved.iter().map(|(_, p)| p.as_str()).collect();
+                    let uses: Vec<&str> =
+                        a.report.resolved.iter().map(|(_, p)| p.as_str()).collect();
                     if !uses.is_empty() {
-                        let more = if uses.len() > 24 { format!(" … and {} more", uses.len() - 24) } else { String::new() };
+                        let more = if uses.len() > 24 {
+                            format!(" … and {} more", uses.len() - 24)
+                        } else {
+                            String::new()
+                        };
                         let listed = &uses[..uses.len().min(24)];
-                        rows.push(InfoRow::new("uses", format!("{}{more}", listed.join(", "))).with_links(listed.iter().map(|p| p.to_string()).collect()));
+                        rows.push(
+                            InfoRow::new("uses", format!("{}{more}", listed.join(", ")))
+                                .with_links(listed.iter().map(|p| p.to_string()).collect()),
+                        );
                     }
                 }
             }
             Parsed::Mod(o) => {
-                rows.push(InfoRow::new("draws", o.video.iter().map(|v| v.file.as_str()).collect::<Vec<_>>().join(", ")));
+                rows.push(InfoRow::new(
+                    "draws",
+                    o.video
+                        .iter()
+                        .map(|v| v.file.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                ));
                 if !o.twins.is_empty() {
-                    rows.push(InfoRow::new("low-poly twins (not drawn)", o.twins.iter().map(|v| v.file.as_str()).collect::<Vec<_>>().join(", ")));
+                    rows.push(InfoRow::new(
+                        "low-poly twins (not drawn)",
+                        o.twins
+                            .iter()
+                            .map(|v| v.file.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    ));
                 }
                 if let Some(s) = &o.subsystems {
                     rows.push(InfoRow::new("subsystems", s.value.clone()));
@@ -438,7 +617,10 @@ impl Document for WorldDocument {
             Parsed::Sub(f) => {
                 for s in &f.subsystems {
                     let what = match s.door() {
-                        Some(d) => format!("door: slides {:?} over {} s, waits {} s", d.extent, d.travel, d.dead),
+                        Some(d) => format!(
+                            "door: slides {:?} over {} s, waits {} s",
+                            d.extent, d.travel, d.dead
+                        ),
                         None => s.kind.clone().unwrap_or_else(|| "no Type".into()),
                     };
                     rows.push(InfoRow::new(format!("[{}]", s.name), what));
@@ -452,20 +634,48 @@ impl Document for WorldDocument {
                 rows.push(InfoRow::warning("models", format!("not looked for: the world was opened on its own, without the archive that holds its {} and its includes", count_len(a.placements, "model"))));
             }
             if a.report.glowing > 0 {
-                rows.push(InfoRow::warning("laser glow", "an approximate pulse: the game drives the beam, the files hold no data for it"));
+                rows.push(InfoRow::warning(
+                    "laser glow",
+                    "an approximate pulse: the game drives the beam, the files hold no data for it",
+                ));
             }
             if !a.report.missing.is_empty() {
-                rows.push(InfoRow::warning("missing", a.report.missing.iter().cloned().collect::<Vec<_>>().join(", ")));
+                rows.push(InfoRow::warning(
+                    "missing",
+                    a.report
+                        .missing
+                        .iter()
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                ));
             }
             for amb in &a.report.ambiguous {
-                rows.push(InfoRow::warning(format!("several {}", amb.name), format!("took {}; also {}", amb.taken, amb.candidates.join(", "))).with_candidates(&amb.taken, &amb.candidates));
+                rows.push(
+                    InfoRow::warning(
+                        format!("several {}", amb.name),
+                        format!("took {}; also {}", amb.taken, amb.candidates.join(", ")),
+                    )
+                    .with_candidates(&amb.taken, &amb.candidates),
+                );
             }
         }
         for d in self.diagnostics.iter() {
-            rows.push(InfoRow::warning(format!("warning @{}", d.offset), format!("{}{}{}", d.path, if d.path.is_empty() { "" } else { ": " }, d.message)));
+            rows.push(InfoRow::warning(
+                format!("warning @{}", d.offset),
+                format!(
+                    "{}{}{}",
+                    d.path,
+                    if d.path.is_empty() { "" } else { ": " },
+                    d.message
+                ),
+            ));
         }
         if self.diagnostics.dropped > 0 {
-            rows.push(InfoRow::warning("more warnings", format!("{} not listed", self.diagnostics.dropped)));
+            rows.push(InfoRow::warning(
+                "more warnings",
+                format!("{} not listed", self.diagnostics.dropped),
+            ));
         }
         rows
     }
@@ -487,7 +697,10 @@ impl Document for WorldDocument {
             motion_extent: Option<[f32; 3]>,
         }
         let a = self.assembled.clone().unwrap_or_default();
-        let bounds = a.bounds.map(|b| BoundsJson { min: b.min, max: b.max });
+        let bounds = a.bounds.map(|b| BoundsJson {
+            min: b.min,
+            max: b.max,
+        });
         let missing: Vec<&String> = a.report.missing.iter().collect();
         let v = match &self.parsed {
             Parsed::Map(m) => serde_json::json!({
@@ -533,7 +746,10 @@ impl Document for WorldDocument {
     }
 
     fn stats(&self) -> DocStats {
-        let mut s = DocStats { diagnostics: self.diagnostics.total(), ..Default::default() };
+        let mut s = DocStats {
+            diagnostics: self.diagnostics.total(),
+            ..Default::default()
+        };
         if let Some(a) = &self.assembled {
             s.triangles = a.triangles;
             s.placements = a.placements;
@@ -547,7 +763,12 @@ impl Document for WorldDocument {
         self.assembled.as_ref().map_or(&[], |a| {
             a.placed.get_or_init(|| {
                 let mut placed = Vec::new();
-                placements_of(&a.expanded, ("", glam::Mat4::IDENTITY), &mut a.report.placement_nodes.iter().copied(), &mut placed);
+                placements_of(
+                    &a.expanded,
+                    ("", glam::Mat4::IDENTITY),
+                    &mut a.report.placement_nodes.iter().copied(),
+                    &mut placed,
+                );
                 placed
             })
         })
@@ -564,13 +785,31 @@ mod tests {
         for k in 0..700 {
             text.push_str(&format!("stray line {k}\n"));
         }
-        let doc = super::open("ARENA.MAP", text.into_bytes(), crate::pods::world::MAP, crate::kind::Purpose::Show);
+        let doc = super::open(
+            "ARENA.MAP",
+            text.into_bytes(),
+            crate::pods::world::MAP,
+            crate::kind::Purpose::Show,
+        );
         assert_eq!(doc.diagnostics().len(), crate::findings::MAX_DIAGNOSTICS);
         assert_eq!(doc.stats().diagnostics, 700);
         let json: serde_json::Value = serde_json::from_str(&doc.info_json()).unwrap();
-        assert_eq!(json["diagnostics_dropped"], 700 - crate::findings::MAX_DIAGNOSTICS);
-        let more = doc.info_rows().into_iter().find(|r| r.label == "more warnings").expect("a row says how many are not listed");
-        assert_eq!(more.value, format!("{} not listed", 700 - crate::findings::MAX_DIAGNOSTICS));
-        assert_eq!(doc.inspector().unwrap().diagnostics_dropped, 700 - crate::findings::MAX_DIAGNOSTICS);
+        assert_eq!(
+            json["diagnostics_dropped"],
+            700 - crate::findings::MAX_DIAGNOSTICS
+        );
+        let more = doc
+            .info_rows()
+            .into_iter()
+            .find(|r| r.label == "more warnings")
+            .expect("a row says how many are not listed");
+        assert_eq!(
+            more.value,
+            format!("{} not listed", 700 - crate::findings::MAX_DIAGNOSTICS)
+        );
+        assert_eq!(
+            doc.inspector().unwrap().diagnostics_dropped,
+            700 - crate::findings::MAX_DIAGNOSTICS
+        );
     }
 }

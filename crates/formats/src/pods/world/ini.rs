@@ -106,7 +106,10 @@ fn trimmed(bytes: &[u8], from: usize, to: usize) -> Span {
     while b > a && is_space(bytes[b - 1]) {
         b -= 1;
     }
-    Span { start: a as u32, len: (b - a) as u32 }
+    Span {
+        start: a as u32,
+        len: (b - a) as u32,
+    }
 }
 
 /// Where a comment (`//` or `;`) starts in `line`, if one does.
@@ -124,23 +127,42 @@ impl<'a> IniFile<'a> {
     /// a comment or blank is a stray line.
     pub fn parse(bytes: &'a [u8]) -> Result<IniFile<'a>, String> {
         if bytes.len() > MAX_BYTES {
-            return Err(format!("{} bytes is larger than the {MAX_BYTES}-byte limit for text files", bytes.len()));
+            return Err(format!(
+                "{} bytes is larger than the {MAX_BYTES}-byte limit for text files",
+                bytes.len()
+            ));
         }
-        let mut file = IniFile { bytes, sections: Vec::new(), entries: Vec::new(), stray: Vec::new(), stray_dropped: 0, lines: 0 };
+        let mut file = IniFile {
+            bytes,
+            sections: Vec::new(),
+            entries: Vec::new(),
+            stray: Vec::new(),
+            stray_dropped: 0,
+            lines: 0,
+        };
         // A bare [LAB_ONLY] line marks the rest of its section.
         let mut lab_section = false;
         let mut start = 0usize;
         let mut line = 0u32;
         while start < bytes.len() {
             line += 1;
-            let end = bytes[start..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |i| start + i);
+            let end = bytes[start..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(bytes.len(), |i| start + i);
             let next = (end + 1).min(bytes.len());
-            let raw_end = if end > start && bytes[end - 1] == b'\r' { end - 1 } else { end };
+            let raw_end = if end > start && bytes[end - 1] == b'\r' {
+                end - 1
+            } else {
+                end
+            };
             let text = &bytes[start..raw_end];
             let body_end = start + comment_at(text).unwrap_or(text.len());
             let mut body = trimmed(bytes, start, body_end);
             let mut lab = false;
-            if bytes[body.range()].len() >= LAB_ONLY.len() && bytes[body.range()][..LAB_ONLY.len()].eq_ignore_ascii_case(LAB_ONLY.as_bytes()) {
+            if bytes[body.range()].len() >= LAB_ONLY.len()
+                && bytes[body.range()][..LAB_ONLY.len()].eq_ignore_ascii_case(LAB_ONLY.as_bytes())
+            {
                 lab = true;
                 body = trimmed(bytes, body.start as usize + LAB_ONLY.len(), body.end());
                 if body.len == 0 {
@@ -169,7 +191,9 @@ impl<'a> IniFile<'a> {
                     entries: at..at,
                     lab_only: lab,
                 });
-            } else if let (Some(eq), false) = (b.iter().position(|&c| c == b'='), file.sections.is_empty()) {
+            } else if let (Some(eq), false) =
+                (b.iter().position(|&c| c == b'='), file.sections.is_empty())
+            {
                 let eq = body.start as usize + eq;
                 let section = file.sections.len() as u32 - 1;
                 let s = file.sections.last_mut().expect("not empty");
@@ -184,7 +208,12 @@ impl<'a> IniFile<'a> {
                 });
                 s.entries.end = file.entries.len() as u32;
             } else if file.stray.len() < crate::inspect::MAX_DIAGNOSTICS {
-                file.stray.push(StrayLine { line, start: start as u32, end: raw_end as u32, before_sections: b.contains(&b'=') });
+                file.stray.push(StrayLine {
+                    line,
+                    start: start as u32,
+                    end: raw_end as u32,
+                    before_sections: b.contains(&b'='),
+                });
             } else {
                 file.stray_dropped += 1;
             }
@@ -211,8 +240,14 @@ impl<'a> IniFile<'a> {
     }
 
     /// Entries of `s` whose key is `key` (without regard to case), in file order.
-    pub fn values<'s>(&'s self, s: &'s Section, key: &'s str) -> impl Iterator<Item = &'s Entry> + 's {
-        self.entries_of(s).iter().filter(move |e| self.key_is(e, key))
+    pub fn values<'s>(
+        &'s self,
+        s: &'s Section,
+        key: &'s str,
+    ) -> impl Iterator<Item = &'s Entry> + 's {
+        self.entries_of(s)
+            .iter()
+            .filter(move |e| self.key_is(e, key))
     }
 
     /// The first value of `key` in `s`.
@@ -221,12 +256,17 @@ impl<'a> IniFile<'a> {
     }
 
     pub fn sections_named<'s>(&'s self, name: &'s str) -> impl Iterator<Item = &'s Section> + 's {
-        self.sections.iter().filter(move |s| self.bytes[s.name.range()].eq_ignore_ascii_case(name.as_bytes()))
+        self.sections
+            .iter()
+            .filter(move |s| self.bytes[s.name.range()].eq_ignore_ascii_case(name.as_bytes()))
     }
 
     /// The 1-based line holding byte `offset`.
     pub fn line_of(&self, offset: usize) -> usize {
-        1 + self.bytes[..offset.min(self.bytes.len())].iter().filter(|&&b| b == b'\n').count()
+        1 + self.bytes[..offset.min(self.bytes.len())]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
     }
 }
 
@@ -243,10 +283,21 @@ mod tests {
         assert_eq!(f.sections[0].start, 10);
         assert_eq!(f.sections[0].end, f.sections[1].start);
         let e = f.entries[1];
-        assert_eq!((f.text(e.key), f.text(e.value), e.line, e.section), ("class".into(), "Unscalable".into(), 6, 1));
+        assert_eq!(
+            (f.text(e.key), f.text(e.value), e.line, e.section),
+            ("class".into(), "Unscalable".into(), 6, 1)
+        );
         assert_eq!(&text[e.value.range()], b"Unscalable");
         assert_eq!(f.text(f.entries[0].value), "rb3.bgf rb3l.bgf");
-        assert_eq!(f.stray, vec![StrayLine { line: 7, start: 102, end: 107, before_sections: false }]);
+        assert_eq!(
+            f.stray,
+            vec![StrayLine {
+                line: 7,
+                start: 102,
+                end: 107,
+                before_sections: false
+            }]
+        );
         assert_eq!(&text[102..107], b"stray");
         assert_eq!(f.lines, 7);
         assert_eq!(f.line_of(102), 7);
@@ -259,8 +310,23 @@ mod tests {
         assert!(!f.sections[0].lab_only);
         assert_eq!(f.name(&f.sections[1]), "secret");
         assert!(f.sections[1].lab_only && f.entries[1].lab_only);
-        let lab: Vec<(String, bool)> = f.entries.iter().map(|e| (f.text(e.key).into_owned(), e.lab_only)).collect();
-        assert_eq!(lab, [("k", false), ("x", true), ("a", false), ("b", true), ("c", true), ("d", false)].map(|(k, l)| (k.to_string(), l)));
+        let lab: Vec<(String, bool)> = f
+            .entries
+            .iter()
+            .map(|e| (f.text(e.key).into_owned(), e.lab_only))
+            .collect();
+        assert_eq!(
+            lab,
+            [
+                ("k", false),
+                ("x", true),
+                ("a", false),
+                ("b", true),
+                ("c", true),
+                ("d", false)
+            ]
+            .map(|(k, l)| (k.to_string(), l))
+        );
         assert!(IniFile::parse(&vec![b' '; MAX_BYTES + 1]).is_err());
     }
 

@@ -3,8 +3,8 @@
 //! (docs/formats/worlds.md, "Maps").
 
 use super::ini::{Entry, IniFile, Span};
-use crate::Diagnostic;
 use crate::inspect::Diagnostics;
+use crate::Diagnostic;
 use glam::{EulerRot, Mat4, Quat, Vec3};
 
 /// Where a value was written: its line, its bytes and the entry it is the value of.
@@ -21,7 +21,13 @@ pub struct Located<T> {
 
 impl<T> Located<T> {
     pub fn at(value: T, e: &Entry, entry: u32) -> Located<T> {
-        Located { value, line: e.line, offset: e.start, value_span: e.value, entry }
+        Located {
+            value,
+            line: e.line,
+            offset: e.start,
+            value_span: e.value,
+            entry,
+        }
     }
 }
 
@@ -51,9 +57,19 @@ impl Pose {
 fn pose_of(words: &[&str]) -> Result<(Pose, bool), String> {
     let mut v = [0.0f32; 6];
     for (k, w) in words.iter().take(6).enumerate() {
-        v[k] = w.parse::<f32>().ok().filter(|x| x.is_finite()).ok_or_else(|| format!("{w:?} is not a number"))?;
+        v[k] = w
+            .parse::<f32>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| format!("{w:?} is not a number"))?;
     }
-    Ok((Pose { translation: [v[0], v[1], v[2]], rotation: [v[3], v[4], v[5]] }, words.len() < 6))
+    Ok((
+        Pose {
+            translation: [v[0], v[1], v[2]],
+            rotation: [v[3], v[4], v[5]],
+        },
+        words.len() < 6,
+    ))
 }
 
 /// One `instance=` or `instancedropzone=` line of a map section.
@@ -122,10 +138,21 @@ impl MapFile {
         let mut sections = Vec::with_capacity(ini.sections.len());
         for (index, s) in ini.sections.iter().enumerate() {
             let ty = ini.value(s, "type").map(|(v, _)| v.to_ascii_lowercase());
-            let first = |key: &'static str| ini.entries_of(s).iter().enumerate().find(|(_, e)| ini.key_is(e, key)).map(|(k, e)| (e, s.entries.start + k as u32));
+            let first = |key: &'static str| {
+                ini.entries_of(s)
+                    .iter()
+                    .enumerate()
+                    .find(|(_, e)| ini.key_is(e, key))
+                    .map(|(k, e)| (e, s.entries.start + k as u32))
+            };
             let kind = match ty.as_deref() {
                 Some("model") => SectionKind::Model {
-                    modelfile: first("modelfile").and_then(|(e, k)| ini.text(e.value).split_whitespace().next().map(|t| Located::at(t.to_string(), e, k))),
+                    modelfile: first("modelfile").and_then(|(e, k)| {
+                        ini.text(e.value)
+                            .split_whitespace()
+                            .next()
+                            .map(|t| Located::at(t.to_string(), e, k))
+                    }),
                 },
                 Some("dropzone") => {
                     let pose = first("dropzone").map_or(Pose::default(), |(e, _)| {
@@ -150,7 +177,12 @@ impl MapFile {
                         let text = ini.text(e.value);
                         let words: Vec<&str> = text.split_whitespace().collect();
                         let Some((target, numbers)) = words.split_first() else {
-                            line_diag(&mut diags, e, e.start as usize, "instance= expected `name x y z rx ry rz`, found nothing".into());
+                            line_diag(
+                                &mut diags,
+                                e,
+                                e.start as usize,
+                                "instance= expected `name x y z rx ry rz`, found nothing".into(),
+                            );
                             continue;
                         };
                         match pose_of(numbers) {
@@ -166,33 +198,77 @@ impl MapFile {
                     SectionKind::Map { instances }
                 }
                 Some("include") => SectionKind::Include {
-                    file: first("file").and_then(|(e, k)| ini.text(e.value).split_whitespace().next().map(|t| Located::at(t.to_string(), e, k))),
+                    file: first("file").and_then(|(e, k)| {
+                        ini.text(e.value)
+                            .split_whitespace()
+                            .next()
+                            .map(|t| Located::at(t.to_string(), e, k))
+                    }),
                 },
                 other => SectionKind::Other(other.map(str::to_string)),
             };
-            sections.push(MapSection { name: ini.name(s).into_owned(), kind, line: s.line, offset: s.start, lab_only: s.lab_only, index: index as u32 });
+            sections.push(MapSection {
+                name: ini.name(s).into_owned(),
+                kind,
+                line: s.line,
+                offset: s.start,
+                lab_only: s.lab_only,
+                index: index as u32,
+            });
         }
-        MapFile { sections, diagnostics: diags.kept, diagnostics_dropped: diags.dropped }
+        MapFile {
+            sections,
+            diagnostics: diags.kept,
+            diagnostics_dropped: diags.dropped,
+        }
     }
 
     /// The sections named `name` (without regard to case).
     pub fn section(&self, name: &str) -> Option<&MapSection> {
-        self.sections.iter().find(|s| s.name.eq_ignore_ascii_case(name))
+        self.sections
+            .iter()
+            .find(|s| s.name.eq_ignore_ascii_case(name))
     }
 
     /// The map section to show: the one named like the file, else the one with the most
     /// instances (the first of those).
     pub fn root_section(&self, file_stem: &str) -> Option<&MapSection> {
-        let maps = || self.sections.iter().filter(|s| matches!(s.kind, SectionKind::Map { .. }));
-        maps().find(|s| s.name.eq_ignore_ascii_case(file_stem)).or_else(|| maps().fold(None, |best: Option<&MapSection>, s| if best.is_none_or(|b| s.instances().len() > b.instances().len()) { Some(s) } else { best }))
+        let maps = || {
+            self.sections
+                .iter()
+                .filter(|s| matches!(s.kind, SectionKind::Map { .. }))
+        };
+        maps()
+            .find(|s| s.name.eq_ignore_ascii_case(file_stem))
+            .or_else(|| {
+                maps().fold(None, |best: Option<&MapSection>, s| {
+                    if best.is_none_or(|b| s.instances().len() > b.instances().len()) {
+                        Some(s)
+                    } else {
+                        best
+                    }
+                })
+            })
     }
 
     /// `modelfile=` of every model section, and `file=` of every include.
     pub fn model_files(&self) -> impl Iterator<Item = &Located<String>> {
-        self.sections.iter().filter_map(|s| if let SectionKind::Model { modelfile: Some(m) } = &s.kind { Some(m) } else { None })
+        self.sections.iter().filter_map(|s| {
+            if let SectionKind::Model { modelfile: Some(m) } = &s.kind {
+                Some(m)
+            } else {
+                None
+            }
+        })
     }
     pub fn include_files(&self) -> impl Iterator<Item = &Located<String>> {
-        self.sections.iter().filter_map(|s| if let SectionKind::Include { file: Some(f) } = &s.kind { Some(f) } else { None })
+        self.sections.iter().filter_map(|s| {
+            if let SectionKind::Include { file: Some(f) } = &s.kind {
+                Some(f)
+            } else {
+                None
+            }
+        })
     }
 }
 
@@ -209,17 +285,39 @@ mod tests {
         use std::f32::consts::FRAC_PI_2;
         // Row vectors: v · Rz(90°) · Rx(90°) · Ry(90°) · T. Worked by hand for v = +X:
         // Rz(90°) takes +X to +Y; Rx(90°) takes +Y to +Z; Ry(90°) takes +Z to +X; then +T.
-        let p = Pose { translation: [10.0, 20.0, 30.0], rotation: [FRAC_PI_2, FRAC_PI_2, FRAC_PI_2] };
-        assert!(close(p.matrix().transform_point3(Vec3::X), [11.0, 20.0, 30.0]), "{}", p.matrix().transform_point3(Vec3::X));
+        let p = Pose {
+            translation: [10.0, 20.0, 30.0],
+            rotation: [FRAC_PI_2, FRAC_PI_2, FRAC_PI_2],
+        };
+        assert!(
+            close(p.matrix().transform_point3(Vec3::X), [11.0, 20.0, 30.0]),
+            "{}",
+            p.matrix().transform_point3(Vec3::X)
+        );
         // v = +Y: Rz → −X; Rx leaves X; Ry(90°) takes −X to +Z.
-        assert!(close(p.matrix().transform_point3(Vec3::Y), [10.0, 20.0, 31.0]));
+        assert!(close(
+            p.matrix().transform_point3(Vec3::Y),
+            [10.0, 20.0, 31.0]
+        ));
         // One axis at a time, the usual right-handed sense: Ry(90°) takes +Z to +X.
-        let y = Pose { rotation: [0.0, FRAC_PI_2, 0.0], ..Default::default() };
+        let y = Pose {
+            rotation: [0.0, FRAC_PI_2, 0.0],
+            ..Default::default()
+        };
         assert!(close(y.matrix().transform_point3(Vec3::Z), [1.0, 0.0, 0.0]));
         // Nesting: a child at +5 X inside a parent turned 90° about Y and moved to (0,0,100).
-        let parent = Pose { translation: [0.0, 0.0, 100.0], rotation: [0.0, FRAC_PI_2, 0.0] };
-        let child = Pose { translation: [5.0, 0.0, 0.0], ..Default::default() };
-        assert!(close((parent.matrix() * child.matrix()).transform_point3(Vec3::ZERO), [0.0, 0.0, 95.0]));
+        let parent = Pose {
+            translation: [0.0, 0.0, 100.0],
+            rotation: [0.0, FRAC_PI_2, 0.0],
+        };
+        let child = Pose {
+            translation: [5.0, 0.0, 0.0],
+            ..Default::default()
+        };
+        assert!(close(
+            (parent.matrix() * child.matrix()).transform_point3(Vec3::ZERO),
+            [0.0, 0.0, 95.0]
+        ));
     }
 
     #[test]
@@ -228,16 +326,26 @@ mod tests {
         let ini = IniFile::parse(text).unwrap();
         let f = MapFile::read(&ini);
         assert_eq!(f.sections.len(), 4);
-        assert!(matches!(&f.sections[0].kind, SectionKind::Model { modelfile: Some(m) } if m.value == "hall2.mod" && m.line == 3));
-        assert!(matches!(f.sections[1].kind, SectionKind::Dropzone { pose } if pose.translation == [1.0, 2.0, 3.0]));
+        assert!(
+            matches!(&f.sections[0].kind, SectionKind::Model { modelfile: Some(m) } if m.value == "hall2.mod" && m.line == 3)
+        );
+        assert!(
+            matches!(f.sections[1].kind, SectionKind::Dropzone { pose } if pose.translation == [1.0, 2.0, 3.0])
+        );
         let root = f.root_section("ARENA1").unwrap();
         let i = root.instances();
         assert_eq!(i.len(), 3, "the bad line is not placed");
-        assert_eq!((i[1].target.as_str(), i[1].dropzone, i[1].pose.rotation[1]), ("one", true, 1.5));
+        assert_eq!(
+            (i[1].target.as_str(), i[1].dropzone, i[1].pose.rotation[1]),
+            ("one", true, 1.5)
+        );
         assert_eq!(i[2].pose.translation, [1.0, 2.0, 0.0]);
         assert_eq!(f.diagnostics.len(), 2);
         assert_eq!(f.diagnostics[0].path, "line 11");
-        assert_eq!(&text[f.diagnostics[1].offset..f.diagnostics[1].offset + 5], b"bad x");
+        assert_eq!(
+            &text[f.diagnostics[1].offset..f.diagnostics[1].offset + 5],
+            b"bad x"
+        );
         assert_eq!(f.include_files().next().unwrap().value, "other.map");
         // Without a section named like the file: the map section with the most instances.
         assert_eq!(f.root_section("elsewhere").unwrap().name, "arena1");

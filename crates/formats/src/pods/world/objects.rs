@@ -3,8 +3,8 @@
 
 use super::ini::{IniFile, Span};
 use super::map::Located;
-use crate::Diagnostic;
 use crate::inspect::Diagnostics;
+use crate::Diagnostic;
 
 /// One object of a MOD's `[video] object=` list.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,7 +29,10 @@ fn words(bytes: &[u8], span: Span) -> impl Iterator<Item = Span> + '_ {
         while at < end && !bytes[at].is_ascii_whitespace() {
             at += 1;
         }
-        (at > start).then(|| Span { start: start as u32, len: (at - start) as u32 })
+        (at > start).then(|| Span {
+            start: start as u32,
+            len: (at - start) as u32,
+        })
     })
 }
 
@@ -64,8 +67,16 @@ impl GameObject {
                     if word.to_ascii_lowercase().ends_with(".bgf") {
                         let mut located = Located::at((), e, s.entries.start + k as u32);
                         located.value_span = span;
-                        all.push(VideoObject { file: word.to_string(), stem: stem(&word), node: None, at: located });
-                    } else if let Some(last) = all.last_mut().filter(|o| o.node.is_none() && o.at.entry == s.entries.start + k as u32) {
+                        all.push(VideoObject {
+                            file: word.to_string(),
+                            stem: stem(&word),
+                            node: None,
+                            at: located,
+                        });
+                    } else if let Some(last) = all
+                        .last_mut()
+                        .filter(|o| o.node.is_none() && o.at.entry == s.entries.start + k as u32)
+                    {
                         last.node = Some(word.to_string());
                     }
                 }
@@ -73,16 +84,31 @@ impl GameObject {
         }
         // A twin is dropped only when what it is the twin of is in the same list.
         let (twins, video): (Vec<VideoObject>, Vec<VideoObject>) =
-            all.iter().cloned().partition(|o| o.stem.strip_suffix('l').is_some_and(|base| all.iter().any(|x| x.stem == base)));
+            all.iter().cloned().partition(|o| {
+                o.stem
+                    .strip_suffix('l')
+                    .is_some_and(|base| all.iter().any(|x| x.stem == base))
+            });
         let subsystems = ini.sections.iter().find_map(|s| {
             ini.entries_of(s).iter().enumerate().find_map(|(k, e)| {
                 let v = ini.text(e.value);
-                let file = v.split_whitespace().find(|w| w.to_ascii_lowercase().ends_with(".sub"))?;
-                (ini.key_is(e, "subsystems") || ini.key_is(e, "subsystem")).then(|| Located::at(file.to_string(), e, s.entries.start + k as u32))
+                let file = v
+                    .split_whitespace()
+                    .find(|w| w.to_ascii_lowercase().ends_with(".sub"))?;
+                (ini.key_is(e, "subsystems") || ini.key_is(e, "subsystem"))
+                    .then(|| Located::at(file.to_string(), e, s.entries.start + k as u32))
             })
         });
-        let class = ini.sections_named("gamedata").find_map(|s| ini.value(s, "class")).map(|(v, _)| v.into_owned());
-        GameObject { video, twins, subsystems, class }
+        let class = ini
+            .sections_named("gamedata")
+            .find_map(|s| ini.value(s, "class"))
+            .map(|(v, _)| v.into_owned());
+        GameObject {
+            video,
+            twins,
+            subsystems,
+            class,
+        }
     }
 }
 
@@ -114,7 +140,13 @@ impl DoorMotion {
     /// One period: (time, offset) keys of the ping-pong slide.
     pub fn keys(&self) -> [(f32, [f32; 3]); 5] {
         let (t, d) = (self.travel, self.dead);
-        [(0.0, [0.0; 3]), (t, self.extent), (t + d, self.extent), (2.0 * t + d, [0.0; 3]), (2.0 * (t + d), [0.0; 3])]
+        [
+            (0.0, [0.0; 3]),
+            (t, self.extent),
+            (t + d, self.extent),
+            (2.0 * t + d, [0.0; 3]),
+            (2.0 * (t + d), [0.0; 3]),
+        ]
     }
     pub fn period(&self) -> f32 {
         2.0 * (self.travel + self.dead)
@@ -123,12 +155,18 @@ impl DoorMotion {
 
 impl Subsystem {
     pub fn is_door(&self) -> bool {
-        self.kind.as_deref().is_some_and(|k| k.eq_ignore_ascii_case("DoorClassID"))
+        self.kind
+            .as_deref()
+            .is_some_and(|k| k.eq_ignore_ascii_case("DoorClassID"))
     }
     /// The motion, when the door has what it needs to move.
     pub fn door(&self) -> Option<DoorMotion> {
         let travel = self.travel_time.filter(|t| *t > 0.0)?;
-        Some(DoorMotion { travel, dead: self.dead_time.unwrap_or(0.0).max(0.0), extent: self.motion_extent? })
+        Some(DoorMotion {
+            travel,
+            dead: self.dead_time.unwrap_or(0.0).max(0.0),
+            extent: self.motion_extent?,
+        })
     }
 }
 
@@ -144,10 +182,21 @@ impl SubsystemFile {
         let mut diags = Diagnostics::default();
         let mut subsystems = Vec::new();
         for s in &ini.sections {
-            let mut sub = Subsystem { name: ini.name(s).into_owned(), line: s.line, offset: s.start, ..Default::default() };
+            let mut sub = Subsystem {
+                name: ini.name(s).into_owned(),
+                line: s.line,
+                offset: s.start,
+                ..Default::default()
+            };
             for e in ini.entries_of(s) {
                 let v = ini.text(e.value);
-                let mut bad = |what: &str| diags.add(e.value.start as usize, || format!("line {}", e.line), || format!("{} expected {what}, found {v:?}", ini.text(e.key)));
+                let mut bad = |what: &str| {
+                    diags.add(
+                        e.value.start as usize,
+                        || format!("line {}", e.line),
+                        || format!("{} expected {what}, found {v:?}", ini.text(e.key)),
+                    )
+                };
                 let number = |w: &str| w.parse::<f32>().ok().filter(|x| x.is_finite());
                 if ini.key_is(e, "type") {
                     sub.kind = Some(v.trim().to_string());
@@ -175,11 +224,24 @@ impl SubsystemFile {
                 }
             }
             if sub.is_door() && sub.door().is_none() {
-                diags.add(s.start as usize, || format!("line {}", s.line), || format!("door {} needs TravelTime > 0 and MotionExtent to move; it stays shut", sub.name));
+                diags.add(
+                    s.start as usize,
+                    || format!("line {}", s.line),
+                    || {
+                        format!(
+                            "door {} needs TravelTime > 0 and MotionExtent to move; it stays shut",
+                            sub.name
+                        )
+                    },
+                );
             }
             subsystems.push(sub);
         }
-        SubsystemFile { subsystems, diagnostics: diags.kept, diagnostics_dropped: diags.dropped }
+        SubsystemFile {
+            subsystems,
+            diagnostics: diags.kept,
+            diagnostics_dropped: diags.dropped,
+        }
     }
 
     pub fn doors(&self) -> impl Iterator<Item = &Subsystem> {
@@ -197,11 +259,21 @@ mod tests {
         let ini = IniFile::parse(text).unwrap();
         let m = GameObject::read(&ini);
         let files: Vec<&str> = m.video.iter().map(|o| o.file.as_str()).collect();
-        assert_eq!(files, ["drw.bgf", "dr1.bgf", "dr2.bgf", "lazdril.bgf", "barrel.bgf"], "lazdril and barrel are no twins");
-        assert_eq!(m.twins.iter().map(|o| o.file.as_str()).collect::<Vec<_>>(), ["drwl.bgf"]);
+        assert_eq!(
+            files,
+            ["drw.bgf", "dr1.bgf", "dr2.bgf", "lazdril.bgf", "barrel.bgf"],
+            "lazdril and barrel are no twins"
+        );
+        assert_eq!(
+            m.twins.iter().map(|o| o.file.as_str()).collect::<Vec<_>>(),
+            ["drwl.bgf"]
+        );
         assert_eq!(m.video[1].node.as_deref(), Some("leaf1"));
         assert_eq!(&text[m.video[2].at.value_span.range()], b"dr2.bgf");
-        assert_eq!(m.subsystems.as_ref().map(|s| s.value.as_str()), Some("drw.sub"));
+        assert_eq!(
+            m.subsystems.as_ref().map(|s| s.value.as_str()),
+            Some("drw.sub")
+        );
         assert_eq!(m.class.as_deref(), Some("DoorClass"));
     }
 
