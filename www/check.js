@@ -3,7 +3,7 @@
 // listed with their reasons.
 
 import { $, count, nextTask, ready, state } from './state.js';
-import { addRow, button } from './infopane.js';
+import { addRow } from './infopane.js';
 
 // The archive check: every file parsed on its own (as `relicview census` does), failures
 // and damage marked in the list as they are found, then a report in the info pane with a

@@ -163,8 +163,8 @@ export class CompareInspector {
   }
 
   // A side's record as the tree shows it: offset, name, what it holds; or a line's text.
-  /** @param {Side} key @param {number} index @param {import('../pkg/relicview_tools.js').AlignedRow} row */
-  cell(key, index, row) {
+  /** @param {Side} key @param {number} _index @param {import('../pkg/relicview_tools.js').AlignedRow} row */
+  cell(key, _index, row) {
     const span = document.createElement('span');
     span.className = `cside ${key}`;
     const record = row[key];

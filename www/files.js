@@ -82,7 +82,10 @@ async function walkEntry(entry, out) {
     new Promise((/** @type {(file: File) => void} */ resolve, reject) => e.file(resolve, reject)).then(file =>
       out.push(localEntry(e.fullPath.replace(/^\//, ''), file)),
     );
-  if (isFile(entry)) return fileOf(entry);
+  if (isFile(entry)) {
+    await fileOf(entry);
+    return;
+  }
   if (!isFolder(entry)) return;
   const stack = [entry];
   for (let folder = stack.pop(); folder; folder = stack.pop()) {

@@ -46,19 +46,19 @@ export const VIEW_KEYS = [
     label: 'W',
     what: 'wireframe on / off (in orbit mode)',
     keys: ['w', 'W'],
-    run: (e, v) => setOptions({ wireframe: !v.options().wireframe }),
+    run: (_e, v) => setOptions({ wireframe: !v.options().wireframe }),
   },
   {
     label: 'B',
     what: 'hide / show back faces',
     keys: ['b', 'B'],
-    run: (e, v) => setOptions({ cullBack: !v.options().cullBack }),
+    run: (_e, v) => setOptions({ cullBack: !v.options().cullBack }),
   },
   {
     label: 'L',
     what: 'next level of detail',
     keys: ['l', 'L'],
-    run: (e, v) => {
+    run: (_e, v) => {
       const count = v.stats().lodCount;
       if (count > 1) setOptions({ lod: ((v.stats().lod ?? 0) + 1) % count, autoLod: false });
     },
@@ -67,13 +67,13 @@ export const VIEW_KEYS = [
     label: 'G',
     what: 'background: dark, light, checker',
     keys: ['g', 'G'],
-    run: (e, v) => setOptions({ background: next(words().backgrounds, v.options().background) }),
+    run: (_e, v) => setOptions({ background: next(words().backgrounds, v.options().background) }),
   },
   {
     label: 'I',
     what: 'lighting: game, sun, camera, stored colours',
     keys: ['i', 'I'],
-    run: (e, v) => setOptions({ lighting: next(words().lightings, v.options().lighting) }),
+    run: (_e, v) => setOptions({ lighting: next(words().lightings, v.options().lighting) }),
   },
   // As on a numpad in Blender: 1 front, 3 side, 7 top.
   { label: '1', what: 'look from the front', keys: ['1'], run: axis(0) },
@@ -83,13 +83,13 @@ export const VIEW_KEYS = [
     label: 'V',
     what: 'switch the camera between orbit and fly',
     keys: ['v', 'V'],
-    run: (e, v) => setCamera(v.cameraMode() === 'fly' ? 'orbit' : 'fly'),
+    run: (_e, v) => setCamera(v.cameraMode() === 'fly' ? 'orbit' : 'fly'),
   },
   {
     label: 'T',
     what: "look through the file's own camera (an FF7 field's, its background behind), and back to orbit",
     keys: ['t', 'T'],
-    run: (e, v) => v.gameCamera() && setCamera(v.cameraMode() === 'game' ? 'orbit' : 'game'),
+    run: (_e, v) => v.gameCamera() && setCamera(v.cameraMode() === 'game' ? 'orbit' : 'game'),
   },
   {
     label: 'M',
@@ -101,13 +101,13 @@ export const VIEW_KEYS = [
     label: 'Z',
     what: 'each damage zone in its own colour (a model with zones: the Parts view)',
     keys: ['z', 'Z'],
-    run: (e, v) => (v.parts().zones.length ? setZoneColours(!v.options().zoneColours) : false),
+    run: (_e, v) => (v.parts().zones.length ? setZoneColours(!v.options().zoneColours) : false),
   },
   {
     label: 'Space',
     what: 'play / pause the clock (doors, scrolling textures, animations)',
     keys: [' '],
-    run: (e, v) => (v.stats().animating ? setClock({ playing: !v.clockState().playing }) : false),
+    run: (_e, v) => (v.stats().animating ? setClock({ playing: !v.clockState().playing }) : false),
   },
   {
     label: 'K',

@@ -29,7 +29,7 @@ import {
   typeEntries,
 } from './listing.js';
 import { followView, forgetShared, writeHash } from './address.js';
-import { explainEmptyChoice, leaveViewpoint, restoreView, stats, syncToolbar } from './controls.js';
+import { explainEmptyChoice, leaveViewpoint, restoreView, syncToolbar } from './controls.js';
 import { recoverFromTrap } from './recovery.js';
 import { endLoading, loadingProgress, showListing, startLoading } from './loading.js';
 import { containerOfPath, expandContainers } from './containers.js';

@@ -27,7 +27,7 @@ export class Panes {
       toggle.addEventListener('click', () => {
         // The reader's choice overrides a view's fold.
         this.folded.delete(pane.id);
-        this.setShown(pane.id, pane.hidden);
+        this.setShown(pane.id, Boolean(pane.hidden));
       });
       if (this.saved.hidden?.includes(pane.id)) this.setShown(pane.id, false, false);
     }

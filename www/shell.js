@@ -7,7 +7,7 @@ import { Help } from './help.js';
 import { Panes } from './panes.js';
 import { readHash } from './urlstate.js';
 import { $, message, state } from './state.js';
-import { button, viewMessage } from './infopane.js';
+import { viewMessage } from './infopane.js';
 import { share } from './address.js';
 import { axisView, choose, frame, setCamera, setClock, setOptions } from './controls.js';
 import { applyLink, loadEntries, loadFiles, setGameState } from './openflow.js';
