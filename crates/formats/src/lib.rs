@@ -17,6 +17,7 @@ pub mod assets;
 pub mod charset;
 pub mod kind;
 pub mod misnamed;
+pub mod records;
 pub mod registry;
 
 // The families.

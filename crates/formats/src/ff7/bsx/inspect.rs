@@ -9,10 +9,8 @@ use super::raw::{
     ANIMATION_HEADER, BCX_HEADER, FILE_HEADER, LIGHT_AT, LIGHT_COLOUR, MODELS_HEADER, MODEL_RECORD,
     PART_HEADER, RANGE_AT, RECORD_UNKNOWN,
 };
-use crate::inspect::{
-    runs_from_spans, ByteClass, ByteView, CornerColour, Field, InspectorView, PolygonRecord, Row,
-    TableEntry, MAX_ROWS,
-};
+use crate::inspect::{CornerColour, InspectorView, PolygonRecord};
+use crate::records;
 use crate::words::{count, count_len};
 use std::collections::{BTreeSet, HashMap};
 
@@ -31,25 +29,12 @@ pub struct Records {
     pub character_animations: Vec<(u32, u8)>,
 }
 
-/// A row before it is placed in the tree.
-pub(crate) struct Pending {
-    start: usize,
-    end: usize,
-    name: String,
-    label: String,
-    summary: String,
-    pub(crate) fields: Vec<(usize, usize, String, String)>,
-    /// Bytes kept as they are, not read (a module's code): shaded opaque.
-    pub(crate) opaque: bool,
-    polygon: Option<Box<PolygonRecord>>,
-    pub(crate) entry: Option<TableEntry>,
-    /// What the scene keeps of this row's index.
-    key: Key,
-}
+/// A BSX row before it is placed in the tree, with what the scene keeps of its index.
+pub(crate) type Pending = records::Pending<Key>;
 
+/// What the scene keeps of a row's index.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Key {
-    None,
+pub(crate) enum Key {
     Polygons(usize, PolyKind),
     Polygon(usize),
     Model(usize),
@@ -58,20 +43,7 @@ enum Key {
     CharacterAnimation(u8),
 }
 
-pub(crate) fn row(start: usize, end: usize, name: &str, label: String, summary: String) -> Pending {
-    Pending {
-        start,
-        end,
-        name: name.to_string(),
-        label,
-        summary,
-        fields: Vec::new(),
-        opaque: false,
-        polygon: None,
-        entry: None,
-        key: Key::None,
-    }
-}
+pub(crate) use records::row;
 
 /// A polygon's record: its fields (vertex and texcoord indices, pads, colour words) and what
 /// the `polygon` key of `relicview inspect --json` says of it.
@@ -152,7 +124,7 @@ fn polygon_row(p: &Polygon, index: usize, owners: &[[u32; 2]]) -> Pending {
         index: index as u32,
         corners,
     }));
-    r.key = Key::Polygon(at);
+    r.key = Some(Key::Polygon(at));
     r
 }
 
@@ -223,7 +195,7 @@ fn part_data_rows(rows: &mut Vec<Pending>, at: usize, d: &PartData, owners: &[[u
             format!("{} × {}", polys.len(), kind.name()),
             format!("{} bytes each", kind.size()),
         );
-        g.key = Key::Polygons(at, kind);
+        g.key = Some(Key::Polygons(at, kind));
         rows.push(g);
         for (k, p) in polys.iter().enumerate() {
             rows.push(polygon_row(p, k, owners));
@@ -307,7 +279,7 @@ fn animation_rows(
         ),
     );
     if let Some(g) = character {
-        top.key = Key::CharacterAnimation(g);
+        top.key = Some(Key::CharacterAnimation(g));
     }
     rows.push(top);
     let mut flag = row(at, at + 4, "flag", "u32 flag".into(), String::new());
@@ -698,7 +670,7 @@ pub fn view(
                 count(h.animations, "animation")
             ),
         );
-        r.key = Key::Model(0);
+        r.key = Some(Key::Model(0));
         let values = [
             format!("{:#06x}", h.magic),
             h.bones.to_string(),
@@ -772,7 +744,7 @@ pub fn view(
                     count_len(m.animations.len(), "animation")
                 ),
             );
-            r.key = Key::Model(k);
+            r.key = Some(Key::Model(k));
             r.fields = record_fields(m);
             rows.push(r);
         }
@@ -810,7 +782,7 @@ pub fn view(
                     )
                 })
                 .collect();
-            b.key = Key::Bone(m.bones[0].offset);
+            b.key = Some(Key::Bone(m.bones[0].offset));
             rows.push(b);
         }
         for (j, p) in m.parts.iter().enumerate() {
@@ -826,7 +798,7 @@ pub fn view(
                     p.block
                 ),
             );
-            r.key = Key::PartHeader(p.header);
+            r.key = Some(Key::PartHeader(p.header));
             r.fields = part_header_fields(p);
             rows.push(r);
         }
@@ -953,32 +925,17 @@ pub(super) fn fields<const N: usize>(
         .collect()
 }
 
-/// Place rows in file order, each under the nearest row that holds it.
+/// The rows in a tree (records::tree), and the rows the scene points at.
 pub(crate) fn tree(
-    mut pending: Vec<Pending>,
+    pending: Vec<Pending>,
     file_len: usize,
     decoded_len: usize,
     container_len: Option<usize>,
 ) -> (InspectorView, Records) {
-    pending.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
-    pending.dedup_by(|b, a| a.start == b.start && a.end == b.end && a.name == b.name);
-    let mut view = InspectorView::flat("bsx", decoded_len, ByteClass::Unclaimed);
-    view.rows_total = pending.len();
+    let (view, keyed) = records::tree("bsx", pending, file_len, decoded_len, container_len);
     let mut records = Records::default();
-    let mut open: Vec<(u32, usize)> = Vec::new();
-    let mut spans: Vec<(usize, usize, ByteClass)> = Vec::new();
-    // Rows read whole, with no field of their own (or kept whole, unread: opaque).
-    let mut bare: Vec<Option<ByteClass>> = Vec::new();
-    for p in pending.into_iter().take(MAX_ROWS) {
-        while open
-            .last()
-            .is_some_and(|&(_, end)| p.start >= end || p.end > end)
-        {
-            open.pop();
-        }
-        let index = view.chunks.len() as u32;
-        let parent = open.last().map(|&(i, _)| i);
-        match p.key {
+    for (index, key) in keyed {
+        match key {
             Key::Polygons(at, kind) => {
                 records.polygons.insert((at, kind), index);
             }
@@ -993,72 +950,7 @@ pub(crate) fn tree(
                 records.polygon_rows.insert(at, index);
             }
             Key::CharacterAnimation(g) => records.character_animations.push((index, g)),
-            Key::None => {}
         }
-        bare.push(p.fields.is_empty().then_some(if p.opaque {
-            ByteClass::Opaque
-        } else {
-            ByteClass::Decoded
-        }));
-        for (offset, len, what, value) in p.fields {
-            spans.push((offset, offset + len, ByteClass::Decoded));
-            view.fields.push(Field {
-                chunk: index,
-                offset,
-                len,
-                what,
-                value,
-            });
-        }
-        view.chunks.push(Row {
-            index,
-            offset: p.start,
-            payload_offset: p.start,
-            end: p.end,
-            depth: open.len() as u16,
-            parent,
-            container: false,
-            name: p.name,
-            label: p.label,
-            detail: format!("bytes {}–{}", p.start, p.end),
-            summary: p.summary,
-            flags: if p.opaque {
-                vec!["unknown"]
-            } else {
-                Vec::new()
-            },
-            polygon: p.polygon,
-            entry: p.entry,
-        });
-        open.push((index, p.end));
-    }
-    // Rows that hold others are containers: their own bytes are what the children leave.
-    let parents: Vec<u32> = view.chunks.iter().filter_map(|r| r.parent).collect();
-    for p in parents {
-        view.chunks[p as usize].container = true;
-    }
-    // A leaf read whole is decoded; a container's bytes are its children's.
-    for (r, &class) in view.chunks.iter().zip(&bare) {
-        if let Some(class) = class.filter(|_| !r.container) {
-            spans.push((r.offset, r.end, class));
-        }
-    }
-    view.fields.sort_by_key(|f| f.offset);
-    view.runs = runs_from_spans(file_len, spans);
-    view.coverage = crate::inspect::coverage_of(&view.runs);
-    view.views = vec![ByteView {
-        label: if container_len.is_some() {
-            "decompressed".into()
-        } else {
-            "file".into()
-        },
-        len: decoded_len,
-    }];
-    if let Some(n) = container_len {
-        view.views.push(ByteView {
-            label: "container".into(),
-            len: n,
-        });
     }
     (view, records)
 }

@@ -12,7 +12,10 @@ use super::raw::{
 };
 use super::tiles::{Tile, LAYERS, RECORD};
 use super::{backdrop, init, opcodes};
-use crate::ff7::bsx::inspect::{row, tree, Pending};
+use crate::records::{row, tree};
+
+/// A .DAT's row before it is placed: none is keyed (the scene points at no row).
+type Pending = crate::records::Pending<()>;
 use crate::ff7::lzs::Stored;
 use crate::findings::Diagnostics;
 use crate::inspect::InspectorView;
@@ -228,8 +231,13 @@ fn view(
             .collect();
         loader_rows(records, bytes, d.sections[6].start, &bound, &mut rows);
     }
-    let (mut v, _) = tree(rows, bytes.len(), bytes.len(), stored.container());
-    v.format = "field-dat";
+    let (mut v, _) = tree(
+        "field-dat",
+        rows,
+        bytes.len(),
+        bytes.len(),
+        stored.container(),
+    );
     v.error = error;
     v.diagnostics = found.kept.clone();
     v.diagnostics_dropped = found.dropped;

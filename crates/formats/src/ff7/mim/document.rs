@@ -5,13 +5,13 @@
 //! (docs/formats/mim.md).
 
 use super::raw::{Block, MimFile, BLOCK_NAMES, PALETTE_WIDTH};
-use crate::ff7::bsx::inspect::{row, tree};
 use crate::ff7::lzs::Stored;
 use crate::ff7::psx::{rgba, Vram};
 use crate::findings::Diagnostics;
 use crate::gallery::{ImageRegion, TexelPlane};
 use crate::inspect::InspectorView;
 use crate::kind::{Kind, Purpose};
+use crate::records::{row, tree, Pending};
 use crate::texture::Texels;
 use crate::{Diagnostic, Document, InfoRow, ParseError};
 
@@ -96,7 +96,7 @@ impl MimDocument {
 }
 
 fn view(m: &MimFile, stored: &Stored, error: Option<ParseError>) -> InspectorView {
-    let mut rows = Vec::new();
+    let mut rows: Vec<Pending<()>> = Vec::new();
     for (k, b) in m.blocks.iter().enumerate() {
         let mut r = row(
             b.at,
@@ -159,8 +159,7 @@ fn view(m: &MimFile, stored: &Stored, error: Option<ParseError>) -> InspectorVie
         rows.push(r);
     }
     let len = stored.bytes().len();
-    let mut v = tree(rows, len, len, stored.container()).0;
-    v.format = "mim";
+    let mut v = tree("mim", rows, len, len, stored.container()).0;
     v.error = error;
     v
 }
