@@ -3,11 +3,12 @@
 //! The renderer holds one for the file on show and, comparing, one each for the other file
 //! and the difference view; they share the camera and the view's switches.
 
-use super::geometry::{SceneGeometry, Varyings, VertexArrays};
+use super::geometry::SceneGeometry;
 use super::material::{self, Pass, RetroMaterial};
 use super::{to_mat4, ViewOptions};
-use crate::scene::{source_of, Bounds, ColourSet, DrawPlan, Marker, Scene, SourceRun};
-use crate::view::{skeleton, Lighting};
+use crate::packing::{Varyings, VertexArrays};
+use crate::webgl::scene::{source_of, Bounds, ColourSet, DrawPlan, Marker, Scene, SourceRun};
+use crate::webgl::view::{skeleton, Lighting};
 use glam::Vec3 as GVec3;
 use std::sync::Arc;
 use three_d::{
@@ -241,7 +242,8 @@ impl Stage {
     pub fn set_zone_colours(&mut self, on: bool) {
         let on = on && !self.scene.zones.is_empty();
         if on != self.zone_colours.is_some() {
-            self.zone_colours = on.then(|| crate::view::parts::mesh_zone_colours(&self.scene));
+            self.zone_colours =
+                on.then(|| crate::webgl::view::parts::mesh_zone_colours(&self.scene));
             self.lods.iter_mut().for_each(|l| *l = None);
         }
     }
@@ -278,9 +280,11 @@ impl Stage {
         let Some(b) = self.bounds else { return 0 };
         let c = b.center();
         let d = (eye - vec3(c.x, c.y, c.z)).magnitude();
-        let within =
-            |l: &crate::scene::LodLevel| l.distance.is_some_and(|[near, far]| d >= near && d < far);
-        let beyond = |l: &crate::scene::LodLevel| l.distance.is_some_and(|[near, _]| d >= near);
+        let within = |l: &crate::webgl::scene::LodLevel| {
+            l.distance.is_some_and(|[near, far]| d >= near && d < far)
+        };
+        let beyond =
+            |l: &crate::webgl::scene::LodLevel| l.distance.is_some_and(|[near, _]| d >= near);
         self.scene
             .lods
             .iter()
@@ -428,7 +432,7 @@ impl Stage {
         // the scene's one decision (`Scene::texture_of`).
         let zone_colours = self.zone_colours.as_deref();
         // Each zone in its own colour: no texture, no vertex colours.
-        let texture_of = |p: &crate::scene::Primitive| {
+        let texture_of = |p: &crate::webgl::scene::Primitive| {
             scene
                 .texture_of(p)
                 .filter(|_| zone_colours.is_none())
@@ -865,7 +869,7 @@ pub(super) fn lighting(options: &ViewOptions, camera: &Camera, game_lit: bool) -
 /// The material a primitive is drawn with and, for a semi-transparent one, the material of
 /// its second (blending) pass.
 pub(super) fn retro_materials(
-    material: Option<&crate::scene::Material>,
+    material: Option<&crate::webgl::scene::Material>,
     texture: Option<Texture2DRef>,
     varyings: Varyings,
 ) -> (RetroMaterial, Option<RetroMaterial>) {
@@ -882,7 +886,7 @@ pub(super) fn retro_materials(
         ambient: 0.2,
         ghost: false,
     };
-    if material.is_some_and(|m| m.surface == crate::scene::Surface::Additive) {
+    if material.is_some_and(|m| m.surface == crate::webgl::scene::Surface::Additive) {
         return (make(Pass::Additive), None);
     }
     match blend {
@@ -893,13 +897,13 @@ pub(super) fn retro_materials(
 
 /// Upload texels as sRGB-decoded RGBA: three-d samples textures as linear and encodes the
 /// output as sRGB, so the file's colours come out as they are stored.
-pub(super) fn upload_texture(context: &Context, t: &crate::scene::Texture) -> Texture2DRef {
-    let blank = crate::texture::Texels {
+pub(super) fn upload_texture(context: &Context, t: &crate::webgl::scene::Texture) -> Texture2DRef {
+    let blank = crate::webgl::texture::Texels {
         width: 1,
         height: 1,
         rgba: Arc::new(vec![255; 4]),
     };
-    let fits = |x: &crate::texture::Texels| {
+    let fits = |x: &crate::webgl::texture::Texels| {
         x.width > 0
             && x.height > 0
             && x.width <= MAX_TEXTURE_SIDE
@@ -908,7 +912,7 @@ pub(super) fn upload_texture(context: &Context, t: &crate::scene::Texture) -> Te
     };
     // A picture the GPU cannot take is drawn white (times the material's colour), not failed.
     let texels = if fits(&t.texels) { &t.texels } else { &blank };
-    let data = TextureData::RgbaU8(crate::texture::linear_texel_bytes(&texels.rgba));
+    let data = TextureData::RgbaU8(crate::webgl::texture::linear_texel_bytes(&texels.rgba));
     let cpu = CpuTexture {
         name: String::new(),
         data,
@@ -999,12 +1003,16 @@ fn add_pyramids(cpu: &mut CpuMesh, at: &[glam::Mat4], size: f32) {
 fn batch_geometry(
     context: &Context,
     scene: &Scene,
-    items: &[(&crate::scene::Primitive, glam::Mat4, Option<[f32; 4]>)],
+    items: &[(
+        &crate::webgl::scene::Primitive,
+        glam::Mat4,
+        Option<[f32; 4]>,
+    )],
     textured: bool,
     colours: ColourSet,
 ) -> Result<Option<SceneGeometry>, String> {
     let tint_of =
-        |p: &crate::scene::Primitive| scene.shading(p).base_color.map(|c| c.clamp(0.0, 1.0));
+        |p: &crate::webgl::scene::Primitive| scene.shading(p).base_color.map(|c| c.clamp(0.0, 1.0));
     let parts: Vec<VertexArrays> = items
         .iter()
         .map(|&(p, model, colour)| VertexArrays {

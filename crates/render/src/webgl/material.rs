@@ -7,7 +7,7 @@
 //! through three-d's sRGB output mapping and no tone mapping, so texels and material
 //! colours come out as the file stores them.
 
-use super::geometry::{Normals, Varyings};
+use crate::packing::{Normals, Varyings};
 use three_d::{
     Blend, BlendEquationType, BlendMultiplierType, ColorMapping, Cull, DepthTest, EffectMaterialId,
     Light, Material, MaterialType, Program, RenderStates, Texture2DRef, Vec3, Viewer, WriteMask,
@@ -43,7 +43,7 @@ pub const GHOST_ALPHA: f32 = 0.45;
 pub enum Pass {
     All,
     OpaqueTexels,
-    SemiTexels(crate::scene::Blend),
+    SemiTexels(crate::webgl::scene::Blend),
     /// Every fragment added to what is behind, after everything opaque, writing no depth
     /// (a surface the file's words draw additively).
     Additive,
@@ -66,7 +66,7 @@ impl Pass {
         match self {
             Pass::All | Pass::Additive => (0, 1.0),
             Pass::OpaqueTexels => (1, 1.0),
-            Pass::SemiTexels(crate::scene::Blend::AddQuarter) => (2, 0.25),
+            Pass::SemiTexels(crate::webgl::scene::Blend::AddQuarter) => (2, 0.25),
             Pass::SemiTexels(_) => (2, 1.0),
         }
     }
@@ -208,7 +208,7 @@ void main()
         }
         let rule = match self.pass {
             Pass::SemiTexels(rule) => rule,
-            Pass::Additive => crate::scene::Blend::Add,
+            Pass::Additive => crate::webgl::scene::Blend::Add,
             Pass::All | Pass::OpaqueTexels => {
                 return RenderStates {
                     cull: self.cull,
@@ -218,15 +218,17 @@ void main()
             }
         };
         let (source, equation) = match rule {
-            crate::scene::Blend::Average => (BlendMultiplierType::SrcAlpha, BlendEquationType::Add),
-            crate::scene::Blend::Subtract => {
+            crate::webgl::scene::Blend::Average => {
+                (BlendMultiplierType::SrcAlpha, BlendEquationType::Add)
+            }
+            crate::webgl::scene::Blend::Subtract => {
                 (BlendMultiplierType::One, BlendEquationType::ReverseSubtract)
             }
-            crate::scene::Blend::Add | crate::scene::Blend::AddQuarter => {
+            crate::webgl::scene::Blend::Add | crate::webgl::scene::Blend::AddQuarter => {
                 (BlendMultiplierType::One, BlendEquationType::Add)
             }
         };
-        let destination = if rule == crate::scene::Blend::Average {
+        let destination = if rule == crate::webgl::scene::Blend::Average {
             BlendMultiplierType::OneMinusSrcAlpha
         } else {
             BlendMultiplierType::One

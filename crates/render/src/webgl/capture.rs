@@ -1,4 +1,4 @@
-//! A frame drawn off the screen for a capture (`crate::view::capture`): into a multisampled
+//! A frame drawn off the screen for a capture (`crate::webgl::view::capture`): into a multisampled
 //! framebuffer at a size of its own (the canvas's is multisampled too, so a capture at the
 //! view's size matches it edge for edge), resolved into a plain one and read back.
 //!

@@ -2,8 +2,8 @@
 //! `view::game_view`'s; this puts them to three-d, and draws the picture the game shows
 //! behind the scene on the frame.
 
-use crate::scene::{GameCamera, Scene};
-use crate::view::game_view;
+use crate::webgl::scene::{GameCamera, Scene};
+use crate::webgl::view::game_view;
 use three_d::{vec3, ColorMaterial, Context, CpuMesh, Gm, Mesh as GpuMesh, Positions, Vec2, Vec3};
 
 /// The eye, a point ahead of it, and up.
@@ -30,10 +30,10 @@ pub fn frame_on_screen(c: &GameCamera, aspect: f32) -> [f32; 4] {
 /// half the upload of full floats.
 pub fn backdrop_texture(
     context: &Context,
-    texels: &crate::texture::Texels,
+    texels: &crate::webgl::texture::Texels,
 ) -> three_d::Texture2DRef {
     let lut: Vec<three_d::f16> = (0..256)
-        .map(|c| three_d::f16::from_f32(crate::texture::srgb_to_linear(c as f32 / 255.0)))
+        .map(|c| three_d::f16::from_f32(crate::webgl::texture::srgb_to_linear(c as f32 / 255.0)))
         .collect();
     let data = texels
         .rgba
@@ -147,7 +147,7 @@ pub fn cards(
     hidden: &[u32],
 ) -> Option<Gm<GpuMesh, ColorMaterial>> {
     let atlas = c.card_texels.as_ref()?;
-    let shown: Vec<&crate::scene::Card> = c
+    let shown: Vec<&crate::webgl::scene::Card> = c
         .cards
         .iter()
         .filter(|card| card.layer.is_none_or(|l| !hidden.contains(&l)))

@@ -10,107 +10,15 @@
 //! attribute locations.
 
 use super::to_mat4;
+use crate::packing::{
+    placed_box, put_colours, put_normals, put_positions, put_uvs, upload_bytes, DrawLayout,
+    Normals, Put, Staged, Varyings, VertexArrays,
+};
 use three_d::context::HasContext;
 use three_d::{
     AxisAlignedBoundingBox, ColorTexture, Context, DepthTexture, Effect, Geometry, GeometryId,
     Light, Mat4, Material, Matrix, Program, RenderStates, SquareMatrix, Vec3, Vec4, Viewer,
 };
-
-/// One primitive's arrays, placed by `model`, its colour bytes multiplied by `tint`.
-#[derive(Clone, Copy)]
-pub struct VertexArrays<'a> {
-    pub positions: &'a [[f32; 3]],
-    pub normals: Option<&'a [[f32; 3]]>,
-    pub colors: Option<&'a [[u8; 4]]>,
-    pub uvs: Option<&'a [[f32; 2]]>,
-    pub indices: &'a [u32],
-    pub model: glam::Mat4,
-    pub tint: [f32; 4],
-}
-
-/// The varyings: what a geometry hands the fragment shader to shade with (how the scene
-/// shades a primitive is `scene::Shading`, another thing). Each value interpolated across a
-/// triangle has a price per triangle in a software rasteriser (SwiftShader sets up a plane
-/// for each component of each triangle, and a 500,000-triangle model is mostly triangles
-/// smaller than a pixel), so a draw passes only what its pixels need: a normal where the
-/// file gives a usable one for every vertex, the position only where facets must be made
-/// from it, a colour per vertex only where the colours differ (else the one colour is a
-/// uniform).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct Varyings {
-    pub normals: Normals,
-    pub vertex_colors: bool,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Normals {
-    /// None: facets are made per pixel from the position's derivatives.
-    None,
-    /// Every vertex has a finite, non-zero normal.
-    Every,
-    /// Some vertices have a zero (or not finite) normal, meaning none: those pixels get
-    /// facets, so the position is passed as well.
-    Some,
-}
-
-/// Whether every normal can be normalised (a zero normal is the files' way of saying none).
-fn normals_usable(normals: &[[f32; 3]]) -> bool {
-    normals.iter().all(|n| {
-        let length = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
-        length.is_finite() && length > 1e-12
-    })
-}
-
-/// Writes bytes at a vertex number of the buffer being filled.
-type Put<'a> = dyn FnMut(usize, &[u8]) + 'a;
-
-/// Bytes gathered before one `bufferSubData` when parts are small.
-const STAGED_BYTES: usize = 1 << 16;
-
-/// A buffer's bytes, written in order, uploaded in runs: a merged draw of thousands of small
-/// parts (a world's buildings) goes up in a few calls instead of one a part, each of which
-/// crosses into the browser; a part of `STAGED_BYTES` or more still goes up straight from
-/// its own array.
-struct Staged<F: FnMut(usize, &[u8])> {
-    upload: F,
-    /// Byte offset of `pending` in the buffer.
-    start: usize,
-    pending: Vec<u8>,
-}
-
-impl<F: FnMut(usize, &[u8])> Staged<F> {
-    fn new(upload: F) -> Self {
-        Staged {
-            upload,
-            start: 0,
-            pending: Vec::new(),
-        }
-    }
-
-    fn put(&mut self, offset: usize, bytes: &[u8]) {
-        if !self.pending.is_empty()
-            && (offset != self.start + self.pending.len()
-                || self.pending.len() + bytes.len() > STAGED_BYTES)
-        {
-            self.flush();
-        }
-        if bytes.len() >= STAGED_BYTES {
-            (self.upload)(offset, bytes);
-            return;
-        }
-        if self.pending.is_empty() {
-            self.start = offset;
-        }
-        self.pending.extend_from_slice(bytes);
-    }
-
-    fn flush(&mut self) {
-        if !self.pending.is_empty() {
-            (self.upload)(self.start, &self.pending);
-            self.pending.clear();
-        }
-    }
-}
 
 /// Attribute locations, fixed in the vertex shader.
 const POSITION: u32 = 0;
@@ -141,102 +49,11 @@ pub struct SceneGeometry {
 }
 
 fn bounds(parts: &[VertexArrays]) -> AxisAlignedBoundingBox {
-    let (mut min, mut max) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
-    let mut any = false;
-    // Each part's own box, its corners placed: a box around the placed points (larger for
-    // a turned part than theirs, which culling allows), without placing every point.
-    for a in parts {
-        let (mut lo, mut hi) = (glam::Vec3::INFINITY, glam::Vec3::NEG_INFINITY);
-        for p in a.positions {
-            let p = glam::Vec3::from(*p);
-            lo = lo.min(p);
-            hi = hi.max(p);
+    match placed_box(parts) {
+        Some((min, max)) => {
+            AxisAlignedBoundingBox::new_with_positions(&[Vec3::from(min), Vec3::from(max)])
         }
-        if a.positions.is_empty() {
-            continue;
-        }
-        for corner in 0..8 {
-            let c = glam::Vec3::new(
-                if corner & 1 == 0 { lo.x } else { hi.x },
-                if corner & 2 == 0 { lo.y } else { hi.y },
-                if corner & 4 == 0 { lo.z } else { hi.z },
-            );
-            let p = a.model.transform_point3(c).to_array();
-            for k in 0..3 {
-                min[k] = min[k].min(p[k]);
-                max[k] = max[k].max(p[k]);
-            }
-        }
-        any = true;
-    }
-    if !any {
-        return AxisAlignedBoundingBox::EMPTY;
-    }
-    AxisAlignedBoundingBox::new_with_positions(&[Vec3::from(min), Vec3::from(max)])
-}
-
-/// Bytes a draw of `parts` sends to the GPU.
-fn upload_bytes(parts: &[VertexArrays]) -> usize {
-    let vertices: usize = parts.iter().map(|a| a.positions.len()).sum();
-    let indices: usize = parts.iter().map(|a| a.indices.len()).sum();
-    let normals = parts.iter().all(|a| a.normals.is_some());
-    let colors = colours_needed(parts);
-    let uvs = parts.iter().any(|a| a.uvs.is_some());
-    let index = if vertices <= u16::MAX as usize + 1 {
-        2
-    } else {
-        4
-    };
-    vertices
-        * (12 + if normals { 12 } else { 0 } + if colors { 4 } else { 0 } + if uvs { 8 } else { 0 })
-        + indices * index
-}
-
-/// A colour attribute is needed when a part has colours or the parts' tints differ; a tint
-/// they all share is a uniform.
-fn colours_needed(parts: &[VertexArrays]) -> bool {
-    parts
-        .iter()
-        .any(|a| a.colors.is_some() || a.tint != parts[0].tint)
-}
-
-/// What a draw of some parts uploads, decided once from the parts.
-struct DrawLayout {
-    varyings: Varyings,
-    uvs: bool,
-    /// Every part has the same tint (a uniform then, not baked into colour bytes).
-    one_tint: bool,
-    /// One part, placed by a uniform: its vertices go up as they are.
-    single: bool,
-}
-
-impl DrawLayout {
-    fn of(parts: &[VertexArrays]) -> DrawLayout {
-        // Smooth normals only where every part has them; the shader makes flat facets otherwise.
-        let normals = match parts.iter().all(|a| a.normals.is_some()) {
-            false => Normals::None,
-            true if parts
-                .iter()
-                .all(|a| normals_usable(a.normals.unwrap_or_default())) =>
-            {
-                Normals::Every
-            }
-            true => Normals::Some,
-        };
-        DrawLayout {
-            varyings: Varyings {
-                normals,
-                vertex_colors: colours_needed(parts),
-            },
-            uvs: parts.iter().any(|a| a.uvs.is_some()),
-            one_tint: parts.iter().all(|a| a.tint == parts[0].tint),
-            single: parts.len() == 1,
-        }
-    }
-
-    /// Whether a part's vertices are placed (moved by its model matrix) in the buffer.
-    fn placed(&self, a: &VertexArrays) -> bool {
-        !self.single && a.model != glam::Mat4::IDENTITY
+        None => AxisAlignedBoundingBox::EMPTY,
     }
 }
 
@@ -248,89 +65,6 @@ struct AttributeLayout {
     size: i32,
     kind: u32,
     stride: usize,
-}
-
-/// Writes each part's positions, placed where `layout` says, through one scratch array
-/// reused (a world's thousands of small parts make no allocation each).
-fn put_positions(parts: &[VertexArrays], layout: &DrawLayout, put: &mut Put) {
-    let mut scratch: Vec<[f32; 3]> = Vec::new();
-    let mut at = 0;
-    for a in parts {
-        if layout.placed(a) {
-            scratch.clear();
-            scratch.extend(
-                a.positions
-                    .iter()
-                    .map(|&v| a.model.transform_point3(glam::Vec3::from(v)).to_array()),
-            );
-            put(at, bytemuck::cast_slice(&scratch));
-        } else {
-            put(at, bytemuck::cast_slice(a.positions));
-        }
-        at += a.positions.len();
-    }
-}
-
-/// Writes each part's normals, turned by its normal matrix where it is placed.
-fn put_normals(parts: &[VertexArrays], layout: &DrawLayout, put: &mut Put) {
-    let mut scratch: Vec<[f32; 3]> = Vec::new();
-    let mut at = 0;
-    for a in parts {
-        let n = a.normals.unwrap_or_default();
-        if layout.placed(a) {
-            let m = glam::Mat3::from_mat4(a.model).inverse().transpose();
-            scratch.clear();
-            scratch.extend(n.iter().map(|&v| (m * glam::Vec3::from(v)).to_array()));
-            put(at, bytemuck::cast_slice(&scratch));
-        } else {
-            put(at, bytemuck::cast_slice(n));
-        }
-        at += a.positions.len();
-    }
-}
-
-/// Writes each part's colour bytes: as they are under a shared tint; otherwise tinted by the
-/// part's own tint (the shader's is 1 then), and white under the shared tint where a part
-/// has no colours.
-fn put_colours(parts: &[VertexArrays], layout: &DrawLayout, put: &mut Put) {
-    let mut tinted: Vec<[u8; 4]> = Vec::new();
-    let mut at = 0;
-    for a in parts {
-        match (a.colors, layout.one_tint) {
-            (Some(c), true) => put(at, bytemuck::cast_slice(c)),
-            (c, _) => {
-                let t = if layout.one_tint { [1.0; 4] } else { a.tint };
-                tinted.clear();
-                match c {
-                    Some(c) => tinted.extend(
-                        c.iter()
-                            .map(|c| std::array::from_fn(|k| (c[k] as f32 * t[k] + 0.5) as u8)),
-                    ),
-                    None => tinted.resize(
-                        a.positions.len(),
-                        std::array::from_fn(|k| (255.0 * t[k] + 0.5) as u8),
-                    ),
-                }
-                put(at, bytemuck::cast_slice(&tinted));
-            }
-        }
-        at += a.positions.len();
-    }
-}
-
-/// Writes each part's texture coordinates, (0, 0) for a part without.
-fn put_uvs(parts: &[VertexArrays], put: &mut Put) {
-    let mut at = 0;
-    for a in parts {
-        match a.uvs {
-            Some(uv) => put(at, bytemuck::cast_slice(uv)),
-            None => put(
-                at,
-                bytemuck::cast_slice(&vec![[0.0f32; 2]; a.positions.len()]),
-            ),
-        }
-        at += a.positions.len();
-    }
 }
 
 impl SceneGeometry {
@@ -799,7 +533,7 @@ pub fn take_faults() -> Vec<String> {
 /// colours are, then sRGB-decoded (the uniform a draw without vertex colours is shaded by).
 fn linear_color(tint: [f32; 4]) -> [f32; 4] {
     let byte = |c: f32| (255.0 * c + 0.5).floor() / 255.0;
-    let decode = |c: f32| crate::texture::srgb_to_linear(byte(c));
+    let decode = |c: f32| crate::webgl::texture::srgb_to_linear(byte(c));
     [
         decode(tint[0]),
         decode(tint[1]),
