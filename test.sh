@@ -20,6 +20,8 @@ cargo fmt --manifest-path fuzz/Cargo.toml --all --check
 # a macro, as the formats once were) is checked all the same.
 git ls-files -z '*.rs' | xargs -0 rustfmt --edition 2021 --check
 node_modules/.bin/prettier --check www tests scripts --log-level warn
+step "linting: Biome (the page, the workers, the scripts and the tests; biome.jsonc)"
+node_modules/.bin/biome lint --error-on-warnings
 # Every Rust build of this run is linted as it compiles: clippy's driver (rustc with clippy's
 # lints) compiles the workspace's crates (RUSTC_WORKSPACE_WRAPPER, as `cargo clippy` sets
 # it), warnings denied (CLIPPY_ARGS, as `cargo clippy -- -D warnings` passes them). So one

@@ -43,9 +43,10 @@ if [ "$have" != "$want" ]; then
   trap 'kill "$bindgen_install" 2>/dev/null || true; rm -f "$bindgen_log"' EXIT
 fi
 
-# The page's bundler (scripts/site.mjs), from the npm registry as package-lock.json pins it.
-if [ ! -x node_modules/.bin/esbuild ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  log "installing the page's build tools (esbuild)"
+# The page's bundler (scripts/site.mjs), formatter and linter, from the npm registry as
+# package-lock.json pins them.
+if [ ! -x node_modules/.bin/esbuild ] || [ ! -x node_modules/.bin/biome ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  log "installing the page's build tools (esbuild, Prettier, Biome)"
   npm ci --no-audit --no-fund --loglevel=error
 fi
 

@@ -182,7 +182,7 @@ function showComparisonInfo(data) {
    * @param {((item: T) => void) | null} [onClick]
    */
   const list = (title, items, text, onClick = null) => {
-    if (!items || !items.length) return;
+    if (!items?.length) return;
     const h = document.createElement('h3');
     h.className = 'compare-list-title';
     h.textContent = `${title} (${items.length}${items.length >= 1000 ? '+' : ''})`;
@@ -362,7 +362,7 @@ export function syncPick() {
 export function bindCompare() {
   bindRowMenu();
   $('compare-end').addEventListener('click', () => {
-    const a = state.compare && state.compare.a;
+    const a = state.compare?.a;
     if (a) open(a).catch(() => {});
   });
   $('compare-pick-cancel').addEventListener('click', () => pickComparison(null));
@@ -398,7 +398,7 @@ export function bindCompare() {
     if (!state.compare || e.ctrlKey || e.metaKey || e.altKey) return;
     // (Typing in the list goes to its search box.)
     const target = /** @type {Element} */ (e.target);
-    if (target.closest && target.closest('input, select, textarea, #sidebar')) return;
+    if (target.closest?.('input, select, textarea, #sidebar')) return;
     if (e.key === 'Escape' && state.comparePick) {
       pickComparison(null);
       return;
@@ -479,7 +479,7 @@ function bindRowMenu() {
   });
   menu.addEventListener('keydown', e => {
     const items = all(menu, 'button:not([hidden])');
-    const at = items.findIndex(b => b === document.activeElement);
+    const at = items.indexOf(/** @type {HTMLElement} */ (document.activeElement));
     if (e.key === 'Escape') close();
     else if (e.key === 'ArrowDown') items[(at + 1) % items.length].focus();
     else if (e.key === 'ArrowUp') items[(at - 1 + items.length) % items.length].focus();
@@ -504,7 +504,7 @@ export function pickedWhileComparing(hit) {
 export function outlineRow(row, bytes) {
   const one = (/** @type {'a' | 'b'} */ key) => {
     let record = row[key];
-    const face = bytes && bytes[key] && row[key] !== null ? bytes[key] : null;
+    const face = bytes?.[key] && row[key] !== null ? bytes[key] : null;
     let outlined = state.viewer.setHighlightOn(
       key,
       record ?? undefined,

@@ -175,7 +175,7 @@ export class CompareInspector {
       const text = decoder.decode(side.bytes.subarray(range[0], Math.min(range[1], range[0] + 300)));
       span.textContent = `${String(record + 1).padStart(5)} ${text}`;
     } else {
-      const c = side.view && side.view.chunks[record];
+      const c = side.view?.chunks[record];
       span.textContent = c
         ? `${hex(c.offset, 6)} ${c.label}${c.summary ? '  ' + c.summary : ''}`
         : `${hex(range[0], 6)}`;
@@ -219,7 +219,7 @@ export class CompareInspector {
   // Select aligned row `i`: both records, their bytes in both hex views, their geometry.
   /** @param {number} i @param {{ bytes?: Partial<Record<Side, number[]>> | null, scroll?: boolean }} [how] */
   select(i, { bytes = null, scroll = true } = {}) {
-    const row = this.data && this.data.alignment.rows[i];
+    const row = this.data?.alignment.rows[i];
     if (!row) return;
     this.selected = i;
     this.selection = { a: row.range.a, b: row.range.b, ...bytes };

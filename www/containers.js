@@ -201,7 +201,7 @@ export async function expandContainers(entries, progress = () => {}) {
         const sheet = file;
         const track = await core.cueSheet(e.path, e.size, () => sheet.arrayBuffer());
         const bin = byPath.get(track.beside.toLowerCase());
-        if (!bin || !bin.file) throw new Error(track.notBeside);
+        if (!bin?.file) throw new Error(track.notBeside);
         replaced.add(bin);
         file = bin.file;
         ({ mode, start } = track);

@@ -12,7 +12,7 @@
   globalThis.relicviewEarly = early;
   /** @param {string} what @param {string} url @param {Response} r */
   const fail = (what, url, r) => new Error(`${url}: HTTP ${r.status} for ${what}`);
-  if (script && script.dataset.core) {
+  if (script?.dataset.core) {
     const url = new URL(script.dataset.core, location.href).href;
     early.core = (async () => {
       // The core is kept in the browser's Cache Storage for the next visit, by its address:

@@ -317,7 +317,7 @@ function seen(entries) {
   for (const entry of entries) {
     const path = /** @type {HTMLElement} */ (entry.target).dataset.path;
     const c = path ? cards.get(path) : null;
-    if (!c || c.state !== 'pending') continue;
+    if (c?.state !== 'pending') continue;
     if (entry.isIntersecting) ask(c, true);
     else deferThumbnail(c.paths[0]);
   }

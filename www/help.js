@@ -167,6 +167,6 @@ export class Help {
   close() {
     if (!this.open) return;
     this.dialog.hidden = true;
-    if (this.returnFocus && this.returnFocus.focus) this.returnFocus.focus();
+    if (this.returnFocus?.focus) this.returnFocus.focus();
   }
 }

@@ -250,7 +250,7 @@ function dismiss(got) {
 /** @param {(started: { url: string, bytes: Promise<ArrayBuffer | null> }) => boolean} wanted */
 function earlyListing(wanted) {
   const started = globalThis.relicviewEarly;
-  const pending = started && started.listing;
+  const pending = started?.listing;
   if (!pending || !wanted(pending)) return null;
   started.listing = null;
   return pending;

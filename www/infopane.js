@@ -117,7 +117,7 @@ export function showDocument(file) {
   addRows(dl, file.infoRows());
   // A disc's file listed by its Rock Ridge or Joliet name: what the disc itself calls it.
   const entry = state.byPath.get(file.path.toLowerCase());
-  if (entry && entry.writtenAs) addRow(dl, 'on the disc as', entry.writtenAs);
+  if (entry?.writtenAs) addRow(dl, 'on the disc as', entry.writtenAs);
   // What is not a label and its value goes under the list.
   const more = $('info-more');
   more.replaceChildren();
@@ -156,7 +156,7 @@ export async function showEntryUsers(c) {
   const dl = $('info-selection');
   dl.replaceChildren();
   const path = state.current;
-  if (!c || !c.entry || !path) return;
+  if (!c?.entry || !path) return;
   addRow(dl, c.label, c.summary);
   const rows = await state.session.tableUsers(path, c.entry.table, c.entry.index);
   const sel = state.inspector.selection;

@@ -154,7 +154,7 @@ export class Inspector {
     }
     if (sel.chunk === null || sel.chunk === undefined) this.selectByte(sel.start);
     else {
-      const c = this.view && this.view.chunks[sel.chunk];
+      const c = this.view?.chunks[sel.chunk];
       if (c && c.offset === sel.start && c.end === sel.end) this.selectChunk(sel.chunk);
       else this.selectRange(sel.chunk, sel.start, sel.end);
     }
@@ -191,12 +191,12 @@ export class Inspector {
         go(this.shownRows.length - 1);
         break;
       case 'ArrowLeft':
-        if (c && c.container && !this.collapsed.has(c.index)) this.toggle(c.index);
+        if (c?.container && !this.collapsed.has(c.index)) this.toggle(c.index);
         else if (c && c.parent !== null && c.parent !== undefined) this.selectChunk(c.parent);
         break;
       case 'ArrowRight':
-        if (c && c.container && this.collapsed.has(c.index)) this.toggle(c.index);
-        else if (c && c.container && at + 1 < this.shownRows.length) go(at + 1);
+        if (c?.container && this.collapsed.has(c.index)) this.toggle(c.index);
+        else if (c?.container && at + 1 < this.shownRows.length) go(at + 1);
         break;
       case 'Enter':
         if (c) this.toggle(c.index);
@@ -511,7 +511,7 @@ export class Inspector {
   /** @param {number} index */
   toggle(index) {
     const c = this.view?.chunks[index];
-    if (!c || !c.container) return;
+    if (!c?.container) return;
     if (this.collapsed.has(index)) this.collapsed.delete(index);
     else this.collapsed.add(index);
     const scroll = this.tree.scrollTop;
@@ -599,7 +599,7 @@ export class Inspector {
 
   /** @param {number} index @param {boolean} [scrollHex] */
   selectChunk(index, scrollHex = true) {
-    const c = this.view && this.view.chunks[index];
+    const c = this.view?.chunks[index];
     if (!c) return;
     if (this.shownView !== 0) this.setByteView(0);
     this.selection = { chunk: index, start: c.offset, end: c.end };

@@ -306,7 +306,7 @@ async function offerDemo(link) {
   if (!link.archive && !link.folder) return;
   const listing = new URL('archive.json', location.href).href;
   const hosted = await hostedEntries(listing).catch(() => null);
-  if (!hosted || !hosted.length || state.entries.length) return;
+  if (!hosted?.length || state.entries.length) return;
   $('landing-demo').hidden = false;
   $('demo-link').href = `${location.pathname}${location.search}#archive=archive.json`;
   $('demo-link').onclick = e => {

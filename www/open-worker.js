@@ -29,7 +29,7 @@ async function read(path) {
 /** @param {any} err an Error, the core's (with its offset and record path) or another @returns {import('../pkg/relicview.js').ErrorAt} */
 function plainError(err) {
   return {
-    message: (err && err.message) || String(err),
+    message: err?.message || String(err),
     offset: err?.offset ?? 0,
     chunkPath: err?.chunkPath ?? '',
   };
@@ -83,7 +83,7 @@ self.onmessage = async e => {
     })();
     booted.then(
       () => self.postMessage({ type: 'ready' }),
-      err => self.postMessage({ type: 'broken', message: String((err && err.message) || err) }),
+      err => self.postMessage({ type: 'broken', message: String(err?.message || err) }),
     );
     return;
   }

@@ -94,7 +94,7 @@ export function bindShell() {
   document.addEventListener('keydown', e => {
     if (e.key !== '?' || e.ctrlKey || e.metaKey || e.altKey || state.help.open) return;
     const target = /** @type {Element} */ (e.target);
-    if (target.closest && target.closest('input, select, textarea')) return;
+    if (target.closest?.('input, select, textarea')) return;
     e.preventDefault();
     state.help.show();
   });

@@ -253,7 +253,7 @@ export function bindTextures() {
   document.addEventListener('keydown', e => {
     if (e.key !== 'Escape' || currentView() !== 'texture' || !$('help').hidden) return;
     const target = /** @type {Element} */ (e.target);
-    if (target.closest && target.closest('input, select, textarea')) return;
+    if (target.closest?.('input, select, textarea')) return;
     e.preventDefault();
     $('picture-back').click();
   });

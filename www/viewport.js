@@ -115,7 +115,7 @@ export class Viewport {
   rasterised(limitMs = 10000) {
     const gl = this.canvas.getContext('webgl2');
     const t0 = performance.now();
-    const fence = gl && gl.fenceSync ? gl.fenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0) : null;
+    const fence = gl?.fenceSync ? gl.fenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0) : null;
     if (!gl || !fence) return Promise.resolve(0);
     gl.flush();
     return new Promise(resolve => {
@@ -179,7 +179,7 @@ export class Viewport {
         this.requestFrame();
         return;
       }
-      if (this.onKey && this.onKey(e)) {
+      if (this.onKey?.(e)) {
         e.preventDefault();
         this.requestFrame();
       }

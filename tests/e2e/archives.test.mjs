@@ -339,7 +339,7 @@ test('a disc lists its files by their Rock Ridge names, and the info pane says w
   const path = (await page.evaluate(() => window.relicview.shownFiles(10))).find(p =>
     p.endsWith('Hexpod Walker.BGF'),
   );
-  assert.ok(path && path.includes('LONG.iso/Game Models/'), `listed by its Rock Ridge name: ${path}`);
+  assert.ok(path?.includes('LONG.iso/Game Models/'), `listed by its Rock Ridge name: ${path}`);
   const entry = await page.evaluate(p => window.relicview.entry(p), path);
   assert.match(entry.writtenAs, /LONG\.iso\/GAME_MOD[A-Z0-9_]*\/HEXPOD_W[A-Z0-9_.;]*/, JSON.stringify(entry));
   assert.ok((await draw(page, path)).triangles > 0);

@@ -269,7 +269,7 @@ test('what cannot be made is said: no video encoder; a scale, length or rate out
       asked,
     );
   await page.evaluate(() => {
-    // @ts-ignore: a browser without WebCodecs
+    // @ts-expect-error: a browser without WebCodecs
     delete window.VideoEncoder;
   });
   const why = await refused({ kind: 'turntable', seconds: 1, fps: 4, format: 'webm' });

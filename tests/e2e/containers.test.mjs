@@ -9,17 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import {
-  startServer,
-  launch,
-  newPage,
-  relicview,
-  repo,
-  lzsLiterals,
-  walk,
-  loadFolder,
-  buildContainers,
-} from './harness.mjs';
+import { startServer, launch, newPage, walk, loadFolder, buildContainers } from './harness.mjs';
 import { scratchDir } from './scratch.mjs';
 
 let dir, server, browser;

@@ -266,15 +266,14 @@ test("overlay, split and difference views: B's ghost beyond A, each half its fil
   await page.evaluate(() =>
     window.relicview.compare('GAME/DEMO/VIDEO/CUBE.BGF', 'GAME/DEMO/VIDEO/CRATE.BGF'),
   );
-  const one = await page.evaluate(
-    async () => (await window.relicview.setCompareView({ mode: 'a' }), window.relicview.stats().triangles),
-  );
-  const both = await page.evaluate(
-    async () => (
-      await window.relicview.setCompareView({ mode: 'overlay' }),
-      window.relicview.stats().triangles
-    ),
-  );
+  const one = await page.evaluate(async () => {
+    await window.relicview.setCompareView({ mode: 'a' });
+    return window.relicview.stats().triangles;
+  });
+  const both = await page.evaluate(async () => {
+    await window.relicview.setCompareView({ mode: 'overlay' });
+    return window.relicview.stats().triangles;
+  });
   assert.equal(both, one + 12, "the crate's 12 triangles ghosted over the cube");
   assert.deepEqual(problems, []);
   await page.close();

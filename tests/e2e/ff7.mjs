@@ -409,10 +409,11 @@ export function writeBsx(models) {
       [0x24, [0, 0, 4096]],
     ])
       dir.forEach((d, k) => put(at + 2 * k, d, d >> 8));
-    const range = (at, n, start, count) => (
-      count ? put(at, start, start + count - 1) : put(at, 0xff, 0xff),
-      put(n, count)
-    );
+    const range = (at, n, start, count) => {
+      if (count) put(at, start, start + count - 1);
+      else put(at, 0xff, 0xff);
+      put(n, count);
+    };
     range(0x12, 0x17, m.starts[0], m.bones.length);
     range(0x1e, 0x23, m.starts[1], m.parts.length);
     range(0x2a, 0x2f, m.starts[2], m.animations.length);

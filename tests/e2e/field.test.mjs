@@ -476,7 +476,7 @@ test("a field's party leader comes in where the field that leads here puts it: t
   const at = await page.evaluate(n => window.relicview.nodePosition(n), node);
   const want = [position[0], position[2] - 10, -position[1]];
   assert.ok(
-    at && at.every((c, k) => Math.abs(c - want[k]) < 1.5),
+    at?.every((c, k) => Math.abs(c - want[k]) < 1.5),
     `${node} at ${JSON.stringify(at)}, the entrance at ${JSON.stringify(want)}`,
   );
   // A fresh page from the link puts it there again.

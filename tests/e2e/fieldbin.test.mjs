@@ -139,7 +139,7 @@ test("a polygon's record shows its stored and lit colours with swatches; the exp
   const { page, problems } = await withFolder();
   await standing(page);
   const view = await page.evaluate(() => window.relicview.inspector.view());
-  const row = view.chunks.find(c => c.polygon && c.polygon.corners[0].lit);
+  const row = view.chunks.find(c => c.polygon?.corners[0].lit);
   assert.ok(row, 'a lit polygon record');
   await page.evaluate(i => window.relicview.inspector.selectChunk(i), row.index);
   const chips = await page
@@ -213,12 +213,12 @@ test('FIELD.BIN opens as its tables and its normals on a sphere; a normal says w
   const normals = view.chunks.filter(c => c.entry && c.entry.table === 'normal');
   assert.equal(normals.length, 240);
   // Click a normal in 3D: its record is selected, and the info pane says who uses it.
-  const pick = await page.evaluate(async k => {
+  const pick = await page.evaluate(async () => {
     // Normal 44's tip, turned as the field models are (the console's +Y is down).
     const p = window.relicview.project([2676 / 4096, -2108 / 4096, -2273 / 4096]);
     const hit = window.relicview.pick(p[0], p[1]);
     return { hit, p };
-  }, 44);
+  });
   assert.ok(pick.hit, JSON.stringify(pick));
   const picked = view.chunks[pick.hit.source];
   assert.equal(picked.entry.table, 'normal', JSON.stringify(picked));
@@ -233,8 +233,8 @@ test('FIELD.BIN opens as its tables and its normals on a sphere; a normal says w
   );
   // The count is the CLI's: polygons whose colour words name it.
   const listing = inspectJson(join(ctx.dir, 'FF7/FIELD/MD1_1.BSX'));
-  const uses = listing.records.filter(
-    r => r.polygon && r.polygon.corners.some(c => c.normal === picked.entry.index),
+  const uses = listing.records.filter(r =>
+    r.polygon?.corners.some(c => c.normal === picked.entry.index),
   ).length;
   assert.match(users, new RegExp(`used by\\s+${uses} polygon`));
   assert.deepEqual(problems, []);

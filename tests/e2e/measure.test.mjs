@@ -84,7 +84,10 @@ test("the selected record's size, the ground grid and its scale bar; the link ke
   const patch = rows.indexOf('PATCH');
   await page.evaluate(i => window.relicview.inspector.selectChunk(i), patch);
   const selection = await page.evaluate(() => window.relicview.sizes().selection);
-  assert.ok(selection && selection.some(s => s > 0), JSON.stringify(selection));
+  assert.ok(
+    selection?.some(s => s > 0),
+    JSON.stringify(selection),
+  );
   assert.match(
     await page.locator('#inspector-detail').textContent(),
     /its geometry [\d.]+ × [\d.]+ × [\d.]+ units/,

@@ -138,7 +138,7 @@ function onScreen(page) {
     ids =>
       ids.filter(id => {
         const el = document.getElementById(id);
-        if (!el || !el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) return false;
+        if (!el?.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) return false;
         const r = el.getBoundingClientRect();
         return (
           r.width > 0 &&
@@ -528,7 +528,7 @@ test('a model that needs a character file not in the archive says so over the vi
   });
   assert.ok(fits.box >= fits.text + 16, JSON.stringify(fits));
   // A model that draws takes the note down.
-  const drawn = options.findIndex(o => o === 'model 2');
+  const drawn = options.indexOf('model 2');
   await p.locator('#choice-select').selectOption(String(drawn));
   await p.waitForFunction(() => document.getElementById('view-message').hidden);
   assert.deepEqual(problems, []);
