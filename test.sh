@@ -37,30 +37,21 @@ cargo test --workspace --all-targets --locked --no-run
 # 7-Zip, xorriso or a server), which the builds fill. Cargo lets go of target/debug once
 # the tests start, and the builds lock folders of their own (fuzz/target, the wasm
 # profiles'), so none waits for another. A run that stops early stops the tests too.
-step "cargo test, then each format family alone (beside the next two steps; their output after them)"
-# The formats crate with no family, the pods alone and FF7 alone (its features), checked in
-# the fuzz targets' folder once cargo test is done (the fuzz check has let go of it by then):
-# in the cores cargo test leaves idle, not in a step of their own (a minute of CI's).
-(
-  cargo test --workspace --locked
-  for family in "" pods ff7; do
-    echo "checking the formats crate with the families: ${family:-none}"
-    cargo check --locked --target-dir fuzz/target -p relicview-formats --no-default-features ${family:+--features "$family"} --lib
-  done
-) >"$run_tmp/cargo-test.log" 2>&1 &
+step "cargo test (beside the next two steps; its output after them)"
+cargo test --workspace --locked >"$run_tmp/cargo-test.log" 2>&1 &
 cargo_test=$!
 trap 'pkill -P "$cargo_test" 2>/dev/null || true; kill "$cargo_test" 2>/dev/null || true; rm -rf "$run_tmp"' EXIT
 step "the fuzz targets compile, linted (scripts/fuzz.sh runs them)"
 cargo check --locked --manifest-path fuzz/Cargo.toml --bins
 step "wasm build, linted (the page's crates for wasm32)"
 scripts/build.sh --test-build
-step "cargo test's output, and the families'"
+step "cargo test's output"
 cargo_test_rc=0
 wait "$cargo_test" || cargo_test_rc=$?
 trap 'rm -rf "$run_tmp"' EXIT
 cat "$run_tmp/cargo-test.log"
 if [ "$cargo_test_rc" -ne 0 ]; then
-  echo "cargo test or a family's check failed (exit $cargo_test_rc)" >&2
+  echo "cargo test failed (exit $cargo_test_rc)" >&2
   exit 1
 fi
 # The browser tests and the benchmarks' smoke run use the test build's CLI.
