@@ -57,8 +57,8 @@ fn main() {
     let diff = best(budget, || {
         let (oa, ob) = (open("A.BGF", &a), open("B.BGF", &b));
         let c = relicview::diff::compare(
-            &*oa.document,
-            &*ob.document,
+            oa.described(),
+            ob.described(),
             oa.scene.as_ref().zip(ob.scene.as_ref()),
         );
         changed = c.records.changed;
@@ -71,10 +71,11 @@ fn main() {
     let page = best(budget, || {
         let (oa, ob) = (open("A.BGF", &a), open("B.BGF", &b));
         let scenes = oa.scene.as_ref().zip(ob.scene.as_ref());
-        let (c, alignment) = relicview::diff::compare_in_full(&*oa.document, &*ob.document, scenes);
+        let (c, alignment) =
+            relicview::diff::compare_in_full(oa.described(), ob.described(), scenes);
         let d = scenes
             .and_then(|s| {
-                relicview::diff::difference_scene(&*oa.document, &*ob.document, s, &alignment)
+                relicview::diff::difference_scene(oa.described(), ob.described(), s, &alignment)
             })
             .map(|d| d.scene);
         rows = alignment.rows.len();

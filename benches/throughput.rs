@@ -86,9 +86,10 @@ fn main() {
     let full = best(budget, || {
         // Parse and triangulate into a scene, as the wasm build's countTriangles does (the
         // same work on both sides of the native/wasm ratio).
-        let mut doc = registry::open("BIG.BGF", black_box(bytes.clone()), Purpose::Asset);
+        let doc = registry::open("BIG.BGF", black_box(bytes.clone()), Purpose::Asset);
         let scene = doc
             .build_scene(&Archive::detached())
+            .scene
             .expect("bench data draws");
         corners = scene
             .meshes
@@ -105,7 +106,7 @@ fn main() {
         budget,
         || bytes.clone(),
         |owned| {
-            let mut doc = registry::open("BIG.BGF", owned, Purpose::Asset);
+            let doc = registry::open("BIG.BGF", owned, Purpose::Asset);
             let scene = doc.build_scene(&Archive::detached());
             (doc, scene)
         },
@@ -114,6 +115,7 @@ fn main() {
     // which the page needs to frame the camera.
     let scene = registry::open("BIG.BGF", bytes.clone(), Purpose::Asset)
         .build_scene(&Archive::detached())
+        .scene
         .expect("bench data draws");
     let shown = relicview::wire::ShownScene {
         scene,

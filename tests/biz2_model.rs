@@ -802,26 +802,26 @@ fn damaged_files_draw_what_comes_before_the_damage() {
     let grid = large_model_like(4);
     let whole = write_file(&grid, WriteOptions::default());
     let triangles = |bytes: Vec<u8>| {
-        let mut doc = registry::open("T.BGF", bytes, Purpose::Show);
+        let doc = registry::open("T.BGF", bytes, Purpose::Show);
         let damaged = doc.damaged();
         let error = doc.error().cloned();
         // The summary carries the damage as its error (and only then an error key).
-        let info: serde_json::Value = serde_json::from_str(&doc.info_json()).unwrap();
+        let info: serde_json::Value =
+            serde_json::from_str(&doc.info_json(relicview::formats::Found::NOTHING)).unwrap();
         assert_eq!(
             info["error"]["offset"].as_u64(),
             error.as_ref().map(|e| e.offset as u64),
             "{info}"
         );
         assert_eq!(info.get("error").is_some(), error.is_some());
-        let n = doc
-            .build_scene(&Archive::detached())
-            .map_or(0, |s| s.triangle_count(0));
+        let built = doc.build_scene(&Archive::detached());
+        let n = built.scene.as_ref().map_or(0, |s| s.triangle_count(0));
         (
             n,
             damaged,
             error,
             doc.diagnostics().to_vec(),
-            doc.info_rows(),
+            doc.info_rows(&built.found),
         )
     };
     let (all, damaged, error, _, _) = triangles(whole.clone());

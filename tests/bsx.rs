@@ -62,7 +62,7 @@ fn counts_from_bytes(b: &[u8]) -> Vec<[usize; 5]> {
 fn info_of(name: &str, bytes: Vec<u8>) -> serde_json::Value {
     let doc = registry::open(name, bytes, Purpose::Asset);
     assert!(doc.error().is_none(), "{name}: {:?}", doc.error());
-    serde_json::from_str(&doc.info_json()).unwrap()
+    serde_json::from_str(&doc.info_json(relicview::formats::Found::NOTHING)).unwrap()
 }
 
 #[test]
@@ -100,8 +100,8 @@ fn info_reports_every_model_as_its_bytes_say_compressed_or_not() {
 #[test]
 fn bones_pose_as_the_engine_poses_them() {
     let spec = relicview::demo::robot_spec();
-    let mut doc = registry::open("ROBOT.BSX", lzs::encode(&write(&spec)), Purpose::Show);
-    let scene = doc.build_scene(&Archive::detached()).unwrap();
+    let doc = registry::open("ROBOT.BSX", lzs::encode(&write(&spec)), Purpose::Show);
+    let scene = doc.build_scene(&Archive::detached()).scene.unwrap();
     let world = scene.world(&scene.pose(0.0));
     let at = |name: &str| {
         world[scene
@@ -588,19 +588,24 @@ fn a_file_whose_models_all_reuse_one_skeleton_is_built_within_its_budget() {
         256 * 40 * 400,
         "the file claims 4 million triangles"
     );
-    let mut doc = registry::open("SHARED.BSX", bytes.clone(), Purpose::Show);
-    let scene = doc.build_scene(&Archive::detached()).unwrap();
+    let doc = registry::open("SHARED.BSX", bytes.clone(), Purpose::Show);
+    let built = doc.build_scene(&Archive::detached());
+    let scene = built.scene.as_ref().unwrap();
+    let doc = relicview::formats::Described {
+        document: &*doc,
+        found: &built.found,
+    };
     // The bound docs/formats/bsx.md ("Memory") gives: 64 times the file plus 8 MiB, where
     // the 4 million triangles it claims would take some 200 bytes each.
     let bound = 64 * bytes.len() + (8 << 20);
     assert!(
-        scene_bytes(&scene) <= bound,
+        scene_bytes(scene) <= bound,
         "{} bytes for a {}-byte file: more than 64 × it + 8 MiB",
-        scene_bytes(&scene),
+        scene_bytes(scene),
         bytes.len()
     );
     assert!(
-        scene_bytes(&scene) < 256 * 40 * 400 * 10,
+        scene_bytes(scene) < 256 * 40 * 400 * 10,
         "far less than what the claimed triangles would take"
     );
     assert!(
@@ -662,9 +667,9 @@ fn an_animation_of_65535_frames_of_nothing_costs_a_key_per_bone() {
         models: vec![model],
         rects: vec![],
     });
-    let mut doc = registry::open("LONG.BSX", bytes.clone(), Purpose::Show);
+    let doc = registry::open("LONG.BSX", bytes.clone(), Purpose::Show);
     assert!(doc.error().is_none(), "{:?}", doc.error());
-    let scene = doc.build_scene(&Archive::detached()).unwrap();
+    let scene = doc.build_scene(&Archive::detached()).scene.unwrap();
     assert!(
         scene_bytes(&scene) <= 64 * bytes.len() + (8 << 20),
         "docs/formats/bsx.md's bound: 64 × the file + 8 MiB"
@@ -786,8 +791,8 @@ fn a_characters_record_adds_to_its_bcx_and_its_eyes_come_from_field_tdb() {
         1 << 20,
     )
     .unwrap();
-    let opened = open_among(files.clone(), "F/PARTY.BSX");
-    let scene = opened.scene.expect("a scene");
+    let mut opened = open_among(files.clone(), "F/PARTY.BSX");
+    let scene = opened.scene.take().expect("a scene");
     // The hero's five parts from the BCX, then the record's sword: six parts under model 0.
     let hero = relicview::demo::hero();
     let parts: Vec<usize> = (0..6)
@@ -835,7 +840,7 @@ fn a_characters_record_adds_to_its_bcx_and_its_eyes_come_from_field_tdb() {
             "model 0: animation 3 (12 frames)"
         ]
     );
-    let info = opened.document.info_rows();
+    let info = opened.described().info_rows();
     assert!(
         info.iter()
             .any(|r| r.value.contains("merged from F/CLOUD.BCX")),
@@ -889,8 +894,8 @@ fn a_characters_record_adds_to_its_bcx_and_its_eyes_come_from_field_tdb() {
 
     // Without the BCX and the TDB: the record's sword alone, hung at the model; eyes grey.
     let alone: Vec<(&str, Vec<u8>)> = files.into_iter().filter(|f| f.0 == "F/PARTY.BSX").collect();
-    let opened = open_among(alone, "F/PARTY.BSX");
-    let scene = opened.scene.unwrap();
+    let mut opened = open_among(alone, "F/PARTY.BSX");
+    let scene = opened.scene.take().unwrap();
     let sword = node(&scene, "part 5", "model 0");
     assert_eq!(
         scene.nodes[sword]
@@ -899,7 +904,7 @@ fn a_characters_record_adds_to_its_bcx_and_its_eyes_come_from_field_tdb() {
         Some("model 0".into())
     );
     assert_eq!(scene.choice.as_ref().unwrap().options[0].label, "model 0");
-    let info = opened.document.info_rows();
+    let info = opened.described().info_rows();
     assert!(
         info.iter()
             .any(|r| r.value.contains("CLOUD.BCX is not in the archive")),
@@ -1158,7 +1163,8 @@ fn a_field_model_cut_short_shows_what_lies_wholly_inside_and_says_where_it_ends(
                         .contains(&format!("size_file says {}", bytes.len())),
                 "{e}"
             );
-            let j: serde_json::Value = serde_json::from_str(&doc.info_json()).unwrap();
+            let j: serde_json::Value =
+                serde_json::from_str(&doc.info_json(relicview::formats::Found::NOTHING)).unwrap();
             let got: Vec<usize> = j["models"]
                 .as_array()
                 .unwrap()
@@ -1200,7 +1206,7 @@ fn a_shared_animation_block_lists_its_tables_where_they_were_read() {
         bytes,
         relicview::formats::registry::Purpose::Show,
     );
-    let view = doc.inspector().unwrap();
+    let view = doc.inspector(relicview::formats::Found::NOTHING).unwrap();
     let shown = doc.bytes(0).unwrap().len();
     for r in &view.chunks {
         assert!(
@@ -1267,7 +1273,7 @@ fn a_clip_plays_its_own_static_translations_and_every_clip_lasts_its_frames() {
     // The inspector says what each channel plays: the root of clip 3 held at its statics.
     let doc = registry::open("MD1_1.BSX", shared("MD1_1_u.BSX"), Purpose::Show);
     let plays: Vec<String> = doc
-        .inspector()
+        .inspector(relicview::formats::Found::NOTHING)
         .unwrap()
         .fields
         .iter()
@@ -1317,7 +1323,7 @@ fn a_characters_bcx_alone_names_its_clips_after_it_and_says_which_character_it_i
         ("CLOUD", 22),
         "one skeleton of Cloud's 22 bones"
     );
-    let info: serde_json::Value = serde_json::from_str(&opened.document.info_json()).unwrap();
+    let info: serde_json::Value = serde_json::from_str(&opened.described().info_json()).unwrap();
     assert_eq!(
         (
             info["format"].as_str(),
@@ -1326,9 +1332,10 @@ fn a_characters_bcx_alone_names_its_clips_after_it_and_says_which_character_it_i
         (Some("bcx"), Some(1)),
         "CLOUD.BCX is character 1"
     );
-    let mut doc = registry::open("CLOUD.BCX", disc("CLOUD.BCX"), Purpose::Show);
+    let doc = registry::open("CLOUD.BCX", disc("CLOUD.BCX"), Purpose::Show);
     assert_eq!(
-        doc.inspector().map(|v| v.format),
+        doc.inspector(relicview::formats::Found::NOTHING)
+            .map(|v| v.format),
         Some("bcx"),
         "inspect says what info says"
     );
@@ -1346,7 +1353,8 @@ fn a_field_model_in_its_lzs_container_cut_short_decodes_what_is_there_and_draws_
             // What the bytes there decode to, by the stream's own rule.
             let decoded = lzs::decode_stream(&part[4..], usize::MAX).unwrap();
             let doc = registry::open(name, part, Purpose::Show);
-            let j: serde_json::Value = serde_json::from_str(&doc.info_json()).unwrap();
+            let j: serde_json::Value =
+                serde_json::from_str(&doc.info_json(relicview::formats::Found::NOTHING)).unwrap();
             assert_eq!(
                 j["compressed"], true,
                 "{name} cut at {cut}: read as its LZS container"
@@ -1387,7 +1395,8 @@ fn a_field_model_in_its_lzs_container_cut_short_decodes_what_is_there_and_draws_
     // pane's bytes row says so, and models draw.
     let packed = lzs::encode(&shared("MD1_1_u.BSX"));
     let half = packed[..packed.len() * 3 / 4].to_vec();
-    let rows = registry::open("MD1_1.BSX", half.clone(), Purpose::Show).info_rows();
+    let rows = registry::open("MD1_1.BSX", half.clone(), Purpose::Show)
+        .info_rows(relicview::formats::Found::NOTHING);
     let bytes = rows.iter().find(|r| r.label == "bytes").unwrap();
     assert!(
         bytes.value.contains("compressed (LZS, cut short"),
@@ -1409,7 +1418,7 @@ fn a_field_model_in_its_lzs_container_cut_short_decodes_what_is_there_and_draws_
         Purpose::Show,
     );
     assert!(doc
-        .info_rows()
+        .info_rows(relicview::formats::Found::NOTHING)
         .iter()
         .any(|r| r.label == "bytes" && r.value.contains("not compressed")));
 }

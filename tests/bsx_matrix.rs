@@ -216,7 +216,7 @@ fn check(c: &Case) {
     if c.models > 1 {
         share_first_skeleton(&mut bytes, c.models);
     }
-    let mut doc = registry::open("MATRIX.BSX", bytes.clone(), Purpose::Show);
+    let doc = registry::open("MATRIX.BSX", bytes.clone(), Purpose::Show);
     assert!(doc.error().is_none(), "{name}: {:?}", doc.error());
     assert!(
         doc.diagnostics().is_empty(),
@@ -226,7 +226,8 @@ fn check(c: &Case) {
     let triangles = c.models * c.bones * per_part * (c.kind.corners() - 2);
 
     // info --json: the counts of the notes.
-    let info: serde_json::Value = serde_json::from_str(&doc.info_json()).unwrap();
+    let info: serde_json::Value =
+        serde_json::from_str(&doc.info_json(relicview::formats::Found::NOTHING)).unwrap();
     assert!(info.get("error").is_none(), "{name}");
     assert_eq!(
         info["triangles"].as_u64(),
@@ -254,6 +255,7 @@ fn check(c: &Case) {
     // The scene: every part, a texture page per CLUT, every animation, all within budget.
     let scene = doc
         .build_scene(&Archive::detached())
+        .scene
         .unwrap_or_else(|| panic!("{name}: no scene"));
     assert!(
         doc.diagnostics()
@@ -337,7 +339,9 @@ fn check(c: &Case) {
 
     // Picking: every triangle's face is one polygon record of the kind's size, and a ray
     // onto a triangle's middle lands on it (when nothing lies in front).
-    let view = doc.inspector().expect("an inspector");
+    let view = doc
+        .inspector(relicview::formats::Found::NOTHING)
+        .expect("an inspector");
     let world = scene.world(&scene.pose(0.0));
     let mut faces = std::collections::BTreeSet::new();
     for (ni, n) in scene.nodes.iter().enumerate() {
@@ -492,9 +496,9 @@ fn a_party_member_sized_model_is_built_whole() {
         "{} bytes: the size of the field files that hit the old budget",
         bytes.len()
     );
-    let mut doc = registry::open("BOSS.BSX", bytes.clone(), Purpose::Show);
+    let doc = registry::open("BOSS.BSX", bytes.clone(), Purpose::Show);
     assert!(doc.error().is_none(), "{:?}", doc.error());
-    let scene = doc.build_scene(&Archive::detached()).unwrap();
+    let scene = doc.build_scene(&Archive::detached()).scene.unwrap();
     assert!(
         doc.diagnostics().is_empty(),
         "nothing left out: {:?}",
@@ -552,8 +556,8 @@ fn real_field_models_build_whole_and_export() {
         "STARTMAP_u.BSX",
     ] {
         let bytes = std::fs::read(dir.join(name)).unwrap();
-        let mut doc = registry::open(name, bytes, Purpose::Show);
-        let scene = doc.build_scene(&Archive::detached()).unwrap();
+        let doc = registry::open(name, bytes, Purpose::Show);
+        let scene = doc.build_scene(&Archive::detached()).scene.unwrap();
         assert!(
             doc.diagnostics()
                 .iter()
@@ -561,7 +565,8 @@ fn real_field_models_build_whole_and_export() {
             "{name}: {:?}",
             doc.diagnostics()
         );
-        let info: serde_json::Value = serde_json::from_str(&doc.info_json()).unwrap();
+        let info: serde_json::Value =
+            serde_json::from_str(&doc.info_json(relicview::formats::Found::NOTHING)).unwrap();
         assert_eq!(
             scene.triangle_count_in(0, &[]) as u64,
             info["triangles"].as_u64().unwrap(),

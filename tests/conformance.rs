@@ -17,7 +17,6 @@
 //! notes' formulas, computed here.
 
 use relicview::archive::{self, Archive, ArchiveIndex, MemorySource};
-use relicview::formats::Document;
 use relicview::scene::{source_of, Scene, Target};
 use std::cell::RefCell;
 
@@ -645,7 +644,7 @@ fn check(
     // An archive per open, as a fresh page would have.
     let archive = RefCell::new(Archive::new(index.clone()));
     let opened = open(&archive, source, &path);
-    let doc: &dyn Document = &*opened.document;
+    let doc = opened.described();
     assert!(doc.error().is_none(), "{name}: {:?}", doc.error());
     let placements = ctx.placements();
     let scene = opened

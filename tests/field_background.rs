@@ -452,7 +452,7 @@ fn a_field_without_its_mim_says_the_picture_needs_it() {
     );
     // The info pane says it too.
     assert!(opened
-        .document
+        .described()
         .info_rows()
         .iter()
         .any(|r| r.label == "game camera" && r.value.contains("NMKIN_1.MIM")));
@@ -496,11 +496,15 @@ fn the_mim_alone_shows_its_palettes_and_images() {
         );
         // Every byte is some block's.
         assert_eq!(
-            doc.inspector().unwrap().coverage.unclaimed,
+            doc.inspector(relicview::formats::Found::NOTHING)
+                .unwrap()
+                .coverage
+                .unclaimed,
             0,
             "{name}: every byte is a block's"
         );
-        let info: serde_json::Value = serde_json::from_str(&doc.info_json()).unwrap();
+        let info: serde_json::Value =
+            serde_json::from_str(&doc.info_json(relicview::formats::Found::NOTHING)).unwrap();
         assert_eq!(info["palettes"], palette_lines);
         assert_eq!(info["images"][0]["width"], image.0);
     }

@@ -284,7 +284,8 @@ fn info_names_the_field_its_entities_and_their_models() {
     let doc = registry::open("FIELD/MD1_1.DAT", disc, Purpose::Show);
     assert_eq!(doc.kind().as_str(), "field-dat");
     assert!(doc.error().is_none());
-    let info: serde_json::Value = serde_json::from_str(&doc.info_json()).unwrap();
+    let info: serde_json::Value =
+        serde_json::from_str(&doc.info_json(relicview::formats::Found::NOTHING)).unwrap();
     let field = &info["field"];
     assert_eq!(field["name"], "md1_1");
     let cl = field["entities"]
@@ -301,7 +302,7 @@ fn info_names_the_field_its_entities_and_their_models() {
     assert_eq!(field["camera"]["projection"], 703);
     assert_eq!(field["gateways"].as_array().unwrap().len(), 2);
     // The inspector shows the sections, the scripts' opcodes and the dialogue's strings.
-    let v = doc.inspector().unwrap();
+    let v = doc.inspector(relicview::formats::Found::NOTHING).unwrap();
     for name in [
         "sections",
         "script",
@@ -322,7 +323,14 @@ fn info_names_the_field_its_entities_and_their_models() {
             shared(&format!("ff7-disc/{name}.DAT")),
             Purpose::Show,
         );
-        assert_eq!(doc.inspector().unwrap().coverage.unclaimed, 0, "{name}");
+        assert_eq!(
+            doc.inspector(relicview::formats::Found::NOTHING)
+                .unwrap()
+                .coverage
+                .unclaimed,
+            0,
+            "{name}"
+        );
     }
 }
 
@@ -362,7 +370,7 @@ fn a_cut_or_broken_file_says_where_and_shows_what_it_could_read() {
         .error()
         .is_some_and(|e| e.to_string().contains("version 3.5")));
     assert!(doc
-        .inspector()
+        .inspector(relicview::formats::Found::NOTHING)
         .unwrap()
         .chunks
         .iter()
@@ -376,13 +384,14 @@ fn a_field_opens_as_its_walkmesh_with_its_gateways_and_each_triangle_picks_its_r
         let d = DatFile::parse(&b).unwrap();
         let n = d.walkmesh.as_ref().unwrap().triangles.len();
         let gateways = d.triggers.as_ref().unwrap().gateways.len();
-        let mut doc = registry::open(
+        let doc = registry::open(
             &format!("FIELD/{name}.DAT"),
             shared(&format!("ff7-disc/{name}.DAT")),
             Purpose::Show,
         );
         let scene = doc
             .build_scene(&relicview::formats::NoAssets)
+            .scene
             .expect("a scene");
         assert_eq!(scene.layers, ["walkmesh", "walkmesh outline", "gateways"]);
         let mesh = |layer: u32| {
@@ -414,7 +423,7 @@ fn a_field_opens_as_its_walkmesh_with_its_gateways_and_each_triangle_picks_its_r
             "{name}: {lines:?}"
         );
         // The floor's vertices are the walkmesh's, and triangle t picks the record of triangle t.
-        let v = doc.inspector().unwrap();
+        let v = doc.inspector(relicview::formats::Found::NOTHING).unwrap();
         for t in [0, n / 2, n - 1] {
             let w = &d.walkmesh.as_ref().unwrap().triangles[t];
             assert_eq!(floor.positions[3 * t], w[0].map(|c| c as f32));
@@ -477,7 +486,8 @@ fn each_model_stands_where_the_init_puts_it_facing_its_way_playing_its_idle_anim
         let opened = field_among_its_files(name);
         assert!(opened.unreadable.is_empty(), "{:?}", opened.unreadable);
         let scene = opened.scene.as_ref().expect("a scene");
-        let info: serde_json::Value = serde_json::from_str(&opened.document.info_json()).unwrap();
+        let info: serde_json::Value =
+            serde_json::from_str(&opened.described().info_json()).unwrap();
         let models = info["field"]["models"].as_array().unwrap();
         let hidden = scene
             .layers
@@ -495,7 +505,7 @@ fn each_model_stands_where_the_init_puts_it_facing_its_way_playing_its_idle_anim
             );
             let slot = node.record.expect("the model's record");
             assert_eq!(
-                opened.document.inspector().unwrap().chunks[slot as usize].label,
+                opened.described().inspector().unwrap().chunks[slot as usize].label,
                 format!("model slot {k}")
             );
             let t = node.transform;
@@ -722,7 +732,8 @@ fn the_party_leader_comes_in_where_another_field_s_gateway_or_mapjump_leads() {
     for name in FIELDS {
         let id = id_of(name);
         let opened = open_in(&source, name);
-        let info: serde_json::Value = serde_json::from_str(&opened.document.info_json()).unwrap();
+        let info: serde_json::Value =
+            serde_json::from_str(&opened.described().info_json()).unwrap();
         assert_eq!(info["field"]["map"], id, "{name}");
         let b = unpacked(name);
         let d = DatFile::parse(&b).unwrap();
@@ -838,7 +849,7 @@ fn the_party_leader_comes_in_where_another_field_s_gateway_or_mapjump_leads() {
     // A way in faces into the field: away from the gateway that leads back (the direction d
     // faces (sin, −cos) of its angle).
     let info: serde_json::Value =
-        serde_json::from_str(&open_in(&source, "NMKIN_1").document.info_json()).unwrap();
+        serde_json::from_str(&open_in(&source, "NMKIN_1").described().info_json()).unwrap();
     let e = &info["field"]["entrances"][0];
     let back = info["field"]["gateways"]
         .as_array()
@@ -863,10 +874,10 @@ fn the_party_leader_comes_in_where_another_field_s_gateway_or_mapjump_leads() {
     assert!(dx * a.sin() - dy * a.cos() > 0.0, "{e} faces the way back");
     // A field whose .DAT is stored unpacked is not in FIELD.BIN's table by its size: said.
     let opened = open_in(&three_fields(true), "ELEVTR1");
-    let info: serde_json::Value = serde_json::from_str(&opened.document.info_json()).unwrap();
+    let info: serde_json::Value = serde_json::from_str(&opened.described().info_json()).unwrap();
     assert!(info["field"]["entrances"].as_array().unwrap().is_empty());
     let row = opened
-        .document
+        .described()
         .info_rows()
         .into_iter()
         .find(|r| r.label == "entrances")
@@ -892,7 +903,7 @@ fn a_field_says_which_of_its_files_is_missing_and_shows_the_rest() {
         let source = relicview::archive::MemorySource::new(files);
         let opened = open_path(&source, "FIELD/MD1_1.DAT");
         let rows: Vec<(String, String)> = opened
-            .document
+            .described()
             .info_rows()
             .into_iter()
             .map(|r| (r.label, r.value))
@@ -910,7 +921,7 @@ fn a_field_says_which_of_its_files_is_missing_and_shows_the_rest() {
         "{rows:?}"
     );
     let slots: Vec<String> = opened
-        .document
+        .described()
         .inspector()
         .unwrap()
         .chunks

@@ -162,9 +162,9 @@ fn info(bytes: Vec<u8>, state: &[GameVariable]) -> (Value, Vec<(String, String)>
     archive.game_state = state.to_vec();
     let archive = std::cell::RefCell::new(archive);
     let opened = pollster::block_on(open_file(&archive, &source, "FIELD/GEN_1.DAT")).unwrap();
-    let json: Value = serde_json::from_str(&opened.document.info_json()).unwrap();
+    let json: Value = serde_json::from_str(&opened.described().info_json()).unwrap();
     let rows = opened
-        .document
+        .described()
         .info_rows()
         .into_iter()
         .map(|r| (r.label, r.value))

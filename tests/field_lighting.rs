@@ -58,7 +58,7 @@ fn open_among(files: Vec<(&str, Vec<u8>)>, path: &str) -> Opened {
 
 /// The listing `relicview inspect --json` prints, as JSON.
 fn listing(opened: &Opened) -> serde_json::Value {
-    serde_json::to_value(opened.document.inspector().unwrap().listing()).unwrap()
+    serde_json::to_value(opened.described().inspector().unwrap().listing()).unwrap()
 }
 
 fn polygon_at(listing: &serde_json::Value, offset: usize) -> serde_json::Value {
@@ -132,7 +132,7 @@ fn a_real_corner_is_lit_as_the_engines_integers_say() {
         .find(|f| f["offset"] == 23952 + 4)
         .unwrap();
     assert_eq!(field["value"], "(128, 128, 128), normal 44");
-    let info = opened.document.info_rows();
+    let info = opened.described().info_rows();
     assert!(
         info.iter().any(|r| r.label == "lighting"
             && r.value.starts_with("lit by FIELD/FIELD.BIN: ")
@@ -316,7 +316,7 @@ fn the_face_tables_name_real_field_tdb_images_and_info_says_what_each_model_show
         ],
         "F/MD1_1.BSX",
     );
-    let info: serde_json::Value = serde_json::from_str(&opened.document.info_json()).unwrap();
+    let info: serde_json::Value = serde_json::from_str(&opened.described().info_json()).unwrap();
     let faces: Vec<serde_json::Value> = info["models"]
         .as_array()
         .unwrap()
@@ -422,7 +422,7 @@ fn a_missing_cut_short_wrong_sized_or_misnamed_field_bin_leaves_stored_colours_a
             "{what}: drawn with stored colours"
         );
         assert!(scene.triangle_count(0) > 0, "{what}: still drawn");
-        let info = opened.document.info_rows();
+        let info = opened.described().info_rows();
         let row = info
             .iter()
             .find(|r| r.label == "lighting")
@@ -436,7 +436,7 @@ fn a_missing_cut_short_wrong_sized_or_misnamed_field_bin_leaves_stored_colours_a
         if field_bin.is_some() {
             let own = open_among(files, "FIELD/FIELD.BIN");
             let e = own
-                .document
+                .described()
                 .error()
                 .unwrap_or_else(|| panic!("{what}: an error"));
             assert!(e.to_string().contains(why), "{what}: {e}");
@@ -588,7 +588,7 @@ fn a_characters_parts_are_lit_with_its_bcx_bones_and_without_the_bcx_say_why() {
         })
         .count();
     assert_eq!(lit_meshes, 6, "the BCX's five parts and the sword, all lit");
-    let info = with.document.info_rows();
+    let info = with.described().info_rows();
     let row = info.iter().find(|r| r.label == "lighting").unwrap();
     assert!(
         row.value.starts_with("lit by F/FIELD.BIN:") && !row.value.contains("stored colours"),
@@ -600,7 +600,7 @@ fn a_characters_parts_are_lit_with_its_bcx_bones_and_without_the_bcx_say_why() {
         vec![("F/PARTY.BSX", file("PARTY.BSX")), ("F/FIELD.BIN", module)],
         "F/PARTY.BSX",
     );
-    let info = without.document.info_rows();
+    let info = without.described().info_rows();
     let row = info.iter().find(|r| r.label == "lighting").unwrap();
     assert!(row.value.contains("model 0: 1 part on CLOUD.BCX's skeleton drawn with stored colours: CLOUD.BCX is not in this archive"), "{}", row.value);
     // A BCX alone has no lights of its own: its colours are stored, and the panel says so.
@@ -611,9 +611,9 @@ fn a_characters_parts_are_lit_with_its_bcx_bones_and_without_the_bcx_say_why() {
         ],
         "F/CLOUD.BCX",
     );
-    assert!(!alone.scene.unwrap().has_lit_colours());
+    assert!(!alone.scene.as_ref().unwrap().has_lit_colours());
     assert!(alone
-        .document
+        .described()
         .info_rows()
         .iter()
         .any(|r| r.label == "lighting"

@@ -34,8 +34,8 @@ fuzz_target!(|data: &[u8]| {
     for path in ["F/CLOUD.BCX", "F/FIELD.TDB"] {
         if let Ok(opened) = pollster::block_on(open_file(&archive, &source, path)) {
             let _ = (
-                opened.document.info_json(),
-                opened.document.info_rows(),
+                opened.described().info_json(),
+                opened.described().info_rows(),
                 opened.document.image().map(|t| t.width),
             );
         }
@@ -43,15 +43,17 @@ fuzz_target!(|data: &[u8]| {
     let Ok(opened) = pollster::block_on(open_file(&archive, &source, "F/X.BSX")) else {
         return;
     };
-    let doc = &opened.document;
+    let doc = opened.described();
     let _ = (
         doc.info_json(),
         doc.info_rows(),
         doc.stats(),
         doc.inspector().map(|v| v.chunks.len()),
     );
-    let decoded = doc.bytes(0).map_or(0, |b| b.len());
-    let Some(scene) = opened.scene else { return };
+    let decoded = doc.document.bytes(0).map_or(0, |b| b.len());
+    let Some(scene) = opened.scene.as_ref() else {
+        return;
+    };
     assert!(scene
         .nodes
         .iter()
@@ -81,6 +83,6 @@ fuzz_target!(|data: &[u8]| {
     );
     let world = scene.world(&scene.pose(0.37));
     assert_eq!(world.len(), scene.nodes.len());
-    let glb = relicview::gltf::export_glb(&scene, Default::default()).expect("every scene exports");
+    let glb = relicview::gltf::export_glb(scene, Default::default()).expect("every scene exports");
     assert_eq!(&glb[..4], b"glTF");
 });

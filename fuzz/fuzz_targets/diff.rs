@@ -19,12 +19,17 @@ fuzz_target!(|data: &[u8]| {
     let [l0, l1, rest @ ..] = data else { return };
     let split = (u16::from_le_bytes([*l0, *l1]) as usize).min(rest.len());
     let (bytes_a, bytes_b) = rest.split_at(split);
-    let mut a = registry::open(&name, bytes_a.to_vec(), Purpose::Show);
-    let mut b = registry::open(&name, bytes_b.to_vec(), Purpose::Show);
+    let a = registry::open(&name, bytes_a.to_vec(), Purpose::Show);
+    let b = registry::open(&name, bytes_b.to_vec(), Purpose::Show);
     let detached = Archive::detached();
-    let (sa, sb) = (a.build_scene(&detached), b.build_scene(&detached));
-    let scenes = sa.as_ref().zip(sb.as_ref());
-    let (comparison, alignment) = relicview::diff::compare_in_full(&*a, &*b, scenes);
+    let (built_a, built_b) = (a.build_scene(&detached), b.build_scene(&detached));
+    let scenes = built_a.scene.as_ref().zip(built_b.scene.as_ref());
+    let described = |document, found| relicview::formats::Described { document, found };
+    let (comparison, alignment) = relicview::diff::compare_in_full(
+        described(&*a, &built_a.found),
+        described(&*b, &built_b.found),
+        scenes,
+    );
     let (len_a, len_b) = (
         a.bytes(0).map_or(0, <[u8]>::len),
         b.bytes(0).map_or(0, <[u8]>::len),
@@ -56,7 +61,14 @@ fuzz_target!(|data: &[u8]| {
         assert!(alignment.bytes.a.is_empty() && alignment.bytes.b.is_empty());
     }
     if let Some(d) = scenes
-        .and_then(|s| relicview::diff::difference_scene(&*a, &*b, s, &alignment))
+        .and_then(|s| {
+            relicview::diff::difference_scene(
+                described(&*a, &built_a.found),
+                described(&*b, &built_b.found),
+                s,
+                &alignment,
+            )
+        })
         .map(|d| d.scene)
     {
         for p in d.meshes.iter().flat_map(|m| &m.primitives) {

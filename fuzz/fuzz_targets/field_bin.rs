@@ -37,9 +37,10 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(opened) = pollster::block_on(open_file(&archive, &source, "F/FIELD.BIN")) {
         let doc = &opened.document;
         let _ = (
-            doc.info_json(),
-            doc.info_rows(),
-            doc.inspector().map(|v| v.listing().records.len()),
+            doc.info_json(relicview::formats::Found::NOTHING),
+            doc.info_rows(relicview::formats::Found::NOTHING),
+            doc.inspector(relicview::formats::Found::NOTHING)
+                .map(|v| v.listing().records.len()),
         );
         if let Some(scene) = &opened.scene {
             assert_eq!(scene.triangle_count(0), 240 * 8, "a point per normal");
@@ -47,11 +48,11 @@ fuzz_target!(|data: &[u8]| {
     }
     let opened = pollster::block_on(open_file(&archive, &source, "F/MD1_1.BSX"))
         .expect("the real file opens");
-    let scene = opened.scene.expect("the real file draws");
+    let scene = opened.scene.as_ref().expect("the real file draws");
     for p in scene.meshes.iter().flat_map(|m| &m.primitives) {
         if let Some(lit) = &p.lit_colors {
             assert_eq!(Some(lit.len()), p.colors.as_ref().map(Vec::len));
         }
     }
-    let _ = opened.document.info_json();
+    let _ = opened.described().info_json();
 });

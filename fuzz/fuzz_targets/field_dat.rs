@@ -12,10 +12,12 @@ use relicview::formats::registry::Purpose;
 use relicview::formats::NoAssets;
 
 fuzz_target!(|data: &[u8]| {
-    let mut doc = field::open("FIELD/A.DAT", data.to_vec(), FIELD_DAT, Purpose::Show);
-    let _ = doc.info_json();
-    let _ = doc.info_rows();
-    let _ = doc.build_scene(&NoAssets);
+    let doc = field::open("FIELD/A.DAT", data.to_vec(), FIELD_DAT, Purpose::Show);
+    let _ = doc.info_json(relicview::formats::Found::NOTHING);
+    let _ = doc.info_rows(relicview::formats::Found::NOTHING);
+    // Described again with what the build found, as the page shows a built field.
+    let built = doc.build_scene(&NoAssets);
+    let _ = (doc.info_json(&built.found), doc.info_rows(&built.found));
     if let Some(d) = doc
         .as_any()
         .downcast_ref::<field::DatDocument>()

@@ -14,8 +14,10 @@ fuzz_target!(|data: &[u8]| {
     let Some((name, rest)) = named::split_name(data) else {
         return;
     };
-    let mut doc = registry::open(&name, rest.to_vec(), Purpose::Show);
-    let view = doc.inspector().expect("shown files have a view");
+    let doc = registry::open(&name, rest.to_vec(), Purpose::Show);
+    let view = doc
+        .inspector(relicview::formats::Found::NOTHING)
+        .expect("shown files have a view");
     // Rows, fields and runs refer to byte view 0: the file, or what a container decoded.
     let shown = doc.bytes(0).expect("byte view 0 exists").len();
     assert_eq!(view.views[0].len, shown);
@@ -34,20 +36,30 @@ fuzz_target!(|data: &[u8]| {
         .all(|r| r.offset <= r.end && r.end <= shown));
     assert!(view.fields.iter().all(|f| f.offset + f.len <= shown));
     let _ = (
-        doc.info_rows(),
+        doc.info_rows(relicview::formats::Found::NOTHING),
         doc.references(),
-        doc.stats(),
+        doc.stats(relicview::formats::Found::NOTHING),
         doc.text(),
         doc.image(),
     );
     // The summary has an "error" key exactly when the file has an error.
     let info: serde_json::Value =
-        serde_json::from_str(&doc.info_json()).expect("the summary is JSON");
+        serde_json::from_str(&doc.info_json(relicview::formats::Found::NOTHING))
+            .expect("the summary is JSON");
     assert_eq!(info.get("error").is_some(), doc.error().is_some(), "{info}");
     if doc.error().is_some() {
         return;
     }
-    if let Some(scene) = doc.build_scene(&Archive::detached()) {
+    // Described again with what the build found, as the page shows a built file.
+    let built = doc.build_scene(&Archive::detached());
+    let _ = (
+        doc.info_rows(&built.found),
+        doc.info_json(&built.found),
+        doc.stats(&built.found),
+        doc.placements(&built.found).len(),
+        doc.inspector(&built.found).map(|v| v.chunks.len()),
+    );
+    if let Some(scene) = built.scene {
         for m in &scene.meshes {
             for p in &m.primitives {
                 assert!(p.indices.iter().all(|&i| (i as usize) < p.positions.len()));

@@ -18,6 +18,7 @@ fn seed() -> &'static [u8] {
         let bytes = write_file(&relicview::demo::large_model(1), WriteOptions::default());
         let scene = registry::open("T.BGF", bytes, Purpose::Asset)
             .build_scene(&Archive::detached())
+            .scene
             .expect("the terrain draws");
         encode(
             ShownScene {

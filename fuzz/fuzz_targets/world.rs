@@ -34,20 +34,20 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let _ = (
-        opened.document.info_json(),
-        opened.document.info_rows(),
-        opened.document.stats(),
+        opened.described().info_json(),
+        opened.described().info_rows(),
+        opened.described().stats(),
     );
-    if let Some(scene) = opened.scene {
+    if let Some(scene) = &opened.scene {
         assert!(scene
             .nodes
             .iter()
             .enumerate()
             .all(|(i, n)| n.parent.is_none_or(|p| (p as usize) < i)));
-        assert!(opened.document.stats().placements <= MAX_PLACEMENTS);
+        assert!(opened.described().stats().placements <= MAX_PLACEMENTS);
         let _ = scene.bounds(0);
         let glb =
-            relicview::gltf::export_glb(&scene, Default::default()).expect("every scene exports");
+            relicview::gltf::export_glb(scene, Default::default()).expect("every scene exports");
         assert_eq!(&glb[..4], b"glTF");
     }
 });

@@ -524,7 +524,7 @@ fn run_info(
         Ok(o) => o,
         Err(e) => return fail(json, &e, None),
     };
-    let doc = &opened.document;
+    let doc = opened.described();
     // A damaged file (cut short) is summarised as far as it goes, its damage the error.
     if let Some(e) = doc.error().filter(|_| !doc.damaged()) {
         return fail(json, &format!("{}: {e}", file.display()), Some(e.offset));
@@ -577,7 +577,7 @@ fn run_inspect(
         Ok(o) => o,
         Err(e) => return fail(json, &e, None),
     };
-    let doc = &opened.document;
+    let doc = opened.described();
     let Some(view) = doc.inspector() else {
         return fail(
             json,
@@ -718,8 +718,8 @@ fn run_diff(a: &Path, b: &Path, json: bool, root: Option<&Path>, max_bytes: u64)
         }
     };
     let c = relicview::diff::compare(
-        &*oa.document,
-        &*ob.document,
+        oa.described(),
+        ob.described(),
         oa.scene.as_ref().zip(ob.scene.as_ref()),
     );
     let code = if c.same {
@@ -851,14 +851,14 @@ fn run_export(
         rig,
         state,
     } = asked;
-    let opened = match open(file, root, max_bytes, Purpose::Asset, &state) {
+    let mut opened = match open(file, root, max_bytes, Purpose::Asset, &state) {
         Ok(o) => o,
         Err(e) => return fail(false, &e, None),
     };
-    if let Some(e) = opened.document.error() {
+    if let Some(e) = opened.described().error() {
         return fail(false, &format!("{}: {e}", file.display()), Some(e.offset));
     }
-    let Some(mut scene) = opened.scene else {
+    let Some(mut scene) = opened.scene.take() else {
         return fail(
             false,
             &format!(
@@ -872,7 +872,7 @@ fn run_export(
     // An export with nothing in it says why, from the file's own warnings (a world opened
     // without --root finds none of its models).
     let warnings: Vec<String> = opened
-        .document
+        .described()
         .info_rows()
         .into_iter()
         .filter(|r| r.severity == relicview::formats::Severity::Warning)
@@ -976,7 +976,7 @@ fn run_export_background(
         Ok(o) => o,
         Err(e) => return fail(false, &e, None),
     };
-    if let Some(e) = opened.document.error() {
+    if let Some(e) = opened.described().error() {
         return fail(false, &format!("{}: {e}", file.display()), Some(e.offset));
     }
     let cameras = opened
@@ -1174,7 +1174,7 @@ fn run_census(dir: &Path, json: bool, max_bytes: u64) -> ExitCode {
             bytes,
             relicview::formats::registry::Purpose::Asset,
         ));
-        census.add_world(&path, &opened.document.stats());
+        census.add_world(&path, &opened.described().stats());
     }
     census.failed.sort_by(|a, b| a.path.cmp(&b.path));
     bar.finish_and_clear();

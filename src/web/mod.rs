@@ -93,12 +93,13 @@ pub fn kind_info(kind: &str) -> Result<JsValue, JsValue> {
 /// measuring the wasm build against the native one. Returns the triangle count at LOD 0.
 #[wasm_bindgen(js_name = countTriangles)]
 pub fn count_triangles(bytes: &[u8]) -> Result<u32, JsValue> {
-    let mut doc = registry::open("input", bytes.to_vec(), Purpose::Asset);
+    let doc = registry::open("input", bytes.to_vec(), Purpose::Asset);
     if let Some(e) = doc.error() {
         return Err(parse_error("input", e));
     }
     Ok(doc
         .build_scene(&Archive::detached())
+        .scene
         .map_or(0, |s| s.triangle_count(0)) as u32)
 }
 

@@ -3,11 +3,14 @@
 
 use super::{js_error, parse_error, to_js};
 use crate::archive;
-use crate::formats::{Document, InfoRow};
+use crate::formats::{Described, Document, Found, InfoRow};
 use crate::gallery::{ImageRegion, MaterialCard, TextureCard};
+use crate::inspect::InspectorView;
 use crate::scene::Scene;
 use relicview_web_glue::{ErrorAt, Picture};
 use serde::Serialize;
+use std::borrow::Cow;
+use std::cell::OnceCell;
 use wasm_bindgen::prelude::*;
 
 #[derive(Serialize, tsify::Tsify)]
@@ -30,6 +33,10 @@ pub struct OpenedFile {
     pub(super) document: Box<dyn Document>,
     /// Taken by `Viewer.show`.
     pub(super) scene: Option<Scene>,
+    /// What building the scene found, which describing the document reads.
+    found: Found,
+    /// The inspector's view where the scene's build changed it (made when first asked).
+    built_view: OnceCell<InspectorView>,
     pub(super) has_scene: bool,
     pub(super) unreadable: Vec<String>,
     pub(super) notes: Vec<String>,
@@ -44,10 +51,31 @@ impl OpenedFile {
             path: opened.path,
             document: opened.document,
             scene: opened.scene,
+            found: opened.found,
+            built_view: OnceCell::new(),
             has_scene,
             unreadable: opened.unreadable,
             notes: opened.notes,
             timings: opened.timings,
+        }
+    }
+
+    /// The document with what its scene's build found.
+    pub(super) fn described(&self) -> Described<'_> {
+        Described {
+            document: &*self.document,
+            found: &self.found,
+        }
+    }
+
+    /// The inspector's view, described when first asked.
+    fn view(&self) -> Option<&InspectorView> {
+        if let Some(view) = self.built_view.get() {
+            return Some(view);
+        }
+        match self.described().inspector()? {
+            Cow::Borrowed(view) => Some(view),
+            Cow::Owned(view) => Some(self.built_view.get_or_init(|| view)),
         }
     }
 
@@ -56,7 +84,7 @@ impl OpenedFile {
             scene: self.has_scene,
             text: self.document.text().is_some(),
             image: self.document.image().is_some(),
-            gallery: self.document.gallery().is_some(),
+            gallery: self.described().gallery().is_some(),
             used_by: self.document.kind().capabilities().used_by,
             export: self.has_scene,
         }
@@ -65,13 +93,13 @@ impl OpenedFile {
     /// The parse error where the file is `damaged` (cut short, or bytes after its end) or
     /// where it is not.
     fn fault(&self, damaged: bool) -> Option<&crate::findings::ParseError> {
-        self.document
+        self.described()
             .error()
             .filter(|_| self.document.damaged() == damaged)
     }
 
     fn info_rows_of(&self) -> Vec<InfoRow> {
-        let mut rows = self.document.info_rows();
+        let mut rows = self.described().info_rows();
         rows.extend(
             self.unreadable
                 .iter()
@@ -98,7 +126,7 @@ impl OpenedFile {
     }
 
     fn gallery_of(&self) -> Option<Vec<PicturedMaterialCard>> {
-        let cards = self.document.gallery()?;
+        let cards = self.described().gallery()?;
         Some(
             cards
                 .iter()
@@ -206,26 +234,25 @@ impl OpenedFile {
     /// (`relicview_web_glue::inspector_view` says how it crosses).
     #[wasm_bindgen(unchecked_return_type = "InspectorView | null")]
     pub fn inspect(&self) -> Result<JsValue, JsValue> {
-        relicview_web_glue::inspector_view(self.document.inspector())
+        relicview_web_glue::inspector_view(self.view())
     }
     /// `inspect()` as JSON text: what a worker sends the page (parsing it there is several
     /// times quicker than the structured clone of the same objects).
     #[wasm_bindgen(js_name = inspectJson)]
     pub fn inspect_json(&self) -> Result<String, JsValue> {
-        serde_json::to_string(&self.document.inspector()).map_err(|e| js_error(&e.to_string()))
+        serde_json::to_string(&self.view()).map_err(|e| js_error(&e.to_string()))
     }
     /// The length of byte view `view` (0 when there is none).
     #[wasm_bindgen(js_name = byteViewLength)]
     pub fn byte_view_length(&self, view: usize) -> usize {
-        self.document
-            .inspector()
+        self.view()
             .and_then(|v| v.views.get(view))
             .map_or(0, |v| v.len)
     }
     /// How many byte views `bytes(view)` has.
     #[wasm_bindgen(js_name = byteViewCount)]
     pub fn byte_view_count(&self) -> usize {
-        self.document.inspector().map_or(0, |v| v.views.len())
+        self.view().map_or(0, |v| v.views.len())
     }
     /// The bytes of byte view `view` (0: what the rows refer to).
     pub fn bytes(&self, view: usize) -> Option<js_sys::Uint8Array> {
@@ -239,7 +266,7 @@ impl OpenedFile {
     /// The summary `relicview info --json` prints for this file.
     #[wasm_bindgen(unchecked_return_type = "Record<string, unknown>")]
     pub fn info(&self) -> Result<JsValue, JsValue> {
-        js_sys::JSON::parse(&self.document.info_json())
+        js_sys::JSON::parse(&self.described().info_json())
     }
     /// The file as text, for files shown as text.
     pub fn text(&self) -> Option<String> {
@@ -279,7 +306,7 @@ impl OpenedFile {
     /// [[name, value]] (empty where the texels are all there is).
     #[wasm_bindgen(js_name = texelSource, unchecked_return_type = "[string, string][]")]
     pub fn texel_source(&self, i: usize, x: u32, y: u32) -> Result<JsValue, JsValue> {
-        to_js(&self.document.texel_source(i, x, y))
+        to_js(&self.described().texel_source(i, x, y))
     }
     /// Everything the page reads of the file but its scene, in one value a worker posts as
     /// it is (its typed arrays transferred): see [`OpenedSummary`]. `stored`: the file's
@@ -329,7 +356,8 @@ impl OpenedFile {
     /// thread, with what the viewer reads of the document; null when there is none.
     #[wasm_bindgen(js_name = takeSceneBytes)]
     pub fn take_scene_bytes(&mut self) -> Option<js_sys::Uint8Array> {
-        let shown = crate::wire::ShownScene::of(self.scene.take()?, &*self.document);
+        let scene = self.scene.take()?;
+        let shown = crate::wire::ShownScene::of(scene, self.described());
         relicview_web_glue::js_buffer(crate::wire::encoded_len(shown.lend()), |write| {
             crate::wire::encode_into(shown.lend(), write)
         })
@@ -337,6 +365,6 @@ impl OpenedFile {
 }
 
 /// The byte range of every inspector record, for picks on strips.
-pub(super) fn records_of(document: &dyn Document) -> Vec<(usize, usize)> {
-    crate::wire::record_offsets(&crate::wire::record_ranges(document))
+pub(super) fn records_of(file: &OpenedFile) -> Vec<(usize, usize)> {
+    crate::wire::record_offsets(&crate::wire::record_ranges(file.described()))
 }

@@ -242,7 +242,7 @@ mod tests {
             library.to_string(),
             registry::open(library, files[library].clone(), Purpose::Asset),
         )]));
-        let mut model = registry::open(
+        let model = registry::open(
             "HEXPOD.BGF",
             files["DEMO/VIDEO/HEXPOD.BGF"].clone(),
             Purpose::Asset,
@@ -256,7 +256,7 @@ mod tests {
             Vec::<String>::new(),
             "on its own nothing resolves"
         );
-        let scene = model.build_scene(&fake).unwrap();
+        let scene = model.build_scene(&fake).scene.unwrap();
         let hull = scene
             .materials
             .iter()
@@ -267,12 +267,12 @@ mod tests {
             [0.25, 0.55, 0.85, 1.0],
             "the library's diffuse"
         );
-        let mut alone = registry::open(
+        let alone = registry::open(
             "HEXPOD.BGF",
             files["DEMO/VIDEO/HEXPOD.BGF"].clone(),
             Purpose::Asset,
         );
-        let grey = alone.build_scene(&NoAssets).unwrap();
+        let grey = alone.build_scene(&NoAssets).scene.unwrap();
         assert_ne!(
             grey.materials
                 .iter()

@@ -51,6 +51,7 @@ pub use assets::{
 pub use kind::{Capabilities, Kind};
 use serde::Serialize;
 use std::any::Any;
+use std::borrow::Cow;
 
 /// The summary `relicview info --json` prints: `fields`, with `"error"` added only when
 /// there is one (scripts test `"error" in result`; a successful file has no such key).
@@ -183,8 +184,116 @@ pub struct DocStats {
     pub behaviours: Vec<(String, usize)>,
 }
 
-/// The accessors of a document that keeps `kind`, `error`, `diagnostics` and `inspector`
-/// fields: written once here rather than in every format.
+/// What building a document's scene found that the file alone does not say (a world's
+/// assembly, the references a model resolved, the lighting it was given): handed back with
+/// the scene, and read by the describe stage (the inspector, the info, the stats) beside the
+/// document, which building never changes.
+#[derive(Default)]
+pub struct Found {
+    /// The error that kept the scene from being built, where the file itself had none (a
+    /// world whose includes do not assemble).
+    pub error: Option<ParseError>,
+    /// The file's findings with those of the build added, where it added any.
+    pub diagnostics: Option<Vec<Diagnostic>>,
+    /// The format's own findings, read back only by that format.
+    own: Option<Box<dyn Any>>,
+}
+
+impl Found {
+    /// Nothing found: a document described without a scene built.
+    pub const NOTHING: &'static Found = &Found {
+        error: None,
+        diagnostics: None,
+        own: None,
+    };
+    /// The format's own findings `own`.
+    pub fn of<T: Any>(own: T) -> Found {
+        Found {
+            own: Some(Box::new(own)),
+            ..Found::default()
+        }
+    }
+    /// The format's own findings, when they are a `T`.
+    pub fn own<T: Any>(&self) -> Option<&T> {
+        self.own.as_ref()?.downcast_ref()
+    }
+}
+
+/// A document's scene and what building it found.
+#[derive(Default)]
+pub struct Built {
+    pub scene: Option<Scene>,
+    pub found: Found,
+}
+
+impl Built {
+    /// A scene whose build found nothing the file did not say.
+    pub fn scene(scene: Option<Scene>) -> Built {
+        Built {
+            scene,
+            found: Found::default(),
+        }
+    }
+}
+
+/// A document and what its scene's build found: the describe stage, which whoever shows a
+/// file (the info pane, the inspector, `info`, `inspect`, `census`, a comparison) asks.
+#[derive(Clone, Copy)]
+pub struct Described<'a> {
+    pub document: &'a dyn Document,
+    pub found: &'a Found,
+}
+
+impl<'a> Described<'a> {
+    /// A document whose scene was not built.
+    pub fn alone(document: &'a dyn Document) -> Described<'a> {
+        Described {
+            document,
+            found: Found::NOTHING,
+        }
+    }
+    pub fn kind(&self) -> Kind {
+        self.document.kind()
+    }
+    pub fn damaged(&self) -> bool {
+        self.document.damaged()
+    }
+    /// The error that keeps the file from being shown: the file's own, else the build's.
+    pub fn error(&self) -> Option<&'a ParseError> {
+        self.document.error().or(self.found.error.as_ref())
+    }
+    /// The findings: the file's, with the build's where it added any.
+    pub fn diagnostics(&self) -> &'a [Diagnostic] {
+        match &self.found.diagnostics {
+            Some(d) => d,
+            None => self.document.diagnostics(),
+        }
+    }
+    pub fn inspector(&self) -> Option<Cow<'a, InspectorView>> {
+        self.document.inspector(self.found)
+    }
+    pub fn info_rows(&self) -> Vec<InfoRow> {
+        self.document.info_rows(self.found)
+    }
+    pub fn info_json(&self) -> String {
+        self.document.info_json(self.found)
+    }
+    pub fn stats(&self) -> DocStats {
+        self.document.stats(self.found)
+    }
+    pub fn placements(&self) -> &'a [Placement] {
+        self.document.placements(self.found)
+    }
+    pub fn gallery(&self) -> Option<&'a [crate::gallery::MaterialCard]> {
+        self.document.gallery(self.found)
+    }
+    pub fn texel_source(&self, texture: usize, x: u32, y: u32) -> Vec<(String, String)> {
+        self.document.texel_source(self.found, texture, x, y)
+    }
+}
+
+/// The accessors of a document that keeps `kind`, `error` and `diagnostics` fields: written
+/// once here rather than in every format.
 macro_rules! common_accessors {
     () => {
         fn kind(&self) -> $crate::Kind {
@@ -199,15 +308,32 @@ macro_rules! common_accessors {
         fn diagnostics(&self) -> &[$crate::Diagnostic] {
             &self.diagnostics
         }
-        fn inspector(&self) -> Option<&$crate::inspect::InspectorView> {
-            self.inspector.as_ref()
-        }
     };
 }
 pub(crate) use common_accessors;
 
+/// The inspector of a document that keeps it in an `inspector` field, unchanged by what its
+/// scene's build found.
+macro_rules! stored_inspector {
+    () => {
+        fn inspector(
+            &self,
+            _found: &$crate::Found,
+        ) -> Option<std::borrow::Cow<'_, $crate::inspect::InspectorView>> {
+            self.inspector.as_ref().map(std::borrow::Cow::Borrowed)
+        }
+    };
+}
+pub(crate) use stored_inspector;
+
 /// An opened file. Every format implements this; nothing outside `formats/` needs to know
 /// which format a document is.
+///
+/// Two stages read it. Drawing asks what every consumer needs (its kind, bytes, findings,
+/// references, what it needs read, its scene, its text or picture); building the scene
+/// takes `&self` and hands back what it found ([`Built`]). Describing (the inspector, the
+/// info, the stats: what a person or `inspect`/`info`/`census` looks at) is asked with
+/// those findings, and only by who shows it.
 pub trait Document: Any {
     fn kind(&self) -> Kind;
     fn as_any(&self) -> &dyn Any;
@@ -222,19 +348,21 @@ pub trait Document: Any {
     fn damaged(&self) -> bool {
         false
     }
-    /// Non-fatal findings.
+    /// Non-fatal findings of the file alone ([`Found::diagnostics`] has the build's too).
     fn diagnostics(&self) -> &[Diagnostic] {
         &[]
     }
-    /// The inspector's view (absent for files opened only as another file's asset).
-    fn inspector(&self) -> Option<&InspectorView>;
+    /// The inspector's view, with what the scene's build `found` (absent for files opened
+    /// only as another file's asset).
+    fn inspector(&self, found: &Found) -> Option<Cow<'_, InspectorView>>;
     /// The bytes of byte view `view` (see [`InspectorView::views`]): 0 is what the rows
     /// refer to (decoded bytes for a container); the last is the file as stored.
     fn bytes(&self, view: usize) -> Option<&[u8]>;
-    /// The info panel.
-    fn info_rows(&self) -> Vec<InfoRow>;
-    /// The summary `relicview info --json` prints, as JSON text.
-    fn info_json(&self) -> String;
+    /// The info panel, with what the scene's build `found`.
+    fn info_rows(&self, found: &Found) -> Vec<InfoRow>;
+    /// The summary `relicview info --json` prints, as JSON text, with what the scene's build
+    /// `found`.
+    fn info_json(&self, found: &Found) -> String;
     /// What a comparison calls this file's kind (`diff --json`'s `kind_a`): the listing's
     /// word, or a finer one where the format has its own (a DIV-BIZ2 file's "geometry").
     fn kind_word(&self) -> String {
@@ -254,10 +382,11 @@ pub trait Document: Any {
         let _ = assets;
         Vec::new()
     }
-    /// The scene to draw, with references resolved as far as `assets` allows. Called once.
-    fn build_scene(&mut self, assets: &dyn Assets) -> Option<Scene> {
+    /// The scene to draw, with references resolved as far as `assets` allows, and what the
+    /// build found.
+    fn build_scene(&self, assets: &dyn Assets) -> Built {
         let _ = assets;
-        None
+        Built::default()
     }
     /// The scene of this file placed inside another's (a model in a world), built without
     /// consuming the document (it may be placed by several).
@@ -280,8 +409,14 @@ pub trait Document: Any {
     }
     /// What texel (x, y) of the scene's texture `texture` is made of, in the format's words
     /// (a console page's halfword, its CLUT index and colour word), for the texture view's
-    /// readout; empty where the texels are all there is. Asked after `build_scene`.
-    fn texel_source(&self, _texture: usize, _x: u32, _y: u32) -> Vec<(String, String)> {
+    /// readout; empty where the texels are all there is. Asked with what `build_scene` found.
+    fn texel_source(
+        &self,
+        _found: &Found,
+        _texture: usize,
+        _x: u32,
+        _y: u32,
+    ) -> Vec<(String, String)> {
         Vec::new()
     }
     /// What the picture's texels are stored as, one plane a number (a CLUT index, a colour
@@ -293,15 +428,21 @@ pub trait Document: Any {
     fn image_regions(&self) -> Vec<crate::gallery::ImageRegion> {
         Vec::new()
     }
-    /// The file's items as cards (a library's materials), for files shown as a grid.
-    fn gallery(&self) -> Option<&[crate::gallery::MaterialCard]> {
+    /// The file's items as cards (a library's materials), for files shown as a grid, made
+    /// by the scene's build.
+    fn gallery<'a>(&'a self, found: &'a Found) -> Option<&'a [crate::gallery::MaterialCard]> {
+        let _ = found;
         None
     }
-    fn stats(&self) -> DocStats {
+    /// What `census` counts, with what the scene's build `found`.
+    fn stats(&self, found: &Found) -> DocStats {
+        let _ = found;
         DocStats::default()
     }
-    /// What the file places, once its scene is built (a world's placements), in file order.
-    fn placements(&self) -> &[Placement] {
+    /// What the file places, as its scene's build `found` (a world's placements), in file
+    /// order.
+    fn placements<'a>(&'a self, found: &'a Found) -> &'a [Placement] {
+        let _ = found;
         &[]
     }
     /// How many of this file's records use each entry of the table called `table` that it

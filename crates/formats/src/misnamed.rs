@@ -84,10 +84,11 @@ pub fn open(
 
 impl Document for MisnamedDocument {
     super::common_accessors!();
+    super::stored_inspector!();
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         (view == 0).then_some(&self.bytes[..])
     }
-    fn info_rows(&self) -> Vec<InfoRow> {
+    fn info_rows(&self, _found: &crate::Found) -> Vec<InfoRow> {
         let mut rows = vec![
             InfoRow::new("format", self.kind.title()),
             InfoRow::new("bytes", self.bytes.len().to_string()),
@@ -99,7 +100,7 @@ impl Document for MisnamedDocument {
         );
         rows
     }
-    fn info_json(&self) -> String {
+    fn info_json(&self, _found: &crate::Found) -> String {
         super::summary_json(
             serde_json::json!({ "format": "misnamed", "kind": self.kind, "bytes": self.bytes.len() }),
             self.error.as_ref(),
@@ -141,7 +142,8 @@ mod tests {
         // Names that claim nothing stay unknown bytes.
         assert_eq!(open("X.BIN", b"\x00\x01").kind(), Kind::UNKNOWN);
         assert!(open("X.BIN", b"\x00\x01").error().is_none());
-        let info: serde_json::Value = serde_json::from_str(&png.info_json()).unwrap();
+        let info: serde_json::Value =
+            serde_json::from_str(&png.info_json(crate::Found::NOTHING)).unwrap();
         assert_eq!(
             (info["format"].as_str(), info["error"]["offset"].as_u64()),
             (Some("misnamed"), Some(0))

@@ -6,7 +6,7 @@
 use crate::formats::assets::Assets;
 pub use crate::formats::assets::{file_name, Resolution};
 use crate::formats::registry::{self, Kind, Purpose};
-use crate::formats::{Document, InfoRow, Reference};
+use crate::formats::{Described, Document, Found, InfoRow, Reference};
 use crate::scene::Scene;
 use serde::Serialize;
 use std::cell::RefCell;
@@ -303,12 +303,25 @@ pub struct Opened {
     pub path: String,
     pub document: Box<dyn Document>,
     pub scene: Option<Scene>,
+    /// What building the scene found, which describing the document reads.
+    pub found: Found,
     /// Assets that could not be read at all ("path: why").
     pub unreadable: Vec<String>,
     /// What the scene shows differently from what the file asks, and why (a textured
     /// material on a vertex format without UVs), for the info panel.
     pub notes: Vec<String>,
     pub timings: OpenTimings,
+}
+
+impl Opened {
+    /// The document with what its scene's build found: what the info pane, the inspector,
+    /// `info` and `inspect` show.
+    pub fn described(&self) -> Described<'_> {
+        Described {
+            document: &*self.document,
+            found: &self.found,
+        }
+    }
 }
 
 impl Archive {
@@ -704,7 +717,7 @@ pub async fn texture_users(
         let Ok(opened) = open_file(archive, source, &user).await else {
             continue;
         };
-        let Some(cards) = opened.document.gallery() else {
+        let Some(cards) = opened.described().gallery() else {
             continue;
         };
         let names: Vec<String> = cards
@@ -850,11 +863,12 @@ pub async fn open_bytes(
         .unwrap_or(path)
         .to_string();
     let t0 = source.now_ms();
-    let mut document = registry::open(&path, bytes, purpose);
+    let document = registry::open(&path, bytes, purpose);
     archive.borrow_mut().record_references(&path, &*document);
     let t1 = source.now_ms();
     let mut unreadable = Vec::new();
     let mut scene = None;
+    let mut found = Found::default();
     let mut t2 = t1;
     // A damaged file (cut short) shows what comes before the damage.
     if document.error().is_none() || document.damaged() {
@@ -882,7 +896,9 @@ pub async fn open_bytes(
             }
         }
         t2 = source.now_ms();
-        scene = document.build_scene(&*archive.borrow());
+        let built = document.build_scene(&*archive.borrow());
+        scene = built.scene;
+        found = built.found;
     }
     let t3 = source.now_ms();
     let notes = scene.as_ref().map_or(Vec::new(), Scene::untextured_notes);
@@ -890,6 +906,7 @@ pub async fn open_bytes(
         path,
         document,
         scene,
+        found,
         unreadable,
         notes,
         timings: OpenTimings {
@@ -1108,7 +1125,9 @@ mod tests {
             }
         }
         // What a texel of a page is made of: VRAM's word, the CLUT index, the colour.
-        let words = party.document.texel_source(pages[0].texture.unwrap(), 3, 5);
+        let words = party
+            .described()
+            .texel_source(pages[0].texture.unwrap(), 3, 5);
         let names: Vec<&str> = words.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["VRAM word", "CLUT index", "colour"], "{words:?}");
     }

@@ -27,7 +27,7 @@ pub fn exercise_open_sequence(side: usize, patches: usize) -> Result<usize, Stri
         // A memory source reads at once: the open sequence finishes in its first poll.
         let opened = now(open_file(&archive, &source, path))
             .ok_or_else(|| format!("{path}: the open waited on a read from memory"))??;
-        if let Some(e) = opened.document.error() {
+        if let Some(e) = opened.described().error() {
             return Err(format!("{path}: {e}"));
         }
         triangles += opened.scene.map_or(0, |s| s.triangle_count(0));
@@ -88,7 +88,7 @@ mod tests {
             Default::default(),
         );
         let archive = std::cell::RefCell::new(source.0.archive());
-        let opened = pollster::block_on(crate::archive::open_file(
+        let mut opened = pollster::block_on(crate::archive::open_file(
             &archive,
             &source,
             "DEMO/VIDEO/POOL.BGF",
@@ -104,8 +104,9 @@ mod tests {
             ],
             "the model, its library, then the maps it names"
         );
-        let scene = opened.scene.unwrap();
-        let info: serde_json::Value = serde_json::from_str(&opened.document.info_json()).unwrap();
+        let scene = opened.scene.take().unwrap();
+        let info: serde_json::Value =
+            serde_json::from_str(&opened.described().info_json()).unwrap();
         let statuses = info["texture_status"].as_array().unwrap();
         let by = |t: &str| statuses.iter().find(|s| s["texture"] == t).unwrap();
         assert_eq!(by("water_tex")["decoded"], true);
@@ -193,7 +194,7 @@ mod tests {
     fn every_demo_file_opens_through_the_open_sequence() {
         for (path, _) in demo_files() {
             let o = open(&path);
-            assert!(o.document.error().is_none(), "{path}");
+            assert!(o.described().error().is_none(), "{path}");
             assert!(o.unreadable.is_empty(), "{path}: {:?}", o.unreadable);
             let caps = o.document.kind().capabilities();
             assert_eq!(o.scene.is_some(), caps.scene, "{path}");

@@ -8,7 +8,7 @@
 //! against the bytes left, and a block whose length is not a whole number of elements is an
 //! error.
 
-use crate::formats::Document;
+use crate::formats::Described;
 use crate::scene::Scene;
 use serde::{Deserialize, Serialize};
 
@@ -36,7 +36,7 @@ pub struct ShownSceneRef<'a> {
 
 impl ShownScene {
     /// `scene` with what the viewer reads of the document it was built from.
-    pub fn of(scene: Scene, document: &dyn Document) -> ShownScene {
+    pub fn of(scene: Scene, document: Described) -> ShownScene {
         ShownScene {
             scene,
             records: record_ranges(document),
@@ -63,7 +63,7 @@ pub fn record_offsets(ranges: &[(u64, u64)]) -> Vec<(usize, usize)> {
 }
 
 /// The byte range of every inspector record, for picks on strips.
-pub fn record_ranges(document: &dyn Document) -> Vec<(u64, u64)> {
+pub fn record_ranges(document: Described) -> Vec<(u64, u64)> {
     document.inspector().map_or(Vec::new(), |v| {
         v.chunks
             .iter()

@@ -64,9 +64,9 @@ fn css([r, g, b, _]: [u8; 4]) -> String {
 impl ComparedFiles {
     pub(crate) fn new(a: Opened, b: Opened) -> Result<ComparedFiles, String> {
         let scenes = a.scene.as_ref().zip(b.scene.as_ref());
-        let (comparison, alignment) = diff::compare_in_full(&*a.document, &*b.document, scenes);
-        let difference =
-            scenes.and_then(|s| diff::difference_scene(&*a.document, &*b.document, s, &alignment));
+        let (comparison, alignment) = diff::compare_in_full(a.described(), b.described(), scenes);
+        let difference = scenes
+            .and_then(|s| diff::difference_scene(a.described(), b.described(), s, &alignment));
         let json = serde_json::to_string(&comparison).map_err(|e| e.to_string())?;
         let (difference, difference_layers_from_b) =
             difference.map_or((None, Vec::new()), |d| (Some(d.scene), d.layers_from_b));
@@ -75,7 +75,7 @@ impl ComparedFiles {
             let shown = opened
                 .scene
                 .take()
-                .map(|s| ShownScene::of(s, &*opened.document));
+                .map(|s| ShownScene::of(s, opened.described()));
             Side {
                 opened,
                 shown,
@@ -137,7 +137,9 @@ impl ComparedFiles {
         let document = &*side.opened.document;
         to_js(&ComparedSide {
             path: side.opened.path.clone(),
-            view: relicview_web_glue::inspector_view(document.inspector())?,
+            view: relicview_web_glue::inspector_view(
+                side.opened.described().inspector().as_deref(),
+            )?,
             bytes: js_sys::Uint8Array::from(document.bytes(0).unwrap_or_default()).into(),
             scene: side.has_scene,
         })

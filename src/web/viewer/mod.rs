@@ -99,8 +99,8 @@ impl Viewer {
     /// Show an opened file's scene (taken from it), or clear the view when it has none.
     pub fn show(&mut self, file: &mut OpenedFile) {
         let t0 = clock_ms();
-        self.records = [records_of(&*file.document), Vec::new()];
-        self.placements = file.document.stats().placements;
+        self.records = [records_of(file), Vec::new()];
+        self.placements = file.described().stats().placements;
         self.show_scene(file.scene.take(), t0);
     }
 

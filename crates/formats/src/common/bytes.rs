@@ -49,16 +49,14 @@ impl Document for BytesDocument {
     fn as_any(&self) -> &dyn Any {
         self
     }
-    fn inspector(&self) -> Option<&InspectorView> {
-        self.inspector.as_ref()
-    }
+    crate::stored_inspector!();
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         (view == 0).then_some(&self.bytes[..])
     }
     fn text(&self) -> Option<&str> {
         self.text.as_deref()
     }
-    fn info_rows(&self) -> Vec<InfoRow> {
+    fn info_rows(&self, _found: &crate::Found) -> Vec<InfoRow> {
         let what = match self.kind {
             Kind::UNKNOWN if self.text.is_some() => {
                 "text (not a format relicview reads)".to_string()
@@ -74,7 +72,7 @@ impl Document for BytesDocument {
             InfoRow::new("bytes", self.bytes.len().to_string()),
         ]
     }
-    fn info_json(&self) -> String {
+    fn info_json(&self, _found: &crate::Found) -> String {
         serde_json::json!({ "format": "bytes", "kind": self.kind, "bytes": self.bytes.len(), "text": self.text.is_some() }).to_string()
     }
 }

@@ -150,9 +150,7 @@ impl Document for ImageDocument {
     fn error(&self) -> Option<&ParseError> {
         self.error.as_ref()
     }
-    fn inspector(&self) -> Option<&InspectorView> {
-        self.inspector.as_ref()
-    }
+    crate::stored_inspector!();
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         (view == 0).then_some(&self.bytes[..])
     }
@@ -162,7 +160,7 @@ impl Document for ImageDocument {
     fn image_format(&self) -> String {
         format!("{} image", self.decoder.to_ascii_uppercase())
     }
-    fn info_rows(&self) -> Vec<InfoRow> {
+    fn info_rows(&self, _found: &crate::Found) -> Vec<InfoRow> {
         let mut rows = vec![
             InfoRow::new("format", self.image_format()),
             InfoRow::new("bytes", self.bytes.len().to_string()),
@@ -175,7 +173,7 @@ impl Document for ImageDocument {
         }
         rows
     }
-    fn info_json(&self) -> String {
+    fn info_json(&self, _found: &crate::Found) -> String {
         let fields = serde_json::json!({
             "format": "image",
             "kind": crate::common::image::IMAGE,
@@ -186,8 +184,14 @@ impl Document for ImageDocument {
         });
         crate::summary_json(fields, self.error.as_ref())
     }
+    fn build_scene(&self, _assets: &dyn crate::Assets) -> crate::Built {
+        crate::Built::scene(self.quad())
+    }
+}
+
+impl ImageDocument {
     /// The picture on a quad one unit high, its top row at the top.
-    fn build_scene(&mut self, _assets: &dyn crate::Assets) -> Option<Scene> {
+    fn quad(&self) -> Option<Scene> {
         let t = self.texels.clone()?;
         let (w, h) = (t.width as f32 / t.height.max(1) as f32 * 0.5, 0.5);
         let mut scene = Scene {

@@ -106,13 +106,14 @@ pub fn open(_path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dy
 
 impl Document for TextDocument {
     crate::common_accessors!();
+    crate::stored_inspector!();
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         (view == 0).then_some(&self.bytes[..])
     }
     fn text(&self) -> Option<&str> {
         self.error.is_none().then_some(&self.text[..])
     }
-    fn info_rows(&self) -> Vec<InfoRow> {
+    fn info_rows(&self, _found: &crate::Found) -> Vec<InfoRow> {
         let mut rows = vec![
             InfoRow::new("format", self.kind.title()),
             InfoRow::new(
@@ -128,7 +129,7 @@ impl Document for TextDocument {
         }
         rows
     }
-    fn info_json(&self) -> String {
+    fn info_json(&self, _found: &crate::Found) -> String {
         let fields = serde_json::json!({
             "format": "text",
             "kind": self.kind,
@@ -153,6 +154,9 @@ mod tests {
         );
         assert!(doc.error().is_none());
         assert_eq!(doc.text().unwrap().lines().count(), 3);
-        assert_eq!(doc.inspector().unwrap().runs[0].class, ByteClass::Text);
+        assert_eq!(
+            doc.inspector(crate::Found::NOTHING).unwrap().runs[0].class,
+            ByteClass::Text
+        );
     }
 }

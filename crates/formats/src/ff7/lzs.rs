@@ -492,6 +492,7 @@ pub fn open(_path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
 
 impl Document for LzsDocument {
     crate::common_accessors!();
+    crate::stored_inspector!();
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         match view {
             0 => Some(&self.decoded),
@@ -502,7 +503,7 @@ impl Document for LzsDocument {
     fn text(&self) -> Option<&str> {
         None
     }
-    fn info_rows(&self) -> Vec<InfoRow> {
+    fn info_rows(&self, _found: &crate::Found) -> Vec<InfoRow> {
         let mut rows = vec![
             InfoRow::new("format", self.kind.title()),
             InfoRow::new(
@@ -530,7 +531,7 @@ impl Document for LzsDocument {
         );
         rows
     }
-    fn info_json(&self) -> String {
+    fn info_json(&self, _found: &crate::Found) -> String {
         let fields = serde_json::json!({
             "format": "lzs",
             "kind": self.kind,
@@ -625,7 +626,7 @@ mod tests {
                 assert_eq!(doc.bytes(0).unwrap(), &data[..]);
                 assert_eq!(
                     doc.bytes(1).unwrap().len(),
-                    doc.inspector().unwrap().views[1].len,
+                    doc.inspector(crate::Found::NOTHING).unwrap().views[1].len,
                     "the container one view away"
                 );
             }

@@ -76,7 +76,7 @@ pub async fn open_read_for_export(
 /// choice as glTF scenes, not only what the viewer shows first; `rig`: how skeletons go out).
 pub fn outcome_of(opened: &Opened, all_scenes: bool, rig: crate::gltf::Rig) -> Outcome {
     let doc = &*opened.document;
-    let note = match doc.error() {
+    let note = match opened.described().error() {
         Some(e) if !doc.damaged() => {
             return Outcome::Failed {
                 error: e.to_string(),

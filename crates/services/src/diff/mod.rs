@@ -20,7 +20,7 @@ pub use geometry::{
 };
 pub use placements::{placements, PlacementChange, PlacementCounts, Placements};
 
-use crate::formats::Document;
+use crate::formats::Described;
 use crate::scene::Scene;
 use bytes::first_difference;
 use records::Records;
@@ -154,14 +154,14 @@ pub struct Alignment {
 
 /// Compare two opened documents (opened to be shown: their inspector views are read), and
 /// their scenes when both have one.
-pub fn compare(a: &dyn Document, b: &dyn Document, scenes: Option<(&Scene, &Scene)>) -> Comparison {
+pub fn compare(a: Described, b: Described, scenes: Option<(&Scene, &Scene)>) -> Comparison {
     compare_within(a, b, scenes, ALIGN_BUDGET).0
 }
 
 /// [`compare`], and what the page shows beside it.
 pub fn compare_in_full(
-    a: &dyn Document,
-    b: &dyn Document,
+    a: Described,
+    b: Described,
     scenes: Option<(&Scene, &Scene)>,
 ) -> (Comparison, Alignment) {
     compare_within(a, b, scenes, ALIGN_BUDGET)
@@ -169,11 +169,12 @@ pub fn compare_in_full(
 
 /// [`compare_in_full`], the alignment searching for at most `budget`.
 fn compare_within(
-    a: &dyn Document,
-    b: &dyn Document,
+    described_a: Described,
+    described_b: Described,
     scenes: Option<(&Scene, &Scene)>,
     budget: std::time::Duration,
 ) -> (Comparison, Alignment) {
+    let (a, b) = (described_a.document, described_b.document);
     let mut out = Comparison {
         same: false,
         kind_a: a.kind_word(),
@@ -188,7 +189,7 @@ fn compare_within(
     };
     let (bytes_a, bytes_b) = (a.bytes(0).unwrap_or(&[]), b.bytes(0).unwrap_or(&[]));
     let records = if a.kind() == b.kind() {
-        Records::of_document(a).zip(Records::of_document(b))
+        Records::of_document(&described_a).zip(Records::of_document(&described_b))
     } else {
         None
     };
@@ -222,7 +223,14 @@ fn compare_within(
         );
     };
     let deadline = similar::Instant::now().checked_add(budget);
-    let mut d = align::Differ::new(&ra, &rb, (a.inspector(), b.inspector()), out, deadline);
+    let views = (described_a.inspector(), described_b.inspector());
+    let mut d = align::Differ::new(
+        &ra,
+        &rb,
+        (views.0.as_deref(), views.1.as_deref()),
+        out,
+        deadline,
+    );
     d.run();
     if deadline.is_some_and(|t| similar::Instant::now() > t) {
         d.out.notes.push(format!("the files are too unlike to align exactly within {} s: past that, records were aligned roughly (the counts may overstate the differences)", budget.as_secs_f32()));
@@ -234,8 +242,9 @@ fn compare_within(
     {
         d.out.geometry = Some(geometry::geometry(sa, sb, &d.pairs));
     }
-    if !a.placements().is_empty() || !b.placements().is_empty() {
-        d.out.placements = Some(placements(a.placements(), b.placements()));
+    let (placed_a, placed_b) = (described_a.placements(), described_b.placements());
+    if !placed_a.is_empty() || !placed_b.is_empty() {
+        d.out.placements = Some(placements(placed_a, placed_b));
     }
     // What the records do not reach (past a parse error, past the listed rows) compares
     // as bytes.
@@ -280,18 +289,19 @@ fn compare_within(
 /// models vertex by vertex through the records the alignment paired (docs/diff.md). None
 /// when there is nothing to compare in 3D (text, or a side without a scene).
 pub fn difference_scene(
-    a: &dyn Document,
-    b: &dyn Document,
+    a: Described,
+    b: Described,
     scenes: (&Scene, &Scene),
     alignment: &Alignment,
 ) -> Option<Difference> {
     let (sa, sb) = scenes;
-    if !a.placements().is_empty() || !b.placements().is_empty() {
-        let (_, statuses) = placements::placements_with_statuses(a.placements(), b.placements());
+    let (placed_a, placed_b) = (a.placements(), b.placements());
+    if !placed_a.is_empty() || !placed_b.is_empty() {
+        let (_, statuses) = placements::placements_with_statuses(placed_a, placed_b);
         return Some(geometry::placement_difference(
             sa,
             sb,
-            (a.placements(), b.placements()),
+            (placed_a, placed_b),
             &statuses,
         ));
     }

@@ -1,7 +1,7 @@
 //! A file's records as the diff sees them: the leaves and containers of its inspector rows,
 //! or the lines of a text file, each with its byte range and its place in the tree.
 
-use crate::formats::Document;
+use crate::formats::Described;
 use crate::inspect::{ByteClass, InspectorView};
 
 /// One record of a file as the diff sees it.
@@ -105,9 +105,10 @@ impl<'a> Records<'a> {
 
     /// A document's records: its lines when it is text, its inspector rows otherwise; None
     /// when it has neither (an image, bytes of no known kind).
-    pub fn of_document(doc: &'a dyn Document) -> Option<Records<'a>> {
+    pub fn of_document(doc: &Described<'a>) -> Option<Records<'a>> {
         let view = doc.inspector()?;
-        let bytes = doc.bytes(0)?;
+        let view = &*view;
+        let bytes = doc.document.bytes(0)?;
         if is_text(view) {
             Some(Records::of_lines(bytes))
         } else if view.chunks.is_empty() {

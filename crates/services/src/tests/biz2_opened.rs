@@ -20,9 +20,9 @@ fn opened(path: &str) -> (Opened, Vec<u8>) {
 
 #[test]
 fn every_triangle_maps_to_the_bytes_of_its_face() {
-    let (o, bytes) = opened("DEMO/VIDEO/HEXPOD.BGF");
-    let scene = o.scene.unwrap();
-    let view = o.document.inspector().unwrap();
+    let (mut o, bytes) = opened("DEMO/VIDEO/HEXPOD.BGF");
+    let scene = o.scene.take().unwrap();
+    let view = o.described().inspector().unwrap();
     let i32_at = |o: usize| i32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
     // LOD 0's PMESH: hexagons (ppf 6), quads (ppf 4), then the roof triangles (CONN).
     let prim = &scene.meshes[0].primitives[0];
@@ -87,14 +87,14 @@ fn face_bytes_stay_right_after_skipped_faces() {
     let archive = RefCell::new(source.archive());
     let o = pollster::block_on(open_file(&archive, &source, "A.BGF")).unwrap();
     assert_eq!(
-        o.document.diagnostics().len(),
+        o.described().diagnostics().len(),
         1,
         "the bad face is reported"
     );
     let prim = &o.scene.as_ref().unwrap().meshes[0].primitives[0];
     assert_eq!(prim.triangle_count(), 6);
     let list = o
-        .document
+        .described()
         .inspector()
         .unwrap()
         .chunks
@@ -135,7 +135,7 @@ fn a_library_is_found_nearest_first_and_its_failure_is_kept() {
     let archive = RefCell::new(source.archive());
     let o = pollster::block_on(open_file(&archive, &source, "other/video/cube.bgf")).unwrap();
     assert_eq!(o.path, "OTHER/VIDEO/CUBE.BGF", "the archive's spelling");
-    let info: serde_json::Value = serde_json::from_str(&o.document.info_json()).unwrap();
+    let info: serde_json::Value = serde_json::from_str(&o.described().info_json()).unwrap();
     let res = &info["material_resolution"][0];
     assert_eq!(res["library"], "OTHER/MATERIAL/DEMO.BMF");
     assert_eq!(res["found"], false);

@@ -18,10 +18,10 @@ fn open_in(files: Vec<(String, Vec<u8>)>, path: &str) -> Opened {
 #[test]
 fn a_world_opened_alone_says_its_models_were_not_looked_for() {
     let text = b"[box]\ntype=model\nmodelfile=box.mod\n[w]\ntype=map\ninstance=box 0 0 0 0 0 0\ninstance=box 9 0 0 0 0 0\n".to_vec();
-    let mut doc = world::open("W.MAP", text.clone(), world::MAP, Purpose::Show);
-    let scene = doc.build_scene(&NoAssets);
-    assert_eq!(scene.map_or(0, |s| s.triangle_count(0)), 0);
-    let rows = doc.info_rows();
+    let doc = world::open("W.MAP", text.clone(), world::MAP, Purpose::Show);
+    let built = doc.build_scene(&NoAssets);
+    assert_eq!(built.scene.map_or(0, |s| s.triangle_count(0)), 0);
+    let rows = doc.info_rows(&built.found);
     let models = rows
         .iter()
         .find(|r| r.label == "models")
@@ -40,7 +40,11 @@ fn a_world_opened_alone_says_its_models_were_not_looked_for() {
         ],
         "A/MAPS/W.MAP",
     );
-    assert!(o.document.info_rows().iter().all(|r| r.label != "models"));
+    assert!(o
+        .described()
+        .info_rows()
+        .iter()
+        .all(|r| r.label != "models"));
 }
 
 fn cube() -> Vec<u8> {
@@ -59,7 +63,7 @@ fn include_cycles_and_self_nesting_are_errors_with_the_line_and_offset() {
         vec![("W/A.MAP".into(), a.clone()), ("W/B.MAP".into(), b)],
         "W/A.MAP",
     );
-    let e = o.document.error().expect("a cycle is an error");
+    let e = o.described().error().expect("a cycle is an error");
     assert_eq!(
         e.offset,
         a.windows(10).position(|w| w == b"file=b.map").unwrap(),
@@ -73,7 +77,10 @@ fn include_cycles_and_self_nesting_are_errors_with_the_line_and_offset() {
 
     let nest = b"[outer]\ntype=map\ninstance=inner 1 0 0 0 0 0\n[inner]\ntype=map\ninstance=outer 0 0 0 0 0 0\n".to_vec();
     let o = open_in(vec![("W/OUTER.MAP".into(), nest.clone())], "W/OUTER.MAP");
-    let e = o.document.error().expect("nesting into itself is an error");
+    let e = o
+        .described()
+        .error()
+        .expect("nesting into itself is an error");
     assert_eq!(e.offset, 17, "the root line that starts the chain");
     assert_eq!(e.path, "line 3");
     assert!(
@@ -83,7 +90,7 @@ fn include_cycles_and_self_nesting_are_errors_with_the_line_and_offset() {
     let own = b"[me]\ntype=map\ninstance=me 0 0 0 0 0 0\n".to_vec();
     let o = open_in(vec![("W/ME.MAP".into(), own)], "W/ME.MAP");
     assert!(o
-        .document
+        .described()
         .error()
         .unwrap()
         .message
@@ -113,7 +120,7 @@ fn includes_seven_deep_are_all_read_before_the_world_is_built() {
     ));
     files.push(("A/VIDEO/CUBE.BGF".into(), cube()));
     let o = open_in(files, "A/MAPS/M0.MAP");
-    let j: serde_json::Value = serde_json::from_str(&o.document.info_json()).unwrap();
+    let j: serde_json::Value = serde_json::from_str(&o.described().info_json()).unwrap();
     assert_eq!(j["includes"].as_array().unwrap().len(), 7);
     assert_eq!(
         (j["placements"].as_u64(), j["triangles"].as_u64()),
@@ -163,10 +170,14 @@ fn a_map_places_its_models_through_nested_maps_and_finds_them_in_its_own_tree_fi
         ("A/VIDEO/CUBE.BGF".to_string(), cube()),
         ("B/VIDEO/CUBE.BGF".to_string(), cube()),
     ];
-    let o = open_in(files, "A/MAPS/W.MAP");
-    assert!(o.document.error().is_none(), "{:?}", o.document.error());
-    let scene = o.scene.unwrap();
-    let j: serde_json::Value = serde_json::from_str(&o.document.info_json()).unwrap();
+    let mut o = open_in(files, "A/MAPS/W.MAP");
+    assert!(
+        o.described().error().is_none(),
+        "{:?}",
+        o.described().error()
+    );
+    let scene = o.scene.take().unwrap();
+    let j: serde_json::Value = serde_json::from_str(&o.described().info_json()).unwrap();
     assert_eq!(j["format"], "map");
     assert_eq!(j["root_section"], "w");
     assert_eq!(j["placements"], 4);
@@ -191,7 +202,7 @@ fn a_map_places_its_models_through_nested_maps_and_finds_them_in_its_own_tree_fi
         (Some(-1.0), Some(11.0), Some(201.0))
     );
     // Each instance line of the map says what it led to.
-    let view = o.document.inspector().unwrap();
+    let view = o.described().inspector().unwrap();
     let row = |k: usize| {
         view.chunks
             .iter()
@@ -208,7 +219,7 @@ fn a_map_places_its_models_through_nested_maps_and_finds_them_in_its_own_tree_fi
         "ghost 0 0 0 0 0 0 → no section [ghost] in the map or its includes"
     );
     assert!(o
-        .document
+        .described()
         .info_rows()
         .iter()
         .any(|r| r.label == "uses" && r.value == "A/MODELS/BOX.MOD, A/VIDEO/CUBE.BGF"));

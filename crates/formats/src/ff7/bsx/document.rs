@@ -19,6 +19,7 @@ use crate::words::{count, count_len};
 use crate::{file_name, Assets};
 use crate::{Diagnostic, DocStats, Document, InfoRow, ParseError, Reference};
 use serde::Serialize;
+use std::borrow::Cow;
 
 /// A .BSX, compressed or not; under that name anything else is opened as BSX too, to say
 /// what is wrong with it.
@@ -40,18 +41,82 @@ pub struct BsxDocument {
     damaged: bool,
     diagnostics: Diagnostics,
     inspector: Option<InspectorView>,
+}
+
+/// What building the scene found, which describing the file reads.
+struct SceneFound {
     /// What the scene took from other files (or looked for and did not find).
     links: Vec<InfoRow>,
     /// The VRAM the scene's textures were sampled from and each one's page (with the model
-    /// slot of a face page that blinks), once built, and the shut eyes of the slots that
-    /// blink (the lower half of their face pages).
-    pages: Option<(Vram, Vec<PageSampled>)>,
+    /// slot of a face page that blinks), and the shut eyes of the slots that blink (the
+    /// lower half of their face pages).
+    vram: Vram,
+    pages: Vec<PageSampled>,
     shut_eyes: Vec<ShutEyes>,
-    /// The face each model shows, once built (from FIELD.BIN's tables where it was found).
+    /// The face each model shows (from FIELD.BIN's tables where it was found).
     faces: Vec<Option<Face>>,
+    /// The game's lighting of each polygon, and what became of each character's skeleton.
+    lit: Option<Lit>,
+    characters: Vec<(u8, String)>,
+    /// Why the scene left models out, where it did.
+    refused: Option<Diagnostic>,
+    /// The file's findings with `refused`.
+    diagnostics: Diagnostics,
 }
 
 impl BsxDocument {
+    /// The scene, and what building it found.
+    fn scene(&self, assets: &dyn Assets) -> Option<(Scene, SceneFound)> {
+        let SceneFrom {
+            built,
+            mut links,
+            field_bin,
+            characters,
+            faces_found,
+        } = self.scene_from(assets)?;
+        let f = self.parsed.as_ref()?;
+        let (bcx_alone, offset_models) = (f.bcx.is_some(), f.offset_models as usize);
+        match (&built.lit, &field_bin) {
+            (Some(lit), Some(p)) => {
+                let unlit = if lit.unlit.is_empty() { String::new() } else { format!("; {}", lit.unlit.join("; ")) };
+                links.push(InfoRow::new("lighting", format!("lit by {p}: {}{unlit}", crate::words::count_len(lit.parts, "part"))).with_links(vec![p.clone()]));
+                if lit.past_table > 0 {
+                    links.push(InfoRow::warning("lighting", format!("{} past the normal table's 240 entries: lit with the bytes after it, as the engine would read them", crate::words::count_len(lit.past_table, "colour names a normal"))));
+                }
+            }
+            (None, Some(p)) if bcx_alone => links.push(InfoRow::new("lighting", format!("stored colours: a character's lights are in the field files that place it ({p} is there for them)")).with_links(vec![p.clone()])),
+            _ => {}
+        }
+        if built.faces.iter().any(Option::is_some) && faces_found {
+            let source = match field_bin {
+                Some(_) => format!("chosen by FIELD.BIN's face tables, eyes open; they blink, shut for {} every {} (relicview's cadence: the game's scripts drive its own)", count(scene::BLINK_FRAMES, "frame"), count(scene::BLINK_EVERY, "frame")),
+                None => "guessed from FIELD.TDB's layout (no FIELD.BIN)".to_string(),
+            };
+            links.push(InfoRow::new("face images", source));
+        }
+        let refused = built.refused.map(|message| Diagnostic {
+            offset: offset_models,
+            path: "models".into(),
+            message,
+        });
+        let mut diagnostics = self.diagnostics.clone();
+        if let Some(d) = &refused {
+            diagnostics.push(d.clone());
+        }
+        let found = SceneFound {
+            links,
+            vram: built.vram,
+            pages: built.pages,
+            shut_eyes: built.shut_eyes,
+            faces: built.faces,
+            lit: built.lit,
+            characters,
+            refused,
+            diagnostics,
+        };
+        Some((built.scene, found))
+    }
+
     /// The parsed file (a BCX reads as a file of one model).
     pub fn file(&self) -> Option<&BsxFile> {
         self.parsed.as_ref()
@@ -106,8 +171,8 @@ impl BsxDocument {
     /// The inspector after the scene's build: each polygon record's lit colours beside its
     /// stored ones, and a character's animation blocks labelled with what became of its
     /// skeleton.
-    fn annotate(&mut self, lit: Option<&Lit>, characters: &[(u8, String)]) {
-        let (Some(view), Some(f)) = (self.inspector.as_mut(), self.parsed.as_ref()) else {
+    fn annotate(&self, view: &mut InspectorView, lit: Option<&Lit>, characters: &[(u8, String)]) {
+        let Some(f) = self.parsed.as_ref() else {
             return;
         };
         if let Some(lit) = lit {
@@ -209,10 +274,6 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
         damaged,
         diagnostics,
         inspector,
-        links: Vec::new(),
-        pages: None,
-        shut_eyes: Vec::new(),
-        faces: Vec::new(),
     };
     // A BCX alone draws its character with the face its name implies.
     if let (Some(g), Some(f)) = (doc.character(), doc.parsed.as_mut()) {
@@ -422,13 +483,33 @@ struct SceneFrom {
 
 impl Document for BsxDocument {
     crate::common_accessors!();
+    /// With the scene built: each polygon's lit colours, each character's skeleton, and
+    /// why models were left out.
+    fn inspector(&self, found: &crate::Found) -> Option<Cow<'_, InspectorView>> {
+        let view = self.inspector.as_ref()?;
+        let Some(built) = found.own::<SceneFound>() else {
+            return Some(Cow::Borrowed(view));
+        };
+        let mut view = view.clone();
+        self.annotate(&mut view, built.lit.as_ref(), &built.characters);
+        if let Some(d) = built
+            .refused
+            .as_ref()
+            .filter(|_| self.diagnostics.has_room())
+        {
+            view.diagnostics.push(d.clone());
+        }
+        Some(Cow::Owned(view))
+    }
     fn damaged(&self) -> bool {
         self.damaged
     }
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         self.stored.view(view)
     }
-    fn info_rows(&self) -> Vec<InfoRow> {
+    fn info_rows(&self, found: &crate::Found) -> Vec<InfoRow> {
+        let found = found.own::<SceneFound>();
+        let diagnostics = found.map_or(&self.diagnostics, |f| &f.diagnostics);
         let mut rows = vec![
             InfoRow::new("format", self.kind.title()),
             self.stored.bytes_row(),
@@ -471,22 +552,25 @@ impl Document for BsxDocument {
                 ));
             }
         }
-        rows.extend(self.links.iter().cloned());
-        rows.extend(self.diagnostics.iter().map(|d| {
+        rows.extend(found.iter().flat_map(|f| f.links.iter().cloned()));
+        rows.extend(diagnostics.iter().map(|d| {
             InfoRow::warning(
                 format!("warning @{}", d.offset),
                 format!("{}: {}", d.path, d.message),
             )
         }));
-        if self.diagnostics.dropped > 0 {
+        if diagnostics.dropped > 0 {
             rows.push(InfoRow::warning(
                 "more warnings",
-                format!("{} not listed", self.diagnostics.dropped),
+                format!("{} not listed", diagnostics.dropped),
             ));
         }
         rows
     }
-    fn info_json(&self) -> String {
+    fn info_json(&self, found: &crate::Found) -> String {
+        let found = found.own::<SceneFound>();
+        let diagnostics = found.map_or(&self.diagnostics, |f| &f.diagnostics);
+        let faces: &[Option<Face>] = found.map_or(&[], |f| &f.faces);
         let models: Vec<ModelJson> = self
             .parsed
             .iter()
@@ -500,13 +584,7 @@ impl Document for BsxDocument {
                     scale: m.scale,
                     // A BCX's own record names no character: its file name does.
                     character: self.character().unwrap_or(m.global_id),
-                    face: self
-                        .faces
-                        .get(k)
-                        .copied()
-                        .flatten()
-                        .as_ref()
-                        .map(FaceJson::from),
+                    face: faces.get(k).copied().flatten().as_ref().map(FaceJson::from),
                 })
             })
             .collect();
@@ -519,8 +597,8 @@ impl Document for BsxDocument {
             "bytes": self.stored.file.len(),
             "decompressed_bytes": self.stored.bytes().len(),
             "textures": self.parsed.as_ref().and_then(|f| f.textures.as_ref()).map_or(0, |t| t.rects.len()),
-            "diagnostics": self.diagnostics.kept,
-            "diagnostics_dropped": self.diagnostics.dropped,
+            "diagnostics": diagnostics.kept,
+            "diagnostics_dropped": diagnostics.dropped,
         });
         crate::summary_json(fields, self.error.as_ref())
     }
@@ -561,61 +639,38 @@ impl Document for BsxDocument {
             .filter(|p| !assets.known(p))
             .collect()
     }
-    fn build_scene(&mut self, assets: &dyn Assets) -> Option<Scene> {
-        let SceneFrom {
-            built,
-            mut links,
-            field_bin,
-            characters,
-            faces_found,
-        } = self.scene_from(assets)?;
-        let f = self.parsed.as_ref()?;
-        let (bcx_alone, offset_models) = (f.bcx.is_some(), f.offset_models as usize);
-        match (&built.lit, &field_bin) {
-            (Some(lit), Some(p)) => {
-                let unlit = if lit.unlit.is_empty() { String::new() } else { format!("; {}", lit.unlit.join("; ")) };
-                links.push(InfoRow::new("lighting", format!("lit by {p}: {}{unlit}", crate::words::count_len(lit.parts, "part"))).with_links(vec![p.clone()]));
-                if lit.past_table > 0 {
-                    links.push(InfoRow::warning("lighting", format!("{} past the normal table's 240 entries: lit with the bytes after it, as the engine would read them", crate::words::count_len(lit.past_table, "colour names a normal"))));
-                }
-            }
-            (None, Some(p)) if bcx_alone => links.push(InfoRow::new("lighting", format!("stored colours: a character's lights are in the field files that place it ({p} is there for them)")).with_links(vec![p.clone()])),
-            _ => {}
+    fn build_scene(&self, assets: &dyn Assets) -> crate::Built {
+        match self.scene(assets) {
+            Some((scene, found)) => crate::Built {
+                scene: Some(scene),
+                found: crate::Found {
+                    diagnostics: found
+                        .refused
+                        .is_some()
+                        .then(|| found.diagnostics.kept.clone()),
+                    ..crate::Found::of(found)
+                },
+            },
+            None => crate::Built::default(),
         }
-        if built.faces.iter().any(Option::is_some) && faces_found {
-            let source = match field_bin {
-                Some(_) => format!("chosen by FIELD.BIN's face tables, eyes open; they blink, shut for {} every {} (relicview's cadence: the game's scripts drive its own)", count(scene::BLINK_FRAMES, "frame"), count(scene::BLINK_EVERY, "frame")),
-                None => "guessed from FIELD.TDB's layout (no FIELD.BIN)".to_string(),
-            };
-            links.push(InfoRow::new("face images", source));
-        }
-        self.annotate(built.lit.as_ref(), &characters);
-        self.faces = built.faces;
-        self.links = links;
-        if let Some(message) = built.refused {
-            let d = Diagnostic {
-                offset: offset_models,
-                path: "models".into(),
-                message,
-            };
-            if let Some(view) = self
-                .inspector
-                .as_mut()
-                .filter(|_| self.diagnostics.has_room())
-            {
-                view.diagnostics.push(d.clone());
-            }
-            self.diagnostics.push(d);
-        }
-        self.pages = Some((built.vram, built.pages));
-        self.shut_eyes = built.shut_eyes;
-        Some(built.scene)
     }
     fn scene_as_asset(&self, assets: &dyn Assets) -> Option<Scene> {
         self.scene_from(assets).map(|s| s.built.scene)
     }
-    fn texel_source(&self, texture: usize, x: u32, y: u32) -> Vec<(String, String)> {
-        let Some((vram, pages)) = &self.pages else {
+    fn texel_source(
+        &self,
+        found: &crate::Found,
+        texture: usize,
+        x: u32,
+        y: u32,
+    ) -> Vec<(String, String)> {
+        let Some(SceneFound {
+            vram,
+            pages,
+            shut_eyes,
+            ..
+        }) = found.own::<SceneFound>()
+        else {
             return Vec::new();
         };
         let Some(&(key, blinking)) = pages.get(texture) else {
@@ -624,7 +679,7 @@ impl Document for BsxDocument {
         // Below a face page's 256 lines: the same page with the slot's eyes shut (the blink's).
         let shut = blinking
             .filter(|_| y >= 256)
-            .and_then(|slot| self.shut_eyes.iter().find(|e| e.slot == slot));
+            .and_then(|slot| shut_eyes.iter().find(|e| e.slot == slot));
         let (t, note) = match shut {
             Some(eyes) => (
                 vram::with_eyes(&mut vram.clone(), eyes.slot, &eyes.left, &eyes.right, |v| {
@@ -683,13 +738,14 @@ impl Document for BsxDocument {
                 .collect(),
         )
     }
-    fn stats(&self) -> DocStats {
+    fn stats(&self, found: &crate::Found) -> DocStats {
         let Some(f) = &self.parsed else {
             return DocStats::default();
         };
+        let found = found.own::<SceneFound>();
         DocStats {
             triangles: f.models.iter().map(|m| f.triangles(m)).sum(),
-            diagnostics: self.diagnostics.total(),
+            diagnostics: found.map_or(&self.diagnostics, |f| &f.diagnostics).total(),
             ..Default::default()
         }
     }

@@ -300,6 +300,7 @@ const POINT: f32 = 0.035;
 
 impl Document for FieldBinDocument {
     crate::common_accessors!();
+    crate::stored_inspector!();
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         match (view, &self.module) {
             (0, _) => Some(self.module()),
@@ -307,7 +308,7 @@ impl Document for FieldBinDocument {
             _ => None,
         }
     }
-    fn info_rows(&self) -> Vec<InfoRow> {
+    fn info_rows(&self, _found: &crate::Found) -> Vec<InfoRow> {
         let mut rows = vec![InfoRow::new("format", self.kind.title())];
         rows.push(InfoRow::new("bytes", match self.packing {
             Some(Packing::Gzip { header: true, unknown }) => format!("{} stored: an 8-byte header (u32 {MODULE_LEN} unpacked bytes, u32 {unknown:#x} not known) and a gzip stream · {} unpacked", self.file.len(), self.module().len()),
@@ -348,7 +349,7 @@ impl Document for FieldBinDocument {
         );
         rows
     }
-    fn info_json(&self) -> String {
+    fn info_json(&self, _found: &crate::Found) -> String {
         let fields = serde_json::json!({
             "format": "field-bin",
             "compressed": matches!(self.packing, Some(Packing::Gzip { .. })),
@@ -359,7 +360,14 @@ impl Document for FieldBinDocument {
         });
         crate::summary_json(fields, self.error.as_ref())
     }
-    fn build_scene(&mut self, _assets: &dyn crate::Assets) -> Option<Scene> {
+    fn build_scene(&self, _assets: &dyn crate::Assets) -> crate::Built {
+        crate::Built::scene(self.normals_scene())
+    }
+}
+
+impl FieldBinDocument {
+    /// The normal table drawn: each normal a small octahedron at its tip.
+    fn normals_scene(&self) -> Option<Scene> {
         let t = self.tables.as_ref()?;
         let mut scene = Scene {
             name: "FIELD.BIN normals".into(),

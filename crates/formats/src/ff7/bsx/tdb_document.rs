@@ -151,6 +151,7 @@ fn view(t: &TdbFile, stored: &Stored) -> InspectorView {
 
 impl Document for TdbDocument {
     crate::common_accessors!();
+    crate::stored_inspector!();
     fn damaged(&self) -> bool {
         self.stored.is_header_damage(self.error.as_ref())
     }
@@ -191,7 +192,7 @@ impl Document for TdbDocument {
             })
             .collect()
     }
-    fn info_rows(&self) -> Vec<InfoRow> {
+    fn info_rows(&self, _found: &crate::Found) -> Vec<InfoRow> {
         let mut rows = vec![
             InfoRow::new("format", self.kind.title()),
             self.stored.bytes_row(),
@@ -209,7 +210,7 @@ impl Document for TdbDocument {
         }
         rows
     }
-    fn info_json(&self) -> String {
+    fn info_json(&self, _found: &crate::Found) -> String {
         let fields = serde_json::json!({
             "format": "tdb",
             "compressed": self.stored.compressed,

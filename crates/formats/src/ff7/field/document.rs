@@ -46,19 +46,34 @@ pub struct DatDocument {
     inspector: Option<InspectorView>,
     /// The inspector records picks go to.
     rows: super::scene::Rows,
+}
+
+/// What building the scene found, which the info says.
+#[derive(Default)]
+struct SceneFound {
     /// The game's variables the scene was built with (every other one 0): `info` says what
     /// the same state gives.
     state: Vec<crate::GameVariable>,
-    /// Which field this is (its map id) and the ways into it, as found when the scene was
-    /// built; or why none were.
+    /// Which field this is (its map id) and the ways into it; or why none were found.
     ways_in: WaysIn,
-    /// What the game camera's view says of itself (what it lacks, where it is our reading),
-    /// as found when the scene was built: the info pane says it too.
+    /// What the game camera's view says of itself (what it lacks, where it is our reading).
     camera_notes: Vec<String>,
-    /// The files the scene needed that the archive lacks (its .BSX, a character's .BCX), as
-    /// found when the scene was built.
+    /// The files the scene needed that the archive lacks (its .BSX, a character's .BCX).
     missing: Vec<InfoRow>,
 }
+
+/// What describing a field knows before its scene is built: every variable 0, no ways in
+/// looked for.
+static NOT_BUILT: SceneFound = SceneFound {
+    state: Vec::new(),
+    ways_in: WaysIn {
+        map: None,
+        entrances: Vec::new(),
+        why_none: None,
+    },
+    camera_notes: Vec::new(),
+    missing: Vec::new(),
+};
 
 /// The field's map id and its entrances, found among the archive's fields; or why not.
 #[derive(Debug, Clone, Default)]
@@ -125,10 +140,6 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
         diagnostics: found.kept,
         inspector,
         rows,
-        state: Vec::new(),
-        ways_in: WaysIn::default(),
-        camera_notes: Vec::new(),
-        missing: Vec::new(),
     })
 }
 
@@ -586,6 +597,58 @@ pub fn character_name(global: u8) -> Option<&'static str> {
 }
 
 impl DatDocument {
+    /// The scene with every variable 0 but those the archive's game state sets, and what
+    /// building it found.
+    fn scene(&self, assets: &dyn crate::Assets) -> Option<(crate::scene::Scene, SceneFound)> {
+        let d = self.parsed.as_ref()?;
+        let state = assets.game_state().to_vec();
+        let pass = init_pass(d, self.stored.bytes(), &state);
+        let models = self
+            .models_file(assets)
+            .and_then(|p| assets.get(&p))
+            .and_then(|doc| doc.scene_as_asset(assets));
+        let names: Vec<String> = d.script.as_ref().map_or(Vec::new(), |s| {
+            s.actors
+                .iter()
+                .enumerate()
+                .map(|(k, (_, n))| actor_label(n, k))
+                .collect()
+        });
+        let ways_in = self.ways_in(assets);
+        let mut scene = super::scene::build(
+            crate::stem(&self.path),
+            d,
+            pass.as_ref(),
+            &self.rows,
+            &names,
+            models,
+            &ways_in.entrances,
+        )?;
+        let mim = self.pixels_file(assets);
+        let pixels = mim.as_deref().and_then(|p| {
+            Some(backdrop::Pixels {
+                path: p,
+                vram: assets
+                    .get(p)?
+                    .as_any()
+                    .downcast_ref::<crate::ff7::mim::MimDocument>()?
+                    .vram()?,
+            })
+        });
+        backdrop::add_to(&mut scene, d, crate::stem(&self.path), pixels.as_ref());
+        let found = SceneFound {
+            camera_notes: scene
+                .cameras
+                .iter()
+                .flat_map(|c| c.notes.iter().cloned())
+                .collect(),
+            missing: self.missing_files(d, assets),
+            ways_in,
+            state,
+        };
+        Some((scene, found))
+    }
+
     /// The field's models: the .BSX of its name beside it.
     fn models_file(&self, assets: &dyn crate::Assets) -> Option<String> {
         assets
@@ -745,6 +808,7 @@ impl DatDocument {
 
 impl Document for DatDocument {
     crate::common_accessors!();
+    crate::stored_inspector!();
     fn damaged(&self) -> bool {
         self.stored.is_header_damage(self.error.as_ref())
     }
@@ -793,56 +857,20 @@ impl Document for DatDocument {
         }
         needed
     }
-    fn build_scene(&mut self, assets: &dyn crate::Assets) -> Option<crate::scene::Scene> {
-        let d = self.parsed.as_ref()?;
-        self.state = assets.game_state().to_vec();
-        let pass = init_pass(d, self.stored.bytes(), &self.state);
-        let models = self
-            .models_file(assets)
-            .and_then(|p| assets.get(&p))
-            .and_then(|doc| doc.scene_as_asset(assets));
-        let names: Vec<String> = d.script.as_ref().map_or(Vec::new(), |s| {
-            s.actors
-                .iter()
-                .enumerate()
-                .map(|(k, (_, n))| actor_label(n, k))
-                .collect()
-        });
-        let ways_in = self.ways_in(assets);
-        let mut scene = super::scene::build(
-            crate::stem(&self.path),
-            d,
-            pass.as_ref(),
-            &self.rows,
-            &names,
-            models,
-            &ways_in.entrances,
-        )?;
-        let mim = self.pixels_file(assets);
-        let pixels = mim.as_deref().and_then(|p| {
-            Some(backdrop::Pixels {
-                path: p,
-                vram: assets
-                    .get(p)?
-                    .as_any()
-                    .downcast_ref::<crate::ff7::mim::MimDocument>()?
-                    .vram()?,
-            })
-        });
-        backdrop::add_to(&mut scene, d, crate::stem(&self.path), pixels.as_ref());
-        self.ways_in = ways_in;
-        self.camera_notes = scene
-            .cameras
-            .iter()
-            .flat_map(|c| c.notes.iter().cloned())
-            .collect();
-        self.missing = self.missing_files(d, assets);
-        Some(scene)
+    fn build_scene(&self, assets: &dyn crate::Assets) -> crate::Built {
+        match self.scene(assets) {
+            Some((scene, found)) => crate::Built {
+                scene: Some(scene),
+                found: crate::Found::of(found),
+            },
+            None => crate::Built::default(),
+        }
     }
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         self.stored.view(view)
     }
-    fn info_rows(&self) -> Vec<InfoRow> {
+    fn info_rows(&self, found: &crate::Found) -> Vec<InfoRow> {
+        let built = found.own::<SceneFound>().unwrap_or(&NOT_BUILT);
         let mut rows = vec![
             InfoRow::new("format", self.kind.title()),
             InfoRow::new("bytes", self.stored.bytes().len().to_string()),
@@ -869,7 +897,7 @@ impl Document for DatDocument {
                 ),
             ));
         }
-        if let Some(pass) = init_pass(d, self.stored.bytes(), &self.state) {
+        if let Some(pass) = init_pass(d, self.stored.bytes(), &built.state) {
             let names: Vec<String> = d.script.as_ref().map_or(Vec::new(), |s| {
                 s.actors
                     .iter()
@@ -908,20 +936,21 @@ impl Document for DatDocument {
                 },
             ));
         }
-        rows.extend(self.missing.iter().cloned());
+        rows.extend(built.missing.iter().cloned());
         rows.extend(
-            self.camera_notes
+            built
+                .camera_notes
                 .iter()
                 .map(|n| InfoRow::new("game camera", n.clone())),
         );
-        if let Some(id) = self.ways_in.map {
+        if let Some(id) = built.ways_in.map {
             rows.push(InfoRow::new(
                 "map id",
                 format!("{id} (FIELD.BIN's field table)"),
             ));
         }
         rows.push(
-            match (&self.ways_in.entrances[..], &self.ways_in.why_none) {
+            match (&built.ways_in.entrances[..], &built.ways_in.why_none) {
                 ([], Some(why)) => InfoRow::warning(
                     "entrances",
                     format!("none found: {why}; the party leader stands where the init put it"),
@@ -949,18 +978,19 @@ impl Document for DatDocument {
                 ),
             },
         );
-        let state = crate::GameVariable::list_text(&self.state);
+        let state = crate::GameVariable::list_text(&built.state);
         rows.push(InfoRow::new("game state", if state.is_empty() { "every variable 0 (the toolbar's game state, or relicview --set BANK:ADDRESS=VALUE, sets one)".to_string() } else { format!("{state}, every other variable 0") }));
         if let Ok(l) = &d.loader {
             rows.push(InfoRow::new("models", count(l.len(), "model slot")));
         }
         rows
     }
-    fn info_json(&self) -> String {
+    fn info_json(&self, found: &crate::Found) -> String {
+        let built = found.own::<SceneFound>().unwrap_or(&NOT_BUILT);
         let field = self.parsed.as_ref().map(|d| {
-            let mut json = field_json(d, self.stored.bytes(), &self.state);
-            json["map"] = serde_json::json!(self.ways_in.map);
-            json["entrances"] = self.ways_in.entrances.iter().map(|w| serde_json::json!({"from": w.from, "via": w.via.word(), "position": w.position, "triangle": w.triangle, "direction": w.direction})).collect();
+            let mut json = field_json(d, self.stored.bytes(), &built.state);
+            json["map"] = serde_json::json!(built.ways_in.map);
+            json["entrances"] = built.ways_in.entrances.iter().map(|w| serde_json::json!({"from": w.from, "via": w.via.word(), "position": w.position, "triangle": w.triangle, "direction": w.direction})).collect();
             json
         });
         let fields = serde_json::json!({

@@ -277,6 +277,7 @@ fn overview(m: &MimFile, bytes: &[u8]) -> Overview {
 
 impl Document for MimDocument {
     crate::common_accessors!();
+    crate::stored_inspector!();
     fn damaged(&self) -> bool {
         self.stored.is_header_damage(self.error.as_ref())
     }
@@ -314,7 +315,7 @@ impl Document for MimDocument {
             })
             .collect()
     }
-    fn info_rows(&self) -> Vec<InfoRow> {
+    fn info_rows(&self, _found: &crate::Found) -> Vec<InfoRow> {
         let mut rows = vec![
             InfoRow::new("format", self.kind.title()),
             self.stored.bytes_row(),
@@ -335,7 +336,7 @@ impl Document for MimDocument {
         }
         rows
     }
-    fn info_json(&self) -> String {
+    fn info_json(&self, _found: &crate::Found) -> String {
         let images: Vec<serde_json::Value> = self.parsed.as_ref().map_or(Vec::new(), |m| m.images().iter().map(|b| serde_json::json!({"x": b.x, "y": b.y, "width": 2 * b.width as usize, "height": b.height})).collect());
         let fields = serde_json::json!({
             "format": "mim",

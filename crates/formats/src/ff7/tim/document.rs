@@ -260,6 +260,7 @@ impl TimDocument {
 
 impl Document for TimDocument {
     crate::common_accessors!();
+    crate::stored_inspector!();
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         (view == 0).then_some(&self.bytes[..])
     }
@@ -274,7 +275,7 @@ impl Document for TimDocument {
     fn image_planes(&self) -> Vec<TexelPlane> {
         self.picture.as_ref().map_or(Vec::new(), |p| p.1.clone())
     }
-    fn info_rows(&self) -> Vec<InfoRow> {
+    fn info_rows(&self, _found: &crate::Found) -> Vec<InfoRow> {
         let mut rows = vec![
             InfoRow::new("format", self.kind.title()),
             InfoRow::new("bytes", self.bytes.len().to_string()),
@@ -316,7 +317,7 @@ impl Document for TimDocument {
         }
         rows
     }
-    fn info_json(&self) -> String {
+    fn info_json(&self, _found: &crate::Found) -> String {
         let t = self.parsed.as_ref();
         let fields = serde_json::json!({
             "format": "tim",
@@ -329,7 +330,7 @@ impl Document for TimDocument {
         });
         crate::summary_json(fields, self.error.as_ref())
     }
-    fn stats(&self) -> DocStats {
+    fn stats(&self, _found: &crate::Found) -> DocStats {
         let Some(t) = &self.parsed else {
             return DocStats::default();
         };

@@ -2,17 +2,21 @@
 //! the inspector view and the info summary; the scene is built from the model once the
 //! libraries and texture maps it names have been read.
 
-use super::materials::{self, library_file_names, split_material_ref, Libraries};
+use super::materials::{
+    self, library_file_names, split_material_ref, Libraries, MaterialResolution, TextureStatus,
+};
 use super::raw::{ChunkTree, MAGIC_GEOMETRY, MAGIC_MATERIALS};
 use super::scene;
 use super::summary::{self, Info};
-use super::{inspect, Biz2File, FileKind, MaterialRef};
+use super::{inspect, Biz2File, FileKind, MaterialRef, Primitive};
 use crate::gallery::MaterialCard;
 use crate::inspect::InspectorView;
 use crate::kind::{Head, Kind, Purpose};
 use crate::scene::Scene;
 use crate::Assets;
 use crate::{Diagnostic, DocStats, Document, InfoRow, ParseError, Reference};
+use std::borrow::Cow;
+use std::cell::RefCell;
 
 /// DIV-BIZ2 is also the magic of some material libraries (their FILETYPE says so): a .BMF
 /// with it is a library, as its name says, not a model.
@@ -30,8 +34,14 @@ pub fn sniff_unreadable(h: &Head) -> bool {
 pub struct Biz2Document {
     kind: Kind,
     bytes: Vec<u8>,
-    /// Taken by `build_scene` (its arrays move into the scene).
+    /// The parsed model, its patches' primitives held apart in `arrays`.
     model: Option<Biz2File>,
+    /// Every patch's primitives (vertex and index arrays), in the model's order: most of a
+    /// large model's memory, so the first scene built takes them rather than copying them
+    /// (a copy held a 12 MB model at 4× the file). A later build reads the file again, and
+    /// builds the same scene. Nothing describes them: the summary and the stats are made
+    /// at open.
+    arrays: RefCell<Option<Vec<Vec<Primitive>>>>,
     references: Vec<Reference>,
     materials: Vec<String>,
     error: Option<ParseError>,
@@ -42,7 +52,13 @@ pub struct Biz2Document {
     info: Option<Info>,
     stats: DocStats,
     path: String,
-    /// A library's materials as cards, made with the scene (once its maps are read).
+}
+
+/// What building the scene found: how each named material and texture map resolved (the
+/// info's), and a library's materials as cards (once its maps are read).
+#[derive(Default)]
+struct Resolved {
+    info: Option<(Vec<MaterialResolution>, Vec<TextureStatus>)>,
     gallery: Option<Vec<MaterialCard>>,
 }
 
@@ -64,6 +80,8 @@ pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
     let stats = stats(&tree, &model);
     let references = references(&model);
     drop(tree);
+    let mut model = model;
+    let arrays = take_arrays(&mut model);
     Box::new(Biz2Document {
         kind,
         materials: model
@@ -74,6 +92,7 @@ pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
         diagnostics,
         damaged,
         model: Some(model),
+        arrays: RefCell::new(Some(arrays)),
         references,
         error,
         inspector,
@@ -81,8 +100,22 @@ pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
         stats,
         path: path.to_string(),
         bytes,
-        gallery: None,
     })
+}
+
+/// Every patch's primitives, taken out of `model` in its order.
+fn take_arrays(model: &mut Biz2File) -> Vec<Vec<Primitive>> {
+    patches(model)
+        .map(|p| std::mem::take(&mut p.primitives))
+        .collect()
+}
+
+fn patches(model: &mut Biz2File) -> impl Iterator<Item = &mut super::Patch> {
+    model
+        .objects
+        .iter_mut()
+        .flat_map(|o| o.lods.iter_mut())
+        .flat_map(|l| l.patches.iter_mut())
 }
 
 /// A file whose name claims the family but whose content does not: the error says both, so
@@ -209,12 +242,43 @@ fn libraries(assets: &dyn Assets) -> Libraries<'_> {
 }
 
 impl Biz2Document {
-    /// The parsed model (until the scene has been built from it).
+    /// The parsed model, without its patches' primitives (held apart: `arrays`).
     pub fn model(&self) -> Option<&Biz2File> {
         self.model.as_ref()
     }
-    pub fn summary(&self) -> Option<&Info> {
-        self.info.as_ref()
+    /// The summary, with how the references resolved where the scene's build `found` it
+    /// (copied only then: a large file's summary lists every object).
+    pub fn summary(&self, found: &crate::Found) -> Option<Cow<'_, Info>> {
+        let info = self.info.as_ref()?;
+        let Some((resolved, statuses)) = found.own::<Resolved>().and_then(|r| r.info.as_ref())
+        else {
+            return Some(Cow::Borrowed(info));
+        };
+        let mut info = info.clone();
+        info.missing_materials = Some(
+            resolved
+                .iter()
+                .filter(|r| !r.found)
+                .map(|r| r.reference.clone())
+                .collect(),
+        );
+        info.material_resolution = Some(resolved.clone());
+        info.texture_status = Some(statuses.clone());
+        Some(Cow::Owned(info))
+    }
+    /// The patches' primitives, which `take` takes (the document's own scene) or copies (a
+    /// model placed in a world, perhaps by several); once taken, read from the file again.
+    fn arrays(&self, take: bool) -> Vec<Vec<Primitive>> {
+        let held = match take {
+            true => self.arrays.borrow_mut().take(),
+            false => self.arrays.borrow().clone(),
+        };
+        held.unwrap_or_else(|| {
+            take_arrays(&mut Biz2File::build_with(
+                &mut ChunkTree::parse(&self.bytes),
+                false,
+            ))
+        })
     }
     fn material_refs(&self) -> Vec<String> {
         self.references
@@ -227,11 +291,15 @@ impl Biz2Document {
 
 impl Document for Biz2Document {
     crate::common_accessors!();
+    crate::stored_inspector!();
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         (view == 0).then_some(&self.bytes[..])
     }
-    fn info_rows(&self) -> Vec<InfoRow> {
-        let mut rows = self.info.as_ref().map(Info::rows).unwrap_or_default();
+    fn info_rows(&self, found: &crate::Found) -> Vec<InfoRow> {
+        let mut rows = self
+            .summary(found)
+            .map(|info| info.rows())
+            .unwrap_or_default();
         if let (true, Some(e)) = (self.damaged, &self.error) {
             rows.insert(
                 0,
@@ -252,8 +320,8 @@ impl Document for Biz2Document {
             .and_then(|v| v.as_str().map(String::from));
         read.unwrap_or_else(|| self.kind.as_str().to_string())
     }
-    fn info_json(&self) -> String {
-        match (&self.info, &self.error) {
+    fn info_json(&self, found: &crate::Found) -> String {
+        match (&self.summary(found), &self.error) {
             // Written straight from the summary: a value tree of a large file's summary
             // would cost several times the file.
             (Some(info), None) => serde_json::to_string(info).unwrap_or_else(|e| {
@@ -277,8 +345,8 @@ impl Document for Biz2Document {
     fn exports(&self) -> Vec<String> {
         self.materials.clone()
     }
-    fn gallery(&self) -> Option<&[MaterialCard]> {
-        self.gallery.as_deref()
+    fn gallery<'a>(&'a self, found: &'a crate::Found) -> Option<&'a [MaterialCard]> {
+        found.own::<Resolved>()?.gallery.as_deref()
     }
     fn needs(&self, assets: &dyn Assets) -> Vec<String> {
         let mut out = materials::needs(&libraries(assets), &self.path, &self.material_refs());
@@ -292,42 +360,42 @@ impl Document for Biz2Document {
         }
         out
     }
-    fn build_scene(&mut self, assets: &dyn Assets) -> Option<Scene> {
-        let model = self.model.take()?;
+    fn build_scene(&self, assets: &dyn Assets) -> crate::Built {
+        let Some(model) = self.model.as_ref() else {
+            return crate::Built::default();
+        };
+        let mut found = Resolved::default();
         if model.kind == FileKind::Materials && self.inspector.is_some() {
-            self.gallery = Some(materials::cards(assets, &self.path, &model));
+            found.gallery = Some(materials::cards(assets, &self.path, model));
         }
         // A library (by magic or by FILETYPE) draws nothing unless it holds triangles.
         let geometry = model.kind == FileKind::Geometry;
         let libraries = libraries(assets);
-        let (scene, statuses) = scene::build(&self.path, model, &libraries);
-        if let Some(info) = self.info.as_mut().filter(|_| assets.resolves()) {
+        let (scene, statuses) = scene::build(&self.path, model, self.arrays(true), &libraries);
+        if let Some(info) = self.info.as_ref().filter(|_| assets.resolves()) {
             // Every named reference, back faces' and objects' included (sorted, as listed).
             let resolved: Vec<_> = info
                 .materials
                 .iter()
                 .map(|m| materials::resolution(&libraries, &self.path, m))
                 .collect();
-            info.missing_materials = Some(
-                resolved
-                    .iter()
-                    .filter(|r| !r.found)
-                    .map(|r| r.reference.clone())
-                    .collect(),
-            );
-            info.material_resolution = Some(resolved);
-            info.texture_status = Some(statuses);
+            found.info = Some((resolved, statuses));
         }
-        (geometry || scene.meshes.iter().any(|m| m.triangle_count() > 0)).then_some(scene)
+        crate::Built {
+            scene: (geometry || scene.meshes.iter().any(|m| m.triangle_count() > 0))
+                .then_some(scene),
+            found: crate::Found::of(found),
+        }
     }
     fn scene_as_asset(&self, assets: &dyn Assets) -> Option<Scene> {
         let model = self
             .model
             .as_ref()
             .filter(|m| m.kind == FileKind::Geometry)?;
-        Some(scene::build(&self.path, model.clone(), &libraries(assets)).0)
+        let arrays = self.arrays(false);
+        Some(scene::build(&self.path, model, arrays, &libraries(assets)).0)
     }
-    fn stats(&self) -> DocStats {
+    fn stats(&self, _found: &crate::Found) -> DocStats {
         self.stats.clone()
     }
 }
@@ -361,7 +429,8 @@ mod tests {
         );
         let bytes = write_nodes(b"DIV-BIZ2", &[texture, object], WriteOptions::default());
         let doc = open("X.BGF", bytes, crate::pods::biz2::GEOMETRY, Purpose::Show);
-        let json: serde_json::Value = serde_json::from_str(&doc.info_json()).unwrap();
+        let json: serde_json::Value =
+            serde_json::from_str(&doc.info_json(crate::Found::NOTHING)).unwrap();
         assert_eq!(
             json["specials"],
             serde_json::json!([" A ", " B ", "obj1", "obj2"])

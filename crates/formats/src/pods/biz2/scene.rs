@@ -61,12 +61,15 @@ fn unit_readings(unit: Option<u8>) -> Vec<crate::scene::UnitReading> {
 }
 
 /// The model as a scene, with every material resolved as far as `assets` allows, and what
-/// each textured material's map resolved to (for the info panel).
+/// each textured material's map resolved to (for the info panel). `arrays`: each patch's
+/// primitives in the model's order, moved into the scene (`file`'s own are not read).
 pub fn build(
     model: &str,
-    file: Biz2File,
+    file: &Biz2File,
+    arrays: Vec<Vec<Primitive>>,
     libraries: &Libraries<'_>,
 ) -> (Scene, Vec<TextureStatus>) {
+    let mut arrays = arrays.into_iter();
     let assets = libraries.assets;
     let mut scene = Scene {
         name: crate::file_name(model).to_string(),
@@ -210,7 +213,7 @@ pub fn build(
     );
     let mut blinking: Vec<u32> = Vec::new();
     let (mut layers, mut zones) = scene.layers_by_name();
-    for object in file.objects {
+    for object in &file.objects {
         let object_node = scene.add_node(
             Some(root),
             Node {
@@ -244,7 +247,7 @@ pub fn build(
                 },
             );
         }
-        for (i, lod) in object.lods.into_iter().enumerate() {
+        for (i, lod) in object.lods.iter().enumerate() {
             if scene.lods.len() <= i {
                 scene.lods.push(LodLevel::default());
             }
@@ -265,8 +268,8 @@ pub fn build(
                     ..Default::default()
                 },
             );
-            for mut patch in lod.patches {
-                let prims = std::mem::take(&mut patch.primitives);
+            for patch in &lod.patches {
+                let prims = arrays.next().unwrap_or_default();
                 let front = match patch.front.as_ref().or(object.front.as_ref()) {
                     Some(MaterialRef::Named(n)) => Some(n.clone()),
                     _ => None,

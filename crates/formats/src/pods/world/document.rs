@@ -15,6 +15,7 @@ use crate::words::count_len;
 use crate::{base_name, file_name, Assets, Resolution};
 use crate::{Diagnostic, DocStats, Document, InfoRow, ParseError, Placement, Reference};
 use serde::Serialize;
+use std::borrow::Cow;
 
 pub fn sniff_map(h: &crate::kind::Head) -> bool {
     h.ext == "map" && looks_like_dos_text(h.bytes)
@@ -34,7 +35,13 @@ pub enum Parsed {
     Sub(SubsystemFile),
 }
 
-/// What assembling the scene found, kept for the info panel and `info --json`.
+/// What building the scene found: the assembly, and the file's findings with the build's.
+struct Built {
+    assembled: Assembled,
+    diagnostics: Diagnostics,
+}
+
+/// What assembling the scene found, for the info panel and `info --json`.
 #[derive(Debug, Clone, Default)]
 struct Assembled {
     report: WorldReport,
@@ -110,7 +117,6 @@ pub struct WorldDocument {
     diagnostics: Diagnostics,
     inspector: Option<InspectorView>,
     lines: u32,
-    assembled: Option<Assembled>,
 }
 
 pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
@@ -167,7 +173,6 @@ pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
         diagnostics,
         inspector: view,
         lines,
-        assembled: None,
     })
 }
 
@@ -339,8 +344,147 @@ impl WorldDocument {
     }
 }
 
+impl WorldDocument {
+    /// The scene, assembled from the files the world names as far as `archive` has them,
+    /// and what the assembly found; or the error that kept it from assembling.
+    /// (A subsystems file assembles nothing.)
+    fn assemble(&self, archive: &dyn Assets) -> Result<Option<(Scene, Built)>, ParseError> {
+        let assets = RootAssets {
+            archive,
+            from: &self.path,
+        };
+        let name = file_name(&self.path).to_string();
+        let mut diagnostics = self.diagnostics.clone();
+        let (scene, mut assembled) = match &self.parsed {
+            Parsed::Sub(_) => return Ok(None),
+            Parsed::Mod(object) => {
+                let (scene, report) = assemble::object_scene(&name, object, &assets);
+                let objects = report
+                    .resolved
+                    .iter()
+                    .filter(|(n, _)| n.ends_with(".bgf"))
+                    .map(|(_, p)| p.clone())
+                    .collect();
+                (
+                    scene,
+                    Assembled {
+                        report,
+                        objects,
+                        ..Default::default()
+                    },
+                )
+            }
+            Parsed::Map(map) => {
+                let result = assemble::gather(&self.path, map, &assets).and_then(|sections| {
+                    let root = sections.files[0]
+                        .1
+                        .root_section(&self.stem())
+                        .ok_or_else(|| {
+                            ParseError::new(
+                                0,
+                                "",
+                                "expected a section with type=map to show; the file has none",
+                            )
+                        })?;
+                    let expanded = assemble::expand(&sections, root)?;
+                    let includes = sections.files[1..].iter().map(|(p, _)| p.clone()).collect();
+                    let extra = sections.diagnostics.clone();
+                    Ok((expanded, includes, extra, root.index))
+                });
+                let (expanded, includes, extra, root_index) = result?;
+                diagnostics.merge(extra.kept, extra.dropped);
+                if expanded.left_out > 0 {
+                    diagnostics.add(0, String::new, || {
+                        format!(
+                            "the map expands to more than {} placements; {} are left out",
+                            assemble::MAX_PLACEMENTS,
+                            expanded.left_out
+                        )
+                    });
+                }
+                let rows = &self.entry_rows;
+                let root_row = self
+                    .section_rows
+                    .get(root_index as usize)
+                    .copied()
+                    .unwrap_or(0);
+                let (scene, report) = assemble::build_scene(
+                    &name,
+                    &expanded,
+                    &assets,
+                    &|e| rows.get(e as usize).copied().unwrap_or(0),
+                    root_row,
+                );
+                let a = Assembled {
+                    report,
+                    placements: expanded.models,
+                    dropzones: expanded.dropzones,
+                    lab_only: expanded.lab_only,
+                    left_out: expanded.left_out,
+                    includes,
+                    root_section: Some(expanded.root_section.clone()),
+                    expanded: expanded.placed,
+                    ..Default::default()
+                };
+                (scene, a)
+            }
+        };
+        assembled.triangles = scene.triangle_count(0);
+        assembled.bounds = scene.bounds(0);
+        assembled.resolved = archive.resolves();
+        if !archive.resolves() {
+            // Opened on its own: nothing was looked for, so nothing is missing.
+            assembled.report.missing.clear();
+            assembled.report.ambiguous.clear();
+        }
+        for m in &assembled.report.missing {
+            diagnostics.add(0, String::new, || {
+                format!("{m} is not in the archive: not drawn")
+            });
+        }
+        Ok(Some((
+            scene,
+            Built {
+                assembled,
+                diagnostics,
+            },
+        )))
+    }
+
+    /// The findings to describe: the build's where `found` has them, else the file's.
+    fn findings<'a>(&'a self, found: &'a crate::Found) -> (&'a Diagnostics, Option<&'a Assembled>) {
+        match found.own::<Built>() {
+            Some(b) => (&b.diagnostics, Some(&b.assembled)),
+            None => (&self.diagnostics, None),
+        }
+    }
+}
+
 impl Document for WorldDocument {
     crate::common_accessors!();
+    /// With the scene built: the build's findings, and each instance line saying what it
+    /// led to.
+    fn inspector(&self, found: &crate::Found) -> Option<Cow<'_, InspectorView>> {
+        let view = self.inspector.as_ref()?;
+        let Some(built) = found.own::<Built>() else {
+            return Some(Cow::Borrowed(view));
+        };
+        let mut view = view.clone();
+        view.diagnostics = built.diagnostics.kept.clone();
+        view.diagnostics_dropped = built.diagnostics.dropped;
+        for (&entry, outcome) in &built.assembled.report.outcomes {
+            let Some(row) = self
+                .entry_rows
+                .get(entry as usize)
+                .and_then(|&r| view.chunks.get_mut(r as usize))
+            else {
+                continue;
+            };
+            row.summary = format!("{} {outcome}", row.summary);
+            row.detail = format!("{} {outcome}", row.detail);
+        }
+        Some(Cow::Owned(view))
+    }
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         (view == 0).then_some(&self.bytes[..])
     }
@@ -417,126 +561,28 @@ impl Document for WorldDocument {
         out
     }
 
-    fn build_scene(&mut self, archive: &dyn Assets) -> Option<Scene> {
-        let assets = RootAssets {
-            archive,
-            from: &self.path,
-        };
-        let name = file_name(&self.path).to_string();
-        let (scene, mut assembled) = match &self.parsed {
-            Parsed::Sub(_) => return None,
-            Parsed::Mod(object) => {
-                let (scene, report) = assemble::object_scene(&name, object, &assets);
-                let objects = report
-                    .resolved
-                    .iter()
-                    .filter(|(n, _)| n.ends_with(".bgf"))
-                    .map(|(_, p)| p.clone())
-                    .collect();
-                (
-                    scene,
-                    Assembled {
-                        report,
-                        objects,
-                        ..Default::default()
-                    },
-                )
-            }
-            Parsed::Map(map) => {
-                let result = assemble::gather(&self.path, map, &assets).and_then(|sections| {
-                    let root = sections.files[0]
-                        .1
-                        .root_section(&self.stem())
-                        .ok_or_else(|| {
-                            ParseError::new(
-                                0,
-                                "",
-                                "expected a section with type=map to show; the file has none",
-                            )
-                        })?;
-                    let expanded = assemble::expand(&sections, root)?;
-                    let includes = sections.files[1..].iter().map(|(p, _)| p.clone()).collect();
-                    let extra = sections.diagnostics.clone();
-                    Ok((expanded, includes, extra, root.index))
-                });
-                let (expanded, includes, extra, root_index) = match result {
-                    Ok(x) => x,
-                    Err(e) => {
-                        self.error = Some(e);
-                        return None;
-                    }
-                };
-                self.diagnostics.merge(extra.kept, extra.dropped);
-                if expanded.left_out > 0 {
-                    self.diagnostics.add(0, String::new, || {
-                        format!(
-                            "the map expands to more than {} placements; {} are left out",
-                            assemble::MAX_PLACEMENTS,
-                            expanded.left_out
-                        )
-                    });
-                }
-                let rows = &self.entry_rows;
-                let root_row = self
-                    .section_rows
-                    .get(root_index as usize)
-                    .copied()
-                    .unwrap_or(0);
-                let (scene, report) = assemble::build_scene(
-                    &name,
-                    &expanded,
-                    &assets,
-                    &|e| rows.get(e as usize).copied().unwrap_or(0),
-                    root_row,
-                );
-                let a = Assembled {
-                    report,
-                    placements: expanded.models,
-                    dropzones: expanded.dropzones,
-                    lab_only: expanded.lab_only,
-                    left_out: expanded.left_out,
-                    includes,
-                    root_section: Some(expanded.root_section.clone()),
-                    expanded: expanded.placed,
-                    ..Default::default()
-                };
-                (scene, a)
-            }
-        };
-        assembled.triangles = scene.triangle_count(0);
-        assembled.bounds = scene.bounds(0);
-        assembled.resolved = archive.resolves();
-        if !archive.resolves() {
-            // Opened on its own: nothing was looked for, so nothing is missing.
-            assembled.report.missing.clear();
-            assembled.report.ambiguous.clear();
+    fn build_scene(&self, archive: &dyn Assets) -> crate::Built {
+        match self.assemble(archive) {
+            Ok(None) => crate::Built::default(),
+            Ok(Some((scene, built))) => crate::Built {
+                found: crate::Found {
+                    diagnostics: Some(built.diagnostics.kept.clone()),
+                    ..crate::Found::of(built)
+                },
+                scene: Some(scene),
+            },
+            Err(e) => crate::Built {
+                scene: None,
+                found: crate::Found {
+                    error: Some(e),
+                    ..crate::Found::default()
+                },
+            },
         }
-        for m in &assembled.report.missing {
-            self.diagnostics.add(0, String::new, || {
-                format!("{m} is not in the archive: not drawn")
-            });
-        }
-        if let Some(view) = self.inspector.as_mut() {
-            view.diagnostics = self.diagnostics.kept.clone();
-            view.diagnostics_dropped = self.diagnostics.dropped;
-            // Each instance line says what it led to.
-            for (&entry, outcome) in &assembled.report.outcomes {
-                let Some(row) = self
-                    .entry_rows
-                    .get(entry as usize)
-                    .and_then(|&r| view.chunks.get_mut(r as usize))
-                else {
-                    continue;
-                };
-                row.summary = format!("{} {outcome}", row.summary);
-                row.detail = format!("{} {outcome}", row.detail);
-            }
-        }
-        self.assembled = Some(assembled);
-        Some(scene)
     }
 
-    fn info_rows(&self) -> Vec<InfoRow> {
+    fn info_rows(&self, found: &crate::Found) -> Vec<InfoRow> {
+        let (diagnostics, assembled) = self.findings(found);
         let mut rows = vec![
             InfoRow::new("format", self.kind.title()),
             InfoRow::new(
@@ -547,7 +593,7 @@ impl Document for WorldDocument {
         match &self.parsed {
             Parsed::Map(m) => {
                 rows.push(InfoRow::new("sections", m.sections.len().to_string()));
-                if let Some(a) = &self.assembled {
+                if let Some(a) = assembled {
                     if let Some(r) = &a.root_section {
                         rows.push(InfoRow::new("map", format!("[{r}]")));
                     }
@@ -627,7 +673,7 @@ impl Document for WorldDocument {
                 }
             }
         }
-        if let Some(a) = &self.assembled {
+        if let Some(a) = assembled {
             rows.push(InfoRow::new("triangles", a.triangles.to_string()));
             // Opened on its own, a world draws nothing: say so rather than show an empty view.
             if !a.resolved && a.placements > 0 {
@@ -660,7 +706,7 @@ impl Document for WorldDocument {
                 );
             }
         }
-        for d in self.diagnostics.iter() {
+        for d in diagnostics.iter() {
             rows.push(InfoRow::warning(
                 format!("warning @{}", d.offset),
                 format!(
@@ -671,16 +717,17 @@ impl Document for WorldDocument {
                 ),
             ));
         }
-        if self.diagnostics.dropped > 0 {
+        if diagnostics.dropped > 0 {
             rows.push(InfoRow::warning(
                 "more warnings",
-                format!("{} not listed", self.diagnostics.dropped),
+                format!("{} not listed", diagnostics.dropped),
             ));
         }
         rows
     }
 
-    fn info_json(&self) -> String {
+    fn info_json(&self, found: &crate::Found) -> String {
+        let (diagnostics, assembled) = self.findings(found);
         #[derive(Serialize)]
         struct BoundsJson {
             min: [f32; 3],
@@ -696,7 +743,7 @@ impl Document for WorldDocument {
             dead_time: Option<f32>,
             motion_extent: Option<[f32; 3]>,
         }
-        let a = self.assembled.clone().unwrap_or_default();
+        let a = assembled.cloned().unwrap_or_default();
         let bounds = a.bounds.map(|b| BoundsJson {
             min: b.min,
             max: b.max,
@@ -718,8 +765,8 @@ impl Document for WorldDocument {
                 "sections": m.sections.len(),
                 "left_out": a.left_out,
                 "resolved": a.resolved,
-                "diagnostics": self.diagnostics.kept,
-                "diagnostics_dropped": self.diagnostics.dropped,
+                "diagnostics": diagnostics.kept,
+                "diagnostics_dropped": diagnostics.dropped,
             }),
             Parsed::Mod(o) => serde_json::json!({
                 "format": "mod",
@@ -732,25 +779,26 @@ impl Document for WorldDocument {
                 "bounds": bounds,
                 "doors": a.report.doors,
                 "resolved": a.resolved,
-                "diagnostics": self.diagnostics.kept,
-                "diagnostics_dropped": self.diagnostics.dropped,
+                "diagnostics": diagnostics.kept,
+                "diagnostics_dropped": diagnostics.dropped,
             }),
             Parsed::Sub(f) => serde_json::json!({
                 "format": "sub",
                 "subsystems": f.subsystems.iter().map(|s| SubJson { name: &s.name, kind: s.kind.as_deref(), video_object: s.video_object.as_deref(), travel_time: s.travel_time, dead_time: s.dead_time, motion_extent: s.motion_extent }).collect::<Vec<_>>(),
-                "diagnostics": self.diagnostics.kept,
-                "diagnostics_dropped": self.diagnostics.dropped,
+                "diagnostics": diagnostics.kept,
+                "diagnostics_dropped": diagnostics.dropped,
             }),
         };
-        crate::summary_json(v, self.error.as_ref())
+        crate::summary_json(v, self.error.as_ref().or(found.error.as_ref()))
     }
 
-    fn stats(&self) -> DocStats {
+    fn stats(&self, found: &crate::Found) -> DocStats {
+        let (diagnostics, assembled) = self.findings(found);
         let mut s = DocStats {
-            diagnostics: self.diagnostics.total(),
+            diagnostics: diagnostics.total(),
             ..Default::default()
         };
-        if let Some(a) = &self.assembled {
+        if let Some(a) = assembled {
             s.triangles = a.triangles;
             s.placements = a.placements;
             s.missing = a.report.missing.iter().cloned().collect();
@@ -759,8 +807,8 @@ impl Document for WorldDocument {
         s
     }
 
-    fn placements(&self) -> &[Placement] {
-        self.assembled.as_ref().map_or(&[], |a| {
+    fn placements<'a>(&'a self, found: &'a crate::Found) -> &'a [Placement] {
+        self.findings(found).1.map_or(&[], |a| {
             a.placed.get_or_init(|| {
                 let mut placed = Vec::new();
                 placements_of(
@@ -792,14 +840,15 @@ mod tests {
             crate::kind::Purpose::Show,
         );
         assert_eq!(doc.diagnostics().len(), crate::findings::MAX_DIAGNOSTICS);
-        assert_eq!(doc.stats().diagnostics, 700);
-        let json: serde_json::Value = serde_json::from_str(&doc.info_json()).unwrap();
+        assert_eq!(doc.stats(crate::Found::NOTHING).diagnostics, 700);
+        let json: serde_json::Value =
+            serde_json::from_str(&doc.info_json(crate::Found::NOTHING)).unwrap();
         assert_eq!(
             json["diagnostics_dropped"],
             700 - crate::findings::MAX_DIAGNOSTICS
         );
         let more = doc
-            .info_rows()
+            .info_rows(crate::Found::NOTHING)
             .into_iter()
             .find(|r| r.label == "more warnings")
             .expect("a row says how many are not listed");
@@ -808,7 +857,9 @@ mod tests {
             format!("{} not listed", 700 - crate::findings::MAX_DIAGNOSTICS)
         );
         assert_eq!(
-            doc.inspector().unwrap().diagnostics_dropped,
+            doc.inspector(crate::Found::NOTHING)
+                .unwrap()
+                .diagnostics_dropped,
             700 - crate::findings::MAX_DIAGNOSTICS
         );
     }
