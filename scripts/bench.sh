@@ -81,6 +81,7 @@ if [ -n "$smoke" ]; then
   # where `cargo bench` would compile an optimised one of its own (two minutes of CI).
   run "of memcpy" cargo test --locked --bench throughput -- --mb 2
   run "parsing both" cargo test --locked --bench diff -- --mb 2
+  run "ratio drawn / shown" cargo test --locked --bench describe
   run "wasm time / native time" node tests/bench/wasm-throughput.mjs
   run "ratio relicview / floor" node tests/bench/first-frame.mjs 1
   run "first frame rasterised" node tests/bench/big-model.mjs
@@ -99,6 +100,7 @@ if [ -n "$smoke" ]; then
 fi
 cargo bench --bench throughput
 cargo bench --bench diff
+cargo bench --bench describe
 node tests/bench/wasm-throughput.mjs
 node tests/bench/first-frame.mjs "${1:-9}"
 node tests/bench/big-model.mjs

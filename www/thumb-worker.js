@@ -166,7 +166,8 @@ async function thumbnail(path) {
     // What earlier opens read is forgotten: every file this open reads is read, so the
     // thumbnail is kept with all it was drawn from.
     session.forgetReads();
-    file = await session.open(path);
+    // Drawn and not described: a thumbnail needs no inspector view.
+    file = await session.openToDraw(path);
     const error = file.error();
     if (error) return { png: null, cached: false, failure: error.message };
     const can = file.capabilities();

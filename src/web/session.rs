@@ -105,9 +105,20 @@ impl Session {
     /// file that does not parse resolves, with its error in `error()`.
     #[wasm_bindgen(unchecked_return_type = "Promise<OpenedFile>")]
     pub fn open(&self, path: String) -> js_sys::Promise {
+        self.open_for(path, Purpose::Show)
+    }
+
+    /// `open`, to be drawn and nothing more (a thumbnail): the scene or the picture, with no
+    /// inspector view (its `inspect()` is null) → Promise<OpenedFile>.
+    #[wasm_bindgen(js_name = openToDraw, unchecked_return_type = "Promise<OpenedFile>")]
+    pub fn open_to_draw(&self, path: String) -> js_sys::Promise {
+        self.open_for(path, Purpose::Draw)
+    }
+
+    fn open_for(&self, path: String, purpose: Purpose) -> js_sys::Promise {
         let (archive, source) = (self.archive.clone(), self.source.clone());
         wasm_bindgen_futures::future_to_promise(async move {
-            let opened = archive::open_file(&archive, &*source, &path)
+            let opened = archive::open_file_for(&archive, &*source, &path, purpose)
                 .await
                 .map_err(|e| js_error(&e))?;
             // The deliberate trap of test builds (feature test-trap; ./run.sh's build and the

@@ -71,11 +71,27 @@ pub struct Head<'a> {
     pub size: u64,
 }
 
-/// Why a file is opened: to be shown (with its inspector view), or as an asset of another.
+/// Why a file is opened, which decides what its open makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Purpose {
+    /// Shown to a person: drawn and described (its inspector view, the records it keys).
     Show,
+    /// Drawn and nothing more (a thumbnail): its scene or picture, no inspector view.
+    Draw,
+    /// Another file's asset, or counted (`census`, `info`): neither described nor pictured.
     Asset,
+}
+
+impl Purpose {
+    /// Its inspector view is made (the describe stage's records).
+    pub fn describes(self) -> bool {
+        self == Purpose::Show
+    }
+    /// It is pictured for a person: a picture the format composes (a .MIM's pages, FIELD.TDB's
+    /// faces) and a library's own maps are made.
+    pub fn pictures(self) -> bool {
+        self != Purpose::Asset
+    }
 }
 
 /// How a row recognises its files. Rows are asked tier by tier in this order; within a tier

@@ -69,7 +69,7 @@ pub fn open(
     claim: Option<&Claim>,
 ) -> Box<dyn Document> {
     let error = Some(why(path, &bytes, claim));
-    let inspector = (purpose == Purpose::Show).then(|| InspectorView {
+    let inspector = purpose.describes().then(|| InspectorView {
         error: error.clone(),
         ..InspectorView::flat("bytes", bytes.len(), ByteClass::Unclaimed)
     });

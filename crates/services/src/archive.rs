@@ -836,13 +836,24 @@ pub async fn open_file(
     source: &impl FileSource,
     path: &str,
 ) -> Result<Opened, String> {
+    open_file_for(archive, source, path, Purpose::Show).await
+}
+
+/// [`open_file`] for `purpose`: `Purpose::Draw` makes the scene or the picture and
+/// describes nothing (a thumbnail).
+pub async fn open_file_for(
+    archive: &RefCell<Archive>,
+    source: &impl FileSource,
+    path: &str,
+    purpose: Purpose,
+) -> Result<Opened, String> {
     let t0 = source.now_ms();
     let bytes = source
         .read(path)
         .await
         .map_err(|e| format!("{path}: {e}"))?;
     let read_ms = source.now_ms() - t0;
-    let mut opened = open_bytes(archive, source, path, bytes, Purpose::Show).await;
+    let mut opened = open_bytes(archive, source, path, bytes, purpose).await;
     opened.timings.read_ms = read_ms;
     Ok(opened)
 }

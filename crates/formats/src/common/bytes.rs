@@ -23,7 +23,7 @@ pub fn open(_path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dy
         && looks_like_text(&bytes[..bytes.len().min(4096)])
         && !bytes.contains(&0);
     let text = is_text.then(|| decode(&bytes));
-    let inspector = (purpose == Purpose::Show).then(|| {
+    let inspector = purpose.describes().then(|| {
         InspectorView::flat(
             "bytes",
             bytes.len(),

@@ -72,7 +72,7 @@ pub fn open(path: &str, bytes: Vec<u8>, _kind: Kind, purpose: Purpose) -> Box<dy
         Ok(t) => (Some(t), None),
         Err(e) => (None, Some(e)),
     };
-    let inspector = (purpose == Purpose::Show).then(|| {
+    let inspector = purpose.describes().then(|| {
         let mut view = InspectorView::flat(
             "image",
             bytes.len(),

@@ -90,7 +90,8 @@ pub struct TextDocument {
 
 pub fn open(_path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
     let text = decode(&bytes);
-    let inspector = (purpose == Purpose::Show)
+    let inspector = purpose
+        .describes()
         .then(|| InspectorView::flat("text", bytes.len(), ByteClass::Text));
     let lines = text.lines().count();
     Box::new(TextDocument {

@@ -455,7 +455,7 @@ pub fn open(_path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
         Err(e) => (Vec::new(), Some(e)),
     };
     let diagnostics = Vec::new();
-    let inspector = (purpose == Purpose::Show).then(|| {
+    let inspector = purpose.describes().then(|| {
         let text = !decoded.is_empty() && looks_like_text(&decoded[..decoded.len().min(4096)]);
         let mut view = InspectorView::flat(
             "lzs",

@@ -250,19 +250,19 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
     }
     // An asset (a character's BCX, merged into the model that names it) lends its records
     // to no inspector: it builds none.
-    let (inspector, records) = match (&parsed, purpose) {
-        (Some(f), Purpose::Show) => {
+    let (inspector, records) = match (&parsed, purpose.describes()) {
+        (Some(f), true) => {
             let (mut view, records) =
                 inspect::view(f, stored.bytes(), stored.bytes().len(), stored.container());
             view.diagnostics = diagnostics.kept.clone();
             view.diagnostics_dropped = diagnostics.dropped;
             (Some(view), records)
         }
-        (None, Purpose::Show) => (
+        (None, true) => (
             Some(stored.failed_view(kind.as_str(), error.clone())),
             Records::default(),
         ),
-        (_, Purpose::Asset) => (None, Records::default()),
+        (_, false) => (None, Records::default()),
     };
     let mut doc = BsxDocument {
         kind,

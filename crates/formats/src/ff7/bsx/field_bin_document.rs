@@ -64,9 +64,9 @@ pub fn open_field_bin(
         (None, Some(_)) => FieldTables::parse(bytes).map_err(|e| error = Some(e)).ok(),
         _ => None,
     };
-    let (inspector, normal_rows) = match purpose {
-        Purpose::Show => view(bytes, file.len(), packing, tables.as_ref(), error.clone()),
-        Purpose::Asset => (None, Vec::new()),
+    let (inspector, normal_rows) = match purpose.describes() {
+        true => view(bytes, file.len(), packing, tables.as_ref(), error.clone()),
+        false => (None, Vec::new()),
     };
     let _ = path;
     Box::new(FieldBinDocument {

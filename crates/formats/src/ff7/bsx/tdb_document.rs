@@ -47,7 +47,7 @@ pub fn open_tdb(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<
     }
     let mut diagnostics = Diagnostics::default();
     diagnostics.merge(stored.header_finding(), 0);
-    let inspector = (purpose == Purpose::Show).then(|| match &parsed {
+    let inspector = purpose.describes().then(|| match &parsed {
         Some(t) => InspectorView {
             diagnostics: diagnostics.kept.clone(),
             ..view(t, &stored)
@@ -56,7 +56,7 @@ pub fn open_tdb(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<
     });
     let overview = parsed
         .as_ref()
-        .filter(|_| purpose == Purpose::Show)
+        .filter(|_| purpose.pictures())
         .map(|t| t.overview(stored.bytes()));
     Box::new(TdbDocument {
         kind,

@@ -114,7 +114,7 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
             found.add(c.1, || SECTION_NAMES[0].into(), || format!("an opcode runs past the script's end at byte {}: the rest of the script is not decoded", c.0.range.end));
         }
     }
-    let inspector = (purpose == Purpose::Show).then(|| match &parsed {
+    let inspector = purpose.describes().then(|| match &parsed {
         Some(d) => view(d, &stored, error.clone(), &found),
         None => stored.failed_view("field-dat", error.clone()),
     });

@@ -64,8 +64,7 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
             );
         }
     }
-    let show = purpose == Purpose::Show;
-    let inspector = show.then(|| match &parsed {
+    let inspector = purpose.describes().then(|| match &parsed {
         Some(m) => {
             let mut v = view(m, &stored, error.clone());
             v.diagnostics = found.kept.clone();
@@ -75,7 +74,7 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
     });
     let overview = parsed
         .as_ref()
-        .filter(|_| show)
+        .filter(|_| purpose.pictures())
         .map(|m| overview(m, stored.bytes()));
     Box::new(MimDocument {
         kind,

@@ -43,7 +43,7 @@ pub fn open(_path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dy
         inspector: None,
         picture,
     };
-    if purpose == Purpose::Show {
+    if purpose.describes() {
         doc.inspector = Some(doc.view());
     }
     Box::new(doc)

@@ -65,8 +65,8 @@ struct Resolved {
 pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
     let mut tree = ChunkTree::parse(&bytes);
     // Described fields only for the inspector; a summary needs their byte counts alone.
-    let model = Biz2File::build_with(&mut tree, purpose == Purpose::Show);
-    let inspector = (purpose == Purpose::Show).then(|| inspect::view(&tree, &model));
+    let model = Biz2File::build_with(&mut tree, purpose.describes());
+    let inspector = purpose.describes().then(|| inspect::view(&tree, &model));
     let error = tree.error.clone().map(|e| {
         if kind == crate::pods::biz2::UNREADABLE {
             named_but_not(path, &bytes, e)

@@ -156,7 +156,9 @@ pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
                 }
             };
             let rows = rows_of(&ini);
-            let view = (purpose == Purpose::Show).then(|| view_of(&ini, &rows, &diagnostics));
+            let view = purpose
+                .describes()
+                .then(|| view_of(&ini, &rows, &diagnostics));
             (parsed, rows, view, None, diagnostics, ini.lines)
         }
     };
