@@ -559,7 +559,29 @@ pub fn view(
     decoded_len: usize,
     container_len: Option<usize>,
 ) -> (InspectorView, Records) {
-    let mut rows: Vec<Pending> = Vec::new();
+    let mut rows: Vec<Pending> = vec![header_row(file)];
+    let starts = block_starts(file);
+    part_data_section(&mut rows, file, bytes, &starts);
+    animation_data_section(&mut rows, file, bytes, &starts);
+    models_header_rows(&mut rows, file, bytes);
+    for (k, m) in file.models.iter().enumerate() {
+        model_rows(&mut rows, file, k, m);
+    }
+    if let Some(t) = &file.textures {
+        texture_rows(&mut rows, t, bytes, &starts);
+    }
+    let (mut view, records) = tree(rows, bytes.len(), decoded_len, container_len);
+    view.format = if file.bcx.is_some() {
+        super::BCX
+    } else {
+        super::BSX
+    }
+    .as_str();
+    (view, records)
+}
+
+/// The file's header.
+fn header_row(file: &BsxFile) -> Pending {
     let title = if file.bcx.is_some() {
         "BCX header"
     } else {
@@ -583,8 +605,11 @@ pub fn view(
             format!("{:#x}", file.offset_models),
         ],
     );
-    rows.push(header);
-    // Where blocks and sections start: no padding runs into one.
+    header
+}
+
+/// Where blocks and sections start: no padding runs into one.
+fn block_starts(file: &BsxFile) -> BTreeSet<usize> {
     let mut starts: BTreeSet<usize> = file
         .parts
         .keys()
@@ -597,6 +622,16 @@ pub fn view(
             .iter()
             .flat_map(|t| std::iter::once(t.offset).chain(t.rects.iter().map(|r| r.data))),
     );
+    starts
+}
+
+/// Each part data block, with every (model, part) that draws it.
+fn part_data_section(
+    rows: &mut Vec<Pending>,
+    file: &BsxFile,
+    bytes: &[u8],
+    starts: &BTreeSet<usize>,
+) {
     // Every (model, part) that draws each part data block, in record order: the first lit it.
     let mut owners: HashMap<usize, Vec<[u32; 2]>> = HashMap::new();
     for (k, m) in file.models.iter().enumerate() {
@@ -608,9 +643,18 @@ pub fn view(
         }
     }
     for (&at, d) in &file.parts {
-        part_data_rows(&mut rows, at, d, owners.get(&at).map_or(&[], Vec::as_slice));
-        padding(&mut rows, bytes, &starts, d.end);
+        part_data_rows(rows, at, d, owners.get(&at).map_or(&[], Vec::as_slice));
+        padding(rows, bytes, starts, d.end);
     }
+}
+
+/// Each animation data block, with the (model, animation) slots that play it.
+fn animation_data_section(
+    rows: &mut Vec<Pending>,
+    file: &BsxFile,
+    bytes: &[u8],
+    starts: &BTreeSet<usize>,
+) {
     // Each animation data block with the (model, animation) slots that play it.
     let mut players: HashMap<usize, Vec<(usize, usize, &Animation)>> = HashMap::new();
     for (k, m) in file.models.iter().enumerate() {
@@ -640,7 +684,7 @@ pub fn view(
             .and_then(super::character_file)
             .map_or(String::new(), |bcx| format!(", for {bcx}'s skeleton"));
         animation_rows(
-            &mut rows,
+            rows,
             at,
             d,
             users.first().map(|u| u.2),
@@ -654,39 +698,15 @@ pub fn view(
             ),
             character,
         );
-        padding(&mut rows, bytes, &starts, d.end);
+        padding(rows, bytes, starts, d.end);
     }
+}
+
+/// A BCX's character header, or a BSX's models section and its header.
+fn models_header_rows(rows: &mut Vec<Pending>, file: &BsxFile, bytes: &[u8]) {
     let om = file.offset_models as usize;
     if let Some(h) = &file.bcx {
-        let mut r = row(
-            om,
-            om + 36,
-            "character header",
-            "character header".into(),
-            format!(
-                "{}, {}, {}",
-                count(h.bones, "bone"),
-                count(h.parts, "part"),
-                count(h.animations, "animation")
-            ),
-        );
-        r.key = Some(Key::Model(0));
-        let values = [
-            format!("{:#06x}", h.magic),
-            h.bones.to_string(),
-            h.parts.to_string(),
-            h.animations.to_string(),
-            h.scale.to_string(),
-            h.offset_parts.to_string(),
-            h.offset_anims.to_string(),
-            format!("{:#010x}", h.offset_skeleton),
-        ];
-        r.fields = fields(h.offset, &BCX_HEADER, values);
-        r.fields
-            .push((h.offset + 5, 17, "u8 × 17 (zero)".into(), String::new()));
-        r.fields
-            .push((h.offset + 0x20, 4, "u32 (zero)".into(), String::new()));
-        rows.push(r);
+        rows.push(character_header_row(h, om));
     } else if om + 16 <= bytes.len() {
         // (A file cut before its models section has none to show.)
         let tex = file.textures.as_ref().map_or(bytes.len(), |t| t.offset);
@@ -720,196 +740,245 @@ pub fn view(
         );
         rows.push(mh);
     }
-    for (k, m) in file.models.iter().enumerate() {
-        if file.bcx.is_none() {
-            let character = if m.global_id > 0 {
+}
+
+/// Model `k`'s record (in a BSX), its skeleton, bones, parts and animations.
+fn model_rows(rows: &mut Vec<Pending>, file: &BsxFile, k: usize, m: &super::raw::ModelRecord) {
+    if file.bcx.is_none() {
+        rows.push(model_record_row(k, m));
+    }
+    if m.bones.is_empty() && m.parts.is_empty() && m.animations.is_empty() {
+        return;
+    }
+    rows.push(row(
+        m.skeleton,
+        m.skeleton_end,
+        "skeleton",
+        format!("model {k}: bones, parts, animations"),
+        String::new(),
+    ));
+    if !m.bones.is_empty() {
+        rows.push(bones_row(m));
+    }
+    for (j, p) in m.parts.iter().enumerate() {
+        let mut r = row(
+            p.header,
+            p.header + 32,
+            "part",
+            format!("part {j} on bone {}", p.bone),
+            format!(
+                "{} vertices, {} polygons, data at {:#x}",
+                p.counts.vertices,
+                p.counts.polygons.iter().map(|&n| n as usize).sum::<usize>(),
+                p.block
+            ),
+        );
+        r.key = Some(Key::PartHeader(p.header));
+        r.fields = part_header_fields(p);
+        rows.push(r);
+    }
+    for (j, a) in m.animations.iter().enumerate() {
+        let mut r = row(
+            a.header,
+            a.header + 16,
+            "animation",
+            format!("animation {j}"),
+            format!(
+                "{}, {}, data at {:#x}",
+                count(a.frames, "frame"),
+                count(a.bones, "bone"),
+                a.block
+            ),
+        );
+        r.fields = animation_header_fields(a);
+        rows.push(r);
+    }
+}
+
+/// The texture section: its header and entries, and each rectangle's VRAM data.
+fn texture_rows(
+    rows: &mut Vec<Pending>,
+    t: &super::raw::TextureSection,
+    bytes: &[u8],
+    starts: &BTreeSet<usize>,
+) {
+    rows.push(row(
+        t.offset,
+        bytes.len(),
+        "textures",
+        format!("texture section: {} rectangles", t.rects.len()),
+        format!("size {}", t.size),
+    ));
+    rows.push(texture_header_row(t));
+    if t.rects.is_empty() {
+        // An empty section is 20 bytes: 12 after the header that no source explains.
+        let (from, to) = (t.offset + 8, (t.offset + t.size as usize).min(bytes.len()));
+        if to > from {
+            let mut rest = row(
+                from,
+                to,
+                "unexplained",
                 format!(
-                    ", character {} ({})",
-                    m.global_id,
-                    super::character_file(m.global_id).unwrap_or("no BCX")
-                )
-            } else {
-                String::new()
-            };
-            let mut r = row(
-                m.offset,
-                m.offset + 48,
-                "model",
-                format!("model {k}"),
-                format!(
-                    "scale {}, {}, {}, {}{character}",
-                    m.scale,
-                    count_len(m.bones.len(), "bone"),
-                    count_len(m.parts.len(), "part"),
-                    count_len(m.animations.len(), "animation")
+                    "{} after an empty section's header (not known)",
+                    count_len(to - from, "byte")
                 ),
+                String::new(),
             );
-            r.key = Some(Key::Model(k));
-            r.fields = record_fields(m);
-            rows.push(r);
-        }
-        if m.bones.is_empty() && m.parts.is_empty() && m.animations.is_empty() {
-            continue;
-        }
-        rows.push(row(
-            m.skeleton,
-            m.skeleton_end,
-            "skeleton",
-            format!("model {k}: bones, parts, animations"),
-            String::new(),
-        ));
-        if !m.bones.is_empty() {
-            let mut b = row(
-                m.skeleton,
-                m.skeleton + 4 * m.bones.len(),
-                "bones",
-                count_len(m.bones.len(), "bone"),
-                "s16 length, s8 parent, u8 has_mesh".into(),
-            );
-            b.fields = m
-                .bones
-                .iter()
-                .enumerate()
-                .map(|(j, bone)| {
-                    (
-                        bone.offset,
-                        4,
-                        format!("bone {j}"),
-                        format!(
-                            "length {}, parent {}, has_mesh {}",
-                            bone.length, bone.parent, bone.has_mesh
-                        ),
-                    )
-                })
-                .collect();
-            b.key = Some(Key::Bone(m.bones[0].offset));
-            rows.push(b);
-        }
-        for (j, p) in m.parts.iter().enumerate() {
-            let mut r = row(
-                p.header,
-                p.header + 32,
-                "part",
-                format!("part {j} on bone {}", p.bone),
-                format!(
-                    "{} vertices, {} polygons, data at {:#x}",
-                    p.counts.vertices,
-                    p.counts.polygons.iter().map(|&n| n as usize).sum::<usize>(),
-                    p.block
-                ),
-            );
-            r.key = Some(Key::PartHeader(p.header));
-            r.fields = part_header_fields(p);
-            rows.push(r);
-        }
-        for (j, a) in m.animations.iter().enumerate() {
-            let mut r = row(
-                a.header,
-                a.header + 16,
-                "animation",
-                format!("animation {j}"),
-                format!(
-                    "{}, {}, data at {:#x}",
-                    count(a.frames, "frame"),
-                    count(a.bones, "bone"),
-                    a.block
-                ),
-            );
-            r.fields = animation_header_fields(a);
-            rows.push(r);
+            rest.opaque = true;
+            rows.push(rest);
         }
     }
-    if let Some(t) = &file.textures {
+    for (k, r) in t.rects.iter().enumerate() {
+        let end = r.data + 2 * r.width as usize * r.height as usize;
         rows.push(row(
-            t.offset,
-            bytes.len(),
-            "textures",
-            format!("texture section: {} rectangles", t.rects.len()),
-            format!("size {}", t.size),
+            r.data,
+            end,
+            "vram",
+            format!(
+                "rectangle {k}: {}×{} at ({}, {})",
+                r.width, r.height, r.x, r.y
+            ),
+            if r.height == 1 {
+                "a CLUT (palette)".into()
+            } else {
+                "texel indices".into()
+            },
         ));
-        let mut h = row(
-            t.offset,
-            t.offset + 8 + 12 * t.rects.len(),
-            "texture header",
-            "texture header and entries".into(),
-            String::new(),
-        );
-        h.fields = vec![
-            (t.offset, 4, "u32 size_section".into(), t.size.to_string()),
+        padding(rows, bytes, starts, end);
+    }
+}
+
+/// A BCX's character header at `om`.
+fn character_header_row(h: &super::raw::BcxHeader, om: usize) -> Pending {
+    let mut r = row(
+        om,
+        om + 36,
+        "character header",
+        "character header".into(),
+        format!(
+            "{}, {}, {}",
+            count(h.bones, "bone"),
+            count(h.parts, "part"),
+            count(h.animations, "animation")
+        ),
+    );
+    r.key = Some(Key::Model(0));
+    let values = [
+        format!("{:#06x}", h.magic),
+        h.bones.to_string(),
+        h.parts.to_string(),
+        h.animations.to_string(),
+        h.scale.to_string(),
+        h.offset_parts.to_string(),
+        h.offset_anims.to_string(),
+        format!("{:#010x}", h.offset_skeleton),
+    ];
+    r.fields = fields(h.offset, &BCX_HEADER, values);
+    r.fields
+        .push((h.offset + 5, 17, "u8 × 17 (zero)".into(), String::new()));
+    r.fields
+        .push((h.offset + 0x20, 4, "u32 (zero)".into(), String::new()));
+    r
+}
+
+/// A BSX's record of model `k`.
+fn model_record_row(k: usize, m: &super::raw::ModelRecord) -> Pending {
+    let character = if m.global_id > 0 {
+        format!(
+            ", character {} ({})",
+            m.global_id,
+            super::character_file(m.global_id).unwrap_or("no BCX")
+        )
+    } else {
+        String::new()
+    };
+    let mut r = row(
+        m.offset,
+        m.offset + 48,
+        "model",
+        format!("model {k}"),
+        format!(
+            "scale {}, {}, {}, {}{character}",
+            m.scale,
+            count_len(m.bones.len(), "bone"),
+            count_len(m.parts.len(), "part"),
+            count_len(m.animations.len(), "animation")
+        ),
+    );
+    r.key = Some(Key::Model(k));
+    r.fields = record_fields(m);
+    r
+}
+
+/// A model's bones, one field each (the model has some).
+fn bones_row(m: &super::raw::ModelRecord) -> Pending {
+    let mut b = row(
+        m.skeleton,
+        m.skeleton + 4 * m.bones.len(),
+        "bones",
+        count_len(m.bones.len(), "bone"),
+        "s16 length, s8 parent, u8 has_mesh".into(),
+    );
+    b.fields = m
+        .bones
+        .iter()
+        .enumerate()
+        .map(|(j, bone)| {
             (
-                t.offset + 4,
-                1,
-                "u8 num_textures".into(),
-                t.count.to_string(),
-            ),
-            (
-                t.offset + 5,
-                3,
-                "u8 × 3 TDB patch offset".into(),
-                format!("{:?}", t.patch),
-            ),
-        ];
-        h.fields.extend(t.rects.iter().enumerate().map(|(k, r)| {
-            (
-                r.entry,
-                12,
-                format!("rectangle {k}: u16 width, height, x, y, u32 data"),
+                bone.offset,
+                4,
+                format!("bone {j}"),
                 format!(
-                    "{}×{} at ({}, {}), data at {:#x}",
-                    r.width,
-                    r.height,
-                    r.x,
-                    r.y,
-                    r.data - t.offset
+                    "length {}, parent {}, has_mesh {}",
+                    bone.length, bone.parent, bone.has_mesh
                 ),
             )
-        }));
-        rows.push(h);
-        if t.rects.is_empty() {
-            // An empty section is 20 bytes: 12 after the header that no source explains.
-            let (from, to) = (t.offset + 8, (t.offset + t.size as usize).min(bytes.len()));
-            if to > from {
-                let mut rest = row(
-                    from,
-                    to,
-                    "unexplained",
-                    format!(
-                        "{} after an empty section's header (not known)",
-                        count_len(to - from, "byte")
-                    ),
-                    String::new(),
-                );
-                rest.opaque = true;
-                rows.push(rest);
-            }
-        }
-        for (k, r) in t.rects.iter().enumerate() {
-            let end = r.data + 2 * r.width as usize * r.height as usize;
-            rows.push(row(
-                r.data,
-                end,
-                "vram",
-                format!(
-                    "rectangle {k}: {}×{} at ({}, {})",
-                    r.width, r.height, r.x, r.y
-                ),
-                if r.height == 1 {
-                    "a CLUT (palette)".into()
-                } else {
-                    "texel indices".into()
-                },
-            ));
-            padding(&mut rows, bytes, &starts, end);
-        }
-    }
-    let (mut view, records) = tree(rows, bytes.len(), decoded_len, container_len);
-    view.format = if file.bcx.is_some() {
-        super::BCX
-    } else {
-        super::BSX
-    }
-    .as_str();
-    (view, records)
+        })
+        .collect();
+    b.key = Some(Key::Bone(m.bones[0].offset));
+    b
+}
+
+/// The texture section's header and its rectangles' entries.
+fn texture_header_row(t: &super::raw::TextureSection) -> Pending {
+    let mut h = row(
+        t.offset,
+        t.offset + 8 + 12 * t.rects.len(),
+        "texture header",
+        "texture header and entries".into(),
+        String::new(),
+    );
+    h.fields = vec![
+        (t.offset, 4, "u32 size_section".into(), t.size.to_string()),
+        (
+            t.offset + 4,
+            1,
+            "u8 num_textures".into(),
+            t.count.to_string(),
+        ),
+        (
+            t.offset + 5,
+            3,
+            "u8 × 3 TDB patch offset".into(),
+            format!("{:?}", t.patch),
+        ),
+    ];
+    h.fields.extend(t.rects.iter().enumerate().map(|(k, r)| {
+        (
+            r.entry,
+            12,
+            format!("rectangle {k}: u16 width, height, x, y, u32 data"),
+            format!(
+                "{}×{} at ({}, {}), data at {:#x}",
+                r.width,
+                r.height,
+                r.x,
+                r.y,
+                r.data - t.offset
+            ),
+        )
+    }));
+    h
 }
 
 /// A fixed layout's fields at `base`, with the values the reader read from them.
