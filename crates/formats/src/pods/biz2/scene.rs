@@ -69,16 +69,23 @@ pub fn build(
     arrays: Vec<Vec<Primitive>>,
     libraries: &Libraries<'_>,
 ) -> (Scene, Vec<TextureStatus>) {
-    let mut arrays = arrays.into_iter();
-    let assets = libraries.assets;
-    let mut scene = Scene {
-        name: crate::file_name(model).to_string(),
-        units: unit_readings(file.header.unit),
-        ..Default::default()
+    let mut builder = Builder {
+        scene: Scene {
+            name: crate::file_name(model).to_string(),
+            units: unit_readings(file.header.unit),
+            ..Default::default()
+        },
+        model,
+        libraries,
+        statuses: Vec::new(),
+        resolved: HashMap::new(),
+        shared_maps: HashMap::new(),
+        materials: HashMap::new(),
+        arrays: arrays.into_iter(),
+        blinking: Vec::new(),
+        layers: HashMap::new(),
+        zones: Vec::new(),
     };
-    let mut statuses: Vec<TextureStatus> = Vec::new();
-    let mut resolved: HashMap<String, Resolved> = HashMap::new();
-    let mut shared_maps: HashMap<String, u32> = HashMap::new();
     // Every distinct front reference as drawn (the patch's own, else its object's): resolved once.
     let drawn = file.objects.iter().flat_map(|o| {
         o.lods
@@ -86,17 +93,60 @@ pub fn build(
             .flat_map(|l| &l.patches)
             .map(move |p| p.front.as_ref().or(o.front.as_ref()))
     });
-    for r in drawn.filter_map(|m| {
-        if let Some(MaterialRef::Named(n)) = m {
-            Some(n.clone())
-        } else {
-            None
+    for m in drawn {
+        if let Some(MaterialRef::Named(r)) = m {
+            if !builder.resolved.contains_key(r) {
+                let front = builder.resolve_front(r);
+                builder.resolved.insert(r.clone(), front);
+            }
         }
-    }) {
-        if resolved.contains_key(&r) {
-            continue;
-        }
-        let found = find(libraries, model, &r);
+    }
+    let root = builder.scene.add_node(
+        None,
+        Node {
+            name: Some(builder.scene.name.clone()),
+            ..Default::default()
+        },
+    );
+    (builder.layers, builder.zones) = builder.scene.layers_by_name();
+    for object in &file.objects {
+        builder.add_object(root, object);
+    }
+    builder.add_blink_clip();
+    (builder.scene, builder.statuses)
+}
+
+/// A model's scene as it is built.
+struct Builder<'a, 'l> {
+    scene: Scene,
+    model: &'a str,
+    libraries: &'a Libraries<'l>,
+    /// What each textured material's map resolved to.
+    statuses: Vec<TextureStatus>,
+    /// Each front reference drawn, as resolved.
+    resolved: HashMap<String, Resolved>,
+    /// One scene texture per decoded map file.
+    shared_maps: HashMap<String, u32>,
+    /// One scene material per (reference, whether the primitive brings its own colours, how
+    /// the patch's words draw it).
+    materials: HashMap<(Option<String>, bool, Surface), u32>,
+    /// The patches' primitives, in the model's order.
+    arrays: std::vec::IntoIter<Vec<Primitive>>,
+    /// The nodes of patches that BLINK.
+    blinking: Vec<u32>,
+    /// The scene's layers by name, and which are damage zones.
+    layers: HashMap<String, u32>,
+    zones: Vec<bool>,
+}
+
+impl Builder<'_, '_> {
+    /// Front reference `r` resolved: its diffuse, and its texture map decoded (one scene
+    /// texture per map file, however many materials use it) or a checker.
+    fn resolve_front(&mut self, r: &str) -> Resolved {
+        let (model, libraries, assets) = (self.model, self.libraries, self.libraries.assets);
+        let (scene, statuses, shared_maps) =
+            (&mut self.scene, &mut self.statuses, &mut self.shared_maps);
+        let found = find(libraries, model, r);
         let mut front = Resolved {
             diffuse: found.def.and_then(|d| d.diffuse),
             ..Default::default()
@@ -139,7 +189,7 @@ pub fn build(
                     front.diffuse = Some([1.0, 1.0, 1.0]);
                 }
                 statuses.push(TextureStatus {
-                    material: r.clone(),
+                    material: r.to_string(),
                     texture: name.to_string(),
                     map: map.map(str::to_string),
                     file: file_path,
@@ -149,71 +199,68 @@ pub fn build(
                 });
             }
         }
-        resolved.insert(r, front);
+        front
     }
 
-    // One scene material per (reference, whether the primitive brings its own colours, how
-    // the patch's words draw it).
-    let mut materials: HashMap<(Option<String>, bool, Surface), u32> = HashMap::new();
-    let mut material_for = |scene: &mut Scene,
-                            reference: Option<&String>,
-                            own_colours: bool,
-                            surface: Surface|
-     -> u32 {
-        *materials
-            .entry((reference.cloned(), own_colours, surface))
-            .or_insert_with(|| {
-                let s = reference
-                    .and_then(|r| resolved.get(r))
-                    .copied()
-                    .unwrap_or_default();
-                let [r, g, b] = if own_colours {
-                    [1.0; 3]
-                } else {
-                    s.diffuse.unwrap_or(GREY)
-                };
-                // Vertex colours win over the material's colour, with a texture or without.
-                let untextured_color = s
-                    .untextured
-                    .filter(|_| !own_colours)
-                    .map(|[r, g, b]| [r, g, b, 1.0]);
-                let id = scene.materials.len() as u32;
-                scene.materials.push(Material {
-                    name: reference.cloned(),
-                    base_color: [r, g, b, 1.0],
-                    texture: s.texture,
-                    untextured_color,
-                    double_sided: true,
-                    alpha_cutoff: None,
-                    blend: None,
-                    surface,
+    /// The scene material of a primitive drawn with `reference`, made the first time.
+    fn material_for(
+        &mut self,
+        reference: Option<&String>,
+        own_colours: bool,
+        surface: Surface,
+    ) -> u32 {
+        let key = (reference.cloned(), own_colours, surface);
+        if let Some(&id) = self.materials.get(&key) {
+            return id;
+        }
+        let (scene, resolved) = (&mut self.scene, &self.resolved);
+        let id = {
+            let s = reference
+                .and_then(|r| resolved.get(r))
+                .copied()
+                .unwrap_or_default();
+            let [r, g, b] = if own_colours {
+                [1.0; 3]
+            } else {
+                s.diffuse.unwrap_or(GREY)
+            };
+            // Vertex colours win over the material's colour, with a texture or without.
+            let untextured_color = s
+                .untextured
+                .filter(|_| !own_colours)
+                .map(|[r, g, b]| [r, g, b, 1.0]);
+            let id = scene.materials.len() as u32;
+            scene.materials.push(Material {
+                name: reference.cloned(),
+                base_color: [r, g, b, 1.0],
+                texture: s.texture,
+                untextured_color,
+                double_sided: true,
+                alpha_cutoff: None,
+                blend: None,
+                surface,
+            });
+            if let Some([u0, v0, du, dv]) = s.scroll {
+                scene.clips.push(Clip {
+                    name: format!("scroll {}", reference.map_or("", |r| r.as_str())),
+                    duration: 1.0,
+                    repeat: Repeat::Extrapolate,
+                    tracks: vec![Track {
+                        target: Target::UvOffset(id),
+                        times: vec![0.0, 1.0],
+                        values: vec![u0, v0, u0 + du, v0 + dv],
+                    }],
                 });
-                if let Some([u0, v0, du, dv]) = s.scroll {
-                    scene.clips.push(Clip {
-                        name: format!("scroll {}", reference.map_or("", |r| r.as_str())),
-                        duration: 1.0,
-                        repeat: Repeat::Extrapolate,
-                        tracks: vec![Track {
-                            target: Target::UvOffset(id),
-                            times: vec![0.0, 1.0],
-                            values: vec![u0, v0, u0 + du, v0 + dv],
-                        }],
-                    });
-                }
-                id
-            })
-    };
+            }
+            id
+        };
+        self.materials.insert(key, id);
+        id
+    }
 
-    let root = scene.add_node(
-        None,
-        Node {
-            name: Some(scene.name.clone()),
-            ..Default::default()
-        },
-    );
-    let mut blinking: Vec<u32> = Vec::new();
-    let (mut layers, mut zones) = scene.layers_by_name();
-    for object in &file.objects {
+    /// An object's node under `root`, its light points, and its levels of detail.
+    fn add_object(&mut self, root: u32, object: &super::Object) {
+        let scene = &mut self.scene;
         let object_node = scene.add_node(
             Some(root),
             Node {
@@ -248,6 +295,7 @@ pub fn build(
             );
         }
         for (i, lod) in object.lods.iter().enumerate() {
+            let scene = &mut self.scene;
             if scene.lods.len() <= i {
                 scene.lods.push(LodLevel::default());
             }
@@ -259,7 +307,7 @@ pub fn build(
             } else {
                 format!("LOD {i} (patches straight under OBJECT)")
             };
-            let lod_node = scene.add_node(
+            let lod_node = self.scene.add_node(
                 Some(object_node),
                 Node {
                     name: Some(name),
@@ -269,74 +317,84 @@ pub fn build(
                 },
             );
             for patch in &lod.patches {
-                let prims = arrays.next().unwrap_or_default();
-                let front = match patch.front.as_ref().or(object.front.as_ref()) {
-                    Some(MaterialRef::Named(n)) => Some(n.clone()),
-                    _ => None,
-                };
-                let words = Words::read(
-                    object
-                        .specials
-                        .iter()
-                        .chain(&patch.specials)
-                        .map(String::as_str),
-                );
-                let surface = surface_of(&words);
-                let primitives = prims
-                    .into_iter()
-                    .map(|p| {
-                        primitive(p, &mut |own| {
-                            material_for(&mut scene, front.as_ref(), own, surface)
-                        })
-                    })
-                    .collect();
-                let mesh = scene.add_mesh(Mesh {
-                    name: patch.name.clone(),
-                    primitives,
-                });
-                let part = (!words.is_empty()).then(|| {
-                    Box::new(PartWords {
-                        zones: words
-                            .zones
-                            .iter()
-                            .map(|z| scene.zone_layer(z, &mut layers, &mut zones))
-                            .collect(),
-                        words: words.spelled(),
-                    })
-                });
-                let node = scene.add_node(
-                    Some(lod_node),
-                    Node {
-                        name: patch.name.clone(),
-                        mesh: Some(mesh),
-                        record: Some(patch.chunk),
-                        part,
-                        ..Default::default()
-                    },
-                );
-                if words.has(Behaviour::Blink.word()) {
-                    blinking.push(node);
-                }
+                self.add_patch(lod_node, object, patch);
             }
         }
     }
-    if !blinking.is_empty() {
-        let half = BLINK_PERIOD / 2.0;
-        scene.clips.push(Clip {
-            name: BLINK_CLIP.into(),
-            duration: BLINK_PERIOD,
-            repeat: Repeat::Loop,
-            tracks: blinking
-                .into_iter()
-                .map(|n| Track {
-                    target: Target::Visibility(n),
-                    times: vec![0.0, half, BLINK_PERIOD],
-                    values: vec![1.0, 0.0, 1.0],
+
+    /// A patch's node under `lod_node` with its mesh, its words and its materials.
+    fn add_patch(&mut self, lod_node: u32, object: &super::Object, patch: &super::Patch) {
+        let prims = self.arrays.next().unwrap_or_default();
+        let front = match patch.front.as_ref().or(object.front.as_ref()) {
+            Some(MaterialRef::Named(n)) => Some(n.clone()),
+            _ => None,
+        };
+        let words = Words::read(
+            object
+                .specials
+                .iter()
+                .chain(&patch.specials)
+                .map(String::as_str),
+        );
+        let surface = surface_of(&words);
+        let primitives = prims
+            .into_iter()
+            .map(|p| {
+                primitive(p, &mut |own| {
+                    self.material_for(front.as_ref(), own, surface)
                 })
-                .collect(),
+            })
+            .collect();
+        let scene = &mut self.scene;
+        let mesh = scene.add_mesh(Mesh {
+            name: patch.name.clone(),
+            primitives,
         });
+        let part = (!words.is_empty()).then(|| {
+            Box::new(PartWords {
+                zones: words
+                    .zones
+                    .iter()
+                    .map(|z| scene.zone_layer(z, &mut self.layers, &mut self.zones))
+                    .collect(),
+                words: words.spelled(),
+            })
+        });
+        let node = scene.add_node(
+            Some(lod_node),
+            Node {
+                name: patch.name.clone(),
+                mesh: Some(mesh),
+                record: Some(patch.chunk),
+                part,
+                ..Default::default()
+            },
+        );
+        if words.has(Behaviour::Blink.word()) {
+            self.blinking.push(node);
+        }
     }
-    (scene, statuses)
+
+    /// The clip that blinks the BLINK patches, if any.
+    fn add_blink_clip(&mut self) {
+        if !self.blinking.is_empty() {
+            let half = BLINK_PERIOD / 2.0;
+            self.scene.clips.push(Clip {
+                name: BLINK_CLIP.into(),
+                duration: BLINK_PERIOD,
+                repeat: Repeat::Loop,
+                tracks: self
+                    .blinking
+                    .iter()
+                    .map(|n| Track {
+                        target: Target::Visibility(*n),
+                        times: vec![0.0, half, BLINK_PERIOD],
+                        values: vec![1.0, 0.0, 1.0],
+                    })
+                    .collect(),
+            });
+        }
+    }
 }
 
 /// One primitive chunk as a scene primitive, its arrays moved, not copied.
