@@ -448,31 +448,7 @@ pub fn build(
         ..Default::default()
     };
     let mut vram = vram::load(file, bytes);
-    // The engine copies each model's eyes and mouth to VRAM beside the textures, by slot.
-    let faces: Vec<Option<Face>> = file
-        .models
-        .iter()
-        .map(|m| Face::of(m.face_id, extras.tables))
-        .collect();
-    let load = |vram: &mut Vram, k: usize| {
-        let (Some((t, b)), Some(face)) = (extras.faces, faces[k]) else {
-            return false;
-        };
-        vram::load_face(vram, t, b, k, face.id, face.open)
-    };
-    let faced: Vec<bool> = (0..file.models.len()).map(|k| load(&mut vram, k)).collect();
-    // A slot whose face shows in VRAM and has shut eyes in FIELD.BIN's tables blinks.
-    let shut: Vec<Option<ShutEyes>> = (0..file.models.len())
-        .map(|slot| {
-            let ((t, b), [left, right, _]) =
-                (extras.faces?, faces[slot]?.closed.filter(|_| faced[slot])?);
-            Some(ShutEyes {
-                slot,
-                left: t.image(b, left as usize)?.to_vec(),
-                right: t.image(b, right as usize)?.to_vec(),
-            })
-        })
-        .collect();
+    let (faces, faced, shut) = faces_in_vram(file, extras, &mut vram);
     // A character's BCX alone has no lights: the field files that place it have them.
     let rigs: Vec<Rig> = file.models.iter().map(|m| rig(m, file, extras)).collect();
     let (lit_blocks, lit) = match extras.tables.filter(|_| file.bcx.is_none()) {
@@ -498,129 +474,285 @@ pub fn build(
             ..Default::default()
         },
     );
+    let whole = WholeFile {
+        name,
+        file,
+        records,
+        lit_blocks: &lit_blocks,
+        root,
+    };
     let mut options: Vec<ChoiceOption> = Vec::new();
     let mut first_drawn = None;
-    for (k, (m, rig)) in file.models.iter().zip(rigs).enumerate() {
-        let layer = scene.layer(&format!("model {k}"));
-        // The console's +Y is down: half a turn about X, and the model's own scale.
-        let s = m.scale as f32 / 4096.0;
-        let turn = Quat::from_rotation_x(std::f32::consts::PI);
-        let transform = Transform {
-            rotation: turn.to_array(),
-            scale: [s; 3],
-            ..Default::default()
+    for (k, rig) in rigs.iter().enumerate() {
+        let drawn = add_model(&mut scene, &mut painter, &whole, k, rig, &mut options);
+        first_drawn = first_drawn.or(drawn);
+    }
+    choose_first_drawn(&mut scene, options, first_drawn);
+    let Painter {
+        vram,
+        pages,
+        blinking,
+        shut,
+        ..
+    } = painter;
+    if !blinking.is_empty() {
+        scene.blinks.push(scene.clips.len() as u32);
+        scene.clips.push(blink_clip(&blinking));
+    }
+    Built {
+        scene,
+        refused: refusal(budget.refused, bytes.len()),
+        vram,
+        pages,
+        shut_eyes: shut.into_iter().flatten().collect(),
+        lit,
+        faces,
+    }
+}
+
+/// What the budget left out of the scene of a file of `len` bytes, if anything.
+fn refusal(refused: [usize; 3], len: usize) -> Option<String> {
+    let [parts, textures, animations] = refused;
+    (refused != [0; 3]).then(|| {
+        let limit = scene_budget(len);
+        format!("the scene would take more than {limit} bytes of memory (64 times the file, plus 8 MiB): {parts} parts, {textures} texture pages (drawn untextured) and {animations} animations are not built")
+    })
+}
+
+/// What every model of a file is placed with: the file, its records and lighting, and the
+/// scene's root.
+struct WholeFile<'a> {
+    name: &'a str,
+    file: &'a BsxFile,
+    records: &'a Records,
+    lit_blocks: &'a HashMap<BlockKey, Option<LitBlock>>,
+    root: u32,
+}
+
+/// Model `k` placed with its parts and animations, and its options in the scene's choice:
+/// → the option that shows it, where any part of it was drawn.
+fn add_model(
+    scene: &mut Scene,
+    painter: &mut Painter,
+    whole: &WholeFile,
+    k: usize,
+    rig: &Rig,
+    options: &mut Vec<ChoiceOption>,
+) -> Option<usize> {
+    let (file, records) = (whole.file, whole.records);
+    let m = &file.models[k];
+    let placed = place_model(scene, whole.root, whole.name, file, k, rig, records);
+    let drawn = add_parts(scene, painter, &placed, m, rig, records, whole.lit_blocks);
+    let label = match (super::character_file(m.global_id), rig.character) {
+        (Some(_), Some(bcx)) => format!("model {k} ({bcx})"),
+        (Some(bcx), None) if !drawn => {
+            format!("model {k} ({bcx} is not here: nothing of its own)")
+        }
+        _ => format!("model {k}"),
+    };
+    let shown = options.len();
+    options.push(ChoiceOption {
+        label,
+        layers: vec![placed.layer],
+        clip: None,
+    });
+    if placed.bones.iter().any(Option::is_some) {
+        add_animations(scene, painter, &placed, file, m, rig, options);
+    }
+    drawn.then_some(shown)
+}
+
+/// Each model slot's face (from FIELD.BIN's tables), whether its eyes and mouth are in
+/// VRAM, and its shut eyes where it blinks.
+fn faces_in_vram(
+    file: &BsxFile,
+    extras: &Extras,
+    vram: &mut Vram,
+) -> (Vec<Option<Face>>, Vec<bool>, Vec<Option<ShutEyes>>) {
+    // The engine copies each model's eyes and mouth to VRAM beside the textures, by slot.
+    let faces: Vec<Option<Face>> = file
+        .models
+        .iter()
+        .map(|m| Face::of(m.face_id, extras.tables))
+        .collect();
+    let load = |vram: &mut Vram, k: usize| {
+        let (Some((t, b)), Some(face)) = (extras.faces, faces[k]) else {
+            return false;
         };
-        let model = scene.add_node(
-            Some(root),
+        vram::load_face(vram, t, b, k, face.id, face.open)
+    };
+    let faced: Vec<bool> = (0..file.models.len()).map(|k| load(vram, k)).collect();
+    // A slot whose face shows in VRAM and has shut eyes in FIELD.BIN's tables blinks.
+    let shut: Vec<Option<ShutEyes>> = (0..file.models.len())
+        .map(|slot| {
+            let ((t, b), [left, right, _]) =
+                (extras.faces?, faces[slot]?.closed.filter(|_| faced[slot])?);
+            Some(ShutEyes {
+                slot,
+                left: t.image(b, left as usize)?.to_vec(),
+                right: t.image(b, right as usize)?.to_vec(),
+            })
+        })
+        .collect();
+    (faces, faced, shut)
+}
+
+/// A model's nodes as placed: its layer, its node, its bones' nodes, and its name.
+struct Placed {
+    k: usize,
+    layer: u32,
+    node: u32,
+    bones: Vec<Option<u32>>,
+    name: String,
+}
+
+/// Model `k`'s node under `root` (turned to the viewer's +Y up, at its scale), its bones,
+/// and its skin.
+fn place_model(
+    scene: &mut Scene,
+    root: u32,
+    name: &str,
+    file: &BsxFile,
+    k: usize,
+    rig: &Rig,
+    records: &Records,
+) -> Placed {
+    let m = &file.models[k];
+    let layer = scene.layer(&format!("model {k}"));
+    // The console's +Y is down: half a turn about X, and the model's own scale.
+    let s = m.scale as f32 / 4096.0;
+    let turn = Quat::from_rotation_x(std::f32::consts::PI);
+    let transform = Transform {
+        rotation: turn.to_array(),
+        scale: [s; 3],
+        ..Default::default()
+    };
+    let model = scene.add_node(
+        Some(root),
+        Node {
+            name: Some(format!("model {k}")),
+            transform,
+            layer: Some(layer),
+            record: records.models.get(k).copied(),
+            ..Default::default()
+        },
+    );
+    let bones = bone_nodes(scene, model, rig, records);
+    // A character's BCX opened alone is its character (`CLOUD`); a field file's are numbered.
+    let model_name = match &file.bcx {
+        Some(_) => name
+            .rsplit_once('.')
+            .map_or(name, |(stem, _)| stem)
+            .to_string(),
+        None => format!("model {k}"),
+    };
+    let joints: Vec<u32> = bones.iter().flatten().copied().collect();
+    if !joints.is_empty() {
+        scene.skins.push(Skin {
+            name: model_name.clone(),
+            root: model,
+            joints,
+        });
+    }
+    Placed {
+        k,
+        layer,
+        node: model,
+        bones,
+        name: model_name,
+    }
+}
+
+/// Model `placed`'s parts, each on its bone (or at the model, where its bone is a
+/// character's that is not here), as the budget allows: whether any was drawn.
+fn add_parts(
+    scene: &mut Scene,
+    painter: &mut Painter,
+    placed: &Placed,
+    m: &ModelRecord,
+    rig: &Rig,
+    records: &Records,
+    lit_blocks: &HashMap<BlockKey, Option<LitBlock>>,
+) -> bool {
+    let (k, model, bones) = (placed.k, placed.node, &placed.bones);
+    let mut drawn = false;
+    for (j, slot) in rig.parts.iter().enumerate() {
+        let Some((part, data, own)) = *slot else {
+            continue;
+        };
+        // A part on a bone that is not here (a character's, without its BCX) hangs at the model.
+        let parent = bones
+            .get(part.bone as usize)
+            .copied()
+            .flatten()
+            .unwrap_or(model);
+        if !painter.budget.afford(Cost::Part, part_cost(data)) {
+            continue;
+        }
+        let key = (if own { None } else { Some(m.global_id) }, data.offset);
+        let lit = lit_blocks.get(&key).and_then(Option::as_deref);
+        let mesh = part_mesh(scene, painter, data, own.then_some(records), k, lit);
+        let record = if own {
+            records.parts.get(&part.header).copied()
+        } else {
+            None
+        };
+        scene.add_node(
+            Some(parent),
             Node {
-                name: Some(format!("model {k}")),
-                transform,
-                layer: Some(layer),
-                record: records.models.get(k).copied(),
+                name: Some(format!("part {j}")),
+                mesh: Some(mesh),
+                record,
                 ..Default::default()
             },
         );
-        let bones = bone_nodes(&mut scene, model, &rig, records);
-        // A character's BCX opened alone is its character (`CLOUD`); a field file's are numbered.
-        let model_name = match &file.bcx {
-            Some(_) => name
-                .rsplit_once('.')
-                .map_or(name, |(stem, _)| stem)
-                .to_string(),
-            None => format!("model {k}"),
-        };
-        let joints: Vec<u32> = bones.iter().flatten().copied().collect();
-        if !joints.is_empty() {
-            scene.skins.push(Skin {
-                name: model_name.clone(),
-                root: model,
-                joints,
-            });
-        }
-        let mut drawn = false;
-        for (j, slot) in rig.parts.iter().enumerate() {
-            let Some((part, data, own)) = *slot else {
-                continue;
-            };
-            // A part on a bone that is not here (a character's, without its BCX) hangs at the model.
-            let parent = bones
-                .get(part.bone as usize)
-                .copied()
-                .flatten()
-                .unwrap_or(model);
-            if !painter.budget.afford(Cost::Part, part_cost(data)) {
-                continue;
-            }
-            let key = (if own { None } else { Some(m.global_id) }, data.offset);
-            let lit = lit_blocks.get(&key).and_then(Option::as_deref);
-            let mesh = part_mesh(
-                &mut scene,
-                &mut painter,
-                data,
-                own.then_some(records),
-                k,
-                lit,
-            );
-            let record = if own {
-                records.parts.get(&part.header).copied()
-            } else {
-                None
-            };
-            scene.add_node(
-                Some(parent),
-                Node {
-                    name: Some(format!("part {j}")),
-                    mesh: Some(mesh),
-                    record,
-                    ..Default::default()
-                },
-            );
-            drawn = true;
-        }
-        if drawn && first_drawn.is_none() {
-            first_drawn = Some(options.len());
-        }
-        let label = match (super::character_file(m.global_id), rig.character) {
-            (Some(_), Some(bcx)) => format!("model {k} ({bcx})"),
-            (Some(bcx), None) if !drawn => {
-                format!("model {k} ({bcx} is not here: nothing of its own)")
-            }
-            _ => format!("model {k}"),
-        };
-        options.push(ChoiceOption {
-            label,
-            layers: vec![layer],
-            clip: None,
-        });
-        if bones.iter().all(Option::is_none) {
+        drawn = true;
+    }
+    drawn
+}
+
+/// Model `placed`'s animations as clips, each an option of the scene's choice, as the
+/// budget allows.
+fn add_animations(
+    scene: &mut Scene,
+    painter: &mut Painter,
+    placed: &Placed,
+    file: &BsxFile,
+    m: &ModelRecord,
+    rig: &Rig,
+    options: &mut Vec<ChoiceOption>,
+) {
+    let (k, layer, bones, model_name) = (placed.k, placed.layer, &placed.bones, &placed.name);
+    for (a, slot) in rig.animations.iter().enumerate() {
+        let Some((anim, data)) = *slot else { continue };
+        // Per key a time and a rotation (20 bytes) or a translation (16).
+        let keys = animation_keys(anim, data, rig.bones.len());
+        if !painter.budget.afford(Cost::Animation, keys * 20 + 64) {
             continue;
         }
-        for (a, slot) in rig.animations.iter().enumerate() {
-            let Some((anim, data)) = *slot else { continue };
-            // Per key a time and a rotation (20 bytes) or a translation (16).
-            let keys = animation_keys(anim, data, rig.bones.len());
-            if !painter.budget.afford(Cost::Animation, keys * 20 + 64) {
-                continue;
-            }
-            let clip = scene.clips.len() as u32;
-            // A character's first three clips are its stand, walk and run; the rest keep numbers.
-            let known = (file.bcx.is_some() || super::character_file(m.global_id).is_some())
-                .then(|| super::CHARACTER_CLIPS.get(a))
-                .flatten();
-            let clip_name = known.map_or(format!("{model_name} animation {a}"), |n| {
-                format!("{model_name} animation {a} ({n})")
-            });
-            scene
-                .clips
-                .push(animation_clip(&clip_name, anim, data, &rig, &bones));
-            let what = known.map_or(format!("animation {a}"), |n| format!("animation {a}, {n}"));
-            options.push(ChoiceOption {
-                label: format!("model {k}: {what} ({})", count(anim.frames, "frame")),
-                layers: vec![layer],
-                clip: Some(clip),
-            });
-        }
+        let clip = scene.clips.len() as u32;
+        // A character's first three clips are its stand, walk and run; the rest keep numbers.
+        let known = (file.bcx.is_some() || super::character_file(m.global_id).is_some())
+            .then(|| super::CHARACTER_CLIPS.get(a))
+            .flatten();
+        let clip_name = known.map_or(format!("{model_name} animation {a}"), |n| {
+            format!("{model_name} animation {a} ({n})")
+        });
+        scene
+            .clips
+            .push(animation_clip(&clip_name, anim, data, rig, bones));
+        let what = known.map_or(format!("animation {a}"), |n| format!("animation {a}, {n}"));
+        options.push(ChoiceOption {
+            label: format!("model {k}: {what} ({})", count(anim.frames, "frame")),
+            layers: vec![layer],
+            clip: Some(clip),
+        });
     }
+}
+
+/// The scene's choice of model and animation, opening on the first model drawn (and its
+/// first animation, where it has one).
+fn choose_first_drawn(scene: &mut Scene, options: Vec<ChoiceOption>, first_drawn: Option<usize>) {
     if !options.is_empty() {
         let default = first_drawn.map_or(0, |i| {
             if options
@@ -638,32 +770,6 @@ pub fn build(
             default,
         });
         scene.choose(default);
-    }
-    let Painter {
-        vram,
-        pages,
-        blinking,
-        shut,
-        ..
-    } = painter;
-    let shut_eyes: Vec<ShutEyes> = shut.into_iter().flatten().collect();
-    if !blinking.is_empty() {
-        scene.blinks.push(scene.clips.len() as u32);
-        scene.clips.push(blink_clip(&blinking));
-    }
-    let [parts, textures, animations] = budget.refused;
-    let refused = (budget.refused != [0; 3]).then(|| {
-        let limit = scene_budget(bytes.len());
-        format!("the scene would take more than {limit} bytes of memory (64 times the file, plus 8 MiB): {parts} parts, {textures} texture pages (drawn untextured) and {animations} animations are not built")
-    });
-    Built {
-        scene,
-        refused,
-        vram,
-        pages,
-        shut_eyes,
-        lit,
-        faces,
     }
 }
 
