@@ -9,7 +9,7 @@
 //! glTF scene that shows the skeleton (a validator warns of one that is not).
 
 use super::{bounds, Builder, Data, Materials};
-use crate::scene::{ColourSet, NodeId, Primitive, Scene};
+use crate::scene::{ColourSet, NodeId, Primitive, Scene, Skin};
 use glam::{Affine3A, Mat3, Mat4, Vec3};
 use gltf_json as json;
 use json::validation::Checked::Valid;
@@ -129,194 +129,28 @@ pub(super) fn add_skin_meshes<'a>(
     colours: ColourSet,
     materials: &mut Materials,
 ) -> std::io::Result<()> {
-    use json::buffer::Target as T;
     for out in skins.iter_mut() {
         let skin = &scene.skins[out.skin];
         let placed = binds(scene, skin.root, &skin.joints);
-        let slot: BTreeMap<NodeId, u16> = skin
-            .joints
-            .iter()
-            .enumerate()
-            .map(|(k, &j)| (j, k as u16))
-            .collect();
-        // Keyed by material and which attributes a primitive has: merged ones must agree.
-        let mut groups: BTreeMap<(Option<u32>, bool, bool, bool), Merged<'a>> = BTreeMap::new();
-        for (i, n) in scene.nodes.iter().enumerate() {
-            let (Some(mesh), Some(parent)) = (n.mesh, n.parent) else {
-                continue;
-            };
-            let (Some(&joint), Some(bone)) = (slot.get(&parent), placed.get(&parent)) else {
-                continue;
-            };
-            if !absorbed[i] {
-                continue;
-            }
-            let Some(mesh) = scene.meshes.get(mesh as usize) else {
-                continue;
-            };
-            let m = *bone * n.transform.matrix();
-            let turn = Mat3::from_mat4(m).inverse().transpose();
-            for p in mesh.primitives.iter().filter(|p| !p.indices.is_empty()) {
-                let count = p.positions.len();
-                let normals = p.normals.as_ref().filter(|v| v.len() == count);
-                let cols = p.colours(colours).filter(|v| v.len() == count);
-                let uvs = p.uvs.as_ref().filter(|v| v.len() == count);
-                let g = groups
-                    .entry((p.material, normals.is_some(), cols.is_some(), uvs.is_some()))
-                    .or_default();
-                g.first.get_or_insert(p);
-                let base = g.positions.len() as u32;
-                g.positions.extend(p.positions.iter().map(|v| {
-                    if v.iter().all(|x| x.is_finite()) {
-                        m.transform_point3(Vec3::from(*v)).to_array()
-                    } else {
-                        [0.0; 3]
-                    }
-                }));
-                if let Some(normals) = normals {
-                    g.normals.extend(normals.iter().map(|v| {
-                        (turn * Vec3::from(*v))
-                            .try_normalize()
-                            .unwrap_or(Vec3::Z)
-                            .to_array()
-                    }));
-                }
-                if let Some(cols) = cols {
-                    g.colours.extend_from_slice(cols);
-                }
-                if let Some(uvs) = uvs {
-                    g.uvs.extend_from_slice(uvs);
-                }
-                g.joints.extend(std::iter::repeat_n(joint, count));
-                g.indices.extend(p.indices.iter().map(|&x| base + x));
-            }
-        }
+        let groups = merged_parts(scene, skin, &placed, absorbed, colours);
         let mut primitives = Vec::new();
         for g in groups.into_values() {
-            let Some(first) = g.first else { continue };
-            let n = g.positions.len();
-            let mut attributes = BTreeMap::new();
-            let finite = bounds(g.positions.iter().copied());
-            attributes.insert(
-                Valid(json::mesh::Semantic::Positions),
-                b.floats(
-                    super::float_bytes(&g.positions),
-                    n,
-                    Some(T::ArrayBuffer),
-                    Some(finite),
-                ),
-            );
-            if !g.normals.is_empty() {
-                attributes.insert(
-                    Valid(json::mesh::Semantic::Normals),
-                    b.floats::<3>(
-                        super::float_bytes(&g.normals),
-                        n,
-                        Some(T::ArrayBuffer),
-                        None,
-                    ),
-                );
+            if let Some(first) = g.first {
+                let attributes = g.attributes(b, skin.joints.len());
+                let indices = index_accessor(b, &g.indices, g.positions.len());
+                // The material as the first part drew it: every part of the group shares it
+                // and its attributes, so its shading is theirs.
+                let material = materials.of(b, first)?;
+                primitives.push(json::mesh::Primitive {
+                    attributes,
+                    extensions: None,
+                    extras: Default::default(),
+                    indices: Some(indices),
+                    material,
+                    mode: Valid(json::mesh::Mode::Triangles),
+                    targets: None,
+                });
             }
-            if !g.colours.is_empty() {
-                let linear: Vec<[f32; 4]> = g.colours.iter().map(super::linear_colour).collect();
-                attributes.insert(
-                    Valid(json::mesh::Semantic::Colors(0)),
-                    b.floats::<4>(super::float_bytes(&linear), n, Some(T::ArrayBuffer), None),
-                );
-            }
-            if !g.uvs.is_empty() {
-                let finite: Vec<[f32; 2]> = g
-                    .uvs
-                    .iter()
-                    .map(|v| {
-                        if v.iter().all(|x| x.is_finite()) {
-                            *v
-                        } else {
-                            [0.0; 2]
-                        }
-                    })
-                    .collect();
-                attributes.insert(
-                    Valid(json::mesh::Semantic::TexCoords(0)),
-                    b.floats::<2>(super::float_bytes(&finite), n, Some(T::ArrayBuffer), None),
-                );
-            }
-            // A joint index per vertex (the first of four; the others weigh nothing).
-            let (joints, component) = if skin.joints.len() <= 256 {
-                (
-                    Data::Bytes(g.joints.iter().flat_map(|&j| [j as u8, 0, 0, 0]).collect()),
-                    json::accessor::ComponentType::U8,
-                )
-            } else {
-                (
-                    Data::Bytes(
-                        g.joints
-                            .iter()
-                            .flat_map(|&j| [j.to_le_bytes(), [0, 0], [0, 0], [0, 0]].concat())
-                            .collect(),
-                    ),
-                    json::accessor::ComponentType::U16,
-                )
-            };
-            attributes.insert(
-                Valid(json::mesh::Semantic::Joints(0)),
-                b.accessor(
-                    joints,
-                    n,
-                    component,
-                    json::accessor::Type::Vec4,
-                    Some(T::ArrayBuffer),
-                    None,
-                ),
-            );
-            // All of each vertex on its one joint: 255 of 255, a normalised byte.
-            let weights = Data::Bytes([255u8, 0, 0, 0].repeat(n));
-            attributes.insert(
-                Valid(json::mesh::Semantic::Weights(0)),
-                b.normalised(
-                    weights,
-                    n,
-                    json::accessor::ComponentType::U8,
-                    json::accessor::Type::Vec4,
-                    Some(T::ArrayBuffer),
-                ),
-            );
-            let (indices, component) = if n <= u16::MAX as usize {
-                (
-                    Data::Bytes(
-                        g.indices
-                            .iter()
-                            .flat_map(|&i| (i as u16).to_le_bytes())
-                            .collect(),
-                    ),
-                    json::accessor::ComponentType::U16,
-                )
-            } else {
-                (
-                    Data::Bytes(g.indices.iter().flat_map(|&i| i.to_le_bytes()).collect()),
-                    json::accessor::ComponentType::U32,
-                )
-            };
-            let indices = b.accessor(
-                indices,
-                g.indices.len(),
-                component,
-                json::accessor::Type::Scalar,
-                Some(T::ElementArrayBuffer),
-                None,
-            );
-            // The material as the first part drew it: every part of the group shares it and
-            // its attributes, so its shading is theirs.
-            let material = materials.of(b, first)?;
-            primitives.push(json::mesh::Primitive {
-                attributes,
-                extensions: None,
-                extras: Default::default(),
-                indices: Some(indices),
-                material,
-                mode: Valid(json::mesh::Mode::Triangles),
-                targets: None,
-            });
         }
         if primitives.is_empty() {
             continue;
@@ -328,37 +162,274 @@ pub(super) fn add_skin_meshes<'a>(
             primitives,
             weights: None,
         }));
-        // Inverted as affine maps: glTF asks for a last row of exactly (0, 0, 0, 1).
-        let inverse: Vec<[f32; 16]> = skin
-            .joints
-            .iter()
-            .map(|j| {
-                placed
-                    .get(j)
-                    .map_or(Mat4::IDENTITY, |m| {
-                        Mat4::from(Affine3A::from_mat4(*m).inverse())
-                    })
-                    .to_cols_array()
-            })
-            .collect();
-        out.inverse_binds = Some(
-            b.accessor(
+        out.inverse_binds = Some(inverse_binds(b, &skin.joints, &placed));
+    }
+    Ok(())
+}
+
+/// The parts of `skin` (its bones' meshes that the plan `absorbed`) merged into one set of
+/// arrays per material and set of attributes, keyed by them (merged ones must agree), each
+/// vertex in the root's space with its joint.
+fn merged_parts<'a>(
+    scene: &'a Scene,
+    skin: &Skin,
+    placed: &BTreeMap<NodeId, Mat4>,
+    absorbed: &[bool],
+    colours: ColourSet,
+) -> BTreeMap<(Option<u32>, bool, bool, bool), Merged<'a>> {
+    let slot: BTreeMap<NodeId, u16> = skin
+        .joints
+        .iter()
+        .enumerate()
+        .map(|(k, &j)| (j, k as u16))
+        .collect();
+    let mut groups: BTreeMap<(Option<u32>, bool, bool, bool), Merged<'a>> = BTreeMap::new();
+    for (i, n) in scene.nodes.iter().enumerate() {
+        let (Some(mesh), Some(parent)) = (n.mesh, n.parent) else {
+            continue;
+        };
+        let (Some(&joint), Some(bone)) = (slot.get(&parent), placed.get(&parent)) else {
+            continue;
+        };
+        if !absorbed[i] {
+            continue;
+        }
+        let Some(mesh) = scene.meshes.get(mesh as usize) else {
+            continue;
+        };
+        let m = *bone * n.transform.matrix();
+        for p in mesh.primitives.iter().filter(|p| !p.indices.is_empty()) {
+            let count = p.positions.len();
+            let normals = p.normals.as_ref().filter(|v| v.len() == count);
+            let cols = p.colours(colours).filter(|v| v.len() == count);
+            let uvs = p.uvs.as_ref().filter(|v| v.len() == count);
+            groups
+                .entry((p.material, normals.is_some(), cols.is_some(), uvs.is_some()))
+                .or_default()
+                .add(p, m, joint, (normals, cols, uvs));
+        }
+    }
+    groups
+}
+
+/// The arrays a part brings beside its positions, where it has them for every vertex.
+type PartArrays<'a> = (
+    Option<&'a Vec<[f32; 3]>>,
+    Option<&'a [[u8; 4]]>,
+    Option<&'a Vec<[f32; 2]>>,
+);
+
+impl<'s> Merged<'s> {
+    /// Part `p`, placed by `m` in the root's space, on `joint`.
+    fn add(&mut self, p: &'s Primitive, m: Mat4, joint: u16, (normals, cols, uvs): PartArrays) {
+        let turn = Mat3::from_mat4(m).inverse().transpose();
+        self.first.get_or_insert(p);
+        let base = self.positions.len() as u32;
+        self.positions.extend(p.positions.iter().map(|v| {
+            if v.iter().all(|x| x.is_finite()) {
+                m.transform_point3(Vec3::from(*v)).to_array()
+            } else {
+                [0.0; 3]
+            }
+        }));
+        if let Some(normals) = normals {
+            self.normals.extend(normals.iter().map(|v| {
+                (turn * Vec3::from(*v))
+                    .try_normalize()
+                    .unwrap_or(Vec3::Z)
+                    .to_array()
+            }));
+        }
+        if let Some(cols) = cols {
+            self.colours.extend_from_slice(cols);
+        }
+        if let Some(uvs) = uvs {
+            self.uvs.extend_from_slice(uvs);
+        }
+        self.joints
+            .extend(std::iter::repeat_n(joint, p.positions.len()));
+        self.indices.extend(p.indices.iter().map(|&x| base + x));
+    }
+
+    /// The merged arrays as the primitive's attributes, with each vertex's joint (of a skin of
+    /// `joint_count`) and its whole weight.
+    fn attributes(
+        &self,
+        b: &mut Builder,
+        joint_count: usize,
+    ) -> BTreeMap<json::validation::Checked<json::mesh::Semantic>, Index<json::Accessor>> {
+        use json::buffer::Target as T;
+        let n = self.positions.len();
+        let mut attributes = BTreeMap::new();
+        let finite = bounds(self.positions.iter().copied());
+        attributes.insert(
+            Valid(json::mesh::Semantic::Positions),
+            b.floats(
+                super::float_bytes(&self.positions),
+                n,
+                Some(T::ArrayBuffer),
+                Some(finite),
+            ),
+        );
+        if !self.normals.is_empty() {
+            attributes.insert(
+                Valid(json::mesh::Semantic::Normals),
+                b.floats::<3>(
+                    super::float_bytes(&self.normals),
+                    n,
+                    Some(T::ArrayBuffer),
+                    None,
+                ),
+            );
+        }
+        if !self.colours.is_empty() {
+            let linear: Vec<[f32; 4]> = self.colours.iter().map(super::linear_colour).collect();
+            attributes.insert(
+                Valid(json::mesh::Semantic::Colors(0)),
+                b.floats::<4>(super::float_bytes(&linear), n, Some(T::ArrayBuffer), None),
+            );
+        }
+        if !self.uvs.is_empty() {
+            let finite: Vec<[f32; 2]> = self
+                .uvs
+                .iter()
+                .map(|v| {
+                    if v.iter().all(|x| x.is_finite()) {
+                        *v
+                    } else {
+                        [0.0; 2]
+                    }
+                })
+                .collect();
+            attributes.insert(
+                Valid(json::mesh::Semantic::TexCoords(0)),
+                b.floats::<2>(super::float_bytes(&finite), n, Some(T::ArrayBuffer), None),
+            );
+        }
+        self.add_joints(b, joint_count, &mut attributes);
+        attributes
+    }
+
+    /// JOINTS_0 (a joint index per vertex, the first of four; the others weigh nothing) and
+    /// WEIGHTS_0 (all of each vertex on its one joint).
+    fn add_joints(
+        &self,
+        b: &mut Builder,
+        joint_count: usize,
+        attributes: &mut BTreeMap<
+            json::validation::Checked<json::mesh::Semantic>,
+            Index<json::Accessor>,
+        >,
+    ) {
+        use json::buffer::Target as T;
+        let n = self.positions.len();
+        let (joints, component) = if joint_count <= 256 {
+            (
                 Data::Bytes(
-                    inverse
+                    self.joints
                         .iter()
-                        .flatten()
-                        .flat_map(|x| x.to_le_bytes())
+                        .flat_map(|&j| [j as u8, 0, 0, 0])
                         .collect(),
                 ),
-                inverse.len(),
-                json::accessor::ComponentType::F32,
-                json::accessor::Type::Mat4,
-                None,
+                json::accessor::ComponentType::U8,
+            )
+        } else {
+            (
+                Data::Bytes(
+                    self.joints
+                        .iter()
+                        .flat_map(|&j| [j.to_le_bytes(), [0, 0], [0, 0], [0, 0]].concat())
+                        .collect(),
+                ),
+                json::accessor::ComponentType::U16,
+            )
+        };
+        attributes.insert(
+            Valid(json::mesh::Semantic::Joints(0)),
+            b.accessor(
+                joints,
+                n,
+                component,
+                json::accessor::Type::Vec4,
+                Some(T::ArrayBuffer),
                 None,
             ),
         );
+        // 255 of 255, a normalised byte.
+        let weights = Data::Bytes([255u8, 0, 0, 0].repeat(n));
+        attributes.insert(
+            Valid(json::mesh::Semantic::Weights(0)),
+            b.normalised(
+                weights,
+                n,
+                json::accessor::ComponentType::U8,
+                json::accessor::Type::Vec4,
+                Some(T::ArrayBuffer),
+            ),
+        );
     }
-    Ok(())
+}
+
+/// The triangles' indices into `vertices` vertices, as 16 bits where they fit.
+fn index_accessor(b: &mut Builder, indices: &[u32], vertices: usize) -> Index<json::Accessor> {
+    let (bytes, component) = if vertices <= u16::MAX as usize {
+        (
+            Data::Bytes(
+                indices
+                    .iter()
+                    .flat_map(|&i| (i as u16).to_le_bytes())
+                    .collect(),
+            ),
+            json::accessor::ComponentType::U16,
+        )
+    } else {
+        (
+            Data::Bytes(indices.iter().flat_map(|&i| i.to_le_bytes()).collect()),
+            json::accessor::ComponentType::U32,
+        )
+    };
+    b.accessor(
+        bytes,
+        indices.len(),
+        component,
+        json::accessor::Type::Scalar,
+        Some(json::buffer::Target::ElementArrayBuffer),
+        None,
+    )
+}
+
+/// The inverse bind matrix of each of `joints` (placed in the root's space by `placed`),
+/// inverted as affine maps: glTF asks for a last row of exactly (0, 0, 0, 1).
+fn inverse_binds(
+    b: &mut Builder,
+    joints: &[NodeId],
+    placed: &BTreeMap<NodeId, Mat4>,
+) -> Index<json::Accessor> {
+    let inverse: Vec<[f32; 16]> = joints
+        .iter()
+        .map(|j| {
+            placed
+                .get(j)
+                .map_or(Mat4::IDENTITY, |m| {
+                    Mat4::from(Affine3A::from_mat4(*m).inverse())
+                })
+                .to_cols_array()
+        })
+        .collect();
+    b.accessor(
+        Data::Bytes(
+            inverse
+                .iter()
+                .flatten()
+                .flat_map(|x| x.to_le_bytes())
+                .collect(),
+        ),
+        inverse.len(),
+        json::accessor::ComponentType::F32,
+        json::accessor::Type::Mat4,
+        None,
+        None,
+    )
 }
 
 /// In one glTF scene (`index`: the glTF node of each scene node it shows), each skin whose
