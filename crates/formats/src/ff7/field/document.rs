@@ -6,8 +6,8 @@
 
 use super::entrances::{self, Entrance};
 use super::raw::{
-    Camera, DatFile, EncounterTable, LoaderRecord, ScriptCode, ScriptSection, TileMap, Triggers,
-    Walkmesh, ARROWS_AT, ARROW_FLAGS_AT, BG_TRIGGERS_AT, CAMERA, GATEWAYS_AT, HEADER,
+    Camera, DatFile, Dialogue, EncounterTable, LoaderRecord, ScriptCode, ScriptSection, TileMap,
+    Triggers, Walkmesh, ARROWS_AT, ARROW_FLAGS_AT, BG_TRIGGERS_AT, CAMERA, GATEWAYS_AT, HEADER,
     SCRIPTS_PER_ACTOR, SCRIPT_HEADER, SECTION_NAMES, SLOTS,
 };
 use super::tiles::{Tile, LAYERS, RECORD};
@@ -322,6 +322,36 @@ fn script_rows(s: &ScriptSection, bytes: &[u8], rows: &mut Vec<Pending>) {
                 .collect(),
         ));
     }
+    script_table_rows(s, rows);
+    script_code_rows(s, bytes, rows);
+    // The music blocks after the dialogue, kept as they are.
+    let mut music: Vec<usize> = s
+        .akao
+        .iter()
+        .map(|&(_, o)| at + o as usize)
+        .filter(|&o| o >= at + s.text_offset as usize && o < s.range.end)
+        .collect();
+    music.sort_unstable();
+    for (k, &from) in music.iter().enumerate() {
+        let to = music.get(k + 1).copied().unwrap_or(s.range.end);
+        let mut p = row(
+            from,
+            to,
+            "music",
+            format!("music block {k}"),
+            "AKAO sequence (not read)".into(),
+        );
+        p.opaque = true;
+        rows.push(p);
+    }
+    if let Some(dlg) = &s.dialogue {
+        let dialogue_end = music.first().copied().unwrap_or(s.range.end);
+        dialogue_rows(dlg, dialogue_end, rows);
+    }
+}
+
+/// The script table: each actor's 32 entry points.
+fn script_table_rows(s: &ScriptSection, rows: &mut Vec<Pending>) {
     let table_end = s.table_at + 2 * SCRIPTS_PER_ACTOR * s.table.len();
     rows.push(row(
         s.table_at,
@@ -350,6 +380,10 @@ fn script_rows(s: &ScriptSection, bytes: &[u8], rows: &mut Vec<Pending>) {
                 .collect(),
         ));
     }
+}
+
+/// Each distinct script and its opcodes.
+fn script_code_rows(s: &ScriptSection, bytes: &[u8], rows: &mut Vec<Pending>) {
     for c in &s.scripts {
         rows.push(script_row(c, s));
         for op in &c.ops {
@@ -379,80 +413,62 @@ fn script_rows(s: &ScriptSection, bytes: &[u8], rows: &mut Vec<Pending>) {
             ));
         }
     }
-    // The music blocks after the dialogue, kept as they are.
-    let mut music: Vec<usize> = s
-        .akao
-        .iter()
-        .map(|&(_, o)| at + o as usize)
-        .filter(|&o| o >= at + s.text_offset as usize && o < s.range.end)
-        .collect();
-    music.sort_unstable();
-    for (k, &from) in music.iter().enumerate() {
-        let to = music.get(k + 1).copied().unwrap_or(s.range.end);
-        let mut p = row(
-            from,
-            to,
-            "music",
-            format!("music block {k}"),
-            "AKAO sequence (not read)".into(),
-        );
-        p.opaque = true;
-        rows.push(p);
-    }
-    if let Some(dlg) = &s.dialogue {
-        let dialogue_end = music.first().copied().unwrap_or(s.range.end);
-        rows.push(row(
+}
+
+/// The dialogue up to `dialogue_end`: its string offsets, each string, and the bytes
+/// between them that no offset names.
+fn dialogue_rows(dlg: &Dialogue, dialogue_end: usize, rows: &mut Vec<Pending>) {
+    rows.push(row(
+        dlg.at,
+        dialogue_end,
+        "dialogue",
+        "dialogue".into(),
+        count(dlg.strings.len(), "string"),
+    ));
+    let mut table = vec![f(dlg.at, 2, "u16 strings", dlg.count)];
+    table.extend(dlg.offsets.iter().enumerate().map(|(k, o)| {
+        f(
+            dlg.at + 2 + 2 * k,
+            2,
+            &format!("u16 string {k}'s offset"),
+            o,
+        )
+    }));
+    rows.push(with(
+        row(
             dlg.at,
-            dialogue_end,
-            "dialogue",
-            "dialogue".into(),
-            count(dlg.strings.len(), "string"),
+            dlg.at + 2 + 2 * dlg.offsets.len(),
+            "offsets",
+            "string offsets".into(),
+            String::new(),
+        ),
+        table,
+    ));
+    for (k, (r, text)) in dlg.strings.iter().enumerate() {
+        rows.push(row(
+            r.start,
+            r.end,
+            "string",
+            format!("string {k}"),
+            text.clone(),
         ));
-        let mut table = vec![f(dlg.at, 2, "u16 strings", dlg.count)];
-        table.extend(dlg.offsets.iter().enumerate().map(|(k, o)| {
-            f(
-                dlg.at + 2 + 2 * k,
-                2,
-                &format!("u16 string {k}'s offset"),
-                o,
-            )
-        }));
-        rows.push(with(
-            row(
-                dlg.at,
-                dlg.at + 2 + 2 * dlg.offsets.len(),
-                "offsets",
-                "string offsets".into(),
-                String::new(),
-            ),
-            table,
-        ));
-        for (k, (r, text)) in dlg.strings.iter().enumerate() {
+    }
+    // What lies between the strings (and after the last) that no offset names.
+    let mut named: Vec<(usize, usize)> =
+        dlg.strings.iter().map(|(r, _)| (r.start, r.end)).collect();
+    named.sort_unstable();
+    let mut at = dlg.at + 2 + 2 * dlg.offsets.len();
+    for (from, to) in named.into_iter().chain([(dialogue_end, dialogue_end)]) {
+        if from > at {
             rows.push(row(
-                r.start,
-                r.end,
-                "string",
-                format!("string {k}"),
-                text.clone(),
+                at,
+                from,
+                "unnamed",
+                "bytes no string offset names".into(),
+                count(from - at, "byte"),
             ));
         }
-        // What lies between the strings (and after the last) that no offset names.
-        let mut named: Vec<(usize, usize)> =
-            dlg.strings.iter().map(|(r, _)| (r.start, r.end)).collect();
-        named.sort_unstable();
-        let mut at = dlg.at + 2 + 2 * dlg.offsets.len();
-        for (from, to) in named.into_iter().chain([(dialogue_end, dialogue_end)]) {
-            if from > at {
-                rows.push(row(
-                    at,
-                    from,
-                    "unnamed",
-                    "bytes no string offset names".into(),
-                    count(from - at, "byte"),
-                ));
-            }
-            at = at.max(to);
-        }
+        at = at.max(to);
     }
 }
 
@@ -1386,7 +1402,44 @@ fn camera_rows(c: &Camera, rows: &mut Vec<Pending>) {
 
 fn trigger_rows(t: &Triggers, rows: &mut Vec<Pending>) {
     let s = t.at;
+    rows.push(triggers_header_row(t));
+    gateway_rows(t, rows);
+    bg_trigger_rows(t, rows);
     rows.push(with(
+        row(
+            s + ARROW_FLAGS_AT,
+            s + ARROWS_AT,
+            "arrow_flags",
+            "exit arrows shown".into(),
+            String::new(),
+        ),
+        (0..SLOTS)
+            .map(|k| {
+                f(
+                    s + ARROW_FLAGS_AT + k,
+                    1,
+                    &format!("u8 gateway {k}'s arrow"),
+                    t.arrow_flags[k],
+                )
+            })
+            .collect(),
+    ));
+    let mut arrows = row(
+        s + ARROWS_AT,
+        s + 740,
+        "arrows",
+        "extra arrows".into(),
+        String::new(),
+    );
+    arrows.opaque = true;
+    rows.push(arrows);
+}
+
+/// The triggers section's header: the field's name, the control direction, the camera's
+/// focus height, the scroll range and the layers' sizes, scroll and parallax.
+fn triggers_header_row(t: &Triggers) -> Pending {
+    let s = t.at;
+    with(
         row(
             s,
             s + GATEWAYS_AT,
@@ -1433,7 +1486,12 @@ fn trigger_rows(t: &Triggers, rows: &mut Vec<Pending>) {
             ),
             f(s + 0x30, 8, "unused", hex_of(&t.rest[28..36])),
         ],
-    ));
+    )
+}
+
+/// The gateways, each used one, and the unused slots.
+fn gateway_rows(t: &Triggers, rows: &mut Vec<Pending>) {
+    let s = t.at;
     rows.push(row(
         s + GATEWAYS_AT,
         s + BG_TRIGGERS_AT,
@@ -1481,6 +1539,11 @@ fn trigger_rows(t: &Triggers, rows: &mut Vec<Pending>) {
         "gateway slot",
         "not used (map 0x7FFF)",
     );
+}
+
+/// The background triggers, each used one, and the unused slots.
+fn bg_trigger_rows(t: &Triggers, rows: &mut Vec<Pending>) {
+    let s = t.at;
     rows.push(row(
         s + BG_TRIGGERS_AT,
         s + ARROW_FLAGS_AT,
@@ -1520,34 +1583,6 @@ fn trigger_rows(t: &Triggers, rows: &mut Vec<Pending>) {
         "background trigger slot",
         "not used (byte 0xFF)",
     );
-    rows.push(with(
-        row(
-            s + ARROW_FLAGS_AT,
-            s + ARROWS_AT,
-            "arrow_flags",
-            "exit arrows shown".into(),
-            String::new(),
-        ),
-        (0..SLOTS)
-            .map(|k| {
-                f(
-                    s + ARROW_FLAGS_AT + k,
-                    1,
-                    &format!("u8 gateway {k}'s arrow"),
-                    t.arrow_flags[k],
-                )
-            })
-            .collect(),
-    ));
-    let mut arrows = row(
-        s + ARROWS_AT,
-        s + 740,
-        "arrows",
-        "extra arrows".into(),
-        String::new(),
-    );
-    arrows.opaque = true;
-    rows.push(arrows);
 }
 
 fn encounter_rows(tables: &[EncounterTable; 2], rows: &mut Vec<Pending>) {

@@ -267,6 +267,17 @@ fn join(values: &[f32], sep: &str, f: impl Fn(f32) -> String) -> String {
 impl Info {
     /// The info panel's rows.
     pub fn rows(&self) -> Vec<InfoRow> {
+        let mut rows = self.file_rows();
+        self.object_rows(&mut rows);
+        self.resolution_rows(&mut rows);
+        self.word_rows(&mut rows);
+        self.definition_rows(&mut rows);
+        self.finding_rows(&mut rows);
+        rows
+    }
+
+    /// What the file is: its kind, bytes, length fields, unit and scale.
+    fn file_rows(&self) -> Vec<InfoRow> {
         let mut rows = vec![
             InfoRow::new(
                 "format",
@@ -312,6 +323,11 @@ impl Info {
         if let Some(s) = self.scale {
             rows.push(InfoRow::new("scale", num(s)));
         }
+        rows
+    }
+
+    /// Each object's levels of detail and light points, what LOD 0 draws, and its bounds.
+    fn object_rows(&self, rows: &mut Vec<InfoRow>) {
         for o in &self.objects {
             let lods: Vec<String> = o
                 .lods
@@ -354,6 +370,10 @@ impl Info {
                 format!("min ({}) max ({})", f(&b.min), f(&b.max)),
             ));
         }
+    }
+
+    /// How each named material and texture map resolved, where the scene's build said.
+    fn resolution_rows(&self, rows: &mut Vec<InfoRow>) {
         for r in self.material_resolution.iter().flatten() {
             let label = format!("material {}", r.reference);
             rows.push(match (&r.library, r.found, &r.library_error) {
@@ -392,6 +412,10 @@ impl Info {
                 Some(why) => InfoRow::warning(label, format!("checker: {why}")),
             });
         }
+    }
+
+    /// The SPECIAL words: verbatim, as damage zones, behaviours and unknown words.
+    fn word_rows(&self, rows: &mut Vec<InfoRow>) {
         if !self.specials.is_empty() {
             rows.push(InfoRow::new("specials", self.specials.join(" · ")));
         }
@@ -432,6 +456,10 @@ impl Info {
                 .collect();
             rows.push(InfoRow::new("unknown words", words.join(" · ")));
         }
+    }
+
+    /// The textures and materials the file defines, and the tags no table knows.
+    fn definition_rows(&self, rows: &mut Vec<InfoRow>) {
         for t in &self.textures {
             let scroll = t.scroll.map_or(String::new(), |s| {
                 format!(" · scroll {}", join(&s, " ", num))
@@ -465,6 +493,10 @@ impl Info {
                     .join(", "),
             ));
         }
+    }
+
+    /// The findings, and how many were not listed.
+    fn finding_rows(&self, rows: &mut Vec<InfoRow>) {
         for d in &self.diagnostics {
             rows.push(InfoRow::warning(
                 format!("warning @{}", d.offset),
@@ -477,6 +509,5 @@ impl Info {
                 format!("{} not listed", self.diagnostics_dropped),
             ));
         }
-        rows
     }
 }
