@@ -58,8 +58,8 @@ fi
 export RELICVIEW_BIN=$PWD/target/debug/relicview
 step "tsc: the page's modules and workers against the core's own declarations (pkg/relicview.d.ts)"
 tests/e2e/node_modules/.bin/tsc -p tsconfig.json
-tests/e2e/node_modules/.bin/tsc -p www/workers.tsconfig.json
-tests/e2e/node_modules/.bin/tsc -p www/webm.tsconfig.json
+tests/e2e/node_modules/.bin/tsc -p www/workers/tsconfig.json
+tests/e2e/node_modules/.bin/tsc -p www/ground/webm.tsconfig.json
 step "browser tests (two files at a time, those that time the page's own tasks alone after them; each file's time after it; a failing file fails the run at the end)"
 # Every file and every test has an end: a test that runs past E2E_TEST_MS fails naming
 # itself, a file past E2E_FILE_S is stopped and fails the run, saying so.

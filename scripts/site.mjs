@@ -5,9 +5,9 @@
 //   imports;
 // - every file but index.html named by its content (name.HASH.ext under assets/), so that a
 //   host can let browsers keep them for good (docs/publishing.md, "Caching") and a page
-//   never mixes the files of two builds: www/assets.js, the one table of where the page's
+//   never mixes the files of two builds: www/ground/assets.js, the one table of where the page's
 //   files are, is replaced by their hashed names;
-// - index.html naming them, with www/early.js inlined (the core's download and a link's
+// - index.html naming them, with www/shell/early.js inlined (the core's download and a link's
 //   fetches start before the page's scripts) and the core's glue preloaded;
 // - beside each, the same bytes compressed (.br: brotli 11, .gz: gzip 9), which a host sends
 //   to a browser that accepts them (nginx's brotli_static and gzip_static; relicview serve)
@@ -21,7 +21,7 @@
 
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import * as esbuild from 'esbuild';
@@ -57,7 +57,7 @@ function hashed(base, ext, bytes) {
   return name;
 }
 
-// The page's table of files (www/assets.js): each name to its hashed file, beside the
+// The page's table of files (www/ground/assets.js): each name to its hashed file, beside the
 // script that reads the table (all of them sit in assets/).
 const table = {};
 const assetsModule =
@@ -67,7 +67,7 @@ const withTable = {
   name: 'relicview-assets',
   setup(build) {
     build.onResolve({ filter: /(^|\/)assets\.js$/ }, args =>
-      resolve(args.resolveDir, args.path) === join(repo, 'www/assets.js')
+      resolve(args.resolveDir, args.path) === join(repo, 'www/ground/assets.js')
         ? { path: 'assets', namespace: 'relicview-assets' }
         : undefined,
     );
@@ -97,7 +97,7 @@ async function bundle(entry) {
 }
 
 // The wasm modules, and their glue (imported by URL: a fresh import is a fresh instance,
-// www/core.js).
+// www/ground/core.js).
 for (const [key, name] of [
   ['core', 'relicview'],
   ['containers', 'relicview_containers'],
@@ -114,23 +114,23 @@ for (const [key, name] of [
 // The workers (each bundled with what it imports, the glue it runs included), and the
 // WebM writer, bundled with Mediabunny.
 for (const [key, file] of [
-  ['containerWorker', 'container-worker'],
-  ['openWorker', 'open-worker'],
-  ['headWorker', 'head-worker'],
-  ['thumbWorker', 'thumb-worker'],
+  ['containerWorker', 'workers/container-worker'],
+  ['openWorker', 'workers/open-worker'],
+  ['headWorker', 'workers/head-worker'],
+  ['thumbWorker', 'workers/thumb-worker'],
   // (Not a worker: the WebM writer the page imports when a capture makes a video.)
-  ['webm', 'webm'],
+  ['webm', 'ground/webm'],
 ]) {
-  table[key] = hashed(file, 'js', await bundle(`www/${file}.js`));
+  table[key] = hashed(basename(file), 'js', await bundle(`www/${file}.js`));
 }
-const page = hashed('main', 'js', await bundle('www/main.js'));
+const page = hashed('main', 'js', await bundle('www/shell/main.js'));
 const css = await esbuild.transform(readFileSync(join(repo, 'www/style.css'), 'utf8'), {
   loader: 'css',
   minify: true,
 });
 const style = hashed('style', 'css', Buffer.from(css.code));
 const early = (
-  await esbuild.transform(readFileSync(join(repo, 'www/early.js'), 'utf8'), {
+  await esbuild.transform(readFileSync(join(repo, 'www/shell/early.js'), 'utf8'), {
     minify: true,
     target: 'es2022',
   })
@@ -145,11 +145,11 @@ const replace = (from, to) => {
 };
 replace('<link rel="stylesheet" href="www/style.css">', `<link rel="stylesheet" href="assets/${style}">`);
 replace(
-  '<script src="www/early.js" data-core="pkg/relicview_bg.wasm"></script>',
+  '<script src="www/shell/early.js" data-core="pkg/relicview_bg.wasm"></script>',
   `<script data-core="assets/${table.core}">${early}</script>\n  <link rel="modulepreload" href="assets/${table.coreGlue}">`,
 );
 replace(
-  '<script type="module" src="www/main.js"></script>',
+  '<script type="module" src="www/shell/main.js"></script>',
   `<script type="module" src="assets/${page}"></script>`,
 );
 writeCompressed(join(building, 'index.html'), Buffer.from(html));

@@ -589,11 +589,29 @@ fn the_glue_and_the_page_are_split_into_files_a_reader_can_hold() {
     }
 }
 
+/// The page's scripts: every .js file in www/'s tier folders (www/ground/state.js …).
+fn page_files() -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for folder in std::fs::read_dir(Path::new(ROOT).join("www")).unwrap() {
+        let folder = folder.unwrap().path();
+        if !folder.is_dir() {
+            continue;
+        }
+        for e in std::fs::read_dir(&folder).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "js") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 #[test]
 fn the_page_state_is_defined_in_one_place() {
     // `state.x = …` only for fields the state module defines.
-    let www = Path::new(ROOT).join("www");
-    let defined = std::fs::read_to_string(www.join("state.js")).unwrap();
+    let defined = std::fs::read_to_string(Path::new(ROOT).join("www/ground/state.js")).unwrap();
     let start = defined
         .find("export const state = {")
         .expect("state.js defines the state");
@@ -606,11 +624,7 @@ fn the_page_state_is_defined_in_one_place() {
         .filter_map(|l| l.trim().split_once(':').map(|(k, _)| k.trim()))
         .filter(|k| k.chars().all(|c| c.is_ascii_alphanumeric()))
         .collect();
-    for e in std::fs::read_dir(&www).unwrap() {
-        let p = e.unwrap().path();
-        if p.extension().is_none_or(|x| x != "js") {
-            continue;
-        }
+    for p in page_files() {
         let text = std::fs::read_to_string(&p).unwrap();
         for (at, _) in text.match_indices("state.") {
             if at > 0
@@ -636,35 +650,62 @@ fn the_page_state_is_defined_in_one_place() {
     }
 }
 
-/// The page's modules (www/*.js): each one's name (without `.js`) and its code, its comment
-/// lines left out.
+/// The page's modules (www/<folder>/*.js): each one's name (without `.js`) and its code, its
+/// comment lines left out.
 fn page_modules() -> Vec<(String, String)> {
+    page_modules_in_folders()
+        .into_iter()
+        .map(|(name, _, code)| (name, code))
+        .collect()
+}
+
+/// [`page_modules`] with the folder each is in.
+fn page_modules_in_folders() -> Vec<(String, String, String)> {
     let mut out = Vec::new();
-    for e in std::fs::read_dir(Path::new(ROOT).join("www")).unwrap() {
-        let p = e.unwrap().path();
-        if p.extension().is_none_or(|x| x != "js") {
-            continue;
-        }
+    for p in page_files() {
+        let folder = p
+            .parent()
+            .and_then(Path::file_name)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         let code: String = std::fs::read_to_string(&p)
             .unwrap()
             .lines()
             .filter(|l| !l.trim_start().starts_with("//"))
             .collect::<Vec<_>>()
             .join("\n");
-        out.push((p.file_stem().unwrap().to_string_lossy().into_owned(), code));
+        out.push((
+            p.file_stem().unwrap().to_string_lossy().into_owned(),
+            folder,
+            code,
+        ));
     }
     out
 }
 
 /// The page modules a module's code imports statically. An import names its module after
 /// `from` (on the import's last line, when the formatter breaks a long one) or, for its
-/// effects alone, right after `import`.
+/// effects alone, right after `import`, by a path to its own folder (`./state.js`) or to a
+/// sibling folder (`../ground/state.js`); the wasm modules' glue (`../../pkg/…`) is not a
+/// page module.
 fn page_imports(code: &str) -> Vec<String> {
+    page_import_paths(code)
+        .into_iter()
+        .map(|path| path.rsplit('/').next().unwrap_or(&path).to_string())
+        .collect()
+}
+
+/// The paths of [`page_imports`], as written, without `.js`.
+fn page_import_paths(code: &str) -> Vec<String> {
     code.lines()
         .filter_map(|l| {
-            l.split_once(" from './")
-                .or_else(|| l.split_once("import './"))
+            l.split_once(" from '")
+                .or_else(|| l.split_once("import '"))
                 .map(|(_, rest)| rest)
+        })
+        .filter(|rest| {
+            rest.starts_with("./") || rest.starts_with("../") && !rest.starts_with("../../")
         })
         .filter_map(|rest| rest.split(".js'").next())
         .map(str::to_string)
@@ -697,14 +738,9 @@ fn no_page_module_calls_up_through_the_api_or_an_event_and_the_viewpoint_has_one
     // event the page sends is `relicview:frame`, outward, for scripts (docs/api.md). And
     // state.viewpoint, which fly mode reads, is written by controls.js alone (the others ask
     // it to leave the viewpoint).
-    let www = Path::new(ROOT).join("www");
     let mut writers = BTreeSet::new();
     let mut answering = BTreeSet::new();
-    for e in std::fs::read_dir(&www).unwrap() {
-        let p = e.unwrap().path();
-        if p.extension().is_none_or(|x| x != "js") {
-            continue;
-        }
+    for p in page_files() {
         let name = p.file_name().unwrap().to_string_lossy().into_owned();
         let code: String = std::fs::read_to_string(&p)
             .unwrap()
@@ -745,7 +781,7 @@ fn no_page_module_calls_up_through_the_api_or_an_event_and_the_viewpoint_has_one
     );
 }
 
-/// The fields of `state` (www/state.js) a piece of page code writes: `state.f = …`,
+/// The fields of `state` (www/ground/state.js) a piece of page code writes: `state.f = …`,
 /// `state.f.g = …` (a part of it), `state.f += …`, `state.f++`, `++state.f` and the like.
 fn state_fields_written(code: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
@@ -823,19 +859,43 @@ fn page_table() -> BTreeMap<String, (usize, String, BTreeSet<String>)> {
 
 #[test]
 fn the_page_modules_are_as_the_architecture_draws_them() {
-    // Every module in the table and every one of the table a module; each import to its own
-    // tier or one before it; the state fields each writes are the ones the table says it
-    // owns, and it writes each of them. ("apart": the workers and early.js, which import
-    // only each other.)
+    // Every module in the table and every one of the table a module, in the folder of its
+    // tier (www/ground/, www/panes/ …; "apart", the workers, which import only each other:
+    // www/workers/); each import to its own tier or one before it, by its folder; the state
+    // fields each writes are the ones the table says it owns, and it writes each of them.
     let table = page_table();
+    let folder_of = |tier: &str| {
+        if tier == "apart" {
+            "workers".to_string()
+        } else {
+            tier.to_string()
+        }
+    };
     let mut modules = BTreeSet::new();
     let mut wrong = Vec::new();
-    for (name, code) in page_modules() {
+    for (name, folder, code) in page_modules_in_folders() {
         modules.insert(name.clone());
         let Some((tier, tier_name, owns)) = table.get(&name) else {
             wrong.push(format!("{name}.js is not in docs/architecture.md's table"));
             continue;
         };
+        if folder != folder_of(tier_name) {
+            wrong.push(format!(
+                "{name}.js ({tier_name}) is in www/{folder}/, not www/{}/",
+                folder_of(tier_name)
+            ));
+        }
+        for path in page_import_paths(&code) {
+            let imported = path.rsplit('/').next().unwrap_or(&path);
+            let expected = match table.get(imported) {
+                Some((_, t_name, _)) if folder_of(t_name) == folder => format!("./{imported}"),
+                Some((_, t_name, _)) => format!("../{}/{imported}", folder_of(t_name)),
+                None => continue,
+            };
+            if path != expected {
+                wrong.push(format!("{name}.js imports {path}.js, not {expected}.js"));
+            }
+        }
         for imported in page_imports(&code) {
             let imported = imported.as_str();
             match table.get(imported) {
@@ -897,13 +957,11 @@ fn each_page_state_field_is_written_by_one_module() {
 
 #[test]
 fn every_page_module_is_type_checked() {
-    // ./test.sh runs tsc over www/ (tsconfig.json, www/workers.tsconfig.json) against the
+    // ./test.sh runs tsc over www/ (tsconfig.json, www/workers/tsconfig.json) against the
     // core's generated declarations; each module says so at its top, for editors too.
-    let www = Path::new(ROOT).join("www");
     let mut modules = 0;
-    for e in std::fs::read_dir(&www).unwrap() {
-        let p = e.unwrap().path();
-        if p.extension().is_some_and(|x| x == "js") {
+    for p in page_files() {
+        {
             let code = std::fs::read_to_string(&p).unwrap();
             assert!(
                 code.starts_with("// @ts-check\n"),
@@ -955,7 +1013,7 @@ fn element_type(tag: &str) -> &'static str {
 
 #[test]
 fn the_page_elements_by_id_are_index_html_s_id_for_id_and_tag_for_tag() {
-    // `$(id)` (www/state.js) is typed by www/page-elements.d.ts: an id missing there does not
+    // `$(id)` (www/ground/state.js) is typed by www/ground/page-elements.d.ts: an id missing there does not
     // type-check, and one typed as another element than index.html makes would lie to tsc.
     let html = std::fs::read_to_string(Path::new(ROOT).join("index.html")).unwrap();
     let mut from_html = BTreeMap::new();
@@ -984,7 +1042,8 @@ fn the_page_elements_by_id_are_index_html_s_id_for_id_and_tag_for_tag() {
         from_html.len() > 100,
         "the reader finds the ids: {from_html:?}"
     );
-    let typed = std::fs::read_to_string(Path::new(ROOT).join("www/page-elements.d.ts")).unwrap();
+    let typed =
+        std::fs::read_to_string(Path::new(ROOT).join("www/ground/page-elements.d.ts")).unwrap();
     let from_types: BTreeMap<String, &str> = typed
         .lines()
         .filter_map(|l| l.trim().split_once(": "))

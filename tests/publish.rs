@@ -352,7 +352,7 @@ fn publish_refuses_a_site_that_is_not_built_and_says_how_to_build_it() {
     let tree = dir.join("tree");
     for (p, b) in [
         ("index.html", "<!doctype html>"),
-        ("www/main.js", "// page"),
+        ("www/shell/main.js", "// page"),
         ("pkg/relicview_bg.wasm", "\0asm"),
     ] {
         std::fs::create_dir_all(tree.join(p).parent().unwrap()).unwrap();

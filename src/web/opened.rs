@@ -140,7 +140,7 @@ impl OpenedFile {
 }
 
 /// Everything the page reads of an opened file but its scene (`OpenedFile.summary`): what a
-/// parsing worker posts, and what the page's `RemoteFile` (www/opener.js) answers from, so
+/// parsing worker posts, and what the page's `RemoteFile` (www/sources/opener.js) answers from, so
 /// the file has one shape on both threads.
 #[derive(Serialize, tsify::Tsify)]
 #[serde(rename_all = "camelCase")]

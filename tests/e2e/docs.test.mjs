@@ -1,5 +1,5 @@
 // docs/keys.md against the page's help dialog (?), row by row: the dialog lists the tables
-// the keys are dispatched from (www/keys.js, www/compare.js) and each pane's own, so a key
+// the keys are dispatched from (www/panes/keys.js, www/flows/compare.js) and each pane's own, so a key
 // changed there and not in the docs fails here. And docs/publishing.md's nginx lines against
 // the ones the publishing tests and the cold-link benchmark serve a site with.
 

@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { collectDrop } from '../../www/files.js';
+import { collectDrop } from '../../www/sources/files.js';
 
 function fakeFile(name, size) {
   return { name, size, arrayBuffer: async () => new ArrayBuffer(size) };

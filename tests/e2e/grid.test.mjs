@@ -529,7 +529,7 @@ test('the store keeps at most its limit, the least recently used going first', a
   const { page, close } = await sizedPage(browser, server.url, [800, 600]);
   await withSourceModules(page);
   const kept = await page.evaluate(async () => {
-    const { openStore } = await import('/__source/www/thumb-store.js');
+    const { openStore } = await import('/__source/www/workers/thumb-store.js');
     const store = openStore(1000);
     const png = n => new Blob([new Uint8Array(n)]);
     // The next millisecond: each use stamped after the one before.
@@ -559,7 +559,7 @@ test('a store that is missing or full keeps nothing and says why: the thumbnail 
   const { page, close } = await sizedPage(browser, server.url, [800, 600]);
   await withSourceModules(page);
   const found = await page.evaluate(async () => {
-    const { openStore } = await import('/__source/www/thumb-store.js');
+    const { openStore } = await import('/__source/www/workers/thumb-store.js');
     const png = n => new Blob([new Uint8Array(n)]);
     // Full: a store whose limit is less than one drawing keeps none of them.
     const full = openStore(100);
@@ -584,7 +584,7 @@ test('a store that stops answering mid-way is no store: its requests end, saying
   const { page, close } = await sizedPage(browser, server.url, [800, 600]);
   await withSourceModules(page);
   const found = await page.evaluate(async () => {
-    const { openStore } = await import('/__source/www/thumb-store.js');
+    const { openStore } = await import('/__source/www/workers/thumb-store.js');
     const store = openStore(1 << 20);
     await store.put('a', new Blob([new Uint8Array(10)]), []);
     const before = await store.get('a');

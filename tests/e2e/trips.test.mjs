@@ -610,8 +610,8 @@ test('help opens at its top with focus in the dialog, and lists every key the vi
   const listed = await p.locator('#help-keys th[scope="row"]').allTextContents();
   await withSourceModules(p);
   const tables = await p.evaluate(async () => {
-    const keys = await import(new URL('/__source/www/keys.js', location.href).href);
-    const compare = await import(new URL('/__source/www/compare.js', location.href).href);
+    const keys = await import(new URL('/__source/www/panes/keys.js', location.href).href);
+    const compare = await import(new URL('/__source/www/flows/compare.js', location.href).href);
     return [...keys.VIEW_KEYS, ...compare.COMPARE_KEYS].map(k => k.label);
   });
   assert.ok(tables.length >= 18);

@@ -1,4 +1,4 @@
-// Big files open in a worker (www/opener.js): what the page shows must not depend on which
+// Big files open in a worker (www/sources/opener.js): what the page shows must not depend on which
 // thread opened the file, the page's thread must stay free while a big file is read and
 // parsed, and a file asked for later abandons one still parsing.
 

@@ -1,8 +1,8 @@
 //! The page's containers module: a wasm module of its own, which the page loads the first
-//! time it opens a container (www/modules.js), so that a link to a loose model downloads none
+//! time it opens a container (www/ground/modules.js), so that a link to a loose model downloads none
 //! of the decoders (deflate, Deflate64, bzip2, LZMA, XZ, PPMd, Zstandard, 7z, CHD).
 //!
-//! In the container worker (www/container-worker.js) a `File` is read synchronously in
+//! In the container worker (www/workers/container-worker.js) a `File` is read synchronously in
 //! ranges (FileReaderSync over `File.slice`), its directory listed by the containers'
 //! readers, an entry read when the page asks. Containers inside it are opened in turn from
 //! memory, as on disk (crates/services/src/disk.rs). On the page, an entry of a container on
@@ -84,9 +84,9 @@ impl ByteSource for JsBytes {
 
 #[wasm_bindgen]
 extern "C" {
-    /// Decoded entries kept by the page (www/decoded-cache.js: the Origin Private File
+    /// Decoded entries kept by the page (www/workers/decoded-cache.js: the Origin Private File
     /// System), answering synchronously. Its TypeScript interface is the page's, declared
-    /// where the page implements it (www/worker-types.d.ts).
+    /// where the page implements it (www/workers/worker-types.d.ts).
     #[wasm_bindgen(typescript_type = "DecodedStore")]
     pub type DecodedStore;
     #[wasm_bindgen(method, catch)]
@@ -407,7 +407,7 @@ pub fn keeps_decoded(head: &[u8]) -> bool {
     containers::keeps_decoded(head)
 }
 
-/// The bytes of one entry of a container on a static host (www/hosted.js), rebuilt from the
+/// The bytes of one entry of a container on a static host (www/sources/hosted.js), rebuilt from the
 /// ranges the page fetched: `ranges` is `[offset, length, offset, length, …]` in the
 /// container, their bytes one after another in `bytes`; `layout` is the index's
 /// `{kind, mode, start}`; `at`, `size` and `crc32` (8 hex digits) are the entry's row, and

@@ -1,5 +1,5 @@
 //! The page's tools module: a wasm module of its own, which the page loads the first time
-//! one of its tools is used (www/modules.js), so that a shared link downloads none of it.
+//! one of its tools is used (www/ground/modules.js), so that a shared link downloads none of it.
 //! - glTF export of the scene on show: the core hands over the scene in the wire form and
 //!   what is on show (`Viewer.sceneBytes`, `Viewer.glbOptions`), this writes the .glb.
 //! - Two files compared record by record (docs/diff.md): opened here, in an archive of this

@@ -1,5 +1,5 @@
 //! The archive as the tools module sees it: the listing the page keeps in step with the
-//! core's (www/modules.js), the assets read so far, and the page's way to read a file. The
+//! core's (www/ground/modules.js), the assets read so far, and the page's way to read a file. The
 //! tools open files here, in this module's memory, through the same open sequence as the
 //! core.
 
