@@ -308,6 +308,127 @@ impl WorldAssets for RootAssets<'_> {
     }
 }
 
+/// A map's sections, its root, its placements, includes and the files it uses.
+fn map_rows(m: &MapFile, assembled: Option<&Assembled>, rows: &mut Vec<InfoRow>) {
+    rows.push(InfoRow::new("sections", m.sections.len().to_string()));
+    if let Some(a) = assembled {
+        if let Some(r) = &a.root_section {
+            rows.push(InfoRow::new("map", format!("[{r}]")));
+        }
+        rows.push(InfoRow::new(
+            "placements",
+            format!(
+                "{} · {} · {}{}",
+                count_len(a.placements, "model"),
+                count_len(a.dropzones, "dropzone"),
+                count_len(a.report.doors, "door"),
+                if a.lab_only > 0 {
+                    format!(" · {} LAB_ONLY", a.lab_only)
+                } else {
+                    String::new()
+                }
+            ),
+        ));
+        if !a.includes.is_empty() {
+            rows.push(
+                InfoRow::new("includes", a.includes.join(", ")).with_links(a.includes.clone()),
+            );
+        }
+        // What it uses, as resolved (a long list is cut short: the inspector has all).
+        let uses: Vec<&str> = a.report.resolved.iter().map(|(_, p)| p.as_str()).collect();
+        if !uses.is_empty() {
+            let more = if uses.len() > 24 {
+                format!(" … and {} more", uses.len() - 24)
+            } else {
+                String::new()
+            };
+            let listed = &uses[..uses.len().min(24)];
+            rows.push(
+                InfoRow::new("uses", format!("{}{more}", listed.join(", ")))
+                    .with_links(listed.iter().map(|p| p.to_string()).collect()),
+            );
+        }
+    }
+}
+
+/// What a game object draws (and its low-poly twins), its subsystems and its class.
+fn object_rows(o: &GameObject, rows: &mut Vec<InfoRow>) {
+    rows.push(InfoRow::new(
+        "draws",
+        o.video
+            .iter()
+            .map(|v| v.file.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+    ));
+    if !o.twins.is_empty() {
+        rows.push(InfoRow::new(
+            "low-poly twins (not drawn)",
+            o.twins
+                .iter()
+                .map(|v| v.file.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        ));
+    }
+    if let Some(s) = &o.subsystems {
+        rows.push(InfoRow::new("subsystems", s.value.clone()));
+    }
+    if let Some(c) = &o.class {
+        rows.push(InfoRow::new("class", c.clone()));
+    }
+}
+
+/// Each subsystem of a .SUB: a door's slide, or its type.
+fn subsystem_rows(f: &SubsystemFile, rows: &mut Vec<InfoRow>) {
+    for s in &f.subsystems {
+        let what = match s.door() {
+            Some(d) => format!(
+                "door: slides {:?} over {} s, waits {} s",
+                d.extent, d.travel, d.dead
+            ),
+            None => s.kind.clone().unwrap_or_else(|| "no Type".into()),
+        };
+        rows.push(InfoRow::new(format!("[{}]", s.name), what));
+    }
+}
+
+/// What the assembly found: triangles, what was not looked for, the laser glow, what is
+/// missing and what several files answer to.
+fn assembly_rows(a: &Assembled, rows: &mut Vec<InfoRow>) {
+    rows.push(InfoRow::new("triangles", a.triangles.to_string()));
+    // Opened on its own, a world draws nothing: say so rather than show an empty view.
+    if !a.resolved && a.placements > 0 {
+        rows.push(InfoRow::warning("models", format!("not looked for: the world was opened on its own, without the archive that holds its {} and its includes", count_len(a.placements, "model"))));
+    }
+    if a.report.glowing > 0 {
+        rows.push(InfoRow::warning(
+            "laser glow",
+            "an approximate pulse: the game drives the beam, the files hold no data for it",
+        ));
+    }
+    if !a.report.missing.is_empty() {
+        rows.push(InfoRow::warning(
+            "missing",
+            a.report
+                .missing
+                .iter()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", "),
+        ));
+    }
+    for amb in &a.report.ambiguous {
+        rows.push(
+            InfoRow::warning(
+                format!("several {}", amb.name),
+                format!("took {}; also {}", amb.taken, amb.candidates.join(", ")),
+            )
+            .with_candidates(&amb.taken, &amb.candidates),
+        );
+    }
+}
+
 impl WorldDocument {
     pub fn parsed(&self) -> &Parsed {
         &self.parsed
@@ -593,120 +714,12 @@ impl Document for WorldDocument {
             ),
         ];
         match &self.parsed {
-            Parsed::Map(m) => {
-                rows.push(InfoRow::new("sections", m.sections.len().to_string()));
-                if let Some(a) = assembled {
-                    if let Some(r) = &a.root_section {
-                        rows.push(InfoRow::new("map", format!("[{r}]")));
-                    }
-                    rows.push(InfoRow::new(
-                        "placements",
-                        format!(
-                            "{} · {} · {}{}",
-                            count_len(a.placements, "model"),
-                            count_len(a.dropzones, "dropzone"),
-                            count_len(a.report.doors, "door"),
-                            if a.lab_only > 0 {
-                                format!(" · {} LAB_ONLY", a.lab_only)
-                            } else {
-                                String::new()
-                            }
-                        ),
-                    ));
-                    if !a.includes.is_empty() {
-                        rows.push(
-                            InfoRow::new("includes", a.includes.join(", "))
-                                .with_links(a.includes.clone()),
-                        );
-                    }
-                    // What it uses, as resolved (a long list is cut short: the inspector has all).
-                    let uses: Vec<&str> =
-                        a.report.resolved.iter().map(|(_, p)| p.as_str()).collect();
-                    if !uses.is_empty() {
-                        let more = if uses.len() > 24 {
-                            format!(" … and {} more", uses.len() - 24)
-                        } else {
-                            String::new()
-                        };
-                        let listed = &uses[..uses.len().min(24)];
-                        rows.push(
-                            InfoRow::new("uses", format!("{}{more}", listed.join(", ")))
-                                .with_links(listed.iter().map(|p| p.to_string()).collect()),
-                        );
-                    }
-                }
-            }
-            Parsed::Mod(o) => {
-                rows.push(InfoRow::new(
-                    "draws",
-                    o.video
-                        .iter()
-                        .map(|v| v.file.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                ));
-                if !o.twins.is_empty() {
-                    rows.push(InfoRow::new(
-                        "low-poly twins (not drawn)",
-                        o.twins
-                            .iter()
-                            .map(|v| v.file.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                    ));
-                }
-                if let Some(s) = &o.subsystems {
-                    rows.push(InfoRow::new("subsystems", s.value.clone()));
-                }
-                if let Some(c) = &o.class {
-                    rows.push(InfoRow::new("class", c.clone()));
-                }
-            }
-            Parsed::Sub(f) => {
-                for s in &f.subsystems {
-                    let what = match s.door() {
-                        Some(d) => format!(
-                            "door: slides {:?} over {} s, waits {} s",
-                            d.extent, d.travel, d.dead
-                        ),
-                        None => s.kind.clone().unwrap_or_else(|| "no Type".into()),
-                    };
-                    rows.push(InfoRow::new(format!("[{}]", s.name), what));
-                }
-            }
+            Parsed::Map(m) => map_rows(m, assembled, &mut rows),
+            Parsed::Mod(o) => object_rows(o, &mut rows),
+            Parsed::Sub(f) => subsystem_rows(f, &mut rows),
         }
         if let Some(a) = assembled {
-            rows.push(InfoRow::new("triangles", a.triangles.to_string()));
-            // Opened on its own, a world draws nothing: say so rather than show an empty view.
-            if !a.resolved && a.placements > 0 {
-                rows.push(InfoRow::warning("models", format!("not looked for: the world was opened on its own, without the archive that holds its {} and its includes", count_len(a.placements, "model"))));
-            }
-            if a.report.glowing > 0 {
-                rows.push(InfoRow::warning(
-                    "laser glow",
-                    "an approximate pulse: the game drives the beam, the files hold no data for it",
-                ));
-            }
-            if !a.report.missing.is_empty() {
-                rows.push(InfoRow::warning(
-                    "missing",
-                    a.report
-                        .missing
-                        .iter()
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                ));
-            }
-            for amb in &a.report.ambiguous {
-                rows.push(
-                    InfoRow::warning(
-                        format!("several {}", amb.name),
-                        format!("took {}; also {}", amb.taken, amb.candidates.join(", ")),
-                    )
-                    .with_candidates(&amb.taken, &amb.candidates),
-                );
-            }
+            assembly_rows(a, &mut rows);
         }
         for d in diagnostics.iter() {
             rows.push(InfoRow::warning(
