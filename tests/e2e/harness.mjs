@@ -405,13 +405,13 @@ export async function withThree(page) {
   });
 }
 
-// The source tree's page modules (www/, pkg/), served to the page under /__source/: the
+// The source tree's page modules (www/<tier>/, pkg/), served to the page under /__source/: the
 // served page is the built one (one bundle), so a test that reads a module's own tables
 // (the keys a view is dispatched by) imports that module from the source tree.
 export async function withSourceModules(page) {
   await page.route('**/__source/**', route => {
     const path = new URL(route.request().url()).pathname.replace(/^\/__source\//, '');
-    if (!/^(www|pkg)\/[\w.-]+\.(js|wasm)$/.test(path))
+    if (!/^(www\/[\w-]+|pkg)\/[\w.-]+\.(js|wasm)$/.test(path))
       return route.fulfill({ status: 404, body: 'not a page module' });
     route.fulfill({
       status: 200,

@@ -14,6 +14,8 @@
 
 import { assetUrl } from './assets.js';
 import { compileModule, instantiateWith, isTrap } from './core.js';
+import { holdListing, sessionHolder } from './listings.js';
+import { state } from './state.js';
 
 /** @typedef {typeof import('../../pkg/relicview_containers.js')} ContainersGlue */
 /** @typedef {typeof import('../../pkg/relicview_tools.js')} ToolsGlue */
@@ -73,48 +75,14 @@ export function containersHere() {
 /** @type {Promise<Tools> | null} */
 let tools = null;
 let toolsGeneration = 0;
-// The listing the core was given last (listing.js tells), for the tools' session: {paths,
-// lengths, kinds, sizes} as Session.setListing takes them, and the page's read of a file.
-/** @type {Listing | null} */
-let listing = null;
-/** @type {((path: string) => Promise<ArrayBuffer>) | null} */
-let read = null;
-
-// The archive's listing, as the core's session was just given it (`kinds` alone: new kinds
-// for the same listing), and how a file is read.
-/** @param {Listing} arrays @param {(path: string) => Promise<ArrayBuffer>} reader */
-export function toolsListing(arrays, reader) {
-  listing = arrays;
-  read = reader;
-  tools?.then(
-    ({ session }) => session.setListing(arrays.paths, arrays.lengths, arrays.kinds, arrays.sizes),
-    () => {},
-  );
+// A file of the archive, as the tools' session reads it.
+/** @param {string} path @returns {Promise<ArrayBuffer>} */
+function readListed(path) {
+  const entry = state.byPath.get(path.toLowerCase());
+  return entry ? entry.read() : Promise.reject(new Error('not in the archive'));
 }
-
-/** @param {Uint8Array} kinds */
-export function toolsKinds(kinds) {
-  if (!listing) return;
-  const now = (listing = { ...listing, kinds });
-  tools?.then(
-    ({ session }) => {
-      if (!session.setKinds(kinds)) session.setListing(now.paths, now.lengths, now.kinds, now.sizes);
-    },
-    () => {},
-  );
-}
-
-/** @param {Float64Array} sizes */
-export function toolsSizes(sizes) {
-  if (!listing) return;
-  const now = (listing = { ...listing, sizes });
-  tools?.then(
-    ({ session }) => {
-      if (!session.setSizes(sizes)) session.setListing(now.paths, now.lengths, now.kinds, now.sizes);
-    },
-    () => {},
-  );
-}
+// Lets the tools' instance that trapped go of the listing.
+let releaseListing = () => {};
 
 /** @returns {Promise<Tools>} */
 function toolsInstance() {
@@ -123,10 +91,8 @@ function toolsInstance() {
     .then(
       ({ glue }) => {
         const g = /** @type {ToolsGlue} */ (glue);
-        const session = new g.Session((/** @type {string} */ path) =>
-          read ? read(path) : Promise.reject(new Error('no archive is open')),
-        );
-        if (listing) session.setListing(listing.paths, listing.lengths, listing.kinds, listing.sizes);
+        const session = new g.Session(readListed);
+        releaseListing = holdListing(sessionHolder(session));
         return { glue: g, session };
       },
       err => {
@@ -147,6 +113,7 @@ export async function withTools(use) {
   } catch (err) {
     if (isTrap(err)) {
       tools = null;
+      releaseListing();
       const said = globalThis.relicviewPanic;
       globalThis.relicviewPanic = undefined;
       throw new Error(

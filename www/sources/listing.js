@@ -4,7 +4,7 @@
 // content in the background), and handed to the core's sessions.
 
 import { readHeads } from './files.js';
-import { toolsKinds, toolsListing, toolsSizes } from '../ground/modules.js';
+import { broadcastKinds, broadcastListing, broadcastSizes } from '../ground/listings.js';
 import { fingerprint } from '../ground/urlstate.js';
 import { $, comparePaths, core, count, nextTask, state } from '../ground/state.js';
 
@@ -49,13 +49,6 @@ function kindNumbers() {
   return Uint8Array.from(state.entries, e => numbers.get(e.kind || 'unknown') ?? core.noKind());
 }
 
-// A file of the listing as read for the tools module's archive (modules.js).
-/** @param {string} path */
-function readEntry(path) {
-  const entry = state.byPath.get(path.toLowerCase());
-  return entry ? entry.read() : Promise.reject(new Error('not in the archive'));
-}
-
 // The listing's sizes as the core takes them, one number a file: NaN where a picked file's
 // is not looked up yet (that costs the page half a millisecond a file: fingerprintFolder
 // looks them up in the background, then setSizes).
@@ -63,26 +56,19 @@ function sizeNumbers() {
   return Float64Array.from(state.entries, e => (e.sized === false ? NaN : e.size));
 }
 
-// The core's archives (this thread's and the worker's) and the tools' learn the listing,
-// its kinds and its sizes. (The paths joined into one string with the lengths beside it:
-// see Session.setListing.)
+// Every instance that keeps the listing learns it (listings.js), its kinds and its sizes.
+// (The paths joined into one string with the lengths beside it: see Session.setListing.)
 export function setListing() {
   const paths = state.entries.map(e => e.path).join('');
   const lengths = Uint32Array.from(state.entries, e => e.path.length);
-  const kinds = kindNumbers();
-  const sizes = sizeNumbers();
-  state.session.setListing(paths, lengths, kinds, sizes);
-  state.opener?.setListing({ paths, lengths, kinds, sizes }, holdsLargeFile());
-  toolsListing({ paths, lengths, kinds, sizes }, readEntry);
+  broadcastListing({ paths, lengths, kinds: kindNumbers(), sizes: sizeNumbers() });
+  if (holdsLargeFile()) state.opener?.warm();
 }
 
 // The core's archives learn every size, once a picked folder's are all looked up: an FF7
 // field finds the fields that lead to it by their sizes (FIELD.BIN's table).
 function setSizes() {
-  const sizes = sizeNumbers();
-  if (!state.session.setSizes(sizes)) return setListing();
-  state.opener?.setSizes(sizes);
-  toolsSizes(sizes);
+  broadcastSizes(sizeNumbers());
 }
 
 // Whether a file of the listing is known to be large enough to open in the worker (a local
@@ -95,10 +81,7 @@ function holdsLargeFile() {
 // index of paths is kept, not rebuilt (that took 25–37 ms for 20,000 files, a task of its
 // own that could pass 50 ms).
 export function setKinds() {
-  const kinds = kindNumbers();
-  if (!state.session.setKinds(kinds)) return setListing();
-  state.opener?.setKinds(kinds);
-  toolsKinds(kinds);
+  broadcastKinds(kindNumbers());
   if (holdsLargeFile()) state.opener?.warm();
 }
 

@@ -5,6 +5,7 @@
 // OpenedFile) from what the worker sent; its scene goes to `Viewer.showSceneBytes`.
 
 import { assetUrl } from '../ground/assets.js';
+import { holdListing } from '../ground/listings.js';
 
 export class Abandoned extends Error {
   constructor() {
@@ -50,18 +51,23 @@ export class WorkerOpener {
     // Workers started and opens abandoned (ended with their worker), for scripts.
     this.started = 0;
     this.abandoned = 0;
+    // The worker's archive keeps the listing (listings.js tells it, as every instance's).
+    holdListing({
+      listing: listing => this.setListing(listing),
+      kinds: kinds => this.setKinds(kinds),
+      sizes: sizes => this.setSizes(sizes),
+    });
   }
 
-  // `warm`: a file of the listing will open here, so a worker starts now rather than then.
   // `listing`: {paths, lengths, kinds, sizes} as Session.setListing takes them.
-  /** @param {Listing} listing @param {boolean} warm */
-  setListing(listing, warm) {
+  /** @param {Listing} listing */
+  setListing(listing) {
     this.listing = listing;
     if (this.worker) this.worker.postMessage({ type: 'listing', ...listing });
-    else if (warm && !this.broken) this.spawn();
   }
 
-  // A file of the listing will open here after all (its size came to be known late).
+  // A file of the listing will open here (a large one, or its size came to be known late):
+  // the worker starts now rather than then.
   warm() {
     if (!this.worker && this.listing && !this.broken) this.spawn();
   }

@@ -5,7 +5,7 @@
 import { instantiate } from '../ground/core.js';
 import { $, core, message, setCore, state } from '../ground/state.js';
 import { setExport, showError } from '../panes/infopane.js';
-import { setListing } from './listing.js';
+import { holdListing, sessionHolder } from '../ground/listings.js';
 import { endLoading, loadingProgress } from '../ground/loading.js';
 import { keepRead, resetOpens } from '../ground/opens.js';
 
@@ -30,6 +30,9 @@ function readForCore(path) {
   });
 }
 
+// Lets the session of an instance that trapped go of the listing.
+let releaseListing = () => {};
+
 // Instance `generation` of the core, with the viewer and the archive session on it.
 // `shadersLater`: the viewer's shaders are compiled once the page is idle after its first
 // frame (a link to a file), not now.
@@ -42,6 +45,9 @@ export async function startCore(generation, { shadersLater = false } = {}) {
   if (shadersLater) warmShadersAfterFirstFrame(state.viewer);
   else state.warmUpMs = state.viewer.warmUp();
   state.session = new core.Session(readForCore);
+  // The archive's listing, now and as it changes (a new instance is given the current one).
+  releaseListing();
+  releaseListing = holdListing(sessionHolder(state.session));
   if (state.viewport) state.viewport.useViewer(state.viewer);
   state.coreLost = new Promise((_, reject) => {
     state.loseCore = reject;
@@ -131,7 +137,6 @@ export function recoverFromTrap(err) {
     state.loseCore?.(err);
     resetOpens();
     await startCore(state.traps.length);
-    setListing();
     const entry = path && state.byPath.get(path.toLowerCase());
     const why = `The viewer's core stopped${path ? ' on this file' : ''} (${trap.message}). It has been restarted: the archive is still open, and other files open as before.`;
     if (entry) state.files.setFailed(entry, true, why);

@@ -15,6 +15,7 @@
 // that cannot start at all fails every thumbnail with its reason. So no card waits for ever.
 
 import { assetUrl } from '../ground/assets.js';
+import { currentListing } from '../ground/listings.js';
 import { answerSource } from './opener.js';
 import { state } from '../ground/state.js';
 
@@ -180,7 +181,7 @@ export function forgetThumbnails() {
 // The worker listed as the page's session now is.
 /** @param {Worker} w */
 function listing(w) {
-  const now = state.opener?.listing ?? null;
+  const now = currentListing();
   if (now && now !== listed) w.postMessage({ type: 'listing', ...now });
   listed = now;
 }
