@@ -123,16 +123,7 @@ fn view(
     let Some(t) = tables else {
         let mut v = InspectorView::flat("field-bin", module.len(), ByteClass::Unclaimed);
         if packed {
-            v.views = vec![
-                ByteView {
-                    label: "unpacked".into(),
-                    len: module.len(),
-                },
-                ByteView {
-                    label: "as stored".into(),
-                    len: stored_len,
-                },
-            ];
+            v.views = packed_views(module.len(), stored_len);
         }
         v.error = error;
         return (Some(v), Vec::new());
@@ -145,6 +136,45 @@ fn view(
         from = table.end();
     }
     rows.extend(unread(from, module.len()));
+    map_rows(t, &mut rows);
+    rows.push(sine_row(t));
+    normal_rows(t, &mut rows);
+    face_rows(t, &mut rows);
+    let (mut v, _) = tree(
+        rows,
+        module.len(),
+        module.len(),
+        packed.then_some(stored_len),
+    );
+    v.format = "field-bin";
+    if packed {
+        v.views = packed_views(module.len(), stored_len);
+    }
+    let normal_rows = v
+        .chunks
+        .iter()
+        .filter(|c| c.name == "normal")
+        .map(|c| c.index)
+        .collect();
+    (Some(v), normal_rows)
+}
+
+/// The byte views of a packed FIELD.BIN: the module unpacked, then the file as stored.
+fn packed_views(unpacked: usize, stored: usize) -> Vec<ByteView> {
+    vec![
+        ByteView {
+            label: "unpacked".into(),
+            len: unpacked,
+        },
+        ByteView {
+            label: "as stored".into(),
+            len: stored,
+        },
+    ]
+}
+
+/// The field table: each map id's .DAT, .MIM and .BSX on the disc.
+fn map_rows(t: &FieldTables, rows: &mut Vec<Pending>) {
     rows.push(table_row(
         &MAPS,
         "per map id, u32 sector and u32 size of its .DAT, .MIM and .BSX on the disc".into(),
@@ -183,6 +213,10 @@ fn view(
             .collect();
         rows.push(r);
     }
+}
+
+/// The sine table, an angle a field.
+fn sine_row(t: &FieldTables) -> Pending {
     let mut sines = table_row(&SINES, "(sin, cos) in 4.12 per 256th of a turn".into());
     sines.fields = t
         .sines
@@ -197,7 +231,11 @@ fn view(
             )
         })
         .collect();
-    rows.push(sines);
+    sines
+}
+
+/// The normal table, a row a normal (the entries polygons name).
+fn normal_rows(t: &FieldTables, rows: &mut Vec<Pending>) {
     rows.push(table_row(
         &NORMALS,
         "s16 x, y, z, pad: unit vectors in 4.12".into(),
@@ -226,6 +264,10 @@ fn view(
         });
         rows.push(r);
     }
+}
+
+/// The eye and mouth tables: per face id, the FIELD.TDB image of each slot.
+fn face_rows(t: &FieldTables, rows: &mut Vec<Pending>) {
     for (table, list, slots) in [
         (
             &EYES,
@@ -266,32 +308,6 @@ fn view(
             rows.push(r);
         }
     }
-    let (mut v, _) = tree(
-        rows,
-        module.len(),
-        module.len(),
-        packed.then_some(stored_len),
-    );
-    v.format = "field-bin";
-    if packed {
-        v.views = vec![
-            ByteView {
-                label: "unpacked".into(),
-                len: module.len(),
-            },
-            ByteView {
-                label: "as stored".into(),
-                len: stored_len,
-            },
-        ];
-    }
-    let normal_rows = v
-        .chunks
-        .iter()
-        .filter(|c| c.name == "normal")
-        .map(|c| c.index)
-        .collect();
-    (Some(v), normal_rows)
 }
 
 /// How far from the centre the normals are drawn, and how big each point is.

@@ -320,7 +320,14 @@ fn animation_rows(
     rows.push(c);
     // The tables are listed where the block was read (`d`): a block several animations share
     // was read once, by the first header that names it, which need not be `header`.
-    let Some(a) = header else { return };
+    if let Some(a) = header {
+        frame_table_rows(rows, d, a);
+    }
+}
+
+/// An animation data block's frame tables: animated translations, static translations and
+/// animated rotations, as header `a` counts them.
+fn frame_table_rows(rows: &mut Vec<Pending>, d: &AnimationData, a: &Animation) {
     let frames = a.frames as usize;
     let list = |values: &mut dyn Iterator<Item = String>| {
         let shown: Vec<String> = values.take(9).collect();
