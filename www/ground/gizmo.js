@@ -6,10 +6,12 @@ import { $, state } from './state.js';
 // The orientation gizmo: the world axes as the camera sees them, X red, Y green, Z blue.
 export function drawGizmo() {
   const c = state.viewer.camera();
-  const f = norm(c.target.map((t, i) => t - c.position[i]));
+  const [tx, ty, tz] = c.target;
+  const [px, py, pz] = c.position;
+  const f = norm([tx - px, ty - py, tz - pz]);
   const r = norm(cross(f, [0, 1, 0]).some(v => Math.abs(v) > 1e-6) ? cross(f, [0, 1, 0]) : [1, 0, 0]);
   const u = cross(r, f);
-  /** @type {[string, number[], string][]} */
+  /** @type {[string, Vector, string][]} */
   const directions = [
     ['X', [1, 0, 0], '#f07c6c'],
     ['Y', [0, 1, 0], '#7cd67c'],
@@ -43,15 +45,15 @@ export function drawGizmo() {
   svg.dataset.axes = axes.map(a => `${a.name}:${a.x.toFixed(0)},${a.y.toFixed(0)}`).join(' ');
 }
 
-/** @typedef {number[]} Vector */
+/** @typedef {[number, number, number]} Vector */
 /** @param {Vector} a @param {Vector} b */
 const dot = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 
-/** @param {Vector} a @param {Vector} b */
+/** @param {Vector} a @param {Vector} b @returns {Vector} */
 const cross = (a, b) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
 
-/** @param {Vector} a */
-const norm = a => {
-  const l = Math.hypot(...a) || 1;
-  return a.map(v => v / l);
+/** @param {Vector} a @returns {Vector} */
+const norm = ([x, y, z]) => {
+  const l = Math.hypot(x, y, z) || 1;
+  return [x / l, y / l, z / l];
 };

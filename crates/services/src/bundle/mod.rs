@@ -42,8 +42,8 @@ pub enum Outcome {
     },
 }
 
-/// Read and open archive file `path` to be exported: as an asset (no inspector rows), but
-/// a picture as shown (a sheet's images are told apart only then).
+/// Read and open archive file `path` to be exported: as an asset, but a picture as drawn
+/// (a sheet's images are told apart only then); neither is described (no inspector rows).
 pub async fn open_for_export(
     archive: &RefCell<Archive>,
     source: &impl FileSource,
@@ -65,7 +65,7 @@ pub async fn open_read_for_export(
         .capabilities()
         .image
     {
-        Purpose::Show
+        Purpose::Draw
     } else {
         Purpose::Asset
     };
