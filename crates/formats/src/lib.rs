@@ -330,11 +330,11 @@ pub(crate) use stored_inspector;
 /// which format a document is.
 ///
 /// Two stages read it. Drawing asks what every consumer needs (its kind, bytes, findings,
-/// references, what it needs read, its scene, its text or picture); building the scene
-/// takes `&self` and hands back what it found ([`Built`]). Describing (the inspector, the
-/// info, the stats: what a person or `inspect`/`info`/`census` looks at) is asked with
-/// those findings, and only by who shows it.
-pub trait Document: Any {
+/// references, what it needs read, its scene, its text or picture: this trait); building
+/// the scene takes `&self` and hands back what it found ([`Built`]). Describing (the
+/// inspector, the info, the stats, the read-outs: [`Describe`]) is asked with those
+/// findings, and only by who shows it.
+pub trait Document: Describe + Any {
     fn kind(&self) -> Kind;
     fn as_any(&self) -> &dyn Any;
 
@@ -352,22 +352,9 @@ pub trait Document: Any {
     fn diagnostics(&self) -> &[Diagnostic] {
         &[]
     }
-    /// The inspector's view, with what the scene's build `found` (absent for files opened
-    /// only as another file's asset).
-    fn inspector(&self, found: &Found) -> Option<Cow<'_, InspectorView>>;
     /// The bytes of byte view `view` (see [`InspectorView::views`]): 0 is what the rows
     /// refer to (decoded bytes for a container); the last is the file as stored.
     fn bytes(&self, view: usize) -> Option<&[u8]>;
-    /// The info panel, with what the scene's build `found`.
-    fn info_rows(&self, found: &Found) -> Vec<InfoRow>;
-    /// The summary `relicview info --json` prints, as JSON text, with what the scene's build
-    /// `found`.
-    fn info_json(&self, found: &Found) -> String;
-    /// What a comparison calls this file's kind (`diff --json`'s `kind_a`): the listing's
-    /// word, or a finer one where the format has its own (a DIV-BIZ2 file's "geometry").
-    fn kind_word(&self) -> String {
-        self.kind().as_str().to_string()
-    }
     /// Files this one refers to.
     fn references(&self) -> Vec<Reference> {
         Vec::new()
@@ -402,11 +389,40 @@ pub trait Document: Any {
     fn image(&self) -> Option<&Texels> {
         None
     }
+    /// Labelled parts of the picture (a sheet's images, with their numbers and palettes).
+    fn image_regions(&self) -> Vec<crate::gallery::ImageRegion> {
+        Vec::new()
+    }
+    /// The file's items as cards (a library's materials), for files shown as a grid, made
+    /// by the scene's build.
+    fn gallery<'a>(&'a self, found: &'a Found) -> Option<&'a [crate::gallery::MaterialCard]> {
+        let _ = found;
+        None
+    }
+    /// What a comparison calls this file's kind (`diff --json`'s `kind_a`): the listing's
+    /// word, or a finer one where the format has its own (a DIV-BIZ2 file's "geometry").
+    fn kind_word(&self) -> String {
+        self.kind().as_str().to_string()
+    }
     /// What the texture gallery says the picture is ("PNG", "TIM, 4 bits a texel"): by
     /// default the kind's title.
     fn image_format(&self) -> String {
         self.kind().title().to_string()
     }
+}
+
+/// The describe stage of a document: what a person or `inspect`, `info`, `census` and a
+/// comparison look at, each given what the scene's build `found` ([`Found::NOTHING`]
+/// before a build). Asked through [`Described`], and only by who shows it.
+pub trait Describe {
+    /// The inspector's view, with what the scene's build `found` (absent for files opened
+    /// only as another file's asset).
+    fn inspector(&self, found: &Found) -> Option<Cow<'_, InspectorView>>;
+    /// The info panel, with what the scene's build `found`.
+    fn info_rows(&self, found: &Found) -> Vec<InfoRow>;
+    /// The summary `relicview info --json` prints, as JSON text, with what the scene's build
+    /// `found`.
+    fn info_json(&self, found: &Found) -> String;
     /// What texel (x, y) of the scene's texture `texture` is made of, in the format's words
     /// (a console page's halfword, its CLUT index and colour word), for the texture view's
     /// readout; empty where the texels are all there is. Asked with what `build_scene` found.
@@ -423,16 +439,6 @@ pub trait Document: Any {
     /// word), for the read-out under the pointer; empty where the colours are all there is.
     fn image_planes(&self) -> Vec<crate::gallery::TexelPlane> {
         Vec::new()
-    }
-    /// Labelled parts of the picture (a sheet's images, with their numbers and palettes).
-    fn image_regions(&self) -> Vec<crate::gallery::ImageRegion> {
-        Vec::new()
-    }
-    /// The file's items as cards (a library's materials), for files shown as a grid, made
-    /// by the scene's build.
-    fn gallery<'a>(&'a self, found: &'a Found) -> Option<&'a [crate::gallery::MaterialCard]> {
-        let _ = found;
-        None
     }
     /// What `census` counts, with what the scene's build `found`.
     fn stats(&self, found: &Found) -> DocStats {

@@ -84,10 +84,13 @@ pub fn open(
 
 impl Document for MisnamedDocument {
     super::common_accessors!();
-    super::stored_inspector!();
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         (view == 0).then_some(&self.bytes[..])
     }
+}
+
+impl crate::Describe for MisnamedDocument {
+    super::stored_inspector!();
     fn info_rows(&self, _found: &crate::Found) -> Vec<InfoRow> {
         let mut rows = vec![
             InfoRow::new("format", self.kind.title()),

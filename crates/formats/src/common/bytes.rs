@@ -49,13 +49,16 @@ impl Document for BytesDocument {
     fn as_any(&self) -> &dyn Any {
         self
     }
-    crate::stored_inspector!();
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         (view == 0).then_some(&self.bytes[..])
     }
     fn text(&self) -> Option<&str> {
         self.text.as_deref()
     }
+}
+
+impl crate::Describe for BytesDocument {
+    crate::stored_inspector!();
     fn info_rows(&self, _found: &crate::Found) -> Vec<InfoRow> {
         let what = match self.kind {
             Kind::UNKNOWN if self.text.is_some() => {

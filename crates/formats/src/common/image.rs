@@ -150,16 +150,22 @@ impl Document for ImageDocument {
     fn error(&self) -> Option<&ParseError> {
         self.error.as_ref()
     }
-    crate::stored_inspector!();
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         (view == 0).then_some(&self.bytes[..])
     }
     fn image(&self) -> Option<&Texels> {
         self.texels.as_ref()
     }
+    fn build_scene(&self, _assets: &dyn crate::Assets) -> crate::Built {
+        crate::Built::scene(self.quad())
+    }
     fn image_format(&self) -> String {
         format!("{} image", self.decoder.to_ascii_uppercase())
     }
+}
+
+impl crate::Describe for ImageDocument {
+    crate::stored_inspector!();
     fn info_rows(&self, _found: &crate::Found) -> Vec<InfoRow> {
         let mut rows = vec![
             InfoRow::new("format", self.image_format()),
@@ -183,9 +189,6 @@ impl Document for ImageDocument {
             "height": self.texels.as_ref().map(|t| t.height),
         });
         crate::summary_json(fields, self.error.as_ref())
-    }
-    fn build_scene(&self, _assets: &dyn crate::Assets) -> crate::Built {
-        crate::Built::scene(self.quad())
     }
 }
 

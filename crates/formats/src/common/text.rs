@@ -107,13 +107,16 @@ pub fn open(_path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dy
 
 impl Document for TextDocument {
     crate::common_accessors!();
-    crate::stored_inspector!();
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         (view == 0).then_some(&self.bytes[..])
     }
     fn text(&self) -> Option<&str> {
         self.error.is_none().then_some(&self.text[..])
     }
+}
+
+impl crate::Describe for TextDocument {
+    crate::stored_inspector!();
     fn info_rows(&self, _found: &crate::Found) -> Vec<InfoRow> {
         let mut rows = vec![
             InfoRow::new("format", self.kind.title()),

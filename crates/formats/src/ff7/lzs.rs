@@ -492,7 +492,6 @@ pub fn open(_path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
 
 impl Document for LzsDocument {
     crate::common_accessors!();
-    crate::stored_inspector!();
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         match view {
             0 => Some(&self.decoded),
@@ -503,6 +502,10 @@ impl Document for LzsDocument {
     fn text(&self) -> Option<&str> {
         None
     }
+}
+
+impl crate::Describe for LzsDocument {
+    crate::stored_inspector!();
     fn info_rows(&self, _found: &crate::Found) -> Vec<InfoRow> {
         let mut rows = vec![
             InfoRow::new("format", self.kind.title()),

@@ -483,6 +483,70 @@ struct SceneFrom {
 
 impl Document for BsxDocument {
     crate::common_accessors!();
+    fn damaged(&self) -> bool {
+        self.damaged
+    }
+    fn bytes(&self, view: usize) -> Option<&[u8]> {
+        self.stored.view(view)
+    }
+    fn references(&self) -> Vec<Reference> {
+        let (characters, faces) = self.wants();
+        let mut refs: Vec<Reference> = characters
+            .iter()
+            .filter_map(|&g| super::character_file(g))
+            .map(|bcx| Reference {
+                role: "character",
+                written: bcx.to_string(),
+                names: vec![bcx.to_string()],
+                item: None,
+            })
+            .collect();
+        if faces {
+            refs.push(Reference {
+                role: "eyes and mouths",
+                written: FACES.to_string(),
+                names: vec![FACES.to_string()],
+                item: None,
+            });
+        }
+        if self.wants_field_bin() {
+            refs.push(Reference {
+                role: "lighting and face tables",
+                written: FIELD_BIN.to_string(),
+                names: vec![FIELD_BIN.to_string()],
+                item: None,
+            });
+        }
+        refs
+    }
+    fn needs(&self, assets: &dyn Assets) -> Vec<String> {
+        self.references()
+            .iter()
+            .filter_map(|r| assets.resolve(&self.path, &r.names).file)
+            .filter(|p| !assets.known(p))
+            .collect()
+    }
+    fn build_scene(&self, assets: &dyn Assets) -> crate::Built {
+        match self.scene(assets) {
+            Some((scene, found)) => crate::Built {
+                scene: Some(scene),
+                found: crate::Found {
+                    diagnostics: found
+                        .refused
+                        .is_some()
+                        .then(|| found.diagnostics.kept.clone()),
+                    ..crate::Found::of(found)
+                },
+            },
+            None => crate::Built::default(),
+        }
+    }
+    fn scene_as_asset(&self, assets: &dyn Assets) -> Option<Scene> {
+        self.scene_from(assets).map(|s| s.built.scene)
+    }
+}
+
+impl crate::Describe for BsxDocument {
     /// With the scene built: each polygon's lit colours, each character's skeleton, and
     /// why models were left out.
     fn inspector(&self, found: &crate::Found) -> Option<Cow<'_, InspectorView>> {
@@ -500,12 +564,6 @@ impl Document for BsxDocument {
             view.diagnostics.push(d.clone());
         }
         Some(Cow::Owned(view))
-    }
-    fn damaged(&self) -> bool {
-        self.damaged
-    }
-    fn bytes(&self, view: usize) -> Option<&[u8]> {
-        self.stored.view(view)
     }
     fn info_rows(&self, found: &crate::Found) -> Vec<InfoRow> {
         let found = found.own::<SceneFound>();
@@ -601,61 +659,6 @@ impl Document for BsxDocument {
             "diagnostics_dropped": diagnostics.dropped,
         });
         crate::summary_json(fields, self.error.as_ref())
-    }
-    fn references(&self) -> Vec<Reference> {
-        let (characters, faces) = self.wants();
-        let mut refs: Vec<Reference> = characters
-            .iter()
-            .filter_map(|&g| super::character_file(g))
-            .map(|bcx| Reference {
-                role: "character",
-                written: bcx.to_string(),
-                names: vec![bcx.to_string()],
-                item: None,
-            })
-            .collect();
-        if faces {
-            refs.push(Reference {
-                role: "eyes and mouths",
-                written: FACES.to_string(),
-                names: vec![FACES.to_string()],
-                item: None,
-            });
-        }
-        if self.wants_field_bin() {
-            refs.push(Reference {
-                role: "lighting and face tables",
-                written: FIELD_BIN.to_string(),
-                names: vec![FIELD_BIN.to_string()],
-                item: None,
-            });
-        }
-        refs
-    }
-    fn needs(&self, assets: &dyn Assets) -> Vec<String> {
-        self.references()
-            .iter()
-            .filter_map(|r| assets.resolve(&self.path, &r.names).file)
-            .filter(|p| !assets.known(p))
-            .collect()
-    }
-    fn build_scene(&self, assets: &dyn Assets) -> crate::Built {
-        match self.scene(assets) {
-            Some((scene, found)) => crate::Built {
-                scene: Some(scene),
-                found: crate::Found {
-                    diagnostics: found
-                        .refused
-                        .is_some()
-                        .then(|| found.diagnostics.kept.clone()),
-                    ..crate::Found::of(found)
-                },
-            },
-            None => crate::Built::default(),
-        }
-    }
-    fn scene_as_asset(&self, assets: &dyn Assets) -> Option<Scene> {
-        self.scene_from(assets).map(|s| s.built.scene)
     }
     fn texel_source(
         &self,

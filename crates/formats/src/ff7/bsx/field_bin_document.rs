@@ -316,7 +316,6 @@ const POINT: f32 = 0.035;
 
 impl Document for FieldBinDocument {
     crate::common_accessors!();
-    crate::stored_inspector!();
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         match (view, &self.module) {
             (0, _) => Some(self.module()),
@@ -324,6 +323,13 @@ impl Document for FieldBinDocument {
             _ => None,
         }
     }
+    fn build_scene(&self, _assets: &dyn crate::Assets) -> crate::Built {
+        crate::Built::scene(self.normals_scene())
+    }
+}
+
+impl crate::Describe for FieldBinDocument {
+    crate::stored_inspector!();
     fn info_rows(&self, _found: &crate::Found) -> Vec<InfoRow> {
         let mut rows = vec![InfoRow::new("format", self.kind.title())];
         rows.push(InfoRow::new("bytes", match self.packing {
@@ -375,9 +381,6 @@ impl Document for FieldBinDocument {
             "faces": self.tables.as_ref().map_or(0, |t| t.eyes.len()),
         });
         crate::summary_json(fields, self.error.as_ref())
-    }
-    fn build_scene(&self, _assets: &dyn crate::Assets) -> crate::Built {
-        crate::Built::scene(self.normals_scene())
     }
 }
 

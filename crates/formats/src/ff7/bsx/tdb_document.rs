@@ -151,7 +151,6 @@ fn view(t: &TdbFile, stored: &Stored) -> InspectorView {
 
 impl Document for TdbDocument {
     crate::common_accessors!();
-    crate::stored_inspector!();
     fn damaged(&self) -> bool {
         self.stored.is_header_damage(self.error.as_ref())
     }
@@ -160,9 +159,6 @@ impl Document for TdbDocument {
     }
     fn image(&self) -> Option<&Texels> {
         self.overview.as_ref().map(|o| &o.0)
-    }
-    fn image_planes(&self) -> Vec<TexelPlane> {
-        self.overview.as_ref().map_or(Vec::new(), |o| o.1.clone())
     }
     fn image_regions(&self) -> Vec<ImageRegion> {
         let Some(t) = &self.parsed else {
@@ -191,6 +187,13 @@ impl Document for TdbDocument {
                 }
             })
             .collect()
+    }
+}
+
+impl crate::Describe for TdbDocument {
+    crate::stored_inspector!();
+    fn image_planes(&self) -> Vec<TexelPlane> {
+        self.overview.as_ref().map_or(Vec::new(), |o| o.1.clone())
     }
     fn info_rows(&self, _found: &crate::Found) -> Vec<InfoRow> {
         let mut rows = vec![

@@ -824,7 +824,6 @@ impl DatDocument {
 
 impl Document for DatDocument {
     crate::common_accessors!();
-    crate::stored_inspector!();
     fn damaged(&self) -> bool {
         self.stored.is_header_damage(self.error.as_ref())
     }
@@ -885,6 +884,10 @@ impl Document for DatDocument {
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         self.stored.view(view)
     }
+}
+
+impl crate::Describe for DatDocument {
+    crate::stored_inspector!();
     fn info_rows(&self, found: &crate::Found) -> Vec<InfoRow> {
         let built = found.own::<SceneFound>().unwrap_or(&NOT_BUILT);
         let mut rows = vec![

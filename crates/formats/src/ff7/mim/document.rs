@@ -276,7 +276,6 @@ fn overview(m: &MimFile, bytes: &[u8]) -> Overview {
 
 impl Document for MimDocument {
     crate::common_accessors!();
-    crate::stored_inspector!();
     fn damaged(&self) -> bool {
         self.stored.is_header_damage(self.error.as_ref())
     }
@@ -285,11 +284,6 @@ impl Document for MimDocument {
     }
     fn image(&self) -> Option<&Texels> {
         self.overview.as_ref().map(|o| &o.picture)
-    }
-    fn image_planes(&self) -> Vec<TexelPlane> {
-        self.overview
-            .as_ref()
-            .map_or(Vec::new(), |o| o.planes.clone())
     }
     fn image_regions(&self) -> Vec<ImageRegion> {
         // Region k is block k: its record is the k-th block row.
@@ -313,6 +307,15 @@ impl Document for MimDocument {
                 ..r
             })
             .collect()
+    }
+}
+
+impl crate::Describe for MimDocument {
+    crate::stored_inspector!();
+    fn image_planes(&self) -> Vec<TexelPlane> {
+        self.overview
+            .as_ref()
+            .map_or(Vec::new(), |o| o.planes.clone())
     }
     fn info_rows(&self, _found: &crate::Found) -> Vec<InfoRow> {
         let mut rows = vec![

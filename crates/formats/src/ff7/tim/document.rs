@@ -260,7 +260,6 @@ impl TimDocument {
 
 impl Document for TimDocument {
     crate::common_accessors!();
-    crate::stored_inspector!();
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         (view == 0).then_some(&self.bytes[..])
     }
@@ -272,6 +271,10 @@ impl Document for TimDocument {
             .as_ref()
             .map_or_else(|| "TIM".into(), |t| format!("TIM, {} bits", t.depth.bits()))
     }
+}
+
+impl crate::Describe for TimDocument {
+    crate::stored_inspector!();
     fn image_planes(&self) -> Vec<TexelPlane> {
         self.picture.as_ref().map_or(Vec::new(), |p| p.1.clone())
     }

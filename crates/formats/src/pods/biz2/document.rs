@@ -291,53 +291,11 @@ impl Biz2Document {
 
 impl Document for Biz2Document {
     crate::common_accessors!();
-    crate::stored_inspector!();
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         (view == 0).then_some(&self.bytes[..])
     }
-    fn info_rows(&self, found: &crate::Found) -> Vec<InfoRow> {
-        let mut rows = self
-            .summary(found)
-            .map(|info| info.rows())
-            .unwrap_or_default();
-        if let (true, Some(e)) = (self.damaged, &self.error) {
-            rows.insert(
-                0,
-                InfoRow::warning("damaged", format!("{e}; what comes before it is shown")),
-            );
-        }
-        rows
-    }
     fn damaged(&self) -> bool {
         self.damaged
-    }
-    /// The summary's own word, "geometry" or "materials", where the file was read.
-    fn kind_word(&self) -> String {
-        let read = self
-            .info
-            .as_ref()
-            .and_then(|i| serde_json::to_value(i.kind).ok())
-            .and_then(|v| v.as_str().map(String::from));
-        read.unwrap_or_else(|| self.kind.as_str().to_string())
-    }
-    fn info_json(&self, found: &crate::Found) -> String {
-        match (&self.summary(found), &self.error) {
-            // Written straight from the summary: a value tree of a large file's summary
-            // would cost several times the file.
-            (Some(info), None) => serde_json::to_string(info).unwrap_or_else(|e| {
-                crate::summary_json(
-                    serde_json::json!({ "format": "biz2" }),
-                    Some(&ParseError::new(0, "", e.to_string())),
-                )
-            }),
-            // Damaged: what was read, and the damage as its error.
-            (Some(info), Some(e)) => crate::summary_json(
-                serde_json::to_value(info)
-                    .unwrap_or_else(|_| serde_json::json!({ "format": "biz2" })),
-                Some(e),
-            ),
-            (None, e) => crate::summary_json(serde_json::json!({ "format": "biz2" }), e.as_ref()),
-        }
     }
     fn references(&self) -> Vec<Reference> {
         self.references.clone()
@@ -394,6 +352,51 @@ impl Document for Biz2Document {
             .filter(|m| m.kind == FileKind::Geometry)?;
         let arrays = self.arrays(false);
         Some(scene::build(&self.path, model, arrays, &libraries(assets)).0)
+    }
+    /// The summary's own word, "geometry" or "materials", where the file was read.
+    fn kind_word(&self) -> String {
+        let read = self
+            .info
+            .as_ref()
+            .and_then(|i| serde_json::to_value(i.kind).ok())
+            .and_then(|v| v.as_str().map(String::from));
+        read.unwrap_or_else(|| self.kind.as_str().to_string())
+    }
+}
+
+impl crate::Describe for Biz2Document {
+    crate::stored_inspector!();
+    fn info_rows(&self, found: &crate::Found) -> Vec<InfoRow> {
+        let mut rows = self
+            .summary(found)
+            .map(|info| info.rows())
+            .unwrap_or_default();
+        if let (true, Some(e)) = (self.damaged, &self.error) {
+            rows.insert(
+                0,
+                InfoRow::warning("damaged", format!("{e}; what comes before it is shown")),
+            );
+        }
+        rows
+    }
+    fn info_json(&self, found: &crate::Found) -> String {
+        match (&self.summary(found), &self.error) {
+            // Written straight from the summary: a value tree of a large file's summary
+            // would cost several times the file.
+            (Some(info), None) => serde_json::to_string(info).unwrap_or_else(|e| {
+                crate::summary_json(
+                    serde_json::json!({ "format": "biz2" }),
+                    Some(&ParseError::new(0, "", e.to_string())),
+                )
+            }),
+            // Damaged: what was read, and the damage as its error.
+            (Some(info), Some(e)) => crate::summary_json(
+                serde_json::to_value(info)
+                    .unwrap_or_else(|_| serde_json::json!({ "format": "biz2" })),
+                Some(e),
+            ),
+            (None, e) => crate::summary_json(serde_json::json!({ "format": "biz2" }), e.as_ref()),
+        }
     }
     fn stats(&self, _found: &crate::Found) -> DocStats {
         self.stats.clone()

@@ -585,29 +585,6 @@ impl WorldDocument {
 
 impl Document for WorldDocument {
     crate::common_accessors!();
-    /// With the scene built: the build's findings, and each instance line saying what it
-    /// led to.
-    fn inspector(&self, found: &crate::Found) -> Option<Cow<'_, InspectorView>> {
-        let view = self.inspector.as_ref()?;
-        let Some(built) = found.own::<Built>() else {
-            return Some(Cow::Borrowed(view));
-        };
-        let mut view = view.clone();
-        view.diagnostics = built.diagnostics.kept.clone();
-        view.diagnostics_dropped = built.diagnostics.dropped;
-        for (&entry, outcome) in &built.assembled.report.outcomes {
-            let Some(row) = self
-                .entry_rows
-                .get(entry as usize)
-                .and_then(|&r| view.chunks.get_mut(r as usize))
-            else {
-                continue;
-            };
-            row.summary = format!("{} {outcome}", row.summary);
-            row.detail = format!("{} {outcome}", row.detail);
-        }
-        Some(Cow::Owned(view))
-    }
     fn bytes(&self, view: usize) -> Option<&[u8]> {
         (view == 0).then_some(&self.bytes[..])
     }
@@ -702,6 +679,32 @@ impl Document for WorldDocument {
                 },
             },
         }
+    }
+}
+
+impl crate::Describe for WorldDocument {
+    /// With the scene built: the build's findings, and each instance line saying what it
+    /// led to.
+    fn inspector(&self, found: &crate::Found) -> Option<Cow<'_, InspectorView>> {
+        let view = self.inspector.as_ref()?;
+        let Some(built) = found.own::<Built>() else {
+            return Some(Cow::Borrowed(view));
+        };
+        let mut view = view.clone();
+        view.diagnostics = built.diagnostics.kept.clone();
+        view.diagnostics_dropped = built.diagnostics.dropped;
+        for (&entry, outcome) in &built.assembled.report.outcomes {
+            let Some(row) = self
+                .entry_rows
+                .get(entry as usize)
+                .and_then(|&r| view.chunks.get_mut(r as usize))
+            else {
+                continue;
+            };
+            row.summary = format!("{} {outcome}", row.summary);
+            row.detail = format!("{} {outcome}", row.detail);
+        }
+        Some(Cow::Owned(view))
     }
 
     fn info_rows(&self, found: &crate::Found) -> Vec<InfoRow> {
