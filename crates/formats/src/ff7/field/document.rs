@@ -612,7 +612,103 @@ pub fn character_name(global: u8) -> Option<&'static str> {
     .copied()
 }
 
+/// The script's name, actors and size, for the info pane.
+fn script_summary_rows(d: &DatFile, rows: &mut Vec<InfoRow>) {
+    if let Ok(s) = &d.script {
+        rows.push(InfoRow::new("field", s.name.clone()));
+        rows.push(InfoRow::new(
+            "actors",
+            s.actors
+                .iter()
+                .enumerate()
+                .map(|(k, (_, n))| actor_label(n, k))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ));
+        rows.push(InfoRow::new(
+            "scripts",
+            format!(
+                "{} · {} opcodes",
+                count(s.scripts.len(), "script"),
+                s.scripts.iter().map(|c| c.ops.len()).sum::<usize>()
+            ),
+        ));
+    }
+}
+
+impl SceneFound {
+    /// What the info pane says of what the scene's build found: the files it lacked, the
+    /// game camera's notes, the field's map id and ways in, the game state it was built with.
+    fn rows(&self, rows: &mut Vec<InfoRow>) {
+        rows.extend(self.missing.iter().cloned());
+        rows.extend(
+            self.camera_notes
+                .iter()
+                .map(|n| InfoRow::new("game camera", n.clone())),
+        );
+        if let Some(id) = self.ways_in.map {
+            rows.push(InfoRow::new(
+                "map id",
+                format!("{id} (FIELD.BIN's field table)"),
+            ));
+        }
+        rows.push(
+            match (&self.ways_in.entrances[..], &self.ways_in.why_none) {
+                ([], Some(why)) => InfoRow::warning(
+                    "entrances",
+                    format!("none found: {why}; the party leader stands where the init put it"),
+                ),
+                ([], None) => InfoRow::new(
+                    "entrances",
+                    "looked for when the field's scene is built".to_string(),
+                ),
+                (ways, _) => InfoRow::new(
+                    "entrances",
+                    format!(
+                        "{}: the party leader comes in by the first, the entrance picker by any",
+                        ways.iter()
+                            .map(|w| format!(
+                                "{} at ({}, {}, {}) facing {}",
+                                w.label(),
+                                w.position[0],
+                                w.position[1],
+                                w.position[2],
+                                w.direction
+                            ))
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    ),
+                ),
+            },
+        );
+        let state = crate::GameVariable::list_text(&self.state);
+        rows.push(InfoRow::new("game state", if state.is_empty() { "every variable 0 (the toolbar's game state, or relicview --set BANK:ADDRESS=VALUE, sets one)".to_string() } else { format!("{state}, every other variable 0") }));
+    }
+}
+
 impl DatDocument {
+    /// Where the init pass stopped, with the game state `state`: each actor's init that did.
+    fn init_rows(&self, d: &DatFile, state: &[crate::GameVariable], rows: &mut Vec<InfoRow>) {
+        if let Some(pass) = init_pass(d, self.stored.bytes(), state) {
+            let names: Vec<String> = d.script.as_ref().map_or(Vec::new(), |s| {
+                s.actors
+                    .iter()
+                    .enumerate()
+                    .map(|(k, (_, n))| actor_label(n, k))
+                    .collect()
+            });
+            for (a, at, why) in &pass.stopped {
+                rows.push(InfoRow::warning(
+                    "init stopped",
+                    format!(
+                        "{}'s init at byte {at}: {why}; the scene shows what it did until then",
+                        names.get(*a).map_or("an actor", |n| n.as_str())
+                    ),
+                ));
+            }
+        }
+    }
+
     /// The scene with every variable 0 but those the archive's game state sets, and what
     /// building it found.
     fn scene(&self, assets: &dyn crate::Assets) -> Option<(crate::scene::Scene, SceneFound)> {
@@ -896,44 +992,8 @@ impl crate::Describe for DatDocument {
         ];
         rows.extend(self.stored.header_rows());
         let Some(d) = &self.parsed else { return rows };
-        if let Ok(s) = &d.script {
-            rows.push(InfoRow::new("field", s.name.clone()));
-            rows.push(InfoRow::new(
-                "actors",
-                s.actors
-                    .iter()
-                    .enumerate()
-                    .map(|(k, (_, n))| actor_label(n, k))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            ));
-            rows.push(InfoRow::new(
-                "scripts",
-                format!(
-                    "{} · {} opcodes",
-                    count(s.scripts.len(), "script"),
-                    s.scripts.iter().map(|c| c.ops.len()).sum::<usize>()
-                ),
-            ));
-        }
-        if let Some(pass) = init_pass(d, self.stored.bytes(), &built.state) {
-            let names: Vec<String> = d.script.as_ref().map_or(Vec::new(), |s| {
-                s.actors
-                    .iter()
-                    .enumerate()
-                    .map(|(k, (_, n))| actor_label(n, k))
-                    .collect()
-            });
-            for (a, at, why) in &pass.stopped {
-                rows.push(InfoRow::warning(
-                    "init stopped",
-                    format!(
-                        "{}'s init at byte {at}: {why}; the scene shows what it did until then",
-                        names.get(*a).map_or("an actor", |n| n.as_str())
-                    ),
-                ));
-            }
-        }
+        script_summary_rows(d, &mut rows);
+        self.init_rows(d, &built.state, &mut rows);
         if let Ok(w) = &d.walkmesh {
             rows.push(InfoRow::new(
                 "walkmesh",
@@ -955,50 +1015,7 @@ impl crate::Describe for DatDocument {
                 },
             ));
         }
-        rows.extend(built.missing.iter().cloned());
-        rows.extend(
-            built
-                .camera_notes
-                .iter()
-                .map(|n| InfoRow::new("game camera", n.clone())),
-        );
-        if let Some(id) = built.ways_in.map {
-            rows.push(InfoRow::new(
-                "map id",
-                format!("{id} (FIELD.BIN's field table)"),
-            ));
-        }
-        rows.push(
-            match (&built.ways_in.entrances[..], &built.ways_in.why_none) {
-                ([], Some(why)) => InfoRow::warning(
-                    "entrances",
-                    format!("none found: {why}; the party leader stands where the init put it"),
-                ),
-                ([], None) => InfoRow::new(
-                    "entrances",
-                    "looked for when the field's scene is built".to_string(),
-                ),
-                (ways, _) => InfoRow::new(
-                    "entrances",
-                    format!(
-                        "{}: the party leader comes in by the first, the entrance picker by any",
-                        ways.iter()
-                            .map(|w| format!(
-                                "{} at ({}, {}, {}) facing {}",
-                                w.label(),
-                                w.position[0],
-                                w.position[1],
-                                w.position[2],
-                                w.direction
-                            ))
-                            .collect::<Vec<_>>()
-                            .join("; ")
-                    ),
-                ),
-            },
-        );
-        let state = crate::GameVariable::list_text(&built.state);
-        rows.push(InfoRow::new("game state", if state.is_empty() { "every variable 0 (the toolbar's game state, or relicview --set BANK:ADDRESS=VALUE, sets one)".to_string() } else { format!("{state}, every other variable 0") }));
+        built.rows(&mut rows);
         if let Ok(l) = &d.loader {
             rows.push(InfoRow::new("models", count(l.len(), "model slot")));
         }
