@@ -1171,6 +1171,25 @@ fn tile_map_rows(t: &TileMap, rows: &mut Vec<Pending>) {
         })
         .collect(),
     ));
+    row_group_rows(t, rows);
+    if t.blocks[0] > t.groups_end {
+        rows.push(row(
+            t.groups_end,
+            t.blocks[0],
+            "unused",
+            "after the row groups".into(),
+            count(t.blocks[0] - t.groups_end, "byte"),
+        ));
+    }
+    tile_block_rows(t, rows);
+    for (i, tile) in t.tiles.iter().enumerate() {
+        rows.push(tile_row(i, tile));
+    }
+}
+
+/// The tile map's row groups, each layer's texture-page markers and where each layer ends.
+fn row_group_rows(t: &TileMap, rows: &mut Vec<Pending>) {
+    let s = t.range.start;
     let per_layer: Vec<String> = (0..LAYERS)
         .map(|l| {
             format!(
@@ -1236,15 +1255,10 @@ fn tile_map_rows(t: &TileMap, rows: &mut Vec<Pending>) {
             vec![f(at, 2, "u16 end word 0x7FFF", "0x7fff")],
         ));
     }
-    if t.blocks[0] > t.groups_end {
-        rows.push(row(
-            t.groups_end,
-            t.blocks[0],
-            "unused",
-            "after the row groups".into(),
-            count(t.blocks[0] - t.groups_end, "byte"),
-        ));
-    }
+}
+
+/// The tile map's tile blocks and its texture-page words.
+fn tile_block_rows(t: &TileMap, rows: &mut Vec<Pending>) {
     let block_names = ["layer 1 tiles", "layer 2 tiles", "layer 3 and 4 tiles"];
     for (k, name) in block_names.iter().enumerate() {
         let b = t.block(k);
@@ -1287,9 +1301,6 @@ fn tile_map_rows(t: &TileMap, rows: &mut Vec<Pending>) {
             })
             .collect(),
     ));
-    for (i, tile) in t.tiles.iter().enumerate() {
-        rows.push(tile_row(i, tile));
-    }
 }
 
 fn tile_row(i: usize, t: &Tile) -> Pending {
