@@ -75,8 +75,14 @@ async function gridRun(context) {
         return r.bottom > box.top && r.top < box.bottom;
       });
     };
+    // What the page shows: the cards in view by their state, the grid's box and scroll.
+    const seen = () => {
+      const states = inView().map(c => c.dataset.state);
+      const box = body.getBoundingClientRect();
+      return `${states.length} cards (${[...new Set(states)].join(', ')}), the grid ${box.width}×${box.height} scrolled to ${body.scrollTop} of ${body.scrollHeight}, ${body.querySelectorAll('.grid-card').length} cards laid out, view ${document.body.dataset.view ?? '?'}`;
+    };
     // Until `done()`, or an error after `limitMs` naming what was awaited and the cards
-    // still pending, each with why (grid().cards[].waiting).
+    // still pending, each with why (grid().cards[].waiting), and what is in view.
     const wait = async (what, done) => {
       while (!done()) {
         if (performance.now() - t0 > limitMs) {
@@ -90,7 +96,8 @@ async function gridRun(context) {
                 .map(c => `${c.path}: ${c.waiting}`)
                 .join(
                   '; ',
-                )}), folding ${g.folding}; the worker: ${JSON.stringify({ ...stats, store: undefined })}`,
+                )}), folding ${g.folding}; the worker: ${JSON.stringify({ ...stats, store: undefined })}` +
+              `; in view ${seen()}`,
           );
         }
         await new Promise(r => setTimeout(r, 10));

@@ -177,6 +177,9 @@ async function showOpened(entry, opened, steps) {
   if (abandoned()) return ABANDONED;
   // The steps of an open are tasks of their own, so that input and frames get in between.
   await nextTask();
+  // (What came in between may have ended this open: the grid shown, another file asked for.
+  // Drawn regardless, the file took the view back from the grid the reader had just opened.)
+  if (abandoned()) return ABANDONED;
   const failure = checkOpened(entry, file);
   if (failure) {
     // A broken file is inspected up to its error.
