@@ -491,7 +491,7 @@ mod tests {
     }
 
     #[test]
-    fn the_box_holds_every_part_as_placed() {
+    fn the_box_holds_every_part_as_placed() -> Result<(), String> {
         let cube: Vec<[f32; 3]> = (0..8)
             .map(|c| [(c & 1) as f32, ((c >> 1) & 1) as f32, ((c >> 2) & 1) as f32])
             .collect();
@@ -501,10 +501,11 @@ mod tests {
             part(&cube, None, None, moved, WHITE),
             part(&cube, None, None, turned, WHITE),
         ];
-        let (min, max) = placed_box(&parts).unwrap();
+        let (min, max) = placed_box(&parts).ok_or("placed parts have a box")?;
         let half_diagonal = std::f32::consts::FRAC_1_SQRT_2;
         assert!((min[0] + half_diagonal).abs() < 1e-6, "{min:?}");
         assert_eq!((max[0], max[1], max[2]), (6.0, 2.0 * half_diagonal, 1.0));
         assert_eq!(placed_box(&[part(&[], None, None, moved, WHITE)]), None);
+        Ok(())
     }
 }
