@@ -56,11 +56,7 @@ fn main() {
     let mut changed = 0;
     let diff = best(budget, || {
         let (oa, ob) = (open("A.BGF", &a), open("B.BGF", &b));
-        let c = relicview::diff::compare(
-            oa.described(),
-            ob.described(),
-            oa.scene.as_ref().zip(ob.scene.as_ref()),
-        );
+        let c = relicview::diff::compare(&oa.side(), &ob.side());
         changed = c.records.changed;
         black_box((oa, ob, c));
     });
@@ -70,14 +66,9 @@ fn main() {
     let mut rows = 0;
     let page = best(budget, || {
         let (oa, ob) = (open("A.BGF", &a), open("B.BGF", &b));
-        let scenes = oa.scene.as_ref().zip(ob.scene.as_ref());
-        let (c, alignment) =
-            relicview::diff::compare_in_full(oa.described(), ob.described(), scenes);
-        let d = scenes
-            .and_then(|s| {
-                relicview::diff::difference_scene(oa.described(), ob.described(), s, &alignment)
-            })
-            .map(|d| d.scene);
+        let (sa, sb) = (oa.side(), ob.side());
+        let (c, alignment) = relicview::diff::compare_in_full(&sa, &sb);
+        let d = relicview::diff::difference_scene(&sa, &sb, &alignment).map(|d| d.scene);
         rows = alignment.rows.len();
         black_box((oa, ob, c, alignment, d));
     });

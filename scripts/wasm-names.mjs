@@ -12,8 +12,7 @@ import { join, resolve } from 'node:path';
 const repo = resolve(import.meta.dirname, '..');
 
 // The function names of a module: index → name, from its "name" custom section.
-function namesOf(path) {
-  const b = readFileSync(path);
+export function functionNames(b) {
   let at = 8;
   const leb = () => {
     let value = 0;
@@ -52,7 +51,7 @@ function namesOf(path) {
 }
 
 // Rust's legacy mangling (_ZN…E) as a path, its hash left off.
-function demangle(name) {
+export function demangle(name) {
   const m = /^_ZN(.*)E$/.exec(name);
   if (!m) return name;
   const parts = [];
@@ -76,6 +75,10 @@ function demangle(name) {
     .replaceAll('..', '::');
 }
 
+/** @param {string} path */
+const namesOf = path => functionNames(readFileSync(path));
+
+if (process.argv[1] === import.meta.filename) {
 const text = process.argv[2] ? readFileSync(process.argv[2], 'utf8') : readFileSync(0, 'utf8');
 const modules = new Map();
 process.stdout.write(
@@ -89,3 +92,4 @@ process.stdout.write(
     },
   ),
 );
+}

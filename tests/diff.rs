@@ -424,8 +424,8 @@ fn the_page_sees_the_moved_vertex_as_one_changed_row_its_float_as_the_bytes_and_
         "B.BGF",
     );
     let scenes = (oa.scene.as_ref().unwrap(), ob.scene.as_ref().unwrap());
-    let (c, alignment) =
-        relicview::diff::compare_in_full(oa.described(), ob.described(), Some(scenes));
+    let (sa, sb) = (oa.side(), ob.side());
+    let (c, alignment) = relicview::diff::compare_in_full(&sa, &sb);
     // One row changed, at the vertex chunk on both sides; its patch and the containers above
     // it say something inside differs; every other row is the same.
     let changed: Vec<_> = alignment
@@ -460,7 +460,7 @@ fn the_page_sees_the_moved_vertex_as_one_changed_row_its_float_as_the_bytes_and_
     let [s, e] = alignment.bytes.a[0];
     assert!(s >= y && e <= y + 4 && e > s, "{s}..{e} in {y}..{}", y + 4);
     // The difference view: the moved vertices at the far end of the scale, the rest grey.
-    let d = relicview::diff::difference_scene(oa.described(), ob.described(), scenes, &alignment)
+    let d = relicview::diff::difference_scene(&sa, &sb, &alignment)
         .unwrap()
         .scene;
     let colors: Vec<[u8; 4]> = d
@@ -508,15 +508,15 @@ fn the_difference_view_of_two_worlds_shows_each_placement_by_what_became_of_it()
     let b_path = a_path.replace("ARENA1.MAP", "ARENA2.MAP");
     let (oa, ob) = open_pair(vec![(b_path.clone(), b.into_bytes())], &a_path, &b_path);
     let scenes = (oa.scene.as_ref().unwrap(), ob.scene.as_ref().unwrap());
-    let (c, alignment) =
-        relicview::diff::compare_in_full(oa.described(), ob.described(), Some(scenes));
+    let (sa, sb) = (oa.side(), ob.side());
+    let (c, alignment) = relicview::diff::compare_in_full(&sa, &sb);
     let p = c.placements.as_ref().unwrap();
     assert_eq!(
         (p.counts.moved, p.counts.removed, p.counts.added),
         (1, 1, 1),
         "{p:?}"
     );
-    let d = relicview::diff::difference_scene(oa.described(), ob.described(), scenes, &alignment)
+    let d = relicview::diff::difference_scene(&sa, &sb, &alignment)
         .unwrap()
         .scene;
     // Every node of A keeps its place; each placement's models take its colour.

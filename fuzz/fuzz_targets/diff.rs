@@ -23,13 +23,10 @@ fuzz_target!(|data: &[u8]| {
     let b = registry::open(&name, bytes_b.to_vec(), Purpose::Show);
     let detached = Archive::detached();
     let (built_a, built_b) = (a.build_scene(&detached), b.build_scene(&detached));
-    let scenes = built_a.scene.as_ref().zip(built_b.scene.as_ref());
     let described = |document, found| relicview::formats::Described { document, found };
-    let (comparison, alignment) = relicview::diff::compare_in_full(
-        described(&*a, &built_a.found),
-        described(&*b, &built_b.found),
-        scenes,
-    );
+    let side_a = relicview::diff::Side::of(described(&*a, &built_a.found), built_a.scene.as_ref());
+    let side_b = relicview::diff::Side::of(described(&*b, &built_b.found), built_b.scene.as_ref());
+    let (comparison, alignment) = relicview::diff::compare_in_full(&side_a, &side_b);
     let (len_a, len_b) = (
         a.bytes(0).map_or(0, <[u8]>::len),
         b.bytes(0).map_or(0, <[u8]>::len),
@@ -60,16 +57,8 @@ fuzz_target!(|data: &[u8]| {
         assert!(comparison.same, "{comparison:?}");
         assert!(alignment.bytes.a.is_empty() && alignment.bytes.b.is_empty());
     }
-    if let Some(d) = scenes
-        .and_then(|s| {
-            relicview::diff::difference_scene(
-                described(&*a, &built_a.found),
-                described(&*b, &built_b.found),
-                s,
-                &alignment,
-            )
-        })
-        .map(|d| d.scene)
+    if let Some(d) =
+        relicview::diff::difference_scene(&side_a, &side_b, &alignment).map(|d| d.scene)
     {
         for p in d.meshes.iter().flat_map(|m| &m.primitives) {
             assert!(p.indices.iter().all(|&i| (i as usize) < p.positions.len()));

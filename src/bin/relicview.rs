@@ -717,11 +717,7 @@ fn run_diff(a: &Path, b: &Path, json: bool, root: Option<&Path>, max_bytes: u64)
             return ExitCode::from(2);
         }
     };
-    let c = relicview::diff::compare(
-        oa.described(),
-        ob.described(),
-        oa.scene.as_ref().zip(ob.scene.as_ref()),
-    );
+    let c = relicview::diff::compare(&oa.side(), &ob.side());
     let code = if c.same {
         ExitCode::SUCCESS
     } else {

@@ -352,6 +352,24 @@ impl OpenedFile {
     pub fn timings(&self) -> Result<JsValue, JsValue> {
         to_js(&self.timings)
     }
+    /// What comparing reads of the file (`diff::Side`: its kind, bytes, records, placements
+    /// and scene), in the wire form for the tools module's `compareSides`. Asked before
+    /// `takeSceneBytes`, which takes the scene.
+    #[wasm_bindgen(js_name = comparisonSide)]
+    pub fn comparison_side(&self) -> Result<js_sys::Uint8Array, JsValue> {
+        let side = crate::diff::Side::of(self.described(), self.scene.as_ref());
+        let tag = crate::wire::SIDE;
+        let len = crate::wire::encoded_value_len(tag, &side);
+        relicview_web_glue::js_buffer(len, |write| {
+            crate::wire::encode_value_into(tag, &side, write)
+        })
+        .ok_or_else(|| {
+            js_error(&format!(
+                "{}: too big to compare in a JS buffer ({len} bytes)",
+                self.path
+            ))
+        })
+    }
     /// The scene (taken from the file) as bytes for `Viewer.showSceneBytes` on another
     /// thread, with what the viewer reads of the document; null when there is none.
     #[wasm_bindgen(js_name = takeSceneBytes)]

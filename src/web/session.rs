@@ -154,6 +154,30 @@ impl Session {
         })
     }
 
+    /// What archive file `path` exports to in an Export all is made from, in the wire form
+    /// for the tools module's `exportFile` → Promise<Uint8Array>. Opened as Export all opens
+    /// it (`crate::bundle::open_for_export`), in an archive of its own, so that what it reads
+    /// is let go with it. Rejects when it cannot be read.
+    #[wasm_bindgen(js_name = exportInput, unchecked_return_type = "Promise<Uint8Array>")]
+    pub fn export_input(&self, path: String) -> js_sys::Promise {
+        let alone = self.opened_alone(path);
+        wasm_bindgen_futures::future_to_promise(async move {
+            let opened = alone.await?;
+            let input = crate::bundle::ExportInput::of(&opened);
+            let tag = crate::wire::EXPORT_INPUT;
+            let len = crate::wire::encoded_value_len(tag, &input);
+            let bytes = relicview_web_glue::js_buffer(len, |write| {
+                crate::wire::encode_value_into(tag, &input, write)
+            });
+            bytes.map(Into::into).ok_or_else(|| {
+                js_error(&format!(
+                    "{}: its export's input is too big for a JS buffer ({len} bytes)",
+                    opened.path
+                ))
+            })
+        })
+    }
+
     /// Who uses the picture file `path` → Promise<{materials, files}> (the archive's
     /// references, read once, and the libraries that name it).
     #[wasm_bindgen(js_name = textureUsers, unchecked_return_type = "Promise<TextureUsers>")]

@@ -10,6 +10,7 @@ import { readFileSync, mkdirSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, launch, repo, walk, loadFolder, buildContainers, makeArchive } from './harness.mjs';
 import { scratchDir } from './scratch.mjs';
+import { functionNames, demangle } from '../../scripts/wasm-names.mjs';
 
 let dir, server, browser;
 const assets = JSON.parse(readFileSync(join(repo, 'site/assets.json'), 'utf8'));
@@ -71,6 +72,20 @@ test('a loose model opens with the core alone; containers, an export and a compa
   assert.deepEqual(await p.evaluate(() => window.relicview.modules()), { containers: true, tools: true });
   assert.deepEqual(problems, []);
   await p.close();
+});
+
+// One copy of each format: the core holds them, the tools module takes neutral data from it.
+// Read from the functions' names scripts/build.sh keeps beside the modules it ships.
+test('the formats are in the core alone: no function of the tools or containers module is theirs', () => {
+  const formatFunctions = (/** @type {string} */ module) => {
+    const names = functionNames(readFileSync(join(repo, 'target/wasm-names', `${module}_bg.wasm`)));
+    assert.ok(names.size > 1000, `${module}: ${names.size} named functions`);
+    return [...names.values()].map(demangle).filter(n => n.includes('relicview_formats'));
+  };
+  const core = formatFunctions('relicview');
+  assert.ok(core.length > 500, `the core holds the formats: ${core.length} of their functions`);
+  for (const module of ['relicview_tools', 'relicview_containers'])
+    assert.deepEqual(formatFunctions(module).slice(0, 10), [], `${module} links no format`);
 });
 
 test('a module that cannot be had says which and why, the rest of the page works on, and the next use asks again', async () => {

@@ -30,8 +30,8 @@ const MODE_TITLE = {
 /**
  * Two files compared, as the comparison's panes take them (compareview.js).
  * @typedef {object} ComparedData
- * @property {{ path: string, view: import('../../pkg/relicview_tools.js').InspectorView | null, bytes: Uint8Array }} a
- * @property {{ path: string, view: import('../../pkg/relicview_tools.js').InspectorView | null, bytes: Uint8Array }} b
+ * @property {{ path: string, view: import('../../pkg/relicview.js').InspectorView | null, bytes: Uint8Array }} a
+ * @property {{ path: string, view: import('../../pkg/relicview.js').InspectorView | null, bytes: Uint8Array }} b
  * @property {any} result the comparison as `relicview diff --json` prints it
  * @property {import('../../pkg/relicview_tools.js').Alignment} alignment
  * @property {import('../../pkg/relicview_tools.js').Legend} legend
@@ -42,6 +42,9 @@ const MODE_TITLE = {
 
 // Compare files `a` and `b` of the archive; `restore` is a link's view to put back. → the
 // JSON `relicview diff --json` prints for them, once both are shown.
+// Thrown inside the open when a newer request took over.
+const ABANDONED = new Error('abandoned');
+
 /** @param {string} a @param {string} b @param {import('../ground/urlstate.js').ViewLink | null} [restore] */
 export function compareFiles(a, b, restore = null) {
   return queued(`${a} and ${b}`, (/** @type {number} */ request) => compareNow(a, b, restore, request));
@@ -62,12 +65,19 @@ async function compareNow(pathA, pathB, restore, request) {
   startLoading(`${ea.path} and ${eb.path}`, Boolean(state.current));
   showing(ea.path);
   markSelected(ea.path);
-  // Both files are opened and compared by the tools module (loaded the first time); the
-  // core's viewer draws their scenes and the difference view, which it hands over.
+  // Both files are opened by the core on this thread, which shows their scenes; the tools
+  // module (loaded the first time) compares what the core hands over of each (its side:
+  // kind, bytes, records, placements, scene) and hands back the difference view.
+  /** @type {import('../../pkg/relicview.js').OpenedFile[]} */
+  const files = [];
   let compared;
   try {
-    compared = await withTools(({ session }) => session.openComparison(ea.path, eb.path));
+    for (const path of [ea.path, eb.path]) files.push(await state.session.open(path));
+    if (abandoned()) throw ABANDONED;
+    const [sideA, sideB] = files.map(f => f.comparisonSide());
+    compared = await withTools(({ glue }) => glue.compareSides(sideA, sideB));
   } catch (err) {
+    for (const f of files) f.free();
     if (abandoned()) return { abandoned: true };
     endLoading();
     setComparing(false);
@@ -79,18 +89,27 @@ async function compareNow(pathA, pathB, restore, request) {
   }
   if (abandoned()) {
     compared.free();
+    for (const f of files) f.free();
     return { abandoned: true };
   }
   await nextTask();
+  const [fa, fb] = /** @type {[import('../../pkg/relicview.js').OpenedFile, import('../../pkg/relicview.js').OpenedFile]} */ (files);
   // (Asked before the viewer takes the difference view.)
   const hasDifference = compared.hasDifference();
-  const [sa, sb] = [compared.side('a'), compared.side('b')];
+  const [sa, sb] = [fa, fb].map(f => ({
+    path: f.path,
+    view: f.inspect(),
+    bytes: f.bytes(0) ?? new Uint8Array(),
+    scene: f.capabilities().scene,
+  }));
   state.viewer.showComparison(
-    compared.takeScene('a'),
-    compared.takeScene('b'),
-    compared.takeScene('difference'),
+    fa.takeSceneBytes(),
+    fb.takeSceneBytes(),
+    compared.takeDifference(),
     compared.differenceLayersFromB(),
   );
+  fa.free();
+  fb.free();
   /** @type {ComparedData} */
   const data = {
     a: { path: sa.path, view: sa.view, bytes: sa.bytes },

@@ -52,11 +52,11 @@ export async function exportAll() {
 }
 
 /**
- * @param {{ glue: typeof import('../../pkg/relicview_tools.js'), session: import('../../pkg/relicview_tools.js').Session }} tools
+ * @param {{ glue: typeof import('../../pkg/relicview_tools.js') }} tools
  * @param {{ job: { cancelled: boolean }, generation: number, entries: Entry[], paths: string[], name: string, allScenes: boolean, rig: import('../../pkg/relicview.js').Rig, source: string }} asked
  */
 async function exportWith(
-  { glue, session },
+  { glue },
   { job, generation, entries, paths, name, allScenes, rig, source },
 ) {
   const exporter = new glue.ArchiveExport(source);
@@ -77,7 +77,9 @@ async function exportWith(
     for (let i = 0; i < entries.length; i++) {
       if (job.cancelled || generation !== state.generation) return { cancelled: true };
       try {
-        const file = await session.exportFile(entries[i].path, allScenes, rig);
+        // The core opens the file and hands over what its export is made from; the tools
+        // module writes the glTF and the PNGs.
+        const file = glue.exportFile(await state.session.exportInput(entries[i].path), allScenes, rig);
         const chunk = exporter.add(paths[i], file);
         file.free();
         if (chunk.length) parts.push(new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (chunk)]));

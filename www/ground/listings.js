@@ -1,7 +1,8 @@
 // @ts-check
 // The archive's listing, broadcast to every instance that keeps one in its own memory: the
-// core's session on this thread (recovery.js), the parsing worker's (opener.js), the tools'
-// (modules.js), and the thumbnail worker's, which asks for the current one (thumbnails.js).
+// core's session on this thread (recovery.js), the parsing worker's (opener.js), and the
+// thumbnail worker's, which asks for the current one (thumbnails.js). (The tools module keeps
+// none: the core opens what it works on.)
 // listing.js says what the listing is; each holder says how its instance takes it, and is
 // given the current listing when it joins (a new instance after a trap, a worker started
 // late), so that no instance is handed it by hand.
@@ -29,7 +30,7 @@ export function holdListing(holder) {
   return () => holders.delete(holder);
 }
 
-// A core session (this thread's or the tools'): how it takes the listing.
+// A core session (this thread's, recovery.js): how it takes the listing.
 /** @param {{ setListing(paths: string, lengths: Uint32Array, kinds: Uint8Array, sizes: Float64Array): void, setKinds(kinds: Uint8Array): boolean, setSizes(sizes: Float64Array): boolean }} session @returns {ListingHolder} */
 export function sessionHolder(session) {
   /** @param {Listing} l */

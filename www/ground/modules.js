@@ -5,8 +5,8 @@
 //   when the first container is opened; the container workers instantiate it
 //   (container-worker.js), and the page does for entries of containers on a static host
 //   (hosted.js).
-// - tools: glTF export, comparisons, Export all, instantiated on the page with an archive
-//   session of its own, kept listed as the core's.
+// - tools: glTF export, comparisons, Export all, instantiated on the page; it links no
+//   format and opens no file: the core opens them and hands over what the tools need.
 // A module that cannot be had (the host does not serve it, the network fails) makes the use
 // that asked for it fail with which module and why; the next use asks again, and the rest of
 // the page works as before. This module owns the modules' compiled forms and the tools'
@@ -14,8 +14,6 @@
 
 import { assetUrl } from './assets.js';
 import { compileModule, instantiateWith, isTrap } from './core.js';
-import { holdListing, sessionHolder } from './listings.js';
-import { state } from './state.js';
 
 /** @typedef {typeof import('../../pkg/relicview_containers.js')} ContainersGlue */
 /** @typedef {typeof import('../../pkg/relicview_tools.js')} ToolsGlue */
@@ -69,32 +67,20 @@ export function containersHere() {
   return containersOnPage;
 }
 
-// The tools' instance and the archive it opens files in: {glue, session}. A trap in it
-// (a panic while exporting or comparing) ends that instance; the next use makes another.
-/** @typedef {{ glue: ToolsGlue, session: import('../../pkg/relicview_tools.js').Session }} Tools */
+// The tools' instance: {glue}. A trap in it (a panic while exporting or comparing) ends
+// that instance; the next use makes another. It opens no file: the core hands it what it
+// works on.
+/** @typedef {{ glue: ToolsGlue }} Tools */
 /** @type {Promise<Tools> | null} */
 let tools = null;
 let toolsGeneration = 0;
-// A file of the archive, as the tools' session reads it.
-/** @param {string} path @returns {Promise<ArrayBuffer>} */
-function readListed(path) {
-  const entry = state.byPath.get(path.toLowerCase());
-  return entry ? entry.read() : Promise.reject(new Error('not in the archive'));
-}
-// Lets the tools' instance that trapped go of the listing.
-let releaseListing = () => {};
 
 /** @returns {Promise<Tools>} */
 function toolsInstance() {
   tools ||= compiledModule('tools')
     .then(module => instantiateWith(module, toolsGeneration++, assetUrl('toolsGlue')))
     .then(
-      ({ glue }) => {
-        const g = /** @type {ToolsGlue} */ (glue);
-        const session = new g.Session(readListed);
-        releaseListing = holdListing(sessionHolder(session));
-        return { glue: g, session };
-      },
+      ({ glue }) => ({ glue: /** @type {ToolsGlue} */ (glue) }),
       err => {
         tools = null;
         throw err;
@@ -103,9 +89,9 @@ function toolsInstance() {
   return tools;
 }
 
-// `use({glue, session})` with the tools' instance; a trap ends that instance, and the error
-// goes on to the caller.
-/** @template T @param {(tools: { glue: ToolsGlue, session: import('../../pkg/relicview_tools.js').Session }) => T | Promise<T>} use @returns {Promise<T>} */
+// `use({glue})` with the tools' instance; a trap ends that instance, and the error goes on
+// to the caller.
+/** @template T @param {(tools: Tools) => T | Promise<T>} use @returns {Promise<T>} */
 export async function withTools(use) {
   const instance = await toolsInstance();
   try {
@@ -113,7 +99,6 @@ export async function withTools(use) {
   } catch (err) {
     if (isTrap(err)) {
       tools = null;
-      releaseListing();
       const said = globalThis.relicviewPanic;
       globalThis.relicviewPanic = undefined;
       throw new Error(

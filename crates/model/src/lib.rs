@@ -5,6 +5,7 @@
 pub mod findings;
 pub mod gallery;
 pub mod inspect;
+pub mod placement;
 pub mod pod_serde;
 pub mod scene;
 pub mod texture;

@@ -322,6 +322,11 @@ impl Opened {
             found: &self.found,
         }
     }
+
+    /// What comparing reads of it (opened to be shown: its records are its inspector's).
+    pub fn side(&self) -> crate::diff::Side<'_> {
+        crate::diff::Side::of(self.described(), self.scene.as_ref())
+    }
 }
 
 impl Archive {

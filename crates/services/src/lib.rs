@@ -6,7 +6,7 @@
 // The layers below, under the names this code has always used for them.
 pub use relicview_containers as containers;
 pub use relicview_formats as formats;
-pub use relicview_model::{gallery, inspect, scene, texture, words};
+pub use relicview_model::{gallery, inspect, placement, scene, texture, words};
 
 pub mod archive;
 pub mod bundle;

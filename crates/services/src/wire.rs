@@ -10,9 +10,17 @@
 
 use crate::formats::Described;
 use crate::scene::Scene;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-const TAG: &[u8; 8] = b"RVSCENE4";
+/// What a value's bytes start with: which value it is, and the form's version.
+pub type Tag = [u8; 8];
+
+const TAG: &Tag = b"RVSCENE4";
+/// A file's side of a comparison (`diff::Side`), from the page's core to its tools module.
+pub const SIDE: &Tag = b"RVSIDE01";
+/// What a file exports to is made from (`bundle::ExportInput`), the same way.
+pub const EXPORT_INPUT: &Tag = b"RVEXPIN1";
 
 /// What the page needs to draw a file opened elsewhere: its scene, the byte range of each
 /// inspector record (picks on strips find their record by offset) and how many model
@@ -85,22 +93,32 @@ pub fn encode(shown: ShownSceneRef) -> Vec<u8> {
 
 /// The length of [`encode`]'s bytes, counted without writing them.
 pub fn encoded_len(shown: ShownSceneRef) -> usize {
-    TAG.len()
-        + postcard::serialize_with_flavor(&shown, postcard::ser_flavors::Size::default())
-            .expect("a scene always serialises")
+    encoded_value_len(TAG, &shown)
 }
 
 /// [`encode`] as `write(offset, bytes)` calls, the arrays passed straight from the scene:
 /// the worker writes into a JS buffer of [`encoded_len`] bytes and never holds a second copy
 /// of the scene in its own memory.
 pub fn encode_into(shown: ShownSceneRef, write: impl FnMut(usize, &[u8])) {
+    encode_value_into(TAG, &shown, write)
+}
+
+/// The length of [`encode_value`]'s bytes, counted without writing them.
+pub fn encoded_value_len<T: Serialize>(tag: &Tag, value: &T) -> usize {
+    tag.len()
+        + postcard::serialize_with_flavor(value, postcard::ser_flavors::Size::default())
+            .expect("a wire value always serialises")
+}
+
+/// [`encode_value`] as `write(offset, bytes)` calls, as [`encode_into`] writes a scene.
+pub fn encode_value_into<T: Serialize>(tag: &Tag, value: &T, write: impl FnMut(usize, &[u8])) {
     let mut sink = Chunked {
         staged: Vec::with_capacity(STAGE),
         at: 0,
         write,
     };
-    sink.put(TAG);
-    postcard::serialize_with_flavor(&shown, sink).expect("a scene always serialises");
+    sink.put(tag);
+    postcard::serialize_with_flavor(value, sink).expect("a wire value always serialises");
 }
 
 /// Small writes (lengths, names, numbers) are gathered; blocks go through as they are.
@@ -152,21 +170,36 @@ impl<F: FnMut(usize, &[u8])> postcard::ser_flavors::Flavor for Chunked<F> {
 }
 
 pub fn decode(bytes: &[u8]) -> Result<ShownScene, String> {
-    let body = bytes.strip_prefix(TAG.as_slice()).ok_or_else(|| {
+    decode_value(TAG, "scene", bytes)
+}
+
+/// `value` as bytes starting with `tag`, sized in a counting pass first (as [`encode`]).
+pub fn encode_value<T: Serialize>(tag: &Tag, value: &T) -> Vec<u8> {
+    let size = postcard::serialize_with_flavor(value, postcard::ser_flavors::Size::default())
+        .expect("a wire value always serialises");
+    let mut out = Vec::with_capacity(tag.len() + size);
+    out.extend_from_slice(tag);
+    postcard::to_extend(value, out).expect("a wire value always serialises")
+}
+
+/// The value of `what` (a word for the errors: "scene") that `bytes` hold, which must start
+/// with `tag` and end with the value.
+pub fn decode_value<T: DeserializeOwned>(tag: &Tag, what: &str, bytes: &[u8]) -> Result<T, String> {
+    let body = bytes.strip_prefix(tag.as_slice()).ok_or_else(|| {
         format!(
-            "the scene bytes do not start with {} (a worker of another build?)",
-            String::from_utf8_lossy(TAG)
+            "the {what} bytes do not start with {} (a module of another build?)",
+            String::from_utf8_lossy(tag)
         )
     })?;
-    let (shown, rest) = postcard::take_from_bytes::<ShownScene>(body)
-        .map_err(|e| format!("damaged scene bytes: {e}"))?;
+    let (value, rest) =
+        postcard::take_from_bytes::<T>(body).map_err(|e| format!("damaged {what} bytes: {e}"))?;
     if !rest.is_empty() {
         return Err(format!(
-            "damaged scene bytes: {} bytes after the scene",
+            "damaged {what} bytes: {} bytes after the {what}",
             rest.len()
         ));
     }
-    Ok(shown)
+    Ok(value)
 }
 
 /// Strings the page joined into one to cross into wasm at once (a listing's 20,000 paths),

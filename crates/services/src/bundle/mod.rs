@@ -15,9 +15,14 @@ pub mod report;
 pub mod zipped;
 
 use crate::archive::{self, Archive, FileSource, Opened};
+use crate::diff::KindWords;
 use crate::formats::kind::{Kind, Purpose};
+use crate::scene::Scene;
+use crate::texture::Texels;
 use names::SafeNames;
 use report::{Failed, Report, Skipped, Written, REPORT_NAME};
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::cell::RefCell;
 
 /// One file an archive file exports to: what its name adds (`.glb`, `.page0.png`), its bytes.
@@ -72,18 +77,62 @@ pub async fn open_read_for_export(
     archive::open_bytes(archive, source, path, bytes, purpose).await
 }
 
+/// What exporting reads of an opened file, in neutral terms: made where the formats are
+/// ([`ExportInput::of`]) and sent in the wire form ([`crate::wire`]) to the page's tools
+/// module, which writes the glTF and the PNGs and links no format.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExportInput<'a> {
+    pub kind: KindWords,
+    /// The parse error (its words and the byte it went wrong at), if the open gave one.
+    pub error: Option<(String, usize)>,
+    /// The file is cut short or runs on past its end, rather than not what it seemed:
+    /// what comes before the error goes out.
+    pub damaged: bool,
+    /// Its picture, and the rectangles (x, y, width, height) of a sheet's images.
+    pub picture: Option<Cow<'a, Texels>>,
+    pub regions: Vec<[u32; 4]>,
+    pub scene: Option<Cow<'a, Scene>>,
+}
+
+impl<'a> ExportInput<'a> {
+    pub fn of(opened: &'a Opened) -> ExportInput<'a> {
+        let doc = &*opened.document;
+        ExportInput {
+            kind: KindWords::of(doc.kind()),
+            error: opened
+                .described()
+                .error()
+                .map(|e| (e.to_string(), e.offset)),
+            damaged: doc.damaged(),
+            picture: doc.image().map(Cow::Borrowed),
+            regions: doc
+                .image_regions()
+                .iter()
+                .map(|r| [r.x, r.y, r.width, r.height])
+                .collect(),
+            scene: opened.scene.as_ref().map(Cow::Borrowed),
+        }
+    }
+}
+
 /// What the opened file `opened` exports to (`all_scenes`: every LOD and every option of its
 /// choice as glTF scenes, not only what the viewer shows first; `rig`: how skeletons go out).
 pub fn outcome_of(opened: &Opened, all_scenes: bool, rig: crate::gltf::Rig) -> Outcome {
-    let doc = &*opened.document;
-    let note = match opened.described().error() {
-        Some(e) if !doc.damaged() => {
+    outcome_of_input(&ExportInput::of(opened), all_scenes, rig)
+}
+
+/// [`outcome_of`] a file as [`ExportInput`] gives it.
+pub fn outcome_of_input(input: &ExportInput, all_scenes: bool, rig: crate::gltf::Rig) -> Outcome {
+    let note = match &input.error {
+        Some((error, offset)) if !input.damaged => {
             return Outcome::Failed {
-                error: e.to_string(),
-                offset: Some(e.offset),
+                error: error.clone(),
+                offset: Some(*offset),
             }
         }
-        Some(e) => Some(format!("damaged: {e}; what comes before it is exported")),
+        Some((error, _)) => Some(format!(
+            "damaged: {error}; what comes before it is exported"
+        )),
         None => None,
     };
     let mut outputs = Vec::new();
@@ -92,21 +141,21 @@ pub fn outcome_of(opened: &Opened, all_scenes: bool, rig: crate::gltf::Rig) -> O
     };
     let made: Result<(), String> = (|| {
         // A picture goes out as a picture (its flat quad of a scene is only how it is drawn).
-        if let Some(picture) = doc.image() {
-            let regions = doc.image_regions();
+        if let Some(picture) = input.picture.as_deref() {
+            let regions = &input.regions;
             if regions.is_empty() {
                 outputs.push(Output {
                     suffix: ".png".into(),
                     bytes: png(picture)?,
                 });
             }
-            for (n, r) in regions.iter().enumerate() {
+            for (n, &[x, y, width, height]) in regions.iter().enumerate() {
                 outputs.push(Output {
                     suffix: format!(".image{n}.png"),
-                    bytes: png(&crate::texture::crop(picture, r.x, r.y, r.width, r.height))?,
+                    bytes: png(&crate::texture::crop(picture, x, y, width, height))?,
                 });
             }
-        } else if let Some(scene) = &opened.scene {
+        } else if let Some(scene) = input.scene.as_deref() {
             // As the viewer first shows it: the colours the game's lighting gave (where the file
             // has them), LOD 0 and the choice's first option; every LOD and option as glTF
             // scenes of their own with `all_scenes`.
@@ -165,13 +214,13 @@ pub fn outcome_of(opened: &Opened, all_scenes: bool, rig: crate::gltf::Rig) -> O
     if !outputs.is_empty() {
         return Outcome::Written { outputs, note };
     }
-    let kind = doc.kind();
-    Outcome::Skipped(if kind.capabilities().used_by {
-        format!("{}: no scene or picture of its own; what other files take from it goes out in their exports", kind.title())
-    } else if kind.capabilities().text {
-        format!("{} (text): nothing to export", kind.title())
+    let kind = &input.kind;
+    Outcome::Skipped(if kind.used_by {
+        format!("{}: no scene or picture of its own; what other files take from it goes out in their exports", kind.title)
+    } else if kind.text {
+        format!("{} (text): nothing to export", kind.title)
     } else {
-        format!("a {} has no scene or picture", kind.title())
+        format!("a {} has no scene or picture", kind.title)
     })
 }
 

@@ -5,10 +5,10 @@
 
 use super::bytes::ByteRanges;
 use super::records::{keys, Records};
+use super::side::RecordList;
 use super::{
     Added, AlignedRow, Changed, Comparison, FieldChange, Removed, RowStatus, MAX_LISTED, MAX_ROWS,
 };
-use crate::inspect::InspectorView;
 use similar::{capture_diff_slices_deadline, Algorithm, DiffOp};
 use std::collections::{HashMap, VecDeque};
 
@@ -22,8 +22,9 @@ pub(super) const MAX_DEPTH: usize = 64;
 pub(super) struct Differ<'x, 'a> {
     pub a: &'x Records<'a>,
     pub b: &'x Records<'a>,
-    pub view_a: Option<&'x InspectorView>,
-    pub view_b: Option<&'x InspectorView>,
+    /// Each side's records as listed, for their decoded fields.
+    pub listed_a: Option<&'x RecordList>,
+    pub listed_b: Option<&'x RecordList>,
     pub out: Comparison,
     /// Inspector rows of A and the rows of B they were matched or changed to.
     pub pairs: HashMap<u32, u32>,
@@ -42,15 +43,15 @@ impl<'x, 'a> Differ<'x, 'a> {
     pub fn new(
         a: &'x Records<'a>,
         b: &'x Records<'a>,
-        views: (Option<&'x InspectorView>, Option<&'x InspectorView>),
+        listed: (Option<&'x RecordList>, Option<&'x RecordList>),
         out: Comparison,
         deadline: Option<similar::Instant>,
     ) -> Self {
         Differ {
             a,
             b,
-            view_a: views.0,
-            view_b: views.1,
+            listed_a: listed.0,
+            listed_b: listed.1,
             out,
             pairs: HashMap::new(),
             rows: Vec::new(),
@@ -277,23 +278,23 @@ impl<'x, 'a> Differ<'x, 'a> {
                 b: text(self.b, b),
             }]
         } else {
-            let by_row = |v: Option<&InspectorView>| {
+            let by_row = |v: Option<&RecordList>| {
                 let mut m: HashMap<u32, Vec<usize>> = HashMap::new();
                 for (i, f) in v.map_or(&[][..], |v| &v.fields).iter().enumerate() {
-                    m.entry(f.chunk).or_default().push(i);
+                    m.entry(f.0).or_default().push(i);
                 }
                 m
             };
-            let (va, vb) = (self.view_a, self.view_b);
+            let (va, vb) = (self.listed_a, self.listed_b);
             let (fa, fb) = self.fields.get_or_insert_with(|| (by_row(va), by_row(vb)));
-            let of = |v: Option<&InspectorView>,
+            let of = |v: Option<&RecordList>,
                       index: &HashMap<u32, Vec<usize>>,
                       row: Option<u32>|
              -> Vec<(String, String)> {
                 match (v, row.and_then(|r| index.get(&r))) {
                     (Some(v), Some(at)) => at
                         .iter()
-                        .map(|&i| (v.fields[i].what.clone(), v.fields[i].value.clone()))
+                        .map(|&i| (v.fields[i].1.clone(), v.fields[i].2.clone()))
                         .collect(),
                     _ => Vec::new(),
                 }

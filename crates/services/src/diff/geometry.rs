@@ -3,7 +3,7 @@
 //! vertices are coloured by how far they moved (docs/diff.md, "Geometry").
 
 use super::placements::{PlacementStatus, PlacementStatuses};
-use crate::formats::Placement;
+use crate::placement::Placement;
 use crate::scene::{Material, Mesh, MeshId, Node, NodeId, Primitive, Scene, Target, Transform};
 use glam::{Mat4, Vec3};
 use serde::Serialize;

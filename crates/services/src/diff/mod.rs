@@ -5,23 +5,26 @@
 //! page also shows the [`Alignment`] (both trees row by row, the bytes that differ) and the
 //! difference view ([`difference_scene`]).
 //!
-//! Names no format: it reads what every document gives (its inspector view, its bytes, its
-//! scene and its placements). records ← bytes ← align; placements ← geometry ← here.
+//! Names no format: it reads each file's [`Side`] (its kind in words, its bytes, its records,
+//! its scene and its placements), which is made where the formats are and can travel in the
+//! wire form to where they are not (the page's tools module).
+//! side ← records ← bytes ← align; placements ← geometry ← here.
 
 mod align;
 mod bytes;
 mod geometry;
 mod placements;
 mod records;
+mod side;
 
 pub use geometry::{
     moved_colour, Difference, Geometry, LAYER_MOVED_IN_B, LAYER_ONLY_IN_B, MOVED_FROM, MOVED_LEAST,
     MOVED_MOST, ONLY_IN_A, ONLY_IN_B, UNCHANGED,
 };
 pub use placements::{placements, PlacementChange, PlacementCounts, Placements};
+pub use records::Record;
+pub use side::{KindWords, RecordList, Side};
 
-use crate::formats::Described;
-use crate::scene::Scene;
 use bytes::first_difference;
 use records::Records;
 use serde::Serialize;
@@ -152,33 +155,23 @@ pub struct Alignment {
     pub pairs: HashMap<u32, u32>,
 }
 
-/// Compare two opened documents (opened to be shown: their inspector views are read), and
-/// their scenes when both have one.
-pub fn compare(a: Described, b: Described, scenes: Option<(&Scene, &Scene)>) -> Comparison {
-    compare_within(a, b, scenes, ALIGN_BUDGET).0
+/// Compare two files (opened to be shown: their inspector views are read), and their scenes
+/// when both have one.
+pub fn compare(a: &Side, b: &Side) -> Comparison {
+    compare_within(a, b, ALIGN_BUDGET).0
 }
 
 /// [`compare`], and what the page shows beside it.
-pub fn compare_in_full(
-    a: Described,
-    b: Described,
-    scenes: Option<(&Scene, &Scene)>,
-) -> (Comparison, Alignment) {
-    compare_within(a, b, scenes, ALIGN_BUDGET)
+pub fn compare_in_full(a: &Side, b: &Side) -> (Comparison, Alignment) {
+    compare_within(a, b, ALIGN_BUDGET)
 }
 
 /// [`compare_in_full`], the alignment searching for at most `budget`.
-fn compare_within(
-    described_a: Described,
-    described_b: Described,
-    scenes: Option<(&Scene, &Scene)>,
-    budget: std::time::Duration,
-) -> (Comparison, Alignment) {
-    let (a, b) = (described_a.document, described_b.document);
+fn compare_within(a: &Side, b: &Side, budget: std::time::Duration) -> (Comparison, Alignment) {
     let mut out = Comparison {
         same: false,
-        kind_a: a.kind_word(),
-        kind_b: b.kind_word(),
+        kind_a: a.kind_word.clone(),
+        kind_b: b.kind_word.clone(),
         records: Counts::default(),
         changed: Vec::new(),
         added: Vec::new(),
@@ -187,18 +180,18 @@ fn compare_within(
         geometry: None,
         placements: None,
     };
-    let (bytes_a, bytes_b) = (a.bytes(0).unwrap_or(&[]), b.bytes(0).unwrap_or(&[]));
-    let records = if a.kind() == b.kind() {
-        Records::of_document(&described_a).zip(Records::of_document(&described_b))
+    let (bytes_a, bytes_b) = (&a.bytes[..], &b.bytes[..]);
+    let same_kind = a.kind.word == b.kind.word;
+    let records = if same_kind {
+        Records::of_side(a).zip(Records::of_side(b))
     } else {
         None
     };
     let Some((ra, rb)) = records else {
-        out.notes.push(if a.kind() != b.kind() {
+        out.notes.push(if !same_kind {
             format!(
                 "a {} and a {}: compared by bytes",
-                a.kind().title(),
-                b.kind().title()
+                a.kind.title, b.kind.title
             )
         } else {
             "no records: compared by bytes".into()
@@ -223,11 +216,10 @@ fn compare_within(
         );
     };
     let deadline = similar::Instant::now().checked_add(budget);
-    let views = (described_a.inspector(), described_b.inspector());
     let mut d = align::Differ::new(
         &ra,
         &rb,
-        (views.0.as_deref(), views.1.as_deref()),
+        (a.records.as_ref(), b.records.as_ref()),
         out,
         deadline,
     );
@@ -237,12 +229,14 @@ fn compare_within(
     }
     // A model's primitives name the records they came from; a world's come from the models
     // it places, whose records these are not, so a world is compared by its placements.
-    if let Some((sa, sb)) =
-        scenes.filter(|(sa, sb)| !ra.lines && (!sa.meshes.is_empty() || !sb.meshes.is_empty()))
+    if let Some((sa, sb)) = a
+        .scene()
+        .zip(b.scene())
+        .filter(|(sa, sb)| !ra.lines && (!sa.meshes.is_empty() || !sb.meshes.is_empty()))
     {
         d.out.geometry = Some(geometry::geometry(sa, sb, &d.pairs));
     }
-    let (placed_a, placed_b) = (described_a.placements(), described_b.placements());
+    let (placed_a, placed_b) = (&a.placements[..], &b.placements[..]);
     if !placed_a.is_empty() || !placed_b.is_empty() {
         d.out.placements = Some(placements(placed_a, placed_b));
     }
@@ -288,14 +282,9 @@ fn compare_within(
 /// The difference view of two scenes compared: for two worlds by their placements, for
 /// models vertex by vertex through the records the alignment paired (docs/diff.md). None
 /// when there is nothing to compare in 3D (text, or a side without a scene).
-pub fn difference_scene(
-    a: Described,
-    b: Described,
-    scenes: (&Scene, &Scene),
-    alignment: &Alignment,
-) -> Option<Difference> {
-    let (sa, sb) = scenes;
-    let (placed_a, placed_b) = (a.placements(), b.placements());
+pub fn difference_scene(a: &Side, b: &Side, alignment: &Alignment) -> Option<Difference> {
+    let (sa, sb) = a.scene().zip(b.scene())?;
+    let (placed_a, placed_b) = (&a.placements[..], &b.placements[..]);
     if !placed_a.is_empty() || !placed_b.is_empty() {
         let (_, statuses) = placements::placements_with_statuses(placed_a, placed_b);
         return Some(geometry::placement_difference(

@@ -2,7 +2,7 @@
 //! its place in the tree of placements (docs/diff.md, "Placements").
 
 use super::MAX_LISTED;
-use crate::formats::Placement;
+use crate::placement::Placement;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 

@@ -1,12 +1,12 @@
 //! A file's records as the diff sees them: the leaves and containers of its inspector rows,
 //! or the lines of a text file, each with its byte range and its place in the tree.
 
-use crate::formats::Described;
-use crate::inspect::{ByteClass, InspectorView};
+use super::side::Side;
+use serde::{Deserialize, Serialize};
 
 /// One record of a file as the diff sees it.
-#[derive(Debug, Clone)]
-pub(super) struct Record {
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
     pub tag: String,
     pub offset: usize,
     pub end: usize,
@@ -75,23 +75,17 @@ impl<'a> Records<'a> {
         Records::new(bytes, list, bytes.len(), true)
     }
 
-    /// A format's inspector rows. Rows past the view's limit are not listed: the bytes
-    /// after the last listed one compare as bytes.
-    pub fn of_view(bytes: &'a [u8], view: &InspectorView) -> Records<'a> {
-        let list: Vec<Record> = view
-            .chunks
-            .iter()
-            .map(|r| Record {
-                tag: r.name.clone(),
-                offset: r.offset,
-                end: r.end.min(bytes.len()),
-                container: r.container,
-                parent: r.parent,
-                row: Some(r.index),
-            })
-            .collect();
-        let complete = view.chunks.len() >= view.rows_total && view.error.is_none();
-        let parsed_to = if complete {
+    /// A side's records: its lines when it is text, its inspector rows otherwise; None
+    /// when it has neither (an image, bytes of no known kind). Rows past the view's limit
+    /// are not listed: the bytes after the last listed one compare as bytes.
+    pub fn of_side(side: &'a Side<'_>) -> Option<Records<'a>> {
+        let listed = side.records.as_ref()?;
+        let bytes: &'a [u8] = &side.bytes;
+        if listed.lines {
+            return Some(Records::of_lines(bytes));
+        }
+        let list = listed.rows.clone();
+        let parsed_to = if listed.complete {
             bytes.len()
         } else {
             list.iter()
@@ -100,22 +94,7 @@ impl<'a> Records<'a> {
                 .max()
                 .unwrap_or(0)
         };
-        Records::new(bytes, list, parsed_to, false)
-    }
-
-    /// A document's records: its lines when it is text, its inspector rows otherwise; None
-    /// when it has neither (an image, bytes of no known kind).
-    pub fn of_document(doc: &Described<'a>) -> Option<Records<'a>> {
-        let view = doc.inspector()?;
-        let view = &*view;
-        let bytes = doc.document.bytes(0)?;
-        if is_text(view) {
-            Some(Records::of_lines(bytes))
-        } else if view.chunks.is_empty() {
-            None
-        } else {
-            Some(Records::of_view(bytes, view))
-        }
+        Some(Records::new(bytes, list, parsed_to, false))
     }
 
     pub fn content(&self, i: u32) -> &'a [u8] {
@@ -177,11 +156,6 @@ impl<'a> Records<'a> {
         }
         out
     }
-}
-
-fn is_text(view: &InspectorView) -> bool {
-    view.format == "text"
-        || (!view.runs.is_empty() && view.runs.iter().all(|r| r.class == ByteClass::Text))
 }
 
 /// What a sibling is matched by: its tag, and a leaf's bytes.

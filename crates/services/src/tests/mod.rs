@@ -3,4 +3,5 @@
 //! crate cannot name the archive.
 
 mod biz2_opened;
+mod handover;
 mod world_opened;
