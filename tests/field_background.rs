@@ -393,7 +393,7 @@ fn the_scene_s_game_camera_projects_as_the_field_s_camera_does() {
     for name in FIELDS {
         let opened = field_with_pixels(name, true);
         let scene = opened.scene.expect("a field scene");
-        let camera = &scene.cameras[0];
+        let camera = &scene.ff7.cameras[0];
         assert!(
             camera.backdrop.is_some(),
             "{name}: the background is behind the camera"
@@ -443,7 +443,7 @@ fn field_with_pixels(name: &str, with_mim: bool) -> relicview::archive::Opened {
 fn a_field_without_its_mim_says_the_picture_needs_it() {
     let opened = field_with_pixels("NMKIN_1", false);
     let scene = opened.scene.as_ref().expect("the walkmesh is still shown");
-    let camera = &scene.cameras[0];
+    let camera = &scene.ff7.cameras[0];
     assert_eq!(camera.backdrop, None);
     assert!(
         camera.notes.iter().any(|n| n.contains("NMKIN_1.MIM")),
@@ -569,7 +569,7 @@ fn the_cards_among_the_models_over_the_picture_behind_give_the_background_back()
     for name in FIELDS {
         let opened = field_with_pixels(name, true);
         let scene = opened.scene.expect("a field scene");
-        let camera = &scene.cameras[0];
+        let camera = &scene.ff7.cameras[0];
         let whole = &scene.textures[camera.backdrop.unwrap() as usize].texels;
         let (Some(behind), Some(atlas)) = (&camera.behind, &camera.card_texels) else {
             panic!("{name}: no cards")
@@ -640,7 +640,7 @@ fn each_layer_of_the_picture_can_be_hidden_and_the_ones_behind_the_models_have_t
             unpacked(&format!("{name}.MIM")),
         );
         let scene = field_with_pixels(name, true).scene.expect("a field scene");
-        let camera = &scene.cameras[0];
+        let camera = &scene.ff7.cameras[0];
         let (tiles, _) = tiles(&dat);
         let names: Vec<&str> = camera
             .layers

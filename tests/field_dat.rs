@@ -545,7 +545,7 @@ fn each_model_stands_where_the_init_puts_it_facing_its_way_playing_its_idle_anim
             }
         }
         // One animation a model plays at most (and the blinks).
-        let playing = scene.clips.len() - scene.stopped.len() - scene.blinks.len();
+        let playing = scene.clips.len() - scene.stopped.len() - scene.ff7.blinks.len();
         assert!(playing <= models.len(), "{name}: {playing} clips play");
         let floor = info["field"]["walkmesh"]["triangles"].as_u64().unwrap() as usize;
         assert!(

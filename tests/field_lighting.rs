@@ -369,7 +369,7 @@ fn the_face_tables_name_real_field_tdb_images_and_info_says_what_each_model_show
         );
     }
     // The blink: open at a still frame, shut for the last frames of each cycle.
-    let blink = scene.blinks[0] as usize;
+    let blink = scene.ff7.blinks[0] as usize;
     let clip = &scene.clips[blink];
     let material = scene
         .materials

@@ -978,7 +978,7 @@ fn run_export_background(
     let cameras = opened
         .scene
         .as_ref()
-        .map_or(&[][..], |s| s.cameras.as_slice());
+        .map_or(&[][..], |s| s.ff7.cameras.as_slice());
     let Some(camera) = cameras.first() else {
         return fail(
             false,

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 /// What a value's bytes start with: which value it is, and the form's version.
 pub type Tag = [u8; 8];
 
-const TAG: &Tag = b"RVSCENE4";
+const TAG: &Tag = b"RVSCENE5";
 /// A file's side of a comparison (`diff::Side`), from the page's core to its tools module.
 pub const SIDE: &Tag = b"RVSIDE01";
 /// What a file exports to is made from (`bundle::ExportInput`), the same way.
@@ -325,7 +325,7 @@ mod tests {
         let bytes = encode(s.lend());
         assert!(decode(&bytes[1..])
             .unwrap_err()
-            .contains("do not start with RVSCENE4"));
+            .contains("do not start with RVSCENE5"));
         for cut in 8..bytes.len() {
             assert!(decode(&bytes[..cut]).is_err(), "cut at {cut}");
         }

@@ -37,7 +37,7 @@ pub fn layers<'a>(scene: &'a Scene, hidden: &[u32]) -> Vec<LayerState<'a>> {
     );
     let mut nodes = vec![0usize; scene.layers.len()];
     let mut tiles = vec![0usize; scene.layers.len()];
-    for l in scene.cameras.iter().flat_map(|c| &c.layers) {
+    for l in scene.ff7.cameras.iter().flat_map(|c| &c.layers) {
         if let Some(count) = tiles.get_mut(l.layer as usize) {
             *count += l.tiles;
         }

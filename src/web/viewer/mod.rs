@@ -329,7 +329,9 @@ impl Viewer {
     /// Whether the scene has faces that blink (`setOptions({blink})` stops them).
     #[wasm_bindgen(js_name = hasBlink)]
     pub fn has_blink(&self) -> bool {
-        self.renderer.scene().is_some_and(|s| !s.blinks.is_empty())
+        self.renderer
+            .scene()
+            .is_some_and(|s| !s.ff7.blinks.is_empty())
     }
     /// The Parts view of the scene on show (`crate::view::parts::Parts`): {zones: [{name,
     /// layer, patches, triangles, hidden, colour}], parts: [{name, record, zones, words,

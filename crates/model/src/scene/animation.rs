@@ -66,8 +66,8 @@ impl Scene {
 
     /// Let the blinks play (`on`) or stop them, whatever the choice plays.
     pub fn set_blinking(&mut self, on: bool) {
-        self.blinks_stopped = !on;
-        let blinks = &self.blinks;
+        self.ff7.blinks_stopped = !on;
+        let blinks = &self.ff7.blinks;
         self.stopped.retain(|c| !blinks.contains(c));
         if !on {
             self.stopped.extend(blinks.iter().copied());
@@ -80,7 +80,7 @@ impl Scene {
             .iter()
             .enumerate()
             .filter(|(i, _)| {
-                !self.stopped.contains(&(*i as u32)) && !self.blinks.contains(&(*i as u32))
+                !self.stopped.contains(&(*i as u32)) && !self.ff7.blinks.contains(&(*i as u32))
             })
             .map(|(_, c)| c)
     }

@@ -441,13 +441,6 @@ pub struct Scene {
     /// sources give of the file's own word on it (none: the file does not say).
     #[serde(default)]
     pub units: Vec<UnitReading>,
-    /// Clips that blink a face's eyes: each plays beside the choice's clip on a cadence of
-    /// its own (not part of the timeline's loop), unless the view's blink switch stops it.
-    #[serde(default)]
-    pub blinks: Vec<u32>,
-    /// The blink switch is off: the blinks stop with the choice's other clips.
-    #[serde(default)]
-    pub blinks_stopped: bool,
     /// The layers that are damage zones (a node is on them by [`PartWords::zones`]).
     #[serde(default)]
     pub zones: Vec<u32>,
@@ -459,9 +452,24 @@ pub struct Scene {
     /// a skin (one mesh weighted to the bones) rather than a mesh per bone.
     #[serde(default)]
     pub skins: Vec<Skin>,
+    /// What FF7's engine adds, which only its views read (the eyes' blinks, a field's own
+    /// cameras with their composed backgrounds): the family's next feature goes there, not
+    /// into a new field here.
+    #[serde(default)]
+    pub ff7: Ff7Scene,
+}
+
+/// What FF7's engine adds to a scene: one field of [`Scene`] for the family, so that a
+/// feature of FF7's crosses the layers that read it and no others.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Ff7Scene {
+    /// Clips that blink a face's eyes: each plays beside the choice's clip on a cadence of
+    /// its own (not part of the timeline's loop), unless the view's blink switch stops it.
+    pub blinks: Vec<u32>,
+    /// The blink switch is off: the blinks stop with the choice's other clips.
+    pub blinks_stopped: bool,
     /// Cameras the file itself sets up (an FF7 field's), each with the picture the game
     /// draws behind the scene through it.
-    #[serde(default)]
     pub cameras: Vec<GameCamera>,
 }
 
@@ -702,7 +710,7 @@ impl Scene {
         self.stopped.sort_unstable();
         self.stopped.dedup();
         let hidden = c.hidden_layers(k);
-        self.set_blinking(!self.blinks_stopped);
+        self.set_blinking(!self.ff7.blinks_stopped);
         hidden
     }
 

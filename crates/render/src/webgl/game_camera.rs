@@ -14,7 +14,7 @@ pub fn view(c: &GameCamera) -> (Vec3, Vec3, Vec3) {
 
 /// The first camera of the scene that has one.
 pub fn of(scene: &Scene) -> Option<&GameCamera> {
-    scene.cameras.first()
+    scene.ff7.cameras.first()
 }
 
 /// The frame as a rectangle of the flat camera two units high and `aspect` · 2 wide that

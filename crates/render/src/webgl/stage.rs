@@ -250,7 +250,7 @@ impl Stage {
 
     /// Let the scene's blinks play, or stop them.
     pub fn set_blinking(&mut self, on: bool) {
-        if self.scene.blinks_stopped == on {
+        if self.scene.ff7.blinks_stopped == on {
             self.scene.set_blinking(on);
         }
     }

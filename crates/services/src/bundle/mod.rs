@@ -187,6 +187,7 @@ pub fn outcome_of_input(input: &ExportInput, all_scenes: bool, rig: crate::gltf:
             }
             // The picture a game camera shows behind the scene (a field's background).
             for (n, t) in scene
+                .ff7
                 .cameras
                 .iter()
                 .filter_map(|c| scene.textures.get(c.backdrop? as usize))

@@ -162,25 +162,28 @@ fn plain_copy(a: &Scene) -> Scene {
         stopped: a.stopped.clone(),
         frame_time: a.frame_time,
         units: a.units.clone(),
-        blinks: a.blinks.clone(),
-        blinks_stopped: a.blinks_stopped,
         zones: a.zones.clone(),
         hidden: a.hidden.clone(),
         // The difference's meshes are its own: no skeleton's parts to merge.
         skins: Vec::new(),
-        // The cameras without their pictures (the textures are not copied).
-        cameras: a
-            .cameras
-            .iter()
-            .map(|c| crate::scene::GameCamera {
-                backdrop: None,
-                behind: None,
-                cards: Vec::new(),
-                card_texels: None,
-                layers: Vec::new(),
-                ..c.clone()
-            })
-            .collect(),
+        ff7: crate::scene::Ff7Scene {
+            blinks: a.ff7.blinks.clone(),
+            blinks_stopped: a.ff7.blinks_stopped,
+            // The cameras without their pictures (the textures are not copied).
+            cameras: a
+                .ff7
+                .cameras
+                .iter()
+                .map(|c| crate::scene::GameCamera {
+                    backdrop: None,
+                    behind: None,
+                    cards: Vec::new(),
+                    card_texels: None,
+                    layers: Vec::new(),
+                    ..c.clone()
+                })
+                .collect(),
+        },
     }
 }
 

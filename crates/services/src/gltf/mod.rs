@@ -717,6 +717,7 @@ fn add_scenes(
 /// glTF camera is centred: an uneven frame is widened to its larger side).
 fn add_cameras(b: &mut Builder, scene: &Scene) -> Vec<Index<json::Node>> {
     scene
+        .ff7
         .cameras
         .iter()
         .map(|c| {

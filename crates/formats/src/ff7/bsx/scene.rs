@@ -496,7 +496,7 @@ pub fn build(
         ..
     } = painter;
     if !blinking.is_empty() {
-        scene.blinks.push(scene.clips.len() as u32);
+        scene.ff7.blinks.push(scene.clips.len() as u32);
         scene.clips.push(blink_clip(&blinking));
     }
     Built {

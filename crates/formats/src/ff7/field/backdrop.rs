@@ -135,5 +135,5 @@ pub fn add_to(scene: &mut Scene, d: &DatFile, name: &str, pixels: Option<&Pixels
             "the background's pixels are in {name}.MIM, which is not beside the field"
         )),
     }
-    scene.cameras.push(camera);
+    scene.ff7.cameras.push(camera);
 }

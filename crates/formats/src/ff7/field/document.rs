@@ -750,6 +750,7 @@ impl DatDocument {
         backdrop::add_to(&mut scene, d, crate::stem(&self.path), pixels.as_ref());
         let found = SceneFound {
             camera_notes: scene
+                .ff7
                 .cameras
                 .iter()
                 .flat_map(|c| c.notes.iter().cloned())

@@ -259,7 +259,7 @@ fn place_models(
 ) {
     let hidden = scene.layer(HIDDEN);
     let nobody = Entity::default();
-    let mut playing: Vec<u32> = scene.blinks.clone();
+    let mut playing: Vec<u32> = scene.ff7.blinks.clone();
     let controls_locked = pass.is_some_and(|p| p.control_locked);
     // The leader's node and its idle clip, once placed at the first entrance.
     let mut leader: Option<(u32, Option<u32>)> = None;
