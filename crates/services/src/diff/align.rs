@@ -353,7 +353,7 @@ fn field_changes(fa: Vec<(String, String)>, fb: Vec<(String, String)>) -> Vec<Fi
 
 #[cfg(test)]
 mod tests {
-    use super::super::records::Record;
+    use super::super::side::Record;
     use super::super::Counts;
     use super::*;
 

@@ -22,8 +22,7 @@ pub use geometry::{
     MOVED_MOST, ONLY_IN_A, ONLY_IN_B, UNCHANGED,
 };
 pub use placements::{placements, PlacementChange, PlacementCounts, Placements};
-pub use records::Record;
-pub use side::{KindWords, RecordList, Side};
+pub use side::{KindWords, Record, RecordList, Side};
 
 use bytes::first_difference;
 use records::Records;

@@ -1,20 +1,7 @@
 //! A file's records as the diff sees them: the leaves and containers of its inspector rows,
 //! or the lines of a text file, each with its byte range and its place in the tree.
 
-use super::side::Side;
-use serde::{Deserialize, Serialize};
-
-/// One record of a file as the diff sees it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Record {
-    pub tag: String,
-    pub offset: usize,
-    pub end: usize,
-    pub container: bool,
-    pub parent: Option<u32>,
-    /// The inspector row it came from (for its decoded fields), if any.
-    pub row: Option<u32>,
-}
+use super::side::{Record, Side};
 
 /// A file's records with each one's children, in file order.
 pub(super) struct Records<'a> {

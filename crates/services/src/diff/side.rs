@@ -4,7 +4,6 @@
 //! page's core) and sent to the page's tools module in the wire form ([`crate::wire`]), so
 //! that comparing needs no format.
 
-use super::records::Record;
 use crate::formats::Described;
 use crate::inspect::{ByteClass, InspectorView};
 use crate::placement::Placement;
@@ -36,6 +35,18 @@ impl KindWords {
             text: caps.text,
         }
     }
+}
+
+/// One record of a file as the diff sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    pub tag: String,
+    pub offset: usize,
+    pub end: usize,
+    pub container: bool,
+    pub parent: Option<u32>,
+    /// The inspector row it came from (for its decoded fields), if any.
+    pub row: Option<u32>,
 }
 
 /// One file's side of a comparison.
