@@ -79,17 +79,17 @@ export function demangle(name) {
 const namesOf = path => functionNames(readFileSync(path));
 
 if (process.argv[1] === import.meta.filename) {
-const text = process.argv[2] ? readFileSync(process.argv[2], 'utf8') : readFileSync(0, 'utf8');
-const modules = new Map();
-process.stdout.write(
-  text.replace(
-    /([\w-]+?)(?:\.[0-9a-f]{12})?\.wasm:wasm-function\[(\d+)\](:0x[0-9a-f]+)?/g,
-    (all, base, index) => {
-      const file = join(repo, 'target/wasm-names', `${base}.wasm`);
-      if (!modules.has(base)) modules.set(base, existsSync(file) ? namesOf(file) : null);
-      const name = modules.get(base)?.get(Number(index));
-      return name ? `${all} ${demangle(name)}` : all;
-    },
-  ),
-);
+  const text = process.argv[2] ? readFileSync(process.argv[2], 'utf8') : readFileSync(0, 'utf8');
+  const modules = new Map();
+  process.stdout.write(
+    text.replace(
+      /([\w-]+?)(?:\.[0-9a-f]{12})?\.wasm:wasm-function\[(\d+)\](:0x[0-9a-f]+)?/g,
+      (all, base, index) => {
+        const file = join(repo, 'target/wasm-names', `${base}.wasm`);
+        if (!modules.has(base)) modules.set(base, existsSync(file) ? namesOf(file) : null);
+        const name = modules.get(base)?.get(Number(index));
+        return name ? `${all} ${demangle(name)}` : all;
+      },
+    ),
+  );
 }

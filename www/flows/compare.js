@@ -42,6 +42,10 @@ const MODE_TITLE = {
 
 // Compare files `a` and `b` of the archive; `restore` is a link's view to put back. → the
 // JSON `relicview diff --json` prints for them, once both are shown.
+// "Compare with…" was asked for this file: the next file chosen in the list is the other.
+/** @type {string | null} */
+export let comparePick = null;
+
 // Thrown inside the open when a newer request took over.
 const ABANDONED = new Error('abandoned');
 
@@ -60,7 +64,7 @@ async function compareNow(pathA, pathB, restore, request) {
     showError(missing, err);
     throw err;
   }
-  state.comparePick = null;
+  comparePick = null;
   syncPick();
   startLoading(`${ea.path} and ${eb.path}`, Boolean(state.current));
   showing(ea.path);
@@ -68,16 +72,20 @@ async function compareNow(pathA, pathB, restore, request) {
   // Both files are opened by the core on this thread, which shows their scenes; the tools
   // module (loaded the first time) compares what the core hands over of each (its side:
   // kind, bytes, records, placements, scene) and hands back the difference view.
-  /** @type {import('../../pkg/relicview.js').OpenedFile[]} */
-  const files = [];
+  /** @type {import('../../pkg/relicview.js').OpenedFile | null} */
+  let fa = null;
+  /** @type {import('../../pkg/relicview.js').OpenedFile | null} */
+  let fb = null;
   let compared;
   try {
-    for (const path of [ea.path, eb.path]) files.push(await state.session.open(path));
+    fa = await state.session.open(ea.path);
+    fb = await state.session.open(eb.path);
     if (abandoned()) throw ABANDONED;
-    const [sideA, sideB] = files.map(f => f.comparisonSide());
+    const [sideA, sideB] = [fa.comparisonSide(), fb.comparisonSide()];
     compared = await withTools(({ glue }) => glue.compareSides(sideA, sideB));
   } catch (err) {
-    for (const f of files) f.free();
+    fa?.free();
+    fb?.free();
     if (abandoned()) return { abandoned: true };
     endLoading();
     setComparing(false);
@@ -89,19 +97,26 @@ async function compareNow(pathA, pathB, restore, request) {
   }
   if (abandoned()) {
     compared.free();
-    for (const f of files) f.free();
+    fa.free();
+    fb.free();
     return { abandoned: true };
   }
   await nextTask();
-  const [fa, fb] = /** @type {[import('../../pkg/relicview.js').OpenedFile, import('../../pkg/relicview.js').OpenedFile]} */ (files);
   // (Asked before the viewer takes the difference view.)
   const hasDifference = compared.hasDifference();
-  const [sa, sb] = [fa, fb].map(f => ({
-    path: f.path,
-    view: f.inspect(),
-    bytes: f.bytes(0) ?? new Uint8Array(),
-    scene: f.capabilities().scene,
-  }));
+  /** @param {import('../../pkg/relicview.js').OpenedFile} f */
+  const sideOf = f => ({ path: f.path, view: f.inspect(), bytes: f.bytes(0) ?? new Uint8Array() });
+  /** @type {ComparedData} */
+  const data = {
+    a: sideOf(fa),
+    b: sideOf(fb),
+    result: JSON.parse(compared.json()),
+    alignment: compared.alignment(),
+    legend: compared.legend(),
+    hasDifference,
+    sceneA: fa.capabilities().scene,
+    sceneB: fb.capabilities().scene,
+  };
   state.viewer.showComparison(
     fa.takeSceneBytes(),
     fb.takeSceneBytes(),
@@ -110,17 +125,6 @@ async function compareNow(pathA, pathB, restore, request) {
   );
   fa.free();
   fb.free();
-  /** @type {ComparedData} */
-  const data = {
-    a: { path: sa.path, view: sa.view, bytes: sa.bytes },
-    b: { path: sb.path, view: sb.view, bytes: sb.bytes },
-    result: JSON.parse(compared.json()),
-    alignment: compared.alignment(),
-    legend: compared.legend(),
-    hasDifference,
-    sceneA: sa.scene,
-    sceneB: sb.scene,
-  };
   compared.free();
   setComparison({
     a: ea.path,
@@ -356,8 +360,8 @@ export async function setCompareView(changes) {
 // arrows move to the other file, Enter confirms it, Escape withdraws the question.
 /** @param {string | null} path */
 export function pickComparison(path) {
-  const withdrawn = state.comparePick && !path;
-  state.comparePick = path;
+  const withdrawn = comparePick && !path;
+  comparePick = path;
   syncPick();
   if (path) {
     state.files.mark(state.byPath.get(path.toLowerCase())?.path ?? path);
@@ -371,9 +375,9 @@ export function pickComparison(path) {
 
 export function syncPick() {
   const bar = $('compare-pick');
-  bar.hidden = !state.comparePick;
-  state.files.setPicking(Boolean(state.comparePick));
-  if (state.comparePick) $('compare-pick-name').textContent = state.comparePick;
+  bar.hidden = !comparePick;
+  state.files.setPicking(Boolean(comparePick));
+  if (comparePick) $('compare-pick-name').textContent = comparePick;
 }
 
 // The comparison's own controls: modes, the split's slider and handle, the ending, the
@@ -418,7 +422,7 @@ export function bindCompare() {
     // (Typing in the list goes to its search box.)
     const target = /** @type {Element} */ (e.target);
     if (target.closest?.('input, select, textarea, #sidebar')) return;
-    if (e.key === 'Escape' && state.comparePick) {
+    if (e.key === 'Escape' && comparePick) {
       pickComparison(null);
       return;
     }
@@ -428,7 +432,7 @@ export function bindCompare() {
     e.preventDefault();
   });
   document.addEventListener('keydown', e => {
-    if (e.key === 'Escape' && state.comparePick) pickComparison(null);
+    if (e.key === 'Escape' && comparePick) pickComparison(null);
   });
 }
 
@@ -500,8 +504,8 @@ function bindRowMenu() {
     const items = all(menu, 'button:not([hidden])');
     const at = items.indexOf(/** @type {HTMLElement} */ (document.activeElement));
     if (e.key === 'Escape') close();
-    else if (e.key === 'ArrowDown') items[(at + 1) % items.length].focus();
-    else if (e.key === 'ArrowUp') items[(at - 1 + items.length) % items.length].focus();
+    else if (e.key === 'ArrowDown') items[(at + 1) % items.length]?.focus();
+    else if (e.key === 'ArrowUp') items[(at - 1 + items.length) % items.length]?.focus();
     else return;
     e.preventDefault();
   });
@@ -533,17 +537,11 @@ export function outlineRow(row, bytes) {
     // A record that draws nothing itself (a vertex list): the nearest record above it that
     // does (its primitive), so both sides show where the difference is.
     const chunks = state.compareInspector.data?.[key]?.view?.chunks;
-    while (
-      !outlined &&
-      chunks &&
-      record !== null &&
-      record !== undefined &&
-      chunks[record] &&
-      chunks[record].parent !== null &&
-      chunks[record].parent !== undefined
-    ) {
-      record = chunks[record].parent;
+    let parent = record === null || record === undefined ? null : chunks?.[record]?.parent;
+    while (!outlined && parent !== null && parent !== undefined) {
+      record = parent;
       outlined = state.viewer.setHighlightOn(key, record);
+      parent = chunks?.[record]?.parent;
     }
   };
   one('a');

@@ -10,36 +10,42 @@ import { download, exportRig, exportsAllLods } from '../ground/exporting.js';
 import { withTools } from '../ground/modules.js';
 import { warmContainers } from '../sources/containers.js';
 
+// The Export all under way ({cancelled}), or null.
+/** @type {{ cancelled: boolean } | null} */
+let exportJob = null;
+
 // The archive's files as the zip names them: a dropped folder's own name is the zip's,
 // not a folder inside it (as `export --all GAME` writes DEMO/…, not GAME/DEMO/…).
-/** @param {Entry[]} entries */
+/** @param {Entry[]} entries @returns {{ folder: string | null, files: { path: string, zipPath: string }[] }} */
 function zipPaths(entries) {
   const tops = new Set(entries.map(e => e.path.split('/')[0]));
-  const folder = tops.size === 1 && entries.every(e => e.path.includes('/')) ? [...tops][0] : null;
-  return { folder, paths: entries.map(e => (folder ? e.path.slice(folder.length + 1) : e.path)) };
+  const folder = tops.size === 1 && entries.every(e => e.path.includes('/')) ? ([...tops][0] ?? null) : null;
+  return {
+    folder,
+    files: entries.map(e => ({ path: e.path, zipPath: folder ? e.path.slice(folder.length + 1) : e.path })),
+  };
 }
 
 // → {files, written, bytes, failed, name} once the download has been handed over, or
 // {cancelled: true}.
 export async function exportAll() {
   await ready;
-  if (state.exportJob) throw new Error('an export is already under way');
+  if (exportJob) throw new Error('an export is already under way');
   const generation = state.generation;
   const entries = state.entries.slice();
-  const { folder, paths } = zipPaths(entries);
+  const { folder, files } = zipPaths(entries);
   const name = `${folder || state.archiveName || (state.source.archive ? 'archive' : 'files')}-export.zip`;
   const job = { cancelled: false };
   const allScenes = exportsAllLods();
   const rig = exportRig();
-  state.exportJob = job;
+  exportJob = job;
   try {
     // (Loading the tools module the first time is part of the export.)
     return await withTools(tools =>
       exportWith(tools, {
         job,
         generation,
-        entries,
-        paths,
+        files,
         name,
         allScenes,
         rig,
@@ -47,18 +53,15 @@ export async function exportAll() {
       }),
     );
   } finally {
-    state.exportJob = null;
+    exportJob = null;
   }
 }
 
 /**
  * @param {{ glue: typeof import('../../pkg/relicview_tools.js') }} tools
- * @param {{ job: { cancelled: boolean }, generation: number, entries: Entry[], paths: string[], name: string, allScenes: boolean, rig: import('../../pkg/relicview.js').Rig, source: string }} asked
+ * @param {{ job: { cancelled: boolean }, generation: number, files: { path: string, zipPath: string }[], name: string, allScenes: boolean, rig: import('../../pkg/relicview.js').Rig, source: string }} asked
  */
-async function exportWith(
-  { glue },
-  { job, generation, entries, paths, name, allScenes, rig, source },
-) {
+async function exportWith({ glue }, { job, generation, files, name, allScenes, rig, source }) {
   const exporter = new glue.ArchiveExport(source);
   /** @type {Blob[]} */
   const parts = [];
@@ -66,7 +69,7 @@ async function exportWith(
   const status = $('export-status');
   const button = $('export-all-button');
   bar.hidden = false;
-  bar.max = entries.length;
+  bar.max = files.length;
   bar.value = 0;
   button.textContent = 'Cancel export';
   try {
@@ -74,20 +77,20 @@ async function exportWith(
     await warmContainers((/** @type {number} */ done, /** @type {number} */ total) => {
       status.textContent = `decoding the solid archives: ${done} of ${total} files`;
     });
-    for (let i = 0; i < entries.length; i++) {
+    for (const [i, { path, zipPath }] of files.entries()) {
       if (job.cancelled || generation !== state.generation) return { cancelled: true };
       try {
         // The core opens the file and hands over what its export is made from; the tools
         // module writes the glTF and the PNGs.
-        const file = glue.exportFile(await state.session.exportInput(entries[i].path), allScenes, rig);
-        const chunk = exporter.add(paths[i], file);
+        const file = glue.exportFile(await state.session.exportInput(path), allScenes, rig);
+        const chunk = exporter.add(zipPath, file);
         file.free();
         if (chunk.length) parts.push(new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (chunk)]));
       } catch (err) {
-        exporter.unreadable(paths[i], message(err));
+        exporter.unreadable(zipPath, message(err));
       }
       bar.value = i + 1;
-      status.textContent = `${i + 1} of ${entries.length} · ${fileName(entries[i].path)}`;
+      status.textContent = `${i + 1} of ${files.length} · ${fileName(path)}`;
       // Input and frames get in between two files.
       await nextTask();
     }
@@ -111,7 +114,7 @@ async function exportWith(
 // The button starts an export, or cancels the one under way.
 export function bindExportAll() {
   $('export-all-button').addEventListener('click', () => {
-    if (state.exportJob) state.exportJob.cancelled = true;
+    if (exportJob) exportJob.cancelled = true;
     else {
       clearStatus();
       exportAll().catch(err => {

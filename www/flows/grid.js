@@ -25,7 +25,7 @@ import { followView } from '../panes/address.js';
 
 /**
  * One card: the files of one content (the first path is the card's), and its thumbnail.
- * @typedef {{ paths: string[], kind: string, label: string, element: HTMLButtonElement | null, state: 'pending' | 'drawn' | 'none' | 'failed', failure: string | null, src: string | null, cached: boolean, asked?: boolean }} Card
+ * @typedef {{ path: string, paths: string[], kind: string, label: string, element: HTMLButtonElement | null, state: 'pending' | 'drawn' | 'none' | 'failed', failure: string | null, src: string | null, cached: boolean, asked?: boolean }} Card
  */
 
 // Cards made for this archive (by first path), kept across filters and visits.
@@ -84,12 +84,12 @@ async function foldCopies() {
   /** @type {Map<string, string[]>} */
   const bySize = new Map();
   for (const c of cards.values()) {
-    const e = state.byPath.get(c.paths[0].toLowerCase());
+    const e = state.byPath.get(c.path.toLowerCase());
     if (!e || !(e.size > 0)) continue;
     const key = `${e.size}|${c.kind}`;
     const same = bySize.get(key);
-    if (same) same.push(c.paths[0]);
-    else bySize.set(key, [c.paths[0]]);
+    if (same) same.push(c.path);
+    else bySize.set(key, [c.path]);
   }
   const at = generation;
   const found = await sameBytes([...bySize.values()].filter(g => g.length > 1)).catch(() => null);
@@ -97,7 +97,7 @@ async function foldCopies() {
   const same = found ?? [];
   if (!found) foldFailed = 'Copies were not looked for: the thumbnail worker could not compare the files.';
   for (const paths of same) {
-    const card = cards.get(paths[0]);
+    const card = cards.get(paths[0] ?? '');
     if (!card) continue;
     card.paths = paths;
     for (const p of paths.slice(1)) {
@@ -120,6 +120,7 @@ export async function showGrid() {
       if (!pictured(e)) continue;
       const info = kindOfEntry(e);
       cards.set(e.path, {
+        path: e.path,
         paths: [e.path],
         kind: info.kind,
         label: info.label,
@@ -187,7 +188,7 @@ function render(focus = false, fromTop = false) {
   const byFolder = new Map();
   for (const c of cards.values()) {
     if ((q && !c.paths.some(p => p.toLowerCase().includes(q))) || (kind && c.kind !== kind)) continue;
-    const dir = c.paths[0].slice(0, c.paths[0].lastIndexOf('/') + 1) || '/';
+    const dir = c.path.slice(0, c.path.lastIndexOf('/') + 1) || '/';
     const list = byFolder.get(dir);
     if (list) list.push(c);
     else byFolder.set(dir, [c]);
@@ -207,8 +208,8 @@ function render(focus = false, fromTop = false) {
   // `until` (looked at every 16 cards).
   /** @param {number} last @param {number} until */
   const lay = (last, until) => {
-    while (folder < folders.length) {
-      const [dir, list] = folders[folder];
+    for (let next = folders[folder]; next; next = folders[folder]) {
+      const [dir, list] = next;
       if (!ul) {
         const section = document.createElement('section');
         section.className = 'grid-folder';
@@ -220,19 +221,22 @@ function render(focus = false, fromTop = false) {
         section.append(h, ul);
         body.append(section);
       }
-      const li = document.createElement('li');
-      const button = cardElement(list[at]);
-      li.append(button);
-      ul.append(li);
-      watcher?.observe(button);
-      laidOut++;
-      if (++at === list.length) [folder, at, ul] = [folder + 1, 0, null];
+      const card = list[at];
+      if (card) {
+        const li = document.createElement('li');
+        const button = cardElement(card);
+        li.append(button);
+        ul.append(li);
+        watcher?.observe(button);
+        laidOut++;
+      }
+      if (++at >= list.length) [folder, at, ul] = [folder + 1, 0, null];
       if (laidOut % 16 === 0 && laidOut > last && performance.now() > until) break;
     }
     onPage = laidOut;
   };
   // Up to the card the reader was on and a screenful beyond, now.
-  const backAt = back ? shown.findIndex(c => c.paths[0] === back) : -1;
+  const backAt = back ? shown.findIndex(c => c.path === back) : -1;
   lay(Math.max(backAt, 0) + SCREENFUL, 0);
   // (And as far down as the grid was scrolled.)
   while (folder < folders.length && body.scrollHeight < top + 2 * body.clientHeight)
@@ -270,11 +274,11 @@ function cardElement(c) {
   const b = document.createElement('button');
   b.type = 'button';
   b.className = 'grid-card';
-  b.dataset.path = c.paths[0];
+  b.dataset.path = c.path;
   b.dataset.state = c.state;
-  const name = fileName(c.paths[0]);
+  const name = fileName(c.path);
   const copies = c.paths.length > 1 ? ` · ×${c.paths.length}` : '';
-  b.title = c.paths.length > 1 ? `${c.paths.join('\n')}\n(the same bytes)` : c.paths[0];
+  b.title = c.paths.length > 1 ? `${c.paths.join('\n')}\n(the same bytes)` : c.path;
   const picture = document.createElement('span');
   picture.className = 'grid-picture';
   picture.style.aspectRatio = `${THUMB.width} / ${THUMB.height}`;
@@ -301,7 +305,7 @@ function paint(c) {
   if (c.state === 'drawn' && c.src) {
     const img = document.createElement('img');
     img.src = c.src;
-    img.alt = `${fileName(c.paths[0])} as the viewer shows it`;
+    img.alt = `${fileName(c.path)} as the viewer shows it`;
     img.width = THUMB.width / 2;
     img.height = THUMB.height / 2;
     picture.replaceChildren(img);
@@ -319,7 +323,7 @@ function seen(entries) {
     const c = path ? cards.get(path) : null;
     if (c?.state !== 'pending') continue;
     if (entry.isIntersecting) ask(c, true);
-    else deferThumbnail(c.paths[0]);
+    else deferThumbnail(c.path);
   }
 }
 
@@ -345,7 +349,7 @@ function ask(c, inSight = false) {
   const at = generation;
   // (It rejects only when another archive is opened; anything else ends the card, drawn or
   // failed with why, so that no card waits for ever.)
-  thumbnail(c.paths[0], !inSight).then(
+  thumbnail(c.path, !inSight).then(
     t => {
       if (at !== generation) return;
       if (c.state === 'pending') {
@@ -376,8 +380,8 @@ function trickle() {
 /** @param {Card} c */
 function openCard(c) {
   remember();
-  focused = c.paths[0];
-  open(c.paths[0]).catch(() => {});
+  focused = c.path;
+  open(c.path).catch(() => {});
 }
 
 // Arrow keys move to the card beside, above or below; Home and End to the first and last.
@@ -401,7 +405,8 @@ function gridKey(e) {
 // The card in the next row down (or up) nearest across.
 /** @param {HTMLButtonElement[]} buttons @param {number} i @param {boolean} down */
 function vertical(buttons, i, down) {
-  const here = buttons[i].getBoundingClientRect();
+  const here = buttons[i]?.getBoundingClientRect();
+  if (!here) return null;
   const x = here.left + here.width / 2;
   let best = null;
   let bestScore = Infinity;
@@ -424,13 +429,13 @@ export function gridState() {
     folding,
     foldFailed,
     cards: shown.map(c => ({
-      path: c.paths[0],
+      path: c.path,
       paths: c.paths.slice(),
       kind: c.kind,
       state: c.state,
       failure: c.failure,
       cached: c.cached,
-      waiting: c.state === 'pending' ? thumbnailWait(c.paths[0]) : null,
+      waiting: c.state === 'pending' ? thumbnailWait(c.path) : null,
     })),
     onPage,
     focused:

@@ -40,7 +40,7 @@ import {
 } from '../sources/listing.js';
 import { followView, forgetShared, writeHash } from '../panes/address.js';
 import { explainEmptyChoice, leaveViewpoint, restoreView, syncToolbar } from '../panes/controls.js';
-import { recoverFromTrap } from '../sources/recovery.js';
+import { coreLost, recoverFromTrap, traps } from '../sources/recovery.js';
 import { endLoading, loadingProgress, showListing, startLoading } from '../ground/loading.js';
 import { containerOfPath, expandContainers } from '../sources/containers.js';
 import { setComparing } from '../panes/compareview.js';
@@ -57,12 +57,21 @@ import {
   takeRead,
 } from '../ground/opens.js';
 
+// What the last open took ({path, readMs, …}) and how long the last listing took to list
+// and to type (ms), with the timeline of that indexing.
+/** @type {{ path: string, [measure: string]: unknown } | null} */
+export let lastOpen = null;
+export let lastListMs = 0;
+export let lastIndexMs = 0;
+/** @type {{ start: number, listed: number | null, typed: number | null, confirmed: number | null, corrected: number, sized?: number } | null} */
+export let indexTimeline = null;
+
 // Run one open (`label` names what it opens) with the core up; a trap of the core during
 // it ends it with why, once a new core instance is up.
 /** @template T @param {string} label @param {() => Promise<T>} run @returns {Promise<T>} */
 async function guarded(label, run) {
   await ready;
-  const lost = state.coreLost;
+  const lost = coreLost;
   state.opening++;
   try {
     // An open whose core traps never settles on its own: the trap ends it.
@@ -70,7 +79,7 @@ async function guarded(label, run) {
   } catch (err) {
     if (!isTrap(err)) throw err;
     await recoverFromTrap(err);
-    throw new Error(`${label}: ${state.traps.at(-1)?.message} (the viewer's core was restarted)`);
+    throw new Error(`${label}: ${traps.at(-1)?.message} (the viewer's core was restarted)`);
   } finally {
     state.opening = Math.max(0, state.opening - 1);
   }
@@ -300,7 +309,7 @@ function fillInfo(entry, file, stats, { restore, newFile }) {
   linkApplied();
 }
 
-// What the open took, for scripts (state.lastOpen).
+// What the open took, for scripts (lastOpen).
 /**
  * @param {Entry} entry @param {OpenedHere} opened
  * @param {{ drawMs: number, rasterMs: number, frameMs: number, inspectMs: number, t0: number }} times
@@ -308,7 +317,7 @@ function fillInfo(entry, file, stats, { restore, newFile }) {
 function keepTimings(entry, opened, { drawMs, rasterMs, frameMs, inspectMs, t0 }) {
   const core = opened.file.timings();
   const worker = opened.viaWorker ? opened.file : null;
-  state.lastOpen = {
+  lastOpen = {
     path: entry.path,
     readMs: core.readMs,
     parseMs: core.parseMs,
@@ -462,8 +471,7 @@ function entryInsideContainer(path) {
 // The core knows every size of a picked folder (fingerprintFolder sent them): when, on the
 // indexing's timeline.
 function markSized() {
-  if (state.indexTimeline && state.source?.folder && !state.indexTimeline.sized)
-    state.indexTimeline.sized = performance.now();
+  if (indexTimeline && state.source?.folder && !indexTimeline.sized) indexTimeline.sized = performance.now();
 }
 
 // After a new file list: restore the link's view if it is for this archive, else show the
@@ -536,7 +544,7 @@ export async function loadEntries(entries, label, source) {
   const generation = ++state.generation;
   const t0 = performance.now();
   // The last archive's timeline ends here (scripts wait on this one's steps).
-  state.indexTimeline = { start: t0, listed: null, typed: null, confirmed: null, corrected: 0 };
+  indexTimeline = { start: t0, listed: null, typed: null, confirmed: null, corrected: 0 };
   state.archiveName = entries.root || null;
   // Containers become folders of their entries (listed by a worker, under a progress bar).
   entries = await expandContainers(entries, (what, done = 0, total = 0) => {
@@ -588,18 +596,18 @@ export async function loadEntries(entries, label, source) {
     return { files: entries.length };
   for (const e of state.entries) if (e.containerFailure) state.files.setFailed(e, true, e.containerFailure);
   const requestsAtList = state.requests;
-  state.lastListMs = performance.now() - t0;
-  state.indexTimeline.listed = performance.now();
+  lastListMs = performance.now() - t0;
+  indexTimeline.listed = performance.now();
   if (!(await typeEntries(state.entries, generation))) return { files: entries.length };
   // (The core learns the kinds in a task of its own.)
   await nextTask();
   if (generation !== state.generation) return { files: entries.length };
   setKinds();
-  state.lastIndexMs = performance.now() - t0;
-  state.indexTimeline.typed = performance.now();
+  lastIndexMs = performance.now() - t0;
+  indexTimeline.typed = performance.now();
   // Unless a file was opened from the list meanwhile: the user's choice stands.
   if (state.requests === requestsAtList) openInitial(generation).catch(() => {});
-  const timeline = state.indexTimeline;
+  const timeline = indexTimeline;
   confirmKinds(state.entries, generation)
     .then(corrected => {
       if (corrected === null) return;

@@ -15,6 +15,14 @@ import { closeFile } from './openflow.js';
 import { requestOpen } from '../ground/requests.js';
 import { addRow } from '../panes/infopane.js';
 
+// The texture gallery's list once made ([card]).
+/** @type {{ generation: number, cards: TextureCardShown[] } | null} */
+export let galleryList = null;
+
+// The file whose texture is on show at full size (freed when another is shown).
+/** @type {import('../../pkg/relicview.js').OpenedFile | null} */
+let textureFile = null;
+
 // What a card's PNG is called: the file's name, and its texture's place for a decoded one.
 const pngName = (/** @type {TextureCardShown} */ c) =>
   `${fileName(c.path)}${c.texture === undefined || c.texture === null ? '' : `.page${c.own}`}`;
@@ -24,9 +32,9 @@ const pngName = (/** @type {TextureCardShown} */ c) =>
 /** @param {{ onCard?: ((c: TextureCardShown) => void) | null }} [how] @returns {Promise<TextureCardShown[]>} */
 export async function textureList({ onCard = null } = {}) {
   await ready;
-  if (state.textures && state.textures.generation === state.generation) {
-    for (const c of state.textures.cards) if (onCard) onCard(c);
-    return state.textures.cards;
+  if (galleryList && galleryList.generation === state.generation) {
+    for (const c of galleryList.cards) if (onCard) onCard(c);
+    return galleryList.cards;
   }
   const generation = state.generation;
   const files = state.entries.filter(e => {
@@ -63,7 +71,7 @@ export async function textureList({ onCard = null } = {}) {
     const slot = c.element && first(c.element, '.card-users');
     if (slot) fillUsers(slot, c.users);
   }
-  state.textures = { generation, cards };
+  galleryList = { generation, cards };
   return cards;
 }
 
@@ -170,8 +178,8 @@ function fillUsers(slot, users) {
 // The texels of a card at full size: a picture file's, or its file's scene texture.
 /** @param {TextureCardShown} c @returns {Promise<{ file: import('../ground/state.js').OpenedFile, image: import('../../pkg/relicview.js').Picture }>} */
 async function texels(c) {
-  if (state.textureFile) state.textureFile.free();
-  const file = (state.textureFile = await state.session.open(c.path));
+  if (textureFile) textureFile.free();
+  const file = (textureFile = await state.session.open(c.path));
   const image = c.texture === undefined ? file.image() : file.sceneTexture(c.texture);
   if (!image) throw new Error(`${c.path}: no texture to show`);
   return { file, image };

@@ -4,7 +4,6 @@
 // names, so that every file the page loads is named by what it holds (docs/publishing.md,
 // "Caching"). Everything that loads a file of the page's own asks here.
 
-/** @type {Record<string, string>} */
 export const ASSETS = {
   // The core: what viewing a file needs (www/ground/core.js), and its glue.
   core: '../../pkg/relicview_bg.wasm',

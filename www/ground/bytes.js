@@ -13,7 +13,7 @@ export function valueRows(b, o) {
   const f32 = fits(4) ? view.getFloat32(o, true) : null;
   return [
     ['offset', `${o} (0x${hex(o, 1)})`],
-    ['u8', `${b[o]} (0x${hex(b[o], 2)})`],
+    ['u8', `${view.getUint8(o)} (0x${hex(view.getUint8(o), 2)})`],
     ['i8', String(view.getInt8(o))],
     ['u16', fits(2) ? String(view.getUint16(o, true)) : '—'],
     ['i16', fits(2) ? String(view.getInt16(o, true)) : '—'],
@@ -36,7 +36,7 @@ export function valueRows(b, o) {
 export function parseOffset(text) {
   const m = /^(?:0x([0-9a-f]+)|([0-9a-f]+)h|(\d+))$/i.exec(text.trim());
   if (!m) return null;
-  return m[3] !== undefined ? Number(m[3]) : parseInt(m[1] ?? m[2], 16);
+  return m[3] !== undefined ? Number(m[3]) : parseInt(m[1] ?? m[2] ?? '', 16);
 }
 
 // Hex bytes ("DE AD 00", "dead00") when the text reads as such, else the text's bytes.

@@ -120,8 +120,8 @@ export class HexView {
       for (let k = 0; k < this.rowBytes; k++) {
         const o = row * this.rowBytes + k;
         const b = document.createElement('span');
-        if (o < this.bytes.length) {
-          const v = this.bytes[o];
+        const v = this.bytes[o];
+        if (v !== undefined) {
           b.textContent = hex(v, 2);
           b.dataset.o = String(o);
           b.className = `b ${this.classOf(o)}`;

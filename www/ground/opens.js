@@ -1,9 +1,13 @@
 // @ts-check
 // The file on show and the opens asked for: the one module that writes state.current,
-// state.requests, state.queue, state.reading and state.linkPending. The open flow, the
+// state.requests, state.queue, reading and state.linkPending. The open flow, the
 // comparison and the recovery from a trap ask it.
 
 import { state } from './state.js';
+
+// The file an open on this thread is reading, and its bytes once read.
+/** @type {{ path: string | null, buffer: ArrayBuffer | null }} */
+let reading = { path: null, buffer: null };
 
 // `path` is on show (a file, or file A of a comparison).
 /** @param {string} path */
@@ -42,20 +46,20 @@ export function resetOpens() {
 // (keepRead), for the hex view's "as stored".
 /** @param {string} path */
 export function startReading(path) {
-  state.reading = { path, buffer: null };
+  reading = { path, buffer: null };
 }
 
 // The bytes of `path` as read, kept if it is the file being opened.
 /** @param {string} path @param {ArrayBuffer} buffer */
 export function keepRead(path, buffer) {
-  if (path === state.reading.path) state.reading.buffer = buffer;
+  if (path === reading.path) reading.buffer = buffer;
 }
 
 // The bytes kept for `path` (null if none), and the keeping ends.
 /** @param {string} path */
 export function takeRead(path) {
-  const stored = state.reading.path === path ? state.reading.buffer : null;
-  state.reading = { path: null, buffer: null };
+  const stored = reading.path === path ? reading.buffer : null;
+  reading = { path: null, buffer: null };
   return stored;
 }
 

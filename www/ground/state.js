@@ -76,79 +76,20 @@ export const state = {
   workerThreshold: 16 << 20,
   /** @type {import('../sources/opener.js').WorkerOpener | null} */
   opener: null,
-  // The file an open on this thread is reading, and its bytes once read.
-  /** @type {{ path: string | null, buffer: ArrayBuffer | null }} */
-  reading: { path: null, buffer: null },
-  // The compiled core, and the traps it recovered from: [{path, message}].
+  // The compiled core.
   module: /** @type {WebAssembly.Module} */ (atBoot),
-  /** @type {{ path: string | null, message: string }[]} */
-  traps: [],
-  // Rejects when the instance in use traps: opens waiting on it give up.
-  /** @type {Promise<never> | null} */
-  coreLost: null,
-  /** @type {((err: unknown) => void) | null} */
-  loseCore: null,
-  /** @type {Promise<unknown> | null} */
-  recovering: null,
-  // The instance's wasm exports (memory, for the tests' measurements) and how long its
-  // shaders took to compile (ms).
-  /** @type {{ memory: WebAssembly.Memory } | null} */
-  wasm: null,
-  warmUpMs: 0,
-  // The rounds of the core's idle warm-up done (recovery.js), the ms they took, the longest.
-  coreWarmUp: { rounds: 0, ms: 0, longestMs: 0 },
-  // The page's parts, made at boot: the file list, the inspector, the panes, the help.
+  // The page's parts, made at boot: the file list, the inspector, the panes.
   files: /** @type {import('../panes/filelist.js').FileList} */ (atBoot),
   inspector: /** @type {import('../panes/inspector.js').Inspector} */ (atBoot),
   panes: /** @type {import('./panes.js').Panes} */ (atBoot),
-  help: /** @type {import('../shell/help.js').Help} */ (atBoot),
-  // What the last open took ({path, readMs, …}) and how long the last listing took to list
-  // and to type (ms), with the timeline of that indexing.
-  /** @type {{ path: string, [measure: string]: unknown } | null} */
-  lastOpen: null,
-  lastListMs: 0,
-  lastIndexMs: 0,
-  /** @type {{ start: number, listed: number | null, typed: number | null, confirmed: number | null, corrected: number, sized?: number } | null} */
-  indexTimeline: null,
-  // The inspector's selection before a click picked a face: a double-click restores it.
-  // `undefined` while there is none to restore.
-  /** @type {InspectorSelection | null | undefined} */
-  beforePick: undefined,
-  // What listing the containers found wrong without stopping (a name listed twice, an
-  // extent past the end), as messages naming the container.
-  /** @type {string[]} */
-  containerProblems: [],
-  // What listing said of a container that is not wrong (a self-extracting program before
-  // the archive), as messages naming the container.
-  /** @type {string[]} */
-  containerNotes: [],
-  // Clears the "link copied" note.
-  /** @type {ReturnType<typeof setTimeout> | null} */
-  shareTimer: null,
-  // The view whose link was last shared, without its clock (null: none, or gone).
-  /** @type {string | null} */
-  shared: null,
   // Two files compared, while on show: {a, b (paths), result (the CLI's JSON), legend,
   // hasDifference}; null while one file is on show. The inspector that shows them.
   /** @type {Comparison | null} */
   compare: null,
   compareInspector: /** @type {import('../panes/compareview.js').CompareInspector} */ (atBoot),
-  // "Compare with…" was asked for this file: the next file chosen in the list is the other.
-  /** @type {string | null} */
-  comparePick: null,
-  // The Export all under way ({cancelled}), or null.
-  /** @type {{ cancelled: boolean } | null} */
-  exportJob: null,
-  // Measure mode is on (clicks take points), and the points taken: [[x, y, z]] (0 to 2).
-  measuring: false,
-  /** @type {number[][]} */
+  // The points measure mode took: [[x, y, z]] (0 to 2).
+  /** @type {[number, number, number][]} */
   measured: [],
-  // The texture gallery's list once made ([card]), and the file whose texture is on show at
-  // full size (freed when another is shown or the archive changes).
-  /** @type {{ generation: number, cards: TextureCardShown[] } | null} */
-  textures: null,
-  /** @type {OpenedFile | null} */
-  textureFile: null,
 };
 
 // Resolves once the page is wired and the core is up; rejects when it could not start.

@@ -76,8 +76,10 @@ export function textView(text) {
       return null;
     }
     const matching = [];
-    for (let i = 0; i < lines.length && matching.length < 100_000; i++)
-      if (lines[i].toLowerCase().includes(q)) matching.push(i);
+    for (const [i, line] of lines.entries()) {
+      if (matching.length >= 100_000) break;
+      if (line.toLowerCase().includes(q)) matching.push(i);
+    }
     if (!matching.length) {
       hit.hidden = true;
       return { match: 0, matches: 0, line: null };
@@ -91,7 +93,7 @@ export function textView(text) {
           ? matching.findIndex(i => i >= at)
           : matching.findLastIndex(i => i < at);
     if (k < 0) k = step < 0 ? matching.length - 1 : 0;
-    at = matching[k];
+    at = matching[k] ?? 0;
     hit.hidden = false;
     hit.style.top = `${at * TEXT_LINE_PX}px`;
     hit.style.width = `${wrap.scrollWidth}px`;

@@ -6,6 +6,13 @@ import { hashOf, throttle } from '../ground/urlstate.js';
 import { $, state } from '../ground/state.js';
 import { currentView as viewShown } from '../ground/viewmode.js';
 
+// The view whose link was last shared, without its clock (null: none, or gone), and the
+// timer that clears the "link copied" note.
+/** @type {string | null} */
+let shared = null;
+/** @type {ReturnType<typeof setTimeout> | null} */
+let shareTimer = null;
+
 // The archive grid is on show (grid.js).
 const browsing = () => viewShown() === 'grid';
 
@@ -25,7 +32,7 @@ function currentView() {
     chunk: sel && sel.chunk !== null ? sel.chunk : null,
     view: state.viewpoint,
     // (Points of three numbers each: measure.js takes them from the core.)
-    measure: shown ? /** @type {[number, number, number][]} */ (state.measured) : [],
+    measure: shown ? state.measured : [],
     browseGrid: browsing(),
     ...comparedView(),
   };
@@ -51,7 +58,7 @@ export function writeHash({ push, opened = false }) {
   if (hash === location.hash) return;
   // The link copied is of the view that was: its note goes once the view changes, not as
   // the clock runs on (the link's time moves with every frame while something plays).
-  if (state.shared !== null && hashOf({ ...view, t: null }) !== state.shared) forgetShared();
+  if (shared !== null && hashOf({ ...view, t: null }) !== shared) forgetShared();
   if (push) history.pushState(null, '', hash);
   else history.replaceState(null, '', hash);
 }
@@ -67,8 +74,8 @@ export function permalink() {
 
 // The share button's note ("link copied", or the link to copy) and its field go.
 export function forgetShared() {
-  state.shared = null;
-  clearTimeout(state.shareTimer ?? undefined);
+  shared = null;
+  clearTimeout(shareTimer ?? undefined);
   $('share-status').textContent = '';
   $('share-link').hidden = true;
 }
@@ -77,7 +84,7 @@ export function forgetShared() {
 export async function share() {
   const view = currentView();
   const link = linkOf(view);
-  state.shared = hashOf({ ...view, t: null });
+  shared = hashOf({ ...view, t: null });
   const field = $('share-link');
   const status = $('share-status');
   try {
@@ -90,8 +97,8 @@ export async function share() {
     field.select();
     status.textContent = 'copy the link (Ctrl+C)';
   }
-  clearTimeout(state.shareTimer ?? undefined);
-  state.shareTimer = setTimeout(() => {
+  clearTimeout(shareTimer ?? undefined);
+  shareTimer = setTimeout(() => {
     status.textContent = '';
   }, 4000);
   return link;

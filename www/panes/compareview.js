@@ -27,14 +27,15 @@ const decoder = new TextDecoder();
 const SIDES = ['a', 'b'];
 
 // Whether `offset` lies in one of the sorted, disjoint ranges [[start, end)].
-/** @param {number[][]} ranges @param {number} offset */
+/** @param {[number, number][]} ranges @param {number} offset */
 function inRanges(ranges, offset) {
   let lo = 0;
   let hi = ranges.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    if (offset < ranges[mid][0]) hi = mid - 1;
-    else if (offset >= ranges[mid][1]) lo = mid + 1;
+    const [start, end] = ranges[mid] ?? [0, 0];
+    if (offset < start) hi = mid - 1;
+    else if (offset >= end) lo = mid + 1;
     else return true;
   }
   return false;
@@ -56,7 +57,7 @@ export class CompareInspector {
     this.shown = []; // indices of the aligned rows the tree shows, in order
     /** @type {number | null} */
     this.selected = null; // an aligned row's index
-    /** @type {Record<Side, number[] | null>} */
+    /** @type {Record<Side, [number, number] | null>} */
     this.selection = { a: null, b: null }; // byte ranges selected on each side
     /** @type {[number, number] | null} */
     this.window = null;
@@ -135,8 +136,8 @@ export class CompareInspector {
   applyFilter() {
     const rows = this.data ? this.data.alignment.rows : [];
     this.shown = [];
-    for (let i = 0; i < rows.length; i++)
-      if (!this.only.checked || rows[i].status !== 'same') this.shown.push(i);
+    for (const [i, row] of rows.entries())
+      if (!this.only.checked || row.status !== 'same') this.shown.push(i);
     this.spacer.style.height = `${this.shown.length * ROW_HEIGHT}px`;
     this.window = null;
     this.renderWindow(true);
@@ -158,7 +159,7 @@ export class CompareInspector {
     ];
     this.rowsBox.style.top = `${this.window[0] * ROW_HEIGHT}px`;
     const frag = document.createDocumentFragment();
-    for (let k = this.window[0]; k < this.window[1]; k++) frag.append(this.rowElement(this.shown[k]));
+    for (const i of this.shown.slice(this.window[0], this.window[1])) frag.append(this.rowElement(i));
     this.rowsBox.replaceChildren(frag);
   }
 
@@ -217,7 +218,7 @@ export class CompareInspector {
   }
 
   // Select aligned row `i`: both records, their bytes in both hex views, their geometry.
-  /** @param {number} i @param {{ bytes?: Partial<Record<Side, number[]>> | null, scroll?: boolean }} [how] */
+  /** @param {number} i @param {{ bytes?: Partial<Record<Side, [number, number]>> | null, scroll?: boolean }} [how] */
   select(i, { bytes = null, scroll = true } = {}) {
     const row = this.data?.alignment.rows[i];
     if (!row) return;
@@ -266,12 +267,12 @@ export class CompareInspector {
   /** @param {Side} key @param {number | null | undefined} record */
   rowOf(key, record) {
     const rows = this.data ? this.data.alignment.rows : [];
-    for (let i = 0; i < rows.length; i++) if (rows[i][key] === record) return i;
-    return null;
+    const i = rows.findIndex(row => row[key] === record);
+    return i < 0 ? null : i;
   }
 
   // A picked face or a clicked byte: its record's row, the bytes on that side.
-  /** @param {Side} key @param {number | null | undefined} record @param {number[] | null} [range] */
+  /** @param {Side} key @param {number | null | undefined} record @param {[number, number] | null} [range] */
   selectRecord(key, record, range = null) {
     const i = this.rowOf(key, record);
     if (i === null) return null;
@@ -285,10 +286,13 @@ export class CompareInspector {
     const rows = this.data ? this.data.alignment.rows : [];
     /** @type {number | null} */
     let best = null;
-    for (let i = 0; i < rows.length; i++) {
-      const r = rows[i].range[key];
-      if (r && offset >= r[0] && offset < r[1] && (best === null || rows[i].depth >= rows[best].depth))
+    let bestDepth = -1;
+    for (const [i, row] of rows.entries()) {
+      const r = row.range[key];
+      if (r && offset >= r[0] && offset < r[1] && row.depth >= bestDepth) {
         best = i;
+        bestDepth = row.depth;
+      }
     }
     if (best !== null) this.select(best, { scroll: false });
   }
@@ -302,7 +306,8 @@ export class CompareInspector {
     const from = this.selected ?? (direction > 0 ? -1 : n);
     for (let k = 1; k <= n; k++) {
       const i = (((from + direction * k) % n) + n) % n;
-      if (rows[i].status === 'changed' || rows[i].status === 'added' || rows[i].status === 'removed') {
+      const status = rows[i]?.status;
+      if (status === 'changed' || status === 'added' || status === 'removed') {
         this.select(i);
         return i;
       }
@@ -314,8 +319,10 @@ export class CompareInspector {
   treeKey(e) {
     if (!this.shown.length) return;
     const at = this.selected === null ? -1 : this.shown.indexOf(this.selected);
-    const go = (/** @type {number} */ k) =>
-      this.select(this.shown[Math.max(0, Math.min(this.shown.length - 1, k))]);
+    const go = (/** @type {number} */ k) => {
+      const i = this.shown[Math.max(0, Math.min(this.shown.length - 1, k))];
+      if (i !== undefined) this.select(i);
+    };
     switch (e.key) {
       case 'ArrowDown':
         go(at + 1);
@@ -369,7 +376,10 @@ export class CompareInspector {
     if (!this.data) return null;
     const rows = this.data.alignment.rows;
     return {
-      rows: this.shown.map(i => ({ a: rows[i].a, b: rows[i].b, status: rows[i].status })),
+      rows: this.shown.flatMap(i => {
+        const row = rows[i];
+        return row ? [{ a: row.a, b: row.b, status: row.status }] : [];
+      }),
       selected: this.selected,
       onlyDifferences: this.only.checked,
       selection: { ...this.selection },

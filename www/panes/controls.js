@@ -56,15 +56,16 @@ export function syncWorldControls() {
   const camera = $('camera-select');
   const points = state.current ? state.viewer.viewpoints() : [];
   const game = state.current ? state.viewer.gameCamera() : null;
+  /** @type {[value: string, label: string][]} */
   const options = [
     ['orbit', 'orbit'],
     ['fly', 'fly (WASD)'],
-    ...(game ? [['game', game.name]] : []),
-    ...points.map((v, i) => [`view:${i}`, v.name]),
+    ...(game ? /** @type {[string, string][]} */ ([['game', game.name]]) : []),
+    ...points.map((v, i) => /** @type {[string, string]} */ ([`view:${i}`, v.name])),
   ];
   if (
     camera.options.length !== options.length ||
-    [...camera.options].some((o, i) => o.value !== options[i][0])
+    [...camera.options].some((o, i) => o.value !== options[i]?.[0])
   ) {
     camera.replaceChildren(
       ...options.map(([value, label]) => {
@@ -295,7 +296,7 @@ const LIGHTING_LABELS = {
 };
 
 /** @template T @param {T[]} list @param {T} now @returns {T} */
-export const next = (list, now) => list[(list.indexOf(now) + 1) % list.length];
+export const next = (list, now) => list[(list.indexOf(now) + 1) % list.length] ?? now;
 
 // Frame the selected chunk's geometry where one is selected and drawn, else the model.
 export function frame() {

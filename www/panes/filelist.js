@@ -206,27 +206,30 @@ export class FileList {
     /** @type {ListRow[]} */
     const rows = [];
     // Entries are sorted by path, so each folder's files are together.
-    let i = 0;
-    while (i < this.entries.length) {
-      const dir = dirOf(this.entries[i].path);
-      let j = i;
-      /** @type {ListRow[]} */
-      const files = [];
-      for (; j < this.entries.length && dirOf(this.entries[j].path) === dir; j++) {
-        const e = this.entries[j];
-        if (
-          (!q || e.path.toLowerCase().includes(q)) &&
-          (!this.kindFilter || (e.kind || 'unknown') === this.kindFilter)
-        )
-          files.push({ entry: e });
+    /** @type {string | null} */
+    let dir = null;
+    /** @type {ListRow[]} */
+    let files = [];
+    const endFolder = () => {
+      if (dir === null || !files.length) return;
+      const collapsed = this.collapsed.has(dir);
+      rows.push({ folder: true, dir, collapsed });
+      if (!collapsed) rows.push(...files);
+    };
+    for (const e of this.entries) {
+      const its = dirOf(e.path);
+      if (its !== dir) {
+        endFolder();
+        dir = its;
+        files = [];
       }
-      if (files.length) {
-        const collapsed = this.collapsed.has(dir);
-        rows.push({ folder: true, dir, collapsed });
-        if (!collapsed) rows.push(...files);
-      }
-      i = j;
+      if (
+        (!q || e.path.toLowerCase().includes(q)) &&
+        (!this.kindFilter || (e.kind || 'unknown') === this.kindFilter)
+      )
+        files.push({ entry: e });
     }
+    endFolder();
     this.rows = rows;
     for (const chip of /** @type {HTMLCollectionOf<HTMLElement>} */ (this.kindsBox.children))
       chip.setAttribute('aria-pressed', String(chip.dataset.kind === this.kindFilter));
@@ -253,6 +256,7 @@ export class FileList {
   render() {
     const height = this.list.clientHeight || 600;
     const top = this.list.scrollTop;
+    /** @type {[number, number]} */
     const inSight = [
       Math.floor(top / ROW_HEIGHT),
       Math.min(this.rows.length, Math.ceil((top + height) / ROW_HEIGHT)),
@@ -269,7 +273,7 @@ export class FileList {
     this.top.style.height = `${first * ROW_HEIGHT}px`;
     this.bottom.style.height = `${(this.rows.length - last) * ROW_HEIGHT}px`;
     const lis = [];
-    for (let k = first; k < last; k++) lis.push(this.rowElement(this.rows[k]));
+    for (const row of this.rows.slice(first, last)) lis.push(this.rowElement(row));
     this.list.replaceChildren(this.top, ...lis, this.bottom);
     const active = lis.find(li => li.getAttribute('aria-selected') === 'true');
     if (active) this.list.setAttribute('aria-activedescendant', active.id);
@@ -386,9 +390,11 @@ export class FileList {
       else if (step < 0) i = after < 0 ? files.length - 1 : Math.max(0, after - 1);
       else i = after < 0 ? files.length - 1 : after;
     }
+    const path = files[i];
+    if (path === undefined) return;
     // Choosing the other file of a comparison: the cursor moves, Enter confirms.
-    if (this.picking) this.mark(files[i]);
-    else this.onOpen(files[i]);
+    if (this.picking) this.mark(path);
+    else this.onOpen(path);
   }
 
   /** @param {KeyboardEvent} e */

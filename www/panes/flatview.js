@@ -108,7 +108,7 @@ export function planesReadout(planes, width) {
   const word = (/** @type {{ hex: boolean }} */ p, /** @type {number} */ v) =>
     p.hex ? `0x${v.toString(16).toUpperCase().padStart(4, '0')}` : String(v);
   return (/** @type {number} */ x, /** @type {number} */ y) =>
-    planes.map(p => `${p.name} ${word(p, p.values[y * width + x])}`).join(' · ');
+    planes.map(p => `${p.name} ${word(p, p.values[y * width + x] ?? 0)}`).join(' · ');
 }
 
 // A texture at full size (from the texture gallery): `describe(x, y)` adds what the format
@@ -222,7 +222,7 @@ const LABEL_MARGIN = { x: 34, y: 16 }; // CSS px kept free beside a labelled she
 /** @param {ImageRegion[]} regions @returns {SheetGrid | null} */
 function gridOf(regions) {
   if (!regions.length) return null;
-  const [w, h] = [regions[0].width, regions[0].height];
+  const [{ width: w, height: h }] = /** @type {[ImageRegion, ...ImageRegion[]]} */ (regions);
   if (regions.some(r => r.width !== w || r.height !== h)) return null;
   const columns = [...new Set(regions.map(r => r.x))].sort((a, b) => a - b);
   /** @type {Map<number, ImageRegion>} */
@@ -341,7 +341,7 @@ function texelAt(shown, px, py) {
   const ty = Math.floor((py - shown.y) / shown.zoom);
   if (tx < 0 || ty < 0 || tx >= shown.image.width || ty >= shown.image.height) return null;
   const at = (ty * shown.image.width + tx) * 4;
-  const [r, g, b, a] = shown.image.rgba.slice(at, at + 4);
+  const [r = 0, g = 0, b = 0, a = 0] = shown.image.rgba.slice(at, at + 4);
   const region =
     shown.regions.find(q => tx >= q.x && ty >= q.y && tx < q.x + q.width && ty < q.y + q.height) || null;
   return { x: tx, y: ty, rgba: [r, g, b, a], region };

@@ -32,6 +32,7 @@ export class Inspector {
     // them in the DOM.
     /** @type {number[]} */
     this.shownRows = [];
+    /** @type {[number, number]} */
     this.window = [0, 0];
     // Where the tree is scrolled to, as last set here or reported by its scroll event (as
     // the hex view keeps it).
@@ -168,9 +169,11 @@ export class Inspector {
     const at =
       this.selection && this.selection.chunk !== null ? this.shownRows.indexOf(this.selection.chunk) : -1;
     const page = Math.max(1, Math.floor((this.treeSize.height || 300) / ROW_HEIGHT) - 1);
-    const go = (/** @type {number} */ i) =>
-      this.selectChunk(this.shownRows[Math.max(0, Math.min(this.shownRows.length - 1, i))]);
-    const c = at >= 0 ? this.view.chunks[this.shownRows[at]] : null;
+    const go = (/** @type {number} */ i) => {
+      const row = this.shownRows[Math.max(0, Math.min(this.shownRows.length - 1, i))];
+      if (row !== undefined) this.selectChunk(row);
+    };
+    const c = this.view.chunks[this.shownRows[at] ?? -1] ?? null;
     switch (e.key) {
       case 'ArrowDown':
         go(at + 1);
@@ -478,7 +481,10 @@ export class Inspector {
     const frag = document.createDocumentFragment();
     const selected = this.selection ? this.selection.chunk : null;
     const chunks = this.view ? this.view.chunks : [];
-    for (let i = first; i < last; i++) frag.append(this.treeRow(chunks[this.shownRows[i]], selected));
+    for (const row of this.shownRows.slice(first, last)) {
+      const c = chunks[row];
+      if (c) frag.append(this.treeRow(c, selected));
+    }
     this.treeRows.replaceChildren(frag);
   }
 
@@ -527,7 +533,7 @@ export class Inspector {
     if (!this.view) return;
     const chunks = this.view.chunks;
     let opened = false;
-    for (let p = chunks[index].parent; p !== null && p !== undefined; p = chunks[p].parent) {
+    for (let p = chunks[index]?.parent; p !== null && p !== undefined; p = chunks[p]?.parent) {
       if (this.collapsed.delete(p)) opened = true;
     }
     if (opened) this.renderTree();
@@ -544,13 +550,14 @@ export class Inspector {
   // views (a container's own bytes) are shown plain.
   /** @param {number} i */
   setByteView(i) {
-    if (!this.byteSets[i]) return;
+    const bytes = this.byteSets[i];
+    if (!bytes) return;
     this.shownView = i;
     this.viewSelect.value = String(i);
-    this.bytes = this.byteSets[i];
+    this.bytes = bytes;
     this.selection = null;
     this.hexView.set(this.bytes);
-    this.detail.textContent = `${this.view?.views[i].label}: ${count(this.bytes.length, 'byte')}`;
+    this.detail.textContent = `${this.view?.views[i]?.label}: ${count(this.bytes.length, 'byte')}`;
     this.renderHex();
   }
 
@@ -564,6 +571,7 @@ export class Inspector {
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
       const r = runs[mid];
+      if (!r) break;
       if (offset < r.start) hi = mid - 1;
       else if (offset >= r.start + r.len) lo = mid + 1;
       else return r.class;
@@ -580,14 +588,17 @@ export class Inspector {
     let last = -1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      if (chunks[mid].offset <= offset) {
+      if ((chunks[mid]?.offset ?? Infinity) <= offset) {
         last = mid;
         lo = mid + 1;
       } else hi = mid - 1;
     }
     // The last chunk starting at or before `offset` holds it, or one of its ancestors does.
-    for (let i = /** @type {number | null} */ (last); i !== null && i >= 0; i = chunks[i].parent) {
-      if (offset < chunks[i].end) return chunks[i];
+    /** @type {import('../../pkg/relicview.js').Row | undefined} */
+    let c = chunks[last];
+    while (c) {
+      if (offset < c.end) return c;
+      c = c.parent === null ? undefined : chunks[c.parent];
     }
     return null;
   }
@@ -633,7 +644,7 @@ export class Inspector {
     this.cursor = offset;
     if (this.shownView !== 0) {
       this.selection = { chunk: null, start: offset, end: offset + 1 };
-      this.detail.textContent = `${this.view?.views[this.shownView].label} byte ${offset}`;
+      this.detail.textContent = `${this.view?.views[this.shownView]?.label} byte ${offset}`;
       this.renderHex();
       return;
     }

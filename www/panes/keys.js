@@ -5,7 +5,7 @@
 
 import { $, state } from '../ground/state.js';
 import { axisView, frame, leaveViewpoint, next, setCamera, setClock, setOptions, words } from './controls.js';
-import { setMeasuring } from './measure.js';
+import { measuring, setMeasuring } from './measure.js';
 import { setZoneColours } from './parts.js';
 import { captureFromMenu } from './capture.js';
 
@@ -16,7 +16,11 @@ const orbitOrPan = (e, dx, dy) => {
   else state.viewer.orbit(dx, dy);
   leaveViewpoint();
 };
-const axis = (/** @type {number} */ k) => () => axisView(words().axisViews[k]);
+// The core's k-th axis view (its words, written once in crates/view).
+const axis = (/** @type {number} */ k) => () => {
+  const view = words().axisViews[k];
+  return view !== undefined && axisView(view);
+};
 
 /**
  * A row of the view's keys: `run(e, viewer)` → false where the key was not taken.
@@ -95,7 +99,7 @@ export const VIEW_KEYS = [
     label: 'M',
     what: 'measure: a click takes a point of the surface (a corner snaps), two give their distance',
     keys: ['m', 'M'],
-    run: () => setMeasuring(!state.measuring),
+    run: () => setMeasuring(!measuring),
   },
   {
     label: 'Z',

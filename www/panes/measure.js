@@ -7,6 +7,9 @@
 import { $, state } from '../ground/state.js';
 import { followView } from './address.js';
 
+// Measure mode is on: clicks take points.
+export let measuring = false;
+
 const figure = (/** @type {number} */ x) =>
   Math.abs(x) >= 1000 ? x.toFixed(0) : Number(x.toPrecision(4)).toString();
 const size = (/** @type {number[]} */ s) => s.map(figure).join(' × ');
@@ -14,19 +17,24 @@ const size = (/** @type {number[]} */ s) => s.map(figure).join(' × ');
 // Turn measure mode on or off; → whether it is on.
 /** @param {boolean} on */
 export function setMeasuring(on) {
-  state.measuring = Boolean(on) && Boolean(state.current);
-  $('measure-button').setAttribute('aria-pressed', String(state.measuring));
-  $('viewport').classList.toggle('measuring', state.measuring);
+  measuring = Boolean(on) && Boolean(state.current);
+  $('measure-button').setAttribute('aria-pressed', String(measuring));
+  $('viewport').classList.toggle('measuring', measuring);
   syncMeasure();
-  return state.measuring;
+  return measuring;
 }
+
+// A point as a link and the readout keep it: [x, y, z].
+/** @param {ArrayLike<number>} p @returns {[number, number, number]} */
+const pointOf = p => [p[0] ?? NaN, p[1] ?? NaN, p[2] ?? NaN];
 
 // A click in measure mode: the first point, the second, then a new first.
 /** @param {number} x @param {number} y */
 export function measureClick(x, y) {
   const p = state.viewer.surfacePoint(x, y);
   if (!p) return null;
-  state.measured = state.measured.length === 1 ? [state.measured[0], Array.from(p)] : [Array.from(p)];
+  const [first] = state.measured;
+  state.measured = state.measured.length === 1 && first ? [first, pointOf(p)] : [pointOf(p)];
   showMeasure();
   return p;
 }
@@ -35,10 +43,14 @@ export function measureClick(x, y) {
 // world point [x, y, z]; → the measurement, once drawn.
 /** @param {number[]} a @param {number[]} b */
 export async function measure(a, b) {
-  const point = (/** @type {number[]} */ q) => (q.length === 2 ? state.viewer.surfacePoint(q[0], q[1]) : q);
+  const point = (/** @type {number[]} */ q) => {
+    const [x = NaN, y = NaN, z] = q;
+    const p = z === undefined ? state.viewer.surfacePoint(x, y) : [x, y, z];
+    return p && pointOf(p);
+  };
   const [pa, pb] = [point(a), point(b)];
   if (!pa || !pb) throw new Error(`nothing under ${JSON.stringify(!pa ? a : b)} to measure from`);
-  state.measured = [Array.from(pa), Array.from(pb)];
+  state.measured = [pa, pb];
   showMeasure();
   await state.viewport.requestFrame();
   return measurement();
@@ -48,13 +60,14 @@ export async function measure(a, b) {
 export function measurement() {
   if (!state.measured.length) return null;
   const [a, b] = state.measured;
+  if (!a) return null;
   if (!b) return { points: [a], distance: null, text: null };
   const distance = Math.hypot(b[0] - a[0], b[1] - a[1], b[2] - a[2]);
   return { points: [a, b], distance, text: state.viewer.lengthText(distance) };
 }
 
 // Put back the points a link measured between (or none).
-/** @param {number[][] | null} points */
+/** @param {[number, number, number][] | null} points */
 export function restoreMeasure(points) {
   state.measured = points ? points.slice(0, 2) : [];
   showMeasure();
@@ -77,13 +90,12 @@ function showMeasure() {
 export function syncMeasure() {
   const box = $('measure-readout');
   const m = measurement();
-  box.hidden = !state.measuring && !m;
+  box.hidden = !measuring && !m;
   if (box.hidden) return;
-  if (!m) box.textContent = 'Measure: click a point of the surface (a corner snaps), then another.';
-  else if (m.distance === null)
-    box.textContent = `From (${m.points[0].map(figure).join(', ')}): click the second point.`;
-  else
-    box.textContent = `${m.text} · from (${m.points[0].map(figure).join(', ')}) to (${m.points[1].map(figure).join(', ')})`;
+  const [a, b] = m ? m.points : [];
+  if (!a) box.textContent = 'Measure: click a point of the surface (a corner snaps), then another.';
+  else if (!b) box.textContent = `From (${a.map(figure).join(', ')}): click the second point.`;
+  else box.textContent = `${m?.text} · from (${a.map(figure).join(', ')}) to (${b.map(figure).join(', ')})`;
 }
 
 // The scale bar under the grid: the grid's step as drawn at the camera's target.
@@ -94,7 +106,9 @@ export function syncScaleBar() {
   if (!on) return;
   const { gridStep } = state.viewer.sizes();
   const cam = state.viewer.camera();
-  const distance = Math.hypot(...cam.position.map((v, i) => v - cam.target[i]));
+  const [x, y, z] = cam.position;
+  const [tx, ty, tz] = cam.target;
+  const distance = Math.hypot(x - tx, y - ty, z - tz);
   const canvas = $('viewport');
   // CSS pixels per world unit at the target's depth.
   const perUnit = canvas.clientHeight / (2 * distance * Math.tan((cam.fov * Math.PI) / 360));

@@ -3,7 +3,7 @@
 // maths lives in Rust (Viewer.orbit/pan/zoom); this only turns DOM events into calls.
 
 // Keys that fly the camera: [forward, right, up] per second, at the viewer's fly speed.
-/** @type {Record<string, number[]>} */
+/** @type {Record<string, [number, number, number]>} */
 const FLY_KEYS = {
   KeyW: [1, 0, 0],
   KeyS: [-1, 0, 0],
@@ -154,14 +154,14 @@ export class Viewport {
     this.lastFly = now;
     const speed =
       this.viewer.flySpeed() * (this.keys.has('ShiftLeft') || this.keys.has('ShiftRight') ? 4 : 1) * dt;
-    const m = [0, 0, 0];
-    for (const k of this.keys)
-      (FLY_KEYS[k] || [0, 0, 0]).forEach((v, i) => {
-        m[i] += v;
-      });
-    if (m.some(v => v !== 0)) {
+    let [ahead, right, up] = [0, 0, 0];
+    for (const k of this.keys) {
+      const [a, r, u] = FLY_KEYS[k] || [0, 0, 0];
+      [ahead, right, up] = [ahead + a, right + r, up + u];
+    }
+    if (ahead || right || up) {
       if (this.viewer.cameraMode() !== 'fly') this.viewer.setCameraMode('fly');
-      this.viewer.fly(m[0] * speed, m[1] * speed, m[2] * speed);
+      this.viewer.fly(ahead * speed, right * speed, up * speed);
       if (this.onFly) this.onFly();
     }
   }
@@ -229,6 +229,7 @@ export class Viewport {
       if (this.pointers.size === 2) {
         // Pinch: the change in finger distance zooms, the midpoint's motion pans.
         const [a, b] = [...this.pointers.values()];
+        if (!a || !b) return;
         const before = Math.hypot(a.x - b.x, a.y - b.y);
         p.x = e.clientX;
         p.y = e.clientY;

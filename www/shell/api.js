@@ -15,21 +15,30 @@ import {
   setOptions,
   stats,
 } from '../panes/controls.js';
-import { loadFiles, open, setGameState } from '../flows/openflow.js';
+import {
+  indexTimeline,
+  lastIndexMs,
+  lastListMs,
+  lastOpen,
+  loadFiles,
+  open,
+  setGameState,
+} from '../flows/openflow.js';
 import { checkArchive } from '../flows/check.js';
 import { exportGlb, exportRig, saveExport, saveScreenshot } from '../ground/exporting.js';
 import { describeAt, fit, flatState, setZoom } from '../panes/flatview.js';
 import { compareFiles, setCompareView } from '../flows/compare.js';
 import { exportAll } from '../flows/exportall.js';
-import { openTexture, showGallery, textures } from '../flows/textures.js';
+import { galleryList, openTexture, showGallery, textures } from '../flows/textures.js';
 import { measure, measurement, setMeasuring } from '../panes/measure.js';
 import { filesWithWord, setAllZones, setPart, setZoneColours } from '../panes/parts.js';
 import { hostStats, setHostTimeout } from '../sources/hosted.js';
-import { decodedCacheStats } from '../sources/containers.js';
+import { containerNotes, containerProblems, decodedCacheStats } from '../sources/containers.js';
 import { loadedModules } from '../ground/modules.js';
 import { capture, captureProgress, stopCapture } from '../panes/capture.js';
 import { gridState, setBrowse } from '../flows/grid.js';
 import { thumbnailStats } from '../sources/thumbnails.js';
+import { coreWarmUp, traps, warmUpMs, wasm } from '../sources/recovery.js';
 
 // The API, typed: page-types.d.ts declares it as `window.relicview`.
 export const api = {
@@ -68,7 +77,7 @@ export const api = {
   showTextureGallery: showGallery,
   openTexture: async (/** @type {number} */ i) => {
     await textures();
-    const card = state.textures?.cards[i];
+    const card = galleryList?.cards[i];
     if (!card) throw new Error(`no texture ${i}`);
     return openTexture(card);
   },
@@ -96,7 +105,7 @@ export const api = {
   // what is on show and around the outlined selection, in file units; the grid's step.
   sizes: () => state.viewer.sizes(),
   // The canvas pixel [x, y] a world point is drawn at (undefined behind the eye).
-  project: (/** @type {number[]} */ p) => state.viewer.project(p[0], p[1], p[2]) ?? null,
+  project: (/** @type {[number, number, number]} */ [x, y, z]) => state.viewer.project(x, y, z) ?? null,
   // Which of the wasm modules loaded when first used have been loaded: {containers, tools}.
   modules: loadedModules,
   // The scene on show as binary glTF bytes (a Promise of a Uint8Array), the LOD on show as
@@ -150,18 +159,18 @@ export const api = {
   highlightedTrianglesOn: (/** @type {import('../../pkg/relicview.js').Side} */ side) =>
     state.viewer.highlightedTrianglesOn(side),
   // Where the last open() spent its time: {readMs, parseMs, inspectMs, assetsMs, buildMs, showMs, uploadMs, uploadBytes, drawMs, rasterMs, frameMs, totalMs}.
-  lastOpen: () => state.lastOpen ?? null,
+  lastOpen: () => lastOpen ?? null,
   // The page's share of compiling the model shaders at start (ms); the GPU's runs on after.
-  warmUpMs: () => state.warmUpMs ?? null,
+  warmUpMs: () => warmUpMs ?? null,
   // The core's idle warm-up so far: {rounds, ms, longestMs} (rounds of a small built-in world and model
   // opened from memory while nothing else runs, so that the first real open runs fully compiled code).
-  coreWarmUp: () => ({ ...state.coreWarmUp }),
+  coreWarmUp: () => ({ ...coreWarmUp }),
   // How long the last folder took to index (listed, then typed by content), in ms.
-  lastIndexMs: () => state.lastIndexMs ?? null,
+  lastIndexMs: () => lastIndexMs ?? null,
   // How long the last folder took to be listed by name (before its files were typed), in ms.
-  lastListMs: () => state.lastListMs ?? null,
+  lastListMs: () => lastListMs ?? null,
   // When the last folder's indexing started, was listed, was typed (performance.now() ms).
-  indexTimeline: () => state.indexTimeline ?? null,
+  indexTimeline: () => indexTimeline ?? null,
   // {position, target, fov} of the camera.
   camera: () => state.viewer.camera(),
   // The animation clock in seconds (texture scrolling follows it).
@@ -247,12 +256,12 @@ export const api = {
     busy: Boolean(state.opener?.job),
   }),
   // Bytes of the wasm core's linear memory (it only grows; the peak of everything opened).
-  memoryBytes: () => state.wasm?.memory.buffer.byteLength ?? 0,
+  memoryBytes: () => wasm?.memory.buffer.byteLength ?? 0,
   // What listing the dropped containers (or a hosted index) found wrong without stopping: [message].
-  containerProblems: () => state.containerProblems.slice(),
+  containerProblems: () => containerProblems.slice(),
   // What listing said of the dropped containers that is not wrong (a self-extracting program
   // before the archive): [message].
-  containerNotes: () => state.containerNotes.slice(),
+  containerNotes: () => containerNotes.slice(),
   // What the store of decoded 7z entries in this browser's storage has done:
   // {hits, bytesRead, stored, bytesWritten, refused (why it is off, or null)}; null before a container.
   decodedCache: decodedCacheStats,
@@ -261,7 +270,7 @@ export const api = {
   // How long a host may keep a request waiting (ms; 30,000 unless set).
   setHostTimeout,
   // The traps the core recovered from, oldest first: [{path, message}].
-  traps: () => state.traps.slice(),
+  traps: () => traps.slice(),
   // Parse every file (as census does) and report the failing ones → {checked, failed, damaged}.
   checkArchive,
   // Triangles outlined in the view (a picked face, a record chosen in the tree) in the LOD on show.

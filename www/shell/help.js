@@ -7,8 +7,12 @@ import { VIEW_KEYS } from '../panes/keys.js';
 import { COMPARE_KEYS } from '../flows/compare.js';
 
 /** @type {[string, string[][]][]} */
+/** @type {[group: string, keys: [key: string, what: string][]][]} */
 export const viewKeys = [
-  ['The view (click it or Tab to it first)', VIEW_KEYS.map(k => [k.label, k.what])],
+  [
+    'The view (click it or Tab to it first)',
+    VIEW_KEYS.map(k => /** @type {[string, string]} */ ([k.label, k.what])),
+  ],
   [
     'Mouse',
     [
@@ -84,7 +88,7 @@ export const viewKeys = [
   [
     "Comparing two files (a file's menu in the list, or Compare with… in the info pane)",
     [
-      ...COMPARE_KEYS.map(k => [k.label, k.what]),
+      ...COMPARE_KEYS.map(k => /** @type {[string, string]} */ ([k.label, k.what])),
       ['Escape', 'withdraw a Compare with… still waiting for its file'],
       ['drag the split, ← →', 'move the split between A and B'],
     ],

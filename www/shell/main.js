@@ -24,7 +24,7 @@ import { bindShell } from './shell.js';
 import { bindFlatView } from '../panes/flatview.js';
 import { loadingProgress } from '../ground/loading.js';
 import { CompareInspector } from '../panes/compareview.js';
-import { measureClick, sizeText, syncScaleBar } from '../panes/measure.js';
+import { measureClick, measuring, sizeText, syncScaleBar } from '../panes/measure.js';
 import { bindExportAll } from '../flows/exportall.js';
 import { bindCapture } from '../panes/capture.js';
 import { bindGrid, gridFilterChanged, showGrid } from '../flows/grid.js';
@@ -32,6 +32,7 @@ import { bindTextures } from '../flows/textures.js';
 import {
   bindCompare,
   compareFiles,
+  comparePick,
   openRowMenu,
   outlineRow,
   pickComparison,
@@ -41,6 +42,11 @@ import { answerRequests } from '../ground/requests.js';
 import { linkApplied } from '../ground/opens.js';
 // Defines window.relicview.
 import './api.js';
+
+// The inspector's selection before a click picked a face: a double-click restores it.
+// `undefined` while there is none to restore.
+/** @type {InspectorSelection | null | undefined} */
+let beforePick;
 
 // The page's boot, in steps: the core and the view, the panes, what the view's frames and
 // clicks do, the answers to the modules below, then the archive the address names.
@@ -126,10 +132,10 @@ function makePanes() {
 function openFromList(path, how = {}) {
   const same = (/** @type {string | null} */ p) => Boolean(p) && p?.toLowerCase() === path.toLowerCase();
   // "Compare with…" waits for this choice (the file asked about is no answer).
-  if (state.comparePick) {
-    if (same(state.comparePick)) return;
+  if (comparePick) {
+    if (same(comparePick)) return;
     // The comparison is the view's: its keys (N, X …) go there, and a phone shows it.
-    const chosen = compareFiles(state.comparePick, path);
+    const chosen = compareFiles(comparePick, path);
     if (narrow().matches) $('stage').scrollIntoView({ block: 'start' });
     chosen.then(
       () => {
@@ -198,12 +204,12 @@ function wirePicks() {
   };
   // 3D → tree and bytes: the face under a click.
   state.viewport.onPick = (x, y) => {
-    if (state.measuring) {
+    if (measuring) {
       measureClick(x, y);
       return;
     }
     // Kept for a double-click, whose first click must not leave a pick behind.
-    state.beforePick = state.inspector.selection ? { ...state.inspector.selection } : null;
+    beforePick = state.inspector.selection ? { ...state.inspector.selection } : null;
     const hit = state.viewer.pick(x, y);
     if (!hit || hit.source === null || hit.source === undefined) return;
     if (state.compare) {
@@ -216,8 +222,8 @@ function wirePicks() {
     state.viewport.requestFrame();
   };
   state.viewport.onDoubleClick = () => {
-    if (state.beforePick !== undefined) state.inspector.restore(state.beforePick);
-    state.beforePick = undefined;
+    if (beforePick !== undefined) state.inspector.restore(beforePick);
+    beforePick = undefined;
     state.viewer.home();
     leaveViewpoint();
     syncWorldControls();

@@ -13,7 +13,7 @@ import { axisView, choose, frame, setCamera, setClock, setOptions } from '../pan
 import { applyLink, loadEntries, loadFiles, setGameState } from '../flows/openflow.js';
 import { checkArchive } from '../flows/check.js';
 import { saveExport, saveScreenshot } from '../ground/exporting.js';
-import { setMeasuring } from '../panes/measure.js';
+import { measuring, setMeasuring } from '../panes/measure.js';
 import { wireParts } from '../panes/parts.js';
 
 // The toolbar's menus close on Escape (focus back on their button) and on a click outside.
@@ -71,12 +71,14 @@ export function bindShell() {
   bindMenus();
   bindFlyPad();
   // Real buttons (in the Tab order) for the hidden file inputs.
-  for (const [button, input] of [
+  /** @type {[HTMLElement, HTMLElement][]} */
+  const opening = [
     [$('folder-button'), $('folder-input')],
     [$('files-button'), $('files-input')],
     [$('landing-folder'), $('folder-input')],
     [$('landing-files'), $('files-input')],
-  ]) {
+  ];
+  for (const [button, input] of opening) {
     button.addEventListener('click', () => input.click());
   }
   $('background-select').addEventListener('change', () =>
@@ -89,14 +91,14 @@ export function bindShell() {
       lighting: /** @type {import('../../pkg/relicview.js').Lighting} */ ($('lighting-select').value),
     }),
   );
-  state.help = new Help($('help'), $('help-keys'), $('help-button'), $('help-close'));
+  const help = new Help($('help'), $('help-keys'), $('help-button'), $('help-close'));
   // ? anywhere but in a text field.
   document.addEventListener('keydown', e => {
-    if (e.key !== '?' || e.ctrlKey || e.metaKey || e.altKey || state.help.open) return;
+    if (e.key !== '?' || e.ctrlKey || e.metaKey || e.altKey || help.open) return;
     const target = /** @type {Element} */ (e.target);
     if (target.closest?.('input, select, textarea')) return;
     e.preventDefault();
-    state.help.show();
+    help.show();
   });
   state.panes = new Panes({ onChange: () => state.viewport?.requestFrame() });
   for (const input of [$('folder-input'), $('files-input')]) {
@@ -150,7 +152,7 @@ export function bindShell() {
   $('opt-skeleton').addEventListener('change', () => setOptions({ skeleton: $('opt-skeleton').checked }));
   $('opt-blink').addEventListener('change', () => setOptions({ blink: $('opt-blink').checked }));
   $('opt-grid').addEventListener('change', () => setOptions({ grid: $('opt-grid').checked }));
-  $('measure-button').addEventListener('click', () => setMeasuring(!state.measuring));
+  $('measure-button').addEventListener('click', () => setMeasuring(!measuring));
   $('share-button').addEventListener('click', () => share());
   $('check-button').addEventListener('click', () => checkArchive().catch(() => {}));
   // The info panel folds to its title, to uncover the view behind it.

@@ -6,10 +6,19 @@
 // page as text. The core tells a container by its name and bytes; the worker reads it with
 // the containers module (modules.js), loaded the first time a container is found.
 
-import { core, message, state } from '../ground/state.js';
+import { core, message } from '../ground/state.js';
 import { assetUrl } from '../ground/assets.js';
 import { bufferOf } from './hosted.js';
 import { containersModule } from '../ground/modules.js';
+
+// What listing the containers found wrong without stopping (a name listed twice, an
+// extent past the end), as messages naming the container.
+/** @type {string[]} */
+export let containerProblems = [];
+// What listing said of a container that is not wrong (a self-extracting program before
+// the archive), as messages naming the container.
+/** @type {string[]} */
+export let containerNotes = [];
 
 // Names worth a look at their first and last bytes (a zip is told by its bytes, whatever
 // its name; a self-extracting program by the zip at its end).
@@ -171,8 +180,8 @@ export function decodedCacheStats() {
 /** @param {Entries} entries @param {(what: string, done?: number, total?: number) => void} [progress] @returns {Promise<Entry[]>} */
 export async function expandContainers(entries, progress = () => {}) {
   // A hosted index's findings (entries it could not read, rows the page refused) first.
-  state.containerProblems = Array.isArray(entries.problems) ? entries.problems.slice() : [];
-  state.containerNotes = [];
+  containerProblems = Array.isArray(entries.problems) ? entries.problems.slice() : [];
+  containerNotes = [];
   // The last archive's containers let go (a 7z's store of decoded entries is held open
   // while its reader lives; a CHD's own worker ends).
   for (const { worker, id } of lastListing) {
@@ -233,7 +242,7 @@ export async function expandContainers(entries, progress = () => {}) {
       // Nothing listed, for its problems: not a folder but a file that failed (as serve says).
       if (!listed.entries.length && listed.problems.length) throw new Error(String(listed.problems[0]));
       problems.push(...listed.problems);
-      state.containerNotes.push(...listed.notes);
+      containerNotes.push(...listed.notes);
       replaced.add(e);
       for (const x of listed.entries) {
         const read = (/** @type {ReadProgress | undefined} */ progress) =>
@@ -257,6 +266,6 @@ export async function expandContainers(entries, progress = () => {}) {
       e.containerFailure = why.startsWith(e.path) ? why : `${e.path}: its reader stopped: ${why}`;
     }
   }
-  state.containerProblems.push(...problems);
+  containerProblems.push(...problems);
   return entries.filter(e => !replaced.has(e)).concat(added);
 }

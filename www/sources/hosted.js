@@ -164,7 +164,8 @@ async function body(got, url, expected, limit = Infinity) {
     clearTimeout(got.timer);
   }
   if (out) return n === expected ? out : out.subarray(0, n);
-  if (pieces.length === 1) return pieces[0];
+  const [only] = pieces;
+  if (pieces.length === 1 && only) return only;
   const all = new Uint8Array(n);
   let at = 0;
   for (const p of pieces) {
@@ -218,7 +219,7 @@ async function withRetries(job) {
     } catch (err) {
       if (!(err instanceof HostError) || !err.retry || attempt >= RETRIES) throw err;
       stats.retries++;
-      await sleep(BACKOFF_MS[attempt]);
+      await sleep(BACKOFF_MS[attempt] ?? BACKOFF_MS[BACKOFF_MS.length - 1] ?? 0);
     }
   }
 }

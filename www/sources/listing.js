@@ -106,7 +106,10 @@ async function headsOf(batch) {
   const files = batch.map(e => e.file);
   const read = files.every(f => f !== undefined) ? await readHeads(files) : null;
   if (!read) return Promise.all(batch.map(e => (e.head ? e.head().catch(() => null) : null)));
-  batch.forEach((e, k) => e.learnSize?.(read.sizes[k]));
+  batch.forEach((e, k) => {
+    const size = read.sizes[k];
+    if (size !== undefined) e.learnSize?.(size);
+  });
   return read.heads;
 }
 
@@ -156,7 +159,7 @@ export async function typeEntries(entries, generation) {
         ? core.kindOf(e.path, new Uint8Array(/** @type {ArrayBuffer} */ (heads[k])), e.size)
         : 'unknown',
     );
-    batch.forEach((e, k) => state.files.setKind(e, kinds[k]));
+    batch.forEach((e, k) => state.files.setKind(e, kinds[k] ?? 'unknown'));
     state.files.refresh();
     bar.value = Math.min(pending.length, i + BATCH);
     // The chips' counts follow a few times a second.

@@ -9,6 +9,26 @@ import { holdListing, sessionHolder } from '../ground/listings.js';
 import { endLoading, loadingProgress } from '../ground/loading.js';
 import { keepRead, resetOpens } from '../ground/opens.js';
 
+// The traps the core recovered from: [{path, message}].
+/** @type {{ path: string | null, message: string }[]} */
+export const traps = [];
+// Rejects when the instance in use traps: opens waiting on it give up.
+/** @type {Promise<never> | null} */
+export let coreLost = null;
+// The instance's wasm exports (memory, for the tests' measurements) and how long its
+// shaders took to compile (ms).
+/** @type {{ memory: WebAssembly.Memory } | null} */
+export let wasm = null;
+export let warmUpMs = 0;
+// The rounds of the core's idle warm-up done, the ms they took, the longest.
+export let coreWarmUp = { rounds: 0, ms: 0, longestMs: 0 };
+
+// Rejects the opens waiting on the instance in use when it traps; the recovery under way.
+/** @type {((err: unknown) => void) | null} */
+let loseCore = null;
+/** @type {Promise<unknown> | null} */
+let recovering = null;
+
 // How the core reads an archive file: → Promise<ArrayBuffer>.
 /** @param {string} path @returns {Promise<ArrayBuffer>} */
 function readForCore(path) {
@@ -40,19 +60,19 @@ let releaseListing = () => {};
 export async function startCore(generation, { shadersLater = false } = {}) {
   const { glue, exports } = await instantiate(state.module, generation);
   setCore(glue);
-  state.wasm = exports;
+  wasm = exports;
   state.viewer = new core.Viewer($('viewport'));
   if (shadersLater) warmShadersAfterFirstFrame(state.viewer);
-  else state.warmUpMs = state.viewer.warmUp();
+  else warmUpMs = state.viewer.warmUp();
   state.session = new core.Session(readForCore);
   // The archive's listing, now and as it changes (a new instance is given the current one).
   releaseListing();
   releaseListing = holdListing(sessionHolder(state.session));
   if (state.viewport) state.viewport.useViewer(state.viewer);
-  state.coreLost = new Promise((_, reject) => {
-    state.loseCore = reject;
+  coreLost = new Promise((_, reject) => {
+    loseCore = reject;
   });
-  state.coreLost.catch(() => {});
+  coreLost.catch(() => {});
   warmCoreWhenIdle(generation);
 }
 
@@ -68,7 +88,7 @@ function warmShadersAfterFirstFrame(viewer) {
     if (done || state.viewer !== viewer) return;
     done = true;
     document.removeEventListener('relicview:frame', later);
-    state.warmUpMs = viewer.warmUp();
+    warmUpMs = viewer.warmUp();
     // (The warm-up draws to the canvas and clears it: the view on show is drawn again.)
     state.viewport?.requestFrame().catch(() => {});
   };
@@ -94,14 +114,14 @@ const WARM_ROUNDS = [[3, 1], [5, 2], [8, 3], ...Array(14).fill([10, 4])];
 
 /** @param {number} generation */
 function warmCoreWhenIdle(generation) {
-  state.coreWarmUp = { rounds: 0, ms: 0, longestMs: 0 };
+  coreWarmUp = { rounds: 0, ms: 0, longestMs: 0 };
   const idle = (/** @type {() => void} */ step) =>
     typeof requestIdleCallback === 'function'
       ? requestIdleCallback(step, { timeout: 2000 })
       : setTimeout(step, 200);
   const step = () => {
-    const round = WARM_ROUNDS[state.coreWarmUp.rounds];
-    if (state.traps.length !== generation || !round) return;
+    const round = WARM_ROUNDS[coreWarmUp.rounds];
+    if (traps.length !== generation || !round) return;
     // (An idle period is at most a frame's rest while anything animates: a round may run
     // past it, as one short task.)
     if (state.opening) {
@@ -110,9 +130,9 @@ function warmCoreWhenIdle(generation) {
     }
     try {
       const ms = core.exerciseCore(...round);
-      state.coreWarmUp.ms += ms;
-      state.coreWarmUp.longestMs = Math.max(state.coreWarmUp.longestMs, ms);
-      state.coreWarmUp.rounds++;
+      coreWarmUp.ms += ms;
+      coreWarmUp.longestMs = Math.max(coreWarmUp.longestMs, ms);
+      coreWarmUp.rounds++;
     } catch (err) {
       // (A warm-up that fails costs nothing but its own speed-up; the files open as before.)
       console.warn('relicview: the core warm-up stopped:', message(err));
@@ -127,16 +147,16 @@ function warmCoreWhenIdle(generation) {
 // was on show or opening, and say what happened over the view. The next open works.
 /** @param {unknown} err */
 export function recoverFromTrap(err) {
-  state.recovering ||= (async () => {
+  recovering ||= (async () => {
     const path = state.current;
     // The panic's own words where the core left them, else the trap's.
     const said = globalThis.relicviewPanic;
     globalThis.relicviewPanic = undefined;
     const trap = { path, message: said || message(err) };
-    state.traps.push(trap);
-    state.loseCore?.(err);
+    traps.push(trap);
+    loseCore?.(err);
     resetOpens();
-    await startCore(state.traps.length);
+    await startCore(traps.length);
     const entry = path && state.byPath.get(path.toLowerCase());
     const why = `The viewer's core stopped${path ? ' on this file' : ''} (${trap.message}). It has been restarted: the archive is still open, and other files open as before.`;
     if (entry) state.files.setFailed(entry, true, why);
@@ -146,7 +166,7 @@ export function recoverFromTrap(err) {
     setExport(false, "the viewer's core was restarted");
     showError(path || 'relicview', new Error(why));
     state.viewport.requestFrame().catch(() => {});
-    state.recovering = null;
+    recovering = null;
   })();
-  return state.recovering;
+  return recovering;
 }

@@ -63,7 +63,8 @@ class Store {
     // writing); the next record is written over it.
     this.indexEnd = 0;
     for (let at = 0; at < records.byteLength; at += RECORD) {
-      const [entry, start, length] = [0, 8, 16].map(o => Number(records.getBigUint64(at + o, true)));
+      const word = (/** @type {number} */ o) => Number(records.getBigUint64(at + o, true));
+      const [entry, start, length] = [word(0), word(8), word(16)];
       if (start + length > dataSize) break;
       this.entries.set(entry, { at: start, length });
       this.indexEnd = at + RECORD;

@@ -79,7 +79,7 @@ function relative(from, to) {
   const a = from.split('/').slice(0, -1);
   const b = to.split('/');
   let k = 0;
-  while (k < a.length && k < b.length - 1 && a[k].toLowerCase() === b[k].toLowerCase()) k++;
+  while (k < a.length && k < b.length - 1 && a[k]?.toLowerCase() === b[k]?.toLowerCase()) k++;
   return [...a.slice(k).map(() => '..'), ...b.slice(k)].join('/');
 }
 
