@@ -378,28 +378,7 @@ pub fn publish(
     site: &Path,
     base_url: Option<&str>,
 ) -> io::Result<Published> {
-    let invalid = |m: String| io::Error::new(io::ErrorKind::InvalidInput, m);
-    let meta = std::fs::metadata(archive)
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", archive.display())))?;
-    let (root, only) = if meta.is_dir() {
-        (archive.to_path_buf(), None)
-    } else {
-        let name = archive
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .ok_or_else(|| invalid(format!("{}: no file name", archive.display())))?;
-        (
-            archive
-                .parent()
-                .filter(|p| !p.as_os_str().is_empty())
-                .unwrap_or(Path::new("."))
-                .to_path_buf(),
-            Some(name),
-        )
-    };
-    let root = root
-        .canonicalize()
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", root.display())))?;
+    let (root, only) = archive_root(archive)?;
     if let Some(url) = base_url {
         if !(url.starts_with("https://") || url.starts_with("http://") || url.starts_with('/')) {
             return Err(invalid(format!(
@@ -407,34 +386,7 @@ pub fn publish(
             )));
         }
     }
-    // What is at OUT now: nothing, an empty folder, or an earlier publish.
-    let earlier = match std::fs::symlink_metadata(out) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => false,
-        Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", out.display()))),
-        Ok(m) if m.file_type().is_symlink() => {
-            return Err(invalid(format!(
-                "{}: a link; publish writes a folder of its own and follows no link",
-                out.display()
-            )))
-        }
-        Ok(m) if !m.is_dir() => {
-            return Err(invalid(format!(
-                "{}: exists and is not a folder",
-                out.display()
-            )))
-        }
-        Ok(_) => {
-            let mut names = std::fs::read_dir(out)?
-                .filter_map(Result::ok)
-                .map(|e| e.file_name());
-            let empty = names.next().is_none();
-            let marked = std::fs::symlink_metadata(out.join(MARK)).is_ok_and(|m| m.is_file());
-            if !empty && !marked {
-                return Err(invalid(format!("{}: holds files an earlier publish did not write; name an empty folder or a new one", out.display())));
-            }
-            true
-        }
-    };
+    let earlier = earlier_publish(out)?;
     let parent = out
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -467,49 +419,7 @@ pub fn publish(
         if earlier {
             keep_previous_assets(out, &temp)?;
         }
-        let mut index = build_index(&root, only.as_deref())?;
-        let mut copied_bytes = 0;
-        match base_url {
-            Some(url) => {
-                index.base = if url.ends_with('/') {
-                    url.to_string()
-                } else {
-                    format!("{url}/")
-                }
-            }
-            None => {
-                index.base = "archive/".into();
-                let holder = temp.join("archive");
-                std::fs::create_dir(&holder)?;
-                let listed = list_folder(&root, false)?;
-                let wanted: std::collections::HashSet<&str> = index
-                    .files
-                    .iter()
-                    .map(|f| f.path.as_str())
-                    .chain(index.containers.iter().map(|c| c.file.as_str()))
-                    .collect();
-                for f in listed
-                    .files
-                    .iter()
-                    .filter(|f| wanted.contains(f.path.as_str()))
-                {
-                    copied_bytes += copy_new(&f.real, &holder.join(&f.path))?;
-                }
-            }
-        }
-        let json = serde_json::to_vec(&index).map_err(io::Error::other)?;
-        write_compressed(&temp.join("index.json"), &json)?;
-        std::fs::write(
-            temp.join(MARK),
-            b"written by relicview publish; a later publish replaces this folder\n",
-        )?;
-        Ok(Published {
-            files: index.files.len(),
-            containers: index.containers.len(),
-            entries: index.containers.iter().map(|c| c.entries.len()).sum(),
-            index_bytes: json.len(),
-            copied_bytes,
-        })
+        write_archive(&root, only.as_deref(), &temp, base_url)
     })();
     let published = match made {
         Ok(p) => p,
@@ -527,6 +437,118 @@ pub fn publish(
             .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", out.display())))?;
     }
     Ok(published)
+}
+
+fn invalid(message: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, message)
+}
+
+/// The folder an archive's files are read from (canonical), and the one file to publish
+/// where the archive is a container file rather than a folder.
+fn archive_root(archive: &Path) -> io::Result<(std::path::PathBuf, Option<String>)> {
+    let meta = std::fs::metadata(archive)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", archive.display())))?;
+    let (root, only) = if meta.is_dir() {
+        (archive.to_path_buf(), None)
+    } else {
+        let name = archive
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .ok_or_else(|| invalid(format!("{}: no file name", archive.display())))?;
+        (
+            archive
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."))
+                .to_path_buf(),
+            Some(name),
+        )
+    };
+    let root = root
+        .canonicalize()
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", root.display())))?;
+    Ok((root, only))
+}
+
+/// What is at `out` now: nothing or an empty folder (false), or an earlier publish (true);
+/// anything else is an error.
+fn earlier_publish(out: &Path) -> io::Result<bool> {
+    match std::fs::symlink_metadata(out) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(io::Error::new(e.kind(), format!("{}: {e}", out.display()))),
+        Ok(m) if m.file_type().is_symlink() => Err(invalid(format!(
+            "{}: a link; publish writes a folder of its own and follows no link",
+            out.display()
+        ))),
+        Ok(m) if !m.is_dir() => Err(invalid(format!(
+            "{}: exists and is not a folder",
+            out.display()
+        ))),
+        Ok(_) => {
+            let mut names = std::fs::read_dir(out)?
+                .filter_map(Result::ok)
+                .map(|e| e.file_name());
+            let empty = names.next().is_none();
+            let marked = std::fs::symlink_metadata(out.join(MARK)).is_ok_and(|m| m.is_file());
+            if !empty && !marked {
+                return Err(invalid(format!("{}: holds files an earlier publish did not write; name an empty folder or a new one", out.display())));
+            }
+            Ok(true)
+        }
+    }
+}
+
+/// index.json and the mark into the site being made at `temp`, and the archive's files
+/// under archive/ (or, with `base_url`, only the index, naming where they are served).
+fn write_archive(
+    root: &Path,
+    only: Option<&str>,
+    temp: &Path,
+    base_url: Option<&str>,
+) -> io::Result<Published> {
+    let mut index = build_index(root, only)?;
+    let mut copied_bytes = 0;
+    match base_url {
+        Some(url) => {
+            index.base = if url.ends_with('/') {
+                url.to_string()
+            } else {
+                format!("{url}/")
+            }
+        }
+        None => {
+            index.base = "archive/".into();
+            let holder = temp.join("archive");
+            std::fs::create_dir(&holder)?;
+            let listed = list_folder(root, false)?;
+            let wanted: std::collections::HashSet<&str> = index
+                .files
+                .iter()
+                .map(|f| f.path.as_str())
+                .chain(index.containers.iter().map(|c| c.file.as_str()))
+                .collect();
+            for f in listed
+                .files
+                .iter()
+                .filter(|f| wanted.contains(f.path.as_str()))
+            {
+                copied_bytes += copy_new(&f.real, &holder.join(&f.path))?;
+            }
+        }
+    }
+    let json = serde_json::to_vec(&index).map_err(io::Error::other)?;
+    write_compressed(&temp.join("index.json"), &json)?;
+    std::fs::write(
+        temp.join(MARK),
+        b"written by relicview publish; a later publish replaces this folder\n",
+    )?;
+    Ok(Published {
+        files: index.files.len(),
+        containers: index.containers.len(),
+        entries: index.containers.iter().map(|c| c.entries.len()).sum(),
+        index_bytes: json.len(),
+        copied_bytes,
+    })
 }
 
 /// Swap two folders in one step (Linux's renameat2 with RENAME_EXCHANGE).

@@ -417,105 +417,20 @@ async fn serve_entry(
     range: Option<String>,
     head: bool,
 ) -> Response {
-    let Ok(decoded) = percent_decode_str(url_path).decode_utf8() else {
+    let Some(decoded) = entry_path(url_path) else {
         return not_found();
     };
-    let decoded = decoded.into_owned();
-    if decoded
-        .split('/')
-        .any(|s| s.is_empty() || s == "." || s == ".." || s.contains('\\') || s.contains('\0'))
-    {
-        return not_found();
-    }
     let archive = archive.to_path_buf();
     let (head_tx, head_rx) = tokio::sync::oneshot::channel();
     let (tx, rx) = tokio::sync::mpsc::channel::<io::Result<axum::body::Bytes>>(4);
-    let runtime = tokio::runtime::Handle::current();
+    let read = EntryRead {
+        runtime: tokio::runtime::Handle::current(),
+        tx,
+        head,
+    };
     // The container is read on a blocking thread (its readers are synchronous); the chunks
     // cross to the connection through a small channel, so a slow client slows the reading.
-    tokio::task::spawn_blocking(move || {
-        let disk = crate::disk::Disk::new(&archive);
-        // A path the archive lacks is not found; a container that is there but does not
-        // open is unreadable, and says why.
-        let (container, index) = match disk.entry(&decoded) {
-            Ok(found) => found,
-            Err(DiskError::NotFound(_)) => {
-                let _ = head_tx.send(EntryHead::Missing);
-                return;
-            }
-            Err(e) => {
-                let _ = head_tx.send(EntryHead::Unreadable(e.to_string()));
-                return;
-            }
-        };
-        let total = container.entries()[index].size;
-        let (skip, take, answer) = match range.as_deref().and_then(|r| byte_range(r, total)) {
-            Some(Err(())) => (0, 0, EntryHead::Unsatisfiable(total)),
-            Some(Ok((a, b))) => (a, b - a + 1, EntryHead::Part(a, b, total)),
-            None => (0, total, EntryHead::Whole(total)),
-        };
-        if matches!(answer, EntryHead::Unsatisfiable(_)) {
-            let _ = head_tx.send(answer);
-            return;
-        }
-        // The head waits for the first chunk (for a small entry, all of it): what makes the
-        // entry unreadable is then an answer of its own, never a 200 with a body cut short.
-        // A HEAD request reads nothing of the body: its checks are those before the first byte.
-        let take = if head { 0 } else { take };
-        let hold_all = take <= READ_BEFORE_ANSWERING;
-        let mut waiting = Some((head_tx, answer));
-        let mut held: Vec<axum::body::Bytes> = Vec::new();
-        // A large entry's last chunk is held back until the read has ended well: a CRC is
-        // checked after the last byte, and a mismatch must cut the body, not follow it.
-        let mut last: Option<axum::body::Bytes> = None;
-        let send = |chunk: axum::body::Bytes| match runtime
-            .block_on(tokio::time::timeout(STALL, tx.send(Ok(chunk))))
-        {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(_)) => Err("the client went away".to_string()),
-            Err(_) => Err(format!("the client read nothing for {} s", STALL.as_secs())),
-        };
-        let streamed = container.stream(index, skip, take, &mut |chunk| {
-            let chunk = axum::body::Bytes::copy_from_slice(chunk);
-            if hold_all {
-                held.push(chunk);
-                return Ok(());
-            }
-            if let Some((head_tx, answer)) = waiting.take() {
-                head_tx
-                    .send(answer)
-                    .map_err(|_| "the client went away".to_string())?;
-            }
-            match last.replace(chunk) {
-                Some(previous) => send(previous),
-                None => Ok(()),
-            }
-        });
-        match (streamed, waiting) {
-            (Err(e), Some((head_tx, _))) => {
-                let _ = head_tx.send(EntryHead::Unreadable(e.to_string()));
-            }
-            // A fault part way through a large entry ends the body short of its length: the
-            // client sees it cut.
-            (Err(e), None) => {
-                let _ = runtime.block_on(tx.send(Err(io::Error::other(e.to_string()))));
-            }
-            (Ok(()), Some((head_tx, answer))) => {
-                if head_tx.send(answer).is_ok() && !head {
-                    for chunk in held {
-                        if send(chunk).is_err() {
-                            return;
-                        }
-                    }
-                }
-            }
-            (Ok(()), None) => {
-                if let Some(chunk) = last {
-                    let _ = send(chunk);
-                }
-            }
-        }
-    });
+    tokio::task::spawn_blocking(move || read.run(&archive, &decoded, range.as_deref(), head_tx));
     let answer = match head_rx.await {
         Ok(a) => a,
         Err(_) => return not_found(),
@@ -527,20 +442,7 @@ async fn serve_entry(
     };
     let mut response = match answer {
         EntryHead::Missing => return not_found(),
-        EntryHead::Unreadable(why) => {
-            let mut r = (UNREADABLE, format!("{why}\n")).into_response();
-            r.headers_mut().insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("text/plain; charset=utf-8"),
-            );
-            r.headers_mut()
-                .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-            r.headers_mut().insert(
-                header::X_CONTENT_TYPE_OPTIONS,
-                HeaderValue::from_static("nosniff"),
-            );
-            return r;
-        }
+        EntryHead::Unreadable(why) => return unreadable(&why),
         EntryHead::Unsatisfiable(total) => {
             let mut r = (StatusCode::RANGE_NOT_SATISFIABLE, "").into_response();
             r.headers_mut().insert(
@@ -586,6 +488,143 @@ async fn serve_entry(
         HeaderValue::from_static("nosniff"),
     );
     response
+}
+
+/// An entry's path in the archive from the URL's: None where it does not decode or steps
+/// outside (an empty part, `.`, `..`, a backslash, a NUL).
+fn entry_path(url_path: &str) -> Option<String> {
+    let decoded = percent_decode_str(url_path)
+        .decode_utf8()
+        .ok()?
+        .into_owned();
+    let outside = decoded
+        .split('/')
+        .any(|s| s.is_empty() || s == "." || s == ".." || s.contains('\\') || s.contains('\0'));
+    (!outside).then_some(decoded)
+}
+
+/// The answer for an entry that is there but cannot be read: why, as text.
+fn unreadable(why: &str) -> Response {
+    let mut r = (UNREADABLE, format!("{why}\n")).into_response();
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    r.headers_mut().insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    r
+}
+
+/// An entry read on a blocking thread for [`serve_entry`]: its chunks go to the connection
+/// through `tx`, each send waiting at most [`STALL`] for the client.
+struct EntryRead {
+    runtime: tokio::runtime::Handle,
+    tx: tokio::sync::mpsc::Sender<io::Result<axum::body::Bytes>>,
+    /// A HEAD request: the checks before the first byte, no body.
+    head: bool,
+}
+
+impl EntryRead {
+    fn send(&self, chunk: axum::body::Bytes) -> Result<(), String> {
+        match self
+            .runtime
+            .block_on(tokio::time::timeout(STALL, self.tx.send(Ok(chunk))))
+        {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(_)) => Err("the client went away".to_string()),
+            Err(_) => Err(format!("the client read nothing for {} s", STALL.as_secs())),
+        }
+    }
+
+    /// Read `path` of the archive (the part `range` asks for) and answer `head_tx` with the
+    /// answer's head: once the first chunk is read, or for a small entry once all of it is,
+    /// so that what makes the entry unreadable is an answer of its own, never a 200 with a
+    /// body cut short.
+    fn run(
+        self,
+        archive: &Path,
+        path: &str,
+        range: Option<&str>,
+        head_tx: tokio::sync::oneshot::Sender<EntryHead>,
+    ) {
+        let disk = crate::disk::Disk::new(archive);
+        // A path the archive lacks is not found; a container that is there but does not
+        // open is unreadable, and says why.
+        let (container, index) = match disk.entry(path) {
+            Ok(found) => found,
+            Err(DiskError::NotFound(_)) => {
+                let _ = head_tx.send(EntryHead::Missing);
+                return;
+            }
+            Err(e) => {
+                let _ = head_tx.send(EntryHead::Unreadable(e.to_string()));
+                return;
+            }
+        };
+        let total = container.entries()[index].size;
+        let (skip, take, answer) = match range.and_then(|r| byte_range(r, total)) {
+            Some(Err(())) => {
+                let _ = head_tx.send(EntryHead::Unsatisfiable(total));
+                return;
+            }
+            Some(Ok((a, b))) => (a, b - a + 1, EntryHead::Part(a, b, total)),
+            None => (0, total, EntryHead::Whole(total)),
+        };
+        // A HEAD request reads nothing of the body: its checks are those before the first byte.
+        let take = if self.head { 0 } else { take };
+        let hold_all = take <= READ_BEFORE_ANSWERING;
+        let mut waiting = Some((head_tx, answer));
+        let mut held: Vec<axum::body::Bytes> = Vec::new();
+        // A large entry's last chunk is held back until the read has ended well: a CRC is
+        // checked after the last byte, and a mismatch must cut the body, not follow it.
+        let mut last: Option<axum::body::Bytes> = None;
+        let streamed = container.stream(index, skip, take, &mut |chunk| {
+            let chunk = axum::body::Bytes::copy_from_slice(chunk);
+            if hold_all {
+                held.push(chunk);
+                return Ok(());
+            }
+            if let Some((head_tx, answer)) = waiting.take() {
+                head_tx
+                    .send(answer)
+                    .map_err(|_| "the client went away".to_string())?;
+            }
+            match last.replace(chunk) {
+                Some(previous) => self.send(previous),
+                None => Ok(()),
+            }
+        });
+        match (streamed, waiting) {
+            (Err(e), Some((head_tx, _))) => {
+                let _ = head_tx.send(EntryHead::Unreadable(e.to_string()));
+            }
+            // A fault part way through a large entry ends the body short of its length: the
+            // client sees it cut.
+            (Err(e), None) => {
+                let _ = self
+                    .runtime
+                    .block_on(self.tx.send(Err(io::Error::other(e.to_string()))));
+            }
+            (Ok(()), Some((head_tx, answer))) => {
+                if head_tx.send(answer).is_ok() && !self.head {
+                    for chunk in held {
+                        if self.send(chunk).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+            (Ok(()), None) => {
+                if let Some(chunk) = last {
+                    let _ = self.send(chunk);
+                }
+            }
+        }
+    }
 }
 
 /// One `bytes=a-b`, `bytes=a-` or `bytes=-n` range of a `total`-byte body: Ok((first,

@@ -1107,7 +1107,6 @@ fn run_export_all(
 }
 
 fn run_census(dir: &Path, json: bool, max_bytes: u64) -> ExitCode {
-    use std::fmt::Write as _;
     // A folder, or a container given as the archive.
     let listing = match listing(dir) {
         Ok(l) => l,
@@ -1174,86 +1173,90 @@ fn run_census(dir: &Path, json: bool, max_bytes: u64) -> ExitCode {
     }
     census.failed.sort_by(|a, b| a.path.cmp(&b.path));
     bar.finish_and_clear();
-    let mut out = String::new();
     if json {
-        let _ = writeln!(
-            out,
-            "{}",
+        return emit(&format!(
+            "{}\n",
             serde_json::to_string(&census).expect("census serialises")
-        );
-    } else {
-        let _ = writeln!(out, "{} files, {} bytes", census.files, census.bytes);
-        for (k, n) in &census.kinds {
-            let _ = writeln!(out, "  {k:16} {n}");
-        }
+        ));
+    }
+    emit(&census_text(&census))
+}
+
+/// What `census` prints for a person.
+fn census_text(census: &Census) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let _ = writeln!(out, "{} files, {} bytes", census.files, census.bytes);
+    for (k, n) in &census.kinds {
+        let _ = writeln!(out, "  {k:16} {n}");
+    }
+    let _ = writeln!(
+        out,
+        "records: {} files read, {} close exactly, {} failed",
+        census.parsed_files,
+        census.closes_exactly,
+        census.failed.len()
+    );
+    let w = |k: &str| census.length_widths.get(k).copied().unwrap_or(0);
+    let _ = writeln!(
+        out,
+        "  length widths: 1-byte {} · 2-byte {} · 4-byte {}",
+        w("1"),
+        w("2"),
+        w("4")
+    );
+    let _ = writeln!(
+        out,
+        "  objects: {} meshes, {} light-point only; {} triangles (LOD 0)",
+        census.mesh_objects, census.point_only_objects, census.triangles
+    );
+    let mut tags: Vec<_> = census.tags.iter().collect();
+    tags.sort_by(|a, b| b.1.cmp(a.1));
+    for (t, n) in tags {
+        let _ = writeln!(out, "  {t:28} {n}");
+    }
+    for (t, files) in &census.unknown_tags {
+        let _ = writeln!(out, "  unknown tag {t} in {}", files.join(", "));
+    }
+    if census.worlds > 0 {
         let _ = writeln!(
             out,
-            "records: {} files read, {} close exactly, {} failed",
-            census.parsed_files,
-            census.closes_exactly,
-            census.failed.len()
+            "worlds: {} · {} placements · {} ambiguous names",
+            census.worlds, census.placements, census.ambiguous_assets
         );
-        let w = |k: &str| census.length_widths.get(k).copied().unwrap_or(0);
-        let _ = writeln!(
-            out,
-            "  length widths: 1-byte {} · 2-byte {} · 4-byte {}",
-            w("1"),
-            w("2"),
-            w("4")
-        );
-        let _ = writeln!(
-            out,
-            "  objects: {} meshes, {} light-point only; {} triangles (LOD 0)",
-            census.mesh_objects, census.point_only_objects, census.triangles
-        );
-        let mut tags: Vec<_> = census.tags.iter().collect();
-        tags.sort_by(|a, b| b.1.cmp(a.1));
-        for (t, n) in tags {
-            let _ = writeln!(out, "  {t:28} {n}");
-        }
-        for (t, files) in &census.unknown_tags {
-            let _ = writeln!(out, "  unknown tag {t} in {}", files.join(", "));
-        }
-        if census.worlds > 0 {
-            let _ = writeln!(
-                out,
-                "worlds: {} · {} placements · {} ambiguous names",
-                census.worlds, census.placements, census.ambiguous_assets
-            );
-            for (asset, maps) in &census.missing_assets {
-                let _ = writeln!(out, "  missing {asset} (in {})", maps.join(", "));
-            }
-        }
-        for (title, words) in [
-            ("damage zones", &census.zones),
-            ("behaviour words", &census.behaviours),
-        ] {
-            if !words.is_empty() {
-                let _ = writeln!(out, "{title}: {}", words.len());
-            }
-            for (word, used) in words {
-                let more = if used.files > used.in_files.len() {
-                    format!(" and {} more", used.files - used.in_files.len())
-                } else {
-                    String::new()
-                };
-                let _ = writeln!(
-                    out,
-                    "  {word:20} {} patches in {} files: {}{more}",
-                    used.patches,
-                    used.files,
-                    used.in_files.join(", ")
-                );
-            }
-        }
-        for f in &census.failed {
-            let _ = writeln!(out, "  FAILED {}: {}", f.path, f.message);
-        }
-        for n in &census.notes {
-            let _ = writeln!(out, "  note: {}", n.note);
+        for (asset, maps) in &census.missing_assets {
+            let _ = writeln!(out, "  missing {asset} (in {})", maps.join(", "));
         }
     }
-    emit(&out)
+    for (title, words) in [
+        ("damage zones", &census.zones),
+        ("behaviour words", &census.behaviours),
+    ] {
+        if !words.is_empty() {
+            let _ = writeln!(out, "{title}: {}", words.len());
+        }
+        for (word, used) in words {
+            let more = if used.files > used.in_files.len() {
+                format!(" and {} more", used.files - used.in_files.len())
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                out,
+                "  {word:20} {} patches in {} files: {}{more}",
+                used.patches,
+                used.files,
+                used.in_files.join(", ")
+            );
+        }
+    }
+    for f in &census.failed {
+        let _ = writeln!(out, "  FAILED {}: {}", f.path, f.message);
+    }
+    for n in &census.notes {
+        let _ = writeln!(out, "  note: {}", n.note);
+    }
+    out
 }
 
 fn fail(json: bool, message: &str, offset: Option<usize>) -> ExitCode {

@@ -731,32 +731,10 @@ impl Walk<'_> {
                     let area = sector
                         .get(here_at + r.system_use.0 + skip..here_at + r.system_use.1)
                         .unwrap_or(&[]);
-                    let rr = rock_ridge(area, self.view, self.len);
-                    if let Some(at) = rr.looped {
-                        self.problems.push(error(self.name, Some(at), format!("{here}: {}: its Rock Ridge continuation areas loop back to the one at byte {at}: its Rock Ridge entries are not read, and it keeps its ISO 9660 name", r.name)));
+                    match self.apply_rock_ridge(&mut r, area, &here) {
+                        Some(zf) => zisofs = zf,
+                        None => continue,
                     }
-                    if rr.relocated {
-                        continue;
-                    }
-                    if let Some(n) = rr.name {
-                        r.name = n;
-                    }
-                    if let Some(child) = rr.child {
-                        // The relocated directory this record stands for: its own "." says its length.
-                        match self.directory_at(child) {
-                            Some(dir) => {
-                                r = Record {
-                                    name: r.name,
-                                    ..dir
-                                }
-                            }
-                            None => {
-                                self.problems.push(error(self.name, Some(child as u64 * USER_SECTOR), format!("{here}: {}: its relocated directory cannot be read: not followed", r.name)));
-                                continue;
-                            }
-                        }
-                    }
-                    zisofs = rr.zisofs;
                 }
                 let path = if prefix.is_empty() {
                     r.name.clone()
@@ -806,29 +784,88 @@ impl Walk<'_> {
                         let written = self.written_as(written_prefix, &written, &path);
                         self.list_file(path, vec![extent], written);
                     }
-                } else if !self.seen.insert(r.extent) {
-                    self.problems.push(error(self.name, Some(begins), format!("directory {path} points back at a directory already listed: not followed")));
-                } else if depth + 1 >= self.limits.max_depth {
-                    self.problems.push(error(
-                        self.name,
-                        Some(begins),
-                        format!(
-                            "directory {path} nests deeper than {}: not followed",
-                            self.limits.max_depth
-                        ),
-                    ));
                 } else {
                     let written_path = if written_prefix.is_empty() {
                         written.clone()
                     } else {
                         format!("{written_prefix}/{written}")
                     };
-                    self.directory(&r, &path, &written_path, depth + 1);
+                    self.enter(&r, &path, &written_path, depth + 1);
                 }
             }
         }
         if let Some((p, _, extents)) = pending {
             self.cut_short(&p, &extents);
+        }
+    }
+
+    /// A record's Rock Ridge entries (read from `area`, its system use area past the
+    /// volume's skip) applied to it: its name, and for a record standing for a relocated
+    /// directory that directory's own record. → its ZF entry, if any; None where the record
+    /// is not listed (a relocated directory's own record, shown where its CL entry points;
+    /// a relocation that cannot be read).
+    fn apply_rock_ridge(
+        &mut self,
+        r: &mut Record,
+        area: &[u8],
+        here: &str,
+    ) -> Option<Option<(u8, u64)>> {
+        let rr = rock_ridge(area, self.view, self.len);
+        if let Some(at) = rr.looped {
+            self.problems.push(error(self.name, Some(at), format!("{here}: {}: its Rock Ridge continuation areas loop back to the one at byte {at}: its Rock Ridge entries are not read, and it keeps its ISO 9660 name", r.name)));
+        }
+        if rr.relocated {
+            return None;
+        }
+        if let Some(n) = rr.name {
+            r.name = n;
+        }
+        if let Some(child) = rr.child {
+            // The relocated directory this record stands for: its own "." says its length.
+            match self.directory_at(child) {
+                Some(dir) => {
+                    *r = Record {
+                        name: std::mem::take(&mut r.name),
+                        ..dir
+                    }
+                }
+                None => {
+                    self.problems.push(error(
+                        self.name,
+                        Some(child as u64 * USER_SECTOR),
+                        format!(
+                            "{here}: {}: its relocated directory cannot be read: not followed",
+                            r.name
+                        ),
+                    ));
+                    return None;
+                }
+            }
+        }
+        Some(rr.zisofs)
+    }
+
+    /// Directory `r` at `path` walked, unless it is one walked already (a loop) or lies
+    /// deeper than the limit (`depth`: its own).
+    fn enter(&mut self, r: &Record, path: &str, written_path: &str, depth: usize) {
+        let begins = r.extent as u64 * USER_SECTOR;
+        if !self.seen.insert(r.extent) {
+            self.problems.push(error(
+                self.name,
+                Some(begins),
+                format!("directory {path} points back at a directory already listed: not followed"),
+            ));
+        } else if depth >= self.limits.max_depth {
+            self.problems.push(error(
+                self.name,
+                Some(begins),
+                format!(
+                    "directory {path} nests deeper than {}: not followed",
+                    self.limits.max_depth
+                ),
+            ));
+        } else {
+            self.directory(r, path, written_path, depth);
         }
     }
 

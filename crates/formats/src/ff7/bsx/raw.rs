@@ -1039,57 +1039,39 @@ impl BsxFile {
         for (kind, &n) in PolyKind::ALL.iter().zip(&c.polygons) {
             let block = r.slice(at, kind.size() * n as usize, p, kind.name())?;
             for (k, rec) in block.chunks_exact(kind.size()).enumerate() {
-                let offset = at + k * kind.size();
-                let corners = kind.corners();
-                let mut poly = Polygon {
-                    kind: *kind,
-                    offset,
-                    vertices: [0; 4],
-                    colors: [[0; 4]; 4],
-                    texcoords: [0; 4],
-                    control: None,
-                };
-                poly.vertices[..corners].copy_from_slice(&rec[..corners]);
-                if let Some(v) = poly.vertices[..corners]
-                    .iter()
-                    .position(|&v| v as usize >= nv)
-                {
-                    return Err(ParseError::new(
-                        offset + v,
-                        p,
-                        format!(
-                            "vertex index {} out of range: the part has {nv} vertices",
-                            poly.vertices[v]
-                        ),
-                    ));
-                }
-                let (col, tc) = kind.layout();
-                let colours = if kind.gouraud() { corners } else { 1 };
-                for j in 0..colours {
-                    poly.colors[j].copy_from_slice(&rec[col + 4 * j..col + 4 * j + 4]);
-                }
-                if let Some(tc) = tc {
-                    poly.texcoords[..corners].copy_from_slice(&rec[tc..tc + corners]);
-                    if let Some(t) = poly.texcoords[..corners]
-                        .iter()
-                        .position(|&t| t >= c.texcoords)
-                    {
-                        return Err(ParseError::new(
-                            offset + tc + t,
-                            p,
-                            format!(
-                                "texcoord index {} out of range: the part has {} texcoords",
-                                poly.texcoords[t], c.texcoords
-                            ),
-                        ));
-                    }
-                    poly.control = Some(control);
-                    control += 1;
-                }
+                let poly = polygon(*kind, rec, at + k * kind.size(), c, &mut control, p)?;
                 d.polygons.push(poly);
             }
             at += block.len();
         }
+        self.part_tables(r, part, &mut d, at, p)?;
+        let (nf, nt, nc) = (c.flags as usize, c.texcoords as usize, c.control as usize);
+        d.end = [
+            base + 4 + 8 * nv,
+            at,
+            base + part.offset_flags as usize + 4 * nf,
+            base + part.offset_texcoord as usize + 2 * nt,
+            d.control_at + nc,
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(base);
+        Ok(d)
+    }
+
+    /// A part's tables after its polygons (which end at `at`): the texture flag words, the
+    /// texcoords and the control bytes, each where the part's header says, each control
+    /// byte checked against the flags.
+    fn part_tables(
+        &mut self,
+        r: Reader<'_>,
+        part: &Part,
+        d: &mut PartData,
+        at: usize,
+        p: &str,
+    ) -> Result<(), ParseError> {
+        let base = part.block;
+        let c = &part.counts;
         let rel = |o: usize| o - base;
         if part.offset_flags as usize != rel(at) {
             self.warn(
@@ -1160,17 +1142,7 @@ impl BsxFile {
                 }
             }
         }
-        d.end = [
-            base + 4 + 8 * nv,
-            at,
-            base + part.offset_flags as usize + 4 * nf,
-            base + part.offset_texcoord as usize + 2 * nt,
-            control_at + nc,
-        ]
-        .into_iter()
-        .max()
-        .unwrap_or(base);
-        Ok(d)
+        Ok(())
     }
 
     fn animation(&mut self, r: Reader<'_>, at: usize, p: &str) -> Result<Animation, ParseError> {
@@ -1430,4 +1402,64 @@ impl BsxFile {
     pub fn vertices(&self, m: &ModelRecord) -> usize {
         m.parts.iter().map(|p| p.counts.vertices as usize).sum()
     }
+}
+
+/// One polygon record `rec` of `kind` at `offset`, its indices checked against the part's
+/// counts; a textured one takes the next control byte's number from `control`.
+fn polygon(
+    kind: PolyKind,
+    rec: &[u8],
+    offset: usize,
+    c: &PartCounts,
+    control: &mut u16,
+    p: &str,
+) -> Result<Polygon, ParseError> {
+    let nv = c.vertices as usize;
+    let corners = kind.corners();
+    let mut poly = Polygon {
+        kind,
+        offset,
+        vertices: [0; 4],
+        colors: [[0; 4]; 4],
+        texcoords: [0; 4],
+        control: None,
+    };
+    poly.vertices[..corners].copy_from_slice(&rec[..corners]);
+    if let Some(v) = poly.vertices[..corners]
+        .iter()
+        .position(|&v| v as usize >= nv)
+    {
+        return Err(ParseError::new(
+            offset + v,
+            p,
+            format!(
+                "vertex index {} out of range: the part has {nv} vertices",
+                poly.vertices[v]
+            ),
+        ));
+    }
+    let (col, tc) = kind.layout();
+    let colours = if kind.gouraud() { corners } else { 1 };
+    for j in 0..colours {
+        poly.colors[j].copy_from_slice(&rec[col + 4 * j..col + 4 * j + 4]);
+    }
+    if let Some(tc) = tc {
+        poly.texcoords[..corners].copy_from_slice(&rec[tc..tc + corners]);
+        if let Some(t) = poly.texcoords[..corners]
+            .iter()
+            .position(|&t| t >= c.texcoords)
+        {
+            return Err(ParseError::new(
+                offset + tc + t,
+                p,
+                format!(
+                    "texcoord index {} out of range: the part has {} texcoords",
+                    poly.texcoords[t], c.texcoords
+                ),
+            ));
+        }
+        poly.control = Some(*control);
+        *control += 1;
+    }
+    Ok(poly)
 }

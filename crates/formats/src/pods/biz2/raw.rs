@@ -385,69 +385,25 @@ impl<'a> ChunkTree<'a> {
             } else {
                 len
             };
-            if self.count % MARK_EVERY == 0 {
-                let stack_at = self.mark_stack.len() as u32;
-                self.mark_stack
-                    .extend(w.stack.as_slice().iter().map(|o| [o.index, o.offset]));
-                self.marks.push(Mark {
-                    pos: pos as u32,
-                    stack_at,
-                    depth: w.stack.len as u8,
-                });
-            }
-            let index = self.count;
-            self.count += 1;
-            let s = &mut self.stats;
-            s.per_id[id as usize] += 1;
-            s.length_widths[match len_width {
-                1 => 0,
-                2 => 1,
-                _ => 2,
-            }] += 1;
-            s.framing += payload_offset - pos;
-            if !container {
-                if known && !misplaced {
-                    s.known_payload += len_in_file as usize;
-                } else {
-                    s.opaque_payload += len_in_file as usize;
-                }
-            }
+            let index = self.count_chunk(
+                &w,
+                pos,
+                id,
+                len_width,
+                payload_offset,
+                len_in_file,
+                (container, known && !misplaced),
+            );
             let end = payload_offset + len_in_file as usize;
             if parent.is_none() && id == tags::BIZ_DONE {
-                if len != 0 {
-                    return Err((ParseError::new(pos, "BIZ_DONE", format!("expected an empty BIZ_DONE trailer, it declares {len} payload bytes")), true));
-                }
-                if end != bytes.len() {
-                    return Err((
-                        ParseError::new(
-                            end,
-                            "BIZ_DONE",
-                            format!(
-                                "expected the file to end after BIZ_DONE, {} more bytes follow",
-                                bytes.len() - end
-                            ),
-                        ),
-                        true,
-                    ));
-                }
-                self.closes_exactly = true;
-                return Ok(());
+                return self.trailer(pos, len, end);
             }
             if container {
                 let level = &mut ordinals
                     .last_mut()
                     .expect("one level per open container, plus the top")
                     .1;
-                let ordinal = match level.iter_mut().find(|(i, _)| *i == id) {
-                    Some((_, n)) => {
-                        *n += 1;
-                        *n - 1
-                    }
-                    None => {
-                        level.push((id, 1));
-                        0
-                    }
-                };
+                let ordinal = next_ordinal(level, id);
                 ordinals.push((ordinal, Vec::new()));
                 w.stack.push(Open {
                     index,
@@ -460,6 +416,81 @@ impl<'a> ChunkTree<'a> {
                 w.pos = end;
             }
         }
+    }
+
+    /// Count chunk `id` at `pos` (the walk's marks every [`MARK_EVERY`] chunks, the stats'
+    /// framing and payload bytes; `kinds`: it is a container, and it is a known chunk where
+    /// it belongs) → its index.
+    #[inline]
+    #[allow(clippy::too_many_arguments)] // (the walk's own locals, passed as they are)
+    fn count_chunk(
+        &mut self,
+        w: &Walk,
+        pos: usize,
+        id: u16,
+        len_width: u8,
+        payload_offset: usize,
+        len_in_file: u32,
+        (container, known_here): (bool, bool),
+    ) -> u32 {
+        if self.count % MARK_EVERY == 0 {
+            let stack_at = self.mark_stack.len() as u32;
+            self.mark_stack
+                .extend(w.stack.as_slice().iter().map(|o| [o.index, o.offset]));
+            self.marks.push(Mark {
+                pos: pos as u32,
+                stack_at,
+                depth: w.stack.len as u8,
+            });
+        }
+        let index = self.count;
+        self.count += 1;
+        let s = &mut self.stats;
+        s.per_id[id as usize] += 1;
+        s.length_widths[match len_width {
+            1 => 0,
+            2 => 1,
+            _ => 2,
+        }] += 1;
+        s.framing += payload_offset - pos;
+        if !container {
+            if known_here {
+                s.known_payload += len_in_file as usize;
+            } else {
+                s.opaque_payload += len_in_file as usize;
+            }
+        }
+        index
+    }
+
+    /// The BIZ_DONE trailer at `pos` (declaring `len` payload bytes, ending at `end`): empty,
+    /// and the file's end.
+    fn trailer(&mut self, pos: usize, len: u32, end: usize) -> Result<(), (ParseError, bool)> {
+        if len != 0 {
+            return Err((
+                ParseError::new(
+                    pos,
+                    "BIZ_DONE",
+                    format!("expected an empty BIZ_DONE trailer, it declares {len} payload bytes"),
+                ),
+                true,
+            ));
+        }
+        if end != self.bytes.len() {
+            return Err((
+                ParseError::new(
+                    end,
+                    "BIZ_DONE",
+                    format!(
+                        "expected the file to end after BIZ_DONE, {} more bytes follow",
+                        self.bytes.len() - end
+                    ),
+                ),
+                true,
+            ));
+        }
+        self.closes_exactly = true;
+        Ok(())
     }
 
     /// Number of chunks read.
@@ -754,6 +785,21 @@ impl Ordinals {
             tree.skip(&mut scan.next, &sibling);
         }
         scan.counts.get(&c.id).copied().unwrap_or(0)
+    }
+}
+
+/// The ordinal of the next container `id` among its siblings of that id (`level`: the
+/// containers seen so far in the open level, by id).
+fn next_ordinal(level: &mut Vec<(u16, u32)>, id: u16) -> u32 {
+    match level.iter_mut().find(|(i, _)| *i == id) {
+        Some((_, n)) => {
+            *n += 1;
+            *n - 1
+        }
+        None => {
+            level.push((id, 1));
+            0
+        }
     }
 }
 
