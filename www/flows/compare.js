@@ -32,7 +32,7 @@ const MODE_TITLE = {
  * @typedef {object} ComparedData
  * @property {{ path: string, view: import('../../pkg/relicview.js').InspectorView | null, bytes: Uint8Array }} a
  * @property {{ path: string, view: import('../../pkg/relicview.js').InspectorView | null, bytes: Uint8Array }} b
- * @property {any} result the comparison as `relicview diff --json` prints it
+ * @property {import('../../pkg/relicview_tools.js').Comparison} result the comparison as `relicview diff --json` prints it
  * @property {import('../../pkg/relicview_tools.js').Alignment} alignment
  * @property {import('../../pkg/relicview_tools.js').Legend} legend
  * @property {boolean} hasDifference
@@ -110,7 +110,7 @@ async function compareNow(pathA, pathB, restore, request) {
   const data = {
     a: sideOf(fa),
     b: sideOf(fb),
-    result: JSON.parse(compared.json()),
+    result: /** @type {import('../../pkg/relicview_tools.js').Comparison} */ (JSON.parse(compared.json())),
     alignment: compared.alignment(),
     legend: compared.legend(),
     hasDifference,

@@ -78,8 +78,7 @@ interface Comparison {
   a: string;
   b: string;
   /** The comparison as `relicview diff --json` gives it. */
-  // biome-ignore lint/suspicious/noExplicitAny: the diff's JSON is not typed yet (its Rust type is not exported to TypeScript)
-  result: any;
+  result: import('../../pkg/relicview_tools.js').Comparison;
   legend: import('../../pkg/relicview_tools.js').Legend;
   hasDifference: boolean;
 }

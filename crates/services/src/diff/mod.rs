@@ -42,6 +42,7 @@ pub const MAX_ROWS: usize = 200_000;
 pub const ALIGN_BUDGET: std::time::Duration = std::time::Duration::from_secs(5);
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Counts {
     pub same: usize,
     pub changed: usize,
@@ -50,6 +51,7 @@ pub struct Counts {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct FieldChange {
     pub name: String,
     pub a: String,
@@ -57,6 +59,7 @@ pub struct FieldChange {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Changed {
     pub path_a: String,
     pub path_b: String,
@@ -66,12 +69,14 @@ pub struct Changed {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Added {
     pub path: String,
     pub offset_b: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Removed {
     pub path: String,
     pub offset_a: usize,
@@ -79,6 +84,7 @@ pub struct Removed {
 
 /// What `relicview diff --json` prints.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Comparison {
     pub same: bool,
     pub kind_a: String,

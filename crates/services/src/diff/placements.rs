@@ -7,6 +7,7 @@ use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct PlacementCounts {
     pub same: usize,
     pub moved: usize,
@@ -16,6 +17,7 @@ pub struct PlacementCounts {
 
 /// A placement of one world or both: where it is in each (absent on the side without it).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct PlacementChange {
     pub path: String,
     pub section: String,
@@ -31,6 +33,7 @@ pub struct PlacementChange {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 pub struct Placements {
     pub counts: PlacementCounts,
     pub moved: Vec<PlacementChange>,
