@@ -11,42 +11,64 @@ import { join, resolve } from 'node:path';
 
 const repo = resolve(import.meta.dirname, '..');
 
-// The function names of a module: index → name, from its "name" custom section.
-export function functionNames(b) {
-  let at = 8;
-  const leb = () => {
-    let value = 0;
-    for (let shift = 0; ; shift += 7) {
-      const byte = b[at++];
-      value += (byte & 0x7f) * 2 ** shift;
-      if (byte < 0x80) return value;
-    }
-  };
-  const names = new Map();
-  while (at < b.length) {
-    const id = b[at++];
-    const size = leb();
-    const end = at + size;
-    if (id === 0) {
-      const length = leb();
-      const section = b.toString('utf8', at, at + length);
-      at += length;
-      while (section === 'name' && at < end) {
-        const sub = b[at++];
-        const subEnd = leb() + at;
-        if (sub === 1) {
-          for (let n = leb(); n > 0; n--) {
-            const index = leb();
-            const len = leb();
-            names.set(index, b.toString('utf8', at, at + len));
-            at += len;
-          }
-        }
-        at = subEnd;
+// A reader of a wasm module's bytes from `at` (past the magic and version): bytes, LEB128
+// numbers and UTF-8 strings, `at` moving on past what it reads.
+/** @param {Buffer} b @param {number} [at] */
+export function reader(b, at = 8) {
+  const r = {
+    at,
+    byte: () => b[r.at++],
+    leb: () => {
+      let value = 0;
+      for (let shift = 0; ; shift += 7) {
+        const byte = b[r.at++];
+        value += (byte & 0x7f) * 2 ** shift;
+        if (byte < 0x80) return value;
       }
-    }
-    at = end;
+    },
+    /** @param {number} length */
+    text: length => {
+      const text = b.toString('utf8', r.at, r.at + length);
+      r.at += length;
+      return text;
+    },
+  };
+  return r;
+}
+
+// Each section of a module: `visit(id, r, end)`, `r` at the section's contents, which end at
+// `end`; the next section is read from `end`, whatever the visit read.
+/** @param {Buffer} b @param {(id: number, r: ReturnType<typeof reader>, end: number) => void} visit */
+export function eachSection(b, visit) {
+  const r = reader(b);
+  while (r.at < b.length) {
+    const id = r.byte();
+    const size = r.leb();
+    const end = r.at + size;
+    visit(id, r, end);
+    r.at = end;
   }
+}
+
+// The function names of a module: index → name, from its "name" custom section.
+/** @param {Buffer} b */
+export function functionNames(b) {
+  const names = new Map();
+  eachSection(b, (id, r, end) => {
+    if (id !== 0 || r.text(r.leb()) !== 'name') return;
+    while (r.at < end) {
+      const sub = r.byte();
+      const size = r.leb();
+      const subEnd = r.at + size;
+      if (sub === 1) {
+        for (let n = r.leb(); n > 0; n--) {
+          const index = r.leb();
+          names.set(index, r.text(r.leb()));
+        }
+      }
+      r.at = subEnd;
+    }
+  });
   return names;
 }
 

@@ -9,64 +9,50 @@
 
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { demangle, functionNames } from './wasm-names.mjs';
+import { demangle, eachSection, functionNames } from './wasm-names.mjs';
 
 const repo = resolve(import.meta.dirname, '..');
 
-// Each function's body size in the code section, by function index.
+// Each function's body size in the code section, by function index (the imported functions
+// take the first indices: `imported` of them).
 /** @param {Buffer} b @returns {{ imported: number, sizes: number[] }} */
 export function bodySizes(b) {
-  let at = 8;
-  const leb = () => {
-    let value = 0;
-    for (let shift = 0; ; shift += 7) {
-      const byte = b[at++];
-      value += (byte & 0x7f) * 2 ** shift;
-      if (byte < 0x80) return value;
-    }
-  };
   let imported = 0;
   /** @type {number[]} */
   const sizes = [];
-  while (at < b.length) {
-    const id = b[at++];
-    const size = leb();
-    const end = at + size;
+  eachSection(b, (id, r) => {
     if (id === 2) {
-      // Imports: functions imported take the first indices.
-      for (let n = leb(); n > 0; n--) {
-        const skip = () => {
-          const length = leb();
-          at += length;
-        };
-        skip();
-        skip();
-        const kind = b[at++];
+      for (let n = r.leb(); n > 0; n--) {
+        // Its module's name and its own, then what it is.
+        r.text(r.leb());
+        r.text(r.leb());
+        const kind = r.byte();
         if (kind === 0) {
-          leb();
+          r.leb();
           imported++;
-        } else if (kind === 1) {
-          at++;
-          const flags = leb();
-          leb();
-          if (flags & 1) leb();
-        } else if (kind === 2) {
-          const flags = leb();
-          leb();
-          if (flags & 1) leb();
+        } else if (kind === 1 || kind === 2) {
+          // A table (its element type first) or a memory: limits, with a maximum or not.
+          if (kind === 1) r.byte();
+          const flags = r.leb();
+          r.leb();
+          if (flags & 1) r.leb();
         } else if (kind === 3) {
-          at += 2;
-        } else at += 2;
+          // A global: its type and whether it is mutable.
+          r.at += 2;
+        } else {
+          // A tag: its attribute and type.
+          r.byte();
+          r.leb();
+        }
       }
     } else if (id === 10) {
-      for (let n = leb(); n > 0; n--) {
-        const body = leb();
+      for (let n = r.leb(); n > 0; n--) {
+        const body = r.leb();
         sizes.push(body);
-        at += body;
+        r.at += body;
       }
     }
-    at = end;
-  }
+  });
   return { imported, sizes };
 }
 

@@ -2,11 +2,11 @@
 // damage said where it is, every failing kind says why over the view, a cut container in a
 // folder is a red row, and a model missing what it needs says so.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServer, launch, sizedPage, listedPage, axeClean as axe, loadFolder, walk } from './harness.mjs';
+import { sizedPage, axeClean as axe, loadFolder, walk } from './harness.mjs';
 import { trianglesInside, unwrapLzs } from './ff7.mjs';
 import { scratchDir } from './scratch.mjs';
 import {
@@ -19,26 +19,15 @@ import {
   clickRow,
   onScreen,
   THREE_D,
+  launched,
+  servedBeside,
 } from './fixtures.mjs';
 
-let browser;
-
-before(async () => {
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-});
+const ctx = launched();
 
 // On FF7 models as on the disc, whole and cut short (fixtures.mjs, discArchive).
 {
-  let server;
-  before(async () => {
-    server = await startServer(discArchive());
-  });
-  after(() => server?.stop());
-  const page = size => listedPage(browser, server.url, size);
+  const on = servedBeside(() => ctx.browser, discArchive);
 
   test('a field model as on the disc (LZS) cut short is read as its container: what decoded is drawn, damaged where the compressed data ends', async () => {
     const decoded = Buffer.from(
@@ -49,7 +38,7 @@ after(async () => {
       expected.some(m => m.triangles > 0) && decoded.length < MD1_1.length,
       `half the container holds whole parts: ${JSON.stringify(expected)}`,
     );
-    const { page: p, problems, close } = await page();
+    const { page: p, problems, close } = await on.page();
     await open(p, 'FF7/HALF.BSX');
     assert.equal(await p.evaluate(() => window.relicview.entry('FF7/HALF.BSX').damaged), true);
     const message = await p.locator('#view-message').textContent();
@@ -85,7 +74,7 @@ after(async () => {
   });
 
   test('the damage note sits at the top of the view, off the model it says is drawn, and can be dismissed; the info pane keeps it', async () => {
-    const { page: p, problems, close } = await page();
+    const { page: p, problems, close } = await on.page();
     await open(p, 'FF7/HALF.BSX');
     const [box, view] = await Promise.all(
       ['#view-message', '#viewport'].map(s => p.locator(s).boundingBox()),
@@ -110,16 +99,10 @@ after(async () => {
 
 // On files that fail or are odd (fixtures.mjs, oddArchive).
 {
-  let dir, server;
-  before(async () => {
-    dir = oddArchive();
-    server = await startServer(dir);
-  });
-  after(() => server?.stop());
-  const page = size => listedPage(browser, server.url, size);
+  const on = servedBeside(() => ctx.browser, oddArchive);
 
   test('every failing kind says why over the view when opened: a cut zip, a cut ISO, a bad BGF, a bad BSX, a bad image', async () => {
-    const { page: p, problems, close } = await page();
+    const { page: p, problems, close } = await on.page();
     const cases = [
       ['BAD/CUT.ZIP', /zip/i],
       ['BAD/CUT.ISO', /ISO|9660|directory|sector|extent/i],
@@ -160,12 +143,16 @@ after(async () => {
   });
 
   test('a cut zip dropped as part of a folder is a red row that says why when opened', async () => {
-    const { page: p, problems, close } = await sizedPage(browser, server.url + '#folder=none', [1400, 850]);
+    const {
+      page: p,
+      problems,
+      close,
+    } = await sizedPage(ctx.browser, on.server.url + '#folder=none', [1400, 850]);
     const own = scratchDir('dropcut');
     mkdirSync(join(own, 'D'));
-    writeFileSync(join(own, 'D/CUT.ZIP'), readFileSync(join(dir, 'BAD/CUT.ZIP')));
-    writeFileSync(join(own, 'D/CUT.ISO'), readFileSync(join(dir, 'BAD/CUT.ISO')));
-    writeFileSync(join(own, 'D/CUBE.BGF'), readFileSync(join(dir, 'DEMO/VIDEO/CUBE.BGF')));
+    writeFileSync(join(own, 'D/CUT.ZIP'), readFileSync(join(on.dir, 'BAD/CUT.ZIP')));
+    writeFileSync(join(own, 'D/CUT.ISO'), readFileSync(join(on.dir, 'BAD/CUT.ISO')));
+    writeFileSync(join(own, 'D/CUBE.BGF'), readFileSync(join(on.dir, 'DEMO/VIDEO/CUBE.BGF')));
     await loadFolder(p, own, walk(own).length);
     const top = own.split('/').pop();
     for (const path of [`${top}/D/CUT.ZIP`, `${top}/D/CUT.ISO`]) {
@@ -191,7 +178,7 @@ after(async () => {
   });
 
   test('a field model cut short draws the models and parts that lie wholly inside, is marked damaged and says where it ends', async () => {
-    const { page: p, problems, close } = await page();
+    const { page: p, problems, close } = await on.page();
     const expected = trianglesInside(MD1_1.subarray(0, 36000));
     const whole = trianglesInside(MD1_1);
     assert.ok(
@@ -229,7 +216,7 @@ after(async () => {
   });
 
   test('a model that needs a character file not in the archive says so over the view; the picker shows whole labels', async () => {
-    const { page: p, problems, close } = await page();
+    const { page: p, problems, close } = await on.page();
     await open(p, 'FF7/MD1_1.BSX');
     const options = await p.evaluate(() => window.relicview.choice().options);
     // Model 1 is character 3, whose BALLET.BCX is nowhere in the archive.

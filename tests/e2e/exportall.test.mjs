@@ -4,26 +4,16 @@
 // decodes, the report names the bad files; and the page's Export all downloads a zip that
 // holds the same entries, byte for byte.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, relative, dirname } from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import validator from 'gltf-validator';
 import { PNG } from 'pngjs';
-import {
-  servedArchive,
-  newPage,
-  bin,
-  walk,
-  withThree,
-  loadFolder,
-  startServer,
-  listedPage,
-  axeClean as axe,
-} from './harness.mjs';
+import { servedArchive, newPage, bin, walk, withThree, loadFolder, axeClean as axe } from './harness.mjs';
 import { scratchDir } from './scratch.mjs';
-import { discArchive, open } from './fixtures.mjs';
+import { discArchive, open, servedBeside } from './fixtures.mjs';
 
 // `relicview export --all SRC -o OUT --json` → {code, report}.
 function exportAllCli(src, dest) {
@@ -256,49 +246,10 @@ test("the page's Export all downloads a zip of the same entries as the CLI write
 
 // On FF7 models as on the disc, whole and cut short (fixtures.mjs, discArchive).
 {
-  let server;
-  before(async () => {
-    server = await startServer(discArchive());
-  });
-  after(() => server?.stop());
-  const page = size => listedPage(ctx.browser, server.url, size);
+  const on = servedBeside(() => ctx.browser, discArchive);
 
   test('Export all leaves the file on show in the info pane; its outcome stays in its own line until cleared', async () => {
-    const { page: p, problems, close } = await page();
-    await open(p, 'DEMO/VIDEO/HEXPOD.BGF');
-    const title = await p.locator('#info-title').textContent();
-    const [download] = await Promise.all([
-      p.waitForEvent('download'),
-      p.locator('#export-all-button').click(),
-    ]);
-    assert.match(download.suggestedFilename(), /-export\.zip$/);
-    await p.waitForFunction(() => /written from/.test(document.getElementById('export-status').textContent));
-    assert.equal(await p.locator('#info-title').textContent(), title, 'the info pane still shows the file');
-    assert.match(
-      await p.locator('#export-status').textContent(),
-      /failed \(report\.json in the zip says why\)/,
-      'the archive has bad files: the line says where to read why',
-    );
-    await axe(p, 'after Export all');
-    await p.locator('#export-dismiss').click();
-    assert.equal(await p.locator('#export-status').textContent(), '');
-    assert.equal(await p.locator('#export-bar').isVisible(), false, 'the line is gone');
-    assert.deepEqual(problems, []);
-    await close();
-  });
-}
-
-// On FF7 models as on the disc, whole and cut short (fixtures.mjs, discArchive).
-{
-  let server;
-  before(async () => {
-    server = await startServer(discArchive());
-  });
-  after(() => server?.stop());
-  const page = size => listedPage(ctx.browser, server.url, size);
-
-  test('Export all leaves the file on show in the info pane; its outcome stays in its own line until cleared', async () => {
-    const { page: p, problems, close } = await page();
+    const { page: p, problems, close } = await on.page();
     await open(p, 'DEMO/VIDEO/HEXPOD.BGF');
     const title = await p.locator('#info-title').textContent();
     const [download] = await Promise.all([

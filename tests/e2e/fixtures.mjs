@@ -5,7 +5,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeArchive, repo, sizedPage } from './harness.mjs';
+import { before, after } from 'node:test';
+import { makeArchive, repo, sizedPage, listedPage, launch, startServer } from './harness.mjs';
 import { compressLzs } from './ff7.mjs';
 import { scratchDir } from './scratch.mjs';
 
@@ -117,9 +118,8 @@ export async function clickRow(page, path) {
   await page.locator('#search').fill('');
 }
 
-// What is on screen of the page's controls and panes: an element counts when it is laid
-// out with a size, not hidden by any ancestor, and inside the window.
-export const WATCHED = [
+// The controls of a 3D view, of a comparison, and every control and pane the tests watch.
+export const THREE_D = [
   'lod-controls',
   'choice-label',
   'display-menu',
@@ -131,10 +131,13 @@ export const WATCHED = [
   'timeline',
   'hud',
   'gizmo',
-  'compare-controls',
-  'split-handle',
-  'compare-legend',
-  'compare-body',
+];
+
+export const COMPARING = ['compare-controls', 'split-handle', 'compare-legend', 'compare-body'];
+
+export const WATCHED = [
+  ...THREE_D,
+  ...COMPARING,
   'inspector',
   'inspector-body',
   'view',
@@ -144,6 +147,9 @@ export const WATCHED = [
   'gallery',
   'view-message',
 ];
+
+// What is on screen of the watched controls and panes: an element counts when it is laid
+// out with a size, not hidden by any ancestor, and inside the window.
 export function onScreen(page) {
   return page.evaluate(
     ids =>
@@ -164,21 +170,7 @@ export function onScreen(page) {
   );
 }
 
-export const THREE_D = [
-  'lod-controls',
-  'choice-label',
-  'display-menu',
-  'camera-menu',
-  'measure-button',
-  'frame-button',
-  'screenshot-button',
-  'export-button',
-  'timeline',
-  'hud',
-  'gizmo',
-];
-export const COMPARING = ['compare-controls', 'split-handle', 'compare-legend', 'compare-body'];
-
+// What has the focus: its id, or else its class or tag.
 export const focused = page =>
   page.evaluate(() => {
     const el = document.activeElement;
@@ -188,10 +180,8 @@ export const focused = page =>
 // A folder of its own in a fresh temp dir: {relative path: bytes}.
 export function folder(name, files) {
   const root = join(scratchDir('drop'), name);
-  for (const [path, bytes] of Object.entries(files)) {
-    mkdirSync(join(root, path, '..'), { recursive: true });
-    writeFileSync(join(root, path), bytes);
-  }
+  const put = writerIn(root);
+  for (const [path, bytes] of Object.entries(files)) put(path, bytes);
   return root;
 }
 
@@ -275,4 +265,35 @@ export async function sizedOpened(browser, url, size, options = {}) {
   const opened = await sizedPage(browser, url, size, options);
   await opened.page.waitForFunction(() => window.relicview.lastOpen());
   return opened;
+}
+
+// A browser for a file's tests, launched before them and closed after: `.browser` once
+// launched.
+export function launched() {
+  const ctx = { browser: /** @type {import('playwright-core').Browser | null} */ (null) };
+  before(async () => {
+    ctx.browser = await launch();
+  });
+  after(async () => {
+    await ctx.browser?.close();
+  });
+  return ctx;
+}
+
+// The archive `makeDir()` makes, served for the tests of the block that calls this (beside
+// the file's browser, `browserOf()`): `.dir` and `.server` once served, `page(size)` a page
+// of it with its listing shown, `sized(size)` one once its first model has opened.
+export function servedBeside(browserOf, makeDir) {
+  const on = {
+    dir: '',
+    server: /** @type {{ url: string, stop(): void } | null} */ (null),
+    page: size => listedPage(browserOf(), on.server.url, size),
+    sized: (size, url = on.server.url, options = {}) => sizedOpened(browserOf(), url, size, options),
+  };
+  before(async () => {
+    on.dir = makeDir();
+    on.server = await startServer(on.dir);
+  });
+  after(() => on.server?.stop());
+  return on;
 }

@@ -1,32 +1,19 @@
 // The page by keyboard alone: search and ↓ open, a comparison chosen and driven from the
 // keys, the texture gallery and back, and the help listing every key the view takes.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, listedPage, axeClean as axe, withSourceModules } from './harness.mjs';
-import { discArchive, oddArchive, open, focused } from './fixtures.mjs';
+import { axeClean as axe, withSourceModules } from './harness.mjs';
+import { discArchive, oddArchive, open, focused, launched, servedBeside } from './fixtures.mjs';
 
-let browser;
-
-before(async () => {
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-});
+const ctx = launched();
 
 // On FF7 models as on the disc, whole and cut short (fixtures.mjs, discArchive).
 {
-  let server;
-  before(async () => {
-    server = await startServer(discArchive());
-  });
-  after(() => server?.stop());
-  const page = size => listedPage(browser, server.url, size);
+  const on = servedBeside(() => ctx.browser, discArchive);
 
   test('search then ↓ (or Enter) opens the first match, whichever file was open', async () => {
-    const { page: p, problems, close } = await page();
+    const { page: p, problems, close } = await on.page();
     await open(p, 'DEMO/VIDEO/TOWER.BGF');
     await p.locator('#search').fill('.BGF');
     const first = await p.evaluate(() => window.relicview.shownFiles()[0]);
@@ -42,7 +29,7 @@ after(async () => {
   });
 
   test('after a comparison chosen with the keyboard its keys work at once, and ? opens the help, never typed into the search box', async () => {
-    const { page: p, problems, close } = await page();
+    const { page: p, problems, close } = await on.page();
     await open(p, 'DEMO/VIDEO/CUBE.BGF');
     await p.locator('#file-list').focus();
     await p.keyboard.press('Shift+F10');
@@ -73,15 +60,10 @@ after(async () => {
 
 // On files that fail or are odd (fixtures.mjs, oddArchive).
 {
-  let server;
-  before(async () => {
-    server = await startServer(oddArchive());
-  });
-  after(() => server?.stop());
-  const page = size => listedPage(browser, server.url, size);
+  const on = servedBeside(() => ctx.browser, oddArchive);
 
   test("keyboard only: a comparison picked in the list, from the list's menu and from the info pane; a texture opened from the gallery and back", async () => {
-    const { page: p, problems, close } = await page();
+    const { page: p, problems, close } = await on.page();
     await open(p, 'DEMO/VIDEO/CUBE.BGF');
     await p.locator('#file-list').focus();
     // Shift+F10: the row's menu, focus on its first item; ↓ to "Compare with…", Enter.
@@ -174,7 +156,7 @@ after(async () => {
   });
 
   test('help opens at its top with focus in the dialog, and lists every key the view and a comparison are dispatched by', async () => {
-    const { page: p, problems, close } = await page([1024, 640]);
+    const { page: p, problems, close } = await on.page([1024, 640]);
     await p.locator('#viewport').focus();
     await p.keyboard.press('?');
     await p.waitForFunction(() => !document.getElementById('help').hidden);

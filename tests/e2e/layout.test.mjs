@@ -2,31 +2,19 @@
 // display menu, the Parts switches, fly buttons) and small windows (the toolbar's rows, a
 // comparison's trees and hex panes at 1024×640).
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, sizedPage, listedPage, axeClean as axe } from './harness.mjs';
-import { discArchive, oddArchive, sheetArchive, open, layout, sizedOpened } from './fixtures.mjs';
+import { sizedPage, axeClean as axe } from './harness.mjs';
+import { discArchive, oddArchive, sheetArchive, open, layout, launched, servedBeside } from './fixtures.mjs';
 
-let browser;
-
-before(async () => {
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-});
+const ctx = launched();
 
 // On FF7 models as on the disc, whole and cut short (fixtures.mjs, discArchive).
 {
-  let server;
-  before(async () => {
-    server = await startServer(discArchive());
-  });
-  after(() => server?.stop());
+  const on = servedBeside(() => ctx.browser, discArchive);
 
   test("a phone (430 × 900, touch): the help table fits its card, the display menu stays inside the window, a comparison's second file brings the view into sight", async () => {
-    const phone = await sizedPage(browser, server.url, [430, 900], { hasTouch: true, isMobile: true });
+    const phone = await sizedPage(ctx.browser, on.server.url, [430, 900], { hasTouch: true, isMobile: true });
     const { page: p, problems } = phone;
     await p.waitForFunction(
       () => window.relicview.listing().files > 0 && window.relicview.lastOpen() !== null,
@@ -66,7 +54,7 @@ after(async () => {
   });
 
   test("a phone: the Parts switches sit right under the view, and a picture's tools above it, in sight once it opens", async () => {
-    const phone = await sizedPage(browser, server.url, [430, 900], { hasTouch: true, isMobile: true });
+    const phone = await sizedPage(ctx.browser, on.server.url, [430, 900], { hasTouch: true, isMobile: true });
     const { page: p, problems } = phone;
     await p.waitForFunction(
       () => window.relicview.listing().files > 0 && window.relicview.lastOpen() !== null,
@@ -110,15 +98,10 @@ after(async () => {
 
 // On files that fail or are odd (fixtures.mjs, oddArchive).
 {
-  let server;
-  before(async () => {
-    server = await startServer(oddArchive());
-  });
-  after(() => server?.stop());
-  const page = size => listedPage(browser, server.url, size);
+  const on = servedBeside(() => ctx.browser, oddArchive);
 
   test('at 1024×640 a comparison shows at least 12 rows of its trees and of each hex pane, and its controls never push the view', async () => {
-    const { page: p, problems, close } = await page([1024, 640]);
+    const { page: p, problems, close } = await on.page([1024, 640]);
     await p.evaluate(() => window.relicview.compare('DEMO/VIDEO/DR1.BGF', 'DEMO/VIDEO/DR2.BGF'));
     const rowsInSight = () =>
       p.evaluate(() => {
@@ -174,19 +157,14 @@ after(async () => {
 
 // On the demo with the real FIELD.TDB (fixtures.mjs, sheetArchive).
 {
-  let server;
-  before(async () => {
-    server = await startServer(sheetArchive());
-  });
-  after(() => server?.stop());
-  const sized = (size, url = server.url, options = {}) => sizedOpened(browser, url, size, options);
+  const on = servedBeside(() => ctx.browser, sheetArchive);
 
   for (const size of [
     [1400, 850],
     [1024, 640],
   ])
     test(`at ${size.join('×')} the toolbar is at most two rows, the view at least 60 % of the height, and only what applies shows`, async () => {
-      const { page, problems, close } = await sized(size);
+      const { page, problems, close } = await on.sized(size);
       for (const path of ['DEMO/VIDEO/HEXPOD.BGF', 'DEMO/FIELD/ROBOT.BSX', 'DEMO/MAPS/ARENA1.MAP']) {
         await page.evaluate(p => window.relicview.open(p), path);
         const l = await layout(page);
@@ -233,7 +211,7 @@ after(async () => {
     });
 
   test('on a phone the list comes first, a tap on a file brings the view into sight, a swipe near the edge scrolls, and fly mode has buttons', async () => {
-    const { page, problems, close } = await sized([430, 900], server.url, { hasTouch: true });
+    const { page, problems, close } = await on.sized([430, 900], on.server.url, { hasTouch: true });
     const rect = id =>
       page.evaluate(i => {
         const r = document.getElementById(i).getBoundingClientRect();

@@ -1,42 +1,20 @@
 // What a link and a drop restore: a link to a file inside a dropped zip, a link waiting for
 // its folder, a second drop after a first, the same folder chosen again, and the landing.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  startServer,
-  launch,
-  newPage,
-  sizedPage,
-  axeClean as axe,
-  loadFolder,
-  walk,
-  nativeInfo,
-} from './harness.mjs';
+import { newPage, sizedPage, axeClean as axe, loadFolder, walk, nativeInfo } from './harness.mjs';
 import { scratchDir } from './scratch.mjs';
-import { discArchive, sheetArchive, folder, onShow } from './fixtures.mjs';
+import { discArchive, sheetArchive, folder, onShow, launched, servedBeside } from './fixtures.mjs';
 
-let browser;
-
-before(async () => {
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-});
+const ctx = launched();
 
 // On FF7 models as on the disc, whole and cut short (fixtures.mjs, discArchive).
 {
-  let dir, server;
-  before(async () => {
-    dir = discArchive();
-    server = await startServer(dir);
-  });
-  after(() => server?.stop());
+  const on = servedBeside(() => ctx.browser, discArchive);
 
   test('a link to a file inside a dropped zip asks for that zip by name, and comes back from the zip or the folder that holds it', async () => {
     // A zip made by Python's zipfile, in a folder of its own with a file beside it.
@@ -50,7 +28,7 @@ for name in sys.argv[3:]:
     z.write(sys.argv[2] + '/' + name, name)
 z.close()`,
       join(holder, 'GAMES/demo.zip'),
-      dir,
+      on.dir,
       'DEMO/VIDEO/TOWER.BGF',
       'DEMO/VIDEO/CUBE.BGF',
     ]);
@@ -59,7 +37,7 @@ z.close()`,
     const target = 'demo.zip/DEMO/VIDEO/TOWER.BGF';
 
     // Dropped alone, opened at the tower: the link.
-    const first = await sizedPage(browser, server.url + '#folder=none', [1400, 850]);
+    const first = await sizedPage(ctx.browser, on.server.url + '#folder=none', [1400, 850]);
     await first.page.locator('#files-input').setInputFiles([zip]);
     await first.page.waitForFunction(t => window.relicview.shownFiles().includes(t), target);
     await first.page.evaluate(t => window.relicview.open(t), target);
@@ -69,7 +47,7 @@ z.close()`,
 
     // A fresh page at the link asks for the zip by name, and offers to open it.
     for (const chosen of [[zip], join(holder, 'GAMES')]) {
-      const fresh = await sizedPage(browser, link, [1400, 850]);
+      const fresh = await sizedPage(ctx.browser, link, [1400, 850]);
       const p = fresh.page;
       await p.waitForFunction(() => /demo\.zip/.test(document.getElementById('view-message').textContent));
       const note = await p.locator('#view-message').textContent();
@@ -96,16 +74,11 @@ z.close()`,
 
 // On the demo with the real FIELD.TDB (fixtures.mjs, sheetArchive).
 {
-  let dir, server;
-  before(async () => {
-    dir = sheetArchive();
-    server = await startServer(dir);
-  });
-  after(() => server?.stop());
+  const on = servedBeside(() => ctx.browser, sheetArchive);
 
   test('a second drop after a first leaves no trace of the first: list, view, info, inspector, link', async () => {
-    const { page, problems } = await newPage(browser, server.url + '#folder=none');
-    await loadFolder(page, dir, walk(dir).length);
+    const { page, problems } = await newPage(ctx.browser, on.server.url + '#folder=none');
+    await loadFolder(page, on.dir, walk(on.dir).length);
     await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/HEXPOD.BGF'));
     const first = await onShow(page);
     assert.ok(first.triangles > 0 && first.drawn > 0 && first.records > 0);
@@ -132,7 +105,7 @@ z.close()`,
     assert.ok(!second.hash.includes(firstPrint), second.hash);
 
     // A folder with a model: it opens, and the link is this folder's.
-    const models = folder('MORE', { 'VIDEO/CUBE.BGF': readFileSync(join(dir, 'DEMO/VIDEO/CUBE.BGF')) });
+    const models = folder('MORE', { 'VIDEO/CUBE.BGF': readFileSync(join(on.dir, 'DEMO/VIDEO/CUBE.BGF')) });
     await loadFolder(page, models, 1);
     await page.waitForFunction(() => window.relicview.lastOpen()?.path === 'MORE/VIDEO/CUBE.BGF');
     await page.evaluate(() => window.relicview.rasterMs());
@@ -161,18 +134,18 @@ z.close()`,
   });
 
   test('a link waiting for its folder survives a wrong folder and comes back with the right one', async () => {
-    const { page: maker } = await newPage(browser, server.url + '#folder=none');
-    await loadFolder(maker, dir, walk(dir).length);
+    const { page: maker } = await newPage(ctx.browser, on.server.url + '#folder=none');
+    await loadFolder(maker, on.dir, walk(on.dir).length);
     await maker.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/HEXPOD.BGF'));
     const link = await maker.evaluate(() => window.relicview.permalink());
     await maker.close();
-    const { page, problems } = await newPage(browser, link);
-    const wrong = folder('WRONG', { 'VIDEO/CUBE.BGF': readFileSync(join(dir, 'DEMO/VIDEO/CUBE.BGF')) });
+    const { page, problems } = await newPage(ctx.browser, link);
+    const wrong = folder('WRONG', { 'VIDEO/CUBE.BGF': readFileSync(join(on.dir, 'DEMO/VIDEO/CUBE.BGF')) });
     await loadFolder(page, wrong, 1);
     await page.waitForFunction(() =>
       /does not match the link/.test(document.getElementById('view-message').textContent),
     );
-    await loadFolder(page, dir, walk(dir).length);
+    await loadFolder(page, on.dir, walk(on.dir).length);
     await page.waitForFunction(() => window.relicview.lastOpen()?.path === 'GAME/DEMO/VIDEO/HEXPOD.BGF');
     assert.equal(await page.locator('#view-message').isVisible(), false);
     assert.deepEqual(problems, []);
@@ -180,8 +153,8 @@ z.close()`,
   });
 
   test('the same folder chosen again is read again, and the input keeps no paths once a folder is taken', async () => {
-    const { page, problems } = await newPage(browser, server.url);
-    const models = folder('MODELS', { 'VIDEO/CUBE.BGF': readFileSync(join(dir, 'DEMO/VIDEO/CUBE.BGF')) });
+    const { page, problems } = await newPage(ctx.browser, on.server.url);
+    const models = folder('MODELS', { 'VIDEO/CUBE.BGF': readFileSync(join(on.dir, 'DEMO/VIDEO/CUBE.BGF')) });
     // An open of the model newer than the one seen last (the last open's record stays until
     // the next one ends: a new listing alone must not count).
     const drawn = async () => {
@@ -203,11 +176,11 @@ z.close()`,
     // a folder of 20,000 kept the page busy for seconds while a model played.)
     assert.equal(await page.evaluate(() => document.getElementById('folder-input').files.length), 0);
     // The file changed on disk, under the same name; the reader chooses the same folder again.
-    writeFileSync(join(models, 'VIDEO/CUBE.BGF'), readFileSync(join(dir, 'DEMO/VIDEO/HEXPOD.BGF')));
+    writeFileSync(join(models, 'VIDEO/CUBE.BGF'), readFileSync(join(on.dir, 'DEMO/VIDEO/HEXPOD.BGF')));
     await page.locator('#folder-input').setInputFiles(models);
     const second = await drawn();
     assert.notEqual(second.start, first.start, 'a listing of its own');
-    const hexpod = nativeInfo(join(dir, 'DEMO/VIDEO/HEXPOD.BGF'));
+    const hexpod = nativeInfo(join(on.dir, 'DEMO/VIDEO/HEXPOD.BGF'));
     assert.notEqual(first.triangles, second.triangles);
     assert.equal(second.triangles, hexpod.triangles);
     assert.deepEqual(problems, []);
@@ -220,8 +193,8 @@ z.close()`,
       [[430, 900], "Open a game's files"],
     ]) {
       const { page, problems, close } = await sizedPage(
-        browser,
-        `${server.url.replace(/\/$/, '')}/index.html#archive=none.json`,
+        ctx.browser,
+        `${on.server.url.replace(/\/$/, '')}/index.html#archive=none.json`,
         size,
       );
       assert.equal(await page.locator('#landing h2').innerText(), words);

@@ -3,22 +3,11 @@
 // in views of their own, a slow open says what it opens, and paths in the info pane open
 // their files.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  startServer,
-  launch,
-  newPage,
-  sizedPage,
-  listedPage,
-  axeClean as axe,
-  loadFolder,
-  walk,
-  nativeInfo,
-  repo,
-} from './harness.mjs';
+import { newPage, sizedPage, axeClean as axe, loadFolder, walk, nativeInfo, repo } from './harness.mjs';
 import {
   discArchive,
   oddArchive,
@@ -28,30 +17,18 @@ import {
   THREE_D,
   COMPARING,
   contrast,
-  sizedOpened,
+  launched,
+  servedBeside,
 } from './fixtures.mjs';
 
-let browser;
-
-before(async () => {
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-});
+const ctx = launched();
 
 // On FF7 models as on the disc, whole and cut short (fixtures.mjs, discArchive).
 {
-  let server;
-  before(async () => {
-    server = await startServer(discArchive());
-  });
-  after(() => server?.stop());
-  const page = size => listedPage(browser, server.url, size);
+  const on = servedBeside(() => ctx.browser, discArchive);
 
   test('each file opens playing: a pause stays with the file it was made on, a link that says paused pauses', async () => {
-    const { page: p, problems, close } = await page();
+    const { page: p, problems, close } = await on.page();
     await open(p, 'DEMO/MAPS/ARENA1.MAP');
     await p.locator('#play-button').click();
     assert.equal(await p.evaluate(() => window.relicview.clock().playing), false, 'paused');
@@ -65,7 +42,7 @@ after(async () => {
     await p.locator('#play-button').click();
     const link = await p.evaluate(() => window.relicview.permalink());
     assert.match(link, /paused/);
-    const other = await sizedPage(browser, link, [1400, 850]);
+    const other = await sizedPage(ctx.browser, link, [1400, 850]);
     await other.page.waitForFunction(() => window.relicview.lastOpen()?.path === 'FF7/MD1_1.BSX');
     assert.equal(
       await other.page.evaluate(() => window.relicview.clock().playing),
@@ -78,7 +55,7 @@ after(async () => {
   });
 
   test("a playable character's first three clips are named stand, walk and run in the picker; a field's own keep their numbers", async () => {
-    const { page: p, problems, close } = await page();
+    const { page: p, problems, close } = await on.page();
     await open(p, 'FF7/CLOUD.BCX');
     const bcx = await p.evaluate(() => window.relicview.choice().options);
     assert.match(bcx[1], /^model 0: animation 0, stand \(/);
@@ -105,7 +82,7 @@ after(async () => {
   });
 
   test("the info pane's drawn row follows the LOD on show", async () => {
-    const { page: p, problems, close } = await page();
+    const { page: p, problems, close } = await on.page();
     await open(p, 'DEMO/VIDEO/HEXPOD.BGF');
     const row = () =>
       p.evaluate(() => {
@@ -131,7 +108,7 @@ after(async () => {
   });
 
   test("the view's corner figures are readable over a bright model and on every background", async () => {
-    const { page: p, problems, close } = await page();
+    const { page: p, problems, close } = await on.page();
     await open(p, 'DEMO/VIDEO/CUBE.BGF');
     for (const bg of ['dark', 'light', 'checker']) {
       await p.evaluate(b => window.relicview.setOptions({ background: b }), bg);
@@ -163,7 +140,7 @@ after(async () => {
   });
 
   test('a .txt is badged as text in the list and opens as text', async () => {
-    const { page: p, problems, close } = await page();
+    const { page: p, problems, close } = await on.page();
     await p.locator('#search').fill('README.TXT');
     const badge = await p.locator('#file-list li[data-path="TEXTS/README.TXT"] .kind').textContent();
     assert.equal(badge.trim(), 'TXT');
@@ -178,16 +155,10 @@ after(async () => {
 
 // On files that fail or are odd (fixtures.mjs, oddArchive).
 {
-  let dir, server;
-  before(async () => {
-    dir = oddArchive();
-    server = await startServer(dir);
-  });
-  after(() => server?.stop());
-  const page = size => listedPage(browser, server.url, size);
+  const on = servedBeside(() => ctx.browser, oddArchive);
 
   test('each view shows only its own controls: a model, the gallery, a comparison, a picture, text and bytes', async () => {
-    const { page: p, problems, close } = await page();
+    const { page: p, problems, close } = await on.page();
     const seen = async what => ({ what, shown: await onScreen(p) });
     // An animated field model: its 3D controls and timeline, its inspector, its row.
     await open(p, 'DEMO/FIELD/PARTY.BSX');
@@ -255,8 +226,8 @@ after(async () => {
   });
 
   test('text and unknown files open in the main view: lines numbered and searchable, bytes in the hex view; no 3D controls', async () => {
-    const { page: p, problems, close } = await page();
-    const text = readFileSync(join(dir, 'README.TXT'), 'utf8');
+    const { page: p, problems, close } = await on.page();
+    const text = readFileSync(join(on.dir, 'README.TXT'), 'utf8');
     const lines = text.split('\n').length - 1;
     await open(p, 'README.TXT');
     let shown = await onScreen(p);
@@ -320,7 +291,7 @@ after(async () => {
   });
 
   test("small pictures fill the view, a sheet's labels sit beside its images, and a VRAM page's thumbnail is the part its model samples", async () => {
-    const { page: p, problems, close } = await page();
+    const { page: p, problems, close } = await on.page();
     // A 16 × 16 SGI image: whole pixels a texel, as large as fits.
     await open(p, 'DEMO/TEXTURE/SIGN.RGB');
     const box = await p
@@ -399,7 +370,7 @@ after(async () => {
   });
 
   test('small oddities: a still model has no timeline, a one-frame animation reads frame 0/1, "link copied" goes with the view, errors name their file once', async () => {
-    const { page: p, problems, close } = await page();
+    const { page: p, problems, close } = await on.page();
     await p.context().grantPermissions(['clipboard-read', 'clipboard-write']);
     await open(p, 'FF7/MD1_1.BSX');
     const options = await p.evaluate(() => window.relicview.choice().options);
@@ -444,17 +415,11 @@ after(async () => {
 
 // On the demo with the real FIELD.TDB (fixtures.mjs, sheetArchive).
 {
-  let dir, server;
-  before(async () => {
-    dir = sheetArchive();
-    server = await startServer(dir);
-  });
-  after(() => server?.stop());
-  const sized = (size, url = server.url, options = {}) => sizedOpened(browser, url, size, options);
+  const on = servedBeside(() => ctx.browser, sheetArchive);
 
   test('a slow open says which file it is opening and dims what is still on show', async () => {
-    const { page, problems } = await newPage(browser, server.url + '#folder=none');
-    await loadFolder(page, dir, walk(dir).length);
+    const { page, problems } = await newPage(ctx.browser, on.server.url + '#folder=none');
+    await loadFolder(page, on.dir, walk(on.dir).length);
     await page.evaluate(() => window.relicview.open('GAME/DEMO/VIDEO/HEXPOD.BGF'));
     const labels = page.evaluate(
       () =>
@@ -492,7 +457,7 @@ after(async () => {
   });
 
   test('an image opens flat fitted to the view, zooms to the texel about the pointer, and reads out the texel under it', async () => {
-    const { page, problems, close } = await sized([1400, 850]);
+    const { page, problems, close } = await on.sized([1400, 850]);
     await page.evaluate(() => window.relicview.open('DEMO/TEXTURE/WATER.TGA'));
     const flat = await page.evaluate(() => window.relicview.flatView());
     const box = await page.locator('#picture-canvas').boundingBox();
@@ -569,7 +534,7 @@ after(async () => {
   });
 
   test('FIELD.TDB shows its sheet: every image numbered, its palette named under the pointer, a checkerboard where it is transparent', async () => {
-    const { page, problems, close } = await sized([1400, 850]);
+    const { page, problems, close } = await on.sized([1400, 850]);
     // The real FIELD.TDB: its header says how many images there are and where they start.
     const real = readFileSync(join(repo, '../shared/testdata/ff7/FIELD.TDB_u'));
     const [images, imageOffset] = [real.readUInt16LE(4), real.readUInt32LE(8)];
@@ -624,9 +589,9 @@ after(async () => {
   });
 
   test('a material library shows one card per material: swatch, thumbnail, texture link, and the files that use it', async () => {
-    const { page, problems, close } = await sized([1400, 850]);
+    const { page, problems, close } = await on.sized([1400, 850]);
     await page.evaluate(() => window.relicview.open('DEMO/MATERIAL/DEMO.BMF'));
-    const native = nativeInfo(join(dir, 'DEMO/MATERIAL/DEMO.BMF'));
+    const native = nativeInfo(join(on.dir, 'DEMO/MATERIAL/DEMO.BMF'));
     const defs = native.material_defs;
     assert.deepEqual(await page.evaluate(() => window.relicview.flatView()), {
       mode: 'gallery',
@@ -672,7 +637,7 @@ after(async () => {
   });
 
   test("paths in the info pane are links that open their files: a model's library and maps, a world's includes and models, a field model's BCX and TDB", async () => {
-    const { page, problems, close } = await sized([1400, 850]);
+    const { page, problems, close } = await on.sized([1400, 850]);
     const links = () => page.locator('#info-body a.file-link').evaluateAll(as => as.map(a => a.dataset.path));
     await page.evaluate(() => window.relicview.open('DEMO/VIDEO/CRATE.BGF'));
     const model = await links();

@@ -5,16 +5,8 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  makeArchive,
-  startServer,
-  launch,
-  newPage,
-  withThree,
-  listedPage,
-  axeClean as axe,
-} from './harness.mjs';
-import { discArchive, open, picture } from './fixtures.mjs';
+import { makeArchive, startServer, launch, newPage, withThree, axeClean as axe } from './harness.mjs';
+import { discArchive, open, picture, servedBeside } from './fixtures.mjs';
 
 let dir, server, browser;
 
@@ -302,53 +294,10 @@ test("three.js GLTFLoader finds a node per damage zone holding its parts' triang
 
 // On FF7 models as on the disc, whole and cut short (fixtures.mjs, discArchive).
 {
-  let server;
-  before(async () => {
-    server = await startServer(discArchive());
-  });
-  after(() => server?.stop());
-  const page = size => listedPage(browser, server.url, size);
+  const on = servedBeside(() => browser, discArchive);
 
   test("colour by zone is the zoned files' mode: a file without zones keeps its colours and its link leaves it out", async () => {
-    const { page: p, problems, close } = await page();
-    await open(p, 'DEMO/VIDEO/TOWER.BGF');
-    const own = await picture(p);
-    await open(p, 'DEMO/VIDEO/WALKER.BGF');
-    const plainWalker = await picture(p);
-    await p.locator('#opt-zone-colours').check();
-    assert.notEqual(await picture(p), plainWalker, "the walker in its zones' colours");
-    assert.match(await p.evaluate(() => window.relicview.permalink()), /zones=1/);
-    await open(p, 'DEMO/VIDEO/TOWER.BGF');
-    assert.equal(await picture(p), own, 'the tower as it always is: textures and colours');
-    assert.doesNotMatch(
-      await p.evaluate(() => window.relicview.permalink()),
-      /zones=/,
-      'its link does not carry the mode',
-    );
-    await open(p, 'FF7/MD1_1.BSX');
-    assert.doesNotMatch(await p.evaluate(() => window.relicview.permalink()), /zones=/);
-    // Back to a zoned file: coloured again, and the switch that turns it off beside it.
-    await open(p, 'DEMO/VIDEO/WALKER.BGF');
-    assert.equal(await p.locator('#opt-zone-colours').isChecked(), true);
-    await p.locator('#opt-zone-colours').uncheck();
-    assert.equal(await picture(p), plainWalker);
-    await axe(p, 'the walker in its own colours');
-    assert.deepEqual(problems, []);
-    await close();
-  });
-}
-
-// On FF7 models as on the disc, whole and cut short (fixtures.mjs, discArchive).
-{
-  let server;
-  before(async () => {
-    server = await startServer(discArchive());
-  });
-  after(() => server?.stop());
-  const page = size => listedPage(browser, server.url, size);
-
-  test("colour by zone is the zoned files' mode: a file without zones keeps its colours and its link leaves it out", async () => {
-    const { page: p, problems, close } = await page();
+    const { page: p, problems, close } = await on.page();
     await open(p, 'DEMO/VIDEO/TOWER.BGF');
     const own = await picture(p);
     await open(p, 'DEMO/VIDEO/WALKER.BGF');

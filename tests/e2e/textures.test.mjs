@@ -4,21 +4,13 @@
 // at full size with the texel read out (a page's: VRAM's word, CLUT index, colour); a PNG
 // download per texture that decodes to its size.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
-import {
-  servedArchive,
-  newPage,
-  walk,
-  loadFolder,
-  startServer,
-  listedPage,
-  axeClean as axe,
-} from './harness.mjs';
-import { discArchive } from './fixtures.mjs';
+import { servedArchive, newPage, walk, loadFolder, axeClean as axe } from './harness.mjs';
+import { discArchive, servedBeside } from './fixtures.mjs';
 
 const ctx = servedArchive();
 
@@ -131,42 +123,10 @@ test('the gallery lists every texture with its size, format and users, opens one
 
 // On FF7 models as on the disc, whole and cut short (fixtures.mjs, discArchive).
 {
-  let server;
-  before(async () => {
-    server = await startServer(discArchive());
-  });
-  after(() => server?.stop());
-  const page = size => listedPage(ctx.browser, server.url, size);
+  const on = servedBeside(() => ctx.browser, discArchive);
 
   test('a texture opened at full size from the gallery fills the info pane: its size, where it comes from, who uses it', async () => {
-    const { page: p, problems, close } = await page();
-    await p.locator('#textures-button').click();
-    await p.waitForFunction(() =>
-      /\d+ textures?:/.test(document.getElementById('texture-gallery-status').textContent),
-    );
-    await p.locator('#texture-cards .texture-card[data-path="DEMO/TEXTURE/WATER.TGA"] .card-name').click();
-    await p.waitForFunction(() => window.relicview.flatView()?.mode === 'picture');
-    assert.equal(await p.locator('#info-title').textContent(), 'DEMO/TEXTURE/WATER.TGA');
-    const info = await p.locator('#info-body').textContent();
-    assert.match(info, /texture\d+ × \d+/);
-    assert.match(info, /fromDEMO\/TEXTURE\/WATER\.TGA/);
-    await axe(p, 'a texture at full size');
-    assert.deepEqual(problems, []);
-    await close();
-  });
-}
-
-// On FF7 models as on the disc, whole and cut short (fixtures.mjs, discArchive).
-{
-  let server;
-  before(async () => {
-    server = await startServer(discArchive());
-  });
-  after(() => server?.stop());
-  const page = size => listedPage(ctx.browser, server.url, size);
-
-  test('a texture opened at full size from the gallery fills the info pane: its size, where it comes from, who uses it', async () => {
-    const { page: p, problems, close } = await page();
+    const { page: p, problems, close } = await on.page();
     await p.locator('#textures-button').click();
     await p.waitForFunction(() =>
       /\d+ textures?:/.test(document.getElementById('texture-gallery-status').textContent),
