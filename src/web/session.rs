@@ -214,7 +214,7 @@ impl Session {
                         message: format!("{path}: {e}"),
                         offset: Some(e.offset),
                     });
-                    let stats = doc.stats(crate::formats::Found::NOTHING);
+                    let stats = crate::formats::Described::alone(&*doc).stats();
                     let (zones, behaviours) = (
                         stats.zones.into_iter().map(|z| z.0).collect(),
                         stats.behaviours.into_iter().map(|b| b.0).collect(),

@@ -107,7 +107,7 @@ impl Census {
             .kinds
             .entry(doc.kind().as_str().to_string())
             .or_default() += 1;
-        let stats = doc.stats(crate::formats::Found::NOTHING);
+        let stats = crate::formats::Described::alone(&*doc).stats();
         if stats.records_read {
             self.parsed_files += 1;
         }

@@ -359,6 +359,20 @@ impl Stored {
             "the LZS header says {says} compressed bytes, the file holds {holds} after it ({what})"
         ))
     }
+    /// The stored bytes parsed by `parse` where the container could be read: → what parsed,
+    /// and the error (the container's, or the parse's).
+    pub fn parse<T>(
+        &self,
+        parse: impl FnOnce(&[u8]) -> Result<T, ParseError>,
+    ) -> (Option<T>, Option<ParseError>) {
+        match &self.error {
+            Some(e) => (None, Some(e.clone())),
+            None => match parse(self.bytes()) {
+                Ok(parsed) => (Some(parsed), None),
+                Err(e) => (None, Some(e)),
+            },
+        }
+    }
     /// The finding at byte 0 where the container's header disagrees with the file
     /// (docs/formats/lzs.md, "Lengths"), for the document's diagnostics.
     pub fn header_finding(&self) -> Option<Diagnostic> {

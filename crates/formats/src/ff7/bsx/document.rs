@@ -214,17 +214,11 @@ impl BsxDocument {
 pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
     let bcx = kind == crate::ff7::bsx::BCX;
     let stored = Stored::read(path, kind.as_str(), file, super::raw::starts_like_a_model);
-    let mut error = stored.error.clone();
-    let parsed = match error {
-        Some(_) => None,
-        None => if bcx {
-            BsxFile::parse_bcx(stored.bytes())
-        } else {
-            BsxFile::parse(stored.bytes())
-        }
-        .map_err(|e| error = Some(e))
-        .ok(),
-    };
+    let (parsed, mut error) = stored.parse(if bcx {
+        BsxFile::parse_bcx
+    } else {
+        BsxFile::parse
+    });
     // A container cut short that decoded to too little to read says so with why.
     if let (Some(e), Some(_)) = (error.as_mut(), stored.cut()) {
         e.message = format!("{}; {}", container_cut(&stored), e.message);

@@ -34,13 +34,7 @@ impl TdbDocument {
 
 pub fn open_tdb(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
     let stored = Stored::read(path, "tdb", file, super::tdb::starts_like_faces);
-    let mut error = stored.error.clone();
-    let parsed = match error {
-        Some(_) => None,
-        None => TdbFile::parse(stored.bytes())
-            .map_err(|e| error = Some(e))
-            .ok(),
-    };
+    let (parsed, mut error) = stored.parse(TdbFile::parse);
     // A container whose header disagrees with the file: damaged, said at byte 0.
     if parsed.is_some() && error.is_none() {
         error = stored.header_damage();

@@ -88,13 +88,7 @@ const FIELD_BIN: &str = "FIELD.BIN";
 
 pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
     let stored = Stored::read(path, "dat", file, super::raw::starts_like_a_field);
-    let mut error = stored.error.clone();
-    let parsed = match error {
-        Some(_) => None,
-        None => DatFile::parse(stored.bytes())
-            .map_err(|e| error = Some(e))
-            .ok(),
-    };
+    let (parsed, mut error) = stored.parse(DatFile::parse);
     // A section that could not be read is the file's error; the rest are shown.
     if let Some(e) = parsed.as_ref().and_then(DatFile::first_error) {
         error.get_or_insert_with(|| e.clone());

@@ -33,13 +33,7 @@ struct Overview {
 
 pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
     let stored = Stored::read(path, "mim", file, super::raw::starts_like_a_mim);
-    let mut error = stored.error.clone();
-    let parsed = match error {
-        Some(_) => None,
-        None => MimFile::parse(stored.bytes())
-            .map_err(|e| error = Some(e))
-            .ok(),
-    };
+    let (parsed, mut error) = stored.parse(MimFile::parse);
     // A container whose header disagrees with the file: damaged, said at byte 0.
     if parsed.is_some() && error.is_none() {
         error = stored.header_damage();
