@@ -77,126 +77,174 @@ pub fn export_to_folder(
 ) -> std::io::Result<Report> {
     std::fs::create_dir_all(out)?;
     let out = out.canonicalize()?;
-    let index = ArchiveIndex::listed(files);
     let threads = threads.max(1);
-    // Files in flight at most, done or not: one a worker (a worker waits while the writer is
-    // behind), so memory holds about as many files' outputs as there are workers.
-    let window = threads;
-    let shared = Mutex::new(Shared {
-        done: BTreeMap::new(),
-        next: 0,
-        written: 0,
-    });
-    let changed = Condvar::new();
+    let pipeline = Pipeline {
+        root,
+        files,
+        index: ArchiveIndex::listed(files),
+        max_bytes,
+        all_scenes,
+        rig,
+        // Files in flight at most, done or not: one a worker (a worker waits while the
+        // writer is behind), so memory holds about as many files' outputs as there are
+        // workers.
+        window: threads,
+        shared: Mutex::new(Shared {
+            done: BTreeMap::new(),
+            next: 0,
+            written: 0,
+        }),
+        changed: Condvar::new(),
+        ahead: Mutex::new(ReadAhead::default()),
+        ahead_changed: Condvar::new(),
+    };
     let mut bundle = Bundle::new(&root.display().to_string());
     for (path, why) in unlisted {
         bundle.not_listed(path, why);
     }
-    let ahead = Mutex::new(ReadAhead::default());
-    let ahead_changed = Condvar::new();
     std::thread::scope(|scope| {
-        scope.spawn(|| {
-            let source = DiskSource::new(files, Disk::new(root), max_bytes);
-            let index_of: HashMap<&str, usize> = files
-                .iter()
-                .enumerate()
-                .map(|(i, f)| (f.path.as_str(), i))
-                .collect();
-            let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
-            source.read_each(&paths, &mut |path, read| {
-                let i = index_of[path];
-                let mut a = ahead.lock().expect("no worker panics holding it");
-                if a.taken.contains(&i) {
+        scope.spawn(|| pipeline.read_ahead());
+        for _ in 0..threads {
+            scope.spawn(|| pipeline.work());
+        }
+        pipeline.write(&mut bundle, &out, progress);
+    });
+    let report = bundle.finish();
+    let json = serde_json::to_vec_pretty(&report).map_err(std::io::Error::other)?;
+    write_inside(&out, report::REPORT_NAME, &json)?;
+    Ok(report)
+}
+
+/// An export to a folder under way: the reader, the workers and the writer share it.
+struct Pipeline<'a> {
+    root: &'a Path,
+    files: &'a [ListedFile],
+    index: ArchiveIndex,
+    max_bytes: u64,
+    all_scenes: bool,
+    rig: crate::gltf::Rig,
+    window: usize,
+    shared: Mutex<Shared>,
+    changed: Condvar,
+    ahead: Mutex<ReadAhead>,
+    ahead_changed: Condvar,
+}
+
+impl Pipeline<'_> {
+    /// The reader: every file's bytes in the order that costs least, held for the workers
+    /// within [`READ_AHEAD_BYTES`].
+    fn read_ahead(&self) {
+        let source = DiskSource::new(self.files, Disk::new(self.root), self.max_bytes);
+        let index_of: HashMap<&str, usize> = self
+            .files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.path.as_str(), i))
+            .collect();
+        let paths: Vec<&str> = self.files.iter().map(|f| f.path.as_str()).collect();
+        source.read_each(&paths, &mut |path, read| {
+            let i = index_of[path];
+            let mut a = self.ahead.lock().expect("no worker panics holding it");
+            if a.taken.contains(&i) {
+                return;
+            }
+            a.bytes += read.as_ref().map_or(0, |b| b.len() as u64);
+            a.ready.insert(i, read);
+            self.ahead_changed.notify_all();
+            while a.bytes > READ_AHEAD_BYTES {
+                a.waiting = true;
+                self.ahead_changed.notify_all();
+                a = self
+                    .ahead_changed
+                    .wait(a)
+                    .expect("no worker panics holding it");
+            }
+            a.waiting = false;
+        });
+        self.ahead.lock().expect("no worker panics holding it").done = true;
+        self.ahead_changed.notify_all();
+    }
+
+    /// A worker: the next file within the window opened and exported, until none is left.
+    fn work(&self) {
+        let source = DiskSource::new(self.files, Disk::new(self.root), self.max_bytes);
+        loop {
+            let i = {
+                let mut s = self.shared.lock().expect("no worker panics holding it");
+                while s.next < self.files.len() && s.next >= s.written + self.window {
+                    s = self.changed.wait(s).expect("no worker panics holding it");
+                }
+                if s.next >= self.files.len() {
                     return;
                 }
-                a.bytes += read.as_ref().map_or(0, |b| b.len() as u64);
-                a.ready.insert(i, read);
-                ahead_changed.notify_all();
-                while a.bytes > READ_AHEAD_BYTES {
-                    a.waiting = true;
-                    ahead_changed.notify_all();
-                    a = ahead_changed.wait(a).expect("no worker panics holding it");
-                }
-                a.waiting = false;
-            });
-            ahead.lock().expect("no worker panics holding it").done = true;
-            ahead_changed.notify_all();
-        });
-        for _ in 0..threads {
-            scope.spawn(|| {
-                let source = DiskSource::new(files, Disk::new(root), max_bytes);
+                s.next += 1;
+                s.next - 1
+            };
+            let path = &self.files[i].path;
+            let read = {
+                let mut a = self.ahead.lock().expect("no worker panics holding it");
                 loop {
-                    let i = {
-                        let mut s = shared.lock().expect("no worker panics holding it");
-                        while s.next < files.len() && s.next >= s.written + window {
-                            s = changed.wait(s).expect("no worker panics holding it");
-                        }
-                        if s.next >= files.len() {
-                            return;
-                        }
-                        s.next += 1;
-                        s.next - 1
-                    };
-                    let path = &files[i].path;
-                    let read = {
-                        let mut a = ahead.lock().expect("no worker panics holding it");
-                        loop {
-                            if let Some(read) = a.take(i) {
-                                break read;
-                            }
-                            a = ahead_changed.wait(a).expect("no worker panics holding it");
-                        }
-                    };
-                    ahead_changed.notify_all();
-                    let read = read.unwrap_or_else(|()| pollster::block_on(source.read(path)));
-                    let archive = RefCell::new(Archive::new(index.clone()));
-                    let done = read.map(|bytes| {
-                        outcome_of(
-                            &pollster::block_on(super::open_read_for_export(
-                                &archive, &source, path, bytes,
-                            )),
-                            all_scenes,
-                            rig,
-                        )
-                    });
-                    shared
-                        .lock()
-                        .expect("no worker panics holding it")
-                        .done
-                        .insert(i, done);
-                    changed.notify_all();
+                    if let Some(read) = a.take(i) {
+                        break read;
+                    }
+                    a = self
+                        .ahead_changed
+                        .wait(a)
+                        .expect("no worker panics holding it");
                 }
+            };
+            self.ahead_changed.notify_all();
+            let read = read.unwrap_or_else(|()| pollster::block_on(source.read(path)));
+            let archive = RefCell::new(Archive::new(self.index.clone()));
+            let done = read.map(|bytes| {
+                outcome_of(
+                    &pollster::block_on(super::open_read_for_export(
+                        &archive, &source, path, bytes,
+                    )),
+                    self.all_scenes,
+                    self.rig,
+                )
             });
+            self.shared
+                .lock()
+                .expect("no worker panics holding it")
+                .done
+                .insert(i, done);
+            self.changed.notify_all();
         }
-        for (i, f) in files.iter().enumerate() {
+    }
+
+    /// The writer: each file's outputs named and written under `out` in the listing's order,
+    /// as the workers finish them.
+    fn write(&self, bundle: &mut Bundle, out: &Path, progress: &(dyn Fn(usize, &str) + Sync)) {
+        for (i, f) in self.files.iter().enumerate() {
             let done = {
-                let mut s = shared.lock().expect("no worker panics holding it");
+                let mut s = self.shared.lock().expect("no worker panics holding it");
                 loop {
                     if let Some(d) = s.done.remove(&i) {
                         break d;
                     }
-                    s = changed.wait(s).expect("no worker panics holding it");
+                    s = self.changed.wait(s).expect("no worker panics holding it");
                 }
             };
             match done {
                 Ok(outcome) => {
                     for (name, bytes) in bundle.take(&f.path, outcome) {
-                        if let Err(e) = write_inside(&out, &name, &bytes) {
+                        if let Err(e) = write_inside(out, &name, &bytes) {
                             bundle.not_written(&name, format!("{name}: {e}"));
                         }
                     }
                 }
                 Err(why) => bundle.unreadable(&f.path, &why),
             }
-            shared.lock().expect("no worker panics holding it").written = i + 1;
-            changed.notify_all();
+            self.shared
+                .lock()
+                .expect("no worker panics holding it")
+                .written = i + 1;
+            self.changed.notify_all();
             progress(i + 1, &f.path);
         }
-    });
-    let report = bundle.finish();
-    let json = serde_json::to_vec_pretty(&report).map_err(std::io::Error::other)?;
-    write_inside(&out, report::REPORT_NAME, &json)?;
-    Ok(report)
+    }
 }
 
 /// Write `bytes` as `name` (a safe name: no `..`, no empty step) under `out`, making its

@@ -940,32 +940,7 @@ fn part_mesh(
 ) -> u32 {
     let mut groups: Vec<(Look, Primitive)> = Vec::new();
     for (p, poly) in data.polygons.iter().enumerate() {
-        let corners = poly.kind.corners();
-        let control = poly
-            .control
-            .and_then(|c| data.control.get(c as usize))
-            .copied();
-        let (look, offset) = match control.and_then(|c| data.flags.get((c & 0xF) as usize)) {
-            Some(&word) => {
-                let flag = TextureFlag::of(word);
-                let blend = control.and_then(blend_of);
-                match flag.kind {
-                    TextureKind::Own => (Look::Page(flag.key, blend), [0, 0]),
-                    TextureKind::Face(feature)
-                        if painter.faced.get(slot).copied().unwrap_or(false) =>
-                    {
-                        // The engine adds the slot to the face CLUT's row, and samples the slot's images.
-                        let key = PageKey {
-                            clut_y: flag.key.clut_y + slot as u16,
-                            ..flag.key
-                        };
-                        (Look::FacePage(key, blend, slot), face_offset(feature, slot))
-                    }
-                    kind => (Look::Face(kind), [0, 0]),
-                }
-            }
-            None => (Look::Plain, [0, 0]),
-        };
+        let (look, offset) = look_of(poly, data, painter, slot);
         let at = match groups.iter().position(|(l, _)| *l == look) {
             Some(i) => i,
             None => {
@@ -991,74 +966,123 @@ fn part_mesh(
             256.0
         };
         let prim = &mut groups[at].1;
-        let first = prim.positions.len() as u32;
-        let textured = poly.kind.textured();
-        for c in 0..corners {
-            let v = data.vertices[poly.vertices[c] as usize];
-            let word = if poly.kind.gouraud() { c } else { 0 };
-            let col = poly.colors[word];
-            // Textured polygons modulate texels by colour / 128 (0x80 leaves them as they are).
-            let scale = |x: u8| {
-                if textured {
-                    (x as u16 * 2).min(255) as u8
-                } else {
-                    x
-                }
-            };
-            let tc = data
-                .texcoords
-                .get(poly.texcoords[c] as usize)
-                .copied()
-                .unwrap_or([0, 0]);
-            prim.positions.push([v[0] as f32, v[1] as f32, v[2] as f32]);
-            if let Some(colors) = prim.colors.as_mut() {
-                colors.push([scale(col[0]), scale(col[1]), scale(col[2]), 255]);
-            }
-            if let (Some(colors), Some(l)) = (prim.lit_colors.as_mut(), lit.and_then(|l| l.get(p)))
-            {
-                let [r, g, b] = l[word];
-                colors.push([scale(r), scale(g), scale(b), 255]);
-            }
-            if let Some(uvs) = prim.uvs.as_mut() {
-                uvs.push([
-                    (tc[0] as u16 + offset[0]) as f32 / 256.0,
-                    (tc[1] as u16 + offset[1]) as f32 / height,
-                ]);
-            }
-        }
-        let tri = prim.indices.len() as u32 / 3;
-        // Quads in the console's Z order (v0 v1 / v2 v3): (0,1,2) and (1,3,2).
-        prim.indices.extend([first, first + 1, first + 2]);
-        if corners == 4 {
-            prim.indices.extend([first + 1, first + 3, first + 2]);
-        }
-        let Some(records) = records else { continue };
-        // The polygon's own record; past the inspector's last listed row, its kind's group.
-        let record = records
-            .polygon_rows
-            .get(&poly.offset)
-            .or_else(|| records.polygons.get(&(data.offset, poly.kind)))
-            .copied()
-            .unwrap_or(0);
-        let tris = corners as u32 - 2;
-        let continues = prim.sources.last().is_some_and(|r| {
-            r.record == record
-                && r.start + ((tri - r.first) / tris) as usize * poly.kind.size() == poly.offset
-        });
-        if !continues {
-            prim.sources.push(SourceRun {
-                first: tri,
-                record,
-                start: poly.offset,
-                face_len: poly.kind.size() as u32,
-                tris_per_face: tris,
-            });
+        let tri = push_polygon(prim, poly, data, lit.and_then(|l| l.get(p)), offset, height);
+        if let Some(records) = records {
+            note_source(prim, poly, data, records, tri);
         }
     }
     scene.add_mesh(Mesh {
         name: None,
         primitives: groups.into_iter().map(|(_, p)| p).collect(),
     })
+}
+
+/// How polygon `poly` of the part in model slot `slot` is drawn (its texture flag through its
+/// control byte, the face page of the slot's face where it has one), and the offset of its
+/// texcoords on that page.
+fn look_of(poly: &Polygon, data: &PartData, painter: &Painter, slot: usize) -> (Look, [u16; 2]) {
+    let control = poly
+        .control
+        .and_then(|c| data.control.get(c as usize))
+        .copied();
+    let Some(&word) = control.and_then(|c| data.flags.get((c & 0xF) as usize)) else {
+        return (Look::Plain, [0, 0]);
+    };
+    let flag = TextureFlag::of(word);
+    let blend = control.and_then(blend_of);
+    match flag.kind {
+        TextureKind::Own => (Look::Page(flag.key, blend), [0, 0]),
+        TextureKind::Face(feature) if painter.faced.get(slot).copied().unwrap_or(false) => {
+            // The engine adds the slot to the face CLUT's row, and samples the slot's images.
+            let key = PageKey {
+                clut_y: flag.key.clut_y + slot as u16,
+                ..flag.key
+            };
+            (Look::FacePage(key, blend, slot), face_offset(feature, slot))
+        }
+        kind => (Look::Face(kind), [0, 0]),
+    }
+}
+
+/// Polygon `poly`'s corners into `prim` (positions, colours stored and lit by `lit`, its
+/// texcoords at `offset` on a page `height` texels tall) and its triangles → the index of its
+/// first triangle.
+fn push_polygon(
+    prim: &mut Primitive,
+    poly: &Polygon,
+    data: &PartData,
+    lit: Option<&[[u8; 3]; 4]>,
+    offset: [u16; 2],
+    height: f32,
+) -> u32 {
+    let corners = poly.kind.corners();
+    let first = prim.positions.len() as u32;
+    let textured = poly.kind.textured();
+    // Textured polygons modulate texels by colour / 128 (0x80 leaves them as they are).
+    let scale = |x: u8| {
+        if textured {
+            (x as u16 * 2).min(255) as u8
+        } else {
+            x
+        }
+    };
+    for c in 0..corners {
+        let v = data.vertices[poly.vertices[c] as usize];
+        let word = if poly.kind.gouraud() { c } else { 0 };
+        let col = poly.colors[word];
+        let tc = data
+            .texcoords
+            .get(poly.texcoords[c] as usize)
+            .copied()
+            .unwrap_or([0, 0]);
+        prim.positions.push([v[0] as f32, v[1] as f32, v[2] as f32]);
+        if let Some(colors) = prim.colors.as_mut() {
+            colors.push([scale(col[0]), scale(col[1]), scale(col[2]), 255]);
+        }
+        if let (Some(colors), Some(l)) = (prim.lit_colors.as_mut(), lit) {
+            let [r, g, b] = l[word];
+            colors.push([scale(r), scale(g), scale(b), 255]);
+        }
+        if let Some(uvs) = prim.uvs.as_mut() {
+            uvs.push([
+                (tc[0] as u16 + offset[0]) as f32 / 256.0,
+                (tc[1] as u16 + offset[1]) as f32 / height,
+            ]);
+        }
+    }
+    let tri = prim.indices.len() as u32 / 3;
+    // Quads in the console's Z order (v0 v1 / v2 v3): (0,1,2) and (1,3,2).
+    prim.indices.extend([first, first + 1, first + 2]);
+    if corners == 4 {
+        prim.indices.extend([first + 1, first + 3, first + 2]);
+    }
+    tri
+}
+
+/// The record polygon `poly` (whose triangles start at `tri`) came from, as a run of the
+/// primitive's sources: its own record, or past the inspector's last listed row, its kind's
+/// group; a polygon right after the last of the same record extends its run.
+fn note_source(prim: &mut Primitive, poly: &Polygon, data: &PartData, records: &Records, tri: u32) {
+    let record = records
+        .polygon_rows
+        .get(&poly.offset)
+        .or_else(|| records.polygons.get(&(data.offset, poly.kind)))
+        .copied()
+        .unwrap_or(0);
+    let tris = poly.kind.corners() as u32 - 2;
+    let continues = prim.sources.last().is_some_and(|r| {
+        r.record == record
+            && r.start + ((tri - r.first) / tris) as usize * poly.kind.size() == poly.offset
+    });
+    if !continues {
+        prim.sources.push(SourceRun {
+            first: tri,
+            record,
+            start: poly.offset,
+            face_len: poly.kind.size() as u32,
+            tris_per_face: tris,
+        });
+    }
 }
 
 fn material_for(scene: &mut Scene, painter: &mut Painter, look: Look) -> u32 {

@@ -162,24 +162,6 @@ pub fn compose(map: &TileMap, vram: &Vram, frame: [i32; 4], shown: [bool; LAYERS
     let states = group_states(map);
     let order = draw_order(map, shown, &states);
     let mut drawn = [0; LAYERS];
-    let widen = |v: u16| ((v << 3) | (v >> 2)) as u8;
-    let texels = |canvas: &[u16]| Texels {
-        width: w as u32,
-        height: h as u32,
-        rgba: std::sync::Arc::new(
-            canvas
-                .iter()
-                .flat_map(|&c| {
-                    [
-                        widen(c & 31),
-                        widen((c >> 5) & 31),
-                        widen((c >> 10) & 31),
-                        255,
-                    ]
-                })
-                .collect(),
-        ),
-    };
     let mut behind = None;
     // (Only where both layers behind the models draw: with one, the picture behind is it.)
     let both = BEHIND_MODELS
@@ -192,22 +174,83 @@ pub fn compose(map: &TileMap, vram: &Vram, frame: [i32; 4], shown: [bool; LAYERS
             Vec::new()
         }
     });
+    let area = Area { frame, w, h };
     for t in &order {
         if t.layer == 1 || t.layer == 3 {
-            behind.get_or_insert_with(|| texels(&canvas));
+            behind.get_or_insert_with(|| texels_of(&canvas, w, h, false));
         }
         let Some(word) = t.page else { continue };
-        let (key, rule) = page_of(word, t.clut);
         drawn[t.layer] += 1;
+        area.draw(t, word, vram, &mut canvas, &mut own[t.layer]);
+    }
+    let picture = texels_of(&canvas, w, h, false);
+    let alone = std::array::from_fn(|l| {
+        let mine = &own[l];
+        (drawn[l] > 0 && !mine.is_empty()).then(|| texels_of(mine, w, h, true))
+    });
+    let left_out =
+        map.tiles.iter().filter(|t| shown[t.layer]).count() - drawn.iter().sum::<usize>();
+    Composed {
+        behind: behind.unwrap_or_else(|| picture.clone()),
+        picture,
+        frame: [frame[0], frame[1], frame[0] + w as i32, frame[1] + h as i32],
+        drawn,
+        states,
+        left_out,
+        alone,
+    }
+}
+
+/// The console's colour words as texels, `w` × `h`: each 5-bit channel widened to 8. For a
+/// layer's own picture (`own`), a word not marked [`DRAWN`] is transparent: the layer draws
+/// nothing there.
+fn texels_of(words: &[u16], w: usize, h: usize, own: bool) -> Texels {
+    let widen = |v: u16| ((v << 3) | (v >> 2)) as u8;
+    Texels {
+        width: w as u32,
+        height: h as u32,
+        rgba: std::sync::Arc::new(
+            words
+                .iter()
+                .flat_map(|&c| {
+                    if own && c & DRAWN == 0 {
+                        [0; 4]
+                    } else {
+                        [
+                            widen(c & 31),
+                            widen((c >> 5) & 31),
+                            widen((c >> 10) & 31),
+                            255,
+                        ]
+                    }
+                })
+                .collect(),
+        ),
+    }
+}
+
+/// The picture's frame on the screen and its size in texels.
+struct Area {
+    frame: [i32; 4],
+    w: usize,
+    h: usize,
+}
+
+impl Area {
+    /// Tile `t` (its page word `word`) drawn from VRAM onto `canvas`, and onto `own` (its
+    /// layer's own picture, where one is kept: marked [`DRAWN`] where it draws), blended as
+    /// the console blends a semi-transparent texel.
+    fn draw(&self, t: &Tile, word: u16, vram: &Vram, canvas: &mut [u16], own: &mut [u16]) {
+        let (key, rule) = page_of(word, t.clut);
         let side = t.side();
         for dy in 0..side {
-            let y = t.dst[1] as i32 + dy as i32 - frame[1];
-            if !(0..h as i32).contains(&y) {
+            let y = t.dst[1] as i32 + dy as i32 - self.frame[1];
+            if !(0..self.h as i32).contains(&y) {
                 continue;
             }
             for dx in 0..side {
-                let x = t.dst[0] as i32 + dx as i32 - frame[0];
-                if !(0..w as i32).contains(&x) {
+                let x = t.dst[0] as i32 + dx as i32 - self.frame[0];
+                if !(0..self.w as i32).contains(&x) {
                     continue;
                 }
                 let c = vram
@@ -220,7 +263,7 @@ pub fn compose(map: &TileMap, vram: &Vram, frame: [i32; 4], shown: [bool; LAYERS
                 if c == 0 {
                     continue;
                 }
-                let at = y as usize * w + x as usize;
+                let at = y as usize * self.w + x as usize;
                 let over = |under: u16| {
                     if t.semi_transparent() && c & 0x8000 != 0 {
                         blend(under, c, rule)
@@ -229,46 +272,11 @@ pub fn compose(map: &TileMap, vram: &Vram, frame: [i32; 4], shown: [bool; LAYERS
                     }
                 };
                 canvas[at] = over(canvas[at]);
-                if let Some(mine) = own[t.layer].get_mut(at) {
+                if let Some(mine) = own.get_mut(at) {
                     *mine = DRAWN | over(*mine & !DRAWN);
                 }
             }
         }
-    }
-    let picture = texels(&canvas);
-    let alone = std::array::from_fn(|l| {
-        let mine = &own[l];
-        (drawn[l] > 0 && !mine.is_empty()).then(|| Texels {
-            width: w as u32,
-            height: h as u32,
-            rgba: std::sync::Arc::new(
-                mine.iter()
-                    .flat_map(|&c| {
-                        if c & DRAWN == 0 {
-                            [0; 4]
-                        } else {
-                            [
-                                widen(c & 31),
-                                widen((c >> 5) & 31),
-                                widen((c >> 10) & 31),
-                                255,
-                            ]
-                        }
-                    })
-                    .collect(),
-            ),
-        })
-    });
-    let left_out =
-        map.tiles.iter().filter(|t| shown[t.layer]).count() - drawn.iter().sum::<usize>();
-    Composed {
-        behind: behind.unwrap_or_else(|| picture.clone()),
-        picture,
-        frame: [frame[0], frame[1], frame[0] + w as i32, frame[1] + h as i32],
-        drawn,
-        states,
-        left_out,
-        alone,
     }
 }
 
