@@ -719,13 +719,46 @@ impl Stage {
         let (scene, Some(Some(l))) = (&self.scene, self.lods.get_mut(lod)) else {
             return 0;
         };
-        let offsets = scene.uv_offsets(frame.seconds);
-        let glows = scene.glows(frame.seconds);
         let world = if animating {
             scene.world(&scene.pose(frame.seconds))
         } else {
             Vec::new()
         };
+        l.update(scene, frame, &world);
+        if options.wireframe && l.wire.is_none() {
+            let world = if world.is_empty() {
+                scene.world(&scene.pose(frame.seconds))
+            } else {
+                world
+            };
+            let positions = wire_positions(scene, lod, &self.hidden_layers, &world);
+            l.wire = Some(Wireframe::new(context, &positions, 1.0, WIRE_COLOR));
+        }
+        let mut calls = l.render(target, camera, frame, options);
+        let scissor = frame.scissor;
+        if let Some(h) = &self.highlight {
+            target.render_partially(scissor, camera, [h], &[]);
+            calls += 1;
+        }
+        if options.skeleton && !frame.ghost {
+            if let Some(bones) = self.skeleton_overlay(context, frame.seconds, lod, radius) {
+                // Over everything: the bones run inside the model.
+                target.clear_partially(scissor, three_d::ClearState::depth(1.0));
+                target.render_partially(scissor, camera, [&bones], &[]);
+                calls += 1;
+            }
+        }
+        calls
+    }
+}
+
+impl GpuLod {
+    /// Its materials as `frame` has them (cull, light, glow at the clock, ghost, texture
+    /// scrolls), and its animated instances placed where `world` (the nodes' transforms at
+    /// the clock; empty when nothing moves) puts them.
+    fn update(&mut self, scene: &Scene, frame: &StageFrame, world: &[glam::Mat4]) {
+        let offsets = scene.uv_offsets(frame.seconds);
+        let glows = scene.glows(frame.seconds);
         let uv = |m: Option<u32>| {
             m.and_then(|m| offsets.get(m as usize))
                 .map(|&[u, v]| Mat3::from_translation(vec2(u, v)))
@@ -745,13 +778,13 @@ impl Stage {
                 tex.transformation = t;
             }
         };
-        for d in &mut l.merged {
+        for d in &mut self.merged {
             update(&mut d.gm.material, d.animated_material);
             if let Some(m) = d.semi.as_mut() {
                 update(m, d.animated_material);
             }
         }
-        for d in &mut l.instanced {
+        for d in &mut self.instanced {
             update(&mut d.gm.material, d.animated_material);
             if let Some(m) = d.semi.as_mut() {
                 update(m, d.animated_material);
@@ -765,94 +798,88 @@ impl Stage {
                 d.gm.geometry.set_instances(&transformations);
             }
         }
-        if options.wireframe && l.wire.is_none() {
-            let w = if world.is_empty() {
-                scene.world(&scene.pose(frame.seconds))
-            } else {
-                world
-            };
-            let visible = scene.visible_in(lod, &self.hidden_layers);
-            let mut positions: Vec<Vec3> = Vec::new();
-            for (n, node) in scene.nodes.iter().enumerate().filter(|(n, _)| visible[*n]) {
-                for p in node
-                    .mesh
-                    .iter()
-                    .flat_map(|&m| &scene.meshes[m as usize].primitives)
-                {
-                    positions.extend(
-                        p.indices
-                            .iter()
-                            .filter_map(|&k| p.positions.get(k as usize))
-                            .map(|v| Vec3::from(w[n].transform_point3(GVec3::from(*v)).to_array())),
-                    );
-                }
-            }
-            l.wire = Some(Wireframe::new(context, &positions, 1.0, WIRE_COLOR));
-        }
+    }
+
+    /// Its passes into `target`: the opaque draws and the lines, then (not for a ghost) the
+    /// semi-transparent texels, the additive surfaces and the wireframe over them, then the
+    /// markers; → the draw calls made.
+    fn render(
+        &self,
+        target: &RenderTarget,
+        camera: &Camera,
+        frame: &StageFrame,
+        options: &ViewOptions,
+    ) -> u32 {
         let scissor = frame.scissor;
         let mut calls = 0;
         // Additive surfaces go over everything opaque (a ghost draws them as a ghost).
         let later =
             |gm: &Gm<SceneGeometry, RetroMaterial>| gm.material.pass.after_opaque() && !frame.ghost;
-        for gm in l
-            .merged
-            .iter()
-            .map(|d| &d.gm)
-            .chain(l.instanced.iter().map(|d| &d.gm))
-            .filter(|gm| !later(gm))
-        {
+        let all = || {
+            self.merged
+                .iter()
+                .map(|d| &d.gm)
+                .chain(self.instanced.iter().map(|d| &d.gm))
+        };
+        for gm in all().filter(|gm| !later(gm)) {
             target.render_partially(scissor, camera, [gm], &[]);
             calls += 1;
         }
-        for lines in &l.lines {
+        for lines in &self.lines {
             target.render_partially(scissor, camera, [lines], &[]);
             calls += 1;
         }
         if !frame.ghost {
             // Semi-transparent texels and additive surfaces over everything opaque.
-            let semis = l
+            let semis = self
                 .merged
                 .iter()
                 .filter_map(|d| Some((d.semi.as_ref()?, &d.gm.geometry as &dyn Geometry)))
                 .chain(
-                    l.instanced
+                    self.instanced
                         .iter()
                         .filter_map(|d| Some((d.semi.as_ref()?, &d.gm.geometry as &dyn Geometry))),
                 );
-            let additive = l
-                .merged
-                .iter()
-                .map(|d| &d.gm)
-                .chain(l.instanced.iter().map(|d| &d.gm))
+            let additive = all()
                 .filter(|gm| later(gm))
                 .map(|gm| (&gm.material, &gm.geometry as &dyn Geometry));
             for (semi, geometry) in semis.chain(additive) {
                 target.render_partially_with_material(scissor, semi, camera, [geometry], &[]);
                 calls += 1;
             }
-            if let (true, Some(wire)) = (options.wireframe, &l.wire) {
+            if let (true, Some(wire)) = (options.wireframe, &self.wire) {
                 target.render_partially(scissor, camera, [wire], &[]);
                 calls += 1;
             }
         }
-        if let Some(m) = &l.markers {
+        if let Some(m) = &self.markers {
             target.render_partially(scissor, camera, [m], &[]);
             calls += 1;
         }
-        if let Some(h) = &self.highlight {
-            target.render_partially(scissor, camera, [h], &[]);
-            calls += 1;
-        }
-        if options.skeleton && !frame.ghost {
-            if let Some(bones) = self.skeleton_overlay(context, frame.seconds, lod, radius) {
-                // Over everything: the bones run inside the model.
-                target.clear_partially(scissor, three_d::ClearState::depth(1.0));
-                target.render_partially(scissor, camera, [&bones], &[]);
-                calls += 1;
-            }
-        }
         calls
     }
+}
+
+/// The triangles of LOD `lod` shown (its layers not `hidden`), each corner placed by `world`,
+/// for its wireframe.
+fn wire_positions(scene: &Scene, lod: usize, hidden: &[u32], world: &[glam::Mat4]) -> Vec<Vec3> {
+    let visible = scene.visible_in(lod, hidden);
+    let mut positions: Vec<Vec3> = Vec::new();
+    for (n, node) in scene.nodes.iter().enumerate().filter(|(n, _)| visible[*n]) {
+        for p in node
+            .mesh
+            .iter()
+            .flat_map(|&m| &scene.meshes[m as usize].primitives)
+        {
+            positions.extend(
+                p.indices
+                    .iter()
+                    .filter_map(|&k| p.positions.get(k as usize))
+                    .map(|v| Vec3::from(world[n].transform_point3(GVec3::from(*v)).to_array())),
+            );
+        }
+    }
+    positions
 }
 
 /// How the view's lighting switch lights a scene seen from `camera` (`game_lit`: the scene
