@@ -657,6 +657,15 @@ struct Walk<'a> {
     directories: u64,
 }
 
+/// The directory a walk is in: its path as listed and as the volume writes it, how the
+/// problems name it, and its depth.
+struct Place<'p> {
+    prefix: &'p str,
+    written_prefix: &'p str,
+    here: &'p str,
+    depth: usize,
+}
+
 impl Walk<'_> {
     fn directory(&mut self, dir: &Record, prefix: &str, written_prefix: &str, depth: usize) {
         (self.progress)(
@@ -736,66 +745,85 @@ impl Walk<'_> {
                         None => continue,
                     }
                 }
-                let path = if prefix.is_empty() {
-                    r.name.clone()
-                } else {
-                    format!("{prefix}/{}", r.name)
+                let place = Place {
+                    prefix,
+                    written_prefix,
+                    here: &here,
+                    depth,
                 };
-                let begins = r.extent as u64 * USER_SECTOR;
-                let extent = Extent {
-                    at: begins,
-                    len: r.length as u64,
-                };
-                match pending.take() {
-                    Some((p, w, mut extents)) if !r.directory && w == written => {
-                        extents.push(extent);
-                        if r.more_extents {
-                            pending = Some((p, w, extents));
-                        } else {
-                            let written = self.written_as(written_prefix, &w, &p);
-                            self.list_file(p, extents, written);
-                        }
-                        continue;
-                    }
-                    Some((p, _, extents)) => self.cut_short(&p, &extents),
-                    None => {}
-                }
-                // A ZF entry whose size its stored bytes cannot hold is not believed: the file
-                // is read as the bytes stored, as libarchive does.
-                if let Some((log2, size)) = zisofs.filter(|_| !r.directory) {
-                    if let Err(why) = super::zisofs::plausible(log2, size, r.length as u64) {
-                        self.problems.push(error(self.name, Some(begins), format!("{here}: {path}: its Rock Ridge ZF entry says {size} bytes in blocks of 2^{log2}, which cannot be true ({why}): read as the {} bytes stored", r.length)));
-                        zisofs = None;
-                    }
-                }
-                if !r.directory {
-                    if let Some(z) = zisofs {
-                        // zisofs files are written in one extent (their size is the stored one).
-                        let written = self.written_as(written_prefix, &written, &path);
-                        self.listed.push(Listed {
-                            entry: Entry { path, size: z.1 },
-                            extents: vec![extent],
-                            zisofs: Some(z),
-                            written,
-                        });
-                    } else if r.more_extents {
-                        pending = Some((path, written, vec![extent]));
-                    } else {
-                        let written = self.written_as(written_prefix, &written, &path);
-                        self.list_file(path, vec![extent], written);
-                    }
-                } else {
-                    let written_path = if written_prefix.is_empty() {
-                        written.clone()
-                    } else {
-                        format!("{written_prefix}/{written}")
-                    };
-                    self.enter(&r, &path, &written_path, depth + 1);
-                }
+                self.take_record(&r, written, zisofs, &place, &mut pending);
             }
         }
         if let Some((p, _, extents)) = pending {
             self.cut_short(&p, &extents);
+        }
+    }
+
+    /// Record `r` of the directory at `place` (`written`: its name as the volume writes it,
+    /// `zisofs`: its ZF entry): a file listed, or joined to the file in several extents
+    /// `pending` holds, or a directory entered.
+    fn take_record(
+        &mut self,
+        r: &Record,
+        written: String,
+        mut zisofs: Option<(u8, u64)>,
+        place: &Place,
+        pending: &mut Option<(String, String, Vec<Extent>)>,
+    ) {
+        let (prefix, written_prefix, here) = (place.prefix, place.written_prefix, place.here);
+        let path = if prefix.is_empty() {
+            r.name.clone()
+        } else {
+            format!("{prefix}/{}", r.name)
+        };
+        let begins = r.extent as u64 * USER_SECTOR;
+        let extent = Extent {
+            at: begins,
+            len: r.length as u64,
+        };
+        match pending.take() {
+            Some((p, w, mut extents)) if !r.directory && w == written => {
+                extents.push(extent);
+                if r.more_extents {
+                    *pending = Some((p, w, extents));
+                } else {
+                    let written = self.written_as(written_prefix, &w, &p);
+                    self.list_file(p, extents, written);
+                }
+                return;
+            }
+            Some((p, _, extents)) => self.cut_short(&p, &extents),
+            None => {}
+        }
+        // A ZF entry whose size its stored bytes cannot hold is not believed: the file is
+        // read as the bytes stored, as libarchive does.
+        if let Some((log2, size)) = zisofs.filter(|_| !r.directory) {
+            if let Err(why) = super::zisofs::plausible(log2, size, r.length as u64) {
+                self.problems.push(error(self.name, Some(begins), format!("{here}: {path}: its Rock Ridge ZF entry says {size} bytes in blocks of 2^{log2}, which cannot be true ({why}): read as the {} bytes stored", r.length)));
+                zisofs = None;
+            }
+        }
+        if r.directory {
+            let written_path = if written_prefix.is_empty() {
+                written
+            } else {
+                format!("{written_prefix}/{written}")
+            };
+            self.enter(r, &path, &written_path, place.depth + 1);
+        } else if let Some(z) = zisofs {
+            // zisofs files are written in one extent (their size is the stored one).
+            let written = self.written_as(written_prefix, &written, &path);
+            self.listed.push(Listed {
+                entry: Entry { path, size: z.1 },
+                extents: vec![extent],
+                zisofs: Some(z),
+                written,
+            });
+        } else if r.more_extents {
+            *pending = Some((path, written, vec![extent]));
+        } else {
+            let written = self.written_as(written_prefix, &written, &path);
+            self.list_file(path, vec![extent], written);
         }
     }
 
