@@ -71,7 +71,7 @@ enum Command {
         /// Set one of the game's variables the file's scripts read, BANK:ADDRESS=VALUE (an
         /// FF7 field's init branches on them: 2:0 is the story's progress); repeatable.
         /// Every other variable is 0.
-        #[arg(long = "set", value_name = "BANK:ADDRESS=VALUE", value_parser = GameVariable::parse)]
+        #[arg(long = "set", value_name = "BANK:ADDRESS=VALUE", value_parser = relicview::formats::ff7::game_state::parse)]
         set: Vec<GameVariable>,
         /// Refuse files larger than this many bytes.
         #[arg(long, default_value_t = DEFAULT_MAX_BYTES)]
@@ -118,7 +118,7 @@ enum Command {
         root: Option<PathBuf>,
         /// Set one of the game's variables, as for info (an FF7 field's scene is built with
         /// it); repeatable.
-        #[arg(long = "set", value_name = "BANK:ADDRESS=VALUE", value_parser = GameVariable::parse)]
+        #[arg(long = "set", value_name = "BANK:ADDRESS=VALUE", value_parser = relicview::formats::ff7::game_state::parse)]
         set: Vec<GameVariable>,
         /// Where to write the .glb (with --all, the folder to write into).
         #[arg(short, long)]

@@ -73,7 +73,7 @@ impl Session {
     /// keeps the state as it was.
     #[wasm_bindgen(js_name = setGameState)]
     pub fn set_game_state(&self, text: &str) -> Result<(), JsValue> {
-        let state = crate::formats::GameVariable::parse_list(text).map_err(|e| js_error(&e))?;
+        let state = crate::formats::ff7::game_state::parse_list(text).map_err(|e| js_error(&e))?;
         self.archive.borrow_mut().game_state = state;
         Ok(())
     }
@@ -81,7 +81,7 @@ impl Session {
     /// The game state set, as `setGameState` reads it ("" when every variable is 0).
     #[wasm_bindgen(js_name = gameState)]
     pub fn game_state(&self) -> String {
-        crate::formats::GameVariable::list_text(&self.archive.borrow().game_state)
+        crate::formats::ff7::game_state::list_text(&self.archive.borrow().game_state)
     }
 
     /// The listing's kinds again, as numbers (`kindWords`) in the listing's order, its paths

@@ -36,69 +36,14 @@ pub trait Assets {
     }
 }
 
-/// One of the game's save variables set by hand: `BANK:ADDRESS=VALUE`, as `--set` takes it
-/// (FF7's banks: 1–4, 11–15 and 7 the save game's, 5 and 6 the field's own scratch memory;
-/// docs/formats/field-dat.md, "Game state").
+/// One of a game's save variables set by hand: its bank, its address in the bank and the
+/// value put there. Which banks a game has, and how a person writes them, are the game's own
+/// (FF7's: `crate::ff7::game_state`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct GameVariable {
     pub bank: u8,
     pub address: u8,
     pub value: i32,
-}
-
-impl GameVariable {
-    /// `BANK:ADDRESS=VALUE`, decimal (or hexadecimal with 0x); a bank the game has, an
-    /// address below 256, a value of 16 bits (signed or not).
-    pub fn parse(text: &str) -> Result<GameVariable, String> {
-        let expected = || {
-            format!("{text:?}: expected BANK:ADDRESS=VALUE (as 2:0=5), a bank of 1 to 7 or 11 to 15, an address below 256 and a 16-bit value")
-        };
-        let number = |t: &str| -> Option<i64> {
-            let t = t.trim();
-            match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-                Some(hex) => i64::from_str_radix(hex, 16).ok(),
-                None => t.parse().ok(),
-            }
-        };
-        let (place, value) = text.split_once('=').ok_or_else(expected)?;
-        let (bank, address) = place.split_once(':').ok_or_else(expected)?;
-        let (bank, address, value) = (
-            number(bank).ok_or_else(expected)?,
-            number(address).ok_or_else(expected)?,
-            number(value).ok_or_else(expected)?,
-        );
-        let bank_known = matches!(bank, 1..=7 | 11..=15);
-        if !bank_known || !(0..256).contains(&address) || !(-32768..65536).contains(&value) {
-            return Err(expected());
-        }
-        Ok(GameVariable {
-            bank: bank as u8,
-            address: address as u8,
-            value: value as i32,
-        })
-    }
-    /// Variables separated by commas or spaces (a link's `state`); a later one of the same
-    /// bank and address replaces an earlier one. At most 256.
-    pub fn parse_list(text: &str) -> Result<Vec<GameVariable>, String> {
-        let mut out: Vec<GameVariable> = Vec::new();
-        for word in text.split([',', ' ']).filter(|w| !w.is_empty()) {
-            let v = GameVariable::parse(word)?;
-            out.retain(|o| (o.bank, o.address) != (v.bank, v.address));
-            out.push(v);
-            if out.len() > 256 {
-                return Err("more than 256 game variables".into());
-            }
-        }
-        Ok(out)
-    }
-    /// `parse_list`'s text for `state`.
-    pub fn list_text(state: &[GameVariable]) -> String {
-        state
-            .iter()
-            .map(|v| format!("{}:{}={}", v.bank, v.address, v.value))
-            .collect::<Vec<_>>()
-            .join(",")
-    }
 }
 
 /// Which file a reference leads to.
@@ -163,33 +108,6 @@ pub fn base_name(reference: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_game_variable_is_bank_address_and_value() {
-        assert_eq!(
-            GameVariable::parse("2:0=5"),
-            Ok(GameVariable {
-                bank: 2,
-                address: 0,
-                value: 5
-            })
-        );
-        assert_eq!(
-            GameVariable::parse("0xB:0x10=-1"),
-            Ok(GameVariable {
-                bank: 11,
-                address: 16,
-                value: -1
-            })
-        );
-        for bad in ["2:0", "0:1=1", "8:1=1", "2:256=1", "2:1=70000", "x:1=1", ""] {
-            assert!(GameVariable::parse(bad).is_err(), "{bad}");
-        }
-        let list = GameVariable::parse_list("2:0=5, 3:1=1 2:0=7").unwrap();
-        assert_eq!(GameVariable::list_text(&list), "3:1=1,2:0=7");
-        assert_eq!(GameVariable::parse_list("").unwrap(), []);
-        assert!(GameVariable::parse_list("2:0=5,oops").is_err());
-    }
 
     #[test]
     fn path_helpers_read_the_file_name_only() {

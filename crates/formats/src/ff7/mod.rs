@@ -5,6 +5,7 @@
 
 pub mod bsx;
 pub mod field;
+pub mod game_state;
 pub mod lzs;
 pub mod mim;
 pub mod psx;

@@ -675,7 +675,7 @@ impl SceneFound {
                 ),
             },
         );
-        let state = crate::GameVariable::list_text(&self.state);
+        let state = crate::ff7::game_state::list_text(&self.state);
         rows.push(InfoRow::new("game state", if state.is_empty() { "every variable 0 (the toolbar's game state, or relicview --set BANK:ADDRESS=VALUE, sets one)".to_string() } else { format!("{state}, every other variable 0") }));
     }
 }
