@@ -544,3 +544,41 @@ test("a story moment set in the page: the field opens again with the init's othe
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test("a field's .MIM alone shows its blocks one under another, and a click on a block selects that block's bytes", async () => {
+  const { page, problems } = await newPage(browser, server.url + '#folder=none');
+  const root = dir.split('/').pop();
+  await loadFolder(page, dir, walk(dir).length);
+  await page.evaluate(p => window.relicview.open(p), `${root}/FIELD/NMKIN_1.MIM`);
+  await page.waitForFunction(() => window.relicview.flatView()?.mode === 'picture');
+  // The blocks, read here from the unpacked bytes (docs/formats/mim.md): a u32 size, x, y,
+  // width in halfwords and height, then the halfwords; the next block at the size, rounded
+  // down to a word.
+  const mim = Buffer.from(unwrapLzs(shared('ff7-disc/NMKIN_1.MIM')));
+  const blocks = [];
+  for (let at = 0; at + 12 <= mim.length;) {
+    const size = mim.readUInt32LE(at);
+    if (size === 0) break;
+    const [width, height] = [mim.readUInt16LE(at + 8), mim.readUInt16LE(at + 10)];
+    blocks.push([at, at + 12 + 2 * width * height]);
+    at += size & ~3;
+  }
+  const flat = await page.evaluate(() => window.relicview.flatView());
+  assert.equal(flat.regions, blocks.length, `a region per block: ${JSON.stringify(blocks)}`);
+  const box = await page.locator('#picture-canvas').boundingBox();
+  const o = { x: (box.width - flat.width * flat.zoom) / 2, y: (box.height - flat.height * flat.zoom) / 2 };
+  // The first block's region is at the sheet's top, the last's at its bottom.
+  for (const [k, ty] of [
+    [0, 0.5],
+    [blocks.length - 1, flat.height - 0.5],
+  ]) {
+    const [x, y] = [o.x + 0.5 * flat.zoom, o.y + ty * flat.zoom];
+    const t = await page.evaluate(([x, y]) => window.relicview.pictureAt(x, y), [x, y]);
+    assert.ok(t?.region, `a region under (${x}, ${y})`);
+    await page.mouse.click(box.x + x, box.y + y);
+    const sel = await page.evaluate(() => window.relicview.inspector.selection());
+    assert.deepEqual([sel.start, sel.end], blocks[k], `block ${k}: ${t.region.label}`);
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});

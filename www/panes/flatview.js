@@ -409,8 +409,7 @@ export function bindFlatView() {
     // A click on a sheet's image selects its bytes in the inspector.
     const picture = pictureShown();
     const t = click && picture ? texelAt(picture, local(e).x, local(e).y) : null;
-    if (t?.region && t.region.record !== undefined && t.region.record !== null)
-      state.inspector.selectChunk(t.region.record);
+    if (t?.region?.bytes) state.inspector.selectBytes(t.region.bytes);
   });
   canvas.addEventListener('keydown', e => {
     const shown = pictureShown();

@@ -608,6 +608,25 @@ export class Inspector {
     return this.view ? this.view.fields.find(f => offset >= f.offset && offset < f.offset + f.len) : null;
   }
 
+  // Select the record whose bytes are `[start, end)` (a picture region's): the row starting
+  // there that ends there, or else the outermost one starting there. → its row, or null.
+  /** @param {[number, number]} bytes */
+  selectBytes([start, end]) {
+    const chunks = this.view ? this.view.chunks : [];
+    let best = -1;
+    for (const [i, c] of chunks.entries()) {
+      if (c.offset !== start) continue;
+      if (c.end === end) {
+        best = i;
+        break;
+      }
+      if (best < 0 || c.end > (chunks[best]?.end ?? 0)) best = i;
+    }
+    if (best < 0) return null;
+    this.selectChunk(best);
+    return best;
+  }
+
   /** @param {number} index @param {boolean} [scrollHex] */
   selectChunk(index, scrollHex = true) {
     const c = this.view?.chunks[index];

@@ -82,9 +82,10 @@ pub struct ImageRegion {
     /// the sheet's rows; none where the regions are not numbered.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub number: Option<u32>,
-    /// The inspector record its bytes are.
+    /// The bytes of the record it is, `[start, end)` in the bytes the inspector's rows refer
+    /// to: the inspector, where there is one, finds its row by them.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub record: Option<u32>,
+    pub bytes: Option<[usize; 2]>,
 }
 
 /// One number a texel of a picture, row by row: what each texel is stored as (its CLUT

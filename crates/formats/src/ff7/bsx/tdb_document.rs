@@ -158,14 +158,6 @@ impl Document for TdbDocument {
         let Some(t) = &self.parsed else {
             return Vec::new();
         };
-        let record_at = |offset: usize| {
-            self.inspector
-                .as_ref()?
-                .chunks
-                .iter()
-                .position(|c| c.name == "image" && c.offset == offset)
-                .map(|i| i as u32)
-        };
         (0..t.image_count as usize)
             .map(|i| {
                 let (x, y) = TdbFile::overview_cell(i);
@@ -177,7 +169,10 @@ impl Document for TdbDocument {
                     height: 32,
                     label: format!("image {i} · palette {face}"),
                     number: Some(i as u32),
-                    record: record_at(t.image_offset as usize + i * IMAGE_BYTES),
+                    bytes: Some({
+                        let start = t.image_offset as usize + i * IMAGE_BYTES;
+                        [start, start + IMAGE_BYTES]
+                    }),
                 }
             })
             .collect()

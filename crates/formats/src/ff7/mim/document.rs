@@ -241,7 +241,7 @@ fn overview(m: &MimFile, bytes: &[u8]) -> Overview {
             height: *h as u32,
             label: label.clone(),
             number: None,
-            record: None,
+            bytes: None,
         });
         top += h;
     }
@@ -280,14 +280,9 @@ impl Document for MimDocument {
         self.overview.as_ref().map(|o| &o.picture)
     }
     fn image_regions(&self) -> Vec<ImageRegion> {
-        // Region k is block k: its record is the k-th block row.
-        let blocks: Vec<u32> = self.inspector.as_ref().map_or(Vec::new(), |v| {
-            v.chunks
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| c.name == "block")
-                .map(|(i, _)| i as u32)
-                .collect()
+        // Region k is block k: its record is the block's bytes.
+        let blocks: Vec<[usize; 2]> = self.parsed.as_ref().map_or(Vec::new(), |m| {
+            m.blocks.iter().map(|b| [b.at, b.data.end]).collect()
         });
         let regions = self
             .overview
@@ -297,7 +292,7 @@ impl Document for MimDocument {
             .into_iter()
             .enumerate()
             .map(|(k, r)| ImageRegion {
-                record: blocks.get(k).copied(),
+                bytes: blocks.get(k).copied(),
                 ..r
             })
             .collect()
