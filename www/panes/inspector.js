@@ -125,20 +125,17 @@ export class Inspector {
   /** @param {HTMLElement} item */
   goToProblem(item) {
     const offset = Number(item.dataset.offset);
-    const c = this.chunkStartingAt(offset);
+    const c = this.rowsStartingAt(offset).at(-1);
     if (c) {
       this.selectChunk(c.index);
       this.setCursor(offset);
     } else this.selectByte(offset);
   }
 
+  // The records starting at `offset`, the outermost first (a record's children follow it).
   /** @param {number} offset */
-  chunkStartingAt(offset) {
-    const chunks = this.view ? this.view.chunks : [];
-    /** @type {Row | null} */
-    let found = null;
-    for (const c of chunks) if (c.offset === offset) found = c; // the deepest comes last
-    return found;
+  rowsStartingAt(offset) {
+    return (this.view ? this.view.chunks : []).filter(c => c.offset === offset);
   }
 
   // Put back a selection taken from `selection` earlier (null: none).
@@ -566,33 +563,15 @@ export class Inspector {
   classAt(offset) {
     if (this.shownView !== 0) return 'container';
     const runs = this.view ? this.view.runs : [];
-    let lo = 0;
-    let hi = runs.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const r = runs[mid];
-      if (!r) break;
-      if (offset < r.start) hi = mid - 1;
-      else if (offset >= r.start + r.len) lo = mid + 1;
-      else return r.class;
-    }
-    return 'unclaimed';
+    const r = runs[lastStartingBy(runs, run => run.start, offset)];
+    return r && offset < r.start + r.len ? r.class : 'unclaimed';
   }
 
   // The deepest chunk holding `offset`, or null (the magic belongs to no chunk).
   /** @param {number} offset */
   chunkAt(offset) {
     const chunks = this.view ? this.view.chunks : [];
-    let lo = 0;
-    let hi = chunks.length - 1;
-    let last = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if ((chunks[mid]?.offset ?? Infinity) <= offset) {
-        last = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
+    const last = lastStartingBy(chunks, c => c.offset, offset);
     // The last chunk starting at or before `offset` holds it, or one of its ancestors does.
     /** @type {import('../../pkg/relicview.js').Row | undefined} */
     let c = chunks[last];
@@ -608,23 +587,14 @@ export class Inspector {
     return this.view ? this.view.fields.find(f => offset >= f.offset && offset < f.offset + f.len) : null;
   }
 
-  // Select the record whose bytes are `[start, end)` (a picture region's): the row starting
-  // there that ends there, or else the outermost one starting there. → its row, or null.
+  // Select the record whose bytes are `[start, end)` (a picture region's): the one starting
+  // there that ends there, or else the outermost starting there. → its row, or null.
   /** @param {[number, number]} bytes */
   selectBytes([start, end]) {
-    const chunks = this.view ? this.view.chunks : [];
-    let best = -1;
-    for (const [i, c] of chunks.entries()) {
-      if (c.offset !== start) continue;
-      if (c.end === end) {
-        best = i;
-        break;
-      }
-      if (best < 0 || c.end > (chunks[best]?.end ?? 0)) best = i;
-    }
-    if (best < 0) return null;
-    this.selectChunk(best);
-    return best;
+    const rows = this.rowsStartingAt(start);
+    const c = rows.find(r => r.end === end) ?? rows[0];
+    if (c) this.selectChunk(c.index);
+    return c ? c.index : null;
   }
 
   /** @param {number} index @param {boolean} [scrollHex] */
@@ -688,6 +658,20 @@ export class Inspector {
   renderHex() {
     this.hexView.render();
   }
+}
+
+// The place of the last of `list` (sorted by `start`) that starts at or before `offset`; -1
+// where none does.
+/** @template T @param {T[]} list @param {(item: T) => number} start @param {number} offset */
+function lastStartingBy(list, start, offset) {
+  let [lo, hi, last] = [0, list.length - 1, -1];
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const item = list[mid];
+    if (item !== undefined && start(item) <= offset) [last, lo] = [mid, mid + 1];
+    else hi = mid - 1;
+  }
+  return last;
 }
 
 // A polygon's colours as swatches: per colour word the stored colour and, where the game's
