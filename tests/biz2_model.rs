@@ -807,7 +807,7 @@ fn damaged_files_draw_what_comes_before_the_damage() {
         let error = doc.error().cloned();
         // The summary carries the damage as its error (and only then an error key).
         let info: serde_json::Value =
-            serde_json::from_str(&doc.info_json(relicview::formats::Found::NOTHING)).unwrap();
+            serde_json::from_str(&relicview::formats::Described::alone(&*doc).info_json()).unwrap();
         assert_eq!(
             info["error"]["offset"].as_u64(),
             error.as_ref().map(|e| e.offset as u64),
@@ -816,13 +816,8 @@ fn damaged_files_draw_what_comes_before_the_damage() {
         assert_eq!(info.get("error").is_some(), error.is_some());
         let built = doc.build_scene(&Archive::detached());
         let n = built.scene.as_ref().map_or(0, |s| s.triangle_count(0));
-        (
-            n,
-            damaged,
-            error,
-            doc.diagnostics().to_vec(),
-            doc.info_rows(&built.found),
-        )
+        let rows = doc.info(&built.found).rows();
+        (n, damaged, error, doc.diagnostics().to_vec(), rows)
     };
     let (all, damaged, error, _, _) = triangles(whole.clone());
     assert!(!damaged && error.is_none() && all == 4 * 2);

@@ -62,7 +62,7 @@ fn counts_from_bytes(b: &[u8]) -> Vec<[usize; 5]> {
 fn info_of(name: &str, bytes: Vec<u8>) -> serde_json::Value {
     let doc = registry::open(name, bytes, Purpose::Asset);
     assert!(doc.error().is_none(), "{name}: {:?}", doc.error());
-    serde_json::from_str(&doc.info_json(relicview::formats::Found::NOTHING)).unwrap()
+    serde_json::from_str(&relicview::formats::Described::alone(&*doc).info_json()).unwrap()
 }
 
 #[test]
@@ -1164,7 +1164,8 @@ fn a_field_model_cut_short_shows_what_lies_wholly_inside_and_says_where_it_ends(
                 "{e}"
             );
             let j: serde_json::Value =
-                serde_json::from_str(&doc.info_json(relicview::formats::Found::NOTHING)).unwrap();
+                serde_json::from_str(&relicview::formats::Described::alone(&*doc).info_json())
+                    .unwrap();
             let got: Vec<usize> = j["models"]
                 .as_array()
                 .unwrap()
@@ -1354,7 +1355,8 @@ fn a_field_model_in_its_lzs_container_cut_short_decodes_what_is_there_and_draws_
             let decoded = lzs::decode_stream(&part[4..], usize::MAX).unwrap();
             let doc = registry::open(name, part, Purpose::Show);
             let j: serde_json::Value =
-                serde_json::from_str(&doc.info_json(relicview::formats::Found::NOTHING)).unwrap();
+                serde_json::from_str(&relicview::formats::Described::alone(&*doc).info_json())
+                    .unwrap();
             assert_eq!(
                 j["compressed"], true,
                 "{name} cut at {cut}: read as its LZS container"
@@ -1396,7 +1398,8 @@ fn a_field_model_in_its_lzs_container_cut_short_decodes_what_is_there_and_draws_
     let packed = lzs::encode(&shared("MD1_1_u.BSX"));
     let half = packed[..packed.len() * 3 / 4].to_vec();
     let rows = registry::open("MD1_1.BSX", half.clone(), Purpose::Show)
-        .info_rows(relicview::formats::Found::NOTHING);
+        .info(relicview::formats::Found::NOTHING)
+        .rows();
     let bytes = rows.iter().find(|r| r.label == "bytes").unwrap();
     assert!(
         bytes.value.contains("compressed (LZS, cut short"),
@@ -1417,8 +1420,8 @@ fn a_field_model_in_its_lzs_container_cut_short_decodes_what_is_there_and_draws_
         shared("MD1_1_u.BSX")[..30_000].to_vec(),
         Purpose::Show,
     );
-    assert!(doc
-        .info_rows(relicview::formats::Found::NOTHING)
+    assert!(relicview::formats::Described::alone(&*doc)
+        .info_rows()
         .iter()
         .any(|r| r.label == "bytes" && r.value.contains("not compressed")));
 }

@@ -227,7 +227,7 @@ fn check(c: &Case) {
 
     // info --json: the counts of the notes.
     let info: serde_json::Value =
-        serde_json::from_str(&doc.info_json(relicview::formats::Found::NOTHING)).unwrap();
+        serde_json::from_str(&relicview::formats::Described::alone(&*doc).info_json()).unwrap();
     assert!(info.get("error").is_none(), "{name}");
     assert_eq!(
         info["triangles"].as_u64(),
@@ -566,7 +566,7 @@ fn real_field_models_build_whole_and_export() {
             doc.diagnostics()
         );
         let info: serde_json::Value =
-            serde_json::from_str(&doc.info_json(relicview::formats::Found::NOTHING)).unwrap();
+            serde_json::from_str(&relicview::formats::Described::alone(&*doc).info_json()).unwrap();
         assert_eq!(
             scene.triangle_count_in(0, &[]) as u64,
             info["triangles"].as_u64().unwrap(),

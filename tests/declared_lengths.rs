@@ -119,7 +119,8 @@ fn an_lzs_header_that_disagrees_with_its_file_is_said_at_byte_0_and_the_file_is_
                 said(&*doc)
             );
             let json: serde_json::Value =
-                serde_json::from_str(&doc.info_json(relicview::formats::Found::NOTHING)).unwrap();
+                serde_json::from_str(&relicview::formats::Described::alone(&*doc).info_json())
+                    .unwrap();
             assert!(
                 json.get("error").is_some(),
                 "{case}: info --json says so: {json}"

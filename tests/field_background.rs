@@ -504,7 +504,7 @@ fn the_mim_alone_shows_its_palettes_and_images() {
             "{name}: every byte is a block's"
         );
         let info: serde_json::Value =
-            serde_json::from_str(&doc.info_json(relicview::formats::Found::NOTHING)).unwrap();
+            serde_json::from_str(&relicview::formats::Described::alone(&*doc).info_json()).unwrap();
         assert_eq!(info["palettes"], palette_lines);
         assert_eq!(info["images"][0]["width"], image.0);
     }

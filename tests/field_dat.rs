@@ -285,7 +285,7 @@ fn info_names_the_field_its_entities_and_their_models() {
     assert_eq!(doc.kind().as_str(), "field-dat");
     assert!(doc.error().is_none());
     let info: serde_json::Value =
-        serde_json::from_str(&doc.info_json(relicview::formats::Found::NOTHING)).unwrap();
+        serde_json::from_str(&relicview::formats::Described::alone(&*doc).info_json()).unwrap();
     let field = &info["field"];
     assert_eq!(field["name"], "md1_1");
     let cl = field["entities"]

@@ -296,7 +296,7 @@ fn indices_without_a_clut_are_greys_and_say_so() {
             "{:?}",
             doc.diagnostics()
         );
-        let rows = doc.info_rows(relicview::formats::Found::NOTHING);
+        let rows = doc.info(relicview::formats::Found::NOTHING).rows();
         assert!(
             rows.iter()
                 .any(|r| r.label == "CLUT" && r.value.contains("greys")),

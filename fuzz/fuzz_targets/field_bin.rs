@@ -37,8 +37,8 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(opened) = pollster::block_on(open_file(&archive, &source, "F/FIELD.BIN")) {
         let doc = &opened.document;
         let _ = (
-            doc.info_json(relicview::formats::Found::NOTHING),
-            doc.info_rows(relicview::formats::Found::NOTHING),
+            relicview::formats::Described::alone(&**doc).info_json(),
+            relicview::formats::Described::alone(&**doc).info_rows(),
             doc.inspector(relicview::formats::Found::NOTHING)
                 .map(|v| v.listing().records.len()),
         );

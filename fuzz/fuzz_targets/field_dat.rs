@@ -13,11 +13,11 @@ use relicview::formats::NoAssets;
 
 fuzz_target!(|data: &[u8]| {
     let doc = field::open("FIELD/A.DAT", data.to_vec(), FIELD_DAT, Purpose::Show);
-    let _ = doc.info_json(relicview::formats::Found::NOTHING);
-    let _ = doc.info_rows(relicview::formats::Found::NOTHING);
+    let _ = relicview::formats::Described::alone(&*doc).info_json();
+    let _ = relicview::formats::Described::alone(&*doc).info_rows();
     // Described again with what the build found, as the page shows a built field.
     let built = doc.build_scene(&NoAssets);
-    let _ = (doc.info_json(&built.found), doc.info_rows(&built.found));
+    let _ = (doc.info(&built.found).json(doc.error()), doc.info(&built.found).rows());
     if let Some(d) = doc
         .as_any()
         .downcast_ref::<field::DatDocument>()

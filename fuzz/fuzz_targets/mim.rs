@@ -9,7 +9,7 @@ use relicview::formats::registry::Purpose;
 
 fuzz_target!(|data: &[u8]| {
     let doc = mim::open("FIELD/A.MIM", data.to_vec(), MIM, Purpose::Show);
-    let _ = doc.info_json(relicview::formats::Found::NOTHING);
+    let _ = relicview::formats::Described::alone(&*doc).info_json();
     let _ = doc.image_regions();
     if let Some(m) = doc.as_any().downcast_ref::<MimDocument>() {
         let _ = m.vram();

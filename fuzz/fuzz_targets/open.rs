@@ -36,7 +36,7 @@ fuzz_target!(|data: &[u8]| {
         .all(|r| r.offset <= r.end && r.end <= shown));
     assert!(view.fields.iter().all(|f| f.offset + f.len <= shown));
     let _ = (
-        doc.info_rows(relicview::formats::Found::NOTHING),
+        relicview::formats::Described::alone(&*doc).info_rows(),
         doc.references(),
         doc.stats(relicview::formats::Found::NOTHING),
         doc.text(),
@@ -44,7 +44,7 @@ fuzz_target!(|data: &[u8]| {
     );
     // The summary has an "error" key exactly when the file has an error.
     let info: serde_json::Value =
-        serde_json::from_str(&doc.info_json(relicview::formats::Found::NOTHING))
+        serde_json::from_str(&relicview::formats::Described::alone(&*doc).info_json())
             .expect("the summary is JSON");
     assert_eq!(info.get("error").is_some(), doc.error().is_some(), "{info}");
     if doc.error().is_some() {
@@ -53,8 +53,8 @@ fuzz_target!(|data: &[u8]| {
     // Described again with what the build found, as the page shows a built file.
     let built = doc.build_scene(&Archive::detached());
     let _ = (
-        doc.info_rows(&built.found),
-        doc.info_json(&built.found),
+        doc.info(&built.found).rows(),
+        doc.info(&built.found).json(doc.error()),
         doc.stats(&built.found),
         doc.placements(&built.found).len(),
         doc.inspector(&built.found).map(|v| v.chunks.len()),

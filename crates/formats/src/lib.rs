@@ -15,6 +15,7 @@ pub use relicview_model::{findings, gallery, inspect, scene, texture, words};
 // The seam: what formats stand on. None of these names a format.
 pub mod assets;
 pub mod charset;
+pub mod info;
 pub mod kind;
 pub mod misnamed;
 pub mod records;
@@ -48,81 +49,13 @@ use crate::texture::Texels;
 pub use assets::{
     base_name, extension, file_name, stem, Assets, GameVariable, NoAssets, Resolution,
 };
+pub(crate) use info::summary_json;
+pub use info::{Info, InfoRow, Summary};
 pub use kind::{Capabilities, Kind};
 pub use relicview_model::placement::Placement;
 use serde::Serialize;
 use std::any::Any;
 use std::borrow::Cow;
-
-/// The summary `relicview info --json` prints: `fields`, with `"error"` added only when
-/// there is one (scripts test `"error" in result`; a successful file has no such key).
-pub(crate) fn summary_json(mut fields: serde_json::Value, error: Option<&ParseError>) -> String {
-    if let (Some(e), Some(map)) = (error, fields.as_object_mut()) {
-        map.insert(
-            "error".into(),
-            serde_json::json!({ "message": e.to_string(), "offset": e.offset, "path": e.path }),
-        );
-    }
-    fields.to_string()
-}
-
-/// One line of the info panel.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct InfoRow {
-    pub label: String,
-    pub value: String,
-    pub severity: Severity,
-    /// A colour the value describes, as CSS `#rrggbb` (the page shows a swatch).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub swatch: Option<String>,
-    /// Archive paths named in the value, in order (the page makes each a link that opens it).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
-    pub links: Vec<String>,
-    /// Pairs of those paths the page offers to compare: where several files answer to one
-    /// name, the one taken and each other candidate.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
-    pub compare: Vec<[String; 2]>,
-}
-
-impl InfoRow {
-    pub fn new(label: impl Into<String>, value: impl Into<String>) -> InfoRow {
-        InfoRow {
-            label: label.into(),
-            value: value.into(),
-            severity: Severity::Normal,
-            swatch: None,
-            links: Vec::new(),
-            compare: Vec::new(),
-        }
-    }
-    pub fn warning(label: impl Into<String>, value: impl Into<String>) -> InfoRow {
-        InfoRow {
-            severity: Severity::Warning,
-            ..InfoRow::new(label, value)
-        }
-    }
-    /// With a swatch of an RGB colour (0–1 each, as the file stores it; clamped).
-    pub fn with_swatch(mut self, rgb: [f32; 3]) -> InfoRow {
-        self.swatch = Some(crate::gallery::css_color(rgb));
-        self
-    }
-    pub fn with_links(mut self, links: Vec<String>) -> InfoRow {
-        self.links = links;
-        self
-    }
-    /// Where several files answer to one name: `taken` and the `others` are links (in that
-    /// order, as the value names them), and each other one can be compared with `taken`.
-    pub fn with_candidates(mut self, taken: &str, others: &[String]) -> InfoRow {
-        self.links.push(taken.to_string());
-        self.links.extend(others.iter().cloned());
-        self.compare
-            .extend(others.iter().map(|o| [taken.to_string(), o.clone()]));
-        self
-    }
-}
 
 /// Another file a document refers to, as written in it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -256,10 +189,11 @@ impl<'a> Described<'a> {
         self.document.inspector(self.found)
     }
     pub fn info_rows(&self) -> Vec<InfoRow> {
-        self.document.info_rows(self.found)
+        self.document.info(self.found).rows()
     }
+    /// `info --json`'s text: the summary, with the error that keeps the file from being shown.
     pub fn info_json(&self) -> String {
-        self.document.info_json(self.found)
+        self.document.info(self.found).json(self.error())
     }
     pub fn stats(&self) -> DocStats {
         self.document.stats(self.found)
@@ -401,11 +335,9 @@ pub trait Describe {
     /// The inspector's view, with what the scene's build `found` (absent for files opened
     /// only as another file's asset).
     fn inspector(&self, found: &Found) -> Option<Cow<'_, InspectorView>>;
-    /// The info panel, with what the scene's build `found`.
-    fn info_rows(&self, found: &Found) -> Vec<InfoRow>;
-    /// The summary `relicview info --json` prints, as JSON text, with what the scene's build
-    /// `found`.
-    fn info_json(&self, found: &Found) -> String;
+    /// What `info` says of the file, with what the scene's build `found`: one value, shown as
+    /// the info pane's rows and printed by `relicview info --json`.
+    fn info<'a>(&'a self, found: &'a Found) -> Box<dyn Info + 'a>;
     /// What texel (x, y) of the scene's texture `texture` is made of, in the format's words
     /// (a console page's halfword, its CLUT index and colour word), for the texture view's
     /// readout; empty where the texels are all there is. Asked with what `build_scene` found.

@@ -91,10 +91,31 @@ impl Document for MisnamedDocument {
 
 impl crate::Describe for MisnamedDocument {
     super::stored_inspector!();
-    fn info_rows(&self, _found: &crate::Found) -> Vec<InfoRow> {
+    fn info<'a>(&'a self, _found: &'a crate::Found) -> Box<dyn crate::Info + 'a> {
+        Box::new(MisnamedInfo {
+            format: "misnamed",
+            kind: self.kind,
+            bytes: self.bytes.len(),
+            error: self.error.as_ref(),
+        })
+    }
+}
+
+/// What `info` says of a misnamed file: its claimed kind, its size and why it is not one.
+#[derive(serde::Serialize)]
+struct MisnamedInfo<'a> {
+    format: &'static str,
+    kind: Kind,
+    bytes: usize,
+    #[serde(skip)]
+    error: Option<&'a ParseError>,
+}
+
+impl crate::Summary for MisnamedInfo<'_> {
+    fn rows(&self) -> Vec<InfoRow> {
         let mut rows = vec![
             InfoRow::new("format", self.kind.title()),
-            InfoRow::new("bytes", self.bytes.len().to_string()),
+            InfoRow::new("bytes", self.bytes.to_string()),
         ];
         rows.extend(
             self.error
@@ -102,12 +123,6 @@ impl crate::Describe for MisnamedDocument {
                 .map(|e| InfoRow::warning("error", e.to_string())),
         );
         rows
-    }
-    fn info_json(&self, _found: &crate::Found) -> String {
-        super::summary_json(
-            serde_json::json!({ "format": "misnamed", "kind": self.kind, "bytes": self.bytes.len() }),
-            self.error.as_ref(),
-        )
     }
 }
 
@@ -146,7 +161,7 @@ mod tests {
         assert_eq!(open("X.BIN", b"\x00\x01").kind(), Kind::UNKNOWN);
         assert!(open("X.BIN", b"\x00\x01").error().is_none());
         let info: serde_json::Value =
-            serde_json::from_str(&png.info_json(crate::Found::NOTHING)).unwrap();
+            serde_json::from_str(&crate::Described::alone(&*png).info_json()).unwrap();
         assert_eq!(
             (info["format"].as_str(), info["error"]["offset"].as_u64()),
             (Some("misnamed"), Some(0))

@@ -59,11 +59,29 @@ impl Document for BytesDocument {
 
 impl crate::Describe for BytesDocument {
     crate::stored_inspector!();
-    fn info_rows(&self, _found: &crate::Found) -> Vec<InfoRow> {
+    fn info<'a>(&'a self, _found: &'a crate::Found) -> Box<dyn crate::Info + 'a> {
+        Box::new(BytesInfo {
+            format: "bytes",
+            kind: self.kind,
+            bytes: self.bytes.len(),
+            text: self.text.is_some(),
+        })
+    }
+}
+
+/// What `info` says of a file shown as bytes: what it is, how long, whether it reads as text.
+#[derive(serde::Serialize)]
+struct BytesInfo {
+    format: &'static str,
+    kind: Kind,
+    bytes: usize,
+    text: bool,
+}
+
+impl crate::Summary for BytesInfo {
+    fn rows(&self) -> Vec<InfoRow> {
         let what = match self.kind {
-            Kind::UNKNOWN if self.text.is_some() => {
-                "text (not a format relicview reads)".to_string()
-            }
+            Kind::UNKNOWN if self.text => "text (not a format relicview reads)".to_string(),
             Kind::UNKNOWN => "unknown (not a format relicview reads): shown as bytes".to_string(),
             k => format!(
                 "{}: recognised, its reader is not written yet; shown as bytes",
@@ -72,10 +90,7 @@ impl crate::Describe for BytesDocument {
         };
         vec![
             InfoRow::new("format", what),
-            InfoRow::new("bytes", self.bytes.len().to_string()),
+            InfoRow::new("bytes", self.bytes.to_string()),
         ]
-    }
-    fn info_json(&self, _found: &crate::Found) -> String {
-        serde_json::json!({ "format": "bytes", "kind": self.kind, "bytes": self.bytes.len(), "text": self.text.is_some() }).to_string()
     }
 }

@@ -166,29 +166,15 @@ impl Document for ImageDocument {
 
 impl crate::Describe for ImageDocument {
     crate::stored_inspector!();
-    fn info_rows(&self, _found: &crate::Found) -> Vec<InfoRow> {
-        let mut rows = vec![
-            InfoRow::new("format", self.image_format()),
-            InfoRow::new("bytes", self.bytes.len().to_string()),
-        ];
-        if let Some(t) = &self.texels {
-            rows.push(InfoRow::new(
-                "size",
-                format!("{} × {} texels", t.width, t.height),
-            ));
-        }
-        rows
-    }
-    fn info_json(&self, _found: &crate::Found) -> String {
-        let fields = serde_json::json!({
-            "format": "image",
-            "kind": crate::common::image::IMAGE,
-            "decoder": self.decoder,
-            "bytes": self.bytes.len(),
-            "width": self.texels.as_ref().map(|t| t.width),
-            "height": self.texels.as_ref().map(|t| t.height),
-        });
-        crate::summary_json(fields, self.error.as_ref())
+    fn info<'a>(&'a self, _found: &'a crate::Found) -> Box<dyn crate::Info + 'a> {
+        Box::new(ImageInfo {
+            format: "image",
+            kind: IMAGE,
+            decoder: self.decoder,
+            bytes: self.bytes.len(),
+            width: self.texels.as_ref().map(|t| t.width),
+            height: self.texels.as_ref().map(|t| t.height),
+        })
     }
 }
 
@@ -236,6 +222,33 @@ impl ImageDocument {
             },
         );
         Some(scene)
+    }
+}
+
+/// What `info` says of a picture: its decoder, size and dimensions.
+#[derive(serde::Serialize)]
+struct ImageInfo {
+    format: &'static str,
+    kind: Kind,
+    decoder: &'static str,
+    bytes: usize,
+    width: Option<u32>,
+    height: Option<u32>,
+}
+
+impl crate::Summary for ImageInfo {
+    fn rows(&self) -> Vec<InfoRow> {
+        let mut rows = vec![
+            InfoRow::new(
+                "format",
+                format!("{} image", self.decoder.to_ascii_uppercase()),
+            ),
+            InfoRow::new("bytes", self.bytes.to_string()),
+        ];
+        if let (Some(w), Some(h)) = (self.width, self.height) {
+            rows.push(InfoRow::new("size", format!("{w} × {h} texels")));
+        }
+        rows
     }
 }
 

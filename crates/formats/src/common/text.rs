@@ -117,30 +117,38 @@ impl Document for TextDocument {
 
 impl crate::Describe for TextDocument {
     crate::stored_inspector!();
-    fn info_rows(&self, _found: &crate::Found) -> Vec<InfoRow> {
+    fn info<'a>(&'a self, _found: &'a crate::Found) -> Box<dyn crate::Info + 'a> {
+        Box::new(TextInfo {
+            format: "text",
+            kind: self.kind,
+            bytes: self.bytes.len(),
+            lines: self.lines,
+        })
+    }
+}
+
+/// What `info` says of a text file: its kind, size and lines.
+#[derive(serde::Serialize)]
+struct TextInfo {
+    format: &'static str,
+    kind: Kind,
+    bytes: usize,
+    lines: usize,
+}
+
+impl crate::Summary for TextInfo {
+    fn rows(&self) -> Vec<InfoRow> {
         let mut rows = vec![
             InfoRow::new("format", self.kind.title()),
-            InfoRow::new(
-                "bytes",
-                format!("{} · {} lines", self.bytes.len(), self.lines),
-            ),
+            InfoRow::new("bytes", format!("{} · {} lines", self.bytes, self.lines)),
         ];
-        if self.kind == crate::common::text::VIZ2 || self.kind == crate::common::text::VMF2 {
+        if self.kind == VIZ2 || self.kind == VMF2 {
             rows.push(InfoRow::new(
                 "reader",
                 "the text twin of DIV-BIZ2: shown as text, not parsed into a model yet",
             ));
         }
         rows
-    }
-    fn info_json(&self, _found: &crate::Found) -> String {
-        let fields = serde_json::json!({
-            "format": "text",
-            "kind": self.kind,
-            "bytes": self.bytes.len(),
-            "lines": self.lines,
-        });
-        crate::summary_json(fields, self.error.as_ref())
     }
 }
 

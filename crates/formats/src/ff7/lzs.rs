@@ -520,25 +520,50 @@ impl Document for LzsDocument {
 
 impl crate::Describe for LzsDocument {
     crate::stored_inspector!();
-    fn info_rows(&self, _found: &crate::Found) -> Vec<InfoRow> {
+    fn info<'a>(&'a self, _found: &'a crate::Found) -> Box<dyn crate::Info + 'a> {
+        Box::new(LzsInfo {
+            format: "lzs",
+            kind: self.kind,
+            bytes: self.file.len(),
+            decompressed_bytes: self.decoded.len(),
+            diagnostics: &self.diagnostics,
+            decoded: &self.decoded,
+        })
+    }
+}
+
+/// What `info` says of an LZS file: both sizes, its warnings, and its start where it reads as
+/// text.
+#[derive(serde::Serialize)]
+struct LzsInfo<'a> {
+    format: &'static str,
+    kind: Kind,
+    bytes: usize,
+    decompressed_bytes: usize,
+    diagnostics: &'a [Diagnostic],
+    #[serde(skip)]
+    decoded: &'a [u8],
+}
+
+impl crate::Summary for LzsInfo<'_> {
+    fn rows(&self) -> Vec<InfoRow> {
         let mut rows = vec![
             InfoRow::new("format", self.kind.title()),
             InfoRow::new(
                 "bytes",
                 format!(
                     "{} compressed · {} decompressed ({:.2}×)",
-                    self.file.len(),
-                    self.decoded.len(),
-                    self.decoded.len() as f64 / self.file.len().max(1) as f64
+                    self.bytes,
+                    self.decompressed_bytes,
+                    self.decompressed_bytes as f64 / self.bytes.max(1) as f64
                 ),
             ),
         ];
-        if !self.decoded.is_empty()
-            && looks_like_text(&self.decoded[..self.decoded.len().min(4096)])
-        {
+        let decoded = self.decoded;
+        if !decoded.is_empty() && looks_like_text(&decoded[..decoded.len().min(4096)]) {
             rows.push(InfoRow::new(
                 "decompressed text",
-                decode_text(&self.decoded[..self.decoded.len().min(200)]),
+                decode_text(&decoded[..decoded.len().min(200)]),
             ));
         }
         rows.extend(
@@ -547,16 +572,6 @@ impl crate::Describe for LzsDocument {
                 .map(|d| InfoRow::warning(format!("warning @{}", d.offset), d.message.clone())),
         );
         rows
-    }
-    fn info_json(&self, _found: &crate::Found) -> String {
-        let fields = serde_json::json!({
-            "format": "lzs",
-            "kind": self.kind,
-            "bytes": self.file.len(),
-            "decompressed_bytes": self.decoded.len(),
-            "diagnostics": self.diagnostics,
-        });
-        crate::summary_json(fields, self.error.as_ref())
     }
 }
 

@@ -21,7 +21,7 @@ fn a_world_opened_alone_says_its_models_were_not_looked_for() {
     let doc = world::open("W.MAP", text.clone(), world::MAP, Purpose::Show);
     let built = doc.build_scene(&NoAssets);
     assert_eq!(built.scene.map_or(0, |s| s.triangle_count(0)), 0);
-    let rows = doc.info_rows(&built.found);
+    let rows = doc.info(&built.found).rows();
     let models = rows
         .iter()
         .find(|r| r.label == "models")

@@ -310,8 +310,39 @@ fn container_cut(stored: &Stored) -> String {
     format!("cut short: the LZS container ends at byte {} of the {declared} its header says, which decompress to {} bytes", stored.file.len(), stored.bytes().len())
 }
 
+/// What `info` says of a field model file: its container, each model's counts and face,
+/// its textures, and what was found reading it and building its scene.
 #[derive(Serialize)]
-struct ModelJson {
+struct BsxInfo<'a> {
+    format: &'static str,
+    #[serde(skip)]
+    kind: Kind,
+    compressed: bool,
+    models: Vec<ModelInfo>,
+    triangles: usize,
+    /// Whether the file is a character's .BCX (its one model is the character).
+    #[serde(skip)]
+    bcx: bool,
+    bytes: usize,
+    decompressed_bytes: usize,
+    /// The VRAM rectangles of the file's textures (0 where it has no texture section).
+    textures: usize,
+    #[serde(skip)]
+    has_textures: bool,
+    diagnostics: &'a [Diagnostic],
+    diagnostics_dropped: usize,
+    /// The damage, where the file is damaged (what lies wholly inside is shown).
+    #[serde(skip)]
+    damage: Option<&'a ParseError>,
+    /// The rows naming the other files the scene's build used (FIELD.BIN, FIELD.TDB, a BCX).
+    #[serde(skip)]
+    links: &'a [InfoRow],
+    #[serde(skip)]
+    stored: &'a Stored,
+}
+
+#[derive(Serialize)]
+struct ModelInfo {
     bones: usize,
     parts: usize,
     animations: usize,
@@ -320,9 +351,67 @@ struct ModelJson {
     scale: u16,
     /// 1..9: a playable character whose skeleton and parts are in its BCX.
     character: u8,
+    /// The character the record itself names (a BCX's names none: 0).
+    #[serde(skip)]
+    global_id: u8,
     /// The face the record's byte 0 names: its FIELD.TDB images as the model loads.
     #[serde(skip_serializing_if = "Option::is_none")]
     face: Option<FaceJson>,
+}
+
+impl crate::Summary for BsxInfo<'_> {
+    fn rows(&self) -> Vec<InfoRow> {
+        let mut rows = vec![
+            InfoRow::new("format", self.kind.title()),
+            self.stored.bytes_row(),
+        ];
+        if let Some(e) = self.damage {
+            rows.insert(
+                0,
+                InfoRow::warning(
+                    "damaged",
+                    format!("{}; what lies wholly inside is shown", e.message),
+                ),
+            );
+        }
+        for (k, m) in self.models.iter().enumerate() {
+            let own = format!(
+                "{} · {} · {} · {}",
+                count_len(m.bones, "bone"),
+                count_len(m.parts, "part"),
+                count_len(m.animations, "animation"),
+                count_len(m.triangles, "triangle")
+            );
+            let value = match super::character_file(m.global_id) {
+                Some(bcx) => format!("character {} ({bcx} brings its skeleton, parts and first animations) · this record adds {own}", m.global_id),
+                None => own,
+            };
+            let label = if self.bcx {
+                "character".to_string()
+            } else {
+                format!("model {k}")
+            };
+            rows.push(InfoRow::new(label, value));
+        }
+        if self.has_textures {
+            let t = self.textures;
+            rows.push(InfoRow::new("textures", format!("{t} VRAM rectangles")));
+        }
+        rows.extend(self.links.iter().cloned());
+        rows.extend(self.diagnostics.iter().map(|d| {
+            InfoRow::warning(
+                format!("warning @{}", d.offset),
+                format!("{}: {}", d.path, d.message),
+            )
+        }));
+        if self.diagnostics_dropped > 0 {
+            rows.push(InfoRow::warning(
+                "more warnings",
+                format!("{} not listed", self.diagnostics_dropped),
+            ));
+        }
+        rows
+    }
 }
 
 #[derive(Serialize)]
@@ -559,75 +648,14 @@ impl crate::Describe for BsxDocument {
         }
         Some(Cow::Owned(view))
     }
-    fn info_rows(&self, found: &crate::Found) -> Vec<InfoRow> {
+    fn info<'a>(&'a self, found: &'a crate::Found) -> Box<dyn crate::Info + 'a> {
         let found = found.own::<SceneFound>();
-        let diagnostics = found.map_or(&self.diagnostics, |f| &f.diagnostics);
-        let mut rows = vec![
-            InfoRow::new("format", self.kind.title()),
-            self.stored.bytes_row(),
-        ];
-        if let (true, Some(e)) = (self.damaged, &self.error) {
-            rows.insert(
-                0,
-                InfoRow::warning(
-                    "damaged",
-                    format!("{}; what lies wholly inside is shown", e.message),
-                ),
-            );
-        }
-        if let Some(f) = &self.parsed {
-            for (k, m) in f.models.iter().enumerate() {
-                let own = format!(
-                    "{} · {} · {} · {}",
-                    count_len(m.bones.len(), "bone"),
-                    count_len(m.parts.len(), "part"),
-                    count_len(m.animations.len(), "animation"),
-                    count_len(f.triangles(m), "triangle")
-                );
-                let value = match super::character_file(m.global_id) {
-                    Some(bcx) => format!("character {} ({bcx} brings its skeleton, parts and first animations) · this record adds {own}", m.global_id),
-                    None => own,
-                };
-                rows.push(InfoRow::new(
-                    if f.bcx.is_some() {
-                        "character".to_string()
-                    } else {
-                        format!("model {k}")
-                    },
-                    value,
-                ));
-            }
-            if let Some(t) = &f.textures {
-                rows.push(InfoRow::new(
-                    "textures",
-                    format!("{} VRAM rectangles", t.rects.len()),
-                ));
-            }
-        }
-        rows.extend(found.iter().flat_map(|f| f.links.iter().cloned()));
-        rows.extend(diagnostics.iter().map(|d| {
-            InfoRow::warning(
-                format!("warning @{}", d.offset),
-                format!("{}: {}", d.path, d.message),
-            )
-        }));
-        if diagnostics.dropped > 0 {
-            rows.push(InfoRow::warning(
-                "more warnings",
-                format!("{} not listed", diagnostics.dropped),
-            ));
-        }
-        rows
-    }
-    fn info_json(&self, found: &crate::Found) -> String {
-        let found = found.own::<SceneFound>();
-        let diagnostics = found.map_or(&self.diagnostics, |f| &f.diagnostics);
         let faces: &[Option<Face>] = found.map_or(&[], |f| &f.faces);
-        let models: Vec<ModelJson> = self
+        let models: Vec<ModelInfo> = self
             .parsed
             .iter()
             .flat_map(|f| {
-                f.models.iter().enumerate().map(move |(k, m)| ModelJson {
+                f.models.iter().enumerate().map(move |(k, m)| ModelInfo {
                     bones: m.bones.len(),
                     parts: m.parts.len(),
                     animations: m.animations.len(),
@@ -636,23 +664,30 @@ impl crate::Describe for BsxDocument {
                     scale: m.scale,
                     // A BCX's own record names no character: its file name does.
                     character: self.character().unwrap_or(m.global_id),
+                    global_id: m.global_id,
                     face: faces.get(k).copied().flatten().as_ref().map(FaceJson::from),
                 })
             })
             .collect();
-        let triangles: usize = models.iter().map(|m| m.triangles).sum();
-        let fields = serde_json::json!({
-            "format": self.kind.as_str(),
-            "compressed": self.stored.compressed,
-            "models": models,
-            "triangles": triangles,
-            "bytes": self.stored.file.len(),
-            "decompressed_bytes": self.stored.bytes().len(),
-            "textures": self.parsed.as_ref().and_then(|f| f.textures.as_ref()).map_or(0, |t| t.rects.len()),
-            "diagnostics": diagnostics.kept,
-            "diagnostics_dropped": diagnostics.dropped,
-        });
-        crate::summary_json(fields, self.error.as_ref())
+        let textures = self.parsed.as_ref().and_then(|f| f.textures.as_ref());
+        let diagnostics = found.map_or(&self.diagnostics, |f| &f.diagnostics);
+        Box::new(BsxInfo {
+            format: self.kind.as_str(),
+            kind: self.kind,
+            compressed: self.stored.compressed,
+            triangles: models.iter().map(|m| m.triangles).sum(),
+            models,
+            bcx: self.parsed.as_ref().is_some_and(|f| f.bcx.is_some()),
+            bytes: self.stored.file.len(),
+            decompressed_bytes: self.stored.bytes().len(),
+            textures: textures.map_or(0, |t| t.rects.len()),
+            has_textures: textures.is_some(),
+            diagnostics: &diagnostics.kept,
+            diagnostics_dropped: diagnostics.dropped,
+            damage: self.error.as_ref().filter(|_| self.damaged),
+            links: found.map_or(&[], |f| &f.links),
+            stored: &self.stored,
+        })
     }
     fn texel_source(
         &self,

@@ -330,19 +330,59 @@ impl Document for FieldBinDocument {
 
 impl crate::Describe for FieldBinDocument {
     crate::stored_inspector!();
-    fn info_rows(&self, _found: &crate::Found) -> Vec<InfoRow> {
-        let mut rows = vec![InfoRow::new("format", self.kind.title())];
-        rows.push(InfoRow::new("bytes", match self.packing {
-            Some(Packing::Gzip { header: true, unknown }) => format!("{} stored: an 8-byte header (u32 {MODULE_LEN} unpacked bytes, u32 {unknown:#x} not known) and a gzip stream · {} unpacked", self.file.len(), self.module().len()),
-            Some(Packing::Gzip { header: false, .. }) => format!("{} stored as a gzip stream · {} unpacked", self.file.len(), self.module().len()),
-            _ => format!("{} (the unpacked module)", self.file.len()),
-        }));
-        if let Some(t) = &self.tables {
+    fn info<'a>(&'a self, _found: &'a crate::Found) -> Box<dyn crate::Info + 'a> {
+        Box::new(FieldBinInfo {
+            format: "field-bin",
+            kind: self.kind,
+            compressed: matches!(self.packing, Some(Packing::Gzip { .. })),
+            packing: self.packing,
+            bytes: self.file.len(),
+            unpacked_bytes: self.module().len(),
+            read: self.tables.is_some(),
+            normals: self.tables.as_ref().map_or(0, |_| NORMALS.entries),
+            faces: self.tables.as_ref().map_or(0, |t| t.eyes.len()),
+            error: self.error.as_ref(),
+        })
+    }
+}
+
+/// What `info` says of FIELD.BIN: how it was stored, and where the tables models use are.
+#[derive(serde::Serialize)]
+struct FieldBinInfo<'a> {
+    format: &'static str,
+    #[serde(skip)]
+    kind: Kind,
+    compressed: bool,
+    #[serde(skip)]
+    packing: Option<Packing>,
+    bytes: usize,
+    unpacked_bytes: usize,
+    /// Whether the tables were read (the counts are 0 when not).
+    #[serde(skip)]
+    read: bool,
+    normals: usize,
+    faces: usize,
+    #[serde(skip)]
+    error: Option<&'a ParseError>,
+}
+
+impl crate::Summary for FieldBinInfo<'_> {
+    fn rows(&self) -> Vec<InfoRow> {
+        let (bytes, unpacked) = (self.bytes, self.unpacked_bytes);
+        let mut rows = vec![
+            InfoRow::new("format", self.kind.title()),
+            InfoRow::new("bytes", match self.packing {
+                Some(Packing::Gzip { header: true, unknown }) => format!("{bytes} stored: an 8-byte header (u32 {MODULE_LEN} unpacked bytes, u32 {unknown:#x} not known) and a gzip stream · {unpacked} unpacked"),
+                Some(Packing::Gzip { header: false, .. }) => format!("{bytes} stored as a gzip stream · {unpacked} unpacked"),
+                _ => format!("{bytes} (the unpacked module)"),
+            }),
+        ];
+        if self.read {
             rows.push(InfoRow::new(
                 "normals",
                 format!(
                     "{} unit vectors at {:#x} (RAM {:#010x}): polygons are lit by them",
-                    NORMALS.entries,
+                    self.normals,
                     NORMALS.at,
                     NORMALS.ram()
                 ),
@@ -358,9 +398,7 @@ impl crate::Describe for FieldBinDocument {
                 "faces",
                 format!(
                     "{} faces: eye images at {:#x}, mouth images at {:#x}",
-                    t.eyes.len(),
-                    EYES.at,
-                    MOUTHS.at
+                    self.faces, EYES.at, MOUTHS.at
                 ),
             ));
         }
@@ -370,17 +408,6 @@ impl crate::Describe for FieldBinDocument {
                 .map(|e| InfoRow::warning("error", e.to_string())),
         );
         rows
-    }
-    fn info_json(&self, _found: &crate::Found) -> String {
-        let fields = serde_json::json!({
-            "format": "field-bin",
-            "compressed": matches!(self.packing, Some(Packing::Gzip { .. })),
-            "bytes": self.file.len(),
-            "unpacked_bytes": self.module().len(),
-            "normals": self.tables.as_ref().map_or(0, |_| NORMALS.entries),
-            "faces": self.tables.as_ref().map_or(0, |t| t.eyes.len()),
-        });
-        crate::summary_json(fields, self.error.as_ref())
     }
 }
 

@@ -184,33 +184,56 @@ impl crate::Describe for TdbDocument {
     fn image_planes(&self) -> Vec<TexelPlane> {
         self.overview.as_ref().map_or(Vec::new(), |o| o.1.clone())
     }
-    fn info_rows(&self, _found: &crate::Found) -> Vec<InfoRow> {
+    fn info<'a>(&'a self, _found: &'a crate::Found) -> Box<dyn crate::Info + 'a> {
+        Box::new(TdbInfo {
+            format: "tdb",
+            kind: self.kind,
+            compressed: self.stored.compressed,
+            read: self.parsed.is_some(),
+            images: self.parsed.as_ref().map_or(0, |t| t.image_count),
+            palettes: self.parsed.as_ref().map_or(0, |t| t.palette_count),
+            bytes: self.stored.file.len(),
+            decompressed_bytes: self.stored.bytes().len(),
+            stored: &self.stored,
+        })
+    }
+}
+
+/// What `info` says of FIELD.TDB: its container and how many face images and palettes.
+#[derive(serde::Serialize)]
+struct TdbInfo<'a> {
+    format: &'static str,
+    #[serde(skip)]
+    kind: Kind,
+    compressed: bool,
+    /// Whether the table was read (the counts are 0 when not).
+    #[serde(skip)]
+    read: bool,
+    images: u16,
+    palettes: u16,
+    bytes: usize,
+    decompressed_bytes: usize,
+    #[serde(skip)]
+    stored: &'a Stored,
+}
+
+impl crate::Summary for TdbInfo<'_> {
+    fn rows(&self) -> Vec<InfoRow> {
         let mut rows = vec![
             InfoRow::new("format", self.kind.title()),
             self.stored.bytes_row(),
         ];
         rows.extend(self.stored.header_rows());
-        if let Some(t) = &self.parsed {
+        if self.read {
             rows.push(InfoRow::new(
                 "images",
-                format!("{} eyes and mouths, 32 × 32 at 4 bits", t.image_count),
+                format!("{} eyes and mouths, 32 × 32 at 4 bits", self.images),
             ));
             rows.push(InfoRow::new(
                 "palettes",
-                format!("{}, one per face", t.palette_count),
+                format!("{}, one per face", self.palettes),
             ));
         }
         rows
-    }
-    fn info_json(&self, _found: &crate::Found) -> String {
-        let fields = serde_json::json!({
-            "format": "tdb",
-            "compressed": self.stored.compressed,
-            "images": self.parsed.as_ref().map_or(0, |t| t.image_count),
-            "palettes": self.parsed.as_ref().map_or(0, |t| t.palette_count),
-            "bytes": self.stored.file.len(),
-            "decompressed_bytes": self.stored.bytes().len(),
-        });
-        crate::summary_json(fields, self.error.as_ref())
     }
 }

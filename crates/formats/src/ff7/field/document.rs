@@ -681,28 +681,6 @@ impl SceneFound {
 }
 
 impl DatDocument {
-    /// Where the init pass stopped, with the game state `state`: each actor's init that did.
-    fn init_rows(&self, d: &DatFile, state: &[crate::GameVariable], rows: &mut Vec<InfoRow>) {
-        if let Some(pass) = init_pass(d, self.stored.bytes(), state) {
-            let names: Vec<String> = d.script.as_ref().map_or(Vec::new(), |s| {
-                s.actors
-                    .iter()
-                    .enumerate()
-                    .map(|(k, (_, n))| actor_label(n, k))
-                    .collect()
-            });
-            for (a, at, why) in &pass.stopped {
-                rows.push(InfoRow::warning(
-                    "init stopped",
-                    format!(
-                        "{}'s init at byte {at}: {why}; the scene shows what it did until then",
-                        names.get(*a).map_or("an actor", |n| n.as_str())
-                    ),
-                ));
-            }
-        }
-    }
-
     /// The scene with every variable 0 but those the archive's game state sets, and what
     /// building it found.
     fn scene(&self, assets: &dyn crate::Assets) -> Option<(crate::scene::Scene, SceneFound)> {
@@ -979,16 +957,61 @@ impl Document for DatDocument {
 
 impl crate::Describe for DatDocument {
     crate::stored_inspector!();
-    fn info_rows(&self, found: &crate::Found) -> Vec<InfoRow> {
+    fn info<'a>(&'a self, found: &'a crate::Found) -> Box<dyn crate::Info + 'a> {
         let built = found.own::<SceneFound>().unwrap_or(&NOT_BUILT);
+        let parsed = self.parsed.as_ref();
+        Box::new(DatInfo {
+            kind: self.kind,
+            stored: &self.stored,
+            parsed,
+            pass: parsed.and_then(|d| init_pass(d, self.stored.bytes(), &built.state)),
+            built,
+        })
+    }
+}
+
+/// Where the init pass stopped: each actor's init that did.
+fn init_rows(d: &DatFile, pass: Option<&init::InitPass>, rows: &mut Vec<InfoRow>) {
+    let Some(pass) = pass else { return };
+    let names: Vec<String> = d.script.as_ref().map_or(Vec::new(), |s| {
+        s.actors
+            .iter()
+            .enumerate()
+            .map(|(k, (_, n))| actor_label(n, k))
+            .collect()
+    });
+    for (a, at, why) in &pass.stopped {
+        rows.push(InfoRow::warning(
+            "init stopped",
+            format!(
+                "{}'s init at byte {at}: {why}; the scene shows what it did until then",
+                names.get(*a).map_or("an actor", |n| n.as_str())
+            ),
+        ));
+    }
+}
+/// What `info` says of a field's .DAT: its container, its script, walkmesh, gateways and
+/// model slots, the init pass run with the state the scene was built with (once, for both
+/// the rows and the JSON), and what the scene's build found.
+struct DatInfo<'a> {
+    kind: Kind,
+    stored: &'a Stored,
+    parsed: Option<&'a DatFile>,
+    pass: Option<init::InitPass>,
+    built: &'a SceneFound,
+}
+
+impl crate::Info for DatInfo<'_> {
+    fn rows(&self) -> Vec<InfoRow> {
+        let built = self.built;
         let mut rows = vec![
             InfoRow::new("format", self.kind.title()),
             InfoRow::new("bytes", self.stored.bytes().len().to_string()),
         ];
         rows.extend(self.stored.header_rows());
-        let Some(d) = &self.parsed else { return rows };
+        let Some(d) = self.parsed else { return rows };
         script_summary_rows(d, &mut rows);
-        self.init_rows(d, &built.state, &mut rows);
+        init_rows(d, self.pass.as_ref(), &mut rows);
         if let Ok(w) = &d.walkmesh {
             rows.push(InfoRow::new(
                 "walkmesh",
@@ -1016,10 +1039,10 @@ impl crate::Describe for DatDocument {
         }
         rows
     }
-    fn info_json(&self, found: &crate::Found) -> String {
-        let built = found.own::<SceneFound>().unwrap_or(&NOT_BUILT);
-        let field = self.parsed.as_ref().map(|d| {
-            let mut json = field_json(d, self.stored.bytes(), &built.state);
+    fn json(&self, error: Option<&ParseError>) -> String {
+        let built = self.built;
+        let field = self.parsed.map(|d| {
+            let mut json = field_json(d, self.pass.as_ref(), &built.state);
             json["map"] = serde_json::json!(built.ways_in.map);
             json["entrances"] = built.ways_in.entrances.iter().map(|w| serde_json::json!({"from": w.from, "via": w.via.word(), "position": w.position, "triangle": w.triangle, "direction": w.direction})).collect();
             json
@@ -1031,7 +1054,7 @@ impl crate::Describe for DatDocument {
             "compressed": self.stored.compressed,
             "field": field,
         });
-        crate::summary_json(fields, self.error.as_ref())
+        crate::summary_json(fields, error)
     }
 }
 
@@ -1058,9 +1081,12 @@ fn memory(state: &[crate::GameVariable]) -> init::Memory {
 /// model where the init pass puts it (every variable 0 but those `state` sets), the
 /// conditions it tested, the walkmesh's size and bounds, the camera, the gateways; in the
 /// field's own units and axes.
-fn field_json(d: &DatFile, bytes: &[u8], state: &[crate::GameVariable]) -> serde_json::Value {
+fn field_json(
+    d: &DatFile,
+    pass: Option<&init::InitPass>,
+    state: &[crate::GameVariable],
+) -> serde_json::Value {
     let script = d.script.as_ref().ok();
-    let pass = init_pass(d, bytes, state);
     let name_of = |k: usize| {
         script
             .map(|s| actor_label(&s.actors[k].1, k))

@@ -306,37 +306,87 @@ impl crate::Describe for MimDocument {
             .as_ref()
             .map_or(Vec::new(), |o| o.planes.clone())
     }
-    fn info_rows(&self, _found: &crate::Found) -> Vec<InfoRow> {
+    fn info<'a>(&'a self, _found: &'a crate::Found) -> Box<dyn crate::Info + 'a> {
+        let m = self.parsed.as_ref();
+        let images = m.map_or(Vec::new(), |m| {
+            m.images()
+                .iter()
+                .map(|b| MimImage {
+                    x: b.x,
+                    y: b.y,
+                    width: 2 * b.width as usize,
+                    height: b.height,
+                })
+                .collect()
+        });
+        Box::new(MimInfo {
+            format: "mim",
+            kind: self.kind,
+            compressed: self.stored.compressed,
+            read: m.is_some(),
+            palettes: m.map_or(0, MimFile::palette_count),
+            images,
+            bytes: self.stored.file.len(),
+            decompressed_bytes: self.stored.bytes().len(),
+            stored: &self.stored,
+        })
+    }
+}
+
+/// What `info` says of a .MIM: its container, its palettes and where each image loads.
+#[derive(serde::Serialize)]
+struct MimInfo<'a> {
+    format: &'static str,
+    #[serde(skip)]
+    kind: Kind,
+    compressed: bool,
+    /// Whether the blocks were read (no palettes or images when not).
+    #[serde(skip)]
+    read: bool,
+    palettes: usize,
+    images: Vec<MimImage>,
+    bytes: usize,
+    decompressed_bytes: usize,
+    #[serde(skip)]
+    stored: &'a Stored,
+}
+
+/// An image block: where it loads in VRAM (halfwords, lines) and its size in 8-bit texels.
+#[derive(serde::Serialize)]
+struct MimImage {
+    x: u16,
+    y: u16,
+    width: usize,
+    height: u16,
+}
+
+impl crate::Summary for MimInfo<'_> {
+    fn rows(&self) -> Vec<InfoRow> {
         let mut rows = vec![
             InfoRow::new("format", self.kind.title()),
             self.stored.bytes_row(),
         ];
         rows.extend(self.stored.header_rows());
-        if let Some(m) = &self.parsed {
+        if !self.read {
+            return rows;
+        }
+        rows.push(InfoRow::new(
+            "palettes",
+            format!("{} of 256 colours", self.palettes),
+        ));
+        for (k, i) in self.images.iter().enumerate() {
             rows.push(InfoRow::new(
-                "palettes",
-                format!("{} of 256 colours", m.palette_count()),
-            ));
-            for (k, b) in m.images().iter().enumerate() {
-                rows.push(InfoRow::new(format!("image {}", k + 1), summary(k + 1, b)));
-            }
-            rows.push(InfoRow::new(
-                "placed by",
-                "the field's .DAT (its tile map): open it to see the background composed",
+                format!("image {}", k + 1),
+                format!(
+                    "{} × {} texels at 8 bits, loaded at ({}, {})",
+                    i.width, i.height, i.x, i.y
+                ),
             ));
         }
+        rows.push(InfoRow::new(
+            "placed by",
+            "the field's .DAT (its tile map): open it to see the background composed",
+        ));
         rows
-    }
-    fn info_json(&self, _found: &crate::Found) -> String {
-        let images: Vec<serde_json::Value> = self.parsed.as_ref().map_or(Vec::new(), |m| m.images().iter().map(|b| serde_json::json!({"x": b.x, "y": b.y, "width": 2 * b.width as usize, "height": b.height})).collect());
-        let fields = serde_json::json!({
-            "format": "mim",
-            "compressed": self.stored.compressed,
-            "palettes": self.parsed.as_ref().map_or(0, |m| m.palette_count()),
-            "images": images,
-            "bytes": self.stored.file.len(),
-            "decompressed_bytes": self.stored.bytes().len(),
-        });
-        crate::summary_json(fields, self.error.as_ref())
     }
 }

@@ -278,60 +278,19 @@ impl crate::Describe for TimDocument {
     fn image_planes(&self) -> Vec<TexelPlane> {
         self.picture.as_ref().map_or(Vec::new(), |p| p.1.clone())
     }
-    fn info_rows(&self, _found: &crate::Found) -> Vec<InfoRow> {
-        let mut rows = vec![
-            InfoRow::new("format", self.kind.title()),
-            InfoRow::new("bytes", self.bytes.len().to_string()),
-        ];
-        if let Some(t) = &self.parsed {
-            rows.push(InfoRow::new(
-                "size",
-                format!(
-                    "{} × {} texels at {} bits",
-                    t.width(),
-                    t.height(),
-                    t.depth.bits()
-                ),
-            ));
-            rows.push(InfoRow::new(
-                "in VRAM",
-                format!(
-                    "({}, {}), {} × {} halfwords",
-                    t.image.x, t.image.y, t.image.width, t.image.height
-                ),
-            ));
-            match &t.clut {
-                Some(c) => rows.push(InfoRow::new(
-                    "CLUT",
-                    format!(
-                        "{} of {} at VRAM ({}, {}); drawn with the first",
-                        count(c.height, "palette row"),
-                        count(c.width, "colour"),
-                        c.x,
-                        c.y
-                    ),
-                )),
-                None if t.depth.bits() <= 8 => rows.push(InfoRow::warning(
-                    "CLUT",
-                    "none: the indices are drawn as greys",
-                )),
-                None => {}
-            }
-        }
-        rows
-    }
-    fn info_json(&self, _found: &crate::Found) -> String {
+    fn info<'a>(&'a self, _found: &'a crate::Found) -> Box<dyn crate::Info + 'a> {
         let t = self.parsed.as_ref();
-        let fields = serde_json::json!({
-            "format": "tim",
-            "kind": self.kind,
-            "bytes": self.bytes.len(),
-            "width": t.map(TimFile::width),
-            "height": t.map(TimFile::height),
-            "bpp": t.map(|t| t.depth.bits()),
-            "cluts": t.map(TimFile::cluts),
-        });
-        crate::summary_json(fields, self.error.as_ref())
+        Box::new(TimInfo {
+            format: "tim",
+            kind: self.kind,
+            bytes: self.bytes.len(),
+            width: t.map(TimFile::width),
+            height: t.map(TimFile::height),
+            bpp: t.map(|t| t.depth.bits()),
+            cluts: t.map(TimFile::cluts),
+            image: t.map(|t| &t.image),
+            clut: t.and_then(|t| t.clut.as_ref()),
+        })
     }
     fn stats(&self, _found: &crate::Found) -> DocStats {
         let Some(t) = &self.parsed else {
@@ -351,5 +310,64 @@ impl crate::Describe for TimDocument {
             diagnostics: self.diagnostics.len() + self.diagnostics_dropped,
             ..Default::default()
         }
+    }
+}
+
+/// What `info` says of a TIM: its size and depth, and where its blocks load in VRAM.
+#[derive(serde::Serialize)]
+struct TimInfo<'a> {
+    format: &'static str,
+    kind: Kind,
+    bytes: usize,
+    width: Option<u32>,
+    height: Option<u32>,
+    bpp: Option<u32>,
+    cluts: Option<u32>,
+    #[serde(skip)]
+    image: Option<&'a Block>,
+    #[serde(skip)]
+    clut: Option<&'a Block>,
+}
+
+impl crate::Summary for TimInfo<'_> {
+    fn rows(&self) -> Vec<InfoRow> {
+        let mut rows = vec![
+            InfoRow::new("format", self.kind.title()),
+            InfoRow::new("bytes", self.bytes.to_string()),
+        ];
+        let (Some(image), Some(w), Some(h), Some(bits)) =
+            (self.image, self.width, self.height, self.bpp)
+        else {
+            return rows;
+        };
+        rows.push(InfoRow::new(
+            "size",
+            format!("{w} × {h} texels at {bits} bits"),
+        ));
+        rows.push(InfoRow::new(
+            "in VRAM",
+            format!(
+                "({}, {}), {} × {} halfwords",
+                image.x, image.y, image.width, image.height
+            ),
+        ));
+        match self.clut {
+            Some(c) => rows.push(InfoRow::new(
+                "CLUT",
+                format!(
+                    "{} of {} at VRAM ({}, {}); drawn with the first",
+                    count(c.height, "palette row"),
+                    count(c.width, "colour"),
+                    c.x,
+                    c.y
+                ),
+            )),
+            None if bits <= 8 => rows.push(InfoRow::warning(
+                "CLUT",
+                "none: the indices are drawn as greys",
+            )),
+            None => {}
+        }
+        rows
     }
 }

@@ -364,14 +364,21 @@ impl Document for Biz2Document {
     }
 }
 
-impl crate::Describe for Biz2Document {
-    crate::stored_inspector!();
-    fn info_rows(&self, found: &crate::Found) -> Vec<InfoRow> {
+/// What `info` says of a DIV-BIZ2 file: its summary (what was read, with what the scene's
+/// build resolved), and the damage where the file is damaged.
+struct Biz2Info<'a> {
+    summary: Option<Cow<'a, Info>>,
+    damage: Option<&'a ParseError>,
+}
+
+impl crate::Info for Biz2Info<'_> {
+    fn rows(&self) -> Vec<InfoRow> {
         let mut rows = self
-            .summary(found)
+            .summary
+            .as_ref()
             .map(|info| info.rows())
             .unwrap_or_default();
-        if let (true, Some(e)) = (self.damaged, &self.error) {
+        if let Some(e) = self.damage {
             rows.insert(
                 0,
                 InfoRow::warning("damaged", format!("{e}; what comes before it is shown")),
@@ -379,8 +386,8 @@ impl crate::Describe for Biz2Document {
         }
         rows
     }
-    fn info_json(&self, found: &crate::Found) -> String {
-        match (&self.summary(found), &self.error) {
+    fn json(&self, error: Option<&ParseError>) -> String {
+        match (&self.summary, error) {
             // Written straight from the summary: a value tree of a large file's summary
             // would cost several times the file.
             (Some(info), None) => serde_json::to_string(info).unwrap_or_else(|e| {
@@ -395,8 +402,18 @@ impl crate::Describe for Biz2Document {
                     .unwrap_or_else(|_| serde_json::json!({ "format": "biz2" })),
                 Some(e),
             ),
-            (None, e) => crate::summary_json(serde_json::json!({ "format": "biz2" }), e.as_ref()),
+            (None, e) => crate::summary_json(serde_json::json!({ "format": "biz2" }), e),
         }
+    }
+}
+
+impl crate::Describe for Biz2Document {
+    crate::stored_inspector!();
+    fn info<'a>(&'a self, found: &'a crate::Found) -> Box<dyn crate::Info + 'a> {
+        Box::new(Biz2Info {
+            summary: self.summary(found),
+            damage: self.error.as_ref().filter(|_| self.damaged),
+        })
     }
     fn stats(&self, _found: &crate::Found) -> DocStats {
         self.stats.clone()
@@ -433,7 +450,7 @@ mod tests {
         let bytes = write_nodes(b"DIV-BIZ2", &[texture, object], WriteOptions::default());
         let doc = open("X.BGF", bytes, crate::pods::biz2::GEOMETRY, Purpose::Show);
         let json: serde_json::Value =
-            serde_json::from_str(&doc.info_json(crate::Found::NOTHING)).unwrap();
+            serde_json::from_str(&crate::Described::alone(&*doc).info_json()).unwrap();
         assert_eq!(
             json["specials"],
             serde_json::json!([" A ", " B ", "obj1", "obj2"])

@@ -429,6 +429,117 @@ fn assembly_rows(a: &Assembled, rows: &mut Vec<InfoRow>) {
     }
 }
 
+/// What `info` says of a world, game object or subsystems file: what it holds, and what
+/// assembling it found (where it was built), with its findings.
+struct WorldInfo<'a> {
+    kind: Kind,
+    bytes: usize,
+    lines: u32,
+    parsed: &'a Parsed,
+    assembled: Option<&'a Assembled>,
+    diagnostics: &'a Diagnostics,
+}
+
+impl crate::Info for WorldInfo<'_> {
+    fn rows(&self) -> Vec<InfoRow> {
+        let mut rows = vec![
+            InfoRow::new("format", self.kind.title()),
+            InfoRow::new("bytes", format!("{} · {} lines", self.bytes, self.lines)),
+        ];
+        match self.parsed {
+            Parsed::Map(m) => map_rows(m, self.assembled, &mut rows),
+            Parsed::Mod(o) => object_rows(o, &mut rows),
+            Parsed::Sub(f) => subsystem_rows(f, &mut rows),
+        }
+        if let Some(a) = self.assembled {
+            assembly_rows(a, &mut rows);
+        }
+        for d in self.diagnostics.iter() {
+            rows.push(InfoRow::warning(
+                format!("warning @{}", d.offset),
+                format!(
+                    "{}{}{}",
+                    d.path,
+                    if d.path.is_empty() { "" } else { ": " },
+                    d.message
+                ),
+            ));
+        }
+        if self.diagnostics.dropped > 0 {
+            rows.push(InfoRow::warning(
+                "more warnings",
+                format!("{} not listed", self.diagnostics.dropped),
+            ));
+        }
+        rows
+    }
+
+    fn json(&self, error: Option<&ParseError>) -> String {
+        #[derive(Serialize)]
+        struct BoundsJson {
+            min: [f32; 3],
+            max: [f32; 3],
+        }
+        #[derive(Serialize)]
+        struct SubJson<'a> {
+            name: &'a str,
+            #[serde(rename = "type")]
+            kind: Option<&'a str>,
+            video_object: Option<&'a str>,
+            travel_time: Option<f32>,
+            dead_time: Option<f32>,
+            motion_extent: Option<[f32; 3]>,
+        }
+        let a = self.assembled.cloned().unwrap_or_default();
+        let bounds = a.bounds.map(|b| BoundsJson {
+            min: b.min,
+            max: b.max,
+        });
+        let missing: Vec<&String> = a.report.missing.iter().collect();
+        let v = match self.parsed {
+            Parsed::Map(m) => serde_json::json!({
+                "format": "map",
+                "root_section": a.root_section,
+                "placements": a.placements,
+                "dropzones": a.dropzones,
+                "missing": missing,
+                "triangles": a.triangles,
+                "bounds": bounds,
+                "lab_only": a.lab_only,
+                "doors": a.report.doors,
+                "ambiguous": a.report.ambiguous,
+                "includes": a.includes,
+                "sections": m.sections.len(),
+                "left_out": a.left_out,
+                "resolved": a.resolved,
+                "diagnostics": self.diagnostics.kept,
+                "diagnostics_dropped": self.diagnostics.dropped,
+            }),
+            Parsed::Mod(o) => serde_json::json!({
+                "format": "mod",
+                "objects": a.objects,
+                "triangles": a.triangles,
+                "written": o.video.iter().map(|v| &v.file).collect::<Vec<_>>(),
+                "twins": o.twins.iter().map(|v| &v.file).collect::<Vec<_>>(),
+                "subsystems": o.subsystems.as_ref().map(|s| &s.value),
+                "missing": missing,
+                "bounds": bounds,
+                "doors": a.report.doors,
+                "resolved": a.resolved,
+                "diagnostics": self.diagnostics.kept,
+                "diagnostics_dropped": self.diagnostics.dropped,
+            }),
+            Parsed::Sub(f) => serde_json::json!({
+                "format": "sub",
+                "subsystems": f.subsystems.iter().map(|s| SubJson { name: &s.name, kind: s.kind.as_deref(), video_object: s.video_object.as_deref(), travel_time: s.travel_time, dead_time: s.dead_time, motion_extent: s.motion_extent }).collect::<Vec<_>>(),
+                "diagnostics": self.diagnostics.kept,
+                "diagnostics_dropped": self.diagnostics.dropped,
+            }),
+        };
+        crate::summary_json(v, error)
+    }
+}
+
 impl WorldDocument {
     pub fn parsed(&self) -> &Parsed {
         &self.parsed
@@ -707,107 +818,16 @@ impl crate::Describe for WorldDocument {
         Some(Cow::Owned(view))
     }
 
-    fn info_rows(&self, found: &crate::Found) -> Vec<InfoRow> {
+    fn info<'a>(&'a self, found: &'a crate::Found) -> Box<dyn crate::Info + 'a> {
         let (diagnostics, assembled) = self.findings(found);
-        let mut rows = vec![
-            InfoRow::new("format", self.kind.title()),
-            InfoRow::new(
-                "bytes",
-                format!("{} · {} lines", self.bytes.len(), self.lines),
-            ),
-        ];
-        match &self.parsed {
-            Parsed::Map(m) => map_rows(m, assembled, &mut rows),
-            Parsed::Mod(o) => object_rows(o, &mut rows),
-            Parsed::Sub(f) => subsystem_rows(f, &mut rows),
-        }
-        if let Some(a) = assembled {
-            assembly_rows(a, &mut rows);
-        }
-        for d in diagnostics.iter() {
-            rows.push(InfoRow::warning(
-                format!("warning @{}", d.offset),
-                format!(
-                    "{}{}{}",
-                    d.path,
-                    if d.path.is_empty() { "" } else { ": " },
-                    d.message
-                ),
-            ));
-        }
-        if diagnostics.dropped > 0 {
-            rows.push(InfoRow::warning(
-                "more warnings",
-                format!("{} not listed", diagnostics.dropped),
-            ));
-        }
-        rows
-    }
-
-    fn info_json(&self, found: &crate::Found) -> String {
-        let (diagnostics, assembled) = self.findings(found);
-        #[derive(Serialize)]
-        struct BoundsJson {
-            min: [f32; 3],
-            max: [f32; 3],
-        }
-        #[derive(Serialize)]
-        struct SubJson<'a> {
-            name: &'a str,
-            #[serde(rename = "type")]
-            kind: Option<&'a str>,
-            video_object: Option<&'a str>,
-            travel_time: Option<f32>,
-            dead_time: Option<f32>,
-            motion_extent: Option<[f32; 3]>,
-        }
-        let a = assembled.cloned().unwrap_or_default();
-        let bounds = a.bounds.map(|b| BoundsJson {
-            min: b.min,
-            max: b.max,
-        });
-        let missing: Vec<&String> = a.report.missing.iter().collect();
-        let v = match &self.parsed {
-            Parsed::Map(m) => serde_json::json!({
-                "format": "map",
-                "root_section": a.root_section,
-                "placements": a.placements,
-                "dropzones": a.dropzones,
-                "missing": missing,
-                "triangles": a.triangles,
-                "bounds": bounds,
-                "lab_only": a.lab_only,
-                "doors": a.report.doors,
-                "ambiguous": a.report.ambiguous,
-                "includes": a.includes,
-                "sections": m.sections.len(),
-                "left_out": a.left_out,
-                "resolved": a.resolved,
-                "diagnostics": diagnostics.kept,
-                "diagnostics_dropped": diagnostics.dropped,
-            }),
-            Parsed::Mod(o) => serde_json::json!({
-                "format": "mod",
-                "objects": a.objects,
-                "triangles": a.triangles,
-                "written": o.video.iter().map(|v| &v.file).collect::<Vec<_>>(),
-                "twins": o.twins.iter().map(|v| &v.file).collect::<Vec<_>>(),
-                "subsystems": o.subsystems.as_ref().map(|s| &s.value),
-                "missing": missing,
-                "bounds": bounds,
-                "doors": a.report.doors,
-                "resolved": a.resolved,
-                "diagnostics": diagnostics.kept,
-                "diagnostics_dropped": diagnostics.dropped,
-            }),
-            Parsed::Sub(f) => serde_json::json!({
-                "format": "sub",
-                "subsystems": f.subsystems.iter().map(|s| SubJson { name: &s.name, kind: s.kind.as_deref(), video_object: s.video_object.as_deref(), travel_time: s.travel_time, dead_time: s.dead_time, motion_extent: s.motion_extent }).collect::<Vec<_>>(),
-                "diagnostics": diagnostics.kept,
-                "diagnostics_dropped": diagnostics.dropped,
-            }),
-        };
-        crate::summary_json(v, self.error.as_ref().or(found.error.as_ref()))
+        Box::new(WorldInfo {
+            kind: self.kind,
+            bytes: self.bytes.len(),
+            lines: self.lines,
+            parsed: &self.parsed,
+            assembled,
+            diagnostics,
+        })
     }
 
     fn stats(&self, found: &crate::Found) -> DocStats {
@@ -860,13 +880,13 @@ mod tests {
         assert_eq!(doc.diagnostics().len(), crate::findings::MAX_DIAGNOSTICS);
         assert_eq!(doc.stats(crate::Found::NOTHING).diagnostics, 700);
         let json: serde_json::Value =
-            serde_json::from_str(&doc.info_json(crate::Found::NOTHING)).unwrap();
+            serde_json::from_str(&crate::Described::alone(&*doc).info_json()).unwrap();
         assert_eq!(
             json["diagnostics_dropped"],
             700 - crate::findings::MAX_DIAGNOSTICS
         );
-        let more = doc
-            .info_rows(crate::Found::NOTHING)
+        let more = crate::Described::alone(&*doc)
+            .info_rows()
             .into_iter()
             .find(|r| r.label == "more warnings")
             .expect("a row says how many are not listed");
