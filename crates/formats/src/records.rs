@@ -4,9 +4,9 @@
 //! under the nearest row that holds it, with the bytes' coverage. A format keys the rows its
 //! scene points at with a key type of its own. Names no format.
 
+use crate::inspect::ff7::PolygonRecord;
 use crate::inspect::{
-    runs_from_spans, ByteClass, ByteView, Field, InspectorView, PolygonRecord, Row, TableEntry,
-    MAX_ROWS,
+    runs_from_spans, ByteClass, ByteView, Field, InspectorView, Row, TableEntry, MAX_ROWS,
 };
 
 /// A row before it is placed in the tree.
@@ -19,7 +19,8 @@ pub struct Pending<K> {
     pub fields: Vec<(usize, usize, String, String)>,
     /// Bytes kept as they are, not read (a module's code): shaded opaque.
     pub opaque: bool,
-    pub polygon: Option<Box<PolygonRecord>>,
+    /// An FF7 model's polygon (`Row::ff7_polygon`).
+    pub ff7_polygon: Option<Box<PolygonRecord>>,
     pub entry: Option<TableEntry>,
     /// What the format keeps of this row's index (the rows its scene points at), if anything.
     pub key: Option<K>,
@@ -35,7 +36,7 @@ pub fn row<K>(start: usize, end: usize, name: &str, label: String, summary: Stri
         summary,
         fields: Vec::new(),
         opaque: false,
-        polygon: None,
+        ff7_polygon: None,
         entry: None,
         key: None,
     }
@@ -103,7 +104,7 @@ pub fn tree<K>(
             } else {
                 Vec::new()
             },
-            polygon: p.polygon,
+            ff7_polygon: p.ff7_polygon,
             entry: p.entry,
         });
         open.push((index, p.end));

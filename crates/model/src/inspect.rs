@@ -83,9 +83,9 @@ pub struct Row {
     pub summary: String,
     /// `unknown`, `misplaced`: for styling.
     pub flags: Vec<&'static str>,
-    /// What a polygon record is, where the format lists polygons as records.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub polygon: Option<Box<PolygonRecord>>,
+    /// What a polygon record of an FF7 model is (`"polygon"` in the JSON).
+    #[serde(rename = "polygon", skip_serializing_if = "Option::is_none")]
+    pub ff7_polygon: Option<Box<ff7::PolygonRecord>>,
     /// The record is an entry of a table other files index by number (a normal of a table
     /// polygons name): which table, and its number there.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -100,30 +100,37 @@ pub struct TableEntry {
     pub index: u32,
 }
 
-/// A polygon of a model's part listed as a record: the model and part that own its data (the
-/// first to draw it), every (model, part) that draws it, the format's word for its kind, its
-/// place among the polygons of that kind in its part's data, and one entry per colour it
-/// stores (a corner each, or one for the whole polygon).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct PolygonRecord {
-    pub model: u32,
-    pub part: u32,
-    pub owners: Vec<[u32; 2]>,
-    pub kind: &'static str,
-    pub index: u32,
-    pub corners: Vec<CornerColour>,
-}
+/// What only FF7's records carry in the neutral view: a field model's polygon, whose
+/// colours are lit through the engine's normal table (docs/formats/bsx.md, "The game's lighting").
+/// Named as FF7's so that no other family fills it by accident.
+pub mod ff7 {
+    use serde::Serialize;
 
-/// One colour of a polygon: as the file stores it, the normal it is lit by (an index into the
-/// lighting's normal table), and the colour the game's lighting gives it where that applies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
-pub struct CornerColour {
-    pub stored: [u8; 3],
-    pub normal: u8,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub lit: Option<[u8; 3]>,
+    /// A polygon of a model's part listed as a record: the model and part that own its data (the
+    /// first to draw it), every (model, part) that draws it, the format's word for its kind, its
+    /// place among the polygons of that kind in its part's data, and one entry per colour it
+    /// stores (a corner each, or one for the whole polygon).
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+    #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+    pub struct PolygonRecord {
+        pub model: u32,
+        pub part: u32,
+        pub owners: Vec<[u32; 2]>,
+        pub kind: &'static str,
+        pub index: u32,
+        pub corners: Vec<CornerColour>,
+    }
+
+    /// One colour of a polygon: as the file stores it, the normal it is lit by (an index into the
+    /// lighting's normal table), and the colour the game's lighting gives it where that applies.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+    #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+    pub struct CornerColour {
+        pub stored: [u8; 3],
+        pub normal: u8,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub lit: Option<[u8; 3]>,
+    }
 }
 
 /// A set of bytes the hex view can show: the file as stored, or what a container decoded.
@@ -228,8 +235,8 @@ pub struct ListedRecord<'a> {
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub flags: &'a [&'static str],
     pub fields: Vec<ListedField<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub polygon: Option<&'a PolygonRecord>,
+    #[serde(rename = "polygon", skip_serializing_if = "Option::is_none")]
+    pub ff7_polygon: Option<&'a ff7::PolygonRecord>,
 }
 
 /// A decoded field of a listed record.
@@ -294,7 +301,7 @@ impl InspectorView {
                 container: r.container,
                 flags: &r.flags,
                 fields,
-                polygon: r.polygon.as_deref(),
+                ff7_polygon: r.ff7_polygon.as_deref(),
             })
             .collect();
         Listing {

@@ -102,7 +102,7 @@ pub fn open(path: &str, bytes: Vec<u8>, _kind: Kind, purpose: Purpose) -> Box<dy
             detail: format!("read whole by the {decoder} decoder"),
             summary,
             flags: Vec::new(),
-            polygon: None,
+            ff7_polygon: None,
             entry: None,
         });
         view.rows_total = 1;

@@ -187,7 +187,7 @@ impl BsxDocument {
                     let Some(record) = view
                         .chunks
                         .get_mut(row as usize)
-                        .and_then(|r| r.polygon.as_mut())
+                        .and_then(|r| r.ff7_polygon.as_mut())
                     else {
                         continue;
                     };

@@ -9,7 +9,8 @@ use super::raw::{
     ANIMATION_HEADER, BCX_HEADER, FILE_HEADER, LIGHT_AT, LIGHT_COLOUR, MODELS_HEADER, MODEL_RECORD,
     PART_HEADER, RANGE_AT, RECORD_UNKNOWN,
 };
-use crate::inspect::{CornerColour, InspectorView, PolygonRecord};
+use crate::inspect::ff7::{CornerColour, PolygonRecord};
+use crate::inspect::InspectorView;
 use crate::records;
 use crate::words::{count, count_len};
 use std::collections::{BTreeSet, HashMap};
@@ -116,7 +117,7 @@ fn polygon_row(p: &Polygon, index: usize, owners: &[[u32; 2]]) -> Pending {
         }
     }
     let [model, part] = owners.first().copied().unwrap_or([0, 0]);
-    r.polygon = Some(Box::new(PolygonRecord {
+    r.ff7_polygon = Some(Box::new(PolygonRecord {
         model,
         part,
         owners: owners.to_vec(),

@@ -85,7 +85,7 @@ impl Records {
             detail: String::new(),
             summary,
             flags: Vec::new(),
-            polygon: None,
+            ff7_polygon: None,
             entry: None,
         });
         index

@@ -152,7 +152,7 @@ fn row(tree: &ChunkTree<'_>, c: &Chunk) -> Row {
         ),
         summary: summary(tree, c, &tree.fields),
         flags,
-        polygon: None,
+        ff7_polygon: None,
         entry: None,
     }
 }

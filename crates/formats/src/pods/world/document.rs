@@ -224,7 +224,7 @@ fn view_of(
             } else {
                 Vec::new()
             },
-            polygon: None,
+            ff7_polygon: None,
             entry: None,
         });
         for e in ini.entries_of(s) {
@@ -257,7 +257,7 @@ fn view_of(
                 } else {
                     Vec::new()
                 },
-                polygon: None,
+                ff7_polygon: None,
                 entry: None,
             });
         }
