@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { launch, newPage, relicview, buildContainers, makeDiscImage, walk } from './harness.mjs';
 import { startNginx } from './nginx.mjs';
 import { createServer } from 'node:net';
+import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { scratchDir } from './scratch.mjs';
 
@@ -424,6 +425,92 @@ test('a 650 MB hosted disc lists without reading it, one field model inside tran
     .filter(r => r.uri === '/DISC.ISO')
     .reduce((n, r) => n + r.bytes, 0);
   assert.ok(whole < 64e6, `${whole} bytes of the disc went out before the page stopped it`);
+});
+
+test('a host that asks the page to wait (503 with Retry-After) is waited for, and one that asks too long a wait is not', async () => {
+  // A host in front of the archive's origin that refuses the next `refuse` requests as busy,
+  // asking for `retryAfter` seconds (exposed to the page, as docs/publishing.md's
+  // configuration does); the rest go through.
+  const upstream = new URL(nginx.url('data'));
+  // (Lower case, as node gives the upstream's: one header each, never two.)
+  const cors = {
+    'access-control-allow-origin': '*',
+    'access-control-expose-headers': 'Content-Range, Content-Length, Retry-After',
+  };
+  let refuse = 0;
+  let retryAfter = '1';
+  /** @type {{ at: number, url: string, refused: boolean }[]} */
+  const asked = [];
+  const busy = createHttpServer((req, res) => {
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, { ...cors, 'access-control-allow-headers': 'Range' });
+      res.end();
+      return;
+    }
+    const refused = refuse > 0;
+    asked.push({ at: Date.now(), url: req.url ?? '', refused });
+    if (refused) {
+      refuse--;
+      res.writeHead(503, { ...cors, 'retry-after': retryAfter });
+      res.end('busy');
+      return;
+    }
+    const headers = req.headers.range ? { range: req.headers.range } : {};
+    const forward = httpRequest(
+      { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers },
+      up => {
+        res.writeHead(up.statusCode ?? 502, { ...up.headers, ...cors });
+        up.pipe(res);
+      },
+    );
+    forward.on('error', () => {
+      res.writeHead(502, cors);
+      res.end();
+    });
+    forward.end();
+  });
+  await new Promise(resolve => busy.listen(0, '127.0.0.1', resolve));
+  try {
+    const index = indexOf(join(site, 'same/index.json'));
+    index.base = `http://127.0.0.1:${busy.address().port}/`;
+    mkdirSync(join(site, 'busy'), { recursive: true });
+    writeFileSync(join(site, 'busy/index.json'), JSON.stringify(index));
+    // (A link to a file the archive lacks: the page opens nothing of its own.)
+    const { page, problems } = await sitePage(
+      `same/index.html#archive=${encodeURIComponent('../busy/index.json')}&path=NOPE.BGF`,
+    );
+    await page.waitForFunction(() => window.relicview.hostStats().inFlight === 0);
+    // Two refusals asking for a second: each read asked again no sooner, and the model opens.
+    refuse = 2;
+    const r = await page.evaluate(() => window.relicview.open('GAME.iso/DEMO/VIDEO/CUBE.BGF'));
+    assert.ok(r.triangles > 0);
+    const refusals = asked.filter(a => a.refused);
+    assert.equal(refusals.length, 2, JSON.stringify(asked));
+    for (const no of refusals) {
+      const again = asked.find(a => a.url === no.url && a.at > no.at);
+      assert.ok(again, `${no.url} was asked again after its 503: ${JSON.stringify(asked)}`);
+      assert.ok(again.at - no.at >= 1000, `asked again ${again.at - no.at} ms after a 503 asking for 1 s`);
+    }
+    // An hour asked: the read fails at once and says so.
+    const retries = (await page.evaluate(() => window.relicview.hostStats())).retries;
+    refuse = 1;
+    retryAfter = '3600';
+    const err = await page.evaluate(() =>
+      window.relicview.open('GAME.zip/DEMO/VIDEO/CUBE.BGF').then(
+        () => 'opened',
+        e => e.message,
+      ),
+    );
+    assert.match(err, /HTTP 503 from the host, asking to wait 3600 s/);
+    assert.equal((await page.evaluate(() => window.relicview.hostStats())).retries, retries);
+    assert.deepEqual(
+      problems().filter(p => !/503/.test(p)),
+      [],
+    );
+    await page.close();
+  } finally {
+    busy.close();
+  }
 });
 
 test("requests are few at a time, a host's 503s are waited out, and a host that never answers times out with a message", async () => {

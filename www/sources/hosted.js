@@ -11,8 +11,16 @@ import { $ } from '../ground/state.js';
 import { containersHere } from '../ground/modules.js';
 
 const IN_FLIGHT = 4;
+// A read that failed in a way that may pass is tried again after a back-off: three times
+// where the host did not answer (a timeout, a network error), six where it answered that it
+// is busy (503, 429: it is there, and a rate limit lets the next request through). Each
+// wait is stretched by a random half of itself, so that requests refused together do not
+// come back together and be refused together again.
 const RETRIES = 3;
-const BACKOFF_MS = [300, 1000, 3000];
+const BUSY_RETRIES = 6;
+const BACKOFF_MS = [300, 1000, 3000, 5000, 8000, 10000];
+// A Retry-After longer than this is not waited for (the read fails and says so).
+const RETRY_AFTER_AT_MOST_MS = 10000;
 // The longest wait for an answer's head, and between two pieces of its body (a large file
 // on a slow line takes as long as it takes, while it keeps coming).
 let timeoutMs = 30000;
@@ -79,10 +87,13 @@ function release() {
 }
 
 class HostError extends Error {
-  /** @param {string} message @param {boolean} [retry] */
-  constructor(message, retry = false) {
+  /** @param {string} message @param {boolean} [retry] @param {{ busy?: boolean, waitMs?: number }} [how] */
+  constructor(message, retry = false, how = {}) {
     super(message);
     this.retry = retry;
+    // The host answered that it is busy; the wait it asked for (Retry-After), if any.
+    this.busy = how.busy ?? false;
+    this.waitMs = how.waitMs;
   }
 }
 
@@ -186,7 +197,7 @@ const REASON_AT_MOST = 4096;
 async function answerError(got, url, what) {
   if (got.response.status !== UNREADABLE) {
     dismiss(got);
-    return statusError(url, got.response.status, what);
+    return statusError(url, got.response.status, what, got.response.headers.get('Retry-After'));
   }
   let why;
   try {
@@ -197,8 +208,8 @@ async function answerError(got, url, what) {
   return new HostError(`${what}: cannot be read: ${why || `HTTP ${UNREADABLE} from the host`}`);
 }
 
-/** @param {string} url @param {number} status @param {string} what */
-function statusError(url, status, what) {
+/** @param {string} url @param {number} status @param {string} what @param {string | null} [retryAfter] */
+function statusError(url, status, what, retryAfter = null) {
   if (status === 404)
     return new HostError(
       `${url}: not on the host (HTTP 404): ${what} was indexed but is not served there; publish it again`,
@@ -207,7 +218,14 @@ function statusError(url, status, what) {
     return new HostError(
       `${url}: the host says the range is past the file's end (HTTP 416): the file is shorter than the index says; the index is stale, publish it again`,
     );
-  return new HostError(`${url}: HTTP ${status} from the host`, status >= 500 || status === 429);
+  const busy = status === 503 || status === 429;
+  // Retry-After in seconds (a date is rare from a static host, and taken as no wait asked).
+  const seconds = Number(retryAfter ?? NaN);
+  const waitMs = busy && Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
+  return new HostError(`${url}: HTTP ${status} from the host`, status >= 500 || status === 429, {
+    busy,
+    waitMs,
+  });
 }
 
 // Retried on what may pass (5xx, a network error, a timeout), with back-off.
@@ -217,9 +235,13 @@ async function withRetries(job) {
     try {
       return await job();
     } catch (err) {
-      if (!(err instanceof HostError) || !err.retry || attempt >= RETRIES) throw err;
+      if (!(err instanceof HostError) || !err.retry) throw err;
+      if (attempt >= (err.busy ? BUSY_RETRIES : RETRIES)) throw err;
+      if (err.waitMs !== undefined && err.waitMs > RETRY_AFTER_AT_MOST_MS)
+        throw new HostError(`${err.message}, asking to wait ${err.waitMs / 1000} s`);
       stats.retries++;
-      await sleep(BACKOFF_MS[attempt] ?? BACKOFF_MS[BACKOFF_MS.length - 1] ?? 0);
+      const base = BACKOFF_MS[attempt] ?? BACKOFF_MS[BACKOFF_MS.length - 1] ?? 0;
+      await sleep(Math.max(err.waitMs ?? 0, base * (1 + Math.random() / 2)));
     }
   }
 }
@@ -339,7 +361,7 @@ export async function fetchListing(url) {
     if (!got.response.ok) {
       dismiss(got);
       if (got.response.status >= 500 || got.response.status === 429)
-        throw statusError(url, got.response.status, 'the listing');
+        throw statusError(url, got.response.status, 'the listing', got.response.headers.get('Retry-After'));
       return null;
     }
     const bytes = await body(got, url, undefined, LISTING_AT_MOST);
