@@ -572,7 +572,6 @@ fn run_inspect(
     with_fields: bool,
     max_bytes: u64,
 ) -> ExitCode {
-    use std::fmt::Write as _;
     let opened = match open(file, root, max_bytes, Purpose::Show, &[]) {
         Ok(o) => o,
         Err(e) => return fail(json, &e, None),
@@ -600,7 +599,18 @@ fn run_inspect(
             code,
         );
     }
-    // One line a record, cut to the terminal's width.
+    let title = format!("{}: {}", file.display(), doc.kind().title());
+    finish(&listing_text(&title, &listing, with_fields), code)
+}
+
+/// `inspect`'s text: one line a record (and a line a field, `with_fields`), cut to the
+/// terminal's width, then the coverage, the warnings and the error.
+fn listing_text(
+    title: &str,
+    listing: &relicview::formats::inspect::Listing<'_>,
+    with_fields: bool,
+) -> String {
+    use std::fmt::Write as _;
     let width = std::env::var("COLUMNS")
         .ok()
         .and_then(|c| c.parse::<usize>().ok())
@@ -616,12 +626,7 @@ fn run_inspect(
     let mut out = String::new();
     let shown = listing.views.first().map_or("file", |v| v.label.as_str());
     out.push_str(&wrapped(
-        &format!(
-            "{}: {} · {} bytes ({shown})",
-            file.display(),
-            doc.kind().title(),
-            listing.bytes
-        ),
+        &format!("{title} · {} bytes ({shown})", listing.bytes),
         width,
     ));
     for r in &listing.records {
@@ -639,17 +644,15 @@ fn run_inspect(
                 r.offset, r.length, r.label
             ))
         );
-        if with_fields {
-            for f in &r.fields {
-                let _ = writeln!(
-                    out,
-                    "{}",
-                    cut(format!(
-                        "{indent}    {:#08x} {:>3}  {} = {}",
-                        f.offset, f.length, f.what, f.value
-                    ))
-                );
-            }
+        for f in r.fields.iter().filter(|_| with_fields) {
+            let _ = writeln!(
+                out,
+                "{}",
+                cut(format!(
+                    "{indent}    {:#08x} {:>3}  {} = {}",
+                    f.offset, f.length, f.what, f.value
+                ))
+            );
         }
     }
     if listing.records_total > listing.records.len() {
@@ -659,7 +662,7 @@ fn run_inspect(
             listing.records_total - listing.records.len()
         );
     }
-    let c = listing.coverage;
+    let c = &listing.coverage;
     let _ = writeln!(
         out,
         "coverage: {} framing · {} decoded · {} opaque · {} unclaimed bytes",
@@ -674,7 +677,7 @@ fn run_inspect(
     if let Some(e) = listing.error {
         out.push_str(&wrapped(&format!("error: {e}"), width));
     }
-    finish(&out, code)
+    out
 }
 
 /// `text` in lines of at most `width` characters, broken between words (a word longer than
@@ -705,7 +708,6 @@ fn wrapped(text: &str, width: usize) -> String {
 }
 
 fn run_diff(a: &Path, b: &Path, json: bool, root: Option<&Path>, max_bytes: u64) -> ExitCode {
-    use std::fmt::Write as _;
     // The records are the inspector's: both files are opened to be shown.
     let (oa, ob) = match (
         open(a, root, max_bytes, Purpose::Show, &[]),
@@ -729,6 +731,12 @@ fn run_diff(a: &Path, b: &Path, json: bool, root: Option<&Path>, max_bytes: u64)
             code,
         );
     }
+    finish(&comparison_text(&c, a, b), code)
+}
+
+/// `diff`'s text: the two files, their records' changes, geometry, placements and notes.
+fn comparison_text(c: &relicview::diff::Comparison, a: &Path, b: &Path) -> String {
+    use std::fmt::Write as _;
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -748,6 +756,27 @@ fn run_diff(a: &Path, b: &Path, json: bool, root: Option<&Path>, max_bytes: u64)
         r.added,
         r.removed
     );
+    record_changes_text(c, &mut out);
+    if let Some(g) = &c.geometry {
+        let _ = writeln!(
+            out,
+            "geometry: {} triangles in A, {} in B; {} vertices moved (at most {}), {} without a partner",
+            g.triangles_a, g.triangles_b, g.vertices_moved, g.max_displacement, g.vertices_unmatched
+        );
+    }
+    if let Some(p) = &c.placements {
+        placements_text(p, &mut out);
+    }
+    for n in &c.notes {
+        let _ = writeln!(out, "note: {n}");
+    }
+    out
+}
+
+/// `diff`'s records: each changed (with its fields), added and removed, as far as listed.
+fn record_changes_text(c: &relicview::diff::Comparison, out: &mut String) {
+    use std::fmt::Write as _;
+    let r = &c.records;
     for x in &c.changed {
         let at = if x.path_a == x.path_b {
             x.path_a.clone()
@@ -777,49 +806,40 @@ fn run_diff(a: &Path, b: &Path, json: bool, root: Option<&Path>, max_bytes: u64)
             r.changed + r.added + r.removed - listed
         );
     }
-    if let Some(g) = &c.geometry {
-        let _ = writeln!(
-            out,
-            "geometry: {} triangles in A, {} in B; {} vertices moved (at most {}), {} without a partner",
-            g.triangles_a, g.triangles_b, g.vertices_moved, g.max_displacement, g.vertices_unmatched
-        );
-    }
-    if let Some(p) = &c.placements {
-        let n = &p.counts;
-        let _ = writeln!(
-            out,
-            "placements: {} the same, {} moved, {} added, {} removed",
-            n.same, n.moved, n.added, n.removed
-        );
-        let at =
-            |x: Option<[f32; 3]>| x.map_or(String::new(), |[a, b, c]| format!("({a}, {b}, {c})"));
-        for (what, list) in [
-            ("moved", &p.moved),
-            ("added", &p.added),
-            ("removed", &p.removed),
-        ] {
-            for x in list {
-                let model = x.model.as_deref().unwrap_or("?");
-                let _ = writeln!(
-                    out,
-                    "  {what:<8} {} [{}] {model} {}{}{}",
-                    x.path,
-                    x.section,
-                    at(x.position_a),
-                    if x.position_a.is_some() && x.position_b.is_some() {
-                        " → "
-                    } else {
-                        ""
-                    },
-                    at(x.position_b)
-                );
-            }
+}
+
+/// `diff`'s placements: counts, then each moved, added and removed with where it stood.
+fn placements_text(p: &relicview::diff::Placements, out: &mut String) {
+    use std::fmt::Write as _;
+    let n = &p.counts;
+    let _ = writeln!(
+        out,
+        "placements: {} the same, {} moved, {} added, {} removed",
+        n.same, n.moved, n.added, n.removed
+    );
+    let at = |x: Option<[f32; 3]>| x.map_or(String::new(), |[a, b, c]| format!("({a}, {b}, {c})"));
+    for (what, list) in [
+        ("moved", &p.moved),
+        ("added", &p.added),
+        ("removed", &p.removed),
+    ] {
+        for x in list {
+            let model = x.model.as_deref().unwrap_or("?");
+            let _ = writeln!(
+                out,
+                "  {what:<8} {} [{}] {model} {}{}{}",
+                x.path,
+                x.section,
+                at(x.position_a),
+                if x.position_a.is_some() && x.position_b.is_some() {
+                    " → "
+                } else {
+                    ""
+                },
+                at(x.position_b)
+            );
         }
     }
-    for n in &c.notes {
-        let _ = writeln!(out, "note: {n}");
-    }
-    finish(&out, code)
 }
 
 /// What `export` of one file was asked for.
@@ -876,40 +896,9 @@ fn run_export(
         .collect();
     // The file's bytes and its model are no longer needed once the scene is built.
     drop(opened.document);
-    // A file of several models: the one asked for (its layer `model N`), else the one the
-    // viewer shows first (with --lods all and no --model: every one, each a glTF scene).
-    let option = match (model, &scene.choice) {
-        (None, Some(c)) if !all_lods => Some(c.default),
-        (None, _) => None,
-        (Some(n), Some(c)) => match scene
-            .layers
-            .iter()
-            .position(|l| *l == format!("model {n}"))
-            .and_then(|layer| {
-                c.options
-                    .iter()
-                    .position(|o| o.layers.contains(&(layer as u32)))
-            }) {
-            Some(k) => Some(k),
-            None => {
-                return fail(
-                    false,
-                    &format!(
-                        "{}: there is no model {n} (the file has {})",
-                        file.display(),
-                        c.options.iter().filter(|o| o.clip.is_none()).count()
-                    ),
-                    None,
-                )
-            }
-        },
-        (Some(_), None) => {
-            return fail(
-                false,
-                &format!("{}: --model is for files of several models", file.display()),
-                None,
-            )
-        }
+    let option = match export_option(&scene, model, all_lods) {
+        Ok(o) => o,
+        Err(why) => return fail(false, &format!("{}: {why}", file.display()), None),
     };
     let hidden_layers = option.map_or(Vec::new(), |k| scene.choose(k));
     let colours = if lighting == ExportLighting::Game {
@@ -945,6 +934,37 @@ fn run_export(
             ))
         }
         Err(e) => fail(false, &format!("{}: {e}", out.display()), None),
+    }
+}
+
+/// Which of a scene's choices an export shows: for a file of several models, the one asked
+/// for (its layer `model N`), else the one the viewer shows first (with --lods all and no
+/// --model: none, for every one is written, each a glTF scene). Err: why not.
+fn export_option(
+    scene: &relicview::scene::Scene,
+    model: Option<usize>,
+    all_lods: bool,
+) -> Result<Option<usize>, String> {
+    match (model, &scene.choice) {
+        (None, Some(c)) if !all_lods => Ok(Some(c.default)),
+        (None, _) => Ok(None),
+        (Some(n), Some(c)) => scene
+            .layers
+            .iter()
+            .position(|l| *l == format!("model {n}"))
+            .and_then(|layer| {
+                c.options
+                    .iter()
+                    .position(|o| o.layers.contains(&(layer as u32)))
+            })
+            .map(Some)
+            .ok_or_else(|| {
+                format!(
+                    "there is no model {n} (the file has {})",
+                    c.options.iter().filter(|o| o.clip.is_none()).count()
+                )
+            }),
+        (Some(_), None) => Err("--model is for files of several models".to_string()),
     }
 }
 

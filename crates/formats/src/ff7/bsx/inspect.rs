@@ -162,78 +162,10 @@ fn part_data_rows(rows: &mut Vec<Pending>, at: usize, d: &PartData, owners: &[[u
         d.vertex_flag.to_string(),
     ));
     rows.push(flag);
-    let va = d.vertices_at;
-    let mut v = row(
-        va,
-        va + 8 * d.vertices.len(),
-        "vertices",
-        format!("{} vertices", d.vertices.len()),
-        "s16 x, y, z, pad".into(),
-    );
-    v.fields = d
-        .vertices
-        .iter()
-        .enumerate()
-        .map(|(k, p)| {
-            (
-                va + 8 * k,
-                8,
-                format!("vertex {k}"),
-                format!("({}, {}, {})", p[0], p[1], p[2]),
-            )
-        })
-        .collect();
-    rows.push(v);
-    for kind in PolyKind::ALL {
-        let polys: Vec<&Polygon> = d.polygons.iter().filter(|p| p.kind == kind).collect();
-        let (Some(first), Some(last)) = (polys.first(), polys.last()) else {
-            continue;
-        };
-        let mut g = row(
-            first.offset,
-            last.offset + kind.size(),
-            kind.word(),
-            format!("{} × {}", polys.len(), kind.name()),
-            format!("{} bytes each", kind.size()),
-        );
-        g.key = Some(Key::Polygons(at, kind));
-        rows.push(g);
-        for (k, p) in polys.iter().enumerate() {
-            rows.push(polygon_row(p, k, owners));
-        }
-    }
-    let flags_at = d.flags_at;
+    rows.push(vertices_row(d));
+    polygon_group_rows(rows, at, d, owners);
     if !d.flags.is_empty() {
-        let mut f = row(
-            flags_at,
-            flags_at + 4 * d.flags.len(),
-            "flags",
-            format!("{} texture flag words", d.flags.len()),
-            String::new(),
-        );
-        f.fields = d
-            .flags
-            .iter()
-            .enumerate()
-            .map(|(k, w)| {
-                let t = super::vram::TextureFlag::of(*w);
-                (
-                    flags_at + 4 * k,
-                    4,
-                    format!("flag {k}"),
-                    format!(
-                        "{w:#010x}: type {}, page ({}, {}), CLUT ({}, {}), {:?}",
-                        t.kind.bits(),
-                        t.key.page_x,
-                        t.key.page_y,
-                        t.key.clut_x,
-                        t.key.clut_y,
-                        t.key.depth
-                    ),
-                )
-            })
-            .collect();
-        rows.push(f);
+        rows.push(texture_flags_row(d));
     }
     if !d.texcoords.is_empty() {
         let tc_at = d.texcoords_at;
@@ -255,6 +187,89 @@ fn part_data_rows(rows: &mut Vec<Pending>, at: usize, d: &PartData, owners: &[[u
             format!("{:02x?}", &d.control[..d.control.len().min(8)]),
         ));
     }
+}
+
+/// A part data block's vertices, each a field.
+fn vertices_row(d: &PartData) -> Pending {
+    let va = d.vertices_at;
+    let mut v = row(
+        va,
+        va + 8 * d.vertices.len(),
+        "vertices",
+        format!("{} vertices", d.vertices.len()),
+        "s16 x, y, z, pad".into(),
+    );
+    v.fields = d
+        .vertices
+        .iter()
+        .enumerate()
+        .map(|(k, p)| {
+            (
+                va + 8 * k,
+                8,
+                format!("vertex {k}"),
+                format!("({}, {}, {})", p[0], p[1], p[2]),
+            )
+        })
+        .collect();
+    v
+}
+
+/// Each polygon kind of a part data block at `at`: a group row, and a row for each polygon.
+fn polygon_group_rows(rows: &mut Vec<Pending>, at: usize, d: &PartData, owners: &[[u32; 2]]) {
+    for kind in PolyKind::ALL {
+        let polys: Vec<&Polygon> = d.polygons.iter().filter(|p| p.kind == kind).collect();
+        let (Some(first), Some(last)) = (polys.first(), polys.last()) else {
+            continue;
+        };
+        let mut g = row(
+            first.offset,
+            last.offset + kind.size(),
+            kind.word(),
+            format!("{} × {}", polys.len(), kind.name()),
+            format!("{} bytes each", kind.size()),
+        );
+        g.key = Some(Key::Polygons(at, kind));
+        rows.push(g);
+        for (k, p) in polys.iter().enumerate() {
+            rows.push(polygon_row(p, k, owners));
+        }
+    }
+}
+
+/// A part data block's texture flag words, each a field saying its page, CLUT and depth.
+fn texture_flags_row(d: &PartData) -> Pending {
+    let flags_at = d.flags_at;
+    let mut f = row(
+        flags_at,
+        flags_at + 4 * d.flags.len(),
+        "flags",
+        format!("{} texture flag words", d.flags.len()),
+        String::new(),
+    );
+    f.fields = d
+        .flags
+        .iter()
+        .enumerate()
+        .map(|(k, w)| {
+            let t = super::vram::TextureFlag::of(*w);
+            (
+                flags_at + 4 * k,
+                4,
+                format!("flag {k}"),
+                format!(
+                    "{w:#010x}: type {}, page ({}, {}), CLUT ({}, {}), {:?}",
+                    t.kind.bits(),
+                    t.key.page_x,
+                    t.key.page_y,
+                    t.key.clut_x,
+                    t.key.clut_y,
+                    t.key.depth
+                ),
+            )
+        })
+        .collect();
+    f
 }
 
 /// An animation data block: its leading word, the bone channels and the three frame tables.

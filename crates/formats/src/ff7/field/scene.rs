@@ -277,24 +277,8 @@ fn place_models(
         };
         let actor = pass.and_then(|p| p.entities.iter().position(|e| e.model == Some(k)));
         let e = actor.and_then(|a| pass?.entities.get(a)).unwrap_or(&nobody);
-        // Named by its actor; a pick on it goes to its slot's record (the .BSX's own records
-        // are the .BSX's, not this file's).
-        if let Some(name) = actor.and_then(|a| names.get(a)) {
-            let named = format!("{name} (model {k})");
-            // Its layer ("model k" in the .BSX's view) is named as it is.
-            if let Some(l) = scene.nodes[node as usize].layer {
-                scene.layers[l as usize] = named.clone();
-            }
-            scene.nodes[node as usize].name = Some(named);
-        }
-        let slot_row = rows.slots.get(k).copied();
-        scene.nodes[node as usize].record = slot_row;
-        for m in meshes_under(scene, node) {
-            for prim in &mut scene.meshes[m as usize].primitives {
-                prim.record = slot_row;
-                prim.sources.clear();
-            }
-        }
+        name_by_actor(scene, node, k, actor.and_then(|a| names.get(a)));
+        point_at_slot(scene, node, rows.slots.get(k).copied());
         let entrance = entrances
             .first()
             .filter(|_| e.character == Some(init::LEADER) && !controls_locked);
@@ -312,17 +296,7 @@ fn place_models(
         if !e.visible {
             n.layer = Some(hidden);
         }
-        // Its idle animation: the init's DFANM, else 0 (a player's stand), as the engine falls
-        // back to 0 for an animation the model does not have.
-        let clip_of = |a: u8| {
-            scene
-                .clips
-                .iter()
-                .position(|c| c.name == format!("model {k} animation {a}"))
-        };
-        let idle = clip_of(e.animation)
-            .or_else(|| clip_of(0))
-            .map(|c| c as u32);
+        let idle = idle_clip(scene, k, e.animation);
         playing.extend(idle);
         // (A leader the init hides is not offered at its entrances.)
         if entrance.is_some() && e.visible {
@@ -330,42 +304,84 @@ fn place_models(
         }
     }
     scene.choice = None;
-    if let Some((node, idle)) = leader {
-        let copies = copies_at_entrances(scene, node, idle, &entrances[1..]);
-        let layer_of = |scene: &mut Scene, n: u32| match scene.nodes[n as usize].layer {
-            Some(l) => l,
-            None => {
-                let l = scene.layer(&format!(
-                    "{} {}",
-                    scene.nodes[n as usize].name.clone().unwrap_or_default(),
-                    entrances[0].label()
-                ));
-                scene.nodes[n as usize].layer = Some(l);
-                l
-            }
-        };
-        let mut options = vec![ChoiceOption {
-            label: entrances[0].label(),
-            layers: vec![layer_of(scene, node)],
-            clip: idle,
-        }];
-        for ((copy, clip), way) in copies.into_iter().zip(&entrances[1..]) {
-            options.push(ChoiceOption {
-                label: way.label(),
-                layers: vec![layer_of(scene, copy)],
-                clip,
-            });
-        }
-        scene.choice = Some(Choice {
-            name: "entrance".into(),
-            options,
-            default: 0,
-        });
-    }
+    scene.choice = leader.map(|(node, idle)| entrance_choice(scene, node, idle, entrances));
     scene.stopped = (0..scene.clips.len() as u32)
         .filter(|c| !playing.contains(c))
         .collect();
     scene.hidden = vec![hidden];
+}
+
+/// Model `k`'s node named by its actor (its layer, "model k" in the .BSX's view, too).
+fn name_by_actor(scene: &mut Scene, node: u32, k: usize, actor: Option<&String>) {
+    let Some(name) = actor else { return };
+    let named = format!("{name} (model {k})");
+    if let Some(l) = scene.nodes[node as usize].layer {
+        scene.layers[l as usize] = named.clone();
+    }
+    scene.nodes[node as usize].name = Some(named);
+}
+
+/// A pick on a model goes to its slot's record: the .BSX's own records are the .BSX's, not
+/// this file's.
+fn point_at_slot(scene: &mut Scene, node: u32, slot_row: Option<u32>) {
+    scene.nodes[node as usize].record = slot_row;
+    for m in meshes_under(scene, node) {
+        for prim in &mut scene.meshes[m as usize].primitives {
+            prim.record = slot_row;
+            prim.sources.clear();
+        }
+    }
+}
+
+/// Model `k`'s idle animation: the init's DFANM, else 0 (a player's stand), as the engine
+/// falls back to 0 for an animation the model does not have.
+fn idle_clip(scene: &Scene, k: usize, animation: u8) -> Option<u32> {
+    let clip_of = |a: u8| {
+        scene
+            .clips
+            .iter()
+            .position(|c| c.name == format!("model {k} animation {a}"))
+    };
+    clip_of(animation).or_else(|| clip_of(0)).map(|c| c as u32)
+}
+
+/// The choice of entrance: the leader `node` at the first, a copy of it at each other.
+fn entrance_choice(
+    scene: &mut Scene,
+    node: u32,
+    idle: Option<u32>,
+    entrances: &[Entrance],
+) -> Choice {
+    let copies = copies_at_entrances(scene, node, idle, &entrances[1..]);
+    let layer_of = |scene: &mut Scene, n: u32| match scene.nodes[n as usize].layer {
+        Some(l) => l,
+        None => {
+            let l = scene.layer(&format!(
+                "{} {}",
+                scene.nodes[n as usize].name.clone().unwrap_or_default(),
+                entrances[0].label()
+            ));
+            scene.nodes[n as usize].layer = Some(l);
+            l
+        }
+    };
+    let mut options = vec![ChoiceOption {
+        label: entrances[0].label(),
+        layers: vec![layer_of(scene, node)],
+        clip: idle,
+    }];
+    for ((copy, clip), way) in copies.into_iter().zip(&entrances[1..]) {
+        options.push(ChoiceOption {
+            label: way.label(),
+            layers: vec![layer_of(scene, copy)],
+            clip,
+        });
+    }
+    Choice {
+        name: "entrance".into(),
+        options,
+        default: 0,
+    }
 }
 
 /// `t` moved to stand at `at` (the root 10 units below it) facing `direction` (256 steps a
