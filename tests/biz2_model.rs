@@ -16,7 +16,7 @@ fn prim(
 ) -> Primitive {
     Primitive {
         kind,
-        chunk: 0,
+        record: [0, 0],
         vertices: VertexBlock {
             format: 0x080,
             positions,
@@ -31,7 +31,7 @@ fn prim(
 
 fn file_with(prims: Vec<Primitive>) -> Biz2File {
     let patch = Patch {
-        chunk: 0,
+        record: [0, 0],
         name: Some("p".into()),
         front: None,
         back: None,
@@ -41,14 +41,14 @@ fn file_with(prims: Vec<Primitive>) -> Biz2File {
         primitives: prims,
     };
     let lod = Lod {
-        chunk: Some(0),
+        record: Some([0, 0]),
         distance: Some([0.0, 10.0]),
         transition: None,
         patches: vec![patch],
     };
     Biz2File {
         objects: vec![Object {
-            chunk: 0,
+            record: [0, 0],
             name: Some("o".into()),
             front: None,
             back: None,
@@ -312,7 +312,7 @@ fn arb_primitive() -> impl Strategy<Value = Primitive> {
         })
         .prop_map(|(vertices, kind, connectivity)| Primitive {
             kind,
-            chunk: 0,
+            record: [0, 0],
             vertices,
             connectivity,
             triangles: Vec::new(),
@@ -354,7 +354,7 @@ fn arb_material() -> impl Strategy<Value = MaterialDef> {
         .prop_map(
             |(name, scope, texture, (ambient, diffuse, specular), (emissive, opacity, ramp))| {
                 MaterialDef {
-                    chunk: 0,
+                    record: [0, 0],
                     name,
                     scope,
                     texture,
@@ -380,7 +380,7 @@ fn arb_texture() -> impl Strategy<Value = TextureDef> {
         ),
     )
         .prop_map(|(name, map, b, specials)| TextureDef {
-            chunk: 0,
+            record: [0, 0],
             name,
             scope: b[0],
             map,
@@ -402,7 +402,7 @@ fn arb_ramp() -> impl Strategy<Value = RampDef> {
         prop::option::of([arb_f3(), arb_f3()]),
     )
         .prop_map(|(name, scope, colors)| RampDef {
-            chunk: 0,
+            record: [0, 0],
             name,
             scope,
             colors,
@@ -420,7 +420,7 @@ fn arb_points() -> impl Strategy<Value = Vec<LightPoint>> {
     .prop_map(|v| {
         v.into_iter()
             .map(|(position, radius)| LightPoint {
-                chunk: 0,
+                record: [0, 0],
                 position,
                 radius,
             })
@@ -438,20 +438,20 @@ fn arb_material_ref() -> impl Strategy<Value = Option<MaterialRef>> {
     ])
 }
 
-/// What the file says, without what the reader derives (chunk indices, triangles).
+/// What the file says, without what the reader derives (where its records lie, triangles).
 fn stored(mut f: Biz2File) -> Biz2File {
-    f.materials.iter_mut().for_each(|m| m.chunk = 0);
-    f.textures.iter_mut().for_each(|t| t.chunk = 0);
-    f.ramps.iter_mut().for_each(|r| r.chunk = 0);
+    f.materials.iter_mut().for_each(|m| m.record = [0, 0]);
+    f.textures.iter_mut().for_each(|t| t.record = [0, 0]);
+    f.ramps.iter_mut().for_each(|r| r.record = [0, 0]);
     for o in &mut f.objects {
-        o.chunk = 0;
-        o.points.iter_mut().for_each(|p| p.chunk = 0);
+        o.record = [0, 0];
+        o.points.iter_mut().for_each(|p| p.record = [0, 0]);
         for l in &mut o.lods {
-            l.chunk = l.chunk.map(|_| 0);
+            l.record = l.record.map(|_| [0, 0]);
             for p in &mut l.patches {
-                p.chunk = 0;
+                p.record = [0, 0];
                 for q in &mut p.primitives {
-                    q.chunk = 0;
+                    q.record = [0, 0];
                     q.triangles.clear();
                     q.triangle_sources.clear();
                     q.bounds = None;
@@ -515,7 +515,7 @@ proptest! {
             // from those bytes, in the fan's order.
             for (t, tri) in p.triangles.iter().enumerate() {
                 let run = source_of(&p.triangle_sources, t as u32).expect("every triangle has a source");
-                let (from, to) = run.face_bytes(t as u32, (0, 0));
+                let (from, to) = run.face_bytes(t as u32);
                 let face: Vec<u32> = bytes[from..to].chunks_exact(4).map(|b| u32::from_le_bytes(b.try_into().unwrap())).collect();
                 let k = (t as u32 - run.first) % run.tris_per_face.max(1) + 1;
                 prop_assert_eq!([face[0], face[k as usize], face[k as usize + 1]], *tri, "triangle {}", t);

@@ -342,6 +342,7 @@ fn check(c: &Case) {
     let view = doc
         .inspector(relicview::formats::Found::NOTHING)
         .expect("an inspector");
+    let rows: Vec<(usize, usize)> = view.chunks.iter().map(|c| (c.offset, c.end)).collect();
     let world = scene.world(&scene.pose(0.0));
     let mut faces = std::collections::BTreeSet::new();
     for (ni, n) in scene.nodes.iter().enumerate() {
@@ -350,8 +351,16 @@ fn check(c: &Case) {
             for t in 0..p.triangle_count() as u32 {
                 let run = source_of(&p.sources, t)
                     .unwrap_or_else(|| panic!("{name}: triangle {t} has no source"));
-                let r = &view.chunks[run.record as usize];
-                let (a, b) = run.face_bytes(t, (r.offset, r.end));
+                // Its record, by its bytes, is a row of the inspector: the polygon's.
+                let row = relicview::scene::row_of(&rows, run.record)
+                    .unwrap_or_else(|| panic!("{name}: triangle {t}'s record is no row"));
+                let r = &view.chunks[row as usize];
+                assert_eq!(
+                    ([r.offset, r.end], r.name.as_str()),
+                    (run.record, "polygon"),
+                    "{name}: its record is its polygon's row"
+                );
+                let (a, b) = run.face_bytes(t);
                 assert_eq!(b - a, c.kind.size(), "{name}: a face is one polygon record");
                 assert!(a >= r.offset && b <= r.end, "{name}: inside its record");
                 faces.insert(a);

@@ -715,8 +715,19 @@ fn check(
             continue;
         }
         let prim = &scene.meshes[hit.mesh as usize].primitives[hit.primitive as usize];
+        // The scene names its records by their bytes: each is a row of the inspector.
         let view = doc.inspector().expect("shown files have an inspector");
-        let record = |r: u32| &view.chunks[r as usize];
+        let rows: Vec<(usize, usize)> = view.chunks.iter().map(|c| (c.offset, c.end)).collect();
+        let record = |bytes: relicview::scene::RecordBytes| {
+            let row = relicview::scene::row_of(&rows, bytes).expect("a record of the file");
+            let r = &view.chunks[row as usize];
+            assert_eq!(
+                [r.offset, r.end],
+                bytes,
+                "{name}: a row with the record's bytes"
+            );
+            r
+        };
         let (prim_at, _) = m.offsets.of("prim");
         assert_eq!(
             record(prim.record.expect("a primitive's record")).offset,
@@ -725,7 +736,7 @@ fn check(
         );
         let run = source_of(&prim.sources, hit.triangle).expect("every triangle has a source run");
         let r = record(run.record);
-        let bytes = run.face_bytes(hit.triangle, (r.offset, r.end));
+        let bytes = run.face_bytes(hit.triangle);
         match &m.written.faces[last] {
             None => assert_eq!(
                 bytes,

@@ -433,7 +433,7 @@ fn a_field_opens_as_its_walkmesh_with_its_gateways_and_each_triangle_picks_its_r
                 .rev()
                 .find(|s| s.first <= t as u32)
                 .unwrap();
-            assert_eq!(v.chunks[run.record as usize].label, format!("triangle {t}"));
+            assert_eq!(row_at(&v, run.record).label, format!("triangle {t}"));
         }
     }
 }
@@ -505,7 +505,7 @@ fn each_model_stands_where_the_init_puts_it_facing_its_way_playing_its_idle_anim
             );
             let slot = node.record.expect("the model's record");
             assert_eq!(
-                opened.described().inspector().unwrap().chunks[slot as usize].label,
+                row_at(&opened.described().inspector().unwrap(), slot).label,
                 format!("model slot {k}")
             );
             let t = node.transform;
@@ -946,4 +946,17 @@ fn a_field_says_which_of_its_files_is_missing_and_shows_the_rest() {
         "{rows:?}"
     );
     assert!(opened.scene.as_ref().unwrap().triangle_count(0) > 700);
+}
+
+/// The inspector row whose bytes are a scene's record `bytes` (the scene names its records by
+/// their bytes; the inspector lists each as a row).
+fn row_at(
+    v: &relicview::inspect::InspectorView,
+    bytes: relicview::scene::RecordBytes,
+) -> &relicview::inspect::Row {
+    let rows: Vec<(usize, usize)> = v.chunks.iter().map(|c| (c.offset, c.end)).collect();
+    let row = relicview::scene::row_of(&rows, bytes).expect("a row with the record's bytes");
+    let r = &v.chunks[row as usize];
+    assert_eq!([r.offset, r.end], bytes, "exactly the record's bytes");
+    r
 }

@@ -489,7 +489,12 @@ fn field_bin_opened_lists_its_tables_and_draws_its_normals_on_a_sphere() {
     let run = prim
         .sources
         .iter()
-        .find(|r| r.record == normals[44]["index"].as_u64().unwrap() as u32)
+        .find(|r| {
+            // Its record, by its bytes: normal 44's row.
+            let (at, len) = (&normals[44]["offset"], &normals[44]["length"]);
+            let at = at.as_u64().unwrap() as usize;
+            r.record == [at, at + len.as_u64().unwrap() as usize]
+        })
         .unwrap();
     let corner = prim.positions[prim.indices[run.first as usize * 3] as usize];
     let n = [2676.0f32, 2108.0, 2273.0].map(|c| c / 4096.0);

@@ -674,7 +674,7 @@ fn a_world_lists_each_placed_models_parts_and_destroying_a_zone_takes_it_from_ev
         .map(|p| p.triangles)
         .sum();
     assert_eq!(scene.triangle_count(0), 2 * total, "two placements");
-    let parts = relicview::view::parts::parts(&scene, 0, &[]);
+    let parts = relicview::view::parts::parts(&scene, 0, &[], &[]);
     let names: BTreeSet<String> = parts.zones.iter().map(|z| z.name.clone()).collect();
     let all_zones: BTreeSet<String> = objects
         .iter()
@@ -750,7 +750,7 @@ fn zones_work(n: usize) -> (f64, usize) {
         .iter()
         .filter(|l| l.zone && !l.shown)
         .count();
-    let parts = relicview::view::parts::parts(&scene, 0, &all);
+    let parts = relicview::view::parts::parts(&scene, 0, &all, &[]);
     let named = relicview::view::layers::layers_named(&scene, &scene.layers);
     let glb = relicview::gltf::export_glb(&scene, Default::default()).unwrap();
     // (The model stops growing at twice its file's size: not every patch is built.)

@@ -127,12 +127,17 @@ impl OpenedFile {
 
     fn gallery_of(&self) -> Option<Vec<PicturedMaterialCard>> {
         let cards = self.described().gallery()?;
+        // Each card's record found among the inspector's rows by its bytes.
+        let rows = records_of(self);
         Some(
             cards
                 .iter()
                 .map(|card| PicturedMaterialCard {
                     thumbnail: card.thumbnail.as_ref().map(Picture::of),
-                    card: card.clone(),
+                    card: MaterialCard {
+                        record: card.bytes.and_then(|b| crate::scene::row_of(&rows, b)),
+                        ..card.clone()
+                    },
                 })
                 .collect(),
         )

@@ -2,7 +2,8 @@
 //! nested in the bytes (FF7's BSX, FIELD.BIN, .DAT and .MIM): each record is made as a
 //! pending row with its byte range and fields, and `tree` places them in file order, each
 //! under the nearest row that holds it, with the bytes' coverage. A format keys the rows its
-//! scene points at with a key type of its own. Names no format.
+//! describe stage goes back to (a BSX polygon's lit colours) with a key type of its own;
+//! scenes point at records by their byte ranges, not by rows. Names no format.
 
 use crate::inspect::ff7::PolygonRecord;
 use crate::inspect::{
@@ -22,7 +23,7 @@ pub struct Pending<K> {
     /// An FF7 model's polygon (`Row::ff7_polygon`).
     pub ff7_polygon: Option<Box<PolygonRecord>>,
     pub entry: Option<TableEntry>,
-    /// What the format keeps of this row's index (the rows its scene points at), if anything.
+    /// What the format keeps of this row's index (rows its describe stage goes back to), if any.
     pub key: Option<K>,
 }
 

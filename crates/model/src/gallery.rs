@@ -29,7 +29,11 @@ pub struct MaterialCard {
     /// it beside the card, as a picture: see `OpenedFile.gallery`).
     #[serde(skip)]
     pub thumbnail: Option<Texels>,
-    /// The inspector record the material was read from.
+    /// The record the material was read from: its bytes, as the format says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<crate::scene::RecordBytes>,
+    /// Its inspector row, where the file on show has an inspector (the page's glue finds it
+    /// by `bytes`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub record: Option<u32>,
 }
@@ -85,7 +89,7 @@ pub struct ImageRegion {
     /// The bytes of the record it is, `[start, end)` in the bytes the inspector's rows refer
     /// to: the inspector, where there is one, finds its row by them.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub bytes: Option<[usize; 2]>,
+    pub bytes: Option<crate::scene::RecordBytes>,
 }
 
 /// One number a texel of a picture, row by row: what each texel is stored as (its CLUT

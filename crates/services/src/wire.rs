@@ -16,11 +16,11 @@ use serde::{Deserialize, Serialize};
 /// What a value's bytes start with: which value it is, and the form's version.
 pub type Tag = [u8; 8];
 
-const TAG: &Tag = b"RVSCENE5";
+const TAG: &Tag = b"RVSCENE6";
 /// A file's side of a comparison (`diff::Side`), from the page's core to its tools module.
-pub const SIDE: &Tag = b"RVSIDE01";
+pub const SIDE: &Tag = b"RVSIDE02";
 /// What a file exports to is made from (`bundle::ExportInput`), the same way.
-pub const EXPORT_INPUT: &Tag = b"RVEXPIN1";
+pub const EXPORT_INPUT: &Tag = b"RVEXPIN2";
 
 /// What the page needs to draw a file opened elsewhere: its scene, the byte range of each
 /// inspector record (picks on strips find their record by offset) and how many model
@@ -254,7 +254,7 @@ mod tests {
             uvs: Some(vec![[0.5, 0.25]; 3]),
             indices: vec![0, 1, 2],
             material: Some(0),
-            record: Some(7),
+            record: Some([7, 19]),
             sources: Vec::new(),
         };
         let mut scene = Scene {
@@ -325,7 +325,7 @@ mod tests {
         let bytes = encode(s.lend());
         assert!(decode(&bytes[1..])
             .unwrap_err()
-            .contains("do not start with RVSCENE5"));
+            .contains("do not start with RVSCENE6"));
         for cut in 8..bytes.len() {
             assert!(decode(&bytes[..cut]).is_err(), "cut at {cut}");
         }

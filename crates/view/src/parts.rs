@@ -2,7 +2,7 @@
 //! hide the parts a destroyed zone takes with it) with their patches, triangles and colours,
 //! and every part's words (docs/formats/biz2.md, "SPECIAL words").
 
-use crate::scene::Scene;
+use crate::scene::{row_of, RecordBytes, Scene};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
@@ -50,9 +50,11 @@ pub struct ZoneState {
 #[serde(rename_all = "camelCase")]
 pub struct PartState {
     pub name: Option<String>,
-    /// Its inspector record, when it came from the file on show (a world's placed models'
-    /// parts have none of their own).
+    /// Its inspector record, when it came from the file on show and the file has an
+    /// inspector (a world's placed models' parts have none of their own).
     pub record: Option<u32>,
+    /// That record's bytes, `[start, end)` in the bytes the inspector's rows refer to.
+    pub bytes: Option<RecordBytes>,
     pub zones: Vec<String>,
     pub words: Vec<String>,
     pub triangles: usize,
@@ -83,8 +85,9 @@ pub fn css(c: [f32; 4]) -> String {
     format!("rgb({}, {}, {})", b(c[0]), b(c[1]), b(c[2]))
 }
 
-/// The zones and parts of `scene` at LOD `lod` with the layers in `hidden` hidden.
-pub fn parts(scene: &Scene, lod: usize, hidden: &[u32]) -> Parts {
+/// The zones and parts of `scene` at LOD `lod` with the layers in `hidden` hidden; `rows`
+/// the file's inspector rows (`[offset, end)` each), which the parts' records are found in.
+pub fn parts(scene: &Scene, lod: usize, hidden: &[u32], rows: &[(usize, usize)]) -> Parts {
     // Counted as shown at the LOD whatever is hidden: a destroyed zone still lists its parts.
     let zone_mask = scene.layer_mask(&scene.zones);
     let unhidden: Vec<u32> = hidden
@@ -121,7 +124,8 @@ pub fn parts(scene: &Scene, lod: usize, hidden: &[u32]) -> Parts {
                 .flatten();
             out.parts.push(PartState {
                 name: n.name.clone(),
-                record: n.record,
+                record: n.record.and_then(|b| row_of(rows, b)),
+                bytes: n.record,
                 zones: part
                     .zones
                     .iter()
@@ -229,7 +233,7 @@ mod tests {
             Node {
                 name: Some("one".into()),
                 mesh: Some(m),
-                record: Some(4),
+                record: Some([40, 52]),
                 part: part(vec![a, b], &["dz_a", "dz_b", "GEOMETRIZE 0x1"]),
                 ..Default::default()
             },
@@ -243,7 +247,17 @@ mod tests {
                 ..Default::default()
             },
         );
-        let p = parts(&s, 0, &[b]);
+        // The file's rows: the patch's record is row 1.
+        let p = parts(&s, 0, &[b], &[(0, 100), (40, 52), (52, 60)]);
+        assert_eq!(
+            (p.parts[0].record, p.parts[0].bytes),
+            (Some(1), Some([40, 52]))
+        );
+        assert_eq!(
+            parts(&s, 0, &[b], &[]).parts[0].record,
+            None,
+            "no inspector, no row"
+        );
         assert_eq!(
             (p.zones[0].patches, p.zones[0].triangles, p.zones[0].hidden),
             (1, 2, false)

@@ -345,6 +345,7 @@ impl Viewer {
             scene,
             self.renderer.current_lod().unwrap_or(0),
             self.renderer.hidden_layers(),
+            &self.records[0],
         ))
     }
 

@@ -2,6 +2,7 @@
 //! tape and the sizes of what is on show.
 
 use super::Viewer;
+use crate::scene::{row_of, RecordBytes};
 use crate::view::Side;
 use crate::web::to_js;
 use serde::Serialize;
@@ -31,24 +32,24 @@ impl Viewer {
             Side::Difference => Side::A,
             s => s,
         };
-        let records = &self.records[if side == Side::B { 1 } else { 0 }];
+        // The scene names records by their bytes; the page, by the inspector's rows.
+        let rows = &self.records[if side == Side::B { 1 } else { 0 }];
+        let row = |r: Option<RecordBytes>| r.and_then(|r| row_of(rows, r));
         // The face's own record, else its primitive's, else the node's nearest (geometry
         // brought from another file is stood for by what brought it).
         let source = hit.source.map(|s| s.record).or(hit.primitive).or(hit.node);
-        let range = |r: Option<u32>| {
-            r.and_then(|r| records.get(r as usize))
-                .copied()
-                .unwrap_or((0, 0))
-        };
         let (start, end) = match hit.source {
-            Some(run) => run.face_bytes(hit.triangle, range(Some(run.record))),
-            None => range(hit.primitive.or(hit.node)),
+            Some(run) => run.face_bytes(hit.triangle),
+            None => hit
+                .primitive
+                .or(hit.node)
+                .map_or((0, 0), |[start, end]| (start, end)),
         };
         let triangle_in_source = hit.source.map_or(hit.triangle, |s| hit.triangle - s.first);
         to_js(&Picked {
-            primitive: hit.primitive,
-            patch: hit.node,
-            source,
+            primitive: row(hit.primitive),
+            patch: row(hit.node),
+            source: row(source),
             triangle_in_source,
             distance: hit.distance,
             start,
@@ -70,7 +71,10 @@ impl Viewer {
     ) -> Result<usize, JsValue> {
         let side: Side = serde_wasm_bindgen::from_value(side)?;
         let seconds = self.animation_time();
-        let target = record.map(|r| (r, start.zip(end)));
+        let rows = &self.records[if side == Side::B { 1 } else { 0 }];
+        let target = record
+            .and_then(|r| record_bytes(rows, r))
+            .map(|r| (r, start.zip(end)));
         if side == Side::A {
             self.renderer
                 .set_highlight_on(Side::Difference, target, seconds);
@@ -134,13 +138,15 @@ impl Viewer {
     /// `record`, if that record is a level of detail.
     #[wasm_bindgen(js_name = lodOf)]
     pub fn lod_of(&self, record: u32) -> Option<usize> {
-        self.renderer.lod_index_of(record)
+        self.renderer
+            .lod_index_of(record_bytes(&self.records[0], record)?)
     }
 
     /// Outline the geometry of an inspector record (a node, primitive or index list); null
     /// clears. Returns the number of triangles outlined.
     #[wasm_bindgen(js_name = setHighlight)]
     pub fn set_highlight(&mut self, record: Option<u32>) -> usize {
+        let record = record.and_then(|r| record_bytes(&self.records[0], r));
         self.renderer.set_highlight(record, self.animation_time())
     }
 
@@ -148,6 +154,9 @@ impl Viewer {
     /// record `record` (what `pick` returned). Returns the number outlined.
     #[wasm_bindgen(js_name = setHighlightBytes)]
     pub fn set_highlight_bytes(&mut self, record: u32, start: usize, end: usize) -> usize {
+        let Some(record) = record_bytes(&self.records[0], record) else {
+            return 0;
+        };
         self.renderer
             .set_highlight_face(record, start, end, self.animation_time())
     }
@@ -183,4 +192,9 @@ pub struct Sizes {
     scene: Option<[f32; 3]>,
     selection: Option<[f32; 3]>,
     grid_step: f32,
+}
+
+/// The bytes of inspector row `row`, from the rows' `[offset, end)` (`rows[i]`: row `i`'s).
+fn record_bytes(rows: &[(usize, usize)], row: u32) -> Option<RecordBytes> {
+    rows.get(row as usize).map(|&(start, end)| [start, end])
 }

@@ -205,7 +205,8 @@ impl ImageDocument {
             uvs: Some(vec![[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]),
             indices: vec![0, 3, 2, 0, 2, 1],
             material: Some(0),
-            record: Some(0),
+            // The whole file: the picture's one record.
+            record: Some([0, self.bytes.len()]),
             ..Default::default()
         };
         let mesh = scene.add_mesh(Mesh {
@@ -217,7 +218,7 @@ impl ImageDocument {
             Node {
                 name: Some(scene.name.clone()),
                 mesh: Some(mesh),
-                record: Some(0),
+                record: Some([0, self.bytes.len()]),
                 ..Default::default()
             },
         );

@@ -19,7 +19,7 @@ fn patch(name: &str, material: &str, primitives: Vec<Primitive>) -> Patch {
 fn mesh(positions: Vec<[f32; 3]>, uvs: Option<Vec<[f32; 2]>>, quads: Vec<i32>) -> Primitive {
     Primitive {
         kind: PrimitiveKind::PMesh,
-        chunk: 0,
+        record: [0, 0],
         vertices: VertexBlock {
             format: if uvs.is_some() { 0x088 } else { 0x080 },
             positions,
@@ -75,7 +75,7 @@ fn model(name: &str, patches: Vec<Patch>) -> Biz2File {
     geometry(vec![object(
         name,
         vec![Lod {
-            chunk: None,
+            record: None,
             distance: None,
             transition: None,
             patches,

@@ -71,7 +71,7 @@ pub fn large_model(patches: usize) -> Biz2File {
                 .collect();
             let mesh = Primitive {
                 kind: PrimitiveKind::PMesh,
-                chunk: 0,
+                record: [0, 0],
                 vertices: VertexBlock {
                     format: 0x089,
                     positions,
@@ -91,7 +91,7 @@ pub fn large_model(patches: usize) -> Biz2File {
         })
         .collect();
     let lod = Lod {
-        chunk: Some(0),
+        record: Some([0, 0]),
         distance: Some([0.0, 1.0e6]),
         transition: None,
         patches: patch_list,
@@ -133,7 +133,7 @@ fn patch(name: &str, material: &str, primitives: Vec<Primitive>) -> Patch {
 /// A patch whose material is `material` in library `lib`.
 fn patch_in(lib: &str, name: &str, material: &str, primitives: Vec<Primitive>) -> Patch {
     Patch {
-        chunk: 0,
+        record: [0, 0],
         name: Some(name.into()),
         front: Some(MaterialRef::Named(format!("{lib}:{material}"))),
         back: Some(MaterialRef::SameAsFront),
@@ -148,7 +148,7 @@ fn pmesh(format: u16, positions: Vec<[f32; 3]>, connectivity: Vec<Connectivity>)
     let uvs = (format == 0x088).then(|| positions.iter().map(|p| [p[0], p[2]]).collect());
     Primitive {
         kind: PrimitiveKind::PMesh,
-        chunk: 0,
+        record: [0, 0],
         vertices: VertexBlock {
             format,
             positions,
@@ -164,7 +164,7 @@ fn pmesh(format: u16, positions: Vec<[f32; 3]>, connectivity: Vec<Connectivity>)
 
 fn object(name: &str, lods: Vec<Lod>) -> Object {
     Object {
-        chunk: 0,
+        record: [0, 0],
         name: Some(name.into()),
         front: None,
         back: None,
@@ -241,7 +241,7 @@ fn cube() -> Biz2File {
         }],
     );
     let lod = Lod {
-        chunk: None,
+        record: None,
         distance: None,
         transition: None,
         patches: vec![patch("box", "crate_mtl", vec![mesh])],
@@ -299,13 +299,13 @@ fn hexpod() -> Biz2File {
     );
     let lods = vec![
         Lod {
-            chunk: Some(0),
+            record: Some([0, 0]),
             distance: Some([0.0, 60.0]),
             transition: Some(2.0),
             patches: vec![patch("hull", "hull_mtl", vec![fine])],
         },
         Lod {
-            chunk: Some(0),
+            record: Some([0, 0]),
             distance: Some([60.0, 400.0]),
             transition: Some(2.0),
             patches: vec![patch("hull", "hull_mtl", vec![coarse])],
@@ -316,7 +316,7 @@ fn hexpod() -> Biz2File {
         points: ring(6, 1.55, 1.05)
             .enumerate()
             .map(|(i, position)| LightPoint {
-                chunk: 0,
+                record: [0, 0],
                 position,
                 radius: Some(0.05 + 0.01 * i as f32),
             })
@@ -450,13 +450,13 @@ fn walker() -> Biz2File {
     )];
     let lods = vec![
         Lod {
-            chunk: Some(0),
+            record: Some([0, 0]),
             distance: Some([0.0, 80.0]),
             transition: None,
             patches: fine,
         },
         Lod {
-            chunk: Some(0),
+            record: Some([0, 0]),
             distance: Some([80.0, 500.0]),
             transition: None,
             patches: coarse,
@@ -483,7 +483,7 @@ fn tower() -> Biz2File {
     }
     let strip = Primitive {
         kind: PrimitiveKind::TriStrip,
-        chunk: 0,
+        record: [0, 0],
         vertices: VertexBlock {
             format: 0x082,
             positions,
@@ -496,7 +496,7 @@ fn tower() -> Biz2File {
         bounds: None,
     };
     let lod = Lod {
-        chunk: Some(0),
+        record: Some([0, 0]),
         distance: Some([0.0, 200.0]),
         transition: None,
         patches: vec![patch("shaft", "tower_mtl", vec![strip])],
@@ -554,7 +554,7 @@ fn quad(format: u16, corners: [[f32; 3]; 4], uv_scale: f32) -> Primitive {
     ];
     Primitive {
         kind: PrimitiveKind::PMesh,
-        chunk: 0,
+        record: [0, 0],
         vertices: VertexBlock {
             format,
             positions: corners.to_vec(),
@@ -621,7 +621,7 @@ pub fn vertex_formats() -> Biz2File {
             };
             let quad = Primitive {
                 kind: PrimitiveKind::PMesh,
-                chunk: 0,
+                record: [0, 0],
                 vertices,
                 connectivity: vec![Connectivity::Faces {
                     points_per_face: 4,
@@ -639,7 +639,7 @@ pub fn vertex_formats() -> Biz2File {
         })
         .collect();
     let lod = Lod {
-        chunk: None,
+        record: None,
         distance: None,
         transition: None,
         patches,
@@ -682,7 +682,7 @@ fn pool() -> Biz2File {
         1.0,
     );
     let lod = Lod {
-        chunk: Some(0),
+        record: Some([0, 0]),
         distance: Some([0.0, 300.0]),
         transition: None,
         patches: vec![

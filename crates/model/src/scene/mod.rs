@@ -55,25 +55,44 @@ pub type MeshId = u32;
 pub type MaterialId = u32;
 pub type TextureId = u32;
 
-/// Triangles `first..` (up to the next run) came from inspector record `record`. Face `k`
-/// of the run (`tris_per_face` triangles each) is the bytes `start + k·face_len ..` of
-/// length `face_len`; `tris_per_face == 0` means every triangle of the run came from the
-/// whole record (strips and fans).
+/// A record of the file by where it lies: bytes `[start, end)` of the bytes the inspector's
+/// rows refer to (the decompressed bytes of a container). Scenes and pictures point at their
+/// records so, and build without an inspector; where one exists, the record's row is the
+/// first (outermost) of that range ([`row_of`]).
+pub type RecordBytes = [usize; 2];
+
+/// The inspector row of the record at `bytes`, given each row's `[offset, end)` in order
+/// (`rows[i]`: row `i`'s): the first (outermost) whose range it is; for a record the view
+/// does not list (past its last listed row), the innermost listed row that holds it.
+pub fn row_of(rows: &[(usize, usize)], [start, end]: RecordBytes) -> Option<u32> {
+    let exact = rows.iter().position(|&r| r == (start, end));
+    exact
+        .or_else(|| {
+            rows.iter()
+                .rposition(|&(s, e)| s <= start && end <= e && s < e)
+        })
+        .map(|i| i as u32)
+}
+
+/// Triangles `first..` (up to the next run) came from the record at `record`. Face `k` of
+/// the run (`tris_per_face` triangles each) is the bytes `start + k·face_len ..` of length
+/// `face_len`; `tris_per_face == 0` means every triangle of the run came from the whole
+/// record (strips and fans).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourceRun {
     pub first: u32,
-    pub record: u32,
+    pub record: RecordBytes,
     pub start: usize,
     pub face_len: u32,
     pub tris_per_face: u32,
 }
 
 impl SourceRun {
-    /// The bytes of triangle `t` (an index into the primitive), given the record's own range
-    /// for runs that have no faces.
-    pub fn face_bytes(&self, t: u32, record_range: (usize, usize)) -> (usize, usize) {
+    /// The bytes of triangle `t` (an index into the primitive): its face's, or for runs that
+    /// have no faces the whole record's.
+    pub fn face_bytes(&self, t: u32) -> (usize, usize) {
         if self.tris_per_face == 0 {
-            return record_range;
+            return (self.record[0], self.record[1]);
         }
         let face = ((t - self.first) / self.tris_per_face) as usize;
         let start = self.start + face * self.face_len as usize;
@@ -109,8 +128,8 @@ pub struct Primitive {
     #[serde(with = "crate::pod_serde::pod_vec")]
     pub indices: Vec<u32>,
     pub material: Option<MaterialId>,
-    /// The inspector record (chunk) the primitive came from.
-    pub record: Option<u32>,
+    /// The record (a chunk) the primitive came from.
+    pub record: Option<RecordBytes>,
     pub sources: Vec<SourceRun>,
 }
 
@@ -245,8 +264,8 @@ pub struct Node {
     pub marker: Option<Marker>,
     /// Shown only while this level of detail is on show (with everything below it).
     pub lod: Option<u32>,
-    /// The inspector record (chunk) the node came from.
-    pub record: Option<u32>,
+    /// The record (a chunk) the node came from.
+    pub record: Option<RecordBytes>,
     /// The layer (index into [`Scene::layers`]) it and everything under it belong to.
     pub layer: Option<u32>,
     /// What the file's words say this node is (a DIV-BIZ2 patch's SPECIAL strings).
@@ -932,6 +951,12 @@ impl Scene {
 mod tests {
     use super::*;
 
+    /// A record numbered `n` in these tests: bytes `[n · 1000, n · 1000 + 8)`.
+    fn r(n: u32) -> RecordBytes {
+        let at = n as usize * 1000;
+        [at, at + 8]
+    }
+
     fn quad(z: f32, record: u32) -> Primitive {
         Primitive {
             positions: vec![
@@ -941,10 +966,10 @@ mod tests {
                 [-1.0, 1.0, z],
             ],
             indices: vec![0, 1, 2, 0, 2, 3],
-            record: Some(record),
+            record: Some(r(record)),
             sources: vec![SourceRun {
                 first: 0,
-                record,
+                record: r(record),
                 start: 100,
                 face_len: 16,
                 tris_per_face: 2,
@@ -963,7 +988,7 @@ mod tests {
             None,
             Node {
                 mesh: Some(m),
-                record: Some(5),
+                record: Some(r(5)),
                 ..Default::default()
             },
         );
@@ -976,7 +1001,7 @@ mod tests {
         let child = s.add_node(
             Some(0),
             Node {
-                record: Some(7),
+                record: Some(r(7)),
                 ..Default::default()
             },
         );
@@ -992,18 +1017,18 @@ mod tests {
             },
         );
         assert_eq!(
-            s.nodes_drawing_record(5),
+            s.nodes_drawing_record(r(5)),
             [true, true, false],
             "the node and its child"
         );
-        assert_eq!(s.nodes_drawing_record(7), [false, true, false]);
+        assert_eq!(s.nodes_drawing_record(r(7)), [false, true, false]);
         assert_eq!(
-            s.nodes_drawing_record(20),
+            s.nodes_drawing_record(r(20)),
             [true, false, false],
             "a primitive of node 0's mesh"
         );
-        assert_eq!(s.nodes_drawing_record(30), [false, false, true]);
-        assert_eq!(s.nodes_drawing_record(99), [false, false, false]);
+        assert_eq!(s.nodes_drawing_record(r(30)), [false, false, true]);
+        assert_eq!(s.nodes_drawing_record(r(99)), [false, false, false]);
         assert_eq!(child, 1);
     }
 
@@ -1170,15 +1195,19 @@ mod tests {
     fn face_bytes_come_from_the_recorded_run() {
         let q = quad(0.0, 10);
         let run = source_of(&q.sources, 1).unwrap();
-        assert_eq!(run.face_bytes(1, (0, 0)), (100, 116));
+        assert_eq!(run.face_bytes(1), (100, 116));
         let strip = SourceRun {
             first: 0,
-            record: 3,
+            record: [40, 90],
             start: 0,
             face_len: 0,
             tris_per_face: 0,
         };
-        assert_eq!(strip.face_bytes(7, (40, 90)), (40, 90));
+        assert_eq!(
+            strip.face_bytes(7),
+            (40, 90),
+            "a strip's faces are its whole record"
+        );
     }
 
     #[test]
@@ -1193,7 +1222,7 @@ mod tests {
             Some(root),
             Node {
                 lod: Some(0),
-                record: Some(40),
+                record: Some(r(40)),
                 ..Default::default()
             },
         );
@@ -1201,7 +1230,7 @@ mod tests {
             Some(root),
             Node {
                 lod: Some(1),
-                record: Some(41),
+                record: Some(r(41)),
                 ..Default::default()
             },
         );
@@ -1227,7 +1256,7 @@ mod tests {
             },
         );
         assert_eq!((s.triangle_count(0), s.triangle_count(1)), (2, 4));
-        assert_eq!(s.lod_of_record(41), Some(1));
+        assert_eq!(s.lod_of_record(r(41)), Some(1));
         assert_eq!(s.visible(1), vec![true, false, true, false, true, true]);
     }
 

@@ -1,5 +1,5 @@
-//! Which triangle a ray from the view hits, and from a record of the inspector back to
-//! what in the scene drew it (its node, its LOD, its triangles in the world).
+//! Which triangle a ray from the view hits, and from a record of the file (by its bytes)
+//! back to what in the scene drew it (its node, its LOD, its triangles in the world).
 
 use super::*;
 
@@ -36,8 +36,8 @@ fn ray_triangle(o: Vec3, d: Vec3, a: Vec3, b: Vec3, c: Vec3) -> Option<f32> {
 }
 
 impl Scene {
-    /// The nearest node at or above `node` that came from an inspector record.
-    pub fn record_of(&self, node: NodeId) -> Option<u32> {
+    /// The record of the nearest node at or above `node` that came from one.
+    pub fn record_of(&self, node: NodeId) -> Option<RecordBytes> {
         let mut n = Some(node);
         while let Some(i) = n {
             let node = self.nodes.get(i as usize)?;
@@ -96,16 +96,28 @@ impl Scene {
         best
     }
 
-    /// The node that came from inspector record `record`.
-    pub fn node_of_record(&self, record: u32) -> Option<NodeId> {
+    /// Forget where everything came from: for a scene placed into another file's, whose
+    /// records are bytes of that other file.
+    pub fn forget_records(&mut self) {
+        for n in &mut self.nodes {
+            n.record = None;
+        }
+        for p in self.meshes.iter_mut().flat_map(|m| &mut m.primitives) {
+            p.record = None;
+            p.sources.clear();
+        }
+    }
+
+    /// The node that came from record `record`.
+    pub fn node_of_record(&self, record: RecordBytes) -> Option<NodeId> {
         self.nodes
             .iter()
             .position(|n| n.record == Some(record))
             .map(|i| i as NodeId)
     }
 
-    /// The LOD that shows the node from inspector record `record`, if that node is a LOD.
-    pub fn lod_of_record(&self, record: u32) -> Option<usize> {
+    /// The LOD that shows the node from record `record`, if that node is a LOD.
+    pub fn lod_of_record(&self, record: RecordBytes) -> Option<usize> {
         let mut n = self.node_of_record(record);
         while let Some(i) = n {
             if let Some(l) = self.nodes[i as usize].lod {
@@ -116,8 +128,8 @@ impl Scene {
         None
     }
 
-    /// Per node: whether it is the node from inspector record `record` or sits under it.
-    fn under_record(&self, record: u32) -> Vec<bool> {
+    /// Per node: whether it is the node from record `record` or sits under it.
+    fn under_record(&self, record: RecordBytes) -> Vec<bool> {
         let mut under = vec![false; self.nodes.len()];
         for (i, n) in self.nodes.iter().enumerate() {
             under[i] = n.record == Some(record)
@@ -130,7 +142,7 @@ impl Scene {
     /// Per node: whether it draws something that came from `record` (it is that record's
     /// node or under it, or one of its primitives or runs of triangles came from it): the
     /// bones a picked part hangs on.
-    pub fn nodes_drawing_record(&self, record: u32) -> Vec<bool> {
+    pub fn nodes_drawing_record(&self, record: RecordBytes) -> Vec<bool> {
         let under = self.under_record(record);
         let from_record = |m: Option<MeshId>| {
             m.and_then(|m| self.meshes.get(m as usize))
@@ -171,12 +183,12 @@ impl Scene {
 
     /// World-space corners of the triangles shown at `lod` that came from `record`: a node
     /// (everything under it), a primitive, or the record a run of triangles came from.
-    /// With `face` (the bytes start..end of one face of index record `record`), only the
+    /// With `face` (the bytes start..end of one face of record `record`), only the
     /// triangles made from that face; a run whose triangles all come from the whole record
     /// (a strip) counts as one face.
     pub fn triangles_of_record(
         &self,
-        record: u32,
+        record: RecordBytes,
         face: Option<(usize, usize)>,
         lod: usize,
         world: &[Mat4],
@@ -193,9 +205,7 @@ impl Scene {
                 let ours = |t: u32| {
                     source_of(&prim.sources, t).is_some_and(|r| {
                         r.record == record
-                            && face.is_none_or(|f| {
-                                r.tris_per_face == 0 || r.face_bytes(t, (0, 0)) == f
-                            })
+                            && face.is_none_or(|f| r.tris_per_face == 0 || r.face_bytes(t) == f)
                     })
                 };
                 for (t, tri) in prim.indices.chunks_exact(3).enumerate() {

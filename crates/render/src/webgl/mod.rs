@@ -11,7 +11,7 @@ mod material;
 mod stage;
 
 use crate::packing::VertexArrays;
-use crate::webgl::scene::{Bounds, Scene};
+use crate::webgl::scene::{Bounds, RecordBytes, Scene};
 pub use crate::webgl::view::{
     AxisView, Background, CameraMode, CameraState, ViewOptions, ViewpointAt, BACKGROUND, CHECKER,
     CHECKER_PX,
@@ -743,12 +743,13 @@ impl Renderer {
             .min_by(|a, b| a.1.distance.total_cmp(&b.1.distance))
     }
 
-    /// Outline what came from inspector record `record` on `side` in the LOD on show; None
-    /// clears. Returns how many triangles are outlined.
+    /// Outline what came from the record at `record` (its bytes) on `side` in the LOD on
+    /// show, or with a face (bytes start..end) only that face; None clears. Returns how many
+    /// triangles are outlined.
     pub fn set_highlight_on(
         &mut self,
         side: Side,
-        target: Option<(u32, Option<(usize, usize)>)>,
+        target: Option<(RecordBytes, Option<(usize, usize)>)>,
         seconds: f64,
     ) -> usize {
         let eye = self.camera.position();
@@ -760,7 +761,7 @@ impl Renderer {
         stage.set_highlight(
             &self.context,
             target.map(|(record, face)| HighlightTarget {
-                record,
+                record: Some(record),
                 face,
                 zone: None,
                 lod: None,
@@ -783,7 +784,7 @@ impl Renderer {
         stage.set_highlight(
             &self.context,
             zone.map(|z| HighlightTarget {
-                record: u32::MAX,
+                record: None,
                 face: None,
                 zone: Some(z),
                 lod: None,
@@ -793,17 +794,17 @@ impl Renderer {
         )
     }
 
-    /// Outline what came from inspector record `record` in the LOD on show; None clears.
+    /// Outline what came from the record at `record` in the LOD on show; None clears.
     /// Returns how many triangles are outlined.
-    pub fn set_highlight(&mut self, record: Option<u32>, seconds: f64) -> usize {
+    pub fn set_highlight(&mut self, record: Option<RecordBytes>, seconds: f64) -> usize {
         self.set_highlight_on(Side::A, record.map(|r| (r, None)), seconds)
     }
 
-    /// Outline one face: the triangles made from the bytes start..end of index record
+    /// Outline one face: the triangles made from the bytes start..end of the index record at
     /// `record` (a picked face), not the rest of its list.
     pub fn set_highlight_face(
         &mut self,
-        record: u32,
+        record: RecordBytes,
         start: usize,
         end: usize,
         seconds: f64,
@@ -821,8 +822,8 @@ impl Renderer {
         self.highlighted_triangles_on(Side::A)
     }
 
-    /// Which LOD shows the node that came from inspector record `record`.
-    pub fn lod_index_of(&self, record: u32) -> Option<usize> {
+    /// Which LOD shows the node that came from the record at `record`.
+    pub fn lod_index_of(&self, record: RecordBytes) -> Option<usize> {
         self.scene()?.lod_of_record(record)
     }
 

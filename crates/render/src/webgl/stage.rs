@@ -7,7 +7,9 @@ use super::geometry::SceneGeometry;
 use super::material::{self, Pass, RetroMaterial};
 use super::{to_mat4, ViewOptions};
 use crate::packing::{Varyings, VertexArrays};
-use crate::webgl::scene::{source_of, Bounds, ColourSet, DrawPlan, Marker, Scene, SourceRun};
+use crate::webgl::scene::{
+    source_of, Bounds, ColourSet, DrawPlan, Marker, RecordBytes, Scene, SourceRun,
+};
 use crate::webgl::view::{skeleton, Lighting};
 use glam::Vec3 as GVec3;
 use std::sync::Arc;
@@ -78,7 +80,8 @@ impl GpuLod {
 /// What the outline shows: a record's geometry, or one face of it (the bytes start..end).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct HighlightTarget {
-    pub record: u32,
+    /// The record, by its bytes (none for a zone).
+    pub record: Option<RecordBytes>,
     pub face: Option<(usize, usize)>,
     /// Outline the parts of this damage zone (a layer) instead of the record's triangles.
     pub zone: Option<u32>,
@@ -90,8 +93,8 @@ pub(super) struct HighlightTarget {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Hit {
     /// The record of the primitive, and of the node that drew it.
-    pub primitive: Option<u32>,
-    pub node: Option<u32>,
+    pub primitive: Option<RecordBytes>,
+    pub node: Option<RecordBytes>,
     /// The run of triangles (record and face bytes) the triangle belongs to.
     pub source: Option<SourceRun>,
     pub triangle: u32,
@@ -607,9 +610,9 @@ impl Stage {
         let world = self.world(seconds);
         let corners = match t.zone {
             Some(zone) => self.scene.triangles_of_zone(zone, lod, &world),
-            None => self
-                .scene
-                .triangles_of_record(t.record, t.face, lod, &world),
+            None => t.record.map_or(Vec::new(), |r| {
+                self.scene.triangles_of_record(r, t.face, lod, &world)
+            }),
         };
         self.highlight_bounds = Bounds::of(corners.iter().copied());
         let positions: Vec<Vec3> = corners.iter().map(|&p| Vec3::from(p)).collect();
@@ -664,13 +667,13 @@ impl Stage {
                 picked: false,
             })
             .collect();
-        if let (Some(t), Some(centre)) = (
-            self.highlight_target,
+        if let (Some(record), Some(centre)) = (
+            self.highlight_target.and_then(|t| t.record),
             self.highlight_bounds.map(|b| b.center()),
         ) {
             let picked = skeleton::picked_bone(
                 &shown,
-                &scene.nodes_drawing_record(t.record),
+                &scene.nodes_drawing_record(record),
                 |n| scene.nodes.get(n as usize).and_then(|n| n.parent),
                 &bones,
                 centre,

@@ -9,6 +9,7 @@ use super::side::RecordList;
 use super::{
     Added, AlignedRow, Changed, Comparison, FieldChange, Removed, RowStatus, MAX_LISTED, MAX_ROWS,
 };
+use crate::scene::RecordBytes;
 use similar::{capture_diff_slices_deadline, Algorithm, DiffOp};
 use std::collections::{HashMap, VecDeque};
 
@@ -26,8 +27,8 @@ pub(super) struct Differ<'x, 'a> {
     pub listed_a: Option<&'x RecordList>,
     pub listed_b: Option<&'x RecordList>,
     pub out: Comparison,
-    /// Inspector rows of A and the rows of B they were matched or changed to.
-    pub pairs: HashMap<u32, u32>,
+    /// Records of A (their bytes) and the records of B they were matched or changed to.
+    pub pairs: HashMap<RecordBytes, RecordBytes>,
     /// The two trees side by side, row by row (at most [`MAX_ROWS`]).
     pub rows: Vec<AlignedRow>,
     pub rows_dropped: usize,
@@ -252,8 +253,9 @@ impl<'x, 'a> Differ<'x, 'a> {
     }
 
     fn pair(&mut self, a: u32, b: u32) {
-        if let (Some(ra), Some(rb)) = (self.a.list[a as usize].row, self.b.list[b as usize].row) {
-            self.pairs.insert(ra, rb);
+        let (ra, rb) = (&self.a.list[a as usize], &self.b.list[b as usize]);
+        if ra.row.is_some() && rb.row.is_some() {
+            self.pairs.insert([ra.offset, ra.end], [rb.offset, rb.end]);
         }
     }
 

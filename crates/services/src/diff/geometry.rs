@@ -4,7 +4,9 @@
 
 use super::placements::{PlacementStatus, PlacementStatuses};
 use crate::placement::Placement;
-use crate::scene::{Material, Mesh, MeshId, Node, NodeId, Primitive, Scene, Target, Transform};
+use crate::scene::{
+    Material, Mesh, MeshId, Node, NodeId, Primitive, RecordBytes, Scene, Target, Transform,
+};
 use glam::{Mat4, Vec3};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -62,7 +64,7 @@ type PrimRef = (MeshId, usize);
 struct Pairing {
     partner: HashMap<PrimRef, PrimRef>,
     /// B's records whose primitives found a partner: the rest of B is unmatched.
-    b_used: HashSet<u32>,
+    b_used: HashSet<RecordBytes>,
 }
 
 fn primitives(scene: &Scene) -> impl Iterator<Item = (PrimRef, &Primitive)> {
@@ -74,8 +76,8 @@ fn primitives(scene: &Scene) -> impl Iterator<Item = (PrimRef, &Primitive)> {
     })
 }
 
-fn pair_primitives(a: &Scene, b: &Scene, pairs: &HashMap<u32, u32>) -> Pairing {
-    let mut of_b: HashMap<u32, (PrimRef, &Primitive)> = HashMap::new();
+fn pair_primitives(a: &Scene, b: &Scene, pairs: &HashMap<RecordBytes, RecordBytes>) -> Pairing {
+    let mut of_b: HashMap<RecordBytes, (PrimRef, &Primitive)> = HashMap::new();
     for (at, p) in primitives(b) {
         if let Some(r) = p.record {
             of_b.entry(r).or_insert((at, p));
@@ -109,7 +111,11 @@ fn distance(x: &[f32; 3], y: &[f32; 3]) -> f32 {
 
 /// Vertices moved between two scenes: each primitive of A paired with B's primitive of the
 /// record its own record was aligned to, vertex by vertex when the counts agree.
-pub(super) fn geometry(a: &Scene, b: &Scene, pairs: &HashMap<u32, u32>) -> Geometry {
+pub(super) fn geometry(
+    a: &Scene,
+    b: &Scene,
+    pairs: &HashMap<RecordBytes, RecordBytes>,
+) -> Geometry {
     let pairing = pair_primitives(a, b, pairs);
     let mut g = Geometry {
         triangles_a: a.triangle_count(0),
@@ -238,7 +244,7 @@ fn placed_copy(
     world: Mat4,
     mesh: MeshId,
     lod: Option<u32>,
-    record: Option<u32>,
+    record: Option<RecordBytes>,
 ) -> NodeId {
     let (scale, rotation, translation) = world.to_scale_rotation_translation();
     let transform = Transform {
@@ -286,7 +292,11 @@ fn b_layer_root(into: &mut Scene, layers_from_b: &mut Vec<u32>, name: &str) -> N
 /// Two models' difference view: A's geometry with each vertex coloured by how far it moved
 /// to B (grey where it did not), A's primitives without a partner in [`ONLY_IN_A`], and B's
 /// without one, where B has them, in [`ONLY_IN_B`] on a layer of their own.
-pub(super) fn model_difference(a: &Scene, b: &Scene, pairs: &HashMap<u32, u32>) -> Difference {
+pub(super) fn model_difference(
+    a: &Scene,
+    b: &Scene,
+    pairs: &HashMap<RecordBytes, RecordBytes>,
+) -> Difference {
     let pairing = pair_primitives(a, b, pairs);
     let moves = |at: &PrimRef| -> Option<Vec<f32>> {
         let bt = pairing.partner.get(at)?;
@@ -484,15 +494,15 @@ pub(super) fn placement_difference(
 mod tests {
     use super::*;
 
-    /// One triangle on a node, its primitive from `record`.
-    fn scene(positions: [[f32; 3]; 3], record: u32) -> Scene {
+    /// One triangle on a node, its primitive from record `record` (bytes `[record, record + 1)`).
+    fn scene(positions: [[f32; 3]; 3], record: usize) -> Scene {
         let mut s = Scene::default();
         let mesh = s.add_mesh(Mesh {
             name: None,
             primitives: vec![Primitive {
                 positions: positions.to_vec(),
                 indices: vec![0, 1, 2],
-                record: Some(record),
+                record: Some([record, record + 1]),
                 ..Default::default()
             }],
         });
@@ -510,7 +520,7 @@ mod tests {
     fn a_moved_vertex_is_coloured_by_its_move_and_the_rest_stays_grey() {
         let a = scene([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], 5);
         let b = scene([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 3.0, 0.0]], 7);
-        let pairs = HashMap::from([(5, 7)]);
+        let pairs = HashMap::from([([5, 6], [7, 8])]);
         let g = geometry(&a, &b, &pairs);
         assert_eq!(
             (g.vertices_moved, g.max_displacement, g.vertices_unmatched),
@@ -555,7 +565,11 @@ mod tests {
             [0.0, 11.0, 0.0],
             "baked where B draws it"
         );
-        assert_eq!(only_b.record, Some(9), "a pick on it finds B's record");
+        assert_eq!(
+            only_b.record,
+            Some([9, 10]),
+            "a pick on it finds B's record"
+        );
         assert_eq!(d.triangle_count(0), 2);
     }
 

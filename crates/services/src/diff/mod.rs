@@ -155,9 +155,9 @@ pub struct Alignment {
     pub rows_dropped: usize,
     /// The byte ranges that differ, in each file.
     pub bytes: Sides<Vec<[usize; 2]>>,
-    /// Inspector rows of A and the rows of B they were matched or changed to.
+    /// Records of A (their bytes) and the records of B they were matched or changed to.
     #[serde(skip)]
-    pub pairs: HashMap<u32, u32>,
+    pub pairs: HashMap<crate::scene::RecordBytes, crate::scene::RecordBytes>,
 }
 
 /// Compare two files (opened to be shown: their inspector views are read), and their scenes

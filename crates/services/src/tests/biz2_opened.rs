@@ -32,7 +32,7 @@ fn every_triangle_maps_to_the_bytes_of_its_face() {
         .filter(|c| c.name == "PCONN_LIST" || c.name == "CONNECTION_LIST")
         .take(3)
         .collect();
-    let bytes_of = |t: u32| source_of(&prim.sources, t).unwrap().face_bytes(t, (0, 0));
+    let bytes_of = |t: u32| source_of(&prim.sources, t).unwrap().face_bytes(t);
     // Triangle 5 is the second hexagon's second triangle (4 per face).
     assert_eq!(
         bytes_of(5),
@@ -104,7 +104,7 @@ fn face_bytes_stay_right_after_skipped_faces() {
         .clone();
     // Triangles 2 and 3 are the third quad (the second was skipped): bytes of face 2.
     for t in [2, 3] {
-        let (s, e) = source_of(&prim.sources, t).unwrap().face_bytes(t, (0, 0));
+        let (s, e) = source_of(&prim.sources, t).unwrap().face_bytes(t);
         assert_eq!(
             (s, e),
             (list.payload_offset + 1 + 32, list.payload_offset + 1 + 48),

@@ -534,13 +534,7 @@ impl BsxDocument {
             })
             .collect();
         let f = self.parsed.as_ref()?;
-        let built = scene::build(
-            file_name(&self.path),
-            f,
-            self.stored.bytes(),
-            &self.records,
-            &extras,
-        );
+        let built = scene::build(file_name(&self.path), f, self.stored.bytes(), &extras);
         let faces_found = extras.faces.is_some();
         Some(SceneFrom {
             built,

@@ -38,8 +38,6 @@ pub struct FieldBinDocument {
     error: Option<ParseError>,
     diagnostics: Diagnostics,
     inspector: Option<InspectorView>,
-    /// The inspector row of each normal (by index), for picks and "used by".
-    normal_rows: Vec<u32>,
 }
 
 impl FieldBinDocument {
@@ -64,10 +62,9 @@ pub fn open_field_bin(
         (None, Some(_)) => FieldTables::parse(bytes).map_err(|e| error = Some(e)).ok(),
         _ => None,
     };
-    let (inspector, normal_rows) = match purpose.describes() {
-        true => view(bytes, file.len(), packing, tables.as_ref(), error.clone()),
-        false => (None, Vec::new()),
-    };
+    let inspector = purpose
+        .describes()
+        .then(|| view(bytes, file.len(), packing, tables.as_ref(), error.clone()));
     let _ = path;
     Box::new(FieldBinDocument {
         kind,
@@ -78,7 +75,6 @@ pub fn open_field_bin(
         error,
         diagnostics: Diagnostics::default(),
         inspector,
-        normal_rows,
     })
 }
 
@@ -118,7 +114,7 @@ fn view(
     packing: Option<Packing>,
     tables: Option<&FieldTables>,
     error: Option<ParseError>,
-) -> (Option<InspectorView>, Vec<u32>) {
+) -> InspectorView {
     let packed = matches!(packing, Some(Packing::Gzip { .. }));
     let Some(t) = tables else {
         let mut v = InspectorView::flat("field-bin", module.len(), ByteClass::Unclaimed);
@@ -126,7 +122,7 @@ fn view(
             v.views = packed_views(module.len(), stored_len);
         }
         v.error = error;
-        return (Some(v), Vec::new());
+        return v;
     };
     let mut rows: Vec<Pending> = Vec::new();
     // The module's bytes around and between the tables: its code and other variables.
@@ -150,13 +146,7 @@ fn view(
     if packed {
         v.views = packed_views(module.len(), stored_len);
     }
-    let normal_rows = v
-        .chunks
-        .iter()
-        .filter(|c| c.name == "normal")
-        .map(|c| c.index)
-        .collect();
-    (Some(v), normal_rows)
+    v
 }
 
 /// The byte views of a packed FIELD.BIN: the module unpacked, then the file as stored.
@@ -463,15 +453,15 @@ impl FieldBinDocument {
                     first + 5,
                 ]);
             }
-            if let Some(&record) = self.normal_rows.get(k) {
-                prim.sources.push(SourceRun {
-                    first: tri,
-                    record,
-                    start: NORMALS.at + 8 * k,
-                    face_len: 8,
-                    tris_per_face: 8,
-                });
-            }
+            // Its record: the normal's 8 bytes (its inspector row's).
+            let at = NORMALS.at + 8 * k;
+            prim.sources.push(SourceRun {
+                first: tri,
+                record: [at, at + 8],
+                start: at,
+                face_len: 8,
+                tris_per_face: 8,
+            });
         }
         let mesh = scene.add_mesh(Mesh {
             name: Some("normals".into()),

@@ -15,17 +15,12 @@ use crate::records;
 use crate::words::{count, count_len};
 use std::collections::{BTreeSet, HashMap};
 
-/// Inspector rows the scene's records point at, and the rows the scene's build goes back to.
+/// Inspector rows the describe stage goes back to: each polygon's (to show its lit colours),
+/// and the animation rows made for a playable character's skeleton.
 #[derive(Debug, Default, Clone)]
 pub struct Records {
-    /// The row of each polygon group, by (part data offset, kind).
-    pub polygons: HashMap<(usize, PolyKind), u32>,
     /// The row of each polygon, by its offset.
     pub polygon_rows: HashMap<usize, u32>,
-    /// The row of each model record, of each bone list and of each part header.
-    pub models: Vec<u32>,
-    pub bones: HashMap<usize, u32>,
-    pub parts: HashMap<usize, u32>,
     /// Animation data rows made for a playable character's skeleton, with its global id.
     pub character_animations: Vec<(u32, u8)>,
 }
@@ -33,14 +28,10 @@ pub struct Records {
 /// A BSX row before it is placed in the tree, with what the scene keeps of its index.
 pub(crate) type Pending = records::Pending<Key>;
 
-/// What the scene keeps of a row's index.
+/// What the describe stage keeps of a row's index.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Key {
-    Polygons(usize, PolyKind),
     Polygon(usize),
-    Model(usize),
-    Bone(usize),
-    PartHeader(usize),
     CharacterAnimation(u8),
 }
 
@@ -72,9 +63,10 @@ fn polygon_row(p: &Polygon, index: usize, owners: &[[u32; 2]]) -> Pending {
             .collect::<Vec<_>>()
             .join(" ")
     );
+    let [start, end] = p.bytes();
     let mut r = row(
-        at,
-        at + kind.size(),
+        start,
+        end,
         "polygon",
         format!("{} {index}", kind.word()),
         summary,
@@ -163,7 +155,7 @@ fn part_data_rows(rows: &mut Vec<Pending>, at: usize, d: &PartData, owners: &[[u
     ));
     rows.push(flag);
     rows.push(vertices_row(d));
-    polygon_group_rows(rows, at, d, owners);
+    polygon_group_rows(rows, d, owners);
     if !d.flags.is_empty() {
         rows.push(texture_flags_row(d));
     }
@@ -215,22 +207,20 @@ fn vertices_row(d: &PartData) -> Pending {
     v
 }
 
-/// Each polygon kind of a part data block at `at`: a group row, and a row for each polygon.
-fn polygon_group_rows(rows: &mut Vec<Pending>, at: usize, d: &PartData, owners: &[[u32; 2]]) {
+/// Each polygon kind of a part data block: a group row, and a row for each polygon.
+fn polygon_group_rows(rows: &mut Vec<Pending>, d: &PartData, owners: &[[u32; 2]]) {
     for kind in PolyKind::ALL {
         let polys: Vec<&Polygon> = d.polygons.iter().filter(|p| p.kind == kind).collect();
         let (Some(first), Some(last)) = (polys.first(), polys.last()) else {
             continue;
         };
-        let mut g = row(
+        rows.push(row(
             first.offset,
             last.offset + kind.size(),
             kind.word(),
             format!("{} × {}", polys.len(), kind.name()),
             format!("{} bytes each", kind.size()),
-        );
-        g.key = Some(Key::Polygons(at, kind));
-        rows.push(g);
+        ));
         for (k, p) in polys.iter().enumerate() {
             rows.push(polygon_row(p, k, owners));
         }
@@ -729,7 +719,7 @@ fn animation_data_section(
 fn models_header_rows(rows: &mut Vec<Pending>, file: &BsxFile, bytes: &[u8]) {
     let om = file.offset_models as usize;
     if let Some(h) = &file.bcx {
-        rows.push(character_header_row(h, om));
+        rows.push(character_header_row(h));
     } else if om + 16 <= bytes.len() {
         // (A file cut before its models section has none to show.)
         let tex = file.textures.as_ref().map_or(bytes.len(), |t| t.offset);
@@ -784,9 +774,10 @@ fn model_rows(rows: &mut Vec<Pending>, file: &BsxFile, k: usize, m: &super::raw:
         rows.push(bones_row(m));
     }
     for (j, p) in m.parts.iter().enumerate() {
+        let [start, end] = p.header_bytes();
         let mut r = row(
-            p.header,
-            p.header + 32,
+            start,
+            end,
             "part",
             format!("part {j} on bone {}", p.bone),
             format!(
@@ -796,7 +787,6 @@ fn model_rows(rows: &mut Vec<Pending>, file: &BsxFile, k: usize, m: &super::raw:
                 p.block
             ),
         );
-        r.key = Some(Key::PartHeader(p.header));
         r.fields = part_header_fields(p);
         rows.push(r);
     }
@@ -871,11 +861,12 @@ fn texture_rows(
     }
 }
 
-/// A BCX's character header at `om`.
-fn character_header_row(h: &super::raw::BcxHeader, om: usize) -> Pending {
+/// A BCX's character header.
+fn character_header_row(h: &super::raw::BcxHeader) -> Pending {
+    let [start, end] = h.bytes();
     let mut r = row(
-        om,
-        om + 36,
+        start,
+        end,
         "character header",
         "character header".into(),
         format!(
@@ -885,7 +876,6 @@ fn character_header_row(h: &super::raw::BcxHeader, om: usize) -> Pending {
             count(h.animations, "animation")
         ),
     );
-    r.key = Some(Key::Model(0));
     let values = [
         format!("{:#06x}", h.magic),
         h.bones.to_string(),
@@ -915,9 +905,10 @@ fn model_record_row(k: usize, m: &super::raw::ModelRecord) -> Pending {
     } else {
         String::new()
     };
+    let [start, end] = m.bytes();
     let mut r = row(
-        m.offset,
-        m.offset + 48,
+        start,
+        end,
         "model",
         format!("model {k}"),
         format!(
@@ -928,16 +919,16 @@ fn model_record_row(k: usize, m: &super::raw::ModelRecord) -> Pending {
             count_len(m.animations.len(), "animation")
         ),
     );
-    r.key = Some(Key::Model(k));
     r.fields = record_fields(m);
     r
 }
 
 /// A model's bones, one field each (the model has some).
 fn bones_row(m: &super::raw::ModelRecord) -> Pending {
+    let [start, end] = m.bones_bytes().unwrap_or([m.skeleton; 2]);
     let mut b = row(
-        m.skeleton,
-        m.skeleton + 4 * m.bones.len(),
+        start,
+        end,
         "bones",
         count_len(m.bones.len(), "bone"),
         "s16 length, s8 parent, u8 has_mesh".into(),
@@ -958,7 +949,6 @@ fn bones_row(m: &super::raw::ModelRecord) -> Pending {
             )
         })
         .collect();
-    b.key = Some(Key::Bone(m.bones[0].offset));
     b
 }
 
@@ -1028,16 +1018,6 @@ pub(crate) fn tree(
     let mut records = Records::default();
     for (index, key) in keyed {
         match key {
-            Key::Polygons(at, kind) => {
-                records.polygons.insert((at, kind), index);
-            }
-            Key::Model(_) => records.models.push(index),
-            Key::Bone(at) => {
-                records.bones.insert(at, index);
-            }
-            Key::PartHeader(at) => {
-                records.parts.insert(at, index);
-            }
             Key::Polygon(at) => {
                 records.polygon_rows.insert(at, index);
             }

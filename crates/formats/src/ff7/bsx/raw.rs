@@ -5,6 +5,7 @@
 //! byte range; every read is checked against the file (docs/formats/bsx.md).
 
 use crate::findings::{Diagnostics, ParseError};
+use crate::scene::RecordBytes;
 use std::collections::BTreeMap;
 
 /// The PSX RAM tag on block pointers.
@@ -518,6 +519,50 @@ pub fn starts_like_a_model(b: &[u8]) -> bool {
         && models % 4 == 0
         && models < size
         && (word(at) == Some(models | RAM) || b.get(at..at + 2) == Some(&[0x01, 0xFF]))
+}
+
+// Where each record the scene points at lies: the inspector's rows are made from the same
+// ranges (docs/formats/bsx.md, "File layout").
+impl Polygon {
+    /// The polygon record's bytes.
+    pub fn bytes(&self) -> RecordBytes {
+        [self.offset, self.offset + self.kind.size()]
+    }
+}
+
+impl Part {
+    /// The 32-byte part header's bytes.
+    pub fn header_bytes(&self) -> RecordBytes {
+        [self.header, self.header + 32]
+    }
+}
+
+impl ModelRecord {
+    /// The 48-byte model record's bytes (a BSX's).
+    pub fn bytes(&self) -> RecordBytes {
+        [self.offset, self.offset + 48]
+    }
+    /// The bone list's bytes, 4 a bone (none without bones).
+    pub fn bones_bytes(&self) -> Option<RecordBytes> {
+        (!self.bones.is_empty()).then(|| [self.skeleton, self.skeleton + 4 * self.bones.len()])
+    }
+}
+
+impl BcxHeader {
+    /// The 36-byte character header's bytes: a BCX's one model record.
+    pub fn bytes(&self) -> RecordBytes {
+        [self.offset, self.offset + 36]
+    }
+}
+
+impl BsxFile {
+    /// Model `k`'s record: a BCX's character header, else the BSX's model record.
+    pub fn model_bytes(&self, k: usize) -> Option<RecordBytes> {
+        match &self.bcx {
+            Some(h) => (k == 0).then(|| h.bytes()),
+            None => self.models.get(k).map(ModelRecord::bytes),
+        }
+    }
 }
 
 impl BsxFile {

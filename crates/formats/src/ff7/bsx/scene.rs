@@ -4,7 +4,6 @@
 //! looping clip of rotation (and translation) tracks (docs/formats/bsx.md, "Pose").
 
 use super::field_bin::{FieldTables, CLOSED_EYES, OPEN_EYES};
-use super::inspect::Records;
 use super::lighting::{bone_worlds, PartLight};
 use super::raw::{Animation, AnimationData, Bone, BsxFile, ModelRecord, Part, PartData, Polygon};
 use super::tdb::{Feature, TdbFile};
@@ -431,13 +430,7 @@ fn lit_polygon(
     out
 }
 
-pub fn build(
-    name: &str,
-    file: &BsxFile,
-    bytes: &[u8],
-    records: &Records,
-    extras: &Extras,
-) -> Built {
+pub fn build(name: &str, file: &BsxFile, bytes: &[u8], extras: &Extras) -> Built {
     let mut budget = Budget {
         left: scene_budget(bytes.len()),
         refused: [0; 3],
@@ -477,7 +470,6 @@ pub fn build(
     let whole = WholeFile {
         name,
         file,
-        records,
         lit_blocks: &lit_blocks,
         root,
     };
@@ -519,12 +511,10 @@ fn refusal(refused: [usize; 3], len: usize) -> Option<String> {
     })
 }
 
-/// What every model of a file is placed with: the file, its records and lighting, and the
-/// scene's root.
+/// What every model of a file is placed with: the file, its lighting, and the scene's root.
 struct WholeFile<'a> {
     name: &'a str,
     file: &'a BsxFile,
-    records: &'a Records,
     lit_blocks: &'a HashMap<BlockKey, Option<LitBlock>>,
     root: u32,
 }
@@ -539,10 +529,10 @@ fn add_model(
     rig: &Rig,
     options: &mut Vec<ChoiceOption>,
 ) -> Option<usize> {
-    let (file, records) = (whole.file, whole.records);
+    let file = whole.file;
     let m = &file.models[k];
-    let placed = place_model(scene, whole.root, whole.name, file, k, rig, records);
-    let drawn = add_parts(scene, painter, &placed, m, rig, records, whole.lit_blocks);
+    let placed = place_model(scene, whole.root, whole.name, file, k, rig);
+    let drawn = add_parts(scene, painter, &placed, m, rig, whole.lit_blocks);
     let label = match (super::character_file(m.global_id), rig.character) {
         (Some(_), Some(bcx)) => format!("model {k} ({bcx})"),
         (Some(bcx), None) if !drawn => {
@@ -615,7 +605,6 @@ fn place_model(
     file: &BsxFile,
     k: usize,
     rig: &Rig,
-    records: &Records,
 ) -> Placed {
     let m = &file.models[k];
     let layer = scene.layer(&format!("model {k}"));
@@ -633,11 +622,11 @@ fn place_model(
             name: Some(format!("model {k}")),
             transform,
             layer: Some(layer),
-            record: records.models.get(k).copied(),
+            record: file.model_bytes(k),
             ..Default::default()
         },
     );
-    let bones = bone_nodes(scene, model, rig, records);
+    let bones = bone_nodes(scene, model, rig, m);
     // A character's BCX opened alone is its character (`CLOUD`); a field file's are numbered.
     let model_name = match &file.bcx {
         Some(_) => name
@@ -671,7 +660,6 @@ fn add_parts(
     placed: &Placed,
     m: &ModelRecord,
     rig: &Rig,
-    records: &Records,
     lit_blocks: &HashMap<BlockKey, Option<LitBlock>>,
 ) -> bool {
     let (k, model, bones) = (placed.k, placed.node, &placed.bones);
@@ -691,12 +679,8 @@ fn add_parts(
         }
         let key = (if own { None } else { Some(m.global_id) }, data.offset);
         let lit = lit_blocks.get(&key).and_then(Option::as_deref);
-        let mesh = part_mesh(scene, painter, data, own.then_some(records), k, lit);
-        let record = if own {
-            records.parts.get(&part.header).copied()
-        } else {
-            None
-        };
+        let mesh = part_mesh(scene, painter, data, own, k, lit);
+        let record = own.then(|| part.header_bytes());
         scene.add_node(
             Some(parent),
             Node {
@@ -803,8 +787,10 @@ fn blink_clip(materials: &[u32]) -> Clip {
 /// Nodes of a model's bones (None for an empty slot), posed at its first animation's first
 /// frame (or at rest), and the bone pairs of the skeleton overlay. A bone whose parent is
 /// not an earlier bone hangs at the model: parents stay before children.
-fn bone_nodes(scene: &mut Scene, model: u32, rig: &Rig, records: &Records) -> Vec<Option<u32>> {
+fn bone_nodes(scene: &mut Scene, model: u32, rig: &Rig, m: &ModelRecord) -> Vec<Option<u32>> {
     let first = rig.animations.first().copied().flatten();
+    // (the model's first bone's offset, its bone list's record)
+    let model_bones = m.bones.first().map(|b| b.offset).zip(m.bones_bytes());
     let mut nodes: Vec<Option<u32>> = Vec::with_capacity(rig.bones.len());
     for (b, slot) in rig.bones.iter().enumerate() {
         let Some((bone, own)) = *slot else {
@@ -815,11 +801,10 @@ fn bone_nodes(scene: &mut Scene, model: u32, rig: &Rig, records: &Records) -> Ve
         let parent = usize::try_from(bone.parent)
             .ok()
             .and_then(|p| nodes.get(p).copied().flatten());
-        let record = if own {
-            records.bones.get(&bone.offset).copied()
-        } else {
-            None
-        };
+        // The bone list's record stands for the first of its own bones.
+        let record = (own && model_bones.is_some_and(|(first, _)| first == bone.offset))
+            .then(|| model_bones.map(|(_, bytes)| bytes))
+            .flatten();
         let node = Node {
             name: Some(format!("bone {b}")),
             transform: bone_transform(rot, tr, bone.length),
@@ -927,14 +912,14 @@ fn face_offset(feature: Feature, slot: usize) -> [u16; 2] {
     }
 }
 
-/// A part's polygons as a mesh: a primitive per look. `records` is None for a part from
-/// another file (a character's BCX): nothing in this file's inspector stands for it. `lit`
-/// is the part's data as the game's lighting lit it, where it did.
+/// A part's polygons as a mesh: a primitive per look. `own`: the part is this file's (not
+/// from another file, a character's BCX, whose bytes no record of this file stands for).
+/// `lit` is the part's data as the game's lighting lit it, where it did.
 fn part_mesh(
     scene: &mut Scene,
     painter: &mut Painter,
     data: &PartData,
-    records: Option<&Records>,
+    own: bool,
     slot: usize,
     lit: Option<&[[[u8; 3]; 4]]>,
 ) -> u32 {
@@ -967,8 +952,8 @@ fn part_mesh(
         };
         let prim = &mut groups[at].1;
         let tri = push_polygon(prim, poly, data, lit.and_then(|l| l.get(p)), offset, height);
-        if let Some(records) = records {
-            note_source(prim, poly, data, records, tri);
+        if own {
+            note_source(prim, poly, tri);
         }
     }
     scene.add_mesh(Mesh {
@@ -1060,15 +1045,10 @@ fn push_polygon(
 }
 
 /// The record polygon `poly` (whose triangles start at `tri`) came from, as a run of the
-/// primitive's sources: its own record, or past the inspector's last listed row, its kind's
-/// group; a polygon right after the last of the same record extends its run.
-fn note_source(prim: &mut Primitive, poly: &Polygon, data: &PartData, records: &Records, tri: u32) {
-    let record = records
-        .polygon_rows
-        .get(&poly.offset)
-        .or_else(|| records.polygons.get(&(data.offset, poly.kind)))
-        .copied()
-        .unwrap_or(0);
+/// primitive's sources: its own bytes; a polygon right after the last of the same record
+/// extends its run.
+fn note_source(prim: &mut Primitive, poly: &Polygon, tri: u32) {
+    let record = poly.bytes();
     let tris = poly.kind.corners() as u32 - 2;
     let continues = prim.sources.last().is_some_and(|r| {
         r.record == record

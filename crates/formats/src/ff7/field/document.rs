@@ -44,8 +44,6 @@ pub struct DatDocument {
     error: Option<ParseError>,
     diagnostics: Vec<Diagnostic>,
     inspector: Option<InspectorView>,
-    /// The inspector records picks go to.
-    rows: super::scene::Rows,
 }
 
 /// What building the scene found, which the info says.
@@ -112,19 +110,6 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
         Some(d) => view(d, &stored, error.clone(), &found),
         None => stored.failed_view("field-dat", error.clone()),
     });
-    let rows_named = |name: &str| {
-        inspector.as_ref().map_or(Vec::new(), |v| {
-            v.chunks
-                .iter()
-                .filter(|r| r.name == name)
-                .map(|r| r.index)
-                .collect()
-        })
-    };
-    let rows = super::scene::Rows {
-        triangles: rows_named("triangle"),
-        slots: rows_named("model_slot"),
-    };
     Box::new(DatDocument {
         kind,
         path: path.to_string(),
@@ -133,7 +118,6 @@ pub fn open(path: &str, file: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn 
         error,
         diagnostics: found.kept,
         inspector,
-        rows,
     })
 }
 
@@ -504,10 +488,11 @@ fn walkmesh_rows(w: &Walkmesh, rows: &mut Vec<Pending>) {
     ));
     for (t, tri) in w.triangles.iter().enumerate() {
         let at = w.triangle_at(t);
+        let [start, end] = w.triangle_bytes(t);
         rows.push(with(
             row(
-                at,
-                at + 24,
+                start,
+                end,
                 "triangle",
                 format!("triangle {t}"),
                 format!("{:?} {:?} {:?}", tri[0], tri[1], tri[2]),
@@ -703,7 +688,6 @@ impl DatDocument {
             crate::stem(&self.path),
             d,
             pass.as_ref(),
-            &self.rows,
             &names,
             models,
             &ways_in.entrances,
@@ -1711,7 +1695,13 @@ fn loader_rows(
             None => format!("no actor: {what}"),
         };
         rows.push(with(
-            row(r.at, r.at + 8, "model_slot", format!("model slot {k}"), who),
+            row(
+                r.bytes()[0],
+                r.bytes()[1],
+                "model_slot",
+                format!("model slot {k}"),
+                who,
+            ),
             vec![
                 f(r.at, 1, "u8 face id", r.face),
                 f(r.at + 1, 1, "u8 bones", r.bones),

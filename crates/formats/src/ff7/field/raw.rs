@@ -10,6 +10,7 @@ use super::bytes::{need, s16_at, s32_at, section_error, u16_at, u32_at};
 use super::opcodes;
 pub use super::tiles::TileMap;
 use crate::findings::{Diagnostics, ParseError};
+use crate::scene::RecordBytes;
 use std::ops::Range;
 
 /// Where the engine loads the unpacked file: a section's offset is its pointer minus this.
@@ -603,6 +604,11 @@ impl Walkmesh {
     pub fn triangle_at(&self, t: usize) -> usize {
         self.range.start + 4 + t * TRIANGLE
     }
+    /// Triangle `t`'s record: its bytes (its inspector row's, and what a pick on it names).
+    pub fn triangle_bytes(&self, t: usize) -> RecordBytes {
+        let at = self.triangle_at(t);
+        [at, at + TRIANGLE]
+    }
     /// Where triangle `t`'s access record is.
     pub fn access_at(&self, t: usize) -> usize {
         self.range.start + 4 + self.triangles.len() * TRIANGLE + t * ACCESS
@@ -773,6 +779,13 @@ pub struct LoaderRecord {
     pub load: u8,
     /// 0: a field-only model; 1–9: a playable character, from its BCX.
     pub global: u8,
+}
+
+impl LoaderRecord {
+    /// The slot's 8-byte record.
+    pub fn bytes(&self) -> RecordBytes {
+        [self.at, self.at + 8]
+    }
 }
 
 fn parse_loader(b: &[u8], range: Range<usize>) -> Result<Vec<LoaderRecord>, ParseError> {

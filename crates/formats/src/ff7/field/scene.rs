@@ -7,10 +7,10 @@
 
 use super::entrances::Entrance;
 use super::init::{self, Entity, InitPass};
-use super::raw::{DatFile, Walkmesh, TRIANGLE};
+use super::raw::{DatFile, LoaderRecord, Walkmesh, TRIANGLE};
 use crate::scene::{
-    Choice, ChoiceOption, Clip, Material, Mesh, Node, Primitive, Scene, SourceRun, Surface, Target,
-    Track, Transform,
+    Choice, ChoiceOption, Clip, Material, Mesh, Node, Primitive, RecordBytes, Scene, SourceRun,
+    Surface, Target, Track, Transform,
 };
 
 /// The layer of the models the engine hides (party members other than the leader, and
@@ -29,21 +29,12 @@ const GATEWAY: [f32; 4] = [0.2, 0.85, 0.35, 1.0];
 /// How far above the floor the lines are drawn, so they do not fight it for depth.
 const LIFT: f32 = 2.0;
 
-/// The inspector records a field scene's picks go to: each walkmesh triangle's, each model
-/// slot's.
-#[derive(Debug, Clone, Default)]
-pub struct Rows {
-    pub triangles: Vec<u32>,
-    pub slots: Vec<u32>,
-}
-
 /// The scene of a field; `models` the scene of its .BSX, whose model `k` is slot `k`;
 /// `names[a]` actor `a`'s name; `entrances` the ways in the party leader may come by.
 pub fn build(
     name: &str,
     d: &DatFile,
     pass: Option<&InitPass>,
-    rows: &Rows,
     names: &[String],
     models: Option<Scene>,
     entrances: &[Entrance],
@@ -51,6 +42,8 @@ pub fn build(
     let w = d.walkmesh.as_ref().ok()?;
     let placed = models.is_some();
     let mut scene = models.unwrap_or_default();
+    // Its records are the .BSX's bytes, not this file's: a model stands for its slot.
+    scene.forget_records();
     scene.name = format!("{name} field");
     // The models' scene has a root holding each model: it becomes the field's.
     if scene.nodes.is_empty() {
@@ -80,10 +73,15 @@ pub fn build(
     scene.nodes[root as usize].name = Some(name.into());
     scene.nodes[root as usize].transform = turn;
     if placed {
-        place_models(&mut scene, root, w, pass, rows, names, entrances);
+        // A pick on a model goes to its slot's record.
+        let slots: Vec<RecordBytes> = d
+            .loader
+            .as_ref()
+            .map_or(Vec::new(), |l| l.iter().map(LoaderRecord::bytes).collect());
+        place_models(&mut scene, root, w, pass, &slots, names, entrances);
     }
     let parts = [
-        (floor_primitive(w, &locked, &rows.triangles, floor), 0),
+        (floor_primitive(w, &locked, floor), 0),
         (outline_primitive(w, outline), 1),
     ];
     for (prim, k) in parts {
@@ -145,7 +143,7 @@ fn vertex(v: [i16; 3]) -> [f32; 3] {
 
 /// The floor: each triangle its own three vertices (so a locked one takes its own colour),
 /// each picking its record.
-fn floor_primitive(w: &Walkmesh, locked: &[u16], rows: &[u32], material: Option<u32>) -> Primitive {
+fn floor_primitive(w: &Walkmesh, locked: &[u16], material: Option<u32>) -> Primitive {
     let mut prim = Primitive {
         material,
         colors: Some(Vec::new()),
@@ -165,15 +163,13 @@ fn floor_primitive(w: &Walkmesh, locked: &[u16], rows: &[u32], material: Option<
             .expect("made with colours")
             .extend([rgba; 3]);
         prim.indices.extend([first, first + 1, first + 2]);
-        if let Some(&record) = rows.get(t) {
-            prim.sources.push(SourceRun {
-                first: t as u32,
-                record,
-                start: w.triangle_at(t),
-                face_len: TRIANGLE as u32,
-                tris_per_face: 1,
-            });
-        }
+        prim.sources.push(SourceRun {
+            first: t as u32,
+            record: w.triangle_bytes(t),
+            start: w.triangle_at(t),
+            face_len: TRIANGLE as u32,
+            tris_per_face: 1,
+        });
     }
     prim
 }
@@ -253,7 +249,7 @@ fn place_models(
     root: u32,
     w: &Walkmesh,
     pass: Option<&InitPass>,
-    rows: &Rows,
+    slots: &[RecordBytes],
     names: &[String],
     entrances: &[Entrance],
 ) {
@@ -278,7 +274,7 @@ fn place_models(
         let actor = pass.and_then(|p| p.entities.iter().position(|e| e.model == Some(k)));
         let e = actor.and_then(|a| pass?.entities.get(a)).unwrap_or(&nobody);
         name_by_actor(scene, node, k, actor.and_then(|a| names.get(a)));
-        point_at_slot(scene, node, rows.slots.get(k).copied());
+        point_at_slot(scene, node, slots.get(k).copied());
         let entrance = entrances
             .first()
             .filter(|_| e.character == Some(init::LEADER) && !controls_locked);
@@ -321,13 +317,13 @@ fn name_by_actor(scene: &mut Scene, node: u32, k: usize, actor: Option<&String>)
     scene.nodes[node as usize].name = Some(named);
 }
 
-/// A pick on a model goes to its slot's record: the .BSX's own records are the .BSX's, not
-/// this file's.
-fn point_at_slot(scene: &mut Scene, node: u32, slot_row: Option<u32>) {
-    scene.nodes[node as usize].record = slot_row;
+/// A pick on a model goes to its slot's record (the .BSX's own records, forgotten, are the
+/// .BSX's, not this file's).
+fn point_at_slot(scene: &mut Scene, node: u32, slot: Option<RecordBytes>) {
+    scene.nodes[node as usize].record = slot;
     for m in meshes_under(scene, node) {
         for prim in &mut scene.meshes[m as usize].primitives {
-            prim.record = slot_row;
+            prim.record = slot;
             prim.sources.clear();
         }
     }
@@ -560,7 +556,7 @@ mod tests {
             root,
             &w,
             Some(&pass),
-            &Rows::default(),
+            &[],
             &["cl".into()],
             &ways,
         );
@@ -646,7 +642,7 @@ mod tests {
             root,
             &w,
             Some(&pass),
-            &Rows::default(),
+            &[],
             &["cl".into()],
             &ways,
         );

@@ -206,7 +206,8 @@ pub fn cards(assets: &dyn Assets, path: &str, library: &Biz2File) -> Vec<Materia
                     .as_ref()
                     .and_then(|m| m.image)
                     .map(|t| thumbnail(t, THUMBNAIL_SIDE)),
-                record: Some(def.chunk),
+                bytes: Some(def.record),
+                record: None,
             }
         })
         .collect()

@@ -6,6 +6,7 @@
 use super::raw::{Chunk, ChunkTree, Field, Ordinals, MAGIC_MATERIALS};
 use super::tags::{self, VertexLayout};
 use crate::inspect::Diagnostics;
+use crate::scene::RecordBytes;
 pub use crate::scene::SourceRun;
 use crate::{Diagnostic, ParseError};
 use serde::Serialize;
@@ -75,7 +76,7 @@ pub enum Connectivity {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Primitive {
     pub kind: PrimitiveKind,
-    pub chunk: u32,
+    pub record: RecordBytes,
     pub vertices: VertexBlock,
     /// PMESH index lists in file order (CONNECTION_LIST and PCONN_LIST may both occur).
     pub connectivity: Vec<Connectivity>,
@@ -92,7 +93,7 @@ pub struct Primitive {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Patch {
-    pub chunk: u32,
+    pub record: RecordBytes,
     pub name: Option<String>,
     pub front: Option<MaterialRef>,
     pub back: Option<MaterialRef>,
@@ -106,7 +107,7 @@ pub struct Patch {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Lod {
     /// None for the implicit LOD of a 1994 object with patches straight under it.
-    pub chunk: Option<u32>,
+    pub record: Option<RecordBytes>,
     pub distance: Option<[f32; 2]>,
     pub transition: Option<f32>,
     pub patches: Vec<Patch>,
@@ -157,7 +158,7 @@ impl Lod {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Object {
-    pub chunk: u32,
+    pub record: RecordBytes,
     pub name: Option<String>,
     /// Object-level material references; a patch without its own inherits them.
     pub front: Option<MaterialRef>,
@@ -174,7 +175,7 @@ pub struct Object {
 /// first three floats are read as the centre and a fourth, when present, as the radius.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LightPoint {
-    pub chunk: u32,
+    pub record: RecordBytes,
     pub position: [f32; 3],
     pub radius: Option<f32>,
 }
@@ -188,7 +189,7 @@ pub struct TextureRef {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MaterialDef {
-    pub chunk: u32,
+    pub record: RecordBytes,
     pub name: Option<String>,
     pub scope: Option<u8>,
     pub texture: Option<TextureRef>,
@@ -203,7 +204,7 @@ pub struct MaterialDef {
 impl MaterialDef {
     pub fn new(name: &str) -> MaterialDef {
         MaterialDef {
-            chunk: 0,
+            record: [0, 0],
             name: Some(name.into()),
             scope: None,
             texture: None,
@@ -222,7 +223,7 @@ impl MaterialDef {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TextureDef {
-    pub chunk: u32,
+    pub record: RecordBytes,
     pub name: Option<String>,
     pub scope: Option<u8>,
     /// The image file holding the pixels (TEXTURE_MAP).
@@ -242,7 +243,7 @@ pub struct TextureDef {
 impl TextureDef {
     pub fn new(name: &str) -> TextureDef {
         TextureDef {
-            chunk: 0,
+            record: [0, 0],
             name: Some(name.into()),
             scope: None,
             map: None,
@@ -283,7 +284,7 @@ pub fn parse_scroll(special: &str) -> Option<[f32; 4]> {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RampDef {
-    pub chunk: u32,
+    pub record: RecordBytes,
     pub name: Option<String>,
     pub scope: Option<u8>,
     /// color0 and color1.
@@ -718,7 +719,7 @@ impl Builder<'_, '_> {
             return None;
         }
         let mut o = Object {
-            chunk: at.index,
+            record: at.bytes(),
             name: None,
             front: None,
             back: None,
@@ -729,7 +730,7 @@ impl Builder<'_, '_> {
         };
         // 1994 files hang patches straight under OBJECT: they form one implicit LOD.
         let mut flat = Lod {
-            chunk: None,
+            record: None,
             distance: None,
             transition: None,
             patches: Vec::new(),
@@ -790,7 +791,7 @@ impl Builder<'_, '_> {
             return None;
         }
         let mut lod = Lod {
-            chunk: Some(at.index),
+            record: Some(at.bytes()),
             distance: None,
             transition: None,
             patches: Vec::new(),
@@ -819,7 +820,7 @@ impl Builder<'_, '_> {
             return None;
         }
         let mut patch = Patch {
-            chunk: at.index,
+            record: at.bytes(),
             name: None,
             front: None,
             back: None,
@@ -878,7 +879,7 @@ impl Builder<'_, '_> {
         }
         let mut prim = Primitive {
             kind,
-            chunk: at.index,
+            record: at.bytes(),
             vertices: VertexBlock::default(),
             connectivity: Vec::new(),
             triangles: Vec::new(),
@@ -925,7 +926,7 @@ impl Builder<'_, '_> {
             PrimitiveKind::TriStrip => {
                 let whole = SourceRun {
                     first: 0,
-                    record: at.index,
+                    record: at.bytes(),
                     start: 0,
                     face_len: 0,
                     tris_per_face: 0,
@@ -942,7 +943,7 @@ impl Builder<'_, '_> {
             PrimitiveKind::Polygon | PrimitiveKind::PolyStrip => {
                 let whole = SourceRun {
                     first: 0,
-                    record: at.index,
+                    record: at.bytes(),
                     start: 0,
                     face_len: 0,
                     tris_per_face: 0,
@@ -1054,7 +1055,7 @@ impl Builder<'_, '_> {
                 let first = prim.triangles.len() as u32;
                 prim.triangle_sources.push(SourceRun {
                     first,
-                    record: at,
+                    record: c.bytes(),
                     start: c.payload_offset,
                     face_len: 12,
                     tris_per_face: 1,
@@ -1073,7 +1074,7 @@ impl Builder<'_, '_> {
                     &[tri.map(|i| i as u32)],
                     SourceRun {
                         first: 0,
-                        record: at,
+                        record: c.bytes(),
                         start,
                         face_len: 12,
                         tris_per_face: 1,
@@ -1135,7 +1136,7 @@ impl Builder<'_, '_> {
                 let first = prim.triangles.len() as u32;
                 prim.triangle_sources.push(SourceRun {
                     first,
-                    record: at,
+                    record: c.bytes(),
                     start: c.payload_offset + 1,
                     face_len: face_bytes as u32,
                     tris_per_face: ppf as u32 - 2,
@@ -1175,7 +1176,7 @@ impl Builder<'_, '_> {
                     &fan,
                     SourceRun {
                         first: 0,
-                        record: at,
+                        record: c.bytes(),
                         start,
                         face_len: face_bytes as u32,
                         tris_per_face: 0,
@@ -1250,7 +1251,7 @@ impl Builder<'_, '_> {
                         self.field(&c, 12, 4, "f32 radius (unconfirmed)", r.to_string());
                     }
                     points.push(LightPoint {
-                        chunk: c.index,
+                        record: c.bytes(),
                         position,
                         radius,
                     });
@@ -1275,7 +1276,7 @@ impl Builder<'_, '_> {
             return None;
         }
         let mut m = MaterialDef {
-            chunk: at.index,
+            record: at.bytes(),
             name: None,
             ..MaterialDef::new("")
         };
@@ -1332,7 +1333,7 @@ impl Builder<'_, '_> {
             return None;
         }
         let mut t = TextureDef {
-            chunk: at.index,
+            record: at.bytes(),
             name: None,
             ..TextureDef::new("")
         };
@@ -1374,7 +1375,7 @@ impl Builder<'_, '_> {
             return None;
         }
         let mut r = RampDef {
-            chunk: at.index,
+            record: at.bytes(),
             name: None,
             scope: None,
             colors: None,

@@ -61,6 +61,11 @@ pub struct Chunk {
 }
 
 impl Chunk {
+    /// The chunk's bytes, framing and payload: its inspector row's, and how the scene's
+    /// nodes, primitives and runs point at it.
+    pub fn bytes(&self) -> crate::scene::RecordBytes {
+        [self.offset, self.payload_end()]
+    }
     pub fn payload_end(&self) -> usize {
         self.payload_offset + self.payload_len()
     }

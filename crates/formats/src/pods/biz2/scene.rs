@@ -265,7 +265,7 @@ impl Builder<'_, '_> {
             Some(root),
             Node {
                 name: object.name.clone(),
-                record: Some(object.chunk),
+                record: Some(object.record),
                 ..Default::default()
             },
         );
@@ -289,7 +289,7 @@ impl Builder<'_, '_> {
                     name: Some(format!("light point {k}")),
                     transform,
                     marker: Some(Marker::Light { radius }),
-                    record: Some(p.chunk),
+                    record: Some(p.record),
                     ..Default::default()
                 },
             );
@@ -302,7 +302,7 @@ impl Builder<'_, '_> {
             if scene.lods[i].distance.is_none() {
                 scene.lods[i].distance = lod.distance;
             }
-            let name = if lod.chunk.is_some() {
+            let name = if lod.record.is_some() {
                 format!("LOD {i}")
             } else {
                 format!("LOD {i} (patches straight under OBJECT)")
@@ -312,7 +312,7 @@ impl Builder<'_, '_> {
                 Node {
                     name: Some(name),
                     lod: Some(i as u32),
-                    record: lod.chunk,
+                    record: lod.record,
                     ..Default::default()
                 },
             );
@@ -365,7 +365,7 @@ impl Builder<'_, '_> {
             Node {
                 name: patch.name.clone(),
                 mesh: Some(mesh),
-                record: Some(patch.chunk),
+                record: Some(patch.record),
                 part,
                 ..Default::default()
             },
@@ -421,7 +421,7 @@ fn primitive(prim: Primitive, material: &mut dyn FnMut(bool) -> u32) -> crate::s
         }),
         indices: prim.triangles.into_flattened(),
         material: Some(material(own_colours)),
-        record: Some(prim.chunk),
+        record: Some(prim.record),
         sources: prim.triangle_sources,
     }
 }

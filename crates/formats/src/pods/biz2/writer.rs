@@ -213,7 +213,7 @@ fn object_node(o: &Object) -> Node {
     }
     c.extend(o.specials.iter().map(|v| Node::string(tags::SV_SPECIAL, v)));
     for lod in &o.lods {
-        match lod.chunk {
+        match lod.record {
             Some(_) => c.push(lod_node(lod)),
             // The implicit LOD of a 1994 object: its patches sit straight under OBJECT.
             None => c.extend(lod.patches.iter().map(patch_node)),

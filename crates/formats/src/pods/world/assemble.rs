@@ -7,7 +7,7 @@ use super::map::{Instance, MapFile, MapSection, Pose, SectionKind};
 use super::objects::{GameObject, SubsystemFile};
 use crate::inspect::Diagnostics;
 use crate::scene::{
-    Absorbed, Clip, Marker, Node, Repeat, Scene, Target, Track, Transform, Viewpoint,
+    Absorbed, Clip, Marker, Node, RecordBytes, Repeat, Scene, Target, Track, Transform, Viewpoint,
 };
 use crate::ParseError;
 use crate::Resolution;
@@ -477,8 +477,8 @@ struct Builder<'a> {
     /// What each name resolved to, by the name as written (a world writes each name
     /// thousands of times; the report is made the first time).
     resolved: HashMap<String, Option<String>>,
-    /// Inspector row of each entry of the root map.
-    entry_row: &'a dyn Fn(u32) -> u32,
+    /// The bytes of each entry (a line) of the root map.
+    entry_bytes: &'a dyn Fn(u32) -> Option<RecordBytes>,
     layers: WorldLayers,
 }
 
@@ -486,7 +486,7 @@ impl<'a> Builder<'a> {
     fn new(
         assets: &'a dyn WorldAssets,
         scene: Scene,
-        entry_row: &'a dyn Fn(u32) -> u32,
+        entry_bytes: &'a dyn Fn(u32) -> Option<RecordBytes>,
         layers: WorldLayers,
     ) -> Builder<'a> {
         Builder {
@@ -495,7 +495,7 @@ impl<'a> Builder<'a> {
             report: WorldReport::default(),
             templates: HashMap::new(),
             resolved: HashMap::new(),
-            entry_row,
+            entry_bytes,
             layers,
         }
     }
@@ -554,7 +554,7 @@ impl<'a> Builder<'a> {
     /// Place `p` under `parent`; `path` is where it is in the tree of placements, each step
     /// its section and which of its siblings of that section it is (`block[1]/bldg[0]`).
     fn place(&mut self, parent: u32, p: &Placed, path: &str) {
-        let record = (p.file == 0).then(|| (self.entry_row)(p.entry));
+        let record = (p.file == 0).then(|| (self.entry_bytes)(p.entry)).flatten();
         let transform = Transform {
             translation: p.pose.translation,
             rotation: p.pose.quat().to_array(),
@@ -752,14 +752,14 @@ fn placement_steps(placed: &[Placed]) -> Vec<String> {
         .collect()
 }
 
-/// The expanded world as a scene. `entry_row` gives the inspector row of an entry of the
-/// root map, so that a placement picked in 3D finds its line.
+/// The expanded world as a scene. `entry_bytes` gives the bytes of an entry (a line) of the
+/// root map, so that a placement picked in 3D finds its line; `root` the root section's.
 pub fn build_scene(
     name: &str,
     expanded: &Expanded,
     assets: &dyn WorldAssets,
-    entry_row: &dyn Fn(u32) -> u32,
-    root_row: u32,
+    entry_bytes: &dyn Fn(u32) -> Option<RecordBytes>,
+    root: Option<RecordBytes>,
 ) -> (Scene, WorldReport) {
     let mut scene = Scene {
         name: name.to_string(),
@@ -770,11 +770,11 @@ pub fn build_scene(
         None,
         Node {
             name: Some(format!("[{}]", expanded.root_section)),
-            record: Some(root_row),
+            record: root,
             ..Default::default()
         },
     );
-    let mut b = Builder::new(assets, scene, entry_row, layers);
+    let mut b = Builder::new(assets, scene, entry_bytes, layers);
     for (p, step) in expanded
         .placed
         .iter()
@@ -804,7 +804,8 @@ pub fn object_scene(
             ..Default::default()
         },
     );
-    let mut b = Builder::new(assets, scene, &|e| e, layers);
+    // (A game object places models of other files only: no line of its own is picked.)
+    let mut b = Builder::new(assets, scene, &|_| None, layers);
     b.place_object(root, object, name);
     (b.scene, b.report)
 }

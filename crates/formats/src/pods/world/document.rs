@@ -10,7 +10,7 @@ use crate::charset::looks_like_dos_text;
 use crate::findings::Diagnostics;
 use crate::inspect::{ByteClass, Field, InspectorView, Row, MAX_ROWS};
 use crate::kind::{Kind, Purpose};
-use crate::scene::{Bounds, Scene};
+use crate::scene::{Bounds, RecordBytes, Scene};
 use crate::words::count_len;
 use crate::{base_name, file_name, Assets, Resolution};
 use crate::{Diagnostic, DocStats, Document, InfoRow, ParseError, Placement, Reference};
@@ -112,7 +112,9 @@ pub struct WorldDocument {
     parsed: Parsed,
     /// Inspector row of every entry (its section's row, then one per entry before it).
     entry_rows: Vec<u32>,
-    section_rows: Vec<u32>,
+    /// Every entry's and every section's bytes: the records a scene's placements point at.
+    entry_bytes: Vec<RecordBytes>,
+    section_bytes: Vec<RecordBytes>,
     error: Option<ParseError>,
     diagnostics: Diagnostics,
     inspector: Option<InspectorView>,
@@ -121,9 +123,10 @@ pub struct WorldDocument {
 
 pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn Document> {
     let text = crate::charset::decode(&bytes);
-    let (parsed, rows, view, error, diagnostics, lines) = match IniFile::parse(&bytes) {
+    let (parsed, rows, records, view, error, diagnostics, lines) = match IniFile::parse(&bytes) {
         Err(e) => (
             Parsed::Map(MapFile::default()),
+            (Vec::new(), Vec::new()),
             (Vec::new(), Vec::new()),
             None,
             Some(ParseError::new(0, "", e)),
@@ -159,10 +162,21 @@ pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
             let view = purpose
                 .describes()
                 .then(|| view_of(&ini, &rows, &diagnostics));
-            (parsed, rows, view, None, diagnostics, ini.lines)
+            let records = (
+                ini.sections
+                    .iter()
+                    .map(|s| [s.start as usize, s.end as usize])
+                    .collect(),
+                ini.entries
+                    .iter()
+                    .map(|e| [e.start as usize, e.end as usize])
+                    .collect(),
+            );
+            (parsed, rows, records, view, None, diagnostics, ini.lines)
         }
     };
-    let (section_rows, entry_rows) = rows;
+    let (_, entry_rows) = rows;
+    let (section_bytes, entry_bytes) = records;
     Box::new(WorldDocument {
         kind,
         path: path.to_string(),
@@ -170,7 +184,8 @@ pub fn open(path: &str, bytes: Vec<u8>, kind: Kind, purpose: Purpose) -> Box<dyn
         text,
         parsed,
         entry_rows,
-        section_rows,
+        entry_bytes,
+        section_bytes,
         error,
         diagnostics,
         inspector: view,
@@ -636,18 +651,14 @@ impl WorldDocument {
                         )
                     });
                 }
-                let rows = &self.entry_rows;
-                let root_row = self
-                    .section_rows
-                    .get(root_index as usize)
-                    .copied()
-                    .unwrap_or(0);
+                let entries = &self.entry_bytes;
+                let root = self.section_bytes.get(root_index as usize).copied();
                 let (scene, report) = assemble::build_scene(
                     &name,
                     &expanded,
                     &assets,
-                    &|e| rows.get(e as usize).copied().unwrap_or(0),
-                    root_row,
+                    &|e| entries.get(e as usize).copied(),
+                    root,
                 );
                 let a = Assembled {
                     report,
