@@ -17,7 +17,10 @@ fuzz_target!(|data: &[u8]| {
     let _ = relicview::formats::Described::alone(&*doc).info_rows();
     // Described again with what the build found, as the page shows a built field.
     let built = doc.build_scene(&NoAssets);
-    let _ = (doc.info(&built.found).json(doc.error()), doc.info(&built.found).rows());
+    let _ = (
+        doc.info(&built.found).json(doc.error()),
+        doc.info(&built.found).rows(),
+    );
     if let Some(d) = doc
         .as_any()
         .downcast_ref::<field::DatDocument>()
