@@ -26,59 +26,13 @@ pub fn build_index(root: &Path, only: Option<&str>) -> io::Result<HostedIndex> {
     let listing = list_folder(root, false)?;
     let mut files = listing.files;
     if let Some(name) = only {
-        let bin = files
-            .iter()
-            .find(|f| f.path == name)
-            .filter(|f| containers::is_cue(&f.path))
-            .and_then(|f| cue_track_of(f).ok())
-            .map(|track| track.file_beside(name).to_ascii_lowercase());
-        files.retain(|f| f.path == name || Some(f.path.to_ascii_lowercase()) == bin);
-        if !files.iter().any(|f| f.path == name) {
-            return Err(io::Error::new(
-                io::ErrorKind::NotFound,
-                format!("{name}: not a regular file in {}", root.display()),
-            ));
-        }
+        keep_only(&mut files, name, root)?;
     }
     files.retain(|f| f.path != "index.json");
-    // A .bin that a cue sheet beside it names is that disc, listed once, under the cue's name.
-    let cues: Vec<(String, Result<CueTrack, String>)> = files
-        .iter()
-        .filter(|f| containers::is_cue(&f.path))
-        .map(|f| (f.path.clone(), cue_track_of(f)))
-        .collect();
-    let by_path: std::collections::HashMap<String, usize> = files
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (f.path.to_ascii_lowercase(), i))
-        .collect();
     let mut consumed = vec![false; files.len()];
     let mut containers_out = Vec::new();
     let mut failures: Vec<(usize, String)> = Vec::new();
-    for (cue, track) in cues {
-        let cue_at = by_path[&cue.to_ascii_lowercase()];
-        let planned = track.and_then(|track: CueTrack| {
-            let bin_at = *by_path
-                .get(&track.file_beside(&cue).to_ascii_lowercase())
-                .ok_or_else(|| track.not_beside(&cue))?;
-            consumed[bin_at] = true;
-            plan_container(
-                &cue,
-                &files[bin_at],
-                Layout::Disc {
-                    mode: track.mode.word().into(),
-                    start: track.start,
-                },
-            )
-        });
-        match planned {
-            Ok(c) => {
-                consumed[cue_at] = true;
-                containers_out.extend(c);
-            }
-            Err(why) => failures.push((cue_at, why)),
-        }
-    }
+    plan_cue_sheets(&files, &mut consumed, &mut containers_out, &mut failures);
     for (i, f) in files.iter().enumerate() {
         if consumed[i] || containers::is_cue(&f.path) {
             continue;
@@ -115,6 +69,70 @@ pub fn build_index(root: &Path, only: Option<&str>) -> io::Result<HostedIndex> {
         files: files.iter().map(ListedFile::hosted).collect(),
         containers: containers_out,
     })
+}
+
+/// Of `files`, only `name` (a container given as the archive), with the .bin it names if it
+/// is a cue sheet; an error if `name` is not one of them.
+fn keep_only(files: &mut Vec<ListedFile>, name: &str, root: &Path) -> io::Result<()> {
+    let bin = files
+        .iter()
+        .find(|f| f.path == name)
+        .filter(|f| containers::is_cue(&f.path))
+        .and_then(|f| cue_track_of(f).ok())
+        .map(|track| track.file_beside(name).to_ascii_lowercase());
+    files.retain(|f| f.path == name || Some(f.path.to_ascii_lowercase()) == bin);
+    if !files.iter().any(|f| f.path == name) {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("{name}: not a regular file in {}", root.display()),
+        ));
+    }
+    Ok(())
+}
+
+/// Each cue sheet's disc planned, under the cue's name: a .bin that a cue sheet beside it
+/// names is that disc, listed once (both marked `consumed`); a cue sheet that cannot be
+/// planned goes in `failures`.
+fn plan_cue_sheets(
+    files: &[ListedFile],
+    consumed: &mut [bool],
+    containers_out: &mut Vec<HostedContainer>,
+    failures: &mut Vec<(usize, String)>,
+) {
+    let cues: Vec<(String, Result<CueTrack, String>)> = files
+        .iter()
+        .filter(|f| containers::is_cue(&f.path))
+        .map(|f| (f.path.clone(), cue_track_of(f)))
+        .collect();
+    let by_path: std::collections::HashMap<String, usize> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.path.to_ascii_lowercase(), i))
+        .collect();
+    for (cue, track) in cues {
+        let cue_at = by_path[&cue.to_ascii_lowercase()];
+        let planned = track.and_then(|track: CueTrack| {
+            let bin_at = *by_path
+                .get(&track.file_beside(&cue).to_ascii_lowercase())
+                .ok_or_else(|| track.not_beside(&cue))?;
+            consumed[bin_at] = true;
+            plan_container(
+                &cue,
+                &files[bin_at],
+                Layout::Disc {
+                    mode: track.mode.word().into(),
+                    start: track.start,
+                },
+            )
+        });
+        match planned {
+            Ok(c) => {
+                consumed[cue_at] = true;
+                containers_out.extend(c);
+            }
+            Err(why) => failures.push((cue_at, why)),
+        }
+    }
 }
 
 /// The largest file read to find what a file references (the CLI's own limit).
@@ -209,23 +227,7 @@ fn plan_source(
             return Err(p.to_string());
         }
     }
-    let mut kind_of = kinds
-        .into_iter()
-        .map(|(i, head, size)| (i, crate::census::kind_of(&listed[i].path, &head, size)))
-        .collect::<std::collections::HashMap<_, _>>();
-    let entries = plan
-        .entries
-        .iter()
-        .map(|e| HostedEntry {
-            path: listed[e.index].path.clone(),
-            size: listed[e.index].size,
-            kind: kind_of.remove(&e.index).unwrap_or("bytes").to_string(),
-            at: e.at,
-            crc32: format!("{:08x}", e.crc32),
-            ranges: e.ranges.clone(),
-            pieces: e.pieces.clone(),
-        })
-        .collect();
+    let entries = hosted_entries(&plan, kinds);
     let mut problems: Vec<String> = plan
         .container
         .problems()
@@ -234,19 +236,9 @@ fn plan_source(
         .map(|p| p.to_string())
         .collect();
     // Containers inside: read whole (as the page reads one when the outer is dropped) and
-    // listed after this one. A 7z is not: its entries are no ranges of it.
-    let nested: Vec<(usize, Layout)> = if depth + 1 < NESTED_DEPTH {
-        entries_of(&plan)
-            .filter(|(_, e)| containers::may_nest(&e.path))
-            .filter_map(|(i, _)| {
-                plan.container
-                    .head(i, containers::HEAD)
-                    .ok()
-                    .and_then(|head| containers::sniff(&listed[i].path, &head))
-                    .and_then(Layout::of)
-                    .map(|l| (i, l))
-            })
-            .collect()
+    // listed after this one.
+    let nested = if depth + 1 < NESTED_DEPTH {
+        nested_containers(&plan)
     } else {
         Vec::new()
     };
@@ -292,6 +284,45 @@ fn plan_source(
     }
     out[me].problems = problems;
     Ok(())
+}
+
+/// The index's rows of a plan's entries, each of the kind its first bytes in `kinds` (entry
+/// index, head, size) say.
+fn hosted_entries(plan: &hosted::Plan, kinds: Vec<(usize, Vec<u8>, u64)>) -> Vec<HostedEntry> {
+    let listed = plan.container.entries();
+    let mut kind_of = kinds
+        .into_iter()
+        .map(|(i, head, size)| (i, crate::census::kind_of(&listed[i].path, &head, size)))
+        .collect::<std::collections::HashMap<_, _>>();
+    plan.entries
+        .iter()
+        .map(|e| HostedEntry {
+            path: listed[e.index].path.clone(),
+            size: listed[e.index].size,
+            kind: kind_of.remove(&e.index).unwrap_or("bytes").to_string(),
+            at: e.at,
+            crc32: format!("{:08x}", e.crc32),
+            ranges: e.ranges.clone(),
+            pieces: e.pieces.clone(),
+        })
+        .collect()
+}
+
+/// The entries of a plan that are containers a host can serve by ranges, with their layout
+/// (a 7z is not one: its entries are no ranges of it).
+fn nested_containers(plan: &hosted::Plan) -> Vec<(usize, Layout)> {
+    let listed = plan.container.entries();
+    entries_of(plan)
+        .filter(|(_, e)| containers::may_nest(&e.path))
+        .filter_map(|(i, _)| {
+            plan.container
+                .head(i, containers::HEAD)
+                .ok()
+                .and_then(|head| containers::sniff(&listed[i].path, &head))
+                .and_then(Layout::of)
+                .map(|l| (i, l))
+        })
+        .collect()
 }
 
 /// The entries of a plan that were read (and so are rows of the index), with their index.

@@ -245,22 +245,7 @@ async fn handle(State(roots): State<Arc<Roots>>, request: Request) -> Response {
     let path = request.uri().path().to_string();
     let path = path.as_str();
     if path == "/archive.json" {
-        let archive = roots.archive.clone();
-        return match tokio::task::spawn_blocking(move || list_archive_or_container(&archive)).await
-        {
-            Ok(Ok(listing)) => {
-                let listing = Listing {
-                    base: "archive/".into(),
-                    ..listing
-                };
-                (
-                    [(header::CONTENT_TYPE, "application/json")],
-                    serde_json::to_string(&listing).unwrap_or_default(),
-                )
-                    .into_response()
-            }
-            _ => (StatusCode::INTERNAL_SERVER_ERROR, "cannot list the archive").into_response(),
-        };
+        return archive_listing(&roots.archive).await;
     }
     let (target, caching) = if path == "/" || path == "/index.html" {
         (resolve(&roots.site, "index.html"), Caching::Revalidate)
@@ -294,12 +279,36 @@ async fn handle(State(roots): State<Arc<Roots>>, request: Request) -> Response {
     let Some(file) = target else {
         return not_found();
     };
-    // Streamed in chunks: Range, HEAD and If-Modified-Since are ServeFile's. The page's own
-    // files go out compressed as the browser accepts, from the .br and .gz files the build
-    // writes beside them (scripts/site.mjs), where they are.
+    serve_file(&file, caching, request).await
+}
+
+/// The archive's listing for the page (`/archive.json`), its files served from `archive/`.
+async fn archive_listing(archive: &Path) -> Response {
+    let archive = archive.to_path_buf();
+    match tokio::task::spawn_blocking(move || list_archive_or_container(&archive)).await {
+        Ok(Ok(listing)) => {
+            let listing = Listing {
+                base: "archive/".into(),
+                ..listing
+            };
+            (
+                [(header::CONTENT_TYPE, "application/json")],
+                serde_json::to_string(&listing).unwrap_or_default(),
+            )
+                .into_response()
+        }
+        _ => (StatusCode::INTERNAL_SERVER_ERROR, "cannot list the archive").into_response(),
+    }
+}
+
+/// A file of the site or the archive, streamed in chunks (Range, HEAD and If-Modified-Since
+/// are ServeFile's), with its caching and nosniff. The page's own files go out compressed
+/// as the browser accepts, from the .br and .gz files the build writes beside them
+/// (scripts/site.mjs), where they are.
+async fn serve_file(file: &Path, caching: Caching, request: Request) -> Response {
     let mut serve = tower_http::services::ServeFile::new_with_mime(
-        &file,
-        &content_type(&file).parse().expect("a valid MIME type"),
+        file,
+        &content_type(file).parse().expect("a valid MIME type"),
     );
     if caching != Caching::Archive {
         serve = serve.precompressed_br().precompressed_gzip();
@@ -598,16 +607,28 @@ impl EntryRead {
                 None => Ok(()),
             }
         });
+        self.finish(streamed.map_err(|e| e.to_string()), waiting, held, last);
+    }
+
+    /// The end of a read: the head still `waiting` (an error, or the answer and the chunks
+    /// `held` for a small entry), or the `last` chunk held back, or the body cut short.
+    fn finish(
+        &self,
+        streamed: Result<(), String>,
+        waiting: Option<(tokio::sync::oneshot::Sender<EntryHead>, EntryHead)>,
+        held: Vec<axum::body::Bytes>,
+        last: Option<axum::body::Bytes>,
+    ) {
         match (streamed, waiting) {
             (Err(e), Some((head_tx, _))) => {
-                let _ = head_tx.send(EntryHead::Unreadable(e.to_string()));
+                let _ = head_tx.send(EntryHead::Unreadable(e));
             }
             // A fault part way through a large entry ends the body short of its length: the
             // client sees it cut.
             (Err(e), None) => {
                 let _ = self
                     .runtime
-                    .block_on(self.tx.send(Err(io::Error::other(e.to_string()))));
+                    .block_on(self.tx.send(Err(io::Error::other(e))));
             }
             (Ok(()), Some((head_tx, answer))) => {
                 if head_tx.send(answer).is_ok() && !self.head {
@@ -720,49 +741,11 @@ pub(crate) fn list_folder(root: &Path, containers: bool) -> io::Result<Listing> 
             }
         };
         for entry in entries {
-            let entry = match entry {
-                Ok(e) => e,
-                Err(e) => {
-                    skipped.push((prefix.clone(), e.to_string()));
-                    continue;
-                }
-            };
-            let name = listed_name(&entry.file_name());
-            let rel = if prefix.is_empty() {
-                name
-            } else {
-                format!("{prefix}/{name}")
-            };
-            let (real, meta) = match entry
-                .path()
-                .canonicalize()
-                .and_then(|r| std::fs::metadata(&r).map(|m| (r, m)))
-            {
-                Ok(found) => found,
-                // Gone since the folder was read, or a link to nothing.
-                Err(e) => {
-                    skipped.push((rel, e.to_string()));
-                    continue;
-                }
-            };
-            if !real.starts_with(&root) {
-                continue;
-            }
-            if meta.is_dir() {
-                stack.push((real, rel));
-            } else if meta.is_file() {
-                let kind = crate::census::kind_of(&rel, &read_head(&real), meta.len());
-                files.push(ListedFile {
-                    path: rel,
-                    size: meta.len(),
-                    kind,
-                    real,
-                    contained: false,
-                    failure: None,
-                    refs: Vec::new(),
-                });
-            } else {
-                skipped.push((rel, "not a regular file".into()));
+            match look_at(entry, &prefix, &root) {
+                Seen::Folder(real, rel) => stack.push((real, rel)),
+                Seen::File(f) => files.push(f),
+                Seen::Skipped(rel, why) => skipped.push((rel, why)),
+                Seen::Outside => {}
             }
         }
     }
@@ -783,6 +766,58 @@ pub(crate) fn list_folder(root: &Path, containers: bool) -> io::Result<Listing> 
         skipped,
         notes,
     })
+}
+
+/// What one entry of a folder being listed is.
+enum Seen {
+    /// A folder to walk: where it is, and its path in the listing.
+    Folder(PathBuf, String),
+    File(ListedFile),
+    /// Not listed (its path in the listing, and why).
+    Skipped(String, String),
+    /// A link out of the archive's folder: not followed.
+    Outside,
+}
+
+/// The folder entry `entry` of the folder listed as `prefix` inside `root`.
+fn look_at(entry: io::Result<std::fs::DirEntry>, prefix: &str, root: &Path) -> Seen {
+    let entry = match entry {
+        Ok(e) => e,
+        Err(e) => return Seen::Skipped(prefix.to_string(), e.to_string()),
+    };
+    let name = listed_name(&entry.file_name());
+    let rel = if prefix.is_empty() {
+        name
+    } else {
+        format!("{prefix}/{name}")
+    };
+    let (real, meta) = match entry
+        .path()
+        .canonicalize()
+        .and_then(|r| std::fs::metadata(&r).map(|m| (r, m)))
+    {
+        Ok(found) => found,
+        // Gone since the folder was read, or a link to nothing.
+        Err(e) => return Seen::Skipped(rel, e.to_string()),
+    };
+    if !real.starts_with(root) {
+        Seen::Outside
+    } else if meta.is_dir() {
+        Seen::Folder(real, rel)
+    } else if meta.is_file() {
+        let kind = crate::census::kind_of(&rel, &read_head(&real), meta.len());
+        Seen::File(ListedFile {
+            path: rel,
+            size: meta.len(),
+            kind,
+            real,
+            contained: false,
+            failure: None,
+            refs: Vec::new(),
+        })
+    } else {
+        Seen::Skipped(rel, "not a regular file".into())
+    }
 }
 
 fn sorted(mut files: Vec<ListedFile>, skipped: &mut [(String, String)]) -> Vec<ListedFile> {

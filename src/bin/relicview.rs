@@ -402,78 +402,115 @@ fn open(
         through_container(file)
     };
     let (archive, path, source) = match root {
-        Some(root) => {
-            let files = list(root)?;
-            let root_real = root
-                .canonicalize()
-                .map_err(|e| format!("{}: {e}", root.display()))?;
-            // The file's path inside the archive decides which library is nearest. A file
-            // outside the archive keeps its own name (its kind depends on it) and its folder
-            // comes along, so that what lies beside it is found first, as inside.
-            let (on_disk, rest) = match &inside {
-                Some((container, rest)) => (
-                    container
-                        .canonicalize()
-                        .map_err(|e| format!("{}: {e}", container.display()))?,
-                    Some(rest.clone()),
-                ),
-                None => (
-                    file.canonicalize()
-                        .map_err(|e| format!("{}: {e}", file.display()))?,
-                    None,
-                ),
-            };
-            let mut files: Vec<ListedFile> = files;
-            let path =
-                match (on_disk.strip_prefix(&root_real), rest) {
-                    // The root is the container itself: paths are inside it.
-                    (Ok(p), Some(rest)) if p.as_os_str().is_empty() => rest,
-                    (Ok(p), rest) => {
-                        let p = p.to_string_lossy().replace('\\', "/");
-                        rest.map_or(p.clone(), |r| format!("{p}/{r}"))
-                    }
-                    (Err(_), _) => {
-                        files.extend(beside(&on_disk).into_iter().map(|(path, _, real)| {
-                            ListedFile {
-                                path,
-                                size: 0,
-                                kind: "unknown",
-                                real,
-                                contained: false,
-                                failure: None,
-                                refs: Vec::new(),
-                            }
-                        }));
-                        on_disk.to_string_lossy().into_owned()
-                    }
-                };
-            let source = DiskSource::new(&files, Disk::new(&root_real), max_bytes);
-            let index = ArchiveIndex::listed(&files);
-            (Archive::new(index), path, source)
-        }
-        None => match &inside {
-            Some((container, rest)) => {
-                let folder = container
-                    .parent()
-                    .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-                let name = container
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                let source = DiskSource::through(Disk::new(&folder), max_bytes);
-                (Archive::detached(), format!("{name}/{rest}"), source)
-            }
-            None => (
-                Archive::detached(),
-                file.display().to_string(),
-                DiskSource::none(max_bytes),
-            ),
-        },
+        Some(root) => in_archive(file, root, &inside, max_bytes)?,
+        None => detached(file, &inside, max_bytes),
     };
-    let bytes = match &inside {
+    let bytes = opened_bytes(file, &inside, &path, &source, max_bytes)?;
+    let mut archive = archive;
+    archive.game_state = state.to_vec();
+    let archive = RefCell::new(archive);
+    Ok(pollster::block_on(archive::open_bytes(
+        &archive, &source, &path, bytes, purpose,
+    )))
+}
+
+/// Where `file` lies in the archive at `root` (`inside`: the container it goes on inside),
+/// the archive listed, and its files' source.
+fn in_archive(
+    file: &Path,
+    root: &Path,
+    inside: &Option<(PathBuf, String)>,
+    max_bytes: u64,
+) -> Result<(Archive, String, DiskSource), String> {
+    let files = list(root)?;
+    let root_real = root
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", root.display()))?;
+    // The file's path inside the archive decides which library is nearest. A file
+    // outside the archive keeps its own name (its kind depends on it) and its folder
+    // comes along, so that what lies beside it is found first, as inside.
+    let (on_disk, rest) = match inside {
+        Some((container, rest)) => (
+            container
+                .canonicalize()
+                .map_err(|e| format!("{}: {e}", container.display()))?,
+            Some(rest.clone()),
+        ),
+        None => (
+            file.canonicalize()
+                .map_err(|e| format!("{}: {e}", file.display()))?,
+            None,
+        ),
+    };
+    let mut files: Vec<ListedFile> = files;
+    let path = match (on_disk.strip_prefix(&root_real), rest) {
+        // The root is the container itself: paths are inside it.
+        (Ok(p), Some(rest)) if p.as_os_str().is_empty() => rest,
+        (Ok(p), rest) => {
+            let p = p.to_string_lossy().replace('\\', "/");
+            rest.map_or(p.clone(), |r| format!("{p}/{r}"))
+        }
+        (Err(_), _) => {
+            files.extend(
+                beside(&on_disk)
+                    .into_iter()
+                    .map(|(path, _, real)| ListedFile {
+                        path,
+                        size: 0,
+                        kind: "unknown",
+                        real,
+                        contained: false,
+                        failure: None,
+                        refs: Vec::new(),
+                    }),
+            );
+            on_disk.to_string_lossy().into_owned()
+        }
+    };
+    let source = DiskSource::new(&files, Disk::new(&root_real), max_bytes);
+    let index = ArchiveIndex::listed(&files);
+    Ok((Archive::new(index), path, source))
+}
+
+/// `file` on its own (`inside`: the container it goes on inside): where it lies, a detached
+/// archive, and its source.
+fn detached(
+    file: &Path,
+    inside: &Option<(PathBuf, String)>,
+    max_bytes: u64,
+) -> (Archive, String, DiskSource) {
+    match inside {
+        Some((container, rest)) => {
+            let folder = container
+                .parent()
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+            let name = container
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let source = DiskSource::through(Disk::new(&folder), max_bytes);
+            (Archive::detached(), format!("{name}/{rest}"), source)
+        }
+        None => (
+            Archive::detached(),
+            file.display().to_string(),
+            DiskSource::none(max_bytes),
+        ),
+    }
+}
+
+/// The bytes of `file`, found at `path` of `source` when it lies inside a container.
+fn opened_bytes(
+    file: &Path,
+    inside: &Option<(PathBuf, String)>,
+    path: &str,
+    source: &DiskSource,
+    max_bytes: u64,
+) -> Result<Vec<u8>, String> {
+    Ok(match inside {
         None => read_regular(file, max_bytes).map_err(|e| e.to_string())?,
         // The container's reader names the container and the entry: said once.
-        Some((container, _)) => pollster::block_on(source.read(&path)).map_err(|e| {
+        Some((container, _)) => pollster::block_on(source.read(path)).map_err(|e| {
             let name = container
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
@@ -486,13 +523,7 @@ fn open(
                 format!("{}: {e}", file.display())
             }
         })?,
-    };
-    let mut archive = archive;
-    archive.game_state = state.to_vec();
-    let archive = RefCell::new(archive);
-    Ok(pollster::block_on(archive::open_bytes(
-        &archive, &source, &path, bytes, purpose,
-    )))
+    })
 }
 
 /// The regular files in the folder of `file` (an absolute path), named by their absolute
@@ -887,13 +918,7 @@ fn run_export(
     };
     // An export with nothing in it says why, from the file's own warnings (a world opened
     // without --root finds none of its models).
-    let warnings: Vec<String> = opened
-        .described()
-        .info_rows()
-        .into_iter()
-        .filter(|r| r.severity == relicview::formats::Severity::Warning)
-        .map(|r| format!("{}: {}", r.label, r.value))
-        .collect();
+    let warnings = warnings_of(&opened);
     // The file's bytes and its model are no longer needed once the scene is built.
     drop(opened.document);
     let option = match export_option(&scene, model, all_lods) {
@@ -914,13 +939,7 @@ fn run_export(
         all_lods,
         rig,
     };
-    let write = || -> std::io::Result<usize> {
-        let mut w = std::io::BufWriter::new(std::fs::File::create(out)?);
-        let n = gltf::write_glb(&scene, options.clone(), &mut w)?;
-        w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        Ok(n)
-    };
-    match write() {
+    match write_glb(&scene, &options, out) {
         Ok(n) => {
             let triangles = scene.triangle_count_in(lod, &options.hidden_layers);
             if triangles == 0 {
@@ -935,6 +954,29 @@ fn run_export(
         }
         Err(e) => fail(false, &format!("{}: {e}", out.display()), None),
     }
+}
+
+/// `scene` written to the file `out` as a .glb, synced to the disk. → its bytes.
+fn write_glb(
+    scene: &relicview::scene::Scene,
+    options: &gltf::ExportOptions,
+    out: &Path,
+) -> std::io::Result<usize> {
+    let mut w = std::io::BufWriter::new(std::fs::File::create(out)?);
+    let n = gltf::write_glb(scene, options.clone(), &mut w)?;
+    w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+    Ok(n)
+}
+
+/// The warnings among an opened file's info rows, as "label: value".
+fn warnings_of(opened: &Opened) -> Vec<String> {
+    opened
+        .described()
+        .info_rows()
+        .into_iter()
+        .filter(|r| r.severity == relicview::formats::Severity::Warning)
+        .map(|r| format!("{}: {}", r.label, r.value))
+        .collect()
 }
 
 /// Which of a scene's choices an export shows: for a file of several models, the one asked
@@ -1053,7 +1095,6 @@ fn run_export_all(
     rig: gltf::Rig,
     max_bytes: u64,
 ) -> ExitCode {
-    use std::fmt::Write as _;
     let listed = match listing(src) {
         Ok(l) => l,
         Err(e) => return fail(json, &format!("{}: {e}", src.display()), None),
@@ -1092,12 +1133,23 @@ fn run_export_all(
     } else {
         ExitCode::FAILURE
     };
+    finish(&export_report_text(&report, out, json), code)
+}
+
+/// What `export --all` says it did: its report as JSON, or in words (what was written,
+/// what failed and was renamed, where the report is).
+fn export_report_text(
+    report: &relicview::bundle::report::Report,
+    out: &Path,
+    json: bool,
+) -> String {
+    use std::fmt::Write as _;
     let mut text = String::new();
     if json {
         let _ = writeln!(
             text,
             "{}",
-            serde_json::to_string(&report).expect("the report serialises")
+            serde_json::to_string(report).expect("the report serialises")
         );
     } else {
         let _ = writeln!(
@@ -1123,7 +1175,7 @@ fn run_export_all(
             out.join(relicview::bundle::report::REPORT_NAME).display()
         );
     }
-    finish(&text, code)
+    text
 }
 
 fn run_census(dir: &Path, json: bool, max_bytes: u64) -> ExitCode {

@@ -396,20 +396,11 @@ pub fn open(
     )
 }
 
-/// A CHD's data as a disc's 2048-byte sectors (a CD's first data track, or a DVD's).
-pub fn volume(
+/// The track metadata (CHT2 and CHTR) of a CD's CHD, as text; none for a DVD's.
+fn track_metadata(
     name: &str,
-    source: Rc<dyn ByteSource>,
-) -> Result<Rc<dyn ByteSource>, ContainerError> {
-    check_header(name, &*source)?;
-    let mut chd =
-        guarded(|| ::chd::Chd::open(SourceReader::new(source), None).map_err(|e| e.to_string()))
-            .map_err(|e| error(name, Some(0), format!("not a readable CHD: {e}")))?;
-    let (hunk_bytes, unit_bytes, logical_bytes) = (
-        chd.header().hunk_size() as u64,
-        chd.header().unit_bytes() as u64,
-        chd.header().logical_bytes(),
-    );
+    chd: &mut ::chd::Chd<SourceReader>,
+) -> Result<Vec<String>, ContainerError> {
     let mut tracks = Vec::new();
     let mut refs = Vec::new();
     for r in chd.metadata_refs().take(MAX_METADATA) {
@@ -430,63 +421,91 @@ pub fn volume(
             );
         }
     }
-    let sectors = if tracks.is_empty() {
-        // A DVD (or a hard disk image): its data is the volume, in 2048-byte sectors.
-        if unit_bytes != USER_SECTOR {
-            return Err(error(
-                name,
-                None,
-                format!("neither a CD (no track metadata) nor a DVD (units of {unit_bytes} bytes)"),
-            ));
-        }
-        ChdSectors::new(
+    Ok(tracks)
+}
+
+/// A CD's CHD (its `tracks` metadata) as its first data track's 2048-byte sectors.
+fn cd_volume(
+    name: &str,
+    chd: ::chd::Chd<SourceReader>,
+    tracks: &[String],
+    hunk_bytes: u64,
+    unit_bytes: u64,
+    logical_bytes: u64,
+) -> Result<Rc<dyn ByteSource>, ContainerError> {
+    if unit_bytes != CD_FRAME {
+        return Err(error(
             name,
-            chd,
-            hunk_bytes,
-            0,
-            logical_bytes / USER_SECTOR,
-            USER_SECTOR,
-            USER_SECTOR,
-            logical_bytes,
-        )
-    } else {
-        if unit_bytes != CD_FRAME {
-            return Err(error(
-                name,
-                None,
-                format!("a CD whose frames are {unit_bytes} bytes: expected {CD_FRAME}"),
-            ));
-        }
-        let track = data_track(name, &tracks)?;
-        let available = (logical_bytes / CD_FRAME).saturating_sub(track.first_frame);
-        if track.frames > available {
-            return Err(error(
-                name,
-                None,
-                format!(
-                    "track {} claims {} frames from frame {}; the image holds {available} more",
-                    track.number, track.frames, track.first_frame
-                ),
-            ));
-        }
-        let mode = track.mode;
-        let s = ChdSectors::new(
+            None,
+            format!("a CD whose frames are {unit_bytes} bytes: expected {CD_FRAME}"),
+        ));
+    }
+    let track = data_track(name, tracks)?;
+    let available = (logical_bytes / CD_FRAME).saturating_sub(track.first_frame);
+    if track.frames > available {
+        return Err(error(
             name,
-            chd,
-            hunk_bytes,
-            track.first_frame,
-            track.frames,
-            CD_FRAME,
-            track.sector_bytes,
-            logical_bytes,
-        );
-        if mode != SectorMode::Cooked {
-            let (view, _) = SectorView::new(Rc::new(s), mode, 0);
-            return Ok(Rc::new(view));
-        }
-        s
-    };
-    Ok(Rc::new(sectors))
+            None,
+            format!(
+                "track {} claims {} frames from frame {}; the image holds {available} more",
+                track.number, track.frames, track.first_frame
+            ),
+        ));
+    }
+    let mode = track.mode;
+    let s = ChdSectors::new(
+        name,
+        chd,
+        hunk_bytes,
+        track.first_frame,
+        track.frames,
+        CD_FRAME,
+        track.sector_bytes,
+        logical_bytes,
+    );
+    if mode != SectorMode::Cooked {
+        let (view, _) = SectorView::new(Rc::new(s), mode, 0);
+        return Ok(Rc::new(view));
+    }
+    Ok(Rc::new(s))
+}
+
+/// A CHD's data as a disc's 2048-byte sectors (a CD's first data track, or a DVD's).
+pub fn volume(
+    name: &str,
+    source: Rc<dyn ByteSource>,
+) -> Result<Rc<dyn ByteSource>, ContainerError> {
+    check_header(name, &*source)?;
+    let mut chd =
+        guarded(|| ::chd::Chd::open(SourceReader::new(source), None).map_err(|e| e.to_string()))
+            .map_err(|e| error(name, Some(0), format!("not a readable CHD: {e}")))?;
+    let (hunk_bytes, unit_bytes, logical_bytes) = (
+        chd.header().hunk_size() as u64,
+        chd.header().unit_bytes() as u64,
+        chd.header().logical_bytes(),
+    );
+    let tracks = track_metadata(name, &mut chd)?;
+    if !tracks.is_empty() {
+        return cd_volume(name, chd, &tracks, hunk_bytes, unit_bytes, logical_bytes);
+    }
+    // A DVD (or a hard disk image): its data is the volume, in 2048-byte sectors.
+    if unit_bytes != USER_SECTOR {
+        return Err(error(
+            name,
+            None,
+            format!("neither a CD (no track metadata) nor a DVD (units of {unit_bytes} bytes)"),
+        ));
+    }
+    Ok(Rc::new(ChdSectors::new(
+        name,
+        chd,
+        hunk_bytes,
+        0,
+        logical_bytes / USER_SECTOR,
+        USER_SECTOR,
+        USER_SECTOR,
+        logical_bytes,
+    )))
 }
 
 impl ChdSectors {

@@ -274,6 +274,97 @@ pub(crate) fn disc_volume(
     }
 }
 
+/// What a disc image holds past its last whole sector, unread: raw sectors' tail (`tail`
+/// bytes) and the volume's own, `len` bytes long.
+fn unread_tails(name: &str, mode: SectorMode, tail: u64, len: u64) -> Vec<ContainerError> {
+    let mut problems = Vec::new();
+    if tail != 0 && mode != SectorMode::Cooked {
+        problems.push(error(
+            name,
+            None,
+            format!("{tail} bytes after the last whole 2352-byte sector are not read"),
+        ));
+    }
+    if len % USER_SECTOR != 0 {
+        problems.push(error(
+            name,
+            None,
+            format!(
+                "{} bytes after the last whole 2048-byte sector are not read",
+                len % USER_SECTOR
+            ),
+        ));
+    }
+    problems
+}
+
+/// The primary volume's names of the files listed by their Joliet names (matched by where
+/// each starts), walked apart: what the disc calls them besides, where it differs.
+fn note_primary_names(
+    name: &str,
+    view: &dyn ByteSource,
+    len: u64,
+    limits: Limits,
+    volume_root: &Record,
+    listed: &mut [Listed],
+) {
+    let mut quiet = Vec::new();
+    let mut primary = Walk {
+        name,
+        view,
+        len,
+        limits,
+        names: Names::Primary,
+        listed: Vec::new(),
+        problems: &mut quiet,
+        seen: HashSet::new(),
+        progress: &mut |_, _| {},
+        directories: 0,
+    };
+    primary.seen.insert(volume_root.extent);
+    primary.directory(volume_root, "", "", 0);
+    let by_start: std::collections::HashMap<u64, String> = primary
+        .listed
+        .into_iter()
+        .filter_map(|l| Some((l.extents.first()?.at, l.entry.path)))
+        .collect();
+    for l in listed {
+        l.written = l
+            .extents
+            .first()
+            .and_then(|e| by_start.get(&e.at))
+            .filter(|w| **w != l.entry.path)
+            .cloned();
+    }
+}
+
+/// Each kept entry's extents, zisofs compression and primary-volume path, in the order
+/// `kept` gives (indices into `listed`).
+fn kept_records(listed: Vec<Listed>, kept: Vec<usize>) -> KeptRecords {
+    let mut listed: Vec<Option<Listed>> = listed.into_iter().map(Some).collect();
+    let mut extents = Vec::with_capacity(kept.len());
+    let mut zisofs = Vec::with_capacity(kept.len());
+    let mut written = Vec::with_capacity(kept.len());
+    for k in kept {
+        let l = listed[k].take();
+        extents.push(l.as_ref().map_or(Vec::new(), |l| l.extents.clone()));
+        zisofs.push(l.as_ref().and_then(|l| l.zisofs));
+        written.push(l.and_then(|l| l.written));
+    }
+    KeptRecords {
+        extents,
+        zisofs,
+        written,
+    }
+}
+
+/// What an ISO keeps of each listed entry (see [`IsoContainer`]'s fields of these names).
+struct KeptRecords {
+    extents: Vec<Vec<Extent>>,
+    zisofs: Vec<Option<(u8, u64)>>,
+    written: Vec<Option<String>>,
+}
+
 pub struct IsoContainer {
     name: String,
     kind: ContainerKind,
@@ -304,26 +395,9 @@ impl IsoContainer {
         limits: Limits,
         progress: Progress,
     ) -> Result<IsoContainer, ContainerError> {
-        let mut problems = Vec::new();
         let (view, tail) = disc_volume(source, mode, start);
-        if tail != 0 && mode != SectorMode::Cooked {
-            problems.push(error(
-                name,
-                None,
-                format!("{tail} bytes after the last whole 2352-byte sector are not read"),
-            ));
-        }
         let len = view.len();
-        if len % USER_SECTOR != 0 {
-            problems.push(error(
-                name,
-                None,
-                format!(
-                    "{} bytes after the last whole 2048-byte sector are not read",
-                    len % USER_SECTOR
-                ),
-            ));
-        }
+        let mut problems = unread_tails(name, mode, tail, len);
         let Volume {
             root,
             joliet,
@@ -353,52 +427,18 @@ impl IsoContainer {
         walk.directory(&root, "", "", 0);
         let mut listed = std::mem::take(&mut walk.listed);
         if names == Names::Joliet {
-            // The primary volume's names of the same files (by where each starts), walked
-            // apart: what the disc calls them besides the Joliet names listed.
-            let mut quiet = Vec::new();
-            let mut primary = Walk {
-                name,
-                view: &*view,
-                len,
-                limits,
-                names: Names::Primary,
-                listed: Vec::new(),
-                problems: &mut quiet,
-                seen: HashSet::new(),
-                progress: &mut |_, _| {},
-                directories: 0,
-            };
-            primary.seen.insert(volume_root.extent);
-            primary.directory(&volume_root, "", "", 0);
-            let by_start: std::collections::HashMap<u64, String> = primary
-                .listed
-                .into_iter()
-                .filter_map(|l| Some((l.extents.first()?.at, l.entry.path)))
-                .collect();
-            for l in &mut listed {
-                l.written = l
-                    .extents
-                    .first()
-                    .and_then(|e| by_start.get(&e.at))
-                    .filter(|w| **w != l.entry.path)
-                    .cloned();
-            }
+            note_primary_names(name, &*view, len, limits, &volume_root, &mut listed);
         }
         let (entries, kept) = drop_duplicates(
             name,
             listed.iter().map(|l| l.entry.clone()).collect(),
             &mut problems,
         );
-        let mut listed: Vec<Option<Listed>> = listed.into_iter().map(Some).collect();
-        let mut extents = Vec::with_capacity(kept.len());
-        let mut zisofs = Vec::with_capacity(kept.len());
-        let mut written = Vec::with_capacity(kept.len());
-        for k in kept {
-            let l = listed[k].take();
-            extents.push(l.as_ref().map_or(Vec::new(), |l| l.extents.clone()));
-            zisofs.push(l.as_ref().and_then(|l| l.zisofs));
-            written.push(l.and_then(|l| l.written));
-        }
+        let KeptRecords {
+            extents,
+            zisofs,
+            written,
+        } = kept_records(listed, kept);
         Ok(IsoContainer {
             name: name.to_string(),
             kind,
@@ -689,6 +729,12 @@ impl Walk<'_> {
             ));
             return;
         }
+        let place = Place {
+            prefix,
+            written_prefix,
+            here: &here,
+            depth,
+        };
         let mut sector = [0u8; USER_SECTOR as usize];
         // A file written in several extents: its path and the extents so far, while its
         // records (each but the last flagged) follow one another.
@@ -703,60 +749,69 @@ impl Walk<'_> {
                 ));
                 return;
             }
-            let mut pos = 0usize;
-            // Records never cross a sector: a zero length byte ends the sector's records.
-            while pos < sector.len() && sector[pos] != 0 {
-                if self.listed.len() >= self.limits.max_entries {
-                    self.problems.push(error(
-                        self.name,
-                        None,
-                        format!(
-                            "more than {} entries: the rest are not listed",
-                            self.limits.max_entries
-                        ),
-                    ));
-                    return;
-                }
-                let mut r = match record_named(&sector[pos..], self.names) {
-                    Ok(r) => r,
-                    Err(e) => {
-                        self.problems.push(error(
-                            self.name,
-                            Some(at + pos as u64),
-                            format!("{here}: {e}; its listing ends here"),
-                        ));
-                        return;
-                    }
-                };
-                let here_at = pos;
-                pos += sector[pos] as usize;
-                if r.name == "." || r.name == ".." {
-                    continue;
-                }
-                // The records of one file in several extents share their name as the volume writes it.
-                let written = r.name.clone();
-                let mut zisofs = None;
-                if let Names::RockRidge { skip } = self.names {
-                    let area = sector
-                        .get(here_at + r.system_use.0 + skip..here_at + r.system_use.1)
-                        .unwrap_or(&[]);
-                    match self.apply_rock_ridge(&mut r, area, &here) {
-                        Some(zf) => zisofs = zf,
-                        None => continue,
-                    }
-                }
-                let place = Place {
-                    prefix,
-                    written_prefix,
-                    here: &here,
-                    depth,
-                };
-                self.take_record(&r, written, zisofs, &place, &mut pending);
+            if !self.sector_records(&sector, at, &place, &mut pending) {
+                return;
             }
         }
         if let Some((p, _, extents)) = pending {
             self.cut_short(&p, &extents);
         }
+    }
+
+    /// The records of one sector of the directory at `place` (the sector at byte `at`),
+    /// each taken; → false where the listing ends early (said in the problems).
+    fn sector_records(
+        &mut self,
+        sector: &[u8],
+        at: u64,
+        place: &Place,
+        pending: &mut Option<(String, String, Vec<Extent>)>,
+    ) -> bool {
+        let mut pos = 0usize;
+        // Records never cross a sector: a zero length byte ends the sector's records.
+        while pos < sector.len() && sector[pos] != 0 {
+            if self.listed.len() >= self.limits.max_entries {
+                self.problems.push(error(
+                    self.name,
+                    None,
+                    format!(
+                        "more than {} entries: the rest are not listed",
+                        self.limits.max_entries
+                    ),
+                ));
+                return false;
+            }
+            let mut r = match record_named(&sector[pos..], self.names) {
+                Ok(r) => r,
+                Err(e) => {
+                    self.problems.push(error(
+                        self.name,
+                        Some(at + pos as u64),
+                        format!("{}: {e}; its listing ends here", place.here),
+                    ));
+                    return false;
+                }
+            };
+            let here_at = pos;
+            pos += sector[pos] as usize;
+            if r.name == "." || r.name == ".." {
+                continue;
+            }
+            // The records of one file in several extents share their name as the volume writes it.
+            let written = r.name.clone();
+            let mut zisofs = None;
+            if let Names::RockRidge { skip } = self.names {
+                let area = sector
+                    .get(here_at + r.system_use.0 + skip..here_at + r.system_use.1)
+                    .unwrap_or(&[]);
+                match self.apply_rock_ridge(&mut r, area, place.here) {
+                    Some(zf) => zisofs = zf,
+                    None => continue,
+                }
+            }
+            self.take_record(&r, written, zisofs, place, pending);
+        }
+        true
     }
 
     /// Record `r` of the directory at `place` (`written`: its name as the volume writes it,

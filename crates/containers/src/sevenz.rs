@@ -165,51 +165,7 @@ fn copied_header(source: &dyn ByteSource) -> Result<Option<(u64, u64, u32)>, Str
     if crc32fast::hash(&h) != crc {
         return Ok(None);
     }
-    // kEncodedHeader, PackInfo (pack position, one stream, its size), UnpackInfo (one folder
-    // of one coder whose flag byte is 0: an empty id, simple, no properties), its unpacked
-    // size and CRC, then the ends of UnpackInfo and StreamsInfo.
-    let mut pos = 0;
-    let byte = |pos: &mut usize| -> Option<u8> {
-        let b = *h.get(*pos)?;
-        *pos += 1;
-        Some(b)
-    };
-    let num = |pos: &mut usize| -> Option<u64> {
-        let (v, n) = number(h.get(*pos..)?)?;
-        *pos += n;
-        Some(v)
-    };
-    let parsed = (|| -> Option<(u64, u64, u64, Option<u32>)> {
-        (byte(&mut pos)? == 0x17 && byte(&mut pos)? == 0x06).then_some(())?;
-        let pack_pos = num(&mut pos)?;
-        (num(&mut pos)? == 1 && byte(&mut pos)? == 0x09).then_some(())?;
-        let pack_size = num(&mut pos)?;
-        (byte(&mut pos)? == 0x00 && byte(&mut pos)? == 0x07 && byte(&mut pos)? == 0x0B)
-            .then_some(())?;
-        (num(&mut pos)? == 1
-            && byte(&mut pos)? == 0
-            && num(&mut pos)? == 1
-            && byte(&mut pos)? == 0x00)
-            .then_some(())?;
-        (byte(&mut pos)? == 0x0C).then_some(())?;
-        let unpack_size = num(&mut pos)?;
-        let crc = match byte(&mut pos)? {
-            0x0A if byte(&mut pos)? == 1 => {
-                let b = h.get(pos..pos + 4)?;
-                pos += 4;
-                let crc = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                (byte(&mut pos)? == 0x00).then_some(Some(crc))?
-            }
-            0x00 => None,
-            _ => return None,
-        };
-        (byte(&mut pos)? == 0x00 && pos == h.len()).then_some((
-            pack_pos,
-            pack_size,
-            unpack_size,
-            crc,
-        ))
-    })();
+    let parsed = copy_coded_header(&h);
     let Some((pack_pos, pack_size, unpack_size, folder_crc)) = parsed else {
         return Ok(None);
     };
@@ -238,6 +194,45 @@ fn copied_header(source: &dyn ByteSource) -> Result<Option<(u64, u64, u32)>, Str
         return Err("its header's CRC does not match".into());
     }
     Ok(Some((pack_pos, pack_size, computed)))
+}
+
+/// An encoded header `h` that only says its header is stored by Copy under an empty method
+/// id: kEncodedHeader, PackInfo (pack position, one stream, its size), UnpackInfo (one
+/// folder of one coder whose flag byte is 0: an empty id, simple, no properties), its
+/// unpacked size and CRC, then the ends of UnpackInfo and StreamsInfo. → the pack position,
+/// packed and unpacked sizes and the folder's CRC; None for any other header.
+fn copy_coded_header(h: &[u8]) -> Option<(u64, u64, u64, Option<u32>)> {
+    let mut pos = 0;
+    let byte = |pos: &mut usize| -> Option<u8> {
+        let b = *h.get(*pos)?;
+        *pos += 1;
+        Some(b)
+    };
+    let num = |pos: &mut usize| -> Option<u64> {
+        let (v, n) = number(h.get(*pos..)?)?;
+        *pos += n;
+        Some(v)
+    };
+    (byte(&mut pos)? == 0x17 && byte(&mut pos)? == 0x06).then_some(())?;
+    let pack_pos = num(&mut pos)?;
+    (num(&mut pos)? == 1 && byte(&mut pos)? == 0x09).then_some(())?;
+    let pack_size = num(&mut pos)?;
+    (byte(&mut pos)? == 0x00 && byte(&mut pos)? == 0x07 && byte(&mut pos)? == 0x0B).then_some(())?;
+    (num(&mut pos)? == 1 && byte(&mut pos)? == 0 && num(&mut pos)? == 1 && byte(&mut pos)? == 0x00)
+        .then_some(())?;
+    (byte(&mut pos)? == 0x0C).then_some(())?;
+    let unpack_size = num(&mut pos)?;
+    let crc = match byte(&mut pos)? {
+        0x0A if byte(&mut pos)? == 1 => {
+            let b = h.get(pos..pos + 4)?;
+            pos += 4;
+            let crc = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            (byte(&mut pos)? == 0x00).then_some(Some(crc))?
+        }
+        0x00 => None,
+        _ => return None,
+    };
+    (byte(&mut pos)? == 0x00 && pos == h.len()).then_some((pack_pos, pack_size, unpack_size, crc))
 }
 
 /// The archive with its start header pointing at the plain header a [`copied_header`]
@@ -317,6 +312,131 @@ pub struct SevenZContainer {
     decodes: std::cell::Cell<u64>,
 }
 
+/// The archive in `source`: from its start, or after the self-extracting program before it
+/// (said in `notes`).
+fn archive_start(
+    name: &str,
+    source: Rc<dyn ByteSource>,
+    notes: &mut Vec<ContainerError>,
+) -> Result<Rc<dyn ByteSource>, ContainerError> {
+    let mut head = [0u8; SIGNATURE_HEADER];
+    match source.read_at(0, &mut head) {
+        Ok(()) if is_7z(&head) => Ok(source),
+        _ => match sfx_start(&*source) {
+            Some(start) => {
+                notes.push(error(
+                    name,
+                    Some(start),
+                    format!(
+                        "the 7z archive starts at byte {start}, after a self-extracting program of {start} bytes"
+                    ),
+                ));
+                Ok(Rc::new(After {
+                    inner: source,
+                    start,
+                }))
+            }
+            None => Err(error(
+                name,
+                Some(0),
+                "not a readable 7z archive: no 7z signature, at its start or after a self-extracting program",
+            )),
+        },
+    }
+}
+
+/// `source`, its header stored by Copy under an empty method id read from where it lies.
+fn with_plain_header(
+    name: &str,
+    source: Rc<dyn ByteSource>,
+) -> Result<Rc<dyn ByteSource>, ContainerError> {
+    match copied_header(&*source) {
+        Ok(Some(plain)) => Ok(Rc::new(PlainHeader::new(source.clone(), plain).map_err(
+            |e| error(name, Some(0), format!("not a readable 7z archive: {e}")),
+        )?)),
+        Ok(None) => Ok(source),
+        Err(e) => Err(error(
+            name,
+            header_offset(&*source),
+            format!("not a readable 7z archive: {e}"),
+        )),
+    }
+}
+
+/// The archive's header, read within HEADER_MEMORY_KB and HEADER_ALLOCATION, and the reader
+/// its entries are decoded from.
+fn read_header(
+    name: &str,
+    source: Rc<dyn ByteSource>,
+    limits: Limits,
+) -> Result<(Archive, BufReader<SourceReader>), ContainerError> {
+    let header_at = header_offset(&*source);
+    let mut reader = BufReader::with_capacity(READ_AHEAD, SourceReader::new(source));
+    let archive = super::ceiling::with_ceiling(HEADER_ALLOCATION, || {
+        Archive::read_with_memory_limit(&mut reader, &Password::empty(), HEADER_MEMORY_KB)
+    })
+    .map_err(|e| match e {
+        sevenz_rust2::Error::MaxMemLimited { actaul_kb, .. } => error(
+            name,
+            header_at,
+            format!(
+                "its header is {} MB or more: more than the {} MB read at most",
+                actaul_kb >> 10,
+                HEADER_MEMORY_KB >> 10
+            ),
+        ),
+        e if said(&e).starts_with("cannot allocate") => error(
+            name,
+            header_at,
+            format!(
+                "its header declares more entries than fit in {} MB ({}); at most {} are listed",
+                HEADER_ALLOCATION >> 20,
+                said(&e),
+                limits.max_entries
+            ),
+        ),
+        e => error(
+            name,
+            header_at,
+            format!("not a readable 7z archive: {}", said(&e)),
+        ),
+    })?;
+    Ok((archive, reader))
+}
+
+/// The archive's files (not its directories or deletions) as entries, each with its index
+/// among the archive's files.
+fn listed_files(name: &str, archive: &Archive, progress: Progress) -> Vec<(Entry, usize)> {
+    let mut listed = Vec::new();
+    let count = archive.files.len() as u64;
+    for (i, f) in archive.files.iter().enumerate() {
+        progress(i as u64, count);
+        if f.is_directory() || f.is_anti_item() {
+            continue;
+        }
+        let path = f
+            .name()
+            .replace('\\', "/")
+            .trim_start_matches('/')
+            .to_string();
+        // A file the header gives no name: 7-Zip calls it after the archive, less its
+        // extension.
+        let path = if path.is_empty() {
+            nameless(name)
+        } else {
+            path
+        };
+        listed.push((
+            Entry {
+                path,
+                size: f.size(),
+            },
+            i,
+        ));
+    }
+    listed
+}
+
 impl SevenZContainer {
     pub fn open(
         name: &str,
@@ -325,17 +445,8 @@ impl SevenZContainer {
         progress: Progress,
     ) -> Result<SevenZContainer, ContainerError> {
         let mut notes = Vec::new();
+        let source = archive_start(name, source, &mut notes)?;
         let mut head = [0u8; SIGNATURE_HEADER];
-        let source: Rc<dyn ByteSource> = match source.read_at(0, &mut head) {
-            Ok(()) if is_7z(&head) => source,
-            _ => match sfx_start(&*source) {
-                Some(start) => {
-                    notes.push(error(name, Some(start), format!("the 7z archive starts at byte {start}, after a self-extracting program of {start} bytes")));
-                    Rc::new(After { inner: source, start })
-                }
-                None => return Err(error(name, Some(0), "not a readable 7z archive: no 7z signature, at its start or after a self-extracting program")),
-            },
-        };
         source
             .read_at(0, &mut head)
             .map_err(|e| error(name, Some(0), format!("not a readable 7z archive: {e}")))?;
@@ -353,32 +464,7 @@ impl SevenZContainer {
                 limits,
             ));
         }
-        // A header stored by Copy under an empty method id: read from where it lies.
-        let source: Rc<dyn ByteSource> = match copied_header(&*source) {
-            Ok(Some(plain)) => Rc::new(
-                PlainHeader::new(source.clone(), plain)
-                    .map_err(|e| error(name, Some(0), format!("not a readable 7z archive: {e}")))?,
-            ),
-            Ok(None) => source,
-            Err(e) => {
-                return Err(error(
-                    name,
-                    header_offset(&*source),
-                    format!("not a readable 7z archive: {e}"),
-                ))
-            }
-        };
-        let header_at = header_offset(&*source);
-        let mut reader = BufReader::with_capacity(READ_AHEAD, SourceReader::new(source));
-        let archive = super::ceiling::with_ceiling(HEADER_ALLOCATION, || Archive::read_with_memory_limit(&mut reader, &Password::empty(), HEADER_MEMORY_KB)).map_err(|e| match e {
-            sevenz_rust2::Error::MaxMemLimited { actaul_kb, .. } => {
-                error(name, header_at, format!("its header is {} MB or more: more than the {} MB read at most", actaul_kb >> 10, HEADER_MEMORY_KB >> 10))
-            }
-            e if said(&e).starts_with("cannot allocate") => {
-                error(name, header_at, format!("its header declares more entries than fit in {} MB ({}); at most {} are listed", HEADER_ALLOCATION >> 20, said(&e), limits.max_entries))
-            }
-            e => error(name, header_at, format!("not a readable 7z archive: {}", said(&e))),
-        })?;
+        let (archive, reader) = read_header(name, with_plain_header(name, source)?, limits)?;
         if archive.files.len() > limits.max_entries {
             return Err(error(
                 name,
@@ -390,33 +476,7 @@ impl SevenZContainer {
                 ),
             ));
         }
-        let mut listed = Vec::new();
-        let count = archive.files.len() as u64;
-        for (i, f) in archive.files.iter().enumerate() {
-            progress(i as u64, count);
-            if f.is_directory() || f.is_anti_item() {
-                continue;
-            }
-            let path = f
-                .name()
-                .replace('\\', "/")
-                .trim_start_matches('/')
-                .to_string();
-            // A file the header gives no name: 7-Zip calls it after the archive, less its
-            // extension.
-            let path = if path.is_empty() {
-                nameless(name)
-            } else {
-                path
-            };
-            listed.push((
-                Entry {
-                    path,
-                    size: f.size(),
-                },
-                i,
-            ));
-        }
+        let listed = listed_files(name, &archive, progress);
         let mut problems = Vec::new();
         let (entries, kept) = drop_duplicates(
             name,
@@ -730,14 +790,7 @@ impl SevenZContainer {
             .ok_or_else(|| format!("no block {block}"))?;
         let total = match want {
             Some(file) => self.bytes_before(block, file),
-            None => self
-                .archive
-                .files
-                .iter()
-                .zip(&self.archive.stream_map.file_block_index)
-                .filter(|(_, b)| **b == Some(block))
-                .map(|(f, _)| f.size())
-                .sum(),
+            None => self.block_size(block),
         };
         let mut done = 0u64;
         let mut wanted: Option<Result<Vec<u8>, String>> = None;
@@ -777,32 +830,7 @@ impl SevenZContainer {
                         self.keep(i, b);
                     }
                 } else {
-                    // Too large to keep: its first bytes noted, the rest decoded and let go — on
-                    // its way to the store, piece by piece, where there is one (a disc rip before
-                    // its cue sheet is then not decoded again when the disc opens).
-                    let store = listed.and_then(|i| self.store_for(i).map(|s| (i, s)));
-                    let mut piece = vec![0u8; CHUNK];
-                    let mut seen = 0u64;
-                    let mut head = Vec::with_capacity(HEAD_BYTES);
-                    loop {
-                        let n = reader.read(&mut piece)?;
-                        if n == 0 {
-                            break;
-                        }
-                        if head.len() < HEAD_BYTES {
-                            head.extend_from_slice(&piece[..n.min(HEAD_BYTES - head.len())]);
-                        }
-                        if let Some((i, store)) = store.filter(|_| seen + n as u64 <= size) {
-                            store.put(i, seen, &piece[..n], false);
-                        }
-                        seen += n as u64;
-                    }
-                    if let Some((i, store)) = store.filter(|_| seen == size) {
-                        store.put(i, seen, &[], true);
-                    }
-                    if let Some(i) = listed {
-                        self.heads.borrow_mut().insert(i, head);
-                    }
+                    self.pass_through(listed, size, reader)?;
                 }
                 Ok(true)
             };
@@ -813,6 +841,53 @@ impl SevenZContainer {
             (Err(e), None) => Err(format!("block {block} cannot be decoded: {}", said(&e))),
             (Ok(_), None) => Ok(None),
         }
+    }
+
+    /// The bytes of every file in `block`.
+    fn block_size(&self, block: usize) -> u64 {
+        self.archive
+            .files
+            .iter()
+            .zip(&self.archive.stream_map.file_block_index)
+            .filter(|(_, b)| **b == Some(block))
+            .map(|(f, _)| f.size())
+            .sum()
+    }
+
+    /// An entry too large to keep, `size` bytes from `reader`: its first bytes noted (if it
+    /// is listed), the rest decoded and let go — on its way to the store, piece by piece,
+    /// where there is one (a disc rip before its cue sheet is then not decoded again when the
+    /// disc opens).
+    fn pass_through(
+        &self,
+        listed: Option<usize>,
+        size: u64,
+        reader: &mut dyn Read,
+    ) -> std::io::Result<()> {
+        let store = listed.and_then(|i| self.store_for(i).map(|s| (i, s)));
+        let mut piece = vec![0u8; CHUNK];
+        let mut seen = 0u64;
+        let mut head = Vec::with_capacity(HEAD_BYTES);
+        loop {
+            let n = reader.read(&mut piece)?;
+            if n == 0 {
+                break;
+            }
+            if head.len() < HEAD_BYTES {
+                head.extend_from_slice(&piece[..n.min(HEAD_BYTES - head.len())]);
+            }
+            if let Some((i, store)) = store.filter(|_| seen + n as u64 <= size) {
+                store.put(i, seen, &piece[..n], false);
+            }
+            seen += n as u64;
+        }
+        if let Some((i, store)) = store.filter(|_| seen == size) {
+            store.put(i, seen, &[], true);
+        }
+        if let Some(i) = listed {
+            self.heads.borrow_mut().insert(i, head);
+        }
+        Ok(())
     }
 }
 

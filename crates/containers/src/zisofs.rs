@@ -32,27 +32,9 @@ pub fn plausible(log2: u8, size: u64, stored: u64) -> Result<(), String> {
     Ok(())
 }
 
-/// Bytes `skip..skip + take` of a zisofs file of `size` bytes in blocks of `1 << log2` (as its
-/// ZF entry says), whose `stored` bytes are read by `read(offset, buf)`, handed to `sink` a
-/// block's part at a time. Every offset the file gives is checked against what is stored
-/// before anything is read or allocated by it.
-pub fn decode(
-    stored: u64,
-    size: u64,
-    log2: u8,
-    read: ReadAt,
-    skip: u64,
-    take: u64,
-    sink: Sink,
-) -> Result<(), String> {
-    if !(15..=17).contains(&log2) {
-        return Err(format!(
-            "zisofs blocks of 2^{log2} bytes: expected 2^15 to 2^17"
-        ));
-    }
-    if take == 0 {
-        return Ok(());
-    }
+/// The zisofs header of a file of `size` bytes in blocks of `1 << log2`, `stored` bytes
+/// stored, checked against its ZF entry.
+fn read_header(stored: u64, size: u64, log2: u8, read: ReadAt) -> Result<[u8; HEADER], String> {
     let mut header = [0u8; HEADER];
     if stored < HEADER as u64 {
         return Err(format!(
@@ -75,6 +57,62 @@ pub fn decode(
             header[13]
         ));
     }
+    Ok(header)
+}
+
+/// Block `k`, stored at bytes `from..to`, inflated into `plain` (`want` bytes), read through
+/// `compressed`.
+fn inflate_block(
+    k: u64,
+    (from, to): (u64, u64),
+    want: usize,
+    read: ReadAt,
+    compressed: &mut Vec<u8>,
+    plain: &mut Vec<u8>,
+) -> Result<(), String> {
+    plain.clear();
+    if from == to {
+        // An empty stream is a block of zeros.
+        plain.resize(want, 0);
+    } else {
+        compressed.resize((to - from) as usize, 0);
+        read(from, compressed)?;
+        flate2::read::ZlibDecoder::new(&compressed[..])
+            .take(want as u64 + 1)
+            .read_to_end(plain)
+            .map_err(|e| format!("zisofs: block {k} cannot be inflated: {e}"))?;
+        if plain.len() != want {
+            return Err(format!(
+                "zisofs: block {k} inflates to {} bytes, not {want}",
+                plain.len()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Bytes `skip..skip + take` of a zisofs file of `size` bytes in blocks of `1 << log2` (as its
+/// ZF entry says), whose `stored` bytes are read by `read(offset, buf)`, handed to `sink` a
+/// block's part at a time. Every offset the file gives is checked against what is stored
+/// before anything is read or allocated by it.
+pub fn decode(
+    stored: u64,
+    size: u64,
+    log2: u8,
+    read: ReadAt,
+    skip: u64,
+    take: u64,
+    sink: Sink,
+) -> Result<(), String> {
+    if !(15..=17).contains(&log2) {
+        return Err(format!(
+            "zisofs blocks of 2^{log2} bytes: expected 2^15 to 2^17"
+        ));
+    }
+    if take == 0 {
+        return Ok(());
+    }
+    let header = read_header(stored, size, log2, read)?;
     let table_at = header[12] as u64 * 4;
     let block = 1u64 << log2;
     let blocks = size.div_ceil(block);
@@ -99,24 +137,7 @@ pub fn decode(
             return Err(format!("zisofs: block {k} at bytes {from}..{to} of the {stored} stored: not one block's stream"));
         }
         let want = block.min(size - k * block) as usize;
-        plain.clear();
-        if from == to {
-            // An empty stream is a block of zeros.
-            plain.resize(want, 0);
-        } else {
-            compressed.resize((to - from) as usize, 0);
-            read(from, &mut compressed)?;
-            flate2::read::ZlibDecoder::new(&compressed[..])
-                .take(want as u64 + 1)
-                .read_to_end(&mut plain)
-                .map_err(|e| format!("zisofs: block {k} cannot be inflated: {e}"))?;
-            if plain.len() != want {
-                return Err(format!(
-                    "zisofs: block {k} inflates to {} bytes, not {want}",
-                    plain.len()
-                ));
-            }
-        }
+        inflate_block(k, (from, to), want, read, &mut compressed, &mut plain)?;
         let base = k * block;
         let (lo, hi) = (
             skip.max(base) - base,

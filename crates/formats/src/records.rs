@@ -61,7 +61,7 @@ pub fn tree<K>(
     let mut spans: Vec<(usize, usize, ByteClass)> = Vec::new();
     // Rows read whole, with no field of their own (or kept whole, unread: opaque).
     let mut bare: Vec<Option<ByteClass>> = Vec::new();
-    for p in pending.into_iter().take(MAX_ROWS) {
+    for mut p in pending.into_iter().take(MAX_ROWS) {
         while open
             .last()
             .is_some_and(|&(_, end)| p.start >= end || p.end > end)
@@ -70,7 +70,7 @@ pub fn tree<K>(
         }
         let index = view.chunks.len() as u32;
         let parent = open.last().map(|&(i, _)| i);
-        if let Some(key) = p.key {
+        if let Some(key) = p.key.take() {
             keyed.push((index, key));
         }
         bare.push(p.fields.is_empty().then_some(if p.opaque {
@@ -78,7 +78,7 @@ pub fn tree<K>(
         } else {
             ByteClass::Decoded
         }));
-        for (offset, len, what, value) in p.fields {
+        for (offset, len, what, value) in std::mem::take(&mut p.fields) {
             spans.push((offset, offset + len, ByteClass::Decoded));
             view.fields.push(Field {
                 chunk: index,
@@ -88,27 +88,10 @@ pub fn tree<K>(
                 value,
             });
         }
-        view.chunks.push(Row {
-            index,
-            offset: p.start,
-            payload_offset: p.start,
-            end: p.end,
-            depth: open.len() as u16,
-            parent,
-            container: false,
-            name: p.name,
-            label: p.label,
-            detail: format!("bytes {}–{}", p.start, p.end),
-            summary: p.summary,
-            flags: if p.opaque {
-                vec!["unknown"]
-            } else {
-                Vec::new()
-            },
-            ff7_polygon: p.ff7_polygon,
-            entry: p.entry,
-        });
-        open.push((index, p.end));
+        let end = p.end;
+        view.chunks
+            .push(p.into_row(index, parent, open.len() as u16));
+        open.push((index, end));
     }
     // Rows that hold others are containers: their own bytes are what the children leave.
     let parents: Vec<u32> = view.chunks.iter().filter_map(|r| r.parent).collect();
@@ -124,7 +107,14 @@ pub fn tree<K>(
     view.fields.sort_by_key(|f| f.offset);
     view.runs = runs_from_spans(file_len, spans);
     view.coverage = crate::inspect::coverage_of(&view.runs);
-    view.views = vec![ByteView {
+    view.views = byte_views(decoded_len, container_len);
+    (view, keyed)
+}
+
+/// The views of a file's bytes: its own, `decoded_len` long (decompressed, from a container
+/// of `container_len` bytes, the second view).
+fn byte_views(decoded_len: usize, container_len: Option<usize>) -> Vec<ByteView> {
+    let mut views = vec![ByteView {
         label: if container_len.is_some() {
             "decompressed".into()
         } else {
@@ -133,10 +123,37 @@ pub fn tree<K>(
         len: decoded_len,
     }];
     if let Some(n) = container_len {
-        view.views.push(ByteView {
+        views.push(ByteView {
             label: "container".into(),
             len: n,
         });
     }
-    (view, keyed)
+    views
+}
+
+impl<K> Pending<K> {
+    /// The inspector row of this record: row `index`, under `parent`, `depth` deep; its
+    /// fields and key go elsewhere.
+    fn into_row(self, index: u32, parent: Option<u32>, depth: u16) -> Row {
+        Row {
+            index,
+            offset: self.start,
+            payload_offset: self.start,
+            end: self.end,
+            depth,
+            parent,
+            container: false,
+            name: self.name,
+            label: self.label,
+            detail: format!("bytes {}–{}", self.start, self.end),
+            summary: self.summary,
+            flags: if self.opaque {
+                vec!["unknown"]
+            } else {
+                Vec::new()
+            },
+            ff7_polygon: self.ff7_polygon,
+            entry: self.entry,
+        }
+    }
 }

@@ -31,6 +31,7 @@ pub struct MaterialCard {
     pub thumbnail: Option<Texels>,
     /// The record the material was read from: its bytes, as the format says.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "[number, number]"))]
     pub bytes: Option<crate::scene::RecordBytes>,
     /// Its inspector row, where the file on show has an inspector (the page's glue finds it
     /// by `bytes`).
@@ -89,6 +90,7 @@ pub struct ImageRegion {
     /// The bytes of the record it is, `[start, end)` in the bytes the inspector's rows refer
     /// to: the inspector, where there is one, finds its row by them.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "[number, number]"))]
     pub bytes: Option<crate::scene::RecordBytes>,
 }
 

@@ -496,57 +496,18 @@ impl Archive {
     pub fn used_by_rows(&self, path: &str, exports: &[String]) -> Vec<InfoRow> {
         let users = self.used_by(path);
         if !exports.is_empty() {
-            return exports
-                .iter()
-                .map(|item| {
-                    let mut files: Vec<&str> = users
-                        .iter()
-                        .filter(|(_, u)| {
-                            u.reference
-                                .item
-                                .as_deref()
-                                .is_some_and(|i| i.eq_ignore_ascii_case(item))
-                        })
-                        .map(|(f, _)| *f)
-                        .collect();
-                    files.dedup();
-                    match files.is_empty() {
-                        true => {
-                            InfoRow::warning(format!("used: {item}"), "nothing in this archive")
-                        }
-                        false => InfoRow::new(format!("used: {item}"), files.join(", "))
-                            .with_links(files.iter().map(|f| f.to_string()).collect()),
-                    }
-                })
-                .collect();
+            return item_users_rows(&users, exports);
         }
         let kind_of = |p: &str| self.index.kind(p).unwrap_or_else(|| Kind::sniff(p, &[], 0));
         let kind = kind_of(path);
         let mut rows = Vec::new();
-        // Entries are (path, what follows it); the paths become links.
-        let row = |label: String, mut entries: Vec<(String, String)>| {
-            entries.sort();
-            entries.dedup();
-            match entries.is_empty() {
-                true => InfoRow::warning(label, "none in this archive"),
-                false => {
-                    let text = entries
-                        .iter()
-                        .map(|(f, rest)| format!("{f}{rest}"))
-                        .collect::<Vec<_>>()
-                        .join(", ");
-                    InfoRow::new(label, text)
-                        .with_links(entries.into_iter().map(|(f, _)| f).collect())
-                }
-            }
-        };
         for k in kind.referred_by() {
             let direct: Vec<&str> = users
                 .iter()
                 .map(|(f, _)| *f)
                 .filter(|f| kind_of(f) == k)
                 .collect();
-            rows.push(row(
+            rows.push(users_row(
                 format!("used by {}s", k.label()),
                 direct
                     .iter()
@@ -570,10 +531,53 @@ impl Archive {
                         (f.to_string(), format!(" (via {})", names.join(", ")))
                     })
                     .collect();
-                rows.push(row(format!("used by {}s", k2.label()), entries));
+                rows.push(users_row(format!("used by {}s", k2.label()), entries));
             }
         }
         rows
+    }
+}
+
+/// For a file that exports named items (a library's materials), a row per item with the
+/// files among `users` that take it from this very file.
+fn item_users_rows(users: &[(&str, &Use)], exports: &[String]) -> Vec<InfoRow> {
+    exports
+        .iter()
+        .map(|item| {
+            let mut files: Vec<&str> = users
+                .iter()
+                .filter(|(_, u)| {
+                    u.reference
+                        .item
+                        .as_deref()
+                        .is_some_and(|i| i.eq_ignore_ascii_case(item))
+                })
+                .map(|(f, _)| *f)
+                .collect();
+            files.dedup();
+            match files.is_empty() {
+                true => InfoRow::warning(format!("used: {item}"), "nothing in this archive"),
+                false => InfoRow::new(format!("used: {item}"), files.join(", "))
+                    .with_links(files.iter().map(|f| f.to_string()).collect()),
+            }
+        })
+        .collect()
+}
+
+/// A row of the files that use one: `entries` are (path, what follows it), the paths links.
+fn users_row(label: String, mut entries: Vec<(String, String)>) -> InfoRow {
+    entries.sort();
+    entries.dedup();
+    match entries.is_empty() {
+        true => InfoRow::warning(label, "none in this archive"),
+        false => {
+            let text = entries
+                .iter()
+                .map(|(f, rest)| format!("{f}{rest}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            InfoRow::new(label, text).with_links(entries.into_iter().map(|(f, _)| f).collect())
+        }
     }
 }
 

@@ -122,25 +122,8 @@ impl CapturePlan {
 
 /// The plan for `asked` of the view `now`, or why it cannot be made.
 pub fn plan(asked: &CaptureRequest, now: &ViewNow) -> Result<CapturePlan, String> {
-    let scale = asked.scale.unwrap_or(1);
-    if !SCALES.contains(&scale) {
-        return Err(format!(
-            "a capture is made at 1×, 2× or 4× the view's size, not {scale}×"
-        ));
-    }
     let motion = asked.kind != CaptureKind::Still;
-    let (mut width, mut height) = (now.width.max(1) * scale, now.height.max(1) * scale);
-    if width > now.max_size || height > now.max_size {
-        return Err(format!(
-            "{width} × {height} pixels is more than this GPU draws at once ({} a side): a smaller scale or window",
-            now.max_size
-        ));
-    }
-    if motion && asked.format == CaptureFormat::Webm {
-        // The video's 4:2:0 colour is stored per 2 × 2 pixels: encoders want even sides.
-        width = (width & !1).max(2);
-        height = (height & !1).max(2);
-    }
+    let (scale, width, height) = capture_size(asked, now, motion)?;
     if !motion {
         return Ok(CapturePlan {
             kind: asked.kind,
@@ -163,24 +146,7 @@ pub fn plan(asked: &CaptureRequest, now: &ViewNow) -> Result<CapturePlan, String
                 .into(),
         );
     }
-    let fps = asked.fps.unwrap_or(DEFAULT_FPS);
-    if !(FPS_RANGE.0..=FPS_RANGE.1).contains(&fps) {
-        return Err(format!(
-            "a capture runs at {} to {} frames a second, not {fps}",
-            FPS_RANGE.0, FPS_RANGE.1
-        ));
-    }
-    let default_seconds = match asked.kind {
-        CaptureKind::Turntable => TURNTABLE_SECONDS,
-        _ if now.loop_seconds > 0.0 => now.loop_seconds.clamp(1.0, MAX_SECONDS),
-        _ => TIMELINE_SECONDS,
-    };
-    let seconds = asked.seconds.unwrap_or(default_seconds);
-    if !(seconds.is_finite() && seconds > 0.0 && seconds <= MAX_SECONDS) {
-        return Err(format!(
-            "a capture lasts more than 0 and at most {MAX_SECONDS} seconds, not {seconds}"
-        ));
-    }
+    let (fps, seconds) = capture_timing(asked, now)?;
     let frames = ((seconds * fps as f64).round() as u32).max(1);
     // The timeline's clock runs at the page's speed; a turntable's only while it plays (a
     // paused model turns as it is).
@@ -209,6 +175,57 @@ pub fn plan(asked: &CaptureRequest, now: &ViewNow) -> Result<CapturePlan, String
         step,
         turn,
     })
+}
+
+/// The capture's scale and size in pixels (even sides for a video), or why it cannot be made.
+fn capture_size(
+    asked: &CaptureRequest,
+    now: &ViewNow,
+    motion: bool,
+) -> Result<(u32, u32, u32), String> {
+    let scale = asked.scale.unwrap_or(1);
+    if !SCALES.contains(&scale) {
+        return Err(format!(
+            "a capture is made at 1×, 2× or 4× the view's size, not {scale}×"
+        ));
+    }
+    let (mut width, mut height) = (now.width.max(1) * scale, now.height.max(1) * scale);
+    if width > now.max_size || height > now.max_size {
+        return Err(format!(
+            "{width} × {height} pixels is more than this GPU draws at once ({} a side): a smaller scale or window",
+            now.max_size
+        ));
+    }
+    if motion && asked.format == CaptureFormat::Webm {
+        // The video's 4:2:0 colour is stored per 2 × 2 pixels: encoders want even sides.
+        width = (width & !1).max(2);
+        height = (height & !1).max(2);
+    }
+    Ok((scale, width, height))
+}
+
+/// A motion capture's frames a second and length in seconds (as asked, else the defaults:
+/// a turntable's turn, the clip's loop, or the timeline's), or why they cannot be.
+fn capture_timing(asked: &CaptureRequest, now: &ViewNow) -> Result<(u32, f64), String> {
+    let fps = asked.fps.unwrap_or(DEFAULT_FPS);
+    if !(FPS_RANGE.0..=FPS_RANGE.1).contains(&fps) {
+        return Err(format!(
+            "a capture runs at {} to {} frames a second, not {fps}",
+            FPS_RANGE.0, FPS_RANGE.1
+        ));
+    }
+    let default_seconds = match asked.kind {
+        CaptureKind::Turntable => TURNTABLE_SECONDS,
+        _ if now.loop_seconds > 0.0 => now.loop_seconds.clamp(1.0, MAX_SECONDS),
+        _ => TIMELINE_SECONDS,
+    };
+    let seconds = asked.seconds.unwrap_or(default_seconds);
+    if !(seconds.is_finite() && seconds > 0.0 && seconds <= MAX_SECONDS) {
+        return Err(format!(
+            "a capture lasts more than 0 and at most {MAX_SECONDS} seconds, not {seconds}"
+        ));
+    }
+    Ok((fps, seconds))
 }
 
 /// `position` turned by `angle` radians about the vertical line through `target` (the

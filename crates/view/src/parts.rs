@@ -54,6 +54,7 @@ pub struct PartState {
     /// inspector (a world's placed models' parts have none of their own).
     pub record: Option<u32>,
     /// That record's bytes, `[start, end)` in the bytes the inspector's rows refer to.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "[number, number] | null"))]
     pub bytes: Option<RecordBytes>,
     pub zones: Vec<String>,
     pub words: Vec<String>,

@@ -126,38 +126,7 @@ pub fn plan(
         inner: source,
         reads: RefCell::new(Vec::new()),
     });
-    let (container, meta): (Box<dyn Container>, Vec<[u64; 2]>) = match layout {
-        Layout::Zip => (
-            Box::new(zipfile::ZipContainer::open(
-                name,
-                rec.clone(),
-                limits,
-                &mut |_, _| {},
-            )?),
-            Vec::new(),
-        ),
-        Layout::Disc { .. } | Layout::Chd => {
-            let view = volume(name, layout, rec.clone())?;
-            let meta = rec.take();
-            let kind = if matches!(layout, Layout::Chd) {
-                ContainerKind::Chd
-            } else {
-                ContainerKind::Iso
-            };
-            (
-                Box::new(IsoContainer::open(
-                    name,
-                    view,
-                    SectorMode::Cooked,
-                    0,
-                    kind,
-                    limits,
-                    &mut |_, _| {},
-                )?),
-                meta,
-            )
-        }
-    };
+    let (container, meta) = open_recorded(name, layout, &rec, limits)?;
     rec.take();
     let mut entries = Vec::new();
     let mut unread = Vec::new();
@@ -211,6 +180,52 @@ pub fn plan(
         entries,
         unread,
     })
+}
+
+/// Byte ranges `[start, length]` of a container's bytes.
+type Ranges = Vec<[u64; 2]>;
+
+/// The container laid out as `layout` opened through `rec`, and the ranges a disc's volume
+/// took to find (its metadata: the sectors of its descriptors, a CHD's header and map).
+fn open_recorded(
+    name: &str,
+    layout: &Layout,
+    rec: &Rc<Recording>,
+    limits: Limits,
+) -> Result<(Box<dyn Container>, Ranges), ContainerError> {
+    let opened: (Box<dyn Container>, Ranges) = match layout {
+        Layout::Zip => (
+            Box::new(zipfile::ZipContainer::open(
+                name,
+                rec.clone(),
+                limits,
+                &mut |_, _| {},
+            )?),
+            Vec::new(),
+        ),
+        Layout::Disc { .. } | Layout::Chd => {
+            let view = volume(name, layout, rec.clone())?;
+            let meta = rec.take();
+            let kind = if matches!(layout, Layout::Chd) {
+                ContainerKind::Chd
+            } else {
+                ContainerKind::Iso
+            };
+            (
+                Box::new(IsoContainer::open(
+                    name,
+                    view,
+                    SectorMode::Cooked,
+                    0,
+                    kind,
+                    limits,
+                    &mut |_, _| {},
+                )?),
+                meta,
+            )
+        }
+    };
+    Ok(opened)
 }
 
 /// The 2048-byte sectors of a disc or a CHD laid out as `layout` in `source`.
@@ -339,34 +354,8 @@ pub fn read_hosted(
         offset,
         message,
     };
-    if wanted.size > limits.max_entry_bytes {
-        return Err(fail(
-            None,
-            format!(
-                "{} bytes: more than the {} read at most",
-                wanted.size, limits.max_entry_bytes
-            ),
-        ));
-    }
-    // Nothing is allocated by the index's word alone: an entry is at most what was fetched
-    // for it, or, compressed (a zip's, a CHD's), the ratio a zip bomb stops at.
-    let fetched_bytes = fetched
-        .pieces
-        .iter()
-        .map(|(_, b)| b.len() as u64)
-        .sum::<u64>();
-    let most = match layout {
-        Layout::Disc { .. } => fetched_bytes,
-        _ => fetched_bytes.saturating_mul(limits.max_ratio).max(1 << 20),
-    };
-    if wanted.size > most {
-        return Err(fail(
-            None,
-            format!(
-                "the index says {} bytes, more than its {fetched_bytes} fetched bytes can hold",
-                wanted.size
-            ),
-        ));
+    if let Some(refused) = size_refused(layout, &fetched, &wanted, limits) {
+        return Err(fail(None, refused));
     }
     // Bytes that were read when the index was written and cannot be now are not the same
     // bytes (a read outside the ranges fetched is the index's fault, and says so itself).
@@ -384,40 +373,10 @@ pub fn read_hosted(
         _ => {
             let view = volume(name, layout, fetched.clone())
                 .map_err(|e| fail(None, changed(e.to_string())))?;
-            let pieces = wanted
-                .pieces
-                .clone()
-                .unwrap_or_else(|| vec![[wanted.at, wanted.size]]);
-            if pieces.len() > MAX_PIECES {
-                return Err(fail(
-                    None,
-                    format!(
-                        "the index names {} extents: at most {MAX_PIECES} are read",
-                        pieces.len()
-                    ),
-                ));
-            }
-            let total = pieces.iter().try_fold(0u64, |n, p| n.checked_add(p[1]));
-            if total != Some(wanted.size) {
-                return Err(fail(
-                    None,
-                    format!(
-                        "the index's extents add up to {}, not its {} bytes",
-                        total.map_or("more than 2^64".into(), |t| t.to_string()),
-                        wanted.size
-                    ),
-                ));
-            }
+            let pieces = disc_extents(&wanted, view.len()).map_err(|(at, e)| fail(at, e))?;
             let mut out = vec![0u8; wanted.size as usize];
             let mut filled = 0usize;
-            // An empty extent holds nothing wherever it points (the reader reads none of it).
-            for &[at, len] in pieces.iter().filter(|p| p[1] > 0) {
-                if at.checked_add(len).is_none_or(|end| end > view.len()) {
-                    return Err(fail(
-                        Some(at),
-                        format!("{len} bytes lie past the disc's end ({} bytes)", view.len()),
-                    ));
-                }
+            for [at, len] in pieces {
                 view.read_at(at, &mut out[filled..filled + len as usize])
                     .map_err(|e| fail(Some(at), changed(e)))?;
                 filled += len as usize;
@@ -433,6 +392,80 @@ pub fn read_hosted(
         ));
     }
     Ok(bytes)
+}
+
+/// Why an entry of `wanted.size` bytes is not read, if it is not: more than an entry may
+/// be, or more than its fetched bytes can hold. Nothing is allocated by the index's word
+/// alone: an entry is at most what was fetched for it, or, compressed (a zip's, a CHD's),
+/// the ratio a zip bomb stops at.
+fn size_refused(
+    layout: &Layout,
+    fetched: &Fetched,
+    wanted: &Wanted,
+    limits: Limits,
+) -> Option<String> {
+    if wanted.size > limits.max_entry_bytes {
+        return Some(format!(
+            "{} bytes: more than the {} read at most",
+            wanted.size, limits.max_entry_bytes
+        ));
+    }
+    let fetched_bytes = fetched
+        .pieces
+        .iter()
+        .map(|(_, b)| b.len() as u64)
+        .sum::<u64>();
+    let most = match layout {
+        Layout::Disc { .. } => fetched_bytes,
+        _ => fetched_bytes.saturating_mul(limits.max_ratio).max(1 << 20),
+    };
+    (wanted.size > most).then(|| {
+        format!(
+            "the index says {} bytes, more than its {fetched_bytes} fetched bytes can hold",
+            wanted.size
+        )
+    })
+}
+
+/// The extents (`[at, len]`) a disc file's bytes are read from, checked before any is read:
+/// at most MAX_PIECES, adding up to its size, none past the disc's `disc_len` bytes; an
+/// empty one is left out (it holds nothing wherever it points).
+fn disc_extents(wanted: &Wanted, disc_len: u64) -> Result<Vec<[u64; 2]>, (Option<u64>, String)> {
+    let pieces = wanted
+        .pieces
+        .clone()
+        .unwrap_or_else(|| vec![[wanted.at, wanted.size]]);
+    if pieces.len() > MAX_PIECES {
+        return Err((
+            None,
+            format!(
+                "the index names {} extents: at most {MAX_PIECES} are read",
+                pieces.len()
+            ),
+        ));
+    }
+    let total = pieces.iter().try_fold(0u64, |n, p| n.checked_add(p[1]));
+    if total != Some(wanted.size) {
+        return Err((
+            None,
+            format!(
+                "the index's extents add up to {}, not its {} bytes",
+                total.map_or("more than 2^64".into(), |t| t.to_string()),
+                wanted.size
+            ),
+        ));
+    }
+    let pieces: Vec<[u64; 2]> = pieces.into_iter().filter(|p| p[1] > 0).collect();
+    if let Some(&[at, len]) = pieces
+        .iter()
+        .find(|[at, len]| at.checked_add(*len).is_none_or(|end| end > disc_len))
+    {
+        return Err((
+            Some(at),
+            format!("{len} bytes lie past the disc's end ({disc_len} bytes)"),
+        ));
+    }
+    Ok(pieces)
 }
 
 /// A zip entry from its local header on, by the zip crate, which is told the sizes and CRC

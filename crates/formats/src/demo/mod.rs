@@ -353,6 +353,90 @@ fn box_mesh(c: [f32; 3], size: [f32; 3]) -> Primitive {
     )
 }
 
+/// A part of the walker: name, material, SPECIAL words, centre and size.
+type WalkerPart = (&'static str, &'static str, &'static str, [f32; 3], [f32; 3]);
+
+/// The walker's fine parts.
+const WALKER_PARTS: [WalkerPart; 11] = [
+    (
+        "torso",
+        "hull_mtl",
+        "dz_utorso",
+        [0.0, 3.0, 0.0],
+        [2.0, 1.2, 1.4],
+    ),
+    (
+        "hip",
+        "tower_mtl",
+        "dz_hip",
+        [0.0, 2.1, 0.0],
+        [1.2, 0.6, 1.0],
+    ),
+    (
+        "left arm",
+        "hull_mtl",
+        "dz_larm PUNCH",
+        [-1.4, 3.0, 0.0],
+        [0.6, 0.6, 1.6],
+    ),
+    (
+        "right gun",
+        "tower_mtl",
+        "dz_rarm dz_rgun",
+        [1.4, 3.0, 0.4],
+        [0.4, 0.4, 2.0],
+    ),
+    (
+        "left leg",
+        "crate_mtl",
+        "dz_lleg",
+        [-0.5, 1.0, 0.0],
+        [0.5, 1.6, 0.6],
+    ),
+    (
+        "left foot",
+        "crate_mtl",
+        "DZ_LFOOT",
+        [-0.5, 0.1, 0.2],
+        [0.7, 0.2, 1.0],
+    ),
+    (
+        "right leg",
+        "crate_mtl",
+        "dz_rleg",
+        [0.5, 1.0, 0.0],
+        [0.5, 1.6, 0.6],
+    ),
+    (
+        "right foot",
+        "crate_mtl",
+        "dz_rfoot",
+        [0.5, 0.1, 0.2],
+        [0.7, 0.2, 1.0],
+    ),
+    (
+        "searchlight",
+        "lamp_mtl",
+        "dz_searchlight ADDITIVE_LODS",
+        [0.0, 3.75, 0.6],
+        [0.4, 0.3, 0.3],
+    ),
+    (
+        "beacon",
+        "crate_mtl",
+        "BLINK",
+        [0.0, 3.8, -0.5],
+        [0.15, 0.4, 0.15],
+    ),
+    (
+        "aerial",
+        "tower_mtl",
+        "WIREFRAME",
+        [0.9, 4.3, -0.5],
+        [0.9, 0.9, 0.04],
+    ),
+];
+
 /// A small walking mech whose parts are named the pods' way, by SPECIAL words
 /// (docs/formats/biz2.md, "SPECIAL words"): a damage zone per part (the gun arm in two),
 /// a searchlight blended additively, a blinking beacon, a wireframe aerial panel, an arm that
@@ -362,85 +446,10 @@ fn walker() -> Biz2File {
         specials: vec![format!(" {words} ")],
         ..patch(name, material, vec![box_mesh(c, size)])
     };
-    let fine = vec![
-        part(
-            "torso",
-            "hull_mtl",
-            "dz_utorso",
-            [0.0, 3.0, 0.0],
-            [2.0, 1.2, 1.4],
-        ),
-        part(
-            "hip",
-            "tower_mtl",
-            "dz_hip",
-            [0.0, 2.1, 0.0],
-            [1.2, 0.6, 1.0],
-        ),
-        part(
-            "left arm",
-            "hull_mtl",
-            "dz_larm PUNCH",
-            [-1.4, 3.0, 0.0],
-            [0.6, 0.6, 1.6],
-        ),
-        part(
-            "right gun",
-            "tower_mtl",
-            "dz_rarm dz_rgun",
-            [1.4, 3.0, 0.4],
-            [0.4, 0.4, 2.0],
-        ),
-        part(
-            "left leg",
-            "crate_mtl",
-            "dz_lleg",
-            [-0.5, 1.0, 0.0],
-            [0.5, 1.6, 0.6],
-        ),
-        part(
-            "left foot",
-            "crate_mtl",
-            "DZ_LFOOT",
-            [-0.5, 0.1, 0.2],
-            [0.7, 0.2, 1.0],
-        ),
-        part(
-            "right leg",
-            "crate_mtl",
-            "dz_rleg",
-            [0.5, 1.0, 0.0],
-            [0.5, 1.6, 0.6],
-        ),
-        part(
-            "right foot",
-            "crate_mtl",
-            "dz_rfoot",
-            [0.5, 0.1, 0.2],
-            [0.7, 0.2, 1.0],
-        ),
-        part(
-            "searchlight",
-            "lamp_mtl",
-            "dz_searchlight ADDITIVE_LODS",
-            [0.0, 3.75, 0.6],
-            [0.4, 0.3, 0.3],
-        ),
-        part(
-            "beacon",
-            "crate_mtl",
-            "BLINK",
-            [0.0, 3.8, -0.5],
-            [0.15, 0.4, 0.15],
-        ),
-        part(
-            "aerial",
-            "tower_mtl",
-            "WIREFRAME",
-            [0.9, 4.3, -0.5],
-            [0.9, 0.9, 0.04],
-        ),
-    ];
+    let fine = WALKER_PARTS
+        .iter()
+        .map(|&(name, material, words, c, size)| part(name, material, words, c, size))
+        .collect();
     let coarse = vec![part(
         "body",
         "hull_mtl",

@@ -18,10 +18,30 @@ impl Scene {
     /// tree can then be placed any number of times ([`Self::instantiate`]) with its meshes
     /// shared. Textures of the same file are merged, and so are equal materials unless
     /// `own_materials` (a model whose materials a clip will animate on their own). The
-    /// meshes' inspector records are dropped: they belong to the other file. The meshes are
+    /// meshes' records are dropped: they are bytes of the other file. The meshes are
     /// moved, not copied: `other` keeps its nodes and clips (a template) and no meshes.
     pub fn absorb(&mut self, other: &mut Scene, own_materials: bool) -> Absorbed {
-        let textures: Vec<TextureId> = other
+        let textures = self.absorb_textures(other);
+        let materials = self.absorb_materials(other, &textures, own_materials);
+        let meshes = self.absorb_meshes(other, &materials);
+        self.absorb_material_clips(other, &materials);
+        for (i, l) in other.lods.iter().enumerate() {
+            if self.lods.len() <= i {
+                self.lods.push(*l);
+            }
+        }
+        let zones = self.absorb_zones(other);
+        Absorbed {
+            meshes,
+            materials,
+            zones,
+        }
+    }
+
+    /// `other`'s textures as this scene's: one of the same file (or the same texels) is
+    /// shared, the rest added.
+    fn absorb_textures(&mut self, other: &Scene) -> Vec<TextureId> {
+        other
             .textures
             .iter()
             .map(|t| {
@@ -37,8 +57,18 @@ impl Scene {
                     }
                 }
             })
-            .collect();
-        let materials: Vec<MaterialId> = other
+            .collect()
+    }
+
+    /// `other`'s materials as this scene's, on `textures` (its textures as this scene's):
+    /// an equal one shared unless `own_materials`.
+    fn absorb_materials(
+        &mut self,
+        other: &Scene,
+        textures: &[TextureId],
+        own_materials: bool,
+    ) -> Vec<MaterialId> {
+        other
             .materials
             .iter()
             .map(|m| {
@@ -58,8 +88,13 @@ impl Scene {
                     }
                 }
             })
-            .collect();
-        let meshes = std::mem::take(&mut other.meshes)
+            .collect()
+    }
+
+    /// `other`'s meshes moved into this scene, on `materials` (its materials as this
+    /// scene's), without their records (bytes of the other file).
+    fn absorb_meshes(&mut self, other: &mut Scene, materials: &[MaterialId]) -> Vec<MeshId> {
+        std::mem::take(&mut other.meshes)
             .into_iter()
             .map(|mesh| {
                 let primitives = mesh
@@ -77,8 +112,11 @@ impl Scene {
                     primitives,
                 })
             })
-            .collect();
-        // Material clips (a texture's drift) once per material.
+            .collect()
+    }
+
+    /// `other`'s material clips (a texture's drift) on `materials`, once per material.
+    fn absorb_material_clips(&mut self, other: &Scene, materials: &[MaterialId]) {
         let have: Vec<Target> = self
             .clips
             .iter()
@@ -108,11 +146,11 @@ impl Scene {
                 });
             }
         }
-        for (i, l) in other.lods.iter().enumerate() {
-            if self.lods.len() <= i {
-                self.lods.push(*l);
-            }
-        }
+    }
+
+    /// Each of `other`'s layers that is a damage zone, as this scene's zone layer of the same
+    /// name.
+    fn absorb_zones(&mut self, other: &Scene) -> Vec<Option<u32>> {
         let mut zones = vec![None; other.layers.len()];
         if !other.zones.is_empty() {
             let (mut layers, mut mask) = self.layers_by_name();
@@ -122,11 +160,7 @@ impl Scene {
                 }
             }
         }
-        Absorbed {
-            meshes,
-            materials,
-            zones,
-        }
+        zones
     }
 
     /// Place a copy of `template`'s node tree under `parent`, its meshes as `absorbed` maps

@@ -135,83 +135,23 @@ pub fn outcome_of_input(input: &ExportInput, all_scenes: bool, rig: crate::gltf:
         )),
         None => None,
     };
-    let mut outputs = Vec::new();
-    let png = |t: &crate::texture::Texels| {
-        crate::texture::encode_png(t).map_err(|e| format!("the PNG could not be made: {e}"))
-    };
-    let made: Result<(), String> = (|| {
+    let made = if let Some(picture) = input.picture.as_deref() {
         // A picture goes out as a picture (its flat quad of a scene is only how it is drawn).
-        if let Some(picture) = input.picture.as_deref() {
-            let regions = &input.regions;
-            if regions.is_empty() {
-                outputs.push(Output {
-                    suffix: ".png".into(),
-                    bytes: png(picture)?,
-                });
-            }
-            for (n, &[x, y, width, height]) in regions.iter().enumerate() {
-                outputs.push(Output {
-                    suffix: format!(".image{n}.png"),
-                    bytes: png(&crate::texture::crop(picture, x, y, width, height))?,
-                });
-            }
-        } else if let Some(scene) = input.scene.as_deref() {
-            // As the viewer first shows it: the colours the game's lighting gave (where the file
-            // has them), LOD 0 and the choice's first option; every LOD and option as glTF
-            // scenes of their own with `all_scenes`.
-            let hidden_layers = if all_scenes {
-                Vec::new()
-            } else {
-                scene
-                    .choice
-                    .as_ref()
-                    .map_or(Vec::new(), |c| c.hidden_layers(c.default))
-            };
-            let options = crate::gltf::ExportOptions {
-                lod: 0,
-                hidden_layers,
-                every_choice: all_scenes,
-                colours: crate::scene::ColourSet::Lit,
-                all_lods: all_scenes,
-                rig,
-            };
-            outputs.push(Output {
-                suffix: ".glb".into(),
-                bytes: crate::gltf::export_glb(scene, options)?,
-            });
-            for (n, t) in scene.textures.iter().filter(|t| t.is_own()).enumerate() {
-                outputs.push(Output {
-                    suffix: format!(".page{n}.png"),
-                    bytes: png(&t.texels)?,
-                });
-            }
-            // The picture a game camera shows behind the scene (a field's background).
-            for (n, t) in scene
-                .ff7
-                .cameras
-                .iter()
-                .filter_map(|c| scene.textures.get(c.backdrop? as usize))
-                .enumerate()
-            {
-                let suffix = if n == 0 {
-                    ".background.png".to_string()
-                } else {
-                    format!(".background{n}.png")
-                };
-                outputs.push(Output {
-                    suffix,
-                    bytes: png(&t.texels)?,
-                });
+        picture_outputs(picture, &input.regions)
+    } else if let Some(scene) = input.scene.as_deref() {
+        scene_outputs(scene, all_scenes, rig)
+    } else {
+        Ok(Vec::new())
+    };
+    let outputs = match made {
+        Ok(outputs) => outputs,
+        Err(error) => {
+            return Outcome::Failed {
+                error,
+                offset: None,
             }
         }
-        Ok(())
-    })();
-    if let Err(error) = made {
-        return Outcome::Failed {
-            error,
-            offset: None,
-        };
-    }
+    };
     if !outputs.is_empty() {
         return Outcome::Written { outputs, note };
     }
@@ -223,6 +163,88 @@ pub fn outcome_of_input(input: &ExportInput, all_scenes: bool, rig: crate::gltf:
     } else {
         format!("a {} has no scene or picture", kind.title)
     })
+}
+
+/// A picture as a PNG, or each of its `regions` (`[x, y, width, height]`) as one.
+fn picture_outputs(
+    picture: &crate::texture::Texels,
+    regions: &[[u32; 4]],
+) -> Result<Vec<Output>, String> {
+    if regions.is_empty() {
+        return Ok(vec![Output {
+            suffix: ".png".into(),
+            bytes: png(picture)?,
+        }]);
+    }
+    regions
+        .iter()
+        .enumerate()
+        .map(|(n, &[x, y, width, height])| {
+            Ok(Output {
+                suffix: format!(".image{n}.png"),
+                bytes: png(&crate::texture::crop(picture, x, y, width, height))?,
+            })
+        })
+        .collect()
+}
+
+/// A scene as a .glb, as the viewer first shows it: the colours the game's lighting gave
+/// (where the file has them), LOD 0 and the choice's first option; every LOD and option as
+/// glTF scenes of their own with `all_scenes`. Beside it its own texture pages and the
+/// pictures its game cameras show behind it (a field's background), as PNGs.
+fn scene_outputs(
+    scene: &crate::scene::Scene,
+    all_scenes: bool,
+    rig: crate::gltf::Rig,
+) -> Result<Vec<Output>, String> {
+    let hidden_layers = if all_scenes {
+        Vec::new()
+    } else {
+        scene
+            .choice
+            .as_ref()
+            .map_or(Vec::new(), |c| c.hidden_layers(c.default))
+    };
+    let options = crate::gltf::ExportOptions {
+        lod: 0,
+        hidden_layers,
+        every_choice: all_scenes,
+        colours: crate::scene::ColourSet::Lit,
+        all_lods: all_scenes,
+        rig,
+    };
+    let mut outputs = vec![Output {
+        suffix: ".glb".into(),
+        bytes: crate::gltf::export_glb(scene, options)?,
+    }];
+    for (n, t) in scene.textures.iter().filter(|t| t.is_own()).enumerate() {
+        outputs.push(Output {
+            suffix: format!(".page{n}.png"),
+            bytes: png(&t.texels)?,
+        });
+    }
+    let backdrops = scene
+        .ff7
+        .cameras
+        .iter()
+        .filter_map(|c| scene.textures.get(c.backdrop? as usize));
+    for (n, t) in backdrops.enumerate() {
+        let suffix = if n == 0 {
+            ".background.png".to_string()
+        } else {
+            format!(".background{n}.png")
+        };
+        outputs.push(Output {
+            suffix,
+            bytes: png(&t.texels)?,
+        });
+    }
+    Ok(outputs)
+}
+
+/// Texels as a PNG's bytes.
+fn png(t: &crate::texture::Texels) -> Result<Vec<u8>, String> {
+    crate::texture::encode_png(t).map_err(|e| format!("the PNG could not be made: {e}"))
 }
 
 /// An export under way: the names given so far and the report.

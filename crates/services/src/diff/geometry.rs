@@ -341,7 +341,16 @@ pub(super) fn model_difference(
             primitives,
         });
     }
-    // B's primitives without a partner, baked where B draws them.
+    let layers_from_b = add_only_in_b(&mut d, b, &pairing.b_used);
+    Difference {
+        scene: d,
+        layers_from_b,
+    }
+}
+
+/// B's primitives without a partner (not in `b_used`), added to `d` baked where B draws
+/// them, under a layer of their own. → the layers made for them.
+fn add_only_in_b(d: &mut Scene, b: &Scene, b_used: &HashSet<RecordBytes>) -> Vec<u32> {
     let hidden = b
         .choice
         .as_ref()
@@ -355,7 +364,7 @@ pub(super) fn model_difference(
             continue;
         }
         for p in &b.meshes[m as usize].primitives {
-            if p.record.is_some_and(|r| pairing.b_used.contains(&r)) {
+            if p.record.is_some_and(|r| b_used.contains(&r)) {
                 continue;
             }
             let baked: Vec<[f32; 3]> = p
@@ -378,10 +387,10 @@ pub(super) fn model_difference(
                     sources: p.sources.clone(),
                 }],
             });
-            let parent = *root
-                .get_or_insert_with(|| b_layer_root(&mut d, &mut layers_from_b, LAYER_ONLY_IN_B));
+            let parent =
+                *root.get_or_insert_with(|| b_layer_root(d, &mut layers_from_b, LAYER_ONLY_IN_B));
             placed_copy(
-                &mut d,
+                d,
                 parent,
                 Mat4::IDENTITY,
                 mesh,
@@ -390,10 +399,7 @@ pub(super) fn model_difference(
             );
         }
     }
-    Difference {
-        scene: d,
-        layers_from_b,
-    }
+    layers_from_b
 }
 
 /// What became of each node's placement: a placement's own status, inherited by everything

@@ -201,24 +201,7 @@ fn compare_within(a: &Side, b: &Side, budget: std::time::Duration) -> (Compariso
         } else {
             "no records: compared by bytes".into()
         });
-        if let Some(at) = first_difference(bytes_a, bytes_b) {
-            out.notes.push(format!(
-                "the bytes differ from byte {at} ({} and {} bytes)",
-                bytes_a.len(),
-                bytes_b.len()
-            ));
-        }
-        out.same = first_difference(bytes_a, bytes_b).is_none();
-        let mut ranges = bytes::ByteRanges::default();
-        ranges.changed(bytes_a, 0, bytes_b, 0);
-        let (a, b) = ranges.finish();
-        return (
-            out,
-            Alignment {
-                bytes: Sides { a, b },
-                ..Alignment::default()
-            },
-        );
+        return by_bytes(out, bytes_a, bytes_b);
     };
     let deadline = similar::Instant::now().checked_add(budget);
     let mut d = align::Differ::new(
@@ -245,29 +228,7 @@ fn compare_within(a: &Side, b: &Side, budget: std::time::Duration) -> (Compariso
     if !placed_a.is_empty() || !placed_b.is_empty() {
         d.out.placements = Some(placements(placed_a, placed_b));
     }
-    // What the records do not reach (past a parse error, past the listed rows) compares
-    // as bytes.
-    let (tail_a, tail_b) = (
-        &bytes_a[ra.parsed_to.min(bytes_a.len())..],
-        &bytes_b[rb.parsed_to.min(bytes_b.len())..],
-    );
-    let tails_differ = first_difference(tail_a, tail_b).is_some();
-    if ra.parsed_to < bytes_a.len() || rb.parsed_to < bytes_b.len() {
-        d.out.notes.push(format!(
-            "records reach byte {} of A and {} of B; the rest ({} and {} bytes) compared by bytes: {}",
-            ra.parsed_to,
-            rb.parsed_to,
-            tail_a.len(),
-            tail_b.len(),
-            if tails_differ { "they differ" } else { "the same" }
-        ));
-        d.bytes.changed(
-            tail_a,
-            ra.parsed_to.min(bytes_a.len()),
-            tail_b,
-            rb.parsed_to.min(bytes_b.len()),
-        );
-    }
+    let tails_differ = compare_tails(&mut d, (bytes_a, ra.parsed_to), (bytes_b, rb.parsed_to));
     let c = &d.out.records;
     d.out.same = c.changed == 0 && c.added == 0 && c.removed == 0 && !tails_differ;
     let (changed_a, changed_b) = d.bytes.finish();
@@ -282,6 +243,53 @@ fn compare_within(a: &Side, b: &Side, budget: std::time::Duration) -> (Compariso
         pairs: d.pairs,
     };
     (d.out, alignment)
+}
+
+/// Two files compared by their bytes alone (`out` says why): the first byte that differs and
+/// the ranges that do.
+fn by_bytes(mut out: Comparison, bytes_a: &[u8], bytes_b: &[u8]) -> (Comparison, Alignment) {
+    let first = first_difference(bytes_a, bytes_b);
+    if let Some(at) = first {
+        out.notes.push(format!(
+            "the bytes differ from byte {at} ({} and {} bytes)",
+            bytes_a.len(),
+            bytes_b.len()
+        ));
+    }
+    out.same = first.is_none();
+    let mut ranges = bytes::ByteRanges::default();
+    ranges.changed(bytes_a, 0, bytes_b, 0);
+    let (a, b) = ranges.finish();
+    (
+        out,
+        Alignment {
+            bytes: Sides { a, b },
+            ..Alignment::default()
+        },
+    )
+}
+
+/// What the records do not reach (past a parse error, past the listed rows: each side's
+/// bytes from its `parsed_to` on) compared as bytes, said in a note where either side has
+/// any. → whether those bytes differ.
+fn compare_tails(
+    d: &mut align::Differ<'_, '_>,
+    (bytes_a, parsed_a): (&[u8], usize),
+    (bytes_b, parsed_b): (&[u8], usize),
+) -> bool {
+    let (from_a, from_b) = (parsed_a.min(bytes_a.len()), parsed_b.min(bytes_b.len()));
+    let (tail_a, tail_b) = (&bytes_a[from_a..], &bytes_b[from_b..]);
+    let tails_differ = first_difference(tail_a, tail_b).is_some();
+    if parsed_a < bytes_a.len() || parsed_b < bytes_b.len() {
+        d.out.notes.push(format!(
+            "records reach byte {parsed_a} of A and {parsed_b} of B; the rest ({} and {} bytes) compared by bytes: {}",
+            tail_a.len(),
+            tail_b.len(),
+            if tails_differ { "they differ" } else { "the same" }
+        ));
+        d.bytes.changed(tail_a, from_a, tail_b, from_b);
+    }
+    tails_differ
 }
 
 /// The difference view of two scenes compared: for two worlds by their placements, for

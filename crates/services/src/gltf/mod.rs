@@ -25,7 +25,7 @@
 mod skin;
 
 pub use crate::scene::Rig;
-use crate::scene::{ColourSet, NodeId, Scene, Target, Transform};
+use crate::scene::{ColourSet, NodeId, Scene, Target, Track, Transform};
 use crate::texture::srgb_to_linear;
 use glam::Mat4;
 use gltf_json as json;
@@ -453,50 +453,7 @@ impl<'s> Materials<'s> {
             return Ok(Some(index));
         }
         let [r, g, bl, a] = shading.base_color;
-        let texture = match shading
-            .texture
-            .and_then(|t| Some((t as usize, self.scene.textures.get(t as usize)?)))
-        {
-            Some((t, _)) if self.textures[t].is_some() => self.textures[t],
-            Some((t, texture)) => {
-                let made = add_texture(b, &mut self.samplers, texture)?;
-                self.textures[t] = Some(made);
-                Some(made)
-            }
-            None => None,
-        };
-        let base_color_texture = texture.map(|index| {
-            let transform =
-                self.scrolling
-                    .contains(&id)
-                    .then(|| json::extensions::texture::TextureTransform {
-                        offset: json::extensions::texture::TextureTransformOffset(
-                            self.offsets[id as usize],
-                        ),
-                        // Written out: left empty, gltf-json writes `null`, which validators reject.
-                        tex_coord: Some(0),
-                        ..Default::default()
-                    });
-            json::texture::Info {
-                index,
-                tex_coord: 0,
-                extensions: transform.map(|t| json::extensions::texture::Info {
-                    texture_transform: Some(t),
-                }),
-                extras: Default::default(),
-            }
-        });
-        if base_color_texture
-            .as_ref()
-            .is_some_and(|t| t.extensions.is_some())
-            && !b
-                .root
-                .extensions_used
-                .iter()
-                .any(|e| e == "KHR_texture_transform")
-        {
-            b.root.extensions_used.push("KHR_texture_transform".into());
-        }
+        let base_color_texture = self.base_color_texture(b, id, shading.texture)?;
         let index = b.root.push(json::Material {
             name: m.name.clone(),
             double_sided: m.double_sided,
@@ -532,6 +489,59 @@ impl<'s> Materials<'s> {
         self.made.insert((id, textured), index);
         Ok(Some(index))
     }
+
+    /// The base colour texture of material `id` drawn with the scene's texture `texture`:
+    /// that texture, added once, with the material's scroll as KHR_texture_transform.
+    fn base_color_texture(
+        &mut self,
+        b: &mut Builder,
+        id: u32,
+        texture: Option<u32>,
+    ) -> std::io::Result<Option<json::texture::Info>> {
+        let texture =
+            match texture.and_then(|t| Some((t as usize, self.scene.textures.get(t as usize)?))) {
+                Some((t, _)) if self.textures[t].is_some() => self.textures[t],
+                Some((t, texture)) => {
+                    let made = add_texture(b, &mut self.samplers, texture)?;
+                    self.textures[t] = Some(made);
+                    Some(made)
+                }
+                None => None,
+            };
+        let base_color_texture = texture.map(|index| {
+            let transform =
+                self.scrolling
+                    .contains(&id)
+                    .then(|| json::extensions::texture::TextureTransform {
+                        offset: json::extensions::texture::TextureTransformOffset(
+                            self.offsets[id as usize],
+                        ),
+                        // Written out: left empty, gltf-json writes `null`, which validators reject.
+                        tex_coord: Some(0),
+                        ..Default::default()
+                    });
+            json::texture::Info {
+                index,
+                tex_coord: 0,
+                extensions: transform.map(|t| json::extensions::texture::Info {
+                    texture_transform: Some(t),
+                }),
+                extras: Default::default(),
+            }
+        });
+        if base_color_texture
+            .as_ref()
+            .is_some_and(|t| t.extensions.is_some())
+            && !b
+                .root
+                .extensions_used
+                .iter()
+                .any(|e| e == "KHR_texture_transform")
+        {
+            b.root.extensions_used.push("KHR_texture_transform".into());
+        }
+        Ok(base_color_texture)
+    }
 }
 
 /// Which of the scene's meshes some node places in an exported LOD and view (`visible`, a
@@ -562,7 +572,6 @@ fn add_meshes<'a>(
     colours: ColourSet,
     materials: &mut Materials,
 ) -> std::io::Result<Vec<Option<Index<json::Mesh>>>> {
-    use json::buffer::Target as T;
     let mut meshes = Vec::new();
     for (mesh, &u) in scene.meshes.iter().zip(used) {
         if !u {
@@ -571,72 +580,7 @@ fn add_meshes<'a>(
         }
         let mut primitives = Vec::new();
         for p in mesh.primitives.iter().filter(|p| !p.indices.is_empty()) {
-            let n = p.positions.len();
-            // Vertices no triangle uses may hold NaN (the file's own): glTF allows no NaN.
-            let finite = p.positions.iter().map(|v| {
-                if v.iter().all(|x| x.is_finite()) {
-                    *v
-                } else {
-                    [0.0; 3]
-                }
-            });
-            let mut attributes = BTreeMap::new();
-            attributes.insert(
-                Valid(json::mesh::Semantic::Positions),
-                b.floats(
-                    Data::FinitePositions(&p.positions),
-                    n,
-                    Some(T::ArrayBuffer),
-                    Some(bounds(finite)),
-                ),
-            );
-            if let Some(normals) = p.normals.as_ref().filter(|v| v.len() == n) {
-                attributes.insert(
-                    Valid(json::mesh::Semantic::Normals),
-                    b.floats::<3>(Data::UnitNormals(normals), n, Some(T::ArrayBuffer), None),
-                );
-            }
-            if let Some(colors) = p.colours(colours).filter(|v| v.len() == n) {
-                attributes.insert(
-                    Valid(json::mesh::Semantic::Colors(0)),
-                    b.floats::<4>(Data::LinearColors(colors), n, Some(T::ArrayBuffer), None),
-                );
-            }
-            if let Some(uvs) = p.uvs.as_ref().filter(|v| v.len() == n) {
-                attributes.insert(
-                    Valid(json::mesh::Semantic::TexCoords(0)),
-                    b.floats::<2>(Data::FiniteUvs(uvs), n, Some(T::ArrayBuffer), None),
-                );
-            }
-            let count = p.indices.len();
-            let (data, component) = if n <= u16::MAX as usize {
-                (
-                    Data::ShortIndices(&p.indices),
-                    json::accessor::ComponentType::U16,
-                )
-            } else {
-                (
-                    Data::Indices(&p.indices),
-                    json::accessor::ComponentType::U32,
-                )
-            };
-            let indices = b.accessor(
-                data,
-                count,
-                component,
-                json::accessor::Type::Scalar,
-                Some(T::ElementArrayBuffer),
-                None,
-            );
-            primitives.push(json::mesh::Primitive {
-                attributes,
-                extensions: None,
-                extras: Default::default(),
-                indices: Some(indices),
-                material: materials.of(b, p)?,
-                mode: Valid(json::mesh::Mode::Triangles),
-                targets: None,
-            });
+            primitives.push(add_primitive(b, p, colours, materials)?);
         }
         meshes.push((!primitives.is_empty()).then(|| {
             b.root.push(json::Mesh {
@@ -649,6 +593,83 @@ fn add_meshes<'a>(
         }));
     }
     Ok(meshes)
+}
+
+/// A scene primitive with triangles as a glTF primitive: its vertex attributes (positions
+/// made finite, normals, the `colours` set, UVs), its indices and its material.
+fn add_primitive<'a>(
+    b: &mut Builder<'a>,
+    p: &'a crate::scene::Primitive,
+    colours: ColourSet,
+    materials: &mut Materials,
+) -> std::io::Result<json::mesh::Primitive> {
+    use json::buffer::Target as T;
+    let n = p.positions.len();
+    // Vertices no triangle uses may hold NaN (the file's own): glTF allows no NaN.
+    let finite = p.positions.iter().map(|v| {
+        if v.iter().all(|x| x.is_finite()) {
+            *v
+        } else {
+            [0.0; 3]
+        }
+    });
+    let mut attributes = BTreeMap::new();
+    attributes.insert(
+        Valid(json::mesh::Semantic::Positions),
+        b.floats(
+            Data::FinitePositions(&p.positions),
+            n,
+            Some(T::ArrayBuffer),
+            Some(bounds(finite)),
+        ),
+    );
+    if let Some(normals) = p.normals.as_ref().filter(|v| v.len() == n) {
+        attributes.insert(
+            Valid(json::mesh::Semantic::Normals),
+            b.floats::<3>(Data::UnitNormals(normals), n, Some(T::ArrayBuffer), None),
+        );
+    }
+    if let Some(colors) = p.colours(colours).filter(|v| v.len() == n) {
+        attributes.insert(
+            Valid(json::mesh::Semantic::Colors(0)),
+            b.floats::<4>(Data::LinearColors(colors), n, Some(T::ArrayBuffer), None),
+        );
+    }
+    if let Some(uvs) = p.uvs.as_ref().filter(|v| v.len() == n) {
+        attributes.insert(
+            Valid(json::mesh::Semantic::TexCoords(0)),
+            b.floats::<2>(Data::FiniteUvs(uvs), n, Some(T::ArrayBuffer), None),
+        );
+    }
+    let count = p.indices.len();
+    let (data, component) = if n <= u16::MAX as usize {
+        (
+            Data::ShortIndices(&p.indices),
+            json::accessor::ComponentType::U16,
+        )
+    } else {
+        (
+            Data::Indices(&p.indices),
+            json::accessor::ComponentType::U32,
+        )
+    };
+    let indices = b.accessor(
+        data,
+        count,
+        component,
+        json::accessor::Type::Scalar,
+        Some(T::ElementArrayBuffer),
+        None,
+    );
+    Ok(json::mesh::Primitive {
+        attributes,
+        extensions: None,
+        extras: Default::default(),
+        indices: Some(indices),
+        material: materials.of(b, p)?,
+        mode: Valid(json::mesh::Mode::Triangles),
+        targets: None,
+    })
 }
 
 /// One glTF scene per LOD exported and view (each option's layers, for every choice): the
@@ -879,25 +900,7 @@ fn add_animations(b: &mut Builder, scene: &Scene, copies: &[Vec<Option<Index<jso
                         Some(bounds(times.iter().copied())),
                     )
                 });
-            let output = if stepped {
-                let v: Vec<[f32; 3]> = track.values[..keys]
-                    .iter()
-                    .map(|&v| if v < 0.5 { [0.0; 3] } else { [1.0; 3] })
-                    .collect();
-                b.floats::<3>(float_bytes(&v), keys, None, None)
-            } else if w == 4 {
-                let q: Vec<[f32; 4]> = track.values[..keys * 4]
-                    .chunks_exact(4)
-                    .map(|v| glam::Quat::from_slice(v).normalize().to_array())
-                    .collect();
-                b.floats::<4>(float_bytes(&q), keys, None, None)
-            } else {
-                let v: Vec<[f32; 3]> = track.values[..keys * 3]
-                    .chunks_exact(3)
-                    .map(|v| [v[0], v[1], v[2]])
-                    .collect();
-                b.floats::<3>(float_bytes(&v), keys, None, None)
-            };
+            let output = add_track_values(b, track, keys);
             let sampler = Index::new(samplers.len() as u32);
             samplers.push(json::animation::Sampler {
                 extensions: None,
@@ -933,6 +936,30 @@ fn add_animations(b: &mut Builder, scene: &Scene, copies: &[Vec<Option<Index<jso
                 samplers,
             });
         }
+    }
+}
+
+/// A track's first `keys` values as an output accessor: a visibility track as a stepped
+/// scale (0 or 1), rotations as unit quaternions, the rest as they are.
+fn add_track_values(b: &mut Builder, track: &Track, keys: usize) -> Index<json::Accessor> {
+    if matches!(track.target, Target::Visibility(_)) {
+        let v: Vec<[f32; 3]> = track.values[..keys]
+            .iter()
+            .map(|&v| if v < 0.5 { [0.0; 3] } else { [1.0; 3] })
+            .collect();
+        b.floats::<3>(float_bytes(&v), keys, None, None)
+    } else if track.target.width() == 4 {
+        let q: Vec<[f32; 4]> = track.values[..keys * 4]
+            .chunks_exact(4)
+            .map(|v| glam::Quat::from_slice(v).normalize().to_array())
+            .collect();
+        b.floats::<4>(float_bytes(&q), keys, None, None)
+    } else {
+        let v: Vec<[f32; 3]> = track.values[..keys * 3]
+            .chunks_exact(3)
+            .map(|v| [v[0], v[1], v[2]])
+            .collect();
+        b.floats::<3>(float_bytes(&v), keys, None, None)
     }
 }
 

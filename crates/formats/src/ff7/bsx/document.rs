@@ -445,80 +445,137 @@ impl BsxDocument {
         let (characters, faces) = self.wants();
         let mut extras = Extras::default();
         let mut links = Vec::new();
-        let found = |name: &str| assets.resolve(&self.path, &[name.to_string()]).file;
         for g in characters {
-            let bcx = super::character_file(g).expect("wants() keeps known characters");
-            let doc = found(bcx).and_then(|p| assets.get(&p).map(|d| (p, d)));
-            match doc
-                .as_ref()
-                .and_then(|(p, d)| Some((p, d.as_any().downcast_ref::<BsxDocument>()?.file()?)))
-            {
-                Some((p, f)) => {
-                    extras.characters[g as usize - 1] = Some(f);
-                    links.push(
-                        InfoRow::new(
-                            format!("character {g}"),
-                            format!("skeleton, parts and animations merged from {p}"),
-                        )
-                        .with_links(vec![p.clone()]),
-                    );
-                }
-                None => links.push(InfoRow::warning(
-                    format!("character {g}"),
-                    why_not(assets, found(bcx), bcx, "its records are drawn alone"),
-                )),
-            }
+            self.merge_character(g, assets, &mut extras, &mut links);
         }
         if faces {
-            let doc = found(FACES).and_then(|p| assets.get(&p).map(|d| (p, d)));
-            match doc.as_ref().and_then(|(p, d)| {
-                d.as_any()
-                    .downcast_ref::<TdbDocument>()
-                    .and_then(|t| Some((p, t.parsed.as_ref()?, t.bytes())))
-            }) {
-                Some((p, t, bytes)) => {
-                    extras.faces = Some((t, bytes));
-                    links.push(
-                        InfoRow::new("eyes and mouths", format!("from {p}"))
-                            .with_links(vec![p.clone()]),
-                    );
-                }
-                None => links.push(InfoRow::warning(
-                    "eyes and mouths",
-                    why_not(assets, found(FACES), FACES, "drawn grey"),
-                )),
+            self.find_faces(assets, &mut extras, &mut links);
+        }
+        let field_bin = if self.wants_field_bin() {
+            self.find_field_bin(assets, &mut extras, &mut links)
+        } else {
+            None
+        };
+        let characters = self.skeletons_played(&extras);
+        let f = self.parsed.as_ref()?;
+        let built = scene::build(file_name(&self.path), f, self.stored.bytes(), &extras);
+        let faces_found = extras.faces.is_some();
+        Some(SceneFrom {
+            built,
+            links,
+            field_bin,
+            characters,
+            faces_found,
+        })
+    }
+
+    /// The path of the file `name` nearest this one in `assets`.
+    fn nearest(&self, assets: &dyn Assets, name: &str) -> Option<String> {
+        assets.resolve(&self.path, &[name.to_string()]).file
+    }
+
+    /// Playable character `g`'s BCX into `extras`, its skeleton, parts and animations to be
+    /// merged, with an info row saying where from (or why not).
+    fn merge_character<'a>(
+        &self,
+        g: u8,
+        assets: &'a dyn Assets,
+        extras: &mut Extras<'a>,
+        links: &mut Vec<InfoRow>,
+    ) {
+        let bcx = super::character_file(g).expect("wants() keeps known characters");
+        let path = self.nearest(assets, bcx);
+        let file = path.as_ref().and_then(|p| {
+            assets
+                .get(p)?
+                .as_any()
+                .downcast_ref::<BsxDocument>()?
+                .file()
+        });
+        match (file, &path) {
+            (Some(f), Some(p)) => {
+                extras.characters[g as usize - 1] = Some(f);
+                links.push(
+                    InfoRow::new(
+                        format!("character {g}"),
+                        format!("skeleton, parts and animations merged from {p}"),
+                    )
+                    .with_links(vec![p.clone()]),
+                );
+            }
+            _ => links.push(InfoRow::warning(
+                format!("character {g}"),
+                why_not(assets, path, bcx, "its records are drawn alone"),
+            )),
+        }
+    }
+
+    /// FIELD.TDB into `extras` (the eyes and mouths), with an info row saying where from (or
+    /// why not).
+    fn find_faces<'a>(
+        &self,
+        assets: &'a dyn Assets,
+        extras: &mut Extras<'a>,
+        links: &mut Vec<InfoRow>,
+    ) {
+        let path = self.nearest(assets, FACES);
+        let tdb = path.as_ref().and_then(|p| {
+            let t = assets.get(p)?.as_any().downcast_ref::<TdbDocument>()?;
+            Some((t.parsed.as_ref()?, t.bytes()))
+        });
+        match (tdb, &path) {
+            (Some(t), Some(p)) => {
+                extras.faces = Some(t);
+                links.push(
+                    InfoRow::new("eyes and mouths", format!("from {p}"))
+                        .with_links(vec![p.clone()]),
+                );
+            }
+            _ => links.push(InfoRow::warning(
+                "eyes and mouths",
+                why_not(assets, path, FACES, "drawn grey"),
+            )),
+        }
+    }
+
+    /// FIELD.BIN's tables into `extras` (the game's lighting). → its path, or `None` with an
+    /// info row saying why it is not used.
+    fn find_field_bin<'a>(
+        &self,
+        assets: &'a dyn Assets,
+        extras: &mut Extras<'a>,
+        links: &mut Vec<InfoRow>,
+    ) -> Option<String> {
+        let path = self.nearest(assets, FIELD_BIN);
+        let tables = path.as_ref().and_then(|p| {
+            assets
+                .get(p)?
+                .as_any()
+                .downcast_ref::<FieldBinDocument>()?
+                .tables
+                .as_ref()
+        });
+        match (tables, path) {
+            (Some(t), Some(p)) => {
+                extras.tables = Some(t);
+                Some(p)
+            }
+            (_, path) => {
+                let why = why_not(
+                    assets,
+                    path,
+                    FIELD_BIN,
+                    "stored colours, and the faces' images guessed from FIELD.TDB's layout",
+                );
+                links.push(InfoRow::warning("lighting", why));
+                None
             }
         }
-        let mut field_bin = None;
-        if self.wants_field_bin() {
-            let doc = found(FIELD_BIN).and_then(|p| assets.get(&p).map(|d| (p, d)));
-            match doc.as_ref().and_then(|(p, d)| {
-                Some((
-                    p,
-                    d.as_any()
-                        .downcast_ref::<FieldBinDocument>()?
-                        .tables
-                        .as_ref()?,
-                ))
-            }) {
-                Some((p, t)) => {
-                    extras.tables = Some(t);
-                    field_bin = Some(p.clone());
-                }
-                None => {
-                    let why = why_not(
-                        assets,
-                        found(FIELD_BIN),
-                        FIELD_BIN,
-                        "stored colours, and the faces' images guessed from FIELD.TDB's layout",
-                    );
-                    links.push(InfoRow::warning("lighting", why));
-                }
-            }
-        }
-        // What became of each character's skeleton, for its animation blocks' labels.
-        let characters: Vec<(u8, String)> = self
-            .wants()
+    }
+
+    /// What became of each character's skeleton, for its animation blocks' labels.
+    fn skeletons_played(&self, extras: &Extras) -> Vec<(u8, String)> {
+        self.wants()
             .0
             .iter()
             .filter_map(|&g| {
@@ -532,17 +589,7 @@ impl BsxDocument {
                 };
                 Some((g, how))
             })
-            .collect();
-        let f = self.parsed.as_ref()?;
-        let built = scene::build(file_name(&self.path), f, self.stored.bytes(), &extras);
-        let faces_found = extras.faces.is_some();
-        Some(SceneFrom {
-            built,
-            links,
-            field_bin,
-            characters,
-            faces_found,
-        })
+            .collect()
     }
 }
 

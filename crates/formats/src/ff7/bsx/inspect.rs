@@ -37,6 +37,49 @@ pub(crate) enum Key {
 
 pub(crate) use records::row;
 
+/// A polygon's fields: its vertex indices, colour words and texcoord indices, and the pads.
+fn polygon_fields(p: &Polygon, corners: &[CornerColour]) -> Vec<(usize, usize, String, String)> {
+    let (n, at) = (p.kind.corners(), p.offset);
+    let mut fields = vec![(
+        at,
+        n,
+        format!("u8 × {n} vertex indices"),
+        format!("{:?}", &p.vertices[..n]),
+    )];
+    if n == 3 {
+        fields.push((at + 3, 1, "u8 pad".into(), "0".into()));
+    }
+    let (col, tc) = p.kind.layout();
+    for (j, c) in corners.iter().enumerate() {
+        fields.push((
+            at + col + 4 * j,
+            4,
+            format!("colour {j}: u8 R, G, B, normal index"),
+            format!(
+                "({}, {}, {}), normal {}",
+                c.stored[0], c.stored[1], c.stored[2], c.normal
+            ),
+        ));
+    }
+    if let Some(tc) = tc {
+        fields.push((
+            at + tc,
+            n,
+            format!("u8 × {n} texcoord indices"),
+            format!("{:?}", &p.texcoords[..n]),
+        ));
+        if n == 3 {
+            fields.push((
+                at + tc + 3,
+                1,
+                "u8 (not used: junk in the samples)".into(),
+                String::new(),
+            ));
+        }
+    }
+    fields
+}
+
 /// A polygon's record: its fields (vertex and texcoord indices, pads, colour words) and what
 /// the `polygon` key of `relicview inspect --json` says of it.
 fn polygon_row(p: &Polygon, index: usize, owners: &[[u32; 2]]) -> Pending {
@@ -71,43 +114,7 @@ fn polygon_row(p: &Polygon, index: usize, owners: &[[u32; 2]]) -> Pending {
         format!("{} {index}", kind.word()),
         summary,
     );
-    r.fields.push((
-        at,
-        n,
-        format!("u8 × {n} vertex indices"),
-        format!("{:?}", &p.vertices[..n]),
-    ));
-    if n == 3 {
-        r.fields.push((at + 3, 1, "u8 pad".into(), "0".into()));
-    }
-    let (col, tc) = kind.layout();
-    for (j, c) in corners.iter().enumerate() {
-        r.fields.push((
-            at + col + 4 * j,
-            4,
-            format!("colour {j}: u8 R, G, B, normal index"),
-            format!(
-                "({}, {}, {}), normal {}",
-                c.stored[0], c.stored[1], c.stored[2], c.normal
-            ),
-        ));
-    }
-    if let Some(tc) = tc {
-        r.fields.push((
-            at + tc,
-            n,
-            format!("u8 × {n} texcoord indices"),
-            format!("{:?}", &p.texcoords[..n]),
-        ));
-        if n == 3 {
-            r.fields.push((
-                at + tc + 3,
-                1,
-                "u8 (not used: junk in the samples)".into(),
-                String::new(),
-            ));
-        }
-    }
+    r.fields = polygon_fields(p, &corners);
     let [model, part] = owners.first().copied().unwrap_or([0, 0]);
     r.ff7_polygon = Some(Box::new(PolygonRecord {
         model,
@@ -335,41 +342,8 @@ fn animation_rows(
 /// animated rotations, as header `a` counts them.
 fn frame_table_rows(rows: &mut Vec<Pending>, d: &AnimationData, a: &Animation) {
     let frames = a.frames as usize;
-    let list = |values: &mut dyn Iterator<Item = String>| {
-        let shown: Vec<String> = values.take(9).collect();
-        if shown.len() > 8 {
-            format!("{}, …", shown[..8].join(", "))
-        } else {
-            shown.join(", ")
-        }
-    };
     if !d.translations.is_empty() && frames > 0 {
-        let t_at = d.translations_at;
-        let mut t = row(
-            t_at,
-            t_at + 2 * d.translations.len(),
-            "translation frames",
-            format!(
-                "{} animated translations × {}",
-                a.n_trans,
-                count(a.frames, "frame")
-            ),
-            "s16 per frame".into(),
-        );
-        t.fields = d
-            .translations
-            .chunks(frames)
-            .enumerate()
-            .map(|(k, v)| {
-                (
-                    t_at + 2 * frames * k,
-                    2 * v.len(),
-                    format!("s16 × {} translation {k}", v.len()),
-                    list(&mut v.iter().map(i16::to_string)),
-                )
-            })
-            .collect();
-        rows.push(t);
+        rows.push(translation_frames_row(d, a));
     }
     if !d.statics.is_empty() {
         let s_at = d.statics_at;
@@ -389,37 +363,83 @@ fn frame_table_rows(rows: &mut Vec<Pending>, d: &AnimationData, a: &Animation) {
         rows.push(st);
     }
     if !d.rotations.is_empty() && frames > 0 {
-        let r_at = d.rotations_at;
-        let mut r = row(
-            r_at,
-            r_at + d.rotations.len(),
-            "rotation frames",
-            format!(
-                "{} animated rotations × {}",
-                a.n_rot,
-                count(a.frames, "frame")
-            ),
-            "u8 per frame, 256 a turn".into(),
-        );
-        r.fields = d
-            .rotations
-            .chunks(frames)
-            .enumerate()
-            .map(|(k, v)| {
-                (
-                    r_at + frames * k,
-                    v.len(),
-                    format!("u8 × {} rotation {k}", v.len()),
-                    list(
-                        &mut v
-                            .iter()
-                            .map(|&x| format!("{:.1}°", x as f64 * 360.0 / 256.0)),
-                    ),
-                )
-            })
-            .collect();
-        rows.push(r);
+        rows.push(rotation_frames_row(d, a));
     }
+}
+
+/// The first eight of `values`, and an ellipsis where there are more.
+fn first_values(values: impl Iterator<Item = String>) -> String {
+    let shown: Vec<String> = values.take(9).collect();
+    if shown.len() > 8 {
+        format!("{}, …", shown[..8].join(", "))
+    } else {
+        shown.join(", ")
+    }
+}
+
+/// The animated translations' row: a field per translation, its value in each frame.
+fn translation_frames_row(d: &AnimationData, a: &Animation) -> Pending {
+    let frames = a.frames as usize;
+    let t_at = d.translations_at;
+    let mut t = row(
+        t_at,
+        t_at + 2 * d.translations.len(),
+        "translation frames",
+        format!(
+            "{} animated translations × {}",
+            a.n_trans,
+            count(a.frames, "frame")
+        ),
+        "s16 per frame".into(),
+    );
+    t.fields = d
+        .translations
+        .chunks(frames)
+        .enumerate()
+        .map(|(k, v)| {
+            (
+                t_at + 2 * frames * k,
+                2 * v.len(),
+                format!("s16 × {} translation {k}", v.len()),
+                first_values(v.iter().map(i16::to_string)),
+            )
+        })
+        .collect();
+    t
+}
+
+/// The animated rotations' row: a field per rotation, its angle in each frame.
+fn rotation_frames_row(d: &AnimationData, a: &Animation) -> Pending {
+    let frames = a.frames as usize;
+    let r_at = d.rotations_at;
+    let mut r = row(
+        r_at,
+        r_at + d.rotations.len(),
+        "rotation frames",
+        format!(
+            "{} animated rotations × {}",
+            a.n_rot,
+            count(a.frames, "frame")
+        ),
+        "u8 per frame, 256 a turn".into(),
+    );
+    r.fields = d
+        .rotations
+        .chunks(frames)
+        .enumerate()
+        .map(|(k, v)| {
+            (
+                r_at + frames * k,
+                v.len(),
+                format!("u8 × {} rotation {k}", v.len()),
+                first_values(
+                    v.iter()
+                        .map(|&x| format!("{:.1}°", x as f64 * 360.0 / 256.0)),
+                ),
+            )
+        })
+        .collect();
+    r
 }
 
 /// What a bone channel plays, axis by axis (docs/formats/bsx.md, "Clips"): an animated

@@ -153,6 +153,26 @@ pub struct Range {
     pub count: u8,
 }
 
+impl Range {
+    /// All `n` of a character's own (a BCX's header counts them): `0..n`, or none as a
+    /// BSX writes none (start and end 0xFF).
+    fn all(n: u8) -> Range {
+        if n == 0 {
+            Range {
+                start: 0xFF,
+                end: 0xFF,
+                count: 0,
+            }
+        } else {
+            Range {
+                start: 0,
+                end: n - 1,
+                count: n,
+            }
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Light {
     /// A 4.12 unit vector.
@@ -714,6 +734,30 @@ impl BsxFile {
             skeleton: 0,
             skeleton_end: 0,
         };
+        self.check_ranges(&m, p);
+        let (nb, np, na) = (
+            m.bones_range.count as usize,
+            m.parts_range.count as usize,
+            m.anims_range.count as usize,
+        );
+        if nb + np + na == 0 {
+            // A character from its BCX with nothing of its own: offset_skeleton means nothing.
+            return Ok(m);
+        }
+        let skeleton = at
+            .checked_add(m.offset_skeleton as usize)
+            .ok_or_else(|| ParseError::new(at + 4, p, "offset_skeleton overflows"))?;
+        if let Err(e) = self.skeleton(r, &mut m, skeleton, p) {
+            // Without its bones a model cannot be posed: it keeps its place, empty.
+            self.leave_out(format!("model[{i}]"), e)?;
+            (m.bones, m.parts, m.animations) = (Vec::new(), Vec::new(), Vec::new());
+        }
+        Ok(m)
+    }
+
+    /// A warning for each of a model's ranges whose start and end do not fit its count.
+    fn check_ranges(&mut self, m: &ModelRecord, p: &str) {
+        let at = m.offset;
         for (what, rg) in [
             ("bones", m.bones_range),
             ("parts", m.parts_range),
@@ -735,24 +779,6 @@ impl BsxFile {
                 );
             }
         }
-        let (nb, np, na) = (
-            m.bones_range.count as usize,
-            m.parts_range.count as usize,
-            m.anims_range.count as usize,
-        );
-        if nb + np + na == 0 {
-            // A character from its BCX with nothing of its own: offset_skeleton means nothing.
-            return Ok(m);
-        }
-        let skeleton = at
-            .checked_add(m.offset_skeleton as usize)
-            .ok_or_else(|| ParseError::new(at + 4, p, "offset_skeleton overflows"))?;
-        if let Err(e) = self.skeleton(r, &mut m, skeleton, p) {
-            // Without its bones a model cannot be posed: it keeps its place, empty.
-            self.leave_out(format!("model[{i}]"), e)?;
-            (m.bones, m.parts, m.animations) = (Vec::new(), Vec::new(), Vec::new());
-        }
-        Ok(m)
     }
 
     /// A model's bones, part headers and animation headers, one after the other from
@@ -838,6 +864,53 @@ impl BsxFile {
         Ok(())
     }
 
+    /// A warning for each of a BCX header's fields that is not what the layout implies.
+    fn check_bcx_header(&mut self, h: &BcxHeader) {
+        let (at, p) = (h.offset, "character");
+        if h.magic != 0xFF01 {
+            self.warn(
+                at,
+                p,
+                format!("the header starts with {:#06x}, expected 0xff01", h.magic),
+            );
+        }
+        let skeleton = (h.offset_skeleton & !RAM) as usize;
+        if skeleton != at + 36 {
+            self.warn(
+                at + BCX_HEADER[7].0,
+                p,
+                format!(
+                    "offset_skeleton is {:#x}, expected offset_models + 36 = {:#x}",
+                    h.offset_skeleton,
+                    (at + 36) as u32 | RAM
+                ),
+            );
+        }
+        let (nb, np) = (h.bones as usize, h.parts as usize);
+        if h.offset_parts as usize != 4 * nb {
+            self.warn(
+                at + BCX_HEADER[5].0,
+                p,
+                format!(
+                    "offset_parts is {}, expected 4 × {nb} bones = {}",
+                    h.offset_parts,
+                    4 * nb
+                ),
+            );
+        }
+        if h.offset_anims as usize != 4 * nb + 32 * np {
+            self.warn(
+                at + BCX_HEADER[6].0,
+                p,
+                format!(
+                    "offset_anims is {}, expected 4 × {nb} bones + 32 × {np} parts = {}",
+                    h.offset_anims,
+                    4 * nb + 32 * np
+                ),
+            );
+        }
+    }
+
     /// Read a decompressed BCX: a playable character's skeleton, parts and animations in
     /// the BSX layouts, after one 36-byte header at offset_models; no texture section. It
     /// reads as a file of one model record with the character's own bones.
@@ -860,63 +933,7 @@ impl BsxFile {
             offset_anims: offset_anims as u16,
             offset_skeleton,
         };
-        if h.magic != 0xFF01 {
-            f.warn(
-                at,
-                p,
-                format!("the header starts with {:#06x}, expected 0xff01", h.magic),
-            );
-        }
-        let skeleton = (h.offset_skeleton & !RAM) as usize;
-        if skeleton != at + 36 {
-            f.warn(
-                at + BCX_HEADER[7].0,
-                p,
-                format!(
-                    "offset_skeleton is {:#x}, expected offset_models + 36 = {:#x}",
-                    h.offset_skeleton,
-                    (at + 36) as u32 | RAM
-                ),
-            );
-        }
-        let (nb, np) = (h.bones as usize, h.parts as usize);
-        if h.offset_parts as usize != 4 * nb {
-            f.warn(
-                at + BCX_HEADER[5].0,
-                p,
-                format!(
-                    "offset_parts is {}, expected 4 × {nb} bones = {}",
-                    h.offset_parts,
-                    4 * nb
-                ),
-            );
-        }
-        if h.offset_anims as usize != 4 * nb + 32 * np {
-            f.warn(
-                at + BCX_HEADER[6].0,
-                p,
-                format!(
-                    "offset_anims is {}, expected 4 × {nb} bones + 32 × {np} parts = {}",
-                    h.offset_anims,
-                    4 * nb + 32 * np
-                ),
-            );
-        }
-        let full = |n: u8| {
-            if n == 0 {
-                Range {
-                    start: 0xFF,
-                    end: 0xFF,
-                    count: 0,
-                }
-            } else {
-                Range {
-                    start: 0,
-                    end: n - 1,
-                    count: n,
-                }
-            }
-        };
+        f.check_bcx_header(&h);
         let mut m = ModelRecord {
             offset: at,
             face_id: 0x21,
@@ -925,9 +942,9 @@ impl BsxFile {
             offset_skeleton: h.offset_skeleton,
             ambient: [0; 3],
             lights: [Light::default(); 3],
-            bones_range: full(h.bones),
-            parts_range: full(h.parts),
-            anims_range: full(h.animations),
+            bones_range: Range::all(h.bones),
+            parts_range: Range::all(h.parts),
+            anims_range: Range::all(h.animations),
             bones: Vec::new(),
             parts: Vec::new(),
             animations: Vec::new(),
@@ -982,6 +999,33 @@ impl BsxFile {
                 ),
             ));
         }
+        self.check_part_header(&part, p);
+        let c = &part.counts;
+        if !self.parts.contains_key(&part.block) {
+            // A part whose data the cut reached keeps its header (and its slot), not drawn.
+            match self.part_data(r, &part, p) {
+                Ok(data) => {
+                    self.parts.insert(part.block, data);
+                }
+                Err(e) => self.leave_out(format!("{p}'s data"), e)?,
+            }
+        } else if self.parts[&part.block].vertices.len() != c.vertices as usize {
+            return Err(ParseError::new(
+                at + 0x18,
+                p,
+                format!(
+                    "part data at byte {} is shared with a part of another size",
+                    part.block
+                ),
+            ));
+        }
+        Ok(part)
+    }
+
+    /// A warning for each of a part header's counts and offsets that disagrees with its
+    /// polygons.
+    fn check_part_header(&mut self, part: &Part, p: &str) {
+        let at = part.header;
         let c = &part.counts;
         let textured: usize = c.polygons[..4].iter().map(|&n| n as usize).sum();
         if c.control as usize != textured {
@@ -1019,25 +1063,6 @@ impl BsxFile {
                 ),
             );
         }
-        if !self.parts.contains_key(&part.block) {
-            // A part whose data the cut reached keeps its header (and its slot), not drawn.
-            match self.part_data(r, &part, p) {
-                Ok(data) => {
-                    self.parts.insert(part.block, data);
-                }
-                Err(e) => self.leave_out(format!("{p}'s data"), e)?,
-            }
-        } else if self.parts[&part.block].vertices.len() != c.vertices as usize {
-            return Err(ParseError::new(
-                at + 0x18,
-                p,
-                format!(
-                    "part data at byte {} is shared with a part of another size",
-                    part.block
-                ),
-            ));
-        }
-        Ok(part)
     }
 
     fn part_data(&mut self, r: Reader<'_>, part: &Part, p: &str) -> Result<PartData, ParseError> {
@@ -1166,28 +1191,7 @@ impl BsxFile {
         let control_at = base + part.offset_control as usize;
         d.control_at = control_at;
         d.control = r.slice(control_at, nc, p, "the control bytes")?.to_vec();
-        for poly in &d.polygons {
-            if let Some(k) = poly.control {
-                let Some(&byte) = d.control.get(k as usize) else {
-                    return Err(ParseError::new(
-                        control_at,
-                        p,
-                        format!("textured polygon {k} has no control byte: the part has {nc}"),
-                    ));
-                };
-                if (byte & 0x0F) as usize >= nf {
-                    return Err(ParseError::new(
-                        control_at + k as usize,
-                        p,
-                        format!(
-                            "control byte {byte:#04x} names texture flag {}, the part has {nf}",
-                            byte & 0x0F
-                        ),
-                    ));
-                }
-            }
-        }
-        Ok(())
+        check_control(d, nf, p)
     }
 
     fn animation(&mut self, r: Reader<'_>, at: usize, p: &str) -> Result<Animation, ParseError> {
@@ -1240,24 +1244,7 @@ impl BsxFile {
                 translation: [c[4], c[5], c[6]],
             })
             .collect();
-        let expect = [
-            (a.off_trans as usize, 4 + 8 * nb, "off_trans_frames"),
-            (
-                a.off_static as usize,
-                a.off_trans as usize + 2 * a.n_trans as usize * nf,
-                "off_static_trans",
-            ),
-            (
-                a.off_rot as usize,
-                a.off_static as usize + 2 * a.n_static as usize,
-                "off_rot_frames",
-            ),
-        ];
-        for (got, want, name) in expect {
-            if got != want {
-                self.warn(a.header, p, format!("{name} is {got}, expected {want}"));
-            }
-        }
+        self.check_offsets(a, p);
         (d.translations_at, d.statics_at, d.rotations_at) = (
             base + a.off_trans as usize,
             base + a.off_static as usize,
@@ -1291,36 +1278,7 @@ impl BsxFile {
                 "the rotation frames",
             )?
             .to_vec();
-        for (k, ch) in d.channels.iter().enumerate() {
-            for axis in 0..3 {
-                let (rot_animated, tr_animated) =
-                    (ch.mask >> axis & 1 == 1, ch.mask >> (axis + 4) & 1 == 1);
-                if rot_animated && ch.rotation[axis] >= a.n_rot {
-                    return Err(ParseError::new(
-                        base + 4 + 8 * k + 1 + axis,
-                        p,
-                        format!(
-                            "bone {k} rotation channel {} out of range: {} animated rotations",
-                            ch.rotation[axis], a.n_rot
-                        ),
-                    ));
-                }
-                let t = ch.translation[axis];
-                if tr_animated && t >= a.n_trans {
-                    return Err(ParseError::new(base + 4 + 8 * k + 4 + axis, p, format!("bone {k} translation channel {t} out of range: {} animated translations", a.n_trans)));
-                }
-                if !tr_animated && t != 0xFF && t >= a.n_static {
-                    return Err(ParseError::new(
-                        base + 4 + 8 * k + 4 + axis,
-                        p,
-                        format!(
-                            "bone {k} static translation {t} out of range: {} static values",
-                            a.n_static
-                        ),
-                    ));
-                }
-            }
-        }
+        check_channels(&d.channels, a, p)?;
         d.end = [
             base + 4 + 8 * nb,
             base + a.off_trans as usize + tb.len(),
@@ -1331,6 +1289,30 @@ impl BsxFile {
         .max()
         .unwrap_or(base);
         Ok(d)
+    }
+
+    /// A warning for each of the animation's offsets that is not where the blocks before
+    /// it end.
+    fn check_offsets(&mut self, a: &Animation, p: &str) {
+        let (nb, nf) = (a.bones as usize, a.frames as usize);
+        let expect = [
+            (a.off_trans as usize, 4 + 8 * nb, "off_trans_frames"),
+            (
+                a.off_static as usize,
+                a.off_trans as usize + 2 * a.n_trans as usize * nf,
+                "off_static_trans",
+            ),
+            (
+                a.off_rot as usize,
+                a.off_static as usize + 2 * a.n_static as usize,
+                "off_rot_frames",
+            ),
+        ];
+        for (got, want, name) in expect {
+            if got != want {
+                self.warn(a.header, p, format!("{name} is {got}, expected {want}"));
+            }
+        }
     }
 
     fn texture_section(&mut self, r: Reader<'_>) -> Result<(), ParseError> {
@@ -1378,40 +1360,9 @@ impl BsxFile {
             );
         }
         for k in 0..t.count as usize {
-            let e = at + 8 + 12 * k;
-            let path = format!("textures/rect[{k}]");
-            let b = r.slice(e, 12, &path, "a 12-byte rectangle entry")?;
-            let v = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
-            let rect = VramRect {
-                entry: e,
-                width: v(0),
-                height: v(2),
-                x: v(4),
-                y: v(6),
-                data: at + u32::from_le_bytes([b[8], b[9], b[10], b[11]]) as usize,
-            };
-            if let Err(e) = r.slice(
-                rect.data,
-                rect.width as usize * rect.height as usize * 2,
-                &path,
-                "the rectangle's halfwords",
-            ) {
-                self.leave_out(path, e)?;
-                continue;
+            if let Some(rect) = self.vram_rect(r, at, k)? {
+                t.rects.push(rect);
             }
-            if rect.x as usize + rect.width as usize > 1024
-                || rect.y as usize + rect.height as usize > 512
-            {
-                return Err(ParseError::new(
-                    e + 4,
-                    &path,
-                    format!(
-                        "rectangle {}×{} at ({}, {}) runs outside the 1024×512 VRAM",
-                        rect.width, rect.height, rect.x, rect.y
-                    ),
-                ));
-            }
-            t.rects.push(rect);
         }
         // The blocks end the file (each padded to 4 bytes).
         if let Some(end) = t
@@ -1433,6 +1384,50 @@ impl BsxFile {
         }
         self.textures = Some(t);
         Ok(())
+    }
+
+    /// The texture section's rectangle `k` (the section at `at`): `None` where its halfwords
+    /// lie past the end of a cut file (left out); an error where it runs outside the VRAM.
+    fn vram_rect(
+        &mut self,
+        r: Reader<'_>,
+        at: usize,
+        k: usize,
+    ) -> Result<Option<VramRect>, ParseError> {
+        let e = at + 8 + 12 * k;
+        let path = format!("textures/rect[{k}]");
+        let b = r.slice(e, 12, &path, "a 12-byte rectangle entry")?;
+        let v = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
+        let rect = VramRect {
+            entry: e,
+            width: v(0),
+            height: v(2),
+            x: v(4),
+            y: v(6),
+            data: at + u32::from_le_bytes([b[8], b[9], b[10], b[11]]) as usize,
+        };
+        if let Err(e) = r.slice(
+            rect.data,
+            rect.width as usize * rect.height as usize * 2,
+            &path,
+            "the rectangle's halfwords",
+        ) {
+            self.leave_out(path, e)?;
+            return Ok(None);
+        }
+        if rect.x as usize + rect.width as usize > 1024
+            || rect.y as usize + rect.height as usize > 512
+        {
+            return Err(ParseError::new(
+                e + 4,
+                &path,
+                format!(
+                    "rectangle {}×{} at ({}, {}) runs outside the 1024×512 VRAM",
+                    rect.width, rect.height, rect.x, rect.y
+                ),
+            ));
+        }
+        Ok(Some(rect))
     }
 
     /// Triangles the model's own parts draw (quads count as two).
@@ -1507,4 +1502,76 @@ fn polygon(
         *control += 1;
     }
     Ok(poly)
+}
+
+/// An error at the first of the bone `channels` (each byte) naming an animated rotation or
+/// translation, or a static translation, that the animation `a` does not have.
+fn check_channels(channels: &[Channel], a: &Animation, p: &str) -> Result<(), ParseError> {
+    let base = a.block;
+    for (k, ch) in channels.iter().enumerate() {
+        for axis in 0..3 {
+            let (rot_animated, tr_animated) =
+                (ch.mask >> axis & 1 == 1, ch.mask >> (axis + 4) & 1 == 1);
+            if rot_animated && ch.rotation[axis] >= a.n_rot {
+                return Err(ParseError::new(
+                    base + 4 + 8 * k + 1 + axis,
+                    p,
+                    format!(
+                        "bone {k} rotation channel {} out of range: {} animated rotations",
+                        ch.rotation[axis], a.n_rot
+                    ),
+                ));
+            }
+            let t = ch.translation[axis];
+            if tr_animated && t >= a.n_trans {
+                return Err(ParseError::new(
+                    base + 4 + 8 * k + 4 + axis,
+                    p,
+                    format!(
+                        "bone {k} translation channel {t} out of range: {} animated translations",
+                        a.n_trans
+                    ),
+                ));
+            }
+            if !tr_animated && t != 0xFF && t >= a.n_static {
+                return Err(ParseError::new(
+                    base + 4 + 8 * k + 4 + axis,
+                    p,
+                    format!(
+                        "bone {k} static translation {t} out of range: {} static values",
+                        a.n_static
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// An error at a textured polygon of `d` with no control byte, or whose control byte names
+/// a texture flag past the part's `nf`.
+fn check_control(d: &PartData, nf: usize, p: &str) -> Result<(), ParseError> {
+    let (control_at, nc) = (d.control_at, d.control.len());
+    for poly in &d.polygons {
+        if let Some(k) = poly.control {
+            let Some(&byte) = d.control.get(k as usize) else {
+                return Err(ParseError::new(
+                    control_at,
+                    p,
+                    format!("textured polygon {k} has no control byte: the part has {nc}"),
+                ));
+            };
+            if (byte & 0x0F) as usize >= nf {
+                return Err(ParseError::new(
+                    control_at + k as usize,
+                    p,
+                    format!(
+                        "control byte {byte:#04x} names texture flag {}, the part has {nf}",
+                        byte & 0x0F
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }

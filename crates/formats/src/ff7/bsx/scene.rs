@@ -1065,6 +1065,47 @@ fn note_source(prim: &mut Primitive, poly: &Polygon, tri: u32) {
     }
 }
 
+/// The texture of VRAM page `key` as `look` shows it (a face page that blinks holds its
+/// open and shut eyes), added to the scene. → its name and texture.
+fn add_page(
+    scene: &mut Scene,
+    painter: &mut Painter,
+    look: Look,
+    key: PageKey,
+    semi_transparent: bool,
+) -> (String, u32) {
+    let t = scene.textures.len() as u32;
+    let semi = if semi_transparent {
+        ", semi-transparent"
+    } else {
+        ""
+    };
+    let name = format!(
+        "page ({}, {}) clut ({}, {}) {:?}{semi}",
+        key.page_x, key.page_y, key.clut_x, key.clut_y, key.depth
+    );
+    let (texels, blinking) = match look {
+        Look::FacePage(.., slot) if painter.blinks(slot) => {
+            // The open eyes above, the shut ones below: the blink moves down to them.
+            painter.blinking.push(scene.materials.len() as u32);
+            (
+                painter.blinking_page(key, semi_transparent, slot),
+                Some(slot),
+            )
+        }
+        _ => (painter.vram.page(key, semi_transparent), None),
+    };
+    scene.textures.push(Texture {
+        name: Some(name.clone()),
+        texels,
+        file: None,
+        nearest: true,
+        stand_in: false,
+    });
+    painter.pages.push((key, blinking));
+    (name, t)
+}
+
 fn material_for(scene: &mut Scene, painter: &mut Painter, look: Look) -> u32 {
     if let Some(&m) = painter.looks.get(&look) {
         return m;
@@ -1084,35 +1125,7 @@ fn material_for(scene: &mut Scene, painter: &mut Painter, look: Look) -> u32 {
     let (name, texture, blend) = match look {
         Look::Plain => ("vertex colours".to_string(), None, None),
         Look::Page(key, blend) | Look::FacePage(key, blend, _) => {
-            let t = scene.textures.len() as u32;
-            let semi = if blend.is_some() {
-                ", semi-transparent"
-            } else {
-                ""
-            };
-            let name = format!(
-                "page ({}, {}) clut ({}, {}) {:?}{semi}",
-                key.page_x, key.page_y, key.clut_x, key.clut_y, key.depth
-            );
-            let (texels, blinking) = match look {
-                Look::FacePage(.., slot) if painter.blinks(slot) => {
-                    // The open eyes above, the shut ones below: the blink moves down to them.
-                    painter.blinking.push(scene.materials.len() as u32);
-                    (
-                        painter.blinking_page(key, blend.is_some(), slot),
-                        Some(slot),
-                    )
-                }
-                _ => (painter.vram.page(key, blend.is_some()), None),
-            };
-            scene.textures.push(Texture {
-                name: Some(name.clone()),
-                texels,
-                file: None,
-                nearest: true,
-                stand_in: false,
-            });
-            painter.pages.push((key, blinking));
+            let (name, t) = add_page(scene, painter, look, key, blend.is_some());
             (name, Some(t), blend)
         }
         // Eyes and mouths come from FIELD.TDB: without it (or for a type no file uses), grey.

@@ -325,13 +325,9 @@ pub struct Cards {
     pub left_out: usize,
 }
 
-/// The cards of `map` from `vram`, the optional groups drawn as `states` says. A card's
-/// texels are those of the `composed` picture where its tile draws (so the blending rules
-/// are the console's, as composed), transparent elsewhere: the cards over the picture of
-/// the layers behind (1 and 3) give the composed picture back, and a model between two
-/// cards hides the farther.
-pub fn cards(map: &TileMap, vram: &Vram, composed: &Composed) -> Cards {
-    let states = &composed.states;
+/// Tile `t`'s texels (from page `key` of `vram`): the composed picture's colour where it
+/// draws, else transparent.
+fn card_texels(t: &Tile, key: PageKey, vram: &Vram, composed: &Composed) -> Vec<[u8; 4]> {
     let picture = &composed.picture;
     let shown = |x: i32, y: i32| -> Option<[u8; 4]> {
         let (px, py) = (x - composed.frame[0], y - composed.frame[1]);
@@ -344,6 +340,32 @@ pub fn cards(map: &TileMap, vram: &Vram, composed: &Composed) -> Cards {
             .get(at..at + 4)
             .map(|p| [p[0], p[1], p[2], 255])
     };
+    let side = t.side();
+    (0..side * side)
+        .map(|k| {
+            let (dx, dy) = (k % side, k / side);
+            let c = vram
+                .texel(
+                    key,
+                    (t.uv[0] as usize + dx) % 256,
+                    (t.uv[1] as usize + dy) % 256,
+                )
+                .colour;
+            if c == 0 {
+                return [0; 4];
+            }
+            shown(t.dst[0] as i32 + dx as i32, t.dst[1] as i32 + dy as i32).unwrap_or([0; 4])
+        })
+        .collect()
+}
+
+/// The cards of `map` from `vram`, the optional groups drawn as `states` says. A card's
+/// texels are those of the `composed` picture where its tile draws (so the blending rules
+/// are the console's, as composed), transparent elsewhere: the cards over the picture of
+/// the layers behind (1 and 3) give the composed picture back, and a model between two
+/// cards hides the farther.
+pub fn cards(map: &TileMap, vram: &Vram, composed: &Composed) -> Cards {
+    let states = &composed.states;
     let order: Vec<&Tile> = draw_order(map, [false, true, false, true], states)
         .into_iter()
         .filter(|t| t.page.is_some())
@@ -358,24 +380,8 @@ pub fn cards(map: &TileMap, vram: &Vram, composed: &Composed) -> Cards {
         let (key, _) = page_of(word, t.clut);
         let (cx, cy) = cells[k];
         let side = t.side();
-        // The tile's texels: the picture's colour where it draws, else transparent; then
-        // its cell, each texel of the border the nearest of the tile's.
-        let tile: Vec<[u8; 4]> = (0..side * side)
-            .map(|k| {
-                let (dx, dy) = (k % side, k / side);
-                let c = vram
-                    .texel(
-                        key,
-                        (t.uv[0] as usize + dx) % 256,
-                        (t.uv[1] as usize + dy) % 256,
-                    )
-                    .colour;
-                if c == 0 {
-                    return [0; 4];
-                }
-                shown(t.dst[0] as i32 + dx as i32, t.dst[1] as i32 + dy as i32).unwrap_or([0; 4])
-            })
-            .collect();
+        // Its cell, each texel of the border the nearest of the tile's.
+        let tile = card_texels(t, key, vram, composed);
         let pad = PAD;
         for y in 0..side + 2 * pad {
             let dy = y.clamp(pad, pad + side - 1) - pad;

@@ -140,6 +140,55 @@ fn view(
     found: &Diagnostics,
 ) -> InspectorView {
     let bytes = stored.bytes();
+    let mut rows = section_rows(d, bytes);
+    if let Ok(s) = &d.script {
+        script_rows(s, bytes, &mut rows);
+    }
+    if let Ok(w) = &d.walkmesh {
+        walkmesh_rows(w, &mut rows);
+    }
+    if let Ok(t) = &d.tile_map {
+        tile_map_rows(t, &mut rows);
+    }
+    if let Ok(c) = &d.camera {
+        camera_rows(c, &mut rows);
+        let tail = c.at + CAMERA..d.sections[3].end;
+        if !tail.is_empty() {
+            rows.push(row(
+                tail.start,
+                tail.end,
+                "unused",
+                "after the camera record".into(),
+                "not read by the engine's usual path (md1_1 repeats the rotation here)".into(),
+            ));
+        }
+    }
+    if let Ok(t) = &d.triggers {
+        trigger_rows(t, &mut rows);
+    }
+    if let Ok(tables) = &d.encounters {
+        encounter_rows(tables, &mut rows);
+    }
+    if let Ok(records) = &d.loader {
+        let bound = slot_actors(d, bytes, records.len());
+        loader_rows(records, bytes, d.sections[6].start, &bound, &mut rows);
+    }
+    let (mut v, _) = tree(
+        "field-dat",
+        rows,
+        bytes.len(),
+        bytes.len(),
+        stored.container(),
+    );
+    v.error = error;
+    v.diagnostics = found.kept.clone();
+    v.diagnostics_dropped = found.dropped;
+    v
+}
+
+/// The section table's row (each section's RAM address and where it starts) and a row for
+/// each section.
+fn section_rows(d: &DatFile, bytes: &[u8]) -> Vec<Pending> {
     let mut rows = vec![with(
         row(
             0,
@@ -177,95 +226,27 @@ fn view(
             count(r.len(), "byte"),
         ));
     }
-    if let Ok(s) = &d.script {
-        script_rows(s, bytes, &mut rows);
-    }
-    if let Ok(w) = &d.walkmesh {
-        walkmesh_rows(w, &mut rows);
-    }
-    if let Ok(t) = &d.tile_map {
-        tile_map_rows(t, &mut rows);
-    }
-    if let Ok(c) = &d.camera {
-        camera_rows(c, &mut rows);
-        let tail = c.at + CAMERA..d.sections[3].end;
-        if !tail.is_empty() {
-            rows.push(row(
-                tail.start,
-                tail.end,
-                "unused",
-                "after the camera record".into(),
-                "not read by the engine's usual path (md1_1 repeats the rotation here)".into(),
-            ));
-        }
-    }
-    if let Ok(t) = &d.triggers {
-        trigger_rows(t, &mut rows);
-    }
-    if let Ok(tables) = &d.encounters {
-        encounter_rows(tables, &mut rows);
-    }
-    if let Ok(records) = &d.loader {
-        // Each slot named by the actor the init binds to it (every variable 0).
-        let pass = init_pass(d, bytes, &[]);
-        let bound: Vec<Option<String>> = (0..records.len())
-            .map(|k| {
-                let p = pass.as_ref()?;
-                let a = p.entities.iter().position(|e| e.model == Some(k))?;
-                d.script
-                    .as_ref()
-                    .ok()
-                    .map(|s| actor_label(&s.actors[a].1, a))
-            })
-            .collect();
-        loader_rows(records, bytes, d.sections[6].start, &bound, &mut rows);
-    }
-    let (mut v, _) = tree(
-        "field-dat",
-        rows,
-        bytes.len(),
-        bytes.len(),
-        stored.container(),
-    );
-    v.error = error;
-    v.diagnostics = found.kept.clone();
-    v.diagnostics_dropped = found.dropped;
-    v
+    rows
+}
+
+/// The actor the init pass binds to each of the `slots` model slots (every variable 0), by
+/// its label.
+fn slot_actors(d: &DatFile, bytes: &[u8], slots: usize) -> Vec<Option<String>> {
+    let pass = init_pass(d, bytes, &[]);
+    (0..slots)
+        .map(|k| {
+            let p = pass.as_ref()?;
+            let a = p.entities.iter().position(|e| e.model == Some(k))?;
+            d.script
+                .as_ref()
+                .ok()
+                .map(|s| actor_label(&s.actors[a].1, a))
+        })
+        .collect()
 }
 
 fn script_rows(s: &ScriptSection, bytes: &[u8], rows: &mut Vec<Pending>) {
-    let at = s.range.start;
-    rows.push(with(
-        row(
-            at,
-            at + SCRIPT_HEADER,
-            "header",
-            "script header".into(),
-            format!(
-                "{} · {}, {} models, scale {}",
-                s.name,
-                count(s.actor_count as usize, "actor"),
-                s.model_count,
-                s.scale
-            ),
-        ),
-        vec![
-            f(
-                at,
-                2,
-                "u8 × 2 version",
-                format!("{}.{}", s.version[0], s.version[1]),
-            ),
-            f(at + 2, 1, "u8 actors", s.actor_count),
-            f(at + 3, 1, "u8 model slots", s.model_count),
-            f(at + 4, 2, "u16 dialogue offset", s.text_offset),
-            f(at + 6, 2, "u16 music blocks", s.akao_count),
-            f(at + 8, 2, "u16 scale (512 = 1.0)", s.scale),
-            f(at + 0x0A, 6, "zero", hex_of(&bytes[at + 0x0A..at + 0x10])),
-            f(at + 0x10, 8, "char[8] creator", &s.creator),
-            f(at + 0x18, 8, "char[8] field name", &s.name),
-        ],
-    ));
+    rows.push(script_header_row(s, bytes));
     if let (Some(first), Some(last)) = (s.actors.first(), s.actors.last()) {
         rows.push(with(
             row(
@@ -302,7 +283,53 @@ fn script_rows(s: &ScriptSection, bytes: &[u8], rows: &mut Vec<Pending>) {
     }
     script_table_rows(s, rows);
     script_code_rows(s, bytes, rows);
-    // The music blocks after the dialogue, kept as they are.
+    let music = music_rows(s, rows);
+    if let Some(dlg) = &s.dialogue {
+        let dialogue_end = music.first().copied().unwrap_or(s.range.end);
+        dialogue_rows(dlg, dialogue_end, rows);
+    }
+}
+
+/// The script header's row and fields.
+fn script_header_row(s: &ScriptSection, bytes: &[u8]) -> Pending {
+    let at = s.range.start;
+    with(
+        row(
+            at,
+            at + SCRIPT_HEADER,
+            "header",
+            "script header".into(),
+            format!(
+                "{} · {}, {} models, scale {}",
+                s.name,
+                count(s.actor_count as usize, "actor"),
+                s.model_count,
+                s.scale
+            ),
+        ),
+        vec![
+            f(
+                at,
+                2,
+                "u8 × 2 version",
+                format!("{}.{}", s.version[0], s.version[1]),
+            ),
+            f(at + 2, 1, "u8 actors", s.actor_count),
+            f(at + 3, 1, "u8 model slots", s.model_count),
+            f(at + 4, 2, "u16 dialogue offset", s.text_offset),
+            f(at + 6, 2, "u16 music blocks", s.akao_count),
+            f(at + 8, 2, "u16 scale (512 = 1.0)", s.scale),
+            f(at + 0x0A, 6, "zero", hex_of(&bytes[at + 0x0A..at + 0x10])),
+            f(at + 0x10, 8, "char[8] creator", &s.creator),
+            f(at + 0x18, 8, "char[8] field name", &s.name),
+        ],
+    )
+}
+
+/// The music blocks after the dialogue, kept as they are, a row each. → where each starts,
+/// in order.
+fn music_rows(s: &ScriptSection, rows: &mut Vec<Pending>) -> Vec<usize> {
+    let at = s.range.start;
     let mut music: Vec<usize> = s
         .akao
         .iter()
@@ -322,10 +349,7 @@ fn script_rows(s: &ScriptSection, bytes: &[u8], rows: &mut Vec<Pending>) {
         p.opaque = true;
         rows.push(p);
     }
-    if let Some(dlg) = &s.dialogue {
-        let dialogue_end = music.first().copied().unwrap_or(s.range.end);
-        dialogue_rows(dlg, dialogue_end, rows);
-    }
+    music
 }
 
 /// The script table: each actor's 32 entry points.
@@ -486,28 +510,8 @@ fn walkmesh_rows(w: &Walkmesh, rows: &mut Vec<Pending>) {
         "triangles".into(),
         count(n, "triangle"),
     ));
-    for (t, tri) in w.triangles.iter().enumerate() {
-        let at = w.triangle_at(t);
-        let [start, end] = w.triangle_bytes(t);
-        rows.push(with(
-            row(
-                start,
-                end,
-                "triangle",
-                format!("triangle {t}"),
-                format!("{:?} {:?} {:?}", tri[0], tri[1], tri[2]),
-            ),
-            (0..3)
-                .map(|v| {
-                    f(
-                        at + 8 * v,
-                        8,
-                        &format!("s16 × 4 vertex {} (x, y, z, pad)", ["A", "B", "C"][v]),
-                        format!("{:?}", tri[v]),
-                    )
-                })
-                .collect(),
-        ));
+    for t in 0..n {
+        rows.push(triangle_row(w, t));
     }
     rows.push(row(
         w.access_at(0),
@@ -526,34 +530,65 @@ fn walkmesh_rows(w: &Walkmesh, rows: &mut Vec<Pending>) {
         ));
     }
     for (t, a) in w.access.iter().enumerate() {
-        let at = w.access_at(t);
-        let side = |x: i16| {
-            if x < 0 {
-                "wall".to_string()
-            } else {
-                format!("triangle {x}")
-            }
-        };
-        rows.push(with(
-            row(
-                at,
-                at + 6,
-                "access",
-                format!("triangle {t}"),
-                format!("{} · {} · {}", side(a[0]), side(a[1]), side(a[2])),
-            ),
-            (0..3)
-                .map(|e| {
-                    f(
-                        at + 2 * e,
-                        2,
-                        &format!("s16 across {}", ["AB", "BC", "CA"][e]),
-                        a[e],
-                    )
-                })
-                .collect(),
-        ));
+        rows.push(access_row(w, t, a));
     }
+}
+
+/// Walkmesh triangle `t`'s row: its three vertices.
+fn triangle_row(w: &Walkmesh, t: usize) -> Pending {
+    let tri = &w.triangles[t];
+    let at = w.triangle_at(t);
+    let [start, end] = w.triangle_bytes(t);
+    with(
+        row(
+            start,
+            end,
+            "triangle",
+            format!("triangle {t}"),
+            format!("{:?} {:?} {:?}", tri[0], tri[1], tri[2]),
+        ),
+        (0..3)
+            .map(|v| {
+                f(
+                    at + 8 * v,
+                    8,
+                    &format!("s16 × 4 vertex {} (x, y, z, pad)", ["A", "B", "C"][v]),
+                    format!("{:?}", tri[v]),
+                )
+            })
+            .collect(),
+    )
+}
+
+/// Walkmesh triangle `t`'s access record `a`: the triangle across each edge, or a wall.
+fn access_row(w: &Walkmesh, t: usize, a: &[i16; 3]) -> Pending {
+    let at = w.access_at(t);
+    let side = |x: i16| {
+        if x < 0 {
+            "wall".to_string()
+        } else {
+            format!("triangle {x}")
+        }
+    };
+    with(
+        row(
+            at,
+            at + 6,
+            "access",
+            format!("triangle {t}"),
+            format!("{} · {} · {}", side(a[0]), side(a[1]), side(a[2])),
+        ),
+        (0..3)
+            .map(|e| {
+                f(
+                    at + 2 * e,
+                    2,
+                    &format!("s16 across {}", ["AB", "BC", "CA"][e]),
+                    a[e],
+                )
+            })
+            .collect(),
+    )
 }
 
 /// An opcode's argument bytes in hex.
@@ -1079,37 +1114,10 @@ fn field_json(
     let entities: Vec<serde_json::Value> = script.map_or(Vec::new(), |s| {
         s.actors.iter().enumerate().map(|(k, (_, name))| serde_json::json!({"index": k, "name": name, "model": pass.as_ref().and_then(|p| p.entities[k].model)})).collect()
     });
-    let models: Vec<serde_json::Value> = d.loader.as_ref().map_or(Vec::new(), |slots| {
-        slots
-            .iter()
-            .enumerate()
-            .map(|(k, slot)| {
-                let found = pass.as_ref().and_then(|p| {
-                    p.entities
-                        .iter()
-                        .enumerate()
-                        .find(|(_, e)| e.model == Some(k))
-                });
-                let (entity, e) = match found {
-                    Some((a, e)) => (Some(name_of(a)), e.clone()),
-                    None => (None, init::Entity::default()),
-                };
-                // The party leader comes in by an entrance, unless init locked the controls.
-                let leader = e.character == Some(init::LEADER)
-                    && !pass.as_ref().is_some_and(|p| p.control_locked);
-                serde_json::json!({
-                    "model": k,
-                    "entity": entity,
-                    "character": character_name(slot.global),
-                    "position": if leader { None } else { e.position },
-                    "triangle": if leader { None } else { e.triangle },
-                    "direction": e.direction,
-                    "visible": e.visible,
-                    "animation": e.animation,
-                })
-            })
-            .collect()
-    });
+    let models = d
+        .loader
+        .as_ref()
+        .map_or(Vec::new(), |slots| models_json(slots, pass, &name_of));
     // An init that never reached its RET (a loop, code that runs out) was stopped: said.
     let stopped: Vec<serde_json::Value> = pass.as_ref().map_or(Vec::new(), |p| {
         p.stopped
@@ -1120,17 +1128,7 @@ fn field_json(
     let branches: Vec<serde_json::Value> = pass.as_ref().map_or(Vec::new(), |p| {
         p.branches.iter().map(|b| serde_json::json!({"entity": name_of(b.actor), "at": b.at, "test": b.test, "taken": b.taken})).collect()
     });
-    let walkmesh = d.walkmesh.as_ref().ok().map(|w| {
-        let mut lo = [i16::MAX; 3];
-        let mut hi = [i16::MIN; 3];
-        for v in w.triangles.iter().flatten() {
-            for c in 0..3 {
-                lo[c] = lo[c].min(v[c]);
-                hi[c] = hi[c].max(v[c]);
-            }
-        }
-        serde_json::json!({"triangles": w.triangles.len(), "bounds": if w.triangles.is_empty() { serde_json::Value::Null } else { serde_json::json!([lo, hi]) }})
-    });
+    let walkmesh = d.walkmesh.as_ref().ok().map(walkmesh_json);
     let camera = d.camera.as_ref().ok().map(|c| {
         let r = c.matrix();
         serde_json::json!({"position": c.position(), "axis": r[2], "projection": c.projection})
@@ -1152,6 +1150,57 @@ fn field_json(
         "gateways": gateways,
         "state": state,
     })
+}
+
+/// `info --json`'s "models": each model slot, where the init pass puts its entity (the party
+/// leader, who comes in by an entrance, nowhere), facing its way, shown or not, playing what.
+fn models_json(
+    slots: &[LoaderRecord],
+    pass: Option<&init::InitPass>,
+    name_of: &dyn Fn(usize) -> String,
+) -> Vec<serde_json::Value> {
+    slots
+        .iter()
+        .enumerate()
+        .map(|(k, slot)| {
+            let found = pass.as_ref().and_then(|p| {
+                p.entities
+                    .iter()
+                    .enumerate()
+                    .find(|(_, e)| e.model == Some(k))
+            });
+            let (entity, e) = match found {
+                Some((a, e)) => (Some(name_of(a)), e.clone()),
+                None => (None, init::Entity::default()),
+            };
+            // The party leader comes in by an entrance, unless init locked the controls.
+            let leader = e.character == Some(init::LEADER)
+                && !pass.as_ref().is_some_and(|p| p.control_locked);
+            serde_json::json!({
+                "model": k,
+                "entity": entity,
+                "character": character_name(slot.global),
+                "position": if leader { None } else { e.position },
+                "triangle": if leader { None } else { e.triangle },
+                "direction": e.direction,
+                "visible": e.visible,
+                "animation": e.animation,
+            })
+        })
+        .collect()
+}
+
+/// `info --json`'s "walkmesh": its triangles and the box around them.
+fn walkmesh_json(w: &Walkmesh) -> serde_json::Value {
+    let mut lo = [i16::MAX; 3];
+    let mut hi = [i16::MIN; 3];
+    for v in w.triangles.iter().flatten() {
+        for c in 0..3 {
+            lo[c] = lo[c].min(v[c]);
+            hi[c] = hi[c].max(v[c]);
+        }
+    }
+    serde_json::json!({"triangles": w.triangles.len(), "bounds": if w.triangles.is_empty() { serde_json::Value::Null } else { serde_json::json!([lo, hi]) }})
 }
 
 fn tile_map_rows(t: &TileMap, rows: &mut Vec<Pending>) {
@@ -1308,6 +1357,45 @@ fn tile_block_rows(t: &TileMap, rows: &mut Vec<Pending>) {
     ));
 }
 
+/// The fields a tile's layer adds to the first three: layer 2's page word, depth, param and
+/// state; layers 3 and 4's param and state.
+fn tile_layer_fields(t: &Tile) -> Vec<FieldRow> {
+    let at = t.at;
+    match t.layer {
+        0 => Vec::new(),
+        1 => vec![
+            f(
+                at + 8,
+                2,
+                "u16 texture-page word",
+                format!("{:#06x}", t.page.unwrap_or(0)),
+            ),
+            f(
+                at + 10,
+                2,
+                "u16 depth (larger is farther)",
+                t.id.unwrap_or(0),
+            ),
+            f(
+                at + 12,
+                1,
+                "u8 param (bit 7 semi-transparent, group)",
+                t.param,
+            ),
+            f(at + 13, 1, "u8 state bit", t.state),
+        ],
+        _ => vec![
+            f(
+                at + 8,
+                1,
+                "u8 param (bit 7 semi-transparent, group)",
+                t.param,
+            ),
+            f(at + 9, 1, "u8 state bit", t.state),
+        ],
+    }
+}
+
 fn tile_row(i: usize, t: &Tile) -> Pending {
     let at = t.at;
     let mut fields = vec![
@@ -1339,39 +1427,9 @@ fn tile_row(i: usize, t: &Tile) -> Pending {
         "at ({}, {}), texels ({}, {})",
         t.dst[0], t.dst[1], t.uv[0], t.uv[1]
     );
-    match t.layer {
-        0 => {}
-        1 => {
-            fields.push(f(
-                at + 8,
-                2,
-                "u16 texture-page word",
-                format!("{:#06x}", t.page.unwrap_or(0)),
-            ));
-            fields.push(f(
-                at + 10,
-                2,
-                "u16 depth (larger is farther)",
-                t.id.unwrap_or(0),
-            ));
-            fields.push(f(
-                at + 12,
-                1,
-                "u8 param (bit 7 semi-transparent, group)",
-                t.param,
-            ));
-            fields.push(f(at + 13, 1, "u8 state bit", t.state));
-            summary += &format!(", depth {}", t.id.unwrap_or(0));
-        }
-        _ => {
-            fields.push(f(
-                at + 8,
-                1,
-                "u8 param (bit 7 semi-transparent, group)",
-                t.param,
-            ));
-            fields.push(f(at + 9, 1, "u8 state bit", t.state));
-        }
+    fields.extend(tile_layer_fields(t));
+    if t.layer == 1 {
+        summary += &format!(", depth {}", t.id.unwrap_or(0));
     }
     if t.group() != 0 {
         summary += &format!(", group {} state {}", t.group(), t.state);

@@ -91,6 +91,50 @@ pub fn starts_like_a_field(b: &[u8]) -> bool {
     words[0] == BASE + HEADER as u32 && words.windows(2).all(|w| w[0] <= w[1])
 }
 
+/// Where each of the seven sections starts, by the section table (a file at least HEADER
+/// bytes long), and where each that starts past the end would (those start at the end).
+/// An error for a pointer that is not in the file, or out of order.
+fn section_starts(bytes: &[u8]) -> Result<([usize; 7], [Option<usize>; 7]), ParseError> {
+    let mut starts = [0usize; 7];
+    let mut past = [None; 7];
+    for k in 0..7 {
+        let ptr = u32_at(bytes, 4 * k);
+        let mut at = ptr.wrapping_sub(BASE) as usize;
+        if ptr >= BASE && at > bytes.len() {
+            past[k] = Some(at);
+            at = bytes.len();
+        }
+        if ptr < BASE || at < HEADER {
+            return Err(ParseError::new(
+                4 * k,
+                "",
+                format!(
+                    "section {} ({}) pointer {ptr:#010x}: expected an address from {:#010x} to {:#010x} (the file loaded at {BASE:#010x})",
+                    k + 1,
+                    SECTION_NAMES[k],
+                    BASE + HEADER as u32,
+                    BASE as usize + bytes.len()
+                ),
+            ));
+        }
+        if k > 0 && at < starts[k - 1] {
+            return Err(ParseError::new(
+                4 * k,
+                "",
+                format!(
+                    "section {} ({}) starts at byte {at}, before section {} at {}: expected them in order",
+                    k + 1,
+                    SECTION_NAMES[k],
+                    k,
+                    starts[k - 1]
+                ),
+            ));
+        }
+        starts[k] = at;
+    }
+    Ok((starts, past))
+}
+
 impl DatFile {
     /// The section table, then each section. An error here is the table's: a pointer that
     /// is not in the file, or out of order.
@@ -105,45 +149,9 @@ impl DatFile {
                 ),
             ));
         }
-        let mut starts = [0usize; 7];
         // Sections that start past the end (a file cut short): each an error of its own at
         // the end, the sections before still read.
-        let mut past = [None; 7];
-        for k in 0..7 {
-            let ptr = u32_at(bytes, 4 * k);
-            let mut at = ptr.wrapping_sub(BASE) as usize;
-            if ptr >= BASE && at > bytes.len() {
-                past[k] = Some(at);
-                at = bytes.len();
-            }
-            if ptr < BASE || at < HEADER {
-                return Err(ParseError::new(
-                    4 * k,
-                    "",
-                    format!(
-                        "section {} ({}) pointer {ptr:#010x}: expected an address from {:#010x} to {:#010x} (the file loaded at {BASE:#010x})",
-                        k + 1,
-                        SECTION_NAMES[k],
-                        BASE + HEADER as u32,
-                        BASE as usize + bytes.len()
-                    ),
-                ));
-            }
-            if k > 0 && at < starts[k - 1] {
-                return Err(ParseError::new(
-                    4 * k,
-                    "",
-                    format!(
-                        "section {} ({}) starts at byte {at}, before section {} at {}: expected them in order",
-                        k + 1,
-                        SECTION_NAMES[k],
-                        k,
-                        starts[k - 1]
-                    ),
-                ));
-            }
-            starts[k] = at;
-        }
+        let (starts, past) = section_starts(bytes)?;
         let sections: [Range<usize>; 7] =
             std::array::from_fn(|k| starts[k]..if k < 6 { starts[k + 1] } else { bytes.len() });
         let at = |k: usize| &sections[k];
@@ -235,6 +243,22 @@ impl DatFile {
                 4 + records.len() * LOADER_RECORD,
                 format!("its size, count and {} model records", records.len()),
             ));
+        }
+        said.extend(self.word_findings(b));
+        let mut found = Diagnostics::default();
+        for (at, k, message) in said {
+            found.add(at, || SECTION_NAMES[k].to_string(), || message);
+        }
+        found
+    }
+
+    /// Where words of the file disagree with what else it says: the loader's size word with
+    /// its section, the camera's copy of its last rotation entry with that entry, a tile-map
+    /// block with its records' size. (byte, section, what is wrong)
+    fn word_findings(&self, b: &[u8]) -> Vec<(usize, usize, String)> {
+        let mut said = Vec::new();
+        if self.loader.is_ok() {
+            let s = self.sections[6].start;
             let declared = u16_at(b, s) as usize;
             if declared != self.sections[6].len() {
                 said.push((
@@ -270,11 +294,7 @@ impl DatFile {
                 }
             }
         }
-        let mut found = Diagnostics::default();
-        for (at, k, message) in said {
-            found.add(at, || SECTION_NAMES[k].to_string(), || message);
-        }
-        found
+        said
     }
 
     /// The first section that could not be read, with why.
@@ -383,18 +403,7 @@ impl ScriptSection {
                 "the header, {actor_count} actor names, {akao_count} music offsets and the script table"
             ),
         )?;
-        let text_at = s + text_offset as usize;
-        if text_at < code_from || text_at > range.end {
-            return Err(section_error(
-                0,
-                s + 4,
-                format!(
-                    "dialogue offset {text_offset}: expected one from {} (after the script table) to {} (the section's end)",
-                    code_from - s,
-                    range.len()
-                ),
-            ));
-        }
+        let text_at = dialogue_start(&range, text_offset, code_from)?;
         let actors = (0..actor_count as usize)
             .map(|k| {
                 let at = names_at + 8 * k;
@@ -408,19 +417,7 @@ impl ScriptSection {
             .map(|a| std::array::from_fn(|k| u16_at(b, table_at + 2 * (a * SCRIPTS_PER_ACTOR + k))))
             .collect();
         let starts = entry_points(&table, s, code_from, text_at, table_at)?;
-        let scripts = (0..starts.len())
-            .map(|i| {
-                let from = starts[i].0;
-                let to = starts.get(i + 1).map_or(text_at, |n| n.0);
-                let (ops, overrun) = walk(&b[from..to], from);
-                ScriptCode {
-                    range: from..to,
-                    entries: starts[i].1.clone(),
-                    ops,
-                    overrun,
-                }
-            })
-            .collect();
+        let scripts = script_codes(b, &starts, text_at);
         let dialogue = (text_at < range.end).then(|| Dialogue::parse(b, text_at, range.end));
         Ok(ScriptSection {
             version,
@@ -748,6 +745,47 @@ pub struct EncounterTable {
     pub battles: [(u16, u8); 10],
     /// The last two bytes.
     pub pad: [u8; 2],
+}
+
+/// Where the dialogue starts, `text_offset` bytes into the script section `range`: an
+/// error unless it is after the script table (ending at `code_from`) and in the section.
+fn dialogue_start(
+    range: &Range<usize>,
+    text_offset: u16,
+    code_from: usize,
+) -> Result<usize, ParseError> {
+    let s = range.start;
+    let text_at = s + text_offset as usize;
+    if text_at < code_from || text_at > range.end {
+        return Err(section_error(
+            0,
+            s + 4,
+            format!(
+                "dialogue offset {text_offset}: expected one from {} (after the script table) to {} (the section's end)",
+                code_from - s,
+                range.len()
+            ),
+        ));
+    }
+    Ok(text_at)
+}
+
+/// The scripts' code between their entry points (`starts`: where each starts and the entries
+/// that lead there, in order), the last up to the dialogue at `text_at`, each walked.
+fn script_codes(b: &[u8], starts: &[EntryPoint], text_at: usize) -> Vec<ScriptCode> {
+    (0..starts.len())
+        .map(|i| {
+            let from = starts[i].0;
+            let to = starts.get(i + 1).map_or(text_at, |n| n.0);
+            let (ops, overrun) = walk(&b[from..to], from);
+            ScriptCode {
+                range: from..to,
+                entries: starts[i].1.clone(),
+                ops,
+                overrun,
+            }
+        })
+        .collect()
 }
 
 fn parse_encounters(b: &[u8], range: Range<usize>) -> Result<[EncounterTable; 2], ParseError> {

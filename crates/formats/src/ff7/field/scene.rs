@@ -7,10 +7,10 @@
 
 use super::entrances::Entrance;
 use super::init::{self, Entity, InitPass};
-use super::raw::{DatFile, LoaderRecord, Walkmesh, TRIANGLE};
+use super::raw::{DatFile, Gateway, LoaderRecord, Walkmesh, TRIANGLE};
 use crate::scene::{
-    Choice, ChoiceOption, Clip, Material, Mesh, Node, Primitive, RecordBytes, Scene, SourceRun,
-    Surface, Target, Track, Transform,
+    Choice, ChoiceOption, Clip, Material, MaterialId, Mesh, Node, NodeId, Primitive, RecordBytes,
+    Scene, SourceRun, Surface, Target, Track, Transform,
 };
 
 /// The layer of the models the engine hides (party members other than the leader, and
@@ -80,11 +80,31 @@ pub fn build(
             .map_or(Vec::new(), |l| l.iter().map(LoaderRecord::bytes).collect());
         place_models(&mut scene, root, w, pass, &slots, names, entrances);
     }
-    let parts = [
-        (floor_primitive(w, &locked, floor), 0),
-        (outline_primitive(w, outline), 1),
-    ];
-    for (prim, k) in parts {
+    add_walkmesh(
+        &mut scene,
+        root,
+        &layers,
+        [
+            floor_primitive(w, &locked, floor),
+            outline_primitive(w, outline),
+        ],
+    );
+    if let Ok(t) = &d.triggers {
+        add_gateways(
+            &mut scene,
+            root,
+            layers[2],
+            &t.gateways,
+            centre_of(w),
+            gateway,
+        );
+    }
+    Some(scene)
+}
+
+/// The walkmesh's floor and outline (`parts`), each a node under `root` on its layer.
+fn add_walkmesh(scene: &mut Scene, root: NodeId, layers: &[u32], parts: [Primitive; 2]) {
+    for (k, prim) in parts.into_iter().enumerate() {
         let mesh = scene.add_mesh(Mesh {
             name: Some(LAYERS[k].into()),
             primitives: vec![prim],
@@ -99,42 +119,49 @@ pub fn build(
             },
         );
     }
-    if let Ok(t) = &d.triggers {
-        // Each gateway a node of its own, named by where it leads (an export lists them).
-        let centre = centre_of(w);
-        let group = (!t.gateways.is_empty()).then(|| {
-            scene.add_node(
-                Some(root),
-                Node {
-                    name: Some("gateways".into()),
-                    layer: Some(layers[2]),
-                    ..Default::default()
-                },
-            )
-        });
-        for (g, parent) in t.gateways.iter().zip(std::iter::repeat(group).flatten()) {
-            let mut prim = Primitive {
-                material: gateway,
+}
+
+/// Each gateway a node of its own under a "gateways" node on `layer`, named by where it
+/// leads (an export lists them), an arrow pointing out from the walkmesh's `centre`.
+fn add_gateways(
+    scene: &mut Scene,
+    root: NodeId,
+    layer: u32,
+    gateways: &[Gateway],
+    centre: [f32; 2],
+    gateway: Option<MaterialId>,
+) {
+    let group = (!gateways.is_empty()).then(|| {
+        scene.add_node(
+            Some(root),
+            Node {
+                name: Some("gateways".into()),
+                layer: Some(layer),
                 ..Default::default()
-            };
-            line_with_arrow(&mut prim, g.line.map(|p| p.map(|c| c as f32)), centre);
-            let name = format!("gateway to map {}", g.map);
-            let mesh = scene.add_mesh(Mesh {
-                name: Some(name.clone()),
-                primitives: vec![prim],
-            });
-            scene.add_node(
-                Some(parent),
-                Node {
-                    name: Some(name),
-                    mesh: Some(mesh),
-                    layer: Some(layers[2]),
-                    ..Default::default()
-                },
-            );
-        }
+            },
+        )
+    });
+    for (g, parent) in gateways.iter().zip(std::iter::repeat(group).flatten()) {
+        let mut prim = Primitive {
+            material: gateway,
+            ..Default::default()
+        };
+        line_with_arrow(&mut prim, g.line.map(|p| p.map(|c| c as f32)), centre);
+        let name = format!("gateway to map {}", g.map);
+        let mesh = scene.add_mesh(Mesh {
+            name: Some(name.clone()),
+            primitives: vec![prim],
+        });
+        scene.add_node(
+            Some(parent),
+            Node {
+                name: Some(name),
+                mesh: Some(mesh),
+                layer: Some(layer),
+                ..Default::default()
+            },
+        );
     }
-    Some(scene)
 }
 
 fn vertex(v: [i16; 3]) -> [f32; 3] {

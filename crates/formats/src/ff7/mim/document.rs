@@ -219,13 +219,19 @@ fn overview(m: &MimFile, bytes: &[u8]) -> Overview {
             }),
         ));
     }
+    stacked(&parts)
+}
+
+/// `parts` drawn one above the other, each a region of the picture, with the numbers and
+/// colour words of their texels.
+fn stacked(parts: &[Part]) -> Overview {
     let width = parts.iter().map(|p| p.1).max().unwrap_or(1).max(1);
     let height = parts.iter().map(|p| p.2).sum::<usize>().max(1);
     let mut rgba_out = vec![0u8; width * height * 4];
     let (mut numbers, mut words) = (vec![0u16; width * height], vec![0u16; width * height]);
     let mut regions = Vec::new();
     let mut top = 0;
-    for (label, w, h, texel) in &parts {
+    for (label, w, h, texel) in parts {
         for y in 0..*h {
             for x in 0..*w {
                 let (n, c) = texel(x, y);

@@ -100,6 +100,83 @@ impl Records {
         });
     }
 
+    /// The file's header: its record and fields.
+    fn header(&mut self, t: &TimFile) {
+        let header = self.push(
+            0,
+            HEADER,
+            None,
+            "header",
+            "TIM header".into(),
+            format!(
+                "{} bits a texel{}",
+                t.depth.bits(),
+                if t.clut.is_some() {
+                    ", with a CLUT"
+                } else {
+                    ""
+                }
+            ),
+        );
+        self.field(header, 0, 4, "u32 tag (0x10, version 0)", "0x10".into());
+        self.field(
+            header,
+            4,
+            4,
+            "u32 flags: bits 0–1 depth, bit 3 CLUT",
+            format!(
+                "{:#x}: {} bits{}",
+                t.flags,
+                t.depth.bits(),
+                if t.clut.is_some() { ", CLUT" } else { "" }
+            ),
+        );
+        self.spans.push((0, HEADER, ByteClass::Framing));
+    }
+
+    /// The CLUT's block and a record of each palette row, with its first colour words.
+    fn clut(&mut self, c: &Block, bytes: &[u8]) {
+        let block = self.block(
+            c,
+            "CLUT",
+            format!(
+                "{} of {}",
+                count(c.height, "palette row"),
+                count(c.width, "colour")
+            ),
+        );
+        let mut listed = 0;
+        for row in 0..c.height as usize {
+            let at = c.offset + BLOCK_HEADER + row * 2 * c.width as usize;
+            let record = self.push(
+                at,
+                at + 2 * c.width as usize,
+                Some(block),
+                "palette",
+                format!("palette row {row}"),
+                if row == 0 {
+                    "the one the picture is drawn with".into()
+                } else {
+                    String::new()
+                },
+            );
+            for k in 0..c.width as usize {
+                if listed == MAX_COLOUR_FIELDS {
+                    break;
+                }
+                let word = u16::from_le_bytes([bytes[at + 2 * k], bytes[at + 2 * k + 1]]);
+                self.field(
+                    record,
+                    at + 2 * k,
+                    2,
+                    "colour word (5 bits a channel, bit 15 STP)",
+                    format!("{k}: {word:#06x}"),
+                );
+                listed += 1;
+            }
+        }
+    }
+
     /// A block: its record, its header's record and fields, and a record for its halfwords.
     fn block(&mut self, b: &Block, what: &str, summary: String) -> u32 {
         let block = self.push(
@@ -155,77 +232,9 @@ impl TimDocument {
         view.diagnostics_dropped = self.diagnostics_dropped;
         let Some(t) = &self.parsed else { return view };
         let mut r = Records::default();
-        let header = r.push(
-            0,
-            HEADER,
-            None,
-            "header",
-            "TIM header".into(),
-            format!(
-                "{} bits a texel{}",
-                t.depth.bits(),
-                if t.clut.is_some() {
-                    ", with a CLUT"
-                } else {
-                    ""
-                }
-            ),
-        );
-        r.field(header, 0, 4, "u32 tag (0x10, version 0)", "0x10".into());
-        r.field(
-            header,
-            4,
-            4,
-            "u32 flags: bits 0–1 depth, bit 3 CLUT",
-            format!(
-                "{:#x}: {} bits{}",
-                t.flags,
-                t.depth.bits(),
-                if t.clut.is_some() { ", CLUT" } else { "" }
-            ),
-        );
-        r.spans.push((0, HEADER, ByteClass::Framing));
+        r.header(t);
         if let Some(c) = &t.clut {
-            let block = r.block(
-                c,
-                "CLUT",
-                format!(
-                    "{} of {}",
-                    count(c.height, "palette row"),
-                    count(c.width, "colour")
-                ),
-            );
-            let mut listed = 0;
-            for row in 0..c.height as usize {
-                let at = c.offset + BLOCK_HEADER + row * 2 * c.width as usize;
-                let record = r.push(
-                    at,
-                    at + 2 * c.width as usize,
-                    Some(block),
-                    "palette",
-                    format!("palette row {row}"),
-                    if row == 0 {
-                        "the one the picture is drawn with".into()
-                    } else {
-                        String::new()
-                    },
-                );
-                for k in 0..c.width as usize {
-                    if listed == MAX_COLOUR_FIELDS {
-                        break;
-                    }
-                    let word =
-                        u16::from_le_bytes([self.bytes[at + 2 * k], self.bytes[at + 2 * k + 1]]);
-                    r.field(
-                        record,
-                        at + 2 * k,
-                        2,
-                        "colour word (5 bits a channel, bit 15 STP)",
-                        format!("{k}: {word:#06x}"),
-                    );
-                    listed += 1;
-                }
-            }
+            r.clut(c, &self.bytes);
         }
         let image = r.block(
             &t.image,

@@ -923,34 +923,8 @@ impl Builder<'_, '_> {
                     }
                 }
             }
-            PrimitiveKind::TriStrip => {
-                let whole = SourceRun {
-                    first: 0,
-                    record: at.bytes(),
-                    start: 0,
-                    face_len: 0,
-                    tris_per_face: 0,
-                };
-                for k in 0..n.saturating_sub(2) {
-                    let t = if k % 2 == 0 {
-                        [k, k + 1, k + 2]
-                    } else {
-                        [k + 1, k, k + 2]
-                    };
-                    push_face(&mut prim, &[t], whole, &bad_vertex);
-                }
-            }
-            PrimitiveKind::Polygon | PrimitiveKind::PolyStrip => {
-                let whole = SourceRun {
-                    first: 0,
-                    record: at.bytes(),
-                    start: 0,
-                    face_len: 0,
-                    tris_per_face: 0,
-                };
-                for k in 1..n.saturating_sub(1) {
-                    push_face(&mut prim, &[[0, k, k + 1]], whole, &bad_vertex);
-                }
+            PrimitiveKind::TriStrip | PrimitiveKind::Polygon | PrimitiveKind::PolyStrip => {
+                whole_record_triangles(&mut prim, at, n, &bad_vertex)
             }
         }
         // The arrays are counted once they exist: a primitive is never larger than a few times
@@ -1132,40 +1106,32 @@ impl Builder<'_, '_> {
         let largest = indices.iter().fold(0u32, |m, &i| m.max(i as u32));
         if bad.is_empty() && largest < n && n <= i32::MAX as u32 {
             // Every index valid and every vertex finite, the usual case: fan without checks.
-            if !indices.is_empty() {
-                let first = prim.triangles.len() as u32;
-                prim.triangle_sources.push(SourceRun {
-                    first,
-                    record: c.bytes(),
-                    start: c.payload_offset + 1,
-                    face_len: face_bytes as u32,
-                    tris_per_face: ppf as u32 - 2,
-                });
-            }
-            if ppf == 4 {
-                // Quads, by far the most common face: two triangles each.
-                prim.triangles.extend(indices.chunks_exact(4).flat_map(|q| {
-                    let q = [q[0] as u32, q[1] as u32, q[2] as u32, q[3] as u32];
-                    [[q[0], q[1], q[2]], [q[0], q[2], q[3]]]
-                }));
-            } else {
-                for face in indices.chunks_exact(ppf as usize) {
-                    prim.triangles.extend(
-                        (1..face.len() - 1)
-                            .map(|k| [face[0] as u32, face[k] as u32, face[k + 1] as u32]),
-                    );
-                }
-            }
-            prim.connectivity.push(Connectivity::Faces {
-                points_per_face: ppf,
-                indices,
-            });
-            return;
+            fan_unchecked(prim, c, &indices, ppf);
+        } else {
+            self.fan_checked(prim, c, &indices, ppf, n, bad);
         }
+        prim.connectivity.push(Connectivity::Faces {
+            points_per_face: ppf,
+            indices,
+        });
+    }
+
+    /// `ppf`-point faces fanned into triangles, each face checked: one with an index out of
+    /// `n` is left out with a diagnostic, triangles on `bad` vertices are dropped.
+    fn fan_checked(
+        &mut self,
+        prim: &mut Primitive,
+        c: &Chunk,
+        indices: &[i32],
+        ppf: u8,
+        n: u32,
+        bad: &[bool],
+    ) {
+        let face_bytes = ppf as usize * 4;
         let mut fan: Vec<[u32; 3]> = Vec::with_capacity(ppf as usize - 2);
         for (f, face) in indices.chunks_exact(ppf as usize).enumerate() {
             let start = c.payload_offset + 1 + f * face_bytes;
-            if self.face_in_range(face, n, start, at) {
+            if self.face_in_range(face, n, start, c.index) {
                 fan.clear();
                 fan.extend(
                     (1..face.len() - 1)
@@ -1185,10 +1151,6 @@ impl Builder<'_, '_> {
                 );
             }
         }
-        prim.connectivity.push(Connectivity::Faces {
-            points_per_face: ppf,
-            indices,
-        });
     }
 
     /// Whether every index of a face is in range; a diagnostic at the first one that is not.
@@ -1457,4 +1419,59 @@ fn push_face(prim: &mut Primitive, triangles: &[[u32; 3]], source: SourceRun, ba
         });
     }
     prim.triangles.extend(triangles.iter().filter(keep));
+}
+
+/// `ppf`-point faces whose indices are all valid fanned into triangles without checks (the
+/// usual case, and a large model's hot loop), as one run of faces.
+fn fan_unchecked(prim: &mut Primitive, c: &Chunk, indices: &[i32], ppf: u8) {
+    if !indices.is_empty() {
+        let first = prim.triangles.len() as u32;
+        prim.triangle_sources.push(SourceRun {
+            first,
+            record: c.bytes(),
+            start: c.payload_offset + 1,
+            face_len: ppf as u32 * 4,
+            tris_per_face: ppf as u32 - 2,
+        });
+    }
+    if ppf == 4 {
+        // Quads, by far the most common face: two triangles each.
+        prim.triangles.extend(indices.chunks_exact(4).flat_map(|q| {
+            let q = [q[0] as u32, q[1] as u32, q[2] as u32, q[3] as u32];
+            [[q[0], q[1], q[2]], [q[0], q[2], q[3]]]
+        }));
+    } else {
+        for face in indices.chunks_exact(ppf as usize) {
+            prim.triangles.extend(
+                (1..face.len() - 1).map(|k| [face[0] as u32, face[k] as u32, face[k + 1] as u32]),
+            );
+        }
+    }
+}
+
+/// The triangles of a strip or polygon of `n` vertices (a triangle strip's alternate in
+/// winding; a polygon's and a poly strip's fan from the first vertex), every one from the
+/// whole record `at`; those on `bad` vertices dropped.
+fn whole_record_triangles(prim: &mut Primitive, at: &Chunk, n: u32, bad: &[bool]) {
+    let whole = SourceRun {
+        first: 0,
+        record: at.bytes(),
+        start: 0,
+        face_len: 0,
+        tris_per_face: 0,
+    };
+    if prim.kind == PrimitiveKind::TriStrip {
+        for k in 0..n.saturating_sub(2) {
+            let t = if k % 2 == 0 {
+                [k, k + 1, k + 2]
+            } else {
+                [k + 1, k, k + 2]
+            };
+            push_face(prim, &[t], whole, bad);
+        }
+    } else {
+        for k in 1..n.saturating_sub(1) {
+            push_face(prim, &[[0, k, k + 1]], whole, bad);
+        }
+    }
 }

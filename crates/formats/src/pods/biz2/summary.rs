@@ -5,7 +5,7 @@
 use super::materials::{MaterialResolution, TextureStatus};
 use super::scene::BLINK_PERIOD;
 use super::special::Words;
-use super::{Biz2File, ChunkTree, DeclaredBounds, FileKind, MaterialRef};
+use super::{Biz2File, ChunkTree, DeclaredBounds, FileKind, MaterialRef, Object};
 use crate::inspect::Coverage;
 use crate::words::{count_as, count_len};
 use crate::{Diagnostic, InfoRow};
@@ -135,43 +135,8 @@ pub struct Info {
 pub fn summarize(tree: &ChunkTree<'_>, file: &Biz2File) -> Info {
     let bytes = tree.bytes;
     let [w1, w2, w4] = tree.length_widths();
-    let lod0 = || file.objects.iter().filter_map(|o| o.lods.first());
-    // Each primitive's box was taken while it was decoded (a big model's positions would
-    // otherwise all be read again).
-    let bounds = lod0()
-        .flat_map(|l| l.primitives())
-        .filter_map(|p| p.bounds)
-        .reduce(|a, b| {
-            let (lo, hi) = (
-                glam::Vec3::from(a[0]).min(b[0].into()),
-                glam::Vec3::from(a[1]).max(b[1].into()),
-            );
-            [lo.into(), hi.into()]
-        });
-    let bounds = bounds.map(|[min, max]| BoundsInfo { min, max });
-    let patches = || {
-        file.objects
-            .iter()
-            .flat_map(|o| o.lods.iter())
-            .flat_map(|l| l.patches.iter())
-    };
-    let object_refs = file.objects.iter().flat_map(|o| [&o.front, &o.back]);
-    let mut materials: Vec<String> = patches()
-        .flat_map(|p| [&p.front, &p.back])
-        .chain(object_refs)
-        .filter_map(|m| match m {
-            Some(MaterialRef::Named(n)) => Some(n.clone()),
-            _ => None,
-        })
-        .collect();
-    materials.sort();
-    materials.dedup();
-    let mut specials: Vec<String> = patches()
-        .flat_map(|p| p.specials.iter().cloned())
-        .chain(file.objects.iter().flat_map(|o| o.specials.iter().cloned()))
-        .collect();
-    specials.sort();
-    specials.dedup();
+    let bounds = lod0_bounds(file);
+    let (materials, specials) = named_materials_and_specials(file);
     let PartCounts {
         zones,
         behaviours,
@@ -187,23 +152,7 @@ pub fn summarize(tree: &ChunkTree<'_>, file: &Biz2File) -> Info {
         unknown_tags: tree.unknown_tags(),
         unit: file.header.unit,
         scale: file.header.scale,
-        objects: file
-            .objects
-            .iter()
-            .map(|o| ObjectInfo {
-                name: o.name.clone(),
-                lods: o
-                    .lods
-                    .iter()
-                    .map(|l| LodInfo {
-                        distance: l.distance,
-                        vertices: l.vertex_count(),
-                        triangles: l.triangle_count(),
-                    })
-                    .collect(),
-                points: o.points.len(),
-            })
-            .collect(),
+        objects: file.objects.iter().map(ObjectInfo::of).collect(),
         triangles: file.triangle_count(),
         vertices: file.vertex_count(),
         bounds,
@@ -238,6 +187,73 @@ pub fn summarize(tree: &ChunkTree<'_>, file: &Biz2File) -> Info {
         coverage: tree.coverage(),
         diagnostics: file.diagnostics.clone(),
         diagnostics_dropped: file.diagnostics_dropped,
+    }
+}
+
+/// The box around LOD 0 of every object, from each primitive's box taken while it was
+/// decoded (a big model's positions would otherwise all be read again).
+fn lod0_bounds(file: &Biz2File) -> Option<BoundsInfo> {
+    let bounds = file
+        .objects
+        .iter()
+        .filter_map(|o| o.lods.first())
+        .flat_map(|l| l.primitives())
+        .filter_map(|p| p.bounds)
+        .reduce(|a, b| {
+            let (lo, hi) = (
+                glam::Vec3::from(a[0]).min(b[0].into()),
+                glam::Vec3::from(a[1]).max(b[1].into()),
+            );
+            [lo.into(), hi.into()]
+        });
+    bounds.map(|[min, max]| BoundsInfo { min, max })
+}
+
+/// The material names the patches and objects refer to, and the SPECIAL words they carry,
+/// each sorted and once.
+fn named_materials_and_specials(file: &Biz2File) -> (Vec<String>, Vec<String>) {
+    let patches = || {
+        file.objects
+            .iter()
+            .flat_map(|o| o.lods.iter())
+            .flat_map(|l| l.patches.iter())
+    };
+    let object_refs = file.objects.iter().flat_map(|o| [&o.front, &o.back]);
+    let mut materials: Vec<String> = patches()
+        .flat_map(|p| [&p.front, &p.back])
+        .chain(object_refs)
+        .filter_map(|m| match m {
+            Some(MaterialRef::Named(n)) => Some(n.clone()),
+            _ => None,
+        })
+        .collect();
+    materials.sort();
+    materials.dedup();
+    let mut specials: Vec<String> = patches()
+        .flat_map(|p| p.specials.iter().cloned())
+        .chain(file.objects.iter().flat_map(|o| o.specials.iter().cloned()))
+        .collect();
+    specials.sort();
+    specials.dedup();
+    (materials, specials)
+}
+
+impl ObjectInfo {
+    /// An object's name, its LODs' distances and sizes, and its points.
+    fn of(o: &Object) -> ObjectInfo {
+        ObjectInfo {
+            name: o.name.clone(),
+            lods: o
+                .lods
+                .iter()
+                .map(|l| LodInfo {
+                    distance: l.distance,
+                    vertices: l.vertex_count(),
+                    triangles: l.triangle_count(),
+                })
+                .collect(),
+            points: o.points.len(),
+        }
     }
 }
 

@@ -338,16 +338,12 @@ fn expand_map(
         };
         let found = sections.get(&inst.target);
         let kind = match found.map(|f| &f.section.kind) {
-            Some(SectionKind::Model { modelfile }) => PlacedKind::Model {
-                modelfile: modelfile.as_ref().map(|m| m.value.clone()),
-            },
-            Some(SectionKind::Dropzone { pose }) => PlacedKind::Dropzone { pose: *pose },
-            Some(SectionKind::Map { .. }) => PlacedKind::Map,
-            _ => {
-                out.unknown.insert(inst.target.to_ascii_lowercase());
-                PlacedKind::Unknown
-            }
+            Some(k) => placed_kind(k),
+            None => PlacedKind::Unknown,
         };
+        if kind == PlacedKind::Unknown {
+            out.unknown.insert(inst.target.to_ascii_lowercase());
+        }
         let mut p = Placed {
             target: inst.target.clone(),
             pose: inst.pose,
@@ -362,27 +358,7 @@ fn expand_map(
         match (&p.kind, found) {
             (PlacedKind::Map, Some(f)) => {
                 let key = f.section.key();
-                if stack.contains(&key) {
-                    let what = if stack.len() == 1 && key == stack[0] {
-                        "places itself"
-                    } else {
-                        "places a map that places it"
-                    };
-                    let root_inst = hop.first();
-                    return Err(ParseError::new(
-                        root_inst.at.offset as usize,
-                        &format!("line {}", root_inst.at.line),
-                        format!("[{}] {what}: {}", stack[0], hop.route()),
-                    ));
-                }
-                if stack.len() >= MAX_NESTING {
-                    let root_inst = hop.first();
-                    return Err(ParseError::new(
-                        root_inst.at.offset as usize,
-                        &format!("line {}", root_inst.at.line),
-                        format!("maps nest deeper than {MAX_NESTING}: {}", hop.route()),
-                    ));
-                }
+                nesting_allowed(stack, &key, &hop)?;
                 stack.push(key);
                 p.children = expand_map(
                     sections,
@@ -406,6 +382,46 @@ fn expand_map(
         placed.push(p);
     }
     Ok(placed)
+}
+
+/// What a section placed is, by its kind (`Unknown` for one that places nothing).
+fn placed_kind(kind: &SectionKind) -> PlacedKind {
+    match kind {
+        SectionKind::Model { modelfile } => PlacedKind::Model {
+            modelfile: modelfile.as_ref().map(|m| m.value.clone()),
+        },
+        SectionKind::Dropzone { pose } => PlacedKind::Dropzone { pose: *pose },
+        SectionKind::Map { .. } => PlacedKind::Map,
+        _ => PlacedKind::Unknown,
+    }
+}
+
+/// An error at the first placement of `hop`'s route if placing the map `key` there would
+/// loop (`stack`: the maps being expanded, outermost first) or nest too deep.
+fn nesting_allowed(stack: &[String], key: &str, hop: &Hop<'_>) -> Result<(), ParseError> {
+    let refused = |why: String| {
+        let root_inst = hop.first();
+        Err(ParseError::new(
+            root_inst.at.offset as usize,
+            &format!("line {}", root_inst.at.line),
+            why,
+        ))
+    };
+    if stack.iter().any(|s| s == key) {
+        let what = if stack.len() == 1 && key == stack[0] {
+            "places itself"
+        } else {
+            "places a map that places it"
+        };
+        return refused(format!("[{}] {what}: {}", stack[0], hop.route()));
+    }
+    if stack.len() >= MAX_NESTING {
+        return refused(format!(
+            "maps nest deeper than {MAX_NESTING}: {}",
+            hop.route()
+        ));
+    }
+    Ok(())
 }
 
 /// One name written in the world that has several files in the archive.
@@ -582,63 +598,11 @@ impl<'a> Builder<'a> {
                 first.then(|| format!("→ map [{}], {} placements", p.target, p.children.len()))
             }
             PlacedKind::Dropzone { pose } => {
-                let own = Transform {
-                    translation: pose.translation,
-                    rotation: pose.quat().to_array(),
-                    scale: [1.0; 3],
-                };
-                let dz = self.scene.add_node(
-                    Some(node),
-                    Node {
-                        name: Some(p.target.clone()),
-                        transform: own,
-                        marker: Some(Marker::Dropzone),
-                        layer: Some(self.layers.dropzones),
-                        ..Default::default()
-                    },
-                );
-                let n = self.scene.viewpoints.len() + 1;
-                self.scene.viewpoints.push(Viewpoint {
-                    name: format!("dropzone {n}: {}", p.target),
-                    node: dz,
-                });
+                let n = self.place_dropzone(node, &p.target, pose);
                 first.then(|| format!("→ dropzone {n}"))
             }
             PlacedKind::Model { modelfile } => {
-                match modelfile.as_deref().map(|m| (m, self.resolve(m))) {
-                    None => {
-                        self.report.missing.insert(p.target.to_ascii_lowercase());
-                        first.then(|| format!("→ [{}] names no modelfile", p.target))
-                    }
-                    Some((m, None)) => first.then(|| format!("→ {m} is not in the archive")),
-                    Some((_, Some(mod_path))) => {
-                        let assets = self.assets;
-                        match assets.game_object(&mod_path) {
-                            Some(object) => {
-                                self.place_object(node, object, path);
-                                first.then(|| {
-                                    format!(
-                                        "→ {mod_path}: {}",
-                                        object
-                                            .video
-                                            .iter()
-                                            .map(|v| v.file.as_str())
-                                            .collect::<Vec<_>>()
-                                            .join(", ")
-                                    )
-                                })
-                            }
-                            None => {
-                                if assets.known(&mod_path) {
-                                    self.report
-                                        .missing
-                                        .insert(crate::file_name(&mod_path).to_ascii_lowercase());
-                                }
-                                first.then(|| format!("→ {mod_path} could not be read"))
-                            }
-                        }
-                    }
-                }
+                self.place_model(node, p, modelfile.as_deref(), path, first)
             }
             PlacedKind::Unknown => {
                 first.then(|| format!("→ no section [{}] in the map or its includes", p.target))
@@ -646,6 +610,78 @@ impl<'a> Builder<'a> {
         };
         if let Some(outcome) = outcome {
             self.report.outcomes.insert(p.entry, outcome);
+        }
+    }
+
+    /// A dropzone's ring under `node` at its own `pose`, and a viewpoint from it. → its
+    /// number (from 1).
+    fn place_dropzone(&mut self, node: u32, target: &str, pose: &Pose) -> usize {
+        let own = Transform {
+            translation: pose.translation,
+            rotation: pose.quat().to_array(),
+            scale: [1.0; 3],
+        };
+        let dz = self.scene.add_node(
+            Some(node),
+            Node {
+                name: Some(target.to_string()),
+                transform: own,
+                marker: Some(Marker::Dropzone),
+                layer: Some(self.layers.dropzones),
+                ..Default::default()
+            },
+        );
+        let n = self.scene.viewpoints.len() + 1;
+        self.scene.viewpoints.push(Viewpoint {
+            name: format!("dropzone {n}: {target}"),
+            node: dz,
+        });
+        n
+    }
+
+    /// A game object's models under `node`, from the .MOD `modelfile` names. → what the
+    /// instance line led to (the inspector's), if this is its `first` placement.
+    fn place_model(
+        &mut self,
+        node: u32,
+        p: &Placed,
+        modelfile: Option<&str>,
+        path: &str,
+        first: bool,
+    ) -> Option<String> {
+        match modelfile.map(|m| (m, self.resolve(m))) {
+            None => {
+                self.report.missing.insert(p.target.to_ascii_lowercase());
+                first.then(|| format!("→ [{}] names no modelfile", p.target))
+            }
+            Some((m, None)) => first.then(|| format!("→ {m} is not in the archive")),
+            Some((_, Some(mod_path))) => {
+                let assets = self.assets;
+                match assets.game_object(&mod_path) {
+                    Some(object) => {
+                        self.place_object(node, object, path);
+                        first.then(|| {
+                            format!(
+                                "→ {mod_path}: {}",
+                                object
+                                    .video
+                                    .iter()
+                                    .map(|v| v.file.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            )
+                        })
+                    }
+                    None => {
+                        if assets.known(&mod_path) {
+                            self.report
+                                .missing
+                                .insert(crate::file_name(&mod_path).to_ascii_lowercase());
+                        }
+                        first.then(|| format!("→ {mod_path} could not be read"))
+                    }
+                }
+            }
         }
     }
 

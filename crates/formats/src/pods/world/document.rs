@@ -606,73 +606,8 @@ impl WorldDocument {
         let mut diagnostics = self.diagnostics.clone();
         let (scene, mut assembled) = match &self.parsed {
             Parsed::Sub(_) => return Ok(None),
-            Parsed::Mod(object) => {
-                let (scene, report) = assemble::object_scene(&name, object, &assets);
-                let objects = report
-                    .resolved
-                    .iter()
-                    .filter(|(n, _)| n.ends_with(".bgf"))
-                    .map(|(_, p)| p.clone())
-                    .collect();
-                (
-                    scene,
-                    Assembled {
-                        report,
-                        objects,
-                        ..Default::default()
-                    },
-                )
-            }
-            Parsed::Map(map) => {
-                let result = assemble::gather(&self.path, map, &assets).and_then(|sections| {
-                    let root = sections.files[0]
-                        .1
-                        .root_section(&self.stem())
-                        .ok_or_else(|| {
-                            ParseError::new(
-                                0,
-                                "",
-                                "expected a section with type=map to show; the file has none",
-                            )
-                        })?;
-                    let expanded = assemble::expand(&sections, root)?;
-                    let includes = sections.files[1..].iter().map(|(p, _)| p.clone()).collect();
-                    let extra = sections.diagnostics.clone();
-                    Ok((expanded, includes, extra, root.index))
-                });
-                let (expanded, includes, extra, root_index) = result?;
-                diagnostics.merge(extra.kept, extra.dropped);
-                if expanded.left_out > 0 {
-                    diagnostics.add(0, String::new, || {
-                        format!(
-                            "the map expands to more than {} placements; {} are left out",
-                            assemble::MAX_PLACEMENTS,
-                            expanded.left_out
-                        )
-                    });
-                }
-                let entries = &self.entry_bytes;
-                let root = self.section_bytes.get(root_index as usize).copied();
-                let (scene, report) = assemble::build_scene(
-                    &name,
-                    &expanded,
-                    &assets,
-                    &|e| entries.get(e as usize).copied(),
-                    root,
-                );
-                let a = Assembled {
-                    report,
-                    placements: expanded.models,
-                    dropzones: expanded.dropzones,
-                    lab_only: expanded.lab_only,
-                    left_out: expanded.left_out,
-                    includes,
-                    root_section: Some(expanded.root_section.clone()),
-                    expanded: expanded.placed,
-                    ..Default::default()
-                };
-                (scene, a)
-            }
+            Parsed::Mod(object) => object_assembled(&name, object, &assets),
+            Parsed::Map(map) => self.map_assembled(&name, map, &assets, &mut diagnostics)?,
         };
         assembled.triangles = scene.triangle_count(0);
         assembled.bounds = scene.bounds(0);
@@ -694,6 +629,66 @@ impl WorldDocument {
                 diagnostics,
             },
         )))
+    }
+
+    /// A map's scene: its sections gathered from its includes, the map of its own name
+    /// expanded and every placement built, with what that found (its diagnostics added to
+    /// `diagnostics`).
+    fn map_assembled(
+        &self,
+        name: &str,
+        map: &MapFile,
+        assets: &RootAssets,
+        diagnostics: &mut Diagnostics,
+    ) -> Result<(Scene, Assembled), ParseError> {
+        let result = assemble::gather(&self.path, map, assets).and_then(|sections| {
+            let root = sections.files[0]
+                .1
+                .root_section(&self.stem())
+                .ok_or_else(|| {
+                    ParseError::new(
+                        0,
+                        "",
+                        "expected a section with type=map to show; the file has none",
+                    )
+                })?;
+            let expanded = assemble::expand(&sections, root)?;
+            let includes = sections.files[1..].iter().map(|(p, _)| p.clone()).collect();
+            let extra = sections.diagnostics.clone();
+            Ok((expanded, includes, extra, root.index))
+        });
+        let (expanded, includes, extra, root_index) = result?;
+        diagnostics.merge(extra.kept, extra.dropped);
+        if expanded.left_out > 0 {
+            diagnostics.add(0, String::new, || {
+                format!(
+                    "the map expands to more than {} placements; {} are left out",
+                    assemble::MAX_PLACEMENTS,
+                    expanded.left_out
+                )
+            });
+        }
+        let entries = &self.entry_bytes;
+        let root = self.section_bytes.get(root_index as usize).copied();
+        let (scene, report) = assemble::build_scene(
+            name,
+            &expanded,
+            assets,
+            &|e| entries.get(e as usize).copied(),
+            root,
+        );
+        let a = Assembled {
+            report,
+            placements: expanded.models,
+            dropzones: expanded.dropzones,
+            lab_only: expanded.lab_only,
+            left_out: expanded.left_out,
+            includes,
+            root_section: Some(expanded.root_section.clone()),
+            expanded: expanded.placed,
+            ..Default::default()
+        };
+        Ok((scene, a))
     }
 
     /// The findings to describe: the build's where `found` has them, else the file's.
@@ -870,6 +865,25 @@ impl crate::Describe for WorldDocument {
             })
         })
     }
+}
+
+/// A game object's scene (its .MOD: the models it names, each as a part), and what that found.
+fn object_assembled(name: &str, object: &GameObject, assets: &RootAssets) -> (Scene, Assembled) {
+    let (scene, report) = assemble::object_scene(name, object, assets);
+    let objects = report
+        .resolved
+        .iter()
+        .filter(|(n, _)| n.ends_with(".bgf"))
+        .map(|(_, p)| p.clone())
+        .collect();
+    (
+        scene,
+        Assembled {
+            report,
+            objects,
+            ..Default::default()
+        },
+    )
 }
 
 #[cfg(test)]

@@ -122,6 +122,16 @@ fn comment_at(line: &[u8]) -> Option<usize> {
     }
 }
 
+/// Where a line of the file lies: its number (from 1), its start, its end before any
+/// `\r\n`, and where the next line starts.
+#[derive(Clone, Copy)]
+struct LineAt {
+    number: u32,
+    start: usize,
+    raw_end: usize,
+    next: usize,
+}
+
 impl<'a> IniFile<'a> {
     /// Read every line. Never fails but for size: anything that is not a section, an entry,
     /// a comment or blank is a stray line.
@@ -171,56 +181,73 @@ impl<'a> IniFile<'a> {
                     continue;
                 }
             }
-            let b = &bytes[body.range()];
-            if b.is_empty() {
-                start = next;
-                continue;
-            }
-            if b[0] == b'[' && b[b.len() - 1] == b']' {
-                if let Some(last) = file.sections.last_mut() {
-                    last.end = start as u32;
-                }
-                lab_section = false;
-                let at = file.entries.len() as u32;
-                file.sections.push(Section {
-                    name: trimmed(bytes, body.start as usize + 1, body.end() - 1),
-                    line,
-                    start: start as u32,
-                    header_end: next as u32,
-                    end: bytes.len() as u32,
-                    entries: at..at,
-                    lab_only: lab,
-                });
-            } else if let (Some(eq), false) =
-                (b.iter().position(|&c| c == b'='), file.sections.is_empty())
-            {
-                let eq = body.start as usize + eq;
-                let section = file.sections.len() as u32 - 1;
-                let s = file.sections.last_mut().expect("not empty");
-                file.entries.push(Entry {
-                    section,
-                    line,
-                    start: start as u32,
-                    end: raw_end as u32,
-                    key: trimmed(bytes, body.start as usize, eq),
-                    value: trimmed(bytes, eq + 1, body.end()),
-                    lab_only: lab || lab_section || s.lab_only,
-                });
-                s.entries.end = file.entries.len() as u32;
-            } else if file.stray.len() < crate::inspect::MAX_DIAGNOSTICS {
-                file.stray.push(StrayLine {
-                    line,
-                    start: start as u32,
-                    end: raw_end as u32,
-                    before_sections: b.contains(&b'='),
-                });
-            } else {
-                file.stray_dropped += 1;
-            }
+            file.read_line(
+                LineAt {
+                    number: line,
+                    start,
+                    raw_end,
+                    next,
+                },
+                body,
+                lab,
+                &mut lab_section,
+            );
             start = next;
         }
         file.lines = line;
         Ok(file)
+    }
+
+    /// A line's body (`body`, its comment and a leading LAB_ONLY left out: `lab`) read as a
+    /// section header, an entry or a stray line; `lab_section` says whether a bare
+    /// [LAB_ONLY] line marked the rest of the section.
+    fn read_line(&mut self, at: LineAt, body: Span, lab: bool, lab_section: &mut bool) {
+        let bytes = self.bytes;
+        let b = &bytes[body.range()];
+        if b.is_empty() {
+            return;
+        }
+        if b[0] == b'[' && b[b.len() - 1] == b']' {
+            if let Some(last) = self.sections.last_mut() {
+                last.end = at.start as u32;
+            }
+            *lab_section = false;
+            let first = self.entries.len() as u32;
+            self.sections.push(Section {
+                name: trimmed(self.bytes, body.start as usize + 1, body.end() - 1),
+                line: at.number,
+                start: at.start as u32,
+                header_end: at.next as u32,
+                end: self.bytes.len() as u32,
+                entries: first..first,
+                lab_only: lab,
+            });
+        } else if let (Some(eq), false) =
+            (b.iter().position(|&c| c == b'='), self.sections.is_empty())
+        {
+            let eq = body.start as usize + eq;
+            let section = self.sections.len() as u32 - 1;
+            let s = self.sections.last_mut().expect("not empty");
+            self.entries.push(Entry {
+                section,
+                line: at.number,
+                start: at.start as u32,
+                end: at.raw_end as u32,
+                key: trimmed(self.bytes, body.start as usize, eq),
+                value: trimmed(self.bytes, eq + 1, body.end()),
+                lab_only: lab || *lab_section || s.lab_only,
+            });
+            s.entries.end = self.entries.len() as u32;
+        } else if self.stray.len() < crate::inspect::MAX_DIAGNOSTICS {
+            self.stray.push(StrayLine {
+                line: at.number,
+                start: at.start as u32,
+                end: at.raw_end as u32,
+                before_sections: b.contains(&b'='),
+            });
+        } else {
+            self.stray_dropped += 1;
+        }
     }
 
     pub fn text(&self, span: Span) -> Cow<'a, str> {

@@ -2,7 +2,7 @@
 //! the `instance=` lines of its map sections parsed into poses, and the transform rule
 //! (docs/formats/worlds.md, "Maps").
 
-use super::ini::{Entry, IniFile, Span};
+use super::ini::{Entry, IniFile, Section, Span};
 use crate::inspect::Diagnostics;
 use crate::Diagnostic;
 use glam::{EulerRot, Mat4, Quat, Vec3};
@@ -132,6 +132,84 @@ fn line_diag(d: &mut Diagnostics, e: &Entry, at: usize, message: String) {
     d.add(at, || format!("line {}", e.line), || message);
 }
 
+/// A dropzone's own pose from its `dropzone=` entry `e`; where that does not read, a
+/// diagnostic and the pose of its instance.
+fn dropzone_pose(ini: &IniFile<'_>, e: &Entry, diags: &mut Diagnostics) -> Pose {
+    let words: Vec<String> = ini
+        .text(e.value)
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    match pose_of(&words.iter().map(String::as_str).collect::<Vec<_>>()) {
+        Ok((p, _)) => p,
+        Err(why) => {
+            line_diag(
+                diags,
+                e,
+                e.value.start as usize,
+                format!(
+                    "dropzone= expected `x y z rx ry rz`: {why}; the dropzone is placed at its instance"
+                ),
+            );
+            Pose::default()
+        }
+    }
+}
+
+/// What a map section `s` places: its `instance=` and `instancedropzone=` entries, each
+/// with its pose (a diagnostic for one short of numbers, or left out where they do not read).
+fn instances(ini: &IniFile<'_>, s: &Section, diags: &mut Diagnostics) -> Vec<Instance> {
+    let mut instances = Vec::new();
+    for (k, e) in ini.entries_of(s).iter().enumerate() {
+        let dropzone = ini.key_is(e, "instancedropzone");
+        if !dropzone && !ini.key_is(e, "instance") {
+            continue;
+        }
+        let text = ini.text(e.value);
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let Some((target, numbers)) = words.split_first() else {
+            line_diag(
+                diags,
+                e,
+                e.start as usize,
+                "instance= expected `name x y z rx ry rz`, found nothing".into(),
+            );
+            continue;
+        };
+        match pose_of(numbers) {
+            Ok((pose, short)) => {
+                if short {
+                    line_diag(
+                        diags,
+                        e,
+                        e.value.start as usize,
+                        format!(
+                            "instance of {target} has {} of the 6 numbers `x y z rx ry rz`; the rest are 0",
+                            numbers.len()
+                        ),
+                    );
+                }
+                instances.push(Instance {
+                    target: target.to_string(),
+                    pose,
+                    dropzone,
+                    lab_only: e.lab_only,
+                    at: Located::at((), e, s.entries.start + k as u32),
+                });
+            }
+            Err(why) => line_diag(
+                diags,
+                e,
+                e.value.start as usize,
+                format!(
+                    "instance of {target}: {why}; expected `x y z rx ry rz` in radians, not placed"
+                ),
+            ),
+        }
+    }
+    instances
+}
+
 impl MapFile {
     pub fn read(ini: &IniFile<'_>) -> MapFile {
         let mut diags = Diagnostics::default();
@@ -145,65 +223,27 @@ impl MapFile {
                     .find(|(_, e)| ini.key_is(e, key))
                     .map(|(k, e)| (e, s.entries.start + k as u32))
             };
+            let first_word = |key: &'static str| {
+                first(key).and_then(|(e, k)| {
+                    ini.text(e.value)
+                        .split_whitespace()
+                        .next()
+                        .map(|t| Located::at(t.to_string(), e, k))
+                })
+            };
             let kind = match ty.as_deref() {
                 Some("model") => SectionKind::Model {
-                    modelfile: first("modelfile").and_then(|(e, k)| {
-                        ini.text(e.value)
-                            .split_whitespace()
-                            .next()
-                            .map(|t| Located::at(t.to_string(), e, k))
-                    }),
+                    modelfile: first_word("modelfile"),
                 },
-                Some("dropzone") => {
-                    let pose = first("dropzone").map_or(Pose::default(), |(e, _)| {
-                        let words: Vec<String> = ini.text(e.value).split_whitespace().map(str::to_string).collect();
-                        match pose_of(&words.iter().map(String::as_str).collect::<Vec<_>>()) {
-                            Ok((p, _)) => p,
-                            Err(why) => {
-                                line_diag(&mut diags, e, e.value.start as usize, format!("dropzone= expected `x y z rx ry rz`: {why}; the dropzone is placed at its instance"));
-                                Pose::default()
-                            }
-                        }
-                    });
-                    SectionKind::Dropzone { pose }
-                }
-                Some("map") => {
-                    let mut instances = Vec::new();
-                    for (k, e) in ini.entries_of(s).iter().enumerate() {
-                        let dropzone = ini.key_is(e, "instancedropzone");
-                        if !dropzone && !ini.key_is(e, "instance") {
-                            continue;
-                        }
-                        let text = ini.text(e.value);
-                        let words: Vec<&str> = text.split_whitespace().collect();
-                        let Some((target, numbers)) = words.split_first() else {
-                            line_diag(
-                                &mut diags,
-                                e,
-                                e.start as usize,
-                                "instance= expected `name x y z rx ry rz`, found nothing".into(),
-                            );
-                            continue;
-                        };
-                        match pose_of(numbers) {
-                            Ok((pose, short)) => {
-                                if short {
-                                    line_diag(&mut diags, e, e.value.start as usize, format!("instance of {target} has {} of the 6 numbers `x y z rx ry rz`; the rest are 0", numbers.len()));
-                                }
-                                instances.push(Instance { target: target.to_string(), pose, dropzone, lab_only: e.lab_only, at: Located::at((), e, s.entries.start + k as u32) });
-                            }
-                            Err(why) => line_diag(&mut diags, e, e.value.start as usize, format!("instance of {target}: {why}; expected `x y z rx ry rz` in radians, not placed")),
-                        }
-                    }
-                    SectionKind::Map { instances }
-                }
+                Some("dropzone") => SectionKind::Dropzone {
+                    pose: first("dropzone")
+                        .map_or(Pose::default(), |(e, _)| dropzone_pose(ini, e, &mut diags)),
+                },
+                Some("map") => SectionKind::Map {
+                    instances: instances(ini, s, &mut diags),
+                },
                 Some("include") => SectionKind::Include {
-                    file: first("file").and_then(|(e, k)| {
-                        ini.text(e.value)
-                            .split_whitespace()
-                            .next()
-                            .map(|t| Located::at(t.to_string(), e, k))
-                    }),
+                    file: first_word("file"),
                 },
                 other => SectionKind::Other(other.map(str::to_string)),
             };
